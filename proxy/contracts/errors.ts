@@ -1,0 +1,39 @@
+/**
+ * Every failure a client can meet has exactly one class. Upstream classes follow the gateway
+ * contract (seed section 7); local classes are refusals Airlock makes before anything is sent.
+ */
+export const UPSTREAM_ERROR_CLASSES = [
+  'bad_request',
+  'auth',
+  'model_not_found',
+  'rate_limited',
+  'upstream_error',
+  'timeout_connect',
+  'timeout_idle',
+  'timeout_total',
+  'html_instead_of_json',
+  'stream_interrupted',
+  'network',
+] as const;
+
+export const LOCAL_ERROR_CLASSES = [
+  'client_unauthorized',
+  'forbidden',
+  'no_key',
+  'invalid_request',
+  'budget_exceeded',
+  'client_paused',
+  'circuit_open',
+  'proxy_paused',
+  'client_aborted',
+  'unsupported',
+] as const;
+
+export type UpstreamErrorClass = (typeof UPSTREAM_ERROR_CLASSES)[number];
+export type LocalErrorClass = (typeof LOCAL_ERROR_CLASSES)[number];
+export type ErrorClass = UpstreamErrorClass | LocalErrorClass;
+
+/** The OpenAI error shape every client understands. */
+export interface OpenAiErrorBody {
+  error: { message: string; type: ErrorClass; code: string; param?: string | null };
+}

@@ -1,0 +1,64 @@
+import { z } from 'zod';
+
+/**
+ * The profile file's schema, shared by the proxy (which validates the file), the CLI and the
+ * window (which validates forms). Keys are never part of a profile: the OS keychain holds them.
+ */
+export const PROFILE_ID_PATTERN = /^[a-z0-9][a-z0-9_-]{0,63}$/;
+
+export const timeoutsSchema = z.object({
+  connectTimeoutMs: z.number().int().min(100).max(120_000).default(10_000),
+  /** Between bytes (and before the first byte): long, because reasoning models pause. */
+  idleTimeoutMs: z.number().int().min(1_000).max(3_600_000).default(300_000),
+  totalTimeoutMs: z.number().int().min(1_000).max(86_400_000).default(1_800_000),
+});
+
+export const retryPolicySchema = z.object({
+  /** Seed section 7: waits of about 1, 2, 4 s, then stop. */
+  maxRetries: z.number().int().min(0).max(3).default(3),
+  /** A Retry-After longer than this is not waited for: the error goes back to the client. */
+  maxRetryAfterMs: z.number().int().min(0).max(60_000).default(8_000),
+});
+
+export const modelPriceSchema = z.object({
+  model: z.string().min(1),
+  inputPer1M: z.number().min(0).optional(),
+  outputPer1M: z.number().min(0).optional(),
+  cachedInputPer1M: z.number().min(0).optional(),
+  perCall: z.number().min(0).optional(),
+});
+
+export const budgetSchema = z.object({
+  dailyCredits: z.number().positive().optional(),
+  monthlyCredits: z.number().positive().optional(),
+  perRequestInputCredits: z.number().positive().optional(),
+});
+
+/** A wildcard model route: `*` matches any run of characters, matched case-insensitively. */
+export const modelRouteSchema = z.object({ pattern: z.string().min(1), target: z.string().min(1) });
+
+export const protocolModeSettingSchema = z.enum(['auto', 'native', 'translate']);
+
+export const profileSchema = z.object({
+  id: z.string().regex(PROFILE_ID_PATTERN, 'lowercase letters, digits, - and _ (at most 64)'),
+  name: z.string().min(1).max(100),
+  baseUrl: z.string().min(1),
+  modelAliases: z.record(z.string(), z.string()).default({}),
+  modelRoutes: z.array(modelRouteSchema).default([]),
+  protocolModes: z
+    .object({ messages: protocolModeSettingSchema.default('auto'), responses: protocolModeSettingSchema.default('auto') })
+    .default({ messages: 'auto', responses: 'auto' }),
+  timeouts: timeoutsSchema.default(timeoutsSchema.parse({})),
+  retry: retryPolicySchema.default(retryPolicySchema.parse({})),
+  prices: z.array(modelPriceSchema).default([]),
+  priceMultiplier: z.number().positive().default(1),
+  budget: budgetSchema.default({}),
+});
+
+export type Timeouts = z.infer<typeof timeoutsSchema>;
+export type RetryPolicy = z.infer<typeof retryPolicySchema>;
+export type ModelPrice = z.infer<typeof modelPriceSchema>;
+export type Budget = z.infer<typeof budgetSchema>;
+export type ModelRoute = z.infer<typeof modelRouteSchema>;
+export type Profile = z.infer<typeof profileSchema>;
+export type ProfileInput = z.input<typeof profileSchema>;

@@ -1,0 +1,59 @@
+import type { ErrorClass } from '../contracts/errors.ts';
+import type { ClientProtocol, ProtocolMode, TokenUsage } from '../contracts/usage.ts';
+
+/**
+ * The lifecycle of one proxied request, published in-process as it happens. Subscribers (the log,
+ * the window's live feed) must be cheap and must never throw into the forwarding path.
+ */
+export type RequestLifecycleEvent =
+  | {
+      type: 'start';
+      requestId: string;
+      startedAtMs: number;
+      method: string;
+      clientPath: string;
+      upstreamPath: string;
+      profileId: string | null;
+      clientName: string | null;
+      protocol: ClientProtocol;
+      protocolMode: ProtocolMode;
+      requestedModel: string | null;
+      upstreamModel: string | null;
+      stream: boolean;
+    }
+  | {
+      type: 'headers';
+      requestId: string;
+      status: number;
+      ttfbMs: number;
+      upstreamRequestId: string | null;
+      retries: number;
+    }
+  | { type: 'delta'; requestId: string; text: string }
+  | { type: 'usage'; requestId: string; usage: TokenUsage; responseModel: string | null }
+  | {
+      type: 'end';
+      requestId: string;
+      status: number;
+      durationMs: number;
+      ttfbMs: number | null;
+      retries: number;
+      errorClass: ErrorClass | null;
+      errorMessage: string | null;
+      responseModel: string | null;
+      upstreamRequestId: string | null;
+      usage: TokenUsage | null;
+      bodies: CapturedBodies;
+    };
+
+/** Bodies captured for the log, already capped; masking happens in the log before anything is written. */
+export interface CapturedBodies {
+  requestHeaders: Record<string, string>;
+  responseHeaders: Record<string, string>;
+  requestBody: Buffer | null;
+  requestBodyTruncated: boolean;
+  responseBody: Buffer | null;
+  responseBodyTruncated: boolean;
+  /** For streams: the assembled assistant text. */
+  streamText: string | null;
+}

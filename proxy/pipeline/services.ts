@@ -1,0 +1,60 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import type { LocalErrorClass } from '../contracts/errors.ts';
+import type { Profile } from '../contracts/profile.ts';
+
+/**
+ * The seams of the forwarding pipeline. `startServer` is given one implementation of each; the
+ * headless CLI, the desktop app and the tests wire different ones (static profile vs profile file,
+ * real keychain vs environment key). All are synchronous: nothing here may add I/O to a request.
+ */
+
+/** A refusal Airlock makes itself, before anything is sent upstream. */
+export interface LocalRefusal {
+  status: number;
+  errorClass: LocalErrorClass;
+  /** Says the cause and the fix, never a key or a token. */
+  message: string;
+  code?: string;
+  headers?: Record<string, string>;
+}
+
+export function isLocalRefusal(value: unknown): value is LocalRefusal {
+  return typeof value === 'object' && value !== null && 'errorClass' in value && 'status' in value;
+}
+
+/** Who is calling: the client token's name and, if pinned, its profile. */
+export interface ClientIdentity {
+  tokenName: string | null;
+  pinnedProfileId: string | null;
+}
+
+/** Decides whether a request may use the proxy at all (client token; Host and Origin are checked before). */
+export interface ClientAuthenticator {
+  authenticate(headers: IncomingHttpHeaders): ClientIdentity | LocalRefusal;
+}
+
+/** Everything one request needs to reach the gateway, fixed when the request starts. */
+export interface UpstreamTarget {
+  profile: Profile;
+  /** Already cleaned (see cleanApiKey). Never logged, never returned by any API. */
+  apiKey: string;
+}
+
+export interface TargetResolver {
+  resolve(identity: ClientIdentity): UpstreamTarget | LocalRefusal;
+}
+
+export interface SpendCheckInput {
+  identity: ClientIdentity;
+  profile: Profile;
+  method: string;
+  upstreamPath: string;
+  upstreamModel: string | null;
+  /** Estimated from the request body; null where the body was not parsed. */
+  estimatedInputTokens: number | null;
+}
+
+/** Budgets, burst guard, auth circuit breaker (filled in by the spend issue). */
+export interface SpendGate {
+  check(input: SpendCheckInput): LocalRefusal | null;
+}

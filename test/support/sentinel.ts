@@ -1,0 +1,23 @@
+/**
+ * A gateway key that must never be seen outside the keychain and the upstream Authorization
+ * header. Tests search every output, file and response for it (and its encodings).
+ */
+export const SENTINEL_KEY = 'sk-airlock-SENTINEL-7f3a9c2e5b8d41f6a0c3e9b7d2f5a8c1';
+
+/** The forms a leak could take: raw, URL-encoded, base64 (at each alignment) and the Bearer header. */
+export function sentinelForms(key: string = SENTINEL_KEY): string[] {
+  const forms = new Set<string>([key, encodeURIComponent(key), `Bearer ${key}`]);
+  for (let shift = 0; shift < 3; shift += 1) {
+    const padded = 'x'.repeat(shift) + key;
+    const encoded = Buffer.from(padded).toString('base64');
+    // Drop the characters that depend on the prefix or padding: the middle is stable.
+    const stable = encoded.slice(Math.ceil((shift * 4) / 3) + 2, -4);
+    if (stable.length >= 16) forms.add(stable);
+  }
+  return [...forms];
+}
+
+export function findSentinel(haystack: string | Buffer, key: string = SENTINEL_KEY): string | null {
+  const text = typeof haystack === 'string' ? haystack : haystack.toString('latin1');
+  return sentinelForms(key).find((form) => text.includes(form)) ?? null;
+}

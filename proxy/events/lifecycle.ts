@@ -43,6 +43,10 @@ export type RequestLifecycleEvent =
       responseModel: string | null;
       upstreamRequestId: string | null;
       usage: TokenUsage | null;
+      /** 'estimated' when the upstream reported no usage and a tokenizer counted instead. */
+      usageSource: 'reported' | 'estimated' | null;
+      /** null when the model has no price ("unpriced"), never 0 for that. */
+      costCredits: number | null;
       bodies: CapturedBodies;
     };
 

@@ -54,7 +54,17 @@ export interface SpendCheckInput {
   estimatedInputTokens: number | null;
 }
 
-/** Budgets, burst guard, auth circuit breaker (filled in by the spend issue). */
+export interface SpendOutcome {
+  identity: ClientIdentity;
+  profileId: string;
+  status: number;
+  costCredits: number | null;
+  atMs: number;
+}
+
+/** Budgets, burst guard, auth circuit breaker: decided in memory, O(1), before anything is sent. */
 export interface SpendGate {
   check(input: SpendCheckInput): LocalRefusal | null;
+  /** Called once per request that reached the upstream, when it ends. */
+  recordOutcome(outcome: SpendOutcome): void;
 }

@@ -1,0 +1,62 @@
+import type { ModelPrice } from '../contracts/profile.ts';
+import type { TokenUsage } from '../contracts/usage.ts';
+import { roundCredits } from './constants.ts';
+
+const TOKENS_PER_PRICE_UNIT = 1_000_000;
+
+export interface CostResult {
+  /**
+   * null when the cost cannot be known: the model has no price ("unpriced", never shown as 0), or
+   * it is priced per token and no usage is known.
+   */
+  costCredits: number | null;
+  priced: boolean;
+}
+
+const UNPRICED: CostResult = { costCredits: null, priced: false };
+
+/**
+ * Credits for one request. Cached tokens are part of the input tokens: with a cached price they
+ * are billed at it and only the rest at the input price. Per-call prices (images, video) add
+ * `calls` times. Usage may be null for per-call-only models (an image call reports no tokens).
+ * A cached-input price alone does not price a model: it only refines an input price.
+ */
+export function costOf(
+  usage: TokenUsage | null,
+  price: ModelPrice | undefined,
+  multiplier: number,
+  calls = 1,
+): CostResult {
+  if (!price) return UNPRICED;
+  const tokenPriced = price.inputPer1M !== undefined || price.outputPer1M !== undefined;
+  if (!tokenPriced && price.perCall === undefined) return UNPRICED;
+  if (tokenPriced && usage === null) return { costCredits: null, priced: true };
+
+  let credits = (price.perCall ?? 0) * calls;
+  if (usage) credits += tokenCredits(usage, price);
+  return { costCredits: roundCredits(credits * multiplier), priced: true };
+}
+
+/** Input-side credits for a token count (the budget's per-request cap uses this before sending). */
+export function inputCostOf(inputTokens: number, price: ModelPrice | undefined, multiplier: number): number | null {
+  if (!price || price.inputPer1M === undefined) return null;
+  return roundCredits(((inputTokens * price.inputPer1M) / TOKENS_PER_PRICE_UNIT) * multiplier);
+}
+
+/** Exact model id first; the gateway's ids are case-sensitive, but a user's price table may not be. */
+export function findPrice(prices: readonly ModelPrice[], model: string | null): ModelPrice | undefined {
+  if (model === null) return undefined;
+  const exact = prices.find((price) => price.model === model);
+  if (exact) return exact;
+  const lower = model.toLowerCase();
+  return prices.find((price) => price.model.toLowerCase() === lower);
+}
+
+function tokenCredits(usage: TokenUsage, price: ModelPrice): number {
+  const inputPer1M = price.inputPer1M ?? 0;
+  const cachedTokens = price.cachedInputPer1M === undefined ? 0 : Math.min(usage.cachedInputTokens ?? 0, usage.inputTokens);
+  const uncachedTokens = usage.inputTokens - cachedTokens;
+  const perMillion =
+    uncachedTokens * inputPer1M + cachedTokens * (price.cachedInputPer1M ?? 0) + usage.outputTokens * (price.outputPer1M ?? 0);
+  return perMillion / TOKENS_PER_PRICE_UNIT;
+}

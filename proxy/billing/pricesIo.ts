@@ -1,0 +1,146 @@
+import { parse } from 'csv-parse/sync';
+import { stringify } from 'csv-stringify/sync';
+import type { ModelPrice } from '../contracts/profile.ts';
+
+/**
+ * A profile's price table as JSON or CSV, for the Profiles screen and the CLI. Imports are
+ * strict: a bad cell is reported with its line and column, never skipped or guessed.
+ */
+export const PRICE_CSV_COLUMNS = ['model', 'inputPer1M', 'outputPer1M', 'cachedInputPer1M', 'perCall'] as const;
+type PriceColumn = (typeof PRICE_CSV_COLUMNS)[number];
+type PriceNumberColumn = Exclude<PriceColumn, 'model'>;
+const NUMBER_COLUMNS: readonly PriceNumberColumn[] = ['inputPer1M', 'outputPer1M', 'cachedInputPer1M', 'perCall'];
+
+interface CsvRecordWithLine {
+  record: string[];
+  /** The line the record ends on, 1-based. */
+  info: { lines: number };
+}
+
+export class PriceImportError extends Error {
+  override name = 'PriceImportError';
+}
+
+export function exportPricesJson(prices: readonly ModelPrice[]): string {
+  return `${JSON.stringify(prices.map(orderedPrice), null, 2)}\n`;
+}
+
+export function exportPricesCsv(prices: readonly ModelPrice[]): string {
+  const rows = prices.map((price) => PRICE_CSV_COLUMNS.map((column) => price[column] ?? ''));
+  return stringify([[...PRICE_CSV_COLUMNS], ...rows]);
+}
+
+export function importPricesJson(text: string): ModelPrice[] {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    throw new PriceImportError(`price JSON is not valid JSON: ${(error as Error).message}`);
+  }
+  if (!Array.isArray(parsed)) throw new PriceImportError('price JSON must be an array of { model, inputPer1M, ... } objects');
+  const prices = parsed.map((entry, index) => priceFromJsonEntry(entry, `entry ${index + 1}`));
+  rejectDuplicates(prices.map((price, index) => ({ price, where: `entry ${index + 1}` })));
+  return prices;
+}
+
+export function importPricesCsv(text: string): ModelPrice[] {
+  let records: CsvRecordWithLine[];
+  try {
+    // csv-parse's typings do not model `info: true`, which wraps each record with its position.
+    const options = { info: true, skip_empty_lines: true, trim: true, bom: true, relax_column_count: true };
+    records = parse(text, options) as unknown as CsvRecordWithLine[];
+  } catch (error) {
+    throw new PriceImportError(`price CSV cannot be read: ${(error as Error).message}`);
+  }
+  const [header, ...rows] = records;
+  if (!header) throw new PriceImportError(`price CSV is empty: expected the header ${PRICE_CSV_COLUMNS.join(',')}`);
+  const columns = headerColumns(header.record);
+  const prices = rows.map(({ record, info }) => {
+    const where = `line ${info.lines}`;
+    if (record.length !== columns.length) {
+      throw new PriceImportError(`${where}: expected ${columns.length} columns, found ${record.length}`);
+    }
+    return { price: priceFromCsvRecord(record, columns, where), where };
+  });
+  rejectDuplicates(prices);
+  return prices.map(({ price }) => price);
+}
+
+function headerColumns(cells: string[]): PriceColumn[] {
+  const seen = new Set<string>();
+  const columns = cells.map((cell, index) => {
+    if (!isPriceColumn(cell)) {
+      throw new PriceImportError(`line 1, column ${index + 1}: unknown column '${cell}' (allowed: ${PRICE_CSV_COLUMNS.join(', ')})`);
+    }
+    if (seen.has(cell)) throw new PriceImportError(`line 1, column ${index + 1}: column '${cell}' appears twice`);
+    seen.add(cell);
+    return cell;
+  });
+  if (!seen.has('model')) throw new PriceImportError(`line 1: the 'model' column is required`);
+  return columns;
+}
+
+function priceFromCsvRecord(record: string[], columns: PriceColumn[], where: string): ModelPrice {
+  const price: ModelPrice = { model: '' };
+  columns.forEach((column, index) => {
+    const cell = record[index] ?? '';
+    const at = `${where}, column ${index + 1} (${column})`;
+    if (column === 'model') {
+      if (cell === '') throw new PriceImportError(`${at}: model id is empty`);
+      price.model = cell;
+    } else if (cell !== '') {
+      price[column] = parsePriceNumber(cell, at);
+    }
+  });
+  return price;
+}
+
+function priceFromJsonEntry(entry: unknown, where: string): ModelPrice {
+  if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) {
+    throw new PriceImportError(`${where}: expected an object`);
+  }
+  const record = entry as Record<string, unknown>;
+  for (const key of Object.keys(record)) {
+    if (!isPriceColumn(key)) throw new PriceImportError(`${where}: unknown field '${key}' (allowed: ${PRICE_CSV_COLUMNS.join(', ')})`);
+  }
+  const model = record['model'];
+  if (typeof model !== 'string' || model.trim() === '') throw new PriceImportError(`${where}, field model: a non-empty model id is required`);
+  const price: ModelPrice = { model: model.trim() };
+  for (const column of NUMBER_COLUMNS) {
+    const value = record[column];
+    if (value === undefined || value === null) continue;
+    if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
+      throw new PriceImportError(`${where}, field ${column}: expected a non-negative number, got ${JSON.stringify(value)}`);
+    }
+    price[column] = value;
+  }
+  return price;
+}
+
+function parsePriceNumber(cell: string, at: string): number {
+  // Number('') and Number('0x10') would pass silently; only plain decimals are prices.
+  if (!/^\d+(\.\d+)?([eE][+-]?\d+)?$/.test(cell)) {
+    throw new PriceImportError(`${at}: expected a non-negative number of credits, got '${cell}'`);
+  }
+  return Number(cell);
+}
+
+function rejectDuplicates(entries: { price: ModelPrice; where: string }[]): void {
+  const firstSeen = new Map<string, string>();
+  for (const { price, where } of entries) {
+    const previous = firstSeen.get(price.model);
+    if (previous) throw new PriceImportError(`${where}: model '${price.model}' is already priced at ${previous}`);
+    firstSeen.set(price.model, where);
+  }
+}
+
+function isPriceColumn(name: string): name is PriceColumn {
+  return (PRICE_CSV_COLUMNS as readonly string[]).includes(name);
+}
+
+/** Fixed key order, no undefined keys: exported files diff cleanly. */
+function orderedPrice(price: ModelPrice): ModelPrice {
+  const ordered: ModelPrice = { model: price.model };
+  for (const column of NUMBER_COLUMNS) if (price[column] !== undefined) ordered[column] = price[column];
+  return ordered;
+}

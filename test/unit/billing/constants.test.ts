@@ -1,0 +1,51 @@
+import { describe, expect, it } from 'vitest';
+import { formatCredits, roundCredits, toCny, topUpEstimate, toUsdApprox } from '../../../proxy/billing/constants.ts';
+
+describe('topUpEstimate', () => {
+  it.each([
+    { credits: 0, discountPercent: 0, payCny: 0, payUsdApprox: 0 },
+    { credits: 99, discountPercent: 0, payCny: 74.25, payUsdApprox: 10.89 },
+    { credits: 100, discountPercent: 1, payCny: 74.25, payUsdApprox: 10.89 },
+    { credits: 499, discountPercent: 1, payCny: 370.51, payUsdApprox: 54.34 },
+    { credits: 500, discountPercent: 1.5, payCny: 369.38, payUsdApprox: 54.18 },
+    { credits: 999, discountPercent: 1.5, payCny: 738.01, payUsdApprox: 108.24 },
+    { credits: 1000, discountPercent: 2, payCny: 735, payUsdApprox: 107.8 },
+    { credits: 5000, discountPercent: 2, payCny: 3675, payUsdApprox: 539 },
+  ])('$credits credits -> $discountPercent% off, $payCny CNY', ({ credits, discountPercent, payCny, payUsdApprox }) => {
+    expect(topUpEstimate(credits)).toEqual({ credits, discountPercent, payCny, payUsdApprox });
+  });
+
+  it.each([-1, Number.NaN, Number.POSITIVE_INFINITY])('rejects %s', (credits) => {
+    expect(() => topUpEstimate(credits)).toThrow(RangeError);
+  });
+});
+
+describe('conversions and formatting', () => {
+  it.each([
+    { credits: 1, cny: 0.75, usd: 0.11 },
+    { credits: 20.13, cny: 15.1, usd: 2.21 },
+    { credits: 0.004, cny: 0, usd: 0 },
+  ])('$credits credits = $cny CNY, ~$usd USD', ({ credits, cny, usd }) => {
+    expect(toCny(credits)).toBe(cny);
+    expect(toUsdApprox(credits)).toBe(usd);
+  });
+
+  it.each([
+    { credits: null, text: 'unpriced' },
+    { credits: 0, text: '0' },
+    { credits: 0.00001, text: '<0.0001' },
+    { credits: 0.01234, text: '0.0123' },
+    { credits: 20.134, text: '20.13' },
+    { credits: 12345.6, text: '12345.6' },
+  ])('formatCredits($credits) = $text', ({ credits, text }) => {
+    expect(formatCredits(credits)).toBe(text);
+  });
+
+  it.each([
+    { credits: 0.1 + 0.2, rounded: 0.3 },
+    { credits: 1.0000004, rounded: 1 },
+    { credits: 1.0000005, rounded: 1.000001 },
+  ])('roundCredits($credits) = $rounded', ({ credits, rounded }) => {
+    expect(roundCredits(credits)).toBe(rounded);
+  });
+});

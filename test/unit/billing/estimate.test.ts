@@ -1,0 +1,80 @@
+import { describe, expect, it } from 'vitest';
+import {
+  estimateChatInputTokens,
+  estimateTextTokens,
+  IMAGE_INPUT_TOKENS_ESTIMATE,
+  MESSAGE_OVERHEAD_TOKENS,
+  REPLY_PRIMING_TOKENS,
+} from '../../../proxy/billing/estimate.ts';
+
+describe('estimateTextTokens (o200k)', () => {
+  it.each([
+    { text: '', tokens: 0 },
+    { text: 'hello world', tokens: 2 },
+    { text: 'Hello, world!', tokens: 4 },
+  ])('$text -> $tokens', ({ text, tokens }) => {
+    expect(estimateTextTokens(text)).toBe(tokens);
+  });
+
+  it('counts special-token text as ordinary text instead of throwing', () => {
+    expect(estimateTextTokens('<|endoftext|>')).toBeGreaterThan(1);
+  });
+
+  it('is a tokenizer, not a character ratio: repeated words compress', () => {
+    expect(estimateTextTokens('the '.repeat(100))).toBeLessThan(150);
+    expect(estimateTextTokens('the '.repeat(100))).toBeGreaterThanOrEqual(100);
+  });
+});
+
+describe('estimateChatInputTokens', () => {
+  const framing = (messages: number): number => messages * MESSAGE_OVERHEAD_TOKENS + REPLY_PRIMING_TOKENS;
+  const hello = estimateTextTokens('hello world');
+  const tools = [{ type: 'function', function: { name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } } }];
+
+  it.each([
+    { name: 'string content', body: { messages: [{ role: 'user', content: 'hello world' }] }, tokens: framing(1) + hello },
+    {
+      name: 'text parts',
+      body: { messages: [{ role: 'user', content: [{ type: 'text', text: 'hello world' }, { type: 'text', text: 'hello world' }] }] },
+      tokens: framing(1) + 2 * hello,
+    },
+    {
+      name: 'image part at the flat estimate',
+      body: { messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'data:image/png;base64,AAAA' } }] }] },
+      tokens: framing(1) + IMAGE_INPUT_TOKENS_ESTIMATE,
+    },
+    {
+      name: 'tool definitions',
+      body: { messages: [{ role: 'user', content: 'hello world' }], tools },
+      tokens: framing(1) + hello + estimateTextTokens(JSON.stringify(tools)),
+    },
+    {
+      name: 'assistant tool calls',
+      body: { messages: [{ role: 'assistant', content: null, tool_calls: [{ id: 'a', function: { name: 'f', arguments: '{}' } }] }] },
+      tokens: framing(1) + estimateTextTokens(JSON.stringify([{ id: 'a', function: { name: 'f', arguments: '{}' } }])),
+    },
+    {
+      name: 'Anthropic system and blocks',
+      body: {
+        system: 'hello world',
+        messages: [{ role: 'user', content: [{ type: 'tool_result', content: [{ type: 'text', text: 'hello world' }] }, { type: 'image', source: {} }] }],
+      },
+      tokens: MESSAGE_OVERHEAD_TOKENS + hello + framing(1) + hello + IMAGE_INPUT_TOKENS_ESTIMATE,
+    },
+    { name: 'no messages', body: { model: 'x' }, tokens: 0 },
+    { name: 'not an object', body: 'hello', tokens: 0 },
+  ])('$name', ({ body, tokens }) => {
+    expect(estimateChatInputTokens(body)).toBe(tokens);
+  });
+
+  it('grows with the conversation', () => {
+    const one = estimateChatInputTokens({ messages: [{ role: 'user', content: 'a long question about prices' }] });
+    const two = estimateChatInputTokens({
+      messages: [
+        { role: 'user', content: 'a long question about prices' },
+        { role: 'assistant', content: 'a long answer about prices' },
+      ],
+    });
+    expect(two).toBeGreaterThan(one);
+  });
+});

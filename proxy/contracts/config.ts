@@ -1,0 +1,72 @@
+import { z } from 'zod';
+import { PROFILE_ID_PATTERN, profileSchema } from './profile.ts';
+
+/**
+ * The config file `airlock.json` in the data directory, shared by the desktop app, `airlock serve`
+ * and the CLI. It holds no secret: gateway keys and client tokens live in the OS keychain; only
+ * a client token's SHA-256 and last four characters are kept here.
+ */
+export const CONFIG_FILE_NAME = 'airlock.json';
+export const CONFIG_VERSION = 1;
+
+export const CLIENT_TOKEN_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+
+export const clientTokenRecordSchema = z.object({
+  name: z.string().regex(CLIENT_TOKEN_NAME_PATTERN, 'letters, digits, ., - and _ (at most 64)'),
+  /** null: the token follows the active profile; otherwise it is pinned to this profile. */
+  profileId: z.string().regex(PROFILE_ID_PATTERN).nullable(),
+  tokenSha256: z.string().regex(/^[0-9a-f]{64}$/, '64 lowercase hex digits'),
+  lastFour: z.string().length(4),
+  createdAtMs: z.number().int().nonnegative(),
+  defaultModel: z.string().min(1).optional(),
+});
+
+export const settingsSchema = z.object({
+  requireClientToken: z.boolean().default(true),
+  notifications: z.boolean().default(true),
+  startAtLogin: z.boolean().default(false),
+});
+
+export const configFileSchema = z
+  .object({
+    version: z.literal(CONFIG_VERSION),
+    activeProfileId: z.string().nullable().default(null),
+    profiles: z.array(profileSchema).default([]),
+    clientTokens: z.array(clientTokenRecordSchema).default([]),
+    settings: settingsSchema.default(settingsSchema.parse({})),
+    /**
+     * Bumped whenever a gateway key is set or deleted in the keychain, so a running proxy in
+     * another process knows to reload its in-memory keys (the keychain itself cannot be watched).
+     */
+    keysRevision: z.number().int().nonnegative().default(0),
+  })
+  .superRefine((config, ctx) => {
+    const ids = new Set<string>();
+    config.profiles.forEach((profile, index) => {
+      if (ids.has(profile.id)) {
+        ctx.addIssue({ code: 'custom', path: ['profiles', index, 'id'], message: `duplicate profile id "${profile.id}"` });
+      }
+      ids.add(profile.id);
+    });
+    if (config.activeProfileId !== null && !ids.has(config.activeProfileId)) {
+      ctx.addIssue({ code: 'custom', path: ['activeProfileId'], message: `no profile has id "${config.activeProfileId}"` });
+    }
+    const names = new Set<string>();
+    config.clientTokens.forEach((token, index) => {
+      if (names.has(token.name)) {
+        ctx.addIssue({ code: 'custom', path: ['clientTokens', index, 'name'], message: `duplicate token name "${token.name}"` });
+      }
+      names.add(token.name);
+      if (token.profileId !== null && !ids.has(token.profileId)) {
+        ctx.addIssue({ code: 'custom', path: ['clientTokens', index, 'profileId'], message: `no profile has id "${token.profileId}"` });
+      }
+    });
+  });
+
+export type ClientTokenRecord = z.infer<typeof clientTokenRecordSchema>;
+export type Settings = z.infer<typeof settingsSchema>;
+export type ConfigFile = z.infer<typeof configFileSchema>;
+
+export function emptyConfig(): ConfigFile {
+  return configFileSchema.parse({ version: CONFIG_VERSION });
+}

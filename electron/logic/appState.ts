@@ -1,0 +1,34 @@
+/**
+ * The desktop app's state as the tray, the notifications and the window's fallback page see it.
+ * Plain data: the main process rebuilds it from the proxy handle and the stores on every change.
+ */
+export type StartupProblemKind = 'port_in_use' | 'keychain_unavailable' | 'keychain_locked' | 'unknown';
+
+export interface StartupProblem {
+  kind: StartupProblemKind;
+  /** What happened, in one sentence, without keys or tokens. */
+  detail: string;
+}
+
+export interface ProfileSummary {
+  id: string;
+  name: string;
+}
+
+export interface AppState {
+  proxy:
+    | { status: 'starting'; port: number }
+    | { status: 'serving' | 'paused'; port: number; origin: string }
+    | { status: 'failed'; port: number; problem: StartupProblem };
+  profiles: readonly ProfileSummary[];
+  activeProfileId: string | null;
+  /** null while the log is not readable yet. */
+  todaySpendCredits: number | null;
+  /** Profiles whose key the gateway answered 401/403 to since the last change of key. */
+  keyRejectedProfileIds: readonly string[];
+  /** Human names of the caps reached today, e.g. "profile main: daily cap". */
+  budgetCapsReached: readonly string[];
+  hasClientToken: boolean;
+  startAtLogin: boolean;
+  notificationsEnabled: boolean;
+}

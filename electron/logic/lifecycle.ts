@@ -1,0 +1,102 @@
+import type { StartupProblem } from './appState.ts';
+
+/**
+ * The app's lifecycle decisions: what closing, quitting, a second launch and a failed start do.
+ * The proxy is the product and the window only a view of it, so closing the window never stops it.
+ */
+
+/** How long quitting waits for in-flight requests (streams included) before stopping anyway. */
+export const QUIT_DRAIN_MS = 5_000;
+
+export function decideWindowClose(appIsQuitting: boolean): 'hide' | 'close' {
+  return appIsQuitting ? 'close' : 'hide';
+}
+
+/** Zero when nothing is in flight, so an idle app quits at once. */
+export function quitDrainMs(inFlightCount: number, maxDrainMs: number = QUIT_DRAIN_MS): number {
+  return inFlightCount > 0 ? maxDrainMs : 0;
+}
+
+export type WindowPresence = 'none' | 'hidden' | 'minimized' | 'visible';
+
+/** A second launch (or "Open Airlock" in the tray) brings the one window forward. */
+export function secondInstanceSteps(presence: WindowPresence): ('create' | 'restore' | 'show' | 'focus')[] {
+  switch (presence) {
+    case 'none':
+      return ['create', 'show', 'focus'];
+    case 'hidden':
+      return ['show', 'focus'];
+    case 'minimized':
+      return ['restore', 'focus'];
+    case 'visible':
+      return ['focus'];
+  }
+}
+
+interface ErrorFacts {
+  name: string;
+  code: string;
+  message: string;
+}
+
+function errorFacts(error: unknown): ErrorFacts {
+  if (typeof error !== 'object' || error === null) return { name: '', code: '', message: String(error) };
+  const record = error as Record<string, unknown>;
+  const text = (value: unknown) => (typeof value === 'string' ? value : '');
+  return { name: text(record.name), code: text(record.code), message: text(record.message) };
+}
+
+const KEYCHAIN_LOCKED_PATTERN = /locked|user (canceled|cancelled)|interaction is not allowed|dismissed/i;
+const KEYCHAIN_MISSING_PATTERN = /secret ?service|org\.freedesktop\.secrets|libsecret|d-?bus|keychain|credential manager/i;
+
+/**
+ * Sorts a start-up failure into what the user can fix. The message kept is the error's own (the
+ * proxy and the stores never put keys in messages); it is only shown, never logged here.
+ */
+export function classifyStartupError(error: unknown, port: number): StartupProblem {
+  const facts = errorFacts(error);
+  if (facts.name === 'PortInUseError' || facts.code === 'EADDRINUSE') {
+    return { kind: 'port_in_use', detail: `port ${port} on 127.0.0.1 is already in use` };
+  }
+  if (KEYCHAIN_MISSING_PATTERN.test(facts.message) || facts.name.startsWith('Keychain') || facts.name.startsWith('SecretStore')) {
+    if (KEYCHAIN_LOCKED_PATTERN.test(facts.message)) return { kind: 'keychain_locked', detail: 'the OS keychain is locked' };
+    return { kind: 'keychain_unavailable', detail: 'no OS keychain is available' };
+  }
+  return { kind: 'unknown', detail: facts.message || 'the proxy could not start' };
+}
+
+export interface StartupProblemView {
+  title: string;
+  detail: string;
+  fix: string;
+}
+
+/** What the window and the notification say for a failed start: the cause and the fix. */
+export function startupProblemView(problem: StartupProblem, port: number): StartupProblemView {
+  switch (problem.kind) {
+    case 'port_in_use':
+      return {
+        title: `Port ${port} is taken`,
+        detail: `Another program (or another Airlock, e.g. \`airlock serve\`) is listening on 127.0.0.1:${port}. Airlock never moves to another port silently, because your clients are configured with this one.`,
+        fix: `Stop the other program (find it with \`lsof -i :${port}\` on macOS/Linux or \`netstat -ano | findstr :${port}\` on Windows), then quit and start Airlock again.`,
+      };
+    case 'keychain_locked':
+      return {
+        title: 'The keychain is locked',
+        detail: 'Airlock keeps gateway keys only in the OS keychain and cannot read them while it is locked.',
+        fix: 'Unlock your keychain (log in again, or unlock it in Keychain Access / Seahorse), then quit and start Airlock again.',
+      };
+    case 'keychain_unavailable':
+      return {
+        title: 'No keychain available',
+        detail: 'Airlock keeps gateway keys only in the OS keychain and never writes them to a file.',
+        fix: 'On Linux install and start a Secret Service (e.g. gnome-keyring with libsecret-1-0) in your desktop session; elsewhere check that the system keychain works. For a headless run use `airlock serve` with AIRLOCK_API_KEY set.',
+      };
+    case 'unknown':
+      return {
+        title: 'The proxy could not start',
+        detail: problem.detail,
+        fix: 'Quit and start Airlock again; if it keeps failing, run `npm run serve` in a terminal to see the full message.',
+      };
+  }
+}

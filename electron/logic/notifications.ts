@@ -1,0 +1,43 @@
+import type { AppState } from './appState.ts';
+
+/**
+ * Which state changes deserve an OS notification: a budget cap reached, the key rejected by the
+ * gateway, the proxy unable to start. Each alarm notifies once when it appears; it notifies again
+ * only after it has cleared and come back. With notifications off nothing is shown, but alarms
+ * are still tracked so turning them on does not replay old ones.
+ */
+export interface Notice {
+  alarmKey: string;
+  title: string;
+  body: string;
+}
+
+export function activeAlarms(state: AppState): Notice[] {
+  const alarms: Notice[] = [];
+  if (state.proxy.status === 'failed') {
+    alarms.push({ alarmKey: `start:${state.proxy.problem.kind}`, title: 'Airlock could not start', body: `${state.proxy.problem.detail}. Open Airlock for the fix.` });
+  }
+  for (const profileId of state.keyRejectedProfileIds) {
+    const name = state.profiles.find((profile) => profile.id === profileId)?.name ?? profileId;
+    alarms.push({ alarmKey: `key:${profileId}`, title: 'Gateway key rejected', body: `The gateway rejected the key of profile "${name}". Set a new key in Airlock.` });
+  }
+  for (const cap of state.budgetCapsReached) {
+    alarms.push({ alarmKey: `budget:${cap}`, title: 'Budget reached', body: `${cap}: requests are refused until the cap resets or you raise it.` });
+  }
+  return alarms;
+}
+
+export interface NotificationDecision {
+  notices: Notice[];
+  /** Pass back in on the next state change. */
+  activeAlarmKeys: ReadonlySet<string>;
+}
+
+export function decideNotifications(previousAlarmKeys: ReadonlySet<string>, state: AppState): NotificationDecision {
+  const alarms = activeAlarms(state);
+  const fresh = alarms.filter((alarm) => !previousAlarmKeys.has(alarm.alarmKey));
+  return {
+    notices: state.notificationsEnabled ? fresh : [],
+    activeAlarmKeys: new Set(alarms.map((alarm) => alarm.alarmKey)),
+  };
+}

@@ -1,0 +1,40 @@
+import type { AppState } from './appState.ts';
+
+/**
+ * The tray icon's state and tooltip. Precedence: an error (the proxy could not start, or the
+ * gateway rejected the key) hides everything else because nothing works until it is fixed; then a
+ * reached budget (requests are being refused); then paused; else serving.
+ */
+export type TrayIconState = 'serving' | 'paused' | 'error' | 'budget';
+
+export const TRAY_ICON_STATES: readonly TrayIconState[] = ['serving', 'paused', 'error', 'budget'];
+
+export function trayIconState(state: AppState): TrayIconState {
+  if (state.proxy.status === 'failed' || state.keyRejectedProfileIds.length > 0) return 'error';
+  if (state.budgetCapsReached.length > 0) return 'budget';
+  if (state.proxy.status === 'paused') return 'paused';
+  return 'serving';
+}
+
+function activeProfileName(state: AppState): string | null {
+  return state.profiles.find((profile) => profile.id === state.activeProfileId)?.name ?? null;
+}
+
+export function trayTooltip(state: AppState, productName: string): string {
+  const profileName = activeProfileName(state);
+  const profilePart = profileName ? ` · ${profileName}` : ' · no profile';
+  const proxy = state.proxy;
+  switch (proxy.status) {
+    case 'starting':
+      return `${productName}: starting on 127.0.0.1:${proxy.port}`;
+    case 'failed':
+      return `${productName}: not running (${proxy.problem.detail})`;
+    case 'paused':
+      return `${productName}: paused${profilePart}`;
+    case 'serving': {
+      if (state.keyRejectedProfileIds.length > 0) return `${productName}: the gateway rejected the key${profilePart}`;
+      if (state.budgetCapsReached.length > 0) return `${productName}: budget reached (${state.budgetCapsReached.join(', ')})`;
+      return `${productName}: serving on ${proxy.origin.replace('http://', '')}${profilePart}`;
+    }
+  }
+}

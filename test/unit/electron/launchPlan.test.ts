@@ -1,0 +1,52 @@
+import { describe, expect, it } from 'vitest';
+import { decideLaunch, electronBinaryPath, MISSING_BINARY_MESSAGE, needsBuild } from '../../../electron/logic/launchPlan.ts';
+
+describe('decideLaunch', () => {
+  const fresh = { outputMtimesMs: [200, 200, 200], newestSourceMtimeMs: 100 };
+
+  it.each([
+    ['no path.txt (download skipped)', { electronBinaryPath: null, electronBinaryExists: false }],
+    ['path.txt but no binary', { electronBinaryPath: '/p/node_modules/electron/dist/electron', electronBinaryExists: false }],
+  ])('%s -> explains and does not build', (_name, binary) => {
+    expect(decideLaunch({ ...binary, ...fresh })).toEqual({ kind: 'missing_binary', message: MISSING_BINARY_MESSAGE });
+  });
+
+  it('launches without building when the outputs are fresh', () => {
+    expect(decideLaunch({ electronBinaryPath: '/e', electronBinaryExists: true, ...fresh })).toEqual({ kind: 'launch', buildFirst: false, electronBinaryPath: '/e' });
+  });
+
+  it('builds first when an output is stale', () => {
+    expect(decideLaunch({ electronBinaryPath: '/e', electronBinaryExists: true, outputMtimesMs: [200, 50, 200], newestSourceMtimeMs: 100 })).toMatchObject({ buildFirst: true });
+  });
+
+  it('tells the user both ways out', () => {
+    expect(MISSING_BINARY_MESSAGE).toMatch(/ELECTRON_SKIP_BINARY_DOWNLOAD/);
+    expect(MISSING_BINARY_MESSAGE).toMatch(/npx install-electron/);
+    expect(MISSING_BINARY_MESSAGE).toMatch(/npm run serve/);
+  });
+});
+
+describe('needsBuild', () => {
+  it.each([
+    [[200, 200], 100, false],
+    [[200, 100], 100, false],
+    [[200, 99], 100, true],
+    [[200, null], 100, true],
+    [[], 100, false],
+  ])('outputs %j, newest source %i -> %s', (outputs, source, expected) => {
+    expect(needsBuild(outputs, source)).toBe(expected);
+  });
+});
+
+describe('electronBinaryPath', () => {
+  it.each([
+    [null, undefined, null],
+    ['', undefined, null],
+    ['electron\n', undefined, '/m/electron/dist/electron'],
+    ['Electron.app/Contents/MacOS/Electron', undefined, '/m/electron/dist/Electron.app/Contents/MacOS/Electron'],
+    [null, '/opt/electron', '/opt/electron/electron'],
+    ['electron.exe', '/opt/electron/', '/opt/electron/electron.exe'],
+  ])('path.txt %j, override %j -> %j', (pathTxt, override, expected) => {
+    expect(electronBinaryPath(pathTxt, '/m/electron', override)).toBe(expected);
+  });
+});

@@ -1,0 +1,66 @@
+import { describe, expect, it } from 'vitest';
+import { classifyStartupError, decideWindowClose, QUIT_DRAIN_MS, quitDrainMs, secondInstanceSteps, startupProblemView } from '../../../electron/logic/lifecycle.ts';
+
+describe('window close and quit', () => {
+  it.each([
+    [false, 'hide'],
+    [true, 'close'],
+  ] as const)('quitting=%s -> %s', (quitting, expected) => {
+    expect(decideWindowClose(quitting)).toBe(expected);
+  });
+
+  it.each([
+    [0, QUIT_DRAIN_MS, 0],
+    [1, QUIT_DRAIN_MS, QUIT_DRAIN_MS],
+    [20, 2_000, 2_000],
+  ])('%i in flight, max %i ms -> drain %i ms', (inFlight, max, expected) => {
+    expect(quitDrainMs(inFlight, max)).toBe(expected);
+  });
+});
+
+describe('secondInstanceSteps', () => {
+  it.each([
+    ['none', ['create', 'show', 'focus']],
+    ['hidden', ['show', 'focus']],
+    ['minimized', ['restore', 'focus']],
+    ['visible', ['focus']],
+  ] as const)('%s -> %j', (presence, expected) => {
+    expect(secondInstanceSteps(presence)).toEqual(expected);
+  });
+});
+
+class PortInUseError extends Error {
+  override name = 'PortInUseError';
+}
+
+describe('classifyStartupError', () => {
+  it.each([
+    ['PortInUseError', new PortInUseError('port 8642 is taken'), 'port_in_use'],
+    ['EADDRINUSE', Object.assign(new Error('listen EADDRINUSE'), { code: 'EADDRINUSE' }), 'port_in_use'],
+    ['no Secret Service', new Error('The name org.freedesktop.secrets was not provided by any .service files'), 'keychain_unavailable'],
+    ['no D-Bus', new Error('Cannot autolaunch D-Bus without X11 $DISPLAY'), 'keychain_unavailable'],
+    ['locked collection', new Error('Secret Service: the collection is locked'), 'keychain_locked'],
+    ['macOS refusal', new Error('Keychain: User canceled the operation.'), 'keychain_locked'],
+    ['something else', new Error('boom'), 'unknown'],
+    ['a thrown string', 'boom', 'unknown'],
+  ])('%s -> %s', (_name, error, kind) => {
+    expect(classifyStartupError(error, 8642).kind).toBe(kind);
+  });
+
+  it('names the port', () => {
+    expect(classifyStartupError(new PortInUseError('x'), 8642).detail).toContain('8642');
+  });
+});
+
+describe('startupProblemView', () => {
+  it.each([
+    ['port_in_use', /8642/, /lsof -i :8642/],
+    ['keychain_locked', /locked/, /Unlock/],
+    ['keychain_unavailable', /keychain/, /gnome-keyring|Secret Service/],
+    ['unknown', /could not start/, /npm run serve/],
+  ] as const)('%s says the cause and the fix', (kind, title, fix) => {
+    const view = startupProblemView({ kind, detail: 'detail' }, 8642);
+    expect(view.title).toMatch(title);
+    expect(view.fix).toMatch(fix);
+  });
+});

@@ -1,0 +1,45 @@
+import { describe, expect, it } from 'vitest';
+import type { AppState } from '../../../electron/logic/appState.ts';
+import { decideNotifications } from '../../../electron/logic/notifications.ts';
+import { appState } from './appStateFixture.ts';
+
+const failed = { status: 'failed' as const, port: 8642, problem: { kind: 'keychain_locked' as const, detail: 'the OS keychain is locked' } };
+
+describe('decideNotifications', () => {
+  it.each<[string, Partial<AppState>, string[]]>([
+    ['nothing wrong', {}, []],
+    ['budget cap reached', { budgetCapsReached: ['Main gateway: daily cap'] }, ['Budget reached']],
+    ['key rejected', { keyRejectedProfileIds: ['main'] }, ['Gateway key rejected']],
+    ['proxy unable to start', { proxy: failed }, ['Airlock could not start']],
+    ['two alarms at once', { keyRejectedProfileIds: ['main'], budgetCapsReached: ['daily'] }, ['Gateway key rejected', 'Budget reached']],
+  ])('%s -> %j', (_name, overrides, titles) => {
+    expect(decideNotifications(new Set(), appState(overrides)).notices.map((notice) => notice.title)).toEqual(titles);
+  });
+
+  it('names the profile whose key was rejected', () => {
+    const [notice] = decideNotifications(new Set(), appState({ keyRejectedProfileIds: ['backup'] })).notices;
+    expect(notice?.body).toContain('"Backup"');
+  });
+
+  it('does not repeat an alarm that is still active, and repeats it after it cleared', () => {
+    const reached = appState({ budgetCapsReached: ['daily'] });
+    const first = decideNotifications(new Set(), reached);
+    const again = decideNotifications(first.activeAlarmKeys, reached);
+    expect(again.notices).toEqual([]);
+    const cleared = decideNotifications(again.activeAlarmKeys, appState());
+    expect(cleared.activeAlarmKeys.size).toBe(0);
+    expect(decideNotifications(cleared.activeAlarmKeys, reached).notices).toHaveLength(1);
+  });
+
+  it('notifies only the new alarm when a second one appears', () => {
+    const first = decideNotifications(new Set(), appState({ budgetCapsReached: ['daily'] }));
+    const next = decideNotifications(first.activeAlarmKeys, appState({ budgetCapsReached: ['daily', 'monthly'] }));
+    expect(next.notices.map((notice) => notice.alarmKey)).toEqual(['budget:monthly']);
+  });
+
+  it('shows nothing when the setting is off, and does not replay old alarms when it is turned on', () => {
+    const off = decideNotifications(new Set(), appState({ notificationsEnabled: false, keyRejectedProfileIds: ['main'] }));
+    expect(off.notices).toEqual([]);
+    expect(decideNotifications(off.activeAlarmKeys, appState({ keyRejectedProfileIds: ['main'] })).notices).toEqual([]);
+  });
+});

@@ -1,0 +1,173 @@
+import type { ErrorClass } from './errors.ts';
+import type { ClientProtocol, ProtocolMode } from './usage.ts';
+
+/**
+ * The request log as the window and the budgets see it. Plain data only (no Node APIs): the
+ * renderer imports these types, the proxy's log module (proxy/log/) produces them.
+ */
+
+/** `interrupted`: the process ended (crash, kill) while the request was still in flight. */
+export type RequestState = 'in_flight' | 'done' | 'interrupted';
+
+/** Whether token counts came from the upstream or from Airlock's own tokenizer. */
+export type UsageSource = 'reported' | 'estimated';
+
+export interface RequestLogRow {
+  /** Airlock's request id. */
+  id: string;
+  upstreamRequestId: string | null;
+  startedAtMs: number;
+  ttfbMs: number | null;
+  durationMs: number | null;
+  /** The client token's name. */
+  clientName: string | null;
+  profileId: string | null;
+  method: string;
+  clientPath: string;
+  upstreamPath: string;
+  protocol: ClientProtocol;
+  protocolMode: ProtocolMode;
+  requestedModel: string | null;
+  upstreamModel: string | null;
+  responseModel: string | null;
+  /** The response names another model than the one sent upstream (a gateway may rewrite it). */
+  modelMismatch: boolean;
+  stream: boolean;
+  status: number | null;
+  errorClass: ErrorClass | null;
+  errorMessage: string | null;
+  retries: number;
+  inputTokens: number | null;
+  outputTokens: number | null;
+  cachedInputTokens: number | null;
+  reasoningTokens: number | null;
+  /** null means unpriced (never shown as 0). */
+  costCredits: number | null;
+  usageSource: UsageSource | null;
+  state: RequestState;
+}
+
+/** Stored bodies: capped, masked, headers from an allowlist only. */
+export interface RequestBodiesRecord {
+  requestHeaders: Record<string, string>;
+  responseHeaders: Record<string, string>;
+  requestBody: string | null;
+  requestTruncated: boolean;
+  /** Non-streaming responses. */
+  responseBody: string | null;
+  responseTruncated: boolean;
+  /** Streams: the assembled assistant text. */
+  streamText: string | null;
+  /** Streams: the raw SSE events as received. */
+  rawEvents: string | null;
+}
+
+export interface RequestDetail {
+  row: RequestLogRow;
+  /** null when bodies were never logged or retention removed them. */
+  bodies: RequestBodiesRecord | null;
+}
+
+/** Keyset cursor: the last row of the previous page. */
+export interface RequestCursor {
+  startedAtMs: number;
+  id: string;
+}
+
+export const MAX_PAGE_LIMIT = 500;
+
+export interface RequestListFilter {
+  fromMs?: number;
+  /** Exclusive. */
+  toMs?: number;
+  profileId?: string;
+  /** Matches the requested or the upstream model. */
+  model?: string;
+  /** An exact status, or every error / every success. */
+  status?: number | 'error' | 'ok';
+  errorClass?: ErrorClass;
+  clientName?: string;
+  /** Full text over request and response bodies and streamed text. */
+  text?: string;
+  beforeCursor?: RequestCursor;
+  /** At most MAX_PAGE_LIMIT. */
+  limit?: number;
+}
+
+export interface RequestPage {
+  /** Newest first. */
+  rows: RequestLogRow[];
+  /** Pass as `beforeCursor` for the next page; null on the last page. */
+  nextCursor: RequestCursor | null;
+}
+
+export interface TimeRange {
+  fromMs: number;
+  /** Exclusive. */
+  toMs: number;
+}
+
+export type SpendGroupBy = 'model' | 'profile' | 'client' | null;
+
+export interface SpendByDayQuery extends TimeRange {
+  groupBy: SpendGroupBy;
+  /** Minutes east of UTC that define a "day"; defaults to the proxy's local time zone. */
+  utcOffsetMinutes?: number;
+}
+
+export interface SpendByDayRow {
+  /** YYYY-MM-DD in the query's time zone. */
+  day: string;
+  /** The model, profile or client name; null when ungrouped or unknown. */
+  group: string | null;
+  requests: number;
+  costCredits: number;
+  /** Requests without a price: their cost is unknown, not zero. */
+  unpricedRequests: number;
+  inputTokens: number;
+  outputTokens: number;
+}
+
+export interface TotalsQuery extends TimeRange {
+  profileId?: string;
+  clientName?: string;
+}
+
+export interface LogTotals {
+  requests: number;
+  errors: number;
+  costCredits: number;
+  unpricedRequests: number;
+  inputTokens: number;
+  outputTokens: number;
+  cachedInputTokens: number;
+  reasoningTokens: number;
+}
+
+export interface ModelStats {
+  /** The model sent upstream (the requested one when none was sent). */
+  model: string;
+  requests: number;
+  errors: number;
+  /** errors / requests, 0..1. */
+  errorRate: number;
+  p50DurationMs: number | null;
+  p95DurationMs: number | null;
+  p50TtfbMs: number | null;
+  p95TtfbMs: number | null;
+}
+
+export interface SpendSinceQuery {
+  sinceMs: number;
+  profileId?: string;
+  clientName?: string;
+}
+
+export interface RequestLogStatus {
+  /** True after a full disk (or the free-space floor): rows are still logged, bodies are not. */
+  bodiesDisabled: boolean;
+  /** Why bodies are off, in words the window shows; null when they are on. */
+  reason: string | null;
+  /** Size of the database in bytes. */
+  dbBytes: number;
+}

@@ -1,0 +1,231 @@
+import type { DatabaseSync, StatementSync } from 'node:sqlite';
+import {
+  MAX_PAGE_LIMIT,
+  type LogTotals,
+  type ModelStats,
+  type RequestDetail,
+  type RequestListFilter,
+  type RequestPage,
+  type SpendByDayQuery,
+  type SpendByDayRow,
+  type SpendSinceQuery,
+  type TotalsQuery,
+} from '../contracts/log.ts';
+import { bodiesFromRecord, rowFromRecord } from './rowCodec.ts';
+
+type SqlParam = string | number;
+
+export const DEFAULT_PAGE_LIMIT = 100;
+
+/** An error is anything classified as one or answered with a 4xx/5xx status. */
+const IS_ERROR = '(error_class IS NOT NULL OR status >= 400)';
+const MODEL = 'COALESCE(upstream_model, requested_model)';
+const GROUP_COLUMNS = { model: MODEL, profile: 'profile_id', client: 'client_name' } as const;
+/** Trigram tokens need three characters; shorter terms fall back to a substring scan. */
+const MIN_FTS_TERM_CHARS = 3;
+
+/** A phrase query for FTS5: the user's text is matched literally, never parsed as FTS syntax. */
+export function ftsPhrase(text: string): string {
+  return `"${text.replaceAll('"', '""')}"`;
+}
+
+function likePattern(text: string): string {
+  return `%${text.replace(/[\\%_]/g, (char) => `\\${char}`)}%`;
+}
+
+export function clampPageLimit(limit: number | undefined): number {
+  if (limit === undefined || !Number.isFinite(limit)) return DEFAULT_PAGE_LIMIT;
+  return Math.min(MAX_PAGE_LIMIT, Math.max(1, Math.floor(limit)));
+}
+
+/** The WHERE clause and parameters for a list filter (without the cursor). */
+export function whereForFilter(filter: RequestListFilter): { sql: string; params: SqlParam[] } {
+  const clauses: string[] = [];
+  const params: SqlParam[] = [];
+  const add = (clause: string, ...values: SqlParam[]): void => {
+    clauses.push(clause);
+    params.push(...values);
+  };
+  if (filter.fromMs !== undefined) add('started_at_ms >= ?', filter.fromMs);
+  if (filter.toMs !== undefined) add('started_at_ms < ?', filter.toMs);
+  if (filter.profileId !== undefined) add('profile_id = ?', filter.profileId);
+  if (filter.clientName !== undefined) add('client_name = ?', filter.clientName);
+  if (filter.model !== undefined) add('(upstream_model = ? OR requested_model = ?)', filter.model, filter.model);
+  if (filter.errorClass !== undefined) add('error_class = ?', filter.errorClass);
+  if (filter.status === 'error') add(IS_ERROR);
+  else if (filter.status === 'ok') add(`NOT ${IS_ERROR} AND status IS NOT NULL`);
+  else if (filter.status !== undefined) add('status = ?', filter.status);
+  const text = filter.text?.trim();
+  if (text) {
+    if ([...text].length >= MIN_FTS_TERM_CHARS) {
+      add(
+        `id IN (SELECT b.request_id FROM request_bodies_fts f JOIN request_bodies b ON b.body_id = f.rowid
+                WHERE request_bodies_fts MATCH ?)`,
+        ftsPhrase(text),
+      );
+    } else {
+      const pattern = likePattern(text);
+      add(
+        `id IN (SELECT request_id FROM request_bodies WHERE request_body LIKE ? ESCAPE '\\'
+                OR response_body LIKE ? ESCAPE '\\' OR stream_text LIKE ? ESCAPE '\\')`,
+        pattern,
+        pattern,
+        pattern,
+      );
+    }
+  }
+  return { sql: clauses.length === 0 ? '' : `WHERE ${clauses.join(' AND ')}`, params };
+}
+
+function localUtcOffsetMinutes(): number {
+  return -new Date().getTimezoneOffset();
+}
+
+/** Read side of the request log. Every method is one indexed query (statements are cached). */
+export class RequestLogQueries {
+  private readonly db: DatabaseSync;
+  private readonly statements = new Map<string, StatementSync>();
+
+  constructor(db: DatabaseSync) {
+    this.db = db;
+  }
+
+  private statement(sql: string): StatementSync {
+    let statement = this.statements.get(sql);
+    if (statement === undefined) {
+      statement = this.db.prepare(sql);
+      this.statements.set(sql, statement);
+    }
+    return statement;
+  }
+
+  listRequests(filter: RequestListFilter): RequestPage {
+    const limit = clampPageLimit(filter.limit);
+    const where = whereForFilter(filter);
+    let sql = where.sql;
+    const params = [...where.params];
+    if (filter.beforeCursor !== undefined) {
+      sql += `${sql ? ' AND' : 'WHERE'} (started_at_ms, id) < (?, ?)`;
+      params.push(filter.beforeCursor.startedAtMs, filter.beforeCursor.id);
+    }
+    // One extra row tells whether another page exists without a COUNT.
+    const records = this.statement(`SELECT * FROM requests ${sql} ORDER BY started_at_ms DESC, id DESC LIMIT ?`).all(
+      ...params,
+      limit + 1,
+    );
+    const rows = records.slice(0, limit).map(rowFromRecord);
+    const last = rows.at(-1);
+    const nextCursor = records.length > limit && last !== undefined ? { startedAtMs: last.startedAtMs, id: last.id } : null;
+    return { rows, nextCursor };
+  }
+
+  getRequest(id: string): RequestDetail | null {
+    const record = this.statement('SELECT * FROM requests WHERE id = ?').get(id);
+    if (record === undefined) return null;
+    const bodies = this.statement('SELECT * FROM request_bodies WHERE request_id = ?').get(id);
+    return { row: rowFromRecord(record), bodies: bodies === undefined ? null : bodiesFromRecord(bodies) };
+  }
+
+  spendByDay(query: SpendByDayQuery): SpendByDayRow[] {
+    const offsetMs = (query.utcOffsetMinutes ?? localUtcOffsetMinutes()) * 60_000;
+    const group = query.groupBy === null ? 'NULL' : GROUP_COLUMNS[query.groupBy];
+    const records = this.statement(
+      `SELECT date((started_at_ms + ?) / 1000, 'unixepoch') AS day, ${group} AS grp,
+         COUNT(*) AS requests, TOTAL(cost_credits) AS costCredits,
+         SUM(cost_credits IS NULL) AS unpricedRequests,
+         TOTAL(input_tokens) AS inputTokens, TOTAL(output_tokens) AS outputTokens
+       FROM requests WHERE started_at_ms >= ? AND started_at_ms < ?
+       GROUP BY day, grp ORDER BY day, grp`,
+    ).all(offsetMs, query.fromMs, query.toMs);
+    return records.map((record) => ({
+      day: String(record.day),
+      group: record.grp === null ? null : String(record.grp),
+      requests: Number(record.requests),
+      costCredits: Number(record.costCredits),
+      unpricedRequests: Number(record.unpricedRequests),
+      inputTokens: Number(record.inputTokens),
+      outputTokens: Number(record.outputTokens),
+    }));
+  }
+
+  totals(query: TotalsQuery): LogTotals {
+    const where = whereForFilter(query);
+    const record = this.statement(
+      `SELECT COUNT(*) AS requests, COALESCE(SUM(${IS_ERROR}), 0) AS errors, TOTAL(cost_credits) AS costCredits,
+         COALESCE(SUM(cost_credits IS NULL), 0) AS unpricedRequests,
+         TOTAL(input_tokens) AS inputTokens, TOTAL(output_tokens) AS outputTokens,
+         TOTAL(cached_input_tokens) AS cachedInputTokens, TOTAL(reasoning_tokens) AS reasoningTokens
+       FROM requests ${where.sql}`,
+    ).get(...where.params);
+    return {
+      requests: Number(record?.requests ?? 0),
+      errors: Number(record?.errors ?? 0),
+      costCredits: Number(record?.costCredits ?? 0),
+      unpricedRequests: Number(record?.unpricedRequests ?? 0),
+      inputTokens: Number(record?.inputTokens ?? 0),
+      outputTokens: Number(record?.outputTokens ?? 0),
+      cachedInputTokens: Number(record?.cachedInputTokens ?? 0),
+      reasoningTokens: Number(record?.reasoningTokens ?? 0),
+    };
+  }
+
+  /**
+   * Per model: counts, error rate, p50/p95 of duration and time to first byte (nearest rank).
+   * Percentiles are ranked in SQL with window functions, so only a few rows per model reach JS.
+   */
+  modelStats(range: { fromMs: number; toMs: number }): ModelStats[] {
+    const counts = this.statement(
+      `SELECT ${MODEL} AS model, COUNT(*) AS requests, SUM(${IS_ERROR}) AS errors
+       FROM requests WHERE started_at_ms >= ? AND started_at_ms < ? AND ${MODEL} IS NOT NULL
+       GROUP BY model ORDER BY requests DESC, model`,
+    ).all(range.fromMs, range.toMs);
+    const durations = this.percentiles('duration_ms', range);
+    const ttfbs = this.percentiles('ttfb_ms', range);
+    return counts.map((record) => {
+      const model = String(record.model);
+      const requests = Number(record.requests);
+      const errors = Number(record.errors);
+      return {
+        model,
+        requests,
+        errors,
+        errorRate: requests === 0 ? 0 : errors / requests,
+        p50DurationMs: durations.get(model)?.p50 ?? null,
+        p95DurationMs: durations.get(model)?.p95 ?? null,
+        p50TtfbMs: ttfbs.get(model)?.p50 ?? null,
+        p95TtfbMs: ttfbs.get(model)?.p95 ?? null,
+      };
+    });
+  }
+
+  private percentiles(
+    column: 'duration_ms' | 'ttfb_ms',
+    range: { fromMs: number; toMs: number },
+  ): Map<string, { p50: number | null; p95: number | null }> {
+    const records = this.statement(
+      `WITH ranked AS (
+         SELECT ${MODEL} AS model, ${column} AS value,
+           ROW_NUMBER() OVER (PARTITION BY ${MODEL} ORDER BY ${column}) AS rank,
+           COUNT(*) OVER (PARTITION BY ${MODEL}) AS n
+         FROM requests
+         WHERE started_at_ms >= ? AND started_at_ms < ? AND ${column} IS NOT NULL AND ${MODEL} IS NOT NULL)
+       SELECT model,
+         MAX(CASE WHEN rank = MAX(1, CAST(ceil(0.50 * n) AS INTEGER)) THEN value END) AS p50,
+         MAX(CASE WHEN rank = MAX(1, CAST(ceil(0.95 * n) AS INTEGER)) THEN value END) AS p95
+       FROM ranked GROUP BY model`,
+    ).all(range.fromMs, range.toMs);
+    return new Map(
+      records.map((record) => [
+        String(record.model),
+        { p50: record.p50 === null ? null : Number(record.p50), p95: record.p95 === null ? null : Number(record.p95) },
+      ]),
+    );
+  }
+
+  /** Credits spent since a moment (priced requests only), for budget checks. */
+  spendSince(query: SpendSinceQuery): number {
+    const where = whereForFilter({ fromMs: query.sinceMs, profileId: query.profileId, clientName: query.clientName });
+    const record = this.statement(`SELECT TOTAL(cost_credits) AS costCredits FROM requests ${where.sql}`).get(...where.params);
+    return Number(record?.costCredits ?? 0);
+  }
+}

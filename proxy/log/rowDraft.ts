@@ -1,0 +1,111 @@
+import type { RequestLogRow } from '../contracts/log.ts';
+import type { TokenUsage } from '../contracts/usage.ts';
+import type { RequestLifecycleEvent } from '../events/lifecycle.ts';
+
+type StartEvent = Extract<RequestLifecycleEvent, { type: 'start' }>;
+/** The events that change a row after it started (deltas only feed the live view). */
+export type RowUpdateEvent = Extract<RequestLifecycleEvent, { type: 'headers' | 'usage' | 'end' }>;
+
+/** A gateway may answer with another model name than the one asked for; case alone is no rewrite. */
+export function modelsDiffer(upstreamModel: string | null, responseModel: string | null): boolean {
+  if (upstreamModel === null || responseModel === null) return false;
+  return upstreamModel.trim().toLowerCase() !== responseModel.trim().toLowerCase();
+}
+
+export function rowFromStart(event: StartEvent): RequestLogRow {
+  return {
+    id: event.requestId,
+    upstreamRequestId: null,
+    startedAtMs: event.startedAtMs,
+    ttfbMs: null,
+    durationMs: null,
+    clientName: event.clientName,
+    profileId: event.profileId,
+    method: event.method,
+    clientPath: event.clientPath,
+    upstreamPath: event.upstreamPath,
+    protocol: event.protocol,
+    protocolMode: event.protocolMode,
+    requestedModel: event.requestedModel,
+    upstreamModel: event.upstreamModel,
+    responseModel: null,
+    modelMismatch: false,
+    stream: event.stream,
+    status: null,
+    errorClass: null,
+    errorMessage: null,
+    retries: 0,
+    inputTokens: null,
+    outputTokens: null,
+    cachedInputTokens: null,
+    reasoningTokens: null,
+    costCredits: null,
+    usageSource: null,
+    state: 'in_flight',
+  };
+}
+
+function withUsage(row: RequestLogRow, usage: TokenUsage | null): RequestLogRow {
+  if (usage === null) return row;
+  return {
+    ...row,
+    inputTokens: usage.inputTokens,
+    outputTokens: usage.outputTokens,
+    cachedInputTokens: usage.cachedInputTokens ?? null,
+    reasoningTokens: usage.reasoningTokens ?? null,
+    usageSource: 'reported',
+  };
+}
+
+function withResponseModel(row: RequestLogRow, responseModel: string | null): RequestLogRow {
+  const model = responseModel ?? row.responseModel;
+  return { ...row, responseModel: model, modelMismatch: modelsDiffer(row.upstreamModel, model) };
+}
+
+/** The row after one more lifecycle event. Cost is left to the caller (it needs the final row). */
+export function applyRowEvent(row: RequestLogRow, event: RowUpdateEvent): RequestLogRow {
+  switch (event.type) {
+    case 'headers':
+      return {
+        ...row,
+        status: event.status,
+        ttfbMs: event.ttfbMs,
+        upstreamRequestId: event.upstreamRequestId ?? row.upstreamRequestId,
+        retries: event.retries,
+      };
+    case 'usage':
+      return withResponseModel(withUsage(row, event.usage), event.responseModel);
+    case 'end':
+      return withResponseModel(
+        withUsage(
+          {
+            ...row,
+            status: event.status,
+            durationMs: event.durationMs,
+            ttfbMs: event.ttfbMs ?? row.ttfbMs,
+            retries: event.retries,
+            errorClass: event.errorClass,
+            errorMessage: event.errorMessage,
+            upstreamRequestId: event.upstreamRequestId ?? row.upstreamRequestId,
+            state: 'done',
+          },
+          event.usage,
+        ),
+        event.responseModel,
+      );
+  }
+}
+
+/** Free-text fields come from clients and upstreams, so they are masked like bodies. */
+export function maskRowText(row: RequestLogRow, mask: (text: string) => string): RequestLogRow {
+  const maskNullable = (text: string | null): string | null => (text === null ? null : mask(text));
+  return {
+    ...row,
+    clientPath: mask(row.clientPath),
+    upstreamPath: mask(row.upstreamPath),
+    errorMessage: maskNullable(row.errorMessage),
+    requestedModel: maskNullable(row.requestedModel),
+    upstreamModel: maskNullable(row.upstreamModel),
+    responseModel: maskNullable(row.responseModel),
+  };
+}

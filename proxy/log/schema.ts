@@ -1,0 +1,153 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+
+export const DATABASE_FILE_NAME = 'requests.db';
+
+/**
+ * Migrations in order; `PRAGMA user_version` records how many have run. Never edit a shipped
+ * entry: append a new one.
+ */
+const MIGRATIONS: readonly string[] = [
+  `
+  CREATE TABLE requests (
+    id TEXT PRIMARY KEY,
+    upstream_request_id TEXT,
+    started_at_ms INTEGER NOT NULL,
+    ttfb_ms INTEGER,
+    duration_ms INTEGER,
+    client_name TEXT,
+    profile_id TEXT,
+    method TEXT NOT NULL,
+    client_path TEXT NOT NULL,
+    upstream_path TEXT NOT NULL,
+    protocol TEXT NOT NULL CHECK (protocol IN ('openai', 'anthropic', 'responses')),
+    protocol_mode TEXT NOT NULL,
+    requested_model TEXT,
+    upstream_model TEXT,
+    response_model TEXT,
+    model_mismatch INTEGER NOT NULL DEFAULT 0,
+    stream INTEGER NOT NULL DEFAULT 0,
+    status INTEGER,
+    error_class TEXT,
+    error_message TEXT,
+    retries INTEGER NOT NULL DEFAULT 0,
+    input_tokens INTEGER,
+    output_tokens INTEGER,
+    cached_input_tokens INTEGER,
+    reasoning_tokens INTEGER,
+    cost_credits REAL,
+    usage_source TEXT CHECK (usage_source IN ('reported', 'estimated')),
+    state TEXT NOT NULL CHECK (state IN ('in_flight', 'done', 'interrupted'))
+  );
+  CREATE INDEX requests_by_time ON requests (started_at_ms DESC, id DESC);
+  CREATE INDEX requests_by_profile ON requests (profile_id, started_at_ms);
+  CREATE INDEX requests_by_client ON requests (client_name, started_at_ms);
+  CREATE INDEX requests_by_upstream_model ON requests (upstream_model, started_at_ms);
+  CREATE INDEX requests_by_requested_model ON requests (requested_model, started_at_ms);
+  CREATE INDEX requests_by_status ON requests (status, started_at_ms);
+  CREATE INDEX requests_by_error_class ON requests (error_class, started_at_ms);
+  CREATE INDEX requests_in_flight ON requests (state) WHERE state = 'in_flight';
+
+  -- An INTEGER PRIMARY KEY keeps rowids stable across VACUUM, which the FTS index relies on.
+  CREATE TABLE request_bodies (
+    body_id INTEGER PRIMARY KEY,
+    request_id TEXT NOT NULL UNIQUE REFERENCES requests (id) ON DELETE CASCADE,
+    request_headers TEXT NOT NULL,
+    response_headers TEXT NOT NULL,
+    request_body TEXT,
+    request_truncated INTEGER NOT NULL DEFAULT 0,
+    response_body TEXT,
+    response_truncated INTEGER NOT NULL DEFAULT 0,
+    stream_text TEXT,
+    raw_events TEXT,
+    -- UTF-8 bytes of the texts above, so retention can size a deletion without reading them.
+    stored_bytes INTEGER NOT NULL DEFAULT 0
+  );
+
+  -- Trigram tokens give substring search in any script (CJK included). Raw events are left out:
+  -- their text is already in stream_text.
+  CREATE VIRTUAL TABLE request_bodies_fts USING fts5 (
+    request_body, response_body, stream_text,
+    content = 'request_bodies', content_rowid = 'body_id', tokenize = 'trigram'
+  );
+  CREATE TRIGGER request_bodies_fts_insert AFTER INSERT ON request_bodies BEGIN
+    INSERT INTO request_bodies_fts (rowid, request_body, response_body, stream_text)
+    VALUES (new.body_id, new.request_body, new.response_body, new.stream_text);
+  END;
+  CREATE TRIGGER request_bodies_fts_delete AFTER DELETE ON request_bodies BEGIN
+    INSERT INTO request_bodies_fts (request_bodies_fts, rowid, request_body, response_body, stream_text)
+    VALUES ('delete', old.body_id, old.request_body, old.response_body, old.stream_text);
+  END;
+  `,
+];
+
+export const SCHEMA_VERSION = MIGRATIONS.length;
+
+export interface OpenLogDatabaseOptions {
+  dataDir: string;
+  /** A hard cap on the file size (PRAGMA max_page_count); writes past it fail with SQLITE_FULL. */
+  maxDbBytes?: number;
+}
+
+/** Opens (creating if needed) `<dataDir>/requests.db` in WAL mode and brings the schema up to date. */
+export function openLogDatabase(options: OpenLogDatabaseOptions): DatabaseSync {
+  mkdirSync(options.dataDir, { recursive: true, mode: 0o700 });
+  const db = new DatabaseSync(join(options.dataDir, DATABASE_FILE_NAME), { timeout: 5_000 });
+  try {
+    // auto_vacuum must be chosen before the first table exists; incremental lets retention
+    // hand freed pages back to the file system without a full VACUUM.
+    db.exec('PRAGMA auto_vacuum = INCREMENTAL');
+    db.exec('PRAGMA journal_mode = WAL');
+    // NORMAL in WAL mode: a power cut may lose the last commits, never corrupts the file.
+    db.exec('PRAGMA synchronous = NORMAL');
+    db.exec('PRAGMA foreign_keys = ON');
+    migrate(db);
+    if (options.maxDbBytes !== undefined) applyMaxDbBytes(db, options.maxDbBytes);
+    return db;
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+}
+
+function migrate(db: DatabaseSync): void {
+  const version = Number(readPragma(db, 'user_version'));
+  if (version > SCHEMA_VERSION) {
+    throw new Error(
+      `The request log (schema ${version}) was written by a newer Airlock (this one knows ${SCHEMA_VERSION}); update Airlock or move ${DATABASE_FILE_NAME} aside.`,
+    );
+  }
+  for (let next = version; next < SCHEMA_VERSION; next += 1) {
+    db.exec('BEGIN IMMEDIATE');
+    try {
+      db.exec(MIGRATIONS[next] ?? '');
+      db.exec(`PRAGMA user_version = ${next + 1}`);
+      db.exec('COMMIT');
+    } catch (error) {
+      db.exec('ROLLBACK');
+      throw error;
+    }
+  }
+}
+
+function applyMaxDbBytes(db: DatabaseSync, maxDbBytes: number): void {
+  const pageSizeBytes = Number(readPragma(db, 'page_size'));
+  const maxPages = Math.max(1, Math.floor(maxDbBytes / pageSizeBytes));
+  db.exec(`PRAGMA max_page_count = ${maxPages}`);
+}
+
+export function readPragma(db: DatabaseSync, name: string): unknown {
+  const row = db.prepare(`PRAGMA ${name}`).get();
+  return row === undefined ? undefined : Object.values(row)[0];
+}
+
+/** Bytes the database pages occupy, free pages excluded. */
+export function usedDatabaseBytes(db: DatabaseSync): number {
+  const pageSizeBytes = Number(readPragma(db, 'page_size'));
+  return (Number(readPragma(db, 'page_count')) - Number(readPragma(db, 'freelist_count'))) * pageSizeBytes;
+}
+
+export function databaseFileBytes(db: DatabaseSync): number {
+  return Number(readPragma(db, 'page_count')) * Number(readPragma(db, 'page_size'));
+}

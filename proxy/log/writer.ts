@@ -1,0 +1,102 @@
+import type { DatabaseSync, StatementSync } from 'node:sqlite';
+import type { RequestBodiesRecord, RequestLogRow } from '../contracts/log.ts';
+import { bodiesToParams, REQUEST_COLUMNS, rowToParams } from './rowCodec.ts';
+
+/** One flush: rows to insert or replace, and bodies of requests that ended. */
+export interface LogBatch {
+  rows: RequestLogRow[];
+  bodies: Array<{ requestId: string; record: RequestBodiesRecord }>;
+}
+
+export type WriteOutcome = 'written' | 'written_without_bodies' | 'dropped';
+
+const SQLITE_FULL = 13;
+
+/** SQLite's "database or disk is full" (a real full disk or max_page_count), or ENOSPC from the OS. */
+export function isDiskFullError(error: unknown): boolean {
+  if (typeof error !== 'object' || error === null) return false;
+  const { errcode, code } = error as { errcode?: unknown; code?: unknown };
+  return errcode === SQLITE_FULL || code === 'ENOSPC';
+}
+
+export const DISK_FULL_REASON =
+  'The disk (or the log size limit) is full: request bodies are no longer logged; requests and their figures still are. Free disk space or lower the log retention.';
+
+/**
+ * Writes batches in one transaction each with prepared statements. A full disk turns bodies off
+ * (rows are smaller and carry the figures budgets need) instead of failing: the log must never
+ * be the reason a request fails.
+ */
+export class LogWriter {
+  private readonly db: DatabaseSync;
+  private readonly upsertRow: StatementSync;
+  private readonly insertBodies: StatementSync;
+  private readonly onDropped: (error: unknown) => void;
+  private disabledReason: string | null = null;
+
+  constructor(db: DatabaseSync, onDropped: (error: unknown) => void) {
+    this.db = db;
+    this.onDropped = onDropped;
+    const placeholders = REQUEST_COLUMNS.map(() => '?').join(', ');
+    const updates = REQUEST_COLUMNS.filter((column) => column !== 'id')
+      .map((column) => `${column} = excluded.${column}`)
+      .join(', ');
+    this.upsertRow = db.prepare(
+      `INSERT INTO requests (${REQUEST_COLUMNS.join(', ')}) VALUES (${placeholders}) ON CONFLICT (id) DO UPDATE SET ${updates}`,
+    );
+    this.insertBodies = db.prepare(
+      `INSERT INTO request_bodies (request_id, request_headers, response_headers, request_body, request_truncated,
+         response_body, response_truncated, stream_text, raw_events, stored_bytes)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (request_id) DO NOTHING`,
+    );
+  }
+
+  get bodiesDisabledReason(): string | null {
+    return this.disabledReason;
+  }
+
+  disableBodies(reason: string): void {
+    this.disabledReason = reason;
+  }
+
+  enableBodies(): void {
+    this.disabledReason = null;
+  }
+
+  write(batch: LogBatch): WriteOutcome {
+    const withBodies = this.disabledReason === null && batch.bodies.length > 0;
+    try {
+      this.transaction(batch, withBodies);
+      return 'written';
+    } catch (error) {
+      if (!withBodies || !isDiskFullError(error)) return this.drop(error);
+      this.disableBodies(DISK_FULL_REASON);
+    }
+    try {
+      this.transaction(batch, false);
+      return 'written_without_bodies';
+    } catch (error) {
+      return this.drop(error);
+    }
+  }
+
+  private drop(error: unknown): WriteOutcome {
+    if (isDiskFullError(error)) this.disableBodies(DISK_FULL_REASON);
+    this.onDropped(error);
+    return 'dropped';
+  }
+
+  private transaction(batch: LogBatch, withBodies: boolean): void {
+    this.db.exec('BEGIN IMMEDIATE');
+    try {
+      for (const row of batch.rows) this.upsertRow.run(...rowToParams(row));
+      if (withBodies) {
+        for (const { requestId, record } of batch.bodies) this.insertBodies.run(...bodiesToParams(requestId, record));
+      }
+      this.db.exec('COMMIT');
+    } catch (error) {
+      if (this.db.isTransaction) this.db.exec('ROLLBACK');
+      throw error;
+    }
+  }
+}

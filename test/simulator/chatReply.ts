@@ -1,0 +1,125 @@
+import type { ChatRequest } from './chatRequest.ts';
+import type { Fault, ScriptedToolCall } from './types.ts';
+
+type ReplyFault = Extract<Fault, { kind: 'reply' }>;
+
+export interface Usage {
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens: number;
+}
+
+export interface ToolCallPlan extends ScriptedToolCall {
+  id: string;
+}
+
+/** Everything a reply says, decided once so the JSON and the stream forms agree. */
+export interface ReplyPlan {
+  id: string;
+  created: number;
+  model: string;
+  content: string | null;
+  toolCalls: ToolCallPlan[];
+  finishReason: 'stop' | 'tool_calls';
+  usage: Usage | null;
+}
+
+const CHARS_PER_TOKEN = 4;
+const ECHO_LENGTH_CHARS = 80;
+
+/** Rough token count (~4 characters a token), never below 1: gateways always bill something. */
+export function estimateTokens(chars: number): number {
+  return Math.max(1, Math.ceil(chars / CHARS_PER_TOKEN));
+}
+
+export function defaultReplyContent(lastUserText: string): string {
+  const echo = lastUserText.slice(0, ECHO_LENGTH_CHARS);
+  return echo === '' ? 'Simulated reply.' : `Simulated reply to: ${echo}`;
+}
+
+export interface ReplyIdentity {
+  /** Unique per simulator, e.g. 'sim000001'. */
+  sequence: string;
+  createdS: number;
+}
+
+export function planReply(request: ChatRequest, identity: ReplyIdentity, reply?: ReplyFault): ReplyPlan {
+  const scriptedCalls = request.hasTools ? (reply?.toolCalls ?? []) : [];
+  const toolCalls = scriptedCalls.map((call, index) => ({ ...call, id: `call_${identity.sequence}_${index}` }));
+  const content = reply?.content ?? (toolCalls.length > 0 ? null : defaultReplyContent(request.lastUserText));
+  const completionChars = (content?.length ?? 0) + toolCalls.reduce((sum, call) => sum + call.name.length + call.arguments.length, 0);
+  const promptTokens = estimateTokens(request.promptChars);
+  const completionTokens = estimateTokens(completionChars);
+  return {
+    id: `chatcmpl-${identity.sequence}`,
+    created: identity.createdS,
+    model: reply?.model ?? request.model,
+    content,
+    toolCalls,
+    finishReason: toolCalls.length > 0 ? 'tool_calls' : 'stop',
+    usage: reply?.usage === false ? null : { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens },
+  };
+}
+
+export function completionBody(plan: ReplyPlan): object {
+  const message: Record<string, unknown> = { role: 'assistant', content: plan.content };
+  if (plan.toolCalls.length > 0) {
+    message.tool_calls = plan.toolCalls.map((call) => ({ id: call.id, type: 'function', function: { name: call.name, arguments: call.arguments } }));
+  }
+  const body: Record<string, unknown> = {
+    id: plan.id,
+    object: 'chat.completion',
+    created: plan.created,
+    model: plan.model,
+    choices: [{ index: 0, message, finish_reason: plan.finishReason }],
+  };
+  if (plan.usage !== null) body.usage = plan.usage;
+  return body;
+}
+
+/** Splits text into at most `count` non-empty pieces at code point boundaries. */
+export function splitText(text: string, count: number): string[] {
+  const codePoints = Array.from(text);
+  const pieceCount = Math.max(1, Math.min(count, codePoints.length));
+  const pieces: string[] = [];
+  for (let index = 0; index < pieceCount; index += 1) {
+    const start = Math.floor((index * codePoints.length) / pieceCount);
+    const end = Math.floor(((index + 1) * codePoints.length) / pieceCount);
+    pieces.push(codePoints.slice(start, end).join(''));
+  }
+  return pieces;
+}
+
+/** A stream as three parts: the role chunk, the countable delta chunks, and the closing chunks. */
+export interface StreamPlan {
+  head: object;
+  deltas: object[];
+  tail: object[];
+}
+
+export function planStream(plan: ReplyPlan, pieceCount: number, includeUsage: boolean): StreamPlan {
+  const chunk = (choices: object[], extra: object = {}): object => ({
+    id: plan.id,
+    object: 'chat.completion.chunk',
+    created: plan.created,
+    model: plan.model,
+    choices,
+    ...extra,
+  });
+  const deltaChunk = (delta: object, finishReason: string | null = null): object =>
+    chunk([{ index: 0, delta, finish_reason: finishReason }]);
+
+  const deltas: object[] = [];
+  if (plan.content !== null) {
+    for (const piece of splitText(plan.content, pieceCount)) deltas.push(deltaChunk({ content: piece }));
+  }
+  plan.toolCalls.forEach((call, index) => {
+    deltas.push(deltaChunk({ tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.name, arguments: '' } }] }));
+    for (const piece of splitText(call.arguments, pieceCount)) {
+      deltas.push(deltaChunk({ tool_calls: [{ index, function: { arguments: piece } }] }));
+    }
+  });
+  const tail = [deltaChunk({}, plan.finishReason)];
+  if (includeUsage && plan.usage !== null) tail.push(chunk([], { usage: plan.usage }));
+  return { head: deltaChunk({ role: 'assistant', content: plan.content === null ? null : '' }), deltas, tail };
+}

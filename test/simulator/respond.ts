@@ -1,0 +1,41 @@
+import type { ServerResponse } from 'node:http';
+import { setTimeout as delay } from 'node:timers/promises';
+
+export function sendJson(response: ServerResponse, status: number, body: object, headers: Record<string, string> = {}): void {
+  const text = JSON.stringify(body);
+  response.writeHead(status, { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+  response.end(text);
+}
+
+export function sendHtml(response: ServerResponse, status: number, html: string): void {
+  response.writeHead(status, { 'content-type': 'text/html; charset=utf-8', 'content-length': Buffer.byteLength(html) });
+  response.end(html);
+}
+
+/** Starts an SSE response and sends the headers at once, before any event exists. */
+export function startEventStream(response: ServerResponse): void {
+  response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+  response.flushHeaders();
+}
+
+export function sseEvent(data: object | string): string {
+  return `data: ${typeof data === 'string' ? data : JSON.stringify(data)}\n\n`;
+}
+
+/** Waits, or returns false at once when the response closed (client gone or simulator stopping). */
+export async function waitUnlessClosed(ms: number, closed: AbortSignal): Promise<boolean> {
+  if (closed.aborted) return false;
+  if (ms <= 0) return true;
+  try {
+    await delay(ms, undefined, { signal: closed });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Breaks the connection mid-response once the bytes already written are flushed. */
+export function cutConnection(response: ServerResponse): void {
+  const socket = response.socket;
+  socket?.end(() => socket.destroy());
+}

@@ -1,0 +1,35 @@
+export type Route =
+  | { kind: 'misrouted' }
+  | { kind: 'models' }
+  | { kind: 'model'; id: string }
+  | { kind: 'chat' }
+  | { kind: 'embeddings' }
+  | { kind: 'methodNotAllowed' }
+  | { kind: 'unknownApi' };
+
+export function pathnameOf(url: string): string {
+  const queryStart = url.indexOf('?');
+  return queryStart === -1 ? url : url.slice(0, queryStart);
+}
+
+/** Anything outside /v1, and a duplicated /v1/v1, is what a misrouted reverse proxy serves (seed 4.3, 7). */
+export function routeOf(method: string, url: string): Route {
+  const pathname = pathnameOf(url);
+  if (pathname !== '/v1' && !pathname.startsWith('/v1/')) return { kind: 'misrouted' };
+  if (pathname === '/v1/v1' || pathname.startsWith('/v1/v1/')) return { kind: 'misrouted' };
+  const expect = (expectedMethod: string, route: Route): Route => (method === expectedMethod ? route : { kind: 'methodNotAllowed' });
+  if (pathname === '/v1/models') return expect('GET', { kind: 'models' });
+  if (pathname === '/v1/chat/completions') return expect('POST', { kind: 'chat' });
+  if (pathname === '/v1/embeddings') return expect('POST', { kind: 'embeddings' });
+  const modelMatch = /^\/v1\/models\/([^/]+)$/.exec(pathname);
+  if (modelMatch?.[1] !== undefined) return expect('GET', { kind: 'model', id: safeDecode(modelMatch[1]) });
+  return { kind: 'unknownApi' };
+}
+
+function safeDecode(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+}

@@ -1,0 +1,71 @@
+import { createServer } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { SENTINEL_KEY } from '../support/sentinel.ts';
+import { dispatch, type SimulatorState } from './dispatch.ts';
+import { FaultQueue } from './faults.ts';
+import { DEFAULT_MODEL_IDS } from './models.ts';
+import { RequestRecorder } from './recorder.ts';
+import type { GatewaySimulator, SimulatorOptions } from './types.ts';
+
+export const DEFAULT_STREAM_CHUNK_COUNT = 4;
+const HOST = '127.0.0.1';
+
+export async function startGatewaySimulator(options: SimulatorOptions = {}): Promise<GatewaySimulator> {
+  const validKeys = options.validKeys ?? [SENTINEL_KEY];
+  const modelIds = options.models ?? DEFAULT_MODEL_IDS;
+  const recorder = new RequestRecorder(validKeys);
+  const faults = new FaultQueue();
+  let sequenceNumber = 0;
+  const state: SimulatorState = {
+    recorder,
+    faults,
+    modelIds,
+    recordBodies: options.recordBodies ?? true,
+    chat: {
+      limits: { knownModels: new Set(modelIds), maxContextChars: options.maxContextChars ?? Number.POSITIVE_INFINITY },
+      streamChunkCount: options.streamChunkCount ?? DEFAULT_STREAM_CHUNK_COUNT,
+      streamChunkIntervalMs: options.streamChunkIntervalMs ?? 0,
+    },
+    nextSequence: () => `sim${String((sequenceNumber += 1)).padStart(6, '0')}`,
+  };
+
+  const sockets = new Set<Socket>();
+  // Nagle off so each SSE write leaves at once, as a gateway that streams properly would.
+  const server = createServer({ noDelay: true }, (request, response) => {
+    dispatch(request, response, state).catch(() => response.destroy());
+  });
+  server.on('connection', (socket: Socket) => {
+    sockets.add(socket);
+    recorder.trackSocket(socket);
+    socket.once('close', () => sockets.delete(socket));
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, HOST, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const port = (server.address() as AddressInfo).port;
+  const url = `http://${HOST}:${port}`;
+
+  return {
+    url,
+    baseUrl: `${url}/v1`,
+    port,
+    received: recorder.received,
+    script: (...scripted) => faults.push(scripted),
+    waitForClose: (index, timeoutMs) => recorder.waitForClose(index, timeoutMs),
+    openSockets: () => sockets.size,
+    reset: () => {
+      recorder.clear();
+      faults.clear();
+    },
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.close((error) => (error ? reject(error) : resolve()));
+        server.closeAllConnections();
+      }),
+  };
+}

@@ -1,0 +1,69 @@
+import type { ErrorClass } from '../../contracts/errors.ts';
+
+/**
+ * Errors in Anthropic's shape, for clients that speak Messages (Claude Code, the Anthropic SDK).
+ * Their retry logic keys on the status: 429 and 529 (overloaded) and other 5xx are retried.
+ */
+
+export type AnthropicErrorType =
+  | 'invalid_request_error'
+  | 'authentication_error'
+  | 'permission_error'
+  | 'not_found_error'
+  | 'rate_limit_error'
+  | 'api_error'
+  | 'overloaded_error';
+
+export interface AnthropicErrorBody {
+  type: 'error';
+  error: { type: AnthropicErrorType; message: string };
+}
+
+/** Anthropic's own status for "overloaded", which its clients back off from and retry. */
+export const ANTHROPIC_OVERLOADED_STATUS = 529;
+
+export function anthropicErrorType(status: number): AnthropicErrorType {
+  if (status === 401) return 'authentication_error';
+  if (status === 403) return 'permission_error';
+  if (status === 404) return 'not_found_error';
+  if (status === 429) return 'rate_limit_error';
+  if (status === ANTHROPIC_OVERLOADED_STATUS) return 'overloaded_error';
+  if (status >= 400 && status < 500) return 'invalid_request_error';
+  return 'api_error';
+}
+
+export function anthropicErrorBody(status: number, message: string): AnthropicErrorBody {
+  return { type: 'error', error: { type: anthropicErrorType(status), message } };
+}
+
+/**
+ * The status to answer an Anthropic client with. The upstream's status is kept, except that a
+ * 503 (service unavailable) or 529 from the upstream is "overloaded" and becomes 529 — that is
+ * the upstream saying so; a 429 stays a 429, since the gateway also uses it for quota and
+ * balance. Failures without an upstream status map by class: timeouts 504, other breaks 502.
+ */
+export function anthropicStatusFor(errorClass: ErrorClass, upstreamStatus: number | null): number {
+  if (upstreamStatus === 503 || upstreamStatus === ANTHROPIC_OVERLOADED_STATUS) return ANTHROPIC_OVERLOADED_STATUS;
+  if (upstreamStatus !== null && upstreamStatus >= 400) return upstreamStatus;
+  switch (errorClass) {
+    case 'timeout_connect':
+    case 'timeout_idle':
+    case 'timeout_total':
+      return 504;
+    case 'bad_request':
+    case 'invalid_request':
+    case 'unsupported':
+      return 400;
+    case 'auth':
+    case 'client_unauthorized':
+      return 401;
+    case 'forbidden':
+      return 403;
+    case 'model_not_found':
+      return 404;
+    case 'rate_limited':
+      return 429;
+    default:
+      return 502;
+  }
+}

@@ -1,0 +1,91 @@
+import { z } from 'zod';
+import { typedBlockSchema } from '../typedBlockSchema.ts';
+
+/**
+ * The parts of an Anthropic Messages request that Airlock translates. Objects strip keys they do
+ * not name (such as `cache_control` or `citations`), so nothing unknown reaches the upstream.
+ */
+
+const textBlock = z.object({ type: z.literal('text'), text: z.string() });
+
+const imageBlock = z.object({
+  type: z.literal('image'),
+  source: z.discriminatedUnion('type', [
+    z.object({ type: z.literal('base64'), media_type: z.string().min(1), data: z.string().min(1) }),
+    z.object({ type: z.literal('url'), url: z.string().min(1) }),
+  ]),
+});
+
+const toolResultBlock = z.object({
+  type: z.literal('tool_result'),
+  tool_use_id: z.string().min(1),
+  content: z.union([z.string(), z.array(typedBlockSchema({ text: textBlock, image: imageBlock }))]).optional(),
+  is_error: z.boolean().optional(),
+});
+
+export const anthropicContentBlock = typedBlockSchema({
+  text: textBlock,
+  image: imageBlock,
+  tool_use: z.object({ type: z.literal('tool_use'), id: z.string().min(1), name: z.string().min(1), input: z.unknown() }),
+  tool_result: toolResultBlock,
+  thinking: z.object({ type: z.literal('thinking') }),
+  redacted_thinking: z.object({ type: z.literal('redacted_thinking') }),
+  document: z.object({ type: z.literal('document') }),
+});
+
+export type AnthropicContentBlock = z.output<typeof anthropicContentBlock>;
+export type AnthropicImageBlock = z.output<typeof imageBlock>;
+
+// A tool without `type` is a custom (client-side) tool; typed ones such as web search or code
+// execution are server tools that run at Anthropic and have no chat equivalent.
+const toolSchema = z.preprocess(
+  (tool) => (typeof tool === 'object' && tool !== null && !('type' in tool) ? { ...tool, type: 'custom' } : tool),
+  typedBlockSchema({
+    custom: z.object({
+      type: z.literal('custom'),
+      name: z.string().min(1),
+      description: z.string().optional(),
+      input_schema: z.record(z.string(), z.unknown()),
+    }),
+  }),
+);
+
+export const anthropicRequestSchema = z.object({
+  model: z.string().min(1, 'model is required'),
+  messages: z
+    .array(
+      z.object({
+        role: z.enum(['user', 'assistant', 'system']),
+        content: z.union([z.string(), z.array(anthropicContentBlock)]),
+      }),
+    )
+    .min(1, 'messages must not be empty'),
+  system: z.union([z.string(), z.array(typedBlockSchema({ text: textBlock }))]).optional(),
+  max_tokens: z.number().int().positive(),
+  temperature: z.number().optional(),
+  top_p: z.number().optional(),
+  top_k: z.number().int().nonnegative().optional(),
+  stop_sequences: z.array(z.string()).optional(),
+  stream: z.boolean().optional(),
+  metadata: z.object({ user_id: z.string().nullish() }).optional(),
+  tools: z.array(toolSchema).optional(),
+  tool_choice: z
+    .discriminatedUnion('type', [
+      z.object({ type: z.literal('auto'), disable_parallel_tool_use: z.boolean().optional() }),
+      z.object({ type: z.literal('any'), disable_parallel_tool_use: z.boolean().optional() }),
+      z.object({ type: z.literal('tool'), name: z.string().min(1), disable_parallel_tool_use: z.boolean().optional() }),
+      z.object({ type: z.literal('none') }),
+    ])
+    .optional(),
+  thinking: z
+    .discriminatedUnion('type', [
+      z.object({ type: z.literal('enabled'), budget_tokens: z.number().int().positive() }),
+      z.object({ type: z.literal('adaptive') }),
+      z.object({ type: z.literal('disabled') }),
+    ])
+    .optional(),
+});
+
+export type AnthropicRequest = z.output<typeof anthropicRequestSchema>;
+
+export const ANTHROPIC_TRANSLATED_FIELDS: ReadonlySet<string> = new Set(Object.keys(anthropicRequestSchema.shape));

@@ -1,0 +1,34 @@
+import type { z } from 'zod';
+
+/**
+ * What a request translator returns. `notes` say what was dropped or approximated, for the log:
+ * a translation that changes the request must never be silent.
+ */
+export type ChatRequestTranslation =
+  | { ok: true; chatBody: Record<string, unknown>; stream: boolean; notes: string[] }
+  | { ok: false; status: 400; message: string };
+
+export function badRequest(message: string): { ok: false; status: 400; message: string } {
+  return { ok: false, status: 400, message };
+}
+
+/** zod issues as one readable line each, with the JSON path, e.g. `messages.1.content: Invalid input`. */
+export function describeSchemaError(error: z.ZodError): string {
+  return error.issues
+    .slice(0, 5)
+    .map((issue) => (issue.path.length > 0 ? `${issue.path.join('.')}: ${issue.message}` : issue.message))
+    .join('; ');
+}
+
+/** Top-level fields the translator does not read: dropped, never forwarded blindly. */
+export function unknownFieldNotes(body: Record<string, unknown>, knownFields: ReadonlySet<string>): string[] {
+  const unknown = Object.keys(body).filter((field) => !knownFields.has(field));
+  return unknown.length > 0 ? [`dropped unsupported fields: ${unknown.join(', ')}`] : [];
+}
+
+/** Maps an Anthropic thinking budget or a Responses effort onto Chat Completions' `reasoning_effort`. */
+export function effortForThinkingBudget(budgetTokens: number): 'low' | 'medium' | 'high' {
+  if (budgetTokens < 4_096) return 'low';
+  if (budgetTokens < 16_384) return 'medium';
+  return 'high';
+}

@@ -1,0 +1,90 @@
+import { describe, expect, it } from 'vitest';
+import { applyRowEvent, maskRowText, modelsDiffer, rowFromStart } from '../../../proxy/log/rowDraft.ts';
+import { endEvent, startEvent } from '../../integration/log/lifecycleEvents.ts';
+
+describe('modelsDiffer', () => {
+  it.each([
+    ['gpt-4o', 'gpt-4o', false],
+    ['gpt-4o', 'GPT-4o', false],
+    ['gpt-4o', 'gpt-4o-2024-08-06', true],
+    ['claude-sonnet-4', 'gpt-4o-mini', true],
+    [null, 'gpt-4o', false],
+    ['gpt-4o', null, false],
+  ])('%s vs %s: %s', (upstream, response, differs) => {
+    expect(modelsDiffer(upstream, response)).toBe(differs);
+  });
+});
+
+describe('row lifecycle', () => {
+  it('starts in flight with no outcome yet', () => {
+    const row = rowFromStart(startEvent('r1', { stream: true }));
+    expect(row).toMatchObject({ id: 'r1', state: 'in_flight', status: null, durationMs: null, stream: true, costCredits: null });
+  });
+
+  it('takes status, time to first byte and the upstream id from headers', () => {
+    const row = applyRowEvent(rowFromStart(startEvent('r1')), {
+      type: 'headers',
+      requestId: 'r1',
+      status: 200,
+      ttfbMs: 33,
+      upstreamRequestId: 'up-1',
+      retries: 2,
+    });
+    expect(row).toMatchObject({ status: 200, ttfbMs: 33, upstreamRequestId: 'up-1', retries: 2, state: 'in_flight' });
+  });
+
+  it('records reported usage and flags a rewritten response model', () => {
+    const row = applyRowEvent(rowFromStart(startEvent('r1')), {
+      type: 'usage',
+      requestId: 'r1',
+      usage: { inputTokens: 7, outputTokens: 3, cachedInputTokens: 2, reasoningTokens: 1 },
+      responseModel: 'gpt-4o-mini',
+    });
+    expect(row).toMatchObject({
+      inputTokens: 7,
+      outputTokens: 3,
+      cachedInputTokens: 2,
+      reasoningTokens: 1,
+      usageSource: 'reported',
+      responseModel: 'gpt-4o-mini',
+      modelMismatch: true,
+    });
+  });
+
+  it('completes the row at end, keeping the headers ttfb when end has none', () => {
+    const afterHeaders = applyRowEvent(rowFromStart(startEvent('r1')), {
+      type: 'headers',
+      requestId: 'r1',
+      status: 502,
+      ttfbMs: 50,
+      upstreamRequestId: null,
+      retries: 1,
+    });
+    const row = applyRowEvent(
+      afterHeaders,
+      endEvent('r1', { status: 502, ttfbMs: null, errorClass: 'upstream_error', errorMessage: 'bad gateway', usage: null, responseModel: null }),
+    );
+    expect(row).toMatchObject({
+      state: 'done',
+      status: 502,
+      ttfbMs: 50,
+      durationMs: 120,
+      errorClass: 'upstream_error',
+      errorMessage: 'bad gateway',
+      inputTokens: null,
+      usageSource: null,
+      upstreamRequestId: 'up-r1',
+    });
+  });
+});
+
+describe('maskRowText', () => {
+  it('masks the free-text fields and leaves ids and figures alone', () => {
+    const row = { ...rowFromStart(startEvent('r1', { clientPath: '/v1/models?key=SECRET' })), errorMessage: 'bad key SECRET' };
+    const masked = maskRowText(row, (text) => text.replaceAll('SECRET', '[redacted]'));
+    expect(masked.clientPath).toBe('/v1/models?key=[redacted]');
+    expect(masked.errorMessage).toBe('bad key [redacted]');
+    expect(masked.id).toBe('r1');
+    expect(masked.startedAtMs).toBe(row.startedAtMs);
+  });
+});

@@ -1,0 +1,63 @@
+/**
+ * Cleans a pasted gateway key. The seed (section 5) lists what breaks auth with a 401: a doubled
+ * "Bearer", a missing space, surrounding whitespace, newlines, extra quotation marks. Reasons and
+ * notes describe the problem, never the key.
+ */
+export type CleanedKey = { ok: true; key: string; notes: string[] } | { ok: false; reason: string };
+
+interface Cleaner {
+  pattern: RegExp;
+  note: string;
+}
+
+const CLEANERS: Cleaner[] = [
+  { pattern: /^\s+|\s+$/g, note: 'removed surrounding whitespace or line breaks' },
+  { pattern: /^["'`\u2018\u2019\u201C\u201D]+|["'`\u2018\u2019\u201C\u201D]+$/g, note: 'removed surrounding quotation marks' },
+  { pattern: /^(?:export\s+)?[A-Za-z_]*(?:KEY|TOKEN)[A-Za-z0-9_]*\s*=\s*/i, note: "removed a leading 'NAME=' assignment" },
+  { pattern: /^(?:authorization|x-api-key|api-key)\s*:\s*/i, note: "removed a leading header name ('Authorization:')" },
+  // "Bearer" followed by a space or colon, or glued to an `sk-` key (the missing-space case).
+  { pattern: /^bearer(?:\s+|\s*:\s*|(?=sk-))/i, note: "removed a leading 'Bearer '" },
+];
+
+export function cleanApiKey(raw: string): CleanedKey {
+  let key = raw;
+  const notes = new Set<string>();
+  // Repeat until nothing changes: pastes nest (`"Bearer Bearer sk-…"\n`).
+  for (let changed = true; changed; ) {
+    changed = false;
+    for (const { pattern, note } of CLEANERS) {
+      const next = key.replace(pattern, '');
+      if (next !== key) {
+        key = next;
+        notes.add(note);
+        changed = true;
+      }
+    }
+  }
+
+  if (key === '') return { ok: false, reason: 'The key is empty: paste the key from the gateway console.' };
+  for (let index = 0; index < key.length; index += 1) {
+    const code = key.charCodeAt(index);
+    const position = `at character ${index + 1}`;
+    if (/\s/.test(key[index]!)) {
+      return { ok: false, reason: `The key contains a space or line break ${position}: copy it again as one piece.` };
+    }
+    if (code < 0x20 || code === 0x7f) {
+      return { ok: false, reason: `The key contains a control character ${position}: copy it again from the console.` };
+    }
+    if (code > 0x7e) {
+      return {
+        ok: false,
+        reason: `The key contains a non-ASCII character ${position} (a smart quote or look-alike letter?): copy it again from the console.`,
+      };
+    }
+  }
+  return { ok: true, key, notes: [...notes] };
+}
+
+const MIN_LENGTH_TO_SHOW_TAIL = 12;
+
+/** Enough to tell keys apart in the window, never enough to use one. */
+export function maskKey(key: string): string {
+  return key.length >= MIN_LENGTH_TO_SHOW_TAIL ? `…${key.slice(-4)}` : '…';
+}

@@ -1,0 +1,74 @@
+/**
+ * Turns whatever a user pasted as the gateway address into `{origin}{prefix}/v1`, the form the
+ * seed calls {base_url} (section 9: the only version marker is the /v1 path segment).
+ */
+export type BaseUrlResult = { ok: true; baseUrl: string; warning?: string } | { ok: false; reason: string };
+
+const SURROUNDING_QUOTES = /^["'`\u2018\u2019\u201C\u201D]+|["'`\u2018\u2019\u201C\u201D]+$/g;
+const HAS_SCHEME = /^[a-z][a-z0-9+.-]*:\/\//i;
+const VERSION_SEGMENT = 'v1';
+/** Endpoint names a user may paste after the base (seed section 4 and the common client APIs). */
+const ENDPOINT_SEGMENTS = new Set(['chat', 'completions', 'models', 'responses', 'messages', 'count_tokens', 'embeddings']);
+
+export function normalizeBaseUrl(input: string): BaseUrlResult {
+  const trimmed = input.trim().replace(SURROUNDING_QUOTES, '').trim();
+  if (trimmed === '') return { ok: false, reason: 'The base URL is empty: paste the gateway address ending in /v1.' };
+  if (/\s/.test(trimmed)) return { ok: false, reason: 'The base URL contains a space or line break: paste it as one piece.' };
+
+  let url: URL;
+  try {
+    url = new URL(HAS_SCHEME.test(trimmed) ? trimmed : `https://${trimmed}`);
+  } catch {
+    return { ok: false, reason: 'The base URL is not a valid address: it should look like https://host/v1.' };
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+    return { ok: false, reason: `The base URL uses ${url.protocol}, but only https: and http: are supported.` };
+  }
+  // Never echo the userinfo: it is usually the key pasted into the wrong field.
+  if (url.username !== '' || url.password !== '') {
+    return {
+      ok: false,
+      reason: 'The base URL contains credentials (user:password@). Remove them and store the key in the key field.',
+    };
+  }
+  if (url.hostname === '') return { ok: false, reason: 'The base URL has no host name.' };
+
+  const { prefix, ignoredPath } = splitPath(url.pathname);
+  const warnings: string[] = [];
+  if (ignoredPath !== '') warnings.push(`The part after /v1 (${ignoredPath}) was ignored: clients add the endpoint path themselves.`);
+  if (url.protocol === 'http:' && !isLoopbackHost(url.hostname)) {
+    warnings.push('The base URL uses plain http to a remote host: the key would cross the network unencrypted. Use https.');
+  }
+  const baseUrl = `${url.protocol}//${url.host}${prefix}/${VERSION_SEGMENT}`;
+  return warnings.length === 0 ? { ok: true, baseUrl } : { ok: true, baseUrl, warning: warnings.join(' ') };
+}
+
+/**
+ * The segments before the first `v1` are a path prefix (`/api/v1` keeps `/api`); everything from
+ * `v1` on is a version marker plus an endpoint. Without `v1`, known endpoint names at the end are
+ * dropped and the rest is the prefix.
+ */
+function splitPath(pathname: string): { prefix: string; ignoredPath: string } {
+  const segments = pathname.split('/').filter((segment) => segment !== '');
+  const versionIndex = segments.indexOf(VERSION_SEGMENT);
+  if (versionIndex === -1) {
+    let end = segments.length;
+    while (end > 0 && ENDPOINT_SEGMENTS.has(segments[end - 1]!.toLowerCase())) end -= 1;
+    return { prefix: joinSegments(segments.slice(0, end)), ignoredPath: '' };
+  }
+  const afterVersion = segments.slice(versionIndex + 1).filter((segment) => segment !== VERSION_SEGMENT);
+  const unknown = afterVersion.some((segment) => !ENDPOINT_SEGMENTS.has(segment.toLowerCase()));
+  return {
+    prefix: joinSegments(segments.slice(0, versionIndex)),
+    ignoredPath: unknown ? joinSegments(afterVersion) : '',
+  };
+}
+
+function joinSegments(segments: string[]): string {
+  return segments.map((segment) => `/${segment}`).join('');
+}
+
+export function isLoopbackHost(hostname: string): boolean {
+  const host = hostname.toLowerCase().replace(/^\[|\]$/g, '');
+  return host === 'localhost' || host.endsWith('.localhost') || host === '::1' || /^127(\.\d{1,3}){3}$/.test(host);
+}

@@ -1,0 +1,80 @@
+import type { ErrorClass, OpenAiErrorBody } from '../contracts/errors.ts';
+import { explainError } from './errorExplanations.ts';
+import { redactSecrets } from './redact.ts';
+
+export interface ClientErrorDetail {
+  upstreamMessage?: string;
+  upstreamCode?: string;
+  /** Closest model ids, for model_not_found. */
+  suggestions?: string[];
+  profileName?: string;
+  /** The limit that ran out, for the timeout classes. */
+  timeoutMs?: number;
+  /** With bad_request: a 404 means the gateway has no such endpoint. */
+  upstreamStatus?: number;
+  /** Secrets to remove from upstream text on top of anything shaped like a key. */
+  knownSecrets?: string[];
+}
+
+const TIMEOUT_SETTING: Partial<Record<ErrorClass, string>> = {
+  timeout_connect: 'connectTimeoutMs',
+  timeout_idle: 'idleTimeoutMs',
+  timeout_total: 'totalTimeoutMs',
+};
+
+/** Hints for the network codes whose fix is specific. */
+const NETWORK_CODE_HINTS: Record<string, string> = {
+  ENOTFOUND: 'The host name does not resolve: check the host in the base URL.',
+  EAI_AGAIN: 'The host name could not be resolved right now: check DNS or the VPN.',
+  ECONNREFUSED: 'Nothing accepts connections at that host and port: check the port in the base URL.',
+  ERR_SSL_WRONG_VERSION_NUMBER: 'An https connection reached a plain-http port: check the scheme and port in the base URL.',
+  CERT_HAS_EXPIRED: "The gateway's TLS certificate has expired.",
+  DEPTH_ZERO_SELF_SIGNED_CERT: "The gateway's TLS certificate is self-signed and not trusted.",
+  UNABLE_TO_VERIFY_LEAF_SIGNATURE: "The gateway's TLS certificate chain could not be verified (a corporate proxy?).",
+};
+
+const MAX_UPSTREAM_MESSAGE_CHARS = 500;
+const MAX_CODE_CHARS = 64;
+
+/** The OpenAI-shaped body a client gets: cause, fix, and what the gateway said (with secrets removed). */
+export function buildClientError(errorClass: ErrorClass, detail: ClientErrorDetail = {}): OpenAiErrorBody {
+  const { meaning, fix } = explainError(errorClass);
+  const secrets = detail.knownSecrets ?? [];
+  const parts = [`${meaning}${causeSuffix(errorClass, detail)}.`];
+
+  if (errorClass === 'bad_request' && detail.upstreamStatus === 404) {
+    parts.push('The gateway has no endpoint at this path: check the path and that the gateway offers this API.');
+  }
+  const networkHint = errorClass === 'network' && detail.upstreamCode ? NETWORK_CODE_HINTS[detail.upstreamCode] : undefined;
+  if (networkHint) parts.push(networkHint);
+  parts.push(fix);
+  if (errorClass === 'model_not_found' && detail.suggestions && detail.suggestions.length > 0) {
+    parts.push(`Did you mean: ${detail.suggestions.join(', ')}?`);
+  }
+  if (detail.upstreamMessage) {
+    const said = collapseWhitespace(redactSecrets(detail.upstreamMessage, secrets));
+    if (said !== '') parts.push(`Gateway said: "${truncate(said, MAX_UPSTREAM_MESSAGE_CHARS)}"`);
+  }
+
+  const upstreamCode = detail.upstreamCode ? truncate(redactSecrets(detail.upstreamCode, secrets), MAX_CODE_CHARS) : '';
+  return {
+    error: { message: parts.join(' '), type: errorClass, code: upstreamCode || errorClass, param: null },
+  };
+}
+
+function causeSuffix(errorClass: ErrorClass, detail: ClientErrorDetail): string {
+  const setting = TIMEOUT_SETTING[errorClass];
+  if (setting && detail.timeoutMs !== undefined) return ` (${setting} = ${detail.timeoutMs} ms)`;
+  if ((errorClass === 'auth' || errorClass === 'no_key' || errorClass === 'circuit_open') && detail.profileName) {
+    return ` (profile "${detail.profileName}")`;
+  }
+  return '';
+}
+
+function collapseWhitespace(text: string): string {
+  return text.replace(/\s+/g, ' ').trim();
+}
+
+function truncate(text: string, maxChars: number): string {
+  return text.length <= maxChars ? text : `${text.slice(0, maxChars - 1)}…`;
+}

@@ -1,0 +1,97 @@
+/**
+ * Maps the path a client asked for onto the gateway's base URL. Clients append /v1 themselves
+ * (seed section 4.3), some twice, some not at all: `/v1/v1/x`, `/v1/x` and `/x` all mean `{base_url}/x`.
+ */
+export interface UpstreamPath {
+  /** Relative to the base URL, without a leading slash; '' for the base itself. */
+  path: string;
+  /** Verbatim from the request, with its '?', or ''. */
+  query: string;
+}
+
+export type RouteKind = 'chat' | 'messages' | 'count_tokens' | 'responses' | 'models' | 'other';
+
+const ABSOLUTE_FORM = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i;
+// Backslashes count as separators: URL parsers treat them as '/' for http(s), so a `..\` could climb.
+const SEPARATORS = /[/\\]/;
+
+export function toUpstreamPath(requestTarget: string): UpstreamPath {
+  // An absolute-form target (`http://elsewhere/...`) must never choose the upstream: keep its path only.
+  const target = requestTarget.replace(ABSOLUTE_FORM, '').split('#', 1)[0]!;
+  const queryStart = target.indexOf('?');
+  const rawPath = queryStart === -1 ? target : target.slice(0, queryStart);
+  const query = queryStart === -1 || queryStart === target.length - 1 ? '' : target.slice(queryStart);
+
+  const segments = stripVersionPrefix(resolveDotSegments(rawPath.split(SEPARATORS)));
+  return { path: segments.join('/'), query };
+}
+
+/** Empty segments collapse; `.` disappears; `..` pops, but never above the base. */
+function resolveDotSegments(rawSegments: string[]): string[] {
+  const resolved: string[] = [];
+  for (const segment of rawSegments) {
+    const decoded = safeDecode(segment);
+    if (segment === '' || decoded === '.') continue;
+    if (decoded === '..') {
+      resolved.pop();
+      continue;
+    }
+    // An encoded separator hiding a dot segment (`..%2F..`) could climb at a server that decodes it.
+    if (decoded.split(SEPARATORS).some((part) => part === '..' || part === '.')) continue;
+    resolved.push(segment);
+  }
+  return resolved;
+}
+
+function stripVersionPrefix(segments: string[]): string[] {
+  let start = 0;
+  while (start < segments.length && segments[start] === 'v1') start += 1;
+  return segments.slice(start);
+}
+
+function safeDecode(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+}
+
+/** Normalises a path given either with or without leading slashes, /v1 and a query. */
+function pathSegments(path: string): string[] {
+  const { path: upstreamPath } = toUpstreamPath(path.startsWith('/') ? path : `/${path}`);
+  return upstreamPath === '' ? [] : upstreamPath.split('/');
+}
+
+const IMAGE_CREATION_ACTIONS = new Set(['generations', 'edits', 'variations']);
+
+/**
+ * Endpoints whose POST starts paid work that may run even when the client sees a failure (seed
+ * section 3 and rule 3): image and video generation, and task-submission APIs of relay gateways.
+ */
+export function isSideEffectCreationPath(path: string): boolean {
+  const segments = pathSegments(path).map((segment) => segment.toLowerCase());
+  return segments.some((segment, index) => {
+    if (segment === 'images' || segment === 'image') return IMAGE_CREATION_ACTIONS.has(segments[index + 1] ?? '');
+    return segment === 'video' || segment === 'videos' || segment === 'submit' || /2(video|image)$/.test(segment);
+  });
+}
+
+export function routeKindOf(path: string, method: string): RouteKind {
+  const route = pathSegments(path).join('/');
+  const verb = method.toUpperCase();
+  if (verb === 'GET') return route === 'models' ? 'models' : 'other';
+  if (verb !== 'POST') return 'other';
+  switch (route) {
+    case 'chat/completions':
+      return 'chat';
+    case 'messages':
+      return 'messages';
+    case 'messages/count_tokens':
+      return 'count_tokens';
+    case 'responses':
+      return 'responses';
+    default:
+      return 'other';
+  }
+}

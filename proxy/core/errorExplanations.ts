@@ -1,0 +1,124 @@
+import type { ErrorClass } from '../contracts/errors.ts';
+
+/** What a failure means and what fixes it, for the client's error message and the window. */
+export interface ErrorExplanation {
+  /** The cause, as one sentence without a final period (details may be appended). */
+  meaning: string;
+  /** What to do, as full sentences. */
+  fix: string;
+  /** Whether trying the same request again later can succeed without changing anything. */
+  retryable: boolean;
+}
+
+// Typed as a Record over every class so a class added to the contract cannot go unexplained.
+const EXPLANATIONS: Record<ErrorClass, ErrorExplanation> = {
+  bad_request: {
+    meaning: 'The gateway rejected the request as invalid (bad parameters, a context larger than the model allows, or an endpoint it does not offer)',
+    fix: 'Fix the request: check the parameters, shorten the conversation, or use an API the gateway supports. Retrying unchanged will fail again.',
+    retryable: false,
+  },
+  auth: {
+    meaning: 'The gateway refused the key (missing, incomplete, revoked, from another account, or sent in a bad header form)',
+    fix: 'Paste the key again from the gateway console into Airlock. Clients keep using their Airlock token; do not retry until the key is fixed.',
+    retryable: false,
+  },
+  model_not_found: {
+    meaning: 'The gateway does not know this model id for this account (misspelled id, a display name instead of the id, a model not open to the account, or a duplicated /v1 in the URL)',
+    fix: 'List the models (GET /v1/models), copy the exact id, or add a model alias in the profile.',
+    retryable: false,
+  },
+  rate_limited: {
+    meaning: 'The gateway is limiting requests (rate or concurrency too high, balance or quota used up, or the model is busy)',
+    fix: 'Lower the concurrency and retry later with backoff; check the account balance in the gateway console.',
+    retryable: true,
+  },
+  upstream_error: {
+    meaning: 'The gateway got no valid answer from the model behind it (model fault, a long task past its proxy timeout, a body too large, or a protocol mismatch)',
+    fix: 'Retry once later; if it persists, compare a short non-streaming request with a streaming one and try another model.',
+    retryable: true,
+  },
+  timeout_connect: {
+    meaning: 'No connection to the gateway could be opened in time',
+    fix: 'Check the network and the base URL host; raise connectTimeoutMs in the profile if the network is slow.',
+    retryable: true,
+  },
+  timeout_idle: {
+    meaning: 'The gateway stopped sending data for longer than the idle timeout (reasoning models and tool phases can pause for minutes)',
+    fix: 'Raise idleTimeoutMs in the profile, or use a model that answers faster.',
+    retryable: true,
+  },
+  timeout_total: {
+    meaning: 'The whole request took longer than the total time allowed',
+    fix: 'Raise totalTimeoutMs in the profile, ask for a shorter answer, or stream the response.',
+    retryable: true,
+  },
+  html_instead_of_json: {
+    meaning: 'The gateway address answered with a web page instead of an API response (wrong base URL or path, a reverse proxy in between, or /v1/v1 in the final URL)',
+    fix: "Set the profile's base URL to the one ending in /v1 that the gateway's docs give, and point clients at Airlock without adding another /v1.",
+    retryable: false,
+  },
+  stream_interrupted: {
+    meaning: 'The response stream broke before it finished (the model, the gateway, the network or a timeout cut it)',
+    fix: 'Retry the request; if it keeps happening, check for buffering proxies and raise idleTimeoutMs.',
+    retryable: true,
+  },
+  network: {
+    meaning: 'The connection to the gateway failed (refused, reset, name not resolved, or TLS failure)',
+    fix: 'Check the network, VPN or firewall, and the base URL host and port.',
+    retryable: true,
+  },
+  client_unauthorized: {
+    meaning: 'Airlock did not recognise the client token',
+    fix: 'Set the Airlock client token (not the gateway key) as the API key in the client; copy it from the Airlock window.',
+    retryable: false,
+  },
+  forbidden: {
+    meaning: 'Airlock refused a request from a foreign web page or host name',
+    fix: 'Call Airlock from a local tool at 127.0.0.1 or localhost; web pages of other sites may not use it.',
+    retryable: false,
+  },
+  no_key: {
+    meaning: 'The active profile has no gateway key stored',
+    fix: 'Store the key for this profile in the Airlock window (headless: set AIRLOCK_API_KEY).',
+    retryable: false,
+  },
+  invalid_request: {
+    meaning: 'Airlock could not read the request (malformed JSON or a missing field)',
+    fix: 'Send a valid JSON body with the fields the endpoint needs.',
+    retryable: false,
+  },
+  budget_exceeded: {
+    meaning: 'This request would go over the spending budget set in Airlock',
+    fix: 'Raise or reset the budget in the Airlock window, or wait for the next period.',
+    retryable: false,
+  },
+  client_paused: {
+    meaning: 'This client token is paused in Airlock',
+    fix: 'Resume the client in the Airlock window.',
+    retryable: false,
+  },
+  circuit_open: {
+    meaning: 'Airlock stopped forwarding after repeated authentication failures, so retries do not hammer the gateway',
+    fix: 'Fix the gateway key in the Airlock window; forwarding resumes once the key is changed.',
+    retryable: false,
+  },
+  proxy_paused: {
+    meaning: 'Airlock is paused and forwards nothing',
+    fix: 'Resume Airlock from the window or the tray menu.',
+    retryable: true,
+  },
+  client_aborted: {
+    meaning: 'The client closed the connection before the answer was complete',
+    fix: 'Nothing to fix in Airlock; raise the client read timeout if it gave up too early.',
+    retryable: true,
+  },
+  unsupported: {
+    meaning: 'Airlock cannot serve this kind of request with the current profile settings',
+    fix: "Switch the profile's protocol mode, or call an endpoint the gateway offers.",
+    retryable: false,
+  },
+};
+
+export function explainError(errorClass: ErrorClass): ErrorExplanation {
+  return EXPLANATIONS[errorClass];
+}

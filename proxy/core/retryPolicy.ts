@@ -1,0 +1,83 @@
+import type { UpstreamErrorClass } from '../contracts/errors.ts';
+import type { RetryPolicy } from '../contracts/profile.ts';
+import { isSideEffectCreationPath } from './clientPath.ts';
+
+export type AttemptOutcome =
+  | { kind: 'status'; status: number; retryAfter: string | null }
+  /** `requestSent`: the request (headers and body) was written, so the gateway may have run it. */
+  | { kind: 'network'; errorClass: UpstreamErrorClass; requestSent: boolean };
+
+export interface RetryInput {
+  /** Retries already made for this request (0 after the first attempt). */
+  retriesSoFar: number;
+  method: string;
+  upstreamPath: string;
+  outcome: AttemptOutcome;
+  bytesSentToClient: boolean;
+  hasIdempotencyKey: boolean;
+  policy: RetryPolicy;
+  /** In [0, 1), for jitter; injected so tests are deterministic. */
+  random: () => number;
+  /** The clock for Retry-After as an HTTP date. */
+  nowMs: number;
+}
+
+export type RetryDecision = { retry: true; delayMs: number } | { retry: false; reason: string };
+
+/** Seed section 7 rule 1: "some 5xx" are 502/503/504; 500 usually means the request itself broke the model. */
+const RETRYABLE_STATUSES = new Set([429, 502, 503, 504]);
+/** Network outcomes a short break can explain; a spent total budget or a refusal is not one. */
+const RETRYABLE_NETWORK_CLASSES = new Set<UpstreamErrorClass>(['network', 'timeout_connect', 'timeout_idle', 'stream_interrupted']);
+/** RFC 9110 section 9.2.2: sending these twice has the effect of sending them once. */
+const IDEMPOTENT_METHODS = new Set(['GET', 'HEAD', 'OPTIONS', 'TRACE', 'PUT', 'DELETE']);
+const BACKOFF_MS = [1000, 2000, 4000];
+const MAX_JITTER_RATIO = 0.25;
+
+/** Whether to try the same request again, and after how long (seed section 7, rules 1-3). */
+export function decideRetry(input: RetryInput): RetryDecision {
+  const { outcome, policy } = input;
+  if (input.bytesSentToClient) return refuse('part of the answer already reached the client');
+
+  if (outcome.kind === 'status' && !RETRYABLE_STATUSES.has(outcome.status)) {
+    return refuse(`status ${outcome.status} is not retried`);
+  }
+  if (outcome.kind === 'network' && !RETRYABLE_NETWORK_CLASSES.has(outcome.errorClass)) {
+    return refuse(`${outcome.errorClass} is not retried`);
+  }
+
+  const idempotent = IDEMPOTENT_METHODS.has(input.method.toUpperCase()) || input.hasIdempotencyKey;
+  if (!idempotent && isSideEffectCreationPath(input.upstreamPath)) {
+    return refuse('an image or video creation may already be running upstream; send an idempotency key to allow retries');
+  }
+  if (outcome.kind === 'network' && outcome.requestSent && !idempotent) {
+    return refuse('the request reached the gateway, which may have run and charged it; it is not sent twice');
+  }
+
+  const maxRetries = Math.min(policy.maxRetries, BACKOFF_MS.length);
+  if (input.retriesSoFar >= maxRetries) return refuse(`gave up after ${input.retriesSoFar} retries (limit ${maxRetries})`);
+
+  const backoffMs = BACKOFF_MS[input.retriesSoFar]!;
+  const delayMs = Math.round(backoffMs * (1 + MAX_JITTER_RATIO * input.random()));
+  const retryAfterMs = outcome.kind === 'status' ? parseRetryAfterMs(outcome.retryAfter, input.nowMs) : null;
+  if (retryAfterMs === null) return { retry: true, delayMs };
+  if (retryAfterMs > policy.maxRetryAfterMs) {
+    return refuse(
+      `the gateway asked to wait ${retryAfterMs} ms, more than maxRetryAfterMs (${policy.maxRetryAfterMs} ms); the client decides`,
+    );
+  }
+  return { retry: true, delayMs: Math.max(delayMs, retryAfterMs) };
+}
+
+/** Retry-After is delay-seconds or an HTTP date (RFC 9110 section 10.2.3); anything else is ignored. */
+export function parseRetryAfterMs(retryAfter: string | null, nowMs: number): number | null {
+  if (retryAfter === null) return null;
+  const value = retryAfter.trim();
+  if (/^\d+(\.\d+)?$/.test(value)) return Math.round(Number(value) * 1000);
+  if (!/[a-z]/i.test(value)) return null;
+  const dateMs = Date.parse(value);
+  return Number.isNaN(dateMs) ? null : Math.max(0, dateMs - nowMs);
+}
+
+function refuse(reason: string): RetryDecision {
+  return { retry: false, reason };
+}

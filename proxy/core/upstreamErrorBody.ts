@@ -1,0 +1,52 @@
+/**
+ * Reads the error a gateway put in a response body. The seed does not fix its schema (section 7),
+ * so the common shapes are accepted: `{error:{message,code,type}}`, `{error:"…"}`, `{message,code}`,
+ * `{detail:"…"}`.
+ */
+export interface UpstreamErrorDetail {
+  message: string | null;
+  code: string | null;
+}
+
+const EMPTY: UpstreamErrorDetail = { message: null, code: null };
+/** Past this, a body is no error message worth parsing (error bodies are small). */
+const MAX_ERROR_BODY_CHARS = 64 * 1024;
+
+export function extractUpstreamError(bodyText: string): UpstreamErrorDetail {
+  if (bodyText.length > MAX_ERROR_BODY_CHARS) return EMPTY;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(bodyText);
+  } catch {
+    return EMPTY;
+  }
+  if (!isRecord(parsed)) return EMPTY;
+  const error = parsed['error'];
+  if (typeof error === 'string') return { message: error, code: textOf(parsed['code']) };
+  const source = isRecord(error) ? error : parsed;
+  return {
+    message: textOf(source['message']) ?? textOf(source['detail']) ?? textOf(source['msg']),
+    code: textOf(source['code']) ?? textOf(source['type']),
+  };
+}
+
+/** True when a 2xx JSON body carries only an error (some gateways answer errors with 200). */
+export function isErrorOnlyBody(bodyText: string): boolean {
+  if (bodyText.length > MAX_ERROR_BODY_CHARS) return false;
+  try {
+    const parsed: unknown = JSON.parse(bodyText);
+    return isRecord(parsed) && parsed['error'] != null && !('choices' in parsed) && !('data' in parsed) && !('output' in parsed);
+  } catch {
+    return false;
+  }
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function textOf(value: unknown): string | null {
+  if (typeof value === 'string' && value !== '') return value;
+  if (typeof value === 'number') return String(value);
+  return null;
+}

@@ -1,0 +1,119 @@
+import { formatCredits, roundCredits } from '../billing/constants.ts';
+import type { LocalRefusal } from '../pipeline/services.ts';
+
+/**
+ * Runaway protection: a client that sends more than `maxRequests` requests or spends more than
+ * `maxCredits` within one sliding window is paused until the user resumes it. A pause is sticky
+ * on purpose: a looping agent must not be let back in just because a minute passed.
+ */
+export interface BurstGuardOptions {
+  windowMs: number;
+  maxRequests: number;
+  maxCredits: number;
+}
+
+export const DEFAULT_BURST_GUARD_OPTIONS: BurstGuardOptions = { windowMs: 60_000, maxRequests: 120, maxCredits: 5 };
+
+/** The command the CLI offers for resuming; named in the refusal so a terminal user can act. */
+export const RESUME_COMMAND = 'airlock resume';
+/** Requests without a client token share one burst window under this name. */
+export const ANONYMOUS_CLIENT = '(no client token)';
+
+export interface ClientPause {
+  clientName: string;
+  pausedAtMs: number;
+  reason: string;
+}
+
+interface ClientWindow {
+  requestTimesMs: number[];
+  spends: { atMs: number; credits: number }[];
+  windowCredits: number;
+}
+
+export class BurstGuard {
+  readonly #options: BurstGuardOptions;
+  readonly #windows = new Map<string, ClientWindow>();
+  readonly #paused = new Map<string, ClientPause>();
+
+  constructor(options: Partial<BurstGuardOptions> = {}) {
+    this.#options = { ...DEFAULT_BURST_GUARD_OPTIONS, ...options };
+  }
+
+  /** The refusal for a paused client, without counting anything. */
+  pausedRefusal(clientName: string): LocalRefusal | null {
+    const pause = this.#paused.get(clientName);
+    return pause ? pausedRefusal(pause) : null;
+  }
+
+  /** Counts one request; the request that crosses the limit is the first one refused. */
+  admit(clientName: string, nowMs: number): LocalRefusal | null {
+    const existing = this.pausedRefusal(clientName);
+    if (existing) return existing;
+    const window = this.#window(clientName, nowMs);
+    window.requestTimesMs.push(nowMs);
+    const count = window.requestTimesMs.length;
+    if (count <= this.#options.maxRequests) return null;
+    return pausedRefusal(this.#pause(clientName, nowMs, `${count} requests within ${this.#windowText()} (limit ${this.#options.maxRequests})`));
+  }
+
+  /** Adds a finished request's cost; crossing the credit limit pauses the client's later requests. */
+  recordCredits(clientName: string, credits: number | null, atMs: number): void {
+    if (credits === null || credits <= 0 || this.#paused.has(clientName)) return;
+    const window = this.#window(clientName, atMs);
+    window.spends.push({ atMs, credits });
+    window.windowCredits = roundCredits(window.windowCredits + credits);
+    if (window.windowCredits > this.#options.maxCredits) {
+      const spent = formatCredits(window.windowCredits);
+      this.#pause(clientName, atMs, `${spent} credits within ${this.#windowText()} (limit ${formatCredits(this.#options.maxCredits)})`);
+    }
+  }
+
+  resume(clientName: string): boolean {
+    this.#windows.delete(clientName);
+    return this.#paused.delete(clientName);
+  }
+
+  pausedClients(): ClientPause[] {
+    return [...this.#paused.values()];
+  }
+
+  #pause(clientName: string, atMs: number, reason: string): ClientPause {
+    const pause = { clientName, pausedAtMs: atMs, reason };
+    this.#paused.set(clientName, pause);
+    this.#windows.delete(clientName);
+    return pause;
+  }
+
+  /** The client's window with everything older than `windowMs` before `nowMs` dropped. */
+  #window(clientName: string, nowMs: number): ClientWindow {
+    let window = this.#windows.get(clientName);
+    if (!window) {
+      window = { requestTimesMs: [], spends: [], windowCredits: 0 };
+      this.#windows.set(clientName, window);
+    }
+    const oldestKeptMs = nowMs - this.#options.windowMs;
+    const firstKeptRequest = window.requestTimesMs.findIndex((atMs) => atMs > oldestKeptMs);
+    window.requestTimesMs.splice(0, firstKeptRequest === -1 ? window.requestTimesMs.length : firstKeptRequest);
+    while (window.spends.length > 0 && window.spends[0]!.atMs <= oldestKeptMs) {
+      window.windowCredits = roundCredits(window.windowCredits - window.spends.shift()!.credits);
+    }
+    return window;
+  }
+
+  #windowText(): string {
+    return `${Math.round(this.#options.windowMs / 1000)} s`;
+  }
+}
+
+function pausedRefusal(pause: ClientPause): LocalRefusal {
+  const resume = pause.clientName === ANONYMOUS_CLIENT ? 'in the Airlock window' : `in the Airlock window or with \`${RESUME_COMMAND} ${pause.clientName}\``;
+  return {
+    status: 429,
+    errorClass: 'client_paused',
+    code: 'client_paused',
+    message:
+      `Airlock paused client '${pause.clientName}' to stop a possible runaway loop: ${pause.reason}. ` +
+      `Nothing was sent to the gateway. Resume it ${resume}.`,
+  };
+}

@@ -1,0 +1,86 @@
+import { findPrice, inputCostOf } from '../billing/cost.ts';
+import type { Budget } from '../contracts/profile.ts';
+import type { LocalRefusal, SpendCheckInput, SpendGate, SpendOutcome } from '../pipeline/services.ts';
+import { AuthCircuitBreaker, type AuthCircuitBreakerOptions } from './authCircuitBreaker.ts';
+import { decideBudget, type BudgetOwner } from './budgetDecision.ts';
+import { ANONYMOUS_CLIENT, BurstGuard, type BurstGuardOptions, type ClientPause } from './burstGuard.ts';
+import { SpendLedger } from './spendLedger.ts';
+
+export interface SpendGateDeps {
+  ledger: SpendLedger;
+  /** The client token's budget from the config (read from memory, never from disk per request). */
+  clientBudget(clientName: string): Budget | undefined;
+  nowMs?: () => number;
+  burstGuard?: Partial<BurstGuardOptions>;
+  authBreaker?: Partial<AuthCircuitBreakerOptions>;
+}
+
+/** The spend gate plus the controls the window, tray and CLI need. */
+export interface SpendGateControl extends SpendGate {
+  resumeClient(clientName: string): boolean;
+  pausedClients(): ClientPause[];
+  /** Call when a profile's key changes. */
+  resetAuthBreaker(profileId: string): void;
+  readonly ledger: SpendLedger;
+}
+
+/**
+ * Combines budgets, the burst guard and the auth circuit breaker. Everything is in memory: a check
+ * costs a few map look-ups and a scan of the profile's price table, never I/O. Checks without side
+ * effects run first, so a request refused by a budget does not consume the breaker's probe.
+ */
+export function createSpendGate(deps: SpendGateDeps): SpendGateControl {
+  const nowMs = deps.nowMs ?? Date.now;
+  const burstGuard = new BurstGuard(deps.burstGuard);
+  const authBreaker = new AuthCircuitBreaker(deps.authBreaker);
+  const { ledger } = deps;
+
+  function check(input: SpendCheckInput): LocalRefusal | null {
+    const atMs = nowMs();
+    const clientName = input.identity.tokenName;
+    const burstKey = clientName ?? ANONYMOUS_CLIENT;
+    return (
+      burstGuard.pausedRefusal(burstKey) ??
+      decideBudget({ owners: budgetOwners(input, clientName, atMs), estimatedInputCredits: estimatedInputCredits(input) }) ??
+      burstGuard.admit(burstKey, atMs) ??
+      authBreaker.admit(input.profile.id, atMs)
+    );
+  }
+
+  function budgetOwners(input: SpendCheckInput, clientName: string | null, atMs: number): BudgetOwner[] {
+    const owners: BudgetOwner[] = [
+      { kind: 'profile', name: input.profile.id, budget: input.profile.budget, totals: ledger.totals({ kind: 'profile', profileId: input.profile.id }, atMs) },
+    ];
+    if (clientName !== null) {
+      owners.push({
+        kind: 'client',
+        name: clientName,
+        budget: deps.clientBudget(clientName),
+        totals: ledger.totals({ kind: 'client', clientName }, atMs),
+      });
+    }
+    return owners;
+  }
+
+  function recordOutcome(outcome: SpendOutcome): void {
+    const clientName = outcome.identity.tokenName;
+    ledger.record({ profileId: outcome.profileId, clientName, costCredits: outcome.costCredits, atMs: outcome.atMs });
+    burstGuard.recordCredits(clientName ?? ANONYMOUS_CLIENT, outcome.costCredits, outcome.atMs);
+    authBreaker.recordUpstreamOutcome({ profileId: outcome.profileId, status: outcome.status, atMs: outcome.atMs });
+  }
+
+  return {
+    check,
+    recordOutcome,
+    resumeClient: (clientName) => burstGuard.resume(clientName),
+    pausedClients: () => burstGuard.pausedClients(),
+    resetAuthBreaker: (profileId) => authBreaker.reset(profileId),
+    ledger,
+  };
+}
+
+function estimatedInputCredits(input: SpendCheckInput): number | null {
+  if (input.estimatedInputTokens === null) return null;
+  const price = findPrice(input.profile.prices, input.upstreamModel);
+  return inputCostOf(input.estimatedInputTokens, price, input.profile.priceMultiplier);
+}

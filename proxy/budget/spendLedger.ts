@@ -1,0 +1,106 @@
+import { roundCredits } from '../billing/constants.ts';
+
+/**
+ * Running credit totals per profile and per client token for the current local day and month,
+ * kept in memory so the spend gate decides without I/O. Seeded once from the log at start;
+ * afterwards every ended request is recorded here as well as in the log.
+ */
+export type SpendScope = { kind: 'profile'; profileId: string } | { kind: 'client'; clientName: string };
+
+export interface SpendTotals {
+  dayCredits: number;
+  monthCredits: number;
+}
+
+export interface SpendRecord {
+  profileId: string;
+  clientName: string | null;
+  /** null (unpriced) counts as 0: caps can only limit what has a price. */
+  costCredits: number | null;
+  atMs: number;
+}
+
+/** Credits the log holds for a scope since a time (the log's `spendSince`). */
+export type SpentSince = (scope: SpendScope, sinceMs: number) => number;
+
+export function startOfLocalDayMs(atMs: number): number {
+  const at = new Date(atMs);
+  return new Date(at.getFullYear(), at.getMonth(), at.getDate()).getTime();
+}
+
+export function startOfLocalMonthMs(atMs: number): number {
+  const at = new Date(atMs);
+  return new Date(at.getFullYear(), at.getMonth(), 1).getTime();
+}
+
+interface ScopeTotals extends SpendTotals {
+  dayStartMs: number;
+  monthStartMs: number;
+}
+
+const ZERO_TOTALS: SpendTotals = { dayCredits: 0, monthCredits: 0 };
+
+export class SpendLedger {
+  readonly #totals = new Map<string, ScopeTotals>();
+
+  /**
+   * Replaces the totals of these scopes with what the log holds for today and this month.
+   * Call at start for every known profile and client token (and for one added later).
+   */
+  seed(scopes: readonly SpendScope[], spentSince: SpentSince, nowMs: number): void {
+    const dayStartMs = startOfLocalDayMs(nowMs);
+    const monthStartMs = startOfLocalMonthMs(nowMs);
+    for (const scope of scopes) {
+      this.#totals.set(scopeKey(scope), {
+        dayStartMs,
+        monthStartMs,
+        dayCredits: spentSince(scope, dayStartMs),
+        monthCredits: spentSince(scope, monthStartMs),
+      });
+    }
+  }
+
+  record(spend: SpendRecord): void {
+    const credits = spend.costCredits ?? 0;
+    if (credits <= 0) return;
+    this.#add({ kind: 'profile', profileId: spend.profileId }, credits, spend.atMs);
+    if (spend.clientName !== null) this.#add({ kind: 'client', clientName: spend.clientName }, credits, spend.atMs);
+  }
+
+  totals(scope: SpendScope, nowMs: number): SpendTotals {
+    const entry = this.#totals.get(scopeKey(scope));
+    if (!entry) return ZERO_TOTALS;
+    rollForward(entry, nowMs);
+    return { dayCredits: entry.dayCredits, monthCredits: entry.monthCredits };
+  }
+
+  #add(scope: SpendScope, credits: number, atMs: number): void {
+    const key = scopeKey(scope);
+    let entry = this.#totals.get(key);
+    if (!entry) {
+      entry = { dayStartMs: startOfLocalDayMs(atMs), monthStartMs: startOfLocalMonthMs(atMs), dayCredits: 0, monthCredits: 0 };
+      this.#totals.set(key, entry);
+    }
+    rollForward(entry, atMs);
+    // A request that ended in an earlier period than the ledger's current one belongs to that period.
+    if (atMs >= entry.dayStartMs) entry.dayCredits = roundCredits(entry.dayCredits + credits);
+    if (atMs >= entry.monthStartMs) entry.monthCredits = roundCredits(entry.monthCredits + credits);
+  }
+}
+
+/** Periods only move forward: a clock stepping back must not resurrect yesterday's total. */
+function rollForward(entry: ScopeTotals, nowMs: number): void {
+  const dayStartMs = startOfLocalDayMs(nowMs);
+  if (dayStartMs <= entry.dayStartMs) return;
+  entry.dayStartMs = dayStartMs;
+  entry.dayCredits = 0;
+  const monthStartMs = startOfLocalMonthMs(nowMs);
+  if (monthStartMs > entry.monthStartMs) {
+    entry.monthStartMs = monthStartMs;
+    entry.monthCredits = 0;
+  }
+}
+
+function scopeKey(scope: SpendScope): string {
+  return scope.kind === 'profile' ? `profile:${scope.profileId}` : `client:${scope.clientName}`;
+}

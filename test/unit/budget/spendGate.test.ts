@@ -1,0 +1,122 @@
+import { describe, expect, it } from 'vitest';
+import { createSpendGate, type SpendGateDeps } from '../../../proxy/budget/spendGate.ts';
+import { SpendLedger } from '../../../proxy/budget/spendLedger.ts';
+import { profileSchema, type Budget, type ProfileInput } from '../../../proxy/contracts/profile.ts';
+import type { SpendCheckInput } from '../../../proxy/pipeline/services.ts';
+
+const NOW = new Date(2026, 4, 10, 12).getTime();
+
+function setup(options: { profile?: Partial<ProfileInput>; clientBudgets?: Record<string, Budget>; deps?: Partial<SpendGateDeps> } = {}) {
+  let nowMs = NOW;
+  const profile = profileSchema.parse({
+    id: 'work',
+    name: 'Work',
+    baseUrl: 'https://gateway.example/v1',
+    prices: [{ model: 'gpt-x', inputPer1M: 2, outputPer1M: 8 }],
+    ...options.profile,
+  });
+  const gate = createSpendGate({
+    ledger: new SpendLedger(),
+    clientBudget: (name) => options.clientBudgets?.[name],
+    nowMs: () => nowMs,
+    // Budget tests record large spends; the credit burst limit has its own tests below.
+    burstGuard: { maxCredits: 1000 },
+    ...options.deps,
+  });
+  const input = (overrides: Partial<SpendCheckInput> = {}): SpendCheckInput => ({
+    identity: { tokenName: 'cursor', pinnedProfileId: null },
+    profile,
+    method: 'POST',
+    upstreamPath: '/chat/completions',
+    upstreamModel: 'gpt-x',
+    estimatedInputTokens: 1000,
+    ...overrides,
+  });
+  const spend = (costCredits: number | null, status = 200, tokenName: string | null = 'cursor') =>
+    gate.recordOutcome({ identity: { tokenName, pinnedProfileId: null }, profileId: 'work', status, costCredits, atMs: nowMs });
+  return { gate, input, spend, advance: (ms: number) => (nowMs += ms) };
+}
+
+describe('createSpendGate', () => {
+  it('allows a request with no caps reached', () => {
+    const { gate, input } = setup({ profile: { budget: { dailyCredits: 20 } } });
+    expect(gate.check(input())).toBeNull();
+  });
+
+  it('refuses once the profile daily cap is reached by recorded spend', () => {
+    const { gate, input, spend } = setup({ profile: { budget: { dailyCredits: 20 } } });
+    spend(12);
+    expect(gate.check(input())).toBeNull();
+    spend(8.13);
+    expect(gate.check(input())).toMatchObject({ status: 429, errorClass: 'budget_exceeded', headers: { 'x-airlock-budget': 'daily' } });
+    expect(gate.check(input())?.message).toContain("daily cap of 20 credits for profile 'work' reached: 20.13 spent today");
+  });
+
+  it('the daily cap lifts at local midnight', () => {
+    const { gate, input, spend, advance } = setup({ profile: { budget: { dailyCredits: 1 } } });
+    spend(1);
+    expect(gate.check(input())).not.toBeNull();
+    advance(12 * 3_600_000);
+    expect(gate.check(input())).toBeNull();
+  });
+
+  it.each([
+    { name: 'over the per-request cap', tokens: 600_000, model: 'gpt-x', multiplier: 1, refused: true },
+    { name: 'under the per-request cap', tokens: 400_000, model: 'gpt-x', multiplier: 1, refused: false },
+    { name: 'multiplier pushes it over', tokens: 400_000, model: 'gpt-x', multiplier: 2, refused: true },
+    { name: 'case-insensitive price match', tokens: 600_000, model: 'GPT-X', multiplier: 1, refused: true },
+    { name: 'unpriced model cannot be estimated', tokens: 600_000, model: 'other', multiplier: 1, refused: false },
+  ])('per-request input cap (1 credit): $name', ({ tokens, model, multiplier, refused }) => {
+    const { gate, input } = setup({ profile: { budget: { perRequestInputCredits: 1 }, priceMultiplier: multiplier } });
+    const refusal = gate.check(input({ estimatedInputTokens: tokens, upstreamModel: model }));
+    expect(refusal?.headers?.['x-airlock-budget'] ?? null).toBe(refused ? 'per-request' : null);
+  });
+
+  it('applies the client token budget to that client only', () => {
+    const { gate, input, spend } = setup({ clientBudgets: { cursor: { dailyCredits: 1 } } });
+    spend(1.5);
+    expect(gate.check(input())?.message).toContain("client token 'cursor'");
+    expect(gate.check(input({ identity: { tokenName: 'aider', pinnedProfileId: null } }))).toBeNull();
+  });
+
+  it('pauses a bursting client until resumed', () => {
+    const { gate, input } = setup({ deps: { burstGuard: { maxRequests: 2 } } });
+    expect([gate.check(input()), gate.check(input())]).toEqual([null, null]);
+    expect(gate.check(input())?.errorClass).toBe('client_paused');
+    expect(gate.pausedClients().map((pause) => pause.clientName)).toEqual(['cursor']);
+    expect(gate.resumeClient('cursor')).toBe(true);
+    expect(gate.check(input())).toBeNull();
+  });
+
+  it('requests refused by a budget do not count toward the burst', () => {
+    const { gate, input } = setup({ profile: { budget: { perRequestInputCredits: 1 } }, deps: { burstGuard: { maxRequests: 2 } } });
+    for (let attempt = 0; attempt < 5; attempt += 1) {
+      expect(gate.check(input({ estimatedInputTokens: 10_000_000 }))?.errorClass).toBe('budget_exceeded');
+    }
+    expect([gate.check(input()), gate.check(input())]).toEqual([null, null]);
+  });
+
+  it('pauses on credits spent in a burst, including requests without a client token', () => {
+    const { gate, input, spend } = setup({ deps: { burstGuard: { maxCredits: 5 } } });
+    spend(6, 200, null);
+    expect(gate.check(input({ identity: { tokenName: null, pinnedProfileId: null } }))?.errorClass).toBe('client_paused');
+    expect(gate.check(input())).toBeNull();
+  });
+
+  it('opens the auth breaker on a 401 outcome and resets it on a key change', () => {
+    const { gate, input, spend } = setup();
+    spend(null, 401);
+    expect(gate.check(input())).toMatchObject({ status: 401, errorClass: 'circuit_open' });
+    gate.resetAuthBreaker('work');
+    expect(gate.check(input())).toBeNull();
+  });
+
+  it('a budget refusal does not consume the half-open probe', () => {
+    const { gate, input, spend, advance } = setup({ profile: { budget: { perRequestInputCredits: 1 } } });
+    spend(null, 401);
+    advance(30_000);
+    expect(gate.check(input({ estimatedInputTokens: 10_000_000 }))?.errorClass).toBe('budget_exceeded');
+    expect(gate.check(input())).toBeNull();
+    expect(gate.check(input())?.errorClass).toBe('circuit_open');
+  });
+});

@@ -108,7 +108,7 @@ export function requireProfile(config: ConfigFile, id: string): Profile {
 
 function normalizedBaseUrl(input: string): string {
   const result = normalizeBaseUrl(input);
-  if (!result.ok) throw new ConfigEditError(`base URL: ${result.reason}`);
+  if (!result.ok) throw new ConfigEditError(result.reason);
   return result.baseUrl;
 }
 

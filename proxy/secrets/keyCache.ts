@@ -6,6 +6,8 @@ export interface KeyStatus {
   lastFour: string | null;
 }
 
+const MIN_LENGTH_TO_SHOW_TAIL = 12;
+
 interface ConfigSource {
   snapshot(): ConfigFile;
   onChange(listener: (config: ConfigFile) => void): () => void;
@@ -72,7 +74,9 @@ export class KeyCache {
 
   keyStatus(profileId: string): KeyStatus {
     const key = this.#keys.get(profileId);
-    return key ? { set: true, lastFour: key.slice(-4) } : { set: false, lastFour: null };
+    if (!key) return { set: false, lastFour: null };
+    // Like maskKey: a short key's tail would be too large a part of it to show.
+    return { set: true, lastFour: key.length >= MIN_LENGTH_TO_SHOW_TAIL ? key.slice(-4) : null };
   }
 
   /** Why keys could not be read (no keychain), or null. */

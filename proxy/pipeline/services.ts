@@ -26,6 +26,8 @@ export function isLocalRefusal(value: unknown): value is LocalRefusal {
 export interface ClientIdentity {
   tokenName: string | null;
   pinnedProfileId: string | null;
+  /** The model used when a request names none (per client token). */
+  defaultModel?: string | null;
 }
 
 /** Decides whether a request may use the proxy at all (client token; Host and Origin are checked before). */

@@ -1,0 +1,196 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { setTimeout as delay } from 'node:timers/promises';
+import type { Dispatcher } from 'undici';
+import type { ErrorClass, UpstreamErrorClass } from '../contracts/errors.ts';
+import { classifyNetworkFailure, classifyUpstreamResponse, statusForClass } from '../core/errorClass.ts';
+import { buildUpstreamHeaders, pickUpstreamRequestId } from '../core/headers.ts';
+import { decideRetry } from '../core/retryPolicy.ts';
+import type { ExchangePlan } from './plan.ts';
+import { relayResponse } from './relay.ts';
+import { errorBodyFor, sendJson, type ErrorDetail } from './replies.ts';
+import type { UpstreamTarget } from './services.ts';
+import type { RequestTrace } from './trace.ts';
+import { sendUpstream } from './upstreamClient.ts';
+import { suggestModels } from './modelSuggestions.ts';
+
+const ERROR_BODY_LIMIT_BYTES = 256 * 1024;
+
+/** Why our own AbortController fired: the client left, or the total time ran out. */
+type AbortReason = 'client_aborted' | 'timeout_total';
+
+export interface ExchangeContext {
+  req: IncomingMessage;
+  res: ServerResponse;
+  plan: ExchangePlan;
+  target: UpstreamTarget;
+  trace: RequestTrace;
+  random?: () => number;
+}
+
+async function readCapped(body: Dispatcher.ResponseData['body'], limitBytes: number): Promise<string> {
+  const chunks: Buffer[] = [];
+  let total = 0;
+  for await (const chunk of body as AsyncIterable<Buffer>) {
+    if (total < limitBytes) chunks.push(chunk);
+    total += chunk.length;
+  }
+  return Buffer.concat(chunks).subarray(0, limitBytes).toString('utf8');
+}
+
+function upstreamErrorDetail(bodyText: string): { message?: string; code?: string } {
+  try {
+    const parsed = JSON.parse(bodyText) as { error?: { message?: unknown; code?: unknown } | string; message?: unknown };
+    const error = parsed.error;
+    if (typeof error === 'string') return { message: error };
+    const message = typeof error?.message === 'string' ? error.message : typeof parsed.message === 'string' ? parsed.message : undefined;
+    const code = typeof error?.code === 'string' ? error.code : undefined;
+    return { ...(message !== undefined ? { message } : {}), ...(code !== undefined ? { code } : {}) };
+  } catch {
+    return {};
+  }
+}
+
+function headerValue(headers: Dispatcher.ResponseData['headers'], name: string): string | null {
+  const value = headers[name];
+  if (Array.isArray(value)) return value[0] ?? null;
+  return value ?? null;
+}
+
+/** Sends the request upstream (retrying per seed section 7) and relays the answer. */
+export async function runExchange(context: ExchangeContext): Promise<void> {
+  const { req, res, plan, target, trace } = context;
+  const { profile } = target;
+  const controller = new AbortController();
+  const abort = (reason: AbortReason): void => {
+    if (!controller.signal.aborted) controller.abort(reason);
+  };
+  const onClientClose = (): void => {
+    if (!res.writableFinished) abort('client_aborted');
+  };
+  res.on('close', onClientClose);
+  const totalTimer = setTimeout(() => abort('timeout_total'), profile.timeouts.totalTimeoutMs);
+  const url = new URL(`${profile.baseUrl}/${plan.upstreamPath}${plan.query}`);
+  const headers = buildUpstreamHeaders(req.headers, target.apiKey, {
+    contentLength: plan.body === null ? null : plan.byteLength,
+    dropAnthropicHeaders: plan.dropAnthropicHeaders,
+  });
+  const fail = (errorClass: ErrorClass, status: number, detail: ErrorDetail): void => {
+    const body = errorBodyFor(plan.protocol, status, errorClass, detail);
+    trace.fail(errorClass, JSON.stringify(body));
+    trace.status = status;
+    sendJson(res, status, body);
+  };
+  try {
+    for (;;) {
+      let response: Dispatcher.ResponseData;
+      try {
+        response = await sendUpstream({
+          url,
+          method: plan.method,
+          headers,
+          body: plan.body,
+          signal: controller.signal,
+          connectTimeoutMs: profile.timeouts.connectTimeoutMs,
+          idleTimeoutMs: profile.timeouts.idleTimeoutMs,
+        });
+      } catch (error) {
+        if (controller.signal.aborted) return handleAbort(controller.signal.reason as AbortReason, fail, trace, profile.timeouts.totalTimeoutMs);
+        const errorClass = classifyNetworkFailure(error);
+        const decision = decideRetry({
+          retriesSoFar: trace.retries,
+          method: plan.method,
+          upstreamPath: plan.upstreamPath,
+          outcome: { kind: 'network', errorClass, requestSent: errorClass !== 'timeout_connect' && !isConnectFailure(error) },
+          bytesSentToClient: false,
+          hasIdempotencyKey: hasIdempotencyKey(req),
+          policy: profile.retry,
+          random: context.random ?? Math.random,
+          nowMs: Date.now(),
+        });
+        if (decision.retry && (await waitForRetry(decision.delayMs, controller.signal, trace))) continue;
+        if (controller.signal.aborted) return handleAbort(controller.signal.reason as AbortReason, fail, trace, profile.timeouts.totalTimeoutMs);
+        return fail(errorClass, statusForClass(errorClass), timeoutDetail(errorClass, profile.timeouts, (error as Error).message));
+      }
+      const contentType = headerValue(response.headers, 'content-type');
+      const upstreamRequestId = pickUpstreamRequestId(response.headers);
+      const isHtml = contentType !== null && /text\/html/i.test(contentType);
+      if (response.statusCode < 400 && !isHtml) {
+        trace.headers(response.statusCode, upstreamRequestId);
+        return await relayResponse({ res, plan, profile, trace, response, contentType, onStreamFailure: (errorClass) => abortUpstream(errorClass) });
+      }
+      const bodyText = await readCapped(response.body, ERROR_BODY_LIMIT_BYTES);
+      const errorClass: UpstreamErrorClass =
+        classifyUpstreamResponse({ status: response.statusCode, contentType, bodyText, expectJson: true }) ?? 'upstream_error';
+      const decision = decideRetry({
+        retriesSoFar: trace.retries,
+        method: plan.method,
+        upstreamPath: plan.upstreamPath,
+        outcome: { kind: 'status', status: response.statusCode, retryAfter: headerValue(response.headers, 'retry-after') },
+        bytesSentToClient: false,
+        hasIdempotencyKey: hasIdempotencyKey(req),
+        policy: profile.retry,
+        random: context.random ?? Math.random,
+        nowMs: Date.now(),
+      });
+      if (decision.retry && (await waitForRetry(decision.delayMs, controller.signal, trace))) continue;
+      if (controller.signal.aborted) return handleAbort(controller.signal.reason as AbortReason, fail, trace, profile.timeouts.totalTimeoutMs);
+      trace.headers(response.statusCode, upstreamRequestId);
+      const upstream = upstreamErrorDetail(bodyText);
+      const suggestions = errorClass === 'model_not_found' && plan.upstreamModel ? await suggestModels(target, plan.upstreamModel) : undefined;
+      const status = errorClass === 'html_instead_of_json' ? statusForClass(errorClass) : response.statusCode;
+      return fail(errorClass, status, {
+        ...(upstream.message !== undefined ? { upstreamMessage: upstream.message } : {}),
+        ...(upstream.code !== undefined ? { upstreamCode: upstream.code } : {}),
+        ...(suggestions ? { suggestions } : {}),
+        profileName: profile.name,
+      });
+    }
+  } finally {
+    clearTimeout(totalTimer);
+    res.off('close', onClientClose);
+  }
+
+  function abortUpstream(reason: AbortReason | ErrorClass): void {
+    if (reason === 'client_aborted' || reason === 'timeout_total') abort(reason);
+  }
+}
+
+function hasIdempotencyKey(req: IncomingMessage): boolean {
+  return req.headers['idempotency-key'] !== undefined || req.headers['x-idempotency-key'] !== undefined;
+}
+
+function isConnectFailure(error: unknown): boolean {
+  for (let current: unknown = error; current instanceof Error; current = current.cause) {
+    const code = (current as { code?: unknown }).code;
+    if (code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'UND_ERR_CONNECT_TIMEOUT') return true;
+  }
+  return false;
+}
+
+function timeoutDetail(errorClass: ErrorClass, timeouts: { connectTimeoutMs: number; idleTimeoutMs: number; totalTimeoutMs: number }, message: string): ErrorDetail {
+  if (errorClass === 'timeout_connect') return { timeoutMs: timeouts.connectTimeoutMs };
+  if (errorClass === 'timeout_idle') return { timeoutMs: timeouts.idleTimeoutMs };
+  if (errorClass === 'timeout_total') return { timeoutMs: timeouts.totalTimeoutMs };
+  return { upstreamMessage: message };
+}
+
+async function waitForRetry(delayMs: number, signal: AbortSignal, trace: RequestTrace): Promise<boolean> {
+  try {
+    await delay(delayMs, undefined, { signal });
+  } catch {
+    return false;
+  }
+  trace.retries += 1;
+  return true;
+}
+
+function handleAbort(
+  reason: AbortReason,
+  fail: (errorClass: ErrorClass, status: number, detail: ErrorDetail) => void,
+  trace: RequestTrace,
+  totalTimeoutMs: number,
+): void {
+  if (reason === 'timeout_total') return fail('timeout_total', statusForClass('timeout_total'), { timeoutMs: totalTimeoutMs });
+  trace.fail('client_aborted', 'the client closed the connection before the answer was complete');
+  trace.status = 499;
+}

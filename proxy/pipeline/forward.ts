@@ -1,0 +1,151 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ClientProtocol } from '../contracts/usage.ts';
+import { routeKindOf, toUpstreamPath } from '../core/clientPath.ts';
+import type { RequestEvents } from '../events/requestEvents.ts';
+import { PARSE_BODY_LIMIT_BYTES } from '../server/defaults.ts';
+import { accountFor, estimateInputTokens } from './accounting.ts';
+import { runExchange } from './exchange.ts';
+import { buildPlan, type PlanRefusal } from './planner.ts';
+import { sendRefusal } from './replies.ts';
+import { modelOf, parseClientBody, readClientBody, streamFlagOf } from './requestBody.ts';
+import { isLocalRefusal, type ClientAuthenticator, type LocalRefusal, type SpendGate, type TargetResolver } from './services.ts';
+import { RequestTrace } from './trace.ts';
+
+export interface PipelineServices {
+  authenticator: ClientAuthenticator;
+  targets: TargetResolver;
+  spendGate?: SpendGate;
+}
+
+export interface ForwardOptions {
+  services: PipelineServices;
+  events: RequestEvents;
+  isPaused: () => boolean;
+  captureLimitBytes: number;
+  inFlight: Set<ServerResponse>;
+}
+
+const PAUSED: LocalRefusal = {
+  status: 503,
+  errorClass: 'proxy_paused',
+  message: 'Airlock is paused, so nothing is sent to the gateway. Resume it from the tray or the window (status bar), then retry.',
+  headers: { 'retry-after': '5' },
+};
+
+function protocolOfPath(path: string, method: string): ClientProtocol {
+  const kind = routeKindOf(path, method);
+  if (kind === 'messages' || kind === 'count_tokens') return 'anthropic';
+  return kind === 'responses' ? 'responses' : 'openai';
+}
+
+/** The proxy's one route: every client request that is not for the window comes through here. */
+export function createForwardHandler(options: ForwardOptions): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
+  const { services, events } = options;
+  return async (req, res) => {
+    const trace = new RequestTrace(events, options.captureLimitBytes);
+    res.setHeader('x-airlock-request-id', trace.requestId);
+    options.inFlight.add(res);
+    res.once('close', () => options.inFlight.delete(res));
+    const { path, query } = toUpstreamPath(req.url ?? '/');
+    const method = req.method ?? 'GET';
+    const protocol = protocolOfPath(path, method);
+    const startFor = (details: { profileId: string | null; clientName: string | null; requestedModel?: string | null; upstreamModel?: string | null; stream?: boolean; mode?: 'native' | 'translate' }): void =>
+      trace.start({
+        method,
+        clientPath: req.url ?? '/',
+        upstreamPath: path,
+        profileId: details.profileId,
+        clientName: details.clientName,
+        protocol,
+        protocolMode: details.mode ?? 'native',
+        requestedModel: details.requestedModel ?? null,
+        upstreamModel: details.upstreamModel ?? null,
+        stream: details.stream ?? false,
+      });
+    const refuse = (refusal: LocalRefusal): void => {
+      if (!trace.started) startFor({ profileId: null, clientName: null });
+      trace.fail(refusal.errorClass, refusal.message);
+      sendRefusal(res, protocol, refusal);
+      trace.end(refusal.status, { usage: null, usageSource: null, costCredits: null });
+    };
+
+    if (options.isPaused()) return refuse(PAUSED);
+    const identity = services.authenticator.authenticate(req.headers);
+    if (isLocalRefusal(identity)) return refuse(identity);
+    const target = services.targets.resolve(identity);
+    if (isLocalRefusal(target)) return refuse(target);
+
+    let body;
+    try {
+      body = await readClientBody(req);
+    } catch {
+      startFor({ profileId: target.profile.id, clientName: identity.tokenName });
+      trace.fail('client_aborted', 'the client closed the connection while sending its request');
+      trace.end(499, { usage: null, usageSource: null, costCredits: null });
+      return;
+    }
+    const parsed = parseClientBody(body, req.headers['content-type'], PARSE_BODY_LIMIT_BYTES);
+    const requested = { requestedModel: modelOf(parsed), stream: streamFlagOf(parsed) };
+    const plan: ReturnType<typeof buildPlan> = buildPlan({ method, path, query, protocol, body, parsed, identity, target });
+    if ('refusal' in plan) {
+      startFor({ profileId: target.profile.id, clientName: identity.tokenName, ...requested });
+      return refuse((plan as PlanRefusal).refusal);
+    }
+    startFor({
+      profileId: target.profile.id,
+      clientName: identity.tokenName,
+      requestedModel: plan.requestedModel,
+      upstreamModel: plan.upstreamModel,
+      stream: plan.stream,
+      mode: plan.mode,
+    });
+    for (const chunk of body.chunks) trace.requestBody.add(chunk);
+    trace.requestHeaders = allowlistedRequestHeaders(req);
+
+    if (plan.localAnswer) {
+      sendLocalAnswer(res, plan.localAnswer);
+      trace.end(200, { usage: null, usageSource: null, costCredits: null });
+      return;
+    }
+    const gateRefusal = services.spendGate?.check({
+      identity,
+      profile: target.profile,
+      method,
+      upstreamPath: plan.upstreamPath,
+      upstreamModel: plan.upstreamModel,
+      estimatedInputTokens: estimateInputTokens(plan),
+    });
+    if (gateRefusal) return refuse(gateRefusal);
+
+    try {
+      await runExchange({ req, res, plan, target, trace });
+    } finally {
+      const accounting = accountFor(trace, plan, target.profile);
+      trace.end(trace.status, accounting);
+      services.spendGate?.recordOutcome({
+        identity,
+        profileId: target.profile.id,
+        status: trace.status,
+        costCredits: accounting.costCredits,
+        atMs: Date.now(),
+      });
+    }
+  };
+}
+
+function sendLocalAnswer(res: ServerResponse, answer: object): void {
+  const payload = JSON.stringify(answer);
+  res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) });
+  res.end(payload);
+}
+
+const LOGGED_REQUEST_HEADERS = ['content-type', 'accept', 'user-agent', 'anthropic-version', 'anthropic-beta', 'openai-beta', 'x-stainless-lang', 'x-stainless-package-version', 'idempotency-key'];
+
+function allowlistedRequestHeaders(req: IncomingMessage): Record<string, string> {
+  const kept: Record<string, string> = {};
+  for (const name of LOGGED_REQUEST_HEADERS) {
+    const value = req.headers[name];
+    if (typeof value === 'string') kept[name] = value;
+  }
+  return kept;
+}

@@ -1,0 +1,28 @@
+import type { ClientProtocol, ProtocolMode } from '../contracts/usage.ts';
+
+/** Turns the gateway's Chat Completions answer into the client's protocol (issue: Anthropic / Responses). */
+export interface ResponseTranslator {
+  /** A fresh translator for one stream: frames out for each parsed chat chunk. */
+  createStream(): { push(chunk: object): string[]; finish(): string[]; fail(error: { type: string; message: string }): string[] };
+  translateJson(chatJson: unknown): object;
+}
+
+/** Everything decided about one request before it goes upstream. */
+export interface ExchangePlan {
+  protocol: ClientProtocol;
+  mode: ProtocolMode;
+  method: string;
+  upstreamPath: string;
+  query: string;
+  body: Buffer[] | null;
+  byteLength: number;
+  stream: boolean;
+  requestedModel: string | null;
+  upstreamModel: string | null;
+  /** The usage-only chunk is kept from the client when Airlock asked for it on the client's behalf. */
+  usageInjected: boolean;
+  /** The Chat Completions body as sent, when parsed: for the budget and for estimating usage. */
+  chatBody: Record<string, unknown> | null;
+  dropAnthropicHeaders: boolean;
+  translator: ResponseTranslator | null;
+}

@@ -1,0 +1,129 @@
+import { randomUUID } from 'node:crypto';
+import type { ErrorClass } from '../contracts/errors.ts';
+import type { ClientProtocol, ProtocolMode, TokenUsage } from '../contracts/usage.ts';
+import type { RequestEvents } from '../events/requestEvents.ts';
+import { BodyCapture } from './capture.ts';
+
+export interface TraceStart {
+  method: string;
+  clientPath: string;
+  upstreamPath: string;
+  profileId: string | null;
+  clientName: string | null;
+  protocol: ClientProtocol;
+  protocolMode: ProtocolMode;
+  requestedModel: string | null;
+  upstreamModel: string | null;
+  stream: boolean;
+}
+
+export interface TraceAccounting {
+  usage: TokenUsage | null;
+  usageSource: 'reported' | 'estimated' | null;
+  costCredits: number | null;
+}
+
+/**
+ * One request's observable state. It publishes lifecycle events and collects what the log keeps;
+ * it never touches the response itself.
+ */
+export class RequestTrace {
+  readonly requestId = `alk_${randomUUID().replaceAll('-', '')}`;
+  readonly startedAtMs = Date.now();
+  private readonly startedAtHr = performance.now();
+  private readonly events: RequestEvents;
+  readonly requestBody: BodyCapture;
+  readonly responseBody: BodyCapture;
+  requestHeaders: Record<string, string> = {};
+  responseHeaders: Record<string, string> = {};
+  private streamTextParts: string[] | null = null;
+  private streamTextBytes = 0;
+  private readonly captureLimitBytes: number;
+  ttfbMs: number | null = null;
+  retries = 0;
+  status = 0;
+  errorClass: ErrorClass | null = null;
+  errorMessage: string | null = null;
+  responseModel: string | null = null;
+  upstreamRequestId: string | null = null;
+  usage: TokenUsage | null = null;
+  started = false;
+  private ended = false;
+
+  constructor(events: RequestEvents, captureLimitBytes: number) {
+    this.events = events;
+    this.captureLimitBytes = captureLimitBytes;
+    this.requestBody = new BodyCapture(captureLimitBytes);
+    this.responseBody = new BodyCapture(captureLimitBytes);
+  }
+
+  elapsedMs(): number {
+    return performance.now() - this.startedAtHr;
+  }
+
+  start(details: TraceStart): void {
+    this.started = true;
+    this.events.emit({ type: 'start', requestId: this.requestId, startedAtMs: this.startedAtMs, ...details });
+  }
+
+  headers(status: number, upstreamRequestId: string | null): void {
+    this.status = status;
+    this.ttfbMs = this.elapsedMs();
+    this.upstreamRequestId = upstreamRequestId;
+    this.events.emit({ type: 'headers', requestId: this.requestId, status, ttfbMs: this.ttfbMs, upstreamRequestId, retries: this.retries });
+  }
+
+  delta(text: string): void {
+    if (this.streamTextParts === null) this.streamTextParts = [];
+    if (this.streamTextBytes < this.captureLimitBytes) {
+      this.streamTextParts.push(text);
+      this.streamTextBytes += text.length;
+    }
+    if (this.events.hasListeners) this.events.emit({ type: 'delta', requestId: this.requestId, text });
+  }
+
+  setUsage(usage: TokenUsage): void {
+    this.usage = usage;
+    this.events.emit({ type: 'usage', requestId: this.requestId, usage, responseModel: this.responseModel });
+  }
+
+  fail(errorClass: ErrorClass, message: string): void {
+    this.errorClass = errorClass;
+    this.errorMessage = message;
+  }
+
+  streamText(): string | null {
+    return this.streamTextParts === null ? null : this.streamTextParts.join('');
+  }
+
+  /** Publishes the end once; later calls (a close after an error) are ignored. */
+  end(status: number, accounting: TraceAccounting): void {
+    if (this.ended) return;
+    this.ended = true;
+    this.status = status;
+    this.events.emit({
+      type: 'end',
+      requestId: this.requestId,
+      status,
+      durationMs: this.elapsedMs(),
+      ttfbMs: this.ttfbMs,
+      retries: this.retries,
+      errorClass: this.errorClass,
+      errorMessage: this.errorMessage,
+      responseModel: this.responseModel,
+      upstreamRequestId: this.upstreamRequestId,
+      usage: accounting.usage,
+      usageSource: accounting.usageSource,
+      costCredits: accounting.costCredits,
+      bodies: {
+        requestHeaders: this.requestHeaders,
+        responseHeaders: this.responseHeaders,
+        requestBody: this.requestBody.toBuffer(),
+        requestBodyTruncated: this.requestBody.truncated,
+        responseBody: this.responseBody.toBuffer(),
+        responseBodyTruncated: this.responseBody.truncated,
+        streamText: this.streamText(),
+      },
+    });
+  }
+}

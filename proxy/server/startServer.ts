@@ -1,0 +1,121 @@
+import { createServer, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import express, { type ErrorRequestHandler, type Router } from 'express';
+import { createRequestGuards } from '../access/requestGuards.ts';
+import { RequestEvents } from '../events/requestEvents.ts';
+import { createForwardHandler, type PipelineServices } from '../pipeline/forward.ts';
+import { closeUpstreamAgents } from '../pipeline/upstreamClient.ts';
+import { CAPTURE_LIMIT_BYTES, CONTROL_PREFIX, DEFAULT_HOST } from './defaults.ts';
+
+export interface ServerOptions {
+  host?: string;
+  port: number;
+  services: PipelineServices;
+  events?: RequestEvents;
+  controlRouter?: Router;
+  captureLimitBytes?: number;
+}
+
+export interface ProxyHandle {
+  host: string;
+  port: number;
+  url: string;
+  events: RequestEvents;
+  setPaused(paused: boolean): void;
+  isPaused(): boolean;
+  inFlightCount(): number;
+  stop(options?: { drainMs?: number }): Promise<void>;
+}
+
+export class PortInUseError extends Error {
+  readonly port: number;
+  constructor(port: number, host: string) {
+    super(
+      `Port ${port} on ${host} is already in use, so Airlock cannot listen there. Another Airlock may be running ` +
+        `(check the tray), or another program holds the port: stop it, or start Airlock with --port <other> and ` +
+        `point your clients at that port.`,
+    );
+    this.name = 'PortInUseError';
+    this.port = port;
+  }
+}
+
+/** Keep idle client connections longer than SDK connection pools do, so a reused socket is never half-closed. */
+const CLIENT_KEEP_ALIVE_MS = 75_000;
+
+export async function startServer(options: ServerOptions): Promise<ProxyHandle> {
+  const host = options.host ?? DEFAULT_HOST;
+  const events = options.events ?? new RequestEvents();
+  const inFlight = new Set<ServerResponse>();
+  let paused = false;
+  let port = options.port;
+
+  const app = express();
+  app.disable('x-powered-by');
+  app.disable('etag');
+  app.use(createRequestGuards({ port: () => port }));
+  app.head('/', (_req, res) => {
+    res.status(200).end();
+  });
+  app.get('/', (req, res) => {
+    if (options.controlRouter && req.accepts(['json', 'html']) === 'html') {
+      res.redirect(302, `${CONTROL_PREFIX}/`);
+      return;
+    }
+    res.json({ service: 'airlock', status: paused ? 'paused' : 'ok', openaiBaseUrl: `http://127.0.0.1:${port}/v1` });
+  });
+  if (options.controlRouter) app.use(CONTROL_PREFIX, options.controlRouter);
+  app.use(
+    createForwardHandler({
+      services: options.services,
+      events,
+      isPaused: () => paused,
+      captureLimitBytes: options.captureLimitBytes ?? CAPTURE_LIMIT_BYTES,
+      inFlight,
+    }),
+  );
+  const lastResort: ErrorRequestHandler = (error: unknown, _req, res, _next) => {
+    console.error('[airlock] unexpected error:', error instanceof Error ? error.message : 'unknown');
+    if (res.headersSent) {
+      res.destroy();
+      return;
+    }
+    res.status(500).json({ error: { message: 'Airlock failed unexpectedly; the request was not completed. See the Airlock log.', type: 'internal', code: 'internal' } });
+  };
+  app.use(lastResort);
+
+  const server = createServer({ keepAliveTimeout: CLIENT_KEEP_ALIVE_MS, noDelay: true }, app);
+  await new Promise<void>((resolve, reject) => {
+    const onError = (error: NodeJS.ErrnoException): void => {
+      reject(error.code === 'EADDRINUSE' ? new PortInUseError(options.port, host) : error);
+    };
+    server.once('error', onError);
+    server.listen(options.port, host, () => {
+      server.off('error', onError);
+      port = (server.address() as AddressInfo).port;
+      resolve();
+    });
+  });
+
+  return {
+    host,
+    port,
+    url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
+    events,
+    setPaused: (value) => {
+      paused = value;
+    },
+    isPaused: () => paused,
+    inFlightCount: () => inFlight.size,
+    async stop(stopOptions = {}) {
+      const drainMs = stopOptions.drainMs ?? 0;
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      const deadline = Date.now() + drainMs;
+      while (inFlight.size > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+      server.closeAllConnections();
+      await closed;
+      await closeUpstreamAgents();
+    },
+  };
+}

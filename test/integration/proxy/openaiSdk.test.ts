@@ -1,0 +1,73 @@
+import OpenAI from 'openai';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startHarness, type Harness } from '../../support/proxyHarness.ts';
+import { findSentinel, SENTINEL_KEY } from '../../support/sentinel.ts';
+
+let harness: Harness;
+
+beforeAll(async () => {
+  harness = await startHarness();
+});
+afterAll(async () => {
+  await harness.close();
+});
+
+describe('the official openai SDK through Airlock', () => {
+  it.each([
+    ['with /v1', (url: string) => `${url}/v1`],
+    ['without /v1', (url: string) => url],
+    ['with /v1/v1', (url: string) => `${url}/v1/v1`],
+  ])('completes a chat with the base URL %s', async (_label, baseUrlOf) => {
+    harness.simulator.reset();
+    const client = new OpenAI({ baseURL: baseUrlOf(harness.proxy.url), apiKey: 'client-side-placeholder', maxRetries: 0 });
+    const completion = await client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hello there' }] });
+    expect(completion.choices[0]?.message.content).toBeTruthy();
+    expect(completion.usage?.prompt_tokens).toBeGreaterThan(0);
+    const [received] = harness.simulator.received;
+    expect(received?.path).toBe('/v1/chat/completions');
+    expect(received?.authOk).toBe(true);
+    expect(String(received?.headers.authorization)).not.toContain('client-side-placeholder');
+  });
+
+  it('streams chunks in order and ends with [DONE], without the usage chunk it did not ask for', async () => {
+    harness.simulator.reset();
+    const client = new OpenAI({ baseURL: `${harness.proxy.url}/v1`, apiKey: 'x', maxRetries: 0 });
+    const ended = harness.nextEnd();
+    const stream = await client.chat.completions.create({ model: 'deepseek-chat', stream: true, messages: [{ role: 'user', content: 'tell me a story' }] });
+    const chunks = [];
+    for await (const chunk of stream) chunks.push(chunk);
+    expect(chunks.length).toBeGreaterThan(2);
+    expect(chunks.every((chunk) => chunk.choices.length > 0)).toBe(true);
+    expect(chunks.at(-1)?.choices[0]?.finish_reason).toBe('stop');
+    const sentBody = JSON.parse(harness.simulator.received[0]!.body.toString('utf8')) as { stream_options?: { include_usage?: boolean } };
+    expect(sentBody.stream_options?.include_usage).toBe(true);
+    const end = await ended;
+    expect(end.usage?.outputTokens).toBeGreaterThan(0);
+    expect(end.usageSource).toBe('reported');
+    expect(end.bodies.streamText).toBe(chunks.map((chunk) => chunk.choices[0]?.delta.content ?? '').join(''));
+  });
+
+  it('passes the usage chunk through when the client asked for it', async () => {
+    harness.simulator.reset();
+    const client = new OpenAI({ baseURL: `${harness.proxy.url}/v1`, apiKey: 'x', maxRetries: 0 });
+    const stream = await client.chat.completions.create({
+      model: 'deepseek-chat',
+      stream: true,
+      stream_options: { include_usage: true },
+      messages: [{ role: 'user', content: 'count' }],
+    });
+    const chunks = [];
+    for await (const chunk of stream) chunks.push(chunk);
+    expect(chunks.at(-1)?.choices).toEqual([]);
+    expect(chunks.at(-1)?.usage?.completion_tokens).toBeGreaterThan(0);
+  });
+
+  it('lists models and never lets the key reach the client or the events', async () => {
+    const client = new OpenAI({ baseURL: `${harness.proxy.url}/v1`, apiKey: 'x', maxRetries: 0 });
+    const models = await client.models.list();
+    expect(models.data.map((model) => model.id)).toContain('gpt-4o-mini');
+    expect(findSentinel(JSON.stringify(models))).toBeNull();
+    expect(findSentinel(JSON.stringify(harness.events))).toBeNull();
+    expect(JSON.stringify(harness.simulator.received)).not.toContain(SENTINEL_KEY);
+  });
+});

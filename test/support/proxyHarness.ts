@@ -1,0 +1,68 @@
+import { profileSchema, type Profile, type ProfileInput } from '../../proxy/contracts/profile.ts';
+import { RequestEvents } from '../../proxy/events/requestEvents.ts';
+import type { RequestLifecycleEvent } from '../../proxy/events/lifecycle.ts';
+import type { ClientIdentity, SpendGate } from '../../proxy/pipeline/services.ts';
+import { startServer, type ProxyHandle } from '../../proxy/server/startServer.ts';
+import { startGatewaySimulator, type GatewaySimulator, type SimulatorOptions } from '../simulator/index.ts';
+import { SENTINEL_KEY } from './sentinel.ts';
+
+export interface HarnessOptions {
+  profile?: Partial<ProfileInput>;
+  simulator?: SimulatorOptions;
+  spendGate?: SpendGate;
+  identity?: ClientIdentity;
+}
+
+export interface Harness {
+  proxy: ProxyHandle;
+  simulator: GatewaySimulator;
+  profile: Profile;
+  /** Every lifecycle event published, in order. */
+  events: RequestLifecycleEvent[];
+  /** Resolves with the `end` event of the next request to finish. */
+  nextEnd(): Promise<Extract<RequestLifecycleEvent, { type: 'end' }>>;
+  close(): Promise<void>;
+}
+
+/**
+ * A real proxy on a free port in front of a real simulator, wired with a fixed profile and the
+ * sentinel key (no profile file, no keychain): the proxy core's behaviour in isolation.
+ */
+export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
+  const simulator = await startGatewaySimulator(options.simulator);
+  const profile = profileSchema.parse({
+    id: 'test',
+    name: 'Test gateway',
+    baseUrl: simulator.baseUrl,
+    retry: { maxRetries: 3, maxRetryAfterMs: 8000 },
+    ...options.profile,
+  });
+  const identity = options.identity ?? { tokenName: 'tests', pinnedProfileId: null };
+  const events = new RequestEvents();
+  const seen: RequestLifecycleEvent[] = [];
+  const endWaiters: ((event: Extract<RequestLifecycleEvent, { type: 'end' }>) => void)[] = [];
+  events.subscribe((event) => {
+    seen.push(event);
+    if (event.type === 'end') endWaiters.shift()?.(event);
+  });
+  const proxy = await startServer({
+    port: 0,
+    events,
+    services: {
+      authenticator: { authenticate: () => identity },
+      targets: { resolve: () => ({ profile, apiKey: SENTINEL_KEY }) },
+      ...(options.spendGate ? { spendGate: options.spendGate } : {}),
+    },
+  });
+  return {
+    proxy,
+    simulator,
+    profile,
+    events: seen,
+    nextEnd: () => new Promise((resolve) => endWaiters.push(resolve)),
+    async close() {
+      await proxy.stop();
+      await simulator.close();
+    },
+  };
+}

@@ -1,0 +1,65 @@
+import { describe, expect, it } from 'vitest';
+import { cleanApiKey, maskKey } from '../../../proxy/core/apiKey.ts';
+import { SENTINEL_KEY } from '../../support/sentinel.ts';
+
+const KEY = SENTINEL_KEY;
+
+describe('cleanApiKey', () => {
+  it.each([
+    ['a clean key', KEY, []],
+    ['trailing newline', `${KEY}\n`, ['removed surrounding whitespace or line breaks']],
+    ['surrounding spaces and CRLF', `  ${KEY}\r\n`, ['removed surrounding whitespace or line breaks']],
+    ['double quotes', `"${KEY}"`, ['removed surrounding quotation marks']],
+    ['single quotes', `'${KEY}'`, ['removed surrounding quotation marks']],
+    ['smart quotes', `\u201C${KEY}\u201D`, ['removed surrounding quotation marks']],
+    ['backticks', `\`${KEY}\``, ['removed surrounding quotation marks']],
+    ['Bearer prefix', `Bearer ${KEY}`, ["removed a leading 'Bearer '"]],
+    ['lowercase bearer', `bearer ${KEY}`, ["removed a leading 'Bearer '"]],
+    ['doubled Bearer', `Bearer Bearer ${KEY}`, ["removed a leading 'Bearer '"]],
+    ['Bearer without a space', `Bearer${KEY}`, ["removed a leading 'Bearer '"]],
+    ['Bearer with a tab', `Bearer\t${KEY}`, ["removed a leading 'Bearer '"]],
+    [
+      'a whole header line',
+      `Authorization: Bearer ${KEY}`,
+      ["removed a leading header name ('Authorization:')", "removed a leading 'Bearer '"],
+    ],
+    ['x-api-key header line', `x-api-key: ${KEY}`, ["removed a leading header name ('Authorization:')"]],
+    ['an env assignment', `export OPENAI_API_KEY=${KEY}`, ["removed a leading 'NAME=' assignment"]],
+    [
+      'quotes inside Bearer inside whitespace',
+      ` "Bearer '${KEY}'" \n`,
+      ['removed surrounding whitespace or line breaks', 'removed surrounding quotation marks', "removed a leading 'Bearer '"],
+    ],
+  ])('%s', (_label, raw, notes) => {
+    const result = cleanApiKey(raw);
+    expect(result).toEqual({ ok: true, key: KEY, notes });
+  });
+
+  it.each([
+    ['empty', '', /empty/],
+    ['only whitespace', ' \n\t', /empty/],
+    ['only quotes and Bearer', '"Bearer "', /empty/],
+    ['an inner space', `${KEY.slice(0, 10)} ${KEY.slice(10)}`, /space or line break at character 11/],
+    ['an inner newline', `${KEY.slice(0, 5)}\n${KEY.slice(5)}`, /space or line break at character 6/],
+    ['a control character', `${KEY.slice(0, 3)}\u0007${KEY.slice(3)}`, /control character at character 4/],
+    ['a non-ASCII look-alike', `${KEY.slice(0, 2)}\u0455${KEY.slice(2)}`, /non-ASCII character at character 3/],
+    ['a zero-width space', `${KEY}\u200B${KEY}`, /non-ASCII/],
+  ])('refuses %s without echoing the key', (_label, raw, reason) => {
+    const result = cleanApiKey(raw);
+    expect(result.ok).toBe(false);
+    expect(!result.ok && result.reason).toMatch(reason);
+    expect(JSON.stringify(result)).not.toContain(KEY.slice(3, 20));
+  });
+});
+
+describe('maskKey', () => {
+  it.each([
+    [KEY, '…a8c1'],
+    ['sk-123456789', '…6789'],
+    ['sk-12345678', '…'],
+    ['abc', '…'],
+    ['', '…'],
+  ])('%s -> %s', (key, masked) => {
+    expect(maskKey(key)).toBe(masked);
+  });
+});

@@ -1,0 +1,87 @@
+import { describe, expect, it } from 'vitest';
+import { isSideEffectCreationPath, routeKindOf, toUpstreamPath } from '../../../proxy/core/clientPath.ts';
+
+describe('toUpstreamPath', () => {
+  it.each([
+    ['/v1/chat/completions', 'chat/completions', ''],
+    ['/v1/v1/chat/completions', 'chat/completions', ''],
+    ['/v1/v1/v1/models', 'models', ''],
+    ['/chat/completions', 'chat/completions', ''],
+    ['/v1', '', ''],
+    ['/v1/', '', ''],
+    ['/', '', ''],
+    ['', '', ''],
+    ['/v1/messages?beta=true', 'messages', '?beta=true'],
+    ['/messages?beta=true&x=%20a', 'messages', '?beta=true&x=%20a'],
+    ['/v1/models?', 'models', ''],
+    ['//v1//chat///completions', 'chat/completions', ''],
+    ['/v1beta/models', 'v1beta/models', ''],
+    ['/v1/models/v1', 'models/v1', ''],
+    ['/V1/models', 'V1/models', ''],
+    ['/v1/models/gpt-4o%2Fmini', 'models/gpt-4o%2Fmini', ''],
+    ['http://evil.example/v1/models', 'models', ''],
+    ['https://evil.example:9/x?y=1', 'x', '?y=1'],
+    ['http://evil.example', '', ''],
+    ['/v1/models#frag', 'models', ''],
+  ])('%j -> path %j, query %j', (target, path, query) => {
+    expect(toUpstreamPath(target)).toEqual({ path, query });
+  });
+
+  it.each([
+    ['/v1/../../admin', 'admin'],
+    ['/../../../etc/passwd', 'etc/passwd'],
+    ['/v1/models/../chat/completions', 'chat/completions'],
+    ['/v1/./models', 'models'],
+    ['/v1/%2e%2e/%2E%2E/admin', 'admin'],
+    ['/v1/.%2e/admin', 'admin'],
+    ['/v1/..\\..\\admin', 'admin'],
+    ['/v1/x/..%2F..%2Fadmin', 'x'],
+    ['/v1/x/..%5c..%5cadmin', 'x'],
+  ])('dot segments in %j never climb above the base: %j', (target, path) => {
+    const result = toUpstreamPath(target);
+    expect(result.path).toBe(path);
+    expect(result.path.split('/')).not.toContain('..');
+  });
+});
+
+describe('isSideEffectCreationPath', () => {
+  it.each([
+    ['images/generations', true],
+    ['/v1/images/generations', true],
+    ['images/edits', true],
+    ['images/variations', true],
+    ['videos', true],
+    ['videos/abc/remix', true],
+    ['video/generations', true],
+    ['kling/v1/videos/text2video', true],
+    ['mj/submit/imagine', true],
+    ['images/generations?async=true', true],
+    ['chat/completions', false],
+    ['embeddings', false],
+    ['models', false],
+    ['images', false],
+    ['audio/speech', false],
+  ])('%s -> %s', (path, expected) => {
+    expect(isSideEffectCreationPath(path)).toBe(expected);
+  });
+});
+
+describe('routeKindOf', () => {
+  it.each([
+    ['chat/completions', 'POST', 'chat'],
+    ['/v1/chat/completions', 'post', 'chat'],
+    ['chat/completions/', 'POST', 'chat'],
+    ['messages', 'POST', 'messages'],
+    ['messages/count_tokens', 'POST', 'count_tokens'],
+    ['responses', 'POST', 'responses'],
+    ['models', 'GET', 'models'],
+    ['/v1/v1/models?x=1', 'GET', 'models'],
+    ['models', 'POST', 'other'],
+    ['chat/completions', 'GET', 'other'],
+    ['responses/resp_1', 'GET', 'other'],
+    ['models/gpt-4o', 'GET', 'other'],
+    ['embeddings', 'POST', 'other'],
+  ])('%s %s -> %s', (path, method, expected) => {
+    expect(routeKindOf(path, method)).toBe(expected);
+  });
+});

@@ -1,0 +1,61 @@
+import { describe, expect, it } from 'vitest';
+import { REDACTED, redactSecrets } from '../../../proxy/core/redact.ts';
+import { SENTINEL_KEY, findSentinel, sentinelForms } from '../../support/sentinel.ts';
+
+const base64 = (text: string) => Buffer.from(text).toString('base64');
+const base64Url = (text: string) => Buffer.from(text).toString('base64url');
+
+describe('redactSecrets with the known key', () => {
+  it.each([
+    ['raw', `invalid key ${SENTINEL_KEY} given`],
+    ['URL-encoded', `url=https://x/?k=${encodeURIComponent(SENTINEL_KEY)}`],
+    ['Bearer header', `Authorization: Bearer ${SENTINEL_KEY}`],
+    ['base64', `token ${base64(SENTINEL_KEY)}`],
+    ['base64 at offset 1', `basic ${base64(`u${SENTINEL_KEY}`)}`],
+    ['base64 at offset 2', `basic ${base64(`us:${SENTINEL_KEY}`)}`],
+    ['base64url at offset 1', `t=${base64Url(`\u00ff${SENTINEL_KEY}`)}`],
+    ['every sentinel form at once', sentinelForms().join(' | ')],
+  ])('removes the %s form', (_label, text) => {
+    const redacted = redactSecrets(text, [SENTINEL_KEY]);
+    expect(findSentinel(redacted)).toBeNull();
+    expect(redacted).toContain(REDACTED);
+  });
+
+  it.each([
+    ['special characters, URL-encoded', 'my key/with+odd=chars&more!', encodeURIComponent('my key/with+odd=chars&more!')],
+    ['special characters, lowercase escapes', 'my key/with+odd=chars&more!', 'my%20key%2fwith%2bodd%3dchars%26more!'],
+    ['a short secret, raw', 'abc123', 'abc123'],
+  ])('removes a known secret with %s', (_label, secret, leak) => {
+    const redacted = redactSecrets(`before ${leak} after`, [secret]);
+    expect(redacted).toBe(`before ${REDACTED} after`);
+  });
+});
+
+describe('redactSecrets by shape, with no known secrets', () => {
+  it.each([
+    ['an sk- key', 'Incorrect API key provided: sk-proj-abcDEF1234567890xyz.', 'Incorrect API key provided: [redacted].'],
+    ['a Bearer token', 'got Bearer abc.def-ghi_jkl', 'got Bearer [redacted]'],
+    ['a hex run', `id ${'a1b2c3d4'.repeat(4)} end`, 'id [redacted] end'],
+    ['a JWT-like base64 run', 'token eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9 end', 'token [redacted] end'],
+    ['the sentinel', `bad ${SENTINEL_KEY}`, 'bad [redacted]'],
+  ])('removes %s', (_label, text, expected) => {
+    expect(redactSecrets(text)).toBe(expected);
+  });
+
+  it.each([
+    ['the base64 sentinel', `x ${base64(SENTINEL_KEY)}`],
+    ['the base64 sentinel at offset 2', `x ${base64(`ab${SENTINEL_KEY}`)}`],
+  ])('removes %s', (_label, text) => {
+    expect(findSentinel(redactSecrets(text))).toBeNull();
+  });
+
+  it.each([
+    ['a long model id', 'The model deepseek-ai/DeepSeek-R1-Distill-Qwen-32B does not exist'],
+    ['a URL path', 'No route for /api/v1/chat/completions/stream-events-extended'],
+    ['a Bearer word in prose', 'Invalid Bearer token format'],
+    ['a short hex id', 'request 3f2a9c1b failed'],
+    ['a snake_case code', 'context_length_exceeded_for_this_particular_model'],
+  ])('keeps %s', (_label, text) => {
+    expect(redactSecrets(text)).toBe(text);
+  });
+});

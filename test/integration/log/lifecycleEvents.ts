@@ -3,12 +3,16 @@ import type { CapturedBodies, RequestLifecycleEvent } from '../../../proxy/event
 type StartEvent = Extract<RequestLifecycleEvent, { type: 'start' }>;
 type EndEvent = Extract<RequestLifecycleEvent, { type: 'end' }>;
 
+/** When synthetic requests start by default; logs in tests use a clock just after it. */
+export const TEST_STARTED_AT_MS = Date.UTC(2026, 0, 15, 12, 0, 0);
+export const TEST_NOW_MS = TEST_STARTED_AT_MS + 3_600_000;
+
 /** Synthetic lifecycle events, as the forwarding pipeline publishes them. */
 export function startEvent(requestId: string, overrides: Partial<StartEvent> = {}): StartEvent {
   return {
     type: 'start',
     requestId,
-    startedAtMs: 1_750_000_000_000,
+    startedAtMs: TEST_STARTED_AT_MS,
     method: 'POST',
     clientPath: '/v1/chat/completions',
     upstreamPath: '/chat/completions',

@@ -1,0 +1,124 @@
+import { DatabaseSync } from 'node:sqlite';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { DATABASE_FILE_NAME, SCHEMA_VERSION } from '../../../proxy/log/schema.ts';
+import { endEvent, startEvent } from './lifecycleEvents.ts';
+import { openTempLog, type TempLog } from './tempLog.ts';
+
+let temp: TempLog;
+afterEach(async () => {
+  await temp.cleanup();
+});
+
+describe('request log row lifecycle', () => {
+  it('queues events and writes nothing until the flush', async () => {
+    temp = openTempLog();
+    temp.events.emit(startEvent('r1'));
+    expect(temp.log.getRequest('r1')).toBeNull();
+    await temp.log.flush();
+    expect(temp.log.getRequest('r1')?.row.state).toBe('in_flight');
+  });
+
+  it('inserts the row in flight at start and completes it at end', async () => {
+    temp = openTempLog({ costOf: (row) => (row.inputTokens ?? 0) * 0.5 });
+    temp.events.emit(startEvent('r1', { stream: true }));
+    await temp.log.flush();
+    expect(temp.log.getRequest('r1')).toEqual({ row: expect.objectContaining({ state: 'in_flight', status: null }), bodies: null });
+
+    temp.events.emit({ type: 'headers', requestId: 'r1', status: 200, ttfbMs: 30, upstreamRequestId: 'up-1', retries: 1 });
+    temp.events.emit({ type: 'delta', requestId: 'r1', text: 'Hel' });
+    await temp.log.flush();
+    expect(temp.log.getRequest('r1')?.row).toMatchObject({ status: 200, ttfbMs: 30, retries: 1, state: 'in_flight' });
+
+    temp.events.emit({ type: 'usage', requestId: 'r1', usage: { inputTokens: 12, outputTokens: 4 }, responseModel: 'gpt-4o-rewritten' });
+    temp.events.emit(
+      endEvent('r1', {
+        usage: null,
+        responseModel: null,
+        retries: 1,
+        ttfbMs: 30,
+        bodies: {
+          requestHeaders: { 'content-type': 'application/json' },
+          responseHeaders: { 'content-type': 'text/event-stream', 'x-ratelimit-remaining': '9' },
+          requestBody: Buffer.from('{"stream":true}'),
+          requestBodyTruncated: false,
+          responseBody: Buffer.from('data: {"choices":[{"delta":{"content":"Hello"}}]}\n\ndata: [DONE]\n\n'),
+          responseBodyTruncated: false,
+          streamText: 'Hello',
+        },
+      }),
+    );
+    await temp.log.flush();
+    const detail = temp.log.getRequest('r1');
+    expect(detail?.row).toMatchObject({
+      state: 'done',
+      status: 200,
+      durationMs: 120,
+      inputTokens: 12,
+      outputTokens: 4,
+      usageSource: 'reported',
+      responseModel: 'gpt-4o-rewritten',
+      modelMismatch: true,
+      costCredits: 6,
+      upstreamRequestId: 'up-r1',
+    });
+    expect(detail?.bodies).toMatchObject({
+      requestBody: '{"stream":true}',
+      responseBody: null,
+      streamText: 'Hello',
+      rawEvents: expect.stringContaining('data: [DONE]'),
+      responseHeaders: { 'content-type': 'text/event-stream', 'x-ratelimit-remaining': '9' },
+    });
+  });
+
+  it('writes a request that starts and ends within one batch', async () => {
+    temp = openTempLog();
+    temp.events.emit(startEvent('r1'));
+    temp.events.emit(endEvent('r1', { status: 429, errorClass: 'rate_limited', errorMessage: 'slow down' }));
+    await temp.log.flush();
+    expect(temp.log.getRequest('r1')?.row).toMatchObject({ state: 'done', status: 429, errorClass: 'rate_limited', costCredits: null });
+  });
+
+  it('leaves cost unpriced when the price function says so or throws', async () => {
+    const errors: unknown[] = [];
+    temp = openTempLog({
+      costOf: (row) => {
+        if (row.id === 'bad') throw new Error('price table broken');
+        return null;
+      },
+      onError: (error) => errors.push(error),
+    });
+    for (const id of ['unpriced', 'bad']) {
+      temp.events.emit(startEvent(id));
+      temp.events.emit(endEvent(id));
+    }
+    await temp.log.flush();
+    expect(temp.log.getRequest('unpriced')?.row.costCredits).toBeNull();
+    expect(temp.log.getRequest('bad')?.row.costCredits).toBeNull();
+    expect(errors).toHaveLength(1);
+  });
+
+  it('marks rows a previous process left in flight as interrupted when it opens', async () => {
+    temp = openTempLog();
+    temp.events.emit(startEvent('alive'));
+    temp.events.emit(startEvent('finished'));
+    temp.events.emit(endEvent('finished'));
+    await temp.log.close();
+
+    const reopened = temp.reopen();
+    expect(reopened.getRequest('alive')?.row.state).toBe('interrupted');
+    expect(reopened.getRequest('finished')?.row.state).toBe('done');
+    expect(reopened.markInterruptedFromPreviousRun()).toBe(0);
+  });
+
+  it('creates the schema in WAL mode with the current version', async () => {
+    temp = openTempLog();
+    const db = new DatabaseSync(join(temp.dataDir, DATABASE_FILE_NAME), { readOnly: true });
+    try {
+      expect(db.prepare('PRAGMA journal_mode').get()).toEqual({ journal_mode: 'wal' });
+      expect(db.prepare('PRAGMA user_version').get()).toEqual({ user_version: SCHEMA_VERSION });
+    } finally {
+      db.close();
+    }
+  });
+});

@@ -1,0 +1,128 @@
+import { describe, expect, it } from 'vitest';
+import { IdempotencyCache, type FirstResponse, type IdempotencyClaim } from '../../../proxy/budget/idempotencyCache.ts';
+
+const response = (status: number, body = '{"id":"task-1"}', extra: Partial<FirstResponse> = {}): FirstResponse => ({
+  status,
+  headers: { 'content-type': 'application/json', 'x-request-id': 'req-1', 'set-cookie': 'a=b', 'content-length': String(body.length) },
+  body: Buffer.from(body),
+  bodyTruncated: false,
+  ...extra,
+});
+
+function first(claim: IdempotencyClaim) {
+  if (claim.kind !== 'first') throw new Error(`expected first, got ${claim.kind}`);
+  return claim.ticket;
+}
+
+describe('IdempotencyCache', () => {
+  it('replays the first response with allowlisted headers and a replay marker', async () => {
+    const cache = new IdempotencyCache();
+    first(await cache.claim('work', 'k1')).complete(response(200));
+    const repeat = await cache.claim('work', 'k1');
+    expect(repeat).toEqual({
+      kind: 'replay',
+      response: {
+        status: 200,
+        headers: { 'content-type': 'application/json', 'x-request-id': 'req-1', 'x-airlock-idempotent-replay': 'true' },
+        body: Buffer.from('{"id":"task-1"}'),
+      },
+    });
+  });
+
+  it('scopes keys per profile', async () => {
+    const cache = new IdempotencyCache();
+    first(await cache.claim('work', 'k1')).complete(response(200));
+    expect((await cache.claim('home', 'k1')).kind).toBe('first');
+  });
+
+  it.each([
+    { status: 200, kept: true },
+    { status: 202, kept: true },
+    { status: 502, kept: true },
+    { status: 504, kept: true },
+    { status: 400, kept: false },
+    { status: 401, kept: false },
+    { status: 429, kept: false },
+  ])('status $status kept: $kept', async ({ status, kept }) => {
+    const cache = new IdempotencyCache();
+    first(await cache.claim('work', 'k')).complete(response(status));
+    expect((await cache.claim('work', 'k')).kind).toBe(kept ? 'replay' : 'first');
+  });
+
+  it.each([
+    { name: 'body over the limit', body: 'x'.repeat(11), truncated: false },
+    { name: 'capture truncated', body: 'x', truncated: true },
+  ])('refuses with 409 instead of resending when the first response was not kept: $name', async ({ body, truncated }) => {
+    const cache = new IdempotencyCache({ maxBodyBytes: 10 });
+    first(await cache.claim('work', 'k')).complete(response(200, body, { bodyTruncated: truncated }));
+    const repeat = await cache.claim('work', 'k');
+    expect(repeat).toMatchObject({ kind: 'refused', refusal: { status: 409, code: 'idempotency_key_reused' } });
+  });
+
+  it('expires after the window', async () => {
+    let nowMs = 0;
+    const cache = new IdempotencyCache({ windowMs: 1000 }, () => nowMs);
+    first(await cache.claim('work', 'k')).complete(response(200));
+    nowMs = 999;
+    expect((await cache.claim('work', 'k')).kind).toBe('replay');
+    nowMs = 1000;
+    expect((await cache.claim('work', 'k')).kind).toBe('first');
+  });
+
+  it('a repeat waits for the in-flight first and gets its response', async () => {
+    const cache = new IdempotencyCache();
+    const ticket = first(await cache.claim('work', 'k'));
+    const repeats = [cache.claim('work', 'k'), cache.claim('work', 'k')];
+    ticket.complete(response(200));
+    expect((await Promise.all(repeats)).map((claim) => claim.kind)).toEqual(['replay', 'replay']);
+  });
+
+  it('when the first is abandoned exactly one waiter becomes the new first', async () => {
+    const cache = new IdempotencyCache();
+    const ticket = first(await cache.claim('work', 'k'));
+    const waiting = [cache.claim('work', 'k'), cache.claim('work', 'k'), cache.claim('work', 'k')];
+    ticket.abandon();
+    const [newFirst, ...others] = waiting;
+    first(await newFirst!).complete(response(201));
+    expect((await Promise.all(others)).map((claim) => claim.kind)).toEqual(['replay', 'replay']);
+  });
+
+  it('a ticket settles once', async () => {
+    const cache = new IdempotencyCache();
+    const ticket = first(await cache.claim('work', 'k'));
+    ticket.complete(response(200, 'first'));
+    ticket.abandon();
+    ticket.complete(response(200, 'second'));
+    const repeat = await cache.claim('work', 'k');
+    expect(repeat.kind === 'replay' && repeat.response.body.toString()).toBe('first');
+  });
+
+  it('evicts least recently used entries by count', async () => {
+    const cache = new IdempotencyCache({ maxEntries: 2 });
+    for (const key of ['a', 'b']) first(await cache.claim('p', key)).complete(response(200, key));
+    expect((await cache.claim('p', 'a')).kind).toBe('replay');
+    first(await cache.claim('p', 'c')).complete(response(200, 'c'));
+    expect(cache.size).toBe(2);
+    expect((await cache.claim('p', 'a')).kind).toBe('replay');
+    expect((await cache.claim('p', 'b')).kind).toBe('first');
+  });
+
+  it('evicts by total bytes and keeps the byte count exact', async () => {
+    const cache = new IdempotencyCache({ maxTotalBytes: 100 });
+    first(await cache.claim('p', 'a')).complete(response(200, 'x'.repeat(60)));
+    first(await cache.claim('p', 'b')).complete(response(200, 'y'.repeat(60)));
+    expect(cache.size).toBe(1);
+    expect(cache.totalBytes).toBe(60 + Buffer.byteLength('p\u0000b'));
+    expect((await cache.claim('p', 'b')).kind).toBe('replay');
+  });
+
+  it('never evicts an in-flight entry', async () => {
+    const cache = new IdempotencyCache({ maxEntries: 1 });
+    const ticket = first(await cache.claim('p', 'slow'));
+    first(await cache.claim('p', 'fast')).complete(response(200));
+    const repeatOfSlow = cache.claim('p', 'slow');
+    ticket.complete(response(200, 'slow'));
+    const claim = await repeatOfSlow;
+    expect(claim.kind === 'replay' && claim.response.body.toString()).toBe('slow');
+  });
+});

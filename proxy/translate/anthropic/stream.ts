@@ -2,29 +2,15 @@ import { readChatChunk } from '../chatShapes.ts';
 import { createChatStreamBlocks } from '../chatStreamBlocks.ts';
 import type { BlockEvent } from '../chatStreamBlocks.ts';
 import { sseFrame } from '../sse.ts';
+import { STREAM_ENDED_EARLY_MESSAGE } from '../streamTranslator.ts';
+import type { ChatStreamTranslator, StreamFailure } from '../streamTranslator.ts';
 import { anthropicStopReason, anthropicUsage } from './response.ts';
 
 /**
  * Chat Completions stream chunks -> Anthropic Messages SSE frames. Each method returns complete
  * frames to write in order. The usage chunk (include_usage) comes after the finish_reason chunk,
  * so `message_delta` with stop_reason and usage is written by finish(), at the upstream's end.
- * After finish() or fail(), everything returns no frames.
  */
-
-export interface StreamFailure {
-  type: string;
-  message: string;
-}
-
-export interface ChatStreamTranslator {
-  push(chunk: object): string[];
-  /** The upstream stream ended normally ([DONE] or end of body). */
-  finish(): string[];
-  fail(error: StreamFailure): string[];
-}
-
-export const STREAM_ENDED_EARLY_MESSAGE = 'the upstream stream ended before the reply was finished';
-
 export function createAnthropicStreamTranslator(options: { requestedModel: string; messageId: string }): ChatStreamTranslator {
   const blocks = createChatStreamBlocks(`toolu_${options.messageId}`);
   let started = false;

@@ -1,0 +1,86 @@
+import { z } from 'zod';
+import { typedBlockSchema } from '../typedBlockSchema.ts';
+
+/** The parts of a Responses API request that Airlock translates (what Codex CLI sends). */
+
+const contentPart = typedBlockSchema({
+  input_text: z.object({ type: z.literal('input_text'), text: z.string() }),
+  output_text: z.object({ type: z.literal('output_text'), text: z.string() }),
+  refusal: z.object({ type: z.literal('refusal'), refusal: z.string() }),
+  input_image: z.object({
+    type: z.literal('input_image'),
+    image_url: z.string().nullish(),
+    file_id: z.string().nullish(),
+    detail: z.string().nullish(),
+  }),
+  input_file: z.object({ type: z.literal('input_file') }),
+});
+
+export type ResponsesContentPart = z.output<typeof contentPart>;
+
+const inputItem = z.preprocess(
+  // An item with a role and no type is the short form of a message item.
+  (item) => (typeof item === 'object' && item !== null && !('type' in item) && 'role' in item ? { ...item, type: 'message' } : item),
+  typedBlockSchema({
+    message: z.object({
+      type: z.literal('message'),
+      role: z.enum(['user', 'assistant', 'system', 'developer']),
+      content: z.union([z.string(), z.array(contentPart)]),
+    }),
+    function_call: z.object({
+      type: z.literal('function_call'),
+      call_id: z.string().min(1),
+      name: z.string().min(1),
+      arguments: z.string(),
+    }),
+    function_call_output: z.object({
+      type: z.literal('function_call_output'),
+      call_id: z.string().min(1),
+      output: z.union([z.string(), z.array(contentPart)]),
+    }),
+    reasoning: z.object({ type: z.literal('reasoning') }),
+  }),
+);
+
+export type ResponsesInputItem = z.output<typeof inputItem>;
+
+const tool = typedBlockSchema({
+  function: z.object({
+    type: z.literal('function'),
+    name: z.string().min(1),
+    description: z.string().nullish(),
+    parameters: z.record(z.string(), z.unknown()).nullish(),
+    strict: z.boolean().nullish(),
+  }),
+});
+
+export const responsesRequestSchema = z.object({
+  model: z.string().min(1, 'model is required'),
+  input: z.union([z.string(), z.array(inputItem)]).optional(),
+  instructions: z.string().nullish(),
+  tools: z.array(tool).optional(),
+  tool_choice: z
+    .union([z.enum(['auto', 'none', 'required']), z.looseObject({ type: z.string(), name: z.string().optional() })])
+    .optional(),
+  parallel_tool_calls: z.boolean().nullish(),
+  store: z.boolean().nullish(),
+  include: z.array(z.string()).nullish(),
+  reasoning: z.object({ effort: z.string().nullish() }).nullish(),
+  max_output_tokens: z.number().int().positive().nullish(),
+  temperature: z.number().nullish(),
+  top_p: z.number().nullish(),
+  stream: z.boolean().nullish(),
+  text: z
+    .object({
+      format: z
+        .looseObject({ type: z.string(), name: z.string().optional(), schema: z.unknown().optional(), strict: z.boolean().nullish() })
+        .nullish(),
+      verbosity: z.string().nullish(),
+    })
+    .nullish(),
+  previous_response_id: z.string().nullish(),
+});
+
+export type ResponsesRequest = z.output<typeof responsesRequestSchema>;
+
+export const RESPONSES_TRANSLATED_FIELDS: ReadonlySet<string> = new Set(Object.keys(responsesRequestSchema.shape));

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { PROFILE_ID_PATTERN, profileSchema } from './profile.ts';
+import { budgetSchema, PROFILE_ID_PATTERN, profileSchema } from './profile.ts';
 
 /**
  * The config file `airlock.json` in the data directory, shared by the desktop app, `airlock serve`
@@ -19,6 +19,8 @@ export const clientTokenRecordSchema = z.object({
   lastFour: z.string().length(4),
   createdAtMs: z.number().int().nonnegative(),
   defaultModel: z.string().min(1).optional(),
+  /** Caps for this client on top of its profile's (the spend gate checks both). */
+  budget: budgetSchema.optional(),
 });
 
 export const settingsSchema = z.object({

@@ -1,0 +1,52 @@
+import type { ErrorClass } from '../../proxy/contracts/errors.ts';
+
+/**
+ * What finished requests tell the tray: today's spend, profiles whose key the gateway rejected,
+ * and budgets that refused a request. A key stays "rejected" until a request on that profile
+ * succeeds; a budget stays "reached" until the day rolls over or a request on it succeeds.
+ */
+export interface TrafficState {
+  dayStartMs: number;
+  todaySpendCredits: number;
+  keyRejectedProfileIds: readonly string[];
+  budgetCapsReached: readonly string[];
+}
+
+export interface FinishedRequest {
+  profileId: string | null;
+  status: number;
+  errorClass: ErrorClass | null;
+  costCredits: number | null;
+}
+
+export function emptyTrafficState(dayStartMs: number): TrafficState {
+  return { dayStartMs, todaySpendCredits: 0, keyRejectedProfileIds: [], budgetCapsReached: [] };
+}
+
+export function budgetCapLabel(profileId: string): string {
+  return `profile ${profileId}`;
+}
+
+function withItem(items: readonly string[], item: string, present: boolean): readonly string[] {
+  const has = items.includes(item);
+  if (present === has) return items;
+  return present ? [...items, item] : items.filter((existing) => existing !== item);
+}
+
+export function rollDay(state: TrafficState, dayStartMs: number): TrafficState {
+  return dayStartMs === state.dayStartMs ? state : { ...emptyTrafficState(dayStartMs), keyRejectedProfileIds: state.keyRejectedProfileIds };
+}
+
+export function applyFinishedRequest(previous: TrafficState, request: FinishedRequest, dayStartMs: number): TrafficState {
+  const state = rollDay(previous, dayStartMs);
+  const todaySpendCredits = state.todaySpendCredits + (request.costCredits ?? 0);
+  if (request.profileId === null) return { ...state, todaySpendCredits };
+  const succeeded = request.status >= 200 && request.status < 300;
+  const budgetCap = budgetCapLabel(request.profileId);
+  return {
+    dayStartMs: state.dayStartMs,
+    todaySpendCredits,
+    keyRejectedProfileIds: request.errorClass === 'auth' ? withItem(state.keyRejectedProfileIds, request.profileId, true) : succeeded ? withItem(state.keyRejectedProfileIds, request.profileId, false) : state.keyRejectedProfileIds,
+    budgetCapsReached: request.errorClass === 'budget_exceeded' ? withItem(state.budgetCapsReached, budgetCap, true) : succeeded ? withItem(state.budgetCapsReached, budgetCap, false) : state.budgetCapsReached,
+  };
+}

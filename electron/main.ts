@@ -1,0 +1,202 @@
+/**
+ * The Electron main process: one instance, the proxy in-process (see desktopRuntime.ts for why),
+ * the tray, and one window showing the proxy's own UI. Decisions live in ./logic (unit-tested);
+ * this file only connects them to Electron.
+ */
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { app, clipboard, Notification, session } from 'electron';
+import { setActiveProfile, updateSettings } from '../proxy/profiles/configMutations.ts';
+import { resolveDataDir } from '../proxy/config/dataDir.ts';
+import { emptyConfig } from '../proxy/contracts/config.ts';
+import { DEFAULT_PORT } from '../proxy/server/defaults.ts';
+import { startOfLocalDayMs } from '../proxy/budget/spendLedger.ts';
+import { type DesktopRuntime, startDesktopRuntime } from './desktopRuntime.ts';
+import { registerIpcHandlers } from './ipcHandlers.ts';
+import type { AppState } from './logic/appState.ts';
+import { composeAppState, portFromEnv } from './logic/composeState.ts';
+import { classifyStartupError, quitDrainMs, startupProblemView } from './logic/lifecycle.ts';
+import { appUiUrl, DEFAULT_EXTERNAL_ORIGINS, gatewayOrigins } from './logic/navigation.ts';
+import { decideNotifications } from './logic/notifications.ts';
+import { problemPageDataUrl } from './logic/problemPage.ts';
+import { applyFinishedRequest, emptyTrafficState, rollDay, type TrafficState } from './logic/trafficState.ts';
+import type { TrayAction } from './logic/trayMenu.ts';
+import type { TrayIconState } from './logic/trayState.ts';
+import { MainWindow, hardenSession } from './mainWindow.ts';
+import { TrayController } from './trayController.ts';
+
+const PRODUCT_NAME = app.getName();
+const HIDDEN_AT_LOGIN_ARG = '--hidden';
+const distDir = fileURLToPath(new URL('.', import.meta.url));
+
+let runtime: DesktopRuntime | null = null;
+let proxyStatus: AppState['proxy'] = { status: 'starting', port: DEFAULT_PORT };
+let traffic: TrafficState = emptyTrafficState(startOfLocalDayMs(Date.now()));
+let alarmKeys: ReadonlySet<string> = new Set();
+let quitting = false;
+let tray: TrayController | null = null;
+
+const proxyOrigin = (): string | null => (proxyStatus.status === 'serving' || proxyStatus.status === 'paused' ? proxyStatus.origin : null);
+const externalOrigins = (): string[] => [...DEFAULT_EXTERNAL_ORIGINS, ...gatewayOrigins((runtime?.config.snapshot().profiles ?? []).map((profile) => profile.baseUrl))];
+
+const mainWindow = new MainWindow({
+  preloadPath: join(distDir, 'preload.cjs'),
+  productName: PRODUCT_NAME,
+  devToolsEnabled: !app.isPackaged,
+  proxyOrigin,
+  externalOrigins,
+  appIsQuitting: () => quitting,
+});
+
+function currentState(): AppState {
+  return composeAppState(proxyStatus, runtime?.config.snapshot() ?? emptyConfig(), traffic);
+}
+
+/** The URL the window should show now: the UI, or the problem page when the proxy did not start. */
+function windowUrl(): string {
+  const origin = proxyOrigin();
+  if (origin !== null) return appUiUrl(origin);
+  const problem = proxyStatus.status === 'failed' ? proxyStatus.problem : { kind: 'unknown' as const, detail: 'Airlock is still starting' };
+  return problemPageDataUrl(startupProblemView(problem, proxyStatus.port), PRODUCT_NAME);
+}
+
+function refresh(): void {
+  const state = currentState();
+  tray?.render(state);
+  const decision = decideNotifications(alarmKeys, state);
+  alarmKeys = decision.activeAlarmKeys;
+  if (Notification.isSupported()) for (const notice of decision.notices) new Notification({ title: notice.title, body: notice.body }).show();
+}
+
+function trayIconPath(state: TrayIconState): string {
+  // macOS menu bars want monochrome template images; Electron picks the @2x file on HiDPI.
+  const name = process.platform === 'darwin' ? `tray-${state}Template.png` : `tray-${state}.png`;
+  return join(app.getAppPath(), 'build', 'icons', 'tray', name);
+}
+
+function setStartAtLogin(enabled: boolean): void {
+  app.setLoginItemSettings({ openAtLogin: enabled, args: [HIDDEN_AT_LOGIN_ARG] });
+  void runtime?.config.update((config) => updateSettings(config, { startAtLogin: enabled }));
+}
+
+async function handleTrayAction(action: TrayAction): Promise<void> {
+  switch (action.kind) {
+    case 'selectProfile':
+      await runtime?.config.update((config) => setActiveProfile(config, action.profileId));
+      return;
+    case 'copyText':
+      clipboard.writeText(action.text);
+      return;
+    case 'copyClientToken': {
+      const token = await runtime?.readClientToken();
+      if (token) clipboard.writeText(token);
+      return;
+    }
+    case 'setPaused':
+      if (runtime && proxyStatus.status !== 'failed' && proxyStatus.status !== 'starting') {
+        runtime.proxy.setPaused(action.paused);
+        proxyStatus = { ...proxyStatus, status: action.paused ? 'paused' : 'serving' };
+        refresh();
+      }
+      return;
+    case 'openWindow':
+      mainWindow.show(windowUrl());
+      return;
+    case 'setStartAtLogin':
+      setStartAtLogin(action.enabled);
+      return;
+    case 'quit':
+      app.quit();
+      return;
+  }
+}
+
+function followTraffic(started: DesktopRuntime): void {
+  const profileOfRequest = new Map<string, string | null>();
+  started.proxy.events.subscribe((event) => {
+    if (event.type === 'start') profileOfRequest.set(event.requestId, event.profileId);
+    if (event.type !== 'end') return;
+    const profileId = profileOfRequest.get(event.requestId) ?? null;
+    profileOfRequest.delete(event.requestId);
+    traffic = applyFinishedRequest(traffic, { profileId, status: event.status, errorClass: event.errorClass, costCredits: event.costCredits }, startOfLocalDayMs(Date.now()));
+    refresh();
+  });
+  // The day also rolls over when nothing is requested.
+  setInterval(() => {
+    const rolled = rollDay(traffic, startOfLocalDayMs(Date.now()));
+    if (rolled !== traffic) {
+      traffic = rolled;
+      refresh();
+    }
+  }, 60_000).unref();
+  started.config.onChange(() => refresh());
+}
+
+async function startProxy(port: number): Promise<void> {
+  try {
+    const dataDir = resolveDataDir(process.env, process.platform, homedir());
+    runtime = await startDesktopRuntime({ dataDir, port });
+    proxyStatus = { status: 'serving', port: runtime.proxy.port, origin: runtime.proxy.url };
+    followTraffic(runtime);
+  } catch (error) {
+    proxyStatus = { status: 'failed', port, problem: classifyStartupError(error, port) };
+  }
+  refresh();
+}
+
+function installTestHooks(): void {
+  // Only for test/electron (Playwright evaluates in the main process); never set in a release.
+  if (process.env.AIRLOCK_TEST_HOOKS !== '1') return;
+  Object.assign(globalThis, {
+    airlockTestHooks: {
+      trayMenu: () => tray?.model() ?? [],
+      clickTrayItem: async (id: string) => {
+        const item = tray?.model().find((candidate) => candidate.id === id);
+        if (!item || !('action' in item)) throw new Error(`no clickable tray item ${id}`);
+        await handleTrayAction(item.action);
+      },
+      activeProfileId: () => runtime?.config.snapshot().activeProfileId ?? null,
+    },
+  });
+}
+
+async function quitAfterDrain(): Promise<void> {
+  const stopping = runtime;
+  runtime = null;
+  if (stopping) await stopping.stop(quitDrainMs(stopping.proxy.inFlightCount()));
+  tray?.destroy();
+  app.quit();
+}
+
+if (!app.requestSingleInstanceLock()) {
+  app.quit();
+} else {
+  app.on('second-instance', () => mainWindow.show(windowUrl()));
+  // The tray keeps the app alive: closing the last window is not quitting.
+  app.on('window-all-closed', () => undefined);
+  app.on('before-quit', (event) => {
+    quitting = true;
+    if (runtime) {
+      event.preventDefault();
+      void quitAfterDrain();
+    }
+  });
+  app.on('activate', () => mainWindow.show(windowUrl()));
+
+  void app.whenReady().then(async () => {
+    hardenSession(session.defaultSession, proxyOrigin);
+    registerIpcHandlers({ proxyOrigin, controlToken: () => runtime?.controlToken ?? null, appVersion: app.getVersion(), externalOrigins });
+    tray = new TrayController({ productName: PRODUCT_NAME, iconPath: trayIconPath, onAction: (action) => void handleTrayAction(action) }, currentState());
+    installTestHooks();
+    let port = DEFAULT_PORT;
+    try {
+      port = portFromEnv(process.env.AIRLOCK_PORT, DEFAULT_PORT);
+    } catch (error) {
+      proxyStatus = { status: 'failed', port, problem: classifyStartupError(error, port) };
+    }
+    if (proxyStatus.status === 'starting') await startProxy(port);
+    const openedAtLogin = process.argv.includes(HIDDEN_AT_LOGIN_ARG) || app.getLoginItemSettings().wasOpenedAtLogin;
+    if (!openedAtLogin || proxyStatus.status === 'failed') mainWindow.show(windowUrl());
+  });
+}

@@ -1,0 +1,65 @@
+import { Menu, type MenuItemConstructorOptions, nativeImage, Tray } from 'electron';
+import type { AppState } from './logic/appState.ts';
+import { buildTrayMenuModel, type MenuItemModel, type TrayAction } from './logic/trayMenu.ts';
+import { type TrayIconState, trayIconState, trayTooltip } from './logic/trayState.ts';
+
+export interface TrayControllerDeps {
+  productName: string;
+  /** Path of the tray icon for a state (template images on macOS). */
+  iconPath(state: TrayIconState): string;
+  onAction(action: TrayAction): void;
+}
+
+function toMenuItem(item: MenuItemModel, onAction: (action: TrayAction) => void): MenuItemConstructorOptions {
+  switch (item.type) {
+    case 'separator':
+      return { type: 'separator', id: item.id };
+    case 'label':
+      return { id: item.id, label: item.label, enabled: false };
+    case 'action':
+      return { id: item.id, label: item.label, enabled: item.enabled, click: () => onAction(item.action) };
+    case 'radio':
+      return { id: item.id, type: 'radio', label: item.label, checked: item.checked, enabled: item.enabled, click: () => onAction(item.action) };
+    case 'checkbox':
+      return { id: item.id, type: 'checkbox', label: item.label, checked: item.checked, click: () => onAction(item.action) };
+  }
+}
+
+/** Renders the tray from the app state; the menu is rebuilt only when its model changed. */
+export class TrayController {
+  readonly #tray: Tray;
+  readonly #deps: TrayControllerDeps;
+  #renderedModel = '';
+  #renderedIcon: TrayIconState | null = null;
+  #model: MenuItemModel[] = [];
+
+  constructor(deps: TrayControllerDeps, initial: AppState) {
+    this.#deps = deps;
+    this.#tray = new Tray(nativeImage.createFromPath(deps.iconPath(trayIconState(initial))));
+    this.render(initial);
+  }
+
+  render(state: AppState): void {
+    const iconState = trayIconState(state);
+    if (iconState !== this.#renderedIcon) {
+      this.#tray.setImage(nativeImage.createFromPath(this.#deps.iconPath(iconState)));
+      this.#renderedIcon = iconState;
+    }
+    this.#tray.setToolTip(trayTooltip(state, this.#deps.productName));
+    const model = buildTrayMenuModel(state);
+    const serialized = JSON.stringify(model);
+    if (serialized === this.#renderedModel) return;
+    this.#renderedModel = serialized;
+    this.#model = model;
+    this.#tray.setContextMenu(Menu.buildFromTemplate(model.map((item) => toMenuItem(item, this.#deps.onAction))));
+  }
+
+  /** The current menu as data (the Electron smoke test reads and clicks it through a test hook). */
+  model(): readonly MenuItemModel[] {
+    return this.#model;
+  }
+
+  destroy(): void {
+    this.#tray.destroy();
+  }
+}

@@ -1,4 +1,5 @@
 import { roundCredits } from '../billing/constants.ts';
+import type { SpendSinceQuery } from '../contracts/log.ts';
 
 /**
  * Running credit totals per profile and per client token for the current local day and month,
@@ -22,6 +23,12 @@ export interface SpendRecord {
 
 /** Credits the log holds for a scope since a time (the log's `spendSince`). */
 export type SpentSince = (scope: SpendScope, sinceMs: number) => number;
+
+/** Adapts the request log's `spendSince(query)` to the ledger's seeding function. */
+export function spentSinceFromLog(spendSince: (query: SpendSinceQuery) => number): SpentSince {
+  return (scope, sinceMs) =>
+    scope.kind === 'profile' ? spendSince({ sinceMs, profileId: scope.profileId }) : spendSince({ sinceMs, clientName: scope.clientName });
+}
 
 export function startOfLocalDayMs(atMs: number): number {
   const at = new Date(atMs);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SpendLedger, startOfLocalDayMs, startOfLocalMonthMs, type SpendScope } from '../../../proxy/budget/spendLedger.ts';
+import { SpendLedger, spentSinceFromLog, startOfLocalDayMs, startOfLocalMonthMs, type SpendScope } from '../../../proxy/budget/spendLedger.ts';
 
 const local = (month: number, day: number, hour = 12, minute = 0): number => new Date(2026, month, day, hour, minute).getTime();
 const work: SpendScope = { kind: 'profile', profileId: 'work' };
@@ -29,6 +29,19 @@ describe('SpendLedger', () => {
       { scope: work, sinceMs: local(0, 1, 0) },
     ]);
     expect(ledger.totals(work, local(0, 15, 10))).toEqual({ dayCredits: 3, monthCredits: 40 });
+  });
+
+  it.each([
+    { scope: work, query: { sinceMs: 5, profileId: 'work' } },
+    { scope: cursor, query: { sinceMs: 5, clientName: 'cursor' } },
+  ])('asks the log per $scope.kind', ({ scope, query }) => {
+    const queries: unknown[] = [];
+    const spentSince = spentSinceFromLog((asked) => {
+      queries.push(asked);
+      return 1.5;
+    });
+    expect(spentSince(scope, 5)).toBe(1.5);
+    expect(queries).toEqual([query]);
   });
 
   it('records per profile and per client; unpriced and anonymous add nothing to clients', () => {

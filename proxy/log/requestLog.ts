@@ -20,8 +20,6 @@ export interface RequestLogOptions {
   retention?: Partial<RetentionPolicy>;
   flushIntervalMs?: number;
   retentionIntervalMs?: number;
-  /** Credits for a finished request; null when its model has no price. */
-  costOf?: (row: RequestLogRow) => number | null;
   /** Hard limit on the database file (SQLite max_page_count); past it writes fail as on a full disk. */
   maxDbBytes?: number;
   /** Below this much free disk space, bodies are no longer logged. */
@@ -166,9 +164,8 @@ class SqliteRequestLog implements RequestLog {
       const draft = this.drafts.get(event.requestId);
       // A request that started before the log attached has no row to complete.
       if (draft === undefined) continue;
-      let row = applyRowEvent(draft, event);
+      const row = applyRowEvent(draft, event);
       if (event.type === 'end') {
-        row = { ...row, costCredits: this.costOf(row) };
         this.drafts.delete(row.id);
         if (this.writer.bodiesDisabledReason === null) {
           bodies.push({ requestId: row.id, record: buildBodiesRecord(event.bodies, row.stream, this.bodyCapBytes, secrets) });
@@ -180,16 +177,6 @@ class SqliteRequestLog implements RequestLog {
     }
     const mask = (text: string): string => redactSecrets(text, secrets);
     return { rows: [...touched.values()].map((row) => maskRowText(row, mask)), bodies };
-  }
-
-  private costOf(row: RequestLogRow): number | null {
-    if (this.options.costOf === undefined) return null;
-    try {
-      return this.options.costOf(row);
-    } catch (error) {
-      this.onError(error);
-      return null;
-    }
   }
 
   private noteBodiesState(): void {

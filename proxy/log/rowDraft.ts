@@ -1,4 +1,4 @@
-import type { RequestLogRow } from '../contracts/log.ts';
+import type { RequestLogRow, UsageSource } from '../contracts/log.ts';
 import type { TokenUsage } from '../contracts/usage.ts';
 import type { RequestLifecycleEvent } from '../events/lifecycle.ts';
 
@@ -45,7 +45,7 @@ export function rowFromStart(event: StartEvent): RequestLogRow {
   };
 }
 
-function withUsage(row: RequestLogRow, usage: TokenUsage | null): RequestLogRow {
+function withUsage(row: RequestLogRow, usage: TokenUsage | null, source: UsageSource): RequestLogRow {
   if (usage === null) return row;
   return {
     ...row,
@@ -53,7 +53,7 @@ function withUsage(row: RequestLogRow, usage: TokenUsage | null): RequestLogRow 
     outputTokens: usage.outputTokens,
     cachedInputTokens: usage.cachedInputTokens ?? null,
     reasoningTokens: usage.reasoningTokens ?? null,
-    usageSource: 'reported',
+    usageSource: source,
   };
 }
 
@@ -62,7 +62,7 @@ function withResponseModel(row: RequestLogRow, responseModel: string | null): Re
   return { ...row, responseModel: model, modelMismatch: modelsDiffer(row.upstreamModel, model) };
 }
 
-/** The row after one more lifecycle event. Cost is left to the caller (it needs the final row). */
+/** The row after one more lifecycle event. */
 export function applyRowEvent(row: RequestLogRow, event: RowUpdateEvent): RequestLogRow {
   switch (event.type) {
     case 'headers':
@@ -74,7 +74,8 @@ export function applyRowEvent(row: RequestLogRow, event: RowUpdateEvent): Reques
         retries: event.retries,
       };
     case 'usage':
-      return withResponseModel(withUsage(row, event.usage), event.responseModel);
+      // A usage event carries what the upstream reported; estimates only come with `end`.
+      return withResponseModel(withUsage(row, event.usage, 'reported'), event.responseModel);
     case 'end':
       return withResponseModel(
         withUsage(
@@ -87,9 +88,11 @@ export function applyRowEvent(row: RequestLogRow, event: RowUpdateEvent): Reques
             errorClass: event.errorClass,
             errorMessage: event.errorMessage,
             upstreamRequestId: event.upstreamRequestId ?? row.upstreamRequestId,
+            costCredits: event.costCredits,
             state: 'done',
           },
           event.usage,
+          event.usageSource ?? 'reported',
         ),
         event.responseModel,
       );

@@ -20,7 +20,7 @@ describe('request log row lifecycle', () => {
   });
 
   it('inserts the row in flight at start and completes it at end', async () => {
-    temp = openTempLog({ costOf: (row) => (row.inputTokens ?? 0) * 0.5 });
+    temp = openTempLog();
     temp.events.emit(startEvent('r1', { stream: true }));
     await temp.log.flush();
     expect(temp.log.getRequest('r1')).toEqual({ row: expect.objectContaining({ state: 'in_flight', status: null }), bodies: null });
@@ -34,6 +34,8 @@ describe('request log row lifecycle', () => {
     temp.events.emit(
       endEvent('r1', {
         usage: null,
+        usageSource: null,
+        costCredits: 6,
         responseModel: null,
         retries: 1,
         ttfbMs: 30,
@@ -76,26 +78,24 @@ describe('request log row lifecycle', () => {
     temp.events.emit(startEvent('r1'));
     temp.events.emit(endEvent('r1', { status: 429, errorClass: 'rate_limited', errorMessage: 'slow down' }));
     await temp.log.flush();
-    expect(temp.log.getRequest('r1')?.row).toMatchObject({ state: 'done', status: 429, errorClass: 'rate_limited', costCredits: null });
+    expect(temp.log.getRequest('r1')?.row).toMatchObject({ state: 'done', status: 429, errorClass: 'rate_limited' });
   });
 
-  it('leaves cost unpriced when the price function says so or throws', async () => {
-    const errors: unknown[] = [];
-    temp = openTempLog({
-      costOf: (row) => {
-        if (row.id === 'bad') throw new Error('price table broken');
-        return null;
-      },
-      onError: (error) => errors.push(error),
-    });
-    for (const id of ['unpriced', 'bad']) {
-      temp.events.emit(startEvent(id));
-      temp.events.emit(endEvent(id));
-    }
+  it.each([
+    ['reported and priced', { inputTokens: 3, outputTokens: 2 }, 'reported', 1.5],
+    ['estimated by a tokenizer', { inputTokens: 40, outputTokens: 9 }, 'estimated', 0.7],
+    ['unpriced model', { inputTokens: 3, outputTokens: 2 }, 'reported', null],
+  ] as const)('records usage %s with its source and cost', async (_name, usage, usageSource, costCredits) => {
+    temp = openTempLog();
+    temp.events.emit(startEvent('r1'));
+    temp.events.emit(endEvent('r1', { usage, usageSource, costCredits }));
     await temp.log.flush();
-    expect(temp.log.getRequest('unpriced')?.row.costCredits).toBeNull();
-    expect(temp.log.getRequest('bad')?.row.costCredits).toBeNull();
-    expect(errors).toHaveLength(1);
+    expect(temp.log.getRequest('r1')?.row).toMatchObject({
+      inputTokens: usage.inputTokens,
+      outputTokens: usage.outputTokens,
+      usageSource,
+      costCredits,
+    });
   });
 
   it('marks rows a previous process left in flight as interrupted when it opens', async () => {

@@ -53,6 +53,8 @@ export function endEvent(requestId: string, overrides: Partial<EndEvent> = {}): 
     responseModel: 'gpt-4o',
     upstreamRequestId: `up-${requestId}`,
     usage: { inputTokens: 10, outputTokens: 5 },
+    usageSource: 'reported',
+    costCredits: 0.25,
     bodies: capturedBodies(),
     ...overrides,
   };

@@ -1,5 +1,4 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { RequestLogRow } from '../../../proxy/contracts/log.ts';
 import { capturedBodies, endEvent, startEvent, TEST_STARTED_AT_MS } from './lifecycleEvents.ts';
 import { openTempLog, type TempLog } from './tempLog.ts';
 
@@ -38,6 +37,8 @@ function emitRequest(temp: TempLog, seed: Seed): void {
       durationMs: seed.durationMs ?? 100,
       ttfbMs: seed.ttfbMs ?? 10,
       usage: { inputTokens: seed.inputTokens ?? 10, outputTokens: 1 },
+      // One credit per input token, except the unpriced model.
+      costCredits: model === 'free-model' ? null : (seed.inputTokens ?? 10),
       responseModel: model,
       bodies: capturedBodies({ requestBody: Buffer.from(JSON.stringify({ prompt: seed.body ?? `prompt ${seed.id}` })) }),
     }),
@@ -46,8 +47,7 @@ function emitRequest(temp: TempLog, seed: Seed): void {
 
 let temp: TempLog;
 beforeEach(() => {
-  // One credit per input token, except the unpriced model.
-  temp = openTempLog({ costOf: (row: RequestLogRow) => (row.upstreamModel === 'free-model' ? null : row.inputTokens) });
+  temp = openTempLog();
 });
 afterEach(async () => {
   await temp.cleanup();

@@ -16,8 +16,9 @@ export interface UpstreamResponseSummary {
   expectJson: boolean;
 }
 
+/** Wording gateways use for an unknown or unavailable model (OpenAI, One/New API relays, Chinese relays). */
 const MODEL_MISSING =
-  /model[^.\n]{0,120}?(not[ _]found|does ?n[o']t exist|not exist|not available|unavailable|not supported|unknown|invalid|no available channel|无可用渠道)|(unknown|invalid|no such|unsupported) model|model_not_found|模型.{0,40}(不存在|无可用)/i;
+  /model[^.\n]{0,80}?(not[ _]found|does ?n[o']t exist|not exist|not available|unavailable|no available channel|无可用渠道)|(unknown|invalid|no such|unsupported) model\b|model_not_found|模型.{0,40}(不存在|无可用)/i;
 
 /**
  * Classifies a gateway answer by seed section 7. Choices the seed leaves open:

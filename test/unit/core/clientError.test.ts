@@ -1,0 +1,84 @@
+import { describe, expect, it } from 'vitest';
+import { LOCAL_ERROR_CLASSES, UPSTREAM_ERROR_CLASSES, type ErrorClass } from '../../../proxy/contracts/errors.ts';
+import { buildClientError, explainError, type ClientErrorDetail } from '../../../proxy/core/errorClass.ts';
+import { SENTINEL_KEY, findSentinel } from '../../support/sentinel.ts';
+
+const ALL_CLASSES: ErrorClass[] = [...UPSTREAM_ERROR_CLASSES, ...LOCAL_ERROR_CLASSES];
+const NOT_RETRYABLE: ErrorClass[] = ['bad_request', 'auth', 'model_not_found', 'html_instead_of_json'];
+
+describe('explainError', () => {
+  it.each(ALL_CLASSES)('%s has a distinct meaning and a fix', (errorClass) => {
+    const { meaning, fix } = explainError(errorClass);
+    expect(meaning.length).toBeGreaterThan(20);
+    expect(fix.length).toBeGreaterThan(10);
+    const others = ALL_CLASSES.filter((other) => other !== errorClass).map((other) => explainError(other).meaning);
+    expect(others).not.toContain(meaning);
+  });
+
+  it.each(NOT_RETRYABLE)('%s is not retryable (seed section 7 rule 2)', (errorClass) => {
+    expect(explainError(errorClass).retryable).toBe(false);
+  });
+
+  it.each<[ErrorClass, RegExp]>([
+    ['html_instead_of_json', /\/v1\/v1/],
+    ['html_instead_of_json', /ending in \/v1/],
+    ['timeout_idle', /reasoning models/],
+    ['timeout_idle', /idleTimeoutMs/],
+    ['timeout_connect', /connectTimeoutMs/],
+    ['timeout_total', /totalTimeoutMs/],
+    ['model_not_found', /GET \/v1\/models/],
+    ['rate_limited', /balance/],
+  ])('%s mentions %s', (errorClass, pattern) => {
+    const { meaning, fix } = explainError(errorClass);
+    expect(`${meaning} ${fix}`).toMatch(pattern);
+  });
+});
+
+describe('buildClientError', () => {
+  it.each<[string, ErrorClass, ClientErrorDetail, string, RegExp[]]>([
+    ['class as code without upstream code', 'upstream_error', {}, 'upstream_error', [/no valid answer/, /Retry once/]],
+    ['upstream code kept', 'auth', { upstreamCode: 'invalid_api_key' }, 'invalid_api_key', [/refused the key/]],
+    ['profile named for auth', 'auth', { profileName: 'work' }, 'auth', [/\(profile "work"\)\./]],
+    ['profile not named for other classes', 'rate_limited', { profileName: 'work' }, 'rate_limited', [/^(?!.*profile "work")/]],
+    [
+      'suggestions for model_not_found',
+      'model_not_found',
+      { suggestions: ['gpt-4o', 'gpt-4o-mini', 'gpt-4.1'] },
+      'model_not_found',
+      [/Did you mean: gpt-4o, gpt-4o-mini, gpt-4\.1\?/],
+    ],
+    ['no suggestion line when none', 'model_not_found', { suggestions: [] }, 'model_not_found', [/^(?!.*Did you mean)/]],
+    ['idle timeout named', 'timeout_idle', { timeoutMs: 300000 }, 'timeout_idle', [/\(idleTimeoutMs = 300000 ms\)/]],
+    ['connect timeout named', 'timeout_connect', { timeoutMs: 10000 }, 'timeout_connect', [/\(connectTimeoutMs = 10000 ms\)/]],
+    ['total timeout named', 'timeout_total', { timeoutMs: 5000 }, 'timeout_total', [/\(totalTimeoutMs = 5000 ms\)/]],
+    ['upstream text quoted', 'bad_request', { upstreamMessage: 'temperature\n  too high' }, 'bad_request', [/Gateway said: "temperature too high"$/]],
+    ['404 path hint', 'bad_request', { upstreamStatus: 404 }, 'bad_request', [/no endpoint at this path/]],
+    ['network code hint', 'network', { upstreamCode: 'ENOTFOUND' }, 'ENOTFOUND', [/does not resolve/]],
+    ['html fix', 'html_instead_of_json', {}, 'html_instead_of_json', [/web page/, /ending in \/v1/]],
+  ])('%s', (_label, errorClass, detail, code, patterns) => {
+    const body = buildClientError(errorClass, detail);
+    expect(body.error.type).toBe(errorClass);
+    expect(body.error.code).toBe(code);
+    for (const pattern of patterns) expect(body.error.message).toMatch(pattern);
+  });
+
+  it('caps a long upstream message', () => {
+    const body = buildClientError('bad_request', { upstreamMessage: 'word '.repeat(1000) });
+    expect(body.error.message.length).toBeLessThan(1000);
+    expect(body.error.message).toMatch(/…"$/);
+  });
+
+  const base64 = (text: string) => Buffer.from(text).toString('base64');
+  it.each([
+    ['raw', `Invalid key ${SENTINEL_KEY}`],
+    ['Bearer', `header was Authorization: Bearer ${SENTINEL_KEY}`],
+    ['URL-encoded', `GET /v1/models?key=${encodeURIComponent(SENTINEL_KEY)}`],
+    ['base64', `basic auth ${base64(`user:${SENTINEL_KEY}`)} rejected`],
+    ['base64 at offset 1', `token=${base64(`:${SENTINEL_KEY}`)}`],
+  ])('never carries the key from upstream text (%s)', (_label, upstreamMessage) => {
+    for (const knownSecrets of [[SENTINEL_KEY], []]) {
+      const body = buildClientError('auth', { upstreamMessage, upstreamCode: SENTINEL_KEY, knownSecrets });
+      expect(findSentinel(JSON.stringify(body))).toBeNull();
+    }
+  });
+});

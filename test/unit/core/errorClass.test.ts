@@ -1,0 +1,138 @@
+import { describe, expect, it } from 'vitest';
+import { LOCAL_ERROR_CLASSES, UPSTREAM_ERROR_CLASSES, type ErrorClass } from '../../../proxy/contracts/errors.ts';
+import {
+  classifyNetworkFailure,
+  classifyUpstreamResponse,
+  networkFailureCode,
+  statusForClass,
+} from '../../../proxy/core/errorClass.ts';
+
+const JSON_TYPE = 'application/json';
+const HTML_PAGE = '<!DOCTYPE html><html><body>404 Not Found</body></html>';
+const jsonError = (message: string, code: string | null = null) => JSON.stringify({ error: { message, type: 'x', code } });
+
+describe('classifyUpstreamResponse', () => {
+  it.each([
+    ['200 JSON success', 200, JSON_TYPE, '{"choices":[]}', true, null],
+    ['200 SSE success', 200, 'text/event-stream', 'data: {"choices":[]}\n\n', true, null],
+    ['200 empty body unread', 200, JSON_TYPE, '', true, null],
+    ['200 HTML where JSON expected', 200, 'text/html; charset=utf-8', HTML_PAGE, true, 'html_instead_of_json'],
+    ['200 HTML sniffed without a content type', 200, null, `  \n${HTML_PAGE}`, true, 'html_instead_of_json'],
+    ['200 HTML sniffed behind a wrong JSON type', 200, JSON_TYPE, '<html><head></head></html>', true, 'html_instead_of_json'],
+    ['200 HTML when a page was asked for', 200, 'text/html', HTML_PAGE, false, null],
+    ['200 with only an error body', 200, JSON_TYPE, jsonError('upstream failed'), true, 'upstream_error'],
+    ['200 with a model error body', 200, JSON_TYPE, jsonError('model gpt-x not found'), true, 'model_not_found'],
+    ['200 with an invalid_api_key body', 200, JSON_TYPE, jsonError('bad', 'invalid_api_key'), true, 'auth'],
+    ['301 redirect', 301, null, '', true, 'html_instead_of_json'],
+    ['400 bad params', 400, JSON_TYPE, jsonError('temperature must be <= 2'), true, 'bad_request'],
+    ['400 context too long', 400, JSON_TYPE, jsonError('context_length_exceeded'), true, 'bad_request'],
+    ['400 model does not exist', 400, JSON_TYPE, jsonError('The model `gpt-5x` does not exist'), true, 'model_not_found'],
+    ['400 with code model_not_found', 400, JSON_TYPE, jsonError('nope', 'model_not_found'), true, 'model_not_found'],
+    ['400 invalid model', 400, JSON_TYPE, jsonError('Invalid model: foo'), true, 'model_not_found'],
+    ['400 Chinese no channel', 400, JSON_TYPE, jsonError('当前分组 default 下对于模型 x 无可用渠道'), true, 'model_not_found'],
+    ['400 context length', 400, JSON_TYPE, jsonError("This model's maximum context length is 8192 tokens."), true, 'bad_request'],
+    ['400 unsupported feature', 400, JSON_TYPE, jsonError('model x: tools are not supported; invalid parameter'), true, 'bad_request'],
+    ['400 HTML page', 400, 'text/html', HTML_PAGE, true, 'html_instead_of_json'],
+    ['401 JSON', 401, JSON_TYPE, jsonError('Incorrect API key', 'invalid_api_key'), true, 'auth'],
+    ['401 HTML login page', 401, 'text/html', HTML_PAGE, true, 'html_instead_of_json'],
+    ['402 balance', 402, JSON_TYPE, jsonError('insufficient balance'), true, 'rate_limited'],
+    ['403 JSON', 403, JSON_TYPE, jsonError('forbidden'), true, 'auth'],
+    ['403 model not open', 403, JSON_TYPE, jsonError('model gpt-4o is not available for your account'), true, 'model_not_found'],
+    ['404 model', 404, JSON_TYPE, jsonError('The model `x` does not exist or you do not have access to it.'), true, 'model_not_found'],
+    ['404 HTML page', 404, 'text/html', HTML_PAGE, true, 'html_instead_of_json'],
+    ['404 HTML page for a non-JSON client', 404, 'text/html', HTML_PAGE, false, 'html_instead_of_json'],
+    ['404 JSON unknown path', 404, JSON_TYPE, jsonError('Invalid URL (POST /v1/foo)'), true, 'bad_request'],
+    ['404 plain text body', 404, 'text/plain', 'Not Found', true, 'bad_request'],
+    ['408', 408, JSON_TYPE, '', true, 'timeout_total'],
+    ['413', 413, 'text/html', HTML_PAGE, true, 'html_instead_of_json'],
+    ['422 JSON', 422, JSON_TYPE, jsonError('messages is required'), true, 'bad_request'],
+    ['429', 429, JSON_TYPE, jsonError('rate limit'), true, 'rate_limited'],
+    ['429 HTML from a CDN', 429, 'text/html', HTML_PAGE, true, 'rate_limited'],
+    ['500', 500, JSON_TYPE, jsonError('internal'), true, 'upstream_error'],
+    ['502 HTML from nginx', 502, 'text/html', HTML_PAGE, true, 'upstream_error'],
+    ['503', 503, JSON_TYPE, '', true, 'upstream_error'],
+    ['504', 504, 'text/html', HTML_PAGE, true, 'timeout_total'],
+    ['524 Cloudflare timeout', 524, 'text/html', HTML_PAGE, true, 'timeout_total'],
+    ['529 overloaded', 529, JSON_TYPE, jsonError('Overloaded', 'overloaded_error'), true, 'upstream_error'],
+  ])('%s', (_label, status, contentType, bodyText, expectJson, expected) => {
+    expect(classifyUpstreamResponse({ status, contentType, bodyText, expectJson })).toBe(expected);
+  });
+});
+
+const withCode = (code: string, cause?: unknown) => Object.assign(new Error(code), { code, cause });
+const abortError = (reason: unknown) => Object.assign(new DOMException('aborted', 'AbortError'), { reason });
+
+describe('classifyNetworkFailure', () => {
+  it.each([
+    ['connect timeout', withCode('UND_ERR_CONNECT_TIMEOUT'), 'timeout_connect'],
+    ['OS connect timeout', withCode('ETIMEDOUT'), 'timeout_connect'],
+    ['headers timeout', withCode('UND_ERR_HEADERS_TIMEOUT'), 'timeout_idle'],
+    ['body timeout', withCode('UND_ERR_BODY_TIMEOUT'), 'timeout_idle'],
+    ['refused', withCode('ECONNREFUSED'), 'network'],
+    ['not found', withCode('ENOTFOUND'), 'network'],
+    ['reset', withCode('ECONNRESET'), 'network'],
+    ['socket', withCode('UND_ERR_SOCKET'), 'network'],
+    ['DNS again', withCode('EAI_AGAIN'), 'network'],
+    ['fetch failed wrapping a connect timeout', new TypeError('fetch failed', { cause: withCode('UND_ERR_CONNECT_TIMEOUT') }), 'timeout_connect'],
+    ['two levels deep', new Error('a', { cause: new Error('b', { cause: withCode('UND_ERR_BODY_TIMEOUT') }) }), 'timeout_idle'],
+    ['abort with reason timeout_total', abortError('timeout_total'), 'timeout_total'],
+    ['abort with reason timeout_idle', abortError('timeout_idle'), 'timeout_idle'],
+    ['the reason thrown as is', 'timeout_total', 'timeout_total'],
+    ['abort wrapped in a cause', new Error('x', { cause: abortError('timeout_total') }), 'timeout_total'],
+    ['AbortSignal.timeout', new DOMException('t', 'TimeoutError'), 'timeout_total'],
+    ['abort without a timeout reason', abortError('client went away'), 'network'],
+    ['plain error', new Error('boom'), 'network'],
+    ['not an error', 42, 'network'],
+    ['null', null, 'network'],
+  ])('%s -> %s', (_label, error, expected) => {
+    expect(classifyNetworkFailure(error)).toBe(expected);
+  });
+
+  it('stops on a cause cycle', () => {
+    const first: Error & { cause?: unknown } = new Error('a');
+    first.cause = new Error('b', { cause: first });
+    expect(classifyNetworkFailure(first)).toBe('network');
+  });
+});
+
+describe('networkFailureCode', () => {
+  it.each([
+    [new TypeError('fetch failed', { cause: withCode('ENOTFOUND') }), 'ENOTFOUND'],
+    [withCode('UND_ERR_SOCKET', withCode('ECONNRESET')), 'UND_ERR_SOCKET'],
+    [new Error('none'), null],
+  ])('%s -> %s', (error, expected) => {
+    expect(networkFailureCode(error)).toBe(expected);
+  });
+});
+
+describe('statusForClass', () => {
+  it.each<[ErrorClass, number | null, number]>([
+    ['bad_request', null, 400],
+    ['bad_request', 413, 413],
+    ['bad_request', 404, 404],
+    ['auth', null, 401],
+    ['auth', 403, 403],
+    ['model_not_found', 400, 404],
+    ['rate_limited', 402, 402],
+    ['rate_limited', null, 429],
+    ['upstream_error', 503, 503],
+    ['upstream_error', 200, 502],
+    ['timeout_connect', null, 504],
+    ['timeout_idle', null, 504],
+    ['timeout_total', 408, 504],
+    ['html_instead_of_json', 200, 502],
+    ['html_instead_of_json', 404, 502],
+    ['stream_interrupted', null, 502],
+    ['network', null, 502],
+    ['client_unauthorized', null, 401],
+    ['forbidden', null, 403],
+    ['budget_exceeded', null, 402],
+    ['proxy_paused', null, 503],
+  ])('%s (upstream %s) -> %s', (errorClass, upstreamStatus, expected) => {
+    expect(statusForClass(errorClass, upstreamStatus)).toBe(expected);
+  });
+
+  it.each([...UPSTREAM_ERROR_CLASSES, ...LOCAL_ERROR_CLASSES])('%s has an error status', (errorClass) => {
+    expect(statusForClass(errorClass)).toBeGreaterThanOrEqual(400);
+  });
+});

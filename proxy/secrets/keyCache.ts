@@ -8,6 +8,17 @@ export interface KeyStatus {
 
 const MIN_LENGTH_TO_SHOW_TAIL = 12;
 
+/** The last four characters, or null for a key so short that they would be too large a part of it. */
+export function keyLastFour(key: string): string | null {
+  return key.length >= MIN_LENGTH_TO_SHOW_TAIL ? key.slice(-4) : null;
+}
+
+/** How the CLI and the window describe a key: "set, ends in abcd" or "not set". */
+export function describeKeyStatus(status: KeyStatus): string {
+  if (!status.set) return 'not set';
+  return status.lastFour ? `set, ends in ${status.lastFour}` : 'set (too short to show its end)';
+}
+
 interface ConfigSource {
   snapshot(): ConfigFile;
   onChange(listener: (config: ConfigFile) => void): () => void;
@@ -74,9 +85,7 @@ export class KeyCache {
 
   keyStatus(profileId: string): KeyStatus {
     const key = this.#keys.get(profileId);
-    if (!key) return { set: false, lastFour: null };
-    // Like maskKey: a short key's tail would be too large a part of it to show.
-    return { set: true, lastFour: key.length >= MIN_LENGTH_TO_SHOW_TAIL ? key.slice(-4) : null };
+    return key ? { set: true, lastFour: keyLastFour(key) } : { set: false, lastFour: null };
   }
 
   /** Why keys could not be read (no keychain), or null. */

@@ -1,0 +1,156 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { PassThrough } from 'node:stream';
+import { Command, CommanderError } from 'commander';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { CliDeps } from '../../../proxy/cli/commands/cliContext.ts';
+import { registerKeyCommands } from '../../../proxy/cli/commands/key.ts';
+import { registerProfileCommands } from '../../../proxy/cli/commands/profile.ts';
+import { registerTokenCommands } from '../../../proxy/cli/commands/token.ts';
+import { sha256Hex } from '../../../proxy/access/clientTokens.ts';
+import { SENTINEL_KEY } from '../../support/sentinel.ts';
+import { memorySecretStore } from '../secrets/memorySecretStore.ts';
+
+let dataDir: string;
+let secrets: ReturnType<typeof memorySecretStore>;
+
+interface CliRun {
+  stdout: string;
+  stderr: string;
+  exitCode: number;
+}
+
+/** Runs one `airlock ...` command line in-process, with stdin piped from `input`. */
+async function airlock(args: string[], input = ''): Promise<CliRun> {
+  let stdout = '';
+  let stderr = '';
+  const sink = (append: (text: string) => void) => {
+    const stream = new PassThrough();
+    stream.on('data', (chunk: Buffer) => append(chunk.toString()));
+    return stream;
+  };
+  const stdin = new PassThrough();
+  stdin.end(input);
+  const deps: CliDeps = {
+    env: {},
+    platform: 'linux',
+    homedir: '/nonexistent-home',
+    cwd: '/',
+    secrets: () => secrets,
+    stdin,
+    stdout: sink((text) => (stdout += text)),
+    stderr: sink((text) => (stderr += text)),
+    nowMs: () => 1_700_000_000_000,
+  };
+  const program = new Command('airlock').option('--data-dir <dir>').exitOverride();
+  program.configureOutput({ writeOut: (text) => (stdout += text), writeErr: (text) => (stderr += text) });
+  for (const register of [registerProfileCommands, registerKeyCommands, registerTokenCommands]) register(program, deps);
+  let exitCode = 0;
+  try {
+    await program.parseAsync(['--data-dir', dataDir, ...args], { from: 'user' });
+  } catch (error) {
+    if (!(error instanceof CommanderError)) throw error;
+    exitCode = error.exitCode;
+  }
+  await new Promise((resolve) => setImmediate(resolve));
+  return { stdout, stderr, exitCode };
+}
+
+beforeEach(() => {
+  dataDir = mkdtempSync(path.join(tmpdir(), 'airlock-cli-'));
+  secrets = memorySecretStore();
+});
+
+afterEach(() => rmSync(dataDir, { recursive: true, force: true }));
+
+describe('airlock profile', () => {
+  it('add, list with active marker and key status, use, remove', async () => {
+    expect((await airlock(['profile', 'add', 'work', '--name', 'Work', '--base-url', 'https://gw.example/v1/chat/completions'])).exitCode).toBe(0);
+    await airlock(['profile', 'add', 'home', '--name', 'Home', '--base-url', 'https://home.example']);
+    secrets.entries.set('work', SENTINEL_KEY);
+
+    const listed = await airlock(['profile', 'list']);
+    expect(listed.stdout).toContain(`* work  Work  https://gw.example/v1  key: set, ends in ${SENTINEL_KEY.slice(-4)}`);
+    expect(listed.stdout).toContain('  home  Home  https://home.example/v1  key: not set');
+    expect(listed.stdout + listed.stderr).not.toContain(SENTINEL_KEY);
+
+    await airlock(['profile', 'use', 'home']);
+    expect((await airlock(['profile', 'list'])).stdout).toContain('* home');
+
+    const removed = await airlock(['profile', 'remove', 'work']);
+    expect(removed.exitCode).toBe(0);
+    expect(secrets.entries.has('work')).toBe(false);
+  });
+
+  it.each([
+    [['profile', 'use', 'nope'], 'airlock: no profile with id "nope"'],
+    [['profile', 'add', 'x', '--name', 'X', '--base-url', 'ftp://x.example'], 'airlock: The base URL uses ftp:'],
+    [['key', 'set', 'nope'], 'airlock: no profile with id "nope"'],
+    [['token', 'revoke', 'nope'], 'airlock: no client token named "nope"'],
+  ])('%j fails with one line on stderr and exit code 1', async (args, message) => {
+    const run = await airlock(args);
+    expect(run.exitCode).toBe(1);
+    expect(run.stderr.startsWith(message)).toBe(true);
+    expect(run.stderr.trim().split('\n')).toHaveLength(1);
+  });
+});
+
+describe('airlock key', () => {
+  it('reads the key from stdin, cleans it, stores it in the keychain and never prints it', async () => {
+    await airlock(['profile', 'add', 'work', '--name', 'Work', '--base-url', 'https://gw.example/v1']);
+    const run = await airlock(['key', 'set', 'work'], `Bearer ${SENTINEL_KEY}\n`);
+    expect(run.exitCode).toBe(0);
+    expect(secrets.entries.get('work')).toBe(SENTINEL_KEY);
+    expect(run.stderr).toContain("note: removed a leading 'Bearer '");
+    expect(run.stdout).toContain(`ends in ${SENTINEL_KEY.slice(-4)}`);
+    expect(run.stdout + run.stderr).not.toContain(SENTINEL_KEY);
+    expect(readFileSync(path.join(dataDir, 'airlock.json'), 'utf8')).not.toContain(SENTINEL_KEY);
+    expect(JSON.parse(readFileSync(path.join(dataDir, 'airlock.json'), 'utf8')).keysRevision).toBe(1);
+
+    expect((await airlock(['key', 'delete', 'work'])).stdout).toContain('Deleted');
+    expect(secrets.entries.has('work')).toBe(false);
+  });
+
+  it('refuses a key that cannot be cleaned, without echoing it', async () => {
+    await airlock(['profile', 'add', 'work', '--name', 'Work', '--base-url', 'https://gw.example/v1']);
+    const run = await airlock(['key', 'set', 'work'], 'sk-abc def-ghi');
+    expect(run.exitCode).toBe(1);
+    expect(run.stderr).not.toContain('sk-abc');
+    expect(secrets.entries.size).toBe(0);
+  });
+
+  it('takes no key on the command line', async () => {
+    await airlock(['profile', 'add', 'work', '--name', 'Work', '--base-url', 'https://gw.example/v1']);
+    const run = await airlock(['key', 'set', 'work', SENTINEL_KEY]);
+    expect(run.exitCode).not.toBe(0);
+    expect(secrets.entries.size).toBe(0);
+    expect(run.stderr).not.toContain(SENTINEL_KEY);
+  });
+});
+
+describe('airlock token', () => {
+  it('create prints only the token, stores its hash and a keychain copy; list and revoke', async () => {
+    await airlock(['profile', 'add', 'work', '--name', 'Work', '--base-url', 'https://gw.example/v1']);
+    const created = await airlock(['token', 'create', 'claude', '--profile', 'work']);
+    const token = created.stdout.trim();
+    expect(token).toMatch(/^alk_[A-Za-z0-9_-]{43}$/);
+    expect(secrets.entries.get('client-token:claude')).toBe(token);
+    const file = readFileSync(path.join(dataDir, 'airlock.json'), 'utf8');
+    expect(file).not.toContain(token);
+    expect(file).toContain(sha256Hex(token));
+
+    const listed = await airlock(['token', 'list']);
+    expect(listed.stdout).toContain(`claude  pinned to work  ends in ${token.slice(-4)}`);
+    expect(listed.stdout).not.toContain(token);
+
+    expect((await airlock(['profile', 'remove', 'work'])).stderr).toContain('"claude"');
+    expect((await airlock(['token', 'revoke', 'claude'])).exitCode).toBe(0);
+    expect(secrets.entries.has('client-token:claude')).toBe(false);
+    expect((await airlock(['token', 'list'])).stdout).toContain('No client tokens');
+  });
+
+  it.each([['bad name!'], ['']])('refuses the token name %j', async (name) => {
+    expect((await airlock(['token', 'create', name])).exitCode).toBe(1);
+  });
+});

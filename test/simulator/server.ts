@@ -36,8 +36,9 @@ export async function startGatewaySimulator(options: SimulatorOptions = {}): Pro
   });
   server.on('connection', (socket: Socket) => {
     sockets.add(socket);
-    recorder.trackSocket(socket);
+    // Registered first so openSockets() is already current when waitForClose resolves.
     socket.once('close', () => sockets.delete(socket));
+    recorder.trackSocket(socket);
   });
 
   await new Promise<void>((resolve, reject) => {

@@ -74,12 +74,12 @@ describe('contract', () => {
     expect(sseData(text).at(-1)).toBe('[DONE]');
     const chunks = parsedChunks(text);
     expect(chunks.every((chunk) => chunk.object === 'chat.completion.chunk')).toBe(true);
-    expect(chunks[0]?.choices[0]?.delta.role).toBe('assistant');
+    expect(chunks[0]?.choices?.[0]?.delta.role).toBe('assistant');
     expect(contentOf(chunks)).toHaveLength(DEFAULT_STREAM_CHUNK_COUNT);
     expect(contentOf(chunks).join('')).toBe('Simulated reply to: Say hello');
     expect(chunks.length).toBe(1 + DEFAULT_STREAM_CHUNK_COUNT + closingChunks);
     const finish = chunks[1 + DEFAULT_STREAM_CHUNK_COUNT];
-    expect(finish?.choices[0]?.finish_reason).toBe('stop');
+    expect(finish?.choices?.[0]?.finish_reason).toBe('stop');
     const usageChunk = chunks.find((chunk) => chunk.usage !== undefined);
     if (includeUsage) expect(usageChunk).toMatchObject({ choices: [], usage: { total_tokens: 11 } });
     else expect(usageChunk).toBeUndefined();

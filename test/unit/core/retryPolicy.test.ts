@@ -1,0 +1,104 @@
+import { describe, expect, it } from 'vitest';
+import { decideRetry, parseRetryAfterMs, type AttemptOutcome, type RetryInput } from '../../../proxy/core/retryPolicy.ts';
+
+const NOW_MS = Date.parse('2026-01-01T00:00:00Z');
+const status = (code: number, retryAfter: string | null = null): AttemptOutcome => ({ kind: 'status', status: code, retryAfter });
+const network = (errorClass: 'network' | 'timeout_connect' | 'timeout_idle' | 'timeout_total' | 'stream_interrupted', requestSent: boolean): AttemptOutcome => ({
+  kind: 'network',
+  errorClass,
+  requestSent,
+});
+
+function input(overrides: Partial<RetryInput>): RetryInput {
+  return {
+    retriesSoFar: 0,
+    method: 'POST',
+    upstreamPath: 'chat/completions',
+    outcome: status(503),
+    bytesSentToClient: false,
+    hasIdempotencyKey: false,
+    policy: { maxRetries: 3, maxRetryAfterMs: 8000 },
+    random: () => 0,
+    nowMs: NOW_MS,
+    ...overrides,
+  };
+}
+
+describe('decideRetry: when', () => {
+  it.each<[string, Partial<RetryInput>, boolean, RegExp | null]>([
+    ['429', { outcome: status(429) }, true, null],
+    ['502', { outcome: status(502) }, true, null],
+    ['503', { outcome: status(503) }, true, null],
+    ['504', { outcome: status(504) }, true, null],
+    ['400 never', { outcome: status(400) }, false, /status 400/],
+    ['401 never', { outcome: status(401) }, false, /status 401/],
+    ['403 never', { outcome: status(403) }, false, /status 403/],
+    ['404 never', { outcome: status(404) }, false, /status 404/],
+    ['500 not in the list', { outcome: status(500) }, false, /status 500/],
+    ['529 not in the list', { outcome: status(529) }, false, /status 529/],
+    ['200 no', { outcome: status(200) }, false, /status 200/],
+    ['after bytes reached the client', { outcome: status(503), bytesSentToClient: true }, false, /reached the client/],
+    ['connect failure on a POST', { outcome: network('network', false) }, true, null],
+    ['connect timeout on a POST', { outcome: network('timeout_connect', false) }, true, null],
+    ['break after sending a POST', { outcome: network('network', true) }, false, /may have run and charged/],
+    ['idle timeout after sending a POST', { outcome: network('timeout_idle', true) }, false, /may have run and charged/],
+    ['break after sending a GET', { method: 'GET', upstreamPath: 'models', outcome: network('network', true) }, true, null],
+    ['break after sending a POST with an idempotency key', { outcome: network('network', true), hasIdempotencyKey: true }, true, null],
+    ['total timeout never', { method: 'GET', outcome: network('timeout_total', false) }, false, /timeout_total/],
+    ['image creation POST', { upstreamPath: 'images/generations', outcome: status(503) }, false, /image or video/],
+    ['image creation POST on 429', { upstreamPath: 'images/generations', outcome: status(429) }, false, /idempotency key/],
+    ['video creation POST before sending', { upstreamPath: 'videos', outcome: network('network', false) }, false, /image or video/],
+    ['image creation with an idempotency key', { upstreamPath: 'images/generations', hasIdempotencyKey: true }, true, null],
+    ['retry 3 of 3', { retriesSoFar: 2 }, true, null],
+    ['after 3 retries', { retriesSoFar: 3 }, false, /gave up after 3/],
+    ['policy allows 1', { retriesSoFar: 1, policy: { maxRetries: 1, maxRetryAfterMs: 8000 } }, false, /limit 1/],
+    ['policy allows none', { policy: { maxRetries: 0, maxRetryAfterMs: 8000 } }, false, /limit 0/],
+    ['policy over the seed cap', { retriesSoFar: 3, policy: { maxRetries: 9, maxRetryAfterMs: 8000 } }, false, /limit 3/],
+  ])('%s', (_label, overrides, retry, reason) => {
+    const decision = decideRetry(input(overrides));
+    expect(decision.retry).toBe(retry);
+    if (reason) expect(!decision.retry && decision.reason).toMatch(reason);
+  });
+});
+
+describe('decideRetry: how long', () => {
+  it.each<[string, Partial<RetryInput>, number]>([
+    ['first wait', { retriesSoFar: 0 }, 1000],
+    ['second wait', { retriesSoFar: 1 }, 2000],
+    ['third wait', { retriesSoFar: 2 }, 4000],
+    ['full jitter', { retriesSoFar: 0, random: () => 0.999999 }, 1250],
+    ['half jitter on the third', { retriesSoFar: 2, random: () => 0.5 }, 4500],
+    ['shorter Retry-After ignored', { outcome: status(429, '0') }, 1000],
+    ['longer Retry-After in seconds', { outcome: status(429, '3') }, 3000],
+    ['Retry-After with spaces', { outcome: status(429, ' 2 ') }, 2000],
+    ['Retry-After as an HTTP date', { outcome: status(503, new Date(NOW_MS + 5000).toUTCString()) }, 5000],
+    ['Retry-After date in the past', { outcome: status(503, new Date(NOW_MS - 5000).toUTCString()) }, 1000],
+    ['unreadable Retry-After', { outcome: status(429, 'soon') }, 1000],
+    ['Retry-After at the cap', { outcome: status(429, '8') }, 8000],
+  ])('%s', (_label, overrides, delayMs) => {
+    expect(decideRetry(input(overrides))).toEqual({ retry: true, delayMs });
+  });
+
+  it.each([
+    ['seconds', '9'],
+    ['an HTTP date', new Date(NOW_MS + 60_000).toUTCString()],
+  ])('a Retry-After in %s past maxRetryAfterMs goes back to the client', (_label, retryAfter) => {
+    const decision = decideRetry(input({ outcome: status(429, retryAfter) }));
+    expect(decision.retry).toBe(false);
+    expect(!decision.retry && decision.reason).toMatch(/maxRetryAfterMs \(8000 ms\); the client decides/);
+  });
+});
+
+describe('parseRetryAfterMs', () => {
+  it.each<[string | null, number | null]>([
+    [null, null],
+    ['120', 120_000],
+    ['1.5', 1500],
+    ['-1', null],
+    ['', null],
+    ['Thu, 01 Jan 2026 00:00:10 GMT', 10_000],
+    ['garbage', null],
+  ])('%j -> %s', (retryAfter, expected) => {
+    expect(parseRetryAfterMs(retryAfter, NOW_MS)).toBe(expected);
+  });
+});

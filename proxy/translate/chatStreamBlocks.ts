@@ -16,6 +16,7 @@ export type StreamBlock =
   | { position: number; kind: 'text'; text: string }
   | { position: number; kind: 'tool'; callId: string; name: string; arguments: string };
 
+/** Each event carries a copy of the block as it was at that moment. */
 export type BlockEvent =
   | { type: 'start'; block: StreamBlock }
   | { type: 'delta'; block: StreamBlock; piece: string }
@@ -84,18 +85,18 @@ export function createChatStreamBlocks(callIdPrefix: string): ChatStreamBlocks {
       if (!entry.started) {
         if (!canStart(entry, ending)) break;
         entry.started = true;
-        events.push({ type: 'start', block: entry.block });
+        events.push({ type: 'start', block: { ...entry.block } });
       }
       for (const piece of entry.heldPieces) {
         if (entry.block.kind === 'text') entry.block.text += piece;
         else entry.block.arguments += piece;
-        events.push({ type: 'delta', block: entry.block, piece });
+        events.push({ type: 'delta', block: { ...entry.block }, piece });
       }
       entry.heldPieces = [];
       if (ending) entry.closed = true;
       if (!entry.closed) break;
       entry.stopped = true;
-      events.push({ type: 'stop', block: entry.block });
+      events.push({ type: 'stop', block: { ...entry.block } });
     }
     return events;
   }

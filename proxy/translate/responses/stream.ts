@@ -53,18 +53,17 @@ export function createResponsesStreamTranslator(options: {
       if (block.kind === 'tool') return [frame('response.function_call_arguments.delta', { item_id, output_index, delta: event.piece })];
       return [frame('response.output_text.delta', { item_id, output_index, content_index: 0, delta: event.piece, logprobs: [] })];
     }
+    // Frames are built in the order they are written: sequence numbers are taken as they are built.
     const item = outputItem(options.responseId, block, 'completed');
     completedItems.push(item);
-    const itemDone = frame('response.output_item.done', { output_index, item });
-    if (block.kind === 'tool') {
-      const argumentsDone = frame('response.function_call_arguments.done', { item_id, output_index, name: block.name, arguments: block.arguments });
-      return [argumentsDone, itemDone];
-    }
-    return [
-      frame('response.output_text.done', { item_id, output_index, content_index: 0, text: block.text, logprobs: [] }),
-      frame('response.content_part.done', { item_id, output_index, content_index: 0, part: outputTextPart(block.text) }),
-      itemDone,
-    ];
+    const doneFrames =
+      block.kind === 'tool'
+        ? [frame('response.function_call_arguments.done', { item_id, output_index, name: block.name, arguments: block.arguments })]
+        : [
+            frame('response.output_text.done', { item_id, output_index, content_index: 0, text: block.text, logprobs: [] }),
+            frame('response.content_part.done', { item_id, output_index, content_index: 0, part: outputTextPart(block.text) }),
+          ];
+    return [...doneFrames, frame('response.output_item.done', { output_index, item })];
   }
 
   function fail(error: StreamFailure): string[] {

@@ -1,60 +1,17 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { PassThrough } from 'node:stream';
-import { Command, CommanderError } from 'commander';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { CliDeps } from '../../../proxy/cli/commands/cliContext.ts';
-import { registerKeyCommands } from '../../../proxy/cli/commands/key.ts';
-import { registerProfileCommands } from '../../../proxy/cli/commands/profile.ts';
-import { registerTokenCommands } from '../../../proxy/cli/commands/token.ts';
 import { sha256Hex } from '../../../proxy/access/clientTokens.ts';
 import { SENTINEL_KEY } from '../../support/sentinel.ts';
 import { memorySecretStore } from '../secrets/memorySecretStore.ts';
+import { runAirlock, type CliRun } from './cliHarness.ts';
 
 let dataDir: string;
 let secrets: ReturnType<typeof memorySecretStore>;
 
-interface CliRun {
-  stdout: string;
-  stderr: string;
-  exitCode: number;
-}
-
-/** Runs one `airlock ...` command line in-process, with stdin piped from `input`. */
-async function airlock(args: string[], input = ''): Promise<CliRun> {
-  let stdout = '';
-  let stderr = '';
-  const sink = (append: (text: string) => void) => {
-    const stream = new PassThrough();
-    stream.on('data', (chunk: Buffer) => append(chunk.toString()));
-    return stream;
-  };
-  const stdin = new PassThrough();
-  stdin.end(input);
-  const deps: CliDeps = {
-    env: {},
-    platform: 'linux',
-    homedir: '/nonexistent-home',
-    cwd: '/',
-    secrets: () => secrets,
-    stdin,
-    stdout: sink((text) => (stdout += text)),
-    stderr: sink((text) => (stderr += text)),
-    nowMs: () => 1_700_000_000_000,
-  };
-  const program = new Command('airlock').option('--data-dir <dir>').exitOverride();
-  program.configureOutput({ writeOut: (text) => (stdout += text), writeErr: (text) => (stderr += text) });
-  for (const register of [registerProfileCommands, registerKeyCommands, registerTokenCommands]) register(program, deps);
-  let exitCode = 0;
-  try {
-    await program.parseAsync(['--data-dir', dataDir, ...args], { from: 'user' });
-  } catch (error) {
-    if (!(error instanceof CommanderError)) throw error;
-    exitCode = error.exitCode;
-  }
-  await new Promise((resolve) => setImmediate(resolve));
-  return { stdout, stderr, exitCode };
+function airlock(args: string[], input = ''): Promise<CliRun> {
+  return runAirlock(dataDir, secrets, args, input);
 }
 
 beforeEach(() => {

@@ -31,6 +31,20 @@ describe('redactSecrets with the known key', () => {
   });
 });
 
+describe('redactSecrets finds a short known secret that no shape would catch', () => {
+  const secret = 'hunter2-is-secret!';
+  it.each([
+    ['base64', base64(secret)],
+    ['base64 at offset 1', base64(`:${secret}`)],
+    ['base64 at offset 2', base64(`u:${secret}`)],
+    ['base64url at offset 1', base64Url(`\u00ff${secret}`)],
+  ])('in %s', (_label, encoded) => {
+    const middle = encoded.slice(4, -4);
+    expect(redactSecrets(`auth ${encoded}`)).toContain(middle);
+    expect(redactSecrets(`auth ${encoded}`, [secret])).not.toContain(middle);
+  });
+});
+
 describe('redactSecrets by shape, with no known secrets', () => {
   it.each([
     ['an sk- key', 'Incorrect API key provided: sk-proj-abcDEF1234567890xyz.', 'Incorrect API key provided: [redacted].'],

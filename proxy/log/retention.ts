@@ -24,7 +24,7 @@ const DAY_MS = 86_400_000;
 const DELETE_CHUNK = 500;
 /** Rows without bodies are small; used to size a row deletion when only rows are left. */
 const ESTIMATED_ROW_BYTES = 512;
-/** Each pass frees at least the estimate; a few passes cover index overhead the estimate misses. */
+/** Each pass frees about the estimate; a few passes cover what the estimate misses. */
 const MAX_SIZE_PASSES = 8;
 
 function deleteInChunks(db: DatabaseSync, sql: string, ...params: number[]): number {
@@ -57,23 +57,30 @@ function deleteRowsOlderThan(db: DatabaseSync, cutoffMs: number): number {
   );
 }
 
-/** Deletes the oldest bodies whose stored text adds up to `bytesToFree`. */
-function deleteOldestBodies(db: DatabaseSync, bytesToFree: number): number {
+/**
+ * Deletes the oldest bodies expected to free `bytesToFree`. Bodies cost more than their text (the
+ * full-text index, page slack), so the text to drop is scaled by the database's bytes per stored
+ * byte; the caller measures again and repeats if the estimate fell short.
+ */
+function deleteOldestBodies(db: DatabaseSync, usedBytes: number, bytesToFree: number): number {
+  const totalStoredBytes = Number(db.prepare('SELECT TOTAL(stored_bytes) AS total FROM request_bodies').get()?.total ?? 0);
+  if (totalStoredBytes === 0) return 0;
+  const storedBytesToFree = bytesToFree / Math.max(1, usedBytes / totalStoredBytes);
   const candidates = db
     .prepare(
       `SELECT b.body_id AS bodyId, b.stored_bytes AS storedBytes FROM request_bodies b
        JOIN requests r ON r.id = b.request_id ORDER BY r.started_at_ms, r.id`,
     )
     .iterate();
-  const remove = db.prepare('DELETE FROM request_bodies WHERE body_id = ?');
-  let freedBytes = 0;
-  let deleted = 0;
   const chosen: number[] = [];
+  let chosenStoredBytes = 0;
   for (const candidate of candidates) {
     chosen.push(Number(candidate.bodyId));
-    freedBytes += Number(candidate.storedBytes);
-    if (freedBytes >= bytesToFree) break;
+    chosenStoredBytes += Number(candidate.storedBytes);
+    if (chosenStoredBytes >= storedBytesToFree) break;
   }
+  const remove = db.prepare('DELETE FROM request_bodies WHERE body_id = ?');
+  let deleted = 0;
   for (let start = 0; start < chosen.length; start += DELETE_CHUNK) {
     inTransaction(db, () => {
       for (const bodyId of chosen.slice(start, start + DELETE_CHUNK)) deleted += Number(remove.run(bodyId).changes);
@@ -124,7 +131,7 @@ export function runRetention(db: DatabaseSync, policy: RetentionPolicy, nowMs: n
   let usedBytes = usedDatabaseBytes(db);
   for (let pass = 0; pass < MAX_SIZE_PASSES && usedBytes > policy.maxTotalBytes; pass += 1) {
     const bytesToFree = usedBytes - policy.maxTotalBytes;
-    let deleted = deleteOldestBodies(db, bytesToFree);
+    let deleted = deleteOldestBodies(db, usedBytes, bytesToFree);
     bodiesDeleted += deleted;
     if (deleted === 0) {
       deleted = deleteOldestRows(db, Math.max(DELETE_CHUNK, Math.ceil(bytesToFree / ESTIMATED_ROW_BYTES)));

@@ -53,16 +53,17 @@ const MIGRATIONS: readonly string[] = [
   CREATE TABLE request_bodies (
     body_id INTEGER PRIMARY KEY,
     request_id TEXT NOT NULL UNIQUE REFERENCES requests (id) ON DELETE CASCADE,
+    -- UTF-8 bytes of the texts below, so retention can size a deletion without reading them.
+    -- Small columns come first: reading them then never walks a large body's overflow pages.
+    stored_bytes INTEGER NOT NULL DEFAULT 0,
+    request_truncated INTEGER NOT NULL DEFAULT 0,
+    response_truncated INTEGER NOT NULL DEFAULT 0,
     request_headers TEXT NOT NULL,
     response_headers TEXT NOT NULL,
     request_body TEXT,
-    request_truncated INTEGER NOT NULL DEFAULT 0,
     response_body TEXT,
-    response_truncated INTEGER NOT NULL DEFAULT 0,
     stream_text TEXT,
-    raw_events TEXT,
-    -- UTF-8 bytes of the texts above, so retention can size a deletion without reading them.
-    stored_bytes INTEGER NOT NULL DEFAULT 0
+    raw_events TEXT
   );
 
   -- Trigram tokens give substring search in any script (CJK included). Raw events are left out:

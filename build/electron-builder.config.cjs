@@ -1,0 +1,42 @@
+// electron-builder configuration for `npm run dist` (builds for the current platform).
+// Version, product name and app id live in package.json only; this file reads them from there.
+const packageJson = require('../package.json');
+
+/** @type {import('electron-builder').Configuration} */
+module.exports = {
+  appId: packageJson.appId,
+  productName: packageJson.productName,
+  copyright: `Copyright © ${new Date().getFullYear()} ${packageJson.productName} contributors`,
+  directories: { output: 'release', buildResources: 'build' },
+  // The proxy is bundled into dist-electron/main.js; its runtime dependencies come from node_modules.
+  files: [
+    'package.json',
+    'dist-electron/**/*',
+    'renderer/dist/**/*',
+    'build/icons/tray/**/*',
+    '!**/*.map',
+  ],
+  // Native modules cannot be loaded from inside the asar archive.
+  asarUnpack: ['node_modules/keytar/**/*.node'],
+  npmRebuild: true,
+  mac: {
+    category: 'public.app-category.developer-tools',
+    target: ['dmg'],
+    icon: 'build/icons/png/1024x1024.png',
+    hardenedRuntime: true,
+    gatekeeperAssess: false,
+    entitlements: 'build/entitlements.mac.plist',
+    entitlementsInherit: 'build/entitlements.mac.plist',
+  },
+  dmg: { title: `${packageJson.productName} ${packageJson.version}` },
+  win: { target: ['nsis'], icon: 'build/icons/png/256x256.png' },
+  nsis: { oneClick: false, perMachine: false, allowToChangeInstallationDirectory: true },
+  linux: {
+    target: ['AppImage', 'deb'],
+    icon: 'build/icons/png',
+    category: 'Development',
+    synopsis: packageJson.description,
+  },
+  // keytar talks to the Secret Service through libsecret.
+  deb: { depends: ['libsecret-1-0', 'libnotify4', 'libxtst6', 'libnss3'] },
+};

@@ -1,0 +1,48 @@
+import { readFileSync } from 'node:fs';
+import { builtinModules } from 'node:module';
+import { fileURLToPath } from 'node:url';
+import { defineConfig, type EnvironmentOptions } from 'vite';
+
+/**
+ * Bundles the Electron main process (ESM: Electron 45 loads an ESM main, and package.json says
+ * "type": "module") and the preload (CommonJS: a sandboxed preload cannot be an ES module) into
+ * dist-electron/. Runtime dependencies stay external: electron-builder ships them in node_modules,
+ * and native or CommonJS ones (keytar, express) must not be inlined into an ES module.
+ */
+const projectRoot = fileURLToPath(new URL('..', import.meta.url));
+const packageJson = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { dependencies?: Record<string, string> };
+const externalPackages = ['electron', ...Object.keys(packageJson.dependencies ?? {})];
+const isExternal = (id: string): boolean =>
+  id.startsWith('node:') || builtinModules.includes(id) || externalPackages.some((name) => id === name || id.startsWith(`${name}/`));
+
+function electronEntry(entry: string, format: 'es' | 'cjs', fileName: string, emptyOutDir: boolean): EnvironmentOptions {
+  return {
+    consumer: 'server',
+    build: {
+      outDir: 'dist-electron',
+      emptyOutDir,
+      target: 'node22',
+      minify: false,
+      sourcemap: true,
+      lib: { entry, formats: [format], fileName: () => fileName },
+      rolldownOptions: { external: isExternal },
+    },
+  };
+}
+
+export default defineConfig({
+  root: projectRoot,
+  environments: {
+    main: electronEntry('electron/main.ts', 'es', 'main.js', true),
+    preload: electronEntry('electron/preload.ts', 'cjs', 'preload.cjs', false),
+  },
+  builder: {
+    // In order: the main build empties dist-electron/ first.
+    async buildApp(builder) {
+      for (const name of ['main', 'preload']) {
+        const environment = builder.environments[name];
+        if (environment) await builder.build(environment);
+      }
+    },
+  },
+});

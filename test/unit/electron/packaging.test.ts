@@ -1,0 +1,60 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { describe, expect, it } from 'vitest';
+import { TRAY_ICON_STATES } from '../../../electron/logic/trayState.ts';
+
+const require = createRequire(import.meta.url);
+const root = new URL('../../../', import.meta.url);
+const packageJson = JSON.parse(readFileSync(new URL('package.json', root), 'utf8')) as { appId: string; productName: string };
+const config = require('../../../build/electron-builder.config.cjs') as Record<string, any>;
+
+function pngSizePx(relativePath: string): { width: number; height: number } {
+  const bytes = readFileSync(new URL(relativePath, root));
+  return { width: bytes.readUInt32BE(16), height: bytes.readUInt32BE(20) };
+}
+
+describe('electron-builder config', () => {
+  it('takes the app id and product name from package.json', () => {
+    expect(config.appId).toBe(packageJson.appId);
+    expect(config.productName).toBe(packageJson.productName);
+  });
+
+  it('ships the bundles, the UI and the tray icons, and unpacks keytar from asar', () => {
+    expect(config.files).toEqual(expect.arrayContaining(['dist-electron/**/*', 'renderer/dist/**/*', 'build/icons/tray/**/*']));
+    expect(config.asarUnpack).toContain('node_modules/keytar/**/*.node');
+  });
+
+  it.each([
+    ['mac', ['dmg']],
+    ['win', ['nsis']],
+    ['linux', ['AppImage', 'deb']],
+  ])('%s targets %j', (platform, targets) => {
+    expect(config[platform].target).toEqual(targets);
+  });
+
+  it('signs macOS with the hardened runtime and an entitlements file naming the same app id for the keychain', () => {
+    expect(config.mac.hardenedRuntime).toBe(true);
+    const plist = readFileSync(new URL(config.mac.entitlements, root), 'utf8');
+    expect(plist).toContain('<key>keychain-access-groups</key>');
+    expect(plist).toContain(`$(AppIdentifierPrefix)${packageJson.appId}</string>`);
+  });
+
+  it('makes the deb depend on libsecret (keytar needs it)', () => {
+    expect(config.deb.depends).toContain('libsecret-1-0');
+  });
+});
+
+describe('icons', () => {
+  it.each([16, 32, 48, 64, 128, 256, 512, 1024])('app icon %ipx exists at its size', (sizePx) => {
+    expect(pngSizePx(`build/icons/png/${sizePx}x${sizePx}.png`)).toEqual({ width: sizePx, height: sizePx });
+  });
+
+  it.each(TRAY_ICON_STATES.flatMap((state) => [`tray-${state}`, `tray-${state}Template`]))('tray icon %s at 16 and 32 px', (name) => {
+    expect(pngSizePx(`build/icons/tray/${name}.png`)).toEqual({ width: 16, height: 16 });
+    expect(pngSizePx(`build/icons/tray/${name}@2x.png`)).toEqual({ width: 32, height: 32 });
+  });
+
+  it('points every platform at an existing icon', () => {
+    for (const icon of [config.mac.icon, config.win.icon, config.linux.icon]) expect(existsSync(new URL(icon, root))).toBe(true);
+  });
+});

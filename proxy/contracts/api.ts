@@ -1,0 +1,406 @@
+import type { ErrorClass } from './errors.ts';
+import type { Budget, ModelPrice, ModelRoute, Profile, ProfileInput, RetryPolicy, Timeouts } from './profile.ts';
+import type { ClientProtocol, ProtocolMode } from './usage.ts';
+
+/**
+ * The control API between the window (renderer/) and the proxy: every request and response body
+ * and every live event, as plain JSON. Shared by proxy/control (which serves it) and
+ * renderer/src/api/client.ts (the only code in the window that calls it). No Node types here.
+ */
+
+export const CONTROL_PREFIX = '/_airlock';
+export const CONTROL_API_PREFIX = `${CONTROL_PREFIX}/api`;
+/** Page that receives `#code=<one-time code>` from the URL `airlock serve` prints. */
+export const CONTROL_LOGIN_PATH = `${CONTROL_PREFIX}/login`;
+export const CONTROL_SESSION_COOKIE = 'airlock_session';
+/** Live events are merged server-side and sent at most once per this interval. */
+export const LIVE_FRAME_INTERVAL_MS = 100;
+
+/** Every error from the control API has this shape (and a 4xx/5xx status). */
+export interface ApiErrorBody {
+  error: { code: ApiErrorCode; message: string; field?: string };
+}
+export type ApiErrorCode =
+  | 'unauthorized'
+  | 'not_found'
+  | 'invalid'
+  | 'conflict'
+  | 'keychain_unavailable'
+  | 'unavailable'
+  | 'internal';
+
+/** What Electron's preload exposes as `window.airlock`; the browser build uses the session cookie instead. */
+export interface AirlockPreloadBridge {
+  controlToken: string;
+}
+
+// ---- session -------------------------------------------------------------------------------
+
+/** POST /session: a one-time login code, or the control token itself typed by the user. */
+export type SessionRequest = { code: string } | { controlToken: string };
+export interface SessionResponse {
+  ok: true;
+}
+
+// ---- money and status ----------------------------------------------------------------------
+
+export interface MoneyAmount {
+  credits: number;
+  cny: number;
+  /** Card reference rate only; checkout amounts differ. */
+  usdApprox: number;
+}
+
+export type AlarmKind = 'budget_reached' | 'key_rejected' | 'log_degraded' | 'client_paused' | 'auth_disabled' | 'keychain_unavailable';
+
+export interface Alarm {
+  kind: AlarmKind;
+  /** What happened and what to do, for people. */
+  message: string;
+  profileId?: string;
+  clientName?: string;
+}
+
+export interface FirstRunSteps {
+  hasProfile: boolean;
+  hasKey: boolean;
+  hasClientToken: boolean;
+}
+
+/** GET /status */
+export interface StatusResponse {
+  /** e.g. http://127.0.0.1:8642 */
+  proxyUrl: string;
+  paused: boolean;
+  inFlight: number;
+  activeProfile: { id: string; name: string } | null;
+  todaySpend: MoneyAmount;
+  alarms: Alarm[];
+  firstRun: FirstRunSteps;
+}
+
+/** POST /pause, POST /resume */
+export interface PauseResponse {
+  paused: boolean;
+}
+
+// ---- requests ------------------------------------------------------------------------------
+
+export type RequestState = 'in_flight' | 'done' | 'interrupted';
+/** `ok` = 2xx/3xx, `error` = anything else; a number = that exact status. */
+export type StatusFilter = 'ok' | 'error' | number;
+
+export interface RequestFilters {
+  fromMs?: number;
+  toMs?: number;
+  profileId?: string;
+  model?: string;
+  client?: string;
+  status?: StatusFilter;
+  errorClass?: ErrorClass;
+  /** Full text over bodies, paths and models. */
+  text?: string;
+}
+
+/** GET /requests?…filters&cursor&limit — newest first, keyset paged. */
+export interface RequestListQuery extends RequestFilters {
+  cursor?: string;
+  limit?: number;
+}
+
+/** One row of the Live list. */
+export interface RequestSummary {
+  id: string;
+  startedAtMs: number;
+  state: RequestState;
+  clientName: string | null;
+  profileId: string | null;
+  method: string;
+  clientPath: string;
+  requestedModel: string | null;
+  responseModel: string | null;
+  stream: boolean;
+  status: number | null;
+  errorClass: ErrorClass | null;
+  ttfbMs: number | null;
+  durationMs: number | null;
+  inputTokens: number | null;
+  outputTokens: number | null;
+  /** null = unpriced (never shown as 0). */
+  costCredits: number | null;
+  usageEstimated: boolean;
+}
+
+export interface RequestPage {
+  items: RequestSummary[];
+  /** Pass back as `cursor` for the next (older) page; null at the end. */
+  nextCursor: string | null;
+}
+
+export interface ErrorExplanation {
+  errorClass: ErrorClass;
+  /** Title for the class, e.g. "Key rejected". */
+  title: string;
+  meaning: string;
+  fix: string;
+  /** Whether Airlock (and a client) may retry this automatically, per seed section 7. */
+  retryable: boolean;
+}
+
+/** A request or response body; large ones are fetched separately (GET /requests/:id/body/:part). */
+export interface BodyView {
+  sizeBytes: number;
+  truncated: boolean;
+  contentType: string | null;
+  /** Present when the body is small enough to send with the detail; already masked. */
+  text: string | null;
+}
+
+export type BodyPart = 'request' | 'response' | 'stream-events';
+
+/** GET /requests/:id — everything about one request, masked. */
+export interface RequestDetail extends RequestSummary {
+  upstreamPath: string;
+  upstreamRequestId: string | null;
+  protocol: ClientProtocol;
+  protocolMode: ProtocolMode;
+  retries: number;
+  /** The response named another model than the gateway was asked for (the gateway may rewrite it). */
+  modelMismatch: boolean;
+  upstreamModel: string | null;
+  errorMessage: string | null;
+  explanation: ErrorExplanation | null;
+  cachedInputTokens: number | null;
+  reasoningTokens: number | null;
+  requestHeaders: Record<string, string>;
+  responseHeaders: Record<string, string>;
+  requestBody: BodyView | null;
+  responseBody: BodyView | null;
+  /** For streams: the assembled text, and the raw SSE events as received. */
+  streamText: string | null;
+  streamEvents: BodyView | null;
+}
+
+/** GET /requests/:id/body/:part */
+export interface BodyTextResponse {
+  text: string;
+  truncated: boolean;
+}
+
+// ---- spend ---------------------------------------------------------------------------------
+
+export type SpendRange = 'today' | '7d' | '30d';
+
+export interface SpendRow {
+  key: string;
+  requests: number;
+  inputTokens: number;
+  outputTokens: number;
+  costCredits: number;
+  /** Requests with no price: counted, never costed as 0. */
+  unpricedRequests: number;
+}
+
+export interface SpendDay {
+  /** Local date, YYYY-MM-DD. */
+  day: string;
+  /** Credits per model id. */
+  creditsByModel: Record<string, number>;
+}
+
+export interface BudgetProgress {
+  scope: 'profile' | 'client';
+  /** Profile id or client token name. */
+  subject: string;
+  period: 'daily' | 'monthly';
+  capCredits: number;
+  spentCredits: number;
+  reached: boolean;
+}
+
+export interface TopUpTier {
+  minCredits: number;
+  discountPercent: number;
+}
+
+/** GET /spend?range= */
+export interface SpendResponse {
+  range: SpendRange;
+  totals: { today: MoneyAmount; last7Days: MoneyAmount; last30Days: MoneyAmount };
+  perDay: SpendDay[];
+  perModel: SpendRow[];
+  perClient: SpendRow[];
+  perProfile: SpendRow[];
+  budgets: BudgetProgress[];
+  rates: { cnyPerCredit: number; usdPerCreditApprox: number; topUpTiers: TopUpTier[] };
+}
+
+// ---- profiles ------------------------------------------------------------------------------
+
+export interface KeyStatus {
+  set: boolean;
+  lastFour: string | null;
+}
+
+export interface ProfileView {
+  profile: Profile;
+  active: boolean;
+  key: KeyStatus;
+}
+
+/** GET /profiles */
+export interface ProfileListResponse {
+  profiles: ProfileView[];
+  activeProfileId: string | null;
+  keychain: { available: boolean; message: string | null };
+}
+
+/** POST /profiles, PUT /profiles/:id */
+export type ProfileWriteRequest = ProfileInput;
+export type ProfileWriteResponse = ProfileView;
+
+/** PUT /profiles/:id/key — write-only: the key never comes back, only its last four characters. */
+export interface KeyWriteRequest {
+  key: string;
+}
+export type KeyWriteResponse = KeyStatus;
+
+/** POST /profiles/:id/activate */
+export interface ActivateResponse {
+  activeProfileId: string;
+}
+
+/** GET /base-url?value= — what a typed base URL normalises to, for the live preview. */
+export interface BaseUrlPreview {
+  normalized: string | null;
+  /** Why the value cannot be used, or notes such as "removed a trailing /chat/completions". */
+  error: string | null;
+  notes: string[];
+}
+
+/** POST /profiles/:id/test */
+export interface ProfileTestRequest {
+  /** Model for the one-token chat; without it only GET /models runs. */
+  model?: string;
+}
+export interface ProfileTestStep {
+  name: 'models' | 'chat';
+  ok: boolean;
+  status: number | null;
+  errorClass: ErrorClass | null;
+  durationMs: number;
+  /** What this result proves or means (seed sections 4 and 7). */
+  meaning: string;
+  fix: string | null;
+}
+export interface ProfileTestResult {
+  steps: ProfileTestStep[];
+  /** Model ids GET /models returned (for choosing the chat model). */
+  models: string[];
+}
+
+/** GET/PUT /profiles/:id/prices */
+export interface PriceTable {
+  prices: ModelPrice[];
+  priceMultiplier: number;
+}
+export type PriceFormat = 'json' | 'csv';
+/** POST /profiles/:id/prices/import — replaces the table; GET …/prices/export?format= returns the file. */
+export interface PriceImportRequest {
+  format: PriceFormat;
+  text: string;
+}
+
+// ---- models --------------------------------------------------------------------------------
+
+export type Capability = 'chat' | 'stream' | 'tools' | 'image_input' | 'messages_native' | 'responses_native';
+export interface CapabilityBadge {
+  capability: Capability;
+  supported: boolean | null;
+  checkedAtMs: number | null;
+}
+
+export interface ModelStats {
+  requests: number;
+  errorRate: number;
+  p50LatencyMs: number | null;
+  p95LatencyMs: number | null;
+  p50TtfbMs: number | null;
+}
+
+export interface ModelRow {
+  id: string;
+  price: ModelPrice | null;
+  stats: ModelStats | null;
+  capabilities: CapabilityBadge[];
+}
+
+/** GET /models?refresh=1 */
+export interface ModelListResponse {
+  profileId: string | null;
+  fetchedAtMs: number | null;
+  models: ModelRow[];
+  /** Why the list could not be fetched, explained; the cached list (if any) is still returned. */
+  error: ErrorExplanation | null;
+}
+
+/** POST /models/:id/capabilities — runs the on-demand capability check for the active profile. */
+export interface CapabilityCheckResponse {
+  model: string;
+  capabilities: CapabilityBadge[];
+}
+
+// ---- client tokens -------------------------------------------------------------------------
+
+export interface TokenView {
+  name: string;
+  /** null = follows the active profile. */
+  pinnedProfileId: string | null;
+  createdAtMs: number | null;
+  paused: boolean;
+}
+
+/** GET /tokens */
+export interface TokenListResponse {
+  tokens: TokenView[];
+  /** false when the user turned the token requirement off (the UI warns). */
+  required: boolean;
+}
+
+/** POST /tokens */
+export interface TokenCreateRequest {
+  name: string;
+  pinnedProfileId?: string | null;
+}
+/** The token is in this response and in GET /tokens/:name/reveal, nowhere else. */
+export interface TokenSecretResponse {
+  name: string;
+  token: string;
+  pinnedProfileId: string | null;
+}
+
+/** POST /clients/:name/resume — lifts a burst-guard pause. */
+export interface ClientResumeResponse {
+  resumed: boolean;
+}
+
+// ---- live events (GET /events, text/event-stream) ------------------------------------------
+
+/** A request's changes since the previous frame: fields replaced, stream text appended. */
+export interface LiveRequestUpdate {
+  requestId: string;
+  fields: Partial<RequestSummary>;
+  appendText: string;
+}
+
+/** SSE `event: frame`. The first frame after connecting lists every request in flight in full. */
+export interface LiveFrame {
+  requests: LiveRequestUpdate[];
+  /** Present when the status changed (pause, profile switch, spend, alarms). */
+  status: StatusResponse | null;
+}
+
+export const LIVE_EVENT_NAME = 'frame';
+
+// Re-exported so the window's forms use the same shapes as the profile file.
+export type { Budget, ModelPrice, ModelRoute, Profile, ProfileInput, RetryPolicy, Timeouts };

@@ -1,0 +1,216 @@
+import {
+  CONTROL_API_PREFIX,
+  LIVE_EVENT_NAME,
+  type ActivateResponse,
+  type ApiErrorBody,
+  type ApiErrorCode,
+  type BaseUrlPreview,
+  type BodyPart,
+  type BodyTextResponse,
+  type CapabilityCheckResponse,
+  type ClientResumeResponse,
+  type KeyStatus,
+  type LiveFrame,
+  type ModelListResponse,
+  type PauseResponse,
+  type PriceFormat,
+  type PriceTable,
+  type ProfileListResponse,
+  type ProfileTestRequest,
+  type ProfileTestResult,
+  type ProfileView,
+  type ProfileWriteRequest,
+  type RequestDetail,
+  type RequestListQuery,
+  type RequestPage,
+  type SessionRequest,
+  type SpendRange,
+  type SpendResponse,
+  type StatusResponse,
+  type TokenCreateRequest,
+  type TokenListResponse,
+  type TokenSecretResponse,
+} from '../../../proxy/contracts/api.ts';
+import { requestQueryString } from './query.ts';
+import { readSse } from './sse.ts';
+
+/** A control API failure, with the server's code and message (status 0 = the proxy is unreachable). */
+export class ControlApiError extends Error {
+  readonly status: number;
+  readonly code: ApiErrorCode | 'network';
+  readonly field: string | undefined;
+
+  constructor(status: number, code: ApiErrorCode | 'network', message: string, field?: string) {
+    super(message);
+    this.name = 'ControlApiError';
+    this.status = status;
+    this.code = code;
+    this.field = field;
+  }
+}
+
+export interface LiveSubscription {
+  onFrame(frame: LiveFrame): void;
+  onConnectionChange?(connected: boolean): void;
+}
+
+export interface ControlClientOptions {
+  /** Defaults to the same origin's /_airlock/api. */
+  apiBase?: string;
+  /** Electron's preload hands this over; the browser uses the HttpOnly session cookie instead. */
+  controlToken?: string | null;
+  fetchImpl?: typeof fetch;
+  /** Wait before reconnecting the live channel after it drops. */
+  reconnectDelayMs?: number;
+}
+
+/** Every call the window makes to the proxy. Components get it from ApiContext, tests fake it. */
+export interface ControlClient {
+  createSession(request: SessionRequest): Promise<void>;
+  status(): Promise<StatusResponse>;
+  setPaused(paused: boolean): Promise<PauseResponse>;
+  listRequests(query: RequestListQuery): Promise<RequestPage>;
+  request(id: string): Promise<RequestDetail>;
+  requestBody(id: string, part: BodyPart): Promise<BodyTextResponse>;
+  spend(range: SpendRange): Promise<SpendResponse>;
+  profiles(): Promise<ProfileListResponse>;
+  createProfile(profile: ProfileWriteRequest): Promise<ProfileView>;
+  updateProfile(id: string, profile: ProfileWriteRequest): Promise<ProfileView>;
+  deleteProfile(id: string): Promise<void>;
+  setKey(id: string, key: string): Promise<KeyStatus>;
+  deleteKey(id: string): Promise<KeyStatus>;
+  activateProfile(id: string): Promise<ActivateResponse>;
+  testProfile(id: string, request: ProfileTestRequest): Promise<ProfileTestResult>;
+  previewBaseUrl(value: string): Promise<BaseUrlPreview>;
+  prices(id: string): Promise<PriceTable>;
+  savePrices(id: string, table: PriceTable): Promise<PriceTable>;
+  importPrices(id: string, format: PriceFormat, text: string): Promise<PriceTable>;
+  exportPrices(id: string, format: PriceFormat): Promise<string>;
+  models(refresh: boolean): Promise<ModelListResponse>;
+  checkCapabilities(model: string): Promise<CapabilityCheckResponse>;
+  tokens(): Promise<TokenListResponse>;
+  createToken(request: TokenCreateRequest): Promise<TokenSecretResponse>;
+  revealToken(name: string): Promise<TokenSecretResponse>;
+  revokeToken(name: string): Promise<void>;
+  resumeClient(name: string): Promise<ClientResumeResponse>;
+  /** Opens the live channel and keeps it open (reconnecting) until the returned function is called. */
+  subscribeLive(subscription: LiveSubscription): () => void;
+}
+
+const segment = encodeURIComponent;
+
+export function createControlClient(options: ControlClientOptions = {}): ControlClient {
+  const apiBase = options.apiBase ?? CONTROL_API_PREFIX;
+  const fetchImpl = options.fetchImpl ?? ((input, init) => fetch(input, init));
+  const reconnectDelayMs = options.reconnectDelayMs ?? 2_000;
+
+  function headers(extra: Record<string, string> = {}): Record<string, string> {
+    const all: Record<string, string> = { Accept: 'application/json', ...extra };
+    if (options.controlToken) all.Authorization = `Bearer ${options.controlToken}`;
+    return all;
+  }
+
+  async function send(method: string, path: string, body?: unknown): Promise<Response> {
+    let response: Response;
+    try {
+      response = await fetchImpl(`${apiBase}${path}`, {
+        method,
+        credentials: 'same-origin',
+        headers: headers(body === undefined ? {} : { 'Content-Type': 'application/json' }),
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+    } catch {
+      throw new ControlApiError(0, 'network', 'Airlock is not reachable. Is the proxy still running?');
+    }
+    if (!response.ok) throw await errorFrom(response);
+    return response;
+  }
+
+  async function json<T>(method: string, path: string, body?: unknown): Promise<T> {
+    const response = await send(method, path, body);
+    return (await response.json()) as T;
+  }
+
+  async function empty(method: string, path: string): Promise<void> {
+    await send(method, path);
+  }
+
+  function subscribeLive(subscription: LiveSubscription): () => void {
+    const abort = new AbortController();
+    let retryTimer: ReturnType<typeof setTimeout> | undefined;
+
+    const connect = async (): Promise<void> => {
+      try {
+        const response = await fetchImpl(`${apiBase}/events`, {
+          credentials: 'same-origin',
+          headers: headers({ Accept: 'text/event-stream' }),
+          signal: abort.signal,
+        });
+        if (!response.ok || !response.body) throw await errorFrom(response);
+        subscription.onConnectionChange?.(true);
+        await readSse(response.body, (message) => {
+          if (message.event === LIVE_EVENT_NAME) subscription.onFrame(JSON.parse(message.data) as LiveFrame);
+        });
+      } catch {
+        // A dropped or refused channel is retried below; the status bar shows it as disconnected.
+      }
+      if (abort.signal.aborted) return;
+      subscription.onConnectionChange?.(false);
+      retryTimer = setTimeout(() => void connect(), reconnectDelayMs);
+    };
+    void connect();
+    return () => {
+      abort.abort();
+      clearTimeout(retryTimer);
+    };
+  }
+
+  return {
+    createSession: async (request) => {
+      await send('POST', '/session', request);
+    },
+    status: () => json('GET', '/status'),
+    setPaused: (paused) => json('POST', paused ? '/pause' : '/resume'),
+    listRequests: (query) => json('GET', `/requests${requestQueryString(query)}`),
+    request: (id) => json('GET', `/requests/${segment(id)}`),
+    requestBody: (id, part) => json('GET', `/requests/${segment(id)}/body/${part}`),
+    spend: (range) => json('GET', `/spend?range=${range}`),
+    profiles: () => json('GET', '/profiles'),
+    createProfile: (profile) => json('POST', '/profiles', profile),
+    updateProfile: (id, profile) => json('PUT', `/profiles/${segment(id)}`, profile),
+    deleteProfile: (id) => empty('DELETE', `/profiles/${segment(id)}`),
+    setKey: (id, key) => json('PUT', `/profiles/${segment(id)}/key`, { key }),
+    deleteKey: (id) => json('DELETE', `/profiles/${segment(id)}/key`),
+    activateProfile: (id) => json('POST', `/profiles/${segment(id)}/activate`),
+    testProfile: (id, request) => json('POST', `/profiles/${segment(id)}/test`, request),
+    previewBaseUrl: (value) => json('GET', `/base-url?value=${segment(value)}`),
+    prices: (id) => json('GET', `/profiles/${segment(id)}/prices`),
+    savePrices: (id, table) => json('PUT', `/profiles/${segment(id)}/prices`, table),
+    importPrices: (id, format, text) => json('POST', `/profiles/${segment(id)}/prices/import`, { format, text }),
+    exportPrices: async (id, format) => (await send('GET', `/profiles/${segment(id)}/prices/export?format=${format}`)).text(),
+    models: (refresh) => json('GET', refresh ? '/models?refresh=1' : '/models'),
+    checkCapabilities: (model) => json('POST', `/models/${segment(model)}/capabilities`),
+    tokens: () => json('GET', '/tokens'),
+    createToken: (request) => json('POST', '/tokens', request),
+    revealToken: (name) => json('GET', `/tokens/${segment(name)}/reveal`),
+    revokeToken: (name) => empty('DELETE', `/tokens/${segment(name)}`),
+    resumeClient: (name) => json('POST', `/clients/${segment(name)}/resume`),
+    subscribeLive,
+  };
+}
+
+async function errorFrom(response: Response): Promise<ControlApiError> {
+  try {
+    const body = (await response.json()) as ApiErrorBody;
+    return new ControlApiError(response.status, body.error.code, body.error.message, body.error.field);
+  } catch {
+    return new ControlApiError(response.status, 'internal', `Airlock answered ${response.status} ${response.statusText}`.trim());
+  }
+}
+
+/** The one-time code `airlock serve` puts in the URL fragment (`#code=…`), if any. */
+export function loginCodeFromHash(hash: string): string | null {
+  const params = new URLSearchParams(hash.startsWith('#') ? hash.slice(1) : hash);
+  const code = params.get('code');
+  return code && code.trim() !== '' ? code.trim() : null;
+}

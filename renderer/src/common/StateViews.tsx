@@ -1,0 +1,31 @@
+import type { ReactNode } from 'react';
+
+export function Loading({ what }: { what: string }) {
+  return (
+    <p className="state state-loading" role="status">
+      Loading {what}…
+    </p>
+  );
+}
+
+export function ErrorState({ error, onRetry }: { error: Error; onRetry?: () => void }) {
+  return (
+    <div className="state state-error" role="alert">
+      <p>{error.message}</p>
+      {onRetry && (
+        <button type="button" onClick={onRetry}>
+          Try again
+        </button>
+      )}
+    </div>
+  );
+}
+
+export function Empty({ title, children }: { title: string; children?: ReactNode }) {
+  return (
+    <div className="state state-empty">
+      <p className="state-title">{title}</p>
+      {children}
+    </div>
+  );
+}

@@ -1,0 +1,35 @@
+/** Display formatting for the window; amounts arrive already converted from the proxy. */
+
+export function formatCredits(credits: number | null): string {
+  if (credits === null) return 'unpriced';
+  if (credits > 0 && credits < 0.0001) return '<0.0001';
+  return credits.toLocaleString('en-US', { maximumFractionDigits: Math.abs(credits) < 1 ? 4 : 2 });
+}
+
+export function formatMoney(amount: number, currency: 'CNY' | 'USD'): string {
+  return `${currency === 'CNY' ? '¥' : '$'}${amount.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;
+}
+
+export function formatDuration(ms: number | null): string {
+  if (ms === null) return '—';
+  if (ms < 1_000) return `${Math.round(ms)} ms`;
+  if (ms < 60_000) return `${(ms / 1_000).toFixed(ms < 10_000 ? 2 : 1)} s`;
+  return `${Math.floor(ms / 60_000)} min ${Math.round((ms % 60_000) / 1_000)} s`;
+}
+
+export function formatTokens(count: number | null): string {
+  if (count === null) return '—';
+  return count < 10_000 ? String(count) : `${(count / 1_000).toFixed(1)}k`;
+}
+
+export function formatClock(epochMs: number): string {
+  return new Date(epochMs).toLocaleTimeString('en-GB', { hour12: false });
+}
+
+export function formatDateTime(epochMs: number): string {
+  return new Date(epochMs).toISOString();
+}
+
+export function formatPercent(ratio: number): string {
+  return `${(ratio * 100).toFixed(ratio < 0.1 ? 1 : 0)}%`;
+}

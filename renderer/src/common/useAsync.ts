@@ -1,0 +1,36 @@
+import { useCallback, useEffect, useRef, useState } from 'react';
+
+export type AsyncState<T> =
+  | { kind: 'loading' }
+  | { kind: 'error'; error: Error }
+  | { kind: 'ready'; value: T };
+
+/**
+ * Runs `load` when `key` changes and exposes loading / error / ready; `reload` runs it again.
+ * A result that arrives after a newer load started is dropped, so fast typing cannot show stale data.
+ */
+export function useAsync<T>(load: () => Promise<T>, key: string): AsyncState<T> & { reload: () => void } {
+  const [state, setState] = useState<AsyncState<T>>({ kind: 'loading' });
+  const generation = useRef(0);
+  const loadRef = useRef(load);
+  loadRef.current = load;
+
+  const run = useCallback(() => {
+    const current = ++generation.current;
+    loadRef.current().then(
+      (value) => {
+        if (current === generation.current) setState({ kind: 'ready', value });
+      },
+      (error: unknown) => {
+        if (current === generation.current) setState({ kind: 'error', error: error instanceof Error ? error : new Error(String(error)) });
+      },
+    );
+  }, []);
+
+  useEffect(() => {
+    setState((previous) => (previous.kind === 'ready' ? previous : { kind: 'loading' }));
+    run();
+  }, [key, run]);
+
+  return { ...state, reload: run };
+}

@@ -1,0 +1,28 @@
+import type { TokenView } from '../../../proxy/contracts/api.ts';
+
+interface TokenPickerProps {
+  tokens: TokenView[];
+  selected: string | null;
+  busy: boolean;
+  onReveal: (name: string) => void;
+}
+
+/** Chooses which existing client token the setups show (read from the keychain on demand). */
+export function TokenPicker({ tokens, selected, busy, onReveal }: TokenPickerProps) {
+  if (tokens.length === 0) return <p className="muted">No client tokens yet: create one for the client you are setting up below.</p>;
+  return (
+    <label>
+      Client token
+      <select value={selected ?? ''} disabled={busy} onChange={(event) => event.target.value && onReveal(event.target.value)}>
+        <option value="">Choose a token to show it in the setups</option>
+        {tokens.map((token) => (
+          <option key={token.name} value={token.name}>
+            {token.name}
+            {token.pinnedProfileId ? ` (pinned to ${token.pinnedProfileId})` : ''}
+            {token.paused ? ' (paused)' : ''}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+}

@@ -1,0 +1,57 @@
+import { useState } from 'react';
+import type { TokenView } from '../../../proxy/contracts/api.ts';
+import { useApi } from '../api/ApiContext.tsx';
+
+/** Existing client tokens: lift a burst-guard pause, or revoke. */
+export function TokensTable({ tokens, onChanged }: { tokens: TokenView[]; onChanged: () => void }) {
+  const api = useApi();
+  const [error, setError] = useState<string | null>(null);
+  if (tokens.length === 0) return null;
+
+  const run = (action: () => Promise<unknown>) => {
+    setError(null);
+    action().then(onChanged, (caught: Error) => setError(caught.message));
+  };
+
+  return (
+    <section className="tokens">
+      <h3>Client tokens</h3>
+      <table>
+        <thead>
+          <tr>
+            <th scope="col">Name</th>
+            <th scope="col">Profile</th>
+            <th scope="col">State</th>
+            <th scope="col">
+              <span className="visually-hidden">Actions</span>
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {tokens.map((token) => (
+            <tr key={token.name}>
+              <th scope="row">{token.name}</th>
+              <td>{token.pinnedProfileId ?? 'follows the active profile'}</td>
+              <td>{token.paused ? <strong className="warn">paused by the burst guard</strong> : 'ok'}</td>
+              <td>
+                {token.paused && (
+                  <button type="button" onClick={() => run(() => api.resumeClient(token.name))}>
+                    Resume
+                  </button>
+                )}
+                <button type="button" onClick={() => run(() => api.revokeToken(token.name))}>
+                  Revoke
+                </button>
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {error && (
+        <p className="field-error" role="alert">
+          {error}
+        </p>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,65 @@
+import type { RequestDetail } from '../../../proxy/contracts/api.ts';
+import { CopyButton } from '../common/CopyButton.tsx';
+import { formatCredits, formatDateTime, formatDuration, formatTokens } from '../common/format.ts';
+
+function IdValue({ label, value }: { label: string; value: string | null }) {
+  if (!value) return <span className="muted">not returned</span>;
+  return (
+    <>
+      <code>{value}</code> <CopyButton text={value} label={`Copy ${label}`} compact />
+    </>
+  );
+}
+
+export function DetailOverview({ detail }: { detail: RequestDetail }) {
+  return (
+    <dl className="overview">
+      <dt>Started</dt>
+      <dd>{formatDateTime(detail.startedAtMs)}</dd>
+      <dt>Endpoint</dt>
+      <dd>
+        <code>
+          {detail.method} {detail.clientPath}
+        </code>{' '}
+        → <code>{detail.upstreamPath}</code> ({detail.protocol}, {detail.protocolMode})
+      </dd>
+      <dt>Client / profile</dt>
+      <dd>
+        {detail.clientName ?? '—'} / {detail.profileId ?? '—'}
+      </dd>
+      <dt>Model</dt>
+      <dd>
+        requested <code>{detail.requestedModel ?? '—'}</code>, sent <code>{detail.upstreamModel ?? '—'}</code>, response named{' '}
+        <code>{detail.responseModel ?? '—'}</code>
+        {detail.modelMismatch && <strong className="warn"> — differs: the gateway may rewrite the model field</strong>}
+      </dd>
+      <dt>Status</dt>
+      <dd>
+        {detail.status ?? 'no response'} {detail.state === 'interrupted' ? '(interrupted)' : ''}
+      </dd>
+      <dt>Timings</dt>
+      <dd>
+        first byte {formatDuration(detail.ttfbMs)}, total {formatDuration(detail.durationMs)}
+      </dd>
+      <dt>Retries</dt>
+      <dd>{detail.retries}</dd>
+      <dt>Tokens</dt>
+      <dd>
+        in {formatTokens(detail.inputTokens)}, out {formatTokens(detail.outputTokens)}
+        {detail.cachedInputTokens !== null && `, cached ${formatTokens(detail.cachedInputTokens)}`}
+        {detail.reasoningTokens !== null && `, reasoning ${formatTokens(detail.reasoningTokens)}`}
+        {detail.usageEstimated && ' (estimated: the upstream reported no usage)'}
+      </dd>
+      <dt>Cost</dt>
+      <dd>{detail.costCredits === null ? 'unpriced' : `${formatCredits(detail.costCredits)} credits`}</dd>
+      <dt>Gateway request id</dt>
+      <dd>
+        <IdValue label="gateway request id" value={detail.upstreamRequestId} />
+      </dd>
+      <dt>Airlock request id</dt>
+      <dd>
+        <IdValue label="Airlock request id" value={detail.id} />
+      </dd>
+    </dl>
+  );
+}

@@ -1,0 +1,97 @@
+import { useVirtualizer } from '@tanstack/react-virtual';
+import { useEffect, useRef, type KeyboardEvent } from 'react';
+import type { LiveSnapshot } from './liveStore.ts';
+import { RequestListHeader, RequestRow } from './RequestRow.tsx';
+
+export const ROW_HEIGHT_PX = 32;
+const PAGE_ROWS = 15;
+
+interface RequestListProps {
+  snapshot: LiveSnapshot;
+  selectedId: string | null;
+  onSelect: (id: string) => void;
+  /** Enter on a row: move into the detail view. */
+  onOpen: (id: string) => void;
+  /** The user scrolled near the end: load the next (older) page. */
+  onNearEnd: () => void;
+}
+
+/** Next selected index for a navigation key, or null when the key is not a navigation key. */
+export function nextIndex(key: string, current: number, count: number): number | null {
+  if (count === 0) return null;
+  const last = count - 1;
+  switch (key) {
+    case 'ArrowDown':
+      return Math.min(current + 1, last);
+    case 'ArrowUp':
+      return Math.max(current - 1, 0);
+    case 'PageDown':
+      return Math.min(current + PAGE_ROWS, last);
+    case 'PageUp':
+      return Math.max(current - PAGE_ROWS, 0);
+    case 'Home':
+      return 0;
+    case 'End':
+      return last;
+    default:
+      return null;
+  }
+}
+
+export function RequestList({ snapshot, selectedId, onSelect, onOpen, onNearEnd }: RequestListProps) {
+  const scrollRef = useRef<HTMLDivElement>(null);
+  const { order, rows } = snapshot;
+  const virtualizer = useVirtualizer({
+    count: order.length,
+    getScrollElement: () => scrollRef.current,
+    estimateSize: () => ROW_HEIGHT_PX,
+    overscan: 12,
+    getItemKey: (index) => order[index] ?? index,
+  });
+  const items = virtualizer.getVirtualItems();
+  const lastVisible = items.at(-1)?.index ?? 0;
+
+  useEffect(() => {
+    if (order.length > 0 && lastVisible >= order.length - PAGE_ROWS) onNearEnd();
+  }, [lastVisible, order.length, onNearEnd]);
+
+  const selectedIndex = selectedId === null ? -1 : order.indexOf(selectedId);
+
+  const onKeyDown = (event: KeyboardEvent<HTMLDivElement>) => {
+    if (event.key === 'Enter' && selectedId) {
+      event.preventDefault();
+      onOpen(selectedId);
+      return;
+    }
+    const index = nextIndex(event.key, selectedIndex, order.length);
+    if (index === null) return;
+    event.preventDefault();
+    const id = order[index];
+    if (id) {
+      onSelect(id);
+      virtualizer.scrollToIndex(index, { align: 'auto' });
+    }
+  };
+
+  return (
+    <div className="request-list">
+      <RequestListHeader />
+      <div
+        ref={scrollRef}
+        className="request-scroll"
+        role="listbox"
+        tabIndex={0}
+        aria-label="Requests, newest first"
+        aria-activedescendant={selectedId ? `request-${selectedId}` : undefined}
+        onKeyDown={onKeyDown}
+      >
+        <div className="request-canvas" style={{ height: `${virtualizer.getTotalSize()}px` }}>
+          {items.map((item) => {
+            const row = rows.get(order[item.index] as string);
+            return row ? <RequestRow key={item.key} row={row} top={item.start} selected={row.id === selectedId} onSelect={onSelect} /> : null;
+          })}
+        </div>
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,69 @@
+import { memo } from 'react';
+import { formatClock, formatCredits, formatDuration, formatTokens } from '../common/format.ts';
+import type { LiveRow } from './liveRows.ts';
+
+/** The status cell: what a person wants to know at a glance. */
+export function statusLabel(row: LiveRow): string {
+  if (row.state === 'in_flight') return row.status === null ? 'waiting' : 'streaming';
+  if (row.state === 'interrupted') return 'interrupted';
+  if (row.errorClass) return `${row.status ?? ''} ${row.errorClass}`.trim();
+  return String(row.status ?? '—');
+}
+
+interface RequestRowProps {
+  row: LiveRow;
+  selected: boolean;
+  top: number;
+  onSelect: (id: string) => void;
+}
+
+export const RequestRow = memo(function RequestRow({ row, selected, top, onSelect }: RequestRowProps) {
+  const failed = row.errorClass !== null || row.state === 'interrupted';
+  const model = row.responseModel && row.responseModel !== row.requestedModel ? `${row.requestedModel ?? '?'} → ${row.responseModel}` : (row.requestedModel ?? '—');
+  const tokens = row.inputTokens === null && row.outputTokens === null ? '—' : `${formatTokens(row.inputTokens)} / ${formatTokens(row.outputTokens)}${row.usageEstimated ? '*' : ''}`;
+  return (
+    <div
+      id={`request-${row.id}`}
+      role="option"
+      aria-selected={selected}
+      className={`request-row${selected ? ' selected' : ''}${failed ? ' failed' : ''}${row.state === 'in_flight' ? ' in-flight' : ''}`}
+      style={{ transform: `translateY(${top}px)` }}
+      onClick={() => onSelect(row.id)}
+      data-request-id={row.id}
+    >
+      <span className="cell time">{formatClock(row.startedAtMs)}</span>
+      <span className="cell client">{row.clientName ?? '—'}</span>
+      <span className="cell profile">{row.profileId ?? '—'}</span>
+      <span className="cell model" title={model}>
+        {model}
+      </span>
+      <span className={`cell status${failed ? ' bad' : ''}`}>{statusLabel(row)}</span>
+      <span className="cell num">{formatDuration(row.ttfbMs)}</span>
+      <span className="cell num">{formatDuration(row.durationMs)}</span>
+      <span className="cell num" title={row.usageEstimated ? 'estimated' : undefined}>
+        {tokens}
+      </span>
+      <span className="cell num">{row.state === 'in_flight' ? '' : formatCredits(row.costCredits)}</span>
+      <span className="cell preview" aria-live="off">
+        {row.text.slice(-160)}
+      </span>
+    </div>
+  );
+});
+
+export function RequestListHeader() {
+  return (
+    <div className="request-row header" aria-hidden="true">
+      <span className="cell time">Time</span>
+      <span className="cell client">Client</span>
+      <span className="cell profile">Profile</span>
+      <span className="cell model">Model</span>
+      <span className="cell status">Status</span>
+      <span className="cell num">TTFB</span>
+      <span className="cell num">Duration</span>
+      <span className="cell num">Tokens in/out</span>
+      <span className="cell num">Credits</span>
+      <span className="cell preview">Text</span>
+    </div>
+  );
+}

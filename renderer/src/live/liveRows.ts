@@ -1,0 +1,80 @@
+import type { LiveRequestUpdate, RequestFilters, RequestSummary } from '../../../proxy/contracts/api.ts';
+
+/** A row of the Live list: the summary plus the stream text seen so far (in-flight rows only). */
+export interface LiveRow extends RequestSummary {
+  text: string;
+}
+
+/** Streams can be long; the list only needs the tail and the detail view fetches the rest. */
+export const LIVE_TEXT_LIMIT_CHARS = 32_000;
+
+const SUMMARY_DEFAULTS: Omit<RequestSummary, 'id' | 'startedAtMs'> = {
+  state: 'in_flight',
+  clientName: null,
+  profileId: null,
+  method: 'POST',
+  clientPath: '',
+  requestedModel: null,
+  responseModel: null,
+  stream: false,
+  status: null,
+  errorClass: null,
+  ttfbMs: null,
+  durationMs: null,
+  inputTokens: null,
+  outputTokens: null,
+  costCredits: null,
+  usageEstimated: false,
+};
+
+/**
+ * The row after one live update, or null when the update is for a request we never saw start
+ * (nothing to show until the log has it). Finished rows drop their text: the detail view reads it
+ * from the log, and 50,000 rows must not each hold a stream.
+ */
+export function applyUpdate(row: LiveRow | undefined, update: LiveRequestUpdate): LiveRow | null {
+  const base: LiveRow | null =
+    row ?? (update.fields.startedAtMs === undefined ? null : { ...SUMMARY_DEFAULTS, id: update.requestId, startedAtMs: update.fields.startedAtMs, text: '' });
+  if (!base) return null;
+  const merged: LiveRow = { ...base, ...update.fields, id: base.id, text: base.text + update.appendText };
+  if (merged.state !== 'in_flight') merged.text = '';
+  else if (merged.text.length > LIVE_TEXT_LIMIT_CHARS) merged.text = merged.text.slice(-LIVE_TEXT_LIMIT_CHARS);
+  return merged;
+}
+
+/** Index at which a row started at `startedAtMs` belongs in a newest-first list. */
+export function insertionIndex(order: readonly string[], rows: ReadonlyMap<string, LiveRow>, startedAtMs: number): number {
+  let low = 0;
+  let high = order.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    const middleStart = rows.get(order[middle] as string)?.startedAtMs ?? 0;
+    if (middleStart >= startedAtMs) low = middle + 1;
+    else high = middle;
+  }
+  return low;
+}
+
+/** The same rules the server applies to a page, for rows that arrive live. */
+export function matchesFilters(row: LiveRow, filters: RequestFilters): boolean {
+  if (filters.fromMs !== undefined && row.startedAtMs < filters.fromMs) return false;
+  if (filters.toMs !== undefined && row.startedAtMs > filters.toMs) return false;
+  if (filters.profileId && row.profileId !== filters.profileId) return false;
+  if (filters.model && row.requestedModel !== filters.model && row.responseModel !== filters.model) return false;
+  if (filters.client && row.clientName !== filters.client) return false;
+  if (filters.errorClass && row.errorClass !== filters.errorClass) return false;
+  if (filters.status !== undefined && !matchesStatus(row, filters.status)) return false;
+  if (filters.text) {
+    const needle = filters.text.toLowerCase();
+    const haystack = [row.clientPath, row.requestedModel, row.responseModel, row.clientName, row.text].join('\n').toLowerCase();
+    if (!haystack.includes(needle)) return false;
+  }
+  return true;
+}
+
+function matchesStatus(row: LiveRow, status: NonNullable<RequestFilters['status']>): boolean {
+  // An in-flight row has no status yet; it belongs to "ok" until it fails.
+  if (status === 'ok') return row.errorClass === null && (row.status === null || row.status < 400);
+  if (status === 'error') return row.errorClass !== null || (row.status !== null && row.status >= 400);
+  return row.status === status;
+}

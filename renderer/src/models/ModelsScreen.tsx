@@ -1,0 +1,126 @@
+import { useState } from 'react';
+import type { CapabilityBadge, ModelRow } from '../../../proxy/contracts/api.ts';
+import { useApi } from '../api/ApiContext.tsx';
+import { CopyButton } from '../common/CopyButton.tsx';
+import { formatDuration, formatPercent } from '../common/format.ts';
+import { Empty, ErrorState, Loading } from '../common/StateViews.tsx';
+import { useAsync } from '../common/useAsync.ts';
+import { ErrorExplanationView } from '../detail/ErrorExplanationView.tsx';
+
+const CAPABILITY_LABELS: Record<CapabilityBadge['capability'], string> = {
+  chat: 'chat',
+  stream: 'stream',
+  tools: 'tools',
+  image_input: 'image in',
+  messages_native: '/messages',
+  responses_native: '/responses',
+};
+
+function priceText(row: ModelRow): string {
+  const price = row.price;
+  if (!price) return 'unpriced';
+  const parts: string[] = [];
+  if (price.inputPer1M !== undefined) parts.push(`in ${price.inputPer1M}`);
+  if (price.outputPer1M !== undefined) parts.push(`out ${price.outputPer1M}`);
+  if (price.perCall !== undefined) parts.push(`${price.perCall}/call`);
+  return parts.length === 0 ? 'unpriced' : parts.join(', ');
+}
+
+function Badges({ badges }: { badges: CapabilityBadge[] }) {
+  if (badges.every((badge) => badge.supported === null)) return <span className="muted">not checked</span>;
+  return (
+    <ul className="badges" aria-label="Capabilities">
+      {badges.map((badge) => (
+        <li key={badge.capability} className={`badge ${badge.supported === true ? 'yes' : badge.supported === false ? 'no' : 'unknown'}`}>
+          {CAPABILITY_LABELS[badge.capability]} {badge.supported === true ? '✓' : badge.supported === false ? '✗' : '?'}
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+export function ModelsScreen() {
+  const api = useApi();
+  const [refreshCount, setRefreshCount] = useState(0);
+  const [search, setSearch] = useState('');
+  const [checking, setChecking] = useState<string | null>(null);
+  const list = useAsync(() => api.models(refreshCount > 0), String(refreshCount));
+
+  const check = async (model: string) => {
+    setChecking(model);
+    try {
+      await api.checkCapabilities(model);
+      list.reload();
+    } finally {
+      setChecking(null);
+    }
+  };
+
+  const needle = search.trim().toLowerCase();
+  return (
+    <div className="screen models">
+      <header className="screen-header">
+        <h2>Models</h2>
+        <label>
+          Search
+          <input type="search" value={search} onChange={(event) => setSearch(event.target.value)} />
+        </label>
+        <button type="button" onClick={() => setRefreshCount((count) => count + 1)}>
+          Refresh from gateway
+        </button>
+      </header>
+      <p className="muted">Ids exactly as the gateway lists them for this account: pass one as "model". Figures are your own requests, not a promise.</p>
+      {list.kind === 'loading' && <Loading what="models" />}
+      {list.kind === 'error' && <ErrorState error={list.error} onRetry={list.reload} />}
+      {list.kind === 'ready' && (
+        <>
+          {list.value.error && <ErrorExplanationView explanation={list.value.error} message={null} />}
+          {list.value.models.length === 0 ? (
+            <Empty title={list.value.profileId ? 'No models listed yet.' : 'No active profile.'}>
+              <p>{list.value.profileId ? 'Refresh to ask the gateway for its list.' : 'Add a profile and set its key first.'}</p>
+            </Empty>
+          ) : (
+            <table className="model-table">
+              <thead>
+                <tr>
+                  <th scope="col">Model id</th>
+                  <th scope="col">Price (credits/1M)</th>
+                  <th scope="col">Requests</th>
+                  <th scope="col">Errors</th>
+                  <th scope="col">p50 / p95</th>
+                  <th scope="col">TTFB p50</th>
+                  <th scope="col">Capabilities</th>
+                </tr>
+              </thead>
+              <tbody>
+                {list.value.models
+                  .filter((row) => row.id.toLowerCase().includes(needle))
+                  .map((row) => (
+                    <tr key={row.id}>
+                      <th scope="row">
+                        <code>{row.id}</code> <CopyButton text={row.id} label={`Copy ${row.id}`} compact />
+                      </th>
+                      <td>{priceText(row)}</td>
+                      <td>{row.stats?.requests ?? 0}</td>
+                      <td>{row.stats && row.stats.requests > 0 ? formatPercent(row.stats.errorRate) : '—'}</td>
+                      <td>
+                        {formatDuration(row.stats?.p50LatencyMs ?? null)} / {formatDuration(row.stats?.p95LatencyMs ?? null)}
+                      </td>
+                      <td>{formatDuration(row.stats?.p50TtfbMs ?? null)}</td>
+                      <td>
+                        <Badges badges={row.capabilities} />{' '}
+                        <button type="button" disabled={checking !== null} onClick={() => void check(row.id)}>
+                          {checking === row.id ? 'Checking…' : 'Check'}
+                        </button>
+                      </td>
+                    </tr>
+                  ))}
+              </tbody>
+            </table>
+          )}
+          {list.value.fetchedAtMs !== null && <p className="muted">Listed at {new Date(list.value.fetchedAtMs).toLocaleString()}.</p>}
+        </>
+      )}
+    </div>
+  );
+}

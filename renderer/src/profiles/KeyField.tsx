@@ -1,0 +1,56 @@
+import { useState } from 'react';
+import type { KeyStatus } from '../../../proxy/contracts/api.ts';
+import { useApi } from '../api/ApiContext.tsx';
+
+/** Write-only key entry: the key goes to the keychain and only "set, ends in …" ever comes back. */
+export function KeyField({ profileId, status, onChanged }: { profileId: string; status: KeyStatus; onChanged: (status: KeyStatus) => void }) {
+  const api = useApi();
+  const [draft, setDraft] = useState('');
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+
+  const run = async (action: () => Promise<KeyStatus>) => {
+    setBusy(true);
+    setError(null);
+    try {
+      onChanged(await action());
+      setDraft('');
+    } catch (caught) {
+      setError((caught as Error).message);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <fieldset className="key-field">
+      <legend>Gateway key</legend>
+      <p data-testid="key-status">{status.set ? `Set, ends in …${status.lastFour ?? ''}` : 'Not set'}</p>
+      <form
+        onSubmit={(event) => {
+          event.preventDefault();
+          if (draft.trim() !== '') void run(() => api.setKey(profileId, draft));
+        }}
+      >
+        <label>
+          {status.set ? 'Replace key' : 'Key'}
+          <input type="password" autoComplete="off" spellCheck={false} value={draft} onChange={(event) => setDraft(event.target.value)} />
+        </label>
+        <button type="submit" disabled={busy || draft.trim() === ''}>
+          Save key
+        </button>
+        {status.set && (
+          <button type="button" disabled={busy} onClick={() => void run(() => api.deleteKey(profileId))}>
+            Remove key
+          </button>
+        )}
+      </form>
+      {error && (
+        <p className="field-error" role="alert">
+          {error}
+        </p>
+      )}
+      <p className="muted">Stored in the OS keychain. Airlock never shows it, logs it or sends it anywhere but the gateway.</p>
+    </fieldset>
+  );
+}

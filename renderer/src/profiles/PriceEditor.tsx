@@ -1,0 +1,77 @@
+import { useState } from 'react';
+import type { ModelPrice, PriceFormat, PriceTable } from '../../../proxy/contracts/api.ts';
+import { useApi } from '../api/ApiContext.tsx';
+import { ErrorState, Loading } from '../common/StateViews.tsx';
+import { useAsync } from '../common/useAsync.ts';
+import { PriceRows } from './PriceRows.tsx';
+
+/** The profile's price table: edit in place, or import/export as JSON or CSV. */
+export function PriceEditor({ profileId }: { profileId: string }) {
+  const api = useApi();
+  const loaded = useAsync(() => api.prices(profileId), profileId);
+  const [draft, setDraft] = useState<PriceTable | null>(null);
+  const [message, setMessage] = useState<{ kind: 'ok' | 'error'; text: string } | null>(null);
+  const [format, setFormat] = useState<PriceFormat>('csv');
+  const [exchange, setExchange] = useState('');
+
+  if (loaded.kind === 'loading') return <Loading what="prices" />;
+  if (loaded.kind === 'error') return <ErrorState error={loaded.error} onRetry={loaded.reload} />;
+  const table = draft ?? loaded.value;
+
+  const act = async (action: () => Promise<PriceTable | string>, done: string) => {
+    setMessage(null);
+    try {
+      const result = await action();
+      if (typeof result === 'string') setExchange(result);
+      else setDraft(result);
+      setMessage({ kind: 'ok', text: done });
+    } catch (caught) {
+      setMessage({ kind: 'error', text: (caught as Error).message });
+    }
+  };
+
+  return (
+    <fieldset className="prices">
+      <legend>Prices (credits per 1M tokens, or per call)</legend>
+      <PriceRows prices={table.prices} onChange={(prices: ModelPrice[]) => setDraft({ ...table, prices })} />
+      <label>
+        Multiplier for the whole profile
+        <input
+          type="number"
+          min={0}
+          step={0.01}
+          value={table.priceMultiplier}
+          onChange={(event) => setDraft({ ...table, priceMultiplier: Number(event.target.value) })}
+        />
+      </label>
+      <button type="button" onClick={() => void act(() => api.savePrices(profileId, table), 'Prices saved.')}>
+        Save prices
+      </button>
+      <details>
+        <summary>Import / export</summary>
+        <label>
+          Format
+          <select value={format} onChange={(event) => setFormat(event.target.value as PriceFormat)}>
+            <option value="csv">CSV</option>
+            <option value="json">JSON</option>
+          </select>
+        </label>
+        <label>
+          Price file contents
+          <textarea rows={6} value={exchange} onChange={(event) => setExchange(event.target.value)} />
+        </label>
+        <button type="button" onClick={() => void act(() => api.exportPrices(profileId, format), 'Exported below; copy or edit it.')}>
+          Export
+        </button>
+        <button type="button" disabled={exchange.trim() === ''} onClick={() => void act(() => api.importPrices(profileId, format, exchange), 'Imported: this replaced the table.')}>
+          Import (replaces the table)
+        </button>
+      </details>
+      {message && (
+        <p className={message.kind === 'ok' ? 'ok' : 'field-error'} role={message.kind === 'error' ? 'alert' : 'status'}>
+          {message.text}
+        </p>
+      )}
+    </fieldset>
+  );
+}

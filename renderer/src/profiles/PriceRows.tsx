@@ -1,0 +1,73 @@
+import type { ModelPrice } from '../../../proxy/contracts/api.ts';
+
+type PriceField = Exclude<keyof ModelPrice, 'model'>;
+const PRICE_FIELDS: { field: PriceField; label: string }[] = [
+  { field: 'inputPer1M', label: 'Input / 1M' },
+  { field: 'outputPer1M', label: 'Output / 1M' },
+  { field: 'cachedInputPer1M', label: 'Cached input / 1M' },
+  { field: 'perCall', label: 'Per call' },
+];
+
+/** A blank cell means "no price of this kind", never 0. */
+export function setPriceField(price: ModelPrice, field: PriceField, text: string): ModelPrice {
+  const next = { ...price };
+  if (text.trim() === '') delete next[field];
+  else next[field] = Number(text);
+  return next;
+}
+
+export function PriceRows({ prices, onChange }: { prices: ModelPrice[]; onChange: (prices: ModelPrice[]) => void }) {
+  const update = (index: number, price: ModelPrice) => onChange(prices.map((row, at) => (at === index ? price : row)));
+  return (
+    <table className="price-table">
+      <thead>
+        <tr>
+          <th scope="col">Model id</th>
+          {PRICE_FIELDS.map((column) => (
+            <th scope="col" key={column.field}>
+              {column.label}
+            </th>
+          ))}
+          <th scope="col">
+            <span className="visually-hidden">Actions</span>
+          </th>
+        </tr>
+      </thead>
+      <tbody>
+        {prices.map((price, index) => (
+          <tr key={index}>
+            <td>
+              <input aria-label="Model id" value={price.model} onChange={(event) => update(index, { ...price, model: event.target.value })} />
+            </td>
+            {PRICE_FIELDS.map((column) => (
+              <td key={column.field}>
+                <input
+                  aria-label={`${column.label} for ${price.model || 'new model'}`}
+                  type="number"
+                  min={0}
+                  step="any"
+                  value={price[column.field] ?? ''}
+                  onChange={(event) => update(index, setPriceField(price, column.field, event.target.value))}
+                />
+              </td>
+            ))}
+            <td>
+              <button type="button" onClick={() => onChange(prices.filter((_, at) => at !== index))}>
+                Remove
+              </button>
+            </td>
+          </tr>
+        ))}
+      </tbody>
+      <tfoot>
+        <tr>
+          <td colSpan={6}>
+            <button type="button" onClick={() => onChange([...prices, { model: '' }])}>
+              Add model price
+            </button>
+          </td>
+        </tr>
+      </tfoot>
+    </table>
+  );
+}

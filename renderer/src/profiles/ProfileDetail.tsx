@@ -1,0 +1,63 @@
+import { useState } from 'react';
+import type { ProfileView } from '../../../proxy/contracts/api.ts';
+import { useApi } from '../api/ApiContext.tsx';
+import { KeyField } from './KeyField.tsx';
+import { PriceEditor } from './PriceEditor.tsx';
+import { ProfileEditor } from './ProfileEditor.tsx';
+import { ProfileTestPanel } from './ProfileTestPanel.tsx';
+
+/** One existing profile: activate/remove, key, test, settings and prices. */
+export function ProfileDetail({ view, onChanged, onDeleted }: { view: ProfileView; onChanged: () => void; onDeleted: () => void }) {
+  const api = useApi();
+  const [error, setError] = useState<string | null>(null);
+  const [confirmingDelete, setConfirmingDelete] = useState(false);
+  const id = view.profile.id;
+
+  const run = async (action: () => Promise<unknown>, then: () => void) => {
+    setError(null);
+    try {
+      await action();
+      then();
+    } catch (caught) {
+      setError((caught as Error).message);
+    }
+  };
+
+  return (
+    <article className="profile-detail" aria-labelledby="profile-title">
+      <header className="screen-header">
+        <h2 id="profile-title">{view.profile.name}</h2>
+        {view.active ? (
+          <span className="badge">active</span>
+        ) : (
+          <button type="button" onClick={() => void run(() => api.activateProfile(id), onChanged)}>
+            Make active
+          </button>
+        )}
+        {confirmingDelete ? (
+          <>
+            <button type="button" className="danger" onClick={() => void run(() => api.deleteProfile(id), onDeleted)}>
+              Remove {view.profile.name} and its key
+            </button>
+            <button type="button" onClick={() => setConfirmingDelete(false)}>
+              Keep it
+            </button>
+          </>
+        ) : (
+          <button type="button" onClick={() => setConfirmingDelete(true)}>
+            Remove…
+          </button>
+        )}
+      </header>
+      {error && (
+        <p className="field-error" role="alert">
+          {error}
+        </p>
+      )}
+      <KeyField profileId={id} status={view.key} onChanged={onChanged} />
+      <ProfileTestPanel profileId={id} />
+      <ProfileEditor existing={view.profile} onSaved={onChanged} />
+      <PriceEditor profileId={id} />
+    </article>
+  );
+}

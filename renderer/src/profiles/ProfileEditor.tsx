@@ -1,0 +1,138 @@
+import { useState, type ReactNode } from 'react';
+import type { Profile } from '../../../proxy/contracts/profile.ts';
+import type { ProfileView } from '../../../proxy/contracts/api.ts';
+import { useApi } from '../api/ApiContext.tsx';
+import { ControlApiError } from '../api/client.ts';
+import { BaseUrlField } from './BaseUrlField.tsx';
+import { PairRowsEditor } from './PairRowsEditor.tsx';
+import { formFromProfile, profileFromForm, type ProfileForm, type ProtocolModeSetting } from './profileForm.ts';
+
+interface ProfileEditorProps {
+  /** null = a new profile. */
+  existing: Profile | null;
+  onSaved: (view: ProfileView) => void;
+}
+
+function NumberField({ label, value, error, onChange, hint }: { label: string; value: string; error?: string; hint?: ReactNode; onChange: (value: string) => void }) {
+  return (
+    <label className="field">
+      {label}
+      <input type="number" min={0} step="any" value={value} aria-invalid={error ? true : undefined} onChange={(event) => onChange(event.target.value)} />
+      {hint && <span className="hint">{hint}</span>}
+      {error && <span className="field-error">{error}</span>}
+    </label>
+  );
+}
+
+const MODES: ProtocolModeSetting[] = ['auto', 'native', 'translate'];
+
+/** The profile's settings; saving validates with the profile file's own schema first. */
+export function ProfileEditor({ existing, onSaved }: ProfileEditorProps) {
+  const api = useApi();
+  const [form, setForm] = useState<ProfileForm>(() => formFromProfile(existing));
+  const [errors, setErrors] = useState<Record<string, string>>({});
+  const [saveError, setSaveError] = useState<string | null>(null);
+  const [saving, setSaving] = useState(false);
+  const set = <K extends keyof ProfileForm>(key: K, value: ProfileForm[K]) => setForm((previous) => ({ ...previous, [key]: value }));
+
+  const save = async () => {
+    const result = profileFromForm(form, existing);
+    if (!result.ok) {
+      setErrors(result.errors);
+      return;
+    }
+    setErrors({});
+    setSaveError(null);
+    setSaving(true);
+    try {
+      onSaved(existing ? await api.updateProfile(existing.id, result.profile) : await api.createProfile(result.profile));
+    } catch (caught) {
+      if (caught instanceof ControlApiError && caught.field) setErrors({ [caught.field]: caught.message });
+      else setSaveError((caught as Error).message);
+    } finally {
+      setSaving(false);
+    }
+  };
+
+  return (
+    <form
+      className="profile-form"
+      aria-label={existing ? `Edit profile ${existing.name}` : 'New profile'}
+      onSubmit={(event) => {
+        event.preventDefault();
+        void save();
+      }}
+    >
+      <fieldset>
+        <legend>General</legend>
+        <label className="field">
+          Id
+          <input value={form.id} disabled={existing !== null} aria-invalid={errors.id ? true : undefined} onChange={(event) => set('id', event.target.value)} />
+          {errors.id && <span className="field-error">{errors.id}</span>}
+        </label>
+        <label className="field">
+          Name
+          <input value={form.name} aria-invalid={errors.name ? true : undefined} onChange={(event) => set('name', event.target.value)} />
+          {errors.name && <span className="field-error">{errors.name}</span>}
+        </label>
+        <BaseUrlField value={form.baseUrl} error={errors.baseUrl} onChange={(value) => set('baseUrl', value)} />
+      </fieldset>
+      <PairRowsEditor legend="Model aliases (exact)" fromLabel="Client model" toLabel="Gateway model id" rows={form.aliases} onChange={(rows) => set('aliases', rows)} />
+      <PairRowsEditor legend="Model routes (wildcards, e.g. claude-*haiku*)" fromLabel="Pattern" toLabel="Gateway model id" rows={form.routes} onChange={(rows) => set('routes', rows)} />
+      <fieldset>
+        <legend>Timeouts and retries</legend>
+        <NumberField label="Connect timeout (ms)" value={form.connectTimeoutMs} error={errors['timeouts.connectTimeoutMs']} onChange={(value) => set('connectTimeoutMs', value)} />
+        <NumberField
+          label="Idle timeout (ms)"
+          value={form.idleTimeoutMs}
+          error={errors['timeouts.idleTimeoutMs']}
+          hint="Between bytes; keep it long, reasoning models pause."
+          onChange={(value) => set('idleTimeoutMs', value)}
+        />
+        <NumberField label="Total timeout (ms)" value={form.totalTimeoutMs} error={errors['timeouts.totalTimeoutMs']} onChange={(value) => set('totalTimeoutMs', value)} />
+        <NumberField label="Retries (0–3)" value={form.maxRetries} error={errors['retry.maxRetries']} hint="Only before the first byte reaches the client; waits of about 1, 2, 4 s." onChange={(value) => set('maxRetries', value)} />
+        <NumberField label="Longest Retry-After to wait (ms)" value={form.maxRetryAfterMs} error={errors['retry.maxRetryAfterMs']} onChange={(value) => set('maxRetryAfterMs', value)} />
+      </fieldset>
+      <fieldset>
+        <legend>Budget (credits; blank = no cap)</legend>
+        <NumberField label="Daily cap" value={form.dailyCredits} error={errors['budget.dailyCredits']} onChange={(value) => set('dailyCredits', value)} />
+        <NumberField label="Monthly cap" value={form.monthlyCredits} error={errors['budget.monthlyCredits']} onChange={(value) => set('monthlyCredits', value)} />
+        <NumberField
+          label="Per-request input cap"
+          value={form.perRequestInputCredits}
+          error={errors['budget.perRequestInputCredits']}
+          hint="Estimated input cost, checked before sending."
+          onChange={(value) => set('perRequestInputCredits', value)}
+        />
+      </fieldset>
+      <fieldset>
+        <legend>Protocols</legend>
+        {(['messagesMode', 'responsesMode'] as const).map((key) => (
+          <label className="field" key={key}>
+            {key === 'messagesMode' ? 'Anthropic Messages (/v1/messages)' : 'Responses (/v1/responses)'}
+            <select value={form[key]} onChange={(event) => set(key, event.target.value as ProtocolModeSetting)}>
+              {MODES.map((mode) => (
+                <option key={mode} value={mode}>
+                  {mode === 'auto' ? 'auto (from the capability check)' : mode}
+                </option>
+              ))}
+            </select>
+          </label>
+        ))}
+      </fieldset>
+      {saveError && (
+        <p className="field-error" role="alert">
+          {saveError}
+        </p>
+      )}
+      {Object.keys(errors).length > 0 && (
+        <p className="field-error" role="alert">
+          Check the marked fields: {Object.keys(errors).join(', ')}.
+        </p>
+      )}
+      <button type="submit" className="primary" disabled={saving}>
+        {existing ? 'Save profile' : 'Add profile'}
+      </button>
+    </form>
+  );
+}

@@ -1,0 +1,74 @@
+import { useState } from 'react';
+import type { ProfileView } from '../../../proxy/contracts/api.ts';
+import { useApi } from '../api/ApiContext.tsx';
+import { Empty, ErrorState, Loading } from '../common/StateViews.tsx';
+import { useAsync } from '../common/useAsync.ts';
+import { ProfileDetail } from './ProfileDetail.tsx';
+import { ProfileEditor } from './ProfileEditor.tsx';
+
+type Selection = { kind: 'none' } | { kind: 'new' } | { kind: 'profile'; id: string };
+
+export function ProfilesScreen({ onChanged }: { onChanged: () => void }) {
+  const api = useApi();
+  const list = useAsync(() => api.profiles(), 'profiles');
+  const [selection, setSelection] = useState<Selection>({ kind: 'none' });
+
+  const afterChange = (select: Selection) => {
+    setSelection(select);
+    list.reload();
+    onChanged();
+  };
+
+  if (list.kind === 'loading') return <Loading what="profiles" />;
+  if (list.kind === 'error') return <ErrorState error={list.error} onRetry={list.reload} />;
+  const { profiles, keychain } = list.value;
+  const selected: ProfileView | undefined = selection.kind === 'profile' ? profiles.find((view) => view.profile.id === selection.id) : undefined;
+
+  return (
+    <div className="screen profiles">
+      <nav className="profile-list" aria-label="Profiles">
+        <h2>Profiles</h2>
+        {!keychain.available && (
+          <p className="warn" role="alert">
+            {keychain.message ?? 'No OS keychain: keys cannot be stored. Airlock uses AIRLOCK_API_KEY from the environment for this run.'}
+          </p>
+        )}
+        <ul>
+          {profiles.map((view) => (
+            <li key={view.profile.id}>
+              <button
+                type="button"
+                aria-current={selection.kind === 'profile' && selection.id === view.profile.id ? 'true' : undefined}
+                onClick={() => setSelection({ kind: 'profile', id: view.profile.id })}
+              >
+                {view.profile.name} {view.active && <span className="badge">active</span>} {!view.key.set && <span className="badge warn">no key</span>}
+              </button>
+            </li>
+          ))}
+        </ul>
+        <button type="button" className="primary" onClick={() => setSelection({ kind: 'new' })}>
+          Add profile
+        </button>
+      </nav>
+      <div className="profile-pane">
+        {selection.kind === 'none' &&
+          (profiles.length === 0 ? (
+            <Empty title="No profiles yet">
+              <p>A profile is one gateway account: its base URL, key, prices and limits. Add one to start.</p>
+            </Empty>
+          ) : (
+            <Empty title="Choose a profile to edit, or add one." />
+          ))}
+        {selection.kind === 'new' && <ProfileEditor key="new" existing={null} onSaved={(view) => afterChange({ kind: 'profile', id: view.profile.id })} />}
+        {selected && (
+          <ProfileDetail
+            key={selected.profile.id}
+            view={selected}
+            onChanged={() => afterChange({ kind: 'profile', id: selected.profile.id })}
+            onDeleted={() => afterChange({ kind: 'none' })}
+          />
+        )}
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,97 @@
+import { profileSchema, type Profile, type ProfileInput } from '../../../proxy/contracts/profile.ts';
+
+export type ProtocolModeSetting = Profile['protocolModes']['messages'];
+
+export interface PairRow {
+  from: string;
+  to: string;
+}
+
+/** The profile form as typed: numbers stay strings until validated, so half-typed values are kept. */
+export interface ProfileForm {
+  id: string;
+  name: string;
+  baseUrl: string;
+  aliases: PairRow[];
+  routes: PairRow[];
+  connectTimeoutMs: string;
+  idleTimeoutMs: string;
+  totalTimeoutMs: string;
+  maxRetries: string;
+  maxRetryAfterMs: string;
+  dailyCredits: string;
+  monthlyCredits: string;
+  perRequestInputCredits: string;
+  messagesMode: ProtocolModeSetting;
+  responsesMode: ProtocolModeSetting;
+  priceMultiplier: string;
+}
+
+const DEFAULTS = profileSchema.parse({ id: 'new', name: 'new', baseUrl: 'x' });
+
+const text = (value: number | undefined): string => (value === undefined ? '' : String(value));
+
+export function formFromProfile(profile: Profile | null): ProfileForm {
+  const source = profile ?? { ...DEFAULTS, id: '', name: '', baseUrl: '' };
+  return {
+    id: source.id,
+    name: source.name,
+    baseUrl: source.baseUrl,
+    aliases: Object.entries(source.modelAliases).map(([from, to]) => ({ from, to })),
+    routes: source.modelRoutes.map((route) => ({ from: route.pattern, to: route.target })),
+    connectTimeoutMs: text(source.timeouts.connectTimeoutMs),
+    idleTimeoutMs: text(source.timeouts.idleTimeoutMs),
+    totalTimeoutMs: text(source.timeouts.totalTimeoutMs),
+    maxRetries: text(source.retry.maxRetries),
+    maxRetryAfterMs: text(source.retry.maxRetryAfterMs),
+    dailyCredits: text(source.budget.dailyCredits),
+    monthlyCredits: text(source.budget.monthlyCredits),
+    perRequestInputCredits: text(source.budget.perRequestInputCredits),
+    messagesMode: source.protocolModes.messages,
+    responsesMode: source.protocolModes.responses,
+    priceMultiplier: text(source.priceMultiplier),
+  };
+}
+
+/** Blank means "not set"; anything else must be a number (NaN fails the schema with its field named). */
+function optionalNumber(value: string): number | undefined {
+  return value.trim() === '' ? undefined : Number(value);
+}
+
+export type FormResult = { ok: true; profile: ProfileInput } | { ok: false; errors: Record<string, string> };
+
+/**
+ * Validates the form with the same schema the proxy applies to the profile file, keeping the
+ * parts this form does not edit (prices) from `existing`. Errors are keyed by dotted field path.
+ */
+export function profileFromForm(form: ProfileForm, existing: Profile | null): FormResult {
+  const candidate = {
+    id: form.id.trim(),
+    name: form.name.trim(),
+    baseUrl: form.baseUrl.trim(),
+    modelAliases: Object.fromEntries(form.aliases.filter((row) => row.from.trim() !== '').map((row) => [row.from.trim(), row.to.trim()])),
+    modelRoutes: form.routes.filter((row) => row.from.trim() !== '').map((row) => ({ pattern: row.from.trim(), target: row.to.trim() })),
+    protocolModes: { messages: form.messagesMode, responses: form.responsesMode },
+    timeouts: {
+      connectTimeoutMs: optionalNumber(form.connectTimeoutMs),
+      idleTimeoutMs: optionalNumber(form.idleTimeoutMs),
+      totalTimeoutMs: optionalNumber(form.totalTimeoutMs),
+    },
+    retry: { maxRetries: optionalNumber(form.maxRetries), maxRetryAfterMs: optionalNumber(form.maxRetryAfterMs) },
+    budget: {
+      dailyCredits: optionalNumber(form.dailyCredits),
+      monthlyCredits: optionalNumber(form.monthlyCredits),
+      perRequestInputCredits: optionalNumber(form.perRequestInputCredits),
+    },
+    prices: existing?.prices ?? [],
+    priceMultiplier: optionalNumber(form.priceMultiplier),
+  };
+  const parsed = profileSchema.safeParse(candidate);
+  if (parsed.success) return { ok: true, profile: parsed.data };
+  const errors: Record<string, string> = {};
+  for (const issue of parsed.error.issues) {
+    const path = issue.path.join('.');
+    errors[path] ??= issue.message;
+  }
+  return { ok: false, errors };
+}

@@ -1,0 +1,71 @@
+import { useState } from 'react';
+import type { MoneyAmount, SpendRange } from '../../../proxy/contracts/api.ts';
+import { useApi } from '../api/ApiContext.tsx';
+import { formatCredits, formatMoney } from '../common/format.ts';
+import { ErrorState, Loading } from '../common/StateViews.tsx';
+import { useAsync } from '../common/useAsync.ts';
+import { SpendChart } from './SpendChart.tsx';
+import { BudgetList, SpendTable } from './SpendTables.tsx';
+import { TopUpEstimate } from './TopUpEstimate.tsx';
+
+const RANGES: { value: SpendRange; label: string }[] = [
+  { value: 'today', label: 'Today' },
+  { value: '7d', label: '7 days' },
+  { value: '30d', label: '30 days' },
+];
+
+function TotalCard({ title, amount }: { title: string; amount: MoneyAmount }) {
+  return (
+    <div className="card total">
+      <h3>{title}</h3>
+      <p className="big">{formatCredits(amount.credits)} credits</p>
+      <p className="muted">
+        {formatMoney(amount.cny, 'CNY')} · ≈{formatMoney(amount.usdApprox, 'USD')}
+      </p>
+    </div>
+  );
+}
+
+export function SpendScreen() {
+  const api = useApi();
+  const [range, setRange] = useState<SpendRange>('7d');
+  const spend = useAsync(() => api.spend(range), range);
+
+  return (
+    <div className="screen spend">
+      <header className="screen-header">
+        <h2>Spend</h2>
+        <div role="group" aria-label="Range" className="segmented">
+          {RANGES.map((option) => (
+            <button key={option.value} type="button" aria-pressed={range === option.value} onClick={() => setRange(option.value)}>
+              {option.label}
+            </button>
+          ))}
+        </div>
+        <button type="button" onClick={spend.reload}>
+          Refresh
+        </button>
+      </header>
+      {spend.kind === 'loading' && <Loading what="spend" />}
+      {spend.kind === 'error' && <ErrorState error={spend.error} onRetry={spend.reload} />}
+      {spend.kind === 'ready' && (
+        <>
+          <div className="cards">
+            <TotalCard title="Today" amount={spend.value.totals.today} />
+            <TotalCard title="Last 7 days" amount={spend.value.totals.last7Days} />
+            <TotalCard title="Last 30 days" amount={spend.value.totals.last30Days} />
+          </div>
+          <p className="muted">USD is approximate (card reference rate); credits are the gateway's own unit.</p>
+          <SpendChart days={spend.value.perDay} />
+          <div className="tables">
+            <SpendTable title="Per model" keyLabel="Model" rows={spend.value.perModel} />
+            <SpendTable title="Per client" keyLabel="Client" rows={spend.value.perClient} />
+            <SpendTable title="Per profile" keyLabel="Profile" rows={spend.value.perProfile} />
+          </div>
+          <BudgetList budgets={spend.value.budgets} />
+          <TopUpEstimate rates={spend.value.rates} />
+        </>
+      )}
+    </div>
+  );
+}

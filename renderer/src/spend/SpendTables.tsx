@@ -1,0 +1,66 @@
+import type { BudgetProgress, SpendRow } from '../../../proxy/contracts/api.ts';
+import { formatCredits, formatTokens } from '../common/format.ts';
+
+export function SpendTable({ title, keyLabel, rows }: { title: string; keyLabel: string; rows: SpendRow[] }) {
+  return (
+    <section className="spend-table">
+      <h3>{title}</h3>
+      {rows.length === 0 ? (
+        <p className="muted">Nothing in this range.</p>
+      ) : (
+        <table>
+          <thead>
+            <tr>
+              <th scope="col">{keyLabel}</th>
+              <th scope="col">Requests</th>
+              <th scope="col">Tokens in</th>
+              <th scope="col">Tokens out</th>
+              <th scope="col">Credits</th>
+            </tr>
+          </thead>
+          <tbody>
+            {rows.map((row) => (
+              <tr key={row.key}>
+                <th scope="row">{row.key}</th>
+                <td>{row.requests}</td>
+                <td>{formatTokens(row.inputTokens)}</td>
+                <td>{formatTokens(row.outputTokens)}</td>
+                <td>
+                  {formatCredits(row.costCredits)}
+                  {row.unpricedRequests > 0 && <span className="muted"> (+{row.unpricedRequests} unpriced)</span>}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </section>
+  );
+}
+
+export function BudgetList({ budgets }: { budgets: BudgetProgress[] }) {
+  return (
+    <section className="budgets">
+      <h3>Budgets</h3>
+      {budgets.length === 0 ? (
+        <p className="muted">No budgets set. Set daily or monthly caps on a profile (Profiles) to stop a runaway agent.</p>
+      ) : (
+        <ul>
+          {budgets.map((budget) => {
+            const label = `${budget.scope} ${budget.subject}, ${budget.period}`;
+            return (
+              <li key={`${budget.scope}:${budget.subject}:${budget.period}`} className={budget.reached ? 'reached' : undefined}>
+                <span>
+                  {label}: {formatCredits(budget.spentCredits)} of {formatCredits(budget.capCredits)} credits
+                </span>
+                <meter aria-label={label} min={0} max={budget.capCredits} high={budget.capCredits * 0.8} value={Math.min(budget.spentCredits, budget.capCredits)} />
+                {budget.reached && <strong className="warn">Cap reached: new requests get 429 from Airlock and reach nothing upstream until the period ends or the cap is raised.</strong>}
+              </li>
+            );
+          })}
+        </ul>
+      )}
+      <p className="muted">At a cap, Airlock refuses the request locally with 429 and a message that names the cap; nothing is sent to the gateway.</p>
+    </section>
+  );
+}

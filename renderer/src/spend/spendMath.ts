@@ -1,0 +1,46 @@
+import type { SpendDay, SpendResponse, TopUpTier } from '../../../proxy/contracts/api.ts';
+
+export interface ChartData {
+  /** One entry per day: `day` plus credits per model id. */
+  rows: Record<string, number | string>[];
+  /** Model ids, largest total first, so the legend lists the expensive ones first. */
+  models: string[];
+}
+
+export function chartData(days: readonly SpendDay[]): ChartData {
+  const totals = new Map<string, number>();
+  for (const day of days) for (const [model, credits] of Object.entries(day.creditsByModel)) totals.set(model, (totals.get(model) ?? 0) + credits);
+  const models = [...totals.entries()].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).map(([model]) => model);
+  const rows = days.map((day) => {
+    const row: Record<string, number | string> = { day: day.day };
+    for (const model of models) row[model] = day.creditsByModel[model] ?? 0;
+    return row;
+  });
+  return { rows, models };
+}
+
+export interface TopUpQuote {
+  discountPercent: number;
+  /** The next tier up, to show what a little more would save. */
+  nextTier: TopUpTier | null;
+  payCny: number;
+  payUsdApprox: number;
+}
+
+/** What a top-up of `credits` costs with the gateway's discount tiers (the live checkout prevails). */
+export function quoteTopUp(credits: number, rates: SpendResponse['rates']): TopUpQuote {
+  const tiers = [...rates.topUpTiers].sort((a, b) => a.minCredits - b.minCredits);
+  const applying = tiers.filter((tier) => credits >= tier.minCredits).at(-1);
+  const discountPercent = applying?.discountPercent ?? 0;
+  const payFactor = 1 - discountPercent / 100;
+  return {
+    discountPercent,
+    nextTier: tiers.find((tier) => credits < tier.minCredits) ?? null,
+    payCny: roundCents(credits * rates.cnyPerCredit * payFactor),
+    payUsdApprox: roundCents(credits * rates.usdPerCreditApprox * payFactor),
+  };
+}
+
+function roundCents(amount: number): number {
+  return Math.round(amount * 100) / 100;
+}

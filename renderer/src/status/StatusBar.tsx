@@ -1,0 +1,46 @@
+import type { StatusResponse } from '../../../proxy/contracts/api.ts';
+import { formatCredits, formatMoney } from '../common/format.ts';
+
+interface StatusBarProps {
+  status: StatusResponse | null;
+  connected: boolean;
+  onTogglePause: () => void;
+}
+
+export function StatusBar({ status, connected, onTogglePause }: StatusBarProps) {
+  if (!status) {
+    return (
+      <footer className="status-bar" role="status">
+        Connecting to Airlock…
+      </footer>
+    );
+  }
+  return (
+    <footer className="status-bar">
+      <span className="status-item">
+        <span className={`dot ${status.paused ? 'paused' : connected ? 'running' : 'offline'}`} aria-hidden="true" />
+        <code>{status.proxyUrl}</code> {status.paused ? 'paused' : connected ? 'running' : 'live updates disconnected'}
+      </span>
+      <button type="button" onClick={onTogglePause} aria-pressed={status.paused}>
+        {status.paused ? 'Resume proxy' : 'Pause proxy'}
+      </button>
+      <span className="status-item">
+        Profile: <strong>{status.activeProfile ? status.activeProfile.name : 'none'}</strong>
+      </span>
+      <span className="status-item">
+        Today: <strong>{formatCredits(status.todaySpend.credits)} credits</strong> ({formatMoney(status.todaySpend.cny, 'CNY')}, ≈
+        {formatMoney(status.todaySpend.usdApprox, 'USD')})
+      </span>
+      <span className="status-item">{status.inFlight} in flight</span>
+      {status.alarms.length > 0 && (
+        <ul className="alarms" role="alert" aria-label="Alarms">
+          {status.alarms.map((alarm) => (
+            <li key={`${alarm.kind}:${alarm.profileId ?? ''}:${alarm.clientName ?? ''}`} className={`alarm alarm-${alarm.kind}`}>
+              {alarm.message}
+            </li>
+          ))}
+        </ul>
+      )}
+    </footer>
+  );
+}

@@ -15,9 +15,23 @@ export function badRequest(message: string): { ok: false; status: 400; message: 
 /** zod issues as one readable line each, with the JSON path, e.g. `messages.1.content: Invalid input`. */
 export function describeSchemaError(error: z.ZodError): string {
   return error.issues
+    .flatMap((issue) => deepestIssues(issue, []))
     .slice(0, 5)
     .map((issue) => (issue.path.length > 0 ? `${issue.path.join('.')}: ${issue.message}` : issue.message))
     .join('; ');
+}
+
+/**
+ * "Invalid input" for a union (content as a string or blocks) says nothing; the alternative that
+ * got deepest into the value is the one the client meant, so its issues are reported instead.
+ */
+function deepestIssues(issue: z.core.$ZodIssue, parentPath: PropertyKey[]): { path: PropertyKey[]; message: string }[] {
+  const path = [...parentPath, ...issue.path];
+  if (issue.code !== 'invalid_union' || issue.errors.length === 0) return [{ path, message: issue.message }];
+  const depth = (branch: z.core.$ZodIssue[]): number => Math.max(...branch.map((inner) => inner.path.length));
+  const deepest = issue.errors.reduce((best, branch) => (depth(branch) > depth(best) ? branch : best));
+  if (depth(deepest) === 0) return [{ path, message: issue.message }];
+  return deepest.flatMap((inner) => deepestIssues(inner, path));
 }
 
 /** Top-level fields the translator does not read: dropped, never forwarded blindly. */

@@ -1,3 +1,4 @@
+import { once } from 'node:events';
 import { createServer } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { SENTINEL_KEY } from '../support/sentinel.ts';
@@ -63,10 +64,12 @@ export async function startGatewaySimulator(options: SimulatorOptions = {}): Pro
       recorder.clear();
       faults.clear();
     },
-    close: () =>
-      new Promise<void>((resolve, reject) => {
-        server.close((error) => (error ? reject(error) : resolve()));
-        server.closeAllConnections();
-      }),
+    close: async () => {
+      const serverClosed = new Promise<void>((resolve, reject) => server.close((error) => (error ? reject(error) : resolve())));
+      // Resolve only once every socket is gone, so closedAtMs is stamped for every request by then.
+      const socketsClosed = [...sockets].map((socket) => once(socket, 'close'));
+      for (const socket of sockets) socket.destroy();
+      await Promise.all([serverClosed, ...socketsClosed]);
+    },
   };
 }

@@ -37,11 +37,11 @@ async function readToEnd(response: Response): Promise<{ text: string; broken: bo
   }
 }
 
-async function waitForRequests(count: number): Promise<void> {
-  for (let attempt = 0; attempt < 200 && simulator.received.length < count; attempt += 1) {
+async function waitForRequests(target: GatewaySimulator, count: number): Promise<void> {
+  for (let attempt = 0; attempt < 200 && target.received.length < count; attempt += 1) {
     await new Promise((resolve) => setTimeout(resolve, 5));
   }
-  expect(simulator.received.length).toBeGreaterThanOrEqual(count);
+  expect(target.received.length).toBeGreaterThanOrEqual(count);
 }
 
 describe('status faults', () => {
@@ -149,7 +149,7 @@ describe('hang and client aborts', () => {
     simulator.script({ kind: 'hang' });
     const controller = new AbortController();
     const pending = chat(hello, controller.signal).catch((error: unknown) => error);
-    await waitForRequests(1);
+    await waitForRequests(simulator, 1);
     expect(simulator.received[0]?.closedAtMs).toBeNull();
     controller.abort();
     expect(await pending).toBeInstanceOf(Error);
@@ -184,6 +184,16 @@ describe('hang and client aborts', () => {
     } finally {
       await isolated.close();
     }
+  });
+
+  it('closes even while a request hangs', async () => {
+    const isolated = await startGatewaySimulator();
+    isolated.script({ kind: 'hang' });
+    const pending = fetch(`${isolated.baseUrl}/models`, { headers: { authorization: `Bearer ${SENTINEL_KEY}` } }).catch((error: unknown) => error);
+    await waitForRequests(isolated, 1);
+    await isolated.close();
+    expect(await pending).toBeInstanceOf(Error);
+    expect(isolated.received[0]?.closedAtMs).not.toBeNull();
   });
 
   it('rejects waitForClose when the socket stays open', async () => {

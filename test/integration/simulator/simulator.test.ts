@@ -125,6 +125,7 @@ describe('contract', () => {
     const response = await fetch(`${simulator.url}${path}`, { method: path.endsWith('completions') ? 'POST' : 'GET', headers: JSON_AUTH, ...(path.endsWith('completions') ? { body: JSON.stringify(hello) } : {}) });
     expect(response.status).toBe(404);
     expect(response.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(response.headers.get('x-request-id')).toMatch(/^req_/);
     expect(await response.text()).toMatch(/^<!DOCTYPE html>/);
   });
 });

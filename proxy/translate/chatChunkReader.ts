@@ -7,7 +7,10 @@ import { createParser } from 'eventsource-parser';
  */
 export interface ChatChunkReader {
   feed(bytes: Uint8Array): void;
-  /** The upstream body ended: flushes a last event that had no closing blank line. */
+  /**
+   * The upstream body ended. A last event without its closing blank line is still read (some
+   * servers omit it after `[DONE]`); if it was cut short, its JSON is invalid and says so.
+   */
   end(): void;
 }
 
@@ -39,9 +42,8 @@ export function createChatChunkReader(
       if (text !== '') parser.feed(text);
     },
     end() {
-      const rest = decoder.decode();
-      if (rest !== '') parser.feed(rest);
-      parser.reset({ consume: true });
+      parser.feed(`${decoder.decode()}\n\n`);
+      parser.reset();
     },
   };
 }

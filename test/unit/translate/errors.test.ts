@@ -1,0 +1,62 @@
+import { describe, expect, it } from 'vitest';
+import type { ErrorClass } from '../../../proxy/contracts/errors.ts';
+import { anthropicErrorBody, anthropicStatusFor } from '../../../proxy/translate/anthropic/errors.ts';
+import { countTokensResponse } from '../../../proxy/translate/anthropic/countTokens.ts';
+
+describe('anthropicErrorBody', () => {
+  it.each([
+    [400, 'invalid_request_error'],
+    [413, 'invalid_request_error'],
+    [401, 'authentication_error'],
+    [403, 'permission_error'],
+    [404, 'not_found_error'],
+    [429, 'rate_limit_error'],
+    [500, 'api_error'],
+    [502, 'api_error'],
+    [504, 'api_error'],
+    [529, 'overloaded_error'],
+  ])('status %i -> %s', (status, type) => {
+    expect(anthropicErrorBody(status, 'why and how to fix')).toEqual({ type: 'error', error: { type, message: 'why and how to fix' } });
+  });
+});
+
+describe('anthropicStatusFor', () => {
+  it.each<[ErrorClass, number | null, number]>([
+    ['upstream_error', 503, 529],
+    ['upstream_error', 529, 529],
+    ['rate_limited', 429, 429],
+    ['upstream_error', 502, 502],
+    ['bad_request', 400, 400],
+    ['auth', 401, 401],
+    ['model_not_found', 404, 404],
+    ['timeout_idle', null, 504],
+    ['timeout_connect', null, 504],
+    ['network', null, 502],
+    ['stream_interrupted', null, 502],
+    ['html_instead_of_json', null, 502],
+    ['invalid_request', null, 400],
+    ['client_unauthorized', null, 401],
+    ['forbidden', null, 403],
+  ])('%s with upstream status %s -> %i', (errorClass, upstreamStatus, expected) => {
+    expect(anthropicStatusFor(errorClass, upstreamStatus)).toBe(expected);
+  });
+});
+
+describe('countTokensResponse', () => {
+  it('grows with the prompt and counts system, tools and tool results', () => {
+    const small = countTokensResponse({ model: 'm', messages: [{ role: 'user', content: 'Hi' }] }).input_tokens;
+    const withSystem = countTokensResponse({ model: 'm', system: 'You are a careful assistant.', messages: [{ role: 'user', content: 'Hi' }] }).input_tokens;
+    const withTools = countTokensResponse({
+      model: 'm',
+      system: 'You are a careful assistant.',
+      messages: [
+        { role: 'user', content: 'Hi' },
+        { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't', content: 'a long tool result with several words in it' }] },
+      ],
+      tools: [{ name: 'read', input_schema: { type: 'object', properties: { path: { type: 'string' } } } }],
+    }).input_tokens;
+    expect(small).toBeGreaterThan(0);
+    expect(withSystem).toBeGreaterThan(small);
+    expect(withTools).toBeGreaterThan(withSystem + 10);
+  });
+});

@@ -1,3 +1,12 @@
+/**
+ * The gateway simulator: a real HTTP server on 127.0.0.1 speaking the seed's contract
+ * (/work/shared/seed/gateway-spec.md), the upstream for tests, the benchmark and `npm run demo`.
+ *
+ *   const gateway = await startGatewaySimulator();
+ *   gateway.script({ kind: 'status', status: 429, retryAfterS: 1 }, { kind: 'cutAfter', chunks: 2 });
+ *   // point the proxy at gateway.baseUrl with SENTINEL_KEY; assert on gateway.received
+ *   await gateway.close();
+ */
 export { startGatewaySimulator, DEFAULT_STREAM_CHUNK_COUNT } from './server.ts';
 export { DEFAULT_MODEL_IDS } from './models.ts';
 export { maskAuthorization, maskSecret } from './auth.ts';

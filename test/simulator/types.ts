@@ -9,7 +9,7 @@ export interface SimulatorOptions {
   models?: string[];
   /** A chat request whose message text is longer than this gets 400 context_length_exceeded. */
   maxContextChars?: number;
-  /** Content delta chunks per streamed reply; default 4. */
+  /** Pieces a streamed reply's content (and each tool call's arguments) is split into; default 4. */
   streamChunkCount?: number;
   /** Wait before each content delta chunk; default 0. */
   streamChunkIntervalMs?: number;

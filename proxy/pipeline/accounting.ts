@@ -7,9 +7,20 @@ import type { RequestTrace, TraceAccounting } from './trace.ts';
 
 /** Bytes per token for bodies too large to tokenise cheaply: a deliberate over-estimate for budgets. */
 const BYTES_PER_TOKEN_FALLBACK = 3;
+/** Tokenising runs on the event loop every request shares; past this, count bytes instead. */
+const TOKENIZE_LIMIT_CHARS = 256 * 1024;
+
+function estimateOutputTokens(text: string): number {
+  return text.length > TOKENIZE_LIMIT_CHARS ? Math.ceil(Buffer.byteLength(text) / BYTES_PER_TOKEN_FALLBACK) : estimateTextTokens(text);
+}
+
+/** Loads the tokenizer (about 0.4 s, synchronous) at start rather than inside the first request. */
+export function warmUpTokenizer(): void {
+  estimateTextTokens('warm up');
+}
 
 export function estimateInputTokens(plan: ExchangePlan): number | null {
-  if (plan.chatBody) return estimateChatInputTokens(plan.chatBody);
+  if (plan.chatBody && plan.byteLength <= TOKENIZE_LIMIT_CHARS) return estimateChatInputTokens(plan.chatBody);
   if (plan.byteLength > 0 && plan.upstreamModel !== null) return Math.ceil(plan.byteLength / BYTES_PER_TOKEN_FALLBACK);
   return null;
 }
@@ -37,7 +48,7 @@ export function accountFor(trace: RequestTrace, plan: ExchangePlan, profile: Pro
   let usageSource: TraceAccounting['usageSource'] = usage ? 'reported' : null;
   const reachedModel = trace.ttfbMs !== null && trace.status > 0 && trace.status < 400 && plan.upstreamModel !== null;
   if (!usage && reachedModel) {
-    usage = { inputTokens: estimateInputTokens(plan) ?? 0, outputTokens: estimateTextTokens(answeredText(trace)) };
+    usage = { inputTokens: estimateInputTokens(plan) ?? 0, outputTokens: estimateOutputTokens(answeredText(trace)) };
     usageSource = 'estimated';
   }
   const price = findPrice(profile.prices, plan.upstreamModel);

@@ -2,7 +2,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Dispatcher } from 'undici';
 import type { ErrorClass, UpstreamErrorClass } from '../contracts/errors.ts';
-import { classifyNetworkFailure, classifyUpstreamResponse, statusForClass } from '../core/errorClass.ts';
+import { classifyNetworkFailure, classifyUpstreamResponse, networkFailureCode, statusForClass } from '../core/errorClass.ts';
+import { extractUpstreamError } from '../core/upstreamErrorBody.ts';
 import { buildUpstreamHeaders, pickUpstreamRequestId } from '../core/headers.ts';
 import { decideRetry } from '../core/retryPolicy.ts';
 import type { ExchangePlan } from './plan.ts';
@@ -37,19 +38,6 @@ async function readCapped(body: Dispatcher.ResponseData['body'], limitBytes: num
   return Buffer.concat(chunks).subarray(0, limitBytes).toString('utf8');
 }
 
-function upstreamErrorDetail(bodyText: string): { message?: string; code?: string } {
-  try {
-    const parsed = JSON.parse(bodyText) as { error?: { message?: unknown; code?: unknown } | string; message?: unknown };
-    const error = parsed.error;
-    if (typeof error === 'string') return { message: error };
-    const message = typeof error?.message === 'string' ? error.message : typeof parsed.message === 'string' ? parsed.message : undefined;
-    const code = typeof error?.code === 'string' ? error.code : undefined;
-    return { ...(message !== undefined ? { message } : {}), ...(code !== undefined ? { code } : {}) };
-  } catch {
-    return {};
-  }
-}
-
 function headerValue(headers: Dispatcher.ResponseData['headers'], name: string): string | null {
   const value = headers[name];
   if (Array.isArray(value)) return value[0] ?? null;
@@ -68,6 +56,11 @@ export async function runExchange(context: ExchangeContext): Promise<void> {
     if (!res.writableFinished) abort('client_aborted');
   };
   res.on('close', onClientClose);
+  // HTTP/1.1 clients never half-close while waiting for an answer: a FIN means the client left, and
+  // acting on it at once (rather than at the next failed write) stops the upstream spending now.
+  const socket = req.socket;
+  const onClientEnd = (): void => abort('client_aborted');
+  socket.once('end', onClientEnd);
   const totalTimer = setTimeout(() => abort('timeout_total'), profile.timeouts.totalTimeoutMs);
   const url = new URL(`${profile.baseUrl}/${plan.upstreamPath}${plan.query}`);
   const headers = buildUpstreamHeaders(req.headers, target.apiKey, {
@@ -75,7 +68,7 @@ export async function runExchange(context: ExchangeContext): Promise<void> {
     dropAnthropicHeaders: plan.dropAnthropicHeaders,
   });
   const fail = (errorClass: ErrorClass, status: number, detail: ErrorDetail): void => {
-    const body = errorBodyFor(plan.protocol, status, errorClass, detail);
+    const body = errorBodyFor(plan.protocol, status, errorClass, { ...detail, knownSecrets: [target.apiKey] });
     trace.fail(errorClass, JSON.stringify(body));
     trace.status = status;
     sendJson(res, status, body);
@@ -109,7 +102,7 @@ export async function runExchange(context: ExchangeContext): Promise<void> {
         });
         if (decision.retry && (await waitForRetry(decision.delayMs, controller.signal, trace))) continue;
         if (controller.signal.aborted) return handleAbort(controller.signal.reason as AbortReason, fail, trace, profile.timeouts.totalTimeoutMs);
-        return fail(errorClass, statusForClass(errorClass), timeoutDetail(errorClass, profile.timeouts, (error as Error).message));
+        return fail(errorClass, statusForClass(errorClass), timeoutDetail(errorClass, profile.timeouts, error));
       }
       const contentType = headerValue(response.headers, 'content-type');
       const upstreamRequestId = pickUpstreamRequestId(response.headers);
@@ -135,19 +128,21 @@ export async function runExchange(context: ExchangeContext): Promise<void> {
       if (decision.retry && (await waitForRetry(decision.delayMs, controller.signal, trace))) continue;
       if (controller.signal.aborted) return handleAbort(controller.signal.reason as AbortReason, fail, trace, profile.timeouts.totalTimeoutMs);
       trace.headers(response.statusCode, upstreamRequestId);
-      const upstream = upstreamErrorDetail(bodyText);
+      const upstream = extractUpstreamError(bodyText);
       const suggestions = errorClass === 'model_not_found' && plan.upstreamModel ? await suggestModels(target, plan.upstreamModel) : undefined;
       const status = errorClass === 'html_instead_of_json' ? statusForClass(errorClass) : response.statusCode;
       return fail(errorClass, status, {
-        ...(upstream.message !== undefined ? { upstreamMessage: upstream.message } : {}),
-        ...(upstream.code !== undefined ? { upstreamCode: upstream.code } : {}),
+        ...(upstream.message !== null ? { upstreamMessage: upstream.message } : {}),
+        ...(upstream.code !== null ? { upstreamCode: upstream.code } : {}),
         ...(suggestions ? { suggestions } : {}),
         profileName: profile.name,
+        upstreamStatus: response.statusCode,
       });
     }
   } finally {
     clearTimeout(totalTimer);
     res.off('close', onClientClose);
+    socket.off('end', onClientEnd);
   }
 
   function abortUpstream(reason: AbortReason | ErrorClass): void {
@@ -167,11 +162,12 @@ function isConnectFailure(error: unknown): boolean {
   return false;
 }
 
-function timeoutDetail(errorClass: ErrorClass, timeouts: { connectTimeoutMs: number; idleTimeoutMs: number; totalTimeoutMs: number }, message: string): ErrorDetail {
+function timeoutDetail(errorClass: ErrorClass, timeouts: { connectTimeoutMs: number; idleTimeoutMs: number; totalTimeoutMs: number }, error: unknown): ErrorDetail {
   if (errorClass === 'timeout_connect') return { timeoutMs: timeouts.connectTimeoutMs };
   if (errorClass === 'timeout_idle') return { timeoutMs: timeouts.idleTimeoutMs };
   if (errorClass === 'timeout_total') return { timeoutMs: timeouts.totalTimeoutMs };
-  return { upstreamMessage: message };
+  const code = networkFailureCode(error);
+  return { upstreamMessage: (error as Error).message, ...(code ? { upstreamCode: code } : {}) };
 }
 
 async function waitForRetry(delayMs: number, signal: AbortSignal, trace: RequestTrace): Promise<boolean> {

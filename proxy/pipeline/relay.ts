@@ -155,7 +155,8 @@ async function relayStream(input: RelayInput): Promise<void> {
 }
 
 function classifyStreamError(error: unknown, res: ServerResponse): ErrorClass {
-  if (res.destroyed) return 'client_aborted';
+  // Our own abort reasons come back as the thrown value.
+  if (res.destroyed || error === 'client_aborted') return 'client_aborted';
   if (error === 'timeout_total') return 'timeout_total';
   const errorClass = classifyNetworkFailure(error);
   return errorClass === 'network' ? 'stream_interrupted' : errorClass;

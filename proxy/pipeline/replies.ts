@@ -1,17 +1,11 @@
 import type { ServerResponse } from 'node:http';
 import type { ErrorClass } from '../contracts/errors.ts';
 import type { ClientProtocol } from '../contracts/usage.ts';
-import { buildClientError } from '../core/errorClass.ts';
+import { buildClientError, type ClientErrorDetail } from '../core/errorClass.ts';
 import type { LocalRefusal } from './services.ts';
 import { anthropicErrorBody } from '../translate/anthropic/errors.ts';
 
-export interface ErrorDetail {
-  upstreamMessage?: string;
-  upstreamCode?: string;
-  suggestions?: string[];
-  profileName?: string;
-  timeoutMs?: number;
-}
+export type ErrorDetail = ClientErrorDetail;
 
 /** The error body in the shape the client's protocol expects (Anthropic clients parse their own). */
 export function errorBodyFor(protocol: ClientProtocol, status: number, errorClass: ErrorClass, detail: ErrorDetail): object {

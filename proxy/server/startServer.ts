@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import express, { type ErrorRequestHandler, type Router } from 'express';
 import { createRequestGuards } from '../access/requestGuards.ts';
 import { RequestEvents } from '../events/requestEvents.ts';
+import { warmUpTokenizer } from '../pipeline/accounting.ts';
 import { createForwardHandler, type PipelineServices } from '../pipeline/forward.ts';
 import { closeUpstreamAgents } from '../pipeline/upstreamClient.ts';
 import { CAPTURE_LIMIT_BYTES, CONTROL_PREFIX, DEFAULT_HOST } from './defaults.ts';
@@ -97,6 +98,7 @@ export async function startServer(options: ServerOptions): Promise<ProxyHandle> 
     });
   });
 
+  setImmediate(warmUpTokenizer);
   return {
     host,
     port,

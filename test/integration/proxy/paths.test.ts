@@ -1,0 +1,109 @@
+import { createHash } from 'node:crypto';
+import { request } from 'node:http';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { startHarness, type Harness } from '../../support/proxyHarness.ts';
+import { chatBody, JSON_HEADERS, rawRequest } from '../../support/http.ts';
+
+let harness: Harness;
+
+beforeAll(async () => {
+  harness = await startHarness({ profile: { modelAliases: { 'my-model': 'deepseek-chat' } }, simulator: { maxContextChars: 64 * 1024 * 1024 } });
+});
+afterAll(async () => {
+  await harness.close();
+});
+beforeEach(() => harness.simulator.reset());
+
+const sha256 = (bytes: Buffer | string) => createHash('sha256').update(bytes).digest('hex');
+
+describe('path correction', () => {
+  it.each([
+    ['/v1/models', '/v1/models'],
+    ['/v1/v1/models', '/v1/models'],
+    ['/v1/v1/v1/models', '/v1/models'],
+    ['/models', '/v1/models'],
+    ['/v1/models?limit=5&after=x', '/v1/models?limit=5&after=x'],
+  ])('%s reaches the gateway as %s', async (clientPath, upstreamPath) => {
+    const response = await rawRequest(`${harness.proxy.url}${clientPath}`);
+    expect(response.status).toBe(200);
+    expect(harness.simulator.received[0]?.path).toBe(upstreamPath);
+  });
+
+  it.each(['HEAD', 'GET'])('answers %s / itself, as clients probe it', async (method) => {
+    const response = await rawRequest(`${harness.proxy.url}/`, { method });
+    expect(response.status).toBe(200);
+    expect(harness.simulator.received).toHaveLength(0);
+  });
+
+  it('carries a request id on every response', async () => {
+    const response = await rawRequest(`${harness.proxy.url}/v1/models`);
+    expect(response.headers['x-airlock-request-id']).toMatch(/^alk_[0-9a-f]{32}$/);
+  });
+});
+
+describe('bodies', () => {
+  it('forwards a 20 MB JSON body byte for byte', async () => {
+    const body = JSON.stringify({ model: 'gpt-4o-mini', input: 'x'.repeat(20 * 1024 * 1024) });
+    const response = await rawRequest(`${harness.proxy.url}/v1/embeddings`, { method: 'POST', headers: JSON_HEADERS, body });
+    expect(response.status).toBe(200);
+    expect(sha256(harness.simulator.received[0]!.body)).toBe(sha256(body));
+  });
+
+  it('splices the alias and the usage request into a large streamed body without re-serialising it', async () => {
+    const content = 'é'.repeat(3 * 1024 * 1024);
+    const body = JSON.stringify({ messages: [{ role: 'user', content }], model: 'my-model', stream: true });
+    const response = await rawRequest(`${harness.proxy.url}/v1/chat/completions`, { method: 'POST', headers: JSON_HEADERS, body });
+    expect(response.status).toBe(200);
+    const sent = JSON.parse(harness.simulator.received[0]!.body.toString('utf8')) as Record<string, unknown>;
+    expect(sent.model).toBe('deepseek-chat');
+    expect(sent.stream_options).toEqual({ include_usage: true });
+    expect((sent.messages as { content: string }[])[0]!.content).toBe(content);
+    expect(response.body).not.toContain('"choices":[]');
+  });
+
+  it('resolves an alias in a small body', async () => {
+    await rawRequest(`${harness.proxy.url}/v1/chat/completions`, { method: 'POST', headers: JSON_HEADERS, body: chatBody({ model: 'my-model' }) });
+    expect(JSON.parse(harness.simulator.received[0]!.body.toString('utf8')).model).toBe('deepseek-chat');
+  });
+});
+
+describe('headers', () => {
+  it('replaces the client credentials with the gateway key and drops hop-by-hop and redirecting headers', async () => {
+    await rawRequest(`${harness.proxy.url}/v1/models`, {
+      headers: {
+        authorization: 'Bearer client-token',
+        'x-api-key': 'another',
+        connection: 'keep-alive, x-custom-hop',
+        'x-custom-hop': '1',
+        'x-forwarded-host': 'evil.example',
+        'user-agent': 'test-agent/1.0',
+      },
+    });
+    const headers = harness.simulator.received[0]!.headers;
+    expect(harness.simulator.received[0]!.authOk).toBe(true);
+    expect(headers['x-api-key']).toBeUndefined();
+    expect(headers['x-custom-hop']).toBeUndefined();
+    expect(headers['x-forwarded-host']).toBeUndefined();
+    expect(headers['user-agent']).toBe('test-agent/1.0');
+  });
+});
+
+describe('client abort', () => {
+  it('closes the upstream connection within 100 ms of the client leaving a stream', async () => {
+    harness.simulator.script({ kind: 'slowChunks', intervalMs: 200 });
+    const abortedAtMs = await new Promise<number>((resolve, reject) => {
+      const req = request(`${harness.proxy.url}/v1/chat/completions`, { method: 'POST', headers: JSON_HEADERS }, (res) => {
+        res.once('data', () => {
+          const at = performance.timeOrigin + performance.now();
+          req.destroy();
+          resolve(at);
+        });
+      });
+      req.on('error', () => undefined);
+      req.setTimeout(10_000, () => reject(new Error('no first chunk')));
+      req.end(chatBody({ stream: true }));
+    });
+    const closedAtMs = await harness.simulator.waitForClose(0, 5_000);
+    expect(closedAtMs - abortedAtMs).toBeLessThan(100);
+  });
+});

@@ -93,6 +93,11 @@ export class KeyCache {
     return this.#keychainProblem;
   }
 
+  /** For the request log's masking only: every key held, so none can reach a stored body. */
+  secretsForMasking(): string[] {
+    return [...this.#keys.values()];
+  }
+
   /** For the target resolver only: the key injected into the upstream request. */
   getKeyForRequest(profileId: string): string | null {
     return this.#keys.get(profileId) ?? null;

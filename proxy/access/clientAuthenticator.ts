@@ -21,7 +21,7 @@ export function createClientAuthenticator(config: { snapshot(): ConfigFile }): C
       const snapshot = config.snapshot();
       for (const token of presentedTokens(headers)) {
         const record = findTokenRecord(token, snapshot.clientTokens);
-        if (record) return { tokenName: record.name, pinnedProfileId: record.profileId };
+        if (record) return { tokenName: record.name, pinnedProfileId: record.profileId, defaultModel: record.defaultModel ?? null };
       }
       if (!snapshot.settings.requireClientToken) return ANONYMOUS_IDENTITY;
       return {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createResponsesStreamTranslator } from '../../../proxy/translate/responses/stream.ts';
 import { STREAM_ENDED_EARLY_MESSAGE } from '../../../proxy/translate/streamTranslator.ts';
-import { characterPieces, finishChunk, parseFrames, textChunk, toolChunk, usageChunk } from './chatChunks.ts';
+import { characterPieces, finishChunk, parseFrames, splitsAtEveryCharacter, textChunk, toolChunk, usageChunk } from './chatChunks.ts';
 import type { SseFrame } from './chatChunks.ts';
 
 const options = { requestedModel: 'gpt-codex', responseId: 'resp_abc', createdAtSec: 1_700_000_000 };
@@ -69,6 +69,16 @@ describe('createResponsesStreamTranslator', () => {
     const completed = data(frames, 'response.completed')[0]!['response'] as { output: Record<string, unknown>[] };
     expect(completed.output.map((item) => item['type'])).toEqual(['message', 'function_call', 'function_call']);
     expect(completed.output[2]).toMatchObject({ call_id: 'call_b', arguments: argsB, status: 'completed' });
+  });
+
+  const patchArgs = '{"input":"*** Update: naïve → café 🎉\\n"}';
+  it.each(splitsAtEveryCharacter(patchArgs))('arguments split into %j + %j arrive whole in the done event and the item', (head, tail) => {
+    const chunks = [toolChunk({ index: 0, id: 'call_p', name: 'apply_patch', arguments: head }), toolChunk({ index: 0, arguments: tail }), finishChunk('tool_calls')];
+    const frames = translate(chunks);
+    expect(data(frames, 'response.function_call_arguments.delta').map((d) => d['delta']).join('')).toBe(patchArgs);
+    expect(data(frames, 'response.function_call_arguments.done')[0]).toMatchObject({ arguments: patchArgs });
+    expect(data(frames, 'response.output_item.done')[0]!['item']).toMatchObject({ arguments: patchArgs });
+    expect(JSON.parse(patchArgs)).toEqual({ input: '*** Update: naïve → café 🎉\n' });
   });
 
   it('closes each output item before the next one is added', () => {

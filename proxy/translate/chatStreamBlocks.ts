@@ -61,14 +61,19 @@ export function createChatStreamBlocks(callIdPrefix: string): ChatStreamBlocks {
     return append({ position: tracked.length, kind: 'text', text: '' }, null);
   }
 
+  /**
+   * A new id is a new call, also where an upstream numbers every call `index: 0`; pieces without
+   * an id continue the latest call with their index (or the latest call when there is no index).
+   */
   function toolTarget(delta: ToolCallDelta): TrackedBlock {
     const tools = tracked.filter((entry) => entry.block.kind === 'tool');
-    const byIndex = delta.index === null ? undefined : tools.find((entry) => entry.chatIndex === delta.index);
-    if (byIndex) return byIndex;
-    const byId = delta.id === null ? undefined : tools.find((entry) => entry.block.kind === 'tool' && entry.block.callId === delta.id);
-    if (byId) return byId;
-    const last = tools.at(-1);
-    if (delta.index === null && delta.id === null && last) return last;
+    const existing =
+      delta.id !== null
+        ? tools.find((entry) => entry.block.kind === 'tool' && entry.block.callId === delta.id)
+        : delta.index === null
+          ? tools.at(-1)
+          : tools.findLast((entry) => entry.chatIndex === delta.index);
+    if (existing) return existing;
     const callId = delta.id ?? `${callIdPrefix}_${tracked.length}`;
     return append({ position: tracked.length, kind: 'tool', callId, name: delta.name ?? '', arguments: '' }, delta.index ?? tools.length);
   }

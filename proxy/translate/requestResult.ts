@@ -39,10 +39,3 @@ export function unknownFieldNotes(body: Record<string, unknown>, knownFields: Re
   const unknown = Object.keys(body).filter((field) => !knownFields.has(field));
   return unknown.length > 0 ? [`dropped unsupported fields: ${unknown.join(', ')}`] : [];
 }
-
-/** Maps an Anthropic thinking budget or a Responses effort onto Chat Completions' `reasoning_effort`. */
-export function effortForThinkingBudget(budgetTokens: number): 'low' | 'medium' | 'high' {
-  if (budgetTokens < 4_096) return 'low';
-  if (budgetTokens < 16_384) return 'medium';
-  return 'high';
-}

@@ -1,4 +1,4 @@
-import { badRequest, describeSchemaError, effortForThinkingBudget, unknownFieldNotes } from '../requestResult.ts';
+import { badRequest, describeSchemaError, unknownFieldNotes } from '../requestResult.ts';
 import type { ChatRequestTranslation } from '../requestResult.ts';
 import { imagePart, textPart, userContent } from '../chatMessages.ts';
 import type { ChatContentPart, ChatFunctionTool, ChatMessage, ChatToolCall, ChatToolChoice } from '../chatMessages.ts';
@@ -157,6 +157,13 @@ function toolFields(request: AnthropicRequest, notes: string[]): Record<string, 
 }
 
 /** budget_tokens has no chat equivalent; it is mapped onto the effort levels by size. */
+export function effortForThinkingBudget(budgetTokens: number): 'low' | 'medium' | 'high' {
+  if (budgetTokens < 4_096) return 'low';
+  if (budgetTokens < 16_384) return 'medium';
+  return 'high';
+}
+
+
 function reasoningFields(request: AnthropicRequest, options: AnthropicTranslationOptions, notes: string[]): Record<string, unknown> {
   const thinking = request.thinking;
   if (thinking === undefined || thinking.type === 'disabled') return {};

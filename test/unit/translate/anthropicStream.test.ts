@@ -155,6 +155,20 @@ describe('createAnthropicStreamTranslator', () => {
     expect(blocks[0]).toMatchObject({ name: 'search', id: 'toolu_msg_test_0', partialJson: '{"q":1}' });
   });
 
+  it('keeps calls apart when an upstream numbers every call index 0 but gives each its own id', () => {
+    const chunks = [
+      toolChunk({ index: 0, id: 'call_1', name: 'read', arguments: '{"p":' }),
+      toolChunk({ index: 0, arguments: '1}' }),
+      toolChunk({ index: 0, id: 'call_2', name: 'read', arguments: '{"p":2}' }),
+      finishChunk('tool_calls'),
+    ];
+    const { blocks } = rebuildMessage(translate(chunks));
+    expect(blocks.map(({ id, partialJson }) => ({ id, partialJson }))).toEqual([
+      { id: 'call_1', partialJson: '{"p":1}' },
+      { id: 'call_2', partialJson: '{"p":2}' },
+    ]);
+  });
+
   it('turns a stop finish with tool calls into tool_use', () => {
     const frames = translate([toolChunk({ index: 0, id: 'c', name: 'n', arguments: '{}' }), finishChunk('stop')]);
     expect(rebuildMessage(frames).messageDelta['delta']).toMatchObject({ stop_reason: 'tool_use' });

@@ -1,0 +1,118 @@
+import { mkdirSync } from 'node:fs';
+import { createClientAuthenticator } from '../access/clientAuthenticator.ts';
+import { loadControlToken } from '../access/controlToken.ts';
+import { createTargetResolver } from '../access/targetResolver.ts';
+import { createSpendGate, type SpendGateControl } from '../budget/spendGate.ts';
+import { SpendLedger, spentSinceFromLog, type SpendScope } from '../budget/spendLedger.ts';
+import { RequestEvents } from '../events/requestEvents.ts';
+import { createRequestLog, type RequestLog } from '../log/requestLog.ts';
+import { openConfigStore, type ConfigStore } from '../profiles/configStore.ts';
+import { EnvKeySource } from '../secrets/envKeySource.ts';
+import { KeyCache } from '../secrets/keyCache.ts';
+import { createKeytarSecretStore } from '../secrets/keytarStore.ts';
+import type { SecretStore } from '../secrets/secretStore.ts';
+import { startServer, type ProxyHandle } from '../server/startServer.ts';
+import { COMMAND_LINE_PROFILE_ID, overlayConfig, type ConfigSource } from './configOverlay.ts';
+
+export interface AirlockOptions {
+  dataDir: string;
+  port: number;
+  env: NodeJS.ProcessEnv;
+  /** Serve this profile for this run, whatever the file marks active. */
+  profileId?: string;
+  /** A normalised base URL for a one-run profile (its key from AIRLOCK_API_KEY). */
+  commandLineBaseUrl?: string;
+  secrets?: SecretStore;
+  uiDir?: string;
+}
+
+export interface Airlock {
+  proxy: ProxyHandle;
+  config: ConfigSource;
+  store: ConfigStore;
+  keys: KeyCache;
+  log: RequestLog;
+  spendGate: SpendGateControl;
+  /** Opens the control API (and the window); never a client token. */
+  controlToken: string;
+  /** Things the user should know at start (no keychain, broken config file). */
+  notices: string[];
+  stop(options?: { drainMs?: number }): Promise<void>;
+}
+
+function spendScopes(config: ConfigSource): SpendScope[] {
+  const snapshot = config.snapshot();
+  return [
+    ...snapshot.profiles.map((profile): SpendScope => ({ kind: 'profile', profileId: profile.id })),
+    ...snapshot.clientTokens.map((token): SpendScope => ({ kind: 'client', clientName: token.name })),
+  ];
+}
+
+/**
+ * The composition root shared by `airlock serve` and the desktop app: the profile file, the
+ * keychain, the log, the spend gate, the control API and the proxy, wired once.
+ */
+export async function startAirlock(options: AirlockOptions): Promise<Airlock> {
+  mkdirSync(options.dataDir, { recursive: true, mode: 0o700 });
+  const notices: string[] = [];
+  const store = openConfigStore(options.dataDir, { watch: true });
+  const fileProblem = store.problem();
+  if (fileProblem) notices.push(fileProblem);
+  const config = overlayConfig(store, {
+    ...(options.profileId ? { activeProfileId: options.profileId } : {}),
+    ...(options.commandLineBaseUrl ? { commandLineBaseUrl: options.commandLineBaseUrl } : {}),
+  });
+  const secrets = options.secrets ?? createKeytarSecretStore();
+  const keys = new KeyCache(secrets);
+  const following = keys.follow(config);
+  await following.ready;
+  const keychainProblem = keys.keychainProblem();
+  if (keychainProblem) notices.push(keychainProblem);
+  const envProfileId = options.commandLineBaseUrl ? COMMAND_LINE_PROFILE_ID : config.snapshot().activeProfileId;
+  const envKey = envProfileId ? EnvKeySource.fromEnvironment(options.env, envProfileId) : null;
+  if (envKey) notices.push(`Using the gateway key from AIRLOCK_API_KEY for profile "${envKey.profileId}" for this run only.`);
+  const controlToken = await loadControlToken(secrets);
+
+  const log = createRequestLog({
+    dataDir: options.dataDir,
+    knownSecrets: () => [...keys.secretsForMasking(), ...(envKey ? envKey.secretsForMasking() : []), controlToken.token],
+    onError: (error) => console.error('[airlock] request log:', error instanceof Error ? error.message : 'failed'),
+  });
+  log.markInterruptedFromPreviousRun();
+  const ledger = new SpendLedger();
+  ledger.seed(spendScopes(config), spentSinceFromLog((query) => log.spendSince(query)), Date.now());
+  const spendGate = createSpendGate({
+    ledger,
+    clientBudget: (name) => config.snapshot().clientTokens.find((token) => token.name === name)?.budget,
+  });
+  const targets = createTargetResolver(config, keys, envKey);
+  const events = new RequestEvents();
+  const proxy = await startServer({
+    port: options.port,
+    events,
+    services: { authenticator: createClientAuthenticator(config), targets, spendGate },
+  }).catch(async (error: unknown) => {
+    following.stop();
+    store.close();
+    await log.close();
+    throw error;
+  });
+  const detachLog = log.attach(proxy.events);
+  return {
+    proxy,
+    config,
+    store,
+    keys,
+    log,
+    spendGate,
+    controlToken: controlToken.token,
+    notices,
+    async stop(stopOptions) {
+      await proxy.stop(stopOptions);
+      detachLog();
+      following.stop();
+      store.close();
+      await log.close();
+    },
+  };
+}

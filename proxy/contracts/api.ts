@@ -1,5 +1,6 @@
 import type { ErrorClass } from './errors.ts';
 import type { Budget, ModelPrice, ModelRoute, Profile, ProfileInput, RetryPolicy, Timeouts } from './profile.ts';
+import type { RequestState } from './log.ts';
 import type { ClientProtocol, ProtocolMode } from './usage.ts';
 
 /**
@@ -28,11 +29,6 @@ export type ApiErrorCode =
   | 'keychain_unavailable'
   | 'unavailable'
   | 'internal';
-
-/** What Electron's preload exposes as `window.airlock`; the browser build uses the session cookie instead. */
-export interface AirlockPreloadBridge {
-  controlToken: string;
-}
 
 // ---- session -------------------------------------------------------------------------------
 
@@ -86,7 +82,6 @@ export interface PauseResponse {
 
 // ---- requests ------------------------------------------------------------------------------
 
-export type RequestState = 'in_flight' | 'done' | 'interrupted';
 /** `ok` = 2xx/3xx, `error` = anything else; a number = that exact status. */
 export type StatusFilter = 'ok' | 'error' | number;
 
@@ -403,4 +398,4 @@ export interface LiveFrame {
 export const LIVE_EVENT_NAME = 'frame';
 
 // Re-exported so the window's forms use the same shapes as the profile file.
-export type { Budget, ModelPrice, ModelRoute, Profile, ProfileInput, RetryPolicy, Timeouts };
+export type { Budget, ModelPrice, ModelRoute, Profile, ProfileInput, RequestState, RetryPolicy, Timeouts };

@@ -1,6 +1,6 @@
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
-import type { AirlockPreloadBridge } from '../../proxy/contracts/api.ts';
+import type { AirlockBridge } from '../../proxy/contracts/bridge.ts';
 import { ApiProvider } from './api/ApiContext.tsx';
 import { createControlClient } from './api/client.ts';
 import { App } from './App.tsx';
@@ -9,18 +9,22 @@ import './styles.css';
 declare global {
   interface Window {
     /** Set by Electron's preload; absent in a browser, which signs in with the session cookie. */
-    airlock?: AirlockPreloadBridge;
+    airlock?: AirlockBridge;
   }
 }
 
-const client = createControlClient({ controlToken: window.airlock?.controlToken ?? null });
 const root = document.getElementById('root');
 if (!root) throw new Error('index.html has no #root element');
 
-createRoot(root).render(
-  <StrictMode>
-    <ApiProvider client={client}>
-      <App />
-    </ApiProvider>
-  </StrictMode>,
-);
+async function start(container: HTMLElement): Promise<void> {
+  const controlToken = window.airlock ? await window.airlock.getControlToken() : null;
+  createRoot(container).render(
+    <StrictMode>
+      <ApiProvider client={createControlClient({ controlToken })}>
+        <App />
+      </ApiProvider>
+    </StrictMode>,
+  );
+}
+
+void start(root);

@@ -1,0 +1,43 @@
+import type { CapabilityBadge } from '../contracts/api.ts';
+import type { RequestEvents } from '../events/requestEvents.ts';
+import type { RequestLog } from '../log/requestLog.ts';
+import type { SpendGateControl } from '../budget/spendGate.ts';
+import type { TargetResolver } from '../pipeline/services.ts';
+import type { ConfigStore } from '../profiles/configStore.ts';
+import type { KeyCache } from '../secrets/keyCache.ts';
+import type { SecretStore } from '../secrets/secretStore.ts';
+
+/** The parts of the running proxy (ProxyHandle) the control API reads and drives. */
+export interface ProxyControl {
+  url: string;
+  events: RequestEvents;
+  isPaused(): boolean;
+  setPaused(paused: boolean): void;
+  inFlightCount(): number;
+}
+
+/** The per-model capability check (issue 7); without it badges show "not checked". */
+export interface CapabilityService {
+  badges(profileId: string, model: string): CapabilityBadge[];
+  check(profileId: string, model: string): Promise<CapabilityBadge[]>;
+}
+
+export type ControlLog = Pick<RequestLog, 'listRequests' | 'getRequest' | 'spendByDay' | 'totals' | 'modelStats' | 'spendSince' | 'status'>;
+
+/** Everything the control routes call: the same modules the CLI and the proxy use, nothing of its own. */
+export interface ControlDeps {
+  /** The control token (never a client token). */
+  controlToken: string;
+  config: ConfigStore;
+  keys: KeyCache;
+  /** Client tokens are kept here too, so the window can show one again. */
+  secrets: SecretStore;
+  /** Resolves a profile to its key for Test and the model list, the same way requests do. */
+  targets: TargetResolver;
+  log: ControlLog;
+  spendGate?: SpendGateControl;
+  capabilities?: CapabilityService;
+  /** The built window (renderer/dist); defaults to the repository's. */
+  uiDir?: string;
+  nowMs?: () => number;
+}

@@ -81,7 +81,7 @@ export interface RequestListFilter {
   /** Exclusive. */
   toMs?: number;
   profileId?: string;
-  /** Matches the requested or the upstream model. */
+  /** The model sent upstream (the requested one when none was sent), as in ModelStats. */
   model?: string;
   /** An exact status, or every error / every success. */
   status?: number | 'error' | 'ok';

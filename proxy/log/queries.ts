@@ -9,8 +9,10 @@ import {
   type SpendByDayQuery,
   type SpendByDayRow,
   type SpendSinceQuery,
+  type TimeRange,
   type TotalsQuery,
 } from '../contracts/log.ts';
+import { summarizeModelStats } from './modelStats.ts';
 import { bodiesFromRecord, rowFromRecord } from './rowCodec.ts';
 
 type SqlParam = string | number;
@@ -50,7 +52,7 @@ export function whereForFilter(filter: RequestListFilter): { sql: string; params
   if (filter.toMs !== undefined) add('started_at_ms < ?', filter.toMs);
   if (filter.profileId !== undefined) add('profile_id = ?', filter.profileId);
   if (filter.clientName !== undefined) add('client_name = ?', filter.clientName);
-  if (filter.model !== undefined) add('(upstream_model = ? OR requested_model = ?)', filter.model, filter.model);
+  if (filter.model !== undefined) add(`${MODEL} = ?`, filter.model);
   if (filter.errorClass !== undefined) add('error_class = ?', filter.errorClass);
   if (filter.status === 'error') add(IS_ERROR);
   else if (filter.status === 'ok') add(`NOT ${IS_ERROR} AND status IS NOT NULL`);
@@ -170,55 +172,18 @@ export class RequestLogQueries {
   }
 
   /**
-   * Per model: counts, error rate, p50/p95 of duration and time to first byte (nearest rank).
-   * Percentiles are ranked in SQL with window functions, so only a few rows per model reach JS.
+   * Per model: counts, error rate, p50/p95 of duration and time to first byte. One indexed range
+   * scan returns compact arrays; grouping and sorting in JS beats ranking window functions in SQL.
    */
-  modelStats(range: { fromMs: number; toMs: number }): ModelStats[] {
-    const counts = this.statement(
-      `SELECT ${MODEL} AS model, COUNT(*) AS requests, SUM(${IS_ERROR}) AS errors
-       FROM requests WHERE started_at_ms >= ? AND started_at_ms < ? AND ${MODEL} IS NOT NULL
-       GROUP BY model ORDER BY requests DESC, model`,
-    ).all(range.fromMs, range.toMs);
-    const durations = this.percentiles('duration_ms', range);
-    const ttfbs = this.percentiles('ttfb_ms', range);
-    return counts.map((record) => {
-      const model = String(record.model);
-      const requests = Number(record.requests);
-      const errors = Number(record.errors);
-      return {
-        model,
-        requests,
-        errors,
-        errorRate: requests === 0 ? 0 : errors / requests,
-        p50DurationMs: durations.get(model)?.p50 ?? null,
-        p95DurationMs: durations.get(model)?.p95 ?? null,
-        p50TtfbMs: ttfbs.get(model)?.p50 ?? null,
-        p95TtfbMs: ttfbs.get(model)?.p95 ?? null,
-      };
-    });
-  }
-
-  private percentiles(
-    column: 'duration_ms' | 'ttfb_ms',
-    range: { fromMs: number; toMs: number },
-  ): Map<string, { p50: number | null; p95: number | null }> {
-    const records = this.statement(
-      `WITH ranked AS (
-         SELECT ${MODEL} AS model, ${column} AS value,
-           ROW_NUMBER() OVER (PARTITION BY ${MODEL} ORDER BY ${column}) AS rank,
-           COUNT(*) OVER (PARTITION BY ${MODEL}) AS n
-         FROM requests
-         WHERE started_at_ms >= ? AND started_at_ms < ? AND ${column} IS NOT NULL AND ${MODEL} IS NOT NULL)
-       SELECT model,
-         MAX(CASE WHEN rank = MAX(1, CAST(ceil(0.50 * n) AS INTEGER)) THEN value END) AS p50,
-         MAX(CASE WHEN rank = MAX(1, CAST(ceil(0.95 * n) AS INTEGER)) THEN value END) AS p95
-       FROM ranked GROUP BY model`,
-    ).all(range.fromMs, range.toMs);
-    return new Map(
-      records.map((record) => [
-        String(record.model),
-        { p50: record.p50 === null ? null : Number(record.p50), p95: record.p95 === null ? null : Number(record.p95) },
-      ]),
+  modelStats(range: TimeRange): ModelStats[] {
+    const sql = `SELECT ${MODEL}, ${IS_ERROR}, duration_ms, ttfb_ms FROM requests
+       WHERE started_at_ms >= ? AND started_at_ms < ? AND ${MODEL} IS NOT NULL`;
+    const cached = this.statements.has(sql);
+    const statement = this.statement(sql);
+    if (!cached) statement.setReturnArrays(true);
+    const records = statement.all(range.fromMs, range.toMs) as unknown as Array<[string, number, number | null, number | null]>;
+    return summarizeModelStats(
+      records.map(([model, isError, durationMs, ttfbMs]) => ({ model, isError: isError === 1, durationMs, ttfbMs })),
     );
   }
 

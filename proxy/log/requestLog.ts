@@ -5,6 +5,7 @@ import { redactSecrets } from '../core/redact.ts';
 import type { RequestLifecycleEvent } from '../events/lifecycle.ts';
 import type { RequestEvents } from '../events/requestEvents.ts';
 import { buildBodiesRecord, DEFAULT_BODY_CAP_BYTES } from './bodyRecord.ts';
+import { DEFAULT_SLICE_LIMITS, nextSliceLength } from './eventSlice.ts';
 import { RequestLogQueries } from './queries.ts';
 import { DEFAULT_RETENTION, runRetention, type RetentionPolicy, type RetentionResult } from './retention.ts';
 import { applyRowEvent, maskRowText, rowFromStart } from './rowDraft.ts';
@@ -81,6 +82,7 @@ class SqliteRequestLog implements RequestLog {
   /** Rows of requests still in flight, so a later event can complete them without a read. */
   private readonly drafts = new Map<string, RequestLogRow>();
   private flushTimer: NodeJS.Timeout | null = null;
+  private continuation: NodeJS.Immediate | null = null;
   private readonly retentionTimer: NodeJS.Timeout;
   /** Database size when bodies were turned off: they come back once retention freed space. */
   private usedBytesWhenBodiesDisabled: number | null = null;
@@ -126,22 +128,28 @@ class SqliteRequestLog implements RequestLog {
     // Deltas only feed the live view; the stream text arrives whole with `end`.
     if (this.closed || event.type === 'delta') return;
     this.queue.push(event);
-    if (this.flushTimer === null) {
+    if (this.flushTimer === null && this.continuation === null) {
       this.flushTimer = setTimeout(() => this.flushQueued(), this.flushIntervalMs);
       this.flushTimer.unref();
     }
   }
 
   async flush(): Promise<void> {
-    this.flushQueued();
+    while (this.queue.length > 0 && !this.closed) this.writeSlice();
   }
 
+  /** Writes one slice, then lets the event loop run before the next (large bodies take a while to mask and index). */
   private flushQueued(): void {
     if (this.flushTimer !== null) clearTimeout(this.flushTimer);
     this.flushTimer = null;
+    this.continuation = null;
     if (this.queue.length === 0 || this.closed) return;
-    const events = this.queue;
-    this.queue = [];
+    this.writeSlice();
+    if (this.queue.length > 0) this.continuation = setImmediate(() => this.flushQueued());
+  }
+
+  private writeSlice(): void {
+    const events = this.queue.splice(0, nextSliceLength(this.queue, DEFAULT_SLICE_LIMITS));
     try {
       this.writer.write(this.batchFrom(events, this.options.knownSecrets()));
       this.noteBodiesState();
@@ -228,9 +236,11 @@ class SqliteRequestLog implements RequestLog {
 
   async close(): Promise<void> {
     if (this.closed) return;
-    this.flushQueued();
+    await this.flush();
     this.lastDbBytes = databaseFileBytes(this.db);
     this.closed = true;
+    if (this.flushTimer !== null) clearTimeout(this.flushTimer);
+    if (this.continuation !== null) clearImmediate(this.continuation);
     clearInterval(this.retentionTimer);
     this.db.close();
   }

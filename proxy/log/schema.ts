@@ -40,13 +40,13 @@ const MIGRATIONS: readonly string[] = [
     usage_source TEXT CHECK (usage_source IN ('reported', 'estimated')),
     state TEXT NOT NULL CHECK (state IN ('in_flight', 'done', 'interrupted'))
   );
-  CREATE INDEX requests_by_time ON requests (started_at_ms DESC, id DESC);
-  CREATE INDEX requests_by_profile ON requests (profile_id, started_at_ms);
-  CREATE INDEX requests_by_client ON requests (client_name, started_at_ms);
-  CREATE INDEX requests_by_upstream_model ON requests (upstream_model, started_at_ms);
-  CREATE INDEX requests_by_requested_model ON requests (requested_model, started_at_ms);
-  CREATE INDEX requests_by_status ON requests (status, started_at_ms);
-  CREATE INDEX requests_by_error_class ON requests (error_class, started_at_ms);
+  -- Each filter index ends in (started_at_ms, id): a filtered page is then read in order, unsorted.
+  CREATE INDEX requests_by_time ON requests (started_at_ms, id);
+  CREATE INDEX requests_by_profile ON requests (profile_id, started_at_ms, id);
+  CREATE INDEX requests_by_client ON requests (client_name, started_at_ms, id);
+  CREATE INDEX requests_by_model ON requests (COALESCE(upstream_model, requested_model), started_at_ms, id);
+  CREATE INDEX requests_by_status ON requests (status, started_at_ms, id);
+  CREATE INDEX requests_by_error_class ON requests (error_class, started_at_ms, id);
   CREATE INDEX requests_in_flight ON requests (state) WHERE state = 'in_flight';
 
   -- An INTEGER PRIMARY KEY keeps rowids stable across VACUUM, which the FTS index relies on.

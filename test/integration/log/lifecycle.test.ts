@@ -1,8 +1,8 @@
 import { DatabaseSync } from 'node:sqlite';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { DATABASE_FILE_NAME, SCHEMA_VERSION } from '../../../proxy/log/schema.ts';
-import { endEvent, startEvent } from './lifecycleEvents.ts';
+import { endEvent, startEvent, TEST_STARTED_AT_MS } from './lifecycleEvents.ts';
 import { openTempLog, type TempLog } from './tempLog.ts';
 
 let temp: TempLog;
@@ -17,6 +17,21 @@ describe('request log row lifecycle', () => {
     expect(temp.log.getRequest('r1')).toBeNull();
     await temp.log.flush();
     expect(temp.log.getRequest('r1')?.row.state).toBe('in_flight');
+  });
+
+  it('drains the queue on its own timer, slice after slice', async () => {
+    temp = openTempLog({ flushIntervalMs: 1 });
+    const requestCount = 1_500;
+    for (let index = 0; index < requestCount; index += 1) {
+      temp.events.emit(startEvent(`t${index}`, { startedAtMs: TEST_STARTED_AT_MS + index }));
+      temp.events.emit(endEvent(`t${index}`));
+    }
+    // More events than one slice takes: only the timer and its continuations can write them all.
+    await vi.waitFor(() => expect(temp.log.totals({ fromMs: TEST_STARTED_AT_MS, toMs: TEST_STARTED_AT_MS + requestCount }).requests).toBe(requestCount), {
+      timeout: 20_000,
+      interval: 20,
+    });
+    expect(temp.log.listRequests({ status: 'ok', limit: 1 }).rows[0]?.state).toBe('done');
   });
 
   it('inserts the row in flight at start and completes it at end', async () => {

@@ -7,7 +7,7 @@ describe('whereForFilter', () => {
     ['no filter', {}, '', []],
     ['time range', { fromMs: 10, toMs: 20 }, 'WHERE started_at_ms >= ? AND started_at_ms < ?', [10, 20]],
     ['profile and client', { profileId: 'p', clientName: 'c' }, 'WHERE profile_id = ? AND client_name = ?', ['p', 'c']],
-    ['model matches requested or upstream', { model: 'm' }, 'WHERE (upstream_model = ? OR requested_model = ?)', ['m', 'm']],
+    ['model sent upstream, else requested', { model: 'm' }, 'WHERE COALESCE(upstream_model, requested_model) = ?', ['m']],
     ['exact status', { status: 429 }, 'WHERE status = ?', [429]],
     ['errors', { status: 'error' }, 'WHERE (error_class IS NOT NULL OR status >= 400)', []],
     ['successes', { status: 'ok' }, 'WHERE NOT (error_class IS NOT NULL OR status >= 400) AND status IS NOT NULL', []],

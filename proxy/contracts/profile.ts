@@ -60,5 +60,6 @@ export type RetryPolicy = z.infer<typeof retryPolicySchema>;
 export type ModelPrice = z.infer<typeof modelPriceSchema>;
 export type Budget = z.infer<typeof budgetSchema>;
 export type ModelRoute = z.infer<typeof modelRouteSchema>;
+export type ProtocolModeSetting = z.infer<typeof protocolModeSettingSchema>;
 export type Profile = z.infer<typeof profileSchema>;
 export type ProfileInput = z.input<typeof profileSchema>;

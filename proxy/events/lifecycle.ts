@@ -20,6 +20,8 @@ export type RequestLifecycleEvent =
       requestedModel: string | null;
       upstreamModel: string | null;
       stream: boolean;
+      /** What Airlock changed on the way (fields a translation dropped, say). */
+      notes: string[];
     }
   | {
       type: 'headers';

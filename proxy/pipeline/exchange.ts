@@ -13,6 +13,7 @@ import type { UpstreamTarget } from './services.ts';
 import type { RequestTrace } from './trace.ts';
 import { sendUpstream } from './upstreamClient.ts';
 import { suggestModels } from './modelSuggestions.ts';
+import { anthropicStatusFor } from '../translate/anthropic/errors.ts';
 
 const ERROR_BODY_LIMIT_BYTES = 256 * 1024;
 
@@ -67,7 +68,8 @@ export async function runExchange(context: ExchangeContext): Promise<void> {
     contentLength: plan.body === null ? null : plan.byteLength,
     dropAnthropicHeaders: plan.dropAnthropicHeaders,
   });
-  const fail = (errorClass: ErrorClass, status: number, detail: ErrorDetail): void => {
+  const fail = (errorClass: ErrorClass, upstreamStatus: number, detail: ErrorDetail): void => {
+    const status = plan.protocol === 'anthropic' ? anthropicStatusFor(errorClass, upstreamStatus) : upstreamStatus;
     const body = errorBodyFor(plan.protocol, status, errorClass, { ...detail, knownSecrets: [target.apiKey] });
     trace.fail(errorClass, JSON.stringify(body));
     trace.status = status;

@@ -5,7 +5,7 @@ import type { RequestEvents } from '../events/requestEvents.ts';
 import { PARSE_BODY_LIMIT_BYTES } from '../server/defaults.ts';
 import { accountFor, estimateInputTokens } from './accounting.ts';
 import { runExchange } from './exchange.ts';
-import { buildPlan, type PlanRefusal } from './planner.ts';
+import { buildPlan, type NativeProtocolCheck, type PlanRefusal } from './planner.ts';
 import { sendRefusal } from './replies.ts';
 import { modelOf, parseClientBody, readClientBody, streamFlagOf } from './requestBody.ts';
 import { isLocalRefusal, type ClientAuthenticator, type LocalRefusal, type SpendGate, type TargetResolver } from './services.ts';
@@ -23,6 +23,7 @@ export interface ForwardOptions {
   isPaused: () => boolean;
   captureLimitBytes: number;
   inFlight: Set<ServerResponse>;
+  nativeVerified?: NativeProtocolCheck;
 }
 
 const PAUSED: LocalRefusal = {
@@ -49,7 +50,7 @@ export function createForwardHandler(options: ForwardOptions): (req: IncomingMes
     const { path, query } = toUpstreamPath(req.url ?? '/');
     const method = req.method ?? 'GET';
     const protocol = protocolOfPath(path, method);
-    const startFor = (details: { profileId: string | null; clientName: string | null; requestedModel?: string | null; upstreamModel?: string | null; stream?: boolean; mode?: 'native' | 'translate' }): void =>
+    const startFor = (details: { profileId: string | null; clientName: string | null; requestedModel?: string | null; upstreamModel?: string | null; stream?: boolean; mode?: 'native' | 'translate'; notes?: string[] }): void =>
       trace.start({
         method,
         clientPath: req.url ?? '/',
@@ -61,6 +62,7 @@ export function createForwardHandler(options: ForwardOptions): (req: IncomingMes
         requestedModel: details.requestedModel ?? null,
         upstreamModel: details.upstreamModel ?? null,
         stream: details.stream ?? false,
+        notes: details.notes ?? [],
       });
     const refuse = (refusal: LocalRefusal): void => {
       if (!trace.started) startFor({ profileId: null, clientName: null });
@@ -86,7 +88,7 @@ export function createForwardHandler(options: ForwardOptions): (req: IncomingMes
     }
     const parsed = parseClientBody(body, req.headers['content-type'], PARSE_BODY_LIMIT_BYTES);
     const requested = { requestedModel: modelOf(parsed), stream: streamFlagOf(parsed) };
-    const plan: ReturnType<typeof buildPlan> = buildPlan({ method, path, query, protocol, body, parsed, identity, target });
+    const plan = buildPlan({ method, path, query, protocol, body, parsed, identity, target, ...(options.nativeVerified ? { nativeVerified: options.nativeVerified } : {}) });
     if ('refusal' in plan) {
       startFor({ profileId: target.profile.id, clientName: identity.tokenName, ...requested });
       return refuse((plan as PlanRefusal).refusal);
@@ -98,6 +100,7 @@ export function createForwardHandler(options: ForwardOptions): (req: IncomingMes
       upstreamModel: plan.upstreamModel,
       stream: plan.stream,
       mode: plan.mode,
+      notes: plan.notes,
     });
     for (const chunk of body.chunks) trace.requestBody.add(chunk);
     trace.requestHeaders = allowlistedRequestHeaders(req);

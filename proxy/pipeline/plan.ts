@@ -25,4 +25,6 @@ export interface ExchangePlan {
   chatBody: Record<string, unknown> | null;
   dropAnthropicHeaders: boolean;
   translator: ResponseTranslator | null;
+  /** What translation dropped or changed (unknown fields, unsupported tools), for the log. */
+  notes: string[];
 }

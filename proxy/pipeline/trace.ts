@@ -15,6 +15,7 @@ export interface TraceStart {
   requestedModel: string | null;
   upstreamModel: string | null;
   stream: boolean;
+  notes: string[];
 }
 
 export interface TraceAccounting {

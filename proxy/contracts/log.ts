@@ -33,6 +33,8 @@ export interface RequestLogRow {
   /** The response names another model than the one sent upstream (a gateway may rewrite it). */
   modelMismatch: boolean;
   stream: boolean;
+  /** What Airlock changed on the way (fields a translation dropped, say). */
+  notes: string[];
   status: number | null;
   errorClass: ErrorClass | null;
   errorMessage: string | null;

@@ -114,9 +114,10 @@ class SqliteRequestLog implements RequestLog {
     this.modelStats = this.queries.modelStats.bind(this.queries);
     this.spendSince = this.queries.spendSince.bind(this.queries);
 
-    this.markInterruptedFromPreviousRun();
-    this.runRetention();
-    this.retentionTimer = setInterval(() => this.runRetentionSafely(), options.retentionIntervalMs ?? DEFAULT_RETENTION_INTERVAL_MS);
+    // Maintenance at open must not stop logging: a full disk here only means less is cleaned up.
+    this.safely(() => this.markInterruptedFromPreviousRun());
+    this.safely(() => this.runRetention());
+    this.retentionTimer = setInterval(() => this.safely(() => this.runRetention()), options.retentionIntervalMs ?? DEFAULT_RETENTION_INTERVAL_MS);
     this.retentionTimer.unref();
   }
 
@@ -203,9 +204,9 @@ class SqliteRequestLog implements RequestLog {
     return result;
   }
 
-  private runRetentionSafely(): void {
+  private safely(work: () => unknown): void {
     try {
-      this.runRetention();
+      work();
     } catch (error) {
       this.onError(error);
     }
@@ -238,6 +239,8 @@ class SqliteRequestLog implements RequestLog {
     if (this.closed) return;
     await this.flush();
     this.lastDbBytes = databaseFileBytes(this.db);
+    // Keeps the query planner's statistics current, cheaply (SQLite's advice for long-lived connections).
+    this.safely(() => this.db.exec('PRAGMA optimize'));
     this.closed = true;
     if (this.flushTimer !== null) clearTimeout(this.flushTimer);
     if (this.continuation !== null) clearImmediate(this.continuation);

@@ -21,6 +21,7 @@ export const REQUEST_COLUMNS = [
   'response_model',
   'model_mismatch',
   'stream',
+  'notes',
   'status',
   'error_class',
   'error_message',
@@ -56,6 +57,7 @@ export function rowToParams(row: RequestLogRow): SqlValue[] {
     row.responseModel,
     row.modelMismatch ? 1 : 0,
     row.stream ? 1 : 0,
+    JSON.stringify(row.notes),
     row.status,
     row.errorClass,
     row.errorMessage,
@@ -92,6 +94,7 @@ export function rowFromRecord(record: SqlRecord): RequestLogRow {
     responseModel: text(record.response_model),
     modelMismatch: record.model_mismatch === 1,
     stream: record.stream === 1,
+    notes: parseNotes(record.notes),
     status: numeric(record.status),
     errorClass: text(record.error_class) as ErrorClass | null,
     errorMessage: text(record.error_message),
@@ -104,6 +107,11 @@ export function rowFromRecord(record: SqlRecord): RequestLogRow {
     usageSource: text(record.usage_source) as UsageSource | null,
     state: String(record.state) as RequestState,
   };
+}
+
+function parseNotes(json: unknown): string[] {
+  const parsed: unknown = JSON.parse(String(json ?? '[]'));
+  return Array.isArray(parsed) ? parsed.map(String) : [];
 }
 
 function parseHeaders(json: unknown): Record<string, string> {

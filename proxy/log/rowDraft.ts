@@ -31,6 +31,7 @@ export function rowFromStart(event: StartEvent): RequestLogRow {
     responseModel: null,
     modelMismatch: false,
     stream: event.stream,
+    notes: event.notes,
     status: null,
     errorClass: null,
     errorMessage: null,
@@ -110,5 +111,6 @@ export function maskRowText(row: RequestLogRow, mask: (text: string) => string):
     requestedModel: maskNullable(row.requestedModel),
     upstreamModel: maskNullable(row.upstreamModel),
     responseModel: maskNullable(row.responseModel),
+    notes: row.notes.map(mask),
   };
 }

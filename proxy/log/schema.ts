@@ -28,6 +28,7 @@ const MIGRATIONS: readonly string[] = [
     response_model TEXT,
     model_mismatch INTEGER NOT NULL DEFAULT 0,
     stream INTEGER NOT NULL DEFAULT 0,
+    notes TEXT NOT NULL DEFAULT '[]',
     status INTEGER,
     error_class TEXT,
     error_message TEXT,

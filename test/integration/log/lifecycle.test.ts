@@ -36,7 +36,7 @@ describe('request log row lifecycle', () => {
 
   it('inserts the row in flight at start and completes it at end', async () => {
     temp = openTempLog();
-    temp.events.emit(startEvent('r1', { stream: true }));
+    temp.events.emit(startEvent('r1', { stream: true, notes: ['dropped tool_choice'] }));
     await temp.log.flush();
     expect(temp.log.getRequest('r1')).toEqual({ row: expect.objectContaining({ state: 'in_flight', status: null }), bodies: null });
 
@@ -78,6 +78,7 @@ describe('request log row lifecycle', () => {
       modelMismatch: true,
       costCredits: 6,
       upstreamRequestId: 'up-r1',
+      notes: ['dropped tool_choice'],
     });
     expect(detail?.bodies).toMatchObject({
       requestBody: '{"stream":true}',

@@ -23,6 +23,7 @@ export function startEvent(requestId: string, overrides: Partial<StartEvent> = {
     requestedModel: 'gpt-4o',
     upstreamModel: 'gpt-4o',
     stream: false,
+    notes: [],
     ...overrides,
   };
 }

@@ -81,7 +81,8 @@ describe('row lifecycle', () => {
 describe('maskRowText', () => {
   it('masks the free-text fields and leaves ids and figures alone', () => {
     const row = { ...rowFromStart(startEvent('r1', { clientPath: '/v1/models?key=SECRET' })), errorMessage: 'bad key SECRET' };
-    const masked = maskRowText(row, (text) => text.replaceAll('SECRET', '[redacted]'));
+    const masked = maskRowText({ ...row, notes: ['echoed SECRET'] }, (text) => text.replaceAll('SECRET', '[redacted]'));
+    expect(masked.notes).toEqual(['echoed [redacted]']);
     expect(masked.clientPath).toBe('/v1/models?key=[redacted]');
     expect(masked.errorMessage).toBe('bad key [redacted]');
     expect(masked.id).toBe('r1');

@@ -1,0 +1,126 @@
+/**
+ * `npm run bench`: direct connection to the gateway simulator vs a minimal Node pass-through
+ * proxy (the floor) vs Airlock, and Airlock with the request log on vs off, in one run. Each
+ * server runs in its own process; this process is only the load generator. Prints a table and
+ * writes test-results/bench.json. Exits 0 on a MISS (it is a report), non-zero if something broke.
+ *   npm run bench [-- --cpu-prof]   (--cpu-prof: profile the Airlock process under load)
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { availableParallelism, loadavg } from 'node:os';
+import { resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { startChildServer, type ChildServer } from './childServer.ts';
+import { formatReport } from './report.ts';
+import { measureLargeBody, measureOpenStreams, measureStreaming, measureThroughput } from './scenarios.ts';
+import { checkTargets, type BenchResults } from './targets.ts';
+
+const RESULTS_DIR = resolve(import.meta.dirname, '../../test-results');
+const STREAM_CHUNKS = 20;
+const STREAM_CHUNK_INTERVAL_MS = 10;
+const TRACED_STREAMS = 20;
+const OPEN_STREAMS = 200;
+/** Slow enough that every stream is still open while the proxy's memory is read. */
+const OPEN_STREAM_CHUNK_INTERVAL_MS = 200;
+const OPEN_STREAMS_FIRST_BYTE_TIMEOUT_MS = 15_000;
+const LARGE_BODY_BYTES = 10 * 1024 * 1024;
+const EMBEDDINGS_PATH = '/v1/embeddings';
+
+const { values } = parseArgs({ options: { 'cpu-prof': { type: 'boolean', default: false } } });
+const airlockNodeFlags = values['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${resolve(RESULTS_DIR, 'cpu-prof')}`] : [];
+
+const running = new Set<ChildServer>();
+
+async function start(script: string, args: string[], nodeFlags: string[] = []): Promise<ChildServer> {
+  const child = await startChildServer(script, args, nodeFlags);
+  running.add(child);
+  return child;
+}
+
+async function stop(...children: ChildServer[]): Promise<void> {
+  await Promise.all(children.map((child) => child.stop()));
+  for (const child of children) running.delete(child);
+}
+
+const startProxy = (kind: 'floor' | 'airlock', upstreamUrl: string, extra: string[] = []): Promise<ChildServer> =>
+  start('proxyServer.ts', ['--kind', kind, '--upstream', upstreamUrl, ...extra], kind === 'airlock' ? airlockNodeFlags : []);
+
+/** A JSON embeddings request of exactly `bytes` bytes, its text varied so a dropped or moved chunk changes the hash. */
+function largeJsonBody(bytes: number): Buffer {
+  const head = Buffer.from('{"model":"text-embedding-3-small","input":"');
+  const tail = Buffer.from('"}');
+  const body = Buffer.alloc(bytes);
+  head.copy(body, 0);
+  const alphabet = 'abcdefghijklmnopqrstuvwxyz0123456789 ';
+  for (let index = head.length; index < bytes - tail.length; index += 1) body[index] = alphabet.charCodeAt((index * 7919) % alphabet.length);
+  tail.copy(body, bytes - tail.length);
+  return body;
+}
+
+async function measureRelays(log: (line: string) => void): Promise<Pick<BenchResults, 'throughputC1' | 'throughputC50' | 'streaming'>> {
+  const simulator = await start('upstreamServer.ts', ['--chunk-count', String(STREAM_CHUNKS), '--chunk-interval-ms', String(STREAM_CHUNK_INTERVAL_MS)]);
+  const [floor, airlock, airlockLogged] = await Promise.all([
+    startProxy('floor', simulator.url),
+    startProxy('airlock', simulator.url),
+    startProxy('airlock', simulator.url, ['--log']),
+  ]);
+  const urls = { direct: simulator.url, floor: floor.url, airlock: airlock.url, airlockLogged: airlockLogged.url };
+  log('non-streaming, concurrency 1');
+  const throughputC1 = await measureThroughput(urls, { concurrency: 1, count: 1_000, rounds: 2, maxMs: 10_000 });
+  log('non-streaming, concurrency 50');
+  const throughputC50 = await measureThroughput(urls, { concurrency: 50, count: 5_000, rounds: 2, maxMs: 15_000 });
+  log('streams');
+  const streaming = {
+    direct: await measureStreaming(urls.direct, TRACED_STREAMS, STREAM_CHUNKS),
+    floor: await measureStreaming(urls.floor, TRACED_STREAMS, STREAM_CHUNKS),
+    airlock: await measureStreaming(urls.airlock, TRACED_STREAMS, STREAM_CHUNKS),
+  };
+  await stop(floor, airlock, airlockLogged, simulator);
+  return { throughputC1, throughputC50, streaming };
+}
+
+async function measureMemory(log: (line: string) => void): Promise<Pick<BenchResults, 'openStreams' | 'largeBody'>> {
+  log(`${OPEN_STREAMS} open streams`);
+  const slowSimulator = await start('upstreamServer.ts', ['--chunk-count', String(STREAM_CHUNKS), '--chunk-interval-ms', String(OPEN_STREAM_CHUNK_INTERVAL_MS)]);
+  const openStreams = {} as BenchResults['openStreams'];
+  for (const kind of ['floor', 'airlock'] as const) {
+    const proxy = await startProxy(kind, slowSimulator.url);
+    openStreams[kind] = await measureOpenStreams(proxy.url, proxy.pid, OPEN_STREAMS, OPEN_STREAMS_FIRST_BYTE_TIMEOUT_MS);
+    await stop(proxy);
+  }
+  await stop(slowSimulator);
+
+  log('10 MB request body');
+  const sink = await start('upstreamServer.ts', ['--kind', 'sink']);
+  const body = largeJsonBody(LARGE_BODY_BYTES);
+  const largeBody = { direct: await measureLargeBody(sink.url, null, body, EMBEDDINGS_PATH) } as BenchResults['largeBody'];
+  for (const kind of ['floor', 'airlock'] as const) {
+    const proxy = await startProxy(kind, sink.url);
+    largeBody[kind] = await measureLargeBody(proxy.url, proxy.pid, body, EMBEDDINGS_PATH);
+    await stop(proxy);
+  }
+  await stop(sink);
+  return { openStreams, largeBody };
+}
+
+async function main(): Promise<void> {
+  const startedAt = Date.now();
+  const log = (line: string): void => console.error(`[bench ${((Date.now() - startedAt) / 1000).toFixed(1)} s] ${line}`);
+  const loadBefore = loadavg();
+  const results: BenchResults = { ...(await measureRelays(log)), ...(await measureMemory(log)) };
+  const checks = checkTargets(results);
+  console.log(formatReport(results, checks));
+  mkdirSync(RESULTS_DIR, { recursive: true });
+  const machine = { cpus: availableParallelism(), node: process.version, loadAverageBefore: loadBefore, loadAverageAfter: loadavg() };
+  const report = { generatedAt: new Date().toISOString(), durationMs: Date.now() - startedAt, machine, results, checks };
+  writeFileSync(resolve(RESULTS_DIR, 'bench.json'), `${JSON.stringify(report, null, 2)}\n`);
+  log(`done; results in ${resolve(RESULTS_DIR, 'bench.json')}`);
+}
+
+try {
+  await main();
+} catch (error) {
+  console.error('[bench] failed:', error);
+  process.exitCode = 1;
+} finally {
+  await Promise.all([...running].map((child) => child.stop()));
+}

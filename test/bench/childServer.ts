@@ -1,0 +1,58 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+
+/** Node 24 from the devDependency: the system node is older. */
+const NODE_BIN = resolve(import.meta.dirname, '../../node_modules/.bin/node');
+const READY_TIMEOUT_MS = 20_000;
+const STOP_TIMEOUT_MS = 5_000;
+
+export interface ChildServer {
+  pid: number;
+  /** What the child printed after `listening on `. */
+  url: string;
+  stop(): Promise<void>;
+}
+
+/**
+ * Runs a bench server script in its own Node process (its own event loop and heap, so the load
+ * generator and the upstream never compete with it inside one loop) and waits for its URL.
+ */
+export async function startChildServer(script: string, args: readonly string[], nodeFlags: readonly string[] = []): Promise<ChildServer> {
+  const child = spawn(NODE_BIN, [...nodeFlags, resolve(import.meta.dirname, script), ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const url = await readyUrl(child, script);
+  const pid = child.pid as number;
+  return {
+    pid,
+    url,
+    async stop() {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const exited = once(child, 'exit');
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), STOP_TIMEOUT_MS);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}
+
+function readyUrl(child: ChildProcess, script: string): Promise<string> {
+  return new Promise((resolveUrl, reject) => {
+    const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream });
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`${script} did not print its URL within ${READY_TIMEOUT_MS} ms`));
+    }, READY_TIMEOUT_MS);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`${script} exited with code ${code} before it was ready`));
+    });
+    lines.on('line', (line) => {
+      const match = /listening on (http:\/\/\S+)/.exec(line);
+      if (match === null) return;
+      clearTimeout(timer);
+      resolveUrl(match[1] as string);
+    });
+  });
+}

@@ -1,0 +1,69 @@
+import type { BenchResults, RelayTarget, TargetCheck, ThroughputTarget } from './targets.ts';
+import { spacingDeviationMs } from './targets.ts';
+
+const fixed = (value: number, digits = 2): string => (Number.isFinite(value) ? value.toFixed(digits) : 'n/a');
+const mib = (bytes: number): string => `${fixed(bytes / (1024 * 1024), 1)} MiB`;
+const kib = (bytes: number): string => `${fixed(bytes / 1024, 1)} KB`;
+
+/** `value` with its ratio to direct and to the floor, where those exist. */
+function withRatios(value: number, unit: string, direct: number | null, floor: number | null, digits = 2): string {
+  const ratios: string[] = [];
+  if (direct !== null) ratios.push(`${fixed(value / direct)}x direct`);
+  if (floor !== null) ratios.push(`${fixed(value / floor)}x floor`);
+  return `${fixed(value, digits)} ${unit}${ratios.length > 0 ? ` = ${ratios.join(', ')}` : ''}`;
+}
+
+const THROUGHPUT_LABELS: Record<ThroughputTarget, string> = { direct: 'direct', floor: 'floor', airlock: 'airlock', airlockLogged: 'airlock+log' };
+const RELAY_TARGETS: RelayTarget[] = ['direct', 'floor', 'airlock'];
+
+function throughputLines(title: string, results: BenchResults['throughputC1']): string[] {
+  const lines = [title];
+  for (const target of Object.keys(THROUGHPUT_LABELS) as ThroughputTarget[]) {
+    const run = results[target];
+    const direct = target === 'direct' ? null : results.direct;
+    const floor = target === 'direct' || target === 'floor' ? null : results.floor;
+    lines.push(
+      `  ${THROUGHPUT_LABELS[target].padEnd(12)} ${withRatios(run.requestsPerSecond, 'req/s', direct?.requestsPerSecond ?? null, floor?.requestsPerSecond ?? null, 0)}` +
+        ` | p50 ${withRatios(run.p50Ms, 'ms', direct?.p50Ms ?? null, floor?.p50Ms ?? null, 3)}` +
+        ` | p99 ${withRatios(run.p99Ms, 'ms', direct?.p99Ms ?? null, floor?.p99Ms ?? null, 3)}` +
+        ` | n=${run.count}${run.failures > 0 ? ` FAILURES=${run.failures}` : ''}`,
+    );
+  }
+  return lines;
+}
+
+export function formatReport(results: BenchResults, checks: readonly TargetCheck[]): string {
+  const lines = [
+    ...throughputLines('Non-streaming chat, concurrency 1', results.throughputC1),
+    ...throughputLines('Non-streaming chat, concurrency 50', results.throughputC50),
+    'Stream (content deltas 10 ms apart), one at a time',
+  ];
+  for (const target of RELAY_TARGETS) {
+    const stream = results.streaming[target];
+    const direct = target === 'direct' ? null : results.streaming.direct.ttfbP50Ms;
+    const floor = target === 'airlock' ? results.streaming.floor.ttfbP50Ms : null;
+    const spacing = target === 'direct' ? '' : ` | spacing off direct by ${fixed(spacingDeviationMs(results, target), 3)} ms`;
+    lines.push(
+      `  ${target.padEnd(12)} TTFB p50 ${withRatios(stream.ttfbP50Ms, 'ms', direct, floor, 3)}${spacing}` +
+        ` | merged reads ${stream.mergedReads} | incomplete ${stream.incompleteStreams}/${stream.streams}`,
+    );
+  }
+  const floorStreams = results.openStreams.floor;
+  const airlockStreams = results.openStreams.airlock;
+  lines.push(
+    `Open streams (${airlockStreams.openStreams} at once), proxy RSS growth per stream`,
+    `  floor        ${kib(floorStreams.bytesPerStream)} (RSS ${mib(floorStreams.rssBeforeBytes)} -> ${mib(floorStreams.rssDuringBytes)})`,
+    `  airlock      ${withRatios(airlockStreams.bytesPerStream / 1024, 'KB', null, floorStreams.bytesPerStream / 1024, 1)} (RSS ${mib(airlockStreams.rssBeforeBytes)} -> ${mib(airlockStreams.rssDuringBytes)})`,
+    `Request body of ${mib(results.largeBody.airlock.bodyBytes)}`,
+  );
+  for (const target of RELAY_TARGETS) {
+    const body = results.largeBody[target];
+    const direct = target === 'direct' ? null : results.largeBody.direct.elapsedMs;
+    const floor = target === 'airlock' ? results.largeBody.floor.elapsedMs : null;
+    const peak = body.peakGrowthBytes === null ? '' : ` | peak RSS growth ${mib(body.peakGrowthBytes)} = ${fixed(body.peakGrowthBytes / body.bodyBytes)}x bytes in flight`;
+    lines.push(`  ${target.padEnd(12)} ${withRatios(body.elapsedMs, 'ms', direct, floor, 1)} | ${body.byteForByte ? 'byte-for-byte' : 'BODY CHANGED'}${peak}`);
+  }
+  lines.push('Targets (issues 2 and 4)');
+  for (const check of checks) lines.push(`  ${check.pass ? 'PASS' : 'MISS'}  ${check.name}: ${check.measured} (target ${check.target})`);
+  return lines.join('\n');
+}

@@ -1,0 +1,159 @@
+import { createHash } from 'node:crypto';
+import { setTimeout as delay } from 'node:timers/promises';
+import { createPool, postBody, runChatLoad, type LoadRun } from './load.ts';
+import { readProcessMemory, sampleRss } from './processMemory.ts';
+import { gaps, meanSeries, percentile, summarizeLatencies, type LatencySummary } from './stats.ts';
+import { traceStream } from './streams.ts';
+
+export interface ThroughputResult extends LatencySummary {
+  requestsPerSecond: number;
+  failures: number;
+}
+
+const WARMUP_REQUESTS = 500;
+const WARMUP_MAX_MS = 5_000;
+
+/**
+ * Each target's best of `rounds` runs at a fixed concurrency (the other agents on this machine
+ * only ever slow a run down). Rounds go round-robin over the targets, so a burst of outside load
+ * does not land on one target only; each pool is warmed up first and not measured.
+ */
+export async function measureThroughput<T extends string>(
+  urls: Record<T, string>,
+  options: { concurrency: number; count: number; rounds: number; maxMs: number },
+): Promise<Record<T, ThroughputResult>> {
+  const targets = Object.keys(urls) as T[];
+  const pools = new Map(targets.map((target) => [target, createPool(urls[target], options.concurrency)] as const));
+  const best = new Map<T, LoadRun>();
+  try {
+    for (const [, pool] of pools) await runChatLoad({ pool, concurrency: options.concurrency, count: WARMUP_REQUESTS, maxMs: WARMUP_MAX_MS });
+    for (let round = 0; round < options.rounds; round += 1) {
+      for (const [target, pool] of pools) {
+        const run = await runChatLoad({ pool, concurrency: options.concurrency, count: options.count, maxMs: options.maxMs });
+        const previous = best.get(target);
+        if (previous === undefined || run.requestsPerSecond > previous.requestsPerSecond) best.set(target, run);
+      }
+    }
+  } finally {
+    await Promise.all([...pools.values()].map((pool) => pool.close()));
+  }
+  const results = {} as Record<T, ThroughputResult>;
+  for (const [target, run] of best) {
+    results[target] = { ...summarizeLatencies(run.latenciesMs), requestsPerSecond: run.requestsPerSecond, failures: run.failures };
+  }
+  return results;
+}
+
+export interface StreamingResult {
+  streams: number;
+  ttfbP50Ms: number;
+  /** Mean gap between consecutive content deltas, position by position. */
+  meanGapsMs: number[];
+  mergedReads: number;
+  /** Streams that delivered fewer content deltas than expected or no [DONE]. */
+  incompleteStreams: number;
+}
+
+/** Streams one after another (concurrency 1), so each relay's own timing shows. */
+export async function measureStreaming(url: string, streams: number, expectedDeltas: number): Promise<StreamingResult> {
+  const pool = createPool(url, 1);
+  try {
+    await traceStream(pool);
+    const traces = [];
+    for (let index = 0; index < streams; index += 1) traces.push(await traceStream(pool));
+    return {
+      streams,
+      ttfbP50Ms: percentile(traces.map((trace) => trace.ttfbMs), 0.5),
+      meanGapsMs: meanSeries(traces.map((trace) => gaps(trace.deltaTimesMs))),
+      mergedReads: traces.reduce((sum, trace) => sum + trace.mergedReads, 0),
+      incompleteStreams: traces.filter((trace) => trace.deltaTimesMs.length !== expectedDeltas || !trace.sawDone).length,
+    };
+  } finally {
+    await pool.close();
+  }
+}
+
+export interface OpenStreamsResult {
+  openStreams: number;
+  rssBeforeBytes: number;
+  rssDuringBytes: number;
+  bytesPerStream: number;
+}
+
+const OPEN_STREAMS_SETTLE_MS = 300;
+
+/**
+ * Opens `count` slow streams at once through the proxy in process `pid`, waits until each has
+ * its first byte, then reads the proxy's RSS while all are open. Streams are aborted afterwards.
+ */
+export async function measureOpenStreams(url: string, pid: number, count: number, firstByteTimeoutMs: number): Promise<OpenStreamsResult> {
+  const pool = createPool(url, count);
+  const abort = new AbortController();
+  try {
+    await runChatLoad({ pool, concurrency: 20, count: 200, maxMs: 5_000 });
+    await delay(OPEN_STREAMS_SETTLE_MS);
+    const rssBeforeBytes = readProcessMemory(pid).rssBytes;
+    let firstBytes = 0;
+    let allOpen: () => void = () => undefined;
+    const opened = new Promise<void>((resolve) => {
+      allOpen = resolve;
+    });
+    const onFirstByte = (): void => {
+      firstBytes += 1;
+      if (firstBytes === count) allOpen();
+    };
+    const streams = Array.from({ length: count }, () => traceStream(pool, abort.signal, onFirstByte).catch(() => null));
+    const timedOut = delay(firstByteTimeoutMs).then(() => {
+      throw new Error(`only ${firstBytes} of ${count} streams had a first byte within ${firstByteTimeoutMs} ms`);
+    });
+    await Promise.race([opened, timedOut]);
+    await delay(OPEN_STREAMS_SETTLE_MS);
+    const rssDuringBytes = readProcessMemory(pid).rssBytes;
+    abort.abort();
+    await Promise.all(streams);
+    return { openStreams: count, rssBeforeBytes, rssDuringBytes, bytesPerStream: (rssDuringBytes - rssBeforeBytes) / count };
+  } finally {
+    abort.abort();
+    await pool.destroy();
+  }
+}
+
+export interface LargeBodyResult {
+  bodyBytes: number;
+  elapsedMs: number;
+  byteForByte: boolean;
+  /** Peak RSS above the RSS before the upload; null where no proxy process sits in between. */
+  peakGrowthBytes: number | null;
+}
+
+const RSS_SAMPLE_INTERVAL_MS = 2;
+
+/** Posts `body` to the hashing sink (through `url`) and checks the sink got exactly these bytes. */
+export async function measureLargeBody(url: string, pid: number | null, body: Buffer, path: string): Promise<LargeBodyResult> {
+  const expectedSha256 = createHash('sha256').update(body).digest('hex');
+  const pool = createPool(url, 1);
+  try {
+    for (let index = 0; index < 5; index += 1) await postBody(pool, path, Buffer.from('{"model":"text-embedding-3-small","input":"warm"}'));
+    await delay(OPEN_STREAMS_SETTLE_MS);
+    const before = pid === null ? null : readProcessMemory(pid);
+    const sampler = pid === null ? null : sampleRss(pid, RSS_SAMPLE_INTERVAL_MS);
+    const result = await postBody(pool, path, body);
+    const sampledPeakBytes = sampler?.stop() ?? null;
+    let peakGrowthBytes: number | null = null;
+    if (pid !== null && before !== null && sampledPeakBytes !== null) {
+      const after = readProcessMemory(pid);
+      // VmHWM counts only if this upload raised it; otherwise it is a start-up peak.
+      const peakBytes = after.peakRssBytes > before.peakRssBytes ? Math.max(after.peakRssBytes, sampledPeakBytes) : sampledPeakBytes;
+      peakGrowthBytes = peakBytes - before.rssBytes;
+    }
+    const answer = result.json as { sha256?: unknown; bytes?: unknown };
+    return {
+      bodyBytes: body.length,
+      elapsedMs: result.elapsedMs,
+      byteForByte: result.status === 200 && answer.sha256 === expectedSha256 && answer.bytes === body.length,
+      peakGrowthBytes,
+    };
+  } finally {
+    await pool.close();
+  }
+}

@@ -1,0 +1,46 @@
+/** Summary statistics for the benchmark: pure functions over samples in milliseconds. */
+
+export interface LatencySummary {
+  count: number;
+  p50Ms: number;
+  p99Ms: number;
+  meanMs: number;
+}
+
+/** Nearest-rank percentile of unsorted samples; NaN for no samples. */
+export function percentile(samples: readonly number[], fraction: number): number {
+  if (samples.length === 0) return Number.NaN;
+  const sorted = [...samples].sort((a, b) => a - b);
+  const rank = Math.min(sorted.length, Math.max(1, Math.ceil(fraction * sorted.length)));
+  return sorted[rank - 1] as number;
+}
+
+export function mean(samples: readonly number[]): number {
+  if (samples.length === 0) return Number.NaN;
+  return samples.reduce((sum, value) => sum + value, 0) / samples.length;
+}
+
+export function summarizeLatencies(samplesMs: readonly number[]): LatencySummary {
+  return { count: samplesMs.length, p50Ms: percentile(samplesMs, 0.5), p99Ms: percentile(samplesMs, 0.99), meanMs: mean(samplesMs) };
+}
+
+/** Gaps between consecutive times. */
+export function gaps(timesMs: readonly number[]): number[] {
+  return timesMs.slice(1).map((time, index) => time - (timesMs[index] as number));
+}
+
+/** Position-wise mean of several series, over the positions every series has. */
+export function meanSeries(series: readonly (readonly number[])[]): number[] {
+  if (series.length === 0) return [];
+  const length = Math.min(...series.map((values) => values.length));
+  return Array.from({ length }, (_, index) => mean(series.map((values) => values[index] as number)));
+}
+
+/** Mean absolute difference between two series over their common positions. */
+export function meanAbsoluteDifference(a: readonly number[], b: readonly number[]): number {
+  const length = Math.min(a.length, b.length);
+  if (length === 0) return Number.NaN;
+  let total = 0;
+  for (let index = 0; index < length; index += 1) total += Math.abs((a[index] as number) - (b[index] as number));
+  return total / length;
+}

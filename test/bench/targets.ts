@@ -1,0 +1,65 @@
+import type { LargeBodyResult, OpenStreamsResult, StreamingResult, ThroughputResult } from './scenarios.ts';
+import { meanAbsoluteDifference } from './stats.ts';
+
+export type ThroughputTarget = 'direct' | 'floor' | 'airlock' | 'airlockLogged';
+export type RelayTarget = 'direct' | 'floor' | 'airlock';
+export type ProxyTarget = 'floor' | 'airlock';
+
+export interface BenchResults {
+  throughputC1: Record<ThroughputTarget, ThroughputResult>;
+  throughputC50: Record<ThroughputTarget, ThroughputResult>;
+  streaming: Record<RelayTarget, StreamingResult>;
+  openStreams: Record<ProxyTarget, OpenStreamsResult>;
+  largeBody: Record<RelayTarget, LargeBodyResult>;
+}
+
+export interface TargetCheck {
+  name: string;
+  target: string;
+  measured: string;
+  pass: boolean;
+}
+
+/** A content delta arriving more than this much off the direct connection's spacing counts as delayed. */
+export const MAX_SPACING_DEVIATION_MS = 1;
+export const MAX_BYTES_PER_OPEN_STREAM = 64 * 1024;
+
+const fixed = (value: number, digits = 2): string => value.toFixed(digits);
+
+/** Spacing of a relay's content deltas compared with the direct connection's, position by position. */
+export function spacingDeviationMs(results: BenchResults, target: RelayTarget): number {
+  return meanAbsoluteDifference(results.streaming[target].meanGapsMs, results.streaming.direct.meanGapsMs);
+}
+
+/** The targets of issues 2 and 4, each with what was measured. */
+export function checkTargets(results: BenchResults): TargetCheck[] {
+  const c50 = results.throughputC50;
+  const floorShare = c50.airlock.requestsPerSecond / c50.floor.requestsPerSecond;
+  const addedP50Ms = results.throughputC1.airlock.p50Ms - results.throughputC1.direct.p50Ms;
+  const addedTtfbMs = results.streaming.airlock.ttfbP50Ms - results.streaming.direct.ttfbP50Ms;
+  const stream = results.streaming.airlock;
+  const deviationMs = spacingDeviationMs(results, 'airlock');
+  const perStream = results.openStreams.airlock.bytesPerStream;
+  const body = results.largeBody.airlock;
+  const peakRatio = (body.peakGrowthBytes ?? Number.NaN) / body.bodyBytes;
+  const logShare = c50.airlockLogged.requestsPerSecond / c50.airlock.requestsPerSecond;
+  return [
+    { name: 'throughput c=50 vs floor', target: '>= 0.90x floor', measured: `${fixed(floorShare)}x floor`, pass: floorShare >= 0.9 },
+    { name: 'added p50 at c=1', target: '< 0.3 ms vs direct', measured: `${fixed(addedP50Ms, 3)} ms`, pass: addedP50Ms < 0.3 },
+    { name: 'stream TTFB', target: 'within 2 ms of direct', measured: `${fixed(addedTtfbMs, 3)} ms`, pass: Math.abs(addedTtfbMs) <= 2 },
+    {
+      name: 'no chunk merged or delayed',
+      target: `0 merged, 0 incomplete, spacing within ${MAX_SPACING_DEVIATION_MS} ms of direct`,
+      measured: `${stream.mergedReads} merged, ${stream.incompleteStreams} incomplete, spacing off by ${fixed(deviationMs, 3)} ms`,
+      pass: stream.mergedReads === 0 && stream.incompleteStreams === 0 && deviationMs <= MAX_SPACING_DEVIATION_MS,
+    },
+    { name: 'memory per open stream', target: '<= 64 KB', measured: `${fixed(perStream / 1024, 1)} KB`, pass: perStream <= MAX_BYTES_PER_OPEN_STREAM },
+    {
+      name: '10 MB body',
+      target: 'byte-for-byte, peak < 1.5x bytes in flight',
+      measured: `${body.byteForByte ? 'byte-for-byte' : 'CHANGED'}, peak ${fixed(peakRatio)}x`,
+      pass: body.byteForByte && peakRatio < 1.5,
+    },
+    { name: 'logging on vs off (c=50)', target: 'within 5% throughput', measured: `${fixed(logShare, 3)}x`, pass: logShare >= 0.95 },
+  ];
+}

@@ -3,7 +3,8 @@ import type { RequestEvents } from '../events/requestEvents.ts';
 import type { RequestLog } from '../log/requestLog.ts';
 import type { SpendGateControl } from '../budget/spendGate.ts';
 import type { TargetResolver } from '../pipeline/services.ts';
-import type { ConfigStore } from '../profiles/configStore.ts';
+import type { ConfigFile } from '../contracts/config.ts';
+import type { ConfigMutator } from '../profiles/configStore.ts';
 import type { KeyCache } from '../secrets/keyCache.ts';
 import type { SecretStore } from '../secrets/secretStore.ts';
 
@@ -22,13 +23,22 @@ export interface CapabilityService {
   check(profileId: string, model: string): Promise<CapabilityBadge[]>;
 }
 
+/**
+ * The profile file as this run sees it (`snapshot`, which may overlay --profile) and its writer
+ * (`update`, the ConfigStore's locked read-modify-write).
+ */
+export interface ControlConfig {
+  snapshot(): ConfigFile;
+  update(mutator: ConfigMutator): Promise<ConfigFile>;
+}
+
 export type ControlLog = Pick<RequestLog, 'listRequests' | 'getRequest' | 'spendByDay' | 'totals' | 'modelStats' | 'spendSince' | 'status'>;
 
 /** Everything the control routes call: the same modules the CLI and the proxy use, nothing of its own. */
 export interface ControlDeps {
   /** The control token (never a client token). */
   controlToken: string;
-  config: ConfigStore;
+  config: ControlConfig;
   keys: KeyCache;
   /** Client tokens are kept here too, so the window can show one again. */
   secrets: SecretStore;

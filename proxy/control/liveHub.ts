@@ -61,6 +61,12 @@ export class LiveHub {
     return [...this.#keyRejected];
   }
 
+  /** A new key was set: the rejection was about the old one. */
+  keyReplaced(profileId: string): void {
+    this.#keyRejected.delete(profileId);
+    this.statusChanged();
+  }
+
   close(): void {
     if (this.#timer) clearTimeout(this.#timer);
     this.#timer = null;

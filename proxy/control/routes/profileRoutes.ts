@@ -21,7 +21,7 @@ const priceTableSchema = z.object({ prices: z.array(modelPriceSchema), priceMult
 const priceFormatSchema = z.enum(['json', 'csv']);
 const priceImportSchema = z.object({ format: priceFormatSchema, text: z.string().max(5 * 1024 * 1024) });
 
-/** The profile's input without its id: PUT replaces every other field. */
+/** The profile's fields without its id: PUT changes the fields it sends. */
 const profileUpdateSchema = profileSchema.omit({ id: true }).partial();
 
 /** Profiles, their keys (write-only), Test, prices, and the base URL preview. */
@@ -50,17 +50,19 @@ export function profileRoutes(context: ControlContext): express.Router {
 
   router.post('/profiles', async (req, res) => {
     const input = profileSchema.parse(req.body);
-    const config = await deps.config.update((current) => addProfile(current, input));
+    await deps.config.update((current) => addProfile(current, input));
     changed();
-    res.status(201).json(viewById(config, input.id));
+    res.status(201).json(viewById(deps.config.snapshot(), input.id));
   });
 
   router.put('/profiles/:id', async (req, res) => {
     const id = param(req.params, 'id');
-    const patch = profileUpdateSchema.parse(req.body);
-    const config = await deps.config.update((current) => updateProfile(current, id, patch));
+    const body = (req.body ?? {}) as Record<string, unknown>;
+    // Only the fields sent: the schema's defaults must not reset the ones left out (prices, budget…).
+    const patch = Object.fromEntries(Object.entries(profileUpdateSchema.parse(body)).filter(([field]) => field in body));
+    await deps.config.update((current) => updateProfile(current, id, patch));
     changed();
-    res.json(viewById(config, id));
+    res.json(viewById(deps.config.snapshot(), id));
   });
 
   router.delete('/profiles/:id', async (req, res) => {
@@ -78,7 +80,9 @@ export function profileRoutes(context: ControlContext): express.Router {
     if (!cleaned.ok) throw new ApiError('invalid', cleaned.reason, 'key');
     await deps.keys.setKey(id, cleaned.key);
     await deps.config.update(bumpKeysRevision);
-    changed();
+    // The breaker and the alarm were about the old key; the next request tries the new one.
+    deps.spendGate?.resetAuthBreaker(id);
+    context.hub.keyReplaced(id);
     const body: KeyStatus = deps.keys.keyStatus(id);
     res.json(body);
   });

@@ -52,7 +52,8 @@ export async function withCliErrors(command: Command, body: () => Promise<void>)
     await body();
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
-    command.error(`airlock: ${message.replace(/\s*\n\s*/g, ' ')}`, { exitCode: 1, code: 'airlock.failed' });
+    // The usage text is for mistakes in the command line, not for a refusal explained in one line.
+    command.showHelpAfterError(false).error(`airlock: ${message.replace(/\s*\n\s*/g, ' ')}`, { exitCode: 1, code: 'airlock.failed' });
   }
 }
 

@@ -37,7 +37,8 @@ export async function runAirlock(dataDir: string, secrets: SecretStore, args: st
     stderr: sink((text) => (stderr += text)),
     nowMs: () => 1_700_000_000_000,
   };
-  const program = new Command('airlock').option('--data-dir <dir>').exitOverride();
+  // Configured like proxy/cli/main.ts (help after a usage error) so the one-line failures are checked against it.
+  const program = new Command('airlock').option('--data-dir <dir>').showHelpAfterError().exitOverride();
   program.configureOutput({ writeOut: (text) => (stdout += text), writeErr: (text) => (stderr += text) });
   for (const register of [registerProfileCommands, registerKeyCommands, registerTokenCommands]) register(program, deps);
   let exitCode = 0;

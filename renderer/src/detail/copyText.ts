@@ -18,9 +18,8 @@ export interface CurlInput {
 export function buildCurl(input: CurlInput): string {
   const lines: string[] = [];
   if (input.bodyTruncated) lines.push('# The logged body was truncated: this command sends only its first part.');
-  const parts = [`curl${input.stream ? ' -N' : ''}`];
-  if (input.method !== 'GET' && !(input.method === 'POST' && input.body !== null)) parts.push(`-X ${input.method}`);
-  parts.push(shellQuote(`${input.proxyUrl}${input.clientPath}`));
+  const method = input.method === 'GET' || (input.method === 'POST' && input.body !== null) ? '' : ` -X ${input.method}`;
+  const parts = [`curl${input.stream ? ' -N' : ''}${method} ${shellQuote(`${input.proxyUrl}${input.clientPath}`)}`];
   parts.push(`-H "Authorization: Bearer $${TOKEN_PLACEHOLDER_ENV}"`);
   if (input.body !== null) {
     parts.push(`-H ${shellQuote('Content-Type: application/json')}`);

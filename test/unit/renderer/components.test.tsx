@@ -1,0 +1,147 @@
+// @vitest-environment happy-dom
+import { cleanup, fireEvent, render, screen, waitFor } from '@testing-library/react';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import type { RequestDetail } from '../../../proxy/contracts/api.ts';
+import { ApiProvider } from '../../../renderer/src/api/ApiContext.tsx';
+import type { ControlClient } from '../../../renderer/src/api/client.ts';
+import { RequestDetailPanel } from '../../../renderer/src/detail/RequestDetailPanel.tsx';
+import { applyUpdate } from '../../../renderer/src/live/liveRows.ts';
+import { LiveStore } from '../../../renderer/src/live/liveStore.ts';
+import { RequestList } from '../../../renderer/src/live/RequestList.tsx';
+import { KeyField } from '../../../renderer/src/profiles/KeyField.tsx';
+import { StatusBar } from '../../../renderer/src/status/StatusBar.tsx';
+import { SENTINEL_KEY } from '../../support/sentinel.ts';
+
+afterEach(cleanup);
+
+function fakeClient(overrides: Partial<ControlClient>): ControlClient {
+  return new Proxy(overrides as ControlClient, {
+    get: (target, name: string) => target[name as keyof ControlClient] ?? (() => Promise.reject(new Error(`unexpected call ${name}`))),
+  });
+}
+
+describe('KeyField', () => {
+  it('sends the key once, clears the field and only ever shows its last four characters', async () => {
+    const setKey = vi.fn(async () => ({ set: true, lastFour: SENTINEL_KEY.slice(-4) }));
+    const onChanged = vi.fn();
+    const { rerender } = render(
+      <ApiProvider client={fakeClient({ setKey })}>
+        <KeyField profileId="main" status={{ set: false, lastFour: null }} onChanged={onChanged} />
+      </ApiProvider>,
+    );
+    const input = screen.getByLabelText('Key') as HTMLInputElement;
+    expect(input.type).toBe('password');
+    fireEvent.change(input, { target: { value: SENTINEL_KEY } });
+    fireEvent.click(screen.getByRole('button', { name: 'Save key' }));
+    await waitFor(() => expect(onChanged).toHaveBeenCalledWith({ set: true, lastFour: SENTINEL_KEY.slice(-4) }));
+    expect(setKey).toHaveBeenCalledWith('main', SENTINEL_KEY);
+    rerender(
+      <ApiProvider client={fakeClient({ setKey })}>
+        <KeyField profileId="main" status={{ set: true, lastFour: SENTINEL_KEY.slice(-4) }} onChanged={onChanged} />
+      </ApiProvider>,
+    );
+    expect(screen.getByTestId('key-status').textContent).toBe(`Set, ends in …${SENTINEL_KEY.slice(-4)}`);
+    expect((screen.getByLabelText('Replace key') as HTMLInputElement).value).toBe('');
+    expect(document.body.innerHTML).not.toContain(SENTINEL_KEY);
+  });
+});
+
+describe('RequestList', () => {
+  it('moves the selection with the keyboard and opens the detail with Enter', () => {
+    const store = new LiveStore();
+    store.addPage(['a', 'b', 'c'].map((id, index) => ({ ...applyUpdate(undefined, { requestId: id, appendText: '', fields: { startedAtMs: index } })!, state: 'done' as const })));
+    store.publish();
+    const onSelect = vi.fn();
+    const onOpen = vi.fn();
+    render(<RequestList snapshot={store.getSnapshot()} selectedId="c" onSelect={onSelect} onOpen={onOpen} onNearEnd={() => undefined} />);
+    const list = screen.getByRole('listbox');
+    expect(list.getAttribute('aria-activedescendant')).toBe('request-c');
+    fireEvent.keyDown(list, { key: 'ArrowDown' });
+    expect(onSelect).toHaveBeenLastCalledWith('b');
+    fireEvent.keyDown(list, { key: 'End' });
+    expect(onSelect).toHaveBeenLastCalledWith('a');
+    fireEvent.keyDown(list, { key: 'Enter' });
+    expect(onOpen).toHaveBeenCalledWith('c');
+  });
+});
+
+describe('RequestDetailPanel', () => {
+  it('shows a failure with its class, meaning and fix, and closes on Escape', async () => {
+    const detail: RequestDetail = {
+      id: 'r1',
+      startedAtMs: 0,
+      state: 'done',
+      clientName: 'aider',
+      profileId: 'main',
+      requestedModel: 'gpt-5x',
+      responseModel: null,
+      upstreamModel: 'gpt-5x',
+      modelMismatch: false,
+      upstreamRequestId: null,
+      protocol: 'openai',
+      protocolMode: 'native',
+      ttfbMs: 20,
+      durationMs: 25,
+      inputTokens: null,
+      outputTokens: null,
+      cachedInputTokens: null,
+      reasoningTokens: null,
+      costCredits: null,
+      usageEstimated: false,
+      method: 'POST',
+      clientPath: '/v1/chat/completions',
+      upstreamPath: '/v1/chat/completions',
+      status: 404,
+      errorClass: 'model_not_found',
+      errorMessage: 'The model gpt-5x does not exist',
+      explanation: { errorClass: 'model_not_found', title: 'Model not found', meaning: 'The gateway does not know this model id', fix: 'List the models and copy the exact id.', retryable: false },
+      requestHeaders: {},
+      responseHeaders: {},
+      requestBody: null,
+      responseBody: null,
+      streamText: null,
+      streamEvents: null,
+      stream: false,
+      retries: 0,
+    };
+    const onClose = vi.fn();
+    render(
+      <ApiProvider client={fakeClient({ request: async () => detail })}>
+        <RequestDetailPanel requestId="r1" liveRow={undefined} proxyUrl="http://127.0.0.1:1" onClose={onClose} />
+      </ApiProvider>,
+    );
+    expect(await screen.findByText('List the models and copy the exact id.')).toBeTruthy();
+    expect(screen.getByText('model_not_found')).toBeTruthy();
+    expect(screen.getByText('The model gpt-5x does not exist')).toBeTruthy();
+    expect(screen.getByRole('button', { name: 'Copy support info' })).toBeTruthy();
+    fireEvent.keyDown(screen.getByLabelText('Request detail'), { key: 'Escape' });
+    expect(onClose).toHaveBeenCalled();
+  });
+});
+
+describe('StatusBar', () => {
+  it('shows the address, pause state, profile, spend and alarms', () => {
+    const onTogglePause = vi.fn();
+    render(
+      <StatusBar
+        connected
+        onTogglePause={onTogglePause}
+        status={{
+          proxyUrl: 'http://127.0.0.1:8642',
+          paused: true,
+          inFlight: 2,
+          activeProfile: { id: 'main', name: 'Main gateway' },
+          todaySpend: { credits: 12.5, cny: 9.38, usdApprox: 1.38 },
+          alarms: [{ kind: 'key_rejected', profileId: 'main', message: 'The gateway rejected the key of profile main' }],
+          firstRun: { hasProfile: true, hasKey: true, hasClientToken: true },
+        }}
+      />,
+    );
+    expect(screen.getByText('http://127.0.0.1:8642')).toBeTruthy();
+    expect(screen.getByText('Main gateway')).toBeTruthy();
+    expect(screen.getByText(/12\.5 credits/)).toBeTruthy();
+    expect(screen.getByRole('alert').textContent).toContain('rejected the key');
+    fireEvent.click(screen.getByRole('button', { name: 'Resume proxy' }));
+    expect(onTogglePause).toHaveBeenCalled();
+  });
+});

@@ -1,0 +1,81 @@
+import { describe, expect, it } from 'vitest';
+import type { LiveRequestUpdate, RequestFilters } from '../../../proxy/contracts/api.ts';
+import { applyUpdate, LIVE_TEXT_LIMIT_CHARS, matchesFilters, type LiveRow } from '../../../renderer/src/live/liveRows.ts';
+import { LiveStore } from '../../../renderer/src/live/liveStore.ts';
+
+const start = (requestId: string, startedAtMs: number, fields: Partial<LiveRow> = {}): LiveRequestUpdate => ({
+  requestId,
+  appendText: '',
+  fields: { id: requestId, startedAtMs, state: 'in_flight', requestedModel: 'm', clientName: 'aider', ...fields },
+});
+const delta = (requestId: string, text: string): LiveRequestUpdate => ({ requestId, appendText: text, fields: {} });
+const end = (requestId: string, fields: Partial<LiveRow> = {}): LiveRequestUpdate => ({ requestId, appendText: '', fields: { state: 'done', status: 200, ...fields } });
+
+describe('applyUpdate', () => {
+  it('ignores updates for a request never seen starting', () => {
+    expect(applyUpdate(undefined, delta('x', 'hi'))).toBeNull();
+  });
+
+  it('grows the text while in flight and drops it when done', () => {
+    let row = applyUpdate(undefined, start('a', 1))!;
+    row = applyUpdate(row, delta('a', 'Hel'))!;
+    row = applyUpdate(row, delta('a', 'lo'))!;
+    expect(row.text).toBe('Hello');
+    row = applyUpdate(row, end('a', { outputTokens: 2 }))!;
+    expect(row).toMatchObject({ state: 'done', text: '', outputTokens: 2, requestedModel: 'm' });
+  });
+
+  it('keeps only the tail of a very long stream', () => {
+    const row = applyUpdate(applyUpdate(undefined, start('a', 1))!, delta('a', 'x'.repeat(LIVE_TEXT_LIMIT_CHARS) + 'END'))!;
+    expect(row.text).toHaveLength(LIVE_TEXT_LIMIT_CHARS);
+    expect(row.text.endsWith('END')).toBe(true);
+  });
+});
+
+describe('matchesFilters', () => {
+  const row = { ...applyUpdate(undefined, start('a', 100, { profileId: 'main', status: 429, errorClass: 'rate_limited' }))!, text: 'the quick fox' };
+  it.each<[RequestFilters, boolean]>([
+    [{}, true],
+    [{ fromMs: 101 }, false],
+    [{ toMs: 99 }, false],
+    [{ profileId: 'main' }, true],
+    [{ profileId: 'other' }, false],
+    [{ model: 'm' }, true],
+    [{ client: 'cline' }, false],
+    [{ status: 'error' }, true],
+    [{ status: 'ok' }, false],
+    [{ status: 429 }, true],
+    [{ errorClass: 'auth' }, false],
+    [{ text: 'QUICK' }, true],
+    [{ text: 'slow' }, false],
+  ])('%j → %s', (filters, expected) => {
+    expect(matchesFilters(row, filters)).toBe(expected);
+  });
+});
+
+describe('LiveStore', () => {
+  it('orders newest first across live frames and log pages, and publishes once per call', () => {
+    const store = new LiveStore();
+    let notified = 0;
+    store.subscribe(() => (notified += 1));
+    store.applyFrame({ requests: [start('b', 200), start('d', 400)], status: null });
+    store.addPage([{ ...applyUpdate(undefined, start('a', 100))!, state: 'done' }, { ...applyUpdate(undefined, start('c', 300))!, state: 'done' }]);
+    store.applyFrame({ requests: [delta('b', 'x'), delta('zz', 'ignored')], status: null });
+    expect(notified).toBe(0);
+    store.publish();
+    expect(notified).toBe(1);
+    const snapshot = store.getSnapshot();
+    expect(snapshot.order).toEqual(['d', 'c', 'b', 'a']);
+    expect(snapshot.rows.get('b')?.text).toBe('x');
+    store.publish();
+    expect(notified).toBe(1);
+  });
+
+  it('keeps rows that arrive live out of a filtered view', () => {
+    const store = new LiveStore();
+    store.reset({ client: 'cline' });
+    store.applyFrame({ requests: [start('a', 1), start('b', 2, { clientName: 'cline' })], status: null });
+    store.publish();
+    expect(store.getSnapshot().order).toEqual(['b']);
+  });
+});

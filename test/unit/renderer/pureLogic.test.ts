@@ -1,0 +1,110 @@
+import { describe, expect, it } from 'vitest';
+import type { RequestListQuery, SpendResponse } from '../../../proxy/contracts/api.ts';
+import { requestQueryString } from '../../../renderer/src/api/query.ts';
+import { loginCodeFromHash } from '../../../renderer/src/api/client.ts';
+import { screenFromHash } from '../../../renderer/src/common/useHashRoute.ts';
+import { EMPTY_FILTER_FORM, filtersFromForm, type FilterForm } from '../../../renderer/src/live/filterForm.ts';
+import { nextIndex } from '../../../renderer/src/live/RequestList.tsx';
+import { chartData, quoteTopUp } from '../../../renderer/src/spend/spendMath.ts';
+
+describe('requestQueryString', () => {
+  it.each<[RequestListQuery, string]>([
+    [{}, ''],
+    [{ model: 'gpt-4o', status: 'error' }, '?model=gpt-4o&status=error'],
+    [{ status: 429, limit: 200 }, '?status=429&limit=200'],
+    [{ text: '  hello world  ', client: '' }, '?text=hello+world'],
+    [{ cursor: 'abc', fromMs: 10, errorClass: 'auth' }, '?fromMs=10&errorClass=auth&cursor=abc'],
+    [{ profileId: 'a&b=c' }, '?profileId=a%26b%3Dc'],
+  ])('%j → %s', (query, expected) => {
+    expect(requestQueryString(query)).toBe(expected);
+  });
+});
+
+describe('filtersFromForm', () => {
+  const nowMs = 1_000_000_000;
+  it.each<[Partial<FilterForm>, ReturnType<typeof filtersFromForm>]>([
+    [{}, {}],
+    [{ window: '1h' }, { fromMs: nowMs - 3_600_000 }],
+    [{ status: 'ok' }, { status: 'ok' }],
+    [{ status: ' 502 ' }, { status: 502 }],
+    [{ status: '5xx' }, {}],
+    [{ errorClass: 'rate_limited', text: ' needle ' }, { errorClass: 'rate_limited', text: 'needle' }],
+    [{ profileId: ' main ', model: 'm', client: 'aider' }, { profileId: 'main', model: 'm', client: 'aider' }],
+  ])('%j', (form, expected) => {
+    expect(filtersFromForm({ ...EMPTY_FILTER_FORM, ...form }, nowMs)).toEqual(expected);
+  });
+});
+
+describe('list keyboard navigation', () => {
+  it.each<[string, number, number, number | null]>([
+    ['ArrowDown', 0, 10, 1],
+    ['ArrowDown', 9, 10, 9],
+    ['ArrowUp', 0, 10, 0],
+    ['ArrowDown', -1, 10, 0],
+    ['PageDown', 0, 100, 15],
+    ['PageUp', 5, 100, 0],
+    ['Home', 50, 100, 0],
+    ['End', 0, 100, 99],
+    ['a', 3, 10, null],
+    ['ArrowDown', 0, 0, null],
+  ])('%s from %i of %i → %s', (key, current, count, expected) => {
+    expect(nextIndex(key, current, count)).toBe(expected);
+  });
+});
+
+describe('login code and screens from the URL fragment', () => {
+  it.each([
+    ['#code=abc_DEF-123', 'abc_DEF-123'],
+    ['code=xyz', 'xyz'],
+    ['#/live', null],
+    ['#code=', null],
+    ['', null],
+  ])('loginCodeFromHash(%s) = %s', (hash, expected) => {
+    expect(loginCodeFromHash(hash)).toBe(expected);
+  });
+
+  it.each([
+    ['#/spend', 'spend'],
+    ['#/connect', 'connect'],
+    ['#code=abc', 'live'],
+    ['#/nope', 'live'],
+    ['', 'live'],
+  ])('screenFromHash(%s) = %s', (hash, expected) => {
+    expect(screenFromHash(hash)).toBe(expected);
+  });
+});
+
+describe('spend display', () => {
+  const rates: SpendResponse['rates'] = {
+    cnyPerCredit: 0.75,
+    usdPerCreditApprox: 0.11,
+    topUpTiers: [
+      { minCredits: 1000, discountPercent: 2 },
+      { minCredits: 100, discountPercent: 1 },
+      { minCredits: 500, discountPercent: 1.5 },
+    ],
+  };
+
+  it.each([
+    [50, 0, 37.5, 5.5, 100],
+    [100, 1, 74.25, 10.89, 500],
+    [500, 1.5, 369.38, 54.18, 1000],
+    [2000, 2, 1470, 215.6, null],
+  ])('a top-up of %i credits: %f%% off, ¥%f, $%f, next tier %s', (credits, discountPercent, payCny, payUsdApprox, nextTier) => {
+    const quote = quoteTopUp(credits, rates);
+    expect(quote).toMatchObject({ discountPercent, payCny, payUsdApprox });
+    expect(quote.nextTier?.minCredits ?? null).toBe(nextTier);
+  });
+
+  it('stacks a chart per day with the most expensive model first and zeros for missing days', () => {
+    const data = chartData([
+      { day: '2026-01-01', creditsByModel: { a: 1, b: 5 } },
+      { day: '2026-01-02', creditsByModel: { a: 2 } },
+    ]);
+    expect(data.models).toEqual(['b', 'a']);
+    expect(data.rows).toEqual([
+      { day: '2026-01-01', a: 1, b: 5 },
+      { day: '2026-01-02', a: 2, b: 0 },
+    ]);
+  });
+});

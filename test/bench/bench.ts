@@ -9,7 +9,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { startChildServer, type ChildServer } from './childServer.ts';
+import { startChildServer, type ChildOptions, type ChildServer } from './childServer.ts';
 import { formatReport } from './report.ts';
 import { measureLargeBody, measureOpenStreams, measureStreaming, measureThroughput } from './scenarios.ts';
 import { checkTargets, type BenchResults } from './targets.ts';
@@ -30,8 +30,8 @@ const airlockNodeFlags = values['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${r
 
 const running = new Set<ChildServer>();
 
-async function start(script: string, args: string[], nodeFlags: string[] = []): Promise<ChildServer> {
-  const child = await startChildServer(script, args, nodeFlags);
+async function start(script: string, args: string[], options: ChildOptions = {}): Promise<ChildServer> {
+  const child = await startChildServer(script, args, options);
   running.add(child);
   return child;
 }
@@ -41,8 +41,18 @@ async function stop(...children: ChildServer[]): Promise<void> {
   for (const child of children) running.delete(child);
 }
 
-const startProxy = (kind: 'floor' | 'airlock', upstreamUrl: string, extra: string[] = []): Promise<ChildServer> =>
-  start('proxyServer.ts', ['--kind', kind, '--upstream', upstreamUrl, ...extra], kind === 'airlock' ? airlockNodeFlags : []);
+/**
+ * glibc keeps freed memory for reuse, so a process that freed a lot at start-up (Airlock warms its
+ * tokenizer) could hide new allocations from RSS. For memory figures, blocks of 32 KiB and more
+ * are mmapped and returned on free, so RSS follows the bytes actually held.
+ */
+const EXACT_RSS_ENV = { MALLOC_MMAP_THRESHOLD_: '32768', MALLOC_TRIM_THRESHOLD_: '0' };
+
+const startProxy = (kind: 'floor' | 'airlock', upstreamUrl: string, options: { log?: boolean; exactRss?: boolean } = {}): Promise<ChildServer> =>
+  start('proxyServer.ts', ['--kind', kind, '--upstream', upstreamUrl, ...(options.log ? ['--log'] : [])], {
+    nodeFlags: kind === 'airlock' ? airlockNodeFlags : [],
+    ...(options.exactRss ? { env: EXACT_RSS_ENV } : {}),
+  });
 
 /** A JSON embeddings request of exactly `bytes` bytes, its text varied so a dropped or moved chunk changes the hash. */
 function largeJsonBody(bytes: number): Buffer {
@@ -61,7 +71,7 @@ async function measureRelays(log: (line: string) => void): Promise<Pick<BenchRes
   const [floor, airlock, airlockLogged] = await Promise.all([
     startProxy('floor', simulator.url),
     startProxy('airlock', simulator.url),
-    startProxy('airlock', simulator.url, ['--log']),
+    startProxy('airlock', simulator.url, { log: true }),
   ]);
   const urls = { direct: simulator.url, floor: floor.url, airlock: airlock.url, airlockLogged: airlockLogged.url };
   log('non-streaming, concurrency 1');
@@ -83,7 +93,7 @@ async function measureMemory(log: (line: string) => void): Promise<Pick<BenchRes
   const slowSimulator = await start('upstreamServer.ts', ['--chunk-count', String(STREAM_CHUNKS), '--chunk-interval-ms', String(OPEN_STREAM_CHUNK_INTERVAL_MS)]);
   const openStreams = {} as BenchResults['openStreams'];
   for (const kind of ['floor', 'airlock'] as const) {
-    const proxy = await startProxy(kind, slowSimulator.url);
+    const proxy = await startProxy(kind, slowSimulator.url, { exactRss: true });
     openStreams[kind] = await measureOpenStreams(proxy.url, proxy.pid, OPEN_STREAMS, OPEN_STREAMS_FIRST_BYTE_TIMEOUT_MS);
     await stop(proxy);
   }
@@ -94,7 +104,7 @@ async function measureMemory(log: (line: string) => void): Promise<Pick<BenchRes
   const body = largeJsonBody(LARGE_BODY_BYTES);
   const largeBody = { direct: await measureLargeBody(sink.url, null, body, EMBEDDINGS_PATH) } as BenchResults['largeBody'];
   for (const kind of ['floor', 'airlock'] as const) {
-    const proxy = await startProxy(kind, sink.url);
+    const proxy = await startProxy(kind, sink.url, { exactRss: true });
     largeBody[kind] = await measureLargeBody(proxy.url, proxy.pid, body, EMBEDDINGS_PATH);
     await stop(proxy);
   }

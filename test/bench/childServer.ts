@@ -19,8 +19,17 @@ export interface ChildServer {
  * Runs a bench server script in its own Node process (its own event loop and heap, so the load
  * generator and the upstream never compete with it inside one loop) and waits for its URL.
  */
-export async function startChildServer(script: string, args: readonly string[], nodeFlags: readonly string[] = []): Promise<ChildServer> {
-  const child = spawn(NODE_BIN, [...nodeFlags, resolve(import.meta.dirname, script), ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+export interface ChildOptions {
+  nodeFlags?: readonly string[];
+  /** Added to this process's environment. */
+  env?: Record<string, string>;
+}
+
+export async function startChildServer(script: string, args: readonly string[], options: ChildOptions = {}): Promise<ChildServer> {
+  const child = spawn(NODE_BIN, [...(options.nodeFlags ?? []), resolve(import.meta.dirname, script), ...args], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+    env: { ...process.env, ...options.env },
+  });
   const url = await readyUrl(child, script);
   const pid = child.pid as number;
   return {

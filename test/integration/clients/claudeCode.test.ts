@@ -1,0 +1,104 @@
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { startHarness, type Harness } from '../../support/proxyHarness.ts';
+import { expectBilledTranslations, type TokenPrice } from '../../support/clients/billedExchanges.ts';
+import { claudeCodeCli, installedVersion } from '../../support/clients/clientBinaries.ts';
+import { createClientSandbox, offlineClientEnv, type ClientSandbox } from '../../support/clients/clientSandbox.ts';
+import { settledExchanges } from '../../support/clients/exchanges.ts';
+import { receivedChatRequests, toolResultFor } from '../../support/clients/receivedChat.ts';
+import { runCli, transcript, type CliResult } from '../../support/clients/runCli.ts';
+
+const CLI_TIMEOUT_MS = 45_000;
+const TEST_TIMEOUT_MS = 60_000;
+const SETTLE_TIMEOUT_MS = 5_000;
+const CLIENT_TOKEN = 'alk_claude_code_client';
+const CLIENT_MODEL = 'claude-sonnet-4-5';
+const PRICE: TokenPrice = { model: 'deepseek-chat', inputPer1M: 0.5, outputPer1M: 2 };
+
+let harness: Harness;
+let sandbox: ClientSandbox;
+
+beforeAll(async () => {
+  harness = await startHarness({
+    profile: { modelRoutes: [{ pattern: 'claude-*', target: PRICE.model }], prices: [PRICE] },
+  });
+});
+afterAll(async () => {
+  await harness.close();
+});
+beforeEach(async () => {
+  harness.simulator.reset();
+  sandbox = await createClientSandbox('claude-code');
+});
+afterEach(async () => {
+  await sandbox.remove();
+});
+
+const authStyles = [
+  ['x-api-key', 'ANTHROPIC_API_KEY'],
+  ['Bearer', 'ANTHROPIC_AUTH_TOKEN'],
+] as const;
+
+/** `claude -p` in print mode, offline, with a fresh config dir and nothing but Airlock to talk to. */
+function runClaudePrint(authVariable: string, prompt: string, extraArgs: readonly string[] = []): Promise<CliResult> {
+  return runCli({
+    cli: claudeCodeCli(),
+    args: ['-p', prompt, '--model', CLIENT_MODEL, '--no-session-persistence', ...extraArgs],
+    cwd: sandbox.workDir,
+    env: offlineClientEnv(sandbox.homeDir, {
+      CLAUDE_CONFIG_DIR: `${sandbox.homeDir}/.claude`,
+      ANTHROPIC_BASE_URL: harness.proxy.url,
+      [authVariable]: CLIENT_TOKEN,
+      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+      DISABLE_AUTOUPDATER: '1',
+      DISABLE_TELEMETRY: '1',
+      DISABLE_ERROR_REPORTING: '1',
+    }),
+    timeoutMs: CLI_TIMEOUT_MS,
+  });
+}
+
+describe(`Claude Code ${installedVersion('@anthropic-ai/claude-code')} through Airlock to a Chat-Completions-only gateway`, () => {
+  it.each(authStyles)(
+    'prints the answer with %s auth, and the exchange is translated and billed',
+    async (_style, authVariable) => {
+      harness.simulator.script({ kind: 'reply', content: 'airlock-plain-answer' });
+      const firstEventIndex = harness.events.length;
+
+      const result = await runClaudePrint(authVariable, 'Reply with the marker');
+
+      expect(result.exitCode, transcript(result)).toBe(0);
+      expect(result.stdout.trim()).toBe('airlock-plain-answer');
+      const exchanges = await settledExchanges(harness.events, firstEventIndex, SETTLE_TIMEOUT_MS);
+      expect(exchanges.map(({ start }) => start.clientPath)).toEqual(['/v1/messages?beta=true']);
+      expectBilledTranslations(exchanges, 'anthropic', PRICE);
+      const [upstream] = receivedChatRequests(harness.simulator);
+      expect(upstream).toMatchObject({ path: '/v1/chat/completions', authOk: true, xApiKey: undefined, model: PRICE.model });
+    },
+    TEST_TIMEOUT_MS,
+  );
+
+  it(
+    'runs the Bash tool the model calls and sends its output back as a tool message',
+    async () => {
+      harness.simulator.script(
+        { kind: 'reply', toolCalls: [{ name: 'Bash', arguments: JSON.stringify({ command: "printf '%s-%s' airlock tool-ok", description: 'Print the marker' }) }] },
+        { kind: 'reply', content: 'final-answer-after-tool' },
+      );
+      const firstEventIndex = harness.events.length;
+
+      const result = await runClaudePrint('ANTHROPIC_API_KEY', 'Print the marker with Bash', ['--allowedTools', 'Bash(printf:*)']);
+
+      expect(result.exitCode, transcript(result)).toBe(0);
+      expect(result.stdout.trim()).toBe('final-answer-after-tool');
+      const [toolTurn, resultTurn, ...extra] = receivedChatRequests(harness.simulator);
+      expect(extra).toEqual([]);
+      expect(toolTurn?.toolNames).toContain('Bash');
+      // Only a shell that ran the command joins the two printf arguments into the marker.
+      expect(toolResultFor(resultTurn!, 'Bash')?.content).toContain('airlock-tool-ok');
+      const exchanges = await settledExchanges(harness.events, firstEventIndex, SETTLE_TIMEOUT_MS);
+      expect(exchanges).toHaveLength(2);
+      expectBilledTranslations(exchanges, 'anthropic', PRICE);
+    },
+    TEST_TIMEOUT_MS,
+  );
+});

@@ -1,0 +1,38 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { RequestLifecycleEvent } from '../../../proxy/events/lifecycle.ts';
+
+type StartEvent = Extract<RequestLifecycleEvent, { type: 'start' }>;
+type EndEvent = Extract<RequestLifecycleEvent, { type: 'end' }>;
+
+/** One request through the proxy, as its lifecycle events tell it. */
+export interface Exchange {
+  start: StartEvent;
+  end: EndEvent;
+}
+
+const POLL_INTERVAL_MS = 20;
+
+function pairUp(events: readonly RequestLifecycleEvent[]): { exchanges: Exchange[]; openCount: number } {
+  const ends = new Map<string, EndEvent>();
+  for (const event of events) if (event.type === 'end') ends.set(event.requestId, event);
+  const starts = events.filter((event): event is StartEvent => event.type === 'start');
+  const exchanges = starts.flatMap((start) => {
+    const end = ends.get(start.requestId);
+    return end === undefined ? [] : [{ start, end }];
+  });
+  return { exchanges, openCount: starts.length - exchanges.length };
+}
+
+/**
+ * The exchanges among `events` from `fromIndex` on, once every started request has ended. A CLI
+ * can exit as soon as it read a stream's last event, a moment before the proxy publishes `end`.
+ */
+export async function settledExchanges(events: readonly RequestLifecycleEvent[], fromIndex: number, timeoutMs: number): Promise<Exchange[]> {
+  const deadlineMs = Date.now() + timeoutMs;
+  for (;;) {
+    const { exchanges, openCount } = pairUp(events.slice(fromIndex));
+    if (openCount === 0) return exchanges;
+    if (Date.now() >= deadlineMs) throw new Error(`${openCount} request(s) through the proxy never ended`);
+    await sleep(POLL_INTERVAL_MS);
+  }
+}

@@ -1,0 +1,97 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { startHarness, type Harness } from '../../support/proxyHarness.ts';
+import { expectBilledTranslations, type TokenPrice } from '../../support/clients/billedExchanges.ts';
+import { codexCli, installedVersion } from '../../support/clients/clientBinaries.ts';
+import { createClientSandbox, offlineClientEnv, type ClientSandbox } from '../../support/clients/clientSandbox.ts';
+import { codexConfigToml } from '../../support/clients/codexConfig.ts';
+import { settledExchanges } from '../../support/clients/exchanges.ts';
+import { receivedChatRequests, toolResultFor } from '../../support/clients/receivedChat.ts';
+import { runCli, transcript, type CliResult } from '../../support/clients/runCli.ts';
+
+const CLI_TIMEOUT_MS = 45_000;
+const TEST_TIMEOUT_MS = 60_000;
+const SETTLE_TIMEOUT_MS = 5_000;
+const TOKEN_ENV_VARIABLE = 'AIRLOCK_CLIENT_TOKEN';
+const CLIENT_MODEL = 'gpt-5-codex';
+const PRICE: TokenPrice = { model: 'gpt-4o-mini', inputPer1M: 0.15, outputPer1M: 0.6 };
+
+let harness: Harness;
+let sandbox: ClientSandbox;
+
+beforeAll(async () => {
+  harness = await startHarness({
+    profile: { modelRoutes: [{ pattern: 'gpt-5*', target: PRICE.model }], prices: [PRICE] },
+  });
+});
+afterAll(async () => {
+  await harness.close();
+});
+beforeEach(async () => {
+  harness.simulator.reset();
+  sandbox = await createClientSandbox('codex');
+});
+afterEach(async () => {
+  await sandbox.remove();
+});
+
+/** `codex exec` with a fresh CODEX_HOME whose only provider is Airlock; shell commands run read-only sandboxed. */
+async function runCodexExec(prompt: string): Promise<CliResult> {
+  const codexHome = join(sandbox.homeDir, '.codex');
+  await mkdir(codexHome);
+  await writeFile(join(codexHome, 'config.toml'), codexConfigToml({ proxyUrl: harness.proxy.url, model: CLIENT_MODEL, tokenEnvVariable: TOKEN_ENV_VARIABLE }));
+  return runCli({
+    cli: codexCli(),
+    args: ['exec', '--strict-config', '--skip-git-repo-check', '--ephemeral', '--color', 'never', '--sandbox', 'read-only', prompt],
+    cwd: sandbox.workDir,
+    env: offlineClientEnv(sandbox.homeDir, { CODEX_HOME: codexHome, [TOKEN_ENV_VARIABLE]: 'alk_codex_client' }),
+    timeoutMs: CLI_TIMEOUT_MS,
+  });
+}
+
+describe(`Codex CLI ${installedVersion('@openai/codex')} through Airlock to a Chat-Completions-only gateway`, () => {
+  it(
+    'prints the answer of a translated Responses stream, and the exchange is billed',
+    async () => {
+      harness.simulator.script({ kind: 'reply', content: 'airlock-codex-answer' });
+      const firstEventIndex = harness.events.length;
+
+      const result = await runCodexExec('Reply with the marker');
+
+      expect(result.exitCode, transcript(result)).toBe(0);
+      expect(result.stdout.trim()).toBe('airlock-codex-answer');
+      const exchanges = await settledExchanges(harness.events, firstEventIndex, SETTLE_TIMEOUT_MS);
+      expect(exchanges.map(({ start }) => [start.clientPath, start.stream])).toEqual([['/v1/responses', true]]);
+      expectBilledTranslations(exchanges, 'responses', PRICE);
+      const [upstream] = receivedChatRequests(harness.simulator);
+      expect(upstream).toMatchObject({ path: '/v1/chat/completions', authOk: true, model: PRICE.model });
+    },
+    TEST_TIMEOUT_MS,
+  );
+
+  it(
+    'runs the exec_command tool the model calls and sends its output back as a tool message',
+    async () => {
+      harness.simulator.script(
+        { kind: 'reply', toolCalls: [{ name: 'exec_command', arguments: JSON.stringify({ cmd: "printf '%s-%s' airlock tool-ok", login: false }) }] },
+        { kind: 'reply', content: 'final-answer-after-tool' },
+      );
+      const firstEventIndex = harness.events.length;
+
+      const result = await runCodexExec('Print the marker with a shell command');
+
+      expect(result.exitCode, transcript(result)).toBe(0);
+      expect(result.stdout.trim()).toBe('final-answer-after-tool');
+      const [toolTurn, resultTurn, ...extra] = receivedChatRequests(harness.simulator);
+      expect(extra).toEqual([]);
+      expect(toolTurn?.toolNames).toContain('exec_command');
+      // Only a shell that ran the command joins the two printf arguments into the marker.
+      expect(toolResultFor(resultTurn!, 'exec_command')?.content).toContain('airlock-tool-ok');
+      const exchanges = await settledExchanges(harness.events, firstEventIndex, SETTLE_TIMEOUT_MS);
+      expect(exchanges).toHaveLength(2);
+      expectBilledTranslations(exchanges, 'responses', PRICE);
+    },
+    TEST_TIMEOUT_MS,
+  );
+});

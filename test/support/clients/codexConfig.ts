@@ -1,0 +1,35 @@
+export interface CodexProviderSettings {
+  /** The proxy's root URL; Codex appends `/responses` to `<root>/v1`. */
+  proxyUrl: string;
+  model: string;
+  /** The environment variable Codex reads the client token from. */
+  tokenEnvVariable: string;
+}
+
+/**
+ * config.toml for CODEX_HOME: one custom provider at Airlock speaking Responses, and nothing
+ * that reaches elsewhere (no update check, analytics or feedback upload). Retries are off so a
+ * proxy failure shows up as one failed request rather than a slow test.
+ */
+export function codexConfigToml(settings: CodexProviderSettings): string {
+  return [
+    `model = ${JSON.stringify(settings.model)}`,
+    'model_provider = "airlock"',
+    'check_for_update_on_startup = false',
+    '',
+    '[analytics]',
+    'enabled = false',
+    '',
+    '[feedback]',
+    'enabled = false',
+    '',
+    '[model_providers.airlock]',
+    'name = "Airlock"',
+    `base_url = ${JSON.stringify(`${settings.proxyUrl}/v1`)}`,
+    'wire_api = "responses"',
+    `env_key = ${JSON.stringify(settings.tokenEnvVariable)}`,
+    'request_max_retries = 0',
+    'stream_max_retries = 0',
+    '',
+  ].join('\n');
+}

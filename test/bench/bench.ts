@@ -50,7 +50,7 @@ const EXACT_RSS_ENV = { MALLOC_MMAP_THRESHOLD_: '32768', MALLOC_TRIM_THRESHOLD_:
 
 const startProxy = (kind: 'floor' | 'airlock', upstreamUrl: string, options: { log?: boolean; exactRss?: boolean } = {}): Promise<ChildServer> =>
   start('proxyServer.ts', ['--kind', kind, '--upstream', upstreamUrl, ...(options.log ? ['--log'] : [])], {
-    nodeFlags: kind === 'airlock' ? airlockNodeFlags : [],
+    nodeFlags: [...(kind === 'airlock' ? airlockNodeFlags : []), ...(options.exactRss ? ['--expose-gc'] : [])],
     ...(options.exactRss ? { env: EXACT_RSS_ENV } : {}),
   });
 
@@ -94,7 +94,7 @@ async function measureMemory(log: (line: string) => void): Promise<Pick<BenchRes
   const openStreams = {} as BenchResults['openStreams'];
   for (const kind of ['floor', 'airlock'] as const) {
     const proxy = await startProxy(kind, slowSimulator.url, { exactRss: true });
-    openStreams[kind] = await measureOpenStreams(proxy.url, proxy.pid, OPEN_STREAMS, OPEN_STREAMS_FIRST_BYTE_TIMEOUT_MS);
+    openStreams[kind] = await measureOpenStreams(proxy, OPEN_STREAMS, OPEN_STREAMS_FIRST_BYTE_TIMEOUT_MS);
     await stop(proxy);
   }
   await stop(slowSimulator);
@@ -102,10 +102,10 @@ async function measureMemory(log: (line: string) => void): Promise<Pick<BenchRes
   log('10 MB request body');
   const sink = await start('upstreamServer.ts', ['--kind', 'sink']);
   const body = largeJsonBody(LARGE_BODY_BYTES);
-  const largeBody = { direct: await measureLargeBody(sink.url, null, body, EMBEDDINGS_PATH) } as BenchResults['largeBody'];
+  const largeBody = { direct: await measureLargeBody(sink.url, body, EMBEDDINGS_PATH) } as BenchResults['largeBody'];
   for (const kind of ['floor', 'airlock'] as const) {
     const proxy = await startProxy(kind, sink.url, { exactRss: true });
-    largeBody[kind] = await measureLargeBody(proxy.url, proxy.pid, body, EMBEDDINGS_PATH);
+    largeBody[kind] = await measureLargeBody(proxy, body, EMBEDDINGS_PATH);
     await stop(proxy);
   }
   await stop(sink);

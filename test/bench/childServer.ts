@@ -12,8 +12,12 @@ export interface ChildServer {
   pid: number;
   /** What the child printed after `listening on `. */
   url: string;
+  /** Asks the child to collect garbage (proxyServer.ts under --expose-gc) and gives it time to. */
+  collectGarbage(): Promise<void>;
   stop(): Promise<void>;
 }
+
+const GC_SETTLE_MS = 200;
 
 /**
  * Runs a bench server script in its own Node process (its own event loop and heap, so the load
@@ -35,6 +39,10 @@ export async function startChildServer(script: string, args: readonly string[], 
   return {
     pid,
     url,
+    async collectGarbage() {
+      child.kill('SIGUSR2');
+      await new Promise((resolveWait) => setTimeout(resolveWait, GC_SETTLE_MS));
+    },
     async stop() {
       if (child.exitCode !== null || child.signalCode !== null) return;
       const exited = once(child, 'exit');

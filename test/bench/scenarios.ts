@@ -1,5 +1,6 @@
-import { createHash } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
+import { createHash } from 'node:crypto';
+import type { ChildServer } from './childServer.ts';
 import { createPool, postBody, runChatLoad, type LoadRun } from './load.ts';
 import { readProcessMemory, sampleRss } from './processMemory.ts';
 import { gaps, meanSeries, percentile, summarizeLatencies, type LatencySummary } from './stats.ts';
@@ -80,35 +81,33 @@ export interface OpenStreamsResult {
   bytesPerStream: number;
 }
 
-const OPEN_STREAMS_SETTLE_MS = 300;
-
 /**
- * Opens `count` slow streams at once through the proxy in process `pid`, waits until each has
+ * Opens `count` slow streams at once through the proxy process, waits until each has
  * its first byte, then reads the proxy's RSS while all are open. Streams are aborted afterwards.
  */
-export async function measureOpenStreams(url: string, pid: number, count: number, firstByteTimeoutMs: number): Promise<OpenStreamsResult> {
-  const pool = createPool(url, count);
+export async function measureOpenStreams(proxy: ChildServer, count: number, firstByteTimeoutMs: number): Promise<OpenStreamsResult> {
+  const pool = createPool(proxy.url, count);
   const abort = new AbortController();
   try {
     await runChatLoad({ pool, concurrency: 20, count: 200, maxMs: 5_000 });
-    await delay(OPEN_STREAMS_SETTLE_MS);
-    const rssBeforeBytes = readProcessMemory(pid).rssBytes;
+    await proxy.collectGarbage();
+    const rssBeforeBytes = readProcessMemory(proxy.pid).rssBytes;
     let firstBytes = 0;
-    let allOpen: () => void = () => undefined;
-    const opened = new Promise<void>((resolve) => {
-      allOpen = resolve;
+    let streams: Promise<unknown>[] = [];
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        reject(new Error(`only ${firstBytes} of ${count} streams had a first byte within ${firstByteTimeoutMs} ms`));
+      }, firstByteTimeoutMs);
+      const onFirstByte = (): void => {
+        firstBytes += 1;
+        if (firstBytes < count) return;
+        clearTimeout(timer);
+        resolve();
+      };
+      streams = Array.from({ length: count }, () => traceStream(pool, abort.signal, onFirstByte).catch(() => null));
     });
-    const onFirstByte = (): void => {
-      firstBytes += 1;
-      if (firstBytes === count) allOpen();
-    };
-    const streams = Array.from({ length: count }, () => traceStream(pool, abort.signal, onFirstByte).catch(() => null));
-    const timedOut = delay(firstByteTimeoutMs).then(() => {
-      throw new Error(`only ${firstBytes} of ${count} streams had a first byte within ${firstByteTimeoutMs} ms`);
-    });
-    await Promise.race([opened, timedOut]);
-    await delay(OPEN_STREAMS_SETTLE_MS);
-    const rssDuringBytes = readProcessMemory(pid).rssBytes;
+    await proxy.collectGarbage();
+    const rssDuringBytes = readProcessMemory(proxy.pid).rssBytes;
     abort.abort();
     await Promise.all(streams);
     return { openStreams: count, rssBeforeBytes, rssDuringBytes, bytesPerStream: (rssDuringBytes - rssBeforeBytes) / count };
@@ -127,14 +126,21 @@ export interface LargeBodyResult {
 }
 
 const RSS_SAMPLE_INTERVAL_MS = 2;
+const BODY_SETTLE_MS = 300;
 
-/** Posts `body` to the hashing sink (through `url`) and checks the sink got exactly these bytes. */
-export async function measureLargeBody(url: string, pid: number | null, body: Buffer, path: string): Promise<LargeBodyResult> {
+/**
+ * Posts `body` to the hashing sink, directly (a URL) or through a proxy process, and checks the
+ * sink got exactly these bytes; for a proxy, also its peak RSS above what it held before.
+ */
+export async function measureLargeBody(via: string | ChildServer, body: Buffer, path: string): Promise<LargeBodyResult> {
+  const url = typeof via === 'string' ? via : via.url;
+  const pid = typeof via === 'string' ? null : via.pid;
   const expectedSha256 = createHash('sha256').update(body).digest('hex');
   const pool = createPool(url, 1);
   try {
     for (let index = 0; index < 5; index += 1) await postBody(pool, path, Buffer.from('{"model":"text-embedding-3-small","input":"warm"}'));
-    await delay(OPEN_STREAMS_SETTLE_MS);
+    // No forced GC here: the backing stores it frees would be reused for the body and hide it from RSS.
+    await delay(BODY_SETTLE_MS);
     const before = pid === null ? null : readProcessMemory(pid);
     const sampler = pid === null ? null : sampleRss(pid, RSS_SAMPLE_INTERVAL_MS);
     const result = await postBody(pool, path, body);

@@ -52,3 +52,14 @@ export function prettyBody(text: string): string {
     return text;
   }
 }
+
+/** The message inside an OpenAI- or Anthropic-shaped error body; other text unchanged. */
+export function readableErrorMessage(text: string): string {
+  try {
+    const parsed = JSON.parse(text) as { error?: { message?: unknown } };
+    if (typeof parsed.error?.message === 'string') return parsed.error.message;
+  } catch {
+    // Not JSON: shown as it is.
+  }
+  return text;
+}

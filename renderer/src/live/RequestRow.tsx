@@ -37,7 +37,9 @@ export const RequestRow = memo(function RequestRow({ row, selected, top, onSelec
       <span className="cell model" title={model}>
         {model}
       </span>
-      <span className={`cell status${failed ? ' bad' : ''}`}>{statusLabel(row)}</span>
+      <span className={`cell status${failed ? ' bad' : ''}`} title={statusLabel(row)}>
+        {statusLabel(row)}
+      </span>
       <span className="cell num">{formatDuration(row.ttfbMs)}</span>
       <span className="cell num">{formatDuration(row.durationMs)}</span>
       <span className="cell num" title={row.usageEstimated ? 'estimated' : undefined}>

@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import type { RequestDetail } from '../../../proxy/contracts/api.ts';
 import { shellQuote } from '../../../renderer/src/common/shell.ts';
-import { buildCurl, buildSupportInfo, prettyBody } from '../../../renderer/src/detail/copyText.ts';
+import { buildCurl, buildSupportInfo, prettyBody, readableErrorMessage } from '../../../renderer/src/detail/copyText.ts';
 import { SENTINEL_KEY } from '../../support/sentinel.ts';
 
 describe('shellQuote', () => {
@@ -63,5 +63,16 @@ describe('prettyBody', () => {
     ['not json', 'not json'],
   ])('%s', (text, expected) => {
     expect(prettyBody(text)).toBe(expected);
+  });
+});
+
+describe('readableErrorMessage', () => {
+  it.each([
+    ['{"error":{"message":"model missing","type":"model_not_found"}}', 'model missing'],
+    ['{"type":"error","error":{"type":"overloaded_error","message":"busy"}}', 'busy'],
+    ['{"error":"plain"}', '{"error":"plain"}'],
+    ['upstream closed the stream', 'upstream closed the stream'],
+  ])('%s', (text, expected) => {
+    expect(readableErrorMessage(text)).toBe(expected);
   });
 });

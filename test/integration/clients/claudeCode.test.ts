@@ -101,4 +101,24 @@ describe(`Claude Code ${installedVersion('@anthropic-ai/claude-code')} through A
     },
     TEST_TIMEOUT_MS,
   );
+
+  it(
+    'falls back to a non-streaming request when the stream breaks, and prints that answer',
+    async () => {
+      harness.simulator.script({ kind: 'cutAfter', chunks: 2 }, { kind: 'reply', content: 'answer-after-fallback' });
+      const firstEventIndex = harness.events.length;
+
+      const result = await runClaudePrint('ANTHROPIC_API_KEY', 'Reply with the marker');
+
+      expect(result.exitCode, transcript(result)).toBe(0);
+      expect(result.stdout.trim()).toBe('answer-after-fallback');
+      const [broken, fallback, ...extra] = await settledExchanges(harness.events, firstEventIndex, SETTLE_TIMEOUT_MS);
+      expect(extra).toEqual([]);
+      expect(broken?.start.stream).toBe(true);
+      expect(broken?.end).toMatchObject({ errorClass: 'stream_interrupted', usageSource: 'estimated' });
+      expect(fallback?.start.stream).toBe(false);
+      expectBilledTranslations([fallback!], 'anthropic', PRICE);
+    },
+    TEST_TIMEOUT_MS,
+  );
 });

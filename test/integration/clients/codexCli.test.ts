@@ -94,4 +94,21 @@ describe(`Codex CLI ${installedVersion('@openai/codex')} through Airlock to a Ch
     },
     TEST_TIMEOUT_MS,
   );
+
+  it(
+    'ends with the error when the upstream stream breaks, never with a made-up answer',
+    async () => {
+      harness.simulator.script({ kind: 'cutAfter', chunks: 2 });
+      const firstEventIndex = harness.events.length;
+
+      const result = await runCodexExec('Reply with the marker');
+
+      expect(result.exitCode, transcript(result)).not.toBe(0);
+      expect(result.stdout.trim()).toBe('');
+      expect(result.stderr).toContain('stream_interrupted');
+      const exchanges = await settledExchanges(harness.events, firstEventIndex, SETTLE_TIMEOUT_MS);
+      expect(exchanges.map(({ end }) => end.errorClass)).toEqual(['stream_interrupted']);
+    },
+    TEST_TIMEOUT_MS,
+  );
 });

@@ -4,7 +4,9 @@ import { loadControlToken } from '../access/controlToken.ts';
 import { createTargetResolver } from '../access/targetResolver.ts';
 import { createSpendGate, type SpendGateControl } from '../budget/spendGate.ts';
 import { SpendLedger, spentSinceFromLog, type SpendScope } from '../budget/spendLedger.ts';
+import { createCapabilityService, type CapabilityService } from '../capabilities/capabilityService.ts';
 import { RequestEvents } from '../events/requestEvents.ts';
+import { isLocalRefusal } from '../pipeline/services.ts';
 import { createRequestLog, type RequestLog } from '../log/requestLog.ts';
 import { openConfigStore, type ConfigStore } from '../profiles/configStore.ts';
 import { EnvKeySource } from '../secrets/envKeySource.ts';
@@ -33,6 +35,7 @@ export interface Airlock {
   keys: KeyCache;
   log: RequestLog;
   spendGate: SpendGateControl;
+  capabilities: CapabilityService;
   /** Opens the control API (and the window); never a client token. */
   controlToken: string;
   /** Things the user should know at start (no keychain, broken config file). */
@@ -86,11 +89,19 @@ export async function startAirlock(options: AirlockOptions): Promise<Airlock> {
     clientBudget: (name) => config.snapshot().clientTokens.find((token) => token.name === name)?.budget,
   });
   const targets = createTargetResolver(config, keys, envKey);
+  const capabilities = createCapabilityService({
+    dataDir: options.dataDir,
+    resolveTarget: (profileId) => {
+      const target = targets.resolve({ tokenName: null, pinnedProfileId: profileId });
+      return isLocalRefusal(target) ? null : target;
+    },
+  });
   const events = new RequestEvents();
   const proxy = await startServer({
     port: options.port,
     events,
     services: { authenticator: createClientAuthenticator(config), targets, spendGate },
+    nativeVerified: (profileId, protocol, model) => capabilities.nativeVerified(profileId, protocol, model),
   }).catch(async (error: unknown) => {
     following.stop();
     store.close();
@@ -105,6 +116,7 @@ export async function startAirlock(options: AirlockOptions): Promise<Airlock> {
     keys,
     log,
     spendGate,
+    capabilities,
     controlToken: controlToken.token,
     notices,
     async stop(stopOptions) {

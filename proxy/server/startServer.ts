@@ -5,6 +5,7 @@ import { createRequestGuards } from '../access/requestGuards.ts';
 import { RequestEvents } from '../events/requestEvents.ts';
 import { warmUpTokenizer } from '../pipeline/accounting.ts';
 import { createForwardHandler, type PipelineServices } from '../pipeline/forward.ts';
+import type { NativeProtocolCheck } from '../pipeline/planner.ts';
 import { closeUpstreamAgents } from '../pipeline/upstreamClient.ts';
 import { CAPTURE_LIMIT_BYTES, CONTROL_PREFIX, DEFAULT_HOST } from './defaults.ts';
 
@@ -15,6 +16,8 @@ export interface ServerOptions {
   events?: RequestEvents;
   controlRouter?: Router;
   captureLimitBytes?: number;
+  /** From the capability check: where the gateway speaks Anthropic or Responses natively. */
+  nativeVerified?: NativeProtocolCheck;
 }
 
 export interface ProxyHandle {
@@ -73,6 +76,7 @@ export async function startServer(options: ServerOptions): Promise<ProxyHandle> 
       isPaused: () => paused,
       captureLimitBytes: options.captureLimitBytes ?? CAPTURE_LIMIT_BYTES,
       inFlight,
+      ...(options.nativeVerified ? { nativeVerified: options.nativeVerified } : {}),
     }),
   );
   const lastResort: ErrorRequestHandler = (error: unknown, _req, res, _next) => {

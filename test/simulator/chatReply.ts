@@ -44,7 +44,8 @@ export interface ReplyIdentity {
 }
 
 export function planReply(request: ChatRequest, identity: ReplyIdentity, reply?: ReplyFault): ReplyPlan {
-  const scriptedCalls = request.hasTools ? (reply?.toolCalls ?? []) : [];
+  const forcedCall = request.forcedToolName ? [{ name: request.forcedToolName, arguments: '{}' }] : [];
+  const scriptedCalls = request.hasTools ? (reply?.toolCalls ?? forcedCall) : [];
   const toolCalls = scriptedCalls.map((call, index) => ({ ...call, id: `call_${identity.sequence}_${index}` }));
   const content = reply?.content ?? (toolCalls.length > 0 ? null : defaultReplyContent(request.lastUserText));
   const completionChars = (content?.length ?? 0) + toolCalls.reduce((sum, call) => sum + call.name.length + call.arguments.length, 0);

@@ -5,6 +5,8 @@ export interface ChatRequest {
   stream: boolean;
   includeUsage: boolean;
   hasTools: boolean;
+  /** A tool the request forces (`tool_choice` naming a function, or `required`): a model then calls it. */
+  forcedToolName: string | null;
   /** Characters of message text (images excluded): what the context limit and usage count. */
   promptChars: number;
   lastUserText: string;
@@ -97,8 +99,17 @@ export function validateChatRequest(json: Record<string, unknown>, limits: ChatL
       stream,
       includeUsage: stream && streamOptions?.include_usage === true,
       hasTools: Array.isArray(json.tools) && json.tools.length > 0,
+      forcedToolName: forcedToolName(json),
       promptChars,
       lastUserText,
     },
   };
+}
+
+function forcedToolName(json: Record<string, unknown>): string | null {
+  const tools = Array.isArray(json.tools) ? (json.tools as { function?: { name?: unknown } }[]) : [];
+  const choice = json.tool_choice as { function?: { name?: unknown } } | string | undefined;
+  if (typeof choice === 'object' && typeof choice?.function?.name === 'string') return choice.function.name;
+  const firstName = tools[0]?.function?.name;
+  return choice === 'required' && typeof firstName === 'string' ? firstName : null;
 }

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { completionBody, estimateTokens, planReply, planStream, splitText } from '../../simulator/chatReply.ts';
 import type { ChatRequest } from '../../simulator/chatRequest.ts';
 
-const request: ChatRequest = { model: 'qwen-plus', stream: false, includeUsage: false, hasTools: true, promptChars: 10, lastUserText: 'hello' };
+const request: ChatRequest = { model: 'qwen-plus', stream: false, includeUsage: false, hasTools: true, forcedToolName: null, promptChars: 10, lastUserText: 'hello' };
 const identity = { sequence: 'sim000007', createdS: 1_700_000_000 };
 
 describe('estimateTokens', () => {
@@ -86,5 +86,13 @@ describe('planStream', () => {
       { index: 1, function: { arguments: '}' } },
     ]);
     expect(stream.tail[0]).toMatchObject({ choices: [{ finish_reason: 'tool_calls' }] });
+  });
+});
+
+describe('a forced tool choice', () => {
+  it('calls the forced tool when nothing is scripted, as a model must', () => {
+    const plan = planReply({ ...request, forcedToolName: 'get_time' }, identity);
+    expect(plan.toolCalls.map((call) => call.name)).toEqual(['get_time']);
+    expect(plan.finishReason).toBe('tool_calls');
   });
 });

@@ -66,7 +66,7 @@ describe('validateChatRequest', () => {
     );
     expect(result).toEqual({
       ok: true,
-      value: { model: 'qwen-plus', stream: true, includeUsage: true, hasTools: true, promptChars: 12, lastUserText: 'look' },
+      value: { model: 'qwen-plus', stream: true, includeUsage: true, hasTools: true, forcedToolName: null, promptChars: 12, lastUserText: 'look' },
     });
   });
 

@@ -138,6 +138,7 @@ async function startProxy(port: number): Promise<void> {
     const dataDir = resolveDataDir(process.env, process.platform, homedir());
     runtime = await startDesktopRuntime({ dataDir, port });
     proxyStatus = { status: 'serving', port: runtime.proxy.port, origin: runtime.proxy.url };
+    traffic = { ...traffic, todaySpendCredits: runtime.todaySpendCredits() };
     followTraffic(runtime);
   } catch (error) {
     proxyStatus = { status: 'failed', port, problem: classifyStartupError(error, port) };

@@ -42,6 +42,7 @@ export function startupLines(airlock: Airlock): string[] {
         : '  Clients need an Airlock client token as their API key: create one with `airlock token create <name>`.',
     );
   }
+  lines.push(`  Window (opens signed in; the link works once, for 2 minutes): ${airlock.control.createLoginUrl()}`);
   for (const notice of airlock.notices) lines.push(`  Note: ${notice}`);
   return lines;
 }

@@ -5,6 +5,7 @@ import { createTargetResolver } from '../access/targetResolver.ts';
 import { createSpendGate, type SpendGateControl } from '../budget/spendGate.ts';
 import { SpendLedger, spentSinceFromLog, type SpendScope } from '../budget/spendLedger.ts';
 import { createCapabilityService, type CapabilityService } from '../capabilities/capabilityService.ts';
+import { createControlRouter, type ControlApi } from '../control/createControlRouter.ts';
 import { RequestEvents } from '../events/requestEvents.ts';
 import { isLocalRefusal } from '../pipeline/services.ts';
 import { createRequestLog, type RequestLog } from '../log/requestLog.ts';
@@ -36,6 +37,7 @@ export interface Airlock {
   log: RequestLog;
   spendGate: SpendGateControl;
   capabilities: CapabilityService;
+  control: ControlApi;
   /** Opens the control API (and the window); never a client token. */
   controlToken: string;
   /** Things the user should know at start (no keychain, broken config file). */
@@ -96,19 +98,33 @@ export async function startAirlock(options: AirlockOptions): Promise<Airlock> {
       return isLocalRefusal(target) ? null : target;
     },
   });
+  const control = createControlRouter({
+    controlToken: controlToken.token,
+    config: { snapshot: () => config.snapshot(), update: (mutator) => store.update(mutator) },
+    keys,
+    secrets,
+    targets,
+    log,
+    spendGate,
+    capabilities,
+    ...(options.uiDir ? { uiDir: options.uiDir } : {}),
+  });
   const events = new RequestEvents();
   const proxy = await startServer({
     port: options.port,
     events,
     services: { authenticator: createClientAuthenticator(config), targets, spendGate },
     nativeVerified: (profileId, protocol, model) => capabilities.nativeVerified(profileId, protocol, model),
+    controlRouter: control.router,
   }).catch(async (error: unknown) => {
+    control.close();
     following.stop();
     store.close();
     await log.close();
     throw error;
   });
   const detachLog = log.attach(proxy.events);
+  control.attach(proxy);
   return {
     proxy,
     config,
@@ -117,11 +133,13 @@ export async function startAirlock(options: AirlockOptions): Promise<Airlock> {
     log,
     spendGate,
     capabilities,
+    control,
     controlToken: controlToken.token,
     notices,
     async stop(stopOptions) {
       await proxy.stop(stopOptions);
       detachLog();
+      control.close();
       following.stop();
       store.close();
       await log.close();

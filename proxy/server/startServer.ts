@@ -68,6 +68,10 @@ export async function startServer(options: ServerOptions): Promise<ProxyHandle> 
     }
     res.json({ service: 'airlock', status: paused ? 'paused' : 'ok', openaiBaseUrl: `http://127.0.0.1:${port}/v1` });
   });
+  // Browsers ask for it on their own; it is no gateway path and must not be forwarded or logged.
+  app.get('/favicon.ico', (_req, res) => {
+    res.status(204).end();
+  });
   if (options.controlRouter) app.use(CONTROL_PREFIX, options.controlRouter);
   app.use(
     createForwardHandler({
@@ -89,7 +93,8 @@ export async function startServer(options: ServerOptions): Promise<ProxyHandle> 
   };
   app.use(lastResort);
 
-  const server = createServer({ keepAliveTimeout: CLIENT_KEEP_ALIVE_MS, noDelay: true }, app);
+  // requireHostHeader off: a request without Host must reach the guard and get its 403, not Node's bare 400.
+  const server = createServer({ keepAliveTimeout: CLIENT_KEEP_ALIVE_MS, noDelay: true, requireHostHeader: false }, app);
   await new Promise<void>((resolve, reject) => {
     const onError = (error: NodeJS.ErrnoException): void => {
       reject(error.code === 'EADDRINUSE' ? new PortInUseError(options.port, host) : error);

@@ -132,10 +132,10 @@ describe('requests that must never reach any upstream', () => {
     expect(gateway.received).toHaveLength(0);
   });
 
-  it('a missing Host on HTTP/1.1 never reaches a handler', async () => {
+  it('a missing Host on HTTP/1.1 is refused by the guard too', async () => {
     const response = await sendWithoutHost('1.1');
-    // Node's parser answers 400 itself unless the server sets requireHostHeader: false (then the guard's 403).
-    expect(response.status).toBeOneOf([400, 403]);
+    expect(response.status).toBe(403);
+    expect(JSON.parse(response.body)).toMatchObject({ error: { type: 'forbidden', code: 'forbidden_host' } });
     expect(gateway.received).toHaveLength(0);
   });
 

@@ -54,13 +54,17 @@ export function requestRoutes(context: ControlContext): express.Router {
     });
   });
 
-  router.get('/requests', (req, res) => {
+  // Reads first write what is queued, so a page never shows a request as in flight after its end
+  // went out on the live channel (a page loaded in between would keep it "streaming").
+  router.get('/requests', async (req, res) => {
+    await deps.log.flush();
     const page = deps.log.listRequests(parseRequestQuery(req.query as Record<string, unknown>));
     const body: RequestPage = { items: page.rows.map(summaryOf), nextCursor: page.nextCursor ? encodeCursor(page.nextCursor) : null };
     res.json(body);
   });
 
-  router.get('/requests/:id', (req, res) => {
+  router.get('/requests/:id', async (req, res) => {
+    await deps.log.flush();
     const detail = deps.log.getRequest(param(req.params, 'id'));
     if (!detail) throw notFound('The request');
     res.json(detailOf(detail));

@@ -68,11 +68,17 @@ describe('findTokenRecord', () => {
 
 describe('createClientAuthenticator', () => {
   it.each([
-    ['Bearer of a following token', { authorization: `Bearer ${followerToken}` }, { tokenName: 'cursor', pinnedProfileId: null }],
-    ['x-api-key of a pinned token', { 'x-api-key': pinnedToken }, { tokenName: 'claude', pinnedProfileId: 'b' }],
-    ['a wrong Bearer but a valid x-api-key', { authorization: 'Bearer nope', 'x-api-key': pinnedToken }, { tokenName: 'claude', pinnedProfileId: 'b' }],
+    ['Bearer of a following token', { authorization: `Bearer ${followerToken}` }, { tokenName: 'cursor', pinnedProfileId: null, defaultModel: null }],
+    ['x-api-key of a pinned token', { 'x-api-key': pinnedToken }, { tokenName: 'claude', pinnedProfileId: 'b', defaultModel: null }],
+    ['a wrong Bearer but a valid x-api-key', { authorization: 'Bearer nope', 'x-api-key': pinnedToken }, { tokenName: 'claude', pinnedProfileId: 'b', defaultModel: null }],
   ])('accepts %s', (_label, headers, identity) => {
     expect(createClientAuthenticator({ snapshot: config }).authenticate(headers)).toEqual(identity);
+  });
+
+  it("carries the token's default model to model routing", () => {
+    const withDefault = { ...config(), clientTokens: config().clientTokens.map((record) => ({ ...record, defaultModel: 'qwen-plus' })) };
+    const identity = createClientAuthenticator({ snapshot: () => withDefault }).authenticate({ 'x-api-key': pinnedToken });
+    expect(identity).toMatchObject({ tokenName: 'claude', defaultModel: 'qwen-plus' });
   });
 
   it.each([
@@ -92,6 +98,6 @@ describe('createClientAuthenticator', () => {
     const authenticator = createClientAuthenticator({ snapshot: () => open });
     expect(authenticator.authenticate({})).toEqual(ANONYMOUS_IDENTITY);
     expect(authenticator.authenticate({ authorization: 'Bearer whatever' })).toEqual(ANONYMOUS_IDENTITY);
-    expect(authenticator.authenticate({ 'x-api-key': pinnedToken })).toEqual({ tokenName: 'claude', pinnedProfileId: 'b' });
+    expect(authenticator.authenticate({ 'x-api-key': pinnedToken })).toEqual({ tokenName: 'claude', pinnedProfileId: 'b', defaultModel: null });
   });
 });

@@ -2,6 +2,7 @@ import { Command } from 'commander';
 import { registerKeyCommands } from './commands/key.ts';
 import { registerProfileCommands } from './commands/profile.ts';
 import { registerTokenCommands } from './commands/token.ts';
+import { registerResumeCommand } from './resume.ts';
 import { registerServeCommand } from './serve.ts';
 
 const program = new Command('airlock')
@@ -13,5 +14,6 @@ registerServeCommand(program);
 registerProfileCommands(program);
 registerKeyCommands(program);
 registerTokenCommands(program);
+registerResumeCommand(program);
 
 await program.parseAsync(process.argv);

@@ -4,20 +4,27 @@
  */
 export const REDACTED = '[redacted]';
 
-const SECRET_SHAPES: Array<{ pattern: RegExp; replacement: string }> = [
-  { pattern: /\b(Bearer\s+)[A-Za-z0-9._~+/=-]{8,}/gi, replacement: `$1${REDACTED}` },
-  { pattern: /\bsk-[A-Za-z0-9_-]{12,}/g, replacement: REDACTED },
-  { pattern: /\b[0-9a-f]{32,}\b/gi, replacement: REDACTED },
-];
+/**
+ * Shapes that are always a secret, in one pass: a Bearer token (the word kept, any case), an
+ * sk- key, a hex run. None can overlap another's match, so one alternation equals three passes.
+ */
+const ALWAYS_SECRET = /\b([Bb][Ee][Aa][Rr][Ee][Rr]\s+)[A-Za-z0-9._~+/=-]{8,}|\bsk-[A-Za-z0-9_-]{12,}|\b[0-9a-fA-F]{32,}\b/g;
 /** Base64-like runs; redacted only when they look random (see looksRandom). */
 const LONG_RUN = /[A-Za-z0-9+/_-]{32,}={0,2}/g;
+/**
+ * Every shape above needs the word Bearer or a run of 15+ token characters: text without either
+ * (most header values, paths, model names, prose) skips the shape passes.
+ */
+const SHAPE_CANDIDATE = /[A-Za-z0-9+/_-]{15}|[Bb][Ee][Aa][Rr][Ee][Rr]\s/;
 const MIN_RANDOM_CHUNK = 16;
 
 export function redactSecrets(text: string, knownSecrets: string[] = []): string {
   let result = text;
-  const forms = knownSecrets.flatMap(secretForms).sort((a, b) => b.length - a.length);
-  for (const form of forms) result = result.split(form).join(REDACTED);
-  for (const { pattern, replacement } of SECRET_SHAPES) result = result.replace(pattern, replacement);
+  for (const form of knownSecretForms(knownSecrets)) {
+    if (result.includes(form)) result = result.replaceAll(form, REDACTED);
+  }
+  if (!SHAPE_CANDIDATE.test(result)) return result;
+  result = result.replace(ALWAYS_SECRET, `$1${REDACTED}`);
   return result.replace(LONG_RUN, (run) => (looksRandom(run) ? REDACTED : run));
 }
 
@@ -28,6 +35,24 @@ export function redactSecrets(text: string, knownSecrets: string[] = []): string
 function looksRandom(run: string): boolean {
   const longestChunk = Math.max(...run.split(/[-_/]/).map((chunk) => chunk.length));
   return longestChunk >= MIN_RANDOM_CHUNK && /[a-z]/.test(run) && /[A-Z]/.test(run) && /[0-9]/.test(run);
+}
+
+/** Callers pass the same few secret lists again and again; a handful of entries covers them. */
+const MAX_CACHED_SECRET_LISTS = 8;
+const formsBySecretList = new Map<string, readonly string[]>();
+
+/** Every form of every secret, longest first (so a longer form is never cut by a shorter one), computed once per list. */
+function knownSecretForms(knownSecrets: string[]): readonly string[] {
+  if (knownSecrets.length === 0) return [];
+  // JSON, not a join: no two different lists share a key.
+  const key = JSON.stringify(knownSecrets);
+  let forms = formsBySecretList.get(key);
+  if (forms === undefined) {
+    forms = [...new Set(knownSecrets.flatMap(secretForms))].sort((a, b) => b.length - a.length);
+    if (formsBySecretList.size >= MAX_CACHED_SECRET_LISTS) formsBySecretList.delete(formsBySecretList.keys().next().value ?? '');
+    formsBySecretList.set(key, forms);
+  }
+  return forms;
 }
 
 const MIN_BASE64_FRAGMENT = 12;

@@ -31,6 +31,23 @@ describe('redactSecrets with the known key', () => {
   });
 });
 
+describe('redactSecrets with changing secret lists', () => {
+  it('masks the secrets of the list it is given, not those of an earlier call', () => {
+    const text = 'old=first-secret-value new=second-secret-value';
+    expect(redactSecrets(text, ['first-secret-value'])).toBe(`old=${REDACTED} new=second-secret-value`);
+    expect(redactSecrets(text, ['second-secret-value'])).toBe(`old=first-secret-value new=${REDACTED}`);
+    expect(redactSecrets(text, ['first-secret-value', 'second-secret-value'])).toBe(`old=${REDACTED} new=${REDACTED}`);
+  });
+
+  it.each([
+    ['one secret holding a separator', ['alpha\0beta'], 'alpha beta', 'alpha beta'],
+    ['two secrets that would join to the same text', ['alpha', 'beta'], 'alpha beta', `${REDACTED} ${REDACTED}`],
+  ])('tells apart %s', (_label, secrets, text, expected) => {
+    redactSecrets(text, ['alpha\0beta']);
+    expect(redactSecrets(text, secrets)).toBe(expected);
+  });
+});
+
 describe('redactSecrets finds a short known secret that no shape would catch', () => {
   const secret = 'hunter2-is-secret!';
   it.each([
@@ -49,6 +66,10 @@ describe('redactSecrets by shape, with no known secrets', () => {
   it.each([
     ['an sk- key', 'Incorrect API key provided: sk-proj-abcDEF1234567890xyz.', 'Incorrect API key provided: [redacted].'],
     ['a Bearer token', 'got Bearer abc.def-ghi_jkl', 'got Bearer [redacted]'],
+    ['a Bearer token in capitals', 'got BEARER abc.def-ghi_jkl', 'got BEARER [redacted]'],
+    ['a Bearer token after a tab', 'authorization:\tbearer abcdefgh', 'authorization:\tbearer [redacted]'],
+    ['an upper-case hex run', `id ${'A1B2C3D4'.repeat(4)} end`, 'id [redacted] end'],
+    ['a Bearer token, an sk- key and a hex run together', `Bearer abcdefgh, sk-${'x'.repeat(12)}, ${'f'.repeat(32)}`, 'Bearer [redacted], [redacted], [redacted]'],
     ['a hex run', `id ${'a1b2c3d4'.repeat(4)} end`, 'id [redacted] end'],
     ['a JWT-like base64 run', 'token eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9 end', 'token [redacted] end'],
     ['the sentinel', `bad ${SENTINEL_KEY}`, 'bad [redacted]'],
@@ -69,6 +90,8 @@ describe('redactSecrets by shape, with no known secrets', () => {
     ['a Bearer word in prose', 'Invalid Bearer token format'],
     ['a short hex id', 'request 3f2a9c1b failed'],
     ['a snake_case code', 'context_length_exceeded_for_this_particular_model'],
+    ['an upper-case SK- name', 'vendor SK-HYNIX-SEMICONDUCTOR-GROUP'],
+    ['a hex run inside a longer word', `x${'a1b2c3d4'.repeat(4)}yz`],
   ])('keeps %s', (_label, text) => {
     expect(redactSecrets(text)).toBe(text);
   });

@@ -8,6 +8,7 @@ import { createForwardHandler, type PipelineServices } from '../pipeline/forward
 import type { NativeProtocolCheck } from '../pipeline/planner.ts';
 import { closeUpstreamAgents } from '../pipeline/upstreamClient.ts';
 import { CAPTURE_LIMIT_BYTES, CONTROL_PREFIX, DEFAULT_HOST } from './defaults.ts';
+import { answerUnexpectedError, createRequestDispatch } from './requestDispatch.ts';
 
 export interface ServerOptions {
   host?: string;
@@ -73,28 +74,21 @@ export async function startServer(options: ServerOptions): Promise<ProxyHandle> 
     res.status(204).end();
   });
   if (options.controlRouter) app.use(CONTROL_PREFIX, options.controlRouter);
-  app.use(
-    createForwardHandler({
-      services: options.services,
-      events,
-      isPaused: () => paused,
-      captureLimitBytes: options.captureLimitBytes ?? CAPTURE_LIMIT_BYTES,
-      inFlight,
-      ...(options.nativeVerified ? { nativeVerified: options.nativeVerified } : {}),
-    }),
-  );
-  const lastResort: ErrorRequestHandler = (error: unknown, _req, res, _next) => {
-    console.error('[airlock] unexpected error:', error instanceof Error ? error.message : 'unknown');
-    if (res.headersSent) {
-      res.destroy();
-      return;
-    }
-    res.status(500).json({ error: { message: 'Airlock failed unexpectedly; the request was not completed. See the Airlock log.', type: 'internal', code: 'internal' } });
-  };
+  const forward = createForwardHandler({
+    services: options.services,
+    events,
+    isPaused: () => paused,
+    captureLimitBytes: options.captureLimitBytes ?? CAPTURE_LIMIT_BYTES,
+    inFlight,
+    ...(options.nativeVerified ? { nativeVerified: options.nativeVerified } : {}),
+  });
+  app.use(forward);
+  const lastResort: ErrorRequestHandler = (error: unknown, _req, res, _next) => answerUnexpectedError(error, res);
   app.use(lastResort);
+  const dispatch = createRequestDispatch({ app, forward, port: () => port });
 
   // requireHostHeader off: a request without Host must reach the guard and get its 403, not Node's bare 400.
-  const server = createServer({ keepAliveTimeout: CLIENT_KEEP_ALIVE_MS, noDelay: true, requireHostHeader: false }, app);
+  const server = createServer({ keepAliveTimeout: CLIENT_KEEP_ALIVE_MS, noDelay: true, requireHostHeader: false }, dispatch);
   await new Promise<void>((resolve, reject) => {
     const onError = (error: NodeJS.ErrnoException): void => {
       reject(error.code === 'EADDRINUSE' ? new PortInUseError(options.port, host) : error);

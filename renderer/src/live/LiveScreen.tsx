@@ -46,6 +46,7 @@ export function LiveScreen({ store, proxyUrl, firstRun }: LiveScreenProps) {
               onSelect={setSelectedId}
               onOpen={() => detailRef.current?.focus()}
               onNearEnd={pages.loadMore}
+              hasMore={pages.kind === 'idle' ? pages.hasMore : true}
             />
           )}
         </div>

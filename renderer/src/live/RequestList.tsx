@@ -14,6 +14,8 @@ interface RequestListProps {
   onOpen: (id: string) => void;
   /** The user scrolled near the end: load the next (older) page. */
   onNearEnd: () => void;
+  /** Older rows exist in the log beyond those loaded. */
+  hasMore: boolean;
 }
 
 /** Next selected index for a navigation key, or null when the key is not a navigation key. */
@@ -38,7 +40,7 @@ export function nextIndex(key: string, current: number, count: number): number |
   }
 }
 
-export function RequestList({ snapshot, selectedId, onSelect, onOpen, onNearEnd }: RequestListProps) {
+export function RequestList({ snapshot, selectedId, onSelect, onOpen, onNearEnd, hasMore }: RequestListProps) {
   const scrollRef = useRef<HTMLDivElement>(null);
   const { order, rows } = snapshot;
   const virtualizer = useVirtualizer({
@@ -56,6 +58,8 @@ export function RequestList({ snapshot, selectedId, onSelect, onOpen, onNearEnd 
   }, [lastVisible, order.length, onNearEnd]);
 
   const selectedIndex = selectedId === null ? -1 : order.indexOf(selectedId);
+  // Only a window of rows is in the DOM, so each says where it sits; -1 is ARIA's "total unknown".
+  const setSize = hasMore ? -1 : order.length;
 
   const onKeyDown = (event: KeyboardEvent<HTMLDivElement>) => {
     if (event.key === 'Enter' && selectedId) {
@@ -88,10 +92,16 @@ export function RequestList({ snapshot, selectedId, onSelect, onOpen, onNearEnd 
         <div className="request-canvas" style={{ height: `${virtualizer.getTotalSize()}px` }}>
           {items.map((item) => {
             const row = rows.get(order[item.index] as string);
-            return row ? <RequestRow key={item.key} row={row} top={item.start} selected={row.id === selectedId} onSelect={onSelect} /> : null;
+            return row ? (
+              <RequestRow key={item.key} row={row} top={item.start} position={item.index + 1} setSize={setSize} selected={row.id === selectedId} onSelect={onSelect} />
+            ) : null;
           })}
         </div>
       </div>
+      <p className="list-count muted">
+        {order.length.toLocaleString()} {order.length === 1 ? 'request' : 'requests'}
+        {hasMore ? ' loaded; scroll down for older ones' : ''}
+      </p>
     </div>
   );
 }

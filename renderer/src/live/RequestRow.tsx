@@ -14,10 +14,13 @@ interface RequestRowProps {
   row: LiveRow;
   selected: boolean;
   top: number;
+  /** 1-based place in the whole list, and the list's size (-1 while older pages are unloaded). */
+  position: number;
+  setSize: number;
   onSelect: (id: string) => void;
 }
 
-export const RequestRow = memo(function RequestRow({ row, selected, top, onSelect }: RequestRowProps) {
+export const RequestRow = memo(function RequestRow({ row, selected, top, position, setSize, onSelect }: RequestRowProps) {
   const failed = row.errorClass !== null || row.state === 'interrupted';
   const model = row.responseModel && row.responseModel !== row.requestedModel ? `${row.requestedModel ?? '?'} → ${row.responseModel}` : (row.requestedModel ?? '—');
   const tokens = row.inputTokens === null && row.outputTokens === null ? '—' : `${formatTokens(row.inputTokens)} / ${formatTokens(row.outputTokens)}${row.usageEstimated ? '*' : ''}`;
@@ -26,6 +29,8 @@ export const RequestRow = memo(function RequestRow({ row, selected, top, onSelec
       id={`request-${row.id}`}
       role="option"
       aria-selected={selected}
+      aria-posinset={position}
+      aria-setsize={setSize}
       className={`request-row${selected ? ' selected' : ''}${failed ? ' failed' : ''}${row.state === 'in_flight' ? ' in-flight' : ''}`}
       style={{ transform: `translateY(${top}px)` }}
       onClick={() => onSelect(row.id)}

@@ -3,11 +3,13 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createClientAuthenticator } from '../../../proxy/access/clientAuthenticator.ts';
 import { createTargetResolver } from '../../../proxy/access/targetResolver.ts';
+import { createCapabilityService, type CapabilityService } from '../../../proxy/capabilities/capabilityService.ts';
 import { createSpendGate } from '../../../proxy/budget/spendGate.ts';
 import { SpendLedger } from '../../../proxy/budget/spendLedger.ts';
 import { createControlRouter, type ControlApi } from '../../../proxy/control/createControlRouter.ts';
 import { RequestEvents } from '../../../proxy/events/requestEvents.ts';
 import { createRequestLog, type RequestLog } from '../../../proxy/log/requestLog.ts';
+import { isLocalRefusal } from '../../../proxy/pipeline/services.ts';
 import { openConfigStore, type ConfigStore } from '../../../proxy/profiles/configStore.ts';
 import { KeyCache } from '../../../proxy/secrets/keyCache.ts';
 import type { SecretStore } from '../../../proxy/secrets/secretStore.ts';
@@ -31,6 +33,7 @@ export interface ControlHarness {
   keys: KeyCache;
   secrets: SecretStore;
   log: RequestLog;
+  capabilities: CapabilityService;
   dataDir: string;
   /** `fetch` against the control API with the control token. */
   api(pathAndQuery: string, init?: RequestInit): Promise<Response>;
@@ -39,7 +42,7 @@ export interface ControlHarness {
 
 /**
  * The proxy wired the way `airlock serve` wires it (profile file, key cache, log, spend gate,
- * control API), with an in-memory keychain and a simulator as the gateway.
+ * capability check, control API), with an in-memory keychain and a simulator as the gateway.
  */
 export async function startControlHarness(options: ControlHarnessOptions = {}): Promise<ControlHarness> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'airlock-control-'));
@@ -52,6 +55,13 @@ export async function startControlHarness(options: ControlHarnessOptions = {}): 
   const log = createRequestLog({ dataDir, knownSecrets: () => [...keys.secretsForMasking(), CONTROL_TOKEN] });
   const spendGate = createSpendGate({ ledger: new SpendLedger(), clientBudget: (name) => store.snapshot().clientTokens.find((token) => token.name === name)?.budget });
   const targets = createTargetResolver(store, keys);
+  const capabilities = createCapabilityService({
+    dataDir,
+    resolveTarget: (profileId) => {
+      const target = targets.resolve({ tokenName: null, pinnedProfileId: profileId });
+      return isLocalRefusal(target) ? null : target;
+    },
+  });
   const control = createControlRouter({
     controlToken: CONTROL_TOKEN,
     config: store,
@@ -60,12 +70,14 @@ export async function startControlHarness(options: ControlHarnessOptions = {}): 
     targets,
     log,
     spendGate,
+    capabilities,
     uiDir: options.uiDir ?? path.join(dataDir, 'no-ui'),
   });
   const proxy = await startServer({
     port: 0,
     events: new RequestEvents(),
     services: { authenticator: createClientAuthenticator(store), targets, spendGate },
+    nativeVerified: (profileId, protocol, model) => capabilities.nativeVerified(profileId, protocol, model),
     controlRouter: control.router,
   });
   control.attach(proxy);
@@ -79,6 +91,7 @@ export async function startControlHarness(options: ControlHarnessOptions = {}): 
     keys,
     secrets,
     log,
+    capabilities,
     dataDir,
     api: (pathAndQuery, init = {}) =>
       fetch(`${proxy.url}/_airlock/api${pathAndQuery}`, {

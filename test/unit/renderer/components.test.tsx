@@ -53,8 +53,9 @@ describe('RequestList', () => {
     store.publish();
     const onSelect = vi.fn();
     const onOpen = vi.fn();
-    render(<RequestList snapshot={store.getSnapshot()} selectedId="c" onSelect={onSelect} onOpen={onOpen} onNearEnd={() => undefined} />);
+    render(<RequestList snapshot={store.getSnapshot()} selectedId="c" onSelect={onSelect} onOpen={onOpen} onNearEnd={() => undefined} hasMore={false} />);
     const list = screen.getByRole('listbox');
+    expect(screen.getByText('3 requests')).toBeTruthy();
     expect(list.getAttribute('aria-activedescendant')).toBe('request-c');
     fireEvent.keyDown(list, { key: 'ArrowDown' });
     expect(onSelect).toHaveBeenLastCalledWith('b');
@@ -62,6 +63,14 @@ describe('RequestList', () => {
     expect(onSelect).toHaveBeenLastCalledWith('a');
     fireEvent.keyDown(list, { key: 'Enter' });
     expect(onOpen).toHaveBeenCalledWith('c');
+  });
+
+  it('says when older rows are still in the log', () => {
+    const store = new LiveStore();
+    store.addPage([{ ...applyUpdate(undefined, { requestId: 'a', appendText: '', fields: { startedAtMs: 1 } })!, state: 'done' as const }]);
+    store.publish();
+    render(<RequestList snapshot={store.getSnapshot()} selectedId={null} onSelect={vi.fn()} onOpen={vi.fn()} onNearEnd={() => undefined} hasMore />);
+    expect(screen.getByText('1 request loaded; scroll down for older ones')).toBeTruthy();
   });
 });
 

@@ -1,0 +1,151 @@
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { NEEDLE_WORD, seedRequestLog, type SeededRow } from './support/seedRequestLog.ts';
+import { openWindowSession, type WindowSession } from './support/windowSession.ts';
+
+const SEEDED_ROWS = 50_000;
+/** Rows a virtualised list keeps in the DOM: the viewport plus overscan, never the whole list. */
+const MAX_ROWS_IN_DOM = 100;
+/** Bound on End presses while paging through the whole log (250 pages of 200 are expected). */
+const MAX_END_PRESSES = 400;
+
+let session: WindowSession;
+let page: Page;
+/** Newest first, as the list shows them. */
+let newestFirst: SeededRow[];
+
+interface RenderedRow {
+  id: string;
+  position: number;
+  setSize: number;
+}
+
+/** The option elements in the DOM, in list order. */
+async function renderedRows(): Promise<RenderedRow[]> {
+  const rows = await page.locator('[role="option"]').evaluateAll((elements) =>
+    elements.map((element) => ({
+      id: element.getAttribute('data-request-id') ?? '',
+      position: Number(element.getAttribute('aria-posinset')),
+      setSize: Number(element.getAttribute('aria-setsize')),
+    })),
+  );
+  return rows.sort((left, right) => left.position - right.position);
+}
+
+async function setSize(): Promise<number> {
+  return (await renderedRows())[0]?.setSize ?? 0;
+}
+
+/**
+ * Runs in the page: presses End on the list, waits a frame at a time until the next page is in,
+ * and repeats until the list knows its size; then once more to reach the oldest row. Timed in the
+ * page, so the figure is the window's, not the test driver's polling.
+ */
+async function endUntilOldest(maxPresses: number): Promise<{ elapsedMs: number; presses: number }> {
+  const listbox = document.querySelector('[role="listbox"]') as HTMLElement;
+  const count = () => document.querySelector('.list-count')?.textContent ?? '';
+  const sizeKnown = () => document.querySelector('[role="option"]')?.getAttribute('aria-setsize') !== '-1';
+  const nextFrame = () => new Promise((resolve) => requestAnimationFrame(resolve));
+  const pressEnd = () => listbox.dispatchEvent(new KeyboardEvent('keydown', { key: 'End', bubbles: true }));
+  const startedMs = performance.now();
+  let presses = 0;
+  while (!sizeKnown() && presses < maxPresses) {
+    const before = count();
+    pressEnd();
+    presses += 1;
+    const deadlineMs = performance.now() + 10_000;
+    while (count() === before && !sizeKnown() && performance.now() < deadlineMs) await nextFrame();
+  }
+  // The last page arrived below the row we were on: one more End reaches the oldest row.
+  pressEnd();
+  await nextFrame();
+  return { elapsedMs: performance.now() - startedMs, presses: presses + 1 };
+}
+
+function list() {
+  return page.getByRole('listbox', { name: 'Requests, newest first' });
+}
+
+/** Fills the filter bar (one debounced reload) and waits until the first row is `firstId`. */
+async function applyFilters(fields: Partial<Record<'Search' | 'Model' | 'Client' | 'Status', string>>, firstId: string | undefined): Promise<void> {
+  for (const [label, value] of Object.entries(fields)) await page.getByLabel(label, { exact: true }).fill(value);
+  await expect.poll(async () => (await renderedRows())[0]?.id, { timeout: 15_000 }).toBe(firstId);
+}
+
+beforeAll(async () => {
+  session = await openWindowSession();
+  page = session.page;
+  const seeded = await seedRequestLog(session.harness.log, { count: SEEDED_ROWS, newestStartedAtMs: Date.now() - 1_000, spacingMs: 50, profileId: 'main' });
+  newestFirst = seeded.toReversed();
+}, 60_000);
+
+afterAll(async () => {
+  await session?.close();
+});
+
+describe('Live with 50,000 logged requests', () => {
+  it('keeps the DOM bounded and pages through every row when scrolled to the end', async () => {
+    await page.goto(session.screenUrl('live'));
+    await expect.poll(async () => (await renderedRows())[0]?.id).toBe(newestFirst[0]?.id);
+    expect((await renderedRows()).length).toBeLessThan(MAX_ROWS_IN_DOM);
+    expect(await setSize()).toBe(-1);
+    await session.shot('20-live-50k-top');
+
+    await list().focus();
+    const { elapsedMs, presses } = await page.evaluate(endUntilOldest, MAX_END_PRESSES);
+    console.log(`[e2e] Live: End pressed ${presses} times reached the oldest of ${SEEDED_ROWS} rows in ${Math.round(elapsedMs)} ms`);
+    await expect.poll(async () => (await renderedRows()).at(-1)?.id).toBe(newestFirst.at(-1)?.id);
+
+    const rows = await renderedRows();
+    expect(rows.at(-1)).toEqual({ id: newestFirst.at(-1)?.id, position: SEEDED_ROWS, setSize: SEEDED_ROWS });
+    expect(rows.length).toBeLessThan(MAX_ROWS_IN_DOM);
+    expect(await page.getByText(`${SEEDED_ROWS.toLocaleString('en-US')} requests`, { exact: true }).count()).toBe(1);
+    await session.shot('21-live-50k-end');
+  });
+
+  it('moves with ArrowDown, Home and End and opens the detail with Enter', async () => {
+    await list().focus();
+    await page.keyboard.press('Home');
+    await expect.poll(() => list().getAttribute('aria-activedescendant')).toBe(`request-${newestFirst[0]?.id}`);
+    await page.keyboard.press('ArrowDown');
+    await page.keyboard.press('ArrowDown');
+    const third = newestFirst[2] as SeededRow;
+    await expect.poll(() => list().getAttribute('aria-activedescendant')).toBe(`request-${third.id}`);
+    expect(await page.locator(`#request-${third.id}`).getAttribute('aria-selected')).toBe('true');
+
+    await page.keyboard.press('Enter');
+    const detail = page.getByRole('region', { name: 'Request detail' });
+    await expect.poll(() => page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe('Request detail');
+    await expect.poll(() => detail.textContent()).toContain(`upstream-${third.index}`);
+    await session.shot('22-live-50k-detail');
+
+    await page.keyboard.press('Escape');
+    await expect.poll(() => page.evaluate(() => document.activeElement?.getAttribute('role'))).toBe('listbox');
+    await page.keyboard.press('End');
+    await expect.poll(() => list().getAttribute('aria-activedescendant')).toBe(`request-${newestFirst.at(-1)?.id}`);
+  });
+
+  it('narrows the 50,000 rows with filters and full-text search', async () => {
+    const failedGpt4oAider = newestFirst.filter((row) => row.failed && row.model === 'gpt-4o' && row.clientName === 'aider');
+    await applyFilters({ Model: 'gpt-4o', Client: 'aider', Status: '429' }, failedGpt4oAider[0]?.id);
+    const shown = await renderedRows();
+    expect(shown.map((row) => row.id)).toEqual(failedGpt4oAider.slice(0, shown.length).map((row) => row.id));
+    expect(await setSize()).toBe(-1);
+    await session.shot('23-live-50k-filtered');
+
+    await applyFilters({ Model: '', Client: '', Status: '' }, newestFirst[0]?.id);
+    const withNeedle = newestFirst.filter((row) => row.hasNeedle);
+    await applyFilters({ Search: NEEDLE_WORD }, withNeedle[0]?.id);
+    await expect.poll(setSize).toBe(withNeedle.length);
+    await list().focus();
+    await page.keyboard.press('End');
+    await expect.poll(async () => (await renderedRows()).at(-1)?.id).toBe(withNeedle.at(-1)?.id);
+    await session.shot('24-live-50k-search');
+
+    const failedWithNeedle = withNeedle.filter((row) => row.failed);
+    expect(failedWithNeedle.length).toBeGreaterThan(0);
+    await applyFilters({ Status: 'error' }, failedWithNeedle[0]?.id);
+    await expect.poll(async () => (await renderedRows()).map((row) => row.id)).toEqual(failedWithNeedle.map((row) => row.id));
+    expect(await setSize()).toBe(failedWithNeedle.length);
+  });
+});

@@ -1,0 +1,105 @@
+import type { ErrorClass } from '../../../proxy/contracts/errors.ts';
+import type { RequestLifecycleEvent } from '../../../proxy/events/lifecycle.ts';
+import { RequestEvents } from '../../../proxy/events/requestEvents.ts';
+import type { RequestLog } from '../../../proxy/log/requestLog.ts';
+
+export const SEED_MODELS = ['gpt-4o-mini', 'gpt-4o', 'deepseek-chat'] as const;
+export const SEED_CLIENTS = ['cline', 'aider'] as const;
+/** Every RATE_LIMITED_EVERY-th row is a 429, so a status filter has a known count. */
+export const RATE_LIMITED_EVERY = 10;
+/** Every NEEDLE_EVERY-th request body carries NEEDLE_WORD (a prime, so some of them are also 429s). */
+export const NEEDLE_EVERY = 997;
+export const NEEDLE_WORD = 'quokka-needle';
+
+export interface SeededRow {
+  index: number;
+  id: string;
+  model: string;
+  clientName: string;
+  failed: boolean;
+  hasNeedle: boolean;
+}
+
+/** What row `index` of a seed looks like; row 0 is the oldest. */
+export function seededRow(index: number): SeededRow {
+  return {
+    index,
+    id: `seed-${String(index).padStart(6, '0')}`,
+    model: SEED_MODELS[index % SEED_MODELS.length] as string,
+    clientName: SEED_CLIENTS[index % SEED_CLIENTS.length] as string,
+    failed: index % RATE_LIMITED_EVERY === RATE_LIMITED_EVERY - 1,
+    hasNeedle: index % NEEDLE_EVERY === NEEDLE_EVERY - 1,
+  };
+}
+
+function eventsFor(row: SeededRow, startedAtMs: number, profileId: string): RequestLifecycleEvent[] {
+  const errorClass: ErrorClass | null = row.failed ? 'rate_limited' : null;
+  const status = row.failed ? 429 : 200;
+  const requestText = JSON.stringify({ model: row.model, messages: [{ role: 'user', content: `seed row ${row.index}${row.hasNeedle ? ` ${NEEDLE_WORD}` : ''}` }] });
+  const responseText = row.failed
+    ? JSON.stringify({ error: { message: 'Too many requests', type: 'rate_limited', code: 'rate_limited' } })
+    : JSON.stringify({ choices: [{ message: { role: 'assistant', content: `answer ${row.index}` } }], model: row.model, usage: { prompt_tokens: 12, completion_tokens: 3 } });
+  return [
+    {
+      type: 'start',
+      requestId: row.id,
+      startedAtMs,
+      method: 'POST',
+      clientPath: '/v1/chat/completions',
+      upstreamPath: '/chat/completions',
+      profileId,
+      clientName: row.clientName,
+      protocol: 'openai',
+      protocolMode: 'native',
+      requestedModel: row.model,
+      upstreamModel: row.model,
+      stream: false,
+      notes: [],
+    },
+    {
+      type: 'end',
+      requestId: row.id,
+      status,
+      durationMs: 40 + (row.index % 200),
+      ttfbMs: 20 + (row.index % 100),
+      retries: 0,
+      errorClass,
+      errorMessage: row.failed ? 'Too many requests' : null,
+      responseModel: row.model,
+      upstreamRequestId: `upstream-${row.index}`,
+      usage: row.failed ? null : { inputTokens: 12, outputTokens: 3 },
+      usageSource: row.failed ? null : 'reported',
+      costCredits: null,
+      bodies: {
+        requestHeaders: { 'content-type': 'application/json' },
+        responseHeaders: { 'content-type': 'application/json' },
+        requestBody: Buffer.from(requestText),
+        requestBodyTruncated: false,
+        responseBody: Buffer.from(responseText),
+        responseBodyTruncated: false,
+        streamText: null,
+      },
+    },
+  ];
+}
+
+/**
+ * Writes `count` finished requests through the real log (its own event bus, so the window's live
+ * channel does not see them): row i started at `newestStartedAtMs - (count - 1 - i) * spacingMs`.
+ */
+export async function seedRequestLog(log: RequestLog, options: { count: number; newestStartedAtMs: number; spacingMs: number; profileId: string }): Promise<SeededRow[]> {
+  const events = new RequestEvents();
+  const detach = log.attach(events);
+  const rows: SeededRow[] = [];
+  try {
+    for (let index = 0; index < options.count; index += 1) {
+      const row = seededRow(index);
+      rows.push(row);
+      for (const event of eventsFor(row, options.newestStartedAtMs - (options.count - 1 - index) * options.spacingMs, options.profileId)) events.emit(event);
+    }
+    await log.flush();
+  } finally {
+    detach();
+  }
+  return rows;
+}

@@ -61,6 +61,9 @@ export function ConnectScreen({ proxyUrl }: { proxyUrl: string }) {
     }
   };
 
+  // A revoked token no longer opens the proxy: it must leave the setups at once.
+  const forgetRevoked = (name: string) => setSecret((shown) => (shown?.name === name ? null : shown));
+
   if (tokens.kind === 'loading') return <Loading what="client tokens" />;
   if (tokens.kind === 'error') return <ErrorState error={tokens.error} onRetry={tokens.reload} />;
   const names = tokens.value.tokens.map((token) => token.name);
@@ -98,7 +101,7 @@ export function ConnectScreen({ proxyUrl }: { proxyUrl: string }) {
           <SnippetCard key={snippet.id} snippet={snippet} busy={busy} onCreateToken={() => void act(() => api.createToken({ name: uniqueTokenName(snippet.id, names) }))} />
         ))}
       </div>
-      <TokensTable tokens={tokens.value.tokens} onChanged={tokens.reload} />
+      <TokensTable tokens={tokens.value.tokens} onChanged={tokens.reload} onRevoked={forgetRevoked} />
     </div>
   );
 }

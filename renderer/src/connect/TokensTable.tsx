@@ -3,7 +3,7 @@ import type { TokenView } from '../../../proxy/contracts/api.ts';
 import { useApi } from '../api/ApiContext.tsx';
 
 /** Existing client tokens: lift a burst-guard pause, or revoke. */
-export function TokensTable({ tokens, onChanged }: { tokens: TokenView[]; onChanged: () => void }) {
+export function TokensTable({ tokens, onChanged, onRevoked }: { tokens: TokenView[]; onChanged: () => void; onRevoked: (name: string) => void }) {
   const api = useApi();
   const [error, setError] = useState<string | null>(null);
   if (tokens.length === 0) return null;
@@ -39,7 +39,7 @@ export function TokensTable({ tokens, onChanged }: { tokens: TokenView[]; onChan
                     Resume
                   </button>
                 )}
-                <button type="button" onClick={() => run(() => api.revokeToken(token.name))}>
+                <button type="button" onClick={() => run(() => api.revokeToken(token.name).then(() => onRevoked(token.name)))}>
                   Revoke
                 </button>
               </td>

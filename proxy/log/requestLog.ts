@@ -1,13 +1,15 @@
 import { statfsSync } from 'node:fs';
 import type { DatabaseSync } from 'node:sqlite';
-import type { RequestLogRow, RequestLogStatus } from '../contracts/log.ts';
+import type { RequestListFilter, RequestLogRow, RequestLogStatus } from '../contracts/log.ts';
 import { redactSecrets } from '../core/redact.ts';
 import type { RequestLifecycleEvent } from '../events/lifecycle.ts';
 import type { RequestEvents } from '../events/requestEvents.ts';
 import { buildBodiesRecord, DEFAULT_BODY_CAP_BYTES } from './bodyRecord.ts';
 import { DEFAULT_SLICE_LIMITS, nextSliceLength } from './eventSlice.ts';
+import { DEFAULT_INDEX_SLICE, FullTextBackfill } from './fullTextBackfill.ts';
 import { RequestLogQueries } from './queries.ts';
 import { DEFAULT_RETENTION, runRetention, type RetentionPolicy, type RetentionResult } from './retention.ts';
+import { storedBytesOf } from './rowCodec.ts';
 import { applyRowEvent, maskRowText, rowFromStart } from './rowDraft.ts';
 import { databaseFileBytes, openLogDatabase, usedDatabaseBytes } from './schema.ts';
 import { LogWriter, type LogBatch } from './writer.ts';
@@ -52,6 +54,10 @@ export interface RequestLog extends QueryMethods {
 export const DEFAULT_FLUSH_INTERVAL_MS = 50;
 export const DEFAULT_RETENTION_INTERVAL_MS = 10 * 60_000;
 export const DEFAULT_MIN_FREE_DISK_BYTES = 100 * 1024 * 1024;
+/** Quiet time before bodies are added to the full-text index in the background. */
+export const DEFAULT_INDEX_IDLE_DELAY_MS = 500;
+/** Unindexed body bytes that make indexing run even under load: a search catches up in about a second. */
+export const DEFAULT_MAX_UNINDEXED_BYTES = 4 * 1024 * 1024;
 
 function freeDiskBytes(dir: string): number | null {
   try {
@@ -70,6 +76,7 @@ function lowDiskReason(minFreeDiskBytes: number): string {
 class SqliteRequestLog implements RequestLog {
   private readonly db: DatabaseSync;
   private readonly writer: LogWriter;
+  private readonly fullText: FullTextBackfill;
   private readonly queries: RequestLogQueries;
   private readonly options: RequestLogOptions;
   private readonly retention: RetentionPolicy;
@@ -106,8 +113,14 @@ class SqliteRequestLog implements RequestLog {
     this.onError = options.onError ?? ((error) => console.error('[airlock] request log write failed:', error));
     this.db = openLogDatabase({ dataDir: options.dataDir, maxDbBytes: options.maxDbBytes });
     this.writer = new LogWriter(this.db, this.onError);
+    this.fullText = new FullTextBackfill(this.db, {
+      idleDelayMs: DEFAULT_INDEX_IDLE_DELAY_MS,
+      maxBacklogBytes: DEFAULT_MAX_UNINDEXED_BYTES,
+      slice: DEFAULT_INDEX_SLICE,
+      onError: this.onError,
+    });
     this.queries = new RequestLogQueries(this.db);
-    this.listRequests = this.queries.listRequests.bind(this.queries);
+    this.listRequests = (filter) => this.queries.listRequests(this.indexedFor(filter));
     this.getRequest = this.queries.getRequest.bind(this.queries);
     this.spendByDay = this.queries.spendByDay.bind(this.queries);
     this.totals = this.queries.totals.bind(this.queries);
@@ -121,6 +134,12 @@ class SqliteRequestLog implements RequestLog {
     this.retentionTimer.unref();
   }
 
+  /** A full-text search first indexes the bodies not indexed yet, so it finds every logged request. */
+  private indexedFor(filter: RequestListFilter): RequestListFilter {
+    if (filter.text?.trim() && !this.closed) this.safely(() => this.fullText.catchUp());
+    return filter;
+  }
+
   attach(events: RequestEvents): () => void {
     return events.subscribe((event) => this.enqueue(event));
   }
@@ -129,6 +148,7 @@ class SqliteRequestLog implements RequestLog {
     // Deltas only feed the live view; the stream text arrives whole with `end`.
     if (this.closed || event.type === 'delta') return;
     this.queue.push(event);
+    this.fullText.noteActivity();
     if (this.flushTimer === null && this.continuation === null) {
       this.flushTimer = setTimeout(() => this.flushQueued(), this.flushIntervalMs);
       this.flushTimer.unref();
@@ -152,8 +172,12 @@ class SqliteRequestLog implements RequestLog {
   private writeSlice(): void {
     const events = this.queue.splice(0, nextSliceLength(this.queue, DEFAULT_SLICE_LIMITS));
     try {
-      this.writer.write(this.batchFrom(events, this.options.knownSecrets()));
+      const batch = this.batchFrom(events, this.options.knownSecrets());
+      const outcome = this.writer.write(batch);
       this.noteBodiesState();
+      if (outcome === 'written' && batch.bodies.length > 0) {
+        this.fullText.noteWritten(batch.bodies.reduce((bytes, { record }) => bytes + storedBytesOf(record), 0));
+      }
     } catch (error) {
       this.onError(error);
     }
@@ -200,6 +224,7 @@ class SqliteRequestLog implements RequestLog {
 
   runRetention(): RetentionResult {
     const result = runRetention(this.db, this.retention, this.now());
+    this.fullText.recount();
     this.updateBodiesSwitch(result.usedBytes);
     return result;
   }
@@ -245,6 +270,7 @@ class SqliteRequestLog implements RequestLog {
     if (this.flushTimer !== null) clearTimeout(this.flushTimer);
     if (this.continuation !== null) clearImmediate(this.continuation);
     clearInterval(this.retentionTimer);
+    this.fullText.close();
     this.db.close();
   }
 }

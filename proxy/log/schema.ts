@@ -8,7 +8,7 @@ export const DATABASE_FILE_NAME = 'requests.db';
  * Migrations in order; `PRAGMA user_version` records how many have run. Never edit a shipped
  * entry: append a new one.
  */
-const MIGRATIONS: readonly string[] = [
+export const MIGRATIONS: readonly string[] = [
   `
   CREATE TABLE requests (
     id TEXT PRIMARY KEY,
@@ -80,6 +80,24 @@ const MIGRATIONS: readonly string[] = [
   CREATE TRIGGER request_bodies_fts_delete AFTER DELETE ON request_bodies BEGIN
     INSERT INTO request_bodies_fts (request_bodies_fts, rowid, request_body, response_body, stream_text)
     VALUES ('delete', old.body_id, old.request_body, old.response_body, old.stream_text);
+  END;
+  `,
+  `
+  -- Indexing one body per INSERT trigger cost more than everything else a logged request does, so
+  -- bodies now enter the full-text index in bulk, off the write path (fullTextBackfill.ts). This
+  -- table lists the bodies not indexed yet; searches index them first, so results stay complete.
+  CREATE TABLE request_bodies_unindexed (body_id INTEGER PRIMARY KEY);
+  DROP TRIGGER request_bodies_fts_insert;
+  CREATE TRIGGER request_bodies_unindexed_insert AFTER INSERT ON request_bodies BEGIN
+    INSERT INTO request_bodies_unindexed (body_id) VALUES (new.body_id);
+  END;
+  -- Only an indexed body has entries to delete; telling FTS5 to delete absent ones corrupts it.
+  DROP TRIGGER request_bodies_fts_delete;
+  CREATE TRIGGER request_bodies_fts_delete AFTER DELETE ON request_bodies BEGIN
+    INSERT INTO request_bodies_fts (request_bodies_fts, rowid, request_body, response_body, stream_text)
+    SELECT 'delete', old.body_id, old.request_body, old.response_body, old.stream_text
+    WHERE NOT EXISTS (SELECT 1 FROM request_bodies_unindexed WHERE body_id = old.body_id);
+    DELETE FROM request_bodies_unindexed WHERE body_id = old.body_id;
   END;
   `,
 ];

@@ -59,6 +59,8 @@ describe('crash safety', () => {
     }
     expect(reopened.getRequest('finished')?.row.state).toBe('done');
     expect(reopened.listRequests({ limit: 500 }).rows.filter((row) => row.state === 'in_flight')).toEqual([]);
+    // A search indexes every body the killed process left unindexed, so the check below covers them all.
+    expect(reopened.listRequests({ text: 'hello', limit: 500 }).rows.map((row) => row.id)).toContain('finished');
     await reopened.close();
     reopened = null;
 

@@ -46,7 +46,7 @@ function eventsFor(row: SeededRow, startedAtMs: number, profileId: string): Requ
       startedAtMs,
       method: 'POST',
       clientPath: '/v1/chat/completions',
-      upstreamPath: '/chat/completions',
+      upstreamPath: 'chat/completions',
       profileId,
       clientName: row.clientName,
       protocol: 'openai',

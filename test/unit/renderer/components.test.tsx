@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { RequestDetail } from '../../../proxy/contracts/api.ts';
 import { ApiProvider } from '../../../renderer/src/api/ApiContext.tsx';
 import type { ControlClient } from '../../../renderer/src/api/client.ts';
+import { TokensTable } from '../../../renderer/src/connect/TokensTable.tsx';
 import { RequestDetailPanel } from '../../../renderer/src/detail/RequestDetailPanel.tsx';
 import { applyUpdate } from '../../../renderer/src/live/liveRows.ts';
 import { LiveStore } from '../../../renderer/src/live/liveStore.ts';
@@ -43,6 +44,35 @@ describe('KeyField', () => {
     expect(screen.getByTestId('key-status').textContent).toBe(`Set, ends in …${SENTINEL_KEY.slice(-4)}`);
     expect((screen.getByLabelText('Replace key') as HTMLInputElement).value).toBe('');
     expect(document.body.innerHTML).not.toContain(SENTINEL_KEY);
+  });
+});
+
+describe('TokensTable', () => {
+  it('reports a revoke only once the proxy confirmed it, so the setups drop that token', async () => {
+    const revokeToken = vi.fn(async () => undefined);
+    const onChanged = vi.fn();
+    const onRevoked = vi.fn();
+    render(
+      <ApiProvider client={fakeClient({ revokeToken })}>
+        <TokensTable tokens={[{ name: 'aider', pinnedProfileId: null, createdAtMs: 0, paused: false }]} onChanged={onChanged} onRevoked={onRevoked} />
+      </ApiProvider>,
+    );
+    fireEvent.click(screen.getByRole('button', { name: 'Revoke' }));
+    await waitFor(() => expect(onChanged).toHaveBeenCalled());
+    expect(revokeToken).toHaveBeenCalledWith('aider');
+    expect(onRevoked).toHaveBeenCalledWith('aider');
+  });
+
+  it('keeps the token shown when the revoke failed', async () => {
+    const onRevoked = vi.fn();
+    render(
+      <ApiProvider client={fakeClient({ revokeToken: async () => Promise.reject(new Error('keychain locked')) })}>
+        <TokensTable tokens={[{ name: 'aider', pinnedProfileId: null, createdAtMs: 0, paused: false }]} onChanged={vi.fn()} onRevoked={onRevoked} />
+      </ApiProvider>,
+    );
+    fireEvent.click(screen.getByRole('button', { name: 'Revoke' }));
+    await screen.findByText('keychain locked');
+    expect(onRevoked).not.toHaveBeenCalled();
   });
 });
 

@@ -128,6 +128,9 @@ describe('Live with 50,000 logged requests', () => {
   it('narrows the 50,000 rows with filters and full-text search', async () => {
     const failedGpt4oAider = newestFirst.filter((row) => row.failed && row.model === 'gpt-4o' && row.clientName === 'aider');
     await applyFilters({ Model: 'gpt-4o', Client: 'aider', Status: '429' }, failedGpt4oAider[0]?.id);
+    // The oldest row, selected above, is filtered out: the list must not point at a row it no longer has.
+    expect(failedGpt4oAider.some((row) => row.id === newestFirst.at(-1)?.id)).toBe(false);
+    expect(await list().getAttribute('aria-activedescendant')).toBeNull();
     const shown = await renderedRows();
     expect(shown.map((row) => row.id)).toEqual(failedGpt4oAider.slice(0, shown.length).map((row) => row.id));
     expect(await setSize()).toBe(-1);

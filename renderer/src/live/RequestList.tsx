@@ -57,6 +57,7 @@ export function RequestList({ snapshot, selectedId, onSelect, onOpen, onNearEnd,
     if (order.length > 0 && lastVisible >= order.length - PAGE_ROWS) onNearEnd();
   }, [lastVisible, order.length, onNearEnd]);
 
+  // -1 also when the filters hid the selected row: the list then points at no row (the detail may still show it).
   const selectedIndex = selectedId === null ? -1 : order.indexOf(selectedId);
   // Only a window of rows is in the DOM, so each says where it sits; -1 is ARIA's "total unknown".
   const setSize = hasMore ? -1 : order.length;
@@ -86,7 +87,7 @@ export function RequestList({ snapshot, selectedId, onSelect, onOpen, onNearEnd,
         role="listbox"
         tabIndex={0}
         aria-label="Requests, newest first"
-        aria-activedescendant={selectedId ? `request-${selectedId}` : undefined}
+        aria-activedescendant={selectedIndex >= 0 ? `request-${selectedId}` : undefined}
         onKeyDown={onKeyDown}
       >
         <div className="request-canvas" style={{ height: `${virtualizer.getTotalSize()}px` }}>

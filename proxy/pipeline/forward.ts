@@ -50,11 +50,11 @@ export function createForwardHandler(options: ForwardOptions): (req: IncomingMes
     const { path, query } = toUpstreamPath(req.url ?? '/');
     const method = req.method ?? 'GET';
     const protocol = protocolOfPath(path, method);
-    const startFor = (details: { profileId: string | null; clientName: string | null; requestedModel?: string | null; upstreamModel?: string | null; stream?: boolean; mode?: 'native' | 'translate'; notes?: string[] }): void =>
+    const startFor = (details: { profileId: string | null; clientName: string | null; requestedModel?: string | null; upstreamModel?: string | null; stream?: boolean; mode?: 'native' | 'translate'; notes?: string[]; upstreamPath?: string }): void =>
       trace.start({
         method,
         clientPath: req.url ?? '/',
-        upstreamPath: path,
+        upstreamPath: details.upstreamPath ?? path,
         profileId: details.profileId,
         clientName: details.clientName,
         protocol,
@@ -101,6 +101,7 @@ export function createForwardHandler(options: ForwardOptions): (req: IncomingMes
       stream: plan.stream,
       mode: plan.mode,
       notes: plan.notes,
+      upstreamPath: plan.upstreamPath,
     });
     for (const chunk of body.chunks) trace.requestBody.add(chunk);
     trace.requestHeaders = allowlistedRequestHeaders(req);

@@ -35,6 +35,8 @@ describe('the official Anthropic SDK against a Chat-Completions-only gateway', (
     expect(sent.model).toBe('deepseek-chat');
     expect(sent.messages[0]!.role).toBe('system');
     const end = await ended;
+    const start = harness.events.find((event) => event.type === 'start' && event.requestId === end.requestId);
+    expect(start).toMatchObject({ protocol: 'anthropic', protocolMode: 'translate', clientPath: '/v1/messages', upstreamPath: 'chat/completions' });
     expect(end.usage?.outputTokens).toBe(message.usage.output_tokens);
     expect(end.status).toBe(200);
   });

@@ -6,8 +6,11 @@ export interface SliceLimits {
   maxBodyBytes: number;
 }
 
-/** Keeps one flush short: a few hundred small requests, or a handful of large agent contexts. */
-export const DEFAULT_SLICE_LIMITS: SliceLimits = { maxEvents: 1_000, maxBodyBytes: 512 * 1024 };
+/**
+ * Keeps one slice to a few milliseconds: about fifty small requests (fewer commits cost little
+ * less per request), or a few large agent contexts.
+ */
+export const DEFAULT_SLICE_LIMITS: SliceLimits = { maxEvents: 150, maxBodyBytes: 256 * 1024 };
 
 function bodyBytesOf(event: RequestLifecycleEvent): number {
   if (event.type !== 'end') return 0;

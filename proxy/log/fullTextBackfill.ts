@@ -78,6 +78,7 @@ export class FullTextBackfill {
   private backlogBytes: number;
   private lastActivityMs = 0;
   private timer: NodeJS.Timeout | null = null;
+  private immediate: NodeJS.Immediate | null = null;
   private closed = false;
 
   constructor(db: DatabaseSync, options: FullTextBackfillOptions) {
@@ -92,11 +93,14 @@ export class FullTextBackfill {
     this.lastActivityMs = performance.now();
   }
 
-  /** Called after bodies were written; past the backlog limit, indexing keeps pace with writing. */
+  /**
+   * Called after bodies were written. Past the backlog limit, slices also run between writes (each
+   * in its own turn of the event loop, so forwarding waits for one slice at most).
+   */
   noteWritten(bytes: number): void {
     this.backlogBytes += bytes;
-    while (this.backlogBytes > this.options.maxBacklogBytes && this.indexSlice() > 0);
-    if (this.timer === null) this.schedule(this.options.idleDelayMs);
+    if (this.backlogBytes > this.options.maxBacklogBytes) this.runWhileOverBacklog();
+    else if (this.timer === null && this.immediate === null) this.schedule(this.options.idleDelayMs);
   }
 
   /** Indexes everything not yet indexed; run before a full-text search. */
@@ -113,7 +117,25 @@ export class FullTextBackfill {
   close(): void {
     this.closed = true;
     if (this.timer !== null) clearTimeout(this.timer);
+    if (this.immediate !== null) clearImmediate(this.immediate);
     this.timer = null;
+    this.immediate = null;
+  }
+
+  private runWhileOverBacklog(): void {
+    if (this.immediate !== null || this.closed) return;
+    this.immediate = setImmediate(() => {
+      this.immediate = null;
+      if (this.closed) return;
+      try {
+        if (this.indexSlice() === 0) return;
+      } catch (error) {
+        this.options.onError(error);
+        return;
+      }
+      if (this.backlogBytes > this.options.maxBacklogBytes) this.runWhileOverBacklog();
+      else if (this.timer === null) this.schedule(this.options.idleDelayMs);
+    });
   }
 
   private indexSlice(): number {

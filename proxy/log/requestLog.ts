@@ -1,4 +1,5 @@
 import { statfsSync } from 'node:fs';
+import { join } from 'node:path';
 import type { DatabaseSync } from 'node:sqlite';
 import type { RequestListFilter, RequestLogRow, RequestLogStatus } from '../contracts/log.ts';
 import { redactSecrets } from '../core/redact.ts';
@@ -11,7 +12,8 @@ import { RequestLogQueries } from './queries.ts';
 import { DEFAULT_RETENTION, runRetention, type RetentionPolicy, type RetentionResult } from './retention.ts';
 import { storedBytesOf } from './rowCodec.ts';
 import { applyRowEvent, maskRowText, rowFromStart } from './rowDraft.ts';
-import { databaseFileBytes, openLogDatabase, usedDatabaseBytes } from './schema.ts';
+import { DATABASE_FILE_NAME, databaseFileBytes, openLogDatabase, usedDatabaseBytes } from './schema.ts';
+import { DEFAULT_CHECKPOINT_INTERVAL_MS, startWalCheckpointer, type WalCheckpointer } from './walCheckpointer.ts';
 import { LogWriter, type LogBatch } from './writer.ts';
 
 export interface RequestLogOptions {
@@ -54,6 +56,7 @@ export interface RequestLog extends QueryMethods {
 export const DEFAULT_FLUSH_INTERVAL_MS = 50;
 export const DEFAULT_RETENTION_INTERVAL_MS = 10 * 60_000;
 export const DEFAULT_MIN_FREE_DISK_BYTES = 100 * 1024 * 1024;
+const SQLITE_DEFAULT_AUTOCHECKPOINT_PAGES = 1_000;
 /** Quiet time before bodies are added to the full-text index in the background. */
 export const DEFAULT_INDEX_IDLE_DELAY_MS = 500;
 /** Unindexed body bytes that make indexing run even under load: a search catches up in about a second. */
@@ -77,6 +80,7 @@ class SqliteRequestLog implements RequestLog {
   private readonly db: DatabaseSync;
   private readonly writer: LogWriter;
   private readonly fullText: FullTextBackfill;
+  private readonly checkpointer: WalCheckpointer;
   private readonly queries: RequestLogQueries;
   private readonly options: RequestLogOptions;
   private readonly retention: RetentionPolicy;
@@ -113,6 +117,7 @@ class SqliteRequestLog implements RequestLog {
     this.onError = options.onError ?? ((error) => console.error('[airlock] request log write failed:', error));
     this.db = openLogDatabase({ dataDir: options.dataDir, maxDbBytes: options.maxDbBytes });
     this.writer = new LogWriter(this.db, this.onError);
+    this.checkpointer = this.startCheckpointer();
     this.fullText = new FullTextBackfill(this.db, {
       idleDelayMs: DEFAULT_INDEX_IDLE_DELAY_MS,
       maxBacklogBytes: DEFAULT_MAX_UNINDEXED_BYTES,
@@ -132,6 +137,18 @@ class SqliteRequestLog implements RequestLog {
     this.safely(() => this.runRetention());
     this.retentionTimer = setInterval(() => this.safely(() => this.runRetention()), options.retentionIntervalMs ?? DEFAULT_RETENTION_INTERVAL_MS);
     this.retentionTimer.unref();
+  }
+
+  /** Checkpoints move to their own thread; should it die, this connection checkpoints itself again. */
+  private startCheckpointer(): WalCheckpointer {
+    this.db.exec('PRAGMA wal_autocheckpoint = 0');
+    return startWalCheckpointer(join(this.options.dataDir, DATABASE_FILE_NAME), {
+      intervalMs: DEFAULT_CHECKPOINT_INTERVAL_MS,
+      onError: this.onError,
+      onStopped: () => {
+        if (!this.closed) this.safely(() => this.db.exec(`PRAGMA wal_autocheckpoint = ${SQLITE_DEFAULT_AUTOCHECKPOINT_PAGES}`));
+      },
+    });
   }
 
   /** A full-text search first indexes the bodies not indexed yet, so it finds every logged request. */
@@ -271,6 +288,7 @@ class SqliteRequestLog implements RequestLog {
     if (this.continuation !== null) clearImmediate(this.continuation);
     clearInterval(this.retentionTimer);
     this.fullText.close();
+    await this.checkpointer.close();
     this.db.close();
   }
 }

@@ -1,0 +1,62 @@
+import { Worker } from 'node:worker_threads';
+
+/**
+ * The checkpoint thread: its own connection copies the WAL into the database file on a timer.
+ * A checkpoint waits on fsync, which took 20-200 ms per automatic checkpoint on the writing
+ * connection and stalled forwarding; here it stalls nobody. PASSIVE never blocks the writer.
+ * Kept as source text so a bundled build needs no second entry point.
+ */
+const CHECKPOINT_THREAD_SOURCE = `
+const { parentPort, workerData } = require('node:worker_threads');
+const { DatabaseSync } = require('node:sqlite');
+const db = new DatabaseSync(workerData.databasePath);
+const timer = setInterval(() => {
+  try {
+    db.exec('PRAGMA wal_checkpoint(PASSIVE)');
+  } catch (error) {
+    parentPort.postMessage(error instanceof Error ? error.message : String(error));
+  }
+}, workerData.intervalMs);
+parentPort.once('message', () => {
+  clearInterval(timer);
+  db.close();
+  parentPort.close();
+});
+`;
+
+export const DEFAULT_CHECKPOINT_INTERVAL_MS = 1_000;
+
+export interface WalCheckpointer {
+  /** Stops the thread after its current checkpoint and closes its connection. */
+  close(): Promise<void>;
+}
+
+/**
+ * Starts checkpointing `databasePath` from a worker thread. The writing connection should turn its
+ * own automatic checkpoints off, and back on if `onStopped` reports that the thread died.
+ */
+export function startWalCheckpointer(
+  databasePath: string,
+  options: { intervalMs: number; onError: (error: unknown) => void; onStopped: () => void },
+): WalCheckpointer {
+  const worker = new Worker(CHECKPOINT_THREAD_SOURCE, { eval: true, workerData: { databasePath, intervalMs: options.intervalMs } });
+  worker.unref();
+  let closing = false;
+  worker.on('message', (message: string) => options.onError(new Error(`WAL checkpoint failed: ${message}`)));
+  worker.on('error', (error) => options.onError(error));
+  // Not events.once: it rejects when the thread reports an error, and the exit still follows.
+  const exited = new Promise<void>((resolve) => {
+    worker.once('exit', () => {
+      if (!closing) options.onStopped();
+      resolve();
+    });
+  });
+  return {
+    async close() {
+      if (closing) return;
+      closing = true;
+      worker.postMessage('close');
+      await exited;
+    },
+  };
+}

@@ -1,0 +1,56 @@
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import { setTimeout as delay } from 'node:timers/promises';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { startWalCheckpointer } from '../../../proxy/log/walCheckpointer.ts';
+
+const POLL_ATTEMPTS = 500;
+const POLL_INTERVAL_MS = 10;
+
+let dir: string;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'airlock-wal-'));
+});
+afterEach(() => {
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** A writer that never checkpoints itself, as the request log's connection. */
+function openWriterWithoutCheckpoints(path: string): DatabaseSync {
+  const db = new DatabaseSync(path);
+  db.exec('PRAGMA journal_mode = WAL');
+  db.exec('PRAGMA wal_autocheckpoint = 0');
+  db.exec('CREATE TABLE t (text TEXT)');
+  return db;
+}
+
+describe('startWalCheckpointer', () => {
+  it('copies what the writer committed into the database file from its own thread', async () => {
+    const path = join(dir, 'log.db');
+    const writer = openWriterWithoutCheckpoints(path);
+    const sizeBeforeBytes = statSync(path).size;
+    const insert = writer.prepare('INSERT INTO t VALUES (?)');
+    for (let index = 0; index < 200; index += 1) insert.run('x'.repeat(1_000));
+    expect(statSync(path).size).toBe(sizeBeforeBytes);
+
+    const errors: unknown[] = [];
+    const checkpointer = startWalCheckpointer(path, { intervalMs: 5, onError: (error) => errors.push(error), onStopped: () => errors.push('stopped') });
+    for (let attempt = 0; attempt < POLL_ATTEMPTS && statSync(path).size === sizeBeforeBytes; attempt += 1) await delay(POLL_INTERVAL_MS);
+    await checkpointer.close();
+    writer.close();
+
+    expect(statSync(path).size).toBeGreaterThan(sizeBeforeBytes + 200 * 1_000);
+    expect(errors).toEqual([]);
+  });
+
+  it('reports a thread that could not run, so the writer can checkpoint again', async () => {
+    const errors: unknown[] = [];
+    let stopped = false;
+    startWalCheckpointer(join(dir, 'missing', 'log.db'), { intervalMs: 5, onError: (error) => errors.push(error), onStopped: () => (stopped = true) });
+    for (let attempt = 0; attempt < POLL_ATTEMPTS && !stopped; attempt += 1) await delay(POLL_INTERVAL_MS);
+    expect(stopped).toBe(true);
+    expect(errors).toHaveLength(1);
+  });
+});

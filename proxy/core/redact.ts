@@ -9,13 +9,17 @@ export const REDACTED = '[redacted]';
  * sk- key, a hex run. None can overlap another's match, so one alternation equals three passes.
  */
 const ALWAYS_SECRET = /\b([Bb][Ee][Aa][Rr][Ee][Rr]\s+)[A-Za-z0-9._~+/=-]{8,}|\bsk-[A-Za-z0-9_-]{12,}|\b[0-9a-fA-F]{32,}\b/g;
-/** Base64-like runs; redacted only when they look random (see looksRandom). */
-const LONG_RUN = /[A-Za-z0-9+/_-]{32,}={0,2}/g;
+/**
+ * Base64-like runs; redacted only when they look random (see looksRandom). A run only ever
+ * matches from its first character, so the lookbehind changes no match; it makes each attempt
+ * inside a word fail at once instead of rescanning the rest of the word.
+ */
+const LONG_RUN = /(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{32,}={0,2}/g;
 /**
  * Every shape above needs the word Bearer or a run of 15+ token characters: text without either
  * (most header values, paths, model names, prose) skips the shape passes.
  */
-const SHAPE_CANDIDATE = /[A-Za-z0-9+/_-]{15}|[Bb][Ee][Aa][Rr][Ee][Rr]\s/;
+const SHAPE_CANDIDATE = /(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{15}|[Bb][Ee][Aa][Rr][Ee][Rr]\s/;
 const MIN_RANDOM_CHUNK = 16;
 
 export function redactSecrets(text: string, knownSecrets: string[] = []): string {

@@ -17,12 +17,16 @@ const SEPARATORS = /[/\\]/;
 
 export function toUpstreamPath(requestTarget: string): UpstreamPath {
   // An absolute-form target (`http://elsewhere/...`) must never choose the upstream: keep its path only.
-  const target = requestTarget.replace(ABSOLUTE_FORM, '').split('#', 1)[0]!;
+  // Every request runs this, and origin-form targets (starting with '/') cannot match the pattern.
+  const withoutOrigin = requestTarget.startsWith('/') ? requestTarget : requestTarget.replace(ABSOLUTE_FORM, '');
+  const fragmentStart = withoutOrigin.indexOf('#');
+  const target = fragmentStart === -1 ? withoutOrigin : withoutOrigin.slice(0, fragmentStart);
   const queryStart = target.indexOf('?');
   const rawPath = queryStart === -1 ? target : target.slice(0, queryStart);
   const query = queryStart === -1 || queryStart === target.length - 1 ? '' : target.slice(queryStart);
 
-  const segments = stripVersionPrefix(resolveDotSegments(rawPath.split(SEPARATORS)));
+  const rawSegments = rawPath.includes('\\') ? rawPath.split(SEPARATORS) : rawPath.split('/');
+  const segments = stripVersionPrefix(resolveDotSegments(rawSegments));
   return { path: segments.join('/'), query };
 }
 
@@ -30,14 +34,16 @@ export function toUpstreamPath(requestTarget: string): UpstreamPath {
 function resolveDotSegments(rawSegments: string[]): string[] {
   const resolved: string[] = [];
   for (const segment of rawSegments) {
-    const decoded = safeDecode(segment);
-    if (segment === '' || decoded === '.') continue;
+    if (segment === '') continue;
+    // Only a percent-encoded segment can differ from its decoded form; decoding is skipped otherwise.
+    const decoded = segment.includes('%') ? safeDecode(segment) : segment;
+    if (decoded === '.') continue;
     if (decoded === '..') {
       resolved.pop();
       continue;
     }
     // An encoded separator hiding a dot segment (`..%2F..`) could climb at a server that decodes it.
-    if (decoded.split(SEPARATORS).some((part) => part === '..' || part === '.')) continue;
+    if (decoded !== segment && decoded.split(SEPARATORS).some((part) => part === '..' || part === '.')) continue;
     resolved.push(segment);
   }
   return resolved;
@@ -78,10 +84,10 @@ export function isSideEffectCreationPath(path: string): boolean {
 }
 
 export function routeKindOf(path: string, method: string): RouteKind {
-  const route = pathSegments(path).join('/');
   const verb = method.toUpperCase();
+  if (verb !== 'GET' && verb !== 'POST') return 'other';
+  const route = pathSegments(path).join('/');
   if (verb === 'GET') return route === 'models' ? 'models' : 'other';
-  if (verb !== 'POST') return 'other';
   switch (route) {
     case 'chat/completions':
       return 'chat';

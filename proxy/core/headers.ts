@@ -35,8 +35,10 @@ const DROPPED_REQUEST_HEADERS = new Set([
   'accept-encoding',
   'expect',
 ]);
-/** Local-only prefixes: forwarding data of the client's network, Airlock's own tokens, and (when translating) Anthropic's. */
-const DROPPED_REQUEST_PREFIXES = ['x-forwarded-', 'x-airlock-'];
+/** Local-only prefixes: forwarding data of the client's network and Airlock's own tokens. */
+const FORWARDED_PREFIX = 'x-forwarded-';
+const AIRLOCK_PREFIX = 'x-airlock-';
+/** Dropped when translating: the gateway then sees an OpenAI request. */
 const ANTHROPIC_PREFIX = 'anthropic-';
 
 export interface UpstreamHeaderOptions {
@@ -45,20 +47,27 @@ export interface UpstreamHeaderOptions {
   dropAnthropicHeaders: boolean;
 }
 
+// Both builders run on every request, so each makes one pass over the headers with no intermediate
+// collections; names listed in Connection (rare) are removed from the result afterwards.
+
 export function buildUpstreamHeaders(
   clientHeaders: IncomingHttpHeaders,
   apiKey: string,
   options: UpstreamHeaderOptions,
 ): Record<string, string> {
-  const connectionListed = connectionTokens(clientHeaders);
   const result: Record<string, string> = {};
-  for (const [rawName, value] of Object.entries(clientHeaders)) {
+  let connectionValues: HeaderValue[] | null = null;
+  for (const rawName of Object.keys(clientHeaders)) {
+    const value = clientHeaders[rawName];
+    if (value === undefined) continue;
     const name = rawName.toLowerCase();
-    if (value === undefined || HOP_BY_HOP.has(name) || connectionListed.has(name) || DROPPED_REQUEST_HEADERS.has(name)) continue;
-    if (DROPPED_REQUEST_PREFIXES.some((prefix) => name.startsWith(prefix))) continue;
+    if (name === 'connection') (connectionValues ??= []).push(value);
+    if (HOP_BY_HOP.has(name) || DROPPED_REQUEST_HEADERS.has(name)) continue;
+    if (name.startsWith(FORWARDED_PREFIX) || name.startsWith(AIRLOCK_PREFIX)) continue;
     if (options.dropAnthropicHeaders && name.startsWith(ANTHROPIC_PREFIX)) continue;
     result[name] = Array.isArray(value) ? value.join(', ') : value;
   }
+  if (connectionValues) removeConnectionListed(result, connectionValues);
   if (options.contentLength !== null) result['content-length'] = String(options.contentLength);
   result['authorization'] = `Bearer ${apiKey}`;
   // The proxy reads usage from the body and relays SSE as it arrives: compression would defeat both.
@@ -78,14 +87,18 @@ export function buildClientResponseHeaders(
   upstream: HeaderBag,
   options: { bodyRewritten: boolean },
 ): Record<string, string | string[]> {
-  const connectionListed = connectionTokens(upstream);
   const result: Record<string, string | string[]> = {};
-  for (const [rawName, value] of Object.entries(upstream)) {
+  let connectionValues: HeaderValue[] | null = null;
+  for (const rawName of Object.keys(upstream)) {
+    const value = upstream[rawName];
+    if (value === undefined) continue;
     const name = rawName.toLowerCase();
-    if (value === undefined || HOP_BY_HOP.has(name) || connectionListed.has(name) || DROPPED_RESPONSE_HEADERS.has(name)) continue;
+    if (name === 'connection') (connectionValues ??= []).push(value);
+    if (HOP_BY_HOP.has(name) || DROPPED_RESPONSE_HEADERS.has(name)) continue;
     if (options.bodyRewritten && BODY_DESCRIBING_HEADERS.has(name)) continue;
     result[name] = value;
   }
+  if (connectionValues) removeConnectionListed(result, connectionValues);
   return result;
 }
 
@@ -98,28 +111,36 @@ const REQUEST_ID_HEADERS = [
   'x-amzn-requestid',
   'cf-ray',
 ];
+const REQUEST_ID_RANK = new Map(REQUEST_ID_HEADERS.map((name, rank) => [name, rank]));
 
+/** The most specific non-blank request id; one pass, names compared case-insensitively. */
 export function pickUpstreamRequestId(headers: HeaderBag): string | null {
-  const byName = new Map(Object.entries(headers).map(([name, value]) => [name.toLowerCase(), value]));
-  for (const name of REQUEST_ID_HEADERS) {
-    const value = byName.get(name);
+  let picked: string | null = null;
+  let pickedRank = REQUEST_ID_HEADERS.length;
+  for (const rawName of Object.keys(headers)) {
+    const rank = REQUEST_ID_RANK.get(rawName) ?? REQUEST_ID_RANK.get(rawName.toLowerCase());
+    if (rank === undefined || rank >= pickedRank) continue;
+    const value = headers[rawName];
     const first = (Array.isArray(value) ? value[0] : value)?.trim();
-    if (first) return first;
+    if (first) {
+      picked = first;
+      pickedRank = rank;
+    }
   }
-  return null;
+  return picked;
 }
 
 /** Header names listed in Connection are hop-by-hop too (RFC 9110 section 7.6.1). */
-function connectionTokens(headers: HeaderBag): Set<string> {
-  const tokens = new Set<string>();
-  for (const [name, value] of Object.entries(headers)) {
-    if (name.toLowerCase() !== 'connection' || value === undefined) continue;
+function removeConnectionListed(headers: Record<string, unknown>, connectionValues: readonly HeaderValue[]): void {
+  for (const value of connectionValues) {
     for (const line of Array.isArray(value) ? value : [value]) {
-      for (const token of line.split(',')) {
-        const trimmed = token.trim().toLowerCase();
-        if (trimmed !== '') tokens.add(trimmed);
+      // Nearly every message says just `keep-alive` or `close`, which name no header.
+      const lowered = (line ?? '').toLowerCase();
+      if (lowered === 'keep-alive' || lowered === 'close') continue;
+      for (const token of lowered.split(',')) {
+        const name = token.trim();
+        if (name !== '' && Object.hasOwn(headers, name)) delete headers[name];
       }
     }
   }
-  return tokens;
 }

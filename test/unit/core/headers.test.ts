@@ -47,6 +47,8 @@ describe('buildUpstreamHeaders', () => {
     ['anthropic headers dropped when translating', { 'anthropic-version': '2023-06-01', 'anthropic-beta': 'x' }, true, {}],
     ['client accept-encoding replaced', { 'accept-encoding': 'gzip, br' }, false, {}],
     ['client content-length replaced', { 'content-length': '999' }, false, {}],
+    ['names in a mixed-case Connection dropped, others kept', { Connection: 'X-Hop, keep-alive', 'X-Hop': '1', 'X-Keep': '2' }, false, { 'x-keep': '2' }],
+    ['names in repeated Connection values dropped', { connection: ['x-a', 'x-b'] as unknown as string, 'x-a': '1', 'x-b': '2', 'x-c': '3' }, false, { 'x-c': '3' }],
   ])('%s', (_label, clientHeaders, dropAnthropicHeaders, kept) => {
     const headers = buildUpstreamHeaders(clientHeaders, SENTINEL_KEY, { contentLength: null, dropAnthropicHeaders });
     expect(headers).toEqual({ ...kept, authorization: `Bearer ${SENTINEL_KEY}`, 'accept-encoding': 'identity' });
@@ -98,6 +100,9 @@ describe('pickUpstreamRequestId', () => {
     [{ 'x-request-id': ['first', 'second'] }, 'first'],
     [{ 'x-request-id': '  ', 'request-id': 'fallback' }, 'fallback'],
     [{ 'content-type': 'application/json' }, null],
+    [{ 'cf-ray': 'ray', 'Request-Id': 'ranked-higher' }, 'ranked-higher'],
+    [{ 'CF-RAY': 'only-ray', 'x-other': 'x' }, 'only-ray'],
+    [{ 'x-request-id': undefined, 'openai-request-id': 'd' }, 'd'],
   ])('%j -> %s', (headers, expected) => {
     expect(pickUpstreamRequestId(headers)).toBe(expected);
   });

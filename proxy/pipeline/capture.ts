@@ -27,6 +27,8 @@ export class BodyCapture {
   }
 
   toBuffer(): Buffer | null {
-    return this.chunks.length === 0 ? null : Buffer.concat(this.chunks, this.capturedBytes);
+    if (this.chunks.length === 0) return null;
+    // Most bodies arrive in one chunk: hand that out rather than copying it.
+    return this.chunks.length === 1 ? this.chunks[0]! : Buffer.concat(this.chunks, this.capturedBytes);
   }
 }

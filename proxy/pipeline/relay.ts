@@ -1,5 +1,6 @@
 import { once } from 'node:events';
 import type { ServerResponse } from 'node:http';
+import type { Readable } from 'node:stream';
 import type { Dispatcher } from 'undici';
 import type { ErrorClass } from '../contracts/errors.ts';
 import type { Profile } from '../contracts/profile.ts';
@@ -25,8 +26,40 @@ export interface RelayInput {
   onStreamFailure: (errorClass: ErrorClass) => void;
 }
 
-async function writeWithBackpressure(res: ServerResponse, data: Buffer | string): Promise<void> {
-  if (!res.write(data)) await once(res, 'drain');
+/**
+ * Copies a non-stream answer to the client as it arrives, pausing the upstream while the client's
+ * socket is full. Plain stream events: a `for await` iterator's set-up showed in the per-request
+ * profile. Rejects with the body's error, or when it closed before its end.
+ */
+function copyBody(body: Readable, res: ServerResponse, onChunk: (chunk: Buffer) => void): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const resume = (): void => {
+      body.resume();
+    };
+    const onData = (chunk: Buffer): void => {
+      onChunk(chunk);
+      if (!res.write(chunk)) {
+        body.pause();
+        res.once('drain', resume);
+      }
+    };
+    const settle = (error: unknown): void => {
+      body.off('data', onData);
+      body.off('end', onEnd);
+      body.off('error', onError);
+      body.off('close', onClose);
+      res.off('drain', resume);
+      if (error === null) resolve();
+      else reject(error);
+    };
+    const onEnd = (): void => settle(null);
+    const onError = (error: unknown): void => settle(error);
+    const onClose = (): void => settle(new Error('the upstream answer closed before it ended'));
+    body.on('data', onData);
+    body.once('end', onEnd);
+    body.once('error', onError);
+    body.once('close', onClose);
+  });
 }
 
 function sinkFor(trace: RequestTrace): StreamSink {
@@ -49,7 +82,7 @@ function observerFor(plan: ExchangePlan, sink: StreamSink): StreamObserver {
 /** The upstream answered with success: pass it on as it arrives, translated where the plan says. */
 export async function relayResponse(input: RelayInput): Promise<void> {
   const { res, plan, trace, response, contentType } = input;
-  const isSse = contentType !== null && /text\/event-stream/i.test(contentType);
+  const isSse = contentType !== null && contentType.toLowerCase().includes('text/event-stream');
   const rewritten = isSse || plan.translator !== null;
   const headers = buildClientResponseHeaders(response.headers, { bodyRewritten: rewritten });
   trace.responseHeaders = flatten(headers);
@@ -61,29 +94,32 @@ export async function relayResponse(input: RelayInput): Promise<void> {
   if (plan.translator) return relayTranslatedJson(input, headers);
   res.writeHead(response.statusCode, headers);
   try {
-    for await (const chunk of response.body as AsyncIterable<Buffer>) {
-      trace.responseBody.add(chunk);
-      await writeWithBackpressure(res, chunk);
-    }
+    await copyBody(response.body, res, (chunk) => trace.responseBody.add(chunk));
     res.end();
   } catch (error) {
     return failMidBody(input, error);
   }
-  recordJsonAnswer(trace);
+  recordJsonAnswer(trace, contentType);
 }
 
-function recordJsonAnswer(trace: RequestTrace): void {
+/** Usage and model of a JSON answer. Bodies labelled as something else (audio, files) are not decoded at all. */
+function recordJsonAnswer(trace: RequestTrace, contentType: string | null): void {
   if (trace.responseBody.truncated) return;
+  if (contentType !== null && !contentType.toLowerCase().includes('json')) return;
   const body = trace.responseBody.toBuffer();
   if (!body) return;
   try {
-    const json = JSON.parse(body.toString('utf8')) as { model?: unknown };
-    if (typeof json.model === 'string') trace.responseModel = json.model;
-    const usage = usageFromChatResponse(json);
-    if (usage) trace.setUsage(usage);
+    recordAnswerFields(trace, JSON.parse(body.toString('utf8')) as object);
   } catch {
     // Not JSON (an embedding in another format, say): nothing to account from it.
   }
+}
+
+function recordAnswerFields(trace: RequestTrace, json: object): void {
+  const model = (json as { model?: unknown }).model;
+  if (typeof model === 'string') trace.responseModel = model;
+  const usage = usageFromChatResponse(json);
+  if (usage) trace.setUsage(usage);
 }
 
 async function relayTranslatedJson(input: RelayInput, headers: Record<string, string | string[]>): Promise<void> {
@@ -100,10 +136,12 @@ async function relayTranslatedJson(input: RelayInput, headers: Record<string, st
   } catch (error) {
     return failMidBody(input, error);
   }
-  recordJsonAnswer(trace);
   let translated: object;
   try {
-    translated = plan.translator!.translateJson(JSON.parse(Buffer.concat(chunks).toString('utf8')));
+    // Parsed once: the same value gives the usage and the translation.
+    const answer = JSON.parse(Buffer.concat(chunks, total).toString('utf8')) as object;
+    if (typeof answer === 'object' && answer !== null) recordAnswerFields(trace, answer);
+    translated = plan.translator!.translateJson(answer);
   } catch (error) {
     const upstreamMessage = `the gateway's answer could not be translated: ${(error as Error).message}`;
     trace.fail('upstream_error', upstreamMessage);

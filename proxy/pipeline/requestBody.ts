@@ -6,15 +6,35 @@ export interface ClientBody {
   byteLength: number;
 }
 
-/** Reads the body as the chunks that arrived: no size limit, no concatenated copy. */
-export async function readClientBody(req: IncomingMessage): Promise<ClientBody> {
-  const chunks: Buffer[] = [];
-  let byteLength = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    chunks.push(chunk);
-    byteLength += chunk.length;
-  }
-  return { chunks, byteLength };
+/**
+ * Reads the body as the chunks that arrived: no size limit, no concatenated copy. Plain stream
+ * events rather than `for await`: the async iterator's set-up showed in the per-request profile.
+ * Rejects when the client goes away (or the stream fails) before the body ended.
+ */
+export function readClientBody(req: IncomingMessage): Promise<ClientBody> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let byteLength = 0;
+    const onData = (chunk: Buffer): void => {
+      chunks.push(chunk);
+      byteLength += chunk.length;
+    };
+    const settle = (error: Error | null): void => {
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('error', onError);
+      req.off('close', onClose);
+      if (error) reject(error);
+      else resolve({ chunks, byteLength });
+    };
+    const onEnd = (): void => settle(null);
+    const onError = (error: Error): void => settle(error);
+    const onClose = (): void => settle(new Error('the client closed the connection before its request body ended'));
+    req.on('data', onData);
+    req.once('end', onEnd);
+    req.once('error', onError);
+    req.once('close', onClose);
+  });
 }
 
 export type ParsedBody =
@@ -37,7 +57,7 @@ export function parseClientBody(body: ClientBody, contentType: string | undefine
     const scan = scanTopLevel(body.chunks);
     return scan.isObject ? { kind: 'large-json', scan } : { kind: 'opaque' };
   }
-  const text = Buffer.concat(body.chunks, body.byteLength).toString('utf8');
+  const text = (body.chunks.length === 1 ? body.chunks[0]! : Buffer.concat(body.chunks, body.byteLength)).toString('utf8');
   try {
     const value: unknown = JSON.parse(text);
     if (typeof value !== 'object' || value === null || Array.isArray(value)) {

@@ -4,7 +4,10 @@ import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { setTimeout as delay } from 'node:timers/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { DATABASE_FILE_NAME } from '../../../proxy/log/schema.ts';
 import { startWalCheckpointer } from '../../../proxy/log/walCheckpointer.ts';
+import { endEvent, startEvent } from './lifecycleEvents.ts';
+import { openTempLog } from './tempLog.ts';
 
 const POLL_ATTEMPTS = 500;
 const POLL_INTERVAL_MS = 10;
@@ -52,5 +55,24 @@ describe('startWalCheckpointer', () => {
     for (let attempt = 0; attempt < POLL_ATTEMPTS && !stopped; attempt += 1) await delay(POLL_INTERVAL_MS);
     expect(stopped).toBe(true);
     expect(errors).toHaveLength(1);
+  });
+});
+
+describe('the request log', () => {
+  it('gets its writes into the database file while open, by the checkpoint thread', async () => {
+    const temp = openTempLog();
+    try {
+      const path = join(temp.dataDir, DATABASE_FILE_NAME);
+      const sizeBeforeBytes = statSync(path).size;
+      for (let index = 0; index < 200; index += 1) {
+        temp.events.emit(startEvent(`r${index}`));
+        temp.events.emit(endEvent(`r${index}`));
+      }
+      await temp.log.flush();
+      for (let attempt = 0; attempt < POLL_ATTEMPTS && statSync(path).size === sizeBeforeBytes; attempt += 1) await delay(POLL_INTERVAL_MS);
+      expect(statSync(path).size).toBeGreaterThan(sizeBeforeBytes);
+    } finally {
+      await temp.cleanup();
+    }
   });
 });

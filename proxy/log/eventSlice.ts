@@ -7,10 +7,10 @@ export interface SliceLimits {
 }
 
 /**
- * Keeps one slice to a few milliseconds: about fifty small requests (fewer commits cost little
- * less per request), or a few large agent contexts.
+ * Keeps one slice to a millisecond or two: about twenty small requests, or a large agent context.
+ * A request crosses the event loop several times, so it can wait behind several slices.
  */
-export const DEFAULT_SLICE_LIMITS: SliceLimits = { maxEvents: 150, maxBodyBytes: 256 * 1024 };
+export const DEFAULT_SLICE_LIMITS: SliceLimits = { maxEvents: 60, maxBodyBytes: 128 * 1024 };
 
 function bodyBytesOf(event: RequestLifecycleEvent): number {
   if (event.type !== 'end') return 0;

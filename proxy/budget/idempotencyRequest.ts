@@ -1,4 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
+import { isSideEffectCreationPath } from '../core/clientPath.ts';
 
 /**
  * Which requests the idempotency cache covers. Seed section 3: image and video creation may have
@@ -7,7 +8,6 @@ import type { IncomingHttpHeaders } from 'node:http';
  */
 export const IDEMPOTENCY_KEY_HEADERS = ['idempotency-key', 'x-idempotency-key', 'x-task-id'] as const;
 
-const SIDE_EFFECT_SEGMENTS = new Set(['image', 'images', 'video', 'videos']);
 
 /** The first non-empty key header, in the order above; header names arrive lower-cased from Node. */
 export function idempotencyKeyOf(headers: IncomingHttpHeaders): string | null {
@@ -19,8 +19,7 @@ export function idempotencyKeyOf(headers: IncomingHttpHeaders): string | null {
   return null;
 }
 
+/** The same creation paths the retry policy never resends (one definition, in core/clientPath). */
 export function isSideEffectRequest(method: string, upstreamPath: string): boolean {
-  if (method.toUpperCase() !== 'POST') return false;
-  const pathOnly = upstreamPath.split('?', 1)[0] ?? '';
-  return pathOnly.split('/').some((segment) => SIDE_EFFECT_SEGMENTS.has(segment.toLowerCase()));
+  return method.toUpperCase() === 'POST' && isSideEffectCreationPath(upstreamPath.split('?', 1)[0] ?? '');
 }

@@ -5,6 +5,8 @@ import type { RequestEvents } from '../events/requestEvents.ts';
 import { PARSE_BODY_LIMIT_BYTES } from '../server/defaults.ts';
 import { accountFor, estimateInputTokens } from './accounting.ts';
 import { runExchange } from './exchange.ts';
+import { claimIdempotency, sendReplay, settleIdempotency } from './idempotency.ts';
+import type { IdempotencyCache } from '../budget/idempotencyCache.ts';
 import { buildPlan, type NativeProtocolCheck, type PlanRefusal } from './planner.ts';
 import { sendRefusal } from './replies.ts';
 import { modelOf, parseClientBody, readClientBody, streamFlagOf } from './requestBody.ts';
@@ -24,6 +26,7 @@ export interface ForwardOptions {
   captureLimitBytes: number;
   inFlight: Set<ServerResponse>;
   nativeVerified?: NativeProtocolCheck;
+  idempotency?: IdempotencyCache;
 }
 
 const PAUSED: LocalRefusal = {
@@ -120,10 +123,18 @@ export function createForwardHandler(options: ForwardOptions): (req: IncomingMes
       estimatedInputTokens: estimateInputTokens(plan),
     });
     if (gateRefusal) return refuse(gateRefusal);
+    const claim = await claimIdempotency(options.idempotency, req, plan.upstreamPath, target.profile.id);
+    if (claim?.kind === 'refused') return refuse(claim.refusal);
+    if (claim?.kind === 'replay') {
+      sendReplay(res, claim.response);
+      trace.end(claim.response.status, { usage: null, usageSource: null, costCredits: null });
+      return;
+    }
 
     try {
       await runExchange({ req, res, plan, target, trace });
     } finally {
+      if (claim?.kind === 'first') settleIdempotency(claim.ticket, trace);
       const accounting = accountFor(trace, plan, target.profile);
       trace.end(trace.status, accounting);
       services.spendGate?.recordOutcome({

@@ -6,6 +6,7 @@ import { createSpendGate, type SpendGateControl } from '../budget/spendGate.ts';
 import { SpendLedger, spentSinceFromLog, type SpendScope } from '../budget/spendLedger.ts';
 import { createCapabilityService, type CapabilityService } from '../capabilities/capabilityService.ts';
 import { createControlRouter, type ControlApi } from '../control/createControlRouter.ts';
+import { IdempotencyCache } from '../budget/idempotencyCache.ts';
 import { RequestEvents } from '../events/requestEvents.ts';
 import { isLocalRefusal } from '../pipeline/services.ts';
 import { createRequestLog, type RequestLog } from '../log/requestLog.ts';
@@ -116,6 +117,7 @@ export async function startAirlock(options: AirlockOptions): Promise<Airlock> {
     services: { authenticator: createClientAuthenticator(config), targets, spendGate },
     nativeVerified: (profileId, protocol, model) => capabilities.nativeVerified(profileId, protocol, model),
     controlRouter: control.router,
+    idempotency: new IdempotencyCache(),
   }).catch(async (error: unknown) => {
     control.close();
     following.stop();

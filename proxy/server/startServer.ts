@@ -5,6 +5,7 @@ import { createRequestGuards } from '../access/requestGuards.ts';
 import { RequestEvents } from '../events/requestEvents.ts';
 import { warmUpTokenizer } from '../pipeline/accounting.ts';
 import { createForwardHandler, type PipelineServices } from '../pipeline/forward.ts';
+import type { IdempotencyCache } from '../budget/idempotencyCache.ts';
 import type { NativeProtocolCheck } from '../pipeline/planner.ts';
 import { closeUpstreamAgents } from '../pipeline/upstreamClient.ts';
 import { CAPTURE_LIMIT_BYTES, CONTROL_PREFIX, DEFAULT_HOST } from './defaults.ts';
@@ -19,6 +20,8 @@ export interface ServerOptions {
   captureLimitBytes?: number;
   /** From the capability check: where the gateway speaks Anthropic or Responses natively. */
   nativeVerified?: NativeProtocolCheck;
+  /** Answers repeated image/video creations carrying the same idempotency key. */
+  idempotency?: IdempotencyCache;
 }
 
 export interface ProxyHandle {
@@ -81,6 +84,7 @@ export async function startServer(options: ServerOptions): Promise<ProxyHandle> 
     captureLimitBytes: options.captureLimitBytes ?? CAPTURE_LIMIT_BYTES,
     inFlight,
     ...(options.nativeVerified ? { nativeVerified: options.nativeVerified } : {}),
+    ...(options.idempotency ? { idempotency: options.idempotency } : {}),
   });
   app.use(forward);
   const lastResort: ErrorRequestHandler = (error: unknown, _req, res, _next) => answerUnexpectedError(error, res);

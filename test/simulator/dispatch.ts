@@ -100,6 +100,10 @@ function answerApi(response: ServerResponse, route: Route, body: Buffer, state: 
       else sendJson(response, validated.status, validated.body);
       return;
     }
+    case 'images':
+      // A side-effect creation: every call makes a new image, so a replay is told apart from a resend.
+      sendJson(response, 200, { created: Math.floor(Date.now() / 1000), data: [{ url: `https://images.simulator.invalid/${state.nextSequence()}.png` }] });
+      return;
     case 'methodNotAllowed':
       sendJson(response, 405, invalidRequest('Method not allowed for this path.', 'method_not_allowed'));
       return;

@@ -4,6 +4,7 @@ export type Route =
   | { kind: 'model'; id: string }
   | { kind: 'chat' }
   | { kind: 'embeddings' }
+  | { kind: 'images' }
   | { kind: 'methodNotAllowed' }
   | { kind: 'unknownApi' };
 
@@ -21,6 +22,7 @@ export function routeOf(method: string, url: string): Route {
   if (pathname === '/v1/models') return expect('GET', { kind: 'models' });
   if (pathname === '/v1/chat/completions') return expect('POST', { kind: 'chat' });
   if (pathname === '/v1/embeddings') return expect('POST', { kind: 'embeddings' });
+  if (pathname === '/v1/images/generations') return expect('POST', { kind: 'images' });
   const modelMatch = /^\/v1\/models\/([^/]+)$/.exec(pathname);
   if (modelMatch?.[1] !== undefined) return expect('GET', { kind: 'model', id: safeDecode(modelMatch[1]) });
   return { kind: 'unknownApi' };

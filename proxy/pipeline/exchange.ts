@@ -5,7 +5,8 @@ import type { ErrorClass, UpstreamErrorClass } from '../contracts/errors.ts';
 import { classifyNetworkFailure, classifyUpstreamResponse, networkFailureCode, statusForClass } from '../core/errorClass.ts';
 import { extractUpstreamError } from '../core/upstreamErrorBody.ts';
 import { buildUpstreamHeaders, pickUpstreamRequestId } from '../core/headers.ts';
-import { decideRetry } from '../core/retryPolicy.ts';
+import { decideRetry, type AttemptOutcome } from '../core/retryPolicy.ts';
+import { idempotencyKeyOf } from '../budget/idempotencyRequest.ts';
 import type { ExchangePlan } from './plan.ts';
 import { relayResponse } from './relay.ts';
 import { errorBodyFor, sendJson, type ErrorDetail } from './replies.ts';
@@ -75,6 +76,22 @@ export async function runExchange(context: ExchangeContext): Promise<void> {
     trace.status = status;
     sendJson(res, status, body);
   };
+  const hasIdempotencyKey = idempotencyKeyOf(req.headers) !== null;
+  /** Seed section 7: decides, and waits out the backoff; false when the answer goes to the client. */
+  const retryAfter = async (outcome: AttemptOutcome): Promise<boolean> => {
+    const decision = decideRetry({
+      retriesSoFar: trace.retries,
+      method: plan.method,
+      upstreamPath: plan.upstreamPath,
+      outcome,
+      bytesSentToClient: false,
+      hasIdempotencyKey,
+      policy: profile.retry,
+      random: context.random ?? Math.random,
+      nowMs: Date.now(),
+    });
+    return decision.retry && (await waitForRetry(decision.delayMs, controller.signal, trace));
+  };
   try {
     for (;;) {
       let response: Dispatcher.ResponseData;
@@ -91,18 +108,7 @@ export async function runExchange(context: ExchangeContext): Promise<void> {
       } catch (error) {
         if (controller.signal.aborted) return handleAbort(controller.signal.reason as AbortReason, fail, trace, profile.timeouts.totalTimeoutMs);
         const errorClass = classifyNetworkFailure(error);
-        const decision = decideRetry({
-          retriesSoFar: trace.retries,
-          method: plan.method,
-          upstreamPath: plan.upstreamPath,
-          outcome: { kind: 'network', errorClass, requestSent: errorClass !== 'timeout_connect' && !isConnectFailure(error) },
-          bytesSentToClient: false,
-          hasIdempotencyKey: hasIdempotencyKey(req),
-          policy: profile.retry,
-          random: context.random ?? Math.random,
-          nowMs: Date.now(),
-        });
-        if (decision.retry && (await waitForRetry(decision.delayMs, controller.signal, trace))) continue;
+        if (await retryAfter({ kind: 'network', errorClass, requestSent: errorClass !== 'timeout_connect' && !isConnectFailure(error) })) continue;
         if (controller.signal.aborted) return handleAbort(controller.signal.reason as AbortReason, fail, trace, profile.timeouts.totalTimeoutMs);
         return fail(errorClass, statusForClass(errorClass), timeoutDetail(errorClass, profile.timeouts, error));
       }
@@ -116,18 +122,7 @@ export async function runExchange(context: ExchangeContext): Promise<void> {
       const bodyText = await readCapped(response.body, ERROR_BODY_LIMIT_BYTES);
       const errorClass: UpstreamErrorClass =
         classifyUpstreamResponse({ status: response.statusCode, contentType, bodyText, expectJson: true }) ?? 'upstream_error';
-      const decision = decideRetry({
-        retriesSoFar: trace.retries,
-        method: plan.method,
-        upstreamPath: plan.upstreamPath,
-        outcome: { kind: 'status', status: response.statusCode, retryAfter: headerValue(response.headers, 'retry-after') },
-        bytesSentToClient: false,
-        hasIdempotencyKey: hasIdempotencyKey(req),
-        policy: profile.retry,
-        random: context.random ?? Math.random,
-        nowMs: Date.now(),
-      });
-      if (decision.retry && (await waitForRetry(decision.delayMs, controller.signal, trace))) continue;
+      if (await retryAfter({ kind: 'status', status: response.statusCode, retryAfter: headerValue(response.headers, 'retry-after') })) continue;
       if (controller.signal.aborted) return handleAbort(controller.signal.reason as AbortReason, fail, trace, profile.timeouts.totalTimeoutMs);
       trace.headers(response.statusCode, upstreamRequestId);
       const upstream = extractUpstreamError(bodyText);
@@ -150,10 +145,6 @@ export async function runExchange(context: ExchangeContext): Promise<void> {
   function abortUpstream(reason: AbortReason | ErrorClass): void {
     if (reason === 'client_aborted' || reason === 'timeout_total') abort(reason);
   }
-}
-
-function hasIdempotencyKey(req: IncomingMessage): boolean {
-  return req.headers['idempotency-key'] !== undefined || req.headers['x-idempotency-key'] !== undefined;
 }
 
 function isConnectFailure(error: unknown): boolean {

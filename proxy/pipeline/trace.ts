@@ -1,22 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { ErrorClass } from '../contracts/errors.ts';
-import type { ClientProtocol, ProtocolMode, TokenUsage } from '../contracts/usage.ts';
+import type { TokenUsage } from '../contracts/usage.ts';
+import type { RequestLifecycleEvent } from '../events/lifecycle.ts';
 import type { RequestEvents } from '../events/requestEvents.ts';
 import { BodyCapture } from './capture.ts';
 
-export interface TraceStart {
-  method: string;
-  clientPath: string;
-  upstreamPath: string;
-  profileId: string | null;
-  clientName: string | null;
-  protocol: ClientProtocol;
-  protocolMode: ProtocolMode;
-  requestedModel: string | null;
-  upstreamModel: string | null;
-  stream: boolean;
-  notes: string[];
-}
+/** What a request's `start` event says beyond the ids the trace assigns itself. */
+export type TraceStart = Omit<Extract<RequestLifecycleEvent, { type: 'start' }>, 'type' | 'requestId' | 'startedAtMs'>;
 
 export interface TraceAccounting {
   usage: TokenUsage | null;

@@ -1,19 +1,14 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { createClientAuthenticator } from '../../../proxy/access/clientAuthenticator.ts';
-import { createTargetResolver } from '../../../proxy/access/targetResolver.ts';
-import { createCapabilityService, type CapabilityService } from '../../../proxy/capabilities/capabilityService.ts';
-import { createSpendGate } from '../../../proxy/budget/spendGate.ts';
-import { SpendLedger } from '../../../proxy/budget/spendLedger.ts';
-import { createControlRouter, type ControlApi } from '../../../proxy/control/createControlRouter.ts';
-import { RequestEvents } from '../../../proxy/events/requestEvents.ts';
-import { createRequestLog, type RequestLog } from '../../../proxy/log/requestLog.ts';
-import { isLocalRefusal } from '../../../proxy/pipeline/services.ts';
-import { openConfigStore, type ConfigStore } from '../../../proxy/profiles/configStore.ts';
-import { KeyCache } from '../../../proxy/secrets/keyCache.ts';
-import type { SecretStore } from '../../../proxy/secrets/secretStore.ts';
-import { startServer, type ProxyHandle } from '../../../proxy/server/startServer.ts';
+import type { CapabilityService } from '../../../proxy/capabilities/capabilityService.ts';
+import type { ControlApi } from '../../../proxy/control/createControlRouter.ts';
+import type { RequestLog } from '../../../proxy/log/requestLog.ts';
+import type { ConfigStore } from '../../../proxy/profiles/configStore.ts';
+import { startAirlock } from '../../../proxy/runtime/startAirlock.ts';
+import type { KeyCache } from '../../../proxy/secrets/keyCache.ts';
+import { CONTROL_TOKEN_ACCOUNT, type SecretStore } from '../../../proxy/secrets/secretStore.ts';
+import type { ProxyHandle } from '../../../proxy/server/startServer.ts';
 import { startGatewaySimulator, type GatewaySimulator, type SimulatorOptions } from '../../simulator/index.ts';
 import { memorySecretStore } from '../../unit/secrets/memorySecretStore.ts';
 
@@ -41,57 +36,24 @@ export interface ControlHarness {
 }
 
 /**
- * The proxy wired the way `airlock serve` wires it (profile file, key cache, log, spend gate,
- * capability check, control API), with an in-memory keychain and a simulator as the gateway.
+ * Airlock started exactly as `airlock serve` starts it (startAirlock), with an in-memory keychain
+ * holding a known control token, and a simulator as the gateway.
  */
 export async function startControlHarness(options: ControlHarnessOptions = {}): Promise<ControlHarness> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'airlock-control-'));
   const simulator = await startGatewaySimulator(options.simulator);
-  const store = openConfigStore(dataDir);
-  const secrets = memorySecretStore();
-  const keys = new KeyCache(secrets);
-  const following = keys.follow(store);
-  await following.ready;
-  const log = createRequestLog({ dataDir, knownSecrets: () => [...keys.secretsForMasking(), CONTROL_TOKEN] });
-  const spendGate = createSpendGate({ ledger: new SpendLedger(), clientBudget: (name) => store.snapshot().clientTokens.find((token) => token.name === name)?.budget });
-  const targets = createTargetResolver(store, keys);
-  const capabilities = createCapabilityService({
-    dataDir,
-    resolveTarget: (profileId) => {
-      const target = targets.resolve({ tokenName: null, pinnedProfileId: profileId });
-      return isLocalRefusal(target) ? null : target;
-    },
-  });
-  const control = createControlRouter({
-    controlToken: CONTROL_TOKEN,
-    config: store,
-    keys,
-    secrets,
-    targets,
-    log,
-    spendGate,
-    capabilities,
-    uiDir: options.uiDir ?? path.join(dataDir, 'no-ui'),
-  });
-  const proxy = await startServer({
-    port: 0,
-    events: new RequestEvents(),
-    services: { authenticator: createClientAuthenticator(store), targets, spendGate },
-    nativeVerified: (profileId, protocol, model) => capabilities.nativeVerified(profileId, protocol, model),
-    controlRouter: control.router,
-  });
-  control.attach(proxy);
-  const detachLog = log.attach(proxy.events);
-
+  const secrets = memorySecretStore({ [CONTROL_TOKEN_ACCOUNT]: CONTROL_TOKEN });
+  const airlock = await startAirlock({ dataDir, port: 0, env: {}, secrets, uiDir: options.uiDir ?? path.join(dataDir, 'no-ui') });
+  const { proxy } = airlock;
   return {
     proxy,
     simulator,
-    control,
-    store,
-    keys,
+    control: airlock.control,
+    store: airlock.store,
+    keys: airlock.keys,
     secrets,
-    log,
-    capabilities,
+    log: airlock.log,
+    capabilities: airlock.capabilities,
     dataDir,
     api: (pathAndQuery, init = {}) =>
       fetch(`${proxy.url}/_airlock/api${pathAndQuery}`, {
@@ -99,12 +61,7 @@ export async function startControlHarness(options: ControlHarnessOptions = {}): 
         headers: { authorization: `Bearer ${CONTROL_TOKEN}`, ...(init.body ? { 'content-type': 'application/json' } : {}), ...init.headers },
       }),
     async close() {
-      control.close();
-      await proxy.stop();
-      detachLog();
-      following.stop();
-      store.close();
-      await log.close();
+      await airlock.stop();
       await simulator.close();
       rmSync(dataDir, { recursive: true, force: true });
     },

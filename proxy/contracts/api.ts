@@ -379,23 +379,9 @@ export interface ClientResumeResponse {
   resumed: boolean;
 }
 
-// ---- live events (GET /events, text/event-stream) ------------------------------------------
+// ---- live events: see liveEvents.ts -------------------------------------------------------
 
-/** A request's changes since the previous frame: fields replaced, stream text appended. */
-export interface LiveRequestUpdate {
-  requestId: string;
-  fields: Partial<RequestSummary>;
-  appendText: string;
-}
-
-/** SSE `event: frame`. The first frame after connecting lists every request in flight in full. */
-export interface LiveFrame {
-  requests: LiveRequestUpdate[];
-  /** Present when the status changed (pause, profile switch, spend, alarms). */
-  status: StatusResponse | null;
-}
-
-export const LIVE_EVENT_NAME = 'frame';
+export { LIVE_EVENT_NAME, type LiveFrame, type LiveRequestUpdate } from './liveEvents.ts';
 
 // Re-exported so the window's forms use the same shapes as the profile file.
 export type { Budget, ModelPrice, ModelRoute, Profile, ProfileInput, RequestState, RetryPolicy, Timeouts };

@@ -44,10 +44,20 @@ function looksRandom(run: string): boolean {
 /** Callers pass the same few secret lists again and again; a handful of entries covers them. */
 const MAX_CACHED_SECRET_LISTS = 8;
 const formsBySecretList = new Map<string, readonly string[]>();
+/**
+ * The request log masks a dozen texts per request with one array; keying by the array itself
+ * spares a JSON key per call. Arrays are not assumed unchanged: the contents are checked too.
+ */
+let lastList: { secrets: string[]; snapshot: readonly string[]; forms: readonly string[] } | null = null;
+
+function sameEntries(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((entry, index) => entry === b[index]);
+}
 
 /** Every form of every secret, longest first (so a longer form is never cut by a shorter one), computed once per list. */
 function knownSecretForms(knownSecrets: string[]): readonly string[] {
   if (knownSecrets.length === 0) return [];
+  if (lastList !== null && lastList.secrets === knownSecrets && sameEntries(lastList.snapshot, knownSecrets)) return lastList.forms;
   // JSON, not a join: no two different lists share a key.
   const key = JSON.stringify(knownSecrets);
   let forms = formsBySecretList.get(key);
@@ -56,6 +66,7 @@ function knownSecretForms(knownSecrets: string[]): readonly string[] {
     if (formsBySecretList.size >= MAX_CACHED_SECRET_LISTS) formsBySecretList.delete(formsBySecretList.keys().next().value ?? '');
     formsBySecretList.set(key, forms);
   }
+  lastList = { secrets: knownSecrets, snapshot: [...knownSecrets], forms };
   return forms;
 }
 

@@ -100,6 +100,12 @@ export const MIGRATIONS: readonly string[] = [
     DELETE FROM request_bodies_unindexed WHERE body_id = old.body_id;
   END;
   `,
+  `
+  -- FTS5 merges 4 same-size segments by default, so each indexed byte was rewritten many times
+  -- as the index grew; merging 16 at a time makes a bulk index pass about a fifth cheaper.
+  -- A search reads a few more segments; retention's 'optimize' folds them into one after deleting.
+  INSERT INTO request_bodies_fts (request_bodies_fts, rank) VALUES ('automerge', 16);
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

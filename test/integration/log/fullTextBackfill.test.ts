@@ -134,6 +134,16 @@ describe('bodies enter the full-text index off the write path', () => {
   });
 });
 
+function automergeSetting(): unknown {
+  return db.prepare("SELECT v FROM request_bodies_fts_config WHERE k = 'automerge'").get()?.v;
+}
+
+describe('index segment merging', () => {
+  it('merges sixteen segments at a time, so bulk indexing rewrites each byte fewer times', () => {
+    expect(automergeSetting()).toBe(16);
+  });
+});
+
 describe('upgrading a log written before the backfill', () => {
   it('keeps bodies indexed at write time searchable and deletable', () => {
     db.close();
@@ -148,6 +158,7 @@ describe('upgrading a log written before the backfill', () => {
     firstVersion.close();
 
     db = openLogDatabase({ dataDir });
+    expect(automergeSetting()).toBe(16);
     expect(unindexedIds()).toEqual([]);
     insertBody('new', 'written under the current schema');
     db.prepare("DELETE FROM request_bodies WHERE request_id = 'gone'").run();

@@ -39,6 +39,16 @@ describe('redactSecrets with changing secret lists', () => {
     expect(redactSecrets(text, ['first-secret-value', 'second-secret-value'])).toBe(`old=${REDACTED} new=${REDACTED}`);
   });
 
+  it('masks the current entries of a list that was changed in place since the last call', () => {
+    const text = 'old=first-secret-value new=second-secret-value';
+    const secrets = ['first-secret-value'];
+    expect(redactSecrets(text, secrets)).toBe(`old=${REDACTED} new=second-secret-value`);
+    secrets[0] = 'second-secret-value';
+    expect(redactSecrets(text, secrets)).toBe(`old=first-secret-value new=${REDACTED}`);
+    secrets.push('first-secret-value');
+    expect(redactSecrets(text, secrets)).toBe(`old=${REDACTED} new=${REDACTED}`);
+  });
+
   it.each([
     ['one secret holding a separator', ['alpha\0beta'], 'alpha beta', 'alpha beta'],
     ['two secrets that would join to the same text', ['alpha', 'beta'], 'alpha beta', `${REDACTED} ${REDACTED}`],

@@ -15,7 +15,25 @@ const ABSOLUTE_FORM = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i;
 // Backslashes count as separators: URL parsers treat them as '/' for http(s), so a `..\` could climb.
 const SEPARATORS = /[/\\]/;
 
-export function toUpstreamPath(requestTarget: string): UpstreamPath {
+/**
+ * Clients send a handful of distinct targets, and every request normalises its target more than
+ * once (the route kind is read from the normalised path twice), so results are remembered. The
+ * bound keeps a client that varies its query from growing the table without limit.
+ */
+const MEMO_LIMIT_ENTRIES = 256;
+const normalised = new Map<string, Readonly<UpstreamPath>>();
+
+export function toUpstreamPath(requestTarget: string): Readonly<UpstreamPath> {
+  let result = normalised.get(requestTarget);
+  if (result === undefined) {
+    if (normalised.size >= MEMO_LIMIT_ENTRIES) normalised.clear();
+    result = Object.freeze(normaliseTarget(requestTarget));
+    normalised.set(requestTarget, result);
+  }
+  return result;
+}
+
+function normaliseTarget(requestTarget: string): UpstreamPath {
   // An absolute-form target (`http://elsewhere/...`) must never choose the upstream: keep its path only.
   // Every request runs this, and origin-form targets (starting with '/') cannot match the pattern.
   const withoutOrigin = requestTarget.startsWith('/') ? requestTarget : requestTarget.replace(ABSOLUTE_FORM, '');

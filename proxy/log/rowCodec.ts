@@ -35,6 +35,29 @@ export const REQUEST_COLUMNS = [
   'state',
 ] as const;
 
+/**
+ * The columns a lifecycle event after `start` can change (see applyRowEvent). A second write of a
+ * row sets only these: SQLite rewrites every index over a column named in SET, changed or not.
+ */
+export const COLUMNS_SET_AFTER_START = [
+  'upstream_request_id',
+  'ttfb_ms',
+  'duration_ms',
+  'response_model',
+  'model_mismatch',
+  'status',
+  'error_class',
+  'error_message',
+  'retries',
+  'input_tokens',
+  'output_tokens',
+  'cached_input_tokens',
+  'reasoning_tokens',
+  'cost_credits',
+  'usage_source',
+  'state',
+] as const satisfies ReadonlyArray<(typeof REQUEST_COLUMNS)[number]>;
+
 type SqlValue = string | number | null;
 type SqlRecord = Record<string, unknown>;
 

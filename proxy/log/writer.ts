@@ -1,6 +1,6 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import type { RequestBodiesRecord, RequestLogRow } from '../contracts/log.ts';
-import { bodiesToParams, REQUEST_COLUMNS, rowToParams } from './rowCodec.ts';
+import { bodiesToParams, COLUMNS_SET_AFTER_START, REQUEST_COLUMNS, rowToParams } from './rowCodec.ts';
 
 /** One flush: rows to insert or replace, and bodies of requests that ended. */
 export interface LogBatch {
@@ -38,8 +38,7 @@ export class LogWriter {
     this.db = db;
     this.onDropped = onDropped;
     const placeholders = REQUEST_COLUMNS.map(() => '?').join(', ');
-    const updates = REQUEST_COLUMNS.filter((column) => column !== 'id')
-      .map((column) => `${column} = excluded.${column}`)
+    const updates = COLUMNS_SET_AFTER_START.map((column) => `${column} = excluded.${column}`)
       .join(', ');
     this.upsertRow = db.prepare(
       `INSERT INTO requests (${REQUEST_COLUMNS.join(', ')}) VALUES (${placeholders}) ON CONFLICT (id) DO UPDATE SET ${updates}`,

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { applyRowEvent, maskRowText, modelsDiffer, rowFromStart } from '../../../proxy/log/rowDraft.ts';
+import { COLUMNS_SET_AFTER_START, REQUEST_COLUMNS, rowToParams } from '../../../proxy/log/rowCodec.ts';
+import { applyRowEvent, maskRowText, modelsDiffer, rowFromStart, type RowUpdateEvent } from '../../../proxy/log/rowDraft.ts';
 import { endEvent, startEvent } from '../../integration/log/lifecycleEvents.ts';
 
 describe('modelsDiffer', () => {
@@ -75,6 +76,40 @@ describe('row lifecycle', () => {
       usageSource: null,
       upstreamRequestId: 'up-r1',
     });
+  });
+});
+
+describe('columns a later event changes', () => {
+  const headers: RowUpdateEvent = { type: 'headers', requestId: 'r1', status: 201, ttfbMs: 33, upstreamRequestId: 'up-1', retries: 2 };
+  const usage: RowUpdateEvent = {
+    type: 'usage',
+    requestId: 'r1',
+    usage: { inputTokens: 7, outputTokens: 3, cachedInputTokens: 2, reasoningTokens: 1 },
+    responseModel: 'gpt-4o-mini',
+  };
+  const failedEnd: RowUpdateEvent = endEvent('r1', {
+    status: 502,
+    errorClass: 'upstream_error',
+    errorMessage: 'bad gateway',
+    responseModel: 'other-model',
+    usage: { inputTokens: 1, outputTokens: 2, cachedInputTokens: 3, reasoningTokens: 4 },
+    usageSource: 'estimated',
+  });
+
+  /** An update writes only COLUMNS_SET_AFTER_START, so any other column an event changed would be lost. */
+  it.each([
+    ['headers', [headers]],
+    ['usage', [usage]],
+    ['end', [endEvent('r1')]],
+    ['a failed end', [failedEnd]],
+    ['headers, usage and end', [headers, usage, failedEnd]],
+  ])('%s only changes columns an update sets', (_label, events) => {
+    const started = rowFromStart(startEvent('r1'));
+    const updated = events.reduce(applyRowEvent, started);
+    const before = rowToParams(started);
+    const changed = rowToParams(updated).flatMap((value, index) => (value === before[index] ? [] : [REQUEST_COLUMNS[index]]));
+    expect(changed.length).toBeGreaterThan(0);
+    expect(COLUMNS_SET_AFTER_START).toEqual(expect.arrayContaining(changed));
   });
 });
 

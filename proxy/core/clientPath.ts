@@ -82,8 +82,12 @@ function safeDecode(segment: string): string {
 }
 
 /** Normalises a path given either with or without leading slashes, /v1 and a query. */
+function normalisedPath(path: string): string {
+  return toUpstreamPath(path.startsWith('/') ? path : `/${path}`).path;
+}
+
 function pathSegments(path: string): string[] {
-  const { path: upstreamPath } = toUpstreamPath(path.startsWith('/') ? path : `/${path}`);
+  const upstreamPath = normalisedPath(path);
   return upstreamPath === '' ? [] : upstreamPath.split('/');
 }
 
@@ -104,7 +108,7 @@ export function isSideEffectCreationPath(path: string): boolean {
 export function routeKindOf(path: string, method: string): RouteKind {
   const verb = method.toUpperCase();
   if (verb !== 'GET' && verb !== 'POST') return 'other';
-  const route = pathSegments(path).join('/');
+  const route = normalisedPath(path);
   if (verb === 'GET') return route === 'models' ? 'models' : 'other';
   switch (route) {
     case 'chat/completions':

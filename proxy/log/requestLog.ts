@@ -90,6 +90,8 @@ class SqliteRequestLog implements RequestLog {
   private readonly now: () => number;
   private readonly onError: (error: unknown) => void;
   private queue: RequestLifecycleEvent[] = [];
+  /** Queued events per request: a row with more events still queued is written once, with the last. */
+  private readonly queuedEventsByRequest = new Map<string, number>();
   /** Rows of requests still in flight, so a later event can complete them without a read. */
   private readonly drafts = new Map<string, RequestLogRow>();
   private flushTimer: NodeJS.Timeout | null = null;
@@ -165,6 +167,7 @@ class SqliteRequestLog implements RequestLog {
     // Deltas only feed the live view; the stream text arrives whole with `end`.
     if (this.closed || event.type === 'delta') return;
     this.queue.push(event);
+    this.queuedEventsByRequest.set(event.requestId, (this.queuedEventsByRequest.get(event.requestId) ?? 0) + 1);
     this.fullText.noteActivity();
     if (this.flushTimer === null && this.continuation === null) {
       this.flushTimer = setTimeout(() => this.flushQueued(), this.flushIntervalMs);
@@ -188,6 +191,7 @@ class SqliteRequestLog implements RequestLog {
 
   private writeSlice(): void {
     const events = this.queue.splice(0, nextSliceLength(this.queue, DEFAULT_SLICE_LIMITS));
+    for (const event of events) this.noteDequeued(event.requestId);
     try {
       const batch = this.batchFrom(events, this.options.knownSecrets());
       const outcome = this.writer.write(batch);
@@ -226,7 +230,16 @@ class SqliteRequestLog implements RequestLog {
       touched.set(row.id, row);
     }
     const mask = (text: string): string => redactSecrets(text, secrets);
-    return { rows: [...touched.values()].map((row) => maskRowText(row, mask)), bodies };
+    // An in-flight row with events still queued is left to a later slice of this flush (the queue
+    // is always written to the end): most requests at high concurrency then take one write, not three.
+    const settled = [...touched.values()].filter((row) => row.state !== 'in_flight' || !this.queuedEventsByRequest.has(row.id));
+    return { rows: settled.map((row) => maskRowText(row, mask)), bodies };
+  }
+
+  private noteDequeued(requestId: string): void {
+    const queued = (this.queuedEventsByRequest.get(requestId) ?? 1) - 1;
+    if (queued > 0) this.queuedEventsByRequest.set(requestId, queued);
+    else this.queuedEventsByRequest.delete(requestId);
   }
 
   private noteBodiesState(): void {

@@ -34,6 +34,20 @@ describe('request log row lifecycle', () => {
     expect(temp.log.listRequests({ status: 'ok', limit: 1 }).rows[0]?.state).toBe('done');
   });
 
+  it('writes requests whose events span several slices whole, and one still open in flight', async () => {
+    temp = openTempLog();
+    const ids = Array.from({ length: 100 }, (_, index) => `s${index}`);
+    for (const id of ids) temp.events.emit(startEvent(id, { clientName: 'agent', requestedModel: 'gpt-4o', notes: [`note ${id}`] }));
+    temp.events.emit(startEvent('open'));
+    for (const id of ids) temp.events.emit({ type: 'headers', requestId: id, status: 200, ttfbMs: 5, upstreamRequestId: null, retries: 0 });
+    for (const id of ids) temp.events.emit(endEvent(id, { costCredits: 0.5 }));
+    await temp.log.flush();
+    for (const id of ids) {
+      expect(temp.log.getRequest(id)?.row).toMatchObject({ state: 'done', status: 200, clientName: 'agent', notes: [`note ${id}`], costCredits: 0.5 });
+    }
+    expect(temp.log.getRequest('open')?.row.state).toBe('in_flight');
+  });
+
   it('inserts the row in flight at start and completes it at end', async () => {
     temp = openTempLog();
     temp.events.emit(startEvent('r1', { stream: true, notes: ['dropped tool_choice'] }));

@@ -106,6 +106,12 @@ export const MIGRATIONS: readonly string[] = [
   -- A search reads a few more segments; retention's 'optimize' folds them into one after deleting.
   INSERT INTO request_bodies_fts (request_bodies_fts, rank) VALUES ('automerge', 16);
   `,
+  `
+  -- Most requests succeed: only failed ones need an entry for the error class filter, and the
+  -- planner uses a partial index for "error_class = ?", which implies IS NOT NULL.
+  DROP INDEX requests_by_error_class;
+  CREATE INDEX requests_by_error_class ON requests (error_class, started_at_ms, id) WHERE error_class IS NOT NULL;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

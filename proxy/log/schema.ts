@@ -112,6 +112,11 @@ export const MIGRATIONS: readonly string[] = [
   DROP INDEX requests_by_error_class;
   CREATE INDEX requests_by_error_class ON requests (error_class, started_at_ms, id) WHERE error_class IS NOT NULL;
   `,
+  `
+  -- A trigger ran once per body to list it as unindexed; the writer now lists a batch's bodies in
+  -- one statement (LogWriter), which costs a few microseconds less per logged request.
+  DROP TRIGGER request_bodies_unindexed_insert;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -31,6 +31,7 @@ export class LogWriter {
   private readonly db: DatabaseSync;
   private readonly upsertRow: StatementSync;
   private readonly insertBodies: StatementSync;
+  private readonly listUnindexed: StatementSync;
   private readonly onDropped: (error: unknown) => void;
   private disabledReason: string | null = null;
 
@@ -48,6 +49,8 @@ export class LogWriter {
          response_body, response_truncated, stream_text, raw_events, stored_bytes)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (request_id) DO NOTHING`,
     );
+    // New bodies wait for the full-text index (fullTextBackfill.ts); one statement lists a whole batch.
+    this.listUnindexed = db.prepare('INSERT INTO request_bodies_unindexed (body_id) SELECT value FROM json_each(?)');
   }
 
   get bodiesDisabledReason(): string | null {
@@ -89,13 +92,20 @@ export class LogWriter {
     this.db.exec('BEGIN IMMEDIATE');
     try {
       for (const row of batch.rows) this.upsertRow.run(...rowToParams(row));
-      if (withBodies) {
-        for (const { requestId, record } of batch.bodies) this.insertBodies.run(...bodiesToParams(requestId, record));
-      }
+      if (withBodies) this.insertBodiesOf(batch);
       this.db.exec('COMMIT');
     } catch (error) {
       if (this.db.isTransaction) this.db.exec('ROLLBACK');
       throw error;
     }
+  }
+
+  private insertBodiesOf(batch: LogBatch): void {
+    const insertedBodyIds: number[] = [];
+    for (const { requestId, record } of batch.bodies) {
+      const result = this.insertBodies.run(...bodiesToParams(requestId, record));
+      if (Number(result.changes) === 1) insertedBodyIds.push(Number(result.lastInsertRowid));
+    }
+    if (insertedBodyIds.length > 0) this.listUnindexed.run(JSON.stringify(insertedBodyIds));
   }
 }

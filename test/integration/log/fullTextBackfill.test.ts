@@ -22,8 +22,11 @@ afterEach(() => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-/** Writes one request with a body as the log does; the body's stored size is its text length. */
-function insertBody(id: string, text: string): void {
+/**
+ * Writes one request with a body as the log does, listing it as unindexed (schema one had no such
+ * list); the body's stored size is its text length.
+ */
+function insertBody(id: string, text: string, options: { listUnindexed: boolean } = { listUnindexed: true }): void {
   db.prepare(
     `INSERT INTO requests (id, started_at_ms, method, client_path, upstream_path, protocol, protocol_mode, state)
      VALUES (?, 0, 'POST', '/v1/chat/completions', '/chat/completions', 'openai', 'native', 'done')`,
@@ -32,6 +35,9 @@ function insertBody(id: string, text: string): void {
     `INSERT INTO request_bodies (request_id, request_headers, response_headers, request_body, stored_bytes)
      VALUES (?, '{}', '{}', ?, ?)`,
   ).run(id, text, text.length);
+  if (options.listUnindexed) {
+    db.prepare("INSERT INTO request_bodies_unindexed (body_id) SELECT body_id FROM request_bodies WHERE request_id = ?").run(id);
+  }
 }
 
 function unindexedIds(): string[] {
@@ -153,8 +159,8 @@ describe('upgrading a log written before the backfill', () => {
     firstVersion.exec(MIGRATIONS[0] ?? '');
     firstVersion.exec('PRAGMA user_version = 1');
     db = firstVersion;
-    insertBody('old', 'written under schema one');
-    insertBody('gone', 'also written under schema one');
+    insertBody('old', 'written under schema one', { listUnindexed: false });
+    insertBody('gone', 'also written under schema one', { listUnindexed: false });
     firstVersion.close();
 
     db = openLogDatabase({ dataDir });

@@ -5,7 +5,8 @@ import type { LocalRefusal } from '../pipeline/services.ts';
  * with the first request's response instead of sending it again. While the first is in flight a
  * repeat waits for it rather than getting a 409: a client retrying after its own timeout then
  * receives the task the gateway created, which is what it wanted. Memory is bounded by entry
- * count and bytes (least recently used first); a restart forgets, the log keeps the first row.
+ * count and bytes (least recently used first). A durable store (the request log's database) sits
+ * under it, so a repeat after a restart or an eviction is still answered, never sent again.
  */
 export interface IdempotencyCacheOptions {
   windowMs: number;
@@ -37,6 +38,27 @@ export interface FirstResponse extends StoredResponse {
   bodyTruncated: boolean;
 }
 
+/** What the durable store holds for one key; `requestId` names the request that was sent. */
+export type PersistedIdempotency =
+  | { state: 'in_flight'; requestId: string; createdAtMs: number }
+  | { state: 'answered'; requestId: string; createdAtMs: number; response: StoredResponse }
+  | { state: 'not_kept'; requestId: string; createdAtMs: number };
+
+/**
+ * The second level. Calls are synchronous and rare (keyed image and video creations only). An
+ * entry left `in_flight` by a run that stopped means the gateway may or may not have acted.
+ */
+export interface IdempotencyStore {
+  /** The entry created after `sinceMs`, or null. */
+  find(profileId: string, idempotencyKey: string, sinceMs: number): PersistedIdempotency | null;
+  begin(profileId: string, idempotencyKey: string, requestId: string, createdAtMs: number): void;
+  /** `null`: the answer was not kept (too large), so a repeat is refused; the store may refuse to keep one too. */
+  settle(profileId: string, idempotencyKey: string, response: StoredResponse | null): void;
+  forget(profileId: string, idempotencyKey: string): void;
+  /** Drops entries created before `beforeMs`, then the oldest until bodies fit in `maxBodyBytes`. */
+  prune(beforeMs: number, maxBodyBytes: number): void;
+}
+
 export interface IdempotencyTicket {
   /** The first request ended with a response (an upstream one, or Airlock's error for a broken one). */
   complete(response: FirstResponse): void;
@@ -53,15 +75,26 @@ type Entry =
   | { state: 'in-flight'; createdAtMs: number; settled: Promise<void> }
   | { state: 'done'; createdAtMs: number; response: StoredResponse | null; bytes: number };
 
+export interface IdempotencyCacheDependencies {
+  nowMs?: () => number;
+  store?: IdempotencyStore;
+  /** A store failure is reported and the cache goes on from memory: the log never fails a request. */
+  onStoreError?: (error: unknown) => void;
+}
+
 export class IdempotencyCache {
   readonly options: IdempotencyCacheOptions;
   readonly #nowMs: () => number;
+  readonly #durable: IdempotencyStore | null;
+  readonly #onStoreError: (error: unknown) => void;
   readonly #entries = new Map<string, Entry>();
   #totalBytes = 0;
 
-  constructor(options: Partial<IdempotencyCacheOptions> = {}, nowMs: () => number = Date.now) {
+  constructor(options: Partial<IdempotencyCacheOptions> = {}, dependencies: IdempotencyCacheDependencies = {}) {
     this.options = { ...DEFAULT_IDEMPOTENCY_OPTIONS, ...options };
-    this.#nowMs = nowMs;
+    this.#nowMs = dependencies.nowMs ?? Date.now;
+    this.#durable = dependencies.store ?? null;
+    this.#onStoreError = dependencies.onStoreError ?? ((error) => console.error('[airlock] idempotency store failed:', error));
   }
 
   get size(): number {
@@ -72,11 +105,13 @@ export class IdempotencyCache {
     return this.#totalBytes;
   }
 
-  async claim(profileId: string, idempotencyKey: string): Promise<IdempotencyClaim> {
+  /** `requestId` is the request that will be sent if this is the first: a later refusal names it. */
+  async claim(profileId: string, idempotencyKey: string, requestId: string): Promise<IdempotencyClaim> {
     const key = `${profileId}\u0000${idempotencyKey}`;
     for (;;) {
-      const entry = this.#liveEntry(key);
-      if (!entry) return { kind: 'first', ticket: this.#startFirst(key) };
+      const entry = this.#liveEntry(key) ?? this.#fromStore(key, profileId, idempotencyKey);
+      if (!entry) return { kind: 'first', ticket: this.#startFirst(key, { profileId, idempotencyKey, requestId }) };
+      if (entry.state === 'unknown_outcome') return { kind: 'refused', refusal: unknownOutcomeRefusal(entry.requestId) };
       if (entry.state === 'in-flight') {
         // Then look again: the first may have been stored, or abandoned (one waiter becomes first).
         await entry.settled;
@@ -98,25 +133,52 @@ export class IdempotencyCache {
     return entry;
   }
 
-  #startFirst(key: string): IdempotencyTicket {
+  /** A stored answer comes back into memory; an entry a stopped run left in flight is refused. */
+  #fromStore(key: string, profileId: string, idempotencyKey: string): Entry | { state: 'unknown_outcome'; requestId: string } | undefined {
+    const persisted = this.#withStore((store) => store.find(profileId, idempotencyKey, this.#nowMs() - this.options.windowMs));
+    if (!persisted) return undefined;
+    if (persisted.state === 'in_flight') return { state: 'unknown_outcome', requestId: persisted.requestId };
+    return this.#remember(key, persisted.createdAtMs, persisted.state === 'answered' ? persisted.response : null);
+  }
+
+  #startFirst(key: string, first: { profileId: string; idempotencyKey: string; requestId: string }): IdempotencyTicket {
     let settle = (): void => {};
     const settled = new Promise<void>((resolve) => {
       settle = resolve;
     });
     const inFlight: Entry = { state: 'in-flight', createdAtMs: this.#nowMs(), settled };
     this.#entries.set(key, inFlight);
+    this.#withStore((store) => store.begin(first.profileId, first.idempotencyKey, first.requestId, inFlight.createdAtMs));
     let finished = false;
     const finish = (outcome: StoredResponse | null | 'forget'): void => {
       if (finished) return;
       finished = true;
       this.#entries.delete(key);
-      if (outcome !== 'forget') this.#store(key, inFlight.createdAtMs, outcome);
+      if (outcome === 'forget') {
+        this.#withStore((store) => store.forget(first.profileId, first.idempotencyKey));
+      } else {
+        this.#remember(key, inFlight.createdAtMs, outcome);
+        this.#withStore((store) => {
+          store.settle(first.profileId, first.idempotencyKey, outcome);
+          store.prune(this.#nowMs() - this.options.windowMs, this.options.maxTotalBytes);
+        });
+      }
       settle();
     };
     return {
       complete: (response) => finish(this.#keepable(response)),
       abandon: () => finish('forget'),
     };
+  }
+
+  #withStore<T>(use: (store: IdempotencyStore) => T): T | undefined {
+    if (!this.#durable) return undefined;
+    try {
+      return use(this.#durable);
+    } catch (error) {
+      this.#onStoreError(error);
+      return undefined;
+    }
   }
 
   /**
@@ -134,11 +196,13 @@ export class IdempotencyCache {
     return { status: response.status, headers, body: response.body };
   }
 
-  #store(key: string, createdAtMs: number, response: StoredResponse | null): void {
+  #remember(key: string, createdAtMs: number, response: StoredResponse | null): Entry {
     const bytes = Buffer.byteLength(key) + (response?.body.length ?? 0);
-    this.#entries.set(key, { state: 'done', createdAtMs, response, bytes });
+    const entry: Entry = { state: 'done', createdAtMs, response, bytes };
+    this.#entries.set(key, entry);
     this.#totalBytes += bytes;
     this.#evict();
+    return entry;
   }
 
   /** Oldest-used first; in-flight entries hold no body and are never evicted. */
@@ -159,6 +223,17 @@ function withReplayMarker(response: StoredResponse): StoredResponse {
   return { ...response, headers: { ...response.headers, [REPLAY_MARKER_HEADER]: 'true' } };
 }
 
+function unknownOutcomeRefusal(firstRequestId: string): LocalRefusal {
+  return {
+    status: 409,
+    errorClass: 'invalid_request',
+    code: 'idempotency_key_reused',
+    message:
+      `The first request with this idempotency key (${firstRequestId}) was still running when Airlock stopped, so whether the gateway ` +
+      'created the task is unknown, and it is not sent again (seed section 7, rule 3). Check the gateway for the task, or use a new key to create a new one.',
+  };
+}
+
 function unavailableRefusal(maxBodyBytes: number): LocalRefusal {
   const limitMiB = Math.round((maxBodyBytes / (1024 * 1024)) * 10) / 10;
   return {
@@ -166,7 +241,7 @@ function unavailableRefusal(maxBodyBytes: number): LocalRefusal {
     errorClass: 'invalid_request',
     code: 'idempotency_key_reused',
     message:
-      'A request with this idempotency key was already sent to the gateway, and its response was too large for Airlock to keep ' +
-      `(over ${limitMiB} MiB), so it is not sent again. Look the first request up in the Airlock log, or use a new key to create a new task.`,
+      'A request with this idempotency key was already sent to the gateway, and Airlock could not keep its answer (larger than ' +
+      `${limitMiB} MiB, or it held your key, which Airlock never stores), so it is not sent again. Look the first request up in the Airlock log, or use a new key to create a new task.`,
   };
 }

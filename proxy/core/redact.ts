@@ -32,6 +32,11 @@ export function redactSecrets(text: string, knownSecrets: string[] = []): string
   return result.replace(LONG_RUN, (run) => (looksRandom(run) ? REDACTED : run));
 }
 
+/** Whether any form of a known secret occurs in these bytes (text or binary: every form is ASCII). */
+export function containsKnownSecret(bytes: Buffer, knownSecrets: string[]): boolean {
+  return knownSecretForms(knownSecrets).some((form) => bytes.includes(form));
+}
+
 /**
  * Model ids and URL paths are long too (`deepseek-ai/DeepSeek-R1-Distill-Qwen-32B`), but made of
  * short words; a token mixes cases and digits in a long unbroken chunk.

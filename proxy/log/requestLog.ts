@@ -1,6 +1,7 @@
 import { statfsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DatabaseSync } from 'node:sqlite';
+import type { IdempotencyStore } from '../budget/idempotencyCache.ts';
 import type { RequestListFilter, RequestLogRow, RequestLogStatus } from '../contracts/log.ts';
 import { redactSecrets } from '../core/redact.ts';
 import type { RequestLifecycleEvent } from '../events/lifecycle.ts';
@@ -8,6 +9,7 @@ import type { RequestEvents } from '../events/requestEvents.ts';
 import { buildBodiesRecord, DEFAULT_BODY_CAP_BYTES } from './bodyRecord.ts';
 import { DEFAULT_SLICE_LIMITS, nextSliceLength } from './eventSlice.ts';
 import { DEFAULT_INDEX_SLICE, FullTextBackfill } from './fullTextBackfill.ts';
+import { SqliteIdempotencyStore } from './idempotentAnswers.ts';
 import { RequestLogQueries } from './queries.ts';
 import { DEFAULT_RETENTION, runRetention, type RetentionPolicy, type RetentionResult } from './retention.ts';
 import { storedBytesOf } from './rowCodec.ts';
@@ -51,6 +53,8 @@ export interface RequestLog extends QueryMethods {
   markInterruptedFromPreviousRun(): number;
   /** Applies the retention policy now (it also runs at open and on a timer). */
   runRetention(): RetentionResult;
+  /** First answers of keyed image and video creations, so a repeat is answered across restarts. */
+  readonly idempotencyStore: IdempotencyStore;
 }
 
 export const DEFAULT_FLUSH_INTERVAL_MS = 50;
@@ -108,6 +112,7 @@ class SqliteRequestLog implements RequestLog {
   readonly totals: RequestLogQueries['totals'];
   readonly modelStats: RequestLogQueries['modelStats'];
   readonly spendSince: RequestLogQueries['spendSince'];
+  readonly idempotencyStore: IdempotencyStore;
 
   constructor(options: RequestLogOptions) {
     this.options = options;
@@ -127,6 +132,7 @@ class SqliteRequestLog implements RequestLog {
       onError: this.onError,
     });
     this.queries = new RequestLogQueries(this.db);
+    this.idempotencyStore = new SqliteIdempotencyStore(this.db, options.knownSecrets);
     this.listRequests = (filter) => this.queries.listRequests(this.indexedFor(filter));
     this.getRequest = this.queries.getRequest.bind(this.queries);
     this.spendByDay = this.queries.spendByDay.bind(this.queries);

@@ -117,6 +117,23 @@ export const MIGRATIONS: readonly string[] = [
   -- one statement (LogWriter), which costs a few microseconds less per logged request.
   DROP TRIGGER request_bodies_unindexed_insert;
   `,
+  `
+  -- Seed section 3: a repeated image or video creation is answered from its first answer, also
+  -- after a restart. One row per (profile, idempotency key); the key itself is stored hashed.
+  -- 'in_flight' left by a crashed run means the outcome is unknown: such a repeat is refused.
+  CREATE TABLE idempotent_answers (
+    profile_id TEXT NOT NULL,
+    key_hash TEXT NOT NULL,
+    request_id TEXT NOT NULL,
+    created_at_ms INTEGER NOT NULL,
+    state TEXT NOT NULL CHECK (state IN ('in_flight', 'answered', 'not_kept')),
+    status INTEGER,
+    headers TEXT,
+    body BLOB,
+    PRIMARY KEY (profile_id, key_hash)
+  );
+  CREATE INDEX idempotent_answers_by_age ON idempotent_answers (created_at_ms);
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -123,7 +123,7 @@ export function createForwardHandler(options: ForwardOptions): (req: IncomingMes
       estimatedInputTokens: estimateInputTokens(plan),
     });
     if (gateRefusal) return refuse(gateRefusal);
-    const claim = await claimIdempotency(options.idempotency, req, plan.upstreamPath, target.profile.id);
+    const claim = await claimIdempotency(options.idempotency, req, plan.upstreamPath, { profileId: target.profile.id, requestId: trace.requestId });
     if (claim?.kind === 'refused') return refuse(claim.refusal);
     if (claim?.kind === 'replay') {
       sendReplay(res, claim.response);

@@ -7,10 +7,15 @@ import type { RequestTrace } from './trace.ts';
  * Seed section 3: an image or video creation may have run even when the client saw a failure, so
  * a repeat with the same idempotency key is answered with the first answer, never sent again.
  */
-export function claimIdempotency(cache: IdempotencyCache | undefined, req: IncomingMessage, upstreamPath: string, profileId: string): Promise<IdempotencyClaim> | null {
+export function claimIdempotency(
+  cache: IdempotencyCache | undefined,
+  req: IncomingMessage,
+  upstreamPath: string,
+  request: { profileId: string; requestId: string },
+): Promise<IdempotencyClaim> | null {
   if (!cache || !isSideEffectRequest(req.method ?? 'GET', upstreamPath)) return null;
   const key = idempotencyKeyOf(req.headers);
-  return key ? cache.claim(profileId, key) : null;
+  return key ? cache.claim(request.profileId, key, request.requestId) : null;
 }
 
 export function sendReplay(res: ServerResponse, stored: StoredResponse): void {

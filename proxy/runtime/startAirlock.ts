@@ -117,7 +117,7 @@ export async function startAirlock(options: AirlockOptions): Promise<Airlock> {
     services: { authenticator: createClientAuthenticator(config), targets, spendGate },
     nativeVerified: (profileId, protocol, model) => capabilities.nativeVerified(profileId, protocol, model),
     controlRouter: control.router,
-    idempotency: new IdempotencyCache(),
+    idempotency: new IdempotencyCache({}, { store: log.idempotencyStore }),
   }).catch(async (error: unknown) => {
     control.close();
     following.stop();

@@ -102,7 +102,7 @@ function answerApi(response: ServerResponse, route: Route, body: Buffer, state: 
     }
     case 'images':
       // A side-effect creation: every call makes a new image, so a replay is told apart from a resend.
-      sendJson(response, 200, { created: Math.floor(Date.now() / 1000), data: [{ url: `https://images.simulator.invalid/${state.nextSequence()}.png` }] });
+      sendJson(response, 200, { created: Math.floor(Date.now() / 1000), data: [{ url: `https://images.simulator.invalid/${state.nextSequence()}.png`, ...revisedPromptOf(body) }] });
       return;
     case 'methodNotAllowed':
       sendJson(response, 405, invalidRequest('Method not allowed for this path.', 'method_not_allowed'));
@@ -110,4 +110,10 @@ function answerApi(response: ServerResponse, route: Route, body: Buffer, state: 
     default:
       sendJson(response, 404, invalidRequest('Unknown API path.', 'not_found'));
   }
+}
+
+/** Image models echo the prompt they drew as `revised_prompt`, so a prompt can come back in the answer. */
+function revisedPromptOf(body: Buffer): { revised_prompt?: string } {
+  const json = parseJsonBody(body);
+  return json.ok && typeof json.value.prompt === 'string' ? { revised_prompt: json.value.prompt } : {};
 }

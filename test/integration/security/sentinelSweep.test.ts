@@ -70,6 +70,10 @@ describe('the gateway key never leaves the keychain and the upstream header', ()
     await call('/v1/responses', { method: 'POST', body: JSON.stringify({ model: 'gpt-4o-mini', input: pasted }), echoes: true });
     await call('/v1/embeddings', { method: 'POST', body: JSON.stringify({ model: 'gpt-4o-mini', input: pasted }), echoes: true });
     await call('/v1/chat/completions', { method: 'POST', headers: { authorization: `Bearer ${SENTINEL_KEY}` }, body: chatBody() });
+    // An image answer that echoes the pasted key is neither stored for a replay nor replayed.
+    const image = { method: 'POST', headers: { 'idempotency-key': 'sweep-image' }, body: JSON.stringify({ model: 'gpt-image-1', prompt: pasted }), echoes: true };
+    await call('/v1/images/generations', image);
+    await call('/v1/images/generations', image);
     // Last, because a rejected key opens the profile's circuit breaker for the requests after it.
     simulator.script({ kind: 'status', status: 401 });
     await call('/v1/chat/completions', { method: 'POST', body: chatBody() });

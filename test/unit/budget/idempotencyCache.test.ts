@@ -17,8 +17,8 @@ function first(claim: IdempotencyClaim) {
 describe('IdempotencyCache', () => {
   it('replays the first response with allowlisted headers and a replay marker', async () => {
     const cache = new IdempotencyCache();
-    first(await cache.claim('work', 'k1')).complete(response(200));
-    const repeat = await cache.claim('work', 'k1');
+    first(await cache.claim('work', 'k1', 'alk_1')).complete(response(200));
+    const repeat = await cache.claim('work', 'k1', 'alk_1');
     expect(repeat).toEqual({
       kind: 'replay',
       response: {
@@ -31,8 +31,8 @@ describe('IdempotencyCache', () => {
 
   it('scopes keys per profile', async () => {
     const cache = new IdempotencyCache();
-    first(await cache.claim('work', 'k1')).complete(response(200));
-    expect((await cache.claim('home', 'k1')).kind).toBe('first');
+    first(await cache.claim('work', 'k1', 'alk_1')).complete(response(200));
+    expect((await cache.claim('home', 'k1', 'alk_1')).kind).toBe('first');
   });
 
   it.each([
@@ -45,8 +45,8 @@ describe('IdempotencyCache', () => {
     { status: 429, kept: false },
   ])('status $status kept: $kept', async ({ status, kept }) => {
     const cache = new IdempotencyCache();
-    first(await cache.claim('work', 'k')).complete(response(status));
-    expect((await cache.claim('work', 'k')).kind).toBe(kept ? 'replay' : 'first');
+    first(await cache.claim('work', 'k', 'alk_1')).complete(response(status));
+    expect((await cache.claim('work', 'k', 'alk_1')).kind).toBe(kept ? 'replay' : 'first');
   });
 
   it.each([
@@ -54,33 +54,33 @@ describe('IdempotencyCache', () => {
     { name: 'capture truncated', body: 'x', truncated: true },
   ])('refuses with 409 instead of resending when the first response was not kept: $name', async ({ body, truncated }) => {
     const cache = new IdempotencyCache({ maxBodyBytes: 10 });
-    first(await cache.claim('work', 'k')).complete(response(200, body, { bodyTruncated: truncated }));
-    const repeat = await cache.claim('work', 'k');
+    first(await cache.claim('work', 'k', 'alk_1')).complete(response(200, body, { bodyTruncated: truncated }));
+    const repeat = await cache.claim('work', 'k', 'alk_1');
     expect(repeat).toMatchObject({ kind: 'refused', refusal: { status: 409, code: 'idempotency_key_reused' } });
   });
 
   it('expires after the window', async () => {
     let nowMs = 0;
-    const cache = new IdempotencyCache({ windowMs: 1000 }, () => nowMs);
-    first(await cache.claim('work', 'k')).complete(response(200));
+    const cache = new IdempotencyCache({ windowMs: 1000 }, { nowMs: () => nowMs });
+    first(await cache.claim('work', 'k', 'alk_1')).complete(response(200));
     nowMs = 999;
-    expect((await cache.claim('work', 'k')).kind).toBe('replay');
+    expect((await cache.claim('work', 'k', 'alk_1')).kind).toBe('replay');
     nowMs = 1000;
-    expect((await cache.claim('work', 'k')).kind).toBe('first');
+    expect((await cache.claim('work', 'k', 'alk_1')).kind).toBe('first');
   });
 
   it('a repeat waits for the in-flight first and gets its response', async () => {
     const cache = new IdempotencyCache();
-    const ticket = first(await cache.claim('work', 'k'));
-    const repeats = [cache.claim('work', 'k'), cache.claim('work', 'k')];
+    const ticket = first(await cache.claim('work', 'k', 'alk_1'));
+    const repeats = [cache.claim('work', 'k', 'alk_1'), cache.claim('work', 'k', 'alk_1')];
     ticket.complete(response(200));
     expect((await Promise.all(repeats)).map((claim) => claim.kind)).toEqual(['replay', 'replay']);
   });
 
   it('when the first is abandoned exactly one waiter becomes the new first', async () => {
     const cache = new IdempotencyCache();
-    const ticket = first(await cache.claim('work', 'k'));
-    const waiting = [cache.claim('work', 'k'), cache.claim('work', 'k'), cache.claim('work', 'k')];
+    const ticket = first(await cache.claim('work', 'k', 'alk_1'));
+    const waiting = [cache.claim('work', 'k', 'alk_1'), cache.claim('work', 'k', 'alk_1'), cache.claim('work', 'k', 'alk_1')];
     ticket.abandon();
     const [newFirst, ...others] = waiting;
     first(await newFirst!).complete(response(201));
@@ -89,38 +89,38 @@ describe('IdempotencyCache', () => {
 
   it('a ticket settles once', async () => {
     const cache = new IdempotencyCache();
-    const ticket = first(await cache.claim('work', 'k'));
+    const ticket = first(await cache.claim('work', 'k', 'alk_1'));
     ticket.complete(response(200, 'first'));
     ticket.abandon();
     ticket.complete(response(200, 'second'));
-    const repeat = await cache.claim('work', 'k');
+    const repeat = await cache.claim('work', 'k', 'alk_1');
     expect(repeat.kind === 'replay' && repeat.response.body.toString()).toBe('first');
   });
 
   it('evicts least recently used entries by count', async () => {
     const cache = new IdempotencyCache({ maxEntries: 2 });
-    for (const key of ['a', 'b']) first(await cache.claim('p', key)).complete(response(200, key));
-    expect((await cache.claim('p', 'a')).kind).toBe('replay');
-    first(await cache.claim('p', 'c')).complete(response(200, 'c'));
+    for (const key of ['a', 'b']) first(await cache.claim('p', key, 'alk_1')).complete(response(200, key));
+    expect((await cache.claim('p', 'a', 'alk_1')).kind).toBe('replay');
+    first(await cache.claim('p', 'c', 'alk_1')).complete(response(200, 'c'));
     expect(cache.size).toBe(2);
-    expect((await cache.claim('p', 'a')).kind).toBe('replay');
-    expect((await cache.claim('p', 'b')).kind).toBe('first');
+    expect((await cache.claim('p', 'a', 'alk_1')).kind).toBe('replay');
+    expect((await cache.claim('p', 'b', 'alk_1')).kind).toBe('first');
   });
 
   it('evicts by total bytes and keeps the byte count exact', async () => {
     const cache = new IdempotencyCache({ maxTotalBytes: 100 });
-    first(await cache.claim('p', 'a')).complete(response(200, 'x'.repeat(60)));
-    first(await cache.claim('p', 'b')).complete(response(200, 'y'.repeat(60)));
+    first(await cache.claim('p', 'a', 'alk_1')).complete(response(200, 'x'.repeat(60)));
+    first(await cache.claim('p', 'b', 'alk_1')).complete(response(200, 'y'.repeat(60)));
     expect(cache.size).toBe(1);
     expect(cache.totalBytes).toBe(60 + Buffer.byteLength('p\u0000b'));
-    expect((await cache.claim('p', 'b')).kind).toBe('replay');
+    expect((await cache.claim('p', 'b', 'alk_1')).kind).toBe('replay');
   });
 
   it('never evicts an in-flight entry', async () => {
     const cache = new IdempotencyCache({ maxEntries: 1 });
-    const ticket = first(await cache.claim('p', 'slow'));
-    first(await cache.claim('p', 'fast')).complete(response(200));
-    const repeatOfSlow = cache.claim('p', 'slow');
+    const ticket = first(await cache.claim('p', 'slow', 'alk_1'));
+    first(await cache.claim('p', 'fast', 'alk_1')).complete(response(200));
+    const repeatOfSlow = cache.claim('p', 'slow', 'alk_1');
     ticket.complete(response(200, 'slow'));
     const claim = await repeatOfSlow;
     expect(claim.kind === 'replay' && claim.response.body.toString()).toBe('slow');

@@ -13,6 +13,8 @@ export interface BudgetOwner {
   name: string;
   budget: Budget | undefined;
   totals: SpendTotals;
+  /** Estimated input credits of this owner's admitted requests that have not ended yet. */
+  inFlightCredits: number;
 }
 
 export interface BudgetDecisionInput {
@@ -23,8 +25,9 @@ export interface BudgetDecisionInput {
 }
 
 /**
- * A cap refuses when it is already reached, or when this request's estimated input alone would
- * cross it (output cost is unknown before the answer, so it cannot be counted in advance).
+ * A cap refuses when it is already reached, or when this request's estimated input would cross it
+ * (output cost is unknown before the answer, so it cannot be counted in advance). Requests still in
+ * flight count with their estimates, so parallel requests cannot overshoot a cap together.
  */
 export function decideBudget(input: BudgetDecisionInput): LocalRefusal | null {
   const estimate = input.estimatedInputCredits;
@@ -46,11 +49,14 @@ export function decideBudget(input: BudgetDecisionInput): LocalRefusal | null {
     for (const period of periods) {
       if (period.cap === undefined) continue;
       const capText = `${period.kind} cap of ${formatCredits(period.cap)} credits for ${describe(owner)}`;
-      const spentText = `${formatCredits(period.spent)} spent ${period.when}`;
+      const inFlight = owner.inFlightCredits;
+      const committed = period.spent + inFlight;
+      const inFlightText = inFlight > 0 ? ` and ${formatCredits(inFlight)} estimated for requests still running` : '';
+      const spentText = `${formatCredits(period.spent)} spent ${period.when}${inFlightText}`;
       if (period.spent >= period.cap) {
         return budgetRefusal(owner, period.kind, `${capText} reached: ${spentText}`, period.field);
       }
-      if (estimate !== null && period.spent + estimate > period.cap) {
+      if (estimate !== null && committed + estimate > period.cap) {
         return budgetRefusal(
           owner,
           period.kind,

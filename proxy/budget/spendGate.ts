@@ -4,7 +4,8 @@ import type { LocalRefusal, SpendCheckInput, SpendGate, SpendOutcome } from '../
 import { AuthCircuitBreaker, type AuthCircuitBreakerOptions } from './authCircuitBreaker.ts';
 import { decideBudget, type BudgetOwner } from './budgetDecision.ts';
 import { ANONYMOUS_CLIENT, BurstGuard, type BurstGuardOptions, type ClientPause } from './burstGuard.ts';
-import { SpendLedger } from './spendLedger.ts';
+import { InFlightReservations } from './inFlightReservations.ts';
+import { SpendLedger, type SpendScope } from './spendLedger.ts';
 
 export interface SpendGateDeps {
   ledger: SpendLedger;
@@ -22,6 +23,7 @@ export interface SpendGateControl extends SpendGate {
   /** Call when a profile's key changes. */
   resetAuthBreaker(profileId: string): void;
   readonly ledger: SpendLedger;
+  readonly reservations: InFlightReservations;
 }
 
 /**
@@ -34,36 +36,36 @@ export function createSpendGate(deps: SpendGateDeps): SpendGateControl {
   const burstGuard = new BurstGuard(deps.burstGuard);
   const authBreaker = new AuthCircuitBreaker(deps.authBreaker);
   const { ledger } = deps;
+  const reservations = new InFlightReservations();
 
   function check(input: SpendCheckInput): LocalRefusal | null {
     const atMs = nowMs();
     const clientName = input.identity.tokenName;
     const burstKey = clientName ?? ANONYMOUS_CLIENT;
-    return (
+    const estimate = estimatedInputCredits(input);
+    const scopes = spendScopes(input.profile.id, clientName);
+    const refusal =
       burstGuard.pausedRefusal(burstKey) ??
-      decideBudget({ owners: budgetOwners(input, clientName, atMs), estimatedInputCredits: estimatedInputCredits(input) }) ??
+      decideBudget({ owners: budgetOwners(input, scopes, atMs), estimatedInputCredits: estimate }) ??
       burstGuard.admit(burstKey, atMs) ??
-      authBreaker.admit(input.profile.id, atMs)
-    );
+      authBreaker.admit(input.profile.id, atMs);
+    if (refusal === null && estimate !== null) reservations.reserve(input.requestId, scopes, estimate);
+    return refusal;
   }
 
-  function budgetOwners(input: SpendCheckInput, clientName: string | null, atMs: number): BudgetOwner[] {
-    const owners: BudgetOwner[] = [
-      { kind: 'profile', name: input.profile.id, budget: input.profile.budget, totals: ledger.totals({ kind: 'profile', profileId: input.profile.id }, atMs) },
-    ];
-    if (clientName !== null) {
-      owners.push({
-        kind: 'client',
-        name: clientName,
-        budget: deps.clientBudget(clientName),
-        totals: ledger.totals({ kind: 'client', clientName }, atMs),
-      });
-    }
-    return owners;
+  function budgetOwners(input: SpendCheckInput, scopes: SpendScope[], atMs: number): BudgetOwner[] {
+    return scopes.map((scope) => ({
+      kind: scope.kind,
+      name: scope.kind === 'profile' ? scope.profileId : scope.clientName,
+      budget: scope.kind === 'profile' ? input.profile.budget : deps.clientBudget(scope.clientName),
+      totals: ledger.totals(scope, atMs),
+      inFlightCredits: reservations.reservedCredits(scope),
+    }));
   }
 
   function recordOutcome(outcome: SpendOutcome): void {
     const clientName = outcome.identity.tokenName;
+    reservations.release(outcome.requestId);
     ledger.record({ profileId: outcome.profileId, clientName, costCredits: outcome.costCredits, atMs: outcome.atMs });
     burstGuard.recordCredits(clientName ?? ANONYMOUS_CLIENT, outcome.costCredits, outcome.atMs);
     authBreaker.recordUpstreamOutcome({ profileId: outcome.profileId, status: outcome.status, atMs: outcome.atMs });
@@ -76,7 +78,15 @@ export function createSpendGate(deps: SpendGateDeps): SpendGateControl {
     pausedClients: () => burstGuard.pausedClients(),
     resetAuthBreaker: (profileId) => authBreaker.reset(profileId),
     ledger,
+    reservations,
   };
+}
+
+/** The profile first, then the client token: the first cap that refuses is the one named. */
+function spendScopes(profileId: string, clientName: string | null): SpendScope[] {
+  const scopes: SpendScope[] = [{ kind: 'profile', profileId }];
+  if (clientName !== null) scopes.push({ kind: 'client', clientName });
+  return scopes;
 }
 
 function estimatedInputCredits(input: SpendCheckInput): number | null {

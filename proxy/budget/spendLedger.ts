@@ -108,6 +108,6 @@ function rollForward(entry: ScopeTotals, nowMs: number): void {
   }
 }
 
-function scopeKey(scope: SpendScope): string {
+export function scopeKey(scope: SpendScope): string {
   return scope.kind === 'profile' ? `profile:${scope.profileId}` : `client:${scope.clientName}`;
 }

@@ -114,7 +114,16 @@ export function createForwardHandler(options: ForwardOptions): (req: IncomingMes
       trace.end(200, { usage: null, usageSource: null, costCredits: null });
       return;
     }
+    // A repeat answered from its first answer costs nothing, so it is settled before any budget.
+    const claim = await claimIdempotency(options.idempotency, req, plan.upstreamPath, { profileId: target.profile.id, requestId: trace.requestId });
+    if (claim?.kind === 'refused') return refuse(claim.refusal);
+    if (claim?.kind === 'replay') {
+      sendReplay(res, claim.response);
+      trace.end(claim.response.status, { usage: null, usageSource: null, costCredits: null });
+      return;
+    }
     const gateRefusal = services.spendGate?.check({
+      requestId: trace.requestId,
       identity,
       profile: target.profile,
       method,
@@ -122,13 +131,9 @@ export function createForwardHandler(options: ForwardOptions): (req: IncomingMes
       upstreamModel: plan.upstreamModel,
       estimatedInputTokens: estimateInputTokens(plan),
     });
-    if (gateRefusal) return refuse(gateRefusal);
-    const claim = await claimIdempotency(options.idempotency, req, plan.upstreamPath, { profileId: target.profile.id, requestId: trace.requestId });
-    if (claim?.kind === 'refused') return refuse(claim.refusal);
-    if (claim?.kind === 'replay') {
-      sendReplay(res, claim.response);
-      trace.end(claim.response.status, { usage: null, usageSource: null, costCredits: null });
-      return;
+    if (gateRefusal) {
+      claim?.ticket.abandon();
+      return refuse(gateRefusal);
     }
 
     try {
@@ -138,6 +143,7 @@ export function createForwardHandler(options: ForwardOptions): (req: IncomingMes
       const accounting = accountFor(trace, plan, target.profile);
       trace.end(trace.status, accounting);
       services.spendGate?.recordOutcome({
+        requestId: trace.requestId,
         identity,
         profileId: target.profile.id,
         status: trace.status,

@@ -47,6 +47,8 @@ export interface TargetResolver {
 }
 
 export interface SpendCheckInput {
+  /** Airlock's request id: an admitted request's estimate is reserved until its outcome is recorded. */
+  requestId: string;
   identity: ClientIdentity;
   profile: Profile;
   method: string;
@@ -57,6 +59,7 @@ export interface SpendCheckInput {
 }
 
 export interface SpendOutcome {
+  requestId: string;
   identity: ClientIdentity;
   profileId: string;
   status: number;
@@ -67,6 +70,6 @@ export interface SpendOutcome {
 /** Budgets, burst guard, auth circuit breaker: decided in memory, O(1), before anything is sent. */
 export interface SpendGate {
   check(input: SpendCheckInput): LocalRefusal | null;
-  /** Called once per request that reached the upstream, when it ends. */
+  /** Called once per admitted request, when it ends (it releases the request's reservation). */
   recordOutcome(outcome: SpendOutcome): void;
 }

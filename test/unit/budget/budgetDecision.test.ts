@@ -1,17 +1,19 @@
 import { describe, expect, it } from 'vitest';
 import { decideBudget, type BudgetOwner } from '../../../proxy/budget/budgetDecision.ts';
 
-const profile = (budget: BudgetOwner['budget'], dayCredits = 0, monthCredits = dayCredits): BudgetOwner => ({
+const profile = (budget: BudgetOwner['budget'], dayCredits = 0, monthCredits = dayCredits, inFlightCredits = 0): BudgetOwner => ({
   kind: 'profile',
   name: 'work',
   budget,
   totals: { dayCredits, monthCredits },
+  inFlightCredits,
 });
 const client = (budget: BudgetOwner['budget'], dayCredits = 0, monthCredits = dayCredits): BudgetOwner => ({
   kind: 'client',
   name: 'cursor',
   budget,
   totals: { dayCredits, monthCredits },
+  inFlightCredits: 0,
 });
 
 describe('decideBudget allows', () => {
@@ -22,6 +24,7 @@ describe('decideBudget allows', () => {
     { name: 'estimate exactly reaches the cap', owners: [profile({ dailyCredits: 20 }, 19)], estimate: 1 },
     { name: 'unknown estimate skips the per-request cap', owners: [profile({ perRequestInputCredits: 0.01 })], estimate: null },
     { name: 'client under its cap', owners: [profile({}), client({ dailyCredits: 2 }, 1.5)], estimate: null },
+    { name: 'spent and in flight exactly reach the cap', owners: [profile({ dailyCredits: 20 }, 15, 15, 4)], estimate: 1 },
   ])('$name', ({ owners, estimate }) => {
     expect(decideBudget({ owners, estimatedInputCredits: estimate })).toBeNull();
   });
@@ -42,6 +45,14 @@ describe('decideBudget refuses', () => {
       estimate: 0.75,
       header: 'daily',
       message: "daily cap of 20 credits for profile 'work' would be crossed: 19.5 spent today, and this request's input is estimated at 0.75 credits",
+    },
+    {
+      name: 'daily cap would be crossed with the requests still running',
+      owners: [profile({ dailyCredits: 20 }, 15, 15, 4.5)],
+      estimate: 0.75,
+      header: 'daily',
+      message:
+        "daily cap of 20 credits for profile 'work' would be crossed: 15 spent today and 4.5 estimated for requests still running, and this request's input is estimated at 0.75 credits",
     },
     {
       name: 'monthly cap reached',

@@ -23,7 +23,9 @@ function setup(options: { profile?: Partial<ProfileInput>; clientBudgets?: Recor
     burstGuard: { maxCredits: 1000 },
     ...options.deps,
   });
+  let requestCount = 0;
   const input = (overrides: Partial<SpendCheckInput> = {}): SpendCheckInput => ({
+    requestId: `alk_${(requestCount += 1)}`,
     identity: { tokenName: 'cursor', pinnedProfileId: null },
     profile,
     method: 'POST',
@@ -33,7 +35,7 @@ function setup(options: { profile?: Partial<ProfileInput>; clientBudgets?: Recor
     ...overrides,
   });
   const spend = (costCredits: number | null, status = 200, tokenName: string | null = 'cursor') =>
-    gate.recordOutcome({ identity: { tokenName, pinnedProfileId: null }, profileId: 'work', status, costCredits, atMs: nowMs });
+    gate.recordOutcome({ requestId: 'alk_recorded', identity: { tokenName, pinnedProfileId: null }, profileId: 'work', status, costCredits, atMs: nowMs });
   return { gate, input, spend, advance: (ms: number) => (nowMs += ms) };
 }
 
@@ -118,5 +120,28 @@ describe('createSpendGate', () => {
     expect(gate.check(input({ estimatedInputTokens: 10_000_000 }))?.errorClass).toBe('budget_exceeded');
     expect(gate.check(input())).toBeNull();
     expect(gate.check(input())?.errorClass).toBe('circuit_open');
+  });
+
+  it('counts the estimates of admitted requests still running, so parallel requests cannot overshoot a cap together', () => {
+    // 1M input tokens of gpt-x at 2 credits per 1M: each request reserves 2 credits of a 5-credit day.
+    const { gate, input } = setup({ profile: { budget: { dailyCredits: 5 } } });
+    const running = [input({ estimatedInputTokens: 1_000_000 }), input({ estimatedInputTokens: 1_000_000 })];
+    for (const request of running) expect(gate.check(request)).toBeNull();
+    const third = gate.check(input({ estimatedInputTokens: 1_000_000 }));
+    expect(third?.message).toContain('0 spent today and 4 estimated for requests still running');
+    expect(gate.reservations.requestCount).toBe(2);
+
+    // The first ends having cost 1.5 credits: its reservation gives way to what it really cost.
+    const [first] = running;
+    gate.recordOutcome({ requestId: first?.requestId ?? '', identity: { tokenName: 'cursor', pinnedProfileId: null }, profileId: 'work', status: 200, costCredits: 1.5, atMs: NOW });
+    expect(gate.reservations.requestCount).toBe(1);
+    expect(gate.check(input({ estimatedInputTokens: 500_000 }))).toBeNull();
+    expect(gate.check(input({ estimatedInputTokens: 500_000 }))?.errorClass).toBe('budget_exceeded');
+  });
+
+  it('reserves nothing for a refused request', () => {
+    const { gate, input } = setup({ profile: { budget: { perRequestInputCredits: 1 } } });
+    expect(gate.check(input({ estimatedInputTokens: 10_000_000 }))?.errorClass).toBe('budget_exceeded');
+    expect(gate.reservations.requestCount).toBe(0);
   });
 });

@@ -1,0 +1,38 @@
+import { roundCredits } from '../billing/constants.ts';
+import { scopeKey, type SpendScope } from './spendLedger.ts';
+
+/**
+ * Estimated input credits of admitted requests that have not ended yet. Spend is only known when a
+ * request ends, so without this fifty parallel requests from an agent would each be checked
+ * against a total that none of the others has reached yet, and together overshoot a cap.
+ */
+export class InFlightReservations {
+  readonly #byRequest = new Map<string, { scopeKeys: string[]; credits: number }>();
+  readonly #byScope = new Map<string, number>();
+
+  reserve(requestId: string, scopes: readonly SpendScope[], credits: number): void {
+    if (credits <= 0 || this.#byRequest.has(requestId)) return;
+    const scopeKeys = scopes.map(scopeKey);
+    this.#byRequest.set(requestId, { scopeKeys, credits });
+    for (const key of scopeKeys) this.#byScope.set(key, roundCredits((this.#byScope.get(key) ?? 0) + credits));
+  }
+
+  release(requestId: string): void {
+    const reservation = this.#byRequest.get(requestId);
+    if (!reservation) return;
+    this.#byRequest.delete(requestId);
+    for (const key of reservation.scopeKeys) {
+      const left = roundCredits((this.#byScope.get(key) ?? 0) - reservation.credits);
+      if (left > 0) this.#byScope.set(key, left);
+      else this.#byScope.delete(key);
+    }
+  }
+
+  reservedCredits(scope: SpendScope): number {
+    return this.#byScope.get(scopeKey(scope)) ?? 0;
+  }
+
+  get requestCount(): number {
+    return this.#byRequest.size;
+  }
+}

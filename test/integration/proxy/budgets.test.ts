@@ -1,0 +1,77 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { TokenSecretResponse } from '../../../proxy/contracts/api.ts';
+import { chatBody, JSON_HEADERS, rawRequest, type RawResponse } from '../../support/http.ts';
+import { SENTINEL_KEY } from '../../support/sentinel.ts';
+import { startControlHarness, type ControlHarness } from '../control/controlHarness.ts';
+
+let harness: ControlHarness;
+let clientToken = '';
+
+async function control(pathAndQuery: string, method: string, body: unknown): Promise<unknown> {
+  const response = await harness.api(pathAndQuery, { method, body: JSON.stringify(body) });
+  const text = await response.text();
+  expect(response.ok, `${method} ${pathAndQuery}: ${text}`).toBe(true);
+  return text === '' ? undefined : JSON.parse(text);
+}
+
+const setBudget = (budget: object) => control('/profiles/main', 'PUT', { name: 'Main', baseUrl: harness.simulator.baseUrl, budget });
+
+/** About 2,000 input tokens: 0.2 credits at 100 credits per 1M input tokens. */
+const LARGE_PROMPT = 'word '.repeat(2_000);
+
+const chat = (content = 'hello'): Promise<RawResponse> =>
+  rawRequest(`${harness.proxy.url}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { ...JSON_HEADERS, authorization: `Bearer ${clientToken}` },
+    body: chatBody({ messages: [{ role: 'user', content }] }),
+  });
+
+const chatCalls = (): number => harness.simulator.received.filter((received) => received.path === '/v1/chat/completions').length;
+
+beforeAll(async () => {
+  harness = await startControlHarness();
+  await control('/profiles', 'POST', { id: 'main', name: 'Main', baseUrl: harness.simulator.baseUrl });
+  await control('/profiles/main/key', 'PUT', { key: SENTINEL_KEY });
+  await control('/profiles/main/activate', 'POST', {});
+  await control('/profiles/main/prices', 'PUT', { prices: [{ model: 'gpt-4o-mini', inputPer1M: 100, outputPer1M: 100 }], priceMultiplier: 1 });
+  clientToken = ((await control('/tokens', 'POST', { name: 'agent' })) as TokenSecretResponse).token;
+});
+afterAll(async () => {
+  await harness?.close();
+});
+
+describe('budgets over the real proxy (issue 4)', () => {
+  it('lets parallel requests through only as far as their estimates fit under the cap', async () => {
+    await setBudget({ dailyCredits: 0.5 });
+    harness.simulator.reset();
+    // Every request waits for its answer, so all five are in flight together.
+    harness.simulator.script(...Array.from({ length: 5 }, () => ({ kind: 'delayHeaders' as const, ms: 300 })));
+    const replies = await Promise.all(Array.from({ length: 5 }, () => chat(LARGE_PROMPT)));
+
+    expect(replies.map((reply) => reply.status).sort()).toEqual([200, 200, 429, 429, 429]);
+    const refusal = replies.find((reply) => reply.status === 429);
+    expect(refusal?.headers['x-airlock-budget']).toBe('daily');
+    expect(JSON.parse(refusal?.body ?? '{}').error.message).toMatch(/estimated for requests still running.*Raise or remove budget\.dailyCredits/);
+    expect(chatCalls()).toBe(2);
+  });
+
+  it('refuses a request over a reached cap locally, with zero upstream calls, and names the cap and the fix', async () => {
+    await setBudget({ dailyCredits: 0.1 });
+    harness.simulator.reset();
+    const reply = await chat();
+
+    expect(reply.status, reply.body).toBe(429);
+    expect(reply.headers['x-airlock-budget'], reply.body).toBe('daily');
+    const error = JSON.parse(reply.body).error;
+    expect(error.code).toBe('budget_exceeded');
+    expect(error.message).toMatch(/nothing was sent to the gateway.*daily cap of 0.1 credits for profile 'main' reached.*Raise or remove budget\.dailyCredits/);
+    expect(chatCalls()).toBe(0);
+  });
+
+  it('lets requests through again once the cap is raised, without a restart', async () => {
+    await setBudget({ dailyCredits: 1000 });
+    harness.simulator.reset();
+    expect((await chat()).status).toBe(200);
+    expect(chatCalls()).toBe(1);
+  });
+});

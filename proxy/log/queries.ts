@@ -17,6 +17,12 @@ import { bodiesFromRecord, rowFromRecord } from './rowCodec.ts';
 
 type SqlParam = string | number;
 
+/**
+ * A request the model answered (usage reported or estimated) whose model has no price. A failed
+ * or refused request without usage has no cost either, but it is not "unpriced".
+ */
+const UNPRICED = '(cost_credits IS NULL AND usage_source IS NOT NULL)';
+
 export const DEFAULT_PAGE_LIMIT = 100;
 
 /** An error is anything classified as one or answered with a 4xx/5xx status. */
@@ -134,7 +140,7 @@ export class RequestLogQueries {
     const records = this.statement(
       `SELECT date((started_at_ms + ?) / 1000, 'unixepoch') AS day, ${group} AS grp,
          COUNT(*) AS requests, TOTAL(cost_credits) AS costCredits,
-         SUM(cost_credits IS NULL) AS unpricedRequests,
+         SUM(${UNPRICED}) AS unpricedRequests,
          TOTAL(input_tokens) AS inputTokens, TOTAL(output_tokens) AS outputTokens
        FROM requests WHERE started_at_ms >= ? AND started_at_ms < ?
        GROUP BY day, grp ORDER BY day, grp`,
@@ -154,7 +160,7 @@ export class RequestLogQueries {
     const where = whereForFilter(query);
     const record = this.statement(
       `SELECT COUNT(*) AS requests, COALESCE(SUM(${IS_ERROR}), 0) AS errors, TOTAL(cost_credits) AS costCredits,
-         COALESCE(SUM(cost_credits IS NULL), 0) AS unpricedRequests,
+         COALESCE(SUM(${UNPRICED}), 0) AS unpricedRequests,
          TOTAL(input_tokens) AS inputTokens, TOTAL(output_tokens) AS outputTokens,
          TOTAL(cached_input_tokens) AS cachedInputTokens, TOTAL(reasoning_tokens) AS reasoningTokens
        FROM requests ${where.sql}`,

@@ -6,6 +6,22 @@ export function formatCredits(credits: number | null): string {
   return credits.toLocaleString('en-US', { maximumFractionDigits: Math.abs(credits) < 1 ? 4 : 2 });
 }
 
+/** A request that reached no model (refused, failed before an answer) has no usage: its cost is none, not "unpriced". */
+function reachedNoModel(row: { costCredits: number | null; inputTokens: number | null }): boolean {
+  return row.costCredits === null && row.inputTokens === null;
+}
+
+/** The Live list's cost cell. */
+export function formatRowCost(row: { costCredits: number | null; inputTokens: number | null }): string {
+  return reachedNoModel(row) ? '—' : formatCredits(row.costCredits);
+}
+
+/** The request detail's cost, in words. */
+export function describeCost(row: { costCredits: number | null; inputTokens: number | null }): string {
+  if (reachedNoModel(row)) return 'none: no model answered, so there is no usage to price';
+  return row.costCredits === null ? 'unpriced' : `${formatCredits(row.costCredits)} credits`;
+}
+
 export function formatMoney(amount: number, currency: 'CNY' | 'USD'): string {
   return `${currency === 'CNY' ? '¥' : '$'}${amount.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;
 }

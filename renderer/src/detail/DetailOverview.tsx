@@ -1,6 +1,6 @@
 import type { RequestDetail } from '../../../proxy/contracts/api.ts';
 import { CopyButton } from '../common/CopyButton.tsx';
-import { formatCredits, formatDateTime, formatDuration, formatTokens } from '../common/format.ts';
+import { describeCost, formatDateTime, formatDuration, formatTokens } from '../common/format.ts';
 
 function IdValue({ label, value }: { label: string; value: string | null }) {
   if (!value) return <span className="muted">not returned</span>;
@@ -51,7 +51,7 @@ export function DetailOverview({ detail }: { detail: RequestDetail }) {
         {detail.usageEstimated && ' (estimated: the upstream reported no usage)'}
       </dd>
       <dt>Cost</dt>
-      <dd>{detail.costCredits === null ? 'unpriced' : `${formatCredits(detail.costCredits)} credits`}</dd>
+      <dd>{describeCost(detail)}</dd>
       <dt>Gateway request id</dt>
       <dd>
         <IdValue label="gateway request id" value={detail.upstreamRequestId} />

@@ -1,5 +1,5 @@
 import { memo } from 'react';
-import { formatClock, formatCredits, formatDuration, formatTokens } from '../common/format.ts';
+import { formatClock, formatDuration, formatRowCost, formatTokens } from '../common/format.ts';
 import type { LiveRow } from './liveRows.ts';
 
 /** The status cell: what a person wants to know at a glance. */
@@ -50,7 +50,7 @@ export const RequestRow = memo(function RequestRow({ row, selected, top, positio
       <span className="cell num" title={row.usageEstimated ? 'estimated' : undefined}>
         {tokens}
       </span>
-      <span className="cell num">{row.state === 'in_flight' ? '' : formatCredits(row.costCredits)}</span>
+      <span className="cell num">{row.state === 'in_flight' ? '' : formatRowCost(row)}</span>
       <span className="cell preview" aria-live="off">
         {row.text.slice(-160)}
       </span>

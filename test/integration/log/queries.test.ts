@@ -161,11 +161,14 @@ describe('aggregates', () => {
     emitRequest(temp, { id: 't1', atMs: TEST_STARTED_AT_MS - 2 * MINUTE_MS, inputTokens: 5, profileId: 'home' });
     emitRequest(temp, { id: 't2', atMs: TEST_STARTED_AT_MS - MINUTE_MS, inputTokens: 6, status: 500 });
     emitRequest(temp, { id: 't3', atMs: TEST_STARTED_AT_MS, inputTokens: 7, model: 'free-model' });
+    // Refused before any model answered: no usage and no cost, which is not "unpriced".
+    temp.events.emit(startEvent('t4', { startedAtMs: TEST_STARTED_AT_MS }));
+    temp.events.emit(endEvent('t4', { status: 429, errorClass: 'budget_exceeded', usage: null, usageSource: null, costCredits: null }));
     await temp.log.flush();
 
     expect(temp.log.totals({ fromMs: 0, toMs: TEST_STARTED_AT_MS + 1 })).toEqual({
-      requests: 3,
-      errors: 1,
+      requests: 4,
+      errors: 2,
       costCredits: 11,
       unpricedRequests: 1,
       inputTokens: 18,

@@ -6,6 +6,7 @@ import { screenFromHash } from '../../../renderer/src/common/useHashRoute.ts';
 import { EMPTY_FILTER_FORM, filtersFromForm, type FilterForm } from '../../../renderer/src/live/filterForm.ts';
 import { nextIndex } from '../../../renderer/src/live/RequestList.tsx';
 import { chartData, quoteTopUp } from '../../../renderer/src/spend/spendMath.ts';
+import { describeCost, formatRowCost } from '../../../renderer/src/common/format.ts';
 
 describe('requestQueryString', () => {
   it.each<[RequestListQuery, string]>([
@@ -106,5 +107,16 @@ describe('spend display', () => {
       { day: '2026-01-01', a: 1, b: 5 },
       { day: '2026-01-02', a: 2, b: 0 },
     ]);
+  });
+});
+
+describe('a request cost in the Live list and the detail', () => {
+  it.each([
+    { name: 'priced', costCredits: 0.25, inputTokens: 10, cell: '0.25', detail: '0.25 credits' },
+    { name: 'answered by a model without a price', costCredits: null, inputTokens: 10, cell: 'unpriced', detail: 'unpriced' },
+    { name: 'refused or failed before any answer', costCredits: null, inputTokens: null, cell: '—', detail: 'none: no model answered, so there is no usage to price' },
+  ])('$name', ({ costCredits, inputTokens, cell, detail }) => {
+    expect(formatRowCost({ costCredits, inputTokens })).toBe(cell);
+    expect(describeCost({ costCredits, inputTokens })).toBe(detail);
   });
 });

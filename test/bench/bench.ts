@@ -75,9 +75,9 @@ async function measureRelays(log: (line: string) => void): Promise<Pick<BenchRes
   ]);
   const urls = { direct: simulator.url, floor: floor.url, airlock: airlock.url, airlockLogged: airlockLogged.url };
   log('non-streaming, concurrency 1');
-  const throughputC1 = await measureThroughput(urls, { concurrency: 1, count: 1_000, rounds: 2, maxMs: 10_000 });
+  const throughputC1 = await measureThroughput(urls, { concurrency: 1, count: 600, rounds: 4, maxMs: 10_000 });
   log('non-streaming, concurrency 50');
-  const throughputC50 = await measureThroughput(urls, { concurrency: 50, count: 5_000, rounds: 2, maxMs: 15_000 });
+  const throughputC50 = await measureThroughput(urls, { concurrency: 50, count: 3_000, rounds: 4, maxMs: 15_000 });
   log('streams');
   const streaming = {
     direct: await measureStreaming(urls.direct, TRACED_STREAMS, STREAM_CHUNKS),

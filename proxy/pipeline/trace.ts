@@ -1,9 +1,9 @@
-import { randomUUID } from 'node:crypto';
 import type { ErrorClass } from '../contracts/errors.ts';
 import type { TokenUsage } from '../contracts/usage.ts';
 import type { RequestLifecycleEvent } from '../events/lifecycle.ts';
 import type { RequestEvents } from '../events/requestEvents.ts';
 import { BodyCapture } from './capture.ts';
+import { newRequestId } from './requestId.ts';
 
 /** What a request's `start` event says beyond the ids the trace assigns itself. */
 export type TraceStart = Omit<Extract<RequestLifecycleEvent, { type: 'start' }>, 'type' | 'requestId' | 'startedAtMs'>;
@@ -19,8 +19,8 @@ export interface TraceAccounting {
  * it never touches the response itself.
  */
 export class RequestTrace {
-  readonly requestId = `alk_${randomUUID().replaceAll('-', '')}`;
   readonly startedAtMs = Date.now();
+  readonly requestId = newRequestId(this.startedAtMs);
   private readonly startedAtHr = performance.now();
   private readonly events: RequestEvents;
   readonly requestBody: BodyCapture;

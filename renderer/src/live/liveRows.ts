@@ -1,4 +1,5 @@
 import type { LiveRequestUpdate, RequestFilters, RequestSummary } from '../../../proxy/contracts/api.ts';
+import { IN_FLIGHT_SUMMARY_DEFAULTS } from '../../../proxy/contracts/liveEvents.ts';
 
 /** A row of the Live list: the summary plus the stream text seen so far (in-flight rows only). */
 export interface LiveRow extends RequestSummary {
@@ -8,24 +9,6 @@ export interface LiveRow extends RequestSummary {
 /** Streams can be long; the list only needs the tail and the detail view fetches the rest. */
 export const LIVE_TEXT_LIMIT_CHARS = 32_000;
 
-const SUMMARY_DEFAULTS: Omit<RequestSummary, 'id' | 'startedAtMs'> = {
-  state: 'in_flight',
-  clientName: null,
-  profileId: null,
-  method: 'POST',
-  clientPath: '',
-  requestedModel: null,
-  responseModel: null,
-  stream: false,
-  status: null,
-  errorClass: null,
-  ttfbMs: null,
-  durationMs: null,
-  inputTokens: null,
-  outputTokens: null,
-  costCredits: null,
-  usageEstimated: false,
-};
 
 /**
  * The row after one live update, or null when the update is for a request we never saw start
@@ -34,7 +17,7 @@ const SUMMARY_DEFAULTS: Omit<RequestSummary, 'id' | 'startedAtMs'> = {
  */
 export function applyUpdate(row: LiveRow | undefined, update: LiveRequestUpdate): LiveRow | null {
   const base: LiveRow | null =
-    row ?? (update.fields.startedAtMs === undefined ? null : { ...SUMMARY_DEFAULTS, id: update.requestId, startedAtMs: update.fields.startedAtMs, text: '' });
+    row ?? (update.fields.startedAtMs === undefined ? null : { ...IN_FLIGHT_SUMMARY_DEFAULTS, id: update.requestId, startedAtMs: update.fields.startedAtMs, text: '' });
   if (!base) return null;
   const merged: LiveRow = { ...base, ...update.fields, id: base.id, text: base.text + update.appendText };
   if (merged.state !== 'in_flight') merged.text = '';

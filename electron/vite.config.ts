@@ -5,7 +5,7 @@ import { defineConfig, type EnvironmentOptions } from 'vite';
 
 /**
  * Bundles the Electron main process (ESM: Electron 45 loads an ESM main, and package.json says
- * "type": "module") and the preload (CommonJS: a sandboxed preload cannot be an ES module) into
+ * "type": "module"), the request log's thread and the preload (CommonJS: a sandboxed preload cannot be an ES module) into
  * dist-electron/. Runtime dependencies stay external: electron-builder ships them in node_modules,
  * and native or CommonJS ones (keytar, express) must not be inlined into an ES module.
  */
@@ -35,11 +35,13 @@ export default defineConfig({
   environments: {
     main: electronEntry('electron/main.ts', 'es', 'main.js', true),
     preload: electronEntry('electron/preload.ts', 'cjs', 'preload.cjs', false),
+    // The request log's writer thread: a script of its own, found next to main.js (logThreadClient.ts).
+    logThread: electronEntry('proxy/log/logThread.ts', 'es', 'logThread.js', false),
   },
   builder: {
     // In order: the main build empties dist-electron/ first.
     async buildApp(builder) {
-      for (const name of ['main', 'preload']) {
+      for (const name of ['main', 'preload', 'logThread']) {
         const environment = builder.environments[name];
         if (environment) await builder.build(environment);
       }

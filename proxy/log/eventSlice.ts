@@ -2,15 +2,9 @@ import type { RequestLifecycleEvent } from '../events/lifecycle.ts';
 
 export interface SliceLimits {
   maxEvents: number;
-  /** Body bytes to mask, index and write in one go; the event loop runs between slices. */
+  /** Body bytes to mask, index and write in one transaction. */
   maxBodyBytes: number;
 }
-
-/**
- * Keeps one slice to a millisecond or two: about twenty small requests, or a large agent context.
- * A request crosses the event loop several times, so it can wait behind several slices.
- */
-export const DEFAULT_SLICE_LIMITS: SliceLimits = { maxEvents: 60, maxBodyBytes: 128 * 1024 };
 
 function bodyBytesOf(event: RequestLifecycleEvent): number {
   if (event.type !== 'end') return 0;
@@ -18,13 +12,13 @@ function bodyBytesOf(event: RequestLifecycleEvent): number {
   return (requestBody?.length ?? 0) + (responseBody?.length ?? 0) + (streamText?.length ?? 0);
 }
 
-/** How many queued events the next slice takes: at least one, then up to either limit. */
-export function nextSliceLength(queue: readonly RequestLifecycleEvent[], limits: SliceLimits): number {
+/** How many events from `from` on the next slice takes: at least one, then up to either limit. */
+export function nextSliceLength(events: readonly RequestLifecycleEvent[], limits: SliceLimits, from = 0): number {
   let bodyBytes = 0;
   let length = 0;
-  for (const event of queue) {
+  for (let index = from; index < events.length; index += 1) {
     if (length >= limits.maxEvents) break;
-    bodyBytes += bodyBytesOf(event);
+    bodyBytes += bodyBytesOf(events[index] as RequestLifecycleEvent);
     if (length > 0 && bodyBytes > limits.maxBodyBytes) break;
     length += 1;
   }

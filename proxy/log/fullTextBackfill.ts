@@ -49,6 +49,11 @@ export function indexUnindexedSlice(db: DatabaseSync, limits: IndexSliceLimits):
   }
 }
 
+/** Indexes every body not indexed yet, slice after slice; run before a full-text search. */
+export function indexAllUnindexed(db: DatabaseSync, limits: IndexSliceLimits): void {
+  while (indexUnindexedSlice(db, limits).rows > 0);
+}
+
 export function unindexedBytes(db: DatabaseSync): number {
   return Number(
     db.prepare('SELECT TOTAL(b.stored_bytes) AS total FROM request_bodies_unindexed p JOIN request_bodies b USING (body_id)').get()?.total ?? 0,
@@ -105,7 +110,7 @@ export class FullTextBackfill {
 
   /** Indexes everything not yet indexed; run before a full-text search. */
   catchUp(): void {
-    while (this.indexSlice() > 0);
+    indexAllUnindexed(this.db, this.options.slice);
     this.backlogBytes = 0;
   }
 

@@ -2,21 +2,16 @@ import { statfsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DatabaseSync } from 'node:sqlite';
 import type { IdempotencyStore } from '../budget/idempotencyCache.ts';
-import type { RequestListFilter, RequestLogRow, RequestLogStatus } from '../contracts/log.ts';
-import { redactSecrets } from '../core/redact.ts';
-import type { RequestLifecycleEvent } from '../events/lifecycle.ts';
+import type { RequestListFilter, RequestLogStatus } from '../contracts/log.ts';
 import type { RequestEvents } from '../events/requestEvents.ts';
-import { buildBodiesRecord, DEFAULT_BODY_CAP_BYTES } from './bodyRecord.ts';
-import { DEFAULT_SLICE_LIMITS, nextSliceLength } from './eventSlice.ts';
-import { DEFAULT_INDEX_SLICE, FullTextBackfill } from './fullTextBackfill.ts';
+import { DEFAULT_BODY_CAP_BYTES } from './bodyRecord.ts';
+import { DEFAULT_INDEX_SLICE, indexAllUnindexed } from './fullTextBackfill.ts';
 import { SqliteIdempotencyStore } from './idempotentAnswers.ts';
+import { LogThreadClient } from './logThreadClient.ts';
 import { RequestLogQueries } from './queries.ts';
 import { DEFAULT_RETENTION, runRetention, type RetentionPolicy, type RetentionResult } from './retention.ts';
-import { storedBytesOf } from './rowCodec.ts';
-import { applyRowEvent, maskRowText, rowFromStart } from './rowDraft.ts';
 import { DATABASE_FILE_NAME, databaseFileBytes, openLogDatabase, usedDatabaseBytes } from './schema.ts';
 import { DEFAULT_CHECKPOINT_INTERVAL_MS, startWalCheckpointer, type WalCheckpointer } from './walCheckpointer.ts';
-import { LogWriter, type LogBatch } from './writer.ts';
 
 export interface RequestLogOptions {
   dataDir: string;
@@ -42,7 +37,7 @@ type QueryMethods = Pick<
 >;
 
 export interface RequestLog extends QueryMethods {
-  /** Subscribes to lifecycle events; listeners only enqueue. Returns the unsubscribe function. */
+  /** Subscribes to lifecycle events; listeners only queue them for the log thread. Returns the unsubscribe function. */
   attach(events: RequestEvents): () => void;
   /** Writes everything queued so far. */
   flush(): Promise<void>;
@@ -61,10 +56,6 @@ export const DEFAULT_FLUSH_INTERVAL_MS = 50;
 export const DEFAULT_RETENTION_INTERVAL_MS = 10 * 60_000;
 export const DEFAULT_MIN_FREE_DISK_BYTES = 100 * 1024 * 1024;
 const SQLITE_DEFAULT_AUTOCHECKPOINT_PAGES = 1_000;
-/** Quiet time before bodies are added to the full-text index in the background. */
-export const DEFAULT_INDEX_IDLE_DELAY_MS = 500;
-/** Unindexed body bytes that make indexing run even under load: a search catches up in about a second. */
-export const DEFAULT_MAX_UNINDEXED_BYTES = 4 * 1024 * 1024;
 
 function freeDiskBytes(dir: string): number | null {
   try {
@@ -80,27 +71,23 @@ function lowDiskReason(minFreeDiskBytes: number): string {
   return `Less than ${megabytes} MB is free on the disk: request bodies are no longer logged; requests and their figures still are. Free disk space to turn bodies back on.`;
 }
 
+/**
+ * The main thread's side of the log: it reads (queries, retention, the idempotency store) on its
+ * own connection, while the log thread turns events into rows and writes them.
+ */
 class SqliteRequestLog implements RequestLog {
   private readonly db: DatabaseSync;
-  private readonly writer: LogWriter;
-  private readonly fullText: FullTextBackfill;
+  private readonly thread: LogThreadClient;
   private readonly checkpointer: WalCheckpointer;
   private readonly queries: RequestLogQueries;
   private readonly options: RequestLogOptions;
   private readonly retention: RetentionPolicy;
-  private readonly bodyCapBytes: number;
-  private readonly flushIntervalMs: number;
   private readonly minFreeDiskBytes: number;
   private readonly now: () => number;
   private readonly onError: (error: unknown) => void;
-  private queue: RequestLifecycleEvent[] = [];
-  /** Queued events per request: a row with more events still queued is written once, with the last. */
-  private readonly queuedEventsByRequest = new Map<string, number>();
-  /** Rows of requests still in flight, so a later event can complete them without a read. */
-  private readonly drafts = new Map<string, RequestLogRow>();
-  private flushTimer: NodeJS.Timeout | null = null;
-  private continuation: NodeJS.Immediate | null = null;
   private readonly retentionTimer: NodeJS.Timeout;
+  /** Why bodies are not logged, as the log thread last reported or was told; null while they are. */
+  private bodiesDisabledReason: string | null = null;
   /** Database size when bodies were turned off: they come back once retention freed space. */
   private usedBytesWhenBodiesDisabled: number | null = null;
   private closed = false;
@@ -117,20 +104,23 @@ class SqliteRequestLog implements RequestLog {
   constructor(options: RequestLogOptions) {
     this.options = options;
     this.retention = { ...DEFAULT_RETENTION, ...options.retention };
-    this.bodyCapBytes = options.bodyCapBytes ?? DEFAULT_BODY_CAP_BYTES;
-    this.flushIntervalMs = options.flushIntervalMs ?? DEFAULT_FLUSH_INTERVAL_MS;
     this.minFreeDiskBytes = options.minFreeDiskBytes ?? DEFAULT_MIN_FREE_DISK_BYTES;
     this.now = options.now ?? Date.now;
     this.onError = options.onError ?? ((error) => console.error('[airlock] request log write failed:', error));
     this.db = openLogDatabase({ dataDir: options.dataDir, maxDbBytes: options.maxDbBytes });
-    this.writer = new LogWriter(this.db, this.onError);
-    this.checkpointer = this.startCheckpointer();
-    this.fullText = new FullTextBackfill(this.db, {
-      idleDelayMs: DEFAULT_INDEX_IDLE_DELAY_MS,
-      maxBacklogBytes: DEFAULT_MAX_UNINDEXED_BYTES,
-      slice: DEFAULT_INDEX_SLICE,
+    this.db.exec('PRAGMA wal_autocheckpoint = 0');
+    // Maintenance at open must not stop logging: a full disk here only means less is cleaned up.
+    this.safely(() => this.markInterruptedFromPreviousRun());
+    this.thread = new LogThreadClient({
+      dataDir: options.dataDir,
+      ...(options.maxDbBytes === undefined ? {} : { maxDbBytes: options.maxDbBytes }),
+      bodyCapBytes: options.bodyCapBytes ?? DEFAULT_BODY_CAP_BYTES,
+      postIntervalMs: options.flushIntervalMs ?? DEFAULT_FLUSH_INTERVAL_MS,
+      knownSecrets: options.knownSecrets,
       onError: this.onError,
+      onBodiesState: (reason) => this.noteBodiesState(reason),
     });
+    this.checkpointer = this.startCheckpointer();
     this.queries = new RequestLogQueries(this.db);
     this.idempotencyStore = new SqliteIdempotencyStore(this.db, options.knownSecrets);
     this.listRequests = (filter) => this.queries.listRequests(this.indexedFor(filter));
@@ -140,118 +130,51 @@ class SqliteRequestLog implements RequestLog {
     this.modelStats = this.queries.modelStats.bind(this.queries);
     this.spendSince = this.queries.spendSince.bind(this.queries);
 
-    // Maintenance at open must not stop logging: a full disk here only means less is cleaned up.
-    this.safely(() => this.markInterruptedFromPreviousRun());
     this.safely(() => this.runRetention());
     this.retentionTimer = setInterval(() => this.safely(() => this.runRetention()), options.retentionIntervalMs ?? DEFAULT_RETENTION_INTERVAL_MS);
     this.retentionTimer.unref();
   }
 
-  /** Checkpoints move to their own thread; should it die, this connection checkpoints itself again. */
+  /** Checkpoints move to their own thread; should it die, the connections checkpoint themselves again. */
   private startCheckpointer(): WalCheckpointer {
-    this.db.exec('PRAGMA wal_autocheckpoint = 0');
     return startWalCheckpointer(join(this.options.dataDir, DATABASE_FILE_NAME), {
       intervalMs: DEFAULT_CHECKPOINT_INTERVAL_MS,
       onError: this.onError,
       onStopped: () => {
-        if (!this.closed) this.safely(() => this.db.exec(`PRAGMA wal_autocheckpoint = ${SQLITE_DEFAULT_AUTOCHECKPOINT_PAGES}`));
+        if (this.closed) return;
+        this.safely(() => this.db.exec(`PRAGMA wal_autocheckpoint = ${SQLITE_DEFAULT_AUTOCHECKPOINT_PAGES}`));
+        this.thread.enableAutocheckpoint();
       },
     });
   }
 
   /** A full-text search first indexes the bodies not indexed yet, so it finds every logged request. */
   private indexedFor(filter: RequestListFilter): RequestListFilter {
-    if (filter.text?.trim() && !this.closed) this.safely(() => this.fullText.catchUp());
+    if (filter.text?.trim() && !this.closed) this.safely(() => indexAllUnindexed(this.db, DEFAULT_INDEX_SLICE));
     return filter;
   }
 
   attach(events: RequestEvents): () => void {
-    return events.subscribe((event) => this.enqueue(event));
+    return events.subscribe((event) => {
+      // Deltas only feed the live view; the stream text arrives whole with `end`.
+      if (!this.closed && event.type !== 'delta') this.thread.enqueue(event);
+    });
   }
 
-  private enqueue(event: RequestLifecycleEvent): void {
-    // Deltas only feed the live view; the stream text arrives whole with `end`.
-    if (this.closed || event.type === 'delta') return;
-    this.queue.push(event);
-    this.queuedEventsByRequest.set(event.requestId, (this.queuedEventsByRequest.get(event.requestId) ?? 0) + 1);
-    this.fullText.noteActivity();
-    if (this.flushTimer === null && this.continuation === null) {
-      this.flushTimer = setTimeout(() => this.flushQueued(), this.flushIntervalMs);
-      this.flushTimer.unref();
-    }
+  flush(): Promise<void> {
+    return this.closed ? Promise.resolve() : this.thread.flush();
   }
 
-  async flush(): Promise<void> {
-    while (this.queue.length > 0 && !this.closed) this.writeSlice();
+  /** Mirrors the log thread's switch; the database size when bodies went off tells when space was freed. */
+  private noteBodiesState(reason: string | null): void {
+    this.bodiesDisabledReason = reason;
+    if (reason === null) this.usedBytesWhenBodiesDisabled = null;
+    else if (this.usedBytesWhenBodiesDisabled === null) this.safely(() => (this.usedBytesWhenBodiesDisabled = usedDatabaseBytes(this.db)));
   }
 
-  /** Writes one slice, then lets the event loop run before the next (large bodies take a while to mask and index). */
-  private flushQueued(): void {
-    if (this.flushTimer !== null) clearTimeout(this.flushTimer);
-    this.flushTimer = null;
-    this.continuation = null;
-    if (this.queue.length === 0 || this.closed) return;
-    this.writeSlice();
-    if (this.queue.length > 0) this.continuation = setImmediate(() => this.flushQueued());
-  }
-
-  private writeSlice(): void {
-    const events = this.queue.splice(0, nextSliceLength(this.queue, DEFAULT_SLICE_LIMITS));
-    for (const event of events) this.noteDequeued(event.requestId);
-    try {
-      const batch = this.batchFrom(events, this.options.knownSecrets());
-      const outcome = this.writer.write(batch);
-      this.noteBodiesState();
-      if (outcome === 'written' && batch.bodies.length > 0) {
-        this.fullText.noteWritten(batch.bodies.reduce((bytes, { record }) => bytes + storedBytesOf(record), 0));
-      }
-    } catch (error) {
-      this.onError(error);
-    }
-  }
-
-  private batchFrom(events: RequestLifecycleEvent[], secrets: string[]): LogBatch {
-    const touched = new Map<string, RequestLogRow>();
-    const bodies: LogBatch['bodies'] = [];
-    for (const event of events) {
-      if (event.type === 'delta') continue;
-      if (event.type === 'start') {
-        const row = rowFromStart(event);
-        this.drafts.set(row.id, row);
-        touched.set(row.id, row);
-        continue;
-      }
-      const draft = this.drafts.get(event.requestId);
-      // A request that started before the log attached has no row to complete.
-      if (draft === undefined) continue;
-      const row = applyRowEvent(draft, event);
-      if (event.type === 'end') {
-        this.drafts.delete(row.id);
-        if (this.writer.bodiesDisabledReason === null) {
-          bodies.push({ requestId: row.id, record: buildBodiesRecord(event.bodies, row.stream, this.bodyCapBytes, secrets) });
-        }
-      } else {
-        this.drafts.set(row.id, row);
-      }
-      touched.set(row.id, row);
-    }
-    const mask = (text: string): string => redactSecrets(text, secrets);
-    // An in-flight row with events still queued is left to a later slice of this flush (the queue
-    // is always written to the end): most requests at high concurrency then take one write, not three.
-    const settled = [...touched.values()].filter((row) => row.state !== 'in_flight' || !this.queuedEventsByRequest.has(row.id));
-    return { rows: settled.map((row) => maskRowText(row, mask)), bodies };
-  }
-
-  private noteDequeued(requestId: string): void {
-    const queued = (this.queuedEventsByRequest.get(requestId) ?? 1) - 1;
-    if (queued > 0) this.queuedEventsByRequest.set(requestId, queued);
-    else this.queuedEventsByRequest.delete(requestId);
-  }
-
-  private noteBodiesState(): void {
-    if (this.writer.bodiesDisabledReason !== null && this.usedBytesWhenBodiesDisabled === null) {
-      this.usedBytesWhenBodiesDisabled = usedDatabaseBytes(this.db);
-    }
+  private setBodiesDisabled(reason: string | null): void {
+    this.noteBodiesState(reason);
+    this.thread.setBodiesDisabled(reason);
   }
 
   markInterruptedFromPreviousRun(): number {
@@ -260,7 +183,7 @@ class SqliteRequestLog implements RequestLog {
 
   runRetention(): RetentionResult {
     const result = runRetention(this.db, this.retention, this.now());
-    this.fullText.recount();
+    this.thread.recountBacklog();
     this.updateBodiesSwitch(result.usedBytes);
     return result;
   }
@@ -277,36 +200,29 @@ class SqliteRequestLog implements RequestLog {
   private updateBodiesSwitch(usedBytes: number): void {
     const freeBytes = freeDiskBytes(this.options.dataDir);
     if (freeBytes !== null && freeBytes < this.minFreeDiskBytes) {
-      this.writer.disableBodies(lowDiskReason(this.minFreeDiskBytes));
-      this.noteBodiesState();
+      this.setBodiesDisabled(lowDiskReason(this.minFreeDiskBytes));
       return;
     }
-    const reason = this.writer.bodiesDisabledReason;
+    const reason = this.bodiesDisabledReason;
     if (reason === null) return;
     const spaceFreed = this.usedBytesWhenBodiesDisabled !== null && usedBytes < this.usedBytesWhenBodiesDisabled;
-    if (reason === lowDiskReason(this.minFreeDiskBytes) || spaceFreed) {
-      this.writer.enableBodies();
-      this.usedBytesWhenBodiesDisabled = null;
-    }
+    if (reason === lowDiskReason(this.minFreeDiskBytes) || spaceFreed) this.setBodiesDisabled(null);
   }
 
   status(): RequestLogStatus {
     if (!this.closed) this.lastDbBytes = databaseFileBytes(this.db);
-    const reason = this.writer.bodiesDisabledReason;
+    const reason = this.bodiesDisabledReason;
     return { bodiesDisabled: reason !== null, reason, dbBytes: this.lastDbBytes };
   }
 
   async close(): Promise<void> {
     if (this.closed) return;
-    await this.flush();
+    await this.thread.close();
     this.lastDbBytes = databaseFileBytes(this.db);
     // Keeps the query planner's statistics current, cheaply (SQLite's advice for long-lived connections).
     this.safely(() => this.db.exec('PRAGMA optimize'));
     this.closed = true;
-    if (this.flushTimer !== null) clearTimeout(this.flushTimer);
-    if (this.continuation !== null) clearImmediate(this.continuation);
     clearInterval(this.retentionTimer);
-    this.fullText.close();
     await this.checkpointer.close();
     this.db.close();
   }
@@ -314,7 +230,7 @@ class SqliteRequestLog implements RequestLog {
 
 /**
  * Opens the request log in `<dataDir>/requests.db`: marks rows a previous process left in flight
- * as interrupted, applies retention, then writes lifecycle events in batches off the request path.
+ * as interrupted, applies retention, then writes lifecycle events in batches on the log thread.
  */
 export function createRequestLog(options: RequestLogOptions): RequestLog {
   return new SqliteRequestLog(options);

@@ -1,6 +1,7 @@
 import { DatabaseSync } from 'node:sqlite';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { INGEST_SLICE_LIMITS } from '../../../proxy/log/eventIngest.ts';
 import { DATABASE_FILE_NAME, SCHEMA_VERSION } from '../../../proxy/log/schema.ts';
 import { endEvent, startEvent, TEST_STARTED_AT_MS } from './lifecycleEvents.ts';
 import { openTempLog, type TempLog } from './tempLog.ts';
@@ -26,7 +27,7 @@ describe('request log row lifecycle', () => {
       temp.events.emit(startEvent(`t${index}`, { startedAtMs: TEST_STARTED_AT_MS + index }));
       temp.events.emit(endEvent(`t${index}`));
     }
-    // More events than one slice takes: only the timer and its continuations can write them all.
+    // More events than one slice takes, and no flush: the timer's post and the thread's slices write them all.
     await vi.waitFor(() => expect(temp.log.totals({ fromMs: TEST_STARTED_AT_MS, toMs: TEST_STARTED_AT_MS + requestCount }).requests).toBe(requestCount), {
       timeout: 20_000,
       interval: 20,
@@ -36,7 +37,8 @@ describe('request log row lifecycle', () => {
 
   it('writes requests whose events span several slices whole, and one still open in flight', async () => {
     temp = openTempLog();
-    const ids = Array.from({ length: 100 }, (_, index) => `s${index}`);
+    // Three events per request, more than one slice holds (INGEST_SLICE_LIMITS): a request's events fall in different slices.
+    const ids = Array.from({ length: Math.ceil(INGEST_SLICE_LIMITS.maxEvents / 2) }, (_, index) => `s${index}`);
     for (const id of ids) temp.events.emit(startEvent(id, { clientName: 'agent', requestedModel: 'gpt-4o', notes: [`note ${id}`] }));
     temp.events.emit(startEvent('open'));
     for (const id of ids) temp.events.emit({ type: 'headers', requestId: id, status: 200, ttfbMs: 5, upstreamRequestId: null, retries: 0 });

@@ -18,3 +18,11 @@ describe('nextSliceLength', () => {
     expect(nextSliceLength(queue, { maxEvents: 3, maxBodyBytes: 100 })).toBe(expected);
   });
 });
+
+describe('nextSliceLength from an offset', () => {
+  it('counts from that event on, as if the events before it were gone', () => {
+    const events = [endWithBody('a', 100), start('b'), endWithBody('c', 60), endWithBody('d', 60)];
+    expect(nextSliceLength(events, { maxEvents: 3, maxBodyBytes: 100 }, 1)).toBe(2);
+    expect(nextSliceLength(events, { maxEvents: 3, maxBodyBytes: 100 }, 4)).toBe(0);
+  });
+});

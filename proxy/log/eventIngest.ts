@@ -1,0 +1,140 @@
+import type { DatabaseSync } from 'node:sqlite';
+import type { RequestLogRow } from '../contracts/log.ts';
+import { redactSecrets } from '../core/redact.ts';
+import type { RequestLifecycleEvent } from '../events/lifecycle.ts';
+import { buildBodiesRecord } from './bodyRecord.ts';
+import { nextSliceLength, type SliceLimits } from './eventSlice.ts';
+import { DEFAULT_INDEX_SLICE, FullTextBackfill } from './fullTextBackfill.ts';
+import { storedBytesOf } from './rowCodec.ts';
+import { applyRowEvent, maskRowText, rowFromStart } from './rowDraft.ts';
+import { LogWriter, type LogBatch } from './writer.ts';
+
+/** Quiet time before bodies are added to the full-text index in the background. */
+export const DEFAULT_INDEX_IDLE_DELAY_MS = 500;
+/** Unindexed body bytes that make indexing run even under load: a search catches up in about a second. */
+export const DEFAULT_MAX_UNINDEXED_BYTES = 4 * 1024 * 1024;
+
+/**
+ * One transaction each. On the log thread nothing waits behind a slice but the next one, so a
+ * slice is large: fewer commits per request. The byte limit bounds what a failed slice loses.
+ */
+export const INGEST_SLICE_LIMITS: SliceLimits = { maxEvents: 2_000, maxBodyBytes: 4 * 1024 * 1024 };
+
+export interface EventIngestOptions {
+  bodyCapBytes: number;
+  onError: (error: unknown) => void;
+  /** Told each time bodies are turned off or on by a write (a full disk), with the reason. */
+  onBodiesState: (reason: string | null) => void;
+}
+
+/**
+ * Turns lifecycle events into rows and bodies and writes them. Runs on the log thread, which owns
+ * the rows of requests still in flight, so a later event completes its row without a read.
+ */
+export class EventIngest {
+  private readonly writer: LogWriter;
+  private readonly fullText: FullTextBackfill;
+  private readonly options: EventIngestOptions;
+  private readonly drafts = new Map<string, RequestLogRow>();
+  /** Events not yet written per request: a row with more events still to come is written once, with the last. */
+  private readonly pendingEventsByRequest = new Map<string, number>();
+  private reportedBodiesReason: string | null = null;
+
+  constructor(db: DatabaseSync, options: EventIngestOptions) {
+    this.options = options;
+    this.writer = new LogWriter(db, options.onError);
+    this.fullText = new FullTextBackfill(db, {
+      idleDelayMs: DEFAULT_INDEX_IDLE_DELAY_MS,
+      maxBacklogBytes: DEFAULT_MAX_UNINDEXED_BYTES,
+      slice: DEFAULT_INDEX_SLICE,
+      onError: options.onError,
+    });
+  }
+
+  /** Writes all of `events`, slice by slice; secrets are masked in everything written. */
+  ingest(events: RequestLifecycleEvent[], secrets: string[]): void {
+    if (events.length === 0) return;
+    this.fullText.noteActivity();
+    for (const event of events) this.pendingEventsByRequest.set(event.requestId, (this.pendingEventsByRequest.get(event.requestId) ?? 0) + 1);
+    let offset = 0;
+    while (offset < events.length) {
+      const length = nextSliceLength(events, INGEST_SLICE_LIMITS, offset);
+      this.writeSlice(events.slice(offset, offset + length), secrets);
+      offset += length;
+    }
+  }
+
+  /** Turns body logging off (low disk) or back on, as the main thread's disk checks decide. */
+  setBodiesDisabled(reason: string | null): void {
+    if (reason === null) this.writer.enableBodies();
+    else this.writer.disableBodies(reason);
+    this.reportedBodiesReason = reason;
+  }
+
+  /** Re-reads the full-text backlog after retention deleted bodies. */
+  recountBacklog(): void {
+    this.fullText.recount();
+  }
+
+  close(): void {
+    this.fullText.close();
+  }
+
+  private writeSlice(events: RequestLifecycleEvent[], secrets: string[]): void {
+    for (const event of events) this.noteWritten(event.requestId);
+    try {
+      const batch = this.batchFrom(events, secrets);
+      const outcome = this.writer.write(batch);
+      this.reportBodiesState();
+      if (outcome === 'written' && batch.bodies.length > 0) {
+        this.fullText.noteWritten(batch.bodies.reduce((bytes, { record }) => bytes + storedBytesOf(record), 0));
+      }
+    } catch (error) {
+      this.options.onError(error);
+    }
+  }
+
+  private reportBodiesState(): void {
+    const reason = this.writer.bodiesDisabledReason;
+    if (reason === this.reportedBodiesReason) return;
+    this.reportedBodiesReason = reason;
+    this.options.onBodiesState(reason);
+  }
+
+  private batchFrom(events: RequestLifecycleEvent[], secrets: string[]): LogBatch {
+    const touched = new Map<string, RequestLogRow>();
+    const bodies: LogBatch['bodies'] = [];
+    for (const event of events) {
+      if (event.type === 'delta') continue;
+      if (event.type === 'start') {
+        const row = rowFromStart(event);
+        this.drafts.set(row.id, row);
+        touched.set(row.id, row);
+        continue;
+      }
+      const draft = this.drafts.get(event.requestId);
+      // A request that started before the log attached has no row to complete.
+      if (draft === undefined) continue;
+      const row = applyRowEvent(draft, event);
+      if (event.type === 'end') {
+        this.drafts.delete(row.id);
+        if (this.writer.bodiesDisabledReason === null) {
+          bodies.push({ requestId: row.id, record: buildBodiesRecord(event.bodies, row.stream, this.options.bodyCapBytes, secrets) });
+        }
+      } else {
+        this.drafts.set(row.id, row);
+      }
+      touched.set(row.id, row);
+    }
+    const mask = (text: string): string => redactSecrets(text, secrets);
+    // An in-flight row with events still to write is left to a later slice: most requests then take one write, not three.
+    const settled = [...touched.values()].filter((row) => row.state !== 'in_flight' || !this.pendingEventsByRequest.has(row.id));
+    return { rows: settled.map((row) => maskRowText(row, mask)), bodies };
+  }
+
+  private noteWritten(requestId: string): void {
+    const pending = (this.pendingEventsByRequest.get(requestId) ?? 1) - 1;
+    if (pending > 0) this.pendingEventsByRequest.set(requestId, pending);
+    else this.pendingEventsByRequest.delete(requestId);
+  }
+}

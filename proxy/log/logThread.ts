@@ -1,0 +1,74 @@
+/**
+ * The log thread's entry point: it owns the writing connection, so masking, SQLite commits and
+ * full-text indexing never take turns of the event loop that forwards requests.
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import type { CapturedBodies, RequestLifecycleEvent } from '../events/lifecycle.ts';
+import { EventIngest } from './eventIngest.ts';
+import type { FromLogThread, LogThreadData, ToLogThread } from './logThreadMessages.ts';
+import { openLogDatabase } from './schema.ts';
+
+if (parentPort === null) throw new Error('logThread.ts runs as a worker thread only');
+const port = parentPort;
+const data = workerData as LogThreadData;
+const send = (message: FromLogThread): void => port.postMessage(message);
+
+const db = openLogDatabase({ dataDir: data.dataDir, maxDbBytes: data.maxDbBytes });
+// The checkpoint thread copies the WAL into the file (walCheckpointer.ts).
+db.exec('PRAGMA wal_autocheckpoint = 0');
+/** Errors cross as plain Errors (message and stack): other values, or added fields, might not be cloneable. */
+function reportError(error: unknown): void {
+  const plain = new Error(error instanceof Error ? error.message : String(error));
+  if (error instanceof Error && error.stack !== undefined) plain.stack = error.stack;
+  send({ type: 'error', error: plain });
+}
+
+const ingest = new EventIngest(db, {
+  bodyCapBytes: data.bodyCapBytes,
+  onError: reportError,
+  onBodiesState: (reason) => send({ type: 'bodies', reason }),
+});
+
+/** A Buffer crosses threads as a plain Uint8Array; the body decoder wants Buffer's methods back. */
+function asBuffer(bytes: Uint8Array | null): Buffer | null {
+  return bytes === null ? null : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+}
+
+function revived(event: RequestLifecycleEvent): RequestLifecycleEvent {
+  if (event.type !== 'end') return event;
+  const bodies: CapturedBodies = { ...event.bodies, requestBody: asBuffer(event.bodies.requestBody), responseBody: asBuffer(event.bodies.responseBody) };
+  return { ...event, bodies };
+}
+
+function handle(message: ToLogThread): void {
+  switch (message.type) {
+    case 'events':
+      ingest.ingest(message.events.map(revived), message.secrets);
+      return;
+    case 'flush':
+      send({ type: 'flushed', id: message.id });
+      return;
+    case 'bodies':
+      ingest.setBodiesDisabled(message.reason);
+      return;
+    case 'recount':
+      ingest.recountBacklog();
+      return;
+    case 'autocheckpoint':
+      // The checkpoint thread died: this connection checkpoints on its own again (SQLite's default).
+      db.exec('PRAGMA wal_autocheckpoint = 1000');
+      return;
+    case 'close':
+      ingest.close();
+      db.close();
+      port.close();
+  }
+}
+
+port.on('message', (message: ToLogThread) => {
+  try {
+    handle(message);
+  } catch (error) {
+    reportError(error);
+  }
+});

@@ -1,0 +1,23 @@
+import type { RequestLifecycleEvent } from '../events/lifecycle.ts';
+
+/** What the log thread is started with. */
+export interface LogThreadData {
+  dataDir: string;
+  maxDbBytes?: number;
+  bodyCapBytes: number;
+}
+
+/** Main thread → log thread. */
+export type ToLogThread =
+  | { type: 'events'; events: RequestLifecycleEvent[]; secrets: string[] }
+  | { type: 'flush'; id: number }
+  | { type: 'bodies'; reason: string | null }
+  | { type: 'recount' }
+  | { type: 'autocheckpoint' }
+  | { type: 'close' };
+
+/** Log thread → main thread. */
+export type FromLogThread =
+  | { type: 'flushed'; id: number }
+  | { type: 'bodies'; reason: string | null }
+  | { type: 'error'; error: Error };

@@ -1,0 +1,63 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import { setTimeout as delay } from 'node:timers/promises';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { LogThreadClient, type LogThreadOptions } from '../../../proxy/log/logThreadClient.ts';
+import { endEvent, startEvent } from './lifecycleEvents.ts';
+
+const POLL_ATTEMPTS = 500;
+const POLL_INTERVAL_MS = 10;
+
+let dataDir: string;
+beforeEach(() => {
+  dataDir = mkdtempSync(join(tmpdir(), 'airlock-log-thread-'));
+});
+afterEach(() => {
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+function clientWith(overrides: Partial<LogThreadOptions>, errors: unknown[]): LogThreadClient {
+  return new LogThreadClient({
+    dataDir,
+    bodyCapBytes: 1024,
+    postIntervalMs: 5,
+    knownSecrets: () => [],
+    onError: (error) => errors.push(error),
+    onBodiesState: () => undefined,
+    ...overrides,
+  });
+}
+
+const messages = (errors: unknown[]): string[] => errors.map((error) => (error instanceof Error ? error.message : String(error)));
+
+describe('LogThreadClient', () => {
+  it('starts a thread that died again, a few times, then says logging stopped, and never leaves a flush waiting', async () => {
+    const errors: unknown[] = [];
+    const client = clientWith({ threadUrl: new URL('./fixtures/failingLogThread.ts', import.meta.url) }, errors);
+    const gaveUp = (): boolean => messages(errors).some((message) => message.includes('no longer logged'));
+    for (let attempt = 0; attempt < POLL_ATTEMPTS && !gaveUp(); attempt += 1) await delay(POLL_INTERVAL_MS);
+
+    const said = messages(errors);
+    expect(said.filter((message) => message.includes('could not open its database'))).toHaveLength(4);
+    expect(said.filter((message) => message.includes('a new one logs the requests that follow'))).toHaveLength(3);
+    expect(said.at(-1)).toMatch(/stopped several times in a row; requests are no longer logged until Airlock restarts/);
+    client.enqueue(startEvent('after'));
+    await expect(client.flush()).resolves.toBeUndefined();
+    await expect(client.close()).resolves.toBeUndefined();
+  });
+
+  it('answers a flush once everything posted before it is written', async () => {
+    const errors: unknown[] = [];
+    const client = clientWith({}, errors);
+    client.enqueue(startEvent('r1'));
+    client.enqueue(endEvent('r1'));
+    await client.flush();
+    await client.close();
+    const db = new DatabaseSync(join(dataDir, 'requests.db'));
+    expect(db.prepare('SELECT id, state FROM requests').all()).toEqual([{ id: 'r1', state: 'done' }]);
+    db.close();
+    expect(errors).toEqual([]);
+  });
+});

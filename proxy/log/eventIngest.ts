@@ -51,15 +51,15 @@ export class EventIngest {
     });
   }
 
-  /** Writes all of `events`, slice by slice; secrets are masked in everything written. */
-  ingest(events: RequestLifecycleEvent[], secrets: string[]): void {
+  /** Writes all of `events`, slice by slice (their bodies only `withBodies`); secrets are masked in everything written. */
+  ingest(events: RequestLifecycleEvent[], secrets: string[], withBodies: boolean): void {
     if (events.length === 0) return;
     this.fullText.noteActivity();
     for (const event of events) this.pendingEventsByRequest.set(event.requestId, (this.pendingEventsByRequest.get(event.requestId) ?? 0) + 1);
     let offset = 0;
     while (offset < events.length) {
       const length = nextSliceLength(events, INGEST_SLICE_LIMITS, offset);
-      this.writeSlice(events.slice(offset, offset + length), secrets);
+      this.writeSlice(events.slice(offset, offset + length), secrets, withBodies);
       offset += length;
     }
   }
@@ -80,10 +80,10 @@ export class EventIngest {
     this.fullText.close();
   }
 
-  private writeSlice(events: RequestLifecycleEvent[], secrets: string[]): void {
+  private writeSlice(events: RequestLifecycleEvent[], secrets: string[], withBodies: boolean): void {
     for (const event of events) this.noteWritten(event.requestId);
     try {
-      const batch = this.batchFrom(events, secrets);
+      const batch = this.batchFrom(events, secrets, withBodies);
       const outcome = this.writer.write(batch);
       this.reportBodiesState();
       if (outcome === 'written' && batch.bodies.length > 0) {
@@ -101,7 +101,7 @@ export class EventIngest {
     this.options.onBodiesState(reason);
   }
 
-  private batchFrom(events: RequestLifecycleEvent[], secrets: string[]): LogBatch {
+  private batchFrom(events: RequestLifecycleEvent[], secrets: string[], withBodies: boolean): LogBatch {
     const touched = new Map<string, RequestLogRow>();
     const bodies: LogBatch['bodies'] = [];
     for (const event of events) {
@@ -118,7 +118,7 @@ export class EventIngest {
       const row = applyRowEvent(draft, event);
       if (event.type === 'end') {
         this.drafts.delete(row.id);
-        if (this.writer.bodiesDisabledReason === null) {
+        if (withBodies && this.writer.bodiesDisabledReason === null) {
           bodies.push({ requestId: row.id, record: buildBodiesRecord(event.bodies, row.stream, this.options.bodyCapBytes, secrets) });
         }
       } else {

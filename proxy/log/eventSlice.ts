@@ -6,7 +6,8 @@ export interface SliceLimits {
   maxBodyBytes: number;
 }
 
-function bodyBytesOf(event: RequestLifecycleEvent): number {
+/** The captured body bytes an event carries (only `end` carries bodies). */
+export function bodyBytesOf(event: RequestLifecycleEvent): number {
   if (event.type !== 'end') return 0;
   const { requestBody, responseBody, streamText } = event.bodies;
   return (requestBody?.length ?? 0) + (responseBody?.length ?? 0) + (streamText?.length ?? 0);

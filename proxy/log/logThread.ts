@@ -43,7 +43,8 @@ function revived(event: RequestLifecycleEvent): RequestLifecycleEvent {
 function handle(message: ToLogThread): void {
   switch (message.type) {
     case 'events':
-      ingest.ingest(message.events.map(revived), message.secrets);
+      ingest.ingest(message.events.map(revived), message.secrets, message.withBodies);
+      send({ type: 'ingested', bodyBytes: message.bodyBytes });
       return;
     case 'flush':
       send({ type: 'flushed', id: message.id });

@@ -1,6 +1,8 @@
 import { Worker } from 'node:worker_threads';
-import type { RequestLifecycleEvent } from '../events/lifecycle.ts';
+import type { CapturedBodies, RequestLifecycleEvent } from '../events/lifecycle.ts';
+import { bodyBytesOf } from './eventSlice.ts';
 import type { FromLogThread, LogThreadData, ToLogThread } from './logThreadMessages.ts';
+import { lowerThreadPriority } from './threadPriority.ts';
 
 /**
  * The thread's script next to this module: the source file when run from source, the bundled
@@ -10,6 +12,30 @@ const LOG_THREAD_URL = new URL(import.meta.url.endsWith('.ts') ? './logThread.ts
 
 /** A thread that died is started again this many times in a row before the log gives up. */
 const MAX_RESTARTS = 3;
+/** The OS thread's name (at most 15 characters on Linux), by which its priority is lowered. */
+const LOG_THREAD_NAME = 'airlock-log';
+/**
+ * The thread runs at the lowest priority, so under a load that takes every core it falls behind
+ * instead of slowing forwarding. Past this many body bytes posted and not yet written, bodies are
+ * skipped (rows are not) until it has caught up to half of it: memory stays bounded.
+ */
+export const MAX_UNWRITTEN_BODY_BYTES = 64 * 1024 * 1024;
+export const BEHIND_REASON =
+  'The log fell behind under heavy load: request bodies are skipped until it catches up; requests and their figures are still logged.';
+
+const SKIPPED_BODIES: CapturedBodies = {
+  requestHeaders: {},
+  responseHeaders: {},
+  requestBody: null,
+  requestBodyTruncated: false,
+  responseBody: null,
+  responseBodyTruncated: false,
+  streamText: null,
+};
+
+function withoutBodies(event: RequestLifecycleEvent): RequestLifecycleEvent {
+  return event.type === 'end' ? { ...event, bodies: SKIPPED_BODIES } : event;
+}
 
 export interface LogThreadOptions extends LogThreadData {
   /** How long events wait on this thread, so one message carries many. */
@@ -19,8 +45,10 @@ export interface LogThreadOptions extends LogThreadData {
   onError: (error: unknown) => void;
   /** Bodies were turned off by a failed write (a full disk), or back on. */
   onBodiesState: (reason: string | null) => void;
-  /** The thread's script; tests pass one that fails. */
+  /** The thread's script; tests pass stand-ins that fail or fall behind. */
   threadUrl?: URL;
+  /** MAX_UNWRITTEN_BODY_BYTES unless given. */
+  maxUnwrittenBodyBytes?: number;
 }
 
 /**
@@ -37,6 +65,8 @@ export class LogThreadClient {
   private closing: Promise<void> | null = null;
   private restarts = 0;
   private stopped = false;
+  private unwrittenBodyBytes = 0;
+  private skippingBodies = false;
 
   constructor(options: LogThreadOptions) {
     this.options = options;
@@ -57,10 +87,17 @@ export class LogThreadClient {
     if (this.stopped) return Promise.resolve();
     this.postPending();
     const id = this.nextFlushId++;
+    // The thread is unref'd so it never keeps the process alive; a flush awaited last must.
+    this.worker.ref();
     return new Promise((resolve) => {
       this.flushWaiters.set(id, resolve);
       this.send({ type: 'flush', id });
     });
+  }
+
+  /** Why bodies are being skipped now (the thread is behind), or null. */
+  get behindReason(): string | null {
+    return this.skippingBodies ? BEHIND_REASON : null;
   }
 
   setBodiesDisabled(reason: string | null): void {
@@ -84,6 +121,7 @@ export class LogThreadClient {
     await this.flush();
     if (this.stopped) return;
     this.stopped = true;
+    this.worker.ref();
     const exited = new Promise<void>((resolve) => this.worker.once('exit', () => resolve()));
     this.worker.postMessage({ type: 'close' } satisfies ToLogThread);
     await exited;
@@ -95,7 +133,17 @@ export class LogThreadClient {
     if (this.pending.length === 0) return;
     const events = this.pending;
     this.pending = [];
-    this.send({ type: 'events', events, secrets: this.options.knownSecrets() });
+    const maxUnwrittenBytes = this.options.maxUnwrittenBodyBytes ?? MAX_UNWRITTEN_BODY_BYTES;
+    if (this.unwrittenBodyBytes > maxUnwrittenBytes) this.skippingBodies = true;
+    else if (this.unwrittenBodyBytes <= maxUnwrittenBytes / 2) this.skippingBodies = false;
+    const secrets = this.options.knownSecrets();
+    if (this.skippingBodies) {
+      this.send({ type: 'events', events: events.map(withoutBodies), secrets, withBodies: false, bodyBytes: 0 });
+      return;
+    }
+    const bodyBytes = events.reduce((sum, event) => sum + bodyBytesOf(event), 0);
+    this.unwrittenBodyBytes += bodyBytes;
+    this.send({ type: 'events', events, secrets, withBodies: true, bodyBytes });
   }
 
   private send(message: ToLogThread): void {
@@ -105,8 +153,9 @@ export class LogThreadClient {
   private startWorker(): Worker {
     const { dataDir, maxDbBytes, bodyCapBytes } = this.options;
     const workerData: LogThreadData = { dataDir, bodyCapBytes, ...(maxDbBytes === undefined ? {} : { maxDbBytes }) };
-    const worker = new Worker(this.options.threadUrl ?? LOG_THREAD_URL, { workerData });
+    const worker = new Worker(this.options.threadUrl ?? LOG_THREAD_URL, { workerData, name: LOG_THREAD_NAME });
     worker.unref();
+    worker.once('online', () => lowerThreadPriority(LOG_THREAD_NAME));
     worker.on('message', (message: FromLogThread) => this.onMessage(message));
     worker.on('error', (error) => this.options.onError(error));
     worker.once('exit', () => this.onExit(worker));
@@ -114,11 +163,14 @@ export class LogThreadClient {
   }
 
   private onMessage(message: FromLogThread): void {
-    if (message.type === 'flushed') {
+    if (message.type === 'ingested') {
+      this.unwrittenBodyBytes -= message.bodyBytes;
+    } else if (message.type === 'flushed') {
       // A thread that answers is healthy: a later death starts the count of restarts again.
       this.restarts = 0;
       this.flushWaiters.get(message.id)?.();
       this.flushWaiters.delete(message.id);
+      if (this.flushWaiters.size === 0 && !this.stopped) this.worker.unref();
     } else if (message.type === 'bodies') {
       this.options.onBodiesState(message.reason);
     } else {
@@ -131,6 +183,7 @@ export class LogThreadClient {
     if (worker !== this.worker) return;
     for (const resolve of this.flushWaiters.values()) resolve();
     this.flushWaiters.clear();
+    this.unwrittenBodyBytes = 0;
     if (this.stopped) return;
     if (this.restarts >= MAX_RESTARTS) {
       this.stopped = true;

@@ -9,7 +9,8 @@ export interface LogThreadData {
 
 /** Main thread → log thread. */
 export type ToLogThread =
-  | { type: 'events'; events: RequestLifecycleEvent[]; secrets: string[] }
+  /** `bodyBytes` comes back with `ingested`; without `withBodies`, rows are written and bodies not. */
+  | { type: 'events'; events: RequestLifecycleEvent[]; secrets: string[]; withBodies: boolean; bodyBytes: number }
   | { type: 'flush'; id: number }
   | { type: 'bodies'; reason: string | null }
   | { type: 'recount' }
@@ -18,6 +19,7 @@ export type ToLogThread =
 
 /** Log thread → main thread. */
 export type FromLogThread =
+  | { type: 'ingested'; bodyBytes: number }
   | { type: 'flushed'; id: number }
   | { type: 'bodies'; reason: string | null }
   | { type: 'error'; error: Error };

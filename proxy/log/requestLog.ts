@@ -211,7 +211,7 @@ class SqliteRequestLog implements RequestLog {
 
   status(): RequestLogStatus {
     if (!this.closed) this.lastDbBytes = databaseFileBytes(this.db);
-    const reason = this.bodiesDisabledReason;
+    const reason = this.bodiesDisabledReason ?? this.thread.behindReason;
     return { bodiesDisabled: reason !== null, reason, dbBytes: this.lastDbBytes };
   }
 

@@ -55,6 +55,8 @@ export function startWalCheckpointer(
     async close() {
       if (closing) return;
       closing = true;
+      // Unref'd so it never keeps the process alive, but a close awaited last must see its exit.
+      worker.ref();
       worker.postMessage('close');
       await exited;
     },

@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { setTimeout as delay } from 'node:timers/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { LogThreadClient, type LogThreadOptions } from '../../../proxy/log/logThreadClient.ts';
-import { endEvent, startEvent } from './lifecycleEvents.ts';
+import { BEHIND_REASON, LogThreadClient, type LogThreadOptions } from '../../../proxy/log/logThreadClient.ts';
+import { capturedBodies, endEvent, startEvent } from './lifecycleEvents.ts';
 
 const POLL_ATTEMPTS = 500;
 const POLL_INTERVAL_MS = 10;
@@ -59,5 +59,27 @@ describe('LogThreadClient', () => {
     expect(db.prepare('SELECT id, state FROM requests').all()).toEqual([{ id: 'r1', state: 'done' }]);
     db.close();
     expect(errors).toEqual([]);
+  });
+
+  it('skips bodies, never rows, while the thread is behind by more than the limit, and logs them again once it caught up', async () => {
+    const errors: unknown[] = [];
+    const client = clientWith({ threadUrl: new URL('./fixtures/stalledLogThread.ts', import.meta.url), maxUnwrittenBodyBytes: 100 }, errors);
+    const batches = (): string[] => messages(errors).filter((message) => message.startsWith('batch'));
+    const postAndWait = async (id: string): Promise<string | undefined> => {
+      const before = batches().length;
+      client.enqueue(endEvent(id, { bodies: capturedBodies({ requestBody: Buffer.alloc(300, 'a') }) }));
+      for (let attempt = 0; attempt < POLL_ATTEMPTS && batches().length === before; attempt += 1) await delay(POLL_INTERVAL_MS);
+      return batches().at(-1);
+    };
+
+    expect(await postAndWait('first')).toBe('batch withBodies=true bodiesCarried=true');
+    expect(client.behindReason).toBeNull();
+    expect(await postAndWait('behind')).toBe('batch withBodies=false bodiesCarried=false');
+    expect(client.behindReason).toBe(BEHIND_REASON);
+
+    await client.flush();
+    expect(await postAndWait('caught up')).toBe('batch withBodies=true bodiesCarried=true');
+    expect(client.behindReason).toBeNull();
+    await client.close();
   });
 });

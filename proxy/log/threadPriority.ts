@@ -1,0 +1,24 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { constants, setPriority } from 'node:os';
+
+/**
+ * Lowers every thread of this process named `name` (Node names a worker's OS thread after its
+ * `name` option) to the lowest scheduling priority, so it runs on CPU time nothing else wants.
+ * Linux only: elsewhere there is no per-thread priority to set from Node, and it stays as it is.
+ * Returns how many threads were lowered.
+ */
+export function lowerThreadPriority(name: string): number {
+  if (process.platform !== 'linux') return 0;
+  let lowered = 0;
+  for (const threadId of readdirSync('/proc/self/task')) {
+    try {
+      if (readFileSync(`/proc/self/task/${threadId}/comm`, 'utf8').trim() !== name) continue;
+      // On Linux, setpriority with a thread id sets that thread's nice value alone.
+      setPriority(Number(threadId), constants.priority.PRIORITY_LOW);
+      lowered += 1;
+    } catch {
+      // The thread ended while listed: nothing to lower.
+    }
+  }
+  return lowered;
+}

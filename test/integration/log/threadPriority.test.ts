@@ -1,0 +1,34 @@
+import { once } from 'node:events';
+import { readdirSync, readFileSync } from 'node:fs';
+import { Worker } from 'node:worker_threads';
+import { describe, expect, it } from 'vitest';
+import { lowerThreadPriority } from '../../../proxy/log/threadPriority.ts';
+
+/** Nice value of each thread of this process with that name (field 19 of /proc/self/task/<tid>/stat). */
+function niceOfThreads(name: string): number[] {
+  return readdirSync('/proc/self/task')
+    .filter((threadId) => readFileSync(`/proc/self/task/${threadId}/comm`, 'utf8').trim() === name)
+    .map((threadId) => {
+      const stat = readFileSync(`/proc/self/task/${threadId}/stat`, 'utf8');
+      return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
+    });
+}
+
+describe('lowerThreadPriority', () => {
+  it('gives the named worker thread the lowest priority and leaves the main thread as it was', async () => {
+    const name = 'alk-prio-test';
+    const worker = new Worker('setInterval(() => {}, 1000)', { eval: true, name });
+    try {
+      await once(worker, 'online');
+      const mainNiceBefore = niceOfThreads('MainThread');
+      expect(niceOfThreads(name)).toEqual([0]);
+
+      expect(lowerThreadPriority(name)).toBe(1);
+
+      expect(niceOfThreads(name)).toEqual([19]);
+      expect(niceOfThreads('MainThread')).toEqual(mainNiceBefore);
+    } finally {
+      await worker.terminate();
+    }
+  });
+});

@@ -11,6 +11,7 @@ import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { startChildServer, type ChildOptions, type ChildServer } from './childServer.ts';
 import { formatReport } from './report.ts';
+import { waitUntilQuiet } from './processCpu.ts';
 import { measureLargeBody, measureOpenStreams, measureStreaming, measureThroughput } from './scenarios.ts';
 import { checkTargets, type BenchResults } from './targets.ts';
 
@@ -74,10 +75,11 @@ async function measureRelays(log: (line: string) => void): Promise<Pick<BenchRes
     startProxy('airlock', simulator.url, { log: true }),
   ]);
   const urls = { direct: simulator.url, floor: floor.url, airlock: airlock.url, airlockLogged: airlockLogged.url };
+  const settle = (): Promise<number> => waitUntilQuiet([simulator, floor, airlock, airlockLogged].map((server) => server.pid));
   log('non-streaming, concurrency 1');
-  const throughputC1 = await measureThroughput(urls, { concurrency: 1, count: 600, rounds: 4, maxMs: 10_000 });
+  const throughputC1 = await measureThroughput(urls, { concurrency: 1, count: 600, rounds: 4, maxMs: 10_000, settle });
   log('non-streaming, concurrency 50');
-  const throughputC50 = await measureThroughput(urls, { concurrency: 50, count: 3_000, rounds: 4, maxMs: 15_000 });
+  const throughputC50 = await measureThroughput(urls, { concurrency: 50, count: 3_000, rounds: 4, maxMs: 15_000, settle });
   log('streams');
   const streaming = {
     direct: await measureStreaming(urls.direct, TRACED_STREAMS, STREAM_CHUNKS),

@@ -17,11 +17,12 @@ const WARMUP_MAX_MS = 5_000;
 /**
  * Each target's best of `rounds` runs at a fixed concurrency (the other agents on this machine
  * only ever slow a run down). Rounds go round-robin over the targets, so a burst of outside load
- * does not land on one target only; each pool is warmed up first and not measured.
+ * does not land on one target only; each pool is warmed up first and not measured. Before each
+ * run `settle` waits for the servers' deferred work, which would otherwise slow the next target.
  */
 export async function measureThroughput<T extends string>(
   urls: Record<T, string>,
-  options: { concurrency: number; count: number; rounds: number; maxMs: number },
+  options: { concurrency: number; count: number; rounds: number; maxMs: number; settle: () => Promise<unknown> },
 ): Promise<Record<T, ThroughputResult>> {
   const targets = Object.keys(urls) as T[];
   const pools = new Map(targets.map((target) => [target, createPool(urls[target], options.concurrency)] as const));
@@ -30,6 +31,7 @@ export async function measureThroughput<T extends string>(
     for (const [, pool] of pools) await runChatLoad({ pool, concurrency: options.concurrency, count: WARMUP_REQUESTS, maxMs: WARMUP_MAX_MS });
     for (let round = 0; round < options.rounds; round += 1) {
       for (const [target, pool] of pools) {
+        await options.settle();
         const run = await runChatLoad({ pool, concurrency: options.concurrency, count: options.count, maxMs: options.maxMs });
         const previous = best.get(target);
         if (previous === undefined || run.requestsPerSecond > previous.requestsPerSecond) best.set(target, run);

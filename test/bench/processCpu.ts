@@ -1,0 +1,40 @@
+import { readFileSync } from 'node:fs';
+import { setTimeout as delay } from 'node:timers/promises';
+
+/** Clock ticks per second for /proc times (USER_HZ): 100 on every Linux this bench runs on. */
+const TICKS_PER_SECOND = 100;
+
+/** CPU time a process used so far, all its threads together (utime + stime from /proc/<pid>/stat). */
+export function processCpuMs(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // Fields after the command name, which is in parentheses and may hold spaces.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const ticks = Number(fields[11]) + Number(fields[12]);
+  return (ticks * 1000) / TICKS_PER_SECOND;
+}
+
+export interface QuietOptions {
+  sampleMs: number;
+  /** CPU per sample, over all the processes, below which they count as quiet. */
+  maxBusyMs: number;
+  maxWaitMs: number;
+}
+
+export const DEFAULT_QUIET: QuietOptions = { sampleMs: 200, maxBusyMs: 10, maxWaitMs: 10_000 };
+
+/**
+ * Waits until the processes have stopped working on their own: a proxy's deferred work (the log's
+ * background full-text indexing) then lands in no other target's measurement. Returns the wait.
+ */
+export async function waitUntilQuiet(pids: readonly number[], options: QuietOptions = DEFAULT_QUIET): Promise<number> {
+  const total = (): number => pids.reduce((sum, pid) => sum + processCpuMs(pid), 0);
+  const startedMs = performance.now();
+  let before = total();
+  while (performance.now() - startedMs < options.maxWaitMs) {
+    await delay(options.sampleMs);
+    const now = total();
+    if (now - before <= options.maxBusyMs) break;
+    before = now;
+  }
+  return performance.now() - startedMs;
+}

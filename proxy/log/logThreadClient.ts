@@ -1,6 +1,7 @@
 import { Worker } from 'node:worker_threads';
 import type { CapturedBodies, RequestLifecycleEvent } from '../events/lifecycle.ts';
 import { bodyBytesOf } from './eventSlice.ts';
+import { isSupersededByEnd } from './rowDraft.ts';
 import type { FromLogThread, LogThreadData, ToLogThread } from './logThreadMessages.ts';
 import { lowerThreadPriority } from './threadPriority.ts';
 
@@ -32,6 +33,21 @@ const SKIPPED_BODIES: CapturedBodies = {
   responseBodyTruncated: false,
   streamText: null,
 };
+
+/**
+ * Drops `headers` and `usage` events that the same request's `end`, in the same batch, makes
+ * redundant (it carries their fields' final values): each event not posted is one less to copy.
+ */
+export function withoutSupersededEvents(events: RequestLifecycleEvent[]): RequestLifecycleEvent[] {
+  const ends = new Map<string, Extract<RequestLifecycleEvent, { type: 'end' }>>();
+  for (const event of events) if (event.type === 'end') ends.set(event.requestId, event);
+  if (ends.size === 0) return events;
+  return events.filter((event) => {
+    if (event.type !== 'headers' && event.type !== 'usage') return true;
+    const end = ends.get(event.requestId);
+    return end === undefined || !isSupersededByEnd(event, end);
+  });
+}
 
 function withoutBodies(event: RequestLifecycleEvent): RequestLifecycleEvent {
   return event.type === 'end' ? { ...event, bodies: SKIPPED_BODIES } : event;
@@ -131,7 +147,7 @@ export class LogThreadClient {
     if (this.postTimer !== null) clearTimeout(this.postTimer);
     this.postTimer = null;
     if (this.pending.length === 0) return;
-    const events = this.pending;
+    const events = withoutSupersededEvents(this.pending);
     this.pending = [];
     const maxUnwrittenBytes = this.options.maxUnwrittenBodyBytes ?? MAX_UNWRITTEN_BODY_BYTES;
     if (this.unwrittenBodyBytes > maxUnwrittenBytes) this.skippingBodies = true;

@@ -100,6 +100,17 @@ export function applyRowEvent(row: RequestLogRow, event: RowUpdateEvent): Reques
   }
 }
 
+type EndEvent = Extract<RequestLifecycleEvent, { type: 'end' }>;
+
+/**
+ * Whether applying `end` alone gives the same row as applying `event` first: then `event` need
+ * not be written. `end` sets status and retries outright; the other fields only when it has them.
+ */
+export function isSupersededByEnd(event: Extract<RequestLifecycleEvent, { type: 'headers' | 'usage' }>, end: EndEvent): boolean {
+  if (event.type === 'headers') return end.ttfbMs !== null && (end.upstreamRequestId !== null || event.upstreamRequestId === null);
+  return end.usage !== null && (end.responseModel !== null || event.responseModel === null);
+}
+
 /** Free-text fields come from clients and upstreams, so they are masked like bodies. */
 export function maskRowText(row: RequestLogRow, mask: (text: string) => string): RequestLogRow {
   const maskNullable = (text: string | null): string | null => (text === null ? null : mask(text));

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { COLUMNS_SET_AFTER_START, REQUEST_COLUMNS, rowToParams } from '../../../proxy/log/rowCodec.ts';
-import { applyRowEvent, maskRowText, modelsDiffer, rowFromStart, type RowUpdateEvent } from '../../../proxy/log/rowDraft.ts';
+import { applyRowEvent, isSupersededByEnd, maskRowText, modelsDiffer, rowFromStart, type RowUpdateEvent } from '../../../proxy/log/rowDraft.ts';
 import { endEvent, startEvent } from '../../integration/log/lifecycleEvents.ts';
 
 describe('modelsDiffer', () => {
@@ -124,3 +124,28 @@ describe('maskRowText', () => {
     expect(masked.startedAtMs).toBe(row.startedAtMs);
   });
 });
+
+describe('isSupersededByEnd', () => {
+  type Between = Extract<RowUpdateEvent, { type: 'headers' | 'usage' }>;
+  const headers = (upstreamRequestId: string | null): Between => ({ type: 'headers', requestId: 'r1', status: 200, ttfbMs: 30, upstreamRequestId, retries: 1 });
+  const usage = (responseModel: string | null): Between => ({ type: 'usage', requestId: 'r1', usage: { inputTokens: 7, outputTokens: 3 }, responseModel });
+
+  it.each<[string, Between, Partial<Parameters<typeof endEvent>[1]>, boolean]>([
+    ['headers, when the end has time to first byte and upstream id', headers('up-h'), {}, true],
+    ['headers, when neither has an upstream id', headers(null), { upstreamRequestId: null }, true],
+    ['not headers whose upstream id the end lacks', headers('up-h'), { upstreamRequestId: null }, false],
+    ['not headers whose time to first byte the end lacks', headers('up-h'), { ttfbMs: null }, false],
+    ['usage, when the end has usage and a model', usage('gpt-4o-x'), {}, true],
+    ['usage, when neither names a model', usage(null), { responseModel: null }, true],
+    ['not usage when the end has none', usage('gpt-4o-x'), { usage: null }, false],
+    ['not usage whose model the end lacks', usage('gpt-4o-x'), { responseModel: null }, false],
+  ])('%s', (_name, between, endOverrides, superseded) => {
+    const start = rowFromStart(startEvent('r1'));
+    const end = endEvent('r1', endOverrides);
+    expect(isSupersededByEnd(between, end)).toBe(superseded);
+    // The claim itself: skipping the event leaves the row as it would be exactly when it is superseded.
+    const same = JSON.stringify(applyRowEvent(applyRowEvent(start, between), end)) === JSON.stringify(applyRowEvent(start, end));
+    expect(same).toBe(superseded);
+  });
+});
+

@@ -15,10 +15,11 @@ const WARMUP_REQUESTS = 500;
 const WARMUP_MAX_MS = 5_000;
 
 /**
- * Each target's best of `rounds` runs at a fixed concurrency (the other agents on this machine
- * only ever slow a run down). Rounds go round-robin over the targets, so a burst of outside load
- * does not land on one target only; each pool is warmed up first and not measured. Before each
- * run `settle` waits for the servers' deferred work, which would otherwise slow the next target.
+ * Each target's median run of `rounds` at a fixed concurrency: on this shared machine single runs
+ * swing both ways (a best-of picked lucky outliers, up to 1.35x the floor for one round). Rounds
+ * go round-robin over the targets, so a burst of outside load does not land on one target only;
+ * each pool is warmed up first and not measured. Before each run `settle` waits for the servers'
+ * deferred work, which would otherwise slow the next target.
  */
 export async function measureThroughput<T extends string>(
   urls: Record<T, string>,
@@ -26,25 +27,32 @@ export async function measureThroughput<T extends string>(
 ): Promise<Record<T, ThroughputResult>> {
   const targets = Object.keys(urls) as T[];
   const pools = new Map(targets.map((target) => [target, createPool(urls[target], options.concurrency)] as const));
-  const best = new Map<T, LoadRun>();
+  const runs = new Map<T, LoadRun[]>(targets.map((target) => [target, []]));
   try {
     for (const [, pool] of pools) await runChatLoad({ pool, concurrency: options.concurrency, count: WARMUP_REQUESTS, maxMs: WARMUP_MAX_MS });
     for (let round = 0; round < options.rounds; round += 1) {
       for (const [target, pool] of pools) {
         await options.settle();
-        const run = await runChatLoad({ pool, concurrency: options.concurrency, count: options.count, maxMs: options.maxMs });
-        const previous = best.get(target);
-        if (previous === undefined || run.requestsPerSecond > previous.requestsPerSecond) best.set(target, run);
+        runs.get(target)?.push(await runChatLoad({ pool, concurrency: options.concurrency, count: options.count, maxMs: options.maxMs }));
       }
     }
   } finally {
     await Promise.all([...pools.values()].map((pool) => pool.close()));
   }
   const results = {} as Record<T, ThroughputResult>;
-  for (const [target, run] of best) {
+  for (const [target, targetRuns] of runs) {
+    const run = medianRun(targetRuns);
     results[target] = { ...summarizeLatencies(run.latenciesMs), requestsPerSecond: run.requestsPerSecond, failures: run.failures };
   }
   return results;
+}
+
+/** The run with the median throughput (the lower middle one for an even count). */
+function medianRun(runs: LoadRun[]): LoadRun {
+  const sorted = [...runs].sort((a, b) => a.requestsPerSecond - b.requestsPerSecond);
+  const middle = sorted[Math.floor((sorted.length - 1) / 2)];
+  if (middle === undefined) throw new Error('no runs to take the median of');
+  return middle;
 }
 
 export interface StreamingResult {

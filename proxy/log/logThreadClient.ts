@@ -38,7 +38,7 @@ const SKIPPED_BODIES: CapturedBodies = {
  * Drops `headers` and `usage` events that the same request's `end`, in the same batch, makes
  * redundant (it carries their fields' final values): each event not posted is one less to copy.
  */
-export function withoutSupersededEvents(events: RequestLifecycleEvent[]): RequestLifecycleEvent[] {
+function withoutSupersededEvents(events: RequestLifecycleEvent[]): RequestLifecycleEvent[] {
   const ends = new Map<string, Extract<RequestLifecycleEvent, { type: 'end' }>>();
   for (const event of events) if (event.type === 'end') ends.set(event.requestId, event);
   if (ends.size === 0) return events;

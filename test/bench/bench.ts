@@ -11,7 +11,7 @@ import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { startChildServer, type ChildOptions, type ChildServer } from './childServer.ts';
 import { formatReport } from './report.ts';
-import { waitUntilQuiet } from './processCpu.ts';
+import { DEFAULT_QUIET, waitUntilQuiet } from './processCpu.ts';
 import { measureLargeBody, measureOpenStreams, measureStreaming, measureThroughput } from './scenarios.ts';
 import { checkTargets, type BenchResults } from './targets.ts';
 
@@ -24,6 +24,7 @@ const OPEN_STREAMS = 200;
 const OPEN_STREAM_CHUNK_INTERVAL_MS = 200;
 const OPEN_STREAMS_FIRST_BYTE_TIMEOUT_MS = 15_000;
 const LARGE_BODY_BYTES = 10 * 1024 * 1024;
+const PROFILED_MAX_BUSY_MS = 80;
 const EMBEDDINGS_PATH = '/v1/embeddings';
 
 const { values } = parseArgs({ options: { 'cpu-prof': { type: 'boolean', default: false } } });
@@ -75,7 +76,10 @@ async function measureRelays(log: (line: string) => void): Promise<Pick<BenchRes
     startProxy('airlock', simulator.url, { log: true }),
   ]);
   const urls = { direct: simulator.url, floor: floor.url, airlock: airlock.url, airlockLogged: airlockLogged.url };
-  const settle = (): Promise<number> => waitUntilQuiet([simulator, floor, airlock, airlockLogged].map((server) => server.pid));
+  const pids = [simulator, floor, airlock, airlockLogged].map((server) => server.pid);
+  // A profiler samples all the time: quiet then means little more than its own overhead.
+  const quiet = values['cpu-prof'] ? { ...DEFAULT_QUIET, maxBusyMs: PROFILED_MAX_BUSY_MS } : DEFAULT_QUIET;
+  const settle = (): Promise<number> => waitUntilQuiet(pids, quiet);
   log('non-streaming, concurrency 1');
   const throughputC1 = await measureThroughput(urls, { concurrency: 1, count: 600, rounds: 7, maxMs: 10_000, settle });
   log('non-streaming, concurrency 50');

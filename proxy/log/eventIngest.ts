@@ -1,11 +1,11 @@
-import type { DatabaseSync } from 'node:sqlite';
+import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import type { RequestLogRow } from '../contracts/log.ts';
 import { redactSecrets } from '../core/redact.ts';
 import type { RequestLifecycleEvent } from '../events/lifecycle.ts';
 import { buildBodiesRecord } from './bodyRecord.ts';
 import { nextSliceLength, type SliceLimits } from './eventSlice.ts';
 import { DEFAULT_INDEX_SLICE, FullTextBackfill } from './fullTextBackfill.ts';
-import { storedBytesOf } from './rowCodec.ts';
+import { rowFromRecord, storedBytesOf } from './rowCodec.ts';
 import { applyRowEvent, maskRowText, rowFromStart } from './rowDraft.ts';
 import { LogWriter, type LogBatch } from './writer.ts';
 
@@ -36,12 +36,14 @@ export class EventIngest {
   private readonly fullText: FullTextBackfill;
   private readonly options: EventIngestOptions;
   private readonly drafts = new Map<string, RequestLogRow>();
+  private readonly selectInFlightRow: StatementSync;
   /** Events not yet written per request: a row with more events still to come is written once, with the last. */
   private readonly pendingEventsByRequest = new Map<string, number>();
   private reportedBodiesReason: string | null = null;
 
   constructor(db: DatabaseSync, options: EventIngestOptions) {
     this.options = options;
+    this.selectInFlightRow = db.prepare("SELECT * FROM requests WHERE id = ? AND state = 'in_flight'");
     this.writer = new LogWriter(db, options.onError);
     this.fullText = new FullTextBackfill(db, {
       idleDelayMs: DEFAULT_INDEX_IDLE_DELAY_MS,
@@ -112,7 +114,7 @@ export class EventIngest {
         touched.set(row.id, row);
         continue;
       }
-      const draft = this.drafts.get(event.requestId);
+      const draft = this.drafts.get(event.requestId) ?? this.writtenInFlightRow(event.requestId);
       // A request that started before the log attached has no row to complete.
       if (draft === undefined) continue;
       const row = applyRowEvent(draft, event);
@@ -130,6 +132,15 @@ export class EventIngest {
     // An in-flight row with events still to write is left to a later slice: most requests then take one write, not three.
     const settled = [...touched.values()].filter((row) => row.state !== 'in_flight' || !this.pendingEventsByRequest.has(row.id));
     return { rows: settled.map((row) => maskRowText(row, mask)), bodies };
+  }
+
+  /**
+   * The row as written while in flight, for a request whose start an earlier log thread handled
+   * (one that died and was replaced): its later events still complete the row.
+   */
+  private writtenInFlightRow(requestId: string): RequestLogRow | undefined {
+    const record = this.selectInFlightRow.get(requestId);
+    return record === undefined ? undefined : rowFromRecord(record);
   }
 
   private noteWritten(requestId: string): void {

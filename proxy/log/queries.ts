@@ -31,6 +31,11 @@ const MODEL = 'COALESCE(upstream_model, requested_model)';
 const GROUP_COLUMNS = { model: MODEL, profile: 'profile_id', client: 'client_name' } as const;
 /** Trigram tokens need three characters; shorter terms fall back to a substring scan. */
 const MIN_FTS_TERM_CHARS = 3;
+/**
+ * Text also matches these row fields, as the window's filter does for rows arriving live
+ * (renderer/src/live/liveRows.ts): a row shown live then stays in the list on reload.
+ */
+const TEXT_ROW_COLUMNS = ['client_path', 'requested_model', 'upstream_model', 'response_model', 'client_name'] as const;
 
 /** A phrase query for FTS5: the user's text is matched literally, never parsed as FTS syntax. */
 export function ftsPhrase(text: string): string {
@@ -65,20 +70,24 @@ export function whereForFilter(filter: RequestListFilter): { sql: string; params
   else if (filter.status !== undefined) add('status = ?', filter.status);
   const text = filter.text?.trim();
   if (text) {
+    const pattern = likePattern(text);
+    const inRow = TEXT_ROW_COLUMNS.map((column) => `${column} LIKE ? ESCAPE '\\'`).join(' OR ');
+    const rowPatterns = TEXT_ROW_COLUMNS.map(() => pattern);
     if ([...text].length >= MIN_FTS_TERM_CHARS) {
       add(
-        `id IN (SELECT b.request_id FROM request_bodies_fts f JOIN request_bodies b ON b.body_id = f.rowid
-                WHERE request_bodies_fts MATCH ?)`,
+        `(id IN (SELECT b.request_id FROM request_bodies_fts f JOIN request_bodies b ON b.body_id = f.rowid
+                WHERE request_bodies_fts MATCH ?) OR ${inRow})`,
         ftsPhrase(text),
+        ...rowPatterns,
       );
     } else {
-      const pattern = likePattern(text);
       add(
-        `id IN (SELECT request_id FROM request_bodies WHERE request_body LIKE ? ESCAPE '\\'
-                OR response_body LIKE ? ESCAPE '\\' OR stream_text LIKE ? ESCAPE '\\')`,
+        `(id IN (SELECT request_id FROM request_bodies WHERE request_body LIKE ? ESCAPE '\\'
+                OR response_body LIKE ? ESCAPE '\\' OR stream_text LIKE ? ESCAPE '\\') OR ${inRow})`,
         pattern,
         pattern,
         pattern,
+        ...rowPatterns,
       );
     }
   }

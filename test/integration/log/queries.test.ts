@@ -110,6 +110,19 @@ describe('listRequests', () => {
     expect(ids('hi there')).toEqual(['other', 'cjk', 'fox']);
     expect(ids('"unbalanced OR')).toEqual([]);
   });
+
+  it('finds requests by text in their client, model and path too, as the window does for live rows', async () => {
+    emitRequest(temp, { id: 'codex', atMs: TEST_STARTED_AT_MS - 2, clientName: 'codex-cli', body: 'plain' });
+    emitRequest(temp, { id: 'mini', atMs: TEST_STARTED_AT_MS - 1, model: 'gpt-4o-mini', body: 'plain' });
+    emitRequest(temp, { id: 'neither', atMs: TEST_STARTED_AT_MS, body: 'plain' });
+    await temp.log.flush();
+    const ids = (text: string): string[] => temp.log.listRequests({ text }).rows.map((row) => row.id);
+
+    expect(ids('CODEX')).toEqual(['codex']);
+    expect(ids('4o-mini')).toEqual(['mini']);
+    expect(ids('chat/completions')).toEqual(['neither', 'mini', 'codex']);
+    expect(ids('xyz-no-such')).toEqual([]);
+  });
 });
 
 describe('aggregates', () => {

@@ -19,13 +19,14 @@ describe('whereForFilter', () => {
   it('searches full text with a literal phrase from three characters on', () => {
     const where = whereForFilter({ text: 'hello "world" OR x' });
     expect(where.sql).toContain('MATCH ?');
-    expect(where.params).toEqual(['"hello ""world"" OR x"']);
+    const rowPattern = '%hello "world" OR x%';
+    expect(where.params).toEqual(['"hello ""world"" OR x"', rowPattern, rowPattern, rowPattern, rowPattern, rowPattern]);
   });
 
   it('falls back to an escaped substring match for shorter text', () => {
     const where = whereForFilter({ text: '5%' });
     expect(where.sql).toContain('LIKE ?');
-    expect(where.params).toEqual(['%5\\%%', '%5\\%%', '%5\\%%']);
+    expect(where.params).toEqual(Array.from({ length: 8 }, () => '%5\\%%'));
   });
 
   it('ignores blank text', () => {

@@ -75,7 +75,7 @@ const BACKGROUND_GAP_PER_WORK = 4;
 /**
  * Keeps the full-text index filled without paying for it per request: bodies are indexed in bulk
  * when the log is idle, in slices spaced out so the pass stays low priority; a search first
- * indexes whatever is left (`catchUp`), so its results are complete.
+ * indexes whatever is left (`indexAllUnindexed`), so its results are complete.
  */
 export class FullTextBackfill {
   private readonly db: DatabaseSync;
@@ -106,12 +106,6 @@ export class FullTextBackfill {
     this.backlogBytes += bytes;
     if (this.backlogBytes > this.options.maxBacklogBytes) this.runWhileOverBacklog();
     else if (this.timer === null && this.immediate === null) this.schedule(this.options.idleDelayMs);
-  }
-
-  /** Indexes everything not yet indexed; run before a full-text search. */
-  catchUp(): void {
-    indexAllUnindexed(this.db, this.options.slice);
-    this.backlogBytes = 0;
   }
 
   /** Re-reads the backlog after something else deleted bodies (retention). */

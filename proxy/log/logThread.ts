@@ -7,6 +7,7 @@ import type { CapturedBodies, RequestLifecycleEvent } from '../events/lifecycle.
 import { EventIngest } from './eventIngest.ts';
 import type { FromLogThread, LogThreadData, ToLogThread } from './logThreadMessages.ts';
 import { openLogDatabase } from './schema.ts';
+import { checkpointOnOwnConnection, leaveCheckpointsToThread } from './walCheckpointer.ts';
 
 if (parentPort === null) throw new Error('logThread.ts runs as a worker thread only');
 const port = parentPort;
@@ -14,8 +15,7 @@ const data = workerData as LogThreadData;
 const send = (message: FromLogThread): void => port.postMessage(message);
 
 const db = openLogDatabase({ dataDir: data.dataDir, maxDbBytes: data.maxDbBytes });
-// The checkpoint thread copies the WAL into the file (walCheckpointer.ts).
-db.exec('PRAGMA wal_autocheckpoint = 0');
+leaveCheckpointsToThread(db);
 /** Errors cross as plain Errors (message and stack): other values, or added fields, might not be cloneable. */
 function reportError(error: unknown): void {
   const plain = new Error(error instanceof Error ? error.message : String(error));
@@ -56,8 +56,7 @@ function handle(message: ToLogThread): void {
       ingest.recountBacklog();
       return;
     case 'autocheckpoint':
-      // The checkpoint thread died: this connection checkpoints on its own again (SQLite's default).
-      db.exec('PRAGMA wal_autocheckpoint = 1000');
+      checkpointOnOwnConnection(db);
       return;
     case 'close':
       ingest.close();

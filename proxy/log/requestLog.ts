@@ -11,7 +11,13 @@ import { LogThreadClient } from './logThreadClient.ts';
 import { RequestLogQueries } from './queries.ts';
 import { DEFAULT_RETENTION, runRetention, type RetentionPolicy, type RetentionResult } from './retention.ts';
 import { DATABASE_FILE_NAME, databaseFileBytes, openLogDatabase, usedDatabaseBytes } from './schema.ts';
-import { DEFAULT_CHECKPOINT_INTERVAL_MS, startWalCheckpointer, type WalCheckpointer } from './walCheckpointer.ts';
+import {
+  checkpointOnOwnConnection,
+  DEFAULT_CHECKPOINT_INTERVAL_MS,
+  leaveCheckpointsToThread,
+  startWalCheckpointer,
+  type WalCheckpointer,
+} from './walCheckpointer.ts';
 
 export interface RequestLogOptions {
   dataDir: string;
@@ -55,7 +61,6 @@ export interface RequestLog extends QueryMethods {
 export const DEFAULT_FLUSH_INTERVAL_MS = 50;
 export const DEFAULT_RETENTION_INTERVAL_MS = 10 * 60_000;
 export const DEFAULT_MIN_FREE_DISK_BYTES = 100 * 1024 * 1024;
-const SQLITE_DEFAULT_AUTOCHECKPOINT_PAGES = 1_000;
 
 function freeDiskBytes(dir: string): number | null {
   try {
@@ -108,7 +113,7 @@ class SqliteRequestLog implements RequestLog {
     this.now = options.now ?? Date.now;
     this.onError = options.onError ?? ((error) => console.error('[airlock] request log write failed:', error));
     this.db = openLogDatabase({ dataDir: options.dataDir, maxDbBytes: options.maxDbBytes });
-    this.db.exec('PRAGMA wal_autocheckpoint = 0');
+    leaveCheckpointsToThread(this.db);
     // Maintenance at open must not stop logging: a full disk here only means less is cleaned up.
     this.safely(() => this.markInterruptedFromPreviousRun());
     this.thread = new LogThreadClient({
@@ -142,7 +147,7 @@ class SqliteRequestLog implements RequestLog {
       onError: this.onError,
       onStopped: () => {
         if (this.closed) return;
-        this.safely(() => this.db.exec(`PRAGMA wal_autocheckpoint = ${SQLITE_DEFAULT_AUTOCHECKPOINT_PAGES}`));
+        this.safely(() => checkpointOnOwnConnection(this.db));
         this.thread.enableAutocheckpoint();
       },
     });

@@ -1,3 +1,4 @@
+import type { DatabaseSync } from 'node:sqlite';
 import { Worker } from 'node:worker_threads';
 
 /**
@@ -25,6 +26,17 @@ parentPort.once('message', () => {
 `;
 
 export const DEFAULT_CHECKPOINT_INTERVAL_MS = 1_000;
+const SQLITE_DEFAULT_AUTOCHECKPOINT_PAGES = 1_000;
+
+/** A connection that writes leaves checkpoints to the thread (an fsync on it would stall its caller). */
+export function leaveCheckpointsToThread(db: DatabaseSync): void {
+  db.exec('PRAGMA wal_autocheckpoint = 0');
+}
+
+/** The checkpoint thread died: the connection checkpoints on its own again, as SQLite does by default. */
+export function checkpointOnOwnConnection(db: DatabaseSync): void {
+  db.exec(`PRAGMA wal_autocheckpoint = ${SQLITE_DEFAULT_AUTOCHECKPOINT_PAGES}`);
+}
 
 export interface WalCheckpointer {
   /** Stops the thread after its current checkpoint and closes its connection. */

@@ -1,14 +1,12 @@
-import { readFileSync } from 'node:fs';
 import { setTimeout as delay } from 'node:timers/promises';
+import { procStatFields } from '../support/procStat.ts';
 
 /** Clock ticks per second for /proc times (USER_HZ): 100 on every Linux this bench runs on. */
 const TICKS_PER_SECOND = 100;
 
 /** CPU time a process used so far, all its threads together (utime + stime from /proc/<pid>/stat). */
 export function processCpuMs(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  // Fields after the command name, which is in parentheses and may hold spaces.
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const fields = procStatFields(`/proc/${pid}/stat`);
   const ticks = Number(fields[11]) + Number(fields[12]);
   return (ticks * 1000) / TICKS_PER_SECOND;
 }

@@ -1,27 +1,23 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { DatabaseSync } from 'node:sqlite';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { EventIngest } from '../../../proxy/log/eventIngest.ts';
 import { RequestLogQueries } from '../../../proxy/log/queries.ts';
 import { openLogDatabase } from '../../../proxy/log/schema.ts';
 import { endEvent, startEvent } from './lifecycleEvents.ts';
+import { tempDirPerTest } from './tempLog.ts';
 
-let dataDir: string;
+const dataDir = tempDirPerTest('airlock-ingest-');
 let db: DatabaseSync;
 let errors: unknown[];
 const ingests: EventIngest[] = [];
 
 beforeEach(() => {
-  dataDir = mkdtempSync(join(tmpdir(), 'airlock-ingest-'));
-  db = openLogDatabase({ dataDir });
+  db = openLogDatabase({ dataDir: dataDir() });
   errors = [];
 });
 afterEach(() => {
   for (const ingest of ingests.splice(0)) ingest.close();
   db.close();
-  rmSync(dataDir, { recursive: true, force: true });
 });
 
 /** A fresh ingest over the same database, as a log thread started after another one died. */

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { setTimeout as delay } from 'node:timers/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { FullTextBackfill, indexUnindexedSlice, unindexedBytes, type FullTextBackfillOptions } from '../../../proxy/log/fullTextBackfill.ts';
+import { DEFAULT_INDEX_SLICE, FullTextBackfill, indexAllUnindexed, indexUnindexedSlice, unindexedBytes, type FullTextBackfillOptions } from '../../../proxy/log/fullTextBackfill.ts';
 import { DATABASE_FILE_NAME, MIGRATIONS, openLogDatabase } from '../../../proxy/log/schema.ts';
 
 let dataDir: string;
@@ -98,9 +98,9 @@ describe('bodies enter the full-text index off the write path', () => {
     expect(search('brown fox')).toEqual([]);
   });
 
-  it('catchUp indexes every unindexed body', () => {
+  it('indexAllUnindexed indexes every unindexed body', () => {
     for (let index = 0; index < 30; index += 1) insertBody(`r${index}`, `shared text number ${index}`.padEnd(200, '.'));
-    startBackfill({}).catchUp();
+    indexAllUnindexed(db, DEFAULT_INDEX_SLICE);
     expect(unindexedIds()).toEqual([]);
     expect(search('shared text')).toHaveLength(30);
     checkIndexMatchesBodies();
@@ -111,7 +111,7 @@ describe('bodies enter the full-text index off the write path', () => {
     indexUnindexedSlice(db, { maxRows: 1, maxBytes: 1024 });
     db.prepare("DELETE FROM request_bodies WHERE request_id IN ('indexed', 'never-indexed')").run();
     expect(unindexedIds()).toEqual(['kept']);
-    startBackfill({}).catchUp();
+    indexAllUnindexed(db, DEFAULT_INDEX_SLICE);
     expect(search('needle')).toEqual(['kept']);
     checkIndexMatchesBodies();
   });
@@ -168,7 +168,7 @@ describe('upgrading a log written before the backfill', () => {
     expect(unindexedIds()).toEqual([]);
     insertBody('new', 'written under the current schema');
     db.prepare("DELETE FROM request_bodies WHERE request_id = 'gone'").run();
-    startBackfill({}).catchUp();
+    indexAllUnindexed(db, DEFAULT_INDEX_SLICE);
     expect(search('written under')).toEqual(['old', 'new']);
     checkIndexMatchesBodies();
   });

@@ -1,26 +1,19 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { setTimeout as delay } from 'node:timers/promises';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { BEHIND_REASON, LogThreadClient, type LogThreadOptions } from '../../../proxy/log/logThreadClient.ts';
 import { capturedBodies, endEvent, startEvent } from './lifecycleEvents.ts';
+import { tempDirPerTest } from './tempLog.ts';
 
 const POLL_ATTEMPTS = 500;
 const POLL_INTERVAL_MS = 10;
 
-let dataDir: string;
-beforeEach(() => {
-  dataDir = mkdtempSync(join(tmpdir(), 'airlock-log-thread-'));
-});
-afterEach(() => {
-  rmSync(dataDir, { recursive: true, force: true });
-});
+const dataDir = tempDirPerTest('airlock-log-thread-');
 
 function clientWith(overrides: Partial<LogThreadOptions>, errors: unknown[]): LogThreadClient {
   return new LogThreadClient({
-    dataDir,
+    dataDir: dataDir(),
     bodyCapBytes: 1024,
     postIntervalMs: 5,
     knownSecrets: () => [],
@@ -55,7 +48,7 @@ describe('LogThreadClient', () => {
     client.enqueue(endEvent('r1'));
     await client.flush();
     await client.close();
-    const db = new DatabaseSync(join(dataDir, 'requests.db'));
+    const db = new DatabaseSync(join(dataDir(), 'requests.db'));
     expect(db.prepare('SELECT id, state FROM requests').all()).toEqual([{ id: 'r1', state: 'done' }]);
     db.close();
     expect(errors).toEqual([]);

@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { afterEach, beforeEach } from 'vitest';
 import { RequestEvents } from '../../../proxy/events/requestEvents.ts';
 import { TEST_NOW_MS } from './lifecycleEvents.ts';
 import { createRequestLog, type RequestLog, type RequestLogOptions } from '../../../proxy/log/requestLog.ts';
@@ -12,6 +13,21 @@ export interface TempLog {
   /** Opens another log over the same directory (the previous one must be closed). */
   reopen(options?: Partial<RequestLogOptions>): RequestLog;
   cleanup(): Promise<void>;
+}
+
+/**
+ * A fresh temp directory for each test of the calling file, removed after it; call at the top of
+ * the file, before hooks that must run ahead of the removal (after-hooks run in reverse).
+ */
+export function tempDirPerTest(prefix: string): () => string {
+  let dir = '';
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), prefix));
+  });
+  afterEach(() => {
+    rmSync(dir, { recursive: true, force: true });
+  });
+  return () => dir;
 }
 
 /** A request log in a fresh temp directory, attached to its own event bus. */

@@ -3,15 +3,13 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import { describe, expect, it } from 'vitest';
 import { lowerThreadPriority } from '../../../proxy/log/threadPriority.ts';
+import { procStatFields } from '../../support/procStat.ts';
 
-/** Nice value of each thread of this process with that name (field 19 of /proc/self/task/<tid>/stat). */
+/** Nice value of each thread of this process with that name. */
 function niceOfThreads(name: string): number[] {
   return readdirSync('/proc/self/task')
     .filter((threadId) => readFileSync(`/proc/self/task/${threadId}/comm`, 'utf8').trim() === name)
-    .map((threadId) => {
-      const stat = readFileSync(`/proc/self/task/${threadId}/stat`, 'utf8');
-      return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
-    });
+    .map((threadId) => Number(procStatFields(`/proc/self/task/${threadId}/stat`)[16]));
 }
 
 describe('lowerThreadPriority', () => {

@@ -1,37 +1,30 @@
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { setTimeout as delay } from 'node:timers/promises';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DATABASE_FILE_NAME } from '../../../proxy/log/schema.ts';
-import { startWalCheckpointer } from '../../../proxy/log/walCheckpointer.ts';
+import { leaveCheckpointsToThread, startWalCheckpointer } from '../../../proxy/log/walCheckpointer.ts';
 import { endEvent, startEvent } from './lifecycleEvents.ts';
-import { openTempLog } from './tempLog.ts';
+import { openTempLog, tempDirPerTest } from './tempLog.ts';
 
 const POLL_ATTEMPTS = 500;
 const POLL_INTERVAL_MS = 10;
 
-let dir: string;
-beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), 'airlock-wal-'));
-});
-afterEach(() => {
-  rmSync(dir, { recursive: true, force: true });
-});
+const dir = tempDirPerTest('airlock-wal-');
 
 /** A writer that never checkpoints itself, as the request log's connection. */
 function openWriterWithoutCheckpoints(path: string): DatabaseSync {
   const db = new DatabaseSync(path);
   db.exec('PRAGMA journal_mode = WAL');
-  db.exec('PRAGMA wal_autocheckpoint = 0');
+  leaveCheckpointsToThread(db);
   db.exec('CREATE TABLE t (text TEXT)');
   return db;
 }
 
 describe('startWalCheckpointer', () => {
   it('copies what the writer committed into the database file from its own thread', async () => {
-    const path = join(dir, 'log.db');
+    const path = join(dir(), 'log.db');
     const writer = openWriterWithoutCheckpoints(path);
     const sizeBeforeBytes = statSync(path).size;
     const insert = writer.prepare('INSERT INTO t VALUES (?)');
@@ -51,7 +44,7 @@ describe('startWalCheckpointer', () => {
   it('reports a thread that could not run, so the writer can checkpoint again', async () => {
     const errors: unknown[] = [];
     let stopped = false;
-    startWalCheckpointer(join(dir, 'missing', 'log.db'), { intervalMs: 5, onError: (error) => errors.push(error), onStopped: () => (stopped = true) });
+    startWalCheckpointer(join(dir(), 'missing', 'log.db'), { intervalMs: 5, onError: (error) => errors.push(error), onStopped: () => (stopped = true) });
     for (let attempt = 0; attempt < POLL_ATTEMPTS && !stopped; attempt += 1) await delay(POLL_INTERVAL_MS);
     expect(stopped).toBe(true);
     expect(errors).toHaveLength(1);

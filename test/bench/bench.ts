@@ -83,7 +83,7 @@ async function measureRelays(log: (line: string) => void): Promise<Pick<BenchRes
   log('non-streaming, concurrency 1');
   const throughputC1 = await measureThroughput(urls, { concurrency: 1, count: 600, rounds: 7, maxMs: 10_000, settle });
   log('non-streaming, concurrency 50');
-  const throughputC50 = await measureThroughput(urls, { concurrency: 50, count: 6_000, rounds: 7, maxMs: 15_000, settle });
+  const throughputC50 = await measureThroughput(urls, { concurrency: 50, count: 6_000, rounds: 9, maxMs: 15_000, settle });
   log('streams');
   const streaming = {
     direct: await measureStreaming(urls.direct, TRACED_STREAMS, STREAM_CHUNKS),

@@ -34,8 +34,8 @@ function throughputLines(title: string, results: BenchResults['throughputC1']): 
 
 export function formatReport(results: BenchResults, checks: readonly TargetCheck[]): string {
   const lines = [
-    ...throughputLines('Non-streaming chat, concurrency 1', results.throughputC1),
-    ...throughputLines('Non-streaming chat, concurrency 50', results.throughputC50),
+    ...throughputLines('Non-streaming chat, concurrency 1 (each target\'s median run)', results.throughputC1),
+    ...throughputLines('Non-streaming chat, concurrency 50 (each target\'s median run; the targets below compare round by round)', results.throughputC50),
     'Stream (content deltas 10 ms apart), one at a time',
   ];
   for (const target of RELAY_TARGETS) {

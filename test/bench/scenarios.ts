@@ -3,23 +3,26 @@ import { createHash } from 'node:crypto';
 import type { ChildServer } from './childServer.ts';
 import { createPool, postBody, runChatLoad, type LoadRun } from './load.ts';
 import { readProcessMemory, sampleRss } from './processMemory.ts';
-import { gaps, meanSeries, percentile, summarizeLatencies, type LatencySummary } from './stats.ts';
+import { gaps, lowerMiddleIndex, meanSeries, percentile, summarizeLatencies, type LatencySummary } from './stats.ts';
 import { traceStream } from './streams.ts';
 
 export interface ThroughputResult extends LatencySummary {
   requestsPerSecond: number;
   failures: number;
+  /** Every round's throughput, in round order: round i of each target ran at about the same time. */
+  roundRequestsPerSecond: number[];
 }
 
 const WARMUP_REQUESTS = 500;
 const WARMUP_MAX_MS = 5_000;
 
 /**
- * Each target's median run of `rounds` at a fixed concurrency: on this shared machine single runs
- * swing both ways (a best-of picked lucky outliers, up to 1.35x the floor for one round). Rounds
- * go round-robin over the targets, so a burst of outside load does not land on one target only;
- * each pool is warmed up first and not measured. Before each run `settle` waits for the servers'
- * deferred work, which would otherwise slow the next target.
+ * Each target's median run of `rounds` at a fixed concurrency, plus every round's figure for
+ * paired comparisons: on this shared machine single runs swing by a quarter both ways (a best-of
+ * picked lucky outliers, up to 1.35x the floor for one round). Rounds go round-robin over the
+ * targets, in reverse order every other round, so neither a burst of outside load nor a place in
+ * the order lands on one target only; each pool is warmed up first and not measured. Before each
+ * run `settle` waits for the servers' deferred work, which would otherwise slow the next target.
  */
 export async function measureThroughput<T extends string>(
   urls: Record<T, string>,
@@ -31,7 +34,10 @@ export async function measureThroughput<T extends string>(
   try {
     for (const [, pool] of pools) await runChatLoad({ pool, concurrency: options.concurrency, count: WARMUP_REQUESTS, maxMs: WARMUP_MAX_MS });
     for (let round = 0; round < options.rounds; round += 1) {
-      for (const [target, pool] of pools) {
+      const order = round % 2 === 0 ? targets : [...targets].reverse();
+      for (const target of order) {
+        const pool = pools.get(target);
+        if (pool === undefined) continue;
         await options.settle();
         runs.get(target)?.push(await runChatLoad({ pool, concurrency: options.concurrency, count: options.count, maxMs: options.maxMs }));
       }
@@ -42,7 +48,12 @@ export async function measureThroughput<T extends string>(
   const results = {} as Record<T, ThroughputResult>;
   for (const [target, targetRuns] of runs) {
     const run = medianRun(targetRuns);
-    results[target] = { ...summarizeLatencies(run.latenciesMs), requestsPerSecond: run.requestsPerSecond, failures: run.failures };
+    results[target] = {
+      ...summarizeLatencies(run.latenciesMs),
+      requestsPerSecond: run.requestsPerSecond,
+      failures: run.failures,
+      roundRequestsPerSecond: targetRuns.map((targetRun) => targetRun.requestsPerSecond),
+    };
   }
   return results;
 }
@@ -50,7 +61,7 @@ export async function measureThroughput<T extends string>(
 /** The run with the median throughput (the lower middle one for an even count). */
 function medianRun(runs: LoadRun[]): LoadRun {
   const sorted = [...runs].sort((a, b) => a.requestsPerSecond - b.requestsPerSecond);
-  const middle = sorted[Math.floor((sorted.length - 1) / 2)];
+  const middle = sorted[lowerMiddleIndex(sorted.length)];
   if (middle === undefined) throw new Error('no runs to take the median of');
   return middle;
 }

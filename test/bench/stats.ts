@@ -44,3 +44,23 @@ export function meanAbsoluteDifference(a: readonly number[], b: readonly number[
   for (let index = 0; index < length; index += 1) total += Math.abs((a[index] as number) - (b[index] as number));
   return total / length;
 }
+
+/** Index of the median in a sorted array: the lower middle one for an even length. */
+export function lowerMiddleIndex(length: number): number {
+  return Math.floor((length - 1) / 2);
+}
+
+/**
+ * Round-by-round ratios `a[i] / b[i]` over the rounds both have. Rounds of the two series ran at
+ * about the same time, so each ratio cancels the machine's load at that moment.
+ */
+export function pairedRatios(a: readonly number[], b: readonly number[]): number[] {
+  const length = Math.min(a.length, b.length);
+  return Array.from({ length }, (_, index) => (a[index] as number) / (b[index] as number));
+}
+
+/** The median of unsorted values (the lower middle one for an even count); NaN for none. */
+export function median(values: readonly number[]): number {
+  if (values.length === 0) return Number.NaN;
+  return [...values].sort((x, y) => x - y)[lowerMiddleIndex(values.length)] as number;
+}

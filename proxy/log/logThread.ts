@@ -47,6 +47,7 @@ function handle(message: ToLogThread): void {
       send({ type: 'ingested', bodyBytes: message.bodyBytes });
       return;
     case 'flush':
+      ingest.writeHeldRows();
       send({ type: 'flushed', id: message.id });
       return;
     case 'bodies':
@@ -59,6 +60,7 @@ function handle(message: ToLogThread): void {
       checkpointOnOwnConnection(db);
       return;
     case 'close':
+      ingest.writeHeldRows();
       ingest.close();
       db.close();
       port.close();

@@ -1,5 +1,5 @@
 import type { DatabaseSync } from 'node:sqlite';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { EventIngest } from '../../../proxy/log/eventIngest.ts';
 import { RequestLogQueries } from '../../../proxy/log/queries.ts';
 import { openLogDatabase } from '../../../proxy/log/schema.ts';
@@ -21,8 +21,13 @@ afterEach(() => {
 });
 
 /** A fresh ingest over the same database, as a log thread started after another one died. */
-function newThread(): EventIngest {
-  const ingest = new EventIngest(db, { bodyCapBytes: 1024, onError: (error) => errors.push(error), onBodiesState: () => undefined });
+function newThread(inFlightRowDelayMs?: number): EventIngest {
+  const ingest = new EventIngest(db, {
+    bodyCapBytes: 1024,
+    onError: (error) => errors.push(error),
+    onBodiesState: () => undefined,
+    ...(inFlightRowDelayMs === undefined ? {} : { inFlightRowDelayMs }),
+  });
   ingests.push(ingest);
   return ingest;
 }
@@ -46,5 +51,58 @@ describe('EventIngest after a log thread was replaced', () => {
     const queries = new RequestLogQueries(db);
     expect(queries.getRequest('never-started')).toBeNull();
     expect(queries.getRequest('done')?.row.costCredits).toBe(1);
+  });
+});
+
+/** Counts every insert into and update of `requests` (an upsert's update included). */
+function countRowWrites(): () => number {
+  db.exec(`
+    CREATE TABLE row_writes (n INTEGER NOT NULL);
+    INSERT INTO row_writes VALUES (0);
+    CREATE TRIGGER count_row_inserts AFTER INSERT ON requests BEGIN UPDATE row_writes SET n = n + 1; END;
+    CREATE TRIGGER count_row_updates AFTER UPDATE ON requests BEGIN UPDATE row_writes SET n = n + 1; END;
+  `);
+  return () => Number(db.prepare('SELECT n FROM row_writes').get()?.n);
+}
+
+describe('EventIngest rows of requests in flight', () => {
+  it('writes a request that ends within the in-flight delay once, at its end', () => {
+    const rowWrites = countRowWrites();
+    const ingest = newThread(60_000);
+    ingest.ingest([startEvent('quick', { startedAtMs: Date.now() })], [], true);
+    expect(new RequestLogQueries(db).getRequest('quick')).toBeNull();
+
+    ingest.ingest([endEvent('quick')], [], true);
+    expect(new RequestLogQueries(db).getRequest('quick')?.row.state).toBe('done');
+    expect(rowWrites()).toBe(1);
+  });
+
+  it('writes the in-flight row at once for a request already running longer than the delay', () => {
+    const rowWrites = countRowWrites();
+    const ingest = newThread(60_000);
+    ingest.ingest([startEvent('long', { startedAtMs: Date.now() - 61_000 })], [], true);
+    expect(new RequestLogQueries(db).getRequest('long')?.row.state).toBe('in_flight');
+
+    ingest.ingest([endEvent('long')], [], true);
+    expect(new RequestLogQueries(db).getRequest('long')?.row.state).toBe('done');
+    expect(rowWrites()).toBe(2);
+  });
+
+  it('writes the in-flight row on its own once the request has run for the delay', async () => {
+    const ingest = newThread(30);
+    ingest.ingest([startEvent('slow', { startedAtMs: Date.now() })], ['sk-never-in-this-row-0123'], true);
+    expect(new RequestLogQueries(db).getRequest('slow')).toBeNull();
+    await vi.waitFor(() => expect(new RequestLogQueries(db).getRequest('slow')?.row.state).toBe('in_flight'), { timeout: 5_000, interval: 10 });
+    expect(errors).toEqual([]);
+  });
+
+  it('writes every held row when asked (a flush or close), whatever its age', () => {
+    const ingest = newThread(60_000);
+    ingest.ingest([startEvent('held', { startedAtMs: Date.now() }), startEvent('ended', { startedAtMs: Date.now() }), endEvent('ended')], [], true);
+    expect(new RequestLogQueries(db).getRequest('held')).toBeNull();
+
+    ingest.writeHeldRows();
+    expect(new RequestLogQueries(db).getRequest('held')?.row.state).toBe('in_flight');
+    expect(new RequestLogQueries(db).getRequest('ended')?.row.state).toBe('done');
   });
 });

@@ -20,6 +20,13 @@ describe('request log row lifecycle', () => {
     expect(temp.log.getRequest('r1')?.row.state).toBe('in_flight');
   });
 
+  it('writes a request that just started in flight at the flush, though younger than the in-flight row delay', async () => {
+    temp = openTempLog();
+    temp.events.emit(startEvent('fresh', { startedAtMs: Date.now() }));
+    await temp.log.flush();
+    expect(temp.log.getRequest('fresh')?.row.state).toBe('in_flight');
+  });
+
   it('drains the queue on its own timer, slice after slice', async () => {
     temp = openTempLog({ flushIntervalMs: 1 });
     const requestCount = 1_500;
@@ -133,12 +140,15 @@ describe('request log row lifecycle', () => {
   it('marks rows a previous process left in flight as interrupted when it opens', async () => {
     temp = openTempLog();
     temp.events.emit(startEvent('alive'));
+    // Younger than the in-flight row delay: only the close writes its row.
+    temp.events.emit(startEvent('just-started', { startedAtMs: Date.now() }));
     temp.events.emit(startEvent('finished'));
     temp.events.emit(endEvent('finished'));
     await temp.log.close();
 
     const reopened = temp.reopen();
     expect(reopened.getRequest('alive')?.row.state).toBe('interrupted');
+    expect(reopened.getRequest('just-started')?.row.state).toBe('interrupted');
     expect(reopened.getRequest('finished')?.row.state).toBe('done');
     expect(reopened.markInterruptedFromPreviousRun()).toBe(0);
   });

@@ -21,10 +21,11 @@ export const DEFAULT_MAX_UNINDEXED_BYTES = 4 * 1024 * 1024;
 export const INGEST_SLICE_LIMITS: SliceLimits = { maxEvents: 2_000, maxBodyBytes: 4 * 1024 * 1024 };
 
 /**
- * A request still running after this long gets its in-flight row (what a crash marks interrupted).
- * One that ends sooner is written once, at its end: writing the row in flight and then completing
- * it cost about a third of the log thread's work per request under load. A kill loses the
- * youngest requests in flight without a row, as it always lost the events not yet posted.
+ * A non-streaming request still running after this long gets its in-flight row (what a crash
+ * marks interrupted). One that ends sooner is written once, at its end: writing the row in flight
+ * and then completing it cost about a third of the log thread's work per request under load. A
+ * kill loses such requests younger than this without a row, as it always lost the events not yet
+ * posted. Streams run long and are what a crash interrupts: their row is written at once.
  */
 export const IN_FLIGHT_ROW_DELAY_MS = 500;
 
@@ -189,7 +190,8 @@ export class EventIngest {
 
   /**
    * The touched rows to write now. An in-flight row with events still to write is left to a later
-   * slice, and one younger than the in-flight row delay is held: most requests take one write.
+   * slice, and a non-streaming one younger than the in-flight row delay is held: most requests
+   * take one write.
    */
   private rowsToWrite(touched: Iterable<RequestLogRow>): RequestLogRow[] {
     const nowMs = Date.now();
@@ -197,7 +199,7 @@ export class EventIngest {
     for (const row of touched) {
       if (row.state === 'in_flight') {
         if (this.pendingEventsByRequest.has(row.id)) continue;
-        if (nowMs - row.startedAtMs < this.inFlightRowDelayMs) {
+        if (!row.stream && nowMs - row.startedAtMs < this.inFlightRowDelayMs) {
           this.heldInFlight.add(row.id);
           continue;
         }

@@ -88,6 +88,11 @@ describe('EventIngest rows of requests in flight', () => {
     expect(rowWrites()).toBe(2);
   });
 
+  it('writes the in-flight row of a stream at once: streams are what a crash interrupts', () => {
+    newThread(60_000).ingest([startEvent('stream', { startedAtMs: Date.now(), stream: true })], [], true);
+    expect(new RequestLogQueries(db).getRequest('stream')?.row.state).toBe('in_flight');
+  });
+
   it('writes the in-flight row on its own once the request has run for the delay', async () => {
     const ingest = newThread(30);
     ingest.ingest([startEvent('slow', { startedAtMs: Date.now() })], ['sk-never-in-this-row-0123'], true);

@@ -87,7 +87,7 @@ export class EventIngest {
 
   /** Writes the in-flight rows still held back, whatever their age: a flush or close wants everything. */
   writeHeldRows(): void {
-    this.writeHeld(Number.POSITIVE_INFINITY);
+    this.writeHeld(Number.NEGATIVE_INFINITY);
   }
 
   /** Turns body logging off (low disk) or back on, as the main thread's disk checks decide. */
@@ -108,13 +108,17 @@ export class EventIngest {
     this.fullText.close();
   }
 
+  /** Sets the timer for when the oldest held request reaches the in-flight row delay. */
   private scheduleHeldRows(): void {
     if (this.heldTimer !== null || this.heldInFlight.size === 0) return;
+    let oldestStartMs = Number.POSITIVE_INFINITY;
+    for (const requestId of this.heldInFlight) oldestStartMs = Math.min(oldestStartMs, this.drafts.get(requestId)?.startedAtMs ?? 0);
+    const dueInMs = Math.max(0, oldestStartMs + this.inFlightRowDelayMs - Date.now());
     this.heldTimer = setTimeout(() => {
       this.heldTimer = null;
       this.writeHeld(this.inFlightRowDelayMs);
       this.scheduleHeldRows();
-    }, this.inFlightRowDelayMs);
+    }, dueInMs);
     this.heldTimer.unref();
   }
 
@@ -124,7 +128,7 @@ export class EventIngest {
     const rows: RequestLogRow[] = [];
     for (const requestId of this.heldInFlight) {
       const draft = this.drafts.get(requestId);
-      if (draft !== undefined && minAgeMs !== Number.POSITIVE_INFINITY && nowMs - draft.startedAtMs < minAgeMs) continue;
+      if (draft !== undefined && nowMs - draft.startedAtMs < minAgeMs) continue;
       this.heldInFlight.delete(requestId);
       if (draft !== undefined) rows.push(draft);
     }

@@ -101,6 +101,20 @@ describe('EventIngest rows of requests in flight', () => {
     expect(errors).toEqual([]);
   });
 
+  it('writes a held row when its request reaches the delay, not a whole delay after it was held', () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    try {
+      const ingest = newThread(500);
+      ingest.ingest([startEvent('started-earlier', { startedAtMs: Date.now() - 400 })], [], true);
+      vi.advanceTimersByTime(99);
+      expect(new RequestLogQueries(db).getRequest('started-earlier')).toBeNull();
+      vi.advanceTimersByTime(1);
+      expect(new RequestLogQueries(db).getRequest('started-earlier')?.row.state).toBe('in_flight');
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   it('writes every held row when asked (a flush or close), whatever its age', () => {
     const ingest = newThread(60_000);
     ingest.ingest([startEvent('held', { startedAtMs: Date.now() }), startEvent('ended', { startedAtMs: Date.now() }), endEvent('ended')], [], true);

@@ -1,5 +1,6 @@
 import type { DatabaseSync } from 'node:sqlite';
 import { Worker } from 'node:worker_threads';
+import { lowerThreadPriority } from './threadPriority.ts';
 
 /**
  * The checkpoint thread: its own connection copies the WAL into the database file on a timer.
@@ -26,6 +27,8 @@ parentPort.once('message', () => {
 `;
 
 export const DEFAULT_CHECKPOINT_INTERVAL_MS = 1_000;
+/** The thread's name, by which its priority is lowered: checkpoints are background work, like the log thread's. */
+export const CHECKPOINT_THREAD_NAME = 'airlock-wal';
 const SQLITE_DEFAULT_AUTOCHECKPOINT_PAGES = 1_000;
 
 /** A connection that writes leaves checkpoints to the thread (an fsync on it would stall its caller). */
@@ -51,8 +54,9 @@ export function startWalCheckpointer(
   databasePath: string,
   options: { intervalMs: number; onError: (error: unknown) => void; onStopped: () => void },
 ): WalCheckpointer {
-  const worker = new Worker(CHECKPOINT_THREAD_SOURCE, { eval: true, workerData: { databasePath, intervalMs: options.intervalMs } });
+  const worker = new Worker(CHECKPOINT_THREAD_SOURCE, { eval: true, name: CHECKPOINT_THREAD_NAME, workerData: { databasePath, intervalMs: options.intervalMs } });
   worker.unref();
+  worker.once('online', () => lowerThreadPriority(CHECKPOINT_THREAD_NAME));
   let closing = false;
   worker.on('message', (message: string) => options.onError(new Error(`WAL checkpoint failed: ${message}`)));
   worker.on('error', (error) => options.onError(error));

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 
 /**
  * The fields of a Linux `/proc/.../stat` file from the third on (state, ppid, ...): the second,
@@ -8,4 +8,11 @@ import { readFileSync } from 'node:fs';
 export function procStatFields(statPath: string): string[] {
   const stat = readFileSync(statPath, 'utf8');
   return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+}
+
+/** The nice value of each thread of this process named `name` (a worker's OS thread takes its `name` option). */
+export function niceOfThreads(name: string): number[] {
+  return readdirSync('/proc/self/task')
+    .filter((threadId) => readFileSync(`/proc/self/task/${threadId}/comm`, 'utf8').trim() === name)
+    .map((threadId) => Number(procStatFields(`/proc/self/task/${threadId}/stat`)[16]));
 }

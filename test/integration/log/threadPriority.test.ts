@@ -1,16 +1,8 @@
 import { once } from 'node:events';
-import { readdirSync, readFileSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import { describe, expect, it } from 'vitest';
 import { lowerThreadPriority } from '../../../proxy/log/threadPriority.ts';
-import { procStatFields } from '../../support/procStat.ts';
-
-/** Nice value of each thread of this process with that name. */
-function niceOfThreads(name: string): number[] {
-  return readdirSync('/proc/self/task')
-    .filter((threadId) => readFileSync(`/proc/self/task/${threadId}/comm`, 'utf8').trim() === name)
-    .map((threadId) => Number(procStatFields(`/proc/self/task/${threadId}/stat`)[16]));
-}
+import { niceOfThreads } from '../../support/procStat.ts';
 
 describe('lowerThreadPriority', () => {
   it('gives the named worker thread the lowest priority and leaves the main thread as it was', async () => {

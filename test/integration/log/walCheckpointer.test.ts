@@ -4,7 +4,8 @@ import { DatabaseSync } from 'node:sqlite';
 import { setTimeout as delay } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { DATABASE_FILE_NAME } from '../../../proxy/log/schema.ts';
-import { leaveCheckpointsToThread, startWalCheckpointer } from '../../../proxy/log/walCheckpointer.ts';
+import { CHECKPOINT_THREAD_NAME, leaveCheckpointsToThread, startWalCheckpointer } from '../../../proxy/log/walCheckpointer.ts';
+import { niceOfThreads } from '../../support/procStat.ts';
 import { endEvent, startEvent } from './lifecycleEvents.ts';
 import { openTempLog, tempDirPerTest } from './tempLog.ts';
 
@@ -39,6 +40,19 @@ describe('startWalCheckpointer', () => {
 
     expect(statSync(path).size).toBeGreaterThan(sizeBeforeBytes + 200 * 1_000);
     expect(errors).toEqual([]);
+  });
+
+  it('runs at the lowest priority, as background work', async () => {
+    const path = join(dir(), 'log.db');
+    const writer = openWriterWithoutCheckpoints(path);
+    const checkpointer = startWalCheckpointer(path, { intervalMs: 5, onError: () => undefined, onStopped: () => undefined });
+    try {
+      for (let attempt = 0; attempt < POLL_ATTEMPTS && niceOfThreads(CHECKPOINT_THREAD_NAME)[0] !== 19; attempt += 1) await delay(POLL_INTERVAL_MS);
+      expect(niceOfThreads(CHECKPOINT_THREAD_NAME)).toEqual([19]);
+    } finally {
+      await checkpointer.close();
+      writer.close();
+    }
   });
 
   it('reports a thread that could not run, so the writer can checkpoint again', async () => {

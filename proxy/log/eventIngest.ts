@@ -29,6 +29,14 @@ export const INGEST_SLICE_LIMITS: SliceLimits = { maxEvents: 2_000, maxBodyBytes
  */
 export const IN_FLIGHT_ROW_DELAY_MS = 500;
 
+const ageMs = (row: RequestLogRow, nowMs: number): number => nowMs - row.startedAtMs;
+
+/** Free-text fields come from clients and upstreams: masked like bodies before they are written. */
+function maskedRows(rows: RequestLogRow[], secrets: string[]): RequestLogRow[] {
+  const mask = (text: string): string => redactSecrets(text, secrets);
+  return rows.map((row) => maskRowText(row, mask));
+}
+
 export interface EventIngestOptions {
   bodyCapBytes: number;
   onError: (error: unknown) => void;
@@ -128,14 +136,13 @@ export class EventIngest {
     const rows: RequestLogRow[] = [];
     for (const requestId of this.heldInFlight) {
       const draft = this.drafts.get(requestId);
-      if (draft !== undefined && nowMs - draft.startedAtMs < minAgeMs) continue;
+      if (draft !== undefined && ageMs(draft, nowMs) < minAgeMs) continue;
       this.heldInFlight.delete(requestId);
       if (draft !== undefined) rows.push(draft);
     }
     if (rows.length === 0) return;
     try {
-      const mask = (text: string): string => redactSecrets(text, this.latestSecrets);
-      this.writer.write({ rows: rows.map((row) => maskRowText(row, mask)), bodies: [] });
+      this.writer.write({ rows: maskedRows(rows, this.latestSecrets), bodies: [] });
       this.reportBodiesState();
     } catch (error) {
       this.options.onError(error);
@@ -188,8 +195,7 @@ export class EventIngest {
       }
       touched.set(row.id, row);
     }
-    const mask = (text: string): string => redactSecrets(text, secrets);
-    return { rows: this.rowsToWrite(touched.values()).map((row) => maskRowText(row, mask)), bodies };
+    return { rows: maskedRows(this.rowsToWrite(touched.values()), secrets), bodies };
   }
 
   /**
@@ -203,7 +209,7 @@ export class EventIngest {
     for (const row of touched) {
       if (row.state === 'in_flight') {
         if (this.pendingEventsByRequest.has(row.id)) continue;
-        if (!row.stream && nowMs - row.startedAtMs < this.inFlightRowDelayMs) {
+        if (!row.stream && ageMs(row, nowMs) < this.inFlightRowDelayMs) {
           this.heldInFlight.add(row.id);
           continue;
         }

@@ -1,9 +1,9 @@
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import type { CapturedBodies, RequestLifecycleEvent } from '../events/lifecycle.ts';
 import { bodyBytesOf } from './eventSlice.ts';
 import { isSupersededByEnd } from './rowDraft.ts';
 import type { FromLogThread, LogThreadData, ToLogThread } from './logThreadMessages.ts';
-import { lowerThreadPriority } from './threadPriority.ts';
+import { startBackgroundWorker } from './threadPriority.ts';
 
 /**
  * The thread's script next to this module: the source file when run from source, the bundled
@@ -169,9 +169,7 @@ export class LogThreadClient {
   private startWorker(): Worker {
     const { dataDir, maxDbBytes, bodyCapBytes } = this.options;
     const workerData: LogThreadData = { dataDir, bodyCapBytes, ...(maxDbBytes === undefined ? {} : { maxDbBytes }) };
-    const worker = new Worker(this.options.threadUrl ?? LOG_THREAD_URL, { workerData, name: LOG_THREAD_NAME });
-    worker.unref();
-    worker.once('online', () => lowerThreadPriority(LOG_THREAD_NAME));
+    const worker = startBackgroundWorker(this.options.threadUrl ?? LOG_THREAD_URL, { workerData, name: LOG_THREAD_NAME });
     worker.on('message', (message: FromLogThread) => this.onMessage(message));
     worker.on('error', (error) => this.options.onError(error));
     worker.once('exit', () => this.onExit(worker));

@@ -1,5 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { constants, setPriority } from 'node:os';
+import { Worker, type WorkerOptions } from 'node:worker_threads';
 
 /**
  * Lowers every thread of this process named `name` (Node names a worker's OS thread after its
@@ -21,4 +22,16 @@ export function lowerThreadPriority(name: string): number {
     }
   }
   return lowered;
+}
+
+/**
+ * Starts a worker thread for background work: named `name` (at most 15 characters on Linux), at
+ * the lowest priority once it runs, and unref'd so it never keeps the process alive (whoever
+ * awaits its exit refs it first).
+ */
+export function startBackgroundWorker(script: string | URL, options: WorkerOptions & { name: string }): Worker {
+  const worker = new Worker(script, options);
+  worker.unref();
+  worker.once('online', () => lowerThreadPriority(options.name));
+  return worker;
 }

@@ -1,6 +1,5 @@
 import type { DatabaseSync } from 'node:sqlite';
-import { Worker } from 'node:worker_threads';
-import { lowerThreadPriority } from './threadPriority.ts';
+import { startBackgroundWorker } from './threadPriority.ts';
 
 /**
  * The checkpoint thread: its own connection copies the WAL into the database file on a timer.
@@ -54,9 +53,11 @@ export function startWalCheckpointer(
   databasePath: string,
   options: { intervalMs: number; onError: (error: unknown) => void; onStopped: () => void },
 ): WalCheckpointer {
-  const worker = new Worker(CHECKPOINT_THREAD_SOURCE, { eval: true, name: CHECKPOINT_THREAD_NAME, workerData: { databasePath, intervalMs: options.intervalMs } });
-  worker.unref();
-  worker.once('online', () => lowerThreadPriority(CHECKPOINT_THREAD_NAME));
+  const worker = startBackgroundWorker(CHECKPOINT_THREAD_SOURCE, {
+    eval: true,
+    name: CHECKPOINT_THREAD_NAME,
+    workerData: { databasePath, intervalMs: options.intervalMs },
+  });
   let closing = false;
   worker.on('message', (message: string) => options.onError(new Error(`WAL checkpoint failed: ${message}`)));
   worker.on('error', (error) => options.onError(error));
@@ -71,7 +72,7 @@ export function startWalCheckpointer(
     async close() {
       if (closing) return;
       closing = true;
-      // Unref'd so it never keeps the process alive, but a close awaited last must see its exit.
+      // A close awaited last must see the exit of the unref'd thread.
       worker.ref();
       worker.postMessage('close');
       await exited;

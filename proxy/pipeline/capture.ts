@@ -1,6 +1,22 @@
+/**
+ * A captured body is posted to the log thread, and posting a Buffer copies its whole backing
+ * ArrayBuffer: a slice of Node's 64 KiB buffer pool (what `Buffer.concat` and `Buffer.from` give for
+ * small sizes) would cost 64 KiB per body in the message and in the log's queue, whatever its
+ * length. So what the capture hands out owns a backing store at most this many times its length.
+ */
+export const MAX_BACKING_PER_CAPTURED_BYTE = 2;
+
+/** An exact-size copy in its own backing store, outside the pool. */
+function ownCopy(chunks: readonly Buffer[], byteLength: number): Buffer {
+  const copy = Buffer.allocUnsafeSlow(byteLength);
+  let offset = 0;
+  for (const chunk of chunks) offset += chunk.copy(copy, offset);
+  return copy;
+}
+
 /** Keeps the first `limitBytes` of a body by reference (no copies) for the log. */
 export class BodyCapture {
-  readonly chunks: Buffer[] = [];
+  private chunks: Buffer[] = [];
   capturedBytes = 0;
   truncated = false;
   private readonly limitBytes: number;
@@ -26,9 +42,14 @@ export class BodyCapture {
     this.add(Buffer.from(text));
   }
 
+  /** The captured bytes as one Buffer; several chunks are joined once and kept joined for later calls. */
   toBuffer(): Buffer | null {
-    if (this.chunks.length === 0) return null;
-    // Most bodies arrive in one chunk: hand that out rather than copying it.
-    return this.chunks.length === 1 ? this.chunks[0]! : Buffer.concat(this.chunks, this.capturedBytes);
+    const [first] = this.chunks;
+    if (first === undefined) return null;
+    // Most bodies arrive in one chunk, a view of one socket read: hand that out rather than copying it.
+    if (this.chunks.length === 1 && first.buffer.byteLength <= first.length * MAX_BACKING_PER_CAPTURED_BYTE) return first;
+    const joined = ownCopy(this.chunks, this.capturedBytes);
+    this.chunks = [joined];
+    return joined;
   }
 }

@@ -14,6 +14,13 @@ function ownCopy(chunks: readonly Buffer[], byteLength: number): Buffer {
   return copy;
 }
 
+/** `text` as UTF-8 in its own backing store (`Buffer.from` would slice the pool for short text). */
+export function ownTextBuffer(text: string): Buffer {
+  const bytes = Buffer.allocUnsafeSlow(Buffer.byteLength(text));
+  bytes.write(text);
+  return bytes;
+}
+
 /** Keeps the first `limitBytes` of a body by reference (no copies) for the log. */
 export class BodyCapture {
   private chunks: Buffer[] = [];
@@ -39,7 +46,7 @@ export class BodyCapture {
   }
 
   addText(text: string): void {
-    this.add(Buffer.from(text));
+    this.add(ownTextBuffer(text));
   }
 
   /** The captured bytes as one Buffer; several chunks are joined once and kept joined for later calls. */

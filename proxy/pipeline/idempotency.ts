@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { IdempotencyCache, IdempotencyClaim, IdempotencyTicket, StoredResponse } from '../budget/idempotencyCache.ts';
 import { idempotencyKeyOf, isSideEffectRequest } from '../budget/idempotencyRequest.ts';
+import { ownTextBuffer } from './capture.ts';
 import type { RequestTrace } from './trace.ts';
 
 /**
@@ -30,7 +31,7 @@ export function settleIdempotency(ticket: IdempotencyTicket, trace: RequestTrace
     return;
   }
   const answered = trace.ttfbMs !== null && trace.errorClass === null;
-  const body = answered ? (trace.responseBody.toBuffer() ?? Buffer.alloc(0)) : Buffer.from(trace.errorMessage ?? '');
+  const body = answered ? (trace.responseBody.toBuffer() ?? Buffer.alloc(0)) : ownTextBuffer(trace.errorMessage ?? '');
   ticket.complete({
     status: trace.status,
     headers: answered ? trace.responseHeaders : { 'content-type': 'application/json' },

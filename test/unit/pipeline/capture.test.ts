@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { BodyCapture, MAX_BACKING_PER_CAPTURED_BYTE } from '../../../proxy/pipeline/capture.ts';
+import { BodyCapture, MAX_BACKING_PER_CAPTURED_BYTE, ownTextBuffer } from '../../../proxy/pipeline/capture.ts';
 
 /** A chunk as a socket read gives it: its own backing store, `slackBytes` of it outside the view. */
 function socketChunk(text: string, slackBytes = 0): Buffer {
@@ -47,5 +47,13 @@ describe('BodyCapture', () => {
     const first = capture.toBuffer();
     expect(first?.buffer.byteLength).toBe(first?.length);
     expect(capture.toBuffer()).toBe(first);
+  });
+});
+
+describe('ownTextBuffer', () => {
+  it.each(['', 'plain', '{"error":"ключ отклонён"}', '😀'.repeat(100)])('holds %j as UTF-8 in a backing store of exactly its size', (text) => {
+    const bytes = ownTextBuffer(text);
+    expect(bytes.toString('utf8')).toBe(text);
+    expect(bytes.buffer.byteLength).toBe(Buffer.byteLength(text));
   });
 });

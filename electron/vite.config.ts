@@ -5,7 +5,7 @@ import { defineConfig, type EnvironmentOptions } from 'vite';
 
 /**
  * Bundles the Electron main process (ESM: Electron 45 loads an ESM main, and package.json says
- * "type": "module"), the request log's thread and the preload (CommonJS: a sandboxed preload cannot be an ES module) into
+ * "type": "module"), the request log's and the tokenizer's threads and the preload (CommonJS: a sandboxed preload cannot be an ES module) into
  * dist-electron/. Runtime dependencies stay external: electron-builder ships them in node_modules,
  * and native or CommonJS ones (keytar, express) must not be inlined into an ES module.
  */
@@ -37,11 +37,13 @@ export default defineConfig({
     preload: electronEntry('electron/preload.ts', 'cjs', 'preload.cjs', false),
     // The request log's writer thread: a script of its own, found next to main.js (logThreadClient.ts).
     logThread: electronEntry('proxy/log/logThread.ts', 'es', 'logThread.js', false),
+    // The tokenizer's thread, found next to main.js the same way (tokenEstimator.ts).
+    tokenizerThread: electronEntry('proxy/billing/tokenizerThread.ts', 'es', 'tokenizerThread.js', false),
   },
   builder: {
     // In order: the main build empties dist-electron/ first.
     async buildApp(builder) {
-      for (const name of ['main', 'preload', 'logThread']) {
+      for (const name of ['main', 'preload', 'logThread', 'tokenizerThread']) {
         const environment = builder.environments[name];
         if (environment) await builder.build(environment);
       }

@@ -2,9 +2,10 @@ import { createRequire } from 'node:module';
 import type * as O200kEncoding from 'gpt-tokenizer/encoding/o200k_base';
 
 /**
- * Token estimates where the upstream reports no usage, for the per-request budget cap before
- * sending, and for Anthropic `count_tokens`. o200k is the encoding of current OpenAI models; other
- * vendors' tokenizers differ by a few percent, which is why rows using it are marked "estimated".
+ * Token estimates where the upstream reports no usage, for budget caps before sending, and for
+ * Anthropic `count_tokens`. o200k is the encoding of current OpenAI models; other vendors'
+ * tokenizers differ by a few percent, which is why rows using it are marked "estimated". The proxy
+ * runs these on the tokenizer thread (tokenEstimator.ts), never on the forwarding event loop.
  */
 
 /** Flat estimate per image part: the size is unknown without decoding it; 765 is a 1024x1024 high-detail image. */
@@ -12,6 +13,12 @@ export const IMAGE_INPUT_TOKENS_ESTIMATE = 765;
 /** Chat framing per message (role and separators) and for priming the reply, per OpenAI's counting guide. */
 export const MESSAGE_OVERHEAD_TOKENS = 3;
 export const REPLY_PRIMING_TOKENS = 3;
+/** Bytes per token where the tokenizer is not used (too large, or unavailable): a deliberate over-estimate for budgets. */
+export const BYTES_PER_TOKEN_FALLBACK = 3;
+
+export function byteEstimateTokens(byteLength: number): number {
+  return Math.ceil(byteLength / BYTES_PER_TOKEN_FALLBACK);
+}
 
 const IMAGE_PART_TYPES = new Set(['image_url', 'image', 'input_image']);
 // Special-token text in a prompt is ordinary text to the upstream: count it, never throw.

@@ -1,6 +1,6 @@
 import { findPrice, inputCostOf } from '../billing/cost.ts';
-import type { Budget } from '../contracts/profile.ts';
-import type { LocalRefusal, SpendCheckInput, SpendGate, SpendOutcome } from '../pipeline/services.ts';
+import type { Budget, Profile } from '../contracts/profile.ts';
+import type { ClientIdentity, LocalRefusal, SpendCheckInput, SpendGate, SpendOutcome } from '../pipeline/services.ts';
 import { AuthCircuitBreaker, type AuthCircuitBreakerOptions } from './authCircuitBreaker.ts';
 import { decideBudget, type BudgetOwner } from './budgetDecision.ts';
 import { ANONYMOUS_CLIENT, BurstGuard, type BurstGuardOptions, type ClientPause } from './burstGuard.ts';
@@ -71,7 +71,12 @@ export function createSpendGate(deps: SpendGateDeps): SpendGateControl {
     authBreaker.recordUpstreamOutcome({ profileId: outcome.profileId, status: outcome.status, atMs: outcome.atMs });
   }
 
+  function needsInputEstimate(identity: ClientIdentity, profile: Profile): boolean {
+    return hasCap(profile.budget) || (identity.tokenName !== null && hasCap(deps.clientBudget(identity.tokenName)));
+  }
+
   return {
+    needsInputEstimate,
     check,
     recordOutcome,
     resumeClient: (clientName) => burstGuard.resume(clientName),
@@ -80,6 +85,10 @@ export function createSpendGate(deps: SpendGateDeps): SpendGateControl {
     ledger,
     reservations,
   };
+}
+
+function hasCap(budget: Budget | undefined): boolean {
+  return budget !== undefined && (budget.dailyCredits !== undefined || budget.monthlyCredits !== undefined || budget.perRequestInputCredits !== undefined);
 }
 
 /** The profile first, then the client token: the first cap that refuses is the one named. */

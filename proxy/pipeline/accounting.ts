@@ -1,27 +1,21 @@
 import { costOf, findPrice } from '../billing/cost.ts';
-import { estimateChatInputTokens, estimateTextTokens } from '../billing/estimate.ts';
+import { byteEstimateTokens } from '../billing/estimate.ts';
+import { tokenEstimator } from '../billing/tokenEstimator.ts';
 import type { Profile } from '../contracts/profile.ts';
 import type { TokenUsage } from '../contracts/usage.ts';
 import type { ExchangePlan } from './plan.ts';
 import type { RequestTrace, TraceAccounting } from './trace.ts';
 
-/** Bytes per token for bodies too large to tokenise cheaply: a deliberate over-estimate for budgets. */
-const BYTES_PER_TOKEN_FALLBACK = 3;
-/** Tokenising runs on the event loop every request shares; past this, count bytes instead. */
+/** Past this a request would wait for its count about 10 ms per 100 KB: bytes are counted instead. */
 const TOKENIZE_LIMIT_CHARS = 256 * 1024;
 
-function estimateOutputTokens(text: string): number {
-  return text.length > TOKENIZE_LIMIT_CHARS ? Math.ceil(Buffer.byteLength(text) / BYTES_PER_TOKEN_FALLBACK) : estimateTextTokens(text);
+function estimateOutputTokens(text: string): Promise<number> {
+  return text.length > TOKENIZE_LIMIT_CHARS ? Promise.resolve(byteEstimateTokens(Buffer.byteLength(text))) : tokenEstimator.textTokens(text);
 }
 
-/** Loads the tokenizer (about 0.4 s, synchronous) at start rather than inside the first request. */
-export function warmUpTokenizer(): void {
-  estimateTextTokens('warm up');
-}
-
-export function estimateInputTokens(plan: ExchangePlan): number | null {
-  if (plan.chatBody && plan.byteLength <= TOKENIZE_LIMIT_CHARS) return estimateChatInputTokens(plan.chatBody);
-  if (plan.byteLength > 0 && plan.upstreamModel !== null) return Math.ceil(plan.byteLength / BYTES_PER_TOKEN_FALLBACK);
+export async function estimateInputTokens(plan: ExchangePlan): Promise<number | null> {
+  if (plan.chatBody && plan.body && plan.byteLength <= TOKENIZE_LIMIT_CHARS) return tokenEstimator.chatInputTokens(plan.body, plan.byteLength);
+  if (plan.byteLength > 0 && plan.upstreamModel !== null) return byteEstimateTokens(plan.byteLength);
   return null;
 }
 
@@ -43,12 +37,13 @@ function answeredText(trace: RequestTrace): string {
  * Usage as reported, or, when a model answered without reporting it (or broke off mid-stream,
  * when the gateway may still charge), a tokenizer estimate marked as such; then its cost.
  */
-export function accountFor(trace: RequestTrace, plan: ExchangePlan, profile: Profile): TraceAccounting {
+export async function accountFor(trace: RequestTrace, plan: ExchangePlan, profile: Profile): Promise<TraceAccounting> {
   let usage: TokenUsage | null = trace.usage;
   let usageSource: TraceAccounting['usageSource'] = usage ? 'reported' : null;
   const reachedModel = trace.ttfbMs !== null && trace.status > 0 && trace.status < 400 && plan.upstreamModel !== null;
   if (!usage && reachedModel) {
-    usage = { inputTokens: estimateInputTokens(plan) ?? 0, outputTokens: estimateOutputTokens(answeredText(trace)) };
+    const [inputTokens, outputTokens] = await Promise.all([estimateInputTokens(plan), estimateOutputTokens(answeredText(trace))]);
+    usage = { inputTokens: inputTokens ?? 0, outputTokens };
     usageSource = 'estimated';
   }
   const price = findPrice(profile.prices, plan.upstreamModel);

@@ -63,6 +63,8 @@ export async function runExchange(context: ExchangeContext): Promise<void> {
   const socket = req.socket;
   const onClientEnd = (): void => abort('client_aborted');
   socket.once('end', onClientEnd);
+  // A client that left while the request waited (for a token count, say) has no 'close' to come.
+  if (res.closed) abort('client_aborted');
   const totalTimer = setTimeout(() => abort('timeout_total'), profile.timeouts.totalTimeoutMs);
   const url = new URL(`${profile.baseUrl}/${plan.upstreamPath}${plan.query}`);
   const headers = buildUpstreamHeaders(req.headers, target.apiKey, {

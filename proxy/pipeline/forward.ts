@@ -10,7 +10,8 @@ import type { IdempotencyCache } from '../budget/idempotencyCache.ts';
 import { buildPlan, type NativeProtocolCheck, type PlanRefusal } from './planner.ts';
 import { sendRefusal } from './replies.ts';
 import { modelOf, parseClientBody, readClientBody, streamFlagOf } from './requestBody.ts';
-import { isLocalRefusal, type ClientAuthenticator, type LocalRefusal, type SpendGate, type TargetResolver } from './services.ts';
+import { isLocalRefusal, type ClientAuthenticator, type LocalRefusal, type SpendCheckInput, type SpendGate, type TargetResolver } from './services.ts';
+import type { ExchangePlan } from './plan.ts';
 import { RequestTrace } from './trace.ts';
 
 export interface PipelineServices {
@@ -110,7 +111,7 @@ export function createForwardHandler(options: ForwardOptions): (req: IncomingMes
     trace.requestHeaders = allowlistedRequestHeaders(req);
 
     if (plan.localAnswer) {
-      sendLocalAnswer(res, plan.localAnswer);
+      sendLocalAnswer(res, await plan.localAnswer);
       trace.end(200, { usage: null, usageSource: null, costCredits: null });
       return;
     }
@@ -122,15 +123,14 @@ export function createForwardHandler(options: ForwardOptions): (req: IncomingMes
       trace.end(claim.response.status, { usage: null, usageSource: null, costCredits: null });
       return;
     }
-    const gateRefusal = services.spendGate?.check({
+    const gateRefusal = await checkSpend(services.spendGate, {
       requestId: trace.requestId,
       identity,
       profile: target.profile,
       method,
       upstreamPath: plan.upstreamPath,
       upstreamModel: plan.upstreamModel,
-      estimatedInputTokens: estimateInputTokens(plan),
-    });
+    }, plan);
     if (gateRefusal) {
       claim?.ticket.abandon();
       return refuse(gateRefusal);
@@ -140,7 +140,7 @@ export function createForwardHandler(options: ForwardOptions): (req: IncomingMes
       await runExchange({ req, res, plan, target, trace });
     } finally {
       if (claim?.kind === 'first') settleIdempotency(claim.ticket, trace);
-      const accounting = accountFor(trace, plan, target.profile);
+      const accounting = await accountFor(trace, plan, target.profile);
       trace.end(trace.status, accounting);
       services.spendGate?.recordOutcome({
         requestId: trace.requestId,
@@ -152,6 +152,13 @@ export function createForwardHandler(options: ForwardOptions): (req: IncomingMes
       });
     }
   };
+}
+
+/** The spend gate's decision; the input is counted (on the tokenizer thread) only when a cap needs it. */
+async function checkSpend(gate: SpendGate | undefined, input: Omit<SpendCheckInput, 'estimatedInputTokens'>, plan: ExchangePlan): Promise<LocalRefusal | null> {
+  if (!gate) return null;
+  const estimatedInputTokens = gate.needsInputEstimate(input.identity, input.profile) ? await estimateInputTokens(plan) : null;
+  return gate.check({ ...input, estimatedInputTokens });
 }
 
 function sendLocalAnswer(res: ServerResponse, answer: object): void {

@@ -25,7 +25,8 @@ export interface PlanRefusal {
   refusal: LocalRefusal;
 }
 
-export type Plan = (ExchangePlan & { localAnswer?: object }) | PlanRefusal;
+/** `localAnswer`: answered by Airlock itself, nothing sent upstream (Anthropic `count_tokens`). */
+export type Plan = (ExchangePlan & { localAnswer?: Promise<object> }) | PlanRefusal;
 
 function invalid(message: string): PlanRefusal {
   return { refusal: { status: 400, errorClass: 'invalid_request', message: `${message}. Nothing was sent to the gateway; fix the request and retry.` } };
@@ -85,7 +86,7 @@ function translatedPlan(input: PlanInput, kind: 'messages' | 'count_tokens' | 'r
     dropAnthropicHeaders: true,
   };
   if (kind === 'count_tokens') {
-    return { ...base, upstreamPath: input.path, body: null, byteLength: 0, stream: false, chatBody: null, translator: null, notes: [], localAnswer: answerCountTokens(parsed.value) };
+    return { ...base, upstreamPath: input.path, body: null, byteLength: 0, stream: false, chatBody: null, translator: null, notes: [], localAnswer: answerCountTokens(input.body) };
   }
   if (upstreamModel === null || requestedModel === null) return invalid('the request names no model');
   const result: TranslationResult =

@@ -54,7 +54,7 @@ export interface SpendCheckInput {
   method: string;
   upstreamPath: string;
   upstreamModel: string | null;
-  /** Estimated from the request body; null where the body was not parsed. */
+  /** Estimated from the request body; null where the body was not parsed or no cap needs it. */
   estimatedInputTokens: number | null;
 }
 
@@ -69,6 +69,8 @@ export interface SpendOutcome {
 
 /** Budgets, burst guard, auth circuit breaker: decided in memory, O(1), before anything is sent. */
 export interface SpendGate {
+  /** Whether `check` would use an input estimate: only a budget cap does, and counting tokens is not free. */
+  needsInputEstimate(identity: ClientIdentity, profile: Profile): boolean;
   check(input: SpendCheckInput): LocalRefusal | null;
   /** Called once per admitted request, when it ends (it releases the request's reservation). */
   recordOutcome(outcome: SpendOutcome): void;

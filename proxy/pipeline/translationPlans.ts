@@ -1,5 +1,6 @@
 import type { ProtocolModeSetting } from '../contracts/profile.ts';
-import { countTokensResponse } from '../translate/anthropic/countTokens.ts';
+import type { ClientBody } from './requestBody.ts';
+import { tokenEstimator } from '../billing/tokenEstimator.ts';
 import { anthropicToChatRequest } from '../translate/anthropic/request.ts';
 import { chatToAnthropicResponse, newAnthropicMessageId } from '../translate/anthropic/response.ts';
 import { createAnthropicStreamTranslator } from '../translate/anthropic/stream.ts';
@@ -53,7 +54,10 @@ export function translateResponses(body: unknown, requestedModel: string, upstre
   return { ok: true, translation: { chatBody: request.chatBody as Record<string, unknown>, stream: request.stream, notes: request.notes, translator } };
 }
 
-/** `count_tokens` has no Chat Completions counterpart: it is answered here from a tokenizer estimate. */
-export function answerCountTokens(body: unknown): object {
-  return countTokensResponse(body);
+/**
+ * `POST /v1/messages/count_tokens` has no Chat Completions counterpart: it is answered here from
+ * the tokenizer's estimate, which reads Anthropic bodies directly (system, blocks, tools).
+ */
+export async function answerCountTokens(body: ClientBody): Promise<object> {
+  return { input_tokens: await tokenEstimator.chatInputTokens(body.chunks, body.byteLength) };
 }

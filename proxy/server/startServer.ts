@@ -3,7 +3,6 @@ import type { AddressInfo } from 'node:net';
 import express, { type ErrorRequestHandler, type Router } from 'express';
 import { createRequestGuards } from '../access/requestGuards.ts';
 import { RequestEvents } from '../events/requestEvents.ts';
-import { warmUpTokenizer } from '../pipeline/accounting.ts';
 import { createForwardHandler, type PipelineServices } from '../pipeline/forward.ts';
 import type { IdempotencyCache } from '../budget/idempotencyCache.ts';
 import type { NativeProtocolCheck } from '../pipeline/planner.ts';
@@ -105,7 +104,6 @@ export async function startServer(options: ServerOptions): Promise<ProxyHandle> 
     });
   });
 
-  setImmediate(warmUpTokenizer);
   return {
     host,
     port,

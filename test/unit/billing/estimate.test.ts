@@ -78,3 +78,22 @@ describe('estimateChatInputTokens', () => {
     expect(two).toBeGreaterThan(one);
   });
 });
+
+describe('estimateChatInputTokens on Anthropic count_tokens bodies', () => {
+  it('grows with the prompt and counts system, tools and tool results', () => {
+    const small = estimateChatInputTokens({ model: 'm', messages: [{ role: 'user', content: 'Hi' }] });
+    const withSystem = estimateChatInputTokens({ model: 'm', system: 'You are a careful assistant.', messages: [{ role: 'user', content: 'Hi' }] });
+    const withTools = estimateChatInputTokens({
+      model: 'm',
+      system: 'You are a careful assistant.',
+      messages: [
+        { role: 'user', content: 'Hi' },
+        { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't', content: 'a long tool result with several words in it' }] },
+      ],
+      tools: [{ name: 'read', input_schema: { type: 'object', properties: { path: { type: 'string' } } } }],
+    });
+    expect(small).toBeGreaterThan(0);
+    expect(withSystem).toBeGreaterThan(small);
+    expect(withTools).toBeGreaterThan(withSystem + 10);
+  });
+});

@@ -39,6 +39,21 @@ function setup(options: { profile?: Partial<ProfileInput>; clientBudgets?: Recor
   return { gate, input, spend, advance: (ms: number) => (nowMs += ms) };
 }
 
+describe('needsInputEstimate', () => {
+  it.each<{ name: string; profileBudget: Budget | undefined; clientBudgets: Record<string, Budget>; tokenName: string | null; needed: boolean }>([
+    { name: 'no budget anywhere', profileBudget: undefined, clientBudgets: {}, tokenName: 'cursor', needed: false },
+    { name: 'a profile budget with no cap set', profileBudget: {}, clientBudgets: {}, tokenName: 'cursor', needed: false },
+    { name: 'a profile daily cap', profileBudget: { dailyCredits: 5 }, clientBudgets: {}, tokenName: 'cursor', needed: true },
+    { name: 'a profile monthly cap', profileBudget: { monthlyCredits: 50 }, clientBudgets: {}, tokenName: null, needed: true },
+    { name: 'a per-request cap on this client', profileBudget: undefined, clientBudgets: { cursor: { perRequestInputCredits: 1 } }, tokenName: 'cursor', needed: true },
+    { name: 'a cap on another client only', profileBudget: undefined, clientBudgets: { aider: { dailyCredits: 1 } }, tokenName: 'cursor', needed: false },
+    { name: 'an anonymous client', profileBudget: undefined, clientBudgets: { cursor: { dailyCredits: 1 } }, tokenName: null, needed: false },
+  ])('$name -> $needed', ({ profileBudget, clientBudgets, tokenName, needed }) => {
+    const { gate, input } = setup({ profile: profileBudget === undefined ? {} : { budget: profileBudget }, clientBudgets });
+    expect(gate.needsInputEstimate({ tokenName, pinnedProfileId: null }, input().profile)).toBe(needed);
+  });
+});
+
 describe('createSpendGate', () => {
   it('allows a request with no caps reached', () => {
     const { gate, input } = setup({ profile: { budget: { dailyCredits: 20 } } });

@@ -1,14 +1,17 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createSpendGate } from '../../proxy/budget/spendGate.ts';
+import { SpendLedger } from '../../proxy/budget/spendLedger.ts';
 import { profileSchema } from '../../proxy/contracts/profile.ts';
 import { createRequestLog } from '../../proxy/log/requestLog.ts';
 import { startServer } from '../../proxy/server/startServer.ts';
 import { SENTINEL_KEY } from '../support/sentinel.ts';
 
 /**
- * Airlock as the proxy harness wires it: one fixed profile, anonymous identity, the sentinel key;
- * with `withLog`, the SQLite request log in a temporary data directory. Returns its URL and stop.
+ * Airlock as the app wires its proxy, minus files and keychain: one fixed profile with no budget
+ * cap, one client, the sentinel key, the spend gate (burst guard, breaker, budgets) every request
+ * passes; with `withLog`, the SQLite request log in a temporary data directory.
  */
 export async function startAirlock(upstreamUrl: string, withLog: boolean): Promise<{ url: string; stop(): Promise<void> }> {
   const profile = profileSchema.parse({ id: 'bench', name: 'Bench gateway', baseUrl: `${upstreamUrl}/v1` });
@@ -17,6 +20,8 @@ export async function startAirlock(upstreamUrl: string, withLog: boolean): Promi
     services: {
       authenticator: { authenticate: () => ({ tokenName: 'bench', pinnedProfileId: null }) },
       targets: { resolve: () => ({ profile, apiKey: SENTINEL_KEY }) },
+      // The bench's rates are far past the default burst limit, which pauses a runaway agent.
+      spendGate: createSpendGate({ ledger: new SpendLedger(), clientBudget: () => undefined, burstGuard: { maxRequests: Number.POSITIVE_INFINITY } }),
     },
   });
   const dataDir = withLog ? mkdtempSync(join(tmpdir(), 'airlock-bench-log-')) : null;

@@ -1,5 +1,6 @@
 import { formatCredits, roundCredits } from '../billing/constants.ts';
 import type { LocalRefusal } from '../pipeline/services.ts';
+import { TimedQueue } from './timedQueue.ts';
 
 /**
  * Runaway protection: a client that sends more than `maxRequests` requests or spends more than
@@ -26,8 +27,8 @@ export interface ClientPause {
 }
 
 interface ClientWindow {
-  requestTimesMs: number[];
-  spends: { atMs: number; credits: number }[];
+  requestTimesMs: TimedQueue<number>;
+  spends: TimedQueue<{ atMs: number; credits: number }>;
   windowCredits: number;
 }
 
@@ -52,7 +53,7 @@ export class BurstGuard {
     if (existing) return existing;
     const window = this.#window(clientName, nowMs);
     window.requestTimesMs.push(nowMs);
-    const count = window.requestTimesMs.length;
+    const count = window.requestTimesMs.size;
     if (count <= this.#options.maxRequests) return null;
     return pausedRefusal(this.#pause(clientName, nowMs, `${count} requests within ${this.#windowText()} (limit ${this.#options.maxRequests})`));
   }
@@ -87,17 +88,18 @@ export class BurstGuard {
 
   /** The client's window with everything older than `windowMs` before `nowMs` dropped. */
   #window(clientName: string, nowMs: number): ClientWindow {
-    let window = this.#windows.get(clientName);
-    if (!window) {
-      window = { requestTimesMs: [], spends: [], windowCredits: 0 };
-      this.#windows.set(clientName, window);
-    }
+    const window = this.#windows.get(clientName) ?? this.#openWindow(clientName);
     const oldestKeptMs = nowMs - this.#options.windowMs;
-    const firstKeptRequest = window.requestTimesMs.findIndex((atMs) => atMs > oldestKeptMs);
-    window.requestTimesMs.splice(0, firstKeptRequest === -1 ? window.requestTimesMs.length : firstKeptRequest);
-    while (window.spends.length > 0 && window.spends[0]!.atMs <= oldestKeptMs) {
-      window.windowCredits = roundCredits(window.windowCredits - window.spends.shift()!.credits);
-    }
+    window.requestTimesMs.dropThrough(oldestKeptMs);
+    window.spends.dropThrough(oldestKeptMs, (spend) => {
+      window.windowCredits = roundCredits(window.windowCredits - spend.credits);
+    });
+    return window;
+  }
+
+  #openWindow(clientName: string): ClientWindow {
+    const window: ClientWindow = { requestTimesMs: new TimedQueue((atMs) => atMs), spends: new TimedQueue((spend) => spend.atMs), windowCredits: 0 };
+    this.#windows.set(clientName, window);
     return window;
   }
 

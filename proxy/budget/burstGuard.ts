@@ -1,4 +1,5 @@
 import { formatCredits, roundCredits } from '../billing/constants.ts';
+import { burstLimitsSchema, type BurstLimits } from '../contracts/config.ts';
 import type { LocalRefusal } from '../pipeline/services.ts';
 import { TimedQueue } from './timedQueue.ts';
 
@@ -13,7 +14,17 @@ export interface BurstGuardOptions {
   maxCredits: number;
 }
 
-export const DEFAULT_BURST_GUARD_OPTIONS: BurstGuardOptions = { windowMs: 60_000, maxRequests: 120, maxCredits: 5 };
+const DEFAULT_LIMITS = burstLimitsSchema.parse({});
+export const DEFAULT_BURST_GUARD_OPTIONS: BurstGuardOptions = {
+  windowMs: 60_000,
+  maxRequests: DEFAULT_LIMITS.maxRequestsPerMinute,
+  maxCredits: DEFAULT_LIMITS.maxCreditsPerMinute,
+};
+
+/** The guard's options from the config's limits (a one-minute window). */
+export function burstGuardOptionsFrom(limits: BurstLimits): BurstGuardOptions {
+  return { windowMs: 60_000, maxRequests: limits.maxRequestsPerMinute, maxCredits: limits.maxCreditsPerMinute };
+}
 
 /** The command the CLI offers for resuming; named in the refusal so a terminal user can act. */
 export const RESUME_COMMAND = 'airlock resume';
@@ -32,13 +43,20 @@ interface ClientWindow {
   windowCredits: number;
 }
 
+/** Fixed options, or a function read at every use so edited limits apply to the next request. */
+export type BurstGuardSettings = Partial<BurstGuardOptions> | (() => Partial<BurstGuardOptions>);
+
 export class BurstGuard {
-  readonly #options: BurstGuardOptions;
+  readonly #settings: BurstGuardSettings;
   readonly #windows = new Map<string, ClientWindow>();
   readonly #paused = new Map<string, ClientPause>();
 
-  constructor(options: Partial<BurstGuardOptions> = {}) {
-    this.#options = { ...DEFAULT_BURST_GUARD_OPTIONS, ...options };
+  constructor(settings: BurstGuardSettings = {}) {
+    this.#settings = settings;
+  }
+
+  get #options(): BurstGuardOptions {
+    return { ...DEFAULT_BURST_GUARD_OPTIONS, ...(typeof this.#settings === 'function' ? this.#settings() : this.#settings) };
   }
 
   /** The refusal for a paused client, without counting anything. */

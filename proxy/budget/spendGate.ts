@@ -3,7 +3,7 @@ import type { Budget, Profile } from '../contracts/profile.ts';
 import type { ClientIdentity, LocalRefusal, SpendCheckInput, SpendGate, SpendOutcome } from '../pipeline/services.ts';
 import { AuthCircuitBreaker, type AuthCircuitBreakerOptions } from './authCircuitBreaker.ts';
 import { decideBudget, type BudgetOwner } from './budgetDecision.ts';
-import { ANONYMOUS_CLIENT, BurstGuard, type BurstGuardOptions, type ClientPause } from './burstGuard.ts';
+import { ANONYMOUS_CLIENT, BurstGuard, type BurstGuardSettings, type ClientPause } from './burstGuard.ts';
 import { InFlightReservations } from './inFlightReservations.ts';
 import { SpendLedger, type SpendScope } from './spendLedger.ts';
 
@@ -12,7 +12,7 @@ export interface SpendGateDeps {
   /** The client token's budget from the config (read from memory, never from disk per request). */
   clientBudget(clientName: string): Budget | undefined;
   nowMs?: () => number;
-  burstGuard?: Partial<BurstGuardOptions>;
+  burstGuard?: BurstGuardSettings;
   authBreaker?: Partial<AuthCircuitBreakerOptions>;
 }
 

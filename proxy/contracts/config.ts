@@ -23,8 +23,18 @@ export const clientTokenRecordSchema = z.object({
   budget: budgetSchema.optional(),
 });
 
+/**
+ * Runaway protection per client token, over a sliding minute. The defaults suit one agent; many
+ * parallel agents on one token may need more (a client past a limit stays paused until resumed).
+ */
+export const burstLimitsSchema = z.object({
+  maxRequestsPerMinute: z.number().int().positive().default(120),
+  maxCreditsPerMinute: z.number().positive().default(5),
+});
+
 export const settingsSchema = z.object({
   requireClientToken: z.boolean().default(true),
+  burstLimits: burstLimitsSchema.default(burstLimitsSchema.parse({})),
   notifications: z.boolean().default(true),
   startAtLogin: z.boolean().default(false),
 });
@@ -67,6 +77,7 @@ export const configFileSchema = z
 
 export type ClientTokenRecord = z.infer<typeof clientTokenRecordSchema>;
 export type Settings = z.infer<typeof settingsSchema>;
+export type BurstLimits = z.infer<typeof burstLimitsSchema>;
 export type ConfigFile = z.infer<typeof configFileSchema>;
 
 export function emptyConfig(): ConfigFile {

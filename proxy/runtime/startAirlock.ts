@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { createClientAuthenticator } from '../access/clientAuthenticator.ts';
 import { loadControlToken } from '../access/controlToken.ts';
 import { createTargetResolver } from '../access/targetResolver.ts';
+import { burstGuardOptionsFrom } from '../budget/burstGuard.ts';
 import { createSpendGate, type SpendGateControl } from '../budget/spendGate.ts';
 import { SpendLedger, spentSinceFromLog, type SpendScope } from '../budget/spendLedger.ts';
 import { createCapabilityService, type CapabilityService } from '../capabilities/capabilityService.ts';
@@ -90,6 +91,7 @@ export async function startAirlock(options: AirlockOptions): Promise<Airlock> {
   const spendGate = createSpendGate({
     ledger,
     clientBudget: (name) => config.snapshot().clientTokens.find((token) => token.name === name)?.budget,
+    burstGuard: () => burstGuardOptionsFrom(config.snapshot().settings.burstLimits),
   });
   const targets = createTargetResolver(config, keys, envKey);
   const capabilities = createCapabilityService({

@@ -75,3 +75,31 @@ describe('budgets over the real proxy (issue 4)', () => {
     expect(chatCalls()).toBe(1);
   });
 });
+
+describe('burst limits from the config (issue 4)', () => {
+  it('pauses a client past the configured requests per minute, and applies an edit to the next request', async () => {
+    await setBudget({});
+    const burstToken = ((await control('/tokens', 'POST', { name: 'burst' })) as TokenSecretResponse).token;
+    const burstChat = (): Promise<RawResponse> =>
+      rawRequest(`${harness.proxy.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { ...JSON_HEADERS, authorization: `Bearer ${burstToken}` },
+        body: chatBody(),
+      });
+    await harness.store.update((config) => ({ ...config, settings: { ...config.settings, burstLimits: { ...config.settings.burstLimits, maxRequestsPerMinute: 2 } } }));
+    harness.simulator.reset();
+    expect([(await burstChat()).status, (await burstChat()).status]).toEqual([200, 200]);
+
+    await harness.store.update((config) => ({ ...config, settings: { ...config.settings, burstLimits: { ...config.settings.burstLimits, maxRequestsPerMinute: 3 } } }));
+    expect((await burstChat()).status).toBe(200);
+    const refused = await burstChat();
+
+    expect(refused.status).toBe(429);
+    expect(JSON.parse(refused.body).error.message).toMatch(/paused client 'burst'.*4 requests within 60 s \(limit 3\).*airlock resume burst/);
+    expect(chatCalls()).toBe(3);
+    // Back to the default: the pause stays (it is lifted by a resume only); other clients pass.
+    await harness.store.update((config) => ({ ...config, settings: { ...config.settings, burstLimits: { ...config.settings.burstLimits, maxRequestsPerMinute: 120 } } }));
+    expect((await burstChat()).status).toBe(429);
+    expect((await chat()).status).toBe(200);
+  });
+});

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ANONYMOUS_CLIENT, BurstGuard } from '../../../proxy/budget/burstGuard.ts';
+import { ANONYMOUS_CLIENT, BurstGuard, burstGuardOptionsFrom } from '../../../proxy/budget/burstGuard.ts';
 
 const T0 = 1_000_000;
 
@@ -59,5 +59,22 @@ describe('BurstGuard by credits', () => {
     const guard = new BurstGuard({ maxCredits: 5 });
     guard.recordCredits('cursor', 5.5, T0);
     expect(guard.pausedRefusal('cursor')?.message).toContain('5.5 credits within 60 s (limit 5)');
+  });
+});
+
+describe('BurstGuard with limits read at each request', () => {
+  it('applies a raised limit to the next request, and keeps a pause once made', () => {
+    let maxRequests = 1;
+    const guard = new BurstGuard(() => ({ maxRequests }));
+    expect(guard.admit('agent', 0)).toBeNull();
+    maxRequests = 2;
+    expect(guard.admit('agent', 1)).toBeNull();
+    expect(guard.admit('agent', 2)?.message).toContain('3 requests within 60 s (limit 2)');
+    maxRequests = 100;
+    expect(guard.admit('agent', 3)?.errorClass).toBe('client_paused');
+  });
+
+  it('takes the config file’s per-minute limits', () => {
+    expect(burstGuardOptionsFrom({ maxRequestsPerMinute: 300, maxCreditsPerMinute: 12.5 })).toEqual({ windowMs: 60_000, maxRequests: 300, maxCredits: 12.5 });
   });
 });

@@ -81,7 +81,12 @@ describe('token and settings edits', () => {
 
   it('changes only the named settings and bumps the keys revision', () => {
     const config = updateSettings(twoProfiles(), { requireClientToken: false });
-    expect(config.settings).toEqual({ requireClientToken: false, notifications: true, startAtLogin: false });
+    expect(config.settings).toEqual({
+      requireClientToken: false,
+      burstLimits: { maxRequestsPerMinute: 120, maxCreditsPerMinute: 5 },
+      notifications: true,
+      startAtLogin: false,
+    });
     expect(bumpKeysRevision(bumpKeysRevision(config)).keysRevision).toBe(2);
   });
 });

@@ -13,7 +13,12 @@ describe('parseConfigText', () => {
     expect(result.ok).toBe(true);
     if (!result.ok) return;
     expect(result.config.activeProfileId).toBeNull();
-    expect(result.config.settings).toEqual({ requireClientToken: true, notifications: true, startAtLogin: false });
+    expect(result.config.settings).toEqual({
+      requireClientToken: true,
+      burstLimits: { maxRequestsPerMinute: 120, maxCreditsPerMinute: 5 },
+      notifications: true,
+      startAtLogin: false,
+    });
     expect(result.config.profiles[0]?.timeouts.idleTimeoutMs).toBe(300_000);
   });
 
@@ -62,6 +67,12 @@ describe('parseConfigText', () => {
       },
       'clientTokens[0].profileId',
       (text: string) => text.split('\n').findIndex((line) => line.includes('"profileId"')) + 1,
+    ],
+    [
+      'a burst limit of zero',
+      { version: 1, settings: { burstLimits: { maxRequestsPerMinute: 0 } } },
+      'settings.burstLimits.maxRequestsPerMinute',
+      (text: string) => text.split('\n').findIndex((line) => line.includes('"maxRequestsPerMinute"')) + 1,
     ],
     ['a wrong version', { version: 2 }, 'version', () => 2],
   ])('names the field and line of a schema error: %s', (_label, value, fieldPath, expectedLine) => {

@@ -84,6 +84,24 @@ function partTokens(part: Record<string, unknown>): number {
   return 0;
 }
 
+/**
+ * Never below `estimateChatInputTokens` of the same body, and found without the tokenizer: a token
+ * covers at least one byte of its text, the body's bytes hold every counted text and more (keys,
+ * quotes, escapes; each message's framing), and an image part counts its flat estimate whatever
+ * its size in bytes. Image parts are counted wherever they are nested, which can only over-count.
+ */
+export function inputTokensUpperBound(body: unknown, byteLength: number): number {
+  return byteLength + imagePartCount(body) * IMAGE_INPUT_TOKENS_ESTIMATE;
+}
+
+function imagePartCount(value: unknown): number {
+  if (Array.isArray(value)) return value.reduce((count: number, item) => count + imagePartCount(item), 0);
+  if (!isRecord(value)) return 0;
+  let count = typeof value['type'] === 'string' && IMAGE_PART_TYPES.has(value['type']) ? 1 : 0;
+  for (const field of Object.values(value)) if (typeof field === 'object' && field !== null) count += imagePartCount(field);
+  return count;
+}
+
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -71,12 +71,18 @@ export function createSpendGate(deps: SpendGateDeps): SpendGateControl {
     authBreaker.recordUpstreamOutcome({ profileId: outcome.profileId, status: outcome.status, atMs: outcome.atMs });
   }
 
+  function budgetsAdmit(input: SpendCheckInput): boolean {
+    const scopes = spendScopes(input.profile.id, input.identity.tokenName);
+    return decideBudget({ owners: budgetOwners(input, scopes, nowMs()), estimatedInputCredits: estimatedInputCredits(input) }) === null;
+  }
+
   function needsInputEstimate(identity: ClientIdentity, profile: Profile): boolean {
     return hasCap(profile.budget) || (identity.tokenName !== null && hasCap(deps.clientBudget(identity.tokenName)));
   }
 
   return {
     needsInputEstimate,
+    budgetsAdmit,
     check,
     recordOutcome,
     resumeClient: (clientName) => burstGuard.resume(clientName),

@@ -1,5 +1,5 @@
 import { costOf, findPrice } from '../billing/cost.ts';
-import { byteEstimateTokens } from '../billing/estimate.ts';
+import { byteEstimateTokens, inputTokensUpperBound } from '../billing/estimate.ts';
 import { tokenEstimator } from '../billing/tokenEstimator.ts';
 import type { Profile } from '../contracts/profile.ts';
 import type { TokenUsage } from '../contracts/usage.ts';
@@ -11,6 +11,16 @@ const TOKENIZE_LIMIT_CHARS = 256 * 1024;
 
 function estimateOutputTokens(text: string): Promise<number> {
   return text.length > TOKENIZE_LIMIT_CHARS ? Promise.resolve(byteEstimateTokens(Buffer.byteLength(text))) : tokenEstimator.textTokens(text);
+}
+
+/**
+ * The input estimate without the tokenizer: final where the tokenizer is not used, otherwise an
+ * upper bound of its count (`countRefines`), enough for a budget that admits the request anyway.
+ */
+export function quickInputEstimate(plan: ExchangePlan): { tokens: number | null; countRefines: boolean } {
+  if (plan.chatBody && plan.body && plan.byteLength <= TOKENIZE_LIMIT_CHARS) return { tokens: inputTokensUpperBound(plan.chatBody, plan.byteLength), countRefines: true };
+  if (plan.byteLength > 0 && plan.upstreamModel !== null) return { tokens: byteEstimateTokens(plan.byteLength), countRefines: false };
+  return { tokens: null, countRefines: false };
 }
 
 export async function estimateInputTokens(plan: ExchangePlan): Promise<number | null> {

@@ -3,7 +3,7 @@ import type { ClientProtocol } from '../contracts/usage.ts';
 import { routeKindOf, toUpstreamPath } from '../core/clientPath.ts';
 import type { RequestEvents } from '../events/requestEvents.ts';
 import { PARSE_BODY_LIMIT_BYTES } from '../server/defaults.ts';
-import { accountFor, estimateInputTokens } from './accounting.ts';
+import { accountFor, estimateInputTokens, quickInputEstimate } from './accounting.ts';
 import { runExchange } from './exchange.ts';
 import { claimIdempotency, sendReplay, settleIdempotency } from './idempotency.ts';
 import type { IdempotencyCache } from '../budget/idempotencyCache.ts';
@@ -154,11 +154,18 @@ export function createForwardHandler(options: ForwardOptions): (req: IncomingMes
   };
 }
 
-/** The spend gate's decision; the input is counted (on the tokenizer thread) only when a cap needs it. */
+/**
+ * The spend gate's decision. The input is estimated only when a cap applies, and counted with the
+ * tokenizer (on its thread, while this request waits) only when its upper bound would not pass the
+ * caps; a request admitted on the bound holds the bound against the caps until it ends.
+ */
 async function checkSpend(gate: SpendGate | undefined, input: Omit<SpendCheckInput, 'estimatedInputTokens'>, plan: ExchangePlan): Promise<LocalRefusal | null> {
   if (!gate) return null;
-  const estimatedInputTokens = gate.needsInputEstimate(input.identity, input.profile) ? await estimateInputTokens(plan) : null;
-  return gate.check({ ...input, estimatedInputTokens });
+  if (!gate.needsInputEstimate(input.identity, input.profile)) return gate.check({ ...input, estimatedInputTokens: null });
+  const quick = quickInputEstimate(plan);
+  const onBound = { ...input, estimatedInputTokens: quick.tokens };
+  if (!quick.countRefines || gate.budgetsAdmit(onBound)) return gate.check(onBound);
+  return gate.check({ ...input, estimatedInputTokens: await estimateInputTokens(plan) });
 }
 
 function sendLocalAnswer(res: ServerResponse, answer: object): void {

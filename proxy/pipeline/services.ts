@@ -71,6 +71,8 @@ export interface SpendOutcome {
 export interface SpendGate {
   /** Whether `check` would use an input estimate: only a budget cap does, and counting tokens is not free. */
   needsInputEstimate(identity: ClientIdentity, profile: Profile): boolean;
+  /** Whether the budget caps alone would admit this request at this estimate; no side effects. */
+  budgetsAdmit(input: SpendCheckInput): boolean;
   check(input: SpendCheckInput): LocalRefusal | null;
   /** Called once per admitted request, when it ends (it releases the request's reservation). */
   recordOutcome(outcome: SpendOutcome): void;

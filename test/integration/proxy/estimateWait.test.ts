@@ -13,13 +13,17 @@ afterEach(async () => {
   harness = undefined;
 });
 
-/** A gate with a cap: it wants the input counted, and admits everything. */
-function countingGate(onEstimateWanted: () => void, checked: SpendCheckInput[]): SpendGate {
+/**
+ * A gate with a cap that admits everything; with `admitsAtBound` false, its caps do not admit the
+ * request at the estimate's upper bound, so the input is counted.
+ */
+function countingGate(onEstimateWanted: () => void, checked: SpendCheckInput[], admitsAtBound = false): SpendGate {
   return {
     needsInputEstimate: () => {
       onEstimateWanted();
       return true;
     },
+    budgetsAdmit: () => admitsAtBound,
     check: (input) => {
       checked.push(input);
       return null;
@@ -27,6 +31,19 @@ function countingGate(onEstimateWanted: () => void, checked: SpendCheckInput[]):
     recordOutcome: () => undefined,
   };
 }
+
+describe('the input estimate for budget caps', () => {
+  it('is the upper bound, without a count, when the caps admit the request at that bound', async () => {
+    const checked: SpendCheckInput[] = [];
+    harness = await startHarness({ spendGate: countingGate(() => undefined, checked, true) });
+    const body = chatBody({ messages: [{ role: 'user', content: LARGE_PROMPT }] });
+    const response = await fetch(`${harness.proxy.url}/v1/chat/completions`, { method: 'POST', headers: JSON_HEADERS, body });
+    expect(response.status).toBe(200);
+    await response.text();
+    // The bound is the body's bytes: a count would give about a fifth of that.
+    expect(checked[0]?.estimatedInputTokens).toBe(Buffer.byteLength(body));
+  });
+});
 
 describe('while a request waits for its token count', () => {
   it('a client that leaves gets nothing sent upstream on its behalf', async () => {

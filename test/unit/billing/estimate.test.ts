@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   estimateChatInputTokens,
   estimateTextTokens,
+  inputTokensUpperBound,
   IMAGE_INPUT_TOKENS_ESTIMATE,
   MESSAGE_OVERHEAD_TOKENS,
   REPLY_PRIMING_TOKENS,
@@ -95,5 +96,25 @@ describe('estimateChatInputTokens on Anthropic count_tokens bodies', () => {
     expect(small).toBeGreaterThan(0);
     expect(withSystem).toBeGreaterThan(small);
     expect(withTools).toBeGreaterThan(withSystem + 10);
+  });
+});
+
+describe('inputTokensUpperBound', () => {
+  const image = { type: 'image_url', image_url: { url: 'https://img.example/a.png' } };
+  it.each([
+    { name: 'plain chat', body: { model: 'm', messages: [{ role: 'user', content: 'Hello there, how are you today?' }] } },
+    { name: 'many short messages', body: { model: 'm', messages: Array.from({ length: 50 }, () => ({ role: 'user', content: 'a' })) } },
+    { name: 'escaped and multi-byte text', body: { model: 'm', messages: [{ role: 'user', content: '行\n"引用"\t😀 naïve — ünïcode'.repeat(20) }] } },
+    { name: 'tools and tool calls', body: { model: 'm', tools: [{ type: 'function', function: { name: 'f', parameters: { type: 'object' } } }], messages: [{ role: 'assistant', content: null, tool_calls: [{ id: 'c', type: 'function', function: { name: 'f', arguments: '{}' } }] }] } },
+    { name: 'image parts by URL', body: { model: 'm', messages: [{ role: 'user', content: [{ type: 'text', text: 'what is this?' }, image, image] }] } },
+    { name: 'Anthropic blocks with a nested image', body: { model: 'm', system: 'be brief', messages: [{ role: 'user', content: [{ type: 'tool_result', tool_use_id: 't', content: [{ type: 'image', source: { type: 'url', url: 'u' } }] }] }] } },
+  ])('$name: never below the tokenizer’s estimate', ({ body }) => {
+    const byteLength = Buffer.byteLength(JSON.stringify(body));
+    expect(inputTokensUpperBound(body, byteLength)).toBeGreaterThanOrEqual(estimateChatInputTokens(body));
+  });
+
+  it('adds the flat image estimate for each image part, wherever it is nested', () => {
+    const body = { messages: [{ content: [image, { type: 'tool_result', content: [{ type: 'image' }] }] }] };
+    expect(inputTokensUpperBound(body, 100)).toBe(100 + 2 * IMAGE_INPUT_TOKENS_ESTIMATE);
   });
 });

@@ -54,6 +54,27 @@ describe('needsInputEstimate', () => {
   });
 });
 
+describe('budgetsAdmit', () => {
+  // gpt-x input costs 2 credits per 1M tokens: 1,000,000 tokens are 2 credits.
+  it.each([
+    { name: 'no cap', budget: undefined, spent: 0, tokens: 10_000_000, admits: true },
+    { name: 'room for the estimate', budget: { dailyCredits: 10 }, spent: 5, tokens: 1_000_000, admits: true },
+    { name: 'the estimate would cross the daily cap', budget: { dailyCredits: 10 }, spent: 9, tokens: 1_000_000, admits: false },
+    { name: 'the estimate is over the per-request cap', budget: { perRequestInputCredits: 1 }, spent: 0, tokens: 1_000_000, admits: false },
+  ])('$name -> $admits', ({ budget, spent, tokens, admits }) => {
+    const { gate, input, spend } = setup({ profile: budget === undefined ? {} : { budget } });
+    if (spent > 0) spend(spent);
+    expect(gate.budgetsAdmit(input({ estimatedInputTokens: tokens }))).toBe(admits);
+  });
+
+  it('has no side effects: neither the burst guard nor the reservations count it', () => {
+    const { gate, input } = setup({ profile: { budget: { dailyCredits: 10 } }, deps: { burstGuard: { maxRequests: 1 } } });
+    for (let index = 0; index < 5; index += 1) expect(gate.budgetsAdmit(input({ estimatedInputTokens: 4_000_000 }))).toBe(true);
+    expect(gate.reservations.reservedCredits({ kind: 'profile', profileId: 'work' })).toBe(0);
+    expect(gate.check(input({ estimatedInputTokens: 4_000_000 }))).toBeNull();
+  });
+});
+
 describe('createSpendGate', () => {
   it('allows a request with no caps reached', () => {
     const { gate, input } = setup({ profile: { budget: { dailyCredits: 20 } } });

@@ -1,5 +1,6 @@
 import { Command } from 'commander';
 import { registerKeyCommands } from './commands/key.ts';
+import { registerLimitsCommand } from './commands/limits.ts';
 import { registerProfileCommands } from './commands/profile.ts';
 import { registerTokenCommands } from './commands/token.ts';
 import { registerResumeCommand } from './resume.ts';
@@ -15,5 +16,6 @@ registerProfileCommands(program);
 registerKeyCommands(program);
 registerTokenCommands(program);
 registerResumeCommand(program);
+registerLimitsCommand(program);
 
 await program.parseAsync(process.argv);

@@ -111,3 +111,29 @@ describe('airlock token', () => {
     expect((await airlock(['token', 'create', name])).exitCode).toBe(1);
   });
 });
+
+describe('airlock limits', () => {
+  it('shows the defaults, sets one limit and keeps the other, and the config file holds them', async () => {
+    expect((await airlock(['limits'])).stdout).toContain('past 120 requests or 5 credits within a minute');
+
+    const set = await airlock(['limits', '--requests-per-minute', '600']);
+    expect(set.exitCode).toBe(0);
+    expect(set.stdout).toContain('past 600 requests or 5 credits within a minute');
+    await airlock(['limits', '--credits-per-minute', '12.5']);
+
+    const file = JSON.parse(readFileSync(path.join(dataDir, 'airlock.json'), 'utf8'));
+    expect(file.settings.burstLimits).toEqual({ maxRequestsPerMinute: 600, maxCreditsPerMinute: 12.5 });
+    expect((await airlock(['limits'])).stdout).toContain('past 600 requests or 12.5 credits within a minute');
+  });
+
+  it.each([
+    [['limits', '--requests-per-minute', '0'], 'airlock: --requests-per-minute (a whole number above 0)'],
+    [['limits', '--requests-per-minute', '2.5'], 'airlock: --requests-per-minute (a whole number above 0)'],
+    [['limits', '--credits-per-minute', 'lots'], 'airlock: --credits-per-minute (a number above 0)'],
+  ])('refuses %j and leaves the limits as they were', async (args, message) => {
+    const refused = await airlock(args);
+    expect(refused.exitCode).not.toBe(0);
+    expect(refused.stderr).toContain(message);
+    expect((await airlock(['limits'])).stdout).toContain('past 120 requests or 5 credits within a minute');
+  });
+});

@@ -2,6 +2,7 @@ import { PassThrough } from 'node:stream';
 import { Command, CommanderError } from 'commander';
 import type { CliDeps } from '../../../proxy/cli/commands/cliContext.ts';
 import { registerKeyCommands } from '../../../proxy/cli/commands/key.ts';
+import { registerLimitsCommand } from '../../../proxy/cli/commands/limits.ts';
 import { registerProfileCommands } from '../../../proxy/cli/commands/profile.ts';
 import { registerTokenCommands } from '../../../proxy/cli/commands/token.ts';
 import { registerResumeCommand } from '../../../proxy/cli/resume.ts';
@@ -41,7 +42,7 @@ export async function runAirlock(dataDir: string, secrets: SecretStore, args: st
   // Configured like proxy/cli/main.ts (help after a usage error) so the one-line failures are checked against it.
   const program = new Command('airlock').option('--data-dir <dir>').showHelpAfterError().exitOverride();
   program.configureOutput({ writeOut: (text) => (stdout += text), writeErr: (text) => (stderr += text) });
-  for (const register of [registerProfileCommands, registerKeyCommands, registerTokenCommands, registerResumeCommand]) register(program, deps);
+  for (const register of [registerProfileCommands, registerKeyCommands, registerTokenCommands, registerResumeCommand, registerLimitsCommand]) register(program, deps);
   let exitCode = 0;
   try {
     await program.parseAsync(['--data-dir', dataDir, ...args], { from: 'user' });

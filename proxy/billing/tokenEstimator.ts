@@ -1,4 +1,5 @@
 import { Worker } from 'node:worker_threads';
+import { redactSecrets } from '../core/redact.ts';
 import { byteEstimateTokens } from './estimate.ts';
 import type { FromTokenizerThread, TokenCountRequest, ToTokenizerThread } from './tokenizerMessages.ts';
 
@@ -69,7 +70,8 @@ export class TokenEstimator {
     const worker = new Worker(this.threadUrl, { name: TOKENIZER_THREAD_NAME });
     worker.unref();
     worker.on('message', (message: FromTokenizerThread) => this.onAnswer(message));
-    worker.on('error', (error) => this.onFailure(`the tokenizer thread failed (${error.message}); byte counts stand in`));
+    // Redacted: the thread reads request bodies, and a user may have pasted a key into one.
+    worker.on('error', (error) => this.onFailure(`the tokenizer thread failed (${redactSecrets(error.message)}); byte counts stand in`));
     worker.once('exit', () => this.onExit(worker));
     this.worker = worker;
     return worker;

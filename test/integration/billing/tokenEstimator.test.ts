@@ -2,6 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { byteEstimateTokens, estimateChatInputTokens, estimateTextTokens } from '../../../proxy/billing/estimate.ts';
 import { MAX_TOKENIZER_FAILURES, TokenEstimator } from '../../../proxy/billing/tokenEstimator.ts';
+import { SENTINEL_KEY } from '../../support/sentinel.ts';
 import { FIXED_TOKENS } from './fixtures/fixedCount.ts';
 
 const CHAT_BODY = {
@@ -62,7 +63,7 @@ describe('TokenEstimator', () => {
     await expect(estimator.chatInputTokens([Buffer.from('{not json')], 9)).resolves.toBe(0);
   });
 
-  it('answers with the byte estimate when the thread dies, and stops starting threads after repeated deaths', async () => {
+  it('answers with the byte estimate when the thread dies, reports it redacted, and stops starting threads after repeated deaths', async () => {
     const failures: string[] = [];
     const estimator = new TokenEstimator({ threadUrl: new URL('./fixtures/crashingThread.ts', import.meta.url), onFailure: (reason) => failures.push(reason) });
     const body = chunked(CHAT_BODY);
@@ -72,5 +73,6 @@ describe('TokenEstimator', () => {
     await expect(estimator.textTokens('four bytes')).resolves.toBe(byteEstimateTokens(10));
     expect(failures.filter((reason) => reason.includes('the tokenizer thread broke'))).toHaveLength(MAX_TOKENIZER_FAILURES);
     expect(failures.at(-1)).toMatch(/stopped several times in a row; estimates count bytes until Airlock restarts/);
+    expect(failures.join('\n')).not.toContain(SENTINEL_KEY);
   });
 });

@@ -1,10 +1,11 @@
 import { Worker } from 'node:worker_threads';
 import { redactSecrets } from '../core/redact.ts';
+import { threadScriptUrl } from '../core/threadScript.ts';
 import { byteEstimateTokens } from './estimate.ts';
 import type { FromTokenizerThread, TokenCountRequest, ToTokenizerThread } from './tokenizerMessages.ts';
 
-/** The thread's script next to this module: the source when run from source, the bundled `tokenizerThread.js` otherwise. */
-const TOKENIZER_THREAD_URL = new URL(import.meta.url.endsWith('.ts') ? './tokenizerThread.ts' : './tokenizerThread.js', import.meta.url);
+/** The thread's script: `tokenizerThread.ts`, or the bundled `tokenizerThread.js` next to main.js. */
+const TOKENIZER_THREAD_URL = threadScriptUrl(import.meta.url, 'tokenizerThread');
 /** The OS thread's name (at most 15 characters on Linux). */
 const TOKENIZER_THREAD_NAME = 'airlock-tokens';
 /** A thread that dies this many times in a row without answering is not started again. */

@@ -14,17 +14,12 @@ export interface BurstGuardOptions {
   maxCredits: number;
 }
 
-const DEFAULT_LIMITS = burstLimitsSchema.parse({});
-export const DEFAULT_BURST_GUARD_OPTIONS: BurstGuardOptions = {
-  windowMs: 60_000,
-  maxRequests: DEFAULT_LIMITS.maxRequestsPerMinute,
-  maxCredits: DEFAULT_LIMITS.maxCreditsPerMinute,
-};
-
 /** The guard's options from the config's limits (a one-minute window). */
 export function burstGuardOptionsFrom(limits: BurstLimits): BurstGuardOptions {
   return { windowMs: 60_000, maxRequests: limits.maxRequestsPerMinute, maxCredits: limits.maxCreditsPerMinute };
 }
+
+export const DEFAULT_BURST_GUARD_OPTIONS: BurstGuardOptions = burstGuardOptionsFrom(burstLimitsSchema.parse({}));
 
 /** The command the CLI offers for resuming; named in the refusal so a terminal user can act. */
 export const RESUME_COMMAND = 'airlock resume';
@@ -55,7 +50,8 @@ export class BurstGuard {
     this.#settings = settings;
   }
 
-  get #options(): BurstGuardOptions {
+  /** The options now: read once per request or spend, so one decision never mixes two edits. */
+  #currentOptions(): BurstGuardOptions {
     return { ...DEFAULT_BURST_GUARD_OPTIONS, ...(typeof this.#settings === 'function' ? this.#settings() : this.#settings) };
   }
 
@@ -69,22 +65,24 @@ export class BurstGuard {
   admit(clientName: string, nowMs: number): LocalRefusal | null {
     const existing = this.pausedRefusal(clientName);
     if (existing) return existing;
-    const window = this.#window(clientName, nowMs);
+    const options = this.#currentOptions();
+    const window = this.#window(clientName, nowMs, options.windowMs);
     window.requestTimesMs.push(nowMs);
     const count = window.requestTimesMs.size;
-    if (count <= this.#options.maxRequests) return null;
-    return pausedRefusal(this.#pause(clientName, nowMs, `${count} requests within ${this.#windowText()} (limit ${this.#options.maxRequests})`));
+    if (count <= options.maxRequests) return null;
+    return pausedRefusal(this.#pause(clientName, nowMs, `${count} requests within ${windowText(options)} (limit ${options.maxRequests})`));
   }
 
   /** Adds a finished request's cost; crossing the credit limit pauses the client's later requests. */
   recordCredits(clientName: string, credits: number | null, atMs: number): void {
     if (credits === null || credits <= 0 || this.#paused.has(clientName)) return;
-    const window = this.#window(clientName, atMs);
+    const options = this.#currentOptions();
+    const window = this.#window(clientName, atMs, options.windowMs);
     window.spends.push({ atMs, credits });
     window.windowCredits = roundCredits(window.windowCredits + credits);
-    if (window.windowCredits > this.#options.maxCredits) {
+    if (window.windowCredits > options.maxCredits) {
       const spent = formatCredits(window.windowCredits);
-      this.#pause(clientName, atMs, `${spent} credits within ${this.#windowText()} (limit ${formatCredits(this.#options.maxCredits)})`);
+      this.#pause(clientName, atMs, `${spent} credits within ${windowText(options)} (limit ${formatCredits(options.maxCredits)})`);
     }
   }
 
@@ -105,9 +103,9 @@ export class BurstGuard {
   }
 
   /** The client's window with everything older than `windowMs` before `nowMs` dropped. */
-  #window(clientName: string, nowMs: number): ClientWindow {
+  #window(clientName: string, nowMs: number, windowMs: number): ClientWindow {
     const window = this.#windows.get(clientName) ?? this.#openWindow(clientName);
-    const oldestKeptMs = nowMs - this.#options.windowMs;
+    const oldestKeptMs = nowMs - windowMs;
     window.requestTimesMs.dropThrough(oldestKeptMs);
     window.spends.dropThrough(oldestKeptMs, (spend) => {
       window.windowCredits = roundCredits(window.windowCredits - spend.credits);
@@ -120,10 +118,10 @@ export class BurstGuard {
     this.#windows.set(clientName, window);
     return window;
   }
+}
 
-  #windowText(): string {
-    return `${Math.round(this.#options.windowMs / 1000)} s`;
-  }
+function windowText(options: BurstGuardOptions): string {
+  return `${Math.round(options.windowMs / 1000)} s`;
 }
 
 function pausedRefusal(pause: ClientPause): LocalRefusal {

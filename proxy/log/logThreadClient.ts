@@ -1,15 +1,13 @@
 import type { Worker } from 'node:worker_threads';
+import { threadScriptUrl } from '../core/threadScript.ts';
 import type { CapturedBodies, RequestLifecycleEvent } from '../events/lifecycle.ts';
 import { bodyBytesOf } from './eventSlice.ts';
 import { isSupersededByEnd } from './rowDraft.ts';
 import type { FromLogThread, LogThreadData, ToLogThread } from './logThreadMessages.ts';
 import { startBackgroundWorker } from './threadPriority.ts';
 
-/**
- * The thread's script next to this module: the source file when run from source, the bundled
- * `logThread.js` (a separate entry of the Electron build) when this module was bundled.
- */
-const LOG_THREAD_URL = new URL(import.meta.url.endsWith('.ts') ? './logThread.ts' : './logThread.js', import.meta.url);
+/** The thread's script: `logThread.ts`, or the bundled `logThread.js` next to main.js. */
+const LOG_THREAD_URL = threadScriptUrl(import.meta.url, 'logThread');
 
 /** A thread that died is started again this many times in a row before the log gives up. */
 const MAX_RESTARTS = 3;

@@ -40,66 +40,63 @@ export function estimateTextTokens(text: string): number {
   return o200k().countTokens(text, PLAIN_TEXT_OPTIONS);
 }
 
+/** Tokens of one text: the tokenizer's count, or a bound of it. */
+type TextTokens = (text: string) => number;
+
 /**
  * Input tokens of a Chat Completions body (also accepts Anthropic Messages bodies: top-level
  * `system`, `input_schema` tools, tool_use/tool_result blocks). Unknown shapes count as 0.
  */
 export function estimateChatInputTokens(body: unknown): number {
+  return chatInputTokens(body, estimateTextTokens);
+}
+
+/**
+ * Never below `estimateChatInputTokens` of the same body, and found without the tokenizer: the
+ * same walk, with each text counted as its UTF-8 bytes (a token covers at least one byte).
+ */
+export function inputTokensUpperBound(body: unknown): number {
+  return chatInputTokens(body, (text) => Buffer.byteLength(text));
+}
+
+function chatInputTokens(body: unknown, textTokens: TextTokens): number {
   if (!isRecord(body)) return 0;
   let tokens = 0;
   const messages = Array.isArray(body['messages']) ? body['messages'] : [];
   for (const message of messages) {
     if (!isRecord(message)) continue;
-    tokens += MESSAGE_OVERHEAD_TOKENS + messageTokens(message);
+    tokens += MESSAGE_OVERHEAD_TOKENS + messageTokens(message, textTokens);
   }
-  if (body['system'] !== undefined) tokens += MESSAGE_OVERHEAD_TOKENS + contentTokens(body['system']);
-  if (Array.isArray(body['tools']) && body['tools'].length > 0) tokens += estimateTextTokens(JSON.stringify(body['tools']));
+  if (body['system'] !== undefined) tokens += MESSAGE_OVERHEAD_TOKENS + contentTokens(body['system'], textTokens);
+  if (Array.isArray(body['tools']) && body['tools'].length > 0) tokens += textTokens(JSON.stringify(body['tools']));
   return messages.length > 0 ? tokens + REPLY_PRIMING_TOKENS : tokens;
 }
 
-function messageTokens(message: Record<string, unknown>): number {
-  let tokens = contentTokens(message['content']);
-  if (typeof message['name'] === 'string') tokens += estimateTextTokens(message['name']);
-  if (Array.isArray(message['tool_calls'])) tokens += estimateTextTokens(JSON.stringify(message['tool_calls']));
+function messageTokens(message: Record<string, unknown>, textTokens: TextTokens): number {
+  let tokens = contentTokens(message['content'], textTokens);
+  if (typeof message['name'] === 'string') tokens += textTokens(message['name']);
+  if (Array.isArray(message['tool_calls'])) tokens += textTokens(JSON.stringify(message['tool_calls']));
   return tokens;
 }
 
-function contentTokens(content: unknown): number {
-  if (typeof content === 'string') return estimateTextTokens(content);
+function contentTokens(content: unknown, textTokens: TextTokens): number {
+  if (typeof content === 'string') return textTokens(content);
   if (!Array.isArray(content)) return 0;
   let tokens = 0;
   for (const part of content) {
-    if (typeof part === 'string') tokens += estimateTextTokens(part);
-    else if (isRecord(part)) tokens += partTokens(part);
+    if (typeof part === 'string') tokens += textTokens(part);
+    else if (isRecord(part)) tokens += partTokens(part, textTokens);
   }
   return tokens;
 }
 
-function partTokens(part: Record<string, unknown>): number {
+function partTokens(part: Record<string, unknown>, textTokens: TextTokens): number {
   const type = part['type'];
   if (typeof type === 'string' && IMAGE_PART_TYPES.has(type)) return IMAGE_INPUT_TOKENS_ESTIMATE;
-  if (typeof part['text'] === 'string') return estimateTextTokens(part['text']);
-  if (type === 'tool_result') return contentTokens(part['content']);
-  if (type === 'tool_use') return estimateTextTokens(JSON.stringify(part['input'] ?? {}));
+  if (typeof part['text'] === 'string') return textTokens(part['text']);
+  if (type === 'tool_result') return contentTokens(part['content'], textTokens);
+  if (type === 'tool_use') return textTokens(JSON.stringify(part['input'] ?? {}));
   return 0;
-}
-
-/**
- * Never below `estimateChatInputTokens` of the same body, and found without the tokenizer: a token
- * covers at least one byte of its text, the body's bytes hold every counted text and more (keys,
- * quotes, escapes; each message's framing), and an image part counts its flat estimate whatever
- * its size in bytes. Image parts are counted wherever they are nested, which can only over-count.
- */
-export function inputTokensUpperBound(body: unknown, byteLength: number): number {
-  return byteLength + imagePartCount(body) * IMAGE_INPUT_TOKENS_ESTIMATE;
-}
-
-function imagePartCount(value: unknown): number {
-  if (Array.isArray(value)) return value.reduce((count: number, item) => count + imagePartCount(item), 0);
-  if (!isRecord(value)) return 0;
-  let count = typeof value['type'] === 'string' && IMAGE_PART_TYPES.has(value['type']) ? 1 : 0;
-  for (const field of Object.values(value)) if (typeof field === 'object' && field !== null) count += imagePartCount(field);
-  return count;
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

@@ -18,7 +18,7 @@ function estimateOutputTokens(text: string): Promise<number> {
  * upper bound of its count (`countRefines`), enough for a budget that admits the request anyway.
  */
 export function quickInputEstimate(plan: ExchangePlan): { tokens: number | null; countRefines: boolean } {
-  if (plan.chatBody && plan.body && plan.byteLength <= TOKENIZE_LIMIT_CHARS) return { tokens: inputTokensUpperBound(plan.chatBody, plan.byteLength), countRefines: true };
+  if (plan.chatBody && plan.body && plan.byteLength <= TOKENIZE_LIMIT_CHARS) return { tokens: inputTokensUpperBound(plan.chatBody), countRefines: true };
   if (plan.byteLength > 0 && plan.upstreamModel !== null) return { tokens: byteEstimateTokens(plan.byteLength), countRefines: false };
   return { tokens: null, countRefines: false };
 }

@@ -1,5 +1,6 @@
 import { request, type ClientRequest } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
+import { inputTokensUpperBound } from '../../../proxy/billing/estimate.ts';
 import type { SpendCheckInput, SpendGate } from '../../../proxy/pipeline/services.ts';
 import { chatBody, JSON_HEADERS } from '../../support/http.ts';
 import { startHarness, type Harness } from '../../support/proxyHarness.ts';
@@ -40,8 +41,9 @@ describe('the input estimate for budget caps', () => {
     const response = await fetch(`${harness.proxy.url}/v1/chat/completions`, { method: 'POST', headers: JSON_HEADERS, body });
     expect(response.status).toBe(200);
     await response.text();
-    // The bound is the body's bytes: a count would give about a fifth of that.
-    expect(checked[0]?.estimatedInputTokens).toBe(Buffer.byteLength(body));
+    // The bound counts the prompt as its bytes: a count gives about a fifth of that.
+    expect(checked[0]?.estimatedInputTokens).toBe(inputTokensUpperBound(JSON.parse(body)));
+    expect(checked[0]?.estimatedInputTokens).toBeGreaterThan(Buffer.byteLength(LARGE_PROMPT));
   });
 });
 

@@ -1,6 +1,5 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { setTimeout as delay } from 'node:timers/promises';
-import type { Dispatcher } from 'undici';
 import type { ErrorClass, UpstreamErrorClass } from '../contracts/errors.ts';
 import { classifyNetworkFailure, classifyUpstreamResponse, networkFailureCode, statusForClass } from '../core/errorClass.ts';
 import { extractUpstreamError } from '../core/upstreamErrorBody.ts';
@@ -12,11 +11,14 @@ import { relayResponse } from './relay.ts';
 import { errorBodyFor, sendJson, type ErrorDetail } from './replies.ts';
 import type { UpstreamTarget } from './services.ts';
 import type { RequestTrace } from './trace.ts';
-import { sendUpstream } from './upstreamClient.ts';
+import { readBody, type UpstreamBody } from './upstreamBody.ts';
+import { dispatchUpstream, type UpstreamResponse } from './upstreamClient.ts';
 import { suggestModels } from './modelSuggestions.ts';
 import { anthropicStatusFor } from '../translate/anthropic/errors.ts';
 
 const ERROR_BODY_LIMIT_BYTES = 256 * 1024;
+/** Made once: an Error per request (its stack trace) cost more than the rest of the exchange's own work. */
+const NOT_RELAYED = new Error('the answer was not relayed');
 
 /** Why our own AbortController fired: the client left, or the total time ran out. */
 type AbortReason = 'client_aborted' | 'timeout_total';
@@ -30,17 +32,12 @@ export interface ExchangeContext {
   random?: () => number;
 }
 
-async function readCapped(body: Dispatcher.ResponseData['body'], limitBytes: number): Promise<string> {
-  const chunks: Buffer[] = [];
-  let total = 0;
-  for await (const chunk of body as AsyncIterable<Buffer>) {
-    if (total < limitBytes) chunks.push(chunk);
-    total += chunk.length;
-  }
+async function readCapped(body: UpstreamBody, limitBytes: number): Promise<string> {
+  const chunks = await readBody(body, { keepBytes: limitBytes, maxBytes: Number.POSITIVE_INFINITY });
   return Buffer.concat(chunks).subarray(0, limitBytes).toString('utf8');
 }
 
-function headerValue(headers: Dispatcher.ResponseData['headers'], name: string): string | null {
+function headerValue(headers: IncomingHttpHeaders, name: string): string | null {
   const value = headers[name];
   if (Array.isArray(value)) return value[0] ?? null;
   return value ?? null;
@@ -94,11 +91,11 @@ export async function runExchange(context: ExchangeContext): Promise<void> {
     });
     return decision.retry && (await waitForRetry(decision.delayMs, controller.signal, trace));
   };
+  let response: UpstreamResponse | null = null;
   try {
     for (;;) {
-      let response: Dispatcher.ResponseData;
       try {
-        response = await sendUpstream({
+        response = await dispatchUpstream({
           url,
           method: plan.method,
           headers,
@@ -139,6 +136,8 @@ export async function runExchange(context: ExchangeContext): Promise<void> {
       });
     }
   } finally {
+    // An answer left unread (something threw before its reader attached) must not hold its socket.
+    response?.body.abort(NOT_RELAYED);
     clearTimeout(totalTimer);
     res.off('close', onClientClose);
     socket.off('end', onClientEnd);

@@ -1,7 +1,4 @@
-import { once } from 'node:events';
 import type { ServerResponse } from 'node:http';
-import type { Readable } from 'node:stream';
-import type { Dispatcher } from 'undici';
 import type { ErrorClass } from '../contracts/errors.ts';
 import type { Profile } from '../contracts/profile.ts';
 import { usageFromChatResponse } from '../billing/usage.ts';
@@ -12,6 +9,8 @@ import { errorBodyFor, sendJson, streamErrorFrame } from './replies.ts';
 import { createSseRelay, formatSseEvent, type StreamObserver } from './sseRelay.ts';
 import { AnthropicStreamObserver, ChatStreamObserver, OpaqueStreamObserver, ResponsesStreamObserver, type StreamSink } from './streamObservers.ts';
 import type { RequestTrace } from './trace.ts';
+import { readBody, relayBody } from './upstreamBody.ts';
+import type { UpstreamResponse } from './upstreamClient.ts';
 
 /** A translated non-stream answer is read whole to be rewritten; beyond this it is refused. */
 const TRANSLATE_JSON_LIMIT_BYTES = 64 * 1024 * 1024;
@@ -21,45 +20,9 @@ export interface RelayInput {
   plan: ExchangePlan;
   profile: Profile;
   trace: RequestTrace;
-  response: Dispatcher.ResponseData;
+  response: UpstreamResponse;
   contentType: string | null;
   onStreamFailure: (errorClass: ErrorClass) => void;
-}
-
-/**
- * Copies a non-stream answer to the client as it arrives, pausing the upstream while the client's
- * socket is full. Plain stream events: a `for await` iterator's set-up showed in the per-request
- * profile. Rejects with the body's error, or when it closed before its end.
- */
-function copyBody(body: Readable, res: ServerResponse, onChunk: (chunk: Buffer) => void): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const resume = (): void => {
-      body.resume();
-    };
-    const onData = (chunk: Buffer): void => {
-      onChunk(chunk);
-      if (!res.write(chunk)) {
-        body.pause();
-        res.once('drain', resume);
-      }
-    };
-    const settle = (error: unknown): void => {
-      body.off('data', onData);
-      body.off('end', onEnd);
-      body.off('error', onError);
-      body.off('close', onClose);
-      res.off('drain', resume);
-      if (error === null) resolve();
-      else reject(error);
-    };
-    const onEnd = (): void => settle(null);
-    const onError = (error: unknown): void => settle(error);
-    const onClose = (): void => settle(new Error('the upstream answer closed before it ended'));
-    body.on('data', onData);
-    body.once('end', onEnd);
-    body.once('error', onError);
-    body.once('close', onClose);
-  });
 }
 
 function sinkFor(trace: RequestTrace): StreamSink {
@@ -94,7 +57,10 @@ export async function relayResponse(input: RelayInput): Promise<void> {
   if (plan.translator) return relayTranslatedJson(input, headers);
   res.writeHead(response.statusCode, headers);
   try {
-    await copyBody(response.body, res, (chunk) => trace.responseBody.add(chunk));
+    await relayBody(response.body, res, (chunk) => {
+      trace.responseBody.add(chunk);
+      return res.write(chunk);
+    });
     res.end();
   } catch (error) {
     return failMidBody(input, error);
@@ -124,22 +90,20 @@ function recordAnswerFields(trace: RequestTrace, json: object): void {
 
 async function relayTranslatedJson(input: RelayInput, headers: Record<string, string | string[]>): Promise<void> {
   const { res, plan, trace, response } = input;
-  const chunks: Buffer[] = [];
-  let total = 0;
+  let chunks: Buffer[];
   try {
-    for await (const chunk of response.body as AsyncIterable<Buffer>) {
-      total += chunk.length;
-      if (total > TRANSLATE_JSON_LIMIT_BYTES) throw new Error('the gateway answer is too large to translate');
-      chunks.push(chunk);
-      trace.responseBody.add(chunk);
-    }
+    chunks = await readBody(response.body, {
+      keepBytes: TRANSLATE_JSON_LIMIT_BYTES,
+      maxBytes: TRANSLATE_JSON_LIMIT_BYTES,
+      onChunk: (chunk) => trace.responseBody.add(chunk),
+    });
   } catch (error) {
     return failMidBody(input, error);
   }
   let translated: object;
   try {
     // Parsed once: the same value gives the usage and the translation.
-    const answer = JSON.parse(Buffer.concat(chunks, total).toString('utf8')) as object;
+    const answer = JSON.parse(Buffer.concat(chunks).toString('utf8')) as object;
     if (typeof answer === 'object' && answer !== null) recordAnswerFields(trace, answer);
     translated = plan.translator!.translateJson(answer);
   } catch (error) {
@@ -168,16 +132,17 @@ async function relayStream(input: RelayInput): Promise<void> {
         }
       }
     : (event: Parameters<StreamObserver['observe']>[0]): string => (observer.observe(event) ? formatSseEvent(event) : '');
-  let writeChain: Promise<void> = Promise.resolve();
+  let clientHasRoom = true;
   const relay = createSseRelay(transform, (frames) => {
-    if (!res.write(frames)) writeChain = once(res, 'drain').then(() => undefined);
+    clientHasRoom = res.write(frames);
   });
   try {
-    for await (const chunk of response.body as AsyncIterable<Buffer>) {
+    await relayBody(response.body, res, (chunk) => {
       trace.responseBody.add(chunk);
+      clientHasRoom = true;
       relay.feed(chunk);
-      await writeChain;
-    }
+      return clientHasRoom;
+    });
   } catch (error) {
     return failMidStream(input, classifyStreamError(error, res), translator);
   }

@@ -1,5 +1,7 @@
+import type { IncomingHttpHeaders } from 'node:http';
 import { Readable } from 'node:stream';
 import { Agent, type Dispatcher } from 'undici';
+import { UpstreamBody } from './upstreamBody.ts';
 
 /**
  * One keep-alive undici Agent per connect timeout (profiles may differ). undici rather than
@@ -40,16 +42,66 @@ function bodyFor(chunks: readonly Buffer[] | null): Dispatcher.DispatchOptions['
   return Readable.from(chunks, { objectMode: false });
 }
 
-export function sendUpstream(request: UpstreamRequest): Promise<Dispatcher.ResponseData> {
-  return agentFor(request.connectTimeoutMs).request({
+function dispatchOptions(request: UpstreamRequest): Dispatcher.DispatchOptions {
+  return {
     origin: request.url.origin,
     path: `${request.url.pathname}${request.url.search}`,
     method: request.method as Dispatcher.HttpMethod,
     headers: request.headers,
     body: bodyFor(request.body),
-    signal: request.signal,
     headersTimeout: request.idleTimeoutMs,
     bodyTimeout: request.idleTimeoutMs,
+  };
+}
+
+/** For one-off calls (probes, the model list): undici's request API, with its body helpers. */
+export function sendUpstream(request: UpstreamRequest): Promise<Dispatcher.ResponseData> {
+  return agentFor(request.connectTimeoutMs).request({ ...dispatchOptions(request), signal: request.signal });
+}
+
+export interface UpstreamResponse {
+  statusCode: number;
+  headers: IncomingHttpHeaders;
+  body: UpstreamBody;
+}
+
+/**
+ * For the relay: resolves at the answer's headers, then pushes the body to its one reader. An
+ * abort of `signal` aborts the exchange at once (closing the upstream socket) with the signal's
+ * reason as the error, before or after the headers.
+ */
+export function dispatchUpstream(request: UpstreamRequest): Promise<UpstreamResponse> {
+  const { signal } = request;
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise((resolve, reject) => {
+    let controller: Dispatcher.DispatchController | null = null;
+    let body: UpstreamBody | null = null;
+    // Until undici hands over a controller (a connect may take a while) the abort waits for it.
+    const onAbort = (): void => controller?.abort(signal.reason as Error);
+    signal.addEventListener('abort', onAbort, { once: true });
+    const settled = (): void => signal.removeEventListener('abort', onAbort);
+    agentFor(request.connectTimeoutMs).dispatch(dispatchOptions(request), {
+      onRequestStart(started) {
+        controller = started;
+        if (signal.aborted) started.abort(signal.reason as Error);
+      },
+      onResponseStart(started, statusCode, headers) {
+        body = new UpstreamBody(started);
+        resolve({ statusCode, headers, body });
+      },
+      onResponseData(_controller, chunk) {
+        body?.push(chunk);
+      },
+      onResponseEnd() {
+        settled();
+        body?.finish();
+      },
+      onResponseError(_controller, error) {
+        settled();
+        if (body === null) reject(error);
+        else body.fail(error);
+      },
+    });
   });
 }
 

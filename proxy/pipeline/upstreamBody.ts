@@ -1,0 +1,162 @@
+import type { ServerResponse } from 'node:http';
+import type { Dispatcher } from 'undici';
+
+/** Reads an upstream answer: its chunks in order, then exactly one of `end` or `error`. */
+export interface BodySink {
+  /** Returns false when the reader is full; it then calls `UpstreamBody.resume()` once it can take more. */
+  chunk(chunk: Buffer): boolean;
+  end(): void;
+  error(error: unknown): void;
+}
+
+type Outcome = { kind: 'ended' } | { kind: 'failed'; error: unknown };
+
+/**
+ * An upstream answer's body, handed from undici's parser to one reader with no stream object in
+ * between: a Readable per answer was the largest cost a request added at concurrency 1. The
+ * reader's "full" pauses the upstream socket. Chunks that come before the reader attaches (the
+ * parser hands over the first ones in the same pass as the headers, a microtask before the reader
+ * can attach) wait here; an answer that will have no reader is aborted.
+ */
+export class UpstreamBody {
+  readonly #controller: Dispatcher.DispatchController;
+  readonly #waiting: Buffer[] = [];
+  #sink: BodySink | null = null;
+  #sinkFull = false;
+  #outcome: Outcome | null = null;
+  #delivered = false;
+
+  constructor(controller: Dispatcher.DispatchController) {
+    this.#controller = controller;
+  }
+
+  /** Starts delivery to `sink`; a body has one reader. */
+  attach(sink: BodySink): void {
+    if (this.#sink !== null) throw new Error('an upstream body has one reader');
+    this.#sink = sink;
+    this.resume();
+  }
+
+  /** The reader can take more: delivers what waited, then lets the socket flow again. */
+  resume(): void {
+    this.#sinkFull = false;
+    this.#drain();
+    if (!this.#sinkFull && this.#outcome === null) this.#controller.resume();
+  }
+
+  /**
+   * Stops the answer: the reader hears `reason` as the error. Still coming, the exchange is aborted
+   * (undici closes the socket and reports back through fail()); already ended with chunks still
+   * waiting for a full reader, those are dropped. No-op once the reader heard the outcome.
+   */
+  abort(reason: unknown): void {
+    if (this.#delivered) return;
+    if (this.#outcome === null) this.#controller.abort(reason as Error);
+    else this.fail(reason);
+  }
+
+  /** From the dispatch handler: the next chunk off the socket. */
+  push(chunk: Buffer): void {
+    if (this.#delivered) return;
+    if (this.#sink === null || this.#sinkFull) {
+      this.#waiting.push(chunk);
+      return;
+    }
+    if (!this.#sink.chunk(chunk)) this.#becomeFull();
+  }
+
+  /** From the dispatch handler: the answer ended. */
+  finish(): void {
+    if (this.#outcome !== null) return;
+    this.#outcome = { kind: 'ended' };
+    this.#drain();
+  }
+
+  /** From the dispatch handler: the answer broke. The reader hears it at once; chunks not yet taken are dropped. */
+  fail(error: unknown): void {
+    if (this.#outcome !== null && this.#delivered) return;
+    this.#outcome = { kind: 'failed', error };
+    this.#waiting.length = 0;
+    this.#drain();
+  }
+
+  #becomeFull(): void {
+    this.#sinkFull = true;
+    this.#controller.pause();
+  }
+
+  #drain(): void {
+    const sink = this.#sink;
+    if (sink === null) return;
+    // A reader may abort from inside chunk(), which delivers the error there and then: deliver nothing after it.
+    while (this.#waiting.length > 0 && !this.#sinkFull && !this.#delivered) {
+      if (!sink.chunk(this.#waiting.shift() as Buffer)) this.#becomeFull();
+    }
+    if (this.#delivered || this.#waiting.length > 0 || this.#outcome === null) return;
+    if (this.#outcome.kind === 'failed') {
+      this.#delivered = true;
+      sink.error(this.#outcome.error);
+    } else if (!this.#sinkFull) {
+      this.#delivered = true;
+      sink.end();
+    }
+  }
+}
+
+/**
+ * Reads a whole body as the chunks it came in: the first `keepBytes` are kept and the rest read and
+ * dropped, and past `maxBytes` the answer is aborted and the read fails. `onChunk` sees every chunk as it
+ * comes, so a log keeps what arrived even of an answer that broke.
+ */
+export function readBody(
+  body: UpstreamBody,
+  limits: { keepBytes: number; maxBytes: number; onChunk?: (chunk: Buffer) => void },
+): Promise<Buffer[]> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let readBytes = 0;
+    body.attach({
+      chunk(chunk) {
+        limits.onChunk?.(chunk);
+        if (readBytes < limits.keepBytes) chunks.push(chunk);
+        readBytes += chunk.length;
+        if (readBytes > limits.maxBytes) body.abort(new Error(`the answer is larger than ${limits.maxBytes} bytes`));
+        return true;
+      },
+      end: () => resolve(chunks),
+      error: reject,
+    });
+  });
+}
+
+/**
+ * Relays a body to the client: `write` sends a chunk on (as is or rewritten) and returns what
+ * `res.write` returned, so a full client socket pauses the upstream until it drains.
+ */
+export function relayBody(body: UpstreamBody, res: ServerResponse, write: (chunk: Buffer) => boolean): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const stopWaiting = (): void => {
+      res.off('drain', onDrain);
+      res.off('close', onClose);
+    };
+    const onDrain = (): void => {
+      stopWaiting();
+      body.resume();
+    };
+    // A client gone while its socket was full never drains; the answer may have ended upstream already.
+    const onClose = (): void => body.abort('client_aborted');
+    body.attach({
+      chunk(chunk) {
+        if (write(chunk)) return true;
+        res.once('drain', onDrain);
+        res.once('close', onClose);
+        return false;
+      },
+      end: resolve,
+      error(error) {
+        stopWaiting();
+        reject(error);
+      },
+    });
+  });
+}

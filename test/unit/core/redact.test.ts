@@ -86,6 +86,9 @@ describe('redactSecrets by shape, with no known secrets', () => {
     ['a hex run', `id ${'a1b2c3d4'.repeat(4)} end`, 'id [redacted] end'],
     ['a JWT-like base64 run', 'token eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9 end', 'token [redacted] end'],
     ['the sentinel', `bad ${SENTINEL_KEY}`, 'bad [redacted]'],
+    ['the shortest sk- key, alone', `sk-${'a1'.repeat(6)}`, '[redacted]'],
+    ['a Bearer token of 8 characters, the rest of the text short words', 'Bearer abcdefgh', 'Bearer [redacted]'],
+    ['a random run of exactly 32 characters', 'k aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY end', 'k [redacted] end'],
   ])('removes %s', (_label, text, expected) => {
     expect(redactSecrets(text)).toBe(expected);
   });
@@ -105,6 +108,8 @@ describe('redactSecrets by shape, with no known secrets', () => {
     ['a snake_case code', 'context_length_exceeded_for_this_particular_model'],
     ['an upper-case SK- name', 'vendor SK-HYNIX-SEMICONDUCTOR-GROUP'],
     ['a hex run inside a longer word', `x${'a1b2c3d4'.repeat(4)}yz`],
+    ['a chat completion id', '{"id":"chatcmpl-sim000001","object":"chat.completion"}'],
+    ['a random-looking run of 31 characters', 'k aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1x end'],
   ])('keeps %s', (_label, text) => {
     expect(redactSecrets(text)).toBe(text);
   });

@@ -1,3 +1,4 @@
+import type { BurstLimits } from './config.ts';
 import type { ErrorClass } from './errors.ts';
 import type { Budget, ModelPrice, ModelRoute, Profile, ProfileInput, RetryPolicy, Timeouts } from './profile.ts';
 import type { RequestState } from './log.ts';
@@ -384,4 +385,4 @@ export interface ClientResumeResponse {
 export { LIVE_EVENT_NAME, type LiveFrame, type LiveRequestUpdate } from './liveEvents.ts';
 
 // Re-exported so the window's forms use the same shapes as the profile file.
-export type { Budget, ModelPrice, ModelRoute, Profile, ProfileInput, RequestState, RetryPolicy, Timeouts };
+export type { Budget, BurstLimits, ModelPrice, ModelRoute, Profile, ProfileInput, RequestState, RetryPolicy, Timeouts };

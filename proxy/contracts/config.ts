@@ -28,8 +28,8 @@ export const clientTokenRecordSchema = z.object({
  * parallel agents on one token may need more (a client past a limit stays paused until resumed).
  */
 export const burstLimitsSchema = z.object({
-  maxRequestsPerMinute: z.number().int().positive().default(120),
-  maxCreditsPerMinute: z.number().positive().default(5),
+  maxRequestsPerMinute: z.number('must be a number').int('must be a whole number').positive('must be above 0').default(120),
+  maxCreditsPerMinute: z.number('must be a number').positive('must be above 0').default(5),
 });
 
 export const settingsSchema = z.object({

@@ -114,3 +114,38 @@ describe('client tokens on Connect', () => {
     await session.shot('34-connect-token-revoked');
   });
 });
+
+describe('burst limits on Connect', () => {
+  it('shows the limits, refuses a bad one with its reason, saves a good one the proxy applies, and a paused client resumes', async () => {
+    await page.goto(session.screenUrl('connect'));
+    const section = page.getByRole('region', { name: 'Burst guard' });
+    await expect.poll(() => section.textContent()).toContain('paused past 120 requests or 5 credits within a minute');
+    const requests = section.getByLabel('Requests per minute');
+
+    await requests.fill('0');
+    await section.getByRole('button', { name: 'Save limits' }).click();
+    await expect.poll(() => section.getByRole('alert').textContent()).toBe('maxRequestsPerMinute: must be above 0');
+
+    await requests.fill('1');
+    await section.getByRole('button', { name: 'Save limits' }).click();
+    await expect.poll(() => section.getByRole('status').textContent()).toBe('Saved. A client is paused past 1 request or 5 credits within a minute.');
+    expect(await (await session.harness.api('/burst-limits')).json()).toEqual({ maxRequestsPerMinute: 1, maxCreditsPerMinute: 5 });
+
+    const token = await createClientToken(session.harness, 'runaway');
+    expect((await chatWith(token)).status).toBe(200);
+    expect((await chatWith(token)).status).toBe(429);
+    await page.reload();
+    const row = page.locator('section.tokens').getByRole('row', { name: /runaway/ });
+    await expect.poll(() => row.textContent()).toContain('paused by the burst guard');
+    await section.scrollIntoViewIfNeeded();
+    await session.shot('35-connect-burst-guard');
+
+    await requests.fill('100');
+    await section.getByRole('button', { name: 'Save limits' }).click();
+    await section.getByRole('status').waitFor();
+    await row.getByRole('button', { name: 'Resume' }).click();
+    await expect.poll(() => row.textContent()).not.toContain('paused');
+    expect((await chatWith(token)).status).toBe(200);
+    expect(findSentinel(await page.content())).toBeNull();
+  });
+});

@@ -14,7 +14,7 @@ function parsedLimits(current: BurstLimits, options: { requestsPerMinute?: strin
     maxCreditsPerMinute: options.creditsPerMinute === undefined ? current.maxCreditsPerMinute : Number(options.creditsPerMinute),
   });
   if (!result.success) {
-    const field = result.error.issues[0]?.path[0] === 'maxRequestsPerMinute' ? '--requests-per-minute (a whole number above 0)' : '--credits-per-minute (a number above 0)';
+    const field = result.error.issues[0]?.path[0] === 'maxRequestsPerMinute' ? '--requests-per-minute' : '--credits-per-minute';
     throw new Error(`${field}: ${result.error.issues[0]?.message ?? 'invalid'}`);
   }
   return result.data;

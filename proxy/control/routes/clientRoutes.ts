@@ -1,9 +1,9 @@
 import express from 'express';
 import { z } from 'zod';
 import type { CapabilityCheckResponse, ClientResumeResponse, TokenListResponse, TokenSecretResponse } from '../../contracts/api.ts';
-import { CLIENT_TOKEN_NAME_PATTERN } from '../../contracts/config.ts';
+import { burstLimitsSchema, CLIENT_TOKEN_NAME_PATTERN, type BurstLimits } from '../../contracts/config.ts';
 import { generateToken, tokenRecord } from '../../access/clientTokens.ts';
-import { addClientToken, removeClientToken } from '../../profiles/configMutations.ts';
+import { addClientToken, removeClientToken, updateSettings } from '../../profiles/configMutations.ts';
 import { clientTokenAccount, KeychainUnavailableError } from '../../secrets/secretStore.ts';
 import { param, type ControlContext } from '../context.ts';
 import { ApiError } from '../http.ts';
@@ -13,7 +13,15 @@ const createTokenSchema = z.object({
   pinnedProfileId: z.string().min(1).nullable().optional(),
 });
 
-/** Client tokens, burst-guard resume, and the model list. */
+/** Both limits, each required: the config schema's defaults would otherwise fill in a field left out. */
+const burstLimitsUpdateSchema = z
+  .object({
+    maxRequestsPerMinute: burstLimitsSchema.shape.maxRequestsPerMinute.unwrap(),
+    maxCreditsPerMinute: burstLimitsSchema.shape.maxCreditsPerMinute.unwrap(),
+  })
+  .strict();
+
+/** Client tokens, the burst guard (its limits, resuming a paused client), and the model list. */
 export function clientRoutes(context: ControlContext): express.Router {
   const router = express.Router();
   const { deps } = context;
@@ -70,6 +78,19 @@ export function clientRoutes(context: ControlContext): express.Router {
     if (!deps.spendGate) throw new ApiError('unavailable', 'The burst guard is not running in this proxy.');
     const body: ClientResumeResponse = { resumed: deps.spendGate.resumeClient(param(req.params, 'name')) };
     context.hub.statusChanged();
+    res.json(body);
+  });
+
+  router.get('/burst-limits', (_req, res) => {
+    const body: BurstLimits = deps.config.snapshot().settings.burstLimits;
+    res.json(body);
+  });
+
+  // The running guard reads the limits from the config at each request: saved here, they apply to the next one.
+  router.put('/burst-limits', async (req, res) => {
+    const limits = burstLimitsUpdateSchema.parse(req.body);
+    const config = await deps.config.update((current) => updateSettings(current, { burstLimits: limits }));
+    const body: BurstLimits = config.settings.burstLimits;
     res.json(body);
   });
 

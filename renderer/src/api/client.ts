@@ -7,6 +7,7 @@ import {
   type BaseUrlPreview,
   type BodyPart,
   type BodyTextResponse,
+  type BurstLimits,
   type CapabilityCheckResponse,
   type ClientResumeResponse,
   type KeyStatus,
@@ -93,6 +94,8 @@ export interface ControlClient {
   revealToken(name: string): Promise<TokenSecretResponse>;
   revokeToken(name: string): Promise<void>;
   resumeClient(name: string): Promise<ClientResumeResponse>;
+  burstLimits(): Promise<BurstLimits>;
+  saveBurstLimits(limits: BurstLimits): Promise<BurstLimits>;
   /** Opens the live channel and keeps it open (reconnecting) until the returned function is called. */
   subscribeLive(subscription: LiveSubscription): () => void;
 }
@@ -195,6 +198,8 @@ export function createControlClient(options: ControlClientOptions = {}): Control
     revealToken: (name) => json('GET', `/tokens/${segment(name)}/reveal`),
     revokeToken: (name) => empty('DELETE', `/tokens/${segment(name)}`),
     resumeClient: (name) => json('POST', `/clients/${segment(name)}/resume`),
+    burstLimits: () => json('GET', '/burst-limits'),
+    saveBurstLimits: (limits) => json('PUT', '/burst-limits', limits),
     subscribeLive,
   };
 }

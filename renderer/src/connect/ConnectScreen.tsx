@@ -4,6 +4,7 @@ import { useApi } from '../api/ApiContext.tsx';
 import { CopyButton } from '../common/CopyButton.tsx';
 import { ErrorState, Loading } from '../common/StateViews.tsx';
 import { useAsync } from '../common/useAsync.ts';
+import { BurstLimitsForm } from './BurstLimitsForm.tsx';
 import { buildSnippets, uniqueTokenName, type ConnectSnippet } from './snippets.ts';
 import { TokenPicker } from './TokenPicker.tsx';
 import { TokensTable } from './TokensTable.tsx';
@@ -102,6 +103,7 @@ export function ConnectScreen({ proxyUrl }: { proxyUrl: string }) {
         ))}
       </div>
       <TokensTable tokens={tokens.value.tokens} onChanged={tokens.reload} onRevoked={forgetRevoked} />
+      <BurstLimitsForm />
     </div>
   );
 }

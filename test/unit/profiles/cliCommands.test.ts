@@ -127,9 +127,9 @@ describe('airlock limits', () => {
   });
 
   it.each([
-    [['limits', '--requests-per-minute', '0'], 'airlock: --requests-per-minute (a whole number above 0)'],
-    [['limits', '--requests-per-minute', '2.5'], 'airlock: --requests-per-minute (a whole number above 0)'],
-    [['limits', '--credits-per-minute', 'lots'], 'airlock: --credits-per-minute (a number above 0)'],
+    [['limits', '--requests-per-minute', '0'], 'airlock: --requests-per-minute: must be above 0'],
+    [['limits', '--requests-per-minute', '2.5'], 'airlock: --requests-per-minute: must be a whole number'],
+    [['limits', '--credits-per-minute', 'lots'], 'airlock: --credits-per-minute: must be a number'],
   ])('refuses %j and leaves the limits as they were', async (args, message) => {
     const refused = await airlock(args);
     expect(refused.exitCode).not.toBe(0);

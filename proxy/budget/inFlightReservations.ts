@@ -17,6 +17,19 @@ export class InFlightReservations {
     for (const key of scopeKeys) this.#byScope.set(key, roundCredits((this.#byScope.get(key) ?? 0) + credits));
   }
 
+  /** Lowers a request's reservation to `credits` (a count replacing an upper bound); never raises it. */
+  shrink(requestId: string, credits: number): void {
+    const reservation = this.#byRequest.get(requestId);
+    if (!reservation || credits >= reservation.credits) return;
+    const freed = reservation.credits - Math.max(credits, 0);
+    reservation.credits -= freed;
+    for (const key of reservation.scopeKeys) {
+      const left = roundCredits((this.#byScope.get(key) ?? 0) - freed);
+      if (left > 0) this.#byScope.set(key, left);
+      else this.#byScope.delete(key);
+    }
+  }
+
   release(requestId: string): void {
     const reservation = this.#byRequest.get(requestId);
     if (!reservation) return;

@@ -76,6 +76,11 @@ export function createSpendGate(deps: SpendGateDeps): SpendGateControl {
     return decideBudget({ owners: budgetOwners(input, scopes, nowMs()), estimatedInputCredits: estimatedInputCredits(input) }) === null;
   }
 
+  function refineHold(input: SpendCheckInput): void {
+    const estimate = estimatedInputCredits(input);
+    if (estimate !== null) reservations.shrink(input.requestId, estimate);
+  }
+
   function needsInputEstimate(identity: ClientIdentity, profile: Profile): boolean {
     return hasCap(profile.budget) || (identity.tokenName !== null && hasCap(deps.clientBudget(identity.tokenName)));
   }
@@ -84,6 +89,7 @@ export function createSpendGate(deps: SpendGateDeps): SpendGateControl {
     needsInputEstimate,
     budgetsAdmit,
     check,
+    refineHold,
     recordOutcome,
     resumeClient: (clientName) => burstGuard.resume(clientName),
     pausedClients: () => burstGuard.pausedClients(),

@@ -157,15 +157,23 @@ export function createForwardHandler(options: ForwardOptions): (req: IncomingMes
 /**
  * The spend gate's decision. The input is estimated only when a cap applies, and counted with the
  * tokenizer (on its thread, while this request waits) only when its upper bound would not pass the
- * caps; a request admitted on the bound holds the bound against the caps until it ends.
+ * caps. A request admitted on the bound holds the bound against the caps until it ends; where that
+ * hold would keep out the next request of the same size, the input is counted in the background
+ * and the hold lowered to the count, so parallel requests near a cap are not refused for a bound.
  */
 async function checkSpend(gate: SpendGate | undefined, input: Omit<SpendCheckInput, 'estimatedInputTokens'>, plan: ExchangePlan): Promise<LocalRefusal | null> {
   if (!gate) return null;
   if (!gate.needsInputEstimate(input.identity, input.profile)) return gate.check({ ...input, estimatedInputTokens: null });
   const quick = quickInputEstimate(plan);
   const onBound = { ...input, estimatedInputTokens: quick.tokens };
-  if (!quick.countRefines || gate.budgetsAdmit(onBound)) return gate.check(onBound);
-  return gate.check({ ...input, estimatedInputTokens: await estimateInputTokens(plan) });
+  if (!quick.countRefines) return gate.check(onBound);
+  if (!gate.budgetsAdmit(onBound)) return gate.check({ ...input, estimatedInputTokens: await estimateInputTokens(plan) });
+  const refusal = gate.check(onBound);
+  if (refusal === null && !gate.budgetsAdmit(onBound)) {
+    // The estimator falls back to bytes rather than fail; a failure here would only leave the bound held.
+    void estimateInputTokens(plan).then((tokens) => gate.refineHold({ ...input, estimatedInputTokens: tokens }), () => undefined);
+  }
+  return refusal;
 }
 
 function sendLocalAnswer(res: ServerResponse, answer: object): void {

@@ -4,6 +4,7 @@ import path from 'node:path';
 import type { CapabilityService } from '../../../proxy/capabilities/capabilityService.ts';
 import type { ControlApi } from '../../../proxy/control/createControlRouter.ts';
 import type { RequestLog } from '../../../proxy/log/requestLog.ts';
+import type { SpendGateControl } from '../../../proxy/budget/spendGate.ts';
 import type { ConfigStore } from '../../../proxy/profiles/configStore.ts';
 import { startAirlock } from '../../../proxy/runtime/startAirlock.ts';
 import type { KeyCache } from '../../../proxy/secrets/keyCache.ts';
@@ -28,6 +29,7 @@ export interface ControlHarness {
   keys: KeyCache;
   secrets: SecretStore;
   log: RequestLog;
+  spendGate: SpendGateControl;
   capabilities: CapabilityService;
   dataDir: string;
   /** `fetch` against the control API with the control token. */
@@ -53,6 +55,7 @@ export async function startControlHarness(options: ControlHarnessOptions = {}): 
     keys: airlock.keys,
     secrets,
     log: airlock.log,
+    spendGate: airlock.spendGate,
     capabilities: airlock.capabilities,
     dataDir,
     api: (pathAndQuery, init = {}) =>

@@ -29,6 +29,7 @@ function countingGate(onEstimateWanted: () => void, checked: SpendCheckInput[], 
       checked.push(input);
       return null;
     },
+    refineHold: () => undefined,
     recordOutcome: () => undefined,
   };
 }

@@ -180,4 +180,26 @@ describe('createSpendGate', () => {
     expect(gate.check(input({ estimatedInputTokens: 10_000_000 }))?.errorClass).toBe('budget_exceeded');
     expect(gate.reservations.requestCount).toBe(0);
   });
+
+  it.each([
+    { name: 'a count below the bound lowers the hold to it', heldTokens: 2_000_000, refinedTokens: 500_000, heldCredits: 1 },
+    { name: 'a count above the bound leaves the bound held', heldTokens: 1_000_000, refinedTokens: 1_500_000, heldCredits: 2 },
+  ])('refineHold: $name', ({ heldTokens, refinedTokens, heldCredits }) => {
+    const { gate, input } = setup({ profile: { budget: { dailyCredits: 5 } } });
+    const admitted = input({ estimatedInputTokens: heldTokens });
+    expect(gate.check(admitted)).toBeNull();
+    gate.refineHold({ ...admitted, estimatedInputTokens: refinedTokens });
+    expect(gate.reservations.reservedCredits({ kind: 'profile', profileId: 'work' })).toBe(heldCredits);
+    expect(gate.reservations.reservedCredits({ kind: 'client', clientName: 'cursor' })).toBe(heldCredits);
+  });
+
+  it('refineHold after the request ended reserves nothing again', () => {
+    const { gate, input } = setup({ profile: { budget: { dailyCredits: 5 } } });
+    const admitted = input({ estimatedInputTokens: 1_000_000 });
+    expect(gate.check(admitted)).toBeNull();
+    gate.recordOutcome({ requestId: admitted.requestId, identity: admitted.identity, profileId: 'work', status: 200, costCredits: 1, atMs: NOW });
+    gate.refineHold({ ...admitted, estimatedInputTokens: 10 });
+    expect(gate.reservations.requestCount).toBe(0);
+    expect(gate.reservations.reservedCredits({ kind: 'profile', profileId: 'work' })).toBe(0);
+  });
 });

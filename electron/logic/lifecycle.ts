@@ -58,6 +58,7 @@ export function classifyStartupError(error: unknown, port: number): StartupProbl
   if (facts.name === 'PortInUseError' || facts.code === 'EADDRINUSE') {
     return { kind: 'port_in_use', detail: `port ${port} on 127.0.0.1 is already in use` };
   }
+  if (facts.name === 'DataDirInUseError') return { kind: 'data_dir_in_use', detail: 'another Airlock is running with the same data' };
   if (KEYCHAIN_MISSING_PATTERN.test(facts.message) || facts.name.startsWith('Keychain') || facts.name.startsWith('SecretStore')) {
     if (KEYCHAIN_LOCKED_PATTERN.test(facts.message)) return { kind: 'keychain_locked', detail: 'the OS keychain is locked' };
     return { kind: 'keychain_unavailable', detail: 'no OS keychain is available' };
@@ -79,6 +80,12 @@ export function startupProblemView(problem: StartupProblem, port: number): Start
         title: `Port ${port} is taken`,
         detail: `Another program (or another Airlock, e.g. \`airlock serve\`) is listening on 127.0.0.1:${port}. Airlock never moves to another port silently, because your clients are configured with this one.`,
         fix: `Stop the other program (find it with \`lsof -i :${port}\` on macOS/Linux or \`netstat -ano | findstr :${port}\` on Windows), then quit and start Airlock again.`,
+      };
+    case 'data_dir_in_use':
+      return {
+        title: 'Another Airlock is running',
+        detail: 'Another Airlock, most likely `airlock serve` in a terminal, is running with the same profiles and request log. Two at once would both write the log, and this one would mark the other\'s requests as interrupted.',
+        fix: 'Stop the other one (Ctrl+C in its terminal, or quit it), then quit and start Airlock again.',
       };
     case 'keychain_locked':
       return {

@@ -18,6 +18,7 @@ import { createKeytarSecretStore } from '../secrets/keytarStore.ts';
 import type { SecretStore } from '../secrets/secretStore.ts';
 import { startServer, type ProxyHandle } from '../server/startServer.ts';
 import { COMMAND_LINE_PROFILE_ID, overlayConfig, type ConfigSource } from './configOverlay.ts';
+import { lockDataDir } from './dataDirLock.ts';
 
 export interface AirlockOptions {
   dataDir: string;
@@ -57,10 +58,28 @@ function spendScopes(config: ConfigSource): SpendScope[] {
 
 /**
  * The composition root shared by `airlock serve` and the desktop app: the profile file, the
- * keychain, the log, the spend gate, the control API and the proxy, wired once.
+ * keychain, the log, the spend gate, the control API and the proxy, wired once. The data
+ * directory is locked to this process first (DataDirInUseError if another Airlock has it).
  */
 export async function startAirlock(options: AirlockOptions): Promise<Airlock> {
   mkdirSync(options.dataDir, { recursive: true, mode: 0o700 });
+  const dataDirLock = lockDataDir(options.dataDir);
+  try {
+    const airlock = await startWithDataDir(options);
+    return {
+      ...airlock,
+      async stop(stopOptions) {
+        await airlock.stop(stopOptions);
+        dataDirLock.release();
+      },
+    };
+  } catch (error) {
+    dataDirLock.release();
+    throw error;
+  }
+}
+
+async function startWithDataDir(options: AirlockOptions): Promise<Airlock> {
   const notices: string[] = [];
   const store = openConfigStore(options.dataDir, { watch: true });
   const fileProblem = store.problem();

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { classifyStartupError, decideWindowClose, QUIT_DRAIN_MS, quitDrainMs, secondInstanceSteps, startupProblemView } from '../../../electron/logic/lifecycle.ts';
+import { DataDirInUseError } from '../../../proxy/runtime/dataDirLock.ts';
 
 describe('window close and quit', () => {
   it.each([
@@ -37,6 +38,7 @@ describe('classifyStartupError', () => {
   it.each([
     ['PortInUseError', new PortInUseError('port 8642 is taken'), 'port_in_use'],
     ['EADDRINUSE', Object.assign(new Error('listen EADDRINUSE'), { code: 'EADDRINUSE' }), 'port_in_use'],
+    ['DataDirInUseError', new DataDirInUseError('/home/me/.config/Airlock', 4242), 'data_dir_in_use'],
     ['no Secret Service', new Error('The name org.freedesktop.secrets was not provided by any .service files'), 'keychain_unavailable'],
     ['no D-Bus', new Error('Cannot autolaunch D-Bus without X11 $DISPLAY'), 'keychain_unavailable'],
     ['locked collection', new Error('Secret Service: the collection is locked'), 'keychain_locked'],
@@ -55,6 +57,7 @@ describe('classifyStartupError', () => {
 describe('startupProblemView', () => {
   it.each([
     ['port_in_use', /8642/, /lsof -i :8642/],
+    ['data_dir_in_use', /Another Airlock/, /Stop the other one/],
     ['keychain_locked', /locked/, /Unlock/],
     ['keychain_unavailable', /keychain/, /gnome-keyring|Secret Service/],
     ['unknown', /could not start/, /npm run serve/],

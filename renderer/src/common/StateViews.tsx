@@ -21,6 +21,16 @@ export function ErrorState({ error, onRetry }: { error: Error; onRetry?: () => v
   );
 }
 
+/** A form's refusal, read out when it appears; nothing while there is none. */
+export function FormError({ message }: { message: string | null }) {
+  if (!message) return null;
+  return (
+    <p className="field-error" role="alert">
+      {message}
+    </p>
+  );
+}
+
 export function Empty({ title, children }: { title: string; children?: ReactNode }) {
   return (
     <div className="state state-empty">

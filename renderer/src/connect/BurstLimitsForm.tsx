@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import type { BurstLimits } from '../../../proxy/contracts/api.ts';
 import { useApi } from '../api/ApiContext.tsx';
-import { ErrorState, Loading } from '../common/StateViews.tsx';
+import { ErrorState, FormError, Loading } from '../common/StateViews.tsx';
 import { useAsync } from '../common/useAsync.ts';
 
 const counted = (count: number, noun: string): string => `${count} ${noun}${count === 1 ? '' : 's'}`;
@@ -62,11 +62,7 @@ export function BurstLimitsForm() {
           Save limits
         </button>
       </form>
-      {error && (
-        <p className="field-error" role="alert">
-          {error}
-        </p>
-      )}
+      <FormError message={error} />
       {status && (
         <p className="ok" role="status">
           {status}

@@ -1,6 +1,7 @@
 import { useState } from 'react';
 import type { TokenView } from '../../../proxy/contracts/api.ts';
 import { useApi } from '../api/ApiContext.tsx';
+import { FormError } from '../common/StateViews.tsx';
 
 /** Existing client tokens: lift a burst-guard pause, or revoke. */
 export function TokensTable({ tokens, onChanged, onRevoked }: { tokens: TokenView[]; onChanged: () => void; onRevoked: (name: string) => void }) {
@@ -47,11 +48,7 @@ export function TokensTable({ tokens, onChanged, onRevoked }: { tokens: TokenVie
           ))}
         </tbody>
       </table>
-      {error && (
-        <p className="field-error" role="alert">
-          {error}
-        </p>
-      )}
+      <FormError message={error} />
     </section>
   );
 }

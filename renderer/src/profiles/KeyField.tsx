@@ -1,6 +1,7 @@
 import { useState } from 'react';
 import type { KeyStatus } from '../../../proxy/contracts/api.ts';
 import { useApi } from '../api/ApiContext.tsx';
+import { FormError } from '../common/StateViews.tsx';
 
 /** Write-only key entry: the key goes to the keychain and only "set, ends in …" ever comes back. */
 export function KeyField({ profileId, status, onChanged }: { profileId: string; status: KeyStatus; onChanged: (status: KeyStatus) => void }) {
@@ -45,11 +46,7 @@ export function KeyField({ profileId, status, onChanged }: { profileId: string; 
           </button>
         )}
       </form>
-      {error && (
-        <p className="field-error" role="alert">
-          {error}
-        </p>
-      )}
+      <FormError message={error} />
       <p className="muted">Stored in the OS keychain. Airlock never shows it, logs it or sends it anywhere but the gateway.</p>
     </fieldset>
   );

@@ -5,6 +5,7 @@ import { KeyField } from './KeyField.tsx';
 import { PriceEditor } from './PriceEditor.tsx';
 import { ProfileEditor } from './ProfileEditor.tsx';
 import { ProfileTestPanel } from './ProfileTestPanel.tsx';
+import { FormError } from '../common/StateViews.tsx';
 
 /** One existing profile: activate/remove, key, test, settings and prices. */
 export function ProfileDetail({ view, onChanged, onDeleted }: { view: ProfileView; onChanged: () => void; onDeleted: () => void }) {
@@ -49,11 +50,7 @@ export function ProfileDetail({ view, onChanged, onDeleted }: { view: ProfileVie
           </button>
         )}
       </header>
-      {error && (
-        <p className="field-error" role="alert">
-          {error}
-        </p>
-      )}
+      <FormError message={error} />
       <KeyField profileId={id} status={view.key} onChanged={onChanged} />
       <ProfileTestPanel profileId={id} />
       <ProfileEditor existing={view.profile} onSaved={onChanged} />

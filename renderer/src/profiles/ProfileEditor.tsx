@@ -6,6 +6,7 @@ import { ControlApiError } from '../api/client.ts';
 import { BaseUrlField } from './BaseUrlField.tsx';
 import { PairRowsEditor } from './PairRowsEditor.tsx';
 import { formFromProfile, profileFromForm, type ProfileForm, type ProtocolModeSetting } from './profileForm.ts';
+import { FormError } from '../common/StateViews.tsx';
 
 interface ProfileEditorProps {
   /** null = a new profile. */
@@ -120,11 +121,7 @@ export function ProfileEditor({ existing, onSaved }: ProfileEditorProps) {
           </label>
         ))}
       </fieldset>
-      {saveError && (
-        <p className="field-error" role="alert">
-          {saveError}
-        </p>
-      )}
+      <FormError message={saveError} />
       {Object.keys(errors).length > 0 && (
         <p className="field-error" role="alert">
           Check the marked fields: {Object.keys(errors).join(', ')}.

@@ -1,5 +1,6 @@
 import { useState } from 'react';
 import { useApi } from '../api/ApiContext.tsx';
+import { FormError } from '../common/StateViews.tsx';
 
 /** Shown when the window has no session: explains the login link, and accepts the control token instead. */
 export function SignIn({ problem, onSignedIn }: { problem: string | null; onSignedIn: () => void }) {
@@ -28,11 +29,7 @@ export function SignIn({ problem, onSignedIn }: { problem: string | null; onSign
           Sign in
         </button>
       </form>
-      {error && (
-        <p className="field-error" role="alert">
-          {error}
-        </p>
-      )}
+      <FormError message={error} />
     </main>
   );
 }

@@ -3,9 +3,7 @@ import { createServer, request, type IncomingMessage, type Server } from 'node:h
 import type { AddressInfo } from 'node:net';
 import { setTimeout as delay } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { profileSchema } from '../../../proxy/contracts/profile.ts';
-import { startServer, type ProxyHandle } from '../../../proxy/server/startServer.ts';
-import { SENTINEL_KEY } from '../../support/sentinel.ts';
+import { startHarness, type Harness } from '../../support/proxyHarness.ts';
 
 // A client that stops reading must stop the upstream too (the proxy must not buffer the answer for it),
 // and get every byte once it reads again. Far more than the kernel's socket buffers hold in between.
@@ -25,7 +23,7 @@ function piece(kind: Kind, index: number): Buffer {
 }
 
 let upstream: Server;
-let proxy: ProxyHandle;
+let harness: Harness;
 /** Bytes the upstream's socket took of the current answer, and whether it got to the end. */
 const sent = { bytes: 0, ended: false };
 
@@ -49,25 +47,18 @@ beforeAll(async () => {
     pump();
   });
   await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
-  const profile = profileSchema.parse({ id: 'big', name: 'Big', baseUrl: `http://127.0.0.1:${(upstream.address() as AddressInfo).port}/v1` });
-  proxy = await startServer({
-    port: 0,
-    services: {
-      authenticator: { authenticate: () => ({ tokenName: 'tests', pinnedProfileId: null }) },
-      targets: { resolve: () => ({ profile, apiKey: SENTINEL_KEY }) },
-    },
-  });
+  harness = await startHarness({ profile: { baseUrl: `http://127.0.0.1:${(upstream.address() as AddressInfo).port}/v1` } });
 });
 
 afterAll(async () => {
-  await proxy.stop();
+  await harness.close();
   upstream.closeAllConnections();
   await new Promise((resolve) => upstream.close(resolve));
 });
 
 function open(path: string, body: string): Promise<IncomingMessage> {
   return new Promise((resolve, reject) => {
-    const req = request(`${proxy.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' } }, resolve);
+    const req = request(`${harness.proxy.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' } }, resolve);
     req.on('error', reject);
     req.end(body);
   });

@@ -23,19 +23,19 @@ export class InFlightReservations {
     if (!reservation || credits >= reservation.credits) return;
     const freed = reservation.credits - Math.max(credits, 0);
     reservation.credits -= freed;
-    for (const key of reservation.scopeKeys) {
-      const left = roundCredits((this.#byScope.get(key) ?? 0) - freed);
-      if (left > 0) this.#byScope.set(key, left);
-      else this.#byScope.delete(key);
-    }
+    this.#takeFromScopes(reservation.scopeKeys, freed);
   }
 
   release(requestId: string): void {
     const reservation = this.#byRequest.get(requestId);
     if (!reservation) return;
     this.#byRequest.delete(requestId);
-    for (const key of reservation.scopeKeys) {
-      const left = roundCredits((this.#byScope.get(key) ?? 0) - reservation.credits);
+    this.#takeFromScopes(reservation.scopeKeys, reservation.credits);
+  }
+
+  #takeFromScopes(scopeKeys: readonly string[], credits: number): void {
+    for (const key of scopeKeys) {
+      const left = roundCredits((this.#byScope.get(key) ?? 0) - credits);
       if (left > 0) this.#byScope.set(key, left);
       else this.#byScope.delete(key);
     }

@@ -11,7 +11,7 @@ import { LogWriter, type LogBatch } from './writer.ts';
 
 /** Quiet time before bodies are added to the full-text index in the background. */
 export const DEFAULT_INDEX_IDLE_DELAY_MS = 500;
-/** Unindexed body bytes that make indexing run even under load: a search catches up in about a second. */
+/** Unindexed body bytes that make indexing run even under load: a search scans at most this much unindexed text. */
 export const DEFAULT_MAX_UNINDEXED_BYTES = 4 * 1024 * 1024;
 
 /**

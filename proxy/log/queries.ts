@@ -36,10 +36,22 @@ const MIN_FTS_TERM_CHARS = 3;
  * (renderer/src/live/liveRows.ts): a row shown live then stays in the list on reload.
  */
 const TEXT_ROW_COLUMNS = ['client_path', 'requested_model', 'upstream_model', 'response_model', 'client_name'] as const;
+/** A body (`b`) containing the LIKE pattern, bound three times. ASCII letters match in either case. */
+const BODY_LIKE = ['request_body', 'response_body', 'stream_text'].map((column) => `b.${column} LIKE ? ESCAPE '\\'`).join(' OR ');
 
-/** A phrase query for FTS5: the user's text is matched literally, never parsed as FTS syntax. */
-export function ftsPhrase(text: string): string {
-  return `"${text.replaceAll('"', '""')}"`;
+/** Trigrams the full-text query asks for: enough to narrow a search to few bodies, whatever the text's length. */
+const MAX_QUERY_TRIGRAMS = 32;
+
+/**
+ * An FTS5 query for bodies holding every trigram of `text` (up to MAX_QUERY_TRIGRAMS of them),
+ * each quoted so the user's text is never parsed as FTS syntax. The index keeps no positions, so
+ * this finds candidates; a LIKE on them confirms the substring.
+ */
+export function trigramQuery(text: string): string {
+  const chars = [...text];
+  const trigrams = new Set<string>();
+  for (let start = 0; start + 3 <= chars.length && trigrams.size < MAX_QUERY_TRIGRAMS; start += 1) trigrams.add(chars.slice(start, start + 3).join(''));
+  return [...trigrams].map((trigram) => `"${trigram.replaceAll('"', '""')}"`).join(' AND ');
 }
 
 function likePattern(text: string): string {
@@ -73,22 +85,21 @@ export function whereForFilter(filter: RequestListFilter): { sql: string; params
     const pattern = likePattern(text);
     const inRow = TEXT_ROW_COLUMNS.map((column) => `${column} LIKE ? ESCAPE '\\'`).join(' OR ');
     const rowPatterns = TEXT_ROW_COLUMNS.map(() => pattern);
+    const bodyPatterns = [pattern, pattern, pattern];
     if ([...text].length >= MIN_FTS_TERM_CHARS) {
+      // Indexed bodies through the index, bodies still waiting for it by a scan of those few.
       add(
         `(id IN (SELECT b.request_id FROM request_bodies_fts f JOIN request_bodies b ON b.body_id = f.rowid
-                WHERE request_bodies_fts MATCH ?) OR ${inRow})`,
-        ftsPhrase(text),
+                WHERE request_bodies_fts MATCH ? AND (${BODY_LIKE}))
+          OR id IN (SELECT b.request_id FROM request_bodies_unindexed u JOIN request_bodies b USING (body_id) WHERE ${BODY_LIKE})
+          OR ${inRow})`,
+        trigramQuery(text),
+        ...bodyPatterns,
+        ...bodyPatterns,
         ...rowPatterns,
       );
     } else {
-      add(
-        `(id IN (SELECT request_id FROM request_bodies WHERE request_body LIKE ? ESCAPE '\\'
-                OR response_body LIKE ? ESCAPE '\\' OR stream_text LIKE ? ESCAPE '\\') OR ${inRow})`,
-        pattern,
-        pattern,
-        pattern,
-        ...rowPatterns,
-      );
+      add(`(id IN (SELECT request_id FROM request_bodies b WHERE ${BODY_LIKE}) OR ${inRow})`, ...bodyPatterns, ...rowPatterns);
     }
   }
   return { sql: clauses.length === 0 ? '' : `WHERE ${clauses.join(' AND ')}`, params };

@@ -2,10 +2,9 @@ import { statfsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DatabaseSync } from 'node:sqlite';
 import type { IdempotencyStore } from '../budget/idempotencyCache.ts';
-import type { RequestListFilter, RequestLogStatus } from '../contracts/log.ts';
+import type { RequestLogStatus } from '../contracts/log.ts';
 import type { RequestEvents } from '../events/requestEvents.ts';
 import { DEFAULT_BODY_CAP_BYTES } from './bodyRecord.ts';
-import { DEFAULT_INDEX_SLICE, indexAllUnindexed } from './fullTextBackfill.ts';
 import { SqliteIdempotencyStore } from './idempotentAnswers.ts';
 import { LogThreadClient } from './logThreadClient.ts';
 import { RequestLogQueries } from './queries.ts';
@@ -128,7 +127,7 @@ class SqliteRequestLog implements RequestLog {
     this.checkpointer = this.startCheckpointer();
     this.queries = new RequestLogQueries(this.db);
     this.idempotencyStore = new SqliteIdempotencyStore(this.db, options.knownSecrets);
-    this.listRequests = (filter) => this.queries.listRequests(this.indexedFor(filter));
+    this.listRequests = this.queries.listRequests.bind(this.queries);
     this.getRequest = this.queries.getRequest.bind(this.queries);
     this.spendByDay = this.queries.spendByDay.bind(this.queries);
     this.totals = this.queries.totals.bind(this.queries);
@@ -151,12 +150,6 @@ class SqliteRequestLog implements RequestLog {
         this.thread.enableAutocheckpoint();
       },
     });
-  }
-
-  /** A full-text search first indexes the bodies not indexed yet, so it finds every logged request. */
-  private indexedFor(filter: RequestListFilter): RequestListFilter {
-    if (filter.text?.trim() && !this.closed) this.safely(() => indexAllUnindexed(this.db, DEFAULT_INDEX_SLICE));
-    return filter;
   }
 
   attach(events: RequestEvents): () => void {

@@ -4,7 +4,9 @@ import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { setTimeout as delay } from 'node:timers/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { DEFAULT_INDEX_SLICE, FullTextBackfill, indexAllUnindexed, indexUnindexedSlice, unindexedBytes, type FullTextBackfillOptions } from '../../../proxy/log/fullTextBackfill.ts';
+import { FullTextBackfill, indexUnindexedSlice, unindexedBytes, type FullTextBackfillOptions } from '../../../proxy/log/fullTextBackfill.ts';
+import { trigramQuery } from '../../../proxy/log/queries.ts';
+import { indexEveryBody } from './indexEveryBody.ts';
 import { DATABASE_FILE_NAME, MIGRATIONS, openLogDatabase } from '../../../proxy/log/schema.ts';
 
 let dataDir: string;
@@ -47,13 +49,14 @@ function unindexedIds(): string[] {
     .map((record) => String(record.id));
 }
 
+/** The bodies the full-text index alone finds for `text` (every trigram of it, anywhere in the body). */
 function search(text: string): string[] {
   return db
     .prepare(
       `SELECT b.request_id AS id FROM request_bodies_fts f JOIN request_bodies b ON b.body_id = f.rowid
        WHERE request_bodies_fts MATCH ? ORDER BY b.body_id`,
     )
-    .all(`"${text}"`)
+    .all(trigramQuery(text))
     .map((record) => String(record.id));
 }
 
@@ -98,9 +101,9 @@ describe('bodies enter the full-text index off the write path', () => {
     expect(search('brown fox')).toEqual([]);
   });
 
-  it('indexAllUnindexed indexes every unindexed body', () => {
+  it('slice after slice, every unindexed body enters the index', () => {
     for (let index = 0; index < 30; index += 1) insertBody(`r${index}`, `shared text number ${index}`.padEnd(200, '.'));
-    indexAllUnindexed(db, DEFAULT_INDEX_SLICE);
+    indexEveryBody(db);
     expect(unindexedIds()).toEqual([]);
     expect(search('shared text')).toHaveLength(30);
     checkIndexMatchesBodies();
@@ -111,7 +114,7 @@ describe('bodies enter the full-text index off the write path', () => {
     indexUnindexedSlice(db, { maxRows: 1, maxBytes: 1024 });
     db.prepare("DELETE FROM request_bodies WHERE request_id IN ('indexed', 'never-indexed')").run();
     expect(unindexedIds()).toEqual(['kept']);
-    indexAllUnindexed(db, DEFAULT_INDEX_SLICE);
+    indexEveryBody(db);
     expect(search('needle')).toEqual(['kept']);
     checkIndexMatchesBodies();
   });
@@ -150,8 +153,8 @@ describe('index segment merging', () => {
   });
 });
 
-describe('upgrading a log written before the backfill', () => {
-  it('keeps bodies indexed at write time searchable and deletable', () => {
+describe('upgrading a log from an older schema', () => {
+  it('rebuilds the full-text index without positions, every earlier body listed for it and found meanwhile', () => {
     db.close();
     rmSync(dataDir, { recursive: true, force: true });
     dataDir = mkdtempSync(join(tmpdir(), 'airlock-fts-'));
@@ -159,17 +162,21 @@ describe('upgrading a log written before the backfill', () => {
     firstVersion.exec(MIGRATIONS[0] ?? '');
     firstVersion.exec('PRAGMA user_version = 1');
     db = firstVersion;
+    // Schema one indexed each body as it was written, positions included.
     insertBody('old', 'written under schema one', { listUnindexed: false });
     insertBody('gone', 'also written under schema one', { listUnindexed: false });
+    expect(db.prepare(`SELECT rowid FROM request_bodies_fts WHERE request_bodies_fts MATCH '"schema one"'`).all()).toHaveLength(2);
     firstVersion.close();
 
     db = openLogDatabase({ dataDir });
     expect(automergeSetting()).toBe(16);
-    expect(unindexedIds()).toEqual([]);
+    expect(unindexedIds()).toEqual(['old', 'gone']);
+    expect(search('written under')).toEqual([]);
     insertBody('new', 'written under the current schema');
     db.prepare("DELETE FROM request_bodies WHERE request_id = 'gone'").run();
-    indexAllUnindexed(db, DEFAULT_INDEX_SLICE);
+    indexEveryBody(db);
     expect(search('written under')).toEqual(['old', 'new']);
+    expect(() => db.prepare(`SELECT rowid FROM request_bodies_fts WHERE request_bodies_fts MATCH '"schema one"'`).all()).toThrow(/phrase queries are not supported/);
     checkIndexMatchesBodies();
   });
 });

@@ -1,6 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { capturedBodies, endEvent, startEvent, TEST_STARTED_AT_MS } from './lifecycleEvents.ts';
 import { openTempLog, type TempLog } from './tempLog.ts';
+import { indexEveryBody } from './indexEveryBody.ts';
+import { openLogDatabase } from '../../../proxy/log/schema.ts';
 
 const MINUTE_MS = 60_000;
 const DAY_MS = 86_400_000;
@@ -43,6 +45,16 @@ function emitRequest(temp: TempLog, seed: Seed): void {
       bodies: capturedBodies({ requestBody: Buffer.from(JSON.stringify({ prompt: seed.body ?? `prompt ${seed.id}` })) }),
     }),
   );
+}
+
+/** Indexes every logged body now, through a second connection. */
+function indexLoggedBodies(dataDir: string): void {
+  const db = openLogDatabase({ dataDir });
+  try {
+    indexEveryBody(db);
+  } finally {
+    db.close();
+  }
 }
 
 let temp: TempLog;
@@ -96,18 +108,28 @@ describe('listRequests', () => {
     expect(ids({ errorClass: 'upstream_error', clientName: 'ide' })).toEqual(['b']);
   });
 
-  it('finds requests by full text in bodies, including CJK and short terms', async () => {
-    emitRequest(temp, { id: 'fox', atMs: TEST_STARTED_AT_MS - 2, body: 'the quick brown fox' });
-    emitRequest(temp, { id: 'cjk', atMs: TEST_STARTED_AT_MS - 1, body: '请把这段文字翻译成英文' });
+  // Bodies wait for the full-text index (fullTextBackfill.ts): a search must find them either way.
+  it.each([
+    ['waiting for the full-text index', false],
+    ['in the full-text index', true],
+  ])('finds requests by full text in bodies %s, including CJK and short terms', async (_state, indexed) => {
+    emitRequest(temp, { id: 'fox', atMs: TEST_STARTED_AT_MS - 3, body: 'the quick brown fox' });
+    emitRequest(temp, { id: 'cjk', atMs: TEST_STARTED_AT_MS - 2, body: '请把这段文字翻译成英文' });
+    emitRequest(temp, { id: 'scattered', atMs: TEST_STARTED_AT_MS - 1, body: 'xabcd bcdex' });
     emitRequest(temp, { id: 'other', atMs: TEST_STARTED_AT_MS, body: 'nothing to see' });
     await temp.log.flush();
+    if (indexed) indexLoggedBodies(temp.dataDir);
     const ids = (text: string): string[] => temp.log.listRequests({ text }).rows.map((row) => row.id);
 
     expect(ids('brown fox')).toEqual(['fox']);
     expect(ids('QUICK')).toEqual(['fox']);
     expect(ids('翻译成')).toEqual(['cjk']);
     expect(ids('翻译')).toEqual(['cjk']);
-    expect(ids('hi there')).toEqual(['other', 'cjk', 'fox']);
+    // 'scattered' holds every trigram of "abcde", but not the text itself.
+    expect(ids('abcde')).toEqual([]);
+    expect(ids('bcdex')).toEqual(['scattered']);
+    // Every response body says it.
+    expect(ids('hi there')).toEqual(['other', 'scattered', 'cjk', 'fox']);
     expect(ids('"unbalanced OR')).toEqual([]);
   });
 

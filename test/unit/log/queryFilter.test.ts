@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { RequestListFilter } from '../../../proxy/contracts/log.ts';
-import { clampPageLimit, DEFAULT_PAGE_LIMIT, ftsPhrase, whereForFilter } from '../../../proxy/log/queries.ts';
+import { clampPageLimit, DEFAULT_PAGE_LIMIT, trigramQuery, whereForFilter } from '../../../proxy/log/queries.ts';
 
 describe('whereForFilter', () => {
   it.each<[string, RequestListFilter, string, Array<string | number>]>([
@@ -16,11 +16,11 @@ describe('whereForFilter', () => {
     expect(whereForFilter(filter)).toEqual({ sql, params });
   });
 
-  it('searches full text with a literal phrase from three characters on', () => {
+  it('searches full text through the trigram index, confirmed by a substring match, from three characters on', () => {
     const where = whereForFilter({ text: 'hello "world" OR x' });
     expect(where.sql).toContain('MATCH ?');
-    const rowPattern = '%hello "world" OR x%';
-    expect(where.params).toEqual(['"hello ""world"" OR x"', rowPattern, rowPattern, rowPattern, rowPattern, rowPattern]);
+    const pattern = '%hello "world" OR x%';
+    expect(where.params).toEqual([trigramQuery('hello "world" OR x'), ...Array.from({ length: 11 }, () => pattern)]);
   });
 
   it('falls back to an escaped substring match for shorter text', () => {
@@ -34,13 +34,22 @@ describe('whereForFilter', () => {
   });
 });
 
-describe('ftsPhrase', () => {
+describe('trigramQuery', () => {
   it.each([
-    ['plain', '"plain"'],
-    ['say "hi"', '"say ""hi"""'],
-    ['a* NEAR(b)', '"a* NEAR(b)"'],
-  ])('%s -> %s', (text, phrase) => {
-    expect(ftsPhrase(text)).toBe(phrase);
+    ['abc', '"abc"'],
+    ['abcd', '"abc" AND "bcd"'],
+    ['aaaa', '"aaa"'],
+    ['say "hi"', '"say" AND "ay " AND "y """ AND " ""h" AND """hi" AND "hi"""'],
+    ['a* NEAR(b)', '"a* " AND "* N" AND " NE" AND "NEA" AND "EAR" AND "AR(" AND "R(b" AND "(b)"'],
+    ['翻译成英文', '"翻译成" AND "译成英" AND "成英文"'],
+    ['😀ab', '"😀ab"'],
+  ])('%s -> %s', (text, query) => {
+    expect(trigramQuery(text)).toBe(query);
+  });
+
+  it('asks for at most 32 trigrams of a long text', () => {
+    const text = Array.from({ length: 100 }, (_, index) => String.fromCharCode(0x4e00 + index)).join('');
+    expect(trigramQuery(text).split(' AND ')).toHaveLength(32);
   });
 });
 

@@ -1,11 +1,12 @@
 /**
- * The log thread's entry point: it owns the writing connection, so masking, SQLite commits and
- * full-text indexing never take turns of the event loop that forwards requests.
+ * The log thread's entry point: it owns the writing connection, so masking, SQLite commits,
+ * full-text indexing and retention never take turns of the event loop that forwards requests.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import type { CapturedBodies, RequestLifecycleEvent } from '../events/lifecycle.ts';
 import { EventIngest } from './eventIngest.ts';
 import type { FromLogThread, LogThreadData, ToLogThread } from './logThreadMessages.ts';
+import { runRetention, type RetentionPolicy, type RetentionResult } from './retention.ts';
 import { openLogDatabase } from './schema.ts';
 import { checkpointOnOwnConnection, leaveCheckpointsToThread } from './walCheckpointer.ts';
 
@@ -40,6 +41,18 @@ function revived(event: RequestLifecycleEvent): RequestLifecycleEvent {
   return { ...event, bodies };
 }
 
+/** Retention deletes bodies the full-text backlog may count, so the backlog is counted again after. */
+function retain(policy: RetentionPolicy, nowMs: number): RetentionResult | null {
+  try {
+    const result = runRetention(db, policy, nowMs);
+    ingest.recountBacklog();
+    return result;
+  } catch (error) {
+    reportError(error);
+    return null;
+  }
+}
+
 function handle(message: ToLogThread): void {
   switch (message.type) {
     case 'events':
@@ -53,8 +66,8 @@ function handle(message: ToLogThread): void {
     case 'bodies':
       ingest.setBodiesDisabled(message.reason);
       return;
-    case 'recount':
-      ingest.recountBacklog();
+    case 'retain':
+      send({ type: 'retained', id: message.id, result: retain(message.policy, message.nowMs) });
       return;
     case 'autocheckpoint':
       checkpointOnOwnConnection(db);

@@ -4,6 +4,7 @@ import type { CapturedBodies, RequestLifecycleEvent } from '../events/lifecycle.
 import { bodyBytesOf } from './eventSlice.ts';
 import { isSupersededByEnd } from './rowDraft.ts';
 import type { FromLogThread, LogThreadData, ToLogThread } from './logThreadMessages.ts';
+import type { RetentionPolicy, RetentionResult } from './retention.ts';
 import { startBackgroundWorker } from './threadPriority.ts';
 
 /** The thread's script: `logThread.ts`, or the bundled `logThread.js` next to main.js. */
@@ -74,8 +75,9 @@ export class LogThreadClient {
   private worker: Worker;
   private pending: RequestLifecycleEvent[] = [];
   private postTimer: NodeJS.Timeout | null = null;
-  private nextFlushId = 1;
-  private readonly flushWaiters = new Map<number, () => void>();
+  private nextReplyId = 1;
+  /** Flushes and retention runs waiting for the thread's answer, by id; a thread that died answers null. */
+  private readonly replyWaiters = new Map<number, (result: RetentionResult | null) => void>();
   private closing: Promise<void> | null = null;
   private restarts = 0;
   private stopped = false;
@@ -97,15 +99,31 @@ export class LogThreadClient {
   }
 
   /** Resolves once everything queued so far is written (or the thread died trying). */
-  flush(): Promise<void> {
-    if (this.stopped) return Promise.resolve();
+  async flush(): Promise<void> {
+    if (this.stopped) return;
     this.postPending();
-    const id = this.nextFlushId++;
-    // The thread is unref'd so it never keeps the process alive; a flush awaited last must.
+    await this.request((id) => ({ type: 'flush', id }));
+  }
+
+  /**
+   * Applies the retention policy on the thread, after what is queued so far: its deletes and
+   * compaction take seconds on a large log, which the forwarding event loop must not wait for.
+   * Resolves with null if it failed (reported through onError) or the thread is gone.
+   */
+  async runRetention(policy: RetentionPolicy, nowMs: number): Promise<RetentionResult | null> {
+    if (this.stopped) return null;
+    this.postPending();
+    return this.request((id) => ({ type: 'retain', id, policy, nowMs }));
+  }
+
+  /** Sends a message that the thread answers with its id, and waits for that answer. */
+  private request(message: (id: number) => ToLogThread): Promise<RetentionResult | null> {
+    const id = this.nextReplyId++;
+    // The thread is unref'd so it never keeps the process alive; an answer awaited last must.
     this.worker.ref();
     return new Promise((resolve) => {
-      this.flushWaiters.set(id, resolve);
-      this.send({ type: 'flush', id });
+      this.replyWaiters.set(id, resolve);
+      this.send(message(id));
     });
   }
 
@@ -116,10 +134,6 @@ export class LogThreadClient {
 
   setBodiesDisabled(reason: string | null): void {
     this.send({ type: 'bodies', reason });
-  }
-
-  recountBacklog(): void {
-    this.send({ type: 'recount' });
   }
 
   enableAutocheckpoint(): void {
@@ -177,12 +191,12 @@ export class LogThreadClient {
   private onMessage(message: FromLogThread): void {
     if (message.type === 'ingested') {
       this.unwrittenBodyBytes -= message.bodyBytes;
-    } else if (message.type === 'flushed') {
+    } else if (message.type === 'flushed' || message.type === 'retained') {
       // A thread that answers is healthy: a later death starts the count of restarts again.
       this.restarts = 0;
-      this.flushWaiters.get(message.id)?.();
-      this.flushWaiters.delete(message.id);
-      if (this.flushWaiters.size === 0 && !this.stopped) this.worker.unref();
+      this.replyWaiters.get(message.id)?.(message.type === 'retained' ? message.result : null);
+      this.replyWaiters.delete(message.id);
+      if (this.replyWaiters.size === 0 && !this.stopped) this.worker.unref();
     } else if (message.type === 'bodies') {
       this.options.onBodiesState(message.reason);
     } else {
@@ -193,8 +207,8 @@ export class LogThreadClient {
   /** A thread that died lost what it held; later requests are logged by a new one. */
   private onExit(worker: Worker): void {
     if (worker !== this.worker) return;
-    for (const resolve of this.flushWaiters.values()) resolve();
-    this.flushWaiters.clear();
+    for (const resolve of this.replyWaiters.values()) resolve(null);
+    this.replyWaiters.clear();
     this.unwrittenBodyBytes = 0;
     if (this.stopped) return;
     if (this.restarts >= MAX_RESTARTS) {

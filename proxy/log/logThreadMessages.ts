@@ -1,4 +1,5 @@
 import type { RequestLifecycleEvent } from '../events/lifecycle.ts';
+import type { RetentionPolicy, RetentionResult } from './retention.ts';
 
 /** What the log thread is started with. */
 export interface LogThreadData {
@@ -13,7 +14,7 @@ export type ToLogThread =
   | { type: 'events'; events: RequestLifecycleEvent[]; secrets: string[]; withBodies: boolean; bodyBytes: number }
   | { type: 'flush'; id: number }
   | { type: 'bodies'; reason: string | null }
-  | { type: 'recount' }
+  | { type: 'retain'; id: number; policy: RetentionPolicy; nowMs: number }
   | { type: 'autocheckpoint' }
   | { type: 'close' };
 
@@ -21,5 +22,7 @@ export type ToLogThread =
 export type FromLogThread =
   | { type: 'ingested'; bodyBytes: number }
   | { type: 'flushed'; id: number }
+  /** `result` is null when retention failed (the error comes as its own message). */
+  | { type: 'retained'; id: number; result: RetentionResult | null }
   | { type: 'bodies'; reason: string | null }
   | { type: 'error'; error: Error };

@@ -8,7 +8,7 @@ import { DEFAULT_BODY_CAP_BYTES } from './bodyRecord.ts';
 import { SqliteIdempotencyStore } from './idempotentAnswers.ts';
 import { LogThreadClient } from './logThreadClient.ts';
 import { RequestLogQueries } from './queries.ts';
-import { DEFAULT_RETENTION, runRetention, type RetentionPolicy, type RetentionResult } from './retention.ts';
+import { DEFAULT_RETENTION, type RetentionPolicy, type RetentionResult } from './retention.ts';
 import { DATABASE_FILE_NAME, databaseFileBytes, openLogDatabase, usedDatabaseBytes } from './schema.ts';
 import {
   checkpointOnOwnConnection,
@@ -51,8 +51,11 @@ export interface RequestLog extends QueryMethods {
   status(): RequestLogStatus;
   /** Marks rows a previous process left `in_flight` as `interrupted`; returns how many. Run at open. */
   markInterruptedFromPreviousRun(): number;
-  /** Applies the retention policy now (it also runs at open and on a timer). */
-  runRetention(): RetentionResult;
+  /**
+   * Applies the retention policy now, on the log thread (it also runs at open and on a timer);
+   * null if it failed, which onError was told.
+   */
+  runRetention(): Promise<RetentionResult | null>;
   /** First answers of keyed image and video creations, so a repeat is answered across restarts. */
   readonly idempotencyStore: IdempotencyStore;
 }
@@ -76,8 +79,8 @@ function lowDiskReason(minFreeDiskBytes: number): string {
 }
 
 /**
- * The main thread's side of the log: it reads (queries, retention, the idempotency store) on its
- * own connection, while the log thread turns events into rows and writes them.
+ * The main thread's side of the log: it reads (queries, the idempotency store) on its own
+ * connection, while the log thread turns events into rows, writes them and applies retention.
  */
 class SqliteRequestLog implements RequestLog {
   private readonly db: DatabaseSync;
@@ -134,8 +137,10 @@ class SqliteRequestLog implements RequestLog {
     this.modelStats = this.queries.modelStats.bind(this.queries);
     this.spendSince = this.queries.spendSince.bind(this.queries);
 
-    this.safely(() => this.runRetention());
-    this.retentionTimer = setInterval(() => this.safely(() => this.runRetention()), options.retentionIntervalMs ?? DEFAULT_RETENTION_INTERVAL_MS);
+    // A disk already short of space turns bodies off before the first request, not after retention.
+    this.safely(() => this.updateBodiesSwitch(usedDatabaseBytes(this.db)));
+    void this.runRetention();
+    this.retentionTimer = setInterval(() => void this.runRetention(), options.retentionIntervalMs ?? DEFAULT_RETENTION_INTERVAL_MS);
     this.retentionTimer.unref();
   }
 
@@ -179,10 +184,9 @@ class SqliteRequestLog implements RequestLog {
     return Number(this.db.prepare("UPDATE requests SET state = 'interrupted' WHERE state = 'in_flight'").run().changes);
   }
 
-  runRetention(): RetentionResult {
-    const result = runRetention(this.db, this.retention, this.now());
-    this.thread.recountBacklog();
-    this.updateBodiesSwitch(result.usedBytes);
+  async runRetention(): Promise<RetentionResult | null> {
+    const result = await this.thread.runRetention(this.retention, this.now());
+    if (result !== null && !this.closed) this.safely(() => this.updateBodiesSwitch(result.usedBytes));
     return result;
   }
 
@@ -228,7 +232,8 @@ class SqliteRequestLog implements RequestLog {
 
 /**
  * Opens the request log in `<dataDir>/requests.db`: marks rows a previous process left in flight
- * as interrupted, applies retention, then writes lifecycle events in batches on the log thread.
+ * as interrupted, then writes lifecycle events in batches on the log thread, which applies
+ * retention at open and every ten minutes.
  */
 export function createRequestLog(options: RequestLogOptions): RequestLog {
   return new SqliteRequestLog(options);

@@ -59,7 +59,7 @@ describe('full disk', () => {
     expect(integrityCheck(temp.dataDir)).toEqual({ integrity_check: 'ok' });
 
     // Retention frees space under the size limit, and bodies come back.
-    temp.log.runRetention();
+    await temp.log.runRetention();
     expect(temp.log.status()).toMatchObject({ bodiesDisabled: false, reason: null });
     emitWithBody(temp, 'after-retention', written + 1);
     await temp.log.flush();

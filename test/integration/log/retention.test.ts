@@ -1,4 +1,7 @@
+import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
 import { afterEach, describe, expect, it } from 'vitest';
+import { DATABASE_FILE_NAME } from '../../../proxy/log/schema.ts';
 import type { RequestLog } from '../../../proxy/log/requestLog.ts';
 import { capturedBodies, endEvent, startEvent, TEST_NOW_MS } from './lifecycleEvents.ts';
 import { openTempLog, type TempLog } from './tempLog.ts';
@@ -38,18 +41,36 @@ describe('retention', () => {
     emitFinished(temp, 'month-old', TEST_NOW_MS - 31 * DAY_MS);
     await temp.log.flush();
 
-    expect(temp.log.runRetention()).toMatchObject({ bodiesDeleted: 2, rowsDeleted: 1 });
+    expect(await temp.log.runRetention()).toMatchObject({ bodiesDeleted: 2, rowsDeleted: 1 });
     expect(present(temp.log, ['fresh', 'week-old', 'month-old'])).toEqual(['fresh', 'week-old']);
     expect(withBodies(temp.log, ['fresh', 'week-old'])).toEqual(['fresh']);
     expect(temp.log.listRequests({ text: 'week-old agent' }).rows).toEqual([]);
     expect(temp.log.listRequests({ text: 'fresh agent' }).rows.map((row) => row.id)).toEqual(['fresh']);
   });
 
+  it('runs on the log thread: while the database is locked, the caller goes on and the rows stay until it is free', async () => {
+    temp = openTempLog({ retention: { maxAgeDays: 30 } });
+    emitFinished(temp, 'month-old', TEST_NOW_MS - 31 * DAY_MS);
+    await temp.log.flush();
+    const locker = new DatabaseSync(join(temp.dataDir, DATABASE_FILE_NAME));
+    locker.exec('BEGIN IMMEDIATE');
+    try {
+      const retention = temp.log.runRetention();
+      expect(present(temp.log, ['month-old'])).toEqual(['month-old']);
+      locker.exec('COMMIT');
+      expect(await retention).toMatchObject({ rowsDeleted: 1 });
+      expect(present(temp.log, ['month-old'])).toEqual([]);
+    } finally {
+      if (locker.isTransaction) locker.exec('ROLLBACK');
+      locker.close();
+    }
+  });
+
   it('never deletes a row still in flight', async () => {
     temp = openTempLog({ retention: { maxAgeDays: 1 } });
     temp.events.emit(startEvent('long-running', { startedAtMs: TEST_NOW_MS - 2 * DAY_MS }));
     await temp.log.flush();
-    expect(temp.log.runRetention().rowsDeleted).toBe(0);
+    expect((await temp.log.runRetention())?.rowsDeleted).toBe(0);
     expect(temp.log.getRequest('long-running')?.row.state).toBe('in_flight');
   });
 
@@ -62,6 +83,8 @@ describe('retention', () => {
     await temp.log.close();
 
     const halved = temp.reopen({ retention: { maxTotalBytes: Math.floor(fullBytes / 2) } });
+    // Retention at open runs on the log thread, which answers a flush only after it.
+    await halved.flush();
     const kept = withBodies(halved, ids);
     expect(kept.length).toBeGreaterThan(0);
     expect(kept.length).toBeLessThan(ids.length);
@@ -72,6 +95,7 @@ describe('retention', () => {
     await halved.close();
 
     const tiny = temp.reopen({ retention: { maxTotalBytes: 1 } });
+    await tiny.flush();
     expect(withBodies(tiny, ids)).toEqual([]);
     expect(present(tiny, ids)).toEqual([]);
   });

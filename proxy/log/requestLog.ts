@@ -63,6 +63,7 @@ export interface RequestLog extends QueryMethods {
 export const DEFAULT_FLUSH_INTERVAL_MS = 50;
 export const DEFAULT_RETENTION_INTERVAL_MS = 10 * 60_000;
 export const DEFAULT_MIN_FREE_DISK_BYTES = 100 * 1024 * 1024;
+const MAIN_CONNECTION_BUSY_TIMEOUT_MS = 250;
 
 function freeDiskBytes(dir: string): number | null {
   try {
@@ -116,6 +117,11 @@ class SqliteRequestLog implements RequestLog {
     this.onError = options.onError ?? ((error) => console.error('[airlock] request log write failed:', error));
     this.db = openLogDatabase({ dataDir: options.dataDir, maxDbBytes: options.maxDbBytes });
     leaveCheckpointsToThread(this.db);
+    // This connection writes only keyed image and video creations, from the thread that forwards.
+    // The log thread holds the write lock for up to a second or two (an index rewrite): waiting
+    // that long would stall every stream, so such a write gives up sooner and the answer stays in
+    // memory only (the idempotency cache reports it).
+    this.db.exec(`PRAGMA busy_timeout = ${MAIN_CONNECTION_BUSY_TIMEOUT_MS}`);
     // Maintenance at open must not stop logging: a full disk here only means less is cleaned up.
     this.safely(() => this.markInterruptedFromPreviousRun());
     this.thread = new LogThreadClient({

@@ -3,7 +3,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 /**
  * The fields of a Linux `/proc/.../stat` file from the third on (state, ppid, ...): the second,
  * the command name, is in parentheses and may itself hold spaces, so the split starts after it.
- * Index 11 is utime, 12 stime, 16 nice.
+ * Index 11 is utime, 12 stime, 16 nice, 38 the scheduling policy.
  */
 export function procStatFields(statPath: string): string[] {
   const stat = readFileSync(statPath, 'utf8');
@@ -15,4 +15,14 @@ export function niceOfThreads(name: string): number[] {
   return readdirSync('/proc/self/task')
     .filter((threadId) => readFileSync(`/proc/self/task/${threadId}/comm`, 'utf8').trim() === name)
     .map((threadId) => Number(procStatFields(`/proc/self/task/${threadId}/stat`)[16]));
+}
+
+/** Linux's SCHED_IDLE policy number, as /proc shows it. */
+export const SCHED_IDLE = 5;
+
+/** The scheduling policy of each thread of this process named `name` (0 is the normal SCHED_OTHER). */
+export function policyOfThreads(name: string): number[] {
+  return readdirSync('/proc/self/task')
+    .filter((threadId) => readFileSync(`/proc/self/task/${threadId}/comm`, 'utf8').trim() === name)
+    .map((threadId) => Number(procStatFields(`/proc/self/task/${threadId}/stat`)[38]));
 }

@@ -5,7 +5,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { DATABASE_FILE_NAME } from '../../../proxy/log/schema.ts';
 import { CHECKPOINT_THREAD_NAME, leaveCheckpointsToThread, startWalCheckpointer } from '../../../proxy/log/walCheckpointer.ts';
-import { niceOfThreads } from '../../support/procStat.ts';
+import { niceOfThreads, policyOfThreads, SCHED_IDLE } from '../../support/procStat.ts';
 import { endEvent, startEvent } from './lifecycleEvents.ts';
 import { openTempLog, tempDirPerTest } from './tempLog.ts';
 
@@ -47,8 +47,9 @@ describe('startWalCheckpointer', () => {
     const writer = openWriterWithoutCheckpoints(path);
     const checkpointer = startWalCheckpointer(path, { intervalMs: 5, onError: () => undefined, onStopped: () => undefined });
     try {
-      for (let attempt = 0; attempt < POLL_ATTEMPTS && niceOfThreads(CHECKPOINT_THREAD_NAME)[0] !== 19; attempt += 1) await delay(POLL_INTERVAL_MS);
+      for (let attempt = 0; attempt < POLL_ATTEMPTS && policyOfThreads(CHECKPOINT_THREAD_NAME)[0] !== SCHED_IDLE; attempt += 1) await delay(POLL_INTERVAL_MS);
       expect(niceOfThreads(CHECKPOINT_THREAD_NAME)).toEqual([19]);
+      expect(policyOfThreads(CHECKPOINT_THREAD_NAME)).toEqual([SCHED_IDLE]);
     } finally {
       await checkpointer.close();
       writer.close();

@@ -140,19 +140,13 @@ export const MIGRATIONS: readonly string[] = [
   -- half again slower. Without them FTS5 finds the bodies holding every trigram of the text, and a
   -- LIKE on those few confirms the substring (RequestLogQueries). The new index starts empty: every
   -- body waits for the background pass again, and searches read the waiting ones directly.
-  DROP TRIGGER request_bodies_fts_delete;
+  -- The delete trigger of migration 2 stays: it names the index, and the new one has that name.
   DROP TABLE request_bodies_fts;
   CREATE VIRTUAL TABLE request_bodies_fts USING fts5 (
     request_body, response_body, stream_text,
     content = 'request_bodies', content_rowid = 'body_id', tokenize = 'trigram', detail = 'none'
   );
   INSERT INTO request_bodies_fts (request_bodies_fts, rank) VALUES ('automerge', 16);
-  CREATE TRIGGER request_bodies_fts_delete AFTER DELETE ON request_bodies BEGIN
-    INSERT INTO request_bodies_fts (request_bodies_fts, rowid, request_body, response_body, stream_text)
-    SELECT 'delete', old.body_id, old.request_body, old.response_body, old.stream_text
-    WHERE NOT EXISTS (SELECT 1 FROM request_bodies_unindexed WHERE body_id = old.body_id);
-    DELETE FROM request_bodies_unindexed WHERE body_id = old.body_id;
-  END;
   INSERT OR IGNORE INTO request_bodies_unindexed (body_id) SELECT body_id FROM request_bodies;
   `,
 ];

@@ -36,8 +36,13 @@ const MIN_FTS_TERM_CHARS = 3;
  * (renderer/src/live/liveRows.ts): a row shown live then stays in the list on reload.
  */
 const TEXT_ROW_COLUMNS = ['client_path', 'requested_model', 'upstream_model', 'response_model', 'client_name'] as const;
-/** A body (`b`) containing the LIKE pattern, bound three times. ASCII letters match in either case. */
-const BODY_LIKE = ['request_body', 'response_body', 'stream_text'].map((column) => `b.${column} LIKE ? ESCAPE '\\'`).join(' OR ');
+/** Any of `columns` containing the LIKE pattern, bound once per column. ASCII letters match in either case. */
+function likeAny(columns: readonly string[]): string {
+  return columns.map((column) => `${column} LIKE ? ESCAPE '\\'`).join(' OR ');
+}
+const ROW_LIKE = likeAny(TEXT_ROW_COLUMNS);
+/** A body (`b`) containing the pattern. */
+const BODY_LIKE = likeAny(['b.request_body', 'b.response_body', 'b.stream_text']);
 
 /** Trigrams the full-text query asks for: enough to narrow a search to few bodies, whatever the text's length. */
 const MAX_QUERY_TRIGRAMS = 32;
@@ -83,7 +88,6 @@ export function whereForFilter(filter: RequestListFilter): { sql: string; params
   const text = filter.text?.trim();
   if (text) {
     const pattern = likePattern(text);
-    const inRow = TEXT_ROW_COLUMNS.map((column) => `${column} LIKE ? ESCAPE '\\'`).join(' OR ');
     const rowPatterns = TEXT_ROW_COLUMNS.map(() => pattern);
     const bodyPatterns = [pattern, pattern, pattern];
     if ([...text].length >= MIN_FTS_TERM_CHARS) {
@@ -92,14 +96,14 @@ export function whereForFilter(filter: RequestListFilter): { sql: string; params
         `(id IN (SELECT b.request_id FROM request_bodies_fts f JOIN request_bodies b ON b.body_id = f.rowid
                 WHERE request_bodies_fts MATCH ? AND (${BODY_LIKE}))
           OR id IN (SELECT b.request_id FROM request_bodies_unindexed u JOIN request_bodies b USING (body_id) WHERE ${BODY_LIKE})
-          OR ${inRow})`,
+          OR ${ROW_LIKE})`,
         trigramQuery(text),
         ...bodyPatterns,
         ...bodyPatterns,
         ...rowPatterns,
       );
     } else {
-      add(`(id IN (SELECT request_id FROM request_bodies b WHERE ${BODY_LIKE}) OR ${inRow})`, ...bodyPatterns, ...rowPatterns);
+      add(`(id IN (SELECT request_id FROM request_bodies b WHERE ${BODY_LIKE}) OR ${ROW_LIKE})`, ...bodyPatterns, ...rowPatterns);
     }
   }
   return { sql: clauses.length === 0 ? '' : `WHERE ${clauses.join(' AND ')}`, params };

@@ -10,11 +10,19 @@ export function procStatFields(statPath: string): string[] {
   return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
 }
 
-/** The nice value of each thread of this process named `name` (a worker's OS thread takes its `name` option). */
-export function niceOfThreads(name: string): number[] {
+const NICE_FIELD = 16;
+const POLICY_FIELD = 38;
+
+/** One numeric stat field of each thread of this process named `name` (a worker's OS thread takes its `name` option). */
+function statFieldOfThreads(name: string, field: number): number[] {
   return readdirSync('/proc/self/task')
     .filter((threadId) => readFileSync(`/proc/self/task/${threadId}/comm`, 'utf8').trim() === name)
-    .map((threadId) => Number(procStatFields(`/proc/self/task/${threadId}/stat`)[16]));
+    .map((threadId) => Number(procStatFields(`/proc/self/task/${threadId}/stat`)[field]));
+}
+
+/** The nice value of each thread of this process named `name`. */
+export function niceOfThreads(name: string): number[] {
+  return statFieldOfThreads(name, NICE_FIELD);
 }
 
 /** Linux's SCHED_IDLE policy number, as /proc shows it. */
@@ -22,7 +30,5 @@ export const SCHED_IDLE = 5;
 
 /** The scheduling policy of each thread of this process named `name` (0 is the normal SCHED_OTHER). */
 export function policyOfThreads(name: string): number[] {
-  return readdirSync('/proc/self/task')
-    .filter((threadId) => readFileSync(`/proc/self/task/${threadId}/comm`, 'utf8').trim() === name)
-    .map((threadId) => Number(procStatFields(`/proc/self/task/${threadId}/stat`)[38]));
+  return statFieldOfThreads(name, POLICY_FIELD);
 }

@@ -3,9 +3,8 @@
  * full-text indexing and retention never take turns of the event loop that forwards requests.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import type { CapturedBodies, RequestLifecycleEvent } from '../events/lifecycle.ts';
 import { EventIngest } from './eventIngest.ts';
-import type { FromLogThread, LogThreadData, ToLogThread } from './logThreadMessages.ts';
+import { deserializeEvents, type FromLogThread, type LogThreadData, type ToLogThread } from './logThreadMessages.ts';
 import { runRetention, type RetentionPolicy, type RetentionResult } from './retention.ts';
 import { openLogDatabase } from './schema.ts';
 import { checkpointOnOwnConnection, leaveCheckpointsToThread } from './walCheckpointer.ts';
@@ -30,17 +29,6 @@ const ingest = new EventIngest(db, {
   onBodiesState: (reason) => send({ type: 'bodies', reason }),
 });
 
-/** A Buffer crosses threads as a plain Uint8Array; the body decoder wants Buffer's methods back. */
-function asBuffer(bytes: Uint8Array | null): Buffer | null {
-  return bytes === null ? null : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-}
-
-function revived(event: RequestLifecycleEvent): RequestLifecycleEvent {
-  if (event.type !== 'end') return event;
-  const bodies: CapturedBodies = { ...event.bodies, requestBody: asBuffer(event.bodies.requestBody), responseBody: asBuffer(event.bodies.responseBody) };
-  return { ...event, bodies };
-}
-
 /** Retention deletes bodies the full-text backlog may count, so the backlog is counted again after. */
 function retain(policy: RetentionPolicy, nowMs: number): RetentionResult | null {
   try {
@@ -56,7 +44,7 @@ function retain(policy: RetentionPolicy, nowMs: number): RetentionResult | null 
 function handle(message: ToLogThread): void {
   switch (message.type) {
     case 'events':
-      ingest.ingest(message.events.map(revived), message.secrets, message.withBodies);
+      ingest.ingest(deserializeEvents(message.events), message.secrets, message.withBodies);
       send({ type: 'ingested', bodyBytes: message.bodyBytes });
       return;
     case 'flush':

@@ -1,9 +1,9 @@
-import type { Worker } from 'node:worker_threads';
+import type { Transferable, Worker } from 'node:worker_threads';
 import { threadScriptUrl } from '../core/threadScript.ts';
 import type { CapturedBodies, RequestLifecycleEvent } from '../events/lifecycle.ts';
 import { bodyBytesOf } from './eventSlice.ts';
 import { isSupersededByEnd } from './rowDraft.ts';
-import type { FromLogThread, LogThreadData, ToLogThread } from './logThreadMessages.ts';
+import { serializeEvents, type FromLogThread, type LogThreadData, type ToLogThread } from './logThreadMessages.ts';
 import type { RetentionPolicy, RetentionResult } from './retention.ts';
 import { startBackgroundWorker } from './threadPriority.ts';
 
@@ -166,16 +166,21 @@ export class LogThreadClient {
     else if (this.unwrittenBodyBytes <= maxUnwrittenBytes / 2) this.skippingBodies = false;
     const secrets = this.options.knownSecrets();
     if (this.skippingBodies) {
-      this.send({ type: 'events', events: events.map(withoutBodies), secrets, withBodies: false, bodyBytes: 0 });
+      this.sendEvents(events.map(withoutBodies), secrets, false, 0);
       return;
     }
     const bodyBytes = events.reduce((sum, event) => sum + bodyBytesOf(event), 0);
     this.unwrittenBodyBytes += bodyBytes;
-    this.send({ type: 'events', events, secrets, withBodies: true, bodyBytes });
+    this.sendEvents(events, secrets, true, bodyBytes);
   }
 
-  private send(message: ToLogThread): void {
-    if (!this.stopped) this.worker.postMessage(message);
+  private sendEvents(events: RequestLifecycleEvent[], secrets: string[], withBodies: boolean, bodyBytes: number): void {
+    const serialized = serializeEvents(events);
+    this.send({ type: 'events', events: serialized, secrets, withBodies, bodyBytes }, [serialized.buffer]);
+  }
+
+  private send(message: ToLogThread, transfer: Transferable[] = []): void {
+    if (!this.stopped) this.worker.postMessage(message, transfer);
   }
 
   private startWorker(): Worker {

@@ -1,3 +1,4 @@
+import { deserialize, serialize } from 'node:v8';
 import type { RequestLifecycleEvent } from '../events/lifecycle.ts';
 import type { RetentionPolicy, RetentionResult } from './retention.ts';
 
@@ -10,8 +11,11 @@ export interface LogThreadData {
 
 /** Main thread → log thread. */
 export type ToLogThread =
-  /** `bodyBytes` comes back with `ingested`; without `withBodies`, rows are written and bodies not. */
-  | { type: 'events'; events: RequestLifecycleEvent[]; secrets: string[]; withBodies: boolean; bodyBytes: number }
+  /**
+   * `events` is a batch from serializeEvents, moved to the thread; `bodyBytes` comes back with
+   * `ingested`; without `withBodies`, rows are written and bodies not.
+   */
+  | { type: 'events'; events: Uint8Array; secrets: string[]; withBodies: boolean; bodyBytes: number }
   | { type: 'flush'; id: number }
   | { type: 'bodies'; reason: string | null }
   | { type: 'retain'; id: number; policy: RetentionPolicy; nowMs: number }
@@ -26,3 +30,18 @@ export type FromLogThread =
   | { type: 'retained'; id: number; result: RetentionResult | null }
   | { type: 'bodies'; reason: string | null }
   | { type: 'error'; error: Error };
+
+/**
+ * A batch of events as one buffer that owns its memory, so posting it moves the buffer instead of
+ * cloning every event: about 2 us a request on the forwarding thread instead of 3 (a batch of 800
+ * bench requests). Node's serializer writes a Buffer's own bytes, never the pool behind it, and
+ * returns a buffer of its own, which is what makes moving it safe (a unit test holds Node to that).
+ */
+export function serializeEvents(events: readonly RequestLifecycleEvent[]): Uint8Array<ArrayBuffer> {
+  return serialize(events);
+}
+
+/** The events of serializeEvents; bodies come back as Buffers (views into `bytes`). */
+export function deserializeEvents(bytes: Uint8Array): RequestLifecycleEvent[] {
+  return deserialize(bytes) as RequestLifecycleEvent[];
+}

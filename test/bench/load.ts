@@ -35,7 +35,7 @@ export interface LoadOptions {
   maxMs: number;
 }
 
-/** Sends `count` non-streaming chat requests, `concurrency` at a time. */
+/** Sends non-streaming chat requests, `concurrency` at a time, until `count` were sent or `maxMs` passed. */
 export async function runChatLoad(options: LoadOptions): Promise<LoadRun> {
   const latenciesMs: number[] = [];
   let issued = 0;

@@ -1,8 +1,9 @@
 /**
- * A captured body is posted to the log thread, and posting a Buffer copies its whole backing
- * ArrayBuffer: a slice of Node's 64 KiB buffer pool (what `Buffer.concat` and `Buffer.from` give for
- * small sizes) would cost 64 KiB per body in the message and in the log's queue, whatever its
- * length. So what the capture hands out owns a backing store at most this many times its length.
+ * A captured body can be held long after its request: a keyed creation's answer for the whole
+ * replay window (the idempotency cache), any body until the log's next post. A slice of Node's
+ * 64 KiB buffer pool (what `Buffer.concat` and `Buffer.from` give for small sizes) held there keeps
+ * the whole pool alive, whatever its length. So what the capture hands out owns a backing store at
+ * most this many times its length.
  */
 export const MAX_BACKING_PER_CAPTURED_BYTE = 2;
 

@@ -34,7 +34,7 @@ describe('BodyCapture', () => {
     expect(captured(1024, [chunk]).toBuffer()).toBe(chunk);
   });
 
-  it('copies a small slice of Node’s buffer pool, so posting it does not carry the whole pool', () => {
+  it('copies a small slice of Node’s buffer pool, so holding it does not keep the whole pool alive', () => {
     const pooled = Buffer.from('{"id":"chatcmpl-1"}');
     expect(pooled.buffer.byteLength).toBeGreaterThan(pooled.length * MAX_BACKING_PER_CAPTURED_BYTE);
     const body = captured(1024, [pooled]).toBuffer();

@@ -3,7 +3,7 @@ import type { RequestLifecycleEvent } from '../../../proxy/events/lifecycle.ts';
 import { deserializeEvents, serializeEvents } from '../../../proxy/log/logThreadMessages.ts';
 import { capturedBodies, endEvent, startEvent } from '../../integration/log/lifecycleEvents.ts';
 
-/** A small Buffer.from result is a view into Node's shared 8 KiB pool, as captured bodies often are. */
+/** A small Buffer.from result is a view into Node's shared buffer pool (64 KiB), as captured bodies often are. */
 const pooledBody = (text: string): Buffer => {
   const body = Buffer.from(text);
   expect(body.buffer.byteLength).toBeGreaterThan(body.length);

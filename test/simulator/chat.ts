@@ -1,9 +1,14 @@
 import type { ServerResponse } from 'node:http';
-import { completionBody, planReply, planStream } from './chatReply.ts';
+import { completionBody, planReply, type ReplyPlan } from './chatReply.ts';
 import { validateChatRequest, type ChatLimits } from './chatRequest.ts';
+import { framingFor, planDialectStream, usageWithReasoning, withReasoning } from './dialectStream.ts';
+import { streamErrorEvent } from './errors.ts';
+import { renderError } from './gatewayErrors.ts';
+import { capabilitiesOf, capabilityRefusal, type AccountModels } from './modelCapabilities.ts';
 import { cutConnection, sendJson } from './respond.ts';
 import { streamShapeFor, writeChatStream, writeRawChunks } from './stream.ts';
 import type { Fault } from './types.ts';
+import { sendGatewayError, type Voice } from './voice.ts';
 
 export interface ChatSettings {
   limits: ChatLimits;
@@ -11,18 +16,32 @@ export interface ChatSettings {
   streamChunkIntervalMs: number;
 }
 
-/** Answers a parsed chat completion request, shaped by the fault it took (if any). */
+export interface ChatContext {
+  /** Unique per simulator, e.g. 'sim000001'. */
+  sequence: string;
+  voice: Voice;
+  account: AccountModels;
+}
+
+/** Answers a parsed chat completion request, shaped by the fault it took (if any) and the dialect. */
 export async function answerChat(
   response: ServerResponse,
   json: Record<string, unknown>,
   fault: Fault | undefined,
   settings: ChatSettings,
-  sequence: string,
+  context: ChatContext,
   closed: AbortSignal,
 ): Promise<void> {
+  const { voice } = context;
+  const refusal = capabilityRefusal(context.account, json);
+  if (refusal !== null) {
+    sendGatewayError(response, voice, refusal.status, refusal.body, { subject: refusal.subject });
+    return;
+  }
   const validated = validateChatRequest(json, settings.limits);
   if (!validated.ok) {
-    sendJson(response, validated.status, validated.body);
+    const subject = validated.body.error.code === 'model_not_found' ? { subject: String(json.model) } : {};
+    sendGatewayError(response, voice, validated.status, validated.body, subject);
     return;
   }
   if (fault?.kind === 'bodyChunks') {
@@ -30,19 +49,40 @@ export async function answerChat(
     return;
   }
   const request = validated.value;
-  const plan = planReply(request, { sequence, createdS: Math.floor(Date.now() / 1000) }, fault?.kind === 'reply' ? fault : undefined);
+  const reply = fault?.kind === 'reply' ? fault : undefined;
+  const basePlan = planReply(request, { sequence: context.sequence, createdS: Math.floor(Date.now() / 1000) }, reply);
+  const reasoning = reply?.reasoning ?? (capabilitiesOf(context.account, request.model).reasoning ? `Thinking about: ${request.lastUserText}` : null);
+  const plan: ReplyPlan = { ...basePlan, usage: usageWithReasoning(basePlan.usage, reasoning) };
+  const stream = voice.dialect.stream;
   if (!request.stream) {
+    const body = withReasoning(completionBody(plan), reasoning, stream.reasoningField);
     if (fault?.kind === 'cutAfter') {
       // A non-streaming reply broken off halfway through its JSON.
-      const text = JSON.stringify(completionBody(plan));
+      const text = JSON.stringify(body);
       response.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
       response.write(text.slice(0, Math.floor(text.length / 2)));
       cutConnection(response);
       return;
     }
-    sendJson(response, 200, completionBody(plan));
+    sendJson(response, 200, body);
     return;
   }
-  const streamPlan = planStream(plan, settings.streamChunkCount, request.includeUsage);
-  await writeChatStream(response, streamPlan, streamShapeFor(fault, settings.streamChunkIntervalMs), closed);
+  const streamPlan = planDialectStream({ plan, reasoning }, settings.streamChunkCount, request.includeUsage, stream);
+  const framing = framingFor(stream, streamErrorData(voice, plan));
+  await writeChatStream(response, streamPlan, streamShapeFor(fault, settings.streamChunkIntervalMs), closed, framing);
+}
+
+/** What a broken stream's error event carries in this dialect. */
+function streamErrorData(voice: Voice, plan: ReplyPlan): object {
+  const rendered = renderError(voice.dialect, streamErrorEvent(), { status: 502, requestId: voice.requestId });
+  const error = rendered.contentType.startsWith('application/json') ? (JSON.parse(rendered.text) as object) : { error: { message: rendered.text } };
+  if (voice.dialect.stream.errorFrame === 'errorBody') return error;
+  return {
+    id: plan.id,
+    object: 'chat.completion.chunk',
+    created: plan.created,
+    model: plan.model,
+    ...error,
+    choices: [{ index: 0, delta: { content: '' }, finish_reason: 'error' }],
+  };
 }

@@ -1,15 +1,21 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { answerChat, type ChatSettings } from './chat.ts';
 import { parseJsonBody } from './chatRequest.ts';
+import type { Dialect } from './dialect.ts';
 import { embeddingsBody, validateEmbeddingsRequest } from './embeddings.ts';
+import { errorPage, rayIdFor } from './errorPages.ts';
 import { defaultErrorForStatus, invalidApiKey, invalidRequest, modelNotFound } from './errors.ts';
 import type { FaultQueue } from './faults.ts';
+import { insufficientQuota } from './gatewayErrors.ts';
 import { notFoundPage, websitePage } from './html.ts';
+import type { AccountModels } from './modelCapabilities.ts';
 import { modelList, ownerOf } from './models.ts';
 import type { RequestRecorder } from './recorder.ts';
-import { sendHtml, sendJson, waitUnlessClosed } from './respond.ts';
+import { cutConnection, sendHtml, sendJson, waitUnlessClosed } from './respond.ts';
 import { pathnameOf, routeOf, type Route } from './routes.ts';
+import { videoBody, type TaskStore } from './tasks.ts';
 import type { Fault } from './types.ts';
+import { sendGatewayError, type Voice } from './voice.ts';
 
 export interface SimulatorState {
   recorder: RequestRecorder;
@@ -18,6 +24,9 @@ export interface SimulatorState {
   chat: ChatSettings;
   recordBodies: boolean;
   nextSequence(): string;
+  dialect: Dialect;
+  account: AccountModels;
+  tasks: TaskStore;
 }
 
 function readBody(request: IncomingMessage): Promise<Buffer> {
@@ -32,7 +41,8 @@ function readBody(request: IncomingMessage): Promise<Buffer> {
 export async function dispatch(request: IncomingMessage, response: ServerResponse, state: SimulatorState): Promise<void> {
   const entry = state.recorder.record(request);
   const sequence = state.nextSequence();
-  response.setHeader('x-request-id', `req_${sequence}`);
+  const voice: Voice = { dialect: state.dialect, requestId: `req_${sequence}` };
+  if (voice.dialect.requestIdHeader !== null) response.setHeader(voice.dialect.requestIdHeader, voice.requestId);
   const closedController = new AbortController();
   response.once('close', () => closedController.abort());
   const closed = closedController.signal;
@@ -42,40 +52,55 @@ export async function dispatch(request: IncomingMessage, response: ServerRespons
   const route = routeOf(entry.method, entry.path);
   const chatJson = route.kind === 'chat' ? parseJsonBody(body) : null;
   const isStream = chatJson?.ok === true && chatJson.value.stream === true;
-  let fault = state.faults.take({ path: entry.path, isChat: route.kind === 'chat', isStream });
+  let fault = state.faults.take({ path: entry.path, isChat: route.kind === 'chat', isStream, isTaskCreation: route.kind === 'videos' });
 
   if (fault?.kind === 'delayHeaders') {
     if (!(await waitUnlessClosed(fault.ms, closed))) return;
     fault = undefined;
   }
-  if (fault !== undefined && answerGenericFault(response, fault)) return;
+  if (fault !== undefined && answerGenericFault(response, fault, voice, sequence)) return;
 
   if (route.kind === 'misrouted') {
     sendHtml(response, 404, notFoundPage(pathnameOf(entry.path)));
     return;
   }
   if (!entry.authOk) {
-    sendJson(response, 401, invalidApiKey());
+    sendGatewayError(response, voice, 401, invalidApiKey());
     return;
   }
   if (route.kind === 'chat' && chatJson !== null) {
-    if (!chatJson.ok) sendJson(response, chatJson.status, chatJson.body);
-    else await answerChat(response, chatJson.value, fault, state.chat, sequence, closed);
+    if (!chatJson.ok) sendGatewayError(response, voice, chatJson.status, chatJson.body);
+    else await answerChat(response, chatJson.value, fault, state.chat, { sequence, voice, account: state.account }, closed);
     return;
   }
-  answerApi(response, route, body, state);
+  answerApi(response, route, body, state, voice, fault);
 }
 
-/** Faults that replace the whole answer. Returns false for faults that only shape a chat reply. */
-function answerGenericFault(response: ServerResponse, fault: Fault): boolean {
+/** Faults that replace the whole answer. Returns false for faults that only shape a reply. */
+function answerGenericFault(response: ServerResponse, fault: Fault, voice: Voice, sequence: string): boolean {
   switch (fault.kind) {
     case 'status': {
-      const headers: Record<string, string> = fault.retryAfterS === undefined ? {} : { 'retry-after': String(fault.retryAfterS) };
-      sendJson(response, fault.status, fault.body ?? defaultErrorForStatus(fault.status), headers);
+      const retryAfter = fault.retryAfterDate?.toUTCString() ?? (fault.retryAfterS === undefined ? undefined : String(fault.retryAfterS));
+      const headers: Record<string, string> = retryAfter === undefined ? {} : { 'retry-after': retryAfter };
+      if (fault.body !== undefined) sendJson(response, fault.status, fault.body, headers);
+      else sendGatewayError(response, voice, fault.status, defaultErrorForStatus(fault.status), { keepStatus: true, headers });
       return true;
     }
+    case 'quota':
+      sendGatewayError(response, voice, 429, insufficientQuota());
+      return true;
     case 'html':
       sendHtml(response, fault.status ?? 200, websitePage());
+      return true;
+    case 'errorPage': {
+      const page = errorPage(fault.server ?? 'nginx', fault.status, rayIdFor(sequence));
+      response.writeHead(fault.status, { ...page.headers, 'content-type': 'text/html; charset=utf-8', 'content-length': Buffer.byteLength(page.html) });
+      response.end(page.html);
+      return true;
+    }
+    case 'text':
+      response.writeHead(fault.status, { 'content-type': fault.contentType ?? 'text/plain; charset=utf-8', 'content-length': Buffer.byteLength(fault.text) });
+      response.end(fault.text);
       return true;
     case 'hang':
       return true;
@@ -84,20 +109,29 @@ function answerGenericFault(response: ServerResponse, fault: Fault): boolean {
   }
 }
 
-function answerApi(response: ServerResponse, route: Route, body: Buffer, state: SimulatorState): void {
+function answerApi(response: ServerResponse, route: Route, body: Buffer, state: SimulatorState, voice: Voice, fault: Fault | undefined): void {
   switch (route.kind) {
     case 'models':
       sendJson(response, 200, modelList(state.modelIds));
       return;
     case 'model':
       if (state.modelIds.includes(route.id)) sendJson(response, 200, { id: route.id, object: 'model', owned_by: ownerOf(route.id) });
-      else sendJson(response, 404, modelNotFound(route.id));
+      else sendGatewayError(response, voice, 404, modelNotFound(route.id), { subject: route.id });
       return;
     case 'embeddings': {
       const json = parseJsonBody(body);
       const validated = json.ok ? validateEmbeddingsRequest(json.value, state.chat.limits.knownModels) : json;
       if (validated.ok) sendJson(response, 200, embeddingsBody(validated.value));
-      else sendJson(response, validated.status, validated.body);
+      else sendGatewayError(response, voice, validated.status, validated.body, subjectOf(validated.body, json));
+      return;
+    }
+    case 'videos':
+      createVideoTask(response, body, state, voice, fault);
+      return;
+    case 'video': {
+      const task = state.tasks.poll(route.id);
+      if (task === undefined) sendGatewayError(response, voice, 404, invalidRequest(`No video task with id '${route.id}'.`, 'not_found'));
+      else sendJson(response, 200, videoBody(task));
       return;
     }
     case 'images':
@@ -105,11 +139,41 @@ function answerApi(response: ServerResponse, route: Route, body: Buffer, state: 
       sendJson(response, 200, { created: Math.floor(Date.now() / 1000), data: [{ url: `https://images.simulator.invalid/${state.nextSequence()}.png`, ...revisedPromptOf(body) }] });
       return;
     case 'methodNotAllowed':
-      sendJson(response, 405, invalidRequest('Method not allowed for this path.', 'method_not_allowed'));
+      sendGatewayError(response, voice, 405, invalidRequest('Method not allowed for this path.', 'method_not_allowed'));
       return;
     default:
-      sendJson(response, 404, invalidRequest('Unknown API path.', 'not_found'));
+      sendGatewayError(response, voice, 404, invalidRequest('Unknown API path.', 'not_found'));
   }
+}
+
+/** The model a refusal is about, when the request named one. */
+function subjectOf(error: { error: { code: string } }, json: { ok: boolean; value?: Record<string, unknown> }): { subject?: string } {
+  const model = json.ok ? json.value?.model : undefined;
+  return error.error.code === 'model_not_found' && typeof model === 'string' ? { subject: model } : {};
+}
+
+/** Creates (and so bills) a task first; a scripted fault may then lose its answer on the way back. */
+function createVideoTask(response: ServerResponse, body: Buffer, state: SimulatorState, voice: Voice, fault: Fault | undefined): void {
+  const json = parseJsonBody(body);
+  if (!json.ok) {
+    sendGatewayError(response, voice, json.status, json.body);
+    return;
+  }
+  const { model, prompt } = json.value;
+  if (typeof model !== 'string' || !state.chat.limits.knownModels.has(model)) {
+    const named = typeof model === 'string' ? model : '';
+    sendGatewayError(response, voice, 404, modelNotFound(named), { subject: named });
+    return;
+  }
+  if (typeof prompt !== 'string' || prompt === '') {
+    sendGatewayError(response, voice, 400, invalidRequest('`prompt` must be a non-empty string.', 'invalid_request', 'prompt'));
+    return;
+  }
+  const failure = fault?.kind === 'taskFails' ? (fault.message ?? 'The video could not be generated.') : null;
+  const task = state.tasks.create({ id: `video_${state.nextSequence()}`, model, prompt, failure });
+  if (fault?.kind !== 'createThenFail') sendJson(response, 200, videoBody(task));
+  else if (fault.status === undefined) cutConnection(response);
+  else sendGatewayError(response, voice, fault.status, defaultErrorForStatus(fault.status), { keepStatus: true });
 }
 
 /** Image models echo the prompt they drew as `revised_prompt`, so a prompt can come back in the answer. */

@@ -5,15 +5,19 @@ export interface FaultTarget {
   path: string;
   isChat: boolean;
   isStream: boolean;
+  /** A request that creates a video task. */
+  isTaskCreation?: boolean;
 }
 
 const CHAT_ONLY: ReadonlySet<FaultKind> = new Set(['reply', 'cutAfter', 'bodyChunks']);
 const STREAM_ONLY: ReadonlySet<FaultKind> = new Set(['slowChunks', 'noDone', 'errorEvent']);
+const TASK_CREATION_ONLY: ReadonlySet<FaultKind> = new Set(['createThenFail', 'taskFails']);
 
 export function faultMatches(fault: Fault, target: FaultTarget): boolean {
   if (fault.path !== undefined && !target.path.includes(fault.path)) return false;
   if (CHAT_ONLY.has(fault.kind)) return target.isChat;
   if (STREAM_ONLY.has(fault.kind)) return target.isChat && target.isStream;
+  if (TASK_CREATION_ONLY.has(fault.kind)) return target.isTaskCreation === true;
   return true;
 }
 

@@ -5,6 +5,8 @@ export type Route =
   | { kind: 'chat' }
   | { kind: 'embeddings' }
   | { kind: 'images' }
+  | { kind: 'videos' }
+  | { kind: 'video'; id: string }
   | { kind: 'methodNotAllowed' }
   | { kind: 'unknownApi' };
 
@@ -23,6 +25,9 @@ export function routeOf(method: string, url: string): Route {
   if (pathname === '/v1/chat/completions') return expect('POST', { kind: 'chat' });
   if (pathname === '/v1/embeddings') return expect('POST', { kind: 'embeddings' });
   if (pathname === '/v1/images/generations') return expect('POST', { kind: 'images' });
+  if (pathname === '/v1/videos') return expect('POST', { kind: 'videos' });
+  const videoMatch = /^\/v1\/videos\/([^/]+)$/.exec(pathname);
+  if (videoMatch?.[1] !== undefined) return expect('GET', { kind: 'video', id: safeDecode(videoMatch[1]) });
   const modelMatch = /^\/v1\/models\/([^/]+)$/.exec(pathname);
   if (modelMatch?.[1] !== undefined) return expect('GET', { kind: 'model', id: safeDecode(modelMatch[1]) });
   return { kind: 'unknownApi' };

@@ -2,10 +2,12 @@ import { once } from 'node:events';
 import { createServer } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { SENTINEL_KEY } from '../support/sentinel.ts';
+import { dialectOf } from './dialects.ts';
 import { dispatch, type SimulatorState } from './dispatch.ts';
 import { FaultQueue } from './faults.ts';
 import { DEFAULT_MODEL_IDS } from './models.ts';
 import { RequestRecorder } from './recorder.ts';
+import { TaskStore } from './tasks.ts';
 import type { GatewaySimulator, SimulatorOptions } from './types.ts';
 
 export const DEFAULT_STREAM_CHUNK_COUNT = 4;
@@ -28,6 +30,9 @@ export async function startGatewaySimulator(options: SimulatorOptions = {}): Pro
       streamChunkIntervalMs: options.streamChunkIntervalMs ?? 0,
     },
     nextSequence: () => `sim${String((sequenceNumber += 1)).padStart(6, '0')}`,
+    dialect: dialectOf(options.dialect),
+    account: { capabilities: options.modelCapabilities ?? {}, closedModels: new Set(options.closedModels ?? []) },
+    tasks: new TaskStore(),
   };
 
   const sockets = new Set<Socket>();
@@ -60,9 +65,14 @@ export async function startGatewaySimulator(options: SimulatorOptions = {}): Pro
     script: (...scripted) => faults.push(scripted),
     waitForClose: (index, timeoutMs) => recorder.waitForClose(index, timeoutMs),
     openSockets: () => sockets.size,
+    useDialect: (dialect) => {
+      state.dialect = dialectOf(dialect);
+    },
+    tasks: () => state.tasks.list(),
     reset: () => {
       recorder.clear();
       faults.clear();
+      state.tasks.clear();
     },
     close: async () => {
       const serverClosed = new Promise<void>((resolve, reject) => server.close((error) => (error ? reject(error) : resolve())));

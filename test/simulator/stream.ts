@@ -1,7 +1,9 @@
 import type { ServerResponse } from 'node:http';
 import type { StreamPlan } from './chatReply.ts';
+import { SEED_DIALECT } from './dialect.ts';
+import { framingFor, type StreamFraming } from './dialectStream.ts';
 import { streamErrorEvent } from './errors.ts';
-import { cutConnection, sseEvent, startEventStream, waitUnlessClosed } from './respond.ts';
+import { cutConnection, startEventStream, waitUnlessClosed } from './respond.ts';
 import type { Fault } from './types.ts';
 
 /** How a stream misbehaves, if at all. */
@@ -23,28 +25,44 @@ export function streamShapeFor(fault: Fault | undefined, defaultIntervalMs: numb
   };
 }
 
-/** Writes each event as its own write, immediately: the relay under test must not merge or delay them. */
-export async function writeChatStream(response: ServerResponse, plan: StreamPlan, shape: StreamShape, closed: AbortSignal): Promise<void> {
+const SEED_FRAMING = framingFor(SEED_DIALECT.stream, streamErrorEvent());
+
+/**
+ * Writes each event (and each keep-alive comment) as its own write, immediately: the relay under
+ * test must not merge or delay them. The framing is the dialect's; the default is the seed's.
+ */
+export async function writeChatStream(
+  response: ServerResponse,
+  plan: StreamPlan,
+  shape: StreamShape,
+  closed: AbortSignal,
+  framing: StreamFraming = SEED_FRAMING,
+): Promise<void> {
   const cutAt = shape.cutAfterChunks === null ? null : Math.min(shape.cutAfterChunks, plan.deltas.length);
   const errorAt = shape.errorAfterChunks === null ? null : Math.min(shape.errorAfterChunks, plan.deltas.length);
+  const keepAlive = (): void => {
+    if (framing.comment !== null) response.write(framing.comment);
+  };
   startEventStream(response);
-  response.write(sseEvent(plan.head));
+  keepAlive();
+  response.write(framing.event(plan.head));
   for (let sent = 0; sent <= plan.deltas.length; sent += 1) {
     if (cutAt === sent) {
       cutConnection(response);
       return;
     }
     if (errorAt === sent) {
-      response.end(sseEvent(streamErrorEvent()));
+      response.end(framing.errorEvent + (framing.doneAfterError ? framing.event('[DONE]') : ''));
       return;
     }
     const delta = plan.deltas[sent];
     if (delta === undefined) break;
     if (!(await waitUnlessClosed(shape.intervalMs, closed))) return;
-    response.write(sseEvent(delta));
+    keepAlive();
+    response.write(framing.event(delta));
   }
-  for (const chunk of plan.tail) response.write(sseEvent(chunk));
-  if (shape.sendDone) response.write(sseEvent('[DONE]'));
+  for (const chunk of plan.tail) response.write(framing.event(chunk));
+  if (shape.sendDone && framing.sendDone) response.write(framing.event('[DONE]'));
   response.end();
 }
 

@@ -1,4 +1,9 @@
 import type { IncomingHttpHeaders } from 'node:http';
+import type { Dialect } from './dialect.ts';
+import type { DialectName } from './dialects.ts';
+import type { ErrorPageServer } from './errorPages.ts';
+import type { ModelCapabilities } from './modelCapabilities.ts';
+import type { SimulatedTask } from './tasks.ts';
 
 export interface SimulatorOptions {
   /** 0 (the default) picks a free port. */
@@ -15,6 +20,12 @@ export interface SimulatorOptions {
   streamChunkIntervalMs?: number;
   /** Keep request bodies in `received`; default true. The benchmark turns it off. */
   recordBodies?: boolean;
+  /** How the gateway speaks where the seed is silent (dialects.ts); default 'seed'. */
+  dialect?: DialectName | Dialect;
+  /** Per model, what it cannot do (tools, images, stream) or does (reasoning); unlisted models can do everything. */
+  modelCapabilities?: Record<string, Partial<ModelCapabilities>>;
+  /** Models listed by /models that this key may not use: refused as the dialect refuses a closed model. */
+  closedModels?: string[];
 }
 
 export interface ReceivedRequest {
@@ -47,10 +58,29 @@ export interface ScriptedToolCall {
 /**
  * One scripted misbehaviour, consumed by the next matching request. Faults that shape a chat
  * reply (reply, cutAfter, bodyChunks) match only chat completion requests; stream-only faults
- * (slowChunks, noDone, errorEvent) match only streaming chat completion requests.
+ * (slowChunks, noDone, errorEvent) match only streaming chat completion requests; task faults
+ * (createThenFail, taskFails) match only video task creations.
  */
 export type Fault =
-  | (PathMatch & { kind: 'status'; status: number; retryAfterS?: number; body?: object })
+  | (PathMatch & {
+      kind: 'status';
+      status: number;
+      retryAfterS?: number;
+      /** Retry-After as an HTTP date (RFC 9110 section 10.2.3 allows both forms). */
+      retryAfterDate?: Date;
+      /** The body as given; without one, the status's default error in the dialect's shape. */
+      body?: object;
+    })
+  /** The dialect's answer to an empty balance (402, 403, 429 or 400 depending on the gateway). */
+  | (PathMatch & { kind: 'quota' })
+  /** An HTML error page from what sits in front of the gateway. */
+  | (PathMatch & { kind: 'errorPage'; status: number; server?: ErrorPageServer })
+  /** A body that is not JSON, as given (plain text by default), with any status, 200 included. */
+  | (PathMatch & { kind: 'text'; status: number; text: string; contentType?: string })
+  /** A video task is created (and billed), then the answer fails: with this status, or a cut connection. */
+  | (PathMatch & { kind: 'createThenFail'; status?: number })
+  /** A video task is created normally and ends `failed` when polled. */
+  | (PathMatch & { kind: 'taskFails'; message?: string })
   | (PathMatch & { kind: 'html'; status?: number })
   | (PathMatch & { kind: 'delayHeaders'; ms: number })
   | (PathMatch & { kind: 'slowChunks'; intervalMs: number })
@@ -67,6 +97,8 @@ export type Fault =
       model?: string;
       /** false omits usage entirely (also from streams that asked for it). */
       usage?: false;
+      /** Thinking sent before the answer in the dialect's reasoning field. */
+      reasoning?: string;
     })
   | (PathMatch & { kind: 'bodyChunks'; chunks: string[]; intervalMs?: number });
 
@@ -83,7 +115,11 @@ export interface GatewaySimulator {
   /** Resolves with closedAtMs of received[index]; rejects after timeoutMs. */
   waitForClose(index: number, timeoutMs: number): Promise<number>;
   openSockets(): number;
-  /** Clears received requests and queued faults. */
+  /** Switches the dialect for the requests that follow (a suite shares one simulator across dialects). */
+  useDialect(dialect: DialectName | Dialect): void;
+  /** Video tasks created so far, whether or not their creation's answer reached the client. */
+  tasks(): readonly SimulatedTask[];
+  /** Clears received requests, queued faults and tasks; keeps the dialect. */
   reset(): void;
   close(): Promise<void>;
 }

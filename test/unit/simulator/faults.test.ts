@@ -5,6 +5,8 @@ import type { Fault } from '../../simulator/types.ts';
 const models: FaultTarget = { path: '/v1/models', isChat: false, isStream: false };
 const chat: FaultTarget = { path: '/v1/chat/completions', isChat: true, isStream: false };
 const chatStream: FaultTarget = { path: '/v1/chat/completions', isChat: true, isStream: true };
+const videoCreation: FaultTarget = { path: '/v1/videos', isChat: false, isStream: false, isTaskCreation: true };
+const videoPoll: FaultTarget = { path: '/v1/videos/video_1', isChat: false, isStream: false };
 
 describe('faultMatches', () => {
   it.each<[Fault, FaultTarget, boolean]>([
@@ -24,6 +26,15 @@ describe('faultMatches', () => {
     [{ kind: 'slowChunks', intervalMs: 5 }, chat, false],
     [{ kind: 'errorEvent', afterChunks: 1 }, chatStream, true],
     [{ kind: 'errorEvent', afterChunks: 1, path: '/embeddings' }, chatStream, false],
+    [{ kind: 'createThenFail', status: 504 }, videoCreation, true],
+    [{ kind: 'createThenFail' }, videoPoll, false],
+    [{ kind: 'createThenFail' }, chat, false],
+    [{ kind: 'taskFails' }, videoCreation, true],
+    [{ kind: 'taskFails' }, videoPoll, false],
+    [{ kind: 'quota' }, chat, true],
+    [{ kind: 'quota' }, videoCreation, true],
+    [{ kind: 'errorPage', status: 502 }, models, true],
+    [{ kind: 'text', status: 200, text: 'ok' }, chatStream, true],
   ])('%j on %j -> %s', (fault, target, expected) => {
     expect(faultMatches(fault, target)).toBe(expected);
   });

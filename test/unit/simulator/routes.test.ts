@@ -18,6 +18,10 @@ describe('routeOf', () => {
     ['GET', '/v1/chat/completions', 'methodNotAllowed'],
     ['POST', '/v1/embeddings', 'embeddings'],
     ['GET', '/v1/models/qwen-plus', 'model'],
+    ['POST', '/v1/videos', 'videos'],
+    ['GET', '/v1/videos', 'methodNotAllowed'],
+    ['GET', '/v1/videos/video_sim000001', 'video'],
+    ['POST', '/v1/videos/video_sim000001', 'methodNotAllowed'],
     ['POST', '/v1/responses', 'unknownApi'],
     ['POST', '/v1/messages', 'unknownApi'],
     ['GET', '/v1', 'unknownApi'],
@@ -28,5 +32,6 @@ describe('routeOf', () => {
   it('decodes a model id in the path', () => {
     expect(routeOf('GET', '/v1/models/org%2Fmodel-1')).toEqual({ kind: 'model', id: 'org/model-1' });
     expect(routeOf('GET', '/v1/models/bad%zz')).toEqual({ kind: 'model', id: 'bad%zz' });
+    expect(routeOf('GET', '/v1/videos/video_1?x=1')).toEqual({ kind: 'video', id: 'video_1' });
   });
 });

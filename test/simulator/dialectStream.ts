@@ -1,0 +1,88 @@
+import { estimateTokens, planStream, splitText, type ReplyPlan, type StreamPlan, type Usage } from './chatReply.ts';
+import type { StreamDialect } from './dialect.ts';
+
+/**
+ * A streamed reply as a dialect's gateway sends it: reasoning deltas before the answer, usage
+ * where the dialect puts it, and the SSE framing (event names, keep-alive comments, end marker).
+ * Pure: the writer in stream.ts only sends what this decides.
+ */
+
+export interface DialectReply {
+  plan: ReplyPlan;
+  /** A reasoning model's thinking, streamed before the answer; null for other models. */
+  reasoning: string | null;
+}
+
+/** Usage with the reasoning counted as completion tokens, as reasoning models bill it. */
+export function usageWithReasoning(usage: Usage | null, reasoning: string | null): Usage | null {
+  if (usage === null || reasoning === null) return usage;
+  const completionTokens = usage.completion_tokens + estimateTokens(reasoning.length);
+  return { ...usage, completion_tokens: completionTokens, total_tokens: usage.prompt_tokens + completionTokens };
+}
+
+/** The non-streaming body's message gains the reasoning under the dialect's field name. */
+export function withReasoning(body: object, reasoning: string | null, field: StreamDialect['reasoningField']): object {
+  if (reasoning === null) return body;
+  const typed = body as { choices: Array<{ message: Record<string, unknown> }> };
+  return { ...typed, choices: typed.choices.map((choice) => ({ ...choice, message: { ...choice.message, [field]: reasoning } })) };
+}
+
+type Chunk = Record<string, unknown> & { choices: unknown[] };
+
+export function planDialectStream(reply: DialectReply, pieceCount: number, includeUsage: boolean, dialect: StreamDialect): StreamPlan {
+  const base = planStream(reply.plan, pieceCount, false);
+  const envelope = { ...(base.head as Chunk), choices: [] };
+  const reasoningDeltas =
+    reply.reasoning === null
+      ? []
+      : splitText(reply.reasoning, pieceCount).map((piece) => ({ ...envelope, choices: [{ index: 0, delta: { [dialect.reasoningField]: piece }, finish_reason: null }] }));
+  const deltas = [...reasoningDeltas, ...base.deltas];
+  const [finish] = base.tail as [Chunk];
+  const usage = reply.plan.usage;
+  if (usage === null || !(includeUsage || dialect.usageWithoutAsking)) return { head: base.head, deltas, tail: [finish] };
+
+  const usageChunk = { ...envelope, usage };
+  switch (dialect.usagePlacement) {
+    case 'afterFinish':
+      return { head: base.head, deltas, tail: [finish, usageChunk] };
+    case 'beforeFinish':
+      return { head: base.head, deltas, tail: [usageChunk, finish] };
+    case 'inFinish':
+      return { head: base.head, deltas, tail: [{ ...finish, usage }] };
+    case 'everyChunk':
+      return withRunningUsage(base.head, deltas, finish, usage);
+  }
+}
+
+/** Every chunk carries the usage so far: completion tokens grow with the chunks, the last one holds the total. */
+function withRunningUsage(head: object, deltas: object[], finish: Chunk, total: Usage): StreamPlan {
+  const chunks = [head, ...deltas];
+  const withUsage = chunks.map((chunk, index) => {
+    const completionTokens = Math.floor((total.completion_tokens * index) / chunks.length);
+    return { ...chunk, usage: { prompt_tokens: total.prompt_tokens, completion_tokens: completionTokens, total_tokens: total.prompt_tokens + completionTokens } };
+  });
+  const [first, ...rest] = withUsage as [object, ...object[]];
+  return { head: first, deltas: rest, tail: [{ ...finish, usage: total }] };
+}
+
+/** How the writer frames what it sends. */
+export interface StreamFraming {
+  event(data: object | string): string;
+  /** A full comment line with its blank line, or null. */
+  comment: string | null;
+  errorEvent: string;
+  sendDone: boolean;
+  doneAfterError: boolean;
+}
+
+export function framingFor(dialect: StreamDialect, errorData: object): StreamFraming {
+  const frame = (name: string, data: object | string) =>
+    `${dialect.eventNames ? `event: ${name}\n` : ''}data: ${typeof data === 'string' ? data : JSON.stringify(data)}\n\n`;
+  return {
+    event: (data) => frame('message', data),
+    comment: dialect.keepAliveComment === null ? null : `${dialect.keepAliveComment}\n\n`,
+    errorEvent: frame('error', errorData),
+    sendDone: dialect.sendDone,
+    doneAfterError: dialect.doneAfterError,
+  };
+}

@@ -1,0 +1,188 @@
+import { SEED_DIALECT, type Dialect } from './dialect.ts';
+
+/**
+ * Named dialects of real gateways, each behaviour with the public source it was learned from.
+ * Messages are the gateways' own wire strings where a client or Airlock might match on them.
+ */
+
+/**
+ * OpenAI's own API.
+ * - Errors `{error:{message,type,param,code}}`, id in `x-request-id`, `[DONE]`, usage chunk with
+ *   `choices: []` after the finish chunk only with `include_usage`:
+ *   https://platform.openai.com/docs/api-reference/chat/create (stream_options) and
+ *   https://platform.openai.com/docs/guides/error-codes
+ * - An empty balance is a 429 with type and code `insufficient_quota` (error-codes guide above).
+ * - A model the key may not use is the 404 `model_not_found` "does not exist or you do not have access".
+ * - A model that cannot stream answers 400 `unsupported_value` with param `stream`, one without
+ *   image input 400 "Invalid content type…" with the part's path as param:
+ *   https://github.com/ChatGPTNextWeb/NextChat/issues/5410, https://github.com/vllm-project/vllm/issues/11629
+ * - Reasoning models of OpenAI-compatible APIs stream their thinking as `reasoning_content`:
+ *   https://api-docs.deepseek.com/guides/reasoning_model
+ */
+const openai: Dialect = {
+  ...SEED_DIALECT,
+  name: 'openai',
+  errors: {
+    model_not_open: {
+      status: 404,
+      code: 'model_not_found',
+      param: 'model',
+      message: (model) => `The model \`${model}\` does not exist or you do not have access to it.`,
+    },
+    insufficient_quota: { status: 429, type: 'insufficient_quota', code: 'insufficient_quota' },
+  },
+};
+
+/**
+ * New API / One API relays (QuantumNous/new-api, songquanpeng/one-api), the software behind most
+ * resold Chinese gateways.
+ * - Request id header `X-Oneapi-Request-Id`, and the id appended to every error message as
+ *   ` (request id: …)`: one-api common/helper/key.go, middleware/request-id.go and
+ *   common/helper/helper.go MessageWithRequestId; new-api controller/relay.go.
+ * - Errors `{error:{message,type:'new_api_error',code}}` with a string code ('' when none) and no
+ *   param from its own checks: new-api middleware/utils.go abortWithOpenAiMessage, types/error.go.
+ * - A token not allowed a model: 403 "该令牌无权访问模型 <model>"; an empty balance: 403
+ *   `insufficient_user_quota` (types/error.go; its pre-consume billing answers it with 403), as the
+ *   error table of its user docs says (https://docs.newapi.pro); one-api relay/controller/helper.go too.
+ * - A model with no channel in the user's group: 503 `model_not_found` "No available channel for
+ *   model … under group …": new-api middleware/distributor.go; one-api middleware/distributor.go.
+ * - Its request-rate limit: 429 "您已达到请求数限制：…" with no Retry-After: new-api
+ *   middleware/model-rate-limit.go.
+ * - An invalid token: 401 "无效的令牌" (docs error table).
+ * - Streams keep alive with `: PING` comment lines and end with `[DONE]`: new-api
+ *   relay/helper/common.go PingData and StringData.
+ */
+const newApi: Dialect = {
+  ...SEED_DIALECT,
+  name: 'new-api',
+  errorBody: 'new-api',
+  requestIdHeader: 'x-oneapi-request-id',
+  stream: { ...SEED_DIALECT.stream, keepAliveComment: ': PING' },
+  errors: {
+    invalid_api_key: { type: 'new_api_error', code: '', message: () => '无效的令牌' },
+    model_not_open: { status: 403, type: 'new_api_error', code: '', message: (model) => `该令牌无权访问模型 ${model}` },
+    model_not_found: {
+      status: 503,
+      type: 'new_api_error',
+      code: 'model_not_found',
+      message: (model) => `No available channel for model ${model} under group default (distributor)`,
+    },
+    insufficient_quota: {
+      status: 403,
+      type: 'new_api_error',
+      code: 'insufficient_user_quota',
+      message: () => '用户额度不足, 剩余额度: ＄0.000000',
+    },
+    rate_limit_exceeded: { status: 429, type: 'new_api_error', code: '', message: () => '您已达到请求数限制：1分钟内最多请求60次' },
+  },
+};
+
+/**
+ * The LiteLLM proxy.
+ * - Errors `{error:{message,type,param,code}}` with code the status as a string, id in
+ *   `x-litellm-call-id`: https://docs.litellm.ai/docs/proxy/response_headers and
+ *   https://github.com/OpenHands/OpenHands/issues/17390 (a 401 `token_not_found_in_db` body).
+ * - A key not allowed a model is a 401 `key_model_access_denied`:
+ *   https://github.com/winfunc/opcode/issues/358.
+ * - An unknown model is a 400 "Invalid model name passed in model=…", type and param "None":
+ *   https://github.com/BerriAI/litellm/issues/8821.
+ * - A spent budget is a 400 `budget_exceeded`: https://github.com/BerriAI/litellm/pull/4139,
+ *   https://github.com/BerriAI/litellm/issues/14144.
+ * - Its rate limiter answers 429 with a Retry-After header (tests script the header):
+ *   https://github.com/BerriAI/litellm/pull/4706.
+ */
+const litellm: Dialect = {
+  ...SEED_DIALECT,
+  name: 'litellm',
+  errorBody: 'litellm',
+  requestIdHeader: 'x-litellm-call-id',
+  errors: {
+    invalid_api_key: {
+      type: 'token_not_found_in_db',
+      param: 'key',
+      message: () => 'Authentication Error, Invalid proxy server token passed. Unable to find token in cache or `LiteLLM_VerificationTokenTable`',
+    },
+    model_not_open: {
+      status: 401,
+      type: 'key_model_access_denied',
+      param: 'model',
+      message: (model) => `key not allowed to access model. This key can only access models=['gpt-4o-mini']. Tried to access ${model}`,
+    },
+    model_not_found: {
+      status: 400,
+      type: 'None',
+      param: 'None',
+      message: (model) => `{'error': '/chat/completions: Invalid model name passed in model=${model}. Call \`/v1/models\` to view available models for your key.'}`,
+    },
+    insufficient_quota: { status: 400, type: 'budget_exceeded', param: null, message: () => 'Budget has been exceeded! Current cost: 10.02, Max budget: 10.0' },
+    rate_limit_exceeded: { status: 429, type: 'throttling_error', message: () => 'Max parallel request limit reached.' },
+  },
+};
+
+/**
+ * vLLM's OpenAI-compatible server.
+ * - Errors `{error:{message,type,param,code}}` with type an exception name and a numeric code:
+ *   vllm-project/vllm vllm/entrypoints/openai/protocol.py ErrorResponse; an unknown model is a
+ *   404 `NotFoundError`.
+ * - No request id header unless started with --enable-request-id-headers:
+ *   https://docs.vllm.ai/en/latest/api/vllm/entrypoints/serve/middleware/x_request_id/
+ * - With --api-key, a wrong key is 401 `{"error":"Unauthorized"}`: vllm/entrypoints/openai/api_server.py.
+ * - Unknown paths get FastAPI's `{"detail":"Not Found"}`.
+ * - Reasoning models stream `reasoning_content` deltas: https://docs.vllm.ai/en/v0.8.3/features/reasoning_outputs.html
+ *   (newer versions name it `reasoning`: https://docs.vllm.ai/en/v0.11.2/features/reasoning_outputs/).
+ * - An error after the stream started is a `data: {"error":…}` event followed by `[DONE]`:
+ *   serving_chat.py create_streaming_error_response.
+ * - Tools need --enable-auto-tool-choice, else a 400.
+ */
+const vllm: Dialect = {
+  ...SEED_DIALECT,
+  name: 'vllm',
+  errorBody: 'vllm',
+  requestIdHeader: null,
+  stream: { ...SEED_DIALECT.stream, doneAfterError: true },
+  errors: {
+    invalid_api_key: { style: 'error-string', message: () => 'Unauthorized' },
+    model_not_found: { status: 404, type: 'NotFoundError', code: null, message: (model) => `The model \`${model}\` does not exist.` },
+    model_not_open: { status: 404, type: 'NotFoundError', code: null, message: (model) => `The model \`${model}\` does not exist.` },
+    not_found: { style: 'detail', message: () => 'Not Found' },
+    tools_unsupported: {
+      type: 'BadRequestError',
+      message: () => '"auto" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set',
+    },
+  },
+};
+
+/**
+ * OpenRouter.
+ * - Errors `{error:{code,message,metadata?}}` with the HTTP status as a number; 402 for credits
+ *   that cannot cover the request; an error after the stream started is a chunk with `error` and
+ *   `finish_reason: 'error'`: https://openrouter.ai/docs/errors, https://openrouter.ai/docs/api-reference/streaming
+ * - Streams carry `: OPENROUTER PROCESSING` comments while the model works (streaming page above).
+ * - The id to quote is the generation id in `X-Generation-Id` (streaming page above).
+ */
+const openrouter: Dialect = {
+  ...SEED_DIALECT,
+  name: 'openrouter',
+  errorBody: 'openrouter',
+  requestIdHeader: 'x-generation-id',
+  stream: { ...SEED_DIALECT.stream, keepAliveComment: ': OPENROUTER PROCESSING', errorFrame: 'chunkWithFinishError' },
+  errors: {
+    insufficient_quota: { status: 402, message: () => 'Insufficient credits. Add more using https://openrouter.ai/credits' },
+  },
+};
+
+export const DIALECTS = {
+  seed: SEED_DIALECT,
+  openai,
+  'new-api': newApi,
+  litellm,
+  vllm,
+  openrouter,
+} as const satisfies Record<string, Dialect>;
+
+export type DialectName = keyof typeof DIALECTS;
+
+export function dialectOf(choice: DialectName | Dialect | undefined): Dialect {
+  if (choice === undefined) return SEED_DIALECT;
+  return typeof choice === 'string' ? DIALECTS[choice] : choice;
+}

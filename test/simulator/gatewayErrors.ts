@@ -1,0 +1,113 @@
+import type { CanonicalErrorCode, Dialect, ErrorBodyStyle } from './dialect.ts';
+import { errorBody, type SimulatedErrorBody } from './errors.ts';
+
+/**
+ * Errors in the canonical (OpenAI) form for what only a dialect-aware gateway refuses, and the
+ * rendering of any canonical error in a dialect's words and shape.
+ */
+
+export function modelNotOpen(model: string): SimulatedErrorBody {
+  return errorBody(`The model \`${model}\` is not open to this account.`, 'invalid_request_error', 'model_not_open', 'model');
+}
+
+export function insufficientQuota(): SimulatedErrorBody {
+  return errorBody('You exceeded your current quota, please check your plan and billing details.', 'insufficient_quota', 'insufficient_quota');
+}
+
+export function rateLimited(): SimulatedErrorBody {
+  return errorBody('Rate limit reached for requests.', 'rate_limit_error', 'rate_limit_exceeded');
+}
+
+/** DeepSeek's wording for a model without function calling (https://github.com/evalstate/fast-agent/issues/91). */
+export function toolsUnsupported(model: string): SimulatedErrorBody {
+  return errorBody(`${model} does not support Function Calling`, 'invalid_request_error', 'tools_unsupported');
+}
+
+/** OpenAI's answer to an image part sent to a text-only model (https://github.com/vllm-project/vllm/issues/11629). */
+export function imageInputUnsupported(partPath: string): SimulatedErrorBody {
+  return errorBody('Invalid content type. image_url is only supported by certain models.', 'invalid_request_error', 'image_input_unsupported', partPath);
+}
+
+/** OpenAI's answer to `stream: true` for a model that cannot stream (https://github.com/ChatGPTNextWeb/NextChat/issues/5410). */
+export function streamUnsupported(): SimulatedErrorBody {
+  return errorBody(
+    "Unsupported value: 'stream' does not support true with this model. Only the default (false) value is supported.",
+    'invalid_request_error',
+    'stream_unsupported',
+    'stream',
+  );
+}
+
+/**
+ * The canonical codes the simulator uses internally, mapped to the code OpenAI puts on the wire
+ * when no dialect says otherwise.
+ */
+const WIRE_CODE: Partial<Record<CanonicalErrorCode, string | null>> = {
+  tools_unsupported: 'invalid_request_error',
+  image_input_unsupported: null,
+  stream_unsupported: 'unsupported_value',
+  model_not_open: 'model_not_found',
+};
+
+export interface RenderedError {
+  status: number;
+  contentType: string;
+  text: string;
+}
+
+export interface ErrorContext {
+  status: number;
+  /** What the error is about (a model id), for the dialect's message. */
+  subject?: string;
+  /** The gateway's id of this request, which some dialects quote in the message. */
+  requestId: string;
+}
+
+/** An error as the dialect's gateway would send it. */
+export function renderError(dialect: Dialect, canonical: SimulatedErrorBody, context: ErrorContext): RenderedError {
+  const code = canonical.error.code as CanonicalErrorCode;
+  const override = dialect.errors[code] ?? {};
+  const status = override.status ?? context.status;
+  const fields = {
+    message: override.message?.(context.subject ?? '') ?? canonical.error.message,
+    type: override.type ?? canonical.error.type,
+    code: override.code !== undefined ? override.code : code in WIRE_CODE ? (WIRE_CODE[code] ?? null) : canonical.error.code,
+    param: override.param !== undefined ? override.param : canonical.error.param,
+  };
+  return { status, ...serialize(override.style ?? dialect.errorBody, status, fields, context.requestId) };
+}
+
+interface ErrorFields {
+  message: string;
+  type: string;
+  code: string | null;
+  param: string | null;
+}
+
+const JSON_TYPE = 'application/json';
+
+function serialize(style: ErrorBodyStyle, status: number, fields: ErrorFields, requestId: string): { contentType: string; text: string } {
+  const json = (body: object) => ({ contentType: JSON_TYPE, text: JSON.stringify(body) });
+  switch (style) {
+    case 'openai':
+      return json({ error: fields });
+    case 'new-api':
+      return json({ error: { message: `${fields.message} (request id: ${requestId})`, type: fields.type, code: fields.code ?? '' } });
+    case 'litellm':
+      return json({ error: { message: fields.message, type: fields.type, param: fields.param, code: String(status) } });
+    case 'vllm':
+      return json({ error: { message: fields.message, type: fields.type, param: fields.param, code: status } });
+    case 'openrouter':
+      return json({ error: { code: status, message: fields.message } });
+    case 'detail':
+      return json({ detail: fields.message });
+    case 'message':
+      return json({ message: fields.message });
+    case 'msg-code':
+      return json({ msg: fields.message, code: fields.code ?? status });
+    case 'error-string':
+      return json({ error: fields.message });
+    case 'text':
+      return { contentType: 'text/plain; charset=utf-8', text: fields.message };
+  }
+}

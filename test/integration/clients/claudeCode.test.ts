@@ -1,4 +1,5 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { DialectName } from '../../simulator/index.ts';
 import { startHarness, type Harness } from '../../support/proxyHarness.ts';
 import { expectBilledTranslations, type TokenPrice } from '../../support/clients/billedExchanges.ts';
 import { claudeCodeCli, installedVersion } from '../../support/clients/clientBinaries.ts';
@@ -13,6 +14,8 @@ const SETTLE_TIMEOUT_MS = 5_000;
 const CLIENT_TOKEN = 'alk_claude_code_client';
 const CLIENT_MODEL = 'claude-sonnet-4-5';
 const PRICE: TokenPrice = { model: 'deepseek-chat', inputPer1M: 0.5, outputPer1M: 2 };
+/** The gateways it is run against: the seed's, and real ones whose streams and ids differ (simulator/dialects.ts). */
+const DIALECTS: DialectName[] = ['seed', 'new-api', 'vllm'];
 
 let harness: Harness;
 let sandbox: ClientSandbox;
@@ -57,7 +60,9 @@ function runClaudePrint(authVariable: string, prompt: string, extraArgs: readonl
   });
 }
 
-describe(`Claude Code ${installedVersion('@anthropic-ai/claude-code')} through Airlock to a Chat-Completions-only gateway`, () => {
+describe.each(DIALECTS)(`Claude Code ${installedVersion('@anthropic-ai/claude-code')} through Airlock to a Chat-Completions-only %s gateway`, (dialect) => {
+  beforeAll(() => harness.simulator.useDialect(dialect));
+
   it.each(authStyles)(
     'prints the answer with %s auth, and the exchange is translated and billed',
     async (_style, authVariable) => {

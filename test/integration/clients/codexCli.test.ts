@@ -1,6 +1,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { DialectName } from '../../simulator/index.ts';
 import { startHarness, type Harness } from '../../support/proxyHarness.ts';
 import { expectBilledTranslations, type TokenPrice } from '../../support/clients/billedExchanges.ts';
 import { codexCli, installedVersion } from '../../support/clients/clientBinaries.ts';
@@ -16,6 +17,8 @@ const SETTLE_TIMEOUT_MS = 5_000;
 const TOKEN_ENV_VARIABLE = 'AIRLOCK_CLIENT_TOKEN';
 const CLIENT_MODEL = 'gpt-5-codex';
 const PRICE: TokenPrice = { model: 'gpt-4o-mini', inputPer1M: 0.15, outputPer1M: 0.6 };
+/** The gateways it is run against: the seed's, and real ones whose streams and ids differ (simulator/dialects.ts). */
+const DIALECTS: DialectName[] = ['seed', 'new-api', 'vllm'];
 
 let harness: Harness;
 let sandbox: ClientSandbox;
@@ -50,7 +53,9 @@ async function runCodexExec(prompt: string): Promise<CliResult> {
   });
 }
 
-describe(`Codex CLI ${installedVersion('@openai/codex')} through Airlock to a Chat-Completions-only gateway`, () => {
+describe.each(DIALECTS)(`Codex CLI ${installedVersion('@openai/codex')} through Airlock to a Chat-Completions-only %s gateway`, (dialect) => {
+  beforeAll(() => harness.simulator.useDialect(dialect));
+
   it(
     'prints the answer of a translated Responses stream, and the exchange is billed',
     async () => {

@@ -1,9 +1,12 @@
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DIALECTS as GATEWAY_DIALECTS, type DialectName } from '../../simulator/index.ts';
 import { startHarness, type Harness } from '../../support/proxyHarness.ts';
 import { findSentinel, SENTINEL_KEY } from '../../support/sentinel.ts';
 
 let harness: Harness;
+/** Every named gateway dialect (simulator/dialects.ts): the SDKs must work through Airlock to each. */
+const DIALECTS = Object.keys(GATEWAY_DIALECTS) as DialectName[];
 
 beforeAll(async () => {
   harness = await startHarness();
@@ -12,7 +15,9 @@ afterAll(async () => {
   await harness.close();
 });
 
-describe('the official openai SDK through Airlock', () => {
+describe.each(DIALECTS)('the official openai SDK through Airlock to a %s gateway', (dialect) => {
+  beforeAll(() => harness.simulator.useDialect(dialect));
+
   it.each([
     ['with /v1', (url: string) => `${url}/v1`],
     ['without /v1', (url: string) => url],

@@ -1,8 +1,11 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { DIALECTS as GATEWAY_DIALECTS, type DialectName } from '../../simulator/index.ts';
 import { startHarness, type Harness } from '../../support/proxyHarness.ts';
 
 let harness: Harness;
+/** Every named gateway dialect (simulator/dialects.ts): the SDKs must work through Airlock to each. */
+const DIALECTS = Object.keys(GATEWAY_DIALECTS) as DialectName[];
 
 beforeAll(async () => {
   harness = await startHarness({ profile: { modelRoutes: [{ pattern: 'claude-*', target: 'deepseek-chat' }] } });
@@ -17,7 +20,9 @@ const authStyles = [
   ['Bearer', () => new Anthropic({ baseURL: harness.proxy.url, authToken: 'alk_client', apiKey: null, maxRetries: 0 })],
 ] as const;
 
-describe('the official Anthropic SDK against a Chat-Completions-only gateway', () => {
+describe.each(DIALECTS)('the official Anthropic SDK against a Chat-Completions-only %s gateway', (dialect) => {
+  beforeAll(() => harness.simulator.useDialect(dialect));
+
   it.each(authStyles)('gets a translated non-streaming message (%s auth)', async (_style, makeClient) => {
     const ended = harness.nextEnd();
     const message = await makeClient().messages.create({
@@ -83,6 +88,11 @@ describe('the official Anthropic SDK against a Chat-Completions-only gateway', (
     expect(count.input_tokens).toBeGreaterThan(3);
     expect(harness.simulator.received).toHaveLength(0);
   });
+});
+
+// Retries with backoff take seconds: run once, against the seed's gateway.
+describe('errors from the official Anthropic SDK against a Chat-Completions-only gateway', () => {
+  beforeAll(() => harness.simulator.useDialect('seed'));
 
   it("returns errors in Anthropic's shape, with 529 for an overloaded gateway", async () => {
     harness.simulator.script(...Array.from({ length: 4 }, () => ({ kind: 'status' as const, status: 503 })));

@@ -1,8 +1,11 @@
 import OpenAI from 'openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { DIALECTS as GATEWAY_DIALECTS, type DialectName } from '../../simulator/index.ts';
 import { startHarness, type Harness } from '../../support/proxyHarness.ts';
 
 let harness: Harness;
+/** Every named gateway dialect (simulator/dialects.ts): the SDKs must work through Airlock to each. */
+const DIALECTS = Object.keys(GATEWAY_DIALECTS) as DialectName[];
 
 beforeAll(async () => {
   harness = await startHarness({ profile: { modelAliases: { 'gpt-5-codex': 'qwen-plus' } } });
@@ -14,7 +17,9 @@ beforeEach(() => harness.simulator.reset());
 
 const client = () => new OpenAI({ baseURL: `${harness.proxy.url}/v1`, apiKey: 'alk_client', maxRetries: 0 });
 
-describe('the Responses API against a Chat-Completions-only gateway', () => {
+describe.each(DIALECTS)('the Responses API against a Chat-Completions-only %s gateway', (dialect) => {
+  beforeAll(() => harness.simulator.useDialect(dialect));
+
   it('answers a non-streaming response', async () => {
     const response = await client().responses.create({ model: 'gpt-5-codex', instructions: 'Be brief', input: 'hello', store: false });
     expect(response.status).toBe('completed');

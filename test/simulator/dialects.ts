@@ -88,8 +88,8 @@ const newApi: Dialect = {
  *   https://github.com/BerriAI/litellm/issues/8821.
  * - A spent budget is a 400 `budget_exceeded`: https://github.com/BerriAI/litellm/pull/4139,
  *   https://github.com/BerriAI/litellm/issues/14144.
- * - Its rate limiter answers 429 with a Retry-After header (tests script the header):
- *   https://github.com/BerriAI/litellm/pull/4706.
+ * - Its rate limiter answers 429 `throttling_error` with a Retry-After header (tests script the
+ *   header): https://github.com/BerriAI/litellm/pull/4706, https://docs.litellm.ai/docs/routing.
  */
 const litellm: Dialect = {
   ...SEED_DIALECT,

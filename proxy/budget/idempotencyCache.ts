@@ -4,7 +4,8 @@ import type { LocalRefusal } from '../pipeline/services.ts';
  * Answers a repeated side-effect request (same profile, same idempotency key, within the window)
  * with the first request's response instead of sending it again. While the first is in flight a
  * repeat waits for it rather than getting a 409: a client retrying after its own timeout then
- * receives the task the gateway created, which is what it wanted. Memory is bounded by entry
+ * receives the task the gateway created, which is what it wanted. The wait is bounded (the
+ * repeat's total timeout); past it the repeat gets a 409 saying the first still runs. Memory is bounded by entry
  * count and bytes (least recently used first). A durable store (the request log's database) sits
  * under it, so a repeat after a restart or an eviction is still answered, never sent again.
  */
@@ -72,8 +73,15 @@ export type IdempotencyClaim =
   | { kind: 'refused'; refusal: LocalRefusal };
 
 type Entry =
-  | { state: 'in-flight'; createdAtMs: number; settled: Promise<void> }
+  | { state: 'in-flight'; createdAtMs: number; requestId: string; settled: Promise<void> }
   | { state: 'done'; createdAtMs: number; response: StoredResponse | null; bytes: number };
+
+export interface ClaimOptions {
+  /** How long a repeat waits for a first still in flight before it is refused; unbounded when absent. */
+  maxWaitMs?: number;
+  /** The repeat's client left: stop waiting. */
+  signal?: AbortSignal;
+}
 
 export interface IdempotencyCacheDependencies {
   nowMs?: () => number;
@@ -106,15 +114,18 @@ export class IdempotencyCache {
   }
 
   /** `requestId` is the request that will be sent if this is the first: a later refusal names it. */
-  async claim(profileId: string, idempotencyKey: string, requestId: string): Promise<IdempotencyClaim> {
+  async claim(profileId: string, idempotencyKey: string, requestId: string, options: ClaimOptions = {}): Promise<IdempotencyClaim> {
     const key = `${profileId}\u0000${idempotencyKey}`;
+    const deadlineMs = options.maxWaitMs === undefined ? Number.POSITIVE_INFINITY : this.#nowMs() + options.maxWaitMs;
     for (;;) {
       const entry = this.#liveEntry(key) ?? this.#fromStore(key, profileId, idempotencyKey);
       if (!entry) return { kind: 'first', ticket: this.#startFirst(key, { profileId, idempotencyKey, requestId }) };
       if (entry.state === 'unknown_outcome') return { kind: 'refused', refusal: unknownOutcomeRefusal(entry.requestId) };
       if (entry.state === 'in-flight') {
         // Then look again: the first may have been stored, or abandoned (one waiter becomes first).
-        await entry.settled;
+        if (!(await settledWithin(entry.settled, deadlineMs - this.#nowMs(), options.signal))) {
+          return { kind: 'refused', refusal: stillRunningRefusal(entry.requestId, options.maxWaitMs ?? 0) };
+        }
         continue;
       }
       this.#entries.delete(key);
@@ -146,7 +157,7 @@ export class IdempotencyCache {
     const settled = new Promise<void>((resolve) => {
       settle = resolve;
     });
-    const inFlight: Entry = { state: 'in-flight', createdAtMs: this.#nowMs(), settled };
+    const inFlight: Entry = { state: 'in-flight', createdAtMs: this.#nowMs(), requestId: first.requestId, settled };
     this.#entries.set(key, inFlight);
     this.#withStore((store) => store.begin(first.profileId, first.idempotencyKey, first.requestId, inFlight.createdAtMs));
     let finished = false;
@@ -219,6 +230,30 @@ export class IdempotencyCache {
   }
 }
 
+/** Whether `settled` resolved within `waitMs` (and before `signal` aborted). */
+async function settledWithin(settled: Promise<void>, waitMs: number, signal: AbortSignal | undefined): Promise<boolean> {
+  if (waitMs <= 0 || signal?.aborted) return false;
+  if (waitMs === Number.POSITIVE_INFINITY && signal === undefined) {
+    await settled;
+    return true;
+  }
+  let stop = (): void => {};
+  const stopped = new Promise<boolean>((resolve) => {
+    const timer = waitMs === Number.POSITIVE_INFINITY ? null : setTimeout(() => resolve(false), waitMs);
+    const onAbort = (): void => resolve(false);
+    signal?.addEventListener('abort', onAbort, { once: true });
+    stop = () => {
+      if (timer !== null) clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
+    };
+  });
+  try {
+    return await Promise.race([settled.then(() => true), stopped]);
+  } finally {
+    stop();
+  }
+}
+
 function withReplayMarker(response: StoredResponse): StoredResponse {
   return { ...response, headers: { ...response.headers, [REPLAY_MARKER_HEADER]: 'true' } };
 }
@@ -231,6 +266,18 @@ function unknownOutcomeRefusal(firstRequestId: string): LocalRefusal {
     message:
       `The first request with this idempotency key (${firstRequestId}) was still running when Airlock stopped, so whether the gateway ` +
       'created the task is unknown, and it is not sent again (seed section 7, rule 3). Check the gateway for the task, or use a new key to create a new one.',
+  };
+}
+
+function stillRunningRefusal(firstRequestId: string, waitedMs: number): LocalRefusal {
+  return {
+    status: 409,
+    errorClass: 'invalid_request',
+    code: 'idempotency_key_in_progress',
+    message:
+      `The first request with this idempotency key (${firstRequestId}) is still running at the gateway, and Airlock waited ` +
+      `${Math.round(waitedMs / 1000)} s (the profile's total timeout) for its answer. Whether it creates the task is not known until it answers, ` +
+      'so it is not sent twice. Repeat this request with the same idempotency key later to get its answer once it arrives, or use a new key to create another task.',
   };
 }
 

@@ -8,15 +8,25 @@ import type { RequestTrace } from './trace.ts';
  * Seed section 3: an image or video creation may have run even when the client saw a failure, so
  * a repeat with the same idempotency key is answered with the first answer, never sent again.
  */
-export function claimIdempotency(
+export async function claimIdempotency(
   cache: IdempotencyCache | undefined,
   req: IncomingMessage,
+  res: ServerResponse,
   upstreamPath: string,
-  request: { profileId: string; requestId: string },
-): Promise<IdempotencyClaim> | null {
+  request: { profileId: string; requestId: string; maxWaitMs: number },
+): Promise<IdempotencyClaim | null> {
   if (!cache || !isSideEffectRequest(req.method ?? 'GET', upstreamPath)) return null;
   const key = idempotencyKeyOf(req.headers);
-  return key ? cache.claim(request.profileId, key, request.requestId) : null;
+  if (!key) return null;
+  // A repeat waiting for its first stops waiting when its own client leaves.
+  const clientGone = new AbortController();
+  const onClose = (): void => clientGone.abort();
+  res.once('close', onClose);
+  try {
+    return await cache.claim(request.profileId, key, request.requestId, { maxWaitMs: request.maxWaitMs, signal: clientGone.signal });
+  } finally {
+    res.off('close', onClose);
+  }
 }
 
 export function sendReplay(res: ServerResponse, stored: StoredResponse): void {
@@ -24,9 +34,12 @@ export function sendReplay(res: ServerResponse, stored: StoredResponse): void {
   res.end(stored.body);
 }
 
-/** Only a connection the gateway never accepted is certainly not executed; anything else is kept. */
+/**
+ * A first that certainly never ran at the gateway (trace.upstreamMayHaveRun, as
+ * upstreamExecution.ts decides it) is given up, so a repeat may be sent; anything else is kept.
+ */
 export function settleIdempotency(ticket: IdempotencyTicket, trace: RequestTrace): void {
-  if (trace.ttfbMs === null && (trace.errorClass === 'timeout_connect' || trace.errorClass === 'client_aborted' || trace.status === 0)) {
+  if (!trace.upstreamMayHaveRun) {
     ticket.abandon();
     return;
   }

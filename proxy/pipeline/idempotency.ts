@@ -8,20 +8,29 @@ import type { RequestTrace } from './trace.ts';
  * Seed section 3: an image or video creation may have run even when the client saw a failure, so
  * a repeat with the same idempotency key is answered with the first answer, never sent again.
  */
-export async function claimIdempotency(
+export function claimIdempotency(
   cache: IdempotencyCache | undefined,
   req: IncomingMessage,
   res: ServerResponse,
   upstreamPath: string,
   request: { profileId: string; requestId: string; maxWaitMs: number },
-): Promise<IdempotencyClaim | null> {
+): Promise<IdempotencyClaim> | null {
   if (!cache || !isSideEffectRequest(req.method ?? 'GET', upstreamPath)) return null;
   const key = idempotencyKeyOf(req.headers);
-  if (!key) return null;
-  // A repeat waiting for its first stops waiting when its own client leaves.
+  return key ? claimWhileClientStays(cache, res, key, request) : null;
+}
+
+/** A repeat waiting for its first stops waiting when its own client leaves. */
+async function claimWhileClientStays(
+  cache: IdempotencyCache,
+  res: ServerResponse,
+  key: string,
+  request: { profileId: string; requestId: string; maxWaitMs: number },
+): Promise<IdempotencyClaim> {
   const clientGone = new AbortController();
   const onClose = (): void => clientGone.abort();
-  res.once('close', onClose);
+  if (res.closed) clientGone.abort();
+  else res.once('close', onClose);
   try {
     return await cache.claim(request.profileId, key, request.requestId, { maxWaitMs: request.maxWaitMs, signal: clientGone.signal });
   } finally {

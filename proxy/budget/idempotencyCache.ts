@@ -61,9 +61,9 @@ export interface IdempotencyStore {
 }
 
 export interface IdempotencyTicket {
-  /** The first request ended with a response (an upstream one, or Airlock's error for a broken one). */
+  /** The first request may have run at the gateway and ended with this response (the gateway's, or Airlock's error for a broken one). */
   complete(response: FirstResponse): void;
-  /** It certainly never reached the gateway: a repeat may be sent. */
+  /** It certainly did not run (never reached the gateway, or the gateway refused it): a repeat may be sent. */
   abandon(): void;
 }
 
@@ -192,12 +192,8 @@ export class IdempotencyCache {
     }
   }
 
-  /**
-   * 4xx answers mean the gateway did not act (bad request, auth, rate limit): forget them so the
-   * client can fix and retry. Anything else may have created a task and is kept.
-   */
-  #keepable(response: FirstResponse): StoredResponse | null | 'forget' {
-    if (response.status >= 400 && response.status < 500) return 'forget';
+  /** An answer too large (or cut short) to replay is not kept: its repeat is refused, never resent. */
+  #keepable(response: FirstResponse): StoredResponse | null {
     if (response.bodyTruncated || response.body.length > this.options.maxBodyBytes) return null;
     const headers: Record<string, string> = {};
     for (const name of REPLAYED_HEADERS) {

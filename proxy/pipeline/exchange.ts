@@ -5,7 +5,7 @@ import { classifyNetworkFailure, classifyUpstreamResponse, networkFailureCode, s
 import { extractUpstreamError } from '../core/upstreamErrorBody.ts';
 import { buildUpstreamHeaders, pickUpstreamRequestId } from '../core/headers.ts';
 import { decideRetry, type AttemptOutcome } from '../core/retryPolicy.ts';
-import { mayHaveExecuted } from '../core/upstreamExecution.ts';
+import { mayHaveExecuted, type UpstreamAttempt } from '../core/upstreamExecution.ts';
 import { idempotencyKeyOf } from '../budget/idempotencyRequest.ts';
 import type { ExchangePlan } from './plan.ts';
 import { relayResponse } from './relay.ts';
@@ -101,8 +101,15 @@ export async function runExchange(context: ExchangeContext): Promise<void> {
     return decision.retry && (await waitForRetry(decision.delayMs, controller.signal, trace));
   };
   let response: UpstreamResponse | null = null;
+  // Whether an earlier attempt may have run: a later one that certainly did not changes nothing.
+  let ranBefore = false;
+  const judgeAttempt = (attempt: UpstreamAttempt): boolean => {
+    const mayHaveRun = mayHaveExecuted(attempt);
+    trace.upstreamMayHaveRun = ranBefore || mayHaveRun;
+    return mayHaveRun;
+  };
   try {
-    for (;;) {
+    for (;; ranBefore = trace.upstreamMayHaveRun) {
       let reachedSocket = false;
       try {
         response = await dispatchUpstream({
@@ -115,17 +122,17 @@ export async function runExchange(context: ExchangeContext): Promise<void> {
           idleTimeoutMs: profile.timeouts.idleTimeoutMs,
           onReachedSocket: () => {
             reachedSocket = true;
-            trace.upstreamMayHaveRun ||= mayHaveExecuted({ reachedSocket, answered: false });
+            judgeAttempt({ reachedSocket, answered: false });
           },
         });
       } catch (error) {
         if (controller.signal.aborted) return handleAbort(controller.signal.reason as AbortReason, fail, trace, profile.timeouts.totalTimeoutMs);
         const errorClass = classifyNetworkFailure(error);
-        if (await retryAfter({ kind: 'network', errorClass, mayHaveExecuted: mayHaveExecuted({ reachedSocket, answered: false }) })) continue;
+        if (await retryAfter({ kind: 'network', errorClass, mayHaveExecuted: judgeAttempt({ reachedSocket, answered: false }) })) continue;
         if (controller.signal.aborted) return handleAbort(controller.signal.reason as AbortReason, fail, trace, profile.timeouts.totalTimeoutMs);
         return fail(errorClass, statusForClass(errorClass), timeoutDetail(errorClass, profile.timeouts, error));
       }
-      trace.upstreamMayHaveRun ||= mayHaveExecuted({ reachedSocket, answered: true });
+      judgeAttempt({ reachedSocket, answered: true, status: response.statusCode });
       const contentType = headerValue(response.headers, 'content-type');
       const upstreamRequestId = pickUpstreamRequestId(response.headers);
       const isHtml = contentType !== null && /text\/html/i.test(contentType);

@@ -84,8 +84,9 @@ function readAt(fd: number, length: number, position: number): Buffer {
 /**
  * Walks a WAL file. SQLite replays frames while their salts match the header's and the running
  * checksum holds, up to the last commit; it silently drops everything after a break. A break
- * followed by frames of the same generation, a frame of that generation whose checksum fails,
- * or a header that does not check out means written commits are lost: that is damage.
+ * followed by more frames of the same generation, or a header that does not check out, means
+ * written commits are lost: that is damage. A break at the very end is not: a crash (kill -9)
+ * between the two writes of a frame leaves its transaction torn and uncommitted.
  */
 export function scanWal(path: string): WalScan {
   const fd = openSync(path, 'r');
@@ -110,7 +111,7 @@ export function scanWal(path: string): WalScan {
     const frameBytes = WAL_FRAME_HEADER_BYTES + pageSizeBytes;
     const frames: WalFrame[] = [];
     let sum = headerSum;
-    let chainIntact = true;
+    let breakIndex = -1;
     let lastCommitIndex = -1;
     let problem: string | null = null;
     for (let offset = WAL_HEADER_BYTES; offset + frameBytes <= sizeBytes; offset += frameBytes) {
@@ -118,18 +119,13 @@ export function scanWal(path: string): WalScan {
       const sameGeneration = frame.readUInt32BE(8) === salt1 && frame.readUInt32BE(12) === salt2;
       const index = frames.length;
       frames.push({ pageNumber: frame.readUInt32BE(0), imageOffset: offset + WAL_FRAME_HEADER_BYTES, replayed: false });
-      if (!chainIntact) {
-        if (sameGeneration) problem ??= `frame ${index + 1} belongs to the log but follows a damaged frame`;
+      if (breakIndex !== -1) {
+        if (sameGeneration) problem ??= `frame ${breakIndex + 1} is broken (its checksum fails) and frames of the log follow it`;
         continue;
       }
       sum = walChecksum(Buffer.concat([frame.subarray(0, 8), frame.subarray(WAL_FRAME_HEADER_BYTES)]), bigEndian, sum);
-      const checksumHolds = sum[0] === frame.readUInt32BE(16) && sum[1] === frame.readUInt32BE(20);
-      if (!sameGeneration || !checksumHolds) {
-        chainIntact = false;
-        if (sameGeneration) problem = `frame ${index + 1} of ${Math.floor((sizeBytes - WAL_HEADER_BYTES) / frameBytes)} fails its checksum`;
-        continue;
-      }
-      if (frame.readUInt32BE(4) !== 0) lastCommitIndex = index;
+      if (!sameGeneration || sum[0] !== frame.readUInt32BE(16) || sum[1] !== frame.readUInt32BE(20)) breakIndex = index;
+      else if (frame.readUInt32BE(4) !== 0) lastCommitIndex = index;
     }
     for (let index = 0; index <= lastCommitIndex; index += 1) (frames[index] as WalFrame).replayed = true;
     return { pageSizeBytes, frames, problem };

@@ -121,6 +121,7 @@ export class IdempotencyCache {
       const entry = this.#liveEntry(key) ?? this.#fromStore(key, profileId, idempotencyKey);
       if (!entry) return { kind: 'first', ticket: this.#startFirst(key, { profileId, idempotencyKey, requestId }) };
       if (entry.state === 'unknown_outcome') return { kind: 'refused', refusal: unknownOutcomeRefusal(entry.requestId) };
+      if (entry.state === 'unreadable') return { kind: 'refused', refusal: UNREADABLE_REFUSAL };
       if (entry.state === 'in-flight') {
         // Then look again: the first may have been stored, or abandoned (one waiter becomes first).
         if (!(await settledWithin(entry.settled, deadlineMs - this.#nowMs(), options.signal))) {
@@ -144,9 +145,22 @@ export class IdempotencyCache {
     return entry;
   }
 
-  /** A stored answer comes back into memory; an entry a stopped run left in flight is refused. */
-  #fromStore(key: string, profileId: string, idempotencyKey: string): Entry | { state: 'unknown_outcome'; requestId: string } | undefined {
-    const persisted = this.#withStore((store) => store.find(profileId, idempotencyKey, this.#nowMs() - this.options.windowMs));
+  /**
+   * A stored answer comes back into memory; an entry a stopped run left in flight is refused. A
+   * store that cannot be read (a damaged log) may hold a first for this key: refused, not sent.
+   */
+  #fromStore(
+    key: string,
+    profileId: string,
+    idempotencyKey: string,
+  ): Entry | { state: 'unknown_outcome'; requestId: string } | { state: 'unreadable' } | undefined {
+    let persisted: PersistedIdempotency | null = null;
+    try {
+      persisted = this.#durable?.find(profileId, idempotencyKey, this.#nowMs() - this.options.windowMs) ?? null;
+    } catch (error) {
+      this.#onStoreError(error);
+      return { state: 'unreadable' };
+    }
     if (!persisted) return undefined;
     if (persisted.state === 'in_flight') return { state: 'unknown_outcome', requestId: persisted.requestId };
     return this.#remember(key, persisted.createdAtMs, persisted.state === 'answered' ? persisted.response : null);
@@ -276,6 +290,16 @@ function stillRunningRefusal(firstRequestId: string, waitedMs: number): LocalRef
       'so it is not sent twice. Repeat this request with the same idempotency key later to get its answer once it arrives, or use a new key to create another task.',
   };
 }
+
+const UNREADABLE_REFUSAL: LocalRefusal = {
+  status: 409,
+  errorClass: 'invalid_request',
+  code: 'idempotency_key_unverifiable',
+  message:
+    'Airlock could not read its record of keyed image and video creations (the request log failed; its error is in the Airlock output), so it cannot tell ' +
+    'whether a request with this idempotency key was already sent, and it does not send it to avoid creating the task twice. Restart Airlock: at start it ' +
+    'moves a damaged log aside and keeps the answers it can read. Or use a new key to create a new task.',
+};
 
 function unavailableRefusal(maxBodyBytes: number): LocalRefusal {
   const limitMiB = Math.round((maxBodyBytes / (1024 * 1024)) * 10) / 10;

@@ -120,6 +120,25 @@ describe('IdempotencyCache', () => {
     });
   });
 
+  it('refuses, never sends, a keyed creation whose record cannot be read (a damaged log)', async () => {
+    const errors: unknown[] = [];
+    const unreadable = {
+      find: () => {
+        throw new Error('database disk image is malformed');
+      },
+      begin: () => undefined,
+      settle: () => undefined,
+      forget: () => undefined,
+      prune: () => undefined,
+    };
+    const cache = new IdempotencyCache({}, { store: unreadable, onStoreError: (error) => errors.push(error) });
+    expect(await cache.claim('work', 'k', 'alk_1')).toMatchObject({
+      kind: 'refused',
+      refusal: { status: 409, code: 'idempotency_key_unverifiable', message: expect.stringMatching(/could not read.*Restart Airlock.*new key/) },
+    });
+    expect(errors).toHaveLength(1);
+  });
+
   it('when the first is abandoned exactly one waiter becomes the new first', async () => {
     const cache = new IdempotencyCache();
     const ticket = first(await cache.claim('work', 'k', 'alk_1'));

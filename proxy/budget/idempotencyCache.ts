@@ -86,7 +86,10 @@ export interface ClaimOptions {
 export interface IdempotencyCacheDependencies {
   nowMs?: () => number;
   store?: IdempotencyStore;
-  /** A store failure is reported and the cache goes on from memory: the log never fails a request. */
+  /**
+   * A store failure is reported. One that writes goes on from memory (a busy or full log never
+   * fails a request); one that cannot read refuses the key, which may have a first that ran.
+   */
   onStoreError?: (error: unknown) => void;
 }
 

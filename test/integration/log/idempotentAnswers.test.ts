@@ -117,13 +117,26 @@ describe('idempotent answers kept in the request log database', () => {
     expect(lookalike.kind === 'replay' && lookalike.response.body.equals(answers.lookalike.body)).toBe(true);
   });
 
-  it('goes on from memory when the store fails, and reports the failure', async () => {
+  it('goes on from memory when the store cannot write (a busy or full log), and reports the failure', async () => {
+    temp = openTempLog();
+    const failures: unknown[] = [];
+    const store = temp.log.idempotencyStore;
+    const busy = (): never => {
+      throw new Error('database is locked');
+    };
+    const writesFail = { find: store.find.bind(store), begin: busy, settle: busy, forget: busy, prune: busy };
+    const cache = new IdempotencyCache({}, { store: writesFail, onStoreError: (error) => failures.push(error) });
+    first(await cache.claim('main', 'k', 'alk_1')).complete(answer(200, '{}'));
+    expect((await cache.claim('main', 'k', 'alk_2')).kind).toBe('replay');
+    expect(failures.length).toBeGreaterThan(0);
+  });
+
+  it('refuses rather than sends a keyed creation when the store cannot be read', async () => {
     temp = openTempLog();
     const failures: unknown[] = [];
     const cache = new IdempotencyCache({}, { store: temp.log.idempotencyStore, onStoreError: (error) => failures.push(error) });
     await temp.log.close();
-    first(await cache.claim('main', 'k', 'alk_1')).complete(answer(200, '{}'));
-    expect((await cache.claim('main', 'k', 'alk_2')).kind).toBe('replay');
-    expect(failures.length).toBeGreaterThan(0);
+    expect(await cache.claim('main', 'k', 'alk_1')).toMatchObject({ kind: 'refused', refusal: { status: 409, code: 'idempotency_key_unverifiable' } });
+    expect(failures).toHaveLength(1);
   });
 });

@@ -66,7 +66,8 @@ function moveAside(dataDir: string, nowMs: number): { dbPath: string | null; wal
 }
 
 function creditsText(credits: number): string {
-  return `${Number(credits.toPrecision(6))} credits`;
+  const shown = Number(credits.toPrecision(6));
+  return `${shown} ${shown === 1 ? 'credit' : 'credits'}`;
 }
 
 function describe(report: Omit<LogRecoveryReport, 'message'>, companions: readonly string[]): string {

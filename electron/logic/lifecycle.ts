@@ -59,6 +59,8 @@ export function classifyStartupError(error: unknown, port: number): StartupProbl
     return { kind: 'port_in_use', detail: `port ${port} on 127.0.0.1 is already in use` };
   }
   if (facts.name === 'DataDirInUseError') return { kind: 'data_dir_in_use', detail: 'another Airlock is running with the same data' };
+  // Its message names the damaged file and the directory to move it out of.
+  if (facts.name === 'RequestLogDamagedError') return { kind: 'log_damaged', detail: facts.message.replace(/\.$/, '') };
   if (KEYCHAIN_MISSING_PATTERN.test(facts.message) || facts.name.startsWith('Keychain') || facts.name.startsWith('SecretStore')) {
     if (KEYCHAIN_LOCKED_PATTERN.test(facts.message)) return { kind: 'keychain_locked', detail: 'the OS keychain is locked' };
     return { kind: 'keychain_unavailable', detail: 'no OS keychain is available' };
@@ -86,6 +88,12 @@ export function startupProblemView(problem: StartupProblem, port: number): Start
         title: 'Another Airlock is running',
         detail: 'Another Airlock, most likely `airlock serve` in a terminal, is running with the same profiles and request log. Two at once would both write the log, and this one would mark the other\'s requests as interrupted.',
         fix: 'Stop the other one (Ctrl+C in its terminal, or quit it), then quit and start Airlock again.',
+      };
+    case 'log_damaged':
+      return {
+        title: 'The request log is damaged',
+        detail: problem.detail,
+        fix: 'Move the files it names out of the data directory (or delete them), then quit and start Airlock again: it starts a fresh log.',
       };
     case 'keychain_locked':
       return {

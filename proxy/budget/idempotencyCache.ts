@@ -4,7 +4,8 @@ import type { LocalRefusal } from '../pipeline/services.ts';
  * Answers a repeated side-effect request (same profile, same idempotency key, within the window)
  * with the first request's response instead of sending it again. While the first is in flight a
  * repeat waits for it rather than getting a 409: a client retrying after its own timeout then
- * receives the task the gateway created, which is what it wanted. Memory is bounded by entry
+ * receives the task the gateway created, which is what it wanted. The wait is bounded (the
+ * repeat's total timeout); past it the repeat gets a 409 saying the first still runs. Memory is bounded by entry
  * count and bytes (least recently used first). A durable store (the request log's database) sits
  * under it, so a repeat after a restart or an eviction is still answered, never sent again.
  */
@@ -60,9 +61,9 @@ export interface IdempotencyStore {
 }
 
 export interface IdempotencyTicket {
-  /** The first request ended with a response (an upstream one, or Airlock's error for a broken one). */
+  /** The first request may have run at the gateway and ended with this response (the gateway's, or Airlock's error for a broken one). */
   complete(response: FirstResponse): void;
-  /** It certainly never reached the gateway: a repeat may be sent. */
+  /** It certainly did not run (never reached the gateway, or the gateway refused it): a repeat may be sent. */
   abandon(): void;
 }
 
@@ -72,13 +73,23 @@ export type IdempotencyClaim =
   | { kind: 'refused'; refusal: LocalRefusal };
 
 type Entry =
-  | { state: 'in-flight'; createdAtMs: number; settled: Promise<void> }
+  | { state: 'in-flight'; createdAtMs: number; requestId: string; settled: Promise<void> }
   | { state: 'done'; createdAtMs: number; response: StoredResponse | null; bytes: number };
+
+export interface ClaimOptions {
+  /** How long a repeat waits for a first still in flight before it is refused; unbounded when absent. */
+  maxWaitMs?: number;
+  /** The repeat's client left: stop waiting. */
+  signal?: AbortSignal;
+}
 
 export interface IdempotencyCacheDependencies {
   nowMs?: () => number;
   store?: IdempotencyStore;
-  /** A store failure is reported and the cache goes on from memory: the log never fails a request. */
+  /**
+   * A store failure is reported. One that writes goes on from memory (a busy or full log never
+   * fails a request); one that cannot read refuses the key, which may have a first that ran.
+   */
   onStoreError?: (error: unknown) => void;
 }
 
@@ -106,15 +117,19 @@ export class IdempotencyCache {
   }
 
   /** `requestId` is the request that will be sent if this is the first: a later refusal names it. */
-  async claim(profileId: string, idempotencyKey: string, requestId: string): Promise<IdempotencyClaim> {
+  async claim(profileId: string, idempotencyKey: string, requestId: string, options: ClaimOptions = {}): Promise<IdempotencyClaim> {
     const key = `${profileId}\u0000${idempotencyKey}`;
+    const deadlineMs = options.maxWaitMs === undefined ? Number.POSITIVE_INFINITY : this.#nowMs() + options.maxWaitMs;
     for (;;) {
       const entry = this.#liveEntry(key) ?? this.#fromStore(key, profileId, idempotencyKey);
       if (!entry) return { kind: 'first', ticket: this.#startFirst(key, { profileId, idempotencyKey, requestId }) };
       if (entry.state === 'unknown_outcome') return { kind: 'refused', refusal: unknownOutcomeRefusal(entry.requestId) };
+      if (entry.state === 'unreadable') return { kind: 'refused', refusal: UNREADABLE_REFUSAL };
       if (entry.state === 'in-flight') {
         // Then look again: the first may have been stored, or abandoned (one waiter becomes first).
-        await entry.settled;
+        if (!(await settledWithin(entry.settled, deadlineMs - this.#nowMs(), options.signal))) {
+          return { kind: 'refused', refusal: stillRunningRefusal(entry.requestId, options.maxWaitMs ?? 0) };
+        }
         continue;
       }
       this.#entries.delete(key);
@@ -133,9 +148,22 @@ export class IdempotencyCache {
     return entry;
   }
 
-  /** A stored answer comes back into memory; an entry a stopped run left in flight is refused. */
-  #fromStore(key: string, profileId: string, idempotencyKey: string): Entry | { state: 'unknown_outcome'; requestId: string } | undefined {
-    const persisted = this.#withStore((store) => store.find(profileId, idempotencyKey, this.#nowMs() - this.options.windowMs));
+  /**
+   * A stored answer comes back into memory; an entry a stopped run left in flight is refused. A
+   * store that cannot be read (a damaged log) may hold a first for this key: refused, not sent.
+   */
+  #fromStore(
+    key: string,
+    profileId: string,
+    idempotencyKey: string,
+  ): Entry | { state: 'unknown_outcome'; requestId: string } | { state: 'unreadable' } | undefined {
+    let persisted: PersistedIdempotency | null = null;
+    try {
+      persisted = this.#durable?.find(profileId, idempotencyKey, this.#nowMs() - this.options.windowMs) ?? null;
+    } catch (error) {
+      this.#onStoreError(error);
+      return { state: 'unreadable' };
+    }
     if (!persisted) return undefined;
     if (persisted.state === 'in_flight') return { state: 'unknown_outcome', requestId: persisted.requestId };
     return this.#remember(key, persisted.createdAtMs, persisted.state === 'answered' ? persisted.response : null);
@@ -146,7 +174,7 @@ export class IdempotencyCache {
     const settled = new Promise<void>((resolve) => {
       settle = resolve;
     });
-    const inFlight: Entry = { state: 'in-flight', createdAtMs: this.#nowMs(), settled };
+    const inFlight: Entry = { state: 'in-flight', createdAtMs: this.#nowMs(), requestId: first.requestId, settled };
     this.#entries.set(key, inFlight);
     this.#withStore((store) => store.begin(first.profileId, first.idempotencyKey, first.requestId, inFlight.createdAtMs));
     let finished = false;
@@ -181,12 +209,8 @@ export class IdempotencyCache {
     }
   }
 
-  /**
-   * 4xx answers mean the gateway did not act (bad request, auth, rate limit): forget them so the
-   * client can fix and retry. Anything else may have created a task and is kept.
-   */
-  #keepable(response: FirstResponse): StoredResponse | null | 'forget' {
-    if (response.status >= 400 && response.status < 500) return 'forget';
+  /** An answer too large (or cut short) to replay is not kept: its repeat is refused, never resent. */
+  #keepable(response: FirstResponse): StoredResponse | null {
     if (response.bodyTruncated || response.body.length > this.options.maxBodyBytes) return null;
     const headers: Record<string, string> = {};
     for (const name of REPLAYED_HEADERS) {
@@ -219,6 +243,30 @@ export class IdempotencyCache {
   }
 }
 
+/** Whether `settled` resolved within `waitMs` (and before `signal` aborted). */
+async function settledWithin(settled: Promise<void>, waitMs: number, signal: AbortSignal | undefined): Promise<boolean> {
+  if (waitMs <= 0 || signal?.aborted) return false;
+  if (waitMs === Number.POSITIVE_INFINITY && signal === undefined) {
+    await settled;
+    return true;
+  }
+  let stop = (): void => {};
+  const stopped = new Promise<boolean>((resolve) => {
+    const timer = waitMs === Number.POSITIVE_INFINITY ? null : setTimeout(() => resolve(false), waitMs);
+    const onAbort = (): void => resolve(false);
+    signal?.addEventListener('abort', onAbort, { once: true });
+    stop = () => {
+      if (timer !== null) clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
+    };
+  });
+  try {
+    return await Promise.race([settled.then(() => true), stopped]);
+  } finally {
+    stop();
+  }
+}
+
 function withReplayMarker(response: StoredResponse): StoredResponse {
   return { ...response, headers: { ...response.headers, [REPLAY_MARKER_HEADER]: 'true' } };
 }
@@ -233,6 +281,28 @@ function unknownOutcomeRefusal(firstRequestId: string): LocalRefusal {
       'created the task is unknown, and it is not sent again (seed section 7, rule 3). Check the gateway for the task, or use a new key to create a new one.',
   };
 }
+
+function stillRunningRefusal(firstRequestId: string, waitedMs: number): LocalRefusal {
+  return {
+    status: 409,
+    errorClass: 'invalid_request',
+    code: 'idempotency_key_in_progress',
+    message:
+      `The first request with this idempotency key (${firstRequestId}) is still running at the gateway, and Airlock waited ` +
+      `${Math.round(waitedMs / 1000)} s (the profile's total timeout) for its answer. Whether it creates the task is not known until it answers, ` +
+      'so it is not sent twice. Repeat this request with the same idempotency key later to get its answer once it arrives, or use a new key to create another task.',
+  };
+}
+
+const UNREADABLE_REFUSAL: LocalRefusal = {
+  status: 409,
+  errorClass: 'invalid_request',
+  code: 'idempotency_key_unverifiable',
+  message:
+    'Airlock could not read its record of keyed image and video creations (the request log failed; its error is in the Airlock output), so it cannot tell ' +
+    'whether a request with this idempotency key was already sent, and it does not send it to avoid creating the task twice. Restart Airlock: at start it ' +
+    'moves a damaged log aside and keeps the answers it can read. Or use a new key to create a new task.',
+};
 
 function unavailableRefusal(maxBodyBytes: number): LocalRefusal {
   const limitMiB = Math.round((maxBodyBytes / (1024 * 1024)) * 10) / 10;

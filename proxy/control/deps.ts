@@ -1,4 +1,4 @@
-import type { CapabilityBadge } from '../contracts/api.ts';
+import type { Alarm, CapabilityBadge } from '../contracts/api.ts';
 import type { RequestEvents } from '../events/requestEvents.ts';
 import type { RequestLog } from '../log/requestLog.ts';
 import type { SpendGateControl } from '../budget/spendGate.ts';
@@ -47,6 +47,8 @@ export interface ControlDeps {
   log: ControlLog;
   spendGate?: SpendGateControl;
   capabilities?: CapabilityService;
+  /** What this start found and the user must see for the whole run (a damaged log set aside). */
+  startupAlarms?: readonly Alarm[];
   /** The built window (renderer/dist); defaults to the repository's. */
   uiDir?: string;
   nowMs?: () => number;

@@ -16,7 +16,7 @@ export function buildStatus({ deps, proxy, keyRejectedProfiles, nowMs }: StatusI
   const config = deps.config.snapshot();
   const active = config.profiles.find((profile) => profile.id === config.activeProfileId) ?? null;
   const today = deps.log.totals({ fromMs: startOfLocalDayMs(nowMs), toMs: nowMs + 1 });
-  const alarms: Alarm[] = [];
+  const alarms: Alarm[] = [...(deps.startupAlarms ?? [])];
 
   for (const budget of budgetProgress(config, deps.log.spendSince, nowMs)) {
     if (!budget.reached) continue;

@@ -4,8 +4,8 @@ import { isSideEffectCreationPath } from './clientPath.ts';
 
 export type AttemptOutcome =
   | { kind: 'status'; status: number; retryAfter: string | null }
-  /** `requestSent`: the request (headers and body) was written, so the gateway may have run it. */
-  | { kind: 'network'; errorClass: UpstreamErrorClass; requestSent: boolean };
+  /** `mayHaveExecuted`: as upstreamExecution.ts decides it for this attempt. */
+  | { kind: 'network'; errorClass: UpstreamErrorClass; mayHaveExecuted: boolean };
 
 export interface RetryInput {
   /** Retries already made for this request (0 after the first attempt). */
@@ -49,7 +49,7 @@ export function decideRetry(input: RetryInput): RetryDecision {
   if (!idempotent && isSideEffectCreationPath(input.upstreamPath)) {
     return refuse('an image or video creation may already be running upstream; send an idempotency key to allow retries');
   }
-  if (outcome.kind === 'network' && outcome.requestSent && !idempotent) {
+  if (outcome.kind === 'network' && outcome.mayHaveExecuted && !idempotent) {
     return refuse('the request reached the gateway, which may have run and charged it; it is not sent twice');
   }
 

@@ -6,6 +6,7 @@ import type { RequestLogStatus } from '../contracts/log.ts';
 import type { RequestEvents } from '../events/requestEvents.ts';
 import { DEFAULT_BODY_CAP_BYTES } from './bodyRecord.ts';
 import { SqliteIdempotencyStore } from './idempotentAnswers.ts';
+import { isDamageError, recordCleanClose } from './logCheck.ts';
 import { LogThreadClient } from './logThreadClient.ts';
 import { RequestLogQueries } from './queries.ts';
 import { DEFAULT_RETENTION, type RetentionPolicy, type RetentionResult } from './retention.ts';
@@ -100,6 +101,8 @@ class SqliteRequestLog implements RequestLog {
   private usedBytesWhenBodiesDisabled: number | null = null;
   private closed = false;
   private lastDbBytes = 0;
+  /** SQLite called the file damaged this run: the next start must check it, so no clean close is recorded. */
+  private damageSeen = false;
 
   readonly listRequests: RequestLogQueries['listRequests'];
   readonly getRequest: RequestLogQueries['getRequest'];
@@ -114,7 +117,11 @@ class SqliteRequestLog implements RequestLog {
     this.retention = { ...DEFAULT_RETENTION, ...options.retention };
     this.minFreeDiskBytes = options.minFreeDiskBytes ?? DEFAULT_MIN_FREE_DISK_BYTES;
     this.now = options.now ?? Date.now;
-    this.onError = options.onError ?? ((error) => console.error('[airlock] request log write failed:', error));
+    const reportError = options.onError ?? ((error) => console.error('[airlock] request log write failed:', error));
+    this.onError = (error) => {
+      if (isDamageError(error)) this.damageSeen = true;
+      reportError(error);
+    };
     this.db = openLogDatabase({ dataDir: options.dataDir, maxDbBytes: options.maxDbBytes });
     leaveCheckpointsToThread(this.db);
     // This connection writes only keyed image and video creations, from the thread that forwards.
@@ -233,6 +240,7 @@ class SqliteRequestLog implements RequestLog {
     clearInterval(this.retentionTimer);
     await this.checkpointer.close();
     this.db.close();
+    if (!this.damageSeen) this.safely(() => recordCleanClose(this.options.dataDir, DATABASE_FILE_NAME));
   }
 }
 

@@ -5,6 +5,7 @@ import { classifyNetworkFailure, classifyUpstreamResponse, networkFailureCode, s
 import { extractUpstreamError } from '../core/upstreamErrorBody.ts';
 import { buildUpstreamHeaders, pickUpstreamRequestId } from '../core/headers.ts';
 import { decideRetry, type AttemptOutcome } from '../core/retryPolicy.ts';
+import { mayHaveExecuted, type UpstreamAttempt } from '../core/upstreamExecution.ts';
 import { idempotencyKeyOf } from '../budget/idempotencyRequest.ts';
 import type { ExchangePlan } from './plan.ts';
 import { relayResponse } from './relay.ts';
@@ -30,6 +31,11 @@ export interface ExchangeContext {
   target: UpstreamTarget;
   trace: RequestTrace;
   random?: () => number;
+  /**
+   * A keyed image or video creation: once it may have run at the gateway, a client that leaves
+   * does not end it. Its answer is kept for the repeat, which must never create a second task.
+   */
+  runsOnWithoutClient?: boolean;
 }
 
 async function readCapped(body: UpstreamBody, limitBytes: number): Promise<string> {
@@ -51,14 +57,17 @@ export async function runExchange(context: ExchangeContext): Promise<void> {
   const abort = (reason: AbortReason): void => {
     if (!controller.signal.aborted) controller.abort(reason);
   };
+  const runsOn = (): boolean => context.runsOnWithoutClient === true && trace.upstreamMayHaveRun;
   const onClientClose = (): void => {
-    if (!res.writableFinished) abort('client_aborted');
+    if (!res.writableFinished && !runsOn()) abort('client_aborted');
   };
   res.on('close', onClientClose);
   // HTTP/1.1 clients never half-close while waiting for an answer: a FIN means the client left, and
   // acting on it at once (rather than at the next failed write) stops the upstream spending now.
   const socket = req.socket;
-  const onClientEnd = (): void => abort('client_aborted');
+  const onClientEnd = (): void => {
+    if (!runsOn()) abort('client_aborted');
+  };
   socket.once('end', onClientEnd);
   // A client that left while the request waited (for a token count, say) has no 'close' to come.
   if (res.closed) abort('client_aborted');
@@ -92,8 +101,16 @@ export async function runExchange(context: ExchangeContext): Promise<void> {
     return decision.retry && (await waitForRetry(decision.delayMs, controller.signal, trace));
   };
   let response: UpstreamResponse | null = null;
+  // Whether an earlier attempt may have run: a later one that certainly did not changes nothing.
+  let ranBefore = false;
+  const judgeAttempt = (attempt: UpstreamAttempt): boolean => {
+    const mayHaveRun = mayHaveExecuted(attempt);
+    trace.upstreamMayHaveRun = ranBefore || mayHaveRun;
+    return mayHaveRun;
+  };
   try {
-    for (;;) {
+    for (;; ranBefore = trace.upstreamMayHaveRun) {
+      let reachedSocket = false;
       try {
         response = await dispatchUpstream({
           url,
@@ -103,20 +120,34 @@ export async function runExchange(context: ExchangeContext): Promise<void> {
           signal: controller.signal,
           connectTimeoutMs: profile.timeouts.connectTimeoutMs,
           idleTimeoutMs: profile.timeouts.idleTimeoutMs,
+          onReachedSocket: () => {
+            reachedSocket = true;
+            judgeAttempt({ reachedSocket, answered: false });
+          },
         });
       } catch (error) {
         if (controller.signal.aborted) return handleAbort(controller.signal.reason as AbortReason, fail, trace, profile.timeouts.totalTimeoutMs);
         const errorClass = classifyNetworkFailure(error);
-        if (await retryAfter({ kind: 'network', errorClass, requestSent: errorClass !== 'timeout_connect' && !isConnectFailure(error) })) continue;
+        if (await retryAfter({ kind: 'network', errorClass, mayHaveExecuted: judgeAttempt({ reachedSocket, answered: false }) })) continue;
         if (controller.signal.aborted) return handleAbort(controller.signal.reason as AbortReason, fail, trace, profile.timeouts.totalTimeoutMs);
         return fail(errorClass, statusForClass(errorClass), timeoutDetail(errorClass, profile.timeouts, error));
       }
+      judgeAttempt({ reachedSocket, answered: true, status: response.statusCode });
       const contentType = headerValue(response.headers, 'content-type');
       const upstreamRequestId = pickUpstreamRequestId(response.headers);
       const isHtml = contentType !== null && /text\/html/i.test(contentType);
       if (response.statusCode < 400 && !isHtml) {
         trace.headers(response.statusCode, upstreamRequestId);
-        return await relayResponse({ res, plan, profile, trace, response, contentType, onStreamFailure: (errorClass) => abortUpstream(errorClass) });
+        return await relayResponse({
+          res,
+          plan,
+          profile,
+          trace,
+          response,
+          contentType,
+          readsOnWithoutClient: runsOn(),
+          onStreamFailure: (errorClass) => abortUpstream(errorClass),
+        });
       }
       const bodyText = await readCapped(response.body, ERROR_BODY_LIMIT_BYTES);
       const errorClass: UpstreamErrorClass =
@@ -146,14 +177,6 @@ export async function runExchange(context: ExchangeContext): Promise<void> {
   function abortUpstream(reason: AbortReason | ErrorClass): void {
     if (reason === 'client_aborted' || reason === 'timeout_total') abort(reason);
   }
-}
-
-function isConnectFailure(error: unknown): boolean {
-  for (let current: unknown = error; current instanceof Error; current = current.cause) {
-    const code = (current as { code?: unknown }).code;
-    if (code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'UND_ERR_CONNECT_TIMEOUT') return true;
-  }
-  return false;
 }
 
 function timeoutDetail(errorClass: ErrorClass, timeouts: { connectTimeoutMs: number; idleTimeoutMs: number; totalTimeoutMs: number }, error: unknown): ErrorDetail {

@@ -116,7 +116,11 @@ export function createForwardHandler(options: ForwardOptions): (req: IncomingMes
       return;
     }
     // A repeat answered from its first answer costs nothing, so it is settled before any budget.
-    const claim = await claimIdempotency(options.idempotency, req, plan.upstreamPath, { profileId: target.profile.id, requestId: trace.requestId });
+    const claim = await claimIdempotency(options.idempotency, req, res, plan.upstreamPath, {
+      profileId: target.profile.id,
+      requestId: trace.requestId,
+      maxWaitMs: target.profile.timeouts.totalTimeoutMs,
+    });
     if (claim?.kind === 'refused') return refuse(claim.refusal);
     if (claim?.kind === 'replay') {
       sendReplay(res, claim.response);
@@ -137,7 +141,7 @@ export function createForwardHandler(options: ForwardOptions): (req: IncomingMes
     }
 
     try {
-      await runExchange({ req, res, plan, target, trace });
+      await runExchange({ req, res, plan, target, trace, runsOnWithoutClient: claim?.kind === 'first' });
     } finally {
       if (claim?.kind === 'first') settleIdempotency(claim.ticket, trace);
       const accounting = await accountFor(trace, plan, target.profile);

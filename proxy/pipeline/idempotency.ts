@@ -11,12 +11,31 @@ import type { RequestTrace } from './trace.ts';
 export function claimIdempotency(
   cache: IdempotencyCache | undefined,
   req: IncomingMessage,
+  res: ServerResponse,
   upstreamPath: string,
-  request: { profileId: string; requestId: string },
+  request: { profileId: string; requestId: string; maxWaitMs: number },
 ): Promise<IdempotencyClaim> | null {
   if (!cache || !isSideEffectRequest(req.method ?? 'GET', upstreamPath)) return null;
   const key = idempotencyKeyOf(req.headers);
-  return key ? cache.claim(request.profileId, key, request.requestId) : null;
+  return key ? claimWhileClientStays(cache, res, key, request) : null;
+}
+
+/** A repeat waiting for its first stops waiting when its own client leaves. */
+async function claimWhileClientStays(
+  cache: IdempotencyCache,
+  res: ServerResponse,
+  key: string,
+  request: { profileId: string; requestId: string; maxWaitMs: number },
+): Promise<IdempotencyClaim> {
+  const clientGone = new AbortController();
+  const onClose = (): void => clientGone.abort();
+  if (res.closed) clientGone.abort();
+  else res.once('close', onClose);
+  try {
+    return await cache.claim(request.profileId, key, request.requestId, { maxWaitMs: request.maxWaitMs, signal: clientGone.signal });
+  } finally {
+    res.off('close', onClose);
+  }
 }
 
 export function sendReplay(res: ServerResponse, stored: StoredResponse): void {
@@ -24,9 +43,12 @@ export function sendReplay(res: ServerResponse, stored: StoredResponse): void {
   res.end(stored.body);
 }
 
-/** Only a connection the gateway never accepted is certainly not executed; anything else is kept. */
+/**
+ * A first that certainly never ran at the gateway (trace.upstreamMayHaveRun, as
+ * upstreamExecution.ts decides it) is given up, so a repeat may be sent; anything else is kept.
+ */
 export function settleIdempotency(ticket: IdempotencyTicket, trace: RequestTrace): void {
-  if (trace.ttfbMs === null && (trace.errorClass === 'timeout_connect' || trace.errorClass === 'client_aborted' || trace.status === 0)) {
+  if (!trace.upstreamMayHaveRun) {
     ticket.abandon();
     return;
   }

@@ -22,6 +22,8 @@ export interface RelayInput {
   trace: RequestTrace;
   response: UpstreamResponse;
   contentType: string | null;
+  /** The answer is read to its end even if the client leaves (a keyed creation: a repeat gets it). */
+  readsOnWithoutClient?: boolean;
   onStreamFailure: (errorClass: ErrorClass) => void;
 }
 
@@ -57,10 +59,16 @@ export async function relayResponse(input: RelayInput): Promise<void> {
   if (plan.translator) return relayTranslatedJson(input, headers);
   res.writeHead(response.statusCode, headers);
   try {
-    await relayBody(response.body, res, (chunk) => {
-      trace.responseBody.add(chunk);
-      return res.write(chunk);
-    });
+    await relayBody(
+      response.body,
+      res,
+      (chunk) => {
+        trace.responseBody.add(chunk);
+        // A client that is gone has nothing to wait for: the answer is only read on.
+        return res.destroyed || res.write(chunk);
+      },
+      { readOnWithoutClient: input.readsOnWithoutClient === true },
+    );
     res.end();
   } catch (error) {
     return failMidBody(input, error);

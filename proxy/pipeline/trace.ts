@@ -38,6 +38,8 @@ export class RequestTrace {
   responseModel: string | null = null;
   upstreamRequestId: string | null = null;
   usage: TokenUsage | null = null;
+  /** Some attempt may have run at the gateway (upstreamExecution.ts decides): it is never given up, nor its key's repeat resent. */
+  upstreamMayHaveRun = false;
   started = false;
   private ended = false;
 

@@ -131,9 +131,15 @@ export function readBody(
 
 /**
  * Relays a body to the client: `write` sends a chunk on (as is or rewritten) and returns what
- * `res.write` returned, so a full client socket pauses the upstream until it drains.
+ * `res.write` returned, so a full client socket pauses the upstream until it drains. A client
+ * that leaves meanwhile ends the answer, unless it is to be read on without the client.
  */
-export function relayBody(body: UpstreamBody, res: ServerResponse, write: (chunk: Buffer) => boolean): Promise<void> {
+export function relayBody(
+  body: UpstreamBody,
+  res: ServerResponse,
+  write: (chunk: Buffer) => boolean,
+  options: { readOnWithoutClient?: boolean } = {},
+): Promise<void> {
   return new Promise((resolve, reject) => {
     const stopWaiting = (): void => {
       res.off('drain', onDrain);
@@ -144,7 +150,11 @@ export function relayBody(body: UpstreamBody, res: ServerResponse, write: (chunk
       body.resume();
     };
     // A client gone while its socket was full never drains; the answer may have ended upstream already.
-    const onClose = (): void => body.abort('client_aborted');
+    const onClose = (): void => {
+      if (!options.readOnWithoutClient) return body.abort('client_aborted');
+      stopWaiting();
+      body.resume();
+    };
     body.attach({
       chunk(chunk) {
         if (write(chunk)) return true;

@@ -33,6 +33,8 @@ export interface UpstreamRequest {
   signal: AbortSignal;
   connectTimeoutMs: number;
   idleTimeoutMs: number;
+  /** undici is writing the request on a connected socket: from here the gateway may run it. */
+  onReachedSocket?: () => void;
 }
 
 function bodyFor(chunks: readonly Buffer[] | null): Dispatcher.DispatchOptions['body'] {
@@ -84,6 +86,7 @@ export function dispatchUpstream(request: UpstreamRequest): Promise<UpstreamResp
       onRequestStart(started) {
         controller = started;
         if (signal.aborted) started.abort(signal.reason as Error);
+        else request.onReachedSocket?.();
       },
       onResponseStart(started, statusCode, headers) {
         body = new UpstreamBody(started);

@@ -10,6 +10,7 @@ import { createControlRouter, type ControlApi } from '../control/createControlRo
 import { IdempotencyCache } from '../budget/idempotencyCache.ts';
 import { RequestEvents } from '../events/requestEvents.ts';
 import { isLocalRefusal } from '../pipeline/services.ts';
+import { recoverDamagedLog, type LogRecoveryReport } from '../log/logRecovery.ts';
 import { createRequestLog, type RequestLog } from '../log/requestLog.ts';
 import { openConfigStore, type ConfigStore } from '../profiles/configStore.ts';
 import { EnvKeySource } from '../secrets/envKeySource.ts';
@@ -43,8 +44,10 @@ export interface Airlock {
   control: ControlApi;
   /** Opens the control API (and the window); never a client token. */
   controlToken: string;
-  /** Things the user should know at start (no keychain, broken config file). */
+  /** Things the user should know at start (no keychain, broken config file, a damaged log set aside). */
   notices: string[];
+  /** The request log was damaged and set aside at this start; null when it was sound. */
+  logRecovery: LogRecoveryReport | null;
   stop(options?: { drainMs?: number }): Promise<void>;
 }
 
@@ -99,6 +102,8 @@ async function startWithDataDir(options: AirlockOptions): Promise<Airlock> {
   if (envKey) notices.push(`Using the gateway key from AIRLOCK_API_KEY for profile "${envKey.profileId}" for this run only.`);
   const controlToken = await loadControlToken(secrets);
 
+  const logRecovery = recoverDamagedLog(options.dataDir);
+  if (logRecovery) notices.push(logRecovery.message);
   const log = createRequestLog({
     dataDir: options.dataDir,
     knownSecrets: () => [...keys.secretsForMasking(), ...(envKey ? envKey.secretsForMasking() : []), controlToken.token],
@@ -129,6 +134,7 @@ async function startWithDataDir(options: AirlockOptions): Promise<Airlock> {
     log,
     spendGate,
     capabilities,
+    startupAlarms: logRecovery ? [{ kind: 'log_recovered', message: logRecovery.message }] : [],
     ...(options.uiDir ? { uiDir: options.uiDir } : {}),
   });
   const events = new RequestEvents();
@@ -159,6 +165,7 @@ async function startWithDataDir(options: AirlockOptions): Promise<Airlock> {
     control,
     controlToken: controlToken.token,
     notices,
+    logRecovery,
     async stop(stopOptions) {
       await proxy.stop(stopOptions);
       detachLog();

@@ -54,6 +54,11 @@ export async function dispatch(request: IncomingMessage, response: ServerRespons
   const isStream = chatJson?.ok === true && chatJson.value.stream === true;
   let fault = state.faults.take({ path: entry.path, isChat: route.kind === 'chat', isStream, isTaskCreation: route.kind === 'videos' });
 
+  if (fault?.kind === 'hold') {
+    fault.arrived();
+    await fault.released;
+    fault = undefined;
+  }
   if (fault?.kind === 'delayHeaders') {
     if (!(await waitUnlessClosed(fault.ms, closed))) return;
     fault = undefined;

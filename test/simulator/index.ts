@@ -13,4 +13,4 @@ export { DIALECTS, type DialectName } from './dialects.ts';
 export { SEED_DIALECT, type Dialect, type StreamDialect } from './dialect.ts';
 export { DEFAULT_MODEL_IDS } from './models.ts';
 export { maskAuthorization, maskSecret } from './auth.ts';
-export type { Fault, GatewaySimulator, ReceivedRequest, ScriptedToolCall, SimulatorOptions } from './types.ts';
+export type { Fault, GatewaySimulator, HeldRequest, ReceivedRequest, ScriptedToolCall, SimulatorOptions } from './types.ts';

@@ -63,6 +63,13 @@ export async function startGatewaySimulator(options: SimulatorOptions = {}): Pro
     port,
     received: recorder.received,
     script: (...scripted) => faults.push(scripted),
+    holdNext: (path) => {
+      let arrived = (): void => undefined;
+      let release = (): void => undefined;
+      const held = { arrived: new Promise<void>((resolve) => (arrived = resolve)), release: () => release() };
+      faults.push([{ kind: 'hold', path, arrived, released: new Promise<void>((resolve) => (release = resolve)) }]);
+      return held;
+    },
     waitForClose: (index, timeoutMs) => recorder.waitForClose(index, timeoutMs),
     openSockets: () => sockets.size,
     useDialect: (dialect) => {

@@ -88,6 +88,8 @@ export type Fault =
   | (PathMatch & { kind: 'noDone' })
   | (PathMatch & { kind: 'errorEvent'; afterChunks: number })
   | (PathMatch & { kind: 'hang' })
+  /** Takes the request, then waits for `released` before answering as usual: a gateway still working on a task. */
+  | (PathMatch & { kind: 'hold'; arrived: () => void; released: Promise<void> })
   | (PathMatch & {
       kind: 'reply';
       content?: string;
@@ -104,6 +106,11 @@ export type Fault =
 
 export type FaultKind = Fault['kind'];
 
+export interface HeldRequest {
+  arrived: Promise<void>;
+  release(): void;
+}
+
 export interface GatewaySimulator {
   /** Root, e.g. http://127.0.0.1:PORT */
   url: string;
@@ -112,6 +119,12 @@ export interface GatewaySimulator {
   port: number;
   received: ReceivedRequest[];
   script(...faults: Fault[]): void;
+  /**
+   * Holds the next request matching `path` (by substring) after receiving it: `arrived` resolves
+   * once it is in, and its usual answer goes out when the test calls `release()`, whether or not
+   * its client is still there (the task was created all the same).
+   */
+  holdNext(path: string): HeldRequest;
   /** Resolves with closedAtMs of received[index]; rejects after timeoutMs. */
   waitForClose(index: number, timeoutMs: number): Promise<number>;
   openSockets(): number;

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
+import { checkLogFiles } from '../../../proxy/log/logCheck.ts';
 import { createRequestLog, type RequestLog } from '../../../proxy/log/requestLog.ts';
 import { DATABASE_FILE_NAME } from '../../../proxy/log/schema.ts';
 import { indexEveryBody } from './indexEveryBody.ts';
@@ -53,6 +54,8 @@ describe('crash safety', () => {
     temp = openTempLog();
     await temp.log.close();
     await runAndKill(temp.dataDir);
+    // A kill is no damage: the start's checks (quick_check included, as no clean close was recorded) pass.
+    expect(checkLogFiles(temp.dataDir, DATABASE_FILE_NAME)).toMatchObject({ sound: true, quickCheckMs: expect.any(Number) });
 
     reopened = createRequestLog({ dataDir: temp.dataDir, knownSecrets: () => [], minFreeDiskBytes: 0 });
     for (let index = 0; index < IN_FLIGHT_COUNT; index += 1) {

@@ -62,13 +62,11 @@ describe('idempotent answers kept in the request log database', () => {
   });
 
   it.each([
-    { name: 'a refusal by the gateway (4xx) is forgotten', settle: 'refused', next: 'first' },
-    { name: 'a connection the gateway never accepted is forgotten', settle: 'abandoned', next: 'first' },
+    { name: 'a first that certainly did not run (never accepted, or refused with a 4xx) is forgotten', settle: 'abandoned', next: 'first' },
     { name: 'an answer too large to keep is refused after a restart', settle: 'too_large', next: 'refused' },
   ])('$name', async ({ settle, next }) => {
     temp = openTempLog();
     const ticket = first(await cacheOver(temp.log, () => 1_000_000, { maxBodyBytes: 10 }).claim('main', 'k', 'alk_1'));
-    if (settle === 'refused') ticket.complete(answer(400, '{}'));
     if (settle === 'abandoned') ticket.abandon();
     if (settle === 'too_large') ticket.complete(answer(200, 'x'.repeat(11)));
     expect((await cacheOver(await restarted()).claim('main', 'k', 'alk_2')).kind).toBe(next);
@@ -119,13 +117,26 @@ describe('idempotent answers kept in the request log database', () => {
     expect(lookalike.kind === 'replay' && lookalike.response.body.equals(answers.lookalike.body)).toBe(true);
   });
 
-  it('goes on from memory when the store fails, and reports the failure', async () => {
+  it('goes on from memory when the store cannot write (a busy or full log), and reports the failure', async () => {
+    temp = openTempLog();
+    const failures: unknown[] = [];
+    const store = temp.log.idempotencyStore;
+    const busy = (): never => {
+      throw new Error('database is locked');
+    };
+    const writesFail = { find: store.find.bind(store), begin: busy, settle: busy, forget: busy, prune: busy };
+    const cache = new IdempotencyCache({}, { store: writesFail, onStoreError: (error) => failures.push(error) });
+    first(await cache.claim('main', 'k', 'alk_1')).complete(answer(200, '{}'));
+    expect((await cache.claim('main', 'k', 'alk_2')).kind).toBe('replay');
+    expect(failures.length).toBeGreaterThan(0);
+  });
+
+  it('refuses rather than sends a keyed creation when the store cannot be read', async () => {
     temp = openTempLog();
     const failures: unknown[] = [];
     const cache = new IdempotencyCache({}, { store: temp.log.idempotencyStore, onStoreError: (error) => failures.push(error) });
     await temp.log.close();
-    first(await cache.claim('main', 'k', 'alk_1')).complete(answer(200, '{}'));
-    expect((await cache.claim('main', 'k', 'alk_2')).kind).toBe('replay');
-    expect(failures.length).toBeGreaterThan(0);
+    expect(await cache.claim('main', 'k', 'alk_1')).toMatchObject({ kind: 'refused', refusal: { status: 409, code: 'idempotency_key_unverifiable' } });
+    expect(failures).toHaveLength(1);
   });
 });

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { IdempotencyCache, type FirstResponse, type IdempotencyClaim } from '../../../proxy/budget/idempotencyCache.ts';
 
 const response = (status: number, body = '{"id":"task-1"}', extra: Partial<FirstResponse> = {}): FirstResponse => ({
@@ -35,18 +35,16 @@ describe('IdempotencyCache', () => {
     expect((await cache.claim('home', 'k1', 'alk_1')).kind).toBe('first');
   });
 
-  it.each([
-    { status: 200, kept: true },
-    { status: 202, kept: true },
-    { status: 502, kept: true },
-    { status: 504, kept: true },
-    { status: 400, kept: false },
-    { status: 401, kept: false },
-    { status: 429, kept: false },
-  ])('status $status kept: $kept', async ({ status, kept }) => {
+  it.each([200, 202, 502, 504])('keeps a completed first answered %i for the repeat', async (status) => {
     const cache = new IdempotencyCache();
     first(await cache.claim('work', 'k', 'alk_1')).complete(response(status));
-    expect((await cache.claim('work', 'k', 'alk_1')).kind).toBe(kept ? 'replay' : 'first');
+    expect((await cache.claim('work', 'k', 'alk_1')).kind).toBe('replay');
+  });
+
+  it('forgets an abandoned first (it certainly did not run), so the repeat is sent', async () => {
+    const cache = new IdempotencyCache();
+    first(await cache.claim('work', 'k', 'alk_1')).abandon();
+    expect((await cache.claim('work', 'k', 'alk_1')).kind).toBe('first');
   });
 
   it.each([
@@ -75,6 +73,70 @@ describe('IdempotencyCache', () => {
     const repeats = [cache.claim('work', 'k', 'alk_1'), cache.claim('work', 'k', 'alk_1')];
     ticket.complete(response(200));
     expect((await Promise.all(repeats)).map((claim) => claim.kind)).toEqual(['replay', 'replay']);
+  });
+
+  it('a repeat bounded in its wait still gets the answer that comes within it', async () => {
+    const cache = new IdempotencyCache();
+    const ticket = first(await cache.claim('work', 'k', 'alk_1'));
+    const repeat = cache.claim('work', 'k', 'alk_2', { maxWaitMs: 60_000 });
+    ticket.complete(response(200));
+    expect((await repeat).kind).toBe('replay');
+  });
+
+  describe('a repeat while the first still runs', () => {
+    afterEach(() => {
+      vi.useRealTimers();
+    });
+
+    it('is refused with 409 once it waited its limit, naming the first and what to do', async () => {
+      vi.useFakeTimers();
+      const cache = new IdempotencyCache();
+      const ticket = first(await cache.claim('work', 'k', 'alk_first'));
+      const repeat = cache.claim('work', 'k', 'alk_repeat', { maxWaitMs: 60_000 });
+      await vi.advanceTimersByTimeAsync(59_999);
+      ticket.complete(response(200));
+      expect((await repeat).kind).toBe('replay');
+
+      const second = first(await cache.claim('work', 'k2', 'alk_second'));
+      const late = cache.claim('work', 'k2', 'alk_late', { maxWaitMs: 60_000 });
+      await vi.advanceTimersByTimeAsync(60_000);
+      expect(await late).toMatchObject({
+        kind: 'refused',
+        refusal: { status: 409, code: 'idempotency_key_in_progress', message: expect.stringMatching(/\(alk_second\) is still running.*waited 60 s/) },
+      });
+      // The first is still the first: its answer goes to the repeats after.
+      second.complete(response(200, 'task'));
+      const after = await cache.claim('work', 'k2', 'alk_after');
+      expect(after.kind === 'replay' && after.response.body.toString()).toBe('task');
+    });
+
+    it('stops waiting when its own client leaves', async () => {
+      const cache = new IdempotencyCache();
+      first(await cache.claim('work', 'k', 'alk_first'));
+      const clientGone = new AbortController();
+      const repeat = cache.claim('work', 'k', 'alk_repeat', { maxWaitMs: 60_000, signal: clientGone.signal });
+      clientGone.abort();
+      expect((await repeat).kind).toBe('refused');
+    });
+  });
+
+  it('refuses, never sends, a keyed creation whose record cannot be read (a damaged log)', async () => {
+    const errors: unknown[] = [];
+    const unreadable = {
+      find: () => {
+        throw new Error('database disk image is malformed');
+      },
+      begin: () => undefined,
+      settle: () => undefined,
+      forget: () => undefined,
+      prune: () => undefined,
+    };
+    const cache = new IdempotencyCache({}, { store: unreadable, onStoreError: (error) => errors.push(error) });
+    expect(await cache.claim('work', 'k', 'alk_1')).toMatchObject({
+      kind: 'refused',
+      refusal: { status: 409, code: 'idempotency_key_unverifiable', message: expect.stringMatching(/could not read.*Restart Airlock.*new key/) },
+    });
+    expect(errors).toHaveLength(1);
   });
 
   it('when the first is abandoned exactly one waiter becomes the new first', async () => {

@@ -1,0 +1,25 @@
+/**
+ * What is known about one attempt to send a request upstream. `reachedSocket` comes from undici
+ * itself (its request start, on a connected socket), not from guessing at error codes.
+ */
+export interface UpstreamAttempt {
+  /** The request was handed to a connected socket: from there it may have been written whole. */
+  reachedSocket: boolean;
+  /** The gateway answered; with its status when it did. */
+  answered: boolean;
+  status?: number;
+}
+
+/**
+ * Whether the gateway may have run (and charged) a request: the one place that decides it. Seed
+ * section 7 rule 3: when it is unknown whether the server executed a task, do not send it again.
+ * Two cases certainly did not run: an attempt that never reached a connected socket (the
+ * connection failed or timed out, or the attempt was given up first), and one the gateway refused
+ * with a 4xx (bad request, key, rate limit: seed section 7). Anything else may have run whatever
+ * broke after, since the gateway acts on what it received, not on what we saw of its answer.
+ * Retries ask it of each attempt; a repeated idempotency key asks it of the whole request.
+ */
+export function mayHaveExecuted(attempt: UpstreamAttempt): boolean {
+  if (attempt.answered) return attempt.status === undefined || attempt.status < 400 || attempt.status >= 500;
+  return attempt.reachedSocket;
+}

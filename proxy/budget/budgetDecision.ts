@@ -1,4 +1,4 @@
-import { formatCredits } from '../billing/constants.ts';
+import { formatCredits } from '../contracts/amounts.ts';
 import type { Budget } from '../contracts/profile.ts';
 import type { LocalRefusal } from '../pipeline/services.ts';
 import type { SpendTotals } from './spendLedger.ts';

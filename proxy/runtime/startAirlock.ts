@@ -16,6 +16,7 @@ import { EnvKeySource } from '../secrets/envKeySource.ts';
 import { KeyCache } from '../secrets/keyCache.ts';
 import { createKeytarSecretStore } from '../secrets/keytarStore.ts';
 import type { SecretStore } from '../secrets/secretStore.ts';
+import type { StopReport } from '../pipeline/shutdown.ts';
 import { startServer, type ProxyHandle } from '../server/startServer.ts';
 import { COMMAND_LINE_PROFILE_ID, overlayConfig, type ConfigSource } from './configOverlay.ts';
 import { lockDataDir } from './dataDirLock.ts';
@@ -45,7 +46,8 @@ export interface Airlock {
   controlToken: string;
   /** Things the user should know at start (no keychain, broken config file). */
   notices: string[];
-  stop(options?: { drainMs?: number }): Promise<void>;
+  /** Stops the proxy (see ProxyHandle.stop), then writes every row still queued and closes the log. */
+  stop(options?: { drainMs?: number }): Promise<StopReport>;
 }
 
 function spendScopes(config: ConfigSource): SpendScope[] {
@@ -69,8 +71,9 @@ export async function startAirlock(options: AirlockOptions): Promise<Airlock> {
     return {
       ...airlock,
       async stop(stopOptions) {
-        await airlock.stop(stopOptions);
+        const report = await airlock.stop(stopOptions);
         dataDirLock.release();
+        return report;
       },
     };
   } catch (error) {
@@ -160,12 +163,13 @@ async function startWithDataDir(options: AirlockOptions): Promise<Airlock> {
     controlToken: controlToken.token,
     notices,
     async stop(stopOptions) {
-      await proxy.stop(stopOptions);
+      const report = await proxy.stop(stopOptions);
       detachLog();
       control.close();
       following.stop();
       store.close();
       await log.close();
+      return report;
     },
   };
 }

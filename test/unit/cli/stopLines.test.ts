@@ -1,0 +1,14 @@
+import { describe, expect, it } from 'vitest';
+import { stopLines } from '../../../proxy/cli/serve.ts';
+
+describe('what `airlock serve` says when it stops', () => {
+  it.each([
+    { report: { endedRequests: 0, unfinishedRequests: 0 }, lines: [] },
+    { report: { endedRequests: 2, unfinishedRequests: 0 }, lines: [/^Ended 2 request\(s\) still running after the wait: each got an error \(streams an error event\) and is logged\.$/] },
+    { report: { endedRequests: 1, unfinishedRequests: 1 }, lines: [/^Ended 1 request/, /^1 request\(s\) had not finished their accounting: they are marked interrupted at the next start\.$/] },
+  ])('$report', ({ report, lines }) => {
+    const said = stopLines(report);
+    expect(said).toHaveLength(lines.length);
+    lines.forEach((line, index) => expect(said[index]).toMatch(line));
+  });
+});

@@ -34,7 +34,7 @@ const SKIPPED_BODIES: CapturedBodies = {
 };
 
 /**
- * Drops `headers` and `usage` events that the same request's `end`, in the same batch, makes
+ * Drops `headers`, `usage` and `progress` events that the same request's `end`, in the same batch, makes
  * redundant (it carries their fields' final values): each event not posted is one less to copy.
  */
 function withoutSupersededEvents(events: RequestLifecycleEvent[]): RequestLifecycleEvent[] {
@@ -42,7 +42,7 @@ function withoutSupersededEvents(events: RequestLifecycleEvent[]): RequestLifecy
   for (const event of events) if (event.type === 'end') ends.set(event.requestId, event);
   if (ends.size === 0) return events;
   return events.filter((event) => {
-    if (event.type !== 'headers' && event.type !== 'usage') return true;
+    if (event.type !== 'headers' && event.type !== 'usage' && event.type !== 'progress') return true;
     const end = ends.get(event.requestId);
     return end === undefined || !isSupersededByEnd(event, end);
   });

@@ -3,7 +3,7 @@ import type { ClientProtocol } from '../contracts/usage.ts';
 import { routeKindOf, toUpstreamPath } from '../core/clientPath.ts';
 import type { RequestEvents } from '../events/requestEvents.ts';
 import { PARSE_BODY_LIMIT_BYTES } from '../server/defaults.ts';
-import { accountFor, estimateInputTokens, quickInputEstimate } from './accounting.ts';
+import { accountFor, estimateInputTokens, quickInputEstimate, streamProgressEstimate } from './accounting.ts';
 import { runExchange } from './exchange.ts';
 import { claimIdempotency, sendReplay, settleIdempotency } from './idempotency.ts';
 import type { IdempotencyCache } from '../budget/idempotencyCache.ts';
@@ -152,6 +152,7 @@ function createForwarding(options: ForwardOptions): (req: IncomingMessage, res: 
       return refuse(gateRefusal);
     }
 
+    if (plan.stream && plan.upstreamModel !== null) trace.estimateProgressWith(streamProgressEstimate(plan, target.profile));
     try {
       await runExchange({ req, res, plan, target, trace, shutdown: options.shutdown });
     } finally {

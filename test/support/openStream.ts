@@ -7,14 +7,19 @@ export interface StreamOutcome {
 }
 
 export interface OpenStream {
-  /** Resolves once the first bytes of the answer arrived: the stream is under way. */
+  /** Resolves once what arrived satisfies `startedWhen` (by default: any bytes), or the stream ended. */
   started: Promise<void>;
   /** Resolves with everything received once the stream ends or breaks. */
   outcome: Promise<StreamOutcome>;
 }
 
+/** True once a Chat Completions stream carried `count` chunks of text (its first chunk has none). */
+export function hasChatText(count: number): (body: string) => boolean {
+  return (body) => (body.match(/"content":"[^"]/g) ?? []).length >= count;
+}
+
 /** A streaming POST whose progress a test can wait on, and whose end tells a clean end from a cut. */
-export function openStream(url: string, headers: Record<string, string>, body: string): OpenStream {
+export function openStream(url: string, headers: Record<string, string>, body: string, startedWhen: (received: string) => boolean = () => true): OpenStream {
   let markStarted: () => void = () => undefined;
   const started = new Promise<void>((resolve) => {
     markStarted = resolve;
@@ -32,7 +37,7 @@ export function openStream(url: string, headers: Record<string, string>, body: s
       res.setEncoding('utf8');
       res.on('data', (chunk: string) => {
         received += chunk;
-        markStarted();
+        if (startedWhen(received)) markStarted();
       });
       res.on('end', () => settle(true));
       res.on('aborted', () => settle(false));

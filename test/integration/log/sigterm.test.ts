@@ -8,14 +8,15 @@ import { DATABASE_FILE_NAME } from '../../../proxy/log/schema.ts';
 import { startGatewaySimulator, type GatewaySimulator } from '../../simulator/index.ts';
 import { startAirlockChild } from '../../support/airlockChild.ts';
 import { chatBody, JSON_HEADERS } from '../../support/http.ts';
-import { openStream } from '../../support/openStream.ts';
+import { hasChatText, openStream } from '../../support/openStream.ts';
 
 const STREAMS = 3;
+const LONG_REPLY = 'a long answer '.repeat(1_000);
 
 let simulator: GatewaySimulator;
 let dataDir: string;
 beforeEach(async () => {
-  // Streams of 400 chunks 50 ms apart are still running when the stop comes.
+  // Streams of 400 chunks 50 ms apart (with the long replies scripted below) are still running when the stop comes.
   simulator = await startGatewaySimulator({ streamChunkCount: 400, streamChunkIntervalMs: 50 });
   dataDir = mkdtempSync(path.join(tmpdir(), 'airlock-sigterm-'));
 });
@@ -29,7 +30,10 @@ describe('SIGTERM with streams still open', () => {
     const token = generateToken();
     const child = await startAirlockChild({ dataDir, upstreamBaseUrl: simulator.baseUrl, clientToken: token });
     const headers = { ...JSON_HEADERS, authorization: `Bearer ${token}` };
-    const streams = Array.from({ length: STREAMS }, () => openStream(`http://127.0.0.1:${child.port}/v1/chat/completions`, headers, chatBody({ stream: true })));
+    simulator.script(...Array.from({ length: STREAMS }, () => ({ kind: 'reply' as const, content: LONG_REPLY })));
+    const streams = Array.from({ length: STREAMS }, () =>
+      openStream(`http://127.0.0.1:${child.port}/v1/chat/completions`, headers, chatBody({ stream: true }), hasChatText(3)),
+    );
     await Promise.all(streams.map((stream) => stream.started));
 
     process.kill(child.pid, 'SIGTERM');

@@ -4,6 +4,8 @@ import { chatBody, JSON_HEADERS } from '../../support/http.ts';
 import { openStream } from '../../support/openStream.ts';
 import { startHarness, type Harness } from '../../support/proxyHarness.ts';
 
+const LONG_REPLY = 'a long answer '.repeat(1_000);
+
 type EndEvent = Extract<RequestLifecycleEvent, { type: 'end' }>;
 
 let harness: Harness | null = null;
@@ -19,6 +21,7 @@ describe('stopping the proxy with streams still open', () => {
     // Long streams: 400 chunks 50 ms apart outlast the test by far.
     harness = await startHarness({ simulator: { streamChunkCount: 400, streamChunkIntervalMs: 50 } });
     const { proxy } = harness;
+    harness.simulator.script({ kind: 'reply', content: LONG_REPLY }, { kind: 'reply', content: LONG_REPLY });
     const openAi = openStream(`${proxy.url}/v1/chat/completions`, JSON_HEADERS, chatBody({ stream: true }));
     const anthropic = openStream(
       `${proxy.url}/v1/messages`,

@@ -48,7 +48,14 @@ export interface MoneyAmount {
   usdApprox: number;
 }
 
-export type AlarmKind = 'budget_reached' | 'key_rejected' | 'log_degraded' | 'client_paused' | 'auth_disabled' | 'keychain_unavailable';
+export type AlarmKind =
+  | 'budget_reached'
+  | 'key_rejected'
+  | 'log_degraded'
+  | 'ledger_incomplete'
+  | 'client_paused'
+  | 'auth_disabled'
+  | 'keychain_unavailable';
 
 export interface Alarm {
   kind: AlarmKind;

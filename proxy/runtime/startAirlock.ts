@@ -31,6 +31,8 @@ export interface AirlockOptions {
   commandLineBaseUrl?: string;
   secrets?: SecretStore;
   uiDir?: string;
+  /** A hard limit on the request log's database; past it writes fail as on a full disk. None by default. */
+  maxLogBytes?: number;
 }
 
 export interface Airlock {
@@ -104,14 +106,18 @@ async function startWithDataDir(options: AirlockOptions): Promise<Airlock> {
 
   const log = createRequestLog({
     dataDir: options.dataDir,
+    ...(options.maxLogBytes === undefined ? {} : { maxDbBytes: options.maxLogBytes }),
     knownSecrets: () => [...keys.secretsForMasking(), ...(envKey ? envKey.secretsForMasking() : []), controlToken.token],
     onError: (error) => console.error('[airlock] request log:', error instanceof Error ? error.message : 'failed'),
+    onRecordingChange: (message) => console.error(`[airlock] request log: ${message}`),
   });
   log.markInterruptedFromPreviousRun();
+  if (log.startNotice !== null) notices.push(log.startNotice);
   const ledger = new SpendLedger();
   ledger.seed(spendScopes(config), spentSinceFromLog((query) => log.spendSince(query)), Date.now());
   const spendGate = createSpendGate({
     ledger,
+    ledgerGap: (nowMs) => log.ledgerGap(nowMs),
     clientBudget: (name) => config.snapshot().clientTokens.find((token) => token.name === name)?.budget,
     burstGuard: () => burstGuardOptionsFrom(config.snapshot().settings.burstLimits),
   });

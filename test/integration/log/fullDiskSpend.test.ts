@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { startOfLocalDayMs } from '../../../proxy/budget/spendLedger.ts';
 import { DATABASE_FILE_NAME } from '../../../proxy/log/schema.ts';
 import { UNWRITTEN_SPEND_FILE_NAME } from '../../../proxy/log/unwrittenSpendFile.ts';
@@ -39,6 +39,8 @@ const todayRows = (run: RunningAirlock): number => run.airlock.log.listRequests(
 
 describe('a full disk while requests are forwarded', () => {
   it('keeps the rows it cannot write, counts their spend everywhere, says so, and writes them when space returns', async () => {
+    // What `airlock serve` prints as the recording changes.
+    const printed = vi.spyOn(console, 'error').mockImplementation(() => undefined);
     current = await disk.start();
     const run = current;
     const replies = await run.chat(disk.agentToken, REQUESTS);
@@ -67,6 +69,10 @@ describe('a full disk while requests are forwarded', () => {
     expect(run.airlock.log.status()).toMatchObject({ unwritten: null, ledgerGap: null });
     expect(existsSync(path.join(disk.dataDir, UNWRITTEN_SPEND_FILE_NAME))).toBe(false);
     expect((await run.status()).todaySpend.credits).toBeCloseTo(spent, 12);
+    const said = printed.mock.calls.map((call) => String(call[0]));
+    printed.mockRestore();
+    expect(said.find((line) => line.includes('are not in the request log yet'))).toMatch(/^\[airlock\] request log: .*The disk holding .* is full/);
+    expect(said.at(-1)).toMatch(/^\[airlock\] request log: .*Every request and its figures are logged\.$/);
   });
 
   it('a restart counts the spend it could not write, so a daily cap holds', async () => {

@@ -51,7 +51,6 @@ export interface EventIngestOptions {
   carriedSpend?: readonly SpendEntry[];
   /** Told whenever what is not written changes. */
   onUnwritten?: (state: UnwrittenState) => void;
-  maxUnwrittenRows?: number;
 }
 
 /** Without a place to save to, the spend of unwritten rows is reported as not saved. */
@@ -86,7 +85,6 @@ export class EventIngest {
     this.recorder = new RowRecorder(this.writer, {
       store: options.spendRecord ?? NO_SPEND_RECORD,
       carried: options.carriedSpend ?? [],
-      ...(options.maxUnwrittenRows === undefined ? {} : { maxRows: options.maxUnwrittenRows }),
       onChange: options.onUnwritten ?? (() => undefined),
       onError: options.onError,
     });

@@ -1,9 +1,9 @@
-import { UnwrittenRows } from './unwrittenRows.ts';
+import { MAX_UNWRITTEN_ROWS, UnwrittenRows } from './unwrittenRows.ts';
 import type { SpendEntry, UnwrittenState } from './unwrittenSpend.ts';
 import type { LogBatch, LogWriter } from './writer.ts';
 
 /** How often rows kept in memory are tried again while the database cannot take them. */
-export const UNWRITTEN_RETRY_INTERVAL_MS = 1_000;
+const UNWRITTEN_RETRY_INTERVAL_MS = 1_000;
 /** Rows per retried transaction: a disk still full fails the first one cheaply. */
 const RETRY_CHUNK_ROWS = 500;
 
@@ -21,8 +21,6 @@ export interface RowRecorderOptions {
   store: SpendRecordStore;
   /** Spend a previous run could not write, read back from its record. */
   carried: readonly SpendEntry[];
-  maxRows?: number;
-  retryIntervalMs?: number;
   onChange: (state: UnwrittenState) => void;
   onError: (error: unknown) => void;
 }
@@ -47,7 +45,7 @@ export class RowRecorder {
   constructor(writer: LogWriter, options: RowRecorderOptions) {
     this.#writer = writer;
     this.#options = options;
-    this.#rows = new UnwrittenRows(options.maxRows, options.carried);
+    this.#rows = new UnwrittenRows(MAX_UNWRITTEN_ROWS, options.carried);
     if (!this.#rows.isEmpty) {
       // The main thread read the same record at open: it must hear when that spend is written.
       this.#reportedUnwritten = true;
@@ -69,7 +67,7 @@ export class RowRecorder {
     }
     this.#rows.keep(batch.rows);
     this.#changed = true;
-    this.#scheduleRetry(this.#options.retryIntervalMs ?? UNWRITTEN_RETRY_INTERVAL_MS);
+    this.#scheduleRetry(UNWRITTEN_RETRY_INTERVAL_MS);
     return 'kept';
   }
 
@@ -79,9 +77,10 @@ export class RowRecorder {
     this.#retryTimer = null;
     if (this.#rows.isEmpty) return this.publish();
     if (this.#options.store.hasRoom()) this.#writeKept();
+    // Published even if nothing was written: a save that failed before is tried again too.
     this.#changed = true;
     this.publish();
-    if (!this.#rows.isEmpty) this.#scheduleRetry(this.#options.retryIntervalMs ?? UNWRITTEN_RETRY_INTERVAL_MS);
+    if (!this.#rows.isEmpty) this.#scheduleRetry(UNWRITTEN_RETRY_INTERVAL_MS);
   }
 
   /** Saves and reports the unwritten spend if it changed since the last time. */

@@ -26,7 +26,7 @@ export class UnwrittenRows {
   readonly #writtenInFlight = new Map<string, RequestLogRow>();
 
   /** `carried`: spend a previous run could not write, read back from its saved record. */
-  constructor(maxRows = MAX_UNWRITTEN_ROWS, carried: readonly SpendEntry[] = []) {
+  constructor(maxRows: number, carried: readonly SpendEntry[] = []) {
     this.#maxRows = maxRows;
     for (const entry of carried) {
       addEntry(this.#folded, entry);

@@ -30,7 +30,7 @@ export interface UnwrittenState {
 
 const GROUP_SEPARATOR = '\u0000';
 
-export function entryKey(entry: Pick<SpendEntry, 'dayStartMs' | 'profileId' | 'clientName' | 'model'>): string {
+function entryKey(entry: Pick<SpendEntry, 'dayStartMs' | 'profileId' | 'clientName' | 'model'>): string {
   return [entry.dayStartMs, entry.profileId ?? '', entry.clientName ?? '', entry.model ?? ''].join(GROUP_SEPARATOR);
 }
 

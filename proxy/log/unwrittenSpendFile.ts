@@ -17,7 +17,7 @@ export const UNWRITTEN_SPEND_FILE_NAME = 'unwritten-spend.json';
 export const SPACE_RESERVE_FILE_NAME = 'unwritten-spend.reserve';
 export const SPACE_RESERVE_BYTES = 256 * 1024;
 /** Below this much free space, retrying the rows would only eat the room the saved spend needs. */
-export const MIN_FREE_BYTES_TO_RETRY = 2 * SPACE_RESERVE_BYTES;
+const MIN_FREE_BYTES_TO_RETRY = 2 * SPACE_RESERVE_BYTES;
 
 const FORMAT_VERSION = 1;
 const COUNT_FIELDS = ['requests', 'errors', 'unpricedRequests', 'inputTokens', 'outputTokens', 'cachedInputTokens', 'reasoningTokens'] as const;

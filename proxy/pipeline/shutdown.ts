@@ -16,15 +16,7 @@ export class ForwardShutdown {
   #running = 0;
   #stopping = false;
 
-  get stopping(): boolean {
-    return this.#stopping;
-  }
-
-  /** Request handlers still running, answers sent or not (accounting and the log's row come last). */
-  get running(): number {
-    return this.#running;
-  }
-
+  /** A request handler started; it counts until it has finished (accounting and the log's row come last). */
   enter(): void {
     this.#running += 1;
   }

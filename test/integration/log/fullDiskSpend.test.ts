@@ -4,6 +4,8 @@ import { DatabaseSync } from 'node:sqlite';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { startOfLocalDayMs } from '../../../proxy/budget/spendLedger.ts';
 import { DATABASE_FILE_NAME } from '../../../proxy/log/schema.ts';
+import { DAMAGED_SPEND_FILE_NAME } from '../../../proxy/log/unwrittenMirror.ts';
+import { SUMMARY_ROW_PATH } from '../../../proxy/log/unwrittenRows.ts';
 import { UNWRITTEN_SPEND_FILE_NAME } from '../../../proxy/log/unwrittenSpendFile.ts';
 import { startGatewaySimulator, type GatewaySimulator } from '../../simulator/index.ts';
 import { prepareFullDisk, type FullDisk, type RunningAirlock } from './fullDiskAirlock.ts';
@@ -118,7 +120,7 @@ describe('a full disk while requests are forwarded', () => {
     expect(current.airlock.log.status().unwritten).toBeNull();
     expect(existsSync(path.join(disk.dataDir, UNWRITTEN_SPEND_FILE_NAME))).toBe(false);
     expect(loggedSpend(disk)).toBeCloseTo(spent, 12);
-    const summary = current.airlock.log.listRequests({ limit: 500 }).rows.find((row) => row.clientPath === '(requests not written to the log)');
+    const summary = current.airlock.log.listRequests({ limit: 500 }).rows.find((row) => row.clientPath === SUMMARY_ROW_PATH);
     expect(summary?.notes[0]).toMatch(/^Stands for \d+ request\(s\) of this day whose rows could not be written/);
     const [refused] = await current.chat(disk.agentToken);
     expect(refused?.status, refused?.body).toBe(429);
@@ -158,7 +160,7 @@ describe('a full disk while requests are forwarded', () => {
     disk.freeSpace();
     await disk.setMainBudget({ monthlyCredits: 1_000 });
     current = await disk.start();
-    const moved = path.join(disk.dataDir, 'unwritten-spend.damaged.json');
+    const moved = path.join(disk.dataDir, DAMAGED_SPEND_FILE_NAME);
     expect(current.airlock.notices.join('\n')).toContain(`is damaged (moved to ${moved})`);
     expect(readFileSync(moved, 'utf8')).toContain('entr');
 

@@ -48,7 +48,9 @@ export async function startDesktopRuntime(options: DesktopRuntimeOptions): Promi
     controlToken: airlock.controlToken,
     todaySpendCredits: () => airlock.log.totals({ fromMs: startOfLocalDayMs(Date.now()), toMs: Date.now() }).costCredits,
     readClientToken: () => firstClientToken(airlock.config.snapshot(), secrets),
-    stop: (drainMs) => airlock.stop({ drainMs }),
+    stop: async (drainMs) => {
+      await airlock.stop({ drainMs });
+    },
   };
 }
 

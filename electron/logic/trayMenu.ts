@@ -1,4 +1,5 @@
-import { formatCredits, toCny } from '../../proxy/billing/constants.ts';
+import { toCny } from '../../proxy/billing/constants.ts';
+import { formatCredits, formatMoney } from '../../proxy/contracts/amounts.ts';
 import type { AppState } from './appState.ts';
 
 /**
@@ -55,7 +56,7 @@ function profileItems(state: AppState): MenuItemModel[] {
 
 function spendItem(state: AppState): MenuItemModel {
   const credits = state.todaySpendCredits;
-  const label = credits === null ? 'Today: spend unknown' : `Today: ${formatCredits(credits)} credits (¥${toCny(credits).toFixed(2)})`;
+  const label = credits === null ? 'Today: spend unknown' : `Today: ${formatCredits(credits)} credits (${formatMoney(toCny(credits), 'CNY')})`;
   return { type: 'label', id: 'spend-today', label };
 }
 

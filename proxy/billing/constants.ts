@@ -13,29 +13,16 @@ export const TOP_UP_DISCOUNT_TIERS: readonly { minCredits: number; discountPerce
   { minCredits: 100, discountPercent: 1 },
 ];
 
-/** Cost precision: 1e-6 credits, so sums of many tiny calls do not drift into float noise. */
-export const CREDIT_PRECISION_DIGITS = 6;
-
-export function roundCredits(credits: number): number {
-  const factor = 10 ** CREDIT_PRECISION_DIGITS;
-  return Math.round((credits + Number.EPSILON) * factor) / factor;
-}
-
+/**
+ * Conversions for display: exact, never rounded to the cent here, so an amount under ¥0.01 is
+ * shown as such (formatMoney in contracts/amounts.ts) rather than as ¥0.00.
+ */
 export function toCny(credits: number): number {
-  return roundMoney(credits * CNY_PER_CREDIT);
+  return credits * CNY_PER_CREDIT;
 }
 
 export function toUsdApprox(credits: number): number {
-  return roundMoney(credits * USD_PER_CREDIT_APPROX);
-}
-
-/** A credit amount for people: up to 4 decimals below 1, 2 above, never "0" for a tiny non-zero cost. */
-export function formatCredits(credits: number | null): string {
-  if (credits === null) return 'unpriced';
-  const maximumFractionDigits = Math.abs(credits) < 1 ? 4 : 2;
-  const text = credits.toLocaleString('en-US', { maximumFractionDigits, useGrouping: false });
-  if (text === '0' && credits > 0) return '<0.0001';
-  return text;
+  return credits * USD_PER_CREDIT_APPROX;
 }
 
 export interface TopUpEstimate {

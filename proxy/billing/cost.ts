@@ -1,6 +1,5 @@
 import type { ModelPrice } from '../contracts/profile.ts';
 import type { TokenUsage } from '../contracts/usage.ts';
-import { roundCredits } from './constants.ts';
 
 const TOKENS_PER_PRICE_UNIT = 1_000_000;
 
@@ -16,10 +15,13 @@ export interface CostResult {
 const UNPRICED: CostResult = { costCredits: null, priced: false };
 
 /**
- * Credits for one request. Cached tokens are part of the input tokens: with a cached price they
- * are billed at it and only the rest at the input price. Per-call prices (images, video) add
- * `calls` times. Usage may be null for per-call-only models (an image call reports no tokens).
- * A cached-input price alone does not price a model: it only refines an input price.
+ * Credits for one request, never rounded: a cost of a few millionths of a credit is kept as it is,
+ * so a million small requests add up to what the gateway charges (a double carries about 16
+ * significant digits, and SQLite's TOTAL sums them with compensation). Cached tokens are part of
+ * the input tokens: with a cached price they are billed at it and only the rest at the input price.
+ * Per-call prices (images, video) add `calls` times. Usage may be null for per-call-only models (an
+ * image call reports no tokens). A cached-input price alone does not price a model: it only
+ * refines an input price.
  */
 export function costOf(
   usage: TokenUsage | null,
@@ -34,13 +36,13 @@ export function costOf(
 
   let credits = (price.perCall ?? 0) * calls;
   if (usage) credits += tokenCredits(usage, price);
-  return { costCredits: roundCredits(credits * multiplier), priced: true };
+  return { costCredits: credits * multiplier, priced: true };
 }
 
 /** Input-side credits for a token count (the budget's per-request cap uses this before sending). */
 export function inputCostOf(inputTokens: number, price: ModelPrice | undefined, multiplier: number): number | null {
   if (!price || price.inputPer1M === undefined) return null;
-  return roundCredits(((inputTokens * price.inputPer1M) / TOKENS_PER_PRICE_UNIT) * multiplier);
+  return ((inputTokens * price.inputPer1M) / TOKENS_PER_PRICE_UNIT) * multiplier;
 }
 
 /** Exact model id first; the gateway's ids are case-sensitive, but a user's price table may not be. */

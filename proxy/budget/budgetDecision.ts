@@ -1,7 +1,8 @@
-import { formatCredits } from '../billing/constants.ts';
+import { formatCredits } from '../contracts/amounts.ts';
+import type { LedgerGap } from '../contracts/log.ts';
 import type { Budget } from '../contracts/profile.ts';
 import type { LocalRefusal } from '../pipeline/services.ts';
-import type { SpendTotals } from './spendLedger.ts';
+import { startOfLocalDayMs, startOfLocalMonthMs, type SpendTotals } from './spendLedger.ts';
 
 /** Which cap refused a request; sent as `x-airlock-budget` so clients and the window can tell. */
 export type BudgetCapKind = 'daily' | 'monthly' | 'per-request';
@@ -22,6 +23,8 @@ export interface BudgetDecisionInput {
   owners: readonly BudgetOwner[];
   /** Estimated input tokens × input price × multiplier; null when unknown (unpriced or unparsed body). */
   estimatedInputCredits: number | null;
+  /** Spend missing from the ledger (the log could not record it), and the time of the check. */
+  ledgerGap?: { gap: LedgerGap; nowMs: number } | null;
 }
 
 /**
@@ -30,6 +33,8 @@ export interface BudgetDecisionInput {
  * flight count with their estimates, so parallel requests cannot overshoot a cap together.
  */
 export function decideBudget(input: BudgetDecisionInput): LocalRefusal | null {
+  const blind = input.ledgerGap ? ledgerGapRefusal(input.owners, input.ledgerGap.gap, input.ledgerGap.nowMs) : null;
+  if (blind) return blind;
   const estimate = input.estimatedInputCredits;
   for (const owner of input.owners) {
     const budget = owner.budget;
@@ -64,6 +69,34 @@ export function decideBudget(input: BudgetDecisionInput): LocalRefusal | null {
           period.field,
         );
       }
+    }
+  }
+  return null;
+}
+
+/**
+ * A daily or monthly cap whose period holds spend the ledger is missing cannot be checked: the
+ * request is refused rather than spent blind. Per-request caps do not depend on the ledger.
+ */
+function ledgerGapRefusal(owners: readonly BudgetOwner[], gap: LedgerGap, nowMs: number): LocalRefusal | null {
+  for (const owner of owners) {
+    const budget = owner.budget;
+    if (!budget) continue;
+    const periods = [
+      { kind: 'daily', cap: budget.dailyCredits, startMs: startOfLocalDayMs(nowMs) },
+      { kind: 'monthly', cap: budget.monthlyCredits, startMs: startOfLocalMonthMs(nowMs) },
+    ] as const;
+    for (const period of periods) {
+      if (period.cap === undefined || gap.lastLossMs < period.startMs) continue;
+      return {
+        status: 507,
+        errorClass: 'ledger_incomplete',
+        code: 'ledger_incomplete',
+        message:
+          `Airlock refused this request locally (nothing was sent to the gateway): the ${period.kind} cap of ${formatCredits(period.cap)} credits ` +
+          `for ${describe(owner)} cannot be checked, because Airlock's record of spend is incomplete. ${gap.reason}`,
+        headers: { [BUDGET_HEADER]: period.kind },
+      };
     }
   }
   return null;

@@ -1,4 +1,4 @@
-import { formatCredits, roundCredits } from '../billing/constants.ts';
+import { formatCredits } from '../contracts/amounts.ts';
 import { burstLimitsSchema, type BurstLimits } from '../contracts/config.ts';
 import type { LocalRefusal } from '../pipeline/services.ts';
 import { TimedQueue } from './timedQueue.ts';
@@ -79,7 +79,7 @@ export class BurstGuard {
     const options = this.#currentOptions();
     const window = this.#window(clientName, atMs, options.windowMs);
     window.spends.push({ atMs, credits });
-    window.windowCredits = roundCredits(window.windowCredits + credits);
+    window.windowCredits += credits;
     if (window.windowCredits > options.maxCredits) {
       const spent = formatCredits(window.windowCredits);
       this.#pause(clientName, atMs, `${spent} credits within ${windowText(options)} (limit ${formatCredits(options.maxCredits)})`);
@@ -108,8 +108,10 @@ export class BurstGuard {
     const oldestKeptMs = nowMs - windowMs;
     window.requestTimesMs.dropThrough(oldestKeptMs);
     window.spends.dropThrough(oldestKeptMs, (spend) => {
-      window.windowCredits = roundCredits(window.windowCredits - spend.credits);
+      window.windowCredits -= spend.credits;
     });
+    // A window without spends holds none: no float remainder of the subtractions is left over.
+    if (window.spends.size === 0) window.windowCredits = 0;
     return window;
   }
 

@@ -1,4 +1,3 @@
-import { roundCredits } from '../billing/constants.ts';
 import { scopeKey, type SpendScope } from './spendLedger.ts';
 
 /**
@@ -8,13 +7,17 @@ import { scopeKey, type SpendScope } from './spendLedger.ts';
  */
 export class InFlightReservations {
   readonly #byRequest = new Map<string, { scopeKeys: string[]; credits: number }>();
-  readonly #byScope = new Map<string, number>();
+  /** Credits held per scope, and by how many requests: the last release leaves exactly 0, not a float remainder. */
+  readonly #byScope = new Map<string, { credits: number; requests: number }>();
 
   reserve(requestId: string, scopes: readonly SpendScope[], credits: number): void {
     if (credits <= 0 || this.#byRequest.has(requestId)) return;
     const scopeKeys = scopes.map(scopeKey);
     this.#byRequest.set(requestId, { scopeKeys, credits });
-    for (const key of scopeKeys) this.#byScope.set(key, roundCredits((this.#byScope.get(key) ?? 0) + credits));
+    for (const key of scopeKeys) {
+      const held = this.#byScope.get(key) ?? { credits: 0, requests: 0 };
+      this.#byScope.set(key, { credits: held.credits + credits, requests: held.requests + 1 });
+    }
   }
 
   /** Lowers a request's reservation to `credits` (a count replacing an upper bound); never raises it. */
@@ -23,26 +26,28 @@ export class InFlightReservations {
     if (!reservation || credits >= reservation.credits) return;
     const freed = reservation.credits - Math.max(credits, 0);
     reservation.credits -= freed;
-    this.#takeFromScopes(reservation.scopeKeys, freed);
+    this.#takeFromScopes(reservation.scopeKeys, freed, 0);
   }
 
   release(requestId: string): void {
     const reservation = this.#byRequest.get(requestId);
     if (!reservation) return;
     this.#byRequest.delete(requestId);
-    this.#takeFromScopes(reservation.scopeKeys, reservation.credits);
+    this.#takeFromScopes(reservation.scopeKeys, reservation.credits, 1);
   }
 
-  #takeFromScopes(scopeKeys: readonly string[], credits: number): void {
+  #takeFromScopes(scopeKeys: readonly string[], credits: number, requests: number): void {
     for (const key of scopeKeys) {
-      const left = roundCredits((this.#byScope.get(key) ?? 0) - credits);
-      if (left > 0) this.#byScope.set(key, left);
+      const held = this.#byScope.get(key);
+      if (!held) continue;
+      const left = { credits: Math.max(0, held.credits - credits), requests: held.requests - requests };
+      if (left.requests > 0) this.#byScope.set(key, left);
       else this.#byScope.delete(key);
     }
   }
 
   reservedCredits(scope: SpendScope): number {
-    return this.#byScope.get(scopeKey(scope)) ?? 0;
+    return this.#byScope.get(scopeKey(scope))?.credits ?? 0;
   }
 
   get requestCount(): number {

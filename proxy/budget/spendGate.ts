@@ -1,4 +1,5 @@
 import { findPrice, inputCostOf } from '../billing/cost.ts';
+import type { LedgerGap } from '../contracts/log.ts';
 import type { Budget, Profile } from '../contracts/profile.ts';
 import type { ClientIdentity, LocalRefusal, SpendCheckInput, SpendGate, SpendOutcome } from '../pipeline/services.ts';
 import { AuthCircuitBreaker, type AuthCircuitBreakerOptions } from './authCircuitBreaker.ts';
@@ -12,6 +13,8 @@ export interface SpendGateDeps {
   /** The client token's budget from the config (read from memory, never from disk per request). */
   clientBudget(clientName: string): Budget | undefined;
   nowMs?: () => number;
+  /** Spend the log lost and could not account for: caps whose period holds it refuse (the log's ledgerGap). */
+  ledgerGap?: (nowMs: number) => LedgerGap | null;
   burstGuard?: BurstGuardSettings;
   authBreaker?: Partial<AuthCircuitBreakerOptions>;
 }
@@ -46,7 +49,7 @@ export function createSpendGate(deps: SpendGateDeps): SpendGateControl {
     const scopes = spendScopes(input.profile.id, clientName);
     const refusal =
       burstGuard.pausedRefusal(burstKey) ??
-      decideBudget({ owners: budgetOwners(input, scopes, atMs), estimatedInputCredits: estimate }) ??
+      decideBudget({ owners: budgetOwners(input, scopes, atMs), estimatedInputCredits: estimate, ledgerGap: gapAt(atMs) }) ??
       burstGuard.admit(burstKey, atMs) ??
       authBreaker.admit(input.profile.id, atMs);
     if (refusal === null && estimate !== null) reservations.reserve(input.requestId, scopes, estimate);
@@ -63,6 +66,11 @@ export function createSpendGate(deps: SpendGateDeps): SpendGateControl {
     }));
   }
 
+  function gapAt(atMs: number): { gap: LedgerGap; nowMs: number } | null {
+    const gap = deps.ledgerGap?.(atMs) ?? null;
+    return gap === null ? null : { gap, nowMs: atMs };
+  }
+
   function recordOutcome(outcome: SpendOutcome): void {
     const clientName = outcome.identity.tokenName;
     reservations.release(outcome.requestId);
@@ -73,7 +81,8 @@ export function createSpendGate(deps: SpendGateDeps): SpendGateControl {
 
   function budgetsAdmit(input: SpendCheckInput): boolean {
     const scopes = spendScopes(input.profile.id, input.identity.tokenName);
-    return decideBudget({ owners: budgetOwners(input, scopes, nowMs()), estimatedInputCredits: estimatedInputCredits(input) }) === null;
+    const atMs = nowMs();
+    return decideBudget({ owners: budgetOwners(input, scopes, atMs), estimatedInputCredits: estimatedInputCredits(input), ledgerGap: gapAt(atMs) }) === null;
   }
 
   function refineHold(input: SpendCheckInput): void {

@@ -1,4 +1,4 @@
-import { roundCredits } from '../billing/constants.ts';
+import { CreditSum } from '../billing/creditSum.ts';
 import type { SpendSinceQuery } from '../contracts/log.ts';
 
 /**
@@ -40,9 +40,11 @@ export function startOfLocalMonthMs(atMs: number): number {
   return new Date(at.getFullYear(), at.getMonth(), 1).getTime();
 }
 
-interface ScopeTotals extends SpendTotals {
+interface ScopeTotals {
   dayStartMs: number;
   monthStartMs: number;
+  day: CreditSum;
+  month: CreditSum;
 }
 
 const ZERO_TOTALS: SpendTotals = { dayCredits: 0, monthCredits: 0 };
@@ -61,8 +63,8 @@ export class SpendLedger {
       this.#totals.set(scopeKey(scope), {
         dayStartMs,
         monthStartMs,
-        dayCredits: spentSince(scope, dayStartMs),
-        monthCredits: spentSince(scope, monthStartMs),
+        day: new CreditSum(spentSince(scope, dayStartMs)),
+        month: new CreditSum(spentSince(scope, monthStartMs)),
       });
     }
   }
@@ -78,20 +80,20 @@ export class SpendLedger {
     const entry = this.#totals.get(scopeKey(scope));
     if (!entry) return ZERO_TOTALS;
     rollForward(entry, nowMs);
-    return { dayCredits: entry.dayCredits, monthCredits: entry.monthCredits };
+    return { dayCredits: entry.day.credits, monthCredits: entry.month.credits };
   }
 
   #add(scope: SpendScope, credits: number, atMs: number): void {
     const key = scopeKey(scope);
     let entry = this.#totals.get(key);
     if (!entry) {
-      entry = { dayStartMs: startOfLocalDayMs(atMs), monthStartMs: startOfLocalMonthMs(atMs), dayCredits: 0, monthCredits: 0 };
+      entry = { dayStartMs: startOfLocalDayMs(atMs), monthStartMs: startOfLocalMonthMs(atMs), day: new CreditSum(), month: new CreditSum() };
       this.#totals.set(key, entry);
     }
     rollForward(entry, atMs);
     // A request that ended in an earlier period than the ledger's current one belongs to that period.
-    if (atMs >= entry.dayStartMs) entry.dayCredits = roundCredits(entry.dayCredits + credits);
-    if (atMs >= entry.monthStartMs) entry.monthCredits = roundCredits(entry.monthCredits + credits);
+    if (atMs >= entry.dayStartMs) entry.day.add(credits);
+    if (atMs >= entry.monthStartMs) entry.month.add(credits);
   }
 }
 
@@ -100,11 +102,11 @@ function rollForward(entry: ScopeTotals, nowMs: number): void {
   const dayStartMs = startOfLocalDayMs(nowMs);
   if (dayStartMs <= entry.dayStartMs) return;
   entry.dayStartMs = dayStartMs;
-  entry.dayCredits = 0;
+  entry.day = new CreditSum();
   const monthStartMs = startOfLocalMonthMs(nowMs);
   if (monthStartMs > entry.monthStartMs) {
     entry.monthStartMs = monthStartMs;
-    entry.monthCredits = 0;
+    entry.month = new CreditSum();
   }
 }
 

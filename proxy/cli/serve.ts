@@ -4,6 +4,8 @@ import { resolveDataDir } from '../config/dataDir.ts';
 import { normalizeBaseUrl } from '../core/baseUrl.ts';
 import { startAirlock, type Airlock } from '../runtime/startAirlock.ts';
 import { DEFAULT_PORT } from '../server/defaults.ts';
+import type { RequestLogStatus } from '../contracts/log.ts';
+import type { StopReport } from '../pipeline/shutdown.ts';
 import { PortInUseError } from '../server/startServer.ts';
 import { describeKeyStatus } from '../secrets/keyCache.ts';
 import { defaultCliDeps, type CliDeps } from './commands/cliContext.ts';
@@ -47,6 +49,19 @@ export function startupLines(airlock: Airlock): string[] {
   return lines;
 }
 
+/** What a stop did to the requests still running, and what the log could not record, when either is worth saying. */
+export function stopLines(report: StopReport, logStatus: Pick<RequestLogStatus, 'unwritten' | 'reason'>): string[] {
+  const lines: string[] = [];
+  if (report.endedRequests > 0) {
+    lines.push(`Ended ${report.endedRequests} request(s) still running after the wait: each got an error (streams an error event) and is logged.`);
+  }
+  if (report.unfinishedRequests > 0) {
+    lines.push(`${report.unfinishedRequests} request(s) had not finished their accounting: they are marked interrupted at the next start.`);
+  }
+  if (logStatus.unwritten !== null && logStatus.reason !== null) lines.push(`Stopped with requests missing from the log. ${logStatus.reason}`);
+  return lines;
+}
+
 /** A start that fails is one clear line and exit code 1; usage help would only bury the cause. */
 function failStart(deps: CliDeps, message: string): void {
   deps.stderr.write(`airlock: ${message}\n`);
@@ -86,7 +101,10 @@ export function registerServeCommand(program: Command, deps: CliDeps = defaultCl
       const stop = (): void => {
         deps.stderr.write('Stopping: letting streams in flight finish (up to 5 s)...\n');
         airlock.stop({ drainMs: DRAIN_ON_STOP_MS }).then(
-          () => process.exit(0),
+          (report) => {
+            for (const line of stopLines(report, airlock.log.status())) deps.stderr.write(`${line}\n`);
+            process.exit(0);
+          },
           () => process.exit(1),
         );
       };

@@ -53,6 +53,7 @@ export type AlarmKind =
   | 'key_rejected'
   | 'log_degraded'
   | 'log_recovered'
+  | 'ledger_incomplete'
   | 'client_paused'
   | 'auth_disabled'
   | 'keychain_unavailable';

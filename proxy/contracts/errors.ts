@@ -27,6 +27,8 @@ export const LOCAL_ERROR_CLASSES = [
   'proxy_paused',
   'client_aborted',
   'unsupported',
+  'proxy_stopping',
+  'ledger_incomplete',
 ] as const;
 
 export type UpstreamErrorClass = (typeof UPSTREAM_ERROR_CLASSES)[number];

@@ -166,10 +166,32 @@ export interface SpendSinceQuery {
 }
 
 export interface RequestLogStatus {
-  /** True after a full disk (or the free-space floor): rows are still logged, bodies are not. */
+  /** True after a full disk (or the free-space floor): bodies are not logged. */
   bodiesDisabled: boolean;
-  /** Why bodies are off, in words the window shows; null when they are on. */
+  /** What is not being recorded (bodies, rows) and why, in words the window shows; null when everything is. */
   reason: string | null;
   /** Size of the database in bytes. */
   dbBytes: number;
+  /** Requests whose rows are not in the database (a full disk); null when every request's row is. */
+  unwritten: UnwrittenStatus | null;
+  /** Why capped budgets are refused: spend Airlock cannot account for. null when there is none. */
+  ledgerGap: LedgerGap | null;
+}
+
+export interface UnwrittenStatus {
+  requests: number;
+  costCredits: number;
+  /** Rows waiting in memory, written once the database takes them again. */
+  keptRows: number;
+  /** Requests past that bound (or refused by the database): only their spend is kept. */
+  foldedRequests: number;
+  /** Whether their spend is saved outside the database, so a restart still counts it. */
+  saved: boolean;
+}
+
+/** Spend that may be missing from the ledger, up to `lastLossMs`: caps whose period holds that moment cannot be checked. */
+export interface LedgerGap {
+  lastLossMs: number;
+  /** What was lost, where, and the fix; said in refusals and in the window. */
+  reason: string;
 }

@@ -35,6 +35,12 @@ export function updateFromEvent(event: RequestLifecycleEvent): LiveRequestUpdate
         appendText: '',
         fields: { inputTokens: event.usage.inputTokens, outputTokens: event.usage.outputTokens, responseModel: event.responseModel },
       };
+    case 'progress':
+      return {
+        requestId,
+        appendText: '',
+        fields: { inputTokens: event.usage.inputTokens, outputTokens: event.usage.outputTokens, costCredits: event.costCredits, usageEstimated: true },
+      };
     case 'end': {
       const fields: Partial<RequestSummary> = {
         state: 'done',

@@ -1,6 +1,6 @@
 import type { SpendDay, SpendRange, SpendResponse, SpendRow } from '../contracts/api.ts';
 import type { SpendByDayRow } from '../contracts/log.ts';
-import { CNY_PER_CREDIT, roundCredits, TOP_UP_DISCOUNT_TIERS, USD_PER_CREDIT_APPROX } from '../billing/constants.ts';
+import { CNY_PER_CREDIT, TOP_UP_DISCOUNT_TIERS, USD_PER_CREDIT_APPROX } from '../billing/constants.ts';
 import { startOfLocalDayMs } from '../budget/spendLedger.ts';
 import { budgetProgress } from './budgets.ts';
 import type { ControlDeps } from './deps.ts';
@@ -24,7 +24,7 @@ export function sumByGroup(rows: readonly SpendByDayRow[]): SpendRow[] {
     sum.requests += row.requests;
     sum.inputTokens += row.inputTokens;
     sum.outputTokens += row.outputTokens;
-    sum.costCredits = roundCredits(sum.costCredits + row.costCredits);
+    sum.costCredits += row.costCredits;
     sum.unpricedRequests += row.unpricedRequests;
     groups.set(key, sum);
   }
@@ -37,7 +37,7 @@ export function daysByModel(rows: readonly SpendByDayRow[]): SpendDay[] {
   for (const row of rows) {
     const day = days.get(row.day) ?? { day: row.day, creditsByModel: {} };
     const model = row.group ?? UNKNOWN_GROUP;
-    day.creditsByModel[model] = roundCredits((day.creditsByModel[model] ?? 0) + row.costCredits);
+    day.creditsByModel[model] = (day.creditsByModel[model] ?? 0) + row.costCredits;
     days.set(row.day, day);
   }
   return [...days.values()].sort((a, b) => a.day.localeCompare(b.day));

@@ -34,7 +34,10 @@ export function buildStatus({ deps, proxy, keyRejectedProfiles, nowMs }: StatusI
     alarms.push({ kind: 'client_paused', clientName: pause.clientName, message: `Client ${pause.clientName} is paused: ${pause.reason}` });
   }
   const logStatus = deps.log.status();
-  if (logStatus.bodiesDisabled) alarms.push({ kind: 'log_degraded', message: logStatus.reason ?? 'Request bodies are not being logged.' });
+  if (logStatus.reason !== null) alarms.push({ kind: 'log_degraded', message: logStatus.reason });
+  if (logStatus.ledgerGap !== null) {
+    alarms.push({ kind: 'ledger_incomplete', message: `Requests of profiles and clients with a daily or monthly cap are refused: ${logStatus.ledgerGap.reason}` });
+  }
   if (!config.settings.requireClientToken) {
     alarms.push({ kind: 'auth_disabled', message: 'Client tokens are turned off: any program on this machine can spend through Airlock.' });
   }

@@ -117,6 +117,16 @@ const EXPLANATIONS: Record<ErrorClass, ErrorExplanation> = {
     fix: "Switch the profile's protocol mode, or call an endpoint the gateway offers.",
     retryable: false,
   },
+  proxy_stopping: {
+    meaning: 'Airlock was stopped (the app quit, or airlock serve was told to stop) while this request was still running, so it was ended',
+    fix: 'Retry once Airlock runs again; a stop waits a few seconds for streams to finish before it ends them.',
+    retryable: true,
+  },
+  ledger_incomplete: {
+    meaning: 'Airlock cannot tell what this budget has spent, because spend it could not record is missing from its log',
+    fix: 'Free disk space where Airlock keeps its data; the budget is enforced again once the spend is recorded or its period ends.',
+    retryable: false,
+  },
 };
 
 export function explainError(errorClass: ErrorClass): ErrorExplanation {

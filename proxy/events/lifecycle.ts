@@ -33,6 +33,12 @@ export type RequestLifecycleEvent =
     }
   | { type: 'delta'; requestId: string; text: string }
   | { type: 'usage'; requestId: string; usage: TokenUsage; responseModel: string | null }
+  /**
+   * A stream's estimated use so far (input from the body's size, output from the text received),
+   * recorded in its in-flight row so a crash does not erase what the gateway charged for it.
+   * Published at its first text and then at most once per STREAM_PROGRESS_INTERVAL_MS.
+   */
+  | { type: 'progress'; requestId: string; usage: TokenUsage; costCredits: number | null }
   | {
       type: 'end';
       requestId: string;

@@ -7,6 +7,8 @@ import { nextSliceLength, type SliceLimits } from './eventSlice.ts';
 import { DEFAULT_INDEX_SLICE, FullTextBackfill } from './fullTextBackfill.ts';
 import { rowFromRecord, storedBytesOf } from './rowCodec.ts';
 import { applyRowEvent, maskRowText, rowFromStart } from './rowDraft.ts';
+import { RowRecorder, type SpendRecordStore } from './rowRecorder.ts';
+import type { SpendEntry, UnwrittenState } from './unwrittenSpend.ts';
 import { LogWriter, type LogBatch } from './writer.ts';
 
 /** Quiet time before bodies are added to the full-text index in the background. */
@@ -43,7 +45,16 @@ export interface EventIngestOptions {
   /** Told each time bodies are turned off or on by a write (a full disk), with the reason. */
   onBodiesState: (reason: string | null) => void;
   inFlightRowDelayMs?: number;
+  /** Where the spend of rows the database cannot take is saved; without one it is only reported. */
+  spendRecord?: SpendRecordStore;
+  /** Spend a previous run could not write (its saved record), to write as summary rows. */
+  carriedSpend?: readonly SpendEntry[];
+  /** Told whenever what is not written changes. */
+  onUnwritten?: (state: UnwrittenState) => void;
 }
+
+/** Without a place to save to, the spend of unwritten rows is reported as not saved. */
+const NO_SPEND_RECORD: SpendRecordStore = { save: () => 'no place to save it was given', clear: () => undefined, hasRoom: () => true };
 
 /**
  * Turns lifecycle events into rows and bodies and writes them. Runs on the log thread, which owns
@@ -51,6 +62,7 @@ export interface EventIngestOptions {
  */
 export class EventIngest {
   private readonly writer: LogWriter;
+  private readonly recorder: RowRecorder;
   private readonly fullText: FullTextBackfill;
   private readonly options: EventIngestOptions;
   private readonly drafts = new Map<string, RequestLogRow>();
@@ -69,7 +81,13 @@ export class EventIngest {
     this.options = options;
     this.inFlightRowDelayMs = options.inFlightRowDelayMs ?? IN_FLIGHT_ROW_DELAY_MS;
     this.selectInFlightRow = db.prepare("SELECT * FROM requests WHERE id = ? AND state = 'in_flight'");
-    this.writer = new LogWriter(db, options.onError);
+    this.writer = new LogWriter(db);
+    this.recorder = new RowRecorder(this.writer, {
+      store: options.spendRecord ?? NO_SPEND_RECORD,
+      carried: options.carriedSpend ?? [],
+      onChange: options.onUnwritten ?? (() => undefined),
+      onError: options.onError,
+    });
     this.fullText = new FullTextBackfill(db, {
       idleDelayMs: DEFAULT_INDEX_IDLE_DELAY_MS,
       maxBacklogBytes: DEFAULT_MAX_UNINDEXED_BYTES,
@@ -90,12 +108,22 @@ export class EventIngest {
       this.writeSlice(events.slice(offset, offset + length), secrets, withBodies);
       offset += length;
     }
+    this.recorder.publish();
     this.scheduleHeldRows();
   }
 
-  /** Writes the in-flight rows still held back, whatever their age: a flush or close wants everything. */
+  /**
+   * Writes the in-flight rows still held back, whatever their age, and tries the rows the database
+   * could not take again: a flush or close wants everything.
+   */
   writeHeldRows(): void {
     this.writeHeld(Number.NEGATIVE_INFINITY);
+    this.recorder.retry();
+  }
+
+  /** Tries the rows the database could not take again (retention may just have freed space). */
+  retryUnwritten(): void {
+    this.recorder.retry();
   }
 
   /** Turns body logging off (low disk) or back on, as the main thread's disk checks decide. */
@@ -111,6 +139,7 @@ export class EventIngest {
   }
 
   close(): void {
+    this.recorder.close();
     if (this.heldTimer !== null) clearTimeout(this.heldTimer);
     this.heldTimer = null;
     this.fullText.close();
@@ -142,7 +171,8 @@ export class EventIngest {
     }
     if (rows.length === 0) return;
     try {
-      this.writer.write({ rows: maskedRows(rows, this.latestSecrets), bodies: [] });
+      this.recorder.write({ rows: maskedRows(rows, this.latestSecrets), bodies: [] });
+      this.recorder.publish();
       this.reportBodiesState();
     } catch (error) {
       this.options.onError(error);
@@ -153,7 +183,7 @@ export class EventIngest {
     for (const event of events) this.noteWritten(event.requestId);
     try {
       const batch = this.batchFrom(events, secrets, withBodies);
-      const outcome = this.writer.write(batch);
+      const outcome = this.recorder.write(batch);
       this.reportBodiesState();
       if (outcome === 'written' && batch.bodies.length > 0) {
         this.fullText.noteWritten(batch.bodies.reduce((bytes, { record }) => bytes + storedBytesOf(record), 0));

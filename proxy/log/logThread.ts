@@ -7,6 +7,7 @@ import { EventIngest } from './eventIngest.ts';
 import { deserializeEvents, type FromLogThread, type LogThreadData, type ToLogThread } from './logThreadMessages.ts';
 import { runRetention, type RetentionPolicy, type RetentionResult } from './retention.ts';
 import { openLogDatabase } from './schema.ts';
+import { clearUnwrittenSpend, hasRoomToRetry, readSavedSpend, saveUnwrittenSpend } from './unwrittenSpendFile.ts';
 import { checkpointOnOwnConnection, leaveCheckpointsToThread } from './walCheckpointer.ts';
 
 if (parentPort === null) throw new Error('logThread.ts runs as a worker thread only');
@@ -23,10 +24,19 @@ function reportError(error: unknown): void {
   send({ type: 'error', error: plain });
 }
 
+// What an earlier run, or a thread that died, could not write: its spend is written as summary rows.
+const saved = readSavedSpend(data.dataDir);
 const ingest = new EventIngest(db, {
   bodyCapBytes: data.bodyCapBytes,
   onError: reportError,
   onBodiesState: (reason) => send({ type: 'bodies', reason }),
+  spendRecord: {
+    save: (entries) => saveUnwrittenSpend(data.dataDir, entries, Date.now()),
+    clear: () => clearUnwrittenSpend(data.dataDir),
+    hasRoom: () => hasRoomToRetry(data.dataDir),
+  },
+  carriedSpend: saved.kind === 'saved' ? saved.entries : [],
+  onUnwritten: (state) => send({ type: 'unwritten', state }),
 });
 
 /** Retention deletes bodies the full-text backlog may count, so the backlog is counted again after. */
@@ -34,6 +44,7 @@ function retain(policy: RetentionPolicy, nowMs: number): RetentionResult | null 
   try {
     const result = runRetention(db, policy, nowMs);
     ingest.recountBacklog();
+    ingest.retryUnwritten();
     return result;
   } catch (error) {
     reportError(error);

@@ -5,6 +5,7 @@ import { bodyBytesOf } from './eventSlice.ts';
 import { isSupersededByEnd } from './rowDraft.ts';
 import { serializeEvents, type FromLogThread, type LogThreadData, type ToLogThread } from './logThreadMessages.ts';
 import type { RetentionPolicy, RetentionResult } from './retention.ts';
+import type { UnwrittenState } from './unwrittenSpend.ts';
 import { startBackgroundWorker } from './threadPriority.ts';
 
 /** The thread's script: `logThread.ts`, or the bundled `logThread.js` next to main.js. */
@@ -21,7 +22,7 @@ const LOG_THREAD_NAME = 'airlock-log';
  */
 export const MAX_UNWRITTEN_BODY_BYTES = 64 * 1024 * 1024;
 export const BEHIND_REASON =
-  'The log fell behind under heavy load: request bodies are skipped until it catches up; requests and their figures are still logged.';
+  'The log fell behind under heavy load: request bodies are skipped until it catches up.';
 
 const SKIPPED_BODIES: CapturedBodies = {
   requestHeaders: {},
@@ -34,7 +35,7 @@ const SKIPPED_BODIES: CapturedBodies = {
 };
 
 /**
- * Drops `headers` and `usage` events that the same request's `end`, in the same batch, makes
+ * Drops `headers`, `usage` and `progress` events that the same request's `end`, in the same batch, makes
  * redundant (it carries their fields' final values): each event not posted is one less to copy.
  */
 function withoutSupersededEvents(events: RequestLifecycleEvent[]): RequestLifecycleEvent[] {
@@ -42,7 +43,7 @@ function withoutSupersededEvents(events: RequestLifecycleEvent[]): RequestLifecy
   for (const event of events) if (event.type === 'end') ends.set(event.requestId, event);
   if (ends.size === 0) return events;
   return events.filter((event) => {
-    if (event.type !== 'headers' && event.type !== 'usage') return true;
+    if (event.type !== 'headers' && event.type !== 'usage' && event.type !== 'progress') return true;
     const end = ends.get(event.requestId);
     return end === undefined || !isSupersededByEnd(event, end);
   });
@@ -60,6 +61,8 @@ export interface LogThreadOptions extends LogThreadData {
   onError: (error: unknown) => void;
   /** Bodies were turned off by a failed write (a full disk), or back on. */
   onBodiesState: (reason: string | null) => void;
+  /** What the database could not take changed. */
+  onUnwritten?: (state: UnwrittenState) => void;
   /** The thread's script; tests pass stand-ins that fail or fall behind. */
   threadUrl?: URL;
   /** MAX_UNWRITTEN_BODY_BYTES unless given. */
@@ -204,6 +207,8 @@ export class LogThreadClient {
       if (this.replyWaiters.size === 0 && !this.stopped) this.worker.unref();
     } else if (message.type === 'bodies') {
       this.options.onBodiesState(message.reason);
+    } else if (message.type === 'unwritten') {
+      this.options.onUnwritten?.(message.state);
     } else {
       this.options.onError(message.error);
     }

@@ -1,6 +1,7 @@
 import { deserialize, serialize } from 'node:v8';
 import type { RequestLifecycleEvent } from '../events/lifecycle.ts';
 import type { RetentionPolicy, RetentionResult } from './retention.ts';
+import type { UnwrittenState } from './unwrittenSpend.ts';
 
 /** What the log thread is started with. */
 export interface LogThreadData {
@@ -29,6 +30,8 @@ export type FromLogThread =
   /** `result` is null when retention failed (the error comes as its own message). */
   | { type: 'retained'; id: number; result: RetentionResult | null }
   | { type: 'bodies'; reason: string | null }
+  /** What the database could not take changed (rows kept in memory, their spend, whether it is saved). */
+  | { type: 'unwritten'; state: UnwrittenState }
   | { type: 'error'; error: Error };
 
 /**

@@ -2,7 +2,7 @@ import { statfsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DatabaseSync } from 'node:sqlite';
 import type { IdempotencyStore } from '../budget/idempotencyCache.ts';
-import type { RequestLogStatus } from '../contracts/log.ts';
+import type { LedgerGap, RequestLogStatus } from '../contracts/log.ts';
 import type { RequestEvents } from '../events/requestEvents.ts';
 import { DEFAULT_BODY_CAP_BYTES } from './bodyRecord.ts';
 import { SqliteIdempotencyStore } from './idempotentAnswers.ts';
@@ -11,6 +11,11 @@ import { LogThreadClient } from './logThreadClient.ts';
 import { RequestLogQueries } from './queries.ts';
 import { DEFAULT_RETENTION, type RetentionPolicy, type RetentionResult } from './retention.ts';
 import { DATABASE_FILE_NAME, databaseFileBytes, openLogDatabase, usedDatabaseBytes } from './schema.ts';
+import { UnwrittenMirror } from './unwrittenMirror.ts';
+import { summaryRowOf } from './unwrittenRows.ts';
+import { spendByDayWith, spendSinceWith, totalsWith, type SpendEntry } from './unwrittenSpend.ts';
+import { clearUnwrittenSpend, readSavedSpend } from './unwrittenSpendFile.ts';
+import { LogWriter } from './writer.ts';
 import {
   checkpointOnOwnConnection,
   DEFAULT_CHECKPOINT_INTERVAL_MS,
@@ -35,6 +40,8 @@ export interface RequestLogOptions {
   now?: () => number;
   /** Log failures that cost data (a dropped batch); never thrown into forwarding. */
   onError?: (error: unknown) => void;
+  /** Told, in words, when what is recorded changes (rows start or stop waiting for disk space). */
+  onRecordingChange?: (message: string) => void;
 }
 
 type QueryMethods = Pick<
@@ -59,6 +66,10 @@ export interface RequestLog extends QueryMethods {
   runRetention(): Promise<RetentionResult | null>;
   /** First answers of keyed image and video creations, so a repeat is answered across restarts. */
   readonly idempotencyStore: IdempotencyStore;
+  /** Spend missing from the log that no one can account for: capped budgets cannot be checked. */
+  ledgerGap(nowMs: number): LedgerGap | null;
+  /** What a user must know at open about an earlier run's unwritten spend; null when nothing. */
+  readonly startNotice: string | null;
 }
 
 export const DEFAULT_FLUSH_INTERVAL_MS = 50;
@@ -77,7 +88,7 @@ function freeDiskBytes(dir: string): number | null {
 
 function lowDiskReason(minFreeDiskBytes: number): string {
   const megabytes = Math.round(minFreeDiskBytes / (1024 * 1024));
-  return `Less than ${megabytes} MB is free on the disk: request bodies are no longer logged; requests and their figures still are. Free disk space to turn bodies back on.`;
+  return `Less than ${megabytes} MB is free on the disk: request bodies are no longer logged. Free disk space to turn bodies back on.`;
 }
 
 /**
@@ -103,6 +114,7 @@ class SqliteRequestLog implements RequestLog {
   private lastDbBytes = 0;
   /** SQLite called the file damaged this run: the next start must check it, so no clean close is recorded. */
   private damageSeen = false;
+  private readonly unwritten: UnwrittenMirror;
 
   readonly listRequests: RequestLogQueries['listRequests'];
   readonly getRequest: RequestLogQueries['getRequest'];
@@ -111,6 +123,7 @@ class SqliteRequestLog implements RequestLog {
   readonly modelStats: RequestLogQueries['modelStats'];
   readonly spendSince: RequestLogQueries['spendSince'];
   readonly idempotencyStore: IdempotencyStore;
+  readonly startNotice: string | null;
 
   constructor(options: RequestLogOptions) {
     this.options = options;
@@ -131,6 +144,11 @@ class SqliteRequestLog implements RequestLog {
     this.db.exec(`PRAGMA busy_timeout = ${MAIN_CONNECTION_BUSY_TIMEOUT_MS}`);
     // Maintenance at open must not stop logging: a full disk here only means less is cleaned up.
     this.safely(() => this.markInterruptedFromPreviousRun());
+    // Before the thread starts: the ledger is seeded from the totals right after, and the spend
+    // must then be in the database or in the mirror, not in both.
+    const saved = readSavedSpend(options.dataDir);
+    this.unwritten = new UnwrittenMirror(options.dataDir, saved, saved.kind === 'saved' && this.writeSummaries(saved.entries));
+    this.startNotice = this.unwritten.startNotice;
     this.thread = new LogThreadClient({
       dataDir: options.dataDir,
       ...(options.maxDbBytes === undefined ? {} : { maxDbBytes: options.maxDbBytes }),
@@ -139,16 +157,24 @@ class SqliteRequestLog implements RequestLog {
       knownSecrets: options.knownSecrets,
       onError: this.onError,
       onBodiesState: (reason) => this.noteBodiesState(reason),
+      onUnwritten: (state) => {
+        const before = this.unwritten.status();
+        this.unwritten.update(state);
+        const after = this.unwritten.status();
+        if ((before === null) !== (after === null) || before?.saved !== after?.saved) this.options.onRecordingChange?.(this.describeRecording());
+      },
     });
     this.checkpointer = this.startCheckpointer();
     this.queries = new RequestLogQueries(this.db);
     this.idempotencyStore = new SqliteIdempotencyStore(this.db, options.knownSecrets);
     this.listRequests = this.queries.listRequests.bind(this.queries);
     this.getRequest = this.queries.getRequest.bind(this.queries);
-    this.spendByDay = this.queries.spendByDay.bind(this.queries);
-    this.totals = this.queries.totals.bind(this.queries);
+    // Requests the database could not take (a full disk) count as if it had.
+    this.spendByDay = (query) =>
+      spendByDayWith(this.queries.spendByDay(query), this.unwritten.entries, query, (query.utcOffsetMinutes ?? -new Date().getTimezoneOffset()) * 60_000);
+    this.totals = (query) => totalsWith(this.queries.totals(query), this.unwritten.entries, query);
     this.modelStats = this.queries.modelStats.bind(this.queries);
-    this.spendSince = this.queries.spendSince.bind(this.queries);
+    this.spendSince = (query) => spendSinceWith(this.queries.spendSince(query), this.unwritten.entries, query);
 
     // A disk already short of space turns bodies off before the first request, not after retention.
     this.safely(() => this.updateBodiesSwitch(usedDatabaseBytes(this.db)));
@@ -183,7 +209,9 @@ class SqliteRequestLog implements RequestLog {
 
   /** Mirrors the log thread's switch; the database size when bodies went off tells when space was freed. */
   private noteBodiesState(reason: string | null): void {
+    const changed = reason !== this.bodiesDisabledReason;
     this.bodiesDisabledReason = reason;
+    if (changed) this.options.onRecordingChange?.(this.describeRecording());
     if (reason === null) this.usedBytesWhenBodiesDisabled = null;
     else if (this.usedBytesWhenBodiesDisabled === null) this.safely(() => (this.usedBytesWhenBodiesDisabled = usedDatabaseBytes(this.db)));
   }
@@ -191,6 +219,18 @@ class SqliteRequestLog implements RequestLog {
   private setBodiesDisabled(reason: string | null): void {
     this.noteBodiesState(reason);
     this.thread.setBodiesDisabled(reason);
+  }
+
+  /** Writes an earlier run's unwritten spend as summary rows; false if the database cannot take them yet. */
+  private writeSummaries(entries: readonly SpendEntry[]): boolean {
+    try {
+      if (new LogWriter(this.db).write({ rows: entries.map(summaryRowOf), bodies: [] }).outcome === 'failed') return false;
+      clearUnwrittenSpend(this.options.dataDir);
+      return true;
+    } catch (error) {
+      this.onError(error);
+      return false;
+    }
   }
 
   markInterruptedFromPreviousRun(): number {
@@ -225,9 +265,27 @@ class SqliteRequestLog implements RequestLog {
   }
 
   status(): RequestLogStatus {
-    if (!this.closed) this.lastDbBytes = databaseFileBytes(this.db);
-    const reason = this.bodiesDisabledReason ?? this.thread.behindReason;
-    return { bodiesDisabled: reason !== null, reason, dbBytes: this.lastDbBytes };
+    if (!this.closed) this.safely(() => (this.lastDbBytes = databaseFileBytes(this.db)));
+    const bodiesReason = this.bodiesDisabledReason ?? this.thread.behindReason;
+    const unwritten = this.unwritten.status();
+    return {
+      bodiesDisabled: bodiesReason !== null,
+      reason: bodiesReason === null && unwritten === null ? null : this.describeRecording(),
+      dbBytes: this.lastDbBytes,
+      unwritten,
+      ledgerGap: this.unwritten.ledgerGap(this.now()),
+    };
+  }
+
+  ledgerGap(nowMs: number): LedgerGap | null {
+    return this.unwritten.ledgerGap(nowMs);
+  }
+
+  /** What is and is not recorded, in words: bodies, then rows. */
+  private describeRecording(): string {
+    const bodiesReason = this.bodiesDisabledReason ?? this.thread.behindReason;
+    const rows = this.unwritten.describe() ?? 'Every request and its figures are logged.';
+    return bodiesReason === null ? rows : `${bodiesReason} ${rows}`;
   }
 
   async close(): Promise<void> {

@@ -4,7 +4,7 @@ import type { RequestLifecycleEvent } from '../events/lifecycle.ts';
 
 type StartEvent = Extract<RequestLifecycleEvent, { type: 'start' }>;
 /** The events that change a row after it started (deltas only feed the live view). */
-export type RowUpdateEvent = Extract<RequestLifecycleEvent, { type: 'headers' | 'usage' | 'end' }>;
+export type RowUpdateEvent = Extract<RequestLifecycleEvent, { type: 'headers' | 'usage' | 'progress' | 'end' }>;
 
 /** A gateway may answer with another model name than the one asked for; case alone is no rewrite. */
 export function modelsDiffer(upstreamModel: string | null, responseModel: string | null): boolean {
@@ -75,8 +75,12 @@ export function applyRowEvent(row: RequestLogRow, event: RowUpdateEvent): Reques
         retries: event.retries,
       };
     case 'usage':
-      // A usage event carries what the upstream reported; estimates only come with `end`.
+      // A usage event carries what the upstream reported; estimates come with `progress` and `end`.
       return withResponseModel(withUsage(row, event.usage, 'reported'), event.responseModel);
+    case 'progress':
+      // An estimate never replaces what the upstream reported.
+      if (row.usageSource === 'reported') return row;
+      return { ...withUsage(row, event.usage, 'estimated'), costCredits: event.costCredits };
     case 'end':
       return withResponseModel(
         withUsage(
@@ -104,9 +108,10 @@ type EndEvent = Extract<RequestLifecycleEvent, { type: 'end' }>;
 
 /**
  * Whether applying `end` alone gives the same row as applying `event` first: then `event` need
- * not be written. `end` sets status and retries outright; the other fields only when it has them.
+ * not be written. `end` sets status, retries and cost outright; the other fields only when it has them.
  */
-export function isSupersededByEnd(event: Extract<RequestLifecycleEvent, { type: 'headers' | 'usage' }>, end: EndEvent): boolean {
+export function isSupersededByEnd(event: Extract<RequestLifecycleEvent, { type: 'headers' | 'usage' | 'progress' }>, end: EndEvent): boolean {
+  if (event.type === 'progress') return end.usage !== null;
   if (event.type === 'headers') return end.ttfbMs !== null && (end.upstreamRequestId !== null || event.upstreamRequestId === null);
   return end.usage !== null && (end.responseModel !== null || event.responseModel === null);
 }

@@ -8,7 +8,8 @@ export interface LogBatch {
   bodies: Array<{ requestId: string; record: RequestBodiesRecord }>;
 }
 
-export type WriteOutcome = 'written' | 'written_without_bodies' | 'dropped';
+/** `failed`: nothing of the batch was written; the caller keeps its rows (see UnwrittenRows). */
+export type WriteOutcome = { outcome: 'written' | 'written_without_bodies' } | { outcome: 'failed'; error: unknown; diskFull: boolean };
 
 const SQLITE_FULL = 13;
 
@@ -20,24 +21,22 @@ export function isDiskFullError(error: unknown): boolean {
 }
 
 export const DISK_FULL_REASON =
-  'The disk (or the log size limit) is full: request bodies are no longer logged; requests and their figures still are. Free disk space or lower the log retention.';
+  'The disk (or the log size limit) is full: request bodies are no longer logged. Free disk space or lower the log retention.';
 
 /**
  * Writes batches in one transaction each with prepared statements. A full disk turns bodies off
  * (rows are smaller and carry the figures budgets need) instead of failing: the log must never
- * be the reason a request fails.
+ * be the reason a request fails. A batch whose rows cannot be written either is reported failed.
  */
 export class LogWriter {
   private readonly db: DatabaseSync;
   private readonly upsertRow: StatementSync;
   private readonly insertBodies: StatementSync;
   private readonly listUnindexed: StatementSync;
-  private readonly onDropped: (error: unknown) => void;
   private disabledReason: string | null = null;
 
-  constructor(db: DatabaseSync, onDropped: (error: unknown) => void) {
+  constructor(db: DatabaseSync) {
     this.db = db;
-    this.onDropped = onDropped;
     const placeholders = REQUEST_COLUMNS.map(() => '?').join(', ');
     const updates = COLUMNS_SET_AFTER_START.map((column) => `${column} = excluded.${column}`)
       .join(', ');
@@ -69,23 +68,23 @@ export class LogWriter {
     const withBodies = this.disabledReason === null && batch.bodies.length > 0;
     try {
       this.transaction(batch, withBodies);
-      return 'written';
+      return { outcome: 'written' };
     } catch (error) {
-      if (!withBodies || !isDiskFullError(error)) return this.drop(error);
+      if (!withBodies || !isDiskFullError(error)) return this.failed(error);
       this.disableBodies(DISK_FULL_REASON);
     }
     try {
       this.transaction(batch, false);
-      return 'written_without_bodies';
+      return { outcome: 'written_without_bodies' };
     } catch (error) {
-      return this.drop(error);
+      return this.failed(error);
     }
   }
 
-  private drop(error: unknown): WriteOutcome {
-    if (isDiskFullError(error)) this.disableBodies(DISK_FULL_REASON);
-    this.onDropped(error);
-    return 'dropped';
+  private failed(error: unknown): WriteOutcome {
+    const diskFull = isDiskFullError(error);
+    if (diskFull) this.disableBodies(DISK_FULL_REASON);
+    return { outcome: 'failed', error, diskFull };
   }
 
   private transaction(batch: LogBatch, withBodies: boolean): void {

@@ -4,7 +4,7 @@ import { tokenEstimator } from '../billing/tokenEstimator.ts';
 import type { Profile } from '../contracts/profile.ts';
 import type { TokenUsage } from '../contracts/usage.ts';
 import type { ExchangePlan } from './plan.ts';
-import type { RequestTrace, TraceAccounting } from './trace.ts';
+import type { ProgressEstimate, RequestTrace, TraceAccounting } from './trace.ts';
 
 /** Past this a request would wait for its count about 10 ms per 100 KB: bytes are counted instead. */
 const TOKENIZE_LIMIT_CHARS = 256 * 1024;
@@ -41,6 +41,24 @@ function answeredText(trace: RequestTrace): string {
   } catch {
     return '';
   }
+}
+
+/**
+ * What a stream has used so far, without the tokenizer (it runs every second per stream): the
+ * input as the body's bytes / 3 and the output as its text's, both over-counts on the side that
+ * keeps budgets safe. It stands in the in-flight row until the request ends, so a crash leaves
+ * an estimate instead of no spend at all.
+ */
+export function streamProgressEstimate(
+  plan: Pick<ExchangePlan, 'byteLength' | 'upstreamModel'>,
+  profile: Pick<Profile, 'prices' | 'priceMultiplier'>,
+): ProgressEstimate {
+  const inputTokens = byteEstimateTokens(plan.byteLength);
+  const price = findPrice(profile.prices, plan.upstreamModel);
+  return (outputBytes) => {
+    const usage = { inputTokens, outputTokens: byteEstimateTokens(outputBytes) };
+    return { usage, costCredits: costOf(usage, price, profile.priceMultiplier).costCredits };
+  };
 }
 
 /**

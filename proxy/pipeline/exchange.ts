@@ -12,6 +12,7 @@ import { relayResponse } from './relay.ts';
 import { errorBodyFor, sendJson, type ErrorDetail } from './replies.ts';
 import type { UpstreamTarget } from './services.ts';
 import type { RequestTrace } from './trace.ts';
+import type { ForwardShutdown } from './shutdown.ts';
 import { readBody, type UpstreamBody } from './upstreamBody.ts';
 import { dispatchUpstream, type UpstreamResponse } from './upstreamClient.ts';
 import { suggestModels } from './modelSuggestions.ts';
@@ -21,8 +22,8 @@ const ERROR_BODY_LIMIT_BYTES = 256 * 1024;
 /** Made once: an Error per request (its stack trace) cost more than the rest of the exchange's own work. */
 const NOT_RELAYED = new Error('the answer was not relayed');
 
-/** Why our own AbortController fired: the client left, or the total time ran out. */
-type AbortReason = 'client_aborted' | 'timeout_total';
+/** Why our own AbortController fired: the client left, the total time ran out, or the proxy is stopping. */
+type AbortReason = 'client_aborted' | 'timeout_total' | 'proxy_stopping';
 
 export interface ExchangeContext {
   req: IncomingMessage;
@@ -30,6 +31,7 @@ export interface ExchangeContext {
   plan: ExchangePlan;
   target: UpstreamTarget;
   trace: RequestTrace;
+  shutdown?: ForwardShutdown;
   random?: () => number;
   /**
    * A keyed image or video creation: once it may have run at the gateway, a client that leaves
@@ -71,6 +73,8 @@ export async function runExchange(context: ExchangeContext): Promise<void> {
   socket.once('end', onClientEnd);
   // A client that left while the request waited (for a token count, say) has no 'close' to come.
   if (res.closed) abort('client_aborted');
+  const onStop = (): void => abort('proxy_stopping');
+  context.shutdown?.watch(onStop);
   const totalTimer = setTimeout(() => abort('timeout_total'), profile.timeouts.totalTimeoutMs);
   const url = new URL(`${profile.baseUrl}/${plan.upstreamPath}${plan.query}`);
   const headers = buildUpstreamHeaders(req.headers, target.apiKey, {
@@ -172,10 +176,11 @@ export async function runExchange(context: ExchangeContext): Promise<void> {
     clearTimeout(totalTimer);
     res.off('close', onClientClose);
     socket.off('end', onClientEnd);
+    context.shutdown?.unwatch(onStop);
   }
 
   function abortUpstream(reason: AbortReason | ErrorClass): void {
-    if (reason === 'client_aborted' || reason === 'timeout_total') abort(reason);
+    if (reason === 'client_aborted' || reason === 'timeout_total' || reason === 'proxy_stopping') abort(reason);
   }
 }
 
@@ -204,6 +209,7 @@ function handleAbort(
   totalTimeoutMs: number,
 ): void {
   if (reason === 'timeout_total') return fail('timeout_total', statusForClass('timeout_total'), { timeoutMs: totalTimeoutMs });
+  if (reason === 'proxy_stopping') return fail('proxy_stopping', statusForClass('proxy_stopping'), {});
   trace.fail('client_aborted', 'the client closed the connection before the answer was complete');
   trace.status = 499;
 }

@@ -3,7 +3,7 @@ import type { ClientProtocol } from '../contracts/usage.ts';
 import { routeKindOf, toUpstreamPath } from '../core/clientPath.ts';
 import type { RequestEvents } from '../events/requestEvents.ts';
 import { PARSE_BODY_LIMIT_BYTES } from '../server/defaults.ts';
-import { accountFor, estimateInputTokens, quickInputEstimate } from './accounting.ts';
+import { accountFor, estimateInputTokens, quickInputEstimate, streamProgressEstimate } from './accounting.ts';
 import { runExchange } from './exchange.ts';
 import { claimIdempotency, sendReplay, settleIdempotency } from './idempotency.ts';
 import type { IdempotencyCache } from '../budget/idempotencyCache.ts';
@@ -12,6 +12,7 @@ import { sendRefusal } from './replies.ts';
 import { modelOf, parseClientBody, readClientBody, streamFlagOf } from './requestBody.ts';
 import { isLocalRefusal, type ClientAuthenticator, type LocalRefusal, type SpendCheckInput, type SpendGate, type TargetResolver } from './services.ts';
 import type { ExchangePlan } from './plan.ts';
+import type { ForwardShutdown } from './shutdown.ts';
 import { RequestTrace } from './trace.ts';
 
 export interface PipelineServices {
@@ -28,6 +29,8 @@ export interface ForwardOptions {
   inFlight: Set<ServerResponse>;
   nativeVerified?: NativeProtocolCheck;
   idempotency?: IdempotencyCache;
+  /** Ends the exchanges still running when the proxy stops, and tells when their rows are out. */
+  shutdown: ForwardShutdown;
 }
 
 const PAUSED: LocalRefusal = {
@@ -45,6 +48,19 @@ function protocolOfPath(path: string, method: string): ClientProtocol {
 
 /** The proxy's one route: every client request that is not for the window comes through here. */
 export function createForwardHandler(options: ForwardOptions): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
+  const forward = createForwarding(options);
+  const { shutdown } = options;
+  return async (req, res) => {
+    shutdown.enter();
+    try {
+      await forward(req, res);
+    } finally {
+      shutdown.leave();
+    }
+  };
+}
+
+function createForwarding(options: ForwardOptions): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
   const { services, events } = options;
   return async (req, res) => {
     const trace = new RequestTrace(events, options.captureLimitBytes);
@@ -140,8 +156,9 @@ export function createForwardHandler(options: ForwardOptions): (req: IncomingMes
       return refuse(gateRefusal);
     }
 
+    if (plan.stream && plan.upstreamModel !== null) trace.estimateProgressWith(streamProgressEstimate(plan, target.profile));
     try {
-      await runExchange({ req, res, plan, target, trace, runsOnWithoutClient: claim?.kind === 'first' });
+      await runExchange({ req, res, plan, target, trace, runsOnWithoutClient: claim?.kind === 'first', shutdown: options.shutdown });
     } finally {
       if (claim?.kind === 'first') settleIdempotency(claim.ticket, trace);
       const accounting = await accountFor(trace, plan, target.profile);

@@ -12,6 +12,7 @@ import type { RequestTrace } from './trace.ts';
 import { readBody, relayBody } from './upstreamBody.ts';
 import type { UpstreamResponse } from './upstreamClient.ts';
 
+const STOPPED_MESSAGE = 'Airlock was stopped while this stream was still running, so it was ended; retry once Airlock runs again';
 /** A translated non-stream answer is read whole to be rewritten; beyond this it is refused. */
 const TRANSLATE_JSON_LIMIT_BYTES = 64 * 1024 * 1024;
 
@@ -168,7 +169,7 @@ async function relayStream(input: RelayInput): Promise<void> {
 function classifyStreamError(error: unknown, res: ServerResponse): ErrorClass {
   // Our own abort reasons come back as the thrown value.
   if (res.destroyed || error === 'client_aborted') return 'client_aborted';
-  if (error === 'timeout_total') return 'timeout_total';
+  if (error === 'timeout_total' || error === 'proxy_stopping') return error;
   const errorClass = classifyNetworkFailure(error);
   return errorClass === 'network' ? 'stream_interrupted' : errorClass;
 }
@@ -180,10 +181,11 @@ function failMidStream(input: RelayInput, errorClass: ErrorClass, translator: Re
     return;
   }
   const timeoutMs = errorClass === 'timeout_idle' ? profile.timeouts.idleTimeoutMs : errorClass === 'timeout_total' ? profile.timeouts.totalTimeoutMs : undefined;
+  const stopped = errorClass === 'proxy_stopping';
   const frame = translator
-    ? translator.fail({ type: 'api_error', message: `the stream broke before it ended (${errorClass})` }).join('')
+    ? translator.fail({ type: 'api_error', message: stopped ? STOPPED_MESSAGE : `the stream broke before it ended (${errorClass})` }).join('')
     : streamErrorFrame(plan.protocol, errorClass, timeoutMs !== undefined ? { timeoutMs } : {});
-  trace.fail(errorClass, `the upstream stream ended without its end marker (${errorClass})`);
+  trace.fail(errorClass, stopped ? STOPPED_MESSAGE : `the upstream stream ended without its end marker (${errorClass})`);
   input.onStreamFailure(errorClass);
   if (!res.destroyed) res.end(frame);
 }

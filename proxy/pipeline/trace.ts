@@ -14,6 +14,27 @@ export interface TraceAccounting {
   costCredits: number | null;
 }
 
+/** A stream's estimated usage and cost for the UTF-8 bytes of text it has received so far. */
+export type ProgressEstimate = (outputBytes: number) => { usage: TokenUsage; costCredits: number | null };
+
+/** How often a stream's in-flight row gets its estimate: what a crash can lose of its spend. */
+export const STREAM_PROGRESS_INTERVAL_MS = 1_000;
+
+/**
+ * A tick every STREAM_PROGRESS_INTERVAL_MS from one unref'd timer, so a delta compares two integers
+ * to know whether its stream's estimate is due, instead of reading the clock.
+ */
+let progressTick = 0;
+let progressTimer: NodeJS.Timeout | null = null;
+
+function startProgressClock(): void {
+  if (progressTimer !== null) return;
+  progressTimer = setInterval(() => {
+    progressTick += 1;
+  }, STREAM_PROGRESS_INTERVAL_MS);
+  progressTimer.unref();
+}
+
 /**
  * One request's observable state. It publishes lifecycle events and collects what the log keeps;
  * it never touches the response itself.
@@ -29,6 +50,14 @@ export class RequestTrace {
   responseHeaders: Record<string, string> = {};
   private streamTextParts: string[] | null = null;
   private streamTextBytes = 0;
+  /** UTF-16 units of all text received (the parts kept stop at the capture limit). */
+  private streamedChars = 0;
+  private progressEstimate: ProgressEstimate | null = null;
+  private progressTickRecorded = -1;
+  /** The parts already measured in UTF-8 bytes, for the bytes-per-character ratio. */
+  private measuredParts = 0;
+  private measuredChars = 0;
+  private measuredBytes = 0;
   private readonly captureLimitBytes: number;
   ttfbMs: number | null = null;
   retries = 0;
@@ -72,7 +101,28 @@ export class RequestTrace {
       this.streamTextParts.push(text);
       this.streamTextBytes += text.length;
     }
+    this.streamedChars += text.length;
     if (this.events.hasListeners) this.events.emit({ type: 'delta', requestId: this.requestId, text });
+    if (this.progressEstimate !== null && this.progressTickRecorded !== progressTick) this.recordProgress(this.progressEstimate);
+  }
+
+  /** Streams publish `progress` with this estimate from their first text on (see STREAM_PROGRESS_INTERVAL_MS). */
+  estimateProgressWith(estimate: ProgressEstimate): void {
+    this.progressEstimate = estimate;
+    startProgressClock();
+  }
+
+  private recordProgress(estimate: ProgressEstimate): void {
+    this.progressTickRecorded = progressTick;
+    const parts = this.streamTextParts ?? [];
+    for (; this.measuredParts < parts.length; this.measuredParts += 1) {
+      const part = parts[this.measuredParts] ?? '';
+      this.measuredChars += part.length;
+      this.measuredBytes += Buffer.byteLength(part);
+    }
+    const bytesPerChar = this.measuredChars > 0 ? this.measuredBytes / this.measuredChars : 1;
+    const { usage, costCredits } = estimate(Math.round(this.streamedChars * bytesPerChar));
+    this.events.emit({ type: 'progress', requestId: this.requestId, usage, costCredits });
   }
 
   setUsage(usage: TokenUsage): void {

@@ -17,6 +17,7 @@ import { EnvKeySource } from '../secrets/envKeySource.ts';
 import { KeyCache } from '../secrets/keyCache.ts';
 import { createKeytarSecretStore } from '../secrets/keytarStore.ts';
 import type { SecretStore } from '../secrets/secretStore.ts';
+import type { StopReport } from '../pipeline/shutdown.ts';
 import { startServer, type ProxyHandle } from '../server/startServer.ts';
 import { COMMAND_LINE_PROFILE_ID, overlayConfig, type ConfigSource } from './configOverlay.ts';
 import { lockDataDir } from './dataDirLock.ts';
@@ -31,6 +32,8 @@ export interface AirlockOptions {
   commandLineBaseUrl?: string;
   secrets?: SecretStore;
   uiDir?: string;
+  /** A hard limit on the request log's database; past it writes fail as on a full disk. None by default. */
+  maxLogBytes?: number;
 }
 
 export interface Airlock {
@@ -48,7 +51,8 @@ export interface Airlock {
   notices: string[];
   /** The request log was damaged and set aside at this start; null when it was sound. */
   logRecovery: LogRecoveryReport | null;
-  stop(options?: { drainMs?: number }): Promise<void>;
+  /** Stops the proxy (see ProxyHandle.stop), then writes every row still queued and closes the log. */
+  stop(options?: { drainMs?: number }): Promise<StopReport>;
 }
 
 function spendScopes(config: ConfigSource): SpendScope[] {
@@ -72,8 +76,9 @@ export async function startAirlock(options: AirlockOptions): Promise<Airlock> {
     return {
       ...airlock,
       async stop(stopOptions) {
-        await airlock.stop(stopOptions);
+        const report = await airlock.stop(stopOptions);
         dataDirLock.release();
+        return report;
       },
     };
   } catch (error) {
@@ -106,14 +111,18 @@ async function startWithDataDir(options: AirlockOptions): Promise<Airlock> {
   if (logRecovery) notices.push(logRecovery.message);
   const log = createRequestLog({
     dataDir: options.dataDir,
+    ...(options.maxLogBytes === undefined ? {} : { maxDbBytes: options.maxLogBytes }),
     knownSecrets: () => [...keys.secretsForMasking(), ...(envKey ? envKey.secretsForMasking() : []), controlToken.token],
     onError: (error) => console.error('[airlock] request log:', error instanceof Error ? error.message : 'failed'),
+    onRecordingChange: (message) => console.error(`[airlock] request log: ${message}`),
   });
   log.markInterruptedFromPreviousRun();
+  if (log.startNotice !== null) notices.push(log.startNotice);
   const ledger = new SpendLedger();
   ledger.seed(spendScopes(config), spentSinceFromLog((query) => log.spendSince(query)), Date.now());
   const spendGate = createSpendGate({
     ledger,
+    ledgerGap: (nowMs) => log.ledgerGap(nowMs),
     clientBudget: (name) => config.snapshot().clientTokens.find((token) => token.name === name)?.budget,
     burstGuard: () => burstGuardOptionsFrom(config.snapshot().settings.burstLimits),
   });
@@ -167,12 +176,13 @@ async function startWithDataDir(options: AirlockOptions): Promise<Airlock> {
     notices,
     logRecovery,
     async stop(stopOptions) {
-      await proxy.stop(stopOptions);
+      const report = await proxy.stop(stopOptions);
       detachLog();
       control.close();
       following.stop();
       store.close();
       await log.close();
+      return report;
     },
   };
 }

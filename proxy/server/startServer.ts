@@ -6,6 +6,7 @@ import { RequestEvents } from '../events/requestEvents.ts';
 import { createForwardHandler, type PipelineServices } from '../pipeline/forward.ts';
 import type { IdempotencyCache } from '../budget/idempotencyCache.ts';
 import type { NativeProtocolCheck } from '../pipeline/planner.ts';
+import { ForwardShutdown, type StopReport } from '../pipeline/shutdown.ts';
 import { closeUpstreamAgents } from '../pipeline/upstreamClient.ts';
 import { CAPTURE_LIMIT_BYTES, CONTROL_PREFIX, DEFAULT_HOST } from './defaults.ts';
 import { answerUnexpectedError, createRequestDispatch } from './requestDispatch.ts';
@@ -31,7 +32,7 @@ export interface ProxyHandle {
   setPaused(paused: boolean): void;
   isPaused(): boolean;
   inFlightCount(): number;
-  stop(options?: { drainMs?: number }): Promise<void>;
+  stop(options?: { drainMs?: number }): Promise<StopReport>;
 }
 
 export class PortInUseError extends Error {
@@ -49,11 +50,17 @@ export class PortInUseError extends Error {
 
 /** Keep idle client connections longer than SDK connection pools do, so a reused socket is never half-closed. */
 const CLIENT_KEEP_ALIVE_MS = 75_000;
+/**
+ * After the drain, how long a stop waits for the requests it ended to finish their accounting (a
+ * stream without reported usage is counted by the tokenizer) and hand their rows to the log.
+ */
+const SETTLE_ON_STOP_MS = 10_000;
 
 export async function startServer(options: ServerOptions): Promise<ProxyHandle> {
   const host = options.host ?? DEFAULT_HOST;
   const events = options.events ?? new RequestEvents();
   const inFlight = new Set<ServerResponse>();
+  const shutdown = new ForwardShutdown();
   let paused = false;
   let port = options.port;
 
@@ -82,6 +89,7 @@ export async function startServer(options: ServerOptions): Promise<ProxyHandle> 
     isPaused: () => paused,
     captureLimitBytes: options.captureLimitBytes ?? CAPTURE_LIMIT_BYTES,
     inFlight,
+    shutdown,
     ...(options.nativeVerified ? { nativeVerified: options.nativeVerified } : {}),
     ...(options.idempotency ? { idempotency: options.idempotency } : {}),
   });
@@ -114,15 +122,22 @@ export async function startServer(options: ServerOptions): Promise<ProxyHandle> 
     },
     isPaused: () => paused,
     inFlightCount: () => inFlight.size,
+    /**
+     * Lets requests in flight finish for up to `drainMs`, then ends those still running (a stream
+     * gets its protocol's error event) and waits until every request has ended, so each one's row
+     * reaches the log before the caller closes it.
+     */
     async stop(stopOptions = {}) {
       const drainMs = stopOptions.drainMs ?? 0;
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
       const deadline = Date.now() + drainMs;
       while (inFlight.size > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+      const report = await shutdown.stopAll(SETTLE_ON_STOP_MS);
       server.closeAllConnections();
       await closed;
       await closeUpstreamAgents();
+      return report;
     },
   };
 }

@@ -1,10 +1,9 @@
+import { formatCredits } from '../../../proxy/contracts/amounts.ts';
+
 /** Display formatting for the window; amounts arrive already converted from the proxy. */
 
-export function formatCredits(credits: number | null): string {
-  if (credits === null) return 'unpriced';
-  if (credits > 0 && credits < 0.0001) return '<0.0001';
-  return credits.toLocaleString('en-US', { maximumFractionDigits: Math.abs(credits) < 1 ? 4 : 2 });
-}
+/** Shared with the proxy, the tray and the CLI, so an amount reads the same everywhere. */
+export { formatCredits, formatMoney } from '../../../proxy/contracts/amounts.ts';
 
 /** A request that reached no model (refused, failed before an answer) has no usage: its cost is none, not "unpriced". */
 function reachedNoModel(row: { costCredits: number | null; inputTokens: number | null }): boolean {
@@ -20,10 +19,6 @@ export function formatRowCost(row: { costCredits: number | null; inputTokens: nu
 export function describeCost(row: { costCredits: number | null; inputTokens: number | null }): string {
   if (reachedNoModel(row)) return 'none: no model answered, so there is no usage to price';
   return row.costCredits === null ? 'unpriced' : `${formatCredits(row.costCredits)} credits`;
-}
-
-export function formatMoney(amount: number, currency: 'CNY' | 'USD'): string {
-  return `${currency === 'CNY' ? '¥' : '$'}${amount.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;
 }
 
 export function formatDuration(ms: number | null): string {

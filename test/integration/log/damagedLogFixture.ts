@@ -86,10 +86,8 @@ export function seedLog(dataDir: string, options: SeedOptions): void {
   const seedDir = mkdtempSync(join(tmpdir(), 'airlock-seed-'));
   const db = openLogDatabase({ dataDir: seedDir });
   try {
-    const writer = new LogWriter(db, (error) => {
-      throw error;
-    });
-    if (options.rows?.length) writer.write(batchOf(options.rows));
+    const writer = new LogWriter(db);
+    if (options.rows?.length) writeOrThrow(writer, batchOf(options.rows));
     const store = new SqliteIdempotencyStore(db, () => []);
     for (const answer of options.answers ?? []) {
       store.begin(answer.profileId, answer.idempotencyKey, `alk_${answer.idempotencyKey}`, Date.now());
@@ -97,7 +95,7 @@ export function seedLog(dataDir: string, options: SeedOptions): void {
     }
     db.exec('PRAGMA wal_checkpoint(TRUNCATE)');
     db.exec('PRAGMA wal_autocheckpoint = 0');
-    for (const row of options.walRows ?? []) writer.write(batchOf([row]));
+    for (const row of options.walRows ?? []) writeOrThrow(writer, batchOf([row]));
     for (const suffix of ['', '-wal']) {
       try {
         copyFileSync(join(seedDir, `${DATABASE_FILE_NAME}${suffix}`), join(dataDir, `${DATABASE_FILE_NAME}${suffix}`));
@@ -125,4 +123,10 @@ export function pageHolding(path: string, text: string, pageBytes: number): numb
   const at = readFileSync(path).indexOf(text);
   if (at === -1) throw new Error(`${text} is not in ${path}`);
   return Math.floor(at / pageBytes) * pageBytes;
+}
+
+/** The seeded log must hold every row it was given: a failed write stops the test's setup. */
+export function writeOrThrow(writer: LogWriter, batch: Parameters<LogWriter['write']>[0]): void {
+  const result = writer.write(batch);
+  if (result.outcome === 'failed') throw result.error;
 }

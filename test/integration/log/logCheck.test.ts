@@ -6,7 +6,7 @@ import { createRequestLog } from '../../../proxy/log/requestLog.ts';
 import { DATABASE_FILE_NAME, openLogDatabase } from '../../../proxy/log/schema.ts';
 import { scanWal } from '../../../proxy/log/sqliteFile.ts';
 import { LogWriter } from '../../../proxy/log/writer.ts';
-import { overwrite, seedLog, spendRow } from './damagedLogFixture.ts';
+import { overwrite, seedLog, spendRow, writeOrThrow } from './damagedLogFixture.ts';
 import { tempDirPerTest } from './tempLog.ts';
 
 const dir = tempDirPerTest('airlock-log-check-');
@@ -40,13 +40,11 @@ describe('the WAL check', () => {
     const db = openLogDatabase({ dataDir: liveDir });
     try {
       db.exec('PRAGMA wal_autocheckpoint = 0');
-      const writer = new LogWriter(db, (error) => {
-        throw error;
-      });
-      for (let index = 0; index < 20; index += 1) writer.write({ rows: [spendRow(`alk_old_${index}`, 0.1)], bodies: [] });
+      const writer = new LogWriter(db);
+      for (let index = 0; index < 20; index += 1) writeOrThrow(writer, { rows: [spendRow(`alk_old_${index}`, 0.1)], bodies: [] });
       db.exec('PRAGMA wal_checkpoint(RESTART)');
       // The next commit starts the WAL over with new salts; the older frames stay behind it.
-      writer.write({ rows: [spendRow('alk_new', 0.1)], bodies: [] });
+      writeOrThrow(writer, { rows: [spendRow('alk_new', 0.1)], bodies: [] });
       copyFileSync(join(liveDir, `${DATABASE_FILE_NAME}-wal`), join(dir(), 'restarted-wal'));
     } finally {
       db.close();
@@ -75,3 +73,4 @@ describe('the WAL check', () => {
     expect(scanWal(walPath).problem).toMatch(/header is damaged/);
   });
 });
+

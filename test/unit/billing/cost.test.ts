@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { costOf, findPrice, inputCostOf } from '../../../proxy/billing/cost.ts';
+import { CreditSum } from '../../../proxy/billing/creditSum.ts';
 import type { ModelPrice } from '../../../proxy/contracts/profile.ts';
 import type { TokenUsage } from '../../../proxy/contracts/usage.ts';
 
@@ -21,10 +22,23 @@ describe('costOf', () => {
     { name: 'per call times calls and multiplier', u: null, price: image, multiplier: 2, calls: 4, cost: 2.4 },
     { name: 'per call plus tokens', u: usage(1_000_000, 0), price: { ...image, inputPer1M: 1 }, multiplier: 1, calls: 1, cost: 1.3 },
     { name: 'zero usage of a priced model is 0', u: usage(0, 0), price: chat, multiplier: 1, calls: 1, cost: 0 },
-    { name: 'float noise is rounded to 1e-6', u: usage(1, 1), price: { model: 'm', inputPer1M: 0.1, outputPer1M: 0.2 }, multiplier: 3, calls: 1, cost: 0.000001 },
-    { name: 'sub-micro cost rounds to 0', u: usage(1, 0), price: { model: 'm', inputPer1M: 0.1 }, multiplier: 1, calls: 1, cost: 0 },
+    { name: 'a cost under a millionth of a credit is kept', u: usage(1, 1), price: { model: 'm', inputPer1M: 0.1, outputPer1M: 0.2 }, multiplier: 1, calls: 1, cost: 3e-7 },
+    { name: 'one token at a tenth of a credit per 1M', u: usage(1, 0), price: { model: 'm', inputPer1M: 0.1 }, multiplier: 1, calls: 1, cost: 1e-7 },
+    { name: 'no rounding to a fixed step', u: usage(7, 0), price: { model: 'm', inputPer1M: 0.2 }, multiplier: 1, calls: 1, cost: 1.4e-6 },
   ])('$name', ({ u, price, multiplier, calls, cost }) => {
-    expect(costOf(u, price, multiplier, calls)).toEqual({ costCredits: cost, priced: true });
+    const result = costOf(u, price, multiplier, calls);
+    expect(result.priced).toBe(true);
+    // Exact to the last few bits of a double: never rounded to a step.
+    expect(result.costCredits).toBeCloseTo(cost, 15);
+    expect(Math.abs((result.costCredits ?? 0) - cost)).toBeLessThanOrEqual(Math.abs(cost) * 1e-12);
+  });
+
+  it('a million small requests add up to the credit', () => {
+    // 1.4e-6 credits each: rounded to 1e-6 they were counted 29% short (1 credit instead of 1.4).
+    const price: ModelPrice = { model: 'embed', inputPer1M: 0.2 };
+    const sum = new CreditSum();
+    for (let request = 0; request < 1_000_000; request += 1) sum.add(costOf(usage(7, 0), price, 1).costCredits ?? 0);
+    expect(sum.credits).toBeCloseTo(1.4, 6);
   });
 
   it.each([

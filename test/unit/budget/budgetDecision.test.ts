@@ -96,3 +96,27 @@ describe('decideBudget refuses', () => {
     expect(decideBudget({ owners: [owner], estimatedInputCredits: null })?.message).toContain(fix);
   });
 });
+
+describe('decideBudget with spend missing from the ledger', () => {
+  const local = (month: number, day: number, hour = 12): number => new Date(2026, month, day, hour).getTime();
+  const gapAt = (lastLossMs: number) => ({ gap: { lastLossMs, reason: 'The disk holding /data is full.' }, nowMs: local(2, 15) });
+
+  it.each([
+    { name: 'a daily cap, loss today', owners: [profile({ dailyCredits: 20 })], lastLossMs: local(2, 15, 1), header: 'daily' },
+    { name: 'a monthly cap, loss earlier this month', owners: [profile({ monthlyCredits: 100 })], lastLossMs: local(2, 1), header: 'monthly' },
+    { name: 'a client cap behind an uncapped profile', owners: [profile(undefined), client({ dailyCredits: 2 })], lastLossMs: local(2, 15), header: 'daily' },
+  ])('refuses $name, whatever was spent', ({ owners, lastLossMs, header }) => {
+    const refusal = decideBudget({ owners, estimatedInputCredits: null, ledgerGap: gapAt(lastLossMs) });
+    expect(refusal).toMatchObject({ status: 507, errorClass: 'ledger_incomplete', code: 'ledger_incomplete', headers: { 'x-airlock-budget': header } });
+    expect(refusal?.message).toMatch(/nothing was sent to the gateway\): the (daily|monthly) cap of .* cannot be checked, because Airlock's record of spend is incomplete\. The disk holding \/data is full\.$/);
+  });
+
+  it.each([
+    { name: 'no cap at all', owners: [profile(undefined)], lastLossMs: local(2, 15) },
+    { name: 'only a per-request cap', owners: [profile({ perRequestInputCredits: 1 })], lastLossMs: local(2, 15) },
+    { name: 'a daily cap, loss yesterday', owners: [profile({ dailyCredits: 20 })], lastLossMs: local(2, 14, 23) },
+    { name: 'a monthly cap, loss last month', owners: [profile({ monthlyCredits: 100 })], lastLossMs: local(1, 28) },
+  ])('admits $name', ({ owners, lastLossMs }) => {
+    expect(decideBudget({ owners, estimatedInputCredits: 0.1, ledgerGap: gapAt(lastLossMs) })).toBeNull();
+  });
+});

@@ -50,8 +50,10 @@ describe('SpendLedger', () => {
     ledger.record({ profileId: 'work', clientName: 'cursor', costCredits: 0.2, atMs: local(0, 15) });
     ledger.record({ profileId: 'work', clientName: null, costCredits: 1, atMs: local(0, 15) });
     ledger.record({ profileId: 'work', clientName: 'cursor', costCredits: null, atMs: local(0, 15) });
-    expect(ledger.totals(work, local(0, 15))).toEqual({ dayCredits: 1.3, monthCredits: 1.3 });
-    expect(ledger.totals(cursor, local(0, 15))).toEqual({ dayCredits: 0.3, monthCredits: 0.3 });
+    expect(ledger.totals(work, local(0, 15)).dayCredits).toBeCloseTo(1.3, 15);
+    expect(ledger.totals(work, local(0, 15)).monthCredits).toBeCloseTo(1.3, 15);
+    expect(ledger.totals(cursor, local(0, 15)).dayCredits).toBeCloseTo(0.3, 15);
+    expect(ledger.totals(cursor, local(0, 15)).monthCredits).toBeCloseTo(0.3, 15);
     expect(ledger.totals({ kind: 'profile', profileId: 'other' }, local(0, 15))).toEqual({ dayCredits: 0, monthCredits: 0 });
   });
 
@@ -78,5 +80,14 @@ describe('SpendLedger', () => {
     ledger.record({ profileId: 'work', clientName: null, costCredits: 2, atMs: local(0, 15) });
     expect(ledger.totals(work, local(0, 16))).toEqual({ dayCredits: 0, monthCredits: 2 });
     expect(ledger.totals(work, local(0, 15))).toEqual({ dayCredits: 0, monthCredits: 2 });
+  });
+
+  it('counts a million costs under a millionth of a credit each (they were rounded away)', () => {
+    const ledger = new SpendLedger();
+    for (let request = 0; request < 1_000_000; request += 1) {
+      ledger.record({ profileId: 'work', clientName: 'cursor', costCredits: 4e-7, atMs: local(0, 15) });
+    }
+    expect(ledger.totals(work, local(0, 15)).dayCredits).toBeCloseTo(0.4, 9);
+    expect(ledger.totals(cursor, local(0, 15)).monthCredits).toBeCloseTo(0.4, 9);
   });
 });

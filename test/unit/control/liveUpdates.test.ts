@@ -29,6 +29,10 @@ describe('updateFromEvent', () => {
       { type: 'usage', requestId: 'r1', usage: { inputTokens: 3, outputTokens: 4 }, responseModel: 'm2' },
       { fields: { inputTokens: 3, outputTokens: 4, responseModel: 'm2' } },
     ],
+    [
+      { type: 'progress', requestId: 'r1', usage: { inputTokens: 30, outputTokens: 9 }, costCredits: 0.00039 },
+      { fields: { inputTokens: 30, outputTokens: 9, costCredits: 0.00039, usageEstimated: true } },
+    ],
   ])('%j', (event, expected) => {
     expect(updateFromEvent(event)).toMatchObject({ requestId: 'r1', appendText: '', ...expected });
   });

@@ -35,6 +35,7 @@ describe('buildTrayMenuModel', () => {
     [12.5, 'Today: 12.5 credits (¥9.38)'],
     [0, 'Today: 0 credits (¥0.00)'],
     [0.1234, 'Today: 0.1234 credits (¥0.09)'],
+    [0.000042, 'Today: 0.000042 credits (<¥0.01)'],
     [null, 'Today: spend unknown'],
   ])('shows today’s spend %s in credits and CNY', (credits, expected) => {
     expect(label(buildTrayMenuModel(appState({ todaySpendCredits: credits })), 'spend-today')).toBe(expected);

@@ -52,6 +52,19 @@ describe('row lifecycle', () => {
     });
   });
 
+  it('records the estimate of a stream so far, which a crash leaves in the row, but never over reported usage', () => {
+    const progress: RowUpdateEvent = { type: 'progress', requestId: 'r1', usage: { inputTokens: 40, outputTokens: 12 }, costCredits: 0.0052 };
+    const estimated = applyRowEvent(rowFromStart(startEvent('r1', { stream: true })), progress);
+    expect(estimated).toMatchObject({ inputTokens: 40, outputTokens: 12, usageSource: 'estimated', costCredits: 0.0052, state: 'in_flight' });
+    const reported = applyRowEvent(rowFromStart(startEvent('r1', { stream: true })), {
+      type: 'usage',
+      requestId: 'r1',
+      usage: { inputTokens: 7, outputTokens: 3 },
+      responseModel: null,
+    });
+    expect(applyRowEvent(reported, progress)).toEqual(reported);
+  });
+
   it('completes the row at end, keeping the headers ttfb when end has none', () => {
     const afterHeaders = applyRowEvent(rowFromStart(startEvent('r1')), {
       type: 'headers',
@@ -87,6 +100,7 @@ describe('columns a later event changes', () => {
     usage: { inputTokens: 7, outputTokens: 3, cachedInputTokens: 2, reasoningTokens: 1 },
     responseModel: 'gpt-4o-mini',
   };
+  const progress: RowUpdateEvent = { type: 'progress', requestId: 'r1', usage: { inputTokens: 40, outputTokens: 12 }, costCredits: 0.0052 };
   const failedEnd: RowUpdateEvent = endEvent('r1', {
     status: 502,
     errorClass: 'upstream_error',
@@ -100,6 +114,7 @@ describe('columns a later event changes', () => {
   it.each([
     ['headers', [headers]],
     ['usage', [usage]],
+    ['progress', [progress]],
     ['end', [endEvent('r1')]],
     ['a failed end', [failedEnd]],
     ['headers, usage and end', [headers, usage, failedEnd]],
@@ -126,9 +141,10 @@ describe('maskRowText', () => {
 });
 
 describe('isSupersededByEnd', () => {
-  type Between = Extract<RowUpdateEvent, { type: 'headers' | 'usage' }>;
+  type Between = Extract<RowUpdateEvent, { type: 'headers' | 'usage' | 'progress' }>;
   const headers = (upstreamRequestId: string | null): Between => ({ type: 'headers', requestId: 'r1', status: 200, ttfbMs: 30, upstreamRequestId, retries: 1 });
   const usage = (responseModel: string | null): Between => ({ type: 'usage', requestId: 'r1', usage: { inputTokens: 7, outputTokens: 3 }, responseModel });
+  const progress: Between = { type: 'progress', requestId: 'r1', usage: { inputTokens: 40, outputTokens: 12 }, costCredits: 0.0052 };
 
   it.each<[string, Between, Partial<Parameters<typeof endEvent>[1]>, boolean]>([
     ['headers, when the end has time to first byte and upstream id', headers('up-h'), {}, true],
@@ -139,6 +155,8 @@ describe('isSupersededByEnd', () => {
     ['usage, when neither names a model', usage(null), { responseModel: null }, true],
     ['not usage when the end has none', usage('gpt-4o-x'), { usage: null }, false],
     ['not usage whose model the end lacks', usage('gpt-4o-x'), { responseModel: null }, false],
+    ['progress, when the end has usage', progress, {}, true],
+    ['not progress when the end has no usage', progress, { usage: null }, false],
   ])('%s', (_name, between, endOverrides, superseded) => {
     const start = rowFromStart(startEvent('r1'));
     const end = endEvent('r1', endOverrides);

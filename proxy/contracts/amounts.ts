@@ -1,0 +1,29 @@
+/**
+ * Credit and money amounts as people read them, the same in the window, the tray, the CLI and
+ * Airlock's error messages. Pure (no Node APIs): the renderer imports it too.
+ */
+
+/** Below this, a credit amount shows two significant digits instead of four decimals. */
+const SMALL_CREDITS = 0.0001;
+/** The smallest amount of money a price shows (a cent or a fen). */
+const SMALLEST_MONEY = 0.01;
+
+/**
+ * 2 decimals from 1 credit up, 4 below, and two significant digits below 0.0001, so a tiny cost
+ * never reads as 0: 1,234.5 / 0.0123 / 0.000042. null is a model without a price.
+ */
+export function formatCredits(credits: number | null): string {
+  if (credits === null) return 'unpriced';
+  const size = Math.abs(credits);
+  if (size > 0 && size < SMALL_CREDITS) {
+    return credits.toLocaleString('en-US', { maximumSignificantDigits: 2, maximumFractionDigits: 20 });
+  }
+  return credits.toLocaleString('en-US', { maximumFractionDigits: size < 1 ? 4 : 2 });
+}
+
+/** Two decimals, and "<¥0.01" for an amount above zero that would otherwise read ¥0.00. */
+export function formatMoney(amount: number, currency: 'CNY' | 'USD'): string {
+  const symbol = currency === 'CNY' ? '¥' : '$';
+  if (amount > 0 && amount < SMALLEST_MONEY) return `<${symbol}${SMALLEST_MONEY.toFixed(2)}`;
+  return `${symbol}${amount.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;
+}

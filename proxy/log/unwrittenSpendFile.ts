@@ -1,0 +1,158 @@
+import { closeSync, fsyncSync, openSync, readFileSync, renameSync, rmSync, statfsSync, statSync, writeFileSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
+import { isDiskFullError } from './writer.ts';
+import type { SpendEntry } from './unwrittenSpend.ts';
+
+/**
+ * The spend of requests the log could not write, saved beside the database so a restart counts it
+ * (the budgets' ledger is seeded from the log). It is small (one entry per day, profile, client
+ * and model) and rewritten whole, atomically, whenever that spend changes; deleted once the rows
+ * (or summary rows standing for them) are in the database.
+ */
+export const UNWRITTEN_SPEND_FILE_NAME = 'unwritten-spend.json';
+/**
+ * Room kept on the disk for that file: on a full disk even a few kilobytes cannot be written, so
+ * this much is taken while there is space, and given back (deleted) to write the file when there is not.
+ */
+export const SPACE_RESERVE_FILE_NAME = 'unwritten-spend.reserve';
+export const SPACE_RESERVE_BYTES = 256 * 1024;
+/** Below this much free space, retrying the rows would only eat the room the saved spend needs. */
+const MIN_FREE_BYTES_TO_RETRY = 2 * SPACE_RESERVE_BYTES;
+
+const FORMAT_VERSION = 1;
+const COUNT_FIELDS = ['requests', 'errors', 'unpricedRequests', 'inputTokens', 'outputTokens', 'cachedInputTokens', 'reasoningTokens'] as const;
+const NAME_FIELDS = ['profileId', 'clientName', 'model'] as const;
+
+/**
+ * The saved entries, or null if the file is not what saveUnwrittenSpend writes. Checked by hand:
+ * the log thread reads it at start, and loading a schema library there would delay its first write.
+ */
+function entriesOf(json: unknown): SpendEntry[] | null {
+  if (typeof json !== 'object' || json === null) return null;
+  const file = json as { version?: unknown; entries?: unknown };
+  if (file.version !== FORMAT_VERSION || !Array.isArray(file.entries)) return null;
+  return file.entries.every(isEntry) ? (file.entries as SpendEntry[]) : null;
+}
+
+function isEntry(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null) return false;
+  const entry = value as Record<string, unknown>;
+  const isCount = (field: string): boolean => Number.isInteger(entry[field]);
+  return (
+    Number.isInteger(entry.dayStartMs) &&
+    typeof entry.costCredits === 'number' &&
+    Number.isFinite(entry.costCredits) &&
+    COUNT_FIELDS.every(isCount) &&
+    NAME_FIELDS.every((field) => entry[field] === null || typeof entry[field] === 'string')
+  );
+}
+
+export type SavedSpend =
+  | { kind: 'none' }
+  | { kind: 'saved'; path: string; entries: SpendEntry[] }
+  /** Unreadable: what it held is unknown. `savedAtMs` is its last change, the latest spend it can have held. */
+  | { kind: 'damaged'; path: string; savedAtMs: number };
+
+export function unwrittenSpendPath(dataDir: string): string {
+  return join(dataDir, UNWRITTEN_SPEND_FILE_NAME);
+}
+
+export function readSavedSpend(dataDir: string): SavedSpend {
+  const path = unwrittenSpendPath(dataDir);
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { kind: 'none' };
+    return { kind: 'damaged', path, savedAtMs: modifiedAtMs(path) };
+  }
+  try {
+    const entries = entriesOf(JSON.parse(text));
+    if (entries !== null) return { kind: 'saved', path, entries };
+  } catch {
+    // Not JSON: damaged, as below.
+  }
+  return { kind: 'damaged', path, savedAtMs: modifiedAtMs(path) };
+}
+
+function modifiedAtMs(path: string): number {
+  try {
+    return statSync(path).mtimeMs;
+  } catch {
+    return Date.now();
+  }
+}
+
+/** Takes the room while there is some; a failure only means there is no room to take. */
+export function reserveSpace(dataDir: string): void {
+  const path = join(dataDir, SPACE_RESERVE_FILE_NAME);
+  try {
+    if (statSync(path).size === SPACE_RESERVE_BYTES) return;
+  } catch {
+    // Missing: made below.
+  }
+  try {
+    writeFileSync(path, Buffer.alloc(SPACE_RESERVE_BYTES), { mode: 0o600 });
+  } catch {
+    rmSync(path, { force: true });
+  }
+}
+
+export function hasRoomToRetry(dataDir: string): boolean {
+  try {
+    const stats = statfsSync(dataDir);
+    return Number(stats.bavail) * Number(stats.bsize) >= MIN_FREE_BYTES_TO_RETRY;
+  } catch {
+    return true;
+  }
+}
+
+/**
+ * Saves the entries (replacing the file in one rename, never leaving half a file), giving back the
+ * reserved room first if the disk is full. Returns null when saved, else why not.
+ */
+export function saveUnwrittenSpend(dataDir: string, entries: readonly SpendEntry[], nowMs: number): string | null {
+  const text = JSON.stringify({ version: FORMAT_VERSION, savedAtMs: nowMs, entries });
+  try {
+    writeAtomically(dataDir, text);
+    return null;
+  } catch (error) {
+    if (!isDiskFullError(error)) return describe(error);
+  }
+  rmSync(join(dataDir, SPACE_RESERVE_FILE_NAME), { force: true });
+  try {
+    writeAtomically(dataDir, text);
+    return null;
+  } catch (error) {
+    return describe(error);
+  }
+}
+
+/** The spend is in the database now: the file goes, and the room is taken again for next time. */
+export function clearUnwrittenSpend(dataDir: string): void {
+  rmSync(unwrittenSpendPath(dataDir), { force: true });
+  reserveSpace(dataDir);
+}
+
+function writeAtomically(dataDir: string, text: string): void {
+  const path = unwrittenSpendPath(dataDir);
+  const temporary = `${path}.tmp`;
+  try {
+    const fd = openSync(temporary, 'w', 0o600);
+    try {
+      writeSync(fd, text);
+      // On disk before the rename: after a power cut the file is the old one or the new one, whole.
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(temporary, path);
+  } catch (error) {
+    rmSync(temporary, { force: true });
+    throw error;
+  }
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

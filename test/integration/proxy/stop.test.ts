@@ -1,0 +1,58 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import type { RequestLifecycleEvent } from '../../../proxy/events/lifecycle.ts';
+import { chatBody, JSON_HEADERS } from '../../support/http.ts';
+import { openStream } from '../../support/openStream.ts';
+import { startHarness, type Harness } from '../../support/proxyHarness.ts';
+
+const LONG_REPLY = 'a long answer '.repeat(1_000);
+
+type EndEvent = Extract<RequestLifecycleEvent, { type: 'end' }>;
+
+let harness: Harness | null = null;
+afterEach(async () => {
+  await harness?.simulator.close();
+  harness = null;
+});
+
+const endsOf = (events: readonly RequestLifecycleEvent[]): EndEvent[] => events.filter((event): event is EndEvent => event.type === 'end');
+
+describe('stopping the proxy with streams still open', () => {
+  it('sends each its protocol error event, and every request has ended when stop resolves', async () => {
+    // Long streams: 400 chunks 50 ms apart outlast the test by far.
+    harness = await startHarness({ simulator: { streamChunkCount: 400, streamChunkIntervalMs: 50 } });
+    const { proxy } = harness;
+    harness.simulator.script({ kind: 'reply', content: LONG_REPLY }, { kind: 'reply', content: LONG_REPLY });
+    const openAi = openStream(`${proxy.url}/v1/chat/completions`, JSON_HEADERS, chatBody({ stream: true }));
+    const anthropic = openStream(
+      `${proxy.url}/v1/messages`,
+      { ...JSON_HEADERS, 'anthropic-version': '2023-06-01' },
+      JSON.stringify({ model: 'gpt-4o-mini', max_tokens: 100, stream: true, messages: [{ role: 'user', content: 'hi' }] }),
+    );
+    await Promise.all([openAi.started, anthropic.started]);
+
+    await proxy.stop({ drainMs: 0 });
+    const ends = endsOf(harness.events);
+    expect(ends.map((end) => end.errorClass)).toEqual(['proxy_stopping', 'proxy_stopping']);
+
+    const openAiOutcome = await openAi.outcome;
+    expect(openAiOutcome.endedCleanly).toBe(true);
+    expect(openAiOutcome.body).toMatch(/data: \{"error":\{"message":"Airlock was stopped[^"]*","type":"proxy_stopping"/);
+    expect(openAiOutcome.body).not.toContain('[DONE]');
+    const anthropicOutcome = await anthropic.outcome;
+    expect(anthropicOutcome.endedCleanly).toBe(true);
+    expect(anthropicOutcome.body).toMatch(/event: error\ndata: \{"type":"error","error":\{"type":"api_error","message":"Airlock was stopped/);
+  });
+
+  it('waits for the row of a stream the gateway cut just before the stop', async () => {
+    harness = await startHarness({ simulator: { streamChunkCount: 8 } });
+    harness.simulator.script({ kind: 'cutAfter', chunks: 3 });
+    const cut = openStream(`${harness.proxy.url}/v1/chat/completions`, JSON_HEADERS, chatBody({ stream: true }));
+    // The client has its error event; the request's accounting (a tokenizer estimate) is still running.
+    expect((await cut.outcome).body).toContain('stream_interrupted');
+
+    await harness.proxy.stop({ drainMs: 0 });
+    const [end] = endsOf(harness.events);
+    expect(end).toMatchObject({ errorClass: 'stream_interrupted', usageSource: 'estimated' });
+    expect(end?.usage?.outputTokens).toBeGreaterThan(0);
+  });
+});

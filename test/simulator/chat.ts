@@ -5,6 +5,13 @@ import { cutConnection, sendJson } from './respond.ts';
 import { streamShapeFor, writeChatStream, writeRawChunks } from './stream.ts';
 import type { Fault } from './types.ts';
 
+/** A model repeating a pasted key streams it a few characters at a time. */
+const ECHO_DELTA_CHARS = [2, 3];
+
+function echoReply(key: string): Extract<Fault, { kind: 'reply' }> {
+  return { kind: 'reply', content: `Here is the key you use: ${key} (keep it safe).` };
+}
+
 export interface ChatSettings {
   limits: ChatLimits;
   streamChunkCount: number;
@@ -19,6 +26,7 @@ export async function answerChat(
   settings: ChatSettings,
   sequence: string,
   closed: AbortSignal,
+  echoedKey: string | null = null,
 ): Promise<void> {
   const validated = validateChatRequest(json, settings.limits);
   if (!validated.ok) {
@@ -30,7 +38,8 @@ export async function answerChat(
     return;
   }
   const request = validated.value;
-  const plan = planReply(request, { sequence, createdS: Math.floor(Date.now() / 1000) }, fault?.kind === 'reply' ? fault : undefined);
+  const reply = fault?.kind === 'reply' ? fault : fault?.kind === 'echoKey' && echoedKey !== null ? echoReply(echoedKey) : undefined;
+  const plan = planReply(request, { sequence, createdS: Math.floor(Date.now() / 1000) }, reply);
   if (!request.stream) {
     if (fault?.kind === 'cutAfter') {
       // A non-streaming reply broken off halfway through its JSON.
@@ -43,6 +52,7 @@ export async function answerChat(
     sendJson(response, 200, completionBody(plan));
     return;
   }
-  const streamPlan = planStream(plan, settings.streamChunkCount, request.includeUsage);
+  const pieceChars = fault?.kind === 'echoKey' ? (fault.deltaChars ?? ECHO_DELTA_CHARS) : undefined;
+  const streamPlan = planStream(plan, settings.streamChunkCount, request.includeUsage, pieceChars);
   await writeChatStream(response, streamPlan, streamShapeFor(fault, settings.streamChunkIntervalMs), closed);
 }

@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { bearerCredentialOf } from './auth.ts';
 import { answerChat, type ChatSettings } from './chat.ts';
 import { parseJsonBody } from './chatRequest.ts';
 import { embeddingsBody, validateEmbeddingsRequest } from './embeddings.ts';
@@ -44,6 +45,8 @@ export async function dispatch(request: IncomingMessage, response: ServerRespons
   const isStream = chatJson?.ok === true && chatJson.value.stream === true;
   let fault = state.faults.take({ path: entry.path, isChat: route.kind === 'chat', isStream });
 
+  const echoedKey = fault?.kind === 'echoKey' ? bearerCredentialOf(request.headers.authorization) : null;
+  if (echoedKey !== null) response.setHeader('x-request-id', `req_${echoedKey}`);
   if (fault?.kind === 'delayHeaders') {
     if (!(await waitUnlessClosed(fault.ms, closed))) return;
     fault = undefined;
@@ -60,7 +63,7 @@ export async function dispatch(request: IncomingMessage, response: ServerRespons
   }
   if (route.kind === 'chat' && chatJson !== null) {
     if (!chatJson.ok) sendJson(response, chatJson.status, chatJson.body);
-    else await answerChat(response, chatJson.value, fault, state.chat, sequence, closed);
+    else await answerChat(response, chatJson.value, fault, state.chat, sequence, closed, echoedKey);
     return;
   }
   answerApi(response, route, body, state);

@@ -24,6 +24,8 @@ describe('faultMatches', () => {
     [{ kind: 'slowChunks', intervalMs: 5 }, chat, false],
     [{ kind: 'errorEvent', afterChunks: 1 }, chatStream, true],
     [{ kind: 'errorEvent', afterChunks: 1, path: '/embeddings' }, chatStream, false],
+    [{ kind: 'echoKey' }, models, true],
+    [{ kind: 'echoKey' }, chatStream, true],
   ])('%j on %j -> %s', (fault, target, expected) => {
     expect(faultMatches(fault, target)).toBe(expected);
   });

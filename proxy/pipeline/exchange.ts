@@ -4,6 +4,7 @@ import type { ErrorClass, UpstreamErrorClass } from '../contracts/errors.ts';
 import { classifyNetworkFailure, classifyUpstreamResponse, networkFailureCode, statusForClass } from '../core/errorClass.ts';
 import { extractUpstreamError } from '../core/upstreamErrorBody.ts';
 import { buildUpstreamHeaders, pickUpstreamRequestId } from '../core/headers.ts';
+import { KeyMasker } from '../core/keyMasker.ts';
 import { decideRetry, type AttemptOutcome } from '../core/retryPolicy.ts';
 import { idempotencyKeyOf } from '../budget/idempotencyRequest.ts';
 import type { ExchangePlan } from './plan.ts';
@@ -76,6 +77,7 @@ export async function runExchange(context: ExchangeContext): Promise<void> {
     sendJson(res, status, body);
   };
   const hasIdempotencyKey = idempotencyKeyOf(req.headers) !== null;
+  const keyMasker = KeyMasker.for(target.apiKey);
   /** Seed section 7: decides, and waits out the backoff; false when the answer goes to the client. */
   const retryAfter = async (outcome: AttemptOutcome): Promise<boolean> => {
     const decision = decideRetry({
@@ -112,11 +114,13 @@ export async function runExchange(context: ExchangeContext): Promise<void> {
         return fail(errorClass, statusForClass(errorClass), timeoutDetail(errorClass, profile.timeouts, error));
       }
       const contentType = headerValue(response.headers, 'content-type');
-      const upstreamRequestId = pickUpstreamRequestId(response.headers);
+      // A gateway may build its request id from what it was sent: the id is logged and shown.
+      const pickedRequestId = pickUpstreamRequestId(response.headers);
+      const upstreamRequestId = pickedRequestId === null ? null : keyMasker.maskText(pickedRequestId);
       const isHtml = contentType !== null && /text\/html/i.test(contentType);
       if (response.statusCode < 400 && !isHtml) {
         trace.headers(response.statusCode, upstreamRequestId);
-        return await relayResponse({ res, plan, profile, trace, response, contentType, onStreamFailure: (errorClass) => abortUpstream(errorClass) });
+        return await relayResponse({ res, plan, profile, trace, response, contentType, keyMasker, onStreamFailure: (errorClass) => abortUpstream(errorClass) });
       }
       const bodyText = await readCapped(response.body, ERROR_BODY_LIMIT_BYTES);
       const errorClass: UpstreamErrorClass =

@@ -99,9 +99,10 @@ async function startWithDataDir(options: AirlockOptions): Promise<Airlock> {
   if (envKey) notices.push(`Using the gateway key from AIRLOCK_API_KEY for profile "${envKey.profileId}" for this run only.`);
   const controlToken = await loadControlToken(secrets);
 
+  const knownSecrets = (): string[] => [...keys.secretsForMasking(), ...(envKey ? envKey.secretsForMasking() : []), controlToken.token];
   const log = createRequestLog({
     dataDir: options.dataDir,
-    knownSecrets: () => [...keys.secretsForMasking(), ...(envKey ? envKey.secretsForMasking() : []), controlToken.token],
+    knownSecrets,
     onError: (error) => console.error('[airlock] request log:', error instanceof Error ? error.message : 'failed'),
   });
   log.markInterruptedFromPreviousRun();
@@ -125,6 +126,7 @@ async function startWithDataDir(options: AirlockOptions): Promise<Airlock> {
     config: { snapshot: () => config.snapshot(), update: (mutator) => store.update(mutator) },
     keys,
     secrets,
+    knownSecrets,
     targets,
     log,
     spendGate,

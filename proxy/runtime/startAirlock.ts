@@ -1,4 +1,3 @@
-import { mkdirSync } from 'node:fs';
 import { createClientAuthenticator } from '../access/clientAuthenticator.ts';
 import { loadControlToken } from '../access/controlToken.ts';
 import { createTargetResolver } from '../access/targetResolver.ts';
@@ -19,6 +18,7 @@ import type { SecretStore } from '../secrets/secretStore.ts';
 import { startServer, type ProxyHandle } from '../server/startServer.ts';
 import { COMMAND_LINE_PROFILE_ID, overlayConfig, type ConfigSource } from './configOverlay.ts';
 import { lockDataDir } from './dataDirLock.ts';
+import { makeDataDirPrivate } from './privateDataDir.ts';
 
 export interface AirlockOptions {
   dataDir: string;
@@ -62,12 +62,13 @@ function spendScopes(config: ConfigSource): SpendScope[] {
  * directory is locked to this process first (DataDirInUseError if another Airlock has it).
  */
 export async function startAirlock(options: AirlockOptions): Promise<Airlock> {
-  mkdirSync(options.dataDir, { recursive: true, mode: 0o700 });
+  const privacyProblems = makeDataDirPrivate(options.dataDir);
   const dataDirLock = lockDataDir(options.dataDir);
   try {
     const airlock = await startWithDataDir(options);
     return {
       ...airlock,
+      notices: [...privacyProblems, ...airlock.notices],
       async stop(stopOptions) {
         await airlock.stop(stopOptions);
         dataDirLock.release();

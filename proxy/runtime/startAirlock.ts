@@ -98,6 +98,7 @@ async function startWithDataDir(options: AirlockOptions): Promise<Airlock> {
   const envProfileId = options.commandLineBaseUrl ? COMMAND_LINE_PROFILE_ID : config.snapshot().activeProfileId;
   const envKey = envProfileId ? EnvKeySource.fromEnvironment(options.env, envProfileId) : null;
   if (envKey) notices.push(`Using the gateway key from AIRLOCK_API_KEY for profile "${envKey.profileId}" for this run only.`);
+  keys.useEnvironmentKey(envKey);
   const controlToken = await loadControlToken(secrets);
 
   const knownSecrets = (): string[] => [...keys.secretsForMasking(), ...(envKey ? envKey.secretsForMasking() : []), controlToken.token];

@@ -25,8 +25,11 @@ class FormAutomaton {
   readonly matchChars: Uint16Array;
   /** 1 where the text held covers at least half of every form it could still become. */
   readonly maskOnBreak: Uint8Array;
+  /** The characters a form begins with: text holding none of them leaves the start state untouched. */
+  readonly firstChars: readonly string[];
 
   constructor(forms: readonly string[]) {
+    this.firstChars = [...new Set(forms.map((form) => form.charAt(0)))];
     let classes = 1;
     for (const form of forms) {
       for (let index = 0; index < form.length; index += 1) {
@@ -88,6 +91,12 @@ class FormAutomaton {
     }
   }
 
+  /** Whether the text holds a character a form begins with (a native search per such character). */
+  mayBeginFormIn(text: string): boolean {
+    for (const first of this.firstChars) if (text.includes(first)) return true;
+    return false;
+  }
+
   step(state: number, code: number): number {
     return this.next[state * this.stride + (code < 128 ? this.classOf[code]! : NO_CLASS)]!;
   }
@@ -127,9 +136,11 @@ export class KeyTextStream {
 
   /** The text to pass on now: this piece after what was held, masked, without the end held back. */
   push(piece: string): string {
+    const heldChars = this.#held.length;
+    // From the start state, text without a form's first character can neither begin nor hold one.
+    if (heldChars === 0 && !this.#automaton.mayBeginFormIn(piece)) return piece;
     // The automaton's tables as locals: this loop runs for every character a stream carries.
     const { next, stride, classOf, depth, matchChars, maskOnBreak } = this.#automaton;
-    const heldChars = this.#held.length;
     const text = heldChars === 0 ? piece : this.#held + piece;
     let state = this.#state;
     let passed = '';

@@ -23,11 +23,37 @@ export interface StreamKeyGuard {
 
 const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
 
+/** A string value the guard changed in the event being relayed. */
+interface Edit {
+  property: string;
+  before: string;
+  after: string;
+}
+
+/**
+ * The data with each edited value replaced where it stands, or null when a value is not found
+ * exactly once (another encoding, spaces after the colon): the caller serializes the whole event.
+ * A held end of a word (the `s` that could begin `sk-`) changes one event in five of plain text;
+ * serializing each of those again cost several times the rest of the masking.
+ */
+function patchedData(data: string, edits: readonly Edit[]): string | null {
+  let result = data;
+  for (const { property, before, after } of edits) {
+    const needle = `"${property}":${JSON.stringify(before)}`;
+    const at = result.indexOf(needle);
+    if (at === -1 || result.includes(needle, at + needle.length)) return null;
+    result = `${result.slice(0, at)}"${property}":${JSON.stringify(after)}${result.slice(at + needle.length)}`;
+  }
+  return result;
+}
+
 /** The text fields of one kind of event, each a stream of its own. */
 class FieldStreams<Key> {
   readonly #masker: KeyMasker;
   readonly #streams = new Map<Key, KeyTextStream>();
   #masked = false;
+  #edits: Edit[] = [];
+  #reshaped = false;
 
   constructor(masker: KeyMasker) {
     this.#masker = masker;
@@ -50,7 +76,23 @@ class FieldStreams<Key> {
     if (passed === value) return false;
     this.#masked ||= stream.masked;
     holder[property] = passed;
+    this.#edits.push({ property, before: value, after: passed });
     return true;
+  }
+
+  /** Held text was added to the event where it had no value of its own: only serializing it whole writes that. */
+  noteReshaped(): void {
+    this.#reshaped = true;
+  }
+
+  /** Writes the event's data again if its fields changed (the parsed JSON stays the one later steps read). */
+  rewrite(event: EventSourceMessage, json: Json): void {
+    const edits = this.#edits;
+    const reshaped = this.#reshaped;
+    if (edits.length === 0 && !reshaped) return;
+    this.#edits = [];
+    this.#reshaped = false;
+    event.data = (reshaped ? null : patchedData(event.data, edits)) ?? JSON.stringify(json);
   }
 
   /** The field ended: what it still held ('' if nothing). */
@@ -63,24 +105,36 @@ class FieldStreams<Key> {
     return rest;
   }
 
-  keys(): Key[] {
-    return [...this.#streams.keys()];
+  /** The fields still holding text (most streams end with none). */
+  holdingKeys(): Key[] {
+    const keys: Key[] = [];
+    for (const [key, stream] of this.#streams) if (stream.holding) keys.push(key);
+    return keys;
   }
 }
 
-/** Text that Chat Completions clients concatenate per choice (`reasoning_content`: DeepSeek and others). */
-const CHAT_TEXT_FIELDS = ['content', 'reasoning_content', 'reasoning', 'refusal'] as const;
 /** Legacy completions stream `choices[].text`. */
 const LEGACY_TEXT_FIELD = 'text';
 const TOOL_FIELD_PREFIX = 'tool ';
 
-/** Chat Completions (and legacy completions): fields per choice; a choice ends with its finish_reason, the stream with [DONE]. */
+/**
+ * Chat Completions (and legacy completions): per choice, clients concatenate `content`,
+ * `reasoning_content` (DeepSeek and others), `reasoning`, `refusal` and each tool call's
+ * arguments; a choice ends with its finish_reason, the stream with [DONE].
+ */
 class ChatKeyGuard implements StreamKeyGuard {
   readonly #fields: FieldStreams<string>;
   #lastChunk: Json = {};
+  /** Field keys by choice and field name, made once: a key made per delta cost an allocation and a hash each time. */
+  readonly #keys: Array<Record<string, string>> = [];
 
   constructor(masker: KeyMasker) {
     this.#fields = new FieldStreams(masker);
+  }
+
+  #key(index: number, field: string): string {
+    const keys = (this.#keys[index] ??= {});
+    return (keys[field] ??= `${index} ${field}`);
   }
 
   get masked(): boolean {
@@ -100,40 +154,39 @@ class ChatKeyGuard implements StreamKeyGuard {
       return;
     }
     this.#lastChunk = chunk;
-    let changed = false;
     for (let position = 0; position < choices.length; position += 1) {
       const choice: unknown = choices[position];
-      if (isObject(choice) && this.#guardChoice(choice, typeof choice.index === 'number' ? choice.index : position)) changed = true;
+      if (isObject(choice)) this.#guardChoice(choice, typeof choice.index === 'number' ? choice.index : position);
     }
-    if (changed) event.data = JSON.stringify(chunk);
+    this.#fields.rewrite(event, chunk);
     emit(event);
   }
 
-  #guardChoice(choice: Json, index: number): boolean {
-    let changed = false;
+  #guardChoice(choice: Json, index: number): void {
     const delta = choice.delta;
     if (isObject(delta)) {
-      for (const name of CHAT_TEXT_FIELDS) {
-        if (typeof delta[name] === 'string' && this.#fields.guard(`${index} ${name}`, delta, name)) changed = true;
-      }
+      // Named reads, not a loop over the names: each site then sees one property, the cheap case on every delta.
+      if (typeof delta.content === 'string') this.#fields.guard(this.#key(index, 'content'), delta, 'content');
+      if (typeof delta.reasoning_content === 'string') this.#fields.guard(this.#key(index, 'reasoning_content'), delta, 'reasoning_content');
+      if (typeof delta.reasoning === 'string') this.#fields.guard(this.#key(index, 'reasoning'), delta, 'reasoning');
+      if (typeof delta.refusal === 'string') this.#fields.guard(this.#key(index, 'refusal'), delta, 'refusal');
       if (Array.isArray(delta.tool_calls)) {
         delta.tool_calls.forEach((call: unknown, position) => {
           if (!isObject(call) || !isObject(call.function)) return;
           const callIndex = typeof call.index === 'number' ? call.index : position;
-          if (this.#fields.guard(`${index} ${TOOL_FIELD_PREFIX}${callIndex}`, call.function, 'arguments')) changed = true;
+          this.#fields.guard(this.#key(index, `${TOOL_FIELD_PREFIX}${callIndex}`), call.function, 'arguments');
         });
       }
     }
-    if (typeof choice.text === 'string' && this.#fields.guard(`${index} ${LEGACY_TEXT_FIELD}`, choice, LEGACY_TEXT_FIELD)) changed = true;
-    if (choice.finish_reason !== null && choice.finish_reason !== undefined && this.#flushChoice(choice, index)) changed = true;
-    return changed;
+    if (typeof choice.text === 'string') this.#fields.guard(this.#key(index, LEGACY_TEXT_FIELD), choice, LEGACY_TEXT_FIELD);
+    if (choice.finish_reason !== null && choice.finish_reason !== undefined && this.#flushChoice(choice, index)) this.#fields.noteReshaped();
   }
 
   /** The choice ended: its held text goes in this chunk, appended to the fields it belongs to. */
   #flushChoice(choice: Json, index: number): boolean {
     let changed = false;
     const prefix = `${index} `;
-    for (const key of this.#fields.keys()) {
+    for (const key of this.#fields.holdingKeys()) {
       if (!key.startsWith(prefix)) continue;
       const rest = this.#fields.end(key);
       if (rest === '') continue;
@@ -159,7 +212,7 @@ class ChatKeyGuard implements StreamKeyGuard {
 
   /** [DONE] came while choices still held text (no finish_reason): a chunk of its own hands it on first. */
   #flushAll(emit: Emit): void {
-    const indexes = new Set(this.#fields.keys().map((key) => Number(key.slice(0, key.indexOf(' ')))));
+    const indexes = new Set(this.#fields.holdingKeys().map((key) => Number(key.slice(0, key.indexOf(' ')))));
     for (const index of indexes) {
       const choice: Json = { index, delta: {}, finish_reason: null };
       if (!this.#flushChoice(choice, index)) continue;
@@ -192,12 +245,13 @@ class AnthropicKeyGuard implements StreamKeyGuard {
       const field = ANTHROPIC_DELTA_FIELDS[json.delta.type];
       if (field !== undefined) {
         this.#deltaTypes.set(index, { type: json.delta.type, field, eventName: event.event });
-        if (this.#fields.guard(index, json.delta, field)) event.data = JSON.stringify(json);
+        this.#fields.guard(index, json.delta, field);
+        this.#fields.rewrite(event, json);
       }
     } else if (type === 'content_block_stop') {
       this.#flushBlock(index, emit);
     } else if (type === 'message_stop' || type === 'error') {
-      for (const block of this.#fields.keys()) this.#flushBlock(block, emit);
+      for (const block of this.#fields.holdingKeys()) this.#flushBlock(block, emit);
     }
     emit(event);
   }
@@ -231,11 +285,12 @@ class ResponsesKeyGuard implements StreamKeyGuard {
     if (json !== null && type.endsWith('.delta') && typeof json.delta === 'string') {
       const key = fieldKey(type.slice(0, -'.delta'.length), json);
       this.#lastDelta.set(key, { json, eventName: event.event });
-      if (this.#fields.guard(key, json, 'delta')) event.data = JSON.stringify(json);
+      this.#fields.guard(key, json, 'delta');
+      this.#fields.rewrite(event, json);
     } else if (json !== null && type.endsWith('.done')) {
       this.#flush(fieldKey(type.slice(0, -'.done'.length), json), emit);
     } else if (RESPONSES_FINAL_TYPES.has(type)) {
-      for (const key of this.#fields.keys()) this.#flush(key, emit);
+      for (const key of this.#fields.holdingKeys()) this.#flush(key, emit);
     }
     emit(event);
   }

@@ -61,6 +61,13 @@ describe('chat streams', () => {
     expect(parsed(out).at(-1)).toMatchObject({ id: 'c1', model: 'm', choices: [{ finish_reason: null }] });
   });
 
+  it('changes only the held value in place, and rewrites an event from another serializer whole', () => {
+    const compact = { data: '{"id":"c1","created":1.0,"choices":[{"index":0,"delta":{"content":"I ask"},"finish_reason":null}]}' };
+    const spaced = { data: '{"id": "c1", "choices": [{"index": 0, "delta": {"content": "I ask"}, "finish_reason": null}]}' };
+    expect(run('chat', [compact]).out[0]?.data).toBe('{"id":"c1","created":1.0,"choices":[{"index":0,"delta":{"content":"I a"},"finish_reason":null}]}');
+    expect(JSON.parse(run('chat', [spaced]).out[0]?.data ?? '')).toEqual({ id: 'c1', choices: [{ index: 0, delta: { content: 'I a' }, finish_reason: null }] });
+  });
+
   it('passes an event it has nothing to change as it came', () => {
     const event = chunk({ content: 'Hello there.' });
     const before = event.data;

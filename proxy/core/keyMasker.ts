@@ -255,6 +255,12 @@ export class KeyByteStream {
   }
 }
 
+/**
+ * A shorter "key" (a local gateway's `none`, `test`) is no secret worth guarding, and masking it
+ * would cut that word out of every answer a tool gets.
+ */
+export const MIN_MASKED_KEY_CHARS = 8;
+
 /** Keys masked at once; more than the profiles of one run would be unusual. */
 const MAX_CACHED_MASKERS = 8;
 const maskersByKey = new Map<string, KeyMasker>();
@@ -268,11 +274,11 @@ export class KeyMasker {
   readonly #maxFormChars: number;
 
   private constructor(key: string) {
-    this.#forms = knownSecretForms([key]);
+    this.#forms = key.length >= MIN_MASKED_KEY_CHARS ? knownSecretForms([key]) : [];
     this.#formBytes = this.#forms.map((form) => Buffer.from(form, 'latin1'));
     this.#automaton = new FormAutomaton(this.#forms);
     this.minFormChars = Math.min(...this.#forms.map((form) => form.length));
-    this.#maxFormChars = Math.max(...this.#forms.map((form) => form.length));
+    this.#maxFormChars = Math.max(0, ...this.#forms.map((form) => form.length));
   }
 
   /** Built once per key (a few hundred automaton states), then shared. */

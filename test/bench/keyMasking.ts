@@ -25,8 +25,12 @@ export interface KeyMaskingResult {
   /** Median of the rounds' airlock/direct ratios. */
   plainShare: number;
   keyEchoShare: number;
-  /** CPU nanoseconds per upstream chunk (one event), in this process: the relay's own work, and what masking adds to it (plain text; the key in 2-3 character deltas). */
-  perChunkNs: { relay: number; clean: number; holding: number };
+  /**
+   * CPU nanoseconds per upstream chunk (one event), in this process: the relay's own work, and
+   * what masking adds to it: text with no partial match (the common case), plain English (an end
+   * like `s` that could begin the key is held now and then), the key in 2-3 character deltas.
+   */
+  perChunkNs: { relay: number; clean: number; plain: number; holding: number };
   /** Streams whose assembled text held the key when read: direct ones must, Airlock's must not. */
   keySeen: { direct: number; airlock: number };
   streamsRead: number;
@@ -157,22 +161,25 @@ export function relayNsPerChunk(chunks: readonly Buffer[], masked: boolean): num
 
 /**
  * What masking adds to the relay's work per upstream chunk, in this process: the median over
- * rounds of (relay with masking) - (relay without), the two run back to back, for plain text and
- * for the key streamed 2-3 characters a delta (holding and masking nearly every delta).
+ * rounds of (relay with masking) - (relay without), the two run back to back.
  */
 export function measurePerChunkNs(): KeyMaskingResult['perChunkNs'] {
+  const clean = chatChunks(inPieces('The quick brown fox jumped over the lazy dog, then it ran off into the wood to hide.', [6, 5, 7]));
   const plain = chatChunks(inPieces('Here is a plain answer to the benchmark, streamed a few words at a time as models do.', [6, 5, 7]));
   const holding = chatChunks(inPieces(`Here is the key you use: ${SENTINEL_KEY} (keep it safe).`, [2, 3]));
-  const rounds = { relay: [] as number[], clean: [] as number[], holding: [] as number[] };
+  const rounds = { relay: [] as number[], clean: [] as number[], plain: [] as number[], holding: [] as number[] };
+  const added = (chunks: readonly Buffer[]): number => relayNsPerChunk(chunks, true) - relayNsPerChunk(chunks, false);
   // The first round warms the code up and is not counted.
   for (let round = 0; round <= MICRO_ROUNDS; round += 1) {
-    const relay = relayNsPerChunk(plain, false);
-    const clean = relayNsPerChunk(plain, true) - relay;
-    const holdingAdded = relayNsPerChunk(holding, true) - relayNsPerChunk(holding, false);
+    const relay = relayNsPerChunk(clean, false);
+    const cleanAdded = relayNsPerChunk(clean, true) - relay;
+    const plainAdded = added(plain);
+    const holdingAdded = added(holding);
     if (round === 0) continue;
     rounds.relay.push(relay);
-    rounds.clean.push(clean);
+    rounds.clean.push(cleanAdded);
+    rounds.plain.push(plainAdded);
     rounds.holding.push(holdingAdded);
   }
-  return { relay: median(rounds.relay), clean: median(rounds.clean), holding: median(rounds.holding) };
+  return { relay: median(rounds.relay), clean: median(rounds.clean), plain: median(rounds.plain), holding: median(rounds.holding) };
 }

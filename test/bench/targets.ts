@@ -88,7 +88,7 @@ function keyMaskingCheck(masking: KeyMaskingResult): TargetCheck {
     name: 'key masking',
     target: `no key at the client, < ${MAX_CLEAN_MASKING_NS_PER_CHUNK} ns a clean chunk`,
     measured:
-      `key seen by ${masking.keySeen.airlock} Airlock and ${masking.keySeen.direct} direct streams; ${fixed(masking.perChunkNs.clean, 0)} ns a clean chunk, ${fixed(masking.perChunkNs.holding, 0)} holding;` +
+      `key seen by ${masking.keySeen.airlock} Airlock and ${masking.keySeen.direct} direct streams; ${fixed(masking.perChunkNs.clean, 0)} ns a clean chunk (relay ${fixed(masking.perChunkNs.relay, 0)}), ${fixed(masking.perChunkNs.holding, 0)} holding;` +
       ` streams ${fixed(masking.plainShare, 3)}x direct plain, ${fixed(masking.keyEchoShare, 3)}x direct holding the key`,
     pass: masking.keySeen.airlock === 0 && masking.keySeen.direct > 0 && masking.perChunkNs.clean < MAX_CLEAN_MASKING_NS_PER_CHUNK,
   };

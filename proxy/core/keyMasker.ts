@@ -224,19 +224,13 @@ const SEARCH_AS_TEXT_BYTES = 16 * 1024;
 export class KeyByteStream {
   readonly #masker: KeyMasker;
   #held: Buffer = EMPTY;
-  masked = false;
 
   constructor(masker: KeyMasker) {
     this.#masker = masker;
   }
 
   push(chunk: Buffer): Buffer {
-    let bytes = this.#held.length === 0 ? chunk : Buffer.concat([this.#held, chunk]);
-    const masked = this.#masker.maskBytes(bytes);
-    if (masked !== bytes) {
-      bytes = masked;
-      this.masked = true;
-    }
+    const bytes = this.#masker.maskBytes(this.#held.length === 0 ? chunk : Buffer.concat([this.#held, chunk]));
     const tailFrom = Math.max(0, bytes.length - this.#masker.longestHeldChars);
     const last = bytes[bytes.length - 1];
     const hold = last !== undefined && this.#masker.mayBeginForm(last) ? this.#masker.heldSuffixChars(bytes.toString('latin1', tailFrom)) : 0;
@@ -250,7 +244,6 @@ export class KeyByteStream {
     const held = this.#held;
     this.#held = EMPTY;
     if (held.length === 0 || !this.#masker.isLongRun(held.toString('latin1'))) return held;
-    this.masked = true;
     return Buffer.from(sameLengthMask(held.length), 'latin1');
   }
 }

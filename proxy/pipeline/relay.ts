@@ -1,4 +1,5 @@
 import type { ServerResponse } from 'node:http';
+import type { EventSourceMessage } from 'eventsource-parser';
 import type { ErrorClass } from '../contracts/errors.ts';
 import type { Profile } from '../contracts/profile.ts';
 import { usageFromChatResponse } from '../billing/usage.ts';
@@ -7,7 +8,6 @@ import { buildClientResponseHeaders } from '../core/headers.ts';
 import type { KeyMasker } from '../core/keyMasker.ts';
 import type { ExchangePlan } from './plan.ts';
 import { errorBodyFor, sendJson, streamErrorFrame } from './replies.ts';
-import type { EventSourceMessage } from 'eventsource-parser';
 import { createSseRelay, formatSseEvent, type StreamObserver, type TextGuard } from './sseRelay.ts';
 import { createStreamKeyGuard, maskedEventsText, type StreamDialect, type StreamKeyGuard } from './streamKeyGuard.ts';
 import { AnthropicStreamObserver, ChatStreamObserver, OpaqueStreamObserver, ResponsesStreamObserver, type StreamSink } from './streamObservers.ts';

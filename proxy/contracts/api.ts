@@ -78,7 +78,7 @@ export interface StatusResponse {
   proxyUrl: string;
   paused: boolean;
   inFlight: number;
-  activeProfile: { id: string; name: string } | null;
+  activeProfile: { id: string; name: string; key: KeyStatus } | null;
   todaySpend: MoneyAmount;
   alarms: Alarm[];
   firstRun: FirstRunSteps;
@@ -244,6 +244,8 @@ export interface SpendResponse {
 export interface KeyStatus {
   set: boolean;
   lastFour: string | null;
+  /** The key is AIRLOCK_API_KEY's, for this run only (it wins over the keychain's). */
+  fromEnvironment?: true;
 }
 
 export interface ProfileView {

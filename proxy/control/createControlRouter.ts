@@ -1,5 +1,6 @@
 import express, { type RequestHandler } from 'express';
 import { CONTROL_LOGIN_PATH } from '../contracts/api.ts';
+import { redactSecrets } from '../core/redact.ts';
 import type { ControlDeps, ProxyControl } from './deps.ts';
 import { ApiError, apiErrorHandler } from './http.ts';
 import { LiveHub } from './liveHub.ts';
@@ -35,7 +36,7 @@ export function createControlRouter(deps: ControlDeps): ControlApi {
   const sessions = new ControlSessions({ controlToken: deps.controlToken, nowMs });
   let proxy: ProxyControl | null = null;
   let detach: (() => void) | null = null;
-  const hub: LiveHub = new LiveHub({ status: () => context.status() });
+  const hub: LiveHub = new LiveHub({ status: () => context.status(), maskText: (text) => redactSecrets(text, deps.knownSecrets?.() ?? []) });
   const context: ControlContext = {
     deps,
     hub,

@@ -42,6 +42,8 @@ export interface ControlDeps {
   keys: KeyCache;
   /** Client tokens are kept here too, so the window can show one again. */
   secrets: SecretStore;
+  /** The gateway keys and the control token: masked in what the window is sent. */
+  knownSecrets?: () => string[];
   /** Resolves a profile to its key for Test and the model list, the same way requests do. */
   targets: TargetResolver;
   log: ControlLog;

@@ -9,6 +9,12 @@ export interface LiveHubOptions {
   frameIntervalMs?: number;
   /** In-flight text kept for a window that connects mid-stream (the tail only). */
   inFlightTextLimitChars?: number;
+  /**
+   * Removes secrets from text a window is sent: paths and model names come from clients, model
+   * names and streamed text from the gateway, and either may hold a key. Applied per frame, so a
+   * window costs it, not the request path.
+   */
+  maskText?: (text: string) => string;
 }
 
 type FrameSink = (frame: LiveFrame) => void;
@@ -34,7 +40,7 @@ export class LiveHub {
   #timer: ReturnType<typeof setTimeout> | null = null;
 
   constructor(options: LiveHubOptions) {
-    this.#options = { frameIntervalMs: LIVE_FRAME_INTERVAL_MS, inFlightTextLimitChars: 32_000, ...options };
+    this.#options = { frameIntervalMs: LIVE_FRAME_INTERVAL_MS, inFlightTextLimitChars: 32_000, maskText: (text) => text, ...options };
   }
 
   /** Follows a proxy's events; returns the unsubscribe function. */
@@ -44,7 +50,7 @@ export class LiveHub {
 
   /** Adds a window; it first gets one frame with every request in flight, in full. */
   addClient(sink: FrameSink): () => void {
-    const requests: LiveRequestUpdate[] = [...this.#inFlight].map(([requestId, entry]) => ({ requestId, fields: { ...entry.fields }, appendText: entry.text }));
+    const requests: LiveRequestUpdate[] = [...this.#inFlight].map(([requestId, entry]) => maskedUpdate({ requestId, fields: { ...entry.fields }, appendText: entry.text }, this.#options.maskText));
     sink({ requests, status: this.#options.status() });
     this.#sinks.add(sink);
     return () => this.#sinks.delete(sink);
@@ -111,7 +117,7 @@ export class LiveHub {
 
   #flush(): void {
     this.#timer = null;
-    const requests = [...this.#pending.values()];
+    const requests = [...this.#pending.values()].map((update) => maskedUpdate(update, this.#options.maskText));
     this.#pending = new Map();
     const status = this.#statusDirty ? this.#options.status() : null;
     this.#statusDirty = false;
@@ -119,4 +125,15 @@ export class LiveHub {
     const frame: LiveFrame = { requests, status };
     for (const sink of this.#sinks) sink(frame);
   }
+}
+
+/** The update's free text masked; the update is the hub's own copy, so it is changed in place. */
+function maskedUpdate(update: LiveRequestUpdate, mask: (text: string) => string): LiveRequestUpdate {
+  const { fields } = update;
+  if (fields.clientPath !== undefined) fields.clientPath = mask(fields.clientPath);
+  if (typeof fields.clientName === 'string') fields.clientName = mask(fields.clientName);
+  if (typeof fields.requestedModel === 'string') fields.requestedModel = mask(fields.requestedModel);
+  if (typeof fields.responseModel === 'string') fields.responseModel = mask(fields.responseModel);
+  if (update.appendText !== '') update.appendText = mask(update.appendText);
+  return update;
 }

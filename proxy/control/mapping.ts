@@ -3,6 +3,7 @@ import type { ErrorClass } from '../contracts/errors.ts';
 import type { RequestDetail as LogDetail, RequestLogRow } from '../contracts/log.ts';
 import { toCny, toUsdApprox } from '../billing/constants.ts';
 import { explainError } from '../core/errorClass.ts';
+import { redactKnownSecrets } from '../core/redact.ts';
 
 /** Bodies up to this size travel with the detail; larger ones are fetched when opened. */
 export const INLINE_BODY_LIMIT_BYTES = 64 * 1024;
@@ -56,12 +57,16 @@ function headerValue(headers: Record<string, string>, name: string): string | nu
   return found ? found[1] : null;
 }
 
-export function detailOf({ row, bodies }: LogDetail): RequestDetail {
+/**
+ * `knownSecrets` are masked in the gateway's request id once more: a log written before the id was
+ * masked may still hold a key there.
+ */
+export function detailOf({ row, bodies }: LogDetail, knownSecrets: string[] = []): RequestDetail {
   const responseType = bodies ? headerValue(bodies.responseHeaders, 'content-type') : null;
   return {
     ...summaryOf(row),
     upstreamPath: row.upstreamPath,
-    upstreamRequestId: row.upstreamRequestId,
+    upstreamRequestId: row.upstreamRequestId === null ? null : redactKnownSecrets(row.upstreamRequestId, knownSecrets),
     protocol: row.protocol,
     protocolMode: row.protocolMode,
     retries: row.retries,

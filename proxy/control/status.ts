@@ -48,7 +48,7 @@ export function buildStatus({ deps, proxy, keyRejectedProfiles, nowMs }: StatusI
     proxyUrl: proxy?.url ?? '',
     paused: proxy?.isPaused() ?? false,
     inFlight: proxy?.inFlightCount() ?? 0,
-    activeProfile: active ? { id: active.id, name: active.name } : null,
+    activeProfile: active ? { id: active.id, name: active.name, key: deps.keys.keyStatus(active.id) } : null,
     todaySpend: moneyOf(today.costCredits),
     alarms,
     firstRun: {

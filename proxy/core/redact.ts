@@ -65,11 +65,20 @@ function redactRandomRuns(text: string): string {
   return copiedUpTo === 0 ? text : redacted + text.slice(copiedUpTo);
 }
 
-export function redactSecrets(text: string, knownSecrets: string[] = []): string {
+/**
+ * Only the known secrets, in every form, and nothing by shape: for values whose long random runs
+ * are not secrets but what a reader needs (a gateway's request id, which support looks up).
+ */
+export function redactKnownSecrets(text: string, knownSecrets: string[]): string {
   let result = text;
   for (const form of knownSecretForms(knownSecrets)) {
     if (result.includes(form)) result = result.replaceAll(form, REDACTED);
   }
+  return result;
+}
+
+export function redactSecrets(text: string, knownSecrets: string[] = []): string {
+  let result = redactKnownSecrets(text, knownSecrets);
   // Redacting only shortens runs, so the run measured here bounds the runs the passes below see.
   const longest = longestRun(result);
   const mayHoldShape = longest >= MIN_LONG_RUN || (longest >= MIN_SHAPE_RUN && result.includes('sk-')) || BEARER_WORD.test(result);
@@ -105,7 +114,7 @@ function sameEntries(a: readonly string[], b: readonly string[]): boolean {
 }
 
 /** Every form of every secret, longest first (so a longer form is never cut by a shorter one), computed once per list. */
-function knownSecretForms(knownSecrets: string[]): readonly string[] {
+export function knownSecretForms(knownSecrets: string[]): readonly string[] {
   if (knownSecrets.length === 0) return [];
   if (lastList !== null && lastList.secrets === knownSecrets && sameEntries(lastList.snapshot, knownSecrets)) return lastList.forms;
   // JSON, not a join: no two different lists share a key.

@@ -1,6 +1,6 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import type { RequestLogRow } from '../contracts/log.ts';
-import { redactSecrets } from '../core/redact.ts';
+import { redactKnownSecrets, redactSecrets } from '../core/redact.ts';
 import type { RequestLifecycleEvent } from '../events/lifecycle.ts';
 import { buildBodiesRecord } from './bodyRecord.ts';
 import { nextSliceLength, type SliceLimits } from './eventSlice.ts';
@@ -36,7 +36,8 @@ const ageMs = (row: RequestLogRow, nowMs: number): number => nowMs - row.started
 /** Free-text fields come from clients and upstreams: masked like bodies before they are written. */
 function maskedRows(rows: RequestLogRow[], secrets: string[]): RequestLogRow[] {
   const mask = (text: string): string => redactSecrets(text, secrets);
-  return rows.map((row) => maskRowText(row, mask));
+  const maskId = (text: string): string => redactKnownSecrets(text, secrets);
+  return rows.map((row) => maskRowText(row, mask, maskId));
 }
 
 export interface EventIngestOptions {

@@ -116,11 +116,16 @@ export function isSupersededByEnd(event: Extract<RequestLifecycleEvent, { type: 
   return end.usage !== null && (end.responseModel !== null || event.responseModel === null);
 }
 
-/** Free-text fields come from clients and upstreams, so they are masked like bodies. */
-export function maskRowText(row: RequestLogRow, mask: (text: string) => string): RequestLogRow {
+/**
+ * Free-text fields come from clients and upstreams, so they are masked like bodies. The gateway's
+ * request id too (a gateway may build it from what it was sent), by `maskId`: support needs a long
+ * random id whole, so only the secrets themselves go.
+ */
+export function maskRowText(row: RequestLogRow, mask: (text: string) => string, maskId: (text: string) => string = mask): RequestLogRow {
   const maskNullable = (text: string | null): string | null => (text === null ? null : mask(text));
   return {
     ...row,
+    upstreamRequestId: row.upstreamRequestId === null ? null : maskId(row.upstreamRequestId),
     clientPath: mask(row.clientPath),
     upstreamPath: mask(row.upstreamPath),
     errorMessage: maskNullable(row.errorMessage),

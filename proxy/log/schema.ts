@@ -1,8 +1,9 @@
-import { mkdirSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 
 export const DATABASE_FILE_NAME = 'requests.db';
+const PRIVATE_FILE_MODE = 0o600;
 
 /**
  * Migrations in order; `PRAGMA user_version` records how many have run. Never edit a shipped
@@ -162,7 +163,11 @@ export interface OpenLogDatabaseOptions {
 /** Opens (creating if needed) `<dataDir>/requests.db` in WAL mode and brings the schema up to date. */
 export function openLogDatabase(options: OpenLogDatabaseOptions): DatabaseSync {
   mkdirSync(options.dataDir, { recursive: true, mode: 0o700 });
-  const db = new DatabaseSync(join(options.dataDir, DATABASE_FILE_NAME), { timeout: 5_000 });
+  const file = join(options.dataDir, DATABASE_FILE_NAME);
+  // Created 0600 before SQLite opens it: SQLite gives the WAL and shared-memory files the
+  // database's own permissions, and would create all three readable by everyone (0644).
+  closeSync(openSync(file, 'a', PRIVATE_FILE_MODE));
+  const db = new DatabaseSync(file, { timeout: 5_000 });
   try {
     // auto_vacuum must be chosen before the first table exists; incremental lets retention
     // hand freed pages back to the file system without a full VACUUM.

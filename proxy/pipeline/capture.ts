@@ -50,6 +50,13 @@ export class BodyCapture {
     this.add(ownTextBuffer(text));
   }
 
+  /** What was captured, rewritten (masked): it replaces the chunks, and counts as captured whatever its length. */
+  replaceText(text: string): void {
+    const bytes = ownTextBuffer(text);
+    this.chunks = [bytes];
+    this.capturedBytes = bytes.length;
+  }
+
   /** The captured bytes as one Buffer; several chunks are joined once and kept joined for later calls. */
   toBuffer(): Buffer | null {
     const [first] = this.chunks;

@@ -4,6 +4,7 @@ import type { ErrorClass, UpstreamErrorClass } from '../contracts/errors.ts';
 import { classifyNetworkFailure, classifyUpstreamResponse, networkFailureCode, statusForClass } from '../core/errorClass.ts';
 import { extractUpstreamError } from '../core/upstreamErrorBody.ts';
 import { buildUpstreamHeaders, pickUpstreamRequestId } from '../core/headers.ts';
+import { KeyMasker } from '../core/keyMasker.ts';
 import { decideRetry, type AttemptOutcome } from '../core/retryPolicy.ts';
 import { mayHaveExecuted, type UpstreamAttempt } from '../core/upstreamExecution.ts';
 import { idempotencyKeyOf } from '../budget/idempotencyRequest.ts';
@@ -89,6 +90,7 @@ export async function runExchange(context: ExchangeContext): Promise<void> {
     sendJson(res, status, body);
   };
   const hasIdempotencyKey = idempotencyKeyOf(req.headers) !== null;
+  const keyMasker = KeyMasker.for(target.apiKey);
   /** Seed section 7: decides, and waits out the backoff; false when the answer goes to the client. */
   const retryAfter = async (outcome: AttemptOutcome): Promise<boolean> => {
     const decision = decideRetry({
@@ -138,7 +140,9 @@ export async function runExchange(context: ExchangeContext): Promise<void> {
       }
       judgeAttempt({ reachedSocket, answered: true, status: response.statusCode });
       const contentType = headerValue(response.headers, 'content-type');
-      const upstreamRequestId = pickUpstreamRequestId(response.headers);
+      // A gateway may build its request id from what it was sent: the id is logged and shown.
+      const pickedRequestId = pickUpstreamRequestId(response.headers);
+      const upstreamRequestId = pickedRequestId === null ? null : keyMasker.maskText(pickedRequestId);
       const isHtml = contentType !== null && /text\/html/i.test(contentType);
       if (response.statusCode < 400 && !isHtml) {
         trace.headers(response.statusCode, upstreamRequestId);
@@ -149,6 +153,7 @@ export async function runExchange(context: ExchangeContext): Promise<void> {
           trace,
           response,
           contentType,
+          keyMasker,
           readsOnWithoutClient: runsOn(),
           onStreamFailure: (errorClass) => abortUpstream(errorClass),
         });

@@ -6,7 +6,8 @@ import { PARSE_BODY_LIMIT_BYTES } from '../server/defaults.ts';
 import { accountFor, estimateInputTokens, quickInputEstimate, streamProgressEstimate } from './accounting.ts';
 import { runExchange } from './exchange.ts';
 import { claimIdempotency, sendReplay, settleIdempotency } from './idempotency.ts';
-import type { IdempotencyCache } from '../budget/idempotencyCache.ts';
+import type { IdempotencyCache, StoredResponse } from '../budget/idempotencyCache.ts';
+import { KeyMasker } from '../core/keyMasker.ts';
 import { buildPlan, type NativeProtocolCheck, type PlanRefusal } from './planner.ts';
 import { sendRefusal } from './replies.ts';
 import { modelOf, parseClientBody, readClientBody, streamFlagOf } from './requestBody.ts';
@@ -139,7 +140,7 @@ function createForwarding(options: ForwardOptions): (req: IncomingMessage, res: 
     });
     if (claim?.kind === 'refused') return refuse(claim.refusal);
     if (claim?.kind === 'replay') {
-      sendReplay(res, claim.response);
+      sendReplay(res, withoutKey(claim.response, KeyMasker.for(target.apiKey)));
       trace.end(claim.response.status, { usage: null, usageSource: null, costCredits: null });
       return;
     }
@@ -195,6 +196,13 @@ async function checkSpend(gate: SpendGate | undefined, input: Omit<SpendCheckInp
     void estimateInputTokens(plan).then((tokens) => gate.refineHold({ ...input, estimatedInputTokens: tokens }), () => undefined);
   }
   return refusal;
+}
+
+/** A replay is what the first client received: the key masked as the relay masked it. */
+function withoutKey(response: StoredResponse, keyMasker: KeyMasker): StoredResponse {
+  const headers: Record<string, string | string[]> = { ...response.headers };
+  keyMasker.maskHeaderValues(headers);
+  return { ...response, headers: headers as Record<string, string>, body: keyMasker.maskBytes(response.body) };
 }
 
 function sendLocalAnswer(res: ServerResponse, answer: object): void {

@@ -1,12 +1,15 @@
 import type { ServerResponse } from 'node:http';
+import type { EventSourceMessage } from 'eventsource-parser';
 import type { ErrorClass } from '../contracts/errors.ts';
 import type { Profile } from '../contracts/profile.ts';
 import { usageFromChatResponse } from '../billing/usage.ts';
 import { classifyNetworkFailure } from '../core/errorClass.ts';
 import { buildClientResponseHeaders } from '../core/headers.ts';
+import type { KeyMasker } from '../core/keyMasker.ts';
 import type { ExchangePlan } from './plan.ts';
 import { errorBodyFor, sendJson, streamErrorFrame } from './replies.ts';
-import { createSseRelay, formatSseEvent, type StreamObserver } from './sseRelay.ts';
+import { createSseRelay, formatSseEvent, type StreamObserver, type TextGuard } from './sseRelay.ts';
+import { createStreamKeyGuard, maskedEventsText, type StreamDialect, type StreamKeyGuard } from './streamKeyGuard.ts';
 import { AnthropicStreamObserver, ChatStreamObserver, OpaqueStreamObserver, ResponsesStreamObserver, type StreamSink } from './streamObservers.ts';
 import type { RequestTrace } from './trace.ts';
 import { readBody, relayBody } from './upstreamBody.ts';
@@ -26,6 +29,8 @@ export interface RelayInput {
   /** The answer is read to its end even if the client leaves (a keyed creation: a repeat gets it). */
   readsOnWithoutClient?: boolean;
   onStreamFailure: (errorClass: ErrorClass) => void;
+  /** The key this request was sent with: a client never receives it, whatever the gateway echoes. */
+  keyMasker: KeyMasker;
 }
 
 function sinkFor(trace: RequestTrace): StreamSink {
@@ -36,6 +41,12 @@ function sinkFor(trace: RequestTrace): StreamSink {
       trace.responseModel = model;
     },
   };
+}
+
+/** The upstream's protocol, which decides the fields a client assembles across events. */
+function dialectOf(plan: ExchangePlan): StreamDialect {
+  if (plan.translator || plan.protocol === 'openai') return 'chat';
+  return plan.protocol === 'anthropic' ? 'anthropic' : 'responses';
 }
 
 function observerFor(plan: ExchangePlan, sink: StreamSink): StreamObserver {
@@ -51,6 +62,7 @@ export async function relayResponse(input: RelayInput): Promise<void> {
   const isSse = contentType !== null && contentType.toLowerCase().includes('text/event-stream');
   const rewritten = isSse || plan.translator !== null;
   const headers = buildClientResponseHeaders(response.headers, { bodyRewritten: rewritten });
+  input.keyMasker.maskHeaderValues(headers);
   trace.responseHeaders = flatten(headers);
   if (isSse) {
     res.writeHead(response.statusCode, { ...headers, 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'x-accel-buffering': 'no' });
@@ -59,18 +71,21 @@ export async function relayResponse(input: RelayInput): Promise<void> {
   }
   if (plan.translator) return relayTranslatedJson(input, headers);
   res.writeHead(response.statusCode, headers);
+  // The Content-Length is already out: the key becomes a mask of its own length.
+  const keyFree = input.keyMasker.byteStream();
   try {
     await relayBody(
       response.body,
       res,
       (chunk) => {
         trace.responseBody.add(chunk);
+        const passed = keyFree.push(chunk);
         // A client that is gone has nothing to wait for: the answer is only read on.
-        return res.destroyed || res.write(chunk);
+        return res.destroyed || passed.length === 0 || res.write(passed);
       },
       { readOnWithoutClient: input.readsOnWithoutClient === true },
     );
-    res.end();
+    res.end(keyFree.end());
   } catch (error) {
     return failMidBody(input, error);
   }
@@ -121,17 +136,31 @@ async function relayTranslatedJson(input: RelayInput, headers: Record<string, st
     sendJson(res, 502, errorBodyFor(plan.protocol, 502, 'upstream_error', { upstreamMessage }));
     return;
   }
-  const payload = JSON.stringify(translated);
+  const payload = input.keyMasker.maskText(JSON.stringify(translated));
   res.writeHead(response.statusCode, { ...headers, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(payload)) });
   res.end(payload);
 }
 
 async function relayStream(input: RelayInput): Promise<void> {
+  const { plan, trace, keyMasker } = input;
+  const dialect = dialectOf(plan);
+  const guard = createStreamKeyGuard(keyMasker, dialect);
+  const textGuard = keyMasker.chunkStream();
+  try {
+    await relayGuardedStream(input, guard, textGuard);
+  } finally {
+    // The raw events kept for the log would still spell out a key the client never saw.
+    const raw = guard.masked || textGuard.masked ? trace.responseBody.toBuffer() : null;
+    if (raw !== null) trace.responseBody.replaceText(maskedEventsText(raw, keyMasker, dialect));
+  }
+}
+
+async function relayGuardedStream(input: RelayInput, guard: StreamKeyGuard, textGuard: TextGuard): Promise<void> {
   const { res, plan, trace, response } = input;
   const observer = observerFor(plan, sinkFor(trace));
   const translator = plan.translator?.createStream() ?? null;
-  const transform = translator
-    ? (event: Parameters<StreamObserver['observe']>[0]): string => {
+  const render = translator
+    ? (event: EventSourceMessage): string => {
         observer.observe(event);
         if (event.data === '[DONE]') return '';
         try {
@@ -140,11 +169,21 @@ async function relayStream(input: RelayInput): Promise<void> {
           return '';
         }
       }
-    : (event: Parameters<StreamObserver['observe']>[0]): string => (observer.observe(event) ? formatSseEvent(event) : '');
+    : (event: EventSourceMessage): string => (observer.observe(event) ? formatSseEvent(event) : '');
+  // One upstream event may come out as several (text held back before it, handed on now).
+  let rendered = '';
+  const renderOne = (event: EventSourceMessage): void => {
+    rendered += render(event);
+  };
+  const transform = (event: EventSourceMessage): string => {
+    rendered = '';
+    guard.relay(event, renderOne);
+    return rendered;
+  };
   let clientHasRoom = true;
   const relay = createSseRelay(transform, (frames) => {
     clientHasRoom = res.write(frames);
-  });
+  }, textGuard);
   try {
     await relayBody(response.body, res, (chunk) => {
       trace.responseBody.add(chunk);

@@ -9,6 +9,32 @@ export interface StreamObserver {
   readonly upstreamErrorMessage: string | null;
 }
 
+/** An event with its data parsed once, for every step of the relay that reads it. */
+type ParsedEvent = EventSourceMessage & { parsedData?: Record<string, unknown> | null };
+
+/**
+ * The event's data as a JSON object (null if it is not one), parsed at the first call. A step that
+ * changes the object must write `data` again; the object stays the one later steps read.
+ */
+export function eventJson(event: EventSourceMessage): Record<string, unknown> | null {
+  const parsed = event as ParsedEvent;
+  if (parsed.parsedData !== undefined) return parsed.parsedData;
+  let json: Record<string, unknown> | null = null;
+  try {
+    const value: unknown = JSON.parse(event.data);
+    if (typeof value === 'object' && value !== null && !Array.isArray(value)) json = value as Record<string, unknown>;
+  } catch {
+    // Not JSON ([DONE], a keep-alive): nothing to read in it.
+  }
+  parsed.parsedData = json;
+  return json;
+}
+
+/** Decoded stream text on its way to the parser: the key is masked in it, an end that may begin the key held. */
+export interface TextGuard {
+  push(text: string): string;
+}
+
 export interface SseRelay {
   /** Relays every complete event in this chunk at once; an event split across chunks waits for its end. */
   feed(chunk: Buffer): void;
@@ -32,6 +58,7 @@ export function formatSseEvent(event: EventSourceMessage): string {
 export function createSseRelay(
   transform: (event: EventSourceMessage) => string,
   write: (frames: string) => void,
+  textGuard: TextGuard | null = null,
 ): SseRelay {
   const decoder = new TextDecoder('utf-8');
   let pending = '';
@@ -45,7 +72,10 @@ export function createSseRelay(
   });
   return {
     feed(chunk) {
-      parser.feed(decoder.decode(chunk, { stream: true }));
+      const text = decoder.decode(chunk, { stream: true });
+      // What the guard holds is never a whole line (no form of the key holds a line break), so
+      // holding it delays no event: the parser would keep that partial line waiting too.
+      parser.feed(textGuard === null ? text : textGuard.push(text));
       if (pending.length > 0) {
         const frames = pending;
         pending = '';

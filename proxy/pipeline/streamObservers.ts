@@ -1,21 +1,12 @@
 import type { EventSourceMessage } from 'eventsource-parser';
 import type { TokenUsage } from '../contracts/usage.ts';
 import { isUsageOnlyChunk, usageFromChatChunk } from '../billing/usage.ts';
-import type { StreamObserver } from './sseRelay.ts';
+import { eventJson, type StreamObserver } from './sseRelay.ts';
 
 export interface StreamSink {
   onDelta(text: string): void;
   onUsage(usage: TokenUsage): void;
   onModel(model: string): void;
-}
-
-function parseJson(data: string): Record<string, unknown> | null {
-  try {
-    const value: unknown = JSON.parse(data);
-    return typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : null;
-  } catch {
-    return null;
-  }
 }
 
 function errorMessageOf(json: Record<string, unknown>): string | null {
@@ -46,7 +37,7 @@ export class ChatStreamObserver implements StreamObserver {
       this.sawEndMarker = true;
       return true;
     }
-    const chunk = parseJson(event.data);
+    const chunk = eventJson(event);
     if (!chunk) return true;
     const errorMessage = errorMessageOf(chunk);
     if (errorMessage !== null) this.upstreamErrorMessage = errorMessage;
@@ -79,7 +70,7 @@ export class AnthropicStreamObserver implements StreamObserver {
   }
 
   observe(event: EventSourceMessage): boolean {
-    const json = parseJson(event.data);
+    const json = eventJson(event);
     const type = event.event ?? (typeof json?.type === 'string' ? json.type : '');
     if (!json) return true;
     if (type === 'message_stop') this.sawEndMarker = true;
@@ -115,7 +106,7 @@ export class ResponsesStreamObserver implements StreamObserver {
   }
 
   observe(event: EventSourceMessage): boolean {
-    const json = parseJson(event.data);
+    const json = eventJson(event);
     if (!json) return true;
     const type = typeof json.type === 'string' ? json.type : (event.event ?? '');
     if (type === 'response.output_text.delta' && typeof json.delta === 'string') this.sink.onDelta(json.delta);

@@ -1,4 +1,3 @@
-import { mkdirSync } from 'node:fs';
 import { createClientAuthenticator } from '../access/clientAuthenticator.ts';
 import { loadControlToken } from '../access/controlToken.ts';
 import { createTargetResolver } from '../access/targetResolver.ts';
@@ -21,6 +20,7 @@ import type { StopReport } from '../pipeline/shutdown.ts';
 import { startServer, type ProxyHandle } from '../server/startServer.ts';
 import { COMMAND_LINE_PROFILE_ID, overlayConfig, type ConfigSource } from './configOverlay.ts';
 import { lockDataDir } from './dataDirLock.ts';
+import { makeDataDirPrivate } from './privateDataDir.ts';
 
 export interface AirlockOptions {
   dataDir: string;
@@ -69,12 +69,13 @@ function spendScopes(config: ConfigSource): SpendScope[] {
  * directory is locked to this process first (DataDirInUseError if another Airlock has it).
  */
 export async function startAirlock(options: AirlockOptions): Promise<Airlock> {
-  mkdirSync(options.dataDir, { recursive: true, mode: 0o700 });
+  const privacyProblems = makeDataDirPrivate(options.dataDir);
   const dataDirLock = lockDataDir(options.dataDir);
   try {
     const airlock = await startWithDataDir(options);
     return {
       ...airlock,
+      notices: [...privacyProblems, ...airlock.notices],
       async stop(stopOptions) {
         const report = await airlock.stop(stopOptions);
         dataDirLock.release();
@@ -105,14 +106,16 @@ async function startWithDataDir(options: AirlockOptions): Promise<Airlock> {
   const envProfileId = options.commandLineBaseUrl ? COMMAND_LINE_PROFILE_ID : config.snapshot().activeProfileId;
   const envKey = envProfileId ? EnvKeySource.fromEnvironment(options.env, envProfileId) : null;
   if (envKey) notices.push(`Using the gateway key from AIRLOCK_API_KEY for profile "${envKey.profileId}" for this run only.`);
+  keys.useEnvironmentKey(envKey);
   const controlToken = await loadControlToken(secrets);
 
   const logRecovery = recoverDamagedLog(options.dataDir);
   if (logRecovery) notices.push(logRecovery.message);
+  const knownSecrets = (): string[] => [...keys.secretsForMasking(), ...(envKey ? envKey.secretsForMasking() : []), controlToken.token];
   const log = createRequestLog({
     dataDir: options.dataDir,
     ...(options.maxLogBytes === undefined ? {} : { maxDbBytes: options.maxLogBytes }),
-    knownSecrets: () => [...keys.secretsForMasking(), ...(envKey ? envKey.secretsForMasking() : []), controlToken.token],
+    knownSecrets,
     onError: (error) => console.error('[airlock] request log:', error instanceof Error ? error.message : 'failed'),
     onRecordingChange: (message) => console.error(`[airlock] request log: ${message}`),
   });
@@ -139,6 +142,7 @@ async function startWithDataDir(options: AirlockOptions): Promise<Airlock> {
     config: { snapshot: () => config.snapshot(), update: (mutator) => store.update(mutator) },
     keys,
     secrets,
+    knownSecrets,
     targets,
     log,
     spendGate,

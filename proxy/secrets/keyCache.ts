@@ -1,9 +1,18 @@
 import type { ConfigFile } from '../contracts/config.ts';
+import { API_KEY_ENV_VAR } from './envKeySource.ts';
 import { gatewayKeyAccount, KeychainUnavailableError, type SecretStore } from './secretStore.ts';
 
 export interface KeyStatus {
   set: boolean;
   lastFour: string | null;
+  /** The key is AIRLOCK_API_KEY's, for this run only. */
+  fromEnvironment?: true;
+}
+
+/** A key set for one profile from the environment (EnvKeySource). */
+interface EnvironmentKey {
+  readonly profileId: string;
+  keyFor(profileId: string): string | null;
 }
 
 const MIN_LENGTH_TO_SHOW_TAIL = 12;
@@ -13,10 +22,11 @@ export function keyLastFour(key: string): string | null {
   return key.length >= MIN_LENGTH_TO_SHOW_TAIL ? key.slice(-4) : null;
 }
 
-/** How the CLI and the window describe a key: "set, ends in abcd" or "not set". */
+/** How the CLI and the window describe a key: "set, ends in abcd", "from AIRLOCK_API_KEY for this run, ends in abcd" or "not set". */
 export function describeKeyStatus(status: KeyStatus): string {
   if (!status.set) return 'not set';
-  return status.lastFour ? `set, ends in ${status.lastFour}` : 'set (too short to show its end)';
+  const set = status.fromEnvironment ? `from ${API_KEY_ENV_VAR} for this run` : 'set';
+  return status.lastFour ? `${set}, ends in ${status.lastFour}` : `${set} (too short to show its end)`;
 }
 
 interface ConfigSource {
@@ -33,6 +43,7 @@ export class KeyCache {
   readonly #secrets: SecretStore;
   #keys = new Map<string, string>();
   #keychainProblem: string | null = null;
+  #environmentKey: EnvironmentKey | null = null;
   /** Loads run one after another so an older, slower load never overwrites a newer one. */
   #queue: Promise<void> = Promise.resolve();
 
@@ -83,7 +94,14 @@ export class KeyCache {
     }).then(() => deleted);
   }
 
+  /** A key from the environment serves its profile this run (the target resolver sends it): statuses say so. */
+  useEnvironmentKey(environmentKey: EnvironmentKey | null): void {
+    this.#environmentKey = environmentKey;
+  }
+
   keyStatus(profileId: string): KeyStatus {
+    const fromEnvironment = this.#environmentKey?.keyFor(profileId) ?? null;
+    if (fromEnvironment !== null) return { set: true, lastFour: keyLastFour(fromEnvironment), fromEnvironment: true };
     const key = this.#keys.get(profileId);
     return key ? { set: true, lastFour: keyLastFour(key) } : { set: false, lastFour: null };
   }

@@ -12,6 +12,7 @@ import { parseArgs } from 'node:util';
 import { startChildServer, type ChildOptions, type ChildServer } from './childServer.ts';
 import { formatReport } from './report.ts';
 import { DEFAULT_QUIET, waitUntilQuiet } from './processCpu.ts';
+import { measureKeyMasking } from './keyMasking.ts';
 import { measureLargeBody, measureOpenStreams, measureStreaming, measureThroughput } from './scenarios.ts';
 import { checkTargets, type BenchResults } from './targets.ts';
 
@@ -33,6 +34,11 @@ const EMBEDDINGS_PATH = '/v1/embeddings';
  * during the run, not its catching up after, decides the figure.
  */
 const C50_RUN_MS = 2_000;
+/** Key masking: streams back to back (no pause between deltas), so the relay's CPU decides the rate. */
+const MASKING_STREAM_CHUNKS = 40;
+const MASKING_CONCURRENCY = 10;
+const MASKING_RUN_MS = 1_000;
+const MASKING_ROUNDS = 5;
 
 const { values } = parseArgs({ options: { 'cpu-prof': { type: 'boolean', default: false } } });
 const airlockNodeFlags = values['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${resolve(RESULTS_DIR, 'cpu-prof')}`] : [];
@@ -103,6 +109,16 @@ async function measureRelays(log: (line: string) => void): Promise<Pick<BenchRes
   return { throughputC1, throughputC50, streaming };
 }
 
+async function measureMasking(log: (line: string) => void): Promise<Pick<BenchResults, 'keyMasking'>> {
+  log('streams that echo the key, and plain ones');
+  const simulator = await start('upstreamServer.ts', ['--chunk-count', String(MASKING_STREAM_CHUNKS), '--chunk-interval-ms', '0']);
+  const airlock = await startProxy('airlock', simulator.url);
+  const settle = (): Promise<number> => waitUntilQuiet([simulator.pid, airlock.pid]);
+  const keyMasking = await measureKeyMasking({ direct: simulator.url, airlock: airlock.url }, { concurrency: MASKING_CONCURRENCY, rounds: MASKING_ROUNDS, maxMs: MASKING_RUN_MS, settle });
+  await stop(airlock, simulator);
+  return { keyMasking };
+}
+
 async function measureMemory(log: (line: string) => void): Promise<Pick<BenchResults, 'openStreams' | 'largeBody'>> {
   log(`${OPEN_STREAMS} open streams`);
   const slowSimulator = await start('upstreamServer.ts', ['--chunk-count', String(STREAM_CHUNKS), '--chunk-interval-ms', String(OPEN_STREAM_CHUNK_INTERVAL_MS)]);
@@ -131,7 +147,7 @@ async function main(): Promise<void> {
   const startedAt = Date.now();
   const log = (line: string): void => console.error(`[bench ${((Date.now() - startedAt) / 1000).toFixed(1)} s] ${line}`);
   const loadBefore = loadavg();
-  const results: BenchResults = { ...(await measureRelays(log)), ...(await measureMemory(log)) };
+  const results: BenchResults = { ...(await measureRelays(log)), ...(await measureMasking(log)), ...(await measureMemory(log)) };
   const checks = checkTargets(results);
   console.log(formatReport(results, checks));
   mkdirSync(RESULTS_DIR, { recursive: true });

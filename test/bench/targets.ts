@@ -1,3 +1,4 @@
+import type { KeyMaskingResult } from './keyMasking.ts';
 import type { LargeBodyResult, OpenStreamsResult, StreamingResult, ThroughputResult } from './scenarios.ts';
 import { meanAbsoluteDifference, median, pairedRatios } from './stats.ts';
 
@@ -11,6 +12,7 @@ export interface BenchResults {
   streaming: Record<RelayTarget, StreamingResult>;
   openStreams: Record<ProxyTarget, OpenStreamsResult>;
   largeBody: Record<RelayTarget, LargeBodyResult>;
+  keyMasking: KeyMaskingResult;
 }
 
 export interface TargetCheck {
@@ -23,6 +25,8 @@ export interface TargetCheck {
 /** A content delta arriving more than this much off the direct connection's spacing counts as delayed. */
 export const MAX_SPACING_DEVIATION_MS = 1;
 export const MAX_BYTES_PER_OPEN_STREAM = 64 * 1024;
+/** Masking a chunk with no partial match must cost next to nothing beside the relay's own per-event work. */
+export const MAX_CLEAN_MASKING_NS_PER_CHUNK = 1_000;
 
 const fixed = (value: number, digits = 2): string => value.toFixed(digits);
 
@@ -73,6 +77,19 @@ export function checkTargets(results: BenchResults): TargetCheck[] {
       measured: `${body.byteForByte ? 'byte-for-byte' : 'CHANGED'}, peak ${fixed(peakRatio)}x`,
       pass: body.byteForByte && peakRatio < 1.5,
     },
+    keyMaskingCheck(results.keyMasking),
     { name: 'logging on vs off (c=50)', target: 'within 5% throughput', measured: describeShare(logShare, 'log off'), pass: logShare.share >= 0.95 },
   ];
+}
+
+/** The key reaches no client, and a chunk with no partial match costs next to nothing; what a stream holding the key costs is reported. */
+function keyMaskingCheck(masking: KeyMaskingResult): TargetCheck {
+  return {
+    name: 'key masking',
+    target: `no key at the client, < ${MAX_CLEAN_MASKING_NS_PER_CHUNK} ns a clean chunk`,
+    measured:
+      `key seen by ${masking.keySeen.airlock} Airlock and ${masking.keySeen.direct} direct streams; ${fixed(masking.perChunkNs.clean, 0)} ns a clean chunk (relay ${fixed(masking.perChunkNs.relay, 0)}), ${fixed(masking.perChunkNs.holding, 0)} holding;` +
+      ` streams ${fixed(masking.plainShare, 3)}x direct plain, ${fixed(masking.keyEchoShare, 3)}x direct holding the key`,
+    pass: masking.keySeen.airlock === 0 && masking.keySeen.direct > 0 && masking.perChunkNs.clean < MAX_CLEAN_MASKING_NS_PER_CHUNK,
+  };
 }

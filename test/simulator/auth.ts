@@ -9,6 +9,12 @@ export function isAuthorized(authorization: string | undefined, validKeys: reado
   return validKeys.some((key) => authorization === `Bearer ${key}`);
 }
 
+/** The credential of `Bearer <credential>` as sent, or null: what a careless gateway could echo. */
+export function bearerCredentialOf(authorization: string | undefined): string | null {
+  const match = /^Bearer (\S+)$/.exec(authorization ?? '');
+  return match?.[1] ?? null;
+}
+
 const SECRET_HEADER_NAMES = new Set(['authorization', 'proxy-authorization', 'x-api-key', 'api-key']);
 const MIN_LENGTH_FOR_PREFIX = 16;
 const VISIBLE_SUFFIX_LENGTH = 4;

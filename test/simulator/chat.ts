@@ -10,6 +10,13 @@ import { streamShapeFor, writeChatStream, writeRawChunks } from './stream.ts';
 import type { Fault } from './types.ts';
 import { sendGatewayError, type Voice } from './voice.ts';
 
+/** A model repeating a pasted key streams it a few characters at a time. */
+const ECHO_DELTA_CHARS = [2, 3];
+
+function echoReply(key: string): Extract<Fault, { kind: 'reply' }> {
+  return { kind: 'reply', content: `Here is the key you use: ${key} (keep it safe).` };
+}
+
 export interface ChatSettings {
   limits: ChatLimits;
   streamChunkCount: number;
@@ -31,6 +38,7 @@ export async function answerChat(
   settings: ChatSettings,
   context: ChatContext,
   closed: AbortSignal,
+  echoedKey: string | null = null,
 ): Promise<void> {
   const { voice } = context;
   const refusal = capabilityRefusal(context.account, json);
@@ -49,7 +57,7 @@ export async function answerChat(
     return;
   }
   const request = validated.value;
-  const reply = fault?.kind === 'reply' ? fault : undefined;
+  const reply = fault?.kind === 'reply' ? fault : fault?.kind === 'echoKey' && echoedKey !== null ? echoReply(echoedKey) : undefined;
   const basePlan = planReply(request, { sequence: context.sequence, createdS: Math.floor(Date.now() / 1000) }, reply);
   const reasoning = reply?.reasoning ?? (capabilitiesOf(context.account, request.model).reasoning ? `Thinking about: ${request.lastUserText}` : null);
   const plan: ReplyPlan = { ...basePlan, usage: usageWithReasoning(basePlan.usage, reasoning) };
@@ -67,7 +75,8 @@ export async function answerChat(
     sendJson(response, 200, body);
     return;
   }
-  const streamPlan = planDialectStream({ plan, reasoning }, settings.streamChunkCount, request.includeUsage, stream);
+  const pieceChars = fault?.kind === 'echoKey' ? (fault.deltaChars ?? ECHO_DELTA_CHARS) : undefined;
+  const streamPlan = planDialectStream({ plan, reasoning }, settings.streamChunkCount, request.includeUsage, stream, pieceChars);
   const framing = framingFor(stream, streamErrorData(voice, plan));
   await writeChatStream(response, streamPlan, streamShapeFor(fault, settings.streamChunkIntervalMs), closed, framing);
 }

@@ -91,6 +91,18 @@ export function splitText(text: string, count: number): string[] {
   return pieces;
 }
 
+/** Splits text into pieces of these many code points, in turn (the last piece may be shorter). */
+export function splitBySizes(text: string, sizes: readonly number[]): string[] {
+  const codePoints = Array.from(text);
+  const pieces: string[] = [];
+  for (let start = 0, turn = 0; start < codePoints.length; turn += 1) {
+    const size = Math.max(1, sizes[turn % sizes.length] ?? 1);
+    pieces.push(codePoints.slice(start, start + size).join(''));
+    start += size;
+  }
+  return pieces;
+}
+
 /** A stream as three parts: the role chunk, the countable delta chunks, and the closing chunks. */
 export interface StreamPlan {
   head: object;
@@ -98,7 +110,8 @@ export interface StreamPlan {
   tail: object[];
 }
 
-export function planStream(plan: ReplyPlan, pieceCount: number, includeUsage: boolean): StreamPlan {
+/** `pieceChars` sizes the content deltas (in turn) instead of cutting the content into `pieceCount` pieces. */
+export function planStream(plan: ReplyPlan, pieceCount: number, includeUsage: boolean, pieceChars?: readonly number[]): StreamPlan {
   const chunk = (choices: object[], extra: object = {}): object => ({
     id: plan.id,
     object: 'chat.completion.chunk',
@@ -112,7 +125,8 @@ export function planStream(plan: ReplyPlan, pieceCount: number, includeUsage: bo
 
   const deltas: object[] = [];
   if (plan.content !== null) {
-    for (const piece of splitText(plan.content, pieceCount)) deltas.push(deltaChunk({ content: piece }));
+    const pieces = pieceChars ? splitBySizes(plan.content, pieceChars) : splitText(plan.content, pieceCount);
+    for (const piece of pieces) deltas.push(deltaChunk({ content: piece }));
   }
   plan.toolCalls.forEach((call, index) => {
     deltas.push(deltaChunk({ tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.name, arguments: '' } }] }));

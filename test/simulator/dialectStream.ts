@@ -29,8 +29,14 @@ export function withReasoning(body: object, reasoning: string | null, field: Str
 
 type Chunk = Record<string, unknown> & { choices: unknown[] };
 
-export function planDialectStream(reply: DialectReply, pieceCount: number, includeUsage: boolean, dialect: StreamDialect): StreamPlan {
-  const base = planStream(reply.plan, pieceCount, false);
+export function planDialectStream(
+  reply: DialectReply,
+  pieceCount: number,
+  includeUsage: boolean,
+  dialect: StreamDialect,
+  pieceChars?: readonly number[],
+): StreamPlan {
+  const base = planStream(reply.plan, pieceCount, false, pieceChars);
   const envelope = { ...(base.head as Chunk), choices: [] };
   const reasoningDeltas =
     reply.reasoning === null

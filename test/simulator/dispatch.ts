@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { bearerCredentialOf } from './auth.ts';
 import { answerChat, type ChatSettings } from './chat.ts';
 import { parseJsonBody } from './chatRequest.ts';
 import type { Dialect } from './dialect.ts';
@@ -54,6 +55,8 @@ export async function dispatch(request: IncomingMessage, response: ServerRespons
   const isStream = chatJson?.ok === true && chatJson.value.stream === true;
   let fault = state.faults.take({ path: entry.path, isChat: route.kind === 'chat', isStream, isTaskCreation: route.kind === 'videos' });
 
+  const echoedKey = fault?.kind === 'echoKey' ? bearerCredentialOf(request.headers.authorization) : null;
+  if (echoedKey !== null) response.setHeader('x-request-id', `req_${echoedKey}`);
   if (fault?.kind === 'hold') {
     fault.arrived();
     await fault.released;
@@ -75,7 +78,7 @@ export async function dispatch(request: IncomingMessage, response: ServerRespons
   }
   if (route.kind === 'chat' && chatJson !== null) {
     if (!chatJson.ok) sendGatewayError(response, voice, chatJson.status, chatJson.body);
-    else await answerChat(response, chatJson.value, fault, state.chat, { sequence, voice, account: state.account }, closed);
+    else await answerChat(response, chatJson.value, fault, state.chat, { sequence, voice, account: state.account }, closed, echoedKey);
     return;
   }
   answerApi(response, route, body, state, voice, fault);

@@ -59,7 +59,7 @@ export interface ScriptedToolCall {
  * One scripted misbehaviour, consumed by the next matching request. Faults that shape a chat
  * reply (reply, cutAfter, bodyChunks) match only chat completion requests; stream-only faults
  * (slowChunks, noDone, errorEvent) match only streaming chat completion requests; task faults
- * (createThenFail, taskFails) match only video task creations.
+ * (createThenFail, taskFails) match only video task creations; echoKey matches any request.
  */
 export type Fault =
   | (PathMatch & {
@@ -102,7 +102,16 @@ export type Fault =
       /** Thinking sent before the answer in the dialect's reasoning field. */
       reasoning?: string;
     })
-  | (PathMatch & { kind: 'bodyChunks'; chunks: string[]; intervalMs?: number });
+  | (PathMatch & { kind: 'bodyChunks'; chunks: string[]; intervalMs?: number })
+  | (PathMatch & {
+      kind: 'echoKey';
+      /**
+       * A careless gateway hands back the key it was sent: as its request id (`x-request-id:
+       * req_<key>`, any route) and, for chat, in the reply, as a model would repeat a pasted key.
+       * A streamed reply comes in deltas of these many characters, in turn; default [2, 3].
+       */
+      deltaChars?: number[];
+    });
 
 export type FaultKind = Fault['kind'];
 

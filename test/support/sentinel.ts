@@ -21,3 +21,30 @@ export function findSentinel(haystack: string | Buffer, key: string = SENTINEL_K
   const text = typeof haystack === 'string' ? haystack : haystack.toString('latin1');
   return sentinelForms(key).find((form) => text.includes(form)) ?? null;
 }
+
+/**
+ * The texts a client assembles from an event stream: every string in the events' JSON, joined
+ * across events per JSON path (`choices.0.delta.content`, `delta.text`, …). A key streamed a few
+ * characters a delta is in none of the events, only in these.
+ */
+export function assembledStreamTexts(eventStream: string): string[] {
+  const byPath = new Map<string, string>();
+  const walk = (value: unknown, path: string): void => {
+    if (typeof value === 'string') byPath.set(path, (byPath.get(path) ?? '') + value);
+    else if (typeof value === 'object' && value !== null) for (const [key, child] of Object.entries(value)) walk(child, `${path}.${key}`);
+  };
+  for (const line of eventStream.split('\n')) {
+    if (!line.startsWith('data:')) continue;
+    try {
+      walk(JSON.parse(line.slice('data:'.length)), '');
+    } catch {
+      // [DONE] and other non-JSON data carry no text to assemble.
+    }
+  }
+  return [...byPath.values()];
+}
+
+/** A leak in the stream as sent or in any text a client would assemble from it. */
+export function findSentinelInStream(eventStream: string, key: string = SENTINEL_KEY): string | null {
+  return findSentinel(eventStream, key) ?? assembledStreamTexts(eventStream).map((text) => findSentinel(text, key)).find((found) => found !== null) ?? null;
+}

@@ -67,7 +67,7 @@ export function requestRoutes(context: ControlContext): express.Router {
     await deps.log.flush();
     const detail = deps.log.getRequest(param(req.params, 'id'));
     if (!detail) throw notFound('The request');
-    res.json(detailOf(detail));
+    res.json(detailOf(detail, deps.knownSecrets?.() ?? []));
   });
 
   router.get('/requests/:id/body/:part', (req, res) => {

@@ -3,6 +3,13 @@ import type { KeyStatus } from '../../../proxy/contracts/api.ts';
 import { useApi } from '../api/ApiContext.tsx';
 import { FormError } from '../common/StateViews.tsx';
 
+function describeKey(status: KeyStatus): string {
+  if (!status.set) return 'Not set';
+  const tail = status.lastFour ? `, ends in …${status.lastFour}` : '';
+  // The environment's key wins for this run: a key saved here is used once Airlock runs without it.
+  return status.fromEnvironment ? `From AIRLOCK_API_KEY for this run${tail}; a key saved here is used when that is not set` : `Set${tail}`;
+}
+
 /** Write-only key entry: the key goes to the keychain and only "set, ends in …" ever comes back. */
 export function KeyField({ profileId, status, onChanged }: { profileId: string; status: KeyStatus; onChanged: (status: KeyStatus) => void }) {
   const api = useApi();
@@ -26,7 +33,7 @@ export function KeyField({ profileId, status, onChanged }: { profileId: string; 
   return (
     <fieldset className="key-field">
       <legend>Gateway key</legend>
-      <p data-testid="key-status">{status.set ? `Set, ends in …${status.lastFour ?? ''}` : 'Not set'}</p>
+      <p data-testid="key-status">{describeKey(status)}</p>
       <form
         onSubmit={(event) => {
           event.preventDefault();

@@ -26,6 +26,8 @@ export function StatusBar({ status, connected, onTogglePause }: StatusBarProps) 
       </button>
       <span className="status-item">
         Profile: <strong>{status.activeProfile ? status.activeProfile.name : 'none'}</strong>
+        {status.activeProfile && !status.activeProfile.key.set ? ' (no key set)' : null}
+        {status.activeProfile?.key.fromEnvironment ? ' (key from AIRLOCK_API_KEY)' : null}
       </span>
       <span className="status-item">
         Today: <strong>{formatCredits(status.todaySpend.credits)} credits</strong> ({formatMoney(status.todaySpend.cny, 'CNY')}, ≈

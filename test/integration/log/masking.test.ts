@@ -30,8 +30,11 @@ describe('secrets never reach the log files', () => {
     LEAKS.forEach((leak, index) => {
       const id = `leak-${index}`;
       temp.events.emit(startEvent(id, { clientPath: `/v1/chat/completions?key=${leak}`, stream: index % 2 === 0 }));
+      // A gateway that builds its request id from the key it was sent: streams get their row at the headers.
+      temp.events.emit({ type: 'headers', requestId: id, status: 401, ttfbMs: 5, upstreamRequestId: `req_${leak}`, retries: 0 });
       temp.events.emit(
         endEvent(id, {
+          upstreamRequestId: `req_${leak}`,
           status: 401,
           errorClass: 'auth',
           errorMessage: `upstream rejected ${leak}`,
@@ -66,6 +69,7 @@ describe('secrets never reach the log files', () => {
     expect(detail?.bodies?.requestBody).toContain('[redacted]');
     expect(detail?.bodies?.requestHeaders).not.toHaveProperty('authorization');
     expect(detail?.row.errorMessage).toBe('upstream rejected [redacted]');
+    expect(detail?.row.upstreamRequestId).toBe('req_[redacted]');
 
     await temp.log.close();
     for (const file of filesIn(temp.dataDir)) {

@@ -1,22 +1,26 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { request, type ClientRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { generateToken, tokenRecord } from '../../../proxy/access/clientTokens.ts';
+import type { LiveFrame, RequestDetail } from '../../../proxy/contracts/api.ts';
 import { addClientToken, addProfile } from '../../../proxy/profiles/configMutations.ts';
 import { openConfigStore } from '../../../proxy/profiles/configStore.ts';
 import { startAirlock, type Airlock } from '../../../proxy/runtime/startAirlock.ts';
 import { gatewayKeyAccount } from '../../../proxy/secrets/secretStore.ts';
+import { buildSupportInfo } from '../../../renderer/src/detail/copyText.ts';
 import { startGatewaySimulator, type GatewaySimulator } from '../../simulator/index.ts';
 import { chatBody, JSON_HEADERS, rawRequest } from '../../support/http.ts';
-import { findSentinel, SENTINEL_KEY } from '../../support/sentinel.ts';
+import { findSentinel, findSentinelInStream, SENTINEL_KEY } from '../../support/sentinel.ts';
 import { memorySecretStore } from '../../unit/secrets/memorySecretStore.ts';
 
 let simulator: GatewaySimulator;
 let airlock: Airlock;
 let dataDir: string;
 const token = generateToken();
-const seen: string[] = [];
+/** Everything that left Airlock for a client, the window or the user, labelled by where it went. */
+const seen: Array<{ where: string; text: string }> = [];
 const consoleOutput: string[] = [];
 
 function filesUnder(directory: string): string[] {
@@ -24,6 +28,44 @@ function filesUnder(directory: string): string[] {
     const full = path.join(directory, name);
     return statSync(full).isDirectory() ? filesUnder(full) : [full];
   });
+}
+
+/** Files that hold the key, in any form, with the names relative to the data directory. */
+function leakingFiles(): string[] {
+  return filesUnder(dataDir)
+    .filter((file) => findSentinel(readFileSync(file)) !== null)
+    .map((file) => path.relative(dataDir, file));
+}
+
+/** The window's live channel, read from the first frame until told to stop. */
+function openLiveFeed(): { frames: () => LiveFrame[]; until: (done: (frames: LiveFrame[]) => boolean) => Promise<void>; close: () => void } {
+  let text = '';
+  let check: (() => void) | null = null;
+  const frames = (): LiveFrame[] =>
+    text
+      .split('\n')
+      .filter((line) => line.startsWith('data: '))
+      .map((line) => JSON.parse(line.slice('data: '.length)) as LiveFrame);
+  const req: ClientRequest = request(`${airlock.proxy.url}/_airlock/api/events`, { headers: { authorization: `Bearer ${airlock.controlToken}` } }, (res) => {
+    res.setEncoding('utf8');
+    res.on('data', (chunk: string) => {
+      text += chunk;
+      check?.();
+    });
+  });
+  req.on('error', () => undefined);
+  req.end();
+  return {
+    frames,
+    until: (done) =>
+      new Promise((resolve) => {
+        check = () => {
+          if (done(frames())) resolve();
+        };
+        check();
+      }),
+    close: () => req.destroy(),
+  };
 }
 
 beforeAll(async () => {
@@ -49,57 +91,88 @@ afterAll(async () => {
 });
 
 /**
- * `echoes`: the client itself pasted the key into its prompt, and the model's answer may quote it
- * back; that answer is the client's own data and is passed on untouched, so only its headers count.
+ * What a client receives is checked whole: headers, the body as sent, and for streams every text
+ * it would assemble from the events. The key reaches no tool, also not when the user pasted it
+ * into a prompt and the model repeats it: a tool holds only its Airlock token. Returns Airlock's id.
  */
-async function call(pathName: string, options: { method?: string; headers?: Record<string, string>; body?: string; echoes?: boolean } = {}): Promise<void> {
+async function call(pathName: string, options: { method?: string; headers?: Record<string, string>; body?: string } = {}): Promise<string> {
   const response = await rawRequest(`${airlock.proxy.url}${pathName}`, { ...options, headers: { authorization: `Bearer ${token}`, ...JSON_HEADERS, ...options.headers } });
-  seen.push(JSON.stringify(response.headers));
-  if (!options.echoes) seen.push(response.body);
+  seen.push({ where: `client headers ${pathName}`, text: JSON.stringify(response.headers) });
+  seen.push({ where: `client body ${pathName}`, text: response.body });
+  if (String(response.headers['content-type']).includes('text/event-stream')) {
+    seen.push({ where: `client stream ${pathName}`, text: findSentinelInStream(response.body) ?? '' });
+  }
+  return String(response.headers['x-airlock-request-id']);
 }
 
 describe('the gateway key never leaves the keychain and the upstream header', () => {
-  it('is absent from every response, console line and file after a full session', async () => {
+  it('is absent from every response, the live feed, support info, console line and file after a full session', async () => {
+    const live = openLiveFeed();
+    await live.until((frames) => frames.length > 0);
     const pasted = `my key is ${SENTINEL_KEY}, url-encoded ${encodeURIComponent(SENTINEL_KEY)}, base64 ${Buffer.from(SENTINEL_KEY).toString('base64')}`;
-    await call('/v1/chat/completions', { method: 'POST', body: chatBody({ messages: [{ role: 'user', content: pasted }] }), echoes: true });
-    await call('/v1/chat/completions', { method: 'POST', body: chatBody({ stream: true, messages: [{ role: 'user', content: pasted }] }), echoes: true });
+    await call('/v1/chat/completions', { method: 'POST', body: chatBody({ messages: [{ role: 'user', content: pasted }] }) });
+    await call('/v1/chat/completions', { method: 'POST', body: chatBody({ stream: true, messages: [{ role: 'user', content: pasted }] }) });
+    // A gateway that echoes the key it was sent: as its request id, in a body, and streamed a few characters a delta.
+    simulator.script({ kind: 'echoKey' }, { kind: 'echoKey' }, { kind: 'echoKey', deltaChars: [2, 3] }, { kind: 'echoKey', deltaChars: [3] }, { kind: 'echoKey', deltaChars: [2] });
+    await call('/v1/models');
+    await call('/v1/chat/completions', { method: 'POST', body: chatBody() });
+    await call('/v1/chat/completions', { method: 'POST', body: chatBody({ stream: true }) });
+    await call('/v1/chat/completions', { method: 'POST', body: chatBody({ stream: true, stream_options: { include_usage: true } }) });
+    await call('/v1/messages', { method: 'POST', headers: { 'x-api-key': token }, body: JSON.stringify({ model: 'claude-x', max_tokens: 16, stream: true, messages: [{ role: 'user', content: 'hi' }] }) });
     simulator.script({ kind: 'html' });
     await call('/v1/models');
     await call('/v1/chat/completions', { method: 'POST', body: chatBody({ model: 'unknown-model' }) });
-    await call('/v1/messages', { method: 'POST', headers: { 'x-api-key': token }, body: JSON.stringify({ model: 'claude-x', max_tokens: 16, stream: true, messages: [{ role: 'user', content: pasted }] }), echoes: true });
-    await call('/v1/responses', { method: 'POST', body: JSON.stringify({ model: 'gpt-4o-mini', input: pasted }), echoes: true });
-    await call('/v1/embeddings', { method: 'POST', body: JSON.stringify({ model: 'gpt-4o-mini', input: pasted }), echoes: true });
+    await call('/v1/messages', { method: 'POST', headers: { 'x-api-key': token }, body: JSON.stringify({ model: 'claude-x', max_tokens: 16, stream: true, messages: [{ role: 'user', content: pasted }] }) });
+    await call('/v1/responses', { method: 'POST', body: JSON.stringify({ model: 'gpt-4o-mini', input: pasted }) });
+    await call('/v1/embeddings', { method: 'POST', body: JSON.stringify({ model: 'gpt-4o-mini', input: pasted }) });
     await call('/v1/chat/completions', { method: 'POST', headers: { authorization: `Bearer ${SENTINEL_KEY}` }, body: chatBody() });
-    // An image answer that echoes the pasted key is neither stored for a replay nor replayed.
-    const image = { method: 'POST', headers: { 'idempotency-key': 'sweep-image' }, body: JSON.stringify({ model: 'gpt-image-1', prompt: pasted }), echoes: true };
+    // An image answer that echoes the pasted key, and its replay: the client gets neither with the key.
+    const image = { method: 'POST', headers: { 'idempotency-key': 'sweep-image' }, body: JSON.stringify({ model: 'gpt-image-1', prompt: pasted }) };
     await call('/v1/images/generations', image);
     await call('/v1/images/generations', image);
     // Last, because a rejected key opens the profile's circuit breaker for the requests after it.
     simulator.script({ kind: 'status', status: 401 });
     await call('/v1/chat/completions', { method: 'POST', body: chatBody() });
-    await call('/v1/chat/completions', { method: 'POST', body: chatBody() });
+    const lastId = await call('/v1/chat/completions', { method: 'POST', body: chatBody() });
     await airlock.log.flush();
+
+    // The live feed, as the window assembles it: fields replaced, text appended per request.
+    await live.until((frames) => frames.some((frame) => frame.requests.some((update) => update.requestId === lastId && update.fields.state === 'done')));
+    live.close();
+    const liveText = new Map<string, string>();
+    for (const update of live.frames().flatMap((frame) => frame.requests)) liveText.set(update.requestId, (liveText.get(update.requestId) ?? '') + update.appendText);
+    seen.push({ where: 'live feed frames', text: JSON.stringify(live.frames()) });
+    for (const [requestId, text] of liveText) seen.push({ where: `live feed text of ${requestId}`, text });
+    expect([...liveText.values()].some((text) => text.includes('[redacted]'))).toBe(true);
 
     const control = { authorization: `Bearer ${airlock.controlToken}` };
     const page = await rawRequest(`${airlock.proxy.url}/_airlock/api/requests?limit=100`, { headers: control });
-    seen.push(page.body);
+    seen.push({ where: 'request list', text: page.body });
     for (const item of (JSON.parse(page.body) as { items: { id: string }[] }).items) {
-      seen.push((await rawRequest(`${airlock.proxy.url}/_airlock/api/requests/${item.id}`, { headers: control })).body);
-      for (const part of ['request', 'response', 'events']) {
-        seen.push((await rawRequest(`${airlock.proxy.url}/_airlock/api/requests/${item.id}/body/${part}`, { headers: control })).body);
+      const detail = (await rawRequest(`${airlock.proxy.url}/_airlock/api/requests/${item.id}`, { headers: control })).body;
+      seen.push({ where: `detail ${item.id}`, text: detail });
+      seen.push({ where: `support info ${item.id}`, text: buildSupportInfo(JSON.parse(detail) as RequestDetail) });
+      for (const part of ['request', 'response', 'stream-events']) {
+        const body = (await rawRequest(`${airlock.proxy.url}/_airlock/api/requests/${item.id}/body/${part}`, { headers: control })).body;
+        seen.push({ where: `${part} body ${item.id}`, text: body });
+        const text = (JSON.parse(body) as { text?: string }).text;
+        if (text !== undefined) seen.push({ where: `${part} body ${item.id}, assembled`, text: findSentinelInStream(text) ?? '' });
       }
     }
     for (const endpoint of ['status', 'profiles', 'tokens', 'spend', 'models']) {
-      seen.push((await rawRequest(`${airlock.proxy.url}/_airlock/api/${endpoint}`, { headers: control })).body);
+      seen.push({ where: endpoint, text: (await rawRequest(`${airlock.proxy.url}/_airlock/api/${endpoint}`, { headers: control })).body });
     }
+    // The database, its WAL and shared memory while Airlock runs (the WAL is gone after a clean stop).
+    const whileRunning = filesUnder(dataDir).map((file) => path.basename(file));
+    expect(whileRunning).toEqual(expect.arrayContaining(['requests.db', 'requests.db-wal', 'requests.db-shm']));
+    expect(leakingFiles()).toEqual([]);
     await airlock.stop();
 
-    expect(seen.length).toBeGreaterThan(20);
-    expect(seen.map((text) => findSentinel(text)).filter(Boolean)).toEqual([]);
+    expect(seen.length).toBeGreaterThan(60);
+    expect(seen.filter(({ text }) => findSentinel(text) !== null).map(({ where }) => where)).toEqual([]);
     expect(findSentinel(consoleOutput.join(''))).toBeNull();
-    const leakingFiles = filesUnder(dataDir).filter((file) => findSentinel(readFileSync(file)) !== null);
-    expect(leakingFiles).toEqual([]);
+    expect(leakingFiles()).toEqual([]);
     // The key did reach the gateway, as the Authorization header and nowhere else.
-    expect(simulator.received.filter((received) => received.authOk).length).toBeGreaterThanOrEqual(7);
+    expect(simulator.received.filter((received) => received.authOk).length).toBeGreaterThanOrEqual(12);
   });
 });

@@ -244,3 +244,32 @@ describe('scripted replies', () => {
     expect(chunks.find((chunk) => chunk.choices?.[0]?.finish_reason)?.choices?.[0]?.finish_reason).toBe('tool_calls');
   });
 });
+
+describe('a gateway that echoes the key', () => {
+  it('hands back the key it was sent as its request id, on any route', async () => {
+    simulator.script({ kind: 'echoKey' });
+    const response = await fetch(`${simulator.baseUrl}/models`, { headers: HEADERS });
+    expect(response.headers.get('x-request-id')).toBe(`req_${SENTINEL_KEY}`);
+    expect(response.status).toBe(200);
+  });
+
+  it('repeats it in a chat reply, and streams it two or three characters at a time', async () => {
+    simulator.script({ kind: 'echoKey' }, { kind: 'echoKey', deltaChars: [3] });
+    const whole = (await (await chat(hello)).json()) as { choices: [{ message: { content: string } }] };
+    expect(whole.choices[0].message.content).toContain(SENTINEL_KEY);
+    const streamed = await chat({ ...hello, stream: true });
+    expect(streamed.headers.get('x-request-id')).toBe(`req_${SENTINEL_KEY}`);
+    const pieces = contentOf(parsedChunks(await streamed.text()));
+    expect(pieces.join('')).toContain(SENTINEL_KEY);
+    expect(pieces.slice(0, -1).every((piece) => piece.length === 3)).toBe(true);
+    expect(pieces.some((piece) => SENTINEL_KEY.includes(piece))).toBe(true);
+    expect(pieces.every((piece) => !piece.includes(SENTINEL_KEY.slice(0, 4)))).toBe(true);
+  });
+
+  it('echoes nothing but what it received: a request without a key gets no key back', async () => {
+    simulator.script({ kind: 'echoKey' });
+    const response = await fetch(`${simulator.baseUrl}/models`);
+    expect(response.status).toBe(401);
+    expect(response.headers.get('x-request-id')).toMatch(/^req_sim/);
+  });
+});

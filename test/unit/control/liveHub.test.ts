@@ -3,6 +3,7 @@ import type { LiveFrame, StatusResponse } from '../../../proxy/contracts/api.ts'
 import { LiveHub } from '../../../proxy/control/liveHub.ts';
 import { RequestEvents } from '../../../proxy/events/requestEvents.ts';
 import type { RequestLifecycleEvent } from '../../../proxy/events/lifecycle.ts';
+import { findSentinel, SENTINEL_KEY } from '../../support/sentinel.ts';
 
 const status = { proxyUrl: 'http://127.0.0.1:1', paused: false } as StatusResponse;
 
@@ -101,5 +102,21 @@ describe('LiveHub', () => {
     events.emit(end('c', 200, null));
     hub.keyReplaced('p2');
     expect(hub.keyRejectedProfiles()).toEqual([]);
+  });
+
+  it('masks what a window is sent: paths, model names and streamed text, in frames and in the first frame', () => {
+    hub.close();
+    hub = new LiveHub({ status: () => status, frameIntervalMs: 100, maskText: (text) => text.replaceAll(SENTINEL_KEY, '[redacted]') });
+    hub.attach(events);
+    events.emit({ ...start('r1'), clientPath: `/v1/chat/completions?key=${SENTINEL_KEY}`, requestedModel: SENTINEL_KEY } as RequestLifecycleEvent);
+    events.emit({ type: 'delta', requestId: 'r1', text: `key ${SENTINEL_KEY}` });
+    hub.addClient((frame) => frames.push(frame));
+    events.emit({ type: 'usage', requestId: 'r1', usage: { inputTokens: 1, outputTokens: 1 }, responseModel: `m-${SENTINEL_KEY}` });
+    events.emit({ type: 'delta', requestId: 'r1', text: ` again ${SENTINEL_KEY}` });
+    vi.advanceTimersByTime(100);
+    expect(frames).toHaveLength(2);
+    expect(findSentinel(JSON.stringify(frames))).toBeNull();
+    expect(frames[0]!.requests[0]).toMatchObject({ fields: { clientPath: '/v1/chat/completions?key=[redacted]', requestedModel: '[redacted]' }, appendText: 'key [redacted]' });
+    expect(frames[1]!.requests[0]).toMatchObject({ fields: { responseModel: 'm-[redacted]' }, appendText: ' again [redacted]' });
   });
 });

@@ -1,7 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import type { SpendByDayRow } from '../../../proxy/contracts/log.ts';
 import { modelIdsFrom } from '../../../proxy/control/gatewayProbe.ts';
-import { bodyViewOf, errorTitle, INLINE_BODY_LIMIT_BYTES } from '../../../proxy/control/mapping.ts';
+import { bodyViewOf, detailOf, errorTitle, INLINE_BODY_LIMIT_BYTES } from '../../../proxy/control/mapping.ts';
+import { rowFromStart } from '../../../proxy/log/rowDraft.ts';
+import { buildSupportInfo } from '../../../renderer/src/detail/copyText.ts';
+import { findSentinel, SENTINEL_KEY } from '../../support/sentinel.ts';
 import { testStep } from '../../../proxy/control/profileTest.ts';
 import { decodeCursor, encodeCursor, parseRequestQuery } from '../../../proxy/control/requestQuery.ts';
 import { daysByModel, rangeStartMs, sumByGroup } from '../../../proxy/control/spend.ts';
@@ -99,5 +102,39 @@ describe('small mappings', () => {
     expect(bodyViewOf('{}', false, 'application/json')).toEqual({ sizeBytes: 2, truncated: false, contentType: 'application/json', text: '{}' });
     expect(bodyViewOf('x'.repeat(INLINE_BODY_LIMIT_BYTES + 1), true, null)).toMatchObject({ text: null, truncated: true });
     expect(bodyViewOf(null, false, null)).toBeNull();
+  });
+});
+
+describe('a request detail from a log written before request ids were masked', () => {
+  const row = {
+    ...rowFromStart({
+      type: 'start',
+      requestId: 'alk_1',
+      startedAtMs: Date.UTC(2026, 0, 2),
+      method: 'POST',
+      clientPath: '/v1/chat/completions',
+      upstreamPath: 'chat/completions',
+      profileId: 'main',
+      clientName: 'cli',
+      protocol: 'openai',
+      protocolMode: 'native',
+      requestedModel: 'gpt-4o-mini',
+      upstreamModel: 'gpt-4o-mini',
+      stream: false,
+      notes: [],
+    }),
+    status: 200,
+    upstreamRequestId: `req_${SENTINEL_KEY}`,
+  };
+
+  it('masks the key in the gateway request id (and only the key), so the support info the window builds from it holds none', () => {
+    const detail = detailOf({ row, bodies: null }, [SENTINEL_KEY]);
+    expect(detail.upstreamRequestId).toBe('req_[redacted]');
+    const support = buildSupportInfo(detail);
+    expect(support).toContain('Request ID: req_[redacted]');
+    expect(findSentinel(support)).toBeNull();
+    // Only the key goes: a long random id is what support looks up.
+    const id = 'req_Xk9mP2vQ7rT4wY8zB3nC6dF1gH5jL0aS';
+    expect(detailOf({ row: { ...row, upstreamRequestId: id }, bodies: null }, [SENTINEL_KEY]).upstreamRequestId).toBe(id);
   });
 });

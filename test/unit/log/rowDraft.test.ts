@@ -138,6 +138,13 @@ describe('maskRowText', () => {
     expect(masked.id).toBe('r1');
     expect(masked.startedAtMs).toBe(row.startedAtMs);
   });
+
+  it("masks the gateway's request id by its own rule: a gateway may echo what it was sent", () => {
+    const row = { ...rowFromStart(startEvent('r1')), upstreamRequestId: 'req_SECRET' };
+    const masked = maskRowText(row, (text) => text.replaceAll('SECRET', 'X'), (text) => text.replaceAll('SECRET', '[redacted]'));
+    expect(masked.upstreamRequestId).toBe('req_[redacted]');
+    expect(maskRowText({ ...row, upstreamRequestId: null }, (text) => text).upstreamRequestId).toBeNull();
+  });
 });
 
 describe('isSupersededByEnd', () => {

@@ -47,6 +47,33 @@ describe('KeyField', () => {
   });
 });
 
+describe('a key from AIRLOCK_API_KEY', () => {
+  it('is shown as the environment\'s, for this run, in the profile and in the status bar', () => {
+    const key = { set: true, lastFour: SENTINEL_KEY.slice(-4), fromEnvironment: true } as const;
+    render(
+      <ApiProvider client={fakeClient({})}>
+        <KeyField profileId="main" status={key} onChanged={vi.fn()} />
+        <StatusBar
+          connected
+          onTogglePause={vi.fn()}
+          status={{
+            proxyUrl: 'http://127.0.0.1:8642',
+            paused: false,
+            inFlight: 0,
+            activeProfile: { id: 'main', name: 'Main gateway', key },
+            todaySpend: { credits: 0, cny: 0, usdApprox: 0 },
+            alarms: [],
+            firstRun: { hasProfile: true, hasKey: true, hasClientToken: true },
+          }}
+        />
+      </ApiProvider>,
+    );
+    expect(screen.getByTestId('key-status').textContent).toContain(`From AIRLOCK_API_KEY for this run, ends in …${SENTINEL_KEY.slice(-4)}`);
+    expect(document.querySelector('.status-bar')?.textContent).toContain('(key from AIRLOCK_API_KEY)');
+    expect(document.body.innerHTML).not.toContain(SENTINEL_KEY);
+  });
+});
+
 describe('TokensTable', () => {
   it('reports a revoke only once the proxy confirmed it, so the setups drop that token', async () => {
     const revokeToken = vi.fn(async () => undefined);
@@ -169,7 +196,7 @@ describe('StatusBar', () => {
           proxyUrl: 'http://127.0.0.1:8642',
           paused: true,
           inFlight: 2,
-          activeProfile: { id: 'main', name: 'Main gateway' },
+          activeProfile: { id: 'main', name: 'Main gateway', key: { set: true, lastFour: 'a8c1' } },
           todaySpend: { credits: 12.5, cny: 9.38, usdApprox: 1.38 },
           alarms: [{ kind: 'key_rejected', profileId: 'main', message: 'The gateway rejected the key of profile main' }],
           firstRun: { hasProfile: true, hasKey: true, hasClientToken: true },

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { emptyConfig, type ConfigFile } from '../../../proxy/contracts/config.ts';
 import { addProfile, bumpKeysRevision } from '../../../proxy/profiles/configMutations.ts';
-import { KeyCache } from '../../../proxy/secrets/keyCache.ts';
+import { API_KEY_ENV_VAR, EnvKeySource } from '../../../proxy/secrets/envKeySource.ts';
+import { describeKeyStatus, KeyCache } from '../../../proxy/secrets/keyCache.ts';
 import { SENTINEL_KEY } from '../../support/sentinel.ts';
 import { memorySecretStore, unavailableSecretStore } from './memorySecretStore.ts';
 
@@ -32,6 +33,15 @@ describe('KeyCache', () => {
     expect(cache.keyStatus('home')).toEqual({ set: false, lastFour: null });
     expect(JSON.stringify(cache)).not.toContain(SENTINEL_KEY);
     expect(cache.getKeyForRequest('work')).toBe(SENTINEL_KEY);
+  });
+
+  it('says a key from AIRLOCK_API_KEY is the environment\'s, for its profile only, over the keychain\'s', async () => {
+    const cache = new KeyCache(memorySecretStore({ work: 'sk-keychain-key-0000' }));
+    await cache.loadAll(['work', 'home']);
+    cache.useEnvironmentKey(EnvKeySource.fromEnvironment({ [API_KEY_ENV_VAR]: SENTINEL_KEY }, 'home'));
+    expect(cache.keyStatus('home')).toEqual({ set: true, lastFour: SENTINEL_KEY.slice(-4), fromEnvironment: true });
+    expect(cache.keyStatus('work')).toEqual({ set: true, lastFour: '0000' });
+    expect(describeKeyStatus(cache.keyStatus('home'))).toBe(`from AIRLOCK_API_KEY for this run, ends in ${SENTINEL_KEY.slice(-4)}`);
   });
 
   it('hides the tail of a key too short to show any of it', async () => {

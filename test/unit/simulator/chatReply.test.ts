@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { completionBody, estimateTokens, planReply, planStream, splitText } from '../../simulator/chatReply.ts';
+import { completionBody, estimateTokens, planReply, planStream, splitBySizes, splitText } from '../../simulator/chatReply.ts';
 import type { ChatRequest } from '../../simulator/chatRequest.ts';
 
 const request: ChatRequest = { model: 'qwen-plus', stream: false, includeUsage: false, hasTools: true, forcedToolName: null, promptChars: 10, lastUserText: 'hello' };
@@ -94,5 +94,22 @@ describe('a forced tool choice', () => {
     const plan = planReply({ ...request, forcedToolName: 'get_time' }, identity);
     expect(plan.toolCalls.map((call) => call.name)).toEqual(['get_time']);
     expect(plan.finishReason).toBe('tool_calls');
+  });
+});
+
+describe('splitBySizes', () => {
+  it.each([
+    ['abcdefg', [2, 3], ['ab', 'cde', 'fg']],
+    ['abc', [5], ['abc']],
+    ['😀😀😀', [2], ['😀😀', '😀']],
+    ['', [2], []],
+  ])('%j by %j', (text, sizes, pieces) => {
+    expect(splitBySizes(text, sizes)).toEqual(pieces);
+  });
+
+  it('sizes the content deltas of a stream when given', () => {
+    const plan = planReply(request, identity, { kind: 'reply', content: 'abcdefg' });
+    const contents = planStream(plan, 4, false, [2, 3]).deltas.map((chunk) => (chunk as { choices: [{ delta: { content: string } }] }).choices[0].delta.content);
+    expect(contents).toEqual(['ab', 'cde', 'fg']);
   });
 });

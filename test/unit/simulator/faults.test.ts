@@ -35,6 +35,8 @@ describe('faultMatches', () => {
     [{ kind: 'quota' }, videoCreation, true],
     [{ kind: 'errorPage', status: 502 }, models, true],
     [{ kind: 'text', status: 200, text: 'ok' }, chatStream, true],
+    [{ kind: 'echoKey' }, models, true],
+    [{ kind: 'echoKey' }, chatStream, true],
   ])('%j on %j -> %s', (fault, target, expected) => {
     expect(faultMatches(fault, target)).toBe(expected);
   });

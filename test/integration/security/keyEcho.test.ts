@@ -1,0 +1,87 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { REDACTED } from '../../../proxy/core/redact.ts';
+import { sameLengthMask } from '../../../proxy/core/keyMasker.ts';
+import { chatBody, JSON_HEADERS, rawRequest, sseData } from '../../support/http.ts';
+import { startHarness, type Harness } from '../../support/proxyHarness.ts';
+import { findSentinel, SENTINEL_KEY } from '../../support/sentinel.ts';
+
+/** What the simulator's echoKey fault replies, with the key in it. */
+const echoed = (key: string): string => `Here is the key you use: ${key} (keep it safe).`;
+
+let harness: Harness;
+
+beforeAll(async () => {
+  harness = await startHarness({ profile: { modelRoutes: [{ pattern: 'claude-*', target: 'gpt-4o-mini' }] } });
+});
+afterAll(() => harness.close());
+beforeEach(() => {
+  harness.simulator.reset();
+  harness.events.length = 0;
+});
+
+async function post(path: string, body: string, headers: Record<string, string> = {}) {
+  const ended = harness.nextEnd();
+  const response = await rawRequest(`${harness.proxy.url}${path}`, { method: 'POST', headers: { ...JSON_HEADERS, ...headers }, body });
+  return { response, end: await ended };
+}
+
+/** The text a client assembles from Chat Completions chunks. */
+function chatText(body: string): string {
+  return sseData(body)
+    .filter((data) => data !== '[DONE]')
+    .map((data) => (JSON.parse(data) as { choices?: [{ delta?: { content?: string } }] }).choices?.[0]?.delta?.content ?? '')
+    .join('');
+}
+
+describe('a gateway that echoes the key: what the client receives', () => {
+  it('a JSON answer: the request id header and the body are masked, the length stays true', async () => {
+    harness.simulator.script({ kind: 'echoKey' });
+    const { response } = await post('/v1/chat/completions', chatBody());
+    expect(response.status).toBe(200);
+    expect(response.headers['x-request-id']).toBe(`req_${REDACTED}`);
+    expect(findSentinel(JSON.stringify(response.headers))).toBeNull();
+    expect(findSentinel(response.body)).toBeNull();
+    expect(Number(response.headers['content-length'])).toBe(Buffer.byteLength(response.body));
+    const answer = JSON.parse(response.body) as { choices: [{ message: { content: string } }] };
+    expect(answer.choices[0].message.content).toBe(echoed(sameLengthMask(SENTINEL_KEY.length)));
+  });
+
+  it.each([[[2, 3]], [[3]], [[2]], [[1]]])('a stream with the key in deltas of %j characters: the text is whole but for the key', async (deltaChars) => {
+    harness.simulator.script({ kind: 'echoKey', deltaChars });
+    const { response } = await post('/v1/chat/completions', chatBody({ stream: true }));
+    expect(response.headers['x-request-id']).toBe(`req_${REDACTED}`);
+    expect(findSentinel(response.body)).toBeNull();
+    expect(chatText(response.body)).toBe(echoed(REDACTED));
+    expect(sseData(response.body).at(-1)).toBe('[DONE]');
+  });
+
+  it('an Anthropic client on a translated stream gets the key masked too', async () => {
+    harness.simulator.script({ kind: 'echoKey' });
+    const body = JSON.stringify({ model: 'claude-haiku-4-5', max_tokens: 64, stream: true, messages: [{ role: 'user', content: 'hi' }] });
+    const { response } = await post('/v1/messages', body);
+    const text = sseData(response.body)
+      .map((data) => JSON.parse(data) as { type: string; delta?: { text?: string } })
+      .filter((event) => event.type === 'content_block_delta')
+      .map((event) => event.delta?.text ?? '')
+      .join('');
+    expect(text).toBe(echoed(REDACTED));
+    expect(findSentinel(response.body)).toBeNull();
+  });
+});
+
+describe('a gateway that echoes the key: what Airlock keeps and shows', () => {
+  it('the lifecycle events (the live feed and the log read them) never spell out the key, across deltas either', async () => {
+    harness.simulator.script({ kind: 'echoKey' });
+    const { end } = await post('/v1/chat/completions', chatBody({ stream: true }));
+    const deltas = harness.events.flatMap((event) => (event.type === 'delta' ? [event.text] : []));
+    expect(deltas.join('')).toBe(echoed(REDACTED));
+    expect(harness.events.filter((event) => event.type === 'headers').map((event) => event.upstreamRequestId)).toEqual([`req_${REDACTED}`]);
+    expect(end.upstreamRequestId).toBe(`req_${REDACTED}`);
+    expect(end.bodies.streamText).toBe(echoed(REDACTED));
+    expect(findSentinel(JSON.stringify(end.bodies.responseHeaders))).toBeNull();
+    // The raw events kept for the log: the key is in no event, and the events no longer assemble it.
+    const rawEvents = end.bodies.responseBody?.toString('utf8') ?? '';
+    expect(findSentinel(rawEvents)).toBeNull();
+    expect(chatText(rawEvents)).toBe(echoed(REDACTED));
+  });
+});

@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ClientProtocol } from '../contracts/usage.ts';
 import { routeKindOf, toUpstreamPath } from '../core/clientPath.ts';
 import type { RequestEvents } from '../events/requestEvents.ts';
-import { PARSE_BODY_LIMIT_BYTES } from '../server/defaults.ts';
+import { MAX_JSON_NESTING_DEPTH, PARSE_ON_LOOP_MAX_BYTES, PARSE_ON_LOOP_MAX_STRUCTURAL_MARKS } from '../server/defaults.ts';
 import { accountFor, estimateInputTokens, quickInputEstimate } from './accounting.ts';
 import { runExchange } from './exchange.ts';
 import { claimIdempotency, sendReplay, settleIdempotency } from './idempotency.ts';
@@ -12,6 +12,7 @@ import { sendRefusal } from './replies.ts';
 import { modelOf, parseClientBody, readClientBody, streamFlagOf } from './requestBody.ts';
 import { isLocalRefusal, type ClientAuthenticator, type LocalRefusal, type SpendCheckInput, type SpendGate, type TargetResolver } from './services.ts';
 import type { ExchangePlan } from './plan.ts';
+import type { TranslationThread } from './translationThreadClient.ts';
 import { RequestTrace } from './trace.ts';
 
 export interface PipelineServices {
@@ -28,6 +29,7 @@ export interface ForwardOptions {
   inFlight: Set<ServerResponse>;
   nativeVerified?: NativeProtocolCheck;
   idempotency?: IdempotencyCache;
+  translation?: TranslationThread;
 }
 
 const PAUSED: LocalRefusal = {
@@ -83,16 +85,21 @@ export function createForwardHandler(options: ForwardOptions): (req: IncomingMes
 
     let body;
     try {
-      body = await readClientBody(req);
+      body = await readClientBody(req, { maxJsonDepth: MAX_JSON_NESTING_DEPTH });
     } catch {
       startFor({ profileId: target.profile.id, clientName: identity.tokenName });
       trace.fail('client_aborted', 'the client closed the connection while sending its request');
       trace.end(499, { usage: null, usageSource: null, costCredits: null });
       return;
     }
-    const parsed = parseClientBody(body, req.headers['content-type'], PARSE_BODY_LIMIT_BYTES);
+    const parsed = parseClientBody(body, req.headers['content-type'], {
+      maxBytes: PARSE_ON_LOOP_MAX_BYTES,
+      maxStructuralMarks: PARSE_ON_LOOP_MAX_STRUCTURAL_MARKS,
+      maxDepth: MAX_JSON_NESTING_DEPTH,
+    });
     const requested = { requestedModel: modelOf(parsed), stream: streamFlagOf(parsed) };
-    const plan = buildPlan({ method, path, query, protocol, body, parsed, identity, target, ...(options.nativeVerified ? { nativeVerified: options.nativeVerified } : {}) });
+    const seams = { ...(options.nativeVerified ? { nativeVerified: options.nativeVerified } : {}), ...(options.translation ? { translation: options.translation } : {}) };
+    const plan = await buildPlan({ method, path, query, protocol, body, parsed, identity, target, ...seams });
     if ('refusal' in plan) {
       startFor({ profileId: target.profile.id, clientName: identity.tokenName, ...requested });
       return refuse((plan as PlanRefusal).refusal);

@@ -1,31 +1,57 @@
 import type { IncomingMessage } from 'node:http';
-import { scanTopLevel, spliceChunks, type TopLevelScan } from './jsonScan.ts';
+import { SCAN_SLICE_BYTES, ScanQueue, spliceChunks, TopLevelScanner, type TopLevelScan } from './jsonScan.ts';
 
 export interface ClientBody {
   chunks: Buffer[];
   byteLength: number;
+  /** What the scan found while the body arrived; null when it is not JSON (by its content type). */
+  scan: TopLevelScan | null;
+}
+
+/** A JSON content type, or none at all (then the scan decides by the first byte, as a `{` would). */
+export function mayBeJson(contentType: string | undefined): boolean {
+  return contentType === undefined || /[/+]json\b/i.test(contentType);
 }
 
 /**
- * Reads the body as the chunks that arrived: no size limit, no concatenated copy. Plain stream
- * events rather than `for await`: the async iterator's set-up showed in the per-request profile.
- * Rejects when the client goes away (or the stream fails) before the body ended.
+ * Reads the body as the chunks that arrived: no concatenated copy. A JSON body is scanned as it
+ * arrives (top-level fields, nesting, cost to parse), a slice per turn of the event loop, so no
+ * step has to walk it whole on the forwarding loop. No size limit. Plain stream events rather than
+ * `for await`: the async iterator's set-up showed in the per-request profile. Rejects when the
+ * client goes away (or the stream fails) before the body ended.
  */
-export function readClientBody(req: IncomingMessage): Promise<ClientBody> {
+export function readClientBody(req: IncomingMessage, options: { maxJsonDepth: number }): Promise<ClientBody> {
+  const declared = req.headers['content-length'] === undefined ? null : Number(req.headers['content-length']);
   return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
+    let chunks: Buffer[] = [];
     let byteLength = 0;
+    const scanner = mayBeJson(req.headers['content-type']) ? new TopLevelScanner(options.maxJsonDepth) : null;
+    // A body declared to fit in one slice is scanned as it arrives, without waiting for a turn.
+    const queue = scanner !== null && (declared === null || declared > SCAN_SLICE_BYTES) ? new ScanQueue(scanner) : null;
     const onData = (chunk: Buffer): void => {
-      chunks.push(chunk);
       byteLength += chunk.length;
+      // Refused for its nesting once read: the rest is counted, never kept.
+      if (scanner?.result.tooDeep) {
+        chunks = [];
+        return;
+      }
+      chunks.push(chunk);
+      if (queue !== null) queue.push(chunk);
+      else scanner?.feed(chunk);
     };
     const settle = (error: Error | null): void => {
       req.off('data', onData);
       req.off('end', onEnd);
       req.off('error', onError);
       req.off('close', onClose);
-      if (error) reject(error);
-      else resolve({ chunks, byteLength });
+      if (error) {
+        queue?.clear();
+        reject(error);
+        return;
+      }
+      const done = (): void => resolve({ chunks: scanner?.result.tooDeep ? [] : chunks, byteLength, scan: scanner?.result ?? null });
+      if (queue === null) done();
+      else void queue.drained().then(done);
     };
     const onEnd = (): void => settle(null);
     const onError = (error: Error): void => settle(error);
@@ -40,29 +66,32 @@ export function readClientBody(req: IncomingMessage): Promise<ClientBody> {
 export type ParsedBody =
   | { kind: 'empty' }
   | { kind: 'json'; value: Record<string, unknown> }
-  | { kind: 'large-json'; scan: TopLevelScan }
+  /** A JSON object too large or intricate to parse on the forwarding loop: only its scan is known. */
+  | { kind: 'scanned-json'; scan: TopLevelScan }
   | { kind: 'opaque' }
   | { kind: 'invalid'; message: string };
 
-function looksLikeJson(contentType: string | undefined, body: ClientBody): boolean {
-  if (contentType) return /[/+]json\b/i.test(contentType);
-  const first = body.chunks[0]?.find((byte) => byte > 0x20);
-  return first === 0x7b;
+/** What the forwarding loop may parse itself: JSON.parse of such a body takes a few milliseconds at most, whatever its shape. */
+export interface ParseOnLoopLimits {
+  maxBytes: number;
+  maxStructuralMarks: number;
+  maxDepth: number;
 }
 
-export function parseClientBody(body: ClientBody, contentType: string | undefined, parseLimitBytes: number): ParsedBody {
+export function parseClientBody(body: ClientBody, contentType: string | undefined, limits: ParseOnLoopLimits): ParsedBody {
   if (body.byteLength === 0) return { kind: 'empty' };
-  if (!looksLikeJson(contentType, body)) return { kind: 'opaque' };
-  if (body.byteLength > parseLimitBytes) {
-    const scan = scanTopLevel(body.chunks);
-    return scan.isObject ? { kind: 'large-json', scan } : { kind: 'opaque' };
+  const scan = body.scan;
+  if (scan === null) return { kind: 'opaque' };
+  // Without a content type, only a body that starts as an object is taken for JSON. With one, no
+  // endpoint takes anything else: refused unparsed (the scan stopped at its first byte).
+  if (!scan.isObject) return contentType === undefined ? { kind: 'opaque' } : { kind: 'invalid', message: 'the request body must be a JSON object' };
+  if (scan.tooDeep) {
+    return { kind: 'invalid', message: `the request body nests objects and arrays more than ${limits.maxDepth} levels deep, Airlock's limit (real requests nest a few dozen at most)` };
   }
+  if (body.byteLength > limits.maxBytes || scan.structuralMarks > limits.maxStructuralMarks) return { kind: 'scanned-json', scan };
   const text = (body.chunks.length === 1 ? body.chunks[0]! : Buffer.concat(body.chunks, body.byteLength)).toString('utf8');
   try {
     const value: unknown = JSON.parse(text);
-    if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-      return { kind: 'invalid', message: 'the request body must be a JSON object' };
-    }
     return { kind: 'json', value: value as Record<string, unknown> };
   } catch (error) {
     return { kind: 'invalid', message: `the request body is not valid JSON (${(error as Error).message})` };
@@ -71,13 +100,13 @@ export function parseClientBody(body: ClientBody, contentType: string | undefine
 
 export function modelOf(parsed: ParsedBody): string | null {
   if (parsed.kind === 'json') return typeof parsed.value.model === 'string' ? parsed.value.model : null;
-  if (parsed.kind === 'large-json') return parsed.scan.model;
+  if (parsed.kind === 'scanned-json') return parsed.scan.model;
   return null;
 }
 
 export function streamFlagOf(parsed: ParsedBody): boolean {
   if (parsed.kind === 'json') return parsed.value.stream === true;
-  if (parsed.kind === 'large-json') return parsed.scan.stream === true;
+  if (parsed.kind === 'scanned-json') return parsed.scan.stream === true;
   return false;
 }
 
@@ -107,7 +136,7 @@ export function rewriteJsonBody(body: ClientBody, parsed: ParsedBody, upstreamMo
     const bytes = Buffer.from(JSON.stringify(rewritten));
     return { chunks: [bytes], byteLength: bytes.length, usageInjected: injectUsage };
   }
-  if (parsed.kind === 'large-json') {
+  if (parsed.kind === 'scanned-json') {
     let chunks = body.chunks;
     let byteLength = body.byteLength;
     const scan = parsed.scan;

@@ -6,6 +6,7 @@ import { RequestEvents } from '../events/requestEvents.ts';
 import { createForwardHandler, type PipelineServices } from '../pipeline/forward.ts';
 import type { IdempotencyCache } from '../budget/idempotencyCache.ts';
 import type { NativeProtocolCheck } from '../pipeline/planner.ts';
+import type { TranslationThread } from '../pipeline/translationThreadClient.ts';
 import { closeUpstreamAgents } from '../pipeline/upstreamClient.ts';
 import { CAPTURE_LIMIT_BYTES, CONTROL_PREFIX, DEFAULT_HOST } from './defaults.ts';
 import { answerUnexpectedError, createRequestDispatch } from './requestDispatch.ts';
@@ -21,6 +22,8 @@ export interface ServerOptions {
   nativeVerified?: NativeProtocolCheck;
   /** Answers repeated image/video creations carrying the same idempotency key. */
   idempotency?: IdempotencyCache;
+  /** Where heavy Messages and Responses bodies are translated; the process's shared thread unless given. */
+  translation?: TranslationThread;
 }
 
 export interface ProxyHandle {
@@ -84,6 +87,7 @@ export async function startServer(options: ServerOptions): Promise<ProxyHandle> 
     inFlight,
     ...(options.nativeVerified ? { nativeVerified: options.nativeVerified } : {}),
     ...(options.idempotency ? { idempotency: options.idempotency } : {}),
+    ...(options.translation ? { translation: options.translation } : {}),
   });
   app.use(forward);
   const lastResort: ErrorRequestHandler = (error: unknown, _req, res, _next) => answerUnexpectedError(error, res);

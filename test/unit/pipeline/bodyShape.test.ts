@@ -3,7 +3,6 @@ import { ScanQueue, scanTopLevel, TopLevelScanner } from '../../../proxy/pipelin
 /** Any limit does; Airlock's own is MAX_JSON_NESTING_DEPTH (server/defaults.ts). */
 const DEPTH_LIMIT = 1000;
 
-
 const nestedArrays = (levels: number): string => `{"x":${'['.repeat(levels)}${']'.repeat(levels)}}`;
 const nestedObjects = (levels: number): string => `{"x":${'{"a":'.repeat(levels)}1${'}'.repeat(levels)}}`;
 const manyKeys = (count: number): string => `{${Array.from({ length: count }, (_unused, index) => `"k${index}":1`).join(',')}}`;

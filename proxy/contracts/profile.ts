@@ -39,6 +39,14 @@ export const modelRouteSchema = z.object({ pattern: z.string().min(1), target: z
 
 export const protocolModeSettingSchema = z.enum(['auto', 'native', 'translate']);
 
+/**
+ * The largest request body Airlock accepts for a profile, in MiB. 64 is above what the big
+ * upstreams take in one request (Anthropic Messages 32 MB, OpenAI 50 MB of images), so a request a
+ * gateway could accept is not refused here, and it bounds what one request can make Airlock hold.
+ */
+export const DEFAULT_MAX_REQUEST_BODY_MIB = 64;
+export const maxRequestBodyMibSchema = z.number().int().min(1).max(1024);
+
 export const profileSchema = z.object({
   id: z.string().regex(PROFILE_ID_PATTERN, 'lowercase letters, digits, - and _ (at most 64)'),
   name: z.string().min(1).max(100),
@@ -53,6 +61,7 @@ export const profileSchema = z.object({
   prices: z.array(modelPriceSchema).default([]),
   priceMultiplier: z.number().positive().default(1),
   budget: budgetSchema.default({}),
+  maxRequestBodyMiB: maxRequestBodyMibSchema.default(DEFAULT_MAX_REQUEST_BODY_MIB),
 });
 
 export type Timeouts = z.infer<typeof timeoutsSchema>;

@@ -9,10 +9,11 @@ import { claimIdempotency, sendReplay, settleIdempotency } from './idempotency.t
 import type { IdempotencyCache } from '../budget/idempotencyCache.ts';
 import { buildPlan, type NativeProtocolCheck, type PlanRefusal } from './planner.ts';
 import { sendRefusal } from './replies.ts';
-import { modelOf, parseClientBody, readClientBody, streamFlagOf } from './requestBody.ts';
+import { BodyTooLargeError, modelOf, parseClientBody, readClientBody, streamFlagOf } from './requestBody.ts';
 import { isLocalRefusal, type ClientAuthenticator, type LocalRefusal, type SpendCheckInput, type SpendGate, type TargetResolver } from './services.ts';
 import type { ExchangePlan } from './plan.ts';
 import type { TranslationThread } from './translationThreadClient.ts';
+import type { Profile } from '../contracts/profile.ts';
 import { RequestTrace } from './trace.ts';
 
 export interface PipelineServices {
@@ -85,9 +86,10 @@ export function createForwardHandler(options: ForwardOptions): (req: IncomingMes
 
     let body;
     try {
-      body = await readClientBody(req, { maxJsonDepth: MAX_JSON_NESTING_DEPTH });
-    } catch {
+      body = await readClientBody(req, res, { limitBytes: bodyLimitBytes(target.profile), maxJsonDepth: MAX_JSON_NESTING_DEPTH });
+    } catch (error) {
       startFor({ profileId: target.profile.id, clientName: identity.tokenName });
+      if (error instanceof BodyTooLargeError) return refuse(bodyTooLarge(error, target.profile));
       trace.fail('client_aborted', 'the client closed the connection while sending its request');
       trace.end(499, { usage: null, usageSource: null, costCredits: null });
       return;
@@ -181,6 +183,28 @@ async function checkSpend(gate: SpendGate | undefined, input: Omit<SpendCheckInp
     void estimateInputTokens(plan).then((tokens) => gate.refineHold({ ...input, estimatedInputTokens: tokens }), () => undefined);
   }
   return refusal;
+}
+
+const MIB = 1024 * 1024;
+
+function bodyLimitBytes(profile: Profile): number {
+  return profile.maxRequestBodyMiB * MIB;
+}
+
+/** A 413 that names the limit and the three places to raise it. */
+function bodyTooLarge(error: BodyTooLargeError, profile: Profile): LocalRefusal {
+  const limit = `${profile.maxRequestBodyMiB} MiB`;
+  const what =
+    error.declaredBytes === null
+      ? `The request body passed ${limit}, the request body limit of profile "${profile.id}", so Airlock stopped reading it`
+      : `The request body is ${(error.declaredBytes / MIB).toFixed(1)} MiB, more than ${limit}, the request body limit of profile "${profile.id}", so Airlock did not read it`;
+  return {
+    status: 413,
+    errorClass: 'request_too_large',
+    message:
+      `${what} and sent nothing to the gateway. Send a smaller request, or raise the limit: in the Airlock window (Profiles, ` +
+      `Request body limit), with \`airlock profile set ${profile.id} --max-body-mib <MiB>\`, or as maxRequestBodyMiB in airlock.json.`,
+  };
 }
 
 function sendLocalAnswer(res: ServerResponse, answer: object): void {

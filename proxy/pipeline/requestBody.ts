@@ -1,4 +1,4 @@
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { SCAN_SLICE_BYTES, ScanQueue, spliceChunks, TopLevelScanner, type TopLevelScan } from './jsonScan.ts';
 
 export interface ClientBody {
@@ -8,20 +8,50 @@ export interface ClientBody {
   scan: TopLevelScan | null;
 }
 
+/** The body passed the profile's limit: nothing more of it is kept. */
+export class BodyTooLargeError extends Error {
+  readonly limitBytes: number;
+  /** The size the client declared (Content-Length); null for a chunked body cut off at the limit. */
+  readonly declaredBytes: number | null;
+  constructor(limitBytes: number, declaredBytes: number | null) {
+    super(`the request body is larger than ${limitBytes} bytes`);
+    this.name = 'BodyTooLargeError';
+    this.limitBytes = limitBytes;
+    this.declaredBytes = declaredBytes;
+  }
+}
+
 /** A JSON content type, or none at all (then the scan decides by the first byte, as a `{` would). */
 export function mayBeJson(contentType: string | undefined): boolean {
   return contentType === undefined || /[/+]json\b/i.test(contentType);
 }
 
+const continued = new WeakSet<ServerResponse>();
+
+/**
+ * Tells a client that sent `Expect: 100-continue` to send its body, once per request. Until then
+ * it sends nothing, so a request refused before its body is read (too large, no token) costs no
+ * upload; answering without it closes the connection, as the client has not sent the body.
+ */
+export function sendContinue(req: IncomingMessage, res: ServerResponse): void {
+  if (continued.has(res) || !/^100-continue$/i.test(req.headers.expect ?? '')) return;
+  continued.add(res);
+  res.writeContinue();
+}
+
 /**
  * Reads the body as the chunks that arrived: no concatenated copy. A JSON body is scanned as it
  * arrives (top-level fields, nesting, cost to parse), a slice per turn of the event loop, so no
- * step has to walk it whole on the forwarding loop. No size limit. Plain stream events rather than
- * `for await`: the async iterator's set-up showed in the per-request profile. Rejects when the
- * client goes away (or the stream fails) before the body ended.
+ * step has to walk it whole on the forwarding loop. A declared size past `limitBytes` is refused
+ * before reading; a chunked body is cut off when it passes the limit, and the rest is read and
+ * dropped (a client that is still sending then reads the refusal instead of a reset). Plain stream
+ * events rather than `for await`: the async iterator's set-up showed in the per-request profile.
+ * Rejects when the client goes away (or the stream fails) before the body ended.
  */
-export function readClientBody(req: IncomingMessage, options: { maxJsonDepth: number }): Promise<ClientBody> {
+export function readClientBody(req: IncomingMessage, res: ServerResponse, options: { limitBytes: number; maxJsonDepth: number }): Promise<ClientBody> {
   const declared = req.headers['content-length'] === undefined ? null : Number(req.headers['content-length']);
+  if (declared !== null && declared > options.limitBytes) return Promise.reject(new BodyTooLargeError(options.limitBytes, declared));
+  sendContinue(req, res);
   return new Promise((resolve, reject) => {
     let chunks: Buffer[] = [];
     let byteLength = 0;
@@ -30,6 +60,12 @@ export function readClientBody(req: IncomingMessage, options: { maxJsonDepth: nu
     const queue = scanner !== null && (declared === null || declared > SCAN_SLICE_BYTES) ? new ScanQueue(scanner) : null;
     const onData = (chunk: Buffer): void => {
       byteLength += chunk.length;
+      if (byteLength > options.limitBytes) {
+        chunks = [];
+        settle(new BodyTooLargeError(options.limitBytes, null));
+        req.resume();
+        return;
+      }
       // Refused for its nesting once read: the rest is counted, never kept.
       if (scanner?.result.tooDeep) {
         chunks = [];

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { guardRefusal } from '../access/requestGuards.ts';
 import { redactSecrets } from '../core/redact.ts';
+import { sendContinue } from '../pipeline/requestBody.ts';
 import { CONTROL_PREFIX } from './defaults.ts';
 
 type RequestListener = (req: IncomingMessage, res: ServerResponse) => void;
@@ -52,6 +53,8 @@ export function createRequestDispatch(options: DispatchOptions): RequestListener
   return (req, res) => {
     const target = req.url ?? '';
     if (isAppRoute(target) || guardRefusal(req.headers.host, req.headers.origin, target, port()) !== null) {
+      // The forward handler says when it wants the body; the app's routes read theirs at once.
+      sendContinue(req, res);
       app(req, res);
       return;
     }

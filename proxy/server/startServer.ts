@@ -96,6 +96,8 @@ export async function startServer(options: ServerOptions): Promise<ProxyHandle> 
 
   // requireHostHeader off: a request without Host must reach the guard and get its 403, not Node's bare 400.
   const server = createServer({ keepAliveTimeout: CLIENT_KEEP_ALIVE_MS, noDelay: true, requireHostHeader: false }, dispatch);
+  // Expect: 100-continue is answered by the dispatch, so a body that will be refused is never sent.
+  server.on('checkContinue', dispatch);
   await new Promise<void>((resolve, reject) => {
     const onError = (error: NodeJS.ErrnoException): void => {
       reject(error.code === 'EADDRINUSE' ? new PortInUseError(options.port, host) : error);

@@ -45,7 +45,11 @@ export const protocolModeSettingSchema = z.enum(['auto', 'native', 'translate'])
  * gateway could accept is not refused here, and it bounds what one request can make Airlock hold.
  */
 export const DEFAULT_MAX_REQUEST_BODY_MIB = 64;
-export const maxRequestBodyMibSchema = z.number().int().min(1).max(1024);
+export const maxRequestBodyMibSchema = z
+  .number('must be a number')
+  .int('must be a whole number of MiB')
+  .min(1, 'must be at least 1 MiB')
+  .max(1024, 'must be at most 1024 MiB');
 
 export const profileSchema = z.object({
   id: z.string().regex(PROFILE_ID_PATTERN, 'lowercase letters, digits, - and _ (at most 64)'),

@@ -9,6 +9,12 @@ import type { FromTranslationThread, ToTranslationThread } from './translationTh
 const TRANSLATION_THREAD_URL = threadScriptUrl(import.meta.url, 'translationThread');
 /** The OS thread's name (at most 15 characters on Linux). */
 const TRANSLATION_THREAD_NAME = 'airlock-transl';
+/**
+ * After a job this large, the thread is stopped once it has nothing left to do: V8 keeps the heap
+ * a large parse grew (30 MB of small keys left it 400 MB larger for good), and a stopped thread
+ * gives all of it back. The next heavy body starts a new one, which takes about 0.3 s.
+ */
+export const RETIRE_AFTER_JOB_BYTES = 8 * 1024 * 1024;
 /** A thread that dies this many times in a row without answering is not started again. */
 export const MAX_TRANSLATION_THREAD_FAILURES = 3;
 interface Pending {
@@ -30,10 +36,17 @@ export class TranslationThread {
   private readonly pending = new Map<number, Pending>();
   private nextId = 1;
   private failuresInARow = 0;
+  /** Set by a job of RETIRE_AFTER_JOB_BYTES or more: the thread stops when it is idle. */
+  private retireWhenIdle = false;
 
   constructor(options: { threadUrl?: URL; onFailure?: (reason: string) => void } = {}) {
     this.threadUrl = options.threadUrl ?? TRANSLATION_THREAD_URL;
     this.onFailure = options.onFailure ?? ((reason) => console.error(`[airlock] translation: ${reason}`));
+  }
+
+  /** Whether a thread is started (and not retired or dead). */
+  get threadRunning(): boolean {
+    return this.worker !== null;
   }
 
   async translate(protocol: TranslatedProtocol, chunks: readonly Buffer[], byteLength: number, upstreamModel: string): Promise<TranslatedBody> {
@@ -41,6 +54,7 @@ export class TranslationThread {
     const worker = this.ensureWorker();
     if (worker === null) return translateJsonBytes({ protocol, json, upstreamModel });
     const id = this.nextId++;
+    if (byteLength >= RETIRE_AFTER_JOB_BYTES) this.retireWhenIdle = true;
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
       // Ref'd while an answer is awaited, so a caller's await cannot be cut short by the process exiting.
@@ -66,7 +80,7 @@ export class TranslationThread {
     this.failuresInARow = 0;
     const pending = this.pending.get(message.id);
     this.pending.delete(message.id);
-    if (this.pending.size === 0) this.worker?.unref();
+    if (this.pending.size === 0) this.idle();
     if (pending === undefined) return;
     if (!message.ok) {
       pending.resolve({ ok: false, message: message.message });
@@ -75,6 +89,17 @@ export class TranslationThread {
     // Moved from the thread as a plain Uint8Array: a Buffer view of the same memory, no copy.
     const bytes = message.chatJson;
     pending.resolve({ ok: true, chatJson: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), stream: message.stream, notes: message.notes });
+  }
+
+  private idle(): void {
+    const worker = this.worker;
+    if (worker === null) return;
+    worker.unref();
+    if (!this.retireWhenIdle) return;
+    // Forgotten first, so its exit is not taken for a failure.
+    this.worker = null;
+    this.retireWhenIdle = false;
+    void worker.terminate();
   }
 
   private onExit(worker: Worker): void {

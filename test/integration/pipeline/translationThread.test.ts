@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { chatRequestFor } from '../../../proxy/pipeline/translationJob.ts';
-import { MAX_TRANSLATION_THREAD_FAILURES, TranslationThread } from '../../../proxy/pipeline/translationThreadClient.ts';
+import { MAX_TRANSLATION_THREAD_FAILURES, RETIRE_AFTER_JOB_BYTES, TranslationThread } from '../../../proxy/pipeline/translationThreadClient.ts';
 import { SENTINEL_KEY } from '../../support/sentinel.ts';
 
 const MESSAGES_BODY = {
@@ -50,6 +50,18 @@ describe('TranslationThread', () => {
     });
     const invalid = chunked({ model: 'm', messages: 'not a list' });
     await expect(thread.translate('messages', invalid.chunks, invalid.byteLength, 'm')).resolves.toMatchObject({ ok: false, message: expect.stringContaining('invalid Messages request') });
+  });
+
+  it('stops its thread once idle after a heavy job, so the heap that job grew goes back, and starts a new one for the next', async () => {
+    const thread = new TranslationThread();
+    const light = chunked(MESSAGES_BODY);
+    await thread.translate('messages', light.chunks, light.byteLength, 'gpt-4o-mini');
+    expect(thread.threadRunning).toBe(true);
+    const heavy = chunked({ ...MESSAGES_BODY, system: 'x'.repeat(RETIRE_AFTER_JOB_BYTES) }, 200);
+    await expect(thread.translate('messages', heavy.chunks, heavy.byteLength, 'gpt-4o-mini')).resolves.toMatchObject({ ok: true });
+    expect(thread.threadRunning).toBe(false);
+    await expect(thread.translate('messages', light.chunks, light.byteLength, 'gpt-4o-mini')).resolves.toMatchObject({ ok: true });
+    expect(thread.threadRunning).toBe(true);
   });
 
   it('fails the job a dying thread held, reports it redacted, and translates here after repeated deaths', async () => {

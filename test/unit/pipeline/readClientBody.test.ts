@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { BodyTooLargeError, readClientBody } from '../../../proxy/pipeline/requestBody.ts';
+import { BodyTooLargeError, CONTIGUOUS_BODY_MIN_BYTES, readClientBody } from '../../../proxy/pipeline/requestBody.ts';
 import { MAX_JSON_NESTING_DEPTH } from '../../../proxy/server/defaults.ts';
 
 const LIMIT_BYTES = 1024 * 1024;
@@ -16,8 +16,8 @@ function response(): ServerResponse & { continues: number } {
   return res as unknown as ServerResponse & { continues: number };
 }
 
-const read = (req: PassThrough, res = response()): ReturnType<typeof readClientBody> =>
-  readClientBody(req as unknown as IncomingMessage, res, { limitBytes: LIMIT_BYTES, maxJsonDepth: MAX_JSON_NESTING_DEPTH });
+const read = (req: PassThrough, res = response(), limitBytes = LIMIT_BYTES): ReturnType<typeof readClientBody> =>
+  readClientBody(req as unknown as IncomingMessage, res, { limitBytes, maxJsonDepth: MAX_JSON_NESTING_DEPTH });
 
 describe('readClientBody', () => {
   it('refuses a declared size past the limit before reading a byte, and never asks for the body', async () => {
@@ -80,5 +80,41 @@ describe('readClientBody', () => {
     expect(read_.scan?.tooDeep).toBe(true);
     expect(read_.chunks).toEqual([]);
     expect(read_.byteLength).toBe(6 + MAX_JSON_NESTING_DEPTH + 8 * 64 * 1024);
+  });
+
+  it('copies a large declared body into one buffer of its own as it arrives, letting the socket reads go', async () => {
+    const bytes = CONTIGUOUS_BODY_MIN_BYTES;
+    const req = clientRequest({ 'content-type': 'application/json', 'content-length': String(bytes) });
+    const body = read(req, response(), 64 * LIMIT_BYTES);
+    const reads: Buffer[] = [];
+    req.write('{"model":"m","input":"');
+    for (let sent = 22; sent < bytes - 2; sent += 64 * 1024) {
+      const piece = Buffer.alloc(Math.min(64 * 1024, bytes - 2 - sent), 0x61);
+      reads.push(piece);
+      req.write(piece);
+    }
+    req.end('"}');
+    const read_ = await body;
+    expect(read_.chunks).toHaveLength(1);
+    const [whole] = read_.chunks;
+    // Its own backing store of exactly the body's size: no socket read is held by it.
+    expect(whole!.buffer.byteLength).toBe(bytes);
+    expect(reads.some((piece) => piece.buffer === whole!.buffer)).toBe(false);
+    expect(read_.scan).toMatchObject({ model: 'm', isObject: true });
+    expect(whole!.subarray(0, 22).toString()).toBe('{"model":"m","input":"');
+    expect(whole!.subarray(bytes - 2).toString()).toBe('"}');
+  });
+
+  it('keeps a smaller body as the reads it arrived in, without a copy', async () => {
+    const req = clientRequest({ 'content-type': 'application/json', 'content-length': String(2 * 64 * 1024) });
+    const body = read(req);
+    const reads = [Buffer.alloc(64 * 1024, 0x20), Buffer.alloc(64 * 1024, 0x20)];
+    reads[0]![0] = 0x7b;
+    reads[1]![64 * 1024 - 1] = 0x7d;
+    for (const piece of reads) req.write(piece);
+    req.end();
+    const { chunks } = await body;
+    expect(chunks).toHaveLength(2);
+    chunks.forEach((chunk, index) => expect(chunk.buffer).toBe(reads[index]!.buffer));
   });
 });

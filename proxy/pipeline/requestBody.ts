@@ -66,8 +66,8 @@ export function readClientBody(req: IncomingMessage, res: ServerResponse, option
     let byteLength = 0;
     let whole = declared !== null && declared >= CONTIGUOUS_BODY_MIN_BYTES ? Buffer.allocUnsafeSlow(declared) : null;
     const scanner = mayBeJson(req.headers['content-type']) ? new TopLevelScanner(options.maxJsonDepth) : null;
-    // A body declared to fit in one slice is scanned as it arrives, without waiting for a turn.
-    const queue = scanner !== null && (declared === null || declared > SCAN_SLICE_BYTES) ? new ScanQueue(scanner) : null;
+    // The first slice is scanned as it arrives; past it, a slice per turn.
+    let queue: ScanQueue | null = null;
     const onData = (chunk: Buffer): void => {
       const start = byteLength;
       byteLength += chunk.length;
@@ -90,8 +90,9 @@ export function readClientBody(req: IncomingMessage, res: ServerResponse, option
       } else {
         chunks.push(chunk);
       }
-      if (queue !== null) queue.push(kept);
-      else scanner?.feed(kept);
+      if (scanner === null) return;
+      if (queue === null && byteLength <= SCAN_SLICE_BYTES) scanner.feed(kept);
+      else (queue ??= new ScanQueue(scanner)).push(kept);
     };
     const settle = (error: Error | null): void => {
       req.off('data', onData);

@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { BodyTooLargeError, CONTIGUOUS_BODY_MIN_BYTES, readClientBody } from '../../../proxy/pipeline/requestBody.ts';
+import { SCAN_SLICE_BYTES } from '../../../proxy/pipeline/jsonScan.ts';
 import { MAX_JSON_NESTING_DEPTH } from '../../../proxy/server/defaults.ts';
 
 const LIMIT_BYTES = 1024 * 1024;
@@ -68,6 +69,19 @@ describe('readClientBody', () => {
     const read_ = await body;
     expect(read_.scan).toMatchObject({ model: 'gpt-4o-mini', stream: true, maxDepth: 2, structuralMarks: 7 });
     expect(Buffer.concat(read_.chunks).toString()).toBe(Buffer.concat(pieces).toString());
+  });
+
+  it('scans a chunked body past the first slice a slice per turn, to the same result', async () => {
+    const keys = Array.from({ length: 60_000 }, (_unused, index) => `"k${index}":${index}`);
+    const json = Buffer.from(`{"model":"m",${keys.join(',')}}`);
+    expect(json.length).toBeGreaterThan(4 * SCAN_SLICE_BYTES);
+    const req = clientRequest({ 'content-type': 'application/json' });
+    const body = read(req);
+    for (let start = 0; start < json.length; start += 64 * 1024) req.write(json.subarray(start, start + 64 * 1024));
+    req.end();
+    const read_ = await body;
+    expect(read_.scan).toMatchObject({ model: 'm', maxDepth: 1, structuralMarks: 1 + 60_001 + 60_000, tooDeep: false });
+    expect(Buffer.concat(read_.chunks).equals(json)).toBe(true);
   });
 
   it('keeps nothing of a body nested past the limit, however long it goes on', async () => {

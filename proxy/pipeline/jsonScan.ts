@@ -31,6 +31,8 @@ const OPEN_BRACKET = 0x5b;
 const CLOSE_BRACKET = 0x5d;
 const COLON = 0x3a;
 const COMMA = 0x2c;
+/** Bytes of a string looked at one by one before its end is searched for natively. */
+const SHORT_STRING_BYTES = 32;
 /** Longer top-level keys cannot be one we look for, so their bytes are not kept. */
 const MAX_KEY_BYTES = 64;
 
@@ -72,8 +74,17 @@ export class TopLevelScanner {
   private valueKey: string | null = null;
   private literal = '';
   private stringStart = 0;
-  /** Pieces of the current string when it is a top-level key or the model value; null otherwise. */
-  private pieces: Buffer[] | null = null;
+  /** Whether the current string is a top-level key or the model value, whose text is wanted. */
+  private collecting = false;
+  /**
+   * The wanted string's bytes: nearly always one range of one chunk, kept as that range (no view,
+   * no copy: this runs for every request); `morePieces` only when it spans chunks.
+   */
+  private firstChunk: Buffer | null = null;
+  private firstStart = 0;
+  private firstEnd = 0;
+  private morePieces: Buffer[] | null = null;
+  private hadEscape = false;
   private pieceBytes = 0;
   private pieceLimit = 0;
   private overflowed = false;
@@ -107,20 +118,30 @@ export class TopLevelScanner {
             this.escaped = false;
             index += 1;
           }
-          if (quoteAt !== -1 && quoteAt < index) quoteAt = chunk.indexOf(QUOTE, index);
-          if (backslashAt !== -1 && backslashAt < index) backslashAt = chunk.indexOf(BACKSLASH, index);
-          if (backslashAt !== -1 && (quoteAt === -1 || backslashAt < quoteAt)) {
-            this.escaped = true;
-            index = backslashAt + 1;
-            continue;
+          // Most strings (keys, roles, short values) end within a few bytes: a loop finds their end
+          // sooner than a native indexOf call, which long strings (text, base64) still get.
+          let stop = index;
+          const shortEnd = Math.min(length, index + SHORT_STRING_BYTES);
+          while (stop < shortEnd && chunk[stop] !== QUOTE && chunk[stop] !== BACKSLASH) stop += 1;
+          if (stop === shortEnd && stop < length) {
+            if (quoteAt !== -1 && quoteAt < stop) quoteAt = chunk.indexOf(QUOTE, stop);
+            if (backslashAt !== -1 && backslashAt < stop) backslashAt = chunk.indexOf(BACKSLASH, stop);
+            stop = quoteAt === -1 ? backslashAt : backslashAt === -1 ? quoteAt : Math.min(quoteAt, backslashAt);
+            if (stop === -1) stop = length;
           }
-          if (quoteAt === -1) {
+          if (stop === length) {
             index = length;
             break;
           }
-          this.collect(chunk, segmentStart, quoteAt);
-          this.endString(offset + quoteAt);
-          index = quoteAt + 1;
+          if (chunk[stop] === BACKSLASH) {
+            this.escaped = true;
+            this.hadEscape = true;
+            index = stop + 1;
+            continue;
+          }
+          this.collect(chunk, segmentStart, stop);
+          this.endString(offset + stop);
+          index = stop + 1;
           break;
         }
         if (this.inString) this.collect(chunk, segmentStart, length);
@@ -157,7 +178,7 @@ export class TopLevelScanner {
       case QUOTE:
         this.inString = true;
         this.stringStart = position + 1;
-        this.startCollecting();
+        if (this.depth === 1) this.startCollecting();
         return true;
       case OPEN_BRACE:
       case OPEN_BRACKET:
@@ -196,25 +217,49 @@ export class TopLevelScanner {
   }
 
   private startCollecting(): void {
-    const wanted = this.depth === 1 && (this.expectingKey || this.valueKey === 'model');
-    this.pieces = wanted ? [] : null;
+    this.collecting = this.depth === 1 && (this.expectingKey || this.valueKey === 'model');
+    this.firstChunk = null;
+    this.morePieces = null;
+    this.hadEscape = false;
     this.pieceBytes = 0;
     this.pieceLimit = this.expectingKey ? MAX_KEY_BYTES : Number.POSITIVE_INFINITY;
     this.overflowed = false;
   }
 
   private collect(chunk: Buffer, start: number, end: number): void {
-    if (this.pieces === null || end <= start || this.overflowed) return;
+    if (!this.collecting || end <= start || this.overflowed) return;
     this.pieceBytes += end - start;
-    if (this.pieceBytes > this.pieceLimit) this.overflowed = true;
-    else this.pieces.push(chunk.subarray(start, end));
+    if (this.pieceBytes > this.pieceLimit) {
+      this.overflowed = true;
+    } else if (this.firstChunk === null) {
+      this.firstChunk = chunk;
+      this.firstStart = start;
+      this.firstEnd = end;
+    } else {
+      this.morePieces ??= [this.firstChunk.subarray(this.firstStart, this.firstEnd)];
+      this.morePieces.push(chunk.subarray(start, end));
+    }
+  }
+
+  /** The wanted string's text; for a key, only whether it is one the scan looks for. Null when its escapes are invalid. */
+  private collectedText(): string | null {
+    const chunk = this.firstChunk;
+    if (chunk === null) return '';
+    if (this.morePieces === null && !this.hadEscape) {
+      if (this.expectingKey) return knownKey(chunk, this.firstStart, this.firstEnd);
+      return chunk.toString('utf8', this.firstStart, this.firstEnd);
+    }
+    const raw = this.morePieces === null ? chunk.subarray(this.firstStart, this.firstEnd) : Buffer.concat(this.morePieces, this.pieceBytes);
+    return decodeJsonString(raw);
   }
 
   private endString(closingQuoteAt: number): void {
     this.inString = false;
-    if (this.pieces === null) return;
-    const text = this.overflowed ? null : decodeJsonString(this.pieces, this.pieceBytes);
-    this.pieces = null;
+    if (!this.collecting) return;
+    this.collecting = false;
+    const text = this.overflowed ? null : this.collectedText();
+    this.firstChunk = null;
+    this.morePieces = null;
     if (this.expectingKey) {
       this.lastKey = text;
     } else if (this.valueKey === 'model') {
@@ -223,6 +268,20 @@ export class TopLevelScanner {
       this.result.modelEnd = closingQuoteAt;
     }
   }
+}
+
+const KNOWN_KEYS = ['model', 'stream', 'stream_options'].map((key) => ({ key, bytes: Buffer.from(key) }));
+/** Any other top-level key: only the known ones matter, so its text is never decoded. */
+const OTHER_KEY = '';
+
+function knownKey(chunk: Buffer, start: number, end: number): string {
+  for (const { key, bytes } of KNOWN_KEYS) {
+    if (bytes.length !== end - start) continue;
+    let index = 0;
+    while (index < bytes.length && bytes[index] === chunk[start + index]) index += 1;
+    if (index === bytes.length) return key;
+  }
+  return OTHER_KEY;
 }
 
 /**
@@ -294,8 +353,8 @@ export class ScanQueue {
 }
 
 /** The text of a string's raw contents; null when its escapes are not valid JSON. */
-function decodeJsonString(pieces: readonly Buffer[], byteLength: number): string | null {
-  const raw = (pieces.length === 1 ? pieces[0]! : Buffer.concat(pieces, byteLength)).toString('utf8');
+function decodeJsonString(bytes: Buffer): string | null {
+  const raw = bytes.toString('utf8');
   if (!raw.includes('\\')) return raw;
   try {
     return JSON.parse(`"${raw}"`) as string;

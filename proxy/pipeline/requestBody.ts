@@ -43,7 +43,8 @@ const continued = new WeakSet<ServerResponse>();
  * upload; answering without it closes the connection, as the client has not sent the body.
  */
 export function sendContinue(req: IncomingMessage, res: ServerResponse): void {
-  if (continued.has(res) || !/^100-continue$/i.test(req.headers.expect ?? '')) return;
+  const expect = req.headers.expect;
+  if (expect === undefined || continued.has(res) || !/^100-continue$/i.test(expect)) return;
   continued.add(res);
   res.writeContinue();
 }

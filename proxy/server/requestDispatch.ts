@@ -52,9 +52,10 @@ export function createRequestDispatch(options: DispatchOptions): RequestListener
   const { app, forward, port } = options;
   return (req, res) => {
     const target = req.url ?? '';
-    if (isAppRoute(target) || guardRefusal(req.headers.host, req.headers.origin, target, port()) !== null) {
-      // The forward handler says when it wants the body; the app's routes read theirs at once.
-      sendContinue(req, res);
+    const refused = guardRefusal(req.headers.host, req.headers.origin, target, port()) !== null;
+    if (refused || isAppRoute(target)) {
+      // The forward handler says when it wants the body; the app's routes read theirs at once, and a refusal never asks for it.
+      if (!refused) sendContinue(req, res);
       app(req, res);
       return;
     }

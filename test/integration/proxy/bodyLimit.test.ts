@@ -88,6 +88,32 @@ describe('the request body limit of a profile', () => {
     expect(answer.body).toContain('300.0 MiB');
   });
 
+  it.each([
+    ['the guards refuse it (a foreign web page)', { origin: 'https://evil.example' }, false, 403],
+    ['Airlock is paused', {}, true, 503],
+  ])('never asks for the body of a request refused before it is read: %s', async (_label, headers, paused, status) => {
+    harness.proxy.setPaused(paused);
+    try {
+      const req = request(`${harness.proxy.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { ...JSON_HEADERS, ...headers, 'content-length': '100', expect: '100-continue' },
+      });
+      const first = new Promise<string | number>((resolve, reject) => {
+        req.once('continue', () => resolve('continue'));
+        req.once('response', (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        });
+        req.once('error', reject);
+      });
+      req.flushHeaders();
+      expect(await first).toBe(status);
+      req.destroy();
+    } finally {
+      harness.proxy.setPaused(false);
+    }
+  });
+
   it('stops reading a chunked body when it passes the limit and answers while the client is still sending', async () => {
     const req = request(`${harness.proxy.url}/v1/chat/completions`, { method: 'POST', headers: { ...JSON_HEADERS, 'transfer-encoding': 'chunked' } });
     let answer: IncomingMessage | null = null;

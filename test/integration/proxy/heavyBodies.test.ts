@@ -110,3 +110,24 @@ describe('bodies too costly to parse on the forwarding loop', () => {
     expect(sent.tools[0]!.function).toEqual({ name: 'lookup', description: 'Looks things up', parameters: schema });
   });
 });
+
+describe('a Messages body too large to parse on the loop, through the shared translation thread', () => {
+  let shared: Harness;
+  beforeAll(async () => {
+    shared = await startHarness({ profile: { protocolModes: { messages: 'translate', responses: 'translate' } } });
+  });
+  afterAll(async () => {
+    await shared.close();
+  });
+
+  it('is translated and answered (before, any body past 4 MiB was refused as not a Messages request)', async () => {
+    const content = `${'A long document. '.repeat(400_000)}Summarise it.`;
+    const body = JSON.stringify({ model: 'gpt-4o-mini', max_tokens: 20, messages: [{ role: 'user', content }] });
+    expect(body.length).toBeGreaterThan(6 * MIB);
+    const response = await rawRequest(`${shared.proxy.url}/v1/messages`, { method: 'POST', headers: ANTHROPIC_HEADERS, body });
+    expect(response.status).toBe(200);
+    expect(JSON.parse(response.body)).toMatchObject({ type: 'message', role: 'assistant' });
+    const sent = JSON.parse(shared.simulator.received[0]!.body.toString('utf8')) as { messages: { role: string; content: string }[] };
+    expect(sent.messages.at(-1)).toEqual({ role: 'user', content });
+  });
+});

@@ -5,7 +5,7 @@ import { defineConfig, type EnvironmentOptions } from 'vite';
 
 /**
  * Bundles the Electron main process (ESM: Electron 45 loads an ESM main, and package.json says
- * "type": "module"), the request log's and the tokenizer's threads and the preload (CommonJS: a sandboxed preload cannot be an ES module) into
+ * "type": "module"), the request log's, the tokenizer's and the translation threads and the preload (CommonJS: a sandboxed preload cannot be an ES module) into
  * dist-electron/. Runtime dependencies stay external: electron-builder ships them in node_modules,
  * and native or CommonJS ones (keytar, express) must not be inlined into an ES module.
  */
@@ -39,11 +39,13 @@ export default defineConfig({
     logThread: electronEntry('proxy/log/logThread.ts', 'es', 'logThread.js', false),
     // The tokenizer's thread, found next to main.js the same way (tokenEstimator.ts).
     tokenizerThread: electronEntry('proxy/billing/tokenizerThread.ts', 'es', 'tokenizerThread.js', false),
+    // The thread that translates heavy request bodies, the same way (translationThreadClient.ts).
+    translationThread: electronEntry('proxy/pipeline/translationThread.ts', 'es', 'translationThread.js', false),
   },
   builder: {
     // In order: the main build empties dist-electron/ first.
     async buildApp(builder) {
-      for (const name of ['main', 'preload', 'logThread', 'tokenizerThread']) {
+      for (const name of ['main', 'preload', 'logThread', 'tokenizerThread', 'translationThread']) {
         const environment = builder.environments[name];
         if (environment) await builder.build(environment);
       }

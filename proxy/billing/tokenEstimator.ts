@@ -1,4 +1,5 @@
 import { Worker } from 'node:worker_threads';
+import { copyInSlices } from '../core/copyInSlices.ts';
 import { redactSecrets } from '../core/redact.ts';
 import { threadScriptUrl } from '../core/threadScript.ts';
 import { byteEstimateTokens } from './estimate.ts';
@@ -37,14 +38,9 @@ export class TokenEstimator {
   }
 
   /** Input tokens of a JSON request body (Chat Completions or Anthropic Messages), given as its chunks. */
-  chatInputTokens(chunks: readonly Buffer[], byteLength: number): Promise<number> {
+  async chatInputTokens(chunks: readonly Buffer[], byteLength: number): Promise<number> {
     // One exact-size copy, transferred: the chunks stay with the request, which is still sending them.
-    const json = new Uint8Array(byteLength);
-    let offset = 0;
-    for (const chunk of chunks) {
-      json.set(chunk, offset);
-      offset += chunk.length;
-    }
+    const json = await copyInSlices(chunks, byteLength);
     return this.ask({ kind: 'chat', json }, byteEstimateTokens(byteLength), [json.buffer]);
   }
 

@@ -21,6 +21,7 @@ export const LOCAL_ERROR_CLASSES = [
   'forbidden',
   'no_key',
   'invalid_request',
+  'request_too_large',
   'budget_exceeded',
   'client_paused',
   'circuit_open',

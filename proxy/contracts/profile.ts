@@ -39,6 +39,18 @@ export const modelRouteSchema = z.object({ pattern: z.string().min(1), target: z
 
 export const protocolModeSettingSchema = z.enum(['auto', 'native', 'translate']);
 
+/**
+ * The largest request body Airlock accepts for a profile, in MiB. 64 is above what the big
+ * upstreams take in one request (Anthropic Messages 32 MB, OpenAI 50 MB of images), so a request a
+ * gateway could accept is not refused here, and it bounds what one request can make Airlock hold.
+ */
+export const DEFAULT_MAX_REQUEST_BODY_MIB = 64;
+export const maxRequestBodyMibSchema = z
+  .number('must be a number')
+  .int('must be a whole number of MiB')
+  .min(1, 'must be at least 1 MiB')
+  .max(1024, 'must be at most 1024 MiB');
+
 export const profileSchema = z.object({
   id: z.string().regex(PROFILE_ID_PATTERN, 'lowercase letters, digits, - and _ (at most 64)'),
   name: z.string().min(1).max(100),
@@ -53,6 +65,7 @@ export const profileSchema = z.object({
   prices: z.array(modelPriceSchema).default([]),
   priceMultiplier: z.number().positive().default(1),
   budget: budgetSchema.default({}),
+  maxRequestBodyMiB: maxRequestBodyMibSchema.default(DEFAULT_MAX_REQUEST_BODY_MIB),
 });
 
 export type Timeouts = z.infer<typeof timeoutsSchema>;

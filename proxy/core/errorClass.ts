@@ -128,6 +128,7 @@ const DEFAULT_STATUS: Record<ErrorClass, number> = {
   // 401, not 5xx: SDKs retry 5xx, and a missing key is fixed by configuration, not by waiting.
   no_key: 401,
   invalid_request: 400,
+  request_too_large: 413,
   // 402, not 429: SDKs retry 429 and a budget does not refill in seconds.
   budget_exceeded: 402,
   client_paused: 403,

@@ -87,6 +87,11 @@ const EXPLANATIONS: Record<ErrorClass, ErrorExplanation> = {
     fix: 'Send a valid JSON body with the fields the endpoint needs.',
     retryable: false,
   },
+  request_too_large: {
+    meaning: "The request body is larger than the profile's request body limit, so Airlock did not read or send it",
+    fix: 'Send a smaller request (fewer or smaller images, a shorter history), or raise the limit of the profile (window: Profiles, CLI: airlock profile set <id> --max-body-mib <MiB>, or maxRequestBodyMiB in airlock.json).',
+    retryable: false,
+  },
   budget_exceeded: {
     meaning: 'This request would go over the spending budget set in Airlock',
     fix: 'Raise or reset the budget in the Airlock window, or wait for the next period.',

@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ClientProtocol } from '../contracts/usage.ts';
 import { routeKindOf, toUpstreamPath } from '../core/clientPath.ts';
 import type { RequestEvents } from '../events/requestEvents.ts';
-import { PARSE_BODY_LIMIT_BYTES } from '../server/defaults.ts';
+import { MAX_JSON_NESTING_DEPTH, PARSE_ON_LOOP_MAX_BYTES, PARSE_ON_LOOP_MAX_STRUCTURAL_MARKS } from '../server/defaults.ts';
 import { accountFor, estimateInputTokens, quickInputEstimate, streamProgressEstimate } from './accounting.ts';
 import { runExchange } from './exchange.ts';
 import { claimIdempotency, sendReplay, settleIdempotency } from './idempotency.ts';
@@ -10,10 +10,12 @@ import type { IdempotencyCache, StoredResponse } from '../budget/idempotencyCach
 import { KeyMasker } from '../core/keyMasker.ts';
 import { buildPlan, type NativeProtocolCheck, type PlanRefusal } from './planner.ts';
 import { sendRefusal } from './replies.ts';
-import { modelOf, parseClientBody, readClientBody, streamFlagOf } from './requestBody.ts';
+import { BodyTooLargeError, modelOf, parseClientBody, readClientBody, streamFlagOf } from './requestBody.ts';
 import { isLocalRefusal, type ClientAuthenticator, type LocalRefusal, type SpendCheckInput, type SpendGate, type TargetResolver } from './services.ts';
 import type { ExchangePlan } from './plan.ts';
 import type { ForwardShutdown } from './shutdown.ts';
+import type { TranslationThread } from './translationThreadClient.ts';
+import type { Profile } from '../contracts/profile.ts';
 import { RequestTrace } from './trace.ts';
 
 export interface PipelineServices {
@@ -32,6 +34,7 @@ export interface ForwardOptions {
   idempotency?: IdempotencyCache;
   /** Ends the exchanges still running when the proxy stops, and tells when their rows are out. */
   shutdown: ForwardShutdown;
+  translation?: TranslationThread;
 }
 
 const PAUSED: LocalRefusal = {
@@ -100,16 +103,22 @@ function createForwarding(options: ForwardOptions): (req: IncomingMessage, res: 
 
     let body;
     try {
-      body = await readClientBody(req);
-    } catch {
+      body = await readClientBody(req, res, { limitBytes: bodyLimitBytes(target.profile), maxJsonDepth: MAX_JSON_NESTING_DEPTH });
+    } catch (error) {
       startFor({ profileId: target.profile.id, clientName: identity.tokenName });
+      if (error instanceof BodyTooLargeError) return refuse(bodyTooLarge(error, target.profile));
       trace.fail('client_aborted', 'the client closed the connection while sending its request');
       trace.end(499, { usage: null, usageSource: null, costCredits: null });
       return;
     }
-    const parsed = parseClientBody(body, req.headers['content-type'], PARSE_BODY_LIMIT_BYTES);
+    const parsed = parseClientBody(body, req.headers['content-type'], {
+      maxBytes: PARSE_ON_LOOP_MAX_BYTES,
+      maxStructuralMarks: PARSE_ON_LOOP_MAX_STRUCTURAL_MARKS,
+      maxDepth: MAX_JSON_NESTING_DEPTH,
+    });
     const requested = { requestedModel: modelOf(parsed), stream: streamFlagOf(parsed) };
-    const plan = buildPlan({ method, path, query, protocol, body, parsed, identity, target, ...(options.nativeVerified ? { nativeVerified: options.nativeVerified } : {}) });
+    const seams = { ...(options.nativeVerified ? { nativeVerified: options.nativeVerified } : {}), ...(options.translation ? { translation: options.translation } : {}) };
+    const plan = await buildPlan({ method, path, query, protocol, body, parsed, identity, target, ...seams });
     if ('refusal' in plan) {
       startFor({ profileId: target.profile.id, clientName: identity.tokenName, ...requested });
       return refuse((plan as PlanRefusal).refusal);
@@ -203,6 +212,28 @@ function withoutKey(response: StoredResponse, keyMasker: KeyMasker): StoredRespo
   const headers: Record<string, string | string[]> = { ...response.headers };
   keyMasker.maskHeaderValues(headers);
   return { ...response, headers: headers as Record<string, string>, body: keyMasker.maskBytes(response.body) };
+}
+
+const MIB = 1024 * 1024;
+
+function bodyLimitBytes(profile: Profile): number {
+  return profile.maxRequestBodyMiB * MIB;
+}
+
+/** A 413 that names the limit and the three places to raise it. */
+function bodyTooLarge(error: BodyTooLargeError, profile: Profile): LocalRefusal {
+  const limit = `${profile.maxRequestBodyMiB} MiB`;
+  const what =
+    error.declaredBytes === null
+      ? `The request body passed ${limit}, the request body limit of profile "${profile.id}", so Airlock stopped reading it`
+      : `The request body is ${(error.declaredBytes / MIB).toFixed(1)} MiB, more than ${limit}, the request body limit of profile "${profile.id}", so Airlock did not read it`;
+  return {
+    status: 413,
+    errorClass: 'request_too_large',
+    message:
+      `${what} and sent nothing to the gateway. Send a smaller request, or raise the limit: in the Airlock window (Profiles, ` +
+      `Request body limit), with \`airlock profile set ${profile.id} --max-body-mib <MiB>\`, or as maxRequestBodyMiB in airlock.json.`,
+  };
 }
 
 function sendLocalAnswer(res: ServerResponse, answer: object): void {

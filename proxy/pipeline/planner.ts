@@ -4,7 +4,9 @@ import { resolveUpstreamModel } from '../routing/modelRouting.ts';
 import type { ExchangePlan } from './plan.ts';
 import { rewriteJsonBody, streamFlagOf, modelOf, type ClientBody, type ParsedBody } from './requestBody.ts';
 import type { ClientIdentity, LocalRefusal, UpstreamTarget } from './services.ts';
-import { answerCountTokens, chooseMode, translateAnthropic, translateResponses, type TranslationResult } from './translationPlans.ts';
+import { answerCountTokens, chooseMode, responseTranslatorFor } from './translationPlans.ts';
+import { chatRequestFor, type TranslatedProtocol } from './translationJob.ts';
+import { translationThread, type TranslationThread } from './translationThreadClient.ts';
 
 /** Whether the capability check has shown that the gateway speaks this protocol natively for a model. */
 export type NativeProtocolCheck = (profileId: string, protocol: 'messages' | 'responses', upstreamModel: string) => boolean;
@@ -19,6 +21,8 @@ export interface PlanInput {
   identity: ClientIdentity;
   target: UpstreamTarget;
   nativeVerified?: NativeProtocolCheck;
+  /** Where heavy bodies are translated; the process's shared thread unless given. */
+  translation?: TranslationThread;
 }
 
 export interface PlanRefusal {
@@ -32,8 +36,12 @@ function invalid(message: string): PlanRefusal {
   return { refusal: { status: 400, errorClass: 'invalid_request', message: `${message}. Nothing was sent to the gateway; fix the request and retry.` } };
 }
 
-/** Decides how one request reaches the gateway: path, model id, body bytes, and translation. */
-export function buildPlan(input: PlanInput): Plan {
+/**
+ * Decides how one request reaches the gateway: path, model id, body bytes, and translation. Only a
+ * heavy body in another protocol makes it wait (for the translation thread); the rest is decided
+ * at once.
+ */
+export function buildPlan(input: PlanInput): Plan | Promise<Plan> {
   const { parsed, target } = input;
   if (parsed.kind === 'invalid') return invalid(parsed.message);
   const requestedModel = modelOf(parsed);
@@ -72,9 +80,9 @@ export function buildPlan(input: PlanInput): Plan {
   };
 }
 
-function translatedPlan(input: PlanInput, kind: 'messages' | 'count_tokens' | 'responses', requestedModel: string | null, upstreamModel: string | null): Plan {
+function translatedPlan(input: PlanInput, kind: 'messages' | 'count_tokens' | 'responses', requestedModel: string | null, upstreamModel: string | null): Plan | Promise<Plan> {
   const { parsed } = input;
-  if (parsed.kind !== 'json') return invalid('the request body must be a JSON object of the client protocol');
+  if (parsed.kind !== 'json' && parsed.kind !== 'scanned-json') return invalid('the request body must be a JSON object of the client protocol');
   const base = {
     protocol: input.protocol,
     mode: 'translate' as const,
@@ -89,19 +97,24 @@ function translatedPlan(input: PlanInput, kind: 'messages' | 'count_tokens' | 'r
     return { ...base, upstreamPath: input.path, body: null, byteLength: 0, stream: false, chatBody: null, translator: null, notes: [], localAnswer: answerCountTokens(input.body) };
   }
   if (upstreamModel === null || requestedModel === null) return invalid('the request names no model');
-  const result: TranslationResult =
-    kind === 'messages' ? translateAnthropic(parsed.value, requestedModel, upstreamModel) : translateResponses(parsed.value, requestedModel, upstreamModel);
-  if (!result.ok) return invalid(result.message);
-  const { translation } = result;
-  const bytes = Buffer.from(JSON.stringify(translation.chatBody));
-  return {
+  const protocol: TranslatedProtocol = kind === 'responses' ? 'responses' : 'messages';
+  const planned = (bytes: Buffer, stream: boolean, notes: string[], chatBody: Record<string, unknown> | null): Plan => ({
     ...base,
     upstreamPath: 'chat/completions',
     body: [bytes],
     byteLength: bytes.length,
-    stream: translation.stream,
-    chatBody: translation.chatBody,
-    translator: translation.translator,
-    notes: translation.notes,
-  };
+    stream,
+    chatBody,
+    translator: responseTranslatorFor(protocol, requestedModel),
+    notes,
+  });
+  if (parsed.kind === 'json') {
+    const request = chatRequestFor(protocol, parsed.value, upstreamModel);
+    if (!request.ok) return invalid(request.message);
+    return planned(Buffer.from(JSON.stringify(request.chatBody)), request.stream, request.notes, request.chatBody);
+  }
+  // Parsed, translated and serialized off the forwarding loop; the budget then goes by its bytes.
+  return (input.translation ?? translationThread)
+    .translate(protocol, input.body.chunks, input.body.byteLength, upstreamModel)
+    .then((translated) => (translated.ok ? planned(translated.chatJson, translated.stream, translated.notes, null) : invalid(translated.message)));
 }

@@ -1,23 +1,12 @@
 import type { ProtocolModeSetting } from '../contracts/profile.ts';
 import type { ClientBody } from './requestBody.ts';
 import { tokenEstimator } from '../billing/tokenEstimator.ts';
-import { anthropicToChatRequest } from '../translate/anthropic/request.ts';
 import { chatToAnthropicResponse, newAnthropicMessageId } from '../translate/anthropic/response.ts';
 import { createAnthropicStreamTranslator } from '../translate/anthropic/stream.ts';
-import { responsesToChatRequest } from '../translate/responses/request.ts';
 import { chatToResponsesResponse, newResponseId } from '../translate/responses/response.ts';
 import { createResponsesStreamTranslator } from '../translate/responses/stream.ts';
 import type { ResponseTranslator } from './plan.ts';
-
-/** What a client protocol needs from the gateway: native pass-through, or Chat Completions and back. */
-export interface Translation {
-  chatBody: Record<string, unknown>;
-  stream: boolean;
-  notes: string[];
-  translator: ResponseTranslator;
-}
-
-export type TranslationResult = { ok: true; translation: Translation } | { ok: false; status: 400; message: string };
+import type { TranslatedProtocol } from './translationJob.ts';
 
 /**
  * `auto` means translate until the capability check has shown the gateway speaks the protocol for
@@ -34,24 +23,18 @@ function unwrap<Body>(result: { ok: true; body: Body } | { ok: false; message: s
   return result.body;
 }
 
-export function translateAnthropic(body: unknown, requestedModel: string, upstreamModel: string): TranslationResult {
-  const request = anthropicToChatRequest(body, { upstreamModel, includeUsage: true });
-  if (!request.ok) return request;
-  const translator: ResponseTranslator = {
-    createStream: () => createAnthropicStreamTranslator({ requestedModel, messageId: newAnthropicMessageId() }),
-    translateJson: (chatJson) => unwrap(chatToAnthropicResponse(chatJson, { requestedModel })) as object,
-  };
-  return { ok: true, translation: { chatBody: request.chatBody as Record<string, unknown>, stream: request.stream, notes: request.notes, translator } };
-}
-
-export function translateResponses(body: unknown, requestedModel: string, upstreamModel: string): TranslationResult {
-  const request = responsesToChatRequest(body, { upstreamModel, includeUsage: true });
-  if (!request.ok) return request;
-  const translator: ResponseTranslator = {
+/** Turns the gateway's answers back into the client's protocol; it needs only the model the client asked for. */
+export function responseTranslatorFor(protocol: TranslatedProtocol, requestedModel: string): ResponseTranslator {
+  if (protocol === 'messages') {
+    return {
+      createStream: () => createAnthropicStreamTranslator({ requestedModel, messageId: newAnthropicMessageId() }),
+      translateJson: (chatJson) => unwrap(chatToAnthropicResponse(chatJson, { requestedModel })) as object,
+    };
+  }
+  return {
     createStream: () => createResponsesStreamTranslator({ requestedModel, responseId: newResponseId() }),
     translateJson: (chatJson) => unwrap(chatToResponsesResponse(chatJson, { requestedModel, responseId: newResponseId() })) as object,
   };
-  return { ok: true, translation: { chatBody: request.chatBody as Record<string, unknown>, stream: request.stream, notes: request.notes, translator } };
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { guardRefusal } from '../access/requestGuards.ts';
 import { redactSecrets } from '../core/redact.ts';
+import { sendContinue } from '../pipeline/requestBody.ts';
 import { CONTROL_PREFIX } from './defaults.ts';
 
 type RequestListener = (req: IncomingMessage, res: ServerResponse) => void;
@@ -51,7 +52,10 @@ export function createRequestDispatch(options: DispatchOptions): RequestListener
   const { app, forward, port } = options;
   return (req, res) => {
     const target = req.url ?? '';
-    if (isAppRoute(target) || guardRefusal(req.headers.host, req.headers.origin, target, port()) !== null) {
+    const refused = guardRefusal(req.headers.host, req.headers.origin, target, port()) !== null;
+    if (refused || isAppRoute(target)) {
+      // The forward handler says when it wants the body; the app's routes read theirs at once, and a refusal never asks for it.
+      if (!refused) sendContinue(req, res);
       app(req, res);
       return;
     }

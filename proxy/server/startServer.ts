@@ -7,6 +7,7 @@ import { createForwardHandler, type PipelineServices } from '../pipeline/forward
 import type { IdempotencyCache } from '../budget/idempotencyCache.ts';
 import type { NativeProtocolCheck } from '../pipeline/planner.ts';
 import { ForwardShutdown, type StopReport } from '../pipeline/shutdown.ts';
+import type { TranslationThread } from '../pipeline/translationThreadClient.ts';
 import { closeUpstreamAgents } from '../pipeline/upstreamClient.ts';
 import { CAPTURE_LIMIT_BYTES, CONTROL_PREFIX, DEFAULT_HOST } from './defaults.ts';
 import { answerUnexpectedError, createRequestDispatch } from './requestDispatch.ts';
@@ -22,6 +23,8 @@ export interface ServerOptions {
   nativeVerified?: NativeProtocolCheck;
   /** Answers repeated image/video creations carrying the same idempotency key. */
   idempotency?: IdempotencyCache;
+  /** Where heavy Messages and Responses bodies are translated; the process's shared thread unless given. */
+  translation?: TranslationThread;
 }
 
 export interface ProxyHandle {
@@ -92,6 +95,7 @@ export async function startServer(options: ServerOptions): Promise<ProxyHandle> 
     shutdown,
     ...(options.nativeVerified ? { nativeVerified: options.nativeVerified } : {}),
     ...(options.idempotency ? { idempotency: options.idempotency } : {}),
+    ...(options.translation ? { translation: options.translation } : {}),
   });
   app.use(forward);
   const lastResort: ErrorRequestHandler = (error: unknown, _req, res, _next) => answerUnexpectedError(error, res);
@@ -100,6 +104,8 @@ export async function startServer(options: ServerOptions): Promise<ProxyHandle> 
 
   // requireHostHeader off: a request without Host must reach the guard and get its 403, not Node's bare 400.
   const server = createServer({ keepAliveTimeout: CLIENT_KEEP_ALIVE_MS, noDelay: true, requireHostHeader: false }, dispatch);
+  // Expect: 100-continue is answered by the dispatch, so a body that will be refused is never sent.
+  server.on('checkContinue', dispatch);
   await new Promise<void>((resolve, reject) => {
     const onError = (error: NodeJS.ErrnoException): void => {
       reject(error.code === 'EADDRINUSE' ? new PortInUseError(options.port, host) : error);

@@ -3,18 +3,22 @@
  * proxy (the floor) vs Airlock, and Airlock with the request log on vs off, in one run. Each
  * server runs in its own process; this process is only the load generator. Prints a table and
  * writes test-results/bench.json. Exits 0 on a MISS (it is a report), non-zero if something broke.
- *   npm run bench [-- --cpu-prof]   (--cpu-prof: profile the Airlock process under load)
+ *   npm run bench [-- [--cpu-prof] [--only stall]]
+ * --cpu-prof: profile the Airlock process under load; --only stall: only small requests while
+ * large bodies arrive (test-results/bench-stall.json).
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { startChildServer, type ChildOptions, type ChildServer } from './childServer.ts';
-import { formatReport } from './report.ts';
+import { formatReport, formatStall } from './report.ts';
 import { DEFAULT_QUIET, waitUntilQuiet } from './processCpu.ts';
 import { measureKeyMasking } from './keyMasking.ts';
 import { measureLargeBody, measureOpenStreams, measureStreaming, measureThroughput } from './scenarios.ts';
-import { checkTargets, type BenchResults } from './targets.ts';
+import { largeBodies } from './largeBodies.ts';
+import { measureSmallDuringLarge } from './stallScenario.ts';
+import { checkStall, checkTargets, type BenchResults, type StallResults } from './targets.ts';
 
 const RESULTS_DIR = resolve(import.meta.dirname, '../../test-results');
 const STREAM_CHUNKS = 20;
@@ -39,8 +43,11 @@ const MASKING_STREAM_CHUNKS = 40;
 const MASKING_CONCURRENCY = 10;
 const MASKING_RUN_MS = 1_000;
 const MASKING_ROUNDS = 5;
+/** Each large body is sent this many times while the small requests run. */
+const LARGE_BODY_ROUNDS = 2;
 
-const { values } = parseArgs({ options: { 'cpu-prof': { type: 'boolean', default: false } } });
+const { values } = parseArgs({ options: { 'cpu-prof': { type: 'boolean', default: false }, only: { type: 'string' } } });
+if (values.only !== undefined && values.only !== 'stall') throw new Error('--only takes one scenario: stall');
 const airlockNodeFlags = values['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${resolve(RESULTS_DIR, 'cpu-prof')}`] : [];
 
 const running = new Set<ChildServer>();
@@ -143,18 +150,35 @@ async function measureMemory(log: (line: string) => void): Promise<Pick<BenchRes
   return { openStreams, largeBody };
 }
 
+/** Small requests while large and pathological bodies arrive: straight to the sink, then through Airlock (log off). */
+async function measureStall(log: (line: string) => void): Promise<StallResults> {
+  log('small requests while large bodies arrive');
+  const sink = await start('upstreamServer.ts', ['--kind', 'sink']);
+  const bodies = largeBodies();
+  const direct = await measureSmallDuringLarge(sink.url, bodies, LARGE_BODY_ROUNDS);
+  const proxy = await startProxy('airlock', sink.url);
+  const airlock = await measureSmallDuringLarge(proxy, bodies, LARGE_BODY_ROUNDS);
+  await stop(proxy, sink);
+  return { direct, airlock };
+}
+
 async function main(): Promise<void> {
   const startedAt = Date.now();
   const log = (line: string): void => console.error(`[bench ${((Date.now() - startedAt) / 1000).toFixed(1)} s] ${line}`);
   const loadBefore = loadavg();
-  const results: BenchResults = { ...(await measureRelays(log)), ...(await measureMasking(log)), ...(await measureMemory(log)) };
-  const checks = checkTargets(results);
-  console.log(formatReport(results, checks));
+  const results: Partial<BenchResults> =
+    values.only === 'stall' ? {} : { ...(await measureRelays(log)), ...(await measureMasking(log)), ...(await measureMemory(log)) };
+  const stall = await measureStall(log);
+  const checks = values.only === 'stall' ? [] : checkTargets(results as BenchResults);
+  const stallChecks = checkStall(stall);
+  if (values.only !== 'stall') console.log(formatReport(results as BenchResults, checks));
+  console.log(formatStall(stall, stallChecks));
   mkdirSync(RESULTS_DIR, { recursive: true });
   const machine = { cpus: availableParallelism(), node: process.version, loadAverageBefore: loadBefore, loadAverageAfter: loadavg() };
-  const report = { generatedAt: new Date().toISOString(), durationMs: Date.now() - startedAt, machine, results, checks };
-  writeFileSync(resolve(RESULTS_DIR, 'bench.json'), `${JSON.stringify(report, null, 2)}\n`);
-  log(`done; results in ${resolve(RESULTS_DIR, 'bench.json')}`);
+  const report = { generatedAt: new Date().toISOString(), durationMs: Date.now() - startedAt, machine, results: { ...results, stall }, checks: [...checks, ...stallChecks] };
+  const file = resolve(RESULTS_DIR, values.only === 'stall' ? 'bench-stall.json' : 'bench.json');
+  writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);
+  log(`done; results in ${file}`);
 }
 
 try {

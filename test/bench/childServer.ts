@@ -14,10 +14,24 @@ export interface ChildServer {
   url: string;
   /** Asks the child to collect garbage (proxyServer.ts under --expose-gc) and gives it time to. */
   collectGarbage(): Promise<void>;
+  /**
+   * proxyServer.ts only: 'watch' starts watching the child's event loop, 'read' gives what it saw
+   * since the last call and starts afresh, 'unwatch' gives it and stops.
+   */
+  eventLoop(action: 'watch' | 'read' | 'unwatch'): Promise<EventLoopDelay>;
   stop(): Promise<void>;
 }
 
 const GC_SETTLE_MS = 200;
+
+/** How late the child's event loop ran its timers (held by work, or by the OS), and its longest stretch of CPU between turns. */
+export interface EventLoopDelay {
+  maxMs: number;
+  p99Ms: number;
+  maxBusyMs: number;
+}
+
+const LOOP_MESSAGES = { watch: 'watch-loop', read: 'read-loop', unwatch: 'unwatch-loop' } as const;
 
 /**
  * Runs a bench server script in its own Node process (its own event loop and heap, so the load
@@ -31,7 +45,8 @@ export interface ChildOptions {
 
 export async function startChildServer(script: string, args: readonly string[], options: ChildOptions = {}): Promise<ChildServer> {
   const child = spawn(NODE_BIN, [...(options.nodeFlags ?? []), resolve(import.meta.dirname, script), ...args], {
-    stdio: ['ignore', 'pipe', 'inherit'],
+    // The IPC channel carries only the event-loop delay question and its answer.
+    stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
     env: { ...process.env, ...options.env },
   });
   const url = await readyUrl(child, script);
@@ -42,6 +57,12 @@ export async function startChildServer(script: string, args: readonly string[], 
     async collectGarbage() {
       child.kill('SIGUSR2');
       await new Promise((resolveWait) => setTimeout(resolveWait, GC_SETTLE_MS));
+    },
+    eventLoop(action) {
+      return new Promise((resolveDelay) => {
+        child.once('message', (message) => resolveDelay(message as EventLoopDelay));
+        child.send(LOOP_MESSAGES[action]);
+      });
     },
     async stop() {
       if (child.exitCode !== null || child.signalCode !== null) return;

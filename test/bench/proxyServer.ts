@@ -5,6 +5,7 @@
  * when chosen, so the floor's process holds none of Airlock's modules.
  */
 import type { AddressInfo } from 'node:net';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 
 const { values } = parseArgs({
@@ -41,6 +42,35 @@ const server = await startChosen();
 // With --expose-gc, SIGUSR2 collects garbage, so the bench reads memory held, not memory not yet freed.
 const collectGarbage = (globalThis as { gc?: () => void }).gc;
 if (collectGarbage !== undefined) process.on('SIGUSR2', () => collectGarbage());
+/**
+ * Watched only when asked over IPC (childServer.ts), as its timers cost a little CPU: how late this
+ * event loop ran timers, and the most CPU this thread spent between two turns of a 1 ms timer, which
+ * unlike the delay leaves out the time the OS gave the core to another process.
+ */
+const loopDelay = monitorEventLoopDelay({ resolution: 1 });
+let busyTicker: NodeJS.Timeout | null = null;
+let maxBusyMs = 0;
+let lastCpu = process.threadCpuUsage();
+const tick = (): void => {
+  const cpu = process.threadCpuUsage(lastCpu);
+  maxBusyMs = Math.max(maxBusyMs, (cpu.user + cpu.system) / 1000);
+  lastCpu = process.threadCpuUsage();
+  busyTicker = setTimeout(tick, 1);
+};
+process.on('message', (message) => {
+  if (message === 'watch-loop') {
+    loopDelay.enable();
+    lastCpu = process.threadCpuUsage();
+    busyTicker ??= setTimeout(tick, 1);
+  } else if (message === 'unwatch-loop') {
+    loopDelay.disable();
+    if (busyTicker !== null) clearTimeout(busyTicker);
+    busyTicker = null;
+  }
+  process.send?.({ maxMs: loopDelay.max / 1e6, p99Ms: loopDelay.percentile(99) / 1e6, maxBusyMs });
+  loopDelay.reset();
+  maxBusyMs = 0;
+});
 console.log(`listening on ${server.url}`);
 process.once('SIGTERM', () => {
   // exit() after stopping, so a --cpu-prof profile is written.

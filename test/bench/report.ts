@@ -1,4 +1,4 @@
-import type { BenchResults, RelayTarget, TargetCheck, ThroughputTarget } from './targets.ts';
+import type { BenchResults, RelayTarget, StallResults, TargetCheck, ThroughputTarget } from './targets.ts';
 import { spacingDeviationMs } from './targets.ts';
 
 const fixed = (value: number, digits = 2): string => (Number.isFinite(value) ? value.toFixed(digits) : 'n/a');
@@ -72,6 +72,31 @@ export function formatReport(results: BenchResults, checks: readonly TargetCheck
       ` ${fixed(masking.perChunkNs.holding, 0)} ns on the key in pieces; the relay's own work is ${fixed(masking.perChunkNs.relay, 0)} ns`,
   );
   lines.push('Targets (issues 2 and 4)');
+  for (const check of checks) lines.push(`  ${check.pass ? 'PASS' : 'MISS'}  ${check.name}: ${check.measured} (target ${check.target})`);
+  return lines.join('\n');
+}
+
+/** Small requests while large bodies arrive, and what Airlock's event loop did meanwhile. */
+export function formatStall(stall: StallResults, checks: readonly TargetCheck[]): string {
+  const statuses = stall.airlock.largeStatuses;
+  const lines = [`Small chat requests (4 at a time) while ${statuses.length} large bodies arrive one after another`];
+  for (const target of ['direct', 'airlock'] as const) {
+    const run = stall[target];
+    const during = run.duringLarge;
+    const loop =
+      run.loopDuringLarge === null
+        ? ''
+        : ` | loop: longest CPU stretch ${fixed(run.loopDuringLarge.maxBusyMs, 1)} ms, delay max ${fixed(run.loopDuringLarge.maxMs, 1)} ms` +
+          ` (alone ${fixed(run.loopAlone?.maxBusyMs ?? Number.NaN, 1)} / ${fixed(run.loopAlone?.maxMs ?? Number.NaN, 1)} ms)`;
+    lines.push(
+      `  ${target.padEnd(12)} p50 ${fixed(during.p50Ms, 2)} ms | p99 ${withRatios(during.p99Ms, 'ms', target === 'direct' ? null : stall.direct.duringLarge.p99Ms, null, 2)}` +
+        ` | max ${fixed(during.maxMs, 1)} ms | n=${during.count}${during.failures > 0 ? ` FAILURES=${during.failures}` : ''}` +
+        ` | alone: p99 ${fixed(run.alone.p99Ms, 2)} ms${loop}`,
+    );
+  }
+  const seen = new Map<string, number>();
+  for (const { label, status } of statuses) seen.set(label, status);
+  lines.push(`  large bodies through Airlock: ${[...seen].map(([label, status]) => `${label} -> ${status}`).join('; ')}`);
   for (const check of checks) lines.push(`  ${check.pass ? 'PASS' : 'MISS'}  ${check.name}: ${check.measured} (target ${check.target})`);
   return lines.join('\n');
 }

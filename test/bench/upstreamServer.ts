@@ -18,7 +18,10 @@ const { values } = parseArgs({
   },
 });
 
-/** Answers every request with the size and sha256 of the body it received: proof of byte-for-byte forwarding. */
+/**
+ * Answers every request with the size and sha256 of the body it received: proof of byte-for-byte
+ * forwarding. Its usage (none) spares a proxy from estimating the tokens of every answer.
+ */
 async function startSink(): Promise<{ url: string; close(): Promise<void> }> {
   const server = createServer((request, response) => {
     const hash = createHash('sha256');
@@ -28,7 +31,7 @@ async function startSink(): Promise<{ url: string; close(): Promise<void> }> {
       hash.update(chunk);
     });
     request.once('end', () => {
-      const text = JSON.stringify({ object: 'sink', bytes, sha256: hash.digest('hex') });
+      const text = JSON.stringify({ object: 'sink', bytes, sha256: hash.digest('hex'), usage: { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 } });
       response.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
       response.end(text);
     });

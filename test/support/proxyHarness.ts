@@ -3,6 +3,7 @@ import { RequestEvents } from '../../proxy/events/requestEvents.ts';
 import type { RequestLifecycleEvent } from '../../proxy/events/lifecycle.ts';
 import type { ClientIdentity, SpendGate } from '../../proxy/pipeline/services.ts';
 import { startServer, type ProxyHandle } from '../../proxy/server/startServer.ts';
+import type { TranslationThread } from '../../proxy/pipeline/translationThreadClient.ts';
 import { startGatewaySimulator, type GatewaySimulator, type SimulatorOptions } from '../simulator/index.ts';
 import { SENTINEL_KEY } from './sentinel.ts';
 
@@ -11,6 +12,7 @@ export interface HarnessOptions {
   simulator?: SimulatorOptions;
   spendGate?: SpendGate;
   identity?: ClientIdentity;
+  translation?: TranslationThread;
 }
 
 export interface Harness {
@@ -53,6 +55,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       targets: { resolve: () => ({ profile, apiKey: SENTINEL_KEY }) },
       ...(options.spendGate ? { spendGate: options.spendGate } : {}),
     },
+    ...(options.translation ? { translation: options.translation } : {}),
   });
   return {
     proxy,

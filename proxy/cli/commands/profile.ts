@@ -1,12 +1,22 @@
 import type { Command } from 'commander';
 import { normalizeBaseUrl } from '../../core/baseUrl.ts';
-import type { Profile } from '../../contracts/profile.ts';
-import { addProfile, removeProfile, setActiveProfile } from '../../profiles/configMutations.ts';
+import { maxRequestBodyMibSchema, type Profile } from '../../contracts/profile.ts';
+import { addProfile, removeProfile, setActiveProfile, updateProfile } from '../../profiles/configMutations.ts';
 import { describeKeyStatus, keyLastFour } from '../../secrets/keyCache.ts';
 import { gatewayKeyAccount, KeychainUnavailableError, type SecretStore } from '../../secrets/secretStore.ts';
 import { configStoreFor, defaultCliDeps, withCliErrors, writeLine, type CliDeps } from './cliContext.ts';
 
-/** `airlock profile add|list|remove|use`. */
+const MAX_BODY_OPTION = '--max-body-mib <MiB>';
+const MAX_BODY_HELP = 'largest request body to accept, in MiB (default 64); larger ones get a 413';
+
+/** Commander hands options over as text; the profile schema says what a valid limit is. */
+function parsedBodyLimit(text: string): number {
+  const result = maxRequestBodyMibSchema.safeParse(Number(text));
+  if (!result.success) throw new Error(`--max-body-mib: ${result.error.issues[0]?.message ?? 'invalid'}`);
+  return result.data;
+}
+
+/** `airlock profile add|list|set|remove|use`. */
 export function registerProfileCommands(program: Command, deps: CliDeps = defaultCliDeps()): void {
   const profile = program.command('profile').description('gateway profiles (base URL, aliases, timeouts); keys are set with `airlock key set`');
 
@@ -16,11 +26,13 @@ export function registerProfileCommands(program: Command, deps: CliDeps = defaul
     .requiredOption('--name <name>', 'display name')
     .requiredOption('--base-url <url>', 'gateway address, e.g. https://host/v1')
     .option('--activate', 'make it the active profile')
-    .action((id: string, options: { name: string; baseUrl: string; activate?: boolean }, command: Command) =>
+    .option(MAX_BODY_OPTION, MAX_BODY_HELP)
+    .action((id: string, options: { name: string; baseUrl: string; activate?: boolean; maxBodyMib?: string }, command: Command) =>
       withCliErrors(command, async () => {
         const store = configStoreFor(command, deps);
+        const bodyLimit = options.maxBodyMib === undefined ? {} : { maxRequestBodyMiB: parsedBodyLimit(options.maxBodyMib) };
         const config = await store.update((current) =>
-          addProfile(current, { id, name: options.name, baseUrl: options.baseUrl }, { activate: options.activate === true }),
+          addProfile(current, { id, name: options.name, baseUrl: options.baseUrl, ...bodyLimit }, { activate: options.activate === true }),
         );
         const added = config.profiles.find((candidate) => candidate.id === id);
         const normalized = normalizeBaseUrl(options.baseUrl);
@@ -47,8 +59,20 @@ export function registerProfileCommands(program: Command, deps: CliDeps = defaul
         if (statuses.problem) writeLine(deps.stderr, `warning: ${statuses.problem}`);
         for (const entry of config.profiles) {
           const marker = entry.id === config.activeProfileId ? '*' : ' ';
-          writeLine(deps.stdout, `${marker} ${entry.id}  ${entry.name}  ${entry.baseUrl}  key: ${statuses.byId.get(entry.id)}`);
+          writeLine(deps.stdout, `${marker} ${entry.id}  ${entry.name}  ${entry.baseUrl}  key: ${statuses.byId.get(entry.id)}  body limit: ${entry.maxRequestBodyMiB} MiB`);
         }
+      }),
+    );
+
+  profile
+    .command('set <id>')
+    .description("change a profile's settings (a running proxy applies them at its next request)")
+    .requiredOption(MAX_BODY_OPTION, MAX_BODY_HELP)
+    .action((id: string, options: { maxBodyMib: string }, command: Command) =>
+      withCliErrors(command, async () => {
+        const maxRequestBodyMiB = parsedBodyLimit(options.maxBodyMib);
+        await configStoreFor(command, deps).update((current) => updateProfile(current, id, { maxRequestBodyMiB }));
+        writeLine(deps.stdout, `Profile ${id} accepts request bodies up to ${maxRequestBodyMiB} MiB.`);
       }),
     );
 

@@ -7,6 +7,7 @@ import type { ErrorClass } from '../../contracts/errors.ts';
 
 export type AnthropicErrorType =
   | 'invalid_request_error'
+  | 'request_too_large'
   | 'authentication_error'
   | 'permission_error'
   | 'not_found_error'
@@ -26,6 +27,7 @@ export function anthropicErrorType(status: number): AnthropicErrorType {
   if (status === 401) return 'authentication_error';
   if (status === 403) return 'permission_error';
   if (status === 404) return 'not_found_error';
+  if (status === 413) return 'request_too_large';
   if (status === 429) return 'rate_limit_error';
   if (status === ANTHROPIC_OVERLOADED_STATUS) return 'overloaded_error';
   if (status >= 400 && status < 500) return 'invalid_request_error';
@@ -59,6 +61,8 @@ export function anthropicStatusFor(errorClass: ErrorClass, upstreamStatus: numbe
       return 401;
     case 'forbidden':
       return 403;
+    case 'request_too_large':
+      return 413;
     case 'model_not_found':
       return 404;
     case 'rate_limited':

@@ -81,7 +81,7 @@ export function ProfileEditor({ existing, onSaved }: ProfileEditorProps) {
       <PairRowsEditor legend="Model aliases (exact)" fromLabel="Client model" toLabel="Gateway model id" rows={form.aliases} onChange={(rows) => set('aliases', rows)} />
       <PairRowsEditor legend="Model routes (wildcards, e.g. claude-*haiku*)" fromLabel="Pattern" toLabel="Gateway model id" rows={form.routes} onChange={(rows) => set('routes', rows)} />
       <fieldset>
-        <legend>Timeouts and retries</legend>
+        <legend>Timeouts, retries and body size</legend>
         <NumberField label="Connect timeout (ms)" value={form.connectTimeoutMs} error={errors['timeouts.connectTimeoutMs']} onChange={(value) => set('connectTimeoutMs', value)} />
         <NumberField
           label="Idle timeout (ms)"
@@ -93,6 +93,13 @@ export function ProfileEditor({ existing, onSaved }: ProfileEditorProps) {
         <NumberField label="Total timeout (ms)" value={form.totalTimeoutMs} error={errors['timeouts.totalTimeoutMs']} onChange={(value) => set('totalTimeoutMs', value)} />
         <NumberField label="Retries (0–3)" value={form.maxRetries} error={errors['retry.maxRetries']} hint="Only before the first byte reaches the client; waits of about 1, 2, 4 s." onChange={(value) => set('maxRetries', value)} />
         <NumberField label="Longest Retry-After to wait (ms)" value={form.maxRetryAfterMs} error={errors['retry.maxRetryAfterMs']} onChange={(value) => set('maxRetryAfterMs', value)} />
+        <NumberField
+          label="Request body limit (MiB)"
+          value={form.maxRequestBodyMiB}
+          error={errors.maxRequestBodyMiB}
+          hint="Larger requests get a 413 and are not sent. Long contexts with images fit in 64."
+          onChange={(value) => set('maxRequestBodyMiB', value)}
+        />
       </fieldset>
       <fieldset>
         <legend>Budget (credits; blank = no cap)</legend>

@@ -19,6 +19,7 @@ export interface ProfileForm {
   totalTimeoutMs: string;
   maxRetries: string;
   maxRetryAfterMs: string;
+  maxRequestBodyMiB: string;
   dailyCredits: string;
   monthlyCredits: string;
   perRequestInputCredits: string;
@@ -44,6 +45,7 @@ export function formFromProfile(profile: Profile | null): ProfileForm {
     totalTimeoutMs: text(source.timeouts.totalTimeoutMs),
     maxRetries: text(source.retry.maxRetries),
     maxRetryAfterMs: text(source.retry.maxRetryAfterMs),
+    maxRequestBodyMiB: text(source.maxRequestBodyMiB),
     dailyCredits: text(source.budget.dailyCredits),
     monthlyCredits: text(source.budget.monthlyCredits),
     perRequestInputCredits: text(source.budget.perRequestInputCredits),
@@ -78,6 +80,7 @@ export function profileFromForm(form: ProfileForm, existing: Profile | null): Fo
       totalTimeoutMs: optionalNumber(form.totalTimeoutMs),
     },
     retry: { maxRetries: optionalNumber(form.maxRetries), maxRetryAfterMs: optionalNumber(form.maxRetryAfterMs) },
+    maxRequestBodyMiB: optionalNumber(form.maxRequestBodyMiB),
     budget: {
       dailyCredits: optionalNumber(form.dailyCredits),
       monthlyCredits: optionalNumber(form.monthlyCredits),

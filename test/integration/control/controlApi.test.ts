@@ -215,6 +215,18 @@ describe('control API against a real proxy and the simulator', () => {
     expect((await call<StatusResponse>('/status')).paused).toBe(false);
   });
 
+  it('sets a profile’s request body limit, which the next request meets, and refuses one out of range', async () => {
+    const updated = await call<ProfileView>('/profiles/main', put({ maxRequestBodyMiB: 1 }));
+    expect(updated.profile.maxRequestBodyMiB).toBe(1);
+    const body = chatBody({ messages: [{ role: 'user', content: 'x'.repeat(2 * 1024 * 1024) }] });
+    const refused = await rawRequest(`${harness.proxy.url}/v1/chat/completions`, { method: 'POST', headers: { ...JSON_HEADERS, authorization: `Bearer ${clientToken}` }, body });
+    expect(refused.status).toBe(413);
+    const response = await harness.api('/profiles/main', put({ maxRequestBodyMiB: 0 }));
+    expect(response.status).toBe(400);
+    expect(await response.json()).toMatchObject({ error: { code: 'invalid', field: 'maxRequestBodyMiB' } });
+    expect((await call<ProfileView>('/profiles/main', put({ maxRequestBodyMiB: 64 }))).profile.maxRequestBodyMiB).toBe(64);
+  });
+
   it('names the bad field of an invalid profile and refuses an empty key', async () => {
     const response = await harness.api('/profiles', post({ id: 'Bad Id', name: 'x', baseUrl: 'https://example.com/v1' }));
     expect(response.status).toBe(400);

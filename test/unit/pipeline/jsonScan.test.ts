@@ -31,6 +31,13 @@ const CASES: ScanCase[] = [
   { label: 'non-string model', json: '{"model":7,"stream":true}', model: null, stream: true },
   { label: 'an array is no object', json: '[{"model":"x"}]', model: null, isObject: false },
   { label: 'bytes after the object are ignored', json: '{"stream":true} {"model":"x"}', model: null, stream: true },
+  {
+    label: 'long strings with escapes past their first bytes',
+    json: `{"input":"${'a'.repeat(40)}\\"}{${'b'.repeat(40)}","model":"${'m'.repeat(40)}\\u0021"}`,
+    model: `${'m'.repeat(40)}!`,
+    rawModel: `${'m'.repeat(40)}\\u0021`,
+  },
+  { label: 'a key that only starts like a known one', json: '{"models":"no","streaming":true,"model":"yes"}', model: 'yes', rawModel: 'yes' },
 ];
 
 function expectScan(scan: TopLevelScan, body: Buffer, testCase: ScanCase): void {

@@ -40,6 +40,32 @@ describe('airlock profile', () => {
     expect(secrets.entries.has('work')).toBe(false);
   });
 
+  it('sets the request body limit at add or later, shows it, and keeps it in the config file', async () => {
+    await airlock(['profile', 'add', 'work', '--name', 'Work', '--base-url', 'https://gw.example/v1', '--max-body-mib', '16']);
+    expect((await airlock(['profile', 'list'])).stdout).toContain('body limit: 16 MiB');
+    const set = await airlock(['profile', 'set', 'work', '--max-body-mib', '128']);
+    expect(set.exitCode).toBe(0);
+    expect(set.stdout).toContain('Profile work accepts request bodies up to 128 MiB.');
+    const file = JSON.parse(readFileSync(path.join(dataDir, 'airlock.json'), 'utf8'));
+    expect(file.profiles[0].maxRequestBodyMiB).toBe(128);
+    await airlock(['profile', 'add', 'home', '--name', 'Home', '--base-url', 'https://home.example']);
+    expect((await airlock(['profile', 'list'])).stdout).toMatch(/home .* body limit: 64 MiB/);
+  });
+
+  it.each([
+    [['profile', 'set', 'work', '--max-body-mib', '0'], 'airlock: --max-body-mib: must be at least 1 MiB'],
+    [['profile', 'set', 'work', '--max-body-mib', '1.5'], 'airlock: --max-body-mib: must be a whole number of MiB'],
+    [['profile', 'set', 'work', '--max-body-mib', 'lots'], 'airlock: --max-body-mib: must be a number'],
+    [['profile', 'set', 'work', '--max-body-mib', '4096'], 'airlock: --max-body-mib: must be at most 1024 MiB'],
+    [['profile', 'set', 'nope', '--max-body-mib', '8'], 'airlock: no profile with id "nope"'],
+  ])('refuses %j and keeps the limit', async (args, message) => {
+    await airlock(['profile', 'add', 'work', '--name', 'Work', '--base-url', 'https://gw.example/v1']);
+    const refused = await airlock(args);
+    expect(refused.exitCode).toBe(1);
+    expect(refused.stderr.startsWith(message)).toBe(true);
+    expect((await airlock(['profile', 'list'])).stdout).toContain('body limit: 64 MiB');
+  });
+
   it.each([
     [['profile', 'use', 'nope'], 'airlock: no profile with id "nope"'],
     [['profile', 'add', 'x', '--name', 'X', '--base-url', 'ftp://x.example'], 'airlock: The base URL uses ftp:'],

@@ -20,6 +20,7 @@ describe('parseConfigText', () => {
       startAtLogin: false,
     });
     expect(result.config.profiles[0]?.timeouts.idleTimeoutMs).toBe(300_000);
+    expect(result.config.profiles[0]?.maxRequestBodyMiB).toBe(64);
   });
 
   it.each([
@@ -73,6 +74,18 @@ describe('parseConfigText', () => {
       { version: 1, settings: { burstLimits: { maxRequestsPerMinute: 0 } } },
       'settings.burstLimits.maxRequestsPerMinute',
       (text: string) => text.split('\n').findIndex((line) => line.includes('"maxRequestsPerMinute"')) + 1,
+    ],
+    [
+      'a request body limit of half a MiB',
+      { version: 1, profiles: [{ ...validProfile, maxRequestBodyMiB: 0.5 }] },
+      'profiles[0].maxRequestBodyMiB',
+      (text: string) => text.split('\n').findIndex((line) => line.includes('"maxRequestBodyMiB"')) + 1,
+    ],
+    [
+      'a request body limit past 1024 MiB',
+      { version: 1, profiles: [{ ...validProfile, maxRequestBodyMiB: 2048 }] },
+      'profiles[0].maxRequestBodyMiB',
+      (text: string) => text.split('\n').findIndex((line) => line.includes('"maxRequestBodyMiB"')) + 1,
     ],
     ['a wrong version', { version: 2 }, 'version', () => 2],
   ])('names the field and line of a schema error: %s', (_label, value, fieldPath, expectedLine) => {

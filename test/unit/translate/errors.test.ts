@@ -5,7 +5,8 @@ import { anthropicErrorBody, anthropicStatusFor } from '../../../proxy/translate
 describe('anthropicErrorBody', () => {
   it.each([
     [400, 'invalid_request_error'],
-    [413, 'invalid_request_error'],
+    // Anthropic's own type for a 413 (its API errors reference).
+    [413, 'request_too_large'],
     [401, 'authentication_error'],
     [403, 'permission_error'],
     [404, 'not_found_error'],
@@ -34,6 +35,7 @@ describe('anthropicStatusFor', () => {
     ['stream_interrupted', null, 502],
     ['html_instead_of_json', null, 502],
     ['invalid_request', null, 400],
+    ['request_too_large', null, 413],
     ['client_unauthorized', null, 401],
     ['forbidden', null, 403],
   ])('%s with upstream status %s -> %i', (errorClass, upstreamStatus, expected) => {

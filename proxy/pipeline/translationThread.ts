@@ -1,0 +1,17 @@
+/**
+ * The translation thread: parses a Messages or Responses body too heavy for the forwarding loop
+ * (a large one, or one with many keys and values), translates it to Chat Completions and
+ * serializes it. JSON.parse of 4 MiB of small keys took 250 ms, and holding the parsed value made
+ * the loop's garbage collections as long again; every other request and stream waited meanwhile.
+ */
+import { parentPort } from 'node:worker_threads';
+import { translateJsonBytes } from './translationJob.ts';
+import type { FromTranslationThread, ToTranslationThread } from './translationThreadMessages.ts';
+
+if (parentPort === null) throw new Error('translationThread.ts runs as a worker thread only');
+const port = parentPort;
+
+port.on('message', (job: ToTranslationThread) => {
+  const answer: FromTranslationThread = { ...translateJsonBytes(job), id: job.id };
+  port.postMessage(answer, answer.ok ? [answer.chatJson.buffer as ArrayBuffer] : []);
+});

@@ -1,5 +1,5 @@
 /**
- * The gateway's billing constants (seed section 1), in one place: nothing else hard-codes them.
+ * The gateway's billing constants (docs/gateway-spec.md §1), in one place: nothing else hard-codes them.
  * The live checkout amount prevails over these figures, so every converted value is for display.
  */
 export const CNY_PER_CREDIT = 0.75;

@@ -230,7 +230,7 @@ function unknownOutcomeRefusal(firstRequestId: string): LocalRefusal {
     code: 'idempotency_key_reused',
     message:
       `The first request with this idempotency key (${firstRequestId}) was still running when Airlock stopped, so whether the gateway ` +
-      'created the task is unknown, and it is not sent again (seed section 7, rule 3). Check the gateway for the task, or use a new key to create a new one.',
+      'created the task is unknown, and a task whose outcome is unknown is never sent again. Check the gateway for the task, or use a new key to create a new one.',
   };
 }
 

@@ -139,7 +139,7 @@ export interface ErrorExplanation {
   title: string;
   meaning: string;
   fix: string;
-  /** Whether Airlock (and a client) may retry this automatically, per seed section 7. */
+  /** Whether Airlock (and a client) may retry this automatically, per docs/gateway-spec.md §7. */
   retryable: boolean;
 }
 
@@ -285,7 +285,7 @@ export interface ProfileTestStep {
   status: number | null;
   errorClass: ErrorClass | null;
   durationMs: number;
-  /** What this result proves or means (seed sections 4 and 7). */
+  /** What this result proves or means (docs/gateway-spec.md §4, §7). */
   meaning: string;
   fix: string | null;
 }

@@ -14,7 +14,7 @@ export const timeoutsSchema = z.object({
 });
 
 export const retryPolicySchema = z.object({
-  /** Seed section 7: waits of about 1, 2, 4 s, then stop. */
+  /** docs/gateway-spec.md §7 rule 1: waits of about 1, 2, 4 s, then stop. */
   maxRetries: z.number().int().min(0).max(3).default(3),
   /** A Retry-After longer than this is not waited for: the error goes back to the client. */
   maxRetryAfterMs: z.number().int().min(0).max(60_000).default(8_000),

@@ -27,7 +27,7 @@ export function statsOf(stats: LogModelStats | undefined): ModelStats | null {
 }
 
 /**
- * The gateway's model list per profile (seed 4.1: it differs per account, so it is fetched, never
+ * The gateway's model list per profile (docs/gateway-spec.md §4.1: it differs per account, so it is fetched, never
  * hard-coded), cached until the user refreshes, joined with prices, the user's own figures and
  * capability badges.
  */

@@ -9,7 +9,7 @@ export function oneTokenChat(model: string): unknown {
 }
 
 /**
- * A probe explained in the seed's terms: a 200 on /models proves host, route and key, and nothing
+ * A probe explained in the gateway contract's terms (docs/gateway-spec.md): a 200 on /models proves host, route and key, and nothing
  * about any model (section 4.1); a chat answer proves that one model id works; failures get the
  * meaning and fix of their class (section 7).
  */

@@ -1,5 +1,5 @@
 /**
- * Cleans a pasted gateway key. The seed (section 5) lists what breaks auth with a 401: a doubled
+ * Cleans a pasted gateway key. The gateway contract (docs/gateway-spec.md §5) lists what breaks auth with a 401: a doubled
  * "Bearer", a missing space, surrounding whitespace, newlines, extra quotation marks. Reasons and
  * notes describe the problem, never the key.
  */

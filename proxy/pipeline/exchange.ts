@@ -43,7 +43,7 @@ function headerValue(headers: IncomingHttpHeaders, name: string): string | null 
   return value ?? null;
 }
 
-/** Sends the request upstream (retrying per seed section 7) and relays the answer. */
+/** Sends the request upstream (retrying per docs/gateway-spec.md §7) and relays the answer. */
 export async function runExchange(context: ExchangeContext): Promise<void> {
   const { req, res, plan, target, trace } = context;
   const { profile } = target;
@@ -76,7 +76,7 @@ export async function runExchange(context: ExchangeContext): Promise<void> {
     sendJson(res, status, body);
   };
   const hasIdempotencyKey = idempotencyKeyOf(req.headers) !== null;
-  /** Seed section 7: decides, and waits out the backoff; false when the answer goes to the client. */
+  /** docs/gateway-spec.md §7: decides, and waits out the backoff; false when the answer goes to the client. */
   const retryAfter = async (outcome: AttemptOutcome): Promise<boolean> => {
     const decision = decideRetry({
       retriesSoFar: trace.retries,

@@ -6,7 +6,7 @@ const MODEL_LIST_TTL_MS = 5 * 60_000;
 const MODEL_LIST_TIMEOUT_MS = 3_000;
 const cache = new Map<string, { fetchedAtMs: number; ids: string[] }>();
 
-/** The gateway's own model ids for this profile (seed 4.1), cached briefly; empty when unreachable. */
+/** The gateway's own model ids for this profile (docs/gateway-spec.md §4.1), cached briefly; empty when unreachable. */
 export async function listGatewayModelIds(target: UpstreamTarget): Promise<string[]> {
   const cacheKey = `${target.profile.id}\u0000${target.profile.baseUrl}`;
   const cached = cache.get(cacheKey);

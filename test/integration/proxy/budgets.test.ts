@@ -40,7 +40,7 @@ afterAll(async () => {
   await harness?.close();
 });
 
-describe('budgets over the real proxy (issue 4)', () => {
+describe('budgets over the real proxy', () => {
   it('lets parallel requests through only as far as their estimates fit under the cap', async () => {
     await setBudget({ dailyCredits: 0.5 });
     harness.simulator.reset();
@@ -76,7 +76,7 @@ describe('budgets over the real proxy (issue 4)', () => {
   });
 });
 
-describe('burst limits from the config (issue 4)', () => {
+describe('burst limits from the config', () => {
   it('pauses a client past the configured requests per minute, and applies an edit to the next request', async () => {
     await setBudget({});
     const burstToken = ((await control('/tokens', 'POST', { name: 'burst' })) as TokenSecretResponse).token;

@@ -39,7 +39,7 @@ const createImage = (airlock: Airlock, idempotencyKey: string) =>
     body: JSON.stringify({ model: 'gpt-image-1', prompt: 'a lighthouse' }),
   });
 
-describe('a keyed image creation repeated after Airlock restarted (seed section 3)', () => {
+describe('a keyed image creation repeated after Airlock restarted', () => {
   it('is answered from the first answer kept in the log, and the gateway creates one image', async () => {
     const firstRun = await startRun();
     const first = await createImage(firstRun, 'restart-1');

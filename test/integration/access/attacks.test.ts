@@ -13,7 +13,7 @@ import { KeyCache } from '../../../proxy/secrets/keyCache.ts';
 import { startServer, type ProxyHandle } from '../../../proxy/server/startServer.ts';
 import { startGatewaySimulator, type GatewaySimulator } from '../../simulator/index.ts';
 import { findSentinel, SENTINEL_KEY } from '../../support/sentinel.ts';
-import { memorySecretStore } from '../../unit/secrets/memorySecretStore.ts';
+import { memorySecretStore } from '../../support/memorySecretStore.ts';
 
 interface Exchange {
   status: number;

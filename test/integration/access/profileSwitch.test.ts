@@ -12,7 +12,7 @@ import { startServer, type ProxyHandle } from '../../../proxy/server/startServer
 import { startGatewaySimulator, type GatewaySimulator } from '../../simulator/index.ts';
 import { chatBody, rawRequest, sseData } from '../../support/http.ts';
 import { findSentinel, SENTINEL_KEY } from '../../support/sentinel.ts';
-import { memorySecretStore } from '../../unit/secrets/memorySecretStore.ts';
+import { memorySecretStore } from '../../support/memorySecretStore.ts';
 
 const KEY_A = SENTINEL_KEY;
 const KEY_B = 'sk-airlock-second-profile-key-000000000000000b';

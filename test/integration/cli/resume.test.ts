@@ -10,8 +10,8 @@ import { gatewayKeyAccount } from '../../../proxy/secrets/secretStore.ts';
 import { startGatewaySimulator, type GatewaySimulator } from '../../simulator/index.ts';
 import { rawRequest } from '../../support/http.ts';
 import { SENTINEL_KEY } from '../../support/sentinel.ts';
-import { runAirlock } from '../../unit/profiles/cliHarness.ts';
-import { memorySecretStore } from '../../unit/secrets/memorySecretStore.ts';
+import { runAirlock } from '../../support/cliHarness.ts';
+import { memorySecretStore } from '../../support/memorySecretStore.ts';
 
 let simulator: GatewaySimulator;
 let airlock: Airlock;

@@ -14,7 +14,7 @@ import type {
 } from '../../../proxy/contracts/api.ts';
 import { findSentinel, SENTINEL_KEY } from '../../support/sentinel.ts';
 import { chatBody, JSON_HEADERS, rawRequest, sseData } from '../../support/http.ts';
-import { CONTROL_TOKEN, startControlHarness, type ControlHarness } from './controlHarness.ts';
+import { CONTROL_TOKEN, startControlHarness, type ControlHarness } from '../../support/controlHarness.ts';
 
 let harness: ControlHarness;
 /** Every control API body this file received, searched for the key at the end. */

@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { EventIngest } from '../../../proxy/log/eventIngest.ts';
 import { RequestLogQueries } from '../../../proxy/log/queries.ts';
 import { openLogDatabase } from '../../../proxy/log/schema.ts';
-import { endEvent, startEvent } from './lifecycleEvents.ts';
+import { endEvent, startEvent } from '../../support/lifecycleEvents.ts';
 import { tempDirPerTest } from './tempLog.ts';
 
 const dataDir = tempDirPerTest('airlock-ingest-');

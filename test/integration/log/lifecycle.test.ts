@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { INGEST_SLICE_LIMITS } from '../../../proxy/log/eventIngest.ts';
 import { DATABASE_FILE_NAME, SCHEMA_VERSION } from '../../../proxy/log/schema.ts';
-import { endEvent, startEvent, TEST_STARTED_AT_MS } from './lifecycleEvents.ts';
+import { endEvent, startEvent, TEST_STARTED_AT_MS } from '../../support/lifecycleEvents.ts';
 import { openTempLog, type TempLog } from './tempLog.ts';
 
 let temp: TempLog;

@@ -3,7 +3,7 @@ import { DatabaseSync } from 'node:sqlite';
 import { setTimeout as delay } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { BEHIND_REASON, LogThreadClient, type LogThreadOptions } from '../../../proxy/log/logThreadClient.ts';
-import { capturedBodies, endEvent, startEvent } from './lifecycleEvents.ts';
+import { capturedBodies, endEvent, startEvent } from '../../support/lifecycleEvents.ts';
 import { tempDirPerTest } from './tempLog.ts';
 
 const POLL_ATTEMPTS = 500;

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { capturedBodies, endEvent, startEvent, TEST_STARTED_AT_MS } from './lifecycleEvents.ts';
+import { capturedBodies, endEvent, startEvent, TEST_STARTED_AT_MS } from '../../support/lifecycleEvents.ts';
 import { openTempLog, type TempLog } from './tempLog.ts';
 import { indexEveryBody } from './indexEveryBody.ts';
 import { openLogDatabase } from '../../../proxy/log/schema.ts';

@@ -3,7 +3,7 @@ import { DatabaseSync } from 'node:sqlite';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DATABASE_FILE_NAME } from '../../../proxy/log/schema.ts';
 import type { RequestLog } from '../../../proxy/log/requestLog.ts';
-import { capturedBodies, endEvent, startEvent, TEST_NOW_MS } from './lifecycleEvents.ts';
+import { capturedBodies, endEvent, startEvent, TEST_NOW_MS } from '../../support/lifecycleEvents.ts';
 import { openTempLog, type TempLog } from './tempLog.ts';
 
 const DAY_MS = 86_400_000;

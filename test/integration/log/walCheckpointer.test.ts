@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { DATABASE_FILE_NAME } from '../../../proxy/log/schema.ts';
 import { CHECKPOINT_THREAD_NAME, leaveCheckpointsToThread, startWalCheckpointer } from '../../../proxy/log/walCheckpointer.ts';
 import { niceOfThreads, policyOfThreads, SCHED_IDLE } from '../../support/procStat.ts';
-import { endEvent, startEvent } from './lifecycleEvents.ts';
+import { endEvent, startEvent } from '../../support/lifecycleEvents.ts';
 import { openTempLog, tempDirPerTest } from './tempLog.ts';
 
 const POLL_ATTEMPTS = 500;

@@ -4,7 +4,7 @@ import { inputTokensUpperBound } from '../../../proxy/billing/estimate.ts';
 import type { TokenSecretResponse } from '../../../proxy/contracts/api.ts';
 import { chatBody, JSON_HEADERS, rawRequest, type RawResponse } from '../../support/http.ts';
 import { SENTINEL_KEY } from '../../support/sentinel.ts';
-import { startControlHarness, type ControlHarness } from '../control/controlHarness.ts';
+import { startControlHarness, type ControlHarness } from '../../support/controlHarness.ts';
 
 let harness: ControlHarness;
 let clientToken = '';

@@ -4,8 +4,8 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { sha256Hex } from '../../../proxy/access/clientTokens.ts';
 import { SENTINEL_KEY } from '../../support/sentinel.ts';
-import { memorySecretStore } from '../secrets/memorySecretStore.ts';
-import { runAirlock, type CliRun } from './cliHarness.ts';
+import { memorySecretStore } from '../../support/memorySecretStore.ts';
+import { runAirlock, type CliRun } from '../../support/cliHarness.ts';
 
 let dataDir: string;
 let secrets: ReturnType<typeof memorySecretStore>;

@@ -3,7 +3,7 @@ import { emptyConfig, type ConfigFile } from '../../../proxy/contracts/config.ts
 import { addProfile, bumpKeysRevision } from '../../../proxy/profiles/configMutations.ts';
 import { KeyCache } from '../../../proxy/secrets/keyCache.ts';
 import { SENTINEL_KEY } from '../../support/sentinel.ts';
-import { memorySecretStore, unavailableSecretStore } from './memorySecretStore.ts';
+import { memorySecretStore, unavailableSecretStore } from '../../support/memorySecretStore.ts';
 
 /** A config source whose changes the test pushes by hand. */
 function configSource(initial: ConfigFile) {

@@ -1,12 +1,12 @@
 import { PassThrough } from 'node:stream';
 import { Command, CommanderError } from 'commander';
-import type { CliDeps } from '../../../proxy/cli/commands/cliContext.ts';
-import { registerKeyCommands } from '../../../proxy/cli/commands/key.ts';
-import { registerLimitsCommand } from '../../../proxy/cli/commands/limits.ts';
-import { registerProfileCommands } from '../../../proxy/cli/commands/profile.ts';
-import { registerTokenCommands } from '../../../proxy/cli/commands/token.ts';
-import { registerResumeCommand } from '../../../proxy/cli/resume.ts';
-import type { SecretStore } from '../../../proxy/secrets/secretStore.ts';
+import type { CliDeps } from '../../proxy/cli/commands/cliContext.ts';
+import { registerKeyCommands } from '../../proxy/cli/commands/key.ts';
+import { registerLimitsCommand } from '../../proxy/cli/commands/limits.ts';
+import { registerProfileCommands } from '../../proxy/cli/commands/profile.ts';
+import { registerTokenCommands } from '../../proxy/cli/commands/token.ts';
+import { registerResumeCommand } from '../../proxy/cli/resume.ts';
+import type { SecretStore } from '../../proxy/secrets/secretStore.ts';
 
 export interface CliRun {
   stdout: string;

@@ -95,7 +95,7 @@ describe('burst limits from the config', () => {
     const refused = await burstChat();
 
     expect(refused.status).toBe(429);
-    expect(JSON.parse(refused.body).error.message).toMatch(/paused client 'burst'.*4 requests within 60 s \(limit 3\).*airlock resume burst/);
+    expect(JSON.parse(refused.body).error.message).toMatch(/paused client 'burst'.*4 requests within 60 s \(limit 3\).*`npx airlock resume burst`/);
     expect(chatCalls()).toBe(3);
     // Back to the default: the pause stays (it is lifted by a resume only); other clients pass.
     await harness.store.update((config) => ({ ...config, settings: { ...config.settings, burstLimits: { ...config.settings.burstLimits, maxRequestsPerMinute: 120 } } }));

@@ -27,7 +27,7 @@ describe('BurstGuard by request count', () => {
     expect(refusal).toMatchObject({ status: 429, errorClass: 'client_paused' });
     expect(refusal?.message).toContain("client 'agent'");
     expect(refusal?.message).toContain('3 requests within 60 s (limit 2)');
-    expect(refusal?.message).toContain('`airlock resume agent`');
+    expect(refusal?.message).toContain('`npx airlock resume agent`');
     expect(guard.pausedClients().map((pause) => pause.clientName)).toEqual(['agent']);
 
     expect(guard.resume('agent')).toBe(true);

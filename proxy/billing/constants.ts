@@ -38,27 +38,6 @@ export function formatCredits(credits: number | null): string {
   return text;
 }
 
-export interface TopUpEstimate {
-  credits: number;
-  discountPercent: number;
-  payCny: number;
-  /** Card reference rate; checkout amount and fees differ. */
-  payUsdApprox: number;
-}
-
-export function topUpEstimate(credits: number): TopUpEstimate {
-  if (!Number.isFinite(credits) || credits < 0) throw new RangeError(`top-up credits must be a non-negative number, got ${credits}`);
-  const tier = TOP_UP_DISCOUNT_TIERS.find((candidate) => credits >= candidate.minCredits);
-  const discountPercent = tier?.discountPercent ?? 0;
-  const payFactor = 1 - discountPercent / 100;
-  return {
-    credits,
-    discountPercent,
-    payCny: roundMoney(credits * CNY_PER_CREDIT * payFactor),
-    payUsdApprox: roundMoney(credits * USD_PER_CREDIT_APPROX * payFactor),
-  };
-}
-
 function roundMoney(amount: number): number {
   return Math.round((amount + Number.EPSILON) * 100) / 100;
 }

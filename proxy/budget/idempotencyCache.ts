@@ -25,7 +25,7 @@ export const DEFAULT_IDEMPOTENCY_OPTIONS: IdempotencyCacheOptions = {
 
 /** Response headers worth replaying; everything else (cookies, hop-by-hop, lengths) is dropped. */
 export const REPLAYED_HEADERS = ['content-type', 'x-request-id', 'request-id', 'x-task-id', 'location'] as const;
-export const REPLAY_MARKER_HEADER = 'x-airlock-idempotent-replay';
+const REPLAY_MARKER_HEADER = 'x-airlock-idempotent-replay';
 
 export interface StoredResponse {
   status: number;

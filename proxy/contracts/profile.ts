@@ -55,7 +55,6 @@ export const profileSchema = z.object({
   budget: budgetSchema.default({}),
 });
 
-export type Timeouts = z.infer<typeof timeoutsSchema>;
 export type RetryPolicy = z.infer<typeof retryPolicySchema>;
 export type ModelPrice = z.infer<typeof modelPriceSchema>;
 export type Budget = z.infer<typeof budgetSchema>;

@@ -54,10 +54,3 @@ export function cleanApiKey(raw: string): CleanedKey {
   }
   return { ok: true, key, notes: [...notes] };
 }
-
-const MIN_LENGTH_TO_SHOW_TAIL = 12;
-
-/** Enough to tell keys apart in the window, never enough to use one. */
-export function maskKey(key: string): string {
-  return key.length >= MIN_LENGTH_TO_SHOW_TAIL ? `…${key.slice(-4)}` : '…';
-}

@@ -2,10 +2,8 @@ import type { ErrorClass, UpstreamErrorClass } from '../contracts/errors.ts';
 import { extractUpstreamError, isErrorOnlyBody } from './upstreamErrorBody.ts';
 
 export { explainError } from './errorExplanations.ts';
-export type { ErrorExplanation } from './errorExplanations.ts';
 export { buildClientError } from './clientError.ts';
 export type { ClientErrorDetail } from './clientError.ts';
-export { redactSecrets } from './redact.ts';
 
 export interface UpstreamResponseSummary {
   status: number;

@@ -76,15 +76,6 @@ export function removeClientToken(config: ConfigFile, name: string): ConfigFile 
   return { ...config, clientTokens: config.clientTokens.filter((token) => token.name !== name) };
 }
 
-/** Pins a token to a profile, or (null) lets it follow the active profile again. */
-export function pinClientToken(config: ConfigFile, name: string, profileId: string | null): ConfigFile {
-  if (!config.clientTokens.some((token) => token.name === name)) {
-    throw new ConfigEditError(`no client token named "${name}" (see \`${CLI_COMMAND} token list\`)`);
-  }
-  if (profileId !== null) requireProfile(config, profileId);
-  return { ...config, clientTokens: config.clientTokens.map((token) => (token.name === name ? { ...token, profileId } : token)) };
-}
-
 export function updateSettings(config: ConfigFile, patch: Partial<Settings>): ConfigFile {
   return { ...config, settings: { ...config.settings, ...patch } };
 }

@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ClientProtocol } from '../contracts/usage.ts';
 import { routeKindOf, toUpstreamPath } from '../core/clientPath.ts';
 import type { RequestEvents } from '../events/requestEvents.ts';
+import { pickAllowedHeaders } from '../log/headerAllowlist.ts';
 import { PARSE_BODY_LIMIT_BYTES } from '../server/defaults.ts';
 import { accountFor, estimateInputTokens, quickInputEstimate } from './accounting.ts';
 import { runExchange } from './exchange.ts';
@@ -108,7 +109,7 @@ export function createForwardHandler(options: ForwardOptions): (req: IncomingMes
       upstreamPath: plan.upstreamPath,
     });
     for (const chunk of body.chunks) trace.requestBody.add(chunk);
-    trace.requestHeaders = allowlistedRequestHeaders(req);
+    trace.requestHeaders = pickAllowedHeaders(req.headers);
 
     if (plan.localAnswer) {
       sendLocalAnswer(res, await plan.localAnswer);
@@ -180,15 +181,4 @@ function sendLocalAnswer(res: ServerResponse, answer: object): void {
   const payload = JSON.stringify(answer);
   res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) });
   res.end(payload);
-}
-
-const LOGGED_REQUEST_HEADERS = ['content-type', 'accept', 'user-agent', 'anthropic-version', 'anthropic-beta', 'openai-beta', 'x-stainless-lang', 'x-stainless-package-version', 'idempotency-key'];
-
-function allowlistedRequestHeaders(req: IncomingMessage): Record<string, string> {
-  const kept: Record<string, string> = {};
-  for (const name of LOGGED_REQUEST_HEADERS) {
-    const value = req.headers[name];
-    if (typeof value === 'string') kept[name] = value;
-  }
-  return kept;
 }

@@ -110,7 +110,7 @@ describe('control API against a real proxy and the simulator', () => {
 
     const reply = await rawRequest(`${harness.proxy.url}/v1/chat/completions`, {
       method: 'POST',
-      headers: { ...JSON_HEADERS, authorization: `Bearer ${clientToken}` },
+      headers: { ...JSON_HEADERS, authorization: `Bearer ${clientToken}`, 'x-stainless-os': 'Linux', 'openai-organization': 'org-airlock' },
       body: chatBody({ stream: true }),
     });
     expect(reply.status).toBe(200);
@@ -140,6 +140,9 @@ describe('control API against a real proxy and the simulator', () => {
     expect(detail).toMatchObject({ stream: true, status: 200, clientName: 'e2e-client', explanation: null });
     expect(detail.streamText).toBe(streamedText);
     expect(JSON.stringify(detail.requestHeaders)).not.toContain(clientToken);
+    // One allowlist decides what is logged: the SDK's own headers are kept, credentials are not.
+    expect(detail.requestHeaders).toMatchObject({ 'content-type': 'application/json', 'x-stainless-os': 'Linux', 'openai-organization': 'org-airlock' });
+    expect(detail.requestHeaders).not.toHaveProperty('authorization');
   });
 
   it('explains a failed request with its class and fix, and filters by it', async () => {

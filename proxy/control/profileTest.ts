@@ -1,7 +1,8 @@
 import type { ProfileTestResult, ProfileTestStep } from '../contracts/api.ts';
 import { explainError } from '../core/errorClass.ts';
 import type { UpstreamTarget } from '../pipeline/services.ts';
-import { modelIdsFrom, probeGateway, type ProbeResult } from './gatewayProbe.ts';
+import { modelIdsFrom } from '../pipeline/gatewayModels.ts';
+import { probeGateway, type ProbeResult } from './gatewayProbe.ts';
 
 /** The one-token chat: the cheapest request that proves a model answers for this account. */
 export function oneTokenChat(model: string): unknown {

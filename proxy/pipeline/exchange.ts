@@ -13,7 +13,7 @@ import type { UpstreamTarget } from './services.ts';
 import type { RequestTrace } from './trace.ts';
 import { readBody, type UpstreamBody } from './upstreamBody.ts';
 import { dispatchUpstream, type UpstreamResponse } from './upstreamClient.ts';
-import { suggestModels } from './modelSuggestions.ts';
+import { suggestModels } from './gatewayModels.ts';
 import { anthropicStatusFor } from '../translate/anthropic/errors.ts';
 
 const ERROR_BODY_LIMIT_BYTES = 256 * 1024;

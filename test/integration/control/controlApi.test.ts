@@ -210,6 +210,21 @@ describe('control API against a real proxy and the simulator', () => {
     expect(row?.capabilities.every((badge) => badge.supported === null)).toBe(true);
   });
 
+  it('answers a mistyped model with the list the window fetched, without asking the gateway again', async () => {
+    const modelListFetches = () => harness.simulator.received.filter((request) => request.method === 'GET' && request.path === '/v1/models').length;
+    const listed = await call<ModelListResponse>('/models?refresh=1');
+    const fetchesAfterList = modelListFetches();
+    const reply = await rawRequest(`${harness.proxy.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { ...JSON_HEADERS, authorization: `Bearer ${clientToken}` },
+      body: chatBody({ model: 'qwen-plsu' }),
+    });
+    expect(reply.status).toBe(404);
+    expect(JSON.parse(reply.body).error.message).toContain('qwen-plus');
+    expect(modelListFetches()).toBe(fetchesAfterList);
+    expect((await call<ModelListResponse>('/models')).fetchedAtMs).toBe(listed.fetchedAtMs);
+  });
+
   it('pauses and resumes the proxy', async () => {
     await call('/pause', post({}));
     const paused = await rawRequest(`${harness.proxy.url}/v1/models`, { headers: { authorization: `Bearer ${clientToken}` } });

@@ -180,7 +180,10 @@ function handleAbort(
   trace: RequestTrace,
   totalTimeoutMs: number,
 ): void {
-  if (reason === 'timeout_total') return fail('timeout_total', statusForClass('timeout_total'), { timeoutMs: totalTimeoutMs });
+  if (reason === 'timeout_total') {
+    fail('timeout_total', statusForClass('timeout_total'), { timeoutMs: totalTimeoutMs });
+    return;
+  }
   trace.fail('client_aborted', 'the client closed the connection before the answer was complete');
   trace.status = 499;
 }

@@ -10,7 +10,7 @@ import { claimIdempotency, sendReplay, settleIdempotency } from './idempotency.t
 import type { IdempotencyCache } from '../budget/idempotencyCache.ts';
 import { buildPlan, type NativeProtocolCheck, type PlanRefusal } from './planner.ts';
 import { sendRefusal } from './replies.ts';
-import { modelOf, parseClientBody, readClientBody, streamFlagOf } from './requestBody.ts';
+import { modelOf, parseClientBody, readClientBody, streamFlagOf, type ClientBody } from './requestBody.ts';
 import { isLocalRefusal, type ClientAuthenticator, type LocalRefusal, type SpendCheckInput, type SpendGate, type TargetResolver } from './services.ts';
 import type { ExchangePlan } from './plan.ts';
 import { RequestTrace } from './trace.ts';
@@ -82,7 +82,7 @@ export function createForwardHandler(options: ForwardOptions): (req: IncomingMes
     const target = services.targets.resolve(identity);
     if (isLocalRefusal(target)) return refuse(target);
 
-    let body;
+    let body: ClientBody;
     try {
       body = await readClientBody(req);
     } catch {

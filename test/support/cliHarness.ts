@@ -1,5 +1,5 @@
 import { PassThrough } from 'node:stream';
-import { Command, CommanderError } from 'commander';
+import { type Command, CommanderError } from 'commander';
 import type { CliDeps } from '../../proxy/cli/commands/cliContext.ts';
 import { createProgram } from '../../proxy/cli/program.ts';
 import type { SecretStore } from '../../proxy/secrets/secretStore.ts';

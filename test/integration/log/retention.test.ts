@@ -77,7 +77,7 @@ describe('retention', () => {
   it('over the size limit removes the oldest bodies before any row', async () => {
     temp = openTempLog();
     const ids = Array.from({ length: 40 }, (_, index) => `r${String(index).padStart(2, '0')}`);
-    ids.forEach((id, index) => emitFinished(temp, id, TEST_NOW_MS - (ids.length - index) * MINUTE_MS, 20_000));
+    for (const [index, id] of ids.entries()) emitFinished(temp, id, TEST_NOW_MS - (ids.length - index) * MINUTE_MS, 20_000);
     await temp.log.flush();
     const fullBytes = temp.log.status().dbBytes;
     await temp.log.close();

@@ -50,7 +50,7 @@ describe('BurstGuard by credits', () => {
     { name: 'unpriced requests never count', spends: [null, null, null], gapMs: 1, paused: false },
   ])('$name', ({ spends, gapMs, paused }) => {
     const guard = new BurstGuard({ maxCredits: 5 });
-    spends.forEach((credits, index) => guard.recordCredits('cursor', credits, T0 + index * gapMs));
+    for (const [index, credits] of spends.entries()) guard.recordCredits('cursor', credits, T0 + index * gapMs);
     const refusal = guard.admit('cursor', T0 + spends.length * gapMs);
     expect(refusal?.errorClass ?? null).toBe(paused ? 'client_paused' : null);
   });

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# `npm test`: every check and every test project, each stage run even when an earlier one failed,
-# so one failure never hides another. The keychain tests run in a private D-Bus session with a
-# fresh keyring. Ends with one plain "N passed, N failed" line over all stages (a test counts
-# once; a check such as the typecheck counts as one) and exits non-zero if anything failed.
+# `npm test`: every check (typecheck, Biome, knip) and every test project, each stage run even
+# when an earlier one failed, so one failure never hides another. The keychain tests run in a
+# private D-Bus session with a fresh keyring. Ends with one plain "N passed, N failed" line over
+# all stages (a test counts once; a check such as the typecheck counts as one) and exits non-zero
+# if anything failed.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 mkdir -p test-results
@@ -29,6 +30,8 @@ test_stage() {
 }
 
 stage typecheck npm run --silent typecheck
+stage lint npm run --silent lint
+stage knip npm run --silent knip
 stage 'window build' npx vite build --config renderer/vite.config.ts --logLevel warn
 test_stage unit npx vitest run --project unit
 test_stage integration npx vitest run --project integration

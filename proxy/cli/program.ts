@@ -15,7 +15,14 @@ export function createProgram(deps: CliDeps = defaultCliDeps()): Command {
     .version(packageJson.version, '-V, --version', 'print the version of Airlock')
     .option('--data-dir <dir>', 'where profiles and the request log live (default: the app data directory, or AIRLOCK_DATA_DIR)')
     .showHelpAfterError();
-  for (const register of [registerServeCommand, registerProfileCommands, registerKeyCommands, registerTokenCommands, registerResumeCommand, registerLimitsCommand]) {
+  for (const register of [
+    registerServeCommand,
+    registerProfileCommands,
+    registerKeyCommands,
+    registerTokenCommands,
+    registerResumeCommand,
+    registerLimitsCommand,
+  ]) {
     register(program, deps);
   }
   return program;

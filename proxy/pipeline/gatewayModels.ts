@@ -78,7 +78,11 @@ export function modelIdsFrom(bodyText: string): string[] {
   try {
     const parsed = JSON.parse(bodyText) as { data?: unknown };
     if (!Array.isArray(parsed.data)) return [];
-    return parsed.data.flatMap((entry) => (typeof entry === 'object' && entry !== null && typeof (entry as { id?: unknown }).id === 'string' ? [(entry as { id: string }).id] : []));
+    return parsed.data.flatMap((entry) =>
+      typeof entry === 'object' && entry !== null && typeof (entry as { id?: unknown }).id === 'string'
+        ? [(entry as { id: string }).id]
+        : [],
+    );
   } catch {
     return [];
   }

@@ -47,7 +47,16 @@ describe('serving a profile chosen on the command line', () => {
 
   it('`airlock serve --profile nope` says so in one line and exits 1', async () => {
     const port = (takenPort.address() as AddressInfo).port;
-    const run = await promisify(execFile)(process.execPath, [AIRLOCK_BIN, 'serve', '--data-dir', dataDir, '--port', String(port), '--profile', 'nope']).then(
+    const run = await promisify(execFile)(process.execPath, [
+      AIRLOCK_BIN,
+      'serve',
+      '--data-dir',
+      dataDir,
+      '--port',
+      String(port),
+      '--profile',
+      'nope',
+    ]).then(
       ({ stdout }) => ({ code: 0, stdout, stderr: '' }),
       (error: { code: number; stdout: string; stderr: string }) => ({ code: error.code, stdout: error.stdout, stderr: error.stderr }),
     );

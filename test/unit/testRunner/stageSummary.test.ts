@@ -17,7 +17,12 @@ describe('stage summary of npm test', () => {
     ['a failing check counts one failure', check('lint', 1), null, { passed: 0, failed: 1 }],
     ['a passing test stage counts its tests', tests('unit', 0), { numPassedTests: 40, numFailedTests: 0 }, { passed: 40, failed: 0 }],
     ['a failing test stage counts its failed tests', tests('e2e', 1), { numPassedTests: 7, numFailedTests: 3 }, { passed: 7, failed: 3 }],
-    ['a failed stage with no failed test (a file that did not load) is one failure', tests('unit', 1), { numPassedTests: 40, numFailedTests: 0 }, { passed: 40, failed: 1 }],
+    [
+      'a failed stage with no failed test (a file that did not load) is one failure',
+      tests('unit', 1),
+      { numPassedTests: 40, numFailedTests: 0 },
+      { passed: 40, failed: 1 },
+    ],
     ['a test stage without a report is one failure', tests('keychain', 0), null, { passed: 0, failed: 1 }],
   ])('%s', (_name, stage, counts, expected) => {
     expect(stageOutcome(stage, counts)).toMatchObject(expected);

@@ -1,5 +1,12 @@
 import { defineConfig } from 'vitest/config';
 
+/**
+ * How long a test may wait for an event it polls for (a row written, a page shown) before it
+ * fails. A bound for a hung wait, never a measure of speed: with both cores busy the log thread,
+ * which yields to any other work, and a child process starting take many times longer than idle.
+ */
+const EVENT_WAIT_LIMIT = { timeout: 30_000, interval: 50 };
+
 // One project per kind of test (see DESIGN.md); `npm test` runs unit, integration and e2e here,
 // and the keychain project inside a private D-Bus session (test/keychain/run.sh).
 export default defineConfig({
@@ -19,6 +26,7 @@ export default defineConfig({
         test: {
           name: 'integration',
           include: ['test/integration/**/*.test.ts'],
+          expect: { poll: EVENT_WAIT_LIMIT },
           testTimeout: 30_000,
           hookTimeout: 30_000,
           fileParallelism: false,
@@ -28,6 +36,7 @@ export default defineConfig({
         test: {
           name: 'e2e',
           include: ['test/e2e/**/*.test.ts'],
+          expect: { poll: EVENT_WAIT_LIMIT },
           testTimeout: 60_000,
           hookTimeout: 60_000,
           fileParallelism: false,

@@ -69,8 +69,7 @@ function chat(token: string, stream: boolean) {
 }
 
 async function waitFor(condition: () => boolean): Promise<void> {
-  for (let attempt = 0; attempt < 200 && !condition(); attempt += 1) await new Promise((resolve) => setTimeout(resolve, 25));
-  expect(condition()).toBe(true);
+  await expect.poll(condition).toBe(true);
 }
 
 describe('switching the active profile under load', () => {

@@ -97,7 +97,7 @@ describe('EventIngest rows of requests in flight', () => {
     const ingest = newThread(30);
     ingest.ingest([startEvent('slow', { startedAtMs: Date.now() })], ['sk-never-in-this-row-0123'], true);
     expect(new RequestLogQueries(db).getRequest('slow')).toBeNull();
-    await vi.waitFor(() => expect(new RequestLogQueries(db).getRequest('slow')?.row.state).toBe('in_flight'), { timeout: 5_000, interval: 10 });
+    await expect.poll(() => new RequestLogQueries(db).getRequest('slow')?.row.state).toBe('in_flight');
     expect(errors).toEqual([]);
   });
 

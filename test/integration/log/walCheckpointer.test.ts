@@ -1,16 +1,12 @@
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
-import { setTimeout as delay } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { DATABASE_FILE_NAME } from '../../../proxy/log/schema.ts';
 import { CHECKPOINT_THREAD_NAME, leaveCheckpointsToThread, startWalCheckpointer } from '../../../proxy/log/walCheckpointer.ts';
 import { niceOfThreads, policyOfThreads, SCHED_IDLE } from '../../support/procStat.ts';
 import { endEvent, startEvent } from '../../support/lifecycleEvents.ts';
 import { openTempLog, tempDirPerTest } from './tempLog.ts';
-
-const POLL_ATTEMPTS = 500;
-const POLL_INTERVAL_MS = 10;
 
 const dir = tempDirPerTest('airlock-wal-');
 
@@ -34,11 +30,9 @@ describe('startWalCheckpointer', () => {
 
     const errors: unknown[] = [];
     const checkpointer = startWalCheckpointer(path, { intervalMs: 5, onError: (error) => errors.push(error), onStopped: () => errors.push('stopped') });
-    for (let attempt = 0; attempt < POLL_ATTEMPTS && statSync(path).size === sizeBeforeBytes; attempt += 1) await delay(POLL_INTERVAL_MS);
+    await expect.poll(() => statSync(path).size).toBeGreaterThan(sizeBeforeBytes + 200 * 1_000);
     await checkpointer.close();
     writer.close();
-
-    expect(statSync(path).size).toBeGreaterThan(sizeBeforeBytes + 200 * 1_000);
     expect(errors).toEqual([]);
   });
 
@@ -47,9 +41,8 @@ describe('startWalCheckpointer', () => {
     const writer = openWriterWithoutCheckpoints(path);
     const checkpointer = startWalCheckpointer(path, { intervalMs: 5, onError: () => undefined, onStopped: () => undefined });
     try {
-      for (let attempt = 0; attempt < POLL_ATTEMPTS && policyOfThreads(CHECKPOINT_THREAD_NAME)[0] !== SCHED_IDLE; attempt += 1) await delay(POLL_INTERVAL_MS);
+      await expect.poll(() => policyOfThreads(CHECKPOINT_THREAD_NAME)).toEqual([SCHED_IDLE]);
       expect(niceOfThreads(CHECKPOINT_THREAD_NAME)).toEqual([19]);
-      expect(policyOfThreads(CHECKPOINT_THREAD_NAME)).toEqual([SCHED_IDLE]);
     } finally {
       await checkpointer.close();
       writer.close();
@@ -60,8 +53,7 @@ describe('startWalCheckpointer', () => {
     const errors: unknown[] = [];
     let stopped = false;
     startWalCheckpointer(join(dir(), 'missing', 'log.db'), { intervalMs: 5, onError: (error) => errors.push(error), onStopped: () => (stopped = true) });
-    for (let attempt = 0; attempt < POLL_ATTEMPTS && !stopped; attempt += 1) await delay(POLL_INTERVAL_MS);
-    expect(stopped).toBe(true);
+    await expect.poll(() => stopped).toBe(true);
     expect(errors).toHaveLength(1);
   });
 });
@@ -77,8 +69,7 @@ describe('the request log', () => {
         temp.events.emit(endEvent(`r${index}`));
       }
       await temp.log.flush();
-      for (let attempt = 0; attempt < POLL_ATTEMPTS && statSync(path).size === sizeBeforeBytes; attempt += 1) await delay(POLL_INTERVAL_MS);
-      expect(statSync(path).size).toBeGreaterThan(sizeBeforeBytes);
+      await expect.poll(() => statSync(path).size).toBeGreaterThan(sizeBeforeBytes);
     } finally {
       await temp.cleanup();
     }

@@ -7,7 +7,7 @@ import type { FaultQueue } from './faults.ts';
 import { notFoundPage, websitePage } from './html.ts';
 import { modelList, ownerOf } from './models.ts';
 import type { RequestRecorder } from './recorder.ts';
-import { sendHtml, sendJson, waitUnlessClosed } from './respond.ts';
+import { sendHtml, sendJson, settledUnlessClosed, waitUnlessClosed } from './respond.ts';
 import { pathnameOf, routeOf, type Route } from './routes.ts';
 import type { Fault } from './types.ts';
 
@@ -46,6 +46,10 @@ export async function dispatch(request: IncomingMessage, response: ServerRespons
 
   if (fault?.kind === 'delayHeaders') {
     if (!(await waitUnlessClosed(fault.ms, closed))) return;
+    fault = undefined;
+  }
+  if (fault?.kind === 'holdHeaders') {
+    if (!(await settledUnlessClosed(fault.until, closed))) return;
     fault = undefined;
   }
   if (fault !== undefined && answerGenericFault(response, fault)) return;

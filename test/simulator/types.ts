@@ -53,6 +53,8 @@ export type Fault =
   | (PathMatch & { kind: 'status'; status: number; retryAfterS?: number; body?: object })
   | (PathMatch & { kind: 'html'; status?: number })
   | (PathMatch & { kind: 'delayHeaders'; ms: number })
+  /** Answers once `until` settles: a test holds a request in flight for exactly as long as it needs. */
+  | (PathMatch & { kind: 'holdHeaders'; until: Promise<unknown> })
   | (PathMatch & { kind: 'slowChunks'; intervalMs: number })
   | (PathMatch & { kind: 'cutAfter'; chunks: number })
   | (PathMatch & { kind: 'noDone' })

@@ -44,9 +44,15 @@ describe('budgets over the real proxy', () => {
   it('lets parallel requests through only as far as their estimates fit under the cap', async () => {
     await setBudget({ dailyCredits: 0.5 });
     harness.simulator.reset();
-    // Every request waits for its answer, so all five are in flight together.
-    harness.simulator.script(...Array.from({ length: 5 }, () => ({ kind: 'delayHeaders' as const, ms: 300 })));
-    const replies = await Promise.all(Array.from({ length: 5 }, () => chat(LARGE_PROMPT)));
+    // The gateway holds every answer until each of the five was either refused or reached it, so
+    // the admitted ones are still running while the others are judged, however slow the machine.
+    const allJudged = Promise.withResolvers<void>();
+    harness.simulator.script(...Array.from({ length: 5 }, () => ({ kind: 'holdHeaders' as const, until: allJudged.promise })));
+    let answered = 0;
+    const pending = Array.from({ length: 5 }, () => chat(LARGE_PROMPT).finally(() => (answered += 1)));
+    await expect.poll(() => answered + chatCalls()).toBe(5);
+    allJudged.resolve();
+    const replies = await Promise.all(pending);
 
     expect(replies.map((reply) => reply.status).sort()).toEqual([200, 200, 429, 429, 429]);
     const refusal = replies.find((reply) => reply.status === 429);

@@ -3,12 +3,27 @@ import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { describe, expect, it } from 'vitest';
 import { DATABASE_FILE_NAME } from '../../../proxy/log/schema.ts';
+import { BACKGROUND_PRIORITY_ENV } from '../../../proxy/log/threadPriority.ts';
 import { CHECKPOINT_THREAD_NAME, leaveCheckpointsToThread, startWalCheckpointer } from '../../../proxy/log/walCheckpointer.ts';
 import { niceOfThreads, policyOfThreads, SCHED_IDLE } from '../../support/procStat.ts';
 import { endEvent, startEvent } from '../../support/lifecycleEvents.ts';
 import { openTempLog, tempDirPerTest } from './tempLog.ts';
 
 const dir = tempDirPerTest('airlock-wal-');
+const SCHED_OTHER = 0;
+
+/** Runs `start` with AIRLOCK_BACKGROUND_PRIORITY set to `value` (or unset), as a process started that way would. */
+function withBackgroundPriority<T>(value: string | undefined, start: () => T): T {
+  const before = process.env[BACKGROUND_PRIORITY_ENV];
+  if (value === undefined) delete process.env[BACKGROUND_PRIORITY_ENV];
+  else process.env[BACKGROUND_PRIORITY_ENV] = value;
+  try {
+    return start();
+  } finally {
+    if (before === undefined) delete process.env[BACKGROUND_PRIORITY_ENV];
+    else process.env[BACKGROUND_PRIORITY_ENV] = before;
+  }
+}
 
 /** A writer that never checkpoints itself, as the request log's connection. */
 function openWriterWithoutCheckpoints(path: string): DatabaseSync {
@@ -39,10 +54,27 @@ describe('startWalCheckpointer', () => {
   it('runs at the lowest priority, as background work', async () => {
     const path = join(dir(), 'log.db');
     const writer = openWriterWithoutCheckpoints(path);
-    const checkpointer = startWalCheckpointer(path, { intervalMs: 5, onError: () => undefined, onStopped: () => undefined });
+    const checkpointer = withBackgroundPriority(undefined, () => startWalCheckpointer(path, { intervalMs: 5, onError: () => undefined, onStopped: () => undefined }));
     try {
       await expect.poll(() => policyOfThreads(CHECKPOINT_THREAD_NAME)).toEqual([SCHED_IDLE]);
       expect(niceOfThreads(CHECKPOINT_THREAD_NAME)).toEqual([19]);
+    } finally {
+      await checkpointer.close();
+      writer.close();
+    }
+  });
+
+  it(`stays at normal priority with ${BACKGROUND_PRIORITY_ENV}=normal, for machines whose cores never go idle`, async () => {
+    const path = join(dir(), 'log.db');
+    const writer = openWriterWithoutCheckpoints(path);
+    const checkpointer = withBackgroundPriority('normal', () => startWalCheckpointer(path, { intervalMs: 5, onError: () => undefined, onStopped: () => undefined }));
+    try {
+      // Checkpoints happen, so the thread runs; a lowering would have been started as it came online.
+      const sizeBeforeBytes = statSync(path).size;
+      writer.prepare('INSERT INTO t VALUES (?)').run('x'.repeat(100_000));
+      await expect.poll(() => statSync(path).size).toBeGreaterThan(sizeBeforeBytes);
+      expect(niceOfThreads(CHECKPOINT_THREAD_NAME)).toEqual([0]);
+      expect(policyOfThreads(CHECKPOINT_THREAD_NAME)).toEqual([SCHED_OTHER]);
     } finally {
       await checkpointer.close();
       writer.close();

@@ -100,5 +100,5 @@ describe('kill -9 with streams in flight', () => {
     } finally {
       db.close();
     }
-  }, 90_000);
+  });
 });

@@ -1,15 +1,41 @@
 import { defineConfig } from 'vitest/config';
 
+/**
+ * How long a test may wait for an event it polls for (a row written, a page shown) before it
+ * fails. A bound for a hung wait, never a measure of speed: with both cores busy the log thread,
+ * which yields to any other work, and a child process starting take many times longer than idle.
+ */
+const EVENT_WAIT_LIMIT = { timeout: 30_000, interval: 50 };
+
+/**
+ * The log's threads at normal priority in every Airlock the tests start, child processes
+ * included: idle-scheduled, they ran only a sliver of the time while other work held both cores,
+ * and a test waiting for a log write waited for the machine to go quiet. Their priority itself is
+ * tested on its own (test/integration/log/walCheckpointer.test.ts, threadPriority.test.ts).
+ */
+const TEST_ENV = { AIRLOCK_BACKGROUND_PRIORITY: 'normal' };
+
 // One project per kind of test (see DESIGN.md); `npm test` runs unit, integration and e2e here,
 // and the keychain project inside a private D-Bus session (test/keychain/run.sh).
 export default defineConfig({
   test: {
     projects: [
-      { test: { name: 'unit', include: ['test/unit/**/*.test.ts', 'test/unit/**/*.test.tsx'], environment: 'node' } },
+      {
+        test: {
+          name: 'unit',
+          include: ['test/unit/**/*.test.ts', 'test/unit/**/*.test.tsx'],
+          environment: 'node',
+          // Unit tests mock no modules and restore what they change (fake timers, temp dirs), so files
+          // share their worker's module cache: a fresh module graph per file made 25 s of tests 173 s.
+          isolate: false,
+        },
+      },
       {
         test: {
           name: 'integration',
           include: ['test/integration/**/*.test.ts'],
+          env: TEST_ENV,
+          expect: { poll: EVENT_WAIT_LIMIT },
           testTimeout: 30_000,
           hookTimeout: 30_000,
           fileParallelism: false,
@@ -19,6 +45,8 @@ export default defineConfig({
         test: {
           name: 'e2e',
           include: ['test/e2e/**/*.test.ts'],
+          env: TEST_ENV,
+          expect: { poll: EVENT_WAIT_LIMIT },
           testTimeout: 60_000,
           hookTimeout: 60_000,
           fileParallelism: false,
@@ -28,6 +56,7 @@ export default defineConfig({
         test: {
           name: 'keychain',
           include: ['test/keychain/**/*.test.ts'],
+          env: TEST_ENV,
           testTimeout: 30_000,
           fileParallelism: false,
         },

@@ -1,12 +1,13 @@
 /**
- * `npm start`: builds what is stale, then runs the Electron binary on this project. Where the
- * binary was never downloaded it says so and what to do, and exits 1 (no stack trace).
+ * `npm start`: builds what is stale, then runs the Electron binary on this project. The binary is
+ * downloaded on first start (Electron's package does not fetch it at install); if that fails it
+ * says what to do and exits 1.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { decideLaunch, electronBinaryPath } from './logic/launchPlan.ts';
+import { decideLaunch, DOWNLOAD_FAILED_MESSAGE, DOWNLOADING_MESSAGE, electronBinaryPath, type LaunchPlan } from './logic/launchPlan.ts';
 
 const projectRoot = dirname(dirname(fileURLToPath(import.meta.url)));
 const electronPackageDir = join(projectRoot, 'node_modules', 'electron');
@@ -32,17 +33,25 @@ function readPathTxt(): string | null {
   return existsSync(pathTxt) ? readFileSync(pathTxt, 'utf8') : null;
 }
 
-const binaryPath = electronBinaryPath(readPathTxt(), electronPackageDir, process.env.ELECTRON_OVERRIDE_DIST_PATH);
-const plan = decideLaunch({
-  electronBinaryPath: binaryPath,
-  electronBinaryExists: binaryPath !== null && existsSync(binaryPath),
-  outputMtimesMs: BUILD_OUTPUTS.map((output) => mtimeOrNull(join(projectRoot, output))),
-  newestSourceMtimeMs: Math.max(...SOURCE_DIRS.map((source) => newestMtimeMs(join(projectRoot, source)))),
-});
+function planLaunch(): LaunchPlan {
+  const binaryPath = electronBinaryPath(readPathTxt(), electronPackageDir, process.env.ELECTRON_OVERRIDE_DIST_PATH);
+  return decideLaunch({
+    electronBinaryPath: binaryPath,
+    electronBinaryExists: binaryPath !== null && existsSync(binaryPath),
+    outputMtimesMs: BUILD_OUTPUTS.map((output) => mtimeOrNull(join(projectRoot, output))),
+    newestSourceMtimeMs: Math.max(...SOURCE_DIRS.map((source) => newestMtimeMs(join(projectRoot, source)))),
+  });
+}
 
-if (plan.kind === 'missing_binary') {
-  console.error(plan.message);
-  process.exit(1);
+let plan = planLaunch();
+if (plan.kind === 'download_binary') {
+  console.log(DOWNLOADING_MESSAGE);
+  const download = spawnSync(process.execPath, [join(electronPackageDir, 'install.js')], { stdio: 'inherit' });
+  plan = planLaunch();
+  if (download.status !== 0 || plan.kind === 'download_binary') {
+    console.error(DOWNLOAD_FAILED_MESSAGE);
+    process.exit(1);
+  }
 }
 
 if (plan.buildFirst) {

@@ -187,7 +187,7 @@ if (!app.requestSingleInstanceLock()) {
 
   void app.whenReady().then(async () => {
     hardenSession(session.defaultSession, proxyOrigin);
-    registerIpcHandlers({ proxyOrigin, controlToken: () => runtime?.controlToken ?? null, appVersion: app.getVersion(), externalOrigins });
+    registerIpcHandlers({ proxyOrigin, controlToken: () => runtime?.controlToken ?? null });
     tray = new TrayController({ productName: PRODUCT_NAME, iconPath: trayIconPath, onAction: (action) => void handleTrayAction(action) }, currentState());
     installTestHooks();
     let port = DEFAULT_PORT;

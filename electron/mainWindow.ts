@@ -43,10 +43,10 @@ export class MainWindow {
   show(url: string): void {
     const window = this.#window ?? this.#create(url);
     if (window.webContents.getURL() !== url && !window.webContents.isLoading()) void window.loadURL(url);
-    this.bringForward();
+    this.#bringForward();
   }
 
-  bringForward(): void {
+  #bringForward(): void {
     const window = this.#window;
     if (!window) return;
     for (const step of secondInstanceSteps(this.#presence())) {
@@ -54,19 +54,6 @@ export class MainWindow {
       if (step === 'show') window.show();
       if (step === 'focus') window.focus();
     }
-  }
-
-  /** Replaces what the window shows without bringing it forward (e.g. after the proxy failed). */
-  load(url: string): void {
-    if (this.#window) void this.#window.loadURL(url);
-  }
-
-  exists(): boolean {
-    return this.#window !== null;
-  }
-
-  webContentsUrl(): string | null {
-    return this.#window?.webContents.getURL() ?? null;
   }
 
   #presence(): WindowPresence {

@@ -36,12 +36,3 @@ export function guardIpcHandler<Event extends IpcSenderEventLike, Args extends u
     return handler(event, ...args);
   };
 }
-
-/** Clipboard text from the renderer: a string of sane size, nothing else. */
-export const MAX_CLIPBOARD_CHARS = 1_000_000;
-
-export function validateClipboardText(value: unknown): string {
-  if (typeof value !== 'string') throw new TypeError('copyToClipboard takes a string');
-  if (value.length > MAX_CLIPBOARD_CHARS) throw new RangeError(`copyToClipboard takes at most ${MAX_CLIPBOARD_CHARS} characters`);
-  return value;
-}

@@ -1,7 +1,7 @@
 /**
  * What `npm start` does, decided from facts gathered by electron/launch.ts: launch the Electron
- * binary (building first when an output is missing or older than the sources), or explain why it
- * cannot. Without the binary nothing is built: the message is what the user needs.
+ * binary (building first when an output is missing or older than the sources), or download the
+ * binary first. Electron's package fetches its binary on first use, not at `npm install`.
  */
 export interface LaunchFacts {
   /** Path the electron package resolved to, or null when it could not (binary never downloaded). */
@@ -12,15 +12,15 @@ export interface LaunchFacts {
   newestSourceMtimeMs: number;
 }
 
-export type LaunchPlan = { kind: 'missing_binary'; message: string } | { kind: 'launch'; buildFirst: boolean; electronBinaryPath: string };
+export type LaunchPlan = { kind: 'download_binary' } | { kind: 'launch'; buildFirst: boolean; electronBinaryPath: string };
 
-export const MISSING_BINARY_MESSAGE = [
-  'Airlock: the Electron binary is not installed, so the desktop app cannot start.',
+export const DOWNLOADING_MESSAGE = 'Airlock: downloading the Electron binary (once, about 100 MB)...';
+
+export const DOWNLOAD_FAILED_MESSAGE = [
+  'Airlock: the Electron binary could not be downloaded, so the desktop app cannot start.',
   '',
-  'This happens when npm install ran with ELECTRON_SKIP_BINARY_DOWNLOAD=1 or without internet access.',
-  'To fix it, on a machine that can reach the internet:',
-  '  npm install                         (without ELECTRON_SKIP_BINARY_DOWNLOAD), or',
-  '  npx install-electron                (runs the electron package\'s own download script)',
+  'Electron fetches its binary the first time the app starts, which needs internet access.',
+  'To try again: `npm start`, or `npx install-electron` (the electron package\'s own download script).',
   '',
   'To run Airlock without the desktop shell (proxy + UI in your browser):',
   '  npm run serve',
@@ -31,7 +31,7 @@ export function needsBuild(outputMtimesMs: readonly (number | null)[], newestSou
 }
 
 export function decideLaunch(facts: LaunchFacts): LaunchPlan {
-  if (facts.electronBinaryPath === null || !facts.electronBinaryExists) return { kind: 'missing_binary', message: MISSING_BINARY_MESSAGE };
+  if (facts.electronBinaryPath === null || !facts.electronBinaryExists) return { kind: 'download_binary' };
   return {
     kind: 'launch',
     buildFirst: needsBuild(facts.outputMtimesMs, facts.newestSourceMtimeMs),
@@ -41,7 +41,7 @@ export function decideLaunch(facts: LaunchFacts): LaunchPlan {
 
 /**
  * Where the electron package puts its binary, mirroring its own index.js but without that file's
- * side effect (it starts a download when the binary is missing, which fails offline with a stack).
+ * side effect (it starts a download as soon as it is imported, and fails offline with a stack).
  */
 export function electronBinaryPath(pathTxtContent: string | null, electronPackageDir: string, overrideDistPath: string | undefined): string | null {
   const relativeExecutable = pathTxtContent?.trim() || null;

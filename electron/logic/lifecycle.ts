@@ -1,3 +1,4 @@
+import { CLI_COMMAND } from '../../proxy/contracts/cli.ts';
 import type { StartupProblem } from './appState.ts';
 
 /**
@@ -105,7 +106,7 @@ export function startupProblemView(problem: StartupProblem, port: number): Start
       return {
         title: 'No keychain available',
         detail: 'Airlock keeps gateway keys only in the OS keychain and never writes them to a file.',
-        fix: 'On Linux install and start a Secret Service (e.g. gnome-keyring with libsecret-1-0) in your desktop session; elsewhere check that the system keychain works. For a headless run use `airlock serve` with AIRLOCK_API_KEY set.',
+        fix: `On Linux install and start a Secret Service (e.g. gnome-keyring with libsecret-1-0) in your desktop session; elsewhere check that the system keychain works. For a headless run use \`${CLI_COMMAND} serve\` with AIRLOCK_API_KEY set.`,
       };
     case 'unknown':
       return {

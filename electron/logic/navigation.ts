@@ -32,7 +32,7 @@ export function isAppUiUrl(url: string, proxyOrigin: string): boolean {
 
 export function isAllowedExternalUrl(url: string, allowedOrigins: readonly string[]): boolean {
   const parsed = parseUrl(url);
-  if (!parsed || parsed.protocol !== 'https:') return false;
+  if (parsed?.protocol !== 'https:') return false;
   if (parsed.username !== '' || parsed.password !== '') return false;
   return allowedOrigins.some((origin) => parseUrl(origin)?.origin === parsed.origin);
 }

@@ -2,12 +2,13 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { ConfigFile } from '../contracts/config.ts';
 import type { ClientAuthenticator, ClientIdentity, LocalRefusal } from '../pipeline/services.ts';
 import { findTokenRecord, presentedTokens } from './clientTokens.ts';
+import { CLI_COMMAND } from '../contracts/cli.ts';
 
 export const ANONYMOUS_IDENTITY: ClientIdentity = Object.freeze({ tokenName: null, pinnedProfileId: null });
 
 export const CLIENT_TOKEN_HELP =
   'Send your Airlock client token as "Authorization: Bearer <token>" or "x-api-key: <token>" ' +
-  '(set it as the API key in your tool). Create one with `airlock token create <name>`, ' +
+  `(set it as the API key in your tool). Create one with \`${CLI_COMMAND} token create <name>\`, ` +
   "or copy it from the Airlock window's Connect screen.";
 
 /**

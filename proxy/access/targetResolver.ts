@@ -1,5 +1,6 @@
 import type { ConfigFile } from '../contracts/config.ts';
 import type { ClientIdentity, LocalRefusal, TargetResolver, UpstreamTarget } from '../pipeline/services.ts';
+import { CLI_COMMAND } from '../contracts/cli.ts';
 
 interface KeySource {
   getKeyForRequest(profileId: string): string | null;
@@ -28,7 +29,7 @@ export function createTargetResolver(config: { snapshot(): ConfigFile }, keys: K
           status: 503,
           errorClass: 'no_key',
           code: 'no_key',
-          message: `Profile "${profileId}" has no gateway key. Run \`airlock key set ${profileId}\` or set it in the Airlock window.`,
+          message: `Profile "${profileId}" has no gateway key. Run \`${CLI_COMMAND} key set ${profileId}\` or set it in the Airlock window.`,
         };
       }
       return { profile, apiKey };
@@ -39,7 +40,7 @@ export function createTargetResolver(config: { snapshot(): ConfigFile }, keys: K
 function noProfile(snapshot: ConfigFile): LocalRefusal {
   const message =
     snapshot.profiles.length === 0
-      ? 'Airlock has no gateway profile yet. Add one with `airlock profile add <id> --name <name> --base-url <url>` or in the Airlock window.'
-      : `No active profile. Choose one with \`airlock profile use <id>\` (profiles: ${snapshot.profiles.map((p) => p.id).join(', ')}) or in the Airlock window.`;
+      ? `Airlock has no gateway profile yet. Add one with \`${CLI_COMMAND} profile add <id> --name <name> --base-url <url>\` or in the Airlock window.`
+      : `No active profile. Choose one with \`${CLI_COMMAND} profile use <id>\` (profiles: ${snapshot.profiles.map((p) => p.id).join(', ')}) or in the Airlock window.`;
   return { status: 503, errorClass: 'no_key', code: 'no_profile', message };
 }

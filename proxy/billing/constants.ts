@@ -1,5 +1,5 @@
 /**
- * The gateway's billing constants (seed section 1), in one place: nothing else hard-codes them.
+ * The gateway's billing constants (docs/gateway-spec.md §1), in one place: nothing else hard-codes them.
  * The live checkout amount prevails over these figures, so every converted value is for display.
  */
 export const CNY_PER_CREDIT = 0.75;
@@ -23,29 +23,4 @@ export function toCny(credits: number): number {
 
 export function toUsdApprox(credits: number): number {
   return credits * USD_PER_CREDIT_APPROX;
-}
-
-export interface TopUpEstimate {
-  credits: number;
-  discountPercent: number;
-  payCny: number;
-  /** Card reference rate; checkout amount and fees differ. */
-  payUsdApprox: number;
-}
-
-export function topUpEstimate(credits: number): TopUpEstimate {
-  if (!Number.isFinite(credits) || credits < 0) throw new RangeError(`top-up credits must be a non-negative number, got ${credits}`);
-  const tier = TOP_UP_DISCOUNT_TIERS.find((candidate) => credits >= candidate.minCredits);
-  const discountPercent = tier?.discountPercent ?? 0;
-  const payFactor = 1 - discountPercent / 100;
-  return {
-    credits,
-    discountPercent,
-    payCny: roundMoney(credits * CNY_PER_CREDIT * payFactor),
-    payUsdApprox: roundMoney(credits * USD_PER_CREDIT_APPROX * payFactor),
-  };
-}
-
-function roundMoney(amount: number): number {
-  return Math.round((amount + Number.EPSILON) * 100) / 100;
 }

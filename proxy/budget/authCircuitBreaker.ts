@@ -1,4 +1,5 @@
 import type { LocalRefusal } from '../pipeline/services.ts';
+import { CLI_COMMAND } from '../contracts/cli.ts';
 
 /**
  * After the gateway rejects a profile's key (401/403), requests on that profile are refused
@@ -89,7 +90,7 @@ function openRefusal(profileId: string, rejectedStatus: number, remainingMs: num
     code: 'circuit_open',
     message:
       `The gateway rejected the key of profile '${profileId}' (HTTP ${rejectedStatus}), so Airlock is not sending requests with it ` +
-      `for ${retryAfterSeconds} s. Set a new key with \`airlock key set ${profileId}\` (or on the Profiles screen).`,
+      `for ${retryAfterSeconds} s. Set a new key with \`${CLI_COMMAND} key set ${profileId}\` (or on the Profiles screen).`,
     headers: { 'retry-after': String(retryAfterSeconds) },
   };
 }

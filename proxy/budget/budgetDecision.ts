@@ -6,7 +6,7 @@ import { startOfLocalDayMs, startOfLocalMonthMs, type SpendTotals } from './spen
 
 /** Which cap refused a request; sent as `x-airlock-budget` so clients and the window can tell. */
 export type BudgetCapKind = 'daily' | 'monthly' | 'per-request';
-export const BUDGET_HEADER = 'x-airlock-budget';
+const BUDGET_HEADER = 'x-airlock-budget';
 
 export interface BudgetOwner {
   kind: 'profile' | 'client';

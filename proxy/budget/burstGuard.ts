@@ -2,6 +2,7 @@ import { formatCredits } from '../contracts/amounts.ts';
 import { burstLimitsSchema, type BurstLimits } from '../contracts/config.ts';
 import type { LocalRefusal } from '../pipeline/services.ts';
 import { TimedQueue } from './timedQueue.ts';
+import { CLI_COMMAND } from '../contracts/cli.ts';
 
 /**
  * Runaway protection: a client that sends more than `maxRequests` requests or spends more than
@@ -22,7 +23,7 @@ export function burstGuardOptionsFrom(limits: BurstLimits): BurstGuardOptions {
 export const DEFAULT_BURST_GUARD_OPTIONS: BurstGuardOptions = burstGuardOptionsFrom(burstLimitsSchema.parse({}));
 
 /** The command the CLI offers for resuming; named in the refusal so a terminal user can act. */
-export const RESUME_COMMAND = 'airlock resume';
+export const RESUME_COMMAND = `${CLI_COMMAND} resume`;
 /** Requests without a client token share one burst window under this name. */
 export const ANONYMOUS_CLIENT = '(no client token)';
 

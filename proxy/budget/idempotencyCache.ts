@@ -26,7 +26,7 @@ export const DEFAULT_IDEMPOTENCY_OPTIONS: IdempotencyCacheOptions = {
 
 /** Response headers worth replaying; everything else (cookies, hop-by-hop, lengths) is dropped. */
 export const REPLAYED_HEADERS = ['content-type', 'x-request-id', 'request-id', 'x-task-id', 'location'] as const;
-export const REPLAY_MARKER_HEADER = 'x-airlock-idempotent-replay';
+const REPLAY_MARKER_HEADER = 'x-airlock-idempotent-replay';
 
 export interface StoredResponse {
   status: number;
@@ -278,7 +278,7 @@ function unknownOutcomeRefusal(firstRequestId: string): LocalRefusal {
     code: 'idempotency_key_reused',
     message:
       `The first request with this idempotency key (${firstRequestId}) was still running when Airlock stopped, so whether the gateway ` +
-      'created the task is unknown, and it is not sent again (seed section 7, rule 3). Check the gateway for the task, or use a new key to create a new one.',
+      'created the task is unknown, and a task whose outcome is unknown is never sent again. Check the gateway for the task, or use a new key to create a new one.',
   };
 }
 

@@ -2,7 +2,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { isSideEffectCreationPath } from '../core/clientPath.ts';
 
 /**
- * Which requests the idempotency cache covers. Seed section 3: image and video creation may have
+ * Which requests the idempotency cache covers. docs/gateway-spec.md §3: image and video creation may have
  * succeeded even when the client saw a failure, so a repeat carrying the same key must not be
  * sent again. Only creation (POST) under an image or video path is a side effect; polling is not.
  */

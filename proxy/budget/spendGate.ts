@@ -6,7 +6,7 @@ import { AuthCircuitBreaker, type AuthCircuitBreakerOptions } from './authCircui
 import { decideBudget, type BudgetOwner } from './budgetDecision.ts';
 import { ANONYMOUS_CLIENT, BurstGuard, type BurstGuardSettings, type ClientPause } from './burstGuard.ts';
 import { InFlightReservations } from './inFlightReservations.ts';
-import { SpendLedger, type SpendScope } from './spendLedger.ts';
+import type { SpendLedger, SpendScope } from './spendLedger.ts';
 
 export interface SpendGateDeps {
   ledger: SpendLedger;

@@ -1,7 +1,7 @@
 import type { Capability } from '../contracts/api.ts';
 
 /**
- * The capability check (seed sections 1 and 4: every capability must be verified per model).
+ * The capability check (docs/gateway-spec.md §1, §4: every capability must be verified per model).
  * Each probe is the smallest request that exercises one capability; its interpretation is pure.
  */
 export interface CapabilityProbe {

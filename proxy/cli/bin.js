@@ -1,8 +1,11 @@
 #!/usr/bin/env node
-// Airlock's sources are TypeScript run by Node 24's type stripping; older Nodes cannot load them.
-const major = Number(process.versions.node.split('.')[0]);
-if (major < 24) {
-  console.error(`airlock needs Node.js 24 or newer (this is ${process.versions.node}). Run it through npm (\`npm run serve\`), which uses the project's Node 24, or install Node 24.`);
+// The `airlock` command. Airlock's sources are TypeScript run by Node 24's type stripping; an
+// older Node gets an explanation instead of a syntax error.
+import { nodeVersionProblem } from './nodeVersion.js';
+
+const problem = nodeVersionProblem(process.versions.node);
+if (problem) {
+  console.error(problem);
   process.exit(1);
 }
 await import('./main.ts');

@@ -1,8 +1,9 @@
 import type { Command } from 'commander';
-import { CONTROL_API_PREFIX } from '../contracts/api.ts';
+import { CONTROL_API_PREFIX, type ApiErrorBody } from '../contracts/api.ts';
 import { CONTROL_TOKEN_ACCOUNT } from '../secrets/secretStore.ts';
 import { DEFAULT_PORT } from '../server/defaults.ts';
 import { defaultCliDeps, withCliErrors, writeLine, type CliDeps } from './commands/cliContext.ts';
+import { CLI_COMMAND } from '../contracts/cli.ts';
 
 /**
  * `airlock resume <client>`: lifts the burst guard's pause on one client in the running proxy,
@@ -22,11 +23,17 @@ export function registerResumeCommand(program: Command, deps: CliDeps = defaultC
         try {
           response = await fetch(url, { method: 'POST', headers: { authorization: `Bearer ${controlToken}` }, signal: AbortSignal.timeout(5_000) });
         } catch {
-          throw new Error(`Airlock is not running on port ${options.port} (start it with \`airlock serve\` or the desktop app).`);
+          throw new Error(`Airlock is not running on port ${options.port} (start it with \`${CLI_COMMAND} serve\` or the desktop app).`);
         }
-        if (!response.ok) throw new Error(`Airlock refused the resume (HTTP ${response.status}).`);
+        if (!response.ok) throw new Error(await refusalMessage(response));
         const { resumed } = (await response.json()) as { resumed: boolean };
         writeLine(deps.stdout, resumed ? `Client "${clientName}" may send requests again.` : `Client "${clientName}" was not paused.`);
       }),
     );
+}
+
+/** The control API's own explanation (an unknown client lists the known ones), else the status. */
+async function refusalMessage(response: Response): Promise<string> {
+  const body = (await response.json().catch(() => null)) as Partial<ApiErrorBody> | null;
+  return body?.error?.message ?? `Airlock refused the resume (HTTP ${response.status}).`;
 }

@@ -9,6 +9,7 @@ import type { StopReport } from '../pipeline/shutdown.ts';
 import { PortInUseError } from '../server/startServer.ts';
 import { describeKeyStatus } from '../secrets/keyCache.ts';
 import { defaultCliDeps, type CliDeps } from './commands/cliContext.ts';
+import { CLI_COMMAND } from '../contracts/cli.ts';
 
 interface ServeOptions {
   port: string;
@@ -35,13 +36,13 @@ export function startupLines(airlock: Airlock): string[] {
     `  Anthropic-style base URL (Claude Code, Anthropic SDK):             ${url}`,
     active
       ? `  Active profile: ${active.id} -> ${active.baseUrl} (key ${describeKeyStatus(airlock.keys.keyStatus(active.id))})`
-      : '  No active profile yet: `airlock profile add <id> --name <name> --base-url <url> --activate`, then `airlock key set <id>`.',
+      : `  No active profile yet: \`${CLI_COMMAND} profile add <id> --name <name> --base-url <url> --activate\`, then \`${CLI_COMMAND} key set <id>\`.`,
   ];
   if (snapshot.settings.requireClientToken) {
     lines.push(
       snapshot.clientTokens.length > 0
         ? `  Clients authenticate with an Airlock client token (${snapshot.clientTokens.map((token) => token.name).join(', ')}) as their API key.`
-        : '  Clients need an Airlock client token as their API key: create one with `airlock token create <name>`.',
+        : `  Clients need an Airlock client token as their API key: create one with \`${CLI_COMMAND} token create <name>\`.`,
     );
   }
   lines.push(`  Window (opens signed in; the link works once, for 2 minutes): ${airlock.control.createLoginUrl()}`);

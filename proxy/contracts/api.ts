@@ -1,6 +1,6 @@
 import type { BurstLimits } from './config.ts';
 import type { ErrorClass } from './errors.ts';
-import type { Budget, ModelPrice, ModelRoute, Profile, ProfileInput, RetryPolicy, Timeouts } from './profile.ts';
+import type { ModelPrice, Profile, ProfileInput } from './profile.ts';
 import type { RequestState } from './log.ts';
 import type { ClientProtocol, ProtocolMode } from './usage.ts';
 
@@ -35,9 +35,6 @@ export type ApiErrorCode =
 
 /** POST /session: a one-time login code, or the control token itself typed by the user. */
 export type SessionRequest = { code: string } | { controlToken: string };
-export interface SessionResponse {
-  ok: true;
-}
 
 // ---- money and status ----------------------------------------------------------------------
 
@@ -147,7 +144,7 @@ export interface ErrorExplanation {
   title: string;
   meaning: string;
   fix: string;
-  /** Whether Airlock (and a client) may retry this automatically, per seed section 7. */
+  /** Whether Airlock (and a client) may retry this automatically, per docs/gateway-spec.md §7. */
   retryable: boolean;
 }
 
@@ -263,13 +260,6 @@ export interface ProfileListResponse {
 
 /** POST /profiles, PUT /profiles/:id */
 export type ProfileWriteRequest = ProfileInput;
-export type ProfileWriteResponse = ProfileView;
-
-/** PUT /profiles/:id/key — write-only: the key never comes back, only its last four characters. */
-export interface KeyWriteRequest {
-  key: string;
-}
-export type KeyWriteResponse = KeyStatus;
 
 /** POST /profiles/:id/activate */
 export interface ActivateResponse {
@@ -295,7 +285,7 @@ export interface ProfileTestStep {
   status: number | null;
   errorClass: ErrorClass | null;
   durationMs: number;
-  /** What this result proves or means (seed sections 4 and 7). */
+  /** What this result proves or means (docs/gateway-spec.md §4, §7). */
   meaning: string;
   fix: string | null;
 }
@@ -311,11 +301,6 @@ export interface PriceTable {
   priceMultiplier: number;
 }
 export type PriceFormat = 'json' | 'csv';
-/** POST /profiles/:id/prices/import — replaces the table; GET …/prices/export?format= returns the file. */
-export interface PriceImportRequest {
-  format: PriceFormat;
-  text: string;
-}
 
 // ---- models --------------------------------------------------------------------------------
 
@@ -395,4 +380,4 @@ export interface ClientResumeResponse {
 export { LIVE_EVENT_NAME, type LiveFrame, type LiveRequestUpdate } from './liveEvents.ts';
 
 // Re-exported so the window's forms use the same shapes as the profile file.
-export type { Budget, BurstLimits, ModelPrice, ModelRoute, Profile, ProfileInput, RequestState, RetryPolicy, Timeouts };
+export type { BurstLimits, ModelPrice, Profile, ProfileInput, RequestState };

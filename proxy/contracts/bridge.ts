@@ -8,8 +8,4 @@ export const AIRLOCK_BRIDGE_GLOBAL = 'airlock';
 export interface AirlockBridge {
   /** The control API token (never a client token, never a gateway key). */
   getControlToken(): Promise<string>;
-  getAppVersion(): Promise<string>;
-  copyToClipboard(text: string): Promise<void>;
-  /** Opens the link in the OS browser when it is on the allowlist; resolves false when refused. */
-  openExternal(url: string): Promise<boolean>;
 }

@@ -1,6 +1,6 @@
 /**
  * Every failure a client can meet has exactly one class. Upstream classes follow the gateway
- * contract (seed section 7); local classes are refusals Airlock makes before anything is sent.
+ * contract (docs/gateway-spec.md §7); local classes are refusals Airlock makes before anything is sent.
  */
 export const UPSTREAM_ERROR_CLASSES = [
   'bad_request',

@@ -14,7 +14,7 @@ export const timeoutsSchema = z.object({
 });
 
 export const retryPolicySchema = z.object({
-  /** Seed section 7: waits of about 1, 2, 4 s, then stop. */
+  /** docs/gateway-spec.md §7 rule 1: waits of about 1, 2, 4 s, then stop. */
   maxRetries: z.number().int().min(0).max(3).default(3),
   /** A Retry-After longer than this is not waited for: the error goes back to the client. */
   maxRetryAfterMs: z.number().int().min(0).max(60_000).default(8_000),
@@ -68,7 +68,6 @@ export const profileSchema = z.object({
   maxRequestBodyMiB: maxRequestBodyMibSchema.default(DEFAULT_MAX_REQUEST_BODY_MIB),
 });
 
-export type Timeouts = z.infer<typeof timeoutsSchema>;
 export type RetryPolicy = z.infer<typeof retryPolicySchema>;
 export type ModelPrice = z.infer<typeof modelPriceSchema>;
 export type Budget = z.infer<typeof budgetSchema>;

@@ -17,7 +17,7 @@ export interface ProxyControl {
   inFlightCount(): number;
 }
 
-/** The per-model capability check (issue 7); without it badges show "not checked". */
+/** The per-model capability check; without it badges show "not checked". */
 export interface CapabilityService {
   badges(profileId: string, model: string): CapabilityBadge[];
   check(profileId: string, model: string): Promise<CapabilityBadge[]>;

@@ -46,14 +46,3 @@ function headerText(value: string | string[] | undefined): string | null {
   if (value === undefined) return null;
   return Array.isArray(value) ? (value[0] ?? null) : value;
 }
-
-/** Model ids from a GET /models body (`{ data: [{ id }] }`), in the gateway's order. */
-export function modelIdsFrom(bodyText: string): string[] {
-  try {
-    const parsed = JSON.parse(bodyText) as { data?: unknown };
-    if (!Array.isArray(parsed.data)) return [];
-    return parsed.data.flatMap((entry) => (typeof entry === 'object' && entry !== null && typeof (entry as { id?: unknown }).id === 'string' ? [(entry as { id: string }).id] : []));
-  } catch {
-    return [];
-  }
-}

@@ -2,20 +2,15 @@ import type { Capability, CapabilityBadge, ErrorExplanation, ModelListResponse, 
 import type { ModelStats as LogModelStats } from '../contracts/log.ts';
 import type { Profile } from '../contracts/profile.ts';
 import { findPrice } from '../billing/cost.ts';
+import { cachedGatewayModels, fetchGatewayModels } from '../pipeline/gatewayModels.ts';
 import { isLocalRefusal } from '../pipeline/services.ts';
 import type { ControlDeps } from './deps.ts';
 import { ApiError } from './http.ts';
-import { modelIdsFrom, probeGateway } from './gatewayProbe.ts';
+import { PROBE_TIMEOUT_MS } from './gatewayProbe.ts';
 import { explanationOf } from './mapping.ts';
 
 const STATS_WINDOW_MS = 30 * 24 * 60 * 60_000;
 export const CAPABILITIES: readonly Capability[] = ['chat', 'stream', 'tools', 'image_input', 'messages_native', 'responses_native'];
-
-interface CachedList {
-  fetchedAtMs: number | null;
-  ids: string[];
-  error: ErrorExplanation | null;
-}
 
 export function uncheckedBadges(): CapabilityBadge[] {
   return CAPABILITIES.map((capability) => ({ capability, supported: null, checkedAtMs: null }));
@@ -27,30 +22,28 @@ export function statsOf(stats: LogModelStats | undefined): ModelStats | null {
 }
 
 /**
- * The gateway's model list per profile (seed 4.1: it differs per account, so it is fetched, never
- * hard-coded), cached until the user refreshes, joined with prices, the user's own figures and
- * capability badges.
+ * The Models screen: the gateway's model list of the active profile (fetched when first shown and
+ * on refresh, in the cache the proxy's model hints share), joined with prices, the user's own
+ * figures and capability badges.
  */
 export class ModelCatalog {
-  readonly #lists = new Map<string, CachedList>();
+  /** The last fetch's failure per profile, shown with the list it kept until a fetch succeeds. */
+  readonly #errors = new Map<string, ErrorExplanation>();
 
   async list(deps: ControlDeps, refresh: boolean, nowMs: number): Promise<ModelListResponse> {
     const config = deps.config.snapshot();
     const profile = config.profiles.find((candidate) => candidate.id === config.activeProfileId);
     if (!profile) return { profileId: null, fetchedAtMs: null, models: [], error: null };
-    let cached = this.#lists.get(profile.id);
-    if (!cached || refresh) {
-      cached = await this.#fetch(deps, profile, nowMs, cached);
-      this.#lists.set(profile.id, cached);
-    }
+    if (refresh || (!cachedGatewayModels(profile) && !this.#errors.has(profile.id))) await this.#fetch(deps, profile, nowMs);
+    const cached = cachedGatewayModels(profile);
     const stats = new Map(deps.log.modelStats({ fromMs: nowMs - STATS_WINDOW_MS, toMs: nowMs + 1 }).map((entry) => [entry.model, entry]));
-    const models: ModelRow[] = cached.ids.map((id) => ({
+    const models: ModelRow[] = (cached?.ids ?? []).map((id) => ({
       id,
       price: findPrice(profile.prices, id) ?? null,
       stats: statsOf(stats.get(id)),
       capabilities: deps.capabilities?.badges(profile.id, id) ?? uncheckedBadges(),
     }));
-    return { profileId: profile.id, fetchedAtMs: cached.fetchedAtMs, models, error: cached.error };
+    return { profileId: profile.id, fetchedAtMs: cached?.fetchedAtMs ?? null, models, error: this.#errors.get(profile.id) ?? null };
   }
 
   async checkCapabilities(deps: ControlDeps, model: string): Promise<CapabilityBadge[]> {
@@ -60,11 +53,10 @@ export class ModelCatalog {
     return deps.capabilities.check(activeProfileId, model);
   }
 
-  async #fetch(deps: ControlDeps, profile: Profile, nowMs: number, previous: CachedList | undefined): Promise<CachedList> {
+  async #fetch(deps: ControlDeps, profile: Profile, nowMs: number): Promise<void> {
     const target = deps.targets.resolve({ tokenName: null, pinnedProfileId: profile.id });
-    if (isLocalRefusal(target)) return { fetchedAtMs: previous?.fetchedAtMs ?? null, ids: previous?.ids ?? [], error: explanationOf(target.errorClass) };
-    const probe = await probeGateway(target, 'GET', '/models');
-    if (probe.errorClass !== null) return { fetchedAtMs: previous?.fetchedAtMs ?? null, ids: previous?.ids ?? [], error: explanationOf(probe.errorClass) };
-    return { fetchedAtMs: nowMs, ids: modelIdsFrom(probe.bodyText), error: null };
+    const fetched = isLocalRefusal(target) ? { ok: false as const, errorClass: target.errorClass } : await fetchGatewayModels(target, nowMs, PROBE_TIMEOUT_MS);
+    if (fetched.ok) this.#errors.delete(profile.id);
+    else this.#errors.set(profile.id, explanationOf(fetched.errorClass));
   }
 }

@@ -1,7 +1,8 @@
 import type { ProfileTestResult, ProfileTestStep } from '../contracts/api.ts';
 import { explainError } from '../core/errorClass.ts';
 import type { UpstreamTarget } from '../pipeline/services.ts';
-import { modelIdsFrom, probeGateway, type ProbeResult } from './gatewayProbe.ts';
+import { modelIdsFrom } from '../pipeline/gatewayModels.ts';
+import { probeGateway, type ProbeResult } from './gatewayProbe.ts';
 
 /** The one-token chat: the cheapest request that proves a model answers for this account. */
 export function oneTokenChat(model: string): unknown {
@@ -9,7 +10,7 @@ export function oneTokenChat(model: string): unknown {
 }
 
 /**
- * A probe explained in the seed's terms: a 200 on /models proves host, route and key, and nothing
+ * A probe explained in the gateway contract's terms (docs/gateway-spec.md): a 200 on /models proves host, route and key, and nothing
  * about any model (section 4.1); a chat answer proves that one model id works; failures get the
  * meaning and fix of their class (section 7).
  */

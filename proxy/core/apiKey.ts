@@ -1,5 +1,5 @@
 /**
- * Cleans a pasted gateway key. The seed (section 5) lists what breaks auth with a 401: a doubled
+ * Cleans a pasted gateway key. The gateway contract (docs/gateway-spec.md §5) lists what breaks auth with a 401: a doubled
  * "Bearer", a missing space, surrounding whitespace, newlines, extra quotation marks. Reasons and
  * notes describe the problem, never the key.
  */
@@ -53,11 +53,4 @@ export function cleanApiKey(raw: string): CleanedKey {
     }
   }
   return { ok: true, key, notes: [...notes] };
-}
-
-const MIN_LENGTH_TO_SHOW_TAIL = 12;
-
-/** Enough to tell keys apart in the window, never enough to use one. */
-export function maskKey(key: string): string {
-  return key.length >= MIN_LENGTH_TO_SHOW_TAIL ? `…${key.slice(-4)}` : '…';
 }

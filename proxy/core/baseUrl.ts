@@ -7,7 +7,7 @@ export type BaseUrlResult = { ok: true; baseUrl: string; warning?: string } | { 
 const SURROUNDING_QUOTES = /^["'`\u2018\u2019\u201C\u201D]+|["'`\u2018\u2019\u201C\u201D]+$/g;
 const HAS_SCHEME = /^[a-z][a-z0-9+.-]*:\/\//i;
 const VERSION_SEGMENT = 'v1';
-/** Endpoint names a user may paste after the base (seed section 4 and the common client APIs). */
+/** Endpoint names a user may paste after the base (docs/gateway-spec.md §4 and the common client APIs). */
 const ENDPOINT_SEGMENTS = new Set(['chat', 'completions', 'models', 'responses', 'messages', 'count_tokens', 'embeddings']);
 
 export function normalizeBaseUrl(input: string): BaseUrlResult {

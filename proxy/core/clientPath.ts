@@ -1,6 +1,6 @@
 /**
  * Maps the path a client asked for onto the gateway's base URL. Clients append /v1 themselves
- * (seed section 4.3), some twice, some not at all: `/v1/v1/x`, `/v1/x` and `/x` all mean `{base_url}/x`.
+ * (docs/gateway-spec.md §4.3), some twice, some not at all: `/v1/v1/x`, `/v1/x` and `/x` all mean `{base_url}/x`.
  */
 export interface UpstreamPath {
   /** Relative to the base URL, without a leading slash; '' for the base itself. */

@@ -2,10 +2,8 @@ import type { ErrorClass, UpstreamErrorClass } from '../contracts/errors.ts';
 import { extractUpstreamError, isErrorOnlyBody } from './upstreamErrorBody.ts';
 
 export { explainError } from './errorExplanations.ts';
-export type { ErrorExplanation } from './errorExplanations.ts';
 export { buildClientError } from './clientError.ts';
 export type { ClientErrorDetail } from './clientError.ts';
-export { redactSecrets } from './redact.ts';
 
 export interface UpstreamResponseSummary {
   status: number;
@@ -21,14 +19,14 @@ const MODEL_MISSING =
   /model[^.\n]{0,80}?(not[ _]found|does ?n[o']t exist|not exist|not available|unavailable|no available channel|无可用渠道)|(unknown|invalid|no such|unsupported) model\b|model_not_found|模型.{0,40}(不存在|无可用)/i;
 
 /**
- * Classifies a gateway answer by seed section 7. Choices the seed leaves open:
+ * Classifies a gateway answer by docs/gateway-spec.md §7. Choices the contract leaves open:
  * - Status-only signals win over the body: 408/504/524 are timeouts, 429 is rate_limited, other
  *   5xx are upstream_error even as an HTML page (a proxy in front of the gateway reporting a fault).
  * - Otherwise HTML where JSON was expected is html_instead_of_json at any status, and so is a 3xx
  *   (the address redirects: wrong scheme, host or path); the fix is the same, correct the base URL.
  * - A JSON 404 that does not mention a model is bad_request: the gateway has no such endpoint, so
  *   retrying cannot help and the client must change the path or the API it uses.
- * - 402 (balance) is rate_limited, the seed's "balance or quota insufficient".
+ * - 402 (balance) is rate_limited, the contract's "balance or quota insufficient".
  * - 529 (overloaded) is upstream_error and is not retried: it is not in rule 1's list.
  */
 export function classifyUpstreamResponse(input: UpstreamResponseSummary): UpstreamErrorClass | null {

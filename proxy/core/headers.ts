@@ -61,7 +61,10 @@ export function buildUpstreamHeaders(
     const value = clientHeaders[rawName];
     if (value === undefined) continue;
     const name = rawName.toLowerCase();
-    if (name === 'connection') (connectionValues ??= []).push(value);
+    if (name === 'connection') {
+      connectionValues ??= [];
+      connectionValues.push(value);
+    }
     if (HOP_BY_HOP.has(name) || DROPPED_REQUEST_HEADERS.has(name)) continue;
     if (name.startsWith(FORWARDED_PREFIX) || name.startsWith(AIRLOCK_PREFIX)) continue;
     if (options.dropAnthropicHeaders && name.startsWith(ANTHROPIC_PREFIX)) continue;
@@ -93,7 +96,10 @@ export function buildClientResponseHeaders(
     const value = upstream[rawName];
     if (value === undefined) continue;
     const name = rawName.toLowerCase();
-    if (name === 'connection') (connectionValues ??= []).push(value);
+    if (name === 'connection') {
+      connectionValues ??= [];
+      connectionValues.push(value);
+    }
     if (HOP_BY_HOP.has(name) || DROPPED_RESPONSE_HEADERS.has(name)) continue;
     if (options.bodyRewritten && BODY_DESCRIBING_HEADERS.has(name)) continue;
     result[name] = value;

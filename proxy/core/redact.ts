@@ -135,7 +135,7 @@ const MIN_BASE64_FRAGMENT = 12;
 function secretForms(secret: string): string[] {
   if (secret === '') return [];
   const encoded = encodeURIComponent(secret);
-  const forms = new Set([secret, encoded, encoded.replace(/%[0-9A-F]{2}/g, (escape) => escape.toLowerCase())]);
+  const forms = new Set([secret, encoded, encoded.replace(/%[0-9A-F]{2}/g, (hexEscape) => hexEscape.toLowerCase())]);
   for (let shift = 0; shift < 3; shift += 1) {
     const base64 = Buffer.from('\0'.repeat(shift) + secret).toString('base64');
     // The first and last groups depend on the neighbouring bytes: keep the stable middle.

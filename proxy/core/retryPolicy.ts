@@ -24,7 +24,7 @@ export interface RetryInput {
 
 export type RetryDecision = { retry: true; delayMs: number } | { retry: false; reason: string };
 
-/** Seed section 7 rule 1: "some 5xx" are 502/503/504; 500 usually means the request itself broke the model. */
+/** docs/gateway-spec.md §7 rule 1: "some 5xx" are 502/503/504; 500 usually means the request itself broke the model. */
 const RETRYABLE_STATUSES = new Set([429, 502, 503, 504]);
 /** Network outcomes a short break can explain; a spent total budget or a refusal is not one. */
 const RETRYABLE_NETWORK_CLASSES = new Set<UpstreamErrorClass>(['network', 'timeout_connect', 'timeout_idle', 'stream_interrupted']);
@@ -33,7 +33,7 @@ const IDEMPOTENT_METHODS = new Set(['GET', 'HEAD', 'OPTIONS', 'TRACE', 'PUT', 'D
 const BACKOFF_MS = [1000, 2000, 4000];
 const MAX_JITTER_RATIO = 0.25;
 
-/** Whether to try the same request again, and after how long (seed section 7, rules 1-3). */
+/** Whether to try the same request again, and after how long (docs/gateway-spec.md §7 rules 1-3). */
 export function decideRetry(input: RetryInput): RetryDecision {
   const { outcome, policy } = input;
   if (input.bytesSentToClient) return refuse('part of the answer already reached the client');

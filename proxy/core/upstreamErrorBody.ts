@@ -1,5 +1,5 @@
 /**
- * Reads the error a gateway put in a response body. The seed does not fix its schema (section 7),
+ * Reads the error a gateway put in a response body. The contract does not fix its schema (docs/gateway-spec.md §7),
  * so the common shapes are accepted: `{error:{message,code,type}}`, `{error:"…"}`, `{message,code}`,
  * `{detail:"…"}`.
  */

@@ -1,6 +1,10 @@
+import type { IncomingHttpHeaders } from 'node:http';
+
 /**
- * Only these headers are ever logged: enough to debug a client or a rate limit, nothing that can
- * carry a credential (authorization, x-api-key, cookie and anything unknown are dropped).
+ * Only these headers are ever logged, of requests and of answers alike: enough to debug a client
+ * or a rate limit, nothing that can carry a credential (authorization, x-api-key, cookie and
+ * anything unknown are dropped). The proxy picks a request's with it before queueing them for the
+ * log, and the log picks again, since answers' headers reach it whole (a replay needs them all).
  */
 const ALLOWED_HEADER_NAMES: ReadonlySet<string> = new Set([
   'accept',
@@ -25,12 +29,12 @@ export function isAllowedHeader(name: string): boolean {
   return ALLOWED_HEADER_NAMES.has(lower) || ALLOWED_HEADER_PREFIXES.some((prefix) => lower.startsWith(prefix));
 }
 
-/** The allowlisted headers, names lower-cased, in a stable (sorted) order. */
-export function pickAllowedHeaders(headers: Record<string, string>): Record<string, string> {
+/** The allowlisted headers, names lower-cased, in a stable (sorted) order; repeated ones (arrays) are not kept. */
+export function pickAllowedHeaders(headers: Record<string, string> | IncomingHttpHeaders): Record<string, string> {
   const picked: Record<string, string> = {};
   for (const name of Object.keys(headers).sort()) {
     const value = headers[name];
-    if (value !== undefined && isAllowedHeader(name)) picked[name.toLowerCase()] = value;
+    if (typeof value === 'string' && isAllowedHeader(name)) picked[name.toLowerCase()] = value;
   }
   return picked;
 }

@@ -119,7 +119,7 @@ export const MIGRATIONS: readonly string[] = [
   DROP TRIGGER request_bodies_unindexed_insert;
   `,
   `
-  -- Seed section 3: a repeated image or video creation is answered from its first answer, also
+  -- docs/gateway-spec.md §3: a repeated image or video creation is answered from its first answer, also
   -- after a restart. One row per (profile, idempotency key); the key itself is stored hashed.
   -- 'in_flight' left by a crashed run means the outcome is unknown: such a repeat is refused.
   CREATE TABLE idempotent_answers (

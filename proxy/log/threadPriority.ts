@@ -48,13 +48,20 @@ export async function lowerThreadPriority(name: string): Promise<number> {
 }
 
 /**
+ * Set to `normal` to keep background threads at normal priority. Where the cores never go idle
+ * (a CI runner shared with other jobs, the test suite under full load) an idle-priority thread
+ * runs only a sliver of the time, so the log would be written only once the load drops.
+ */
+export const BACKGROUND_PRIORITY_ENV = 'AIRLOCK_BACKGROUND_PRIORITY';
+
+/**
  * Starts a worker thread for background work: named `name` (at most 15 characters on Linux), at
- * the lowest priority once it runs, and unref'd so it never keeps the process alive (whoever
- * awaits its exit refs it first).
+ * the lowest priority once it runs (unless AIRLOCK_BACKGROUND_PRIORITY=normal), and unref'd so it
+ * never keeps the process alive (whoever awaits its exit refs it first).
  */
 export function startBackgroundWorker(script: string | URL, options: WorkerOptions & { name: string }): Worker {
   const worker = new Worker(script, options);
   worker.unref();
-  worker.once('online', () => void lowerThreadPriority(options.name));
+  if (process.env[BACKGROUND_PRIORITY_ENV] !== 'normal') worker.once('online', () => void lowerThreadPriority(options.name));
   return worker;
 }

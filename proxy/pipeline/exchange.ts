@@ -16,7 +16,7 @@ import type { RequestTrace } from './trace.ts';
 import type { ForwardShutdown } from './shutdown.ts';
 import { readBody, type UpstreamBody } from './upstreamBody.ts';
 import { dispatchUpstream, type UpstreamResponse } from './upstreamClient.ts';
-import { suggestModels } from './modelSuggestions.ts';
+import { suggestModels } from './gatewayModels.ts';
 import { anthropicStatusFor } from '../translate/anthropic/errors.ts';
 
 const ERROR_BODY_LIMIT_BYTES = 256 * 1024;
@@ -52,7 +52,7 @@ function headerValue(headers: IncomingHttpHeaders, name: string): string | null 
   return value ?? null;
 }
 
-/** Sends the request upstream (retrying per seed section 7) and relays the answer. */
+/** Sends the request upstream (retrying per docs/gateway-spec.md §7) and relays the answer. */
 export async function runExchange(context: ExchangeContext): Promise<void> {
   const { req, res, plan, target, trace } = context;
   const { profile } = target;
@@ -91,7 +91,7 @@ export async function runExchange(context: ExchangeContext): Promise<void> {
   };
   const hasIdempotencyKey = idempotencyKeyOf(req.headers) !== null;
   const keyMasker = KeyMasker.for(target.apiKey);
-  /** Seed section 7: decides, and waits out the backoff; false when the answer goes to the client. */
+  /** docs/gateway-spec.md §7: decides, and waits out the backoff; false when the answer goes to the client. */
   const retryAfter = async (outcome: AttemptOutcome): Promise<boolean> => {
     const decision = decideRetry({
       retriesSoFar: trace.retries,
@@ -213,8 +213,14 @@ function handleAbort(
   trace: RequestTrace,
   totalTimeoutMs: number,
 ): void {
-  if (reason === 'timeout_total') return fail('timeout_total', statusForClass('timeout_total'), { timeoutMs: totalTimeoutMs });
-  if (reason === 'proxy_stopping') return fail('proxy_stopping', statusForClass('proxy_stopping'), {});
+  if (reason === 'timeout_total') {
+    fail('timeout_total', statusForClass('timeout_total'), { timeoutMs: totalTimeoutMs });
+    return;
+  }
+  if (reason === 'proxy_stopping') {
+    fail('proxy_stopping', statusForClass('proxy_stopping'), {});
+    return;
+  }
   trace.fail('client_aborted', 'the client closed the connection before the answer was complete');
   trace.status = 499;
 }

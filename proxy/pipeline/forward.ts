@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ClientProtocol } from '../contracts/usage.ts';
 import { routeKindOf, toUpstreamPath } from '../core/clientPath.ts';
 import type { RequestEvents } from '../events/requestEvents.ts';
+import { pickAllowedHeaders } from '../log/headerAllowlist.ts';
 import { MAX_JSON_NESTING_DEPTH, PARSE_ON_LOOP_MAX_BYTES, PARSE_ON_LOOP_MAX_STRUCTURAL_MARKS } from '../server/defaults.ts';
 import { accountFor, estimateInputTokens, quickInputEstimate, streamProgressEstimate } from './accounting.ts';
 import { runExchange } from './exchange.ts';
@@ -10,7 +11,7 @@ import type { IdempotencyCache, StoredResponse } from '../budget/idempotencyCach
 import { KeyMasker } from '../core/keyMasker.ts';
 import { buildPlan, type NativeProtocolCheck, type PlanRefusal } from './planner.ts';
 import { sendRefusal } from './replies.ts';
-import { BodyTooLargeError, modelOf, parseClientBody, readClientBody, streamFlagOf } from './requestBody.ts';
+import { BodyTooLargeError, modelOf, parseClientBody, readClientBody, streamFlagOf, type ClientBody } from './requestBody.ts';
 import { isLocalRefusal, type ClientAuthenticator, type LocalRefusal, type SpendCheckInput, type SpendGate, type TargetResolver } from './services.ts';
 import type { ExchangePlan } from './plan.ts';
 import type { ForwardShutdown } from './shutdown.ts';
@@ -101,7 +102,7 @@ function createForwarding(options: ForwardOptions): (req: IncomingMessage, res: 
     const target = services.targets.resolve(identity);
     if (isLocalRefusal(target)) return refuse(target);
 
-    let body;
+    let body: ClientBody;
     try {
       body = await readClientBody(req, res, { limitBytes: bodyLimitBytes(target.profile), maxJsonDepth: MAX_JSON_NESTING_DEPTH });
     } catch (error) {
@@ -134,7 +135,7 @@ function createForwarding(options: ForwardOptions): (req: IncomingMessage, res: 
       upstreamPath: plan.upstreamPath,
     });
     for (const chunk of body.chunks) trace.requestBody.add(chunk);
-    trace.requestHeaders = allowlistedRequestHeaders(req);
+    trace.requestHeaders = pickAllowedHeaders(req.headers);
 
     if (plan.localAnswer) {
       sendLocalAnswer(res, await plan.localAnswer);
@@ -240,15 +241,4 @@ function sendLocalAnswer(res: ServerResponse, answer: object): void {
   const payload = JSON.stringify(answer);
   res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) });
   res.end(payload);
-}
-
-const LOGGED_REQUEST_HEADERS = ['content-type', 'accept', 'user-agent', 'anthropic-version', 'anthropic-beta', 'openai-beta', 'x-stainless-lang', 'x-stainless-package-version', 'idempotency-key'];
-
-function allowlistedRequestHeaders(req: IncomingMessage): Record<string, string> {
-  const kept: Record<string, string> = {};
-  for (const name of LOGGED_REQUEST_HEADERS) {
-    const value = req.headers[name];
-    if (typeof value === 'string') kept[name] = value;
-  }
-  return kept;
 }

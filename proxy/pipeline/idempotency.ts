@@ -5,7 +5,7 @@ import { ownTextBuffer } from './capture.ts';
 import type { RequestTrace } from './trace.ts';
 
 /**
- * Seed section 3: an image or video creation may have run even when the client saw a failure, so
+ * docs/gateway-spec.md §3: an image or video creation may have run even when the client saw a failure, so
  * a repeat with the same idempotency key is answered with the first answer, never sent again.
  */
 export function claimIdempotency(

@@ -59,7 +59,7 @@ function observerFor(plan: ExchangePlan, sink: StreamSink): StreamObserver {
 /** The upstream answered with success: pass it on as it arrives, translated where the plan says. */
 export async function relayResponse(input: RelayInput): Promise<void> {
   const { res, plan, trace, response, contentType } = input;
-  const isSse = contentType !== null && contentType.toLowerCase().includes('text/event-stream');
+  const isSse = contentType?.toLowerCase().includes('text/event-stream') ?? false;
   const rewritten = isSse || plan.translator !== null;
   const headers = buildClientResponseHeaders(response.headers, { bodyRewritten: rewritten });
   input.keyMasker.maskHeaderValues(headers);

@@ -10,7 +10,7 @@ import type { TranslatedProtocol } from './translationJob.ts';
 
 /**
  * `auto` means translate until the capability check has shown the gateway speaks the protocol for
- * this model: the seed promises Chat Completions only (sections 1 and 4.3).
+ * this model: the gateway contract promises Chat Completions only (docs/gateway-spec.md §1, §4.3).
  */
 export function chooseMode(setting: ProtocolModeSetting, nativeVerified: boolean): 'native' | 'translate' {
   if (setting === 'native') return 'native';

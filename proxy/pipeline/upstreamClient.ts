@@ -16,7 +16,7 @@ function agentFor(connectTimeoutMs: number): Agent {
       connect: { timeout: connectTimeoutMs, noDelay: true },
       keepAliveTimeout: 30_000,
       keepAliveMaxTimeout: 600_000,
-      // Seed section 4.2: never buffer a stream; our own timers handle idle and total time.
+      // docs/gateway-spec.md §4.2: never buffer a stream; our own timers handle idle and total time.
       headersTimeout: 0,
       bodyTimeout: 0,
     });

@@ -1,6 +1,7 @@
 import type { ClientTokenRecord, ConfigFile, Settings } from '../contracts/config.ts';
 import { profileSchema, type Profile, type ProfileInput } from '../contracts/profile.ts';
 import { normalizeBaseUrl } from '../core/baseUrl.ts';
+import { CLI_COMMAND } from '../contracts/cli.ts';
 
 /**
  * Pure edits of the config, each returning the next config or throwing a ConfigEditError whose
@@ -70,18 +71,9 @@ export function addClientToken(config: ConfigFile, record: ClientTokenRecord): C
 
 export function removeClientToken(config: ConfigFile, name: string): ConfigFile {
   if (!config.clientTokens.some((token) => token.name === name)) {
-    throw new ConfigEditError(`no client token named "${name}" (see \`airlock token list\`)`);
+    throw new ConfigEditError(`no client token named "${name}" (see \`${CLI_COMMAND} token list\`)`);
   }
   return { ...config, clientTokens: config.clientTokens.filter((token) => token.name !== name) };
-}
-
-/** Pins a token to a profile, or (null) lets it follow the active profile again. */
-export function pinClientToken(config: ConfigFile, name: string, profileId: string | null): ConfigFile {
-  if (!config.clientTokens.some((token) => token.name === name)) {
-    throw new ConfigEditError(`no client token named "${name}" (see \`airlock token list\`)`);
-  }
-  if (profileId !== null) requireProfile(config, profileId);
-  return { ...config, clientTokens: config.clientTokens.map((token) => (token.name === name ? { ...token, profileId } : token)) };
 }
 
 export function updateSettings(config: ConfigFile, patch: Partial<Settings>): ConfigFile {
@@ -100,7 +92,7 @@ export function requireProfile(config: ConfigFile, id: string): Profile {
     throw new ConfigEditError(
       known.length > 0
         ? `no profile with id "${id}" (profiles: ${known.join(', ')})`
-        : `no profile with id "${id}": add one with \`airlock profile add <id> --name <name> --base-url <url>\``,
+        : `no profile with id "${id}": add one with \`${CLI_COMMAND} profile add <id> --name <name> --base-url <url>\``,
     );
   }
   return profile;

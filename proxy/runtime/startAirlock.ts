@@ -11,6 +11,7 @@ import { RequestEvents } from '../events/requestEvents.ts';
 import { isLocalRefusal } from '../pipeline/services.ts';
 import { recoverDamagedLog, type LogRecoveryReport } from '../log/logRecovery.ts';
 import { createRequestLog, type RequestLog } from '../log/requestLog.ts';
+import { requireProfile } from '../profiles/configMutations.ts';
 import { openConfigStore, type ConfigStore } from '../profiles/configStore.ts';
 import { EnvKeySource } from '../secrets/envKeySource.ts';
 import { KeyCache } from '../secrets/keyCache.ts';
@@ -26,7 +27,7 @@ export interface AirlockOptions {
   dataDir: string;
   port: number;
   env: NodeJS.ProcessEnv;
-  /** Serve this profile for this run, whatever the file marks active. */
+  /** Serve this profile for this run, whatever the file marks active; an unknown id is refused. */
   profileId?: string;
   /** A normalised base URL for a one-run profile (its key from AIRLOCK_API_KEY). */
   commandLineBaseUrl?: string;
@@ -91,6 +92,14 @@ export async function startAirlock(options: AirlockOptions): Promise<Airlock> {
 async function startWithDataDir(options: AirlockOptions): Promise<Airlock> {
   const notices: string[] = [];
   const store = openConfigStore(options.dataDir, { watch: true });
+  if (options.profileId) {
+    try {
+      requireProfile(store.snapshot(), options.profileId);
+    } catch (error) {
+      store.close();
+      throw error;
+    }
+  }
   const fileProblem = store.problem();
   if (fileProblem) notices.push(fileProblem);
   const config = overlayConfig(store, {

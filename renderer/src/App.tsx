@@ -34,6 +34,7 @@ function useSignIn(): [Auth, () => void] {
   const [auth, setAuth] = useState<Auth>({ kind: 'checking' });
   const [attempt, setAttempt] = useState(0);
 
+  // biome-ignore lint/correctness/useExhaustiveDependencies: `attempt` is not read; changing it is how a retry asks for this effect again
   useEffect(() => {
     const code = loginCodeFromHash(window.location.hash);
     if (code) window.history.replaceState(null, '', `${window.location.pathname}#/live`);

@@ -13,7 +13,7 @@ import { addClientToken, addProfile } from '../../proxy/profiles/configMutations
 import { startAirlock } from '../../proxy/runtime/startAirlock.ts';
 import { gatewayKeyAccount } from '../../proxy/secrets/secretStore.ts';
 import { startGatewaySimulator } from '../simulator/index.ts';
-import { memorySecretStore } from '../unit/secrets/memorySecretStore.ts';
+import { memorySecretStore } from '../support/memorySecretStore.ts';
 
 const DEMO_PORT = Number(process.env.AIRLOCK_DEMO_PORT ?? 8643);
 const DEMO_KEY = 'sk-demo-0000000000000000000000000000demo';

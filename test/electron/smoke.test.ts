@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CONFIG_FILE_NAME, emptyConfig } from '../../proxy/contracts/config.ts';
 import { addProfile } from '../../proxy/profiles/configMutations.ts';
 import { serializeConfig } from '../../proxy/profiles/configParse.ts';
-import { electronBinaryPath, MISSING_BINARY_MESSAGE } from '../../electron/logic/launchPlan.ts';
+import { electronBinaryPath } from '../../electron/logic/launchPlan.ts';
 import type { MenuItemModel } from '../../electron/logic/trayMenu.ts';
 
 /**
@@ -43,7 +43,7 @@ function resolveElectronBinary(): string {
   const packageDir = join(projectRoot, 'node_modules', 'electron');
   const pathTxt = join(packageDir, 'path.txt');
   const binary = electronBinaryPath(existsSync(pathTxt) ? readFileSync(pathTxt, 'utf8') : null, packageDir, process.env.ELECTRON_OVERRIDE_DIST_PATH);
-  if (binary === null || !existsSync(binary)) throw new Error(MISSING_BINARY_MESSAGE);
+  if (binary === null || !existsSync(binary)) throw new Error('The Electron binary is not downloaded yet: run `npx install-electron` (or `npm start` once), then this test.');
   return binary;
 }
 

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createKeytarSecretStore } from '../../proxy/secrets/keytarStore.ts';
 import { findSentinel, SENTINEL_KEY } from '../support/sentinel.ts';
-import { runAirlock } from '../unit/profiles/cliHarness.ts';
+import { runAirlock } from '../support/cliHarness.ts';
 
 let dataDir: string;
 const secrets = createKeytarSecretStore();

@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 
 /**
- * Seed section 5: only the exact form `Bearer <key>` authenticates. A doubled Bearer, a missing
+ * docs/gateway-spec.md §5: only the exact form `Bearer <key>` authenticates. A doubled Bearer, a missing
  * space, quotes or any extra whitespace fail, so comparison is exact string equality.
  */
 export function isAuthorized(authorization: string | undefined, validKeys: readonly string[]): boolean {

@@ -12,7 +12,7 @@ import { notFoundPage, websitePage } from './html.ts';
 import type { AccountModels } from './modelCapabilities.ts';
 import { modelList, ownerOf } from './models.ts';
 import type { RequestRecorder } from './recorder.ts';
-import { cutConnection, sendHtml, sendJson, waitUnlessClosed } from './respond.ts';
+import { cutConnection, sendHtml, sendJson, settledUnlessClosed, waitUnlessClosed } from './respond.ts';
 import { pathnameOf, routeOf, type Route } from './routes.ts';
 import { videoBody, type TaskStore } from './tasks.ts';
 import type { Fault } from './types.ts';
@@ -64,6 +64,10 @@ export async function dispatch(request: IncomingMessage, response: ServerRespons
   }
   if (fault?.kind === 'delayHeaders') {
     if (!(await waitUnlessClosed(fault.ms, closed))) return;
+    fault = undefined;
+  }
+  if (fault?.kind === 'holdHeaders') {
+    if (!(await settledUnlessClosed(fault.until, closed))) return;
     fault = undefined;
   }
   if (fault !== undefined && answerGenericFault(response, fault, voice, sequence)) return;

@@ -1,5 +1,5 @@
 import { estimateTokens } from './chatReply.ts';
-import { type Validated } from './chatRequest.ts';
+import type { Validated } from './chatRequest.ts';
 import { invalidRequest, modelNotFound } from './errors.ts';
 
 export const EMBEDDING_DIMENSIONS = 8;

@@ -1,4 +1,4 @@
-/** OpenAI-shaped error bodies (the seed does not fix the schema; this is what clients parse). */
+/** OpenAI-shaped error bodies (the gateway contract does not fix the schema; this is what clients parse). */
 export interface SimulatedErrorBody {
   error: { message: string; type: string; code: string; param: string | null };
 }
@@ -36,7 +36,7 @@ export function defaultErrorForStatus(status: number): SimulatedErrorBody {
   return errorBody(message, type, code);
 }
 
-/** The event a broken gateway stream carries before it ends (seed 4.2: "an error event may precede an interruption"). */
+/** The event a broken gateway stream carries before it ends (docs/gateway-spec.md §4.2: "an error event may precede an interruption"). */
 export function streamErrorEvent(): SimulatedErrorBody {
   return errorBody('The upstream model stopped responding mid-stream.', 'server_error', 'upstream_error');
 }

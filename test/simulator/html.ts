@@ -1,4 +1,4 @@
-/** What a misrouted reverse proxy answers: seed section 7, "HTML instead of JSON". */
+/** What a misrouted reverse proxy answers: docs/gateway-spec.md §7, "HTML instead of JSON". */
 export function notFoundPage(path: string): string {
   return [
     '<!DOCTYPE html>',

@@ -1,6 +1,6 @@
 /**
- * The gateway simulator: a real HTTP server on 127.0.0.1 speaking the seed's contract
- * (/work/shared/seed/gateway-spec.md), the upstream for tests, the benchmark and `npm run demo`.
+ * The gateway simulator: a real HTTP server on 127.0.0.1 speaking the gateway contract
+ * (docs/gateway-spec.md), the upstream for tests, the benchmark and `npm run demo`.
  *
  *   const gateway = await startGatewaySimulator();
  *   gateway.script({ kind: 'status', status: 429, retryAfterS: 1 }, { kind: 'cutAfter', chunks: 2 });

@@ -1,4 +1,4 @@
-/** Realistic ids of the kinds a gateway account lists (seed section 2: the id is what `model` takes). */
+/** Realistic ids of the kinds a gateway account lists (docs/gateway-spec.md §2: the id is what `model` takes). */
 export const DEFAULT_MODEL_IDS: readonly string[] = [
   'gpt-4o-mini',
   'deepseek-chat',

@@ -34,6 +34,20 @@ export async function waitUnlessClosed(ms: number, closed: AbortSignal): Promise
   }
 }
 
+/** True once `until` settles, false as soon as the client closed the connection instead. */
+export function settledUnlessClosed(until: Promise<unknown>, closed: AbortSignal): Promise<boolean> {
+  if (closed.aborted) return Promise.resolve(false);
+  return new Promise((resolve) => {
+    const onClose = (): void => resolve(false);
+    closed.addEventListener('abort', onClose, { once: true });
+    const settled = (): void => {
+      closed.removeEventListener('abort', onClose);
+      resolve(true);
+    };
+    until.then(settled, settled);
+  });
+}
+
 /** Breaks the connection mid-response once the bytes already written are flushed. */
 export function cutConnection(response: ServerResponse): void {
   const socket = response.socket;

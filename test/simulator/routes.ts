@@ -15,7 +15,7 @@ export function pathnameOf(url: string): string {
   return queryStart === -1 ? url : url.slice(0, queryStart);
 }
 
-/** Anything outside /v1, and a duplicated /v1/v1, is what a misrouted reverse proxy serves (seed 4.3, 7). */
+/** Anything outside /v1, and a duplicated /v1/v1, is what a misrouted reverse proxy serves (docs/gateway-spec.md §4.3, §7). */
 export function routeOf(method: string, url: string): Route {
   const pathname = pathnameOf(url);
   if (pathname !== '/v1' && !pathname.startsWith('/v1/')) return { kind: 'misrouted' };

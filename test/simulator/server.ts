@@ -29,7 +29,10 @@ export async function startGatewaySimulator(options: SimulatorOptions = {}): Pro
       streamChunkCount: options.streamChunkCount ?? DEFAULT_STREAM_CHUNK_COUNT,
       streamChunkIntervalMs: options.streamChunkIntervalMs ?? 0,
     },
-    nextSequence: () => `sim${String((sequenceNumber += 1)).padStart(6, '0')}`,
+    nextSequence: () => {
+      sequenceNumber += 1;
+      return `sim${String(sequenceNumber).padStart(6, '0')}`;
+    },
     dialect: dialectOf(options.dialect),
     account: { capabilities: options.modelCapabilities ?? {}, closedModels: new Set(options.closedModels ?? []) },
     tasks: new TaskStore(),

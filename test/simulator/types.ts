@@ -83,6 +83,8 @@ export type Fault =
   | (PathMatch & { kind: 'taskFails'; message?: string })
   | (PathMatch & { kind: 'html'; status?: number })
   | (PathMatch & { kind: 'delayHeaders'; ms: number })
+  /** Answers once `until` settles: a test holds a request in flight for exactly as long as it needs. */
+  | (PathMatch & { kind: 'holdHeaders'; until: Promise<unknown> })
   | (PathMatch & { kind: 'slowChunks'; intervalMs: number })
   | (PathMatch & { kind: 'cutAfter'; chunks: number })
   | (PathMatch & { kind: 'noDone' })

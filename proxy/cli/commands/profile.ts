@@ -5,6 +5,7 @@ import { addProfile, removeProfile, setActiveProfile, updateProfile } from '../.
 import { describeKeyStatus, keyLastFour } from '../../secrets/keyCache.ts';
 import { gatewayKeyAccount, KeychainUnavailableError, type SecretStore } from '../../secrets/secretStore.ts';
 import { configStoreFor, defaultCliDeps, withCliErrors, writeLine, type CliDeps } from './cliContext.ts';
+import { CLI_COMMAND } from '../../contracts/cli.ts';
 
 const MAX_BODY_OPTION = '--max-body-mib <MiB>';
 const MAX_BODY_HELP = 'largest request body to accept, in MiB (default 64); larger ones get a 413';
@@ -18,7 +19,7 @@ function parsedBodyLimit(text: string): number {
 
 /** `airlock profile add|list|set|remove|use`. */
 export function registerProfileCommands(program: Command, deps: CliDeps = defaultCliDeps()): void {
-  const profile = program.command('profile').description('gateway profiles (base URL, aliases, timeouts); keys are set with `airlock key set`');
+  const profile = program.command('profile').description(`gateway profiles (base URL, aliases, timeouts); keys are set with \`${CLI_COMMAND} key set\``);
 
   profile
     .command('add <id>')
@@ -38,7 +39,7 @@ export function registerProfileCommands(program: Command, deps: CliDeps = defaul
         const normalized = normalizeBaseUrl(options.baseUrl);
         if (normalized.ok && normalized.warning) writeLine(deps.stderr, `warning: ${normalized.warning}`);
         writeLine(deps.stdout, `Added profile ${id} (${added?.baseUrl})${config.activeProfileId === id ? ', now active' : ''}.`);
-        writeLine(deps.stderr, `Next: store its gateway key with \`airlock key set ${id}\`.`);
+        writeLine(deps.stderr, `Next: store its gateway key with \`${CLI_COMMAND} key set ${id}\`.`);
       }),
     );
 
@@ -52,7 +53,7 @@ export function registerProfileCommands(program: Command, deps: CliDeps = defaul
         if (problem) throw new Error(problem);
         const config = store.snapshot();
         if (config.profiles.length === 0) {
-          writeLine(deps.stdout, 'No profiles yet: add one with `airlock profile add <id> --name <name> --base-url <url>`.');
+          writeLine(deps.stdout, `No profiles yet: add one with \`${CLI_COMMAND} profile add <id> --name <name> --base-url <url>\`.`);
           return;
         }
         const statuses = await keyStatuses(config.profiles, deps.secrets());
@@ -89,7 +90,7 @@ export function registerProfileCommands(program: Command, deps: CliDeps = defaul
           if (!(error instanceof KeychainUnavailableError)) throw error;
           writeLine(deps.stderr, `warning: its key could not be deleted from the keychain: ${error.message}`);
         }
-        writeLine(deps.stdout, `Removed profile ${id}.${config.activeProfileId === null ? ' No profile is active now: choose one with `airlock profile use <id>`.' : ''}`);
+        writeLine(deps.stdout, `Removed profile ${id}.${config.activeProfileId === null ? ` No profile is active now: choose one with \`${CLI_COMMAND} profile use <id>\`.` : ''}`);
       }),
     );
 

@@ -4,6 +4,7 @@ import { CLIENT_TOKEN_NAME_PATTERN } from '../../contracts/config.ts';
 import { addClientToken, removeClientToken } from '../../profiles/configMutations.ts';
 import { clientTokenAccount, KeychainUnavailableError } from '../../secrets/secretStore.ts';
 import { configStoreFor, defaultCliDeps, withCliErrors, writeLine, type CliDeps } from './cliContext.ts';
+import { CLI_COMMAND } from '../../contracts/cli.ts';
 
 /** `airlock token create|list|revoke`: the local tokens each tool uses to reach the proxy. */
 export function registerTokenCommands(program: Command, deps: CliDeps = defaultCliDeps()): void {
@@ -43,7 +44,7 @@ export function registerTokenCommands(program: Command, deps: CliDeps = defaultC
         const problem = store.problem();
         if (problem) throw new Error(problem);
         const { clientTokens } = store.snapshot();
-        if (clientTokens.length === 0) writeLine(deps.stdout, 'No client tokens yet: create one with `airlock token create <name>`.');
+        if (clientTokens.length === 0) writeLine(deps.stdout, `No client tokens yet: create one with \`${CLI_COMMAND} token create <name>\`.`);
         for (const record of clientTokens) {
           const target = record.profileId ? `pinned to ${record.profileId}` : 'follows active profile';
           writeLine(deps.stdout, `${record.name}  ${target}  ends in ${record.lastFour}  created ${new Date(record.createdAtMs).toISOString()}`);

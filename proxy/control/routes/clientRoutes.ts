@@ -76,7 +76,13 @@ export function clientRoutes(context: ControlContext): express.Router {
 
   router.post('/clients/:name/resume', (req, res) => {
     if (!deps.spendGate) throw new ApiError('unavailable', 'The burst guard is not running in this proxy.');
-    const body: ClientResumeResponse = { resumed: deps.spendGate.resumeClient(param(req.params, 'name')) };
+    const name = param(req.params, 'name');
+    // A client is a client token's name (or a paused one whose token was revoked since): a typo is refused, not "not paused".
+    const known = [...new Set([...deps.config.snapshot().clientTokens.map((token) => token.name), ...deps.spendGate.pausedClients().map((pause) => pause.clientName)])];
+    if (!known.includes(name)) {
+      throw new ApiError('not_found', known.length > 0 ? `No client named "${name}" (clients: ${known.join(', ')}).` : `No client named "${name}": no client token exists yet.`);
+    }
+    const body: ClientResumeResponse = { resumed: deps.spendGate.resumeClient(name) };
     context.hub.statusChanged();
     res.json(body);
   });

@@ -2,6 +2,7 @@ import express from 'express';
 import { z } from 'zod';
 import { ApiError } from '../http.ts';
 import { sessionCookie, type ControlSessions } from '../sessions.ts';
+import { CLI_COMMAND } from '../../contracts/cli.ts';
 
 const sessionRequestSchema = z.union([
   z.object({ code: z.string().min(1).max(200) }),
@@ -18,7 +19,7 @@ export function sessionRoutes(sessions: ControlSessions): express.Router {
       throw new ApiError(
         'unauthorized',
         'code' in request
-          ? 'This sign-in link was already used or has expired (links work once, for two minutes). Restart `airlock serve` for a new one, or paste the control token.'
+          ? `This sign-in link was already used or has expired (links work once, for two minutes). Restart \`${CLI_COMMAND} serve\` for a new one, or paste the control token.`
           : 'That is not the control token.',
       );
     }

@@ -27,6 +27,7 @@ export function useAsync<T>(load: () => Promise<T>, key: string): AsyncState<T> 
     );
   }, []);
 
+  // biome-ignore lint/correctness/useExhaustiveDependencies: `key` is not read; a new key is what asks for a new load
   useEffect(() => {
     setState((previous) => (previous.kind === 'ready' ? previous : { kind: 'loading' }));
     run();

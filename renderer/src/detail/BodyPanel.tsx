@@ -40,6 +40,7 @@ export function BodyPanel({ requestId, part, title, view }: { requestId: string;
       {loaded.kind === 'loading' && <Loading what={title.toLowerCase()} />}
       {loaded.kind === 'error' && <ErrorState error={loaded.error} />}
       {loaded.kind === 'ready' && (
+        // biome-ignore lint/a11y/noNoninteractiveTabindex: a body scrolls; keyboard users must be able to focus it to scroll it
         <pre className="body-text" tabIndex={0}>
           {loaded.text}
           {loaded.truncated ? '\n… (truncated)' : ''}

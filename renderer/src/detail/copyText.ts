@@ -29,7 +29,7 @@ export function buildCurl(input: CurlInput): string {
   return lines.join('\n');
 }
 
-/** What the gateway's support asks for (seed section 7, rule 5): time, model id, status, request id, masked error. */
+/** What the gateway's support asks for (docs/gateway-spec.md §7 rule 5): time, model id, status, request id, masked error. */
 export function buildSupportInfo(detail: RequestDetail): string {
   const model = detail.upstreamModel ?? detail.requestedModel ?? 'unknown';
   const lines = [

@@ -17,6 +17,7 @@ const WINDOWS: { value: TimeWindow; label: string }[] = [
 export function FilterBar({ form, onChange }: FilterBarProps) {
   const set = <K extends keyof FilterForm>(key: K, value: FilterForm[K]) => onChange({ ...form, [key]: value });
   return (
+    // biome-ignore lint/a11y/useSemanticElements: a form with role="search" is the landmark every screen reader knows; <search> is too new for some
     <form className="filter-bar" role="search" aria-label="Filter requests" onSubmit={(event) => event.preventDefault()}>
       <label>
         Search

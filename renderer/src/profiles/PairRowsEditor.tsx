@@ -16,6 +16,7 @@ export function PairRowsEditor({ legend, fromLabel, toLabel, rows, onChange }: P
       <legend>{legend}</legend>
       {rows.length === 0 && <p className="muted">None.</p>}
       {rows.map((row, index) => (
+        // biome-ignore lint/suspicious/noArrayIndexKey: rows have no id of their own (a key is edited in place), and every input is controlled, so a position is the row's identity
         <div className="pair" key={index}>
           <label>
             {fromLabel}

@@ -35,6 +35,7 @@ export function PriceRows({ prices, onChange }: { prices: ModelPrice[]; onChange
       </thead>
       <tbody>
         {prices.map((price, index) => (
+          // biome-ignore lint/suspicious/noArrayIndexKey: rows have no id of their own (the model id is edited in place), and every input is controlled, so a position is the row's identity
           <tr key={index}>
             <td>
               <input aria-label="Model id" value={price.model} onChange={(event) => update(index, { ...price, model: event.target.value })} />

@@ -35,6 +35,7 @@ export function SpendScreen() {
     <div className="screen spend">
       <header className="screen-header">
         <h2>Spend</h2>
+        {/* biome-ignore lint/a11y/useSemanticElements: a toggle of three buttons in a header, not a form: a fieldset would add a form group and its legend */}
         <div role="group" aria-label="Range" className="segmented">
           {RANGES.map((option) => (
             <button key={option.value} type="button" aria-pressed={range === option.value} onClick={() => setRange(option.value)}>

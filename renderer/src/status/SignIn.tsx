@@ -1,4 +1,5 @@
 import { useState } from 'react';
+import { CLI_COMMAND } from '../../../proxy/contracts/cli.ts';
 import { useApi } from '../api/ApiContext.tsx';
 import { FormError } from '../common/StateViews.tsx';
 
@@ -12,8 +13,8 @@ export function SignIn({ problem, onSignedIn }: { problem: string | null; onSign
     <main className="sign-in">
       <h1>Airlock</h1>
       <p>
-        Open the link <code>airlock serve</code> printed in its terminal: it signs this browser in once. Links work for two minutes and only once; restart{' '}
-        <code>airlock serve</code> for a fresh one.
+        Open the link <code>{CLI_COMMAND} serve</code> printed in its terminal: it signs this browser in once. Links work for two minutes and only once; restart{' '}
+        <code>{CLI_COMMAND} serve</code> for a fresh one.
       </p>
       <form
         onSubmit={(event) => {

@@ -1,7 +1,8 @@
 import type { ErrorClass } from '../../../proxy/contracts/errors.ts';
 import type { RequestLifecycleEvent } from '../../../proxy/events/lifecycle.ts';
-import { RequestEvents } from '../../../proxy/events/requestEvents.ts';
-import type { RequestLog } from '../../../proxy/log/requestLog.ts';
+import { DEFAULT_BODY_CAP_BYTES } from '../../../proxy/log/bodyRecord.ts';
+import { EventIngest } from '../../../proxy/log/eventIngest.ts';
+import { openLogDatabase } from '../../../proxy/log/schema.ts';
 
 export const SEED_MODELS = ['gpt-4o-mini', 'gpt-4o', 'deepseek-chat'] as const;
 export const SEED_CLIENTS = ['cline', 'aider'] as const;
@@ -84,22 +85,28 @@ function eventsFor(row: SeededRow, startedAtMs: number, profileId: string): Requ
 }
 
 /**
- * Writes `count` finished requests through the real log (its own event bus, so the window's live
- * channel does not see them): row i started at `newestStartedAtMs - (count - 1 - i) * spacingMs`.
+ * Writes `count` finished requests into the log database of `dataDir` directly, with the log
+ * thread's own ingest code on a connection of this process: the running Airlock's log thread
+ * yields the CPU to any other work, so seeding through it took as long as the machine was busy.
+ * Its live channel does not see these rows. Row i started at `newestStartedAtMs - (count - 1 - i) * spacingMs`.
  */
-export async function seedRequestLog(log: RequestLog, options: { count: number; newestStartedAtMs: number; spacingMs: number; profileId: string }): Promise<SeededRow[]> {
-  const events = new RequestEvents();
-  const detach = log.attach(events);
+export function seedRequestLog(dataDir: string, options: { count: number; newestStartedAtMs: number; spacingMs: number; profileId: string }): SeededRow[] {
   const rows: SeededRow[] = [];
-  try {
-    for (let index = 0; index < options.count; index += 1) {
-      const row = seededRow(index);
-      rows.push(row);
-      for (const event of eventsFor(row, options.newestStartedAtMs - (options.count - 1 - index) * options.spacingMs, options.profileId)) events.emit(event);
-    }
-    await log.flush();
-  } finally {
-    detach();
+  const events: RequestLifecycleEvent[] = [];
+  for (let index = 0; index < options.count; index += 1) {
+    const row = seededRow(index);
+    rows.push(row);
+    events.push(...eventsFor(row, options.newestStartedAtMs - (options.count - 1 - index) * options.spacingMs, options.profileId));
   }
+  const db = openLogDatabase({ dataDir });
+  const errors: unknown[] = [];
+  const ingest = new EventIngest(db, { bodyCapBytes: DEFAULT_BODY_CAP_BYTES, onError: (error) => errors.push(error), onBodiesState: () => undefined });
+  try {
+    ingest.ingest(events, [], true);
+  } finally {
+    ingest.close();
+    db.close();
+  }
+  if (errors.length > 0) throw new Error(`seeding the request log failed: ${String(errors[0])}`);
   return rows;
 }

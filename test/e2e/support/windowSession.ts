@@ -6,7 +6,7 @@ import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import type { TokenSecretResponse } from '../../../proxy/contracts/api.ts';
 import { DEFAULT_UI_DIR } from '../../../proxy/control/staticUi.ts';
 import type { SimulatorOptions } from '../../simulator/index.ts';
-import { startControlHarness, type ControlHarness } from '../../integration/control/controlHarness.ts';
+import { startControlHarness, type ControlHarness } from '../../support/controlHarness.ts';
 import { SENTINEL_KEY } from '../../support/sentinel.ts';
 
 const repoRoot = fileURLToPath(new URL('../../..', import.meta.url));

@@ -13,7 +13,7 @@ import { KeyCache } from '../../../proxy/secrets/keyCache.ts';
 import { startServer, type ProxyHandle } from '../../../proxy/server/startServer.ts';
 import { startGatewaySimulator, type GatewaySimulator } from '../../simulator/index.ts';
 import { findSentinel, SENTINEL_KEY } from '../../support/sentinel.ts';
-import { memorySecretStore } from '../../unit/secrets/memorySecretStore.ts';
+import { memorySecretStore } from '../../support/memorySecretStore.ts';
 
 interface Exchange {
   status: number;
@@ -120,7 +120,7 @@ describe('requests that must never reach any upstream', () => {
     responses.push(response);
     expect(response.status).toBe(status);
     expect(JSON.parse(response.body)).toMatchObject({ error: { code } });
-    if (status === 401) expect(response.body).toContain('airlock token create');
+    if (status === 401) expect(response.body).toContain('npx airlock token create');
     expect(gateway.received).toHaveLength(0);
     expect(attackerUpstream.received).toHaveLength(0);
   });

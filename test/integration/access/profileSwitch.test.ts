@@ -12,7 +12,7 @@ import { startServer, type ProxyHandle } from '../../../proxy/server/startServer
 import { startGatewaySimulator, type GatewaySimulator } from '../../simulator/index.ts';
 import { chatBody, rawRequest, sseData } from '../../support/http.ts';
 import { findSentinel, SENTINEL_KEY } from '../../support/sentinel.ts';
-import { memorySecretStore } from '../../unit/secrets/memorySecretStore.ts';
+import { memorySecretStore } from '../../support/memorySecretStore.ts';
 
 const KEY_A = SENTINEL_KEY;
 const KEY_B = 'sk-airlock-second-profile-key-000000000000000b';
@@ -69,8 +69,7 @@ function chat(token: string, stream: boolean) {
 }
 
 async function waitFor(condition: () => boolean): Promise<void> {
-  for (let attempt = 0; attempt < 200 && !condition(); attempt += 1) await new Promise((resolve) => setTimeout(resolve, 25));
-  expect(condition()).toBe(true);
+  await expect.poll(condition).toBe(true);
 }
 
 describe('switching the active profile under load', () => {

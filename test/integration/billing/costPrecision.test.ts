@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RequestPage, StatusResponse, TokenSecretResponse } from '../../../proxy/contracts/api.ts';
 import { chatBody, JSON_HEADERS, rawRequest } from '../../support/http.ts';
 import { SENTINEL_KEY } from '../../support/sentinel.ts';
-import { startControlHarness, type ControlHarness } from '../control/controlHarness.ts';
+import { startControlHarness, type ControlHarness } from '../../support/controlHarness.ts';
 
 /** A cheap model: a short chat costs a few tenths of a millionth of a credit. */
 const PRICE = { model: 'gpt-4o-mini', inputPer1M: 0.01, outputPer1M: 0.02 };

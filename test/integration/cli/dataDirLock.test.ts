@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DataDirInUseError, LOCK_FILE_NAME } from '../../../proxy/runtime/dataDirLock.ts';
 import { startAirlock, type Airlock } from '../../../proxy/runtime/startAirlock.ts';
 import { rawRequest } from '../../support/http.ts';
-import { memorySecretStore } from '../../unit/secrets/memorySecretStore.ts';
+import { memorySecretStore } from '../../support/memorySecretStore.ts';
 
 const AIRLOCK_BIN = fileURLToPath(new URL('../../../proxy/cli/bin.js', import.meta.url));
 const CLI_TIMEOUT_MS = 20_000;

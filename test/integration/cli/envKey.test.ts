@@ -9,7 +9,7 @@ import { openConfigStore } from '../../../proxy/profiles/configStore.ts';
 import { startAirlock, type Airlock } from '../../../proxy/runtime/startAirlock.ts';
 import { rawRequest } from '../../support/http.ts';
 import { findSentinel, SENTINEL_KEY } from '../../support/sentinel.ts';
-import { memorySecretStore } from '../../unit/secrets/memorySecretStore.ts';
+import { memorySecretStore } from '../../support/memorySecretStore.ts';
 
 let airlock: Airlock;
 let dataDir: string;

@@ -10,8 +10,8 @@ import { gatewayKeyAccount } from '../../../proxy/secrets/secretStore.ts';
 import { startGatewaySimulator, type GatewaySimulator } from '../../simulator/index.ts';
 import { rawRequest } from '../../support/http.ts';
 import { SENTINEL_KEY } from '../../support/sentinel.ts';
-import { runAirlock } from '../../unit/profiles/cliHarness.ts';
-import { memorySecretStore } from '../../unit/secrets/memorySecretStore.ts';
+import { runAirlock } from '../../support/cliHarness.ts';
+import { memorySecretStore } from '../../support/memorySecretStore.ts';
 
 let simulator: GatewaySimulator;
 let airlock: Airlock;
@@ -25,6 +25,7 @@ beforeAll(async () => {
   const store = openConfigStore(dataDir);
   await store.update((config) => addProfile(config, { id: 'main', name: 'Main', baseUrl: simulator.baseUrl }, { activate: true }));
   await store.update((config) => addClientToken(config, tokenRecord('looper', token, null, Date.now())));
+  await store.update((config) => addClientToken(config, tokenRecord('quiet', generateToken(), null, Date.now())));
   store.close();
   airlock = await startAirlock({ dataDir, port: 0, env: {}, secrets });
 });
@@ -43,7 +44,7 @@ describe('airlock resume <client>', () => {
     expect(status).toBe(429);
     const refusal = JSON.parse((await listModels()).body) as { error: { type: string; message: string } };
     expect(refusal.error.type).toBe('client_paused');
-    expect(refusal.error.message).toContain('airlock resume looper');
+    expect(refusal.error.message).toContain('`npx airlock resume looper`');
 
     const run = await runAirlock(dataDir, secrets, ['resume', 'looper', '--port', String(airlock.proxy.port)]);
     expect(run.exitCode).toBe(0);
@@ -52,9 +53,18 @@ describe('airlock resume <client>', () => {
   });
 
   it('says so when the client was not paused, and when Airlock is not running', async () => {
-    expect((await runAirlock(dataDir, secrets, ['resume', 'nobody', '--port', String(airlock.proxy.port)])).stdout).toContain('was not paused');
+    const notPaused = await runAirlock(dataDir, secrets, ['resume', 'quiet', '--port', String(airlock.proxy.port)]);
+    expect(notPaused.exitCode).toBe(0);
+    expect(notPaused.stdout).toContain('Client "quiet" was not paused.');
     const notRunning = await runAirlock(dataDir, secrets, ['resume', 'looper', '--port', '9']);
     expect(notRunning.exitCode).toBe(1);
     expect(notRunning.stderr).toContain('not running on port 9');
+  });
+
+  it('refuses a client that does not exist, naming the known ones, and exits 1', async () => {
+    const run = await runAirlock(dataDir, secrets, ['resume', 'nope', '--port', String(airlock.proxy.port)]);
+    expect(run.exitCode).toBe(1);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toBe('airlock: No client named "nope" (clients: looper, quiet).\n');
   });
 });

@@ -15,7 +15,8 @@ describe('runCli', () => {
 
   it('kills the CLI and the processes it started when the timeout passes', async () => {
     // The background job holds stdout open: had it survived, it would print before the pipe closed.
-    const result = await runCli({ ...base, args: ['(sleep 2; echo survived) & echo started; wait'], timeoutMs: 300 });
+    // It sleeps far past the timeout, and the timeout leaves the shell ample time to print first.
+    const result = await runCli({ ...base, args: ['(sleep 60; echo survived) & echo started; wait'], timeoutMs: 3_000 });
     expect(result).toMatchObject({ timedOut: true, signal: 'SIGKILL', stdout: 'started\n' });
   });
 });

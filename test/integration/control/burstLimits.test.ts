@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApiErrorBody, BurstLimits, TokenListResponse, TokenSecretResponse } from '../../../proxy/contracts/api.ts';
 import { SENTINEL_KEY } from '../../support/sentinel.ts';
 import { chatBody, JSON_HEADERS, rawRequest } from '../../support/http.ts';
-import { startControlHarness, type ControlHarness } from './controlHarness.ts';
+import { startControlHarness, type ControlHarness } from '../../support/controlHarness.ts';
 
 let harness: ControlHarness;
 let clientToken = '';

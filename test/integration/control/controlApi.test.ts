@@ -14,7 +14,7 @@ import type {
 } from '../../../proxy/contracts/api.ts';
 import { findSentinel, SENTINEL_KEY } from '../../support/sentinel.ts';
 import { chatBody, JSON_HEADERS, rawRequest, sseData } from '../../support/http.ts';
-import { CONTROL_TOKEN, startControlHarness, type ControlHarness } from './controlHarness.ts';
+import { CONTROL_TOKEN, startControlHarness, type ControlHarness } from '../../support/controlHarness.ts';
 
 let harness: ControlHarness;
 /** Every control API body this file received, searched for the key at the end. */
@@ -110,7 +110,7 @@ describe('control API against a real proxy and the simulator', () => {
 
     const reply = await rawRequest(`${harness.proxy.url}/v1/chat/completions`, {
       method: 'POST',
-      headers: { ...JSON_HEADERS, authorization: `Bearer ${clientToken}` },
+      headers: { ...JSON_HEADERS, authorization: `Bearer ${clientToken}`, 'x-stainless-os': 'Linux', 'openai-organization': 'org-airlock' },
       body: chatBody({ stream: true }),
     });
     expect(reply.status).toBe(200);
@@ -140,6 +140,9 @@ describe('control API against a real proxy and the simulator', () => {
     expect(detail).toMatchObject({ stream: true, status: 200, clientName: 'e2e-client', explanation: null });
     expect(detail.streamText).toBe(streamedText);
     expect(JSON.stringify(detail.requestHeaders)).not.toContain(clientToken);
+    // One allowlist decides what is logged: the SDK's own headers are kept, credentials are not.
+    expect(detail.requestHeaders).toMatchObject({ 'content-type': 'application/json', 'x-stainless-os': 'Linux', 'openai-organization': 'org-airlock' });
+    expect(detail.requestHeaders).not.toHaveProperty('authorization');
   });
 
   it('explains a failed request with its class and fix, and filters by it', async () => {
@@ -205,6 +208,21 @@ describe('control API against a real proxy and the simulator', () => {
     const row = models.models.find((model) => model.id === 'qwen-plus');
     expect(row?.price).toMatchObject({ inputPer1M: 2 });
     expect(row?.capabilities.every((badge) => badge.supported === null)).toBe(true);
+  });
+
+  it('answers a mistyped model with the list the window fetched, without asking the gateway again', async () => {
+    const modelListFetches = () => harness.simulator.received.filter((request) => request.method === 'GET' && request.path === '/v1/models').length;
+    const listed = await call<ModelListResponse>('/models?refresh=1');
+    const fetchesAfterList = modelListFetches();
+    const reply = await rawRequest(`${harness.proxy.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { ...JSON_HEADERS, authorization: `Bearer ${clientToken}` },
+      body: chatBody({ model: 'qwen-plsu' }),
+    });
+    expect(reply.status).toBe(404);
+    expect(JSON.parse(reply.body).error.message).toContain('qwen-plus');
+    expect(modelListFetches()).toBe(fetchesAfterList);
+    expect((await call<ModelListResponse>('/models')).fetchedAtMs).toBe(listed.fetchedAtMs);
   });
 
   it('pauses and resumes the proxy', async () => {

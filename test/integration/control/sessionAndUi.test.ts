@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rawRequest } from '../../support/http.ts';
-import { CONTROL_TOKEN, startControlHarness, type ControlHarness } from './controlHarness.ts';
+import { CONTROL_TOKEN, startControlHarness, type ControlHarness } from '../../support/controlHarness.ts';
 
 let harness: ControlHarness;
 let uiDir: string;

@@ -13,7 +13,7 @@ import { gatewayKeyAccount } from '../../../proxy/secrets/secretStore.ts';
 import { startGatewaySimulator, type GatewaySimulator } from '../../simulator/index.ts';
 import { chatBody, JSON_HEADERS, rawRequest } from '../../support/http.ts';
 import { SENTINEL_KEY } from '../../support/sentinel.ts';
-import { memorySecretStore } from '../../unit/secrets/memorySecretStore.ts';
+import { memorySecretStore } from '../../support/memorySecretStore.ts';
 import { BODY_MARKER, overwrite, pageHolding, seedLog, spendRow } from './damagedLogFixture.ts';
 
 const PAGE_BYTES = 4096;

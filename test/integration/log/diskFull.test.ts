@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DATABASE_FILE_NAME } from '../../../proxy/log/schema.ts';
-import { capturedBodies, endEvent, startEvent, TEST_NOW_MS } from './lifecycleEvents.ts';
+import { capturedBodies, endEvent, startEvent, TEST_NOW_MS } from '../../support/lifecycleEvents.ts';
 import { openTempLog, type TempLog } from './tempLog.ts';
 
 const MAX_DB_BYTES = 512 * 1024;

@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { EventIngest } from '../../../proxy/log/eventIngest.ts';
 import { RequestLogQueries } from '../../../proxy/log/queries.ts';
 import { openLogDatabase } from '../../../proxy/log/schema.ts';
-import { endEvent, startEvent } from './lifecycleEvents.ts';
+import { endEvent, startEvent } from '../../support/lifecycleEvents.ts';
 import { tempDirPerTest } from './tempLog.ts';
 
 const dataDir = tempDirPerTest('airlock-ingest-');
@@ -97,7 +97,7 @@ describe('EventIngest rows of requests in flight', () => {
     const ingest = newThread(30);
     ingest.ingest([startEvent('slow', { startedAtMs: Date.now() })], ['sk-never-in-this-row-0123'], true);
     expect(new RequestLogQueries(db).getRequest('slow')).toBeNull();
-    await vi.waitFor(() => expect(new RequestLogQueries(db).getRequest('slow')?.row.state).toBe('in_flight'), { timeout: 5_000, interval: 10 });
+    await expect.poll(() => new RequestLogQueries(db).getRequest('slow')?.row.state).toBe('in_flight');
     expect(errors).toEqual([]);
   });
 

@@ -14,7 +14,7 @@ import { startAirlock, type Airlock } from '../../../proxy/runtime/startAirlock.
 import { CONTROL_TOKEN_ACCOUNT, gatewayKeyAccount } from '../../../proxy/secrets/secretStore.ts';
 import { chatBody, JSON_HEADERS, rawRequest, type RawResponse } from '../../support/http.ts';
 import { SENTINEL_KEY } from '../../support/sentinel.ts';
-import { memorySecretStore } from '../../unit/secrets/memorySecretStore.ts';
+import { memorySecretStore } from '../../support/memorySecretStore.ts';
 
 const CONTROL_TOKEN = 'alkc_control-token-for-full-disk-tests-0123456789';
 /** 1 credit per 1,000 tokens: a short chat costs about a hundredth of a credit. */

@@ -86,7 +86,7 @@ describe('indexUnindexedSlice', () => {
     ['one body larger than the byte limit, whole', [50, 10], { maxRows: 5, maxBytes: 25 }, 1],
     ['nothing when nothing is left', [], { maxRows: 5, maxBytes: 25 }, 0],
   ])('indexes %s, oldest first', (_label, sizes, limits, expectedRows) => {
-    sizes.forEach((size, index) => insertBody(`r${index}`, `body${index} `.padEnd(size, 'x')));
+    for (const [index, size] of sizes.entries()) insertBody(`r${index}`, `body${index} `.padEnd(size, 'x'));
     const result = indexUnindexedSlice(db, limits);
     expect(result).toEqual({ rows: expectedRows, bytes: sizes.slice(0, expectedRows).reduce((sum, size) => sum + size, 0) });
     expect(unindexedIds()).toEqual(sizes.slice(expectedRows).map((_size, index) => `r${index + expectedRows}`));

@@ -1,9 +1,9 @@
 import { DatabaseSync } from 'node:sqlite';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { INGEST_SLICE_LIMITS } from '../../../proxy/log/eventIngest.ts';
 import { DATABASE_FILE_NAME, SCHEMA_VERSION } from '../../../proxy/log/schema.ts';
-import { endEvent, startEvent, TEST_STARTED_AT_MS } from './lifecycleEvents.ts';
+import { endEvent, startEvent, TEST_STARTED_AT_MS } from '../../support/lifecycleEvents.ts';
 import { openTempLog, type TempLog } from './tempLog.ts';
 
 let temp: TempLog;
@@ -35,10 +35,7 @@ describe('request log row lifecycle', () => {
       temp.events.emit(endEvent(`t${index}`));
     }
     // More events than one slice takes, and no flush: the timer's post and the thread's slices write them all.
-    await vi.waitFor(() => expect(temp.log.totals({ fromMs: TEST_STARTED_AT_MS, toMs: TEST_STARTED_AT_MS + requestCount }).requests).toBe(requestCount), {
-      timeout: 20_000,
-      interval: 20,
-    });
+    await expect.poll(() => temp.log.totals({ fromMs: TEST_STARTED_AT_MS, toMs: TEST_STARTED_AT_MS + requestCount }).requests).toBe(requestCount);
     expect(temp.log.listRequests({ status: 'ok', limit: 1 }).rows[0]?.state).toBe('done');
   });
 

@@ -1,13 +1,9 @@
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
-import { setTimeout as delay } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { BEHIND_REASON, LogThreadClient, type LogThreadOptions } from '../../../proxy/log/logThreadClient.ts';
-import { capturedBodies, endEvent, startEvent } from './lifecycleEvents.ts';
+import { capturedBodies, endEvent, startEvent } from '../../support/lifecycleEvents.ts';
 import { tempDirPerTest } from './tempLog.ts';
-
-const POLL_ATTEMPTS = 500;
-const POLL_INTERVAL_MS = 10;
 
 const dataDir = tempDirPerTest('airlock-log-thread-');
 
@@ -30,7 +26,7 @@ describe('LogThreadClient', () => {
     const errors: unknown[] = [];
     const client = clientWith({ threadUrl: new URL('./fixtures/failingLogThread.ts', import.meta.url) }, errors);
     const gaveUp = (): boolean => messages(errors).some((message) => message.includes('no longer logged'));
-    for (let attempt = 0; attempt < POLL_ATTEMPTS && !gaveUp(); attempt += 1) await delay(POLL_INTERVAL_MS);
+    await expect.poll(gaveUp).toBe(true);
 
     const said = messages(errors);
     expect(said.filter((message) => message.includes('could not open its database'))).toHaveLength(4);
@@ -61,7 +57,7 @@ describe('LogThreadClient', () => {
     const postAndWait = async (id: string): Promise<string | undefined> => {
       const before = batches().length;
       client.enqueue(endEvent(id, { bodies: capturedBodies({ requestBody: Buffer.alloc(300, 'a') }) }));
-      for (let attempt = 0; attempt < POLL_ATTEMPTS && batches().length === before; attempt += 1) await delay(POLL_INTERVAL_MS);
+      await expect.poll(() => batches().length).toBeGreaterThan(before);
       return batches().at(-1);
     };
 

@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { findSentinel, SENTINEL_KEY } from '../../support/sentinel.ts';
-import { capturedBodies, endEvent, startEvent } from './lifecycleEvents.ts';
+import { capturedBodies, endEvent, startEvent } from '../../support/lifecycleEvents.ts';
 import { openTempLog, type TempLog } from './tempLog.ts';
 
 const LOCAL_TOKEN = 'airlock-local-token-Qm9Xc2VjcmV0VG9rZW4';

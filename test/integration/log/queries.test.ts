@@ -1,7 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { capturedBodies, endEvent, startEvent, TEST_STARTED_AT_MS } from './lifecycleEvents.ts';
+import { capturedBodies, endEvent, startEvent, TEST_STARTED_AT_MS } from '../../support/lifecycleEvents.ts';
 import { openTempLog, type TempLog } from './tempLog.ts';
 import { indexEveryBody } from './indexEveryBody.ts';
+import type { RequestCursor } from '../../../proxy/contracts/log.ts';
 import { openLogDatabase } from '../../../proxy/log/schema.ts';
 
 const MINUTE_MS = 60_000;
@@ -73,7 +74,7 @@ describe('listRequests', () => {
     }
     await temp.log.flush();
     const seen: string[] = [];
-    let cursor = undefined;
+    let cursor: RequestCursor | undefined;
     let pages = 0;
     do {
       const page = temp.log.listRequests({ limit: 10, beforeCursor: cursor });

@@ -3,7 +3,7 @@ import { DatabaseSync } from 'node:sqlite';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DATABASE_FILE_NAME } from '../../../proxy/log/schema.ts';
 import type { RequestLog } from '../../../proxy/log/requestLog.ts';
-import { capturedBodies, endEvent, startEvent, TEST_NOW_MS } from './lifecycleEvents.ts';
+import { capturedBodies, endEvent, startEvent, TEST_NOW_MS } from '../../support/lifecycleEvents.ts';
 import { openTempLog, type TempLog } from './tempLog.ts';
 
 const DAY_MS = 86_400_000;
@@ -77,7 +77,7 @@ describe('retention', () => {
   it('over the size limit removes the oldest bodies before any row', async () => {
     temp = openTempLog();
     const ids = Array.from({ length: 40 }, (_, index) => `r${String(index).padStart(2, '0')}`);
-    ids.forEach((id, index) => emitFinished(temp, id, TEST_NOW_MS - (ids.length - index) * MINUTE_MS, 20_000));
+    for (const [index, id] of ids.entries()) emitFinished(temp, id, TEST_NOW_MS - (ids.length - index) * MINUTE_MS, 20_000);
     await temp.log.flush();
     const fullBytes = temp.log.status().dbBytes;
     await temp.log.close();

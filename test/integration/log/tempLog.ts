@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach } from 'vitest';
 import { RequestEvents } from '../../../proxy/events/requestEvents.ts';
-import { TEST_NOW_MS } from './lifecycleEvents.ts';
+import { TEST_NOW_MS } from '../../support/lifecycleEvents.ts';
 import { createRequestLog, type RequestLog, type RequestLogOptions } from '../../../proxy/log/requestLog.ts';
 
 export interface TempLog {

@@ -15,8 +15,8 @@ const ends: Extract<RequestLifecycleEvent, { type: 'end' }>[] = [];
 beforeAll(async () => {
   upstream = createServer((_req, res) => {
     res.writeHead(200, { 'content-type': 'application/json', 'content-length': '1000' });
-    res.write('{"id":"partial","choices":[');
-    setTimeout(() => res.socket?.destroy(), 20);
+    // Cut once the partial body is on its way, so the proxy has seen the headers and a first chunk.
+    res.write('{"id":"partial","choices":[', () => res.socket?.destroy());
   });
   await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
   const profile = profileSchema.parse({ id: 'cut', name: 'Cut', baseUrl: `http://127.0.0.1:${(upstream.address() as AddressInfo).port}/v1`, retry: { maxRetries: 0 } });

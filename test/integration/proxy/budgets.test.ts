@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TokenSecretResponse } from '../../../proxy/contracts/api.ts';
 import { chatBody, JSON_HEADERS, rawRequest, type RawResponse } from '../../support/http.ts';
 import { SENTINEL_KEY } from '../../support/sentinel.ts';
-import { startControlHarness, type ControlHarness } from '../control/controlHarness.ts';
+import { startControlHarness, type ControlHarness } from '../../support/controlHarness.ts';
 
 let harness: ControlHarness;
 let clientToken = '';
@@ -40,13 +40,19 @@ afterAll(async () => {
   await harness?.close();
 });
 
-describe('budgets over the real proxy (issue 4)', () => {
+describe('budgets over the real proxy', () => {
   it('lets parallel requests through only as far as their estimates fit under the cap', async () => {
     await setBudget({ dailyCredits: 0.5 });
     harness.simulator.reset();
-    // Every request waits for its answer, so all five are in flight together.
-    harness.simulator.script(...Array.from({ length: 5 }, () => ({ kind: 'delayHeaders' as const, ms: 300 })));
-    const replies = await Promise.all(Array.from({ length: 5 }, () => chat(LARGE_PROMPT)));
+    // The gateway holds every answer until each of the five was either refused or reached it, so
+    // the admitted ones are still running while the others are judged, however slow the machine.
+    const allJudged = Promise.withResolvers<void>();
+    harness.simulator.script(...Array.from({ length: 5 }, () => ({ kind: 'holdHeaders' as const, until: allJudged.promise })));
+    let answered = 0;
+    const pending = Array.from({ length: 5 }, () => chat(LARGE_PROMPT).finally(() => (answered += 1)));
+    await expect.poll(() => answered + chatCalls()).toBe(5);
+    allJudged.resolve();
+    const replies = await Promise.all(pending);
 
     expect(replies.map((reply) => reply.status).sort()).toEqual([200, 200, 429, 429, 429]);
     const refusal = replies.find((reply) => reply.status === 429);
@@ -76,7 +82,7 @@ describe('budgets over the real proxy (issue 4)', () => {
   });
 });
 
-describe('burst limits from the config (issue 4)', () => {
+describe('burst limits from the config', () => {
   it('pauses a client past the configured requests per minute, and applies an edit to the next request', async () => {
     await setBudget({});
     const burstToken = ((await control('/tokens', 'POST', { name: 'burst' })) as TokenSecretResponse).token;
@@ -95,7 +101,7 @@ describe('burst limits from the config (issue 4)', () => {
     const refused = await burstChat();
 
     expect(refused.status).toBe(429);
-    expect(JSON.parse(refused.body).error.message).toMatch(/paused client 'burst'.*4 requests within 60 s \(limit 3\).*airlock resume burst/);
+    expect(JSON.parse(refused.body).error.message).toMatch(/paused client 'burst'.*4 requests within 60 s \(limit 3\).*`npx airlock resume burst`/);
     expect(chatCalls()).toBe(3);
     // Back to the default: the pause stays (it is lifted by a resume only); other clients pass.
     await harness.store.update((config) => ({ ...config, settings: { ...config.settings, burstLimits: { ...config.settings.burstLimits, maxRequestsPerMinute: 120 } } }));

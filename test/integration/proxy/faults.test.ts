@@ -6,7 +6,7 @@ import { findSentinel } from '../../support/sentinel.ts';
 let harness: Harness;
 
 beforeAll(async () => {
-  // Short timeouts keep the timeout cases quick; the retry waits are the seed's 1, 2, 4 s.
+  // Short timeouts keep the timeout cases quick; the retry waits are the contract's 1, 2, 4 s.
   harness = await startHarness({ profile: { timeouts: { connectTimeoutMs: 1000, idleTimeoutMs: 1500, totalTimeoutMs: 4000 } } });
 });
 afterAll(async () => {

@@ -1,10 +1,9 @@
-import { setTimeout as delay } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inputTokensUpperBound } from '../../../proxy/billing/estimate.ts';
 import type { TokenSecretResponse } from '../../../proxy/contracts/api.ts';
 import { chatBody, JSON_HEADERS, rawRequest, type RawResponse } from '../../support/http.ts';
 import { SENTINEL_KEY } from '../../support/sentinel.ts';
-import { startControlHarness, type ControlHarness } from '../control/controlHarness.ts';
+import { startControlHarness, type ControlHarness } from '../../support/controlHarness.ts';
 
 let harness: ControlHarness;
 let clientToken = '';
@@ -15,8 +14,6 @@ const BODY = chatBody({ messages: [{ role: 'user', content: 'word '.repeat(2_000
 const BOUND_CREDITS = (inputTokensUpperBound(JSON.parse(BODY)) * INPUT_PER_1M) / 1_000_000;
 /** Room for one request held at its bound, but not for that bound plus a second request's count. */
 const DAILY_CAP = Number((BOUND_CREDITS * 1.1).toFixed(4));
-const POLL_MS = 50;
-const POLL_MAX_MS = 10_000;
 
 async function control(pathAndQuery: string, method: string, body: unknown): Promise<unknown> {
   const response = await harness.api(pathAndQuery, { method, body: JSON.stringify(body) });
@@ -45,15 +42,16 @@ afterAll(async () => {
 
 describe('a request admitted on its upper bound near a cap', () => {
   it('has its hold lowered to the count, so a parallel request fits under the cap', async () => {
-    harness.simulator.script({ kind: 'delayHeaders', ms: 3_000 });
+    // The gateway holds the first answer until the second request has been judged.
+    const secondJudged = Promise.withResolvers<void>();
+    harness.simulator.script({ kind: 'holdHeaders', until: secondJudged.promise });
     const first = chat();
     // Held at the bound first, then at the count once the tokenizer thread has counted.
-    for (let waitedMs = 0; waitedMs < POLL_MAX_MS && !(heldCredits() > 0 && heldCredits() < BOUND_CREDITS / 2); waitedMs += POLL_MS) await delay(POLL_MS);
-    expect(heldCredits()).toBeGreaterThan(0);
-    expect(heldCredits()).toBeLessThan(BOUND_CREDITS / 2);
+    await expect.poll(() => heldCredits() > 0 && heldCredits() < BOUND_CREDITS / 2).toBe(true);
 
     // At the first one's bound, this one's count would not fit: 429, as it was before the hold was lowered.
     const second = await chat();
+    secondJudged.resolve();
     expect(second.status, second.body).toBe(200);
     expect((await first).status).toBe(200);
     expect(harness.simulator.received.filter((received) => received.path === '/v1/chat/completions')).toHaveLength(2);

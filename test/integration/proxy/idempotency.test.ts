@@ -28,7 +28,7 @@ beforeEach(() => simulator.reset());
 const createImage = (headers: Record<string, string>) =>
   rawRequest(`${proxy.url}/v1/images/generations`, { method: 'POST', headers: { ...JSON_HEADERS, ...headers }, body: JSON.stringify({ model: 'gpt-image-1', prompt: 'a lighthouse' }) });
 
-describe('image creation with an idempotency key (seed section 3)', () => {
+describe('image creation with an idempotency key', () => {
   it('answers a repeat from the first answer and never creates the image twice', async () => {
     const first = await createImage({ 'idempotency-key': 'task-42' });
     const repeat = await createImage({ 'idempotency-key': 'task-42' });

@@ -10,7 +10,7 @@ import { gatewayKeyAccount } from '../../../proxy/secrets/secretStore.ts';
 import { startGatewaySimulator, type GatewaySimulator } from '../../simulator/index.ts';
 import { JSON_HEADERS, rawRequest } from '../../support/http.ts';
 import { SENTINEL_KEY } from '../../support/sentinel.ts';
-import { memorySecretStore } from '../../unit/secrets/memorySecretStore.ts';
+import { memorySecretStore } from '../../support/memorySecretStore.ts';
 
 let simulator: GatewaySimulator;
 let dataDir: string;
@@ -39,7 +39,7 @@ const createImage = (airlock: Airlock, idempotencyKey: string) =>
     body: JSON.stringify({ model: 'gpt-image-1', prompt: 'a lighthouse' }),
   });
 
-describe('a keyed image creation repeated after Airlock restarted (seed section 3)', () => {
+describe('a keyed image creation repeated after Airlock restarted', () => {
   it('is answered from the first answer kept in the log, and the gateway creates one image', async () => {
     const firstRun = await startRun();
     const first = await createImage(firstRun, 'restart-1');

@@ -4,6 +4,9 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startHarness, type Harness } from '../../support/proxyHarness.ts';
 import { chatBody, JSON_HEADERS, rawRequest } from '../../support/http.ts';
 
+/** Far beyond any wait for an event in these tests, so a close before it has one cause. */
+const NEXT_CHUNK_AFTER_MS = 60_000;
+
 let harness: Harness;
 
 beforeAll(async () => {
@@ -90,21 +93,20 @@ describe('headers', () => {
 });
 
 describe('client abort', () => {
-  it('closes the upstream connection within 100 ms of the client leaving a stream', async () => {
-    harness.simulator.script({ kind: 'slowChunks', intervalMs: 200 });
-    const abortedAtMs = await new Promise<number>((resolve, reject) => {
+  it('closes the upstream connection when the client leaves a stream, not at the next chunk it fails to pass on', async () => {
+    // The next chunk is a minute away: only the client's leaving can close the upstream before it.
+    harness.simulator.script({ kind: 'slowChunks', intervalMs: NEXT_CHUNK_AFTER_MS });
+    await new Promise<void>((resolve, reject) => {
       const req = request(`${harness.proxy.url}/v1/chat/completions`, { method: 'POST', headers: JSON_HEADERS }, (res) => {
         res.once('data', () => {
-          const at = performance.timeOrigin + performance.now();
           req.destroy();
-          resolve(at);
+          resolve();
         });
       });
       req.on('error', () => undefined);
-      req.setTimeout(10_000, () => reject(new Error('no first chunk')));
+      req.once('close', () => reject(new Error('the stream closed before its first chunk')));
       req.end(chatBody({ stream: true }));
     });
-    const closedAtMs = await harness.simulator.waitForClose(0, 5_000);
-    expect(closedAtMs - abortedAtMs).toBeLessThan(100);
+    await expect(harness.simulator.waitForClose(0, NEXT_CHUNK_AFTER_MS / 2)).resolves.toBeGreaterThan(0);
   });
 });

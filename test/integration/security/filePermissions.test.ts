@@ -11,7 +11,7 @@ import { gatewayKeyAccount } from '../../../proxy/secrets/secretStore.ts';
 import { startGatewaySimulator, type GatewaySimulator } from '../../simulator/index.ts';
 import { chatBody, JSON_HEADERS, rawRequest } from '../../support/http.ts';
 import { SENTINEL_KEY } from '../../support/sentinel.ts';
-import { memorySecretStore } from '../../unit/secrets/memorySecretStore.ts';
+import { memorySecretStore } from '../../support/memorySecretStore.ts';
 
 const describePosix = process.platform === 'win32' ? describe.skip : describe;
 

@@ -13,7 +13,7 @@ import { buildSupportInfo } from '../../../renderer/src/detail/copyText.ts';
 import { startGatewaySimulator, type GatewaySimulator } from '../../simulator/index.ts';
 import { chatBody, JSON_HEADERS, rawRequest } from '../../support/http.ts';
 import { findSentinel, findSentinelInStream, SENTINEL_KEY } from '../../support/sentinel.ts';
-import { memorySecretStore } from '../../unit/secrets/memorySecretStore.ts';
+import { memorySecretStore } from '../../support/memorySecretStore.ts';
 
 let simulator: GatewaySimulator;
 let airlock: Airlock;

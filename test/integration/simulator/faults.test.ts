@@ -38,10 +38,7 @@ async function readToEnd(response: Response): Promise<{ text: string; broken: bo
 }
 
 async function waitForRequests(target: GatewaySimulator, count: number): Promise<void> {
-  for (let attempt = 0; attempt < 200 && target.received.length < count; attempt += 1) {
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-  expect(target.received.length).toBeGreaterThanOrEqual(count);
+  await expect.poll(() => target.received.length).toBeGreaterThanOrEqual(count);
 }
 
 describe('status faults', () => {

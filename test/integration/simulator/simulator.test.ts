@@ -20,7 +20,7 @@ function chat(body: object, headers: Record<string, string> = JSON_AUTH): Promis
 }
 const hello = { model: 'qwen-plus', messages: [{ role: 'user', content: 'Say hello' }] };
 
-describe('authentication (seed section 5)', () => {
+describe('authentication: only the exact `Bearer <key>` form', () => {
   it.each<[string, Record<string, string>, number]>([
     ['exact Bearer form', AUTH, 200],
     ['no header', {}, 401],

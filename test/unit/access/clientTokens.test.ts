@@ -89,7 +89,7 @@ describe('createClientAuthenticator', () => {
   ])('refuses %s with 401 and where to find the token', (_label, headers) => {
     const refusal = createClientAuthenticator({ snapshot: config }).authenticate(headers);
     expect(refusal).toMatchObject({ status: 401, errorClass: 'client_unauthorized' });
-    expect(refusal).toHaveProperty('message', expect.stringContaining('airlock token create'));
+    expect(refusal).toHaveProperty('message', expect.stringContaining('npx airlock token create'));
     expect(refusal).toHaveProperty('message', expect.stringContaining('Connect screen'));
   });
 

@@ -4,7 +4,7 @@ import { createClientAuthenticator } from '../../../proxy/access/clientAuthentic
 import { generateToken, tokenRecord } from '../../../proxy/access/clientTokens.ts';
 import { emptyConfig } from '../../../proxy/contracts/config.ts';
 import { addClientToken } from '../../../proxy/profiles/configMutations.ts';
-import { memorySecretStore, unavailableSecretStore } from '../secrets/memorySecretStore.ts';
+import { memorySecretStore, unavailableSecretStore } from '../../support/memorySecretStore.ts';
 
 describe('control token', () => {
   it('is generated once and kept in the keychain', async () => {

@@ -26,10 +26,10 @@ describe('createTargetResolver', () => {
   });
 
   it.each([
-    ['no profile at all', () => emptyConfig(), null, 'no_profile', 'airlock profile add'],
-    ['no active profile', () => setActiveProfile(config(), null), null, 'no_profile', 'airlock profile use'],
-    ['a pin to a profile that is gone', () => config(), 'gone', 'no_profile', 'airlock profile use'],
-    ['a profile without a key', () => setActiveProfile(config(), 'nokey'), null, 'no_key', 'airlock key set nokey'],
+    ['no profile at all', () => emptyConfig(), null, 'no_profile', 'npx airlock profile add'],
+    ['no active profile', () => setActiveProfile(config(), null), null, 'no_profile', 'npx airlock profile use'],
+    ['a pin to a profile that is gone', () => config(), 'gone', 'no_profile', 'npx airlock profile use'],
+    ['a profile without a key', () => setActiveProfile(config(), 'nokey'), null, 'no_key', 'npx airlock key set nokey'],
   ])('refuses %s, saying what to do', (_label, snapshot, pinned, code, hint) => {
     const refusal = createTargetResolver({ snapshot }, keySource).resolve({ tokenName: null, pinnedProfileId: pinned });
     expect(refusal).toMatchObject({ status: 503, errorClass: 'no_key', code });

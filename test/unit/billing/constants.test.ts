@@ -1,24 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { toCny, topUpEstimate, toUsdApprox } from '../../../proxy/billing/constants.ts';
-
-describe('topUpEstimate', () => {
-  it.each([
-    { credits: 0, discountPercent: 0, payCny: 0, payUsdApprox: 0 },
-    { credits: 99, discountPercent: 0, payCny: 74.25, payUsdApprox: 10.89 },
-    { credits: 100, discountPercent: 1, payCny: 74.25, payUsdApprox: 10.89 },
-    { credits: 499, discountPercent: 1, payCny: 370.51, payUsdApprox: 54.34 },
-    { credits: 500, discountPercent: 1.5, payCny: 369.38, payUsdApprox: 54.18 },
-    { credits: 999, discountPercent: 1.5, payCny: 738.01, payUsdApprox: 108.24 },
-    { credits: 1000, discountPercent: 2, payCny: 735, payUsdApprox: 107.8 },
-    { credits: 5000, discountPercent: 2, payCny: 3675, payUsdApprox: 539 },
-  ])('$credits credits -> $discountPercent% off, $payCny CNY', ({ credits, discountPercent, payCny, payUsdApprox }) => {
-    expect(topUpEstimate(credits)).toEqual({ credits, discountPercent, payCny, payUsdApprox });
-  });
-
-  it.each([-1, Number.NaN, Number.POSITIVE_INFINITY])('rejects %s', (credits) => {
-    expect(() => topUpEstimate(credits)).toThrow(RangeError);
-  });
-});
+import { toCny, toUsdApprox } from '../../../proxy/billing/constants.ts';
 
 describe('conversions', () => {
   it.each([

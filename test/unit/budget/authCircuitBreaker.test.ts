@@ -71,7 +71,7 @@ describe('AuthCircuitBreaker', () => {
     const refusal = breaker.admit('work', T0 + 10_500);
     expect(refusal).toMatchObject({ status: 401, errorClass: 'circuit_open', headers: { 'retry-after': '20' } });
     expect(refusal?.message).toContain("rejected the key of profile 'work' (HTTP 401)");
-    expect(refusal?.message).toContain('`airlock key set work`');
+    expect(refusal?.message).toContain('`npx airlock key set work`');
   });
 
   it('is per profile, and a key change resets it', () => {

@@ -27,7 +27,7 @@ describe('BurstGuard by request count', () => {
     expect(refusal).toMatchObject({ status: 429, errorClass: 'client_paused' });
     expect(refusal?.message).toContain("client 'agent'");
     expect(refusal?.message).toContain('3 requests within 60 s (limit 2)');
-    expect(refusal?.message).toContain('`airlock resume agent`');
+    expect(refusal?.message).toContain('`npx airlock resume agent`');
     expect(guard.pausedClients().map((pause) => pause.clientName)).toEqual(['agent']);
 
     expect(guard.resume('agent')).toBe(true);
@@ -50,7 +50,7 @@ describe('BurstGuard by credits', () => {
     { name: 'unpriced requests never count', spends: [null, null, null], gapMs: 1, paused: false },
   ])('$name', ({ spends, gapMs, paused }) => {
     const guard = new BurstGuard({ maxCredits: 5 });
-    spends.forEach((credits, index) => guard.recordCredits('cursor', credits, T0 + index * gapMs));
+    for (const [index, credits] of spends.entries()) guard.recordCredits('cursor', credits, T0 + index * gapMs);
     const refusal = guard.admit('cursor', T0 + spends.length * gapMs);
     expect(refusal?.errorClass ?? null).toBe(paused ? 'client_paused' : null);
   });

@@ -24,8 +24,12 @@ function setup(options: { profile?: Partial<ProfileInput>; clientBudgets?: Recor
     ...options.deps,
   });
   let requestCount = 0;
+  const nextRequestId = (): string => {
+    requestCount += 1;
+    return `alk_${requestCount}`;
+  };
   const input = (overrides: Partial<SpendCheckInput> = {}): SpendCheckInput => ({
-    requestId: `alk_${(requestCount += 1)}`,
+    requestId: nextRequestId(),
     identity: { tokenName: 'cursor', pinnedProfileId: null },
     profile,
     method: 'POST',

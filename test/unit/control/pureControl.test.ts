@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { SpendByDayRow } from '../../../proxy/contracts/log.ts';
-import { modelIdsFrom } from '../../../proxy/control/gatewayProbe.ts';
+import { modelIdsFrom } from '../../../proxy/pipeline/gatewayModels.ts';
 import { bodyViewOf, detailOf, errorTitle, INLINE_BODY_LIMIT_BYTES } from '../../../proxy/control/mapping.ts';
 import { rowFromStart } from '../../../proxy/log/rowDraft.ts';
 import { buildSupportInfo } from '../../../renderer/src/detail/copyText.ts';

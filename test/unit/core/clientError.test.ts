@@ -15,7 +15,7 @@ describe('explainError', () => {
     expect(others).not.toContain(meaning);
   });
 
-  it.each(NOT_RETRYABLE)('%s is not retryable (seed section 7 rule 2)', (errorClass) => {
+  it.each(NOT_RETRYABLE)('%s is not retryable: never retried automatically', (errorClass) => {
     expect(explainError(errorClass).retryable).toBe(false);
   });
 

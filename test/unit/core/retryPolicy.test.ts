@@ -53,7 +53,7 @@ describe('decideRetry: when', () => {
     ['after 3 retries', { retriesSoFar: 3 }, false, /gave up after 3/],
     ['policy allows 1', { retriesSoFar: 1, policy: { maxRetries: 1, maxRetryAfterMs: 8000 } }, false, /limit 1/],
     ['policy allows none', { policy: { maxRetries: 0, maxRetryAfterMs: 8000 } }, false, /limit 0/],
-    ['policy over the seed cap', { retriesSoFar: 3, policy: { maxRetries: 9, maxRetryAfterMs: 8000 } }, false, /limit 3/],
+    ['policy over the contract cap of 3', { retriesSoFar: 3, policy: { maxRetries: 9, maxRetryAfterMs: 8000 } }, false, /limit 3/],
   ])('%s', (_label, overrides, retry, reason) => {
     const decision = decideRetry(input(overrides));
     expect(decision.retry).toBe(retry);

@@ -1,14 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { decideLaunch, electronBinaryPath, MISSING_BINARY_MESSAGE, needsBuild } from '../../../electron/logic/launchPlan.ts';
+import { decideLaunch, DOWNLOAD_FAILED_MESSAGE, electronBinaryPath, needsBuild } from '../../../electron/logic/launchPlan.ts';
 
 describe('decideLaunch', () => {
   const fresh = { outputMtimesMs: [200, 200, 200], newestSourceMtimeMs: 100 };
 
   it.each([
-    ['no path.txt (download skipped)', { electronBinaryPath: null, electronBinaryExists: false }],
+    ['no path.txt (never downloaded)', { electronBinaryPath: null, electronBinaryExists: false }],
     ['path.txt but no binary', { electronBinaryPath: '/p/node_modules/electron/dist/electron', electronBinaryExists: false }],
-  ])('%s -> explains and does not build', (_name, binary) => {
-    expect(decideLaunch({ ...binary, ...fresh })).toEqual({ kind: 'missing_binary', message: MISSING_BINARY_MESSAGE });
+  ])('%s -> downloads the binary first', (_name, binary) => {
+    expect(decideLaunch({ ...binary, ...fresh })).toEqual({ kind: 'download_binary' });
   });
 
   it('launches without building when the outputs are fresh', () => {
@@ -19,10 +19,11 @@ describe('decideLaunch', () => {
     expect(decideLaunch({ electronBinaryPath: '/e', electronBinaryExists: true, outputMtimesMs: [200, 50, 200], newestSourceMtimeMs: 100 })).toMatchObject({ buildFirst: true });
   });
 
-  it('tells the user both ways out', () => {
-    expect(MISSING_BINARY_MESSAGE).toMatch(/ELECTRON_SKIP_BINARY_DOWNLOAD/);
-    expect(MISSING_BINARY_MESSAGE).toMatch(/npx install-electron/);
-    expect(MISSING_BINARY_MESSAGE).toMatch(/npm run serve/);
+  it('after a failed download, says the binary comes on first start and gives both ways out', () => {
+    expect(DOWNLOAD_FAILED_MESSAGE).not.toMatch(/ELECTRON_SKIP_BINARY_DOWNLOAD|npm install/);
+    expect(DOWNLOAD_FAILED_MESSAGE).toMatch(/first time the app starts/);
+    expect(DOWNLOAD_FAILED_MESSAGE).toMatch(/npx install-electron/);
+    expect(DOWNLOAD_FAILED_MESSAGE).toMatch(/npm run serve/);
   });
 });
 

@@ -6,7 +6,22 @@ import { TRAY_ICON_STATES } from '../../../electron/logic/trayState.ts';
 const require = createRequire(import.meta.url);
 const root = new URL('../../../', import.meta.url);
 const packageJson = JSON.parse(readFileSync(new URL('package.json', root), 'utf8')) as { appId: string; productName: string };
-const config = require('../../../build/electron-builder.config.cjs') as Record<string, any>;
+/** The parts of build/electron-builder.config.cjs this test reads. */
+interface PlatformBuild {
+  target: string[];
+  icon: string;
+}
+interface BuilderConfig {
+  appId: string;
+  productName: string;
+  files: string[];
+  asarUnpack: string[];
+  mac: PlatformBuild & { hardenedRuntime: boolean; entitlements: string };
+  win: PlatformBuild;
+  linux: PlatformBuild;
+  deb: { depends: string[] };
+}
+const config = require('../../../build/electron-builder.config.cjs') as BuilderConfig;
 
 function pngSizePx(relativePath: string): { width: number; height: number } {
   const bytes = readFileSync(new URL(relativePath, root));
@@ -28,7 +43,7 @@ describe('electron-builder config', () => {
     ['mac', ['dmg']],
     ['win', ['nsis']],
     ['linux', ['AppImage', 'deb']],
-  ])('%s targets %j', (platform, targets) => {
+  ] as const)('%s targets %j', (platform, targets) => {
     expect(config[platform].target).toEqual(targets);
   });
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { buildBodiesRecord, capUtf8, decodeBody } from '../../../proxy/log/bodyRecord.ts';
 import { findSentinel, SENTINEL_KEY } from '../../support/sentinel.ts';
-import { capturedBodies } from '../../integration/log/lifecycleEvents.ts';
+import { capturedBodies } from '../../support/lifecycleEvents.ts';
 
 describe('capUtf8', () => {
   it.each([

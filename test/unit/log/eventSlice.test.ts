@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { RequestLifecycleEvent } from '../../../proxy/events/lifecycle.ts';
 import { nextSliceLength } from '../../../proxy/log/eventSlice.ts';
-import { capturedBodies, endEvent, startEvent } from '../../integration/log/lifecycleEvents.ts';
+import { capturedBodies, endEvent, startEvent } from '../../support/lifecycleEvents.ts';
 
 const start = (id: string): RequestLifecycleEvent => startEvent(id);
 const endWithBody = (id: string, bodyBytes: number): RequestLifecycleEvent =>

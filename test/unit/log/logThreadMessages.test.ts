@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { RequestLifecycleEvent } from '../../../proxy/events/lifecycle.ts';
 import { deserializeEvents, serializeEvents } from '../../../proxy/log/logThreadMessages.ts';
-import { capturedBodies, endEvent, startEvent } from '../../integration/log/lifecycleEvents.ts';
+import { capturedBodies, endEvent, startEvent } from '../../support/lifecycleEvents.ts';
 
 /** A small Buffer.from result is a view into Node's shared buffer pool (64 KiB), as captured bodies often are. */
 const pooledBody = (text: string): Buffer => {

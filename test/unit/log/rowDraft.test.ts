@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { COLUMNS_SET_AFTER_START, REQUEST_COLUMNS, rowToParams } from '../../../proxy/log/rowCodec.ts';
 import { applyRowEvent, isSupersededByEnd, maskRowText, modelsDiffer, rowFromStart, type RowUpdateEvent } from '../../../proxy/log/rowDraft.ts';
-import { endEvent, startEvent } from '../../integration/log/lifecycleEvents.ts';
+import { endEvent, startEvent } from '../../support/lifecycleEvents.ts';
 
 describe('modelsDiffer', () => {
   it.each([

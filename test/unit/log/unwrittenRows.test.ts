@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { RequestLogRow } from '../../../proxy/contracts/log.ts';
 import { rowFromStart } from '../../../proxy/log/rowDraft.ts';
 import { summaryRowOf, UnwrittenRows } from '../../../proxy/log/unwrittenRows.ts';
-import { startEvent, TEST_STARTED_AT_MS } from '../../integration/log/lifecycleEvents.ts';
+import { startEvent, TEST_STARTED_AT_MS } from '../../support/lifecycleEvents.ts';
 
 function row(id: string, costCredits: number | null, state: RequestLogRow['state'] = 'done'): RequestLogRow {
   return { ...rowFromStart(startEvent(id)), state, status: 200, costCredits, usageSource: 'reported' };

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { LogTotals, RequestLogRow, SpendByDayRow } from '../../../proxy/contracts/log.ts';
 import { rowFromStart } from '../../../proxy/log/rowDraft.ts';
 import { addRow, spendByDayWith, spendSinceWith, totalsWith, type SpendEntry } from '../../../proxy/log/unwrittenSpend.ts';
-import { startEvent } from '../../integration/log/lifecycleEvents.ts';
+import { startEvent } from '../../support/lifecycleEvents.ts';
 
 const local = (day: number, hour = 12): number => new Date(2026, 2, day, hour).getTime();
 const OFFSET_MS = -new Date(local(15)).getTimezoneOffset() * 60_000;

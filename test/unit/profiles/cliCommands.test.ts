@@ -2,10 +2,11 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import packageJson from '../../../package.json' with { type: 'json' };
 import { sha256Hex } from '../../../proxy/access/clientTokens.ts';
 import { SENTINEL_KEY } from '../../support/sentinel.ts';
-import { memorySecretStore } from '../secrets/memorySecretStore.ts';
-import { runAirlock, type CliRun } from './cliHarness.ts';
+import { memorySecretStore } from '../../support/memorySecretStore.ts';
+import { runAirlock, type CliRun } from '../../support/cliHarness.ts';
 
 let dataDir: string;
 let secrets: ReturnType<typeof memorySecretStore>;
@@ -161,5 +162,21 @@ describe('airlock limits', () => {
     expect(refused.exitCode).not.toBe(0);
     expect(refused.stderr).toContain(message);
     expect((await airlock(['limits'])).stdout).toContain('past 120 requests or 5 credits within a minute');
+  });
+});
+
+describe('airlock as a command', () => {
+  it.each([['--version'], ['-V']])('%s prints the package version', async (flag) => {
+    const run = await airlock([flag]);
+    expect(run).toEqual({ stdout: `${packageJson.version}\n`, stderr: '', exitCode: 0 });
+  });
+
+  it.each([
+    [['profile', 'list'], '`npx airlock profile add <id>'],
+    [['token', 'list'], '`npx airlock token create <name>`'],
+    [['profile', 'add', 'work', '--name', 'Work', '--base-url', 'https://gw.example/v1'], '`npx airlock key set work`'],
+  ])('%j hints at a command that runs after npm install', async (args, hint) => {
+    const run = await airlock(args);
+    expect(run.stdout + run.stderr).toContain(hint);
   });
 });

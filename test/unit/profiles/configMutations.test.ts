@@ -5,7 +5,6 @@ import {
   addProfile,
   bumpKeysRevision,
   ConfigEditError,
-  pinClientToken,
   removeClientToken,
   removeProfile,
   setActiveProfile,
@@ -58,8 +57,8 @@ describe('profile edits', () => {
   it('refuses to remove a profile that client tokens are pinned to, naming them', () => {
     const config = addClientToken(twoProfiles(), tokenRecord('claude', 'alk_secret-token-value', 'b', 1));
     expect(() => removeProfile(config, 'b')).toThrowError('"claude"');
-    const unpinned = pinClientToken(config, 'claude', null);
-    expect(removeProfile(unpinned, 'b').profiles).toHaveLength(1);
+    const revoked = removeClientToken(config, 'claude');
+    expect(removeProfile(revoked, 'b').profiles).toHaveLength(1);
   });
 
   it('an update keeps the id and the fields it does not touch', () => {

@@ -26,7 +26,7 @@ describe('applyUpdate', () => {
   });
 
   it('keeps only the tail of a very long stream', () => {
-    const row = applyUpdate(applyUpdate(undefined, start('a', 1))!, delta('a', 'x'.repeat(LIVE_TEXT_LIMIT_CHARS) + 'END'))!;
+    const row = applyUpdate(applyUpdate(undefined, start('a', 1))!, delta('a', `${'x'.repeat(LIVE_TEXT_LIMIT_CHARS)}END`))!;
     expect(row.text).toHaveLength(LIVE_TEXT_LIMIT_CHARS);
     expect(row.text.endsWith('END')).toBe(true);
   });

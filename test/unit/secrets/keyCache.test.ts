@@ -4,7 +4,7 @@ import { addProfile, bumpKeysRevision } from '../../../proxy/profiles/configMuta
 import { API_KEY_ENV_VAR, EnvKeySource } from '../../../proxy/secrets/envKeySource.ts';
 import { describeKeyStatus, KeyCache } from '../../../proxy/secrets/keyCache.ts';
 import { SENTINEL_KEY } from '../../support/sentinel.ts';
-import { memorySecretStore, unavailableSecretStore } from './memorySecretStore.ts';
+import { memorySecretStore, unavailableSecretStore } from '../../support/memorySecretStore.ts';
 
 /** A config source whose changes the test pushes by hand. */
 function configSource(initial: ConfigFile) {

@@ -16,6 +16,7 @@ describe('faultMatches', () => {
     [{ kind: 'html' }, models, true],
     [{ kind: 'hang' }, models, true],
     [{ kind: 'delayHeaders', ms: 1 }, models, true],
+    [{ kind: 'holdHeaders', until: Promise.resolve() }, chat, true],
     [{ kind: 'reply', content: 'x' }, models, false],
     [{ kind: 'reply', content: 'x' }, chat, true],
     [{ kind: 'cutAfter', chunks: 1 }, chat, true],

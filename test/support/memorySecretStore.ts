@@ -1,7 +1,7 @@
-import type { SecretStore } from '../../../proxy/secrets/secretStore.ts';
-import { KeychainUnavailableError } from '../../../proxy/secrets/secretStore.ts';
+import type { SecretStore } from '../../proxy/secrets/secretStore.ts';
+import { KeychainUnavailableError } from '../../proxy/secrets/secretStore.ts';
 
-/** An in-memory SecretStore for unit tests; the real keychain is exercised in test/keychain. */
+/** An in-memory SecretStore for tests; the real keychain is exercised in test/keychain. */
 export function memorySecretStore(initial: Record<string, string> = {}): SecretStore & { entries: Map<string, string> } {
   const entries = new Map(Object.entries(initial));
   return {

@@ -1,12 +1,8 @@
 import { PassThrough } from 'node:stream';
-import { Command, CommanderError } from 'commander';
-import type { CliDeps } from '../../../proxy/cli/commands/cliContext.ts';
-import { registerKeyCommands } from '../../../proxy/cli/commands/key.ts';
-import { registerLimitsCommand } from '../../../proxy/cli/commands/limits.ts';
-import { registerProfileCommands } from '../../../proxy/cli/commands/profile.ts';
-import { registerTokenCommands } from '../../../proxy/cli/commands/token.ts';
-import { registerResumeCommand } from '../../../proxy/cli/resume.ts';
-import type { SecretStore } from '../../../proxy/secrets/secretStore.ts';
+import { type Command, CommanderError } from 'commander';
+import type { CliDeps } from '../../proxy/cli/commands/cliContext.ts';
+import { createProgram } from '../../proxy/cli/program.ts';
+import type { SecretStore } from '../../proxy/secrets/secretStore.ts';
 
 export interface CliRun {
   stdout: string;
@@ -39,10 +35,13 @@ export async function runAirlock(dataDir: string, secrets: SecretStore, args: st
     stderr: sink((text) => (stderr += text)),
     nowMs: () => 1_700_000_000_000,
   };
-  // Configured like proxy/cli/main.ts (help after a usage error) so the one-line failures are checked against it.
-  const program = new Command('airlock').option('--data-dir <dir>').showHelpAfterError().exitOverride();
-  program.configureOutput({ writeOut: (text) => (stdout += text), writeErr: (text) => (stderr += text) });
-  for (const register of [registerProfileCommands, registerKeyCommands, registerTokenCommands, registerResumeCommand, registerLimitsCommand]) register(program, deps);
+  // The real command line, each command throwing instead of exiting and writing to the captured streams.
+  const program = createProgram(deps);
+  const capture = (command: Command): void => {
+    command.exitOverride().configureOutput({ writeOut: (text) => (stdout += text), writeErr: (text) => (stderr += text) });
+    for (const subcommand of command.commands) capture(subcommand);
+  };
+  capture(program);
   let exitCode = 0;
   try {
     await program.parseAsync(['--data-dir', dataDir, ...args], { from: 'user' });

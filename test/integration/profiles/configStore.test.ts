@@ -25,8 +25,7 @@ function configPath(): string {
 }
 
 async function waitFor(condition: () => boolean): Promise<void> {
-  for (let attempt = 0; attempt < 200 && !condition(); attempt += 1) await new Promise((resolve) => setTimeout(resolve, 25));
-  expect(condition()).toBe(true);
+  await expect.poll(condition).toBe(true);
 }
 
 beforeEach(() => {

@@ -9,13 +9,7 @@ module.exports = {
   copyright: `Copyright © ${new Date().getFullYear()} ${packageJson.productName} contributors`,
   directories: { output: 'release', buildResources: 'build' },
   // The proxy is bundled into dist-electron/main.js; its runtime dependencies come from node_modules.
-  files: [
-    'package.json',
-    'dist-electron/**/*',
-    'renderer/dist/**/*',
-    'build/icons/tray/**/*',
-    '!**/*.map',
-  ],
+  files: ['package.json', 'dist-electron/**/*', 'renderer/dist/**/*', 'build/icons/tray/**/*', '!**/*.map'],
   // Native modules cannot be loaded from inside the asar archive.
   asarUnpack: ['node_modules/keytar/**/*.node'],
   npmRebuild: true,

@@ -43,7 +43,9 @@ try {
   const render = async (svg: string, sizePx: number): Promise<Buffer> => {
     await page.setViewportSize({ width: sizePx, height: sizePx });
     const dataUrl = `data:image/svg+xml;base64,${Buffer.from(svg).toString('base64')}`;
-    await page.setContent(`<html><body style="margin:0;background:transparent"><img src="${dataUrl}" width="${sizePx}" height="${sizePx}" style="display:block"></body></html>`);
+    await page.setContent(
+      `<html><body style="margin:0;background:transparent"><img src="${dataUrl}" width="${sizePx}" height="${sizePx}" style="display:block"></body></html>`,
+    );
     await page.locator('img').evaluate((image: HTMLImageElement) => image.decode());
     return page.screenshot({ omitBackground: true, clip: { x: 0, y: 0, width: sizePx, height: sizePx } });
   };
@@ -55,7 +57,8 @@ try {
   mkdirSync(join(iconsDir, 'tray'), { recursive: true });
   for (const state of TRAY_ICON_STATES) {
     for (const template of [false, true]) {
-      for (const sizePx of TRAY_SIZES_PX) writeFileSync(join(iconsDir, 'tray', trayFileName(state, template, sizePx)), await render(traySvg(state, template), sizePx));
+      for (const sizePx of TRAY_SIZES_PX)
+        writeFileSync(join(iconsDir, 'tray', trayFileName(state, template, sizePx)), await render(traySvg(state, template), sizePx));
     }
   }
 } finally {

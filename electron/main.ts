@@ -38,7 +38,10 @@ let quitting = false;
 let tray: TrayController | null = null;
 
 const proxyOrigin = (): string | null => (proxyStatus.status === 'serving' || proxyStatus.status === 'paused' ? proxyStatus.origin : null);
-const externalOrigins = (): string[] => [...DEFAULT_EXTERNAL_ORIGINS, ...gatewayOrigins((runtime?.config.snapshot().profiles ?? []).map((profile) => profile.baseUrl))];
+const externalOrigins = (): string[] => [
+  ...DEFAULT_EXTERNAL_ORIGINS,
+  ...gatewayOrigins((runtime?.config.snapshot().profiles ?? []).map((profile) => profile.baseUrl)),
+];
 
 const mainWindow = new MainWindow({
   preloadPath: join(distDir, 'preload.cjs'),
@@ -66,7 +69,8 @@ function refresh(): void {
   tray?.render(state);
   const decision = decideNotifications(alarmKeys, state);
   alarmKeys = decision.activeAlarmKeys;
-  if (Notification.isSupported()) for (const notice of decision.notices) new Notification({ title: notice.title, body: notice.body }).show();
+  if (Notification.isSupported())
+    for (const notice of decision.notices) new Notification({ title: notice.title, body: notice.body }).show();
 }
 
 function trayIconPath(state: TrayIconState): string {
@@ -119,7 +123,11 @@ function followTraffic(started: DesktopRuntime): void {
     if (event.type !== 'end') return;
     const profileId = profileOfRequest.get(event.requestId) ?? null;
     profileOfRequest.delete(event.requestId);
-    traffic = applyFinishedRequest(traffic, { profileId, status: event.status, errorClass: event.errorClass, costCredits: event.costCredits }, startOfLocalDayMs(Date.now()));
+    traffic = applyFinishedRequest(
+      traffic,
+      { profileId, status: event.status, errorClass: event.errorClass, costCredits: event.costCredits },
+      startOfLocalDayMs(Date.now()),
+    );
     refresh();
   });
   // The day also rolls over when nothing is requested.
@@ -188,7 +196,10 @@ if (!app.requestSingleInstanceLock()) {
   void app.whenReady().then(async () => {
     hardenSession(session.defaultSession, proxyOrigin);
     registerIpcHandlers({ proxyOrigin, controlToken: () => runtime?.controlToken ?? null });
-    tray = new TrayController({ productName: PRODUCT_NAME, iconPath: trayIconPath, onAction: (action) => void handleTrayAction(action) }, currentState());
+    tray = new TrayController(
+      { productName: PRODUCT_NAME, iconPath: trayIconPath, onAction: (action) => void handleTrayAction(action) },
+      currentState(),
+    );
     installTestHooks();
     let port = DEFAULT_PORT;
     try {

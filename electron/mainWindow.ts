@@ -75,7 +75,10 @@ export class MainWindow {
     });
     const guardNavigation = (event: Electron.Event, target: string) => {
       const origin = this.#deps.proxyOrigin();
-      const decision = origin === null ? { action: 'deny' as const, openExternally: false } : decideNavigation(target, origin, this.#deps.externalOrigins());
+      const decision =
+        origin === null
+          ? { action: 'deny' as const, openExternally: false }
+          : decideNavigation(target, origin, this.#deps.externalOrigins());
       if (decision.action === 'deny') {
         event.preventDefault();
         openIfAllowed(decision, target);

@@ -19,7 +19,14 @@ function toMenuItem(item: MenuItemModel, onAction: (action: TrayAction) => void)
     case 'action':
       return { id: item.id, label: item.label, enabled: item.enabled, click: () => onAction(item.action) };
     case 'radio':
-      return { id: item.id, type: 'radio', label: item.label, checked: item.checked, enabled: item.enabled, click: () => onAction(item.action) };
+      return {
+        id: item.id,
+        type: 'radio',
+        label: item.label,
+        checked: item.checked,
+        enabled: item.enabled,
+        click: () => onAction(item.action),
+      };
     case 'checkbox':
       return { id: item.id, type: 'checkbox', label: item.label, checked: item.checked, click: () => onAction(item.action) };
   }

@@ -10,7 +10,9 @@ import { defineConfig, type EnvironmentOptions } from 'vite';
  * and native or CommonJS ones (keytar, express) must not be inlined into an ES module.
  */
 const projectRoot = fileURLToPath(new URL('..', import.meta.url));
-const packageJson = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { dependencies?: Record<string, string> };
+const packageJson = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
+  dependencies?: Record<string, string>;
+};
 const externalPackages = ['electron', ...Object.keys(packageJson.dependencies ?? {})];
 const isExternal = (id: string): boolean =>
   id.startsWith('node:') || builtinModules.includes(id) || externalPackages.some((name) => id === name || id.startsWith(`${name}/`));

@@ -28,6 +28,7 @@ export function composeAppState(proxy: AppState['proxy'], config: ConfigView, tr
 export function portFromEnv(value: string | undefined, defaultPort: number): number {
   if (value === undefined || value.trim() === '') return defaultPort;
   const port = Number(value);
-  if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new RangeError(`AIRLOCK_PORT must be a port number (0-65535), got ${JSON.stringify(value)}`);
+  if (!Number.isInteger(port) || port < 0 || port > 65_535)
+    throw new RangeError(`AIRLOCK_PORT must be a port number (0-65535), got ${JSON.stringify(value)}`);
   return port;
 }

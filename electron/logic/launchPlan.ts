@@ -20,7 +20,7 @@ export const DOWNLOAD_FAILED_MESSAGE = [
   'Airlock: the Electron binary could not be downloaded, so the desktop app cannot start.',
   '',
   'Electron fetches its binary the first time the app starts, which needs internet access.',
-  'To try again: `npm start`, or `npx install-electron` (the electron package\'s own download script).',
+  "To try again: `npm start`, or `npx install-electron` (the electron package's own download script).",
   '',
   'To run Airlock without the desktop shell (proxy + UI in your browser):',
   '  npm run serve',
@@ -43,7 +43,11 @@ export function decideLaunch(facts: LaunchFacts): LaunchPlan {
  * Where the electron package puts its binary, mirroring its own index.js but without that file's
  * side effect (it starts a download as soon as it is imported, and fails offline with a stack).
  */
-export function electronBinaryPath(pathTxtContent: string | null, electronPackageDir: string, overrideDistPath: string | undefined): string | null {
+export function electronBinaryPath(
+  pathTxtContent: string | null,
+  electronPackageDir: string,
+  overrideDistPath: string | undefined,
+): string | null {
   const relativeExecutable = pathTxtContent?.trim() || null;
   if (overrideDistPath) return joinPath(overrideDistPath, relativeExecutable ?? 'electron');
   if (relativeExecutable === null) return null;

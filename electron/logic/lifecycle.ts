@@ -87,7 +87,8 @@ export function startupProblemView(problem: StartupProblem, port: number): Start
     case 'data_dir_in_use':
       return {
         title: 'Another Airlock is running',
-        detail: 'Another Airlock, most likely `airlock serve` in a terminal, is running with the same profiles and request log. Two at once would both write the log, and this one would mark the other\'s requests as interrupted.',
+        detail:
+          "Another Airlock, most likely `airlock serve` in a terminal, is running with the same profiles and request log. Two at once would both write the log, and this one would mark the other's requests as interrupted.",
         fix: 'Stop the other one (Ctrl+C in its terminal, or quit it), then quit and start Airlock again.',
       };
     case 'log_damaged':

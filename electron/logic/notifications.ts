@@ -15,14 +15,26 @@ export interface Notice {
 export function activeAlarms(state: AppState): Notice[] {
   const alarms: Notice[] = [];
   if (state.proxy.status === 'failed') {
-    alarms.push({ alarmKey: `start:${state.proxy.problem.kind}`, title: 'Airlock could not start', body: `${state.proxy.problem.detail}. Open Airlock for the fix.` });
+    alarms.push({
+      alarmKey: `start:${state.proxy.problem.kind}`,
+      title: 'Airlock could not start',
+      body: `${state.proxy.problem.detail}. Open Airlock for the fix.`,
+    });
   }
   for (const profileId of state.keyRejectedProfileIds) {
     const name = state.profiles.find((profile) => profile.id === profileId)?.name ?? profileId;
-    alarms.push({ alarmKey: `key:${profileId}`, title: 'Gateway key rejected', body: `The gateway rejected the key of profile "${name}". Set a new key in Airlock.` });
+    alarms.push({
+      alarmKey: `key:${profileId}`,
+      title: 'Gateway key rejected',
+      body: `The gateway rejected the key of profile "${name}". Set a new key in Airlock.`,
+    });
   }
   for (const cap of state.budgetCapsReached) {
-    alarms.push({ alarmKey: `budget:${cap}`, title: 'Budget reached', body: `${cap}: requests are refused until the cap resets or you raise it.` });
+    alarms.push({
+      alarmKey: `budget:${cap}`,
+      title: 'Budget reached',
+      body: `${cap}: requests are refused until the cap resets or you raise it.`,
+    });
   }
   return alarms;
 }

@@ -46,7 +46,17 @@ export function applyFinishedRequest(previous: TrafficState, request: FinishedRe
   return {
     dayStartMs: state.dayStartMs,
     todaySpendCredits,
-    keyRejectedProfileIds: request.errorClass === 'auth' ? withItem(state.keyRejectedProfileIds, request.profileId, true) : succeeded ? withItem(state.keyRejectedProfileIds, request.profileId, false) : state.keyRejectedProfileIds,
-    budgetCapsReached: request.errorClass === 'budget_exceeded' ? withItem(state.budgetCapsReached, budgetCap, true) : succeeded ? withItem(state.budgetCapsReached, budgetCap, false) : state.budgetCapsReached,
+    keyRejectedProfileIds:
+      request.errorClass === 'auth'
+        ? withItem(state.keyRejectedProfileIds, request.profileId, true)
+        : succeeded
+          ? withItem(state.keyRejectedProfileIds, request.profileId, false)
+          : state.keyRejectedProfileIds,
+    budgetCapsReached:
+      request.errorClass === 'budget_exceeded'
+        ? withItem(state.budgetCapsReached, budgetCap, true)
+        : succeeded
+          ? withItem(state.budgetCapsReached, budgetCap, false)
+          : state.budgetCapsReached,
   };
 }

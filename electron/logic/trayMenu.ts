@@ -56,7 +56,8 @@ function profileItems(state: AppState): MenuItemModel[] {
 
 function spendItem(state: AppState): MenuItemModel {
   const credits = state.todaySpendCredits;
-  const label = credits === null ? 'Today: spend unknown' : `Today: ${formatCredits(credits)} credits (${formatMoney(toCny(credits), 'CNY')})`;
+  const label =
+    credits === null ? 'Today: spend unknown' : `Today: ${formatCredits(credits)} credits (${formatMoney(toCny(credits), 'CNY')})`;
   return { type: 'label', id: 'spend-today', label };
 }
 
@@ -103,7 +104,9 @@ function pauseItem(state: AppState): MenuItemModel {
 export function buildTrayMenuModel(state: AppState): MenuItemModel[] {
   return [
     addressItem(state),
-    ...(state.budgetCapsReached.length > 0 ? [{ type: 'label' as const, id: 'budget', label: `Budget reached: ${state.budgetCapsReached.join(', ')}` }] : []),
+    ...(state.budgetCapsReached.length > 0
+      ? [{ type: 'label' as const, id: 'budget', label: `Budget reached: ${state.budgetCapsReached.join(', ')}` }]
+      : []),
     { type: 'separator', id: 'sep-profiles' },
     ...profileItems(state),
     { type: 'separator', id: 'sep-spend' },
@@ -113,7 +116,13 @@ export function buildTrayMenuModel(state: AppState): MenuItemModel[] {
     { type: 'separator', id: 'sep-control' },
     pauseItem(state),
     { type: 'action', id: 'open-window', label: 'Open Airlock', enabled: true, action: { kind: 'openWindow' } },
-    { type: 'checkbox', id: 'start-at-login', label: 'Start at login', checked: state.startAtLogin, action: { kind: 'setStartAtLogin', enabled: !state.startAtLogin } },
+    {
+      type: 'checkbox',
+      id: 'start-at-login',
+      label: 'Start at login',
+      checked: state.startAtLogin,
+      action: { kind: 'setStartAtLogin', enabled: !state.startAtLogin },
+    },
     { type: 'separator', id: 'sep-quit' },
     { type: 'action', id: 'quit', label: 'Quit Airlock', enabled: true, action: { kind: 'quit' } },
   ];

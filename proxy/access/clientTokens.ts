@@ -16,12 +16,7 @@ export function sha256Hex(token: string): string {
 }
 
 /** What the config file keeps of a new token: its hash and last four characters, never the token. */
-export function tokenRecord(
-  name: string,
-  token: string,
-  profileId: string | null,
-  createdAtMs: number,
-): ClientTokenRecord {
+export function tokenRecord(name: string, token: string, profileId: string | null, createdAtMs: number): ClientTokenRecord {
   return { name, profileId, tokenSha256: sha256Hex(token), lastFour: token.slice(-4), createdAtMs };
 }
 

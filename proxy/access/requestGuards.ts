@@ -39,7 +39,8 @@ export function guardRefusal(
     return forbidden(
       'forbidden_host',
       `Airlock only answers requests addressed to 127.0.0.1:${port}, localhost:${port} or [::1]:${port}; ` +
-        'point your client at http://127.0.0.1:' + port,
+        'point your client at http://127.0.0.1:' +
+        port,
     );
   }
   if (!checkOrigin(origin, ownOrigins(port))) {

@@ -23,12 +23,7 @@ const UNPRICED: CostResult = { costCredits: null, priced: false };
  * image call reports no tokens). A cached-input price alone does not price a model: it only
  * refines an input price.
  */
-export function costOf(
-  usage: TokenUsage | null,
-  price: ModelPrice | undefined,
-  multiplier: number,
-  calls = 1,
-): CostResult {
+export function costOf(usage: TokenUsage | null, price: ModelPrice | undefined, multiplier: number, calls = 1): CostResult {
   if (!price) return UNPRICED;
   const tokenPriced = price.inputPer1M !== undefined || price.outputPer1M !== undefined;
   if (!tokenPriced && price.perCall === undefined) return UNPRICED;

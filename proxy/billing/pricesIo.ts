@@ -104,7 +104,8 @@ function priceFromJsonEntry(entry: unknown, where: string): ModelPrice {
     if (!isPriceColumn(key)) throw new PriceImportError(`${where}: unknown field '${key}' (allowed: ${PRICE_CSV_COLUMNS.join(', ')})`);
   }
   const model = record['model'];
-  if (typeof model !== 'string' || model.trim() === '') throw new PriceImportError(`${where}, field model: a non-empty model id is required`);
+  if (typeof model !== 'string' || model.trim() === '')
+    throw new PriceImportError(`${where}, field model: a non-empty model id is required`);
   const price: ModelPrice = { model: model.trim() };
   for (const column of NUMBER_COLUMNS) {
     const value = record[column];

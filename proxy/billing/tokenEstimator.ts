@@ -88,7 +88,8 @@ export class TokenEstimator {
     this.failuresInARow += 1;
     for (const { resolve, fallbackTokens } of this.pending.values()) resolve(fallbackTokens);
     this.pending.clear();
-    if (this.failuresInARow === MAX_TOKENIZER_FAILURES) this.onFailure('the tokenizer thread stopped several times in a row; estimates count bytes until Airlock restarts');
+    if (this.failuresInARow === MAX_TOKENIZER_FAILURES)
+      this.onFailure('the tokenizer thread stopped several times in a row; estimates count bytes until Airlock restarts');
   }
 }
 

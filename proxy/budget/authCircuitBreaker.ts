@@ -78,7 +78,9 @@ export class AuthCircuitBreaker {
   }
 }
 
-function halfOpenFrom(open: Extract<BreakerState, { state: 'open' }>): Omit<Extract<BreakerState, { state: 'half-open' }>, 'probeStartedAtMs'> {
+function halfOpenFrom(
+  open: Extract<BreakerState, { state: 'open' }>,
+): Omit<Extract<BreakerState, { state: 'half-open' }>, 'probeStartedAtMs'> {
   return { state: 'half-open', cooldownMs: open.cooldownMs, rejectedStatus: open.rejectedStatus };
 }
 

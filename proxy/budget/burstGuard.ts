@@ -117,7 +117,11 @@ export class BurstGuard {
   }
 
   #openWindow(clientName: string): ClientWindow {
-    const window: ClientWindow = { requestTimesMs: new TimedQueue((atMs) => atMs), spends: new TimedQueue((spend) => spend.atMs), windowCredits: 0 };
+    const window: ClientWindow = {
+      requestTimesMs: new TimedQueue((atMs) => atMs),
+      spends: new TimedQueue((spend) => spend.atMs),
+      windowCredits: 0,
+    };
     this.#windows.set(clientName, window);
     return window;
   }
@@ -128,7 +132,10 @@ function windowText(options: BurstGuardOptions): string {
 }
 
 function pausedRefusal(pause: ClientPause): LocalRefusal {
-  const resume = pause.clientName === ANONYMOUS_CLIENT ? 'in the Airlock window' : `in the Airlock window or with \`${RESUME_COMMAND} ${pause.clientName}\``;
+  const resume =
+    pause.clientName === ANONYMOUS_CLIENT
+      ? 'in the Airlock window'
+      : `in the Airlock window or with \`${RESUME_COMMAND} ${pause.clientName}\``;
   return {
     status: 429,
     errorClass: 'client_paused',

@@ -8,7 +8,6 @@ import { isSideEffectCreationPath } from '../core/clientPath.ts';
  */
 export const IDEMPOTENCY_KEY_HEADERS = ['idempotency-key', 'x-idempotency-key', 'x-task-id'] as const;
 
-
 /** The first non-empty key header, in the order above; header names arrive lower-cased from Node. */
 export function idempotencyKeyOf(headers: IncomingHttpHeaders): string | null {
   for (const name of IDEMPOTENCY_KEY_HEADERS) {

@@ -82,7 +82,13 @@ export function createSpendGate(deps: SpendGateDeps): SpendGateControl {
   function budgetsAdmit(input: SpendCheckInput): boolean {
     const scopes = spendScopes(input.profile.id, input.identity.tokenName);
     const atMs = nowMs();
-    return decideBudget({ owners: budgetOwners(input, scopes, atMs), estimatedInputCredits: estimatedInputCredits(input), ledgerGap: gapAt(atMs) }) === null;
+    return (
+      decideBudget({
+        owners: budgetOwners(input, scopes, atMs),
+        estimatedInputCredits: estimatedInputCredits(input),
+        ledgerGap: gapAt(atMs),
+      }) === null
+    );
   }
 
   function refineHold(input: SpendCheckInput): void {
@@ -109,7 +115,10 @@ export function createSpendGate(deps: SpendGateDeps): SpendGateControl {
 }
 
 function hasCap(budget: Budget | undefined): boolean {
-  return budget !== undefined && (budget.dailyCredits !== undefined || budget.monthlyCredits !== undefined || budget.perRequestInputCredits !== undefined);
+  return (
+    budget !== undefined &&
+    (budget.dailyCredits !== undefined || budget.monthlyCredits !== undefined || budget.perRequestInputCredits !== undefined)
+  );
 }
 
 /** The profile first, then the client token: the first cap that refuses is the one named. */

@@ -87,7 +87,12 @@ export class SpendLedger {
     const key = scopeKey(scope);
     let entry = this.#totals.get(key);
     if (!entry) {
-      entry = { dayStartMs: startOfLocalDayMs(atMs), monthStartMs: startOfLocalMonthMs(atMs), day: new CreditSum(), month: new CreditSum() };
+      entry = {
+        dayStartMs: startOfLocalDayMs(atMs),
+        monthStartMs: startOfLocalMonthMs(atMs),
+        day: new CreditSum(),
+        month: new CreditSum(),
+      };
       this.#totals.set(key, entry);
     }
     rollForward(entry, atMs);

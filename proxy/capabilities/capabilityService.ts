@@ -15,7 +15,13 @@ const CAPABILITY_ORDER: Capability[] = ['chat', 'stream', 'tools', 'image_input'
 
 const fileSchema = z.object({
   version: z.literal(1),
-  profiles: z.record(z.string(), z.record(z.string(), z.array(z.object({ capability: z.enum(CAPABILITY_ORDER), supported: z.boolean().nullable(), checkedAtMs: z.number().nullable() })))),
+  profiles: z.record(
+    z.string(),
+    z.record(
+      z.string(),
+      z.array(z.object({ capability: z.enum(CAPABILITY_ORDER), supported: z.boolean().nullable(), checkedAtMs: z.number().nullable() })),
+    ),
+  ),
 });
 type CapabilityFile = z.infer<typeof fileSchema>;
 
@@ -53,7 +59,11 @@ async function runProbe(target: UpstreamTarget, probe: CapabilityProbe): Promise
     });
     const bodyText = (await response.body.text()).slice(0, PROBE_BODY_LIMIT_CHARS);
     const contentType = response.headers['content-type'];
-    return interpretProbe(probe.capability, { status: response.statusCode, contentType: typeof contentType === 'string' ? contentType : null, bodyText });
+    return interpretProbe(probe.capability, {
+      status: response.statusCode,
+      contentType: typeof contentType === 'string' ? contentType : null,
+      bodyText,
+    });
   } catch {
     return null;
   }
@@ -63,7 +73,11 @@ async function runProbe(target: UpstreamTarget, probe: CapabilityProbe): Promise
  * Runs the probes on demand (one at a time: they spend the user's credits, a few tokens each) and
  * keeps the results in `capabilities.json` in the data directory.
  */
-export function createCapabilityService(options: { dataDir: string; resolveTarget: (profileId: string) => UpstreamTarget | null; nowMs?: () => number }): CapabilityService {
+export function createCapabilityService(options: {
+  dataDir: string;
+  resolveTarget: (profileId: string) => UpstreamTarget | null;
+  nowMs?: () => number;
+}): CapabilityService {
   const filePath = path.join(options.dataDir, CAPABILITIES_FILE_NAME);
   const nowMs = options.nowMs ?? Date.now;
   const file = readFile(filePath);

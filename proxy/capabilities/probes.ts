@@ -22,7 +22,12 @@ export function capabilityProbes(model: string): CapabilityProbe[] {
   const chat = { model, messages: [{ role: 'user', content: SHORT_PROMPT }], max_tokens: 5, temperature: 0 };
   return [
     { capability: 'chat', path: 'chat/completions', headers: JSON_HEADERS, body: chat },
-    { capability: 'stream', path: 'chat/completions', headers: { ...JSON_HEADERS, accept: 'text/event-stream' }, body: { ...chat, stream: true } },
+    {
+      capability: 'stream',
+      path: 'chat/completions',
+      headers: { ...JSON_HEADERS, accept: 'text/event-stream' },
+      body: { ...chat, stream: true },
+    },
     {
       capability: 'tools',
       path: 'chat/completions',
@@ -31,7 +36,12 @@ export function capabilityProbes(model: string): CapabilityProbe[] {
         ...chat,
         max_tokens: 32,
         messages: [{ role: 'user', content: 'Call the get_time tool.' }],
-        tools: [{ type: 'function', function: { name: 'get_time', description: 'Returns the time', parameters: { type: 'object', properties: {} } } }],
+        tools: [
+          {
+            type: 'function',
+            function: { name: 'get_time', description: 'Returns the time', parameters: { type: 'object', properties: {} } },
+          },
+        ],
         tool_choice: { type: 'function', function: { name: 'get_time' } },
       },
     },
@@ -39,7 +49,18 @@ export function capabilityProbes(model: string): CapabilityProbe[] {
       capability: 'image_input',
       path: 'chat/completions',
       headers: JSON_HEADERS,
-      body: { ...chat, messages: [{ role: 'user', content: [{ type: 'text', text: SHORT_PROMPT }, { type: 'image_url', image_url: { url: TINY_PNG_DATA_URL } }] }] },
+      body: {
+        ...chat,
+        messages: [
+          {
+            role: 'user',
+            content: [
+              { type: 'text', text: SHORT_PROMPT },
+              { type: 'image_url', image_url: { url: TINY_PNG_DATA_URL } },
+            ],
+          },
+        ],
+      },
     },
     {
       capability: 'messages_native',
@@ -47,7 +68,12 @@ export function capabilityProbes(model: string): CapabilityProbe[] {
       headers: { ...JSON_HEADERS, 'anthropic-version': '2023-06-01' },
       body: { model, max_tokens: 5, messages: [{ role: 'user', content: SHORT_PROMPT }] },
     },
-    { capability: 'responses_native', path: 'responses', headers: JSON_HEADERS, body: { model, input: SHORT_PROMPT, max_output_tokens: 16, store: false } },
+    {
+      capability: 'responses_native',
+      path: 'responses',
+      headers: JSON_HEADERS,
+      body: { model, input: SHORT_PROMPT, max_output_tokens: 16, store: false },
+    },
   ];
 }
 
@@ -74,7 +100,8 @@ export function interpretProbe(capability: Capability, answer: ProbeAnswer): boo
   const { status, contentType, bodyText } = answer;
   if (status === 401 || status === 403 || status === 429 || status >= 500) return null;
   if (status >= 300 || (contentType !== null && /text\/html/i.test(contentType))) return false;
-  if (capability === 'stream') return /text\/event-stream/i.test(contentType ?? '') && bodyText.includes('data:') && bodyText.includes('[DONE]');
+  if (capability === 'stream')
+    return /text\/event-stream/i.test(contentType ?? '') && bodyText.includes('data:') && bodyText.includes('[DONE]');
   const json = parseObject(bodyText);
   if (!json) return false;
   const choices = Array.isArray(json.choices) ? (json.choices as { message?: { tool_calls?: unknown[] } }[]) : null;

@@ -17,11 +17,16 @@ export function registerResumeCommand(program: Command, deps: CliDeps = defaultC
     .action((clientName: string, options: { port: string }, command: Command) =>
       withCliErrors(command, async () => {
         const controlToken = await deps.secrets().get(CONTROL_TOKEN_ACCOUNT);
-        if (!controlToken) throw new Error('no control token in the keychain: is Airlock set up on this machine? Resume the client in the window instead.');
+        if (!controlToken)
+          throw new Error('no control token in the keychain: is Airlock set up on this machine? Resume the client in the window instead.');
         const url = `http://127.0.0.1:${Number(options.port)}${CONTROL_API_PREFIX}/clients/${encodeURIComponent(clientName)}/resume`;
         let response: Response;
         try {
-          response = await fetch(url, { method: 'POST', headers: { authorization: `Bearer ${controlToken}` }, signal: AbortSignal.timeout(5_000) });
+          response = await fetch(url, {
+            method: 'POST',
+            headers: { authorization: `Bearer ${controlToken}` },
+            signal: AbortSignal.timeout(5_000),
+          });
         } catch {
           throw new Error(`Airlock is not running on port ${options.port} (start it with \`${CLI_COMMAND} serve\` or the desktop app).`);
         }

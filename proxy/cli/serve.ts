@@ -54,12 +54,15 @@ export function startupLines(airlock: Airlock): string[] {
 export function stopLines(report: StopReport, logStatus: Pick<RequestLogStatus, 'unwritten' | 'reason'>): string[] {
   const lines: string[] = [];
   if (report.endedRequests > 0) {
-    lines.push(`Ended ${report.endedRequests} request(s) still running after the wait: each got an error (streams an error event) and is logged.`);
+    lines.push(
+      `Ended ${report.endedRequests} request(s) still running after the wait: each got an error (streams an error event) and is logged.`,
+    );
   }
   if (report.unfinishedRequests > 0) {
     lines.push(`${report.unfinishedRequests} request(s) had not finished their accounting: they are marked interrupted at the next start.`);
   }
-  if (logStatus.unwritten !== null && logStatus.reason !== null) lines.push(`Stopped with requests missing from the log. ${logStatus.reason}`);
+  if (logStatus.unwritten !== null && logStatus.reason !== null)
+    lines.push(`Stopped with requests missing from the log. ${logStatus.reason}`);
   return lines;
 }
 
@@ -74,7 +77,7 @@ export function registerServeCommand(program: Command, deps: CliDeps = defaultCl
     .command('serve')
     .description('run the proxy on 127.0.0.1 without the desktop window')
     .option('--port <port>', 'port to listen on (clients keep it in their config)', String(DEFAULT_PORT))
-    .option('--base-url <url>', "serve a gateway for this run only (key from AIRLOCK_API_KEY), without a saved profile")
+    .option('--base-url <url>', 'serve a gateway for this run only (key from AIRLOCK_API_KEY), without a saved profile')
     .option('--profile <id>', 'serve this profile instead of the active one')
     .action(async (options: ServeOptions, command: Command) => {
       const dataDirFlag = command.optsWithGlobals<{ dataDir?: string }>().dataDir;

@@ -8,12 +8,7 @@ export const PRODUCT_NAME = 'Airlock';
  * `app.getPath('userData')` gives for "Airlock" on this platform, so the app and `airlock serve`
  * share one file. Pure: the caller passes the environment, platform and home directory.
  */
-export function resolveDataDir(
-  env: NodeJS.ProcessEnv,
-  platform: NodeJS.Platform,
-  homedir: string,
-  flag?: string,
-): string {
+export function resolveDataDir(env: NodeJS.ProcessEnv, platform: NodeJS.Platform, homedir: string, flag?: string): string {
   const explicit = nonEmpty(flag) ?? nonEmpty(env.AIRLOCK_DATA_DIR);
   if (explicit) return explicit;
   switch (platform) {

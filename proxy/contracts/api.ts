@@ -22,14 +22,7 @@ export const LIVE_FRAME_INTERVAL_MS = 100;
 export interface ApiErrorBody {
   error: { code: ApiErrorCode; message: string; field?: string };
 }
-export type ApiErrorCode =
-  | 'unauthorized'
-  | 'not_found'
-  | 'invalid'
-  | 'conflict'
-  | 'keychain_unavailable'
-  | 'unavailable'
-  | 'internal';
+export type ApiErrorCode = 'unauthorized' | 'not_found' | 'invalid' | 'conflict' | 'keychain_unavailable' | 'unavailable' | 'internal';
 
 // ---- session -------------------------------------------------------------------------------
 

@@ -36,7 +36,10 @@ export function createControlRouter(deps: ControlDeps): ControlApi {
   const sessions = new ControlSessions({ controlToken: deps.controlToken, nowMs });
   let proxy: ProxyControl | null = null;
   let detach: (() => void) | null = null;
-  const hub: LiveHub = new LiveHub({ status: () => context.status(), maskText: (text) => redactSecrets(text, deps.knownSecrets?.() ?? []) });
+  const hub: LiveHub = new LiveHub({
+    status: () => context.status(),
+    maskText: (text) => redactSecrets(text, deps.knownSecrets?.() ?? []),
+  });
   const context: ControlContext = {
     deps,
     hub,
@@ -51,7 +54,12 @@ export function createControlRouter(deps: ControlDeps): ControlApi {
       next();
       return;
     }
-    next(new ApiError('unauthorized', 'This needs the Airlock control token: open the link `airlock serve` printed, or use the desktop window.'));
+    next(
+      new ApiError(
+        'unauthorized',
+        'This needs the Airlock control token: open the link `airlock serve` printed, or use the desktop window.',
+      ),
+    );
   };
 
   const api = express.Router();

@@ -32,7 +32,10 @@ export interface ControlConfig {
   update(mutator: ConfigMutator): Promise<ConfigFile>;
 }
 
-export type ControlLog = Pick<RequestLog, 'listRequests' | 'getRequest' | 'spendByDay' | 'totals' | 'modelStats' | 'spendSince' | 'status' | 'flush'>;
+export type ControlLog = Pick<
+  RequestLog,
+  'listRequests' | 'getRequest' | 'spendByDay' | 'totals' | 'modelStats' | 'spendSince' | 'status' | 'flush'
+>;
 
 /** Everything the control routes call: the same modules the CLI and the proxy use, nothing of its own. */
 export interface ControlDeps {

@@ -41,7 +41,8 @@ export function toApiError(error: unknown): ApiError {
     const field = issue?.path.join('.') || undefined;
     return new ApiError('invalid', issue ? `${field ? `${field}: ` : ''}${issue.message}` : 'Invalid request.', field);
   }
-  if (error instanceof ConfigEditError) return new ApiError(/^no (profile|client token)/.test(error.message) ? 'not_found' : 'conflict', error.message);
+  if (error instanceof ConfigEditError)
+    return new ApiError(/^no (profile|client token)/.test(error.message) ? 'not_found' : 'conflict', error.message);
   if (error instanceof ConfigInvalidError || error instanceof PriceImportError) return new ApiError('invalid', error.message);
   if (error instanceof ConfigBrokenError) return new ApiError('unavailable', error.message);
   if (error instanceof KeychainUnavailableError) return new ApiError('keychain_unavailable', error.message);
@@ -53,7 +54,10 @@ export function toApiError(error: unknown): ApiError {
 
 export const apiErrorHandler: ErrorRequestHandler = (error: unknown, _req, res, _next) => {
   const apiError = toApiError(error);
-  if (apiError.code === 'internal') console.error('[airlock] control API failed:', error instanceof Error ? error.message : 'unknown error');
-  const body: ApiErrorBody = { error: { code: apiError.code, message: apiError.message, ...(apiError.field ? { field: apiError.field } : {}) } };
+  if (apiError.code === 'internal')
+    console.error('[airlock] control API failed:', error instanceof Error ? error.message : 'unknown error');
+  const body: ApiErrorBody = {
+    error: { code: apiError.code, message: apiError.message, ...(apiError.field ? { field: apiError.field } : {}) },
+  };
   res.status(STATUS_OF[apiError.code]).json(body);
 };

@@ -1,4 +1,10 @@
-import { LIVE_FRAME_INTERVAL_MS, type LiveFrame, type LiveRequestUpdate, type RequestSummary, type StatusResponse } from '../contracts/api.ts';
+import {
+  LIVE_FRAME_INTERVAL_MS,
+  type LiveFrame,
+  type LiveRequestUpdate,
+  type RequestSummary,
+  type StatusResponse,
+} from '../contracts/api.ts';
 import type { RequestLifecycleEvent } from '../events/lifecycle.ts';
 import type { RequestEvents } from '../events/requestEvents.ts';
 import { mergeUpdate, updateFromEvent } from './liveUpdates.ts';
@@ -50,7 +56,9 @@ export class LiveHub {
 
   /** Adds a window; it first gets one frame with every request in flight, in full. */
   addClient(sink: FrameSink): () => void {
-    const requests: LiveRequestUpdate[] = [...this.#inFlight].map(([requestId, entry]) => maskedUpdate({ requestId, fields: { ...entry.fields }, appendText: entry.text }, this.#options.maskText));
+    const requests: LiveRequestUpdate[] = [...this.#inFlight].map(([requestId, entry]) =>
+      maskedUpdate({ requestId, fields: { ...entry.fields }, appendText: entry.text }, this.#options.maskText),
+    );
     sink({ requests, status: this.#options.status() });
     this.#sinks.add(sink);
     return () => this.#sinks.delete(sink);

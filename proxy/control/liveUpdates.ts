@@ -39,7 +39,12 @@ export function updateFromEvent(event: RequestLifecycleEvent): LiveRequestUpdate
       return {
         requestId,
         appendText: '',
-        fields: { inputTokens: event.usage.inputTokens, outputTokens: event.usage.outputTokens, costCredits: event.costCredits, usageEstimated: true },
+        fields: {
+          inputTokens: event.usage.inputTokens,
+          outputTokens: event.usage.outputTokens,
+          costCredits: event.costCredits,
+          usageEstimated: true,
+        },
       };
     case 'end': {
       const fields: Partial<RequestSummary> = {

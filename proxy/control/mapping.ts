@@ -78,7 +78,9 @@ export function detailOf({ row, bodies }: LogDetail, knownSecrets: string[] = []
     reasoningTokens: row.reasoningTokens,
     requestHeaders: bodies?.requestHeaders ?? {},
     responseHeaders: bodies?.responseHeaders ?? {},
-    requestBody: bodies ? bodyViewOf(bodies.requestBody, bodies.requestTruncated, headerValue(bodies.requestHeaders, 'content-type')) : null,
+    requestBody: bodies
+      ? bodyViewOf(bodies.requestBody, bodies.requestTruncated, headerValue(bodies.requestHeaders, 'content-type'))
+      : null,
     responseBody: bodies ? bodyViewOf(bodies.responseBody, bodies.responseTruncated, responseType) : null,
     streamText: bodies?.streamText ?? null,
     streamEvents: bodies ? bodyViewOf(bodies.rawEvents, false, 'text/event-stream') : null,

@@ -18,7 +18,13 @@ export function uncheckedBadges(): CapabilityBadge[] {
 
 export function statsOf(stats: LogModelStats | undefined): ModelStats | null {
   if (!stats) return null;
-  return { requests: stats.requests, errorRate: stats.errorRate, p50LatencyMs: stats.p50DurationMs, p95LatencyMs: stats.p95DurationMs, p50TtfbMs: stats.p50TtfbMs };
+  return {
+    requests: stats.requests,
+    errorRate: stats.errorRate,
+    p50LatencyMs: stats.p50DurationMs,
+    p95LatencyMs: stats.p95DurationMs,
+    p50TtfbMs: stats.p50TtfbMs,
+  };
 }
 
 /**
@@ -55,7 +61,9 @@ export class ModelCatalog {
 
   async #fetch(deps: ControlDeps, profile: Profile, nowMs: number): Promise<void> {
     const target = deps.targets.resolve({ tokenName: null, pinnedProfileId: profile.id });
-    const fetched = isLocalRefusal(target) ? { ok: false as const, errorClass: target.errorClass } : await fetchGatewayModels(target, nowMs, PROBE_TIMEOUT_MS);
+    const fetched = isLocalRefusal(target)
+      ? { ok: false as const, errorClass: target.errorClass }
+      : await fetchGatewayModels(target, nowMs, PROBE_TIMEOUT_MS);
     if (fetched.ok) this.#errors.delete(profile.id);
     else this.#errors.set(profile.id, explanationOf(fetched.errorClass));
   }

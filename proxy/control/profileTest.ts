@@ -14,7 +14,11 @@ export function oneTokenChat(model: string): unknown {
  * about any model (section 4.1); a chat answer proves that one model id works; failures get the
  * meaning and fix of their class (section 7).
  */
-export function testStep(name: ProfileTestStep['name'], probe: ProbeResult, detail: { modelCount?: number; model?: string }): ProfileTestStep {
+export function testStep(
+  name: ProfileTestStep['name'],
+  probe: ProbeResult,
+  detail: { modelCount?: number; model?: string },
+): ProfileTestStep {
   const base = { name, status: probe.status, errorClass: probe.errorClass, durationMs: probe.durationMs };
   if (probe.errorClass === null && probe.status !== null) {
     const meaning =

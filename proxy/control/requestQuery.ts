@@ -13,7 +13,13 @@ const querySchema = z.object({
   model: optionalText,
   client: optionalText,
   status: z
-    .union([z.enum(['ok', 'error']), z.string().regex(/^\d{3}$/, 'a three-digit status, ok or error').transform(Number)])
+    .union([
+      z.enum(['ok', 'error']),
+      z
+        .string()
+        .regex(/^\d{3}$/, 'a three-digit status, ok or error')
+        .transform(Number),
+    ])
     .optional(),
   errorClass: z.enum([...UPSTREAM_ERROR_CLASSES, ...LOCAL_ERROR_CLASSES]).optional(),
   text: optionalText,

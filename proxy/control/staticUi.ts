@@ -37,10 +37,7 @@ export function createStaticUi(uiDir: string = DEFAULT_UI_DIR): Router {
   const router = express.Router();
   const indexPath = path.join(uiDir, 'index.html');
 
-  router.use(
-    '/assets',
-    express.static(path.join(uiDir, 'assets'), { immutable: true, maxAge: '365d', index: false, fallthrough: false }),
-  );
+  router.use('/assets', express.static(path.join(uiDir, 'assets'), { immutable: true, maxAge: '365d', index: false, fallthrough: false }));
   const sendIndex: RequestHandler = (_req, res) => {
     if (!existsSync(indexPath)) {
       res.status(503).type('text/plain').send('The Airlock window is not built. Run `npm run build:renderer`, then reload this page.');

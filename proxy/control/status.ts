@@ -28,7 +28,11 @@ export function buildStatus({ deps, proxy, keyRejectedProfiles, nowMs }: StatusI
     });
   }
   for (const profileId of keyRejectedProfiles) {
-    alarms.push({ kind: 'key_rejected', profileId, message: `The gateway rejected the key of profile ${profileId}: set it again under Profiles.` });
+    alarms.push({
+      kind: 'key_rejected',
+      profileId,
+      message: `The gateway rejected the key of profile ${profileId}: set it again under Profiles.`,
+    });
   }
   for (const pause of deps.spendGate?.pausedClients() ?? []) {
     alarms.push({ kind: 'client_paused', clientName: pause.clientName, message: `Client ${pause.clientName} is paused: ${pause.reason}` });
@@ -36,7 +40,10 @@ export function buildStatus({ deps, proxy, keyRejectedProfiles, nowMs }: StatusI
   const logStatus = deps.log.status();
   if (logStatus.reason !== null) alarms.push({ kind: 'log_degraded', message: logStatus.reason });
   if (logStatus.ledgerGap !== null) {
-    alarms.push({ kind: 'ledger_incomplete', message: `Requests of profiles and clients with a daily or monthly cap are refused: ${logStatus.ledgerGap.reason}` });
+    alarms.push({
+      kind: 'ledger_incomplete',
+      message: `Requests of profiles and clients with a daily or monthly cap are refused: ${logStatus.ledgerGap.reason}`,
+    });
   }
   if (!config.settings.requireClientToken) {
     alarms.push({ kind: 'auth_disabled', message: 'Client tokens are turned off: any program on this machine can spend through Airlock.' });

@@ -5,7 +5,11 @@ export const COPY_SLICE_BYTES = 1024 * 1024;
  * A body's chunks copied into one buffer of its own (to hand to a thread), a slice per turn of the
  * event loop: one copy of 64 MiB took 50 ms here, with every other request waiting.
  */
-export async function copyInSlices(chunks: readonly Buffer[], byteLength: number, sliceBytes = COPY_SLICE_BYTES): Promise<Uint8Array<ArrayBuffer>> {
+export async function copyInSlices(
+  chunks: readonly Buffer[],
+  byteLength: number,
+  sliceBytes = COPY_SLICE_BYTES,
+): Promise<Uint8Array<ArrayBuffer>> {
   const copy = new Uint8Array(byteLength);
   let offset = 0;
   let sinceYield = 0;

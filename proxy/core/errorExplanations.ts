@@ -13,7 +13,8 @@ export interface ErrorExplanation {
 // Typed as a Record over every class so a class added to the contract cannot go unexplained.
 const EXPLANATIONS: Record<ErrorClass, ErrorExplanation> = {
   bad_request: {
-    meaning: 'The gateway rejected the request as invalid (bad parameters, a context larger than the model allows, or an endpoint it does not offer)',
+    meaning:
+      'The gateway rejected the request as invalid (bad parameters, a context larger than the model allows, or an endpoint it does not offer)',
     fix: 'Fix the request: check the parameters, shorten the conversation, or use an API the gateway supports. Retrying unchanged will fail again.',
     retryable: false,
   },
@@ -23,7 +24,8 @@ const EXPLANATIONS: Record<ErrorClass, ErrorExplanation> = {
     retryable: false,
   },
   model_not_found: {
-    meaning: 'The gateway does not know this model id for this account (misspelled id, a display name instead of the id, a model not open to the account, or a duplicated /v1 in the URL)',
+    meaning:
+      'The gateway does not know this model id for this account (misspelled id, a display name instead of the id, a model not open to the account, or a duplicated /v1 in the URL)',
     fix: 'List the models (GET /v1/models), copy the exact id, or add a model alias in the profile.',
     retryable: false,
   },
@@ -33,7 +35,8 @@ const EXPLANATIONS: Record<ErrorClass, ErrorExplanation> = {
     retryable: true,
   },
   upstream_error: {
-    meaning: 'The gateway got no valid answer from the model behind it (model fault, a long task past its proxy timeout, a body too large, or a protocol mismatch)',
+    meaning:
+      'The gateway got no valid answer from the model behind it (model fault, a long task past its proxy timeout, a body too large, or a protocol mismatch)',
     fix: 'Retry once later; if it persists, compare a short non-streaming request with a streaming one and try another model.',
     retryable: true,
   },
@@ -53,7 +56,8 @@ const EXPLANATIONS: Record<ErrorClass, ErrorExplanation> = {
     retryable: true,
   },
   html_instead_of_json: {
-    meaning: 'The gateway address answered with a web page instead of an API response (wrong base URL or path, a reverse proxy in between, or /v1/v1 in the final URL)',
+    meaning:
+      'The gateway address answered with a web page instead of an API response (wrong base URL or path, a reverse proxy in between, or /v1/v1 in the final URL)',
     fix: "Set the profile's base URL to the one ending in /v1 that the gateway's docs give, and point clients at Airlock without adding another /v1.",
     retryable: false,
   },

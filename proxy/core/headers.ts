@@ -86,10 +86,7 @@ export function buildUpstreamHeaders(
 const DROPPED_RESPONSE_HEADERS = new Set(['set-cookie', 'set-cookie2', 'alt-svc']);
 const BODY_DESCRIBING_HEADERS = new Set(['content-length', 'content-encoding', 'content-md5', 'etag']);
 
-export function buildClientResponseHeaders(
-  upstream: HeaderBag,
-  options: { bodyRewritten: boolean },
-): Record<string, string | string[]> {
+export function buildClientResponseHeaders(upstream: HeaderBag, options: { bodyRewritten: boolean }): Record<string, string | string[]> {
   const result: Record<string, string | string[]> = {};
   let connectionValues: HeaderValue[] | null = null;
   for (const rawName of Object.keys(upstream)) {
@@ -109,14 +106,7 @@ export function buildClientResponseHeaders(
 }
 
 /** Most specific first; `cf-ray` only identifies the CDN hop, so it is the last resort. */
-const REQUEST_ID_HEADERS = [
-  'x-request-id',
-  'request-id',
-  'x-oneapi-request-id',
-  'openai-request-id',
-  'x-amzn-requestid',
-  'cf-ray',
-];
+const REQUEST_ID_HEADERS = ['x-request-id', 'request-id', 'x-oneapi-request-id', 'openai-request-id', 'x-amzn-requestid', 'cf-ray'];
 const REQUEST_ID_RANK = new Map(REQUEST_ID_HEADERS.map((name, rank) => [name, rank]));
 
 /** The most specific non-blank request id; one pass, names compared case-insensitively. */

@@ -233,7 +233,8 @@ export class KeyByteStream {
     const bytes = this.#masker.maskBytes(this.#held.length === 0 ? chunk : Buffer.concat([this.#held, chunk]));
     const tailFrom = Math.max(0, bytes.length - this.#masker.longestHeldChars);
     const last = bytes[bytes.length - 1];
-    const hold = last !== undefined && this.#masker.mayBeginForm(last) ? this.#masker.heldSuffixChars(bytes.toString('latin1', tailFrom)) : 0;
+    const hold =
+      last !== undefined && this.#masker.mayBeginForm(last) ? this.#masker.heldSuffixChars(bytes.toString('latin1', tailFrom)) : 0;
     // A copy: the chunk's memory is the socket's reader's, not ours to keep.
     this.#held = hold === 0 ? EMPTY : Buffer.from(bytes.subarray(bytes.length - hold));
     return hold === 0 ? bytes : bytes.subarray(0, bytes.length - hold);
@@ -345,7 +346,8 @@ export class KeyMasker {
   /** Every form replaced, longer forms first. Forms are ASCII: in latin1 text of bytes, offsets and lengths stay those of the bytes. */
   replaceForms(text: string, sameLength: boolean): string {
     let result = text;
-    for (const form of this.#forms) if (result.includes(form)) result = result.replaceAll(form, sameLength ? sameLengthMask(form.length) : REDACTED);
+    for (const form of this.#forms)
+      if (result.includes(form)) result = result.replaceAll(form, sameLength ? sameLengthMask(form.length) : REDACTED);
     return result;
   }
 

@@ -51,12 +51,7 @@ function headerValue(headers: Record<string, string>, wanted: string): string | 
  * `capBytes` each and masked (known secrets and anything that looks like a key). For streams the
  * captured response body is the raw event text.
  */
-export function buildBodiesRecord(
-  bodies: CapturedBodies,
-  stream: boolean,
-  capBytes: number,
-  secrets: string[],
-): RequestBodiesRecord {
+export function buildBodiesRecord(bodies: CapturedBodies, stream: boolean, capBytes: number, secrets: string[]): RequestBodiesRecord {
   const request = maskedCapped(decodeBody(bodies.requestBody, headerValue(bodies.requestHeaders, 'content-type')), capBytes, secrets);
   const response = maskedCapped(decodeBody(bodies.responseBody, headerValue(bodies.responseHeaders, 'content-type')), capBytes, secrets);
   const streamText = maskedCapped(bodies.streamText, capBytes, secrets);

@@ -102,7 +102,8 @@ export class EventIngest {
     if (events.length === 0) return;
     this.latestSecrets = secrets;
     this.fullText.noteActivity();
-    for (const event of events) this.pendingEventsByRequest.set(event.requestId, (this.pendingEventsByRequest.get(event.requestId) ?? 0) + 1);
+    for (const event of events)
+      this.pendingEventsByRequest.set(event.requestId, (this.pendingEventsByRequest.get(event.requestId) ?? 0) + 1);
     let offset = 0;
     while (offset < events.length) {
       const length = nextSliceLength(events, INGEST_SLICE_LIMITS, offset);

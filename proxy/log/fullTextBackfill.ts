@@ -56,7 +56,8 @@ export function indexUnindexedSlice(db: DatabaseSync, limits: IndexSliceLimits):
 
 export function unindexedBytes(db: DatabaseSync): number {
   return Number(
-    db.prepare('SELECT TOTAL(b.stored_bytes) AS total FROM request_bodies_unindexed p JOIN request_bodies b USING (body_id)').get()?.total ?? 0,
+    db.prepare('SELECT TOTAL(b.stored_bytes) AS total FROM request_bodies_unindexed p JOIN request_bodies b USING (body_id)').get()
+      ?.total ?? 0,
   );
 }
 

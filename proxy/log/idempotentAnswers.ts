@@ -39,7 +39,9 @@ export class SqliteIdempotencyStore implements IdempotencyStore {
       `INSERT OR REPLACE INTO idempotent_answers (profile_id, key_hash, request_id, created_at_ms, state)
        VALUES (?, ?, ?, ?, 'in_flight')`,
     );
-    this.#settle = db.prepare('UPDATE idempotent_answers SET state = ?, status = ?, headers = ?, body = ? WHERE profile_id = ? AND key_hash = ?');
+    this.#settle = db.prepare(
+      'UPDATE idempotent_answers SET state = ?, status = ?, headers = ?, body = ? WHERE profile_id = ? AND key_hash = ?',
+    );
     this.#forget = db.prepare('DELETE FROM idempotent_answers WHERE profile_id = ? AND key_hash = ?');
     this.#pruneByAge = db.prepare('DELETE FROM idempotent_answers WHERE created_at_ms < ?');
     this.#bodyBytes = db.prepare('SELECT COALESCE(SUM(LENGTH(body)), 0) AS bytes FROM idempotent_answers');

@@ -24,7 +24,9 @@ const SQLITE_NOTADB = 26;
 export function isDamageError(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
   const errcode = (error as { errcode?: unknown }).errcode;
-  return errcode === SQLITE_CORRUPT || errcode === SQLITE_NOTADB || /database disk image is malformed|file is not a database/.test(error.message);
+  return (
+    errcode === SQLITE_CORRUPT || errcode === SQLITE_NOTADB || /database disk image is malformed|file is not a database/.test(error.message)
+  );
 }
 
 export type LogVerdict = { sound: true; quickCheckMs: number | null } | { sound: false; reason: string };
@@ -55,7 +57,9 @@ function takeCleanClose(dataDir: string): CleanCloseRecord | null {
   const file = join(dataDir, CLEAN_CLOSE_FILE_NAME);
   try {
     const parsed = JSON.parse(readFileSync(file, 'utf8')) as Partial<CleanCloseRecord>;
-    return typeof parsed.sizeBytes === 'number' && typeof parsed.mtimeNs === 'string' ? { sizeBytes: parsed.sizeBytes, mtimeNs: parsed.mtimeNs } : null;
+    return typeof parsed.sizeBytes === 'number' && typeof parsed.mtimeNs === 'string'
+      ? { sizeBytes: parsed.sizeBytes, mtimeNs: parsed.mtimeNs }
+      : null;
   } catch {
     return null;
   } finally {
@@ -91,7 +95,10 @@ function quickCheckFindings(dbPath: string): string | null {
   let db: DatabaseSync | null = null;
   try {
     db = new DatabaseSync(dbPath);
-    const findings = db.prepare('PRAGMA quick_check').all().map((row) => String(Object.values(row)[0]));
+    const findings = db
+      .prepare('PRAGMA quick_check')
+      .all()
+      .map((row) => String(Object.values(row)[0]));
     if (findings.length === 1 && findings[0] === 'ok') return null;
     return `SQLite's quick check found: ${findings.slice(0, REPORTED_FINDINGS).join('; ')}`;
   } catch (error) {
@@ -108,7 +115,9 @@ export function checkLogFiles(dataDir: string, databaseFileName: string): LogVer
   const cleanClose = takeCleanClose(dataDir);
   if (!existsSync(dbPath)) {
     // Without its database a WAL cannot be replayed: what it holds is read back from its frames.
-    return existsSync(walPath) && statSync(walPath).size > 0 ? { sound: false, reason: `${databaseFileName} is missing but its WAL is not` } : { sound: true, quickCheckMs: null };
+    return existsSync(walPath) && statSync(walPath).size > 0
+      ? { sound: false, reason: `${databaseFileName} is missing but its WAL is not` }
+      : { sound: true, quickCheckMs: null };
   }
   const structural = structuralProblem(dbPath, walPath);
   if (structural !== null) return { sound: false, reason: structural };
@@ -117,7 +126,8 @@ export function checkLogFiles(dataDir: string, databaseFileName: string): LogVer
     if (walProblem !== null) return { sound: false, reason: `its write-ahead log (${databaseFileName}-wal) is damaged: ${walProblem}` };
   }
   const stamp = fileStamp(dbPath);
-  const untouched = cleanClose !== null && !existsSync(walPath) && stamp?.sizeBytes === cleanClose.sizeBytes && stamp.mtimeNs === cleanClose.mtimeNs;
+  const untouched =
+    cleanClose !== null && !existsSync(walPath) && stamp?.sizeBytes === cleanClose.sizeBytes && stamp.mtimeNs === cleanClose.mtimeNs;
   if (untouched) return { sound: true, quickCheckMs: null };
   const startedAt = performance.now();
   const findings = quickCheckFindings(dbPath);

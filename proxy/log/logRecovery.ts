@@ -32,14 +32,21 @@ export class RequestLogDamagedError extends Error {
 
 /** `requests-damaged-20250102T030405Z.db`: the time in the name, `.db` kept so SQLite tools open it with its WAL. */
 function asideName(nowMs: number, attempt: number): string {
-  const stamp = new Date(nowMs).toISOString().replace(/[-:]/g, '').replace(/\.\d{3}Z$/, 'Z');
+  const stamp = new Date(nowMs)
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d{3}Z$/, 'Z');
   return `requests-damaged-${stamp}${attempt === 0 ? '' : `-${attempt + 1}`}.db`;
 }
 
 /** Renames the database and its WAL and shm together; returns the database's new path (or its WAL's, if it had none). */
-function moveAside(dataDir: string, nowMs: number): { dbPath: string | null; walPath: string | null; shownPath: string; companions: string[] } {
+function moveAside(
+  dataDir: string,
+  nowMs: number,
+): { dbPath: string | null; walPath: string | null; shownPath: string; companions: string[] } {
   let name = asideName(nowMs, 0);
-  for (let attempt = 1; DATABASE_SUFFIXES.some((suffix) => existsSync(join(dataDir, `${name}${suffix}`))); attempt += 1) name = asideName(nowMs, attempt);
+  for (let attempt = 1; DATABASE_SUFFIXES.some((suffix) => existsSync(join(dataDir, `${name}${suffix}`))); attempt += 1)
+    name = asideName(nowMs, attempt);
   const moved: Record<string, string | null> = {};
   for (const suffix of DATABASE_SUFFIXES) {
     const from = join(dataDir, `${DATABASE_FILE_NAME}${suffix}`);
@@ -79,7 +86,8 @@ function describe(report: Omit<LogRecoveryReport, 'message'>, companions: readon
   const kept =
     `${report.recoveredRequests} requests were read back with their figures, so budgets still count them ` +
     `(today ${creditsText(report.recoveredTodayCredits)}, this month ${creditsText(report.recoveredMonthCredits)})`;
-  const answers = report.recoveredIdempotentAnswers > 0 ? `, and ${report.recoveredIdempotentAnswers} answers to keyed image or video creations` : '';
+  const answers =
+    report.recoveredIdempotentAnswers > 0 ? `, and ${report.recoveredIdempotentAnswers} answers to keyed image or video creations` : '';
   return `${found} ${kept}${answers}. Request bodies were not; they stay in the moved file.`;
 }
 

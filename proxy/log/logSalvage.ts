@@ -1,6 +1,15 @@
 import { existsSync, openSync, closeSync, readSync } from 'node:fs';
 import type { DatabaseSync } from 'node:sqlite';
-import { DB_HEADER_BYTES, leafRecords, PageSource, parseDbHeader, scanWal, type FileValue, type RecordFields, type WalScan } from './sqliteFile.ts';
+import {
+  DB_HEADER_BYTES,
+  leafRecords,
+  PageSource,
+  parseDbHeader,
+  scanWal,
+  type FileValue,
+  type RecordFields,
+  type WalScan,
+} from './sqliteFile.ts';
 
 /**
  * What can be read back from a damaged request log: the `requests` rows (every figure budgets
@@ -20,7 +29,20 @@ export interface LogSalvage {
 
 /** Columns of migration 1, which later migrations may only append to. */
 const REQUEST_FIELD_COUNT = 29;
-const REQUEST_FIELD = { id: 0, startedAtMs: 2, method: 7, clientPath: 8, upstreamPath: 9, protocol: 10, protocolMode: 11, notes: 17, retries: 21, costCredits: 26, usageSource: 27, state: 28 } as const;
+const REQUEST_FIELD = {
+  id: 0,
+  startedAtMs: 2,
+  method: 7,
+  clientPath: 8,
+  upstreamPath: 9,
+  protocol: 10,
+  protocolMode: 11,
+  notes: 17,
+  retries: 21,
+  costCredits: 26,
+  usageSource: 27,
+  state: 28,
+} as const;
 const PROTOCOLS = new Set(['openai', 'anthropic', 'responses']);
 const REQUEST_STATES = new Set(['in_flight', 'done', 'interrupted']);
 const ANSWER_FIELD_COUNT = 8;
@@ -31,7 +53,8 @@ const EARLIEST_PLAUSIBLE_MS = Date.UTC(2020, 0, 1);
 const DAY_MS = 86_400_000;
 
 const isText = (value: FileValue | undefined): value is string => typeof value === 'string';
-const isInteger = (value: FileValue | undefined): boolean => typeof value === 'bigint' || (typeof value === 'number' && Number.isInteger(value));
+const isInteger = (value: FileValue | undefined): boolean =>
+  typeof value === 'bigint' || (typeof value === 'number' && Number.isInteger(value));
 const isOptionalInteger = (value: FileValue | undefined): boolean => value === null || isInteger(value);
 
 function isRequestRecord(fields: RecordFields, nowMs: number): boolean {
@@ -156,7 +179,10 @@ function collect(salvage: LogSalvage, fields: RecordFields, nowMs: number): void
 }
 
 function columnsOf(db: DatabaseSync, table: string): string[] {
-  return db.prepare(`PRAGMA table_info(${table})`).all().map((column) => String(column.name));
+  return db
+    .prepare(`PRAGMA table_info(${table})`)
+    .all()
+    .map((column) => String(column.name));
 }
 
 function insertAll(db: DatabaseSync, table: string, records: Iterable<RecordFields>): number {

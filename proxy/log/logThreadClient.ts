@@ -21,8 +21,7 @@ const LOG_THREAD_NAME = 'airlock-log';
  * skipped (rows are not) until it has caught up to half of it: memory stays bounded.
  */
 export const MAX_UNWRITTEN_BODY_BYTES = 64 * 1024 * 1024;
-export const BEHIND_REASON =
-  'The log fell behind under heavy load: request bodies are skipped until it catches up.';
+export const BEHIND_REASON = 'The log fell behind under heavy load: request bodies are skipped until it catches up.';
 
 const SKIPPED_BODIES: CapturedBodies = {
   requestHeaders: {},
@@ -223,7 +222,9 @@ export class LogThreadClient {
     if (this.stopped) return;
     if (this.restarts >= MAX_RESTARTS) {
       this.stopped = true;
-      this.options.onError(new Error('the request log thread stopped several times in a row; requests are no longer logged until Airlock restarts'));
+      this.options.onError(
+        new Error('the request log thread stopped several times in a row; requests are no longer logged until Airlock restarts'),
+      );
       return;
     }
     this.restarts += 1;

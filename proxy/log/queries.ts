@@ -55,7 +55,8 @@ const MAX_QUERY_TRIGRAMS = 32;
 export function trigramQuery(text: string): string {
   const chars = [...text];
   const trigrams = new Set<string>();
-  for (let start = 0; start + 3 <= chars.length && trigrams.size < MAX_QUERY_TRIGRAMS; start += 1) trigrams.add(chars.slice(start, start + 3).join(''));
+  for (let start = 0; start + 3 <= chars.length && trigrams.size < MAX_QUERY_TRIGRAMS; start += 1)
+    trigrams.add(chars.slice(start, start + 3).join(''));
   return [...trigrams].map((trigram) => `"${trigram.replaceAll('"', '""')}"`).join(' AND ');
 }
 
@@ -141,10 +142,7 @@ export class RequestLogQueries {
       params.push(filter.beforeCursor.startedAtMs, filter.beforeCursor.id);
     }
     // One extra row tells whether another page exists without a COUNT.
-    const records = this.statement(`SELECT * FROM requests ${sql} ORDER BY started_at_ms DESC, id DESC LIMIT ?`).all(
-      ...params,
-      limit + 1,
-    );
+    const records = this.statement(`SELECT * FROM requests ${sql} ORDER BY started_at_ms DESC, id DESC LIMIT ?`).all(...params, limit + 1);
     const rows = records.slice(0, limit).map(rowFromRecord);
     const last = rows.at(-1);
     const nextCursor = records.length > limit && last !== undefined ? { startedAtMs: last.startedAtMs, id: last.id } : null;

@@ -44,10 +44,7 @@ export interface RequestLogOptions {
   onRecordingChange?: (message: string) => void;
 }
 
-type QueryMethods = Pick<
-  RequestLogQueries,
-  'listRequests' | 'getRequest' | 'spendByDay' | 'totals' | 'modelStats' | 'spendSince'
->;
+type QueryMethods = Pick<RequestLogQueries, 'listRequests' | 'getRequest' | 'spendByDay' | 'totals' | 'modelStats' | 'spendSince'>;
 
 export interface RequestLog extends QueryMethods {
   /** Subscribes to lifecycle events; listeners only queue them for the log thread. Returns the unsubscribe function. */
@@ -161,7 +158,8 @@ class SqliteRequestLog implements RequestLog {
         const before = this.unwritten.status();
         this.unwritten.update(state);
         const after = this.unwritten.status();
-        if ((before === null) !== (after === null) || before?.saved !== after?.saved) this.options.onRecordingChange?.(this.describeRecording());
+        if ((before === null) !== (after === null) || before?.saved !== after?.saved)
+          this.options.onRecordingChange?.(this.describeRecording());
       },
     });
     this.checkpointer = this.startCheckpointer();
@@ -171,7 +169,12 @@ class SqliteRequestLog implements RequestLog {
     this.getRequest = this.queries.getRequest.bind(this.queries);
     // Requests the database could not take (a full disk) count as if it had.
     this.spendByDay = (query) =>
-      spendByDayWith(this.queries.spendByDay(query), this.unwritten.entries, query, (query.utcOffsetMinutes ?? -new Date().getTimezoneOffset()) * 60_000);
+      spendByDayWith(
+        this.queries.spendByDay(query),
+        this.unwritten.entries,
+        query,
+        (query.utcOffsetMinutes ?? -new Date().getTimezoneOffset()) * 60_000,
+      );
     this.totals = (query) => totalsWith(this.queries.totals(query), this.unwritten.entries, query);
     this.modelStats = this.queries.modelStats.bind(this.queries);
     this.spendSince = (query) => spendSinceWith(this.queries.spendSince(query), this.unwritten.entries, query);

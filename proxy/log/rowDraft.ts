@@ -110,7 +110,10 @@ type EndEvent = Extract<RequestLifecycleEvent, { type: 'end' }>;
  * Whether applying `end` alone gives the same row as applying `event` first: then `event` need
  * not be written. `end` sets status, retries and cost outright; the other fields only when it has them.
  */
-export function isSupersededByEnd(event: Extract<RequestLifecycleEvent, { type: 'headers' | 'usage' | 'progress' }>, end: EndEvent): boolean {
+export function isSupersededByEnd(
+  event: Extract<RequestLifecycleEvent, { type: 'headers' | 'usage' | 'progress' }>,
+  end: EndEvent,
+): boolean {
   if (event.type === 'progress') return end.usage !== null;
   if (event.type === 'headers') return end.ttfbMs !== null && (end.upstreamRequestId !== null || event.upstreamRequestId === null);
   return end.usage !== null && (end.responseModel !== null || event.responseModel === null);

@@ -75,7 +75,10 @@ export class RowRecorder {
   retry(): void {
     if (this.#retryTimer !== null) clearTimeout(this.#retryTimer);
     this.#retryTimer = null;
-    if (this.#rows.isEmpty) return this.publish();
+    if (this.#rows.isEmpty) {
+      this.publish();
+      return;
+    }
     if (this.#options.store.hasRoom()) this.#writeKept();
     // Published even if nothing was written: a save that failed before is tried again too.
     this.#changed = true;

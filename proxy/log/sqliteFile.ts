@@ -37,7 +37,8 @@ function pageSizeOf(raw: number): number | null {
 /** The database header's fields, or why these bytes are no SQLite header. */
 export function parseDbHeader(bytes: Buffer): DbHeader | { problem: string } {
   if (bytes.length < DB_HEADER_BYTES) return { problem: `it is ${bytes.length} bytes long, shorter than an SQLite header` };
-  if (!bytes.subarray(0, HEADER_MAGIC.length).equals(HEADER_MAGIC)) return { problem: 'its first bytes are not an SQLite header (the file was overwritten)' };
+  if (!bytes.subarray(0, HEADER_MAGIC.length).equals(HEADER_MAGIC))
+    return { problem: 'its first bytes are not an SQLite header (the file was overwritten)' };
   const pageSizeBytes = pageSizeOf(bytes.readUInt16BE(16));
   if (pageSizeBytes === null || bytes[21] !== 64 || bytes[22] !== 32 || bytes[23] !== 32) {
     return { problem: 'its SQLite header is damaged (page size or payload fractions)' };
@@ -147,7 +148,13 @@ export class PageSource {
   readonly #frames: readonly WalFrame[];
   readonly #newestFrame = new Map<number, WalFrame>();
 
-  constructor(options: { dbPath: string | null; walPath: string | null; wal: WalScan | null; pageSizeBytes: number; reservedBytes: number }) {
+  constructor(options: {
+    dbPath: string | null;
+    walPath: string | null;
+    wal: WalScan | null;
+    pageSizeBytes: number;
+    reservedBytes: number;
+  }) {
     this.pageSizeBytes = options.pageSizeBytes;
     this.usableBytes = options.pageSizeBytes - options.reservedBytes;
     this.#dbFd = options.dbPath === null ? null : openSync(options.dbPath, 'r');
@@ -175,7 +182,8 @@ export class PageSource {
         yield { pageNumber: first + index, image: chunk.subarray(index * this.pageSizeBytes, (index + 1) * this.pageSizeBytes) };
       }
     }
-    for (const frame of this.#frames) yield { pageNumber: frame.pageNumber, image: readAt(this.#walFd as number, this.pageSizeBytes, frame.imageOffset) };
+    for (const frame of this.#frames)
+      yield { pageNumber: frame.pageNumber, image: readAt(this.#walFd as number, this.pageSizeBytes, frame.imageOffset) };
   }
 
   close(): void {

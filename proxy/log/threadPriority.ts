@@ -6,14 +6,16 @@ import { Worker, type WorkerOptions } from 'node:worker_threads';
 const CHRT_TIMEOUT_MS = 5_000;
 
 function threadIdsNamed(name: string): number[] {
-  return readdirSync('/proc/self/task').filter((threadId) => {
-    try {
-      return readFileSync(`/proc/self/task/${threadId}/comm`, 'utf8').trim() === name;
-    } catch {
-      // The thread ended while listed.
-      return false;
-    }
-  }).map(Number);
+  return readdirSync('/proc/self/task')
+    .filter((threadId) => {
+      try {
+        return readFileSync(`/proc/self/task/${threadId}/comm`, 'utf8').trim() === name;
+      } catch {
+        // The thread ended while listed.
+        return false;
+      }
+    })
+    .map(Number);
 }
 
 /** Resolves true once util-linux's `chrt` moved the thread to SCHED_IDLE, false if it could not. */

@@ -50,7 +50,12 @@ function emptyEntry(group: Pick<SpendEntry, 'dayStartMs' | 'profileId' | 'client
 
 /** Adds one row to the entries (or, with `sign` -1, takes it away), counted as the log's queries count it. */
 export function addRow(entries: Map<string, SpendEntry>, row: RequestLogRow, sign: 1 | -1 = 1): void {
-  const group = { dayStartMs: startOfLocalDayMs(row.startedAtMs), profileId: row.profileId, clientName: row.clientName, model: row.upstreamModel ?? row.requestedModel };
+  const group = {
+    dayStartMs: startOfLocalDayMs(row.startedAtMs),
+    profileId: row.profileId,
+    clientName: row.clientName,
+    model: row.upstreamModel ?? row.requestedModel,
+  };
   const key = entryKey(group);
   const entry = entries.get(key) ?? emptyEntry(group);
   entry.requests += sign;
@@ -89,12 +94,16 @@ function inRange(entry: SpendEntry, fromMs: number, toMs: number): boolean {
 }
 
 function matches(entry: SpendEntry, query: { profileId?: string; clientName?: string }): boolean {
-  return (query.profileId === undefined || entry.profileId === query.profileId) && (query.clientName === undefined || entry.clientName === query.clientName);
+  return (
+    (query.profileId === undefined || entry.profileId === query.profileId) &&
+    (query.clientName === undefined || entry.clientName === query.clientName)
+  );
 }
 
 export function spendSinceWith(fromDatabase: number, entries: readonly SpendEntry[], query: SpendSinceQuery): number {
   let credits = fromDatabase;
-  for (const entry of entries) if (inRange(entry, query.sinceMs, Number.POSITIVE_INFINITY) && matches(entry, query)) credits += entry.costCredits;
+  for (const entry of entries)
+    if (inRange(entry, query.sinceMs, Number.POSITIVE_INFINITY) && matches(entry, query)) credits += entry.costCredits;
   return credits;
 }
 
@@ -125,7 +134,12 @@ const GROUP_OF = {
   client: (entry: SpendEntry) => entry.clientName,
 } as const;
 
-export function spendByDayWith(fromDatabase: readonly SpendByDayRow[], entries: readonly SpendEntry[], query: SpendByDayQuery, offsetMs: number): SpendByDayRow[] {
+export function spendByDayWith(
+  fromDatabase: readonly SpendByDayRow[],
+  entries: readonly SpendEntry[],
+  query: SpendByDayQuery,
+  offsetMs: number,
+): SpendByDayRow[] {
   const rows = fromDatabase.map((row) => ({ ...row }));
   for (const entry of entries) {
     if (!inRange(entry, query.fromMs, query.toMs)) continue;

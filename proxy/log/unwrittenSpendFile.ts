@@ -20,7 +20,15 @@ export const SPACE_RESERVE_BYTES = 256 * 1024;
 const MIN_FREE_BYTES_TO_RETRY = 2 * SPACE_RESERVE_BYTES;
 
 const FORMAT_VERSION = 1;
-const COUNT_FIELDS = ['requests', 'errors', 'unpricedRequests', 'inputTokens', 'outputTokens', 'cachedInputTokens', 'reasoningTokens'] as const;
+const COUNT_FIELDS = [
+  'requests',
+  'errors',
+  'unpricedRequests',
+  'inputTokens',
+  'outputTokens',
+  'cachedInputTokens',
+  'reasoningTokens',
+] as const;
 const NAME_FIELDS = ['profileId', 'clientName', 'model'] as const;
 
 /**

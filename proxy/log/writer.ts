@@ -38,8 +38,7 @@ export class LogWriter {
   constructor(db: DatabaseSync) {
     this.db = db;
     const placeholders = REQUEST_COLUMNS.map(() => '?').join(', ');
-    const updates = COLUMNS_SET_AFTER_START.map((column) => `${column} = excluded.${column}`)
-      .join(', ');
+    const updates = COLUMNS_SET_AFTER_START.map((column) => `${column} = excluded.${column}`).join(', ');
     this.upsertRow = db.prepare(
       `INSERT INTO requests (${REQUEST_COLUMNS.join(', ')}) VALUES (${placeholders}) ON CONFLICT (id) DO UPDATE SET ${updates}`,
     );

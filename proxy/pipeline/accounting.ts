@@ -10,7 +10,9 @@ import type { ProgressEstimate, RequestTrace, TraceAccounting } from './trace.ts
 const TOKENIZE_LIMIT_CHARS = 256 * 1024;
 
 function estimateOutputTokens(text: string): Promise<number> {
-  return text.length > TOKENIZE_LIMIT_CHARS ? Promise.resolve(byteEstimateTokens(Buffer.byteLength(text))) : tokenEstimator.textTokens(text);
+  return text.length > TOKENIZE_LIMIT_CHARS
+    ? Promise.resolve(byteEstimateTokens(Buffer.byteLength(text)))
+    : tokenEstimator.textTokens(text);
 }
 
 /**
@@ -18,13 +20,15 @@ function estimateOutputTokens(text: string): Promise<number> {
  * upper bound of its count (`countRefines`), enough for a budget that admits the request anyway.
  */
 export function quickInputEstimate(plan: ExchangePlan): { tokens: number | null; countRefines: boolean } {
-  if (plan.chatBody && plan.body && plan.byteLength <= TOKENIZE_LIMIT_CHARS) return { tokens: inputTokensUpperBound(plan.chatBody), countRefines: true };
+  if (plan.chatBody && plan.body && plan.byteLength <= TOKENIZE_LIMIT_CHARS)
+    return { tokens: inputTokensUpperBound(plan.chatBody), countRefines: true };
   if (plan.byteLength > 0 && plan.upstreamModel !== null) return { tokens: byteEstimateTokens(plan.byteLength), countRefines: false };
   return { tokens: null, countRefines: false };
 }
 
 export async function estimateInputTokens(plan: ExchangePlan): Promise<number | null> {
-  if (plan.chatBody && plan.body && plan.byteLength <= TOKENIZE_LIMIT_CHARS) return tokenEstimator.chatInputTokens(plan.body, plan.byteLength);
+  if (plan.chatBody && plan.body && plan.byteLength <= TOKENIZE_LIMIT_CHARS)
+    return tokenEstimator.chatInputTokens(plan.body, plan.byteLength);
   if (plan.byteLength > 0 && plan.upstreamModel !== null) return byteEstimateTokens(plan.byteLength);
   return null;
 }

@@ -115,7 +115,7 @@ export async function runExchange(context: ExchangeContext): Promise<void> {
     return mayHaveRun;
   };
   try {
-    for (;; ranBefore = trace.upstreamMayHaveRun) {
+    for (; ; ranBefore = trace.upstreamMayHaveRun) {
       let reachedSocket = false;
       try {
         response = await dispatchUpstream({
@@ -132,10 +132,12 @@ export async function runExchange(context: ExchangeContext): Promise<void> {
           },
         });
       } catch (error) {
-        if (controller.signal.aborted) return handleAbort(controller.signal.reason as AbortReason, fail, trace, profile.timeouts.totalTimeoutMs);
+        if (controller.signal.aborted)
+          return handleAbort(controller.signal.reason as AbortReason, fail, trace, profile.timeouts.totalTimeoutMs);
         const errorClass = classifyNetworkFailure(error);
         if (await retryAfter({ kind: 'network', errorClass, mayHaveExecuted: judgeAttempt({ reachedSocket, answered: false }) })) continue;
-        if (controller.signal.aborted) return handleAbort(controller.signal.reason as AbortReason, fail, trace, profile.timeouts.totalTimeoutMs);
+        if (controller.signal.aborted)
+          return handleAbort(controller.signal.reason as AbortReason, fail, trace, profile.timeouts.totalTimeoutMs);
         return fail(errorClass, statusForClass(errorClass), timeoutDetail(errorClass, profile.timeouts, error));
       }
       judgeAttempt({ reachedSocket, answered: true, status: response.statusCode });
@@ -161,11 +163,14 @@ export async function runExchange(context: ExchangeContext): Promise<void> {
       const bodyText = await readCapped(response.body, ERROR_BODY_LIMIT_BYTES);
       const errorClass: UpstreamErrorClass =
         classifyUpstreamResponse({ status: response.statusCode, contentType, bodyText, expectJson: true }) ?? 'upstream_error';
-      if (await retryAfter({ kind: 'status', status: response.statusCode, retryAfter: headerValue(response.headers, 'retry-after') })) continue;
-      if (controller.signal.aborted) return handleAbort(controller.signal.reason as AbortReason, fail, trace, profile.timeouts.totalTimeoutMs);
+      if (await retryAfter({ kind: 'status', status: response.statusCode, retryAfter: headerValue(response.headers, 'retry-after') }))
+        continue;
+      if (controller.signal.aborted)
+        return handleAbort(controller.signal.reason as AbortReason, fail, trace, profile.timeouts.totalTimeoutMs);
       trace.headers(response.statusCode, upstreamRequestId);
       const upstream = extractUpstreamError(bodyText);
-      const suggestions = errorClass === 'model_not_found' && plan.upstreamModel ? await suggestModels(target, plan.upstreamModel) : undefined;
+      const suggestions =
+        errorClass === 'model_not_found' && plan.upstreamModel ? await suggestModels(target, plan.upstreamModel) : undefined;
       const status = errorClass === 'html_instead_of_json' ? statusForClass(errorClass) : response.statusCode;
       return fail(errorClass, status, {
         ...(upstream.message !== null ? { upstreamMessage: upstream.message } : {}),
@@ -189,7 +194,11 @@ export async function runExchange(context: ExchangeContext): Promise<void> {
   }
 }
 
-function timeoutDetail(errorClass: ErrorClass, timeouts: { connectTimeoutMs: number; idleTimeoutMs: number; totalTimeoutMs: number }, error: unknown): ErrorDetail {
+function timeoutDetail(
+  errorClass: ErrorClass,
+  timeouts: { connectTimeoutMs: number; idleTimeoutMs: number; totalTimeoutMs: number },
+  error: unknown,
+): ErrorDetail {
   if (errorClass === 'timeout_connect') return { timeoutMs: timeouts.connectTimeoutMs };
   if (errorClass === 'timeout_idle') return { timeoutMs: timeouts.idleTimeoutMs };
   if (errorClass === 'timeout_total') return { timeoutMs: timeouts.totalTimeoutMs };

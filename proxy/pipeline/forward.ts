@@ -12,7 +12,14 @@ import { KeyMasker } from '../core/keyMasker.ts';
 import { buildPlan, type NativeProtocolCheck, type PlanRefusal } from './planner.ts';
 import { sendRefusal } from './replies.ts';
 import { BodyTooLargeError, modelOf, parseClientBody, readClientBody, streamFlagOf, type ClientBody } from './requestBody.ts';
-import { isLocalRefusal, type ClientAuthenticator, type LocalRefusal, type SpendCheckInput, type SpendGate, type TargetResolver } from './services.ts';
+import {
+  isLocalRefusal,
+  type ClientAuthenticator,
+  type LocalRefusal,
+  type SpendCheckInput,
+  type SpendGate,
+  type TargetResolver,
+} from './services.ts';
 import type { ExchangePlan } from './plan.ts';
 import type { ForwardShutdown } from './shutdown.ts';
 import type { TranslationThread } from './translationThreadClient.ts';
@@ -75,7 +82,16 @@ function createForwarding(options: ForwardOptions): (req: IncomingMessage, res: 
     const { path, query } = toUpstreamPath(req.url ?? '/');
     const method = req.method ?? 'GET';
     const protocol = protocolOfPath(path, method);
-    const startFor = (details: { profileId: string | null; clientName: string | null; requestedModel?: string | null; upstreamModel?: string | null; stream?: boolean; mode?: 'native' | 'translate'; notes?: string[]; upstreamPath?: string }): void =>
+    const startFor = (details: {
+      profileId: string | null;
+      clientName: string | null;
+      requestedModel?: string | null;
+      upstreamModel?: string | null;
+      stream?: boolean;
+      mode?: 'native' | 'translate';
+      notes?: string[];
+      upstreamPath?: string;
+    }): void =>
       trace.start({
         method,
         clientPath: req.url ?? '/',
@@ -118,7 +134,10 @@ function createForwarding(options: ForwardOptions): (req: IncomingMessage, res: 
       maxDepth: MAX_JSON_NESTING_DEPTH,
     });
     const requested = { requestedModel: modelOf(parsed), stream: streamFlagOf(parsed) };
-    const seams = { ...(options.nativeVerified ? { nativeVerified: options.nativeVerified } : {}), ...(options.translation ? { translation: options.translation } : {}) };
+    const seams = {
+      ...(options.nativeVerified ? { nativeVerified: options.nativeVerified } : {}),
+      ...(options.translation ? { translation: options.translation } : {}),
+    };
     const plan = await buildPlan({ method, path, query, protocol, body, parsed, identity, target, ...seams });
     if ('refusal' in plan) {
       startFor({ profileId: target.profile.id, clientName: identity.tokenName, ...requested });
@@ -154,14 +173,18 @@ function createForwarding(options: ForwardOptions): (req: IncomingMessage, res: 
       trace.end(claim.response.status, { usage: null, usageSource: null, costCredits: null });
       return;
     }
-    const gateRefusal = await checkSpend(services.spendGate, {
-      requestId: trace.requestId,
-      identity,
-      profile: target.profile,
-      method,
-      upstreamPath: plan.upstreamPath,
-      upstreamModel: plan.upstreamModel,
-    }, plan);
+    const gateRefusal = await checkSpend(
+      services.spendGate,
+      {
+        requestId: trace.requestId,
+        identity,
+        profile: target.profile,
+        method,
+        upstreamPath: plan.upstreamPath,
+        upstreamModel: plan.upstreamModel,
+      },
+      plan,
+    );
     if (gateRefusal) {
       claim?.ticket.abandon();
       return refuse(gateRefusal);
@@ -193,7 +216,11 @@ function createForwarding(options: ForwardOptions): (req: IncomingMessage, res: 
  * hold would keep out the next request of the same size, the input is counted in the background
  * and the hold lowered to the count, so parallel requests near a cap are not refused for a bound.
  */
-async function checkSpend(gate: SpendGate | undefined, input: Omit<SpendCheckInput, 'estimatedInputTokens'>, plan: ExchangePlan): Promise<LocalRefusal | null> {
+async function checkSpend(
+  gate: SpendGate | undefined,
+  input: Omit<SpendCheckInput, 'estimatedInputTokens'>,
+  plan: ExchangePlan,
+): Promise<LocalRefusal | null> {
   if (!gate) return null;
   if (!gate.needsInputEstimate(input.identity, input.profile)) return gate.check({ ...input, estimatedInputTokens: null });
   const quick = quickInputEstimate(plan);
@@ -203,7 +230,10 @@ async function checkSpend(gate: SpendGate | undefined, input: Omit<SpendCheckInp
   const refusal = gate.check(onBound);
   if (refusal === null && !gate.budgetsAdmit(onBound)) {
     // The estimator falls back to bytes rather than fail; a failure here would only leave the bound held.
-    void estimateInputTokens(plan).then((tokens) => gate.refineHold({ ...input, estimatedInputTokens: tokens }), () => undefined);
+    void estimateInputTokens(plan).then(
+      (tokens) => gate.refineHold({ ...input, estimatedInputTokens: tokens }),
+      () => undefined,
+    );
   }
   return refusal;
 }

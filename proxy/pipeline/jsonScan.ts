@@ -36,12 +36,6 @@ const SHORT_STRING_BYTES = 32;
 /** Longer top-level keys cannot be one we look for, so their bytes are not kept. */
 const MAX_KEY_BYTES = 64;
 
-export function scanTopLevel(chunks: readonly Buffer[], maxDepth = Number.POSITIVE_INFINITY): TopLevelScan {
-  const scanner = new TopLevelScanner(maxDepth);
-  for (const chunk of chunks) scanner.feed(chunk);
-  return scanner.result;
-}
-
 /**
  * Fed each chunk as it arrives, so its work is spread over the reads: no call walks more than the
  * chunk it is given (at most 64 KiB from a socket), whatever the body's shape. Nearly all of a

@@ -33,7 +33,13 @@ export interface PlanRefusal {
 export type Plan = (ExchangePlan & { localAnswer?: Promise<object> }) | PlanRefusal;
 
 function invalid(message: string): PlanRefusal {
-  return { refusal: { status: 400, errorClass: 'invalid_request', message: `${message}. Nothing was sent to the gateway; fix the request and retry.` } };
+  return {
+    refusal: {
+      status: 400,
+      errorClass: 'invalid_request',
+      message: `${message}. Nothing was sent to the gateway; fix the request and retry.`,
+    },
+  };
 }
 
 /**
@@ -80,9 +86,15 @@ export function buildPlan(input: PlanInput): Plan | Promise<Plan> {
   };
 }
 
-function translatedPlan(input: PlanInput, kind: 'messages' | 'count_tokens' | 'responses', requestedModel: string | null, upstreamModel: string | null): Plan | Promise<Plan> {
+function translatedPlan(
+  input: PlanInput,
+  kind: 'messages' | 'count_tokens' | 'responses',
+  requestedModel: string | null,
+  upstreamModel: string | null,
+): Plan | Promise<Plan> {
   const { parsed } = input;
-  if (parsed.kind !== 'json' && parsed.kind !== 'scanned-json') return invalid('the request body must be a JSON object of the client protocol');
+  if (parsed.kind !== 'json' && parsed.kind !== 'scanned-json')
+    return invalid('the request body must be a JSON object of the client protocol');
   const base = {
     protocol: input.protocol,
     mode: 'translate' as const,
@@ -94,7 +106,17 @@ function translatedPlan(input: PlanInput, kind: 'messages' | 'count_tokens' | 'r
     dropAnthropicHeaders: true,
   };
   if (kind === 'count_tokens') {
-    return { ...base, upstreamPath: input.path, body: null, byteLength: 0, stream: false, chatBody: null, translator: null, notes: [], localAnswer: answerCountTokens(input.body) };
+    return {
+      ...base,
+      upstreamPath: input.path,
+      body: null,
+      byteLength: 0,
+      stream: false,
+      chatBody: null,
+      translator: null,
+      notes: [],
+      localAnswer: answerCountTokens(input.body),
+    };
   }
   if (upstreamModel === null || requestedModel === null) return invalid('the request names no model');
   const protocol: TranslatedProtocol = kind === 'responses' ? 'responses' : 'messages';
@@ -116,5 +138,7 @@ function translatedPlan(input: PlanInput, kind: 'messages' | 'count_tokens' | 'r
   // Parsed, translated and serialized off the forwarding loop; the budget then goes by its bytes.
   return (input.translation ?? translationThread)
     .translate(protocol, input.body.chunks, input.body.byteLength, upstreamModel)
-    .then((translated) => (translated.ok ? planned(translated.chatJson, translated.stream, translated.notes, null) : invalid(translated.message)));
+    .then((translated) =>
+      translated.ok ? planned(translated.chatJson, translated.stream, translated.notes, null) : invalid(translated.message),
+    );
 }

@@ -10,7 +10,13 @@ import type { ExchangePlan } from './plan.ts';
 import { errorBodyFor, sendJson, streamErrorFrame } from './replies.ts';
 import { createSseRelay, formatSseEvent, type StreamObserver, type TextGuard } from './sseRelay.ts';
 import { createStreamKeyGuard, maskedEventsText, type StreamDialect, type StreamKeyGuard } from './streamKeyGuard.ts';
-import { AnthropicStreamObserver, ChatStreamObserver, OpaqueStreamObserver, ResponsesStreamObserver, type StreamSink } from './streamObservers.ts';
+import {
+  AnthropicStreamObserver,
+  ChatStreamObserver,
+  OpaqueStreamObserver,
+  ResponsesStreamObserver,
+  type StreamSink,
+} from './streamObservers.ts';
 import type { RequestTrace } from './trace.ts';
 import { readBody, relayBody } from './upstreamBody.ts';
 import type { UpstreamResponse } from './upstreamClient.ts';
@@ -51,7 +57,9 @@ function dialectOf(plan: ExchangePlan): StreamDialect {
 
 function observerFor(plan: ExchangePlan, sink: StreamSink): StreamObserver {
   if (plan.translator || plan.protocol === 'openai') {
-    return plan.upstreamPath === 'chat/completions' || plan.translator ? new ChatStreamObserver(sink, plan.usageInjected) : new OpaqueStreamObserver();
+    return plan.upstreamPath === 'chat/completions' || plan.translator
+      ? new ChatStreamObserver(sink, plan.usageInjected)
+      : new OpaqueStreamObserver();
   }
   return plan.protocol === 'anthropic' ? new AnthropicStreamObserver(sink) : new ResponsesStreamObserver(sink);
 }
@@ -65,7 +73,12 @@ export async function relayResponse(input: RelayInput): Promise<void> {
   input.keyMasker.maskHeaderValues(headers);
   trace.responseHeaders = flatten(headers);
   if (isSse) {
-    res.writeHead(response.statusCode, { ...headers, 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'x-accel-buffering': 'no' });
+    res.writeHead(response.statusCode, {
+      ...headers,
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-cache',
+      'x-accel-buffering': 'no',
+    });
     res.flushHeaders();
     return relayStream(input);
   }
@@ -137,7 +150,11 @@ async function relayTranslatedJson(input: RelayInput, headers: Record<string, st
     return;
   }
   const payload = input.keyMasker.maskText(JSON.stringify(translated));
-  res.writeHead(response.statusCode, { ...headers, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(payload)) });
+  res.writeHead(response.statusCode, {
+    ...headers,
+    'content-type': 'application/json',
+    'content-length': String(Buffer.byteLength(payload)),
+  });
   res.end(payload);
 }
 
@@ -181,9 +198,13 @@ async function relayGuardedStream(input: RelayInput, guard: StreamKeyGuard, text
     return rendered;
   };
   let clientHasRoom = true;
-  const relay = createSseRelay(transform, (frames) => {
-    clientHasRoom = res.write(frames);
-  }, textGuard);
+  const relay = createSseRelay(
+    transform,
+    (frames) => {
+      clientHasRoom = res.write(frames);
+    },
+    textGuard,
+  );
   try {
     await relayBody(response.body, res, (chunk) => {
       trace.responseBody.add(chunk);
@@ -213,16 +234,27 @@ function classifyStreamError(error: unknown, res: ServerResponse): ErrorClass {
   return errorClass === 'network' ? 'stream_interrupted' : errorClass;
 }
 
-function failMidStream(input: RelayInput, errorClass: ErrorClass, translator: ReturnType<NonNullable<ExchangePlan['translator']>['createStream']> | null): void {
+function failMidStream(
+  input: RelayInput,
+  errorClass: ErrorClass,
+  translator: ReturnType<NonNullable<ExchangePlan['translator']>['createStream']> | null,
+): void {
   const { res, plan, trace, profile } = input;
   if (errorClass === 'client_aborted') {
     trace.fail('client_aborted', 'the client closed the stream before it ended');
     return;
   }
-  const timeoutMs = errorClass === 'timeout_idle' ? profile.timeouts.idleTimeoutMs : errorClass === 'timeout_total' ? profile.timeouts.totalTimeoutMs : undefined;
+  const timeoutMs =
+    errorClass === 'timeout_idle'
+      ? profile.timeouts.idleTimeoutMs
+      : errorClass === 'timeout_total'
+        ? profile.timeouts.totalTimeoutMs
+        : undefined;
   const stopped = errorClass === 'proxy_stopping';
   const frame = translator
-    ? translator.fail({ type: 'api_error', message: stopped ? STOPPED_MESSAGE : `the stream broke before it ended (${errorClass})` }).join('')
+    ? translator
+        .fail({ type: 'api_error', message: stopped ? STOPPED_MESSAGE : `the stream broke before it ended (${errorClass})` })
+        .join('')
     : streamErrorFrame(plan.protocol, errorClass, timeoutMs !== undefined ? { timeoutMs } : {});
   trace.fail(errorClass, stopped ? STOPPED_MESSAGE : `the upstream stream ended without its end marker (${errorClass})`);
   input.onStreamFailure(errorClass);

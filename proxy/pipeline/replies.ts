@@ -26,9 +26,10 @@ export function sendJson(res: ServerResponse, status: number, body: object, head
 }
 
 export function sendRefusal(res: ServerResponse, protocol: ClientProtocol, refusal: LocalRefusal): void {
-  const body = protocol === 'anthropic'
-    ? anthropicErrorBody(refusal.status, refusal.message)
-    : { error: { message: refusal.message, type: refusal.errorClass, code: refusal.code ?? refusal.errorClass } };
+  const body =
+    protocol === 'anthropic'
+      ? anthropicErrorBody(refusal.status, refusal.message)
+      : { error: { message: refusal.message, type: refusal.errorClass, code: refusal.code ?? refusal.errorClass } };
   sendJson(res, refusal.status, body, refusal.headers);
 }
 

@@ -58,7 +58,11 @@ export function sendContinue(req: IncomingMessage, res: ServerResponse): void {
  * events rather than `for await`: the async iterator's set-up showed in the per-request profile.
  * Rejects when the client goes away (or the stream fails) before the body ended.
  */
-export function readClientBody(req: IncomingMessage, res: ServerResponse, options: { limitBytes: number; maxJsonDepth: number }): Promise<ClientBody> {
+export function readClientBody(
+  req: IncomingMessage,
+  res: ServerResponse,
+  options: { limitBytes: number; maxJsonDepth: number },
+): Promise<ClientBody> {
   const declared = req.headers['content-length'] === undefined ? null : Number(req.headers['content-length']);
   if (declared !== null && declared > options.limitBytes) return Promise.reject(new BodyTooLargeError(options.limitBytes, declared));
   sendContinue(req, res);
@@ -93,7 +97,10 @@ export function readClientBody(req: IncomingMessage, res: ServerResponse, option
       }
       if (scanner === null) return;
       if (queue === null && byteLength <= SCAN_SLICE_BYTES) scanner.feed(kept);
-      else (queue ??= new ScanQueue(scanner)).push(kept);
+      else {
+        queue ??= new ScanQueue(scanner);
+        queue.push(kept);
+      }
     };
     const settle = (error: Error | null): void => {
       req.off('data', onData);
@@ -143,9 +150,13 @@ export function parseClientBody(body: ClientBody, contentType: string | undefine
   if (scan === null) return { kind: 'opaque' };
   // Without a content type, only a body that starts as an object is taken for JSON. With one, no
   // endpoint takes anything else: refused unparsed (the scan stopped at its first byte).
-  if (!scan.isObject) return contentType === undefined ? { kind: 'opaque' } : { kind: 'invalid', message: 'the request body must be a JSON object' };
+  if (!scan.isObject)
+    return contentType === undefined ? { kind: 'opaque' } : { kind: 'invalid', message: 'the request body must be a JSON object' };
   if (scan.tooDeep) {
-    return { kind: 'invalid', message: `the request body nests objects and arrays more than ${limits.maxDepth} levels deep, Airlock's limit (real requests nest a few dozen at most)` };
+    return {
+      kind: 'invalid',
+      message: `the request body nests objects and arrays more than ${limits.maxDepth} levels deep, Airlock's limit (real requests nest a few dozen at most)`,
+    };
   }
   if (body.byteLength > limits.maxBytes || scan.structuralMarks > limits.maxStructuralMarks) return { kind: 'scanned-json', scan };
   const text = (body.chunks.length === 1 ? body.chunks[0]! : Buffer.concat(body.chunks, body.byteLength)).toString('utf8');
@@ -186,12 +197,14 @@ export function rewriteJsonBody(body: ClientBody, parsed: ParsedBody, upstreamMo
     const value = parsed.value;
     const modelChanges = upstreamModel !== null && value.model !== upstreamModel;
     const options = value.stream_options;
-    const clientAskedUsage = typeof options === 'object' && options !== null && (options as { include_usage?: unknown }).include_usage === true;
+    const clientAskedUsage =
+      typeof options === 'object' && options !== null && (options as { include_usage?: unknown }).include_usage === true;
     const injectUsage = wantUsage && value.stream === true && !clientAskedUsage;
     if (!modelChanges && !injectUsage) return unchanged;
     const rewritten: Record<string, unknown> = { ...value };
     if (modelChanges) rewritten.model = upstreamModel;
-    if (injectUsage) rewritten.stream_options = { ...(typeof options === 'object' && options !== null ? options : {}), include_usage: true };
+    if (injectUsage)
+      rewritten.stream_options = { ...(typeof options === 'object' && options !== null ? options : {}), include_usage: true };
     const bytes = Buffer.from(JSON.stringify(rewritten));
     return { chunks: [bytes], byteLength: bytes.length, usageInjected: injectUsage };
   }

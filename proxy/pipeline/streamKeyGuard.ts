@@ -133,8 +133,17 @@ class ChatKeyGuard implements StreamKeyGuard {
   }
 
   #key(index: number, field: string): string {
-    const keys = (this.#keys[index] ??= {});
-    return (keys[field] ??= `${index} ${field}`);
+    let keys = this.#keys[index];
+    if (keys === undefined) {
+      keys = {};
+      this.#keys[index] = keys;
+    }
+    let key = keys[field];
+    if (key === undefined) {
+      key = `${index} ${field}`;
+      keys[field] = key;
+    }
+    return key;
   }
 
   get masked(): boolean {
@@ -167,7 +176,8 @@ class ChatKeyGuard implements StreamKeyGuard {
     if (isObject(delta)) {
       // Named reads, not a loop over the names: each site then sees one property, the cheap case on every delta.
       if (typeof delta.content === 'string') this.#fields.guard(this.#key(index, 'content'), delta, 'content');
-      if (typeof delta.reasoning_content === 'string') this.#fields.guard(this.#key(index, 'reasoning_content'), delta, 'reasoning_content');
+      if (typeof delta.reasoning_content === 'string')
+        this.#fields.guard(this.#key(index, 'reasoning_content'), delta, 'reasoning_content');
       if (typeof delta.reasoning === 'string') this.#fields.guard(this.#key(index, 'reasoning'), delta, 'reasoning');
       if (typeof delta.refusal === 'string') this.#fields.guard(this.#key(index, 'refusal'), delta, 'refusal');
       if (Array.isArray(delta.tool_calls)) {
@@ -179,7 +189,8 @@ class ChatKeyGuard implements StreamKeyGuard {
       }
     }
     if (typeof choice.text === 'string') this.#fields.guard(this.#key(index, LEGACY_TEXT_FIELD), choice, LEGACY_TEXT_FIELD);
-    if (choice.finish_reason !== null && choice.finish_reason !== undefined && this.#flushChoice(choice, index)) this.#fields.noteReshaped();
+    if (choice.finish_reason !== null && choice.finish_reason !== undefined && this.#flushChoice(choice, index))
+      this.#fields.noteReshaped();
   }
 
   /** The choice ended: its held text goes in this chunk, appended to the fields it belongs to. */
@@ -196,14 +207,18 @@ class ChatKeyGuard implements StreamKeyGuard {
         choice.text = `${typeof choice.text === 'string' ? choice.text : ''}${rest}`;
         continue;
       }
-      const delta: Json = isObject(choice.delta) ? choice.delta : (choice.delta = {});
+      if (!isObject(choice.delta)) choice.delta = {};
+      const delta = choice.delta as Json;
       if (!field.startsWith(TOOL_FIELD_PREFIX)) {
         delta[field] = `${typeof delta[field] === 'string' ? delta[field] : ''}${rest}`;
         continue;
       }
       const callIndex = Number(field.slice(TOOL_FIELD_PREFIX.length));
-      const calls: unknown[] = Array.isArray(delta.tool_calls) ? delta.tool_calls : (delta.tool_calls = []);
-      const call = calls.find((candidate): candidate is Json => isObject(candidate) && candidate.index === callIndex && isObject(candidate.function));
+      if (!Array.isArray(delta.tool_calls)) delta.tool_calls = [];
+      const calls = delta.tool_calls as unknown[];
+      const call = calls.find(
+        (candidate): candidate is Json => isObject(candidate) && candidate.index === callIndex && isObject(candidate.function),
+      );
       if (call) (call.function as Json).arguments = `${String((call.function as Json).arguments ?? '')}${rest}`;
       else calls.push({ index: callIndex, function: { arguments: rest } });
     }
@@ -223,7 +238,11 @@ class ChatKeyGuard implements StreamKeyGuard {
 }
 
 /** Anthropic Messages: the delta field of each delta type; a block ends with content_block_stop. */
-const ANTHROPIC_DELTA_FIELDS: Readonly<Record<string, string>> = { text_delta: 'text', input_json_delta: 'partial_json', thinking_delta: 'thinking' };
+const ANTHROPIC_DELTA_FIELDS: Readonly<Record<string, string>> = {
+  text_delta: 'text',
+  input_json_delta: 'partial_json',
+  thinking_delta: 'thinking',
+};
 
 class AnthropicKeyGuard implements StreamKeyGuard {
   readonly #fields: FieldStreams<number>;
@@ -260,7 +279,10 @@ class AnthropicKeyGuard implements StreamKeyGuard {
     const rest = this.#fields.end(index);
     const delta = this.#deltaTypes.get(index);
     if (rest === '' || delta === undefined) return;
-    emit({ event: delta.eventName, data: JSON.stringify({ type: 'content_block_delta', index, delta: { type: delta.type, [delta.field]: rest } }) });
+    emit({
+      event: delta.eventName,
+      data: JSON.stringify({ type: 'content_block_delta', index, delta: { type: delta.type, [delta.field]: rest } }),
+    });
   }
 }
 

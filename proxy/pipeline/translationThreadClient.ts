@@ -49,7 +49,12 @@ export class TranslationThread {
     return this.worker !== null;
   }
 
-  async translate(protocol: TranslatedProtocol, chunks: readonly Buffer[], byteLength: number, upstreamModel: string): Promise<TranslatedBody> {
+  async translate(
+    protocol: TranslatedProtocol,
+    chunks: readonly Buffer[],
+    byteLength: number,
+    upstreamModel: string,
+  ): Promise<TranslatedBody> {
     const json = await copyInSlices(chunks, byteLength);
     const worker = this.ensureWorker();
     if (worker === null) return translateJsonBytes({ protocol, json, upstreamModel });
@@ -88,7 +93,12 @@ export class TranslationThread {
     }
     // Moved from the thread as a plain Uint8Array: a Buffer view of the same memory, no copy.
     const bytes = message.chatJson;
-    pending.resolve({ ok: true, chatJson: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), stream: message.stream, notes: message.notes });
+    pending.resolve({
+      ok: true,
+      chatJson: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength),
+      stream: message.stream,
+      notes: message.notes,
+    });
   }
 
   private idle(): void {
@@ -109,7 +119,9 @@ export class TranslationThread {
     for (const { reject } of this.pending.values()) reject(new Error('the translation thread stopped before it answered'));
     this.pending.clear();
     if (this.failuresInARow === MAX_TRANSLATION_THREAD_FAILURES) {
-      this.onFailure('the translation thread stopped several times in a row; heavy bodies are translated on the forwarding loop until Airlock restarts');
+      this.onFailure(
+        'the translation thread stopped several times in a row; heavy bodies are translated on the forwarding loop until Airlock restarts',
+      );
     }
   }
 }

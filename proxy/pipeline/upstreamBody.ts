@@ -151,7 +151,10 @@ export function relayBody(
     };
     // A client gone while its socket was full never drains; the answer may have ended upstream already.
     const onClose = (): void => {
-      if (!options.readOnWithoutClient) return body.abort('client_aborted');
+      if (!options.readOnWithoutClient) {
+        body.abort('client_aborted');
+        return;
+      }
       stopWaiting();
       body.resume();
     };

@@ -17,7 +17,13 @@ export function parseConfigText(text: string): ConfigParseResult {
   }
   const result = configFileSchema.safeParse(value);
   if (result.success) return { ok: true, config: result.data };
-  return { ok: false, message: result.error.issues.slice(0, 3).map((issue) => describeIssue(text, issue)).join('; ') };
+  return {
+    ok: false,
+    message: result.error.issues
+      .slice(0, 3)
+      .map((issue) => describeIssue(text, issue))
+      .join('; '),
+  };
 }
 
 export function serializeConfig(config: ConfigFile): string {

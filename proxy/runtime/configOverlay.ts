@@ -31,7 +31,9 @@ export function overlayConfig(store: ConfigStore, options: OverlayOptions): Conf
   const apply = (file: ConfigFile): ConfigFile => {
     if (file === base && overlaid) return overlaid;
     base = file;
-    const profiles = commandLineProfile ? [...file.profiles.filter((profile) => profile.id !== COMMAND_LINE_PROFILE_ID), commandLineProfile] : file.profiles;
+    const profiles = commandLineProfile
+      ? [...file.profiles.filter((profile) => profile.id !== COMMAND_LINE_PROFILE_ID), commandLineProfile]
+      : file.profiles;
     const activeProfileId = commandLineProfile ? COMMAND_LINE_PROFILE_ID : (options.activeProfileId ?? file.activeProfileId);
     overlaid = { ...file, profiles, activeProfileId };
     return overlaid;

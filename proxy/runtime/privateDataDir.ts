@@ -11,7 +11,14 @@ const PRIVATE_DIR_MODE = 0o700;
 const PRIVATE_FILE_MODE = 0o600;
 
 /** The files Airlock writes in its data directory (the log's WAL and shared memory included). */
-const OWN_FILES = [CONFIG_FILE_NAME, CAPABILITIES_FILE_NAME, LOCK_FILE_NAME, DATABASE_FILE_NAME, `${DATABASE_FILE_NAME}-wal`, `${DATABASE_FILE_NAME}-shm`];
+const OWN_FILES = [
+  CONFIG_FILE_NAME,
+  CAPABILITIES_FILE_NAME,
+  LOCK_FILE_NAME,
+  DATABASE_FILE_NAME,
+  `${DATABASE_FILE_NAME}-wal`,
+  `${DATABASE_FILE_NAME}-shm`,
+];
 
 /**
  * Makes the data directory the user's alone (0700) and Airlock's files in it 0600, also when they
@@ -23,7 +30,10 @@ export function makeDataDirPrivate(dataDir: string, platform: NodeJS.Platform = 
   mkdirSync(dataDir, { recursive: true, mode: PRIVATE_DIR_MODE });
   if (platform === 'win32') return [];
   const problems: string[] = [];
-  for (const [target, mode] of [[dataDir, PRIVATE_DIR_MODE], ...OWN_FILES.map((name) => [path.join(dataDir, name), PRIVATE_FILE_MODE] as const)] as const) {
+  for (const [target, mode] of [
+    [dataDir, PRIVATE_DIR_MODE],
+    ...OWN_FILES.map((name) => [path.join(dataDir, name), PRIVATE_FILE_MODE] as const),
+  ] as const) {
     const problem = restrict(target, mode);
     if (problem !== null) problems.push(problem);
   }

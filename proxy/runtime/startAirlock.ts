@@ -115,7 +115,7 @@ async function startWithDataDir(options: AirlockOptions): Promise<Airlock> {
   const envProfileId = options.commandLineBaseUrl ? COMMAND_LINE_PROFILE_ID : config.snapshot().activeProfileId;
   const envKey = envProfileId ? EnvKeySource.fromEnvironment(options.env, envProfileId) : null;
   if (envKey) notices.push(`Using the gateway key from AIRLOCK_API_KEY for profile "${envKey.profileId}" for this run only.`);
-  keys.useEnvironmentKey(envKey);
+  keys.setEnvironmentKey(envKey);
   const controlToken = await loadControlToken(secrets);
 
   const logRecovery = recoverDamagedLog(options.dataDir);
@@ -131,7 +131,11 @@ async function startWithDataDir(options: AirlockOptions): Promise<Airlock> {
   log.markInterruptedFromPreviousRun();
   if (log.startNotice !== null) notices.push(log.startNotice);
   const ledger = new SpendLedger();
-  ledger.seed(spendScopes(config), spentSinceFromLog((query) => log.spendSince(query)), Date.now());
+  ledger.seed(
+    spendScopes(config),
+    spentSinceFromLog((query) => log.spendSince(query)),
+    Date.now(),
+  );
   const spendGate = createSpendGate({
     ledger,
     ledgerGap: (nowMs) => log.ledgerGap(nowMs),

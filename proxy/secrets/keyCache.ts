@@ -95,7 +95,7 @@ export class KeyCache {
   }
 
   /** A key from the environment serves its profile this run (the target resolver sends it): statuses say so. */
-  useEnvironmentKey(environmentKey: EnvironmentKey | null): void {
+  setEnvironmentKey(environmentKey: EnvironmentKey | null): void {
     this.#environmentKey = environmentKey;
   }
 

@@ -30,7 +30,13 @@ export function answerUnexpectedError(error: unknown, res: ServerResponse): void
     res.destroy();
     return;
   }
-  const payload = JSON.stringify({ error: { message: 'Airlock failed unexpectedly; the request was not completed. See the Airlock log.', type: 'internal', code: 'internal' } });
+  const payload = JSON.stringify({
+    error: {
+      message: 'Airlock failed unexpectedly; the request was not completed. See the Airlock log.',
+      type: 'internal',
+      code: 'internal',
+    },
+  });
   res.writeHead(500, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(payload) });
   res.end(payload);
 }

@@ -1,8 +1,6 @@
 /** The Chat Completions request shapes both request translators build. */
 
-export type ChatContentPart =
-  | { type: 'text'; text: string }
-  | { type: 'image_url'; image_url: { url: string; detail?: string } };
+export type ChatContentPart = { type: 'text'; text: string } | { type: 'image_url'; image_url: { url: string; detail?: string } };
 
 export interface ChatToolCall {
   id: string;

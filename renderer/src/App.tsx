@@ -15,7 +15,11 @@ import { StatusBar } from './status/StatusBar.tsx';
 const SpendScreen = lazy(async () => ({ default: (await import('./spend/SpendScreen.tsx')).SpendScreen }));
 const ProfilesScreen = lazy(async () => ({ default: (await import('./profiles/ProfilesScreen.tsx')).ProfilesScreen }));
 
-type Auth = { kind: 'checking' } | { kind: 'signed-out'; problem: string | null } | { kind: 'signed-in' } | { kind: 'unreachable'; error: Error };
+type Auth =
+  | { kind: 'checking' }
+  | { kind: 'signed-out'; problem: string | null }
+  | { kind: 'signed-in' }
+  | { kind: 'unreachable'; error: Error };
 
 const NAV: { screen: Screen; label: string }[] = [
   { screen: 'live', label: 'Live' },
@@ -44,7 +48,8 @@ function useSignIn(): [Auth, () => void] {
       .then(
         () => setAuth({ kind: 'signed-in' }),
         (error: Error) => {
-          if (error instanceof ControlApiError && error.status === 401) setAuth({ kind: 'signed-out', problem: code ? error.message : null });
+          if (error instanceof ControlApiError && error.status === 401)
+            setAuth({ kind: 'signed-out', problem: code ? error.message : null });
           else setAuth({ kind: 'unreachable', error });
         },
       );

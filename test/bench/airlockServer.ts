@@ -21,7 +21,11 @@ export async function startAirlock(upstreamUrl: string, withLog: boolean): Promi
       authenticator: { authenticate: () => ({ tokenName: 'bench', pinnedProfileId: null }) },
       targets: { resolve: () => ({ profile, apiKey: SENTINEL_KEY }) },
       // The bench's rates are far past the default burst limit, which pauses a runaway agent.
-      spendGate: createSpendGate({ ledger: new SpendLedger(), clientBudget: () => undefined, burstGuard: { maxRequests: Number.POSITIVE_INFINITY } }),
+      spendGate: createSpendGate({
+        ledger: new SpendLedger(),
+        clientBudget: () => undefined,
+        burstGuard: { maxRequests: Number.POSITIVE_INFINITY },
+      }),
     },
   });
   const dataDir = withLog ? mkdtempSync(join(tmpdir(), 'airlock-bench-log-')) : null;

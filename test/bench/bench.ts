@@ -70,7 +70,11 @@ async function stop(...children: ChildServer[]): Promise<void> {
  */
 const EXACT_RSS_ENV = { MALLOC_MMAP_THRESHOLD_: '32768', MALLOC_TRIM_THRESHOLD_: '0' };
 
-const startProxy = (kind: 'floor' | 'airlock', upstreamUrl: string, options: { log?: boolean; exactRss?: boolean } = {}): Promise<ChildServer> =>
+const startProxy = (
+  kind: 'floor' | 'airlock',
+  upstreamUrl: string,
+  options: { log?: boolean; exactRss?: boolean } = {},
+): Promise<ChildServer> =>
   start('proxyServer.ts', ['--kind', kind, '--upstream', upstreamUrl, ...(options.log ? ['--log'] : [])], {
     nodeFlags: [...(kind === 'airlock' ? airlockNodeFlags : []), ...(options.exactRss ? ['--expose-gc'] : [])],
     ...(options.exactRss ? { env: EXACT_RSS_ENV } : {}),
@@ -83,13 +87,19 @@ function largeJsonBody(bytes: number): Buffer {
   const body = Buffer.alloc(bytes);
   head.copy(body, 0);
   const alphabet = 'abcdefghijklmnopqrstuvwxyz0123456789 ';
-  for (let index = head.length; index < bytes - tail.length; index += 1) body[index] = alphabet.charCodeAt((index * 7919) % alphabet.length);
+  for (let index = head.length; index < bytes - tail.length; index += 1)
+    body[index] = alphabet.charCodeAt((index * 7919) % alphabet.length);
   tail.copy(body, bytes - tail.length);
   return body;
 }
 
 async function measureRelays(log: (line: string) => void): Promise<Pick<BenchResults, 'throughputC1' | 'throughputC50' | 'streaming'>> {
-  const simulator = await start('upstreamServer.ts', ['--chunk-count', String(STREAM_CHUNKS), '--chunk-interval-ms', String(STREAM_CHUNK_INTERVAL_MS)]);
+  const simulator = await start('upstreamServer.ts', [
+    '--chunk-count',
+    String(STREAM_CHUNKS),
+    '--chunk-interval-ms',
+    String(STREAM_CHUNK_INTERVAL_MS),
+  ]);
   const [floor, airlock, airlockLogged] = await Promise.all([
     startProxy('floor', simulator.url),
     startProxy('airlock', simulator.url),
@@ -103,7 +113,13 @@ async function measureRelays(log: (line: string) => void): Promise<Pick<BenchRes
   log('non-streaming, concurrency 1');
   const throughputC1 = await measureThroughput(urls, { concurrency: 1, count: 600, rounds: 7, maxMs: 10_000, settle });
   log('non-streaming, concurrency 50');
-  const throughputC50 = await measureThroughput(urls, { concurrency: 50, count: Number.POSITIVE_INFINITY, rounds: 9, maxMs: C50_RUN_MS, settle });
+  const throughputC50 = await measureThroughput(urls, {
+    concurrency: 50,
+    count: Number.POSITIVE_INFINITY,
+    rounds: 9,
+    maxMs: C50_RUN_MS,
+    settle,
+  });
   log('streams');
   // The logged proxy indexes its backlog after the last round: chunk timing must not share the CPU with it.
   await settle();
@@ -121,14 +137,22 @@ async function measureMasking(log: (line: string) => void): Promise<Pick<BenchRe
   const simulator = await start('upstreamServer.ts', ['--chunk-count', String(MASKING_STREAM_CHUNKS), '--chunk-interval-ms', '0']);
   const airlock = await startProxy('airlock', simulator.url);
   const settle = (): Promise<number> => waitUntilQuiet([simulator.pid, airlock.pid]);
-  const keyMasking = await measureKeyMasking({ direct: simulator.url, airlock: airlock.url }, { concurrency: MASKING_CONCURRENCY, rounds: MASKING_ROUNDS, maxMs: MASKING_RUN_MS, settle });
+  const keyMasking = await measureKeyMasking(
+    { direct: simulator.url, airlock: airlock.url },
+    { concurrency: MASKING_CONCURRENCY, rounds: MASKING_ROUNDS, maxMs: MASKING_RUN_MS, settle },
+  );
   await stop(airlock, simulator);
   return { keyMasking };
 }
 
 async function measureMemory(log: (line: string) => void): Promise<Pick<BenchResults, 'openStreams' | 'largeBody'>> {
   log(`${OPEN_STREAMS} open streams`);
-  const slowSimulator = await start('upstreamServer.ts', ['--chunk-count', String(STREAM_CHUNKS), '--chunk-interval-ms', String(OPEN_STREAM_CHUNK_INTERVAL_MS)]);
+  const slowSimulator = await start('upstreamServer.ts', [
+    '--chunk-count',
+    String(STREAM_CHUNKS),
+    '--chunk-interval-ms',
+    String(OPEN_STREAM_CHUNK_INTERVAL_MS),
+  ]);
   const openStreams = {} as BenchResults['openStreams'];
   for (const kind of ['floor', 'airlock'] as const) {
     const proxy = await startProxy(kind, slowSimulator.url, { exactRss: true });
@@ -175,7 +199,13 @@ async function main(): Promise<void> {
   console.log(formatStall(stall, stallChecks));
   mkdirSync(RESULTS_DIR, { recursive: true });
   const machine = { cpus: availableParallelism(), node: process.version, loadAverageBefore: loadBefore, loadAverageAfter: loadavg() };
-  const report = { generatedAt: new Date().toISOString(), durationMs: Date.now() - startedAt, machine, results: { ...results, stall }, checks: [...checks, ...stallChecks] };
+  const report = {
+    generatedAt: new Date().toISOString(),
+    durationMs: Date.now() - startedAt,
+    machine,
+    results: { ...results, stall },
+    checks: [...checks, ...stallChecks],
+  };
   const file = resolve(RESULTS_DIR, values.only === 'stall' ? 'bench-stall.json' : 'bench.json');
   writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);
   log(`done; results in ${file}`);

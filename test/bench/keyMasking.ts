@@ -70,11 +70,15 @@ export async function measureKeyMasking(
   options: { concurrency: number; rounds: number; maxMs: number; settle: () => Promise<unknown> },
 ): Promise<KeyMaskingResult> {
   const pools = { direct: createPool(urls.direct, options.concurrency), airlock: createPool(urls.airlock, options.concurrency) };
-  const rounds = { plain: { direct: [] as number[], airlock: [] as number[] }, keyEcho: { direct: [] as number[], airlock: [] as number[] } };
+  const rounds = {
+    plain: { direct: [] as number[], airlock: [] as number[] },
+    keyEcho: { direct: [] as number[], airlock: [] as number[] },
+  };
   const keySeen = { direct: 0, airlock: 0 };
   let streamsRead = 0;
   try {
-    for (const target of ['direct', 'airlock'] as const) await runStreams(pools[target], PLAIN_BODY, options.concurrency, options.maxMs / 4);
+    for (const target of ['direct', 'airlock'] as const)
+      await runStreams(pools[target], PLAIN_BODY, options.concurrency, options.maxMs / 4);
     for (let round = 0; round < options.rounds; round += 1) {
       // Reverse order every other round: neither a burst of outside load nor a place in the order lands on one target only.
       const order = round % 2 === 0 ? (['direct', 'airlock'] as const) : (['airlock', 'direct'] as const);
@@ -106,7 +110,15 @@ export async function measureKeyMasking(
 /** Chat chunks as a gateway streams them, `pieces` the content deltas, each chunk one event. */
 function chatChunks(pieces: readonly string[]): Buffer[] {
   const chunk = (content: string): string =>
-    formatSseEvent({ data: JSON.stringify({ id: 'chatcmpl-bench', object: 'chat.completion.chunk', created: 1, model: CHAT_MODEL, choices: [{ index: 0, delta: { content }, finish_reason: null }] }) });
+    formatSseEvent({
+      data: JSON.stringify({
+        id: 'chatcmpl-bench',
+        object: 'chat.completion.chunk',
+        created: 1,
+        model: CHAT_MODEL,
+        choices: [{ index: 0, delta: { content }, finish_reason: null }],
+      }),
+    });
   return [...pieces.map(chunk), 'data: [DONE]\n\n'].map((text) => Buffer.from(text));
 }
 

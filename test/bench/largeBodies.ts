@@ -29,9 +29,19 @@ const chatWith = (extra: string): Buffer =>
 export function largeBodies(): LargeBody[] {
   const schema = `{"type":"object","properties":${manyKeys(230_000)}}`;
   return [
-    { label: '10 MiB of text', path: CHAT_PATH, body: Buffer.from(JSON.stringify({ model: CHAT_MODEL, messages: [{ role: 'user', content: 'x'.repeat(10 * MIB) }] })) },
+    {
+      label: '10 MiB of text',
+      path: CHAT_PATH,
+      body: Buffer.from(JSON.stringify({ model: CHAT_MODEL, messages: [{ role: 'user', content: 'x'.repeat(10 * MIB) }] })),
+    },
     { label: '3.9 MiB of small keys', path: CHAT_PATH, body: chatWith(manyKeys(250_000)) },
-    { label: '3.9 MiB of small keys, Messages (translated)', path: MESSAGES_PATH, body: Buffer.from(`{"model":"${CHAT_MODEL}","max_tokens":16,"messages":[{"role":"user","content":"hi"}],"tools":[{"name":"lookup","input_schema":${schema}}]}`) },
+    {
+      label: '3.9 MiB of small keys, Messages (translated)',
+      path: MESSAGES_PATH,
+      body: Buffer.from(
+        `{"model":"${CHAT_MODEL}","max_tokens":16,"messages":[{"role":"user","content":"hi"}],"tools":[{"name":"lookup","input_schema":${schema}}]}`,
+      ),
+    },
     { label: '3.9 MiB nested 2M levels deep', path: CHAT_PATH, body: chatWith(nested(2_000_000)) },
     { label: '40 MiB nested 20M levels deep', path: CHAT_PATH, body: chatWith(nested(20 * MIB)) },
   ];

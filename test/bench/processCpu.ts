@@ -26,7 +26,12 @@ export interface QuietOptions {
  * events: a quiet spell shorter than that pause ended the wait before that work began, and it then
  * ran during the next target's round (sometimes the logged one's own, at full speed).
  */
-export const DEFAULT_QUIET: QuietOptions = { sampleMs: 200, maxBusyMs: 10, minQuietMs: DEFAULT_INDEX_IDLE_DELAY_MS + 200, maxWaitMs: 15_000 };
+export const DEFAULT_QUIET: QuietOptions = {
+  sampleMs: 200,
+  maxBusyMs: 10,
+  minQuietMs: DEFAULT_INDEX_IDLE_DELAY_MS + 200,
+  maxWaitMs: 15_000,
+};
 
 /**
  * Waits until the processes have stopped working on their own for `minQuietMs`: a proxy's deferred

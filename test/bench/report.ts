@@ -13,7 +13,12 @@ function withRatios(value: number, unit: string, direct: number | null, floor: n
   return `${fixed(value, digits)} ${unit}${ratios.length > 0 ? ` = ${ratios.join(', ')}` : ''}`;
 }
 
-const THROUGHPUT_LABELS: Record<ThroughputTarget, string> = { direct: 'direct', floor: 'floor', airlock: 'airlock', airlockLogged: 'airlock+log' };
+const THROUGHPUT_LABELS: Record<ThroughputTarget, string> = {
+  direct: 'direct',
+  floor: 'floor',
+  airlock: 'airlock',
+  airlockLogged: 'airlock+log',
+};
 const RELAY_TARGETS: RelayTarget[] = ['direct', 'floor', 'airlock'];
 
 function throughputLines(title: string, results: BenchResults['throughputC1']): string[] {
@@ -34,8 +39,11 @@ function throughputLines(title: string, results: BenchResults['throughputC1']): 
 
 export function formatReport(results: BenchResults, checks: readonly TargetCheck[]): string {
   const lines = [
-    ...throughputLines('Non-streaming chat, concurrency 1 (each target\'s median run)', results.throughputC1),
-    ...throughputLines('Non-streaming chat, concurrency 50 (each target\'s median run; the targets below compare round by round)', results.throughputC50),
+    ...throughputLines("Non-streaming chat, concurrency 1 (each target's median run)", results.throughputC1),
+    ...throughputLines(
+      "Non-streaming chat, concurrency 50 (each target's median run; the targets below compare round by round)",
+      results.throughputC50,
+    ),
     'Stream (content deltas 10 ms apart), one at a time',
   ];
   for (const target of RELAY_TARGETS) {
@@ -60,8 +68,13 @@ export function formatReport(results: BenchResults, checks: readonly TargetCheck
     const body = results.largeBody[target];
     const direct = target === 'direct' ? null : results.largeBody.direct.elapsedMs;
     const floor = target === 'airlock' ? results.largeBody.floor.elapsedMs : null;
-    const peak = body.peakGrowthBytes === null ? '' : ` | peak RSS growth ${mib(body.peakGrowthBytes)} = ${fixed(body.peakGrowthBytes / body.bodyBytes)}x bytes in flight`;
-    lines.push(`  ${target.padEnd(12)} ${withRatios(body.elapsedMs, 'ms', direct, floor, 1)} | ${body.byteForByte ? 'byte-for-byte' : 'BODY CHANGED'}${peak}`);
+    const peak =
+      body.peakGrowthBytes === null
+        ? ''
+        : ` | peak RSS growth ${mib(body.peakGrowthBytes)} = ${fixed(body.peakGrowthBytes / body.bodyBytes)}x bytes in flight`;
+    lines.push(
+      `  ${target.padEnd(12)} ${withRatios(body.elapsedMs, 'ms', direct, floor, 1)} | ${body.byteForByte ? 'byte-for-byte' : 'BODY CHANGED'}${peak}`,
+    );
   }
   const masking = results.keyMasking;
   lines.push(

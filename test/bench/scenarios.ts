@@ -32,7 +32,8 @@ export async function measureThroughput<T extends string>(
   const pools = new Map(targets.map((target) => [target, createPool(urls[target], options.concurrency)] as const));
   const runs = new Map<T, LoadRun[]>(targets.map((target) => [target, []]));
   try {
-    for (const [, pool] of pools) await runChatLoad({ pool, concurrency: options.concurrency, count: WARMUP_REQUESTS, maxMs: WARMUP_MAX_MS });
+    for (const [, pool] of pools)
+      await runChatLoad({ pool, concurrency: options.concurrency, count: WARMUP_REQUESTS, maxMs: WARMUP_MAX_MS });
     for (let round = 0; round < options.rounds; round += 1) {
       const order = round % 2 === 0 ? targets : [...targets].reverse();
       for (const target of order) {
@@ -85,7 +86,10 @@ export async function measureStreaming(url: string, streams: number, expectedDel
     for (let index = 0; index < streams; index += 1) traces.push(await traceStream(pool));
     return {
       streams,
-      ttfbP50Ms: percentile(traces.map((trace) => trace.ttfbMs), 0.5),
+      ttfbP50Ms: percentile(
+        traces.map((trace) => trace.ttfbMs),
+        0.5,
+      ),
       meanGapsMs: meanSeries(traces.map((trace) => gaps(trace.deltaTimesMs))),
       mergedReads: traces.reduce((sum, trace) => sum + trace.mergedReads, 0),
       incompleteStreams: traces.filter((trace) => trace.deltaTimesMs.length !== expectedDeltas || !trace.sawDone).length,

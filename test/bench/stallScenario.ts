@@ -55,7 +55,10 @@ function startSmallLoad(url: string): SmallLoad {
   };
 }
 
-const withMax = (latenciesMs: number[]): LatencySummary & { maxMs: number } => ({ ...summarizeLatencies(latenciesMs), maxMs: percentile(latenciesMs, 1) });
+const withMax = (latenciesMs: number[]): LatencySummary & { maxMs: number } => ({
+  ...summarizeLatencies(latenciesMs),
+  maxMs: percentile(latenciesMs, 1),
+});
 
 /**
  * p99 of small requests while large and pathological bodies arrive, sent straight to the sink
@@ -63,7 +66,11 @@ const withMax = (latenciesMs: number[]): LatencySummary & { maxMs: number } => (
  * bodies without parsing them, so what slows the small requests is the transfer, the machine, and
  * whatever the proxy does with each body.
  */
-export async function measureSmallDuringLarge(via: string | ChildServer, bodies: readonly LargeBody[], rounds: number): Promise<SmallDuringLargeResult> {
+export async function measureSmallDuringLarge(
+  via: string | ChildServer,
+  bodies: readonly LargeBody[],
+  rounds: number,
+): Promise<SmallDuringLargeResult> {
   const url = typeof via === 'string' ? via : via.url;
   const proxy = typeof via === 'string' ? null : via;
   const warmup = createPool(url, SMALL_CONCURRENCY);
@@ -81,7 +88,12 @@ export async function measureSmallDuringLarge(via: string | ChildServer, bodies:
   try {
     for (let round = 0; round < rounds; round += 1) {
       for (const { label, path, body } of bodies) {
-        const response = await large.request({ method: 'POST', path, headers: { ...CLIENT_HEADERS, 'anthropic-version': '2023-06-01' }, body });
+        const response = await large.request({
+          method: 'POST',
+          path,
+          headers: { ...CLIENT_HEADERS, 'anthropic-version': '2023-06-01' },
+          body,
+        });
         await response.body.arrayBuffer();
         largeStatuses.push({ label, status: response.statusCode });
       }

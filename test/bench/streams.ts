@@ -25,7 +25,13 @@ export interface StreamTrace {
 /** Reads one stream chunk by chunk, timing when each content delta reached the client. */
 export async function traceStream(pool: Pool, signal?: AbortSignal, onFirstByte?: () => void): Promise<StreamTrace> {
   const startedAt = performance.now();
-  const response = await pool.request({ method: 'POST', path: CHAT_PATH, headers: CLIENT_HEADERS, body: STREAM_BODY, ...(signal ? { signal } : {}) });
+  const response = await pool.request({
+    method: 'POST',
+    path: CHAT_PATH,
+    headers: CLIENT_HEADERS,
+    body: STREAM_BODY,
+    ...(signal ? { signal } : {}),
+  });
   if (response.statusCode !== 200) throw new Error(`stream answered ${response.statusCode}: ${await response.body.text()}`);
   let firstByteAt: number | null = null;
   let pending = '';

@@ -62,7 +62,12 @@ export function checkTargets(results: BenchResults): TargetCheck[] {
   const peakRatio = (body.peakGrowthBytes ?? Number.NaN) / body.bodyBytes;
   const logShare = pairedShare(c50.airlockLogged, c50.airlock);
   return [
-    { name: 'throughput c=50 vs floor', target: '>= 0.90x floor', measured: describeShare(floorShare, 'floor'), pass: floorShare.share >= 0.9 },
+    {
+      name: 'throughput c=50 vs floor',
+      target: '>= 0.90x floor',
+      measured: describeShare(floorShare, 'floor'),
+      pass: floorShare.share >= 0.9,
+    },
     { name: 'added p50 at c=1', target: '< 0.3 ms vs direct', measured: `${fixed(addedP50Ms, 3)} ms`, pass: addedP50Ms < 0.3 },
     { name: 'stream TTFB', target: 'within 2 ms of direct', measured: `${fixed(addedTtfbMs, 3)} ms`, pass: Math.abs(addedTtfbMs) <= 2 },
     {
@@ -71,7 +76,12 @@ export function checkTargets(results: BenchResults): TargetCheck[] {
       measured: `${stream.mergedReads} merged, ${stream.incompleteStreams} incomplete, spacing off by ${fixed(deviationMs, 3)} ms`,
       pass: stream.mergedReads === 0 && stream.incompleteStreams === 0 && deviationMs <= MAX_SPACING_DEVIATION_MS,
     },
-    { name: 'memory per open stream', target: '<= 64 KB', measured: `${fixed(perStream / 1024, 1)} KB`, pass: perStream <= MAX_BYTES_PER_OPEN_STREAM },
+    {
+      name: 'memory per open stream',
+      target: '<= 64 KB',
+      measured: `${fixed(perStream / 1024, 1)} KB`,
+      pass: perStream <= MAX_BYTES_PER_OPEN_STREAM,
+    },
     {
       name: '10 MB body',
       target: 'byte-for-byte, peak < 1.5x bytes in flight',
@@ -79,7 +89,12 @@ export function checkTargets(results: BenchResults): TargetCheck[] {
       pass: body.byteForByte && peakRatio < 1.5,
     },
     keyMaskingCheck(results.keyMasking),
-    { name: 'logging on vs off (c=50)', target: 'within 5% throughput', measured: describeShare(logShare, 'log off'), pass: logShare.share >= 0.95 },
+    {
+      name: 'logging on vs off (c=50)',
+      target: 'within 5% throughput',
+      measured: describeShare(logShare, 'log off'),
+      pass: logShare.share >= 0.95,
+    },
   ];
 }
 

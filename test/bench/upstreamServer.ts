@@ -31,7 +31,12 @@ async function startSink(): Promise<{ url: string; close(): Promise<void> }> {
       hash.update(chunk);
     });
     request.once('end', () => {
-      const text = JSON.stringify({ object: 'sink', bytes, sha256: hash.digest('hex'), usage: { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 } });
+      const text = JSON.stringify({
+        object: 'sink',
+        bytes,
+        sha256: hash.digest('hex'),
+        usage: { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 },
+      });
       response.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
       response.end(text);
     });

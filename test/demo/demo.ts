@@ -22,7 +22,18 @@ const simulator = await startGatewaySimulator({ validKeys: [DEMO_KEY], streamChu
 const dataDir = mkdtempSync(path.join(tmpdir(), 'airlock-demo-'));
 const clientToken = generateToken();
 const setup = openConfigStore(dataDir);
-await setup.update((config) => addProfile(config, { id: 'demo', name: 'Demo gateway (simulator)', baseUrl: simulator.baseUrl, prices: [{ model: 'gpt-4o-mini', inputPer1M: 1.5, outputPer1M: 6 }] }, { activate: true }));
+await setup.update((config) =>
+  addProfile(
+    config,
+    {
+      id: 'demo',
+      name: 'Demo gateway (simulator)',
+      baseUrl: simulator.baseUrl,
+      prices: [{ model: 'gpt-4o-mini', inputPer1M: 1.5, outputPer1M: 6 }],
+    },
+    { activate: true },
+  ),
+);
 await setup.update((config) => addClientToken(config, tokenRecord('demo-client', clientToken, null, Date.now())));
 setup.close();
 
@@ -39,7 +50,11 @@ const airlock = await startAirlock({
 
 const url = airlock.proxy.url;
 const client = new OpenAI({ baseURL: `${url}/v1`, apiKey: clientToken, maxRetries: 0 });
-const stream = await client.chat.completions.create({ model: 'gpt-4o-mini', stream: true, messages: [{ role: 'user', content: 'Hello from the Airlock demo' }] });
+const stream = await client.chat.completions.create({
+  model: 'gpt-4o-mini',
+  stream: true,
+  messages: [{ role: 'user', content: 'Hello from the Airlock demo' }],
+});
 process.stdout.write('Sample streamed answer through Airlock: ');
 for await (const chunk of stream) process.stdout.write(chunk.choices[0]?.delta.content ?? '');
 process.stdout.write('\n\n');
@@ -48,7 +63,9 @@ console.log(`Airlock demo is serving on ${url} (upstream: the gateway simulator,
 console.log(`  Open the window:  ${airlock.control.createLoginUrl()}`);
 console.log(`  Client token:     ${clientToken}`);
 console.log(`  Try it:           curl -N ${url}/v1/chat/completions -H "Authorization: Bearer ${clientToken}" \\`);
-console.log(`                      -H 'content-type: application/json' -d '{"model":"gpt-4o-mini","stream":true,"messages":[{"role":"user","content":"hi"}]}'`);
+console.log(
+  `                      -H 'content-type: application/json' -d '{"model":"gpt-4o-mini","stream":true,"messages":[{"role":"user","content":"hi"}]}'`,
+);
 console.log('Press Ctrl+C to stop.');
 
 const stop = (): void => {

@@ -6,7 +6,18 @@ import { findSentinel, SENTINEL_KEY } from '../support/sentinel.ts';
 import { createClientToken, openWindowSession, readClipboard, type WindowSession } from './support/windowSession.ts';
 
 /** Roles of controls a user operates; each needs an accessible name. */
-const CONTROL_ROLES = new Set(['button', 'textbox', 'searchbox', 'combobox', 'listbox', 'checkbox', 'radio', 'spinbutton', 'slider', 'switch']);
+const CONTROL_ROLES = new Set([
+  'button',
+  'textbox',
+  'searchbox',
+  'combobox',
+  'listbox',
+  'checkbox',
+  'radio',
+  'spinbutton',
+  'slider',
+  'switch',
+]);
 /** Bound on Tab presses while looking for a control by keyboard. */
 const MAX_TABS = 40;
 
@@ -38,7 +49,9 @@ async function auditControlNames(cdp: CDPSession): Promise<{ controls: number; u
   const controls = nodes.filter((node) => !node.ignored && CONTROL_ROLES.has(node.role?.value ?? ''));
   const unnamed = controls
     .filter((node) => !(node.name?.value ?? '').trim())
-    .map((node) => `${node.role?.value} (${JSON.stringify(node.properties?.map((property) => [property.name, property.value.value]) ?? [])})`);
+    .map(
+      (node) => `${node.role?.value} (${JSON.stringify(node.properties?.map((property) => [property.name, property.value.value]) ?? [])})`,
+    );
   return { controls: controls.length, unnamed };
 }
 
@@ -62,7 +75,10 @@ beforeAll(async () => {
   session = await openWindowSession({ simulator: { streamChunkCount: 6 } });
   page = session.page;
   clientToken = await createClientToken(session.harness, 'e2e-detail');
-  await session.harness.api('/profiles/main', { method: 'PUT', body: JSON.stringify({ modelRoutes: [{ pattern: 'claude-*', target: 'deepseek-chat' }] }) });
+  await session.harness.api('/profiles/main', {
+    method: 'PUT',
+    body: JSON.stringify({ modelRoutes: [{ pattern: 'claude-*', target: 'deepseek-chat' }] }),
+  });
 });
 
 afterAll(async () => {
@@ -72,7 +88,11 @@ afterAll(async () => {
 describe('request detail for a translated Anthropic request', () => {
   it('shows protocol, requested vs gateway model, stream text and raw events; curl holds a placeholder token only', async () => {
     const client = new Anthropic({ baseURL: session.harness.proxy.url, apiKey: clientToken, maxRetries: 0 });
-    const stream = client.messages.stream({ model: 'claude-haiku-4-5', max_tokens: 64, messages: [{ role: 'user', content: 'Tell me about airlocks' }] });
+    const stream = client.messages.stream({
+      model: 'claude-haiku-4-5',
+      max_tokens: 64,
+      messages: [{ role: 'user', content: 'Tell me about airlocks' }],
+    });
     const final = await stream.finalMessage();
     const answer = final.content.map((block) => (block.type === 'text' ? block.text : '')).join('');
     expect(answer).not.toBe('');
@@ -146,7 +166,10 @@ describe('keyboard and labels', () => {
   it('gives every control on Profiles an accessible name (list, editor, new-profile form)', async () => {
     const cdp = await session.context.newCDPSession(page);
     await page.goto(session.screenUrl('profiles'));
-    await page.getByRole('navigation', { name: 'Profiles' }).getByRole('button', { name: /Main gateway/ }).click();
+    await page
+      .getByRole('navigation', { name: 'Profiles' })
+      .getByRole('button', { name: /Main gateway/ })
+      .click();
     await page.getByRole('heading', { name: 'Main gateway' }).waitFor();
     const editing = await auditControlNames(cdp);
     expect(editing.unnamed).toEqual([]);

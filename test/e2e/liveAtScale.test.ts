@@ -79,7 +79,10 @@ async function showsRowsOf(expected: readonly SeededRow[]): Promise<boolean> {
  * Fills the filter bar (each field a debounced reload) and waits until the list shows `expected`:
  * its first row alone would already match after the first of several fields took effect.
  */
-async function applyFilters(fields: Partial<Record<'Search' | 'Model' | 'Client' | 'Status', string>>, expected: readonly SeededRow[]): Promise<void> {
+async function applyFilters(
+  fields: Partial<Record<'Search' | 'Model' | 'Client' | 'Status', string>>,
+  expected: readonly SeededRow[],
+): Promise<void> {
   for (const [label, value] of Object.entries(fields)) await page.getByLabel(label, { exact: true }).fill(value);
   await expect.poll(() => showsRowsOf(expected)).toBe(true);
 }
@@ -87,7 +90,12 @@ async function applyFilters(fields: Partial<Record<'Search' | 'Model' | 'Client'
 beforeAll(async () => {
   session = await openWindowSession();
   page = session.page;
-  const seeded = seedRequestLog(session.harness.dataDir, { count: SEEDED_ROWS, newestStartedAtMs: Date.now() - 1_000, spacingMs: 50, profileId: 'main' });
+  const seeded = seedRequestLog(session.harness.dataDir, {
+    count: SEEDED_ROWS,
+    newestStartedAtMs: Date.now() - 1_000,
+    spacingMs: 50,
+    profileId: 'main',
+  });
   newestFirst = seeded.toReversed();
   paged = newestFirst.filter((row) => row.model === PAGED.model && row.clientName === PAGED.clientName);
 }, 60_000);
@@ -135,9 +143,9 @@ describe('Live with 50,000 logged requests', () => {
     await expect.poll(() => detail.textContent()).toContain(`upstream-${third.index}`);
     // The narrower list drops columns instead of running under the detail (its header once did).
     const detailLeft = (await detail.boundingBox())?.x ?? 0;
-    const headerCellRights = await page.locator('.request-row.header .cell').evaluateAll((cells) =>
-      cells.filter((cell) => cell.getClientRects().length > 0).map((cell) => cell.getBoundingClientRect().right),
-    );
+    const headerCellRights = await page
+      .locator('.request-row.header .cell')
+      .evaluateAll((cells) => cells.filter((cell) => cell.getClientRects().length > 0).map((cell) => cell.getBoundingClientRect().right));
     expect(headerCellRights.length).toBeGreaterThan(0);
     expect(Math.max(...headerCellRights)).toBeLessThanOrEqual(detailLeft + 1);
     await session.shot('22-live-50k-detail');

@@ -75,7 +75,14 @@ describe('the Models screen', () => {
     await row.getByRole('button', { name: 'Check' }).click();
     const badges = row.getByRole('list', { name: 'Capabilities' });
     await badges.waitFor({ timeout: 30_000 });
-    expect(await badges.getByRole('listitem').allTextContents()).toEqual(['chat ✓', 'stream ✓', 'tools ✓', 'image in ✓', '/messages ✗', '/responses ✗']);
+    expect(await badges.getByRole('listitem').allTextContents()).toEqual([
+      'chat ✓',
+      'stream ✓',
+      'tools ✓',
+      'image in ✓',
+      '/messages ✗',
+      '/responses ✗',
+    ]);
     expect(await modelRow('qwen-plus').textContent()).toContain('not checked');
     await session.shot('31-models-capabilities');
     expect(findSentinel(await page.content())).toBeNull();
@@ -128,7 +135,9 @@ describe('burst limits on Connect', () => {
 
     await requests.fill('1');
     await section.getByRole('button', { name: 'Save limits' }).click();
-    await expect.poll(() => section.getByRole('status').textContent()).toBe('Saved. A client is paused past 1 request or 5 credits within a minute.');
+    await expect
+      .poll(() => section.getByRole('status').textContent())
+      .toBe('Saved. A client is paused past 1 request or 5 credits within a minute.');
     expect(await (await session.harness.api('/burst-limits')).json()).toEqual({ maxRequestsPerMinute: 1, maxCreditsPerMinute: 5 });
 
     const token = await createClientToken(session.harness, 'runaway');

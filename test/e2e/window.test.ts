@@ -36,7 +36,8 @@ async function send(body: Record<string, unknown>): Promise<void> {
 }
 
 beforeAll(async () => {
-  if (!existsSync(path.join(DEFAULT_UI_DIR, 'index.html'))) throw new Error('Build the window first: npm run build:renderer (npm run test:e2e does it).');
+  if (!existsSync(path.join(DEFAULT_UI_DIR, 'index.html')))
+    throw new Error('Build the window first: npm run build:renderer (npm run test:e2e does it).');
   mkdirSync(screenshotDir, { recursive: true });
   mkdirSync(scriptDir, { recursive: true });
   // Slow chunks so a stream is visibly in flight while the page watches it.
@@ -68,7 +69,10 @@ describe('the window in Chromium against a real proxy and the simulator', () => 
   });
 
   it('adds a profile, sets its key (never shown back), tests it and makes it active', async () => {
-    await harness.api('/profiles', { method: 'POST', body: JSON.stringify({ id: 'spare', name: 'Spare', baseUrl: harness.simulator.baseUrl }) });
+    await harness.api('/profiles', {
+      method: 'POST',
+      body: JSON.stringify({ id: 'spare', name: 'Spare', baseUrl: harness.simulator.baseUrl }),
+    });
     await page.goto(`${harness.proxy.url}/_airlock/#/profiles`);
     await page.getByRole('button', { name: 'Add profile' }).click();
     await page.getByLabel('Id', { exact: true }).fill('main');
@@ -119,7 +123,9 @@ describe('the window in Chromium against a real proxy and the simulator', () => 
     await row.waitFor();
     await row.click();
     const liveText = page.getByTestId('live-text');
-    await expect.poll(async () => ((await liveText.textContent()) ?? '').replace('(waiting for the first token)', '').length).toBeGreaterThan(0);
+    await expect
+      .poll(async () => ((await liveText.textContent()) ?? '').replace('(waiting for the first token)', '').length)
+      .toBeGreaterThan(0);
     const early = (await liveText.textContent()) ?? '';
     await shot('05-live-streaming');
     await expect.poll(async () => ((await liveText.textContent()) ?? '').length).toBeGreaterThan(early.length);

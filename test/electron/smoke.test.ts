@@ -33,17 +33,27 @@ function writeProfiles(directory: string): void {
 }
 
 /** Runs in the Electron main process (Playwright serialises the function; it cannot close over anything). */
-const trayMenu = (app: ElectronApplication) => app.evaluate(() => (globalThis as unknown as { airlockTestHooks: TestHooks }).airlockTestHooks.trayMenu());
-const activeProfileId = (app: ElectronApplication) => app.evaluate(() => (globalThis as unknown as { airlockTestHooks: TestHooks }).airlockTestHooks.activeProfileId());
+const trayMenu = (app: ElectronApplication) =>
+  app.evaluate(() => (globalThis as unknown as { airlockTestHooks: TestHooks }).airlockTestHooks.trayMenu());
+const activeProfileId = (app: ElectronApplication) =>
+  app.evaluate(() => (globalThis as unknown as { airlockTestHooks: TestHooks }).airlockTestHooks.activeProfileId());
 const clickTrayItem = (app: ElectronApplication, id: string) =>
-  app.evaluate((_electron, itemId) => (globalThis as unknown as { airlockTestHooks: TestHooks }).airlockTestHooks.clickTrayItem(itemId), id);
+  app.evaluate(
+    (_electron, itemId) => (globalThis as unknown as { airlockTestHooks: TestHooks }).airlockTestHooks.clickTrayItem(itemId),
+    id,
+  );
 
 /** The binary path without requiring the electron package (which would try to download it). */
 function resolveElectronBinary(): string {
   const packageDir = join(projectRoot, 'node_modules', 'electron');
   const pathTxt = join(packageDir, 'path.txt');
-  const binary = electronBinaryPath(existsSync(pathTxt) ? readFileSync(pathTxt, 'utf8') : null, packageDir, process.env.ELECTRON_OVERRIDE_DIST_PATH);
-  if (binary === null || !existsSync(binary)) throw new Error('The Electron binary is not downloaded yet: run `npx install-electron` (or `npm start` once), then this test.');
+  const binary = electronBinaryPath(
+    existsSync(pathTxt) ? readFileSync(pathTxt, 'utf8') : null,
+    packageDir,
+    process.env.ELECTRON_OVERRIDE_DIST_PATH,
+  );
+  if (binary === null || !existsSync(binary))
+    throw new Error('The Electron binary is not downloaded yet: run `npx install-electron` (or `npm start` once), then this test.');
   return binary;
 }
 

@@ -59,7 +59,8 @@ export async function answerChat(
   const request = validated.value;
   const reply = fault?.kind === 'reply' ? fault : fault?.kind === 'echoKey' && echoedKey !== null ? echoReply(echoedKey) : undefined;
   const basePlan = planReply(request, { sequence: context.sequence, createdS: Math.floor(Date.now() / 1000) }, reply);
-  const reasoning = reply?.reasoning ?? (capabilitiesOf(context.account, request.model).reasoning ? `Thinking about: ${request.lastUserText}` : null);
+  const reasoning =
+    reply?.reasoning ?? (capabilitiesOf(context.account, request.model).reasoning ? `Thinking about: ${request.lastUserText}` : null);
   const plan: ReplyPlan = { ...basePlan, usage: usageWithReasoning(basePlan.usage, reasoning) };
   const stream = voice.dialect.stream;
   if (!request.stream) {
@@ -84,7 +85,9 @@ export async function answerChat(
 /** What a broken stream's error event carries in this dialect. */
 function streamErrorData(voice: Voice, plan: ReplyPlan): object {
   const rendered = renderError(voice.dialect, streamErrorEvent(), { status: 502, requestId: voice.requestId });
-  const error = rendered.contentType.startsWith('application/json') ? (JSON.parse(rendered.text) as object) : { error: { message: rendered.text } };
+  const error = rendered.contentType.startsWith('application/json')
+    ? (JSON.parse(rendered.text) as object)
+    : { error: { message: rendered.text } };
   if (voice.dialect.stream.errorFrame === 'errorBody') return error;
   return {
     id: plan.id,

@@ -58,14 +58,21 @@ export function planReply(request: ChatRequest, identity: ReplyIdentity, reply?:
     content,
     toolCalls,
     finishReason: toolCalls.length > 0 ? 'tool_calls' : 'stop',
-    usage: reply?.usage === false ? null : { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens },
+    usage:
+      reply?.usage === false
+        ? null
+        : { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens },
   };
 }
 
 export function completionBody(plan: ReplyPlan): object {
   const message: Record<string, unknown> = { role: 'assistant', content: plan.content };
   if (plan.toolCalls.length > 0) {
-    message.tool_calls = plan.toolCalls.map((call) => ({ id: call.id, type: 'function', function: { name: call.name, arguments: call.arguments } }));
+    message.tool_calls = plan.toolCalls.map((call) => ({
+      id: call.id,
+      type: 'function',
+      function: { name: call.name, arguments: call.arguments },
+    }));
   }
   const body: Record<string, unknown> = {
     id: plan.id,

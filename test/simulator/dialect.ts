@@ -21,7 +21,17 @@
  * - error-string: `{error:"…"}`
  * - text: the message alone as text/plain
  */
-export type ErrorBodyStyle = 'openai' | 'new-api' | 'litellm' | 'vllm' | 'openrouter' | 'detail' | 'message' | 'msg-code' | 'error-string' | 'text';
+export type ErrorBodyStyle =
+  | 'openai'
+  | 'new-api'
+  | 'litellm'
+  | 'vllm'
+  | 'openrouter'
+  | 'detail'
+  | 'message'
+  | 'msg-code'
+  | 'error-string'
+  | 'text';
 
 /**
  * Where a streamed reply's token usage goes, when it is sent:

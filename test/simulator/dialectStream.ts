@@ -41,7 +41,10 @@ export function planDialectStream(
   const reasoningDeltas =
     reply.reasoning === null
       ? []
-      : splitText(reply.reasoning, pieceCount).map((piece) => ({ ...envelope, choices: [{ index: 0, delta: { [dialect.reasoningField]: piece }, finish_reason: null }] }));
+      : splitText(reply.reasoning, pieceCount).map((piece) => ({
+          ...envelope,
+          choices: [{ index: 0, delta: { [dialect.reasoningField]: piece }, finish_reason: null }],
+        }));
   const deltas = [...reasoningDeltas, ...base.deltas];
   const [finish] = base.tail as [Chunk];
   const usage = reply.plan.usage;
@@ -65,7 +68,14 @@ function withRunningUsage(head: object, deltas: object[], finish: Chunk, total: 
   const chunks = [head, ...deltas];
   const withUsage = chunks.map((chunk, index) => {
     const completionTokens = Math.floor((total.completion_tokens * index) / chunks.length);
-    return { ...chunk, usage: { prompt_tokens: total.prompt_tokens, completion_tokens: completionTokens, total_tokens: total.prompt_tokens + completionTokens } };
+    return {
+      ...chunk,
+      usage: {
+        prompt_tokens: total.prompt_tokens,
+        completion_tokens: completionTokens,
+        total_tokens: total.prompt_tokens + completionTokens,
+      },
+    };
   });
   const [first, ...rest] = withUsage as [object, ...object[]];
   return { head: first, deltas: rest, tail: [{ ...finish, usage: total }] };

@@ -100,7 +100,8 @@ const litellm: Dialect = {
     invalid_api_key: {
       type: 'token_not_found_in_db',
       param: 'key',
-      message: () => 'Authentication Error, Invalid proxy server token passed. Unable to find token in cache or `LiteLLM_VerificationTokenTable`',
+      message: () =>
+        'Authentication Error, Invalid proxy server token passed. Unable to find token in cache or `LiteLLM_VerificationTokenTable`',
     },
     model_not_open: {
       status: 401,
@@ -112,9 +113,15 @@ const litellm: Dialect = {
       status: 400,
       type: 'None',
       param: 'None',
-      message: (model) => `{'error': '/chat/completions: Invalid model name passed in model=${model}. Call \`/v1/models\` to view available models for your key.'}`,
+      message: (model) =>
+        `{'error': '/chat/completions: Invalid model name passed in model=${model}. Call \`/v1/models\` to view available models for your key.'}`,
     },
-    insufficient_quota: { status: 400, type: 'budget_exceeded', param: null, message: () => 'Budget has been exceeded! Current cost: 10.02, Max budget: 10.0' },
+    insufficient_quota: {
+      status: 400,
+      type: 'budget_exceeded',
+      param: null,
+      message: () => 'Budget has been exceeded! Current cost: 10.02, Max budget: 10.0',
+    },
     rate_limit_exceeded: { status: 429, type: 'throttling_error', message: () => 'Max parallel request limit reached.' },
   },
 };

@@ -106,12 +106,19 @@ function answerGenericFault(response: ServerResponse, fault: Fault, voice: Voice
       return true;
     case 'errorPage': {
       const page = errorPage(fault.server ?? 'nginx', fault.status, rayIdFor(sequence));
-      response.writeHead(fault.status, { ...page.headers, 'content-type': 'text/html; charset=utf-8', 'content-length': Buffer.byteLength(page.html) });
+      response.writeHead(fault.status, {
+        ...page.headers,
+        'content-type': 'text/html; charset=utf-8',
+        'content-length': Buffer.byteLength(page.html),
+      });
       response.end(page.html);
       return true;
     }
     case 'text':
-      response.writeHead(fault.status, { 'content-type': fault.contentType ?? 'text/plain; charset=utf-8', 'content-length': Buffer.byteLength(fault.text) });
+      response.writeHead(fault.status, {
+        'content-type': fault.contentType ?? 'text/plain; charset=utf-8',
+        'content-length': Buffer.byteLength(fault.text),
+      });
       response.end(fault.text);
       return true;
     case 'hang':
@@ -121,7 +128,14 @@ function answerGenericFault(response: ServerResponse, fault: Fault, voice: Voice
   }
 }
 
-function answerApi(response: ServerResponse, route: Route, body: Buffer, state: SimulatorState, voice: Voice, fault: Fault | undefined): void {
+function answerApi(
+  response: ServerResponse,
+  route: Route,
+  body: Buffer,
+  state: SimulatorState,
+  voice: Voice,
+  fault: Fault | undefined,
+): void {
   switch (route.kind) {
     case 'models':
       sendJson(response, 200, modelList(state.modelIds));
@@ -148,7 +162,10 @@ function answerApi(response: ServerResponse, route: Route, body: Buffer, state: 
     }
     case 'images':
       // A side-effect creation: every call makes a new image, so a replay is told apart from a resend.
-      sendJson(response, 200, { created: Math.floor(Date.now() / 1000), data: [{ url: `https://images.simulator.invalid/${state.nextSequence()}.png`, ...revisedPromptOf(body) }] });
+      sendJson(response, 200, {
+        created: Math.floor(Date.now() / 1000),
+        data: [{ url: `https://images.simulator.invalid/${state.nextSequence()}.png`, ...revisedPromptOf(body) }],
+      });
       return;
     case 'methodNotAllowed':
       sendGatewayError(response, voice, 405, invalidRequest('Method not allowed for this path.', 'method_not_allowed'));

@@ -16,7 +16,11 @@ export function validateEmbeddingsRequest(json: Record<string, unknown>, knownMo
   }
   const inputs = typeof input === 'string' ? [input] : input;
   if (!Array.isArray(inputs) || inputs.length === 0 || !inputs.every((item) => typeof item === 'string')) {
-    return { ok: false, status: 400, body: invalidRequest('`input` must be a string or a non-empty array of strings.', 'invalid_request', 'input') };
+    return {
+      ok: false,
+      status: 400,
+      body: invalidRequest('`input` must be a string or a non-empty array of strings.', 'invalid_request', 'input'),
+    };
   }
   if (!knownModels.has(model)) return { ok: false, status: 404, body: modelNotFound(model) };
   return { ok: true, value: { model, inputs: inputs as string[] } };

@@ -16,7 +16,12 @@ export function invalidRequest(message: string, code: string, param: string | nu
 }
 
 export function modelNotFound(model: string): SimulatedErrorBody {
-  return errorBody(`The model \`${model}\` does not exist or you do not have access to it.`, 'invalid_request_error', 'model_not_found', 'model');
+  return errorBody(
+    `The model \`${model}\` does not exist or you do not have access to it.`,
+    'invalid_request_error',
+    'model_not_found',
+    'model',
+  );
 }
 
 const DEFAULT_ERROR_BY_STATUS: Readonly<Record<number, readonly [message: string, type: string, code: string]>> = {

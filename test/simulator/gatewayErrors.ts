@@ -11,11 +11,11 @@ export function modelNotOpen(model: string): SimulatedErrorBody {
 }
 
 export function insufficientQuota(): SimulatedErrorBody {
-  return errorBody('You exceeded your current quota, please check your plan and billing details.', 'insufficient_quota', 'insufficient_quota');
-}
-
-export function rateLimited(): SimulatedErrorBody {
-  return errorBody('Rate limit reached for requests.', 'rate_limit_error', 'rate_limit_exceeded');
+  return errorBody(
+    'You exceeded your current quota, please check your plan and billing details.',
+    'insufficient_quota',
+    'insufficient_quota',
+  );
 }
 
 /** DeepSeek's wording for a model without function calling (https://github.com/evalstate/fast-agent/issues/91). */
@@ -25,7 +25,12 @@ export function toolsUnsupported(model: string): SimulatedErrorBody {
 
 /** OpenAI's answer to an image part sent to a text-only model (https://github.com/vllm-project/vllm/issues/11629). */
 export function imageInputUnsupported(partPath: string): SimulatedErrorBody {
-  return errorBody('Invalid content type. image_url is only supported by certain models.', 'invalid_request_error', 'image_input_unsupported', partPath);
+  return errorBody(
+    'Invalid content type. image_url is only supported by certain models.',
+    'invalid_request_error',
+    'image_input_unsupported',
+    partPath,
+  );
 }
 
 /** OpenAI's answer to `stream: true` for a model that cannot stream (https://github.com/ChatGPTNextWeb/NextChat/issues/5410). */

@@ -10,7 +10,7 @@
  */
 export { startGatewaySimulator, DEFAULT_STREAM_CHUNK_COUNT } from './server.ts';
 export { DIALECTS, type DialectName } from './dialects.ts';
-export { SEED_DIALECT, type Dialect, type StreamDialect } from './dialect.ts';
+export { SEED_DIALECT } from './dialect.ts';
 export { DEFAULT_MODEL_IDS } from './models.ts';
-export { maskAuthorization, maskSecret } from './auth.ts';
-export type { Fault, GatewaySimulator, HeldRequest, ReceivedRequest, ScriptedToolCall, SimulatorOptions } from './types.ts';
+export { maskAuthorization } from './auth.ts';
+export type { GatewaySimulator, SimulatorOptions } from './types.ts';

@@ -36,7 +36,8 @@ export function capabilityRefusal(account: AccountModels, json: Record<string, u
   const model = typeof json.model === 'string' ? json.model : '';
   if (account.closedModels.has(model)) return { status: 403, body: modelNotOpen(model), subject: model };
   const capabilities = capabilitiesOf(account, model);
-  if (!capabilities.tools && Array.isArray(json.tools) && json.tools.length > 0) return { status: 400, body: toolsUnsupported(model), subject: model };
+  if (!capabilities.tools && Array.isArray(json.tools) && json.tools.length > 0)
+    return { status: 400, body: toolsUnsupported(model), subject: model };
   const imagePath = capabilities.images ? null : firstImagePartPath(json.messages);
   if (imagePath !== null) return { status: 400, body: imageInputUnsupported(imagePath), subject: model };
   if (!capabilities.stream && json.stream === true) return { status: 400, body: streamUnsupported(), subject: model };

@@ -18,10 +18,6 @@ export function startEventStream(response: ServerResponse): void {
   response.flushHeaders();
 }
 
-export function sseEvent(data: object | string): string {
-  return `data: ${typeof data === 'string' ? data : JSON.stringify(data)}\n\n`;
-}
-
 /** Waits, or returns false at once when the response closed (client gone or simulator stopping). */
 export async function waitUnlessClosed(ms: number, closed: AbortSignal): Promise<boolean> {
   if (closed.aborted) return false;

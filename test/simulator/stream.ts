@@ -67,7 +67,12 @@ export async function writeChatStream(
 }
 
 /** Raw bytes for SSE boundary tests: one write per given chunk, nothing added. */
-export async function writeRawChunks(response: ServerResponse, chunks: readonly string[], intervalMs: number, closed: AbortSignal): Promise<void> {
+export async function writeRawChunks(
+  response: ServerResponse,
+  chunks: readonly string[],
+  intervalMs: number,
+  closed: AbortSignal,
+): Promise<void> {
   startEventStream(response);
   for (const chunk of chunks) {
     if (!(await waitUnlessClosed(intervalMs, closed))) return;

@@ -36,7 +36,8 @@ export class TaskStore {
     const task = this.#tasks.get(id);
     if (task === undefined) return undefined;
     if (task.status === 'queued') Object.assign(task, { status: 'in_progress', progress: HALF_DONE_PERCENT });
-    else if (task.status === 'in_progress') Object.assign(task, task.failure === null ? { status: 'completed', progress: 100 } : { status: 'failed' });
+    else if (task.status === 'in_progress')
+      Object.assign(task, task.failure === null ? { status: 'completed', progress: 100 } : { status: 'failed' });
     return task;
   }
 

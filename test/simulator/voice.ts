@@ -18,9 +18,23 @@ export interface FailOptions {
 }
 
 /** Sends a canonical error as the dialect's gateway would send it. */
-export function sendGatewayError(response: ServerResponse, voice: Voice, status: number, canonical: SimulatedErrorBody, options: FailOptions = {}): void {
-  const rendered = renderError(voice.dialect, canonical, { status, requestId: voice.requestId, ...(options.subject === undefined ? {} : { subject: options.subject }) });
+export function sendGatewayError(
+  response: ServerResponse,
+  voice: Voice,
+  status: number,
+  canonical: SimulatedErrorBody,
+  options: FailOptions = {},
+): void {
+  const rendered = renderError(voice.dialect, canonical, {
+    status,
+    requestId: voice.requestId,
+    ...(options.subject === undefined ? {} : { subject: options.subject }),
+  });
   const finalStatus = options.keepStatus === true ? status : rendered.status;
-  response.writeHead(finalStatus, { ...options.headers, 'content-type': rendered.contentType, 'content-length': Buffer.byteLength(rendered.text) });
+  response.writeHead(finalStatus, {
+    ...options.headers,
+    'content-type': rendered.contentType,
+    'content-length': Buffer.byteLength(rendered.text),
+  });
   response.end(rendered.text);
 }

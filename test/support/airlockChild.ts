@@ -18,7 +18,12 @@ export interface AirlockChild {
  * A real Airlock (startAirlock) in its own process, for tests that kill or stop it. `profile` sets
  * the profile's other fields (prices, budget) the first time a data directory is used.
  */
-export function startAirlockChild(options: { dataDir: string; upstreamBaseUrl: string; clientToken: string; profile?: object }): Promise<AirlockChild> {
+export function startAirlockChild(options: {
+  dataDir: string;
+  upstreamBaseUrl: string;
+  clientToken: string;
+  profile?: object;
+}): Promise<AirlockChild> {
   const args = [FIXTURE, options.dataDir, options.upstreamBaseUrl, options.clientToken];
   if (options.profile) args.push(JSON.stringify(options.profile));
   const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });

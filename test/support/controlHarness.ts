@@ -61,7 +61,11 @@ export async function startControlHarness(options: ControlHarnessOptions = {}): 
     api: (pathAndQuery, init = {}) =>
       fetch(`${proxy.url}/_airlock/api${pathAndQuery}`, {
         ...init,
-        headers: { authorization: `Bearer ${CONTROL_TOKEN}`, ...(init.body ? { 'content-type': 'application/json' } : {}), ...init.headers },
+        headers: {
+          authorization: `Bearer ${CONTROL_TOKEN}`,
+          ...(init.body ? { 'content-type': 'application/json' } : {}),
+          ...init.headers,
+        },
       }),
     async close() {
       await airlock.stop();

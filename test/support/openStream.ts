@@ -19,7 +19,12 @@ export function hasChatText(count: number): (body: string) => boolean {
 }
 
 /** A streaming POST whose progress a test can wait on, and whose end tells a clean end from a cut. */
-export function openStream(url: string, headers: Record<string, string>, body: string, startedWhen: (received: string) => boolean = () => true): OpenStream {
+export function openStream(
+  url: string,
+  headers: Record<string, string>,
+  body: string,
+  startedWhen: (received: string) => boolean = () => true,
+): OpenStream {
   let markStarted: () => void = () => undefined;
   const started = new Promise<void>((resolve) => {
     markStarted = resolve;

@@ -46,5 +46,11 @@ export function assembledStreamTexts(eventStream: string): string[] {
 
 /** A leak in the stream as sent or in any text a client would assemble from it. */
 export function findSentinelInStream(eventStream: string, key: string = SENTINEL_KEY): string | null {
-  return findSentinel(eventStream, key) ?? assembledStreamTexts(eventStream).map((text) => findSentinel(text, key)).find((found) => found !== null) ?? null;
+  return (
+    findSentinel(eventStream, key) ??
+    assembledStreamTexts(eventStream)
+      .map((text) => findSentinel(text, key))
+      .find((found) => found !== null) ??
+    null
+  );
 }

@@ -36,7 +36,9 @@ export function registerLimitsCommand(program: Command, deps: CliDeps = defaultC
           writeLine(deps.stdout, describeLimits(store.snapshot().settings.burstLimits));
           return;
         }
-        const config = await store.update((current) => updateSettings(current, { burstLimits: parsedLimits(current.settings.burstLimits, options) }));
+        const config = await store.update((current) =>
+          updateSettings(current, { burstLimits: parsedLimits(current.settings.burstLimits, options) }),
+        );
         writeLine(deps.stdout, describeLimits(config.settings.burstLimits));
       }),
     );

@@ -19,7 +19,9 @@ function parsedBodyLimit(text: string): number {
 
 /** `airlock profile add|list|set|remove|use`. */
 export function registerProfileCommands(program: Command, deps: CliDeps = defaultCliDeps()): void {
-  const profile = program.command('profile').description(`gateway profiles (base URL, aliases, timeouts); keys are set with \`${CLI_COMMAND} key set\``);
+  const profile = program
+    .command('profile')
+    .description(`gateway profiles (base URL, aliases, timeouts); keys are set with \`${CLI_COMMAND} key set\``);
 
   profile
     .command('add <id>')
@@ -60,7 +62,10 @@ export function registerProfileCommands(program: Command, deps: CliDeps = defaul
         if (statuses.problem) writeLine(deps.stderr, `warning: ${statuses.problem}`);
         for (const entry of config.profiles) {
           const marker = entry.id === config.activeProfileId ? '*' : ' ';
-          writeLine(deps.stdout, `${marker} ${entry.id}  ${entry.name}  ${entry.baseUrl}  key: ${statuses.byId.get(entry.id)}  body limit: ${entry.maxRequestBodyMiB} MiB`);
+          writeLine(
+            deps.stdout,
+            `${marker} ${entry.id}  ${entry.name}  ${entry.baseUrl}  key: ${statuses.byId.get(entry.id)}  body limit: ${entry.maxRequestBodyMiB} MiB`,
+          );
         }
       }),
     );
@@ -90,7 +95,10 @@ export function registerProfileCommands(program: Command, deps: CliDeps = defaul
           if (!(error instanceof KeychainUnavailableError)) throw error;
           writeLine(deps.stderr, `warning: its key could not be deleted from the keychain: ${error.message}`);
         }
-        writeLine(deps.stdout, `Removed profile ${id}.${config.activeProfileId === null ? ` No profile is active now: choose one with \`${CLI_COMMAND} profile use <id>\`.` : ''}`);
+        writeLine(
+          deps.stdout,
+          `Removed profile ${id}.${config.activeProfileId === null ? ` No profile is active now: choose one with \`${CLI_COMMAND} profile use <id>\`.` : ''}`,
+        );
       }),
     );
 
@@ -106,7 +114,10 @@ export function registerProfileCommands(program: Command, deps: CliDeps = defaul
 }
 
 /** "set, ends in abcd" / "not set" per profile; the keys themselves are dropped at once. */
-async function keyStatuses(profiles: readonly Profile[], secrets: SecretStore): Promise<{ byId: Map<string, string>; problem: string | null }> {
+async function keyStatuses(
+  profiles: readonly Profile[],
+  secrets: SecretStore,
+): Promise<{ byId: Map<string, string>; problem: string | null }> {
   const byId = new Map<string, string>();
   try {
     for (const entry of profiles) {

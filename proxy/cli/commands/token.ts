@@ -44,10 +44,14 @@ export function registerTokenCommands(program: Command, deps: CliDeps = defaultC
         const problem = store.problem();
         if (problem) throw new Error(problem);
         const { clientTokens } = store.snapshot();
-        if (clientTokens.length === 0) writeLine(deps.stdout, `No client tokens yet: create one with \`${CLI_COMMAND} token create <name>\`.`);
+        if (clientTokens.length === 0)
+          writeLine(deps.stdout, `No client tokens yet: create one with \`${CLI_COMMAND} token create <name>\`.`);
         for (const record of clientTokens) {
           const target = record.profileId ? `pinned to ${record.profileId}` : 'follows active profile';
-          writeLine(deps.stdout, `${record.name}  ${target}  ends in ${record.lastFour}  created ${new Date(record.createdAtMs).toISOString()}`);
+          writeLine(
+            deps.stdout,
+            `${record.name}  ${target}  ends in ${record.lastFour}  created ${new Date(record.createdAtMs).toISOString()}`,
+          );
         }
       }),
     );

@@ -30,7 +30,12 @@ export function clientRoutes(context: ControlContext): express.Router {
     const config = deps.config.snapshot();
     const paused = new Set((deps.spendGate?.pausedClients() ?? []).map((pause) => pause.clientName));
     const body: TokenListResponse = {
-      tokens: config.clientTokens.map((token) => ({ name: token.name, pinnedProfileId: token.profileId, createdAtMs: token.createdAtMs, paused: paused.has(token.name) })),
+      tokens: config.clientTokens.map((token) => ({
+        name: token.name,
+        pinnedProfileId: token.profileId,
+        createdAtMs: token.createdAtMs,
+        paused: paused.has(token.name),
+      })),
       required: config.settings.requireClientToken,
     };
     res.json(body);
@@ -57,7 +62,11 @@ export function clientRoutes(context: ControlContext): express.Router {
     const record = deps.config.snapshot().clientTokens.find((token) => token.name === name);
     if (!record) throw new ApiError('not_found', `No client token named "${name}".`);
     const token = await deps.secrets.get(clientTokenAccount(name));
-    if (!token) throw new ApiError('not_found', `Client token "${name}" is not in the keychain (it was created without one): revoke it and create a new one.`);
+    if (!token)
+      throw new ApiError(
+        'not_found',
+        `Client token "${name}" is not in the keychain (it was created without one): revoke it and create a new one.`,
+      );
     const body: TokenSecretResponse = { name, token, pinnedProfileId: record.profileId };
     res.setHeader('Cache-Control', 'no-store').json(body);
   });
@@ -78,9 +87,19 @@ export function clientRoutes(context: ControlContext): express.Router {
     if (!deps.spendGate) throw new ApiError('unavailable', 'The burst guard is not running in this proxy.');
     const name = param(req.params, 'name');
     // A client is a client token's name (or a paused one whose token was revoked since): a typo is refused, not "not paused".
-    const known = [...new Set([...deps.config.snapshot().clientTokens.map((token) => token.name), ...deps.spendGate.pausedClients().map((pause) => pause.clientName)])];
+    const known = [
+      ...new Set([
+        ...deps.config.snapshot().clientTokens.map((token) => token.name),
+        ...deps.spendGate.pausedClients().map((pause) => pause.clientName),
+      ]),
+    ];
     if (!known.includes(name)) {
-      throw new ApiError('not_found', known.length > 0 ? `No client named "${name}" (clients: ${known.join(', ')}).` : `No client named "${name}": no client token exists yet.`);
+      throw new ApiError(
+        'not_found',
+        known.length > 0
+          ? `No client named "${name}" (clients: ${known.join(', ')}).`
+          : `No client named "${name}": no client token exists yet.`,
+      );
     }
     const body: ClientResumeResponse = { resumed: deps.spendGate.resumeClient(name) };
     context.hub.statusChanged();

@@ -7,7 +7,14 @@ import { exportPricesCsv, exportPricesJson, importPricesCsv, importPricesJson } 
 import { cleanApiKey } from '../../core/apiKey.ts';
 import { normalizeBaseUrl } from '../../core/baseUrl.ts';
 import { isLocalRefusal } from '../../pipeline/services.ts';
-import { addProfile, bumpKeysRevision, removeProfile, requireProfile, setActiveProfile, updateProfile } from '../../profiles/configMutations.ts';
+import {
+  addProfile,
+  bumpKeysRevision,
+  removeProfile,
+  requireProfile,
+  setActiveProfile,
+  updateProfile,
+} from '../../profiles/configMutations.ts';
 import { param, type ControlContext } from '../context.ts';
 import { ApiError } from '../http.ts';
 import { runProfileTest } from '../profileTest.ts';
@@ -119,7 +126,9 @@ export function profileRoutes(context: ControlContext): express.Router {
   });
 
   const savePrices = async (id: string, table: PriceTable): Promise<PriceTable> => {
-    const config = await deps.config.update((current) => updateProfile(current, id, { prices: table.prices, priceMultiplier: table.priceMultiplier }));
+    const config = await deps.config.update((current) =>
+      updateProfile(current, id, { prices: table.prices, priceMultiplier: table.priceMultiplier }),
+    );
     const profile = requireProfile(config, id);
     return { prices: profile.prices, priceMultiplier: profile.priceMultiplier };
   };

@@ -25,7 +25,10 @@ export function requestRoutes(context: ControlContext): express.Router {
     res.json(context.status());
   });
 
-  for (const [path, paused] of [['/pause', true], ['/resume', false]] as const) {
+  for (const [path, paused] of [
+    ['/pause', true],
+    ['/resume', false],
+  ] as const) {
     router.post(path, (_req, res) => {
       const proxy = context.proxy();
       if (!proxy) throw new ApiError('unavailable', 'The proxy is not listening yet.');
@@ -37,7 +40,12 @@ export function requestRoutes(context: ControlContext): express.Router {
   }
 
   router.get('/events', (req, res) => {
-    res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-store', Connection: 'keep-alive', 'X-Accel-Buffering': 'no' });
+    res.writeHead(200, {
+      'Content-Type': 'text/event-stream',
+      'Cache-Control': 'no-store',
+      Connection: 'keep-alive',
+      'X-Accel-Buffering': 'no',
+    });
     res.flushHeaders();
     const send = (frame: LiveFrame) => {
       if (res.writableLength > MAX_SSE_BUFFER_BYTES) {

@@ -113,7 +113,10 @@ function toolResultContent(
   return prefix + texts.join('\n');
 }
 
-function textOf(content: string | ({ type: 'text'; text: string } | { type: 'unsupported'; originalType: string } | AnthropicContentBlock)[], notes: string[]): string {
+function textOf(
+  content: string | ({ type: 'text'; text: string } | { type: 'unsupported'; originalType: string } | AnthropicContentBlock)[],
+  notes: string[],
+): string {
   if (typeof content === 'string') return content;
   const texts: string[] = [];
   for (const block of content) {
@@ -150,7 +153,13 @@ function toolFields(request: AnthropicRequest, notes: string[]): Record<string, 
   const choice = request.tool_choice;
   if (choice === undefined) return fields;
   const chatChoice: ChatToolChoice =
-    choice.type === 'auto' ? 'auto' : choice.type === 'any' ? 'required' : choice.type === 'none' ? 'none' : { type: 'function', function: { name: choice.name } };
+    choice.type === 'auto'
+      ? 'auto'
+      : choice.type === 'any'
+        ? 'required'
+        : choice.type === 'none'
+          ? 'none'
+          : { type: 'function', function: { name: choice.name } };
   fields['tool_choice'] = chatChoice;
   if (choice.type !== 'none' && choice.disable_parallel_tool_use === true) fields['parallel_tool_calls'] = false;
   return fields;
@@ -162,7 +171,6 @@ export function effortForThinkingBudget(budgetTokens: number): 'low' | 'medium' 
   if (budgetTokens < 16_384) return 'medium';
   return 'high';
 }
-
 
 function reasoningFields(request: AnthropicRequest, options: AnthropicTranslationOptions, notes: string[]): Record<string, unknown> {
   const thinking = request.thinking;

@@ -64,11 +64,13 @@ function renderBlockEvent(event: BlockEvent): string {
   const index = event.block.position;
   if (event.type === 'start') {
     const block = event.block;
-    const contentBlock = block.kind === 'text' ? { type: 'text', text: '' } : { type: 'tool_use', id: block.callId, name: block.name, input: {} };
+    const contentBlock =
+      block.kind === 'text' ? { type: 'text', text: '' } : { type: 'tool_use', id: block.callId, name: block.name, input: {} };
     return sseFrame('content_block_start', { type: 'content_block_start', index, content_block: contentBlock });
   }
   if (event.type === 'delta') {
-    const delta = event.block.kind === 'text' ? { type: 'text_delta', text: event.piece } : { type: 'input_json_delta', partial_json: event.piece };
+    const delta =
+      event.block.kind === 'text' ? { type: 'text_delta', text: event.piece } : { type: 'input_json_delta', partial_json: event.piece };
     return sseFrame('content_block_delta', { type: 'content_block_delta', index, delta });
   }
   return sseFrame('content_block_stop', { type: 'content_block_stop', index });

@@ -117,7 +117,10 @@ function contentPart(part: ResponsesContentPart, notes: string[]): ChatContentPa
     case 'refusal':
       return textPart(part.refusal);
     case 'input_image':
-      if (!part.image_url) return badRequest('input_image needs image_url (a URL or a data: URL); file_id needs server-side files, which Airlock does not keep');
+      if (!part.image_url)
+        return badRequest(
+          'input_image needs image_url (a URL or a data: URL); file_id needs server-side files, which Airlock does not keep',
+        );
       return imagePart(part.image_url, part.detail ?? undefined);
     case 'input_file':
       return badRequest('input_file parts cannot be translated to Chat Completions; use a model served natively');
@@ -161,7 +164,8 @@ function toolFields(request: ResponsesRequest, notes: string[]): Record<string, 
   const choice = request.tool_choice;
   if (choice === undefined) return fields;
   if (typeof choice === 'string') fields['tool_choice'] = choice;
-  else if (choice.type === 'function' && choice.name) fields['tool_choice'] = { type: 'function', function: { name: choice.name } } satisfies ChatToolChoice;
+  else if (choice.type === 'function' && choice.name)
+    fields['tool_choice'] = { type: 'function', function: { name: choice.name } } satisfies ChatToolChoice;
   else notes.push(`dropped tool_choice of type ${choice.type}`);
   return fields;
 }

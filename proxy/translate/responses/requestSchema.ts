@@ -59,9 +59,7 @@ export const responsesRequestSchema = z.object({
   input: z.union([z.string(), z.array(inputItem)]).optional(),
   instructions: z.string().nullish(),
   tools: z.array(tool).optional(),
-  tool_choice: z
-    .union([z.enum(['auto', 'none', 'required']), z.looseObject({ type: z.string(), name: z.string().optional() })])
-    .optional(),
+  tool_choice: z.union([z.enum(['auto', 'none', 'required']), z.looseObject({ type: z.string(), name: z.string().optional() })]).optional(),
   parallel_tool_calls: z.boolean().nullish(),
   store: z.boolean().nullish(),
   include: z.array(z.string()).nullish(),

@@ -30,7 +30,13 @@ export function createResponsesStreamTranslator(options: {
   }
 
   function snapshot(fields: Pick<ResponseSnapshotInput, 'status'> & Partial<ResponseSnapshotInput>): Record<string, unknown> {
-    return responseSnapshot({ responseId: options.responseId, requestedModel: options.requestedModel, createdAtSec, output: [], ...fields });
+    return responseSnapshot({
+      responseId: options.responseId,
+      requestedModel: options.requestedModel,
+      createdAtSec,
+      output: [],
+      ...fields,
+    });
   }
 
   function start(): string[] {

@@ -1,9 +1,6 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 
-export type AsyncState<T> =
-  | { kind: 'loading' }
-  | { kind: 'error'; error: Error }
-  | { kind: 'ready'; value: T };
+export type AsyncState<T> = { kind: 'loading' } | { kind: 'error'; error: Error } | { kind: 'ready'; value: T };
 
 /**
  * Runs `load` when `key` changes and exposes loading / error / ready; `reload` runs it again.

@@ -27,7 +27,10 @@ export function BurstLimitsForm() {
     setStatus(null);
     try {
       // Number('') is 0 and the proxy refuses it with a message, like any other bad value.
-      const limits = await api.saveBurstLimits({ maxRequestsPerMinute: Number(fields.requests), maxCreditsPerMinute: Number(fields.credits) });
+      const limits = await api.saveBurstLimits({
+        maxRequestsPerMinute: Number(fields.requests),
+        maxCreditsPerMinute: Number(fields.credits),
+      });
       setDraft(null);
       saved.reload();
       setStatus(`Saved. ${describe(limits)}`);
@@ -41,7 +44,9 @@ export function BurstLimitsForm() {
   return (
     <section className="burst-limits" aria-labelledby="burst-limits-title">
       <h3 id="burst-limits-title">Burst guard</h3>
-      <p className="muted">{describe(saved.value)} It stays paused until you resume it above; the running proxy applies a change to its next request.</p>
+      <p className="muted">
+        {describe(saved.value)} It stays paused until you resume it above; the running proxy applies a change to its next request.
+      </p>
       {/* The proxy's refusal names the field and the rule; the browser's own check would block it unseen. */}
       <form
         noValidate
@@ -52,11 +57,25 @@ export function BurstLimitsForm() {
       >
         <label>
           Requests per minute
-          <input type="number" min={1} step={1} inputMode="numeric" value={fields.requests} onChange={(event) => setDraft({ ...fields, requests: event.target.value })} />
+          <input
+            type="number"
+            min={1}
+            step={1}
+            inputMode="numeric"
+            value={fields.requests}
+            onChange={(event) => setDraft({ ...fields, requests: event.target.value })}
+          />
         </label>
         <label>
           Credits per minute
-          <input type="number" min={0} step="any" inputMode="decimal" value={fields.credits} onChange={(event) => setDraft({ ...fields, credits: event.target.value })} />
+          <input
+            type="number"
+            min={0}
+            step="any"
+            inputMode="decimal"
+            value={fields.credits}
+            onChange={(event) => setDraft({ ...fields, credits: event.target.value })}
+          />
         </label>
         <button type="submit" disabled={busy || draft === null}>
           Save limits

@@ -47,7 +47,10 @@ export function ConnectScreen({ proxyUrl }: { proxyUrl: string }) {
 
   const modelIds = models.kind === 'ready' ? models.value.models.map((row) => row.id) : [];
   const chosenModel = model.trim() || modelIds[0] || null;
-  const snippets = useMemo(() => buildSnippets({ proxyUrl, token: secret?.token ?? null, model: chosenModel }), [proxyUrl, secret, chosenModel]);
+  const snippets = useMemo(
+    () => buildSnippets({ proxyUrl, token: secret?.token ?? null, model: chosenModel }),
+    [proxyUrl, secret, chosenModel],
+  );
 
   const act = async (action: () => Promise<TokenSecretResponse>) => {
     setBusy(true);
@@ -80,10 +83,20 @@ export function ConnectScreen({ proxyUrl }: { proxyUrl: string }) {
         </p>
       )}
       <div className="connect-choices">
-        <TokenPicker tokens={tokens.value.tokens} selected={secret?.name ?? null} busy={busy} onReveal={(name) => void act(() => api.revealToken(name))} />
+        <TokenPicker
+          tokens={tokens.value.tokens}
+          selected={secret?.name ?? null}
+          busy={busy}
+          onReveal={(name) => void act(() => api.revealToken(name))}
+        />
         <label>
           Model
-          <input list="connect-models" value={model} placeholder={modelIds[0] ?? 'a model id'} onChange={(event) => setModel(event.target.value)} />
+          <input
+            list="connect-models"
+            value={model}
+            placeholder={modelIds[0] ?? 'a model id'}
+            onChange={(event) => setModel(event.target.value)}
+          />
           <datalist id="connect-models">
             {modelIds.map((id) => (
               <option key={id} value={id} />
@@ -99,7 +112,12 @@ export function ConnectScreen({ proxyUrl }: { proxyUrl: string }) {
       {error && <ErrorState error={error} />}
       <div className="snippets">
         {snippets.map((snippet) => (
-          <SnippetCard key={snippet.id} snippet={snippet} busy={busy} onCreateToken={() => void act(() => api.createToken({ name: uniqueTokenName(snippet.id, names) }))} />
+          <SnippetCard
+            key={snippet.id}
+            snippet={snippet}
+            busy={busy}
+            onCreateToken={() => void act(() => api.createToken({ name: uniqueTokenName(snippet.id, names) }))}
+          />
         ))}
       </div>
       <TokensTable tokens={tokens.value.tokens} onChanged={tokens.reload} onRevoked={forgetRevoked} />

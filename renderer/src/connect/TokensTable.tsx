@@ -4,7 +4,15 @@ import { useApi } from '../api/ApiContext.tsx';
 import { FormError } from '../common/StateViews.tsx';
 
 /** Existing client tokens: lift a burst-guard pause, or revoke. */
-export function TokensTable({ tokens, onChanged, onRevoked }: { tokens: TokenView[]; onChanged: () => void; onRevoked: (name: string) => void }) {
+export function TokensTable({
+  tokens,
+  onChanged,
+  onRevoked,
+}: {
+  tokens: TokenView[];
+  onChanged: () => void;
+  onRevoked: (name: string) => void;
+}) {
   const api = useApi();
   const [error, setError] = useState<string | null>(null);
   if (tokens.length === 0) return null;

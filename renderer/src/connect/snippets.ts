@@ -53,8 +53,18 @@ export function buildSnippets(input: SnippetInput): ConnectSnippet[] {
       id: 'claude-code',
       title: 'Claude Code',
       baseUrl: root,
-      note: 'ANTHROPIC_AUTH_TOKEN makes Claude Code send the token as Bearer. Map its claude-* model names to gateway ids with the profile\'s routes, or pin one model here.',
-      blocks: [{ label: 'Shell', code: [`export ANTHROPIC_BASE_URL=${sh(root)}`, `export ANTHROPIC_AUTH_TOKEN=${sh(token)}`, `export ANTHROPIC_MODEL=${sh(model)}`, 'claude'].join('\n') }],
+      note: "ANTHROPIC_AUTH_TOKEN makes Claude Code send the token as Bearer. Map its claude-* model names to gateway ids with the profile's routes, or pin one model here.",
+      blocks: [
+        {
+          label: 'Shell',
+          code: [
+            `export ANTHROPIC_BASE_URL=${sh(root)}`,
+            `export ANTHROPIC_AUTH_TOKEN=${sh(token)}`,
+            `export ANTHROPIC_MODEL=${sh(model)}`,
+            'claude',
+          ].join('\n'),
+        },
+      ],
     },
     {
       id: 'codex',
@@ -82,18 +92,30 @@ export function buildSnippets(input: SnippetInput): ConnectSnippet[] {
       id: 'cline',
       title: 'Cline',
       baseUrl: v1,
-      note: 'In Cline\'s settings (VS Code side bar → Cline → gear).',
-      blocks: [{ label: 'Settings', code: ['API Provider: OpenAI Compatible', `Base URL: ${v1}`, `API Key: ${token}`, `Model ID: ${model}`].join('\n') }],
+      note: "In Cline's settings (VS Code side bar → Cline → gear).",
+      blocks: [
+        {
+          label: 'Settings',
+          code: ['API Provider: OpenAI Compatible', `Base URL: ${v1}`, `API Key: ${token}`, `Model ID: ${model}`].join('\n'),
+        },
+      ],
     },
     {
       id: 'continue',
       title: 'Continue',
       baseUrl: v1,
-      note: 'Add the model to Continue\'s config file and pick it in the model menu.',
+      note: "Add the model to Continue's config file and pick it in the model menu.",
       blocks: [
         {
           label: '~/.continue/config.yaml',
-          code: ['models:', '  - name: Airlock', '    provider: openai', `    model: ${js(model)}`, `    apiBase: ${js(v1)}`, `    apiKey: ${js(token)}`].join('\n'),
+          code: [
+            'models:',
+            '  - name: Airlock',
+            '    provider: openai',
+            `    model: ${js(model)}`,
+            `    apiBase: ${js(v1)}`,
+            `    apiKey: ${js(token)}`,
+          ].join('\n'),
         },
       ],
     },
@@ -101,15 +123,27 @@ export function buildSnippets(input: SnippetInput): ConnectSnippet[] {
       id: 'roo-code',
       title: 'Roo Code',
       baseUrl: v1,
-      note: 'In Roo Code\'s settings → Providers.',
-      blocks: [{ label: 'Settings', code: ['API Provider: OpenAI Compatible', `Base URL: ${v1}`, `API Key: ${token}`, `Model: ${model}`].join('\n') }],
+      note: "In Roo Code's settings → Providers.",
+      blocks: [
+        {
+          label: 'Settings',
+          code: ['API Provider: OpenAI Compatible', `Base URL: ${v1}`, `API Key: ${token}`, `Model: ${model}`].join('\n'),
+        },
+      ],
     },
     {
       id: 'aider',
       title: 'aider',
       baseUrl: v1,
       note: 'The openai/ prefix tells aider to use the OpenAI-compatible API at OPENAI_API_BASE.',
-      blocks: [{ label: 'Shell', code: [`export OPENAI_API_BASE=${sh(v1)}`, `export OPENAI_API_KEY=${sh(token)}`, `aider --model ${sh(`openai/${model}`)}`].join('\n') }],
+      blocks: [
+        {
+          label: 'Shell',
+          code: [`export OPENAI_API_BASE=${sh(v1)}`, `export OPENAI_API_KEY=${sh(token)}`, `aider --model ${sh(`openai/${model}`)}`].join(
+            '\n',
+          ),
+        },
+      ],
     },
     {
       id: 'openai-python',
@@ -185,7 +219,7 @@ export function buildSnippets(input: SnippetInput): ConnectSnippet[] {
       id: 'curl',
       title: 'curl',
       baseUrl: v1,
-      note: '-N turns off curl\'s output buffering so the stream shows as it arrives.',
+      note: "-N turns off curl's output buffering so the stream shows as it arrives.",
       blocks: [
         {
           label: 'Shell',

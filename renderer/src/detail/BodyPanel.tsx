@@ -10,7 +10,11 @@ function formatBytes(bytes: number): string {
   return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 }
 
-type Loaded = { kind: 'closed' } | { kind: 'loading' } | { kind: 'error'; error: Error } | { kind: 'ready'; text: string; truncated: boolean };
+type Loaded =
+  | { kind: 'closed' }
+  | { kind: 'loading' }
+  | { kind: 'error'; error: Error }
+  | { kind: 'ready'; text: string; truncated: boolean };
 
 /** A body, rendered (and fetched, when large) only once the user opens it. */
 export function BodyPanel({ requestId, part, title, view }: { requestId: string; part: BodyPart; title: string; view: BodyView | null }) {
@@ -35,7 +39,11 @@ export function BodyPanel({ requestId, part, title, view }: { requestId: string;
   return (
     <details className="body-panel" onToggle={(event) => (event.currentTarget.open ? open() : undefined)}>
       <summary>
-        {title} <span className="muted">({formatBytes(view.sizeBytes)}{view.truncated ? ', truncated when logged' : ''})</span>
+        {title}{' '}
+        <span className="muted">
+          ({formatBytes(view.sizeBytes)}
+          {view.truncated ? ', truncated when logged' : ''})
+        </span>
       </summary>
       {loaded.kind === 'loading' && <Loading what={title.toLowerCase()} />}
       {loaded.kind === 'error' && <ErrorState error={loaded.error} />}

@@ -79,7 +79,9 @@ export const RequestDetailPanel = forwardRef<HTMLElement, RequestDetailPanelProp
           <HeadersTable title="Response headers" headers={state.detail.responseHeaders} />
           <BodyPanel requestId={requestId} part="request" title="Request body" view={state.detail.requestBody} />
           <BodyPanel requestId={requestId} part="response" title="Response body" view={state.detail.responseBody} />
-          {state.detail.stream && <BodyPanel requestId={requestId} part="stream-events" title="Raw stream events" view={state.detail.streamEvents} />}
+          {state.detail.stream && (
+            <BodyPanel requestId={requestId} part="stream-events" title="Raw stream events" view={state.detail.streamEvents} />
+          )}
         </>
       )}
     </section>

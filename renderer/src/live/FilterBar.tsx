@@ -21,7 +21,12 @@ export function FilterBar({ form, onChange }: FilterBarProps) {
     <form className="filter-bar" role="search" aria-label="Filter requests" onSubmit={(event) => event.preventDefault()}>
       <label>
         Search
-        <input type="search" value={form.text} placeholder="text in bodies, paths, models" onChange={(event) => set('text', event.target.value)} />
+        <input
+          type="search"
+          value={form.text}
+          placeholder="text in bodies, paths, models"
+          onChange={(event) => set('text', event.target.value)}
+        />
       </label>
       <label>
         Time

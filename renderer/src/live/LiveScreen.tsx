@@ -38,7 +38,9 @@ export function LiveScreen({ store, proxyUrl, firstRun }: LiveScreenProps) {
         <div className="live-list" ref={listFocusRef}>
           {pages.kind === 'error' && <ErrorState error={pages.error} onRetry={pages.retry} />}
           {pages.kind === 'loading' && empty && <Loading what="requests" />}
-          {pages.kind === 'idle' && empty && (filtered ? <p className="state state-empty">No request matches these filters.</p> : <FirstRun steps={firstRun} />)}
+          {pages.kind === 'idle' &&
+            empty &&
+            (filtered ? <p className="state state-empty">No request matches these filters.</p> : <FirstRun steps={firstRun} />)}
           {!empty && (
             <RequestList
               snapshot={snapshot}

@@ -94,7 +94,15 @@ export function RequestList({ snapshot, selectedId, onSelect, onOpen, onNearEnd,
           {items.map((item) => {
             const row = rows.get(order[item.index] as string);
             return row ? (
-              <RequestRow key={item.key} row={row} top={item.start} position={item.index + 1} setSize={setSize} selected={row.id === selectedId} onSelect={onSelect} />
+              <RequestRow
+                key={item.key}
+                row={row}
+                top={item.start}
+                position={item.index + 1}
+                setSize={setSize}
+                selected={row.id === selectedId}
+                onSelect={onSelect}
+              />
             ) : null;
           })}
         </div>

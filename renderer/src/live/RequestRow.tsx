@@ -22,8 +22,14 @@ interface RequestRowProps {
 
 export const RequestRow = memo(function RequestRow({ row, selected, top, position, setSize, onSelect }: RequestRowProps) {
   const failed = row.errorClass !== null || row.state === 'interrupted';
-  const model = row.responseModel && row.responseModel !== row.requestedModel ? `${row.requestedModel ?? '?'} → ${row.responseModel}` : (row.requestedModel ?? '—');
-  const tokens = row.inputTokens === null && row.outputTokens === null ? '—' : `${formatTokens(row.inputTokens)} / ${formatTokens(row.outputTokens)}${row.usageEstimated ? '*' : ''}`;
+  const model =
+    row.responseModel && row.responseModel !== row.requestedModel
+      ? `${row.requestedModel ?? '?'} → ${row.responseModel}`
+      : (row.requestedModel ?? '—');
+  const tokens =
+    row.inputTokens === null && row.outputTokens === null
+      ? '—'
+      : `${formatTokens(row.inputTokens)} / ${formatTokens(row.outputTokens)}${row.usageEstimated ? '*' : ''}`;
   return (
     // biome-ignore lint/a11y/useFocusableInteractive: the listbox keeps the focus and points at the active row (aria-activedescendant), so rows are not tab stops
     // biome-ignore lint/a11y/useKeyWithClickEvents: the listbox handles the keys (arrows, Home, End, Enter) for every row

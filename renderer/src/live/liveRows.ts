@@ -9,7 +9,6 @@ export interface LiveRow extends RequestSummary {
 /** Streams can be long; the list only needs the tail and the detail view fetches the rest. */
 export const LIVE_TEXT_LIMIT_CHARS = 32_000;
 
-
 /**
  * The row after one live update, or null when the update is for a request we never saw start
  * (nothing to show until the log has it). Finished rows drop their text: the detail view reads it
@@ -17,7 +16,10 @@ export const LIVE_TEXT_LIMIT_CHARS = 32_000;
  */
 export function applyUpdate(row: LiveRow | undefined, update: LiveRequestUpdate): LiveRow | null {
   const base: LiveRow | null =
-    row ?? (update.fields.startedAtMs === undefined ? null : { ...IN_FLIGHT_SUMMARY_DEFAULTS, id: update.requestId, startedAtMs: update.fields.startedAtMs, text: '' });
+    row ??
+    (update.fields.startedAtMs === undefined
+      ? null
+      : { ...IN_FLIGHT_SUMMARY_DEFAULTS, id: update.requestId, startedAtMs: update.fields.startedAtMs, text: '' });
   if (!base) return null;
   const merged: LiveRow = { ...base, ...update.fields, id: base.id, text: base.text + update.appendText };
   if (merged.state !== 'in_flight') merged.text = '';

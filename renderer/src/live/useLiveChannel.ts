@@ -13,7 +13,11 @@ export interface LiveChannelState {
  * One live subscription for the whole window. Frames are queued and applied together on the next
  * animation frame, so twenty streams cause one render per frame, not one per token.
  */
-export function useLiveChannel(client: ControlClient, store: LiveStore, enabled: boolean): LiveChannelState & { refreshStatus: () => void } {
+export function useLiveChannel(
+  client: ControlClient,
+  store: LiveStore,
+  enabled: boolean,
+): LiveChannelState & { refreshStatus: () => void } {
   const [connected, setConnected] = useState(false);
   const [status, setStatus] = useState<StatusResponse | null>(null);
 

@@ -8,7 +8,11 @@ export const PAGE_SIZE = 200;
 export type PagesState = { kind: 'loading' } | { kind: 'error'; error: Error } | { kind: 'idle'; hasMore: boolean };
 
 /** Loads the log page by page (keyset cursor) into the live store, starting over when the filters change. */
-export function useRequestPages(client: ControlClient, store: LiveStore, filters: RequestFilters): PagesState & { loadMore: () => void; retry: () => void } {
+export function useRequestPages(
+  client: ControlClient,
+  store: LiveStore,
+  filters: RequestFilters,
+): PagesState & { loadMore: () => void; retry: () => void } {
   const [state, setState] = useState<PagesState>({ kind: 'loading' });
   const cursor = useRef<string | null>(null);
   const busy = useRef(false);

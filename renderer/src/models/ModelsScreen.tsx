@@ -69,7 +69,9 @@ export function ModelsScreen() {
           Refresh from gateway
         </button>
       </header>
-      <p className="muted">Ids exactly as the gateway lists them for this account: pass one as "model". Figures are your own requests, not a promise.</p>
+      <p className="muted">
+        Ids exactly as the gateway lists them for this account: pass one as "model". Figures are your own requests, not a promise.
+      </p>
       {list.kind === 'loading' && <Loading what="models" />}
       {list.kind === 'error' && <ErrorState error={list.error} onRetry={list.reload} />}
       {list.kind === 'ready' && (

@@ -28,7 +28,13 @@ export function BaseUrlField({ value, error, onChange }: { value: string; error:
     <div className="field">
       <label>
         Base URL
-        <input value={value} placeholder="https://gateway.example/v1" aria-describedby="base-url-preview" aria-invalid={error ? true : undefined} onChange={(event) => onChange(event.target.value)} />
+        <input
+          value={value}
+          placeholder="https://gateway.example/v1"
+          aria-describedby="base-url-preview"
+          aria-invalid={error ? true : undefined}
+          onChange={(event) => onChange(event.target.value)}
+        />
       </label>
       <p id="base-url-preview" className="hint" aria-live="polite">
         {error && <span className="field-error">{error} </span>}

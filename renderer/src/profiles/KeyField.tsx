@@ -11,7 +11,15 @@ function describeKey(status: KeyStatus): string {
 }
 
 /** Write-only key entry: the key goes to the keychain and only "set, ends in …" ever comes back. */
-export function KeyField({ profileId, status, onChanged }: { profileId: string; status: KeyStatus; onChanged: (status: KeyStatus) => void }) {
+export function KeyField({
+  profileId,
+  status,
+  onChanged,
+}: {
+  profileId: string;
+  status: KeyStatus;
+  onChanged: (status: KeyStatus) => void;
+}) {
   const api = useApi();
   const [draft, setDraft] = useState('');
   const [error, setError] = useState<string | null>(null);

@@ -63,7 +63,11 @@ export function PriceEditor({ profileId }: { profileId: string }) {
         <button type="button" onClick={() => void act(() => api.exportPrices(profileId, format), 'Exported below; copy or edit it.')}>
           Export
         </button>
-        <button type="button" disabled={exchange.trim() === ''} onClick={() => void act(() => api.importPrices(profileId, format, exchange), 'Imported: this replaced the table.')}>
+        <button
+          type="button"
+          disabled={exchange.trim() === ''}
+          onClick={() => void act(() => api.importPrices(profileId, format, exchange), 'Imported: this replaced the table.')}
+        >
           Import (replaces the table)
         </button>
       </details>

@@ -38,7 +38,11 @@ export function PriceRows({ prices, onChange }: { prices: ModelPrice[]; onChange
           // biome-ignore lint/suspicious/noArrayIndexKey: rows have no id of their own (the model id is edited in place), and every input is controlled, so a position is the row's identity
           <tr key={index}>
             <td>
-              <input aria-label="Model id" value={price.model} onChange={(event) => update(index, { ...price, model: event.target.value })} />
+              <input
+                aria-label="Model id"
+                value={price.model}
+                onChange={(event) => update(index, { ...price, model: event.target.value })}
+              />
             </td>
             {PRICE_FIELDS.map((column) => (
               <td key={column.field}>

@@ -14,11 +14,30 @@ interface ProfileEditorProps {
   onSaved: (view: ProfileView) => void;
 }
 
-function NumberField({ label, value, error, onChange, hint }: { label: string; value: string; error?: string; hint?: ReactNode; onChange: (value: string) => void }) {
+function NumberField({
+  label,
+  value,
+  error,
+  onChange,
+  hint,
+}: {
+  label: string;
+  value: string;
+  error?: string;
+  hint?: ReactNode;
+  onChange: (value: string) => void;
+}) {
   return (
     <label className="field">
       {label}
-      <input type="number" min={0} step="any" value={value} aria-invalid={error ? true : undefined} onChange={(event) => onChange(event.target.value)} />
+      <input
+        type="number"
+        min={0}
+        step="any"
+        value={value}
+        aria-invalid={error ? true : undefined}
+        onChange={(event) => onChange(event.target.value)}
+      />
       {hint && <span className="hint">{hint}</span>}
       {error && <span className="field-error">{error}</span>}
     </label>
@@ -68,7 +87,12 @@ export function ProfileEditor({ existing, onSaved }: ProfileEditorProps) {
         <legend>General</legend>
         <label className="field">
           Id
-          <input value={form.id} disabled={existing !== null} aria-invalid={errors.id ? true : undefined} onChange={(event) => set('id', event.target.value)} />
+          <input
+            value={form.id}
+            disabled={existing !== null}
+            aria-invalid={errors.id ? true : undefined}
+            onChange={(event) => set('id', event.target.value)}
+          />
           {errors.id && <span className="field-error">{errors.id}</span>}
         </label>
         <label className="field">
@@ -78,11 +102,28 @@ export function ProfileEditor({ existing, onSaved }: ProfileEditorProps) {
         </label>
         <BaseUrlField value={form.baseUrl} error={errors.baseUrl} onChange={(value) => set('baseUrl', value)} />
       </fieldset>
-      <PairRowsEditor legend="Model aliases (exact)" fromLabel="Client model" toLabel="Gateway model id" rows={form.aliases} onChange={(rows) => set('aliases', rows)} />
-      <PairRowsEditor legend="Model routes (wildcards, e.g. claude-*haiku*)" fromLabel="Pattern" toLabel="Gateway model id" rows={form.routes} onChange={(rows) => set('routes', rows)} />
+      <PairRowsEditor
+        legend="Model aliases (exact)"
+        fromLabel="Client model"
+        toLabel="Gateway model id"
+        rows={form.aliases}
+        onChange={(rows) => set('aliases', rows)}
+      />
+      <PairRowsEditor
+        legend="Model routes (wildcards, e.g. claude-*haiku*)"
+        fromLabel="Pattern"
+        toLabel="Gateway model id"
+        rows={form.routes}
+        onChange={(rows) => set('routes', rows)}
+      />
       <fieldset>
         <legend>Timeouts, retries and body size</legend>
-        <NumberField label="Connect timeout (ms)" value={form.connectTimeoutMs} error={errors['timeouts.connectTimeoutMs']} onChange={(value) => set('connectTimeoutMs', value)} />
+        <NumberField
+          label="Connect timeout (ms)"
+          value={form.connectTimeoutMs}
+          error={errors['timeouts.connectTimeoutMs']}
+          onChange={(value) => set('connectTimeoutMs', value)}
+        />
         <NumberField
           label="Idle timeout (ms)"
           value={form.idleTimeoutMs}
@@ -90,9 +131,25 @@ export function ProfileEditor({ existing, onSaved }: ProfileEditorProps) {
           hint="Between bytes; keep it long, reasoning models pause."
           onChange={(value) => set('idleTimeoutMs', value)}
         />
-        <NumberField label="Total timeout (ms)" value={form.totalTimeoutMs} error={errors['timeouts.totalTimeoutMs']} onChange={(value) => set('totalTimeoutMs', value)} />
-        <NumberField label="Retries (0–3)" value={form.maxRetries} error={errors['retry.maxRetries']} hint="Only before the first byte reaches the client; waits of about 1, 2, 4 s." onChange={(value) => set('maxRetries', value)} />
-        <NumberField label="Longest Retry-After to wait (ms)" value={form.maxRetryAfterMs} error={errors['retry.maxRetryAfterMs']} onChange={(value) => set('maxRetryAfterMs', value)} />
+        <NumberField
+          label="Total timeout (ms)"
+          value={form.totalTimeoutMs}
+          error={errors['timeouts.totalTimeoutMs']}
+          onChange={(value) => set('totalTimeoutMs', value)}
+        />
+        <NumberField
+          label="Retries (0–3)"
+          value={form.maxRetries}
+          error={errors['retry.maxRetries']}
+          hint="Only before the first byte reaches the client; waits of about 1, 2, 4 s."
+          onChange={(value) => set('maxRetries', value)}
+        />
+        <NumberField
+          label="Longest Retry-After to wait (ms)"
+          value={form.maxRetryAfterMs}
+          error={errors['retry.maxRetryAfterMs']}
+          onChange={(value) => set('maxRetryAfterMs', value)}
+        />
         <NumberField
           label="Request body limit (MiB)"
           value={form.maxRequestBodyMiB}
@@ -103,8 +160,18 @@ export function ProfileEditor({ existing, onSaved }: ProfileEditorProps) {
       </fieldset>
       <fieldset>
         <legend>Budget (credits; blank = no cap)</legend>
-        <NumberField label="Daily cap" value={form.dailyCredits} error={errors['budget.dailyCredits']} onChange={(value) => set('dailyCredits', value)} />
-        <NumberField label="Monthly cap" value={form.monthlyCredits} error={errors['budget.monthlyCredits']} onChange={(value) => set('monthlyCredits', value)} />
+        <NumberField
+          label="Daily cap"
+          value={form.dailyCredits}
+          error={errors['budget.dailyCredits']}
+          onChange={(value) => set('dailyCredits', value)}
+        />
+        <NumberField
+          label="Monthly cap"
+          value={form.monthlyCredits}
+          error={errors['budget.monthlyCredits']}
+          onChange={(value) => set('monthlyCredits', value)}
+        />
         <NumberField
           label="Per-request input cap"
           value={form.perRequestInputCredits}

@@ -37,10 +37,17 @@ export function ProfileTestPanel({ profileId }: { profileId: string }) {
       >
         <label>
           Model for the chat (optional)
-          <input list={`models-${profileId}`} value={model} placeholder="a model id from the list" onChange={(event) => setModel(event.target.value)} />
+          <input
+            list={`models-${profileId}`}
+            value={model}
+            placeholder="a model id from the list"
+            onChange={(event) => setModel(event.target.value)}
+          />
         </label>
         <datalist id={`models-${profileId}`}>
-          {result?.models.map((id) => <option key={id} value={id} />)}
+          {result?.models.map((id) => (
+            <option key={id} value={id} />
+          ))}
         </datalist>
         <button type="submit" disabled={running}>
           {running ? 'Testing…' : 'Test'}
@@ -62,7 +69,9 @@ export function ProfileTestPanel({ profileId }: { profileId: string }) {
               {step.fix && <p className="fix">Fix: {step.fix}</p>}
             </li>
           ))}
-          {result.steps.length === 1 && result.steps[0]?.ok && <li className="muted">Choose a model and test again to check that it answers.</li>}
+          {result.steps.length === 1 && result.steps[0]?.ok && (
+            <li className="muted">Choose a model and test again to check that it answers.</li>
+          )}
         </ol>
       )}
     </fieldset>

@@ -22,7 +22,8 @@ export function ProfilesScreen({ onChanged }: { onChanged: () => void }) {
   if (list.kind === 'loading') return <Loading what="profiles" />;
   if (list.kind === 'error') return <ErrorState error={list.error} onRetry={list.reload} />;
   const { profiles, keychain } = list.value;
-  const selected: ProfileView | undefined = selection.kind === 'profile' ? profiles.find((view) => view.profile.id === selection.id) : undefined;
+  const selected: ProfileView | undefined =
+    selection.kind === 'profile' ? profiles.find((view) => view.profile.id === selection.id) : undefined;
 
   return (
     <div className="screen profiles">
@@ -41,7 +42,8 @@ export function ProfilesScreen({ onChanged }: { onChanged: () => void }) {
                 aria-current={selection.kind === 'profile' && selection.id === view.profile.id ? 'true' : undefined}
                 onClick={() => setSelection({ kind: 'profile', id: view.profile.id })}
               >
-                {view.profile.name} {view.active && <span className="badge">active</span>} {!view.key.set && <span className="badge warn">no key</span>}
+                {view.profile.name} {view.active && <span className="badge">active</span>}{' '}
+                {!view.key.set && <span className="badge warn">no key</span>}
               </button>
             </li>
           ))}
@@ -59,7 +61,9 @@ export function ProfilesScreen({ onChanged }: { onChanged: () => void }) {
           ) : (
             <Empty title="Choose a profile to edit, or add one." />
           ))}
-        {selection.kind === 'new' && <ProfileEditor key="new" existing={null} onSaved={(view) => afterChange({ kind: 'profile', id: view.profile.id })} />}
+        {selection.kind === 'new' && (
+          <ProfileEditor key="new" existing={null} onSaved={(view) => afterChange({ kind: 'profile', id: view.profile.id })} />
+        )}
         {selected && (
           <ProfileDetail
             key={selected.profile.id}

@@ -18,7 +18,13 @@ export function SpendChart({ days }: { days: SpendDay[] }) {
           <Tooltip contentStyle={{ background: 'var(--surface)', color: 'var(--text)' }} />
           <Legend />
           {models.map((model, index) => (
-            <Bar key={model} dataKey={model} stackId="credits" fill={SERIES_COLOURS[index % SERIES_COLOURS.length]} isAnimationActive={false} />
+            <Bar
+              key={model}
+              dataKey={model}
+              stackId="credits"
+              fill={SERIES_COLOURS[index % SERIES_COLOURS.length]}
+              isAnimationActive={false}
+            />
           ))}
         </BarChart>
       </ResponsiveContainer>

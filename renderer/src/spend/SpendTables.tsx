@@ -53,14 +53,26 @@ export function BudgetList({ budgets }: { budgets: BudgetProgress[] }) {
                 <span>
                   {label}: {formatCredits(budget.spentCredits)} of {formatCredits(budget.capCredits)} credits
                 </span>
-                <meter aria-label={label} min={0} max={budget.capCredits} high={budget.capCredits * 0.8} value={Math.min(budget.spentCredits, budget.capCredits)} />
-                {budget.reached && <strong className="warn">Cap reached: new requests get 429 from Airlock and reach nothing upstream until the period ends or the cap is raised.</strong>}
+                <meter
+                  aria-label={label}
+                  min={0}
+                  max={budget.capCredits}
+                  high={budget.capCredits * 0.8}
+                  value={Math.min(budget.spentCredits, budget.capCredits)}
+                />
+                {budget.reached && (
+                  <strong className="warn">
+                    Cap reached: new requests get 429 from Airlock and reach nothing upstream until the period ends or the cap is raised.
+                  </strong>
+                )}
               </li>
             );
           })}
         </ul>
       )}
-      <p className="muted">At a cap, Airlock refuses the request locally with 429 and a message that names the cap; nothing is sent to the gateway.</p>
+      <p className="muted">
+        At a cap, Airlock refuses the request locally with 429 and a message that names the cap; nothing is sent to the gateway.
+      </p>
     </section>
   );
 }

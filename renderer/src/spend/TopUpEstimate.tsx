@@ -17,14 +17,16 @@ export function TopUpEstimate({ rates }: { rates: SpendResponse['rates'] }) {
       </label>
       {quote ? (
         <p>
-          Discount {quote.discountPercent}% → pay about <strong>{formatMoney(quote.payCny, 'CNY')}</strong> (≈{formatMoney(quote.payUsdApprox, 'USD')} by card).
+          Discount {quote.discountPercent}% → pay about <strong>{formatMoney(quote.payCny, 'CNY')}</strong> (≈
+          {formatMoney(quote.payUsdApprox, 'USD')} by card).
           {quote.nextTier && ` From ${quote.nextTier.minCredits} credits the discount is ${quote.nextTier.discountPercent}%.`}
         </p>
       ) : (
         <p className="muted">Enter a number of credits.</p>
       )}
       <p className="muted">
-        Tiers: {rates.topUpTiers.map((tier) => `${tier.discountPercent}% from ${tier.minCredits}`).join(', ')}. The amount at checkout prevails.
+        Tiers: {rates.topUpTiers.map((tier) => `${tier.discountPercent}% from ${tier.minCredits}`).join(', ')}. The amount at checkout
+        prevails.
       </p>
     </section>
   );

@@ -9,7 +9,8 @@ export interface ChartData {
 
 export function chartData(days: readonly SpendDay[]): ChartData {
   const totals = new Map<string, number>();
-  for (const day of days) for (const [model, credits] of Object.entries(day.creditsByModel)) totals.set(model, (totals.get(model) ?? 0) + credits);
+  for (const day of days)
+    for (const [model, credits] of Object.entries(day.creditsByModel)) totals.set(model, (totals.get(model) ?? 0) + credits);
   const models = [...totals.entries()].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).map(([model]) => model);
   const rows = days.map((day) => {
     const row: Record<string, number | string> = { day: day.day };

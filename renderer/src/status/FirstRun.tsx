@@ -3,7 +3,12 @@ import type { FirstRunSteps } from '../../../proxy/contracts/api.ts';
 const STEPS: { key: keyof FirstRunSteps; title: string; how: string; href: string }[] = [
   { key: 'hasProfile', title: 'Add a profile', how: "Your gateway's base URL (it ends in /v1).", href: '#/profiles' },
   { key: 'hasKey', title: 'Set its key', how: 'Stored in the OS keychain; Airlock never shows it again.', href: '#/profiles' },
-  { key: 'hasClientToken', title: 'Connect a client', how: 'Copy the setup for your tool; it gets its own local token.', href: '#/connect' },
+  {
+    key: 'hasClientToken',
+    title: 'Connect a client',
+    how: 'Copy the setup for your tool; it gets its own local token.',
+    href: '#/connect',
+  },
 ];
 
 /** The empty Live screen: the three steps to a first request, or what to do next when they are done. */
@@ -14,7 +19,8 @@ export function FirstRun({ steps }: { steps: FirstRunSteps | null }) {
       <div className="state state-empty">
         <p className="state-title">No requests yet.</p>
         <p>
-          Send one from a connected client and it appears here as it streams. Setup for each tool is on the <a href="#/connect">Connect</a> page.
+          Send one from a connected client and it appears here as it streams. Setup for each tool is on the <a href="#/connect">Connect</a>{' '}
+          page.
         </p>
       </div>
     );

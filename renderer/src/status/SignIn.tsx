@@ -13,8 +13,8 @@ export function SignIn({ problem, onSignedIn }: { problem: string | null; onSign
     <main className="sign-in">
       <h1>Airlock</h1>
       <p>
-        Open the link <code>{CLI_COMMAND} serve</code> printed in its terminal: it signs this browser in once. Links work for two minutes and only once; restart{' '}
-        <code>{CLI_COMMAND} serve</code> for a fresh one.
+        Open the link <code>{CLI_COMMAND} serve</code> printed in its terminal: it signs this browser in once. Links work for two minutes
+        and only once; restart <code>{CLI_COMMAND} serve</code> for a fresh one.
       </p>
       <form
         onSubmit={(event) => {

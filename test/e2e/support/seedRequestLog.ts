@@ -36,10 +36,17 @@ export function seededRow(index: number): SeededRow {
 function eventsFor(row: SeededRow, startedAtMs: number, profileId: string): RequestLifecycleEvent[] {
   const errorClass: ErrorClass | null = row.failed ? 'rate_limited' : null;
   const status = row.failed ? 429 : 200;
-  const requestText = JSON.stringify({ model: row.model, messages: [{ role: 'user', content: `seed row ${row.index}${row.hasNeedle ? ` ${NEEDLE_WORD}` : ''}` }] });
+  const requestText = JSON.stringify({
+    model: row.model,
+    messages: [{ role: 'user', content: `seed row ${row.index}${row.hasNeedle ? ` ${NEEDLE_WORD}` : ''}` }],
+  });
   const responseText = row.failed
     ? JSON.stringify({ error: { message: 'Too many requests', type: 'rate_limited', code: 'rate_limited' } })
-    : JSON.stringify({ choices: [{ message: { role: 'assistant', content: `answer ${row.index}` } }], model: row.model, usage: { prompt_tokens: 12, completion_tokens: 3 } });
+    : JSON.stringify({
+        choices: [{ message: { role: 'assistant', content: `answer ${row.index}` } }],
+        model: row.model,
+        usage: { prompt_tokens: 12, completion_tokens: 3 },
+      });
   return [
     {
       type: 'start',
@@ -90,7 +97,10 @@ function eventsFor(row: SeededRow, startedAtMs: number, profileId: string): Requ
  * yields the CPU to any other work, so seeding through it took as long as the machine was busy.
  * Its live channel does not see these rows. Row i started at `newestStartedAtMs - (count - 1 - i) * spacingMs`.
  */
-export function seedRequestLog(dataDir: string, options: { count: number; newestStartedAtMs: number; spacingMs: number; profileId: string }): SeededRow[] {
+export function seedRequestLog(
+  dataDir: string,
+  options: { count: number; newestStartedAtMs: number; spacingMs: number; profileId: string },
+): SeededRow[] {
   const rows: SeededRow[] = [];
   const events: RequestLifecycleEvent[] = [];
   for (let index = 0; index < options.count; index += 1) {
@@ -100,7 +110,11 @@ export function seedRequestLog(dataDir: string, options: { count: number; newest
   }
   const db = openLogDatabase({ dataDir });
   const errors: unknown[] = [];
-  const ingest = new EventIngest(db, { bodyCapBytes: DEFAULT_BODY_CAP_BYTES, onError: (error) => errors.push(error), onBodiesState: () => undefined });
+  const ingest = new EventIngest(db, {
+    bodyCapBytes: DEFAULT_BODY_CAP_BYTES,
+    onError: (error) => errors.push(error),
+    onBodiesState: () => undefined,
+  });
   try {
     ingest.ingest(events, [], true);
   } finally {

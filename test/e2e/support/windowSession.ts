@@ -33,10 +33,16 @@ async function expectOk(response: Response): Promise<Response> {
  * an active profile "main" whose key is the sentinel. The clipboard is readable from the page.
  */
 export async function openWindowSession(options: { simulator?: SimulatorOptions } = {}): Promise<WindowSession> {
-  if (!existsSync(path.join(DEFAULT_UI_DIR, 'index.html'))) throw new Error('Build the window first: npm run build:renderer (npm run test:e2e does it).');
+  if (!existsSync(path.join(DEFAULT_UI_DIR, 'index.html')))
+    throw new Error('Build the window first: npm run build:renderer (npm run test:e2e does it).');
   mkdirSync(SCREENSHOT_DIR, { recursive: true });
   const harness = await startControlHarness({ uiDir: DEFAULT_UI_DIR, ...(options.simulator ? { simulator: options.simulator } : {}) });
-  await expectOk(await harness.api('/profiles', { method: 'POST', body: JSON.stringify({ id: 'main', name: 'Main gateway', baseUrl: harness.simulator.baseUrl }) }));
+  await expectOk(
+    await harness.api('/profiles', {
+      method: 'POST',
+      body: JSON.stringify({ id: 'main', name: 'Main gateway', baseUrl: harness.simulator.baseUrl }),
+    }),
+  );
   await expectOk(await harness.api('/profiles/main/key', { method: 'PUT', body: JSON.stringify({ key: SENTINEL_KEY }) }));
   await expectOk(await harness.api('/profiles/main/activate', { method: 'POST' }));
 

@@ -25,7 +25,10 @@ interface Exchange {
  * One HTTP/1.1 exchange with full control over what an attacker controls: the Host header (or
  * none at all), the request target (absolute form included), every other header.
  */
-function send(target: string, options: { method?: string; host?: string; headers?: Record<string, string>; body?: string }): Promise<Exchange> {
+function send(
+  target: string,
+  options: { method?: string; host?: string; headers?: Record<string, string>; body?: string },
+): Promise<Exchange> {
   return new Promise((resolve, reject) => {
     const headers: Record<string, string> = { host: options.host ?? `127.0.0.1:${proxy.port}`, ...options.headers };
     const req = request(
@@ -151,7 +154,11 @@ describe('requests that must never reach any upstream', () => {
   it('a preflight from a foreign page gets 403 and no CORS allow headers', async () => {
     const response = await send('/v1/chat/completions', {
       method: 'OPTIONS',
-      headers: { origin: 'https://evil.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization' },
+      headers: {
+        origin: 'https://evil.example',
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'authorization',
+      },
     });
     responses.push(response);
     expect(response.status).toBe(403);
@@ -172,7 +179,9 @@ describe('attempts to redirect an accepted request change nothing', () => {
   ])('%s', async (_label, extraHeaders, bodyFields) => {
     gateway.reset();
     const attackerHost = new URL(attackerUpstream.url).host;
-    const headers = Object.fromEntries(Object.entries(extraHeaders).map(([name, value]) => [name, value.replace('ATTACKER', attackerHost)]));
+    const headers = Object.fromEntries(
+      Object.entries(extraHeaders).map(([name, value]) => [name, value.replace('ATTACKER', attackerHost)]),
+    );
     const body = chatBody(Object.fromEntries(Object.entries(bodyFields).map(([name, value]) => [name, value()])));
     const response = await send('/v1/chat/completions', { method: 'POST', headers: { ...authorized(), ...headers }, body });
     responses.push(response);

@@ -65,7 +65,10 @@ describe('TokenEstimator', () => {
 
   it('answers with the byte estimate when the thread dies, reports it redacted, and stops starting threads after repeated deaths', async () => {
     const failures: string[] = [];
-    const estimator = new TokenEstimator({ threadUrl: new URL('./fixtures/crashingThread.ts', import.meta.url), onFailure: (reason) => failures.push(reason) });
+    const estimator = new TokenEstimator({
+      threadUrl: new URL('./fixtures/crashingThread.ts', import.meta.url),
+      onFailure: (reason) => failures.push(reason),
+    });
     const body = chunked(CHAT_BODY);
     for (let attempt = 0; attempt < MAX_TOKENIZER_FAILURES + 2; attempt += 1) {
       await expect(estimator.chatInputTokens(body.chunks, body.byteLength)).resolves.toBe(byteEstimateTokens(body.byteLength));

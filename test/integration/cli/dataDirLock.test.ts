@@ -33,7 +33,9 @@ describe('one Airlock per data directory', () => {
   });
 
   it('`airlock serve` on another port says which process has the directory, and exits 1', async () => {
-    const run = await promisify(execFile)(process.execPath, [AIRLOCK_BIN, 'serve', '--data-dir', dataDir, '--port', '65000'], { timeout: CLI_TIMEOUT_MS }).then(
+    const run = await promisify(execFile)(process.execPath, [AIRLOCK_BIN, 'serve', '--data-dir', dataDir, '--port', '65000'], {
+      timeout: CLI_TIMEOUT_MS,
+    }).then(
       () => ({ code: 0, stderr: '' }),
       (error: { code: number; stderr: string }) => ({ code: error.code, stderr: error.stderr }),
     );

@@ -28,7 +28,10 @@ afterAll(async () => {
 });
 
 const control = async <T>(endpoint: string): Promise<T> =>
-  JSON.parse((await rawRequest(`${airlock.proxy.url}/_airlock/api/${endpoint}`, { headers: { authorization: `Bearer ${airlock.controlToken}` } })).body) as T;
+  JSON.parse(
+    (await rawRequest(`${airlock.proxy.url}/_airlock/api/${endpoint}`, { headers: { authorization: `Bearer ${airlock.controlToken}` } }))
+      .body,
+  ) as T;
 
 describe('with AIRLOCK_API_KEY set', () => {
   it("serve's start line says the key comes from the environment, not that it is not set", () => {
@@ -39,7 +42,11 @@ describe('with AIRLOCK_API_KEY set', () => {
 
   it('the status and the profile list say so too, and the first-run steps count the key as set', async () => {
     const status = await control<StatusResponse>('status');
-    expect(status.activeProfile).toEqual({ id: 'main', name: 'Main', key: { set: true, lastFour: SENTINEL_KEY.slice(-4), fromEnvironment: true } });
+    expect(status.activeProfile).toEqual({
+      id: 'main',
+      name: 'Main',
+      key: { set: true, lastFour: SENTINEL_KEY.slice(-4), fromEnvironment: true },
+    });
     expect(status.firstRun.hasKey).toBe(true);
     const profiles = await control<ProfileListResponse>('profiles');
     expect(profiles.profiles[0]?.key).toEqual({ set: true, lastFour: SENTINEL_KEY.slice(-4), fromEnvironment: true });

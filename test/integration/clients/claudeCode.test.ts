@@ -60,70 +60,78 @@ function runClaudePrint(authVariable: string, prompt: string, extraArgs: readonl
   });
 }
 
-describe.each(DIALECTS)(`Claude Code ${installedVersion('@anthropic-ai/claude-code')} through Airlock to a Chat-Completions-only %s gateway`, (dialect) => {
-  beforeAll(() => harness.simulator.useDialect(dialect));
+describe.each(DIALECTS)(
+  `Claude Code ${installedVersion('@anthropic-ai/claude-code')} through Airlock to a Chat-Completions-only %s gateway`,
+  (dialect) => {
+    beforeAll(() => harness.simulator.useDialect(dialect));
 
-  it.each(authStyles)(
-    'prints the answer with %s auth, and the exchange is translated and billed',
-    async (_style, authVariable) => {
-      harness.simulator.script({ kind: 'reply', content: 'airlock-plain-answer' });
-      const firstEventIndex = harness.events.length;
+    it.each(authStyles)(
+      'prints the answer with %s auth, and the exchange is translated and billed',
+      async (_style, authVariable) => {
+        harness.simulator.script({ kind: 'reply', content: 'airlock-plain-answer' });
+        const firstEventIndex = harness.events.length;
 
-      const result = await runClaudePrint(authVariable, 'Reply with the marker');
+        const result = await runClaudePrint(authVariable, 'Reply with the marker');
 
-      expect(result.exitCode, transcript(result)).toBe(0);
-      expect(result.stdout.trim()).toBe('airlock-plain-answer');
-      const exchanges = await settledExchanges(harness.events, firstEventIndex, SETTLE_TIMEOUT_MS);
-      expect(exchanges.map(({ start }) => start.clientPath)).toEqual(['/v1/messages?beta=true']);
-      expectBilledTranslations(exchanges, 'anthropic', PRICE);
-      const [upstream] = receivedChatRequests(harness.simulator);
-      expect(upstream).toMatchObject({ path: '/v1/chat/completions', authOk: true, xApiKey: undefined, model: PRICE.model });
-    },
-    TEST_TIMEOUT_MS,
-  );
+        expect(result.exitCode, transcript(result)).toBe(0);
+        expect(result.stdout.trim()).toBe('airlock-plain-answer');
+        const exchanges = await settledExchanges(harness.events, firstEventIndex, SETTLE_TIMEOUT_MS);
+        expect(exchanges.map(({ start }) => start.clientPath)).toEqual(['/v1/messages?beta=true']);
+        expectBilledTranslations(exchanges, 'anthropic', PRICE);
+        const [upstream] = receivedChatRequests(harness.simulator);
+        expect(upstream).toMatchObject({ path: '/v1/chat/completions', authOk: true, xApiKey: undefined, model: PRICE.model });
+      },
+      TEST_TIMEOUT_MS,
+    );
 
-  it(
-    'runs the Bash tool the model calls and sends its output back as a tool message',
-    async () => {
-      harness.simulator.script(
-        { kind: 'reply', toolCalls: [{ name: 'Bash', arguments: JSON.stringify({ command: "printf '%s-%s' airlock tool-ok", description: 'Print the marker' }) }] },
-        { kind: 'reply', content: 'final-answer-after-tool' },
-      );
-      const firstEventIndex = harness.events.length;
+    it(
+      'runs the Bash tool the model calls and sends its output back as a tool message',
+      async () => {
+        harness.simulator.script(
+          {
+            kind: 'reply',
+            toolCalls: [
+              { name: 'Bash', arguments: JSON.stringify({ command: "printf '%s-%s' airlock tool-ok", description: 'Print the marker' }) },
+            ],
+          },
+          { kind: 'reply', content: 'final-answer-after-tool' },
+        );
+        const firstEventIndex = harness.events.length;
 
-      const result = await runClaudePrint('ANTHROPIC_API_KEY', 'Print the marker with Bash', ['--allowedTools', 'Bash(printf:*)']);
+        const result = await runClaudePrint('ANTHROPIC_API_KEY', 'Print the marker with Bash', ['--allowedTools', 'Bash(printf:*)']);
 
-      expect(result.exitCode, transcript(result)).toBe(0);
-      expect(result.stdout.trim()).toBe('final-answer-after-tool');
-      const [toolTurn, resultTurn, ...extra] = receivedChatRequests(harness.simulator);
-      expect(extra).toEqual([]);
-      expect(toolTurn?.toolNames).toContain('Bash');
-      // Only a shell that ran the command joins the two printf arguments into the marker.
-      expect(toolResultFor(resultTurn!, 'Bash')?.content).toContain('airlock-tool-ok');
-      const exchanges = await settledExchanges(harness.events, firstEventIndex, SETTLE_TIMEOUT_MS);
-      expect(exchanges).toHaveLength(2);
-      expectBilledTranslations(exchanges, 'anthropic', PRICE);
-    },
-    TEST_TIMEOUT_MS,
-  );
+        expect(result.exitCode, transcript(result)).toBe(0);
+        expect(result.stdout.trim()).toBe('final-answer-after-tool');
+        const [toolTurn, resultTurn, ...extra] = receivedChatRequests(harness.simulator);
+        expect(extra).toEqual([]);
+        expect(toolTurn?.toolNames).toContain('Bash');
+        // Only a shell that ran the command joins the two printf arguments into the marker.
+        expect(toolResultFor(resultTurn!, 'Bash')?.content).toContain('airlock-tool-ok');
+        const exchanges = await settledExchanges(harness.events, firstEventIndex, SETTLE_TIMEOUT_MS);
+        expect(exchanges).toHaveLength(2);
+        expectBilledTranslations(exchanges, 'anthropic', PRICE);
+      },
+      TEST_TIMEOUT_MS,
+    );
 
-  it(
-    'falls back to a non-streaming request when the stream breaks, and prints that answer',
-    async () => {
-      harness.simulator.script({ kind: 'cutAfter', chunks: 2 }, { kind: 'reply', content: 'answer-after-fallback' });
-      const firstEventIndex = harness.events.length;
+    it(
+      'falls back to a non-streaming request when the stream breaks, and prints that answer',
+      async () => {
+        harness.simulator.script({ kind: 'cutAfter', chunks: 2 }, { kind: 'reply', content: 'answer-after-fallback' });
+        const firstEventIndex = harness.events.length;
 
-      const result = await runClaudePrint('ANTHROPIC_API_KEY', 'Reply with the marker');
+        const result = await runClaudePrint('ANTHROPIC_API_KEY', 'Reply with the marker');
 
-      expect(result.exitCode, transcript(result)).toBe(0);
-      expect(result.stdout.trim()).toBe('answer-after-fallback');
-      const [broken, fallback, ...extra] = await settledExchanges(harness.events, firstEventIndex, SETTLE_TIMEOUT_MS);
-      expect(extra).toEqual([]);
-      expect(broken?.start.stream).toBe(true);
-      expect(broken?.end).toMatchObject({ errorClass: 'stream_interrupted', usageSource: 'estimated' });
-      expect(fallback?.start.stream).toBe(false);
-      expectBilledTranslations([fallback!], 'anthropic', PRICE);
-    },
-    TEST_TIMEOUT_MS,
-  );
-});
+        expect(result.exitCode, transcript(result)).toBe(0);
+        expect(result.stdout.trim()).toBe('answer-after-fallback');
+        const [broken, fallback, ...extra] = await settledExchanges(harness.events, firstEventIndex, SETTLE_TIMEOUT_MS);
+        expect(extra).toEqual([]);
+        expect(broken?.start.stream).toBe(true);
+        expect(broken?.end).toMatchObject({ errorClass: 'stream_interrupted', usageSource: 'estimated' });
+        expect(fallback?.start.stream).toBe(false);
+        expectBilledTranslations([fallback!], 'anthropic', PRICE);
+      },
+      TEST_TIMEOUT_MS,
+    );
+  },
+);

@@ -43,7 +43,10 @@ afterEach(async () => {
 async function runCodexExec(prompt: string): Promise<CliResult> {
   const codexHome = join(sandbox.homeDir, '.codex');
   await mkdir(codexHome);
-  await writeFile(join(codexHome, 'config.toml'), codexConfigToml({ proxyUrl: harness.proxy.url, model: CLIENT_MODEL, tokenEnvVariable: TOKEN_ENV_VARIABLE }));
+  await writeFile(
+    join(codexHome, 'config.toml'),
+    codexConfigToml({ proxyUrl: harness.proxy.url, model: CLIENT_MODEL, tokenEnvVariable: TOKEN_ENV_VARIABLE }),
+  );
   return runCli({
     cli: codexCli(),
     args: ['exec', '--strict-config', '--skip-git-repo-check', '--ephemeral', '--color', 'never', '--sandbox', 'read-only', prompt],
@@ -53,67 +56,73 @@ async function runCodexExec(prompt: string): Promise<CliResult> {
   });
 }
 
-describe.each(DIALECTS)(`Codex CLI ${installedVersion('@openai/codex')} through Airlock to a Chat-Completions-only %s gateway`, (dialect) => {
-  beforeAll(() => harness.simulator.useDialect(dialect));
+describe.each(DIALECTS)(
+  `Codex CLI ${installedVersion('@openai/codex')} through Airlock to a Chat-Completions-only %s gateway`,
+  (dialect) => {
+    beforeAll(() => harness.simulator.useDialect(dialect));
 
-  it(
-    'prints the answer of a translated Responses stream, and the exchange is billed',
-    async () => {
-      harness.simulator.script({ kind: 'reply', content: 'airlock-codex-answer' });
-      const firstEventIndex = harness.events.length;
+    it(
+      'prints the answer of a translated Responses stream, and the exchange is billed',
+      async () => {
+        harness.simulator.script({ kind: 'reply', content: 'airlock-codex-answer' });
+        const firstEventIndex = harness.events.length;
 
-      const result = await runCodexExec('Reply with the marker');
+        const result = await runCodexExec('Reply with the marker');
 
-      expect(result.exitCode, transcript(result)).toBe(0);
-      expect(result.stdout.trim()).toBe('airlock-codex-answer');
-      const exchanges = await settledExchanges(harness.events, firstEventIndex, SETTLE_TIMEOUT_MS);
-      expect(exchanges.map(({ start }) => [start.clientPath, start.stream])).toEqual([['/v1/responses', true]]);
-      expectBilledTranslations(exchanges, 'responses', PRICE);
-      const [upstream] = receivedChatRequests(harness.simulator);
-      expect(upstream).toMatchObject({ path: '/v1/chat/completions', authOk: true, model: PRICE.model });
-    },
-    TEST_TIMEOUT_MS,
-  );
+        expect(result.exitCode, transcript(result)).toBe(0);
+        expect(result.stdout.trim()).toBe('airlock-codex-answer');
+        const exchanges = await settledExchanges(harness.events, firstEventIndex, SETTLE_TIMEOUT_MS);
+        expect(exchanges.map(({ start }) => [start.clientPath, start.stream])).toEqual([['/v1/responses', true]]);
+        expectBilledTranslations(exchanges, 'responses', PRICE);
+        const [upstream] = receivedChatRequests(harness.simulator);
+        expect(upstream).toMatchObject({ path: '/v1/chat/completions', authOk: true, model: PRICE.model });
+      },
+      TEST_TIMEOUT_MS,
+    );
 
-  it(
-    'runs the exec_command tool the model calls and sends its output back as a tool message',
-    async () => {
-      harness.simulator.script(
-        { kind: 'reply', toolCalls: [{ name: 'exec_command', arguments: JSON.stringify({ cmd: "printf '%s-%s' airlock tool-ok", login: false }) }] },
-        { kind: 'reply', content: 'final-answer-after-tool' },
-      );
-      const firstEventIndex = harness.events.length;
+    it(
+      'runs the exec_command tool the model calls and sends its output back as a tool message',
+      async () => {
+        harness.simulator.script(
+          {
+            kind: 'reply',
+            toolCalls: [{ name: 'exec_command', arguments: JSON.stringify({ cmd: "printf '%s-%s' airlock tool-ok", login: false }) }],
+          },
+          { kind: 'reply', content: 'final-answer-after-tool' },
+        );
+        const firstEventIndex = harness.events.length;
 
-      const result = await runCodexExec('Print the marker with a shell command');
+        const result = await runCodexExec('Print the marker with a shell command');
 
-      expect(result.exitCode, transcript(result)).toBe(0);
-      expect(result.stdout.trim()).toBe('final-answer-after-tool');
-      const [toolTurn, resultTurn, ...extra] = receivedChatRequests(harness.simulator);
-      expect(extra).toEqual([]);
-      expect(toolTurn?.toolNames).toContain('exec_command');
-      // Only a shell that ran the command joins the two printf arguments into the marker.
-      expect(toolResultFor(resultTurn!, 'exec_command')?.content).toContain('airlock-tool-ok');
-      const exchanges = await settledExchanges(harness.events, firstEventIndex, SETTLE_TIMEOUT_MS);
-      expect(exchanges).toHaveLength(2);
-      expectBilledTranslations(exchanges, 'responses', PRICE);
-    },
-    TEST_TIMEOUT_MS,
-  );
+        expect(result.exitCode, transcript(result)).toBe(0);
+        expect(result.stdout.trim()).toBe('final-answer-after-tool');
+        const [toolTurn, resultTurn, ...extra] = receivedChatRequests(harness.simulator);
+        expect(extra).toEqual([]);
+        expect(toolTurn?.toolNames).toContain('exec_command');
+        // Only a shell that ran the command joins the two printf arguments into the marker.
+        expect(toolResultFor(resultTurn!, 'exec_command')?.content).toContain('airlock-tool-ok');
+        const exchanges = await settledExchanges(harness.events, firstEventIndex, SETTLE_TIMEOUT_MS);
+        expect(exchanges).toHaveLength(2);
+        expectBilledTranslations(exchanges, 'responses', PRICE);
+      },
+      TEST_TIMEOUT_MS,
+    );
 
-  it(
-    'ends with the error when the upstream stream breaks, never with a made-up answer',
-    async () => {
-      harness.simulator.script({ kind: 'cutAfter', chunks: 2 });
-      const firstEventIndex = harness.events.length;
+    it(
+      'ends with the error when the upstream stream breaks, never with a made-up answer',
+      async () => {
+        harness.simulator.script({ kind: 'cutAfter', chunks: 2 });
+        const firstEventIndex = harness.events.length;
 
-      const result = await runCodexExec('Reply with the marker');
+        const result = await runCodexExec('Reply with the marker');
 
-      expect(result.exitCode, transcript(result)).not.toBe(0);
-      expect(result.stdout.trim()).toBe('');
-      expect(result.stderr).toContain('stream_interrupted');
-      const exchanges = await settledExchanges(harness.events, firstEventIndex, SETTLE_TIMEOUT_MS);
-      expect(exchanges.map(({ end }) => end.errorClass)).toEqual(['stream_interrupted']);
-    },
-    TEST_TIMEOUT_MS,
-  );
-});
+        expect(result.exitCode, transcript(result)).not.toBe(0);
+        expect(result.stdout.trim()).toBe('');
+        expect(result.stderr).toContain('stream_interrupted');
+        const exchanges = await settledExchanges(harness.events, firstEventIndex, SETTLE_TIMEOUT_MS);
+        expect(exchanges.map(({ end }) => end.errorClass)).toEqual(['stream_interrupted']);
+      },
+      TEST_TIMEOUT_MS,
+    );
+  },
+);

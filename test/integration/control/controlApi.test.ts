@@ -75,7 +75,9 @@ describe('control API against a real proxy and the simulator', () => {
     const revealed = await call<TokenSecretResponse>('/tokens/e2e-client/reveal');
     expect(revealed.token).toBe(clientToken);
 
-    const withClientToken = await fetch(`${harness.proxy.url}/_airlock/api/status`, { headers: { authorization: `Bearer ${clientToken}` } });
+    const withClientToken = await fetch(`${harness.proxy.url}/_airlock/api/status`, {
+      headers: { authorization: `Bearer ${clientToken}` },
+    });
     expect(withClientToken.status).toBe(401);
     const withoutToken = await fetch(`${harness.proxy.url}/_airlock/api/status`);
     expect(withoutToken.status).toBe(401);
@@ -141,7 +143,11 @@ describe('control API against a real proxy and the simulator', () => {
     expect(detail.streamText).toBe(streamedText);
     expect(JSON.stringify(detail.requestHeaders)).not.toContain(clientToken);
     // One allowlist decides what is logged: the SDK's own headers are kept, credentials are not.
-    expect(detail.requestHeaders).toMatchObject({ 'content-type': 'application/json', 'x-stainless-os': 'Linux', 'openai-organization': 'org-airlock' });
+    expect(detail.requestHeaders).toMatchObject({
+      'content-type': 'application/json',
+      'x-stainless-os': 'Linux',
+      'openai-organization': 'org-airlock',
+    });
     expect(detail.requestHeaders).not.toHaveProperty('authorization');
   });
 
@@ -177,7 +183,10 @@ describe('control API against a real proxy and the simulator', () => {
   });
 
   it('costs priced requests and shows spend, budgets and rates', async () => {
-    await call('/profiles/main/prices', put({ prices: [{ model: 'gpt-4o-mini', inputPer1M: 1000, outputPer1M: 2000 }], priceMultiplier: 1 }));
+    await call(
+      '/profiles/main/prices',
+      put({ prices: [{ model: 'gpt-4o-mini', inputPer1M: 1000, outputPer1M: 2000 }], priceMultiplier: 1 }),
+    );
     await call('/profiles/main', put({ name: 'Main', baseUrl: harness.simulator.baseUrl, budget: { dailyCredits: 1000 } }));
     const reply = await rawRequest(`${harness.proxy.url}/v1/chat/completions`, {
       method: 'POST',
@@ -191,7 +200,9 @@ describe('control API against a real proxy and the simulator', () => {
     expect(spend.totals.today.cny).toBeCloseTo(spend.totals.today.credits * 0.75, 2);
     expect(spend.perModel.map((row) => row.key)).toContain('gpt-4o-mini');
     expect(spend.perClient.map((row) => row.key)).toContain('e2e-client');
-    expect(spend.budgets).toEqual([expect.objectContaining({ scope: 'profile', subject: 'main', period: 'daily', capCredits: 1000, reached: false })]);
+    expect(spend.budgets).toEqual([
+      expect.objectContaining({ scope: 'profile', subject: 'main', period: 'daily', capCredits: 1000, reached: false }),
+    ]);
     expect(spend.rates.topUpTiers).toContainEqual({ minCredits: 500, discountPercent: 1.5 });
   });
 
@@ -211,7 +222,8 @@ describe('control API against a real proxy and the simulator', () => {
   });
 
   it('answers a mistyped model with the list the window fetched, without asking the gateway again', async () => {
-    const modelListFetches = () => harness.simulator.received.filter((request) => request.method === 'GET' && request.path === '/v1/models').length;
+    const modelListFetches = () =>
+      harness.simulator.received.filter((request) => request.method === 'GET' && request.path === '/v1/models').length;
     const listed = await call<ModelListResponse>('/models?refresh=1');
     const fetchesAfterList = modelListFetches();
     const reply = await rawRequest(`${harness.proxy.url}/v1/chat/completions`, {
@@ -237,7 +249,11 @@ describe('control API against a real proxy and the simulator', () => {
     const updated = await call<ProfileView>('/profiles/main', put({ maxRequestBodyMiB: 1 }));
     expect(updated.profile.maxRequestBodyMiB).toBe(1);
     const body = chatBody({ messages: [{ role: 'user', content: 'x'.repeat(2 * 1024 * 1024) }] });
-    const refused = await rawRequest(`${harness.proxy.url}/v1/chat/completions`, { method: 'POST', headers: { ...JSON_HEADERS, authorization: `Bearer ${clientToken}` }, body });
+    const refused = await rawRequest(`${harness.proxy.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { ...JSON_HEADERS, authorization: `Bearer ${clientToken}` },
+      body,
+    });
     expect(refused.status).toBe(413);
     const response = await harness.api('/profiles/main', put({ maxRequestBodyMiB: 0 }));
     expect(response.status).toBe(400);

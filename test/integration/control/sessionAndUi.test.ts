@@ -11,7 +11,10 @@ let uiDir: string;
 beforeAll(async () => {
   uiDir = mkdtempSync(path.join(tmpdir(), 'airlock-ui-'));
   mkdirSync(path.join(uiDir, 'assets'));
-  writeFileSync(path.join(uiDir, 'index.html'), '<!doctype html><title>Airlock</title><script type="module" src="/_airlock/assets/app-1a2b3c.js"></script>');
+  writeFileSync(
+    path.join(uiDir, 'index.html'),
+    '<!doctype html><title>Airlock</title><script type="module" src="/_airlock/assets/app-1a2b3c.js"></script>',
+  );
   writeFileSync(path.join(uiDir, 'assets', 'app-1a2b3c.js'), 'console.log("window")');
   harness = await startControlHarness({ uiDir });
 });
@@ -24,7 +27,11 @@ afterAll(async () => {
 const codeOf = (loginUrl: string): string => new URL(loginUrl).hash.replace('#code=', '');
 
 async function exchange(body: unknown): Promise<Response> {
-  return fetch(`${harness.proxy.url}/_airlock/api/session`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  return fetch(`${harness.proxy.url}/_airlock/api/session`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
 }
 
 describe('headless sign-in and the served window', () => {
@@ -46,7 +53,9 @@ describe('headless sign-in and the served window', () => {
 
     const again = await exchange({ code });
     expect(again.status).toBe(401);
-    expect((await again.json()) as unknown).toMatchObject({ error: { code: 'unauthorized', message: expect.stringMatching(/already used or has expired/) } });
+    expect((await again.json()) as unknown).toMatchObject({
+      error: { code: 'unauthorized', message: expect.stringMatching(/already used or has expired/) },
+    });
   });
 
   it.each([

@@ -37,7 +37,11 @@ beforeEach(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'airlock-damaged-log-'));
   const store = openConfigStore(dataDir);
   await store.update((config) =>
-    addProfile(config, { id: 'main', name: 'Main', baseUrl: simulator.baseUrl, budget: { dailyCredits: DAILY_CAP_CREDITS } }, { activate: true }),
+    addProfile(
+      config,
+      { id: 'main', name: 'Main', baseUrl: simulator.baseUrl, budget: { dailyCredits: DAILY_CAP_CREDITS } },
+      { activate: true },
+    ),
   );
   await store.update((config) => addClientToken(config, tokenRecord('agent', clientToken, null, Date.now())));
   store.close();
@@ -56,10 +60,16 @@ async function start(): Promise<Airlock> {
 }
 
 const chat = (running: Airlock) =>
-  rawRequest(`${running.proxy.url}/v1/chat/completions`, { method: 'POST', headers: { ...JSON_HEADERS, authorization: `Bearer ${clientToken}` }, body: chatBody() });
+  rawRequest(`${running.proxy.url}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { ...JSON_HEADERS, authorization: `Bearer ${clientToken}` },
+    body: chatBody(),
+  });
 
 async function status(running: Airlock): Promise<{ alarms: Array<{ kind: string; message: string }> }> {
-  const reply = await rawRequest(`${running.proxy.url}/_airlock/api/status`, { headers: { authorization: `Bearer ${running.controlToken}` } });
+  const reply = await rawRequest(`${running.proxy.url}/_airlock/api/status`, {
+    headers: { authorization: `Bearer ${running.controlToken}` },
+  });
   return JSON.parse(reply.body) as { alarms: Array<{ kind: string; message: string }> };
 }
 
@@ -101,7 +111,10 @@ describe('a damaged request log at start', () => {
   });
 
   it('header overwritten: SQLite calls it "not a database"; the rows and a keyed creation\'s answer are read from the pages', async () => {
-    seedLog(dataDir, { rows: SPENT_TODAY, answers: [{ profileId: 'main', idempotencyKey: 'image-1', body: '{"data":[{"url":"https://x/1.png"}]}' }] });
+    seedLog(dataDir, {
+      rows: SPENT_TODAY,
+      answers: [{ profileId: 'main', idempotencyKey: 'image-1', body: '{"data":[{"url":"https://x/1.png"}]}' }],
+    });
     overwrite(dbPath(), 0, Buffer.from('this is not a database header any more'));
 
     const running = await start();

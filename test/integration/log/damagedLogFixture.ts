@@ -91,7 +91,11 @@ export function seedLog(dataDir: string, options: SeedOptions): void {
     const store = new SqliteIdempotencyStore(db, () => []);
     for (const answer of options.answers ?? []) {
       store.begin(answer.profileId, answer.idempotencyKey, `alk_${answer.idempotencyKey}`, Date.now());
-      store.settle(answer.profileId, answer.idempotencyKey, { status: 200, headers: { 'content-type': 'application/json' }, body: Buffer.from(answer.body) });
+      store.settle(answer.profileId, answer.idempotencyKey, {
+        status: 200,
+        headers: { 'content-type': 'application/json' },
+        body: Buffer.from(answer.body),
+      });
     }
     db.exec('PRAGMA wal_checkpoint(TRUNCATE)');
     db.exec('PRAGMA wal_autocheckpoint = 0');

@@ -34,7 +34,11 @@ describe('full disk', () => {
   it('stops logging bodies with a visible reason, keeps logging rows, and never fails a request', async () => {
     const errors: unknown[] = [];
     // max_page_count makes SQLite itself answer SQLITE_FULL, exactly as on a full disk.
-    temp = openTempLog({ maxDbBytes: MAX_DB_BYTES, retention: { maxTotalBytes: MAX_DB_BYTES / 4 }, onError: (error) => errors.push(error) });
+    temp = openTempLog({
+      maxDbBytes: MAX_DB_BYTES,
+      retention: { maxTotalBytes: MAX_DB_BYTES / 4 },
+      onError: (error) => errors.push(error),
+    });
     expect(temp.log.status()).toMatchObject({ bodiesDisabled: false, reason: null });
 
     let written = 0;

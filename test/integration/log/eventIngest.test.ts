@@ -117,7 +117,11 @@ describe('EventIngest rows of requests in flight', () => {
 
   it('writes every held row when asked (a flush or close), whatever its age', () => {
     const ingest = newThread(60_000);
-    ingest.ingest([startEvent('held', { startedAtMs: Date.now() }), startEvent('ended', { startedAtMs: Date.now() }), endEvent('ended')], [], true);
+    ingest.ingest(
+      [startEvent('held', { startedAtMs: Date.now() }), startEvent('ended', { startedAtMs: Date.now() }), endEvent('ended')],
+      [],
+      true,
+    );
     expect(new RequestLogQueries(db).getRequest('held')).toBeNull();
 
     ingest.writeHeldRows();

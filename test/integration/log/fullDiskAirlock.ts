@@ -59,19 +59,32 @@ export async function prepareFullDisk(simulatorBaseUrl: string): Promise<FullDis
   const agentToken = generateToken();
   const freeToken = generateToken();
   const store = openConfigStore(dataDir);
-  await store.update((config) => addProfile(config, { id: 'main', name: 'Main', baseUrl: simulatorBaseUrl, prices: PRICES }, { activate: true }));
+  await store.update((config) =>
+    addProfile(config, { id: 'main', name: 'Main', baseUrl: simulatorBaseUrl, prices: PRICES }, { activate: true }),
+  );
   await store.update((config) => addProfile(config, { id: 'free', name: 'Free', baseUrl: simulatorBaseUrl, prices: PRICES }));
   await store.update((config) => addClientToken(config, tokenRecord('agent', agentToken, 'main', Date.now())));
   await store.update((config) => addClientToken(config, tokenRecord('free', freeToken, 'free', Date.now())));
   store.close();
   fillDatabase(dataDir);
-  const secrets = memorySecretStore({ [CONTROL_TOKEN_ACCOUNT]: CONTROL_TOKEN, [gatewayKeyAccount('main')]: SENTINEL_KEY, [gatewayKeyAccount('free')]: SENTINEL_KEY });
+  const secrets = memorySecretStore({
+    [CONTROL_TOKEN_ACCOUNT]: CONTROL_TOKEN,
+    [gatewayKeyAccount('main')]: SENTINEL_KEY,
+    [gatewayKeyAccount('free')]: SENTINEL_KEY,
+  });
   return {
     dataDir,
     agentToken,
     freeToken,
     async start() {
-      const airlock = await startAirlock({ dataDir, port: 0, env: {}, secrets, uiDir: path.join(dataDir, 'no-ui'), maxLogBytes: FULL_LOG_BYTES });
+      const airlock = await startAirlock({
+        dataDir,
+        port: 0,
+        env: {},
+        secrets,
+        uiDir: path.join(dataDir, 'no-ui'),
+        maxLogBytes: FULL_LOG_BYTES,
+      });
       return running(airlock);
     },
     fill() {

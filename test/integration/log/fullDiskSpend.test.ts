@@ -37,7 +37,8 @@ function loggedSpend(full: FullDisk): number {
 }
 
 const spentBy = (run: RunningAirlock): number => run.ends.reduce((sum, end) => sum + (end.costCredits ?? 0), 0);
-const todayRows = (run: RunningAirlock): number => run.airlock.log.listRequests({ fromMs: startOfLocalDayMs(Date.now()), limit: 500 }).rows.length;
+const todayRows = (run: RunningAirlock): number =>
+  run.airlock.log.listRequests({ fromMs: startOfLocalDayMs(Date.now()), limit: 500 }).rows.length;
 
 describe('a full disk while requests are forwarded', () => {
   it('keeps the rows it cannot write, counts their spend everywhere, says so, and writes them when space returns', async () => {
@@ -73,7 +74,9 @@ describe('a full disk while requests are forwarded', () => {
     expect((await run.status()).todaySpend.credits).toBeCloseTo(spent, 12);
     const said = printed.mock.calls.map((call) => String(call[0]));
     printed.mockRestore();
-    expect(said.find((line) => line.includes('are not in the request log yet'))).toMatch(/^\[airlock\] request log: .*The disk holding .* is full/);
+    expect(said.find((line) => line.includes('are not in the request log yet'))).toMatch(
+      /^\[airlock\] request log: .*The disk holding .* is full/,
+    );
     expect(said.at(-1)).toMatch(/^\[airlock\] request log: .*Every request and its figures are logged\.$/);
   });
 

@@ -4,7 +4,12 @@ import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { setTimeout as delay } from 'node:timers/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { FullTextBackfill, indexUnindexedSlice, unindexedBytes, type FullTextBackfillOptions } from '../../../proxy/log/fullTextBackfill.ts';
+import {
+  FullTextBackfill,
+  indexUnindexedSlice,
+  unindexedBytes,
+  type FullTextBackfillOptions,
+} from '../../../proxy/log/fullTextBackfill.ts';
 import { trigramQuery } from '../../../proxy/log/queries.ts';
 import { indexEveryBody } from './indexEveryBody.ts';
 import { DATABASE_FILE_NAME, MIGRATIONS, openLogDatabase } from '../../../proxy/log/schema.ts';
@@ -38,7 +43,7 @@ function insertBody(id: string, text: string, options: { listUnindexed: boolean 
      VALUES (?, '{}', '{}', ?, ?)`,
   ).run(id, text, text.length);
   if (options.listUnindexed) {
-    db.prepare("INSERT INTO request_bodies_unindexed (body_id) SELECT body_id FROM request_bodies WHERE request_id = ?").run(id);
+    db.prepare('INSERT INTO request_bodies_unindexed (body_id) SELECT body_id FROM request_bodies WHERE request_id = ?').run(id);
   }
 }
 
@@ -176,7 +181,9 @@ describe('upgrading a log from an older schema', () => {
     db.prepare("DELETE FROM request_bodies WHERE request_id = 'gone'").run();
     indexEveryBody(db);
     expect(search('written under')).toEqual(['old', 'new']);
-    expect(() => db.prepare(`SELECT rowid FROM request_bodies_fts WHERE request_bodies_fts MATCH '"schema one"'`).all()).toThrow(/phrase queries are not supported/);
+    expect(() => db.prepare(`SELECT rowid FROM request_bodies_fts WHERE request_bodies_fts MATCH '"schema one"'`).all()).toThrow(
+      /phrase queries are not supported/,
+    );
     checkIndexMatchesBodies();
   });
 });

@@ -26,8 +26,18 @@ afterEach(async () => {
 });
 
 /** One Airlock run: a cache over the log's store, as startAirlock builds it. */
-function cacheOver(log: RequestLog, nowMs = () => 1_000_000, options: ConstructorParameters<typeof IdempotencyCache>[0] = {}): IdempotencyCache {
-  return new IdempotencyCache(options, { nowMs, store: log.idempotencyStore, onStoreError: (error) => { throw error; } });
+function cacheOver(
+  log: RequestLog,
+  nowMs = () => 1_000_000,
+  options: ConstructorParameters<typeof IdempotencyCache>[0] = {},
+): IdempotencyCache {
+  return new IdempotencyCache(options, {
+    nowMs,
+    store: log.idempotencyStore,
+    onStoreError: (error) => {
+      throw error;
+    },
+  });
 }
 
 async function restarted(): Promise<RequestLog> {
@@ -90,7 +100,9 @@ describe('idempotent answers kept in the request log database', () => {
       first(await cache.claim('main', key, `alk_${key}`)).complete(answer(200, key.repeat(40)));
     }
     const log = await restarted();
-    const kinds = await Promise.all(['a', 'b', 'c'].map(async (key) => (await cacheOver(log, () => nowMs).claim('main', key, 'alk_x')).kind));
+    const kinds = await Promise.all(
+      ['a', 'b', 'c'].map(async (key) => (await cacheOver(log, () => nowMs).claim('main', key, 'alk_x')).kind),
+    );
     expect(kinds).toEqual(['first', 'replay', 'replay']);
   });
 
@@ -136,7 +148,10 @@ describe('idempotent answers kept in the request log database', () => {
     const failures: unknown[] = [];
     const cache = new IdempotencyCache({}, { store: temp.log.idempotencyStore, onStoreError: (error) => failures.push(error) });
     await temp.log.close();
-    expect(await cache.claim('main', 'k', 'alk_1')).toMatchObject({ kind: 'refused', refusal: { status: 409, code: 'idempotency_key_unverifiable' } });
+    expect(await cache.claim('main', 'k', 'alk_1')).toMatchObject({
+      kind: 'refused',
+      refusal: { status: 409, code: 'idempotency_key_unverifiable' },
+    });
     expect(failures).toHaveLength(1);
   });
 });

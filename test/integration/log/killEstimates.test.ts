@@ -54,7 +54,9 @@ async function rowsWithEstimates(): Promise<number> {
   let estimated = 0;
   for (let poll = 0; poll < MAX_POLLS && estimated < STREAMS; poll += 1) {
     await pause(POLL_PAUSE_MS);
-    estimated = readRows().filter((row) => row.state === 'in_flight' && Number(row.cost_credits) > 0 && Number(row.output_tokens) > 0).length;
+    estimated = readRows().filter(
+      (row) => row.state === 'in_flight' && Number(row.cost_credits) > 0 && Number(row.output_tokens) > 0,
+    ).length;
   }
   return estimated;
 }

@@ -35,7 +35,9 @@ describe('request log row lifecycle', () => {
       temp.events.emit(endEvent(`t${index}`));
     }
     // More events than one slice takes, and no flush: the timer's post and the thread's slices write them all.
-    await expect.poll(() => temp.log.totals({ fromMs: TEST_STARTED_AT_MS, toMs: TEST_STARTED_AT_MS + requestCount }).requests).toBe(requestCount);
+    await expect
+      .poll(() => temp.log.totals({ fromMs: TEST_STARTED_AT_MS, toMs: TEST_STARTED_AT_MS + requestCount }).requests)
+      .toBe(requestCount);
     expect(temp.log.listRequests({ status: 'ok', limit: 1 }).rows[0]?.state).toBe('done');
   });
 
@@ -49,7 +51,13 @@ describe('request log row lifecycle', () => {
     for (const id of ids) temp.events.emit(endEvent(id, { costCredits: 0.5 }));
     await temp.log.flush();
     for (const id of ids) {
-      expect(temp.log.getRequest(id)?.row).toMatchObject({ state: 'done', status: 200, clientName: 'agent', notes: [`note ${id}`], costCredits: 0.5 });
+      expect(temp.log.getRequest(id)?.row).toMatchObject({
+        state: 'done',
+        status: 200,
+        clientName: 'agent',
+        notes: [`note ${id}`],
+        costCredits: 0.5,
+      });
     }
     expect(temp.log.getRequest('open')?.row.state).toBe('in_flight');
   });

@@ -25,9 +25,15 @@ describe('checking the request log before it opens', () => {
     seedLog(dir(), { rows: [spendRow('alk_1', 0.1)] });
     const sizeBytes = statSync(dbPath()).size;
     truncateSync(dbPath(), sizeBytes - 4096);
-    expect(checkLogFiles(dir(), DATABASE_FILE_NAME)).toMatchObject({ sound: false, reason: expect.stringMatching(/cut short \(\d+ of its \d+ bytes remain\)/) });
+    expect(checkLogFiles(dir(), DATABASE_FILE_NAME)).toMatchObject({
+      sound: false,
+      reason: expect.stringMatching(/cut short \(\d+ of its \d+ bytes remain\)/),
+    });
     truncateSync(dbPath(), sizeBytes - 4096 - 100);
-    expect(checkLogFiles(dir(), DATABASE_FILE_NAME)).toMatchObject({ sound: false, reason: expect.stringMatching(/cut short in the middle of a page/) });
+    expect(checkLogFiles(dir(), DATABASE_FILE_NAME)).toMatchObject({
+      sound: false,
+      reason: expect.stringMatching(/cut short in the middle of a page/),
+    });
   });
 });
 
@@ -54,7 +60,7 @@ describe('the WAL check', () => {
     expect(restarted.problem).toBeNull();
   });
 
-  it('takes a broken last frame for what a kill between a frame\'s two writes leaves: no damage, nothing committed is lost', () => {
+  it("takes a broken last frame for what a kill between a frame's two writes leaves: no damage, nothing committed is lost", () => {
     seedLog(dir(), { walRows: [spendRow('alk_1', 0.1), spendRow('alk_2', 0.1)] });
     const walPath = `${dbPath()}-wal`;
     // The last frame's header went out, its page did not.
@@ -73,4 +79,3 @@ describe('the WAL check', () => {
     expect(scanWal(walPath).problem).toMatch(/header is damaged/);
   });
 });
-

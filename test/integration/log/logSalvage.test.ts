@@ -28,7 +28,13 @@ describe('reading rows back from the pages of a log file', () => {
       spendRow('alk_b', 1e-9, { clientName: null, state: 'in_flight', costCredits: null, ttfbMs: null }),
       spendRow('alk_c', 3, { errorMessage: `a long error ${'e'.repeat(10_000)}`, notes: ['translated'] }),
     ];
-    seedLog(dir(), { rows, answers: [{ profileId: 'main', idempotencyKey: 'big', body: LARGE_ANSWER }, { profileId: 'main', idempotencyKey: 'small', body: '{"data":[]}' }] });
+    seedLog(dir(), {
+      rows,
+      answers: [
+        { profileId: 'main', idempotencyKey: 'big', body: LARGE_ANSWER },
+        { profileId: 'main', idempotencyKey: 'small', body: '{"data":[]}' },
+      ],
+    });
 
     const salvage = salvageLogFiles(dbPath(), null, Date.now());
     const fresh = openLogDatabase({ dataDir: join(dir(), 'fresh') });

@@ -52,7 +52,10 @@ describe('LogThreadClient', () => {
 
   it('skips bodies, never rows, while the thread is behind by more than the limit, and logs them again once it caught up', async () => {
     const errors: unknown[] = [];
-    const client = clientWith({ threadUrl: new URL('./fixtures/stalledLogThread.ts', import.meta.url), maxUnwrittenBodyBytes: 100 }, errors);
+    const client = clientWith(
+      { threadUrl: new URL('./fixtures/stalledLogThread.ts', import.meta.url), maxUnwrittenBodyBytes: 100 },
+      errors,
+    );
     const batches = (): string[] => messages(errors).filter((message) => message.startsWith('batch'));
     const postAndWait = async (id: string): Promise<string | undefined> => {
       const before = batches().length;

@@ -58,7 +58,12 @@ describe('secrets never reach the log files', () => {
 
     const whileOpen = filesIn(temp.dataDir);
     // The reserve holds room for the spend of rows a full disk keeps out of the database.
-    expect(whileOpen.map((file) => file.name).sort()).toEqual(['requests.db', 'requests.db-shm', 'requests.db-wal', 'unwritten-spend.reserve']);
+    expect(whileOpen.map((file) => file.name).sort()).toEqual([
+      'requests.db',
+      'requests.db-shm',
+      'requests.db-wal',
+      'unwritten-spend.reserve',
+    ]);
     for (const file of whileOpen) {
       expect({ file: file.name, found: findSentinel(file.bytes) }).toEqual({ file: file.name, found: null });
       expect(file.bytes.includes(LOCAL_TOKEN)).toBe(false);

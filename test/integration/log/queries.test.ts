@@ -151,7 +151,14 @@ describe('listRequests', () => {
 describe('aggregates', () => {
   it('computes p50 and p95 of duration and time to first byte per model by nearest rank', async () => {
     for (let index = 1; index <= 100; index += 1) {
-      emitRequest(temp, { id: `a${index}`, atMs: TEST_STARTED_AT_MS - index, model: 'alpha', durationMs: index * 10, ttfbMs: index, status: index <= 5 ? 500 : 200 });
+      emitRequest(temp, {
+        id: `a${index}`,
+        atMs: TEST_STARTED_AT_MS - index,
+        model: 'alpha',
+        durationMs: index * 10,
+        ttfbMs: index,
+        status: index <= 5 ? 500 : 200,
+      });
     }
     for (const [index, durationMs] of [300, 100, 200].entries()) {
       emitRequest(temp, { id: `b${index}`, atMs: TEST_STARTED_AT_MS - index, model: 'beta', durationMs, ttfbMs: durationMs / 10 });

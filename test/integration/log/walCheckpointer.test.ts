@@ -44,7 +44,11 @@ describe('startWalCheckpointer', () => {
     expect(statSync(path).size).toBe(sizeBeforeBytes);
 
     const errors: unknown[] = [];
-    const checkpointer = startWalCheckpointer(path, { intervalMs: 5, onError: (error) => errors.push(error), onStopped: () => errors.push('stopped') });
+    const checkpointer = startWalCheckpointer(path, {
+      intervalMs: 5,
+      onError: (error) => errors.push(error),
+      onStopped: () => errors.push('stopped'),
+    });
     await expect.poll(() => statSync(path).size).toBeGreaterThan(sizeBeforeBytes + 200 * 1_000);
     await checkpointer.close();
     writer.close();
@@ -54,7 +58,9 @@ describe('startWalCheckpointer', () => {
   it('runs at the lowest priority, as background work', async () => {
     const path = join(dir(), 'log.db');
     const writer = openWriterWithoutCheckpoints(path);
-    const checkpointer = withBackgroundPriority(undefined, () => startWalCheckpointer(path, { intervalMs: 5, onError: () => undefined, onStopped: () => undefined }));
+    const checkpointer = withBackgroundPriority(undefined, () =>
+      startWalCheckpointer(path, { intervalMs: 5, onError: () => undefined, onStopped: () => undefined }),
+    );
     try {
       await expect.poll(() => policyOfThreads(CHECKPOINT_THREAD_NAME)).toEqual([SCHED_IDLE]);
       expect(niceOfThreads(CHECKPOINT_THREAD_NAME)).toEqual([19]);
@@ -67,7 +73,9 @@ describe('startWalCheckpointer', () => {
   it(`stays at normal priority with ${BACKGROUND_PRIORITY_ENV}=normal, for machines whose cores never go idle`, async () => {
     const path = join(dir(), 'log.db');
     const writer = openWriterWithoutCheckpoints(path);
-    const checkpointer = withBackgroundPriority('normal', () => startWalCheckpointer(path, { intervalMs: 5, onError: () => undefined, onStopped: () => undefined }));
+    const checkpointer = withBackgroundPriority('normal', () =>
+      startWalCheckpointer(path, { intervalMs: 5, onError: () => undefined, onStopped: () => undefined }),
+    );
     try {
       // Checkpoints happen, so the thread runs; a lowering would have been started as it came online.
       const sizeBeforeBytes = statSync(path).size;
@@ -84,7 +92,11 @@ describe('startWalCheckpointer', () => {
   it('reports a thread that could not run, so the writer can checkpoint again', async () => {
     const errors: unknown[] = [];
     let stopped = false;
-    startWalCheckpointer(join(dir(), 'missing', 'log.db'), { intervalMs: 5, onError: (error) => errors.push(error), onStopped: () => (stopped = true) });
+    startWalCheckpointer(join(dir(), 'missing', 'log.db'), {
+      intervalMs: 5,
+      onError: (error) => errors.push(error),
+      onStopped: () => (stopped = true),
+    });
     await expect.poll(() => stopped).toBe(true);
     expect(errors).toHaveLength(1);
   });

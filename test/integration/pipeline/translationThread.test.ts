@@ -1,7 +1,11 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { chatRequestFor } from '../../../proxy/pipeline/translationJob.ts';
-import { MAX_TRANSLATION_THREAD_FAILURES, RETIRE_AFTER_JOB_BYTES, TranslationThread } from '../../../proxy/pipeline/translationThreadClient.ts';
+import {
+  MAX_TRANSLATION_THREAD_FAILURES,
+  RETIRE_AFTER_JOB_BYTES,
+  TranslationThread,
+} from '../../../proxy/pipeline/translationThreadClient.ts';
 import { SENTINEL_KEY } from '../../support/sentinel.ts';
 
 const MESSAGES_BODY = {
@@ -49,7 +53,10 @@ describe('TranslationThread', () => {
       message: expect.stringContaining('not valid JSON'),
     });
     const invalid = chunked({ model: 'm', messages: 'not a list' });
-    await expect(thread.translate('messages', invalid.chunks, invalid.byteLength, 'm')).resolves.toMatchObject({ ok: false, message: expect.stringContaining('invalid Messages request') });
+    await expect(thread.translate('messages', invalid.chunks, invalid.byteLength, 'm')).resolves.toMatchObject({
+      ok: false,
+      message: expect.stringContaining('invalid Messages request'),
+    });
   });
 
   it('stops its thread once idle after a heavy job, so the heap that job grew goes back, and starts a new one for the next', async () => {
@@ -66,10 +73,15 @@ describe('TranslationThread', () => {
 
   it('fails the job a dying thread held, reports it redacted, and translates here after repeated deaths', async () => {
     const failures: string[] = [];
-    const thread = new TranslationThread({ threadUrl: new URL('./fixtures/crashingTranslationThread.ts', import.meta.url), onFailure: (reason) => failures.push(reason) });
+    const thread = new TranslationThread({
+      threadUrl: new URL('./fixtures/crashingTranslationThread.ts', import.meta.url),
+      onFailure: (reason) => failures.push(reason),
+    });
     const body = chunked(MESSAGES_BODY);
     for (let attempt = 0; attempt < MAX_TRANSLATION_THREAD_FAILURES; attempt += 1) {
-      await expect(thread.translate('messages', body.chunks, body.byteLength, 'gpt-4o-mini')).rejects.toThrow('the translation thread stopped before it answered');
+      await expect(thread.translate('messages', body.chunks, body.byteLength, 'gpt-4o-mini')).rejects.toThrow(
+        'the translation thread stopped before it answered',
+      );
     }
     await expect(thread.translate('messages', body.chunks, body.byteLength, 'gpt-4o-mini')).resolves.toMatchObject({ ok: true });
     expect(failures.filter((reason) => reason.includes('the translation thread broke'))).toHaveLength(MAX_TRANSLATION_THREAD_FAILURES);

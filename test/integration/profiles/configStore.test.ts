@@ -106,9 +106,7 @@ describe('ConfigStore', () => {
   it('loses nothing when two processes write at the same time', async () => {
     const store = open();
     await store.update((config) => addProfile(config, { id: 'p', name: 'P', baseUrl: 'https://p.example/v1' }));
-    const writers = ['one', 'two'].map((prefix) =>
-      run(process.execPath, [aliasWriter, dataDir, prefix, '20'], { timeout: 60_000 }),
-    );
+    const writers = ['one', 'two'].map((prefix) => run(process.execPath, [aliasWriter, dataDir, prefix, '20'], { timeout: 60_000 }));
     await Promise.all(writers);
     store.reload();
     const aliases = Object.keys(store.snapshot().profiles[0]?.modelAliases ?? {});

@@ -19,7 +19,12 @@ beforeAll(async () => {
     res.write('{"id":"partial","choices":[', () => res.socket?.destroy());
   });
   await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
-  const profile = profileSchema.parse({ id: 'cut', name: 'Cut', baseUrl: `http://127.0.0.1:${(upstream.address() as AddressInfo).port}/v1`, retry: { maxRetries: 0 } });
+  const profile = profileSchema.parse({
+    id: 'cut',
+    name: 'Cut',
+    baseUrl: `http://127.0.0.1:${(upstream.address() as AddressInfo).port}/v1`,
+    retry: { maxRetries: 0 },
+  });
   const events = new RequestEvents();
   events.subscribe((event) => {
     if (event.type === 'end') ends.push(event);

@@ -10,7 +10,9 @@ const LIMIT_MIB = 1;
 let harness: Harness;
 
 beforeAll(async () => {
-  harness = await startHarness({ profile: { maxRequestBodyMiB: LIMIT_MIB, protocolModes: { messages: 'translate', responses: 'translate' } } });
+  harness = await startHarness({
+    profile: { maxRequestBodyMiB: LIMIT_MIB, protocolModes: { messages: 'translate', responses: 'translate' } },
+  });
 });
 afterAll(async () => {
   await harness.close();
@@ -115,7 +117,10 @@ describe('the request body limit of a profile', () => {
   });
 
   it('stops reading a chunked body when it passes the limit and answers while the client is still sending', async () => {
-    const req = request(`${harness.proxy.url}/v1/chat/completions`, { method: 'POST', headers: { ...JSON_HEADERS, 'transfer-encoding': 'chunked' } });
+    const req = request(`${harness.proxy.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { ...JSON_HEADERS, 'transfer-encoding': 'chunked' },
+    });
     let answer: IncomingMessage | null = null;
     const answered = new Promise<IncomingMessage>((resolve) => req.once('response', (res) => resolve(res)));
     void answered.then((res) => (answer = res));
@@ -161,7 +166,11 @@ describe('the request body limit of a profile', () => {
 
   it('refuses in Anthropic’s shape on /v1/messages', async () => {
     const body = Buffer.alloc(LIMIT_MIB * MIB + 10, 0x20);
-    const response = await rawRequest(`${harness.proxy.url}/v1/messages`, { method: 'POST', headers: { ...JSON_HEADERS, 'anthropic-version': '2023-06-01' }, body });
+    const response = await rawRequest(`${harness.proxy.url}/v1/messages`, {
+      method: 'POST',
+      headers: { ...JSON_HEADERS, 'anthropic-version': '2023-06-01' },
+      body,
+    });
     expect(response.status).toBe(413);
     const parsed = JSON.parse(response.body) as { type: string; error: { type: string; message: string } };
     expect(parsed).toMatchObject({ type: 'error', error: { type: 'request_too_large' } });

@@ -33,7 +33,10 @@ beforeAll(async () => {
   await control('/profiles', 'POST', { id: 'main', name: 'Main', baseUrl: harness.simulator.baseUrl });
   await control('/profiles/main/key', 'PUT', { key: SENTINEL_KEY });
   await control('/profiles/main/activate', 'POST', {});
-  await control('/profiles/main/prices', 'PUT', { prices: [{ model: 'gpt-4o-mini', inputPer1M: 100, outputPer1M: 100 }], priceMultiplier: 1 });
+  await control('/profiles/main/prices', 'PUT', {
+    prices: [{ model: 'gpt-4o-mini', inputPer1M: 100, outputPer1M: 100 }],
+    priceMultiplier: 1,
+  });
   clientToken = ((await control('/tokens', 'POST', { name: 'agent' })) as TokenSecretResponse).token;
 });
 afterAll(async () => {
@@ -57,7 +60,9 @@ describe('budgets over the real proxy', () => {
     expect(replies.map((reply) => reply.status).sort()).toEqual([200, 200, 429, 429, 429]);
     const refusal = replies.find((reply) => reply.status === 429);
     expect(refusal?.headers['x-airlock-budget']).toBe('daily');
-    expect(JSON.parse(refusal?.body ?? '{}').error.message).toMatch(/estimated for requests still running.*Raise or remove budget\.dailyCredits/);
+    expect(JSON.parse(refusal?.body ?? '{}').error.message).toMatch(
+      /estimated for requests still running.*Raise or remove budget\.dailyCredits/,
+    );
     expect(chatCalls()).toBe(2);
   });
 
@@ -70,7 +75,9 @@ describe('budgets over the real proxy', () => {
     expect(reply.headers['x-airlock-budget'], reply.body).toBe('daily');
     const error = JSON.parse(reply.body).error;
     expect(error.code).toBe('budget_exceeded');
-    expect(error.message).toMatch(/nothing was sent to the gateway.*daily cap of 0.1 credits for profile 'main' reached.*Raise or remove budget\.dailyCredits/);
+    expect(error.message).toMatch(
+      /nothing was sent to the gateway.*daily cap of 0.1 credits for profile 'main' reached.*Raise or remove budget\.dailyCredits/,
+    );
     expect(chatCalls()).toBe(0);
   });
 
@@ -92,19 +99,30 @@ describe('burst limits from the config', () => {
         headers: { ...JSON_HEADERS, authorization: `Bearer ${burstToken}` },
         body: chatBody(),
       });
-    await harness.store.update((config) => ({ ...config, settings: { ...config.settings, burstLimits: { ...config.settings.burstLimits, maxRequestsPerMinute: 2 } } }));
+    await harness.store.update((config) => ({
+      ...config,
+      settings: { ...config.settings, burstLimits: { ...config.settings.burstLimits, maxRequestsPerMinute: 2 } },
+    }));
     harness.simulator.reset();
     expect([(await burstChat()).status, (await burstChat()).status]).toEqual([200, 200]);
 
-    await harness.store.update((config) => ({ ...config, settings: { ...config.settings, burstLimits: { ...config.settings.burstLimits, maxRequestsPerMinute: 3 } } }));
+    await harness.store.update((config) => ({
+      ...config,
+      settings: { ...config.settings, burstLimits: { ...config.settings.burstLimits, maxRequestsPerMinute: 3 } },
+    }));
     expect((await burstChat()).status).toBe(200);
     const refused = await burstChat();
 
     expect(refused.status).toBe(429);
-    expect(JSON.parse(refused.body).error.message).toMatch(/paused client 'burst'.*4 requests within 60 s \(limit 3\).*`npx airlock resume burst`/);
+    expect(JSON.parse(refused.body).error.message).toMatch(
+      /paused client 'burst'.*4 requests within 60 s \(limit 3\).*`npx airlock resume burst`/,
+    );
     expect(chatCalls()).toBe(3);
     // Back to the default: the pause stays (it is lifted by a resume only); other clients pass.
-    await harness.store.update((config) => ({ ...config, settings: { ...config.settings, burstLimits: { ...config.settings.burstLimits, maxRequestsPerMinute: 120 } } }));
+    await harness.store.update((config) => ({
+      ...config,
+      settings: { ...config.settings, burstLimits: { ...config.settings.burstLimits, maxRequestsPerMinute: 120 } },
+    }));
     expect((await burstChat()).status).toBe(429);
     expect((await chat()).status).toBe(200);
   });

@@ -28,7 +28,11 @@ describe('request dispatch', () => {
     ['GET', '/favicon.ico.png'],
     ['GET', '/v1/_airlock'],
   ])('forwards %s %s, which no local route answers', async (method, path) => {
-    const response = await rawRequest(`${harness.proxy.url}${path}`, { method, headers: JSON_HEADERS, ...(method === 'POST' ? { body: chatBody() } : {}) });
+    const response = await rawRequest(`${harness.proxy.url}${path}`, {
+      method,
+      headers: JSON_HEADERS,
+      ...(method === 'POST' ? { body: chatBody() } : {}),
+    });
     expect(response.headers['x-airlock-request-id']).toMatch(/^alk_/);
     expect(harness.simulator.received).toHaveLength(1);
   });
@@ -43,7 +47,11 @@ describe('request dispatch', () => {
     ['a foreign Host', { host: 'evil.example' }, 'forbidden_host'],
     ['a foreign Origin', { origin: 'https://evil.example' }, 'forbidden_origin'],
   ])('refuses %s on a forwarding path before anything is sent', async (_label, headers, code) => {
-    const response = await rawRequest(`${harness.proxy.url}/v1/chat/completions`, { method: 'POST', headers: { ...JSON_HEADERS, ...headers }, body: chatBody() });
+    const response = await rawRequest(`${harness.proxy.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { ...JSON_HEADERS, ...headers },
+      body: chatBody(),
+    });
     expect(response.status).toBe(403);
     expect(response.headers['content-type']).toBe('application/json; charset=utf-8');
     expect(JSON.parse(response.body)).toMatchObject({ error: { type: 'forbidden', code } });
@@ -78,7 +86,11 @@ describe('a failure inside the forward handler', () => {
     expect(response.status).toBe(500);
     expect(response.headers['content-type']).toBe('application/json; charset=utf-8');
     expect(JSON.parse(response.body)).toEqual({
-      error: { message: 'Airlock failed unexpectedly; the request was not completed. See the Airlock log.', type: 'internal', code: 'internal' },
+      error: {
+        message: 'Airlock failed unexpectedly; the request was not completed. See the Airlock log.',
+        type: 'internal',
+        code: 'internal',
+      },
     });
     expect(response.body).not.toContain(SENTINEL_KEY);
     expect(consoleError).toHaveBeenCalledWith('[airlock] unexpected error:', expect.stringContaining('identity store unreadable'));

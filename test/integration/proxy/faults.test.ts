@@ -50,7 +50,11 @@ describe('upstream failures reach the client as one classified JSON error', () =
     try {
       patient.simulator.script(...Array.from({ length: 4 }, () => ({ kind: 'status' as const, status: 502 })));
       const started = Date.now();
-      const response = await rawRequest(`${patient.proxy.url}/v1/chat/completions`, { method: 'POST', headers: JSON_HEADERS, body: chatBody() });
+      const response = await rawRequest(`${patient.proxy.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: JSON_HEADERS,
+        body: chatBody(),
+      });
       expect(response.status).toBe(502);
       expect(errorOf(response.body).type).toBe('upstream_error');
       expect(patient.simulator.received).toHaveLength(4);
@@ -99,7 +103,11 @@ describe('upstream failures reach the client as one classified JSON error', () =
   });
 
   it('refuses a malformed JSON body locally and sends nothing upstream', async () => {
-    const response = await rawRequest(`${harness.proxy.url}/v1/chat/completions`, { method: 'POST', headers: JSON_HEADERS, body: '{"model": "x",' });
+    const response = await rawRequest(`${harness.proxy.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: JSON_HEADERS,
+      body: '{"model": "x",',
+    });
     expect(response.status).toBe(400);
     expect(errorOf(response.body).type).toBe('invalid_request');
     expect(harness.simulator.received).toHaveLength(0);

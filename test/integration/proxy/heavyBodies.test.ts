@@ -34,7 +34,11 @@ beforeEach(() => {
   const parse = JSON.parse.bind(JSON);
   vi.spyOn(JSON, 'parse').mockImplementation((text: string, reviver?: Parameters<typeof JSON.parse>[1]) => {
     // The first frame outside this file and the spy's own module is the caller.
-    const caller = new Error().stack?.split('\n').slice(1).find((frame) => !frame.includes('heavyBodies.test.ts') && !frame.includes('node_modules')) ?? '';
+    const caller =
+      new Error().stack
+        ?.split('\n')
+        .slice(1)
+        .find((frame) => !frame.includes('heavyBodies.test.ts') && !frame.includes('node_modules')) ?? '';
     if (caller.includes('/proxy/')) longestParsedByAirlock = Math.max(longestParsedByAirlock, text.length);
     return parse(text, reviver);
   });
@@ -66,7 +70,10 @@ describe('bodies too costly to parse on the forwarding loop', () => {
     const body = `{"model":"gpt-4o-mini","max_tokens":5,"messages":[{"role":"user","content":${'['.repeat(5000)}${']'.repeat(5000)}}]}`;
     const response = await rawRequest(`${harness.proxy.url}/v1/messages`, { method: 'POST', headers: ANTHROPIC_HEADERS, body });
     expect(response.status).toBe(400);
-    expect(JSON.parse(response.body)).toMatchObject({ type: 'error', error: { type: 'invalid_request_error', message: expect.stringContaining('levels deep') } });
+    expect(JSON.parse(response.body)).toMatchObject({
+      type: 'error',
+      error: { type: 'invalid_request_error', message: expect.stringContaining('levels deep') },
+    });
   });
 
   it('forwards nearly 4 MiB of small keys byte for byte without parsing it on the forwarding loop', async () => {
@@ -106,7 +113,9 @@ describe('bodies too costly to parse on the forwarding loop', () => {
     const answer = await heavy;
     expect(answer.status).toBe(200);
     expect(JSON.parse(answer.body)).toMatchObject({ type: 'message', role: 'assistant' });
-    const sent = JSON.parse(harness.simulator.received[1]!.body.toString('utf8')) as { tools: { function: { name: string; parameters: unknown } }[] };
+    const sent = JSON.parse(harness.simulator.received[1]!.body.toString('utf8')) as {
+      tools: { function: { name: string; parameters: unknown } }[];
+    };
     expect(sent.tools[0]!.function).toEqual({ name: 'lookup', description: 'Looks things up', parameters: schema });
   });
 });

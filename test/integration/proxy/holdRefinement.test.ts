@@ -23,7 +23,11 @@ async function control(pathAndQuery: string, method: string, body: unknown): Pro
 }
 
 const chat = (): Promise<RawResponse> =>
-  rawRequest(`${harness.proxy.url}/v1/chat/completions`, { method: 'POST', headers: { ...JSON_HEADERS, authorization: `Bearer ${clientToken}` }, body: BODY });
+  rawRequest(`${harness.proxy.url}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { ...JSON_HEADERS, authorization: `Bearer ${clientToken}` },
+    body: BODY,
+  });
 
 const heldCredits = (): number => harness.spendGate.reservations.reservedCredits({ kind: 'profile', profileId: 'main' });
 
@@ -32,7 +36,10 @@ beforeAll(async () => {
   await control('/profiles', 'POST', { id: 'main', name: 'Main', baseUrl: harness.simulator.baseUrl, budget: { dailyCredits: DAILY_CAP } });
   await control('/profiles/main/key', 'PUT', { key: SENTINEL_KEY });
   await control('/profiles/main/activate', 'POST', {});
-  await control('/profiles/main/prices', 'PUT', { prices: [{ model: 'gpt-4o-mini', inputPer1M: INPUT_PER_1M, outputPer1M: INPUT_PER_1M }], priceMultiplier: 1 });
+  await control('/profiles/main/prices', 'PUT', {
+    prices: [{ model: 'gpt-4o-mini', inputPer1M: INPUT_PER_1M, outputPer1M: INPUT_PER_1M }],
+    priceMultiplier: 1,
+  });
   clientToken = ((await control('/tokens', 'POST', { name: 'agent' })) as TokenSecretResponse).token;
 });
 

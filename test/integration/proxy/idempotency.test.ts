@@ -15,7 +15,10 @@ beforeAll(async () => {
   const profile = profileSchema.parse({ id: 'main', name: 'Main', baseUrl: simulator.baseUrl, retry: { maxRetries: 0 } });
   proxy = await startServer({
     port: 0,
-    services: { authenticator: { authenticate: () => ({ tokenName: 'tests', pinnedProfileId: null }) }, targets: { resolve: () => ({ profile, apiKey: SENTINEL_KEY }) } },
+    services: {
+      authenticator: { authenticate: () => ({ tokenName: 'tests', pinnedProfileId: null }) },
+      targets: { resolve: () => ({ profile, apiKey: SENTINEL_KEY }) },
+    },
     idempotency: new IdempotencyCache(),
   });
 });
@@ -26,7 +29,11 @@ afterAll(async () => {
 beforeEach(() => simulator.reset());
 
 const createImage = (headers: Record<string, string>) =>
-  rawRequest(`${proxy.url}/v1/images/generations`, { method: 'POST', headers: { ...JSON_HEADERS, ...headers }, body: JSON.stringify({ model: 'gpt-image-1', prompt: 'a lighthouse' }) });
+  rawRequest(`${proxy.url}/v1/images/generations`, {
+    method: 'POST',
+    headers: { ...JSON_HEADERS, ...headers },
+    body: JSON.stringify({ model: 'gpt-image-1', prompt: 'a lighthouse' }),
+  });
 
 describe('image creation with an idempotency key', () => {
   it('answers a repeat from the first answer and never creates the image twice', async () => {

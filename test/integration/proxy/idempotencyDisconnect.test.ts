@@ -45,13 +45,20 @@ beforeEach(() => {
 const IMAGE_BODY = JSON.stringify({ model: 'gpt-image-1', prompt: 'a lighthouse' });
 
 const createImage = (idempotencyKey: string) =>
-  rawRequest(`${proxy.url}/v1/images/generations`, { method: 'POST', headers: { ...JSON_HEADERS, 'idempotency-key': idempotencyKey }, body: IMAGE_BODY });
+  rawRequest(`${proxy.url}/v1/images/generations`, {
+    method: 'POST',
+    headers: { ...JSON_HEADERS, 'idempotency-key': idempotencyKey },
+    body: IMAGE_BODY,
+  });
 
 const creations = (): number => simulator.received.filter((received) => received.path === '/v1/images/generations').length;
 
 /** Sends a keyed creation and returns a function that makes its client leave, without having read anything. */
 function createImageThenLeave(idempotencyKey: string): () => void {
-  const req = request(`${proxy.url}/v1/images/generations`, { method: 'POST', headers: { ...JSON_HEADERS, 'idempotency-key': idempotencyKey } });
+  const req = request(`${proxy.url}/v1/images/generations`, {
+    method: 'POST',
+    headers: { ...JSON_HEADERS, 'idempotency-key': idempotencyKey },
+  });
   req.on('error', () => undefined);
   req.end(IMAGE_BODY);
   return () => req.destroy();
@@ -67,7 +74,7 @@ async function closedPort(): Promise<number> {
 }
 
 describe('a keyed image creation whose client leaves before the answer (seed section 3, section 7 rule 3)', () => {
-  it('is not given up: the gateway\'s answer is kept, and the repeat gets it without a second creation', async () => {
+  it("is not given up: the gateway's answer is kept, and the repeat gets it without a second creation", async () => {
     const held = simulator.holdNext('/images/generations');
     const leave = createImageThenLeave('left-1');
     await held.arrived;
@@ -85,7 +92,7 @@ describe('a keyed image creation whose client leaves before the answer (seed sec
     expect(creations()).toBe(1);
   });
 
-  it('answers a repeat that comes while the first still runs with the first\'s answer once it arrives', async () => {
+  it("answers a repeat that comes while the first still runs with the first's answer once it arrives", async () => {
     const held = simulator.holdNext('/images/generations');
     const leave = createImageThenLeave('left-2');
     await held.arrived;

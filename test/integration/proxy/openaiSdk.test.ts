@@ -38,7 +38,11 @@ describe.each(DIALECTS)('the official openai SDK through Airlock to a %s gateway
     harness.simulator.reset();
     const client = new OpenAI({ baseURL: `${harness.proxy.url}/v1`, apiKey: 'x', maxRetries: 0 });
     const ended = harness.nextEnd();
-    const stream = await client.chat.completions.create({ model: 'deepseek-chat', stream: true, messages: [{ role: 'user', content: 'tell me a story' }] });
+    const stream = await client.chat.completions.create({
+      model: 'deepseek-chat',
+      stream: true,
+      messages: [{ role: 'user', content: 'tell me a story' }],
+    });
     const chunks = [];
     for await (const chunk of stream) chunks.push(chunk);
     expect(chunks.length).toBeGreaterThan(2);

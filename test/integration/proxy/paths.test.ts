@@ -10,7 +10,10 @@ const NEXT_CHUNK_AFTER_MS = 60_000;
 let harness: Harness;
 
 beforeAll(async () => {
-  harness = await startHarness({ profile: { modelAliases: { 'my-model': 'deepseek-chat' } }, simulator: { maxContextChars: 64 * 1024 * 1024 } });
+  harness = await startHarness({
+    profile: { modelAliases: { 'my-model': 'deepseek-chat' } },
+    simulator: { maxContextChars: 64 * 1024 * 1024 },
+  });
 });
 afterAll(async () => {
   await harness.close();
@@ -66,7 +69,11 @@ describe('bodies', () => {
   });
 
   it('resolves an alias in a small body', async () => {
-    await rawRequest(`${harness.proxy.url}/v1/chat/completions`, { method: 'POST', headers: JSON_HEADERS, body: chatBody({ model: 'my-model' }) });
+    await rawRequest(`${harness.proxy.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: JSON_HEADERS,
+      body: chatBody({ model: 'my-model' }),
+    });
     expect(JSON.parse(harness.simulator.received[0]!.body.toString('utf8')).model).toBe('deepseek-chat');
   });
 });

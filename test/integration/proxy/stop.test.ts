@@ -40,7 +40,9 @@ describe('stopping the proxy with streams still open', () => {
     expect(openAiOutcome.body).not.toContain('[DONE]');
     const anthropicOutcome = await anthropic.outcome;
     expect(anthropicOutcome.endedCleanly).toBe(true);
-    expect(anthropicOutcome.body).toMatch(/event: error\ndata: \{"type":"error","error":\{"type":"api_error","message":"Airlock was stopped/);
+    expect(anthropicOutcome.body).toMatch(
+      /event: error\ndata: \{"type":"error","error":\{"type":"api_error","message":"Airlock was stopped/,
+    );
   });
 
   it('waits for the row of a stream the gateway cut just before the stop', async () => {

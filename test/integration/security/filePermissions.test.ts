@@ -58,21 +58,32 @@ async function configure(dataDir: string): Promise<void> {
 
 /** Starts Airlock, logs one request so the log's WAL and shared memory exist, and reads the modes while it runs. */
 async function modesWhileRunning(dataDir: string): Promise<{ modes: Record<string, string>; airlock: Airlock }> {
-  const airlock = await startAirlock({ dataDir, port: 0, env: {}, secrets: memorySecretStore({ [gatewayKeyAccount('main')]: SENTINEL_KEY }) });
-  const answer = await rawRequest(`${airlock.proxy.url}/v1/chat/completions`, { method: 'POST', headers: { ...JSON_HEADERS, authorization: `Bearer ${token}` }, body: chatBody() });
+  const airlock = await startAirlock({
+    dataDir,
+    port: 0,
+    env: {},
+    secrets: memorySecretStore({ [gatewayKeyAccount('main')]: SENTINEL_KEY }),
+  });
+  const answer = await rawRequest(`${airlock.proxy.url}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { ...JSON_HEADERS, authorization: `Bearer ${token}` },
+    body: chatBody(),
+  });
   expect(answer.status).toBe(200);
   await airlock.log.flush();
   return { modes: modesUnder(dataDir), airlock };
 }
 
-describePosix('the data directory and the files Airlock writes in it are the user\'s alone', () => {
+describePosix("the data directory and the files Airlock writes in it are the user's alone", () => {
   it('a new data directory: 0700, and the log, its WAL and shared memory 0600 like the rest', async () => {
     const dataDir = path.join(mkdtempSync(path.join(tmpdir(), 'airlock-perm-')), 'Airlock');
     dirs.push(path.dirname(dataDir));
     await configure(dataDir);
     const { modes, airlock } = await modesWhileRunning(dataDir);
     await airlock.stop();
-    expect(Object.keys(modes)).toEqual(expect.arrayContaining(['requests.db', 'requests.db-wal', 'requests.db-shm', 'airlock.json', 'airlock.lock']));
+    expect(Object.keys(modes)).toEqual(
+      expect.arrayContaining(['requests.db', 'requests.db-wal', 'requests.db-shm', 'airlock.json', 'airlock.lock']),
+    );
     expect(modes).toEqual(Object.fromEntries(Object.keys(modes).map((name) => [name, name === '.' ? '700' : '600'])));
   });
 
@@ -91,7 +102,14 @@ describePosix('the data directory and the files Airlock writes in it are the use
 
     const { modes, airlock } = await modesWhileRunning(dataDir);
     await airlock.stop();
-    expect(modes).toMatchObject({ '.': '700', 'requests.db': '600', 'requests.db-wal': '600', 'requests.db-shm': '600', 'airlock.json': '600', 'capabilities.json': '600' });
+    expect(modes).toMatchObject({
+      '.': '700',
+      'requests.db': '600',
+      'requests.db-wal': '600',
+      'requests.db-shm': '600',
+      'airlock.json': '600',
+      'capabilities.json': '600',
+    });
     expect(Object.values(modes).every((mode) => (Number.parseInt(mode, 8) & 0o077) === 0)).toBe(true);
   });
 });

@@ -46,14 +46,17 @@ describe('a gateway that echoes the key: what the client receives', () => {
     expect(answer.choices[0].message.content).toBe(echoed(sameLengthMask(SENTINEL_KEY.length)));
   });
 
-  it.each([[[2, 3]], [[3]], [[2]], [[1]]])('a stream with the key in deltas of %j characters: the text is whole but for the key', async (deltaChars) => {
-    harness.simulator.script({ kind: 'echoKey', deltaChars });
-    const { response } = await post('/v1/chat/completions', chatBody({ stream: true }));
-    expect(response.headers['x-request-id']).toBe(`req_${REDACTED}`);
-    expect(findSentinel(response.body)).toBeNull();
-    expect(chatText(response.body)).toBe(echoed(REDACTED));
-    expect(sseData(response.body).at(-1)).toBe('[DONE]');
-  });
+  it.each([[[2, 3]], [[3]], [[2]], [[1]]])(
+    'a stream with the key in deltas of %j characters: the text is whole but for the key',
+    async (deltaChars) => {
+      harness.simulator.script({ kind: 'echoKey', deltaChars });
+      const { response } = await post('/v1/chat/completions', chatBody({ stream: true }));
+      expect(response.headers['x-request-id']).toBe(`req_${REDACTED}`);
+      expect(findSentinel(response.body)).toBeNull();
+      expect(chatText(response.body)).toBe(echoed(REDACTED));
+      expect(sseData(response.body).at(-1)).toBe('[DONE]');
+    },
+  );
 
   it('an Anthropic client on a translated stream gets the key masked too', async () => {
     harness.simulator.script({ kind: 'echoKey' });

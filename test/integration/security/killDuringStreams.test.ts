@@ -50,7 +50,13 @@ function startChild(token: string): Promise<{ child: ChildProcess; port: number 
 function openStream(port: number, token: string): Promise<void> {
   return new Promise((resolve, reject) => {
     const req = request(
-      { host: '127.0.0.1', port, path: '/v1/chat/completions', method: 'POST', headers: { ...JSON_HEADERS, authorization: `Bearer ${token}` } },
+      {
+        host: '127.0.0.1',
+        port,
+        path: '/v1/chat/completions',
+        method: 'POST',
+        headers: { ...JSON_HEADERS, authorization: `Bearer ${token}` },
+      },
       (res) => {
         res.once('data', () => resolve());
         res.on('error', () => undefined);

@@ -38,7 +38,11 @@ function leakingFiles(): string[] {
 }
 
 /** The window's live channel, read from the first frame until told to stop. */
-function openLiveFeed(): { frames: () => LiveFrame[]; until: (done: (frames: LiveFrame[]) => boolean) => Promise<void>; close: () => void } {
+function openLiveFeed(): {
+  frames: () => LiveFrame[];
+  until: (done: (frames: LiveFrame[]) => boolean) => Promise<void>;
+  close: () => void;
+} {
   let text = '';
   let check: (() => void) | null = null;
   const frames = (): LiveFrame[] =>
@@ -46,13 +50,17 @@ function openLiveFeed(): { frames: () => LiveFrame[]; until: (done: (frames: Liv
       .split('\n')
       .filter((line) => line.startsWith('data: '))
       .map((line) => JSON.parse(line.slice('data: '.length)) as LiveFrame);
-  const req: ClientRequest = request(`${airlock.proxy.url}/_airlock/api/events`, { headers: { authorization: `Bearer ${airlock.controlToken}` } }, (res) => {
-    res.setEncoding('utf8');
-    res.on('data', (chunk: string) => {
-      text += chunk;
-      check?.();
-    });
-  });
+  const req: ClientRequest = request(
+    `${airlock.proxy.url}/_airlock/api/events`,
+    { headers: { authorization: `Bearer ${airlock.controlToken}` } },
+    (res) => {
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => {
+        text += chunk;
+        check?.();
+      });
+    },
+  );
   req.on('error', () => undefined);
   req.end();
   return {
@@ -79,7 +87,13 @@ beforeAll(async () => {
   simulator = await startGatewaySimulator();
   dataDir = mkdtempSync(path.join(tmpdir(), 'airlock-sentinel-'));
   const store = openConfigStore(dataDir);
-  await store.update((config) => addProfile(config, { id: 'main', name: 'Main', baseUrl: simulator.baseUrl, modelRoutes: [{ pattern: 'claude-*', target: 'gpt-4o-mini' }] }, { activate: true }));
+  await store.update((config) =>
+    addProfile(
+      config,
+      { id: 'main', name: 'Main', baseUrl: simulator.baseUrl, modelRoutes: [{ pattern: 'claude-*', target: 'gpt-4o-mini' }] },
+      { activate: true },
+    ),
+  );
   await store.update((config) => addClientToken(config, tokenRecord('sweep', token, null, Date.now())));
   store.close();
   airlock = await startAirlock({ dataDir, port: 0, env: {}, secrets: memorySecretStore({ [gatewayKeyAccount('main')]: SENTINEL_KEY }) });
@@ -96,7 +110,10 @@ afterAll(async () => {
  * into a prompt and the model repeats it: a tool holds only its Airlock token. Returns Airlock's id.
  */
 async function call(pathName: string, options: { method?: string; headers?: Record<string, string>; body?: string } = {}): Promise<string> {
-  const response = await rawRequest(`${airlock.proxy.url}${pathName}`, { ...options, headers: { authorization: `Bearer ${token}`, ...JSON_HEADERS, ...options.headers } });
+  const response = await rawRequest(`${airlock.proxy.url}${pathName}`, {
+    ...options,
+    headers: { authorization: `Bearer ${token}`, ...JSON_HEADERS, ...options.headers },
+  });
   seen.push({ where: `client headers ${pathName}`, text: JSON.stringify(response.headers) });
   seen.push({ where: `client body ${pathName}`, text: response.body });
   if (String(response.headers['content-type']).includes('text/event-stream')) {
@@ -113,21 +130,39 @@ describe('the gateway key never leaves the keychain and the upstream header', ()
     await call('/v1/chat/completions', { method: 'POST', body: chatBody({ messages: [{ role: 'user', content: pasted }] }) });
     await call('/v1/chat/completions', { method: 'POST', body: chatBody({ stream: true, messages: [{ role: 'user', content: pasted }] }) });
     // A gateway that echoes the key it was sent: as its request id, in a body, and streamed a few characters a delta.
-    simulator.script({ kind: 'echoKey' }, { kind: 'echoKey' }, { kind: 'echoKey', deltaChars: [2, 3] }, { kind: 'echoKey', deltaChars: [3] }, { kind: 'echoKey', deltaChars: [2] });
+    simulator.script(
+      { kind: 'echoKey' },
+      { kind: 'echoKey' },
+      { kind: 'echoKey', deltaChars: [2, 3] },
+      { kind: 'echoKey', deltaChars: [3] },
+      { kind: 'echoKey', deltaChars: [2] },
+    );
     await call('/v1/models');
     await call('/v1/chat/completions', { method: 'POST', body: chatBody() });
     await call('/v1/chat/completions', { method: 'POST', body: chatBody({ stream: true }) });
     await call('/v1/chat/completions', { method: 'POST', body: chatBody({ stream: true, stream_options: { include_usage: true } }) });
-    await call('/v1/messages', { method: 'POST', headers: { 'x-api-key': token }, body: JSON.stringify({ model: 'claude-x', max_tokens: 16, stream: true, messages: [{ role: 'user', content: 'hi' }] }) });
+    await call('/v1/messages', {
+      method: 'POST',
+      headers: { 'x-api-key': token },
+      body: JSON.stringify({ model: 'claude-x', max_tokens: 16, stream: true, messages: [{ role: 'user', content: 'hi' }] }),
+    });
     simulator.script({ kind: 'html' });
     await call('/v1/models');
     await call('/v1/chat/completions', { method: 'POST', body: chatBody({ model: 'unknown-model' }) });
-    await call('/v1/messages', { method: 'POST', headers: { 'x-api-key': token }, body: JSON.stringify({ model: 'claude-x', max_tokens: 16, stream: true, messages: [{ role: 'user', content: pasted }] }) });
+    await call('/v1/messages', {
+      method: 'POST',
+      headers: { 'x-api-key': token },
+      body: JSON.stringify({ model: 'claude-x', max_tokens: 16, stream: true, messages: [{ role: 'user', content: pasted }] }),
+    });
     await call('/v1/responses', { method: 'POST', body: JSON.stringify({ model: 'gpt-4o-mini', input: pasted }) });
     await call('/v1/embeddings', { method: 'POST', body: JSON.stringify({ model: 'gpt-4o-mini', input: pasted }) });
     await call('/v1/chat/completions', { method: 'POST', headers: { authorization: `Bearer ${SENTINEL_KEY}` }, body: chatBody() });
     // An image answer that echoes the pasted key, and its replay: the client gets neither with the key.
-    const image = { method: 'POST', headers: { 'idempotency-key': 'sweep-image' }, body: JSON.stringify({ model: 'gpt-image-1', prompt: pasted }) };
+    const image = {
+      method: 'POST',
+      headers: { 'idempotency-key': 'sweep-image' },
+      body: JSON.stringify({ model: 'gpt-image-1', prompt: pasted }),
+    };
     await call('/v1/images/generations', image);
     await call('/v1/images/generations', image);
     // Last, because a rejected key opens the profile's circuit breaker for the requests after it.
@@ -137,10 +172,13 @@ describe('the gateway key never leaves the keychain and the upstream header', ()
     await airlock.log.flush();
 
     // The live feed, as the window assembles it: fields replaced, text appended per request.
-    await live.until((frames) => frames.some((frame) => frame.requests.some((update) => update.requestId === lastId && update.fields.state === 'done')));
+    await live.until((frames) =>
+      frames.some((frame) => frame.requests.some((update) => update.requestId === lastId && update.fields.state === 'done')),
+    );
     live.close();
     const liveText = new Map<string, string>();
-    for (const update of live.frames().flatMap((frame) => frame.requests)) liveText.set(update.requestId, (liveText.get(update.requestId) ?? '') + update.appendText);
+    for (const update of live.frames().flatMap((frame) => frame.requests))
+      liveText.set(update.requestId, (liveText.get(update.requestId) ?? '') + update.appendText);
     seen.push({ where: 'live feed frames', text: JSON.stringify(live.frames()) });
     for (const [requestId, text] of liveText) seen.push({ where: `live feed text of ${requestId}`, text });
     expect([...liveText.values()].some((text) => text.includes('[redacted]'))).toBe(true);

@@ -38,7 +38,9 @@ describe('request ids', () => {
     simulator.useDialect(dialect);
     const response = await chat(hello);
     await response.text();
-    const idHeaders = ['x-request-id', 'x-oneapi-request-id', 'x-litellm-call-id', 'x-generation-id'].filter((name) => response.headers.has(name));
+    const idHeaders = ['x-request-id', 'x-oneapi-request-id', 'x-litellm-call-id', 'x-generation-id'].filter((name) =>
+      response.headers.has(name),
+    );
     expect(idHeaders).toEqual(header === null ? [] : [header]);
   });
 
@@ -47,7 +49,9 @@ describe('request ids', () => {
     const response = await chat({ ...hello, model: 'glm-4.6' });
     const id = response.headers.get('x-oneapi-request-id');
     expect(response.status).toBe(403);
-    expect(await response.json()).toEqual({ error: { message: `该令牌无权访问模型 glm-4.6 (request id: ${id})`, type: 'new_api_error', code: '' } });
+    expect(await response.json()).toEqual({
+      error: { message: `该令牌无权访问模型 glm-4.6 (request id: ${id})`, type: 'new_api_error', code: '' },
+    });
   });
 });
 
@@ -95,7 +99,9 @@ describe('errors in each dialect', () => {
     const response = await chat(hello);
     expect(response.status).toBe(429);
     expect(response.headers.get('retry-after')).toBe('Wed, 02 Jan 2030 03:04:05 GMT');
-    expect(await response.json()).toMatchObject({ error: { type: 'new_api_error', message: expect.stringMatching(/^您已达到请求数限制/) } });
+    expect(await response.json()).toMatchObject({
+      error: { type: 'new_api_error', message: expect.stringMatching(/^您已达到请求数限制/) },
+    });
   });
 
   it("answers vLLM's unknown path with FastAPI's detail", async () => {
@@ -150,7 +156,11 @@ describe('streams in each dialect', () => {
   });
 
   it('ends without [DONE], names events and puts usage on the finish chunk where a dialect does', async () => {
-    simulator.useDialect({ ...SEED_DIALECT, name: 'custom', stream: { ...SEED_DIALECT.stream, sendDone: false, eventNames: true, usagePlacement: 'inFinish' } });
+    simulator.useDialect({
+      ...SEED_DIALECT,
+      name: 'custom',
+      stream: { ...SEED_DIALECT.stream, sendDone: false, eventNames: true, usagePlacement: 'inFinish' },
+    });
     const text = await (await chat(stream)).text();
     const events = text.split('\n\n').filter((event) => event !== '');
     expect(events.every((event) => event.startsWith('event: message\ndata: '))).toBe(true);
@@ -165,7 +175,9 @@ describe('streams in each dialect', () => {
     const deltas = parsedChunks(text).flatMap((chunk) => (chunk.choices ?? []).map((choice) => choice.delta as Record<string, string>));
     expect(deltas.map((delta) => delta.reasoning_content ?? '').join('')).toBe('Thinking about: Say hello');
     const plain = await (await chat({ ...hello, model: 'deepseek-chat' })).json();
-    expect(plain).toMatchObject({ choices: [{ message: { reasoning_content: 'Thinking about: Say hello', content: 'Simulated reply to: Say hello' } }] });
+    expect(plain).toMatchObject({
+      choices: [{ message: { reasoning_content: 'Thinking about: Say hello', content: 'Simulated reply to: Say hello' } }],
+    });
   });
 
   it('breaks a stream the way each dialect does', async () => {
@@ -188,7 +200,9 @@ describe('per-model capabilities', () => {
     const tools = [{ type: 'function', function: { name: 'f', parameters: { type: 'object' } } }];
     const toolsReply = await chat({ ...hello, model: 'qwen-vl-max', tools });
     expect(toolsReply.status).toBe(400);
-    expect(await toolsReply.json()).toMatchObject({ error: { message: expect.stringMatching(/^qwen-vl-max does not support Function Calling \(request id: req_/) } });
+    expect(await toolsReply.json()).toMatchObject({
+      error: { message: expect.stringMatching(/^qwen-vl-max does not support Function Calling \(request id: req_/) },
+    });
     expect((await chat({ ...hello, model: 'qwen-vl-max', stream: true })).status).toBe(400);
     expect((await chat({ ...hello, model: 'qwen-vl-max' })).status).toBe(200);
     expect((await chat({ ...hello, model: 'glm-4.6' })).status).toBe(403);
@@ -199,7 +213,8 @@ describe('per-model capabilities', () => {
 
 describe('asynchronous video tasks', () => {
   const create = (): Promise<Response> => post('/videos', { model: 'qwen-plus', prompt: 'a cat on a boat' });
-  const poll = async (id: string): Promise<{ status: string; error: unknown }> => (await fetch(`${simulator.baseUrl}/videos/${id}`, { headers: AUTH })).json() as Promise<{ status: string; error: unknown }>;
+  const poll = async (id: string): Promise<{ status: string; error: unknown }> =>
+    (await fetch(`${simulator.baseUrl}/videos/${id}`, { headers: AUTH })).json() as Promise<{ status: string; error: unknown }>;
 
   it('answers a creation with a queued task that polling completes', async () => {
     const created = (await (await create()).json()) as { id: string; status: string; object: string };

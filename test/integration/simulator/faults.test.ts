@@ -18,7 +18,12 @@ afterAll(() => simulator.close());
 beforeEach(() => simulator.reset());
 
 function chat(body: object, signal?: AbortSignal): Promise<Response> {
-  return fetch(`${simulator.baseUrl}/chat/completions`, { method: 'POST', headers: HEADERS, body: JSON.stringify(body), ...(signal ? { signal } : {}) });
+  return fetch(`${simulator.baseUrl}/chat/completions`, {
+    method: 'POST',
+    headers: HEADERS,
+    body: JSON.stringify(body),
+    ...(signal ? { signal } : {}),
+  });
 }
 
 /** Reads a body to its end or its break, keeping what arrived before a break. */
@@ -92,7 +97,9 @@ describe('shape faults', () => {
     const { text } = await readToEnd(response);
     const endedAtMs = performance.timeOrigin + performance.now();
     expect(contentOf(parsedChunks(text))).toHaveLength(DEFAULT_STREAM_CHUNK_COUNT);
-    expect(endedAtMs - (simulator.received[0]?.receivedAtMs ?? Number.NaN)).toBeGreaterThanOrEqual(DEFAULT_STREAM_CHUNK_COUNT * intervalMs - 2);
+    expect(endedAtMs - (simulator.received[0]?.receivedAtMs ?? Number.NaN)).toBeGreaterThanOrEqual(
+      DEFAULT_STREAM_CHUNK_COUNT * intervalMs - 2,
+    );
   });
 
   it.each([0, 1, 3])('cuts a stream after %i content chunks', async (chunks) => {
@@ -186,7 +193,9 @@ describe('hang and client aborts', () => {
   it('closes even while a request hangs', async () => {
     const isolated = await startGatewaySimulator();
     isolated.script({ kind: 'hang' });
-    const pending = fetch(`${isolated.baseUrl}/models`, { headers: { authorization: `Bearer ${SENTINEL_KEY}` } }).catch((error: unknown) => error);
+    const pending = fetch(`${isolated.baseUrl}/models`, { headers: { authorization: `Bearer ${SENTINEL_KEY}` } }).catch(
+      (error: unknown) => error,
+    );
     await waitForRequests(isolated, 1);
     await isolated.close();
     expect(await pending).toBeInstanceOf(Error);
@@ -217,7 +226,17 @@ describe('scripted replies', () => {
   it('returns tool calls in a non-streaming reply', async () => {
     simulator.script({ kind: 'reply', toolCalls: [{ name: 'read_file', arguments: '{"path":"README.md"}' }] });
     expect(await (await chat({ ...hello, tools })).json()).toMatchObject({
-      choices: [{ message: { content: null, tool_calls: [{ id: expect.stringMatching(/^call_/), type: 'function', function: { name: 'read_file', arguments: '{"path":"README.md"}' } }] }, finish_reason: 'tool_calls' }],
+      choices: [
+        {
+          message: {
+            content: null,
+            tool_calls: [
+              { id: expect.stringMatching(/^call_/), type: 'function', function: { name: 'read_file', arguments: '{"path":"README.md"}' } },
+            ],
+          },
+          finish_reason: 'tool_calls',
+        },
+      ],
     });
   });
 

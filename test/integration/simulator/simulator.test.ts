@@ -1,5 +1,11 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { DEFAULT_MODEL_IDS, DEFAULT_STREAM_CHUNK_COUNT, maskAuthorization, startGatewaySimulator, type GatewaySimulator } from '../../simulator/index.ts';
+import {
+  DEFAULT_MODEL_IDS,
+  DEFAULT_STREAM_CHUNK_COUNT,
+  maskAuthorization,
+  startGatewaySimulator,
+  type GatewaySimulator,
+} from '../../simulator/index.ts';
 import { findSentinel, SENTINEL_KEY } from '../../support/sentinel.ts';
 import { contentOf, parsedChunks, sseData } from './sse.ts';
 
@@ -88,8 +94,18 @@ describe('contract', () => {
   it.each<[string, string, number, string]>([
     ['malformed JSON', '{"model": "qwen-plus", ', 400, 'invalid_json'],
     ['unknown model', JSON.stringify({ ...hello, model: 'qwen-plsu' }), 404, 'model_not_found'],
-    ['context over the limit', JSON.stringify({ ...hello, messages: [{ role: 'user', content: 'x'.repeat(MAX_CONTEXT_CHARS + 1) }] }), 400, 'context_length_exceeded'],
-    ['data URL without a MIME type', JSON.stringify({ ...hello, messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'data:;base64,AAAA' } }] }] }), 400, 'invalid_request'],
+    [
+      'context over the limit',
+      JSON.stringify({ ...hello, messages: [{ role: 'user', content: 'x'.repeat(MAX_CONTEXT_CHARS + 1) }] }),
+      400,
+      'context_length_exceeded',
+    ],
+    [
+      'data URL without a MIME type',
+      JSON.stringify({ ...hello, messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'data:;base64,AAAA' } }] }] }),
+      400,
+      'invalid_request',
+    ],
   ])('refuses %s with JSON %i', async (_name, body, status, code) => {
     const response = await fetch(`${simulator.baseUrl}/chat/completions`, { method: 'POST', headers: JSON_AUTH, body });
     expect(response.status).toBe(status);
@@ -109,9 +125,16 @@ describe('contract', () => {
   });
 
   it('answers embeddings plausibly', async () => {
-    const response = await fetch(`${simulator.baseUrl}/embeddings`, { method: 'POST', headers: JSON_AUTH, body: JSON.stringify({ model: 'text-embedding-3-small', input: ['a', 'b'] }) });
+    const response = await fetch(`${simulator.baseUrl}/embeddings`, {
+      method: 'POST',
+      headers: JSON_AUTH,
+      body: JSON.stringify({ model: 'text-embedding-3-small', input: ['a', 'b'] }),
+    });
     const body = (await response.json()) as { data: Array<{ index: number; embedding: number[] }>; usage: object };
-    expect(body.data.map((item) => [item.index, item.embedding.length])).toEqual([[0, 8], [1, 8]]);
+    expect(body.data.map((item) => [item.index, item.embedding.length])).toEqual([
+      [0, 8],
+      [1, 8],
+    ]);
     expect(body.usage).toEqual({ prompt_tokens: 2, total_tokens: 2 });
   });
 
@@ -121,13 +144,20 @@ describe('contract', () => {
     expect(await response.json()).toMatchObject({ error: { code: 'not_found' } });
   });
 
-  it.each(['/', '/models', '/chat/completions', '/v1/v1/models', '/v1/v1/chat/completions'])('answers %s with an HTML 404, as a misrouted proxy', async (path) => {
-    const response = await fetch(`${simulator.url}${path}`, { method: path.endsWith('completions') ? 'POST' : 'GET', headers: JSON_AUTH, ...(path.endsWith('completions') ? { body: JSON.stringify(hello) } : {}) });
-    expect(response.status).toBe(404);
-    expect(response.headers.get('content-type')).toMatch(/^text\/html/);
-    expect(response.headers.get('x-request-id')).toMatch(/^req_/);
-    expect(await response.text()).toMatch(/^<!DOCTYPE html>/);
-  });
+  it.each(['/', '/models', '/chat/completions', '/v1/v1/models', '/v1/v1/chat/completions'])(
+    'answers %s with an HTML 404, as a misrouted proxy',
+    async (path) => {
+      const response = await fetch(`${simulator.url}${path}`, {
+        method: path.endsWith('completions') ? 'POST' : 'GET',
+        headers: JSON_AUTH,
+        ...(path.endsWith('completions') ? { body: JSON.stringify(hello) } : {}),
+      });
+      expect(response.status).toBe(404);
+      expect(response.headers.get('content-type')).toMatch(/^text\/html/);
+      expect(response.headers.get('x-request-id')).toMatch(/^req_/);
+      expect(await response.text()).toMatch(/^<!DOCTYPE html>/);
+    },
+  );
 });
 
 describe('recording', () => {

@@ -9,7 +9,14 @@ export function sseData(body: string): string[] {
 export interface ChunkJson {
   object?: string;
   model?: string;
-  choices?: Array<{ delta: { role?: string; content?: string | null; tool_calls?: Array<{ index: number; id?: string; function: { name?: string; arguments: string } }> }; finish_reason: string | null }>;
+  choices?: Array<{
+    delta: {
+      role?: string;
+      content?: string | null;
+      tool_calls?: Array<{ index: number; id?: string; function: { name?: string; arguments: string } }>;
+    };
+    finish_reason: string | null;
+  }>;
   usage?: { prompt_tokens: number; completion_tokens: number; total_tokens: number };
   error?: { message: string; code: string };
 }
@@ -21,5 +28,9 @@ export function parsedChunks(body: string): ChunkJson[] {
 }
 
 export function contentOf(chunks: readonly ChunkJson[]): string[] {
-  return chunks.flatMap((chunk) => (chunk.choices ?? []).map((choice) => choice.delta.content).filter((content): content is string => typeof content === 'string' && content !== ''));
+  return chunks.flatMap((chunk) =>
+    (chunk.choices ?? [])
+      .map((choice) => choice.delta.content)
+      .filter((content): content is string => typeof content === 'string' && content !== ''),
+  );
 }

@@ -41,13 +41,22 @@ describe.each(DIALECTS)('the official Anthropic SDK against a Chat-Completions-o
     expect(sent.messages[0]!.role).toBe('system');
     const end = await ended;
     const start = harness.events.find((event) => event.type === 'start' && event.requestId === end.requestId);
-    expect(start).toMatchObject({ protocol: 'anthropic', protocolMode: 'translate', clientPath: '/v1/messages', upstreamPath: 'chat/completions' });
+    expect(start).toMatchObject({
+      protocol: 'anthropic',
+      protocolMode: 'translate',
+      clientPath: '/v1/messages',
+      upstreamPath: 'chat/completions',
+    });
     expect(end.usage?.outputTokens).toBe(message.usage.output_tokens);
     expect(end.status).toBe(200);
   });
 
   it.each(authStyles)('streams text deltas in the Anthropic event sequence (%s auth)', async (_style, makeClient) => {
-    const stream = makeClient().messages.stream({ model: 'claude-haiku-4-5', max_tokens: 64, messages: [{ role: 'user', content: 'Tell me something' }] });
+    const stream = makeClient().messages.stream({
+      model: 'claude-haiku-4-5',
+      max_tokens: 64,
+      messages: [{ role: 'user', content: 'Tell me something' }],
+    });
     const types: string[] = [];
     for await (const event of stream) types.push(event.type);
     const final = await stream.finalMessage();
@@ -61,8 +70,12 @@ describe.each(DIALECTS)('the official Anthropic SDK against a Chat-Completions-o
   it('streams a tool call and takes its result back on the next turn', async () => {
     harness.simulator.script({ kind: 'reply', toolCalls: [{ name: 'get_weather', arguments: '{"city":"Zürich","unit":"°C"}' }] });
     const client = authStyles[0][1]();
-    const tools = [{ name: 'get_weather', description: 'weather', input_schema: { type: 'object' as const, properties: { city: { type: 'string' } } } }];
-    const first = await client.messages.stream({ model: 'claude-sonnet-4-5', max_tokens: 64, tools, messages: [{ role: 'user', content: 'Weather?' }] }).finalMessage();
+    const tools = [
+      { name: 'get_weather', description: 'weather', input_schema: { type: 'object' as const, properties: { city: { type: 'string' } } } },
+    ];
+    const first = await client.messages
+      .stream({ model: 'claude-sonnet-4-5', max_tokens: 64, tools, messages: [{ role: 'user', content: 'Weather?' }] })
+      .finalMessage();
     expect(first.stop_reason).toBe('tool_use');
     const toolUse = first.content.find((block) => block.type === 'tool_use');
     expect(toolUse && toolUse.type === 'tool_use' ? toolUse.input : null).toEqual({ city: 'Zürich', unit: '°C' });
@@ -77,14 +90,19 @@ describe.each(DIALECTS)('the official Anthropic SDK against a Chat-Completions-o
       ],
     });
     expect(second.content[0]?.type).toBe('text');
-    const sent = JSON.parse(harness.simulator.received[1]!.body.toString('utf8')) as { messages: { role: string; tool_call_id?: string; content?: unknown }[] };
+    const sent = JSON.parse(harness.simulator.received[1]!.body.toString('utf8')) as {
+      messages: { role: string; tool_call_id?: string; content?: unknown }[];
+    };
     const toolMessage = sent.messages.find((message) => message.role === 'tool');
     expect(toolMessage?.tool_call_id).toBe(toolUse!.id);
     expect(toolMessage?.content).toBe('21 degrees');
   });
 
   it('answers count_tokens locally', async () => {
-    const count = await authStyles[0][1]().messages.countTokens({ model: 'claude-sonnet-4-5', messages: [{ role: 'user', content: 'How many tokens is this?' }] });
+    const count = await authStyles[0][1]().messages.countTokens({
+      model: 'claude-sonnet-4-5',
+      messages: [{ role: 'user', content: 'How many tokens is this?' }],
+    });
     expect(count.input_tokens).toBeGreaterThan(3);
     expect(harness.simulator.received).toHaveLength(0);
   });
@@ -96,8 +114,8 @@ describe('errors from the official Anthropic SDK against a Chat-Completions-only
 
   it("returns errors in Anthropic's shape, with 529 for an overloaded gateway", async () => {
     harness.simulator.script(...Array.from({ length: 4 }, () => ({ kind: 'status' as const, status: 503 })));
-    const error = await authStyles[0][1]()
-      .messages.create({ model: 'claude-sonnet-4-5', max_tokens: 8, messages: [{ role: 'user', content: 'x' }] })
+    const error = await authStyles[0][1]().messages
+      .create({ model: 'claude-sonnet-4-5', max_tokens: 8, messages: [{ role: 'user', content: 'x' }] })
       .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(Anthropic.APIError);
     expect((error as InstanceType<typeof Anthropic.APIError>).status).toBe(529);

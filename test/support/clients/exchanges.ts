@@ -27,7 +27,11 @@ function pairUp(events: readonly RequestLifecycleEvent[]): { exchanges: Exchange
  * The exchanges among `events` from `fromIndex` on, once every started request has ended. A CLI
  * can exit as soon as it read a stream's last event, a moment before the proxy publishes `end`.
  */
-export async function settledExchanges(events: readonly RequestLifecycleEvent[], fromIndex: number, timeoutMs: number): Promise<Exchange[]> {
+export async function settledExchanges(
+  events: readonly RequestLifecycleEvent[],
+  fromIndex: number,
+  timeoutMs: number,
+): Promise<Exchange[]> {
   const deadlineMs = Date.now() + timeoutMs;
   for (;;) {
     const { exchanges, openCount } = pairUp(events.slice(fromIndex));

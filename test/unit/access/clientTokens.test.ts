@@ -1,13 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { emptyConfig, type ConfigFile } from '../../../proxy/contracts/config.ts';
 import { addClientToken, addProfile, updateSettings } from '../../../proxy/profiles/configMutations.ts';
-import {
-  findTokenRecord,
-  generateToken,
-  presentedTokens,
-  sha256Hex,
-  tokenRecord,
-} from '../../../proxy/access/clientTokens.ts';
+import { findTokenRecord, generateToken, presentedTokens, sha256Hex, tokenRecord } from '../../../proxy/access/clientTokens.ts';
 import { ANONYMOUS_IDENTITY, createClientAuthenticator } from '../../../proxy/access/clientAuthenticator.ts';
 
 const followerToken = generateToken();
@@ -68,9 +62,17 @@ describe('findTokenRecord', () => {
 
 describe('createClientAuthenticator', () => {
   it.each([
-    ['Bearer of a following token', { authorization: `Bearer ${followerToken}` }, { tokenName: 'cursor', pinnedProfileId: null, defaultModel: null }],
+    [
+      'Bearer of a following token',
+      { authorization: `Bearer ${followerToken}` },
+      { tokenName: 'cursor', pinnedProfileId: null, defaultModel: null },
+    ],
     ['x-api-key of a pinned token', { 'x-api-key': pinnedToken }, { tokenName: 'claude', pinnedProfileId: 'b', defaultModel: null }],
-    ['a wrong Bearer but a valid x-api-key', { authorization: 'Bearer nope', 'x-api-key': pinnedToken }, { tokenName: 'claude', pinnedProfileId: 'b', defaultModel: null }],
+    [
+      'a wrong Bearer but a valid x-api-key',
+      { authorization: 'Bearer nope', 'x-api-key': pinnedToken },
+      { tokenName: 'claude', pinnedProfileId: 'b', defaultModel: null },
+    ],
   ])('accepts %s', (_label, headers, identity) => {
     expect(createClientAuthenticator({ snapshot: config }).authenticate(headers)).toEqual(identity);
   });
@@ -98,6 +100,10 @@ describe('createClientAuthenticator', () => {
     const authenticator = createClientAuthenticator({ snapshot: () => open });
     expect(authenticator.authenticate({})).toEqual(ANONYMOUS_IDENTITY);
     expect(authenticator.authenticate({ authorization: 'Bearer whatever' })).toEqual(ANONYMOUS_IDENTITY);
-    expect(authenticator.authenticate({ 'x-api-key': pinnedToken })).toEqual({ tokenName: 'claude', pinnedProfileId: 'b', defaultModel: null });
+    expect(authenticator.authenticate({ 'x-api-key': pinnedToken })).toEqual({
+      tokenName: 'claude',
+      pinnedProfileId: 'b',
+      defaultModel: null,
+    });
   });
 });

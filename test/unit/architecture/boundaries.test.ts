@@ -30,7 +30,7 @@ describe('importSpecifiers', () => {
       "const native = require('keytar');",
       "type Win = import('electron').BrowserWindow;",
       "// import { nope } from 'electron-in-a-comment';",
-      "const text = \"import x from 'electron-in-a-string'\";",
+      'const text = "import x from \'electron-in-a-string\'";',
     ].join('\n');
     expect(importSpecifiers(source, 'proxy/a.ts').sort()).toEqual(
       ['electron', '../contracts/profile.ts', './side-effect.ts', './x.ts', './all.ts', './lazy.ts', 'keytar', 'electron'].sort(),
@@ -38,7 +38,9 @@ describe('importSpecifiers', () => {
   });
 
   it('parses TSX', () => {
-    expect(importSpecifiers("import { api } from '../api/client.ts';\nexport const A = () => <div>{api.name}</div>;", 'renderer/src/A.tsx')).toEqual(['../api/client.ts']);
+    expect(
+      importSpecifiers("import { api } from '../api/client.ts';\nexport const A = () => <div>{api.name}</div>;", 'renderer/src/A.tsx'),
+    ).toEqual(['../api/client.ts']);
   });
 });
 
@@ -63,7 +65,11 @@ describe('violationsIn: the scanner catches synthetic violations', () => {
     ['proxy/server/a.ts', "export * from '../../renderer/src/api/client.ts';", 'proxy/ never imports electron/ or renderer/'],
     ['renderer/src/a.tsx', "import { ipcRenderer } from 'electron';", 'renderer/ never imports electron'],
     ['renderer/src/a.tsx', "type B = import('../../electron/preload.ts').X;", 'renderer/ never imports electron/'],
-    ['renderer/src/a.tsx', "import { startServer } from '../../proxy/server/startServer.ts';", 'renderer/ imports from proxy/ only proxy/contracts/'],
+    [
+      'renderer/src/a.tsx',
+      "import { startServer } from '../../proxy/server/startServer.ts';",
+      'renderer/ imports from proxy/ only proxy/contracts/',
+    ],
     ['renderer/src/a.tsx', "const m = await import('../../proxy/contractsX/a.ts');", 'renderer/ imports from proxy/ only proxy/contracts/'],
     ['electron/main.ts', "import { App } from '../renderer/src/App.tsx';", 'electron/ never imports renderer/'],
   ])('%s: %s', (file, source, rule) => {

@@ -81,15 +81,24 @@ interface LayerRule {
   forbids(target: ImportTarget): boolean;
 }
 
-const isUnder = (target: ImportTarget, directory: string) => target.kind === 'file' && (target.path === directory || target.path.startsWith(`${directory}/`));
+const isUnder = (target: ImportTarget, directory: string) =>
+  target.kind === 'file' && (target.path === directory || target.path.startsWith(`${directory}/`));
 const isElectronPackage = (target: ImportTarget) => target.kind === 'package' && target.name === 'electron';
 
 export const LAYER_RULES: readonly LayerRule[] = [
   { layer: 'proxy', rule: 'proxy/ never imports electron', forbids: isElectronPackage },
-  { layer: 'proxy', rule: 'proxy/ never imports electron/ or renderer/', forbids: (target) => isUnder(target, 'electron') || isUnder(target, 'renderer') },
+  {
+    layer: 'proxy',
+    rule: 'proxy/ never imports electron/ or renderer/',
+    forbids: (target) => isUnder(target, 'electron') || isUnder(target, 'renderer'),
+  },
   { layer: 'renderer', rule: 'renderer/ never imports electron', forbids: isElectronPackage },
   { layer: 'renderer', rule: 'renderer/ never imports electron/', forbids: (target) => isUnder(target, 'electron') },
-  { layer: 'renderer', rule: 'renderer/ imports from proxy/ only proxy/contracts/', forbids: (target) => isUnder(target, 'proxy') && !isUnder(target, 'proxy/contracts') },
+  {
+    layer: 'renderer',
+    rule: 'renderer/ imports from proxy/ only proxy/contracts/',
+    forbids: (target) => isUnder(target, 'proxy') && !isUnder(target, 'proxy/contracts'),
+  },
   { layer: 'electron', rule: 'electron/ never imports renderer/', forbids: (target) => isUnder(target, 'renderer') },
 ];
 
@@ -129,6 +138,7 @@ export function listSourceFiles(root: string, directories: readonly string[]): s
 }
 
 export function scanBoundaries(root: string, directories: readonly string[]): Violation[] {
-  return listSourceFiles(root, directories).flatMap((file) => violationsIn(file, importSpecifiers(readFileSync(join(root, file), 'utf8'), file)));
+  return listSourceFiles(root, directories).flatMap((file) =>
+    violationsIn(file, importSpecifiers(readFileSync(join(root, file), 'utf8'), file)),
+  );
 }
-

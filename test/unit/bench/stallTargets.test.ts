@@ -10,7 +10,10 @@ function run(p99Ms: number, loop: { maxMs: number; maxBusyMs: number } | null, f
 
 describe('checkStall', () => {
   it('passes a proxy that adds little to small requests and never holds its loop long', () => {
-    const checks = checkStall({ direct: run(40, null), airlock: run(40 + MAX_ADDED_SMALL_P99_MS, { maxMs: 150, maxBusyMs: MAX_LOOP_STALL_MS - 1 }) });
+    const checks = checkStall({
+      direct: run(40, null),
+      airlock: run(40 + MAX_ADDED_SMALL_P99_MS, { maxMs: 150, maxBusyMs: MAX_LOOP_STALL_MS - 1 }),
+    });
     expect(checks.map((check) => check.pass)).toEqual([true, true]);
   });
 
@@ -21,7 +24,9 @@ describe('checkStall', () => {
   });
 
   it('misses when small requests wait behind large bodies, or fail', () => {
-    expect(checkStall({ direct: run(40, null), airlock: run(40 + MAX_ADDED_SMALL_P99_MS + 1, { maxMs: 1, maxBusyMs: 1 }) })[0]?.pass).toBe(false);
+    expect(checkStall({ direct: run(40, null), airlock: run(40 + MAX_ADDED_SMALL_P99_MS + 1, { maxMs: 1, maxBusyMs: 1 }) })[0]?.pass).toBe(
+      false,
+    );
     expect(checkStall({ direct: run(40, null), airlock: run(40, { maxMs: 1, maxBusyMs: 1 }, 1) })[0]?.pass).toBe(false);
   });
 });

@@ -30,13 +30,25 @@ describe('estimateTextTokens (o200k)', () => {
 describe('estimateChatInputTokens', () => {
   const framing = (messages: number): number => messages * MESSAGE_OVERHEAD_TOKENS + REPLY_PRIMING_TOKENS;
   const hello = estimateTextTokens('hello world');
-  const tools = [{ type: 'function', function: { name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } } }];
+  const tools = [
+    { type: 'function', function: { name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } } },
+  ];
 
   it.each([
     { name: 'string content', body: { messages: [{ role: 'user', content: 'hello world' }] }, tokens: framing(1) + hello },
     {
       name: 'text parts',
-      body: { messages: [{ role: 'user', content: [{ type: 'text', text: 'hello world' }, { type: 'text', text: 'hello world' }] }] },
+      body: {
+        messages: [
+          {
+            role: 'user',
+            content: [
+              { type: 'text', text: 'hello world' },
+              { type: 'text', text: 'hello world' },
+            ],
+          },
+        ],
+      },
       tokens: framing(1) + 2 * hello,
     },
     {
@@ -58,7 +70,15 @@ describe('estimateChatInputTokens', () => {
       name: 'Anthropic system and blocks',
       body: {
         system: 'hello world',
-        messages: [{ role: 'user', content: [{ type: 'tool_result', content: [{ type: 'text', text: 'hello world' }] }, { type: 'image', source: {} }] }],
+        messages: [
+          {
+            role: 'user',
+            content: [
+              { type: 'tool_result', content: [{ type: 'text', text: 'hello world' }] },
+              { type: 'image', source: {} },
+            ],
+          },
+        ],
       },
       tokens: MESSAGE_OVERHEAD_TOKENS + hello + framing(1) + hello + IMAGE_INPUT_TOKENS_ESTIMATE,
     },
@@ -83,7 +103,11 @@ describe('estimateChatInputTokens', () => {
 describe('estimateChatInputTokens on Anthropic count_tokens bodies', () => {
   it('grows with the prompt and counts system, tools and tool results', () => {
     const small = estimateChatInputTokens({ model: 'm', messages: [{ role: 'user', content: 'Hi' }] });
-    const withSystem = estimateChatInputTokens({ model: 'm', system: 'You are a careful assistant.', messages: [{ role: 'user', content: 'Hi' }] });
+    const withSystem = estimateChatInputTokens({
+      model: 'm',
+      system: 'You are a careful assistant.',
+      messages: [{ role: 'user', content: 'Hi' }],
+    });
     const withTools = estimateChatInputTokens({
       model: 'm',
       system: 'You are a careful assistant.',
@@ -104,16 +128,47 @@ describe('inputTokensUpperBound', () => {
   it.each([
     { name: 'plain chat', body: { model: 'm', messages: [{ role: 'user', content: 'Hello there, how are you today?' }] } },
     { name: 'many short messages', body: { model: 'm', messages: Array.from({ length: 50 }, () => ({ role: 'user', content: 'a' })) } },
-    { name: 'escaped and multi-byte text', body: { model: 'm', messages: [{ role: 'user', content: '行\n"引用"\t😀 naïve — ünïcode'.repeat(20) }] } },
-    { name: 'tools and tool calls', body: { model: 'm', tools: [{ type: 'function', function: { name: 'f', parameters: { type: 'object' } } }], messages: [{ role: 'assistant', content: null, tool_calls: [{ id: 'c', type: 'function', function: { name: 'f', arguments: '{}' } }] }] } },
-    { name: 'image parts by URL', body: { model: 'm', messages: [{ role: 'user', content: [{ type: 'text', text: 'what is this?' }, image, image] }] } },
-    { name: 'Anthropic blocks with a nested image', body: { model: 'm', system: 'be brief', messages: [{ role: 'user', content: [{ type: 'tool_result', tool_use_id: 't', content: [{ type: 'image', source: { type: 'url', url: 'u' } }] }] }] } },
+    {
+      name: 'escaped and multi-byte text',
+      body: { model: 'm', messages: [{ role: 'user', content: '行\n"引用"\t😀 naïve — ünïcode'.repeat(20) }] },
+    },
+    {
+      name: 'tools and tool calls',
+      body: {
+        model: 'm',
+        tools: [{ type: 'function', function: { name: 'f', parameters: { type: 'object' } } }],
+        messages: [
+          { role: 'assistant', content: null, tool_calls: [{ id: 'c', type: 'function', function: { name: 'f', arguments: '{}' } }] },
+        ],
+      },
+    },
+    {
+      name: 'image parts by URL',
+      body: { model: 'm', messages: [{ role: 'user', content: [{ type: 'text', text: 'what is this?' }, image, image] }] },
+    },
+    {
+      name: 'Anthropic blocks with a nested image',
+      body: {
+        model: 'm',
+        system: 'be brief',
+        messages: [
+          {
+            role: 'user',
+            content: [{ type: 'tool_result', tool_use_id: 't', content: [{ type: 'image', source: { type: 'url', url: 'u' } }] }],
+          },
+        ],
+      },
+    },
   ])('$name: never below the tokenizer’s estimate', ({ body }) => {
     expect(inputTokensUpperBound(body)).toBeGreaterThanOrEqual(estimateChatInputTokens(body));
   });
 
   it('counts each text as its UTF-8 bytes, and the framing and image parts as the estimate does', () => {
-    const body = { messages: [{ role: 'user', content: [{ type: 'text', text: 'naïve' }, image, { type: 'tool_result', content: [{ type: 'image' }] }] }] };
+    const body = {
+      messages: [
+        { role: 'user', content: [{ type: 'text', text: 'naïve' }, image, { type: 'tool_result', content: [{ type: 'image' }] }] },
+      ],
+    };
     const expected = MESSAGE_OVERHEAD_TOKENS + Buffer.byteLength('naïve') + 2 * IMAGE_INPUT_TOKENS_ESTIMATE + REPLY_PRIMING_TOKENS;
     expect(inputTokensUpperBound(body)).toBe(expected);
   });

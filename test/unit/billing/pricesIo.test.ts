@@ -38,9 +38,21 @@ describe('importPricesCsv', () => {
     { name: 'unknown column', csv: 'model,price\nm,1\n', message: "line 1, column 2: unknown column 'price'" },
     { name: 'duplicate column', csv: 'model,model\nm,n\n', message: "line 1, column 2: column 'model' appears twice" },
     { name: 'no model column', csv: 'inputPer1M\n1\n', message: "line 1: the 'model' column is required" },
-    { name: 'negative', csv: 'model,inputPer1M\nm,-1\n', message: "line 2, column 2 (inputPer1M): expected a non-negative number of credits, got '-1'" },
-    { name: 'text', csv: 'model,inputPer1M,outputPer1M\nm,1,abc\n', message: "line 2, column 3 (outputPer1M): expected a non-negative number of credits, got 'abc'" },
-    { name: 'hex', csv: 'model,perCall\nm,0x10\n', message: "line 2, column 2 (perCall): expected a non-negative number of credits, got '0x10'" },
+    {
+      name: 'negative',
+      csv: 'model,inputPer1M\nm,-1\n',
+      message: "line 2, column 2 (inputPer1M): expected a non-negative number of credits, got '-1'",
+    },
+    {
+      name: 'text',
+      csv: 'model,inputPer1M,outputPer1M\nm,1,abc\n',
+      message: "line 2, column 3 (outputPer1M): expected a non-negative number of credits, got 'abc'",
+    },
+    {
+      name: 'hex',
+      csv: 'model,perCall\nm,0x10\n',
+      message: "line 2, column 2 (perCall): expected a non-negative number of credits, got '0x10'",
+    },
     { name: 'empty model', csv: 'model,perCall\n,1\n', message: 'line 2, column 1 (model): model id is empty' },
     { name: 'column count', csv: 'model,perCall\nm,1,2\n', message: 'line 2: expected 2 columns, found 3' },
     { name: 'duplicate model', csv: 'model,perCall\nm,1\nm,2\n', message: "line 3: model 'm' is already priced at line 2" },
@@ -58,7 +70,11 @@ describe('importPricesJson', () => {
     { name: 'entry not an object', json: '[1]', message: 'entry 1: expected an object' },
     { name: 'unknown field', json: '[{"model":"m","input":1}]', message: "entry 1: unknown field 'input'" },
     { name: 'missing model', json: '[{"inputPer1M":1}]', message: 'entry 1, field model' },
-    { name: 'string price', json: '[{"model":"m"},{"model":"n","perCall":"1"}]', message: 'entry 2, field perCall: expected a non-negative number, got "1"' },
+    {
+      name: 'string price',
+      json: '[{"model":"m"},{"model":"n","perCall":"1"}]',
+      message: 'entry 2, field perCall: expected a non-negative number, got "1"',
+    },
     { name: 'negative price', json: '[{"model":"m","outputPer1M":-2}]', message: 'entry 1, field outputPer1M' },
     { name: 'duplicate model', json: '[{"model":"m"},{"model":"m"}]', message: "entry 2: model 'm' is already priced at entry 1" },
   ])('rejects $name', ({ json, message }) => {

@@ -3,7 +3,11 @@ import { isUsageOnlyChunk, usageFromChatChunk, usageFromChatResponse } from '../
 
 describe('usageFromChatResponse', () => {
   it.each([
-    { name: 'basic', json: { usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 } }, usage: { inputTokens: 10, outputTokens: 5 } },
+    {
+      name: 'basic',
+      json: { usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 } },
+      usage: { inputTokens: 10, outputTokens: 5 },
+    },
     {
       name: 'cached and reasoning details',
       json: {
@@ -16,8 +20,16 @@ describe('usageFromChatResponse', () => {
       },
       usage: { inputTokens: 100, outputTokens: 50, cachedInputTokens: 80, reasoningTokens: 30 },
     },
-    { name: 'embedding (no completion tokens)', json: { usage: { prompt_tokens: 7, total_tokens: 7 } }, usage: { inputTokens: 7, outputTokens: 0 } },
-    { name: 'null details are ignored', json: { usage: { prompt_tokens: 1, completion_tokens: 2, prompt_tokens_details: null } }, usage: { inputTokens: 1, outputTokens: 2 } },
+    {
+      name: 'embedding (no completion tokens)',
+      json: { usage: { prompt_tokens: 7, total_tokens: 7 } },
+      usage: { inputTokens: 7, outputTokens: 0 },
+    },
+    {
+      name: 'null details are ignored',
+      json: { usage: { prompt_tokens: 1, completion_tokens: 2, prompt_tokens_details: null } },
+      usage: { inputTokens: 1, outputTokens: 2 },
+    },
     { name: 'no usage', json: { choices: [] }, usage: null },
     { name: 'usage null', json: { usage: null }, usage: null },
     { name: 'string counts', json: { usage: { prompt_tokens: '10', completion_tokens: 5 } }, usage: null },
@@ -35,10 +47,15 @@ describe('stream chunks', () => {
   const usageChunk = { id: 'c1', object: 'chat.completion.chunk', choices: [], usage: { prompt_tokens: 3, completion_tokens: 4 } };
   it.each([
     { name: 'usage-only chunk with empty choices', chunk: usageChunk, usageOnly: true, usage: { inputTokens: 3, outputTokens: 4 } },
-    { name: 'usage-only chunk without choices', chunk: { usage: { prompt_tokens: 3, completion_tokens: 4 } }, usageOnly: true, usage: { inputTokens: 3, outputTokens: 4 } },
+    {
+      name: 'usage-only chunk without choices',
+      chunk: { usage: { prompt_tokens: 3, completion_tokens: 4 } },
+      usageOnly: true,
+      usage: { inputTokens: 3, outputTokens: 4 },
+    },
     {
       name: 'usage on a chunk that also has a choice',
-      chunk: { choices: [{ index: 0, delta: {} , finish_reason: 'stop' }], usage: { prompt_tokens: 3, completion_tokens: 4 } },
+      chunk: { choices: [{ index: 0, delta: {}, finish_reason: 'stop' }], usage: { prompt_tokens: 3, completion_tokens: 4 } },
       usageOnly: false,
       usage: { inputTokens: 3, outputTokens: 4 },
     },

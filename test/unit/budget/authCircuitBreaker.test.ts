@@ -16,33 +16,90 @@ function run(steps: Step[], breaker = new AuthCircuitBreaker()): boolean[] {
 
 describe('AuthCircuitBreaker', () => {
   it.each<{ name: string; steps: Step[]; admitted: boolean[] }>([
-    { name: 'closed lets everything through', steps: [{ at: 0, admit: true }, { at: 0, status: 200 }, { at: 1, admit: true }], admitted: [true, true] },
-    { name: '429 and 500 do not open it', steps: [{ at: 0, status: 429 }, { at: 0, status: 500 }, { at: 1, admit: true }], admitted: [true] },
-    { name: '401 opens it for 30 s', steps: [{ at: 0, status: 401 }, { at: 1, admit: true }, { at: 29_999, admit: true }], admitted: [false, false] },
-    { name: '403 opens it too', steps: [{ at: 0, status: 403 }, { at: 1, admit: true }], admitted: [false] },
+    {
+      name: 'closed lets everything through',
+      steps: [
+        { at: 0, admit: true },
+        { at: 0, status: 200 },
+        { at: 1, admit: true },
+      ],
+      admitted: [true, true],
+    },
+    {
+      name: '429 and 500 do not open it',
+      steps: [
+        { at: 0, status: 429 },
+        { at: 0, status: 500 },
+        { at: 1, admit: true },
+      ],
+      admitted: [true],
+    },
+    {
+      name: '401 opens it for 30 s',
+      steps: [
+        { at: 0, status: 401 },
+        { at: 1, admit: true },
+        { at: 29_999, admit: true },
+      ],
+      admitted: [false, false],
+    },
+    {
+      name: '403 opens it too',
+      steps: [
+        { at: 0, status: 403 },
+        { at: 1, admit: true },
+      ],
+      admitted: [false],
+    },
     {
       name: 'after the cooldown exactly one probe goes through',
-      steps: [{ at: 0, status: 401 }, { at: 30_000, admit: true }, { at: 30_001, admit: true }],
+      steps: [
+        { at: 0, status: 401 },
+        { at: 30_000, admit: true },
+        { at: 30_001, admit: true },
+      ],
       admitted: [true, false],
     },
     {
       name: 'a successful probe closes it',
-      steps: [{ at: 0, status: 401 }, { at: 30_000, admit: true }, { at: 30_500, status: 200 }, { at: 30_501, admit: true }, { at: 30_502, admit: true }],
+      steps: [
+        { at: 0, status: 401 },
+        { at: 30_000, admit: true },
+        { at: 30_500, status: 200 },
+        { at: 30_501, admit: true },
+        { at: 30_502, admit: true },
+      ],
       admitted: [true, true, true],
     },
     {
       name: 'a failed probe doubles the cooldown',
-      steps: [{ at: 0, status: 401 }, { at: 30_000, admit: true }, { at: 30_500, status: 401 }, { at: 90_499, admit: true }, { at: 90_500, admit: true }],
+      steps: [
+        { at: 0, status: 401 },
+        { at: 30_000, admit: true },
+        { at: 30_500, status: 401 },
+        { at: 90_499, admit: true },
+        { at: 90_500, admit: true },
+      ],
       admitted: [true, false, true],
     },
     {
       name: 'in-flight 401s while open do not double it',
-      steps: [{ at: 0, status: 401 }, { at: 10, status: 401 }, { at: 20, status: 401 }, { at: 30_000, admit: true }],
+      steps: [
+        { at: 0, status: 401 },
+        { at: 10, status: 401 },
+        { at: 20, status: 401 },
+        { at: 30_000, admit: true },
+      ],
       admitted: [true],
     },
     {
       name: 'a probe that never reports is replaced after a cooldown',
-      steps: [{ at: 0, status: 401 }, { at: 30_000, admit: true }, { at: 59_999, admit: true }, { at: 60_000, admit: true }],
+      steps: [
+        { at: 0, status: 401 },
+        { at: 30_000, admit: true },
+        { at: 59_999, admit: true },
+        { at: 60_000, admit: true },
+      ],
       admitted: [true, false, true],
     },
   ])('$name', ({ steps, admitted }) => {

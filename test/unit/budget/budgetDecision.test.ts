@@ -20,7 +20,11 @@ describe('decideBudget allows', () => {
   it.each([
     { name: 'no budgets', owners: [profile(undefined, 1000)], estimate: 5 },
     { name: 'empty budget', owners: [profile({}, 1000)], estimate: 5 },
-    { name: 'under every cap', owners: [profile({ dailyCredits: 20, monthlyCredits: 100, perRequestInputCredits: 1 }, 10, 50)], estimate: 0.5 },
+    {
+      name: 'under every cap',
+      owners: [profile({ dailyCredits: 20, monthlyCredits: 100, perRequestInputCredits: 1 }, 10, 50)],
+      estimate: 0.5,
+    },
     { name: 'estimate exactly reaches the cap', owners: [profile({ dailyCredits: 20 }, 19)], estimate: 1 },
     { name: 'unknown estimate skips the per-request cap', owners: [profile({ perRequestInputCredits: 0.01 })], estimate: null },
     { name: 'client under its cap', owners: [profile({}), client({ dailyCredits: 2 }, 1.5)], estimate: null },
@@ -44,7 +48,8 @@ describe('decideBudget refuses', () => {
       owners: [profile({ dailyCredits: 20 }, 19.5)],
       estimate: 0.75,
       header: 'daily',
-      message: "daily cap of 20 credits for profile 'work' would be crossed: 19.5 spent today, and this request's input is estimated at 0.75 credits",
+      message:
+        "daily cap of 20 credits for profile 'work' would be crossed: 19.5 spent today, and this request's input is estimated at 0.75 credits",
     },
     {
       name: 'daily cap would be crossed with the requests still running',
@@ -91,7 +96,10 @@ describe('decideBudget refuses', () => {
 
   it.each([
     { owner: profile({ dailyCredits: 1 }, 1), fix: 'Raise or remove budget.dailyCredits on the Profiles screen or in the profile file.' },
-    { owner: client({ monthlyCredits: 1 }, 0, 1), fix: "Raise or remove budget.monthlyCredits of client token 'cursor' on the Clients screen or in the config file." },
+    {
+      owner: client({ monthlyCredits: 1 }, 0, 1),
+      fix: "Raise or remove budget.monthlyCredits of client token 'cursor' on the Clients screen or in the config file.",
+    },
   ])('says how to raise the $owner.kind cap', ({ owner, fix }) => {
     expect(decideBudget({ owners: [owner], estimatedInputCredits: null })?.message).toContain(fix);
   });
@@ -103,12 +111,29 @@ describe('decideBudget with spend missing from the ledger', () => {
 
   it.each([
     { name: 'a daily cap, loss today', owners: [profile({ dailyCredits: 20 })], lastLossMs: local(2, 15, 1), header: 'daily' },
-    { name: 'a monthly cap, loss earlier this month', owners: [profile({ monthlyCredits: 100 })], lastLossMs: local(2, 1), header: 'monthly' },
-    { name: 'a client cap behind an uncapped profile', owners: [profile(undefined), client({ dailyCredits: 2 })], lastLossMs: local(2, 15), header: 'daily' },
+    {
+      name: 'a monthly cap, loss earlier this month',
+      owners: [profile({ monthlyCredits: 100 })],
+      lastLossMs: local(2, 1),
+      header: 'monthly',
+    },
+    {
+      name: 'a client cap behind an uncapped profile',
+      owners: [profile(undefined), client({ dailyCredits: 2 })],
+      lastLossMs: local(2, 15),
+      header: 'daily',
+    },
   ])('refuses $name, whatever was spent', ({ owners, lastLossMs, header }) => {
     const refusal = decideBudget({ owners, estimatedInputCredits: null, ledgerGap: gapAt(lastLossMs) });
-    expect(refusal).toMatchObject({ status: 507, errorClass: 'ledger_incomplete', code: 'ledger_incomplete', headers: { 'x-airlock-budget': header } });
-    expect(refusal?.message).toMatch(/nothing was sent to the gateway\): the (daily|monthly) cap of .* cannot be checked, because Airlock's record of spend is incomplete\. The disk holding \/data is full\.$/);
+    expect(refusal).toMatchObject({
+      status: 507,
+      errorClass: 'ledger_incomplete',
+      code: 'ledger_incomplete',
+      headers: { 'x-airlock-budget': header },
+    });
+    expect(refusal?.message).toMatch(
+      /nothing was sent to the gateway\): the (daily|monthly) cap of .* cannot be checked, because Airlock's record of spend is incomplete\. The disk holding \/data is full\.$/,
+    );
   });
 
   it.each([

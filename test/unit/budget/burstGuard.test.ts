@@ -75,6 +75,10 @@ describe('BurstGuard with limits read at each request', () => {
   });
 
   it('takes the config file’s per-minute limits', () => {
-    expect(burstGuardOptionsFrom({ maxRequestsPerMinute: 300, maxCreditsPerMinute: 12.5 })).toEqual({ windowMs: 60_000, maxRequests: 300, maxCredits: 12.5 });
+    expect(burstGuardOptionsFrom({ maxRequestsPerMinute: 300, maxCreditsPerMinute: 12.5 })).toEqual({
+      windowMs: 60_000,
+      maxRequests: 300,
+      maxCredits: 12.5,
+    });
   });
 });

@@ -102,7 +102,11 @@ describe('IdempotencyCache', () => {
       await vi.advanceTimersByTimeAsync(60_000);
       expect(await late).toMatchObject({
         kind: 'refused',
-        refusal: { status: 409, code: 'idempotency_key_in_progress', message: expect.stringMatching(/\(alk_second\) is still running.*waited 60 s/) },
+        refusal: {
+          status: 409,
+          code: 'idempotency_key_in_progress',
+          message: expect.stringMatching(/\(alk_second\) is still running.*waited 60 s/),
+        },
       });
       // The first is still the first: its answer goes to the repeats after.
       second.complete(response(200, 'task'));
@@ -134,7 +138,11 @@ describe('IdempotencyCache', () => {
     const cache = new IdempotencyCache({}, { store: unreadable, onStoreError: (error) => errors.push(error) });
     expect(await cache.claim('work', 'k', 'alk_1')).toMatchObject({
       kind: 'refused',
-      refusal: { status: 409, code: 'idempotency_key_unverifiable', message: expect.stringMatching(/could not read.*Restart Airlock.*new key/) },
+      refusal: {
+        status: 409,
+        code: 'idempotency_key_unverifiable',
+        message: expect.stringMatching(/could not read.*Restart Airlock.*new key/),
+      },
     });
     expect(errors).toHaveLength(1);
   });

@@ -39,19 +39,50 @@ function setup(options: { profile?: Partial<ProfileInput>; clientBudgets?: Recor
     ...overrides,
   });
   const spend = (costCredits: number | null, status = 200, tokenName: string | null = 'cursor') =>
-    gate.recordOutcome({ requestId: 'alk_recorded', identity: { tokenName, pinnedProfileId: null }, profileId: 'work', status, costCredits, atMs: nowMs });
+    gate.recordOutcome({
+      requestId: 'alk_recorded',
+      identity: { tokenName, pinnedProfileId: null },
+      profileId: 'work',
+      status,
+      costCredits,
+      atMs: nowMs,
+    });
   return { gate, input, spend, advance: (ms: number) => (nowMs += ms) };
 }
 
 describe('needsInputEstimate', () => {
-  it.each<{ name: string; profileBudget: Budget | undefined; clientBudgets: Record<string, Budget>; tokenName: string | null; needed: boolean }>([
+  it.each<{
+    name: string;
+    profileBudget: Budget | undefined;
+    clientBudgets: Record<string, Budget>;
+    tokenName: string | null;
+    needed: boolean;
+  }>([
     { name: 'no budget anywhere', profileBudget: undefined, clientBudgets: {}, tokenName: 'cursor', needed: false },
     { name: 'a profile budget with no cap set', profileBudget: {}, clientBudgets: {}, tokenName: 'cursor', needed: false },
     { name: 'a profile daily cap', profileBudget: { dailyCredits: 5 }, clientBudgets: {}, tokenName: 'cursor', needed: true },
     { name: 'a profile monthly cap', profileBudget: { monthlyCredits: 50 }, clientBudgets: {}, tokenName: null, needed: true },
-    { name: 'a per-request cap on this client', profileBudget: undefined, clientBudgets: { cursor: { perRequestInputCredits: 1 } }, tokenName: 'cursor', needed: true },
-    { name: 'a cap on another client only', profileBudget: undefined, clientBudgets: { aider: { dailyCredits: 1 } }, tokenName: 'cursor', needed: false },
-    { name: 'an anonymous client', profileBudget: undefined, clientBudgets: { cursor: { dailyCredits: 1 } }, tokenName: null, needed: false },
+    {
+      name: 'a per-request cap on this client',
+      profileBudget: undefined,
+      clientBudgets: { cursor: { perRequestInputCredits: 1 } },
+      tokenName: 'cursor',
+      needed: true,
+    },
+    {
+      name: 'a cap on another client only',
+      profileBudget: undefined,
+      clientBudgets: { aider: { dailyCredits: 1 } },
+      tokenName: 'cursor',
+      needed: false,
+    },
+    {
+      name: 'an anonymous client',
+      profileBudget: undefined,
+      clientBudgets: { cursor: { dailyCredits: 1 } },
+      tokenName: null,
+      needed: false,
+    },
   ])('$name -> $needed', ({ profileBudget, clientBudgets, tokenName, needed }) => {
     const { gate, input } = setup({ profile: profileBudget === undefined ? {} : { budget: profileBudget }, clientBudgets });
     expect(gate.needsInputEstimate({ tokenName, pinnedProfileId: null }, input().profile)).toBe(needed);
@@ -173,7 +204,14 @@ describe('createSpendGate', () => {
 
     // The first ends having cost 1.5 credits: its reservation gives way to what it really cost.
     const [first] = running;
-    gate.recordOutcome({ requestId: first?.requestId ?? '', identity: { tokenName: 'cursor', pinnedProfileId: null }, profileId: 'work', status: 200, costCredits: 1.5, atMs: NOW });
+    gate.recordOutcome({
+      requestId: first?.requestId ?? '',
+      identity: { tokenName: 'cursor', pinnedProfileId: null },
+      profileId: 'work',
+      status: 200,
+      costCredits: 1.5,
+      atMs: NOW,
+    });
     expect(gate.reservations.requestCount).toBe(1);
     expect(gate.check(input({ estimatedInputTokens: 500_000 }))).toBeNull();
     expect(gate.check(input({ estimatedInputTokens: 500_000 }))?.errorClass).toBe('budget_exceeded');
@@ -201,7 +239,14 @@ describe('createSpendGate', () => {
     const { gate, input } = setup({ profile: { budget: { dailyCredits: 5 } } });
     const admitted = input({ estimatedInputTokens: 1_000_000 });
     expect(gate.check(admitted)).toBeNull();
-    gate.recordOutcome({ requestId: admitted.requestId, identity: admitted.identity, profileId: 'work', status: 200, costCredits: 1, atMs: NOW });
+    gate.recordOutcome({
+      requestId: admitted.requestId,
+      identity: admitted.identity,
+      profileId: 'work',
+      status: 200,
+      costCredits: 1,
+      atMs: NOW,
+    });
     gate.refineHold({ ...admitted, estimatedInputTokens: 10 });
     expect(gate.reservations.requestCount).toBe(0);
     expect(gate.reservations.reservedCredits({ kind: 'profile', profileId: 'work' })).toBe(0);

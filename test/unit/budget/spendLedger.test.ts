@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { SpendLedger, spentSinceFromLog, startOfLocalDayMs, startOfLocalMonthMs, type SpendScope } from '../../../proxy/budget/spendLedger.ts';
+import {
+  SpendLedger,
+  spentSinceFromLog,
+  startOfLocalDayMs,
+  startOfLocalMonthMs,
+  type SpendScope,
+} from '../../../proxy/budget/spendLedger.ts';
 
 const local = (month: number, day: number, hour = 12, minute = 0): number => new Date(2026, month, day, hour, minute).getTime();
 const work: SpendScope = { kind: 'profile', profileId: 'work' };
@@ -20,10 +26,14 @@ describe('SpendLedger', () => {
   it('seeds from the log with the day and month starts', () => {
     const asked: { scope: SpendScope; sinceMs: number }[] = [];
     const ledger = new SpendLedger();
-    ledger.seed([work], (scope, sinceMs) => {
-      asked.push({ scope, sinceMs });
-      return sinceMs === local(0, 15, 0) ? 3 : 40;
-    }, local(0, 15, 9));
+    ledger.seed(
+      [work],
+      (scope, sinceMs) => {
+        asked.push({ scope, sinceMs });
+        return sinceMs === local(0, 15, 0) ? 3 : 40;
+      },
+      local(0, 15, 9),
+    );
     expect(asked).toEqual([
       { scope: work, sinceMs: local(0, 15, 0) },
       { scope: work, sinceMs: local(0, 1, 0) },

@@ -3,12 +3,21 @@ import { capabilityProbes, interpretProbe } from '../../../proxy/capabilities/pr
 
 const json = (value: unknown) => ({ status: 200, contentType: 'application/json', bodyText: JSON.stringify(value) });
 const completion = { choices: [{ message: { content: 'OK' } }] };
-const toolCompletion = { choices: [{ message: { tool_calls: [{ id: 'c1', type: 'function', function: { name: 'get_time', arguments: '{}' } }] } }] };
+const toolCompletion = {
+  choices: [{ message: { tool_calls: [{ id: 'c1', type: 'function', function: { name: 'get_time', arguments: '{}' } }] } }],
+};
 
 describe('capability probes', () => {
   it('probes every capability once, each naming the model', () => {
     const probes = capabilityProbes('qwen-plus');
-    expect(probes.map((probe) => probe.capability)).toEqual(['chat', 'stream', 'tools', 'image_input', 'messages_native', 'responses_native']);
+    expect(probes.map((probe) => probe.capability)).toEqual([
+      'chat',
+      'stream',
+      'tools',
+      'image_input',
+      'messages_native',
+      'responses_native',
+    ]);
     expect(probes.every((probe) => probe.body.model === 'qwen-plus')).toBe(true);
   });
 

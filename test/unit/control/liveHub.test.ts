@@ -41,7 +41,15 @@ function end(requestId: string, statusCode: number, errorClass: 'auth' | null): 
     usage: null,
     usageSource: null,
     costCredits: null,
-    bodies: { requestHeaders: {}, responseHeaders: {}, requestBody: null, requestBodyTruncated: false, responseBody: null, responseBodyTruncated: false, streamText: null },
+    bodies: {
+      requestHeaders: {},
+      responseHeaders: {},
+      requestBody: null,
+      requestBodyTruncated: false,
+      responseBody: null,
+      responseBodyTruncated: false,
+      streamText: null,
+    },
   } as RequestLifecycleEvent;
 }
 
@@ -67,7 +75,8 @@ describe('LiveHub', () => {
     hub.addClient((frame) => frames.push(frame));
     frames.length = 0;
     for (let stream = 0; stream < 20; stream += 1) events.emit(start(`r${stream}`));
-    for (let token = 0; token < 50; token += 1) for (let stream = 0; stream < 20; stream += 1) events.emit({ type: 'delta', requestId: `r${stream}`, text: `${token},` });
+    for (let token = 0; token < 50; token += 1)
+      for (let stream = 0; stream < 20; stream += 1) events.emit({ type: 'delta', requestId: `r${stream}`, text: `${token},` });
     expect(frames).toHaveLength(0);
     vi.advanceTimersByTime(100);
     expect(frames).toHaveLength(1);
@@ -83,7 +92,9 @@ describe('LiveHub', () => {
     events.emit(start('r2'));
     events.emit(end('r2', 200, null));
     hub.addClient((frame) => frames.push(frame));
-    expect(frames[0]!.requests).toEqual([{ requestId: 'r1', fields: expect.objectContaining({ state: 'in_flight' }), appendText: 'Hello world' }]);
+    expect(frames[0]!.requests).toEqual([
+      { requestId: 'r1', fields: expect.objectContaining({ state: 'in_flight' }), appendText: 'Hello world' },
+    ]);
   });
 
   it('sends nothing when nothing changed', () => {
@@ -108,7 +119,11 @@ describe('LiveHub', () => {
     hub.close();
     hub = new LiveHub({ status: () => status, frameIntervalMs: 100, maskText: (text) => text.replaceAll(SENTINEL_KEY, '[redacted]') });
     hub.attach(events);
-    events.emit({ ...start('r1'), clientPath: `/v1/chat/completions?key=${SENTINEL_KEY}`, requestedModel: SENTINEL_KEY } as RequestLifecycleEvent);
+    events.emit({
+      ...start('r1'),
+      clientPath: `/v1/chat/completions?key=${SENTINEL_KEY}`,
+      requestedModel: SENTINEL_KEY,
+    } as RequestLifecycleEvent);
     events.emit({ type: 'delta', requestId: 'r1', text: `key ${SENTINEL_KEY}` });
     hub.addClient((frame) => frames.push(frame));
     events.emit({ type: 'usage', requestId: 'r1', usage: { inputTokens: 1, outputTokens: 1 }, responseModel: `m-${SENTINEL_KEY}` });
@@ -116,7 +131,10 @@ describe('LiveHub', () => {
     vi.advanceTimersByTime(100);
     expect(frames).toHaveLength(2);
     expect(findSentinel(JSON.stringify(frames))).toBeNull();
-    expect(frames[0]!.requests[0]).toMatchObject({ fields: { clientPath: '/v1/chat/completions?key=[redacted]', requestedModel: '[redacted]' }, appendText: 'key [redacted]' });
+    expect(frames[0]!.requests[0]).toMatchObject({
+      fields: { clientPath: '/v1/chat/completions?key=[redacted]', requestedModel: '[redacted]' },
+      appendText: 'key [redacted]',
+    });
     expect(frames[1]!.requests[0]).toMatchObject({ fields: { responseModel: 'm-[redacted]' }, appendText: ' again [redacted]' });
   });
 });

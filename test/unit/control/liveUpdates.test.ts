@@ -23,8 +23,14 @@ const startEvent: RequestLifecycleEvent = {
 describe('updateFromEvent', () => {
   it.each<[RequestLifecycleEvent, Partial<LiveRequestUpdate>]>([
     [startEvent, { fields: expect.objectContaining({ id: 'r1', startedAtMs: 5, state: 'in_flight', clientName: 'aider', stream: true }) }],
-    [{ type: 'headers', requestId: 'r1', status: 200, ttfbMs: 12, upstreamRequestId: 'u', retries: 1 }, { fields: { status: 200, ttfbMs: 12 } }],
-    [{ type: 'delta', requestId: 'r1', text: 'Hi' }, { fields: {}, appendText: 'Hi' }],
+    [
+      { type: 'headers', requestId: 'r1', status: 200, ttfbMs: 12, upstreamRequestId: 'u', retries: 1 },
+      { fields: { status: 200, ttfbMs: 12 } },
+    ],
+    [
+      { type: 'delta', requestId: 'r1', text: 'Hi' },
+      { fields: {}, appendText: 'Hi' },
+    ],
     [
       { type: 'usage', requestId: 'r1', usage: { inputTokens: 3, outputTokens: 4 }, responseModel: 'm2' },
       { fields: { inputTokens: 3, outputTokens: 4, responseModel: 'm2' } },

@@ -12,9 +12,18 @@ import { daysByModel, rangeStartMs, sumByGroup } from '../../../proxy/control/sp
 describe('parseRequestQuery', () => {
   it.each<[Record<string, unknown>, object]>([
     [{}, {}],
-    [{ status: 'error', model: 'm', client: 'aider' }, { status: 'error', model: 'm', clientName: 'aider' }],
-    [{ status: '429', limit: '50', fromMs: '10' }, { status: 429, limit: 50, fromMs: 10 }],
-    [{ errorClass: 'auth', text: ' hello ' }, { errorClass: 'auth', text: 'hello' }],
+    [
+      { status: 'error', model: 'm', client: 'aider' },
+      { status: 'error', model: 'm', clientName: 'aider' },
+    ],
+    [
+      { status: '429', limit: '50', fromMs: '10' },
+      { status: 429, limit: 50, fromMs: 10 },
+    ],
+    [
+      { errorClass: 'auth', text: ' hello ' },
+      { errorClass: 'auth', text: 'hello' },
+    ],
     [{ cursor: encodeCursor({ startedAtMs: 5, id: 'r' }) }, { beforeCursor: { startedAtMs: 5, id: 'r' } }],
     [{ unknown: 'ignored' }, {}],
   ])('%j', (query, expected) => {
@@ -69,7 +78,12 @@ describe('spend aggregation', () => {
 
 describe('profile test steps', () => {
   it.each([
-    ['models', { status: 200, errorClass: null, durationMs: 5, bodyText: '' }, true, /listed 3 models: host, route and key work.*does not prove/],
+    [
+      'models',
+      { status: 200, errorClass: null, durationMs: 5, bodyText: '' },
+      true,
+      /listed 3 models: host, route and key work.*does not prove/,
+    ],
     ['chat', { status: 200, errorClass: null, durationMs: 5, bodyText: '' }, true, /Model m answered/],
     ['models', { status: 401, errorClass: 'auth', durationMs: 5, bodyText: '' }, false, /refused the key/],
     ['chat', { status: 404, errorClass: 'model_not_found', durationMs: 5, bodyText: '' }, false, /does not know this model/],
@@ -99,7 +113,12 @@ describe('small mappings', () => {
   });
 
   it('inlines small bodies and leaves large ones to be fetched', () => {
-    expect(bodyViewOf('{}', false, 'application/json')).toEqual({ sizeBytes: 2, truncated: false, contentType: 'application/json', text: '{}' });
+    expect(bodyViewOf('{}', false, 'application/json')).toEqual({
+      sizeBytes: 2,
+      truncated: false,
+      contentType: 'application/json',
+      text: '{}',
+    });
     expect(bodyViewOf('x'.repeat(INLINE_BODY_LIMIT_BYTES + 1), true, null)).toMatchObject({ text: null, truncated: true });
     expect(bodyViewOf(null, false, null)).toBeNull();
   });

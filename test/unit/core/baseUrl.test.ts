@@ -57,15 +57,15 @@ describe('normalizeBaseUrl', () => {
     expect(!result.ok && result.reason).toMatch(reason);
   });
 
-  it.each([
-    [`https://user:${SENTINEL_KEY}@api.x.hk/v1`],
-    [`https://${SENTINEL_KEY}@api.x.hk`],
-  ])('credentials in %s are refused without echoing them', (input) => {
-    const result = normalizeBaseUrl(input);
-    expect(result.ok).toBe(false);
-    expect(!result.ok && result.reason).toMatch(/credentials/);
-    expect(JSON.stringify(result)).not.toContain(SENTINEL_KEY);
-  });
+  it.each([[`https://user:${SENTINEL_KEY}@api.x.hk/v1`], [`https://${SENTINEL_KEY}@api.x.hk`]])(
+    'credentials in %s are refused without echoing them',
+    (input) => {
+      const result = normalizeBaseUrl(input);
+      expect(result.ok).toBe(false);
+      expect(!result.ok && result.reason).toMatch(/credentials/);
+      expect(JSON.stringify(result)).not.toContain(SENTINEL_KEY);
+    },
+  );
 });
 
 describe('isLoopbackHost', () => {

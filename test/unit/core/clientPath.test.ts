@@ -29,7 +29,8 @@ describe('toUpstreamPath', () => {
 
   it('gives the same answer for a target seen before, also after many other targets', () => {
     expect(toUpstreamPath('/v1/v1/embeddings?a=1')).toEqual({ path: 'embeddings', query: '?a=1' });
-    for (let index = 0; index < 1_000; index += 1) expect(toUpstreamPath(`/v1/x${index}?q=${index}`)).toEqual({ path: `x${index}`, query: `?q=${index}` });
+    for (let index = 0; index < 1_000; index += 1)
+      expect(toUpstreamPath(`/v1/x${index}?q=${index}`)).toEqual({ path: `x${index}`, query: `?q=${index}` });
     expect(toUpstreamPath('/v1/v1/embeddings?a=1')).toEqual({ path: 'embeddings', query: '?a=1' });
     expect(Object.isFrozen(toUpstreamPath('/v1/v1/embeddings?a=1'))).toBe(true);
   });

@@ -1,11 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { LOCAL_ERROR_CLASSES, UPSTREAM_ERROR_CLASSES, type ErrorClass } from '../../../proxy/contracts/errors.ts';
-import {
-  classifyNetworkFailure,
-  classifyUpstreamResponse,
-  networkFailureCode,
-  statusForClass,
-} from '../../../proxy/core/errorClass.ts';
+import { classifyNetworkFailure, classifyUpstreamResponse, networkFailureCode, statusForClass } from '../../../proxy/core/errorClass.ts';
 
 const JSON_TYPE = 'application/json';
 const HTML_PAGE = '<!DOCTYPE html><html><body>404 Not Found</body></html>';
@@ -73,7 +68,11 @@ describe('classifyNetworkFailure', () => {
     ['reset', withCode('ECONNRESET'), 'network'],
     ['socket', withCode('UND_ERR_SOCKET'), 'network'],
     ['DNS again', withCode('EAI_AGAIN'), 'network'],
-    ['fetch failed wrapping a connect timeout', new TypeError('fetch failed', { cause: withCode('UND_ERR_CONNECT_TIMEOUT') }), 'timeout_connect'],
+    [
+      'fetch failed wrapping a connect timeout',
+      new TypeError('fetch failed', { cause: withCode('UND_ERR_CONNECT_TIMEOUT') }),
+      'timeout_connect',
+    ],
     ['two levels deep', new Error('a', { cause: new Error('b', { cause: withCode('UND_ERR_BODY_TIMEOUT') }) }), 'timeout_idle'],
     ['abort with reason timeout_total', abortError('timeout_total'), 'timeout_total'],
     ['abort with reason timeout_idle', abortError('timeout_idle'), 'timeout_idle'],

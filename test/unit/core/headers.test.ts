@@ -36,19 +36,39 @@ describe('buildUpstreamHeaders', () => {
   });
 
   it.each<[string, IncomingHttpHeaders, boolean, Record<string, string>]>([
-    ['content type and user agent kept', { 'content-type': 'application/json', 'user-agent': 'OpenAI/JS 6' }, false, {
-      'content-type': 'application/json',
-      'user-agent': 'OpenAI/JS 6',
-    }],
-    ['repeated values joined', { accept: ['application/json', 'text/event-stream'] as unknown as string }, false, {
-      accept: 'application/json, text/event-stream',
-    }],
+    [
+      'content type and user agent kept',
+      { 'content-type': 'application/json', 'user-agent': 'OpenAI/JS 6' },
+      false,
+      {
+        'content-type': 'application/json',
+        'user-agent': 'OpenAI/JS 6',
+      },
+    ],
+    [
+      'repeated values joined',
+      { accept: ['application/json', 'text/event-stream'] as unknown as string },
+      false,
+      {
+        accept: 'application/json, text/event-stream',
+      },
+    ],
     ['anthropic headers kept for native forwarding', { 'anthropic-version': '2023-06-01' }, false, { 'anthropic-version': '2023-06-01' }],
     ['anthropic headers dropped when translating', { 'anthropic-version': '2023-06-01', 'anthropic-beta': 'x' }, true, {}],
     ['client accept-encoding replaced', { 'accept-encoding': 'gzip, br' }, false, {}],
     ['client content-length replaced', { 'content-length': '999' }, false, {}],
-    ['names in a mixed-case Connection dropped, others kept', { Connection: 'X-Hop, keep-alive', 'X-Hop': '1', 'X-Keep': '2' }, false, { 'x-keep': '2' }],
-    ['names in repeated Connection values dropped', { connection: ['x-a', 'x-b'] as unknown as string, 'x-a': '1', 'x-b': '2', 'x-c': '3' }, false, { 'x-c': '3' }],
+    [
+      'names in a mixed-case Connection dropped, others kept',
+      { Connection: 'X-Hop, keep-alive', 'X-Hop': '1', 'X-Keep': '2' },
+      false,
+      { 'x-keep': '2' },
+    ],
+    [
+      'names in repeated Connection values dropped',
+      { connection: ['x-a', 'x-b'] as unknown as string, 'x-a': '1', 'x-b': '2', 'x-c': '3' },
+      false,
+      { 'x-c': '3' },
+    ],
   ])('%s', (_label, clientHeaders, dropAnthropicHeaders, kept) => {
     const headers = buildUpstreamHeaders(clientHeaders, SENTINEL_KEY, { contentLength: null, dropAnthropicHeaders });
     expect(headers).toEqual({ ...kept, authorization: `Bearer ${SENTINEL_KEY}`, 'accept-encoding': 'identity' });
@@ -81,7 +101,10 @@ describe('buildClientResponseHeaders', () => {
   };
 
   it.each<[boolean, Record<string, string | string[]>]>([
-    [false, { 'content-type': 'text/event-stream', 'content-length': '120', 'content-encoding': 'gzip', etag: '"abc"', 'x-request-id': 'req_1' }],
+    [
+      false,
+      { 'content-type': 'text/event-stream', 'content-length': '120', 'content-encoding': 'gzip', etag: '"abc"', 'x-request-id': 'req_1' },
+    ],
     [true, { 'content-type': 'text/event-stream', 'x-request-id': 'req_1' }],
   ])('bodyRewritten=%s', (bodyRewritten, expected) => {
     expect(buildClientResponseHeaders(upstream, { bodyRewritten })).toEqual(expected);

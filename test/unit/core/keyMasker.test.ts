@@ -57,9 +57,17 @@ describe('a placeholder key of a local gateway', () => {
 
 describe('KeyMasker.maskHeaderValues', () => {
   it('masks every value that holds the key, in lists too, and says whether it changed any', () => {
-    const headers: Record<string, string | string[]> = { 'x-request-id': `req_${SENTINEL_KEY}`, 'set-thing': ['a', `b ${base64(SENTINEL_KEY)}`], 'content-type': 'application/json' };
+    const headers: Record<string, string | string[]> = {
+      'x-request-id': `req_${SENTINEL_KEY}`,
+      'set-thing': ['a', `b ${base64(SENTINEL_KEY)}`],
+      'content-type': 'application/json',
+    };
     expect(masker.maskHeaderValues(headers)).toBe(true);
-    expect(headers).toEqual({ 'x-request-id': `req_${REDACTED}`, 'set-thing': ['a', expect.stringContaining(REDACTED)], 'content-type': 'application/json' });
+    expect(headers).toEqual({
+      'x-request-id': `req_${REDACTED}`,
+      'set-thing': ['a', expect.stringContaining(REDACTED)],
+      'content-type': 'application/json',
+    });
     expect(findSentinel(JSON.stringify(headers))).toBeNull();
     expect(masker.maskHeaderValues({ 'x-request-id': 'req_123' })).toBe(false);
   });
@@ -123,7 +131,13 @@ describe('KeyByteStream: a body relayed chunk by chunk', () => {
     expect(relayed.length).toBe(body.length);
     expect(findSentinel(relayed)).toBeNull();
     expect(JSON.parse(relayed.toString('utf8'))).toMatchObject({ revised_prompt: `draw ${sameLengthMask(SENTINEL_KEY.length)} please` });
-    expect(out.slice(0, -1).every((chunk, index) => findSentinel(Buffer.concat(out.slice(0, index + 1))) === null && chunk.length <= size + SENTINEL_KEY.length)).toBe(true);
+    expect(
+      out
+        .slice(0, -1)
+        .every(
+          (chunk, index) => findSentinel(Buffer.concat(out.slice(0, index + 1))) === null && chunk.length <= size + SENTINEL_KEY.length,
+        ),
+    ).toBe(true);
   });
 
   it('hands back a chunk with no key and no partial end as the very same buffer', () => {
@@ -131,7 +145,6 @@ describe('KeyByteStream: a body relayed chunk by chunk', () => {
     const chunk = Buffer.from('{"ok":true}\n');
     expect(stream.push(chunk)).toBe(chunk);
   });
-
 
   it('masks a long run of the key that the body ends on', () => {
     const stream = masker.byteStream();
@@ -159,7 +172,11 @@ describe('KeyChunkStream: decoded text relayed chunk by chunk', () => {
 });
 
 describe('sameLengthMask', () => {
-  it.each([[3, '***'], [10, REDACTED], [14, `${REDACTED}****`]])('%i characters', (length, mask) => {
+  it.each([
+    [3, '***'],
+    [10, REDACTED],
+    [14, `${REDACTED}****`],
+  ])('%i characters', (length, mask) => {
     expect(sameLengthMask(length)).toBe(mask);
     expect(mask).toHaveLength(length);
   });

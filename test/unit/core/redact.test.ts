@@ -82,7 +82,11 @@ describe('redactSecrets by shape, with no known secrets', () => {
     ['a random run after a path word, with the word', 'see path/aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3 end', 'see [redacted] end'],
     ['a random run after =, without the =', 'key=aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3== end', 'key=[redacted] end'],
     ['two random runs split by padding', 'aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3==zY8xW6vU4tS2rQ0pO8nM6lK4jI2hG0fE', '[redacted][redacted]'],
-    ['a Bearer token, an sk- key and a hex run together', `Bearer abcdefgh, sk-${'x'.repeat(12)}, ${'f'.repeat(32)}`, 'Bearer [redacted], [redacted], [redacted]'],
+    [
+      'a Bearer token, an sk- key and a hex run together',
+      `Bearer abcdefgh, sk-${'x'.repeat(12)}, ${'f'.repeat(32)}`,
+      'Bearer [redacted], [redacted], [redacted]',
+    ],
     ['a hex run', `id ${'a1b2c3d4'.repeat(4)} end`, 'id [redacted] end'],
     ['a JWT-like base64 run', 'token eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9 end', 'token [redacted] end'],
     ['the sentinel', `bad ${SENTINEL_KEY}`, 'bad [redacted]'],

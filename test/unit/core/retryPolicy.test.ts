@@ -3,7 +3,10 @@ import { decideRetry, parseRetryAfterMs, type AttemptOutcome, type RetryInput } 
 
 const NOW_MS = Date.parse('2026-01-01T00:00:00Z');
 const status = (code: number, retryAfter: string | null = null): AttemptOutcome => ({ kind: 'status', status: code, retryAfter });
-const network = (errorClass: 'network' | 'timeout_connect' | 'timeout_idle' | 'timeout_total' | 'stream_interrupted', mayHaveExecuted: boolean): AttemptOutcome => ({
+const network = (
+  errorClass: 'network' | 'timeout_connect' | 'timeout_idle' | 'timeout_total' | 'stream_interrupted',
+  mayHaveExecuted: boolean,
+): AttemptOutcome => ({
   kind: 'network',
   errorClass,
   mayHaveExecuted,

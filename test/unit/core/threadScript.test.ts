@@ -4,7 +4,11 @@ import { threadScriptUrl } from '../../../proxy/core/threadScript.ts';
 describe('threadScriptUrl', () => {
   it.each([
     { caller: 'file:///repo/proxy/log/logThreadClient.ts', script: 'logThread', url: 'file:///repo/proxy/log/logThread.ts' },
-    { caller: 'file:///app/resources/app.asar/dist-electron/main.js', script: 'tokenizerThread', url: 'file:///app/resources/app.asar/dist-electron/tokenizerThread.js' },
+    {
+      caller: 'file:///app/resources/app.asar/dist-electron/main.js',
+      script: 'tokenizerThread',
+      url: 'file:///app/resources/app.asar/dist-electron/tokenizerThread.js',
+    },
   ])('$caller -> $url', ({ caller, script, url }) => {
     expect(threadScriptUrl(caller, script).href).toBe(url);
   });

@@ -36,7 +36,10 @@ describe('guardIpcHandler', () => {
 
   it('reads the origin per call, so a restarted proxy on another port is followed', () => {
     let origin = ORIGIN;
-    const guarded = guardIpcHandler(() => origin, () => 'ok');
+    const guarded = guardIpcHandler(
+      () => origin,
+      () => 'ok',
+    );
     origin = 'http://127.0.0.1:9000';
     expect(() => guarded(topFrame('http://127.0.0.1:8642/_airlock/'))).toThrow(IpcSenderRejectedError);
     expect(guarded(topFrame('http://127.0.0.1:9000/_airlock/'))).toBe('ok');

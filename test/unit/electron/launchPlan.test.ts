@@ -12,11 +12,17 @@ describe('decideLaunch', () => {
   });
 
   it('launches without building when the outputs are fresh', () => {
-    expect(decideLaunch({ electronBinaryPath: '/e', electronBinaryExists: true, ...fresh })).toEqual({ kind: 'launch', buildFirst: false, electronBinaryPath: '/e' });
+    expect(decideLaunch({ electronBinaryPath: '/e', electronBinaryExists: true, ...fresh })).toEqual({
+      kind: 'launch',
+      buildFirst: false,
+      electronBinaryPath: '/e',
+    });
   });
 
   it('builds first when an output is stale', () => {
-    expect(decideLaunch({ electronBinaryPath: '/e', electronBinaryExists: true, outputMtimesMs: [200, 50, 200], newestSourceMtimeMs: 100 })).toMatchObject({ buildFirst: true });
+    expect(
+      decideLaunch({ electronBinaryPath: '/e', electronBinaryExists: true, outputMtimesMs: [200, 50, 200], newestSourceMtimeMs: 100 }),
+    ).toMatchObject({ buildFirst: true });
   });
 
   it('after a failed download, says the binary comes on first start and gives both ways out', () => {

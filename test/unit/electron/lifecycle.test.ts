@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { classifyStartupError, decideWindowClose, QUIT_DRAIN_MS, quitDrainMs, secondInstanceSteps, startupProblemView } from '../../../electron/logic/lifecycle.ts';
+import {
+  classifyStartupError,
+  decideWindowClose,
+  QUIT_DRAIN_MS,
+  quitDrainMs,
+  secondInstanceSteps,
+  startupProblemView,
+} from '../../../electron/logic/lifecycle.ts';
 import { RequestLogDamagedError } from '../../../proxy/log/logRecovery.ts';
 import { DataDirInUseError } from '../../../proxy/runtime/dataDirLock.ts';
 
@@ -40,7 +47,11 @@ describe('classifyStartupError', () => {
     ['PortInUseError', new PortInUseError('port 8642 is taken'), 'port_in_use'],
     ['EADDRINUSE', Object.assign(new Error('listen EADDRINUSE'), { code: 'EADDRINUSE' }), 'port_in_use'],
     ['DataDirInUseError', new DataDirInUseError('/home/me/.config/Airlock', 4242), 'data_dir_in_use'],
-    ['RequestLogDamagedError', new RequestLogDamagedError('The request log /d/requests.db is damaged and could not be moved aside (EACCES).'), 'log_damaged'],
+    [
+      'RequestLogDamagedError',
+      new RequestLogDamagedError('The request log /d/requests.db is damaged and could not be moved aside (EACCES).'),
+      'log_damaged',
+    ],
     ['no Secret Service', new Error('The name org.freedesktop.secrets was not provided by any .service files'), 'keychain_unavailable'],
     ['no D-Bus', new Error('Cannot autolaunch D-Bus without X11 $DISPLAY'), 'keychain_unavailable'],
     ['locked collection', new Error('Secret Service: the collection is locked'), 'keychain_locked'],
@@ -51,8 +62,10 @@ describe('classifyStartupError', () => {
     expect(classifyStartupError(error, 8642).kind).toBe(kind);
   });
 
-  it('keeps the damaged log\'s own message, which names the file', () => {
-    expect(classifyStartupError(new RequestLogDamagedError('The request log /d/requests.db is damaged.'), 8642).detail).toBe('The request log /d/requests.db is damaged');
+  it("keeps the damaged log's own message, which names the file", () => {
+    expect(classifyStartupError(new RequestLogDamagedError('The request log /d/requests.db is damaged.'), 8642).detail).toBe(
+      'The request log /d/requests.db is damaged',
+    );
   });
 
   it('names the port', () => {

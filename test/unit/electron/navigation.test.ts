@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { appUiUrl, decideNavigation, decideNewWindow, gatewayOrigins, isAllowedExternalUrl, isAppUiUrl } from '../../../electron/logic/navigation.ts';
+import {
+  appUiUrl,
+  decideNavigation,
+  decideNewWindow,
+  gatewayOrigins,
+  isAllowedExternalUrl,
+  isAppUiUrl,
+} from '../../../electron/logic/navigation.ts';
 
 const ORIGIN = 'http://127.0.0.1:8642';
 const ALLOWED = ['https://github.com', 'https://docs.gateway.example'];
@@ -63,6 +70,8 @@ describe('decideNavigation and decideNewWindow', () => {
 
 describe('gatewayOrigins', () => {
   it('keeps the distinct https origins only', () => {
-    expect(gatewayOrigins(['https://api.gw.example/v1', 'https://api.gw.example', 'http://plain.example/v1', 'nonsense'])).toEqual(['https://api.gw.example']);
+    expect(gatewayOrigins(['https://api.gw.example/v1', 'https://api.gw.example', 'http://plain.example/v1', 'nonsense'])).toEqual([
+      'https://api.gw.example',
+    ]);
   });
 });

@@ -3,7 +3,11 @@ import type { AppState } from '../../../electron/logic/appState.ts';
 import { decideNotifications } from '../../../electron/logic/notifications.ts';
 import { appState } from './appStateFixture.ts';
 
-const failed = { status: 'failed' as const, port: 8642, problem: { kind: 'keychain_locked' as const, detail: 'the OS keychain is locked' } };
+const failed = {
+  status: 'failed' as const,
+  port: 8642,
+  problem: { kind: 'keychain_locked' as const, detail: 'the OS keychain is locked' },
+};
 
 describe('decideNotifications', () => {
   it.each<[string, Partial<AppState>, string[]]>([

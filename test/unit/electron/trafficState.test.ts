@@ -2,8 +2,18 @@ import { describe, expect, it } from 'vitest';
 import { applyFinishedRequest, emptyTrafficState, type FinishedRequest, type TrafficState } from '../../../electron/logic/trafficState.ts';
 
 const DAY = 1_000;
-const ok = (profileId: string | null, costCredits: number | null = null): FinishedRequest => ({ profileId, status: 200, errorClass: null, costCredits });
-const failure = (profileId: string, status: number, errorClass: FinishedRequest['errorClass']): FinishedRequest => ({ profileId, status, errorClass, costCredits: null });
+const ok = (profileId: string | null, costCredits: number | null = null): FinishedRequest => ({
+  profileId,
+  status: 200,
+  errorClass: null,
+  costCredits,
+});
+const failure = (profileId: string, status: number, errorClass: FinishedRequest['errorClass']): FinishedRequest => ({
+  profileId,
+  status,
+  errorClass,
+  costCredits: null,
+});
 
 function run(requests: FinishedRequest[], start: TrafficState = emptyTrafficState(DAY), dayStartMs = DAY): TrafficState {
   return requests.reduce((state, request) => applyFinishedRequest(state, request, dayStartMs), start);

@@ -17,8 +17,22 @@ describe('buildTrayMenuModel', () => {
   it('lists the profiles as a radio list with the active one checked and a switch action each', () => {
     const radios = buildTrayMenuModel(appState({ activeProfileId: 'backup' })).filter((entry) => entry.type === 'radio');
     expect(radios).toEqual([
-      { type: 'radio', id: 'profile:main', label: 'Main gateway', checked: false, enabled: true, action: { kind: 'selectProfile', profileId: 'main' } },
-      { type: 'radio', id: 'profile:backup', label: 'Backup', checked: true, enabled: true, action: { kind: 'selectProfile', profileId: 'backup' } },
+      {
+        type: 'radio',
+        id: 'profile:main',
+        label: 'Main gateway',
+        checked: false,
+        enabled: true,
+        action: { kind: 'selectProfile', profileId: 'main' },
+      },
+      {
+        type: 'radio',
+        id: 'profile:backup',
+        label: 'Backup',
+        checked: true,
+        enabled: true,
+        action: { kind: 'selectProfile', profileId: 'backup' },
+      },
     ]);
   });
 
@@ -26,7 +40,16 @@ describe('buildTrayMenuModel', () => {
     [{ proxy: { status: 'serving' as const, port: 8642, origin: ORIGIN } }, 'Serving on 127.0.0.1:8642'],
     [{ proxy: { status: 'paused' as const, port: 8642, origin: ORIGIN } }, 'Paused on 127.0.0.1:8642'],
     [{ proxy: { status: 'starting' as const, port: 8642 } }, 'Starting on 127.0.0.1:8642…'],
-    [{ proxy: { status: 'failed' as const, port: 8642, problem: { kind: 'port_in_use' as const, detail: 'port 8642 on 127.0.0.1 is already in use' } } }, 'Not running: port 8642 on 127.0.0.1 is already in use'],
+    [
+      {
+        proxy: {
+          status: 'failed' as const,
+          port: 8642,
+          problem: { kind: 'port_in_use' as const, detail: 'port 8642 on 127.0.0.1 is already in use' },
+        },
+      },
+      'Not running: port 8642 on 127.0.0.1 is already in use',
+    ],
   ])('shows the address line %#', (overrides, expected) => {
     expect(label(buildTrayMenuModel(appState(overrides)), 'address')).toBe(expected);
   });
@@ -43,8 +66,14 @@ describe('buildTrayMenuModel', () => {
 
   it('copies the OpenAI base URL with /v1 and the Anthropic one without', () => {
     const items = buildTrayMenuModel(appState());
-    expect(item(items, 'copy-openai-base-url')).toMatchObject({ enabled: true, action: { kind: 'copyText', text: 'http://127.0.0.1:8642/v1' } });
-    expect(item(items, 'copy-anthropic-base-url')).toMatchObject({ enabled: true, action: { kind: 'copyText', text: 'http://127.0.0.1:8642' } });
+    expect(item(items, 'copy-openai-base-url')).toMatchObject({
+      enabled: true,
+      action: { kind: 'copyText', text: 'http://127.0.0.1:8642/v1' },
+    });
+    expect(item(items, 'copy-anthropic-base-url')).toMatchObject({
+      enabled: true,
+      action: { kind: 'copyText', text: 'http://127.0.0.1:8642' },
+    });
     expect(item(items, 'copy-client-token')).toMatchObject({ enabled: true, action: { kind: 'copyClientToken' } });
   });
 
@@ -56,8 +85,16 @@ describe('buildTrayMenuModel', () => {
   });
 
   it.each([
-    ['serving', { status: 'serving' as const, port: 8642, origin: ORIGIN }, { label: 'Pause proxy', enabled: true, action: { kind: 'setPaused', paused: true } }],
-    ['paused', { status: 'paused' as const, port: 8642, origin: ORIGIN }, { label: 'Resume proxy', enabled: true, action: { kind: 'setPaused', paused: false } }],
+    [
+      'serving',
+      { status: 'serving' as const, port: 8642, origin: ORIGIN },
+      { label: 'Pause proxy', enabled: true, action: { kind: 'setPaused', paused: true } },
+    ],
+    [
+      'paused',
+      { status: 'paused' as const, port: 8642, origin: ORIGIN },
+      { label: 'Resume proxy', enabled: true, action: { kind: 'setPaused', paused: false } },
+    ],
     ['failed', { status: 'failed' as const, port: 8642, problem: { kind: 'unknown' as const, detail: 'x' } }, { enabled: false }],
   ])('pause item while %s', (_name, proxy, expected) => {
     expect(item(buildTrayMenuModel(appState({ proxy })), 'pause-resume')).toMatchObject(expected);
@@ -65,7 +102,11 @@ describe('buildTrayMenuModel', () => {
 
   it.each([true, false])('start at login is a checkbox reflecting %s that toggles it', (enabled) => {
     expect(item(buildTrayMenuModel(appState({ startAtLogin: enabled })), 'start-at-login')).toEqual({
-      type: 'checkbox', id: 'start-at-login', label: 'Start at login', checked: enabled, action: { kind: 'setStartAtLogin', enabled: !enabled },
+      type: 'checkbox',
+      id: 'start-at-login',
+      label: 'Start at login',
+      checked: enabled,
+      action: { kind: 'setStartAtLogin', enabled: !enabled },
     });
   });
 

@@ -4,7 +4,11 @@ import { trayIconState, trayTooltip } from '../../../electron/logic/trayState.ts
 import { appState, ORIGIN } from './appStateFixture.ts';
 
 const paused = { status: 'paused' as const, port: 8642, origin: ORIGIN };
-const failed = { status: 'failed' as const, port: 8642, problem: { kind: 'port_in_use' as const, detail: 'port 8642 on 127.0.0.1 is already in use' } };
+const failed = {
+  status: 'failed' as const,
+  port: 8642,
+  problem: { kind: 'port_in_use' as const, detail: 'port 8642 on 127.0.0.1 is already in use' },
+};
 
 describe('trayIconState precedence: error > budget > paused > serving', () => {
   it.each<[string, Partial<AppState>, string]>([

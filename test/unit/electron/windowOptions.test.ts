@@ -2,7 +2,11 @@ import { describe, expect, it } from 'vitest';
 import { mainWindowOptions, secureWebPreferences } from '../../../electron/logic/windowOptions.ts';
 
 describe('window security switches', () => {
-  const preferences = mainWindowOptions({ preloadPath: '/app/dist-electron/preload.cjs', productName: 'Airlock', devToolsEnabled: false }).webPreferences;
+  const preferences = mainWindowOptions({
+    preloadPath: '/app/dist-electron/preload.cjs',
+    productName: 'Airlock',
+    devToolsEnabled: false,
+  }).webPreferences;
 
   it.each([
     ['contextIsolation', true],

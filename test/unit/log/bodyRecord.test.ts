@@ -23,8 +23,18 @@ describe('decodeBody', () => {
     ['JSON is text', Buffer.from('{"a":1}'), 'application/json', '{"a":1}'],
     ['no content type is decoded as text', Buffer.from('plain'), undefined, 'plain'],
     ['an image is described, not stored', Buffer.from([1, 2, 3]), 'image/png', '[binary body not logged: 3 bytes, image/png]'],
-    ['multipart upload is described', Buffer.from('--b\r\n'), 'multipart/form-data; boundary=b', '[binary body not logged: 5 bytes, multipart/form-data; boundary=b]'],
-    ['NUL bytes mark binary even when labelled text', Buffer.from([0x61, 0, 0x62]), 'text/plain', '[binary body not logged: 3 bytes, text/plain]'],
+    [
+      'multipart upload is described',
+      Buffer.from('--b\r\n'),
+      'multipart/form-data; boundary=b',
+      '[binary body not logged: 5 bytes, multipart/form-data; boundary=b]',
+    ],
+    [
+      'NUL bytes mark binary even when labelled text',
+      Buffer.from([0x61, 0, 0x62]),
+      'text/plain',
+      '[binary body not logged: 3 bytes, text/plain]',
+    ],
   ])('%s', (_name, body, contentType, expected) => {
     expect(decodeBody(body, contentType)).toBe(expected);
   });

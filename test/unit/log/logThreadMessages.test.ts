@@ -14,7 +14,13 @@ describe('serializeEvents / deserializeEvents', () => {
   it('gives back the same events, bodies as Buffers', () => {
     const events: RequestLifecycleEvent[] = [
       startEvent('alk_a'),
-      endEvent('alk_a', { bodies: capturedBodies({ requestBody: pooledBody('{"model":"m"}'), responseBody: Buffer.from([0, 255, 128]), streamText: 'hé 你好' }) }),
+      endEvent('alk_a', {
+        bodies: capturedBodies({
+          requestBody: pooledBody('{"model":"m"}'),
+          responseBody: Buffer.from([0, 255, 128]),
+          streamText: 'hé 你好',
+        }),
+      }),
       endEvent('alk_b', { bodies: capturedBodies({ requestBody: null, responseBody: null }) }),
     ];
     const roundTripped = deserializeEvents(serializeEvents(events));

@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { COLUMNS_SET_AFTER_START, REQUEST_COLUMNS, rowToParams } from '../../../proxy/log/rowCodec.ts';
-import { applyRowEvent, isSupersededByEnd, maskRowText, modelsDiffer, rowFromStart, type RowUpdateEvent } from '../../../proxy/log/rowDraft.ts';
+import {
+  applyRowEvent,
+  isSupersededByEnd,
+  maskRowText,
+  modelsDiffer,
+  rowFromStart,
+  type RowUpdateEvent,
+} from '../../../proxy/log/rowDraft.ts';
 import { endEvent, startEvent } from '../../support/lifecycleEvents.ts';
 
 describe('modelsDiffer', () => {
@@ -53,9 +60,20 @@ describe('row lifecycle', () => {
   });
 
   it('records the estimate of a stream so far, which a crash leaves in the row, but never over reported usage', () => {
-    const progress: RowUpdateEvent = { type: 'progress', requestId: 'r1', usage: { inputTokens: 40, outputTokens: 12 }, costCredits: 0.0052 };
+    const progress: RowUpdateEvent = {
+      type: 'progress',
+      requestId: 'r1',
+      usage: { inputTokens: 40, outputTokens: 12 },
+      costCredits: 0.0052,
+    };
     const estimated = applyRowEvent(rowFromStart(startEvent('r1', { stream: true })), progress);
-    expect(estimated).toMatchObject({ inputTokens: 40, outputTokens: 12, usageSource: 'estimated', costCredits: 0.0052, state: 'in_flight' });
+    expect(estimated).toMatchObject({
+      inputTokens: 40,
+      outputTokens: 12,
+      usageSource: 'estimated',
+      costCredits: 0.0052,
+      state: 'in_flight',
+    });
     const reported = applyRowEvent(rowFromStart(startEvent('r1', { stream: true })), {
       type: 'usage',
       requestId: 'r1',
@@ -76,7 +94,14 @@ describe('row lifecycle', () => {
     });
     const row = applyRowEvent(
       afterHeaders,
-      endEvent('r1', { status: 502, ttfbMs: null, errorClass: 'upstream_error', errorMessage: 'bad gateway', usage: null, responseModel: null }),
+      endEvent('r1', {
+        status: 502,
+        ttfbMs: null,
+        errorClass: 'upstream_error',
+        errorMessage: 'bad gateway',
+        usage: null,
+        responseModel: null,
+      }),
     );
     expect(row).toMatchObject({
       state: 'done',
@@ -141,7 +166,11 @@ describe('maskRowText', () => {
 
   it("masks the gateway's request id by its own rule: a gateway may echo what it was sent", () => {
     const row = { ...rowFromStart(startEvent('r1')), upstreamRequestId: 'req_SECRET' };
-    const masked = maskRowText(row, (text) => text.replaceAll('SECRET', 'X'), (text) => text.replaceAll('SECRET', '[redacted]'));
+    const masked = maskRowText(
+      row,
+      (text) => text.replaceAll('SECRET', 'X'),
+      (text) => text.replaceAll('SECRET', '[redacted]'),
+    );
     expect(masked.upstreamRequestId).toBe('req_[redacted]');
     expect(maskRowText({ ...row, upstreamRequestId: null }, (text) => text).upstreamRequestId).toBeNull();
   });
@@ -149,8 +178,20 @@ describe('maskRowText', () => {
 
 describe('isSupersededByEnd', () => {
   type Between = Extract<RowUpdateEvent, { type: 'headers' | 'usage' | 'progress' }>;
-  const headers = (upstreamRequestId: string | null): Between => ({ type: 'headers', requestId: 'r1', status: 200, ttfbMs: 30, upstreamRequestId, retries: 1 });
-  const usage = (responseModel: string | null): Between => ({ type: 'usage', requestId: 'r1', usage: { inputTokens: 7, outputTokens: 3 }, responseModel });
+  const headers = (upstreamRequestId: string | null): Between => ({
+    type: 'headers',
+    requestId: 'r1',
+    status: 200,
+    ttfbMs: 30,
+    upstreamRequestId,
+    retries: 1,
+  });
+  const usage = (responseModel: string | null): Between => ({
+    type: 'usage',
+    requestId: 'r1',
+    usage: { inputTokens: 7, outputTokens: 3 },
+    responseModel,
+  });
   const progress: Between = { type: 'progress', requestId: 'r1', usage: { inputTokens: 40, outputTokens: 12 }, costCredits: 0.0052 };
 
   it.each<[string, Between, Partial<Parameters<typeof endEvent>[1]>, boolean]>([
@@ -173,4 +214,3 @@ describe('isSupersededByEnd', () => {
     expect(same).toBe(superseded);
   });
 });
-

@@ -51,14 +51,38 @@ describe('UnwrittenRows', () => {
     expect(rows.spend()).toEqual([expect.objectContaining({ requests: 0, costCredits: 0.75 })]);
   });
 
-  it('carries an earlier run\'s spend, written as summary rows', () => {
-    const carried = { dayStartMs: TEST_STARTED_AT_MS, profileId: 'p', clientName: 'c', model: 'm', requests: 7, errors: 1, costCredits: 3.5, unpricedRequests: 0, inputTokens: 70, outputTokens: 14, cachedInputTokens: 0, reasoningTokens: 0 };
+  it("carries an earlier run's spend, written as summary rows", () => {
+    const carried = {
+      dayStartMs: TEST_STARTED_AT_MS,
+      profileId: 'p',
+      clientName: 'c',
+      model: 'm',
+      requests: 7,
+      errors: 1,
+      costCredits: 3.5,
+      unpricedRequests: 0,
+      inputTokens: 70,
+      outputTokens: 14,
+      cachedInputTokens: 0,
+      reasoningTokens: 0,
+    };
     const rows = new UnwrittenRows(10, [carried]);
     expect(rows.isEmpty).toBe(false);
     expect(rows.foldedRequests).toBe(7);
     const [summary] = rows.summaryRows();
-    expect(summary).toMatchObject({ startedAtMs: TEST_STARTED_AT_MS, profileId: 'p', clientName: 'c', upstreamModel: 'm', costCredits: 3.5, inputTokens: 70, state: 'done', usageSource: 'estimated' });
-    expect(summary?.notes[0]).toMatch(/^Stands for 7 request\(s\) of this day whose rows could not be written to the log \(the disk was full\)/);
+    expect(summary).toMatchObject({
+      startedAtMs: TEST_STARTED_AT_MS,
+      profileId: 'p',
+      clientName: 'c',
+      upstreamModel: 'm',
+      costCredits: 3.5,
+      inputTokens: 70,
+      state: 'done',
+      usageSource: 'estimated',
+    });
+    expect(summary?.notes[0]).toMatch(
+      /^Stands for 7 request\(s\) of this day whose rows could not be written to the log \(the disk was full\)/,
+    );
     expect(summary?.id).not.toBe(summaryRowOf(carried).id);
     rows.summariesWritten();
     expect(rows.isEmpty).toBe(true);

@@ -8,7 +8,13 @@ const local = (day: number, hour = 12): number => new Date(2026, 2, day, hour).g
 const OFFSET_MS = -new Date(local(15)).getTimezoneOffset() * 60_000;
 
 function row(overrides: Partial<RequestLogRow>): RequestLogRow {
-  return { ...rowFromStart(startEvent('r', { startedAtMs: local(15) })), state: 'done', status: 200, usageSource: 'reported', ...overrides };
+  return {
+    ...rowFromStart(startEvent('r', { startedAtMs: local(15) })),
+    state: 'done',
+    status: 200,
+    usageSource: 'reported',
+    ...overrides,
+  };
 }
 
 function entriesOf(rows: RequestLogRow[]): SpendEntry[] {
@@ -17,7 +23,16 @@ function entriesOf(rows: RequestLogRow[]): SpendEntry[] {
   return [...entries.values()];
 }
 
-const ZERO: LogTotals = { requests: 0, errors: 0, costCredits: 0, unpricedRequests: 0, inputTokens: 0, outputTokens: 0, cachedInputTokens: 0, reasoningTokens: 0 };
+const ZERO: LogTotals = {
+  requests: 0,
+  errors: 0,
+  costCredits: 0,
+  unpricedRequests: 0,
+  inputTokens: 0,
+  outputTokens: 0,
+  cachedInputTokens: 0,
+  reasoningTokens: 0,
+};
 
 describe('addRow', () => {
   it('groups by local day, profile, client and model, counting as the log does', () => {
@@ -29,7 +44,16 @@ describe('addRow', () => {
       row({ id: 'e', costCredits: 2, upstreamModel: null, requestedModel: 'asked' }),
     ]);
     expect(entries).toEqual([
-      expect.objectContaining({ dayStartMs: local(15, 0), model: 'gpt-4o', requests: 3, errors: 1, costCredits: 0.75, unpricedRequests: 1, inputTokens: 10, outputTokens: 2 }),
+      expect.objectContaining({
+        dayStartMs: local(15, 0),
+        model: 'gpt-4o',
+        requests: 3,
+        errors: 1,
+        costCredits: 0.75,
+        unpricedRequests: 1,
+        inputTokens: 10,
+        outputTokens: 2,
+      }),
       expect.objectContaining({ dayStartMs: local(16, 0), model: 'gpt-4o', requests: 1, costCredits: 1 }),
       expect.objectContaining({ dayStartMs: local(15, 0), model: 'asked', requests: 1, costCredits: 2 }),
     ]);
@@ -70,7 +94,9 @@ describe('totals with what the database could not take', () => {
   });
 
   it('spendByDay merges into the day and group rows, adding new ones in order', () => {
-    const fromDatabase: SpendByDayRow[] = [{ day: '2026-03-15', group: 'codex', requests: 4, costCredits: 2, unpricedRequests: 0, inputTokens: 0, outputTokens: 0 }];
+    const fromDatabase: SpendByDayRow[] = [
+      { day: '2026-03-15', group: 'codex', requests: 4, costCredits: 2, unpricedRequests: 0, inputTokens: 0, outputTokens: 0 },
+    ];
     const rows = spendByDayWith(fromDatabase, entries, { fromMs: local(1, 0), toMs: local(20, 0), groupBy: 'client' }, OFFSET_MS);
     expect(rows.map(({ day, group, requests, costCredits }) => ({ day, group, requests, costCredits }))).toEqual([
       { day: '2026-03-14', group: 'aider', requests: 1, costCredits: 0.25 },

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ScanQueue, scanTopLevel, TopLevelScanner } from '../../../proxy/pipeline/jsonScan.ts';
+import { ScanQueue, TopLevelScanner } from '../../../proxy/pipeline/jsonScan.ts';
+import { scanTopLevel } from '../../support/scanTopLevel.ts';
 /** Any limit does; Airlock's own is MAX_JSON_NESTING_DEPTH (server/defaults.ts). */
 const DEPTH_LIMIT = 1000;
 
@@ -25,8 +26,20 @@ const SHAPES: ShapeCase[] = [
   { label: 'numbers and literals', json: '{"a":[1,2.5e3,true,null,false]}', maxDepth: 2, marks: 7 },
   { label: 'arrays nested to the limit', json: nestedArrays(DEPTH_LIMIT - 1), maxDepth: DEPTH_LIMIT, marks: DEPTH_LIMIT + 1 },
   { label: 'objects nested to the limit', json: nestedObjects(DEPTH_LIMIT - 1), maxDepth: DEPTH_LIMIT, marks: 2 * DEPTH_LIMIT },
-  { label: 'arrays one level past the limit', json: nestedArrays(DEPTH_LIMIT), maxDepth: DEPTH_LIMIT + 1, marks: DEPTH_LIMIT + 2, tooDeep: true },
-  { label: 'objects one level past the limit', json: nestedObjects(DEPTH_LIMIT), maxDepth: DEPTH_LIMIT + 1, marks: 2 * DEPTH_LIMIT + 1, tooDeep: true },
+  {
+    label: 'arrays one level past the limit',
+    json: nestedArrays(DEPTH_LIMIT),
+    maxDepth: DEPTH_LIMIT + 1,
+    marks: DEPTH_LIMIT + 2,
+    tooDeep: true,
+  },
+  {
+    label: 'objects one level past the limit',
+    json: nestedObjects(DEPTH_LIMIT),
+    maxDepth: DEPTH_LIMIT + 1,
+    marks: 2 * DEPTH_LIMIT + 1,
+    tooDeep: true,
+  },
   { label: 'a thousand small keys', json: manyKeys(1000), maxDepth: 1, marks: 1 + 1000 + 999 },
   { label: 'bytes after the object are not measured', json: `{"a":1} ${'['.repeat(5000)}`, maxDepth: 1, marks: 2 },
 ];

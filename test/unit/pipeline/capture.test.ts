@@ -19,7 +19,13 @@ describe('BodyCapture', () => {
     { name: 'nothing', chunks: [], limitBytes: 100, text: null, truncated: false },
     { name: 'a small view of a larger read', chunks: [socketChunk('{"id":1}', 200)], limitBytes: 100, text: '{"id":1}', truncated: false },
     { name: 'one pooled chunk', chunks: [Buffer.from('data: {"a":1}\n\n')], limitBytes: 100, text: 'data: {"a":1}\n\n', truncated: false },
-    { name: 'several chunks', chunks: [socketChunk('data: 1\n\n'), Buffer.from('data: 2\n\n'), socketChunk('data: [DONE]\n\n')], limitBytes: 100, text: 'data: 1\n\ndata: 2\n\ndata: [DONE]\n\n', truncated: false },
+    {
+      name: 'several chunks',
+      chunks: [socketChunk('data: 1\n\n'), Buffer.from('data: 2\n\n'), socketChunk('data: [DONE]\n\n')],
+      limitBytes: 100,
+      text: 'data: 1\n\ndata: 2\n\ndata: [DONE]\n\n',
+      truncated: false,
+    },
     { name: 'past the cap', chunks: [socketChunk('abcdef'), socketChunk('ghijkl')], limitBytes: 8, text: 'abcdefgh', truncated: true },
   ])('$name: gives the captured bytes in a backing store at most twice their size', ({ chunks, limitBytes, text, truncated }) => {
     const capture = captured(limitBytes, chunks);
@@ -51,9 +57,12 @@ describe('BodyCapture', () => {
 });
 
 describe('ownTextBuffer', () => {
-  it.each(['', 'plain', '{"error":"ключ отклонён"}', '😀'.repeat(100)])('holds %j as UTF-8 in a backing store of exactly its size', (text) => {
-    const bytes = ownTextBuffer(text);
-    expect(bytes.toString('utf8')).toBe(text);
-    expect(bytes.buffer.byteLength).toBe(Buffer.byteLength(text));
-  });
+  it.each(['', 'plain', '{"error":"ключ отклонён"}', '😀'.repeat(100)])(
+    'holds %j as UTF-8 in a backing store of exactly its size',
+    (text) => {
+      const bytes = ownTextBuffer(text);
+      expect(bytes.toString('utf8')).toBe(text);
+      expect(bytes.buffer.byteLength).toBe(Buffer.byteLength(text));
+    },
+  );
 });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { scanTopLevel, spliceChunks, type TopLevelScan } from '../../../proxy/pipeline/jsonScan.ts';
+import { spliceChunks, type TopLevelScan } from '../../../proxy/pipeline/jsonScan.ts';
+import { scanTopLevel } from '../../support/scanTopLevel.ts';
 
 interface ScanCase {
   label: string;
@@ -19,13 +20,25 @@ const CASES: ScanCase[] = [
   { label: 'escaped key', json: '{"mod\\u0065l":"x"}', model: 'x', rawModel: 'x' },
   { label: 'escaped backslash before a closing quote', json: '{"input":"a\\\\","model":"m"}', model: 'm', rawModel: 'm' },
   { label: 'structure inside a string', json: '{"input":"},{\\"model\\":\\"fake\\"","model":"real"}', model: 'real', rawModel: 'real' },
-  { label: 'nested model ignored', json: '{"messages":[{"model":"inner","stream":true}],"model":"outer"}', model: 'outer', rawModel: 'outer', stream: null },
+  {
+    label: 'nested model ignored',
+    json: '{"messages":[{"model":"inner","stream":true}],"model":"outer"}',
+    model: 'outer',
+    rawModel: 'outer',
+    stream: null,
+  },
   { label: 'only a nested model', json: '{"meta":{"model":"inner","stream":true}}', model: null, stream: null },
   { label: 'multi-byte model', json: '{"model":"模型-ü"}', model: '模型-ü', rawModel: '模型-ü' },
   { label: 'last duplicate wins', json: '{"model":"a","model":"b"}', model: 'b', rawModel: 'b' },
   { label: 'stream as a string is not a flag', json: '{"stream":"true","model":"m"}', model: 'm', rawModel: 'm', stream: null },
   { label: 'stream as an object is not a flag', json: '{"stream":{"a":","},"model":"m"}', model: 'm', rawModel: 'm', stream: null },
-  { label: 'stream_options present', json: '{"stream":true,"stream_options":{"include_usage":false}}', model: null, stream: true, hasStreamOptions: true },
+  {
+    label: 'stream_options present',
+    json: '{"stream":true,"stream_options":{"include_usage":false}}',
+    model: null,
+    stream: true,
+    hasStreamOptions: true,
+  },
   { label: 'a model key too long to be one', json: `{"${'k'.repeat(100)}":"no","model":"yes"}`, model: 'yes', rawModel: 'yes' },
   { label: 'invalid escape gives no model', json: '{"model":"bad\\q"}', model: null },
   { label: 'non-string model', json: '{"model":7,"stream":true}', model: null, stream: true },
@@ -37,7 +50,12 @@ const CASES: ScanCase[] = [
     model: `${'m'.repeat(40)}!`,
     rawModel: `${'m'.repeat(40)}\\u0021`,
   },
-  { label: 'a key that only starts like a known one', json: '{"models":"no","streaming":true,"model":"yes"}', model: 'yes', rawModel: 'yes' },
+  {
+    label: 'a key that only starts like a known one',
+    json: '{"models":"no","streaming":true,"model":"yes"}',
+    model: 'yes',
+    rawModel: 'yes',
+  },
 ];
 
 function expectScan(scan: TopLevelScan, body: Buffer, testCase: ScanCase): void {

@@ -1,9 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { scanTopLevel } from '../../../proxy/pipeline/jsonScan.ts';
+import { scanTopLevel } from '../../support/scanTopLevel.ts';
 import { parseClientBody, type ClientBody } from '../../../proxy/pipeline/requestBody.ts';
 import { MAX_JSON_NESTING_DEPTH, PARSE_ON_LOOP_MAX_BYTES, PARSE_ON_LOOP_MAX_STRUCTURAL_MARKS } from '../../../proxy/server/defaults.ts';
 
-const LIMITS = { maxBytes: PARSE_ON_LOOP_MAX_BYTES, maxStructuralMarks: PARSE_ON_LOOP_MAX_STRUCTURAL_MARKS, maxDepth: MAX_JSON_NESTING_DEPTH };
+const LIMITS = {
+  maxBytes: PARSE_ON_LOOP_MAX_BYTES,
+  maxStructuralMarks: PARSE_ON_LOOP_MAX_STRUCTURAL_MARKS,
+  maxDepth: MAX_JSON_NESTING_DEPTH,
+};
 
 const nestedArrays = (levels: number): string => `{"x":${'['.repeat(levels)}${']'.repeat(levels)}}`;
 const manyKeys = (count: number): string => `{${Array.from({ length: count }, (_unused, index) => `"k${index}":1`).join(',')}}`;
@@ -22,7 +26,10 @@ function bodyOf(json: string, chunkBytes = 64 * 1024): ClientBody {
 
 describe('parseClientBody parses on the forwarding loop only what is cheap to parse', () => {
   it('parses a light body', () => {
-    expect(parseClientBody(bodyOf('{"model":"m","messages":[]}'), 'application/json', LIMITS)).toEqual({ kind: 'json', value: { model: 'm', messages: [] } });
+    expect(parseClientBody(bodyOf('{"model":"m","messages":[]}'), 'application/json', LIMITS)).toEqual({
+      kind: 'json',
+      value: { model: 'm', messages: [] },
+    });
   });
 
   it('leaves a body with more keys and values than the limit unparsed, with its scan', () => {
@@ -41,7 +48,10 @@ describe('parseClientBody parses on the forwarding loop only what is cheap to pa
   });
 
   it('refuses a JSON body that is not an object without parsing it', () => {
-    expect(parseClientBody(bodyOf(`[${'['.repeat(1_000_000)}`), 'application/json', LIMITS)).toEqual({ kind: 'invalid', message: 'the request body must be a JSON object' });
+    expect(parseClientBody(bodyOf(`[${'['.repeat(1_000_000)}`), 'application/json', LIMITS)).toEqual({
+      kind: 'invalid',
+      message: 'the request body must be a JSON object',
+    });
   });
 
   it('forwards a body without a content type that does not start as an object as it is', () => {
@@ -49,10 +59,15 @@ describe('parseClientBody parses on the forwarding loop only what is cheap to pa
   });
 
   it('says why a light body is not JSON', () => {
-    expect(parseClientBody(bodyOf('{"model":'), 'application/json', LIMITS)).toMatchObject({ kind: 'invalid', message: expect.stringContaining('not valid JSON') });
+    expect(parseClientBody(bodyOf('{"model":'), 'application/json', LIMITS)).toMatchObject({
+      kind: 'invalid',
+      message: expect.stringContaining('not valid JSON'),
+    });
   });
 
   it('treats a body of another content type as opaque', () => {
-    expect(parseClientBody({ chunks: [Buffer.from('--x')], byteLength: 3, scan: null }, 'multipart/form-data; boundary=x', LIMITS)).toEqual({ kind: 'opaque' });
+    expect(parseClientBody({ chunks: [Buffer.from('--x')], byteLength: 3, scan: null }, 'multipart/form-data; boundary=x', LIMITS)).toEqual(
+      { kind: 'opaque' },
+    );
   });
 });

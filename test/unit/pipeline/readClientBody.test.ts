@@ -129,6 +129,6 @@ describe('readClientBody', () => {
     req.end();
     const { chunks } = await body;
     expect(chunks).toHaveLength(2);
-    chunks.forEach((chunk, index) => expect(chunk.buffer).toBe(reads[index]!.buffer));
+    for (const [index, chunk] of chunks.entries()) expect(chunk.buffer).toBe(reads[index]!.buffer);
   });
 });

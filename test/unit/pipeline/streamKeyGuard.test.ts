@@ -27,11 +27,16 @@ function run(dialect: StreamDialect, events: EventSourceMessage[]): { out: Event
 }
 
 const data = (json: object): EventSourceMessage => ({ data: JSON.stringify(json) });
-const parsed = (events: EventSourceMessage[]) => events.filter((event) => event.data !== '[DONE]').map((event) => JSON.parse(event.data) as Record<string, any>);
+const parsed = (events: EventSourceMessage[]) =>
+  events
+    .filter((event) => event.data !== '[DONE]')
+    // biome-ignore lint/suspicious/noExplicitAny: the assertions read nested chunk fields of every protocol.
+    .map((event) => JSON.parse(event.data) as Record<string, any>);
 const said = `my key is ${SENTINEL_KEY}`;
 
 describe('chat streams', () => {
-  const chunk = (delta: object, finish: string | null = null, index = 0) => data({ id: 'c1', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index, delta, finish_reason: finish }] });
+  const chunk = (delta: object, finish: string | null = null, index = 0) =>
+    data({ id: 'c1', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index, delta, finish_reason: finish }] });
 
   it('masks content, reasoning and tool arguments split across deltas, and flushes at the finish', () => {
     const events = [
@@ -52,11 +57,17 @@ describe('chat streams', () => {
   });
 
   it('keeps the choices of n > 1 apart, and hands on held text before [DONE] when no finish came', () => {
-    const events = [chunk({ content: 'a s' }, null, 0), chunk({ content: 'b s' }, null, 1), chunk({ content: 'k' }, null, 1), { data: '[DONE]' }];
+    const events = [
+      chunk({ content: 'a s' }, null, 0),
+      chunk({ content: 'b s' }, null, 1),
+      chunk({ content: 'k' }, null, 1),
+      { data: '[DONE]' },
+    ];
     const { out } = run('chat', events);
     expect(out.map((event) => event.data).at(-1)).toBe('[DONE]');
     const texts = new Map<number, string>();
-    for (const json of parsed(out)) for (const choice of json.choices) texts.set(choice.index, (texts.get(choice.index) ?? '') + (choice.delta.content ?? ''));
+    for (const json of parsed(out))
+      for (const choice of json.choices) texts.set(choice.index, (texts.get(choice.index) ?? '') + (choice.delta.content ?? ''));
     expect(Object.fromEntries(texts)).toEqual({ 0: 'a s', 1: 'b sk' });
     expect(parsed(out).at(-1)).toMatchObject({ id: 'c1', model: 'm', choices: [{ finish_reason: null }] });
   });
@@ -64,8 +75,13 @@ describe('chat streams', () => {
   it('changes only the held value in place, and rewrites an event from another serializer whole', () => {
     const compact = { data: '{"id":"c1","created":1.0,"choices":[{"index":0,"delta":{"content":"I ask"},"finish_reason":null}]}' };
     const spaced = { data: '{"id": "c1", "choices": [{"index": 0, "delta": {"content": "I ask"}, "finish_reason": null}]}' };
-    expect(run('chat', [compact]).out[0]?.data).toBe('{"id":"c1","created":1.0,"choices":[{"index":0,"delta":{"content":"I a"},"finish_reason":null}]}');
-    expect(JSON.parse(run('chat', [spaced]).out[0]?.data ?? '')).toEqual({ id: 'c1', choices: [{ index: 0, delta: { content: 'I a' }, finish_reason: null }] });
+    expect(run('chat', [compact]).out[0]?.data).toBe(
+      '{"id":"c1","created":1.0,"choices":[{"index":0,"delta":{"content":"I a"},"finish_reason":null}]}',
+    );
+    expect(JSON.parse(run('chat', [spaced]).out[0]?.data ?? '')).toEqual({
+      id: 'c1',
+      choices: [{ index: 0, delta: { content: 'I a' }, finish_reason: null }],
+    });
   });
 
   it('passes an event it has nothing to change as it came', () => {
@@ -80,7 +96,10 @@ describe('Anthropic streams', () => {
     event: 'content_block_delta',
     data: JSON.stringify({ type: 'content_block_delta', index, delta: { type, [field]: text } }),
   });
-  const stop = (index: number): EventSourceMessage => ({ event: 'content_block_stop', data: JSON.stringify({ type: 'content_block_stop', index }) });
+  const stop = (index: number): EventSourceMessage => ({
+    event: 'content_block_stop',
+    data: JSON.stringify({ type: 'content_block_stop', index }),
+  });
 
   it('masks text and tool input per block, and hands on what a block held before its stop', () => {
     const events = [
@@ -100,14 +119,17 @@ describe('Anthropic streams', () => {
     expect(blockText(0, 'text')).toBe(`my key is ${REDACTED} s`);
     expect(blockText(1, 'partial_json')).toBe(`{"key":"${REDACTED}"}`);
     const firstStop = out.findIndex((event) => event.event === 'content_block_stop');
-    const lastOfBlock0 = out.findLastIndex((event) => event.event === 'content_block_delta' && (JSON.parse(event.data) as { index: number }).index === 0);
+    const lastOfBlock0 = out.findLastIndex(
+      (event) => event.event === 'content_block_delta' && (JSON.parse(event.data) as { index: number }).index === 0,
+    );
     expect(firstStop).toBeGreaterThan(lastOfBlock0);
     expect(findSentinel(out.map((event) => event.data).join(''))).toBeNull();
   });
 });
 
 describe('Responses streams', () => {
-  const textDelta = (text: string, item = 'msg_1') => data({ type: 'response.output_text.delta', item_id: item, output_index: 0, content_index: 0, delta: text });
+  const textDelta = (text: string, item = 'msg_1') =>
+    data({ type: 'response.output_text.delta', item_id: item, output_index: 0, content_index: 0, delta: text });
 
   it('masks output text across deltas and hands on held text before the part is done', () => {
     const events = [
@@ -119,14 +141,18 @@ describe('Responses streams', () => {
     const { out } = run('responses', events);
     const texts = parsed(out).filter((json) => json.type === 'response.output_text.delta');
     expect(texts.map((json) => json.delta).join('')).toBe(`my key is ${REDACTED} s`);
-    expect(parsed(out).findIndex((json) => json.type === 'response.output_text.done')).toBeGreaterThan(parsed(out).findLastIndex((json) => json.type === 'response.output_text.delta'));
+    expect(parsed(out).findIndex((json) => json.type === 'response.output_text.done')).toBeGreaterThan(
+      parsed(out).findLastIndex((json) => json.type === 'response.output_text.delta'),
+    );
     expect(texts.every((json) => json.item_id === 'msg_1' && json.content_index === 0)).toBe(true);
   });
 });
 
 describe('maskedEventsText (the raw events kept for the log)', () => {
   it('masks the key across deltas and whole, and keeps comments', () => {
-    const chunk = (content: string) => ({ data: JSON.stringify({ id: `req_${SENTINEL_KEY}`, choices: [{ index: 0, delta: { content }, finish_reason: null }] }) });
+    const chunk = (content: string) => ({
+      data: JSON.stringify({ id: `req_${SENTINEL_KEY}`, choices: [{ index: 0, delta: { content }, finish_reason: null }] }),
+    });
     const raw = [': keep-alive\n\n', ...pieces(said).map((piece) => formatSseEvent(chunk(piece))), 'data: [DONE]\n\n'].join('');
     const masked = maskedEventsText(Buffer.from(raw), masker, 'chat');
     expect(findSentinel(masked)).toBeNull();

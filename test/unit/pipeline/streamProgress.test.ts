@@ -7,8 +7,20 @@ import { RequestTrace, STREAM_PROGRESS_INTERVAL_MS, type ProgressEstimate } from
 describe('streamProgressEstimate', () => {
   const prices = [{ model: 'm', inputPer1M: 2, outputPer1M: 8 }];
   it.each([
-    { name: 'input is the body bytes / 3, output the text bytes / 3', byteLength: 300, outputBytes: 30, usage: { inputTokens: 100, outputTokens: 10 }, cost: (100 * 2 + 10 * 8) / 1e6 },
-    { name: 'nothing received yet still charges the input', byteLength: 3_000, outputBytes: 0, usage: { inputTokens: 1_000, outputTokens: 0 }, cost: 0.002 },
+    {
+      name: 'input is the body bytes / 3, output the text bytes / 3',
+      byteLength: 300,
+      outputBytes: 30,
+      usage: { inputTokens: 100, outputTokens: 10 },
+      cost: (100 * 2 + 10 * 8) / 1e6,
+    },
+    {
+      name: 'nothing received yet still charges the input',
+      byteLength: 3_000,
+      outputBytes: 0,
+      usage: { inputTokens: 1_000, outputTokens: 0 },
+      cost: 0.002,
+    },
     { name: 'partial tokens round up', byteLength: 1, outputBytes: 4, usage: { inputTokens: 1, outputTokens: 2 }, cost: (2 + 16) / 1e6 },
   ])('$name', ({ byteLength, outputBytes, usage, cost }) => {
     const estimate = streamProgressEstimate({ byteLength, upstreamModel: 'm' }, { prices, priceMultiplier: 1 })(outputBytes);

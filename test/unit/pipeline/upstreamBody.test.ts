@@ -146,7 +146,14 @@ describe('UpstreamBody', () => {
 describe('readBody', () => {
   it.each([
     { name: 'under both limits', chunks: ['ab', 'cd'], keepBytes: 10, maxBytes: 10, kept: ['ab', 'cd'], failure: null },
-    { name: 'past the bytes kept, read to the end', chunks: ['ab', 'cd', 'ef'], keepBytes: 3, maxBytes: Number.POSITIVE_INFINITY, kept: ['ab', 'cd'], failure: null },
+    {
+      name: 'past the bytes kept, read to the end',
+      chunks: ['ab', 'cd', 'ef'],
+      keepBytes: 3,
+      maxBytes: Number.POSITIVE_INFINITY,
+      kept: ['ab', 'cd'],
+      failure: null,
+    },
     { name: 'past the most it reads', chunks: ['ab', 'cd', 'ef'], keepBytes: 4, maxBytes: 4, kept: null, failure: /larger than 4 bytes/ },
   ])('$name', async ({ chunks, keepBytes, maxBytes, kept, failure }) => {
     const { body, controller } = bodyWithController();
@@ -172,11 +179,13 @@ function fakeResponse(): ServerResponse & { written: string[] } {
 }
 
 describe('relayBody', () => {
-  const writeTo = (res: ServerResponse & { written: string[] }, room: { left: number }) => (piece: Buffer): boolean => {
-    res.written.push(piece.toString());
-    room.left -= 1;
-    return room.left > 0;
-  };
+  const writeTo =
+    (res: ServerResponse & { written: string[] }, room: { left: number }) =>
+    (piece: Buffer): boolean => {
+      res.written.push(piece.toString());
+      room.left -= 1;
+      return room.left > 0;
+    };
 
   it('waits for the client to drain before it takes more, then relays to the end', async () => {
     const { body, controller } = bodyWithController();

@@ -24,7 +24,9 @@ afterEach(() => rmSync(dataDir, { recursive: true, force: true }));
 
 describe('airlock profile', () => {
   it('add, list with active marker and key status, use, remove', async () => {
-    expect((await airlock(['profile', 'add', 'work', '--name', 'Work', '--base-url', 'https://gw.example/v1/chat/completions'])).exitCode).toBe(0);
+    expect(
+      (await airlock(['profile', 'add', 'work', '--name', 'Work', '--base-url', 'https://gw.example/v1/chat/completions'])).exitCode,
+    ).toBe(0);
     await airlock(['profile', 'add', 'home', '--name', 'Home', '--base-url', 'https://home.example']);
     secrets.entries.set('work', SENTINEL_KEY);
 

@@ -63,7 +63,12 @@ describe('profile edits', () => {
 
   it('an update keeps the id and the fields it does not touch', () => {
     const config = updateProfile(twoProfiles(), 'a', { name: 'Renamed', modelAliases: { fast: 'gw-fast' } });
-    expect(config.profiles[0]).toMatchObject({ id: 'a', name: 'Renamed', baseUrl: 'https://a.example/v1', modelAliases: { fast: 'gw-fast' } });
+    expect(config.profiles[0]).toMatchObject({
+      id: 'a',
+      name: 'Renamed',
+      baseUrl: 'https://a.example/v1',
+      modelAliases: { fast: 'gw-fast' },
+    });
   });
 });
 

@@ -48,7 +48,7 @@ describe('KeyField', () => {
 });
 
 describe('a key from AIRLOCK_API_KEY', () => {
-  it('is shown as the environment\'s, for this run, in the profile and in the status bar', () => {
+  it("is shown as the environment's, for this run, in the profile and in the status bar", () => {
     const key = { set: true, lastFour: SENTINEL_KEY.slice(-4), fromEnvironment: true } as const;
     render(
       <ApiProvider client={fakeClient({})}>
@@ -81,7 +81,11 @@ describe('TokensTable', () => {
     const onRevoked = vi.fn();
     render(
       <ApiProvider client={fakeClient({ revokeToken })}>
-        <TokensTable tokens={[{ name: 'aider', pinnedProfileId: null, createdAtMs: 0, paused: false }]} onChanged={onChanged} onRevoked={onRevoked} />
+        <TokensTable
+          tokens={[{ name: 'aider', pinnedProfileId: null, createdAtMs: 0, paused: false }]}
+          onChanged={onChanged}
+          onRevoked={onRevoked}
+        />
       </ApiProvider>,
     );
     fireEvent.click(screen.getByRole('button', { name: 'Revoke' }));
@@ -94,7 +98,11 @@ describe('TokensTable', () => {
     const onRevoked = vi.fn();
     render(
       <ApiProvider client={fakeClient({ revokeToken: async () => Promise.reject(new Error('keychain locked')) })}>
-        <TokensTable tokens={[{ name: 'aider', pinnedProfileId: null, createdAtMs: 0, paused: false }]} onChanged={vi.fn()} onRevoked={onRevoked} />
+        <TokensTable
+          tokens={[{ name: 'aider', pinnedProfileId: null, createdAtMs: 0, paused: false }]}
+          onChanged={vi.fn()}
+          onRevoked={onRevoked}
+        />
       </ApiProvider>,
     );
     fireEvent.click(screen.getByRole('button', { name: 'Revoke' }));
@@ -106,11 +114,25 @@ describe('TokensTable', () => {
 describe('RequestList', () => {
   it('moves the selection with the keyboard and opens the detail with Enter', () => {
     const store = new LiveStore();
-    store.addPage(['a', 'b', 'c'].map((id, index) => ({ ...applyUpdate(undefined, { requestId: id, appendText: '', fields: { startedAtMs: index } })!, state: 'done' as const })));
+    store.addPage(
+      ['a', 'b', 'c'].map((id, index) => ({
+        ...applyUpdate(undefined, { requestId: id, appendText: '', fields: { startedAtMs: index } })!,
+        state: 'done' as const,
+      })),
+    );
     store.publish();
     const onSelect = vi.fn();
     const onOpen = vi.fn();
-    render(<RequestList snapshot={store.getSnapshot()} selectedId="c" onSelect={onSelect} onOpen={onOpen} onNearEnd={() => undefined} hasMore={false} />);
+    render(
+      <RequestList
+        snapshot={store.getSnapshot()}
+        selectedId="c"
+        onSelect={onSelect}
+        onOpen={onOpen}
+        onNearEnd={() => undefined}
+        hasMore={false}
+      />,
+    );
     const list = screen.getByRole('listbox');
     expect(screen.getByText('3 requests')).toBeTruthy();
     expect(list.getAttribute('aria-activedescendant')).toBe('request-c');
@@ -126,7 +148,16 @@ describe('RequestList', () => {
     const store = new LiveStore();
     store.addPage([{ ...applyUpdate(undefined, { requestId: 'a', appendText: '', fields: { startedAtMs: 1 } })!, state: 'done' as const }]);
     store.publish();
-    render(<RequestList snapshot={store.getSnapshot()} selectedId={null} onSelect={vi.fn()} onOpen={vi.fn()} onNearEnd={() => undefined} hasMore />);
+    render(
+      <RequestList
+        snapshot={store.getSnapshot()}
+        selectedId={null}
+        onSelect={vi.fn()}
+        onOpen={vi.fn()}
+        onNearEnd={() => undefined}
+        hasMore
+      />,
+    );
     expect(screen.getByText('1 request loaded; scroll down for older ones')).toBeTruthy();
   });
 });
@@ -160,7 +191,13 @@ describe('RequestDetailPanel', () => {
       status: 404,
       errorClass: 'model_not_found',
       errorMessage: 'The model gpt-5x does not exist',
-      explanation: { errorClass: 'model_not_found', title: 'Model not found', meaning: 'The gateway does not know this model id', fix: 'List the models and copy the exact id.', retryable: false },
+      explanation: {
+        errorClass: 'model_not_found',
+        title: 'Model not found',
+        meaning: 'The gateway does not know this model id',
+        fix: 'List the models and copy the exact id.',
+        retryable: false,
+      },
       requestHeaders: {},
       responseHeaders: {},
       requestBody: null,

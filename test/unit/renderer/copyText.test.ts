@@ -12,11 +12,22 @@ describe('shellQuote', () => {
 });
 
 describe('buildCurl', () => {
-  const base = { proxyUrl: 'http://127.0.0.1:8642', method: 'POST', clientPath: '/v1/chat/completions', stream: true, body: '{"model":"m"}', bodyTruncated: false };
+  const base = {
+    proxyUrl: 'http://127.0.0.1:8642',
+    method: 'POST',
+    clientPath: '/v1/chat/completions',
+    stream: true,
+    body: '{"model":"m"}',
+    bodyTruncated: false,
+  };
 
   it.each([
     ['a stream gets -N', base, ["curl -N 'http://127.0.0.1:8642/v1/chat/completions'", `--data-raw '{"model":"m"}'`]],
-    ['a GET has no body', { ...base, method: 'GET', clientPath: '/v1/models', stream: false, body: null }, ["curl 'http://127.0.0.1:8642/v1/models'"]],
+    [
+      'a GET has no body',
+      { ...base, method: 'GET', clientPath: '/v1/models', stream: false, body: null },
+      ["curl 'http://127.0.0.1:8642/v1/models'"],
+    ],
     ['a DELETE names its method', { ...base, method: 'DELETE', stream: false, body: null }, ['curl -X DELETE']],
     ['a truncated body is flagged', { ...base, bodyTruncated: true }, ['# The logged body was truncated']],
   ])('%s', (_name, input, fragments) => {

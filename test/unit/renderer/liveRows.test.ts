@@ -9,7 +9,11 @@ const start = (requestId: string, startedAtMs: number, fields: Partial<LiveRow> 
   fields: { id: requestId, startedAtMs, state: 'in_flight', requestedModel: 'm', clientName: 'aider', ...fields },
 });
 const delta = (requestId: string, text: string): LiveRequestUpdate => ({ requestId, appendText: text, fields: {} });
-const end = (requestId: string, fields: Partial<LiveRow> = {}): LiveRequestUpdate => ({ requestId, appendText: '', fields: { state: 'done', status: 200, ...fields } });
+const end = (requestId: string, fields: Partial<LiveRow> = {}): LiveRequestUpdate => ({
+  requestId,
+  appendText: '',
+  fields: { state: 'done', status: 200, ...fields },
+});
 
 describe('applyUpdate', () => {
   it('ignores updates for a request never seen starting', () => {
@@ -33,7 +37,10 @@ describe('applyUpdate', () => {
 });
 
 describe('matchesFilters', () => {
-  const row = { ...applyUpdate(undefined, start('a', 100, { profileId: 'main', status: 429, errorClass: 'rate_limited' }))!, text: 'the quick fox' };
+  const row = {
+    ...applyUpdate(undefined, start('a', 100, { profileId: 'main', status: 429, errorClass: 'rate_limited' }))!,
+    text: 'the quick fox',
+  };
   it.each<[RequestFilters, boolean]>([
     [{}, true],
     [{ fromMs: 101 }, false],
@@ -59,7 +66,10 @@ describe('LiveStore', () => {
     let notified = 0;
     store.subscribe(() => (notified += 1));
     store.applyFrame({ requests: [start('b', 200), start('d', 400)], status: null });
-    store.addPage([{ ...applyUpdate(undefined, start('a', 100))!, state: 'done' }, { ...applyUpdate(undefined, start('c', 300))!, state: 'done' }]);
+    store.addPage([
+      { ...applyUpdate(undefined, start('a', 100))!, state: 'done' },
+      { ...applyUpdate(undefined, start('c', 300))!, state: 'done' },
+    ]);
     store.applyFrame({ requests: [delta('b', 'x'), delta('zz', 'ignored')], status: null });
     expect(notified).toBe(0);
     store.publish();

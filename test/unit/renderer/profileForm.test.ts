@@ -13,8 +13,14 @@ describe('the profile form’s request body limit', () => {
   });
 
   it('takes a new limit, and the default when left blank', () => {
-    expect(profileFromForm({ ...formFromProfile(profile), maxRequestBodyMiB: '256' }, profile)).toMatchObject({ ok: true, profile: { maxRequestBodyMiB: 256 } });
-    expect(profileFromForm({ ...formFromProfile(profile), maxRequestBodyMiB: ' ' }, profile)).toMatchObject({ ok: true, profile: { maxRequestBodyMiB: 64 } });
+    expect(profileFromForm({ ...formFromProfile(profile), maxRequestBodyMiB: '256' }, profile)).toMatchObject({
+      ok: true,
+      profile: { maxRequestBodyMiB: 256 },
+    });
+    expect(profileFromForm({ ...formFromProfile(profile), maxRequestBodyMiB: ' ' }, profile)).toMatchObject({
+      ok: true,
+      profile: { maxRequestBodyMiB: 64 },
+    });
     expect(formFromProfile(null).maxRequestBodyMiB).toBe('64');
   });
 
@@ -24,6 +30,9 @@ describe('the profile form’s request body limit', () => {
     ['2000', 'must be at most 1024 MiB'],
     ['big', 'must be a number'],
   ])('names what is wrong with %j', (typed, message) => {
-    expect(profileFromForm({ ...formFromProfile(profile), maxRequestBodyMiB: typed }, profile)).toEqual({ ok: false, errors: { maxRequestBodyMiB: message } });
+    expect(profileFromForm({ ...formFromProfile(profile), maxRequestBodyMiB: typed }, profile)).toEqual({
+      ok: false,
+      errors: { maxRequestBodyMiB: message },
+    });
   });
 });

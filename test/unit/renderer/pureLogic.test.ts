@@ -29,8 +29,14 @@ describe('filtersFromForm', () => {
     [{ status: 'ok' }, { status: 'ok' }],
     [{ status: ' 502 ' }, { status: 502 }],
     [{ status: '5xx' }, {}],
-    [{ errorClass: 'rate_limited', text: ' needle ' }, { errorClass: 'rate_limited', text: 'needle' }],
-    [{ profileId: ' main ', model: 'm', client: 'aider' }, { profileId: 'main', model: 'm', client: 'aider' }],
+    [
+      { errorClass: 'rate_limited', text: ' needle ' },
+      { errorClass: 'rate_limited', text: 'needle' },
+    ],
+    [
+      { profileId: ' main ', model: 'm', client: 'aider' },
+      { profileId: 'main', model: 'm', client: 'aider' },
+    ],
   ])('%j', (form, expected) => {
     expect(filtersFromForm({ ...EMPTY_FILTER_FORM, ...form }, nowMs)).toEqual(expected);
   });
@@ -114,7 +120,13 @@ describe('a request cost in the Live list and the detail', () => {
   it.each([
     { name: 'priced', costCredits: 0.25, inputTokens: 10, cell: '0.25', detail: '0.25 credits' },
     { name: 'answered by a model without a price', costCredits: null, inputTokens: 10, cell: 'unpriced', detail: 'unpriced' },
-    { name: 'refused or failed before any answer', costCredits: null, inputTokens: null, cell: '—', detail: 'none: no model answered, so there is no usage to price' },
+    {
+      name: 'refused or failed before any answer',
+      costCredits: null,
+      inputTokens: null,
+      cell: '—',
+      detail: 'none: no model answered, so there is no usage to price',
+    },
   ])('$name', ({ costCredits, inputTokens, cell, detail }) => {
     expect(formatRowCost({ costCredits, inputTokens })).toBe(cell);
     expect(describeCost({ costCredits, inputTokens })).toBe(detail);

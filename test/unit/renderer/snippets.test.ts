@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { buildSnippets, MODEL_PLACEHOLDER, TOKEN_PLACEHOLDER, uniqueTokenName, type ConnectClientId } from '../../../renderer/src/connect/snippets.ts';
+import {
+  buildSnippets,
+  MODEL_PLACEHOLDER,
+  TOKEN_PLACEHOLDER,
+  uniqueTokenName,
+  type ConnectClientId,
+} from '../../../renderer/src/connect/snippets.ts';
 
 const proxyUrl = 'http://127.0.0.1:8642';
 const snippets = buildSnippets({ proxyUrl, token: 'alk_TOKEN', model: 'qwen-plus' });

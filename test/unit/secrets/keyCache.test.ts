@@ -35,10 +35,10 @@ describe('KeyCache', () => {
     expect(cache.getKeyForRequest('work')).toBe(SENTINEL_KEY);
   });
 
-  it('says a key from AIRLOCK_API_KEY is the environment\'s, for its profile only, over the keychain\'s', async () => {
+  it("says a key from AIRLOCK_API_KEY is the environment's, for its profile only, over the keychain's", async () => {
     const cache = new KeyCache(memorySecretStore({ work: 'sk-keychain-key-0000' }));
     await cache.loadAll(['work', 'home']);
-    cache.useEnvironmentKey(EnvKeySource.fromEnvironment({ [API_KEY_ENV_VAR]: SENTINEL_KEY }, 'home'));
+    cache.setEnvironmentKey(EnvKeySource.fromEnvironment({ [API_KEY_ENV_VAR]: SENTINEL_KEY }, 'home'));
     expect(cache.keyStatus('home')).toEqual({ set: true, lastFour: SENTINEL_KEY.slice(-4), fromEnvironment: true });
     expect(cache.keyStatus('work')).toEqual({ set: true, lastFour: '0000' });
     expect(describeKeyStatus(cache.keyStatus('home'))).toBe(`from AIRLOCK_API_KEY for this run, ends in ${SENTINEL_KEY.slice(-4)}`);

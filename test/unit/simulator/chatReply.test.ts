@@ -2,7 +2,15 @@ import { describe, expect, it } from 'vitest';
 import { completionBody, estimateTokens, planReply, planStream, splitBySizes, splitText } from '../../simulator/chatReply.ts';
 import type { ChatRequest } from '../../simulator/chatRequest.ts';
 
-const request: ChatRequest = { model: 'qwen-plus', stream: false, includeUsage: false, hasTools: true, forcedToolName: null, promptChars: 10, lastUserText: 'hello' };
+const request: ChatRequest = {
+  model: 'qwen-plus',
+  stream: false,
+  includeUsage: false,
+  hasTools: true,
+  forcedToolName: null,
+  promptChars: 10,
+  lastUserText: 'hello',
+};
 const identity = { sequence: 'sim000007', createdS: 1_700_000_000 };
 
 describe('estimateTokens', () => {
@@ -32,7 +40,12 @@ describe('splitText', () => {
 describe('planReply', () => {
   it('echoes the last user text and counts usage from lengths', () => {
     const plan = planReply(request, identity);
-    expect(plan).toMatchObject({ id: 'chatcmpl-sim000007', model: 'qwen-plus', content: 'Simulated reply to: hello', finishReason: 'stop' });
+    expect(plan).toMatchObject({
+      id: 'chatcmpl-sim000007',
+      model: 'qwen-plus',
+      content: 'Simulated reply to: hello',
+      finishReason: 'stop',
+    });
     expect(plan.usage).toEqual({ prompt_tokens: 3, completion_tokens: 7, total_tokens: 10 });
   });
 
@@ -45,9 +58,22 @@ describe('planReply', () => {
   it('calls tools only when the request offered tools', () => {
     const reply = { kind: 'reply' as const, toolCalls: [{ name: 'read_file', arguments: '{"path":"a"}' }] };
     const withTools = planReply(request, identity, reply);
-    expect(withTools).toMatchObject({ content: null, finishReason: 'tool_calls', toolCalls: [{ id: 'call_sim000007_0', name: 'read_file' }] });
+    expect(withTools).toMatchObject({
+      content: null,
+      finishReason: 'tool_calls',
+      toolCalls: [{ id: 'call_sim000007_0', name: 'read_file' }],
+    });
     expect(completionBody(withTools)).toMatchObject({
-      choices: [{ message: { role: 'assistant', content: null, tool_calls: [{ id: 'call_sim000007_0', type: 'function', function: { name: 'read_file', arguments: '{"path":"a"}' } }] }, finish_reason: 'tool_calls' }],
+      choices: [
+        {
+          message: {
+            role: 'assistant',
+            content: null,
+            tool_calls: [{ id: 'call_sim000007_0', type: 'function', function: { name: 'read_file', arguments: '{"path":"a"}' } }],
+          },
+          finish_reason: 'tool_calls',
+        },
+      ],
     });
     const withoutTools = planReply({ ...request, hasTools: false }, identity, reply);
     expect(withoutTools).toMatchObject({ content: 'Simulated reply to: hello', toolCalls: [], finishReason: 'stop' });
@@ -59,7 +85,11 @@ describe('planStream', () => {
     const plan = planReply(request, identity, { kind: 'reply', content: 'abcdef' });
     const withUsage = planStream(plan, 3, true);
     expect(withUsage.head).toMatchObject({ object: 'chat.completion.chunk', choices: [{ delta: { role: 'assistant' } }] });
-    expect(withUsage.deltas.map((chunk) => (chunk as { choices: [{ delta: { content: string } }] }).choices[0].delta.content)).toEqual(['ab', 'cd', 'ef']);
+    expect(withUsage.deltas.map((chunk) => (chunk as { choices: [{ delta: { content: string } }] }).choices[0].delta.content)).toEqual([
+      'ab',
+      'cd',
+      'ef',
+    ]);
     expect(withUsage.tail).toEqual([
       expect.objectContaining({ choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] }),
       expect.objectContaining({ choices: [], usage: plan.usage }),
@@ -76,7 +106,9 @@ describe('planStream', () => {
       ],
     });
     const stream = planStream(plan, 2, false);
-    const toolDeltas = stream.deltas.map((chunk) => (chunk as { choices: [{ delta: { tool_calls: unknown[] } }] }).choices[0].delta.tool_calls[0]);
+    const toolDeltas = stream.deltas.map(
+      (chunk) => (chunk as { choices: [{ delta: { tool_calls: unknown[] } }] }).choices[0].delta.tool_calls[0],
+    );
     expect(toolDeltas).toEqual([
       { index: 0, id: 'call_sim000007_0', type: 'function', function: { name: 'a', arguments: '' } },
       { index: 0, function: { arguments: '{"x' } },
@@ -109,7 +141,9 @@ describe('splitBySizes', () => {
 
   it('sizes the content deltas of a stream when given', () => {
     const plan = planReply(request, identity, { kind: 'reply', content: 'abcdefg' });
-    const contents = planStream(plan, 4, false, [2, 3]).deltas.map((chunk) => (chunk as { choices: [{ delta: { content: string } }] }).choices[0].delta.content);
+    const contents = planStream(plan, 4, false, [2, 3]).deltas.map(
+      (chunk) => (chunk as { choices: [{ delta: { content: string } }] }).choices[0].delta.content,
+    );
     expect(contents).toEqual(['ab', 'cde', 'fg']);
   });
 });

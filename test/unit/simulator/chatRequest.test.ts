@@ -43,7 +43,12 @@ describe('validateChatRequest', () => {
     ['message without role', { model: 'qwen-plus', messages: [{ content: 'hi' }] }, 400, 'invalid_request'],
     ['content of wrong type', { model: 'qwen-plus', messages: [user(5)] }, 400, 'invalid_request'],
     ['unknown part type', { model: 'qwen-plus', messages: [user([{ type: 'video', url: 'x' }])] }, 400, 'invalid_request'],
-    ['data URL without MIME', { model: 'qwen-plus', messages: [user([{ type: 'image_url', image_url: { url: 'data:;base64,AA' } }])] }, 400, 'invalid_request'],
+    [
+      'data URL without MIME',
+      { model: 'qwen-plus', messages: [user([{ type: 'image_url', image_url: { url: 'data:;base64,AA' } }])] },
+      400,
+      'invalid_request',
+    ],
     ['over the context', { model: 'qwen-plus', messages: [user('x'.repeat(15)), user('y'.repeat(6))] }, 400, 'context_length_exceeded'],
   ])('refuses %s', (_name, json, status, code) => {
     expect(validateChatRequest(json, limits)).toMatchObject({ ok: false, status, body: { error: { code } } });
@@ -58,7 +63,10 @@ describe('validateChatRequest', () => {
         tools: [{ type: 'function', function: { name: 'f' } }],
         messages: [
           { role: 'system', content: 'be brief' },
-          user([{ type: 'text', text: 'look' }, { type: 'image_url', image_url: { url: 'data:image/png;base64,AA' } }]),
+          user([
+            { type: 'text', text: 'look' },
+            { type: 'image_url', image_url: { url: 'data:image/png;base64,AA' } },
+          ]),
           { role: 'assistant', content: null, tool_calls: [] },
         ],
       },
@@ -66,7 +74,15 @@ describe('validateChatRequest', () => {
     );
     expect(result).toEqual({
       ok: true,
-      value: { model: 'qwen-plus', stream: true, includeUsage: true, hasTools: true, forcedToolName: null, promptChars: 12, lastUserText: 'look' },
+      value: {
+        model: 'qwen-plus',
+        stream: true,
+        includeUsage: true,
+        hasTools: true,
+        forcedToolName: null,
+        promptChars: 12,
+        lastUserText: 'look',
+      },
     });
   });
 

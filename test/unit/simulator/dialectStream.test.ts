@@ -5,7 +5,15 @@ import { SEED_DIALECT, type StreamDialect, type UsagePlacement } from '../../sim
 import { DIALECTS } from '../../simulator/dialects.ts';
 import { framingFor, planDialectStream, usageWithReasoning, withReasoning } from '../../simulator/dialectStream.ts';
 
-const request: ChatRequest = { model: 'qwen-plus', stream: true, includeUsage: true, hasTools: false, forcedToolName: null, promptChars: 40, lastUserText: 'hi' };
+const request: ChatRequest = {
+  model: 'qwen-plus',
+  stream: true,
+  includeUsage: true,
+  hasTools: false,
+  forcedToolName: null,
+  promptChars: 40,
+  lastUserText: 'hi',
+};
 const plan = planReply(request, { sequence: 'sim000001', createdS: 1_700_000_000 }, { kind: 'reply', content: 'abcdef' });
 const usage = plan.usage!;
 
@@ -49,15 +57,32 @@ describe('planDialectStream: where usage goes', () => {
 });
 
 describe('planDialectStream: reasoning', () => {
-  it.each<StreamDialect['reasoningField']>(['reasoning_content', 'reasoning'])('streams the thinking as %s deltas before the answer', (reasoningField) => {
-    const stream = streamWith({ reasoningField }, false, 'step by step');
-    const deltas = stream.deltas.map((chunk) => (chunk as Chunk).choices[0]!.delta);
-    expect(deltas.slice(0, 3).map((delta) => delta[reasoningField]).join('')).toBe('step by step');
-    expect(deltas.slice(3).map((delta) => delta.content).join('')).toBe('abcdef');
-  });
+  it.each<StreamDialect['reasoningField']>(['reasoning_content', 'reasoning'])(
+    'streams the thinking as %s deltas before the answer',
+    (reasoningField) => {
+      const stream = streamWith({ reasoningField }, false, 'step by step');
+      const deltas = stream.deltas.map((chunk) => (chunk as Chunk).choices[0]!.delta);
+      expect(
+        deltas
+          .slice(0, 3)
+          .map((delta) => delta[reasoningField])
+          .join(''),
+      ).toBe('step by step');
+      expect(
+        deltas
+          .slice(3)
+          .map((delta) => delta.content)
+          .join(''),
+      ).toBe('abcdef');
+    },
+  );
 
   it('bills the thinking as completion tokens and puts it on the message', () => {
-    expect(usageWithReasoning(usage, 'x'.repeat(40))).toEqual({ prompt_tokens: usage.prompt_tokens, completion_tokens: usage.completion_tokens + 10, total_tokens: usage.total_tokens + 10 });
+    expect(usageWithReasoning(usage, 'x'.repeat(40))).toEqual({
+      prompt_tokens: usage.prompt_tokens,
+      completion_tokens: usage.completion_tokens + 10,
+      total_tokens: usage.total_tokens + 10,
+    });
     expect(usageWithReasoning(usage, null)).toBe(usage);
     const body = withReasoning({ choices: [{ message: { role: 'assistant', content: 'a' } }] }, 'why', 'reasoning_content');
     expect(body).toEqual({ choices: [{ message: { role: 'assistant', content: 'a', reasoning_content: 'why' } }] });

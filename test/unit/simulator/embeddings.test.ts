@@ -28,7 +28,10 @@ describe('embeddings', () => {
     expect(embeddingsBody(validated.value)).toMatchObject({
       object: 'list',
       model: 'text-embedding-3-small',
-      data: [{ object: 'embedding', index: 0 }, { object: 'embedding', index: 1 }],
+      data: [
+        { object: 'embedding', index: 0 },
+        { object: 'embedding', index: 1 },
+      ],
       usage: { prompt_tokens: 3, total_tokens: 3 },
     });
   });

@@ -46,7 +46,10 @@ describe('faultMatches', () => {
 describe('FaultQueue', () => {
   it('hands out faults in order, one per matching request', () => {
     const queue = new FaultQueue();
-    queue.push([{ kind: 'status', status: 429 }, { kind: 'status', status: 502 }]);
+    queue.push([
+      { kind: 'status', status: 429 },
+      { kind: 'status', status: 502 },
+    ]);
     expect(queue.take(models)).toEqual({ kind: 'status', status: 429 });
     expect(queue.take(models)).toEqual({ kind: 'status', status: 502 });
     expect(queue.take(models)).toBeUndefined();

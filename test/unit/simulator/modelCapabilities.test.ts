@@ -7,7 +7,13 @@ const account: AccountModels = {
   closedModels: new Set(['closed-model']),
 };
 const tools = [{ type: 'function', function: { name: 'f' } }];
-const image = { role: 'user', content: [{ type: 'text', text: 'look' }, { type: 'image_url', image_url: { url: 'https://x/y.png' } }] };
+const image = {
+  role: 'user',
+  content: [
+    { type: 'text', text: 'look' },
+    { type: 'image_url', image_url: { url: 'https://x/y.png' } },
+  ],
+};
 
 describe('capabilityRefusal', () => {
   it.each<[string, Record<string, unknown>, { status: number; code: string; param?: string | null } | null]>([
@@ -15,13 +21,26 @@ describe('capabilityRefusal', () => {
     ['a closed model', { model: 'closed-model', messages: [] }, { status: 403, code: 'model_not_open', param: 'model' }],
     ['tools to a model without them', { model: 'text-only', tools, messages: [] }, { status: 400, code: 'tools_unsupported' }],
     ['an empty tool list', { model: 'text-only', tools: [], messages: [] }, null],
-    ['an image to a text-only model', { model: 'text-only', messages: [{ role: 'user', content: 'a' }, image] }, { status: 400, code: 'image_input_unsupported', param: 'messages.[1].content.[1].type' }],
-    ['stream to a model that cannot', { model: 'batch-only', stream: true, messages: [] }, { status: 400, code: 'stream_unsupported', param: 'stream' }],
+    [
+      'an image to a text-only model',
+      { model: 'text-only', messages: [{ role: 'user', content: 'a' }, image] },
+      { status: 400, code: 'image_input_unsupported', param: 'messages.[1].content.[1].type' },
+    ],
+    [
+      'stream to a model that cannot',
+      { model: 'batch-only', stream: true, messages: [] },
+      { status: 400, code: 'stream_unsupported', param: 'stream' },
+    ],
     ['no stream to that model', { model: 'batch-only', stream: false, messages: [] }, null],
   ])('%s', (_name, json, expected) => {
     const refusal = capabilityRefusal(account, json);
     if (expected === null) expect(refusal).toBeNull();
-    else expect(refusal).toMatchObject({ status: expected.status, subject: json.model, body: { error: { code: expected.code, ...(expected.param === undefined ? {} : { param: expected.param }) } } });
+    else
+      expect(refusal).toMatchObject({
+        status: expected.status,
+        subject: json.model,
+        body: { error: { code: expected.code, ...(expected.param === undefined ? {} : { param: expected.param }) } },
+      });
   });
 });
 

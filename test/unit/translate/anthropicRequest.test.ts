@@ -4,7 +4,10 @@ import { TOOL_ERROR_PREFIX, anthropicToChatRequest } from '../../../proxy/transl
 const options = { upstreamModel: 'gw-model', includeUsage: true };
 const base = { model: 'claude-sonnet-4-5', max_tokens: 1024 };
 
-function chatBodyOf(body: Record<string, unknown>, extraOptions: Partial<typeof options & { upstreamSupportsReasoningEffort: boolean }> = {}) {
+function chatBodyOf(
+  body: Record<string, unknown>,
+  extraOptions: Partial<typeof options & { upstreamSupportsReasoningEffort: boolean }> = {},
+) {
   const result = anthropicToChatRequest(body, { ...options, ...extraOptions });
   if (!result.ok) throw new Error(`unexpected refusal: ${result.message}`);
   return result;
@@ -15,24 +18,53 @@ describe('anthropicToChatRequest: messages', () => {
     {
       name: 'system string becomes the leading system message',
       body: { system: 'Be brief.', messages: [{ role: 'user', content: 'Hi' }] },
-      messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'Hi' }],
+      messages: [
+        { role: 'system', content: 'Be brief.' },
+        { role: 'user', content: 'Hi' },
+      ],
     },
     {
       name: 'system text blocks are joined and cache_control is dropped',
       body: {
-        system: [{ type: 'text', text: 'A', cache_control: { type: 'ephemeral' } }, { type: 'text', text: 'B' }],
+        system: [
+          { type: 'text', text: 'A', cache_control: { type: 'ephemeral' } },
+          { type: 'text', text: 'B' },
+        ],
         messages: [{ role: 'user', content: [{ type: 'text', text: 'Hi', cache_control: { type: 'ephemeral' } }] }],
       },
-      messages: [{ role: 'system', content: 'A\n\nB' }, { role: 'user', content: 'Hi' }],
+      messages: [
+        { role: 'system', content: 'A\n\nB' },
+        { role: 'user', content: 'Hi' },
+      ],
     },
     {
       name: 'a system message mid-conversation stays a system message',
-      body: { messages: [{ role: 'user', content: 'a' }, { role: 'system', content: [{ type: 'text', text: 'rule' }] }, { role: 'user', content: 'b' }] },
-      messages: [{ role: 'user', content: 'a' }, { role: 'system', content: 'rule' }, { role: 'user', content: 'b' }],
+      body: {
+        messages: [
+          { role: 'user', content: 'a' },
+          { role: 'system', content: [{ type: 'text', text: 'rule' }] },
+          { role: 'user', content: 'b' },
+        ],
+      },
+      messages: [
+        { role: 'user', content: 'a' },
+        { role: 'system', content: 'rule' },
+        { role: 'user', content: 'b' },
+      ],
     },
     {
       name: 'several user text blocks become one string',
-      body: { messages: [{ role: 'user', content: [{ type: 'text', text: '<reminder>' }, { type: 'text', text: 'do it' }] }] },
+      body: {
+        messages: [
+          {
+            role: 'user',
+            content: [
+              { type: 'text', text: '<reminder>' },
+              { type: 'text', text: 'do it' },
+            ],
+          },
+        ],
+      },
       messages: [{ role: 'user', content: '<reminder>\n\ndo it' }],
     },
     {
@@ -97,7 +129,14 @@ describe('anthropicToChatRequest: messages', () => {
             role: 'user',
             content: [
               { type: 'tool_result', tool_use_id: 'toolu_1', content: 'sunny' },
-              { type: 'tool_result', tool_use_id: 'toolu_2', content: [{ type: 'text', text: '12:00' }, { type: 'text', text: 'UTC' }] },
+              {
+                type: 'tool_result',
+                tool_use_id: 'toolu_2',
+                content: [
+                  { type: 'text', text: '12:00' },
+                  { type: 'text', text: 'UTC' },
+                ],
+              },
               { type: 'tool_result', tool_use_id: 'toolu_3', content: 'ENOENT', is_error: true },
               { type: 'text', text: 'thanks' },
             ],
@@ -121,7 +160,10 @@ describe('anthropicToChatRequest: messages', () => {
               {
                 type: 'tool_result',
                 tool_use_id: 'toolu_img',
-                content: [{ type: 'text', text: 'screenshot' }, { type: 'image', source: { type: 'base64', media_type: 'image/jpeg', data: 'AAA' } }],
+                content: [
+                  { type: 'text', text: 'screenshot' },
+                  { type: 'image', source: { type: 'base64', media_type: 'image/jpeg', data: 'AAA' } },
+                ],
               },
             ],
           },
@@ -134,7 +176,12 @@ describe('anthropicToChatRequest: messages', () => {
     },
     {
       name: 'an assistant turn with only thinking disappears',
-      body: { messages: [{ role: 'user', content: 'a' }, { role: 'assistant', content: [{ type: 'thinking', thinking: 't' }] }] },
+      body: {
+        messages: [
+          { role: 'user', content: 'a' },
+          { role: 'assistant', content: [{ type: 'thinking', thinking: 't' }] },
+        ],
+      },
       messages: [{ role: 'user', content: 'a' }],
     },
   ])('$name', ({ body, messages }) => {
@@ -157,9 +204,20 @@ describe('anthropicToChatRequest: parameters', () => {
       service_tier: 'auto',
       context_management: {},
     });
-    expect(result.chatBody).toEqual({ model: 'gw-model', messages, max_tokens: 1024, temperature: 0.2, top_p: 0.9, stop: ['END'], user: 'user-42' });
+    expect(result.chatBody).toEqual({
+      model: 'gw-model',
+      messages,
+      max_tokens: 1024,
+      temperature: 0.2,
+      top_p: 0.9,
+      stop: ['END'],
+      user: 'user-42',
+    });
     expect(result.stream).toBe(false);
-    expect(result.notes).toEqual(['dropped unsupported fields: service_tier, context_management', 'dropped top_k: Chat Completions has no equivalent']);
+    expect(result.notes).toEqual([
+      'dropped unsupported fields: service_tier, context_management',
+      'dropped top_k: Chat Completions has no equivalent',
+    ]);
   });
 
   it.each([
@@ -173,7 +231,12 @@ describe('anthropicToChatRequest: parameters', () => {
   });
 
   const tools = [
-    { name: 'get_weather', description: 'Weather', input_schema: { type: 'object', properties: { city: { type: 'string' } } }, cache_control: { type: 'ephemeral' } },
+    {
+      name: 'get_weather',
+      description: 'Weather',
+      input_schema: { type: 'object', properties: { city: { type: 'string' } } },
+      cache_control: { type: 'ephemeral' },
+    },
     { type: 'custom', name: 'noop', input_schema: { type: 'object' } },
     { type: 'web_search_20250305', name: 'web_search', max_uses: 5 },
   ];
@@ -181,7 +244,10 @@ describe('anthropicToChatRequest: parameters', () => {
   it('turns custom tools into function tools and drops server tools with a note', () => {
     const result = chatBodyOf({ ...base, messages, tools });
     expect(result.chatBody['tools']).toEqual([
-      { type: 'function', function: { name: 'get_weather', description: 'Weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } } },
+      {
+        type: 'function',
+        function: { name: 'get_weather', description: 'Weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } },
+      },
       { type: 'function', function: { name: 'noop', parameters: { type: 'object' } } },
     ]);
     expect(result.notes).toEqual(['dropped server tool web_search_20250305: it runs at Anthropic only']);
@@ -192,10 +258,16 @@ describe('anthropicToChatRequest: parameters', () => {
     [{ type: 'any' }, { tool_choice: 'required' }],
     [{ type: 'tool', name: 'noop' }, { tool_choice: { type: 'function', function: { name: 'noop' } } }],
     [{ type: 'none' }, { tool_choice: 'none' }],
-    [{ type: 'auto', disable_parallel_tool_use: true }, { tool_choice: 'auto', parallel_tool_calls: false }],
+    [
+      { type: 'auto', disable_parallel_tool_use: true },
+      { tool_choice: 'auto', parallel_tool_calls: false },
+    ],
   ])('tool_choice %j', (toolChoice, expected) => {
     const chatBody = chatBodyOf({ ...base, messages, tools, tool_choice: toolChoice }).chatBody;
-    expect({ tool_choice: chatBody['tool_choice'], ...('parallel_tool_calls' in chatBody ? { parallel_tool_calls: chatBody['parallel_tool_calls'] } : {}) }).toEqual(expected);
+    expect({
+      tool_choice: chatBody['tool_choice'],
+      ...('parallel_tool_calls' in chatBody ? { parallel_tool_calls: chatBody['parallel_tool_calls'] } : {}),
+    }).toEqual(expected);
   });
 
   it('drops tool_choice when no tool survives translation', () => {
@@ -211,7 +283,9 @@ describe('anthropicToChatRequest: parameters', () => {
     [{ type: 'enabled', budget_tokens: 31999 }, 'high'],
     [{ type: 'adaptive' }, 'medium'],
   ])('thinking %j maps to reasoning_effort %s when the upstream takes it', (thinking, effort) => {
-    expect(chatBodyOf({ ...base, messages, thinking }, { upstreamSupportsReasoningEffort: true }).chatBody['reasoning_effort']).toBe(effort);
+    expect(chatBodyOf({ ...base, messages, thinking }, { upstreamSupportsReasoningEffort: true }).chatBody['reasoning_effort']).toBe(
+      effort,
+    );
   });
 
   it('drops thinking with a note when the upstream takes no reasoning_effort', () => {
@@ -229,7 +303,10 @@ describe('anthropicToChatRequest: refusals', () => {
     [{ ...base, messages: [] }, 'messages must not be empty'],
     [{ ...base, messages: [{ role: 'robot', content: 'x' }] }, 'messages.0.role'],
     [{ ...base, messages: [{ role: 'user', content: [{ type: 'text' }] }] }, 'messages.0.content.0.text'],
-    [{ ...base, messages: [{ role: 'user', content: [{ type: 'image', source: { type: 'base64', media_type: 'image/png' } }] }] }, 'messages.0.content.0.source.data'],
+    [
+      { ...base, messages: [{ role: 'user', content: [{ type: 'image', source: { type: 'base64', media_type: 'image/png' } }] }] },
+      'messages.0.content.0.source.data',
+    ],
     [{ ...base, messages: [{ role: 'user', content: [{ type: 'document', source: {} }] }] }, 'document blocks'],
     [{ ...base, messages: [{ role: 'user', content: 'x' }], tools: [{ name: 'broken' }] }, 'tools.0.input_schema'],
   ])('%j is refused with a 400 naming %s', (body, expected) => {
@@ -242,7 +319,18 @@ describe('anthropicToChatRequest: refusals', () => {
   });
 
   it('drops unknown block types with a note instead of refusing', () => {
-    const result = chatBodyOf({ ...base, messages: [{ role: 'user', content: [{ type: 'search_result', source: 'x' }, { type: 'text', text: 'q' }] }] });
+    const result = chatBodyOf({
+      ...base,
+      messages: [
+        {
+          role: 'user',
+          content: [
+            { type: 'search_result', source: 'x' },
+            { type: 'text', text: 'q' },
+          ],
+        },
+      ],
+    });
     expect(result.chatBody['messages']).toEqual([{ role: 'user', content: 'q' }]);
     expect(result.notes).toEqual(['dropped search_result blocks']);
   });

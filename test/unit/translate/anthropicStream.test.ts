@@ -107,7 +107,11 @@ describe('createAnthropicStreamTranslator', () => {
     'multi-byte arguments cut at code unit %i concatenate back exactly',
     (cut) => {
       const pieces = [multiByteArguments.slice(0, cut), multiByteArguments.slice(cut)];
-      const chunks = [toolChunk({ index: 0, id: 'call_u', name: 'write' }), ...pieces.map((p) => toolChunk({ index: 0, arguments: p })), finishChunk('tool_calls')];
+      const chunks = [
+        toolChunk({ index: 0, id: 'call_u', name: 'write' }),
+        ...pieces.map((p) => toolChunk({ index: 0, arguments: p })),
+        finishChunk('tool_calls'),
+      ];
       const { blocks } = rebuildMessage(translate(chunks));
       expect(blocks[0]!.partialJson).toBe(multiByteArguments);
       expect(JSON.parse(blocks[0]!.partialJson)).toEqual(JSON.parse(multiByteArguments));
@@ -116,7 +120,11 @@ describe('createAnthropicStreamTranslator', () => {
 
   it('keeps every one-character piece of multi-byte arguments as its own delta', () => {
     const pieces = characterPieces(multiByteArguments);
-    const chunks = [toolChunk({ index: 0, id: 'call_c', name: 'write' }), ...pieces.map((p) => toolChunk({ index: 0, arguments: p })), finishChunk('tool_calls')];
+    const chunks = [
+      toolChunk({ index: 0, id: 'call_c', name: 'write' }),
+      ...pieces.map((p) => toolChunk({ index: 0, arguments: p })),
+      finishChunk('tool_calls'),
+    ];
     const frames = translate(chunks);
     const deltas = frames.filter((f) => f.event === 'content_block_delta');
     expect(deltas.map((f) => (f.data['delta'] as Record<string, string>)['partial_json'])).toEqual(pieces);
@@ -127,9 +135,15 @@ describe('createAnthropicStreamTranslator', () => {
     const argsB = '{"b":"🚀2"}';
     const argsC = '{}';
     const interleaved: ToolPiece[][] = [
-      [{ index: 0, id: 'call_a', name: 'tool_a' }, { index: 1, id: 'call_b', name: 'tool_b' }],
+      [
+        { index: 0, id: 'call_a', name: 'tool_a' },
+        { index: 1, id: 'call_b', name: 'tool_b' },
+      ],
       [{ index: 1, arguments: argsB.slice(0, 4) }],
-      [{ index: 0, arguments: argsA.slice(0, 3) }, { index: 1, arguments: argsB.slice(4) }],
+      [
+        { index: 0, arguments: argsA.slice(0, 3) },
+        { index: 1, arguments: argsB.slice(4) },
+      ],
       [{ index: 2, id: 'call_c', name: 'tool_c', arguments: argsC }],
       [{ index: 0, arguments: argsA.slice(3) }],
     ];
@@ -146,11 +160,20 @@ describe('createAnthropicStreamTranslator', () => {
     const translator = createAnthropicStreamTranslator({ requestedModel: 'm', messageId: 'msg_live' });
     translator.push(toolChunk({ index: 0, id: 'call_1', name: 'read' }));
     const frames = parseFrames(translator.push(toolChunk({ index: 0, arguments: '{"x"' })));
-    expect(frames).toEqual([{ event: 'content_block_delta', data: { type: 'content_block_delta', index: 0, delta: { type: 'input_json_delta', partial_json: '{"x"' } } }]);
+    expect(frames).toEqual([
+      {
+        event: 'content_block_delta',
+        data: { type: 'content_block_delta', index: 0, delta: { type: 'input_json_delta', partial_json: '{"x"' } },
+      },
+    ]);
   });
 
   it('waits for a tool name that arrives after the first piece, and names calls without an id', () => {
-    const chunks = [toolChunk({ index: 0, arguments: '{"q":' }), toolChunk({ index: 0, name: 'search', arguments: '1}' }), finishChunk('tool_calls')];
+    const chunks = [
+      toolChunk({ index: 0, arguments: '{"q":' }),
+      toolChunk({ index: 0, name: 'search', arguments: '1}' }),
+      finishChunk('tool_calls'),
+    ];
     const { blocks } = rebuildMessage(translate(chunks));
     expect(blocks[0]).toMatchObject({ name: 'search', id: 'toolu_msg_test_0', partialJson: '{"q":1}' });
   });
@@ -182,9 +205,16 @@ describe('createAnthropicStreamTranslator failures', () => {
       ...translator.push(textChunk('partial')),
       ...translator.fail({ type: 'overloaded_error', message: 'upstream overloaded' }),
     ]);
-    expect(frames.at(-1)).toEqual({ event: 'error', data: { type: 'error', error: { type: 'overloaded_error', message: 'upstream overloaded' } } });
+    expect(frames.at(-1)).toEqual({
+      event: 'error',
+      data: { type: 'error', error: { type: 'overloaded_error', message: 'upstream overloaded' } },
+    });
     expect(frames.some((f) => f.event === 'message_stop' || f.event === 'message_delta')).toBe(false);
-    expect([...translator.push(textChunk('late')), ...translator.finish(), ...translator.fail({ type: 'api_error', message: 'x' })]).toEqual([]);
+    expect([
+      ...translator.push(textChunk('late')),
+      ...translator.finish(),
+      ...translator.fail({ type: 'api_error', message: 'x' }),
+    ]).toEqual([]);
   });
 
   it('finish() without a finish_reason fails instead of completing', () => {

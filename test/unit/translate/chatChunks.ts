@@ -28,7 +28,11 @@ export function finishChunk(finishReason: string): object {
 }
 
 export function usageChunk(promptTokens: number, completionTokens: number, cachedTokens?: number): object {
-  const usage: Record<string, unknown> = { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens };
+  const usage: Record<string, unknown> = {
+    prompt_tokens: promptTokens,
+    completion_tokens: completionTokens,
+    total_tokens: promptTokens + completionTokens,
+  };
   if (cachedTokens !== undefined) usage['prompt_tokens_details'] = { cached_tokens: cachedTokens };
   return { id: 'chatcmpl-1', choices: [], usage };
 }

@@ -3,7 +3,13 @@ import { chatToAnthropicResponse } from '../../../proxy/translate/anthropic/resp
 import { chatToResponsesResponse } from '../../../proxy/translate/responses/response.ts';
 
 function chatReply(message: Record<string, unknown>, finishReason: string, usage?: Record<string, unknown>) {
-  return { id: 'chatcmpl-9', object: 'chat.completion', model: 'gw-model', choices: [{ index: 0, message: { role: 'assistant', ...message }, finish_reason: finishReason }], usage };
+  return {
+    id: 'chatcmpl-9',
+    object: 'chat.completion',
+    model: 'gw-model',
+    choices: [{ index: 0, message: { role: 'assistant', ...message }, finish_reason: finishReason }],
+    usage,
+  };
 }
 
 const toolCall = (id: string, name: string, args: string) => ({ id, type: 'function', function: { name, arguments: args } });
@@ -48,13 +54,18 @@ describe('chatToAnthropicResponse', () => {
   });
 
   it.each(['{"a":', '[1,2]', '"text"'])('tool arguments %s that are not a JSON object become {} with a note', (args) => {
-    const result = chatToAnthropicResponse(chatReply({ content: null, tool_calls: [toolCall('c', 'edit', args)] }, 'tool_calls'), { requestedModel: 'm' });
+    const result = chatToAnthropicResponse(chatReply({ content: null, tool_calls: [toolCall('c', 'edit', args)] }, 'tool_calls'), {
+      requestedModel: 'm',
+    });
     expect(result.ok && result.body['content']).toEqual([{ type: 'tool_use', id: 'c', name: 'edit', input: {} }]);
     expect(result.ok && result.notes).toEqual(['tool call edit: arguments were not a JSON object, sent as {}']);
   });
 
   it.each([{}, { choices: [] }, { choices: [{ finish_reason: 'stop' }] }, 'html'])('refuses an unreadable reply %j', (chat) => {
-    expect(chatToAnthropicResponse(chat, { requestedModel: 'm' })).toEqual({ ok: false, message: 'the upstream reply has no choices to translate' });
+    expect(chatToAnthropicResponse(chat, { requestedModel: 'm' })).toEqual({
+      ok: false,
+      message: 'the upstream reply has no choices to translate',
+    });
   });
 });
 
@@ -62,11 +73,11 @@ describe('chatToResponsesResponse', () => {
   const options = { requestedModel: 'gpt-5-codex', responseId: 'resp_r1', createdAtSec: 1_700_000_000 };
 
   it('translates text and function calls into output items with usage', () => {
-    const chat = chatReply(
-      { content: 'Done.', tool_calls: [toolCall('call_9', 'shell', '{"command":["ls"]}')] },
-      'tool_calls',
-      { prompt_tokens: 10, completion_tokens: 4, completion_tokens_details: { reasoning_tokens: 2 } },
-    );
+    const chat = chatReply({ content: 'Done.', tool_calls: [toolCall('call_9', 'shell', '{"command":["ls"]}')] }, 'tool_calls', {
+      prompt_tokens: 10,
+      completion_tokens: 4,
+      completion_tokens_details: { reasoning_tokens: 2 },
+    });
     expect(chatToResponsesResponse(chat, options)).toEqual({
       ok: true,
       usage: { inputTokens: 10, outputTokens: 4, reasoningTokens: 2 },
@@ -77,10 +88,22 @@ describe('chatToResponsesResponse', () => {
         status: 'completed',
         model: 'gpt-5-codex',
         output: [
-          { id: 'msg_r1_0', type: 'message', status: 'completed', role: 'assistant', content: [{ type: 'output_text', text: 'Done.', annotations: [] }] },
+          {
+            id: 'msg_r1_0',
+            type: 'message',
+            status: 'completed',
+            role: 'assistant',
+            content: [{ type: 'output_text', text: 'Done.', annotations: [] }],
+          },
           { id: 'fc_r1_1', type: 'function_call', status: 'completed', call_id: 'call_9', name: 'shell', arguments: '{"command":["ls"]}' },
         ],
-        usage: { input_tokens: 10, input_tokens_details: { cached_tokens: 0 }, output_tokens: 4, output_tokens_details: { reasoning_tokens: 2 }, total_tokens: 14 },
+        usage: {
+          input_tokens: 10,
+          input_tokens_details: { cached_tokens: 0 },
+          output_tokens: 4,
+          output_tokens_details: { reasoning_tokens: 2 },
+          total_tokens: 14,
+        },
         incomplete_details: null,
         error: null,
       },
@@ -89,7 +112,11 @@ describe('chatToResponsesResponse', () => {
 
   it('reports a length stop as incomplete', () => {
     const result = chatToResponsesResponse(chatReply({ content: 'cut' }, 'length'), options);
-    expect(result.ok && result.body).toMatchObject({ status: 'incomplete', incomplete_details: { reason: 'max_output_tokens' }, usage: null });
+    expect(result.ok && result.body).toMatchObject({
+      status: 'incomplete',
+      incomplete_details: { reason: 'max_output_tokens' },
+      usage: null,
+    });
   });
 
   it('refuses an unreadable reply', () => {

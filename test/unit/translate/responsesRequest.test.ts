@@ -27,7 +27,13 @@ describe('responsesToChatRequest: input', () => {
         instructions: 'You are Codex.',
         input: [
           { type: 'message', role: 'developer', content: [{ type: 'input_text', text: 'sandbox: read-only' }] },
-          { role: 'user', content: [{ type: 'input_text', text: '<env/>' }, { type: 'input_text', text: 'list files' }] },
+          {
+            role: 'user',
+            content: [
+              { type: 'input_text', text: '<env/>' },
+              { type: 'input_text', text: 'list files' },
+            ],
+          },
         ],
       },
       messages: [
@@ -88,7 +94,11 @@ describe('responsesToChatRequest: input', () => {
         },
         { role: 'tool', tool_call_id: 'call_1', content: 'a.txt' },
         { role: 'tool', tool_call_id: 'call_2', content: '/work' },
-        { role: 'assistant', content: null, tool_calls: [{ id: 'call_3', type: 'function', function: { name: 'shell', arguments: '{"command":["cat a.txt"]}' } }] },
+        {
+          role: 'assistant',
+          content: null,
+          tool_calls: [{ id: 'call_3', type: 'function', function: { name: 'shell', arguments: '{"command":["cat a.txt"]}' } }],
+        },
       ],
     },
     {
@@ -97,7 +107,14 @@ describe('responsesToChatRequest: input', () => {
         input: [
           shellCall('c1', 'shot'),
           shellCall('c2', 'ls'),
-          { type: 'function_call_output', call_id: 'c1', output: [{ type: 'input_text', text: 'ok' }, { type: 'input_image', image_url: 'data:image/png;base64,BB' }] },
+          {
+            type: 'function_call_output',
+            call_id: 'c1',
+            output: [
+              { type: 'input_text', text: 'ok' },
+              { type: 'input_image', image_url: 'data:image/png;base64,BB' },
+            ],
+          },
           { type: 'function_call_output', call_id: 'c2', output: 'x' },
           { role: 'user', content: 'next' },
         ],
@@ -122,7 +139,12 @@ describe('responsesToChatRequest: input', () => {
   });
 
   it('drops unknown input item types with a note', () => {
-    const result = translated({ input: [{ type: 'local_shell_call', call_id: 'x', action: {} }, { role: 'user', content: 'hi' }] });
+    const result = translated({
+      input: [
+        { type: 'local_shell_call', call_id: 'x', action: {} },
+        { role: 'user', content: 'hi' },
+      ],
+    });
     expect(result.chatBody['messages']).toEqual([{ role: 'user', content: 'hi' }]);
     expect(result.notes).toEqual(['dropped input items of type local_shell_call']);
   });
@@ -143,7 +165,10 @@ describe('responsesToChatRequest: parameters', () => {
     const result = translated({ input, tools, tool_choice: 'auto', parallel_tool_calls: false });
     expect(result.chatBody).toMatchObject({
       tools: [
-        { type: 'function', function: { name: 'shell', description: 'Run a command', parameters: { type: 'object', properties: {} }, strict: false } },
+        {
+          type: 'function',
+          function: { name: 'shell', description: 'Run a command', parameters: { type: 'object', properties: {} }, strict: false },
+        },
         { type: 'function', function: { name: 'no_params', parameters: { type: 'object', properties: {} } } },
       ],
       tool_choice: 'auto',
@@ -160,7 +185,10 @@ describe('responsesToChatRequest: parameters', () => {
   it.each([
     ['required', 'required'],
     ['none', 'none'],
-    [{ type: 'function', name: 'shell' }, { type: 'function', function: { name: 'shell' } }],
+    [
+      { type: 'function', name: 'shell' },
+      { type: 'function', function: { name: 'shell' } },
+    ],
   ])('tool_choice %j', (toolChoice, expected) => {
     expect(translated({ input, tools: tools.slice(0, 1), tool_choice: toolChoice }).chatBody['tool_choice']).toEqual(expected);
   });
@@ -176,8 +204,17 @@ describe('responsesToChatRequest: parameters', () => {
       prompt_cache_key: 'session-1',
       text: { verbosity: 'low' },
     });
-    expect(result.chatBody).toEqual({ model: 'gw-model', messages: [{ role: 'user', content: 'hi' }], max_tokens: 500, temperature: 0, top_p: 0.5 });
-    expect(result.notes).toEqual(['dropped unsupported fields: prompt_cache_key', 'dropped text.verbosity: Chat Completions has no equivalent']);
+    expect(result.chatBody).toEqual({
+      model: 'gw-model',
+      messages: [{ role: 'user', content: 'hi' }],
+      max_tokens: 500,
+      temperature: 0,
+      top_p: 0.5,
+    });
+    expect(result.notes).toEqual([
+      'dropped unsupported fields: prompt_cache_key',
+      'dropped text.verbosity: Chat Completions has no equivalent',
+    ]);
   });
 
   it('maps a json_schema output format to response_format', () => {

@@ -31,12 +31,19 @@ describe('createResponsesStreamTranslator', () => {
       'response.completed',
     ]);
     expect(frames.map((frame) => frame.data['sequence_number'])).toEqual(frames.map((_, index) => index));
-    expect(data(frames, 'response.created')[0]!['response']).toMatchObject({ id: 'resp_abc', status: 'in_progress', output: [], model: 'gpt-codex' });
+    expect(data(frames, 'response.created')[0]!['response']).toMatchObject({
+      id: 'resp_abc',
+      status: 'in_progress',
+      output: [],
+      model: 'gpt-codex',
+    });
     expect(data(frames, 'response.output_text.done')[0]).toMatchObject({ item_id: 'msg_abc_0', text: 'Hi there', output_index: 0 });
     const completed = data(frames, 'response.completed')[0]!['response'] as Record<string, unknown>;
     expect(completed).toMatchObject({
       status: 'completed',
-      output: [{ id: 'msg_abc_0', type: 'message', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: 'Hi there' }] }],
+      output: [
+        { id: 'msg_abc_0', type: 'message', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: 'Hi there' }] },
+      ],
       usage: { input_tokens: 20, input_tokens_details: { cached_tokens: 8 }, output_tokens: 4, total_tokens: 24 },
     });
   });
@@ -61,7 +68,12 @@ describe('createResponsesStreamTranslator', () => {
     ]);
     const deltas = data(frames, 'response.function_call_arguments.delta');
     expect(deltas.filter((d) => d['item_id'] === 'fc_abc_1').map((d) => d['delta'])).toEqual(characterPieces(argsA));
-    expect(deltas.filter((d) => d['item_id'] === 'fc_abc_2').map((d) => d['delta']).join('')).toBe(argsB);
+    expect(
+      deltas
+        .filter((d) => d['item_id'] === 'fc_abc_2')
+        .map((d) => d['delta'])
+        .join(''),
+    ).toBe(argsB);
     expect(data(frames, 'response.function_call_arguments.done')).toEqual([
       expect.objectContaining({ item_id: 'fc_abc_1', output_index: 1, name: 'shell', arguments: argsA }),
       expect.objectContaining({ item_id: 'fc_abc_2', output_index: 2, name: 'update_plan', arguments: argsB }),
@@ -73,9 +85,17 @@ describe('createResponsesStreamTranslator', () => {
 
   const patchArgs = '{"input":"*** Update: naïve → café 🎉\\n"}';
   it.each(splitsAtEveryCharacter(patchArgs))('arguments split into %j + %j arrive whole in the done event and the item', (head, tail) => {
-    const chunks = [toolChunk({ index: 0, id: 'call_p', name: 'apply_patch', arguments: head }), toolChunk({ index: 0, arguments: tail }), finishChunk('tool_calls')];
+    const chunks = [
+      toolChunk({ index: 0, id: 'call_p', name: 'apply_patch', arguments: head }),
+      toolChunk({ index: 0, arguments: tail }),
+      finishChunk('tool_calls'),
+    ];
     const frames = translate(chunks);
-    expect(data(frames, 'response.function_call_arguments.delta').map((d) => d['delta']).join('')).toBe(patchArgs);
+    expect(
+      data(frames, 'response.function_call_arguments.delta')
+        .map((d) => d['delta'])
+        .join(''),
+    ).toBe(patchArgs);
     expect(data(frames, 'response.function_call_arguments.done')[0]).toMatchObject({ arguments: patchArgs });
     expect(data(frames, 'response.output_item.done')[0]!['item']).toMatchObject({ arguments: patchArgs });
     expect(JSON.parse(patchArgs)).toEqual({ input: '*** Update: naïve → café 🎉\n' });
@@ -87,8 +107,15 @@ describe('createResponsesStreamTranslator', () => {
       toolChunk({ index: 1, arguments: '{"b":1}' }, { index: 0, arguments: '{"a":1}' }),
       finishChunk('tool_calls'),
     ]);
-    const itemEvents = frames.filter((f) => f.event.startsWith('response.output_item.')).map((f) => `${f.event}:${String(f.data['output_index'])}`);
-    expect(itemEvents).toEqual(['response.output_item.added:0', 'response.output_item.done:0', 'response.output_item.added:1', 'response.output_item.done:1']);
+    const itemEvents = frames
+      .filter((f) => f.event.startsWith('response.output_item.'))
+      .map((f) => `${f.event}:${String(f.data['output_index'])}`);
+    expect(itemEvents).toEqual([
+      'response.output_item.added:0',
+      'response.output_item.done:0',
+      'response.output_item.added:1',
+      'response.output_item.done:1',
+    ]);
     expect(data(frames, 'response.function_call_arguments.done').map((d) => d['arguments'])).toEqual(['{"a":1}', '{"b":1}']);
   });
 

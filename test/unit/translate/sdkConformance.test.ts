@@ -37,7 +37,11 @@ const messageParams = { model: 'claude-airlock-test', max_tokens: 100, messages:
 
 describe('Anthropic SDK reads the translated stream', () => {
   it('rebuilds text, both tool calls with parsed input, stop reason and usage', async () => {
-    const body = framesFor(createAnthropicStreamTranslator({ requestedModel: 'claude-airlock-test', messageId: 'msg_sdk' }), toolTurn, 'finish');
+    const body = framesFor(
+      createAnthropicStreamTranslator({ requestedModel: 'claude-airlock-test', messageId: 'msg_sdk' }),
+      toolTurn,
+      'finish',
+    );
     const client = new Anthropic({ apiKey: 'test', baseURL: 'http://127.0.0.1:9', fetch: fetchReturning(body), maxRetries: 0 });
     const message = await client.messages.stream(messageParams).finalMessage();
     expect(message.content).toEqual([
@@ -59,13 +63,25 @@ describe('Anthropic SDK reads the translated stream', () => {
     const chat = { choices: [{ message: { content: 'Hi!' }, finish_reason: 'stop' }], usage: { prompt_tokens: 3, completion_tokens: 2 } };
     const translated = chatToAnthropicResponse(chat, { requestedModel: 'claude-airlock-test' });
     if (!translated.ok) throw new Error(translated.message);
-    const ok = new Anthropic({ apiKey: 'test', baseURL: 'http://127.0.0.1:9', fetch: fetchReturning(JSON.stringify(translated.body), 200, 'application/json') });
+    const ok = new Anthropic({
+      apiKey: 'test',
+      baseURL: 'http://127.0.0.1:9',
+      fetch: fetchReturning(JSON.stringify(translated.body), 200, 'application/json'),
+    });
     const message = await ok.messages.create(messageParams);
     expect(message.content).toEqual([{ type: 'text', text: 'Hi!' }]);
 
     const overloaded = JSON.stringify(anthropicErrorBody(529, 'gateway overloaded'));
-    const failing = new Anthropic({ apiKey: 'test', baseURL: 'http://127.0.0.1:9', fetch: fetchReturning(overloaded, 529, 'application/json'), maxRetries: 0 });
-    await expect(failing.messages.create(messageParams)).rejects.toMatchObject({ status: 529, error: { error: { type: 'overloaded_error' } } });
+    const failing = new Anthropic({
+      apiKey: 'test',
+      baseURL: 'http://127.0.0.1:9',
+      fetch: fetchReturning(overloaded, 529, 'application/json'),
+      maxRetries: 0,
+    });
+    await expect(failing.messages.create(messageParams)).rejects.toMatchObject({
+      status: 529,
+      error: { error: { type: 'overloaded_error' } },
+    });
   });
 });
 

@@ -196,6 +196,10 @@ export class KeyChunkStream {
     this.#masker = masker;
   }
 
+  get holding(): boolean {
+    return this.#held !== '';
+  }
+
   push(chunk: string): string {
     let text = this.#held === '' ? chunk : this.#held + chunk;
     if (this.#masker.holdsForm(text)) {

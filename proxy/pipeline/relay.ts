@@ -166,8 +166,10 @@ async function relayStream(input: RelayInput): Promise<void> {
   try {
     await relayGuardedStream(input, guard, textGuard);
   } finally {
-    // The raw events kept for the log would still spell out a key the client never saw.
-    const raw = guard.masked || textGuard.masked ? trace.responseBody.toBuffer() : null;
+    // The raw events kept for the log would still spell out a key the client never saw: masked
+    // when something was, and when the stream ended (cut, or its client gone) while text was held back.
+    const mayHoldKey = guard.masked || textGuard.masked || guard.holding || textGuard.holding;
+    const raw = mayHoldKey ? trace.responseBody.toBuffer() : null;
     if (raw !== null) trace.responseBody.replaceText(maskedEventsText(raw, keyMasker, dialect));
   }
 }

@@ -19,6 +19,8 @@ export interface StreamKeyGuard {
   relay(event: EventSourceMessage, emit: Emit): void;
   /** Whether any text was masked (the captured raw events then need the same masking). */
   readonly masked: boolean;
+  /** Whether a field still holds text back: a stream cut now ends with part of the key in the raw events only. */
+  readonly holding: boolean;
 }
 
 const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -61,6 +63,11 @@ class FieldStreams<Key> {
 
   get masked(): boolean {
     return this.#masked;
+  }
+
+  get holding(): boolean {
+    for (const stream of this.#streams.values()) if (stream.holding) return true;
+    return false;
   }
 
   /** Runs `holder[property]` through its field's stream; true if what passes differs. */
@@ -148,6 +155,10 @@ class ChatKeyGuard implements StreamKeyGuard {
 
   get masked(): boolean {
     return this.#fields.masked;
+  }
+
+  get holding(): boolean {
+    return this.#fields.holding;
   }
 
   relay(event: EventSourceMessage, emit: Emit): void {
@@ -256,6 +267,10 @@ class AnthropicKeyGuard implements StreamKeyGuard {
     return this.#fields.masked;
   }
 
+  get holding(): boolean {
+    return this.#fields.holding;
+  }
+
   relay(event: EventSourceMessage, emit: Emit): void {
     const json = eventJson(event);
     const type = event.event ?? (typeof json?.type === 'string' ? json.type : '');
@@ -299,6 +314,10 @@ class ResponsesKeyGuard implements StreamKeyGuard {
 
   get masked(): boolean {
     return this.#fields.masked;
+  }
+
+  get holding(): boolean {
+    return this.#fields.holding;
   }
 
   relay(event: EventSourceMessage, emit: Emit): void {

@@ -88,3 +88,27 @@ describe('a gateway that echoes the key: what Airlock keeps and shows', () => {
     expect(chatText(rawEvents)).toBe(echoed(REDACTED));
   });
 });
+
+describe('a stream cut while the key is still held back', () => {
+  /** A chat stream that repeats the key two characters a delta and breaks off after `keyChars` of them, without [DONE]. */
+  function cutMidKey(keyChars: number): string[] {
+    const chunk = (content: string): string =>
+      `data: ${JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', created: 1, model: 'gpt-4o-mini', choices: [{ index: 0, delta: { content }, finish_reason: null }] })}\n\n`;
+    const events = [chunk('Here is the key you use: ')];
+    for (let at = 0; at < keyChars; at += 2) events.push(chunk(SENTINEL_KEY.slice(at, Math.min(at + 2, keyChars))));
+    return events;
+  }
+
+  it('keeps no raw event for the log that assembles the part of the key the client never saw', async () => {
+    const keyChars = 30;
+    harness.simulator.script({ kind: 'bodyChunks', chunks: cutMidKey(keyChars) });
+    const { response, end } = await post('/v1/chat/completions', chatBody({ stream: true }));
+    expect(end.errorClass).toBe('stream_interrupted');
+    const clientSaw = chatText(response.body);
+    expect(clientSaw).not.toContain(SENTINEL_KEY.slice(0, 8));
+    const rawEvents = end.bodies.responseBody?.toString('utf8') ?? '';
+    // The events kept spell out no more of the key than the client was shown.
+    expect(chatText(rawEvents)).toBe(clientSaw);
+    expect(chatText(rawEvents)).not.toContain(SENTINEL_KEY.slice(0, 8));
+  });
+});

@@ -1,6 +1,5 @@
 import express, { type RequestHandler } from 'express';
 import { CONTROL_LOGIN_PATH } from '../contracts/api.ts';
-import { redactSecrets } from '../core/redact.ts';
 import type { ControlDeps, ProxyControl } from './deps.ts';
 import { ApiError, apiErrorHandler } from './http.ts';
 import { LiveHub } from './liveHub.ts';
@@ -38,7 +37,7 @@ export function createControlRouter(deps: ControlDeps): ControlApi {
   let detach: (() => void) | null = null;
   const hub: LiveHub = new LiveHub({
     status: () => context.status(),
-    maskText: (text) => redactSecrets(text, deps.knownSecrets?.() ?? []),
+    knownSecrets: deps.knownSecrets,
   });
   const context: ControlContext = {
     deps,

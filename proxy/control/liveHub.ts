@@ -5,6 +5,7 @@ import {
   type RequestSummary,
   type StatusResponse,
 } from '../contracts/api.ts';
+import { redactSecrets } from '../core/redact.ts';
 import type { RequestLifecycleEvent } from '../events/lifecycle.ts';
 import type { RequestEvents } from '../events/requestEvents.ts';
 import { mergeUpdate, updateFromEvent } from './liveUpdates.ts';
@@ -16,11 +17,11 @@ export interface LiveHubOptions {
   /** In-flight text kept for a window that connects mid-stream (the tail only). */
   inFlightTextLimitChars?: number;
   /**
-   * Removes secrets from text a window is sent: paths and model names come from clients, model
-   * names and streamed text from the gateway, and either may hold a key. Applied per frame, so a
-   * window costs it, not the request path.
+   * The secrets masked in text a window is sent: paths and model names come from clients, model
+   * names and streamed text from the gateway, and either may hold a key. Read once per frame (each
+   * read builds a new list) and applied per frame, so a window costs it, not the request path.
    */
-  maskText?: (text: string) => string;
+  knownSecrets?: () => string[];
 }
 
 type FrameSink = (frame: LiveFrame) => void;
@@ -46,7 +47,12 @@ export class LiveHub {
   #timer: ReturnType<typeof setTimeout> | null = null;
 
   constructor(options: LiveHubOptions) {
-    this.#options = { frameIntervalMs: LIVE_FRAME_INTERVAL_MS, inFlightTextLimitChars: 32_000, maskText: (text) => text, ...options };
+    this.#options = {
+      frameIntervalMs: LIVE_FRAME_INTERVAL_MS,
+      inFlightTextLimitChars: 32_000,
+      ...options,
+      knownSecrets: options.knownSecrets ?? (() => []),
+    };
   }
 
   /** Follows a proxy's events; returns the unsubscribe function. */
@@ -56,8 +62,9 @@ export class LiveHub {
 
   /** Adds a window; it first gets one frame with every request in flight, in full. */
   addClient(sink: FrameSink): () => void {
+    const mask = this.#frameMask();
     const requests: LiveRequestUpdate[] = [...this.#inFlight].map(([requestId, entry]) =>
-      maskedUpdate({ requestId, fields: { ...entry.fields }, appendText: entry.text }, this.#options.maskText),
+      maskedUpdate({ requestId, fields: { ...entry.fields }, appendText: entry.text }, mask),
     );
     sink({ requests, status: this.#options.status() });
     this.#sinks.add(sink);
@@ -125,13 +132,20 @@ export class LiveHub {
 
   #flush(): void {
     this.#timer = null;
-    const requests = [...this.#pending.values()].map((update) => maskedUpdate(update, this.#options.maskText));
+    const mask = this.#frameMask();
+    const requests = [...this.#pending.values()].map((update) => maskedUpdate(update, mask));
     this.#pending = new Map();
     const status = this.#statusDirty ? this.#options.status() : null;
     this.#statusDirty = false;
     if (requests.length === 0 && status === null) return;
     const frame: LiveFrame = { requests, status };
     for (const sink of this.#sinks) sink(frame);
+  }
+
+  /** One list for the whole frame: the same array each call is what lets redact.ts reuse its forms. */
+  #frameMask(): (text: string) => string {
+    const secrets = this.#options.knownSecrets();
+    return (text) => redactSecrets(text, secrets);
   }
 }
 

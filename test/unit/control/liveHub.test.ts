@@ -117,7 +117,7 @@ describe('LiveHub', () => {
 
   it('masks what a window is sent: paths, model names and streamed text, in frames and in the first frame', () => {
     hub.close();
-    hub = new LiveHub({ status: () => status, frameIntervalMs: 100, maskText: (text) => text.replaceAll(SENTINEL_KEY, '[redacted]') });
+    hub = new LiveHub({ status: () => status, frameIntervalMs: 100, knownSecrets: () => [SENTINEL_KEY] });
     hub.attach(events);
     events.emit({
       ...start('r1'),
@@ -136,5 +136,27 @@ describe('LiveHub', () => {
       appendText: 'key [redacted]',
     });
     expect(frames[1]!.requests[0]).toMatchObject({ fields: { responseModel: 'm-[redacted]' }, appendText: ' again [redacted]' });
+  });
+
+  it('reads the secrets once per frame, however many requests and fields it masks', () => {
+    hub.close();
+    const knownSecrets = vi.fn(() => [SENTINEL_KEY]);
+    hub = new LiveHub({ status: () => status, frameIntervalMs: 100, knownSecrets });
+    hub.attach(events);
+    for (let stream = 0; stream < 5; stream += 1) {
+      events.emit({ ...start(`r${stream}`), requestedModel: `m-${SENTINEL_KEY}` } as RequestLifecycleEvent);
+      events.emit({ type: 'delta', requestId: `r${stream}`, text: `key ${SENTINEL_KEY}` });
+    }
+    hub.addClient((frame) => frames.push(frame));
+    expect(knownSecrets).toHaveBeenCalledTimes(1);
+    for (let stream = 0; stream < 5; stream += 1) {
+      events.emit({ type: 'usage', requestId: `r${stream}`, usage: { inputTokens: 1, outputTokens: 1 }, responseModel: 'm' });
+      events.emit({ type: 'delta', requestId: `r${stream}`, text: ` again ${SENTINEL_KEY}` });
+    }
+    vi.advanceTimersByTime(100);
+    expect(frames).toHaveLength(2);
+    expect(frames[1]!.requests).toHaveLength(5);
+    expect(knownSecrets).toHaveBeenCalledTimes(2);
+    expect(findSentinel(JSON.stringify(frames))).toBeNull();
   });
 });

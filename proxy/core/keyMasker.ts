@@ -1,4 +1,4 @@
-import { knownSecretForms, REDACTED } from './redact.ts';
+import { knownSecretForms, REDACTED, replaceSecretForms } from './redact.ts';
 
 /**
  * Keeps the gateway key (every form redact.ts knows: raw, URL-encoded, base64 and base64url at
@@ -114,6 +114,8 @@ export function sameLengthMask(length: number): string {
   return length >= REDACTED.length ? REDACTED + '*'.repeat(length - REDACTED.length) : '*'.repeat(length);
 }
 
+const sameLengthMaskOf = (form: string): string => sameLengthMask(form.length);
+
 /**
  * Text that arrives in pieces, passed on piece by piece: nothing is held back except an end that
  * could still be the start of the key, and only until the next piece decides it. A run of at least
@@ -203,7 +205,7 @@ export class KeyChunkStream {
   push(chunk: string): string {
     let text = this.#held === '' ? chunk : this.#held + chunk;
     if (this.#masker.holdsForm(text)) {
-      text = this.#masker.replaceForms(text, false);
+      text = this.#masker.maskText(text);
       this.masked = true;
     }
     const hold = this.#masker.heldSuffixChars(text);
@@ -291,15 +293,14 @@ export class KeyMasker {
   }
 
   maskText(text: string): string {
-    if (text.length < this.minFormChars) return text;
-    let result = text;
-    for (const form of this.#forms) if (result.includes(form)) result = result.replaceAll(form, REDACTED);
-    return result;
+    return text.length < this.minFormChars ? text : replaceSecretForms(text, this.#forms);
   }
 
   /** A whole body, each form masked by one of its own length (as the relay masks it chunk by chunk). */
   maskBytes(bytes: Buffer): Buffer {
-    return this.holdsFormBytes(bytes) ? Buffer.from(this.replaceForms(bytes.toString('latin1'), true), 'latin1') : bytes;
+    if (!this.holdsFormBytes(bytes)) return bytes;
+    // Forms are ASCII: in latin1 text of bytes, offsets and lengths stay those of the bytes.
+    return Buffer.from(replaceSecretForms(bytes.toString('latin1'), this.#forms, sameLengthMaskOf), 'latin1');
   }
 
   /** Masks the values in place; true if any changed. */
@@ -345,14 +346,6 @@ export class KeyMasker {
     if (bytes.length <= SEARCH_AS_TEXT_BYTES) return this.holdsForm(bytes.toString('latin1'));
     for (const form of this.#formBytes) if (bytes.includes(form)) return true;
     return false;
-  }
-
-  /** Every form replaced, longer forms first. Forms are ASCII: in latin1 text of bytes, offsets and lengths stay those of the bytes. */
-  replaceForms(text: string, sameLength: boolean): string {
-    let result = text;
-    for (const form of this.#forms)
-      if (result.includes(form)) result = result.replaceAll(form, sameLength ? sameLengthMask(form.length) : REDACTED);
-    return result;
   }
 
   mayBeginForm(code: number): boolean {

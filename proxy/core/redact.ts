@@ -70,10 +70,16 @@ function redactRandomRuns(text: string): string {
  * are not secrets but what a reader needs (a gateway's request id, which support looks up).
  */
 export function redactKnownSecrets(text: string, knownSecrets: string[]): string {
+  return replaceSecretForms(text, knownSecretForms(knownSecrets));
+}
+
+/**
+ * Every form replaced in the order given (knownSecretForms': longest first, so a longer form is
+ * never cut by a shorter one), by the word or by what `replacementOf` makes of the form.
+ */
+export function replaceSecretForms(text: string, forms: readonly string[], replacementOf?: (form: string) => string): string {
   let result = text;
-  for (const form of knownSecretForms(knownSecrets)) {
-    if (result.includes(form)) result = result.replaceAll(form, REDACTED);
-  }
+  for (const form of forms) if (result.includes(form)) result = result.replaceAll(form, replacementOf?.(form) ?? REDACTED);
   return result;
 }
 

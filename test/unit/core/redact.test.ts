@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { REDACTED, redactSecrets } from '../../../proxy/core/redact.ts';
+import { knownSecretForms, REDACTED, redactSecrets, replaceSecretForms } from '../../../proxy/core/redact.ts';
 import { SENTINEL_KEY, findSentinel, sentinelForms } from '../../support/sentinel.ts';
 
 const base64 = (text: string) => Buffer.from(text).toString('base64');
@@ -116,5 +116,24 @@ describe('redactSecrets by shape, with no known secrets', () => {
     ['a random-looking run of 31 characters', 'k aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1x end'],
   ])('keeps %s', (_label, text) => {
     expect(redactSecrets(text)).toBe(text);
+  });
+});
+
+describe('replaceSecretForms: the one loop every masker uses', () => {
+  const secret = 'pass/word+0123456789';
+  const forms = knownSecretForms([secret]);
+
+  it.each([
+    ['a raw secret', `id=${secret};`, `id=${REDACTED};`],
+    ['a URL-encoded secret', `q=${encodeURIComponent(secret)}&x`, `q=${REDACTED}&x`],
+    ['every occurrence', `${secret} ${secret}`, `${REDACTED} ${REDACTED}`],
+    ['no form', 'nothing here', 'nothing here'],
+  ])('%s', (_case, text, expected) => {
+    expect(replaceSecretForms(text, forms)).toBe(expected);
+  });
+
+  it('replaces each form by what the caller makes of it (a mask of its own length)', () => {
+    const text = `<${secret}>`;
+    expect(replaceSecretForms(text, forms, (form) => '*'.repeat(form.length))).toBe(`<${'*'.repeat(secret.length)}>`);
   });
 });

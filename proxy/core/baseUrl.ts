@@ -1,6 +1,6 @@
 /**
  * Turns whatever a user pasted as the gateway address into `{origin}{prefix}/v1`, the form the
- * seed calls {base_url} (section 9: the only version marker is the /v1 path segment).
+ * gateway contract calls {base_url} (the only version marker is the /v1 path segment: docs/gateway-spec.md §9).
  */
 export type BaseUrlResult = { ok: true; baseUrl: string; warning?: string } | { ok: false; reason: string };
 

@@ -94,8 +94,8 @@ function pathSegments(path: string): string[] {
 const IMAGE_CREATION_ACTIONS = new Set(['generations', 'edits', 'variations']);
 
 /**
- * Endpoints whose POST starts paid work that may run even when the client sees a failure (seed
- * section 3 and rule 3): image and video generation, and task-submission APIs of relay gateways.
+ * Endpoints whose POST starts paid work that may run even when the client sees a failure
+ * (docs/gateway-spec.md §3 and §7 rule 3): image and video generation, and task-submission APIs of relay gateways.
  */
 export function isSideEffectCreationPath(path: string): boolean {
   const segments = pathSegments(path).map((segment) => segment.toLowerCase());

@@ -11,11 +11,11 @@ export interface UpstreamAttempt {
 }
 
 /**
- * Whether the gateway may have run (and charged) a request: the one place that decides it. Seed
- * section 7 rule 3: when it is unknown whether the server executed a task, do not send it again.
- * Two cases certainly did not run: an attempt that never reached a connected socket (the
+ * Whether the gateway may have run (and charged) a request: the one place that decides it. A task
+ * the gateway may have executed, without our knowing, is never sent again (docs/gateway-spec.md §7,
+ * rule 3). Two cases certainly did not run: an attempt that never reached a connected socket (the
  * connection failed or timed out, or the attempt was given up first), and one the gateway refused
- * with a 4xx (bad request, key, rate limit: seed section 7). Anything else may have run whatever
+ * with a 4xx (bad request, key, rate limit: the gateway acts on none of them). Anything else may have run whatever
  * broke after, since the gateway acts on what it received, not on what we saw of its answer.
  * Retries ask it of each attempt; a repeated idempotency key asks it of the whole request.
  */

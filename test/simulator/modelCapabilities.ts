@@ -3,7 +3,7 @@ import { imageInputUnsupported, modelNotOpen, streamUnsupported, toolsUnsupporte
 
 /**
  * What one model can do. Real accounts mix models that take tools, images and streams with
- * models that refuse each of them; the seed says each must be verified per model (section 4.2).
+ * models that refuse each of them, so each must be verified per model (docs/gateway-spec.md §4.2).
  */
 export interface ModelCapabilities {
   tools: boolean;

@@ -4,7 +4,8 @@
  * `completed` or `failed`. Shapes: https://platform.openai.com/docs/api-reference/videos (POST
  * /videos, GET /videos/{id}; statuses queued, in_progress, completed, failed) and New API's copy,
  * https://docs.newapi.pro/en/docs/api/ai-model/videos/sora/get-video. Every creation makes (and
- * bills) a task of its own, even one whose answer never reached the client: the seed's section 3.
+ * bills) a task of its own, even one whose answer never reached the client: asynchronous creation
+ * may succeed when the client saw a failure (docs/gateway-spec.md §3).
  */
 
 export type TaskStatus = 'queued' | 'in_progress' | 'completed' | 'failed';

@@ -73,7 +73,7 @@ async function closedPort(): Promise<number> {
   return port;
 }
 
-describe('a keyed image creation whose client leaves before the answer (seed section 3, section 7 rule 3)', () => {
+describe('a keyed image creation whose client leaves before the answer (a task that may have run is never sent twice)', () => {
   it("is not given up: the gateway's answer is kept, and the repeat gets it without a second creation", async () => {
     const held = simulator.holdNext('/images/generations');
     const leave = createImageThenLeave('left-1');

@@ -1,5 +1,5 @@
 import { existsSync, renameSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { DatabaseSync } from 'node:sqlite';
 import { startOfLocalDayMs, startOfLocalMonthMs } from '../budget/spendLedger.ts';
 import { checkLogFiles, DATABASE_SUFFIXES, diskFullFix, type OpenForCheck } from './logCheck.ts';
@@ -94,11 +94,11 @@ function creditsText(credits: number): string {
 function describe(report: Omit<LogRecoveryReport, 'message'>, companions: readonly string[]): string {
   const beside = companions.length === 0 ? '' : ` (its ${companions.join(' and ')} file${companions.length > 1 ? 's' : ''} beside it)`;
   const found = `The request log ${DATABASE_FILE_NAME} was damaged: ${report.reason}. It was moved to ${report.movedTo}${beside} and a fresh log was started.`;
-  if (report.salvageError !== null) {
+  if (report.salvageError !== null || report.recoveredRequests === 0) {
     return (
-      `${found} No request could be read back from it (${report.salvageError}), so what was spent before now is unknown: ` +
+      `${found} No request could be read back from it (${report.salvageError ?? 'none was found in what remains'}), so what was spent before now is unknown: ` +
       `daily and monthly caps are refused until the day or month that holds it ends. To accept the loss now, delete ` +
-      `${LOST_SPEND_MARKER_FILE_NAME} beside the log.`
+      `${join(dirname(report.movedTo), LOST_SPEND_MARKER_FILE_NAME)}.`
     );
   }
   const kept =
@@ -153,7 +153,8 @@ export function recoverDamagedLog(dataDir: string, nowMs: number = Date.now(), i
     } finally {
       db.close();
     }
-    if (salvageError !== null) writeLostSpendMarker(dataDir, nowMs, aside.shownPath);
+    // Nothing read back: what the log held is unknown, so caps must not pass on an empty ledger.
+    if (salvageError !== null || salvage.requests.size === 0) writeLostSpendMarker(dataDir, nowMs, aside.shownPath);
   } catch (error) {
     putBack(dataDir, aside);
     const cause = error instanceof Error ? error.message : String(error);

@@ -1,4 +1,4 @@
-import { closeSync, existsSync, openSync, readFileSync, readSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readFileSync, readSync, rmSync, statfsSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { DB_HEADER_BYTES, parseDbHeader, scanWal } from './sqliteFile.ts';
@@ -17,6 +17,7 @@ const CLEAN_CLOSE_FILE_NAME = 'requests-closed.json';
 /** Lines of quick_check's findings kept for the message. */
 const REPORTED_FINDINGS = 3;
 
+const SQLITE_IOERR = 10;
 const SQLITE_CORRUPT = 11;
 const SQLITE_FULL = 13;
 const SQLITE_NOTADB = 26;
@@ -30,12 +31,33 @@ export function isDamageError(error: unknown): boolean {
   );
 }
 
+/**
+ * Below this much free space an I/O error is taken for a full disk: SQLite reports one that cannot
+ * make its shared-memory file as "disk I/O error", not as full.
+ */
+const NEARLY_FULL_BYTES = 1024 * 1024;
+
+function freeBytes(dir: string): number {
+  try {
+    const stats = statfsSync(dir);
+    return Number(stats.bavail) * Number(stats.bsize);
+  } catch {
+    return Number.POSITIVE_INFINITY;
+  }
+}
+
 /** The fix to name when `cause` is a full disk under `dataDir`, else null. */
 export function diskFullFix(dataDir: string, cause: unknown): string | null {
   const message = cause instanceof Error ? cause.message : String(cause);
   const errcode = (cause as { errcode?: unknown } | null)?.errcode;
+  // node:sqlite gives extended codes: the primary code is the low byte.
+  const primary = typeof errcode === 'number' ? errcode & 0xff : null;
   const code = (cause as { code?: unknown } | null)?.code;
-  const diskFull = errcode === SQLITE_FULL || code === 'ENOSPC' || /disk is full|no space left/i.test(message);
+  const diskFull =
+    primary === SQLITE_FULL ||
+    code === 'ENOSPC' ||
+    /disk is full|no space left/i.test(message) ||
+    (primary === SQLITE_IOERR && freeBytes(dataDir) < NEARLY_FULL_BYTES);
   return diskFull ? `The disk holding ${dataDir} is full: free space there, then start Airlock again.` : null;
 }
 

@@ -2,7 +2,7 @@ import { closeSync, openSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DatabaseSync } from 'node:sqlite';
 import { describe, expect, it } from 'vitest';
-import { checkLogFiles, RequestLogUnreadableError } from '../../../proxy/log/logCheck.ts';
+import { checkLogFiles, diskFullFix, RequestLogUnreadableError } from '../../../proxy/log/logCheck.ts';
 import { recoverDamagedLog, RequestLogDamagedError } from '../../../proxy/log/logRecovery.ts';
 import { DATABASE_FILE_NAME } from '../../../proxy/log/schema.ts';
 import { overwrite, seedLog, spendRow } from './damagedLogFixture.ts';
@@ -67,5 +67,20 @@ describe('a damaged log whose fresh log cannot be made', () => {
     const recovered = recoverDamagedLog(dir());
     expect(recovered?.recoveredRequests).toBe(3);
     expect(recovered?.recoveredTodayCredits).toBeCloseTo(1.2, 9);
+  });
+});
+
+describe('diskFullFix', () => {
+  it.each([
+    { name: 'SQLITE_FULL', cause: sqliteError('database or disk is full', SQLITE_FULL), full: true },
+    { name: 'an extended SQLITE_FULL code', cause: sqliteError('database or disk is full', SQLITE_FULL | (1 << 8)), full: true },
+    { name: 'ENOSPC', cause: Object.assign(new Error('no space left on device'), { code: 'ENOSPC' }), full: true },
+    // With room on the disk an I/O error is not a full disk (SQLite calls a full one so when it cannot make its -shm).
+    { name: 'an I/O error with room left', cause: sqliteError('disk I/O error', SQLITE_IOERR), full: false },
+    { name: 'a permission error', cause: Object.assign(new Error('permission denied'), { code: 'EACCES' }), full: false },
+  ])('$name', ({ cause, full }) => {
+    expect(diskFullFix(dir(), cause)).toEqual(
+      full ? `The disk holding ${dir()} is full: free space there, then start Airlock again.` : null,
+    );
   });
 });

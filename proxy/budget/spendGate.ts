@@ -47,9 +47,10 @@ export function createSpendGate(deps: SpendGateDeps): SpendGateControl {
     const burstKey = clientName ?? ANONYMOUS_CLIENT;
     const estimate = estimatedInputCredits(input);
     const scopes = spendScopes(input.profile.id, clientName);
+    const owners = budgetOwners(input, scopes, atMs);
     const refusal =
       burstGuard.pausedRefusal(burstKey) ??
-      decideBudget({ owners: budgetOwners(input, scopes, atMs), estimatedInputCredits: estimate, ledgerGap: gapAt(atMs) }) ??
+      decideBudget({ owners, estimatedInputCredits: estimate, ledgerGap: gapAt(owners, atMs) }) ??
       burstGuard.admit(burstKey, atMs) ??
       authBreaker.admit(input.profile.id, atMs);
     if (refusal === null && estimate !== null) reservations.reserve(input.requestId, scopes, estimate);
@@ -66,7 +67,9 @@ export function createSpendGate(deps: SpendGateDeps): SpendGateControl {
     }));
   }
 
-  function gapAt(atMs: number): { gap: LedgerGap; nowMs: number } | null {
+  /** Only a daily or monthly cap depends on the ledger: without one the gap is not looked up. */
+  function gapAt(owners: readonly BudgetOwner[], atMs: number): { gap: LedgerGap; nowMs: number } | null {
+    if (!owners.some((owner) => hasPeriodCap(owner.budget))) return null;
     const gap = deps.ledgerGap?.(atMs) ?? null;
     return gap === null ? null : { gap, nowMs: atMs };
   }
@@ -82,13 +85,8 @@ export function createSpendGate(deps: SpendGateDeps): SpendGateControl {
   function budgetsAdmit(input: SpendCheckInput): boolean {
     const scopes = spendScopes(input.profile.id, input.identity.tokenName);
     const atMs = nowMs();
-    return (
-      decideBudget({
-        owners: budgetOwners(input, scopes, atMs),
-        estimatedInputCredits: estimatedInputCredits(input),
-        ledgerGap: gapAt(atMs),
-      }) === null
-    );
+    const owners = budgetOwners(input, scopes, atMs);
+    return decideBudget({ owners, estimatedInputCredits: estimatedInputCredits(input), ledgerGap: gapAt(owners, atMs) }) === null;
   }
 
   function refineHold(input: SpendCheckInput): void {
@@ -119,6 +117,10 @@ function hasCap(budget: Budget | undefined): boolean {
     budget !== undefined &&
     (budget.dailyCredits !== undefined || budget.monthlyCredits !== undefined || budget.perRequestInputCredits !== undefined)
   );
+}
+
+function hasPeriodCap(budget: Budget | undefined): boolean {
+  return budget !== undefined && (budget.dailyCredits !== undefined || budget.monthlyCredits !== undefined);
 }
 
 /** The profile first, then the client token: the first cap that refuses is the one named. */

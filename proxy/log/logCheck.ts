@@ -1,5 +1,5 @@
-import { closeSync, existsSync, openSync, readFileSync, readSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { closeSync, existsSync, openSync, readFileSync, readSync, rmSync, statfsSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { DB_HEADER_BYTES, parseDbHeader, scanWal } from './sqliteFile.ts';
 
@@ -17,7 +17,9 @@ const CLEAN_CLOSE_FILE_NAME = 'requests-closed.json';
 /** Lines of quick_check's findings kept for the message. */
 const REPORTED_FINDINGS = 3;
 
+const SQLITE_IOERR = 10;
 const SQLITE_CORRUPT = 11;
+const SQLITE_FULL = 13;
 const SQLITE_NOTADB = 26;
 
 /** SQLite found the file damaged. Errors from the log thread arrive as plain Errors: their message tells. */
@@ -28,6 +30,55 @@ export function isDamageError(error: unknown): boolean {
     errcode === SQLITE_CORRUPT || errcode === SQLITE_NOTADB || /database disk image is malformed|file is not a database/.test(error.message)
   );
 }
+
+/**
+ * Below this much free space an I/O error is taken for a full disk: SQLite reports one that cannot
+ * make its shared-memory file as "disk I/O error", not as full.
+ */
+const NEARLY_FULL_BYTES = 1024 * 1024;
+
+function freeBytes(dir: string): number {
+  try {
+    const stats = statfsSync(dir);
+    return Number(stats.bavail) * Number(stats.bsize);
+  } catch {
+    return Number.POSITIVE_INFINITY;
+  }
+}
+
+/** The fix to name when `cause` is a full disk under `dataDir`, else null. */
+export function diskFullFix(dataDir: string, cause: unknown): string | null {
+  const message = cause instanceof Error ? cause.message : String(cause);
+  const errcode = (cause as { errcode?: unknown } | null)?.errcode;
+  // node:sqlite gives extended codes: the primary code is the low byte.
+  const primary = typeof errcode === 'number' ? errcode & 0xff : null;
+  const code = (cause as { code?: unknown } | null)?.code;
+  const diskFull =
+    primary === SQLITE_FULL ||
+    code === 'ENOSPC' ||
+    /disk is full|no space left/i.test(message) ||
+    (primary === SQLITE_IOERR && freeBytes(dataDir) < NEARLY_FULL_BYTES);
+  return diskFull ? `The disk holding ${dataDir} is full: free space there, then start Airlock again.` : null;
+}
+
+/**
+ * The log could not be read at all (I/O error, full disk, permissions): that says nothing about
+ * damage, so nothing is moved aside and the start fails, naming the file and the cause.
+ */
+export class RequestLogUnreadableError extends Error {
+  constructor(path: string, cause: unknown) {
+    const message = cause instanceof Error ? cause.message : String(cause);
+    const fix =
+      diskFullFix(dirname(path), cause) ??
+      `Nothing was moved or changed: fix what stops ${path} from being read (its permissions, the disk), then start Airlock again.`;
+    super(`Airlock could not read its request log ${path}: ${message}. ${fix}`);
+    this.name = 'RequestLogUnreadableError';
+  }
+}
+
+/** Opens the log for its quick check; tests pass one that fails the way a disk can. */
+export type OpenForCheck = (path: string) => DatabaseSync;
+const openForCheck: OpenForCheck = (path) => new DatabaseSync(path);
 
 export type LogVerdict = { sound: true; quickCheckMs: number | null } | { sound: false; reason: string };
 
@@ -67,7 +118,7 @@ function takeCleanClose(dataDir: string): CleanCloseRecord | null {
   }
 }
 
-function readHeaderBytes(path: string): Buffer {
+export function readHeaderBytes(path: string): Buffer {
   const fd = openSync(path, 'r');
   try {
     const header = Buffer.alloc(DB_HEADER_BYTES);
@@ -91,10 +142,10 @@ function structuralProblem(dbPath: string, walPath: string): string | null {
   return null;
 }
 
-function quickCheckFindings(dbPath: string): string | null {
+function quickCheckFindings(dbPath: string, open: OpenForCheck): string | null {
   let db: DatabaseSync | null = null;
   try {
-    db = new DatabaseSync(dbPath);
+    db = open(dbPath);
     const findings = db
       .prepare('PRAGMA quick_check')
       .all()
@@ -102,15 +153,28 @@ function quickCheckFindings(dbPath: string): string | null {
     if (findings.length === 1 && findings[0] === 'ok') return null;
     return `SQLite's quick check found: ${findings.slice(0, REPORTED_FINDINGS).join('; ')}`;
   } catch (error) {
+    if (!isDamageError(error)) throw new RequestLogUnreadableError(dbPath, error);
     return `SQLite reports "${error instanceof Error ? error.message : String(error)}"`;
   } finally {
     db?.close();
   }
 }
 
-/** Judges `<dataDir>/<databaseFileName>` and its WAL before anything opens them. */
-export function checkLogFiles(dataDir: string, databaseFileName: string): LogVerdict {
+/**
+ * Judges `<dataDir>/<databaseFileName>` and its WAL before anything opens them. Only damage makes
+ * a verdict; any other failure to read them throws RequestLogUnreadableError.
+ */
+export function checkLogFiles(dataDir: string, databaseFileName: string, open: OpenForCheck = openForCheck): LogVerdict {
   const dbPath = join(dataDir, databaseFileName);
+  try {
+    return judgeLogFiles(dataDir, databaseFileName, dbPath, open);
+  } catch (error) {
+    if (error instanceof RequestLogUnreadableError) throw error;
+    throw new RequestLogUnreadableError(dbPath, error);
+  }
+}
+
+function judgeLogFiles(dataDir: string, databaseFileName: string, dbPath: string, open: OpenForCheck): LogVerdict {
   const walPath = `${dbPath}-wal`;
   const cleanClose = takeCleanClose(dataDir);
   if (!existsSync(dbPath)) {
@@ -130,7 +194,7 @@ export function checkLogFiles(dataDir: string, databaseFileName: string): LogVer
     cleanClose !== null && !existsSync(walPath) && stamp?.sizeBytes === cleanClose.sizeBytes && stamp.mtimeNs === cleanClose.mtimeNs;
   if (untouched) return { sound: true, quickCheckMs: null };
   const startedAt = performance.now();
-  const findings = quickCheckFindings(dbPath);
+  const findings = quickCheckFindings(dbPath, open);
   if (findings !== null) return { sound: false, reason: findings };
   return { sound: true, quickCheckMs: performance.now() - startedAt };
 }

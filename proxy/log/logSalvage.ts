@@ -1,15 +1,7 @@
-import { existsSync, openSync, closeSync, readSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import type { DatabaseSync } from 'node:sqlite';
-import {
-  DB_HEADER_BYTES,
-  leafRecords,
-  PageSource,
-  parseDbHeader,
-  scanWal,
-  type FileValue,
-  type RecordFields,
-  type WalScan,
-} from './sqliteFile.ts';
+import { readHeaderBytes } from './logCheck.ts';
+import { leafRecords, PageSource, parseDbHeader, scanWal, type FileValue, type RecordFields, type WalScan } from './sqliteFile.ts';
 
 /**
  * What can be read back from a damaged request log: the `requests` rows (every figure budgets
@@ -29,7 +21,7 @@ export interface LogSalvage {
 
 /** Columns of migration 1, which later migrations may only append to. */
 const REQUEST_FIELD_COUNT = 29;
-const REQUEST_FIELD = {
+export const REQUEST_FIELD = {
   id: 0,
   startedAtMs: 2,
   method: 7,
@@ -130,16 +122,6 @@ function answerIsBetter(candidate: RecordFields, current: RecordFields): boolean
   return (ANSWER_STATE_RANK[candidate[4] as string] ?? 0) > (ANSWER_STATE_RANK[current[4] as string] ?? 0);
 }
 
-function readHeader(dbPath: string): Buffer {
-  const fd = openSync(dbPath, 'r');
-  try {
-    const header = Buffer.alloc(DB_HEADER_BYTES);
-    return header.subarray(0, readSync(fd, header, 0, DB_HEADER_BYTES, 0));
-  } finally {
-    closeSync(fd);
-  }
-}
-
 /** Node's SQLite writes 4096-byte pages unless told otherwise; used when no header says. */
 const DEFAULT_PAGE_BYTES = 4096;
 
@@ -149,7 +131,7 @@ export function salvageLogFiles(dbPath: string | null, walPath: string | null, n
   const db = dbPath !== null && existsSync(dbPath) ? dbPath : null;
   const walFile = walPath !== null && existsSync(walPath) ? walPath : null;
   const wal: WalScan | null = walFile === null ? null : scanWal(walFile);
-  const header = db === null ? null : parseDbHeader(readHeader(db));
+  const header = db === null ? null : parseDbHeader(readHeaderBytes(db));
   const fromHeader = header !== null && !('problem' in header) ? header : null;
   const pageSizeBytes = fromHeader?.pageSizeBytes ?? wal?.pageSizeBytes ?? DEFAULT_PAGE_BYTES;
   const pages = new PageSource({ dbPath: db, walPath: walFile, wal, pageSizeBytes, reservedBytes: fromHeader?.reservedBytes ?? 0 });

@@ -271,6 +271,7 @@ class SqliteRequestLog implements RequestLog {
     if (!this.closed) this.safely(() => (this.lastDbBytes = databaseFileBytes(this.db)));
     const bodiesReason = this.bodiesDisabledReason ?? this.thread.behindReason;
     const unwritten = this.unwritten.status();
+    this.unwritten.recheckLostSpend(this.now());
     return {
       bodiesDisabled: bodiesReason !== null,
       reason: bodiesReason === null && unwritten === null ? null : this.describeRecording(),
@@ -299,6 +300,7 @@ class SqliteRequestLog implements RequestLog {
     this.safely(() => this.db.exec('PRAGMA optimize'));
     this.closed = true;
     clearInterval(this.retentionTimer);
+    this.unwritten.close();
     await this.checkpointer.close();
     this.db.close();
     if (!this.damageSeen) this.safely(() => recordCleanClose(this.options.dataDir, DATABASE_FILE_NAME));

@@ -41,6 +41,10 @@ export class RowRecorder {
   /** Whether the main thread was last told of something not written. */
   #reportedUnwritten = false;
   #lastErrorMessage: string | null = null;
+  /** The entries last saved, as saved; null when the last save failed or nothing is saved. */
+  #savedText: string | null = null;
+  /** The state last told to the main thread, so an unchanged one is not sent again. */
+  #reportedText: string | null = null;
 
   constructor(writer: LogWriter, options: RowRecorderOptions) {
     this.#writer = writer;
@@ -80,33 +84,42 @@ export class RowRecorder {
       return;
     }
     if (this.#options.store.hasRoom()) this.#writeKept();
-    // Published even if nothing was written: a save that failed before is tried again too.
+    // Published even if nothing was written: a save that failed before is tried again too
+    // (publish saves and reports only what changed).
     this.#changed = true;
     this.publish();
     if (!this.#rows.isEmpty) this.#scheduleRetry(UNWRITTEN_RETRY_INTERVAL_MS);
   }
 
-  /** Saves and reports the unwritten spend if it changed since the last time. */
+  /** Saves the unwritten spend if it changed since it was last saved (a save syncs the disk), and reports any change. */
   publish(): void {
     if (!this.#changed) return;
     this.#changed = false;
     const entries = this.#rows.spend();
     if (entries.length === 0) {
+      this.#savedText = null;
+      this.#reportedText = null;
       if (!this.#reportedUnwritten) return;
       this.#options.store.clear();
       this.#reportedUnwritten = false;
       this.#options.onChange({ entries, keptRows: 0, foldedRequests: 0, saved: true, saveError: null });
       return;
     }
-    const saveError = this.#options.store.save(entries);
+    const text = JSON.stringify(entries);
+    const saveError = text === this.#savedText ? null : this.#options.store.save(entries);
+    this.#savedText = saveError === null ? text : null;
     this.#reportedUnwritten = true;
-    this.#options.onChange({
+    const state: UnwrittenState = {
       entries,
       keptRows: this.#rows.keptRows,
       foldedRequests: this.#rows.foldedRequests,
       saved: saveError === null,
       saveError,
-    });
+    };
+    const reportedText = JSON.stringify(state);
+    if (reportedText === this.#reportedText) return;
+    this.#reportedText = reportedText;
+    this.#options.onChange(state);
   }
 
   close(): void {

@@ -3,12 +3,22 @@ import { join } from 'node:path';
 import { startOfLocalMonthMs } from '../budget/spendLedger.ts';
 import { formatCredits } from '../contracts/amounts.ts';
 import type { LedgerGap, UnwrittenStatus } from '../contracts/log.ts';
+import { readLostSpendMarker } from './lostSpendMarker.ts';
 import { MAX_UNWRITTEN_ROWS } from './unwrittenRows.ts';
 import type { SpendEntry, UnwrittenState } from './unwrittenSpend.ts';
 import { reserveSpace, unwrittenSpendPath, type SavedSpend } from './unwrittenSpendFile.ts';
 
 /** A damaged record is moved here, so a later save cannot hide that its spend is unknown. */
 export const DAMAGED_SPEND_FILE_NAME = 'unwritten-spend.damaged.json';
+/** How often the files that stand for lost spend are looked at again, besides at each status read. */
+export const LOST_SPEND_RECHECK_MS = 5_000;
+
+/** Spend lost to damage, standing until its month ends or the user deletes `path` to accept the loss. */
+interface LostSpend {
+  path: string;
+  lastLossMs: number;
+  reason: string;
+}
 
 /**
  * The main thread's view of what the log thread could not write: the spend that totals and
@@ -18,7 +28,8 @@ export const DAMAGED_SPEND_FILE_NAME = 'unwritten-spend.damaged.json';
 export class UnwrittenMirror {
   readonly #dataDir: string;
   #state: UnwrittenState | null = null;
-  #damaged: { path: string; savedAtMs: number } | null = null;
+  #lost: LostSpend[] = [];
+  #recheckTimer: NodeJS.Timeout | null = null;
   /** What a user must know at start about an earlier run's unwritten spend. */
   readonly startNotice: string | null;
 
@@ -37,12 +48,37 @@ export class UnwrittenMirror {
         'and is written to the log as summary rows once it has room.';
     } else if (saved.kind === 'damaged') {
       const path = moveAside(saved.path, join(dataDir, DAMAGED_SPEND_FILE_NAME));
-      this.#damaged = { path, savedAtMs: saved.savedAtMs };
+      this.#lost.push({ path, lastLossMs: saved.savedAtMs, reason: damagedReason(path, saved.savedAtMs) });
       this.startNotice = `Capped budgets are refused for now. ${damagedReason(path, saved.savedAtMs)}`;
     } else {
       reserveSpace(dataDir);
       this.startNotice = null;
     }
+    const lostLog = readLostSpendMarker(dataDir);
+    if (lostLog !== null) this.#lost.push({ path: lostLog.path, lastLossMs: lostLog.lastLossMs, reason: lostLogReason(lostLog) });
+    if (this.#lost.length > 0) {
+      this.#recheckTimer = setInterval(() => this.recheckLostSpend(Date.now()), LOST_SPEND_RECHECK_MS);
+      this.#recheckTimer.unref();
+    }
+  }
+
+  /**
+   * Drops the losses whose month has ended (deleting their file) or whose file the user deleted.
+   * Runs at status reads and on a timer, never per request: budgets read only memory.
+   */
+  recheckLostSpend(nowMs: number): void {
+    if (this.#lost.length === 0) return;
+    this.#lost = this.#lost.filter((lost) => {
+      // Past the month it covers, no cap's period holds the loss any more.
+      if (startOfLocalMonthMs(nowMs) > lost.lastLossMs) rmSync(lost.path, { force: true });
+      return existsSync(lost.path);
+    });
+    if (this.#lost.length === 0) this.close();
+  }
+
+  close(): void {
+    if (this.#recheckTimer !== null) clearInterval(this.#recheckTimer);
+    this.#recheckTimer = null;
   }
 
   update(state: UnwrittenState): void {
@@ -95,20 +131,8 @@ export class UnwrittenMirror {
           `Free disk space where ${this.#dataDir} is; capped budgets are checked again once the spend is saved.`,
       };
     }
-    return this.#damagedGap(nowMs);
-  }
-
-  #damagedGap(nowMs: number): LedgerGap | null {
-    const damaged = this.#damaged;
-    if (damaged === null) return null;
-    // Past the month it covers, no cap's period holds the loss any more. Deleting the file is how a
-    // user accepts the loss sooner: checked at each capped request, only while such a file exists.
-    if (startOfLocalMonthMs(nowMs) > damaged.savedAtMs) rmSync(damaged.path, { force: true });
-    if (!existsSync(damaged.path)) {
-      this.#damaged = null;
-      return null;
-    }
-    return { lastLossMs: damaged.savedAtMs, reason: damagedReason(damaged.path, damaged.savedAtMs) };
+    const lost = this.#lost.find((each) => each.lastLossMs >= startOfLocalMonthMs(nowMs));
+    return lost === undefined ? null : { lastLossMs: lost.lastLossMs, reason: lost.reason };
   }
 }
 
@@ -126,6 +150,14 @@ function damagedReason(path: string, savedAtMs: number): string {
     `The record of spend an earlier run could not write to its log is damaged (moved to ${path}), so what it spent up to ` +
     `${new Date(savedAtMs).toLocaleString()} is unknown. Caps whose day or month holds that time are refused until it ends; ` +
     `to accept the loss now, delete ${path}.`
+  );
+}
+
+function lostLogReason(lost: { path: string; lastLossMs: number; movedTo: string }): string {
+  return (
+    `The request log was damaged and nothing could be read back from it (moved to ${lost.movedTo}), so what was spent up to ` +
+    `${new Date(lost.lastLossMs).toLocaleString()} is unknown. Caps whose day or month holds that time are refused until it ends; ` +
+    `to accept the loss now, delete ${lost.path}.`
   );
 }
 

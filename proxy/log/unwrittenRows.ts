@@ -24,12 +24,18 @@ export class UnwrittenRows {
    * database already counts the request and that version's cost, so only the difference is unwritten.
    */
   readonly #writtenInFlight = new Map<string, RequestLogRow>();
+  /**
+   * What spend() returns, kept as rows come and go: recomputing it over up to MAX_UNWRITTEN_ROWS
+   * rows at every batch and retry would be the log thread's busiest work on a full disk.
+   */
+  readonly #spend = new Map<string, SpendEntry>();
 
   /** `carried`: spend a previous run could not write, read back from its saved record. */
   constructor(maxRows: number, carried: readonly SpendEntry[] = []) {
     this.#maxRows = maxRows;
     for (const entry of carried) {
       addEntry(this.#folded, entry);
+      addEntry(this.#spend, entry);
       this.#foldedRequests += entry.requests;
     }
   }
@@ -49,8 +55,10 @@ export class UnwrittenRows {
   /** Keeps these rows (a later version replaces an earlier one), folding the oldest past the bound. */
   keep(rows: readonly RequestLogRow[]): void {
     for (const row of rows) {
+      this.#count(row.id, -1);
       this.#rows.delete(row.id);
       this.#rows.set(row.id, row);
+      this.#count(row.id, 1);
     }
     if (this.#rows.size > this.#maxRows) this.#foldOldest(this.#rows.size - this.#maxRows);
   }
@@ -58,8 +66,10 @@ export class UnwrittenRows {
   /** Keeps only the spend of these rows: the database refused them for good. */
   fold(rows: readonly RequestLogRow[]): void {
     for (const row of rows) {
+      this.#count(row.id, -1);
       this.#rows.delete(row.id);
       this.#addUnwritten(this.#folded, row);
+      this.#addUnwritten(this.#spend, row);
       this.#writtenInFlight.delete(row.id);
       this.#foldedRequests += 1;
     }
@@ -68,8 +78,10 @@ export class UnwrittenRows {
   /** These rows are in the database now, whether they were kept here or written at once. */
   noteWritten(rows: readonly RequestLogRow[]): void {
     for (const row of rows) {
+      this.#count(row.id, -1);
       if (row.state === 'in_flight') this.#writtenInFlight.set(row.id, row);
       else this.#writtenInFlight.delete(row.id);
+      this.#count(row.id, 1);
     }
   }
 
@@ -85,7 +97,11 @@ export class UnwrittenRows {
 
   /** These kept rows are in the database now (unless a later version of one came in meanwhile). */
   written(rows: readonly RequestLogRow[]): void {
-    for (const row of rows) if (this.#rows.get(row.id) === row) this.#rows.delete(row.id);
+    for (const row of rows) {
+      if (this.#rows.get(row.id) !== row) continue;
+      this.#count(row.id, -1);
+      this.#rows.delete(row.id);
+    }
     this.noteWritten(rows);
   }
 
@@ -96,16 +112,24 @@ export class UnwrittenRows {
 
   /** The summary rows are in the database now. */
   summariesWritten(): void {
+    for (const entry of this.#folded.values()) addEntry(this.#spend, entry, -1);
     this.#folded.clear();
     this.#foldedRequests = 0;
   }
 
   /** Everything not in the database, rows and folded requests alike. */
   spend(): SpendEntry[] {
-    const entries = new Map<string, SpendEntry>();
-    for (const entry of this.#folded.values()) addEntry(entries, entry);
-    for (const row of this.#rows.values()) this.#addUnwritten(entries, row);
-    return [...entries.values()];
+    for (const [key, entry] of this.#spend) if (isNothing(entry)) this.#spend.delete(key);
+    return [...this.#spend.values()].map((entry) => ({ ...entry }));
+  }
+
+  /** Adds (or with -1 takes away) what the kept version of a request adds to spend(). */
+  #count(id: string, sign: 1 | -1): void {
+    const kept = this.#rows.get(id);
+    if (kept === undefined) return;
+    addRow(this.#spend, kept, sign);
+    const written = this.#writtenInFlight.get(id);
+    if (written !== undefined) addRow(this.#spend, written, sign === 1 ? -1 : 1);
   }
 
   /** A row's spend, less that of its in-flight version already in the database. */
@@ -128,6 +152,23 @@ export class UnwrittenRows {
     }
     this.fold(folded);
   }
+}
+
+/** Below this, a cost left after taking rows away is the rounding of the sums, not spend. */
+const ROUNDING_CREDITS = 1e-12;
+
+/** An entry whose rows all went: counts back to 0, its cost to a rounding remainder. */
+function isNothing(entry: SpendEntry): boolean {
+  return (
+    entry.requests === 0 &&
+    entry.errors === 0 &&
+    entry.unpricedRequests === 0 &&
+    entry.inputTokens === 0 &&
+    entry.outputTokens === 0 &&
+    entry.cachedInputTokens === 0 &&
+    entry.reasoningTokens === 0 &&
+    Math.abs(entry.costCredits) < ROUNDING_CREDITS
+  );
 }
 
 export const SUMMARY_ROW_PATH = '(requests not written to the log)';

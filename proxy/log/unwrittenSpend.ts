@@ -69,18 +69,18 @@ export function addRow(entries: Map<string, SpendEntry>, row: RequestLogRow, sig
   entries.set(key, entry);
 }
 
-/** Adds a whole entry (a folded group) to the entries. */
-export function addEntry(entries: Map<string, SpendEntry>, added: SpendEntry): void {
+/** Adds a whole entry (a folded group) to the entries (or, with `sign` -1, takes it away). */
+export function addEntry(entries: Map<string, SpendEntry>, added: SpendEntry, sign: 1 | -1 = 1): void {
   const key = entryKey(added);
   const entry = entries.get(key) ?? emptyEntry(added);
-  entry.requests += added.requests;
-  entry.errors += added.errors;
-  entry.costCredits += added.costCredits;
-  entry.unpricedRequests += added.unpricedRequests;
-  entry.inputTokens += added.inputTokens;
-  entry.outputTokens += added.outputTokens;
-  entry.cachedInputTokens += added.cachedInputTokens;
-  entry.reasoningTokens += added.reasoningTokens;
+  entry.requests += sign * added.requests;
+  entry.errors += sign * added.errors;
+  entry.costCredits += sign * added.costCredits;
+  entry.unpricedRequests += sign * added.unpricedRequests;
+  entry.inputTokens += sign * added.inputTokens;
+  entry.outputTokens += sign * added.outputTokens;
+  entry.cachedInputTokens += sign * added.cachedInputTokens;
+  entry.reasoningTokens += sign * added.reasoningTokens;
   entries.set(key, entry);
 }
 

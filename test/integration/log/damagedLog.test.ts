@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, truncateSync, utimesSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, truncateSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -7,6 +7,7 @@ import { startupLines } from '../../../proxy/cli/serve.ts';
 import { addClientToken, addProfile } from '../../../proxy/profiles/configMutations.ts';
 import { openConfigStore } from '../../../proxy/profiles/configStore.ts';
 import { recordCleanClose } from '../../../proxy/log/logCheck.ts';
+import { LOST_SPEND_MARKER_FILE_NAME } from '../../../proxy/log/lostSpendMarker.ts';
 import { DATABASE_FILE_NAME } from '../../../proxy/log/schema.ts';
 import { startAirlock, type Airlock } from '../../../proxy/runtime/startAirlock.ts';
 import { gatewayKeyAccount } from '../../../proxy/secrets/secretStore.ts';
@@ -163,5 +164,26 @@ describe('a damaged request log at start', () => {
     const second = await start();
     expect(second.logRecovery).toBeNull();
     expect(readdirSync(dataDir).filter((name) => name.includes('damaged'))).toEqual([]);
+  });
+
+  it('with nothing read back, daily caps are refused as unknowable until the marker is deleted, not admitted on an empty ledger', async () => {
+    seedLog(dataDir, { rows: SPENT_TODAY });
+    writeFileSync(dbPath(), Buffer.alloc(statSync(dbPath()).size, 0xab));
+
+    const running = await start();
+    expect(running.logRecovery?.recoveredRequests).toBe(0);
+    const marker = join(dataDir, LOST_SPEND_MARKER_FILE_NAME);
+    expect(running.logRecovery?.message).toContain(`To accept the loss now, delete ${marker}.`);
+    const refused = await chat(running);
+    expect(refused.status, refused.body).toBe(507);
+    expect(JSON.parse(refused.body).error.code).toBe('ledger_incomplete');
+    expect(refused.headers['x-airlock-budget']).toBe('daily');
+    expect(simulator.received).toHaveLength(0);
+
+    // Deleting the marker accepts the loss; the next status read (the window polls it) notices.
+    rmSync(marker);
+    await status(running);
+    const admitted = await chat(running);
+    expect(admitted.status, admitted.body).toBe(200);
   });
 });

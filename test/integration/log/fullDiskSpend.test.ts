@@ -173,6 +173,8 @@ describe('a full disk while requests are forwarded', () => {
 
     // Deleting it is how the user accepts the loss.
     rmSync(moved);
+    // Noticed at the next status read (the window polls it) or recheck, never looked up per request.
+    await current.status();
     const [admitted] = await current.chat(disk.agentToken);
     expect(admitted?.status, admitted?.body).toBe(200);
   });

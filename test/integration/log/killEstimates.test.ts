@@ -1,8 +1,7 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, watch } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
-import { setTimeout as pause } from 'node:timers/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { generateToken } from '../../../proxy/access/clientTokens.ts';
 import { updateProfile } from '../../../proxy/profiles/configMutations.ts';
@@ -19,9 +18,8 @@ const LONG_REPLY = 'a long answer '.repeat(1_000);
 const PRICES = [{ model: 'gpt-4o-mini', inputPer1M: 1_000, outputPer1M: 1_000 }];
 /** Below what 50 streams' estimates add up to, input alone. */
 const DAILY_CAP_CREDITS = 1;
-/** Polls of the database, each after a short pause: the rows get their estimates within a second or two. */
-const MAX_POLLS = 400;
-const POLL_PAUSE_MS = 50;
+/** The files whose changes are the log's writes: its WAL, and the database at a checkpoint. */
+const LOG_FILES = new Set([DATABASE_FILE_NAME, `${DATABASE_FILE_NAME}-wal`]);
 
 let simulator: GatewaySimulator;
 let dataDir: string;
@@ -49,16 +47,33 @@ function readRows(): Array<Record<string, unknown>> {
   }
 }
 
-/** Waits until every stream's in-flight row carries an estimate (or gives up after MAX_POLLS). */
-async function rowsWithEstimates(): Promise<number> {
-  let estimated = 0;
-  for (let poll = 0; poll < MAX_POLLS && estimated < STREAMS; poll += 1) {
-    await pause(POLL_PAUSE_MS);
-    estimated = readRows().filter(
-      (row) => row.state === 'in_flight' && Number(row.cost_credits) > 0 && Number(row.output_tokens) > 0,
-    ).length;
-  }
-  return estimated;
+function rowsWithEstimatesNow(): number {
+  return readRows().filter((row) => row.state === 'in_flight' && Number(row.cost_credits) > 0 && Number(row.output_tokens) > 0).length;
+}
+
+/**
+ * Resolves once every stream's in-flight row carries an estimate, reading the rows again at each
+ * write the log makes to its files (a reader changes neither): no timed polling. If they never
+ * do, the test's own timeout ends the wait.
+ */
+function allRowsEstimated(): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const check = (): void => {
+      try {
+        if (rowsWithEstimatesNow() < STREAMS) return;
+        watcher.close();
+        resolve();
+      } catch (error) {
+        watcher.close();
+        reject(error);
+      }
+    };
+    // Watching starts before the first read, so no write falls between the two.
+    const watcher = watch(dataDir, (_event, fileName) => {
+      if (fileName !== null && LOG_FILES.has(fileName)) check();
+    });
+    check();
+  });
 }
 
 describe('kill -9 during 50 streams', () => {
@@ -71,7 +86,8 @@ describe('kill -9 during 50 streams', () => {
       openStream(`http://127.0.0.1:${running!.port}/v1/chat/completions`, headers, chatBody({ stream: true }), hasChatText(2)),
     );
     await Promise.all(streams.map((stream) => stream.started));
-    expect(await rowsWithEstimates()).toBe(STREAMS);
+    await allRowsEstimated();
+    expect(rowsWithEstimatesNow()).toBe(STREAMS);
 
     process.kill(running.pid, 'SIGKILL');
     await running.exited;

@@ -252,3 +252,32 @@ describe('createSpendGate', () => {
     expect(gate.reservations.reservedCredits({ kind: 'profile', profileId: 'work' })).toBe(0);
   });
 });
+
+describe('the ledger gap', () => {
+  const gap = { lastLossMs: NOW, reason: 'The disk holding /data is full.' };
+
+  it.each([
+    { name: 'no budget', budget: undefined },
+    { name: 'only a per-request cap', budget: { perRequestInputCredits: 5 } },
+  ])('is not looked up for a profile with $name: nothing on the forwarding loop per request', ({ budget }) => {
+    let lookups = 0;
+    const { gate, input } = setup({
+      profile: budget === undefined ? {} : { budget },
+      deps: {
+        ledgerGap: () => {
+          lookups += 1;
+          return gap;
+        },
+      },
+    });
+    expect(gate.check(input())).toBeNull();
+    expect(gate.budgetsAdmit(input())).toBe(true);
+    expect(lookups).toBe(0);
+  });
+
+  it('refuses a daily cap whose day holds the loss, from either owner', () => {
+    const { gate, input } = setup({ clientBudgets: { cursor: { dailyCredits: 10 } }, deps: { ledgerGap: () => gap } });
+    expect(gate.check(input())).toMatchObject({ status: 507, code: 'ledger_incomplete' });
+    expect(gate.budgetsAdmit(input())).toBe(false);
+  });
+});

@@ -88,3 +88,22 @@ describe('UnwrittenRows', () => {
     expect(rows.isEmpty).toBe(true);
   });
 });
+
+describe('UnwrittenRows spend, kept as rows come and go', () => {
+  it('matches a recount after keeps, in-flight versions written, retries, folds and summaries', () => {
+    const rows = new UnwrittenRows(3);
+    rows.noteWritten([row('s1', 0.25, 'in_flight')]);
+    rows.keep([row('s1', 0.5, 'in_flight'), row('a', 1), row('b', 2)]);
+    rows.keep([row('s1', 1.5), row('c', 4), row('d', 8)]);
+    // Bound 3: two finished rows were folded (a and b), s1, c and d are kept.
+    expect(rows.foldedRequests).toBe(2);
+    expect(credits(rows)).toBe(1 + 2 + (1.5 - 0.25) + 4 + 8);
+    rows.written(rows.oldestRows(1));
+    expect(credits(rows)).toBe(1 + 2 + 4 + 8);
+    rows.summariesWritten();
+    expect(credits(rows)).toBe(4 + 8);
+    expect(requests(rows)).toBe(2);
+    rows.written(rows.oldestRows(10));
+    expect(rows.spend()).toEqual([]);
+  });
+});

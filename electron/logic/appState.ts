@@ -2,7 +2,14 @@
  * The desktop app's state as the tray, the notifications and the window's fallback page see it.
  * Plain data: the main process rebuilds it from the proxy handle and the stores on every change.
  */
-export type StartupProblemKind = 'port_in_use' | 'data_dir_in_use' | 'log_damaged' | 'keychain_unavailable' | 'keychain_locked' | 'unknown';
+export type StartupProblemKind =
+  | 'port_in_use'
+  | 'data_dir_in_use'
+  | 'log_damaged'
+  | 'log_unreadable'
+  | 'keychain_unavailable'
+  | 'keychain_locked'
+  | 'unknown';
 
 export interface StartupProblem {
   kind: StartupProblemKind;

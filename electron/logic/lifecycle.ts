@@ -62,6 +62,8 @@ export function classifyStartupError(error: unknown, port: number): StartupProbl
   if (facts.name === 'DataDirInUseError') return { kind: 'data_dir_in_use', detail: 'another Airlock is running with the same data' };
   // Its message names the damaged file and the directory to move it out of.
   if (facts.name === 'RequestLogDamagedError') return { kind: 'log_damaged', detail: facts.message.replace(/\.$/, '') };
+  // A sound log that cannot be opened now (a full disk, permissions): its message names the file, cause and fix.
+  if (facts.name === 'RequestLogUnreadableError') return { kind: 'log_unreadable', detail: facts.message.replace(/\.$/, '') };
   if (KEYCHAIN_MISSING_PATTERN.test(facts.message) || facts.name.startsWith('Keychain') || facts.name.startsWith('SecretStore')) {
     if (KEYCHAIN_LOCKED_PATTERN.test(facts.message)) return { kind: 'keychain_locked', detail: 'the OS keychain is locked' };
     return { kind: 'keychain_unavailable', detail: 'no OS keychain is available' };
@@ -96,6 +98,12 @@ export function startupProblemView(problem: StartupProblem, port: number): Start
         title: 'The request log is damaged',
         detail: problem.detail,
         fix: 'Move the files it names out of the data directory (or delete them), then quit and start Airlock again: it starts a fresh log.',
+      };
+    case 'log_unreadable':
+      return {
+        title: 'The request log cannot be opened',
+        detail: problem.detail,
+        fix: 'Do what the message says (free space on that disk, or give your user access to the data directory), then quit and start Airlock again. The log is left as it was.',
       };
     case 'keychain_locked':
       return {

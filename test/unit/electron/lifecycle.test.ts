@@ -7,6 +7,7 @@ import {
   secondInstanceSteps,
   startupProblemView,
 } from '../../../electron/logic/lifecycle.ts';
+import { RequestLogUnreadableError } from '../../../proxy/log/logCheck.ts';
 import { RequestLogDamagedError } from '../../../proxy/log/logRecovery.ts';
 import { DataDirInUseError } from '../../../proxy/runtime/dataDirLock.ts';
 
@@ -52,6 +53,7 @@ describe('classifyStartupError', () => {
       new RequestLogDamagedError('The request log /d/requests.db is damaged and could not be moved aside (EACCES).'),
       'log_damaged',
     ],
+    ['RequestLogUnreadableError', new RequestLogUnreadableError('/d/requests.db', new Error('disk I/O error')), 'log_unreadable'],
     ['no Secret Service', new Error('The name org.freedesktop.secrets was not provided by any .service files'), 'keychain_unavailable'],
     ['no D-Bus', new Error('Cannot autolaunch D-Bus without X11 $DISPLAY'), 'keychain_unavailable'],
     ['locked collection', new Error('Secret Service: the collection is locked'), 'keychain_locked'],
@@ -78,6 +80,7 @@ describe('startupProblemView', () => {
     ['port_in_use', /8642/, /lsof -i :8642/],
     ['data_dir_in_use', /Another Airlock/, /Stop the other one/],
     ['log_damaged', /request log is damaged/, /Move the files it names/],
+    ['log_unreadable', /cannot be opened/, /free space/],
     ['keychain_locked', /locked/, /Unlock/],
     ['keychain_unavailable', /keychain/, /gnome-keyring|Secret Service/],
     ['unknown', /could not start/, /npm run serve/],

@@ -13,26 +13,27 @@ export function claimIdempotency(
   req: IncomingMessage,
   res: ServerResponse,
   upstreamPath: string,
-  request: { profileId: string; requestId: string; maxWaitMs: number },
+  request: { profileId: string; requestId: string; maxWaitMs: number; stopping: AbortSignal },
 ): Promise<IdempotencyClaim> | null {
   if (!cache || !isSideEffectRequest(req.method ?? 'GET', upstreamPath)) return null;
   const key = idempotencyKeyOf(req.headers);
   return key ? claimWhileClientStays(cache, res, key, request) : null;
 }
 
-/** A repeat waiting for its first stops waiting when its own client leaves. */
+/** A repeat waiting for its first stops waiting when its own client leaves, or the proxy stops. */
 async function claimWhileClientStays(
   cache: IdempotencyCache,
   res: ServerResponse,
   key: string,
-  request: { profileId: string; requestId: string; maxWaitMs: number },
+  request: { profileId: string; requestId: string; maxWaitMs: number; stopping: AbortSignal },
 ): Promise<IdempotencyClaim> {
   const clientGone = new AbortController();
   const onClose = (): void => clientGone.abort();
   if (res.closed) clientGone.abort();
   else res.once('close', onClose);
   try {
-    return await cache.claim(request.profileId, key, request.requestId, { maxWaitMs: request.maxWaitMs, signal: clientGone.signal });
+    const signal = AbortSignal.any([clientGone.signal, request.stopping]);
+    return await cache.claim(request.profileId, key, request.requestId, { maxWaitMs: request.maxWaitMs, signal });
   } finally {
     res.off('close', onClose);
   }

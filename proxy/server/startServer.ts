@@ -137,8 +137,7 @@ export async function startServer(options: ServerOptions): Promise<ProxyHandle> 
       const drainMs = stopOptions.drainMs ?? 0;
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
-      const deadline = Date.now() + drainMs;
-      while (inFlight.size > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+      await shutdown.idle(drainMs);
       const report = await shutdown.stopAll(SETTLE_ON_STOP_MS);
       server.closeAllConnections();
       await closed;

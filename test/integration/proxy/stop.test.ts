@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { request as httpRequest, type ClientRequest } from 'node:http';
 import type { RequestLifecycleEvent } from '../../../proxy/events/lifecycle.ts';
 import { chatBody, JSON_HEADERS } from '../../support/http.ts';
 import { openStream } from '../../support/openStream.ts';
@@ -56,5 +57,44 @@ describe('stopping the proxy with streams still open', () => {
     const [end] = endsOf(harness.events);
     expect(end).toMatchObject({ errorClass: 'stream_interrupted', usageSource: 'estimated' });
     expect(end?.usage?.outputTokens).toBeGreaterThan(0);
+  });
+});
+
+/** A request sent with Expect: 100-continue: `reading` resolves when the proxy starts reading its body. */
+function uploadInPieces(url: string): {
+  reading: Promise<void>;
+  request: ClientRequest;
+  answer: Promise<{ status: number; body: string }>;
+} {
+  const request = httpRequest(url, { method: 'POST', headers: { ...JSON_HEADERS, 'content-length': '1000', expect: '100-continue' } });
+  const reading = new Promise<void>((resolve) => request.once('continue', () => resolve()));
+  const answer = new Promise<{ status: number; body: string }>((resolve, reject) => {
+    request.once('response', (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.once('end', () => resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
+      response.once('error', reject);
+    });
+    request.once('error', reject);
+  });
+  request.flushHeaders();
+  return { reading, request, answer };
+}
+
+describe('stopping the proxy with a request still before its exchange', () => {
+  it('ends a request whose client is still sending its body at once, with its row', async () => {
+    harness = await startHarness();
+    const upload = uploadInPieces(`${harness.proxy.url}/v1/chat/completions`);
+    await upload.reading;
+    upload.request.write('{"model":"gpt-4o-mini",');
+
+    const report = await harness.proxy.stop({ drainMs: 0 });
+    expect(report).toEqual({ endedRequests: 1, unfinishedRequests: 0 });
+    const [end] = endsOf(harness.events);
+    expect(end).toMatchObject({ status: 503, errorClass: 'proxy_stopping' });
+    const answer = await upload.answer;
+    expect(answer.status).toBe(503);
+    expect(JSON.parse(answer.body)).toMatchObject({ error: { type: 'proxy_stopping' } });
+    expect(harness.simulator.received).toHaveLength(0);
   });
 });

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { IdempotencyCache, IdempotencyClaim, IdempotencyTicket, StoredResponse } from '../budget/idempotencyCache.ts';
 import { idempotencyKeyOf, isSideEffectRequest } from '../budget/idempotencyRequest.ts';
+import { firstOutcome } from '../core/upstreamExecution.ts';
 import { ownTextBuffer } from './capture.ts';
 import type { RequestTrace } from './trace.ts';
 
@@ -45,15 +46,21 @@ export function sendReplay(res: ServerResponse, stored: StoredResponse): void {
 }
 
 /**
- * A first that certainly never ran at the gateway (trace.upstreamMayHaveRun, as
- * upstreamExecution.ts decides it) is given up, so a repeat may be sent; anything else is kept.
+ * A first that certainly never ran at the gateway is given up, so a repeat may be sent; one that
+ * got the gateway's whole answer is kept as its client received it; one that may have run but was
+ * cut off is kept as unknown, so a repeat gets a 409 (firstOutcome in upstreamExecution.ts decides).
  */
 export function settleIdempotency(ticket: IdempotencyTicket, trace: RequestTrace): void {
-  if (!trace.upstreamMayHaveRun) {
+  const outcome = firstOutcome({ mayHaveRun: trace.upstreamMayHaveRun, answerComplete: trace.upstreamAnswerComplete });
+  if (outcome === 'not_run') {
     ticket.abandon();
     return;
   }
-  const answered = trace.ttfbMs !== null && trace.errorClass === null;
+  if (outcome === 'unknown') {
+    ticket.outcomeUnknown();
+    return;
+  }
+  const answered = trace.errorClass === null;
   const body = answered ? (trace.responseBody.toBuffer() ?? Buffer.alloc(0)) : ownTextBuffer(trace.errorMessage ?? '');
   ticket.complete({
     status: trace.status,

@@ -69,6 +69,8 @@ export class RequestTrace {
   usage: TokenUsage | null = null;
   /** Some attempt may have run at the gateway (upstreamExecution.ts decides): it is never given up, nor its key's repeat resent. */
   upstreamMayHaveRun = false;
+  /** The gateway's whole answer arrived (a success read to its end, or an error status with its body). */
+  upstreamAnswerComplete = false;
   started = false;
   private ended = false;
 

@@ -65,6 +65,8 @@ export interface IdempotencyTicket {
   complete(response: FirstResponse): void;
   /** It certainly did not run (never reached the gateway, or the gateway refused it): a repeat may be sent. */
   abandon(): void;
+  /** It may have run but got no whole answer (cut off, timed out, Airlock stopped): a repeat is refused, after a restart too. */
+  outcomeUnknown(): void;
 }
 
 export type IdempotencyClaim =
@@ -74,7 +76,8 @@ export type IdempotencyClaim =
 
 type Entry =
   | { state: 'in-flight'; createdAtMs: number; requestId: string; settled: Promise<void> }
-  | { state: 'done'; createdAtMs: number; response: StoredResponse | null; bytes: number };
+  | { state: 'done'; createdAtMs: number; response: StoredResponse | null; bytes: number }
+  | { state: 'unknown'; createdAtMs: number; requestId: string; bytes: number };
 
 export interface ClaimOptions {
   /** How long a repeat waits for a first still in flight before it is refused; unbounded when absent. */
@@ -123,7 +126,8 @@ export class IdempotencyCache {
     for (;;) {
       const entry = this.#liveEntry(key) ?? this.#fromStore(key, profileId, idempotencyKey);
       if (!entry) return { kind: 'first', ticket: this.#startFirst(key, { profileId, idempotencyKey, requestId }) };
-      if (entry.state === 'unknown_outcome') return { kind: 'refused', refusal: unknownOutcomeRefusal(entry.requestId) };
+      if (entry.state === 'unknown_outcome' || entry.state === 'unknown')
+        return { kind: 'refused', refusal: unknownOutcomeRefusal(entry.requestId) };
       if (entry.state === 'unreadable') return { kind: 'refused', refusal: UNREADABLE_REFUSAL };
       if (entry.state === 'in-flight') {
         // Then look again: the first may have been stored, or abandoned (one waiter becomes first).
@@ -141,7 +145,7 @@ export class IdempotencyCache {
 
   #liveEntry(key: string): Entry | undefined {
     const entry = this.#entries.get(key);
-    if (entry && entry.state === 'done' && this.#nowMs() - entry.createdAtMs >= this.options.windowMs) {
+    if (entry && entry.state !== 'in-flight' && this.#nowMs() - entry.createdAtMs >= this.options.windowMs) {
       this.#remove(key, entry);
       return undefined;
     }
@@ -178,12 +182,15 @@ export class IdempotencyCache {
     this.#entries.set(key, inFlight);
     this.#withStore((store) => store.begin(first.profileId, first.idempotencyKey, first.requestId, inFlight.createdAtMs));
     let finished = false;
-    const finish = (outcome: StoredResponse | null | 'forget'): void => {
+    const finish = (outcome: StoredResponse | null | 'forget' | 'unknown'): void => {
       if (finished) return;
       finished = true;
       this.#entries.delete(key);
       if (outcome === 'forget') {
         this.#withStore((store) => store.forget(first.profileId, first.idempotencyKey));
+      } else if (outcome === 'unknown') {
+        // The store keeps it in flight, as a run that stopped leaves it: refused after a restart as well.
+        this.#keep(key, { state: 'unknown', createdAtMs: inFlight.createdAtMs, requestId: first.requestId, bytes: Buffer.byteLength(key) });
       } else {
         this.#remember(key, inFlight.createdAtMs, outcome);
         this.#withStore((store) => {
@@ -196,6 +203,7 @@ export class IdempotencyCache {
     return {
       complete: (response) => finish(this.#keepable(response)),
       abandon: () => finish('forget'),
+      outcomeUnknown: () => finish('unknown'),
     };
   }
 
@@ -222,9 +230,12 @@ export class IdempotencyCache {
 
   #remember(key: string, createdAtMs: number, response: StoredResponse | null): Entry {
     const bytes = Buffer.byteLength(key) + (response?.body.length ?? 0);
-    const entry: Entry = { state: 'done', createdAtMs, response, bytes };
+    return this.#keep(key, { state: 'done', createdAtMs, response, bytes });
+  }
+
+  #keep(key: string, entry: Exclude<Entry, { state: 'in-flight' }>): Entry {
     this.#entries.set(key, entry);
-    this.#totalBytes += bytes;
+    this.#totalBytes += entry.bytes;
     this.#evict();
     return entry;
   }
@@ -233,11 +244,11 @@ export class IdempotencyCache {
   #evict(): void {
     for (const [key, entry] of this.#entries) {
       if (this.#entries.size <= this.options.maxEntries && this.#totalBytes <= this.options.maxTotalBytes) return;
-      if (entry.state === 'done') this.#remove(key, entry);
+      if (entry.state !== 'in-flight') this.#remove(key, entry);
     }
   }
 
-  #remove(key: string, entry: Extract<Entry, { state: 'done' }>): void {
+  #remove(key: string, entry: Exclude<Entry, { state: 'in-flight' }>): void {
     this.#entries.delete(key);
     this.#totalBytes -= entry.bytes;
   }
@@ -277,8 +288,8 @@ function unknownOutcomeRefusal(firstRequestId: string): LocalRefusal {
     errorClass: 'invalid_request',
     code: 'idempotency_key_reused',
     message:
-      `The first request with this idempotency key (${firstRequestId}) was still running when Airlock stopped, so whether the gateway ` +
-      'created the task is unknown, and a task whose outcome is unknown is never sent again. Check the gateway for the task, or use a new key to create a new one.',
+      `The first request with this idempotency key (${firstRequestId}) may have reached the gateway but got no complete answer (it was cut off, ` +
+      'timed out, or Airlock stopped while it ran), so whether the gateway created the task is unknown, and a task whose outcome is unknown is never sent again. Check the gateway for the task, or use a new key to create a new one.',
   };
 }
 

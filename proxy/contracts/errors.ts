@@ -28,6 +28,7 @@ export const LOCAL_ERROR_CLASSES = [
   'proxy_paused',
   'client_aborted',
   'unsupported',
+  'translation_unavailable',
   'proxy_stopping',
   'ledger_incomplete',
 ] as const;

@@ -134,6 +134,7 @@ const DEFAULT_STATUS: Record<ErrorClass, number> = {
   proxy_paused: 503,
   client_aborted: 499,
   unsupported: 400,
+  translation_unavailable: 503,
   proxy_stopping: 503,
   // 507 Insufficient Storage: the spend could not be stored, which is what the user must fix.
   ledger_incomplete: 507,

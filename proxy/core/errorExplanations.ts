@@ -126,6 +126,12 @@ const EXPLANATIONS: Record<ErrorClass, ErrorExplanation> = {
     fix: "Switch the profile's protocol mode, or call an endpoint the gateway offers.",
     retryable: false,
   },
+  translation_unavailable: {
+    meaning:
+      "Airlock's translation thread, which translates large Messages and Responses bodies to Chat Completions, failed, so this request was not sent",
+    fix: 'Restart Airlock (its output says why the thread failed), or send a smaller request, which is translated without the thread.',
+    retryable: false,
+  },
   proxy_stopping: {
     meaning: 'Airlock was stopped (the app quit, or airlock serve was told to stop) while this request was still running, so it was ended',
     fix: 'Retry once Airlock runs again; a stop waits a few seconds for streams to finish before it ends them.',

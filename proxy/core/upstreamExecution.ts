@@ -23,3 +23,15 @@ export function mayHaveExecuted(attempt: UpstreamAttempt): boolean {
   if (attempt.answered) return attempt.status === undefined || attempt.status < 400 || attempt.status >= 500;
   return attempt.reachedSocket;
 }
+
+/**
+ * What a repeat of a keyed creation gets from its first: a resend, the first's answer, or a 409.
+ * A first that certainly did not run may be sent again. One that may have run is answered by what
+ * its client received only when that is the gateway's whole answer; cut off (a broken stream, a
+ * timeout, the client gone, Airlock stopping), whether the task exists is unknown, and Airlock's
+ * own failure is no answer to replay.
+ */
+export function firstOutcome(first: { mayHaveRun: boolean; answerComplete: boolean }): 'not_run' | 'answered' | 'unknown' {
+  if (!first.mayHaveRun) return 'not_run';
+  return first.answerComplete ? 'answered' : 'unknown';
+}

@@ -148,7 +148,7 @@ export async function runExchange(context: ExchangeContext): Promise<void> {
       const isHtml = contentType !== null && /text\/html/i.test(contentType);
       if (response.statusCode < 400 && !isHtml) {
         trace.headers(response.statusCode, upstreamRequestId);
-        return await relayResponse({
+        await relayResponse({
           res,
           plan,
           profile,
@@ -159,6 +159,8 @@ export async function runExchange(context: ExchangeContext): Promise<void> {
           readsOnWithoutClient: runsOn(),
           onStreamFailure: (errorClass) => abortUpstream(errorClass),
         });
+        trace.upstreamAnswerComplete = trace.errorClass === null;
+        return;
       }
       const bodyText = await readCapped(response.body, ERROR_BODY_LIMIT_BYTES);
       const errorClass: UpstreamErrorClass =
@@ -168,6 +170,7 @@ export async function runExchange(context: ExchangeContext): Promise<void> {
       if (controller.signal.aborted)
         return handleAbort(controller.signal.reason as AbortReason, fail, trace, profile.timeouts.totalTimeoutMs);
       trace.headers(response.statusCode, upstreamRequestId);
+      trace.upstreamAnswerComplete = true;
       const upstream = extractUpstreamError(bodyText);
       const suggestions =
         errorClass === 'model_not_found' && plan.upstreamModel ? await suggestModels(target, plan.upstreamModel) : undefined;

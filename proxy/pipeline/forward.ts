@@ -21,7 +21,7 @@ import {
   type TargetResolver,
 } from './services.ts';
 import type { ExchangePlan } from './plan.ts';
-import type { ForwardShutdown } from './shutdown.ts';
+import { STOPPED, untilStopped, type ForwardShutdown } from './shutdown.ts';
 import type { TranslationThread } from './translationThreadClient.ts';
 import type { Profile } from '../contracts/profile.ts';
 import { RequestTrace } from './trace.ts';
@@ -52,6 +52,19 @@ const PAUSED: LocalRefusal = {
   headers: { 'retry-after': '5' },
 };
 
+const STOPPING: LocalRefusal = {
+  status: 503,
+  errorClass: 'proxy_stopping',
+  message: 'Airlock is stopping, so this request was not sent to the gateway. Retry once Airlock runs again.',
+  headers: { 'retry-after': '5' },
+};
+
+/** A request before its exchange: the stop ends it at once (`signal`), and `exchangeStarts` hands it to the exchange's own. */
+interface StopBeforeExchange {
+  signal: AbortSignal;
+  exchangeStarts(): void;
+}
+
 function protocolOfPath(path: string, method: string): ClientProtocol {
   const kind = routeKindOf(path, method);
   if (kind === 'messages' || kind === 'count_tokens') return 'anthropic';
@@ -64,17 +77,22 @@ export function createForwardHandler(options: ForwardOptions): (req: IncomingMes
   const { shutdown } = options;
   return async (req, res) => {
     shutdown.enter();
+    const stopping = new AbortController();
+    const onStop = (): void => stopping.abort();
+    const exchangeStarts = (): void => shutdown.unwatch(onStop);
+    shutdown.watch(onStop);
     try {
-      await forward(req, res);
+      await forward(req, res, { signal: stopping.signal, exchangeStarts });
     } finally {
+      exchangeStarts();
       shutdown.leave();
     }
   };
 }
 
-function createForwarding(options: ForwardOptions): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
+function createForwarding(options: ForwardOptions): (req: IncomingMessage, res: ServerResponse, stop: StopBeforeExchange) => Promise<void> {
   const { services, events } = options;
-  return async (req, res) => {
+  return async (req, res, stop) => {
     const trace = new RequestTrace(events, options.captureLimitBytes);
     res.setHeader('x-airlock-request-id', trace.requestId);
     options.inFlight.add(res);
@@ -120,10 +138,15 @@ function createForwarding(options: ForwardOptions): (req: IncomingMessage, res: 
 
     let body: ClientBody;
     try {
-      body = await readClientBody(req, res, { limitBytes: bodyLimitBytes(target.profile), maxJsonDepth: MAX_JSON_NESTING_DEPTH });
+      body = await readClientBody(req, res, {
+        limitBytes: bodyLimitBytes(target.profile),
+        maxJsonDepth: MAX_JSON_NESTING_DEPTH,
+        signal: stop.signal,
+      });
     } catch (error) {
       startFor({ profileId: target.profile.id, clientName: identity.tokenName });
       if (error instanceof BodyTooLargeError) return refuse(bodyTooLarge(error, target.profile));
+      if (stop.signal.aborted) return refuse(STOPPING);
       trace.fail('client_aborted', 'the client closed the connection while sending its request');
       trace.end(499, { usage: null, usageSource: null, costCredits: null });
       return;
@@ -138,7 +161,14 @@ function createForwarding(options: ForwardOptions): (req: IncomingMessage, res: 
       ...(options.nativeVerified ? { nativeVerified: options.nativeVerified } : {}),
       ...(options.translation ? { translation: options.translation } : {}),
     };
-    const plan = await buildPlan({ method, path, query, protocol, body, parsed, identity, target, ...seams });
+    const plan = await untilStopped(
+      Promise.resolve(buildPlan({ method, path, query, protocol, body, parsed, identity, target, ...seams })),
+      stop.signal,
+    );
+    if (plan === STOPPED) {
+      startFor({ profileId: target.profile.id, clientName: identity.tokenName, ...requested });
+      return refuse(STOPPING);
+    }
     if ('refusal' in plan) {
       startFor({ profileId: target.profile.id, clientName: identity.tokenName, ...requested });
       return refuse((plan as PlanRefusal).refusal);
@@ -157,7 +187,9 @@ function createForwarding(options: ForwardOptions): (req: IncomingMessage, res: 
     trace.requestHeaders = pickAllowedHeaders(req.headers);
 
     if (plan.localAnswer) {
-      sendLocalAnswer(res, await plan.localAnswer);
+      const answer = await untilStopped(plan.localAnswer, stop.signal);
+      if (answer === STOPPED) return refuse(STOPPING);
+      sendLocalAnswer(res, answer);
       trace.end(200, { usage: null, usageSource: null, costCredits: null });
       return;
     }
@@ -166,8 +198,9 @@ function createForwarding(options: ForwardOptions): (req: IncomingMessage, res: 
       profileId: target.profile.id,
       requestId: trace.requestId,
       maxWaitMs: target.profile.timeouts.totalTimeoutMs,
+      stopping: stop.signal,
     });
-    if (claim?.kind === 'refused') return refuse(claim.refusal);
+    if (claim?.kind === 'refused') return refuse(stop.signal.aborted ? STOPPING : claim.refusal);
     if (claim?.kind === 'replay') {
       sendReplay(res, withoutKey(claim.response, KeyMasker.for(target.apiKey)));
       trace.end(claim.response.status, { usage: null, usageSource: null, costCredits: null });
@@ -184,6 +217,7 @@ function createForwarding(options: ForwardOptions): (req: IncomingMessage, res: 
         upstreamModel: plan.upstreamModel,
       },
       plan,
+      stop.signal,
     );
     if (gateRefusal) {
       claim?.ticket.abandon();
@@ -191,6 +225,7 @@ function createForwarding(options: ForwardOptions): (req: IncomingMessage, res: 
     }
 
     if (plan.stream && plan.upstreamModel !== null) trace.estimateProgressWith(streamProgressEstimate(plan, target.profile));
+    stop.exchangeStarts();
     try {
       await runExchange({ req, res, plan, target, trace, runsOnWithoutClient: claim?.kind === 'first', shutdown: options.shutdown });
     } finally {
@@ -220,13 +255,18 @@ async function checkSpend(
   gate: SpendGate | undefined,
   input: Omit<SpendCheckInput, 'estimatedInputTokens'>,
   plan: ExchangePlan,
+  stopping: AbortSignal,
 ): Promise<LocalRefusal | null> {
   if (!gate) return null;
   if (!gate.needsInputEstimate(input.identity, input.profile)) return gate.check({ ...input, estimatedInputTokens: null });
   const quick = quickInputEstimate(plan);
   const onBound = { ...input, estimatedInputTokens: quick.tokens };
   if (!quick.countRefines) return gate.check(onBound);
-  if (!gate.budgetsAdmit(onBound)) return gate.check({ ...input, estimatedInputTokens: await estimateInputTokens(plan) });
+  if (!gate.budgetsAdmit(onBound)) {
+    // Checked only if the count arrives before the stop: a request ended by it holds nothing.
+    const counted = await untilStopped(estimateInputTokens(plan), stopping);
+    return counted === STOPPED ? STOPPING : gate.check({ ...input, estimatedInputTokens: counted });
+  }
   const refusal = gate.check(onBound);
   if (refusal === null && !gate.budgetsAdmit(onBound)) {
     // The estimator falls back to bytes rather than fail; a failure here would only leave the bound held.

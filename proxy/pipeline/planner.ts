@@ -6,7 +6,7 @@ import { rewriteJsonBody, streamFlagOf, modelOf, type ClientBody, type ParsedBod
 import type { ClientIdentity, LocalRefusal, UpstreamTarget } from './services.ts';
 import { answerCountTokens, chooseMode, responseTranslatorFor } from './translationPlans.ts';
 import { chatRequestFor, type TranslatedProtocol } from './translationJob.ts';
-import { translationThread, type TranslationThread } from './translationThreadClient.ts';
+import { translationThread, TranslationUnavailableError, type TranslationThread } from './translationThreadClient.ts';
 
 /** Whether the capability check has shown that the gateway speaks this protocol natively for a model. */
 export type NativeProtocolCheck = (profileId: string, protocol: 'messages' | 'responses', upstreamModel: string) => boolean;
@@ -136,9 +136,23 @@ function translatedPlan(
     return planned(Buffer.from(JSON.stringify(request.chatBody)), request.stream, request.notes, request.chatBody);
   }
   // Parsed, translated and serialized off the forwarding loop; the budget then goes by its bytes.
-  return (input.translation ?? translationThread)
-    .translate(protocol, input.body.chunks, input.body.byteLength, upstreamModel)
-    .then((translated) =>
-      translated.ok ? planned(translated.chatJson, translated.stream, translated.notes, null) : invalid(translated.message),
-    );
+  return (input.translation ?? translationThread).translate(protocol, input.body.chunks, input.body.byteLength, upstreamModel).then(
+    (translated) => (translated.ok ? planned(translated.chatJson, translated.stream, translated.notes, null) : invalid(translated.message)),
+    (error: unknown) => {
+      if (error instanceof TranslationUnavailableError) return translationUnavailable(error.message);
+      throw error;
+    },
+  );
+}
+
+function translationUnavailable(reason: string): PlanRefusal {
+  return {
+    refusal: {
+      status: 503,
+      errorClass: 'translation_unavailable',
+      message:
+        `Airlock could not translate this request to Chat Completions: ${reason}. Nothing was sent to the gateway. ` +
+        'Restart Airlock (its output says why the thread failed), or send a smaller request.',
+    },
+  };
 }

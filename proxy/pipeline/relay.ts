@@ -203,17 +203,23 @@ async function relayGuardedStream(input: RelayInput, guard: StreamKeyGuard, text
   const relay = createSseRelay(
     transform,
     (frames) => {
-      clientHasRoom = res.write(frames);
+      // A client that is gone has nothing to wait for: a keyed creation's answer is only read on.
+      clientHasRoom = res.destroyed || res.write(frames);
     },
     textGuard,
   );
   try {
-    await relayBody(response.body, res, (chunk) => {
-      trace.responseBody.add(chunk);
-      clientHasRoom = true;
-      relay.feed(chunk);
-      return clientHasRoom;
-    });
+    await relayBody(
+      response.body,
+      res,
+      (chunk) => {
+        trace.responseBody.add(chunk);
+        clientHasRoom = true;
+        relay.feed(chunk);
+        return clientHasRoom;
+      },
+      { readOnWithoutClient: input.readsOnWithoutClient === true },
+    );
   } catch (error) {
     return failMidStream(input, classifyStreamError(error, res), translator);
   }

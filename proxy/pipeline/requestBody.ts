@@ -56,12 +56,12 @@ export function sendContinue(req: IncomingMessage, res: ServerResponse): void {
  * before reading; a chunked body is cut off when it passes the limit, and the rest is read and
  * dropped (a client that is still sending then reads the refusal instead of a reset). Plain stream
  * events rather than `for await`: the async iterator's set-up showed in the per-request profile.
- * Rejects when the client goes away (or the stream fails) before the body ended.
+ * Rejects when the client goes away (or the stream fails) before the body ended, or `signal` aborts.
  */
 export function readClientBody(
   req: IncomingMessage,
   res: ServerResponse,
-  options: { limitBytes: number; maxJsonDepth: number },
+  options: { limitBytes: number; maxJsonDepth: number; signal?: AbortSignal },
 ): Promise<ClientBody> {
   const declared = req.headers['content-length'] === undefined ? null : Number(req.headers['content-length']);
   if (declared !== null && declared > options.limitBytes) return Promise.reject(new BodyTooLargeError(options.limitBytes, declared));
@@ -103,6 +103,7 @@ export function readClientBody(
       }
     };
     const settle = (error: Error | null): void => {
+      options.signal?.removeEventListener('abort', onAbort);
       req.off('data', onData);
       req.off('end', onEnd);
       req.off('error', onError);
@@ -122,6 +123,9 @@ export function readClientBody(
     const onEnd = (): void => settle(null);
     const onError = (error: Error): void => settle(error);
     const onClose = (): void => settle(new Error('the client closed the connection before its request body ended'));
+    const onAbort = (): void => settle(new Error('the body was no longer read'));
+    if (options.signal?.aborted) return onAbort();
+    options.signal?.addEventListener('abort', onAbort, { once: true });
     req.on('data', onData);
     req.once('end', onEnd);
     req.once('error', onError);

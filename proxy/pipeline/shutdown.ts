@@ -39,9 +39,15 @@ export class ForwardShutdown {
     this.#onStop.delete(end);
   }
 
+  /** Resolves once every handler has finished, or after `maxWaitMs`: the drain, before anything is ended. */
+  async idle(maxWaitMs: number): Promise<void> {
+    if (this.#running > 0 && maxWaitMs > 0) await this.#settled(maxWaitMs);
+  }
+
   /**
-   * Ends every exchange still running; resolves once every handler has finished, or after
-   * `maxWaitMs`, with how many exchanges it ended and how many handlers had not finished.
+   * Ends every exchange still running, and every request still before its exchange (reading its
+   * body, waiting for a token count); resolves once every handler has finished, or after
+   * `maxWaitMs`, with how many requests it ended and how many handlers had not finished.
    */
   async stopAll(maxWaitMs: number): Promise<StopReport> {
     this.#stopping = true;
@@ -62,4 +68,29 @@ export class ForwardShutdown {
     ]);
     clearTimeout(timer);
   }
+}
+
+/** What a wait cut short by the stop gives instead of its value. */
+export const STOPPED: unique symbol = Symbol('stopped');
+
+/**
+ * `work`, or STOPPED as soon as `stopping` aborts: a request before its exchange does not hold the
+ * stop for its token count or its translation. The work still runs to its end, unheard.
+ */
+export function untilStopped<T>(work: Promise<T>, stopping: AbortSignal): Promise<T | typeof STOPPED> {
+  return new Promise((resolve, reject) => {
+    const onStop = (): void => resolve(STOPPED);
+    if (stopping.aborted) onStop();
+    else stopping.addEventListener('abort', onStop, { once: true });
+    work.then(
+      (value) => {
+        stopping.removeEventListener('abort', onStop);
+        resolve(value);
+      },
+      (error: unknown) => {
+        stopping.removeEventListener('abort', onStop);
+        reject(error);
+      },
+    );
+  });
 }

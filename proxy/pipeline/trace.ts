@@ -22,17 +22,27 @@ export const STREAM_PROGRESS_INTERVAL_MS = 1_000;
 
 /**
  * A tick every STREAM_PROGRESS_INTERVAL_MS from one unref'd timer, so a delta compares two integers
- * to know whether its stream's estimate is due, instead of reading the clock.
+ * to know whether its stream's estimate is due, instead of reading the clock. It runs only while
+ * a stream with an estimate is open: an idle proxy (or a stopped one) wakes nothing.
  */
 let progressTick = 0;
 let progressTimer: NodeJS.Timeout | null = null;
+let streamsEstimating = 0;
 
-function startProgressClock(): void {
+function streamStartsEstimating(): void {
+  streamsEstimating += 1;
   if (progressTimer !== null) return;
   progressTimer = setInterval(() => {
     progressTick += 1;
   }, STREAM_PROGRESS_INTERVAL_MS);
   progressTimer.unref();
+}
+
+function streamStopsEstimating(): void {
+  streamsEstimating -= 1;
+  if (streamsEstimating > 0 || progressTimer === null) return;
+  clearInterval(progressTimer);
+  progressTimer = null;
 }
 
 /**
@@ -69,6 +79,8 @@ export class RequestTrace {
   usage: TokenUsage | null = null;
   /** Some attempt may have run at the gateway (upstreamExecution.ts decides): it is never given up, nor its key's repeat resent. */
   upstreamMayHaveRun = false;
+  /** The gateway's whole answer arrived (a success read to its end, or an error status with its body). */
+  upstreamAnswerComplete = false;
   started = false;
   private ended = false;
 
@@ -108,8 +120,8 @@ export class RequestTrace {
 
   /** Streams publish `progress` with this estimate from their first text on (see STREAM_PROGRESS_INTERVAL_MS). */
   estimateProgressWith(estimate: ProgressEstimate): void {
+    if (this.progressEstimate === null && !this.ended) streamStartsEstimating();
     this.progressEstimate = estimate;
-    startProgressClock();
   }
 
   private recordProgress(estimate: ProgressEstimate): void {
@@ -143,6 +155,7 @@ export class RequestTrace {
   end(status: number, accounting: TraceAccounting): void {
     if (this.ended) return;
     this.ended = true;
+    if (this.progressEstimate !== null) streamStopsEstimating();
     this.status = status;
     this.events.emit({
       type: 'end',

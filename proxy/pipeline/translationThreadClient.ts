@@ -2,7 +2,7 @@ import { Worker } from 'node:worker_threads';
 import { copyInSlices } from '../core/copyInSlices.ts';
 import { redactSecrets } from '../core/redact.ts';
 import { threadScriptUrl } from '../core/threadScript.ts';
-import { translateJsonBytes, type TranslatedBody, type TranslatedProtocol } from './translationJob.ts';
+import type { TranslatedBody, TranslatedProtocol } from './translationJob.ts';
 import type { FromTranslationThread, ToTranslationThread } from './translationThreadMessages.ts';
 
 /** The thread's script: `translationThread.ts`, or the bundled `translationThread.js` next to main.js. */
@@ -22,12 +22,20 @@ interface Pending {
   reject: (error: Error) => void;
 }
 
+/** Why a heavy body could not be translated: its request is refused with a 503, nothing sent. */
+export class TranslationUnavailableError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'TranslationUnavailableError';
+  }
+}
+
 /**
  * Translates heavy Messages and Responses bodies on a thread of its own (translationThread.ts),
  * started at the first one: light bodies are translated on the forwarding loop and most users
- * never start it. A job the thread was working on when it died fails (its request gets a 500 and
- * nothing is sent); after repeated deaths, bodies are translated here, on the loop, which stalls
- * other requests while it runs but loses none.
+ * never start it. A job the thread was working on when it died fails (its request is refused and
+ * nothing is sent). After repeated deaths heavy bodies are refused until Airlock restarts: one
+ * translated on the forwarding loop would stall every other request while it runs.
  */
 export class TranslationThread {
   private readonly threadUrl: URL;
@@ -57,7 +65,11 @@ export class TranslationThread {
   ): Promise<TranslatedBody> {
     const json = await copyInSlices(chunks, byteLength);
     const worker = this.ensureWorker();
-    if (worker === null) return translateJsonBytes({ protocol, json, upstreamModel });
+    if (worker === null) {
+      throw new TranslationUnavailableError(
+        `the translation thread stopped ${MAX_TRANSLATION_THREAD_FAILURES} times in a row, so large bodies are not translated until Airlock restarts`,
+      );
+    }
     const id = this.nextId++;
     if (byteLength >= RETIRE_AFTER_JOB_BYTES) this.retireWhenIdle = true;
     return new Promise((resolve, reject) => {
@@ -116,13 +128,26 @@ export class TranslationThread {
     if (worker !== this.worker) return;
     this.worker = null;
     this.failuresInARow += 1;
-    for (const { reject } of this.pending.values()) reject(new Error('the translation thread stopped before it answered'));
-    this.pending.clear();
+    this.rejectPending('the translation thread stopped before it answered');
     if (this.failuresInARow === MAX_TRANSLATION_THREAD_FAILURES) {
-      this.onFailure(
-        'the translation thread stopped several times in a row; heavy bodies are translated on the forwarding loop until Airlock restarts',
-      );
+      this.onFailure('the translation thread stopped several times in a row; large bodies are refused until Airlock restarts');
     }
+  }
+
+  private rejectPending(message: string): void {
+    for (const { reject } of this.pending.values()) reject(new TranslationUnavailableError(message));
+    this.pending.clear();
+  }
+
+  /** Stops the thread (the proxy is stopping); a later heavy body starts a new one. */
+  async close(): Promise<void> {
+    const worker = this.worker;
+    if (worker === null) return;
+    // Forgotten first, so its exit is not taken for a failure.
+    this.worker = null;
+    this.retireWhenIdle = false;
+    this.rejectPending('Airlock stopped before the body was translated');
+    await worker.terminate();
   }
 }
 

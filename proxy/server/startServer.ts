@@ -7,7 +7,7 @@ import { createForwardHandler, type PipelineServices } from '../pipeline/forward
 import type { IdempotencyCache } from '../budget/idempotencyCache.ts';
 import type { NativeProtocolCheck } from '../pipeline/planner.ts';
 import { ForwardShutdown, type StopReport } from '../pipeline/shutdown.ts';
-import type { TranslationThread } from '../pipeline/translationThreadClient.ts';
+import { TranslationThread } from '../pipeline/translationThreadClient.ts';
 import { closeUpstreamAgents } from '../pipeline/upstreamClient.ts';
 import { CAPTURE_LIMIT_BYTES, CONTROL_PREFIX, DEFAULT_HOST } from './defaults.ts';
 import { answerUnexpectedError, createRequestDispatch } from './requestDispatch.ts';
@@ -23,7 +23,7 @@ export interface ServerOptions {
   nativeVerified?: NativeProtocolCheck;
   /** Answers repeated image/video creations carrying the same idempotency key. */
   idempotency?: IdempotencyCache;
-  /** Where heavy Messages and Responses bodies are translated; the process's shared thread unless given. */
+  /** Where heavy Messages and Responses bodies are translated; unless given, a thread of the proxy's own, stopped with it. */
   translation?: TranslationThread;
 }
 
@@ -66,6 +66,7 @@ export async function startServer(options: ServerOptions): Promise<ProxyHandle> 
   const shutdown = new ForwardShutdown();
   let paused = false;
   let port = options.port;
+  const translation = options.translation ?? new TranslationThread();
 
   const app = express();
   app.disable('x-powered-by');
@@ -95,7 +96,7 @@ export async function startServer(options: ServerOptions): Promise<ProxyHandle> 
     shutdown,
     ...(options.nativeVerified ? { nativeVerified: options.nativeVerified } : {}),
     ...(options.idempotency ? { idempotency: options.idempotency } : {}),
-    ...(options.translation ? { translation: options.translation } : {}),
+    translation,
   });
   app.use(forward);
   const lastResort: ErrorRequestHandler = (error: unknown, _req, res, _next) => answerUnexpectedError(error, res);
@@ -137,12 +138,12 @@ export async function startServer(options: ServerOptions): Promise<ProxyHandle> 
       const drainMs = stopOptions.drainMs ?? 0;
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
-      const deadline = Date.now() + drainMs;
-      while (inFlight.size > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+      await shutdown.idle(drainMs);
       const report = await shutdown.stopAll(SETTLE_ON_STOP_MS);
       server.closeAllConnections();
       await closed;
       await closeUpstreamAgents();
+      if (translation !== options.translation) await translation.close();
       return report;
     },
   };

@@ -5,6 +5,7 @@ import {
   MAX_TRANSLATION_THREAD_FAILURES,
   RETIRE_AFTER_JOB_BYTES,
   TranslationThread,
+  TranslationUnavailableError,
 } from '../../../proxy/pipeline/translationThreadClient.ts';
 import { SENTINEL_KEY } from '../../support/sentinel.ts';
 
@@ -71,7 +72,7 @@ describe('TranslationThread', () => {
     expect(thread.threadRunning).toBe(true);
   });
 
-  it('fails the job a dying thread held, reports it redacted, and translates here after repeated deaths', async () => {
+  it('fails the job a dying thread held, reports it redacted, and refuses heavy bodies after repeated deaths', async () => {
     const failures: string[] = [];
     const thread = new TranslationThread({
       threadUrl: new URL('./fixtures/crashingTranslationThread.ts', import.meta.url),
@@ -83,9 +84,23 @@ describe('TranslationThread', () => {
         'the translation thread stopped before it answered',
       );
     }
-    await expect(thread.translate('messages', body.chunks, body.byteLength, 'gpt-4o-mini')).resolves.toMatchObject({ ok: true });
+    // Translated on the forwarding loop instead, a heavy body would stall every other request.
+    await expect(thread.translate('messages', body.chunks, body.byteLength, 'gpt-4o-mini')).rejects.toThrow(TranslationUnavailableError);
     expect(failures.filter((reason) => reason.includes('the translation thread broke'))).toHaveLength(MAX_TRANSLATION_THREAD_FAILURES);
-    expect(failures.at(-1)).toMatch(/translated on the forwarding loop until Airlock restarts/);
+    expect(failures.at(-1)).toMatch(/refused until Airlock restarts/);
     expect(failures.join('\n')).not.toContain(SENTINEL_KEY);
+  });
+
+  it('stops its thread on close without counting it as a failure; a later body starts a new one', async () => {
+    const failures: string[] = [];
+    const thread = new TranslationThread({ onFailure: (reason) => failures.push(reason) });
+    const body = chunked(MESSAGES_BODY);
+    await thread.translate('messages', body.chunks, body.byteLength, 'gpt-4o-mini');
+    expect(thread.threadRunning).toBe(true);
+    await thread.close();
+    expect(thread.threadRunning).toBe(false);
+    await expect(thread.translate('messages', body.chunks, body.byteLength, 'gpt-4o-mini')).resolves.toMatchObject({ ok: true });
+    await thread.close();
+    expect(failures).toEqual([]);
   });
 });

@@ -1,8 +1,12 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { request as httpRequest, type ClientRequest } from 'node:http';
 import type { RequestLifecycleEvent } from '../../../proxy/events/lifecycle.ts';
-import { chatBody, JSON_HEADERS } from '../../support/http.ts';
+import { chatBody, JSON_HEADERS, rawRequest } from '../../support/http.ts';
 import { openStream } from '../../support/openStream.ts';
 import { startHarness, type Harness } from '../../support/proxyHarness.ts';
+import { TranslationThread } from '../../../proxy/pipeline/translationThreadClient.ts';
+import { PARSE_ON_LOOP_MAX_STRUCTURAL_MARKS } from '../../../proxy/server/defaults.ts';
+import { BroadcastChannel } from 'node:worker_threads';
 
 const LONG_REPLY = 'a long answer '.repeat(1_000);
 
@@ -56,5 +60,74 @@ describe('stopping the proxy with streams still open', () => {
     const [end] = endsOf(harness.events);
     expect(end).toMatchObject({ errorClass: 'stream_interrupted', usageSource: 'estimated' });
     expect(end?.usage?.outputTokens).toBeGreaterThan(0);
+  });
+});
+
+/** A request sent with Expect: 100-continue: `reading` resolves when the proxy starts reading its body. */
+function uploadInPieces(url: string): {
+  reading: Promise<void>;
+  request: ClientRequest;
+  answer: Promise<{ status: number; body: string }>;
+} {
+  const request = httpRequest(url, { method: 'POST', headers: { ...JSON_HEADERS, 'content-length': '1000', expect: '100-continue' } });
+  const reading = new Promise<void>((resolve) => request.once('continue', () => resolve()));
+  const answer = new Promise<{ status: number; body: string }>((resolve, reject) => {
+    request.once('response', (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.once('end', () => resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
+      response.once('error', reject);
+    });
+    request.once('error', reject);
+  });
+  request.flushHeaders();
+  return { reading, request, answer };
+}
+
+describe('stopping the proxy with a request still before its exchange', () => {
+  it('ends a request whose client is still sending its body at once, with its row', async () => {
+    harness = await startHarness();
+    const upload = uploadInPieces(`${harness.proxy.url}/v1/chat/completions`);
+    await upload.reading;
+    upload.request.write('{"model":"gpt-4o-mini",');
+
+    const report = await harness.proxy.stop({ drainMs: 0 });
+    expect(report).toEqual({ endedRequests: 1, unfinishedRequests: 0 });
+    const [end] = endsOf(harness.events);
+    expect(end).toMatchObject({ status: 503, errorClass: 'proxy_stopping' });
+    const answer = await upload.answer;
+    expect(answer.status).toBe(503);
+    expect(JSON.parse(answer.body)).toMatchObject({ error: { type: 'proxy_stopping' } });
+    expect(harness.simulator.received).toHaveLength(0);
+  });
+
+  it('ends a request waiting for its body to be translated at once, and nothing is sent', async () => {
+    const translation = new TranslationThread({ threadUrl: new URL('./fixtures/gatedTranslationThread.ts', import.meta.url) });
+    harness = await startHarness({ translation, profile: { protocolModes: { messages: 'translate', responses: 'translate' } } });
+    const gate = new BroadcastChannel('airlock-test-translation-gate');
+    const inTranslation = new Promise<void>((resolve) => {
+      gate.onmessage = () => resolve();
+    });
+    const metadata: Record<string, number> = {};
+    for (let index = 0; index < PARSE_ON_LOOP_MAX_STRUCTURAL_MARKS; index += 1) metadata[`k${index}`] = index;
+    const body = JSON.stringify({ model: 'gpt-4o-mini', max_tokens: 50, messages: [{ role: 'user', content: 'hi' }], metadata });
+    const answer = rawRequest(`${harness.proxy.url}/v1/messages`, {
+      method: 'POST',
+      headers: { ...JSON_HEADERS, 'anthropic-version': '2023-06-01' },
+      body,
+    });
+    await inTranslation;
+
+    try {
+      expect(await harness.proxy.stop({ drainMs: 0 })).toEqual({ endedRequests: 1, unfinishedRequests: 0 });
+      expect(endsOf(harness.events)).toMatchObject([{ status: 503, errorClass: 'proxy_stopping' }]);
+      const answered = await answer;
+      expect(answered.status).toBe(503);
+      expect(JSON.parse(answered.body)).toMatchObject({ type: 'error', error: { message: expect.stringMatching(/Airlock is stopping/) } });
+      expect(harness.simulator.received).toHaveLength(0);
+    } finally {
+      gate.close();
+      await translation.close();
+    }
   });
 });

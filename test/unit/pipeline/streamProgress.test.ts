@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { RequestLifecycleEvent } from '../../../proxy/events/lifecycle.ts';
 import { RequestEvents } from '../../../proxy/events/requestEvents.ts';
 import { streamProgressEstimate } from '../../../proxy/pipeline/accounting.ts';
@@ -36,6 +36,8 @@ describe('streamProgressEstimate', () => {
   });
 });
 
+const ENDED = { usage: null, usageSource: null, costCredits: null };
+
 describe('a stream publishes its progress', () => {
   let events: RequestLifecycleEvent[];
   let trace: RequestTrace;
@@ -60,6 +62,8 @@ describe('a stream publishes its progress', () => {
     trace = new RequestTrace(bus, 1024 * 1024);
     trace.estimateProgressWith(estimate);
   });
+  // Ended, so the progress clock (module state shared with other files) stops with them.
+  afterEach(() => trace.end(200, ENDED));
 
   const progressEvents = (): RequestLifecycleEvent[] => events.filter((event) => event.type === 'progress');
 
@@ -89,6 +93,34 @@ describe('a stream publishes its progress', () => {
     small.delta('efgh');
     vi.advanceTimersByTime(STREAM_PROGRESS_INTERVAL_MS);
     small.delta('ijkl');
+    small.end(200, ENDED);
     expect(bytes).toEqual([4, 12]);
+  });
+});
+
+describe('the progress clock', () => {
+  beforeAll(() => {
+    vi.useFakeTimers();
+  });
+  afterAll(() => {
+    vi.useRealTimers();
+  });
+
+  it('runs only while a stream with an estimate is open', () => {
+    const noEstimate = (): { usage: { inputTokens: number; outputTokens: number }; costCredits: null } => ({
+      usage: { inputTokens: 0, outputTokens: 0 },
+      costCredits: null,
+    });
+    expect(vi.getTimerCount()).toBe(0);
+    const first = new RequestTrace(new RequestEvents(), 1024);
+    const second = new RequestTrace(new RequestEvents(), 1024);
+    first.estimateProgressWith(noEstimate);
+    second.estimateProgressWith(noEstimate);
+    expect(vi.getTimerCount()).toBe(1);
+    first.end(200, ENDED);
+    first.end(200, ENDED);
+    expect(vi.getTimerCount()).toBe(1);
+    second.end(200, ENDED);
+    expect(vi.getTimerCount()).toBe(0);
   });
 });

@@ -1,6 +1,5 @@
-import { Worker } from 'node:worker_threads';
 import { copyInSlices } from '../core/copyInSlices.ts';
-import { redactSecrets } from '../core/redact.ts';
+import { OnDemandThread } from '../core/onDemandThread.ts';
 import { threadScriptUrl } from '../core/threadScript.ts';
 import { byteEstimateTokens } from './estimate.ts';
 import type { FromTokenizerThread, TokenCountRequest, ToTokenizerThread } from './tokenizerMessages.ts';
@@ -25,16 +24,20 @@ interface Pending {
  * which over-counts, the safe side for budgets.
  */
 export class TokenEstimator {
-  private readonly threadUrl: URL;
-  private readonly onFailure: (reason: string) => void;
-  private worker: Worker | null = null;
-  private readonly pending = new Map<number, Pending>();
-  private nextId = 1;
-  private failuresInARow = 0;
+  private readonly thread: OnDemandThread<ToTokenizerThread, FromTokenizerThread, Pending>;
 
   constructor(options: { threadUrl?: URL; onFailure?: (reason: string) => void } = {}) {
-    this.threadUrl = options.threadUrl ?? TOKENIZER_THREAD_URL;
-    this.onFailure = options.onFailure ?? ((reason) => console.error(`[airlock] token estimates: ${reason}`));
+    const onFailure = options.onFailure ?? ((reason) => console.error(`[airlock] token estimates: ${reason}`));
+    this.thread = new OnDemandThread({
+      scriptUrl: options.threadUrl ?? TOKENIZER_THREAD_URL,
+      threadName: TOKENIZER_THREAD_NAME,
+      maxFailuresInARow: MAX_TOKENIZER_FAILURES,
+      onAnswer: (message, pending) => pending?.resolve(message.tokens),
+      // What the dead thread had not answered gets the byte estimate; the next request starts a new thread.
+      onUnanswered: ({ resolve, fallbackTokens }) => resolve(fallbackTokens),
+      onError: (message) => onFailure(`the tokenizer thread failed (${message}); byte counts stand in`),
+      onGaveUp: () => onFailure('the tokenizer thread stopped several times in a row; estimates count bytes until Airlock restarts'),
+    });
   }
 
   /** Input tokens of a JSON request body (Chat Completions or Anthropic Messages), given as its chunks. */
@@ -50,46 +53,10 @@ export class TokenEstimator {
   }
 
   private ask(request: TokenCountRequest, fallbackTokens: number, transfer: ArrayBuffer[]): Promise<number> {
-    const worker = this.ensureWorker();
-    if (worker === null) return Promise.resolve(fallbackTokens);
-    const id = this.nextId++;
+    if (!this.thread.available) return Promise.resolve(fallbackTokens);
     return new Promise((resolve) => {
-      this.pending.set(id, { resolve, fallbackTokens });
-      // Ref'd while an answer is awaited, so a caller's await cannot be cut short by the process exiting.
-      worker.ref();
-      worker.postMessage({ ...request, id } satisfies ToTokenizerThread, transfer);
+      this.thread.ask({ resolve, fallbackTokens }, (id) => ({ ...request, id }), transfer);
     });
-  }
-
-  private ensureWorker(): Worker | null {
-    if (this.worker !== null) return this.worker;
-    if (this.failuresInARow >= MAX_TOKENIZER_FAILURES) return null;
-    const worker = new Worker(this.threadUrl, { name: TOKENIZER_THREAD_NAME });
-    worker.unref();
-    worker.on('message', (message: FromTokenizerThread) => this.onAnswer(message));
-    // Redacted: the thread reads request bodies, and a user may have pasted a key into one.
-    worker.on('error', (error) => this.onFailure(`the tokenizer thread failed (${redactSecrets(error.message)}); byte counts stand in`));
-    worker.once('exit', () => this.onExit(worker));
-    this.worker = worker;
-    return worker;
-  }
-
-  private onAnswer(message: FromTokenizerThread): void {
-    this.failuresInARow = 0;
-    this.pending.get(message.id)?.resolve(message.tokens);
-    this.pending.delete(message.id);
-    if (this.pending.size === 0) this.worker?.unref();
-  }
-
-  /** What the dead thread had not answered gets the byte estimate; the next request starts a new thread. */
-  private onExit(worker: Worker): void {
-    if (worker !== this.worker) return;
-    this.worker = null;
-    this.failuresInARow += 1;
-    for (const { resolve, fallbackTokens } of this.pending.values()) resolve(fallbackTokens);
-    this.pending.clear();
-    if (this.failuresInARow === MAX_TOKENIZER_FAILURES)
-      this.onFailure('the tokenizer thread stopped several times in a row; estimates count bytes until Airlock restarts');
   }
 }
 

@@ -1,0 +1,105 @@
+import { Worker } from 'node:worker_threads';
+import { redactSecrets } from './redact.ts';
+
+interface OnDemandThreadOptions<FromThread, Waiter> {
+  scriptUrl: URL;
+  /** The OS thread's name (at most 15 characters on Linux). */
+  threadName: string;
+  /** After this many deaths in a row without an answer, the thread is not started again. */
+  maxFailuresInARow: number;
+  /** An answer from the thread, with the waiter it was for (undefined if none is waiting for it). */
+  onAnswer: (answer: FromThread, waiter: Waiter | undefined) => void;
+  /** A waiter left without an answer: its thread died, or was stopped. */
+  onUnanswered: (waiter: Waiter, cause: 'died' | 'stopped') => void;
+  /** The thread raised an error; its message is already redacted. */
+  onError: (redactedMessage: string) => void;
+  /** The thread died the `maxFailuresInARow`-th time in a row: it is not started again. */
+  onGaveUp: () => void;
+  /** Every question sent has its answer (the thread is unref'd by then). */
+  onIdle?: () => void;
+}
+
+/**
+ * A worker thread started at the first question and kept while it answers: each question has an
+ * id and a waiter until its answer comes back. A thread that dies fails everything it had not
+ * answered, and the next question starts a new one, until it has died `maxFailuresInARow` times in
+ * a row. What a waiter is, and what failing it means, belongs to the owner.
+ */
+export class OnDemandThread<ToThread, FromThread extends { id: number }, Waiter> {
+  private readonly options: OnDemandThreadOptions<FromThread, Waiter>;
+  private worker: Worker | null = null;
+  private readonly waiters = new Map<number, Waiter>();
+  private nextId = 1;
+  private failuresInARow = 0;
+
+  constructor(options: OnDemandThreadOptions<FromThread, Waiter>) {
+    this.options = options;
+  }
+
+  /** Whether a thread is started (and not stopped or dead). */
+  get running(): boolean {
+    return this.worker !== null;
+  }
+
+  /** Whether a question can be sent: false once the thread has died too many times in a row. */
+  get available(): boolean {
+    return this.worker !== null || this.failuresInARow < this.options.maxFailuresInARow;
+  }
+
+  /** Sends a question (built with its id), starting the thread if needed; only when `available`. */
+  ask(waiter: Waiter, question: (id: number) => ToThread, transfer: ArrayBuffer[]): void {
+    const worker = this.ensureWorker();
+    const id = this.nextId++;
+    this.waiters.set(id, waiter);
+    // Ref'd while an answer is awaited, so a caller's await cannot be cut short by the process exiting.
+    worker.ref();
+    worker.postMessage(question(id), transfer);
+  }
+
+  /** Stops the thread without counting it as a failure; the next question starts a new one. */
+  async stop(): Promise<void> {
+    const worker = this.worker;
+    if (worker === null) return;
+    // Forgotten first, so its exit is not taken for a failure.
+    this.worker = null;
+    this.failWaiters('stopped');
+    await worker.terminate();
+  }
+
+  private ensureWorker(): Worker {
+    if (this.worker !== null) return this.worker;
+    if (!this.available) throw new Error(`the ${this.options.threadName} thread is not started again`);
+    const worker = new Worker(this.options.scriptUrl, { name: this.options.threadName });
+    worker.unref();
+    worker.on('message', (answer: FromThread) => this.onMessage(answer));
+    // Redacted: the threads read request bodies, and a user may have pasted a key into one.
+    worker.on('error', (error) => this.options.onError(redactSecrets(error.message)));
+    worker.once('exit', () => this.onExit(worker));
+    this.worker = worker;
+    return worker;
+  }
+
+  private onMessage(answer: FromThread): void {
+    this.failuresInARow = 0;
+    const waiter = this.waiters.get(answer.id);
+    this.waiters.delete(answer.id);
+    if (this.waiters.size === 0 && this.worker !== null) {
+      this.worker.unref();
+      this.options.onIdle?.();
+    }
+    this.options.onAnswer(answer, waiter);
+  }
+
+  private onExit(worker: Worker): void {
+    if (worker !== this.worker) return;
+    this.worker = null;
+    this.failuresInARow += 1;
+    this.failWaiters('died');
+    if (this.failuresInARow === this.options.maxFailuresInARow) this.options.onGaveUp();
+  }
+
+  private failWaiters(cause: 'died' | 'stopped'): void {
+    for (const waiter of this.waiters.values()) this.options.onUnanswered(waiter, cause);
+    this.waiters.clear();
+  }
+}

@@ -122,6 +122,25 @@ class FieldStreams<Key> {
 
 /** Legacy completions stream `choices[].text`. */
 const LEGACY_TEXT_FIELD = 'text';
+/** What the three protocols' guards share: the fields they watch, and whether they masked or still hold text. */
+abstract class FieldKeyGuard<Key> implements StreamKeyGuard {
+  protected readonly fields: FieldStreams<Key>;
+
+  constructor(masker: KeyMasker) {
+    this.fields = new FieldStreams(masker);
+  }
+
+  get masked(): boolean {
+    return this.fields.masked;
+  }
+
+  get holding(): boolean {
+    return this.fields.holding;
+  }
+
+  abstract relay(event: EventSourceMessage, emit: Emit): void;
+}
+
 const TOOL_FIELD_PREFIX = 'tool ';
 
 /**
@@ -129,15 +148,10 @@ const TOOL_FIELD_PREFIX = 'tool ';
  * `reasoning_content` (DeepSeek and others), `reasoning`, `refusal` and each tool call's
  * arguments; a choice ends with its finish_reason, the stream with [DONE].
  */
-class ChatKeyGuard implements StreamKeyGuard {
-  readonly #fields: FieldStreams<string>;
+class ChatKeyGuard extends FieldKeyGuard<string> {
   #lastChunk: Json = {};
   /** Field keys by choice and field name, made once: a key made per delta cost an allocation and a hash each time. */
   readonly #keys: Array<Record<string, string>> = [];
-
-  constructor(masker: KeyMasker) {
-    this.#fields = new FieldStreams(masker);
-  }
 
   #key(index: number, field: string): string {
     let keys = this.#keys[index];
@@ -151,14 +165,6 @@ class ChatKeyGuard implements StreamKeyGuard {
       keys[field] = key;
     }
     return key;
-  }
-
-  get masked(): boolean {
-    return this.#fields.masked;
-  }
-
-  get holding(): boolean {
-    return this.#fields.holding;
   }
 
   relay(event: EventSourceMessage, emit: Emit): void {
@@ -178,7 +184,7 @@ class ChatKeyGuard implements StreamKeyGuard {
       const choice: unknown = choices[position];
       if (isObject(choice)) this.#guardChoice(choice, typeof choice.index === 'number' ? choice.index : position);
     }
-    this.#fields.rewrite(event, chunk);
+    this.fields.rewrite(event, chunk);
     emit(event);
   }
 
@@ -186,31 +192,29 @@ class ChatKeyGuard implements StreamKeyGuard {
     const delta = choice.delta;
     if (isObject(delta)) {
       // Named reads, not a loop over the names: each site then sees one property, the cheap case on every delta.
-      if (typeof delta.content === 'string') this.#fields.guard(this.#key(index, 'content'), delta, 'content');
-      if (typeof delta.reasoning_content === 'string')
-        this.#fields.guard(this.#key(index, 'reasoning_content'), delta, 'reasoning_content');
-      if (typeof delta.reasoning === 'string') this.#fields.guard(this.#key(index, 'reasoning'), delta, 'reasoning');
-      if (typeof delta.refusal === 'string') this.#fields.guard(this.#key(index, 'refusal'), delta, 'refusal');
+      if (typeof delta.content === 'string') this.fields.guard(this.#key(index, 'content'), delta, 'content');
+      if (typeof delta.reasoning_content === 'string') this.fields.guard(this.#key(index, 'reasoning_content'), delta, 'reasoning_content');
+      if (typeof delta.reasoning === 'string') this.fields.guard(this.#key(index, 'reasoning'), delta, 'reasoning');
+      if (typeof delta.refusal === 'string') this.fields.guard(this.#key(index, 'refusal'), delta, 'refusal');
       if (Array.isArray(delta.tool_calls)) {
         delta.tool_calls.forEach((call: unknown, position) => {
           if (!isObject(call) || !isObject(call.function)) return;
           const callIndex = typeof call.index === 'number' ? call.index : position;
-          this.#fields.guard(this.#key(index, `${TOOL_FIELD_PREFIX}${callIndex}`), call.function, 'arguments');
+          this.fields.guard(this.#key(index, `${TOOL_FIELD_PREFIX}${callIndex}`), call.function, 'arguments');
         });
       }
     }
-    if (typeof choice.text === 'string') this.#fields.guard(this.#key(index, LEGACY_TEXT_FIELD), choice, LEGACY_TEXT_FIELD);
-    if (choice.finish_reason !== null && choice.finish_reason !== undefined && this.#flushChoice(choice, index))
-      this.#fields.noteReshaped();
+    if (typeof choice.text === 'string') this.fields.guard(this.#key(index, LEGACY_TEXT_FIELD), choice, LEGACY_TEXT_FIELD);
+    if (choice.finish_reason !== null && choice.finish_reason !== undefined && this.#flushChoice(choice, index)) this.fields.noteReshaped();
   }
 
   /** The choice ended: its held text goes in this chunk, appended to the fields it belongs to. */
   #flushChoice(choice: Json, index: number): boolean {
     let changed = false;
     const prefix = `${index} `;
-    for (const key of this.#fields.holdingKeys()) {
+    for (const key of this.fields.holdingKeys()) {
       if (!key.startsWith(prefix)) continue;
-      const rest = this.#fields.end(key);
+      const rest = this.fields.end(key);
       if (rest === '') continue;
       changed = true;
       const field = key.slice(prefix.length);
@@ -238,7 +242,7 @@ class ChatKeyGuard implements StreamKeyGuard {
 
   /** [DONE] came while choices still held text (no finish_reason): a chunk of its own hands it on first. */
   #flushAll(emit: Emit): void {
-    const indexes = new Set(this.#fields.holdingKeys().map((key) => Number(key.slice(0, key.indexOf(' ')))));
+    const indexes = new Set(this.fields.holdingKeys().map((key) => Number(key.slice(0, key.indexOf(' ')))));
     for (const index of indexes) {
       const choice: Json = { index, delta: {}, finish_reason: null };
       if (!this.#flushChoice(choice, index)) continue;
@@ -255,21 +259,8 @@ const ANTHROPIC_DELTA_FIELDS: Readonly<Record<string, string>> = {
   thinking_delta: 'thinking',
 };
 
-class AnthropicKeyGuard implements StreamKeyGuard {
-  readonly #fields: FieldStreams<number>;
+class AnthropicKeyGuard extends FieldKeyGuard<number> {
   readonly #deltaTypes = new Map<number, { type: string; field: string; eventName: string | undefined }>();
-
-  constructor(masker: KeyMasker) {
-    this.#fields = new FieldStreams(masker);
-  }
-
-  get masked(): boolean {
-    return this.#fields.masked;
-  }
-
-  get holding(): boolean {
-    return this.#fields.holding;
-  }
 
   relay(event: EventSourceMessage, emit: Emit): void {
     const json = eventJson(event);
@@ -279,19 +270,19 @@ class AnthropicKeyGuard implements StreamKeyGuard {
       const field = ANTHROPIC_DELTA_FIELDS[json.delta.type];
       if (field !== undefined) {
         this.#deltaTypes.set(index, { type: json.delta.type, field, eventName: event.event });
-        this.#fields.guard(index, json.delta, field);
-        this.#fields.rewrite(event, json);
+        this.fields.guard(index, json.delta, field);
+        this.fields.rewrite(event, json);
       }
     } else if (type === 'content_block_stop') {
       this.#flushBlock(index, emit);
     } else if (type === 'message_stop' || type === 'error') {
-      for (const block of this.#fields.holdingKeys()) this.#flushBlock(block, emit);
+      for (const block of this.fields.holdingKeys()) this.#flushBlock(block, emit);
     }
     emit(event);
   }
 
   #flushBlock(index: number, emit: Emit): void {
-    const rest = this.#fields.end(index);
+    const rest = this.fields.end(index);
     const delta = this.#deltaTypes.get(index);
     if (rest === '' || delta === undefined) return;
     emit({
@@ -304,21 +295,8 @@ class AnthropicKeyGuard implements StreamKeyGuard {
 /** Responses: every `*.delta` event's `delta`, per item and part; `*.done` ends it, a final response event ends all. */
 const RESPONSES_FINAL_TYPES = new Set(['response.completed', 'response.failed', 'response.incomplete', 'error']);
 
-class ResponsesKeyGuard implements StreamKeyGuard {
-  readonly #fields: FieldStreams<string>;
+class ResponsesKeyGuard extends FieldKeyGuard<string> {
   readonly #lastDelta = new Map<string, { json: Json; eventName: string | undefined }>();
-
-  constructor(masker: KeyMasker) {
-    this.#fields = new FieldStreams(masker);
-  }
-
-  get masked(): boolean {
-    return this.#fields.masked;
-  }
-
-  get holding(): boolean {
-    return this.#fields.holding;
-  }
 
   relay(event: EventSourceMessage, emit: Emit): void {
     const json = eventJson(event);
@@ -326,18 +304,18 @@ class ResponsesKeyGuard implements StreamKeyGuard {
     if (json !== null && type.endsWith('.delta') && typeof json.delta === 'string') {
       const key = fieldKey(type.slice(0, -'.delta'.length), json);
       this.#lastDelta.set(key, { json, eventName: event.event });
-      this.#fields.guard(key, json, 'delta');
-      this.#fields.rewrite(event, json);
+      this.fields.guard(key, json, 'delta');
+      this.fields.rewrite(event, json);
     } else if (json !== null && type.endsWith('.done')) {
       this.#flush(fieldKey(type.slice(0, -'.done'.length), json), emit);
     } else if (RESPONSES_FINAL_TYPES.has(type)) {
-      for (const key of this.#fields.holdingKeys()) this.#flush(key, emit);
+      for (const key of this.fields.holdingKeys()) this.#flush(key, emit);
     }
     emit(event);
   }
 
   #flush(key: string, emit: Emit): void {
-    const rest = this.#fields.end(key);
+    const rest = this.fields.end(key);
     const last = this.#lastDelta.get(key);
     this.#lastDelta.delete(key);
     if (rest === '' || last === undefined) return;

@@ -8,6 +8,7 @@ import { createStreamKeyGuard } from '../../proxy/pipeline/streamKeyGuard.ts';
 import { findSentinelInStream, SENTINEL_KEY } from '../support/sentinel.ts';
 import { CHAT_MODEL, CHAT_PATH, CLIENT_HEADERS, createPool } from './load.ts';
 import { median, pairedRatios } from './stats.ts';
+import { splitBySizes } from '../simulator/chatReply.ts';
 
 /**
  * What keeping the gateway key from the client tools costs a stream. Every stream Airlock relays
@@ -122,16 +123,6 @@ function chatChunks(pieces: readonly string[]): Buffer[] {
   return [...pieces.map(chunk), 'data: [DONE]\n\n'].map((text) => Buffer.from(text));
 }
 
-function inPieces(text: string, sizes: readonly number[]): string[] {
-  const pieces: string[] = [];
-  for (let start = 0, turn = 0; start < text.length; turn += 1) {
-    const size = sizes[turn % sizes.length] ?? 1;
-    pieces.push(text.slice(start, start + size));
-    start += size;
-  }
-  return pieces;
-}
-
 const MICRO_STREAMS = 2_000;
 const MICRO_ROUNDS = 5;
 
@@ -176,9 +167,11 @@ export function relayNsPerChunk(chunks: readonly Buffer[], masked: boolean): num
  * rounds of (relay with masking) - (relay without), the two run back to back.
  */
 export function measurePerChunkNs(): KeyMaskingResult['perChunkNs'] {
-  const clean = chatChunks(inPieces('The quick brown fox jumped over the lazy dog, then it ran off into the wood to hide.', [6, 5, 7]));
-  const plain = chatChunks(inPieces('Here is a plain answer to the benchmark, streamed a few words at a time as models do.', [6, 5, 7]));
-  const holding = chatChunks(inPieces(`Here is the key you use: ${SENTINEL_KEY} (keep it safe).`, [2, 3]));
+  const clean = chatChunks(splitBySizes('The quick brown fox jumped over the lazy dog, then it ran off into the wood to hide.', [6, 5, 7]));
+  const plain = chatChunks(
+    splitBySizes('Here is a plain answer to the benchmark, streamed a few words at a time as models do.', [6, 5, 7]),
+  );
+  const holding = chatChunks(splitBySizes(`Here is the key you use: ${SENTINEL_KEY} (keep it safe).`, [2, 3]));
   const rounds = { relay: [] as number[], clean: [] as number[], plain: [] as number[], holding: [] as number[] };
   const added = (chunks: readonly Buffer[]): number => relayNsPerChunk(chunks, true) - relayNsPerChunk(chunks, false);
   // The first round warms the code up and is not counted.

@@ -2,20 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { KeyMasker, sameLengthMask } from '../../../proxy/core/keyMasker.ts';
 import { REDACTED } from '../../../proxy/core/redact.ts';
 import { findSentinel, SENTINEL_KEY } from '../../support/sentinel.ts';
+import { splitBySizes } from '../../simulator/chatReply.ts';
 
 const masker = KeyMasker.for(SENTINEL_KEY);
 const base64 = (text: string) => Buffer.from(text).toString('base64');
-
-/** Every way to cut `text` into pieces of 1 to 3 characters, a few of them: the cuts a stream might make. */
-function cutInto(text: string, sizes: readonly number[]): string[] {
-  const pieces: string[] = [];
-  for (let start = 0, turn = 0; start < text.length; turn += 1) {
-    const size = sizes[turn % sizes.length] ?? 1;
-    pieces.push(text.slice(start, start + size));
-    start += size;
-  }
-  return pieces;
-}
 
 function streamText(pieces: readonly string[]): { passed: string[]; whole: string } {
   const stream = masker.textStream();
@@ -76,7 +66,7 @@ describe('KeyMasker.maskHeaderValues', () => {
 describe('KeyTextStream: the key streamed in pieces', () => {
   it.each([[[1]], [[2]], [[3]], [[2, 3]], [[3, 2, 1]], [[7, 1, 13]]])('is masked whatever the cut (%j characters a piece)', (sizes) => {
     const text = `Here is the key you use: ${SENTINEL_KEY} (keep it safe).`;
-    const { passed, whole } = streamText(cutInto(text, sizes));
+    const { passed, whole } = streamText(splitBySizes(text, sizes));
     expect(whole).toBe(`Here is the key you use: ${REDACTED} (keep it safe).`);
     for (let index = 1; index <= passed.length; index += 1) expect(findSentinel(passed.slice(0, index).join(''))).toBeNull();
   });
@@ -101,15 +91,15 @@ describe('KeyTextStream: the key streamed in pieces', () => {
   it('releases a short start at the end, and masks a long run of the key that breaks off or ends the text', () => {
     expect(streamText(['a sk-', 'ai']).whole).toBe('a sk-ai');
     const most = SENTINEL_KEY.slice(0, -3);
-    expect(streamText(cutInto(`key ${most}`, [2, 3])).whole).toBe(`key ${REDACTED}`);
-    expect(streamText(cutInto(`key ${most}. More text`, [2, 3])).whole).toBe(`key ${REDACTED}. More text`);
+    expect(streamText(splitBySizes(`key ${most}`, [2, 3])).whole).toBe(`key ${REDACTED}`);
+    expect(streamText(splitBySizes(`key ${most}. More text`, [2, 3])).whole).toBe(`key ${REDACTED}. More text`);
     const aFew = SENTINEL_KEY.slice(0, 12);
-    expect(streamText(cutInto(`key ${aFew}. More`, [2])).whole).toBe(`key ${aFew}. More`);
+    expect(streamText(splitBySizes(`key ${aFew}. More`, [2])).whole).toBe(`key ${aFew}. More`);
   });
 
   it('masks the key twice in a row and other forms of it', () => {
     const text = `${SENTINEL_KEY}${SENTINEL_KEY} and ${base64(`x${SENTINEL_KEY}`)}`;
-    const { whole } = streamText(cutInto(text, [3]));
+    const { whole } = streamText(splitBySizes(text, [3]));
     expect(findSentinel(whole)).toBeNull();
     expect(whole.startsWith(`${REDACTED}${REDACTED} and `)).toBe(true);
   });

@@ -11,7 +11,7 @@ const EVENT_WAIT_LIMIT = { timeout: 30_000, interval: 50 };
  * The log's threads at normal priority in every Airlock the tests start, child processes
  * included: idle-scheduled, they ran only a sliver of the time while other work held both cores,
  * and a test waiting for a log write waited for the machine to go quiet. Their priority itself is
- * tested on its own (test/integration/log/walCheckpointer.test.ts, threadPriority.test.ts).
+ * tested on its own (test/integration/store/walCheckpointer.test.ts, threadPriority.test.ts).
  */
 const TEST_ENV = { AIRLOCK_BACKGROUND_PRIORITY: 'normal' };
 

@@ -10,12 +10,12 @@
  * writes are batched off the request path, and the main process does little else.
  */
 import type { ConfigFile } from '../proxy/contracts/config.ts';
-import { startOfLocalDayMs } from '../proxy/budget/spendLedger.ts';
-import type { ConfigStore } from '../proxy/profiles/configStore.ts';
-import { startAirlock } from '../proxy/runtime/startAirlock.ts';
-import { createKeytarSecretStore } from '../proxy/secrets/keytarStore.ts';
-import { clientTokenAccount, KeychainUnavailableError, type SecretStore } from '../proxy/secrets/secretStore.ts';
-import type { ProxyHandle } from '../proxy/server/startServer.ts';
+import { startOfLocalDayMs } from '../proxy/spend/spendLedger.ts';
+import type { ConfigStore } from '../proxy/app/profiles/configStore.ts';
+import { startAirlock } from '../proxy/app/startAirlock.ts';
+import { createKeytarSecretStore } from '../proxy/app/secrets/keytarStore.ts';
+import { clientTokenAccount, KeychainUnavailableError, type SecretStore } from '../proxy/app/secrets/secretStore.ts';
+import type { ProxyHandle } from '../proxy/http/startServer.ts';
 
 export interface DesktopRuntime {
   proxy: ProxyHandle;

@@ -38,11 +38,11 @@ export default defineConfig({
     main: electronEntry('electron/main.ts', 'es', 'main.js', true),
     preload: electronEntry('electron/preload.ts', 'cjs', 'preload.cjs', false),
     // The request log's writer thread: a script of its own, found next to main.js (logThreadClient.ts).
-    logThread: electronEntry('proxy/log/logThread.ts', 'es', 'logThread.js', false),
+    logThread: electronEntry('proxy/store/write/logThread.ts', 'es', 'logThread.js', false),
     // The tokenizer's thread, found next to main.js the same way (tokenEstimator.ts).
-    tokenizerThread: electronEntry('proxy/billing/tokenizerThread.ts', 'es', 'tokenizerThread.js', false),
+    tokenizerThread: electronEntry('proxy/spend/tokenizerThread.ts', 'es', 'tokenizerThread.js', false),
     // The thread that translates heavy request bodies, the same way (translationThreadClient.ts).
-    translationThread: electronEntry('proxy/pipeline/translationThread.ts', 'es', 'translationThread.js', false),
+    translationThread: electronEntry('proxy/forward/translation/translationThread.ts', 'es', 'translationThread.js', false),
   },
   builder: {
     // In order: the main build empties dist-electron/ first.

@@ -1,4 +1,4 @@
-import { toCny } from '../../proxy/billing/constants.ts';
+import { toCny } from '../../proxy/spend/constants.ts';
 import { formatCredits, formatMoney } from '../../proxy/contracts/amounts.ts';
 import type { AppState } from './appState.ts';
 

@@ -1,11 +1,11 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createSpendGate } from '../../proxy/budget/spendGate.ts';
-import { SpendLedger } from '../../proxy/budget/spendLedger.ts';
+import { createSpendGate } from '../../proxy/spend/spendGate.ts';
+import { SpendLedger } from '../../proxy/spend/spendLedger.ts';
 import { profileSchema } from '../../proxy/contracts/profile.ts';
-import { createRequestLog } from '../../proxy/log/requestLog.ts';
-import { startServer } from '../../proxy/server/startServer.ts';
+import { createRequestLog } from '../../proxy/store/requestLog.ts';
+import { startServer } from '../../proxy/http/startServer.ts';
 import { SENTINEL_KEY } from '../support/sentinel.ts';
 
 /**

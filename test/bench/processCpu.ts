@@ -1,5 +1,5 @@
 import { setTimeout as delay } from 'node:timers/promises';
-import { DEFAULT_INDEX_IDLE_DELAY_MS } from '../../proxy/log/eventIngest.ts';
+import { DEFAULT_INDEX_IDLE_DELAY_MS } from '../../proxy/store/write/eventIngest.ts';
 import { procStatFields } from '../support/procStat.ts';
 
 /** Clock ticks per second for /proc times (USER_HZ): 100 on every Linux this bench runs on. */

@@ -7,11 +7,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import OpenAI from 'openai';
-import { generateToken, tokenRecord } from '../../proxy/access/clientTokens.ts';
-import { openConfigStore } from '../../proxy/profiles/configStore.ts';
-import { addClientToken, addProfile } from '../../proxy/profiles/configMutations.ts';
-import { startAirlock } from '../../proxy/runtime/startAirlock.ts';
-import { gatewayKeyAccount } from '../../proxy/secrets/secretStore.ts';
+import { generateToken, tokenRecord } from '../../proxy/http/clientTokens.ts';
+import { openConfigStore } from '../../proxy/app/profiles/configStore.ts';
+import { addClientToken, addProfile } from '../../proxy/app/profiles/configMutations.ts';
+import { startAirlock } from '../../proxy/app/startAirlock.ts';
+import { gatewayKeyAccount } from '../../proxy/app/secrets/secretStore.ts';
 import { startGatewaySimulator } from '../simulator/index.ts';
 import { memorySecretStore } from '../support/memorySecretStore.ts';
 

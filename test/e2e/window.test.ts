@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_UI_DIR } from '../../proxy/control/staticUi.ts';
+import { DEFAULT_UI_DIR } from '../../proxy/app/control/staticUi.ts';
 import { startControlHarness, type ControlHarness } from '../support/controlHarness.ts';
 import { chatBody, JSON_HEADERS, rawRequest } from '../support/http.ts';
 import { findSentinel, SENTINEL_KEY } from '../support/sentinel.ts';

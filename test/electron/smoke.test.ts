@@ -5,8 +5,8 @@ import { fileURLToPath } from 'node:url';
 import { _electron as electron, type ElectronApplication } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CONFIG_FILE_NAME, emptyConfig } from '../../proxy/contracts/config.ts';
-import { addProfile } from '../../proxy/profiles/configMutations.ts';
-import { serializeConfig } from '../../proxy/profiles/configParse.ts';
+import { addProfile } from '../../proxy/app/profiles/configMutations.ts';
+import { serializeConfig } from '../../proxy/app/profiles/configParse.ts';
 import { electronBinaryPath } from '../../electron/logic/launchPlan.ts';
 import type { MenuItemModel } from '../../electron/logic/trayMenu.ts';
 

@@ -2,7 +2,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createKeytarSecretStore } from '../../proxy/secrets/keytarStore.ts';
+import { createKeytarSecretStore } from '../../proxy/app/secrets/keytarStore.ts';
 import { findSentinel, SENTINEL_KEY } from '../support/sentinel.ts';
 import { runAirlock } from '../support/cliHarness.ts';
 

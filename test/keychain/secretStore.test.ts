@@ -2,8 +2,8 @@ import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { KeyCache } from '../../proxy/secrets/keyCache.ts';
-import { createKeytarSecretStore } from '../../proxy/secrets/keytarStore.ts';
+import { KeyCache } from '../../proxy/app/secrets/keyCache.ts';
+import { createKeytarSecretStore } from '../../proxy/app/secrets/keytarStore.ts';
 import { SENTINEL_KEY } from '../support/sentinel.ts';
 
 const run = promisify(execFile);

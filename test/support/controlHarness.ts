@@ -1,15 +1,15 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { CapabilityService } from '../../proxy/capabilities/capabilityService.ts';
-import type { ControlApi } from '../../proxy/control/createControlRouter.ts';
-import type { RequestLog } from '../../proxy/log/requestLog.ts';
-import type { SpendGateControl } from '../../proxy/budget/spendGate.ts';
-import type { ConfigStore } from '../../proxy/profiles/configStore.ts';
-import { startAirlock } from '../../proxy/runtime/startAirlock.ts';
-import type { KeyCache } from '../../proxy/secrets/keyCache.ts';
-import { CONTROL_TOKEN_ACCOUNT, type SecretStore } from '../../proxy/secrets/secretStore.ts';
-import type { ProxyHandle } from '../../proxy/server/startServer.ts';
+import type { CapabilityService } from '../../proxy/app/capabilities/capabilityService.ts';
+import type { ControlApi } from '../../proxy/app/control/createControlRouter.ts';
+import type { RequestLog } from '../../proxy/store/requestLog.ts';
+import type { SpendGateControl } from '../../proxy/spend/spendGate.ts';
+import type { ConfigStore } from '../../proxy/app/profiles/configStore.ts';
+import { startAirlock } from '../../proxy/app/startAirlock.ts';
+import type { KeyCache } from '../../proxy/app/secrets/keyCache.ts';
+import { CONTROL_TOKEN_ACCOUNT, type SecretStore } from '../../proxy/app/secrets/secretStore.ts';
+import type { ProxyHandle } from '../../proxy/http/startServer.ts';
 import { startGatewaySimulator, type GatewaySimulator, type SimulatorOptions } from '../simulator/index.ts';
 import { memorySecretStore } from './memorySecretStore.ts';
 

@@ -1,4 +1,4 @@
-import type { CapturedBodies, RequestLifecycleEvent } from '../../proxy/events/lifecycle.ts';
+import type { CapturedBodies, RequestLifecycleEvent } from '../../proxy/contracts/lifecycle.ts';
 
 type StartEvent = Extract<RequestLifecycleEvent, { type: 'start' }>;
 type EndEvent = Extract<RequestLifecycleEvent, { type: 'end' }>;

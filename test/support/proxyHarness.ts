@@ -1,9 +1,9 @@
 import { profileSchema, type Profile, type ProfileInput } from '../../proxy/contracts/profile.ts';
-import { RequestEvents } from '../../proxy/events/requestEvents.ts';
-import type { RequestLifecycleEvent } from '../../proxy/events/lifecycle.ts';
-import type { ClientIdentity, SpendGate } from '../../proxy/pipeline/services.ts';
-import { startServer, type ProxyHandle } from '../../proxy/server/startServer.ts';
-import type { TranslationThread } from '../../proxy/pipeline/translationThreadClient.ts';
+import { RequestEvents } from '../../proxy/contracts/requestEvents.ts';
+import type { RequestLifecycleEvent } from '../../proxy/contracts/lifecycle.ts';
+import type { ClientIdentity, SpendGate } from '../../proxy/contracts/ports.ts';
+import { startServer, type ProxyHandle } from '../../proxy/http/startServer.ts';
+import type { TranslationThread } from '../../proxy/forward/translation/translationThreadClient.ts';
 import { startGatewaySimulator, type GatewaySimulator, type SimulatorOptions } from '../simulator/index.ts';
 import { SENTINEL_KEY } from './sentinel.ts';
 

@@ -1,4 +1,4 @@
-import { type TopLevelScan, TopLevelScanner } from '../../proxy/pipeline/jsonScan.ts';
+import { type TopLevelScan, TopLevelScanner } from '../../proxy/forward/jsonScan.ts';
 
 /** A whole body scanned at once, as the proxy scans it chunk by chunk while it arrives. */
 export function scanTopLevel(chunks: readonly Buffer[], maxDepth = Number.POSITIVE_INFINITY): TopLevelScan {

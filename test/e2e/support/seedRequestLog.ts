@@ -1,8 +1,8 @@
 import type { ErrorClass } from '../../../proxy/contracts/errors.ts';
-import type { RequestLifecycleEvent } from '../../../proxy/events/lifecycle.ts';
-import { DEFAULT_BODY_CAP_BYTES } from '../../../proxy/log/bodyRecord.ts';
-import { EventIngest } from '../../../proxy/log/eventIngest.ts';
-import { openLogDatabase } from '../../../proxy/log/schema.ts';
+import type { RequestLifecycleEvent } from '../../../proxy/contracts/lifecycle.ts';
+import { DEFAULT_BODY_CAP_BYTES } from '../../../proxy/store/write/bodyRecord.ts';
+import { EventIngest } from '../../../proxy/store/write/eventIngest.ts';
+import { openLogDatabase } from '../../../proxy/store/schema.ts';
 
 export const SEED_MODELS = ['gpt-4o-mini', 'gpt-4o', 'deepseek-chat'] as const;
 export const SEED_CLIENTS = ['cline', 'aider'] as const;

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import type { TokenSecretResponse } from '../../../proxy/contracts/api.ts';
-import { DEFAULT_UI_DIR } from '../../../proxy/control/staticUi.ts';
+import { DEFAULT_UI_DIR } from '../../../proxy/app/control/staticUi.ts';
 import type { SimulatorOptions } from '../../simulator/index.ts';
 import { startControlHarness, type ControlHarness } from '../../support/controlHarness.ts';
 import { SENTINEL_KEY } from '../../support/sentinel.ts';

@@ -2,9 +2,9 @@ import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { profileSchema } from '../../../proxy/contracts/profile.ts';
-import type { RequestLifecycleEvent } from '../../../proxy/events/lifecycle.ts';
-import { RequestEvents } from '../../../proxy/events/requestEvents.ts';
-import { startServer, type ProxyHandle } from '../../../proxy/server/startServer.ts';
+import type { RequestLifecycleEvent } from '../../../proxy/contracts/lifecycle.ts';
+import { RequestEvents } from '../../../proxy/contracts/requestEvents.ts';
+import { startServer, type ProxyHandle } from '../../../proxy/http/startServer.ts';
 import { SENTINEL_KEY } from '../../support/sentinel.ts';
 
 // A non-stream answer that breaks after its headers: the client must see a cut connection, never a short 200 body.

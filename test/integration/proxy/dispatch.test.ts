@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { profileSchema } from '../../../proxy/contracts/profile.ts';
-import { startServer, type ProxyHandle } from '../../../proxy/server/startServer.ts';
+import { startServer, type ProxyHandle } from '../../../proxy/http/startServer.ts';
 import { startHarness, type Harness } from '../../support/proxyHarness.ts';
 import { chatBody, JSON_HEADERS, rawRequest } from '../../support/http.ts';
 import { SENTINEL_KEY } from '../../support/sentinel.ts';

@@ -1,7 +1,7 @@
 import { request, type ClientRequest } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
-import { inputTokensUpperBound } from '../../../proxy/billing/estimate.ts';
-import type { SpendCheckInput, SpendGate } from '../../../proxy/pipeline/services.ts';
+import { inputTokensUpperBound } from '../../../proxy/spend/estimate.ts';
+import type { SpendCheckInput, SpendGate } from '../../../proxy/contracts/ports.ts';
 import { chatBody, JSON_HEADERS } from '../../support/http.ts';
 import { startHarness, type Harness } from '../../support/proxyHarness.ts';
 

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { BroadcastChannel } from 'node:worker_threads';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { TranslationThread } from '../../../proxy/pipeline/translationThreadClient.ts';
-import { MAX_JSON_NESTING_DEPTH } from '../../../proxy/server/defaults.ts';
+import { TranslationThread } from '../../../proxy/forward/translation/translationThreadClient.ts';
+import { MAX_JSON_NESTING_DEPTH } from '../../../proxy/contracts/defaults.ts';
 import { chatBody, JSON_HEADERS, rawRequest } from '../../support/http.ts';
 import { startHarness, type Harness } from '../../support/proxyHarness.ts';
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { inputTokensUpperBound } from '../../../proxy/billing/estimate.ts';
+import { inputTokensUpperBound } from '../../../proxy/spend/estimate.ts';
 import type { TokenSecretResponse } from '../../../proxy/contracts/api.ts';
 import { chatBody, JSON_HEADERS, rawRequest, type RawResponse } from '../../support/http.ts';
 import { SENTINEL_KEY } from '../../support/sentinel.ts';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { IdempotencyCache } from '../../../proxy/budget/idempotencyCache.ts';
+import { IdempotencyCache } from '../../../proxy/spend/idempotencyCache.ts';
 import { profileSchema } from '../../../proxy/contracts/profile.ts';
-import { startServer, type ProxyHandle } from '../../../proxy/server/startServer.ts';
+import { startServer, type ProxyHandle } from '../../../proxy/http/startServer.ts';
 import { startGatewaySimulator, type GatewaySimulator } from '../../simulator/index.ts';
 import { JSON_HEADERS, rawRequest } from '../../support/http.ts';
 import { SENTINEL_KEY } from '../../support/sentinel.ts';

@@ -1,10 +1,10 @@
 import { createServer, request } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { IdempotencyCache } from '../../../proxy/budget/idempotencyCache.ts';
+import { IdempotencyCache } from '../../../proxy/spend/idempotencyCache.ts';
 import { profileSchema, type Profile } from '../../../proxy/contracts/profile.ts';
-import type { RequestLifecycleEvent } from '../../../proxy/events/lifecycle.ts';
-import { startServer, type ProxyHandle } from '../../../proxy/server/startServer.ts';
+import type { RequestLifecycleEvent } from '../../../proxy/contracts/lifecycle.ts';
+import { startServer, type ProxyHandle } from '../../../proxy/http/startServer.ts';
 import { startGatewaySimulator, type GatewaySimulator } from '../../simulator/index.ts';
 import { JSON_HEADERS, rawRequest } from '../../support/http.ts';
 import { SENTINEL_KEY } from '../../support/sentinel.ts';

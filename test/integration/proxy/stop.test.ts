@@ -1,11 +1,11 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { request as httpRequest, type ClientRequest } from 'node:http';
-import type { RequestLifecycleEvent } from '../../../proxy/events/lifecycle.ts';
+import type { RequestLifecycleEvent } from '../../../proxy/contracts/lifecycle.ts';
 import { chatBody, JSON_HEADERS, rawRequest } from '../../support/http.ts';
 import { openStream } from '../../support/openStream.ts';
 import { startHarness, type Harness } from '../../support/proxyHarness.ts';
-import { TranslationThread } from '../../../proxy/pipeline/translationThreadClient.ts';
-import { PARSE_ON_LOOP_MAX_STRUCTURAL_MARKS } from '../../../proxy/server/defaults.ts';
+import { TranslationThread } from '../../../proxy/forward/translation/translationThreadClient.ts';
+import { PARSE_ON_LOOP_MAX_STRUCTURAL_MARKS } from '../../../proxy/contracts/defaults.ts';
 import { BroadcastChannel } from 'node:worker_threads';
 
 const LONG_REPLY = 'a long answer '.repeat(1_000);

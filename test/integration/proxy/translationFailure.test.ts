@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { MAX_TRANSLATION_THREAD_FAILURES, TranslationThread } from '../../../proxy/pipeline/translationThreadClient.ts';
-import { PARSE_ON_LOOP_MAX_STRUCTURAL_MARKS } from '../../../proxy/server/defaults.ts';
+import { MAX_TRANSLATION_THREAD_FAILURES, TranslationThread } from '../../../proxy/forward/translation/translationThreadClient.ts';
+import { PARSE_ON_LOOP_MAX_STRUCTURAL_MARKS } from '../../../proxy/contracts/defaults.ts';
 import { JSON_HEADERS, rawRequest } from '../../support/http.ts';
 import { startHarness, type Harness } from '../../support/proxyHarness.ts';
 import { SENTINEL_KEY } from '../../support/sentinel.ts';
@@ -24,7 +24,7 @@ describe('a heavy body when the translation thread keeps dying', () => {
   it('is refused with a 503 in the Anthropic shape naming the failure, never translated on the forwarding loop, and nothing is sent', async () => {
     const failures: string[] = [];
     const translation = new TranslationThread({
-      threadUrl: new URL('../pipeline/fixtures/crashingTranslationThread.ts', import.meta.url),
+      threadUrl: new URL('../forward/fixtures/crashingTranslationThread.ts', import.meta.url),
       onFailure: (reason) => failures.push(reason),
     });
     harness = await startHarness({ translation, profile: { protocolModes: { messages: 'translate', responses: 'translate' } } });

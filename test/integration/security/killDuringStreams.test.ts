@@ -7,9 +7,9 @@ import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { generateToken } from '../../../proxy/access/clientTokens.ts';
-import { createRequestLog } from '../../../proxy/log/requestLog.ts';
-import { DATABASE_FILE_NAME } from '../../../proxy/log/schema.ts';
+import { generateToken } from '../../../proxy/http/clientTokens.ts';
+import { createRequestLog } from '../../../proxy/store/requestLog.ts';
+import { DATABASE_FILE_NAME } from '../../../proxy/store/schema.ts';
 import { type GatewaySimulator, startGatewaySimulator } from '../../simulator/index.ts';
 import { chatBody, JSON_HEADERS } from '../../support/http.ts';
 

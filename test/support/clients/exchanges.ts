@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { RequestLifecycleEvent } from '../../../proxy/events/lifecycle.ts';
+import type { RequestLifecycleEvent } from '../../../proxy/contracts/lifecycle.ts';
 
 type StartEvent = Extract<RequestLifecycleEvent, { type: 'start' }>;
 type EndEvent = Extract<RequestLifecycleEvent, { type: 'end' }>;

@@ -9,7 +9,7 @@ describe('layer boundaries of the real tree', () => {
   it('scans the files it should', () => {
     const files = listSourceFiles(projectRoot, LAYERS);
     expect(files).toContain('electron/main.ts');
-    expect(files).toContain('proxy/billing/constants.ts');
+    expect(files).toContain('proxy/spend/constants.ts');
     expect(files.some((file) => file.includes('node_modules') || file.startsWith('renderer/dist/'))).toBe(false);
   });
 
@@ -67,7 +67,7 @@ describe('violationsIn: the scanner catches synthetic violations', () => {
     ['renderer/src/a.tsx', "type B = import('../../electron/preload.ts').X;", 'renderer/ never imports electron/'],
     [
       'renderer/src/a.tsx',
-      "import { startServer } from '../../proxy/server/startServer.ts';",
+      "import { startServer } from '../../proxy/http/startServer.ts';",
       'renderer/ imports from proxy/ only proxy/contracts/',
     ],
     ['renderer/src/a.tsx', "const m = await import('../../proxy/contractsX/a.ts');", 'renderer/ imports from proxy/ only proxy/contracts/'],
@@ -78,7 +78,7 @@ describe('violationsIn: the scanner catches synthetic violations', () => {
 
   it.each([
     ['renderer/src/a.tsx', "import type { AirlockBridge } from '../../proxy/contracts/bridge.ts';"],
-    ['electron/main.ts', "import { app } from 'electron';\nimport { startServer } from '../proxy/server/startServer.ts';"],
+    ['electron/main.ts', "import { app } from 'electron';\nimport { startServer } from '../proxy/http/startServer.ts';"],
     ['proxy/server/a.ts', "import express from 'express';\nimport { x } from '../contracts/errors.ts';"],
     ['proxy/server/a.ts', "const note = 'electron';"],
   ])('%s may: %s', (file, source) => {

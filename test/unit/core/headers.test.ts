@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { describe, expect, it } from 'vitest';
-import { buildClientResponseHeaders, buildUpstreamHeaders, pickUpstreamRequestId } from '../../../proxy/core/headers.ts';
+import { buildClientResponseHeaders, buildUpstreamHeaders, pickUpstreamRequestId } from '../../../proxy/forward/headers.ts';
 import { SENTINEL_KEY } from '../../support/sentinel.ts';
 
 const OPTIONS = { contentLength: null, dropAnthropicHeaders: false };

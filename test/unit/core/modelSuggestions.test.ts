@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { closestModelIds } from '../../../proxy/core/modelSuggestions.ts';
+import { closestModelIds } from '../../../proxy/forward/modelSuggestions.ts';
 
 const CATALOG = [
   'gpt-4o',

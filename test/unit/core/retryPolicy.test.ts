@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decideRetry, parseRetryAfterMs, type AttemptOutcome, type RetryInput } from '../../../proxy/core/retryPolicy.ts';
+import { decideRetry, parseRetryAfterMs, type AttemptOutcome, type RetryInput } from '../../../proxy/forward/retryPolicy.ts';
 
 const NOW_MS = Date.parse('2026-01-01T00:00:00Z');
 const status = (code: number, retryAfter: string | null = null): AttemptOutcome => ({ kind: 'status', status: code, retryAfter });

@@ -3,7 +3,11 @@ import { threadScriptUrl } from '../../../proxy/core/threadScript.ts';
 
 describe('threadScriptUrl', () => {
   it.each([
-    { caller: 'file:///repo/proxy/log/logThreadClient.ts', script: 'logThread', url: 'file:///repo/proxy/log/logThread.ts' },
+    {
+      caller: 'file:///repo/proxy/store/write/logThreadClient.ts',
+      script: 'logThread',
+      url: 'file:///repo/proxy/store/write/logThread.ts',
+    },
     {
       caller: 'file:///app/resources/app.asar/dist-electron/main.js',
       script: 'tokenizerThread',

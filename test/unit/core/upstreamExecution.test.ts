@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { mayHaveExecuted, type UpstreamAttempt } from '../../../proxy/core/upstreamExecution.ts';
+import { mayHaveExecuted, type UpstreamAttempt } from '../../../proxy/forward/upstreamExecution.ts';
 
 describe('mayHaveExecuted: whether the gateway may have run an attempt', () => {
   it.each<[string, UpstreamAttempt, boolean]>([

@@ -7,9 +7,9 @@ import {
   secondInstanceSteps,
   startupProblemView,
 } from '../../../electron/logic/lifecycle.ts';
-import { RequestLogUnreadableError } from '../../../proxy/log/logCheck.ts';
-import { RequestLogDamagedError } from '../../../proxy/log/logRecovery.ts';
-import { DataDirInUseError } from '../../../proxy/runtime/dataDirLock.ts';
+import { RequestLogUnreadableError } from '../../../proxy/store/logCheck.ts';
+import { RequestLogDamagedError } from '../../../proxy/store/logRecovery.ts';
+import { DataDirInUseError } from '../../../proxy/app/dataDirLock.ts';
 
 describe('window close and quit', () => {
   it.each([

@@ -1,0 +1,62 @@
+import { homedir } from 'node:os';
+import path from 'node:path';
+import type { Command } from 'commander';
+import { resolveDataDir } from '../../dataDir.ts';
+import { openConfigStore, type ConfigStore } from '../../profiles/configStore.ts';
+import { createKeytarSecretStore } from '../../secrets/keytarStore.ts';
+import type { SecretStore } from '../../secrets/secretStore.ts';
+
+/** What the profile, key and token commands touch; tests pass their own streams and stores. */
+export interface CliDeps {
+  env: NodeJS.ProcessEnv;
+  platform: NodeJS.Platform;
+  homedir: string;
+  cwd: string;
+  secrets: () => SecretStore;
+  stdin: NodeJS.ReadableStream & { isTTY?: boolean };
+  /** Results a script may capture (a new token, a list). */
+  stdout: NodeJS.WritableStream;
+  /** Messages for the person at the terminal (prompts, notes, warnings). */
+  stderr: NodeJS.WritableStream;
+  nowMs: () => number;
+}
+
+export function defaultCliDeps(): CliDeps {
+  let secrets: SecretStore | null = null;
+  return {
+    env: process.env,
+    platform: process.platform,
+    homedir: homedir(),
+    cwd: process.cwd(),
+    secrets: () => (secrets ??= createKeytarSecretStore()),
+    stdin: process.stdin,
+    stdout: process.stdout,
+    stderr: process.stderr,
+    nowMs: Date.now,
+  };
+}
+
+/** The config store of the data directory chosen by the global `--data-dir` option. */
+export function configStoreFor(command: Command, deps: CliDeps): ConfigStore {
+  const flag = command.optsWithGlobals<{ dataDir?: string }>().dataDir;
+  const dataDir = path.resolve(deps.cwd, resolveDataDir(deps.env, deps.platform, deps.homedir, flag));
+  return openConfigStore(dataDir);
+}
+
+/**
+ * Runs a command's body so that any failure is one clear line on stderr and exit code 1: the
+ * messages are written for the user, and a stack trace would only hide them.
+ */
+export async function withCliErrors(command: Command, body: () => Promise<void>): Promise<void> {
+  try {
+    await body();
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    // The usage text is for mistakes in the command line, not for a refusal explained in one line.
+    command.showHelpAfterError(false).error(`airlock: ${message.replace(/\s*\n\s*/g, ' ')}`, { exitCode: 1, code: 'airlock.failed' });
+  }
+}
+
+export function writeLine(stream: NodeJS.WritableStream, line: string): void {
+  stream.write(`${line}\n`);
+}

@@ -1,0 +1,133 @@
+import type { Command } from 'commander';
+import { normalizeBaseUrl } from '../../../core/baseUrl.ts';
+import { maxRequestBodyMibSchema, type Profile } from '../../../contracts/profile.ts';
+import { addProfile, removeProfile, setActiveProfile, updateProfile } from '../../profiles/configMutations.ts';
+import { describeKeyStatus, keyLastFour } from '../../secrets/keyCache.ts';
+import { gatewayKeyAccount, KeychainUnavailableError, type SecretStore } from '../../secrets/secretStore.ts';
+import { configStoreFor, defaultCliDeps, withCliErrors, writeLine, type CliDeps } from './cliContext.ts';
+import { CLI_COMMAND } from '../../../contracts/cli.ts';
+
+const MAX_BODY_OPTION = '--max-body-mib <MiB>';
+const MAX_BODY_HELP = 'largest request body to accept, in MiB (default 64); larger ones get a 413';
+
+/** Commander hands options over as text; the profile schema says what a valid limit is. */
+function parsedBodyLimit(text: string): number {
+  const result = maxRequestBodyMibSchema.safeParse(Number(text));
+  if (!result.success) throw new Error(`--max-body-mib: ${result.error.issues[0]?.message ?? 'invalid'}`);
+  return result.data;
+}
+
+/** `airlock profile add|list|set|remove|use`. */
+export function registerProfileCommands(program: Command, deps: CliDeps = defaultCliDeps()): void {
+  const profile = program
+    .command('profile')
+    .description(`gateway profiles (base URL, aliases, timeouts); keys are set with \`${CLI_COMMAND} key set\``);
+
+  profile
+    .command('add <id>')
+    .description('add a gateway profile')
+    .requiredOption('--name <name>', 'display name')
+    .requiredOption('--base-url <url>', 'gateway address, e.g. https://host/v1')
+    .option('--activate', 'make it the active profile')
+    .option(MAX_BODY_OPTION, MAX_BODY_HELP)
+    .action((id: string, options: { name: string; baseUrl: string; activate?: boolean; maxBodyMib?: string }, command: Command) =>
+      withCliErrors(command, async () => {
+        const store = configStoreFor(command, deps);
+        const bodyLimit = options.maxBodyMib === undefined ? {} : { maxRequestBodyMiB: parsedBodyLimit(options.maxBodyMib) };
+        const config = await store.update((current) =>
+          addProfile(current, { id, name: options.name, baseUrl: options.baseUrl, ...bodyLimit }, { activate: options.activate === true }),
+        );
+        const added = config.profiles.find((candidate) => candidate.id === id);
+        const normalized = normalizeBaseUrl(options.baseUrl);
+        if (normalized.ok && normalized.warning) writeLine(deps.stderr, `warning: ${normalized.warning}`);
+        writeLine(deps.stdout, `Added profile ${id} (${added?.baseUrl})${config.activeProfileId === id ? ', now active' : ''}.`);
+        writeLine(deps.stderr, `Next: store its gateway key with \`${CLI_COMMAND} key set ${id}\`.`);
+      }),
+    );
+
+  profile
+    .command('list')
+    .description('list profiles with the active marker and key status')
+    .action((_options: unknown, command: Command) =>
+      withCliErrors(command, async () => {
+        const store = configStoreFor(command, deps);
+        const problem = store.problem();
+        if (problem) throw new Error(problem);
+        const config = store.snapshot();
+        if (config.profiles.length === 0) {
+          writeLine(deps.stdout, `No profiles yet: add one with \`${CLI_COMMAND} profile add <id> --name <name> --base-url <url>\`.`);
+          return;
+        }
+        const statuses = await keyStatuses(config.profiles, deps.secrets());
+        if (statuses.problem) writeLine(deps.stderr, `warning: ${statuses.problem}`);
+        for (const entry of config.profiles) {
+          const marker = entry.id === config.activeProfileId ? '*' : ' ';
+          writeLine(
+            deps.stdout,
+            `${marker} ${entry.id}  ${entry.name}  ${entry.baseUrl}  key: ${statuses.byId.get(entry.id)}  body limit: ${entry.maxRequestBodyMiB} MiB`,
+          );
+        }
+      }),
+    );
+
+  profile
+    .command('set <id>')
+    .description("change a profile's settings (a running proxy applies them at its next request)")
+    .requiredOption(MAX_BODY_OPTION, MAX_BODY_HELP)
+    .action((id: string, options: { maxBodyMib: string }, command: Command) =>
+      withCliErrors(command, async () => {
+        const maxRequestBodyMiB = parsedBodyLimit(options.maxBodyMib);
+        await configStoreFor(command, deps).update((current) => updateProfile(current, id, { maxRequestBodyMiB }));
+        writeLine(deps.stdout, `Profile ${id} accepts request bodies up to ${maxRequestBodyMiB} MiB.`);
+      }),
+    );
+
+  profile
+    .command('remove <id>')
+    .description('remove a profile and its key')
+    .action((id: string, _options: unknown, command: Command) =>
+      withCliErrors(command, async () => {
+        const store = configStoreFor(command, deps);
+        const config = await store.update((current) => removeProfile(current, id));
+        try {
+          await deps.secrets().delete(gatewayKeyAccount(id));
+        } catch (error) {
+          if (!(error instanceof KeychainUnavailableError)) throw error;
+          writeLine(deps.stderr, `warning: its key could not be deleted from the keychain: ${error.message}`);
+        }
+        writeLine(
+          deps.stdout,
+          `Removed profile ${id}.${config.activeProfileId === null ? ` No profile is active now: choose one with \`${CLI_COMMAND} profile use <id>\`.` : ''}`,
+        );
+      }),
+    );
+
+  profile
+    .command('use <id>')
+    .description('make a profile the active one (a running proxy switches at the next request)')
+    .action((id: string, _options: unknown, command: Command) =>
+      withCliErrors(command, async () => {
+        await configStoreFor(command, deps).update((current) => setActiveProfile(current, id));
+        writeLine(deps.stdout, `Active profile: ${id}.`);
+      }),
+    );
+}
+
+/** "set, ends in abcd" / "not set" per profile; the keys themselves are dropped at once. */
+async function keyStatuses(
+  profiles: readonly Profile[],
+  secrets: SecretStore,
+): Promise<{ byId: Map<string, string>; problem: string | null }> {
+  const byId = new Map<string, string>();
+  try {
+    for (const entry of profiles) {
+      const key = await secrets.get(gatewayKeyAccount(entry.id));
+      byId.set(entry.id, describeKeyStatus(key ? { set: true, lastFour: keyLastFour(key) } : { set: false, lastFour: null }));
+    }
+    return { byId, problem: null };
+  } catch (error) {
+    if (!(error instanceof KeychainUnavailableError)) throw error;
+    for (const entry of profiles) byId.set(entry.id, 'unknown (no keychain)');
+    return { byId, problem: error.message };
+  }
+}

@@ -1,0 +1,29 @@
+import { Command } from 'commander';
+import packageJson from '../../../package.json' with { type: 'json' };
+import { defaultCliDeps, type CliDeps } from './commands/cliContext.ts';
+import { registerKeyCommands } from './commands/key.ts';
+import { registerLimitsCommand } from './commands/limits.ts';
+import { registerProfileCommands } from './commands/profile.ts';
+import { registerTokenCommands } from './commands/token.ts';
+import { registerResumeCommand } from './resume.ts';
+import { registerServeCommand } from './serve.ts';
+
+/** The whole `airlock` command line; proxy/app/cli/main.ts parses process.argv with it, tests their own. */
+export function createProgram(deps: CliDeps = defaultCliDeps()): Command {
+  const program = new Command('airlock')
+    .description('Your model gateway key stays in the OS keychain; your tools talk to a proxy on 127.0.0.1.')
+    .version(packageJson.version, '-V, --version', 'print the version of Airlock')
+    .option('--data-dir <dir>', 'where profiles and the request log live (default: the app data directory, or AIRLOCK_DATA_DIR)')
+    .showHelpAfterError();
+  for (const register of [
+    registerServeCommand,
+    registerProfileCommands,
+    registerKeyCommands,
+    registerTokenCommands,
+    registerResumeCommand,
+    registerLimitsCommand,
+  ]) {
+    register(program, deps);
+  }
+  return program;
+}

@@ -1,0 +1,118 @@
+import path from 'node:path';
+import type { Command } from 'commander';
+import { resolveDataDir } from '../dataDir.ts';
+import { normalizeBaseUrl } from '../../core/baseUrl.ts';
+import { startAirlock, type Airlock } from '../startAirlock.ts';
+import { DEFAULT_PORT } from '../../contracts/defaults.ts';
+import type { RequestLogStatus } from '../../contracts/log.ts';
+import type { StopReport } from '../../forward/shutdown.ts';
+import { PortInUseError } from '../../http/startServer.ts';
+import { describeKeyStatus } from '../secrets/keyCache.ts';
+import { defaultCliDeps, type CliDeps } from './commands/cliContext.ts';
+import { CLI_COMMAND } from '../../contracts/cli.ts';
+
+interface ServeOptions {
+  port: string;
+  baseUrl?: string;
+  profile?: string;
+}
+
+/** How long a stop waits for streams in flight before it cuts them. */
+const DRAIN_ON_STOP_MS = 5_000;
+
+function parsePort(text: string): number {
+  const port = Number(text);
+  if (!Number.isInteger(port) || port < 1 || port > 65_535) throw new Error(`--port must be a whole number from 1 to 65535, not "${text}"`);
+  return port;
+}
+
+export function startupLines(airlock: Airlock): string[] {
+  const snapshot = airlock.config.snapshot();
+  const active = snapshot.profiles.find((profile) => profile.id === snapshot.activeProfileId);
+  const url = `http://127.0.0.1:${airlock.proxy.port}`;
+  const lines = [
+    `Airlock is serving on ${url}`,
+    `  OpenAI-style base URL (OpenAI SDK, Codex, Cline, Continue, aider): ${url}/v1`,
+    `  Anthropic-style base URL (Claude Code, Anthropic SDK):             ${url}`,
+    active
+      ? `  Active profile: ${active.id} -> ${active.baseUrl} (key ${describeKeyStatus(airlock.keys.keyStatus(active.id))})`
+      : `  No active profile yet: \`${CLI_COMMAND} profile add <id> --name <name> --base-url <url> --activate\`, then \`${CLI_COMMAND} key set <id>\`.`,
+  ];
+  if (snapshot.settings.requireClientToken) {
+    lines.push(
+      snapshot.clientTokens.length > 0
+        ? `  Clients authenticate with an Airlock client token (${snapshot.clientTokens.map((token) => token.name).join(', ')}) as their API key.`
+        : `  Clients need an Airlock client token as their API key: create one with \`${CLI_COMMAND} token create <name>\`.`,
+    );
+  }
+  lines.push(`  Window (opens signed in; the link works once, for 2 minutes): ${airlock.control.createLoginUrl()}`);
+  for (const notice of airlock.notices) lines.push(`  Note: ${notice}`);
+  return lines;
+}
+
+/** What a stop did to the requests still running, and what the log could not record, when either is worth saying. */
+export function stopLines(report: StopReport, logStatus: Pick<RequestLogStatus, 'unwritten' | 'reason'>): string[] {
+  const lines: string[] = [];
+  if (report.endedRequests > 0) {
+    lines.push(
+      `Ended ${report.endedRequests} request(s) still running after the wait: each got an error (streams an error event) and is logged.`,
+    );
+  }
+  if (report.unfinishedRequests > 0) {
+    lines.push(`${report.unfinishedRequests} request(s) had not finished their accounting: they are marked interrupted at the next start.`);
+  }
+  if (logStatus.unwritten !== null && logStatus.reason !== null)
+    lines.push(`Stopped with requests missing from the log. ${logStatus.reason}`);
+  return lines;
+}
+
+/** A start that fails is one clear line and exit code 1; usage help would only bury the cause. */
+function failStart(deps: CliDeps, message: string): void {
+  deps.stderr.write(`airlock: ${message}\n`);
+  process.exitCode = 1;
+}
+
+export function registerServeCommand(program: Command, deps: CliDeps = defaultCliDeps()): void {
+  program
+    .command('serve')
+    .description('run the proxy on 127.0.0.1 without the desktop window')
+    .option('--port <port>', 'port to listen on (clients keep it in their config)', String(DEFAULT_PORT))
+    .option('--base-url <url>', 'serve a gateway for this run only (key from AIRLOCK_API_KEY), without a saved profile')
+    .option('--profile <id>', 'serve this profile instead of the active one')
+    .action(async (options: ServeOptions, command: Command) => {
+      const dataDirFlag = command.optsWithGlobals<{ dataDir?: string }>().dataDir;
+      const dataDir = path.resolve(deps.cwd, resolveDataDir(deps.env, deps.platform, deps.homedir, dataDirFlag));
+      let commandLineBaseUrl: string | undefined;
+      if (options.baseUrl !== undefined) {
+        const normalized = normalizeBaseUrl(options.baseUrl);
+        if (!normalized.ok) return failStart(deps, `--base-url: ${normalized.reason}`);
+        if (normalized.warning) deps.stderr.write(`warning: ${normalized.warning}\n`);
+        commandLineBaseUrl = normalized.baseUrl;
+      }
+      let airlock: Airlock;
+      try {
+        airlock = await startAirlock({
+          dataDir,
+          port: parsePort(options.port),
+          env: deps.env,
+          ...(options.profile ? { profileId: options.profile } : {}),
+          ...(commandLineBaseUrl ? { commandLineBaseUrl } : {}),
+        });
+      } catch (error) {
+        return failStart(deps, error instanceof PortInUseError || error instanceof Error ? error.message : String(error));
+      }
+      for (const line of startupLines(airlock)) deps.stdout.write(`${line}\n`);
+      const stop = (): void => {
+        deps.stderr.write('Stopping: letting streams in flight finish (up to 5 s)...\n');
+        airlock.stop({ drainMs: DRAIN_ON_STOP_MS }).then(
+          (report) => {
+            for (const line of stopLines(report, airlock.log.status())) deps.stderr.write(`${line}\n`);
+            process.exit(0);
+          },
+          () => process.exit(1),
+        );
+      };
+      process.once('SIGINT', stop);
+      process.once('SIGTERM', stop);
+    });
+}

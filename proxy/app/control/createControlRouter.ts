@@ -1,0 +1,100 @@
+import express, { type RequestHandler } from 'express';
+import { CONTROL_LOGIN_PATH } from '../../contracts/api.ts';
+import type { ControlDeps, ProxyControl } from './deps.ts';
+import { ApiError, apiErrorHandler } from './http.ts';
+import { LiveHub } from './liveHub.ts';
+import { ModelCatalog } from './modelCatalog.ts';
+import { clientRoutes } from './routes/clientRoutes.ts';
+import { profileRoutes } from './routes/profileRoutes.ts';
+import { requestRoutes } from './routes/requestRoutes.ts';
+import { sessionRoutes } from './routes/sessionRoutes.ts';
+import { ControlSessions } from './sessions.ts';
+import { buildStatus } from './status.ts';
+import { createStaticUi, securityHeaders } from './staticUi.ts';
+import type { ControlContext } from './context.ts';
+
+/** Control API bodies are small JSON; a price import is the largest. */
+const JSON_BODY_LIMIT = '6mb';
+
+export interface ControlApi {
+  /** Mount at CONTROL_PREFIX (startServer's `controlRouter`). */
+  router: express.Router;
+  /** Call once startServer returned: the live feed follows its events, status reads its state. */
+  attach(proxy: ProxyControl): void;
+  /** `http://127.0.0.1:PORT/_airlock/login#code=…`: opens the window signed in, once, within two minutes. */
+  createLoginUrl(): string;
+  close(): void;
+}
+
+/**
+ * The control API and the window under one router. Everything except the sign-in exchange and
+ * the static page needs the control token (Bearer) or a session cookie; client tokens never work.
+ */
+export function createControlRouter(deps: ControlDeps): ControlApi {
+  const nowMs = deps.nowMs ?? Date.now;
+  const sessions = new ControlSessions({ controlToken: deps.controlToken, nowMs });
+  let proxy: ProxyControl | null = null;
+  let detach: (() => void) | null = null;
+  const hub: LiveHub = new LiveHub({
+    status: () => context.status(),
+    knownSecrets: deps.knownSecrets,
+  });
+  const context: ControlContext = {
+    deps,
+    hub,
+    catalog: new ModelCatalog(),
+    proxy: () => proxy,
+    nowMs,
+    status: () => buildStatus({ deps, proxy, keyRejectedProfiles: hub.keyRejectedProfiles(), nowMs: nowMs() }),
+  };
+
+  const requireControlAuth: RequestHandler = (req, _res, next) => {
+    if (sessions.isAuthorized(req.headers.authorization, req.headers.cookie)) {
+      next();
+      return;
+    }
+    next(
+      new ApiError(
+        'unauthorized',
+        'This needs the Airlock control token: open the link `airlock serve` printed, or use the desktop window.',
+      ),
+    );
+  };
+
+  const api = express.Router();
+  api.use(express.json({ limit: JSON_BODY_LIMIT }));
+  api.use((_req, res, next) => {
+    res.setHeader('Cache-Control', 'no-store');
+    next();
+  });
+  api.use(sessionRoutes(sessions));
+  api.use(requireControlAuth);
+  api.use(requestRoutes(context));
+  api.use(profileRoutes(context));
+  api.use(clientRoutes(context));
+  api.use((_req, _res, next) => next(new ApiError('not_found', 'No such control API endpoint.')));
+  api.use(apiErrorHandler);
+
+  const router = express.Router();
+  router.use(securityHeaders);
+  router.use('/api', api);
+  router.use(createStaticUi(deps.uiDir));
+
+  return {
+    router,
+    attach(proxyControl) {
+      detach?.();
+      proxy = proxyControl;
+      detach = hub.attach(proxyControl.events);
+    },
+    createLoginUrl() {
+      if (!proxy) throw new Error('createLoginUrl() needs attach() first: the URL names the port the proxy listens on');
+      return `${proxy.url}${CONTROL_LOGIN_PATH}#code=${sessions.issueLoginCode()}`;
+    },
+    close() {
+      detach?.();
+      detach = null;
+      hub.close();
+    },
+  };
+}

@@ -1,0 +1,60 @@
+import type { Alarm, CapabilityBadge } from '../../contracts/api.ts';
+import type { RequestEvents } from '../../contracts/requestEvents.ts';
+import type { RequestLog } from '../../store/requestLog.ts';
+import type { SpendGateControl } from '../../spend/spendGate.ts';
+import type { TargetResolver } from '../../contracts/ports.ts';
+import type { ConfigFile } from '../../contracts/config.ts';
+import type { ConfigMutator } from '../profiles/configStore.ts';
+import type { KeyCache } from '../secrets/keyCache.ts';
+import type { SecretStore } from '../secrets/secretStore.ts';
+
+/** The parts of the running proxy (ProxyHandle) the control API reads and drives. */
+export interface ProxyControl {
+  url: string;
+  events: RequestEvents;
+  isPaused(): boolean;
+  setPaused(paused: boolean): void;
+  inFlightCount(): number;
+}
+
+/** The per-model capability check; without it badges show "not checked". */
+export interface CapabilityService {
+  badges(profileId: string, model: string): CapabilityBadge[];
+  check(profileId: string, model: string): Promise<CapabilityBadge[]>;
+}
+
+/**
+ * The profile file as this run sees it (`snapshot`, which may overlay --profile) and its writer
+ * (`update`, the ConfigStore's locked read-modify-write).
+ */
+export interface ControlConfig {
+  snapshot(): ConfigFile;
+  update(mutator: ConfigMutator): Promise<ConfigFile>;
+}
+
+export type ControlLog = Pick<
+  RequestLog,
+  'listRequests' | 'getRequest' | 'spendByDay' | 'totals' | 'modelStats' | 'spendSince' | 'status' | 'flush'
+>;
+
+/** Everything the control routes call: the same modules the CLI and the proxy use, nothing of its own. */
+export interface ControlDeps {
+  /** The control token (never a client token). */
+  controlToken: string;
+  config: ControlConfig;
+  keys: KeyCache;
+  /** Client tokens are kept here too, so the window can show one again. */
+  secrets: SecretStore;
+  /** The gateway keys and the control token: masked in what the window is sent. */
+  knownSecrets?: () => string[];
+  /** Resolves a profile to its key for Test and the model list, the same way requests do. */
+  targets: TargetResolver;
+  log: ControlLog;
+  spendGate?: SpendGateControl;
+  capabilities?: CapabilityService;
+  /** What this start found and the user must see for the whole run (a damaged log set aside). */
+  startupAlarms?: readonly Alarm[];
+  /** The built window (renderer/dist); defaults to the repository's. */
+  uiDir?: string;
+  nowMs?: () => number;
+}

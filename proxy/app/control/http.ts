@@ -1,0 +1,63 @@
+import type { ErrorRequestHandler } from 'express';
+import { ZodError } from 'zod';
+import type { ApiErrorBody, ApiErrorCode } from '../../contracts/api.ts';
+import { PriceImportError } from '../../spend/pricesIo.ts';
+import { ConfigEditError } from '../profiles/configMutations.ts';
+import { ConfigBrokenError, ConfigInvalidError } from '../profiles/configStore.ts';
+import { KeychainUnavailableError } from '../secrets/secretStore.ts';
+
+const STATUS_OF: Record<ApiErrorCode, number> = {
+  unauthorized: 401,
+  not_found: 404,
+  invalid: 400,
+  conflict: 409,
+  keychain_unavailable: 503,
+  unavailable: 503,
+  internal: 500,
+};
+
+/** A failure the window shows as-is: the message is for people and never holds a secret. */
+export class ApiError extends Error {
+  readonly code: ApiErrorCode;
+  readonly field: string | undefined;
+
+  constructor(code: ApiErrorCode, message: string, field?: string) {
+    super(message);
+    this.name = 'ApiError';
+    this.code = code;
+    this.field = field;
+  }
+}
+
+export function notFound(what: string): ApiError {
+  return new ApiError('not_found', `${what} was not found.`);
+}
+
+/** The API error body for any failure the modules below the routes raise. */
+export function toApiError(error: unknown): ApiError {
+  if (error instanceof ApiError) return error;
+  if (error instanceof ZodError) {
+    const issue = error.issues[0];
+    const field = issue?.path.join('.') || undefined;
+    return new ApiError('invalid', issue ? `${field ? `${field}: ` : ''}${issue.message}` : 'Invalid request.', field);
+  }
+  if (error instanceof ConfigEditError)
+    return new ApiError(/^no (profile|client token)/.test(error.message) ? 'not_found' : 'conflict', error.message);
+  if (error instanceof ConfigInvalidError || error instanceof PriceImportError) return new ApiError('invalid', error.message);
+  if (error instanceof ConfigBrokenError) return new ApiError('unavailable', error.message);
+  if (error instanceof KeychainUnavailableError) return new ApiError('keychain_unavailable', error.message);
+  if (typeof error === 'object' && error !== null && 'type' in error && (error as { type: unknown }).type === 'entity.parse.failed') {
+    return new ApiError('invalid', 'The request body is not valid JSON.');
+  }
+  return new ApiError('internal', 'Airlock failed to do this; see the Airlock log for details.');
+}
+
+export const apiErrorHandler: ErrorRequestHandler = (error: unknown, _req, res, _next) => {
+  const apiError = toApiError(error);
+  if (apiError.code === 'internal')
+    console.error('[airlock] control API failed:', error instanceof Error ? error.message : 'unknown error');
+  const body: ApiErrorBody = {
+    error: { code: apiError.code, message: apiError.message, ...(apiError.field ? { field: apiError.field } : {}) },
+  };
+  res.status(STATUS_OF[apiError.code]).json(body);
+};

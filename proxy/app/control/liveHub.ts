@@ -1,0 +1,161 @@
+import {
+  LIVE_FRAME_INTERVAL_MS,
+  type LiveFrame,
+  type LiveRequestUpdate,
+  type RequestSummary,
+  type StatusResponse,
+} from '../../contracts/api.ts';
+import { redactSecrets } from '../../core/redact.ts';
+import type { RequestLifecycleEvent } from '../../contracts/lifecycle.ts';
+import type { RequestEvents } from '../../contracts/requestEvents.ts';
+import { mergeUpdate, updateFromEvent } from './liveUpdates.ts';
+
+export interface LiveHubOptions {
+  /** Builds the status pushed with a frame after something that changes it. */
+  status: () => StatusResponse;
+  frameIntervalMs?: number;
+  /** In-flight text kept for a window that connects mid-stream (the tail only). */
+  inFlightTextLimitChars?: number;
+  /**
+   * The secrets masked in text a window is sent: paths and model names come from clients, model
+   * names and streamed text from the gateway, and either may hold a key. Read once per frame (each
+   * read builds a new list) and applied per frame, so a window costs it, not the request path.
+   */
+  knownSecrets?: () => string[];
+}
+
+type FrameSink = (frame: LiveFrame) => void;
+
+interface InFlight {
+  fields: Partial<RequestSummary>;
+  text: string;
+}
+
+/**
+ * The window's live feed. Lifecycle events are merged per request and sent at most once per
+ * frame interval, so twenty fast streams cost each window ten frames a second, not thousands of
+ * messages. It also remembers which profiles' keys the gateway just rejected (for the alarm).
+ */
+export class LiveHub {
+  readonly #options: Required<LiveHubOptions>;
+  readonly #sinks = new Set<FrameSink>();
+  readonly #inFlight = new Map<string, InFlight>();
+  readonly #profileOf = new Map<string, string | null>();
+  readonly #keyRejected = new Set<string>();
+  #pending = new Map<string, LiveRequestUpdate>();
+  #statusDirty = false;
+  #timer: ReturnType<typeof setTimeout> | null = null;
+
+  constructor(options: LiveHubOptions) {
+    this.#options = {
+      frameIntervalMs: LIVE_FRAME_INTERVAL_MS,
+      inFlightTextLimitChars: 32_000,
+      ...options,
+      knownSecrets: options.knownSecrets ?? (() => []),
+    };
+  }
+
+  /** Follows a proxy's events; returns the unsubscribe function. */
+  attach(events: RequestEvents): () => void {
+    return events.subscribe((event) => this.#onEvent(event));
+  }
+
+  /** Adds a window; it first gets one frame with every request in flight, in full. */
+  addClient(sink: FrameSink): () => void {
+    const mask = this.#frameMask();
+    const requests: LiveRequestUpdate[] = [...this.#inFlight].map(([requestId, entry]) =>
+      maskedUpdate({ requestId, fields: { ...entry.fields }, appendText: entry.text }, mask),
+    );
+    sink({ requests, status: this.#options.status() });
+    this.#sinks.add(sink);
+    return () => this.#sinks.delete(sink);
+  }
+
+  /** Something outside the request path changed the status (pause, profile switch). */
+  statusChanged(): void {
+    this.#statusDirty = true;
+    this.#schedule();
+  }
+
+  /** Profiles whose key the gateway rejected on their latest answer. */
+  keyRejectedProfiles(): string[] {
+    return [...this.#keyRejected];
+  }
+
+  /** A new key was set: the rejection was about the old one. */
+  keyReplaced(profileId: string): void {
+    this.#keyRejected.delete(profileId);
+    this.statusChanged();
+  }
+
+  close(): void {
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#timer = null;
+    this.#sinks.clear();
+  }
+
+  #onEvent(event: RequestLifecycleEvent): void {
+    const update = updateFromEvent(event);
+    this.#track(event, update);
+    if (this.#sinks.size === 0) return;
+    mergeUpdate(this.#pending, update);
+    if (event.type === 'start' || event.type === 'end') this.#statusDirty = true;
+    this.#schedule();
+  }
+
+  #track(event: RequestLifecycleEvent, update: LiveRequestUpdate): void {
+    if (event.type === 'start') {
+      this.#inFlight.set(event.requestId, { fields: { ...update.fields }, text: '' });
+      this.#profileOf.set(event.requestId, event.profileId);
+      return;
+    }
+    if (event.type === 'end') {
+      this.#inFlight.delete(event.requestId);
+      const profileId = this.#profileOf.get(event.requestId);
+      this.#profileOf.delete(event.requestId);
+      if (profileId) {
+        if (event.errorClass === 'auth') this.#keyRejected.add(profileId);
+        else if (event.status < 400) this.#keyRejected.delete(profileId);
+      }
+      return;
+    }
+    const entry = this.#inFlight.get(event.requestId);
+    if (!entry) return;
+    Object.assign(entry.fields, update.fields);
+    if (update.appendText) entry.text = (entry.text + update.appendText).slice(-this.#options.inFlightTextLimitChars);
+  }
+
+  #schedule(): void {
+    if (this.#timer || this.#sinks.size === 0) return;
+    this.#timer = setTimeout(() => this.#flush(), this.#options.frameIntervalMs);
+  }
+
+  #flush(): void {
+    this.#timer = null;
+    const mask = this.#frameMask();
+    const requests = [...this.#pending.values()].map((update) => maskedUpdate(update, mask));
+    this.#pending = new Map();
+    const status = this.#statusDirty ? this.#options.status() : null;
+    this.#statusDirty = false;
+    if (requests.length === 0 && status === null) return;
+    const frame: LiveFrame = { requests, status };
+    for (const sink of this.#sinks) sink(frame);
+  }
+
+  /** One list for the whole frame: the same array each call is what lets redact.ts reuse its forms. */
+  #frameMask(): (text: string) => string {
+    const secrets = this.#options.knownSecrets();
+    return (text) => redactSecrets(text, secrets);
+  }
+}
+
+/** The update's free text masked; the update is the hub's own copy, so it is changed in place. */
+function maskedUpdate(update: LiveRequestUpdate, mask: (text: string) => string): LiveRequestUpdate {
+  const { fields } = update;
+  if (fields.clientPath !== undefined) fields.clientPath = mask(fields.clientPath);
+  if (typeof fields.clientName === 'string') fields.clientName = mask(fields.clientName);
+  if (typeof fields.requestedModel === 'string') fields.requestedModel = mask(fields.requestedModel);
+  if (typeof fields.responseModel === 'string') fields.responseModel = mask(fields.responseModel);
+  if (update.appendText !== '') update.appendText = mask(update.appendText);
+  return update;
+}

@@ -1,0 +1,81 @@
+import type { LiveRequestUpdate, RequestSummary } from '../../contracts/api.ts';
+import { IN_FLIGHT_SUMMARY_DEFAULTS } from '../../contracts/liveEvents.ts';
+import type { RequestLifecycleEvent } from '../../contracts/lifecycle.ts';
+
+/**
+ * What one lifecycle event changes in the window's row for that request. Pure: the live hub feeds
+ * the result to the coalescer. Bodies in the end event stay in the proxy (the log stores them).
+ */
+export function updateFromEvent(event: RequestLifecycleEvent): LiveRequestUpdate {
+  const requestId = event.requestId;
+  switch (event.type) {
+    case 'start':
+      return {
+        requestId,
+        appendText: '',
+        fields: {
+          ...IN_FLIGHT_SUMMARY_DEFAULTS,
+          id: requestId,
+          startedAtMs: event.startedAtMs,
+          clientName: event.clientName,
+          profileId: event.profileId,
+          method: event.method,
+          clientPath: event.clientPath,
+          requestedModel: event.requestedModel,
+          stream: event.stream,
+        },
+      };
+    case 'headers':
+      return { requestId, appendText: '', fields: { status: event.status, ttfbMs: event.ttfbMs } };
+    case 'delta':
+      return { requestId, appendText: event.text, fields: {} };
+    case 'usage':
+      return {
+        requestId,
+        appendText: '',
+        fields: { inputTokens: event.usage.inputTokens, outputTokens: event.usage.outputTokens, responseModel: event.responseModel },
+      };
+    case 'progress':
+      return {
+        requestId,
+        appendText: '',
+        fields: {
+          inputTokens: event.usage.inputTokens,
+          outputTokens: event.usage.outputTokens,
+          costCredits: event.costCredits,
+          usageEstimated: true,
+        },
+      };
+    case 'end': {
+      const fields: Partial<RequestSummary> = {
+        state: 'done',
+        status: event.status,
+        durationMs: event.durationMs,
+        ttfbMs: event.ttfbMs,
+        errorClass: event.errorClass,
+        responseModel: event.responseModel,
+        costCredits: event.costCredits,
+        usageEstimated: event.usageSource === 'estimated',
+      };
+      if (event.usage) {
+        fields.inputTokens = event.usage.inputTokens;
+        fields.outputTokens = event.usage.outputTokens;
+      }
+      return { requestId, appendText: '', fields };
+    }
+  }
+}
+
+/**
+ * Merges an update into the pending ones for the next frame: one entry per request, fields
+ * replaced (later wins), text appended in order. Keeps first-seen order so starts precede ends.
+ */
+export function mergeUpdate(pending: Map<string, LiveRequestUpdate>, update: LiveRequestUpdate): void {
+  const existing = pending.get(update.requestId);
+  if (!existing) {
+    pending.set(update.requestId, { requestId: update.requestId, fields: { ...update.fields }, appendText: update.appendText });
+    return;
+  }
+  Object.assign(existing.fields, update.fields);
+  existing.appendText += update.appendText;
+}

@@ -1,0 +1,88 @@
+import type { BodyView, ErrorExplanation, MoneyAmount, RequestDetail, RequestSummary } from '../../contracts/api.ts';
+import type { ErrorClass } from '../../contracts/errors.ts';
+import type { RequestDetail as LogDetail, RequestLogRow } from '../../contracts/log.ts';
+import { toCny, toUsdApprox } from '../../spend/constants.ts';
+import { explainError } from '../../core/errorClass.ts';
+import { redactKnownSecrets } from '../../core/redact.ts';
+
+/** Bodies up to this size travel with the detail; larger ones are fetched when opened. */
+export const INLINE_BODY_LIMIT_BYTES = 64 * 1024;
+
+export function moneyOf(credits: number): MoneyAmount {
+  return { credits, cny: toCny(credits), usdApprox: toUsdApprox(credits) };
+}
+
+/** "model_not_found" → "Model not found". */
+export function errorTitle(errorClass: ErrorClass): string {
+  const words = errorClass.replaceAll('_', ' ');
+  return words.charAt(0).toUpperCase() + words.slice(1);
+}
+
+export function explanationOf(errorClass: ErrorClass): ErrorExplanation {
+  const explained = explainError(errorClass);
+  return { errorClass, title: errorTitle(errorClass), meaning: explained.meaning, fix: explained.fix, retryable: explained.retryable };
+}
+
+export function summaryOf(row: RequestLogRow): RequestSummary {
+  return {
+    id: row.id,
+    startedAtMs: row.startedAtMs,
+    state: row.state,
+    clientName: row.clientName,
+    profileId: row.profileId,
+    method: row.method,
+    clientPath: row.clientPath,
+    requestedModel: row.requestedModel,
+    responseModel: row.responseModel,
+    stream: row.stream,
+    status: row.status,
+    errorClass: row.errorClass,
+    ttfbMs: row.ttfbMs,
+    durationMs: row.durationMs,
+    inputTokens: row.inputTokens,
+    outputTokens: row.outputTokens,
+    costCredits: row.costCredits,
+    usageEstimated: row.usageSource === 'estimated',
+  };
+}
+
+export function bodyViewOf(text: string | null, truncated: boolean, contentType: string | null): BodyView | null {
+  if (text === null) return null;
+  const sizeBytes = Buffer.byteLength(text);
+  return { sizeBytes, truncated, contentType, text: sizeBytes <= INLINE_BODY_LIMIT_BYTES ? text : null };
+}
+
+function headerValue(headers: Record<string, string>, name: string): string | null {
+  const found = Object.entries(headers).find(([key]) => key.toLowerCase() === name);
+  return found ? found[1] : null;
+}
+
+/**
+ * `knownSecrets` are masked in the gateway's request id once more: a log written before the id was
+ * masked may still hold a key there.
+ */
+export function detailOf({ row, bodies }: LogDetail, knownSecrets: string[] = []): RequestDetail {
+  const responseType = bodies ? headerValue(bodies.responseHeaders, 'content-type') : null;
+  return {
+    ...summaryOf(row),
+    upstreamPath: row.upstreamPath,
+    upstreamRequestId: row.upstreamRequestId === null ? null : redactKnownSecrets(row.upstreamRequestId, knownSecrets),
+    protocol: row.protocol,
+    protocolMode: row.protocolMode,
+    retries: row.retries,
+    modelMismatch: row.modelMismatch,
+    upstreamModel: row.upstreamModel,
+    errorMessage: row.errorMessage,
+    explanation: row.errorClass ? explanationOf(row.errorClass) : null,
+    cachedInputTokens: row.cachedInputTokens,
+    reasoningTokens: row.reasoningTokens,
+    requestHeaders: bodies?.requestHeaders ?? {},
+    responseHeaders: bodies?.responseHeaders ?? {},
+    requestBody: bodies
+      ? bodyViewOf(bodies.requestBody, bodies.requestTruncated, headerValue(bodies.requestHeaders, 'content-type'))
+      : null,
+    responseBody: bodies ? bodyViewOf(bodies.responseBody, bodies.responseTruncated, responseType) : null,
+    streamText: bodies?.streamText ?? null,
+    streamEvents: bodies ? bodyViewOf(bodies.rawEvents, false, 'text/event-stream') : null,
+  };
+}

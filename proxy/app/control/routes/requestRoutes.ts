@@ -1,0 +1,99 @@
+import express from 'express';
+import { z } from 'zod';
+import type { BodyTextResponse, LiveFrame, PauseResponse, RequestPage } from '../../../contracts/api.ts';
+import { LIVE_EVENT_NAME } from '../../../contracts/api.ts';
+import { param, type ControlContext } from '../context.ts';
+import { ApiError, notFound } from '../http.ts';
+import { detailOf, summaryOf } from '../mapping.ts';
+import { encodeCursor, parseRequestQuery } from '../requestQuery.ts';
+import { buildSpend } from '../spend.ts';
+
+/** A window that reads slower than this much buffered output is dropped; it reconnects to a fresh snapshot. */
+const MAX_SSE_BUFFER_BYTES = 8 * 1024 * 1024;
+/** A comment line keeps idle connections from being closed by anything in between. */
+const SSE_HEARTBEAT_MS = 15_000;
+
+const bodyPartSchema = z.enum(['request', 'response', 'stream-events']);
+const spendRangeSchema = z.object({ range: z.enum(['today', '7d', '30d']).default('7d') });
+
+/** Status, pause, the live channel, the request log and spend. */
+export function requestRoutes(context: ControlContext): express.Router {
+  const router = express.Router();
+  const { deps } = context;
+
+  router.get('/status', (_req, res) => {
+    res.json(context.status());
+  });
+
+  for (const [path, paused] of [
+    ['/pause', true],
+    ['/resume', false],
+  ] as const) {
+    router.post(path, (_req, res) => {
+      const proxy = context.proxy();
+      if (!proxy) throw new ApiError('unavailable', 'The proxy is not listening yet.');
+      proxy.setPaused(paused);
+      context.hub.statusChanged();
+      const body: PauseResponse = { paused: proxy.isPaused() };
+      res.json(body);
+    });
+  }
+
+  router.get('/events', (req, res) => {
+    res.writeHead(200, {
+      'Content-Type': 'text/event-stream',
+      'Cache-Control': 'no-store',
+      Connection: 'keep-alive',
+      'X-Accel-Buffering': 'no',
+    });
+    res.flushHeaders();
+    const send = (frame: LiveFrame) => {
+      if (res.writableLength > MAX_SSE_BUFFER_BYTES) {
+        res.end();
+        return;
+      }
+      res.write(`event: ${LIVE_EVENT_NAME}\ndata: ${JSON.stringify(frame)}\n\n`);
+    };
+    const removeClient = context.hub.addClient(send);
+    const heartbeat = setInterval(() => res.write(': keep-alive\n\n'), SSE_HEARTBEAT_MS);
+    req.on('close', () => {
+      clearInterval(heartbeat);
+      removeClient();
+    });
+  });
+
+  // Reads first write what is queued, so a page never shows a request as in flight after its end
+  // went out on the live channel (a page loaded in between would keep it "streaming").
+  router.get('/requests', async (req, res) => {
+    await deps.log.flush();
+    const page = deps.log.listRequests(parseRequestQuery(req.query as Record<string, unknown>));
+    const body: RequestPage = { items: page.rows.map(summaryOf), nextCursor: page.nextCursor ? encodeCursor(page.nextCursor) : null };
+    res.json(body);
+  });
+
+  router.get('/requests/:id', async (req, res) => {
+    await deps.log.flush();
+    const detail = deps.log.getRequest(param(req.params, 'id'));
+    if (!detail) throw notFound('The request');
+    res.json(detailOf(detail, deps.knownSecrets?.() ?? []));
+  });
+
+  router.get('/requests/:id/body/:part', (req, res) => {
+    const part = bodyPartSchema.parse(param(req.params, 'part'));
+    const detail = deps.log.getRequest(param(req.params, 'id'));
+    if (!detail) throw notFound('The request');
+    const bodies = detail.bodies;
+    const text = part === 'request' ? bodies?.requestBody : part === 'response' ? bodies?.responseBody : bodies?.rawEvents;
+    if (text === null || text === undefined) throw notFound(`The ${part} body`);
+    const truncated = part === 'request' ? bodies!.requestTruncated : part === 'response' ? bodies!.responseTruncated : false;
+    const body: BodyTextResponse = { text, truncated };
+    res.json(body);
+  });
+
+  router.get('/spend', (req, res) => {
+    const { range } = spendRangeSchema.parse(req.query);
+    res.json(buildSpend(deps, range, context.nowMs()));
+  });
+
+  return router;
+}

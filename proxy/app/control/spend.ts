@@ -1,0 +1,65 @@
+import type { SpendDay, SpendRange, SpendResponse, SpendRow } from '../../contracts/api.ts';
+import type { SpendByDayRow } from '../../contracts/log.ts';
+import { CNY_PER_CREDIT, TOP_UP_DISCOUNT_TIERS, USD_PER_CREDIT_APPROX } from '../../spend/constants.ts';
+import { startOfLocalDayMs } from '../../spend/spendLedger.ts';
+import { budgetProgress } from './budgets.ts';
+import type { ControlDeps } from './deps.ts';
+import { moneyOf } from './mapping.ts';
+
+const DAY_MS = 24 * 60 * 60_000;
+const RANGE_DAYS: Record<SpendRange, number> = { today: 1, '7d': 7, '30d': 30 };
+const UNKNOWN_GROUP = '(unknown)';
+
+/** Start of the first local day in the range (today counts as one of the days). */
+export function rangeStartMs(range: SpendRange, nowMs: number): number {
+  return startOfLocalDayMs(startOfLocalDayMs(nowMs) - (RANGE_DAYS[range] - 1) * DAY_MS + DAY_MS / 2);
+}
+
+/** Per-day rows of one grouping → one row per group, most expensive first. */
+export function sumByGroup(rows: readonly SpendByDayRow[]): SpendRow[] {
+  const groups = new Map<string, SpendRow>();
+  for (const row of rows) {
+    const key = row.group ?? UNKNOWN_GROUP;
+    const sum = groups.get(key) ?? { key, requests: 0, inputTokens: 0, outputTokens: 0, costCredits: 0, unpricedRequests: 0 };
+    sum.requests += row.requests;
+    sum.inputTokens += row.inputTokens;
+    sum.outputTokens += row.outputTokens;
+    sum.costCredits += row.costCredits;
+    sum.unpricedRequests += row.unpricedRequests;
+    groups.set(key, sum);
+  }
+  return [...groups.values()].sort((a, b) => b.costCredits - a.costCredits || b.requests - a.requests || a.key.localeCompare(b.key));
+}
+
+/** Per-day rows grouped by model → one entry per day with credits per model. */
+export function daysByModel(rows: readonly SpendByDayRow[]): SpendDay[] {
+  const days = new Map<string, SpendDay>();
+  for (const row of rows) {
+    const day = days.get(row.day) ?? { day: row.day, creditsByModel: {} };
+    const model = row.group ?? UNKNOWN_GROUP;
+    day.creditsByModel[model] = (day.creditsByModel[model] ?? 0) + row.costCredits;
+    days.set(row.day, day);
+  }
+  return [...days.values()].sort((a, b) => a.day.localeCompare(b.day));
+}
+
+export function buildSpend(deps: ControlDeps, range: SpendRange, nowMs: number): SpendResponse {
+  const toMs = nowMs + 1;
+  const fromMs = rangeStartMs(range, nowMs);
+  const byModel = deps.log.spendByDay({ fromMs, toMs, groupBy: 'model' });
+  const totalSince = (since: SpendRange) => moneyOf(deps.log.totals({ fromMs: rangeStartMs(since, nowMs), toMs }).costCredits);
+  return {
+    range,
+    totals: { today: totalSince('today'), last7Days: totalSince('7d'), last30Days: totalSince('30d') },
+    perDay: daysByModel(byModel),
+    perModel: sumByGroup(byModel),
+    perClient: sumByGroup(deps.log.spendByDay({ fromMs, toMs, groupBy: 'client' })),
+    perProfile: sumByGroup(deps.log.spendByDay({ fromMs, toMs, groupBy: 'profile' })),
+    budgets: budgetProgress(deps.config.snapshot(), deps.log.spendSince, nowMs),
+    rates: {
+      cnyPerCredit: CNY_PER_CREDIT,
+      usdPerCreditApprox: USD_PER_CREDIT_APPROX,
+      topUpTiers: TOP_UP_DISCOUNT_TIERS.map((tier) => ({ ...tier })),
+    },
+  };
+}

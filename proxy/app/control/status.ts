@@ -1,0 +1,67 @@
+import type { Alarm, StatusResponse } from '../../contracts/api.ts';
+import { startOfLocalDayMs } from '../../spend/spendLedger.ts';
+import { budgetProgress } from './budgets.ts';
+import type { ControlDeps, ProxyControl } from './deps.ts';
+import { moneyOf } from './mapping.ts';
+
+export interface StatusInputs {
+  deps: ControlDeps;
+  proxy: ProxyControl | null;
+  keyRejectedProfiles: readonly string[];
+  nowMs: number;
+}
+
+/** The status bar's content, and the alarms a user must see without looking for them. */
+export function buildStatus({ deps, proxy, keyRejectedProfiles, nowMs }: StatusInputs): StatusResponse {
+  const config = deps.config.snapshot();
+  const active = config.profiles.find((profile) => profile.id === config.activeProfileId) ?? null;
+  const today = deps.log.totals({ fromMs: startOfLocalDayMs(nowMs), toMs: nowMs + 1 });
+  const alarms: Alarm[] = [...(deps.startupAlarms ?? [])];
+
+  for (const budget of budgetProgress(config, deps.log.spendSince, nowMs)) {
+    if (!budget.reached) continue;
+    const subject = budget.scope === 'profile' ? { profileId: budget.subject } : { clientName: budget.subject };
+    alarms.push({
+      kind: 'budget_reached',
+      message: `The ${budget.period} budget of ${budget.scope} ${budget.subject} (${budget.capCredits} credits) is reached: its requests are refused until the period ends or the cap is raised.`,
+      ...subject,
+    });
+  }
+  for (const profileId of keyRejectedProfiles) {
+    alarms.push({
+      kind: 'key_rejected',
+      profileId,
+      message: `The gateway rejected the key of profile ${profileId}: set it again under Profiles.`,
+    });
+  }
+  for (const pause of deps.spendGate?.pausedClients() ?? []) {
+    alarms.push({ kind: 'client_paused', clientName: pause.clientName, message: `Client ${pause.clientName} is paused: ${pause.reason}` });
+  }
+  const logStatus = deps.log.status();
+  if (logStatus.reason !== null) alarms.push({ kind: 'log_degraded', message: logStatus.reason });
+  if (logStatus.ledgerGap !== null) {
+    alarms.push({
+      kind: 'ledger_incomplete',
+      message: `Requests of profiles and clients with a daily or monthly cap are refused: ${logStatus.ledgerGap.reason}`,
+    });
+  }
+  if (!config.settings.requireClientToken) {
+    alarms.push({ kind: 'auth_disabled', message: 'Client tokens are turned off: any program on this machine can spend through Airlock.' });
+  }
+  const keychainProblem = deps.keys.keychainProblem();
+  if (keychainProblem) alarms.push({ kind: 'keychain_unavailable', message: keychainProblem });
+
+  return {
+    proxyUrl: proxy?.url ?? '',
+    paused: proxy?.isPaused() ?? false,
+    inFlight: proxy?.inFlightCount() ?? 0,
+    activeProfile: active ? { id: active.id, name: active.name, key: deps.keys.keyStatus(active.id) } : null,
+    todaySpend: moneyOf(today.costCredits),
+    alarms,
+    firstRun: {
+      hasProfile: config.profiles.length > 0,
+      hasKey: config.profiles.some((profile) => deps.keys.keyStatus(profile.id).set),
+      hasClientToken: config.clientTokens.length > 0 || !config.settings.requireClientToken,
+    },
+  };
+}

@@ -1,0 +1,68 @@
+import { copyFileSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { CONFIG_FILE_NAME, type ConfigFile } from '../../contracts/config.ts';
+import { parseConfigText } from './configParse.ts';
+
+/** Identifies one version of the file on disk cheaply, without reading it. */
+export interface FileStamp {
+  mtimeMs: number;
+  size: number;
+  ino: number;
+}
+
+export type ConfigFileState =
+  | { kind: 'missing' }
+  | { kind: 'ok'; config: ConfigFile; stamp: FileStamp }
+  | { kind: 'broken'; message: string; backupPath: string; stamp: FileStamp };
+
+export const BROKEN_BACKUP_PREFIX = `${CONFIG_FILE_NAME}.broken-`;
+
+export function statStamp(filePath: string): FileStamp | null {
+  try {
+    const stats = statSync(filePath);
+    return { mtimeMs: stats.mtimeMs, size: stats.size, ino: stats.ino };
+  } catch (error) {
+    if (isNotFound(error)) return null;
+    throw error;
+  }
+}
+
+export function sameStamp(a: FileStamp | null, b: FileStamp | null): boolean {
+  return a !== null && b !== null && a.mtimeMs === b.mtimeMs && a.size === b.size && a.ino === b.ino;
+}
+
+/**
+ * Reads and validates the file. A broken file is copied aside first (once per distinct content),
+ * so whatever the user does next, what they wrote by hand is never lost.
+ */
+export function readConfigFileState(filePath: string): ConfigFileState {
+  const stamp = statStamp(filePath);
+  if (!stamp) return { kind: 'missing' };
+  let text: string;
+  try {
+    text = readFileSync(filePath, 'utf8');
+  } catch (error) {
+    if (isNotFound(error)) return { kind: 'missing' };
+    throw error;
+  }
+  const parsed = parseConfigText(text);
+  if (parsed.ok) return { kind: 'ok', config: parsed.config, stamp };
+  return { kind: 'broken', message: parsed.message, backupPath: backUpBrokenFile(filePath, text), stamp };
+}
+
+function backUpBrokenFile(filePath: string, text: string): string {
+  const directory = path.dirname(filePath);
+  const existing = readdirSync(directory)
+    .filter((name) => name.startsWith(BROKEN_BACKUP_PREFIX))
+    .map((name) => path.join(directory, name))
+    .find((candidate) => readFileSync(candidate, 'utf8') === text);
+  if (existing) return existing;
+  const timestamp = new Date().toISOString().replace(/[:.]/g, '-');
+  const backupPath = path.join(directory, `${BROKEN_BACKUP_PREFIX}${timestamp}`);
+  copyFileSync(filePath, backupPath);
+  return backupPath;
+}
+
+function isNotFound(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && 'code' in error && error.code === 'ENOENT';
+}

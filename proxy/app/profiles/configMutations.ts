@@ -1,0 +1,112 @@
+import type { ClientTokenRecord, ConfigFile, Settings } from '../../contracts/config.ts';
+import { profileSchema, type Profile, type ProfileInput } from '../../contracts/profile.ts';
+import { normalizeBaseUrl } from '../../core/baseUrl.ts';
+import { CLI_COMMAND } from '../../contracts/cli.ts';
+
+/**
+ * Pure edits of the config, each returning the next config or throwing a ConfigEditError whose
+ * message is shown to the user as-is. ConfigStore.update runs them under the file lock.
+ */
+export class ConfigEditError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ConfigEditError';
+  }
+}
+
+export interface AddProfileOptions {
+  /** Make it the active profile; the first profile always becomes active. */
+  activate?: boolean;
+}
+
+export function addProfile(config: ConfigFile, input: ProfileInput, options: AddProfileOptions = {}): ConfigFile {
+  if (config.profiles.some((profile) => profile.id === input.id)) {
+    throw new ConfigEditError(`a profile with id "${input.id}" already exists`);
+  }
+  const profile = parseProfile({ ...input, baseUrl: normalizedBaseUrl(input.baseUrl) });
+  const activate = options.activate === true || config.activeProfileId === null;
+  return { ...config, profiles: [...config.profiles, profile], activeProfileId: activate ? profile.id : config.activeProfileId };
+}
+
+/** Changes any field but the id; a new base URL is normalised like a new profile's. */
+export function updateProfile(config: ConfigFile, id: string, patch: Partial<Omit<ProfileInput, 'id'>>): ConfigFile {
+  const existing = requireProfile(config, id);
+  const merged = { ...existing, ...patch, id };
+  if (patch.baseUrl !== undefined) merged.baseUrl = normalizedBaseUrl(patch.baseUrl);
+  const profile = parseProfile(merged);
+  return { ...config, profiles: config.profiles.map((candidate) => (candidate.id === id ? profile : candidate)) };
+}
+
+/**
+ * Refuses while client tokens are pinned to the profile: silently moving a tool to another
+ * gateway (and another key) is worse than asking the user to decide.
+ */
+export function removeProfile(config: ConfigFile, id: string): ConfigFile {
+  requireProfile(config, id);
+  const pinned = config.clientTokens.filter((token) => token.profileId === id).map((token) => token.name);
+  if (pinned.length > 0) {
+    throw new ConfigEditError(
+      `profile "${id}" is used by client token(s) ${pinned.map((name) => `"${name}"`).join(', ')}: revoke them or pin them to another profile first`,
+    );
+  }
+  return {
+    ...config,
+    profiles: config.profiles.filter((profile) => profile.id !== id),
+    activeProfileId: config.activeProfileId === id ? null : config.activeProfileId,
+  };
+}
+
+export function setActiveProfile(config: ConfigFile, id: string | null): ConfigFile {
+  if (id !== null) requireProfile(config, id);
+  return { ...config, activeProfileId: id };
+}
+
+export function addClientToken(config: ConfigFile, record: ClientTokenRecord): ConfigFile {
+  if (config.clientTokens.some((token) => token.name === record.name)) {
+    throw new ConfigEditError(`a client token named "${record.name}" already exists: revoke it first or pick another name`);
+  }
+  if (record.profileId !== null) requireProfile(config, record.profileId);
+  return { ...config, clientTokens: [...config.clientTokens, record] };
+}
+
+export function removeClientToken(config: ConfigFile, name: string): ConfigFile {
+  if (!config.clientTokens.some((token) => token.name === name)) {
+    throw new ConfigEditError(`no client token named "${name}" (see \`${CLI_COMMAND} token list\`)`);
+  }
+  return { ...config, clientTokens: config.clientTokens.filter((token) => token.name !== name) };
+}
+
+export function updateSettings(config: ConfigFile, patch: Partial<Settings>): ConfigFile {
+  return { ...config, settings: { ...config.settings, ...patch } };
+}
+
+/** Tells a running proxy in another process that a key in the keychain changed. */
+export function bumpKeysRevision(config: ConfigFile): ConfigFile {
+  return { ...config, keysRevision: config.keysRevision + 1 };
+}
+
+export function requireProfile(config: ConfigFile, id: string): Profile {
+  const profile = config.profiles.find((candidate) => candidate.id === id);
+  if (!profile) {
+    const known = config.profiles.map((candidate) => candidate.id);
+    throw new ConfigEditError(
+      known.length > 0
+        ? `no profile with id "${id}" (profiles: ${known.join(', ')})`
+        : `no profile with id "${id}": add one with \`${CLI_COMMAND} profile add <id> --name <name> --base-url <url>\``,
+    );
+  }
+  return profile;
+}
+
+function normalizedBaseUrl(input: string): string {
+  const result = normalizeBaseUrl(input);
+  if (!result.ok) throw new ConfigEditError(result.reason);
+  return result.baseUrl;
+}
+
+function parseProfile(input: unknown): Profile {
+  const result = profileSchema.safeParse(input);
+  if (result.success) return result.data;
+  const issue = result.error.issues[0];
+  throw new ConfigEditError(issue ? `${issue.path.join('.') || 'profile'}: ${issue.message}` : 'invalid profile');
+}

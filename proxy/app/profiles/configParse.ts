@@ -1,0 +1,75 @@
+import { findNodeAtLocation, parse as parseJsonc, parseTree, printParseErrorCode, type ParseError } from 'jsonc-parser';
+import type { z } from 'zod';
+import { CONFIG_FILE_NAME, configFileSchema, type ConfigFile } from '../../contracts/config.ts';
+
+export type ConfigParseResult = { ok: true; config: ConfigFile } | { ok: false; message: string };
+
+/**
+ * Parses and validates the text of `airlock.json`. A failure names the field path and the line,
+ * so a user who edited the file by hand can find the mistake.
+ */
+export function parseConfigText(text: string): ConfigParseResult {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    return { ok: false, message: describeSyntaxError(text, error) };
+  }
+  const result = configFileSchema.safeParse(value);
+  if (result.success) return { ok: true, config: result.data };
+  return {
+    ok: false,
+    message: result.error.issues
+      .slice(0, 3)
+      .map((issue) => describeIssue(text, issue))
+      .join('; '),
+  };
+}
+
+export function serializeConfig(config: ConfigFile): string {
+  return `${JSON.stringify(config, null, 2)}\n`;
+}
+
+function describeSyntaxError(text: string, error: unknown): string {
+  const errors: ParseError[] = [];
+  parseJsonc(text, errors, { disallowComments: true, allowTrailingComma: false, allowEmptyContent: false });
+  const first = errors[0];
+  if (!first) return `${CONFIG_FILE_NAME} is not valid JSON: ${error instanceof Error ? error.message : String(error)}`;
+  const { line, column } = lineAndColumn(text, first.offset);
+  return `${CONFIG_FILE_NAME} is not valid JSON: line ${line}, column ${column}: ${printParseErrorCode(first.error)}`;
+}
+
+function describeIssue(text: string, issue: z.core.$ZodIssue): string {
+  const fieldPath = formatPath(issue.path);
+  const line = lineOfPath(text, issue.path);
+  return `${CONFIG_FILE_NAME}: ${fieldPath || '(top level)'} (line ${line}): ${issue.message}`;
+}
+
+/** `profiles[0].baseUrl`: the form a user can match against the file. */
+export function formatPath(path: readonly PropertyKey[]): string {
+  return path
+    .map((segment, index) => (typeof segment === 'number' ? `[${segment}]` : `${index === 0 ? '' : '.'}${String(segment)}`))
+    .join('');
+}
+
+/** The line of the deepest node that exists along the path (a missing field points at its parent). */
+function lineOfPath(text: string, path: readonly PropertyKey[]): number {
+  const root = parseTree(text);
+  if (!root) return 1;
+  const segments = path.filter((segment): segment is string | number => typeof segment !== 'symbol');
+  for (let depth = segments.length; depth >= 0; depth -= 1) {
+    const node = findNodeAtLocation(root, segments.slice(0, depth));
+    if (node) {
+      // A property's value node starts after its key; point at the key, where the field is named.
+      const offset = node.parent?.type === 'property' ? node.parent.offset : node.offset;
+      return lineAndColumn(text, offset).line;
+    }
+  }
+  return 1;
+}
+
+function lineAndColumn(text: string, offset: number): { line: number; column: number } {
+  const before = text.slice(0, offset);
+  const lastNewline = before.lastIndexOf('\n');
+  return { line: before.split('\n').length, column: offset - lastNewline };
+}

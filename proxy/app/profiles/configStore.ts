@@ -1,0 +1,196 @@
+import { mkdirSync, watch, type FSWatcher } from 'node:fs';
+import path from 'node:path';
+import lockfile from 'proper-lockfile';
+import { CONFIG_FILE_NAME, configFileSchema, emptyConfig, type ConfigFile } from '../../contracts/config.ts';
+import { formatPath, serializeConfig } from './configParse.ts';
+import { writeFileAtomic } from './atomicWrite.ts';
+import { readConfigFileState, sameStamp, statStamp, type FileStamp } from './configFileState.ts';
+
+/** The file on disk does not validate: nothing is written until the user fixes or resets it. */
+export class ConfigBrokenError extends Error {
+  readonly backupPath: string;
+  constructor(problem: string, backupPath: string) {
+    super(`${problem}. A copy is kept at ${backupPath}; fix the file by hand, or delete it to start over.`);
+    this.name = 'ConfigBrokenError';
+    this.backupPath = backupPath;
+  }
+}
+
+/** A mutation produced a config the schema rejects (a bug or a bad value from a form). */
+export class ConfigInvalidError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ConfigInvalidError';
+  }
+}
+
+export type ConfigMutator = (config: ConfigFile) => ConfigFile;
+export type ConfigListener = (config: ConfigFile) => void;
+
+export interface OpenConfigStoreOptions {
+  /** Follow writes by other processes (the running proxy and the window do; one-shot CLI commands do not). */
+  watch?: boolean;
+  /** Backstop for file systems where fs.watch misses events. */
+  pollIntervalMs?: number;
+}
+
+/** Held only for one read-modify-write; stale after this long if its holder died. */
+const LOCK_STALE_MS = 10_000;
+const LOCK_RETRIES = { retries: 100, factor: 1.3, minTimeout: 5, maxTimeout: 200, randomize: true };
+
+/**
+ * The config file `airlock.json`, shared by the app, `airlock serve` and the CLI. Reads on the
+ * request path are synchronous from an in-memory snapshot; every mutation is a read-modify-write
+ * under a cross-process lock, so concurrent writers lose nothing.
+ */
+export class ConfigStore {
+  readonly dataDir: string;
+  readonly filePath: string;
+  #snapshot: ConfigFile;
+  #loadedStamp: FileStamp | null = null;
+  #problem: ConfigBrokenError | null = null;
+  #listeners = new Set<ConfigListener>();
+  #watcher: FSWatcher | null = null;
+  #pollTimer: NodeJS.Timeout | null = null;
+
+  constructor(dataDir: string) {
+    this.dataDir = dataDir;
+    this.filePath = path.join(dataDir, CONFIG_FILE_NAME);
+    this.#snapshot = deepFreeze(emptyConfig());
+  }
+
+  /** The last valid config; synchronous and free of I/O. */
+  snapshot(): ConfigFile {
+    return this.#snapshot;
+  }
+
+  /** Why the file on disk is not being used, or null when it is fine. */
+  problem(): string | null {
+    return this.#problem?.message ?? null;
+  }
+
+  onChange(listener: ConfigListener): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  /** Re-reads the file if it changed since it was last loaded. */
+  reload(): void {
+    const stamp = statStamp(this.filePath);
+    const unchanged = stamp === null ? this.#loadedStamp === null && this.#problem === null : sameStamp(stamp, this.#loadedStamp);
+    if (unchanged) return;
+    const state = readConfigFileState(this.filePath);
+    if (state.kind === 'broken') {
+      this.#loadedStamp = state.stamp;
+      this.#problem = new ConfigBrokenError(state.message, state.backupPath);
+      return;
+    }
+    this.#problem = null;
+    this.#loadedStamp = state.kind === 'ok' ? state.stamp : null;
+    this.#publish(state.kind === 'ok' ? state.config : emptyConfig());
+  }
+
+  /** Applies `mutator` to the current file content under the cross-process lock and writes the result. */
+  async update(mutator: ConfigMutator): Promise<ConfigFile> {
+    return this.#withLock(() => {
+      const state = readConfigFileState(this.filePath);
+      if (state.kind === 'broken') {
+        this.#problem = new ConfigBrokenError(state.message, state.backupPath);
+        throw this.#problem;
+      }
+      const current = state.kind === 'ok' ? state.config : emptyConfig();
+      return this.#write(mutator(structuredClone(current)));
+    });
+  }
+
+  /** Starts over with an empty config; a broken file has already been copied aside by the read. */
+  async reset(): Promise<ConfigFile> {
+    return this.#withLock(() => {
+      readConfigFileState(this.filePath);
+      return this.#write(emptyConfig());
+    });
+  }
+
+  startWatching(pollIntervalMs = 2_000): void {
+    if (this.#watcher) return;
+    mkdirSync(this.dataDir, { recursive: true, mode: 0o700 });
+    const onEvent = (): void => {
+      try {
+        this.reload();
+      } catch {
+        // A read racing a rename or a permission change: the next event or poll retries.
+      }
+    };
+    this.#watcher = watch(this.dataDir, { persistent: false }, (_event, fileName) => {
+      if (fileName === null || fileName === CONFIG_FILE_NAME) onEvent();
+    });
+    this.#watcher.on('error', () => this.#stopWatcher());
+    this.#pollTimer = setInterval(onEvent, pollIntervalMs);
+    this.#pollTimer.unref();
+  }
+
+  close(): void {
+    this.#stopWatcher();
+    if (this.#pollTimer) clearInterval(this.#pollTimer);
+    this.#pollTimer = null;
+    this.#listeners.clear();
+  }
+
+  #stopWatcher(): void {
+    this.#watcher?.close();
+    this.#watcher = null;
+  }
+
+  #write(next: ConfigFile): ConfigFile {
+    const validated = configFileSchema.safeParse(next);
+    if (!validated.success) {
+      const issue = validated.error.issues[0];
+      throw new ConfigInvalidError(issue ? `${formatPath(issue.path) || 'config'}: ${issue.message}` : 'invalid config');
+    }
+    writeFileAtomic(this.filePath, serializeConfig(validated.data));
+    this.#loadedStamp = statStamp(this.filePath);
+    this.#problem = null;
+    this.#publish(validated.data);
+    return this.#snapshot;
+  }
+
+  #publish(config: ConfigFile): void {
+    this.#snapshot = deepFreeze(config);
+    for (const listener of this.#listeners) {
+      try {
+        listener(this.#snapshot);
+      } catch {
+        // A listener's failure must not stop the others or the writer.
+      }
+    }
+  }
+
+  async #withLock<T>(action: () => T): Promise<T> {
+    mkdirSync(this.dataDir, { recursive: true, mode: 0o700 });
+    const release = await lockfile.lock(this.dataDir, {
+      lockfilePath: `${this.filePath}.lock`,
+      stale: LOCK_STALE_MS,
+      retries: LOCK_RETRIES,
+    });
+    try {
+      return action();
+    } finally {
+      await release();
+    }
+  }
+}
+
+export function openConfigStore(dataDir: string, options: OpenConfigStoreOptions = {}): ConfigStore {
+  const store = new ConfigStore(dataDir);
+  store.reload();
+  if (options.watch) store.startWatching(options.pollIntervalMs);
+  return store;
+}
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const child of Object.values(value)) deepFreeze(child);
+  }
+  return value;
+}

@@ -1,0 +1,150 @@
+import type { ConfigFile } from '../../contracts/config.ts';
+import { API_KEY_ENV_VAR } from './envKeySource.ts';
+import { gatewayKeyAccount, KeychainUnavailableError, type SecretStore } from './secretStore.ts';
+
+export interface KeyStatus {
+  set: boolean;
+  lastFour: string | null;
+  /** The key is AIRLOCK_API_KEY's, for this run only. */
+  fromEnvironment?: true;
+}
+
+/** A key set for one profile from the environment (EnvKeySource). */
+interface EnvironmentKey {
+  readonly profileId: string;
+  keyFor(profileId: string): string | null;
+}
+
+const MIN_LENGTH_TO_SHOW_TAIL = 12;
+
+/** The last four characters, or null for a key so short that they would be too large a part of it. */
+export function keyLastFour(key: string): string | null {
+  return key.length >= MIN_LENGTH_TO_SHOW_TAIL ? key.slice(-4) : null;
+}
+
+/** How the CLI and the window describe a key: "set, ends in abcd", "from AIRLOCK_API_KEY for this run, ends in abcd" or "not set". */
+export function describeKeyStatus(status: KeyStatus): string {
+  if (!status.set) return 'not set';
+  const set = status.fromEnvironment ? `from ${API_KEY_ENV_VAR} for this run` : 'set';
+  return status.lastFour ? `${set}, ends in ${status.lastFour}` : `${set} (too short to show its end)`;
+}
+
+interface ConfigSource {
+  snapshot(): ConfigFile;
+  onChange(listener: (config: ConfigFile) => void): () => void;
+}
+
+/**
+ * The gateway keys of all profiles, held in the main process's memory so the request path never
+ * waits for the keychain. Nothing here returns a key except getKeyForRequest, which only the
+ * target resolver calls; everything else sees whether a key is set and its last four characters.
+ */
+export class KeyCache {
+  readonly #secrets: SecretStore;
+  #keys = new Map<string, string>();
+  #keychainProblem: string | null = null;
+  #environmentKey: EnvironmentKey | null = null;
+  /** Loads run one after another so an older, slower load never overwrites a newer one. */
+  #queue: Promise<void> = Promise.resolve();
+
+  constructor(secrets: SecretStore) {
+    this.#secrets = secrets;
+  }
+
+  /** Replaces the cache with the keys of exactly these profiles. */
+  loadAll(profileIds: readonly string[]): Promise<void> {
+    return this.#enqueue(async () => {
+      const next = new Map<string, string>();
+      try {
+        for (const profileId of profileIds) {
+          const key = await this.#secrets.get(gatewayKeyAccount(profileId));
+          if (key) next.set(profileId, key);
+        }
+        this.#keychainProblem = null;
+      } catch (error) {
+        if (!(error instanceof KeychainUnavailableError)) throw error;
+        this.#keychainProblem = error.message;
+      }
+      this.#keys = next;
+    });
+  }
+
+  /** Re-reads one profile's key (after another process changed it). */
+  refresh(profileId: string): Promise<void> {
+    return this.#enqueue(async () => {
+      const key = await this.#secrets.get(gatewayKeyAccount(profileId));
+      if (key) this.#keys.set(profileId, key);
+      else this.#keys.delete(profileId);
+    });
+  }
+
+  /** Stores an already cleaned key in the keychain, then in memory. */
+  setKey(profileId: string, key: string): Promise<void> {
+    return this.#enqueue(async () => {
+      await this.#secrets.set(gatewayKeyAccount(profileId), key);
+      this.#keys.set(profileId, key);
+    });
+  }
+
+  deleteKey(profileId: string): Promise<boolean> {
+    let deleted = false;
+    return this.#enqueue(async () => {
+      deleted = await this.#secrets.delete(gatewayKeyAccount(profileId));
+      this.#keys.delete(profileId);
+    }).then(() => deleted);
+  }
+
+  /** A key from the environment serves its profile this run (the target resolver sends it): statuses say so. */
+  setEnvironmentKey(environmentKey: EnvironmentKey | null): void {
+    this.#environmentKey = environmentKey;
+  }
+
+  keyStatus(profileId: string): KeyStatus {
+    const fromEnvironment = this.#environmentKey?.keyFor(profileId) ?? null;
+    if (fromEnvironment !== null) return { set: true, lastFour: keyLastFour(fromEnvironment), fromEnvironment: true };
+    const key = this.#keys.get(profileId);
+    return key ? { set: true, lastFour: keyLastFour(key) } : { set: false, lastFour: null };
+  }
+
+  /** Why keys could not be read (no keychain), or null. */
+  keychainProblem(): string | null {
+    return this.#keychainProblem;
+  }
+
+  /** For the request log's masking only: every key held, so none can reach a stored body. */
+  secretsForMasking(): string[] {
+    return [...this.#keys.values()];
+  }
+
+  /** For the target resolver only: the key injected into the upstream request. */
+  getKeyForRequest(profileId: string): string | null {
+    return this.#keys.get(profileId) ?? null;
+  }
+
+  /**
+   * Loads the keys of the config's profiles now, and again whenever the profile list or the keys
+   * revision changes (a `key set` from the CLI bumps it). Returns the unsubscribe function.
+   */
+  follow(config: ConfigSource): { ready: Promise<void>; stop: () => void } {
+    let loadedFor = '';
+    const loadIfChanged = (snapshot: ConfigFile): Promise<void> => {
+      const profileIds = snapshot.profiles.map((profile) => profile.id);
+      const signature = `${snapshot.keysRevision}:${profileIds.join('\n')}`;
+      if (signature === loadedFor) return this.#queue;
+      loadedFor = signature;
+      return this.loadAll(profileIds);
+    };
+    const stop = config.onChange((snapshot) => {
+      loadIfChanged(snapshot).catch(() => {
+        // loadAll reports an unavailable keychain through keychainProblem(); nothing else to do here.
+      });
+    });
+    return { ready: loadIfChanged(config.snapshot()), stop };
+  }
+
+  #enqueue(task: () => Promise<void>): Promise<void> {
+    const run = this.#queue.then(task);
+    this.#queue = run.catch(() => undefined);
+    return run;
+  }
+}

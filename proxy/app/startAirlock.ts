@@ -1,0 +1,205 @@
+import { createClientAuthenticator } from '../http/clientAuthenticator.ts';
+import { loadControlToken } from '../http/controlToken.ts';
+import { createTargetResolver } from './targetResolver.ts';
+import { burstGuardOptionsFrom } from '../spend/burstGuard.ts';
+import { createSpendGate, type SpendGateControl } from '../spend/spendGate.ts';
+import { SpendLedger, spentSinceFromLog, type SpendScope } from '../spend/spendLedger.ts';
+import { createCapabilityService, type CapabilityService } from './capabilities/capabilityService.ts';
+import { createControlRouter, type ControlApi } from './control/createControlRouter.ts';
+import { IdempotencyCache } from '../spend/idempotencyCache.ts';
+import { RequestEvents } from '../contracts/requestEvents.ts';
+import { isLocalRefusal } from '../contracts/ports.ts';
+import { recoverDamagedLog, type LogRecoveryReport } from '../store/logRecovery.ts';
+import { createRequestLog, type RequestLog } from '../store/requestLog.ts';
+import { requireProfile } from './profiles/configMutations.ts';
+import { openConfigStore, type ConfigStore } from './profiles/configStore.ts';
+import { EnvKeySource } from './secrets/envKeySource.ts';
+import { KeyCache } from './secrets/keyCache.ts';
+import { createKeytarSecretStore } from './secrets/keytarStore.ts';
+import type { SecretStore } from './secrets/secretStore.ts';
+import type { StopReport } from '../forward/shutdown.ts';
+import { startServer, type ProxyHandle } from '../http/startServer.ts';
+import { COMMAND_LINE_PROFILE_ID, overlayConfig, type ConfigSource } from './configOverlay.ts';
+import { lockDataDir } from './dataDirLock.ts';
+import { makeDataDirPrivate } from './privateDataDir.ts';
+
+export interface AirlockOptions {
+  dataDir: string;
+  port: number;
+  env: NodeJS.ProcessEnv;
+  /** Serve this profile for this run, whatever the file marks active; an unknown id is refused. */
+  profileId?: string;
+  /** A normalised base URL for a one-run profile (its key from AIRLOCK_API_KEY). */
+  commandLineBaseUrl?: string;
+  secrets?: SecretStore;
+  uiDir?: string;
+  /** A hard limit on the request log's database; past it writes fail as on a full disk. None by default. */
+  maxLogBytes?: number;
+}
+
+export interface Airlock {
+  proxy: ProxyHandle;
+  config: ConfigSource;
+  store: ConfigStore;
+  keys: KeyCache;
+  log: RequestLog;
+  spendGate: SpendGateControl;
+  capabilities: CapabilityService;
+  control: ControlApi;
+  /** Opens the control API (and the window); never a client token. */
+  controlToken: string;
+  /** Things the user should know at start (no keychain, broken config file, a damaged log set aside). */
+  notices: string[];
+  /** The request log was damaged and set aside at this start; null when it was sound. */
+  logRecovery: LogRecoveryReport | null;
+  /** Stops the proxy (see ProxyHandle.stop), then writes every row still queued and closes the log. */
+  stop(options?: { drainMs?: number }): Promise<StopReport>;
+}
+
+function spendScopes(config: ConfigSource): SpendScope[] {
+  const snapshot = config.snapshot();
+  return [
+    ...snapshot.profiles.map((profile): SpendScope => ({ kind: 'profile', profileId: profile.id })),
+    ...snapshot.clientTokens.map((token): SpendScope => ({ kind: 'client', clientName: token.name })),
+  ];
+}
+
+/**
+ * The composition root shared by `airlock serve` and the desktop app: the profile file, the
+ * keychain, the log, the spend gate, the control API and the proxy, wired once. The data
+ * directory is locked to this process first (DataDirInUseError if another Airlock has it).
+ */
+export async function startAirlock(options: AirlockOptions): Promise<Airlock> {
+  const privacyProblems = makeDataDirPrivate(options.dataDir);
+  const dataDirLock = lockDataDir(options.dataDir);
+  try {
+    const airlock = await startWithDataDir(options);
+    return {
+      ...airlock,
+      notices: [...privacyProblems, ...airlock.notices],
+      async stop(stopOptions) {
+        const report = await airlock.stop(stopOptions);
+        dataDirLock.release();
+        return report;
+      },
+    };
+  } catch (error) {
+    dataDirLock.release();
+    throw error;
+  }
+}
+
+async function startWithDataDir(options: AirlockOptions): Promise<Airlock> {
+  const notices: string[] = [];
+  const store = openConfigStore(options.dataDir, { watch: true });
+  if (options.profileId) {
+    try {
+      requireProfile(store.snapshot(), options.profileId);
+    } catch (error) {
+      store.close();
+      throw error;
+    }
+  }
+  const fileProblem = store.problem();
+  if (fileProblem) notices.push(fileProblem);
+  const config = overlayConfig(store, {
+    ...(options.profileId ? { activeProfileId: options.profileId } : {}),
+    ...(options.commandLineBaseUrl ? { commandLineBaseUrl: options.commandLineBaseUrl } : {}),
+  });
+  const secrets = options.secrets ?? createKeytarSecretStore();
+  const keys = new KeyCache(secrets);
+  const following = keys.follow(config);
+  await following.ready;
+  const keychainProblem = keys.keychainProblem();
+  if (keychainProblem) notices.push(keychainProblem);
+  const envProfileId = options.commandLineBaseUrl ? COMMAND_LINE_PROFILE_ID : config.snapshot().activeProfileId;
+  const envKey = envProfileId ? EnvKeySource.fromEnvironment(options.env, envProfileId) : null;
+  if (envKey) notices.push(`Using the gateway key from AIRLOCK_API_KEY for profile "${envKey.profileId}" for this run only.`);
+  keys.setEnvironmentKey(envKey);
+  const controlToken = await loadControlToken(secrets);
+
+  const logRecovery = recoverDamagedLog(options.dataDir);
+  if (logRecovery) notices.push(logRecovery.message);
+  const knownSecrets = (): string[] => [...keys.secretsForMasking(), ...(envKey ? envKey.secretsForMasking() : []), controlToken.token];
+  const log = createRequestLog({
+    dataDir: options.dataDir,
+    ...(options.maxLogBytes === undefined ? {} : { maxDbBytes: options.maxLogBytes }),
+    knownSecrets,
+    onError: (error) => console.error('[airlock] request log:', error instanceof Error ? error.message : 'failed'),
+    onRecordingChange: (message) => console.error(`[airlock] request log: ${message}`),
+  });
+  log.markInterruptedFromPreviousRun();
+  if (log.startNotice !== null) notices.push(log.startNotice);
+  const ledger = new SpendLedger();
+  ledger.seed(
+    spendScopes(config),
+    spentSinceFromLog((query) => log.spendSince(query)),
+    Date.now(),
+  );
+  const spendGate = createSpendGate({
+    ledger,
+    ledgerGap: (nowMs) => log.ledgerGap(nowMs),
+    clientBudget: (name) => config.snapshot().clientTokens.find((token) => token.name === name)?.budget,
+    burstGuard: () => burstGuardOptionsFrom(config.snapshot().settings.burstLimits),
+  });
+  const targets = createTargetResolver(config, keys, envKey);
+  const capabilities = createCapabilityService({
+    dataDir: options.dataDir,
+    resolveTarget: (profileId) => {
+      const target = targets.resolve({ tokenName: null, pinnedProfileId: profileId });
+      return isLocalRefusal(target) ? null : target;
+    },
+  });
+  const control = createControlRouter({
+    controlToken: controlToken.token,
+    config: { snapshot: () => config.snapshot(), update: (mutator) => store.update(mutator) },
+    keys,
+    secrets,
+    knownSecrets,
+    targets,
+    log,
+    spendGate,
+    capabilities,
+    startupAlarms: logRecovery ? [{ kind: 'log_recovered', message: logRecovery.message }] : [],
+    ...(options.uiDir ? { uiDir: options.uiDir } : {}),
+  });
+  const events = new RequestEvents();
+  const proxy = await startServer({
+    port: options.port,
+    events,
+    services: { authenticator: createClientAuthenticator(config), targets, spendGate },
+    nativeVerified: (profileId, protocol, model) => capabilities.nativeVerified(profileId, protocol, model),
+    controlRouter: control.router,
+    idempotency: new IdempotencyCache({}, { store: log.idempotencyStore }),
+  }).catch(async (error: unknown) => {
+    control.close();
+    following.stop();
+    store.close();
+    await log.close();
+    throw error;
+  });
+  const detachLog = log.attach(proxy.events);
+  control.attach(proxy);
+  return {
+    proxy,
+    config,
+    store,
+    keys,
+    log,
+    spendGate,
+    capabilities,
+    control,
+    controlToken: controlToken.token,
+    notices,
+    logRecovery,
+    async stop(stopOptions) {
+      const report = await proxy.stop(stopOptions);
+      detachLog();
+      control.close();
+      following.stop();
+      store.close();
+      await log.close();
+      return report;
+    },
+  };
+}

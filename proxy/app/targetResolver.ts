@@ -1,0 +1,46 @@
+import type { ConfigFile } from '../contracts/config.ts';
+import type { ClientIdentity, LocalRefusal, TargetResolver, UpstreamTarget } from '../contracts/ports.ts';
+import { CLI_COMMAND } from '../contracts/cli.ts';
+
+interface KeySource {
+  getKeyForRequest(profileId: string): string | null;
+}
+
+interface EnvKey {
+  keyFor(profileId: string): string | null;
+}
+
+/**
+ * Identity -> the profile and key one request uses: the token's pinned profile, else the active
+ * one. Read from the in-memory snapshot at the start of the request, so a profile switch affects
+ * only later requests. A key from the environment, set for this run, wins for its profile.
+ */
+export function createTargetResolver(config: { snapshot(): ConfigFile }, keys: KeySource, envKey?: EnvKey | null): TargetResolver {
+  return {
+    resolve(identity: ClientIdentity): UpstreamTarget | LocalRefusal {
+      const snapshot = config.snapshot();
+      const profileId = identity.pinnedProfileId ?? snapshot.activeProfileId;
+      if (profileId === null) return noProfile(snapshot);
+      const profile = snapshot.profiles.find((candidate) => candidate.id === profileId);
+      if (!profile) return noProfile(snapshot);
+      const apiKey = envKey?.keyFor(profileId) ?? keys.getKeyForRequest(profileId);
+      if (!apiKey) {
+        return {
+          status: 503,
+          errorClass: 'no_key',
+          code: 'no_key',
+          message: `Profile "${profileId}" has no gateway key. Run \`${CLI_COMMAND} key set ${profileId}\` or set it in the Airlock window.`,
+        };
+      }
+      return { profile, apiKey };
+    },
+  };
+}
+
+function noProfile(snapshot: ConfigFile): LocalRefusal {
+  const message =
+    snapshot.profiles.length === 0
+      ? `Airlock has no gateway profile yet. Add one with \`${CLI_COMMAND} profile add <id> --name <name> --base-url <url>\` or in the Airlock window.`
+      : `No active profile. Choose one with \`${CLI_COMMAND} profile use <id>\` (profiles: ${snapshot.profiles.map((p) => p.id).join(', ')}) or in the Airlock window.`;
+  return { status: 503, errorClass: 'no_key', code: 'no_profile', message };
+}

@@ -1,0 +1,71 @@
+import type { ErrorClass } from './errors.ts';
+import type { ClientProtocol, ProtocolMode, TokenUsage } from './usage.ts';
+
+/**
+ * The lifecycle of one proxied request, published in-process as it happens. Subscribers (the log,
+ * the window's live feed) must be cheap and must never throw into the forwarding path.
+ */
+export type RequestLifecycleEvent =
+  | {
+      type: 'start';
+      requestId: string;
+      startedAtMs: number;
+      method: string;
+      clientPath: string;
+      upstreamPath: string;
+      profileId: string | null;
+      clientName: string | null;
+      protocol: ClientProtocol;
+      protocolMode: ProtocolMode;
+      requestedModel: string | null;
+      upstreamModel: string | null;
+      stream: boolean;
+      /** What Airlock changed on the way (fields a translation dropped, say). */
+      notes: string[];
+    }
+  | {
+      type: 'headers';
+      requestId: string;
+      status: number;
+      ttfbMs: number;
+      upstreamRequestId: string | null;
+      retries: number;
+    }
+  | { type: 'delta'; requestId: string; text: string }
+  | { type: 'usage'; requestId: string; usage: TokenUsage; responseModel: string | null }
+  /**
+   * A stream's estimated use so far (input from the body's size, output from the text received),
+   * recorded in its in-flight row so a crash does not erase what the gateway charged for it.
+   * Published at its first text and then at most once per STREAM_PROGRESS_INTERVAL_MS.
+   */
+  | { type: 'progress'; requestId: string; usage: TokenUsage; costCredits: number | null }
+  | {
+      type: 'end';
+      requestId: string;
+      status: number;
+      durationMs: number;
+      ttfbMs: number | null;
+      retries: number;
+      errorClass: ErrorClass | null;
+      errorMessage: string | null;
+      responseModel: string | null;
+      upstreamRequestId: string | null;
+      usage: TokenUsage | null;
+      /** 'estimated' when the upstream reported no usage and a tokenizer counted instead. */
+      usageSource: 'reported' | 'estimated' | null;
+      /** null when the model has no price ("unpriced"), never 0 for that. */
+      costCredits: number | null;
+      bodies: CapturedBodies;
+    };
+
+/** Bodies captured for the log, already capped; masking happens in the log before anything is written. */
+export interface CapturedBodies {
+  requestHeaders: Record<string, string>;
+  responseHeaders: Record<string, string>;
+  requestBody: Buffer | null;
+  requestBodyTruncated: boolean;
+  responseBody: Buffer | null;
+  responseBodyTruncated: boolean;
+  /** For streams: the assembled assistant text. */
+  streamText: string | null;
+}

@@ -1,0 +1,81 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import type { LocalErrorClass } from './errors.ts';
+import type { Profile } from './profile.ts';
+
+/**
+ * The seams of the forwarding pipeline. `startServer` is given one implementation of each; the
+ * headless CLI, the desktop app and the tests wire different ones (static profile vs profile file,
+ * real keychain vs environment key). All are synchronous: nothing here may add I/O to a request.
+ */
+
+/** A refusal Airlock makes itself, before anything is sent upstream. */
+export interface LocalRefusal {
+  status: number;
+  errorClass: LocalErrorClass;
+  /** Says the cause and the fix, never a key or a token. */
+  message: string;
+  code?: string;
+  headers?: Record<string, string>;
+}
+
+export function isLocalRefusal(value: unknown): value is LocalRefusal {
+  return typeof value === 'object' && value !== null && 'errorClass' in value && 'status' in value;
+}
+
+/** Who is calling: the client token's name and, if pinned, its profile. */
+export interface ClientIdentity {
+  tokenName: string | null;
+  pinnedProfileId: string | null;
+  /** The model used when a request names none (per client token). */
+  defaultModel?: string | null;
+}
+
+/** Decides whether a request may use the proxy at all (client token; Host and Origin are checked before). */
+export interface ClientAuthenticator {
+  authenticate(headers: IncomingHttpHeaders): ClientIdentity | LocalRefusal;
+}
+
+/** Everything one request needs to reach the gateway, fixed when the request starts. */
+export interface UpstreamTarget {
+  profile: Profile;
+  /** Already cleaned (see cleanApiKey). Never logged, never returned by any API. */
+  apiKey: string;
+}
+
+export interface TargetResolver {
+  resolve(identity: ClientIdentity): UpstreamTarget | LocalRefusal;
+}
+
+export interface SpendCheckInput {
+  /** Airlock's request id: an admitted request's estimate is reserved until its outcome is recorded. */
+  requestId: string;
+  identity: ClientIdentity;
+  profile: Profile;
+  method: string;
+  upstreamPath: string;
+  upstreamModel: string | null;
+  /** Estimated from the request body; null where the body was not parsed or no cap needs it. */
+  estimatedInputTokens: number | null;
+}
+
+export interface SpendOutcome {
+  requestId: string;
+  identity: ClientIdentity;
+  profileId: string;
+  status: number;
+  costCredits: number | null;
+  atMs: number;
+}
+
+/** Budgets, burst guard, auth circuit breaker: decided in memory, O(1), before anything is sent. */
+export interface SpendGate {
+  /** Whether `check` would use an input estimate: only a budget cap does, and counting tokens is not free. */
+  needsInputEstimate(identity: ClientIdentity, profile: Profile): boolean;
+  /** Whether the budget caps alone would admit this request at this estimate; no side effects. */
+  budgetsAdmit(input: SpendCheckInput): boolean;
+  check(input: SpendCheckInput): LocalRefusal | null;
+  /** Lowers an admitted request's held estimate to a closer one (a count after an upper bound); never raises it. */
+  refineHold(input: SpendCheckInput): void;
+  /** Called once per admitted request, when it ends (it releases the request's reservation). */
+  recordOutcome(outcome: SpendOutcome): void;
+}

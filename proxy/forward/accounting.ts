@@ -1,0 +1,84 @@
+import { costOf, findPrice } from '../spend/cost.ts';
+import { byteEstimateTokens, inputTokensUpperBound } from '../spend/estimate.ts';
+import { tokenEstimator } from '../spend/tokenEstimator.ts';
+import type { Profile } from '../contracts/profile.ts';
+import type { TokenUsage } from '../contracts/usage.ts';
+import type { ExchangePlan } from './plan.ts';
+import type { ProgressEstimate, RequestTrace, TraceAccounting } from './trace.ts';
+
+/** Past this a request would wait for its count about 10 ms per 100 KB: bytes are counted instead. */
+const TOKENIZE_LIMIT_CHARS = 256 * 1024;
+
+function estimateOutputTokens(text: string): Promise<number> {
+  return text.length > TOKENIZE_LIMIT_CHARS
+    ? Promise.resolve(byteEstimateTokens(Buffer.byteLength(text)))
+    : tokenEstimator.textTokens(text);
+}
+
+/**
+ * The input estimate without the tokenizer: final where the tokenizer is not used, otherwise an
+ * upper bound of its count (`countRefines`), enough for a budget that admits the request anyway.
+ */
+export function quickInputEstimate(plan: ExchangePlan): { tokens: number | null; countRefines: boolean } {
+  if (plan.chatBody && plan.body && plan.byteLength <= TOKENIZE_LIMIT_CHARS)
+    return { tokens: inputTokensUpperBound(plan.chatBody), countRefines: true };
+  if (plan.byteLength > 0 && plan.upstreamModel !== null) return { tokens: byteEstimateTokens(plan.byteLength), countRefines: false };
+  return { tokens: null, countRefines: false };
+}
+
+export async function estimateInputTokens(plan: ExchangePlan): Promise<number | null> {
+  if (plan.chatBody && plan.body && plan.byteLength <= TOKENIZE_LIMIT_CHARS)
+    return tokenEstimator.chatInputTokens(plan.body, plan.byteLength);
+  if (plan.byteLength > 0 && plan.upstreamModel !== null) return byteEstimateTokens(plan.byteLength);
+  return null;
+}
+
+function answeredText(trace: RequestTrace): string {
+  const streamed = trace.streamText();
+  if (streamed !== null) return streamed;
+  const body = trace.responseBody.toBuffer();
+  if (!body) return '';
+  try {
+    const json = JSON.parse(body.toString('utf8')) as { choices?: { message?: { content?: unknown } }[] };
+    const content = json.choices?.[0]?.message?.content;
+    return typeof content === 'string' ? content : '';
+  } catch {
+    return '';
+  }
+}
+
+/**
+ * What a stream has used so far, without the tokenizer (it runs every second per stream): the
+ * input as the body's bytes / 3 and the output as its text's, both over-counts on the side that
+ * keeps budgets safe. It stands in the in-flight row until the request ends, so a crash leaves
+ * an estimate instead of no spend at all.
+ */
+export function streamProgressEstimate(
+  plan: Pick<ExchangePlan, 'byteLength' | 'upstreamModel'>,
+  profile: Pick<Profile, 'prices' | 'priceMultiplier'>,
+): ProgressEstimate {
+  const inputTokens = byteEstimateTokens(plan.byteLength);
+  const price = findPrice(profile.prices, plan.upstreamModel);
+  return (outputBytes) => {
+    const usage = { inputTokens, outputTokens: byteEstimateTokens(outputBytes) };
+    return { usage, costCredits: costOf(usage, price, profile.priceMultiplier).costCredits };
+  };
+}
+
+/**
+ * Usage as reported, or, when a model answered without reporting it (or broke off mid-stream,
+ * when the gateway may still charge), a tokenizer estimate marked as such; then its cost.
+ */
+export async function accountFor(trace: RequestTrace, plan: ExchangePlan, profile: Profile): Promise<TraceAccounting> {
+  let usage: TokenUsage | null = trace.usage;
+  let usageSource: TraceAccounting['usageSource'] = usage ? 'reported' : null;
+  const reachedModel = trace.ttfbMs !== null && trace.status > 0 && trace.status < 400 && plan.upstreamModel !== null;
+  if (!usage && reachedModel) {
+    const [inputTokens, outputTokens] = await Promise.all([estimateInputTokens(plan), estimateOutputTokens(answeredText(trace))]);
+    usage = { inputTokens: inputTokens ?? 0, outputTokens };
+    usageSource = 'estimated';
+  }
+  const price = findPrice(profile.prices, plan.upstreamModel);
+  const { costCredits } = usage ? costOf(usage, price, profile.priceMultiplier) : { costCredits: null };
+  return { usage, usageSource, costCredits };
+}

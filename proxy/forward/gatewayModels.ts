@@ -1,0 +1,89 @@
+import type { UpstreamErrorClass } from '../contracts/errors.ts';
+import { classifyNetworkFailure, classifyUpstreamResponse } from '../core/errorClass.ts';
+import { closestModelIds } from './modelSuggestions.ts';
+import type { UpstreamTarget } from '../contracts/ports.ts';
+import { sendUpstream } from './upstreamClient.ts';
+
+/**
+ * The gateway's model list per profile (docs/gateway-spec.md §4.1: it differs per account, so it
+ * is fetched, never hard-coded), in one cache that the window's Models screen and the "Did you
+ * mean" hints of a model-not-found answer share: whichever fetched it last, the other uses it.
+ */
+export interface GatewayModelList {
+  fetchedAtMs: number;
+  /** In the gateway's order. */
+  ids: string[];
+}
+
+export type GatewayModelFetch = { ok: true; list: GatewayModelList } | { ok: false; errorClass: UpstreamErrorClass };
+
+/** How long a list answers a hint before the next hint fetches it again. */
+const HINT_LIST_TTL_MS = 5 * 60_000;
+/** A hint holds up a failed request's answer: it waits this long for the list at most. */
+const HINT_FETCH_TIMEOUT_MS = 3_000;
+
+const lists = new Map<string, GatewayModelList>();
+
+/** A profile's list belongs to its base URL too: an edited URL is another gateway. */
+function cacheKey(profile: { id: string; baseUrl: string }): string {
+  return `${profile.id}\u0000${profile.baseUrl}`;
+}
+
+export function cachedGatewayModels(profile: { id: string; baseUrl: string }): GatewayModelList | null {
+  return lists.get(cacheKey(profile)) ?? null;
+}
+
+/** Fetches GET {base_url}/models with the profile's key and caches the list; a failure keeps the cached one. */
+export async function fetchGatewayModels(target: UpstreamTarget, nowMs: number, timeoutMs: number): Promise<GatewayModelFetch> {
+  try {
+    const response = await sendUpstream({
+      url: new URL(`${target.profile.baseUrl}/models`),
+      method: 'GET',
+      headers: { authorization: `Bearer ${target.apiKey}`, accept: 'application/json' },
+      body: null,
+      signal: AbortSignal.timeout(timeoutMs),
+      connectTimeoutMs: target.profile.timeouts.connectTimeoutMs,
+      idleTimeoutMs: Math.min(target.profile.timeouts.idleTimeoutMs, timeoutMs),
+    });
+    const bodyText = await response.body.text();
+    const contentType = response.headers['content-type'];
+    const errorClass = classifyUpstreamResponse({
+      status: response.statusCode,
+      contentType: (Array.isArray(contentType) ? contentType[0] : contentType) ?? null,
+      bodyText,
+      expectJson: true,
+    });
+    if (errorClass !== null) return { ok: false, errorClass };
+    const list = { fetchedAtMs: nowMs, ids: modelIdsFrom(bodyText) };
+    lists.set(cacheKey(target.profile), list);
+    return { ok: true, list };
+  } catch (error) {
+    return { ok: false, errorClass: classifyNetworkFailure(error) };
+  }
+}
+
+/** For a model-not-found error: the closest real ids, so the user can copy the right one; none when the list is out of reach. */
+export async function suggestModels(target: UpstreamTarget, requestedModel: string): Promise<string[]> {
+  const nowMs = Date.now();
+  let list = cachedGatewayModels(target.profile);
+  if (!list || nowMs - list.fetchedAtMs >= HINT_LIST_TTL_MS) {
+    const fetched = await fetchGatewayModels(target, nowMs, HINT_FETCH_TIMEOUT_MS);
+    if (fetched.ok) list = fetched.list;
+  }
+  return closestModelIds(requestedModel, list?.ids ?? []);
+}
+
+/** Model ids from a GET /models body (`{ data: [{ id }] }`), in the gateway's order. */
+export function modelIdsFrom(bodyText: string): string[] {
+  try {
+    const parsed = JSON.parse(bodyText) as { data?: unknown };
+    if (!Array.isArray(parsed.data)) return [];
+    return parsed.data.flatMap((entry) =>
+      typeof entry === 'object' && entry !== null && typeof (entry as { id?: unknown }).id === 'string'
+        ? [(entry as { id: string }).id]
+        : [],
+    );
+  } catch {
+    return [];
+  }
+}

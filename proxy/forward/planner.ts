@@ -1,0 +1,158 @@
+import { routeKindOf } from './clientPath.ts';
+import type { ClientProtocol } from '../contracts/usage.ts';
+import { resolveUpstreamModel } from './modelRouting.ts';
+import type { ExchangePlan } from './plan.ts';
+import { rewriteJsonBody, streamFlagOf, modelOf, type ClientBody, type ParsedBody } from './requestBody.ts';
+import type { ClientIdentity, LocalRefusal, UpstreamTarget } from '../contracts/ports.ts';
+import { answerCountTokens, chooseMode, responseTranslatorFor } from '../protocols/translationPlans.ts';
+import { chatRequestFor, type TranslatedProtocol } from './translation/translationJob.ts';
+import { translationThread, TranslationUnavailableError, type TranslationThread } from './translation/translationThreadClient.ts';
+
+/** Whether the capability check has shown that the gateway speaks this protocol natively for a model. */
+export type NativeProtocolCheck = (profileId: string, protocol: 'messages' | 'responses', upstreamModel: string) => boolean;
+
+export interface PlanInput {
+  method: string;
+  path: string;
+  query: string;
+  protocol: ClientProtocol;
+  body: ClientBody;
+  parsed: ParsedBody;
+  identity: ClientIdentity;
+  target: UpstreamTarget;
+  nativeVerified?: NativeProtocolCheck;
+  /** Where heavy bodies are translated; the process's shared thread unless given. */
+  translation?: TranslationThread;
+}
+
+export interface PlanRefusal {
+  refusal: LocalRefusal;
+}
+
+/** `localAnswer`: answered by Airlock itself, nothing sent upstream (Anthropic `count_tokens`). */
+export type Plan = (ExchangePlan & { localAnswer?: Promise<object> }) | PlanRefusal;
+
+function invalid(message: string): PlanRefusal {
+  return {
+    refusal: {
+      status: 400,
+      errorClass: 'invalid_request',
+      message: `${message}. Nothing was sent to the gateway; fix the request and retry.`,
+    },
+  };
+}
+
+/**
+ * Decides how one request reaches the gateway: path, model id, body bytes, and translation. Only a
+ * heavy body in another protocol makes it wait (for the translation thread); the rest is decided
+ * at once.
+ */
+export function buildPlan(input: PlanInput): Plan | Promise<Plan> {
+  const { parsed, target } = input;
+  if (parsed.kind === 'invalid') return invalid(parsed.message);
+  const requestedModel = modelOf(parsed);
+  const { upstreamModel } = resolveUpstreamModel({
+    requestedModel,
+    aliases: target.profile.modelAliases,
+    routes: target.profile.modelRoutes,
+    clientDefaultModel: input.identity.defaultModel ?? null,
+  });
+  const kind = routeKindOf(input.path, input.method);
+  if (kind === 'messages' || kind === 'count_tokens' || kind === 'responses') {
+    const protocolKey = kind === 'responses' ? 'responses' : 'messages';
+    const nativeVerified = upstreamModel !== null && (input.nativeVerified?.(target.profile.id, protocolKey, upstreamModel) ?? false);
+    if (chooseMode(target.profile.protocolModes[protocolKey], nativeVerified) === 'translate') {
+      return translatedPlan(input, kind, requestedModel, upstreamModel);
+    }
+  }
+  const isChat = kind === 'chat';
+  const rewritten = rewriteJsonBody(input.body, parsed, upstreamModel, isChat);
+  return {
+    protocol: input.protocol,
+    mode: 'native',
+    method: input.method,
+    upstreamPath: input.path,
+    query: input.query,
+    body: input.body.byteLength === 0 && rewritten.byteLength === 0 ? null : rewritten.chunks,
+    byteLength: rewritten.byteLength,
+    stream: streamFlagOf(parsed),
+    requestedModel,
+    upstreamModel,
+    usageInjected: rewritten.usageInjected,
+    chatBody: isChat && parsed.kind === 'json' ? parsed.value : null,
+    dropAnthropicHeaders: false,
+    translator: null,
+    notes: [],
+  };
+}
+
+function translatedPlan(
+  input: PlanInput,
+  kind: 'messages' | 'count_tokens' | 'responses',
+  requestedModel: string | null,
+  upstreamModel: string | null,
+): Plan | Promise<Plan> {
+  const { parsed } = input;
+  if (parsed.kind !== 'json' && parsed.kind !== 'scanned-json')
+    return invalid('the request body must be a JSON object of the client protocol');
+  const base = {
+    protocol: input.protocol,
+    mode: 'translate' as const,
+    method: input.method,
+    query: '',
+    requestedModel,
+    upstreamModel,
+    usageInjected: true,
+    dropAnthropicHeaders: true,
+  };
+  if (kind === 'count_tokens') {
+    return {
+      ...base,
+      upstreamPath: input.path,
+      body: null,
+      byteLength: 0,
+      stream: false,
+      chatBody: null,
+      translator: null,
+      notes: [],
+      localAnswer: answerCountTokens(input.body),
+    };
+  }
+  if (upstreamModel === null || requestedModel === null) return invalid('the request names no model');
+  const protocol: TranslatedProtocol = kind === 'responses' ? 'responses' : 'messages';
+  const planned = (bytes: Buffer, stream: boolean, notes: string[], chatBody: Record<string, unknown> | null): Plan => ({
+    ...base,
+    upstreamPath: 'chat/completions',
+    body: [bytes],
+    byteLength: bytes.length,
+    stream,
+    chatBody,
+    translator: responseTranslatorFor(protocol, requestedModel),
+    notes,
+  });
+  if (parsed.kind === 'json') {
+    const request = chatRequestFor(protocol, parsed.value, upstreamModel);
+    if (!request.ok) return invalid(request.message);
+    return planned(Buffer.from(JSON.stringify(request.chatBody)), request.stream, request.notes, request.chatBody);
+  }
+  // Parsed, translated and serialized off the forwarding loop; the budget then goes by its bytes.
+  return (input.translation ?? translationThread).translate(protocol, input.body.chunks, input.body.byteLength, upstreamModel).then(
+    (translated) => (translated.ok ? planned(translated.chatJson, translated.stream, translated.notes, null) : invalid(translated.message)),
+    (error: unknown) => {
+      if (error instanceof TranslationUnavailableError) return translationUnavailable(error.message);
+      throw error;
+    },
+  );
+}
+
+function translationUnavailable(reason: string): PlanRefusal {
+  return {
+    refusal: {
+      status: 503,
+      errorClass: 'translation_unavailable',
+      message:
+        `Airlock could not translate this request to Chat Completions: ${reason}. Nothing was sent to the gateway. ` +
+        'Restart Airlock (its output says why the thread failed), or send a smaller request.',
+    },
+  };
+}

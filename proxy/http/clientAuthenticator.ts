@@ -1,0 +1,37 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import type { ConfigFile } from '../contracts/config.ts';
+import type { ClientAuthenticator, ClientIdentity, LocalRefusal } from '../contracts/ports.ts';
+import { findTokenRecord, presentedTokens } from './clientTokens.ts';
+import { CLI_COMMAND } from '../contracts/cli.ts';
+
+export const ANONYMOUS_IDENTITY: ClientIdentity = Object.freeze({ tokenName: null, pinnedProfileId: null });
+
+export const CLIENT_TOKEN_HELP =
+  'Send your Airlock client token as "Authorization: Bearer <token>" or "x-api-key: <token>" ' +
+  `(set it as the API key in your tool). Create one with \`${CLI_COMMAND} token create <name>\`, ` +
+  "or copy it from the Airlock window's Connect screen.";
+
+/**
+ * Client token -> identity, from the config snapshot (no I/O). When the user turned the token
+ * requirement off, a request without a valid token is the anonymous identity; a valid token
+ * still counts, so its pin is honoured.
+ */
+export function createClientAuthenticator(config: { snapshot(): ConfigFile }): ClientAuthenticator {
+  return {
+    authenticate(headers: IncomingHttpHeaders): ClientIdentity | LocalRefusal {
+      const snapshot = config.snapshot();
+      for (const token of presentedTokens(headers)) {
+        const record = findTokenRecord(token, snapshot.clientTokens);
+        if (record) return { tokenName: record.name, pinnedProfileId: record.profileId, defaultModel: record.defaultModel ?? null };
+      }
+      if (!snapshot.settings.requireClientToken) return ANONYMOUS_IDENTITY;
+      return {
+        status: 401,
+        errorClass: 'client_unauthorized',
+        code: 'client_unauthorized',
+        message: `Missing or unknown Airlock client token. ${CLIENT_TOKEN_HELP}`,
+        headers: { 'www-authenticate': 'Bearer realm="airlock"' },
+      };
+    },
+  };
+}

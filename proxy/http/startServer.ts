@@ -1,0 +1,150 @@
+import { createServer, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import express, { type ErrorRequestHandler, type Router } from 'express';
+import { createRequestGuards } from './requestGuards.ts';
+import { RequestEvents } from '../contracts/requestEvents.ts';
+import { createForwardHandler, type PipelineServices } from '../forward/forward.ts';
+import type { IdempotencyCache } from '../spend/idempotencyCache.ts';
+import type { NativeProtocolCheck } from '../forward/planner.ts';
+import { ForwardShutdown, type StopReport } from '../forward/shutdown.ts';
+import { TranslationThread } from '../forward/translation/translationThreadClient.ts';
+import { closeUpstreamAgents } from '../forward/upstreamClient.ts';
+import { CAPTURE_LIMIT_BYTES, CONTROL_PREFIX, DEFAULT_HOST } from '../contracts/defaults.ts';
+import { answerUnexpectedError, createRequestDispatch } from './requestDispatch.ts';
+
+export interface ServerOptions {
+  host?: string;
+  port: number;
+  services: PipelineServices;
+  events?: RequestEvents;
+  controlRouter?: Router;
+  captureLimitBytes?: number;
+  /** From the capability check: where the gateway speaks Anthropic or Responses natively. */
+  nativeVerified?: NativeProtocolCheck;
+  /** Answers repeated image/video creations carrying the same idempotency key. */
+  idempotency?: IdempotencyCache;
+  /** Where heavy Messages and Responses bodies are translated; unless given, a thread of the proxy's own, stopped with it. */
+  translation?: TranslationThread;
+}
+
+export interface ProxyHandle {
+  host: string;
+  port: number;
+  url: string;
+  events: RequestEvents;
+  setPaused(paused: boolean): void;
+  isPaused(): boolean;
+  inFlightCount(): number;
+  stop(options?: { drainMs?: number }): Promise<StopReport>;
+}
+
+export class PortInUseError extends Error {
+  readonly port: number;
+  constructor(port: number, host: string) {
+    super(
+      `Port ${port} on ${host} is already in use, so Airlock cannot listen there. Another Airlock may be running ` +
+        `(check the tray), or another program holds the port: stop it, or start Airlock with --port <other> and ` +
+        `point your clients at that port.`,
+    );
+    this.name = 'PortInUseError';
+    this.port = port;
+  }
+}
+
+/** Keep idle client connections longer than SDK connection pools do, so a reused socket is never half-closed. */
+const CLIENT_KEEP_ALIVE_MS = 75_000;
+/**
+ * After the drain, how long a stop waits for the requests it ended to finish their accounting (a
+ * stream without reported usage is counted by the tokenizer) and hand their rows to the log.
+ */
+const SETTLE_ON_STOP_MS = 10_000;
+
+export async function startServer(options: ServerOptions): Promise<ProxyHandle> {
+  const host = options.host ?? DEFAULT_HOST;
+  const events = options.events ?? new RequestEvents();
+  const inFlight = new Set<ServerResponse>();
+  const shutdown = new ForwardShutdown();
+  let paused = false;
+  let port = options.port;
+  const translation = options.translation ?? new TranslationThread();
+
+  const app = express();
+  app.disable('x-powered-by');
+  app.disable('etag');
+  app.use(createRequestGuards({ port: () => port }));
+  app.head('/', (_req, res) => {
+    res.status(200).end();
+  });
+  app.get('/', (req, res) => {
+    if (options.controlRouter && req.accepts(['json', 'html']) === 'html') {
+      res.redirect(302, `${CONTROL_PREFIX}/`);
+      return;
+    }
+    res.json({ service: 'airlock', status: paused ? 'paused' : 'ok', openaiBaseUrl: `http://127.0.0.1:${port}/v1` });
+  });
+  // Browsers ask for it on their own; it is no gateway path and must not be forwarded or logged.
+  app.get('/favicon.ico', (_req, res) => {
+    res.status(204).end();
+  });
+  if (options.controlRouter) app.use(CONTROL_PREFIX, options.controlRouter);
+  const forward = createForwardHandler({
+    services: options.services,
+    events,
+    isPaused: () => paused,
+    captureLimitBytes: options.captureLimitBytes ?? CAPTURE_LIMIT_BYTES,
+    inFlight,
+    shutdown,
+    ...(options.nativeVerified ? { nativeVerified: options.nativeVerified } : {}),
+    ...(options.idempotency ? { idempotency: options.idempotency } : {}),
+    translation,
+  });
+  app.use(forward);
+  const lastResort: ErrorRequestHandler = (error: unknown, _req, res, _next) => answerUnexpectedError(error, res);
+  app.use(lastResort);
+  const dispatch = createRequestDispatch({ app, forward, port: () => port });
+
+  // requireHostHeader off: a request without Host must reach the guard and get its 403, not Node's bare 400.
+  const server = createServer({ keepAliveTimeout: CLIENT_KEEP_ALIVE_MS, noDelay: true, requireHostHeader: false }, dispatch);
+  // Expect: 100-continue is answered by the dispatch, so a body that will be refused is never sent.
+  server.on('checkContinue', dispatch);
+  await new Promise<void>((resolve, reject) => {
+    const onError = (error: NodeJS.ErrnoException): void => {
+      reject(error.code === 'EADDRINUSE' ? new PortInUseError(options.port, host) : error);
+    };
+    server.once('error', onError);
+    server.listen(options.port, host, () => {
+      server.off('error', onError);
+      port = (server.address() as AddressInfo).port;
+      resolve();
+    });
+  });
+
+  return {
+    host,
+    port,
+    url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
+    events,
+    setPaused: (value) => {
+      paused = value;
+    },
+    isPaused: () => paused,
+    inFlightCount: () => inFlight.size,
+    /**
+     * Lets requests in flight finish for up to `drainMs`, then ends those still running (a stream
+     * gets its protocol's error event) and waits until every request has ended, so each one's row
+     * reaches the log before the caller closes it.
+     */
+    async stop(stopOptions = {}) {
+      const drainMs = stopOptions.drainMs ?? 0;
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      await shutdown.idle(drainMs);
+      const report = await shutdown.stopAll(SETTLE_ON_STOP_MS);
+      server.closeAllConnections();
+      await closed;
+      await closeUpstreamAgents();
+      if (translation !== options.translation) await translation.close();
+      return report;
+    },
+  };
+}

@@ -1,0 +1,183 @@
+import { badRequest, describeSchemaError, unknownFieldNotes } from '../requestResult.ts';
+import type { ChatRequestTranslation } from '../requestResult.ts';
+import { imagePart, textPart, userContent } from '../chat/chatMessages.ts';
+import type { ChatContentPart, ChatFunctionTool, ChatMessage, ChatToolCall, ChatToolChoice } from '../chat/chatMessages.ts';
+import { ANTHROPIC_TRANSLATED_FIELDS, anthropicRequestSchema } from './requestSchema.ts';
+import type { AnthropicContentBlock, AnthropicImageBlock, AnthropicRequest } from './requestSchema.ts';
+
+/** Anthropic Messages request -> Chat Completions request. Pure; `notes` list what was dropped. */
+
+export interface AnthropicTranslationOptions {
+  upstreamModel: string;
+  /** Ask for the usage chunk at the end of a stream (`stream_options.include_usage`). */
+  includeUsage: boolean;
+  /** The upstream model takes `reasoning_effort`; otherwise `thinking` is dropped with a note. */
+  upstreamSupportsReasoningEffort?: boolean;
+}
+
+/** Tells the model a tool failed; chat tool messages have no error flag. */
+export const TOOL_ERROR_PREFIX = '[tool error] ';
+
+type MessageResult = { ok: true; messages: ChatMessage[] } | { ok: false; status: 400; message: string };
+
+export function anthropicToChatRequest(body: unknown, options: AnthropicTranslationOptions): ChatRequestTranslation {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return badRequest('the request body must be a JSON object');
+  const parsed = anthropicRequestSchema.safeParse(body);
+  if (!parsed.success) return badRequest(`invalid Messages request: ${describeSchemaError(parsed.error)}`);
+  const request = parsed.data;
+  const notes = unknownFieldNotes(body as Record<string, unknown>, ANTHROPIC_TRANSLATED_FIELDS);
+
+  const messages: ChatMessage[] = [];
+  const systemText = request.system === undefined ? '' : textOf(request.system, notes);
+  if (systemText !== '') messages.push({ role: 'system', content: systemText });
+  for (const message of request.messages) {
+    const translated = translateMessage(message, notes);
+    if (!translated.ok) return translated;
+    messages.push(...translated.messages);
+  }
+
+  const chatBody: Record<string, unknown> = { model: options.upstreamModel, messages, max_tokens: request.max_tokens };
+  if (request.temperature !== undefined) chatBody['temperature'] = request.temperature;
+  if (request.top_p !== undefined) chatBody['top_p'] = request.top_p;
+  if (request.top_k !== undefined) notes.push('dropped top_k: Chat Completions has no equivalent');
+  if (request.stop_sequences !== undefined && request.stop_sequences.length > 0) chatBody['stop'] = request.stop_sequences;
+  if (request.metadata?.user_id) chatBody['user'] = request.metadata.user_id;
+  Object.assign(chatBody, toolFields(request, notes));
+  Object.assign(chatBody, reasoningFields(request, options, notes));
+  const stream = request.stream === true;
+  if (stream) {
+    chatBody['stream'] = true;
+    if (options.includeUsage) chatBody['stream_options'] = { include_usage: true };
+  }
+  return { ok: true, chatBody, stream, notes };
+}
+
+function translateMessage(message: AnthropicRequest['messages'][number], notes: string[]): MessageResult {
+  if (typeof message.content === 'string') {
+    return { ok: true, messages: [{ role: message.role, content: message.content }] };
+  }
+  if (message.content.some((block) => block.type === 'document')) {
+    return badRequest('document blocks (PDF) cannot be translated to Chat Completions; use a model served natively');
+  }
+  if (message.role === 'system') return { ok: true, messages: [{ role: 'system', content: textOf(message.content, notes) }] };
+  if (message.role === 'assistant') return { ok: true, messages: assistantMessages(message.content, notes) };
+  return { ok: true, messages: userMessages(message.content, notes) };
+}
+
+/** tool_result blocks become tool messages, which must directly follow the assistant's calls. */
+function userMessages(blocks: AnthropicContentBlock[], notes: string[]): ChatMessage[] {
+  const toolMessages: ChatMessage[] = [];
+  const toolImages: ChatContentPart[] = [];
+  const parts: ChatContentPart[] = [];
+  for (const block of blocks) {
+    if (block.type === 'text') parts.push(textPart(block.text));
+    else if (block.type === 'image') parts.push(imagePart(imageUrl(block)));
+    else if (block.type === 'tool_result') {
+      const content = toolResultContent(block, toolImages, notes);
+      toolMessages.push({ role: 'tool', tool_call_id: block.tool_use_id, content });
+    } else noteDropped(block, notes);
+  }
+  // Chat tool messages carry text only: images a tool returned follow as a user message.
+  if (toolImages.length > 0) notes.push('moved images returned by tools into a user message after the tool results');
+  const allParts = [...toolImages, ...parts];
+  return allParts.length > 0 ? [...toolMessages, { role: 'user', content: userContent(allParts) }] : toolMessages;
+}
+
+function assistantMessages(blocks: AnthropicContentBlock[], notes: string[]): ChatMessage[] {
+  const texts: string[] = [];
+  const toolCalls: ChatToolCall[] = [];
+  for (const block of blocks) {
+    if (block.type === 'text') texts.push(block.text);
+    else if (block.type === 'tool_use') {
+      toolCalls.push({ id: block.id, type: 'function', function: { name: block.name, arguments: JSON.stringify(block.input ?? {}) } });
+    } else noteDropped(block, notes);
+  }
+  const content = texts.length > 0 ? texts.join('') : null;
+  if (content === null && toolCalls.length === 0) return [];
+  return [toolCalls.length > 0 ? { role: 'assistant', content, tool_calls: toolCalls } : { role: 'assistant', content }];
+}
+
+function toolResultContent(
+  block: Extract<AnthropicContentBlock, { type: 'tool_result' }>,
+  toolImages: ChatContentPart[],
+  notes: string[],
+): string {
+  const prefix = block.is_error === true ? TOOL_ERROR_PREFIX : '';
+  if (block.content === undefined || typeof block.content === 'string') return prefix + (block.content ?? '');
+  const texts: string[] = [];
+  for (const part of block.content) {
+    if (part.type === 'text') texts.push(part.text);
+    else if (part.type === 'image') toolImages.push(imagePart(imageUrl(part)));
+    else notes.push(`dropped a ${part.originalType} block inside a tool result`);
+  }
+  return prefix + texts.join('\n');
+}
+
+function textOf(
+  content: string | ({ type: 'text'; text: string } | { type: 'unsupported'; originalType: string } | AnthropicContentBlock)[],
+  notes: string[],
+): string {
+  if (typeof content === 'string') return content;
+  const texts: string[] = [];
+  for (const block of content) {
+    if (block.type === 'text') texts.push(block.text);
+    else noteDropped(block, notes);
+  }
+  return texts.join('\n\n');
+}
+
+function imageUrl(block: AnthropicImageBlock): string {
+  return block.source.type === 'url' ? block.source.url : `data:${block.source.media_type};base64,${block.source.data}`;
+}
+
+function noteDropped(block: AnthropicContentBlock, notes: string[]): void {
+  const type = block.type === 'unsupported' ? block.originalType : block.type;
+  const note = `dropped ${type} blocks`;
+  if (!notes.includes(note)) notes.push(note);
+}
+
+function toolFields(request: AnthropicRequest, notes: string[]): Record<string, unknown> {
+  const tools: ChatFunctionTool[] = [];
+  for (const tool of request.tools ?? []) {
+    if (tool.type === 'custom') {
+      const fn: ChatFunctionTool['function'] = { name: tool.name, parameters: tool.input_schema };
+      if (tool.description !== undefined) fn.description = tool.description;
+      tools.push({ type: 'function', function: fn });
+    } else notes.push(`dropped server tool ${tool.originalType}: it runs at Anthropic only`);
+  }
+  if (tools.length === 0) {
+    if (request.tool_choice !== undefined) notes.push('dropped tool_choice: no tools to choose from');
+    return {};
+  }
+  const fields: Record<string, unknown> = { tools };
+  const choice = request.tool_choice;
+  if (choice === undefined) return fields;
+  const chatChoice: ChatToolChoice =
+    choice.type === 'auto'
+      ? 'auto'
+      : choice.type === 'any'
+        ? 'required'
+        : choice.type === 'none'
+          ? 'none'
+          : { type: 'function', function: { name: choice.name } };
+  fields['tool_choice'] = chatChoice;
+  if (choice.type !== 'none' && choice.disable_parallel_tool_use === true) fields['parallel_tool_calls'] = false;
+  return fields;
+}
+
+/** budget_tokens has no chat equivalent; it is mapped onto the effort levels by size. */
+export function effortForThinkingBudget(budgetTokens: number): 'low' | 'medium' | 'high' {
+  if (budgetTokens < 4_096) return 'low';
+  if (budgetTokens < 16_384) return 'medium';
+  return 'high';
+}
+
+function reasoningFields(request: AnthropicRequest, options: AnthropicTranslationOptions, notes: string[]): Record<string, unknown> {
+  const thinking = request.thinking;
+  if (thinking === undefined || thinking.type === 'disabled') return {};
+  if (options.upstreamSupportsReasoningEffort !== true) {
+    notes.push('dropped thinking: the upstream model takes no reasoning_effort');
+    return {};
+  }
+  return { reasoning_effort: thinking.type === 'enabled' ? effortForThinkingBudget(thinking.budget_tokens) : 'medium' };
+}

@@ -1,0 +1,86 @@
+import { randomUUID } from 'node:crypto';
+import type { TokenUsage } from '../../contracts/usage.ts';
+import { readChatCompletion } from '../chat/chatShapes.ts';
+
+/** Chat Completions reply -> Anthropic Messages reply (the non-streaming form). */
+
+export type AnthropicStopReason = 'end_turn' | 'max_tokens' | 'tool_use' | 'refusal';
+
+export interface AnthropicUsage {
+  input_tokens: number;
+  output_tokens: number;
+  cache_read_input_tokens?: number;
+}
+
+export type AnthropicResponseTranslation =
+  | { ok: true; body: Record<string, unknown>; usage: TokenUsage | null; notes: string[] }
+  | { ok: false; message: string };
+
+export function newAnthropicMessageId(): string {
+  return `msg_${randomUUID().replaceAll('-', '')}`;
+}
+
+/**
+ * Chat has no `stop_sequence` reason: a matched stop sequence reads as `end_turn`, and the
+ * sequence itself is unknown (`stop_sequence: null`). Some upstreams finish a tool call with
+ * `stop`, so any tool call makes it `tool_use`.
+ */
+export function anthropicStopReason(finishReason: string | null, hasToolCalls: boolean): AnthropicStopReason {
+  if (finishReason === 'tool_calls' || finishReason === 'function_call' || hasToolCalls) return 'tool_use';
+  if (finishReason === 'length') return 'max_tokens';
+  if (finishReason === 'content_filter') return 'refusal';
+  return 'end_turn';
+}
+
+/** Anthropic counts cache reads apart from `input_tokens`; chat counts them inside prompt_tokens. */
+export function anthropicUsage(usage: TokenUsage | null): AnthropicUsage {
+  if (usage === null) return { input_tokens: 0, output_tokens: 0 };
+  const cached = usage.cachedInputTokens;
+  if (cached === undefined) return { input_tokens: usage.inputTokens, output_tokens: usage.outputTokens };
+  return {
+    input_tokens: Math.max(0, usage.inputTokens - cached),
+    output_tokens: usage.outputTokens,
+    cache_read_input_tokens: cached,
+  };
+}
+
+/**
+ * Tool arguments that are not a JSON object become `input: {}` with a note: Anthropic's `input`
+ * must be an object, and the client's schema check then tells the model what was missing.
+ */
+export function chatToAnthropicResponse(
+  chatJson: unknown,
+  options: { requestedModel: string; messageId?: string },
+): AnthropicResponseTranslation {
+  const reply = readChatCompletion(chatJson);
+  if (reply === null) return { ok: false, message: 'the upstream reply has no choices to translate' };
+  const notes: string[] = [];
+  const content: Record<string, unknown>[] = [];
+  if (reply.text !== '') content.push({ type: 'text', text: reply.text });
+  for (const call of reply.toolCalls) {
+    content.push({ type: 'tool_use', id: call.id, name: call.name, input: parseToolInput(call.arguments, call.name, notes) });
+  }
+  const body = {
+    id: options.messageId ?? newAnthropicMessageId(),
+    type: 'message',
+    role: 'assistant',
+    model: options.requestedModel,
+    content,
+    stop_reason: anthropicStopReason(reply.finishReason, reply.toolCalls.length > 0),
+    stop_sequence: null,
+    usage: anthropicUsage(reply.usage),
+  };
+  return { ok: true, body, usage: reply.usage, notes };
+}
+
+function parseToolInput(argumentsJson: string, toolName: string, notes: string[]): Record<string, unknown> {
+  if (argumentsJson.trim() === '') return {};
+  try {
+    const value: unknown = JSON.parse(argumentsJson);
+    if (typeof value === 'object' && value !== null && !Array.isArray(value)) return value as Record<string, unknown>;
+  } catch {
+    // Falls through to the note below: the upstream model wrote broken JSON.
+  }
+  notes.push(`tool call ${toolName}: arguments were not a JSON object, sent as {}`);
+  return {};
+}

@@ -1,0 +1,77 @@
+import { readChatChunk } from '../chat/chatShapes.ts';
+import { createChatStreamBlocks } from '../chat/chatStreamBlocks.ts';
+import type { BlockEvent } from '../chat/chatStreamBlocks.ts';
+import { sseFrame } from '../sse.ts';
+import { STREAM_ENDED_EARLY_MESSAGE } from '../streamTranslator.ts';
+import type { ChatStreamTranslator, StreamFailure } from '../streamTranslator.ts';
+import { anthropicStopReason, anthropicUsage } from './response.ts';
+
+/**
+ * Chat Completions stream chunks -> Anthropic Messages SSE frames. Each method returns complete
+ * frames to write in order. The usage chunk (include_usage) comes after the finish_reason chunk,
+ * so `message_delta` with stop_reason and usage is written by finish(), at the upstream's end.
+ */
+export function createAnthropicStreamTranslator(options: { requestedModel: string; messageId: string }): ChatStreamTranslator {
+  const blocks = createChatStreamBlocks(`toolu_${options.messageId}`);
+  let started = false;
+  let ended = false;
+
+  function start(): string[] {
+    if (started) return [];
+    started = true;
+    const message = {
+      id: options.messageId,
+      type: 'message',
+      role: 'assistant',
+      model: options.requestedModel,
+      content: [],
+      stop_reason: null,
+      stop_sequence: null,
+      usage: { input_tokens: 0, output_tokens: 0 },
+    };
+    return [sseFrame('message_start', { type: 'message_start', message })];
+  }
+
+  function fail(error: StreamFailure): string[] {
+    if (ended) return [];
+    ended = true;
+    return [sseFrame('error', { type: 'error', error: { type: error.type, message: error.message } })];
+  }
+
+  return {
+    push(chunk) {
+      if (ended) return [];
+      const reading = readChatChunk(chunk);
+      if (reading.errorMessage !== null) return fail({ type: 'api_error', message: reading.errorMessage });
+      return [...start(), ...blocks.apply(reading).map(renderBlockEvent)];
+    },
+    finish() {
+      if (ended) return [];
+      const finishReason = blocks.finishReason();
+      if (finishReason === null) return fail({ type: 'api_error', message: STREAM_ENDED_EARLY_MESSAGE });
+      ended = true;
+      const frames = [...start(), ...blocks.closeAll().map(renderBlockEvent)];
+      const delta = { stop_reason: anthropicStopReason(finishReason, blocks.hasToolCalls()), stop_sequence: null };
+      frames.push(sseFrame('message_delta', { type: 'message_delta', delta, usage: anthropicUsage(blocks.usage()) }));
+      frames.push(sseFrame('message_stop', { type: 'message_stop' }));
+      return frames;
+    },
+    fail,
+  };
+}
+
+function renderBlockEvent(event: BlockEvent): string {
+  const index = event.block.position;
+  if (event.type === 'start') {
+    const block = event.block;
+    const contentBlock =
+      block.kind === 'text' ? { type: 'text', text: '' } : { type: 'tool_use', id: block.callId, name: block.name, input: {} };
+    return sseFrame('content_block_start', { type: 'content_block_start', index, content_block: contentBlock });
+  }
+  if (event.type === 'delta') {
+    const delta =
+      event.block.kind === 'text' ? { type: 'text_delta', text: event.piece } : { type: 'input_json_delta', partial_json: event.piece };
+    return sseFrame('content_block_delta', { type: 'content_block_delta', index, delta });
+  }
+  return sseFrame('content_block_stop', { type: 'content_block_stop', index });
+}

@@ -1,0 +1,126 @@
+import type { TokenUsage } from '../../contracts/usage.ts';
+import type { ChatChunkReading, ToolCallDelta } from './chatShapes.ts';
+
+/**
+ * Turns Chat Completions stream chunks into an ordered sequence of output blocks (text, tool
+ * calls), which the Anthropic and Responses translators render in their own event vocabulary.
+ *
+ * Both target protocols expect one block to be open at a time, while a chat upstream may
+ * interleave several tool calls by `index`. So only the first unfinished block streams live;
+ * pieces for later blocks are held (each piece kept as it arrived) and released in order when
+ * the blocks before them close. A text block closes when a tool call starts; tool calls close at
+ * the end of the stream, the only point where an upstream promises no more argument pieces.
+ */
+
+export type StreamBlock =
+  | { position: number; kind: 'text'; text: string }
+  | { position: number; kind: 'tool'; callId: string; name: string; arguments: string };
+
+/** Each event carries a copy of the block as it was at that moment. */
+export type BlockEvent =
+  | { type: 'start'; block: StreamBlock }
+  | { type: 'delta'; block: StreamBlock; piece: string }
+  | { type: 'stop'; block: StreamBlock };
+
+interface TrackedBlock {
+  block: StreamBlock;
+  chatIndex: number | null;
+  heldPieces: string[];
+  started: boolean;
+  /** No more pieces will come (a later block began, or the stream ended). */
+  closed: boolean;
+  stopped: boolean;
+}
+
+export interface ChatStreamBlocks {
+  apply(reading: ChatChunkReading): BlockEvent[];
+  /** Closes every block in order; call once, when the upstream stream has ended. */
+  closeAll(): BlockEvent[];
+  finishReason(): string | null;
+  usage(): TokenUsage | null;
+  hasToolCalls(): boolean;
+}
+
+/** `callIdPrefix` names tool calls whose upstream sent no id; it must be unique per response. */
+export function createChatStreamBlocks(callIdPrefix: string): ChatStreamBlocks {
+  const tracked: TrackedBlock[] = [];
+  let finishReason: string | null = null;
+  let usage: TokenUsage | null = null;
+
+  function append(block: StreamBlock, chatIndex: number | null): TrackedBlock {
+    const last = tracked.at(-1);
+    if (last && last.block.kind === 'text') last.closed = true;
+    const entry: TrackedBlock = { block, chatIndex, heldPieces: [], started: false, closed: false, stopped: false };
+    tracked.push(entry);
+    return entry;
+  }
+
+  function textTarget(): TrackedBlock {
+    const last = tracked.at(-1);
+    if (last && last.block.kind === 'text' && !last.closed) return last;
+    return append({ position: tracked.length, kind: 'text', text: '' }, null);
+  }
+
+  /**
+   * A new id is a new call, also where an upstream numbers every call `index: 0`; pieces without
+   * an id continue the latest call with their index (or the latest call when there is no index).
+   */
+  function toolTarget(delta: ToolCallDelta): TrackedBlock {
+    const tools = tracked.filter((entry) => entry.block.kind === 'tool');
+    const existing =
+      delta.id !== null
+        ? tools.find((entry) => entry.block.kind === 'tool' && entry.block.callId === delta.id)
+        : delta.index === null
+          ? tools.at(-1)
+          : tools.findLast((entry) => entry.chatIndex === delta.index);
+    if (existing) return existing;
+    const callId = delta.id ?? `${callIdPrefix}_${tracked.length}`;
+    return append({ position: tracked.length, kind: 'tool', callId, name: delta.name ?? '', arguments: '' }, delta.index ?? tools.length);
+  }
+
+  function canStart(entry: TrackedBlock, ending: boolean): boolean {
+    return ending || entry.block.kind === 'text' || entry.block.name !== '';
+  }
+
+  /** Emits everything releasable: blocks in order, stopping at the first one still open. */
+  function release(ending: boolean): BlockEvent[] {
+    const events: BlockEvent[] = [];
+    for (const entry of tracked) {
+      if (entry.stopped) continue;
+      if (!entry.started) {
+        if (!canStart(entry, ending)) break;
+        entry.started = true;
+        events.push({ type: 'start', block: { ...entry.block } });
+      }
+      for (const piece of entry.heldPieces) {
+        if (entry.block.kind === 'text') entry.block.text += piece;
+        else entry.block.arguments += piece;
+        events.push({ type: 'delta', block: { ...entry.block }, piece });
+      }
+      entry.heldPieces = [];
+      if (ending) entry.closed = true;
+      if (!entry.closed) break;
+      entry.stopped = true;
+      events.push({ type: 'stop', block: { ...entry.block } });
+    }
+    return events;
+  }
+
+  return {
+    apply(reading) {
+      if (reading.textDelta !== null && reading.textDelta !== '') textTarget().heldPieces.push(reading.textDelta);
+      for (const delta of reading.toolCallDeltas) {
+        const entry = toolTarget(delta);
+        if (entry.block.kind === 'tool' && entry.block.name === '' && delta.name) entry.block.name = delta.name;
+        if (delta.argumentsPiece) entry.heldPieces.push(delta.argumentsPiece);
+      }
+      if (reading.finishReason !== null) finishReason = reading.finishReason;
+      if (reading.usage !== null) usage = reading.usage;
+      return release(false);
+    },
+    closeAll: () => release(true),
+    finishReason: () => finishReason,
+    usage: () => usage,
+    hasToolCalls: () => tracked.some((entry) => entry.block.kind === 'tool'),
+  };
+}

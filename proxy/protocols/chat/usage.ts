@@ -1,0 +1,53 @@
+import type { TokenUsage } from '../../contracts/usage.ts';
+
+/**
+ * Reads the OpenAI `usage` object from a Chat Completions response or stream chunk. Anything
+ * malformed yields null rather than a guess: the caller then estimates and marks the row.
+ */
+export function usageFromChatResponse(json: unknown): TokenUsage | null {
+  if (!isRecord(json)) return null;
+  return usageFromObject(json['usage']);
+}
+
+/** The same for one parsed SSE chunk; only the final usage chunk normally carries it. */
+export function usageFromChatChunk(chunk: unknown): TokenUsage | null {
+  return usageFromChatResponse(chunk);
+}
+
+/**
+ * The chunk `stream_options.include_usage` adds: no choices, only usage. Airlock drops it from the
+ * client's stream when the client did not ask for it (some clients break on `choices: []`).
+ */
+export function isUsageOnlyChunk(chunk: unknown): boolean {
+  if (!isRecord(chunk)) return false;
+  const choices = chunk['choices'];
+  const choicesEmpty = choices === undefined || choices === null || (Array.isArray(choices) && choices.length === 0);
+  return choicesEmpty && isRecord(chunk['usage']);
+}
+
+function usageFromObject(value: unknown): TokenUsage | null {
+  if (!isRecord(value)) return null;
+  const inputTokens = tokenCount(value['prompt_tokens']);
+  // Embedding responses report prompt tokens only; a present but malformed count is no usage.
+  const outputTokens = value['completion_tokens'] === undefined ? 0 : tokenCount(value['completion_tokens']);
+  if (inputTokens === null || outputTokens === null) return null;
+  const usage: TokenUsage = { inputTokens, outputTokens };
+  const cachedInputTokens = tokenCount(nested(value, 'prompt_tokens_details', 'cached_tokens'));
+  if (cachedInputTokens !== null) usage.cachedInputTokens = cachedInputTokens;
+  const reasoningTokens = tokenCount(nested(value, 'completion_tokens_details', 'reasoning_tokens'));
+  if (reasoningTokens !== null) usage.reasoningTokens = reasoningTokens;
+  return usage;
+}
+
+function nested(record: Record<string, unknown>, outer: string, inner: string): unknown {
+  const details = record[outer];
+  return isRecord(details) ? details[inner] : undefined;
+}
+
+function tokenCount(value: unknown): number | null {
+  return typeof value === 'number' && Number.isInteger(value) && value >= 0 ? value : null;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

@@ -1,0 +1,67 @@
+import type { TokenUsage } from '../../contracts/usage.ts';
+import type { StreamBlock } from '../chat/chatStreamBlocks.ts';
+
+/** Building blocks of a Responses API reply, shared by the plain and the streaming translator. */
+
+export type ResponseStatus = 'in_progress' | 'completed' | 'incomplete' | 'failed';
+
+export interface ResponseSnapshotInput {
+  responseId: string;
+  requestedModel: string;
+  createdAtSec: number;
+  status: ResponseStatus;
+  output: Record<string, unknown>[];
+  usage?: TokenUsage | null;
+  incompleteReason?: string | null;
+  error?: { code: string; message: string } | null;
+}
+
+/** Chat's `length` and `content_filter` endings are what Responses reports as incomplete. */
+export function responseEnding(finishReason: string | null): { status: 'completed' | 'incomplete'; incompleteReason: string | null } {
+  if (finishReason === 'length') return { status: 'incomplete', incompleteReason: 'max_output_tokens' };
+  if (finishReason === 'content_filter') return { status: 'incomplete', incompleteReason: 'content_filter' };
+  return { status: 'completed', incompleteReason: null };
+}
+
+export function responsesUsage(usage: TokenUsage): Record<string, unknown> {
+  return {
+    input_tokens: usage.inputTokens,
+    input_tokens_details: { cached_tokens: usage.cachedInputTokens ?? 0 },
+    output_tokens: usage.outputTokens,
+    output_tokens_details: { reasoning_tokens: usage.reasoningTokens ?? 0 },
+    total_tokens: usage.inputTokens + usage.outputTokens,
+  };
+}
+
+export function responseSnapshot(input: ResponseSnapshotInput): Record<string, unknown> {
+  return {
+    id: input.responseId,
+    object: 'response',
+    created_at: input.createdAtSec,
+    status: input.status,
+    model: input.requestedModel,
+    output: input.output,
+    usage: input.usage ? responsesUsage(input.usage) : null,
+    incomplete_details: input.incompleteReason ? { reason: input.incompleteReason } : null,
+    error: input.error ?? null,
+  };
+}
+
+/** Item ids are derived from the response id so that they are unique and reproducible. */
+export function outputItemId(responseId: string, block: StreamBlock): string {
+  const base = responseId.startsWith('resp_') ? responseId.slice('resp_'.length) : responseId;
+  return `${block.kind === 'text' ? 'msg' : 'fc'}_${base}_${block.position}`;
+}
+
+export function outputTextPart(text: string): Record<string, unknown> {
+  return { type: 'output_text', text, annotations: [] };
+}
+
+export function outputItem(responseId: string, block: StreamBlock, status: 'in_progress' | 'completed'): Record<string, unknown> {
+  const id = outputItemId(responseId, block);
+  if (block.kind === 'text') {
+    const content = status === 'completed' ? [outputTextPart(block.text)] : [];
+    return { id, type: 'message', status, role: 'assistant', content };
+  }
+  return { id, type: 'function_call', status, call_id: block.callId, name: block.name, arguments: block.arguments };
+}

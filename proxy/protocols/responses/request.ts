@@ -1,0 +1,189 @@
+import { badRequest, describeSchemaError, unknownFieldNotes } from '../requestResult.ts';
+import type { ChatRequestTranslation } from '../requestResult.ts';
+import { imagePart, textPart, userContent } from '../chat/chatMessages.ts';
+import type { ChatContentPart, ChatFunctionTool, ChatMessage, ChatToolChoice } from '../chat/chatMessages.ts';
+import { RESPONSES_TRANSLATED_FIELDS, responsesRequestSchema } from './requestSchema.ts';
+import type { ResponsesContentPart, ResponsesInputItem, ResponsesRequest } from './requestSchema.ts';
+
+/** Responses API request -> Chat Completions request. Pure; `notes` list what was dropped. */
+
+export interface ResponsesTranslationOptions {
+  upstreamModel: string;
+  includeUsage: boolean;
+  /** The upstream model takes `reasoning_effort`; otherwise `reasoning.effort` is dropped with a note. */
+  upstreamSupportsReasoningEffort?: boolean;
+}
+
+export const PREVIOUS_RESPONSE_ID_MESSAGE =
+  'previous_response_id is not supported: Airlock keeps no server-side state; send the full input (Codex: store=false does this)';
+
+type Refusal = { ok: false; status: 400; message: string };
+
+export function responsesToChatRequest(body: unknown, options: ResponsesTranslationOptions): ChatRequestTranslation {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return badRequest('the request body must be a JSON object');
+  const parsed = responsesRequestSchema.safeParse(body);
+  if (!parsed.success) return badRequest(`invalid Responses request: ${describeSchemaError(parsed.error)}`);
+  const request = parsed.data;
+  if (request.previous_response_id) return badRequest(PREVIOUS_RESPONSE_ID_MESSAGE);
+  const notes = unknownFieldNotes(body as Record<string, unknown>, RESPONSES_TRANSLATED_FIELDS);
+
+  const messages: ChatMessage[] = [];
+  if (request.instructions) messages.push({ role: 'system', content: request.instructions });
+  const translated = inputMessages(request.input ?? [], notes);
+  if (!translated.ok) return translated;
+  messages.push(...translated.messages);
+  if (messages.length === 0) return badRequest('input is required: the request has no messages');
+
+  const chatBody: Record<string, unknown> = { model: options.upstreamModel, messages };
+  if (request.max_output_tokens != null) chatBody['max_tokens'] = request.max_output_tokens;
+  if (request.temperature != null) chatBody['temperature'] = request.temperature;
+  if (request.top_p != null) chatBody['top_p'] = request.top_p;
+  Object.assign(chatBody, toolFields(request, notes), outputFormatFields(request, notes));
+  const effort = request.reasoning?.effort;
+  if (effort) {
+    if (options.upstreamSupportsReasoningEffort === true) chatBody['reasoning_effort'] = effort;
+    else notes.push('dropped reasoning.effort: the upstream model takes no reasoning_effort');
+  }
+  const stream = request.stream === true;
+  if (stream) {
+    chatBody['stream'] = true;
+    if (options.includeUsage) chatBody['stream_options'] = { include_usage: true };
+  }
+  return { ok: true, chatBody, stream, notes };
+}
+
+function inputMessages(input: string | ResponsesInputItem[], notes: string[]): { ok: true; messages: ChatMessage[] } | Refusal {
+  if (typeof input === 'string') return { ok: true, messages: [{ role: 'user', content: input }] };
+  const messages: ChatMessage[] = [];
+  // Chat tool messages carry text only; images a tool returned follow them as a user message.
+  let toolImages: ChatContentPart[] = [];
+  const flushToolImages = (): void => {
+    if (toolImages.length === 0) return;
+    notes.push('moved images returned by tools into a user message after the tool results');
+    messages.push({ role: 'user', content: toolImages });
+    toolImages = [];
+  };
+  for (const item of input) {
+    if (item.type === 'function_call_output') {
+      const content = typeof item.output === 'string' ? item.output : partsToText(item.output, toolImages, notes);
+      if (typeof content !== 'string') return content;
+      messages.push({ role: 'tool', tool_call_id: item.call_id, content });
+      continue;
+    }
+    flushToolImages();
+    if (item.type === 'function_call') {
+      const call = { id: item.call_id, type: 'function' as const, function: { name: item.name, arguments: item.arguments } };
+      const last = messages.at(-1);
+      // Consecutive calls (and calls right after the assistant's text) form one assistant turn.
+      if (last?.role === 'assistant') last.tool_calls = [...(last.tool_calls ?? []), call];
+      else messages.push({ role: 'assistant', content: null, tool_calls: [call] });
+    } else if (item.type === 'message') {
+      const message = messageItem(item, notes);
+      if ('ok' in message) return message;
+      messages.push(message);
+    } else if (item.type === 'unsupported') {
+      addNote(notes, `dropped input items of type ${item.originalType}`);
+    }
+    // Reasoning items are the upstream's own earlier thoughts; a chat model cannot take them back.
+  }
+  flushToolImages();
+  return { ok: true, messages };
+}
+
+function messageItem(item: Extract<ResponsesInputItem, { type: 'message' }>, notes: string[]): ChatMessage | Refusal {
+  const role = item.role === 'developer' ? 'system' : item.role;
+  if (typeof item.content === 'string') return { role, content: item.content };
+  if (role === 'user') {
+    const parts: ChatContentPart[] = [];
+    for (const part of item.content) {
+      const translated = contentPart(part, notes);
+      if (translated !== null && 'ok' in translated) return translated;
+      if (translated !== null) parts.push(translated);
+    }
+    return { role, content: userContent(parts) };
+  }
+  const images: ChatContentPart[] = [];
+  const text = partsToText(item.content, images, notes);
+  if (typeof text !== 'string') return text;
+  if (images.length > 0) addNote(notes, `dropped images in ${item.role} messages`);
+  return { role, content: text };
+}
+
+function contentPart(part: ResponsesContentPart, notes: string[]): ChatContentPart | Refusal | null {
+  switch (part.type) {
+    case 'input_text':
+    case 'output_text':
+      return textPart(part.text);
+    case 'refusal':
+      return textPart(part.refusal);
+    case 'input_image':
+      if (!part.image_url)
+        return badRequest(
+          'input_image needs image_url (a URL or a data: URL); file_id needs server-side files, which Airlock does not keep',
+        );
+      return imagePart(part.image_url, part.detail ?? undefined);
+    case 'input_file':
+      return badRequest('input_file parts cannot be translated to Chat Completions; use a model served natively');
+    case 'unsupported':
+      addNote(notes, `dropped content parts of type ${part.originalType}`);
+      return null;
+  }
+}
+
+/** Joins the text parts; images go to `images` for the caller to place. */
+function partsToText(parts: ResponsesContentPart[], images: ChatContentPart[], notes: string[]): string | Refusal {
+  const texts: string[] = [];
+  for (const part of parts) {
+    const translated = contentPart(part, notes);
+    if (translated === null) continue;
+    if ('ok' in translated) return translated;
+    if (translated.type === 'text') texts.push(translated.text);
+    else images.push(translated);
+  }
+  return texts.join('');
+}
+
+function toolFields(request: ResponsesRequest, notes: string[]): Record<string, unknown> {
+  const tools: ChatFunctionTool[] = [];
+  for (const tool of request.tools ?? []) {
+    if (tool.type === 'unsupported') {
+      addNote(notes, `dropped ${tool.originalType} tools: Chat Completions has function tools only`);
+      continue;
+    }
+    const fn: ChatFunctionTool['function'] = { name: tool.name, parameters: tool.parameters ?? { type: 'object', properties: {} } };
+    if (tool.description) fn.description = tool.description;
+    if (tool.strict != null) fn.strict = tool.strict;
+    tools.push({ type: 'function', function: fn });
+  }
+  if (tools.length === 0) {
+    if (request.tool_choice !== undefined) notes.push('dropped tool_choice: no function tools to choose from');
+    return {};
+  }
+  const fields: Record<string, unknown> = { tools };
+  if (request.parallel_tool_calls != null) fields['parallel_tool_calls'] = request.parallel_tool_calls;
+  const choice = request.tool_choice;
+  if (choice === undefined) return fields;
+  if (typeof choice === 'string') fields['tool_choice'] = choice;
+  else if (choice.type === 'function' && choice.name)
+    fields['tool_choice'] = { type: 'function', function: { name: choice.name } } satisfies ChatToolChoice;
+  else notes.push(`dropped tool_choice of type ${choice.type}`);
+  return fields;
+}
+
+function outputFormatFields(request: ResponsesRequest, notes: string[]): Record<string, unknown> {
+  if (request.text?.verbosity) notes.push('dropped text.verbosity: Chat Completions has no equivalent');
+  const format = request.text?.format;
+  if (!format || format.type === 'text') return {};
+  if (format.type === 'json_object') return { response_format: { type: 'json_object' } };
+  if (format.type === 'json_schema' && format.schema !== undefined) {
+    const jsonSchema: Record<string, unknown> = { name: format.name ?? 'output', schema: format.schema };
+    if (format.strict != null) jsonSchema['strict'] = format.strict;
+    return { response_format: { type: 'json_schema', json_schema: jsonSchema } };
+  }
+  notes.push(`dropped text.format of type ${format.type}`);
+  return {};
+}
+
+function addNote(notes: string[], note: string): void {
+  if (!notes.includes(note)) notes.push(note);
+}

@@ -1,0 +1,39 @@
+import { randomUUID } from 'node:crypto';
+import type { TokenUsage } from '../../contracts/usage.ts';
+import { readChatCompletion } from '../chat/chatShapes.ts';
+import type { StreamBlock } from '../chat/chatStreamBlocks.ts';
+import { outputItem, responseEnding, responseSnapshot } from './output.ts';
+
+/** Chat Completions reply -> Responses API reply (the non-streaming form). */
+
+export type ResponsesResponseTranslation =
+  | { ok: true; body: Record<string, unknown>; usage: TokenUsage | null }
+  | { ok: false; message: string };
+
+export function newResponseId(): string {
+  return `resp_${randomUUID().replaceAll('-', '')}`;
+}
+
+export function chatToResponsesResponse(
+  chatJson: unknown,
+  options: { requestedModel: string; responseId: string; createdAtSec?: number },
+): ResponsesResponseTranslation {
+  const reply = readChatCompletion(chatJson);
+  if (reply === null) return { ok: false, message: 'the upstream reply has no choices to translate' };
+  const blocks: StreamBlock[] = [];
+  if (reply.text !== '') blocks.push({ position: 0, kind: 'text', text: reply.text });
+  for (const call of reply.toolCalls) {
+    blocks.push({ position: blocks.length, kind: 'tool', callId: call.id, name: call.name, arguments: call.arguments });
+  }
+  const ending = responseEnding(reply.finishReason);
+  const body = responseSnapshot({
+    responseId: options.responseId,
+    requestedModel: options.requestedModel,
+    createdAtSec: options.createdAtSec ?? Math.floor(Date.now() / 1000),
+    status: ending.status,
+    incompleteReason: ending.incompleteReason,
+    output: blocks.map((block) => outputItem(options.responseId, block, 'completed')),
+    usage: reply.usage,
+  });
+  return { ok: true, body, usage: reply.usage };
+}

@@ -1,0 +1,102 @@
+import { readChatChunk } from '../chat/chatShapes.ts';
+import { createChatStreamBlocks } from '../chat/chatStreamBlocks.ts';
+import type { BlockEvent } from '../chat/chatStreamBlocks.ts';
+import { sseFrame } from '../sse.ts';
+import { STREAM_ENDED_EARLY_MESSAGE } from '../streamTranslator.ts';
+import type { ChatStreamTranslator, StreamFailure } from '../streamTranslator.ts';
+import { outputItem, outputItemId, outputTextPart, responseEnding, responseSnapshot } from './output.ts';
+import type { ResponseSnapshotInput } from './output.ts';
+
+/**
+ * Chat Completions stream chunks -> Responses API SSE frames, as Codex CLI reads them. Every
+ * event carries `type` and a rising `sequence_number`. The stream ends with response.completed
+ * (or response.incomplete for a length / content-filter stop) only after the upstream finished;
+ * fail() ends it with response.failed, whose `error.code` is the failure's `type`.
+ */
+export function createResponsesStreamTranslator(options: {
+  requestedModel: string;
+  responseId: string;
+  createdAtSec?: number;
+}): ChatStreamTranslator {
+  const blocks = createChatStreamBlocks(`call_${options.responseId}`);
+  const createdAtSec = options.createdAtSec ?? Math.floor(Date.now() / 1000);
+  const completedItems: Record<string, unknown>[] = [];
+  let sequenceNumber = 0;
+  let started = false;
+  let ended = false;
+
+  function frame(type: string, fields: Record<string, unknown>): string {
+    return sseFrame(type, { type, sequence_number: sequenceNumber++, ...fields });
+  }
+
+  function snapshot(fields: Pick<ResponseSnapshotInput, 'status'> & Partial<ResponseSnapshotInput>): Record<string, unknown> {
+    return responseSnapshot({
+      responseId: options.responseId,
+      requestedModel: options.requestedModel,
+      createdAtSec,
+      output: [],
+      ...fields,
+    });
+  }
+
+  function start(): string[] {
+    if (started) return [];
+    started = true;
+    const response = snapshot({ status: 'in_progress' });
+    return [frame('response.created', { response }), frame('response.in_progress', { response })];
+  }
+
+  function render(event: BlockEvent): string[] {
+    const block = event.block;
+    const output_index = block.position;
+    const item_id = outputItemId(options.responseId, block);
+    if (event.type === 'start') {
+      const added = frame('response.output_item.added', { output_index, item: outputItem(options.responseId, block, 'in_progress') });
+      if (block.kind === 'tool') return [added];
+      return [added, frame('response.content_part.added', { item_id, output_index, content_index: 0, part: outputTextPart('') })];
+    }
+    if (event.type === 'delta') {
+      if (block.kind === 'tool') return [frame('response.function_call_arguments.delta', { item_id, output_index, delta: event.piece })];
+      return [frame('response.output_text.delta', { item_id, output_index, content_index: 0, delta: event.piece, logprobs: [] })];
+    }
+    // Frames are built in the order they are written: sequence numbers are taken as they are built.
+    const item = outputItem(options.responseId, block, 'completed');
+    completedItems.push(item);
+    const doneFrames =
+      block.kind === 'tool'
+        ? [frame('response.function_call_arguments.done', { item_id, output_index, name: block.name, arguments: block.arguments })]
+        : [
+            frame('response.output_text.done', { item_id, output_index, content_index: 0, text: block.text, logprobs: [] }),
+            frame('response.content_part.done', { item_id, output_index, content_index: 0, part: outputTextPart(block.text) }),
+          ];
+    return [...doneFrames, frame('response.output_item.done', { output_index, item })];
+  }
+
+  function fail(error: StreamFailure): string[] {
+    if (ended) return [];
+    ended = true;
+    const response = snapshot({ status: 'failed', output: completedItems, error: { code: error.type, message: error.message } });
+    return [...start(), frame('response.failed', { response })];
+  }
+
+  return {
+    push(chunk) {
+      if (ended) return [];
+      const reading = readChatChunk(chunk);
+      if (reading.errorMessage !== null) return fail({ type: 'server_error', message: reading.errorMessage });
+      return [...start(), ...blocks.apply(reading).flatMap(render)];
+    },
+    finish() {
+      if (ended) return [];
+      const finishReason = blocks.finishReason();
+      if (finishReason === null) return fail({ type: 'server_error', message: STREAM_ENDED_EARLY_MESSAGE });
+      ended = true;
+      const frames = [...start(), ...blocks.closeAll().flatMap(render)];
+      const ending = responseEnding(finishReason);
+      const response = snapshot({ ...ending, output: completedItems, usage: blocks.usage() });
+      frames.push(frame(ending.status === 'completed' ? 'response.completed' : 'response.incomplete', { response }));
+      return frames;
+    },
+    fail,
+  };
+}

@@ -1,0 +1,121 @@
+import { formatCredits } from '../contracts/amounts.ts';
+import type { LedgerGap } from '../contracts/log.ts';
+import type { Budget } from '../contracts/profile.ts';
+import type { LocalRefusal } from '../contracts/ports.ts';
+import { startOfLocalDayMs, startOfLocalMonthMs, type SpendTotals } from './spendLedger.ts';
+
+/** Which cap refused a request; sent as `x-airlock-budget` so clients and the window can tell. */
+export type BudgetCapKind = 'daily' | 'monthly' | 'per-request';
+const BUDGET_HEADER = 'x-airlock-budget';
+
+export interface BudgetOwner {
+  kind: 'profile' | 'client';
+  /** Profile id or client token name, as the user knows it. */
+  name: string;
+  budget: Budget | undefined;
+  totals: SpendTotals;
+  /** Estimated input credits of this owner's admitted requests that have not ended yet. */
+  inFlightCredits: number;
+}
+
+export interface BudgetDecisionInput {
+  /** Profile first, then the client token: the first cap that refuses is the one named. */
+  owners: readonly BudgetOwner[];
+  /** Estimated input tokens × input price × multiplier; null when unknown (unpriced or unparsed body). */
+  estimatedInputCredits: number | null;
+  /** Spend missing from the ledger (the log could not record it), and the time of the check. */
+  ledgerGap?: { gap: LedgerGap; nowMs: number } | null;
+}
+
+/**
+ * A cap refuses when it is already reached, or when this request's estimated input would cross it
+ * (output cost is unknown before the answer, so it cannot be counted in advance). Requests still in
+ * flight count with their estimates, so parallel requests cannot overshoot a cap together.
+ */
+export function decideBudget(input: BudgetDecisionInput): LocalRefusal | null {
+  const blind = input.ledgerGap ? ledgerGapRefusal(input.owners, input.ledgerGap.gap, input.ledgerGap.nowMs) : null;
+  if (blind) return blind;
+  const estimate = input.estimatedInputCredits;
+  for (const owner of input.owners) {
+    const budget = owner.budget;
+    if (!budget) continue;
+    if (budget.perRequestInputCredits !== undefined && estimate !== null && estimate > budget.perRequestInputCredits) {
+      return budgetRefusal(
+        owner,
+        'per-request',
+        `per-request input cap of ${formatCredits(budget.perRequestInputCredits)} credits for ${describe(owner)} exceeded: this request's input is estimated at ${formatCredits(estimate)} credits`,
+        'perRequestInputCredits',
+      );
+    }
+    const periods = [
+      { kind: 'daily', cap: budget.dailyCredits, spent: owner.totals.dayCredits, when: 'today', field: 'dailyCredits' },
+      { kind: 'monthly', cap: budget.monthlyCredits, spent: owner.totals.monthCredits, when: 'this month', field: 'monthlyCredits' },
+    ] as const;
+    for (const period of periods) {
+      if (period.cap === undefined) continue;
+      const capText = `${period.kind} cap of ${formatCredits(period.cap)} credits for ${describe(owner)}`;
+      const inFlight = owner.inFlightCredits;
+      const committed = period.spent + inFlight;
+      const inFlightText = inFlight > 0 ? ` and ${formatCredits(inFlight)} estimated for requests still running` : '';
+      const spentText = `${formatCredits(period.spent)} spent ${period.when}${inFlightText}`;
+      if (period.spent >= period.cap) {
+        return budgetRefusal(owner, period.kind, `${capText} reached: ${spentText}`, period.field);
+      }
+      if (estimate !== null && committed + estimate > period.cap) {
+        return budgetRefusal(
+          owner,
+          period.kind,
+          `${capText} would be crossed: ${spentText}, and this request's input is estimated at ${formatCredits(estimate)} credits`,
+          period.field,
+        );
+      }
+    }
+  }
+  return null;
+}
+
+/**
+ * A daily or monthly cap whose period holds spend the ledger is missing cannot be checked: the
+ * request is refused rather than spent blind. Per-request caps do not depend on the ledger.
+ */
+function ledgerGapRefusal(owners: readonly BudgetOwner[], gap: LedgerGap, nowMs: number): LocalRefusal | null {
+  for (const owner of owners) {
+    const budget = owner.budget;
+    if (!budget) continue;
+    const periods = [
+      { kind: 'daily', cap: budget.dailyCredits, startMs: startOfLocalDayMs(nowMs) },
+      { kind: 'monthly', cap: budget.monthlyCredits, startMs: startOfLocalMonthMs(nowMs) },
+    ] as const;
+    for (const period of periods) {
+      if (period.cap === undefined || gap.lastLossMs < period.startMs) continue;
+      return {
+        status: 507,
+        errorClass: 'ledger_incomplete',
+        code: 'ledger_incomplete',
+        message:
+          `Airlock refused this request locally (nothing was sent to the gateway): the ${period.kind} cap of ${formatCredits(period.cap)} credits ` +
+          `for ${describe(owner)} cannot be checked, because Airlock's record of spend is incomplete. ${gap.reason}`,
+        headers: { [BUDGET_HEADER]: period.kind },
+      };
+    }
+  }
+  return null;
+}
+
+function budgetRefusal(owner: BudgetOwner, kind: BudgetCapKind, reason: string, field: keyof Budget): LocalRefusal {
+  const howToRaise =
+    owner.kind === 'profile'
+      ? `Raise or remove budget.${field} on the Profiles screen or in the profile file.`
+      : `Raise or remove budget.${field} of client token '${owner.name}' on the Clients screen or in the config file.`;
+  return {
+    status: 429,
+    errorClass: 'budget_exceeded',
+    code: 'budget_exceeded',
+    message: `Airlock refused this request locally (nothing was sent to the gateway): ${reason}. ${howToRaise}`,
+    headers: { [BUDGET_HEADER]: kind },
+  };
+}
+
+function describe(owner: BudgetOwner): string {
+  return owner.kind === 'profile' ? `profile '${owner.name}'` : `client token '${owner.name}'`;
+}

@@ -1,0 +1,147 @@
+import { formatCredits } from '../contracts/amounts.ts';
+import { burstLimitsSchema, type BurstLimits } from '../contracts/config.ts';
+import type { LocalRefusal } from '../contracts/ports.ts';
+import { TimedQueue } from './timedQueue.ts';
+import { CLI_COMMAND } from '../contracts/cli.ts';
+
+/**
+ * Runaway protection: a client that sends more than `maxRequests` requests or spends more than
+ * `maxCredits` within one sliding window is paused until the user resumes it. A pause is sticky
+ * on purpose: a looping agent must not be let back in just because a minute passed.
+ */
+export interface BurstGuardOptions {
+  windowMs: number;
+  maxRequests: number;
+  maxCredits: number;
+}
+
+/** The guard's options from the config's limits (a one-minute window). */
+export function burstGuardOptionsFrom(limits: BurstLimits): BurstGuardOptions {
+  return { windowMs: 60_000, maxRequests: limits.maxRequestsPerMinute, maxCredits: limits.maxCreditsPerMinute };
+}
+
+export const DEFAULT_BURST_GUARD_OPTIONS: BurstGuardOptions = burstGuardOptionsFrom(burstLimitsSchema.parse({}));
+
+/** The command the CLI offers for resuming; named in the refusal so a terminal user can act. */
+export const RESUME_COMMAND = `${CLI_COMMAND} resume`;
+/** Requests without a client token share one burst window under this name. */
+export const ANONYMOUS_CLIENT = '(no client token)';
+
+export interface ClientPause {
+  clientName: string;
+  pausedAtMs: number;
+  reason: string;
+}
+
+interface ClientWindow {
+  requestTimesMs: TimedQueue<number>;
+  spends: TimedQueue<{ atMs: number; credits: number }>;
+  windowCredits: number;
+}
+
+/** Fixed options, or a function read at every use so edited limits apply to the next request. */
+export type BurstGuardSettings = Partial<BurstGuardOptions> | (() => Partial<BurstGuardOptions>);
+
+export class BurstGuard {
+  readonly #settings: BurstGuardSettings;
+  readonly #windows = new Map<string, ClientWindow>();
+  readonly #paused = new Map<string, ClientPause>();
+
+  constructor(settings: BurstGuardSettings = {}) {
+    this.#settings = settings;
+  }
+
+  /** The options now: read once per request or spend, so one decision never mixes two edits. */
+  #currentOptions(): BurstGuardOptions {
+    return { ...DEFAULT_BURST_GUARD_OPTIONS, ...(typeof this.#settings === 'function' ? this.#settings() : this.#settings) };
+  }
+
+  /** The refusal for a paused client, without counting anything. */
+  pausedRefusal(clientName: string): LocalRefusal | null {
+    const pause = this.#paused.get(clientName);
+    return pause ? pausedRefusal(pause) : null;
+  }
+
+  /** Counts one request; the request that crosses the limit is the first one refused. */
+  admit(clientName: string, nowMs: number): LocalRefusal | null {
+    const existing = this.pausedRefusal(clientName);
+    if (existing) return existing;
+    const options = this.#currentOptions();
+    const window = this.#window(clientName, nowMs, options.windowMs);
+    window.requestTimesMs.push(nowMs);
+    const count = window.requestTimesMs.size;
+    if (count <= options.maxRequests) return null;
+    return pausedRefusal(this.#pause(clientName, nowMs, `${count} requests within ${windowText(options)} (limit ${options.maxRequests})`));
+  }
+
+  /** Adds a finished request's cost; crossing the credit limit pauses the client's later requests. */
+  recordCredits(clientName: string, credits: number | null, atMs: number): void {
+    if (credits === null || credits <= 0 || this.#paused.has(clientName)) return;
+    const options = this.#currentOptions();
+    const window = this.#window(clientName, atMs, options.windowMs);
+    window.spends.push({ atMs, credits });
+    window.windowCredits += credits;
+    if (window.windowCredits > options.maxCredits) {
+      const spent = formatCredits(window.windowCredits);
+      this.#pause(clientName, atMs, `${spent} credits within ${windowText(options)} (limit ${formatCredits(options.maxCredits)})`);
+    }
+  }
+
+  resume(clientName: string): boolean {
+    this.#windows.delete(clientName);
+    return this.#paused.delete(clientName);
+  }
+
+  pausedClients(): ClientPause[] {
+    return [...this.#paused.values()];
+  }
+
+  #pause(clientName: string, atMs: number, reason: string): ClientPause {
+    const pause = { clientName, pausedAtMs: atMs, reason };
+    this.#paused.set(clientName, pause);
+    this.#windows.delete(clientName);
+    return pause;
+  }
+
+  /** The client's window with everything older than `windowMs` before `nowMs` dropped. */
+  #window(clientName: string, nowMs: number, windowMs: number): ClientWindow {
+    const window = this.#windows.get(clientName) ?? this.#openWindow(clientName);
+    const oldestKeptMs = nowMs - windowMs;
+    window.requestTimesMs.dropThrough(oldestKeptMs);
+    window.spends.dropThrough(oldestKeptMs, (spend) => {
+      window.windowCredits -= spend.credits;
+    });
+    // A window without spends holds none: no float remainder of the subtractions is left over.
+    if (window.spends.size === 0) window.windowCredits = 0;
+    return window;
+  }
+
+  #openWindow(clientName: string): ClientWindow {
+    const window: ClientWindow = {
+      requestTimesMs: new TimedQueue((atMs) => atMs),
+      spends: new TimedQueue((spend) => spend.atMs),
+      windowCredits: 0,
+    };
+    this.#windows.set(clientName, window);
+    return window;
+  }
+}
+
+function windowText(options: BurstGuardOptions): string {
+  return `${Math.round(options.windowMs / 1000)} s`;
+}
+
+function pausedRefusal(pause: ClientPause): LocalRefusal {
+  const resume =
+    pause.clientName === ANONYMOUS_CLIENT
+      ? 'in the Airlock window'
+      : `in the Airlock window or with \`${RESUME_COMMAND} ${pause.clientName}\``;
+  return {
+    status: 429,
+    errorClass: 'client_paused',
+    code: 'client_paused',
+    message:
+      `Airlock paused client '${pause.clientName}' to stop a possible runaway loop: ${pause.reason}. ` +
+      `Nothing was sent to the gateway. Resume it ${resume}.`,
+  };
+}

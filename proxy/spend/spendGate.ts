@@ -1,0 +1,137 @@
+import { findPrice, inputCostOf } from './cost.ts';
+import type { LedgerGap } from '../contracts/log.ts';
+import type { Budget, Profile } from '../contracts/profile.ts';
+import type { ClientIdentity, LocalRefusal, SpendCheckInput, SpendGate, SpendOutcome } from '../contracts/ports.ts';
+import { AuthCircuitBreaker, type AuthCircuitBreakerOptions } from './authCircuitBreaker.ts';
+import { decideBudget, type BudgetOwner } from './budgetDecision.ts';
+import { ANONYMOUS_CLIENT, BurstGuard, type BurstGuardSettings, type ClientPause } from './burstGuard.ts';
+import { InFlightReservations } from './inFlightReservations.ts';
+import type { SpendLedger, SpendScope } from './spendLedger.ts';
+
+export interface SpendGateDeps {
+  ledger: SpendLedger;
+  /** The client token's budget from the config (read from memory, never from disk per request). */
+  clientBudget(clientName: string): Budget | undefined;
+  nowMs?: () => number;
+  /** Spend the log lost and could not account for: caps whose period holds it refuse (the log's ledgerGap). */
+  ledgerGap?: (nowMs: number) => LedgerGap | null;
+  burstGuard?: BurstGuardSettings;
+  authBreaker?: Partial<AuthCircuitBreakerOptions>;
+}
+
+/** The spend gate plus the controls the window, tray and CLI need. */
+export interface SpendGateControl extends SpendGate {
+  resumeClient(clientName: string): boolean;
+  pausedClients(): ClientPause[];
+  /** Call when a profile's key changes. */
+  resetAuthBreaker(profileId: string): void;
+  readonly ledger: SpendLedger;
+  readonly reservations: InFlightReservations;
+}
+
+/**
+ * Combines budgets, the burst guard and the auth circuit breaker. Everything is in memory: a check
+ * costs a few map look-ups and a scan of the profile's price table, never I/O. Checks without side
+ * effects run first, so a request refused by a budget does not consume the breaker's probe.
+ */
+export function createSpendGate(deps: SpendGateDeps): SpendGateControl {
+  const nowMs = deps.nowMs ?? Date.now;
+  const burstGuard = new BurstGuard(deps.burstGuard);
+  const authBreaker = new AuthCircuitBreaker(deps.authBreaker);
+  const { ledger } = deps;
+  const reservations = new InFlightReservations();
+
+  function check(input: SpendCheckInput): LocalRefusal | null {
+    const atMs = nowMs();
+    const clientName = input.identity.tokenName;
+    const burstKey = clientName ?? ANONYMOUS_CLIENT;
+    const estimate = estimatedInputCredits(input);
+    const scopes = spendScopes(input.profile.id, clientName);
+    const owners = budgetOwners(input, scopes, atMs);
+    const refusal =
+      burstGuard.pausedRefusal(burstKey) ??
+      decideBudget({ owners, estimatedInputCredits: estimate, ledgerGap: gapAt(owners, atMs) }) ??
+      burstGuard.admit(burstKey, atMs) ??
+      authBreaker.admit(input.profile.id, atMs);
+    if (refusal === null && estimate !== null) reservations.reserve(input.requestId, scopes, estimate);
+    return refusal;
+  }
+
+  function budgetOwners(input: SpendCheckInput, scopes: SpendScope[], atMs: number): BudgetOwner[] {
+    return scopes.map((scope) => ({
+      kind: scope.kind,
+      name: scope.kind === 'profile' ? scope.profileId : scope.clientName,
+      budget: scope.kind === 'profile' ? input.profile.budget : deps.clientBudget(scope.clientName),
+      totals: ledger.totals(scope, atMs),
+      inFlightCredits: reservations.reservedCredits(scope),
+    }));
+  }
+
+  /** Only a daily or monthly cap depends on the ledger: without one the gap is not looked up. */
+  function gapAt(owners: readonly BudgetOwner[], atMs: number): { gap: LedgerGap; nowMs: number } | null {
+    if (!owners.some((owner) => hasPeriodCap(owner.budget))) return null;
+    const gap = deps.ledgerGap?.(atMs) ?? null;
+    return gap === null ? null : { gap, nowMs: atMs };
+  }
+
+  function recordOutcome(outcome: SpendOutcome): void {
+    const clientName = outcome.identity.tokenName;
+    reservations.release(outcome.requestId);
+    ledger.record({ profileId: outcome.profileId, clientName, costCredits: outcome.costCredits, atMs: outcome.atMs });
+    burstGuard.recordCredits(clientName ?? ANONYMOUS_CLIENT, outcome.costCredits, outcome.atMs);
+    authBreaker.recordUpstreamOutcome({ profileId: outcome.profileId, status: outcome.status, atMs: outcome.atMs });
+  }
+
+  function budgetsAdmit(input: SpendCheckInput): boolean {
+    const scopes = spendScopes(input.profile.id, input.identity.tokenName);
+    const atMs = nowMs();
+    const owners = budgetOwners(input, scopes, atMs);
+    return decideBudget({ owners, estimatedInputCredits: estimatedInputCredits(input), ledgerGap: gapAt(owners, atMs) }) === null;
+  }
+
+  function refineHold(input: SpendCheckInput): void {
+    const estimate = estimatedInputCredits(input);
+    if (estimate !== null) reservations.shrink(input.requestId, estimate);
+  }
+
+  function needsInputEstimate(identity: ClientIdentity, profile: Profile): boolean {
+    return hasCap(profile.budget) || (identity.tokenName !== null && hasCap(deps.clientBudget(identity.tokenName)));
+  }
+
+  return {
+    needsInputEstimate,
+    budgetsAdmit,
+    check,
+    refineHold,
+    recordOutcome,
+    resumeClient: (clientName) => burstGuard.resume(clientName),
+    pausedClients: () => burstGuard.pausedClients(),
+    resetAuthBreaker: (profileId) => authBreaker.reset(profileId),
+    ledger,
+    reservations,
+  };
+}
+
+function hasCap(budget: Budget | undefined): boolean {
+  return (
+    budget !== undefined &&
+    (budget.dailyCredits !== undefined || budget.monthlyCredits !== undefined || budget.perRequestInputCredits !== undefined)
+  );
+}
+
+function hasPeriodCap(budget: Budget | undefined): boolean {
+  return budget !== undefined && (budget.dailyCredits !== undefined || budget.monthlyCredits !== undefined);
+}
+
+/** The profile first, then the client token: the first cap that refuses is the one named. */
+function spendScopes(profileId: string, clientName: string | null): SpendScope[] {
+  const scopes: SpendScope[] = [{ kind: 'profile', profileId }];
+  if (clientName !== null) scopes.push({ kind: 'client', clientName });
+  return scopes;
+}
+
+function estimatedInputCredits(input: SpendCheckInput): number | null {
+  if (input.estimatedInputTokens === null) return null;
+  const price = findPrice(input.profile.prices, input.upstreamModel);
+  return inputCostOf(input.estimatedInputTokens, price, input.profile.priceMultiplier);
+}

@@ -1,0 +1,120 @@
+import { CreditSum } from './creditSum.ts';
+import type { SpendSinceQuery } from '../contracts/log.ts';
+
+/**
+ * Running credit totals per profile and per client token for the current local day and month,
+ * kept in memory so the spend gate decides without I/O. Seeded once from the log at start;
+ * afterwards every ended request is recorded here as well as in the log.
+ */
+export type SpendScope = { kind: 'profile'; profileId: string } | { kind: 'client'; clientName: string };
+
+export interface SpendTotals {
+  dayCredits: number;
+  monthCredits: number;
+}
+
+export interface SpendRecord {
+  profileId: string;
+  clientName: string | null;
+  /** null (unpriced) counts as 0: caps can only limit what has a price. */
+  costCredits: number | null;
+  atMs: number;
+}
+
+/** Credits the log holds for a scope since a time (the log's `spendSince`). */
+export type SpentSince = (scope: SpendScope, sinceMs: number) => number;
+
+/** Adapts the request log's `spendSince(query)` to the ledger's seeding function. */
+export function spentSinceFromLog(spendSince: (query: SpendSinceQuery) => number): SpentSince {
+  return (scope, sinceMs) =>
+    scope.kind === 'profile' ? spendSince({ sinceMs, profileId: scope.profileId }) : spendSince({ sinceMs, clientName: scope.clientName });
+}
+
+export function startOfLocalDayMs(atMs: number): number {
+  const at = new Date(atMs);
+  return new Date(at.getFullYear(), at.getMonth(), at.getDate()).getTime();
+}
+
+export function startOfLocalMonthMs(atMs: number): number {
+  const at = new Date(atMs);
+  return new Date(at.getFullYear(), at.getMonth(), 1).getTime();
+}
+
+interface ScopeTotals {
+  dayStartMs: number;
+  monthStartMs: number;
+  day: CreditSum;
+  month: CreditSum;
+}
+
+const ZERO_TOTALS: SpendTotals = { dayCredits: 0, monthCredits: 0 };
+
+export class SpendLedger {
+  readonly #totals = new Map<string, ScopeTotals>();
+
+  /**
+   * Replaces the totals of these scopes with what the log holds for today and this month.
+   * Call at start for every known profile and client token (and for one added later).
+   */
+  seed(scopes: readonly SpendScope[], spentSince: SpentSince, nowMs: number): void {
+    const dayStartMs = startOfLocalDayMs(nowMs);
+    const monthStartMs = startOfLocalMonthMs(nowMs);
+    for (const scope of scopes) {
+      this.#totals.set(scopeKey(scope), {
+        dayStartMs,
+        monthStartMs,
+        day: new CreditSum(spentSince(scope, dayStartMs)),
+        month: new CreditSum(spentSince(scope, monthStartMs)),
+      });
+    }
+  }
+
+  record(spend: SpendRecord): void {
+    const credits = spend.costCredits ?? 0;
+    if (credits <= 0) return;
+    this.#add({ kind: 'profile', profileId: spend.profileId }, credits, spend.atMs);
+    if (spend.clientName !== null) this.#add({ kind: 'client', clientName: spend.clientName }, credits, spend.atMs);
+  }
+
+  totals(scope: SpendScope, nowMs: number): SpendTotals {
+    const entry = this.#totals.get(scopeKey(scope));
+    if (!entry) return ZERO_TOTALS;
+    rollForward(entry, nowMs);
+    return { dayCredits: entry.day.credits, monthCredits: entry.month.credits };
+  }
+
+  #add(scope: SpendScope, credits: number, atMs: number): void {
+    const key = scopeKey(scope);
+    let entry = this.#totals.get(key);
+    if (!entry) {
+      entry = {
+        dayStartMs: startOfLocalDayMs(atMs),
+        monthStartMs: startOfLocalMonthMs(atMs),
+        day: new CreditSum(),
+        month: new CreditSum(),
+      };
+      this.#totals.set(key, entry);
+    }
+    rollForward(entry, atMs);
+    // A request that ended in an earlier period than the ledger's current one belongs to that period.
+    if (atMs >= entry.dayStartMs) entry.day.add(credits);
+    if (atMs >= entry.monthStartMs) entry.month.add(credits);
+  }
+}
+
+/** Periods only move forward: a clock stepping back must not resurrect yesterday's total. */
+function rollForward(entry: ScopeTotals, nowMs: number): void {
+  const dayStartMs = startOfLocalDayMs(nowMs);
+  if (dayStartMs <= entry.dayStartMs) return;
+  entry.dayStartMs = dayStartMs;
+  entry.day = new CreditSum();
+  const monthStartMs = startOfLocalMonthMs(nowMs);
+  if (monthStartMs > entry.monthStartMs) {
+    entry.monthStartMs = monthStartMs;
+    entry.month = new CreditSum();
+  }
+}
+
+export function scopeKey(scope: SpendScope): string {
+  return scope.kind === 'profile' ? `profile:${scope.profileId}` : `client:${scope.clientName}`;
+}

@@ -1,0 +1,177 @@
+import { existsSync, renameSync, rmSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import type { DatabaseSync } from 'node:sqlite';
+import { startOfLocalDayMs, startOfLocalMonthMs } from '../spend/spendLedger.ts';
+import { checkLogFiles, DATABASE_SUFFIXES, diskFullFix, type OpenForCheck } from './logCheck.ts';
+import { importSalvage, REQUEST_FIELD, salvageLogFiles, type LogSalvage } from './logSalvage.ts';
+import { LOST_SPEND_MARKER_FILE_NAME, lostSpendMarkerPath, writeLostSpendMarker } from './lostSpendMarker.ts';
+import { DATABASE_FILE_NAME, openLogDatabase, type OpenLogDatabaseOptions } from './schema.ts';
+
+/** A damaged request log that was set aside at start, and what was read back from it. */
+export interface LogRecoveryReport {
+  /** What was wrong, as the check or SQLite put it. */
+  reason: string;
+  /** Where the damaged database (or its WAL, without one) is now. */
+  movedTo: string;
+  recoveredRequests: number;
+  recoveredIdempotentAnswers: number;
+  /** Credits of the rows read back, since local midnight and since the 1st: what budgets keep counting. */
+  recoveredTodayCredits: number;
+  recoveredMonthCredits: number;
+  /** Why reading back failed as a whole, or null. */
+  salvageError: string | null;
+  /** All of the above for people: the start output, the status alarm. */
+  message: string;
+}
+
+/** The log could not be set aside: Airlock cannot start on it, and says which file and what to do. */
+export class RequestLogDamagedError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'RequestLogDamagedError';
+  }
+}
+
+/** `requests-damaged-20250102T030405Z.db`: the time in the name, `.db` kept so SQLite tools open it with its WAL. */
+function asideName(nowMs: number, attempt: number): string {
+  const stamp = new Date(nowMs)
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d{3}Z$/, 'Z');
+  return `requests-damaged-${stamp}${attempt === 0 ? '' : `-${attempt + 1}`}.db`;
+}
+
+interface MovedLog {
+  /** New path by suffix, null for a file there was not. */
+  moved: Record<string, string | null>;
+  shownPath: string;
+  companions: string[];
+}
+
+/** Renames the database and its WAL and shm together; `shownPath` is the database's new path (or its WAL's, if it had none). */
+function moveAside(dataDir: string, nowMs: number): MovedLog {
+  let name = asideName(nowMs, 0);
+  for (let attempt = 1; DATABASE_SUFFIXES.some((suffix) => existsSync(join(dataDir, `${name}${suffix}`))); attempt += 1)
+    name = asideName(nowMs, attempt);
+  const moved: Record<string, string | null> = {};
+  for (const suffix of DATABASE_SUFFIXES) {
+    const from = join(dataDir, `${DATABASE_FILE_NAME}${suffix}`);
+    const to = join(dataDir, `${name}${suffix}`);
+    if (!existsSync(from)) {
+      moved[suffix] = null;
+      continue;
+    }
+    try {
+      renameSync(from, to);
+    } catch (error) {
+      throw new RequestLogDamagedError(
+        `The request log ${from} is damaged and could not be moved aside (${(error as Error).message}). ` +
+          `Move ${DATABASE_FILE_NAME}, ${DATABASE_FILE_NAME}-wal and ${DATABASE_FILE_NAME}-shm out of ${dataDir} yourself, then start Airlock again: it starts a fresh log.`,
+      );
+    }
+    moved[suffix] = to;
+  }
+  const shownPath = moved[''] ?? moved['-wal'] ?? join(dataDir, name);
+  const companions = DATABASE_SUFFIXES.filter((suffix) => suffix !== '' && moved[suffix] !== null && moved[suffix] !== shownPath);
+  return { moved, shownPath, companions };
+}
+
+/** Undoes moveAside after the fresh log could not be made: the damaged log is read again at the next start. */
+function putBack(dataDir: string, aside: MovedLog): void {
+  for (const suffix of DATABASE_SUFFIXES) rmSync(join(dataDir, `${DATABASE_FILE_NAME}${suffix}`), { force: true });
+  rmSync(lostSpendMarkerPath(dataDir), { force: true });
+  for (const suffix of DATABASE_SUFFIXES) {
+    const from = aside.moved[suffix];
+    if (from) renameSync(from, join(dataDir, `${DATABASE_FILE_NAME}${suffix}`));
+  }
+}
+
+function creditsText(credits: number): string {
+  const shown = Number(credits.toPrecision(6));
+  return `${shown} ${shown === 1 ? 'credit' : 'credits'}`;
+}
+
+function describe(report: Omit<LogRecoveryReport, 'message'>, companions: readonly string[]): string {
+  const beside = companions.length === 0 ? '' : ` (its ${companions.join(' and ')} file${companions.length > 1 ? 's' : ''} beside it)`;
+  const found = `The request log ${DATABASE_FILE_NAME} was damaged: ${report.reason}. It was moved to ${report.movedTo}${beside} and a fresh log was started.`;
+  if (report.salvageError !== null || report.recoveredRequests === 0) {
+    return (
+      `${found} No request could be read back from it (${report.salvageError ?? 'none was found in what remains'}), so what was spent before now is unknown: ` +
+      `daily and monthly caps are refused until the day or month that holds it ends. To accept the loss now, delete ` +
+      `${join(dirname(report.movedTo), LOST_SPEND_MARKER_FILE_NAME)}.`
+    );
+  }
+  const kept =
+    `${report.recoveredRequests} requests were read back with their figures, so budgets still count them ` +
+    `(today ${creditsText(report.recoveredTodayCredits)}, this month ${creditsText(report.recoveredMonthCredits)})`;
+  const answers =
+    report.recoveredIdempotentAnswers > 0 ? `, and ${report.recoveredIdempotentAnswers} answers to keyed image or video creations` : '';
+  return `${found} ${kept}${answers}. Request bodies were not; they stay in the moved file.`;
+}
+
+function spendSince(salvage: LogSalvage, sinceMs: number): number {
+  let credits = 0;
+  for (const fields of salvage.requests.values()) {
+    const cost = fields[REQUEST_FIELD.costCredits];
+    if (typeof cost === 'number' && Number(fields[REQUEST_FIELD.startedAtMs]) >= sinceMs) credits += cost;
+  }
+  return credits;
+}
+
+/** How recovery reaches the disk; tests pass ones that fail the way a full disk does. */
+export interface LogRecoveryIo {
+  openForCheck?: OpenForCheck;
+  openFreshLog?: (options: OpenLogDatabaseOptions) => DatabaseSync;
+}
+
+/**
+ * Run before the log is opened. A sound log is left alone (null). A damaged one (SQLite refuses
+ * it, its structure or WAL is broken, or quick_check finds damage) is read back first, then moved
+ * aside with its WAL and shm under a timestamped name, and the rows read are written into a fresh
+ * log; the report says what happened and where the old file is. A log that cannot be read for
+ * any other reason (I/O, full disk), or a fresh log that cannot be made, fails the start and
+ * leaves the old log in place, to be read again at the next start. When nothing could be read
+ * back, a marker keeps capped budgets refused over the lost spend's day and month.
+ */
+export function recoverDamagedLog(dataDir: string, nowMs: number = Date.now(), io: LogRecoveryIo = {}): LogRecoveryReport | null {
+  const verdict = checkLogFiles(dataDir, DATABASE_FILE_NAME, io.openForCheck);
+  if (verdict.sound) return null;
+  const dbPath = join(dataDir, DATABASE_FILE_NAME);
+  let salvage: LogSalvage = { requests: new Map(), idempotentAnswers: new Map() };
+  let salvageError: string | null = null;
+  try {
+    salvage = salvageLogFiles(dbPath, `${dbPath}-wal`, nowMs);
+  } catch (error) {
+    salvageError = error instanceof Error ? error.message : String(error);
+  }
+  const aside = moveAside(dataDir, nowMs);
+  let imported: { requests: number; idempotentAnswers: number };
+  try {
+    const db = (io.openFreshLog ?? openLogDatabase)({ dataDir });
+    try {
+      imported = importSalvage(db, salvage);
+    } finally {
+      db.close();
+    }
+    // Nothing read back: what the log held is unknown, so caps must not pass on an empty ledger.
+    if (salvageError !== null || salvage.requests.size === 0) writeLostSpendMarker(dataDir, nowMs, aside.shownPath);
+  } catch (error) {
+    putBack(dataDir, aside);
+    const cause = error instanceof Error ? error.message : String(error);
+    throw new RequestLogDamagedError(
+      `The request log ${dbPath} is damaged (${verdict.reason}), and a fresh log could not be started beside it: ${cause}. ` +
+        `The damaged log was left where it is, so what it holds is read back at the next start. ${diskFullFix(dataDir, error) ?? 'Fix the cause, then start Airlock again.'}`,
+    );
+  }
+  const counted = salvageError === null;
+  const report = {
+    reason: verdict.reason,
+    movedTo: aside.shownPath,
+    recoveredRequests: imported.requests,
+    recoveredIdempotentAnswers: imported.idempotentAnswers,
+    recoveredTodayCredits: counted ? spendSince(salvage, startOfLocalDayMs(nowMs)) : 0,
+    recoveredMonthCredits: counted ? spendSince(salvage, startOfLocalMonthMs(nowMs)) : 0,
+    salvageError,
+  };
+  return { ...report, message: describe(report, aside.companions) };
+}

@@ -1,0 +1,224 @@
+import type { DatabaseSync, StatementSync } from 'node:sqlite';
+import {
+  MAX_PAGE_LIMIT,
+  type LogTotals,
+  type ModelStats,
+  type RequestDetail,
+  type RequestListFilter,
+  type RequestPage,
+  type SpendByDayQuery,
+  type SpendByDayRow,
+  type SpendSinceQuery,
+  type TimeRange,
+  type TotalsQuery,
+} from '../../contracts/log.ts';
+import { summarizeModelStats } from './modelStats.ts';
+import { bodiesFromRecord, rowFromRecord } from '../write/rowCodec.ts';
+
+type SqlParam = string | number;
+
+/**
+ * A request the model answered (usage reported or estimated) whose model has no price. A failed
+ * or refused request without usage has no cost either, but it is not "unpriced".
+ */
+const UNPRICED = '(cost_credits IS NULL AND usage_source IS NOT NULL)';
+
+export const DEFAULT_PAGE_LIMIT = 100;
+
+/** An error is anything classified as one or answered with a 4xx/5xx status. */
+const IS_ERROR = '(error_class IS NOT NULL OR status >= 400)';
+const MODEL = 'COALESCE(upstream_model, requested_model)';
+const GROUP_COLUMNS = { model: MODEL, profile: 'profile_id', client: 'client_name' } as const;
+/** Trigram tokens need three characters; shorter terms fall back to a substring scan. */
+const MIN_FTS_TERM_CHARS = 3;
+/**
+ * Text also matches these row fields, as the window's filter does for rows arriving live
+ * (renderer/src/live/liveRows.ts): a row shown live then stays in the list on reload.
+ */
+const TEXT_ROW_COLUMNS = ['client_path', 'requested_model', 'upstream_model', 'response_model', 'client_name'] as const;
+/** Any of `columns` containing the LIKE pattern, bound once per column. ASCII letters match in either case. */
+function likeAny(columns: readonly string[]): string {
+  return columns.map((column) => `${column} LIKE ? ESCAPE '\\'`).join(' OR ');
+}
+const ROW_LIKE = likeAny(TEXT_ROW_COLUMNS);
+/** A body (`b`) containing the pattern. */
+const BODY_LIKE = likeAny(['b.request_body', 'b.response_body', 'b.stream_text']);
+
+/** Trigrams the full-text query asks for: enough to narrow a search to few bodies, whatever the text's length. */
+const MAX_QUERY_TRIGRAMS = 32;
+
+/**
+ * An FTS5 query for bodies holding every trigram of `text` (up to MAX_QUERY_TRIGRAMS of them),
+ * each quoted so the user's text is never parsed as FTS syntax. The index keeps no positions, so
+ * this finds candidates; a LIKE on them confirms the substring.
+ */
+export function trigramQuery(text: string): string {
+  const chars = [...text];
+  const trigrams = new Set<string>();
+  for (let start = 0; start + 3 <= chars.length && trigrams.size < MAX_QUERY_TRIGRAMS; start += 1)
+    trigrams.add(chars.slice(start, start + 3).join(''));
+  return [...trigrams].map((trigram) => `"${trigram.replaceAll('"', '""')}"`).join(' AND ');
+}
+
+function likePattern(text: string): string {
+  return `%${text.replace(/[\\%_]/g, (char) => `\\${char}`)}%`;
+}
+
+export function clampPageLimit(limit: number | undefined): number {
+  if (limit === undefined || !Number.isFinite(limit)) return DEFAULT_PAGE_LIMIT;
+  return Math.min(MAX_PAGE_LIMIT, Math.max(1, Math.floor(limit)));
+}
+
+/** The WHERE clause and parameters for a list filter (without the cursor). */
+export function whereForFilter(filter: RequestListFilter): { sql: string; params: SqlParam[] } {
+  const clauses: string[] = [];
+  const params: SqlParam[] = [];
+  const add = (clause: string, ...values: SqlParam[]): void => {
+    clauses.push(clause);
+    params.push(...values);
+  };
+  if (filter.fromMs !== undefined) add('started_at_ms >= ?', filter.fromMs);
+  if (filter.toMs !== undefined) add('started_at_ms < ?', filter.toMs);
+  if (filter.profileId !== undefined) add('profile_id = ?', filter.profileId);
+  if (filter.clientName !== undefined) add('client_name = ?', filter.clientName);
+  if (filter.model !== undefined) add(`${MODEL} = ?`, filter.model);
+  if (filter.errorClass !== undefined) add('error_class = ?', filter.errorClass);
+  if (filter.status === 'error') add(IS_ERROR);
+  else if (filter.status === 'ok') add(`NOT ${IS_ERROR} AND status IS NOT NULL`);
+  else if (filter.status !== undefined) add('status = ?', filter.status);
+  const text = filter.text?.trim();
+  if (text) {
+    const pattern = likePattern(text);
+    const rowPatterns = TEXT_ROW_COLUMNS.map(() => pattern);
+    const bodyPatterns = [pattern, pattern, pattern];
+    if ([...text].length >= MIN_FTS_TERM_CHARS) {
+      // Indexed bodies through the index, bodies still waiting for it by a scan of those few.
+      add(
+        `(id IN (SELECT b.request_id FROM request_bodies_fts f JOIN request_bodies b ON b.body_id = f.rowid
+                WHERE request_bodies_fts MATCH ? AND (${BODY_LIKE}))
+          OR id IN (SELECT b.request_id FROM request_bodies_unindexed u JOIN request_bodies b USING (body_id) WHERE ${BODY_LIKE})
+          OR ${ROW_LIKE})`,
+        trigramQuery(text),
+        ...bodyPatterns,
+        ...bodyPatterns,
+        ...rowPatterns,
+      );
+    } else {
+      add(`(id IN (SELECT request_id FROM request_bodies b WHERE ${BODY_LIKE}) OR ${ROW_LIKE})`, ...bodyPatterns, ...rowPatterns);
+    }
+  }
+  return { sql: clauses.length === 0 ? '' : `WHERE ${clauses.join(' AND ')}`, params };
+}
+
+function localUtcOffsetMinutes(): number {
+  return -new Date().getTimezoneOffset();
+}
+
+/** Read side of the request log. Every method is one indexed query (statements are cached). */
+export class RequestLogQueries {
+  private readonly db: DatabaseSync;
+  private readonly statements = new Map<string, StatementSync>();
+
+  constructor(db: DatabaseSync) {
+    this.db = db;
+  }
+
+  private statement(sql: string): StatementSync {
+    let statement = this.statements.get(sql);
+    if (statement === undefined) {
+      statement = this.db.prepare(sql);
+      this.statements.set(sql, statement);
+    }
+    return statement;
+  }
+
+  listRequests(filter: RequestListFilter): RequestPage {
+    const limit = clampPageLimit(filter.limit);
+    const where = whereForFilter(filter);
+    let sql = where.sql;
+    const params = [...where.params];
+    if (filter.beforeCursor !== undefined) {
+      sql += `${sql ? ' AND' : 'WHERE'} (started_at_ms, id) < (?, ?)`;
+      params.push(filter.beforeCursor.startedAtMs, filter.beforeCursor.id);
+    }
+    // One extra row tells whether another page exists without a COUNT.
+    const records = this.statement(`SELECT * FROM requests ${sql} ORDER BY started_at_ms DESC, id DESC LIMIT ?`).all(...params, limit + 1);
+    const rows = records.slice(0, limit).map(rowFromRecord);
+    const last = rows.at(-1);
+    const nextCursor = records.length > limit && last !== undefined ? { startedAtMs: last.startedAtMs, id: last.id } : null;
+    return { rows, nextCursor };
+  }
+
+  getRequest(id: string): RequestDetail | null {
+    const record = this.statement('SELECT * FROM requests WHERE id = ?').get(id);
+    if (record === undefined) return null;
+    const bodies = this.statement('SELECT * FROM request_bodies WHERE request_id = ?').get(id);
+    return { row: rowFromRecord(record), bodies: bodies === undefined ? null : bodiesFromRecord(bodies) };
+  }
+
+  spendByDay(query: SpendByDayQuery): SpendByDayRow[] {
+    const offsetMs = (query.utcOffsetMinutes ?? localUtcOffsetMinutes()) * 60_000;
+    const group = query.groupBy === null ? 'NULL' : GROUP_COLUMNS[query.groupBy];
+    const records = this.statement(
+      `SELECT date((started_at_ms + ?) / 1000, 'unixepoch') AS day, ${group} AS grp,
+         COUNT(*) AS requests, TOTAL(cost_credits) AS costCredits,
+         SUM(${UNPRICED}) AS unpricedRequests,
+         TOTAL(input_tokens) AS inputTokens, TOTAL(output_tokens) AS outputTokens
+       FROM requests WHERE started_at_ms >= ? AND started_at_ms < ?
+       GROUP BY day, grp ORDER BY day, grp`,
+    ).all(offsetMs, query.fromMs, query.toMs);
+    return records.map((record) => ({
+      day: String(record.day),
+      group: record.grp === null ? null : String(record.grp),
+      requests: Number(record.requests),
+      costCredits: Number(record.costCredits),
+      unpricedRequests: Number(record.unpricedRequests),
+      inputTokens: Number(record.inputTokens),
+      outputTokens: Number(record.outputTokens),
+    }));
+  }
+
+  totals(query: TotalsQuery): LogTotals {
+    const where = whereForFilter(query);
+    const record = this.statement(
+      `SELECT COUNT(*) AS requests, COALESCE(SUM(${IS_ERROR}), 0) AS errors, TOTAL(cost_credits) AS costCredits,
+         COALESCE(SUM(${UNPRICED}), 0) AS unpricedRequests,
+         TOTAL(input_tokens) AS inputTokens, TOTAL(output_tokens) AS outputTokens,
+         TOTAL(cached_input_tokens) AS cachedInputTokens, TOTAL(reasoning_tokens) AS reasoningTokens
+       FROM requests ${where.sql}`,
+    ).get(...where.params);
+    return {
+      requests: Number(record?.requests ?? 0),
+      errors: Number(record?.errors ?? 0),
+      costCredits: Number(record?.costCredits ?? 0),
+      unpricedRequests: Number(record?.unpricedRequests ?? 0),
+      inputTokens: Number(record?.inputTokens ?? 0),
+      outputTokens: Number(record?.outputTokens ?? 0),
+      cachedInputTokens: Number(record?.cachedInputTokens ?? 0),
+      reasoningTokens: Number(record?.reasoningTokens ?? 0),
+    };
+  }
+
+  /**
+   * Per model: counts, error rate, p50/p95 of duration and time to first byte. One indexed range
+   * scan returns compact arrays; grouping and sorting in JS beats ranking window functions in SQL.
+   */
+  modelStats(range: TimeRange): ModelStats[] {
+    const sql = `SELECT ${MODEL}, ${IS_ERROR}, duration_ms, ttfb_ms FROM requests
+       WHERE started_at_ms >= ? AND started_at_ms < ? AND ${MODEL} IS NOT NULL`;
+    const cached = this.statements.has(sql);
+    const statement = this.statement(sql);
+    if (!cached) statement.setReturnArrays(true);
+    const records = statement.all(range.fromMs, range.toMs) as unknown as Array<[string, number, number | null, number | null]>;
+    return summarizeModelStats(
+      records.map(([model, isError, durationMs, ttfbMs]) => ({ model, isError: isError === 1, durationMs, ttfbMs })),
+    );
+  }
+
+  /** Credits spent since a moment (priced requests only), for budget checks. */
+  spendSince(query: SpendSinceQuery): number {
+    const where = whereForFilter({ fromMs: query.sinceMs, profileId: query.profileId, clientName: query.clientName });
+    const record = this.statement(`SELECT TOTAL(cost_credits) AS costCredits FROM requests ${where.sql}`).get(...where.params);
+    return Number(record?.costCredits ?? 0);
+  }
+}

@@ -1,0 +1,317 @@
+import { statfsSync } from 'node:fs';
+import { join } from 'node:path';
+import type { DatabaseSync } from 'node:sqlite';
+import type { IdempotencyStore } from '../spend/idempotencyCache.ts';
+import type { LedgerGap, RequestLogStatus } from '../contracts/log.ts';
+import type { RequestEvents } from '../contracts/requestEvents.ts';
+import { DEFAULT_BODY_CAP_BYTES } from './write/bodyRecord.ts';
+import { SqliteIdempotencyStore } from './write/idempotentAnswers.ts';
+import { isDamageError, recordCleanClose } from './logCheck.ts';
+import { LogThreadClient } from './write/logThreadClient.ts';
+import { RequestLogQueries } from './read/queries.ts';
+import { DEFAULT_RETENTION, type RetentionPolicy, type RetentionResult } from './write/retention.ts';
+import { DATABASE_FILE_NAME, databaseFileBytes, openLogDatabase, usedDatabaseBytes } from './schema.ts';
+import { UnwrittenMirror } from './write/unwrittenMirror.ts';
+import { summaryRowOf } from './write/unwrittenRows.ts';
+import { spendByDayWith, spendSinceWith, totalsWith, type SpendEntry } from './write/unwrittenSpend.ts';
+import { clearUnwrittenSpend, readSavedSpend } from './write/unwrittenSpendFile.ts';
+import { LogWriter } from './write/writer.ts';
+import {
+  checkpointOnOwnConnection,
+  DEFAULT_CHECKPOINT_INTERVAL_MS,
+  leaveCheckpointsToThread,
+  startWalCheckpointer,
+  type WalCheckpointer,
+} from './write/walCheckpointer.ts';
+
+export interface RequestLogOptions {
+  dataDir: string;
+  /** Cap for each stored body (request, response, stream text, raw events). */
+  bodyCapBytes?: number;
+  /** The gateway key and the local client tokens: masked wherever they appear. */
+  knownSecrets: () => string[];
+  retention?: Partial<RetentionPolicy>;
+  flushIntervalMs?: number;
+  retentionIntervalMs?: number;
+  /** Hard limit on the database file (SQLite max_page_count); past it writes fail as on a full disk. */
+  maxDbBytes?: number;
+  /** Below this much free disk space, bodies are no longer logged. */
+  minFreeDiskBytes?: number;
+  now?: () => number;
+  /** Log failures that cost data (a dropped batch); never thrown into forwarding. */
+  onError?: (error: unknown) => void;
+  /** Told, in words, when what is recorded changes (rows start or stop waiting for disk space). */
+  onRecordingChange?: (message: string) => void;
+}
+
+type QueryMethods = Pick<RequestLogQueries, 'listRequests' | 'getRequest' | 'spendByDay' | 'totals' | 'modelStats' | 'spendSince'>;
+
+export interface RequestLog extends QueryMethods {
+  /** Subscribes to lifecycle events; listeners only queue them for the log thread. Returns the unsubscribe function. */
+  attach(events: RequestEvents): () => void;
+  /** Writes everything queued so far. */
+  flush(): Promise<void>;
+  /** Flushes, stops the timers and closes the database. Rows still in flight stay `in_flight`. */
+  close(): Promise<void>;
+  status(): RequestLogStatus;
+  /** Marks rows a previous process left `in_flight` as `interrupted`; returns how many. Run at open. */
+  markInterruptedFromPreviousRun(): number;
+  /**
+   * Applies the retention policy now, on the log thread (it also runs at open and on a timer);
+   * null if it failed, which onError was told.
+   */
+  runRetention(): Promise<RetentionResult | null>;
+  /** First answers of keyed image and video creations, so a repeat is answered across restarts. */
+  readonly idempotencyStore: IdempotencyStore;
+  /** Spend missing from the log that no one can account for: capped budgets cannot be checked. */
+  ledgerGap(nowMs: number): LedgerGap | null;
+  /** What a user must know at open about an earlier run's unwritten spend; null when nothing. */
+  readonly startNotice: string | null;
+}
+
+export const DEFAULT_FLUSH_INTERVAL_MS = 50;
+export const DEFAULT_RETENTION_INTERVAL_MS = 10 * 60_000;
+export const DEFAULT_MIN_FREE_DISK_BYTES = 100 * 1024 * 1024;
+const MAIN_CONNECTION_BUSY_TIMEOUT_MS = 250;
+
+function freeDiskBytes(dir: string): number | null {
+  try {
+    const stats = statfsSync(dir);
+    return Number(stats.bavail) * Number(stats.bsize);
+  } catch {
+    return null;
+  }
+}
+
+function lowDiskReason(minFreeDiskBytes: number): string {
+  const megabytes = Math.round(minFreeDiskBytes / (1024 * 1024));
+  return `Less than ${megabytes} MB is free on the disk: request bodies are no longer logged. Free disk space to turn bodies back on.`;
+}
+
+/**
+ * The main thread's side of the log: it reads (queries, the idempotency store) on its own
+ * connection, while the log thread turns events into rows, writes them and applies retention.
+ */
+class SqliteRequestLog implements RequestLog {
+  private readonly db: DatabaseSync;
+  private readonly thread: LogThreadClient;
+  private readonly checkpointer: WalCheckpointer;
+  private readonly queries: RequestLogQueries;
+  private readonly options: RequestLogOptions;
+  private readonly retention: RetentionPolicy;
+  private readonly minFreeDiskBytes: number;
+  private readonly now: () => number;
+  private readonly onError: (error: unknown) => void;
+  private readonly retentionTimer: NodeJS.Timeout;
+  /** Why bodies are not logged, as the log thread last reported or was told; null while they are. */
+  private bodiesDisabledReason: string | null = null;
+  /** Database size when bodies were turned off: they come back once retention freed space. */
+  private usedBytesWhenBodiesDisabled: number | null = null;
+  private closed = false;
+  private lastDbBytes = 0;
+  /** SQLite called the file damaged this run: the next start must check it, so no clean close is recorded. */
+  private damageSeen = false;
+  private readonly unwritten: UnwrittenMirror;
+
+  readonly listRequests: RequestLogQueries['listRequests'];
+  readonly getRequest: RequestLogQueries['getRequest'];
+  readonly spendByDay: RequestLogQueries['spendByDay'];
+  readonly totals: RequestLogQueries['totals'];
+  readonly modelStats: RequestLogQueries['modelStats'];
+  readonly spendSince: RequestLogQueries['spendSince'];
+  readonly idempotencyStore: IdempotencyStore;
+  readonly startNotice: string | null;
+
+  constructor(options: RequestLogOptions) {
+    this.options = options;
+    this.retention = { ...DEFAULT_RETENTION, ...options.retention };
+    this.minFreeDiskBytes = options.minFreeDiskBytes ?? DEFAULT_MIN_FREE_DISK_BYTES;
+    this.now = options.now ?? Date.now;
+    const reportError = options.onError ?? ((error) => console.error('[airlock] request log write failed:', error));
+    this.onError = (error) => {
+      if (isDamageError(error)) this.damageSeen = true;
+      reportError(error);
+    };
+    this.db = openLogDatabase({ dataDir: options.dataDir, maxDbBytes: options.maxDbBytes });
+    leaveCheckpointsToThread(this.db);
+    // This connection writes only keyed image and video creations, from the thread that forwards.
+    // The log thread holds the write lock for up to a second or two (an index rewrite): waiting
+    // that long would stall every stream, so such a write gives up sooner and the answer stays in
+    // memory only (the idempotency cache reports it).
+    this.db.exec(`PRAGMA busy_timeout = ${MAIN_CONNECTION_BUSY_TIMEOUT_MS}`);
+    // Maintenance at open must not stop logging: a full disk here only means less is cleaned up.
+    this.safely(() => this.markInterruptedFromPreviousRun());
+    // Before the thread starts: the ledger is seeded from the totals right after, and the spend
+    // must then be in the database or in the mirror, not in both.
+    const saved = readSavedSpend(options.dataDir);
+    this.unwritten = new UnwrittenMirror(options.dataDir, saved, saved.kind === 'saved' && this.writeSummaries(saved.entries));
+    this.startNotice = this.unwritten.startNotice;
+    this.thread = new LogThreadClient({
+      dataDir: options.dataDir,
+      ...(options.maxDbBytes === undefined ? {} : { maxDbBytes: options.maxDbBytes }),
+      bodyCapBytes: options.bodyCapBytes ?? DEFAULT_BODY_CAP_BYTES,
+      postIntervalMs: options.flushIntervalMs ?? DEFAULT_FLUSH_INTERVAL_MS,
+      knownSecrets: options.knownSecrets,
+      onError: this.onError,
+      onBodiesState: (reason) => this.noteBodiesState(reason),
+      onUnwritten: (state) => {
+        const before = this.unwritten.status();
+        this.unwritten.update(state);
+        const after = this.unwritten.status();
+        if ((before === null) !== (after === null) || before?.saved !== after?.saved)
+          this.options.onRecordingChange?.(this.describeRecording());
+      },
+    });
+    this.checkpointer = this.startCheckpointer();
+    this.queries = new RequestLogQueries(this.db);
+    this.idempotencyStore = new SqliteIdempotencyStore(this.db, options.knownSecrets);
+    this.listRequests = this.queries.listRequests.bind(this.queries);
+    this.getRequest = this.queries.getRequest.bind(this.queries);
+    // Requests the database could not take (a full disk) count as if it had.
+    this.spendByDay = (query) =>
+      spendByDayWith(
+        this.queries.spendByDay(query),
+        this.unwritten.entries,
+        query,
+        (query.utcOffsetMinutes ?? -new Date().getTimezoneOffset()) * 60_000,
+      );
+    this.totals = (query) => totalsWith(this.queries.totals(query), this.unwritten.entries, query);
+    this.modelStats = this.queries.modelStats.bind(this.queries);
+    this.spendSince = (query) => spendSinceWith(this.queries.spendSince(query), this.unwritten.entries, query);
+
+    // A disk already short of space turns bodies off before the first request, not after retention.
+    this.safely(() => this.updateBodiesSwitch(usedDatabaseBytes(this.db)));
+    void this.runRetention();
+    this.retentionTimer = setInterval(() => void this.runRetention(), options.retentionIntervalMs ?? DEFAULT_RETENTION_INTERVAL_MS);
+    this.retentionTimer.unref();
+  }
+
+  /** Checkpoints move to their own thread; should it die, the connections checkpoint themselves again. */
+  private startCheckpointer(): WalCheckpointer {
+    return startWalCheckpointer(join(this.options.dataDir, DATABASE_FILE_NAME), {
+      intervalMs: DEFAULT_CHECKPOINT_INTERVAL_MS,
+      onError: this.onError,
+      onStopped: () => {
+        if (this.closed) return;
+        this.safely(() => checkpointOnOwnConnection(this.db));
+        this.thread.enableAutocheckpoint();
+      },
+    });
+  }
+
+  attach(events: RequestEvents): () => void {
+    return events.subscribe((event) => {
+      // Deltas only feed the live view; the stream text arrives whole with `end`.
+      if (!this.closed && event.type !== 'delta') this.thread.enqueue(event);
+    });
+  }
+
+  flush(): Promise<void> {
+    return this.closed ? Promise.resolve() : this.thread.flush();
+  }
+
+  /** Mirrors the log thread's switch; the database size when bodies went off tells when space was freed. */
+  private noteBodiesState(reason: string | null): void {
+    const changed = reason !== this.bodiesDisabledReason;
+    this.bodiesDisabledReason = reason;
+    if (changed) this.options.onRecordingChange?.(this.describeRecording());
+    if (reason === null) this.usedBytesWhenBodiesDisabled = null;
+    else if (this.usedBytesWhenBodiesDisabled === null) this.safely(() => (this.usedBytesWhenBodiesDisabled = usedDatabaseBytes(this.db)));
+  }
+
+  private setBodiesDisabled(reason: string | null): void {
+    this.noteBodiesState(reason);
+    this.thread.setBodiesDisabled(reason);
+  }
+
+  /** Writes an earlier run's unwritten spend as summary rows; false if the database cannot take them yet. */
+  private writeSummaries(entries: readonly SpendEntry[]): boolean {
+    try {
+      if (new LogWriter(this.db).write({ rows: entries.map(summaryRowOf), bodies: [] }).outcome === 'failed') return false;
+      clearUnwrittenSpend(this.options.dataDir);
+      return true;
+    } catch (error) {
+      this.onError(error);
+      return false;
+    }
+  }
+
+  markInterruptedFromPreviousRun(): number {
+    return Number(this.db.prepare("UPDATE requests SET state = 'interrupted' WHERE state = 'in_flight'").run().changes);
+  }
+
+  async runRetention(): Promise<RetentionResult | null> {
+    const result = await this.thread.runRetention(this.retention, this.now());
+    if (result !== null && !this.closed) this.safely(() => this.updateBodiesSwitch(result.usedBytes));
+    return result;
+  }
+
+  private safely(work: () => unknown): void {
+    try {
+      work();
+    } catch (error) {
+      this.onError(error);
+    }
+  }
+
+  /** Bodies go off below the free-space floor and come back once space was freed. */
+  private updateBodiesSwitch(usedBytes: number): void {
+    const freeBytes = freeDiskBytes(this.options.dataDir);
+    if (freeBytes !== null && freeBytes < this.minFreeDiskBytes) {
+      this.setBodiesDisabled(lowDiskReason(this.minFreeDiskBytes));
+      return;
+    }
+    const reason = this.bodiesDisabledReason;
+    if (reason === null) return;
+    const spaceFreed = this.usedBytesWhenBodiesDisabled !== null && usedBytes < this.usedBytesWhenBodiesDisabled;
+    if (reason === lowDiskReason(this.minFreeDiskBytes) || spaceFreed) this.setBodiesDisabled(null);
+  }
+
+  status(): RequestLogStatus {
+    if (!this.closed) this.safely(() => (this.lastDbBytes = databaseFileBytes(this.db)));
+    const bodiesReason = this.bodiesDisabledReason ?? this.thread.behindReason;
+    const unwritten = this.unwritten.status();
+    this.unwritten.recheckLostSpend(this.now());
+    return {
+      bodiesDisabled: bodiesReason !== null,
+      reason: bodiesReason === null && unwritten === null ? null : this.describeRecording(),
+      dbBytes: this.lastDbBytes,
+      unwritten,
+      ledgerGap: this.unwritten.ledgerGap(this.now()),
+    };
+  }
+
+  ledgerGap(nowMs: number): LedgerGap | null {
+    return this.unwritten.ledgerGap(nowMs);
+  }
+
+  /** What is and is not recorded, in words: bodies, then rows. */
+  private describeRecording(): string {
+    const bodiesReason = this.bodiesDisabledReason ?? this.thread.behindReason;
+    const rows = this.unwritten.describe() ?? 'Every request and its figures are logged.';
+    return bodiesReason === null ? rows : `${bodiesReason} ${rows}`;
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    await this.thread.close();
+    this.lastDbBytes = databaseFileBytes(this.db);
+    // Keeps the query planner's statistics current, cheaply (SQLite's advice for long-lived connections).
+    this.safely(() => this.db.exec('PRAGMA optimize'));
+    this.closed = true;
+    clearInterval(this.retentionTimer);
+    this.unwritten.close();
+    await this.checkpointer.close();
+    this.db.close();
+    if (!this.damageSeen) this.safely(() => recordCleanClose(this.options.dataDir, DATABASE_FILE_NAME));
+  }
+}
+
+/**
+ * Opens the request log in `<dataDir>/requests.db`: marks rows a previous process left in flight
+ * as interrupted, then writes lifecycle events in batches on the log thread, which applies
+ * retention at open and every ten minutes.
+ */
+export function createRequestLog(options: RequestLogOptions): RequestLog {
+  return new SqliteRequestLog(options);
+}

@@ -1,0 +1,68 @@
+import type { RequestBodiesRecord } from '../../contracts/log.ts';
+import { redactSecrets } from '../../core/redact.ts';
+import type { CapturedBodies } from '../../contracts/lifecycle.ts';
+import { pickAllowedHeaders } from '../../core/headerAllowlist.ts';
+
+export const DEFAULT_BODY_CAP_BYTES = 1024 * 1024;
+
+const BINARY_CONTENT_TYPES = /^(multipart\/|image\/|audio\/|video\/|application\/(octet-stream|zip|gzip|pdf))/i;
+
+/**
+ * Text as stored: binary payloads (uploads, images) are replaced by a short description, because
+ * their bytes are useless to read and would only crowd out other requests under the size cap.
+ */
+export function decodeBody(body: Buffer | null, contentType: string | undefined): string | null {
+  if (body === null) return null;
+  if ((contentType !== undefined && BINARY_CONTENT_TYPES.test(contentType)) || body.includes(0)) {
+    return `[binary body not logged: ${body.length} bytes${contentType ? `, ${contentType}` : ''}]`;
+  }
+  return body.toString('utf8');
+}
+
+/** Cuts text to at most `capBytes` of UTF-8 without splitting a character. */
+export function capUtf8(text: string, capBytes: number): { text: string; truncated: boolean } {
+  if (Buffer.byteLength(text, 'utf8') <= capBytes) return { text, truncated: false };
+  const bytes = Buffer.from(text, 'utf8');
+  let end = capBytes;
+  // Step back over continuation bytes (10xxxxxx) to the start of the cut character.
+  while (end > 0 && ((bytes[end] ?? 0) & 0xc0) === 0x80) end -= 1;
+  return { text: bytes.subarray(0, end).toString('utf8'), truncated: true };
+}
+
+function maskedCapped(text: string | null, capBytes: number, secrets: string[]): { text: string | null; truncated: boolean } {
+  if (text === null) return { text: null, truncated: false };
+  // Mask first: a cut made before masking could leave part of a secret that no longer matches.
+  return capUtf8(redactSecrets(text, secrets), capBytes);
+}
+
+function maskedHeaders(headers: Record<string, string>, secrets: string[]): Record<string, string> {
+  const picked = pickAllowedHeaders(headers);
+  for (const name of Object.keys(picked)) picked[name] = redactSecrets(picked[name] ?? '', secrets);
+  return picked;
+}
+
+function headerValue(headers: Record<string, string>, wanted: string): string | undefined {
+  const name = Object.keys(headers).find((candidate) => candidate.toLowerCase() === wanted);
+  return name === undefined ? undefined : headers[name];
+}
+
+/**
+ * What the log stores for one request's bodies: allowlisted headers, bodies capped at
+ * `capBytes` each and masked (known secrets and anything that looks like a key). For streams the
+ * captured response body is the raw event text.
+ */
+export function buildBodiesRecord(bodies: CapturedBodies, stream: boolean, capBytes: number, secrets: string[]): RequestBodiesRecord {
+  const request = maskedCapped(decodeBody(bodies.requestBody, headerValue(bodies.requestHeaders, 'content-type')), capBytes, secrets);
+  const response = maskedCapped(decodeBody(bodies.responseBody, headerValue(bodies.responseHeaders, 'content-type')), capBytes, secrets);
+  const streamText = maskedCapped(bodies.streamText, capBytes, secrets);
+  return {
+    requestHeaders: maskedHeaders(bodies.requestHeaders, secrets),
+    responseHeaders: maskedHeaders(bodies.responseHeaders, secrets),
+    requestBody: request.text,
+    requestTruncated: bodies.requestBodyTruncated || request.truncated,
+    responseBody: stream ? null : response.text,
+    responseTruncated: bodies.responseBodyTruncated || response.truncated || streamText.truncated,
+    streamText: streamText.text,
+    rawEvents: stream ? response.text : null,
+  };
+}

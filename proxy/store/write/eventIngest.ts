@@ -1,0 +1,269 @@
+import type { DatabaseSync, StatementSync } from 'node:sqlite';
+import type { RequestLogRow } from '../../contracts/log.ts';
+import { redactKnownSecrets, redactSecrets } from '../../core/redact.ts';
+import type { RequestLifecycleEvent } from '../../contracts/lifecycle.ts';
+import { buildBodiesRecord } from './bodyRecord.ts';
+import { nextSliceLength, type SliceLimits } from './eventSlice.ts';
+import { DEFAULT_INDEX_SLICE, FullTextBackfill } from './fullTextBackfill.ts';
+import { rowFromRecord, storedBytesOf } from './rowCodec.ts';
+import { applyRowEvent, maskRowText, rowFromStart } from './rowDraft.ts';
+import { RowRecorder, type SpendRecordStore } from './rowRecorder.ts';
+import type { SpendEntry, UnwrittenState } from './unwrittenSpend.ts';
+import { LogWriter, type LogBatch } from './writer.ts';
+
+/** Quiet time before bodies are added to the full-text index in the background. */
+export const DEFAULT_INDEX_IDLE_DELAY_MS = 500;
+/** Unindexed body bytes that make indexing run even under load: a search scans at most this much unindexed text. */
+export const DEFAULT_MAX_UNINDEXED_BYTES = 4 * 1024 * 1024;
+
+/**
+ * One transaction each. On the log thread nothing waits behind a slice but the next one, so a
+ * slice is large: fewer commits per request. The byte limit bounds what a failed slice loses.
+ */
+export const INGEST_SLICE_LIMITS: SliceLimits = { maxEvents: 2_000, maxBodyBytes: 4 * 1024 * 1024 };
+
+/**
+ * A non-streaming request still running after this long gets its in-flight row (what a crash
+ * marks interrupted). One that ends sooner is written once, at its end: writing the row in flight
+ * and then completing it cost about a third of the log thread's work per request under load. A
+ * kill loses such requests younger than this without a row, as it always lost the events not yet
+ * posted. Streams run long and are what a crash interrupts: their row is written at once.
+ */
+export const IN_FLIGHT_ROW_DELAY_MS = 500;
+
+const ageMs = (row: RequestLogRow, nowMs: number): number => nowMs - row.startedAtMs;
+
+/** Free-text fields come from clients and upstreams: masked like bodies before they are written. */
+function maskedRows(rows: RequestLogRow[], secrets: string[]): RequestLogRow[] {
+  const mask = (text: string): string => redactSecrets(text, secrets);
+  const maskId = (text: string): string => redactKnownSecrets(text, secrets);
+  return rows.map((row) => maskRowText(row, mask, maskId));
+}
+
+export interface EventIngestOptions {
+  bodyCapBytes: number;
+  onError: (error: unknown) => void;
+  /** Told each time bodies are turned off or on by a write (a full disk), with the reason. */
+  onBodiesState: (reason: string | null) => void;
+  inFlightRowDelayMs?: number;
+  /** Where the spend of rows the database cannot take is saved; without one it is only reported. */
+  spendRecord?: SpendRecordStore;
+  /** Spend a previous run could not write (its saved record), to write as summary rows. */
+  carriedSpend?: readonly SpendEntry[];
+  /** Told whenever what is not written changes. */
+  onUnwritten?: (state: UnwrittenState) => void;
+}
+
+/** Without a place to save to, the spend of unwritten rows is reported as not saved. */
+const NO_SPEND_RECORD: SpendRecordStore = { save: () => 'no place to save it was given', clear: () => undefined, hasRoom: () => true };
+
+/**
+ * Turns lifecycle events into rows and bodies and writes them. Runs on the log thread, which owns
+ * the rows of requests still in flight, so a later event completes its row without a read.
+ */
+export class EventIngest {
+  private readonly writer: LogWriter;
+  private readonly recorder: RowRecorder;
+  private readonly fullText: FullTextBackfill;
+  private readonly options: EventIngestOptions;
+  private readonly drafts = new Map<string, RequestLogRow>();
+  private readonly selectInFlightRow: StatementSync;
+  /** Events not yet written per request: a row with more events still to come is written once, with the last. */
+  private readonly pendingEventsByRequest = new Map<string, number>();
+  /** Requests in flight whose latest state is not written yet: younger than the in-flight row delay. */
+  private readonly heldInFlight = new Set<string>();
+  private heldTimer: NodeJS.Timeout | null = null;
+  private readonly inFlightRowDelayMs: number;
+  /** The secrets of the latest batch, to mask rows written later by the held-row timer. */
+  private latestSecrets: string[] = [];
+  private reportedBodiesReason: string | null = null;
+
+  constructor(db: DatabaseSync, options: EventIngestOptions) {
+    this.options = options;
+    this.inFlightRowDelayMs = options.inFlightRowDelayMs ?? IN_FLIGHT_ROW_DELAY_MS;
+    this.selectInFlightRow = db.prepare("SELECT * FROM requests WHERE id = ? AND state = 'in_flight'");
+    this.writer = new LogWriter(db);
+    this.recorder = new RowRecorder(this.writer, {
+      store: options.spendRecord ?? NO_SPEND_RECORD,
+      carried: options.carriedSpend ?? [],
+      onChange: options.onUnwritten ?? (() => undefined),
+      onError: options.onError,
+    });
+    this.fullText = new FullTextBackfill(db, {
+      idleDelayMs: DEFAULT_INDEX_IDLE_DELAY_MS,
+      maxBacklogBytes: DEFAULT_MAX_UNINDEXED_BYTES,
+      slice: DEFAULT_INDEX_SLICE,
+      onError: options.onError,
+    });
+  }
+
+  /** Writes all of `events`, slice by slice (their bodies only `withBodies`); secrets are masked in everything written. */
+  ingest(events: RequestLifecycleEvent[], secrets: string[], withBodies: boolean): void {
+    if (events.length === 0) return;
+    this.latestSecrets = secrets;
+    this.fullText.noteActivity();
+    for (const event of events)
+      this.pendingEventsByRequest.set(event.requestId, (this.pendingEventsByRequest.get(event.requestId) ?? 0) + 1);
+    let offset = 0;
+    while (offset < events.length) {
+      const length = nextSliceLength(events, INGEST_SLICE_LIMITS, offset);
+      this.writeSlice(events.slice(offset, offset + length), secrets, withBodies);
+      offset += length;
+    }
+    this.recorder.publish();
+    this.scheduleHeldRows();
+  }
+
+  /**
+   * Writes the in-flight rows still held back, whatever their age, and tries the rows the database
+   * could not take again: a flush or close wants everything.
+   */
+  writeHeldRows(): void {
+    this.writeHeld(Number.NEGATIVE_INFINITY);
+    this.recorder.retry();
+  }
+
+  /** Tries the rows the database could not take again (retention may just have freed space). */
+  retryUnwritten(): void {
+    this.recorder.retry();
+  }
+
+  /** Turns body logging off (low disk) or back on, as the main thread's disk checks decide. */
+  setBodiesDisabled(reason: string | null): void {
+    if (reason === null) this.writer.enableBodies();
+    else this.writer.disableBodies(reason);
+    this.reportedBodiesReason = reason;
+  }
+
+  /** Re-reads the full-text backlog after retention deleted bodies. */
+  recountBacklog(): void {
+    this.fullText.recount();
+  }
+
+  close(): void {
+    this.recorder.close();
+    if (this.heldTimer !== null) clearTimeout(this.heldTimer);
+    this.heldTimer = null;
+    this.fullText.close();
+  }
+
+  /** Sets the timer for when the oldest held request reaches the in-flight row delay. */
+  private scheduleHeldRows(): void {
+    if (this.heldTimer !== null || this.heldInFlight.size === 0) return;
+    let oldestStartMs = Number.POSITIVE_INFINITY;
+    for (const requestId of this.heldInFlight) oldestStartMs = Math.min(oldestStartMs, this.drafts.get(requestId)?.startedAtMs ?? 0);
+    const dueInMs = Math.max(0, oldestStartMs + this.inFlightRowDelayMs - Date.now());
+    this.heldTimer = setTimeout(() => {
+      this.heldTimer = null;
+      this.writeHeld(this.inFlightRowDelayMs);
+      this.scheduleHeldRows();
+    }, dueInMs);
+    this.heldTimer.unref();
+  }
+
+  /** Writes the held in-flight rows of requests running for at least `minAgeMs`. */
+  private writeHeld(minAgeMs: number): void {
+    const nowMs = Date.now();
+    const rows: RequestLogRow[] = [];
+    for (const requestId of this.heldInFlight) {
+      const draft = this.drafts.get(requestId);
+      if (draft !== undefined && ageMs(draft, nowMs) < minAgeMs) continue;
+      this.heldInFlight.delete(requestId);
+      if (draft !== undefined) rows.push(draft);
+    }
+    if (rows.length === 0) return;
+    try {
+      this.recorder.write({ rows: maskedRows(rows, this.latestSecrets), bodies: [] });
+      this.recorder.publish();
+      this.reportBodiesState();
+    } catch (error) {
+      this.options.onError(error);
+    }
+  }
+
+  private writeSlice(events: RequestLifecycleEvent[], secrets: string[], withBodies: boolean): void {
+    for (const event of events) this.noteWritten(event.requestId);
+    try {
+      const batch = this.batchFrom(events, secrets, withBodies);
+      const outcome = this.recorder.write(batch);
+      this.reportBodiesState();
+      if (outcome === 'written' && batch.bodies.length > 0) {
+        this.fullText.noteWritten(batch.bodies.reduce((bytes, { record }) => bytes + storedBytesOf(record), 0));
+      }
+    } catch (error) {
+      this.options.onError(error);
+    }
+  }
+
+  private reportBodiesState(): void {
+    const reason = this.writer.bodiesDisabledReason;
+    if (reason === this.reportedBodiesReason) return;
+    this.reportedBodiesReason = reason;
+    this.options.onBodiesState(reason);
+  }
+
+  private batchFrom(events: RequestLifecycleEvent[], secrets: string[], withBodies: boolean): LogBatch {
+    const touched = new Map<string, RequestLogRow>();
+    const bodies: LogBatch['bodies'] = [];
+    for (const event of events) {
+      if (event.type === 'delta') continue;
+      if (event.type === 'start') {
+        const row = rowFromStart(event);
+        this.drafts.set(row.id, row);
+        touched.set(row.id, row);
+        continue;
+      }
+      const draft = this.drafts.get(event.requestId) ?? this.writtenInFlightRow(event.requestId);
+      // A request that started before the log attached has no row to complete.
+      if (draft === undefined) continue;
+      const row = applyRowEvent(draft, event);
+      if (event.type === 'end') {
+        this.drafts.delete(row.id);
+        if (withBodies && this.writer.bodiesDisabledReason === null) {
+          bodies.push({ requestId: row.id, record: buildBodiesRecord(event.bodies, row.stream, this.options.bodyCapBytes, secrets) });
+        }
+      } else {
+        this.drafts.set(row.id, row);
+      }
+      touched.set(row.id, row);
+    }
+    return { rows: maskedRows(this.rowsToWrite(touched.values()), secrets), bodies };
+  }
+
+  /**
+   * The touched rows to write now. An in-flight row with events still to write is left to a later
+   * slice, and a non-streaming one younger than the in-flight row delay is held: most requests
+   * take one write.
+   */
+  private rowsToWrite(touched: Iterable<RequestLogRow>): RequestLogRow[] {
+    const nowMs = Date.now();
+    const rows: RequestLogRow[] = [];
+    for (const row of touched) {
+      if (row.state === 'in_flight') {
+        if (this.pendingEventsByRequest.has(row.id)) continue;
+        if (!row.stream && ageMs(row, nowMs) < this.inFlightRowDelayMs) {
+          this.heldInFlight.add(row.id);
+          continue;
+        }
+      }
+      this.heldInFlight.delete(row.id);
+      rows.push(row);
+    }
+    return rows;
+  }
+
+  /**
+   * The row as written while in flight, for a request whose start an earlier log thread handled
+   * (one that died and was replaced): its later events still complete the row.
+   */
+  private writtenInFlightRow(requestId: string): RequestLogRow | undefined {
+    const record = this.selectInFlightRow.get(requestId);
+    return record === undefined ? undefined : rowFromRecord(record);
+  }
+
+  private noteWritten(requestId: string): void {
+    const pending = (this.pendingEventsByRequest.get(requestId) ?? 1) - 1;
+    if (pending > 0) this.pendingEventsByRequest.set(requestId, pending);
+    else this.pendingEventsByRequest.delete(requestId);
+  }
+}

@@ -1,0 +1,88 @@
+/**
+ * The log thread's entry point: it owns the writing connection, so masking, SQLite commits,
+ * full-text indexing and retention never take turns of the event loop that forwards requests.
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import { EventIngest } from './eventIngest.ts';
+import { deserializeEvents, type FromLogThread, type LogThreadData, type ToLogThread } from './logThreadMessages.ts';
+import { runRetention, type RetentionPolicy, type RetentionResult } from './retention.ts';
+import { openLogDatabase } from '../schema.ts';
+import { clearUnwrittenSpend, hasRoomToRetry, readSavedSpend, saveUnwrittenSpend } from './unwrittenSpendFile.ts';
+import { checkpointOnOwnConnection, leaveCheckpointsToThread } from './walCheckpointer.ts';
+
+if (parentPort === null) throw new Error('logThread.ts runs as a worker thread only');
+const port = parentPort;
+const data = workerData as LogThreadData;
+const send = (message: FromLogThread): void => port.postMessage(message);
+
+const db = openLogDatabase({ dataDir: data.dataDir, maxDbBytes: data.maxDbBytes });
+leaveCheckpointsToThread(db);
+/** Errors cross as plain Errors (message and stack): other values, or added fields, might not be cloneable. */
+function reportError(error: unknown): void {
+  const plain = new Error(error instanceof Error ? error.message : String(error));
+  if (error instanceof Error && error.stack !== undefined) plain.stack = error.stack;
+  send({ type: 'error', error: plain });
+}
+
+// What an earlier run, or a thread that died, could not write: its spend is written as summary rows.
+const saved = readSavedSpend(data.dataDir);
+const ingest = new EventIngest(db, {
+  bodyCapBytes: data.bodyCapBytes,
+  onError: reportError,
+  onBodiesState: (reason) => send({ type: 'bodies', reason }),
+  spendRecord: {
+    save: (entries) => saveUnwrittenSpend(data.dataDir, entries, Date.now()),
+    clear: () => clearUnwrittenSpend(data.dataDir),
+    hasRoom: () => hasRoomToRetry(data.dataDir),
+  },
+  carriedSpend: saved.kind === 'saved' ? saved.entries : [],
+  onUnwritten: (state) => send({ type: 'unwritten', state }),
+});
+
+/** Retention deletes bodies the full-text backlog may count, so the backlog is counted again after. */
+function retain(policy: RetentionPolicy, nowMs: number): RetentionResult | null {
+  try {
+    const result = runRetention(db, policy, nowMs);
+    ingest.recountBacklog();
+    ingest.retryUnwritten();
+    return result;
+  } catch (error) {
+    reportError(error);
+    return null;
+  }
+}
+
+function handle(message: ToLogThread): void {
+  switch (message.type) {
+    case 'events':
+      ingest.ingest(deserializeEvents(message.events), message.secrets, message.withBodies);
+      send({ type: 'ingested', bodyBytes: message.bodyBytes });
+      return;
+    case 'flush':
+      ingest.writeHeldRows();
+      send({ type: 'flushed', id: message.id });
+      return;
+    case 'bodies':
+      ingest.setBodiesDisabled(message.reason);
+      return;
+    case 'retain':
+      send({ type: 'retained', id: message.id, result: retain(message.policy, message.nowMs) });
+      return;
+    case 'autocheckpoint':
+      checkpointOnOwnConnection(db);
+      return;
+    case 'close':
+      ingest.writeHeldRows();
+      ingest.close();
+      db.close();
+      port.close();
+  }
+}
+
+port.on('message', (message: ToLogThread) => {
+  try {
+    handle(message);
+  } catch (error) {
+    reportError(error);
+  }
+});

@@ -1,0 +1,152 @@
+import type { DatabaseSync } from 'node:sqlite';
+import { usedDatabaseBytes } from '../schema.ts';
+
+export interface RetentionPolicy {
+  /** Rows (with their figures) older than this are deleted. */
+  maxAgeDays: number;
+  /** Above this the oldest bodies go first, then the oldest rows. */
+  maxTotalBytes: number;
+  /** Bodies older than this are deleted; their rows stay. */
+  bodyMaxAgeDays: number;
+}
+
+/** Keeps a heavy agent user (thousands of requests a day) under a few hundred MB. */
+export const DEFAULT_RETENTION: RetentionPolicy = { maxAgeDays: 30, maxTotalBytes: 300 * 1024 * 1024, bodyMaxAgeDays: 7 };
+
+export interface RetentionResult {
+  bodiesDeleted: number;
+  rowsDeleted: number;
+  usedBytes: number;
+}
+
+const DAY_MS = 86_400_000;
+/**
+ * Deletes run in chunks so no single transaction holds the write lock for long: taking a body out
+ * of the full-text index costs about 2 ms (a few KB of text), so a chunk holds it about 0.2 s.
+ */
+const DELETE_CHUNK = 100;
+/** Rows without bodies are small; used to size a row deletion when only rows are left. */
+const ESTIMATED_ROW_BYTES = 512;
+/** Each pass frees about the estimate; a few passes cover what the estimate misses. */
+const MAX_SIZE_PASSES = 8;
+
+function deleteInChunks(db: DatabaseSync, sql: string, ...params: number[]): number {
+  const statement = db.prepare(sql);
+  let deleted = 0;
+  for (;;) {
+    const changes = Number(statement.run(...params, DELETE_CHUNK).changes);
+    deleted += changes;
+    if (changes < DELETE_CHUNK) return deleted;
+  }
+}
+
+function deleteBodiesOlderThan(db: DatabaseSync, cutoffMs: number): number {
+  return deleteInChunks(
+    db,
+    `DELETE FROM request_bodies WHERE body_id IN (
+       SELECT b.body_id FROM request_bodies b JOIN requests r ON r.id = b.request_id
+       WHERE r.started_at_ms < ? LIMIT ?)`,
+    cutoffMs,
+  );
+}
+
+function deleteRowsOlderThan(db: DatabaseSync, cutoffMs: number): number {
+  // A row still in flight belongs to a live request; it goes once it ended or was marked interrupted.
+  return deleteInChunks(
+    db,
+    `DELETE FROM requests WHERE id IN (
+       SELECT id FROM requests WHERE started_at_ms < ? AND state != 'in_flight' LIMIT ?)`,
+    cutoffMs,
+  );
+}
+
+/**
+ * Deletes the oldest bodies expected to free `bytesToFree`. Bodies cost more than their text (the
+ * full-text index, page slack), so the text to drop is scaled by the database's bytes per stored
+ * byte; the caller measures again and repeats if the estimate fell short.
+ */
+function deleteOldestBodies(db: DatabaseSync, usedBytes: number, bytesToFree: number): number {
+  const totalStoredBytes = Number(db.prepare('SELECT TOTAL(stored_bytes) AS total FROM request_bodies').get()?.total ?? 0);
+  if (totalStoredBytes === 0) return 0;
+  const storedBytesToFree = bytesToFree / Math.max(1, usedBytes / totalStoredBytes);
+  const candidates = db
+    .prepare(
+      `SELECT b.body_id AS bodyId, b.stored_bytes AS storedBytes FROM request_bodies b
+       JOIN requests r ON r.id = b.request_id ORDER BY r.started_at_ms, r.id`,
+    )
+    .iterate();
+  const chosen: number[] = [];
+  let chosenStoredBytes = 0;
+  for (const candidate of candidates) {
+    chosen.push(Number(candidate.bodyId));
+    chosenStoredBytes += Number(candidate.storedBytes);
+    if (chosenStoredBytes >= storedBytesToFree) break;
+  }
+  const remove = db.prepare('DELETE FROM request_bodies WHERE body_id = ?');
+  let deleted = 0;
+  for (let start = 0; start < chosen.length; start += DELETE_CHUNK) {
+    inTransaction(db, () => {
+      for (const bodyId of chosen.slice(start, start + DELETE_CHUNK)) deleted += Number(remove.run(bodyId).changes);
+    });
+  }
+  return deleted;
+}
+
+function deleteOldestRows(db: DatabaseSync, count: number): number {
+  return Number(
+    db
+      .prepare(
+        `DELETE FROM requests WHERE id IN (
+           SELECT id FROM requests WHERE state != 'in_flight' ORDER BY started_at_ms, id LIMIT ?)`,
+      )
+      .run(count).changes,
+  );
+}
+
+function inTransaction(db: DatabaseSync, work: () => void): void {
+  db.exec('BEGIN IMMEDIATE');
+  try {
+    work();
+    db.exec('COMMIT');
+  } catch (error) {
+    if (db.isTransaction) db.exec('ROLLBACK');
+    throw error;
+  }
+}
+
+/** Drops deleted entries from the full-text index and hands free pages back to the file system. */
+function compact(db: DatabaseSync): void {
+  db.exec("INSERT INTO request_bodies_fts (request_bodies_fts) VALUES ('optimize')");
+  db.exec('PRAGMA incremental_vacuum');
+  db.exec('PRAGMA wal_checkpoint(TRUNCATE)');
+}
+
+/**
+ * Applies the policy: bodies past their age, rows past theirs, then (if still above the size
+ * limit) the oldest bodies and, only when no body is left, the oldest rows. Deleted pages count as
+ * free at once, so the size passes measure without compacting; the one compaction at the end
+ * rewrites the full-text index (over a second for a 200 MB log), which each pass used to repeat.
+ * Runs off the request path, on the log thread: at open and on a timer.
+ */
+export function runRetention(db: DatabaseSync, policy: RetentionPolicy, nowMs: number): RetentionResult {
+  let bodiesDeleted = deleteBodiesOlderThan(db, nowMs - policy.bodyMaxAgeDays * DAY_MS);
+  let rowsDeleted = deleteRowsOlderThan(db, nowMs - policy.maxAgeDays * DAY_MS);
+
+  let usedBytes = usedDatabaseBytes(db);
+  for (let pass = 0; pass < MAX_SIZE_PASSES && usedBytes > policy.maxTotalBytes; pass += 1) {
+    const bytesToFree = usedBytes - policy.maxTotalBytes;
+    let deleted = deleteOldestBodies(db, usedBytes, bytesToFree);
+    bodiesDeleted += deleted;
+    if (deleted === 0) {
+      deleted = deleteOldestRows(db, Math.max(DELETE_CHUNK, Math.ceil(bytesToFree / ESTIMATED_ROW_BYTES)));
+      rowsDeleted += deleted;
+    }
+    if (deleted === 0) break;
+    usedBytes = usedDatabaseBytes(db);
+  }
+  if (bodiesDeleted + rowsDeleted > 0) {
+    compact(db);
+    usedBytes = usedDatabaseBytes(db);
+  }
+  return { bodiesDeleted, rowsDeleted, usedBytes };
+}

@@ -1,0 +1,140 @@
+import type { RequestLogRow, UsageSource } from '../../contracts/log.ts';
+import type { TokenUsage } from '../../contracts/usage.ts';
+import type { RequestLifecycleEvent } from '../../contracts/lifecycle.ts';
+
+type StartEvent = Extract<RequestLifecycleEvent, { type: 'start' }>;
+/** The events that change a row after it started (deltas only feed the live view). */
+export type RowUpdateEvent = Extract<RequestLifecycleEvent, { type: 'headers' | 'usage' | 'progress' | 'end' }>;
+
+/** A gateway may answer with another model name than the one asked for; case alone is no rewrite. */
+export function modelsDiffer(upstreamModel: string | null, responseModel: string | null): boolean {
+  if (upstreamModel === null || responseModel === null) return false;
+  return upstreamModel.trim().toLowerCase() !== responseModel.trim().toLowerCase();
+}
+
+export function rowFromStart(event: StartEvent): RequestLogRow {
+  return {
+    id: event.requestId,
+    upstreamRequestId: null,
+    startedAtMs: event.startedAtMs,
+    ttfbMs: null,
+    durationMs: null,
+    clientName: event.clientName,
+    profileId: event.profileId,
+    method: event.method,
+    clientPath: event.clientPath,
+    upstreamPath: event.upstreamPath,
+    protocol: event.protocol,
+    protocolMode: event.protocolMode,
+    requestedModel: event.requestedModel,
+    upstreamModel: event.upstreamModel,
+    responseModel: null,
+    modelMismatch: false,
+    stream: event.stream,
+    notes: event.notes,
+    status: null,
+    errorClass: null,
+    errorMessage: null,
+    retries: 0,
+    inputTokens: null,
+    outputTokens: null,
+    cachedInputTokens: null,
+    reasoningTokens: null,
+    costCredits: null,
+    usageSource: null,
+    state: 'in_flight',
+  };
+}
+
+function withUsage(row: RequestLogRow, usage: TokenUsage | null, source: UsageSource): RequestLogRow {
+  if (usage === null) return row;
+  return {
+    ...row,
+    inputTokens: usage.inputTokens,
+    outputTokens: usage.outputTokens,
+    cachedInputTokens: usage.cachedInputTokens ?? null,
+    reasoningTokens: usage.reasoningTokens ?? null,
+    usageSource: source,
+  };
+}
+
+function withResponseModel(row: RequestLogRow, responseModel: string | null): RequestLogRow {
+  const model = responseModel ?? row.responseModel;
+  return { ...row, responseModel: model, modelMismatch: modelsDiffer(row.upstreamModel, model) };
+}
+
+/** The row after one more lifecycle event. */
+export function applyRowEvent(row: RequestLogRow, event: RowUpdateEvent): RequestLogRow {
+  switch (event.type) {
+    case 'headers':
+      return {
+        ...row,
+        status: event.status,
+        ttfbMs: event.ttfbMs,
+        upstreamRequestId: event.upstreamRequestId ?? row.upstreamRequestId,
+        retries: event.retries,
+      };
+    case 'usage':
+      // A usage event carries what the upstream reported; estimates come with `progress` and `end`.
+      return withResponseModel(withUsage(row, event.usage, 'reported'), event.responseModel);
+    case 'progress':
+      // An estimate never replaces what the upstream reported.
+      if (row.usageSource === 'reported') return row;
+      return { ...withUsage(row, event.usage, 'estimated'), costCredits: event.costCredits };
+    case 'end':
+      return withResponseModel(
+        withUsage(
+          {
+            ...row,
+            status: event.status,
+            durationMs: event.durationMs,
+            ttfbMs: event.ttfbMs ?? row.ttfbMs,
+            retries: event.retries,
+            errorClass: event.errorClass,
+            errorMessage: event.errorMessage,
+            upstreamRequestId: event.upstreamRequestId ?? row.upstreamRequestId,
+            costCredits: event.costCredits,
+            state: 'done',
+          },
+          event.usage,
+          event.usageSource ?? 'reported',
+        ),
+        event.responseModel,
+      );
+  }
+}
+
+type EndEvent = Extract<RequestLifecycleEvent, { type: 'end' }>;
+
+/**
+ * Whether applying `end` alone gives the same row as applying `event` first: then `event` need
+ * not be written. `end` sets status, retries and cost outright; the other fields only when it has them.
+ */
+export function isSupersededByEnd(
+  event: Extract<RequestLifecycleEvent, { type: 'headers' | 'usage' | 'progress' }>,
+  end: EndEvent,
+): boolean {
+  if (event.type === 'progress') return end.usage !== null;
+  if (event.type === 'headers') return end.ttfbMs !== null && (end.upstreamRequestId !== null || event.upstreamRequestId === null);
+  return end.usage !== null && (end.responseModel !== null || event.responseModel === null);
+}
+
+/**
+ * Free-text fields come from clients and upstreams, so they are masked like bodies. The gateway's
+ * request id too (a gateway may build it from what it was sent), by `maskId`: support needs a long
+ * random id whole, so only the secrets themselves go.
+ */
+export function maskRowText(row: RequestLogRow, mask: (text: string) => string, maskId: (text: string) => string = mask): RequestLogRow {
+  const maskNullable = (text: string | null): string | null => (text === null ? null : mask(text));
+  return {
+    ...row,
+    upstreamRequestId: row.upstreamRequestId === null ? null : maskId(row.upstreamRequestId),
+    clientPath: mask(row.clientPath),
+    upstreamPath: mask(row.upstreamPath),
+    errorMessage: maskNullable(row.errorMessage),
+    requestedModel: maskNullable(row.requestedModel),
+    upstreamModel: maskNullable(row.upstreamModel),
+    responseModel: maskNullable(row.responseModel),
+    notes: row.notes.map(mask),
+  };
+}

@@ -1,0 +1,54 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ProfileListResponse, StatusResponse } from '../../../../proxy/contracts/api.ts';
+import { startupLines } from '../../../../proxy/app/cli/serve.ts';
+import { addProfile } from '../../../../proxy/app/profiles/configMutations.ts';
+import { openConfigStore } from '../../../../proxy/app/profiles/configStore.ts';
+import { startAirlock, type Airlock } from '../../../../proxy/app/startAirlock.ts';
+import { rawRequest } from '../../../support/http.ts';
+import { findSentinel, SENTINEL_KEY } from '../../../support/sentinel.ts';
+import { memorySecretStore } from '../../../support/memorySecretStore.ts';
+
+let airlock: Airlock;
+let dataDir: string;
+
+beforeAll(async () => {
+  dataDir = mkdtempSync(path.join(tmpdir(), 'airlock-envkey-'));
+  const store = openConfigStore(dataDir);
+  await store.update((config) => addProfile(config, { id: 'main', name: 'Main', baseUrl: 'http://127.0.0.1:9/v1' }, { activate: true }));
+  store.close();
+  // No key in the keychain: the run's key is AIRLOCK_API_KEY's.
+  airlock = await startAirlock({ dataDir, port: 0, env: { AIRLOCK_API_KEY: SENTINEL_KEY }, secrets: memorySecretStore() });
+});
+afterAll(async () => {
+  await airlock.stop();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+const control = async <T>(endpoint: string): Promise<T> =>
+  JSON.parse(
+    (await rawRequest(`${airlock.proxy.url}/_airlock/api/${endpoint}`, { headers: { authorization: `Bearer ${airlock.controlToken}` } }))
+      .body,
+  ) as T;
+
+describe('with AIRLOCK_API_KEY set', () => {
+  it("serve's start line says the key comes from the environment, not that it is not set", () => {
+    const line = startupLines(airlock).find((candidate) => candidate.includes('Active profile'));
+    expect(line).toContain(`(key from AIRLOCK_API_KEY for this run, ends in ${SENTINEL_KEY.slice(-4)})`);
+    expect(findSentinel(startupLines(airlock).join('\n'))).toBeNull();
+  });
+
+  it('the status and the profile list say so too, and the first-run steps count the key as set', async () => {
+    const status = await control<StatusResponse>('status');
+    expect(status.activeProfile).toEqual({
+      id: 'main',
+      name: 'Main',
+      key: { set: true, lastFour: SENTINEL_KEY.slice(-4), fromEnvironment: true },
+    });
+    expect(status.firstRun.hasKey).toBe(true);
+    const profiles = await control<ProfileListResponse>('profiles');
+    expect(profiles.profiles[0]?.key).toEqual({ set: true, lastFour: SENTINEL_KEY.slice(-4), fromEnvironment: true });
+  });
+});

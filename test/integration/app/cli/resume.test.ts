@@ -1,0 +1,70 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { generateToken, tokenRecord } from '../../../../proxy/http/clientTokens.ts';
+import { addClientToken, addProfile } from '../../../../proxy/app/profiles/configMutations.ts';
+import { openConfigStore } from '../../../../proxy/app/profiles/configStore.ts';
+import { startAirlock, type Airlock } from '../../../../proxy/app/startAirlock.ts';
+import { gatewayKeyAccount } from '../../../../proxy/app/secrets/secretStore.ts';
+import { startGatewaySimulator, type GatewaySimulator } from '../../../simulator/index.ts';
+import { rawRequest } from '../../../support/http.ts';
+import { SENTINEL_KEY } from '../../../support/sentinel.ts';
+import { runAirlock } from '../../../support/cliHarness.ts';
+import { memorySecretStore } from '../../../support/memorySecretStore.ts';
+
+let simulator: GatewaySimulator;
+let airlock: Airlock;
+let dataDir: string;
+const secrets = memorySecretStore({ [gatewayKeyAccount('main')]: SENTINEL_KEY });
+const token = generateToken();
+
+beforeAll(async () => {
+  simulator = await startGatewaySimulator({ recordBodies: false });
+  dataDir = mkdtempSync(path.join(tmpdir(), 'airlock-resume-'));
+  const store = openConfigStore(dataDir);
+  await store.update((config) => addProfile(config, { id: 'main', name: 'Main', baseUrl: simulator.baseUrl }, { activate: true }));
+  await store.update((config) => addClientToken(config, tokenRecord('looper', token, null, Date.now())));
+  await store.update((config) => addClientToken(config, tokenRecord('quiet', generateToken(), null, Date.now())));
+  store.close();
+  airlock = await startAirlock({ dataDir, port: 0, env: {}, secrets });
+});
+afterAll(async () => {
+  await airlock.stop();
+  await simulator.close();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+const listModels = () => rawRequest(`${airlock.proxy.url}/v1/models`, { headers: { authorization: `Bearer ${token}` } });
+
+describe('airlock resume <client>', () => {
+  it('lifts the burst guard pause of a runaway client in the running proxy', async () => {
+    let status = 200;
+    for (let sent = 0; sent < 200 && status === 200; sent += 1) status = (await listModels()).status;
+    expect(status).toBe(429);
+    const refusal = JSON.parse((await listModels()).body) as { error: { type: string; message: string } };
+    expect(refusal.error.type).toBe('client_paused');
+    expect(refusal.error.message).toContain('`npx airlock resume looper`');
+
+    const run = await runAirlock(dataDir, secrets, ['resume', 'looper', '--port', String(airlock.proxy.port)]);
+    expect(run.exitCode).toBe(0);
+    expect(run.stdout).toContain('may send requests again');
+    expect((await listModels()).status).toBe(200);
+  });
+
+  it('says so when the client was not paused, and when Airlock is not running', async () => {
+    const notPaused = await runAirlock(dataDir, secrets, ['resume', 'quiet', '--port', String(airlock.proxy.port)]);
+    expect(notPaused.exitCode).toBe(0);
+    expect(notPaused.stdout).toContain('Client "quiet" was not paused.');
+    const notRunning = await runAirlock(dataDir, secrets, ['resume', 'looper', '--port', '9']);
+    expect(notRunning.exitCode).toBe(1);
+    expect(notRunning.stderr).toContain('not running on port 9');
+  });
+
+  it('refuses a client that does not exist, naming the known ones, and exits 1', async () => {
+    const run = await runAirlock(dataDir, secrets, ['resume', 'nope', '--port', String(airlock.proxy.port)]);
+    expect(run.exitCode).toBe(1);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toBe('airlock: No client named "nope" (clients: looper, quiet).\n');
+  });
+});

@@ -1,0 +1,189 @@
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, truncateSync, utimesSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { generateToken, tokenRecord } from '../../../proxy/http/clientTokens.ts';
+import { startupLines } from '../../../proxy/app/cli/serve.ts';
+import { addClientToken, addProfile } from '../../../proxy/app/profiles/configMutations.ts';
+import { openConfigStore } from '../../../proxy/app/profiles/configStore.ts';
+import { recordCleanClose } from '../../../proxy/store/logCheck.ts';
+import { LOST_SPEND_MARKER_FILE_NAME } from '../../../proxy/store/lostSpendMarker.ts';
+import { DATABASE_FILE_NAME } from '../../../proxy/store/schema.ts';
+import { startAirlock, type Airlock } from '../../../proxy/app/startAirlock.ts';
+import { gatewayKeyAccount } from '../../../proxy/app/secrets/secretStore.ts';
+import { startGatewaySimulator, type GatewaySimulator } from '../../simulator/index.ts';
+import { chatBody, JSON_HEADERS, rawRequest } from '../../support/http.ts';
+import { SENTINEL_KEY } from '../../support/sentinel.ts';
+import { memorySecretStore } from '../../support/memorySecretStore.ts';
+import { BODY_MARKER, overwrite, pageHolding, seedLog, spendRow } from './damagedLogFixture.ts';
+
+const PAGE_BYTES = 4096;
+/** Three requests of 0.4 credits: 1.2 spent today, over the profile's daily cap of 1. */
+const SPENT_TODAY = [spendRow('alk_spent_1', 0.4), spendRow('alk_spent_2', 0.4), spendRow('alk_spent_3', 0.4)];
+const DAILY_CAP_CREDITS = 1;
+
+let simulator: GatewaySimulator;
+let dataDir: string;
+let airlock: Airlock | null = null;
+const clientToken = generateToken();
+
+beforeAll(async () => {
+  simulator = await startGatewaySimulator();
+});
+afterAll(async () => {
+  await simulator.close();
+});
+beforeEach(async () => {
+  simulator.reset();
+  dataDir = mkdtempSync(join(tmpdir(), 'airlock-damaged-log-'));
+  const store = openConfigStore(dataDir);
+  await store.update((config) =>
+    addProfile(
+      config,
+      { id: 'main', name: 'Main', baseUrl: simulator.baseUrl, budget: { dailyCredits: DAILY_CAP_CREDITS } },
+      { activate: true },
+    ),
+  );
+  await store.update((config) => addClientToken(config, tokenRecord('agent', clientToken, null, Date.now())));
+  store.close();
+});
+afterEach(async () => {
+  await airlock?.stop();
+  airlock = null;
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+const dbPath = (): string => join(dataDir, DATABASE_FILE_NAME);
+
+async function start(): Promise<Airlock> {
+  airlock = await startAirlock({ dataDir, port: 0, env: {}, secrets: memorySecretStore({ [gatewayKeyAccount('main')]: SENTINEL_KEY }) });
+  return airlock;
+}
+
+const chat = (running: Airlock) =>
+  rawRequest(`${running.proxy.url}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { ...JSON_HEADERS, authorization: `Bearer ${clientToken}` },
+    body: chatBody(),
+  });
+
+async function status(running: Airlock): Promise<{ alarms: Array<{ kind: string; message: string }> }> {
+  const reply = await rawRequest(`${running.proxy.url}/_airlock/api/status`, {
+    headers: { authorization: `Bearer ${running.controlToken}` },
+  });
+  return JSON.parse(reply.body) as { alarms: Array<{ kind: string; message: string }> };
+}
+
+/**
+ * What every damaged start must show: it serves, the damaged file sits beside the fresh one under
+ * a timestamped name, the start output and the status name that file, and the spend read back
+ * from it still holds the daily cap.
+ */
+async function expectRecovered(running: Airlock, reason: RegExp): Promise<string> {
+  const aside = readdirSync(dataDir).filter((name) => /^requests-damaged-\d{8}T\d{6}Z\.db$/.test(name));
+  expect(aside).toHaveLength(1);
+  const asidePath = join(dataDir, aside[0] as string);
+  expect(running.logRecovery?.movedTo).toBe(asidePath);
+  expect(running.logRecovery?.reason).toMatch(reason);
+  expect(running.logRecovery?.recoveredRequests).toBe(3);
+
+  const printed = startupLines(running).join('\n');
+  expect(printed).toContain(`It was moved to ${asidePath}`);
+  const alarm = (await status(running)).alarms.find((each) => each.kind === 'log_recovered');
+  expect(alarm?.message).toContain(asidePath);
+  expect(alarm?.message).toMatch(/3 requests were read back.*today 1\.2 credits/);
+
+  const refused = await chat(running);
+  expect(refused.status, refused.body).toBe(429);
+  expect(refused.headers['x-airlock-budget']).toBe('daily');
+  expect(simulator.received).toHaveLength(0);
+  return asidePath;
+}
+
+describe('a damaged request log at start', () => {
+  it('cut short: starts on a fresh log and keeps the spend of the pages that remain', async () => {
+    seedLog(dataDir, { rows: SPENT_TODAY });
+    // The rows sit on early pages; the bodies' overflow pages fill the end of the file.
+    truncateSync(dbPath(), statSync(dbPath()).size - 4 * PAGE_BYTES);
+
+    const running = await start();
+    await expectRecovered(running, /cut short/);
+    expect(statSync(dbPath()).size).toBeGreaterThan(0);
+  });
+
+  it('header overwritten: SQLite calls it "not a database"; the rows and a keyed creation\'s answer are read from the pages', async () => {
+    seedLog(dataDir, {
+      rows: SPENT_TODAY,
+      answers: [{ profileId: 'main', idempotencyKey: 'image-1', body: '{"data":[{"url":"https://x/1.png"}]}' }],
+    });
+    overwrite(dbPath(), 0, Buffer.from('this is not a database header any more'));
+
+    const running = await start();
+    await expectRecovered(running, /not an SQLite header/);
+    expect(running.logRecovery?.recoveredIdempotentAnswers).toBe(1);
+    const repeat = await rawRequest(`${running.proxy.url}/v1/images/generations`, {
+      method: 'POST',
+      headers: { ...JSON_HEADERS, authorization: `Bearer ${clientToken}`, 'idempotency-key': 'image-1' },
+      body: JSON.stringify({ model: 'gpt-image-1', prompt: 'a lighthouse' }),
+    });
+    expect(repeat.status).toBe(200);
+    expect(repeat.body).toBe('{"data":[{"url":"https://x/1.png"}]}');
+    expect(simulator.received).toHaveLength(0);
+  });
+
+  it('garbage in a middle page that only quick_check finds, in a log that was closed cleanly', async () => {
+    seedLog(dataDir, { rows: SPENT_TODAY });
+    recordCleanClose(dataDir, DATABASE_FILE_NAME);
+    overwrite(dbPath(), pageHolding(dbPath(), BODY_MARKER, PAGE_BYTES), Buffer.alloc(PAGE_BYTES, 0xab));
+    // A write moves the modification time; set it apart explicitly, since one clock tick may cover both.
+    const { mtime } = statSync(dbPath());
+    utimesSync(dbPath(), mtime, new Date(mtime.getTime() + 1_000));
+
+    const running = await start();
+    await expectRecovered(running, /quick check found|malformed/);
+  });
+
+  it('a damaged WAL, whose commits SQLite would drop without a word, after a crash', async () => {
+    seedLog(dataDir, { walRows: SPENT_TODAY });
+    // The second frame of the first commit: SQLite replays none of the three commits after it.
+    overwrite(`${dbPath()}-wal`, 32 + (24 + PAGE_BYTES) + 24 + 100, Buffer.alloc(64, 0xab));
+
+    const running = await start();
+    const asidePath = await expectRecovered(running, /write-ahead log.*damaged/);
+    expect(existsSync(`${asidePath}-wal`)).toBe(true);
+  });
+
+  it('leaves a sound log where it is, and a clean close spares the next start the full check', async () => {
+    seedLog(dataDir, { rows: SPENT_TODAY });
+    const first = await start();
+    expect(first.logRecovery).toBeNull();
+    expect((await chat(first)).status).toBe(429);
+    await first.stop();
+    airlock = null;
+
+    const second = await start();
+    expect(second.logRecovery).toBeNull();
+    expect(readdirSync(dataDir).filter((name) => name.includes('damaged'))).toEqual([]);
+  });
+
+  it('with nothing read back, daily caps are refused as unknowable until the marker is deleted, not admitted on an empty ledger', async () => {
+    seedLog(dataDir, { rows: SPENT_TODAY });
+    writeFileSync(dbPath(), Buffer.alloc(statSync(dbPath()).size, 0xab));
+
+    const running = await start();
+    expect(running.logRecovery?.recoveredRequests).toBe(0);
+    const marker = join(dataDir, LOST_SPEND_MARKER_FILE_NAME);
+    expect(running.logRecovery?.message).toContain(`To accept the loss now, delete ${marker}.`);
+    const refused = await chat(running);
+    expect(refused.status, refused.body).toBe(507);
+    expect(JSON.parse(refused.body).error.code).toBe('ledger_incomplete');
+    expect(refused.headers['x-airlock-budget']).toBe('daily');
+    expect(simulator.received).toHaveLength(0);
+
+    // Deleting the marker accepts the loss; the next status read (the window polls it) notices.
+    rmSync(marker);
+    await status(running);
+    const admitted = await chat(running);
+    expect(admitted.status, admitted.body).toBe(200);
+  });
+});

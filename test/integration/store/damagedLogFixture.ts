@@ -1,0 +1,136 @@
+import { copyFileSync, mkdtempSync, openSync, closeSync, readFileSync, rmSync, writeSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { RequestLogRow } from '../../../proxy/contracts/log.ts';
+import { SqliteIdempotencyStore } from '../../../proxy/store/write/idempotentAnswers.ts';
+import { DATABASE_FILE_NAME, openLogDatabase } from '../../../proxy/store/schema.ts';
+import { LogWriter, type LogBatch } from '../../../proxy/store/write/writer.ts';
+
+/** A body long enough to need overflow pages, findable in the file by its text. */
+export const BODY_MARKER = 'damage-me-';
+const LONG_BODY = `${BODY_MARKER}${'x'.repeat(20_000)}`;
+
+export function spendRow(id: string, costCredits: number, overrides: Partial<RequestLogRow> = {}): RequestLogRow {
+  return {
+    id,
+    upstreamRequestId: `up-${id}`,
+    startedAtMs: Date.now(),
+    ttfbMs: 12.5,
+    durationMs: 40.25,
+    clientName: 'agent',
+    profileId: 'main',
+    method: 'POST',
+    clientPath: '/v1/chat/completions',
+    upstreamPath: 'chat/completions',
+    protocol: 'openai',
+    protocolMode: 'native',
+    requestedModel: 'gpt-4o-mini',
+    upstreamModel: 'gpt-4o-mini',
+    responseModel: 'gpt-4o-mini',
+    modelMismatch: false,
+    stream: false,
+    notes: [],
+    status: 200,
+    errorClass: null,
+    errorMessage: null,
+    retries: 0,
+    inputTokens: 1000,
+    outputTokens: 200,
+    cachedInputTokens: null,
+    reasoningTokens: null,
+    costCredits,
+    usageSource: 'reported',
+    state: 'done',
+    ...overrides,
+  };
+}
+
+function batchOf(rows: RequestLogRow[]): LogBatch {
+  return {
+    rows,
+    bodies: rows.map((row) => ({
+      requestId: row.id,
+      record: {
+        requestHeaders: {},
+        responseHeaders: {},
+        requestBody: LONG_BODY,
+        requestTruncated: false,
+        responseBody: '{"ok":true}',
+        responseTruncated: false,
+        streamText: null,
+        rawEvents: null,
+      },
+    })),
+  };
+}
+
+export interface KeyedAnswer {
+  profileId: string;
+  idempotencyKey: string;
+  body: string;
+}
+
+export interface SeedOptions {
+  /** Written and checkpointed into the database file. */
+  rows?: RequestLogRow[];
+  /** Each committed on its own after the checkpoint, so they live only in the WAL, as a crash leaves them. */
+  walRows?: RequestLogRow[];
+  answers?: KeyedAnswer[];
+}
+
+/**
+ * Writes a request log with the log's own schema and writer into `dataDir`. With `walRows` the
+ * files are copied while the connection is still open: what a killed Airlock leaves behind.
+ */
+export function seedLog(dataDir: string, options: SeedOptions): void {
+  const seedDir = mkdtempSync(join(tmpdir(), 'airlock-seed-'));
+  const db = openLogDatabase({ dataDir: seedDir });
+  try {
+    const writer = new LogWriter(db);
+    if (options.rows?.length) writeOrThrow(writer, batchOf(options.rows));
+    const store = new SqliteIdempotencyStore(db, () => []);
+    for (const answer of options.answers ?? []) {
+      store.begin(answer.profileId, answer.idempotencyKey, `alk_${answer.idempotencyKey}`, Date.now());
+      store.settle(answer.profileId, answer.idempotencyKey, {
+        status: 200,
+        headers: { 'content-type': 'application/json' },
+        body: Buffer.from(answer.body),
+      });
+    }
+    db.exec('PRAGMA wal_checkpoint(TRUNCATE)');
+    db.exec('PRAGMA wal_autocheckpoint = 0');
+    for (const row of options.walRows ?? []) writeOrThrow(writer, batchOf([row]));
+    for (const suffix of ['', '-wal']) {
+      try {
+        copyFileSync(join(seedDir, `${DATABASE_FILE_NAME}${suffix}`), join(dataDir, `${DATABASE_FILE_NAME}${suffix}`));
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+      }
+    }
+  } finally {
+    db.close();
+    rmSync(seedDir, { recursive: true, force: true });
+  }
+}
+
+export function overwrite(path: string, offset: number, bytes: Buffer): void {
+  const fd = openSync(path, 'r+');
+  try {
+    writeSync(fd, bytes, 0, bytes.length, offset);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** The offset of the first page (of `pageBytes`) holding `text`. */
+export function pageHolding(path: string, text: string, pageBytes: number): number {
+  const at = readFileSync(path).indexOf(text);
+  if (at === -1) throw new Error(`${text} is not in ${path}`);
+  return Math.floor(at / pageBytes) * pageBytes;
+}
+
+/** The seeded log must hold every row it was given: a failed write stops the test's setup. */
+export function writeOrThrow(writer: LogWriter, batch: Parameters<LogWriter['write']>[0]): void {
+  const result = writer.write(batch);
+  if (result.outcome === 'failed') throw result.error;
+}

@@ -1,0 +1,86 @@
+import { closeSync, openSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { DatabaseSync } from 'node:sqlite';
+import { describe, expect, it } from 'vitest';
+import { checkLogFiles, diskFullFix, RequestLogUnreadableError } from '../../../proxy/store/logCheck.ts';
+import { recoverDamagedLog, RequestLogDamagedError } from '../../../proxy/store/logRecovery.ts';
+import { DATABASE_FILE_NAME } from '../../../proxy/store/schema.ts';
+import { overwrite, seedLog, spendRow } from './damagedLogFixture.ts';
+import { tempDirPerTest } from './tempLog.ts';
+
+const dir = tempDirPerTest('airlock-log-start-failure-');
+const dbPath = (): string => join(dir(), DATABASE_FILE_NAME);
+const SPENT = [spendRow('alk_spent_1', 0.4), spendRow('alk_spent_2', 0.4), spendRow('alk_spent_3', 0.4)];
+
+/** What SQLite throws when the disk fails under it: not damage, and nothing to move aside for. */
+function sqliteError(message: string, errcode: number): Error {
+  return Object.assign(new Error(message), { code: 'ERR_SQLITE_ERROR', errcode });
+}
+const SQLITE_IOERR = 10;
+const SQLITE_FULL = 13;
+
+const damagedNames = (): string[] => readdirSync(dir()).filter((name) => name.includes('damaged'));
+
+describe('a start check that cannot read the log', () => {
+  it('is not taken for damage: the check throws, naming the file and the cause', () => {
+    seedLog(dir(), { walRows: SPENT });
+    const failingOpen = (): DatabaseSync => {
+      throw sqliteError('disk I/O error', SQLITE_IOERR);
+    };
+    const check = () => checkLogFiles(dir(), DATABASE_FILE_NAME, failingOpen);
+    expect(check).toThrow(RequestLogUnreadableError);
+    expect(check).toThrow(`Airlock could not read its request log ${dbPath()}: disk I/O error`);
+  });
+
+  it('names the full disk and the fix, and leaves the sound log and its WAL where they are', () => {
+    seedLog(dir(), { walRows: SPENT });
+    const before = readFileSync(`${dbPath()}-wal`);
+    const failingOpen = (): DatabaseSync => {
+      throw sqliteError('database or disk is full', SQLITE_FULL);
+    };
+    expect(() => recoverDamagedLog(dir(), Date.now(), { openForCheck: failingOpen })).toThrow(
+      new RegExp(`The disk holding ${dir()} is full: free space there`),
+    );
+    expect(damagedNames()).toEqual([]);
+    expect(readFileSync(`${dbPath()}-wal`).equals(before)).toBe(true);
+    // Once the disk answers again the log is sound and left alone.
+    expect(recoverDamagedLog(dir())).toBeNull();
+  });
+});
+
+describe('a damaged log whose fresh log cannot be made', () => {
+  it('puts the damaged log back, so its spend is read back at the next start', () => {
+    seedLog(dir(), { rows: SPENT });
+    overwrite(dbPath(), 0, Buffer.from('this is not a database header any more'));
+    const damagedBytes = readFileSync(dbPath());
+    const fullDiskFreshLog = (): DatabaseSync => {
+      // As on a full disk: the empty file is made, then SQLite cannot write its first page.
+      closeSync(openSync(dbPath(), 'a'));
+      throw sqliteError('database or disk is full', SQLITE_FULL);
+    };
+    const start = () => recoverDamagedLog(dir(), Date.now(), { openFreshLog: fullDiskFreshLog });
+    expect(start).toThrow(RequestLogDamagedError);
+    expect(start).toThrow(/left where it is.*The disk holding .* is full/);
+    expect(damagedNames()).toEqual([]);
+    expect(readFileSync(dbPath()).equals(damagedBytes)).toBe(true);
+
+    const recovered = recoverDamagedLog(dir());
+    expect(recovered?.recoveredRequests).toBe(3);
+    expect(recovered?.recoveredTodayCredits).toBeCloseTo(1.2, 9);
+  });
+});
+
+describe('diskFullFix', () => {
+  it.each([
+    { name: 'SQLITE_FULL', cause: sqliteError('database or disk is full', SQLITE_FULL), full: true },
+    { name: 'an extended SQLITE_FULL code', cause: sqliteError('database or disk is full', SQLITE_FULL | (1 << 8)), full: true },
+    { name: 'ENOSPC', cause: Object.assign(new Error('no space left on device'), { code: 'ENOSPC' }), full: true },
+    // With room on the disk an I/O error is not a full disk (SQLite calls a full one so when it cannot make its -shm).
+    { name: 'an I/O error with room left', cause: sqliteError('disk I/O error', SQLITE_IOERR), full: false },
+    { name: 'a permission error', cause: Object.assign(new Error('permission denied'), { code: 'EACCES' }), full: false },
+  ])('$name', ({ cause, full }) => {
+    expect(diskFullFix(dir(), cause)).toEqual(
+      full ? `The disk holding ${dir()} is full: free space there, then start Airlock again.` : null,
+    );
+  });
+});

@@ -1,0 +1,102 @@
+import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import { afterEach, describe, expect, it } from 'vitest';
+import { DATABASE_FILE_NAME } from '../../../proxy/store/schema.ts';
+import type { RequestLog } from '../../../proxy/store/requestLog.ts';
+import { capturedBodies, endEvent, startEvent, TEST_NOW_MS } from '../../support/lifecycleEvents.ts';
+import { openTempLog, type TempLog } from './tempLog.ts';
+
+const DAY_MS = 86_400_000;
+const MINUTE_MS = 60_000;
+
+/** Readable text of about `bytes` bytes (random-looking text would be masked as a possible key). */
+function prose(bytes: number, seed: string): string {
+  const sentence = `the ${seed} agent asked about the weather and the answer was long. `;
+  return sentence.repeat(Math.ceil(bytes / sentence.length)).slice(0, bytes);
+}
+
+function emitFinished(temp: TempLog, id: string, startedAtMs: number, bodyBytes = 200): void {
+  temp.events.emit(startEvent(id, { startedAtMs }));
+  temp.events.emit(endEvent(id, { bodies: capturedBodies({ requestBody: Buffer.from(prose(bodyBytes, id)) }) }));
+}
+
+function withBodies(log: RequestLog, ids: string[]): string[] {
+  return ids.filter((id) => (log.getRequest(id)?.bodies ?? null) !== null);
+}
+
+function present(log: RequestLog, ids: string[]): string[] {
+  return ids.filter((id) => log.getRequest(id) !== null);
+}
+
+let temp: TempLog;
+afterEach(async () => {
+  await temp.cleanup();
+});
+
+describe('retention', () => {
+  it('drops bodies past their age first and whole rows only past theirs', async () => {
+    temp = openTempLog({ retention: { bodyMaxAgeDays: 7, maxAgeDays: 30 } });
+    emitFinished(temp, 'fresh', TEST_NOW_MS - 1 * DAY_MS);
+    emitFinished(temp, 'week-old', TEST_NOW_MS - 8 * DAY_MS);
+    emitFinished(temp, 'month-old', TEST_NOW_MS - 31 * DAY_MS);
+    await temp.log.flush();
+
+    expect(await temp.log.runRetention()).toMatchObject({ bodiesDeleted: 2, rowsDeleted: 1 });
+    expect(present(temp.log, ['fresh', 'week-old', 'month-old'])).toEqual(['fresh', 'week-old']);
+    expect(withBodies(temp.log, ['fresh', 'week-old'])).toEqual(['fresh']);
+    expect(temp.log.listRequests({ text: 'week-old agent' }).rows).toEqual([]);
+    expect(temp.log.listRequests({ text: 'fresh agent' }).rows.map((row) => row.id)).toEqual(['fresh']);
+  });
+
+  it('runs on the log thread: while the database is locked, the caller goes on and the rows stay until it is free', async () => {
+    temp = openTempLog({ retention: { maxAgeDays: 30 } });
+    emitFinished(temp, 'month-old', TEST_NOW_MS - 31 * DAY_MS);
+    await temp.log.flush();
+    const locker = new DatabaseSync(join(temp.dataDir, DATABASE_FILE_NAME));
+    locker.exec('BEGIN IMMEDIATE');
+    try {
+      const retention = temp.log.runRetention();
+      expect(present(temp.log, ['month-old'])).toEqual(['month-old']);
+      locker.exec('COMMIT');
+      expect(await retention).toMatchObject({ rowsDeleted: 1 });
+      expect(present(temp.log, ['month-old'])).toEqual([]);
+    } finally {
+      if (locker.isTransaction) locker.exec('ROLLBACK');
+      locker.close();
+    }
+  });
+
+  it('never deletes a row still in flight', async () => {
+    temp = openTempLog({ retention: { maxAgeDays: 1 } });
+    temp.events.emit(startEvent('long-running', { startedAtMs: TEST_NOW_MS - 2 * DAY_MS }));
+    await temp.log.flush();
+    expect((await temp.log.runRetention())?.rowsDeleted).toBe(0);
+    expect(temp.log.getRequest('long-running')?.row.state).toBe('in_flight');
+  });
+
+  it('over the size limit removes the oldest bodies before any row', async () => {
+    temp = openTempLog();
+    const ids = Array.from({ length: 40 }, (_, index) => `r${String(index).padStart(2, '0')}`);
+    for (const [index, id] of ids.entries()) emitFinished(temp, id, TEST_NOW_MS - (ids.length - index) * MINUTE_MS, 20_000);
+    await temp.log.flush();
+    const fullBytes = temp.log.status().dbBytes;
+    await temp.log.close();
+
+    const halved = temp.reopen({ retention: { maxTotalBytes: Math.floor(fullBytes / 2) } });
+    // Retention at open runs on the log thread, which answers a flush only after it.
+    await halved.flush();
+    const kept = withBodies(halved, ids);
+    expect(kept.length).toBeGreaterThan(0);
+    expect(kept.length).toBeLessThan(ids.length);
+    // The bodies left are the newest ones, and every row is still there.
+    expect(kept).toEqual(ids.slice(ids.length - kept.length));
+    expect(present(halved, ids)).toEqual(ids);
+    expect(halved.status().dbBytes).toBeLessThan(fullBytes);
+    await halved.close();
+
+    const tiny = temp.reopen({ retention: { maxTotalBytes: 1 } });
+    await tiny.flush();
+    expect(withBodies(tiny, ids)).toEqual([]);
+    expect(present(tiny, ids)).toEqual([]);
+  });
+});

@@ -1,0 +1,48 @@
+import { once } from 'node:events';
+import { Worker } from 'node:worker_threads';
+import { afterEach, describe, expect, it } from 'vitest';
+import { lowerThreadPriority } from '../../../proxy/store/threadPriority.ts';
+import { niceOfThreads, policyOfThreads, SCHED_IDLE } from '../../support/procStat.ts';
+
+const SCHED_OTHER = 0;
+
+let worker: Worker | null = null;
+afterEach(async () => {
+  await worker?.terminate();
+  worker = null;
+});
+
+async function startIdleWorker(name: string): Promise<void> {
+  worker = new Worker('setInterval(() => {}, 1000)', { eval: true, name });
+  await once(worker, 'online');
+}
+
+describe('lowerThreadPriority', () => {
+  it('gives the named worker thread nice 19 and the idle policy, and leaves the main thread as it was', async () => {
+    const name = 'alk-prio-test';
+    await startIdleWorker(name);
+    const mainBefore = { nice: niceOfThreads('MainThread'), policy: policyOfThreads('MainThread') };
+    expect(niceOfThreads(name)).toEqual([0]);
+    expect(policyOfThreads(name)).toEqual([SCHED_OTHER]);
+
+    expect(await lowerThreadPriority(name)).toBe(1);
+
+    expect(niceOfThreads(name)).toEqual([19]);
+    expect(policyOfThreads(name)).toEqual([SCHED_IDLE]);
+    expect({ nice: niceOfThreads('MainThread'), policy: policyOfThreads('MainThread') }).toEqual(mainBefore);
+  });
+
+  it('without chrt on the PATH, still lowers the thread to nice 19', async () => {
+    const name = 'alk-prio-nochrt';
+    await startIdleWorker(name);
+    const path = process.env.PATH;
+    process.env.PATH = '/nonexistent';
+    try {
+      expect(await lowerThreadPriority(name)).toBe(0);
+    } finally {
+      process.env.PATH = path;
+    }
+    expect(niceOfThreads(name)).toEqual([19]);
+    expect(policyOfThreads(name)).toEqual([SCHED_OTHER]);
+  });
+});

@@ -1,0 +1,121 @@
+import { statSync } from 'node:fs';
+import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import { describe, expect, it } from 'vitest';
+import { DATABASE_FILE_NAME } from '../../../proxy/store/schema.ts';
+import { BACKGROUND_PRIORITY_ENV } from '../../../proxy/store/threadPriority.ts';
+import { CHECKPOINT_THREAD_NAME, leaveCheckpointsToThread, startWalCheckpointer } from '../../../proxy/store/write/walCheckpointer.ts';
+import { niceOfThreads, policyOfThreads, SCHED_IDLE } from '../../support/procStat.ts';
+import { endEvent, startEvent } from '../../support/lifecycleEvents.ts';
+import { openTempLog, tempDirPerTest } from './tempLog.ts';
+
+const dir = tempDirPerTest('airlock-wal-');
+const SCHED_OTHER = 0;
+
+/** Runs `start` with AIRLOCK_BACKGROUND_PRIORITY set to `value` (or unset), as a process started that way would. */
+function withBackgroundPriority<T>(value: string | undefined, start: () => T): T {
+  const before = process.env[BACKGROUND_PRIORITY_ENV];
+  if (value === undefined) delete process.env[BACKGROUND_PRIORITY_ENV];
+  else process.env[BACKGROUND_PRIORITY_ENV] = value;
+  try {
+    return start();
+  } finally {
+    if (before === undefined) delete process.env[BACKGROUND_PRIORITY_ENV];
+    else process.env[BACKGROUND_PRIORITY_ENV] = before;
+  }
+}
+
+/** A writer that never checkpoints itself, as the request log's connection. */
+function openWriterWithoutCheckpoints(path: string): DatabaseSync {
+  const db = new DatabaseSync(path);
+  db.exec('PRAGMA journal_mode = WAL');
+  leaveCheckpointsToThread(db);
+  db.exec('CREATE TABLE t (text TEXT)');
+  return db;
+}
+
+describe('startWalCheckpointer', () => {
+  it('copies what the writer committed into the database file from its own thread', async () => {
+    const path = join(dir(), 'log.db');
+    const writer = openWriterWithoutCheckpoints(path);
+    const sizeBeforeBytes = statSync(path).size;
+    const insert = writer.prepare('INSERT INTO t VALUES (?)');
+    for (let index = 0; index < 200; index += 1) insert.run('x'.repeat(1_000));
+    expect(statSync(path).size).toBe(sizeBeforeBytes);
+
+    const errors: unknown[] = [];
+    const checkpointer = startWalCheckpointer(path, {
+      intervalMs: 5,
+      onError: (error) => errors.push(error),
+      onStopped: () => errors.push('stopped'),
+    });
+    await expect.poll(() => statSync(path).size).toBeGreaterThan(sizeBeforeBytes + 200 * 1_000);
+    await checkpointer.close();
+    writer.close();
+    expect(errors).toEqual([]);
+  });
+
+  it('runs at the lowest priority, as background work', async () => {
+    const path = join(dir(), 'log.db');
+    const writer = openWriterWithoutCheckpoints(path);
+    const checkpointer = withBackgroundPriority(undefined, () =>
+      startWalCheckpointer(path, { intervalMs: 5, onError: () => undefined, onStopped: () => undefined }),
+    );
+    try {
+      await expect.poll(() => policyOfThreads(CHECKPOINT_THREAD_NAME)).toEqual([SCHED_IDLE]);
+      expect(niceOfThreads(CHECKPOINT_THREAD_NAME)).toEqual([19]);
+    } finally {
+      await checkpointer.close();
+      writer.close();
+    }
+  });
+
+  it(`stays at normal priority with ${BACKGROUND_PRIORITY_ENV}=normal, for machines whose cores never go idle`, async () => {
+    const path = join(dir(), 'log.db');
+    const writer = openWriterWithoutCheckpoints(path);
+    const checkpointer = withBackgroundPriority('normal', () =>
+      startWalCheckpointer(path, { intervalMs: 5, onError: () => undefined, onStopped: () => undefined }),
+    );
+    try {
+      // Checkpoints happen, so the thread runs; a lowering would have been started as it came online.
+      const sizeBeforeBytes = statSync(path).size;
+      writer.prepare('INSERT INTO t VALUES (?)').run('x'.repeat(100_000));
+      await expect.poll(() => statSync(path).size).toBeGreaterThan(sizeBeforeBytes);
+      expect(niceOfThreads(CHECKPOINT_THREAD_NAME)).toEqual([0]);
+      expect(policyOfThreads(CHECKPOINT_THREAD_NAME)).toEqual([SCHED_OTHER]);
+    } finally {
+      await checkpointer.close();
+      writer.close();
+    }
+  });
+
+  it('reports a thread that could not run, so the writer can checkpoint again', async () => {
+    const errors: unknown[] = [];
+    let stopped = false;
+    startWalCheckpointer(join(dir(), 'missing', 'log.db'), {
+      intervalMs: 5,
+      onError: (error) => errors.push(error),
+      onStopped: () => (stopped = true),
+    });
+    await expect.poll(() => stopped).toBe(true);
+    expect(errors).toHaveLength(1);
+  });
+});
+
+describe('the request log', () => {
+  it('gets its writes into the database file while open, by the checkpoint thread', async () => {
+    const temp = openTempLog();
+    try {
+      const path = join(temp.dataDir, DATABASE_FILE_NAME);
+      const sizeBeforeBytes = statSync(path).size;
+      for (let index = 0; index < 200; index += 1) {
+        temp.events.emit(startEvent(`r${index}`));
+        temp.events.emit(endEvent(`r${index}`));
+      }
+      await temp.log.flush();
+      await expect.poll(() => statSync(path).size).toBeGreaterThan(sizeBeforeBytes);
+    } finally {
+      await temp.cleanup();
+    }
+  });
+});

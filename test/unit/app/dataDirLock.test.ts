@@ -1,0 +1,65 @@
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { DataDirInUseError, LOCK_FILE_NAME, lockDataDir } from '../../../proxy/app/dataDirLock.ts';
+
+const dirs: string[] = [];
+function dataDir(lockText?: string): { dir: string; lockFile: string } {
+  const dir = mkdtempSync(path.join(tmpdir(), 'airlock-lock-'));
+  dirs.push(dir);
+  const lockFile = path.join(dir, LOCK_FILE_NAME);
+  if (lockText !== undefined) writeFileSync(lockFile, lockText);
+  return { dir, lockFile };
+}
+afterEach(() => {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+const RUNNING_PID = 4242;
+const isRunning = (pid: number): boolean => pid === RUNNING_PID;
+
+describe('lockDataDir', () => {
+  it.each([
+    { name: 'no lock yet', lockText: undefined },
+    { name: 'the lock of a process that is gone (a crash)', lockText: '31337\n' },
+    { name: 'a lock with no PID in it', lockText: 'garbage' },
+    { name: 'an empty lock', lockText: '' },
+  ])('takes the directory over $name, writing its own PID', ({ lockText }) => {
+    const { dir, lockFile } = dataDir(lockText);
+    lockDataDir(dir, { pid: 1000, isRunning });
+    expect(readFileSync(lockFile, 'utf8')).toBe('1000\n');
+  });
+
+  it('refuses a directory whose lock holder runs, naming the process, the directory and the fix', () => {
+    const { dir, lockFile } = dataDir(`${RUNNING_PID}\n`);
+    const attempt = () => lockDataDir(dir, { pid: 1000, isRunning });
+    expect(attempt).toThrow(DataDirInUseError);
+    expect(attempt).toThrow(`Another Airlock (process ${RUNNING_PID}) is running with the data directory ${dir}.`);
+    expect(attempt).toThrow('--data-dir');
+    expect(readFileSync(lockFile, 'utf8')).toBe(`${RUNNING_PID}\n`);
+  });
+
+  it('refuses a second lock while the first is held, and allows one after release', () => {
+    const { dir, lockFile } = dataDir();
+    const first = lockDataDir(dir, { pid: RUNNING_PID, isRunning });
+    expect(() => lockDataDir(dir, { pid: 1000, isRunning })).toThrow(DataDirInUseError);
+    first.release();
+    expect(existsSync(lockFile)).toBe(false);
+    lockDataDir(dir, { pid: 1000, isRunning });
+    expect(readFileSync(lockFile, 'utf8')).toBe('1000\n');
+  });
+
+  it('release leaves a lock that another process has taken over', () => {
+    const { dir, lockFile } = dataDir();
+    const mine = lockDataDir(dir, { pid: 1000, isRunning });
+    writeFileSync(lockFile, `${RUNNING_PID}\n`);
+    mine.release();
+    expect(readFileSync(lockFile, 'utf8')).toBe(`${RUNNING_PID}\n`);
+  });
+
+  it('knows a real running process from a finished one by default', () => {
+    const { dir } = dataDir(`${process.pid}\n`);
+    expect(() => lockDataDir(dir, { pid: 1000 })).toThrow(DataDirInUseError);
+  });
+});

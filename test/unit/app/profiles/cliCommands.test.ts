@@ -1,0 +1,184 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import packageJson from '../../../../package.json' with { type: 'json' };
+import { sha256Hex } from '../../../../proxy/http/clientTokens.ts';
+import { SENTINEL_KEY } from '../../../support/sentinel.ts';
+import { memorySecretStore } from '../../../support/memorySecretStore.ts';
+import { runAirlock, type CliRun } from '../../../support/cliHarness.ts';
+
+let dataDir: string;
+let secrets: ReturnType<typeof memorySecretStore>;
+
+function airlock(args: string[], input = ''): Promise<CliRun> {
+  return runAirlock(dataDir, secrets, args, input);
+}
+
+beforeEach(() => {
+  dataDir = mkdtempSync(path.join(tmpdir(), 'airlock-cli-'));
+  secrets = memorySecretStore();
+});
+
+afterEach(() => rmSync(dataDir, { recursive: true, force: true }));
+
+describe('airlock profile', () => {
+  it('add, list with active marker and key status, use, remove', async () => {
+    expect(
+      (await airlock(['profile', 'add', 'work', '--name', 'Work', '--base-url', 'https://gw.example/v1/chat/completions'])).exitCode,
+    ).toBe(0);
+    await airlock(['profile', 'add', 'home', '--name', 'Home', '--base-url', 'https://home.example']);
+    secrets.entries.set('work', SENTINEL_KEY);
+
+    const listed = await airlock(['profile', 'list']);
+    expect(listed.stdout).toContain(`* work  Work  https://gw.example/v1  key: set, ends in ${SENTINEL_KEY.slice(-4)}`);
+    expect(listed.stdout).toContain('  home  Home  https://home.example/v1  key: not set');
+    expect(listed.stdout + listed.stderr).not.toContain(SENTINEL_KEY);
+
+    await airlock(['profile', 'use', 'home']);
+    expect((await airlock(['profile', 'list'])).stdout).toContain('* home');
+
+    const removed = await airlock(['profile', 'remove', 'work']);
+    expect(removed.exitCode).toBe(0);
+    expect(secrets.entries.has('work')).toBe(false);
+  });
+
+  it('sets the request body limit at add or later, shows it, and keeps it in the config file', async () => {
+    await airlock(['profile', 'add', 'work', '--name', 'Work', '--base-url', 'https://gw.example/v1', '--max-body-mib', '16']);
+    expect((await airlock(['profile', 'list'])).stdout).toContain('body limit: 16 MiB');
+    const set = await airlock(['profile', 'set', 'work', '--max-body-mib', '128']);
+    expect(set.exitCode).toBe(0);
+    expect(set.stdout).toContain('Profile work accepts request bodies up to 128 MiB.');
+    const file = JSON.parse(readFileSync(path.join(dataDir, 'airlock.json'), 'utf8'));
+    expect(file.profiles[0].maxRequestBodyMiB).toBe(128);
+    await airlock(['profile', 'add', 'home', '--name', 'Home', '--base-url', 'https://home.example']);
+    expect((await airlock(['profile', 'list'])).stdout).toMatch(/home .* body limit: 64 MiB/);
+  });
+
+  it.each([
+    [['profile', 'set', 'work', '--max-body-mib', '0'], 'airlock: --max-body-mib: must be at least 1 MiB'],
+    [['profile', 'set', 'work', '--max-body-mib', '1.5'], 'airlock: --max-body-mib: must be a whole number of MiB'],
+    [['profile', 'set', 'work', '--max-body-mib', 'lots'], 'airlock: --max-body-mib: must be a number'],
+    [['profile', 'set', 'work', '--max-body-mib', '4096'], 'airlock: --max-body-mib: must be at most 1024 MiB'],
+    [['profile', 'set', 'nope', '--max-body-mib', '8'], 'airlock: no profile with id "nope"'],
+  ])('refuses %j and keeps the limit', async (args, message) => {
+    await airlock(['profile', 'add', 'work', '--name', 'Work', '--base-url', 'https://gw.example/v1']);
+    const refused = await airlock(args);
+    expect(refused.exitCode).toBe(1);
+    expect(refused.stderr.startsWith(message)).toBe(true);
+    expect((await airlock(['profile', 'list'])).stdout).toContain('body limit: 64 MiB');
+  });
+
+  it.each([
+    [['profile', 'use', 'nope'], 'airlock: no profile with id "nope"'],
+    [['profile', 'add', 'x', '--name', 'X', '--base-url', 'ftp://x.example'], 'airlock: The base URL uses ftp:'],
+    [['key', 'set', 'nope'], 'airlock: no profile with id "nope"'],
+    [['token', 'revoke', 'nope'], 'airlock: no client token named "nope"'],
+  ])('%j fails with one line on stderr and exit code 1', async (args, message) => {
+    const run = await airlock(args);
+    expect(run.exitCode).toBe(1);
+    expect(run.stderr.startsWith(message)).toBe(true);
+    expect(run.stderr.trim().split('\n')).toHaveLength(1);
+  });
+});
+
+describe('airlock key', () => {
+  it('reads the key from stdin, cleans it, stores it in the keychain and never prints it', async () => {
+    await airlock(['profile', 'add', 'work', '--name', 'Work', '--base-url', 'https://gw.example/v1']);
+    const run = await airlock(['key', 'set', 'work'], `Bearer ${SENTINEL_KEY}\n`);
+    expect(run.exitCode).toBe(0);
+    expect(secrets.entries.get('work')).toBe(SENTINEL_KEY);
+    expect(run.stderr).toContain("note: removed a leading 'Bearer '");
+    expect(run.stdout).toContain(`ends in ${SENTINEL_KEY.slice(-4)}`);
+    expect(run.stdout + run.stderr).not.toContain(SENTINEL_KEY);
+    expect(readFileSync(path.join(dataDir, 'airlock.json'), 'utf8')).not.toContain(SENTINEL_KEY);
+    expect(JSON.parse(readFileSync(path.join(dataDir, 'airlock.json'), 'utf8')).keysRevision).toBe(1);
+
+    expect((await airlock(['key', 'delete', 'work'])).stdout).toContain('Deleted');
+    expect(secrets.entries.has('work')).toBe(false);
+  });
+
+  it('refuses a key that cannot be cleaned, without echoing it', async () => {
+    await airlock(['profile', 'add', 'work', '--name', 'Work', '--base-url', 'https://gw.example/v1']);
+    const run = await airlock(['key', 'set', 'work'], 'sk-abc def-ghi');
+    expect(run.exitCode).toBe(1);
+    expect(run.stderr).not.toContain('sk-abc');
+    expect(secrets.entries.size).toBe(0);
+  });
+
+  it('takes no key on the command line', async () => {
+    await airlock(['profile', 'add', 'work', '--name', 'Work', '--base-url', 'https://gw.example/v1']);
+    const run = await airlock(['key', 'set', 'work', SENTINEL_KEY]);
+    expect(run.exitCode).not.toBe(0);
+    expect(secrets.entries.size).toBe(0);
+    expect(run.stderr).not.toContain(SENTINEL_KEY);
+  });
+});
+
+describe('airlock token', () => {
+  it('create prints only the token, stores its hash and a keychain copy; list and revoke', async () => {
+    await airlock(['profile', 'add', 'work', '--name', 'Work', '--base-url', 'https://gw.example/v1']);
+    const created = await airlock(['token', 'create', 'claude', '--profile', 'work']);
+    const token = created.stdout.trim();
+    expect(token).toMatch(/^alk_[A-Za-z0-9_-]{43}$/);
+    expect(secrets.entries.get('client-token:claude')).toBe(token);
+    const file = readFileSync(path.join(dataDir, 'airlock.json'), 'utf8');
+    expect(file).not.toContain(token);
+    expect(file).toContain(sha256Hex(token));
+
+    const listed = await airlock(['token', 'list']);
+    expect(listed.stdout).toContain(`claude  pinned to work  ends in ${token.slice(-4)}`);
+    expect(listed.stdout).not.toContain(token);
+
+    expect((await airlock(['profile', 'remove', 'work'])).stderr).toContain('"claude"');
+    expect((await airlock(['token', 'revoke', 'claude'])).exitCode).toBe(0);
+    expect(secrets.entries.has('client-token:claude')).toBe(false);
+    expect((await airlock(['token', 'list'])).stdout).toContain('No client tokens');
+  });
+
+  it.each([['bad name!'], ['']])('refuses the token name %j', async (name) => {
+    expect((await airlock(['token', 'create', name])).exitCode).toBe(1);
+  });
+});
+
+describe('airlock limits', () => {
+  it('shows the defaults, sets one limit and keeps the other, and the config file holds them', async () => {
+    expect((await airlock(['limits'])).stdout).toContain('past 120 requests or 5 credits within a minute');
+
+    const set = await airlock(['limits', '--requests-per-minute', '600']);
+    expect(set.exitCode).toBe(0);
+    expect(set.stdout).toContain('past 600 requests or 5 credits within a minute');
+    await airlock(['limits', '--credits-per-minute', '12.5']);
+
+    const file = JSON.parse(readFileSync(path.join(dataDir, 'airlock.json'), 'utf8'));
+    expect(file.settings.burstLimits).toEqual({ maxRequestsPerMinute: 600, maxCreditsPerMinute: 12.5 });
+    expect((await airlock(['limits'])).stdout).toContain('past 600 requests or 12.5 credits within a minute');
+  });
+
+  it.each([
+    [['limits', '--requests-per-minute', '0'], 'airlock: --requests-per-minute: must be above 0'],
+    [['limits', '--requests-per-minute', '2.5'], 'airlock: --requests-per-minute: must be a whole number'],
+    [['limits', '--credits-per-minute', 'lots'], 'airlock: --credits-per-minute: must be a number'],
+  ])('refuses %j and leaves the limits as they were', async (args, message) => {
+    const refused = await airlock(args);
+    expect(refused.exitCode).not.toBe(0);
+    expect(refused.stderr).toContain(message);
+    expect((await airlock(['limits'])).stdout).toContain('past 120 requests or 5 credits within a minute');
+  });
+});
+
+describe('airlock as a command', () => {
+  it.each([['--version'], ['-V']])('%s prints the package version', async (flag) => {
+    const run = await airlock([flag]);
+    expect(run).toEqual({ stdout: `${packageJson.version}\n`, stderr: '', exitCode: 0 });
+  });
+
+  it.each([
+    [['profile', 'list'], '`npx airlock profile add <id>'],
+    [['token', 'list'], '`npx airlock token create <name>`'],
+    [['profile', 'add', 'work', '--name', 'Work', '--base-url', 'https://gw.example/v1'], '`npx airlock key set work`'],
+  ])('%j hints at a command that runs after npm install', async (args, hint) => {
+    const run = await airlock(args);
+    expect(run.stdout + run.stderr).toContain(hint);
+  });
+});

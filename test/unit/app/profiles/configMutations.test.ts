@@ -1,0 +1,96 @@
+import { describe, expect, it } from 'vitest';
+import { emptyConfig, type ConfigFile } from '../../../../proxy/contracts/config.ts';
+import {
+  addClientToken,
+  addProfile,
+  bumpKeysRevision,
+  ConfigEditError,
+  removeClientToken,
+  removeProfile,
+  setActiveProfile,
+  updateProfile,
+  updateSettings,
+} from '../../../../proxy/app/profiles/configMutations.ts';
+import { tokenRecord } from '../../../../proxy/http/clientTokens.ts';
+
+function twoProfiles(): ConfigFile {
+  let config = addProfile(emptyConfig(), { id: 'a', name: 'A', baseUrl: 'https://a.example/v1' });
+  config = addProfile(config, { id: 'b', name: 'B', baseUrl: 'https://b.example' });
+  return config;
+}
+
+describe('profile edits', () => {
+  it('the first profile becomes active; later ones only with activate', () => {
+    const config = twoProfiles();
+    expect(config.activeProfileId).toBe('a');
+    const activated = addProfile(config, { id: 'c', name: 'C', baseUrl: 'https://c.example/v1' }, { activate: true });
+    expect(activated.activeProfileId).toBe('c');
+  });
+
+  it.each([
+    ['https://gw.example', 'https://gw.example/v1'],
+    ['https://gw.example/v1/', 'https://gw.example/v1'],
+    ['https://gw.example/v1/chat/completions', 'https://gw.example/v1'],
+  ])('normalises the base URL %s', (input, expected) => {
+    expect(addProfile(emptyConfig(), { id: 'x', name: 'X', baseUrl: input }).profiles[0]?.baseUrl).toBe(expected);
+    expect(updateProfile(twoProfiles(), 'a', { baseUrl: input }).profiles[0]?.baseUrl).toBe(expected);
+  });
+
+  it.each([
+    ['a duplicate id', (c: ConfigFile) => addProfile(c, { id: 'a', name: 'Again', baseUrl: 'https://x.example' }), 'already exists'],
+    ['an invalid id', (c: ConfigFile) => addProfile(c, { id: 'Bad Id', name: 'X', baseUrl: 'https://x.example' }), 'id:'],
+    ['an empty base URL', (c: ConfigFile) => addProfile(c, { id: 'x', name: 'X', baseUrl: '  ' }), 'empty'],
+    ['an unknown profile to use', (c: ConfigFile) => setActiveProfile(c, 'zzz'), 'profiles: a, b'],
+    ['an unknown profile to update', (c: ConfigFile) => updateProfile(c, 'zzz', { name: 'Z' }), 'no profile with id "zzz"'],
+    ['an unknown profile to remove', (c: ConfigFile) => removeProfile(c, 'zzz'), 'no profile with id "zzz"'],
+  ])('refuses %s with a message', (_label, edit, message) => {
+    expect(() => edit(twoProfiles())).toThrowError(ConfigEditError);
+    expect(() => edit(twoProfiles())).toThrowError(message);
+  });
+
+  it('removing the active profile leaves no active profile', () => {
+    const config = removeProfile(twoProfiles(), 'a');
+    expect(config.profiles.map((profile) => profile.id)).toEqual(['b']);
+    expect(config.activeProfileId).toBeNull();
+  });
+
+  it('refuses to remove a profile that client tokens are pinned to, naming them', () => {
+    const config = addClientToken(twoProfiles(), tokenRecord('claude', 'alk_secret-token-value', 'b', 1));
+    expect(() => removeProfile(config, 'b')).toThrowError('"claude"');
+    const revoked = removeClientToken(config, 'claude');
+    expect(removeProfile(revoked, 'b').profiles).toHaveLength(1);
+  });
+
+  it('an update keeps the id and the fields it does not touch', () => {
+    const config = updateProfile(twoProfiles(), 'a', { name: 'Renamed', modelAliases: { fast: 'gw-fast' } });
+    expect(config.profiles[0]).toMatchObject({
+      id: 'a',
+      name: 'Renamed',
+      baseUrl: 'https://a.example/v1',
+      modelAliases: { fast: 'gw-fast' },
+    });
+  });
+});
+
+describe('token and settings edits', () => {
+  it('adds, refuses duplicates, and revokes client tokens', () => {
+    const record = tokenRecord('cursor', 'alk_abcdefgh', null, 5);
+    const config = addClientToken(twoProfiles(), record);
+    expect(config.clientTokens).toEqual([record]);
+    expect(() => addClientToken(config, record)).toThrowError('already exists');
+    expect(() => addClientToken(twoProfiles(), { ...record, profileId: 'zzz' })).toThrowError('no profile');
+    expect(removeClientToken(config, 'cursor').clientTokens).toEqual([]);
+    expect(() => removeClientToken(config, 'nope')).toThrowError('no client token named "nope"');
+  });
+
+  it('changes only the named settings and bumps the keys revision', () => {
+    const config = updateSettings(twoProfiles(), { requireClientToken: false });
+    expect(config.settings).toEqual({
+      requireClientToken: false,
+      burstLimits: { maxRequestsPerMinute: 120, maxCreditsPerMinute: 5 },
+      notifications: true,
+      startAtLogin: false,
+    });
+    expect(bumpKeysRevision(bumpKeysRevision(config)).keysRevision).toBe(2);
+  });
+});

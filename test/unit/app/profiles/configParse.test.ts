@@ -1,0 +1,98 @@
+import { describe, expect, it } from 'vitest';
+import { parseConfigText } from '../../../../proxy/app/profiles/configParse.ts';
+
+const validProfile = { id: 'work', name: 'Work', baseUrl: 'https://gw.example/v1' };
+
+function pretty(value: unknown): string {
+  return JSON.stringify(value, null, 2);
+}
+
+describe('parseConfigText', () => {
+  it('fills defaults for a minimal file', () => {
+    const result = parseConfigText(pretty({ version: 1, profiles: [validProfile] }));
+    expect(result.ok).toBe(true);
+    if (!result.ok) return;
+    expect(result.config.activeProfileId).toBeNull();
+    expect(result.config.settings).toEqual({
+      requireClientToken: true,
+      burstLimits: { maxRequestsPerMinute: 120, maxCreditsPerMinute: 5 },
+      notifications: true,
+      startAtLogin: false,
+    });
+    expect(result.config.profiles[0]?.timeouts.idleTimeoutMs).toBe(300_000);
+    expect(result.config.profiles[0]?.maxRequestBodyMiB).toBe(64);
+  });
+
+  it.each([
+    ['a trailing comma', '{\n  "version": 1,\n  "profiles": [],\n}\n', 'line 4'],
+    ['a missing quote', '{\n  "version": 1,\n  "activeProfileId": "work\n}', 'line 3'],
+    ['an empty file', '', 'line 1'],
+  ])('names the line of a syntax error: %s', (_label, text, line) => {
+    const result = parseConfigText(text);
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    expect(result.message).toContain('not valid JSON');
+    expect(result.message).toContain(line);
+  });
+
+  it.each([
+    [
+      'a wrong type deep in a profile',
+      { version: 1, profiles: [validProfile, { ...validProfile, id: 'home', timeouts: { idleTimeoutMs: 'long' } }] },
+      'profiles[1].timeouts.idleTimeoutMs',
+      (text: string) => text.split('\n').findIndex((line) => line.includes('"idleTimeoutMs"')) + 1,
+    ],
+    [
+      'a missing required field (points at its parent)',
+      { version: 1, profiles: [{ id: 'work', name: 'Work' }] },
+      'profiles[0].baseUrl',
+      (text: string) => text.split('\n').findIndex((line) => line.includes('"id": "work"')),
+    ],
+    [
+      'a duplicate profile id',
+      { version: 1, profiles: [validProfile, validProfile] },
+      'profiles[1].id',
+      (text: string) => text.split('\n').findLastIndex((line) => line.includes('"id": "work"')) + 1,
+    ],
+    [
+      'an active profile that does not exist',
+      { version: 1, activeProfileId: 'gone', profiles: [validProfile] },
+      'activeProfileId',
+      () => 3,
+    ],
+    [
+      'a token pinned to a missing profile',
+      {
+        version: 1,
+        clientTokens: [{ name: 'cc', profileId: 'gone', tokenSha256: 'a'.repeat(64), lastFour: 'abcd', createdAtMs: 1 }],
+      },
+      'clientTokens[0].profileId',
+      (text: string) => text.split('\n').findIndex((line) => line.includes('"profileId"')) + 1,
+    ],
+    [
+      'a burst limit of zero',
+      { version: 1, settings: { burstLimits: { maxRequestsPerMinute: 0 } } },
+      'settings.burstLimits.maxRequestsPerMinute',
+      (text: string) => text.split('\n').findIndex((line) => line.includes('"maxRequestsPerMinute"')) + 1,
+    ],
+    [
+      'a request body limit of half a MiB',
+      { version: 1, profiles: [{ ...validProfile, maxRequestBodyMiB: 0.5 }] },
+      'profiles[0].maxRequestBodyMiB',
+      (text: string) => text.split('\n').findIndex((line) => line.includes('"maxRequestBodyMiB"')) + 1,
+    ],
+    [
+      'a request body limit past 1024 MiB',
+      { version: 1, profiles: [{ ...validProfile, maxRequestBodyMiB: 2048 }] },
+      'profiles[0].maxRequestBodyMiB',
+      (text: string) => text.split('\n').findIndex((line) => line.includes('"maxRequestBodyMiB"')) + 1,
+    ],
+    ['a wrong version', { version: 2 }, 'version', () => 2],
+  ])('names the field and line of a schema error: %s', (_label, value, fieldPath, expectedLine) => {
+    const text = pretty(value);
+    const result = parseConfigText(text);
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    expect(result.message).toContain(`airlock.json: ${fieldPath} (line ${expectedLine(text)})`);
+  });
+});

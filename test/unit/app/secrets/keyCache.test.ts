@@ -1,0 +1,86 @@
+import { describe, expect, it } from 'vitest';
+import { emptyConfig, type ConfigFile } from '../../../../proxy/contracts/config.ts';
+import { addProfile, bumpKeysRevision } from '../../../../proxy/app/profiles/configMutations.ts';
+import { API_KEY_ENV_VAR, EnvKeySource } from '../../../../proxy/app/secrets/envKeySource.ts';
+import { describeKeyStatus, KeyCache } from '../../../../proxy/app/secrets/keyCache.ts';
+import { SENTINEL_KEY } from '../../../support/sentinel.ts';
+import { memorySecretStore, unavailableSecretStore } from '../../../support/memorySecretStore.ts';
+
+/** A config source whose changes the test pushes by hand. */
+function configSource(initial: ConfigFile) {
+  let current = initial;
+  const listeners = new Set<(config: ConfigFile) => void>();
+  return {
+    snapshot: () => current,
+    onChange(listener: (config: ConfigFile) => void) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    push(next: ConfigFile) {
+      current = next;
+      for (const listener of listeners) listener(next);
+    },
+  };
+}
+
+const oneProfile = addProfile(emptyConfig(), { id: 'work', name: 'Work', baseUrl: 'https://gw.example/v1' });
+
+describe('KeyCache', () => {
+  it('loads keys at start and shows only whether a key is set and its last four', async () => {
+    const cache = new KeyCache(memorySecretStore({ work: SENTINEL_KEY }));
+    await cache.loadAll(['work', 'home']);
+    expect(cache.keyStatus('work')).toEqual({ set: true, lastFour: SENTINEL_KEY.slice(-4) });
+    expect(cache.keyStatus('home')).toEqual({ set: false, lastFour: null });
+    expect(JSON.stringify(cache)).not.toContain(SENTINEL_KEY);
+    expect(cache.getKeyForRequest('work')).toBe(SENTINEL_KEY);
+  });
+
+  it("says a key from AIRLOCK_API_KEY is the environment's, for its profile only, over the keychain's", async () => {
+    const cache = new KeyCache(memorySecretStore({ work: 'sk-keychain-key-0000' }));
+    await cache.loadAll(['work', 'home']);
+    cache.setEnvironmentKey(EnvKeySource.fromEnvironment({ [API_KEY_ENV_VAR]: SENTINEL_KEY }, 'home'));
+    expect(cache.keyStatus('home')).toEqual({ set: true, lastFour: SENTINEL_KEY.slice(-4), fromEnvironment: true });
+    expect(cache.keyStatus('work')).toEqual({ set: true, lastFour: '0000' });
+    expect(describeKeyStatus(cache.keyStatus('home'))).toBe(`from AIRLOCK_API_KEY for this run, ends in ${SENTINEL_KEY.slice(-4)}`);
+  });
+
+  it('hides the tail of a key too short to show any of it', async () => {
+    const cache = new KeyCache(memorySecretStore({ work: 'short-key' }));
+    await cache.loadAll(['work']);
+    expect(cache.keyStatus('work')).toEqual({ set: true, lastFour: null });
+  });
+
+  it('set and delete go to the keychain and the cache', async () => {
+    const secrets = memorySecretStore();
+    const cache = new KeyCache(secrets);
+    await cache.setKey('work', SENTINEL_KEY);
+    expect(secrets.entries.get('work')).toBe(SENTINEL_KEY);
+    expect(cache.getKeyForRequest('work')).toBe(SENTINEL_KEY);
+    expect(await cache.deleteKey('work')).toBe(true);
+    expect(secrets.entries.has('work')).toBe(false);
+    expect(cache.keyStatus('work').set).toBe(false);
+  });
+
+  it('follows the config: reloads when another process bumps the keys revision', async () => {
+    const secrets = memorySecretStore();
+    const source = configSource(oneProfile);
+    const cache = new KeyCache(secrets);
+    const following = cache.follow(source);
+    await following.ready;
+    expect(cache.keyStatus('work').set).toBe(false);
+
+    secrets.entries.set('work', SENTINEL_KEY);
+    source.push(bumpKeysRevision(source.snapshot()));
+    // Loads are queued in order: a refresh queued after the reload resolves once the reload is done.
+    await cache.refresh('other');
+    expect(cache.getKeyForRequest('work')).toBe(SENTINEL_KEY);
+    following.stop();
+  });
+
+  it('reports an unavailable keychain instead of failing', async () => {
+    const cache = new KeyCache(unavailableSecretStore());
+    await cache.loadAll(['work']);
+    expect(cache.keychainProblem()).toContain('AIRLOCK_API_KEY');
+    expect(cache.keyStatus('work').set).toBe(false);
+  });
+});

@@ -1,0 +1,24 @@
+import { describe, expect, it } from 'vitest';
+import { newRequestId } from '../../../proxy/forward/requestId.ts';
+
+describe('newRequestId', () => {
+  it.each([
+    { nowMs: 0, prefix: 'alk_000000000000' },
+    { nowMs: Date.UTC(2026, 10, 22), prefix: `alk_${Date.UTC(2026, 10, 22).toString(16).padStart(12, '0')}` },
+  ])('starts with the time at $nowMs ms and keeps the 32-hex-digit shape', ({ nowMs, prefix }) => {
+    const id = newRequestId(nowMs);
+    expect(id).toMatch(/^alk_[0-9a-f]{32}$/);
+    expect(id.startsWith(prefix)).toBe(true);
+  });
+
+  it('sorts as the requests started, so the log appends to its id indexes', () => {
+    const startTimes = [1_795_000_000_000, 1_795_000_000_001, 1_795_000_000_255, 1_795_000_000_256, 1_795_000_100_000];
+    const ids = startTimes.map((nowMs) => newRequestId(nowMs));
+    expect([...ids].sort()).toEqual(ids);
+  });
+
+  it('tells apart requests started in the same millisecond', () => {
+    const ids = new Set(Array.from({ length: 1000 }, () => newRequestId(1_795_000_000_000)));
+    expect(ids.size).toBe(1000);
+  });
+});

@@ -1,0 +1,167 @@
+import type { EventSourceMessage } from 'eventsource-parser';
+import { describe, expect, it } from 'vitest';
+import { KeyMasker } from '../../../proxy/core/keyMasker.ts';
+import { REDACTED } from '../../../proxy/core/redact.ts';
+import { createStreamKeyGuard, maskedEventsText, type StreamDialect } from '../../../proxy/forward/streamKeyGuard.ts';
+import { formatSseEvent } from '../../../proxy/protocols/sseRelay.ts';
+import { findSentinel, SENTINEL_KEY } from '../../support/sentinel.ts';
+
+const masker = KeyMasker.for(SENTINEL_KEY);
+
+/** `text` in pieces of 2 and 3 characters, in turn: a model repeating a pasted key. */
+function pieces(text: string): string[] {
+  const out: string[] = [];
+  for (let start = 0, turn = 0; start < text.length; turn += 1) {
+    const size = turn % 2 === 0 ? 2 : 3;
+    out.push(text.slice(start, start + size));
+    start += size;
+  }
+  return out;
+}
+
+function run(dialect: StreamDialect, events: EventSourceMessage[]): { out: EventSourceMessage[]; masked: boolean } {
+  const guard = createStreamKeyGuard(masker, dialect);
+  const out: EventSourceMessage[] = [];
+  for (const event of events) guard.relay(event, (relayed) => out.push({ ...relayed }));
+  return { out, masked: guard.masked };
+}
+
+const data = (json: object): EventSourceMessage => ({ data: JSON.stringify(json) });
+const parsed = (events: EventSourceMessage[]) =>
+  events
+    .filter((event) => event.data !== '[DONE]')
+    // biome-ignore lint/suspicious/noExplicitAny: the assertions read nested chunk fields of every protocol.
+    .map((event) => JSON.parse(event.data) as Record<string, any>);
+const said = `my key is ${SENTINEL_KEY}`;
+
+describe('chat streams', () => {
+  const chunk = (delta: object, finish: string | null = null, index = 0) =>
+    data({ id: 'c1', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index, delta, finish_reason: finish }] });
+
+  it('masks content, reasoning and tool arguments split across deltas, and flushes at the finish', () => {
+    const events = [
+      ...pieces(said).map((piece) => chunk({ reasoning_content: piece })),
+      ...pieces(said).map((piece) => chunk({ content: piece })),
+      ...pieces(`{"k":"${SENTINEL_KEY}`).map((piece) => chunk({ tool_calls: [{ index: 0, function: { arguments: piece } }] })),
+      chunk({}, 'stop'),
+      { data: '[DONE]' },
+    ];
+    const { out, masked } = run('chat', events);
+    const deltas = parsed(out).map((json) => json.choices[0].delta);
+    expect(deltas.map((delta) => delta.content ?? '').join('')).toBe(`my key is ${REDACTED}`);
+    expect(deltas.map((delta) => delta.reasoning_content ?? '').join('')).toBe(`my key is ${REDACTED}`);
+    expect(deltas.map((delta) => delta.tool_calls?.[0]?.function.arguments ?? '').join('')).toBe(`{"k":"${REDACTED}`);
+    expect(out).toHaveLength(events.length);
+    expect(masked).toBe(true);
+    expect(findSentinel(out.map((event) => event.data).join(''))).toBeNull();
+  });
+
+  it('keeps the choices of n > 1 apart, and hands on held text before [DONE] when no finish came', () => {
+    const events = [
+      chunk({ content: 'a s' }, null, 0),
+      chunk({ content: 'b s' }, null, 1),
+      chunk({ content: 'k' }, null, 1),
+      { data: '[DONE]' },
+    ];
+    const { out } = run('chat', events);
+    expect(out.map((event) => event.data).at(-1)).toBe('[DONE]');
+    const texts = new Map<number, string>();
+    for (const json of parsed(out))
+      for (const choice of json.choices) texts.set(choice.index, (texts.get(choice.index) ?? '') + (choice.delta.content ?? ''));
+    expect(Object.fromEntries(texts)).toEqual({ 0: 'a s', 1: 'b sk' });
+    expect(parsed(out).at(-1)).toMatchObject({ id: 'c1', model: 'm', choices: [{ finish_reason: null }] });
+  });
+
+  it('changes only the held value in place, and rewrites an event from another serializer whole', () => {
+    const compact = { data: '{"id":"c1","created":1.0,"choices":[{"index":0,"delta":{"content":"I ask"},"finish_reason":null}]}' };
+    const spaced = { data: '{"id": "c1", "choices": [{"index": 0, "delta": {"content": "I ask"}, "finish_reason": null}]}' };
+    expect(run('chat', [compact]).out[0]?.data).toBe(
+      '{"id":"c1","created":1.0,"choices":[{"index":0,"delta":{"content":"I a"},"finish_reason":null}]}',
+    );
+    expect(JSON.parse(run('chat', [spaced]).out[0]?.data ?? '')).toEqual({
+      id: 'c1',
+      choices: [{ index: 0, delta: { content: 'I a' }, finish_reason: null }],
+    });
+  });
+
+  it('passes an event it has nothing to change as it came', () => {
+    const event = chunk({ content: 'Hello there.' });
+    const before = event.data;
+    expect(run('chat', [event]).out[0]?.data).toBe(before);
+  });
+});
+
+describe('Anthropic streams', () => {
+  const delta = (index: number, type: string, field: string, text: string): EventSourceMessage => ({
+    event: 'content_block_delta',
+    data: JSON.stringify({ type: 'content_block_delta', index, delta: { type, [field]: text } }),
+  });
+  const stop = (index: number): EventSourceMessage => ({
+    event: 'content_block_stop',
+    data: JSON.stringify({ type: 'content_block_stop', index }),
+  });
+
+  it('masks text and tool input per block, and hands on what a block held before its stop', () => {
+    const events = [
+      ...pieces(said).map((piece) => delta(0, 'text_delta', 'text', piece)),
+      delta(0, 'text_delta', 'text', ' s'),
+      stop(0),
+      ...pieces(`{"key":"${SENTINEL_KEY}"}`).map((piece) => delta(1, 'input_json_delta', 'partial_json', piece)),
+      stop(1),
+      { event: 'message_stop', data: '{"type":"message_stop"}' },
+    ];
+    const { out } = run('anthropic', events);
+    const blockText = (index: number, field: string) =>
+      parsed(out)
+        .filter((json) => json.type === 'content_block_delta' && json.index === index)
+        .map((json) => json.delta[field])
+        .join('');
+    expect(blockText(0, 'text')).toBe(`my key is ${REDACTED} s`);
+    expect(blockText(1, 'partial_json')).toBe(`{"key":"${REDACTED}"}`);
+    const firstStop = out.findIndex((event) => event.event === 'content_block_stop');
+    const lastOfBlock0 = out.findLastIndex(
+      (event) => event.event === 'content_block_delta' && (JSON.parse(event.data) as { index: number }).index === 0,
+    );
+    expect(firstStop).toBeGreaterThan(lastOfBlock0);
+    expect(findSentinel(out.map((event) => event.data).join(''))).toBeNull();
+  });
+});
+
+describe('Responses streams', () => {
+  const textDelta = (text: string, item = 'msg_1') =>
+    data({ type: 'response.output_text.delta', item_id: item, output_index: 0, content_index: 0, delta: text });
+
+  it('masks output text across deltas and hands on held text before the part is done', () => {
+    const events = [
+      ...pieces(said).map((piece) => textDelta(piece)),
+      textDelta(' s'),
+      data({ type: 'response.output_text.done', item_id: 'msg_1', output_index: 0, content_index: 0, text: `my key is ${REDACTED} s` }),
+      data({ type: 'response.completed', response: { id: 'r1' } }),
+    ];
+    const { out } = run('responses', events);
+    const texts = parsed(out).filter((json) => json.type === 'response.output_text.delta');
+    expect(texts.map((json) => json.delta).join('')).toBe(`my key is ${REDACTED} s`);
+    expect(parsed(out).findIndex((json) => json.type === 'response.output_text.done')).toBeGreaterThan(
+      parsed(out).findLastIndex((json) => json.type === 'response.output_text.delta'),
+    );
+    expect(texts.every((json) => json.item_id === 'msg_1' && json.content_index === 0)).toBe(true);
+  });
+});
+
+describe('maskedEventsText (the raw events kept for the log)', () => {
+  it('masks the key across deltas and whole, and keeps comments', () => {
+    const chunk = (content: string) => ({
+      data: JSON.stringify({ id: `req_${SENTINEL_KEY}`, choices: [{ index: 0, delta: { content }, finish_reason: null }] }),
+    });
+    const raw = [': keep-alive\n\n', ...pieces(said).map((piece) => formatSseEvent(chunk(piece))), 'data: [DONE]\n\n'].join('');
+    const masked = maskedEventsText(Buffer.from(raw), masker, 'chat');
+    expect(findSentinel(masked)).toBeNull();
+    expect(masked.startsWith(':keep-alive\n\n')).toBe(true);
+    const text = masked
+      .split('\n')
+      .filter((line) => line.startsWith('data: {'))
+      .map((line) => JSON.parse(line.slice(6)).choices[0].delta.content)
+      .join('');
+    expect(text).toBe(`my key is ${REDACTED}`);
+  });
+});

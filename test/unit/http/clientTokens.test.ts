@@ -1,0 +1,109 @@
+import { describe, expect, it } from 'vitest';
+import { emptyConfig, type ConfigFile } from '../../../proxy/contracts/config.ts';
+import { addClientToken, addProfile, updateSettings } from '../../../proxy/app/profiles/configMutations.ts';
+import { findTokenRecord, generateToken, presentedTokens, sha256Hex, tokenRecord } from '../../../proxy/http/clientTokens.ts';
+import { ANONYMOUS_IDENTITY, createClientAuthenticator } from '../../../proxy/http/clientAuthenticator.ts';
+
+const followerToken = generateToken();
+const pinnedToken = generateToken();
+
+function config(): ConfigFile {
+  let next = addProfile(emptyConfig(), { id: 'a', name: 'A', baseUrl: 'https://a.example/v1' });
+  next = addProfile(next, { id: 'b', name: 'B', baseUrl: 'https://b.example/v1' });
+  next = addClientToken(next, tokenRecord('cursor', followerToken, null, 1));
+  return addClientToken(next, tokenRecord('claude', pinnedToken, 'b', 2));
+}
+
+describe('generateToken', () => {
+  it('is alk_ plus 256 random bits in base64url, different every time', () => {
+    const tokens = new Set(Array.from({ length: 50 }, () => generateToken()));
+    expect(tokens.size).toBe(50);
+    for (const token of tokens) {
+      expect(token).toMatch(/^alk_[A-Za-z0-9_-]{43}$/);
+      expect(Buffer.from(token.slice(4), 'base64url')).toHaveLength(32);
+    }
+  });
+
+  it('a record keeps the hash and last four, never the token', () => {
+    const record = tokenRecord('x', followerToken, null, 7);
+    expect(record.tokenSha256).toBe(sha256Hex(followerToken));
+    expect(record.lastFour).toBe(followerToken.slice(-4));
+    expect(JSON.stringify(record)).not.toContain(followerToken);
+  });
+});
+
+describe('presentedTokens', () => {
+  it.each([
+    [{ authorization: 'Bearer alk_one' }, ['alk_one']],
+    [{ authorization: 'bearer   alk_one ' }, ['alk_one']],
+    [{ 'x-api-key': 'alk_two' }, ['alk_two']],
+    [{ authorization: 'Bearer alk_one', 'x-api-key': 'alk_two' }, ['alk_one', 'alk_two']],
+    [{ authorization: 'Basic dXNlcjpwYXNz' }, []],
+    [{ authorization: 'Bearer' }, []],
+    [{ 'x-api-key': '   ' }, []],
+    [{}, []],
+  ])('%j -> %j', (headers, expected) => {
+    expect(presentedTokens(headers)).toEqual(expected);
+  });
+});
+
+describe('findTokenRecord', () => {
+  it.each([
+    ['the exact token', () => followerToken, 'cursor'],
+    ['the pinned token', () => pinnedToken, 'claude'],
+    ['a token one character off', () => `${followerToken.slice(0, -1)}x`, null],
+    ['a prefix of the token', () => followerToken.slice(0, 20), null],
+    ['the stored hash itself', () => sha256Hex(followerToken), null],
+    ['an empty string', () => '', null],
+  ])('%s', (_label, token, expected) => {
+    expect(findTokenRecord(token(), config().clientTokens)?.name ?? null).toBe(expected);
+  });
+});
+
+describe('createClientAuthenticator', () => {
+  it.each([
+    [
+      'Bearer of a following token',
+      { authorization: `Bearer ${followerToken}` },
+      { tokenName: 'cursor', pinnedProfileId: null, defaultModel: null },
+    ],
+    ['x-api-key of a pinned token', { 'x-api-key': pinnedToken }, { tokenName: 'claude', pinnedProfileId: 'b', defaultModel: null }],
+    [
+      'a wrong Bearer but a valid x-api-key',
+      { authorization: 'Bearer nope', 'x-api-key': pinnedToken },
+      { tokenName: 'claude', pinnedProfileId: 'b', defaultModel: null },
+    ],
+  ])('accepts %s', (_label, headers, identity) => {
+    expect(createClientAuthenticator({ snapshot: config }).authenticate(headers)).toEqual(identity);
+  });
+
+  it("carries the token's default model to model routing", () => {
+    const withDefault = { ...config(), clientTokens: config().clientTokens.map((record) => ({ ...record, defaultModel: 'qwen-plus' })) };
+    const identity = createClientAuthenticator({ snapshot: () => withDefault }).authenticate({ 'x-api-key': pinnedToken });
+    expect(identity).toMatchObject({ tokenName: 'claude', defaultModel: 'qwen-plus' });
+  });
+
+  it.each([
+    ['no token', {}],
+    ['an unknown token', { authorization: `Bearer ${generateToken()}` }],
+    ['a revoked-looking x-api-key', { 'x-api-key': generateToken() }],
+    ['a gateway key instead of a token', { authorization: 'Bearer sk-something' }],
+  ])('refuses %s with 401 and where to find the token', (_label, headers) => {
+    const refusal = createClientAuthenticator({ snapshot: config }).authenticate(headers);
+    expect(refusal).toMatchObject({ status: 401, errorClass: 'client_unauthorized' });
+    expect(refusal).toHaveProperty('message', expect.stringContaining('npx airlock token create'));
+    expect(refusal).toHaveProperty('message', expect.stringContaining('Connect screen'));
+  });
+
+  it('when tokens are not required, anyone is anonymous but a valid token still pins', () => {
+    const open = updateSettings(config(), { requireClientToken: false });
+    const authenticator = createClientAuthenticator({ snapshot: () => open });
+    expect(authenticator.authenticate({})).toEqual(ANONYMOUS_IDENTITY);
+    expect(authenticator.authenticate({ authorization: 'Bearer whatever' })).toEqual(ANONYMOUS_IDENTITY);
+    expect(authenticator.authenticate({ 'x-api-key': pinnedToken })).toEqual({
+      tokenName: 'claude',
+      pinnedProfileId: 'b',
+      defaultModel: null,
+    });
+  });
+});

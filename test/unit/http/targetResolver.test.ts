@@ -1,0 +1,47 @@
+import { describe, expect, it } from 'vitest';
+import { emptyConfig, type ConfigFile } from '../../../proxy/contracts/config.ts';
+import { addProfile, setActiveProfile } from '../../../proxy/app/profiles/configMutations.ts';
+import { createTargetResolver } from '../../../proxy/app/targetResolver.ts';
+import { EnvKeySource } from '../../../proxy/app/secrets/envKeySource.ts';
+
+const keys = { a: 'sk-key-for-profile-a-0001', b: 'sk-key-for-profile-b-0002' } as Record<string, string>;
+const keySource = { getKeyForRequest: (profileId: string) => keys[profileId] ?? null };
+
+function config(): ConfigFile {
+  let next = addProfile(emptyConfig(), { id: 'a', name: 'A', baseUrl: 'https://a.example/v1' });
+  next = addProfile(next, { id: 'b', name: 'B', baseUrl: 'https://b.example/v1' });
+  return addProfile(next, { id: 'nokey', name: 'No key', baseUrl: 'https://n.example/v1' });
+}
+
+describe('createTargetResolver', () => {
+  it.each([
+    ['a following token uses the active profile', 'a', null, 'a'],
+    ['a following token follows a switch', 'b', null, 'b'],
+    ['a pinned token ignores the active profile', 'a', 'b', 'b'],
+    ['a pinned token works with no active profile', null, 'b', 'b'],
+  ])('%s', (_label, active, pinned, expectedProfile) => {
+    const snapshot = setActiveProfile(config(), active);
+    const target = createTargetResolver({ snapshot: () => snapshot }, keySource).resolve({ tokenName: 't', pinnedProfileId: pinned });
+    expect(target).toMatchObject({ profile: { id: expectedProfile }, apiKey: keys[expectedProfile] });
+  });
+
+  it.each([
+    ['no profile at all', () => emptyConfig(), null, 'no_profile', 'npx airlock profile add'],
+    ['no active profile', () => setActiveProfile(config(), null), null, 'no_profile', 'npx airlock profile use'],
+    ['a pin to a profile that is gone', () => config(), 'gone', 'no_profile', 'npx airlock profile use'],
+    ['a profile without a key', () => setActiveProfile(config(), 'nokey'), null, 'no_key', 'npx airlock key set nokey'],
+  ])('refuses %s, saying what to do', (_label, snapshot, pinned, code, hint) => {
+    const refusal = createTargetResolver({ snapshot }, keySource).resolve({ tokenName: null, pinnedProfileId: pinned });
+    expect(refusal).toMatchObject({ status: 503, errorClass: 'no_key', code });
+    expect(refusal).toHaveProperty('message', expect.stringContaining(hint));
+    expect(JSON.stringify(refusal)).not.toContain('sk-key');
+  });
+
+  it('a key from the environment serves only the profile it was given for', () => {
+    const envKey = EnvKeySource.fromEnvironment({ AIRLOCK_API_KEY: ' "Bearer sk-env-key-0123456789"\n' }, 'nokey');
+    const snapshot = setActiveProfile(config(), 'nokey');
+    const resolver = createTargetResolver({ snapshot: () => snapshot }, keySource, envKey);
+    expect(resolver.resolve({ tokenName: null, pinnedProfileId: null })).toMatchObject({ apiKey: 'sk-env-key-0123456789' });
+    expect(resolver.resolve({ tokenName: null, pinnedProfileId: 'a' })).toMatchObject({ apiKey: keys.a });
+  });
+});

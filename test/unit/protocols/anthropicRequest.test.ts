@@ -1,0 +1,337 @@
+import { describe, expect, it } from 'vitest';
+import { TOOL_ERROR_PREFIX, anthropicToChatRequest } from '../../../proxy/protocols/anthropic/request.ts';
+
+const options = { upstreamModel: 'gw-model', includeUsage: true };
+const base = { model: 'claude-sonnet-4-5', max_tokens: 1024 };
+
+function chatBodyOf(
+  body: Record<string, unknown>,
+  extraOptions: Partial<typeof options & { upstreamSupportsReasoningEffort: boolean }> = {},
+) {
+  const result = anthropicToChatRequest(body, { ...options, ...extraOptions });
+  if (!result.ok) throw new Error(`unexpected refusal: ${result.message}`);
+  return result;
+}
+
+describe('anthropicToChatRequest: messages', () => {
+  it.each([
+    {
+      name: 'system string becomes the leading system message',
+      body: { system: 'Be brief.', messages: [{ role: 'user', content: 'Hi' }] },
+      messages: [
+        { role: 'system', content: 'Be brief.' },
+        { role: 'user', content: 'Hi' },
+      ],
+    },
+    {
+      name: 'system text blocks are joined and cache_control is dropped',
+      body: {
+        system: [
+          { type: 'text', text: 'A', cache_control: { type: 'ephemeral' } },
+          { type: 'text', text: 'B' },
+        ],
+        messages: [{ role: 'user', content: [{ type: 'text', text: 'Hi', cache_control: { type: 'ephemeral' } }] }],
+      },
+      messages: [
+        { role: 'system', content: 'A\n\nB' },
+        { role: 'user', content: 'Hi' },
+      ],
+    },
+    {
+      name: 'a system message mid-conversation stays a system message',
+      body: {
+        messages: [
+          { role: 'user', content: 'a' },
+          { role: 'system', content: [{ type: 'text', text: 'rule' }] },
+          { role: 'user', content: 'b' },
+        ],
+      },
+      messages: [
+        { role: 'user', content: 'a' },
+        { role: 'system', content: 'rule' },
+        { role: 'user', content: 'b' },
+      ],
+    },
+    {
+      name: 'several user text blocks become one string',
+      body: {
+        messages: [
+          {
+            role: 'user',
+            content: [
+              { type: 'text', text: '<reminder>' },
+              { type: 'text', text: 'do it' },
+            ],
+          },
+        ],
+      },
+      messages: [{ role: 'user', content: '<reminder>\n\ndo it' }],
+    },
+    {
+      name: 'images (base64 and URL) become image_url parts next to text',
+      body: {
+        messages: [
+          {
+            role: 'user',
+            content: [
+              { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'iVBORw0K' } },
+              { type: 'image', source: { type: 'url', url: 'https://example.test/cat.jpg' } },
+              { type: 'text', text: 'What is this?' },
+            ],
+          },
+        ],
+      },
+      messages: [
+        {
+          role: 'user',
+          content: [
+            { type: 'image_url', image_url: { url: 'data:image/png;base64,iVBORw0K' } },
+            { type: 'image_url', image_url: { url: 'https://example.test/cat.jpg' } },
+            { type: 'text', text: 'What is this?' },
+          ],
+        },
+      ],
+    },
+    {
+      name: 'assistant tool_use becomes tool_calls with JSON arguments; thinking is dropped',
+      body: {
+        messages: [
+          { role: 'user', content: 'weather?' },
+          {
+            role: 'assistant',
+            content: [
+              { type: 'thinking', thinking: 'hmm', signature: 'sig' },
+              { type: 'redacted_thinking', data: 'xx' },
+              { type: 'text', text: 'Let me look.' },
+              { type: 'tool_use', id: 'toolu_1', name: 'get_weather', input: { city: 'Zürich' } },
+              { type: 'tool_use', id: 'toolu_2', name: 'get_time', input: {} },
+            ],
+          },
+        ],
+      },
+      messages: [
+        { role: 'user', content: 'weather?' },
+        {
+          role: 'assistant',
+          content: 'Let me look.',
+          tool_calls: [
+            { id: 'toolu_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Zürich"}' } },
+            { id: 'toolu_2', type: 'function', function: { name: 'get_time', arguments: '{}' } },
+          ],
+        },
+      ],
+    },
+    {
+      name: 'tool_result blocks become tool messages first, then the rest of the user turn',
+      body: {
+        messages: [
+          {
+            role: 'user',
+            content: [
+              { type: 'tool_result', tool_use_id: 'toolu_1', content: 'sunny' },
+              {
+                type: 'tool_result',
+                tool_use_id: 'toolu_2',
+                content: [
+                  { type: 'text', text: '12:00' },
+                  { type: 'text', text: 'UTC' },
+                ],
+              },
+              { type: 'tool_result', tool_use_id: 'toolu_3', content: 'ENOENT', is_error: true },
+              { type: 'text', text: 'thanks' },
+            ],
+          },
+        ],
+      },
+      messages: [
+        { role: 'tool', tool_call_id: 'toolu_1', content: 'sunny' },
+        { role: 'tool', tool_call_id: 'toolu_2', content: '12:00\nUTC' },
+        { role: 'tool', tool_call_id: 'toolu_3', content: `${TOOL_ERROR_PREFIX}ENOENT` },
+        { role: 'user', content: 'thanks' },
+      ],
+    },
+    {
+      name: 'an image returned by a tool follows the tool messages as a user message',
+      body: {
+        messages: [
+          {
+            role: 'user',
+            content: [
+              {
+                type: 'tool_result',
+                tool_use_id: 'toolu_img',
+                content: [
+                  { type: 'text', text: 'screenshot' },
+                  { type: 'image', source: { type: 'base64', media_type: 'image/jpeg', data: 'AAA' } },
+                ],
+              },
+            ],
+          },
+        ],
+      },
+      messages: [
+        { role: 'tool', tool_call_id: 'toolu_img', content: 'screenshot' },
+        { role: 'user', content: [{ type: 'image_url', image_url: { url: 'data:image/jpeg;base64,AAA' } }] },
+      ],
+    },
+    {
+      name: 'an assistant turn with only thinking disappears',
+      body: {
+        messages: [
+          { role: 'user', content: 'a' },
+          { role: 'assistant', content: [{ type: 'thinking', thinking: 't' }] },
+        ],
+      },
+      messages: [{ role: 'user', content: 'a' }],
+    },
+  ])('$name', ({ body, messages }) => {
+    expect(chatBodyOf({ ...base, ...body }).chatBody['messages']).toEqual(messages);
+  });
+});
+
+describe('anthropicToChatRequest: parameters', () => {
+  const messages = [{ role: 'user', content: 'Hi' }];
+
+  it('maps sampling, stop and metadata fields, and drops unknown ones with a note', () => {
+    const result = chatBodyOf({
+      ...base,
+      messages,
+      temperature: 0.2,
+      top_p: 0.9,
+      top_k: 40,
+      stop_sequences: ['END'],
+      metadata: { user_id: 'user-42' },
+      service_tier: 'auto',
+      context_management: {},
+    });
+    expect(result.chatBody).toEqual({
+      model: 'gw-model',
+      messages,
+      max_tokens: 1024,
+      temperature: 0.2,
+      top_p: 0.9,
+      stop: ['END'],
+      user: 'user-42',
+    });
+    expect(result.stream).toBe(false);
+    expect(result.notes).toEqual([
+      'dropped unsupported fields: service_tier, context_management',
+      'dropped top_k: Chat Completions has no equivalent',
+    ]);
+  });
+
+  it.each([
+    [true, { stream: true, stream_options: { include_usage: true } }],
+    [false, { stream: true }],
+  ])('stream with includeUsage=%s', (includeUsage, expected) => {
+    const result = chatBodyOf({ ...base, messages, stream: true }, { includeUsage });
+    expect(result.stream).toBe(true);
+    expect(result.chatBody).toMatchObject(expected);
+    if (!includeUsage) expect(result.chatBody).not.toHaveProperty('stream_options');
+  });
+
+  const tools = [
+    {
+      name: 'get_weather',
+      description: 'Weather',
+      input_schema: { type: 'object', properties: { city: { type: 'string' } } },
+      cache_control: { type: 'ephemeral' },
+    },
+    { type: 'custom', name: 'noop', input_schema: { type: 'object' } },
+    { type: 'web_search_20250305', name: 'web_search', max_uses: 5 },
+  ];
+
+  it('turns custom tools into function tools and drops server tools with a note', () => {
+    const result = chatBodyOf({ ...base, messages, tools });
+    expect(result.chatBody['tools']).toEqual([
+      {
+        type: 'function',
+        function: { name: 'get_weather', description: 'Weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } },
+      },
+      { type: 'function', function: { name: 'noop', parameters: { type: 'object' } } },
+    ]);
+    expect(result.notes).toEqual(['dropped server tool web_search_20250305: it runs at Anthropic only']);
+  });
+
+  it.each([
+    [{ type: 'auto' }, { tool_choice: 'auto' }],
+    [{ type: 'any' }, { tool_choice: 'required' }],
+    [{ type: 'tool', name: 'noop' }, { tool_choice: { type: 'function', function: { name: 'noop' } } }],
+    [{ type: 'none' }, { tool_choice: 'none' }],
+    [
+      { type: 'auto', disable_parallel_tool_use: true },
+      { tool_choice: 'auto', parallel_tool_calls: false },
+    ],
+  ])('tool_choice %j', (toolChoice, expected) => {
+    const chatBody = chatBodyOf({ ...base, messages, tools, tool_choice: toolChoice }).chatBody;
+    expect({
+      tool_choice: chatBody['tool_choice'],
+      ...('parallel_tool_calls' in chatBody ? { parallel_tool_calls: chatBody['parallel_tool_calls'] } : {}),
+    }).toEqual(expected);
+  });
+
+  it('drops tool_choice when no tool survives translation', () => {
+    const result = chatBodyOf({ ...base, messages, tools: [tools[2]], tool_choice: { type: 'any' } });
+    expect(result.chatBody).not.toHaveProperty('tool_choice');
+    expect(result.chatBody).not.toHaveProperty('tools');
+    expect(result.notes).toContain('dropped tool_choice: no tools to choose from');
+  });
+
+  it.each([
+    [{ type: 'enabled', budget_tokens: 1024 }, 'low'],
+    [{ type: 'enabled', budget_tokens: 8000 }, 'medium'],
+    [{ type: 'enabled', budget_tokens: 31999 }, 'high'],
+    [{ type: 'adaptive' }, 'medium'],
+  ])('thinking %j maps to reasoning_effort %s when the upstream takes it', (thinking, effort) => {
+    expect(chatBodyOf({ ...base, messages, thinking }, { upstreamSupportsReasoningEffort: true }).chatBody['reasoning_effort']).toBe(
+      effort,
+    );
+  });
+
+  it('drops thinking with a note when the upstream takes no reasoning_effort', () => {
+    const result = chatBodyOf({ ...base, messages, thinking: { type: 'enabled', budget_tokens: 2048 } });
+    expect(result.chatBody).not.toHaveProperty('reasoning_effort');
+    expect(result.notes).toEqual(['dropped thinking: the upstream model takes no reasoning_effort']);
+  });
+});
+
+describe('anthropicToChatRequest: refusals', () => {
+  it.each([
+    [null, 'must be a JSON object'],
+    [[], 'must be a JSON object'],
+    [{ model: 'm', messages: [{ role: 'user', content: 'x' }] }, 'max_tokens'],
+    [{ ...base, messages: [] }, 'messages must not be empty'],
+    [{ ...base, messages: [{ role: 'robot', content: 'x' }] }, 'messages.0.role'],
+    [{ ...base, messages: [{ role: 'user', content: [{ type: 'text' }] }] }, 'messages.0.content.0.text'],
+    [
+      { ...base, messages: [{ role: 'user', content: [{ type: 'image', source: { type: 'base64', media_type: 'image/png' } }] }] },
+      'messages.0.content.0.source.data',
+    ],
+    [{ ...base, messages: [{ role: 'user', content: [{ type: 'document', source: {} }] }] }, 'document blocks'],
+    [{ ...base, messages: [{ role: 'user', content: 'x' }], tools: [{ name: 'broken' }] }, 'tools.0.input_schema'],
+  ])('%j is refused with a 400 naming %s', (body, expected) => {
+    const result = anthropicToChatRequest(body, options);
+    expect(result.ok).toBe(false);
+    if (!result.ok) {
+      expect(result.status).toBe(400);
+      expect(result.message).toContain(expected);
+    }
+  });
+
+  it('drops unknown block types with a note instead of refusing', () => {
+    const result = chatBodyOf({
+      ...base,
+      messages: [
+        {
+          role: 'user',
+          content: [
+            { type: 'search_result', source: 'x' },
+            { type: 'text', text: 'q' },
+          ],
+        },
+      ],
+    });
+    expect(result.chatBody['messages']).toEqual([{ role: 'user', content: 'q' }]);
+    expect(result.notes).toEqual(['dropped search_result blocks']);
+  });
+});

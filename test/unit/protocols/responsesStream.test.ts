@@ -1,0 +1,169 @@
+import { describe, expect, it } from 'vitest';
+import { createResponsesStreamTranslator } from '../../../proxy/protocols/responses/stream.ts';
+import { STREAM_ENDED_EARLY_MESSAGE } from '../../../proxy/protocols/streamTranslator.ts';
+import { characterPieces, finishChunk, parseFrames, splitsAtEveryCharacter, textChunk, toolChunk, usageChunk } from './chatChunks.ts';
+import type { SseFrame } from './chatChunks.ts';
+
+const options = { requestedModel: 'gpt-codex', responseId: 'resp_abc', createdAtSec: 1_700_000_000 };
+
+function translate(chunks: object[]): SseFrame[] {
+  const translator = createResponsesStreamTranslator(options);
+  return parseFrames([...chunks.flatMap((chunk) => translator.push(chunk)), ...translator.finish()]);
+}
+
+function data(frames: SseFrame[], event: string): Record<string, unknown>[] {
+  return frames.filter((frame) => frame.event === event).map((frame) => frame.data);
+}
+
+describe('createResponsesStreamTranslator', () => {
+  it('emits the Codex text sequence with rising sequence numbers and usage on response.completed', () => {
+    const frames = translate([textChunk('Hi'), textChunk(' there'), finishChunk('stop'), usageChunk(20, 4, 8)]);
+    expect(frames.map((frame) => frame.event)).toEqual([
+      'response.created',
+      'response.in_progress',
+      'response.output_item.added',
+      'response.content_part.added',
+      'response.output_text.delta',
+      'response.output_text.delta',
+      'response.output_text.done',
+      'response.content_part.done',
+      'response.output_item.done',
+      'response.completed',
+    ]);
+    expect(frames.map((frame) => frame.data['sequence_number'])).toEqual(frames.map((_, index) => index));
+    expect(data(frames, 'response.created')[0]!['response']).toMatchObject({
+      id: 'resp_abc',
+      status: 'in_progress',
+      output: [],
+      model: 'gpt-codex',
+    });
+    expect(data(frames, 'response.output_text.done')[0]).toMatchObject({ item_id: 'msg_abc_0', text: 'Hi there', output_index: 0 });
+    const completed = data(frames, 'response.completed')[0]!['response'] as Record<string, unknown>;
+    expect(completed).toMatchObject({
+      status: 'completed',
+      output: [
+        { id: 'msg_abc_0', type: 'message', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: 'Hi there' }] },
+      ],
+      usage: { input_tokens: 20, input_tokens_details: { cached_tokens: 8 }, output_tokens: 4, total_tokens: 24 },
+    });
+  });
+
+  it('streams function calls with argument deltas exactly as received and a done event with the whole arguments', () => {
+    const argsA = '{"command":["ls","-la"],"workdir":"/tmp/café"}';
+    const argsB = '{"plan":"🚀 déployer"}';
+    const chunks = [
+      textChunk('Running.'),
+      toolChunk({ index: 0, id: 'call_a', name: 'shell' }),
+      ...characterPieces(argsA).map((piece) => toolChunk({ index: 0, arguments: piece })),
+      toolChunk({ index: 1, id: 'call_b', name: 'update_plan', arguments: argsB.slice(0, 5) }),
+      toolChunk({ index: 1, arguments: argsB.slice(5) }),
+      finishChunk('tool_calls'),
+    ];
+    const frames = translate(chunks);
+    const added = data(frames, 'response.output_item.added').map((event) => event['item']);
+    expect(added).toEqual([
+      { id: 'msg_abc_0', type: 'message', status: 'in_progress', role: 'assistant', content: [] },
+      { id: 'fc_abc_1', type: 'function_call', status: 'in_progress', call_id: 'call_a', name: 'shell', arguments: '' },
+      { id: 'fc_abc_2', type: 'function_call', status: 'in_progress', call_id: 'call_b', name: 'update_plan', arguments: '' },
+    ]);
+    const deltas = data(frames, 'response.function_call_arguments.delta');
+    expect(deltas.filter((d) => d['item_id'] === 'fc_abc_1').map((d) => d['delta'])).toEqual(characterPieces(argsA));
+    expect(
+      deltas
+        .filter((d) => d['item_id'] === 'fc_abc_2')
+        .map((d) => d['delta'])
+        .join(''),
+    ).toBe(argsB);
+    expect(data(frames, 'response.function_call_arguments.done')).toEqual([
+      expect.objectContaining({ item_id: 'fc_abc_1', output_index: 1, name: 'shell', arguments: argsA }),
+      expect.objectContaining({ item_id: 'fc_abc_2', output_index: 2, name: 'update_plan', arguments: argsB }),
+    ]);
+    const completed = data(frames, 'response.completed')[0]!['response'] as { output: Record<string, unknown>[] };
+    expect(completed.output.map((item) => item['type'])).toEqual(['message', 'function_call', 'function_call']);
+    expect(completed.output[2]).toMatchObject({ call_id: 'call_b', arguments: argsB, status: 'completed' });
+  });
+
+  const patchArgs = '{"input":"*** Update: naïve → café 🎉\\n"}';
+  it.each(splitsAtEveryCharacter(patchArgs))('arguments split into %j + %j arrive whole in the done event and the item', (head, tail) => {
+    const chunks = [
+      toolChunk({ index: 0, id: 'call_p', name: 'apply_patch', arguments: head }),
+      toolChunk({ index: 0, arguments: tail }),
+      finishChunk('tool_calls'),
+    ];
+    const frames = translate(chunks);
+    expect(
+      data(frames, 'response.function_call_arguments.delta')
+        .map((d) => d['delta'])
+        .join(''),
+    ).toBe(patchArgs);
+    expect(data(frames, 'response.function_call_arguments.done')[0]).toMatchObject({ arguments: patchArgs });
+    expect(data(frames, 'response.output_item.done')[0]!['item']).toMatchObject({ arguments: patchArgs });
+    expect(JSON.parse(patchArgs)).toEqual({ input: '*** Update: naïve → café 🎉\n' });
+  });
+
+  it('closes each output item before the next one is added', () => {
+    const frames = translate([
+      toolChunk({ index: 0, id: 'a', name: 'x' }, { index: 1, id: 'b', name: 'y' }),
+      toolChunk({ index: 1, arguments: '{"b":1}' }, { index: 0, arguments: '{"a":1}' }),
+      finishChunk('tool_calls'),
+    ]);
+    const itemEvents = frames
+      .filter((f) => f.event.startsWith('response.output_item.'))
+      .map((f) => `${f.event}:${String(f.data['output_index'])}`);
+    expect(itemEvents).toEqual([
+      'response.output_item.added:0',
+      'response.output_item.done:0',
+      'response.output_item.added:1',
+      'response.output_item.done:1',
+    ]);
+    expect(data(frames, 'response.function_call_arguments.done').map((d) => d['arguments'])).toEqual(['{"a":1}', '{"b":1}']);
+  });
+
+  it.each([
+    ['length', 'max_output_tokens'],
+    ['content_filter', 'content_filter'],
+  ])('finish_reason %s ends with response.incomplete (%s), not response.completed', (finishReason, reason) => {
+    const frames = translate([textChunk('trunc'), finishChunk(finishReason)]);
+    expect(frames.at(-1)?.event).toBe('response.incomplete');
+    expect(frames.at(-1)?.data['response']).toMatchObject({ status: 'incomplete', incomplete_details: { reason } });
+    expect(frames.some((f) => f.event === 'response.completed')).toBe(false);
+  });
+});
+
+describe('createResponsesStreamTranslator failures', () => {
+  it('fail() mid-stream ends with response.failed carrying the error and the finished items only', () => {
+    const translator = createResponsesStreamTranslator(options);
+    const frames = parseFrames([
+      ...translator.push(textChunk('one')),
+      ...translator.push(toolChunk({ index: 0, id: 'c', name: 'shell', arguments: '{"comm' })),
+      ...translator.fail({ type: 'server_error', message: 'stream interrupted' }),
+    ]);
+    const failed = frames.at(-1)!;
+    expect(failed.event).toBe('response.failed');
+    expect(failed.data['response']).toMatchObject({ status: 'failed', error: { code: 'server_error', message: 'stream interrupted' } });
+    expect((failed.data['response'] as { output: unknown[] }).output).toHaveLength(1);
+    expect(frames.some((f) => f.event === 'response.completed')).toBe(false);
+    expect([...translator.push(textChunk('x')), ...translator.finish()]).toEqual([]);
+  });
+
+  it('finish() without a finish_reason fails', () => {
+    const translator = createResponsesStreamTranslator(options);
+    translator.push(textChunk('cut'));
+    const frames = parseFrames(translator.finish());
+    expect(frames.map((f) => f.event)).toEqual(['response.failed']);
+    expect(frames[0]!.data['response']).toMatchObject({ status: 'failed', error: { message: STREAM_ENDED_EARLY_MESSAGE } });
+  });
+
+  it('fail() before any chunk still opens the response, then fails it', () => {
+    const translator = createResponsesStreamTranslator(options);
+    const frames = parseFrames(translator.fail({ type: 'rate_limit_exceeded', message: 'slow down' }));
+    expect(frames.map((f) => f.event)).toEqual(['response.created', 'response.in_progress', 'response.failed']);
+  });
+
+  it('an upstream error chunk fails the stream', () => {
+    const translator = createResponsesStreamTranslator(options);
+    const frames = parseFrames(translator.push({ error: { message: 'model busy' } }));
+    expect(frames.at(-1)?.data['response']).toMatchObject({ status: 'failed', error: { code: 'server_error' } });
+    expect(JSON.stringify(frames.at(-1)?.data)).toContain('model busy');
+  });
+});

@@ -1,0 +1,143 @@
+import { describe, expect, it } from 'vitest';
+import { AuthCircuitBreaker } from '../../../proxy/spend/authCircuitBreaker.ts';
+
+const T0 = 5_000_000;
+type Step = { at: number; admit: boolean } | { at: number; status: number };
+
+/** Runs a script of admissions and upstream outcomes; returns what each admission decided. */
+function run(steps: Step[], breaker = new AuthCircuitBreaker()): boolean[] {
+  const decisions: boolean[] = [];
+  for (const step of steps) {
+    if ('status' in step) breaker.recordUpstreamOutcome({ profileId: 'work', status: step.status, atMs: T0 + step.at });
+    else decisions.push(breaker.admit('work', T0 + step.at) === null);
+  }
+  return decisions;
+}
+
+describe('AuthCircuitBreaker', () => {
+  it.each<{ name: string; steps: Step[]; admitted: boolean[] }>([
+    {
+      name: 'closed lets everything through',
+      steps: [
+        { at: 0, admit: true },
+        { at: 0, status: 200 },
+        { at: 1, admit: true },
+      ],
+      admitted: [true, true],
+    },
+    {
+      name: '429 and 500 do not open it',
+      steps: [
+        { at: 0, status: 429 },
+        { at: 0, status: 500 },
+        { at: 1, admit: true },
+      ],
+      admitted: [true],
+    },
+    {
+      name: '401 opens it for 30 s',
+      steps: [
+        { at: 0, status: 401 },
+        { at: 1, admit: true },
+        { at: 29_999, admit: true },
+      ],
+      admitted: [false, false],
+    },
+    {
+      name: '403 opens it too',
+      steps: [
+        { at: 0, status: 403 },
+        { at: 1, admit: true },
+      ],
+      admitted: [false],
+    },
+    {
+      name: 'after the cooldown exactly one probe goes through',
+      steps: [
+        { at: 0, status: 401 },
+        { at: 30_000, admit: true },
+        { at: 30_001, admit: true },
+      ],
+      admitted: [true, false],
+    },
+    {
+      name: 'a successful probe closes it',
+      steps: [
+        { at: 0, status: 401 },
+        { at: 30_000, admit: true },
+        { at: 30_500, status: 200 },
+        { at: 30_501, admit: true },
+        { at: 30_502, admit: true },
+      ],
+      admitted: [true, true, true],
+    },
+    {
+      name: 'a failed probe doubles the cooldown',
+      steps: [
+        { at: 0, status: 401 },
+        { at: 30_000, admit: true },
+        { at: 30_500, status: 401 },
+        { at: 90_499, admit: true },
+        { at: 90_500, admit: true },
+      ],
+      admitted: [true, false, true],
+    },
+    {
+      name: 'in-flight 401s while open do not double it',
+      steps: [
+        { at: 0, status: 401 },
+        { at: 10, status: 401 },
+        { at: 20, status: 401 },
+        { at: 30_000, admit: true },
+      ],
+      admitted: [true],
+    },
+    {
+      name: 'a probe that never reports is replaced after a cooldown',
+      steps: [
+        { at: 0, status: 401 },
+        { at: 30_000, admit: true },
+        { at: 59_999, admit: true },
+        { at: 60_000, admit: true },
+      ],
+      admitted: [true, false, true],
+    },
+  ])('$name', ({ steps, admitted }) => {
+    expect(run(steps)).toEqual(admitted);
+  });
+
+  it('doubles up to the maximum', () => {
+    const breaker = new AuthCircuitBreaker({ initialCooldownMs: 30_000, maxCooldownMs: 100_000 });
+    let atMs = T0;
+    breaker.recordUpstreamOutcome({ profileId: 'work', status: 401, atMs });
+    const cooldowns: number[] = [];
+    for (let probe = 0; probe < 4; probe += 1) {
+      const state = breaker.stateOf('work');
+      if (state.state !== 'open') throw new Error('expected open');
+      cooldowns.push(state.cooldownMs);
+      atMs = state.untilMs;
+      expect(breaker.admit('work', atMs)).toBeNull();
+      breaker.recordUpstreamOutcome({ profileId: 'work', status: 401, atMs });
+    }
+    expect(cooldowns).toEqual([30_000, 60_000, 100_000, 100_000]);
+  });
+
+  it('refuses with 401 circuit_open, names the fix and a Retry-After', () => {
+    const breaker = new AuthCircuitBreaker();
+    breaker.recordUpstreamOutcome({ profileId: 'work', status: 401, atMs: T0 });
+    const refusal = breaker.admit('work', T0 + 10_500);
+    expect(refusal).toMatchObject({ status: 401, errorClass: 'circuit_open', headers: { 'retry-after': '20' } });
+    expect(refusal?.message).toContain("rejected the key of profile 'work' (HTTP 401)");
+    expect(refusal?.message).toContain('`npx airlock key set work`');
+  });
+
+  it('is per profile, and a key change resets it', () => {
+    const breaker = new AuthCircuitBreaker();
+    breaker.recordUpstreamOutcome({ profileId: 'work', status: 401, atMs: T0 });
+    expect(breaker.admit('home', T0 + 1)).toBeNull();
+    expect(breaker.admit('work', T0 + 1)).not.toBeNull();
+    breaker.reset('work');
+    expect(breaker.admit('work', T0 + 2)).toBeNull();
+    expect(breaker.stateOf('work')).toEqual({ state: 'closed' });
+  });
+});

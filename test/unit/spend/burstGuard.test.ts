@@ -1,0 +1,84 @@
+import { describe, expect, it } from 'vitest';
+import { ANONYMOUS_CLIENT, BurstGuard, burstGuardOptionsFrom } from '../../../proxy/spend/burstGuard.ts';
+
+const T0 = 1_000_000;
+
+function sendRequests(guard: BurstGuard, client: string, count: number, startMs: number, stepMs: number): (string | null)[] {
+  return Array.from({ length: count }, (_, index) => guard.admit(client, startMs + index * stepMs)?.errorClass ?? null);
+}
+
+describe('BurstGuard by request count', () => {
+  it.each([
+    { name: 'at the limit', count: 3, stepMs: 1000, refusedFrom: null },
+    { name: 'one over the limit within the window', count: 4, stepMs: 1000, refusedFrom: 3 },
+    { name: 'spread beyond the window', count: 10, stepMs: 30_001, refusedFrom: null },
+  ])('$name', ({ count, stepMs, refusedFrom }) => {
+    const guard = new BurstGuard({ maxRequests: 3, windowMs: 60_000 });
+    const results = sendRequests(guard, 'cursor', count, T0, stepMs);
+    const firstRefused = results.indexOf('client_paused');
+    expect(firstRefused === -1 ? null : firstRefused).toBe(refusedFrom);
+  });
+
+  it('pauses only the offending client, stays paused after the window, until resumed', () => {
+    const guard = new BurstGuard({ maxRequests: 2 });
+    sendRequests(guard, 'agent', 3, T0, 10);
+    expect(guard.admit('other', T0 + 100)).toBeNull();
+    const refusal = guard.admit('agent', T0 + 3_600_000);
+    expect(refusal).toMatchObject({ status: 429, errorClass: 'client_paused' });
+    expect(refusal?.message).toContain("client 'agent'");
+    expect(refusal?.message).toContain('3 requests within 60 s (limit 2)');
+    expect(refusal?.message).toContain('`npx airlock resume agent`');
+    expect(guard.pausedClients().map((pause) => pause.clientName)).toEqual(['agent']);
+
+    expect(guard.resume('agent')).toBe(true);
+    expect(guard.resume('agent')).toBe(false);
+    expect(guard.pausedRefusal('agent')).toBeNull();
+    expect(sendRequests(guard, 'agent', 2, T0 + 3_600_001, 1)).toEqual([null, null]);
+  });
+
+  it('the anonymous client is told to resume in the window', () => {
+    const guard = new BurstGuard({ maxRequests: 0 });
+    expect(guard.admit(ANONYMOUS_CLIENT, T0)?.message).toContain('Resume it in the Airlock window.');
+  });
+});
+
+describe('BurstGuard by credits', () => {
+  it.each([
+    { name: 'under the limit', spends: [1, 2, 1.9], gapMs: 1000, paused: false },
+    { name: 'over the limit within the window', spends: [2, 2, 1.01], gapMs: 1000, paused: true },
+    { name: 'old spend leaves the window', spends: [3, 3], gapMs: 60_000, paused: false },
+    { name: 'unpriced requests never count', spends: [null, null, null], gapMs: 1, paused: false },
+  ])('$name', ({ spends, gapMs, paused }) => {
+    const guard = new BurstGuard({ maxCredits: 5 });
+    for (const [index, credits] of spends.entries()) guard.recordCredits('cursor', credits, T0 + index * gapMs);
+    const refusal = guard.admit('cursor', T0 + spends.length * gapMs);
+    expect(refusal?.errorClass ?? null).toBe(paused ? 'client_paused' : null);
+  });
+
+  it('names the credits in the refusal', () => {
+    const guard = new BurstGuard({ maxCredits: 5 });
+    guard.recordCredits('cursor', 5.5, T0);
+    expect(guard.pausedRefusal('cursor')?.message).toContain('5.5 credits within 60 s (limit 5)');
+  });
+});
+
+describe('BurstGuard with limits read at each request', () => {
+  it('applies a raised limit to the next request, and keeps a pause once made', () => {
+    let maxRequests = 1;
+    const guard = new BurstGuard(() => ({ maxRequests }));
+    expect(guard.admit('agent', 0)).toBeNull();
+    maxRequests = 2;
+    expect(guard.admit('agent', 1)).toBeNull();
+    expect(guard.admit('agent', 2)?.message).toContain('3 requests within 60 s (limit 2)');
+    maxRequests = 100;
+    expect(guard.admit('agent', 3)?.errorClass).toBe('client_paused');
+  });
+
+  it('takes the config file’s per-minute limits', () => {
+    expect(burstGuardOptionsFrom({ maxRequestsPerMinute: 300, maxCreditsPerMinute: 12.5 })).toEqual({
+      windowMs: 60_000,
+      maxRequests: 300,
+      maxCredits: 12.5,
+    });
+  });
+});

@@ -1,0 +1,104 @@
+import { describe, expect, it } from 'vitest';
+import { costOf, findPrice, inputCostOf } from '../../../proxy/spend/cost.ts';
+import { CreditSum } from '../../../proxy/spend/creditSum.ts';
+import type { ModelPrice } from '../../../proxy/contracts/profile.ts';
+import type { TokenUsage } from '../../../proxy/contracts/usage.ts';
+
+const chat: ModelPrice = { model: 'gpt-x', inputPer1M: 2, outputPer1M: 8 };
+const cached: ModelPrice = { model: 'gpt-c', inputPer1M: 2, outputPer1M: 8, cachedInputPer1M: 0.5 };
+const image: ModelPrice = { model: 'img-1', perCall: 0.3 };
+const usage = (inputTokens: number, outputTokens: number, cachedInputTokens?: number): TokenUsage =>
+  cachedInputTokens === undefined ? { inputTokens, outputTokens } : { inputTokens, outputTokens, cachedInputTokens };
+
+describe('costOf', () => {
+  it.each([
+    { name: 'input and output per 1M', u: usage(1_000_000, 1_000_000), price: chat, multiplier: 1, calls: 1, cost: 10 },
+    { name: 'small request', u: usage(1234, 567), price: chat, multiplier: 1, calls: 1, cost: 0.007004 },
+    { name: 'multiplier scales everything', u: usage(1_000_000, 0), price: chat, multiplier: 1.5, calls: 1, cost: 3 },
+    { name: 'cached tokens at the cached price', u: usage(1_000_000, 0, 400_000), price: cached, multiplier: 1, calls: 1, cost: 1.4 },
+    {
+      name: 'cached tokens at input price without a cached price',
+      u: usage(1_000_000, 0, 400_000),
+      price: chat,
+      multiplier: 1,
+      calls: 1,
+      cost: 2,
+    },
+    { name: 'cached count above input is capped', u: usage(100, 0, 500), price: cached, multiplier: 1, calls: 1, cost: 0.00005 },
+    { name: 'per call', u: null, price: image, multiplier: 1, calls: 1, cost: 0.3 },
+    { name: 'per call times calls and multiplier', u: null, price: image, multiplier: 2, calls: 4, cost: 2.4 },
+    { name: 'per call plus tokens', u: usage(1_000_000, 0), price: { ...image, inputPer1M: 1 }, multiplier: 1, calls: 1, cost: 1.3 },
+    { name: 'zero usage of a priced model is 0', u: usage(0, 0), price: chat, multiplier: 1, calls: 1, cost: 0 },
+    {
+      name: 'a cost under a millionth of a credit is kept',
+      u: usage(1, 1),
+      price: { model: 'm', inputPer1M: 0.1, outputPer1M: 0.2 },
+      multiplier: 1,
+      calls: 1,
+      cost: 3e-7,
+    },
+    {
+      name: 'one token at a tenth of a credit per 1M',
+      u: usage(1, 0),
+      price: { model: 'm', inputPer1M: 0.1 },
+      multiplier: 1,
+      calls: 1,
+      cost: 1e-7,
+    },
+    { name: 'no rounding to a fixed step', u: usage(7, 0), price: { model: 'm', inputPer1M: 0.2 }, multiplier: 1, calls: 1, cost: 1.4e-6 },
+  ])('$name', ({ u, price, multiplier, calls, cost }) => {
+    const result = costOf(u, price, multiplier, calls);
+    expect(result.priced).toBe(true);
+    // Exact to the last few bits of a double: never rounded to a step.
+    expect(result.costCredits).toBeCloseTo(cost, 15);
+    expect(Math.abs((result.costCredits ?? 0) - cost)).toBeLessThanOrEqual(Math.abs(cost) * 1e-12);
+  });
+
+  it('a million small requests add up to the credit', () => {
+    // 1.4e-6 credits each: rounded to 1e-6 they were counted 29% short (1 credit instead of 1.4).
+    const price: ModelPrice = { model: 'embed', inputPer1M: 0.2 };
+    const sum = new CreditSum();
+    for (let request = 0; request < 1_000_000; request += 1) sum.add(costOf(usage(7, 0), price, 1).costCredits ?? 0);
+    expect(sum.credits).toBeCloseTo(1.4, 6);
+  });
+
+  it.each([
+    { name: 'no price', price: undefined },
+    { name: 'price without any figure', price: { model: 'm' } },
+    { name: 'cached price alone', price: { model: 'm', cachedInputPer1M: 1 } },
+  ])('unpriced, never 0: $name', ({ price }) => {
+    expect(costOf(usage(1000, 1000), price, 1)).toEqual({ costCredits: null, priced: false });
+  });
+
+  it('a token-priced model without usage has an unknown cost, not 0', () => {
+    expect(costOf(null, chat, 1)).toEqual({ costCredits: null, priced: true });
+  });
+});
+
+describe('inputCostOf', () => {
+  it.each([
+    { tokens: 500_000, price: chat, multiplier: 1, cost: 1 },
+    { tokens: 500_000, price: chat, multiplier: 2, cost: 2 },
+    { tokens: 10, price: image, multiplier: 1, cost: null },
+    { tokens: 10, price: undefined, multiplier: 1, cost: null },
+  ])('$tokens tokens at $price.model x$multiplier = $cost', ({ tokens, price, multiplier, cost }) => {
+    expect(inputCostOf(tokens, price, multiplier)).toBe(cost);
+  });
+});
+
+describe('findPrice', () => {
+  const prices: ModelPrice[] = [
+    { model: 'GPT-X', inputPer1M: 1 },
+    { model: 'gpt-x', inputPer1M: 2 },
+    { model: 'Claude-Y', inputPer1M: 3 },
+  ];
+  it.each([
+    { model: 'gpt-x', expected: 2 },
+    { model: 'GPT-X', expected: 1 },
+    { model: 'claude-y', expected: 3 },
+    { model: 'unknown', expected: undefined },
+    { model: null, expected: undefined },
+  ])('$model -> $expected', ({ model, expected }) => {
+    expect(findPrice(prices, model)?.inputPer1M).toBe(expected);
+  });
+});

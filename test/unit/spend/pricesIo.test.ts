@@ -1,0 +1,88 @@
+import { describe, expect, it } from 'vitest';
+import { exportPricesCsv, exportPricesJson, importPricesCsv, importPricesJson, PriceImportError } from '../../../proxy/spend/pricesIo.ts';
+import type { ModelPrice } from '../../../proxy/contracts/profile.ts';
+
+const table: ModelPrice[] = [
+  { model: 'gpt-x', inputPer1M: 2, outputPer1M: 8, cachedInputPer1M: 0.5 },
+  { model: 'vendor/model, with comma', inputPer1M: 0.15, outputPer1M: 0.6 },
+  { model: 'img-1', perCall: 0.3 },
+];
+
+describe('round trips', () => {
+  it.each([
+    { format: 'json', exportFn: exportPricesJson, importFn: importPricesJson },
+    { format: 'csv', exportFn: exportPricesCsv, importFn: importPricesCsv },
+  ])('$format export then import gives the same table', ({ exportFn, importFn }) => {
+    expect(importFn(exportFn(table))).toEqual(table);
+  });
+
+  it('CSV has the documented header and empty cells for missing prices', () => {
+    const [header, , , image] = exportPricesCsv(table).trimEnd().split('\n');
+    expect(header).toBe('model,inputPer1M,outputPer1M,cachedInputPer1M,perCall');
+    expect(image).toBe('img-1,,,,0.3');
+  });
+});
+
+describe('importPricesCsv', () => {
+  it.each([
+    { name: 'columns in any order, subset', csv: 'perCall,model\n0.2,img\n', prices: [{ model: 'img', perCall: 0.2 }] },
+    { name: 'BOM, blank lines and spaces', csv: '\uFEFFmodel, inputPer1M\n\n m , 1.5 \n', prices: [{ model: 'm', inputPer1M: 1.5 }] },
+    { name: 'exponent', csv: 'model,inputPer1M\nm,1e-3\n', prices: [{ model: 'm', inputPer1M: 0.001 }] },
+    { name: 'header only', csv: 'model,inputPer1M\n', prices: [] },
+  ])('accepts $name', ({ csv, prices }) => {
+    expect(importPricesCsv(csv)).toEqual(prices);
+  });
+
+  it.each([
+    { name: 'empty file', csv: '', message: 'price CSV is empty' },
+    { name: 'unknown column', csv: 'model,price\nm,1\n', message: "line 1, column 2: unknown column 'price'" },
+    { name: 'duplicate column', csv: 'model,model\nm,n\n', message: "line 1, column 2: column 'model' appears twice" },
+    { name: 'no model column', csv: 'inputPer1M\n1\n', message: "line 1: the 'model' column is required" },
+    {
+      name: 'negative',
+      csv: 'model,inputPer1M\nm,-1\n',
+      message: "line 2, column 2 (inputPer1M): expected a non-negative number of credits, got '-1'",
+    },
+    {
+      name: 'text',
+      csv: 'model,inputPer1M,outputPer1M\nm,1,abc\n',
+      message: "line 2, column 3 (outputPer1M): expected a non-negative number of credits, got 'abc'",
+    },
+    {
+      name: 'hex',
+      csv: 'model,perCall\nm,0x10\n',
+      message: "line 2, column 2 (perCall): expected a non-negative number of credits, got '0x10'",
+    },
+    { name: 'empty model', csv: 'model,perCall\n,1\n', message: 'line 2, column 1 (model): model id is empty' },
+    { name: 'column count', csv: 'model,perCall\nm,1,2\n', message: 'line 2: expected 2 columns, found 3' },
+    { name: 'duplicate model', csv: 'model,perCall\nm,1\nm,2\n', message: "line 3: model 'm' is already priced at line 2" },
+    { name: 'unclosed quote', csv: 'model\n"m\n', message: 'price CSV cannot be read' },
+  ])('rejects $name', ({ csv, message }) => {
+    expect(() => importPricesCsv(csv)).toThrow(PriceImportError);
+    expect(() => importPricesCsv(csv)).toThrow(message);
+  });
+});
+
+describe('importPricesJson', () => {
+  it.each([
+    { name: 'not JSON', json: '{', message: 'price JSON is not valid JSON' },
+    { name: 'not an array', json: '{"prices":[]}', message: 'must be an array' },
+    { name: 'entry not an object', json: '[1]', message: 'entry 1: expected an object' },
+    { name: 'unknown field', json: '[{"model":"m","input":1}]', message: "entry 1: unknown field 'input'" },
+    { name: 'missing model', json: '[{"inputPer1M":1}]', message: 'entry 1, field model' },
+    {
+      name: 'string price',
+      json: '[{"model":"m"},{"model":"n","perCall":"1"}]',
+      message: 'entry 2, field perCall: expected a non-negative number, got "1"',
+    },
+    { name: 'negative price', json: '[{"model":"m","outputPer1M":-2}]', message: 'entry 1, field outputPer1M' },
+    { name: 'duplicate model', json: '[{"model":"m"},{"model":"m"}]', message: "entry 2: model 'm' is already priced at entry 1" },
+  ])('rejects $name', ({ json, message }) => {
+    expect(() => importPricesJson(json)).toThrow(PriceImportError);
+    expect(() => importPricesJson(json)).toThrow(message);
+  });
+
+  it('treats null prices as absent', () => {
+    expect(importPricesJson('[{"model":"m","inputPer1M":null,"perCall":1}]')).toEqual([{ model: 'm', perCall: 1 }]);
+  });
+});

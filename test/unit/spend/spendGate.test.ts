@@ -1,0 +1,283 @@
+import { describe, expect, it } from 'vitest';
+import { createSpendGate, type SpendGateDeps } from '../../../proxy/spend/spendGate.ts';
+import { SpendLedger } from '../../../proxy/spend/spendLedger.ts';
+import { profileSchema, type Budget, type ProfileInput } from '../../../proxy/contracts/profile.ts';
+import type { SpendCheckInput } from '../../../proxy/contracts/ports.ts';
+
+const NOW = new Date(2026, 4, 10, 12).getTime();
+
+function setup(options: { profile?: Partial<ProfileInput>; clientBudgets?: Record<string, Budget>; deps?: Partial<SpendGateDeps> } = {}) {
+  let nowMs = NOW;
+  const profile = profileSchema.parse({
+    id: 'work',
+    name: 'Work',
+    baseUrl: 'https://gateway.example/v1',
+    prices: [{ model: 'gpt-x', inputPer1M: 2, outputPer1M: 8 }],
+    ...options.profile,
+  });
+  const gate = createSpendGate({
+    ledger: new SpendLedger(),
+    clientBudget: (name) => options.clientBudgets?.[name],
+    nowMs: () => nowMs,
+    // Budget tests record large spends; the credit burst limit has its own tests below.
+    burstGuard: { maxCredits: 1000 },
+    ...options.deps,
+  });
+  let requestCount = 0;
+  const nextRequestId = (): string => {
+    requestCount += 1;
+    return `alk_${requestCount}`;
+  };
+  const input = (overrides: Partial<SpendCheckInput> = {}): SpendCheckInput => ({
+    requestId: nextRequestId(),
+    identity: { tokenName: 'cursor', pinnedProfileId: null },
+    profile,
+    method: 'POST',
+    upstreamPath: '/chat/completions',
+    upstreamModel: 'gpt-x',
+    estimatedInputTokens: 1000,
+    ...overrides,
+  });
+  const spend = (costCredits: number | null, status = 200, tokenName: string | null = 'cursor') =>
+    gate.recordOutcome({
+      requestId: 'alk_recorded',
+      identity: { tokenName, pinnedProfileId: null },
+      profileId: 'work',
+      status,
+      costCredits,
+      atMs: nowMs,
+    });
+  return { gate, input, spend, advance: (ms: number) => (nowMs += ms) };
+}
+
+describe('needsInputEstimate', () => {
+  it.each<{
+    name: string;
+    profileBudget: Budget | undefined;
+    clientBudgets: Record<string, Budget>;
+    tokenName: string | null;
+    needed: boolean;
+  }>([
+    { name: 'no budget anywhere', profileBudget: undefined, clientBudgets: {}, tokenName: 'cursor', needed: false },
+    { name: 'a profile budget with no cap set', profileBudget: {}, clientBudgets: {}, tokenName: 'cursor', needed: false },
+    { name: 'a profile daily cap', profileBudget: { dailyCredits: 5 }, clientBudgets: {}, tokenName: 'cursor', needed: true },
+    { name: 'a profile monthly cap', profileBudget: { monthlyCredits: 50 }, clientBudgets: {}, tokenName: null, needed: true },
+    {
+      name: 'a per-request cap on this client',
+      profileBudget: undefined,
+      clientBudgets: { cursor: { perRequestInputCredits: 1 } },
+      tokenName: 'cursor',
+      needed: true,
+    },
+    {
+      name: 'a cap on another client only',
+      profileBudget: undefined,
+      clientBudgets: { aider: { dailyCredits: 1 } },
+      tokenName: 'cursor',
+      needed: false,
+    },
+    {
+      name: 'an anonymous client',
+      profileBudget: undefined,
+      clientBudgets: { cursor: { dailyCredits: 1 } },
+      tokenName: null,
+      needed: false,
+    },
+  ])('$name -> $needed', ({ profileBudget, clientBudgets, tokenName, needed }) => {
+    const { gate, input } = setup({ profile: profileBudget === undefined ? {} : { budget: profileBudget }, clientBudgets });
+    expect(gate.needsInputEstimate({ tokenName, pinnedProfileId: null }, input().profile)).toBe(needed);
+  });
+});
+
+describe('budgetsAdmit', () => {
+  // gpt-x input costs 2 credits per 1M tokens: 1,000,000 tokens are 2 credits.
+  it.each([
+    { name: 'no cap', budget: undefined, spent: 0, tokens: 10_000_000, admits: true },
+    { name: 'room for the estimate', budget: { dailyCredits: 10 }, spent: 5, tokens: 1_000_000, admits: true },
+    { name: 'the estimate would cross the daily cap', budget: { dailyCredits: 10 }, spent: 9, tokens: 1_000_000, admits: false },
+    { name: 'the estimate is over the per-request cap', budget: { perRequestInputCredits: 1 }, spent: 0, tokens: 1_000_000, admits: false },
+  ])('$name -> $admits', ({ budget, spent, tokens, admits }) => {
+    const { gate, input, spend } = setup({ profile: budget === undefined ? {} : { budget } });
+    if (spent > 0) spend(spent);
+    expect(gate.budgetsAdmit(input({ estimatedInputTokens: tokens }))).toBe(admits);
+  });
+
+  it('has no side effects: neither the burst guard nor the reservations count it', () => {
+    const { gate, input } = setup({ profile: { budget: { dailyCredits: 10 } }, deps: { burstGuard: { maxRequests: 1 } } });
+    for (let index = 0; index < 5; index += 1) expect(gate.budgetsAdmit(input({ estimatedInputTokens: 4_000_000 }))).toBe(true);
+    expect(gate.reservations.reservedCredits({ kind: 'profile', profileId: 'work' })).toBe(0);
+    expect(gate.check(input({ estimatedInputTokens: 4_000_000 }))).toBeNull();
+  });
+});
+
+describe('createSpendGate', () => {
+  it('allows a request with no caps reached', () => {
+    const { gate, input } = setup({ profile: { budget: { dailyCredits: 20 } } });
+    expect(gate.check(input())).toBeNull();
+  });
+
+  it('refuses once the profile daily cap is reached by recorded spend', () => {
+    const { gate, input, spend } = setup({ profile: { budget: { dailyCredits: 20 } } });
+    spend(12);
+    expect(gate.check(input())).toBeNull();
+    spend(8.13);
+    expect(gate.check(input())).toMatchObject({ status: 429, errorClass: 'budget_exceeded', headers: { 'x-airlock-budget': 'daily' } });
+    expect(gate.check(input())?.message).toContain("daily cap of 20 credits for profile 'work' reached: 20.13 spent today");
+  });
+
+  it('the daily cap lifts at local midnight', () => {
+    const { gate, input, spend, advance } = setup({ profile: { budget: { dailyCredits: 1 } } });
+    spend(1);
+    expect(gate.check(input())).not.toBeNull();
+    advance(12 * 3_600_000);
+    expect(gate.check(input())).toBeNull();
+  });
+
+  it.each([
+    { name: 'over the per-request cap', tokens: 600_000, model: 'gpt-x', multiplier: 1, refused: true },
+    { name: 'under the per-request cap', tokens: 400_000, model: 'gpt-x', multiplier: 1, refused: false },
+    { name: 'multiplier pushes it over', tokens: 400_000, model: 'gpt-x', multiplier: 2, refused: true },
+    { name: 'case-insensitive price match', tokens: 600_000, model: 'GPT-X', multiplier: 1, refused: true },
+    { name: 'unpriced model cannot be estimated', tokens: 600_000, model: 'other', multiplier: 1, refused: false },
+  ])('per-request input cap (1 credit): $name', ({ tokens, model, multiplier, refused }) => {
+    const { gate, input } = setup({ profile: { budget: { perRequestInputCredits: 1 }, priceMultiplier: multiplier } });
+    const refusal = gate.check(input({ estimatedInputTokens: tokens, upstreamModel: model }));
+    expect(refusal?.headers?.['x-airlock-budget'] ?? null).toBe(refused ? 'per-request' : null);
+  });
+
+  it('applies the client token budget to that client only', () => {
+    const { gate, input, spend } = setup({ clientBudgets: { cursor: { dailyCredits: 1 } } });
+    spend(1.5);
+    expect(gate.check(input())?.message).toContain("client token 'cursor'");
+    expect(gate.check(input({ identity: { tokenName: 'aider', pinnedProfileId: null } }))).toBeNull();
+  });
+
+  it('pauses a bursting client until resumed', () => {
+    const { gate, input } = setup({ deps: { burstGuard: { maxRequests: 2 } } });
+    expect([gate.check(input()), gate.check(input())]).toEqual([null, null]);
+    expect(gate.check(input())?.errorClass).toBe('client_paused');
+    expect(gate.pausedClients().map((pause) => pause.clientName)).toEqual(['cursor']);
+    expect(gate.resumeClient('cursor')).toBe(true);
+    expect(gate.check(input())).toBeNull();
+  });
+
+  it('requests refused by a budget do not count toward the burst', () => {
+    const { gate, input } = setup({ profile: { budget: { perRequestInputCredits: 1 } }, deps: { burstGuard: { maxRequests: 2 } } });
+    for (let attempt = 0; attempt < 5; attempt += 1) {
+      expect(gate.check(input({ estimatedInputTokens: 10_000_000 }))?.errorClass).toBe('budget_exceeded');
+    }
+    expect([gate.check(input()), gate.check(input())]).toEqual([null, null]);
+  });
+
+  it('pauses on credits spent in a burst, including requests without a client token', () => {
+    const { gate, input, spend } = setup({ deps: { burstGuard: { maxCredits: 5 } } });
+    spend(6, 200, null);
+    expect(gate.check(input({ identity: { tokenName: null, pinnedProfileId: null } }))?.errorClass).toBe('client_paused');
+    expect(gate.check(input())).toBeNull();
+  });
+
+  it('opens the auth breaker on a 401 outcome and resets it on a key change', () => {
+    const { gate, input, spend } = setup();
+    spend(null, 401);
+    expect(gate.check(input())).toMatchObject({ status: 401, errorClass: 'circuit_open' });
+    gate.resetAuthBreaker('work');
+    expect(gate.check(input())).toBeNull();
+  });
+
+  it('a budget refusal does not consume the half-open probe', () => {
+    const { gate, input, spend, advance } = setup({ profile: { budget: { perRequestInputCredits: 1 } } });
+    spend(null, 401);
+    advance(30_000);
+    expect(gate.check(input({ estimatedInputTokens: 10_000_000 }))?.errorClass).toBe('budget_exceeded');
+    expect(gate.check(input())).toBeNull();
+    expect(gate.check(input())?.errorClass).toBe('circuit_open');
+  });
+
+  it('counts the estimates of admitted requests still running, so parallel requests cannot overshoot a cap together', () => {
+    // 1M input tokens of gpt-x at 2 credits per 1M: each request reserves 2 credits of a 5-credit day.
+    const { gate, input } = setup({ profile: { budget: { dailyCredits: 5 } } });
+    const running = [input({ estimatedInputTokens: 1_000_000 }), input({ estimatedInputTokens: 1_000_000 })];
+    for (const request of running) expect(gate.check(request)).toBeNull();
+    const third = gate.check(input({ estimatedInputTokens: 1_000_000 }));
+    expect(third?.message).toContain('0 spent today and 4 estimated for requests still running');
+    expect(gate.reservations.requestCount).toBe(2);
+
+    // The first ends having cost 1.5 credits: its reservation gives way to what it really cost.
+    const [first] = running;
+    gate.recordOutcome({
+      requestId: first?.requestId ?? '',
+      identity: { tokenName: 'cursor', pinnedProfileId: null },
+      profileId: 'work',
+      status: 200,
+      costCredits: 1.5,
+      atMs: NOW,
+    });
+    expect(gate.reservations.requestCount).toBe(1);
+    expect(gate.check(input({ estimatedInputTokens: 500_000 }))).toBeNull();
+    expect(gate.check(input({ estimatedInputTokens: 500_000 }))?.errorClass).toBe('budget_exceeded');
+  });
+
+  it('reserves nothing for a refused request', () => {
+    const { gate, input } = setup({ profile: { budget: { perRequestInputCredits: 1 } } });
+    expect(gate.check(input({ estimatedInputTokens: 10_000_000 }))?.errorClass).toBe('budget_exceeded');
+    expect(gate.reservations.requestCount).toBe(0);
+  });
+
+  it.each([
+    { name: 'a count below the bound lowers the hold to it', heldTokens: 2_000_000, refinedTokens: 500_000, heldCredits: 1 },
+    { name: 'a count above the bound leaves the bound held', heldTokens: 1_000_000, refinedTokens: 1_500_000, heldCredits: 2 },
+  ])('refineHold: $name', ({ heldTokens, refinedTokens, heldCredits }) => {
+    const { gate, input } = setup({ profile: { budget: { dailyCredits: 5 } } });
+    const admitted = input({ estimatedInputTokens: heldTokens });
+    expect(gate.check(admitted)).toBeNull();
+    gate.refineHold({ ...admitted, estimatedInputTokens: refinedTokens });
+    expect(gate.reservations.reservedCredits({ kind: 'profile', profileId: 'work' })).toBe(heldCredits);
+    expect(gate.reservations.reservedCredits({ kind: 'client', clientName: 'cursor' })).toBe(heldCredits);
+  });
+
+  it('refineHold after the request ended reserves nothing again', () => {
+    const { gate, input } = setup({ profile: { budget: { dailyCredits: 5 } } });
+    const admitted = input({ estimatedInputTokens: 1_000_000 });
+    expect(gate.check(admitted)).toBeNull();
+    gate.recordOutcome({
+      requestId: admitted.requestId,
+      identity: admitted.identity,
+      profileId: 'work',
+      status: 200,
+      costCredits: 1,
+      atMs: NOW,
+    });
+    gate.refineHold({ ...admitted, estimatedInputTokens: 10 });
+    expect(gate.reservations.requestCount).toBe(0);
+    expect(gate.reservations.reservedCredits({ kind: 'profile', profileId: 'work' })).toBe(0);
+  });
+});
+
+describe('the ledger gap', () => {
+  const gap = { lastLossMs: NOW, reason: 'The disk holding /data is full.' };
+
+  it.each([
+    { name: 'no budget', budget: undefined },
+    { name: 'only a per-request cap', budget: { perRequestInputCredits: 5 } },
+  ])('is not looked up for a profile with $name: nothing on the forwarding loop per request', ({ budget }) => {
+    let lookups = 0;
+    const { gate, input } = setup({
+      profile: budget === undefined ? {} : { budget },
+      deps: {
+        ledgerGap: () => {
+          lookups += 1;
+          return gap;
+        },
+      },
+    });
+    expect(gate.check(input())).toBeNull();
+    expect(gate.budgetsAdmit(input())).toBe(true);
+    expect(lookups).toBe(0);
+  });
+
+  it('refuses a daily cap whose day holds the loss, from either owner', () => {
+    const { gate, input } = setup({ clientBudgets: { cursor: { dailyCredits: 10 } }, deps: { ledgerGap: () => gap } });
+    expect(gate.check(input())).toMatchObject({ status: 507, code: 'ledger_incomplete' });
+    expect(gate.budgetsAdmit(input())).toBe(false);
+  });
+});

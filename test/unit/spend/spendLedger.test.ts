@@ -1,0 +1,103 @@
+import { describe, expect, it } from 'vitest';
+import {
+  SpendLedger,
+  spentSinceFromLog,
+  startOfLocalDayMs,
+  startOfLocalMonthMs,
+  type SpendScope,
+} from '../../../proxy/spend/spendLedger.ts';
+
+const local = (month: number, day: number, hour = 12, minute = 0): number => new Date(2026, month, day, hour, minute).getTime();
+const work: SpendScope = { kind: 'profile', profileId: 'work' };
+const cursor: SpendScope = { kind: 'client', clientName: 'cursor' };
+
+describe('local period starts', () => {
+  it.each([
+    { at: local(0, 15, 13, 30), day: local(0, 15, 0), month: local(0, 1, 0) },
+    { at: local(2, 1, 0, 0), day: local(2, 1, 0), month: local(2, 1, 0) },
+    { at: local(11, 31, 23, 59), day: local(11, 31, 0), month: local(11, 1, 0) },
+  ])('$at', ({ at, day, month }) => {
+    expect(startOfLocalDayMs(at)).toBe(day);
+    expect(startOfLocalMonthMs(at)).toBe(month);
+  });
+});
+
+describe('SpendLedger', () => {
+  it('seeds from the log with the day and month starts', () => {
+    const asked: { scope: SpendScope; sinceMs: number }[] = [];
+    const ledger = new SpendLedger();
+    ledger.seed(
+      [work],
+      (scope, sinceMs) => {
+        asked.push({ scope, sinceMs });
+        return sinceMs === local(0, 15, 0) ? 3 : 40;
+      },
+      local(0, 15, 9),
+    );
+    expect(asked).toEqual([
+      { scope: work, sinceMs: local(0, 15, 0) },
+      { scope: work, sinceMs: local(0, 1, 0) },
+    ]);
+    expect(ledger.totals(work, local(0, 15, 10))).toEqual({ dayCredits: 3, monthCredits: 40 });
+  });
+
+  it.each([
+    { scope: work, query: { sinceMs: 5, profileId: 'work' } },
+    { scope: cursor, query: { sinceMs: 5, clientName: 'cursor' } },
+  ])('asks the log per $scope.kind', ({ scope, query }) => {
+    const queries: unknown[] = [];
+    const spentSince = spentSinceFromLog((asked) => {
+      queries.push(asked);
+      return 1.5;
+    });
+    expect(spentSince(scope, 5)).toBe(1.5);
+    expect(queries).toEqual([query]);
+  });
+
+  it('records per profile and per client; unpriced and anonymous add nothing to clients', () => {
+    const ledger = new SpendLedger();
+    ledger.record({ profileId: 'work', clientName: 'cursor', costCredits: 0.1, atMs: local(0, 15) });
+    ledger.record({ profileId: 'work', clientName: 'cursor', costCredits: 0.2, atMs: local(0, 15) });
+    ledger.record({ profileId: 'work', clientName: null, costCredits: 1, atMs: local(0, 15) });
+    ledger.record({ profileId: 'work', clientName: 'cursor', costCredits: null, atMs: local(0, 15) });
+    expect(ledger.totals(work, local(0, 15)).dayCredits).toBeCloseTo(1.3, 15);
+    expect(ledger.totals(work, local(0, 15)).monthCredits).toBeCloseTo(1.3, 15);
+    expect(ledger.totals(cursor, local(0, 15)).dayCredits).toBeCloseTo(0.3, 15);
+    expect(ledger.totals(cursor, local(0, 15)).monthCredits).toBeCloseTo(0.3, 15);
+    expect(ledger.totals({ kind: 'profile', profileId: 'other' }, local(0, 15))).toEqual({ dayCredits: 0, monthCredits: 0 });
+  });
+
+  it.each([
+    { name: 'same day', readAt: local(0, 15, 23, 59), totals: { dayCredits: 2, monthCredits: 2 } },
+    { name: 'next day keeps the month', readAt: local(0, 16, 0, 0), totals: { dayCredits: 0, monthCredits: 2 } },
+    { name: 'next month resets both', readAt: local(1, 1, 0, 0), totals: { dayCredits: 0, monthCredits: 0 } },
+  ])('rolls over by local time: $name', ({ readAt, totals }) => {
+    const ledger = new SpendLedger();
+    ledger.record({ profileId: 'work', clientName: null, costCredits: 2, atMs: local(0, 15, 8) });
+    expect(ledger.totals(work, readAt)).toEqual(totals);
+  });
+
+  it('after a rollover new spend starts the new day; a late record of yesterday counts to the month only', () => {
+    const ledger = new SpendLedger();
+    ledger.record({ profileId: 'work', clientName: null, costCredits: 2, atMs: local(0, 15, 23) });
+    ledger.record({ profileId: 'work', clientName: null, costCredits: 1, atMs: local(0, 16, 1) });
+    ledger.record({ profileId: 'work', clientName: null, costCredits: 4, atMs: local(0, 15, 23, 59) });
+    expect(ledger.totals(work, local(0, 16, 2))).toEqual({ dayCredits: 1, monthCredits: 7 });
+  });
+
+  it('a clock stepping back does not bring back an earlier total', () => {
+    const ledger = new SpendLedger();
+    ledger.record({ profileId: 'work', clientName: null, costCredits: 2, atMs: local(0, 15) });
+    expect(ledger.totals(work, local(0, 16))).toEqual({ dayCredits: 0, monthCredits: 2 });
+    expect(ledger.totals(work, local(0, 15))).toEqual({ dayCredits: 0, monthCredits: 2 });
+  });
+
+  it('counts a million costs under a millionth of a credit each (they were rounded away)', () => {
+    const ledger = new SpendLedger();
+    for (let request = 0; request < 1_000_000; request += 1) {
+      ledger.record({ profileId: 'work', clientName: 'cursor', costCredits: 4e-7, atMs: local(0, 15) });
+    }
+    expect(ledger.totals(work, local(0, 15)).dayCredits).toBeCloseTo(0.4, 9);
+    expect(ledger.totals(cursor, local(0, 15)).monthCredits).toBeCloseTo(0.4, 9);
+  });
+});

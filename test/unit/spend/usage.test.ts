@@ -1,0 +1,69 @@
+import { describe, expect, it } from 'vitest';
+import { isUsageOnlyChunk, usageFromChatChunk, usageFromChatResponse } from '../../../proxy/protocols/chat/usage.ts';
+
+describe('usageFromChatResponse', () => {
+  it.each([
+    {
+      name: 'basic',
+      json: { usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 } },
+      usage: { inputTokens: 10, outputTokens: 5 },
+    },
+    {
+      name: 'cached and reasoning details',
+      json: {
+        usage: {
+          prompt_tokens: 100,
+          completion_tokens: 50,
+          prompt_tokens_details: { cached_tokens: 80 },
+          completion_tokens_details: { reasoning_tokens: 30 },
+        },
+      },
+      usage: { inputTokens: 100, outputTokens: 50, cachedInputTokens: 80, reasoningTokens: 30 },
+    },
+    {
+      name: 'embedding (no completion tokens)',
+      json: { usage: { prompt_tokens: 7, total_tokens: 7 } },
+      usage: { inputTokens: 7, outputTokens: 0 },
+    },
+    {
+      name: 'null details are ignored',
+      json: { usage: { prompt_tokens: 1, completion_tokens: 2, prompt_tokens_details: null } },
+      usage: { inputTokens: 1, outputTokens: 2 },
+    },
+    { name: 'no usage', json: { choices: [] }, usage: null },
+    { name: 'usage null', json: { usage: null }, usage: null },
+    { name: 'string counts', json: { usage: { prompt_tokens: '10', completion_tokens: 5 } }, usage: null },
+    { name: 'negative count', json: { usage: { prompt_tokens: -1, completion_tokens: 5 } }, usage: null },
+    { name: 'fractional count', json: { usage: { prompt_tokens: 1.5, completion_tokens: 5 } }, usage: null },
+    { name: 'malformed completion tokens', json: { usage: { prompt_tokens: 1, completion_tokens: null } }, usage: null },
+    { name: 'not an object', json: 'usage', usage: null },
+    { name: 'array', json: [{ usage: { prompt_tokens: 1, completion_tokens: 1 } }], usage: null },
+  ])('$name', ({ json, usage }) => {
+    expect(usageFromChatResponse(json)).toEqual(usage);
+  });
+});
+
+describe('stream chunks', () => {
+  const usageChunk = { id: 'c1', object: 'chat.completion.chunk', choices: [], usage: { prompt_tokens: 3, completion_tokens: 4 } };
+  it.each([
+    { name: 'usage-only chunk with empty choices', chunk: usageChunk, usageOnly: true, usage: { inputTokens: 3, outputTokens: 4 } },
+    {
+      name: 'usage-only chunk without choices',
+      chunk: { usage: { prompt_tokens: 3, completion_tokens: 4 } },
+      usageOnly: true,
+      usage: { inputTokens: 3, outputTokens: 4 },
+    },
+    {
+      name: 'usage on a chunk that also has a choice',
+      chunk: { choices: [{ index: 0, delta: {}, finish_reason: 'stop' }], usage: { prompt_tokens: 3, completion_tokens: 4 } },
+      usageOnly: false,
+      usage: { inputTokens: 3, outputTokens: 4 },
+    },
+    { name: 'content delta', chunk: { choices: [{ index: 0, delta: { content: 'hi' } }] }, usageOnly: false, usage: null },
+    { name: 'usage: null on every chunk', chunk: { choices: [], usage: null }, usageOnly: false, usage: null },
+    { name: 'not an object', chunk: null, usageOnly: false, usage: null },
+  ])('$name', ({ chunk, usageOnly, usage }) => {
+    expect(isUsageOnlyChunk(chunk)).toBe(usageOnly);
+    expect(usageFromChatChunk(chunk)).toEqual(usage);
+  });
+});

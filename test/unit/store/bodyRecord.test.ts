@@ -1,0 +1,103 @@
+import { describe, expect, it } from 'vitest';
+import { buildBodiesRecord, capUtf8, decodeBody } from '../../../proxy/store/write/bodyRecord.ts';
+import { findSentinel, SENTINEL_KEY } from '../../support/sentinel.ts';
+import { capturedBodies } from '../../support/lifecycleEvents.ts';
+
+describe('capUtf8', () => {
+  it.each([
+    ['short text stays whole', 'hello', 10, 'hello', false],
+    ['exact fit is not truncated', 'hello', 5, 'hello', false],
+    ['ascii is cut at the cap', 'hello world', 5, 'hello', true],
+    // '€' is 3 bytes: a cap inside it drops the whole character.
+    ['a multibyte character is never split', 'ab€cd', 4, 'ab', true],
+    ['cut right after a multibyte character', 'ab€cd', 5, 'ab€', true],
+    ['4-byte emoji is kept or dropped whole', 'x😀y', 3, 'x', true],
+    ['zero cap keeps nothing', 'abc', 0, '', true],
+  ])('%s', (_name, text, capBytes, expected, truncated) => {
+    expect(capUtf8(text, capBytes)).toEqual({ text: expected, truncated });
+  });
+});
+
+describe('decodeBody', () => {
+  it.each([
+    ['JSON is text', Buffer.from('{"a":1}'), 'application/json', '{"a":1}'],
+    ['no content type is decoded as text', Buffer.from('plain'), undefined, 'plain'],
+    ['an image is described, not stored', Buffer.from([1, 2, 3]), 'image/png', '[binary body not logged: 3 bytes, image/png]'],
+    [
+      'multipart upload is described',
+      Buffer.from('--b\r\n'),
+      'multipart/form-data; boundary=b',
+      '[binary body not logged: 5 bytes, multipart/form-data; boundary=b]',
+    ],
+    [
+      'NUL bytes mark binary even when labelled text',
+      Buffer.from([0x61, 0, 0x62]),
+      'text/plain',
+      '[binary body not logged: 3 bytes, text/plain]',
+    ],
+  ])('%s', (_name, body, contentType, expected) => {
+    expect(decodeBody(body, contentType)).toBe(expected);
+  });
+
+  it('keeps a missing body missing', () => {
+    expect(decodeBody(null, 'application/json')).toBeNull();
+  });
+});
+
+const base64At = (shift: number): string => Buffer.from('x'.repeat(shift) + SENTINEL_KEY).toString('base64');
+
+describe('buildBodiesRecord masking', () => {
+  it.each([
+    ['raw', SENTINEL_KEY],
+    ['URL-encoded', encodeURIComponent(`key=${SENTINEL_KEY}&x=1`)],
+    ['bearer', `Bearer ${SENTINEL_KEY}`],
+    ['base64 aligned', base64At(0)],
+    ['base64 shifted by one', base64At(1)],
+    ['base64 shifted by two', base64At(2)],
+  ])('masks the key in %s form in every body and header', (_form, leak) => {
+    const record = buildBodiesRecord(
+      capturedBodies({
+        requestHeaders: { 'content-type': 'application/json', 'user-agent': `agent ${leak}`, authorization: `Bearer ${SENTINEL_KEY}` },
+        responseHeaders: { 'x-request-id': leak },
+        requestBody: Buffer.from(JSON.stringify({ prompt: `my key is ${leak}` })),
+        responseBody: Buffer.from(`{"echo":"${leak}"}`),
+        streamText: `said ${leak}`,
+      }),
+      false,
+      1024 * 1024,
+      [SENTINEL_KEY],
+    );
+    expect(findSentinel(JSON.stringify(record))).toBeNull();
+    expect(record.requestHeaders.authorization).toBeUndefined();
+    expect(record.requestBody).toContain('my key is');
+  });
+});
+
+describe('buildBodiesRecord shape', () => {
+  it('stores a stream response as raw events and keeps the assembled text', () => {
+    const record = buildBodiesRecord(
+      capturedBodies({ responseBody: Buffer.from('data: {"x":1}\n\ndata: [DONE]\n\n'), streamText: 'Hello' }),
+      true,
+      1024,
+      [],
+    );
+    expect(record.responseBody).toBeNull();
+    expect(record.rawEvents).toBe('data: {"x":1}\n\ndata: [DONE]\n\n');
+    expect(record.streamText).toBe('Hello');
+  });
+
+  it.each([
+    ['capped here', 'z'.repeat(100), false, 10, true],
+    ['already capped by the pipeline', 'z'.repeat(5), true, 10, true],
+    ['within the cap', 'z'.repeat(5), false, 10, false],
+  ])('request body %s', (_name, body, pipelineTruncated, capBytes, truncated) => {
+    const record = buildBodiesRecord(
+      capturedBodies({ requestBody: Buffer.from(body), requestBodyTruncated: pipelineTruncated }),
+      false,
+      capBytes,
+      [],
+    );
+    expect(record.requestTruncated).toBe(truncated);
+    expect(Buffer.byteLength(record.requestBody ?? '')).toBeLessThanOrEqual(capBytes);
+  });
+});

@@ -1,0 +1,53 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { lostSpendMarkerPath, writeLostSpendMarker } from '../../../proxy/store/lostSpendMarker.ts';
+import { DAMAGED_SPEND_FILE_NAME, UnwrittenMirror } from '../../../proxy/store/write/unwrittenMirror.ts';
+import { UNWRITTEN_SPEND_FILE_NAME } from '../../../proxy/store/write/unwrittenSpendFile.ts';
+
+const NOW = new Date(2026, 4, 10, 12).getTime();
+const NEXT_MONTH = new Date(2026, 5, 1, 0, 1).getTime();
+let dataDir = '';
+let mirror: UnwrittenMirror | null = null;
+
+beforeEach(() => {
+  dataDir = mkdtempSync(join(tmpdir(), 'airlock-lost-spend-'));
+});
+afterEach(() => {
+  mirror?.close();
+  mirror = null;
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+describe('spend lost with a damaged log that gave nothing back', () => {
+  it('is a ledger gap until the user deletes the marker, noticed at the next recheck', () => {
+    writeLostSpendMarker(dataDir, NOW, join(dataDir, 'requests-damaged-x.db'));
+    mirror = new UnwrittenMirror(dataDir, { kind: 'none' }, false);
+    const gap = mirror.ledgerGap(NOW);
+    expect(gap?.lastLossMs).toBe(NOW);
+    expect(gap?.reason).toContain(`moved to ${join(dataDir, 'requests-damaged-x.db')}`);
+    expect(gap?.reason).toContain(`to accept the loss now, delete ${lostSpendMarkerPath(dataDir)}`);
+
+    rmSync(lostSpendMarkerPath(dataDir));
+    mirror.recheckLostSpend(NOW);
+    expect(mirror.ledgerGap(NOW)).toBeNull();
+  });
+
+  it('ends with the month that holds it, and its marker goes with it', () => {
+    writeLostSpendMarker(dataDir, NOW, join(dataDir, 'requests-damaged-x.db'));
+    mirror = new UnwrittenMirror(dataDir, { kind: 'none' }, false);
+    expect(mirror.ledgerGap(NEXT_MONTH)).toBeNull();
+    mirror.recheckLostSpend(NEXT_MONTH);
+    expect(() => writeFileSync(lostSpendMarkerPath(dataDir), '', { flag: 'wx' })).not.toThrow();
+  });
+
+  it('a damaged spend record stands beside it, each with its own file to delete', () => {
+    writeFileSync(join(dataDir, UNWRITTEN_SPEND_FILE_NAME), '{"version":1,"entr');
+    writeLostSpendMarker(dataDir, NOW, join(dataDir, 'requests-damaged-x.db'));
+    mirror = new UnwrittenMirror(dataDir, { kind: 'damaged', path: join(dataDir, UNWRITTEN_SPEND_FILE_NAME), savedAtMs: NOW }, false);
+    rmSync(lostSpendMarkerPath(dataDir));
+    mirror.recheckLostSpend(NOW);
+    expect(mirror.ledgerGap(NOW)?.reason).toContain(join(dataDir, DAMAGED_SPEND_FILE_NAME));
+  });
+});

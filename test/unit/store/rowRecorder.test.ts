@@ -1,0 +1,61 @@
+import { describe, expect, it } from 'vitest';
+import type { RequestLogRow } from '../../../proxy/contracts/log.ts';
+import { RowRecorder } from '../../../proxy/store/write/rowRecorder.ts';
+import { rowFromStart } from '../../../proxy/store/write/rowDraft.ts';
+import type { SpendEntry, UnwrittenState } from '../../../proxy/store/write/unwrittenSpend.ts';
+import type { LogWriter } from '../../../proxy/store/write/writer.ts';
+import { startEvent } from '../../support/lifecycleEvents.ts';
+
+function row(id: string, costCredits: number): RequestLogRow {
+  return { ...rowFromStart(startEvent(id)), state: 'done', status: 200, costCredits, usageSource: 'reported' };
+}
+
+/** A log database on a full disk: every write fails for want of space. */
+const fullDiskWriter = {
+  write: () => ({ outcome: 'failed', error: Object.assign(new Error('database or disk is full'), { errcode: 13 }), diskFull: true }),
+} as unknown as LogWriter;
+
+function fullDiskRecorder() {
+  const saves: SpendEntry[][] = [];
+  const reports: UnwrittenState[] = [];
+  const recorder = new RowRecorder(fullDiskWriter, {
+    store: {
+      save: (entries) => {
+        saves.push([...entries]);
+        return null;
+      },
+      clear: () => {},
+      hasRoom: () => false,
+    },
+    carried: [],
+    onChange: (state) => reports.push(state),
+    onError: (error) => {
+      throw error;
+    },
+  });
+  return { recorder, saves, reports };
+}
+
+const creditsOf = (entries: readonly SpendEntry[]): number => entries.reduce((sum, entry) => sum + entry.costCredits, 0);
+
+describe('RowRecorder on a full disk', () => {
+  it('saves the unwritten spend (an fsync) only when it changed, not at every retry', () => {
+    const { recorder, saves, reports } = fullDiskRecorder();
+    try {
+      expect(recorder.write({ rows: [row('a', 1)], bodies: [] })).toBe('kept');
+      recorder.publish();
+      expect(saves).toHaveLength(1);
+      for (let retry = 0; retry < 3; retry += 1) recorder.retry();
+      expect(saves).toHaveLength(1);
+      expect(reports).toHaveLength(1);
+
+      recorder.write({ rows: [row('b', 2)], bodies: [] });
+      recorder.retry();
+      expect(saves).toHaveLength(2);
+      expect(creditsOf(saves[1] ?? [])).toBe(3);
+      expect(reports.at(-1)?.keptRows).toBe(2);
+    } finally {
+      recorder.close();
+    }
+  });
+});

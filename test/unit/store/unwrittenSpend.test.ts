@@ -1,0 +1,107 @@
+import { describe, expect, it } from 'vitest';
+import type { LogTotals, RequestLogRow, SpendByDayRow } from '../../../proxy/contracts/log.ts';
+import { rowFromStart } from '../../../proxy/store/write/rowDraft.ts';
+import { addRow, spendByDayWith, spendSinceWith, totalsWith, type SpendEntry } from '../../../proxy/store/write/unwrittenSpend.ts';
+import { startEvent } from '../../support/lifecycleEvents.ts';
+
+const local = (day: number, hour = 12): number => new Date(2026, 2, day, hour).getTime();
+const OFFSET_MS = -new Date(local(15)).getTimezoneOffset() * 60_000;
+
+function row(overrides: Partial<RequestLogRow>): RequestLogRow {
+  return {
+    ...rowFromStart(startEvent('r', { startedAtMs: local(15) })),
+    state: 'done',
+    status: 200,
+    usageSource: 'reported',
+    ...overrides,
+  };
+}
+
+function entriesOf(rows: RequestLogRow[]): SpendEntry[] {
+  const entries = new Map<string, SpendEntry>();
+  for (const each of rows) addRow(entries, each);
+  return [...entries.values()];
+}
+
+const ZERO: LogTotals = {
+  requests: 0,
+  errors: 0,
+  costCredits: 0,
+  unpricedRequests: 0,
+  inputTokens: 0,
+  outputTokens: 0,
+  cachedInputTokens: 0,
+  reasoningTokens: 0,
+};
+
+describe('addRow', () => {
+  it('groups by local day, profile, client and model, counting as the log does', () => {
+    const entries = entriesOf([
+      row({ id: 'a', costCredits: 0.5, inputTokens: 10, outputTokens: 2 }),
+      row({ id: 'b', costCredits: 0.25, startedAtMs: local(15, 23), errorClass: 'stream_interrupted' }),
+      row({ id: 'c', costCredits: null, startedAtMs: local(15, 1) }),
+      row({ id: 'd', costCredits: 1, startedAtMs: local(16, 0) }),
+      row({ id: 'e', costCredits: 2, upstreamModel: null, requestedModel: 'asked' }),
+    ]);
+    expect(entries).toEqual([
+      expect.objectContaining({
+        dayStartMs: local(15, 0),
+        model: 'gpt-4o',
+        requests: 3,
+        errors: 1,
+        costCredits: 0.75,
+        unpricedRequests: 1,
+        inputTokens: 10,
+        outputTokens: 2,
+      }),
+      expect.objectContaining({ dayStartMs: local(16, 0), model: 'gpt-4o', requests: 1, costCredits: 1 }),
+      expect.objectContaining({ dayStartMs: local(15, 0), model: 'asked', requests: 1, costCredits: 2 }),
+    ]);
+  });
+
+  it('takes away an earlier version counted in the database, leaving only the difference', () => {
+    const entries = new Map<string, SpendEntry>();
+    addRow(entries, row({ id: 'a', costCredits: 0.75, outputTokens: 30 }));
+    addRow(entries, row({ id: 'a', costCredits: 0.25, outputTokens: 10, state: 'in_flight' }), -1);
+    expect([...entries.values()]).toEqual([expect.objectContaining({ requests: 0, costCredits: 0.5, outputTokens: 20 })]);
+  });
+});
+
+describe('totals with what the database could not take', () => {
+  const entries = entriesOf([
+    row({ id: 'a', costCredits: 0.5, profileId: 'work', clientName: 'codex' }),
+    row({ id: 'b', costCredits: 0.25, profileId: 'home', clientName: 'aider', startedAtMs: local(14) }),
+  ]);
+
+  it.each([
+    { name: 'today', query: { sinceMs: local(15, 0) }, credits: 1.5 },
+    { name: 'a day that starts mid-day counts that day whole', query: { sinceMs: local(15, 9) }, credits: 1.5 },
+    { name: 'since yesterday', query: { sinceMs: local(14, 0) }, credits: 1.75 },
+    { name: 'one profile', query: { sinceMs: local(1, 0), profileId: 'home' }, credits: 1.25 },
+    { name: 'one client', query: { sinceMs: local(1, 0), clientName: 'codex' }, credits: 1.5 },
+    { name: 'tomorrow', query: { sinceMs: local(16, 0) }, credits: 1 },
+  ])('spendSince: $name', ({ query, credits }) => {
+    expect(spendSinceWith(1, entries, query)).toBe(credits);
+  });
+
+  it.each([
+    { name: 'the range holding both', query: { fromMs: local(14, 0), toMs: local(16, 0) }, requests: 2, credits: 0.75 },
+    { name: 'today only', query: { fromMs: local(15, 0), toMs: local(15, 13) }, requests: 1, credits: 0.5 },
+    { name: 'a range that ended before', query: { fromMs: local(10, 0), toMs: local(14, 0) }, requests: 0, credits: 0 },
+    { name: 'a profile', query: { fromMs: local(1, 0), toMs: local(20, 0), profileId: 'home' }, requests: 1, credits: 0.25 },
+  ])('totals: $name', ({ query, requests, credits }) => {
+    expect(totalsWith(ZERO, entries, query)).toMatchObject({ requests, costCredits: credits });
+  });
+
+  it('spendByDay merges into the day and group rows, adding new ones in order', () => {
+    const fromDatabase: SpendByDayRow[] = [
+      { day: '2026-03-15', group: 'codex', requests: 4, costCredits: 2, unpricedRequests: 0, inputTokens: 0, outputTokens: 0 },
+    ];
+    const rows = spendByDayWith(fromDatabase, entries, { fromMs: local(1, 0), toMs: local(20, 0), groupBy: 'client' }, OFFSET_MS);
+    expect(rows.map(({ day, group, requests, costCredits }) => ({ day, group, requests, costCredits }))).toEqual([
+      { day: '2026-03-14', group: 'aider', requests: 1, costCredits: 0.25 },
+      { day: '2026-03-15', group: 'codex', requests: 5, costCredits: 2.5 },
+    ]);
+    expect(fromDatabase[0]?.requests).toBe(4);
+  });
+});

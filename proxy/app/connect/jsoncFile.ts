@@ -27,7 +27,9 @@ export interface JsonEdit {
   value: unknown;
 }
 
-export function editJsonc(text: string | null, edits: readonly JsonEdit[]): string {
+/** The text with each edit applied; refuses (ConnectFileError) a text that does not parse. */
+export function editJsonc(text: string | null, edits: readonly JsonEdit[], fileName: string): string {
+  parseJsonc(text, fileName);
   let result = text === null || text.trim() === '' ? '{}\n' : text;
   const formattingOptions = { ...detectIndent(result), eol: result.includes('\r\n') ? '\r\n' : '\n' };
   for (const edit of edits) {

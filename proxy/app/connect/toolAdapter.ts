@@ -90,12 +90,14 @@ export function isAirlockUrl(url: unknown, proxyUrl: string): boolean {
 }
 
 const SECRET_NAME = /(key|token|secret|password)/i;
+/** Codex's `env_key` holds the name of a variable, not a secret. */
+const VARIABLE_NAME = /^[A-Z][A-Z0-9_]*$/;
 /** Shorter values are flags and placeholders; masking them would garble the preview. */
 const MIN_SECRET_LENGTH = 8;
 
 /** The string values under secret-like names anywhere in a parsed document. */
 export function secretsInTree(value: unknown, name = ''): string[] {
-  if (typeof value === 'string') return SECRET_NAME.test(name) && value.length >= MIN_SECRET_LENGTH ? [value] : [];
+  if (typeof value === 'string') return SECRET_NAME.test(name) && value.length >= MIN_SECRET_LENGTH && !VARIABLE_NAME.test(value) ? [value] : [];
   if (Array.isArray(value)) return value.flatMap((item) => secretsInTree(item, name));
   if (typeof value === 'object' && value !== null) {
     return Object.entries(value).flatMap(([key, child]) => secretsInTree(child, key));

@@ -33,7 +33,7 @@ export const claudeCodeAdapter: ToolAdapter = {
       { path: ['env', API_KEY], value: undefined },
     ];
     if (settings.model) edits.push({ path: ['env', MODEL], value: settings.model });
-    return { [CONFIG]: editJsonc(files[CONFIG] ?? null, edits) };
+    return { [CONFIG]: editJsonc(files[CONFIG] ?? null, edits, 'settings.json') };
   },
   airlockToken(files, proxyUrl) {
     const env = envBlock(files, 'settings.json');

@@ -57,7 +57,7 @@ export const openCodeAdapter: ToolAdapter = {
     }
     const found = settings.dropGatewayKey ? activeProviderId(config) : null;
     if (found && found !== PROVIDER_ID) edits.push({ path: ['provider', found, 'options', 'apiKey'], value: undefined });
-    return { [CONFIG]: editJsonc(text, edits) };
+    return { [CONFIG]: editJsonc(text, edits, 'opencode.json') };
   },
   airlockToken(files, proxyUrl) {
     const options = asRecord(providerOf(parsed(files), PROVIDER_ID)?.options);

@@ -81,7 +81,9 @@ export class ConnectService {
     const { adapter, importProfile, found, token } = prepared;
     if (importProfile && found) await this.#importKey(importProfile, found.key);
     if (token.created) await this.#createToken(token, importProfile?.id ?? null);
-    const changed = Object.keys(prepared.paths).filter((role) => prepared.after[role] !== undefined && prepared.after[role] !== prepared.before[role]);
+    const changed = Object.keys(prepared.paths).filter(
+      (role) => prepared.after[role] !== undefined && prepared.after[role] !== prepared.before[role],
+    );
     const backupId = saveBackup(
       this.#deps.dataDir,
       adapter.id,
@@ -104,7 +106,8 @@ export class ConnectService {
   async undo(tool: ConnectToolId): Promise<ConnectUndoResponse> {
     const { dataDir } = this.#deps;
     const latest = listBackups(dataDir, tool)[0];
-    if (!latest) throw new ConnectError('not_found', `Airlock has not written ${adapterFor(tool).title}'s config, so there is nothing to undo.`);
+    if (!latest)
+      throw new ConnectError('not_found', `Airlock has not written ${adapterFor(tool).title}'s config, so there is nothing to undo.`);
     const manifest = readManifest(dataDir, tool, latest.id)!;
     for (const file of manifest.files) {
       const current = readText(file.path);
@@ -173,16 +176,28 @@ export class ConnectService {
     let importProfile: ImportProfile | null = null;
     if (request.importKey) {
       if (!found) {
-        throw new ConnectError('not_found', `${adapter.title}'s config points at no gateway with a key in the file, so there is no key to import.`);
+        throw new ConnectError(
+          'not_found',
+          `${adapter.title}'s config points at no gateway with a key in the file, so there is no key to import.`,
+        );
       }
       const cleaned = cleanApiKey(found.key);
       if (!cleaned.ok) throw new ConnectError('invalid', `The key at ${found.location} cannot be used: ${cleaned.reason}`);
-      importProfile = await chooseImportProfile(this.#deps.config.snapshot(), this.#deps.secrets, found.baseUrl, cleaned.key, adapter.title);
+      importProfile = await chooseImportProfile(
+        this.#deps.config.snapshot(),
+        this.#deps.secrets,
+        found.baseUrl,
+        cleaned.key,
+        adapter.title,
+      );
     }
     const token = await this.#chooseToken(adapter, files, proxyUrl);
     const after = adapter.connect(files, { proxyUrl, token: token.secret, model: request.model, dropGatewayKey: importProfile !== null });
     const labels: SecretLabel[] = [
-      { secret: token.secret, label: token.created ? `<new client token "${token.name}">` : `<client token "${token.name}" …${token.secret.slice(-4)}>` },
+      {
+        secret: token.secret,
+        label: token.created ? `<new client token "${token.name}">` : `<client token "${token.name}" …${token.secret.slice(-4)}>`,
+      },
       ...(found ? [{ secret: found.key, label: `<gateway key …${found.key.slice(-4)}>` }] : []),
       ...[...(this.#deps.knownSecrets?.() ?? []), ...adapter.secretValues(files), ...adapter.secretValues(after)].map((secret) => ({
         secret,
@@ -249,7 +264,9 @@ export class ConnectService {
     if (!profile.isNew) return;
     // The key goes to the keychain first: without a keychain nothing else changes.
     await this.#deps.secrets.set(gatewayKeyAccount(profile.id), key);
-    await this.#deps.config.update((config) => bumpKeysRevision(addProfile(config, { id: profile.id, name: profile.name, baseUrl: profile.baseUrl })));
+    await this.#deps.config.update((config) =>
+      bumpKeysRevision(addProfile(config, { id: profile.id, name: profile.name, baseUrl: profile.baseUrl })),
+    );
   }
 }
 

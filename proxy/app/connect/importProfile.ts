@@ -23,14 +23,19 @@ export async function chooseImportProfile(
   toolTitle: string,
 ): Promise<ImportProfile> {
   const normalized = normalizeBaseUrl(foundBaseUrl);
-  if (!normalized.ok) throw new ConnectError('invalid', `The gateway address in ${toolTitle}'s config cannot be used: ${normalized.reason}`);
+  if (!normalized.ok)
+    throw new ConnectError('invalid', `The gateway address in ${toolTitle}'s config cannot be used: ${normalized.reason}`);
   for (const profile of config.profiles.filter((candidate) => candidate.baseUrl === normalized.baseUrl)) {
     if (secretsEqual((await keychainKey(secrets, profile.id)) ?? '', key)) {
       return { id: profile.id, name: profile.name, baseUrl: profile.baseUrl, isNew: false };
     }
   }
   const host = new URL(normalized.baseUrl).hostname.toLowerCase();
-  const stem = host.replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, MAX_ID_LENGTH) || 'imported';
+  const stem =
+    host
+      .replace(/[^a-z0-9]+/g, '-')
+      .replace(/^-+|-+$/g, '')
+      .slice(0, MAX_ID_LENGTH) || 'imported';
   const taken = new Set(config.profiles.map((profile) => profile.id));
   let id = stem;
   for (let suffix = 2; taken.has(id); suffix += 1) id = `${stem}-${suffix}`;

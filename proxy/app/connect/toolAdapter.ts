@@ -97,7 +97,8 @@ const MIN_SECRET_LENGTH = 8;
 
 /** The string values under secret-like names anywhere in a parsed document. */
 export function secretsInTree(value: unknown, name = ''): string[] {
-  if (typeof value === 'string') return SECRET_NAME.test(name) && value.length >= MIN_SECRET_LENGTH && !VARIABLE_NAME.test(value) ? [value] : [];
+  if (typeof value === 'string')
+    return SECRET_NAME.test(name) && value.length >= MIN_SECRET_LENGTH && !VARIABLE_NAME.test(value) ? [value] : [];
   if (Array.isArray(value)) return value.flatMap((item) => secretsInTree(item, name));
   if (typeof value === 'object' && value !== null) {
     return Object.entries(value).flatMap(([key, child]) => secretsInTree(child, key));

@@ -126,7 +126,17 @@ describe('tools set up by Connect answer through Airlock with only what it wrote
       }
       const result = await runCli({
         cli: codexCli(),
-        args: ['exec', '--strict-config', '--skip-git-repo-check', '--ephemeral', '--color', 'never', '--sandbox', 'read-only', 'Reply with the marker'],
+        args: [
+          'exec',
+          '--strict-config',
+          '--skip-git-repo-check',
+          '--ephemeral',
+          '--color',
+          'never',
+          '--sandbox',
+          'read-only',
+          'Reply with the marker',
+        ],
         cwd: sandbox.workDir,
         env: offlineClientEnv(sandbox.homeDir, {}),
         timeoutMs: CLI_TIMEOUT_MS,

@@ -22,7 +22,7 @@ interface ConnectOptions {
 export function registerConnectCommand(program: Command, deps: CliDeps = defaultCliDeps()): void {
   program
     .command('connect')
-    .description("set up a coding tool to use Airlock by writing its own config file (no tool: list the tools)")
+    .description('set up a coding tool to use Airlock by writing its own config file (no tool: list the tools)')
     .addArgument(program.createArgument('[tool]', 'the tool to set up').choices(CONNECT_TOOL_IDS))
     .option('--dry-run', 'show what would change, write nothing')
     .option('--undo', 'put back the file as it was before the last setup')
@@ -77,7 +77,8 @@ async function runForTool(service: ConnectService, tool: ConnectToolId, options:
   }
   const applied = await service.apply(tool, request);
   printChanges(applied.changes, deps);
-  if (applied.importProfileId) writeLine(deps.stderr, `The gateway key is now in the OS keychain, in profile "${applied.importProfileId}".`);
+  if (applied.importProfileId)
+    writeLine(deps.stderr, `The gateway key is now in the OS keychain, in profile "${applied.importProfileId}".`);
   writeLine(
     deps.stderr,
     `${applied.tokenCreated ? 'Created' : 'Used'} client token "${applied.tokenName}". Backup ${applied.backupId}: undo with \`${CLI_COMMAND} connect ${tool} --undo\`.`,
@@ -100,7 +101,9 @@ function statusLine(status: ConnectToolStatus): string {
         ? 'found, not connected'
         : 'not found';
   const extras = [
-    status.importCandidate ? `key for ${status.importCandidate.baseUrl} ending in ${status.importCandidate.keyLastFour} can be imported (--import)` : null,
+    status.importCandidate
+      ? `key for ${status.importCandidate.baseUrl} ending in ${status.importCandidate.keyLastFour} can be imported (--import)`
+      : null,
     status.backups.length > 0 ? `${status.backups.length} backup(s), --undo restores the last` : null,
   ].filter((extra) => extra !== null);
   return [`${status.id.padEnd(12)}${state}`, `  ${status.files[0]}`, ...extras.map((extra) => `  ${extra}`)].join('\n');

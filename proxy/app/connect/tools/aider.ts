@@ -17,7 +17,8 @@ const API_KEY = 'openai-api-key';
 function documentOf(text: string | null) {
   const document = parseDocument(text ?? '');
   const problem = document.errors[0];
-  if (problem) throw new ConnectFileError(`.aider.conf.yml is not valid YAML (${problem.message}): fix or move the file, then connect again`);
+  if (problem)
+    throw new ConnectFileError(`.aider.conf.yml is not valid YAML (${problem.message}): fix or move the file, then connect again`);
   if (document.contents !== null && !isMap(document.contents)) {
     throw new ConnectFileError('.aider.conf.yml does not hold a YAML mapping of options: fix or move the file, then connect again');
   }

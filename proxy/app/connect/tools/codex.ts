@@ -1,7 +1,16 @@
 import path from 'node:path';
 import { parse, patch } from '@decimalturn/toml-patch';
 import { parseDotenv, setDotenv } from '../dotenvFile.ts';
-import { asRecord, ConnectFileError, isAirlockUrl, openAiBase, plainKey, secretsInTree, type ToolAdapter, type ToolFiles } from '../toolAdapter.ts';
+import {
+  asRecord,
+  ConnectFileError,
+  isAirlockUrl,
+  openAiBase,
+  plainKey,
+  secretsInTree,
+  type ToolAdapter,
+  type ToolFiles,
+} from '../toolAdapter.ts';
 
 /**
  * Codex CLI reads `~/.codex/config.toml` (`$CODEX_HOME` moves the folder). A custom provider under
@@ -68,7 +77,13 @@ export const codexAdapter: ToolAdapter = {
     else if (found) envText = setDotenv(envText, String(previous!.env_key), undefined);
     const own = { ...(asRecord(providers[PROVIDER_ID]) ?? {}) };
     delete own.experimental_bearer_token;
-    providers[PROVIDER_ID] = { ...own, name: 'Airlock', base_url: openAiBase(settings.proxyUrl), wire_api: 'responses', env_key: CODEX_TOKEN_VARIABLE };
+    providers[PROVIDER_ID] = {
+      ...own,
+      name: 'Airlock',
+      base_url: openAiBase(settings.proxyUrl),
+      wire_api: 'responses',
+      env_key: CODEX_TOKEN_VARIABLE,
+    };
     updated.model_providers = providers;
     updated.model_provider = PROVIDER_ID;
     if (settings.model) updated.model = settings.model;

@@ -8,7 +8,8 @@ import { ApiError } from '../http.ts';
 export function connectRoutes(context: ControlContext): express.Router {
   const router = express.Router();
   const service = (): ConnectService => {
-    if (!context.deps.connect) throw new ApiError('unavailable', 'Connect is not available in this proxy: start it with `airlock serve` or the app.');
+    if (!context.deps.connect)
+      throw new ApiError('unavailable', 'Connect is not available in this proxy: start it with `airlock serve` or the app.');
     return context.deps.connect;
   };
   const tool = (params: Record<string, string | string[] | undefined>): ConnectToolId => connectToolIdSchema.parse(param(params, 'tool'));

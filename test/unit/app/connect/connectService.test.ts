@@ -12,10 +12,11 @@ import { memorySecretStore } from '../../../support/memorySecretStore.ts';
 import { findSentinel, SENTINEL_KEY } from '../../../support/sentinel.ts';
 
 const PROXY_URL = 'http://127.0.0.1:8642';
-const CLAUDE_SETTINGS = '{\n  // mine\n  "model": "opus",\n  "env": {\n    "ANTHROPIC_BASE_URL": "https://gw.example.com",\n    "ANTHROPIC_AUTH_TOKEN": "SENTINEL"\n  }\n}\n'.replace(
-  'SENTINEL',
-  SENTINEL_KEY,
-);
+const CLAUDE_SETTINGS =
+  '{\n  // mine\n  "model": "opus",\n  "env": {\n    "ANTHROPIC_BASE_URL": "https://gw.example.com",\n    "ANTHROPIC_AUTH_TOKEN": "SENTINEL"\n  }\n}\n'.replace(
+    'SENTINEL',
+    SENTINEL_KEY,
+  );
 
 let root: string;
 let homeDir: string;
@@ -119,7 +120,11 @@ describe('ConnectService against real files in a temporary HOME', () => {
   it('imports a key found in the file: keychain profile, the key gone from the file, the backup and every preview', async () => {
     const file = writeHome('.claude/settings.json', CLAUDE_SETTINGS);
     const listed = (await service.list()).tools.find((tool) => tool.id === 'claude-code')!;
-    expect(listed.importCandidate).toEqual({ baseUrl: 'https://gw.example.com', keyLastFour: SENTINEL_KEY.slice(-4), location: 'env.ANTHROPIC_AUTH_TOKEN' });
+    expect(listed.importCandidate).toEqual({
+      baseUrl: 'https://gw.example.com',
+      keyLastFour: SENTINEL_KEY.slice(-4),
+      location: 'env.ANTHROPIC_AUTH_TOKEN',
+    });
     expect(findSentinel(JSON.stringify(listed))).toBeNull();
 
     const plan = await service.plan('claude-code', { importKey: true });

@@ -30,10 +30,19 @@ const cases: AdapterCase[] = [
   {
     adapter: claudeCodeAdapter,
     commented: {
-      config: '{\n  // my statusline\n  "statusLine": { "type": "command", "command": "~/bin/status" },\n  "env": {\n    "DISABLE_TELEMETRY": "1" // keep\n  },\n  "futureKey": [1, 2]\n}\n',
+      config:
+        '{\n  // my statusline\n  "statusLine": { "type": "command", "command": "~/bin/status" },\n  "env": {\n    "DISABLE_TELEMETRY": "1" // keep\n  },\n  "futureKey": [1, 2]\n}\n',
     },
-    kept: ['// my statusline', '"statusLine": { "type": "command", "command": "~/bin/status" }', '"DISABLE_TELEMETRY": "1"', '// keep', '"futureKey": [1, 2]'],
-    foreign: { config: JSON.stringify({ env: { ANTHROPIC_BASE_URL: 'https://gw.example.com', ANTHROPIC_API_KEY: SENTINEL_KEY } }, null, 2) },
+    kept: [
+      '// my statusline',
+      '"statusLine": { "type": "command", "command": "~/bin/status" }',
+      '"DISABLE_TELEMETRY": "1"',
+      '// keep',
+      '"futureKey": [1, 2]',
+    ],
+    foreign: {
+      config: JSON.stringify({ env: { ANTHROPIC_BASE_URL: 'https://gw.example.com', ANTHROPIC_API_KEY: SENTINEL_KEY } }, null, 2),
+    },
     broken: { config: '{ "env": { ' },
     effective: (files) => {
       const env = (parseJsonc(files.config!) as { env: Record<string, string> }).env;
@@ -47,14 +56,26 @@ const cases: AdapterCase[] = [
         '# Codex settings\nmodel = "o3" # my model\napproval_policy = "on-request"\n\n[mcp_servers.docs]\ncommand = "npx" # docs server\nargs = ["-y", "docs"]\n\n# another provider\n[model_providers.other]\nname = "Other"\nbase_url = "https://other.example/v1"\n',
       env: '# secrets for Codex\nOTHER_VAR=keep-me\n',
     },
-    kept: ['# Codex settings', 'approval_policy = "on-request"', 'command = "npx" # docs server', '# another provider', 'base_url = "https://other.example/v1"', '# secrets for Codex', 'OTHER_VAR=keep-me'],
+    kept: [
+      '# Codex settings',
+      'approval_policy = "on-request"',
+      'command = "npx" # docs server',
+      '# another provider',
+      'base_url = "https://other.example/v1"',
+      '# secrets for Codex',
+      'OTHER_VAR=keep-me',
+    ],
     foreign: {
       config: `model_provider = "gw"\n\n[model_providers.gw]\nname = "Gateway"\nbase_url = "${GATEWAY}"\nenv_key = "GW_KEY"\nwire_api = "responses"\n`,
       env: `GW_KEY=${SENTINEL_KEY}\n`,
     },
     broken: { config: 'model = "o3\n', env: null },
     effective: (files) => {
-      const config = parseToml(files.config!) as { model_provider: string; model?: string; model_providers: Record<string, Record<string, string>> };
+      const config = parseToml(files.config!) as {
+        model_provider: string;
+        model?: string;
+        model_providers: Record<string, Record<string, string>>;
+      };
       const provider = config.model_providers[config.model_provider]!;
       const envLine = files.env!.split('\n').find((line) => line.startsWith(`${provider.env_key}=`));
       expect(provider.wire_api).toBe('responses');
@@ -70,7 +91,10 @@ const cases: AdapterCase[] = [
     kept: ['// theme first', '"theme": "tokyonight"', '// local models', '"options": { "baseURL": "http://localhost:11434/v1" }'],
     foreign: {
       config: JSON.stringify(
-        { model: 'gw/deepseek-chat', provider: { gw: { npm: '@ai-sdk/openai-compatible', options: { baseURL: GATEWAY, apiKey: SENTINEL_KEY } } } },
+        {
+          model: 'gw/deepseek-chat',
+          provider: { gw: { npm: '@ai-sdk/openai-compatible', options: { baseURL: GATEWAY, apiKey: SENTINEL_KEY } } },
+        },
         null,
         2,
       ),

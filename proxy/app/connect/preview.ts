@@ -19,6 +19,14 @@ export function fileChange(filePath: string, before: string | null, after: strin
   return {
     path: filePath,
     created: before === null,
-    diff: unchanged ? '' : mask(createTwoFilesPatch(filePath, filePath, before ?? '', after, 'now', 'after Airlock', { context: 3 })),
+    // jsdiff heads the patch with an `Index:` line and a rule, which say nothing the ---/+++ lines do not.
+    diff: unchanged
+      ? ''
+      : mask(
+          createTwoFilesPatch(filePath, filePath, before ?? '', after, 'now', 'after Airlock', { context: 3 }).replace(
+            /^Index: .*\n=+\n/,
+            '',
+          ),
+        ),
   };
 }

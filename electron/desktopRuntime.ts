@@ -11,6 +11,7 @@
  */
 import type { ConfigFile } from '../proxy/contracts/config.ts';
 import { startOfLocalDayMs } from '../proxy/spend/spendLedger.ts';
+import type { ConnectService } from '../proxy/app/connect/connectService.ts';
 import type { ConfigStore } from '../proxy/app/profiles/configStore.ts';
 import { startAirlock } from '../proxy/app/startAirlock.ts';
 import { createKeytarSecretStore } from '../proxy/app/secrets/keytarStore.ts';
@@ -21,6 +22,8 @@ export interface DesktopRuntime {
   proxy: ProxyHandle;
   config: ConfigStore;
   controlToken: string;
+  /** Writes the tools' config files (the tray's Connect submenu). */
+  connect: ConnectService;
   /** Credits spent since local midnight, from the request log (so a restart does not reset the tray). */
   todaySpendCredits(): number;
   /** A client token to paste into a tool: the first one whose secret the keychain still holds. */
@@ -46,6 +49,7 @@ export async function startDesktopRuntime(options: DesktopRuntimeOptions): Promi
     proxy: airlock.proxy,
     config: airlock.store,
     controlToken: airlock.controlToken,
+    connect: airlock.connect,
     todaySpendCredits: () => airlock.log.totals({ fromMs: startOfLocalDayMs(Date.now()), toMs: Date.now() }).costCredits,
     readClientToken: () => firstClientToken(airlock.config.snapshot(), secrets),
     stop: async (drainMs) => {

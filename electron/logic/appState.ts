@@ -1,3 +1,5 @@
+import type { ConnectToolSummary } from './connectMenu.ts';
+
 /**
  * The desktop app's state as the tray, the notifications and the window's fallback page see it.
  * Plain data: the main process rebuilds it from the proxy handle and the stores on every change.
@@ -38,4 +40,6 @@ export interface AppState {
   hasClientToken: boolean;
   startAtLogin: boolean;
   notificationsEnabled: boolean;
+  /** The tools Connect can set up, for the tray's Connect submenu. */
+  connectTools: readonly ConnectToolSummary[];
 }

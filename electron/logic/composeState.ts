@@ -9,8 +9,13 @@ export interface ConfigView {
   settings: { notifications: boolean; startAtLogin: boolean };
 }
 
-/** The app state from its sources: proxy status, the config snapshot and the traffic seen so far. */
-export function composeAppState(proxy: AppState['proxy'], config: ConfigView, traffic: TrafficState): AppState {
+/** The app state from its sources: proxy status, the config snapshot, the traffic seen so far and the tools found. */
+export function composeAppState(
+  proxy: AppState['proxy'],
+  config: ConfigView,
+  traffic: TrafficState,
+  connectTools: AppState['connectTools'],
+): AppState {
   return {
     proxy,
     profiles: config.profiles.map((profile) => ({ id: profile.id, name: profile.name })),
@@ -21,6 +26,7 @@ export function composeAppState(proxy: AppState['proxy'], config: ConfigView, tr
     hasClientToken: config.clientTokens.length > 0,
     startAtLogin: config.settings.startAtLogin,
     notificationsEnabled: config.settings.notifications,
+    connectTools,
   };
 }
 

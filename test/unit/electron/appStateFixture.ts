@@ -17,6 +17,7 @@ export function appState(overrides: Partial<AppState> = {}): AppState {
     hasClientToken: true,
     startAtLogin: false,
     notificationsEnabled: true,
+    connectTools: [],
     ...overrides,
   };
 }

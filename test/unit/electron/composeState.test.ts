@@ -12,7 +12,8 @@ describe('composeAppState', () => {
       settings: { notifications: false, startAtLogin: true },
     };
     const traffic = { ...emptyTrafficState(0), todaySpendCredits: 2, keyRejectedProfileIds: ['a'], budgetCapsReached: ['profile a'] };
-    expect(composeAppState(proxy, config, traffic)).toEqual({
+    const connectTools = [{ id: 'codex' as const, title: 'Codex CLI', detected: true, connected: false, canUndo: false, problem: false }];
+    expect(composeAppState(proxy, config, traffic, connectTools)).toEqual({
       proxy,
       profiles: [{ id: 'a', name: 'A' }],
       activeProfileId: 'a',
@@ -22,6 +23,7 @@ describe('composeAppState', () => {
       hasClientToken: true,
       startAtLogin: true,
       notificationsEnabled: false,
+      connectTools,
     });
   });
 });

@@ -89,7 +89,7 @@ export function isAirlockUrl(url: unknown, proxyUrl: string): boolean {
   }
 }
 
-const SECRET_NAME = /(key|token|secret|password)/i;
+const SECRET_NAME = /(key|token|secret|password|auth|credential)/i;
 /** Codex's `env_key` holds the name of a variable, not a secret. */
 const VARIABLE_NAME = /^[A-Z][A-Z0-9_]*$/;
 /** Shorter values are flags and placeholders; masking them would garble the preview. */

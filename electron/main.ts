@@ -14,6 +14,7 @@ import { DEFAULT_PORT } from '../proxy/contracts/defaults.ts';
 import { startOfLocalDayMs } from '../proxy/spend/spendLedger.ts';
 import { type DesktopRuntime, startDesktopRuntime } from './desktopRuntime.ts';
 import { registerIpcHandlers } from './ipcHandlers.ts';
+import type { BudgetProgress } from '../proxy/contracts/api.ts';
 import type { AppState } from './logic/appState.ts';
 import { composeAppState, portFromEnv } from './logic/composeState.ts';
 import { summarizeConnectTools } from './logic/connectMenu.ts';
@@ -38,6 +39,10 @@ let alarmKeys: ReadonlySet<string> = new Set();
 let quitting = false;
 let tray: TrayController | null = null;
 let connectTools: AppState['connectTools'] = [];
+let budgets: BudgetProgress[] = [];
+let budgetsReadAtMs = 0;
+/** Each read asks the log once per cap; at most this often while requests keep finishing. */
+const BUDGET_READ_INTERVAL_MS = 5_000;
 
 const proxyOrigin = (): string | null => (proxyStatus.status === 'serving' || proxyStatus.status === 'paused' ? proxyStatus.origin : null);
 const externalOrigins = (): string[] => [
@@ -55,7 +60,7 @@ const mainWindow = new MainWindow({
 });
 
 function currentState(): AppState {
-  return composeAppState(proxyStatus, runtime?.config.snapshot() ?? emptyConfig(), traffic, connectTools);
+  return composeAppState(proxyStatus, runtime?.config.snapshot() ?? emptyConfig(), traffic, connectTools, budgets);
 }
 
 /** The URL the window should show now: the UI, or the problem page when the proxy did not start. */
@@ -66,7 +71,20 @@ function windowUrl(): string {
   return problemPageDataUrl(startupProblemView(problem, proxyStatus.port), PRODUCT_NAME);
 }
 
+/** Re-reads the caps' spend when the last read is older than the interval (or when forced). */
+function readBudgets(force: boolean): void {
+  const nowMs = Date.now();
+  if (!runtime || (!force && nowMs - budgetsReadAtMs < BUDGET_READ_INTERVAL_MS)) return;
+  budgetsReadAtMs = nowMs;
+  try {
+    budgets = runtime.budgets();
+  } catch (error) {
+    console.error('[airlock] reading the budgets failed:', error instanceof Error ? error.message : 'unknown error');
+  }
+}
+
 function refresh(): void {
+  readBudgets(false);
   const state = currentState();
   tray?.render(state);
   const decision = decideNotifications(alarmKeys, state);
@@ -179,6 +197,8 @@ function followTraffic(started: DesktopRuntime): void {
     void refreshConnectTools();
   }, 60_000).unref();
   started.config.onChange(() => {
+    // A cap just changed: its alert share may have changed with it.
+    readBudgets(true);
     refresh();
     void refreshConnectTools();
   });

@@ -18,6 +18,7 @@ export function appState(overrides: Partial<AppState> = {}): AppState {
     startAtLogin: false,
     notificationsEnabled: true,
     connectTools: [],
+    budgetAlerts: [],
     ...overrides,
   };
 }

@@ -76,7 +76,8 @@ export interface ConnectPlanResponse {
 }
 
 export interface ConnectApplyResponse extends ConnectPlanResponse {
-  backupId: string;
+  /** null when the files were already set up: nothing was written, so there is nothing to undo. */
+  backupId: string | null;
 }
 
 export interface ConnectUndoResponse {

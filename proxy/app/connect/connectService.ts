@@ -84,6 +84,7 @@ export class ConnectService {
     const changed = Object.keys(prepared.paths).filter(
       (role) => prepared.after[role] !== undefined && prepared.after[role] !== prepared.before[role],
     );
+    if (changed.length === 0) return { ...this.#response(prepared), backupId: null };
     const backupId = saveBackup(
       this.#deps.dataDir,
       adapter.id,

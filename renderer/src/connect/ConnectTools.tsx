@@ -68,7 +68,7 @@ function ToolCard({ tool, model, onChanged }: { tool: ConnectToolStatus; model: 
       const imported = applied.importProfileId ? ` The gateway key is now in the keychain (profile "${applied.importProfileId}").` : '';
       return {
         kind: 'done',
-        message: `${tool.title} now uses Airlock with client token "${applied.tokenName}". Backup ${applied.backupId}.${imported}`,
+        message: `${tool.title} now uses Airlock with client token "${applied.tokenName}". ${applied.backupId ? `Backup ${applied.backupId}.` : 'It was already set up: nothing was written.'}${imported}`,
       };
     }, true);
   const undo = () =>

@@ -79,9 +79,12 @@ async function runForTool(service: ConnectService, tool: ConnectToolId, options:
   printChanges(applied.changes, deps);
   if (applied.importProfileId)
     writeLine(deps.stderr, `The gateway key is now in the OS keychain, in profile "${applied.importProfileId}".`);
+  const token = `${applied.tokenCreated ? 'Created' : 'Used'} client token "${applied.tokenName}".`;
   writeLine(
     deps.stderr,
-    `${applied.tokenCreated ? 'Created' : 'Used'} client token "${applied.tokenName}". Backup ${applied.backupId}: undo with \`${CLI_COMMAND} connect ${tool} --undo\`.`,
+    applied.backupId === null
+      ? `${token} Already set up: nothing was written.`
+      : `${token} Backup ${applied.backupId}: undo with \`${CLI_COMMAND} connect ${tool} --undo\`.`,
   );
 }
 

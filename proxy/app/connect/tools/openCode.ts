@@ -49,11 +49,15 @@ export const openCodeAdapter: ToolAdapter = {
       { path: [...base, 'options', 'baseURL'], value: openAiBase(settings.proxyUrl) },
       { path: [...base, 'options', 'apiKey'], value: settings.token },
     );
-    if (settings.model) {
-      if (!asRecord(providerOf(config, PROVIDER_ID)?.models)?.[settings.model]) {
-        edits.push({ path: [...base, 'models', settings.model], value: { name: settings.model } });
+    // Without a model asked for, the one the tool uses now keeps its id and goes through Airlock.
+    const current =
+      typeof config.model === 'string' && config.model.includes('/') ? config.model.slice(config.model.indexOf('/') + 1) : null;
+    const model = settings.model ?? current;
+    if (model) {
+      if (!asRecord(providerOf(config, PROVIDER_ID)?.models)?.[model]) {
+        edits.push({ path: [...base, 'models', model], value: { name: model } });
       }
-      edits.push({ path: ['model'], value: `${PROVIDER_ID}/${settings.model}` });
+      edits.push({ path: ['model'], value: `${PROVIDER_ID}/${model}` });
     }
     const found = settings.dropGatewayKey ? activeProviderId(config) : null;
     if (found && found !== PROVIDER_ID) edits.push({ path: ['provider', found, 'options', 'apiKey'], value: undefined });

@@ -92,8 +92,10 @@ describe('ConnectService against real files in a temporary HOME', () => {
     const listed = (await service.list()).tools.find((tool) => tool.id === 'codex')!;
     expect(listed).toMatchObject({ detected: true, connected: true, tokenName: 'codex', backups: [{ id: applied.backupId }] });
 
-    // A second setup reuses the same token rather than minting another.
+    // A second setup reuses the same token rather than minting another, and with nothing to change writes no backup.
     expect(await service.plan('codex')).toMatchObject({ tokenName: 'codex', tokenCreated: false });
+    expect(await service.apply('codex', { model: 'gpt-5' })).toMatchObject({ tokenCreated: false, backupId: null });
+    expect((await service.list()).tools.find((tool) => tool.id === 'codex')!.backups).toHaveLength(1);
 
     const undone = await service.undo('codex');
     expect(undone.removedFiles.map((file) => path.basename(file)).sort()).toEqual(['.env', 'config.toml']);
@@ -141,7 +143,7 @@ describe('ConnectService against real files in a temporary HOME', () => {
     const written = readFileSync(file, 'utf8');
     expect(findSentinel(written)).toBeNull();
     expect(written).toContain('// mine');
-    const backupDir = path.join(dataDir, 'connect-backups', 'claude-code', applied.backupId);
+    const backupDir = path.join(dataDir, 'connect-backups', 'claude-code', applied.backupId!);
     for (const name of readdirSync(backupDir)) expect(findSentinel(readFileSync(path.join(backupDir, name)))).toBeNull();
 
     // The file now points at Airlock: nothing is left to import, and importing again is refused.

@@ -160,6 +160,18 @@ describe.each(cases)('$adapter.title adapter', ({ adapter, commented, kept, fore
   });
 });
 
+describe('OpenCode without a model asked for', () => {
+  it('keeps the model id it used and sends it through Airlock', () => {
+    const files = { config: JSON.stringify({ model: 'gw/deepseek-chat', provider: { gw: { options: { baseURL: GATEWAY } } } }) };
+    const written = parseJsonc(openCodeAdapter.connect(files, { proxyUrl: PROXY_URL, token: TOKEN }).config!) as {
+      model: string;
+      provider: Record<string, { models?: Record<string, unknown> }>;
+    };
+    expect(written.model).toBe('airlock/deepseek-chat');
+    expect(Object.keys(written.provider.airlock!.models!)).toEqual(['deepseek-chat']);
+  });
+});
+
 describe('adapter paths follow the variables that move each tool', () => {
   it.each([
     [claudeCodeAdapter, {}, '/home/u/.claude/settings.json'],

@@ -14,7 +14,7 @@ export interface StatusInputs {
 
 function budgetWarningMessage(budget: BudgetProgress): string {
   const period = budget.period === 'daily' ? 'today' : 'this month';
-  return `${budget.scope === 'profile' ? 'Profile' : 'Client'} ${budget.subject} has used ${budget.alertPercent}% of its ${budget.period} budget (${formatCredits(budget.spentCredits)} of ${budget.capCredits} credits ${period}); at the cap its requests are refused.`;
+  return `${budget.scope === 'profile' ? 'Profile' : 'Client'} ${budget.subject} has used ${budget.alertPercent}% of its ${budget.period} budget (${formatCredits(budget.spentCredits)} of ${formatCredits(budget.capCredits)} credits ${period}); at the cap its requests are refused.`;
 }
 
 /** The status bar's content, and the alarms a user must see without looking for them. */

@@ -1,3 +1,6 @@
+import type { BudgetAlertPercent } from '../../proxy/contracts/api.ts';
+import type { ConnectToolSummary } from './connectMenu.ts';
+
 /**
  * The desktop app's state as the tray, the notifications and the window's fallback page see it.
  * Plain data: the main process rebuilds it from the proxy handle and the stores on every change.
@@ -22,6 +25,16 @@ export interface ProfileSummary {
   name: string;
 }
 
+export interface BudgetAlert {
+  scope: 'profile' | 'client';
+  /** Profile id or client token name. */
+  subject: string;
+  period: 'daily' | 'monthly';
+  percent: BudgetAlertPercent;
+  spentCredits: number;
+  capCredits: number;
+}
+
 export interface AppState {
   proxy:
     | { status: 'starting'; port: number }
@@ -38,4 +51,8 @@ export interface AppState {
   hasClientToken: boolean;
   startAtLogin: boolean;
   notificationsEnabled: boolean;
+  /** Caps whose spend passed an alert share (50, 80 or 100%) this period. */
+  budgetAlerts: readonly BudgetAlert[];
+  /** The tools Connect can set up, for the tray's Connect submenu. */
+  connectTools: readonly ConnectToolSummary[];
 }

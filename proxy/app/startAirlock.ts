@@ -1,3 +1,5 @@
+import { homedir } from 'node:os';
+import { DEFAULT_HOST } from '../contracts/defaults.ts';
 import { createClientAuthenticator } from '../http/clientAuthenticator.ts';
 import { loadControlToken } from '../http/controlToken.ts';
 import { createTargetResolver } from './targetResolver.ts';
@@ -20,6 +22,7 @@ import type { SecretStore } from './secrets/secretStore.ts';
 import type { StopReport } from '../forward/shutdown.ts';
 import { startServer, type ProxyHandle } from '../http/startServer.ts';
 import { COMMAND_LINE_PROFILE_ID, overlayConfig, type ConfigSource } from './configOverlay.ts';
+import { ConnectService } from './connect/connectService.ts';
 import { lockDataDir } from './dataDirLock.ts';
 import { makeDataDirPrivate } from './privateDataDir.ts';
 
@@ -35,6 +38,8 @@ export interface AirlockOptions {
   uiDir?: string;
   /** A hard limit on the request log's database; past it writes fail as on a full disk. None by default. */
   maxLogBytes?: number;
+  /** Where Connect finds the tools' config files; the user's home by default. */
+  homeDir?: string;
 }
 
 export interface Airlock {
@@ -46,6 +51,8 @@ export interface Airlock {
   spendGate: SpendGateControl;
   capabilities: CapabilityService;
   control: ControlApi;
+  /** Writes the tools' config files (window, tray). */
+  connect: ConnectService;
   /** Opens the control API (and the window); never a client token. */
   controlToken: string;
   /** Things the user should know at start (no keychain, broken config file, a damaged log set aside). */
@@ -150,6 +157,17 @@ async function startWithDataDir(options: AirlockOptions): Promise<Airlock> {
       return isLocalRefusal(target) ? null : target;
     },
   });
+  let proxyUrl = `http://${DEFAULT_HOST}:${options.port}`;
+  const connect = new ConnectService({
+    homeDir: options.homeDir ?? homedir(),
+    env: options.env,
+    dataDir: options.dataDir,
+    config: { snapshot: () => config.snapshot(), update: (mutator) => store.update(mutator) },
+    secrets,
+    proxyUrl: () => proxyUrl,
+    nowMs: Date.now,
+    knownSecrets,
+  });
   const control = createControlRouter({
     controlToken: controlToken.token,
     config: { snapshot: () => config.snapshot(), update: (mutator) => store.update(mutator) },
@@ -160,6 +178,7 @@ async function startWithDataDir(options: AirlockOptions): Promise<Airlock> {
     log,
     spendGate,
     capabilities,
+    connect,
     startupAlarms: logRecovery ? [{ kind: 'log_recovered', message: logRecovery.message }] : [],
     ...(options.uiDir ? { uiDir: options.uiDir } : {}),
   });
@@ -178,6 +197,7 @@ async function startWithDataDir(options: AirlockOptions): Promise<Airlock> {
     await log.close();
     throw error;
   });
+  proxyUrl = proxy.url;
   const detachLog = log.attach(proxy.events);
   control.attach(proxy);
   return {
@@ -189,6 +209,7 @@ async function startWithDataDir(options: AirlockOptions): Promise<Airlock> {
     spendGate,
     capabilities,
     control,
+    connect,
     controlToken: controlToken.token,
     notices,
     logRecovery,

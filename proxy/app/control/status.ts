@@ -1,4 +1,5 @@
-import type { Alarm, StatusResponse } from '../../contracts/api.ts';
+import type { Alarm, BudgetProgress, StatusResponse } from '../../contracts/api.ts';
+import { formatCredits } from '../../contracts/amounts.ts';
 import { startOfLocalDayMs } from '../../spend/spendLedger.ts';
 import { budgetProgress } from './budgets.ts';
 import type { ControlDeps, ProxyControl } from './deps.ts';
@@ -11,6 +12,11 @@ export interface StatusInputs {
   nowMs: number;
 }
 
+function budgetWarningMessage(budget: BudgetProgress): string {
+  const period = budget.period === 'daily' ? 'today' : 'this month';
+  return `${budget.scope === 'profile' ? 'Profile' : 'Client'} ${budget.subject} has used ${budget.alertPercent}% of its ${budget.period} budget (${formatCredits(budget.spentCredits)} of ${formatCredits(budget.capCredits)} credits ${period}); at the cap its requests are refused.`;
+}
+
 /** The status bar's content, and the alarms a user must see without looking for them. */
 export function buildStatus({ deps, proxy, keyRejectedProfiles, nowMs }: StatusInputs): StatusResponse {
   const config = deps.config.snapshot();
@@ -19,8 +25,12 @@ export function buildStatus({ deps, proxy, keyRejectedProfiles, nowMs }: StatusI
   const alarms: Alarm[] = [...(deps.startupAlarms ?? [])];
 
   for (const budget of budgetProgress(config, deps.log.spendSince, nowMs)) {
-    if (!budget.reached) continue;
+    if (budget.alertPercent === null) continue;
     const subject = budget.scope === 'profile' ? { profileId: budget.subject } : { clientName: budget.subject };
+    if (!budget.reached) {
+      alarms.push({ kind: 'budget_warning', message: budgetWarningMessage(budget), ...subject });
+      continue;
+    }
     alarms.push({
       kind: 'budget_reached',
       message: `The ${budget.period} budget of ${budget.scope} ${budget.subject} (${budget.capCredits} credits) is reached: its requests are refused until the period ends or the cap is raised.`,

@@ -32,6 +32,14 @@ import {
   type TokenListResponse,
   type TokenSecretResponse,
 } from '../../../proxy/contracts/api.ts';
+import type {
+  ConnectApplyResponse,
+  ConnectListResponse,
+  ConnectPlanResponse,
+  ConnectRequest,
+  ConnectToolId,
+  ConnectUndoResponse,
+} from '../../../proxy/contracts/connect.ts';
 import { requestQueryString } from './query.ts';
 import { readSse } from './sse.ts';
 
@@ -96,6 +104,10 @@ export interface ControlClient {
   resumeClient(name: string): Promise<ClientResumeResponse>;
   burstLimits(): Promise<BurstLimits>;
   saveBurstLimits(limits: BurstLimits): Promise<BurstLimits>;
+  connectTools(): Promise<ConnectListResponse>;
+  planConnect(tool: ConnectToolId, request: ConnectRequest): Promise<ConnectPlanResponse>;
+  applyConnect(tool: ConnectToolId, request: ConnectRequest): Promise<ConnectApplyResponse>;
+  undoConnect(tool: ConnectToolId): Promise<ConnectUndoResponse>;
   /** Opens the live channel and keeps it open (reconnecting) until the returned function is called. */
   subscribeLive(subscription: LiveSubscription): () => void;
 }
@@ -200,6 +212,10 @@ export function createControlClient(options: ControlClientOptions = {}): Control
     resumeClient: (name) => json('POST', `/clients/${segment(name)}/resume`),
     burstLimits: () => json('GET', '/burst-limits'),
     saveBurstLimits: (limits) => json('PUT', '/burst-limits', limits),
+    connectTools: () => json('GET', '/connect'),
+    planConnect: (tool, request) => json('POST', `/connect/${tool}/plan`, request),
+    applyConnect: (tool, request) => json('POST', `/connect/${tool}/apply`, request),
+    undoConnect: (tool) => json('POST', `/connect/${tool}/undo`),
     subscribeLive,
   };
 }

@@ -5,6 +5,7 @@ import { CopyButton } from '../common/CopyButton.tsx';
 import { ErrorState, Loading } from '../common/StateViews.tsx';
 import { useAsync } from '../common/useAsync.ts';
 import { BurstLimitsForm } from './BurstLimitsForm.tsx';
+import { ConnectTools } from './ConnectTools.tsx';
 import { buildSnippets, uniqueTokenName, type ConnectSnippet } from './snippets.ts';
 import { TokenPicker } from './TokenPicker.tsx';
 import { TokensTable } from './TokensTable.tsx';
@@ -110,6 +111,7 @@ export function ConnectScreen({ proxyUrl }: { proxyUrl: string }) {
         </p>
       )}
       {error && <ErrorState error={error} />}
+      <ConnectTools model={chosenModel} onChanged={tokens.reload} />
       <div className="snippets">
         {snippets.map((snippet) => (
           <SnippetCard

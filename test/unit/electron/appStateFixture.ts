@@ -17,6 +17,8 @@ export function appState(overrides: Partial<AppState> = {}): AppState {
     hasClientToken: true,
     startAtLogin: false,
     notificationsEnabled: true,
+    connectTools: [],
+    budgetAlerts: [],
     ...overrides,
   };
 }

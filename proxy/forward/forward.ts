@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ClientProtocol } from '../contracts/usage.ts';
-import { routeKindOf, toUpstreamPath } from './clientPath.ts';
+import { toUpstreamPath } from './clientPath.ts';
+import { routeFor } from '../protocols/registry.ts';
 import type { RequestEvents } from '../contracts/requestEvents.ts';
 import { pickAllowedHeaders } from '../core/headerAllowlist.ts';
 import { MAX_JSON_NESTING_DEPTH, PARSE_ON_LOOP_MAX_BYTES, PARSE_ON_LOOP_MAX_STRUCTURAL_MARKS } from '../contracts/defaults.ts';
@@ -66,9 +67,7 @@ interface StopBeforeExchange {
 }
 
 function protocolOfPath(path: string, method: string): ClientProtocol {
-  const kind = routeKindOf(path, method);
-  if (kind === 'messages' || kind === 'count_tokens') return 'anthropic';
-  return kind === 'responses' ? 'responses' : 'openai';
+  return routeFor(path, method).adapter.name;
 }
 
 /** The proxy's one route: every client request that is not for the window comes through here. */

@@ -47,18 +47,34 @@ export function responseSnapshot(input: ResponseSnapshotInput): Record<string, u
   };
 }
 
+const ITEM_ID_PREFIX = { reasoning: 'rs', text: 'msg', tool: 'fc' } as const;
+
 /** Item ids are derived from the response id so that they are unique and reproducible. */
 export function outputItemId(responseId: string, block: StreamBlock): string {
   const base = responseId.startsWith('resp_') ? responseId.slice('resp_'.length) : responseId;
-  return `${block.kind === 'text' ? 'msg' : 'fc'}_${base}_${block.position}`;
+  return `${ITEM_ID_PREFIX[block.kind]}_${base}_${block.position}`;
 }
 
 export function outputTextPart(text: string): Record<string, unknown> {
   return { type: 'output_text', text, annotations: [] };
 }
 
+/** The thinking of a chat model is its raw reasoning, not a summary: Responses carries that as `reasoning_text`. */
+export function reasoningTextPart(text: string): Record<string, unknown> {
+  return { type: 'reasoning_text', text };
+}
+
+/** The part a text-like block streams into (content index 0 of its item). */
+export function contentPart(block: StreamBlock & { kind: 'reasoning' | 'text' }, text: string): Record<string, unknown> {
+  return block.kind === 'reasoning' ? reasoningTextPart(text) : outputTextPart(text);
+}
+
 export function outputItem(responseId: string, block: StreamBlock, status: 'in_progress' | 'completed'): Record<string, unknown> {
   const id = outputItemId(responseId, block);
+  if (block.kind === 'reasoning') {
+    const content = status === 'completed' ? [reasoningTextPart(block.text)] : [];
+    return { id, type: 'reasoning', status, summary: [], content };
+  }
   if (block.kind === 'text') {
     const content = status === 'completed' ? [outputTextPart(block.text)] : [];
     return { id, type: 'message', status, role: 'assistant', content };

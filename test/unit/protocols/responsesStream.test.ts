@@ -1,13 +1,22 @@
 import { describe, expect, it } from 'vitest';
 import { createResponsesStreamTranslator } from '../../../proxy/protocols/responses/stream.ts';
 import { STREAM_ENDED_EARLY_MESSAGE } from '../../../proxy/protocols/streamTranslator.ts';
-import { characterPieces, finishChunk, parseFrames, splitsAtEveryCharacter, textChunk, toolChunk, usageChunk } from './chatChunks.ts';
+import {
+  characterPieces,
+  fedChunks,
+  finishChunk,
+  parseFrames,
+  splitsAtEveryCharacter,
+  textChunk,
+  toolChunk,
+  usageChunk,
+} from './chatChunks.ts';
 import type { SseFrame } from './chatChunks.ts';
 
 const options = { requestedModel: 'gpt-codex', responseId: 'resp_abc', createdAtSec: 1_700_000_000 };
 
 function translate(chunks: object[]): SseFrame[] {
-  const translator = createResponsesStreamTranslator(options);
+  const translator = fedChunks(createResponsesStreamTranslator(options));
   return parseFrames([...chunks.flatMap((chunk) => translator.push(chunk)), ...translator.finish()]);
 }
 
@@ -132,7 +141,7 @@ describe('createResponsesStreamTranslator', () => {
 
 describe('createResponsesStreamTranslator failures', () => {
   it('fail() mid-stream ends with response.failed carrying the error and the finished items only', () => {
-    const translator = createResponsesStreamTranslator(options);
+    const translator = fedChunks(createResponsesStreamTranslator(options));
     const frames = parseFrames([
       ...translator.push(textChunk('one')),
       ...translator.push(toolChunk({ index: 0, id: 'c', name: 'shell', arguments: '{"comm' })),
@@ -147,7 +156,7 @@ describe('createResponsesStreamTranslator failures', () => {
   });
 
   it('finish() without a finish_reason fails', () => {
-    const translator = createResponsesStreamTranslator(options);
+    const translator = fedChunks(createResponsesStreamTranslator(options));
     translator.push(textChunk('cut'));
     const frames = parseFrames(translator.finish());
     expect(frames.map((f) => f.event)).toEqual(['response.failed']);
@@ -155,13 +164,13 @@ describe('createResponsesStreamTranslator failures', () => {
   });
 
   it('fail() before any chunk still opens the response, then fails it', () => {
-    const translator = createResponsesStreamTranslator(options);
+    const translator = fedChunks(createResponsesStreamTranslator(options));
     const frames = parseFrames(translator.fail({ type: 'rate_limit_exceeded', message: 'slow down' }));
     expect(frames.map((f) => f.event)).toEqual(['response.created', 'response.in_progress', 'response.failed']);
   });
 
   it('an upstream error chunk fails the stream', () => {
-    const translator = createResponsesStreamTranslator(options);
+    const translator = fedChunks(createResponsesStreamTranslator(options));
     const frames = parseFrames(translator.push({ error: { message: 'model busy' } }));
     expect(frames.at(-1)?.data['response']).toMatchObject({ status: 'failed', error: { code: 'server_error' } });
     expect(JSON.stringify(frames.at(-1)?.data)).toContain('model busy');

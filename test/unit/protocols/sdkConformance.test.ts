@@ -6,7 +6,7 @@ import { chatToAnthropicResponse } from '../../../proxy/protocols/anthropic/resp
 import { createAnthropicStreamTranslator } from '../../../proxy/protocols/anthropic/stream.ts';
 import { createResponsesStreamTranslator } from '../../../proxy/protocols/responses/stream.ts';
 import type { ChatStreamTranslator } from '../../../proxy/protocols/streamTranslator.ts';
-import { finishChunk, textChunk, toolChunk, usageChunk } from './chatChunks.ts';
+import { fedChunks, finishChunk, textChunk, toolChunk, usageChunk } from './chatChunks.ts';
 
 /**
  * The official SDKs read what the translators write: their stream accumulators must rebuild the
@@ -18,7 +18,8 @@ function fetchReturning(body: string, status = 200, contentType = 'text/event-st
 }
 
 function framesFor(translator: ChatStreamTranslator, chunks: object[], ending: 'finish' | 'fail'): string {
-  const frames = chunks.flatMap((chunk) => translator.push(chunk));
+  const fed = fedChunks(translator);
+  const frames = chunks.flatMap((chunk) => fed.push(chunk));
   frames.push(...(ending === 'finish' ? translator.finish() : translator.fail({ type: 'overloaded_error', message: 'upstream broke' })));
   return frames.join('');
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createAnthropicStreamTranslator } from '../../../proxy/protocols/anthropic/stream.ts';
 import { STREAM_ENDED_EARLY_MESSAGE } from '../../../proxy/protocols/streamTranslator.ts';
-import { characterPieces, fedChunks, finishChunk, parseFrames, textChunk, toolChunk, usageChunk } from './chatChunks.ts';
+import { characterPieces, fedChunks, finishChunk, parseFrames, reasoningChunk, textChunk, toolChunk, usageChunk } from './chatChunks.ts';
 import type { SseFrame, ToolPiece } from './chatChunks.ts';
 
 interface RebuiltBlock {
@@ -52,6 +52,28 @@ function translate(chunks: object[]): SseFrame[] {
 const multiByteArguments = '{"path":"café/naïve 🚀.txt","note":"日本語 é 👩‍💻"}';
 
 describe('createAnthropicStreamTranslator', () => {
+  it.each(['reasoning_content', 'reasoning'] as const)('streams %s deltas as a thinking block before the text block', (field) => {
+    const frames = translate([
+      reasoningChunk('Let me ', field),
+      reasoningChunk('think.', field),
+      textChunk('Hi'),
+      finishChunk('stop'),
+      usageChunk(5, 2),
+    ]);
+    const starts = frames.filter((frame) => frame.event === 'content_block_start').map((frame) => frame.data['content_block']);
+    expect(starts).toEqual([
+      { type: 'thinking', thinking: '', signature: '' },
+      { type: 'text', text: '' },
+    ]);
+    const thinking = frames
+      .filter((frame) => frame.event === 'content_block_delta' && frame.data['index'] === 0)
+      .map((frame) => frame.data['delta']);
+    expect(thinking).toEqual([
+      { type: 'thinking_delta', thinking: 'Let me ' },
+      { type: 'thinking_delta', thinking: 'think.' },
+    ]);
+  });
+
   it('streams text as one text block and ends with stop_reason and usage from the late usage chunk', () => {
     const frames = translate([textChunk('Hel'), textChunk('lo'), finishChunk('stop'), usageChunk(12, 3)]);
     const start = frames[0]!.data['message'] as Record<string, unknown>;

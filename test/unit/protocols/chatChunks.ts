@@ -13,6 +13,11 @@ export function textChunk(content: string): object {
   return { id: 'chatcmpl-1', object: 'chat.completion.chunk', choices: [{ index: 0, delta: { content }, finish_reason: null }] };
 }
 
+/** A reasoning model's thinking, in the field its gateway uses. */
+export function reasoningChunk(text: string, field: 'reasoning_content' | 'reasoning' = 'reasoning_content'): object {
+  return { id: 'chatcmpl-1', object: 'chat.completion.chunk', choices: [{ index: 0, delta: { [field]: text }, finish_reason: null }] };
+}
+
 export function toolChunk(...pieces: ToolPiece[]): object {
   const toolCalls = pieces.map((piece) => ({
     index: piece.index,

@@ -1,7 +1,8 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { DialectName } from '../../simulator/index.ts';
+import { DIALECTS as GATEWAY_DIALECTS, SEED_DIALECT } from '../../simulator/index.ts';
+import type { Dialect } from '../../simulator/dialect.ts';
 import { startHarness, type Harness } from '../../support/proxyHarness.ts';
 import { expectBilledTranslations, type TokenPrice } from '../../support/clients/billedExchanges.ts';
 import { codexCli, installedVersion } from '../../support/clients/clientBinaries.ts';
@@ -17,8 +18,16 @@ const SETTLE_TIMEOUT_MS = 5_000;
 const TOKEN_ENV_VARIABLE = 'AIRLOCK_CLIENT_TOKEN';
 const CLIENT_MODEL = 'gpt-5-codex';
 const PRICE: TokenPrice = { model: 'gpt-4o-mini', inputPer1M: 0.15, outputPer1M: 0.6 };
+/** A gateway whose streams end after the finish and usage chunks without `data: [DONE]`. */
+const WITHOUT_DONE: Dialect = { ...SEED_DIALECT, name: 'seed without [DONE]', stream: { ...SEED_DIALECT.stream, sendDone: false } };
+/** A gateway that puts a running usage count on every chunk (a cut stream's count is partial). */
+const RUNNING_USAGE: Dialect = {
+  ...SEED_DIALECT,
+  name: 'seed with usage on every chunk',
+  stream: { ...SEED_DIALECT.stream, usagePlacement: 'everyChunk' },
+};
 /** The gateways it is run against: the seed's, and real ones whose streams and ids differ (simulator/dialects.ts). */
-const DIALECTS: DialectName[] = ['seed', 'new-api', 'vllm'];
+const DIALECTS: Dialect[] = [GATEWAY_DIALECTS.seed, GATEWAY_DIALECTS['new-api'], GATEWAY_DIALECTS.vllm, WITHOUT_DONE, RUNNING_USAGE];
 
 let harness: Harness;
 let sandbox: ClientSandbox;
@@ -57,7 +66,7 @@ async function runCodexExec(prompt: string): Promise<CliResult> {
 }
 
 describe.each(DIALECTS)(
-  `Codex CLI ${installedVersion('@openai/codex')} through Airlock to a Chat-Completions-only %s gateway`,
+  `Codex CLI ${installedVersion('@openai/codex')} through Airlock to a Chat-Completions-only $name gateway`,
   (dialect) => {
     beforeAll(() => harness.simulator.useDialect(dialect));
 

@@ -59,21 +59,19 @@ export function outputTextPart(text: string): Record<string, unknown> {
   return { type: 'output_text', text, annotations: [] };
 }
 
-/** The thinking of a chat model is its raw reasoning, not a summary: Responses carries that as `reasoning_text`. */
-export function reasoningTextPart(text: string): Record<string, unknown> {
-  return { type: 'reasoning_text', text };
-}
-
-/** The part a text-like block streams into (content index 0 of its item). */
-export function contentPart(block: StreamBlock & { kind: 'reasoning' | 'text' }, text: string): Record<string, unknown> {
-  return block.kind === 'reasoning' ? reasoningTextPart(text) : outputTextPart(text);
+/**
+ * A chat model's thinking goes in the reasoning item's summary: Responses clients show the summary
+ * (Codex prints it as the model's thinking) and keep raw `reasoning_text` to themselves unless told
+ * otherwise, while a chat gateway's thinking is the only account of it the user will ever get.
+ */
+export function reasoningSummaryPart(text: string): Record<string, unknown> {
+  return { type: 'summary_text', text };
 }
 
 export function outputItem(responseId: string, block: StreamBlock, status: 'in_progress' | 'completed'): Record<string, unknown> {
   const id = outputItemId(responseId, block);
   if (block.kind === 'reasoning') {
-    const content = status === 'completed' ? [reasoningTextPart(block.text)] : [];
-    return { id, type: 'reasoning', status, summary: [], content };
+    return { id, type: 'reasoning', status, summary: status === 'completed' ? [reasoningSummaryPart(block.text)] : [] };
   }
   if (block.kind === 'text') {
     const content = status === 'completed' ? [outputTextPart(block.text)] : [];

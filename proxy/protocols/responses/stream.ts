@@ -3,7 +3,7 @@ import type { BlockEvent } from '../chat/chatStreamBlocks.ts';
 import { sseFrame } from '../sse.ts';
 import { STREAM_ENDED_EARLY_MESSAGE } from '../streamTranslator.ts';
 import type { ChatStreamTranslator, StreamFailure } from '../streamTranslator.ts';
-import { contentPart, outputItem, outputItemId, responseEnding, responseSnapshot } from './output.ts';
+import { outputItem, outputItemId, outputTextPart, reasoningSummaryPart, responseEnding, responseSnapshot } from './output.ts';
 import type { ResponseSnapshotInput } from './output.ts';
 
 /**
@@ -52,12 +52,18 @@ export function createResponsesStreamTranslator(options: {
     if (event.type === 'start') {
       const added = frame('response.output_item.added', { output_index, item: outputItem(options.responseId, block, 'in_progress') });
       if (block.kind === 'tool') return [added];
-      return [added, frame('response.content_part.added', { item_id, output_index, content_index: 0, part: contentPart(block, '') })];
+      if (block.kind === 'reasoning') {
+        return [
+          added,
+          frame('response.reasoning_summary_part.added', { item_id, output_index, summary_index: 0, part: reasoningSummaryPart('') }),
+        ];
+      }
+      return [added, frame('response.content_part.added', { item_id, output_index, content_index: 0, part: outputTextPart('') })];
     }
     if (event.type === 'delta') {
       if (block.kind === 'tool') return [frame('response.function_call_arguments.delta', { item_id, output_index, delta: event.piece })];
       if (block.kind === 'reasoning') {
-        return [frame('response.reasoning_text.delta', { item_id, output_index, content_index: 0, delta: event.piece })];
+        return [frame('response.reasoning_summary_text.delta', { item_id, output_index, summary_index: 0, delta: event.piece })];
       }
       return [frame('response.output_text.delta', { item_id, output_index, content_index: 0, delta: event.piece, logprobs: [] })];
     }
@@ -71,13 +77,17 @@ export function createResponsesStreamTranslator(options: {
     if (block.kind === 'tool') {
       return [frame('response.function_call_arguments.done', { item_id, output_index, name: block.name, arguments: block.arguments })];
     }
-    const textDone =
-      block.kind === 'reasoning'
-        ? frame('response.reasoning_text.done', { item_id, output_index, content_index: 0, text: block.text })
-        : frame('response.output_text.done', { item_id, output_index, content_index: 0, text: block.text, logprobs: [] });
+    if (block.kind === 'reasoning') {
+      const part = { item_id, output_index, summary_index: 0 };
+      return [
+        frame('response.reasoning_summary_text.done', { ...part, text: block.text }),
+        frame('response.reasoning_summary_part.done', { ...part, part: reasoningSummaryPart(block.text) }),
+      ];
+    }
+    const part = { item_id, output_index, content_index: 0 };
     return [
-      textDone,
-      frame('response.content_part.done', { item_id, output_index, content_index: 0, part: contentPart(block, block.text) }),
+      frame('response.output_text.done', { ...part, text: block.text, logprobs: [] }),
+      frame('response.content_part.done', { ...part, part: outputTextPart(block.text) }),
     ];
   }
 

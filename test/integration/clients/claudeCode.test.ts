@@ -144,3 +144,26 @@ describe.each(DIALECTS)(
     );
   },
 );
+
+describe(`Claude Code ${installedVersion('@anthropic-ai/claude-code')} through Airlock to a reasoning model`, () => {
+  beforeAll(() => harness.simulator.useDialect('vllm'));
+
+  it(
+    'shows the thinking the gateway streamed as reasoning_content as a thinking block',
+    async () => {
+      const reasoning = 'airlock-thinking-marker';
+      harness.simulator.script({ kind: 'reply', content: 'airlock-plain-answer', reasoning });
+      const result = await runClaudePrint('ANTHROPIC_API_KEY', 'Reply with the marker', ['--output-format', 'stream-json', '--verbose']);
+      expect(result.exitCode, transcript(result)).toBe(0);
+      const blocks = result.stdout
+        .split('\n')
+        .filter((line) => line.startsWith('{'))
+        .map((line) => JSON.parse(line) as { type: string; message?: { content?: { type: string; thinking?: string; text?: string }[] } })
+        .filter((event) => event.type === 'assistant')
+        .flatMap((event) => event.message?.content ?? []);
+      expect(blocks).toContainEqual(expect.objectContaining({ type: 'thinking', thinking: reasoning }));
+      expect(blocks).toContainEqual(expect.objectContaining({ type: 'text', text: 'airlock-plain-answer' }));
+    },
+    TEST_TIMEOUT_MS,
+  );
+});

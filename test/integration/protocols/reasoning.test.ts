@@ -8,7 +8,8 @@ import { startHarness, type Harness } from '../../support/proxyHarness.ts';
 /**
  * A reasoning model's thinking, streamed by the gateway as `reasoning_content` (vLLM, DeepSeek) or
  * `reasoning` (OpenRouter, newer vLLM), reaches translated clients as their protocol carries it:
- * Anthropic thinking blocks, Responses reasoning items. The simulator's thinking for such a model
+ * Anthropic thinking blocks, Responses reasoning items (their summary, which Responses clients
+ * show). The simulator's thinking for such a model
  * is "Thinking about: <the last user text>".
  */
 const REASONING_MODEL = 'deepseek-chat';
@@ -73,16 +74,16 @@ describe.each(REASONING_DIALECTS)('thinking sent as %s', (_name, dialect) => {
   it('becomes a reasoning item of a Responses answer, before its message', async () => {
     const response = await openai().responses.create({ model: 'gpt-5-codex', input: PROMPT, store: false });
     expect(response.output.map((item) => item.type)).toEqual(['reasoning', 'message']);
-    expect(response.output[0]).toMatchObject({ type: 'reasoning', content: [{ type: 'reasoning_text', text: THINKING }] });
+    expect(response.output[0]).toMatchObject({ type: 'reasoning', summary: [{ type: 'summary_text', text: THINKING }] });
   });
 
   it('streams as reasoning events the OpenAI SDK assembles into the final response', async () => {
     const stream = openai().responses.stream({ model: 'gpt-5-codex', input: PROMPT, store: false });
     let reasoningDeltas = '';
-    for await (const event of stream) if (event.type === 'response.reasoning_text.delta') reasoningDeltas += event.delta;
+    for await (const event of stream) if (event.type === 'response.reasoning_summary_text.delta') reasoningDeltas += event.delta;
     const response = await stream.finalResponse();
     expect(reasoningDeltas).toBe(THINKING);
     expect(response.output.map((item) => item.type)).toEqual(['reasoning', 'message']);
-    expect(response.output[0]).toMatchObject({ content: [{ type: 'reasoning_text', text: THINKING }] });
+    expect(response.output[0]).toMatchObject({ summary: [{ type: 'summary_text', text: THINKING }] });
   });
 });

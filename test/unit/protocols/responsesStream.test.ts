@@ -26,19 +26,19 @@ function data(frames: SseFrame[], event: string): Record<string, unknown>[] {
 }
 
 describe('createResponsesStreamTranslator', () => {
-  it('streams thinking as a reasoning item with reasoning_text events, before the message item', () => {
+  it('streams thinking as the summary of a reasoning item, before the message item', () => {
     const frames = translate([reasoningChunk('Hmm'), textChunk('Hi'), finishChunk('stop'), usageChunk(5, 2)]);
     expect(frames.map((frame) => frame.event).slice(2, 8)).toEqual([
       'response.output_item.added',
-      'response.content_part.added',
-      'response.reasoning_text.delta',
-      'response.reasoning_text.done',
-      'response.content_part.done',
+      'response.reasoning_summary_part.added',
+      'response.reasoning_summary_text.delta',
+      'response.reasoning_summary_text.done',
+      'response.reasoning_summary_part.done',
       'response.output_item.done',
     ]);
     const completed = data(frames, 'response.completed')[0]!['response'] as { output: Record<string, unknown>[] };
     expect(completed.output.map((item) => item['type'])).toEqual(['reasoning', 'message']);
-    expect(completed.output[0]).toMatchObject({ id: 'rs_abc_0', content: [{ type: 'reasoning_text', text: 'Hmm' }], summary: [] });
+    expect(completed.output[0]).toMatchObject({ id: 'rs_abc_0', summary: [{ type: 'summary_text', text: 'Hmm' }] });
   });
 
   it('emits the Codex text sequence with rising sequence numbers and usage on response.completed', () => {

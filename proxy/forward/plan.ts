@@ -1,8 +1,6 @@
 import type { ClientProtocol, ProtocolMode } from '../contracts/usage.ts';
 import type { ResponseTranslator } from '../protocols/adapter.ts';
 
-export type { ResponseTranslator };
-
 /** Everything decided about one request before it goes upstream. */
 export interface ExchangePlan {
   protocol: ClientProtocol;

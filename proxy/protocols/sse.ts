@@ -22,11 +22,12 @@ export function eventJson(event: SseEvent): Record<string, unknown> | null {
   return json;
 }
 
-/** The event's type: its `event:` name, else the `type` its data carries, else ''. */
-export function eventType(event: SseEvent, json: Record<string, unknown> | null, preferData = false): string {
-  const fromData = typeof json?.type === 'string' ? json.type : undefined;
-  if (preferData) return fromData ?? event.event ?? '';
-  return event.event ?? fromData ?? '';
+/**
+ * The event's type: the `type` its data carries (Messages and Responses put it in every event), else
+ * its `event:` name, else ''. The data wins because some relays name every event `message`.
+ */
+export function eventType(event: SseEvent, json: Record<string, unknown> | null): string {
+  return typeof json?.type === 'string' ? json.type : (event.event ?? '');
 }
 
 /** One complete frame: a named event and its JSON data, ending in a blank line. */

@@ -19,7 +19,7 @@ export class ResponsesStreamObserver implements StreamObserver {
   observe(event: SseEvent): boolean {
     const json = eventJson(event);
     if (!json) return true;
-    const type = eventType(event, json, true);
+    const type = eventType(event, json);
     if (type === 'response.output_text.delta' && typeof json.delta === 'string') this.sink.onDelta(json.delta);
     if (type === 'error' || type === 'response.failed') {
       this.upstreamErrorMessage =

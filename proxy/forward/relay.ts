@@ -79,26 +79,57 @@ export async function relayResponse(input: RelayInput): Promise<void> {
     return relayStream(input, protocols);
   }
   if (readWhole) return relayProtocolJson(input, protocols, headers);
-  res.writeHead(response.statusCode, headers);
-  // The Content-Length is already out: the key becomes a mask of its own length.
+  return relayPassedBody(input, protocols.upstream, headers);
+}
+
+/** Bytes kept of an answer labelled JSON that is not, for the error message. */
+const NOT_JSON_KEPT_BYTES = 4096;
+
+/**
+ * Anything else passes through as it arrives. One labelled JSON waits for its first byte that is
+ * not white space: a JSON answer starts with `{` or `[`, and one that does not (a maintenance
+ * text under a JSON label) is the wrong address answering, never passed on as a success.
+ */
+async function relayPassedBody(input: RelayInput, upstream: ProtocolRoute, headers: Record<string, string | string[]>): Promise<void> {
+  const { res, trace, response, contentType } = input;
+  // Changed by the chunk callback: an object, so the checks after the relay read its current value.
+  const answer: { verdict: 'pending' | 'pass' | 'notJson' } = { verdict: contentType?.toLowerCase().includes('json') ? 'pending' : 'pass' };
+  const held: Buffer[] = [];
+  let heldBytes = 0;
+  // The Content-Length is out with the headers: the key becomes a mask of its own length.
   const keyFree = input.keyMasker.byteStream();
+  const pass = (chunk: Buffer): boolean => {
+    const passed = keyFree.push(chunk);
+    // A client that is gone has nothing to wait for: the answer is only read on.
+    return res.destroyed || passed.length === 0 || res.write(passed);
+  };
+  if (answer.verdict === 'pass') res.writeHead(response.statusCode, headers);
   try {
     await relayBody(
       response.body,
       res,
       (chunk) => {
         trace.responseBody.add(chunk);
-        const passed = keyFree.push(chunk);
-        // A client that is gone has nothing to wait for: the answer is only read on.
-        return res.destroyed || passed.length === 0 || res.write(passed);
+        if (answer.verdict === 'pass') return pass(chunk);
+        if (heldBytes < NOT_JSON_KEPT_BYTES) held.push(chunk);
+        heldBytes += chunk.length;
+        if (answer.verdict === 'notJson') return true;
+        const start = Buffer.concat(held).toString('utf8').trimStart();
+        if (start === '') return true;
+        answer.verdict = start.startsWith('{') || start.startsWith('[') ? 'pass' : 'notJson';
+        if (answer.verdict === 'notJson') return true;
+        res.writeHead(response.statusCode, headers);
+        return pass(Buffer.concat(held));
       },
       { readOnWithoutClient: input.readsOnWithoutClient === true },
     );
-    res.end(keyFree.end());
   } catch (error) {
     return failMidBody(input, error);
   }
-  recordPassedAnswer(trace, contentType, protocols.upstream);
+  if (answer.verdict === 'notJson') return failNotJson(input, Buffer.concat(held).toString('utf8'));
+  if (answer.verdict === 'pending') res.writeHead(response.statusCode, headers);
+  res.end(keyFree.end());
+  recordPassedAnswer(trace, contentType, upstream);
 }
 
 /** Usage and model of an answer passed through. Bodies labelled as something else (audio, files) are not decoded at all. */

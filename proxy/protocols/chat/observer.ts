@@ -2,8 +2,7 @@ import type { TokenUsage } from '../../contracts/usage.ts';
 import type { ObserverOptions, StreamObserver, StreamSink } from '../adapter.ts';
 import { eventJson, type SseEvent } from '../sse.ts';
 import { errorMessageOf } from '../fields.ts';
-import { chatChunkOf } from './chatShapes.ts';
-import { isUsageOnlyChunk } from './usage.ts';
+import { isUsageOnlyChunk, usageFromChatChunk } from './usage.ts';
 
 /**
  * Chat Completions: `data: {chunk}` … and, from most gateways, `data: [DONE]`. The answer is
@@ -52,7 +51,7 @@ export class ChatStreamObserver implements StreamObserver {
       this.sink.onModel(chunk.model);
     }
     const finishing = this.readChoices(chunk.choices);
-    const usage = chatChunkOf(event)?.usage ?? null;
+    const usage = usageFromChatChunk(chunk);
     const usageOnly = isUsageOnlyChunk(chunk);
     if (usage) {
       this.heldUsage = usage;

@@ -45,3 +45,30 @@ describe.each(['application/json', 'text/plain; charset=utf-8'])('a 200 labelled
     expect(JSON.parse(response.body)).toMatchObject({ type: 'error', error: { message: expect.stringContaining(MAINTENANCE) } });
   });
 });
+
+describe('a passed-through endpoint', () => {
+  it('labelled JSON whose body is not JSON is the wrong-address error too', async () => {
+    harness.simulator.script({ kind: 'text', status: 200, text: MAINTENANCE, contentType: 'application/json' });
+    const ended = harness.nextEnd();
+    const body = JSON.stringify({ model: 'text-embedding-3-small', input: 'hi' });
+    const response = await rawRequest(`${harness.proxy.url}/v1/embeddings`, { method: 'POST', headers: JSON_HEADERS, body });
+    expect(response.status).toBe(WRONG_ADDRESS_STATUS);
+    expect(JSON.parse(response.body)).toMatchObject({
+      error: { type: 'html_instead_of_json', message: expect.stringContaining(MAINTENANCE) },
+    });
+    expect((await ended).errorClass).toBe('html_instead_of_json');
+  });
+
+  it('labelled JSON and JSON passes as it came, and one labelled as something else is not read', async () => {
+    const embedded = await rawRequest(`${harness.proxy.url}/v1/embeddings`, {
+      method: 'POST',
+      headers: JSON_HEADERS,
+      body: JSON.stringify({ model: 'text-embedding-3-small', input: 'hi' }),
+    });
+    expect(embedded.status).toBe(200);
+    expect(JSON.parse(embedded.body)).toHaveProperty('data');
+    harness.simulator.script({ kind: 'text', status: 200, text: 'RIFF audio bytes', contentType: 'audio/wav' });
+    const audio = await rawRequest(`${harness.proxy.url}/v1/audio/speech`, { method: 'POST', headers: JSON_HEADERS, body: '{}' });
+    expect([audio.status, audio.body]).toEqual([200, 'RIFF audio bytes']);
+  });
+});

@@ -1,4 +1,3 @@
-import { routeKindOf } from './clientPath.ts';
 import type { ClientProtocol } from '../contracts/usage.ts';
 import { resolveUpstreamModel } from './modelRouting.ts';
 import type { ExchangePlan } from './plan.ts';
@@ -6,7 +5,7 @@ import { rewriteJsonBody, streamFlagOf, modelOf, type ClientBody, type ParsedBod
 import type { ClientIdentity, LocalRefusal, UpstreamTarget } from '../contracts/ports.ts';
 import type { ChatTranslation, EndpointKind } from '../protocols/adapter.ts';
 import { chooseMode } from '../protocols/protocolMode.ts';
-import { routeFor } from '../protocols/registry.ts';
+import { isChatCompletion, routeFor } from '../protocols/registry.ts';
 import { answerCountTokens } from './localAnswers.ts';
 import { chatRequestFor } from './translation/translationJob.ts';
 import { translationThread, TranslationUnavailableError, type TranslationThread } from './translation/translationThreadClient.ts';
@@ -60,8 +59,9 @@ export function buildPlan(input: PlanInput): Plan | Promise<Plan> {
     routes: target.profile.modelRoutes,
     clientDefaultModel: input.identity.defaultModel ?? null,
   });
-  const { adapter, endpoint } = routeFor(input.path, input.method);
-  const translation = adapter.translation;
+  const route = routeFor(input.path, input.method);
+  const { endpoint } = route;
+  const translation = route.adapter.translation;
   if (translation) {
     const protocolKey = translation.modeKey;
     const nativeVerified = upstreamModel !== null && (input.nativeVerified?.(target.profile.id, protocolKey, upstreamModel) ?? false);
@@ -69,7 +69,7 @@ export function buildPlan(input: PlanInput): Plan | Promise<Plan> {
       return translatedPlan(input, translation, endpoint, requestedModel, upstreamModel);
     }
   }
-  const isChat = routeKindOf(input.path, input.method) === 'chat';
+  const isChat = isChatCompletion(route);
   const rewritten = rewriteJsonBody(input.body, parsed, upstreamModel, isChat);
   return {
     protocol: input.protocol,

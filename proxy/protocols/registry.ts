@@ -28,6 +28,14 @@ export function routeFor(path: string, method: string): ProtocolRoute {
   return ROUTES.get(path) ?? PASSTHROUGH;
 }
 
+/**
+ * A Chat Completions request: its body is a chat body (the token estimate reads it) and a stream
+ * of it carries usage only when asked (`stream_options.include_usage`, which Airlock adds).
+ */
+export function isChatCompletion(route: ProtocolRoute): boolean {
+  return route.adapter === chatAdapter && route.endpoint === 'generate';
+}
+
 /** The adapter a client of this protocol is answered with (errors, refusals, stream error frames). */
 export function adapterNamed(name: ClientProtocol): ProtocolAdapter {
   return ADAPTERS.find((adapter) => adapter.name === name) ?? passthroughAdapter;

@@ -4,13 +4,15 @@ import type { EndpointKind, ObserverOptions, ProtocolAdapter } from '../../../pr
 import { anthropicAdapter } from '../../../proxy/protocols/anthropic/adapter.ts';
 import { chatAdapter } from '../../../proxy/protocols/chat/adapter.ts';
 import { passthroughAdapter } from '../../../proxy/protocols/passthrough/adapter.ts';
-import { adapterNamed, routeFor } from '../../../proxy/protocols/registry.ts';
+import { adapterNamed, isChatCompletion, routeFor } from '../../../proxy/protocols/registry.ts';
 import { responsesAdapter } from '../../../proxy/protocols/responses/adapter.ts';
 import type { SseEvent } from '../../../proxy/protocols/sse.ts';
 
 describe('routeFor: the registry maps a path to its protocol', () => {
   it.each<[string, string, ProtocolAdapter, EndpointKind]>([
     ['chat/completions', 'POST', chatAdapter, 'generate'],
+    ['chat/completions', 'post', chatAdapter, 'generate'],
+    ['chat/completions', 'GET', passthroughAdapter, 'other'],
     ['messages', 'POST', anthropicAdapter, 'generate'],
     ['messages/count_tokens', 'POST', anthropicAdapter, 'count'],
     ['responses', 'POST', responsesAdapter, 'generate'],
@@ -20,6 +22,12 @@ describe('routeFor: the registry maps a path to its protocol', () => {
     ['responses', 'GET', passthroughAdapter, 'other'],
   ])('%s %s', (path, method, adapter, endpoint) => {
     expect(routeFor(path, method)).toEqual({ adapter, endpoint });
+  });
+
+  it('tells a chat completion from the rest', () => {
+    expect(
+      [routeFor('chat/completions', 'POST'), routeFor('messages', 'POST'), routeFor('completions', 'POST')].map(isChatCompletion),
+    ).toEqual([true, false, false]);
   });
 
   it('answers each client protocol with its own adapter', () => {

@@ -284,8 +284,10 @@ async function relayGuardedStream(
     );
   } catch (error) {
     const errorClass = classifyStreamError(error, res);
-    // A client that leaves once it has the whole answer (Codex closes at response.completed) aborted nothing.
-    if (errorClass === 'client_aborted' && observer.complete && observer.upstreamErrorMessage === null) return;
+    // A client that leaves once it has the whole answer (Codex closes at response.completed) aborted
+    // nothing. A translated stream's client gets its end only after the gateway's, so it never has.
+    const clientHadAll = translator === null && observer.complete && observer.upstreamErrorMessage === null;
+    if (errorClass === 'client_aborted' && clientHadAll) return;
     return failMidStream(input, protocols.client, errorClass, translator);
   }
   if (observer.upstreamErrorMessage !== null) {

@@ -10,7 +10,7 @@ import { mayHaveExecuted, type UpstreamAttempt } from './upstreamExecution.ts';
 import { idempotencyKeyOf } from '../spend/idempotencyRequest.ts';
 import type { ExchangePlan } from './plan.ts';
 import { relayResponse } from './relay.ts';
-import { errorBodyFor, errorStatusFor, sendJson, type ErrorDetail } from '../protocols/replies.ts';
+import { errorBodyFor, errorStatusFor, sendJson, type ErrorDetail } from './replies.ts';
 import type { UpstreamTarget } from '../contracts/ports.ts';
 import type { RequestTrace } from './trace.ts';
 import type { ForwardShutdown } from './shutdown.ts';

@@ -11,7 +11,7 @@ import { claimIdempotency, sendReplay, settleIdempotency } from './idempotency.t
 import type { IdempotencyCache, StoredResponse } from '../spend/idempotencyCache.ts';
 import { KeyMasker } from '../core/keyMasker.ts';
 import { buildPlan, type NativeProtocolCheck, type PlanRefusal } from './planner.ts';
-import { sendRefusal } from '../protocols/replies.ts';
+import { sendRefusal } from './replies.ts';
 import { BodyTooLargeError, modelOf, parseClientBody, readClientBody, streamFlagOf, type ClientBody } from './requestBody.ts';
 import {
   isLocalRefusal,

@@ -7,7 +7,7 @@ import type { KeyMasker } from '../core/keyMasker.ts';
 import type { ExchangePlan } from './plan.ts';
 import type { ObserverOptions, ProtocolAdapter, StreamSink } from '../protocols/adapter.ts';
 import { adapterNamed, routeFor, type ProtocolRoute } from '../protocols/registry.ts';
-import { errorBodyFor, sendJson } from '../protocols/replies.ts';
+import { errorBodyFor, sendJson } from './replies.ts';
 import { formatSseEvent, type SseEvent } from '../protocols/sse.ts';
 import { createSseRelay, type TextGuard } from '../protocols/sseRelay.ts';
 import { maskedEventsText, type StreamKeyGuard } from '../protocols/streamKeyGuard.ts';

@@ -3,7 +3,7 @@ import type { ErrorClass } from '../contracts/errors.ts';
 import type { LocalRefusal } from '../contracts/ports.ts';
 import type { ClientProtocol } from '../contracts/usage.ts';
 import type { ClientErrorDetail } from '../core/errorClass.ts';
-import { adapterNamed } from './registry.ts';
+import { adapterNamed } from '../protocols/registry.ts';
 
 export type ErrorDetail = ClientErrorDetail;
 

@@ -10,14 +10,13 @@ import { mayHaveExecuted, type UpstreamAttempt } from './upstreamExecution.ts';
 import { idempotencyKeyOf } from '../spend/idempotencyRequest.ts';
 import type { ExchangePlan } from './plan.ts';
 import { relayResponse } from './relay.ts';
-import { errorBodyFor, sendJson, type ErrorDetail } from '../protocols/replies.ts';
+import { errorBodyFor, errorStatusFor, sendJson, type ErrorDetail } from './replies.ts';
 import type { UpstreamTarget } from '../contracts/ports.ts';
 import type { RequestTrace } from './trace.ts';
 import type { ForwardShutdown } from './shutdown.ts';
 import { readBody, type UpstreamBody } from './upstreamBody.ts';
 import { dispatchUpstream, type UpstreamResponse } from './upstreamClient.ts';
 import { suggestModels } from './gatewayModels.ts';
-import { anthropicStatusFor } from '../protocols/anthropic/errors.ts';
 
 const ERROR_BODY_LIMIT_BYTES = 256 * 1024;
 /** Made once: an Error per request (its stack trace) cost more than the rest of the exchange's own work. */
@@ -83,7 +82,7 @@ export async function runExchange(context: ExchangeContext): Promise<void> {
     dropAnthropicHeaders: plan.dropAnthropicHeaders,
   });
   const fail = (errorClass: ErrorClass, upstreamStatus: number, detail: ErrorDetail): void => {
-    const status = plan.protocol === 'anthropic' ? anthropicStatusFor(errorClass, upstreamStatus) : upstreamStatus;
+    const status = errorStatusFor(plan.protocol, errorClass, upstreamStatus);
     const body = errorBodyFor(plan.protocol, status, errorClass, { ...detail, knownSecrets: [target.apiKey] });
     trace.fail(errorClass, JSON.stringify(body));
     trace.status = status;

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ClientProtocol } from '../contracts/usage.ts';
-import { routeKindOf, toUpstreamPath } from './clientPath.ts';
+import { toUpstreamPath } from './clientPath.ts';
+import { routeFor } from '../protocols/registry.ts';
 import type { RequestEvents } from '../contracts/requestEvents.ts';
 import { pickAllowedHeaders } from '../core/headerAllowlist.ts';
 import { MAX_JSON_NESTING_DEPTH, PARSE_ON_LOOP_MAX_BYTES, PARSE_ON_LOOP_MAX_STRUCTURAL_MARKS } from '../contracts/defaults.ts';
@@ -10,7 +11,7 @@ import { claimIdempotency, sendReplay, settleIdempotency } from './idempotency.t
 import type { IdempotencyCache, StoredResponse } from '../spend/idempotencyCache.ts';
 import { KeyMasker } from '../core/keyMasker.ts';
 import { buildPlan, type NativeProtocolCheck, type PlanRefusal } from './planner.ts';
-import { sendRefusal } from '../protocols/replies.ts';
+import { sendRefusal } from './replies.ts';
 import { BodyTooLargeError, modelOf, parseClientBody, readClientBody, streamFlagOf, type ClientBody } from './requestBody.ts';
 import {
   isLocalRefusal,
@@ -66,9 +67,7 @@ interface StopBeforeExchange {
 }
 
 function protocolOfPath(path: string, method: string): ClientProtocol {
-  const kind = routeKindOf(path, method);
-  if (kind === 'messages' || kind === 'count_tokens') return 'anthropic';
-  return kind === 'responses' ? 'responses' : 'openai';
+  return routeFor(path, method).adapter.name;
 }
 
 /** The proxy's one route: every client request that is not for the window comes through here. */

@@ -21,6 +21,7 @@ import type { StopReport } from '../forward/shutdown.ts';
 import { startServer, type ProxyHandle } from '../http/startServer.ts';
 import { COMMAND_LINE_PROFILE_ID, overlayConfig, type ConfigSource } from './configOverlay.ts';
 import { lockDataDir } from './dataDirLock.ts';
+import { followTraceExport } from './export/traceExport.ts';
 import { makeDataDirPrivate } from './privateDataDir.ts';
 
 export interface AirlockOptions {
@@ -179,6 +180,7 @@ async function startWithDataDir(options: AirlockOptions): Promise<Airlock> {
     throw error;
   });
   const detachLog = log.attach(proxy.events);
+  const traceExport = followTraceExport({ config, events: proxy.events, report: (message) => console.error(`[airlock] ${message}`) });
   control.attach(proxy);
   return {
     proxy,
@@ -194,6 +196,7 @@ async function startWithDataDir(options: AirlockOptions): Promise<Airlock> {
     logRecovery,
     async stop(stopOptions) {
       const report = await proxy.stop(stopOptions);
+      await traceExport.stop();
       detachLog();
       control.close();
       following.stop();

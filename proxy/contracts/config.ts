@@ -37,7 +37,10 @@ export const burstLimitsSchema = z.object({
  * unless the user gives an OTLP/HTTP endpoint; a base URL gets the standard `/v1/traces` path.
  */
 export const traceExportSchema = z.object({
-  otlpEndpoint: z.url({ protocol: /^https?$/, error: 'an http:// or https:// URL' }).nullable().default(null),
+  otlpEndpoint: z
+    .url({ protocol: /^https?$/, error: 'an http:// or https:// URL' })
+    .nullable()
+    .default(null),
 });
 
 export const settingsSchema = z.object({

@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import packageJson from '../../../package.json' with { type: 'json' };
 import { defaultCliDeps, type CliDeps } from './commands/cliContext.ts';
+import { registerExportCommands } from './commands/export.ts';
 import { registerKeyCommands } from './commands/key.ts';
 import { registerLimitsCommand } from './commands/limits.ts';
 import { registerProfileCommands } from './commands/profile.ts';
@@ -22,6 +23,7 @@ export function createProgram(deps: CliDeps = defaultCliDeps()): Command {
     registerTokenCommands,
     registerResumeCommand,
     registerLimitsCommand,
+    registerExportCommands,
   ]) {
     register(program, deps);
   }

@@ -76,10 +76,7 @@ export function requestsCsv(rows: readonly RequestLogRow[], options: RequestsCsv
     const message = record[errorColumn];
     if (typeof message === 'string') record[errorColumn] = redactKnownSecrets(message, options.knownSecrets);
   }
-  return csvOf(
-    records,
-    options.header ? REQUEST_COLUMNS.map(([name]) => name) : null,
-  );
+  return csvOf(records, options.header ? REQUEST_COLUMNS.map(([name]) => name) : null);
 }
 
 /** Spend per day (in the query's time zone) and group; unpriced requests are counted, not costed. */

@@ -99,7 +99,15 @@ export interface HarOptions {
  * Headers that carry credentials never leave in an export, whatever the log kept: the gateway key
  * travels as `Authorization` or `x-api-key`, client tokens the same way.
  */
-const CREDENTIAL_HEADERS = new Set(['authorization', 'proxy-authorization', 'x-api-key', 'api-key', 'cookie', 'set-cookie', 'x-goog-api-key']);
+const CREDENTIAL_HEADERS = new Set([
+  'authorization',
+  'proxy-authorization',
+  'x-api-key',
+  'api-key',
+  'cookie',
+  'set-cookie',
+  'x-goog-api-key',
+]);
 
 function headerList(headers: Record<string, string>, knownSecrets: string[]): HarNameValue[] {
   return Object.entries(headers)

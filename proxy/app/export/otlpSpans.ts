@@ -53,7 +53,11 @@ export function createOtlpSpanSink(tracesUrl: string, airlockVersion: string, re
   return {
     record(data) {
       // A root span each: the proxy's request is where the trace starts (no incoming trace context is read).
-      const span = tracer.startSpan(data.name, { kind: SpanKind.CLIENT, startTime: data.startTimeMs, attributes: data.attributes }, ROOT_CONTEXT);
+      const span = tracer.startSpan(
+        data.name,
+        { kind: SpanKind.CLIENT, startTime: data.startTimeMs, attributes: data.attributes },
+        ROOT_CONTEXT,
+      );
       if (data.errorDescription !== null) span.setStatus({ code: SpanStatusCode.ERROR, message: data.errorDescription });
       span.end(data.endTimeMs);
     },

@@ -1,10 +1,12 @@
-import type { Writable } from 'node:stream';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { RequestExportFormat } from '../../contracts/export.ts';
 import { MAX_PAGE_LIMIT, type RequestCursor, type RequestListFilter } from '../../contracts/log.ts';
 import type { RequestLogQueries } from '../../store/read/queries.ts';
 import { requestsCsv } from './csv.ts';
 import { harEntryOf, harLogOf } from './har.ts';
+
+/** A response, a file or stdout: what the CLI's streams and Express both are. */
+export type ExportSink = NodeJS.WritableStream & { readonly destroyed?: boolean };
 
 /** The log's read side, as the control API (the running log) and the CLI (a read-only connection) both have it. */
 export type ExportSource = Pick<RequestLogQueries, 'listRequests' | 'getRequest'>;
@@ -38,8 +40,8 @@ class ExportClosedError extends Error {
 }
 
 /** Honours backpressure, and gives up if the other end went away instead of waiting for a drain that never comes. */
-function write(sink: Writable, text: string): Promise<void> {
-  if (sink.destroyed) return Promise.reject(new ExportClosedError());
+function write(sink: ExportSink, text: string): Promise<void> {
+  if (sink.destroyed === true) return Promise.reject(new ExportClosedError());
   if (sink.write(text)) return Promise.resolve();
   return new Promise((resolve, reject) => {
     const settle = (error?: Error) => {
@@ -72,7 +74,7 @@ function* pagesOf(source: ExportSource, filter: RequestExportOptions['filter']) 
  * loop between pages: the proxy that serves the download keeps forwarding meanwhile. Returns how
  * many requests were written; the caller ends the sink.
  */
-export async function writeRequestExport(source: ExportSource, sink: Writable, options: RequestExportOptions): Promise<number> {
+export async function writeRequestExport(source: ExportSource, sink: ExportSink, options: RequestExportOptions): Promise<number> {
   let count = 0;
   if (options.format === 'csv') {
     for (const rows of pagesOf(source, options.filter)) {

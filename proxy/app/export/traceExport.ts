@@ -89,7 +89,9 @@ export function followTraceExport(options: TraceExportOptions): TraceExport {
     current.unsubscribe();
     const done = current.sink
       .then((sink) => sink.shutdown())
-      .catch((error: unknown) => options.report(`trace export stopped with an error: ${error instanceof Error ? error.message : 'unknown'}`))
+      .catch((error: unknown) =>
+        options.report(`trace export stopped with an error: ${error instanceof Error ? error.message : 'unknown'}`),
+      )
       .finally(() => stopping.delete(done));
     stopping.add(done);
   };

@@ -101,7 +101,7 @@ describe('spendCsv', () => {
   ])('%s', (_name, rows, groupBy, expected) => {
     const records = parsed(spendCsv(rows, groupBy));
     expect(records).toHaveLength(expected.length);
-    expected.forEach((fields, index) => expect(records[index]).toMatchObject(fields));
+    for (const [index, fields] of expected.entries()) expect(records[index]).toMatchObject(fields);
     for (const record of records) expect(Number(record.cost_cny)).toBeCloseTo(Number(record.cost_credits) * CNY_PER_CREDIT, 6);
   });
 });

@@ -34,6 +34,7 @@ interface RequestExportFlags {
 interface SpendExportFlags {
   format: string;
   since: string;
+  until?: string;
   groupBy: string;
   out?: string;
 }
@@ -131,6 +132,7 @@ export function registerExportCommands(program: Command, deps: CliDeps = default
     .description('export spend per day (local time) and model, profile or client as CSV')
     .option('--format <format>', 'csv', 'csv')
     .option('--since <when>', 'from this moment: 30m, 24h, 7d, 2w back, or a date such as 2026-11-01', '30d')
+    .option('--until <when>', 'up to this moment (same forms; default: now)')
     .option('--group-by <group>', SPEND_EXPORT_GROUPS.join(', '), 'model')
     .option('--out <file>', 'write to this file instead of stdout')
     .action((flags: SpendExportFlags, command: Command) =>
@@ -139,9 +141,10 @@ export function registerExportCommands(program: Command, deps: CliDeps = default
         const groupBy = spendGroupByOf(oneOf<SpendExportGroup>(flags.groupBy, SPEND_EXPORT_GROUPS, '--group-by'));
         const nowMs = deps.nowMs();
         const fromMs = parseMoment(flags.since, nowMs, '--since');
+        const toMs = flags.until === undefined ? nowMs + 1 : parseMoment(flags.until, nowMs, '--until');
         const log = openLogForReading(dataDirOf(command, deps));
         try {
-          const rows = log.queries.spendByDay({ fromMs, toMs: nowMs + 1, groupBy });
+          const rows = log.queries.spendByDay({ fromMs, toMs, groupBy });
           const where = await toOutput(deps, flags.out, async (sink) => {
             sink.write(spendCsv(rows, groupBy));
           });

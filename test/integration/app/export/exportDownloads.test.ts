@@ -3,6 +3,7 @@ import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { HarLog } from '../../../../proxy/app/export/har.ts';
 import { CONTROL_TOKEN, startControlHarness, type ControlHarness } from '../../../support/controlHarness.ts';
 import { runAirlock } from '../../../support/cliHarness.ts';
 import { harSchema } from '../../../support/harSchema.ts';
@@ -57,9 +58,11 @@ describe('downloads from the control API', () => {
     expect(har.status).toBe(200);
     expect(har.type).toMatch(/^application\/json/);
     expect(har.disposition).toMatch(/^attachment; filename="airlock-requests-\d{8}-\d{4}\.har"$/);
-    const parsed = harSchema.parse(JSON.parse(har.text));
-    expect(parsed.log.entries.map((entry) => (entry as { _airlock: { id: string } })._airlock.id)).toEqual([...requestIds].reverse());
-    const stream = parsed.log.entries.find((entry) => (entry as { _airlock: { stream: boolean } })._airlock.stream);
+    const document: unknown = JSON.parse(har.text);
+    expect(harSchema.safeParse(document).error?.issues ?? []).toEqual([]);
+    const parsed = document as HarLog;
+    expect(parsed.log.entries.map((entry) => entry._airlock.id)).toEqual([...requestIds].reverse());
+    const stream = parsed.log.entries.find((entry) => entry._airlock.stream);
     expect(stream?.response.content.mimeType).toBe('text/event-stream');
     expect(stream?.response.content.text).toContain('data: [DONE]');
     for (const entry of parsed.log.entries) {

@@ -179,10 +179,22 @@ function airlockFields(row: RequestLogRow, knownSecrets: string[]): HarAirlockFi
   };
 }
 
+/**
+ * The URL the client called on the proxy. Joined as text, not resolved: a logged path such as
+ * `//host/x` must stay a path on the proxy; one no URL can hold falls back to the proxy's own URL.
+ */
+function requestUrlOf(proxyUrl: string, clientPath: string): URL {
+  try {
+    return new URL(`${proxyUrl}${clientPath.startsWith('/') ? '' : '/'}${clientPath}`);
+  } catch {
+    return new URL(proxyUrl);
+  }
+}
+
 /** One logged request as a HAR entry: what the client sent to Airlock and what it got back. */
 export function harEntryOf(detail: RequestDetail, options: HarOptions): HarEntry {
   const { row, bodies } = detail;
-  const url = new URL(row.clientPath, options.proxyUrl);
+  const url = requestUrlOf(options.proxyUrl, row.clientPath);
   const postData = postDataOf(detail, options.knownSecrets);
   const content = responseContent(detail, options.knownSecrets);
   const timings = timingsOf(row);

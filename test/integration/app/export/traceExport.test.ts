@@ -40,6 +40,7 @@ describe('OpenTelemetry GenAI spans to an OTLP/HTTP collector, through the real 
 
   it('sends one CLIENT span per request with the GenAI attributes, and none before it was turned on', async () => {
     const before = await chat(harness, token);
+    const sentAfterMs = Date.now();
     expect(await setEndpoint(receiver.url)).toEqual({ otlpEndpoint: receiver.url });
 
     const streamed = await chat(harness, token, { stream: true });
@@ -72,7 +73,10 @@ describe('OpenTelemetry GenAI spans to an OTLP/HTTP collector, through the real 
       expect(span?.attributes['gen_ai.usage.input_tokens']).toBeGreaterThan(0);
       expect(span?.attributes['gen_ai.usage.output_tokens']).toBeGreaterThan(0);
       expect(span?.attributes['gen_ai.response.model']).toEqual(expect.any(String));
+      // Times in epoch milliseconds (a number the SDK could also read as a monotonic clock reading).
+      expect(span!.startTimeMs).toBeGreaterThanOrEqual(sentAfterMs - 1);
       expect(span!.endTimeMs).toBeGreaterThanOrEqual(span!.startTimeMs);
+      expect(span!.endTimeMs).toBeLessThanOrEqual(Date.now());
     }
     expect(streamSpan?.attributes['gen_ai.response.time_to_first_chunk']).toEqual(expect.any(Number));
     expect(failedSpan).toMatchObject({

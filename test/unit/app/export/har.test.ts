@@ -77,6 +77,13 @@ describe('harEntryOf: each kind of logged request is a valid HAR 1.2 entry', () 
       },
     ],
     [
+      'a path that looks like another host stays a path on the proxy',
+      logDetail({ clientPath: '//gateway.example/v1/chat/completions' }),
+      (entry) => {
+        expect(entry.request.url).toBe('http://127.0.0.1:8642//gateway.example/v1/chat/completions');
+      },
+    ],
+    [
       'a query string is split into queryString',
       logDetail({ method: 'GET', clientPath: '/v1/models?limit=5&after=x' }, { requestBody: null }),
       (entry) => {

@@ -24,6 +24,8 @@ export interface OtlpReceiver {
   rawBodies: string[];
   /** Content types the exporter sent. */
   contentTypes: string[];
+  /** Answer every export with this status (a collector refusing), or take them again (null). */
+  refuseWith(status: number | null): void;
   close(): Promise<void>;
 }
 
@@ -54,6 +56,7 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
   const spans: ReceivedSpan[] = [];
   const rawBodies: string[] = [];
   const contentTypes: string[] = [];
+  let refusal: number | null = null;
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -65,6 +68,10 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
         return;
       }
       rawBodies.push(body);
+      if (refusal !== null) {
+        res.writeHead(refusal, { 'content-type': 'application/json' }).end('{"code":3,"message":"refused by the test"}');
+        return;
+      }
       const payload = JSON.parse(body) as {
         resourceSpans?: Array<{
           resource?: { attributes?: OtlpKeyValue[] };
@@ -105,6 +112,9 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
     spans,
     rawBodies,
     contentTypes,
+    refuseWith: (status) => {
+      refusal = status;
+    },
     close: () =>
       new Promise((resolve) => {
         server.closeAllConnections();

@@ -44,11 +44,13 @@ const AIRLOCK = {
 } as const;
 
 /**
- * The gateway speaks OpenAI's API (docs/gateway-spec.md), and `gen_ai.provider.name` names the
- * API flavour the telemetry follows, not who hosts the model: "openai" is the conventions'
- * value for any service reached through the OpenAI REST API.
+ * `gen_ai.provider.name` names the API flavour the call followed, not who hosts the model: the
+ * conventions give "openai" to any service reached through the OpenAI REST API, which the gateway
+ * speaks (docs/gateway-spec.md); a Messages request the gateway took natively is "anthropic".
  */
-const PROVIDER_NAME = 'openai';
+function providerNameOf(start: StartEvent): string {
+  return start.protocol === 'anthropic' && start.protocolMode === 'native' ? 'anthropic' : 'openai';
+}
 
 /**
  * The operation from the path the client called: the conventions' values where one fits
@@ -90,7 +92,7 @@ export function genAiSpanOf(start: StartEvent, end: EndEvent, server: UpstreamSe
   const requestModel = start.upstreamModel ?? start.requestedModel;
   const attributes: SpanAttributes = {
     [GEN_AI.operationName]: operation,
-    [GEN_AI.providerName]: PROVIDER_NAME,
+    [GEN_AI.providerName]: providerNameOf(start),
     [GENERAL.httpStatus]: end.status,
     [AIRLOCK.requestId]: start.requestId,
     [AIRLOCK.protocol]: start.protocol,

@@ -99,6 +99,20 @@ describe('genAiSpanOf: the GenAI semantic conventions for one request', () => {
       { 'error.type': 'rate_limited', 'http.response.status_code': 429 },
       'rate_limited',
     ],
+    [
+      'Anthropic Messages the gateway took natively: the anthropic flavour',
+      { protocol: 'anthropic', protocolMode: 'native', clientPath: '/v1/messages' },
+      {},
+      { 'gen_ai.provider.name': 'anthropic', 'gen_ai.operation.name': 'chat', 'airlock.client_protocol': 'anthropic' },
+      null,
+    ],
+    [
+      'Anthropic Messages translated to Chat Completions: the gateway was called the OpenAI way',
+      { protocol: 'anthropic', protocolMode: 'translate', clientPath: '/v1/messages' },
+      {},
+      { 'gen_ai.provider.name': 'openai' },
+      null,
+    ],
     ['an unclassified HTTP error: error.type is the status', { stream: false }, { status: 404 }, { 'error.type': '404' }, 'HTTP 404'],
   ])('%s', (_name, start, end, attributes, errorDescription) => {
     const span = genAiSpanOf({ ...START, ...start }, { ...END, ...end }, { address: 'gateway.example', port: 443 });

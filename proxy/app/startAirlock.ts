@@ -24,6 +24,7 @@ import { startServer, type ProxyHandle } from '../http/startServer.ts';
 import { COMMAND_LINE_PROFILE_ID, overlayConfig, type ConfigSource } from './configOverlay.ts';
 import { ConnectService } from './connect/connectService.ts';
 import { lockDataDir } from './dataDirLock.ts';
+import { followTraceExport } from './export/traceExport.ts';
 import { makeDataDirPrivate } from './privateDataDir.ts';
 
 export interface AirlockOptions {
@@ -199,6 +200,7 @@ async function startWithDataDir(options: AirlockOptions): Promise<Airlock> {
   });
   proxyUrl = proxy.url;
   const detachLog = log.attach(proxy.events);
+  const traceExport = followTraceExport({ config, events: proxy.events, report: (message) => console.error(`[airlock] ${message}`) });
   control.attach(proxy);
   return {
     proxy,
@@ -215,6 +217,7 @@ async function startWithDataDir(options: AirlockOptions): Promise<Airlock> {
     logRecovery,
     async stop(stopOptions) {
       const report = await proxy.stop(stopOptions);
+      await traceExport.stop();
       detachLog();
       control.close();
       following.stop();

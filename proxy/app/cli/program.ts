@@ -2,6 +2,7 @@ import { Command } from 'commander';
 import packageJson from '../../../package.json' with { type: 'json' };
 import { defaultCliDeps, type CliDeps } from './commands/cliContext.ts';
 import { registerConnectCommand } from './commands/connect.ts';
+import { registerExportCommands } from './commands/export.ts';
 import { registerKeyCommands } from './commands/key.ts';
 import { registerLimitsCommand } from './commands/limits.ts';
 import { registerProfileCommands } from './commands/profile.ts';
@@ -24,6 +25,7 @@ export function createProgram(deps: CliDeps = defaultCliDeps()): Command {
     registerResumeCommand,
     registerLimitsCommand,
     registerConnectCommand,
+    registerExportCommands,
   ]) {
     register(program, deps);
   }

@@ -22,6 +22,7 @@ import {
   type ProfileView,
   type ProfileWriteRequest,
   type RequestDetail,
+  type RequestFilters,
   type RequestListQuery,
   type RequestPage,
   type SessionRequest,
@@ -40,6 +41,7 @@ import type {
   ConnectToolId,
   ConnectUndoResponse,
 } from '../../../proxy/contracts/connect.ts';
+import type { RequestExportFormat, TraceExportSettings } from '../../../proxy/contracts/export.ts';
 import { requestQueryString } from './query.ts';
 import { readSse } from './sse.ts';
 
@@ -71,6 +73,12 @@ export interface ControlClientOptions {
   fetchImpl?: typeof fetch;
   /** Wait before reconnecting the live channel after it drops. */
   reconnectDelayMs?: number;
+}
+
+/** A download: the file as the proxy named it (Content-Disposition) and its bytes. */
+export interface ExportFile {
+  fileName: string;
+  blob: Blob;
 }
 
 /** Every call the window makes to the proxy. Components get it from ApiContext, tests fake it. */
@@ -108,6 +116,11 @@ export interface ControlClient {
   planConnect(tool: ConnectToolId, request: ConnectRequest): Promise<ConnectPlanResponse>;
   applyConnect(tool: ConnectToolId, request: ConnectRequest): Promise<ConnectApplyResponse>;
   undoConnect(tool: ConnectToolId): Promise<ConnectUndoResponse>;
+  /** The request log with the list's filters as HAR or CSV. */
+  exportRequests(format: RequestExportFormat, filters: RequestFilters): Promise<ExportFile>;
+  exportSpend(range: SpendRange): Promise<ExportFile>;
+  traceExport(): Promise<TraceExportSettings>;
+  saveTraceExport(settings: TraceExportSettings): Promise<TraceExportSettings>;
   /** Opens the live channel and keeps it open (reconnecting) until the returned function is called. */
   subscribeLive(subscription: LiveSubscription): () => void;
 }
@@ -148,6 +161,12 @@ export function createControlClient(options: ControlClientOptions = {}): Control
 
   async function empty(method: string, path: string): Promise<void> {
     await send(method, path);
+  }
+
+  async function file(path: string, fallbackName: string): Promise<ExportFile> {
+    const response = await send('GET', path);
+    const named = /filename="([^"]+)"/.exec(response.headers.get('content-disposition') ?? '');
+    return { fileName: named?.[1] ?? fallbackName, blob: await response.blob() };
   }
 
   function subscribeLive(subscription: LiveSubscription): () => void {
@@ -216,6 +235,13 @@ export function createControlClient(options: ControlClientOptions = {}): Control
     planConnect: (tool, request) => json('POST', `/connect/${tool}/plan`, request),
     applyConnect: (tool, request) => json('POST', `/connect/${tool}/apply`, request),
     undoConnect: (tool) => json('POST', `/connect/${tool}/undo`),
+    exportRequests: (format, filters) => {
+      const query = requestQueryString(filters);
+      return file(`/export/requests${query === '' ? '?' : `${query}&`}format=${format}`, `airlock-requests.${format}`);
+    },
+    exportSpend: (range) => file(`/export/spend?format=csv&range=${range}`, 'airlock-spend.csv'),
+    traceExport: () => json('GET', '/settings/trace-export'),
+    saveTraceExport: (settings) => json('PUT', '/settings/trace-export', settings),
     subscribeLive,
   };
 }

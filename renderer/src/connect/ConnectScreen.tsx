@@ -4,6 +4,7 @@ import { useApi } from '../api/ApiContext.tsx';
 import { CopyButton } from '../common/CopyButton.tsx';
 import { ErrorState, Loading } from '../common/StateViews.tsx';
 import { useAsync } from '../common/useAsync.ts';
+import { TraceExportSetting } from '../export/TraceExportSetting.tsx';
 import { BurstLimitsForm } from './BurstLimitsForm.tsx';
 import { ConnectTools } from './ConnectTools.tsx';
 import { buildSnippets, uniqueTokenName, type ConnectSnippet } from './snippets.ts';
@@ -124,6 +125,7 @@ export function ConnectScreen({ proxyUrl }: { proxyUrl: string }) {
       </div>
       <TokensTable tokens={tokens.value.tokens} onChanged={tokens.reload} onRevoked={forgetRevoked} />
       <BurstLimitsForm />
+      <TraceExportSetting />
     </div>
   );
 }

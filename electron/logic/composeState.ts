@@ -17,6 +17,7 @@ export function composeAppState(proxy: AppState['proxy'], config: ConfigView, tr
     activeProfileId: config.activeProfileId,
     todaySpendCredits: traffic.todaySpendCredits,
     keyRejectedProfileIds: traffic.keyRejectedProfileIds,
+    quotaExhaustedProfileIds: traffic.quotaExhaustedProfileIds,
     budgetCapsReached: traffic.budgetCapsReached,
     hasClientToken: config.clientTokens.length > 0,
     startAtLogin: config.settings.startAtLogin,

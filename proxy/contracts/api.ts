@@ -41,6 +41,7 @@ export interface MoneyAmount {
 export type AlarmKind =
   | 'budget_reached'
   | 'key_rejected'
+  | 'quota_exhausted'
   | 'log_degraded'
   | 'log_recovered'
   | 'ledger_incomplete'

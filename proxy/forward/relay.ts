@@ -44,7 +44,7 @@ function sinkFor(trace: RequestTrace): StreamSink {
     onDelta: (text) => trace.delta(text),
     onUsage: (usage) => trace.setUsage(usage),
     onModel: (model) => {
-      trace.responseModel = model;
+      trace.modelAnswered(model);
     },
   };
 }
@@ -71,7 +71,7 @@ export async function relayResponse(input: RelayInput): Promise<void> {
   const rewritten = isSse || plan.translator !== null;
   const headers = buildClientResponseHeaders(response.headers, { bodyRewritten: rewritten });
   input.keyMasker.maskHeaderValues(headers);
-  trace.responseHeaders = flatten(headers);
+  trace.responseHeadersSent(flatten(headers));
   if (isSse) {
     res.writeHead(response.statusCode, {
       ...headers,
@@ -120,7 +120,7 @@ function recordJsonAnswer(trace: RequestTrace, contentType: string | null): void
 
 function recordAnswerFields(trace: RequestTrace, json: object): void {
   const model = (json as { model?: unknown }).model;
-  if (typeof model === 'string') trace.responseModel = model;
+  if (typeof model === 'string') trace.modelAnswered(model);
   const usage = usageFromChatResponse(json);
   if (usage) trace.setUsage(usage);
 }
@@ -145,7 +145,7 @@ async function relayTranslatedJson(input: RelayInput, headers: Record<string, st
     translated = plan.translator!.translateJson(answer);
   } catch (error) {
     const upstreamMessage = `the gateway's answer could not be translated: ${(error as Error).message}`;
-    trace.fail('upstream_error', upstreamMessage);
+    trace.failed('upstream_error', upstreamMessage);
     sendJson(res, 502, errorBodyFor(plan.protocol, 502, 'upstream_error', { upstreamMessage }));
     return;
   }
@@ -224,7 +224,7 @@ async function relayGuardedStream(input: RelayInput, guard: StreamKeyGuard, text
     return failMidStream(input, classifyStreamError(error, res), translator);
   }
   if (observer.upstreamErrorMessage !== null) {
-    trace.fail('upstream_error', observer.upstreamErrorMessage);
+    trace.failed('upstream_error', observer.upstreamErrorMessage);
     if (translator) res.write(translator.fail({ type: 'api_error', message: observer.upstreamErrorMessage }).join(''));
     res.end();
     return;
@@ -249,7 +249,7 @@ function failMidStream(
 ): void {
   const { res, plan, trace, profile } = input;
   if (errorClass === 'client_aborted') {
-    trace.fail('client_aborted', 'the client closed the stream before it ended');
+    trace.failed('client_aborted', 'the client closed the stream before it ended');
     return;
   }
   const timeoutMs =
@@ -264,7 +264,7 @@ function failMidStream(
         .fail({ type: 'api_error', message: stopped ? STOPPED_MESSAGE : `the stream broke before it ended (${errorClass})` })
         .join('')
     : streamErrorFrame(plan.protocol, errorClass, timeoutMs !== undefined ? { timeoutMs } : {});
-  trace.fail(errorClass, stopped ? STOPPED_MESSAGE : `the upstream stream ended without its end marker (${errorClass})`);
+  trace.failed(errorClass, stopped ? STOPPED_MESSAGE : `the upstream stream ended without its end marker (${errorClass})`);
   input.onStreamFailure(errorClass);
   if (!res.destroyed) res.end(frame);
 }
@@ -272,7 +272,7 @@ function failMidStream(
 function failMidBody(input: RelayInput, error: unknown): void {
   const { res, trace } = input;
   const errorClass = classifyStreamError(error, res);
-  trace.fail(errorClass, `the upstream answer broke off: ${(error as Error).message}`);
+  trace.failed(errorClass, `the upstream answer broke off: ${(error as Error).message}`);
   // Headers are out: the only honest signal left for a non-stream body is to cut the connection.
   res.destroy();
 }

@@ -18,6 +18,7 @@ describe('composeAppState', () => {
       activeProfileId: 'a',
       todaySpendCredits: 2,
       keyRejectedProfileIds: ['a'],
+      quotaExhaustedProfileIds: [],
       budgetCapsReached: ['profile a'],
       hasClientToken: true,
       startAtLogin: true,

@@ -32,7 +32,7 @@ describe('createTargetResolver', () => {
     ['a profile without a key', () => setActiveProfile(config(), 'nokey'), null, 'no_key', 'npx airlock key set nokey'],
   ])('refuses %s, saying what to do', (_label, snapshot, pinned, code, hint) => {
     const refusal = createTargetResolver({ snapshot }, keySource).resolve({ tokenName: null, pinnedProfileId: pinned });
-    expect(refusal).toMatchObject({ status: 503, errorClass: 'no_key', code });
+    expect(refusal).toMatchObject({ status: 403, errorClass: 'no_key', code });
     expect(refusal).toHaveProperty('message', expect.stringContaining(hint));
     expect(JSON.stringify(refusal)).not.toContain('sk-key');
   });

@@ -5,7 +5,7 @@ import { explainError } from '../core/errorClass.ts';
 import { sendRefusal } from '../protocols/replies.ts';
 import type { IdempotencyCache } from '../spend/idempotencyCache.ts';
 import { admit } from './admit.ts';
-import { routeKindOf, toUpstreamPath } from './clientPath.ts';
+import { routeKindOf, toUpstreamPath } from '../core/clientPath.ts';
 import { exchange } from './exchange.ts';
 import { gate } from './gate.ts';
 import { beginTrace, plan } from './planRequest.ts';

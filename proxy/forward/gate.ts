@@ -1,6 +1,7 @@
 import type { LocalRefusal, SpendCheckInput, SpendGate } from '../contracts/ports.ts';
 import { KeyMasker } from '../core/keyMasker.ts';
-import type { IdempotencyCache, StoredResponse } from '../spend/idempotencyCache.ts';
+import type { StoredResponse } from '../contracts/idempotencyStore.ts';
+import type { IdempotencyCache } from '../spend/idempotencyCache.ts';
 import { estimateInputTokens, quickInputEstimate } from './accounting.ts';
 import { claimIdempotency, sendReplay } from './idempotency.ts';
 import { STOPPING } from './ownRefusals.ts';

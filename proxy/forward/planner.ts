@@ -1,4 +1,4 @@
-import { routeKindOf } from './clientPath.ts';
+import { routeKindOf } from '../core/clientPath.ts';
 import type { ClientProtocol } from '../contracts/usage.ts';
 import { resolveUpstreamModel } from './modelRouting.ts';
 import type { ExchangePlan } from './plan.ts';

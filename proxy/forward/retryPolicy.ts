@@ -1,6 +1,6 @@
 import type { UpstreamErrorClass } from '../contracts/errors.ts';
 import type { RetryPolicy } from '../contracts/profile.ts';
-import { isSideEffectCreationPath } from './clientPath.ts';
+import { isSideEffectCreationPath } from '../core/clientPath.ts';
 
 export type AttemptOutcome =
   /** `errorClass`: the answer's class; a final one (an empty balance, a missing model) is never retried whatever its status. */

@@ -3,7 +3,7 @@ import type { TokenUsage } from '../contracts/usage.ts';
 import type { RequestLifecycleEvent } from '../contracts/lifecycle.ts';
 import type { RequestEvents } from '../contracts/requestEvents.ts';
 import { BodyCapture } from './capture.ts';
-import { newRequestId } from './requestId.ts';
+import { newRequestId } from '../core/requestId.ts';
 
 /** What a request's `start` event says beyond the ids the trace assigns itself. */
 export type TraceStart = Omit<Extract<RequestLifecycleEvent, { type: 'start' }>, 'type' | 'requestId' | 'startedAtMs'>;

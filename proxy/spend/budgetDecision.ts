@@ -2,7 +2,8 @@ import { formatCredits } from '../contracts/amounts.ts';
 import type { LedgerGap } from '../contracts/log.ts';
 import type { Budget } from '../contracts/profile.ts';
 import type { LocalRefusal } from '../contracts/ports.ts';
-import { startOfLocalDayMs, startOfLocalMonthMs, type SpendTotals } from './spendLedger.ts';
+import { startOfLocalDayMs, startOfLocalMonthMs } from '../core/localPeriods.ts';
+import type { SpendTotals } from './spendLedger.ts';
 
 /** Which cap refused a request; sent as `x-airlock-budget` so clients and the window can tell. */
 export type BudgetCapKind = 'daily' | 'monthly' | 'per-request';

@@ -2,7 +2,7 @@ import type { BudgetProgress } from '../../contracts/api.ts';
 import type { Budget } from '../../contracts/profile.ts';
 import type { ConfigFile } from '../../contracts/config.ts';
 import type { SpendSinceQuery } from '../../contracts/log.ts';
-import { startOfLocalDayMs, startOfLocalMonthMs } from '../../spend/spendLedger.ts';
+import { startOfLocalDayMs, startOfLocalMonthMs } from '../../core/localPeriods.ts';
 
 type SpendSince = (query: SpendSinceQuery) => number;
 

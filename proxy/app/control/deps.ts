@@ -6,7 +6,7 @@ import type { TargetResolver } from '../../contracts/ports.ts';
 import type { ConfigFile } from '../../contracts/config.ts';
 import type { ConfigMutator } from '../profiles/configStore.ts';
 import type { KeyCache } from '../secrets/keyCache.ts';
-import type { SecretStore } from '../secrets/secretStore.ts';
+import type { SecretStore } from '../../contracts/secretStore.ts';
 
 /** The parts of the running proxy (ProxyHandle) the control API reads and drives. */
 export interface ProxyControl {

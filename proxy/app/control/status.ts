@@ -1,5 +1,5 @@
 import type { Alarm, StatusResponse } from '../../contracts/api.ts';
-import { startOfLocalDayMs } from '../../spend/spendLedger.ts';
+import { startOfLocalDayMs } from '../../core/localPeriods.ts';
 import { budgetProgress } from './budgets.ts';
 import type { ControlDeps, ProxyControl } from './deps.ts';
 import { moneyOf } from './mapping.ts';

@@ -10,7 +10,7 @@ import { recordCleanClose } from '../../../proxy/store/logCheck.ts';
 import { LOST_SPEND_MARKER_FILE_NAME } from '../../../proxy/store/lostSpendMarker.ts';
 import { DATABASE_FILE_NAME } from '../../../proxy/store/schema.ts';
 import { startAirlock, type Airlock } from '../../../proxy/app/startAirlock.ts';
-import { gatewayKeyAccount } from '../../../proxy/app/secrets/secretStore.ts';
+import { gatewayKeyAccount } from '../../../proxy/contracts/secretStore.ts';
 import { startGatewaySimulator, type GatewaySimulator } from '../../simulator/index.ts';
 import { chatBody, JSON_HEADERS, rawRequest } from '../../support/http.ts';
 import { SENTINEL_KEY } from '../../support/sentinel.ts';

@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node
 import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { startOfLocalDayMs } from '../../../proxy/spend/spendLedger.ts';
+import { startOfLocalDayMs } from '../../../proxy/core/localPeriods.ts';
 import { DATABASE_FILE_NAME } from '../../../proxy/store/schema.ts';
 import { DAMAGED_SPEND_FILE_NAME } from '../../../proxy/store/write/unwrittenMirror.ts';
 import { SUMMARY_ROW_PATH } from '../../../proxy/store/write/unwrittenRows.ts';

@@ -28,7 +28,6 @@ export interface ExchangeContext {
   target: UpstreamTarget;
   trace: RequestTrace;
   shutdown?: ForwardShutdown;
-  random?: () => number;
   /**
    * A keyed image or video creation: once it may have run at the gateway, a client that leaves
    * does not end it. Its answer is kept for the repeat, which must never create a second task.
@@ -65,7 +64,6 @@ export async function exchange(context: ExchangeContext): Promise<void> {
       keyMasker,
       hasIdempotencyKey: idempotencyKeyOf(req.headers) !== null,
       clientRetries: clientRetriesItself(req.headers),
-      random: context.random ?? Math.random,
     });
     await answer(context, result, watch, keyMasker, runsOn());
   } finally {

@@ -10,6 +10,7 @@ export const PAUSED: LocalRefusal = {
   status: 403,
   errorClass: 'proxy_paused',
   message: 'Airlock is paused, so nothing is sent to the gateway. Resume it from the tray or the window (status bar), then retry.',
+  headers: { 'x-should-retry': 'false' },
 };
 
 export const STOPPING: LocalRefusal = {

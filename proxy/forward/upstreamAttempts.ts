@@ -40,7 +40,6 @@ export interface AttemptsInput {
   keyMasker: KeyMasker;
   hasIdempotencyKey: boolean;
   clientRetries: boolean;
-  random: () => number;
 }
 
 export function headerValue(headers: IncomingHttpHeaders, name: string): string | null {
@@ -117,7 +116,7 @@ async function retried(input: AttemptsInput, outcome: AttemptOutcome): Promise<b
     hasIdempotencyKey: input.hasIdempotencyKey,
     clientRetries: input.clientRetries,
     policy: input.profile.retry,
-    random: input.random,
+    random: Math.random,
     nowMs: Date.now(),
   });
   if (!decision.retry) return false;

@@ -9,7 +9,8 @@ import type { IncomingHttpHeaders } from 'node:http';
  *   `x-stainless-retry-count` on every attempt and retry 408, 409, 429 and 5xx
  *   (node_modules/openai/client.js and @anthropic-ai/sdk/client.js, shouldRetry).
  * - Codex sends `originator: codex_cli_rs` and retries 429, 5xx and network failures
- *   (openai/codex codex-rs: request_max_retries).
+ *   (openai/codex codex-rs: request_max_retries and stream_max_retries; its 429 is retried as a
+ *   stream reconnect, test/integration/clients/codexRetries.test.ts).
  * Other clients (curl, scripts) get Airlock's retries, docs/gateway-spec.md §7.
  */
 export function clientRetriesItself(headers: IncomingHttpHeaders): boolean {

@@ -12,12 +12,12 @@
 import { budgetProgress } from '../proxy/app/control/budgets.ts';
 import type { BudgetProgress } from '../proxy/contracts/api.ts';
 import type { ConfigFile } from '../proxy/contracts/config.ts';
-import { startOfLocalDayMs } from '../proxy/spend/spendLedger.ts';
+import { startOfLocalDayMs } from '../proxy/core/localPeriods.ts';
 import type { ConnectService } from '../proxy/app/connect/connectService.ts';
 import type { ConfigStore } from '../proxy/app/profiles/configStore.ts';
 import { startAirlock } from '../proxy/app/startAirlock.ts';
 import { createKeytarSecretStore } from '../proxy/app/secrets/keytarStore.ts';
-import { clientTokenAccount, KeychainUnavailableError, type SecretStore } from '../proxy/app/secrets/secretStore.ts';
+import { clientTokenAccount, KeychainUnavailableError, type SecretStore } from '../proxy/contracts/secretStore.ts';
 import type { ProxyHandle } from '../proxy/http/startServer.ts';
 
 export interface DesktopRuntime {

@@ -11,7 +11,7 @@ import { setActiveProfile, updateSettings } from '../proxy/app/profiles/configMu
 import { resolveDataDir } from '../proxy/app/dataDir.ts';
 import { emptyConfig } from '../proxy/contracts/config.ts';
 import { DEFAULT_PORT } from '../proxy/contracts/defaults.ts';
-import { startOfLocalDayMs } from '../proxy/spend/spendLedger.ts';
+import { startOfLocalDayMs } from '../proxy/core/localPeriods.ts';
 import { type DesktopRuntime, startDesktopRuntime } from './desktopRuntime.ts';
 import { registerIpcHandlers } from './ipcHandlers.ts';
 import type { BudgetProgress } from '../proxy/contracts/api.ts';

@@ -46,6 +46,8 @@ export interface AppState {
   todaySpendCredits: number | null;
   /** Profiles whose key the gateway answered 401/403 to since the last change of key. */
   keyRejectedProfileIds: readonly string[];
+  /** Profiles whose gateway account has no balance or quota left, until a request on it succeeds. */
+  quotaExhaustedProfileIds: readonly string[];
   /** Human names of the caps reached today, e.g. "profile main: daily cap". */
   budgetCapsReached: readonly string[];
   hasClientToken: boolean;

@@ -24,6 +24,7 @@ export function composeAppState(
     activeProfileId: config.activeProfileId,
     todaySpendCredits: traffic.todaySpendCredits,
     keyRejectedProfileIds: traffic.keyRejectedProfileIds,
+    quotaExhaustedProfileIds: traffic.quotaExhaustedProfileIds,
     budgetCapsReached: traffic.budgetCapsReached,
     hasClientToken: config.clientTokens.length > 0,
     startAtLogin: config.settings.startAtLogin,

@@ -18,7 +18,7 @@ import { openConfigStore, type ConfigStore } from './profiles/configStore.ts';
 import { EnvKeySource } from './secrets/envKeySource.ts';
 import { KeyCache } from './secrets/keyCache.ts';
 import { createKeytarSecretStore } from './secrets/keytarStore.ts';
-import type { SecretStore } from './secrets/secretStore.ts';
+import type { SecretStore } from '../contracts/secretStore.ts';
 import type { StopReport } from '../forward/shutdown.ts';
 import { startServer, type ProxyHandle } from '../http/startServer.ts';
 import { COMMAND_LINE_PROFILE_ID, overlayConfig, type ConfigSource } from './configOverlay.ts';

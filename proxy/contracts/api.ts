@@ -42,6 +42,7 @@ export type AlarmKind =
   | 'budget_reached'
   | 'budget_warning'
   | 'key_rejected'
+  | 'quota_exhausted'
   | 'log_degraded'
   | 'log_recovered'
   | 'ledger_incomplete'

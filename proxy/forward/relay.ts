@@ -40,7 +40,7 @@ function sinkFor(trace: RequestTrace): StreamSink {
     onDelta: (text) => trace.delta(text),
     onUsage: (usage) => trace.setUsage(usage),
     onModel: (model) => {
-      trace.responseModel = model;
+      trace.modelAnswered(model);
     },
   };
 }
@@ -67,7 +67,7 @@ export async function relayResponse(input: RelayInput): Promise<void> {
   const readWhole = !isSse && protocols.upstream.endpoint !== 'other';
   const headers = buildClientResponseHeaders(response.headers, { bodyRewritten: isSse || readWhole });
   input.keyMasker.maskHeaderValues(headers);
-  trace.responseHeaders = flatten(headers);
+  trace.responseHeadersSent(flatten(headers));
   if (isSse) {
     res.writeHead(response.statusCode, {
       ...headers,
@@ -147,7 +147,7 @@ function recordPassedAnswer(trace: RequestTrace, contentType: string | null, ups
 
 function recordAnswerFields(trace: RequestTrace, upstream: ProtocolRoute, json: object): void {
   const { usage, model } = upstream.adapter.readAnswer(json, upstream.endpoint);
-  if (model !== null) trace.responseModel = model;
+  if (model !== null) trace.modelAnswered(model);
   if (usage) trace.setUsage(usage);
 }
 
@@ -184,7 +184,7 @@ async function relayProtocolJson(
       payload = Buffer.from(input.keyMasker.maskText(JSON.stringify(plan.translator.translateJson(answer))));
     } catch (error) {
       const upstreamMessage = `the gateway's answer could not be translated: ${(error as Error).message}`;
-      trace.fail('upstream_error', upstreamMessage);
+      trace.failed('upstream_error', upstreamMessage);
       sendJson(res, 502, errorBodyFor(plan.protocol, 502, 'upstream_error', { upstreamMessage }));
       return;
     }
@@ -215,8 +215,7 @@ function failNotJson(input: RelayInput, text: string): void {
   const upstreamMessage = input.keyMasker.maskText(`a ${response.statusCode} whose body is not JSON: ${text.slice(0, 200)}`);
   const status = adapterNamed(plan.protocol).errors.status(errorClass, statusForClass(errorClass));
   const body = errorBodyFor(plan.protocol, status, errorClass, { upstreamMessage, profileName: profile.name });
-  trace.fail(errorClass, JSON.stringify(body));
-  trace.status = status;
+  trace.failed(errorClass, JSON.stringify(body), status);
   sendJson(res, status, body);
 }
 
@@ -291,7 +290,7 @@ async function relayGuardedStream(
     return failMidStream(input, protocols.client, errorClass, translator);
   }
   if (observer.upstreamErrorMessage !== null) {
-    trace.fail('upstream_error', observer.upstreamErrorMessage);
+    trace.failed('upstream_error', observer.upstreamErrorMessage);
     if (translator) res.write(translator.fail({ type: 'api_error', message: observer.upstreamErrorMessage }).join(''));
     res.end();
     return;
@@ -312,7 +311,7 @@ function classifyStreamError(error: unknown, res: ServerResponse): ErrorClass {
 function failMidStream(input: RelayInput, client: ProtocolAdapter, errorClass: ErrorClass, translator: StreamEventTranslator | null): void {
   const { res, trace, profile } = input;
   if (errorClass === 'client_aborted') {
-    trace.fail('client_aborted', 'the client closed the stream before it ended');
+    trace.failed('client_aborted', 'the client closed the stream before it ended');
     return;
   }
   const timeoutMs =
@@ -327,7 +326,7 @@ function failMidStream(input: RelayInput, client: ProtocolAdapter, errorClass: E
         .fail({ type: 'api_error', message: stopped ? STOPPED_MESSAGE : `the stream broke before it ended (${errorClass})` })
         .join('')
     : client.errors.streamFrame(errorClass, timeoutMs !== undefined ? { timeoutMs } : {});
-  trace.fail(errorClass, stopped ? STOPPED_MESSAGE : `the upstream stream ended before its answer was whole (${errorClass})`);
+  trace.failed(errorClass, stopped ? STOPPED_MESSAGE : `the upstream stream ended before its answer was whole (${errorClass})`);
   input.onStreamFailure(errorClass);
   if (!res.destroyed) res.end(frame);
 }
@@ -335,7 +334,7 @@ function failMidStream(input: RelayInput, client: ProtocolAdapter, errorClass: E
 function failMidBody(input: RelayInput, error: unknown): void {
   const { res, trace } = input;
   const errorClass = classifyStreamError(error, res);
-  trace.fail(errorClass, `the upstream answer broke off: ${(error as Error).message}`);
+  trace.failed(errorClass, `the upstream answer broke off: ${(error as Error).message}`);
   // Headers are out: the only honest signal left for a non-stream body is to cut the connection.
   res.destroy();
 }

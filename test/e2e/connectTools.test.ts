@@ -2,7 +2,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { gatewayKeyAccount } from '../../proxy/app/secrets/secretStore.ts';
+import { gatewayKeyAccount } from '../../proxy/contracts/secretStore.ts';
 import { chatBody, JSON_HEADERS, rawRequest } from '../support/http.ts';
 import { findSentinel, SENTINEL_KEY } from '../support/sentinel.ts';
 import { openWindowSession, type WindowSession } from './support/windowSession.ts';

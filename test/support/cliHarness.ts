@@ -2,7 +2,7 @@ import { PassThrough } from 'node:stream';
 import { type Command, CommanderError } from 'commander';
 import type { CliDeps } from '../../proxy/app/cli/commands/cliContext.ts';
 import { createProgram } from '../../proxy/app/cli/program.ts';
-import type { SecretStore } from '../../proxy/app/secrets/secretStore.ts';
+import type { SecretStore } from '../../proxy/contracts/secretStore.ts';
 
 export interface CliRun {
   stdout: string;

@@ -8,7 +8,7 @@ import type { SpendGateControl } from '../../proxy/spend/spendGate.ts';
 import type { ConfigStore } from '../../proxy/app/profiles/configStore.ts';
 import { startAirlock } from '../../proxy/app/startAirlock.ts';
 import type { KeyCache } from '../../proxy/app/secrets/keyCache.ts';
-import { CONTROL_TOKEN_ACCOUNT, type SecretStore } from '../../proxy/app/secrets/secretStore.ts';
+import { CONTROL_TOKEN_ACCOUNT, type SecretStore } from '../../proxy/contracts/secretStore.ts';
 import type { ProxyHandle } from '../../proxy/http/startServer.ts';
 import { startGatewaySimulator, type GatewaySimulator, type SimulatorOptions } from '../simulator/index.ts';
 import { memorySecretStore } from './memorySecretStore.ts';

@@ -15,7 +15,7 @@ import { findTokenRecord, generateToken, tokenRecord } from '../../http/clientTo
 import { writeFileAtomic } from '../profiles/atomicWrite.ts';
 import { addClientToken, addProfile, bumpKeysRevision } from '../profiles/configMutations.ts';
 import type { ConfigMutator } from '../profiles/configStore.ts';
-import { clientTokenAccount, gatewayKeyAccount, KeychainUnavailableError, type SecretStore } from '../secrets/secretStore.ts';
+import { clientTokenAccount, gatewayKeyAccount, KeychainUnavailableError, type SecretStore } from '../../contracts/secretStore.ts';
 import { backupFolder, listBackups, readBackupCopy, readManifest, removeBackup, saveBackup, sha256 } from './backups.ts';
 import { chooseImportProfile, type ImportProfile } from './importProfile.ts';
 import { fileChange, masker, type SecretLabel } from './preview.ts';

@@ -1,7 +1,7 @@
 import type { ConfigFile } from '../../contracts/config.ts';
 import { normalizeBaseUrl } from '../../core/baseUrl.ts';
 import { secretsEqual } from '../../http/clientTokens.ts';
-import { gatewayKeyAccount, KeychainUnavailableError, type SecretStore } from '../secrets/secretStore.ts';
+import { gatewayKeyAccount, KeychainUnavailableError, type SecretStore } from '../../contracts/secretStore.ts';
 import { ConnectError } from './toolAdapter.ts';
 
 export interface ImportProfile {

@@ -2,7 +2,7 @@ import { BUDGET_ALERT_PERCENTS, type BudgetAlertPercent, type BudgetProgress } f
 import type { Budget } from '../../contracts/profile.ts';
 import type { ConfigFile } from '../../contracts/config.ts';
 import type { SpendSinceQuery } from '../../contracts/log.ts';
-import { startOfLocalDayMs, startOfLocalMonthMs } from '../../spend/spendLedger.ts';
+import { startOfLocalDayMs, startOfLocalMonthMs } from '../../core/localPeriods.ts';
 
 type SpendSince = (query: SpendSinceQuery) => number;
 

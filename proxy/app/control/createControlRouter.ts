@@ -47,7 +47,14 @@ export function createControlRouter(deps: ControlDeps): ControlApi {
     catalog: new ModelCatalog(),
     proxy: () => proxy,
     nowMs,
-    status: () => buildStatus({ deps, proxy, keyRejectedProfiles: hub.keyRejectedProfiles(), nowMs: nowMs() }),
+    status: () =>
+      buildStatus({
+        deps,
+        proxy,
+        keyRejectedProfiles: hub.keyRejectedProfiles(),
+        quotaExhaustedProfiles: hub.quotaExhaustedProfiles(),
+        nowMs: nowMs(),
+      }),
   };
 
   const requireControlAuth: RequestHandler = (req, _res, next) => {

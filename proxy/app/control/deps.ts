@@ -7,7 +7,7 @@ import type { ConfigFile } from '../../contracts/config.ts';
 import type { ConfigMutator } from '../profiles/configStore.ts';
 import type { ConnectService } from '../connect/connectService.ts';
 import type { KeyCache } from '../secrets/keyCache.ts';
-import type { SecretStore } from '../secrets/secretStore.ts';
+import type { SecretStore } from '../../contracts/secretStore.ts';
 
 /** The parts of the running proxy (ProxyHandle) the control API reads and drives. */
 export interface ProxyControl {

@@ -5,7 +5,7 @@ import { PriceImportError } from '../../spend/pricesIo.ts';
 import { ConnectError } from '../connect/toolAdapter.ts';
 import { ConfigEditError } from '../profiles/configMutations.ts';
 import { ConfigBrokenError, ConfigInvalidError } from '../profiles/configStore.ts';
-import { KeychainUnavailableError } from '../secrets/secretStore.ts';
+import { KeychainUnavailableError } from '../../contracts/secretStore.ts';
 
 const STATUS_OF: Record<ApiErrorCode, number> = {
   unauthorized: 401,

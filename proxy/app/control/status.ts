@@ -1,6 +1,6 @@
 import type { Alarm, BudgetProgress, StatusResponse } from '../../contracts/api.ts';
 import { formatCredits } from '../../contracts/amounts.ts';
-import { startOfLocalDayMs } from '../../spend/spendLedger.ts';
+import { startOfLocalDayMs } from '../../core/localPeriods.ts';
 import { budgetProgress } from './budgets.ts';
 import type { ControlDeps, ProxyControl } from './deps.ts';
 import { moneyOf } from './mapping.ts';
@@ -9,6 +9,7 @@ export interface StatusInputs {
   deps: ControlDeps;
   proxy: ProxyControl | null;
   keyRejectedProfiles: readonly string[];
+  quotaExhaustedProfiles?: readonly string[];
   nowMs: number;
 }
 
@@ -18,7 +19,7 @@ function budgetWarningMessage(budget: BudgetProgress): string {
 }
 
 /** The status bar's content, and the alarms a user must see without looking for them. */
-export function buildStatus({ deps, proxy, keyRejectedProfiles, nowMs }: StatusInputs): StatusResponse {
+export function buildStatus({ deps, proxy, keyRejectedProfiles, quotaExhaustedProfiles = [], nowMs }: StatusInputs): StatusResponse {
   const config = deps.config.snapshot();
   const active = config.profiles.find((profile) => profile.id === config.activeProfileId) ?? null;
   const today = deps.log.totals({ fromMs: startOfLocalDayMs(nowMs), toMs: nowMs + 1 });
@@ -42,6 +43,13 @@ export function buildStatus({ deps, proxy, keyRejectedProfiles, nowMs }: StatusI
       kind: 'key_rejected',
       profileId,
       message: `The gateway rejected the key of profile ${profileId}: set it again under Profiles.`,
+    });
+  }
+  for (const profileId of quotaExhaustedProfiles) {
+    alarms.push({
+      kind: 'quota_exhausted',
+      profileId,
+      message: `The gateway account of profile ${profileId} has no balance or quota left: top it up in the gateway console. Until then every request fails.`,
     });
   }
   for (const pause of deps.spendGate?.pausedClients() ?? []) {

@@ -2,7 +2,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ConnectApplyResponse, ConnectRequest, ConnectToolId } from '../../../proxy/contracts/connect.ts';
-import { gatewayKeyAccount } from '../../../proxy/app/secrets/secretStore.ts';
+import { gatewayKeyAccount } from '../../../proxy/contracts/secretStore.ts';
 import { claudeCodeCli, codexCli, installedVersion } from '../../support/clients/clientBinaries.ts';
 import { createClientSandbox, offlineClientEnv, type ClientSandbox } from '../../support/clients/clientSandbox.ts';
 import { receivedChatRequests } from '../../support/clients/receivedChat.ts';

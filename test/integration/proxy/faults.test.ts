@@ -93,13 +93,18 @@ describe('upstream failures reach the client as one classified JSON error', () =
     expect(error.message).toContain('gpt-4o-mini');
   });
 
-  it('names the idle timeout when the upstream hangs', async () => {
+  it('names the idle timeout when the upstream hangs, for a client that retries by itself', async () => {
     harness.simulator.script({ kind: 'hang' });
-    const response = await chat();
+    const response = await rawRequest(`${harness.proxy.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { ...JSON_HEADERS, 'x-stainless-retry-count': '0' },
+      body: chatBody(),
+    });
     expect(response.status).toBe(504);
     const error = errorOf(response.body);
     expect(error.type).toBe('timeout_idle');
     expect(error.message).toContain('1500');
+    expect(harness.simulator.received).toHaveLength(1);
   });
 
   it('refuses a malformed JSON body locally and sends nothing upstream', async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isSideEffectCreationPath, toUpstreamPath } from '../../../proxy/forward/clientPath.ts';
+import { isSideEffectCreationPath, toUpstreamPath } from '../../../proxy/core/clientPath.ts';
 
 describe('toUpstreamPath', () => {
   it.each([

@@ -13,6 +13,7 @@ export function appState(overrides: Partial<AppState> = {}): AppState {
     activeProfileId: 'main',
     todaySpendCredits: 12.5,
     keyRejectedProfileIds: [],
+    quotaExhaustedProfileIds: [],
     budgetCapsReached: [],
     hasClientToken: true,
     startAtLogin: false,

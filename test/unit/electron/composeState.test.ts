@@ -39,6 +39,7 @@ describe('composeAppState', () => {
       activeProfileId: 'a',
       todaySpendCredits: 2,
       keyRejectedProfileIds: ['a'],
+      quotaExhaustedProfileIds: [],
       budgetCapsReached: ['profile a'],
       hasClientToken: true,
       startAtLogin: true,

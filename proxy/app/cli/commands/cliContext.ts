@@ -4,7 +4,7 @@ import type { Command } from 'commander';
 import { resolveDataDir } from '../../dataDir.ts';
 import { openConfigStore, type ConfigStore } from '../../profiles/configStore.ts';
 import { createKeytarSecretStore } from '../../secrets/keytarStore.ts';
-import type { SecretStore } from '../../secrets/secretStore.ts';
+import type { SecretStore } from '../../../contracts/secretStore.ts';
 
 /** What the profile, key and token commands touch; tests pass their own streams and stores. */
 export interface CliDeps {

@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { gatewayKeyAccount } from '../../../../proxy/app/secrets/secretStore.ts';
+import { gatewayKeyAccount } from '../../../../proxy/contracts/secretStore.ts';
 import { runAirlock } from '../../../support/cliHarness.ts';
 import { memorySecretStore } from '../../../support/memorySecretStore.ts';
 import { findSentinel, SENTINEL_KEY } from '../../../support/sentinel.ts';

@@ -6,7 +6,7 @@ import { ConnectService } from '../../../../proxy/app/connect/connectService.ts'
 import { ConnectError } from '../../../../proxy/app/connect/toolAdapter.ts';
 import { openConfigStore, type ConfigStore } from '../../../../proxy/app/profiles/configStore.ts';
 import { addProfile } from '../../../../proxy/app/profiles/configMutations.ts';
-import { clientTokenAccount, gatewayKeyAccount } from '../../../../proxy/app/secrets/secretStore.ts';
+import { clientTokenAccount, gatewayKeyAccount } from '../../../../proxy/contracts/secretStore.ts';
 import { findTokenRecord } from '../../../../proxy/http/clientTokens.ts';
 import { memorySecretStore } from '../../../support/memorySecretStore.ts';
 import { findSentinel, SENTINEL_KEY } from '../../../support/sentinel.ts';

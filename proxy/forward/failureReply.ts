@@ -2,6 +2,7 @@ import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
 import type { ClientProtocol } from '../contracts/usage.ts';
 import { explainError, statusForClass, type ExchangeFailureClass } from '../core/errorClass.ts';
 import type { KeyMasker } from '../core/keyMasker.ts';
+import { adapterNamed } from '../protocols/registry.ts';
 import { errorBodyFor, errorStatusFor, sendJson, type ErrorDetail } from './replies.ts';
 import type { RequestTrace } from './trace.ts';
 
@@ -34,12 +35,10 @@ export function replyFailure(
   const ownStatus = statusForClass(errorClass, failure.upstreamStatus);
   const status = errorStatusFor(protocol, errorClass, ownStatus);
   const detail: ErrorDetail = { ...failure.detail, knownSecrets: [apiKey], ...(upstreamRequestId ? { upstreamRequestId } : {}) };
-  const built = errorBodyFor(protocol, status, errorClass, detail);
-  // Anthropic's own error bodies carry the id at the top level.
-  const body = protocol === 'anthropic' && upstreamRequestId ? { ...built, request_id: upstreamRequestId } : built;
+  const body = errorBodyFor(protocol, status, errorClass, detail);
   const headers: Record<string, string> = {};
   if (failure.retryAfter) headers['retry-after'] = failure.retryAfter;
-  if (upstreamRequestId) headers[protocol === 'anthropic' ? 'request-id' : 'x-request-id'] = upstreamRequestId;
+  if (upstreamRequestId) headers[adapterNamed(protocol).errors.requestIdHeader] = upstreamRequestId;
   if (!explainError(errorClass).retryable || errorClass === 'proxy_stopping') headers['x-should-retry'] = 'false';
   trace.failed(errorClass, JSON.stringify(body), status);
   sendJson(res, status, body, headers);

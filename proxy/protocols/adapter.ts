@@ -48,6 +48,8 @@ export interface ProtocolErrors {
   refusalBody(refusal: LocalRefusal): object;
   /** A stream already under way cannot change its status: the failure goes in-band, never as a fake end. */
   streamFrame(errorClass: ErrorClass, detail: ClientErrorDetail): string;
+  /** The response header this protocol's SDK reads the request id from (shown in its errors). */
+  readonly requestIdHeader: string;
 }
 
 export interface ProtocolStream {

@@ -78,8 +78,13 @@ export function anthropicStatusFor(errorClass: ErrorClass, upstreamStatus: numbe
 /** Anthropic's shape for every failure; the message is the one OpenAI-shaped clients get. */
 export const anthropicErrors: ProtocolErrors = {
   status: anthropicStatusFor,
-  body: (status, errorClass, detail) => anthropicErrorBody(status, buildClientError(errorClass, detail).error.message),
+  // Anthropic's own error bodies carry the request id at the top level.
+  body: (status, errorClass, detail) => ({
+    ...anthropicErrorBody(status, buildClientError(errorClass, detail).error.message),
+    ...(detail.upstreamRequestId ? { request_id: detail.upstreamRequestId } : {}),
+  }),
   refusalBody: (refusal) => anthropicErrorBody(refusal.status, refusal.message),
   // Mid-stream, Anthropic sends an `error` event; its type is what a 502 would carry.
   streamFrame: (errorClass, detail) => sseFrame('error', anthropicErrorBody(502, buildClientError(errorClass, detail).error.message)),
+  requestIdHeader: 'request-id',
 };

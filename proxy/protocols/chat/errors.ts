@@ -14,4 +14,5 @@ export const openAiErrors: ProtocolErrors = {
   }),
   // A chat stream's error is a data event holding the error body (OpenAI's own streams do this).
   streamFrame: (errorClass, detail) => `data: ${JSON.stringify(buildClientError(errorClass, detail))}\n\n`,
+  requestIdHeader: 'x-request-id',
 };

@@ -259,6 +259,19 @@ export interface ActivateResponse {
   activeProfileId: string;
 }
 
+/** GET /profiles/:id/switch-check — asked before a switch, so the user hears what it would break. */
+export interface SwitchCheckResponse {
+  profileId: string;
+  /** Requests running now: they finish where they are, but the agents' next requests go to the new profile. */
+  inFlight: number;
+  /** Models clients asked for in the last day, newest first. */
+  recentModels: string[];
+  /** Of those, the ones the profile would send as an id its gateway does not list (after its aliases and routes). */
+  missingModels: { requested: string; upstream: string }[];
+  /** false when the profile's model list could not be had: missingModels is then empty, not a promise. */
+  modelListKnown: boolean;
+}
+
 /** GET /base-url?value= — what a typed base URL normalises to, for the live preview. */
 export interface BaseUrlPreview {
   normalized: string | null;
@@ -342,6 +355,8 @@ export interface TokenView {
   pinnedProfileId: string | null;
   createdAtMs: number | null;
   paused: boolean;
+  /** The keychain holds it, so the window can show it again; false = it was shown once, at creation. */
+  revealable: boolean;
 }
 
 /** GET /tokens */

@@ -28,6 +28,7 @@ import {
   type SpendRange,
   type SpendResponse,
   type StatusResponse,
+  type SwitchCheckResponse,
   type TokenCreateRequest,
   type TokenListResponse,
   type TokenSecretResponse,
@@ -81,6 +82,8 @@ export interface ControlClient {
   setKey(id: string, key: string): Promise<KeyStatus>;
   deleteKey(id: string): Promise<KeyStatus>;
   activateProfile(id: string): Promise<ActivateResponse>;
+  /** What switching to the profile now would break (requests in flight, models its gateway lacks). */
+  switchCheck(id: string): Promise<SwitchCheckResponse>;
   testProfile(id: string, request: ProfileTestRequest): Promise<ProfileTestResult>;
   previewBaseUrl(value: string): Promise<BaseUrlPreview>;
   prices(id: string): Promise<PriceTable>;
@@ -185,6 +188,7 @@ export function createControlClient(options: ControlClientOptions = {}): Control
     setKey: (id, key) => json('PUT', `/profiles/${segment(id)}/key`, { key }),
     deleteKey: (id) => json('DELETE', `/profiles/${segment(id)}/key`),
     activateProfile: (id) => json('POST', `/profiles/${segment(id)}/activate`),
+    switchCheck: (id) => json('GET', `/profiles/${segment(id)}/switch-check`),
     testProfile: (id, request) => json('POST', `/profiles/${segment(id)}/test`, request),
     previewBaseUrl: (value) => json('GET', `/base-url?value=${segment(value)}`),
     prices: (id) => json('GET', `/profiles/${segment(id)}/prices`),

@@ -2,6 +2,19 @@ import { memo } from 'react';
 import { formatClock, formatDuration, formatRowCost, formatTokens } from '../common/format.ts';
 import type { LiveRow } from './liveRows.ts';
 
+/** What kind of call a client path is, in a word: chat, messages, responses, embeddings, images, models; else the path. */
+export function endpointLabel(clientPath: string): string {
+  const path = clientPath.split('?')[0] ?? clientPath;
+  if (path.endsWith('/chat/completions')) return 'chat';
+  if (path.endsWith('/messages/count_tokens')) return 'count tokens';
+  if (path.endsWith('/messages')) return 'messages';
+  if (/\/responses(\/|$)/.test(path)) return 'responses';
+  if (path.endsWith('/embeddings')) return 'embeddings';
+  if (path.includes('/images/')) return 'images';
+  if (path.endsWith('/models')) return 'models';
+  return path;
+}
+
 /** The status cell: what a person wants to know at a glance. */
 export function statusLabel(row: LiveRow): string {
   if (row.state === 'in_flight') return row.status === null ? 'waiting' : 'streaming';
@@ -47,15 +60,19 @@ export const RequestRow = memo(function RequestRow({ row, selected, top, positio
       <span className="cell time">{formatClock(row.startedAtMs)}</span>
       <span className="cell client">{row.clientName ?? '—'}</span>
       <span className="cell profile">{row.profileId ?? '—'}</span>
+      <span className="cell endpoint" title={`${row.method} ${row.clientPath}${row.stream ? ', streamed' : ''}`}>
+        {endpointLabel(row.clientPath)}
+        {row.stream && <span className="stream-mark"> · stream</span>}
+      </span>
       <span className="cell model" title={model}>
         {model}
       </span>
       <span className={`cell status${failed ? ' bad' : ''}`} title={statusLabel(row)}>
         {statusLabel(row)}
       </span>
-      <span className="cell num">{formatDuration(row.ttfbMs)}</span>
+      <span className="cell num ttfb">{formatDuration(row.ttfbMs)}</span>
       <span className="cell num">{formatDuration(row.durationMs)}</span>
-      <span className="cell num" title={row.usageEstimated ? 'estimated' : undefined}>
+      <span className="cell num tokens" title={row.usageEstimated ? 'estimated' : undefined}>
         {tokens}
       </span>
       <span className="cell num">{row.state === 'in_flight' ? '' : formatRowCost(row)}</span>
@@ -72,11 +89,12 @@ export function RequestListHeader() {
       <span className="cell time">Time</span>
       <span className="cell client">Client</span>
       <span className="cell profile">Profile</span>
+      <span className="cell endpoint">Endpoint</span>
       <span className="cell model">Model</span>
       <span className="cell status">Status</span>
-      <span className="cell num">TTFB</span>
+      <span className="cell num ttfb">TTFB</span>
       <span className="cell num">Duration</span>
-      <span className="cell num">Tokens in/out</span>
+      <span className="cell num tokens">Tokens in/out</span>
       <span className="cell num">Credits</span>
       <span className="cell preview">Text</span>
     </div>

@@ -12,6 +12,7 @@ import {
   type TimeRange,
   type TotalsQuery,
 } from '../../contracts/log.ts';
+import { LOCAL_ERROR_CLASSES, UPSTREAM_ERROR_CLASSES } from '../../contracts/errors.ts';
 import { summarizeModelStats } from './modelStats.ts';
 import { bodiesFromRecord, rowFromRecord } from '../write/rowCodec.ts';
 
@@ -28,6 +29,11 @@ export const DEFAULT_PAGE_LIMIT = 100;
 /** An error is anything classified as one or answered with a 4xx/5xx status. */
 const IS_ERROR = '(error_class IS NOT NULL OR status >= 400)';
 const MODEL = 'COALESCE(upstream_model, requested_model)';
+/** Airlock's own refusals never reached the model: they say nothing about it (a client hanging up may have). */
+const REFUSALS = LOCAL_ERROR_CLASSES.filter((errorClass) => errorClass !== 'client_aborted');
+const NOT_LOCAL_REFUSAL = `(error_class IS NULL OR error_class NOT IN (${REFUSALS.map((errorClass) => `'${errorClass}'`).join(', ')}))`;
+/** A model's error: the gateway's failure, not a client hanging up. */
+const IS_GATEWAY_ERROR = `(error_class IN (${UPSTREAM_ERROR_CLASSES.map((errorClass) => `'${errorClass}'`).join(', ')}) OR (error_class IS NULL AND status >= 400))`;
 const GROUP_COLUMNS = { model: MODEL, profile: 'profile_id', client: 'client_name' } as const;
 /** Trigram tokens need three characters; shorter terms fall back to a substring scan. */
 const MIN_FTS_TERM_CHARS = 3;
@@ -204,8 +210,8 @@ export class RequestLogQueries {
    * scan returns compact arrays; grouping and sorting in JS beats ranking window functions in SQL.
    */
   modelStats(range: TimeRange): ModelStats[] {
-    const sql = `SELECT ${MODEL}, ${IS_ERROR}, duration_ms, ttfb_ms FROM requests
-       WHERE started_at_ms >= ? AND started_at_ms < ? AND ${MODEL} IS NOT NULL`;
+    const sql = `SELECT ${MODEL}, ${IS_GATEWAY_ERROR}, duration_ms, ttfb_ms FROM requests
+       WHERE started_at_ms >= ? AND started_at_ms < ? AND ${MODEL} IS NOT NULL AND ${NOT_LOCAL_REFUSAL}`;
     const cached = this.statements.has(sql);
     const statement = this.statement(sql);
     if (!cached) statement.setReturnArrays(true);

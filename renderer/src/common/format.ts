@@ -28,9 +28,12 @@ export function formatDuration(ms: number | null): string {
   return `${Math.floor(ms / 60_000)} min ${Math.round((ms % 60_000) / 1_000)} s`;
 }
 
+/** Token counts as people read them: 9999, 15.1k, 1.5M. */
 export function formatTokens(count: number | null): string {
   if (count === null) return '—';
-  return count < 10_000 ? String(count) : `${(count / 1_000).toFixed(1)}k`;
+  if (count < 10_000) return String(count);
+  if (count < 1_000_000) return `${(count / 1_000).toFixed(1)}k`;
+  return `${(count / 1_000_000).toFixed(1)}M`;
 }
 
 export function formatClock(epochMs: number): string {

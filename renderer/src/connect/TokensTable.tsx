@@ -24,8 +24,8 @@ export function TokensTable({
   };
 
   return (
-    <section className="tokens" aria-labelledby="tokens-title">
-      <h3 id="tokens-title">Client tokens</h3>
+    <section className="tokens">
+      <h3>Client tokens</h3>
       <table>
         <thead>
           <tr>

@@ -13,10 +13,10 @@ export function SpendChart({ days }: { days: SpendDay[] }) {
       <ResponsiveContainer width="100%" height={260}>
         <BarChart data={rows} margin={{ top: 8, right: 16, bottom: 8, left: 8 }}>
           <CartesianGrid strokeDasharray="3 3" stroke="var(--border)" />
-          <XAxis dataKey="day" stroke="var(--muted)" />
-          <YAxis stroke="var(--muted)" />
+          <XAxis dataKey="day" stroke="var(--muted)" tick={{ fill: 'var(--text)' }} />
+          <YAxis stroke="var(--muted)" tick={{ fill: 'var(--text)' }} />
           <Tooltip contentStyle={{ background: 'var(--surface)', color: 'var(--text)' }} />
-          <Legend />
+          <Legend wrapperStyle={{ color: 'var(--text)' }} />
           {models.map((model, index) => (
             <Bar
               key={model}

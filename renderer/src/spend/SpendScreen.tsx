@@ -28,7 +28,7 @@ function TotalCard({ title, amount }: { title: string; amount: MoneyAmount }) {
 
 export function SpendScreen() {
   const api = useApi();
-  const [range, setRange] = useState<SpendRange>('7d');
+  const [range, setRange] = useState<SpendRange>('today');
   const spend = useAsync(() => api.spend(range), range);
 
   return (

@@ -1,6 +1,6 @@
 import type { RequestDetail } from '../../../proxy/contracts/api.ts';
 import { CopyButton } from '../common/CopyButton.tsx';
-import { describeCost, formatDateTime, formatDuration, formatTokens } from '../common/format.ts';
+import { describeCost, formatDuration, formatTimestamp, formatTokens, timeZoneName } from '../common/format.ts';
 
 function IdValue({ label, value }: { label: string; value: string | null }) {
   if (!value) return <span className="muted">not returned</span>;
@@ -15,7 +15,10 @@ export function DetailOverview({ detail }: { detail: RequestDetail }) {
   return (
     <dl className="overview">
       <dt>Started</dt>
-      <dd>{formatDateTime(detail.startedAtMs)}</dd>
+      <dd>
+        <time dateTime={new Date(detail.startedAtMs).toISOString()}>{formatTimestamp(detail.startedAtMs)}</time>{' '}
+        <span className="muted">({timeZoneName()})</span>
+      </dd>
       <dt>Endpoint</dt>
       <dd>
         <code>

@@ -1,5 +1,5 @@
 import { memo } from 'react';
-import { formatClock, formatDuration, formatRowCost, formatTokens } from '../common/format.ts';
+import { formatDuration, formatRowCost, formatTimestamp, formatTokens } from '../common/format.ts';
 import type { LiveRow } from './liveRows.ts';
 
 /** What kind of call a client path is, in a word: chat, messages, responses, embeddings, images, models; else the path. */
@@ -57,7 +57,9 @@ export const RequestRow = memo(function RequestRow({ row, selected, top, positio
       onClick={() => onSelect(row.id)}
       data-request-id={row.id}
     >
-      <span className="cell time">{formatClock(row.startedAtMs)}</span>
+      <span className="cell time" title={formatTimestamp(row.startedAtMs)}>
+        {formatTimestamp(row.startedAtMs)}
+      </span>
       <span className="cell client">{row.clientName ?? '—'}</span>
       <span className="cell profile">{row.profileId ?? '—'}</span>
       <span className="cell endpoint" title={`${row.method} ${row.clientPath}${row.stream ? ', streamed' : ''}`}>
@@ -72,7 +74,7 @@ export const RequestRow = memo(function RequestRow({ row, selected, top, positio
       </span>
       <span className="cell num ttfb">{formatDuration(row.ttfbMs)}</span>
       <span className="cell num">{formatDuration(row.durationMs)}</span>
-      <span className="cell num tokens" title={row.usageEstimated ? 'estimated' : undefined}>
+      <span className="cell num token-counts" title={row.usageEstimated ? 'estimated' : undefined}>
         {tokens}
       </span>
       <span className="cell num">{row.state === 'in_flight' ? '' : formatRowCost(row)}</span>
@@ -94,7 +96,7 @@ export function RequestListHeader() {
       <span className="cell status">Status</span>
       <span className="cell num ttfb">TTFB</span>
       <span className="cell num">Duration</span>
-      <span className="cell num tokens">Tokens in/out</span>
+      <span className="cell num token-counts">Tokens in/out</span>
       <span className="cell num">Credits</span>
       <span className="cell preview">Text</span>
     </div>

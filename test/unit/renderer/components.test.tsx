@@ -215,7 +215,7 @@ describe('RequestDetailPanel', () => {
     const onClose = vi.fn();
     render(
       <ApiProvider client={fakeClient({ request: async () => detail })}>
-        <RequestDetailPanel requestId="r1" liveRow={undefined} proxyUrl="http://127.0.0.1:1" onClose={onClose} />
+        <RequestDetailPanel requestId="r1" highlight="" liveRow={undefined} proxyUrl="http://127.0.0.1:1" onClose={onClose} />
       </ApiProvider>,
     );
     expect(await screen.findByText('List the models and copy the exact id.')).toBeTruthy();

@@ -6,7 +6,7 @@ import { openWindowSession, type WindowSession } from './support/windowSession.t
 const SEEDED_ROWS = 50_000;
 /** Rows a virtualised list keeps in the DOM: the viewport plus overscan, never the whole list. */
 const MAX_ROWS_IN_DOM = 100;
-/** Bound on End presses while paging through the narrowed list (42 pages of 200 are expected). */
+/** Bound on End presses while reaching the oldest row: one press loads every older page by itself. */
 const MAX_END_PRESSES = 100;
 
 let session: WindowSession;

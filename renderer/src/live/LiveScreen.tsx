@@ -51,6 +51,7 @@ export function LiveScreen({ store, proxyUrl, firstRun }: LiveScreenProps) {
                 onSelect={setSelectedId}
                 onOpen={() => detailRef.current?.focus()}
                 onNearEnd={pages.loadMore}
+                onLoadToEnd={pages.loadToEnd}
                 hasMore={pages.kind === 'idle' ? pages.hasMore : true}
               />
             )}

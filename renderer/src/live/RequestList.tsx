@@ -1,5 +1,5 @@
 import { useVirtualizer } from '@tanstack/react-virtual';
-import { useEffect, useRef, type KeyboardEvent } from 'react';
+import { useEffect, useRef, useState, type KeyboardEvent } from 'react';
 import type { LiveSnapshot } from './liveStore.ts';
 import { RequestListHeader, RequestRow } from './RequestRow.tsx';
 
@@ -14,6 +14,8 @@ interface RequestListProps {
   onOpen: (id: string) => void;
   /** The user scrolled near the end: load the next (older) page. */
   onNearEnd: () => void;
+  /** End was pressed while older rows are not loaded yet: load them all (the list then moves to the oldest). */
+  onLoadToEnd: () => void;
   /** Older rows exist in the log beyond those loaded. */
   hasMore: boolean;
 }
@@ -40,8 +42,10 @@ export function nextIndex(key: string, current: number, count: number): number |
   }
 }
 
-export function RequestList({ snapshot, selectedId, onSelect, onOpen, onNearEnd, hasMore }: RequestListProps) {
+export function RequestList({ snapshot, selectedId, onSelect, onOpen, onNearEnd, onLoadToEnd, hasMore }: RequestListProps) {
   const scrollRef = useRef<HTMLDivElement>(null);
+  /** End was pressed before the oldest row was loaded: go there once it is. */
+  const [endPending, setEndPending] = useState(false);
   const { order, rows } = snapshot;
   const virtualizer = useVirtualizer({
     count: order.length,
@@ -57,6 +61,16 @@ export function RequestList({ snapshot, selectedId, onSelect, onOpen, onNearEnd,
     if (order.length > 0 && lastVisible >= order.length - PAGE_ROWS) onNearEnd();
   }, [lastVisible, order.length, onNearEnd]);
 
+  useEffect(() => {
+    if (!endPending || hasMore) return;
+    setEndPending(false);
+    const oldest = order.at(-1);
+    if (oldest) {
+      onSelect(oldest);
+      virtualizer.scrollToIndex(order.length - 1, { align: 'auto' });
+    }
+  }, [endPending, hasMore, order, onSelect, virtualizer]);
+
   // -1 also when the filters hid the selected row: the list then points at no row (the detail may still show it).
   const selectedIndex = selectedId === null ? -1 : order.indexOf(selectedId);
   // Only a window of rows is in the DOM, so each says where it sits; -1 is ARIA's "total unknown".
@@ -71,6 +85,10 @@ export function RequestList({ snapshot, selectedId, onSelect, onOpen, onNearEnd,
     const index = nextIndex(event.key, selectedIndex, order.length);
     if (index === null) return;
     event.preventDefault();
+    if (event.key === 'End' && hasMore) {
+      setEndPending(true);
+      onLoadToEnd();
+    } else setEndPending(false);
     const id = order[index];
     if (id) {
       onSelect(id);
@@ -109,7 +127,7 @@ export function RequestList({ snapshot, selectedId, onSelect, onOpen, onNearEnd,
       </div>
       <p className="list-count muted">
         {order.length.toLocaleString()} {order.length === 1 ? 'request' : 'requests'}
-        {hasMore ? ' loaded; scroll down for older ones' : ''}
+        {hasMore ? (endPending ? ' loaded; loading the older ones to reach the oldest…' : ' loaded; scroll down or press End for older ones') : ''}
       </p>
     </div>
   );

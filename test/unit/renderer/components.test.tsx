@@ -135,6 +135,7 @@ describe('RequestList', () => {
         onSelect={onSelect}
         onOpen={onOpen}
         onNearEnd={() => undefined}
+        onLoadToEnd={() => undefined}
         hasMore={false}
       />,
     );
@@ -149,7 +150,8 @@ describe('RequestList', () => {
     expect(onOpen).toHaveBeenCalledWith('c');
   });
 
-  it('says when older rows are still in the log', () => {
+  it('says when older rows are still in the log, and End loads them all', () => {
+    const onLoadToEnd = vi.fn();
     const store = new LiveStore();
     store.addPage([{ ...applyUpdate(undefined, { requestId: 'a', appendText: '', fields: { startedAtMs: 1 } })!, state: 'done' as const }]);
     store.publish();
@@ -160,10 +162,15 @@ describe('RequestList', () => {
         onSelect={vi.fn()}
         onOpen={vi.fn()}
         onNearEnd={() => undefined}
+        onLoadToEnd={onLoadToEnd}
         hasMore
       />,
     );
-    expect(screen.getByText('1 request loaded; scroll down for older ones')).toBeTruthy();
+    expect(screen.getByText('1 request loaded; scroll down or press End for older ones')).toBeTruthy();
+    // End asks for every older page at once, instead of one page per press.
+    fireEvent.keyDown(screen.getByRole('listbox'), { key: 'End' });
+    expect(onLoadToEnd).toHaveBeenCalledTimes(1);
+    expect(screen.getByText('1 request loaded; loading the older ones to reach the oldest…')).toBeTruthy();
   });
 });
 

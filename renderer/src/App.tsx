@@ -59,9 +59,9 @@ function useSignIn(): [Auth, () => void] {
   useEffect(() => {
     const code = loginCodeFromHash(window.location.hash);
     if (code) window.history.replaceState(null, '', `${window.location.pathname}#/live`);
-    const exchange = code ? api.createSession({ code }) : Promise.resolve();
-    exchange
-      .then(() => api.status())
+    // A code that was exchanged is a session: no second round trip before the first screen (the live channel brings the status).
+    const signIn = code ? api.createSession({ code }) : api.status();
+    signIn
       .then(
         () => setAuth({ kind: 'signed-in' }),
         (error: Error) => {

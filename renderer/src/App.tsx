@@ -61,15 +61,13 @@ function useSignIn(): [Auth, () => void] {
     if (code) window.history.replaceState(null, '', `${window.location.pathname}#/live`);
     // A code that was exchanged is a session: no second round trip before the first screen (the live channel brings the status).
     const signIn = code ? api.createSession({ code }) : api.status();
-    signIn
-      .then(
-        () => setAuth({ kind: 'signed-in' }),
-        (error: Error) => {
-          if (error instanceof ControlApiError && error.status === 401)
-            setAuth({ kind: 'signed-out', problem: code ? error.message : null });
-          else setAuth({ kind: 'unreachable', error });
-        },
-      );
+    signIn.then(
+      () => setAuth({ kind: 'signed-in' }),
+      (error: Error) => {
+        if (error instanceof ControlApiError && error.status === 401) setAuth({ kind: 'signed-out', problem: code ? error.message : null });
+        else setAuth({ kind: 'unreachable', error });
+      },
+    );
   }, [api, attempt]);
 
   // Not reachable at start (the proxy is starting or restarting): ask again by itself.

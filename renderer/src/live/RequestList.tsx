@@ -127,7 +127,11 @@ export function RequestList({ snapshot, selectedId, onSelect, onOpen, onNearEnd,
       </div>
       <p className="list-count muted">
         {order.length.toLocaleString()} {order.length === 1 ? 'request' : 'requests'}
-        {hasMore ? (endPending ? ' loaded; loading the older ones to reach the oldest…' : ' loaded; scroll down or press End for older ones') : ''}
+        {hasMore
+          ? endPending
+            ? ' loaded; loading the older ones to reach the oldest…'
+            : ' loaded; scroll down or press End for older ones'
+          : ''}
       </p>
     </div>
   );

@@ -88,6 +88,7 @@ export interface RequestFilters {
   fromMs?: number;
   toMs?: number;
   profileId?: string;
+  /** One model id, or `prefix*` for every id starting with prefix. */
   model?: string;
   client?: string;
   status?: StatusFilter;

@@ -83,7 +83,7 @@ export interface RequestListFilter {
   /** Exclusive. */
   toMs?: number;
   profileId?: string;
-  /** The model sent upstream (the requested one when none was sent), as in ModelStats. */
+  /** The model sent upstream (the requested one when none was sent), as in ModelStats; `prefix*` matches every id starting with prefix. */
   model?: string;
   /** An exact status, or every error / every success. */
   status?: number | 'error' | 'ok';

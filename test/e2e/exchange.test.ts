@@ -134,3 +134,44 @@ describe('addresses and the split', () => {
     await expect.poll(async () => (await detail().boundingBox())?.width ?? 0).toBeGreaterThan(before + 20);
   });
 });
+
+describe('finding requests', () => {
+  it('understands "failed", says what it cannot use, matches a model prefix, and filters by a clicked value', async () => {
+    session.harness.simulator.script({ kind: 'status', status: 400, body: { error: { message: 'bad', type: 'invalid_request_error' } } });
+    expect((await chat({ model: 'qwen-plus' })).status).toBe(400);
+    await session.harness.log.flush();
+    await page.goto(session.screenUrl('live'));
+    await page.reload();
+    const rows = page.locator('.request-row:not(.header)');
+    await rows.first().waitFor();
+    const all = await rows.count();
+
+    const status = page.getByLabel('Status', { exact: true });
+    await status.fill('failed');
+    await expect.poll(() => rows.count()).toBe(1);
+    expect(await rows.first().locator('.status').textContent()).toContain('400');
+    expect(await page.locator('#filter-problems').textContent()).toBe('');
+
+    await status.fill('broken');
+    await expect.poll(() => page.locator('#filter-problems').textContent()).toContain('"broken" is not a status');
+    expect(await status.getAttribute('aria-invalid')).toBe('true');
+    await expect.poll(() => rows.count()).toBe(all);
+    await status.fill('');
+
+    await page.getByLabel('Model', { exact: true }).fill('qwen*');
+    await expect.poll(() => rows.count()).toBe(1);
+    await page.getByLabel('Model', { exact: true }).fill('');
+    await expect.poll(() => rows.count()).toBe(all);
+
+    // Alt+click on a cell filters by its value; a plain click still opens the row.
+    await rows.first().locator('.status').click({ modifiers: ['Alt'] });
+    await expect.poll(() => status.inputValue()).toBe('400');
+    await expect.poll(() => rows.count()).toBe(1);
+    await status.fill('');
+    await expect.poll(() => rows.count()).toBe(all);
+    await rows.first().click();
+    await detail().getByRole('button', { name: 'Show only requests with client exchange-e2e' }).click();
+    await expect.poll(() => page.getByLabel('Client', { exact: true }).inputValue()).toBe('exchange-e2e');
+    await session.shot('63-live-filtered-by-click');
+  });
+});

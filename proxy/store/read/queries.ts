@@ -66,8 +66,12 @@ export function trigramQuery(text: string): string {
   return [...trigrams].map((trigram) => `"${trigram.replaceAll('"', '""')}"`).join(' AND ');
 }
 
+function escapeLike(text: string): string {
+  return text.replace(/[\\%_]/g, (char) => `\\${char}`);
+}
+
 function likePattern(text: string): string {
-  return `%${text.replace(/[\\%_]/g, (char) => `\\${char}`)}%`;
+  return `%${escapeLike(text)}%`;
 }
 
 export function clampPageLimit(limit: number | undefined): number {
@@ -87,7 +91,9 @@ export function whereForFilter(filter: RequestListFilter): { sql: string; params
   if (filter.toMs !== undefined) add('started_at_ms < ?', filter.toMs);
   if (filter.profileId !== undefined) add('profile_id = ?', filter.profileId);
   if (filter.clientName !== undefined) add('client_name = ?', filter.clientName);
-  if (filter.model !== undefined) add(`${MODEL} = ?`, filter.model);
+  // `gpt-4*` is every model id that starts with gpt-4; anything else is one exact id.
+  if (filter.model?.endsWith('*')) add(`${MODEL} LIKE ? ESCAPE '\\'`, `${escapeLike(filter.model.slice(0, -1))}%`);
+  else if (filter.model !== undefined) add(`${MODEL} = ?`, filter.model);
   if (filter.errorClass !== undefined) add('error_class = ?', filter.errorClass);
   if (filter.status === 'error') add(IS_ERROR);
   else if (filter.status === 'ok') add(`NOT ${IS_ERROR} AND status IS NOT NULL`);

@@ -3,6 +3,7 @@ import type { RequestDetail } from '../../../proxy/contracts/api.ts';
 import { useApi } from '../api/ApiContext.tsx';
 import { CopyButton } from '../common/CopyButton.tsx';
 import { ErrorState, Loading } from '../common/StateViews.tsx';
+import type { FilterField } from '../live/filterForm.ts';
 import type { LiveRow } from '../live/liveRows.ts';
 import { BodyPanel } from './BodyPanel.tsx';
 import { requestTurns, responseTurn, type Turn } from './conversation.ts';
@@ -18,6 +19,8 @@ interface RequestDetailPanelProps {
   requestId: string;
   /** The list's search text: its matches are marked in the bodies and the conversation. */
   highlight: string;
+  /** Shows only the requests with one of this request's values (client, profile, model, status). */
+  onFilter?: (field: FilterField, value: string) => void;
   liveRow: LiveRow | undefined;
   proxyUrl: string;
   onClose: () => void;
@@ -25,7 +28,7 @@ interface RequestDetailPanelProps {
 
 /** One request in full. While it is in flight, its text grows here from the live channel. */
 export const RequestDetailPanel = forwardRef<HTMLElement, RequestDetailPanelProps>(function RequestDetailPanel(
-  { requestId, highlight, liveRow, proxyUrl, onClose },
+  { requestId, highlight, onFilter, liveRow, proxyUrl, onClose },
   ref,
 ) {
   const api = useApi();
@@ -74,7 +77,7 @@ export const RequestDetailPanel = forwardRef<HTMLElement, RequestDetailPanelProp
               label="Copy as curl"
             />
           </div>
-          <DetailOverview detail={state.detail} />
+          <DetailOverview detail={state.detail} onFilter={onFilter} />
           {!inFlight && state.detail.streamText !== null && (
             <section aria-label="Stream text">
               <h3>Stream text</h3>

@@ -8,7 +8,7 @@ import { useRequestIdInHash } from '../common/useHashRoute.ts';
 import { RequestDetailPanel } from '../detail/RequestDetailPanel.tsx';
 import { FirstRun } from '../status/FirstRun.tsx';
 import { FilterBar } from './FilterBar.tsx';
-import { EMPTY_FILTER_FORM, filtersFromForm, type FilterForm } from './filterForm.ts';
+import { EMPTY_FILTER_FORM, type FilterField, filtersFromForm, type FilterForm } from './filterForm.ts';
 import type { LiveStore } from './liveStore.ts';
 import { RequestList } from './RequestList.tsx';
 import { useRequestPages } from './useRequestPages.ts';
@@ -31,6 +31,7 @@ export function LiveScreen({ store, proxyUrl, firstRun }: LiveScreenProps) {
   const listFocusRef = useRef<HTMLDivElement>(null);
 
   const filtered = JSON.stringify(filters) !== '{}';
+  const filterBy = (field: FilterField, value: string) => setForm((current) => ({ ...current, [field]: value }));
   const empty = snapshot.order.length === 0;
 
   return (
@@ -52,6 +53,7 @@ export function LiveScreen({ store, proxyUrl, firstRun }: LiveScreenProps) {
                 onOpen={() => detailRef.current?.focus()}
                 onNearEnd={pages.loadMore}
                 onLoadToEnd={pages.loadToEnd}
+                onFilter={filterBy}
                 hasMore={pages.kind === 'idle' ? pages.hasMore : true}
               />
             )}
@@ -66,6 +68,7 @@ export function LiveScreen({ store, proxyUrl, firstRun }: LiveScreenProps) {
                 key={selectedId}
                 requestId={selectedId}
                 highlight={settledForm.text}
+                onFilter={filterBy}
                 liveRow={snapshot.rows.get(selectedId)}
                 proxyUrl={proxyUrl}
                 onClose={() => {

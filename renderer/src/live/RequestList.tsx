@@ -1,6 +1,7 @@
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { useEffect, useRef, useState, type KeyboardEvent } from 'react';
 import type { LiveSnapshot } from './liveStore.ts';
+import type { FilterField } from './filterForm.ts';
 import { RequestListHeader, RequestRow } from './RequestRow.tsx';
 
 export const ROW_HEIGHT_PX = 32;
@@ -18,6 +19,7 @@ interface RequestListProps {
   onLoadToEnd: () => void;
   /** Older rows exist in the log beyond those loaded. */
   hasMore: boolean;
+  onFilter: (field: FilterField, value: string) => void;
 }
 
 /** Next selected index for a navigation key, or null when the key is not a navigation key. */
@@ -42,7 +44,7 @@ export function nextIndex(key: string, current: number, count: number): number |
   }
 }
 
-export function RequestList({ snapshot, selectedId, onSelect, onOpen, onNearEnd, onLoadToEnd, hasMore }: RequestListProps) {
+export function RequestList({ snapshot, selectedId, onSelect, onOpen, onNearEnd, onLoadToEnd, hasMore, onFilter }: RequestListProps) {
   const scrollRef = useRef<HTMLDivElement>(null);
   /** End was pressed before the oldest row was loaded: go there once it is. */
   const [endPending, setEndPending] = useState(false);
@@ -120,6 +122,7 @@ export function RequestList({ snapshot, selectedId, onSelect, onOpen, onNearEnd,
                 setSize={setSize}
                 selected={row.id === selectedId}
                 onSelect={onSelect}
+                onFilter={onFilter}
               />
             ) : null;
           })}

@@ -1,5 +1,6 @@
 import { memo } from 'react';
 import { formatDuration, formatRowCost, formatTimestamp, formatTokens } from '../common/format.ts';
+import type { FilterField } from './filterForm.ts';
 import type { LiveRow } from './liveRows.ts';
 
 /** What kind of call a client path is, in a word: chat, messages, responses, embeddings, images, models; else the path. */
@@ -31,9 +32,19 @@ interface RequestRowProps {
   position: number;
   setSize: number;
   onSelect: (id: string) => void;
+  /** Alt+click on a client, profile, model or status cell: show only requests with that value. */
+  onFilter: (field: FilterField, value: string) => void;
 }
 
-export const RequestRow = memo(function RequestRow({ row, selected, top, position, setSize, onSelect }: RequestRowProps) {
+const FILTER_HINT = 'Alt+click to show only these';
+
+/** The filter value a status cell stands for: the exact code, or "error" for a failure without one. */
+export function statusFilterValue(row: LiveRow): string | null {
+  if (row.status !== null) return String(row.status);
+  return row.errorClass !== null ? 'error' : null;
+}
+
+export const RequestRow = memo(function RequestRow({ row, selected, top, position, setSize, onSelect, onFilter }: RequestRowProps) {
   const failed = row.errorClass !== null || row.state === 'interrupted';
   const model =
     row.responseModel && row.responseModel !== row.requestedModel
@@ -54,22 +65,35 @@ export const RequestRow = memo(function RequestRow({ row, selected, top, positio
       aria-setsize={setSize}
       className={`request-row${selected ? ' selected' : ''}${failed ? ' failed' : ''}${row.state === 'in_flight' ? ' in-flight' : ''}`}
       style={{ transform: `translateY(${top}px)` }}
-      onClick={() => onSelect(row.id)}
+      onClick={(event) => {
+        const cell = (event.target as HTMLElement).closest<HTMLElement>('[data-filter]');
+        if (event.altKey && cell?.dataset.filter && cell.dataset.value) onFilter(cell.dataset.filter as FilterField, cell.dataset.value);
+        else onSelect(row.id);
+      }}
       data-request-id={row.id}
     >
       <span className="cell time" title={formatTimestamp(row.startedAtMs)}>
         {formatTimestamp(row.startedAtMs)}
       </span>
-      <span className="cell client">{row.clientName ?? '—'}</span>
-      <span className="cell profile">{row.profileId ?? '—'}</span>
+      <span className="cell client" data-filter="client" data-value={row.clientName ?? undefined} title={FILTER_HINT}>
+        {row.clientName ?? '—'}
+      </span>
+      <span className="cell profile" data-filter="profileId" data-value={row.profileId ?? undefined} title={FILTER_HINT}>
+        {row.profileId ?? '—'}
+      </span>
       <span className="cell endpoint" title={`${row.method} ${row.clientPath}${row.stream ? ', streamed' : ''}`}>
         {endpointLabel(row.clientPath)}
         {row.stream && <span className="stream-mark"> · stream</span>}
       </span>
-      <span className="cell model" title={model}>
+      <span className="cell model" title={`${model}. ${FILTER_HINT}`} data-filter="model" data-value={row.requestedModel ?? undefined}>
         {model}
       </span>
-      <span className={`cell status${failed ? ' bad' : ''}`} title={statusLabel(row)}>
+      <span
+        className={`cell status${failed ? ' bad' : ''}`}
+        title={`${statusLabel(row)}. ${FILTER_HINT}`}
+        data-filter="status"
+        data-value={statusFilterValue(row) ?? undefined}
+      >
         {statusLabel(row)}
       </span>
       <span className="cell num ttfb">{formatDuration(row.ttfbMs)}</span>

@@ -105,6 +105,11 @@ describe('listRequests', () => {
     expect(ids({ fromMs: TEST_STARTED_AT_MS - 2 * MINUTE_MS, toMs: TEST_STARTED_AT_MS })).toEqual(['c', 'b']);
     expect(ids({ profileId: 'home' })).toEqual(['a']);
     expect(ids({ model: 'claude-x' })).toEqual(['a']);
+    // A trailing * matches every id that starts with the rest; nothing else is a pattern.
+    expect(ids({ model: 'claude*' })).toEqual(['a']);
+    expect(ids({ model: 'gpt-4*' })).toEqual(['d', 'c', 'b']);
+    expect(ids({ model: 'gpt_4*' })).toEqual([]);
+    expect(ids({ model: 'claude' })).toEqual([]);
     expect(ids({ clientName: 'ide' })).toEqual(['b']);
     expect(ids({ status: 429 })).toEqual(['b']);
     expect(ids({ status: 'error' })).toEqual(['c', 'b']);

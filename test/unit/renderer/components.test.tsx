@@ -135,6 +135,7 @@ describe('RequestList', () => {
         onSelect={onSelect}
         onOpen={onOpen}
         onNearEnd={() => undefined}
+        onFilter={vi.fn()}
         onLoadToEnd={() => undefined}
         hasMore={false}
       />,
@@ -162,6 +163,7 @@ describe('RequestList', () => {
         onSelect={vi.fn()}
         onOpen={vi.fn()}
         onNearEnd={() => undefined}
+        onFilter={vi.fn()}
         onLoadToEnd={onLoadToEnd}
         hasMore
       />,

@@ -91,6 +91,8 @@ export interface RequestFilters {
   /** One model id, or `prefix*` for every id starting with prefix. */
   model?: string;
   client?: string;
+  /** The path the client called, exactly. */
+  path?: string;
   status?: StatusFilter;
   errorClass?: ErrorClass;
   /** Full text over bodies, paths and models. */
@@ -383,6 +385,8 @@ export interface TokenSecretResponse {
 export interface ClientResumeResponse {
   resumed: boolean;
 }
+
+export type { FacetValue, RequestFacets } from './requestFacets.ts';
 
 // ---- live events: see liveEvents.ts -------------------------------------------------------
 

@@ -89,12 +89,20 @@ export interface RequestListFilter {
   status?: number | 'error' | 'ok';
   errorClass?: ErrorClass;
   clientName?: string;
+  /** The path the client called, exactly (`/v1/chat/completions`). */
+  clientPath?: string;
   /** Full text over request and response bodies and streamed text. */
   text?: string;
   beforeCursor?: RequestCursor;
   /** At most MAX_PAGE_LIMIT. */
   limit?: number;
 }
+
+/** What the Live screen's facets count, each a column of the log. */
+export const FACET_DIMENSIONS = ['status', 'errorClass', 'model', 'client', 'profile', 'endpoint'] as const;
+export type FacetDimension = (typeof FACET_DIMENSIONS)[number];
+/** The most frequent values of each dimension among the matching requests, most frequent first. */
+export type FacetCounts = Record<FacetDimension, { value: string; count: number }[]>;
 
 export interface RequestPage {
   /** Newest first. */

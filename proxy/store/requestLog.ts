@@ -44,7 +44,10 @@ export interface RequestLogOptions {
   onRecordingChange?: (message: string) => void;
 }
 
-type QueryMethods = Pick<RequestLogQueries, 'listRequests' | 'getRequest' | 'spendByDay' | 'totals' | 'modelStats' | 'spendSince'>;
+type QueryMethods = Pick<
+  RequestLogQueries,
+  'listRequests' | 'facets' | 'getRequest' | 'spendByDay' | 'totals' | 'modelStats' | 'spendSince'
+>;
 
 export interface RequestLog extends QueryMethods {
   /** Subscribes to lifecycle events; listeners only queue them for the log thread. Returns the unsubscribe function. */
@@ -114,6 +117,7 @@ class SqliteRequestLog implements RequestLog {
   private readonly unwritten: UnwrittenMirror;
 
   readonly listRequests: RequestLogQueries['listRequests'];
+  readonly facets: RequestLogQueries['facets'];
   readonly getRequest: RequestLogQueries['getRequest'];
   readonly spendByDay: RequestLogQueries['spendByDay'];
   readonly totals: RequestLogQueries['totals'];
@@ -166,6 +170,7 @@ class SqliteRequestLog implements RequestLog {
     this.queries = new RequestLogQueries(this.db);
     this.idempotencyStore = new SqliteIdempotencyStore(this.db, options.knownSecrets);
     this.listRequests = this.queries.listRequests.bind(this.queries);
+    this.facets = this.queries.facets.bind(this.queries);
     this.getRequest = this.queries.getRequest.bind(this.queries);
     // Requests the database could not take (a full disk) count as if it had.
     this.spendByDay = (query) =>

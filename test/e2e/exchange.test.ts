@@ -164,11 +164,28 @@ describe('finding requests', () => {
     await expect.poll(() => rows.count()).toBe(all);
 
     // Alt+click on a cell filters by its value; a plain click still opens the row.
-    await rows.first().locator('.status').click({ modifiers: ['Alt'] });
+    await rows
+      .first()
+      .locator('.status')
+      .click({ modifiers: ['Alt'] });
     await expect.poll(() => status.inputValue()).toBe('400');
     await expect.poll(() => rows.count()).toBe(1);
     await status.fill('');
     await expect.poll(() => rows.count()).toBe(all);
+    // Facets: what the listed requests hold, with counts, and a click filters by one.
+    const facets = page.getByRole('navigation', { name: 'Facets' });
+    await facets.locator('summary', { hasText: /^Error \(/ }).click();
+    const badRequest = facets.getByRole('button', { name: /^Bad request \(bad_request\) 1$/ });
+    await badRequest.click();
+    await expect.poll(() => rows.count()).toBe(1);
+    expect(await page.getByLabel('Error class').inputValue()).toBe('bad_request');
+    await badRequest.click();
+    await expect.poll(() => rows.count()).toBe(all);
+    await facets.locator('summary', { hasText: /^Error \(/ }).click();
+    await facets.locator('summary', { hasText: /^Endpoint \(/ }).click();
+    expect(await facets.getByRole('button', { name: /^chat \(\/v1\/chat\/completions\)/ }).textContent()).toContain(String(all));
+    await facets.locator('summary', { hasText: /^Endpoint \(/ }).click();
+
     await rows.first().click();
     await detail().getByRole('button', { name: 'Show only requests with client exchange-e2e' }).click();
     await expect.poll(() => page.getByLabel('Client', { exact: true }).inputValue()).toBe('exchange-e2e');

@@ -1,6 +1,9 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import {
+  FACET_DIMENSIONS,
   MAX_PAGE_LIMIT,
+  type FacetCounts,
+  type FacetDimension,
   type LogTotals,
   type ModelStats,
   type RequestDetail,
@@ -35,6 +38,16 @@ const NOT_LOCAL_REFUSAL = `(error_class IS NULL OR error_class NOT IN (${REFUSAL
 /** A model's error: the gateway's failure, not a client hanging up. */
 const IS_GATEWAY_ERROR = `(error_class IN (${UPSTREAM_ERROR_CLASSES.map((errorClass) => `'${errorClass}'`).join(', ')}) OR (error_class IS NULL AND status >= 400))`;
 const GROUP_COLUMNS = { model: MODEL, profile: 'profile_id', client: 'client_name' } as const;
+const FACET_COLUMNS: Record<FacetDimension, string> = {
+  status: 'status',
+  errorClass: 'error_class',
+  model: MODEL,
+  client: 'client_name',
+  profile: 'profile_id',
+  endpoint: 'client_path',
+};
+/** Enough values to choose from in a menu; the rest are reached by typing. */
+const FACET_LIMIT = 30;
 /** Trigram tokens need three characters; shorter terms fall back to a substring scan. */
 const MIN_FTS_TERM_CHARS = 3;
 /**
@@ -91,6 +104,7 @@ export function whereForFilter(filter: RequestListFilter): { sql: string; params
   if (filter.toMs !== undefined) add('started_at_ms < ?', filter.toMs);
   if (filter.profileId !== undefined) add('profile_id = ?', filter.profileId);
   if (filter.clientName !== undefined) add('client_name = ?', filter.clientName);
+  if (filter.clientPath !== undefined) add('client_path = ?', filter.clientPath);
   // `gpt-4*` is every model id that starts with gpt-4; anything else is one exact id.
   if (filter.model?.endsWith('*')) add(`${MODEL} LIKE ? ESCAPE '\\'`, `${escapeLike(filter.model.slice(0, -1))}%`);
   else if (filter.model !== undefined) add(`${MODEL} = ?`, filter.model);
@@ -159,6 +173,21 @@ export class RequestLogQueries {
     const last = rows.at(-1);
     const nextCursor = records.length > limit && last !== undefined ? { startedAtMs: last.startedAtMs, id: last.id } : null;
     return { rows, nextCursor };
+  }
+
+  /** Per dimension, the FACET_LIMIT most frequent values among the requests `filter` matches (page fields ignored). */
+  facets(filter: RequestListFilter): FacetCounts {
+    const where = whereForFilter(filter);
+    const counts = {} as FacetCounts;
+    for (const dimension of FACET_DIMENSIONS) {
+      const column = FACET_COLUMNS[dimension];
+      const records = this.statement(
+        `SELECT ${column} AS value, COUNT(*) AS count FROM requests ${where.sql} ${where.sql ? 'AND' : 'WHERE'} ${column} IS NOT NULL
+         GROUP BY value ORDER BY count DESC, value LIMIT ${FACET_LIMIT}`,
+      ).all(...where.params);
+      counts[dimension] = records.map((record) => ({ value: String(record.value), count: Number(record.count) }));
+    }
+    return counts;
   }
 
   getRequest(id: string): RequestDetail | null {

@@ -22,6 +22,8 @@ import {
   type ProfileView,
   type ProfileWriteRequest,
   type RequestDetail,
+  type RequestFacets,
+  type RequestFilters,
   type RequestListQuery,
   type RequestPage,
   type SessionRequest,
@@ -72,6 +74,8 @@ export interface ControlClient {
   status(): Promise<StatusResponse>;
   setPaused(paused: boolean): Promise<PauseResponse>;
   listRequests(query: RequestListQuery): Promise<RequestPage>;
+  /** The values the matching requests hold, with counts, for the filter menus. */
+  requestFacets(filters: RequestFilters): Promise<RequestFacets>;
   request(id: string): Promise<RequestDetail>;
   requestBody(id: string, part: BodyPart): Promise<BodyTextResponse>;
   spend(range: SpendRange): Promise<SpendResponse>;
@@ -178,6 +182,7 @@ export function createControlClient(options: ControlClientOptions = {}): Control
     status: () => json('GET', '/status'),
     setPaused: (paused) => json('POST', paused ? '/pause' : '/resume'),
     listRequests: (query) => json('GET', `/requests${requestQueryString(query)}`),
+    requestFacets: (filters) => json('GET', `/requests/facets${requestQueryString(filters)}`),
     request: (id) => json('GET', `/requests/${segment(id)}`),
     requestBody: (id, part) => json('GET', `/requests/${segment(id)}/body/${part}`),
     spend: (range) => json('GET', `/spend?range=${range}`),

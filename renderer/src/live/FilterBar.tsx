@@ -81,6 +81,11 @@ export function FilterBar({ form, onChange }: FilterBarProps) {
           ))}
         </select>
       </label>
+      {form.path && (
+        <button type="button" className="chip" aria-label={`Clear the endpoint filter ${form.path}`} onClick={() => set('path', '')}>
+          Endpoint: {form.path} ✕
+        </button>
+      )}
       <p id="filter-problems" className="field-error filter-problems" role="alert">
         {problemText}
       </p>

@@ -7,6 +7,8 @@ import { useDebounced } from '../common/useDebounced.ts';
 import { useRequestIdInHash } from '../common/useHashRoute.ts';
 import { RequestDetailPanel } from '../detail/RequestDetailPanel.tsx';
 import { FirstRun } from '../status/FirstRun.tsx';
+import { useAsync } from '../common/useAsync.ts';
+import { FacetMenus } from './FacetMenus.tsx';
 import { FilterBar } from './FilterBar.tsx';
 import { EMPTY_FILTER_FORM, type FilterField, filtersFromForm, type FilterForm } from './filterForm.ts';
 import type { LiveStore } from './liveStore.ts';
@@ -31,12 +33,15 @@ export function LiveScreen({ store, proxyUrl, firstRun }: LiveScreenProps) {
   const listFocusRef = useRef<HTMLDivElement>(null);
 
   const filtered = JSON.stringify(filters) !== '{}';
-  const filterBy = (field: FilterField, value: string) => setForm((current) => ({ ...current, [field]: value }));
+  const filterBy = (field: FilterField | keyof FilterForm, value: string) => setForm((current) => ({ ...current, [field]: value }));
+  // Counted again when the filters change or the list grew by a page's worth of live rows.
+  const facets = useAsync(() => api.requestFacets(filters), `${JSON.stringify(filters)}:${Math.floor(snapshot.order.length / 200)}`);
   const empty = snapshot.order.length === 0;
 
   return (
     <div className="live">
       <FilterBar form={form} onChange={setForm} />
+      {facets.kind === 'ready' && <FacetMenus facets={facets.value} form={form} onPick={filterBy} />}
       <Group orientation="horizontal" className="live-body">
         <Panel id="requests" minSize={300} className="live-list-panel">
           <div className="live-list" ref={listFocusRef}>

@@ -11,10 +11,21 @@ export interface FilterForm {
   client: string;
   status: string;
   errorClass: string;
+  /** The exact path a client called (from the Endpoint facet). */
+  path: string;
   text: string;
 }
 
-export const EMPTY_FILTER_FORM: FilterForm = { window: 'all', profileId: '', model: '', client: '', status: '', errorClass: '', text: '' };
+export const EMPTY_FILTER_FORM: FilterForm = {
+  window: 'all',
+  profileId: '',
+  model: '',
+  client: '',
+  status: '',
+  errorClass: '',
+  path: '',
+  text: '',
+};
 
 const WINDOW_MS: Record<Exclude<TimeWindow, 'all'>, number> = {
   '15m': 15 * 60_000,
@@ -64,6 +75,7 @@ export function filtersFromForm(form: FilterForm, nowMs: number): RequestFilters
   const status = parseStatus(form.status);
   if (status !== undefined) filters.status = status;
   if (form.errorClass) filters.errorClass = form.errorClass as ErrorClass;
+  if (form.path.trim()) filters.path = form.path.trim();
   if (form.text.trim()) filters.text = form.text.trim();
   return filters;
 }

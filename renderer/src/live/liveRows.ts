@@ -47,6 +47,7 @@ export function matchesFilters(row: LiveRow, filters: RequestFilters): boolean {
   if (filters.profileId && row.profileId !== filters.profileId) return false;
   if (filters.model && !matchesModel(row, filters.model)) return false;
   if (filters.client && row.clientName !== filters.client) return false;
+  if (filters.path && row.clientPath !== filters.path) return false;
   if (filters.errorClass && row.errorClass !== filters.errorClass) return false;
   if (filters.status !== undefined && !matchesStatus(row, filters.status)) return false;
   if (filters.text) {

@@ -115,6 +115,25 @@ describe('listRequests', () => {
     expect(ids({ status: 'error' })).toEqual(['c', 'b']);
     expect(ids({ status: 'ok' })).toEqual(['d', 'a']);
     expect(ids({ errorClass: 'upstream_error', clientName: 'ide' })).toEqual(['b']);
+    expect(ids({ clientPath: '/v1/chat/completions' })).toEqual(['d', 'c', 'b', 'a']);
+    expect(ids({ clientPath: '/v1/messages' })).toEqual([]);
+
+    // Facets count the values of the requests a filter matches, most frequent first.
+    const facets = temp.log.facets({ status: 'error' });
+    expect(facets.status).toEqual([
+      { value: '429', count: 1 },
+      { value: '502', count: 1 },
+    ]);
+    expect(facets.errorClass).toEqual([{ value: 'upstream_error', count: 2 }]);
+    expect(facets.client).toEqual([
+      { value: 'cli', count: 1 },
+      { value: 'ide', count: 1 },
+    ]);
+    expect(temp.log.facets({}).model).toEqual([
+      { value: 'gpt-4o', count: 3 },
+      { value: 'claude-x', count: 1 },
+    ]);
+    expect(temp.log.facets({}).endpoint).toEqual([{ value: '/v1/chat/completions', count: 4 }]);
   });
 
   // Bodies wait for the full-text index (fullTextBackfill.ts): a search must find them either way.

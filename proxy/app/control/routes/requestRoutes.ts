@@ -1,10 +1,12 @@
 import express from 'express';
 import { z } from 'zod';
-import type { BodyTextResponse, LiveFrame, PauseResponse, RequestPage } from '../../../contracts/api.ts';
+import type { BodyTextResponse, LiveFrame, PauseResponse, RequestFacets, RequestPage } from '../../../contracts/api.ts';
+import type { ErrorClass } from '../../../contracts/errors.ts';
+import { FACET_DIMENSIONS } from '../../../contracts/log.ts';
 import { LIVE_EVENT_NAME } from '../../../contracts/api.ts';
 import { param, type ControlContext } from '../context.ts';
 import { ApiError, notFound } from '../http.ts';
-import { detailOf, summaryOf } from '../mapping.ts';
+import { detailOf, errorTitle, summaryOf } from '../mapping.ts';
 import { encodeCursor, parseRequestQuery } from '../requestQuery.ts';
 import { buildSpend } from '../spend.ts';
 
@@ -68,6 +70,22 @@ export function requestRoutes(context: ControlContext): express.Router {
     await deps.log.flush();
     const page = deps.log.listRequests(parseRequestQuery(req.query as Record<string, unknown>));
     const body: RequestPage = { items: page.rows.map(summaryOf), nextCursor: page.nextCursor ? encodeCursor(page.nextCursor) : null };
+    res.json(body);
+  });
+
+  router.get('/requests/facets', async (req, res) => {
+    await deps.log.flush();
+    const counts = deps.log.facets(parseRequestQuery(req.query as Record<string, unknown>));
+    const body = Object.fromEntries(
+      FACET_DIMENSIONS.map((dimension) => [
+        dimension,
+        counts[dimension].map(({ value, count }) => ({
+          value,
+          count,
+          label: dimension === 'errorClass' ? errorTitle(value as ErrorClass) : value,
+        })),
+      ]),
+    ) as RequestFacets;
     res.json(body);
   });
 

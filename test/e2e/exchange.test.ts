@@ -192,3 +192,31 @@ describe('finding requests', () => {
     await session.shot('63-live-filtered-by-click');
   });
 });
+
+describe('a client retrying while paused', () => {
+  it('collapses its identical refusals into one line that opens on a click', async () => {
+    await session.harness.api('/burst-limits', { method: 'PUT', body: JSON.stringify({ maxRequestsPerMinute: 1, maxCreditsPerMinute: 5 }) });
+    const looping = await createClientToken(session.harness, 'looping-agent');
+    const send = () =>
+      rawRequest(`${session.harness.proxy.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { ...JSON_HEADERS, authorization: `Bearer ${looping}` },
+        body: chatBody(),
+      });
+    expect((await send()).status).toBe(200);
+    for (let attempt = 0; attempt < 5; attempt += 1) expect((await send()).status).toBe(429);
+    await session.harness.log.flush();
+    await page.goto(session.screenUrl('live'));
+    await page.reload();
+    const group = page.locator('.refusal-group');
+    await group.waitFor();
+    expect(await group.textContent()).toContain('5 ×');
+    expect(await group.textContent()).toContain('client_paused');
+    expect(await page.locator('.request-row:not(.header)', { hasText: 'client_paused' }).count()).toBe(1);
+    await session.shot('64-live-refusals-collapsed');
+    await group.click();
+    await expect.poll(() => page.locator('.request-row:not(.header)', { hasText: 'client_paused' }).count()).toBe(5);
+    await session.harness.api('/burst-limits', { method: 'PUT', body: JSON.stringify({ maxRequestsPerMinute: 120, maxCreditsPerMinute: 5 }) });
+    await session.harness.api('/clients/looping-agent/resume', { method: 'POST' });
+  });
+});

@@ -109,6 +109,45 @@ export const RequestRow = memo(function RequestRow({ row, selected, top, positio
   );
 });
 
+interface RefusalGroupRowProps {
+  groupKey: string;
+  newest: LiveRow;
+  oldest: LiveRow;
+  count: number;
+  selected: boolean;
+  top: number;
+  position: number;
+  setSize: number;
+  onExpand: (groupKey: string) => void;
+}
+
+/** A run of identical refusals (a paused client retrying, a budget cap) as one line; a click or Enter opens it. */
+export function RefusalGroupRow({ groupKey, newest, oldest, count, selected, top, position, setSize, onExpand }: RefusalGroupRowProps) {
+  const span = `${formatTimestamp(oldest.startedAtMs)} – ${formatTimestamp(newest.startedAtMs)}`;
+  return (
+    // biome-ignore lint/a11y/useFocusableInteractive: the listbox keeps the focus and points at the active row (aria-activedescendant), so rows are not tab stops
+    // biome-ignore lint/a11y/useKeyWithClickEvents: the listbox handles Enter for every row, groups included
+    <div
+      id={`request-group-${groupKey}`}
+      role="option"
+      aria-selected={selected}
+      aria-posinset={position}
+      aria-setsize={setSize}
+      aria-label={`${count} identical refusals, ${statusLabel(newest)}, from ${newest.clientName ?? 'no client'}, ${span}. Enter shows them.`}
+      className={`request-row refusal-group failed${selected ? ' selected' : ''}`}
+      style={{ transform: `translateY(${top}px)` }}
+      onClick={() => onExpand(groupKey)}
+    >
+      <span className="group-summary">
+        <strong>{count} ×</strong> <span className="bad">{statusLabel(newest)}</span> from {newest.clientName ?? '—'}{' '}
+        <span className="muted">
+          {span} · {endpointLabel(newest.clientPath)} · click to show each
+        </span>
+      </span>
+    </div>
+  );
+}
+
 export function RequestListHeader() {
   return (
     <div className="request-row header" aria-hidden="true">

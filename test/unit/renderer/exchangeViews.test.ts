@@ -4,6 +4,8 @@ import { requestHash, requestIdFromHash, screenFromHash } from '../../../rendere
 import { requestTurns, responseTurn } from '../../../renderer/src/detail/conversation.ts';
 import { matchRanges } from '../../../renderer/src/detail/Highlighted.tsx';
 import { parseStreamEvents } from '../../../renderer/src/detail/streamEvents.ts';
+import { applyUpdate, type LiveRow } from '../../../renderer/src/live/liveRows.ts';
+import { collapseRefusals } from '../../../renderer/src/live/refusalGroups.ts';
 import { endpointLabel } from '../../../renderer/src/live/RequestRow.tsx';
 
 describe('requestTurns', () => {
@@ -153,5 +155,43 @@ describe('formatTimestamp', () => {
     expect(yesterday).toContain('23:59:01');
     expect(yesterday).not.toContain('2026');
     expect(formatTimestamp(new Date(2025, 0, 3, 8, 0, 0).getTime(), now)).toContain('2025');
+  });
+});
+
+describe('collapseRefusals', () => {
+  const row = (id: string, errorClass: LiveRow['errorClass'], clientName = 'aider'): LiveRow => ({
+    ...applyUpdate(undefined, { requestId: id, appendText: '', fields: { startedAtMs: 1 } })!,
+    state: 'done',
+    status: errorClass ? 429 : 200,
+    errorClass,
+    clientName,
+  });
+  const rows = new Map(
+    [
+      row('a', null),
+      row('b', 'client_paused'),
+      row('c', 'client_paused'),
+      row('d', 'client_paused'),
+      row('e', 'client_paused', 'cline'),
+      row('f', 'rate_limited'),
+      row('g', 'rate_limited'),
+      row('h', 'rate_limited'),
+    ].map((entry) => [entry.id, entry]),
+  );
+  const order = [...rows.keys()];
+
+  it("folds a run of Airlock's identical refusals into one line keyed by its oldest request; the gateway's errors stay", () => {
+    expect(collapseRefusals(order, rows, new Set())).toEqual([
+      { kind: 'row', id: 'a' },
+      { kind: 'group', key: 'd', ids: ['b', 'c', 'd'] },
+      { kind: 'row', id: 'e' },
+      { kind: 'row', id: 'f' },
+      { kind: 'row', id: 'g' },
+      { kind: 'row', id: 'h' },
+    ]);
+  });
+
+  it('shows an opened group row by row', () => {
+    expect(collapseRefusals(order, rows, new Set(['d'])).map((entry) => (entry.kind === 'row' ? entry.id : 'group'))).toEqual(order);
   });
 });

@@ -195,7 +195,10 @@ describe('finding requests', () => {
 
 describe('a client retrying while paused', () => {
   it('collapses its identical refusals into one line that opens on a click', async () => {
-    await session.harness.api('/burst-limits', { method: 'PUT', body: JSON.stringify({ maxRequestsPerMinute: 1, maxCreditsPerMinute: 5 }) });
+    await session.harness.api('/burst-limits', {
+      method: 'PUT',
+      body: JSON.stringify({ maxRequestsPerMinute: 1, maxCreditsPerMinute: 5 }),
+    });
     const looping = await createClientToken(session.harness, 'looping-agent');
     const send = () =>
       rawRequest(`${session.harness.proxy.url}/v1/chat/completions`, {
@@ -216,7 +219,10 @@ describe('a client retrying while paused', () => {
     await session.shot('64-live-refusals-collapsed');
     await group.click();
     await expect.poll(() => page.locator('.request-row:not(.header)', { hasText: 'client_paused' }).count()).toBe(5);
-    await session.harness.api('/burst-limits', { method: 'PUT', body: JSON.stringify({ maxRequestsPerMinute: 120, maxCreditsPerMinute: 5 }) });
+    await session.harness.api('/burst-limits', {
+      method: 'PUT',
+      body: JSON.stringify({ maxRequestsPerMinute: 120, maxCreditsPerMinute: 5 }),
+    });
     await session.harness.api('/clients/looping-agent/resume', { method: 'POST' });
   });
 });

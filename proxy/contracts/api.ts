@@ -225,6 +225,8 @@ export interface SpendResponse {
   range: SpendRange;
   totals: { today: MoneyAmount; last7Days: MoneyAmount; last30Days: MoneyAmount };
   perDay: SpendDay[];
+  /** Range 'today' only (else empty): each hour of today so far, `day` being "HH:00". */
+  perHour: SpendDay[];
   perModel: SpendRow[];
   perClient: SpendRow[];
   perProfile: SpendRow[];

@@ -121,6 +121,8 @@ export type SpendGroupBy = 'model' | 'profile' | 'client' | null;
 
 export interface SpendByDayQuery extends TimeRange {
   groupBy: SpendGroupBy;
+  /** 'hour' names each row 'YYYY-MM-DD HH' (the database's rows only: requests waiting for disk space have no hour). */
+  bucket?: 'day' | 'hour';
   /** Minutes east of UTC that define a "day"; defaults to the proxy's local time zone. */
   utcOffsetMinutes?: number;
 }

@@ -174,12 +174,14 @@ class SqliteRequestLog implements RequestLog {
     this.getRequest = this.queries.getRequest.bind(this.queries);
     // Requests the database could not take (a full disk) count as if it had.
     this.spendByDay = (query) =>
-      spendByDayWith(
-        this.queries.spendByDay(query),
-        this.unwritten.entries,
-        query,
-        (query.utcOffsetMinutes ?? -new Date().getTimezoneOffset()) * 60_000,
-      );
+      query.bucket === 'hour'
+        ? this.queries.spendByDay(query)
+        : spendByDayWith(
+            this.queries.spendByDay(query),
+            this.unwritten.entries,
+            query,
+            (query.utcOffsetMinutes ?? -new Date().getTimezoneOffset()) * 60_000,
+          );
     this.totals = (query) => totalsWith(this.queries.totals(query), this.unwritten.entries, query);
     this.modelStats = this.queries.modelStats.bind(this.queries);
     this.spendSince = (query) => spendSinceWith(this.queries.spendSince(query), this.unwritten.entries, query);

@@ -161,8 +161,21 @@ describe('the window in Chromium against a real proxy and the simulator', () => 
     const today = page.locator('.card.total').first();
     await expect.poll(() => today.textContent()).toMatch(/[1-9][\d.]* credits/);
     expect(await page.getByRole('table').first().textContent()).toContain('gpt-4o-mini');
-    await page.locator('.spend-chart svg').first().waitFor();
+    // Opens on Today, charted by the hour; the other ranges chart days.
+    expect(await page.getByRole('group', { name: 'Range' }).getByRole('button', { name: 'Today' }).getAttribute('aria-pressed')).toBe(
+      'true',
+    );
+    await page.getByRole('figure', { name: 'Credits per hour today, by model' }).locator('svg').first().waitFor();
+    const ticks = page.locator('.spend-chart .recharts-xAxis-tick-labels text');
+    await ticks.first().waitFor();
+    const hourTicks = await ticks.allTextContents();
+    expect(hourTicks.every((tick) => /^\d\d:00$/.test(tick))).toBe(true);
+    expect(hourTicks.length).toBeGreaterThan(0);
+    // A model without a price links to where prices are set.
+    expect(await page.getByRole('link', { name: 'set prices' }).first().getAttribute('href')).toBe('#/profiles');
     await shot('08-spend');
+    await page.getByRole('button', { name: '7 days' }).click();
+    await page.getByRole('figure', { name: 'Credits per day by model' }).locator('svg').first().waitFor();
   });
 
   it('follows a dark OS theme', async () => {

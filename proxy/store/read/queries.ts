@@ -201,7 +201,7 @@ export class RequestLogQueries {
     const offsetMs = (query.utcOffsetMinutes ?? localUtcOffsetMinutes()) * 60_000;
     const group = query.groupBy === null ? 'NULL' : GROUP_COLUMNS[query.groupBy];
     const records = this.statement(
-      `SELECT date((started_at_ms + ?) / 1000, 'unixepoch') AS day, ${group} AS grp,
+      `SELECT ${query.bucket === 'hour' ? "strftime('%Y-%m-%d %H', (started_at_ms + ?) / 1000, 'unixepoch')" : "date((started_at_ms + ?) / 1000, 'unixepoch')"} AS day, ${group} AS grp,
          COUNT(*) AS requests, TOTAL(cost_credits) AS costCredits,
          SUM(${UNPRICED}) AS unpricedRequests,
          TOTAL(input_tokens) AS inputTokens, TOTAL(output_tokens) AS outputTokens

@@ -56,7 +56,7 @@ export class RequestTrace {
   private readonly events: RequestEvents;
   readonly requestBody: BodyCapture;
   readonly responseBody: BodyCapture;
-  requestHeaders: Record<string, string> = {};
+  #requestHeaders: Record<string, string> = {};
   responseHeaders: Record<string, string> = {};
   private streamTextParts: string[] | null = null;
   private streamTextBytes = 0;
@@ -93,6 +93,23 @@ export class RequestTrace {
 
   elapsedMs(): number {
     return performance.now() - this.startedAtHr;
+  }
+
+  get requestHeaders(): Record<string, string> {
+    return this.#requestHeaders;
+  }
+
+  /** Set once the request is read, after its body: then the request is published for the window (`request`). */
+  set requestHeaders(headers: Record<string, string>) {
+    this.#requestHeaders = headers;
+    if (!this.started || !this.events.hasListeners) return;
+    this.events.emit({
+      type: 'request',
+      requestId: this.requestId,
+      requestHeaders: headers,
+      requestBody: this.requestBody.toBuffer(),
+      requestBodyTruncated: this.requestBody.truncated,
+    });
   }
 
   start(details: TraceStart): void {

@@ -208,8 +208,8 @@ class SqliteRequestLog implements RequestLog {
 
   attach(events: RequestEvents): () => void {
     return events.subscribe((event) => {
-      // Deltas only feed the live view; the stream text arrives whole with `end`.
-      if (!this.closed && event.type !== 'delta') this.thread.enqueue(event);
+      // Deltas and the in-flight request only feed the live view; the log gets both whole with `end`.
+      if (!this.closed && event.type !== 'delta' && event.type !== 'request') this.thread.enqueue(event);
     });
   }
 

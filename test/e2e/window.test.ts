@@ -127,6 +127,13 @@ describe('the window in Chromium against a real proxy and the simulator', () => 
       .poll(async () => ((await liveText.textContent()) ?? '').replace('(waiting for the first token)', '').length)
       .toBeGreaterThan(0);
     const early = (await liveText.textContent()) ?? '';
+    // While it streams, the request itself is already there: headers, body and the conversation so far.
+    const detail = page.getByRole('region', { name: 'Request detail' });
+    await expect
+      .poll(() => detail.locator('details.headers summary').first().textContent())
+      .toMatch(/Request headers \(masked\) \([1-9]\d*\)/);
+    expect(await detail.getByText('Request body: none recorded.').count()).toBe(0);
+    expect(await detail.getByRole('region', { name: 'Conversation' }).textContent()).toContain('stream please');
     await shot('05-live-streaming');
     await expect.poll(async () => ((await liveText.textContent()) ?? '').length).toBeGreaterThan(early.length);
     const later = (await liveText.textContent()) ?? '';

@@ -86,7 +86,7 @@ export const RequestDetailPanel = forwardRef<HTMLElement, RequestDetailPanelProp
               </pre>
             </section>
           )}
-          <Conversation detail={state.detail} highlight={highlight} />
+          <Conversation detail={state.detail} highlight={highlight} liveText={inFlight ? liveRow.text : null} />
           <HeadersTable title="Request headers (masked)" headers={state.detail.requestHeaders} />
           <HeadersTable
             title="Response headers"
@@ -111,14 +111,15 @@ export const RequestDetailPanel = forwardRef<HTMLElement, RequestDetailPanelProp
 });
 
 /** The request's turns and the answer, when the request body is a chat, Messages or Responses call logged in full. */
-function Conversation({ detail, highlight }: { detail: RequestDetail; highlight: string }) {
+function Conversation({ detail, highlight, liveText }: { detail: RequestDetail; highlight: string; liveText: string | null }) {
   const requestText = detail.requestBody?.text;
   if (!requestText || detail.requestBody?.truncated) return null;
   const turns = requestTurns(requestText);
   if (!turns || turns.length === 0) return null;
+  const answerText = liveText ?? detail.streamText;
   const answer: Turn | null =
-    detail.streamText !== null && detail.streamText !== ''
-      ? { role: 'assistant', parts: [{ kind: 'text', text: detail.streamText }] }
+    answerText !== null && answerText !== ''
+      ? { role: 'assistant', parts: [{ kind: 'text', text: answerText }] }
       : detail.responseBody?.text
         ? responseTurn(detail.responseBody.text)
         : null;

@@ -91,15 +91,33 @@ export function requestRoutes(context: ControlContext): express.Router {
 
   router.get('/requests/:id', async (req, res) => {
     await deps.log.flush();
-    const detail = deps.log.getRequest(param(req.params, 'id'));
-    if (!detail) throw notFound('The request');
+    const id = param(req.params, 'id');
+    const logged = deps.log.getRequest(id);
+    if (!logged) throw notFound('The request');
+    // In flight, the log has the row but not yet the bodies: the request as read comes from the live hub.
+    const inFlight = logged.bodies === null ? context.hub.inFlightRequest(id) : null;
+    const detail = inFlight
+      ? {
+          ...logged,
+          bodies: { ...inFlight, responseHeaders: {}, responseBody: null, responseTruncated: false, streamText: null, rawEvents: null },
+        }
+      : logged;
     res.json(detailOf(detail, deps.knownSecrets?.() ?? []));
   });
 
   router.get('/requests/:id/body/:part', (req, res) => {
     const part = bodyPartSchema.parse(param(req.params, 'part'));
-    const detail = deps.log.getRequest(param(req.params, 'id'));
-    if (!detail) throw notFound('The request');
+    const id = param(req.params, 'id');
+    const logged = deps.log.getRequest(id);
+    if (!logged) throw notFound('The request');
+    // In flight, the log has the row but not yet the bodies: the request as read comes from the live hub.
+    const inFlight = logged.bodies === null ? context.hub.inFlightRequest(id) : null;
+    const detail = inFlight
+      ? {
+          ...logged,
+          bodies: { ...inFlight, responseHeaders: {}, responseBody: null, responseTruncated: false, streamText: null, rawEvents: null },
+        }
+      : logged;
     const bodies = detail.bodies;
     const text = part === 'request' ? bodies?.requestBody : part === 'response' ? bodies?.responseBody : bodies?.rawEvents;
     if (text === null || text === undefined) throw notFound(`The ${part} body`);

@@ -34,7 +34,9 @@ describe('an in-flight request', () => {
       // A key pasted into a prompt by mistake must not reach the window either.
       body: chatBody({ stream: true, messages: [{ role: 'user', content: `watch this stream ${SENTINEL_KEY}` }] }),
     });
-    await expect.poll(async () => (await call<RequestPage>('/requests')).items.find((item) => item.state === 'in_flight')?.id).toBeDefined();
+    await expect
+      .poll(async () => (await call<RequestPage>('/requests')).items.find((item) => item.state === 'in_flight')?.id)
+      .toBeDefined();
     const id = (await call<RequestPage>('/requests')).items.find((item) => item.state === 'in_flight')?.id ?? '';
 
     const during = await call<RequestDetail>(`/requests/${id}`);

@@ -159,7 +159,9 @@ export function RequestListHeader() {
       <span className="cell status">Status</span>
       <span className="cell num ttfb">TTFB</span>
       <span className="cell num">Duration</span>
-      <span className="cell num token-counts">Tokens in/out</span>
+      <span className="cell num token-counts" title="Tokens in / out">
+        Tokens
+      </span>
       <span className="cell num">Credits</span>
       <span className="cell preview">Text</span>
     </div>

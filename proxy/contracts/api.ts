@@ -90,8 +90,11 @@ export interface RequestFilters {
   fromMs?: number;
   toMs?: number;
   profileId?: string;
+  /** One model id, or `prefix*` for every id starting with prefix. */
   model?: string;
   client?: string;
+  /** The path the client called, exactly. */
+  path?: string;
   status?: StatusFilter;
   errorClass?: ErrorClass;
   /** Full text over bodies, paths and models. */
@@ -230,6 +233,8 @@ export interface SpendResponse {
   range: SpendRange;
   totals: { today: MoneyAmount; last7Days: MoneyAmount; last30Days: MoneyAmount };
   perDay: SpendDay[];
+  /** Range 'today' only (else empty): each hour of today so far, `day` being "HH:00". */
+  perHour: SpendDay[];
   perModel: SpendRow[];
   perClient: SpendRow[];
   perProfile: SpendRow[];
@@ -265,6 +270,19 @@ export type ProfileWriteRequest = ProfileInput;
 /** POST /profiles/:id/activate */
 export interface ActivateResponse {
   activeProfileId: string;
+}
+
+/** GET /profiles/:id/switch-check — asked before a switch, so the user hears what it would break. */
+export interface SwitchCheckResponse {
+  profileId: string;
+  /** Requests running now: they finish where they are, but the agents' next requests go to the new profile. */
+  inFlight: number;
+  /** Models clients asked for in the last day, newest first. */
+  recentModels: string[];
+  /** Of those, the ones the profile would send as an id its gateway does not list (after its aliases and routes). */
+  missingModels: { requested: string; upstream: string }[];
+  /** false when the profile's model list could not be had: missingModels is then empty, not a promise. */
+  modelListKnown: boolean;
 }
 
 /** GET /base-url?value= — what a typed base URL normalises to, for the live preview. */
@@ -350,6 +368,8 @@ export interface TokenView {
   pinnedProfileId: string | null;
   createdAtMs: number | null;
   paused: boolean;
+  /** The keychain holds it, so the window can show it again; false = it was shown once, at creation. */
+  revealable: boolean;
 }
 
 /** GET /tokens */
@@ -375,6 +395,8 @@ export interface TokenSecretResponse {
 export interface ClientResumeResponse {
   resumed: boolean;
 }
+
+export type { FacetValue, RequestFacets } from './requestFacets.ts';
 
 // ---- live events: see liveEvents.ts -------------------------------------------------------
 

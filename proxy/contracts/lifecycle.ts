@@ -23,6 +23,18 @@ export type RequestLifecycleEvent =
       /** What Airlock changed on the way (fields a translation dropped, say). */
       notes: string[];
     }
+  /**
+   * The request as Airlock read it (headers from the allowlist, body capped, not yet masked),
+   * published once its body is in so the window shows an in-flight request's headers and body
+   * before it ends. The log ignores it: the same parts come with `end`.
+   */
+  | {
+      type: 'request';
+      requestId: string;
+      requestHeaders: Record<string, string>;
+      requestBody: Buffer | null;
+      requestBodyTruncated: boolean;
+    }
   | {
       type: 'headers';
       requestId: string;

@@ -83,18 +83,26 @@ export interface RequestListFilter {
   /** Exclusive. */
   toMs?: number;
   profileId?: string;
-  /** The model sent upstream (the requested one when none was sent), as in ModelStats. */
+  /** The model sent upstream (the requested one when none was sent), as in ModelStats; `prefix*` matches every id starting with prefix. */
   model?: string;
   /** An exact status, or every error / every success. */
   status?: number | 'error' | 'ok';
   errorClass?: ErrorClass;
   clientName?: string;
+  /** The path the client called, exactly (`/v1/chat/completions`). */
+  clientPath?: string;
   /** Full text over request and response bodies and streamed text. */
   text?: string;
   beforeCursor?: RequestCursor;
   /** At most MAX_PAGE_LIMIT. */
   limit?: number;
 }
+
+/** What the Live screen's facets count, each a column of the log. */
+export const FACET_DIMENSIONS = ['status', 'errorClass', 'model', 'client', 'profile', 'endpoint'] as const;
+export type FacetDimension = (typeof FACET_DIMENSIONS)[number];
+/** The most frequent values of each dimension among the matching requests, most frequent first. */
+export type FacetCounts = Record<FacetDimension, { value: string; count: number }[]>;
 
 export interface RequestPage {
   /** Newest first. */
@@ -113,6 +121,8 @@ export type SpendGroupBy = 'model' | 'profile' | 'client' | null;
 
 export interface SpendByDayQuery extends TimeRange {
   groupBy: SpendGroupBy;
+  /** 'hour' names each row 'YYYY-MM-DD HH' (the database's rows only: requests waiting for disk space have no hour). */
+  bucket?: 'day' | 'hour';
   /** Minutes east of UTC that define a "day"; defaults to the proxy's local time zone. */
   utcOffsetMinutes?: number;
 }

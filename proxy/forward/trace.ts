@@ -145,9 +145,18 @@ export class RequestTrace {
   }
 
   /** What the client sent, as the log keeps it (headers already cut to the allowlist). */
+  /** The request is read: kept for the log, and published for the window while it runs (`request`). */
   requestReceived(headers: Record<string, string>, chunks: readonly Buffer[]): void {
     this.#requestHeaders = headers;
     for (const chunk of chunks) this.requestBody.add(chunk);
+    if (!this.#started || !this.events.hasListeners) return;
+    this.events.emit({
+      type: 'request',
+      requestId: this.requestId,
+      requestHeaders: headers,
+      requestBody: this.requestBody.toBuffer(),
+      requestBodyTruncated: this.requestBody.truncated,
+    });
   }
 
   /** One attempt got an answer from the gateway (any status): its id is kept whatever comes next. */

@@ -44,7 +44,10 @@ export interface RequestLogOptions {
   onRecordingChange?: (message: string) => void;
 }
 
-type QueryMethods = Pick<RequestLogQueries, 'listRequests' | 'getRequest' | 'spendByDay' | 'totals' | 'modelStats' | 'spendSince'>;
+type QueryMethods = Pick<
+  RequestLogQueries,
+  'listRequests' | 'facets' | 'getRequest' | 'spendByDay' | 'totals' | 'modelStats' | 'spendSince'
+>;
 
 export interface RequestLog extends QueryMethods {
   /** Subscribes to lifecycle events; listeners only queue them for the log thread. Returns the unsubscribe function. */
@@ -114,6 +117,7 @@ class SqliteRequestLog implements RequestLog {
   private readonly unwritten: UnwrittenMirror;
 
   readonly listRequests: RequestLogQueries['listRequests'];
+  readonly facets: RequestLogQueries['facets'];
   readonly getRequest: RequestLogQueries['getRequest'];
   readonly spendByDay: RequestLogQueries['spendByDay'];
   readonly totals: RequestLogQueries['totals'];
@@ -166,15 +170,18 @@ class SqliteRequestLog implements RequestLog {
     this.queries = new RequestLogQueries(this.db);
     this.idempotencyStore = new SqliteIdempotencyStore(this.db, options.knownSecrets);
     this.listRequests = this.queries.listRequests.bind(this.queries);
+    this.facets = this.queries.facets.bind(this.queries);
     this.getRequest = this.queries.getRequest.bind(this.queries);
     // Requests the database could not take (a full disk) count as if it had.
     this.spendByDay = (query) =>
-      spendByDayWith(
-        this.queries.spendByDay(query),
-        this.unwritten.entries,
-        query,
-        (query.utcOffsetMinutes ?? -new Date().getTimezoneOffset()) * 60_000,
-      );
+      query.bucket === 'hour'
+        ? this.queries.spendByDay(query)
+        : spendByDayWith(
+            this.queries.spendByDay(query),
+            this.unwritten.entries,
+            query,
+            (query.utcOffsetMinutes ?? -new Date().getTimezoneOffset()) * 60_000,
+          );
     this.totals = (query) => totalsWith(this.queries.totals(query), this.unwritten.entries, query);
     this.modelStats = this.queries.modelStats.bind(this.queries);
     this.spendSince = (query) => spendSinceWith(this.queries.spendSince(query), this.unwritten.entries, query);
@@ -201,8 +208,8 @@ class SqliteRequestLog implements RequestLog {
 
   attach(events: RequestEvents): () => void {
     return events.subscribe((event) => {
-      // Deltas only feed the live view; the stream text arrives whole with `end`.
-      if (!this.closed && event.type !== 'delta') this.thread.enqueue(event);
+      // Deltas and the in-flight request only feed the live view; the log gets both whole with `end`.
+      if (!this.closed && event.type !== 'delta' && event.type !== 'request') this.thread.enqueue(event);
     });
   }
 

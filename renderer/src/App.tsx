@@ -1,7 +1,8 @@
-import { lazy, Suspense, useEffect, useState } from 'react';
+import { lazy, Suspense, useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
 import { useApi } from './api/ApiContext.tsx';
 import { ControlApiError, loginCodeFromHash } from './api/client.ts';
-import { ErrorState, Loading } from './common/StateViews.tsx';
+import { ReconnectContext, ScreenBoundary } from './common/ScreenBoundary.tsx';
+import { Loading } from './common/StateViews.tsx';
 import { useHashRoute, type Screen } from './common/useHashRoute.ts';
 import { ConnectScreen } from './connect/ConnectScreen.tsx';
 import { LiveScreen } from './live/LiveScreen.tsx';
@@ -11,9 +12,25 @@ import { ModelsScreen } from './models/ModelsScreen.tsx';
 import { SignIn } from './status/SignIn.tsx';
 import { StatusBar } from './status/StatusBar.tsx';
 
-// Charts and form validation are large; load them when their screen is first opened.
-const SpendScreen = lazy(async () => ({ default: (await import('./spend/SpendScreen.tsx')).SpendScreen }));
-const ProfilesScreen = lazy(async () => ({ default: (await import('./profiles/ProfilesScreen.tsx')).ProfilesScreen }));
+// Charts and form validation are large; load them when their screen is first opened (or once the
+// window is idle after sign-in, so a proxy that goes away later does not leave them unloadable).
+const loadSpend = () => import('./spend/SpendScreen.tsx');
+const loadProfiles = () => import('./profiles/ProfilesScreen.tsx');
+
+/** New lazy components per `generation`: React keeps a failed lazy() failed, so a retry needs fresh ones. */
+function useLazyScreens(generation: number) {
+  // biome-ignore lint/correctness/useExhaustiveDependencies: `generation` is not read; a new one is what asks for fresh components
+  return useMemo(
+    () => ({
+      SpendScreen: lazy(async () => ({ default: (await loadSpend()).SpendScreen })),
+      ProfilesScreen: lazy(async () => ({ default: (await loadProfiles()).ProfilesScreen })),
+    }),
+    [generation],
+  );
+}
+
+/** Wait before asking an unreachable proxy again at start. */
+const START_RETRY_MS = 2_000;
 
 type Auth =
   | { kind: 'checking' }
@@ -42,20 +59,39 @@ function useSignIn(): [Auth, () => void] {
   useEffect(() => {
     const code = loginCodeFromHash(window.location.hash);
     if (code) window.history.replaceState(null, '', `${window.location.pathname}#/live`);
-    const exchange = code ? api.createSession({ code }) : Promise.resolve();
-    exchange
-      .then(() => api.status())
-      .then(
-        () => setAuth({ kind: 'signed-in' }),
-        (error: Error) => {
-          if (error instanceof ControlApiError && error.status === 401)
-            setAuth({ kind: 'signed-out', problem: code ? error.message : null });
-          else setAuth({ kind: 'unreachable', error });
-        },
-      );
+    // A code that was exchanged is a session: no second round trip before the first screen (the live channel brings the status).
+    const signIn = code ? api.createSession({ code }) : api.status();
+    signIn.then(
+      () => setAuth({ kind: 'signed-in' }),
+      (error: Error) => {
+        if (error instanceof ControlApiError && error.status === 401) setAuth({ kind: 'signed-out', problem: code ? error.message : null });
+        else setAuth({ kind: 'unreachable', error });
+      },
+    );
   }, [api, attempt]);
 
+  // Not reachable at start (the proxy is starting or restarting): ask again by itself.
+  useEffect(() => {
+    if (auth.kind !== 'unreachable') return undefined;
+    const timer = setTimeout(() => setAttempt((count) => count + 1), START_RETRY_MS);
+    return () => clearTimeout(timer);
+  }, [auth]);
+
   return [auth, () => setAttempt((count) => count + 1)];
+}
+
+/** Counts the times the live channel came back after dropping (the first connection counts too, harmlessly). */
+function useReconnects(connected: boolean): number {
+  const [count, setCount] = useState(0);
+  const lost = useRef(true);
+  useEffect(() => {
+    if (!connected) lost.current = true;
+    else if (lost.current) {
+      lost.current = false;
+      setCount((previous) => previous + 1);
+    }
+  }, [connected]);
+  return count;
 }
 
 export function App() {
@@ -63,39 +99,78 @@ export function App() {
   const [auth, retry] = useSignIn();
   const [store] = useState(() => new LiveStore());
   const screen = useHashRoute();
-  const live = useLiveChannel(api, store, auth.kind === 'signed-in');
+  const signedIn = auth.kind === 'signed-in';
+  const live = useLiveChannel(api, store, signedIn);
+  const reconnects = useReconnects(live.connected);
+  const [screenGeneration, setScreenGeneration] = useState(0);
+  const { SpendScreen, ProfilesScreen } = useLazyScreens(screenGeneration);
+
+  useEffect(() => {
+    if (!signedIn) return undefined;
+    // For the first-render figure (test/e2e/resilience.test.ts reads it).
+    performance.mark('airlock:first-screen');
+    const timer = setTimeout(() => {
+      void loadSpend().catch(() => undefined);
+      void loadProfiles().catch(() => undefined);
+    }, 1_000);
+    return () => clearTimeout(timer);
+  }, [signedIn]);
 
   if (auth.kind === 'checking') return <Loading what="Airlock" />;
   if (auth.kind === 'signed-out') return <SignIn problem={auth.problem} onSignedIn={retry} />;
-  if (auth.kind === 'unreachable') return <ErrorState error={auth.error} onRetry={retry} />;
+  if (auth.kind === 'unreachable')
+    return (
+      <div className="state state-error" role="alert">
+        <p>{auth.error.message}</p>
+        <p className="muted">Trying again every few seconds; start Airlock and this window signs in by itself.</p>
+        <button type="button" onClick={retry}>
+          Try again now
+        </button>
+      </div>
+    );
 
   const proxyUrl = live.status?.proxyUrl ?? window.location.origin;
   const togglePause = () => {
     if (live.status) api.setPaused(!live.status.paused).then(live.refreshStatus, live.refreshStatus);
   };
+  const resumeClient = (clientName: string) => {
+    api.resumeClient(clientName).then(live.refreshStatus, live.refreshStatus);
+  };
+  const guarded = (what: string, content: ReactNode) => (
+    <ScreenBoundary
+      key={screen}
+      what={what}
+      resetKey={reconnects}
+      probe={api.status}
+      onReset={() => setScreenGeneration((count) => count + 1)}
+    >
+      <Suspense fallback={<Loading what="the screen" />}>{content}</Suspense>
+    </ScreenBoundary>
+  );
 
   return (
-    <div className="app">
-      <header className="top">
-        <h1>Airlock</h1>
-        <nav aria-label="Screens">
-          {NAV.map((item) => (
-            <a key={item.screen} href={`#/${item.screen}`} aria-current={screen === item.screen ? 'page' : undefined}>
-              {item.label}
-            </a>
-          ))}
-        </nav>
-      </header>
-      <main className="content">
-        {screen === 'live' && <LiveScreen store={store} proxyUrl={proxyUrl} firstRun={live.status?.firstRun ?? null} />}
-        <Suspense fallback={<Loading what="the screen" />}>
-          {screen === 'spend' && <SpendScreen />}
-          {screen === 'profiles' && <ProfilesScreen onChanged={live.refreshStatus} />}
-        </Suspense>
-        {screen === 'models' && <ModelsScreen />}
-        {screen === 'connect' && <ConnectScreen proxyUrl={proxyUrl} />}
-      </main>
-      <StatusBar status={live.status} connected={live.connected} onTogglePause={togglePause} />
-    </div>
+    <ReconnectContext.Provider value={reconnects}>
+      <div className="app">
+        <header className="top">
+          <h1>Airlock</h1>
+          <nav aria-label="Screens">
+            {NAV.map((item) => (
+              <a key={item.screen} href={`#/${item.screen}`} aria-current={screen === item.screen ? 'page' : undefined}>
+                {item.label}
+              </a>
+            ))}
+          </nav>
+        </header>
+        <main className="content">
+          {screen === 'live' &&
+            guarded('The Live screen', <LiveScreen store={store} proxyUrl={proxyUrl} firstRun={live.status?.firstRun ?? null} />)}
+          {screen === 'spend' && guarded('The Spend screen', <SpendScreen />)}
+          {screen === 'profiles' && guarded('The Profiles screen', <ProfilesScreen onChanged={live.refreshStatus} />)}
+          {screen === 'models' && guarded('The Models screen', <ModelsScreen />)}
+          {screen === 'connect' && guarded('The Connect screen', <ConnectScreen proxyUrl={proxyUrl} />)}
+        </main>
+        <StatusBar status={live.status} connected={live.connected} onTogglePause={togglePause} onResumeClient={resumeClient} />
+      </div>
+    </ReconnectContext.Provider>
   );
 }

@@ -109,8 +109,10 @@ describe('request detail for a translated Anthropic request', () => {
     expect(overview).toMatch(/requested claude-haiku-4-5, sent deepseek-chat/);
     expect(await detail.getByRole('region', { name: 'Stream text' }).locator('pre').textContent()).toBe(answer);
 
-    await detail.getByText('Raw stream events').click();
-    const rawEvents = (await detail.locator('details.body-panel[open] pre.body-text').last().textContent()) ?? '';
+    await detail.getByText('Stream events').click();
+    const eventsPanel = detail.locator('details.body-panel[open]').last();
+    await eventsPanel.getByRole('button', { name: 'Raw' }).click();
+    const rawEvents = (await eventsPanel.locator('pre.body-text').textContent()) ?? '';
     expect(rawEvents).toContain('data: ');
     await session.shot('40-detail-anthropic-translated');
 

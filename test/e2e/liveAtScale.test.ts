@@ -6,7 +6,7 @@ import { openWindowSession, type WindowSession } from './support/windowSession.t
 const SEEDED_ROWS = 50_000;
 /** Rows a virtualised list keeps in the DOM: the viewport plus overscan, never the whole list. */
 const MAX_ROWS_IN_DOM = 100;
-/** Bound on End presses while paging through the narrowed list (42 pages of 200 are expected). */
+/** Bound on End presses while reaching the oldest row: one press loads every older page by itself. */
 const MAX_END_PRESSES = 100;
 
 let session: WindowSession;
@@ -154,6 +154,38 @@ describe('Live with 50,000 logged requests', () => {
     await expect.poll(() => page.evaluate(() => document.activeElement?.getAttribute('role'))).toBe('listbox');
     await page.keyboard.press('End');
     await expect.poll(() => list().getAttribute('aria-activedescendant')).toBe(`request-${paged.at(-1)?.id}`);
+  });
+
+  it('reaches the oldest of all 50,000 rows with one End press', async () => {
+    await page.goto(session.screenUrl('live'));
+    await page.reload();
+    const firstRowsMs = await page.evaluate(async () => {
+      const nextFrame = () => new Promise((resolve) => requestAnimationFrame(resolve));
+      while (!document.querySelector('[role="option"]')) await nextFrame();
+      return performance.now();
+    });
+    await list().focus();
+    const endMs = await page.evaluate(async () => {
+      const listbox = document.querySelector('[role="listbox"]') as HTMLElement;
+      const nextFrame = () => new Promise((resolve) => requestAnimationFrame(resolve));
+      const startedMs = performance.now();
+      listbox.dispatchEvent(new KeyboardEvent('keydown', { key: 'End', bubbles: true }));
+      const deadlineMs = startedMs + 50_000;
+      while (document.querySelector('[role="option"]')?.getAttribute('aria-setsize') === '-1' && performance.now() < deadlineMs)
+        await nextFrame();
+      return performance.now() - startedMs;
+    });
+    await expect.poll(async () => (await renderedRows()).at(-1)?.id).toBe(newestFirst.at(-1)?.id);
+    expect((await renderedRows()).at(-1)).toEqual({ id: newestFirst.at(-1)?.id, position: SEEDED_ROWS, setSize: SEEDED_ROWS });
+    expect((await renderedRows()).length).toBeLessThan(MAX_ROWS_IN_DOM);
+    const heapMb = await page.evaluate(() => {
+      const memory = (performance as unknown as { memory?: { usedJSHeapSize: number } }).memory;
+      return memory ? Math.round(memory.usedJSHeapSize / 1024 / 1024) : null;
+    });
+    console.log(
+      `[e2e] Live with ${SEEDED_ROWS} rows: first rows ${Math.round(firstRowsMs)} ms after navigation; one End press to the oldest ${Math.round(endMs)} ms; JS heap ${heapMb ?? '?'} MB; DOM rows ${(await renderedRows()).length}`,
+    );
+    await session.shot('25-live-50k-oldest');
   });
 
   it('narrows the 50,000 rows with filters and full-text search', async () => {

@@ -112,7 +112,11 @@ describe('client tokens on Connect', () => {
     await expect.poll(() => code.textContent()).toContain(`Bearer ${token}`);
     await session.shot('33-connect-token-revealed');
 
-    await tokensTable.getByRole('row', { name: /curl/ }).getByRole('button', { name: 'Revoke' }).click();
+    const curlRow = tokensTable.getByRole('row', { name: /curl/ });
+    await curlRow.getByRole('button', { name: 'Revoke curl…' }).click();
+    // The first click only asks; the token still works until the user confirms.
+    expect((await chatWith(token)).status).toBe(200);
+    await curlRow.getByRole('button', { name: 'Revoke curl', exact: true }).click();
     await expect.poll(() => tokensTable.getByRole('rowheader', { name: 'curl', exact: true }).count()).toBe(0);
     await expect.poll(() => page.content()).not.toContain(token);
     const refused = await chatWith(token);

@@ -127,6 +127,13 @@ describe('the window in Chromium against a real proxy and the simulator', () => 
       .poll(async () => ((await liveText.textContent()) ?? '').replace('(waiting for the first token)', '').length)
       .toBeGreaterThan(0);
     const early = (await liveText.textContent()) ?? '';
+    // While it streams, the request itself is already there: headers, body and the conversation so far.
+    const detail = page.getByRole('region', { name: 'Request detail' });
+    await expect
+      .poll(() => detail.locator('details.headers summary').first().textContent())
+      .toMatch(/Request headers \(masked\) \([1-9]\d*\)/);
+    expect(await detail.getByText('Request body: none recorded.').count()).toBe(0);
+    expect(await detail.getByRole('region', { name: 'Conversation' }).textContent()).toContain('stream please');
     await shot('05-live-streaming');
     await expect.poll(async () => ((await liveText.textContent()) ?? '').length).toBeGreaterThan(early.length);
     const later = (await liveText.textContent()) ?? '';
@@ -161,8 +168,21 @@ describe('the window in Chromium against a real proxy and the simulator', () => 
     const today = page.locator('.card.total').first();
     await expect.poll(() => today.textContent()).toMatch(/[1-9][\d.]* credits/);
     expect(await page.getByRole('table').first().textContent()).toContain('gpt-4o-mini');
-    await page.locator('.spend-chart svg').first().waitFor();
+    // Opens on Today, charted by the hour; the other ranges chart days.
+    expect(await page.getByRole('group', { name: 'Range' }).getByRole('button', { name: 'Today' }).getAttribute('aria-pressed')).toBe(
+      'true',
+    );
+    await page.getByRole('figure', { name: 'Credits per hour today, by model' }).locator('svg').first().waitFor();
+    const ticks = page.locator('.spend-chart .recharts-xAxis-tick-labels text');
+    await ticks.first().waitFor();
+    const hourTicks = await ticks.allTextContents();
+    expect(hourTicks.every((tick) => /^\d\d:00$/.test(tick))).toBe(true);
+    expect(hourTicks.length).toBeGreaterThan(0);
+    // A model without a price links to where prices are set.
+    expect(await page.getByRole('link', { name: 'set prices' }).first().getAttribute('href')).toBe('#/profiles');
     await shot('08-spend');
+    await page.getByRole('button', { name: '7 days' }).click();
+    await page.getByRole('figure', { name: 'Credits per day by model' }).locator('svg').first().waitFor();
   });
 
   it('follows a dark OS theme', async () => {

@@ -31,6 +31,13 @@ interface InFlight {
   text: string;
 }
 
+/** An in-flight request's headers and body as read, kept until it ends (the log has them after that). */
+export interface InFlightRequest {
+  requestHeaders: Record<string, string>;
+  requestBody: string | null;
+  requestTruncated: boolean;
+}
+
 /**
  * The window's live feed. Lifecycle events are merged per request and sent at most once per
  * frame interval, so twenty fast streams cost each window ten frames a second, not thousands of
@@ -41,6 +48,7 @@ export class LiveHub {
   readonly #sinks = new Set<FrameSink>();
   readonly #inFlight = new Map<string, InFlight>();
   readonly #profileOf = new Map<string, string | null>();
+  readonly #requests = new Map<string, InFlightRequest>();
   readonly #keyRejected = new Set<string>();
   readonly #quotaExhausted = new Set<string>();
   #pending = new Map<string, LiveRequestUpdate>();
@@ -76,6 +84,11 @@ export class LiveHub {
   statusChanged(): void {
     this.#statusDirty = true;
     this.#schedule();
+  }
+
+  /** The headers and body of a request still in flight, masked; null once it ended or when never seen. */
+  inFlightRequest(requestId: string): InFlightRequest | null {
+    return this.#requests.get(requestId) ?? null;
   }
 
   /** Profiles whose key the gateway rejected on their latest answer. */
@@ -115,8 +128,19 @@ export class LiveHub {
       this.#profileOf.set(event.requestId, event.profileId);
       return;
     }
+    if (event.type === 'request') {
+      if (!this.#inFlight.has(event.requestId)) return;
+      const mask = this.#frameMask();
+      this.#requests.set(event.requestId, {
+        requestHeaders: Object.fromEntries(Object.entries(event.requestHeaders).map(([name, value]) => [name, mask(value)])),
+        requestBody: event.requestBody === null ? null : mask(event.requestBody.toString('utf8')),
+        requestTruncated: event.requestBodyTruncated,
+      });
+      return;
+    }
     if (event.type === 'end') {
       this.#inFlight.delete(event.requestId);
+      this.#requests.delete(event.requestId);
       const profileId = this.#profileOf.get(event.requestId);
       this.#profileOf.delete(event.requestId);
       if (profileId) {

@@ -29,6 +29,9 @@ export function updateFromEvent(event: RequestLifecycleEvent): LiveRequestUpdate
       return { requestId, appendText: '', fields: { status: event.status, ttfbMs: event.ttfbMs } };
     case 'delta':
       return { requestId, appendText: event.text, fields: {} };
+    case 'request':
+      // The row does not change; the hub keeps the request for the detail view.
+      return { requestId, appendText: '', fields: {} };
     case 'usage':
       return {
         requestId,

@@ -12,6 +12,7 @@ const querySchema = z.object({
   profileId: optionalText,
   model: optionalText,
   client: optionalText,
+  path: optionalText,
   status: z
     .union([
       z.enum(['ok', 'error']),
@@ -51,6 +52,7 @@ export function parseRequestQuery(query: Record<string, unknown>): RequestListFi
   if (parsed.profileId) filter.profileId = parsed.profileId;
   if (parsed.model) filter.model = parsed.model;
   if (parsed.client) filter.clientName = parsed.client;
+  if (parsed.path) filter.clientPath = parsed.path;
   if (parsed.status !== undefined) filter.status = parsed.status;
   if (parsed.errorClass) filter.errorClass = parsed.errorClass;
   if (parsed.text) filter.text = parsed.text;

@@ -43,6 +43,16 @@ export function daysByModel(rows: readonly SpendByDayRow[]): SpendDay[] {
   return [...days.values()].sort((a, b) => a.day.localeCompare(b.day));
 }
 
+/** Today's hours so far, each named "HH:00", with credits per model (hours without spend included, so the chart shows the day). */
+export function hoursByModel(rows: readonly SpendByDayRow[], nowMs: number): SpendDay[] {
+  const byHour = new Map(daysByModel(rows).map((hour) => [hour.day.slice(-2), hour.creditsByModel]));
+  const currentHour = new Date(nowMs).getHours();
+  return Array.from({ length: currentHour + 1 }, (_, hour) => {
+    const name = String(hour).padStart(2, '0');
+    return { day: `${name}:00`, creditsByModel: byHour.get(name) ?? {} };
+  });
+}
+
 export function buildSpend(deps: ControlDeps, range: SpendRange, nowMs: number): SpendResponse {
   const toMs = nowMs + 1;
   const fromMs = rangeStartMs(range, nowMs);
@@ -52,6 +62,7 @@ export function buildSpend(deps: ControlDeps, range: SpendRange, nowMs: number):
     range,
     totals: { today: totalSince('today'), last7Days: totalSince('7d'), last30Days: totalSince('30d') },
     perDay: daysByModel(byModel),
+    perHour: range === 'today' ? hoursByModel(deps.log.spendByDay({ fromMs, toMs, groupBy: 'model', bucket: 'hour' }), nowMs) : [],
     perModel: sumByGroup(byModel),
     perClient: sumByGroup(deps.log.spendByDay({ fromMs, toMs, groupBy: 'client' })),
     perProfile: sumByGroup(deps.log.spendByDay({ fromMs, toMs, groupBy: 'profile' })),

@@ -1,6 +1,9 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import {
+  FACET_DIMENSIONS,
   MAX_PAGE_LIMIT,
+  type FacetCounts,
+  type FacetDimension,
   type LogTotals,
   type ModelStats,
   type RequestDetail,
@@ -12,6 +15,7 @@ import {
   type TimeRange,
   type TotalsQuery,
 } from '../../contracts/log.ts';
+import { LOCAL_ERROR_CLASSES, UPSTREAM_ERROR_CLASSES } from '../../contracts/errors.ts';
 import { summarizeModelStats } from './modelStats.ts';
 import { bodiesFromRecord, rowFromRecord } from '../write/rowCodec.ts';
 
@@ -28,7 +32,22 @@ export const DEFAULT_PAGE_LIMIT = 100;
 /** An error is anything classified as one or answered with a 4xx/5xx status. */
 const IS_ERROR = '(error_class IS NOT NULL OR status >= 400)';
 const MODEL = 'COALESCE(upstream_model, requested_model)';
+/** Airlock's own refusals never reached the model: they say nothing about it (a client hanging up may have). */
+const REFUSALS = LOCAL_ERROR_CLASSES.filter((errorClass) => errorClass !== 'client_aborted');
+const NOT_LOCAL_REFUSAL = `(error_class IS NULL OR error_class NOT IN (${REFUSALS.map((errorClass) => `'${errorClass}'`).join(', ')}))`;
+/** A model's error: the gateway's failure, not a client hanging up. */
+const IS_GATEWAY_ERROR = `(error_class IN (${UPSTREAM_ERROR_CLASSES.map((errorClass) => `'${errorClass}'`).join(', ')}) OR (error_class IS NULL AND status >= 400))`;
 const GROUP_COLUMNS = { model: MODEL, profile: 'profile_id', client: 'client_name' } as const;
+const FACET_COLUMNS: Record<FacetDimension, string> = {
+  status: 'status',
+  errorClass: 'error_class',
+  model: MODEL,
+  client: 'client_name',
+  profile: 'profile_id',
+  endpoint: 'client_path',
+};
+/** Enough values to choose from in a menu; the rest are reached by typing. */
+const FACET_LIMIT = 30;
 /** Trigram tokens need three characters; shorter terms fall back to a substring scan. */
 const MIN_FTS_TERM_CHARS = 3;
 /**
@@ -60,8 +79,12 @@ export function trigramQuery(text: string): string {
   return [...trigrams].map((trigram) => `"${trigram.replaceAll('"', '""')}"`).join(' AND ');
 }
 
+function escapeLike(text: string): string {
+  return text.replace(/[\\%_]/g, (char) => `\\${char}`);
+}
+
 function likePattern(text: string): string {
-  return `%${text.replace(/[\\%_]/g, (char) => `\\${char}`)}%`;
+  return `%${escapeLike(text)}%`;
 }
 
 export function clampPageLimit(limit: number | undefined): number {
@@ -81,7 +104,10 @@ export function whereForFilter(filter: RequestListFilter): { sql: string; params
   if (filter.toMs !== undefined) add('started_at_ms < ?', filter.toMs);
   if (filter.profileId !== undefined) add('profile_id = ?', filter.profileId);
   if (filter.clientName !== undefined) add('client_name = ?', filter.clientName);
-  if (filter.model !== undefined) add(`${MODEL} = ?`, filter.model);
+  if (filter.clientPath !== undefined) add('client_path = ?', filter.clientPath);
+  // `gpt-4*` is every model id that starts with gpt-4; anything else is one exact id.
+  if (filter.model?.endsWith('*')) add(`${MODEL} LIKE ? ESCAPE '\\'`, `${escapeLike(filter.model.slice(0, -1))}%`);
+  else if (filter.model !== undefined) add(`${MODEL} = ?`, filter.model);
   if (filter.errorClass !== undefined) add('error_class = ?', filter.errorClass);
   if (filter.status === 'error') add(IS_ERROR);
   else if (filter.status === 'ok') add(`NOT ${IS_ERROR} AND status IS NOT NULL`);
@@ -149,6 +175,21 @@ export class RequestLogQueries {
     return { rows, nextCursor };
   }
 
+  /** Per dimension, the FACET_LIMIT most frequent values among the requests `filter` matches (page fields ignored). */
+  facets(filter: RequestListFilter): FacetCounts {
+    const where = whereForFilter(filter);
+    const counts = {} as FacetCounts;
+    for (const dimension of FACET_DIMENSIONS) {
+      const column = FACET_COLUMNS[dimension];
+      const records = this.statement(
+        `SELECT ${column} AS value, COUNT(*) AS count FROM requests ${where.sql} ${where.sql ? 'AND' : 'WHERE'} ${column} IS NOT NULL
+         GROUP BY value ORDER BY count DESC, value LIMIT ${FACET_LIMIT}`,
+      ).all(...where.params);
+      counts[dimension] = records.map((record) => ({ value: String(record.value), count: Number(record.count) }));
+    }
+    return counts;
+  }
+
   getRequest(id: string): RequestDetail | null {
     const record = this.statement('SELECT * FROM requests WHERE id = ?').get(id);
     if (record === undefined) return null;
@@ -160,7 +201,7 @@ export class RequestLogQueries {
     const offsetMs = (query.utcOffsetMinutes ?? localUtcOffsetMinutes()) * 60_000;
     const group = query.groupBy === null ? 'NULL' : GROUP_COLUMNS[query.groupBy];
     const records = this.statement(
-      `SELECT date((started_at_ms + ?) / 1000, 'unixepoch') AS day, ${group} AS grp,
+      `SELECT ${query.bucket === 'hour' ? "strftime('%Y-%m-%d %H', (started_at_ms + ?) / 1000, 'unixepoch')" : "date((started_at_ms + ?) / 1000, 'unixepoch')"} AS day, ${group} AS grp,
          COUNT(*) AS requests, TOTAL(cost_credits) AS costCredits,
          SUM(${UNPRICED}) AS unpricedRequests,
          TOTAL(input_tokens) AS inputTokens, TOTAL(output_tokens) AS outputTokens
@@ -204,8 +245,8 @@ export class RequestLogQueries {
    * scan returns compact arrays; grouping and sorting in JS beats ranking window functions in SQL.
    */
   modelStats(range: TimeRange): ModelStats[] {
-    const sql = `SELECT ${MODEL}, ${IS_ERROR}, duration_ms, ttfb_ms FROM requests
-       WHERE started_at_ms >= ? AND started_at_ms < ? AND ${MODEL} IS NOT NULL`;
+    const sql = `SELECT ${MODEL}, ${IS_GATEWAY_ERROR}, duration_ms, ttfb_ms FROM requests
+       WHERE started_at_ms >= ? AND started_at_ms < ? AND ${MODEL} IS NOT NULL AND ${NOT_LOCAL_REFUSAL}`;
     const cached = this.statements.has(sql);
     const statement = this.statement(sql);
     if (!cached) statement.setReturnArrays(true);

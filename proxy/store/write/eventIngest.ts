@@ -206,7 +206,8 @@ export class EventIngest {
     const touched = new Map<string, RequestLogRow>();
     const bodies: LogBatch['bodies'] = [];
     for (const event of events) {
-      if (event.type === 'delta') continue;
+      // The live view's own events: the log has the text and the request whole with `end`.
+      if (event.type === 'delta' || event.type === 'request') continue;
       if (event.type === 'start') {
         const row = rowFromStart(event);
         this.drafts.set(row.id, row);

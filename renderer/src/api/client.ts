@@ -22,6 +22,7 @@ import {
   type ProfileView,
   type ProfileWriteRequest,
   type RequestDetail,
+  type RequestFacets,
   type RequestFilters,
   type RequestListQuery,
   type RequestPage,
@@ -29,6 +30,7 @@ import {
   type SpendRange,
   type SpendResponse,
   type StatusResponse,
+  type SwitchCheckResponse,
   type TokenCreateRequest,
   type TokenListResponse,
   type TokenSecretResponse,
@@ -87,6 +89,8 @@ export interface ControlClient {
   status(): Promise<StatusResponse>;
   setPaused(paused: boolean): Promise<PauseResponse>;
   listRequests(query: RequestListQuery): Promise<RequestPage>;
+  /** The values the matching requests hold, with counts, for the filter menus. */
+  requestFacets(filters: RequestFilters): Promise<RequestFacets>;
   request(id: string): Promise<RequestDetail>;
   requestBody(id: string, part: BodyPart): Promise<BodyTextResponse>;
   spend(range: SpendRange): Promise<SpendResponse>;
@@ -97,6 +101,8 @@ export interface ControlClient {
   setKey(id: string, key: string): Promise<KeyStatus>;
   deleteKey(id: string): Promise<KeyStatus>;
   activateProfile(id: string): Promise<ActivateResponse>;
+  /** What switching to the profile now would break (requests in flight, models its gateway lacks). */
+  switchCheck(id: string): Promise<SwitchCheckResponse>;
   testProfile(id: string, request: ProfileTestRequest): Promise<ProfileTestResult>;
   previewBaseUrl(value: string): Promise<BaseUrlPreview>;
   prices(id: string): Promise<PriceTable>;
@@ -206,6 +212,7 @@ export function createControlClient(options: ControlClientOptions = {}): Control
     status: () => json('GET', '/status'),
     setPaused: (paused) => json('POST', paused ? '/pause' : '/resume'),
     listRequests: (query) => json('GET', `/requests${requestQueryString(query)}`),
+    requestFacets: (filters) => json('GET', `/requests/facets${requestQueryString(filters)}`),
     request: (id) => json('GET', `/requests/${segment(id)}`),
     requestBody: (id, part) => json('GET', `/requests/${segment(id)}/body/${part}`),
     spend: (range) => json('GET', `/spend?range=${range}`),
@@ -216,6 +223,7 @@ export function createControlClient(options: ControlClientOptions = {}): Control
     setKey: (id, key) => json('PUT', `/profiles/${segment(id)}/key`, { key }),
     deleteKey: (id) => json('DELETE', `/profiles/${segment(id)}/key`),
     activateProfile: (id) => json('POST', `/profiles/${segment(id)}/activate`),
+    switchCheck: (id) => json('GET', `/profiles/${segment(id)}/switch-check`),
     testProfile: (id, request) => json('POST', `/profiles/${segment(id)}/test`, request),
     previewBaseUrl: (value) => json('GET', `/base-url?value=${segment(value)}`),
     prices: (id) => json('GET', `/profiles/${segment(id)}/prices`),

@@ -1,7 +1,7 @@
 import type { RequestListQuery } from '../../../proxy/contracts/api.ts';
 
 /** Keys in a stable order so equal queries give equal strings (and cache keys). */
-const QUERY_KEYS = ['fromMs', 'toMs', 'profileId', 'model', 'client', 'status', 'errorClass', 'text', 'cursor', 'limit'] as const;
+const QUERY_KEYS = ['fromMs', 'toMs', 'profileId', 'model', 'client', 'path', 'status', 'errorClass', 'text', 'cursor', 'limit'] as const;
 
 /** The query string for GET /requests: empty and blank values are left out. */
 export function requestQueryString(query: RequestListQuery): string {

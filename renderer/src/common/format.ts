@@ -28,17 +28,31 @@ export function formatDuration(ms: number | null): string {
   return `${Math.floor(ms / 60_000)} min ${Math.round((ms % 60_000) / 1_000)} s`;
 }
 
+/** Token counts as people read them: 9999, 15.1k, 1.5M. */
 export function formatTokens(count: number | null): string {
   if (count === null) return '—';
-  return count < 10_000 ? String(count) : `${(count / 1_000).toFixed(1)}k`;
+  if (count < 10_000) return String(count);
+  if (count < 1_000_000) return `${(count / 1_000).toFixed(1)}k`;
+  return `${(count / 1_000_000).toFixed(1)}M`;
 }
 
-export function formatClock(epochMs: number): string {
-  return new Date(epochMs).toLocaleTimeString('en-GB', { hour12: false });
+const TIME = { hour: '2-digit', minute: '2-digit', second: '2-digit', hourCycle: 'h23' } as const;
+
+/**
+ * The one way the window writes a moment, in the user's zone and locale: the time alone today, the
+ * date before it on other days (and the year when not this one). List, detail and Models share it.
+ */
+export function formatTimestamp(epochMs: number, nowMs: number = Date.now()): string {
+  const at = new Date(epochMs);
+  const now = new Date(nowMs);
+  if (at.toDateString() === now.toDateString()) return at.toLocaleTimeString(undefined, TIME);
+  const sameYear = at.getFullYear() === now.getFullYear();
+  return at.toLocaleString(undefined, { day: 'numeric', month: 'short', ...(sameYear ? {} : { year: 'numeric' }), ...TIME });
 }
 
-export function formatDateTime(epochMs: number): string {
-  return new Date(epochMs).toISOString();
+/** The zone the window's times are in, for a tooltip: "Europe/Oslo". */
+export function timeZoneName(): string {
+  return Intl.DateTimeFormat().resolvedOptions().timeZone;
 }
 
 export function formatPercent(ratio: number): string {

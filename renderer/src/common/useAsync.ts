@@ -1,10 +1,12 @@
-import { useCallback, useEffect, useRef, useState } from 'react';
+import { useCallback, useContext, useEffect, useRef, useState } from 'react';
+import { ReconnectContext } from './ScreenBoundary.tsx';
 
 export type AsyncState<T> = { kind: 'loading' } | { kind: 'error'; error: Error } | { kind: 'ready'; value: T };
 
 /**
  * Runs `load` when `key` changes and exposes loading / error / ready; `reload` runs it again.
  * A result that arrives after a newer load started is dropped, so fast typing cannot show stale data.
+ * A load that failed runs again when the window gets the proxy back.
  */
 export function useAsync<T>(load: () => Promise<T>, key: string): AsyncState<T> & { reload: () => void } {
   const [state, setState] = useState<AsyncState<T>>({ kind: 'loading' });
@@ -29,6 +31,14 @@ export function useAsync<T>(load: () => Promise<T>, key: string): AsyncState<T> 
     setState((previous) => (previous.kind === 'ready' ? previous : { kind: 'loading' }));
     run();
   }, [key, run]);
+
+  const reconnects = useContext(ReconnectContext);
+  const failed = useRef(false);
+  failed.current = state.kind === 'error';
+  // biome-ignore lint/correctness/useExhaustiveDependencies: `reconnects` is not read; a new value means the proxy is back
+  useEffect(() => {
+    if (failed.current) run();
+  }, [reconnects, run]);
 
   return { ...state, reload: run };
 }

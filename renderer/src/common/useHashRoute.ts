@@ -3,10 +3,37 @@ import { useEffect, useState } from 'react';
 export const SCREENS = ['live', 'spend', 'profiles', 'models', 'connect'] as const;
 export type Screen = (typeof SCREENS)[number];
 
-/** `#/spend` → 'spend'; anything unknown (including the login fragment) → 'live'. */
+/** `#/spend` → 'spend', `#/live/<request id>` → 'live'; anything unknown (including the login fragment) → 'live'. */
 export function screenFromHash(hash: string): Screen {
-  const name = hash.replace(/^#\/?/, '');
+  const name = hash.replace(/^#\/?/, '').split('/')[0] ?? '';
   return (SCREENS as readonly string[]).includes(name) ? (name as Screen) : 'live';
+}
+
+/** The request a `#/live/<request id>` address opens, or null. */
+export function requestIdFromHash(hash: string): string | null {
+  const match = /^#\/live\/([^/?#]+)$/.exec(hash);
+  return match?.[1] ? decodeURIComponent(match[1]) : null;
+}
+
+/** The address of one request: every request has its own, to share or come back to. */
+export function requestHash(requestId: string | null): string {
+  return requestId === null ? '#/live' : `#/live/${encodeURIComponent(requestId)}`;
+}
+
+/** The request in the address bar, following it as it changes (back, forward, a pasted link). */
+export function useRequestIdInHash(): [string | null, (requestId: string | null) => void] {
+  const [requestId, setRequestId] = useState(() => requestIdFromHash(window.location.hash));
+  useEffect(() => {
+    const onChange = () => setRequestId(requestIdFromHash(window.location.hash));
+    window.addEventListener('hashchange', onChange);
+    return () => window.removeEventListener('hashchange', onChange);
+  }, []);
+  const select = (next: string | null) => {
+    setRequestId(next);
+    // Replaced, not pushed: moving through the list with the arrows must not fill the history.
+    if (window.location.hash !== requestHash(next)) window.history.replaceState(null, '', requestHash(next));
+  };
+  return [requestId, select];
 }
 
 export function useHashRoute(): Screen {

@@ -11,12 +11,22 @@ import { buildSnippets, uniqueTokenName, type ConnectSnippet } from './snippets.
 import { TokenPicker } from './TokenPicker.tsx';
 import { TokensTable } from './TokensTable.tsx';
 
-function SnippetCard({ snippet, onCreateToken, busy }: { snippet: ConnectSnippet; onCreateToken: () => void; busy: boolean }) {
+function SnippetCard({
+  snippet,
+  onCreateToken,
+  busy,
+  tokenFilled,
+}: {
+  snippet: ConnectSnippet;
+  onCreateToken: () => void;
+  busy: boolean;
+  tokenFilled: boolean;
+}) {
   return (
     <section className="card snippet" aria-labelledby={`snippet-${snippet.id}-title`} data-testid={`snippet-${snippet.id}`}>
       <header className="snippet-header">
         <h3 id={`snippet-${snippet.id}-title`}>{snippet.title}</h3>
-        <span className="muted">
+        <span className="muted snippet-base">
           base URL <code>{snippet.baseUrl}</code>
         </span>
         <button type="button" disabled={busy} onClick={onCreateToken}>
@@ -27,13 +37,40 @@ function SnippetCard({ snippet, onCreateToken, busy }: { snippet: ConnectSnippet
       {snippet.blocks.map((block) => (
         <div className="snippet-block" key={block.label}>
           <div className="snippet-label">
-            {block.label} <CopyButton text={block.code} label={`Copy ${block.label} for ${snippet.title}`} compact />
+            {block.label}{' '}
+            {tokenFilled ? (
+              <CopyButton text={block.code} label={`Copy ${block.label} for ${snippet.title}`} compact />
+            ) : (
+              <span className="hint">choose or create a token to copy</span>
+            )}
           </div>
-          <pre>
+          {/* biome-ignore lint/a11y/noNoninteractiveTabindex: a code block scrolls and is read and selected piece by piece; keyboard users must be able to focus it */}
+          {/* biome-ignore lint/a11y/useSemanticElements: a named region around the <pre> itself, since the <pre> is what scrolls and takes the focus */}
+          <pre tabIndex={0} role="region" aria-label={`${block.label} for ${snippet.title}`}>
             <code>{block.code}</code>
           </pre>
         </div>
       ))}
+    </section>
+  );
+}
+
+/** A token just created: shown here once with a copy button, and filled into every setup below. */
+function NewTokenNotice({ secret, revealable }: { secret: TokenSecretResponse; revealable: boolean | null }) {
+  return (
+    <section className="card new-token" aria-labelledby="new-token-title">
+      <h3 id="new-token-title" role="status">
+        Token {secret.name} created
+      </h3>
+      <p>
+        <code data-testid="new-token-value">{secret.token}</code>{' '}
+        <CopyButton text={secret.token} label={`Copy token ${secret.name}`} compact />
+      </p>
+      <p className={revealable === false ? 'warn' : 'muted'}>
+        {revealable === false
+          ? 'The keychain could not keep it: this is the only time it is shown. Copy it now.'
+          : 'It is filled in to every setup below. The keychain keeps it, so you can show it here again.'}
+      </p>
     </section>
   );
 }
@@ -43,6 +80,7 @@ export function ConnectScreen({ proxyUrl }: { proxyUrl: string }) {
   const tokens = useAsync(() => api.tokens(), 'tokens');
   const models = useAsync(() => api.models(false), 'models');
   const [secret, setSecret] = useState<TokenSecretResponse | null>(null);
+  const [created, setCreated] = useState<string | null>(null);
   const [model, setModel] = useState('');
   const [error, setError] = useState<Error | null>(null);
   const [busy, setBusy] = useState(false);
@@ -54,11 +92,13 @@ export function ConnectScreen({ proxyUrl }: { proxyUrl: string }) {
     [proxyUrl, secret, chosenModel],
   );
 
-  const act = async (action: () => Promise<TokenSecretResponse>) => {
+  const act = async (action: () => Promise<TokenSecretResponse>, isNew: boolean) => {
     setBusy(true);
     setError(null);
     try {
-      setSecret(await action());
+      const shown = await action();
+      setSecret(shown);
+      setCreated(isNew ? shown.name : null);
       tokens.reload();
     } catch (caught) {
       setError(caught as Error);
@@ -68,7 +108,10 @@ export function ConnectScreen({ proxyUrl }: { proxyUrl: string }) {
   };
 
   // A revoked token no longer opens the proxy: it must leave the setups at once.
-  const forgetRevoked = (name: string) => setSecret((shown) => (shown?.name === name ? null : shown));
+  const forgetRevoked = (name: string) => {
+    setSecret((shown) => (shown?.name === name ? null : shown));
+    setCreated((shown) => (shown === name ? null : shown));
+  };
 
   if (tokens.kind === 'loading') return <Loading what="client tokens" />;
   if (tokens.kind === 'error') return <ErrorState error={tokens.error} onRetry={tokens.reload} />;
@@ -89,7 +132,7 @@ export function ConnectScreen({ proxyUrl }: { proxyUrl: string }) {
           tokens={tokens.value.tokens}
           selected={secret?.name ?? null}
           busy={busy}
-          onReveal={(name) => void act(() => api.revealToken(name))}
+          onReveal={(name) => void act(() => api.revealToken(name), false)}
         />
         <label>
           Model
@@ -106,10 +149,14 @@ export function ConnectScreen({ proxyUrl }: { proxyUrl: string }) {
           </datalist>
         </label>
       </div>
-      {secret && (
-        <p className="ok" role="status">
-          Using token <strong>{secret.name}</strong> in the setups below. You can reveal it here again later.
-        </p>
+      {secret && created === secret.name ? (
+        <NewTokenNotice secret={secret} revealable={tokens.value.tokens.find((token) => token.name === secret.name)?.revealable ?? null} />
+      ) : (
+        secret && (
+          <p className="ok" role="status">
+            Using token <strong>{secret.name}</strong> in the setups below.
+          </p>
+        )
       )}
       {error && <ErrorState error={error} />}
       <ConnectTools model={chosenModel} onChanged={tokens.reload} />
@@ -119,7 +166,8 @@ export function ConnectScreen({ proxyUrl }: { proxyUrl: string }) {
             key={snippet.id}
             snippet={snippet}
             busy={busy}
-            onCreateToken={() => void act(() => api.createToken({ name: uniqueTokenName(snippet.id, names) }))}
+            tokenFilled={secret !== null}
+            onCreateToken={() => void act(() => api.createToken({ name: uniqueTokenName(snippet.id, names) }), true)}
           />
         ))}
       </div>

@@ -7,7 +7,7 @@ interface TokenPickerProps {
   onReveal: (name: string) => void;
 }
 
-/** Chooses which existing client token the setups show (read from the keychain on demand). */
+/** Chooses which existing client token the setups show (read from the keychain on demand); tokens it cannot show are listed, disabled. */
 export function TokenPicker({ tokens, selected, busy, onReveal }: TokenPickerProps) {
   if (tokens.length === 0) return <p className="muted">No client tokens yet: create one for the client you are setting up below.</p>;
   return (
@@ -16,10 +16,11 @@ export function TokenPicker({ tokens, selected, busy, onReveal }: TokenPickerPro
       <select value={selected ?? ''} disabled={busy} onChange={(event) => event.target.value && onReveal(event.target.value)}>
         <option value="">Choose a token to show it in the setups</option>
         {tokens.map((token) => (
-          <option key={token.name} value={token.name}>
+          <option key={token.name} value={token.name} disabled={!token.revealable}>
             {token.name}
             {token.pinnedProfileId ? ` (pinned to ${token.pinnedProfileId})` : ''}
             {token.paused ? ' (paused)' : ''}
+            {token.revealable ? '' : ' (cannot be shown again)'}
           </option>
         ))}
       </select>

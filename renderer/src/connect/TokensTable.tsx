@@ -3,7 +3,7 @@ import type { TokenView } from '../../../proxy/contracts/api.ts';
 import { useApi } from '../api/ApiContext.tsx';
 import { FormError } from '../common/StateViews.tsx';
 
-/** Existing client tokens: lift a burst-guard pause, or revoke. */
+/** Existing client tokens: whether each can be shown again, lift a burst-guard pause, or revoke (after a confirmation). */
 export function TokensTable({
   tokens,
   onChanged,
@@ -15,6 +15,7 @@ export function TokensTable({
 }) {
   const api = useApi();
   const [error, setError] = useState<string | null>(null);
+  const [confirming, setConfirming] = useState<string | null>(null);
   if (tokens.length === 0) return null;
 
   const run = (action: () => Promise<unknown>) => {
@@ -30,6 +31,7 @@ export function TokensTable({
           <tr>
             <th scope="col">Name</th>
             <th scope="col">Profile</th>
+            <th scope="col">Copy again</th>
             <th scope="col">State</th>
             <th scope="col">
               <span className="visually-hidden">Actions</span>
@@ -38,19 +40,40 @@ export function TokensTable({
         </thead>
         <tbody>
           {tokens.map((token) => (
-            <tr key={token.name}>
+            <tr key={token.name} data-token={token.name}>
               <th scope="row">{token.name}</th>
               <td>{token.pinnedProfileId ?? 'follows the active profile'}</td>
+              <td>{token.revealable ? 'yes, from the keychain' : <span className="warn">no: shown once, at creation</span>}</td>
               <td>{token.paused ? <strong className="warn">paused by the burst guard</strong> : 'ok'}</td>
-              <td>
+              <td className="token-actions">
                 {token.paused && (
                   <button type="button" onClick={() => run(() => api.resumeClient(token.name))}>
                     Resume
                   </button>
                 )}
-                <button type="button" onClick={() => run(() => api.revokeToken(token.name).then(() => onRevoked(token.name)))}>
-                  Revoke
-                </button>
+                {confirming === token.name ? (
+                  <fieldset className="confirm">
+                    <legend className="visually-hidden">Confirm revoking {token.name}</legend>
+                    <span className="warn">Tools using it are refused at once.</span>{' '}
+                    <button
+                      type="button"
+                      className="danger"
+                      onClick={() => {
+                        setConfirming(null);
+                        run(() => api.revokeToken(token.name).then(() => onRevoked(token.name)));
+                      }}
+                    >
+                      Revoke {token.name}
+                    </button>
+                    <button type="button" onClick={() => setConfirming(null)}>
+                      Keep it
+                    </button>
+                  </fieldset>
+                ) : (
+                  <button type="button" aria-label={`Revoke ${token.name}…`} onClick={() => setConfirming(token.name)}>
+                    Revoke…
+                  </button>
+                )}
               </td>
             </tr>
           ))}

@@ -1,8 +1,12 @@
 import { useState } from 'react';
+import { defaultStyles, JsonView } from 'react-json-view-lite';
 import type { BodyPart, BodyView } from '../../../proxy/contracts/api.ts';
 import { useApi } from '../api/ApiContext.tsx';
+import { CopyButton } from '../common/CopyButton.tsx';
 import { ErrorState, Loading } from '../common/StateViews.tsx';
 import { prettyBody } from './copyText.ts';
+import { Highlighted, matchRanges } from './Highlighted.tsx';
+import { StreamEventsTable } from './StreamEventsTable.tsx';
 
 function formatBytes(bytes: number): string {
   if (bytes < 1024) return `${bytes} B`;
@@ -10,34 +14,118 @@ function formatBytes(bytes: number): string {
   return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 }
 
+/** The library's layout classes, with colours of our own so both themes keep their contrast. */
+const JSON_STYLES = {
+  ...defaultStyles,
+  container: 'json-tree',
+  label: 'json-key',
+  clickableLabel: 'json-key json-clickable',
+  stringValue: 'json-string',
+  numberValue: 'json-number',
+  booleanValue: 'json-literal',
+  nullValue: 'json-literal',
+  undefinedValue: 'json-literal',
+  otherValue: 'json-literal',
+  punctuation: 'json-punctuation',
+};
+
 type Loaded =
   | { kind: 'closed' }
   | { kind: 'loading' }
   | { kind: 'error'; error: Error }
   | { kind: 'ready'; text: string; truncated: boolean };
 
-/** A body, rendered (and fetched, when large) only once the user opens it. */
-export function BodyPanel({ requestId, part, title, view }: { requestId: string; part: BodyPart; title: string; view: BodyView | null }) {
+type Mode = 'structured' | 'raw';
+
+function parseJson(text: string): object | null {
+  try {
+    const value: unknown = JSON.parse(text);
+    return typeof value === 'object' && value !== null ? value : null;
+  } catch {
+    return null;
+  }
+}
+
+function BodyContent({ part, text, truncated, highlight }: { part: BodyPart; text: string; truncated: boolean; highlight: string }) {
+  const json = part === 'stream-events' ? null : parseJson(text);
+  const matches = matchRanges(text, highlight).length;
+  const structured = part === 'stream-events' || json !== null;
+  // A search match is shown where it is: in the raw text, marked.
+  const [mode, setMode] = useState<Mode>(structured && matches === 0 ? 'structured' : 'raw');
+  const raw = part === 'stream-events' ? text : prettyBody(text);
+  return (
+    <div className="body-content">
+      <div className="body-toolbar">
+        {structured && (
+          // biome-ignore lint/a11y/useSemanticElements: two toggle buttons, not a form: a fieldset would add a form group and its legend
+          <div role="group" aria-label="View" className="segmented">
+            <button type="button" aria-pressed={mode === 'structured'} onClick={() => setMode('structured')}>
+              {part === 'stream-events' ? 'Events' : 'Tree'}
+            </button>
+            <button type="button" aria-pressed={mode === 'raw'} onClick={() => setMode('raw')}>
+              Raw
+            </button>
+          </div>
+        )}
+        <CopyButton text={raw} label="Copy body" compact />
+        {matches > 0 && (
+          <span className="match-count">
+            {matches} {matches === 1 ? 'match' : 'matches'} for “{highlight.trim()}”
+          </span>
+        )}
+      </div>
+      {mode === 'structured' && part === 'stream-events' && <StreamEventsTable raw={text} highlight={highlight} />}
+      {mode === 'structured' && json !== null && (
+        <JsonView data={json} style={JSON_STYLES} shouldExpandNode={(level) => level < 3} clickToExpandNode />
+      )}
+      {mode === 'raw' && (
+        // biome-ignore lint/a11y/noNoninteractiveTabindex: a body scrolls; keyboard users must be able to focus it to scroll it
+        <pre className="body-text" tabIndex={0}>
+          <Highlighted text={raw} needle={highlight} />
+          {truncated ? '\n… (truncated)' : ''}
+        </pre>
+      )}
+    </div>
+  );
+}
+
+/** A body, rendered (and fetched, when large) only once the user opens it, or at once when the search matched in it. */
+export function BodyPanel({
+  requestId,
+  part,
+  title,
+  view,
+  highlight = '',
+}: {
+  requestId: string;
+  part: BodyPart;
+  title: string;
+  view: BodyView | null;
+  highlight?: string;
+}) {
   const api = useApi();
-  const [loaded, setLoaded] = useState<Loaded>({ kind: 'closed' });
+  const inlineMatch = view?.text != null && matchRanges(view.text, highlight).length > 0;
+  const [loaded, setLoaded] = useState<Loaded>(() =>
+    inlineMatch && view?.text != null ? { kind: 'ready', text: view.text, truncated: view.truncated } : { kind: 'closed' },
+  );
 
   if (!view) return <p className="muted">{title}: none recorded.</p>;
 
   const open = () => {
     if (loaded.kind !== 'closed') return;
     if (view.text !== null) {
-      setLoaded({ kind: 'ready', text: part === 'stream-events' ? view.text : prettyBody(view.text), truncated: view.truncated });
+      setLoaded({ kind: 'ready', text: view.text, truncated: view.truncated });
       return;
     }
     setLoaded({ kind: 'loading' });
     api.requestBody(requestId, part).then(
-      (body) => setLoaded({ kind: 'ready', text: part === 'stream-events' ? body.text : prettyBody(body.text), truncated: body.truncated }),
+      (body) => setLoaded({ kind: 'ready', text: body.text, truncated: body.truncated }),
       (error: Error) => setLoaded({ kind: 'error', error }),
     );
   };
 
   return (
-    <details className="body-panel" onToggle={(event) => (event.currentTarget.open ? open() : undefined)}>
+    <details className="body-panel" open={inlineMatch || undefined} onToggle={(event) => (event.currentTarget.open ? open() : undefined)}>
       <summary>
         {title}{' '}
         <span className="muted">
@@ -47,13 +135,7 @@ export function BodyPanel({ requestId, part, title, view }: { requestId: string;
       </summary>
       {loaded.kind === 'loading' && <Loading what={title.toLowerCase()} />}
       {loaded.kind === 'error' && <ErrorState error={loaded.error} />}
-      {loaded.kind === 'ready' && (
-        // biome-ignore lint/a11y/noNoninteractiveTabindex: a body scrolls; keyboard users must be able to focus it to scroll it
-        <pre className="body-text" tabIndex={0}>
-          {loaded.text}
-          {loaded.truncated ? '\n… (truncated)' : ''}
-        </pre>
-      )}
+      {loaded.kind === 'ready' && <BodyContent part={part} text={loaded.text} truncated={loaded.truncated} highlight={highlight} />}
     </details>
   );
 }

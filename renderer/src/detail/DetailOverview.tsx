@@ -1,6 +1,7 @@
 import type { RequestDetail } from '../../../proxy/contracts/api.ts';
+import type { FilterField } from '../live/filterForm.ts';
 import { CopyButton } from '../common/CopyButton.tsx';
-import { describeCost, formatDateTime, formatDuration, formatTokens } from '../common/format.ts';
+import { describeCost, formatDuration, formatTimestamp, formatTokens, timeZoneName } from '../common/format.ts';
 
 function IdValue({ label, value }: { label: string; value: string | null }) {
   if (!value) return <span className="muted">not returned</span>;
@@ -11,11 +12,38 @@ function IdValue({ label, value }: { label: string; value: string | null }) {
   );
 }
 
-export function DetailOverview({ detail }: { detail: RequestDetail }) {
+function FilterBy({
+  field,
+  value,
+  what,
+  onFilter,
+}: {
+  field: FilterField;
+  value: string | null;
+  what: string;
+  onFilter?: (field: FilterField, value: string) => void;
+}) {
+  if (!onFilter || value === null) return null;
+  return (
+    <button
+      type="button"
+      className="filter-by"
+      aria-label={`Show only requests with ${what} ${value}`}
+      onClick={() => onFilter(field, value)}
+    >
+      only these
+    </button>
+  );
+}
+
+export function DetailOverview({ detail, onFilter }: { detail: RequestDetail; onFilter?: (field: FilterField, value: string) => void }) {
   return (
     <dl className="overview">
       <dt>Started</dt>
-      <dd>{formatDateTime(detail.startedAtMs)}</dd>
+      <dd>
+        <time dateTime={new Date(detail.startedAtMs).toISOString()}>{formatTimestamp(detail.startedAtMs)}</time>{' '}
+        <span className="muted">({timeZoneName()})</span>
+      </dd>
       <dt>Endpoint</dt>
       <dd>
         <code>
@@ -25,17 +53,21 @@ export function DetailOverview({ detail }: { detail: RequestDetail }) {
       </dd>
       <dt>Client / profile</dt>
       <dd>
-        {detail.clientName ?? '—'} / {detail.profileId ?? '—'}
+        {detail.clientName ?? '—'}
+        <FilterBy field="client" value={detail.clientName} what="client" onFilter={onFilter} /> / {detail.profileId ?? '—'}
+        <FilterBy field="profileId" value={detail.profileId} what="profile" onFilter={onFilter} />
       </dd>
       <dt>Model</dt>
       <dd>
         requested <code>{detail.requestedModel ?? '—'}</code>, sent <code>{detail.upstreamModel ?? '—'}</code>, response named{' '}
         <code>{detail.responseModel ?? '—'}</code>
         {detail.modelMismatch && <strong className="warn"> — differs: the gateway may rewrite the model field</strong>}
+        <FilterBy field="model" value={detail.requestedModel} what="model" onFilter={onFilter} />
       </dd>
       <dt>Status</dt>
       <dd>
         {detail.status ?? 'no response'} {detail.state === 'interrupted' ? '(interrupted)' : ''}
+        <FilterBy field="status" value={detail.status === null ? null : String(detail.status)} what="status" onFilter={onFilter} />
       </dd>
       <dt>Timings</dt>
       <dd>

@@ -1,7 +1,8 @@
-export function HeadersTable({ title, headers }: { title: string; headers: Record<string, string> }) {
+/** `open`: shown unfolded, e.g. a failure's response headers (a 429's Retry-After is the answer to "when may I retry"). */
+export function HeadersTable({ title, headers, open = false }: { title: string; headers: Record<string, string>; open?: boolean }) {
   const entries = Object.entries(headers);
   return (
-    <details className="headers">
+    <details className="headers" open={open || undefined}>
       <summary>
         {title} <span className="muted">({entries.length})</span>
       </summary>

@@ -1,9 +1,14 @@
 import { forwardRef, type KeyboardEvent } from 'react';
+import type { RequestDetail } from '../../../proxy/contracts/api.ts';
 import { useApi } from '../api/ApiContext.tsx';
 import { CopyButton } from '../common/CopyButton.tsx';
 import { ErrorState, Loading } from '../common/StateViews.tsx';
+import type { FilterField } from '../live/filterForm.ts';
 import type { LiveRow } from '../live/liveRows.ts';
 import { BodyPanel } from './BodyPanel.tsx';
+import { requestTurns, responseTurn, type Turn } from './conversation.ts';
+import { ConversationView } from './ConversationView.tsx';
+import { Highlighted } from './Highlighted.tsx';
 import { buildCurl, buildSupportInfo } from './copyText.ts';
 import { DetailOverview } from './DetailOverview.tsx';
 import { ErrorExplanationView } from './ErrorExplanationView.tsx';
@@ -12,6 +17,10 @@ import { useRequestDetail } from './useRequestDetail.ts';
 
 interface RequestDetailPanelProps {
   requestId: string;
+  /** The list's search text: its matches are marked in the bodies and the conversation. */
+  highlight: string;
+  /** Shows only the requests with one of this request's values (client, profile, model, status). */
+  onFilter?: (field: FilterField, value: string) => void;
   liveRow: LiveRow | undefined;
   proxyUrl: string;
   onClose: () => void;
@@ -19,7 +28,7 @@ interface RequestDetailPanelProps {
 
 /** One request in full. While it is in flight, its text grows here from the live channel. */
 export const RequestDetailPanel = forwardRef<HTMLElement, RequestDetailPanelProps>(function RequestDetailPanel(
-  { requestId, liveRow, proxyUrl, onClose },
+  { requestId, highlight, onFilter, liveRow, proxyUrl, onClose },
   ref,
 ) {
   const api = useApi();
@@ -68,22 +77,51 @@ export const RequestDetailPanel = forwardRef<HTMLElement, RequestDetailPanelProp
               label="Copy as curl"
             />
           </div>
-          <DetailOverview detail={state.detail} />
+          <DetailOverview detail={state.detail} onFilter={onFilter} />
           {!inFlight && state.detail.streamText !== null && (
             <section aria-label="Stream text">
               <h3>Stream text</h3>
-              <pre className="stream-text">{state.detail.streamText || '(empty)'}</pre>
+              <pre className="stream-text">
+                <Highlighted text={state.detail.streamText || '(empty)'} needle={highlight} />
+              </pre>
             </section>
           )}
+          <Conversation detail={state.detail} highlight={highlight} liveText={inFlight ? liveRow.text : null} />
           <HeadersTable title="Request headers (masked)" headers={state.detail.requestHeaders} />
-          <HeadersTable title="Response headers" headers={state.detail.responseHeaders} />
-          <BodyPanel requestId={requestId} part="request" title="Request body" view={state.detail.requestBody} />
-          <BodyPanel requestId={requestId} part="response" title="Response body" view={state.detail.responseBody} />
+          <HeadersTable
+            title="Response headers"
+            headers={state.detail.responseHeaders}
+            open={state.detail.errorClass !== null && Object.keys(state.detail.responseHeaders).length > 0}
+          />
+          <BodyPanel requestId={requestId} part="request" title="Request body" view={state.detail.requestBody} highlight={highlight} />
+          <BodyPanel requestId={requestId} part="response" title="Response body" view={state.detail.responseBody} highlight={highlight} />
           {state.detail.stream && (
-            <BodyPanel requestId={requestId} part="stream-events" title="Raw stream events" view={state.detail.streamEvents} />
+            <BodyPanel
+              requestId={requestId}
+              part="stream-events"
+              title="Stream events"
+              view={state.detail.streamEvents}
+              highlight={highlight}
+            />
           )}
         </>
       )}
     </section>
   );
 });
+
+/** The request's turns and the answer, when the request body is a chat, Messages or Responses call logged in full. */
+function Conversation({ detail, highlight, liveText }: { detail: RequestDetail; highlight: string; liveText: string | null }) {
+  const requestText = detail.requestBody?.text;
+  if (!requestText || detail.requestBody?.truncated) return null;
+  const turns = requestTurns(requestText);
+  if (!turns || turns.length === 0) return null;
+  const answerText = liveText ?? detail.streamText;
+  const answer: Turn | null =
+    answerText !== null && answerText !== ''
+      ? { role: 'assistant', parts: [{ kind: 'text', text: answerText }] }
+      : detail.responseBody?.text
+        ? responseTurn(detail.responseBody.text)
+        : null;
+  return <ConversationView turns={answer ? [...turns, answer] : turns} highlight={highlight} />;
+}

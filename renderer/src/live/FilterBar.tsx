@@ -1,5 +1,5 @@
 import { LOCAL_ERROR_CLASSES, UPSTREAM_ERROR_CLASSES } from '../../../proxy/contracts/errors.ts';
-import type { FilterForm, TimeWindow } from './filterForm.ts';
+import { filterProblems, type FilterForm, type TimeWindow } from './filterForm.ts';
 
 interface FilterBarProps {
   form: FilterForm;
@@ -16,6 +16,8 @@ const WINDOWS: { value: TimeWindow; label: string }[] = [
 
 export function FilterBar({ form, onChange }: FilterBarProps) {
   const set = <K extends keyof FilterForm>(key: K, value: FilterForm[K]) => onChange({ ...form, [key]: value });
+  const problems = filterProblems(form);
+  const problemText = Object.values(problems).join(' ');
   return (
     // biome-ignore lint/a11y/useSemanticElements: a form with role="search" is the landmark every screen reader knows; <search> is too new for some
     <form className="filter-bar" role="search" aria-label="Filter requests" onSubmit={(event) => event.preventDefault()}>
@@ -44,7 +46,14 @@ export function FilterBar({ form, onChange }: FilterBarProps) {
       </label>
       <label>
         Model
-        <input value={form.model} size={14} onChange={(event) => set('model', event.target.value)} />
+        <input
+          value={form.model}
+          size={14}
+          placeholder="id, or prefix*"
+          aria-invalid={problems.model ? true : undefined}
+          aria-describedby={problems.model ? 'filter-problems' : undefined}
+          onChange={(event) => set('model', event.target.value)}
+        />
       </label>
       <label>
         Client
@@ -52,7 +61,14 @@ export function FilterBar({ form, onChange }: FilterBarProps) {
       </label>
       <label>
         Status
-        <input value={form.status} size={5} placeholder="ok, error, 429" onChange={(event) => set('status', event.target.value)} />
+        <input
+          value={form.status}
+          size={5}
+          placeholder="ok, error, 429"
+          aria-invalid={problems.status ? true : undefined}
+          aria-describedby={problems.status ? 'filter-problems' : undefined}
+          onChange={(event) => set('status', event.target.value)}
+        />
       </label>
       <label>
         Error class
@@ -65,6 +81,14 @@ export function FilterBar({ form, onChange }: FilterBarProps) {
           ))}
         </select>
       </label>
+      {form.path && (
+        <button type="button" className="chip" aria-label={`Clear the endpoint filter ${form.path}`} onClick={() => set('path', '')}>
+          Endpoint: {form.path} ✕
+        </button>
+      )}
+      <p id="filter-problems" className="field-error filter-problems" role="alert">
+        {problemText}
+      </p>
     </form>
   );
 }

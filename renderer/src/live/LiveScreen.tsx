@@ -1,13 +1,17 @@
 import { useMemo, useRef, useState, useSyncExternalStore } from 'react';
+import { Group, Panel, Separator } from 'react-resizable-panels';
 import type { FirstRunSteps } from '../../../proxy/contracts/api.ts';
 import { useApi } from '../api/ApiContext.tsx';
 import { ErrorState, Loading } from '../common/StateViews.tsx';
 import { useDebounced } from '../common/useDebounced.ts';
+import { useRequestIdInHash } from '../common/useHashRoute.ts';
 import { RequestDetailPanel } from '../detail/RequestDetailPanel.tsx';
 import { ExportButtons } from '../export/ExportButtons.tsx';
 import { FirstRun } from '../status/FirstRun.tsx';
+import { useAsync } from '../common/useAsync.ts';
+import { FacetMenus } from './FacetMenus.tsx';
 import { FilterBar } from './FilterBar.tsx';
-import { EMPTY_FILTER_FORM, filtersFromForm, type FilterForm } from './filterForm.ts';
+import { EMPTY_FILTER_FORM, type FilterField, filtersFromForm, type FilterForm } from './filterForm.ts';
 import type { LiveStore } from './liveStore.ts';
 import { RequestList } from './RequestList.tsx';
 import { useRequestPages } from './useRequestPages.ts';
@@ -25,48 +29,63 @@ export function LiveScreen({ store, proxyUrl, firstRun }: LiveScreenProps) {
   const filters = useMemo(() => filtersFromForm(settledForm, Date.now()), [settledForm]);
   const pages = useRequestPages(api, store, filters);
   const snapshot = useSyncExternalStore(store.subscribe, store.getSnapshot);
-  const [selectedId, setSelectedId] = useState<string | null>(null);
+  const [selectedId, setSelectedId] = useRequestIdInHash();
   const detailRef = useRef<HTMLElement>(null);
   const listFocusRef = useRef<HTMLDivElement>(null);
 
   const filtered = JSON.stringify(filters) !== '{}';
+  const filterBy = (field: FilterField | keyof FilterForm, value: string) => setForm((current) => ({ ...current, [field]: value }));
+  // Counted again when the filters change or the list grew by a page's worth of live rows.
+  const facets = useAsync(() => api.requestFacets(filters), `${JSON.stringify(filters)}:${Math.floor(snapshot.order.length / 200)}`);
   const empty = snapshot.order.length === 0;
 
   return (
     <div className="live">
       <FilterBar form={form} onChange={setForm} />
-      <div className={`live-body${selectedId ? ' with-detail' : ''}`}>
-        <div className="live-list" ref={listFocusRef}>
-          {pages.kind === 'error' && <ErrorState error={pages.error} onRetry={pages.retry} />}
-          {pages.kind === 'loading' && empty && <Loading what="requests" />}
-          {pages.kind === 'idle' &&
-            empty &&
-            (filtered ? <p className="state state-empty">No request matches these filters.</p> : <FirstRun steps={firstRun} />)}
-          {!empty && (
-            <RequestList
-              snapshot={snapshot}
-              selectedId={selectedId}
-              onSelect={setSelectedId}
-              onOpen={() => detailRef.current?.focus()}
-              onNearEnd={pages.loadMore}
-              hasMore={pages.kind === 'idle' ? pages.hasMore : true}
-            />
-          )}
-        </div>
+      {facets.kind === 'ready' && <FacetMenus facets={facets.value} form={form} onPick={filterBy} />}
+      <Group orientation="horizontal" className="live-body">
+        <Panel id="requests" minSize={300} className="live-list-panel">
+          <div className="live-list" ref={listFocusRef}>
+            {pages.kind === 'error' && <ErrorState error={pages.error} onRetry={pages.retry} />}
+            {pages.kind === 'loading' && empty && <Loading what="requests" />}
+            {pages.kind === 'idle' &&
+              empty &&
+              (filtered ? <p className="state state-empty">No request matches these filters.</p> : <FirstRun steps={firstRun} />)}
+            {!empty && (
+              <RequestList
+                snapshot={snapshot}
+                selectedId={selectedId}
+                onSelect={setSelectedId}
+                onOpen={() => detailRef.current?.focus()}
+                onNearEnd={pages.loadMore}
+                onLoadToEnd={pages.loadToEnd}
+                onFilter={filterBy}
+                hasMore={pages.kind === 'idle' ? pages.hasMore : true}
+              />
+            )}
+          </div>
+        </Panel>
         {selectedId && (
-          <RequestDetailPanel
-            ref={detailRef}
-            key={selectedId}
-            requestId={selectedId}
-            liveRow={snapshot.rows.get(selectedId)}
-            proxyUrl={proxyUrl}
-            onClose={() => {
-              setSelectedId(null);
-              listFocusRef.current?.querySelector<HTMLElement>('[role="listbox"]')?.focus();
-            }}
-          />
+          <>
+            <Separator className="split-handle" aria-label="Resize the list and the detail" />
+            <Panel id="detail" defaultSize="40" minSize={300} className="detail-panel">
+              <RequestDetailPanel
+                ref={detailRef}
+                key={selectedId}
+                requestId={selectedId}
+                highlight={settledForm.text}
+                onFilter={filterBy}
+                liveRow={snapshot.rows.get(selectedId)}
+                proxyUrl={proxyUrl}
+                onClose={() => {
+                  setSelectedId(null);
+                  listFocusRef.current?.querySelector<HTMLElement>('[role="listbox"]')?.focus();
+                }}
+              />
+            </Panel>
+          </>
         )}
-      </div>
+      </Group>
       <ExportButtons kind="requests" filters={filters} />
     </div>
   );

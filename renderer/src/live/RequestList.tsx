@@ -1,7 +1,9 @@
 import { useVirtualizer } from '@tanstack/react-virtual';
-import { useEffect, useRef, type KeyboardEvent } from 'react';
+import { useEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react';
 import type { LiveSnapshot } from './liveStore.ts';
-import { RequestListHeader, RequestRow } from './RequestRow.tsx';
+import type { FilterField } from './filterForm.ts';
+import { collapseRefusals, entryRequestId } from './refusalGroups.ts';
+import { RefusalGroupRow, RequestListHeader, RequestRow } from './RequestRow.tsx';
 
 export const ROW_HEIGHT_PX = 32;
 const PAGE_ROWS = 15;
@@ -14,8 +16,11 @@ interface RequestListProps {
   onOpen: (id: string) => void;
   /** The user scrolled near the end: load the next (older) page. */
   onNearEnd: () => void;
+  /** End was pressed while older rows are not loaded yet: load them all (the list then moves to the oldest). */
+  onLoadToEnd: () => void;
   /** Older rows exist in the log beyond those loaded. */
   hasMore: boolean;
+  onFilter: (field: FilterField, value: string) => void;
 }
 
 /** Next selected index for a navigation key, or null when the key is not a navigation key. */
@@ -40,40 +45,73 @@ export function nextIndex(key: string, current: number, count: number): number |
   }
 }
 
-export function RequestList({ snapshot, selectedId, onSelect, onOpen, onNearEnd, hasMore }: RequestListProps) {
+export function RequestList({ snapshot, selectedId, onSelect, onOpen, onNearEnd, onLoadToEnd, hasMore, onFilter }: RequestListProps) {
   const scrollRef = useRef<HTMLDivElement>(null);
+  /** End was pressed before the oldest row was loaded: go there once it is. */
+  const [endPending, setEndPending] = useState(false);
   const { order, rows } = snapshot;
+  /** Groups of identical refusals the user opened. */
+  const [expanded, setExpanded] = useState<ReadonlySet<string>>(() => new Set());
+  // biome-ignore lint/correctness/useExhaustiveDependencies: the rows map is mutated in place; `snapshot.version` is what says it changed
+  const entries = useMemo(() => collapseRefusals(order, rows, expanded), [order, snapshot.version, expanded]);
+  const expand = (key: string) => setExpanded((current) => new Set([...current, key]));
   const virtualizer = useVirtualizer({
-    count: order.length,
+    count: entries.length,
     getScrollElement: () => scrollRef.current,
     estimateSize: () => ROW_HEIGHT_PX,
     overscan: 12,
-    getItemKey: (index) => order[index] ?? index,
+    getItemKey: (index) => {
+      const entry = entries[index];
+      return entry === undefined ? index : entry.kind === 'row' ? entry.id : `group:${entry.key}`;
+    },
   });
   const items = virtualizer.getVirtualItems();
   const lastVisible = items.at(-1)?.index ?? 0;
 
   useEffect(() => {
-    if (order.length > 0 && lastVisible >= order.length - PAGE_ROWS) onNearEnd();
-  }, [lastVisible, order.length, onNearEnd]);
+    if (entries.length > 0 && lastVisible >= entries.length - PAGE_ROWS) onNearEnd();
+  }, [lastVisible, entries.length, onNearEnd]);
+
+  useEffect(() => {
+    if (!endPending || hasMore) return;
+    setEndPending(false);
+    const oldest = entries.at(-1);
+    if (oldest) {
+      onSelect(entryRequestId(oldest));
+      virtualizer.scrollToIndex(entries.length - 1, { align: 'auto' });
+    }
+  }, [endPending, hasMore, entries, onSelect, virtualizer]);
 
   // -1 also when the filters hid the selected row: the list then points at no row (the detail may still show it).
-  const selectedIndex = selectedId === null ? -1 : order.indexOf(selectedId);
+  const selectedIndex =
+    selectedId === null
+      ? -1
+      : entries.findIndex((entry) => (entry.kind === 'row' ? entry.id === selectedId : entry.ids.includes(selectedId)));
+  const selectedEntry = entries[selectedIndex];
   // Only a window of rows is in the DOM, so each says where it sits; -1 is ARIA's "total unknown".
-  const setSize = hasMore ? -1 : order.length;
+  const setSize = hasMore ? -1 : entries.length;
 
   const onKeyDown = (event: KeyboardEvent<HTMLDivElement>) => {
+    if (event.key === 'Enter' && selectedEntry?.kind === 'group') {
+      event.preventDefault();
+      expand(selectedEntry.key);
+      return;
+    }
     if (event.key === 'Enter' && selectedId) {
       event.preventDefault();
       onOpen(selectedId);
       return;
     }
-    const index = nextIndex(event.key, selectedIndex, order.length);
+    const index = nextIndex(event.key, selectedIndex, entries.length);
     if (index === null) return;
     event.preventDefault();
-    const id = order[index];
-    if (id) {
-      onSelect(id);
+    if (event.key === 'End' && hasMore) {
+      setEndPending(true);
+      onLoadToEnd();
+    } else setEndPending(false);
+    const entry = entries[index];
+    if (entry) {
+      onSelect(entryRequestId(entry));
       virtualizer.scrollToIndex(index, { align: 'auto' });
     }
   };
@@ -87,12 +125,37 @@ export function RequestList({ snapshot, selectedId, onSelect, onOpen, onNearEnd,
         role="listbox"
         tabIndex={0}
         aria-label="Requests, newest first"
-        aria-activedescendant={selectedIndex >= 0 ? `request-${selectedId}` : undefined}
+        aria-activedescendant={
+          selectedEntry === undefined
+            ? undefined
+            : selectedEntry.kind === 'group'
+              ? `request-group-${selectedEntry.key}`
+              : `request-${selectedId}`
+        }
         onKeyDown={onKeyDown}
       >
         <div className="request-canvas" style={{ height: `${virtualizer.getTotalSize()}px` }}>
           {items.map((item) => {
-            const row = rows.get(order[item.index] as string);
+            const entry = entries[item.index];
+            if (entry?.kind === 'group') {
+              const newest = rows.get(entry.ids[0] as string);
+              const oldest = rows.get(entry.key);
+              return newest && oldest ? (
+                <RefusalGroupRow
+                  key={item.key}
+                  groupKey={entry.key}
+                  newest={newest}
+                  oldest={oldest}
+                  count={entry.ids.length}
+                  top={item.start}
+                  position={item.index + 1}
+                  setSize={setSize}
+                  selected={selectedEntry === entry}
+                  onExpand={expand}
+                />
+              ) : null;
+            }
+            const row = entry ? rows.get(entry.id) : undefined;
             return row ? (
               <RequestRow
                 key={item.key}
@@ -102,6 +165,7 @@ export function RequestList({ snapshot, selectedId, onSelect, onOpen, onNearEnd,
                 setSize={setSize}
                 selected={row.id === selectedId}
                 onSelect={onSelect}
+                onFilter={onFilter}
               />
             ) : null;
           })}
@@ -109,7 +173,11 @@ export function RequestList({ snapshot, selectedId, onSelect, onOpen, onNearEnd,
       </div>
       <p className="list-count muted">
         {order.length.toLocaleString()} {order.length === 1 ? 'request' : 'requests'}
-        {hasMore ? ' loaded; scroll down for older ones' : ''}
+        {hasMore
+          ? endPending
+            ? ' loaded; loading the older ones to reach the oldest…'
+            : ' loaded; scroll down or press End for older ones'
+          : ''}
       </p>
     </div>
   );

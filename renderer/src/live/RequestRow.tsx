@@ -1,6 +1,20 @@
 import { memo } from 'react';
-import { formatClock, formatDuration, formatRowCost, formatTokens } from '../common/format.ts';
+import { formatDuration, formatRowCost, formatTimestamp, formatTokens } from '../common/format.ts';
+import type { FilterField } from './filterForm.ts';
 import type { LiveRow } from './liveRows.ts';
+
+/** What kind of call a client path is, in a word: chat, messages, responses, embeddings, images, models; else the path. */
+export function endpointLabel(clientPath: string): string {
+  const path = clientPath.split('?')[0] ?? clientPath;
+  if (path.endsWith('/chat/completions')) return 'chat';
+  if (path.endsWith('/messages/count_tokens')) return 'count tokens';
+  if (path.endsWith('/messages')) return 'messages';
+  if (/\/responses(\/|$)/.test(path)) return 'responses';
+  if (path.endsWith('/embeddings')) return 'embeddings';
+  if (path.includes('/images/')) return 'images';
+  if (path.endsWith('/models')) return 'models';
+  return path;
+}
 
 /** The status cell: what a person wants to know at a glance. */
 export function statusLabel(row: LiveRow): string {
@@ -18,9 +32,19 @@ interface RequestRowProps {
   position: number;
   setSize: number;
   onSelect: (id: string) => void;
+  /** Alt+click on a client, profile, model or status cell: show only requests with that value. */
+  onFilter: (field: FilterField, value: string) => void;
 }
 
-export const RequestRow = memo(function RequestRow({ row, selected, top, position, setSize, onSelect }: RequestRowProps) {
+const FILTER_HINT = 'Alt+click to show only these';
+
+/** The filter value a status cell stands for: the exact code, or "error" for a failure without one. */
+export function statusFilterValue(row: LiveRow): string | null {
+  if (row.status !== null) return String(row.status);
+  return row.errorClass !== null ? 'error' : null;
+}
+
+export const RequestRow = memo(function RequestRow({ row, selected, top, position, setSize, onSelect, onFilter }: RequestRowProps) {
   const failed = row.errorClass !== null || row.state === 'interrupted';
   const model =
     row.responseModel && row.responseModel !== row.requestedModel
@@ -41,21 +65,40 @@ export const RequestRow = memo(function RequestRow({ row, selected, top, positio
       aria-setsize={setSize}
       className={`request-row${selected ? ' selected' : ''}${failed ? ' failed' : ''}${row.state === 'in_flight' ? ' in-flight' : ''}`}
       style={{ transform: `translateY(${top}px)` }}
-      onClick={() => onSelect(row.id)}
+      onClick={(event) => {
+        const cell = (event.target as HTMLElement).closest<HTMLElement>('[data-filter]');
+        if (event.altKey && cell?.dataset.filter && cell.dataset.value) onFilter(cell.dataset.filter as FilterField, cell.dataset.value);
+        else onSelect(row.id);
+      }}
       data-request-id={row.id}
     >
-      <span className="cell time">{formatClock(row.startedAtMs)}</span>
-      <span className="cell client">{row.clientName ?? '—'}</span>
-      <span className="cell profile">{row.profileId ?? '—'}</span>
-      <span className="cell model" title={model}>
+      <span className="cell time" title={formatTimestamp(row.startedAtMs)}>
+        {formatTimestamp(row.startedAtMs)}
+      </span>
+      <span className="cell client" data-filter="client" data-value={row.clientName ?? undefined} title={FILTER_HINT}>
+        {row.clientName ?? '—'}
+      </span>
+      <span className="cell profile" data-filter="profileId" data-value={row.profileId ?? undefined} title={FILTER_HINT}>
+        {row.profileId ?? '—'}
+      </span>
+      <span className="cell endpoint" title={`${row.method} ${row.clientPath}${row.stream ? ', streamed' : ''}`}>
+        {endpointLabel(row.clientPath)}
+        {row.stream && <span className="stream-mark"> · stream</span>}
+      </span>
+      <span className="cell model" title={`${model}. ${FILTER_HINT}`} data-filter="model" data-value={row.requestedModel ?? undefined}>
         {model}
       </span>
-      <span className={`cell status${failed ? ' bad' : ''}`} title={statusLabel(row)}>
+      <span
+        className={`cell status${failed ? ' bad' : ''}`}
+        title={`${statusLabel(row)}. ${FILTER_HINT}`}
+        data-filter="status"
+        data-value={statusFilterValue(row) ?? undefined}
+      >
         {statusLabel(row)}
       </span>
-      <span className="cell num">{formatDuration(row.ttfbMs)}</span>
+      <span className="cell num ttfb">{formatDuration(row.ttfbMs)}</span>
       <span className="cell num">{formatDuration(row.durationMs)}</span>
-      <span className="cell num" title={row.usageEstimated ? 'estimated' : undefined}>
+      <span className="cell num token-counts" title={row.usageEstimated ? 'estimated' : undefined}>
         {tokens}
       </span>
       <span className="cell num">{row.state === 'in_flight' ? '' : formatRowCost(row)}</span>
@@ -66,17 +109,59 @@ export const RequestRow = memo(function RequestRow({ row, selected, top, positio
   );
 });
 
+interface RefusalGroupRowProps {
+  groupKey: string;
+  newest: LiveRow;
+  oldest: LiveRow;
+  count: number;
+  selected: boolean;
+  top: number;
+  position: number;
+  setSize: number;
+  onExpand: (groupKey: string) => void;
+}
+
+/** A run of identical refusals (a paused client retrying, a budget cap) as one line; a click or Enter opens it. */
+export function RefusalGroupRow({ groupKey, newest, oldest, count, selected, top, position, setSize, onExpand }: RefusalGroupRowProps) {
+  const span = `${formatTimestamp(oldest.startedAtMs)} – ${formatTimestamp(newest.startedAtMs)}`;
+  return (
+    // biome-ignore lint/a11y/useFocusableInteractive: the listbox keeps the focus and points at the active row (aria-activedescendant), so rows are not tab stops
+    // biome-ignore lint/a11y/useKeyWithClickEvents: the listbox handles Enter for every row, groups included
+    <div
+      id={`request-group-${groupKey}`}
+      role="option"
+      aria-selected={selected}
+      aria-posinset={position}
+      aria-setsize={setSize}
+      aria-label={`${count} identical refusals, ${statusLabel(newest)}, from ${newest.clientName ?? 'no client'}, ${span}. Enter shows them.`}
+      className={`request-row refusal-group failed${selected ? ' selected' : ''}`}
+      style={{ transform: `translateY(${top}px)` }}
+      onClick={() => onExpand(groupKey)}
+    >
+      <span className="group-summary">
+        <strong>{count} ×</strong> <span className="bad">{statusLabel(newest)}</span> from {newest.clientName ?? '—'}{' '}
+        <span className="muted">
+          {span} · {endpointLabel(newest.clientPath)} · click to show each
+        </span>
+      </span>
+    </div>
+  );
+}
+
 export function RequestListHeader() {
   return (
     <div className="request-row header" aria-hidden="true">
       <span className="cell time">Time</span>
       <span className="cell client">Client</span>
       <span className="cell profile">Profile</span>
+      <span className="cell endpoint">Endpoint</span>
       <span className="cell model">Model</span>
       <span className="cell status">Status</span>
-      <span className="cell num">TTFB</span>
+      <span className="cell num ttfb">TTFB</span>
       <span className="cell num">Duration</span>
-      <span className="cell num">Tokens in/out</span>
+      <span className="cell num token-counts" title="Tokens in / out">
+        Tokens
+      </span>
       <span className="cell num">Credits</span>
       <span className="cell preview">Text</span>
     </div>

@@ -45,8 +45,9 @@ export function matchesFilters(row: LiveRow, filters: RequestFilters): boolean {
   if (filters.fromMs !== undefined && row.startedAtMs < filters.fromMs) return false;
   if (filters.toMs !== undefined && row.startedAtMs > filters.toMs) return false;
   if (filters.profileId && row.profileId !== filters.profileId) return false;
-  if (filters.model && row.requestedModel !== filters.model && row.responseModel !== filters.model) return false;
+  if (filters.model && !matchesModel(row, filters.model)) return false;
   if (filters.client && row.clientName !== filters.client) return false;
+  if (filters.path && row.clientPath !== filters.path) return false;
   if (filters.errorClass && row.errorClass !== filters.errorClass) return false;
   if (filters.status !== undefined && !matchesStatus(row, filters.status)) return false;
   if (filters.text) {
@@ -55,6 +56,13 @@ export function matchesFilters(row: LiveRow, filters: RequestFilters): boolean {
     if (!haystack.includes(needle)) return false;
   }
   return true;
+}
+
+function matchesModel(row: LiveRow, model: string): boolean {
+  const names = [row.requestedModel, row.responseModel];
+  if (!model.endsWith('*')) return names.includes(model);
+  const prefix = model.slice(0, -1).toLowerCase();
+  return names.some((name) => name?.toLowerCase().startsWith(prefix) ?? false);
 }
 
 function matchesStatus(row: LiveRow, status: NonNullable<RequestFilters['status']>): boolean {

@@ -2,7 +2,7 @@ import { useState } from 'react';
 import type { CapabilityBadge, ModelRow } from '../../../proxy/contracts/api.ts';
 import { useApi } from '../api/ApiContext.tsx';
 import { CopyButton } from '../common/CopyButton.tsx';
-import { formatDuration, formatPercent } from '../common/format.ts';
+import { formatDuration, formatPercent, formatTimestamp } from '../common/format.ts';
 import { Empty, ErrorState, Loading } from '../common/StateViews.tsx';
 import { useAsync } from '../common/useAsync.ts';
 import { ErrorExplanationView } from '../detail/ErrorExplanationView.tsx';
@@ -120,7 +120,7 @@ export function ModelsScreen() {
               </tbody>
             </table>
           )}
-          {list.value.fetchedAtMs !== null && <p className="muted">Listed at {new Date(list.value.fetchedAtMs).toLocaleString()}.</p>}
+          {list.value.fetchedAtMs !== null && <p className="muted">Listed at {formatTimestamp(list.value.fetchedAtMs)}.</p>}
         </>
       )}
     </div>

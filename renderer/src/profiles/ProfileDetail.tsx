@@ -1,17 +1,19 @@
 import { useState } from 'react';
-import type { ProfileView } from '../../../proxy/contracts/api.ts';
+import type { ProfileView, SwitchCheckResponse } from '../../../proxy/contracts/api.ts';
 import { useApi } from '../api/ApiContext.tsx';
 import { KeyField } from './KeyField.tsx';
 import { PriceEditor } from './PriceEditor.tsx';
 import { ProfileEditor } from './ProfileEditor.tsx';
 import { ProfileTestPanel } from './ProfileTestPanel.tsx';
 import { FormError } from '../common/StateViews.tsx';
+import { SwitchWarning, switchNeedsConfirmation } from './SwitchWarning.tsx';
 
 /** One existing profile: activate/remove, key, test, settings and prices. */
 export function ProfileDetail({ view, onChanged, onDeleted }: { view: ProfileView; onChanged: () => void; onDeleted: () => void }) {
   const api = useApi();
   const [error, setError] = useState<string | null>(null);
   const [confirmingDelete, setConfirmingDelete] = useState(false);
+  const [switchCheck, setSwitchCheck] = useState<SwitchCheckResponse | null>(null);
   const id = view.profile.id;
 
   const run = async (action: () => Promise<unknown>, then: () => void) => {
@@ -24,6 +26,19 @@ export function ProfileDetail({ view, onChanged, onDeleted }: { view: ProfileVie
     }
   };
 
+  const activate = () => run(() => api.activateProfile(id), onChanged);
+  // Asks the proxy what the switch would break first; only a harmless switch happens on the one click.
+  const startSwitch = async () => {
+    setError(null);
+    try {
+      const check = await api.switchCheck(id);
+      if (switchNeedsConfirmation(check)) setSwitchCheck(check);
+      else await activate();
+    } catch (caught) {
+      setError((caught as Error).message);
+    }
+  };
+
   return (
     <article className="profile-detail" aria-labelledby="profile-title">
       <header className="screen-header">
@@ -31,7 +46,7 @@ export function ProfileDetail({ view, onChanged, onDeleted }: { view: ProfileVie
         {view.active ? (
           <span className="badge">active</span>
         ) : (
-          <button type="button" onClick={() => void run(() => api.activateProfile(id), onChanged)}>
+          <button type="button" onClick={() => void startSwitch()}>
             Make active
           </button>
         )}
@@ -51,6 +66,17 @@ export function ProfileDetail({ view, onChanged, onDeleted }: { view: ProfileVie
         )}
       </header>
       <FormError message={error} />
+      {switchCheck && (
+        <SwitchWarning
+          check={switchCheck}
+          profileName={view.profile.name}
+          onConfirm={() => {
+            setSwitchCheck(null);
+            void activate();
+          }}
+          onCancel={() => setSwitchCheck(null)}
+        />
+      )}
       <KeyField profileId={id} status={view.key} onChanged={onChanged} />
       <ProfileTestPanel profileId={id} />
       <ProfileEditor existing={view.profile} onSaved={onChanged} />

@@ -5,18 +5,19 @@ import { chartData } from './spendMath.ts';
 /** Enough distinct hues for a legend; colours repeat after that, the tooltip still names each model. */
 const SERIES_COLOURS = ['#4e79a7', '#f28e2b', '#e15759', '#76b7b2', '#59a14f', '#edc948', '#b07aa1', '#ff9da7', '#9c755f', '#bab0ac'];
 
-export function SpendChart({ days }: { days: SpendDay[] }) {
+/** Credits per bucket (a day, or an hour of today) stacked by model; `label` names it for screen readers. */
+export function SpendChart({ days, label }: { days: SpendDay[]; label: string }) {
   const { rows, models } = chartData(days);
   if (models.length === 0) return <p className="muted">No priced requests in this range yet.</p>;
   return (
-    <figure className="spend-chart" aria-label="Credits per day by model">
+    <figure className="spend-chart" aria-label={label}>
       <ResponsiveContainer width="100%" height={260}>
         <BarChart data={rows} margin={{ top: 8, right: 16, bottom: 8, left: 8 }}>
           <CartesianGrid strokeDasharray="3 3" stroke="var(--border)" />
-          <XAxis dataKey="day" stroke="var(--muted)" />
-          <YAxis stroke="var(--muted)" />
+          <XAxis dataKey="day" stroke="var(--muted)" tick={{ fill: 'var(--text)' }} />
+          <YAxis stroke="var(--muted)" tick={{ fill: 'var(--text)' }} />
           <Tooltip contentStyle={{ background: 'var(--surface)', color: 'var(--text)' }} />
-          <Legend />
+          <Legend wrapperStyle={{ color: 'var(--text)' }} />
           {models.map((model, index) => (
             <Bar
               key={model}

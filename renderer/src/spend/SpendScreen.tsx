@@ -29,7 +29,7 @@ function TotalCard({ title, amount }: { title: string; amount: MoneyAmount }) {
 
 export function SpendScreen() {
   const api = useApi();
-  const [range, setRange] = useState<SpendRange>('7d');
+  const [range, setRange] = useState<SpendRange>('today');
   const spend = useAsync(() => api.spend(range), range);
 
   return (
@@ -59,7 +59,11 @@ export function SpendScreen() {
             <TotalCard title="Last 30 days" amount={spend.value.totals.last30Days} />
           </div>
           <p className="muted">USD is approximate (card reference rate); credits are the gateway's own unit.</p>
-          <SpendChart days={spend.value.perDay} />
+          {spend.value.range === 'today' ? (
+            <SpendChart days={spend.value.perHour} label="Credits per hour today, by model" />
+          ) : (
+            <SpendChart days={spend.value.perDay} label="Credits per day by model" />
+          )}
           <div className="tables">
             <SpendTable title="Per model" keyLabel="Model" rows={spend.value.perModel} />
             <SpendTable title="Per client" keyLabel="Client" rows={spend.value.perClient} />

@@ -27,7 +27,12 @@ export function SpendTable({ title, keyLabel, rows }: { title: string; keyLabel:
                 <td>{formatTokens(row.outputTokens)}</td>
                 <td>
                   {formatCredits(row.costCredits)}
-                  {row.unpricedRequests > 0 && <span className="muted"> (+{row.unpricedRequests} unpriced)</span>}
+                  {row.unpricedRequests > 0 && (
+                    <span className="muted">
+                      {' '}
+                      (+{row.unpricedRequests} unpriced: <a href="#/profiles">set prices</a>)
+                    </span>
+                  )}
                 </td>
               </tr>
             ))}

@@ -5,9 +5,11 @@ interface StatusBarProps {
   status: StatusResponse | null;
   connected: boolean;
   onTogglePause: () => void;
+  /** Lifts a burst-guard pause of one client (its alarm's Resume button). */
+  onResumeClient: (clientName: string) => void;
 }
 
-export function StatusBar({ status, connected, onTogglePause }: StatusBarProps) {
+export function StatusBar({ status, connected, onTogglePause, onResumeClient }: StatusBarProps) {
   if (!status) {
     return (
       <footer className="status-bar" role="status">
@@ -19,7 +21,8 @@ export function StatusBar({ status, connected, onTogglePause }: StatusBarProps) 
     <footer className="status-bar">
       <span className="status-item">
         <span className={`dot ${status.paused ? 'paused' : connected ? 'running' : 'offline'}`} aria-hidden="true" />
-        <code>{status.proxyUrl}</code> {status.paused ? 'paused' : connected ? 'running' : 'live updates disconnected'}
+        <code>{status.proxyUrl}</code>{' '}
+        {connected ? (status.paused ? 'paused' : 'running') : 'not reachable: reconnecting by itself, nothing to do here'}
       </span>
       <button type="button" onClick={onTogglePause} aria-pressed={status.paused}>
         {status.paused ? 'Resume proxy' : 'Pause proxy'}
@@ -35,13 +38,20 @@ export function StatusBar({ status, connected, onTogglePause }: StatusBarProps) 
       </span>
       <span className="status-item">{status.inFlight} in flight</span>
       {status.alarms.length > 0 && (
-        <ul className="alarms" role="alert" aria-label="Alarms">
-          {status.alarms.map((alarm) => (
-            <li key={`${alarm.kind}:${alarm.profileId ?? ''}:${alarm.clientName ?? ''}`} className={`alarm alarm-${alarm.kind}`}>
-              {alarm.message}
-            </li>
-          ))}
-        </ul>
+        <div role="alert" aria-label="Alarms">
+          <ul className="alarms">
+            {status.alarms.map((alarm) => (
+              <li key={`${alarm.kind}:${alarm.profileId ?? ''}:${alarm.clientName ?? ''}`} className={`alarm alarm-${alarm.kind}`}>
+                {alarm.message}
+                {alarm.kind === 'client_paused' && alarm.clientName && (
+                  <button type="button" onClick={() => onResumeClient(alarm.clientName as string)}>
+                    Resume {alarm.clientName}
+                  </button>
+                )}
+              </li>
+            ))}
+          </ul>
+        </div>
       )}
     </footer>
   );

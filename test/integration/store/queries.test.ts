@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { capturedBodies, endEvent, startEvent, TEST_STARTED_AT_MS } from '../../support/lifecycleEvents.ts';
 import { openTempLog, type TempLog } from './tempLog.ts';
 import { indexEveryBody } from './indexEveryBody.ts';
+import type { ErrorClass } from '../../../proxy/contracts/errors.ts';
 import type { RequestCursor } from '../../../proxy/contracts/log.ts';
 import { openLogDatabase } from '../../../proxy/store/schema.ts';
 
@@ -15,6 +16,8 @@ interface Seed {
   profileId?: string;
   clientName?: string;
   status?: number;
+  /** Defaults to upstream_error for a 4xx/5xx status. */
+  errorClass?: ErrorClass;
   durationMs?: number;
   ttfbMs?: number;
   inputTokens?: number;
@@ -36,7 +39,7 @@ function emitRequest(temp: TempLog, seed: Seed): void {
   temp.events.emit(
     endEvent(seed.id, {
       status,
-      errorClass: status >= 400 ? 'upstream_error' : null,
+      errorClass: seed.errorClass ?? (status >= 400 ? 'upstream_error' : null),
       durationMs: seed.durationMs ?? 100,
       ttfbMs: seed.ttfbMs ?? 10,
       usage: { inputTokens: seed.inputTokens ?? 10, outputTokens: 1 },
@@ -102,11 +105,35 @@ describe('listRequests', () => {
     expect(ids({ fromMs: TEST_STARTED_AT_MS - 2 * MINUTE_MS, toMs: TEST_STARTED_AT_MS })).toEqual(['c', 'b']);
     expect(ids({ profileId: 'home' })).toEqual(['a']);
     expect(ids({ model: 'claude-x' })).toEqual(['a']);
+    // A trailing * matches every id that starts with the rest; nothing else is a pattern.
+    expect(ids({ model: 'claude*' })).toEqual(['a']);
+    expect(ids({ model: 'gpt-4*' })).toEqual(['d', 'c', 'b']);
+    expect(ids({ model: 'gpt_4*' })).toEqual([]);
+    expect(ids({ model: 'claude' })).toEqual([]);
     expect(ids({ clientName: 'ide' })).toEqual(['b']);
     expect(ids({ status: 429 })).toEqual(['b']);
     expect(ids({ status: 'error' })).toEqual(['c', 'b']);
     expect(ids({ status: 'ok' })).toEqual(['d', 'a']);
     expect(ids({ errorClass: 'upstream_error', clientName: 'ide' })).toEqual(['b']);
+    expect(ids({ clientPath: '/v1/chat/completions' })).toEqual(['d', 'c', 'b', 'a']);
+    expect(ids({ clientPath: '/v1/messages' })).toEqual([]);
+
+    // Facets count the values of the requests a filter matches, most frequent first.
+    const facets = temp.log.facets({ status: 'error' });
+    expect(facets.status).toEqual([
+      { value: '429', count: 1 },
+      { value: '502', count: 1 },
+    ]);
+    expect(facets.errorClass).toEqual([{ value: 'upstream_error', count: 2 }]);
+    expect(facets.client).toEqual([
+      { value: 'cli', count: 1 },
+      { value: 'ide', count: 1 },
+    ]);
+    expect(temp.log.facets({}).model).toEqual([
+      { value: 'gpt-4o', count: 3 },
+      { value: 'claude-x', count: 1 },
+    ]);
+    expect(temp.log.facets({}).endpoint).toEqual([{ value: '/v1/chat/completions', count: 4 }]);
   });
 
   // Bodies wait for the full-text index (fullTextBackfill.ts): a search must find them either way.
@@ -169,6 +196,18 @@ describe('aggregates', () => {
       { model: 'alpha', requests: 100, errors: 5, errorRate: 0.05, p50DurationMs: 500, p95DurationMs: 950, p50TtfbMs: 50, p95TtfbMs: 95 },
       { model: 'beta', requests: 3, errors: 0, errorRate: 0, p50DurationMs: 200, p95DurationMs: 300, p50TtfbMs: 20, p95TtfbMs: 30 },
     ]);
+  });
+
+  it("counts only the gateway's errors in a model's figures, not Airlock's own refusals", async () => {
+    emitRequest(temp, { id: 'ok', atMs: TEST_STARTED_AT_MS - 4, model: 'gamma' });
+    emitRequest(temp, { id: 'limited', atMs: TEST_STARTED_AT_MS - 3, model: 'gamma', status: 429, errorClass: 'rate_limited' });
+    emitRequest(temp, { id: 'paused', atMs: TEST_STARTED_AT_MS - 2, model: 'gamma', status: 429, errorClass: 'client_paused' });
+    emitRequest(temp, { id: 'capped', atMs: TEST_STARTED_AT_MS - 1, model: 'gamma', status: 429, errorClass: 'budget_exceeded' });
+    emitRequest(temp, { id: 'gone', atMs: TEST_STARTED_AT_MS, model: 'gamma', status: 499, errorClass: 'client_aborted' });
+    await temp.log.flush();
+    const [gamma] = temp.log.modelStats({ fromMs: TEST_STARTED_AT_MS - DAY_MS, toMs: TEST_STARTED_AT_MS + 1 });
+    // The two refusals never reached the gateway; the client that hung up did, but it is not the model's error.
+    expect(gamma).toMatchObject({ model: 'gamma', requests: 3, errors: 1 });
   });
 
   it('sums spend per day and group, counting unpriced requests apart', async () => {

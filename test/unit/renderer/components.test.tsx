@@ -56,6 +56,7 @@ describe('a key from AIRLOCK_API_KEY', () => {
         <StatusBar
           connected
           onTogglePause={vi.fn()}
+          onResumeClient={vi.fn()}
           status={{
             proxyUrl: 'http://127.0.0.1:8642',
             paused: false,
@@ -82,13 +83,16 @@ describe('TokensTable', () => {
     render(
       <ApiProvider client={fakeClient({ revokeToken })}>
         <TokensTable
-          tokens={[{ name: 'aider', pinnedProfileId: null, createdAtMs: 0, paused: false }]}
+          tokens={[{ name: 'aider', pinnedProfileId: null, createdAtMs: 0, paused: false, revealable: true }]}
           onChanged={onChanged}
           onRevoked={onRevoked}
         />
       </ApiProvider>,
     );
-    fireEvent.click(screen.getByRole('button', { name: 'Revoke' }));
+    fireEvent.click(screen.getByRole('button', { name: 'Revoke aider…' }));
+    // One click only asks: nothing is revoked until the confirmation.
+    expect(revokeToken).not.toHaveBeenCalled();
+    fireEvent.click(screen.getByRole('button', { name: 'Revoke aider' }));
     await waitFor(() => expect(onChanged).toHaveBeenCalled());
     expect(revokeToken).toHaveBeenCalledWith('aider');
     expect(onRevoked).toHaveBeenCalledWith('aider');
@@ -99,13 +103,14 @@ describe('TokensTable', () => {
     render(
       <ApiProvider client={fakeClient({ revokeToken: async () => Promise.reject(new Error('keychain locked')) })}>
         <TokensTable
-          tokens={[{ name: 'aider', pinnedProfileId: null, createdAtMs: 0, paused: false }]}
+          tokens={[{ name: 'aider', pinnedProfileId: null, createdAtMs: 0, paused: false, revealable: true }]}
           onChanged={vi.fn()}
           onRevoked={onRevoked}
         />
       </ApiProvider>,
     );
-    fireEvent.click(screen.getByRole('button', { name: 'Revoke' }));
+    fireEvent.click(screen.getByRole('button', { name: 'Revoke aider…' }));
+    fireEvent.click(screen.getByRole('button', { name: 'Revoke aider' }));
     await screen.findByText('keychain locked');
     expect(onRevoked).not.toHaveBeenCalled();
   });
@@ -130,6 +135,8 @@ describe('RequestList', () => {
         onSelect={onSelect}
         onOpen={onOpen}
         onNearEnd={() => undefined}
+        onFilter={vi.fn()}
+        onLoadToEnd={() => undefined}
         hasMore={false}
       />,
     );
@@ -144,7 +151,8 @@ describe('RequestList', () => {
     expect(onOpen).toHaveBeenCalledWith('c');
   });
 
-  it('says when older rows are still in the log', () => {
+  it('says when older rows are still in the log, and End loads them all', () => {
+    const onLoadToEnd = vi.fn();
     const store = new LiveStore();
     store.addPage([{ ...applyUpdate(undefined, { requestId: 'a', appendText: '', fields: { startedAtMs: 1 } })!, state: 'done' as const }]);
     store.publish();
@@ -155,10 +163,16 @@ describe('RequestList', () => {
         onSelect={vi.fn()}
         onOpen={vi.fn()}
         onNearEnd={() => undefined}
+        onFilter={vi.fn()}
+        onLoadToEnd={onLoadToEnd}
         hasMore
       />,
     );
-    expect(screen.getByText('1 request loaded; scroll down for older ones')).toBeTruthy();
+    expect(screen.getByText('1 request loaded; scroll down or press End for older ones')).toBeTruthy();
+    // End asks for every older page at once, instead of one page per press.
+    fireEvent.keyDown(screen.getByRole('listbox'), { key: 'End' });
+    expect(onLoadToEnd).toHaveBeenCalledTimes(1);
+    expect(screen.getByText('1 request loaded; loading the older ones to reach the oldest…')).toBeTruthy();
   });
 });
 
@@ -210,7 +224,7 @@ describe('RequestDetailPanel', () => {
     const onClose = vi.fn();
     render(
       <ApiProvider client={fakeClient({ request: async () => detail })}>
-        <RequestDetailPanel requestId="r1" liveRow={undefined} proxyUrl="http://127.0.0.1:1" onClose={onClose} />
+        <RequestDetailPanel requestId="r1" highlight="" liveRow={undefined} proxyUrl="http://127.0.0.1:1" onClose={onClose} />
       </ApiProvider>,
     );
     expect(await screen.findByText('List the models and copy the exact id.')).toBeTruthy();
@@ -225,17 +239,22 @@ describe('RequestDetailPanel', () => {
 describe('StatusBar', () => {
   it('shows the address, pause state, profile, spend and alarms', () => {
     const onTogglePause = vi.fn();
+    const onResumeClient = vi.fn();
     render(
       <StatusBar
         connected
         onTogglePause={onTogglePause}
+        onResumeClient={onResumeClient}
         status={{
           proxyUrl: 'http://127.0.0.1:8642',
           paused: true,
           inFlight: 2,
           activeProfile: { id: 'main', name: 'Main gateway', key: { set: true, lastFour: 'a8c1' } },
           todaySpend: { credits: 12.5, cny: 9.38, usdApprox: 1.38 },
-          alarms: [{ kind: 'key_rejected', profileId: 'main', message: 'The gateway rejected the key of profile main' }],
+          alarms: [
+            { kind: 'key_rejected', profileId: 'main', message: 'The gateway rejected the key of profile main' },
+            { kind: 'client_paused', clientName: 'aider', message: 'Client aider is paused: 61 requests in a minute' },
+          ],
           firstRun: { hasProfile: true, hasKey: true, hasClientToken: true },
         }}
       />,
@@ -246,5 +265,8 @@ describe('StatusBar', () => {
     expect(screen.getByRole('alert').textContent).toContain('rejected the key');
     fireEvent.click(screen.getByRole('button', { name: 'Resume proxy' }));
     expect(onTogglePause).toHaveBeenCalled();
+    // The burst guard's pause alarm carries its own Resume, for that client.
+    fireEvent.click(screen.getByRole('button', { name: 'Resume aider' }));
+    expect(onResumeClient).toHaveBeenCalledWith('aider');
   });
 });

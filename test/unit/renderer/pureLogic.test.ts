@@ -3,7 +3,7 @@ import type { RequestListQuery, SpendResponse } from '../../../proxy/contracts/a
 import { requestQueryString } from '../../../renderer/src/api/query.ts';
 import { loginCodeFromHash } from '../../../renderer/src/api/client.ts';
 import { screenFromHash } from '../../../renderer/src/common/useHashRoute.ts';
-import { EMPTY_FILTER_FORM, filtersFromForm, type FilterForm } from '../../../renderer/src/live/filterForm.ts';
+import { EMPTY_FILTER_FORM, filterProblems, filtersFromForm, type FilterForm } from '../../../renderer/src/live/filterForm.ts';
 import { nextIndex } from '../../../renderer/src/live/RequestList.tsx';
 import { chartData, quoteTopUp } from '../../../renderer/src/spend/spendMath.ts';
 import { describeCost, formatRowCost } from '../../../renderer/src/common/format.ts';
@@ -29,6 +29,10 @@ describe('filtersFromForm', () => {
     [{ status: 'ok' }, { status: 'ok' }],
     [{ status: ' 502 ' }, { status: 502 }],
     [{ status: '5xx' }, {}],
+    [{ status: 'Failed' }, { status: 'error' }],
+    [{ status: 'success' }, { status: 'ok' }],
+    [{ model: 'gpt-4*' }, { model: 'gpt-4*' }],
+    [{ model: 'gpt*4' }, {}],
     [
       { errorClass: 'rate_limited', text: ' needle ' },
       { errorClass: 'rate_limited', text: 'needle' },
@@ -39,6 +43,15 @@ describe('filtersFromForm', () => {
     ],
   ])('%j', (form, expected) => {
     expect(filtersFromForm({ ...EMPTY_FILTER_FORM, ...form }, nowMs)).toEqual(expected);
+  });
+});
+
+describe('filterProblems', () => {
+  it('names every typed value the filters cannot use, and none for those they can', () => {
+    expect(filterProblems({ ...EMPTY_FILTER_FORM, status: 'failed', model: 'qwen*' })).toEqual({});
+    const problems = filterProblems({ ...EMPTY_FILTER_FORM, status: 'broken', model: '*mini' });
+    expect(problems.status).toContain('"broken" is not a status');
+    expect(problems.model).toContain('* only at the end');
   });
 });
 

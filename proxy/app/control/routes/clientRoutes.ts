@@ -26,15 +26,27 @@ export function clientRoutes(context: ControlContext): express.Router {
   const router = express.Router();
   const { deps } = context;
 
-  router.get('/tokens', (_req, res) => {
+  // A token the keychain does not hold (created without one) cannot be shown again: the window marks it.
+  const isRevealable = async (name: string): Promise<boolean> => {
+    try {
+      return (await deps.secrets.get(clientTokenAccount(name))) !== null;
+    } catch (error) {
+      if (error instanceof KeychainUnavailableError) return false;
+      throw error;
+    }
+  };
+
+  router.get('/tokens', async (_req, res) => {
     const config = deps.config.snapshot();
     const paused = new Set((deps.spendGate?.pausedClients() ?? []).map((pause) => pause.clientName));
+    const revealable = await Promise.all(config.clientTokens.map((token) => isRevealable(token.name)));
     const body: TokenListResponse = {
-      tokens: config.clientTokens.map((token) => ({
+      tokens: config.clientTokens.map((token, index) => ({
         name: token.name,
         pinnedProfileId: token.profileId,
         createdAtMs: token.createdAtMs,
         paused: paused.has(token.name),
+        revealable: revealable[index] ?? false,
       })),
       required: config.settings.requireClientToken,
     };

@@ -17,6 +17,7 @@ import {
 } from '../../profiles/configMutations.ts';
 import { param, type ControlContext } from '../context.ts';
 import { ApiError } from '../http.ts';
+import { checkProfileSwitch } from '../profileSwitch.ts';
 import { runProfileTest } from '../profileTest.ts';
 
 /** A pasted key is a few hundred bytes; anything near this is the wrong paste. */
@@ -70,6 +71,11 @@ export function profileRoutes(context: ControlContext): express.Router {
     await deps.config.update((current) => updateProfile(current, id, patch));
     changed();
     res.json(viewById(deps.config.snapshot(), id));
+  });
+
+  router.get('/profiles/:id/switch-check', async (req, res) => {
+    const profile = requireProfile(deps.config.snapshot(), param(req.params, 'id'));
+    res.json(await checkProfileSwitch(deps, profile, context.proxy()?.inFlightCount() ?? 0, context.nowMs()));
   });
 
   router.delete('/profiles/:id', async (req, res) => {

@@ -1,10 +1,12 @@
 import express from 'express';
 import { z } from 'zod';
-import type { BodyTextResponse, LiveFrame, PauseResponse, RequestPage } from '../../../contracts/api.ts';
+import type { BodyTextResponse, LiveFrame, PauseResponse, RequestFacets, RequestPage } from '../../../contracts/api.ts';
+import type { ErrorClass } from '../../../contracts/errors.ts';
+import { FACET_DIMENSIONS } from '../../../contracts/log.ts';
 import { LIVE_EVENT_NAME } from '../../../contracts/api.ts';
 import { param, type ControlContext } from '../context.ts';
 import { ApiError, notFound } from '../http.ts';
-import { detailOf, summaryOf } from '../mapping.ts';
+import { detailOf, errorTitle, summaryOf } from '../mapping.ts';
 import { encodeCursor, parseRequestQuery } from '../requestQuery.ts';
 import { buildSpend } from '../spend.ts';
 
@@ -71,17 +73,51 @@ export function requestRoutes(context: ControlContext): express.Router {
     res.json(body);
   });
 
+  router.get('/requests/facets', async (req, res) => {
+    await deps.log.flush();
+    const counts = deps.log.facets(parseRequestQuery(req.query as Record<string, unknown>));
+    const body = Object.fromEntries(
+      FACET_DIMENSIONS.map((dimension) => [
+        dimension,
+        counts[dimension].map(({ value, count }) => ({
+          value,
+          count,
+          label: dimension === 'errorClass' ? errorTitle(value as ErrorClass) : value,
+        })),
+      ]),
+    ) as RequestFacets;
+    res.json(body);
+  });
+
   router.get('/requests/:id', async (req, res) => {
     await deps.log.flush();
-    const detail = deps.log.getRequest(param(req.params, 'id'));
-    if (!detail) throw notFound('The request');
+    const id = param(req.params, 'id');
+    const logged = deps.log.getRequest(id);
+    if (!logged) throw notFound('The request');
+    // In flight, the log has the row but not yet the bodies: the request as read comes from the live hub.
+    const inFlight = logged.bodies === null ? context.hub.inFlightRequest(id) : null;
+    const detail = inFlight
+      ? {
+          ...logged,
+          bodies: { ...inFlight, responseHeaders: {}, responseBody: null, responseTruncated: false, streamText: null, rawEvents: null },
+        }
+      : logged;
     res.json(detailOf(detail, deps.knownSecrets?.() ?? []));
   });
 
   router.get('/requests/:id/body/:part', (req, res) => {
     const part = bodyPartSchema.parse(param(req.params, 'part'));
-    const detail = deps.log.getRequest(param(req.params, 'id'));
-    if (!detail) throw notFound('The request');
+    const id = param(req.params, 'id');
+    const logged = deps.log.getRequest(id);
+    if (!logged) throw notFound('The request');
+    // In flight, the log has the row but not yet the bodies: the request as read comes from the live hub.
+    const inFlight = logged.bodies === null ? context.hub.inFlightRequest(id) : null;
+    const detail = inFlight
+      ? {
+          ...logged,
+          bodies: { ...inFlight, responseHeaders: {}, responseBody: null, responseTruncated: false, streamText: null, rawEvents: null },
+        }
+      : logged;
     const bodies = detail.bodies;
     const text = part === 'request' ? bodies?.requestBody : part === 'response' ? bodies?.responseBody : bodies?.rawEvents;
     if (text === null || text === undefined) throw notFound(`The ${part} body`);

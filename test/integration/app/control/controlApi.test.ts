@@ -204,6 +204,14 @@ describe('control API against a real proxy and the simulator', () => {
       expect.objectContaining({ scope: 'profile', subject: 'main', period: 'daily', capCredits: 1000, reached: false }),
     ]);
     expect(spend.rates.topUpTiers).toContainEqual({ minCredits: 500, discountPercent: 1.5 });
+    expect(spend.perHour).toEqual([]);
+
+    // Today is charted by the hour: every hour so far, this one holding the request's credits.
+    const today = await call<SpendResponse>('/spend?range=today');
+    const thisHour = `${String(new Date().getHours()).padStart(2, '0')}:00`;
+    expect(today.perHour.at(-1)?.day).toBe(thisHour);
+    expect(today.perHour).toHaveLength(new Date().getHours() + 1);
+    expect(today.perHour.at(-1)?.creditsByModel['gpt-4o-mini']).toBeCloseTo(today.totals.today.credits, 6);
   });
 
   it('imports and exports prices as CSV', async () => {

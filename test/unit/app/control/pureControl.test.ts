@@ -7,7 +7,7 @@ import { buildSupportInfo } from '../../../../renderer/src/detail/copyText.ts';
 import { findSentinel, SENTINEL_KEY } from '../../../support/sentinel.ts';
 import { testStep } from '../../../../proxy/app/control/profileTest.ts';
 import { decodeCursor, encodeCursor, parseRequestQuery } from '../../../../proxy/app/control/requestQuery.ts';
-import { daysByModel, rangeStartMs, sumByGroup } from '../../../../proxy/app/control/spend.ts';
+import { daysByModel, hoursByModel, rangeStartMs, sumByGroup } from '../../../../proxy/app/control/spend.ts';
 
 describe('parseRequestQuery', () => {
   it.each<[Record<string, unknown>, object]>([
@@ -63,6 +63,17 @@ describe('spend aggregation', () => {
     expect(daysByModel(rows)).toEqual([
       { day: '2026-01-01', creditsByModel: { a: 1.5, '(unknown)': 0 } },
       { day: '2026-01-02', creditsByModel: { a: 0.25, b: 3 } },
+    ]);
+  });
+
+  it("names today's hours HH:00 up to the current one, empty hours included", () => {
+    const hourRows = [
+      { day: '2026-01-02 01', group: 'a', requests: 1, costCredits: 2, unpricedRequests: 0, inputTokens: 1, outputTokens: 1 },
+    ];
+    expect(hoursByModel(hourRows, new Date(2026, 0, 2, 2, 30).getTime())).toEqual([
+      { day: '00:00', creditsByModel: {} },
+      { day: '01:00', creditsByModel: { a: 2 } },
+      { day: '02:00', creditsByModel: {} },
     ]);
   });
 

@@ -1,0 +1,223 @@
+import { EventEmitter } from 'node:events';
+import { fileURLToPath } from 'node:url';
+
+/**
+ * A recording stand-in for the parts of Electron's main-process API that electron/main.ts uses,
+ * so the real main.ts runs in Node (the Electron binary cannot be had on every machine). It
+ * behaves like Electron where main.ts depends on it: app events in Electron's order (a prevented
+ * before-quit stops the quit; windows get close, then closed), menus built from templates whose
+ * click handlers run as a click in the tray would, windows that emit ready-to-show after loading.
+ * Everything a user would see (tray menus, tooltips, notifications, windows) is recorded.
+ */
+
+export interface MenuTemplateItem {
+  id?: string;
+  type?: string;
+  label?: string;
+  checked?: boolean;
+  enabled?: boolean;
+  click?: () => void;
+}
+
+interface ElectronLikeEvent {
+  defaultPrevented: boolean;
+  preventDefault(): void;
+}
+
+function preventableEvent(): ElectronLikeEvent {
+  return {
+    defaultPrevented: false,
+    preventDefault() {
+      this.defaultPrevented = true;
+    },
+  };
+}
+
+const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
+
+export const recorder = {
+  /** What happened, in order: "window:load <url>", "tray:destroy", "app:exit"… */
+  events: [] as string[],
+  trayMenus: [] as MenuTemplateItem[][],
+  trayTooltips: [] as string[],
+  notifications: [] as { title: string; body: string }[],
+  clipboard: '',
+  record(event: string): void {
+    this.events.push(event);
+  },
+  latestTrayMenu(): MenuTemplateItem[] {
+    return this.trayMenus.at(-1) ?? [];
+  },
+};
+
+class FakeWebContents extends EventEmitter {
+  url = '';
+  getURL(): string {
+    return this.url;
+  }
+  isLoading(): boolean {
+    return false;
+  }
+  setWindowOpenHandler(): void {}
+}
+
+class FakeBrowserWindow extends EventEmitter {
+  static readonly all: FakeBrowserWindow[] = [];
+  readonly webContents = new FakeWebContents();
+  visible = false;
+  destroyed = false;
+  readonly options: unknown;
+
+  constructor(options: unknown) {
+    super();
+    this.options = options;
+    FakeBrowserWindow.all.push(this);
+    recorder.record('window:create');
+  }
+
+  static getAllWindows(): FakeBrowserWindow[] {
+    return FakeBrowserWindow.all.filter((window) => !window.destroyed);
+  }
+
+  async loadURL(url: string): Promise<void> {
+    this.webContents.url = url;
+    recorder.record(`window:load ${url}`);
+    // As Electron: the page paints after the load is asked for, then the window may be shown.
+    setImmediate(() => this.emit('ready-to-show'));
+  }
+  show(): void {
+    this.visible = true;
+    recorder.record('window:show');
+  }
+  hide(): void {
+    this.visible = false;
+    recorder.record('window:hide');
+  }
+  restore(): void {}
+  focus(): void {}
+  isMinimized(): boolean {
+    return false;
+  }
+  isVisible(): boolean {
+    return this.visible;
+  }
+  /** As Electron: `close` may be prevented (main.ts hides instead); otherwise the window is gone. */
+  close(): boolean {
+    const event = preventableEvent();
+    this.emit('close', event);
+    if (event.defaultPrevented) return false;
+    this.destroyed = true;
+    this.visible = false;
+    recorder.record('window:closed');
+    this.emit('closed');
+    return true;
+  }
+}
+
+class FakeApp extends EventEmitter {
+  readonly isPackaged = false;
+  exited = false;
+  getName(): string {
+    return 'Airlock';
+  }
+  getAppPath(): string {
+    return repoRoot;
+  }
+  requestSingleInstanceLock(): boolean {
+    return true;
+  }
+  whenReady(): Promise<void> {
+    return Promise.resolve();
+  }
+  setLoginItemSettings(settings: unknown): void {
+    recorder.record(`app:login-item ${JSON.stringify(settings)}`);
+  }
+  getLoginItemSettings(): { openAtLogin: boolean; wasOpenedAtLogin: boolean } {
+    return { openAtLogin: false, wasOpenedAtLogin: false };
+  }
+  /** Electron's order: before-quit (preventable), every window closed, will-quit, quit; then the process ends. */
+  quit(): void {
+    const beforeQuit = preventableEvent();
+    this.emit('before-quit', beforeQuit);
+    if (beforeQuit.defaultPrevented) {
+      recorder.record('app:quit-deferred');
+      return;
+    }
+    for (const window of FakeBrowserWindow.getAllWindows()) if (!window.close()) return;
+    this.emit('will-quit', preventableEvent());
+    this.emit('quit');
+    this.exited = true;
+    recorder.record('app:exit');
+  }
+}
+
+class FakeTray {
+  constructor(image: { path: string }) {
+    recorder.record(`tray:create ${image.path}`);
+  }
+  setImage(image: { path: string }): void {
+    recorder.record(`tray:icon ${image.path}`);
+  }
+  setToolTip(text: string): void {
+    recorder.trayTooltips.push(text);
+  }
+  setContextMenu(menu: { items: MenuTemplateItem[] }): void {
+    recorder.trayMenus.push(menu.items);
+  }
+  destroy(): void {
+    recorder.record('tray:destroy');
+  }
+}
+
+class FakeNotification {
+  readonly options: { title: string; body: string };
+  constructor(options: { title: string; body: string }) {
+    this.options = options;
+  }
+  static isSupported(): boolean {
+    return true;
+  }
+  show(): void {
+    recorder.notifications.push({ title: this.options.title, body: this.options.body });
+    recorder.record(`notification:${this.options.title}`);
+  }
+}
+
+export const app = new FakeApp();
+
+export const electronModule = {
+  app,
+  BrowserWindow: FakeBrowserWindow,
+  Tray: FakeTray,
+  Notification: FakeNotification,
+  Menu: { buildFromTemplate: (template: MenuTemplateItem[]) => ({ items: template }) },
+  nativeImage: { createFromPath: (path: string) => ({ path }) },
+  clipboard: {
+    writeText: (text: string) => {
+      recorder.clipboard = text;
+    },
+  },
+  shell: {
+    openExternal: async (url: string) => {
+      recorder.record(`shell:open ${url}`);
+    },
+  },
+  ipcMain: { handle: (channel: string) => recorder.record(`ipc:handle ${channel}`) },
+  session: {
+    defaultSession: {
+      setPermissionRequestHandler: () => undefined,
+      setPermissionCheckHandler: () => undefined,
+      webRequest: { onHeadersReceived: () => undefined },
+    },
+  },
+};
+
+/** The OS keychain, in memory: what keytar would keep. */
+const keychain = new Map<string, string>();
+export const memoryKeytar = {
+  getPassword: async (service: string, account: string) => keychain.get(`${service}/${account}`) ?? null,
+  setPassword: async (service: string, account: string, password: string) => {
+    keychain.set(`${service}/${account}`, password);
+  },
+  deletePassword: async (service: string, account: string) => keychain.delete(`${service}/${account}`),
+};

@@ -295,7 +295,7 @@ async function relayGuardedStream(
     res.end();
     return;
   }
-  if (!observer.complete) return failMidStream(input, protocols.client, 'stream_interrupted', translator);
+  if (!observer.complete && !observer.wholeAtCleanEnd) return failMidStream(input, protocols.client, 'stream_interrupted', translator);
   if (translator) res.write(translator.finish().join(''));
   res.end();
 }

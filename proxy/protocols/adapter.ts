@@ -82,6 +82,11 @@ export interface StreamObserver {
    * client that leaves now has had all of it. A stream cut by an error never asks.
    */
   readonly complete: boolean;
+  /**
+   * The protocol has no end marker Airlock reads (passed-through streams): a clean end of the
+   * stream is the whole answer, but a client that leaves before it has not had all of it.
+   */
+  readonly wholeAtCleanEnd: boolean;
   /** The message of an error the upstream sent inside the stream, if any. */
   readonly upstreamErrorMessage: string | null;
 }

@@ -115,6 +115,8 @@ async function answer(
   trace.responseBody.add(record.body);
   trace.answerComplete();
   const upstream = extractUpstreamError(result.bodyText);
+  // Passed on as sent, but never with the key: a gateway may echo what it was sent in any header.
+  const retryAfter = headerValue(result.headers, 'retry-after');
   const suggestions =
     result.errorClass === 'model_not_found' && plan.upstreamModel ? await suggestModels(target, plan.upstreamModel) : undefined;
   replyFailure(
@@ -124,7 +126,7 @@ async function answer(
     {
       errorClass: result.errorClass,
       upstreamStatus: result.status,
-      retryAfter: headerValue(result.headers, 'retry-after'),
+      retryAfter: retryAfter === null ? null : keyMasker.maskText(retryAfter),
       upstreamRequestId: result.upstreamRequestId,
       detail: {
         ...(upstream.message !== null ? { upstreamMessage: upstream.message } : {}),

@@ -22,8 +22,14 @@ export function ownTextBuffer(text: string): Buffer {
   return bytes;
 }
 
+/** What readers of a capture may do: read it, never add to it. */
+export interface CapturedBody {
+  readonly truncated: boolean;
+  toBuffer(): Buffer | null;
+}
+
 /** Keeps the first `limitBytes` of a body by reference (no copies) for the log. */
-export class BodyCapture {
+export class BodyCapture implements CapturedBody {
   private chunks: Buffer[] = [];
   capturedBytes = 0;
   truncated = false;

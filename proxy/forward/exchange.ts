@@ -112,7 +112,7 @@ async function answer(
   }
   const record = upstreamErrorRecord(result.headers, result.bodyText, keyMasker);
   trace.answered(result.status, record.headers);
-  trace.responseBody.add(record.body);
+  trace.answerBytes(record.body);
   trace.answerComplete();
   const upstream = extractUpstreamError(result.bodyText);
   // Passed on as sent, but never with the key: a gateway may echo what it was sent in any header.

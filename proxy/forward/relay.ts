@@ -109,7 +109,7 @@ async function relayPassedBody(input: RelayInput, upstream: ProtocolRoute, heade
       response.body,
       res,
       (chunk) => {
-        trace.responseBody.add(chunk);
+        trace.answerBytes(chunk);
         if (answer.verdict === 'pass') return pass(chunk);
         if (heldBytes < NOT_JSON_KEPT_BYTES) held.push(chunk);
         heldBytes += chunk.length;
@@ -167,7 +167,7 @@ async function relayProtocolJson(
     const chunks = await readBody(response.body, {
       keepBytes: PROTOCOL_JSON_LIMIT_BYTES,
       maxBytes: PROTOCOL_JSON_LIMIT_BYTES,
-      onChunk: (chunk) => trace.responseBody.add(chunk),
+      onChunk: (chunk) => trace.answerBytes(chunk),
     });
     bytes = Buffer.concat(chunks);
   } catch (error) {
@@ -230,8 +230,7 @@ async function relayStream(input: RelayInput, protocols: ReturnType<typeof proto
     // when something was, and when the stream ended (cut, or its client gone) while text was held back.
     const mayHoldKey = guard.masked || textGuard.masked || guard.holding || textGuard.holding;
     const raw = mayHoldKey ? trace.responseBody.toBuffer() : null;
-    if (raw !== null)
-      trace.responseBody.replaceText(maskedEventsText(raw, keyMasker, protocols.upstream.adapter.stream.keyGuard(keyMasker)));
+    if (raw !== null) trace.answerBytesMasked(maskedEventsText(raw, keyMasker, protocols.upstream.adapter.stream.keyGuard(keyMasker)));
   }
 }
 
@@ -274,7 +273,7 @@ async function relayGuardedStream(
       response.body,
       res,
       (chunk) => {
-        trace.responseBody.add(chunk);
+        trace.answerBytes(chunk);
         clientHasRoom = true;
         relay.feed(chunk);
         return clientHasRoom;

@@ -3,7 +3,7 @@ import { resolveUpstreamModel } from './modelRouting.ts';
 import type { ExchangePlan } from './plan.ts';
 import { rewriteJsonBody, streamFlagOf, modelOf, type ClientBody, type ParsedBody } from './requestBody.ts';
 import type { ClientIdentity, LocalRefusal, UpstreamTarget } from '../contracts/ports.ts';
-import type { ChatTranslation, EndpointKind } from '../protocols/adapter.ts';
+import type { ChatTranslation, EndpointKind, TranslatedProtocol } from '../protocols/adapter.ts';
 import { chooseMode } from '../protocols/protocolMode.ts';
 import { isChatCompletion, routeFor } from '../protocols/registry.ts';
 import { answerCountTokens } from './localAnswers.ts';
@@ -11,7 +11,7 @@ import { chatRequestFor } from './translation/translationJob.ts';
 import { translationThread, TranslationUnavailableError, type TranslationThread } from './translation/translationThreadClient.ts';
 
 /** Whether the capability check has shown that the gateway speaks this protocol natively for a model. */
-export type NativeProtocolCheck = (profileId: string, protocol: 'messages' | 'responses', upstreamModel: string) => boolean;
+export type NativeProtocolCheck = (profileId: string, protocol: TranslatedProtocol, upstreamModel: string) => boolean;
 
 export interface PlanInput {
   method: string;

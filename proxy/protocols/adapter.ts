@@ -1,5 +1,6 @@
 import type { ErrorClass } from '../contracts/errors.ts';
 import type { LocalRefusal } from '../contracts/ports.ts';
+import type { Profile } from '../contracts/profile.ts';
 import type { ClientProtocol, TokenUsage } from '../contracts/usage.ts';
 import type { ClientErrorDetail } from '../core/errorClass.ts';
 import type { KeyMasker } from '../core/keyMasker.ts';
@@ -91,8 +92,8 @@ export interface StreamObserver {
   readonly upstreamErrorMessage: string | null;
 }
 
-/** The client protocols Airlock translates to Chat Completions and back, by their `protocolModes` key. */
-export type TranslatedProtocol = 'messages' | 'responses';
+/** The client protocols Airlock translates to Chat Completions and back, by their `protocolModes` key (the profile schema is the one list). */
+export type TranslatedProtocol = keyof Profile['protocolModes'];
 
 /** Translation to and from Chat Completions, for a client protocol the gateway may not speak. */
 export interface ChatTranslation {

@@ -55,7 +55,7 @@ export async function exchange(context: ExchangeContext): Promise<void> {
       url: new URL(`${profile.baseUrl}/${plan.upstreamPath}${plan.query}`),
       headers: buildUpstreamHeaders(req.headers, target.apiKey, {
         contentLength: plan.body === null ? null : plan.byteLength,
-        dropAnthropicHeaders: plan.dropAnthropicHeaders,
+        droppedHeaderPrefixes: plan.droppedHeaderPrefixes,
       }),
       plan,
       profile,

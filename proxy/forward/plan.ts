@@ -17,7 +17,8 @@ export interface ExchangePlan {
   usageInjected: boolean;
   /** The Chat Completions body as sent, when parsed: for the budget and for estimating usage. */
   chatBody: Record<string, unknown> | null;
-  dropAnthropicHeaders: boolean;
+  /** Client headers (by prefix) the gateway must not get: the client protocol's own, when translated. */
+  droppedHeaderPrefixes: readonly string[];
   translator: ResponseTranslator | null;
   /** What translation dropped or changed (unknown fields, unsupported tools), for the log. */
   notes: string[];

@@ -6,7 +6,7 @@ import type { ClientIdentity, LocalRefusal, UpstreamTarget } from '../contracts/
 import type { ChatTranslation, EndpointKind, TranslatedProtocol } from '../protocols/adapter.ts';
 import { chooseMode } from '../protocols/protocolMode.ts';
 import { isChatCompletion, routeFor } from '../protocols/registry.ts';
-import { answerCountTokens } from './localAnswers.ts';
+import { answerCount } from './localAnswers.ts';
 import { chatRequestFor } from './translation/translationJob.ts';
 import { translationThread, TranslationUnavailableError, type TranslationThread } from './translation/translationThreadClient.ts';
 
@@ -84,7 +84,7 @@ export function buildPlan(input: PlanInput): Plan | Promise<Plan> {
     upstreamModel,
     usageInjected: rewritten.usageInjected,
     chatBody: isChat && parsed.kind === 'json' ? parsed.value : null,
-    dropAnthropicHeaders: false,
+    droppedHeaderPrefixes: [],
     translator: null,
     notes: [],
   };
@@ -108,9 +108,10 @@ function translatedPlan(
     requestedModel,
     upstreamModel,
     usageInjected: true,
-    dropAnthropicHeaders: true,
+    droppedHeaderPrefixes: translation.clientHeaderPrefixes,
   };
   if (endpoint === 'count') {
+    if (!translation.countAnswer) return invalid('Airlock cannot count tokens for this protocol without the gateway');
     return {
       ...base,
       upstreamPath: input.path,
@@ -120,7 +121,7 @@ function translatedPlan(
       chatBody: null,
       translator: null,
       notes: [],
-      localAnswer: answerCountTokens(input.body),
+      localAnswer: answerCount(input.body, translation.countAnswer),
     };
   }
   if (upstreamModel === null || requestedModel === null) return invalid('the request names no model');

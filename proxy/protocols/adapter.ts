@@ -101,6 +101,13 @@ export interface ChatTranslation {
   readonly modeKey: TranslatedProtocol;
   /** The client's request body (parsed) as a Chat Completions request. */
   toChatRequest(body: unknown, options: { upstreamModel: string; includeUsage: boolean }): ChatRequestTranslation;
+  /** Headers only this protocol's API reads (by prefix): dropped when the gateway gets Chat Completions instead. */
+  readonly clientHeaderPrefixes: readonly string[];
+  /**
+   * The answer to this protocol's count endpoint (EndpointKind 'count') from Airlock's own estimate
+   * of the input: under translation the gateway has nothing to count with.
+   */
+  countAnswer?(inputTokens: number): object;
   /** Turns the gateway's Chat Completions answers back into this protocol for the model the client asked for. */
   responseTranslator(requestedModel: string): ResponseTranslator;
 }

@@ -31,7 +31,7 @@ export interface CapturedBody {
 /** Keeps the first `limitBytes` of a body by reference (no copies) for the log. */
 export class BodyCapture implements CapturedBody {
   private chunks: Buffer[] = [];
-  capturedBytes = 0;
+  private capturedBytes = 0;
   truncated = false;
   private readonly limitBytes: number;
 
@@ -50,10 +50,6 @@ export class BodyCapture implements CapturedBody {
     }
     this.chunks.push(chunk);
     this.capturedBytes += chunk.length;
-  }
-
-  addText(text: string): void {
-    this.add(ownTextBuffer(text));
   }
 
   /** What was captured, rewritten (masked): it replaces the chunks, and counts as captured whatever its length. */

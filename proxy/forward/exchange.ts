@@ -101,6 +101,8 @@ async function answer(
       trace,
       response: result.response,
       contentType: result.contentType,
+      upstreamRequestId: result.upstreamRequestId,
+      apiKey: target.apiKey,
       keyMasker,
       readsOnWithoutClient: runsOn,
       onStreamFailure: (errorClass: ErrorClass) => {

@@ -22,10 +22,16 @@ export function ownTextBuffer(text: string): Buffer {
   return bytes;
 }
 
+/** What readers of a capture may do: read it, never add to it. */
+export interface CapturedBody {
+  readonly truncated: boolean;
+  toBuffer(): Buffer | null;
+}
+
 /** Keeps the first `limitBytes` of a body by reference (no copies) for the log. */
-export class BodyCapture {
+export class BodyCapture implements CapturedBody {
   private chunks: Buffer[] = [];
-  capturedBytes = 0;
+  private capturedBytes = 0;
   truncated = false;
   private readonly limitBytes: number;
 
@@ -44,10 +50,6 @@ export class BodyCapture {
     }
     this.chunks.push(chunk);
     this.capturedBytes += chunk.length;
-  }
-
-  addText(text: string): void {
-    this.add(ownTextBuffer(text));
   }
 
   /** What was captured, rewritten (masked): it replaces the chunks, and counts as captured whatever its length. */

@@ -11,10 +11,19 @@ import type { IncomingHttpHeaders } from 'node:http';
  * - Codex sends `originator: codex_cli_rs` and retries 429, 5xx and network failures
  *   (openai/codex codex-rs: request_max_retries and stream_max_retries; its 429 is retried as a
  *   stream reconnect, test/integration/clients/codexRetries.test.ts).
+ * - The AI SDK (Vercel's; opencode and many apps are built on it) names itself in the user agent
+ *   (`ai-sdk/<provider>/<version>`, later `ai-sdk-<provider>/<version>`: provider-utils
+ *   withUserAgentSuffix) and generateText/streamText retry 408, 409, 429 and 5xx twice by default
+ *   (@ai-sdk/provider APICallError isRetryable, maxRetries 2).
  * Other clients (curl, scripts) get Airlock's retries, docs/gateway-spec.md §7.
  */
 export function clientRetriesItself(headers: IncomingHttpHeaders): boolean {
   if (headers['x-stainless-retry-count'] !== undefined) return true;
   const originator = headers['originator'];
-  return typeof originator === 'string' && originator.startsWith('codex');
+  if (typeof originator === 'string' && originator.startsWith('codex')) return true;
+  const userAgent = headers['user-agent'];
+  return typeof userAgent === 'string' && AI_SDK_USER_AGENT.test(userAgent);
 }
+
+/** A product token of the AI SDK's at the start or after a space. */
+const AI_SDK_USER_AGENT = /(^|\s)ai-sdk[/-]/;

@@ -55,7 +55,7 @@ export async function exchange(context: ExchangeContext): Promise<void> {
       url: new URL(`${profile.baseUrl}/${plan.upstreamPath}${plan.query}`),
       headers: buildUpstreamHeaders(req.headers, target.apiKey, {
         contentLength: plan.body === null ? null : plan.byteLength,
-        dropAnthropicHeaders: plan.dropAnthropicHeaders,
+        droppedHeaderPrefixes: plan.droppedHeaderPrefixes,
       }),
       plan,
       profile,
@@ -101,6 +101,8 @@ async function answer(
       trace,
       response: result.response,
       contentType: result.contentType,
+      upstreamRequestId: result.upstreamRequestId,
+      apiKey: target.apiKey,
       keyMasker,
       readsOnWithoutClient: runsOn,
       onStreamFailure: (errorClass: ErrorClass) => {
@@ -112,9 +114,11 @@ async function answer(
   }
   const record = upstreamErrorRecord(result.headers, result.bodyText, keyMasker);
   trace.answered(result.status, record.headers);
-  trace.responseBody.add(record.body);
+  trace.answerBytes(record.body);
   trace.answerComplete();
   const upstream = extractUpstreamError(result.bodyText);
+  // Passed on as sent, but never with the key: a gateway may echo what it was sent in any header.
+  const retryAfter = headerValue(result.headers, 'retry-after');
   const suggestions =
     result.errorClass === 'model_not_found' && plan.upstreamModel ? await suggestModels(target, plan.upstreamModel) : undefined;
   replyFailure(
@@ -124,7 +128,7 @@ async function answer(
     {
       errorClass: result.errorClass,
       upstreamStatus: result.status,
-      retryAfter: headerValue(result.headers, 'retry-after'),
+      retryAfter: retryAfter === null ? null : keyMasker.maskText(retryAfter),
       upstreamRequestId: result.upstreamRequestId,
       detail: {
         ...(upstream.message !== null ? { upstreamMessage: upstream.message } : {}),

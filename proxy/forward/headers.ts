@@ -38,13 +38,11 @@ const DROPPED_REQUEST_HEADERS = new Set([
 /** Local-only prefixes: forwarding data of the client's network and Airlock's own tokens. */
 const FORWARDED_PREFIX = 'x-forwarded-';
 const AIRLOCK_PREFIX = 'x-airlock-';
-/** Dropped when translating: the gateway then sees an OpenAI request. */
-const ANTHROPIC_PREFIX = 'anthropic-';
 
 export interface UpstreamHeaderOptions {
   contentLength: number | null;
-  /** True when the body is translated to Chat Completions and the gateway sees an OpenAI request. */
-  dropAnthropicHeaders: boolean;
+  /** The client protocol's own headers, dropped when the body is translated and the gateway sees a Chat Completions request. */
+  droppedHeaderPrefixes: readonly string[];
 }
 
 // Both builders run on every request, so each makes one pass over the headers with no intermediate
@@ -67,7 +65,7 @@ export function buildUpstreamHeaders(
     }
     if (HOP_BY_HOP.has(name) || DROPPED_REQUEST_HEADERS.has(name)) continue;
     if (name.startsWith(FORWARDED_PREFIX) || name.startsWith(AIRLOCK_PREFIX)) continue;
-    if (options.dropAnthropicHeaders && name.startsWith(ANTHROPIC_PREFIX)) continue;
+    if (options.droppedHeaderPrefixes.length > 0 && options.droppedHeaderPrefixes.some((prefix) => name.startsWith(prefix))) continue;
     result[name] = Array.isArray(value) ? value.join(', ') : value;
   }
   if (connectionValues) removeConnectionListed(result, connectionValues);

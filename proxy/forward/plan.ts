@@ -1,24 +1,25 @@
 import type { ClientProtocol, ProtocolMode } from '../contracts/usage.ts';
 import type { ResponseTranslator } from '../protocols/adapter.ts';
 
-/** Everything decided about one request before it goes upstream. */
+/** Everything decided about one request before it goes upstream; no stage changes it once made. */
 export interface ExchangePlan {
-  protocol: ClientProtocol;
-  mode: ProtocolMode;
-  method: string;
-  upstreamPath: string;
-  query: string;
-  body: Buffer[] | null;
-  byteLength: number;
-  stream: boolean;
-  requestedModel: string | null;
-  upstreamModel: string | null;
+  readonly protocol: ClientProtocol;
+  readonly mode: ProtocolMode;
+  readonly method: string;
+  readonly upstreamPath: string;
+  readonly query: string;
+  readonly body: Buffer[] | null;
+  readonly byteLength: number;
+  readonly stream: boolean;
+  readonly requestedModel: string | null;
+  readonly upstreamModel: string | null;
   /** The usage-only chunk is kept from the client when Airlock asked for it on the client's behalf. */
-  usageInjected: boolean;
+  readonly usageInjected: boolean;
   /** The Chat Completions body as sent, when parsed: for the budget and for estimating usage. */
-  chatBody: Record<string, unknown> | null;
-  dropAnthropicHeaders: boolean;
-  translator: ResponseTranslator | null;
+  readonly chatBody: Record<string, unknown> | null;
+  /** Client headers (by prefix) the gateway must not get: the client protocol's own, when translated. */
+  readonly droppedHeaderPrefixes: readonly string[];
+  readonly translator: ResponseTranslator | null;
   /** What translation dropped or changed (unknown fields, unsupported tools), for the log. */
-  notes: string[];
+  readonly notes: string[];
 }

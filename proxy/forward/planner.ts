@@ -3,15 +3,15 @@ import { resolveUpstreamModel } from './modelRouting.ts';
 import type { ExchangePlan } from './plan.ts';
 import { rewriteJsonBody, streamFlagOf, modelOf, type ClientBody, type ParsedBody } from './requestBody.ts';
 import type { ClientIdentity, LocalRefusal, UpstreamTarget } from '../contracts/ports.ts';
-import type { ChatTranslation, EndpointKind } from '../protocols/adapter.ts';
+import type { ChatTranslation, EndpointKind, TranslatedProtocol } from '../protocols/adapter.ts';
 import { chooseMode } from '../protocols/protocolMode.ts';
 import { isChatCompletion, routeFor } from '../protocols/registry.ts';
-import { answerCountTokens } from './localAnswers.ts';
+import { answerCount } from './localAnswers.ts';
 import { chatRequestFor } from './translation/translationJob.ts';
 import { translationThread, TranslationUnavailableError, type TranslationThread } from './translation/translationThreadClient.ts';
 
 /** Whether the capability check has shown that the gateway speaks this protocol natively for a model. */
-export type NativeProtocolCheck = (profileId: string, protocol: 'messages' | 'responses', upstreamModel: string) => boolean;
+export type NativeProtocolCheck = (profileId: string, protocol: TranslatedProtocol, upstreamModel: string) => boolean;
 
 export interface PlanInput {
   method: string;
@@ -84,7 +84,7 @@ export function buildPlan(input: PlanInput): Plan | Promise<Plan> {
     upstreamModel,
     usageInjected: rewritten.usageInjected,
     chatBody: isChat && parsed.kind === 'json' ? parsed.value : null,
-    dropAnthropicHeaders: false,
+    droppedHeaderPrefixes: [],
     translator: null,
     notes: [],
   };
@@ -108,9 +108,10 @@ function translatedPlan(
     requestedModel,
     upstreamModel,
     usageInjected: true,
-    dropAnthropicHeaders: true,
+    droppedHeaderPrefixes: translation.clientHeaderPrefixes,
   };
   if (endpoint === 'count') {
+    if (!translation.countAnswer) return invalid('Airlock cannot count tokens for this protocol without the gateway');
     return {
       ...base,
       upstreamPath: input.path,
@@ -120,7 +121,7 @@ function translatedPlan(
       chatBody: null,
       translator: null,
       notes: [],
-      localAnswer: answerCountTokens(input.body),
+      localAnswer: answerCount(input.body, translation.countAnswer),
     };
   }
   if (upstreamModel === null || requestedModel === null) return invalid('the request names no model');

@@ -1,13 +1,14 @@
 import type { ServerResponse } from 'node:http';
 import type { ErrorClass } from '../contracts/errors.ts';
 import type { Profile } from '../contracts/profile.ts';
-import { classifyNetworkFailure, statusForClass } from '../core/errorClass.ts';
+import { classifyNetworkFailure } from '../core/errorClass.ts';
 import { buildClientResponseHeaders } from './headers.ts';
 import type { KeyMasker } from '../core/keyMasker.ts';
 import type { ExchangePlan } from './plan.ts';
 import type { ObserverOptions, ProtocolAdapter, StreamSink } from '../protocols/adapter.ts';
 import { adapterNamed, routeFor, type ProtocolRoute } from '../protocols/registry.ts';
-import { errorBodyFor, sendJson } from './replies.ts';
+import { replyFailure } from './failureReply.ts';
+import type { ErrorDetail } from './replies.ts';
 import { formatSseEvent, type SseEvent } from '../protocols/sse.ts';
 import { createSseRelay, type TextGuard } from '../protocols/sseRelay.ts';
 import { maskedEventsText, type StreamKeyGuard } from '../protocols/streamKeyGuard.ts';
@@ -32,6 +33,9 @@ export interface RelayInput {
   onStreamFailure: (errorClass: ErrorClass) => void;
   /** The key this request was sent with: a client never receives it, whatever the gateway echoes. */
   keyMasker: KeyMasker;
+  apiKey: string;
+  /** The gateway's id for this answer (key masked): an answer that turns out to be a failure passes it on. */
+  upstreamRequestId: string | null;
 }
 
 /** The trace as the protocol observers see it: the few things they report. */
@@ -109,7 +113,7 @@ async function relayPassedBody(input: RelayInput, upstream: ProtocolRoute, heade
       response.body,
       res,
       (chunk) => {
-        trace.responseBody.add(chunk);
+        trace.answerBytes(chunk);
         if (answer.verdict === 'pass') return pass(chunk);
         if (heldBytes < NOT_JSON_KEPT_BYTES) held.push(chunk);
         heldBytes += chunk.length;
@@ -167,7 +171,7 @@ async function relayProtocolJson(
     const chunks = await readBody(response.body, {
       keepBytes: PROTOCOL_JSON_LIMIT_BYTES,
       maxBytes: PROTOCOL_JSON_LIMIT_BYTES,
-      onChunk: (chunk) => trace.responseBody.add(chunk),
+      onChunk: (chunk) => trace.answerBytes(chunk),
     });
     bytes = Buffer.concat(chunks);
   } catch (error) {
@@ -183,10 +187,8 @@ async function relayProtocolJson(
     try {
       payload = Buffer.from(input.keyMasker.maskText(JSON.stringify(plan.translator.translateJson(answer))));
     } catch (error) {
-      const upstreamMessage = `the gateway's answer could not be translated: ${(error as Error).message}`;
-      trace.failed('upstream_error', upstreamMessage);
-      sendJson(res, 502, errorBodyFor(plan.protocol, 502, 'upstream_error', { upstreamMessage }));
-      return;
+      const upstreamMessage = input.keyMasker.maskText(`the gateway's answer could not be translated: ${(error as Error).message}`);
+      return failAnswer(input, 'upstream_error', { upstreamMessage });
     }
   } else {
     payload = input.keyMasker.maskBytes(bytes);
@@ -210,13 +212,15 @@ function parseJsonObject(text: string): object | null {
 
 /** The wrong-address class and status: a configuration to fix, which clients must not retry blindly. */
 function failNotJson(input: RelayInput, text: string): void {
-  const { res, plan, trace, profile, response } = input;
-  const errorClass = 'html_instead_of_json';
+  const { profile, response } = input;
   const upstreamMessage = input.keyMasker.maskText(`a ${response.statusCode} whose body is not JSON: ${text.slice(0, 200)}`);
-  const status = adapterNamed(plan.protocol).errors.status(errorClass, statusForClass(errorClass));
-  const body = errorBodyFor(plan.protocol, status, errorClass, { upstreamMessage, profileName: profile.name });
-  trace.failed(errorClass, JSON.stringify(body), status);
-  sendJson(res, status, body);
+  failAnswer(input, 'html_instead_of_json', { upstreamMessage, profileName: profile.name, baseUrl: profile.baseUrl });
+}
+
+/** A success status whose answer is a failure after all: answered as any failed exchange is (failureReply.ts). */
+function failAnswer(input: RelayInput, errorClass: 'html_instead_of_json' | 'upstream_error', detail: ErrorDetail): void {
+  const failure = { errorClass, upstreamStatus: null, detail, upstreamRequestId: input.upstreamRequestId };
+  replyFailure(input.res, input.trace, input.plan.protocol, failure, input.apiKey);
 }
 
 async function relayStream(input: RelayInput, protocols: ReturnType<typeof protocolsOf>): Promise<void> {
@@ -230,8 +234,7 @@ async function relayStream(input: RelayInput, protocols: ReturnType<typeof proto
     // when something was, and when the stream ended (cut, or its client gone) while text was held back.
     const mayHoldKey = guard.masked || textGuard.masked || guard.holding || textGuard.holding;
     const raw = mayHoldKey ? trace.responseBody.toBuffer() : null;
-    if (raw !== null)
-      trace.responseBody.replaceText(maskedEventsText(raw, keyMasker, protocols.upstream.adapter.stream.keyGuard(keyMasker)));
+    if (raw !== null) trace.answerBytesMasked(maskedEventsText(raw, keyMasker, protocols.upstream.adapter.stream.keyGuard(keyMasker)));
   }
 }
 
@@ -274,7 +277,7 @@ async function relayGuardedStream(
       response.body,
       res,
       (chunk) => {
-        trace.responseBody.add(chunk);
+        trace.answerBytes(chunk);
         clientHasRoom = true;
         relay.feed(chunk);
         return clientHasRoom;
@@ -295,7 +298,7 @@ async function relayGuardedStream(
     res.end();
     return;
   }
-  if (!observer.complete) return failMidStream(input, protocols.client, 'stream_interrupted', translator);
+  if (!observer.complete && !observer.wholeAtCleanEnd) return failMidStream(input, protocols.client, 'stream_interrupted', translator);
   if (translator) res.write(translator.finish().join(''));
   res.end();
 }

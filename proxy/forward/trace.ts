@@ -2,7 +2,7 @@ import type { ErrorClass } from '../contracts/errors.ts';
 import type { TokenUsage } from '../contracts/usage.ts';
 import type { RequestLifecycleEvent } from '../contracts/lifecycle.ts';
 import type { RequestEvents } from '../contracts/requestEvents.ts';
-import { BodyCapture } from './capture.ts';
+import { BodyCapture, type CapturedBody } from './capture.ts';
 import { newRequestId } from '../core/requestId.ts';
 
 /** What a request's `start` event says beyond the ids the trace assigns itself. */
@@ -54,8 +54,8 @@ export class RequestTrace {
   readonly requestId = newRequestId(this.startedAtMs);
   private readonly startedAtHr = performance.now();
   private readonly events: RequestEvents;
-  readonly requestBody: BodyCapture;
-  readonly responseBody: BodyCapture;
+  readonly #requestBody: BodyCapture;
+  readonly #responseBody: BodyCapture;
   private streamTextParts: string[] | null = null;
   private streamTextBytes = 0;
   /** UTF-16 units of all text received (the parts kept stop at the capture limit). */
@@ -88,8 +88,8 @@ export class RequestTrace {
   constructor(events: RequestEvents, captureLimitBytes: number) {
     this.events = events;
     this.captureLimitBytes = captureLimitBytes;
-    this.requestBody = new BodyCapture(captureLimitBytes);
-    this.responseBody = new BodyCapture(captureLimitBytes);
+    this.#requestBody = new BodyCapture(captureLimitBytes);
+    this.#responseBody = new BodyCapture(captureLimitBytes);
   }
 
   get requestHeaders(): Record<string, string> {
@@ -148,14 +148,14 @@ export class RequestTrace {
   /** The request is read: kept for the log, and published for the window while it runs (`request`). */
   requestReceived(headers: Record<string, string>, chunks: readonly Buffer[]): void {
     this.#requestHeaders = headers;
-    for (const chunk of chunks) this.requestBody.add(chunk);
+    for (const chunk of chunks) this.#requestBody.add(chunk);
     if (!this.#started || !this.events.hasListeners) return;
     this.events.emit({
       type: 'request',
       requestId: this.requestId,
       requestHeaders: headers,
-      requestBody: this.requestBody.toBuffer(),
-      requestBodyTruncated: this.requestBody.truncated,
+      requestBody: this.#requestBody.toBuffer(),
+      requestBodyTruncated: this.#requestBody.truncated,
     });
   }
 
@@ -193,6 +193,21 @@ export class RequestTrace {
       upstreamRequestId,
       retries: this.#retries,
     });
+  }
+
+  /** The start of the gateway's answer as the log keeps it (read-only: it changes through the transitions below). */
+  get responseBody(): CapturedBody {
+    return this.#responseBody;
+  }
+
+  /** Bytes of the gateway's answer (or of its error, key masked) arrived. */
+  answerBytes(chunk: Buffer): void {
+    this.#responseBody.add(chunk);
+  }
+
+  /** The answer's captured bytes held the key: the log keeps them as `text`, masked as the client saw them. */
+  answerBytesMasked(text: string): void {
+    this.#responseBody.replaceText(text);
   }
 
   /** The headers the client got for a success, once the relay has built them. */
@@ -278,10 +293,10 @@ export class RequestTrace {
       bodies: {
         requestHeaders: this.#requestHeaders,
         responseHeaders: this.#responseHeaders,
-        requestBody: this.requestBody.toBuffer(),
-        requestBodyTruncated: this.requestBody.truncated,
-        responseBody: this.responseBody.toBuffer(),
-        responseBodyTruncated: this.responseBody.truncated,
+        requestBody: this.#requestBody.toBuffer(),
+        requestBodyTruncated: this.#requestBody.truncated,
+        responseBody: this.#responseBody.toBuffer(),
+        responseBodyTruncated: this.#responseBody.truncated,
         streamText: this.streamText(),
       },
     });

@@ -17,7 +17,7 @@ const ERROR_BODY_LIMIT_BYTES = 256 * 1024;
 
 /** How the attempts ended: an answer to relay, a gateway error, a broken exchange, or our own abort. */
 export type AttemptsResult =
-  | { kind: 'answer'; response: UpstreamResponse; contentType: string | null }
+  | { kind: 'answer'; response: UpstreamResponse; contentType: string | null; upstreamRequestId: string | null }
   | {
       kind: 'error';
       errorClass: UpstreamErrorClass;
@@ -84,7 +84,7 @@ export async function sendWithRetries(input: AttemptsInput): Promise<AttemptsRes
     trace.attemptAnswered(upstreamRequestId);
     const contentType = headerValue(response.headers, 'content-type');
     if (response.statusCode < 400 && !(contentType !== null && /text\/html/i.test(contentType))) {
-      return { kind: 'answer', response, contentType };
+      return { kind: 'answer', response, contentType, upstreamRequestId };
     }
     const bodyText = await readCapped(response.body, ERROR_BODY_LIMIT_BYTES);
     const errorClass =

@@ -1,5 +1,6 @@
 import type { ErrorClass } from '../contracts/errors.ts';
 import type { LocalRefusal } from '../contracts/ports.ts';
+import type { Profile } from '../contracts/profile.ts';
 import type { ClientProtocol, TokenUsage } from '../contracts/usage.ts';
 import type { ClientErrorDetail } from '../core/errorClass.ts';
 import type { KeyMasker } from '../core/keyMasker.ts';
@@ -82,12 +83,17 @@ export interface StreamObserver {
    * client that leaves now has had all of it. A stream cut by an error never asks.
    */
   readonly complete: boolean;
+  /**
+   * The protocol has no end marker Airlock reads (passed-through streams): a clean end of the
+   * stream is the whole answer, but a client that leaves before it has not had all of it.
+   */
+  readonly wholeAtCleanEnd: boolean;
   /** The message of an error the upstream sent inside the stream, if any. */
   readonly upstreamErrorMessage: string | null;
 }
 
-/** The client protocols Airlock translates to Chat Completions and back, by their `protocolModes` key. */
-export type TranslatedProtocol = 'messages' | 'responses';
+/** The client protocols Airlock translates to Chat Completions and back, by their `protocolModes` key (the profile schema is the one list). */
+export type TranslatedProtocol = keyof Profile['protocolModes'];
 
 /** Translation to and from Chat Completions, for a client protocol the gateway may not speak. */
 export interface ChatTranslation {
@@ -95,6 +101,13 @@ export interface ChatTranslation {
   readonly modeKey: TranslatedProtocol;
   /** The client's request body (parsed) as a Chat Completions request. */
   toChatRequest(body: unknown, options: { upstreamModel: string; includeUsage: boolean }): ChatRequestTranslation;
+  /** Headers only this protocol's API reads (by prefix): dropped when the gateway gets Chat Completions instead. */
+  readonly clientHeaderPrefixes: readonly string[];
+  /**
+   * The answer to this protocol's count endpoint (EndpointKind 'count') from Airlock's own estimate
+   * of the input: under translation the gateway has nothing to count with.
+   */
+  countAnswer?(inputTokens: number): object;
   /** Turns the gateway's Chat Completions answers back into this protocol for the model the client asked for. */
   responseTranslator(requestedModel: string): ResponseTranslator;
 }

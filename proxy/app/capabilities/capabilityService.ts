@@ -58,7 +58,7 @@ async function runProbe(target: UpstreamTarget, probe: CapabilityProbe): Promise
     const response = await sendUpstream({
       url: new URL(`${target.profile.baseUrl}/${probe.path}`),
       method: 'POST',
-      headers: buildUpstreamHeaders(probe.headers, target.apiKey, { contentLength: bytes.length, dropAnthropicHeaders: false }),
+      headers: buildUpstreamHeaders(probe.headers, target.apiKey, { contentLength: bytes.length, droppedHeaderPrefixes: [] }),
       body: [bytes],
       signal: AbortSignal.timeout(PROBE_TIMEOUT_MS),
       connectTimeoutMs: target.profile.timeouts.connectTimeoutMs,

@@ -25,6 +25,9 @@ export const anthropicAdapter: ProtocolAdapter = {
   }),
   translation: {
     modeKey: 'messages',
+    // anthropic-version, anthropic-beta: meaningless to a Chat Completions gateway.
+    clientHeaderPrefixes: ['anthropic-'],
+    countAnswer: (inputTokens) => ({ input_tokens: inputTokens }),
     toChatRequest: anthropicToChatRequest,
     responseTranslator: (requestedModel) => ({
       createStream: () => fromChatEvents(createAnthropicStreamTranslator({ requestedModel, messageId: newAnthropicMessageId() })),

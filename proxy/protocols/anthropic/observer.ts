@@ -9,6 +9,7 @@ import { anthropicUsageOf } from './usage.ts';
  */
 export class AnthropicStreamObserver implements StreamObserver {
   complete = false;
+  readonly wholeAtCleanEnd = false;
   upstreamErrorMessage: string | null = null;
   private startUsage: Record<string, unknown> = {};
   private readonly sink: StreamSink;

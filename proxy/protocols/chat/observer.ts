@@ -15,6 +15,7 @@ import { isUsageOnlyChunk, usageFromChatChunk } from './usage.ts';
  * halfway then has a partial count, which is held back so the request is estimated instead.
  */
 export class ChatStreamObserver implements StreamObserver {
+  readonly wholeAtCleanEnd = false;
   upstreamErrorMessage: string | null = null;
   private sawDone = false;
   private modelSeen = false;

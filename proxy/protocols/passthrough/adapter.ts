@@ -5,8 +5,11 @@ import { usageFromChatResponse } from '../chat/usage.ts';
 import { modelOf } from '../fields.ts';
 import { responsesUsageOf } from '../responses/usage.ts';
 
-/** A stream Airlock does not read (legacy completions, audio events): relayed untouched, whole when it ends cleanly. */
-const OPAQUE_OBSERVER: StreamObserver = { observe: () => true, complete: true, upstreamErrorMessage: null };
+/**
+ * A stream Airlock does not read (legacy completions, audio events): relayed untouched, whole when
+ * it ends cleanly. Never `complete` before that end, so a client that leaves halfway aborted it.
+ */
+const OPAQUE_OBSERVER: StreamObserver = { observe: () => true, complete: false, wholeAtCleanEnd: true, upstreamErrorMessage: null };
 
 /**
  * Everything else a gateway offers under /v1 (models, embeddings, images, audio, tasks): passed

@@ -21,6 +21,7 @@ export const responsesAdapter: ProtocolAdapter = {
   readAnswer: (json) => ({ usage: responsesUsageOf((json as { usage?: unknown }).usage), model: modelOf(json) }),
   translation: {
     modeKey: 'responses',
+    clientHeaderPrefixes: [],
     toChatRequest: responsesToChatRequest,
     responseTranslator: (requestedModel) => ({
       createStream: () => fromChatEvents(createResponsesStreamTranslator({ requestedModel, responseId: newResponseId() })),

@@ -9,6 +9,7 @@ const WHOLE_TYPES = new Set(['response.completed', 'response.incomplete']);
 /** Responses from a gateway that speaks it: text deltas, and the model and usage of the final response event. */
 export class ResponsesStreamObserver implements StreamObserver {
   complete = false;
+  readonly wholeAtCleanEnd = false;
   upstreamErrorMessage: string | null = null;
   private readonly sink: StreamSink;
 

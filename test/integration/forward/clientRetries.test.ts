@@ -5,6 +5,7 @@ import type { SpendGate } from '../../../proxy/contracts/ports.ts';
 import { createSpendGate } from '../../../proxy/spend/spendGate.ts';
 import { SpendLedger } from '../../../proxy/spend/spendLedger.ts';
 import { startGatewaySimulator, type GatewaySimulator } from '../../simulator/index.ts';
+import { chatBody, JSON_HEADERS, rawRequest } from '../../support/http.ts';
 import { startHarness, type Harness, type HarnessOptions } from '../../support/proxyHarness.ts';
 import { SENTINEL_KEY } from '../../support/sentinel.ts';
 
@@ -63,6 +64,21 @@ describe('one failure the user sees costs no more upstream requests than without
     },
     30_000,
   );
+});
+
+describe('a client on the AI SDK, which retries 408, 409, 429 and 5xx by itself (maxRetries 2)', () => {
+  it('gets the 429 at once: Airlock adds no retries of its own behind each of its attempts', async () => {
+    harness = await startHarness({ profile: ROUTES });
+    harness.simulator.script(...rateLimits(4));
+    const response = await rawRequest(`${harness.proxy.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { ...JSON_HEADERS, 'user-agent': 'ai-sdk/openai-compatible/1.0.19 ai-sdk/provider-utils/3.0.10 runtime/node.js/24' },
+      body: chatBody(),
+    });
+    expect(response.status).toBe(429);
+    expect(response.headers['retry-after']).toBe('1');
+    expect(harness.simulator.received).toHaveLength(1);
+  });
 });
 
 async function withGate(options: HarnessOptions, gate: SpendGate): Promise<Harness> {

@@ -39,6 +39,8 @@ describe.each(DIALECTS)('the official Anthropic SDK against a Chat-Completions-o
     expect(harness.simulator.received[0]!.path).toBe('/v1/chat/completions');
     expect(sent.model).toBe('deepseek-chat');
     expect(sent.messages[0]!.role).toBe('system');
+    // The SDK's anthropic-version and anthropic-beta mean nothing to a Chat Completions gateway.
+    expect(Object.keys(harness.simulator.received[0]!.headers).filter((name) => name.startsWith('anthropic-'))).toEqual([]);
     const end = await ended;
     const start = harness.events.find((event) => event.type === 'start' && event.requestId === end.requestId);
     expect(start).toMatchObject({

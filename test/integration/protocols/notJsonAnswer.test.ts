@@ -34,7 +34,12 @@ describe.each(['application/json', 'text/plain; charset=utf-8'])('a 200 labelled
     const error = (JSON.parse(response.body) as { error: { type: string; message: string } }).error;
     expect(error.type).toBe('html_instead_of_json');
     expect(error.message).toContain(MAINTENANCE);
-    expect(await ended).toMatchObject({ status: WRONG_ADDRESS_STATUS, errorClass: 'html_instead_of_json', usage: null });
+    // As every failure no retry fixes: the SDKs told not to retry, the gateway's id for support.
+    expect(response.headers['x-should-retry']).toBe('false');
+    const end = await ended;
+    expect(end).toMatchObject({ status: WRONG_ADDRESS_STATUS, errorClass: 'html_instead_of_json', usage: null });
+    expect(end.upstreamRequestId).toMatch(/\S/);
+    expect(response.headers['x-request-id']).toBe(end.upstreamRequestId);
   });
 
   it('reaches an Anthropic client in Anthropic error shape', async () => {

@@ -1,9 +1,10 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { buildClientResponseHeaders, buildUpstreamHeaders, pickUpstreamRequestId } from '../../../proxy/forward/headers.ts';
+import { anthropicAdapter } from '../../../proxy/protocols/anthropic/adapter.ts';
 import { SENTINEL_KEY } from '../../support/sentinel.ts';
 
-const OPTIONS = { contentLength: null, dropAnthropicHeaders: false };
+const OPTIONS = { contentLength: null, droppedHeaderPrefixes: [] };
 
 describe('buildUpstreamHeaders', () => {
   it.each<[string, IncomingHttpHeaders]>([
@@ -69,8 +70,11 @@ describe('buildUpstreamHeaders', () => {
       false,
       { 'x-c': '3' },
     ],
-  ])('%s', (_label, clientHeaders, dropAnthropicHeaders, kept) => {
-    const headers = buildUpstreamHeaders(clientHeaders, SENTINEL_KEY, { contentLength: null, dropAnthropicHeaders });
+  ])('%s', (_label, clientHeaders, translatedFromAnthropic, kept) => {
+    const headers = buildUpstreamHeaders(clientHeaders, SENTINEL_KEY, {
+      contentLength: null,
+      droppedHeaderPrefixes: translatedFromAnthropic ? anthropicAdapter.translation!.clientHeaderPrefixes : [],
+    });
     expect(headers).toEqual({ ...kept, authorization: `Bearer ${SENTINEL_KEY}`, 'accept-encoding': 'identity' });
   });
 
@@ -79,7 +83,7 @@ describe('buildUpstreamHeaders', () => {
     [0, '0'],
     [20_971_520, '20971520'],
   ])('content-length %s -> %s', (contentLength, expected) => {
-    const headers = buildUpstreamHeaders({ 'content-length': '5' }, SENTINEL_KEY, { contentLength, dropAnthropicHeaders: false });
+    const headers = buildUpstreamHeaders({ 'content-length': '5' }, SENTINEL_KEY, { contentLength, droppedHeaderPrefixes: [] });
     expect(headers['content-length']).toBe(expected);
   });
 });

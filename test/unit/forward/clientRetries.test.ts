@@ -6,6 +6,17 @@ describe('clientRetriesItself', () => {
     ['the OpenAI or Anthropic SDK (Claude Code too), first attempt', { 'x-stainless-retry-count': '0' }, true],
     ['an SDK retry', { 'x-stainless-retry-count': '2' }, true],
     ['Codex', { originator: 'codex_cli_rs' }, true],
+    [
+      'the AI SDK (opencode and other apps on it)',
+      { 'user-agent': 'ai-sdk/openai-compatible/1.0.19 ai-sdk/provider-utils/3.0.10 runtime/node.js/24' },
+      true,
+    ],
+    [
+      'the AI SDK, RFC 9110 product tokens',
+      { 'user-agent': 'ai-sdk-anthropic/3.0.0 ai-sdk-provider-utils/4.0.15 runtime-node.js/24' },
+      true,
+    ],
+    ['an app whose name merely contains ai-sdk', { 'user-agent': 'my-ai-sdkish-tool/1.0' }, false],
     ['curl', { 'user-agent': 'curl/8.5.0' }, false],
     ['another originator', { originator: 'my-script' }, false],
     ['nothing said', {}, false],

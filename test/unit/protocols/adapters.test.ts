@@ -93,7 +93,7 @@ function observe(
     options,
   );
   for (const event of events) passed.push(observer.observe(event));
-  return { complete: observer.complete, usages, passed, error: observer.upstreamErrorMessage };
+  return { complete: observer.complete, wholeAtCleanEnd: observer.wholeAtCleanEnd, usages, passed, error: observer.upstreamErrorMessage };
 }
 
 const data = (json: object): SseEvent => ({ data: JSON.stringify(json) });
@@ -180,12 +180,21 @@ describe('the Messages and Responses observers: whole at their final event', () 
     ['Responses to response.completed', responsesAdapter, [completed], true, [{ inputTokens: 12, outputTokens: 4 }], null],
     ['Responses that failed', responsesAdapter, [failed], false, [], 'model overloaded'],
     ['Responses cut before its final event', responsesAdapter, [named('response.created', { type: 'response.created' })], false, [], null],
-    ['a passed-through stream ends whole when it ends cleanly', passthroughAdapter, [data({ x: 1 })], true, [], null],
+    ['a passed-through stream is never whole before its end', passthroughAdapter, [data({ x: 1 })], false, [], null],
   ])('%s', (_name, adapter, events, complete, usages, error) => {
     const seen = observe(adapter, events);
     expect(seen.complete).toBe(complete);
     expect(seen.usages).toEqual(usages);
     expect(seen.error).toBe(error);
+  });
+
+  it.each([
+    ['chat', chatAdapter, false],
+    ['Messages', anthropicAdapter, false],
+    ['Responses', responsesAdapter, false],
+    ['a passed-through stream', passthroughAdapter, true],
+  ])('%s: a clean end alone makes the answer whole -> %s', (_name, adapter, whole) => {
+    expect(observe(adapter, []).wholeAtCleanEnd).toBe(whole);
   });
 });
 

@@ -18,7 +18,10 @@ import { measureKeyMasking } from './keyMasking.ts';
 import { measureLargeBody, measureOpenStreams, measureStreaming, measureThroughput } from './scenarios.ts';
 import { largeBodies } from './largeBodies.ts';
 import { measureSmallDuringLarge } from './stallScenario.ts';
-import { checkStall, checkTargets, type BenchResults, type StallResults } from './targets.ts';
+import { checkStall, checkTargets, type BenchResults, type ProxyTarget, type StallResults } from './targets.ts';
+import { formatIssueTable, formatRssPhases, issueFigures, RSS_SETTLE_AFTER_LOAD_MS, type PhaseRss } from './issueTable.ts';
+import { readProcessMemory } from './processMemory.ts';
+import { setTimeout as delay } from 'node:timers/promises';
 
 const RESULTS_DIR = resolve(import.meta.dirname, '../../test-results');
 const STREAM_CHUNKS = 20;
@@ -50,6 +53,12 @@ const { values } = parseArgs({ options: { 'cpu-prof': { type: 'boolean', default
 if (values.only !== undefined && values.only !== 'stall') throw new Error('--only takes one scenario: stall');
 const airlockNodeFlags = values['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${resolve(RESULTS_DIR, 'cpu-prof')}`] : [];
 
+const PROXY_KINDS = [
+  ['floor', 'floor'],
+  ['undiciFloor', 'undici-floor'],
+  ['airlock', 'airlock'],
+] as const satisfies readonly (readonly [ProxyTarget, string])[];
+
 const running = new Set<ChildServer>();
 
 async function start(script: string, args: string[], options: ChildOptions = {}): Promise<ChildServer> {
@@ -71,7 +80,7 @@ async function stop(...children: ChildServer[]): Promise<void> {
 const EXACT_RSS_ENV = { MALLOC_MMAP_THRESHOLD_: '32768', MALLOC_TRIM_THRESHOLD_: '0' };
 
 const startProxy = (
-  kind: 'floor' | 'airlock',
+  kind: 'floor' | 'undici-floor' | 'airlock',
   upstreamUrl: string,
   options: { log?: boolean; exactRss?: boolean } = {},
 ): Promise<ChildServer> =>
@@ -79,6 +88,14 @@ const startProxy = (
     nodeFlags: [...(kind === 'airlock' ? airlockNodeFlags : []), ...(options.exactRss ? ['--expose-gc'] : [])],
     ...(options.exactRss ? { env: EXACT_RSS_ENV } : {}),
   });
+
+/** Airlock's RSS (log on) after each phase of the bench, for the report. */
+const airlockRssPhases: { phase: string; bytes: number }[] = [];
+const noteAirlockRss = (phase: string, pid: number): number => {
+  const bytes = readProcessMemory(pid).rssBytes;
+  airlockRssPhases.push({ phase, bytes });
+  return bytes;
+};
 
 /** A JSON embeddings request of exactly `bytes` bytes, its text varied so a dropped or moved chunk changes the hash. */
 function largeJsonBody(bytes: number): Buffer {
@@ -93,25 +110,58 @@ function largeJsonBody(bytes: number): Buffer {
   return body;
 }
 
-async function measureRelays(log: (line: string) => void): Promise<Pick<BenchResults, 'throughputC1' | 'throughputC50' | 'streaming'>> {
+type RelayResults = Pick<BenchResults, 'throughputC1' | 'throughputC50' | 'streaming' | 'rssByPhase'>;
+
+/**
+ * Non-streamed chat at c=1 and c=50, then streams, through every relay. The proxies' processes are
+ * left running, idle, for the RSS read RSS_SETTLE_AFTER_LOAD_MS after the load: `finish` (called
+ * after the masking runs, which use other processes) waits out the rest of that time, reads it and
+ * stops them.
+ */
+async function measureRelays(log: (line: string) => void): Promise<{ finish(): Promise<RelayResults> }> {
   const simulator = await start('upstreamServer.ts', [
     '--chunk-count',
     String(STREAM_CHUNKS),
     '--chunk-interval-ms',
     String(STREAM_CHUNK_INTERVAL_MS),
   ]);
-  const [floor, airlock, airlockLogged] = await Promise.all([
+  const [floor, undiciFloor, airlock, airlockLogged] = await Promise.all([
     startProxy('floor', simulator.url),
+    startProxy('undici-floor', simulator.url),
     startProxy('airlock', simulator.url),
     startProxy('airlock', simulator.url, { log: true }),
   ]);
-  const urls = { direct: simulator.url, floor: floor.url, airlock: airlock.url, airlockLogged: airlockLogged.url };
-  const pids = [simulator, floor, airlock, airlockLogged].map((server) => server.pid);
+  const servers = { direct: simulator, floor, undiciFloor, airlock, airlockLogged };
+  const urls = {
+    direct: simulator.url,
+    floor: floor.url,
+    undiciFloor: undiciFloor.url,
+    airlock: airlock.url,
+    airlockLogged: airlockLogged.url,
+  };
+  const pids = {
+    direct: simulator.pid,
+    floor: floor.pid,
+    undiciFloor: undiciFloor.pid,
+    airlock: airlock.pid,
+    airlockLogged: airlockLogged.pid,
+  };
+  const watched = { floor, undiciFloor, airlockLogged };
+  const rss = (): Record<keyof typeof watched, number> => ({
+    floor: readProcessMemory(floor.pid).rssBytes,
+    undiciFloor: readProcessMemory(undiciFloor.pid).rssBytes,
+    airlockLogged: readProcessMemory(airlockLogged.pid).rssBytes,
+  });
   // A profiler samples all the time: quiet then means little more than its own overhead.
   const quiet = values['cpu-prof'] ? { ...DEFAULT_QUIET, maxBusyMs: PROFILED_MAX_BUSY_MS } : DEFAULT_QUIET;
-  const settle = (): Promise<number> => waitUntilQuiet(pids, quiet);
+  const settle = (): Promise<number> => waitUntilQuiet(Object.values(pids), quiet);
+  await settle();
+  const idle = rss();
+  noteAirlockRss('idle, after start', airlockLogged.pid);
   log('non-streaming, concurrency 1');
-  const throughputC1 = await measureThroughput(urls, { concurrency: 1, count: 600, rounds: 7, maxMs: 10_000, settle });
+  const throughputC1 = await measureThroughput(urls, { concurrency: 1, count: 600, rounds: 7, maxMs: 10_000, settle, pids });
+  const afterC1 = rss();
+  noteAirlockRss('after the c=1 runs', airlockLogged.pid);
   log('non-streaming, concurrency 50');
   const throughputC50 = await measureThroughput(urls, {
     concurrency: 50,
@@ -119,17 +169,44 @@ async function measureRelays(log: (line: string) => void): Promise<Pick<BenchRes
     rounds: 9,
     maxMs: C50_RUN_MS,
     settle,
+    pids,
   });
+  const afterC50 = rss();
+  noteAirlockRss('after the c=50 runs', airlockLogged.pid);
   log('streams');
   // The logged proxy indexes its backlog after the last round: chunk timing must not share the CPU with it.
   await settle();
   const streaming = {
     direct: await measureStreaming(urls.direct, TRACED_STREAMS, STREAM_CHUNKS),
     floor: await measureStreaming(urls.floor, TRACED_STREAMS, STREAM_CHUNKS),
-    airlock: await measureStreaming(urls.airlock, TRACED_STREAMS, STREAM_CHUNKS),
+    undiciFloor: await measureStreaming(urls.undiciFloor, TRACED_STREAMS, STREAM_CHUNKS),
+    airlock: await measureStreaming(urls.airlockLogged, TRACED_STREAMS, STREAM_CHUNKS),
   };
-  await stop(floor, airlock, airlockLogged, simulator);
-  return { throughputC1, throughputC50, streaming };
+  const afterStreams = rss();
+  noteAirlockRss('after the streams', airlockLogged.pid);
+  const loadEndedAt = Date.now();
+  await stop(servers.direct, airlock);
+  return {
+    async finish() {
+      await delay(Math.max(0, loadEndedAt + RSS_SETTLE_AFTER_LOAD_MS - Date.now()));
+      const afterQuiet = rss();
+      noteAirlockRss(`${RSS_SETTLE_AFTER_LOAD_MS / 1000} s after the last request`, airlockLogged.pid);
+      await stop(floor, undiciFloor, airlockLogged);
+      const phases = (target: keyof typeof watched): PhaseRss => ({
+        idleBytes: idle[target],
+        afterC1Bytes: afterC1[target],
+        afterC50Bytes: afterC50[target],
+        afterStreamsBytes: afterStreams[target],
+        afterQuietBytes: afterQuiet[target],
+      });
+      return {
+        throughputC1,
+        throughputC50,
+        streaming,
+        rssByPhase: { floor: phases('floor'), undiciFloor: phases('undiciFloor'), airlockLogged: phases('airlockLogged') },
+      };
+    },
+  };
 }
 
 async function measureMasking(log: (line: string) => void): Promise<Pick<BenchResults, 'keyMasking'>> {
@@ -154,9 +231,13 @@ async function measureMemory(log: (line: string) => void): Promise<Pick<BenchRes
     String(OPEN_STREAM_CHUNK_INTERVAL_MS),
   ]);
   const openStreams = {} as BenchResults['openStreams'];
-  for (const kind of ['floor', 'airlock'] as const) {
-    const proxy = await startProxy(kind, slowSimulator.url, { exactRss: true });
-    openStreams[kind] = await measureOpenStreams(proxy, OPEN_STREAMS, OPEN_STREAMS_FIRST_BYTE_TIMEOUT_MS);
+  for (const [target, kind] of PROXY_KINDS) {
+    const proxy = await startProxy(kind, slowSimulator.url, { exactRss: true, log: kind === 'airlock' });
+    openStreams[target] = await measureOpenStreams(proxy, OPEN_STREAMS, OPEN_STREAMS_FIRST_BYTE_TIMEOUT_MS);
+    if (kind === 'airlock') {
+      airlockRssPhases.push({ phase: `${OPEN_STREAMS} open streams (own process, after a GC)`, bytes: openStreams[target].rssDuringBytes });
+      airlockRssPhases.push({ phase: 'after they ended (after a GC)', bytes: openStreams[target].rssAfterBytes });
+    }
     await stop(proxy);
   }
   await stop(slowSimulator);
@@ -165,23 +246,26 @@ async function measureMemory(log: (line: string) => void): Promise<Pick<BenchRes
   const sink = await start('upstreamServer.ts', ['--kind', 'sink']);
   const body = largeJsonBody(LARGE_BODY_BYTES);
   const largeBody = { direct: await measureLargeBody(sink.url, body, EMBEDDINGS_PATH) } as BenchResults['largeBody'];
-  for (const kind of ['floor', 'airlock'] as const) {
-    const proxy = await startProxy(kind, sink.url, { exactRss: true });
-    largeBody[kind] = await measureLargeBody(proxy, body, EMBEDDINGS_PATH);
+  for (const [target, kind] of PROXY_KINDS) {
+    const proxy = await startProxy(kind, sink.url, { exactRss: true, log: kind === 'airlock' });
+    largeBody[target] = await measureLargeBody(proxy, body, EMBEDDINGS_PATH);
+    if (kind === 'airlock')
+      airlockRssPhases.push({ phase: '10 MB body, 0.3 s after (own process)', bytes: largeBody[target].rssAfterBytes ?? Number.NaN });
     await stop(proxy);
   }
   await stop(sink);
   return { openStreams, largeBody };
 }
 
-/** Small requests while large and pathological bodies arrive: straight to the sink, then through Airlock (log off). */
+/** Small requests while large and pathological bodies arrive: straight to the sink, then through Airlock (log on). */
 async function measureStall(log: (line: string) => void): Promise<StallResults> {
   log('small requests while large bodies arrive');
   const sink = await start('upstreamServer.ts', ['--kind', 'sink']);
   const bodies = largeBodies();
   const direct = await measureSmallDuringLarge(sink.url, bodies, LARGE_BODY_ROUNDS);
-  const proxy = await startProxy('airlock', sink.url);
+  const proxy = await startProxy('airlock', sink.url, { log: true });
   const airlock = await measureSmallDuringLarge(proxy, bodies, LARGE_BODY_ROUNDS);
+  noteAirlockRss('after the large bodies (own process)', proxy.pid);
   await stop(proxy, sink);
   return { direct, airlock };
 }
@@ -190,20 +274,28 @@ async function main(): Promise<void> {
   const startedAt = Date.now();
   const log = (line: string): void => console.error(`[bench ${((Date.now() - startedAt) / 1000).toFixed(1)} s] ${line}`);
   const loadBefore = loadavg();
-  const results: Partial<BenchResults> =
-    values.only === 'stall' ? {} : { ...(await measureRelays(log)), ...(await measureMasking(log)), ...(await measureMemory(log)) };
+  let results: Partial<BenchResults> = {};
+  if (values.only === undefined) {
+    const relays = await measureRelays(log);
+    const masking = await measureMasking(log);
+    log(`idle proxies until ${RSS_SETTLE_AFTER_LOAD_MS / 1000} s after the load`);
+    results = { ...(await relays.finish()), ...masking, ...(await measureMemory(log)) };
+  }
   const stall = await measureStall(log);
+  results = { ...results, stall, airlockRssPhases };
   const checks = values.only === 'stall' ? [] : checkTargets(results as BenchResults);
   const stallChecks = checkStall(stall);
   if (values.only !== 'stall') console.log(formatReport(results as BenchResults, checks));
   console.log(formatStall(stall, stallChecks));
+  if (values.only !== 'stall') console.log(formatIssueTable(issueFigures(results as BenchResults)));
+  console.log(formatRssPhases(airlockRssPhases));
   mkdirSync(RESULTS_DIR, { recursive: true });
   const machine = { cpus: availableParallelism(), node: process.version, loadAverageBefore: loadBefore, loadAverageAfter: loadavg() };
   const report = {
     generatedAt: new Date().toISOString(),
     durationMs: Date.now() - startedAt,
     machine,
-    results: { ...results, stall },
+    results,
     checks: [...checks, ...stallChecks],
   };
   const file = resolve(RESULTS_DIR, values.only === 'stall' ? 'bench-stall.json' : 'bench.json');

@@ -3,9 +3,10 @@
  * proxy (the floor) vs Airlock, and Airlock with the request log on vs off, in one run. Each
  * server runs in its own process; this process is only the load generator. Prints a table and
  * writes test-results/bench.json. Exits 0 on a MISS (it is a report), non-zero if something broke.
- *   npm run bench [-- [--cpu-prof] [--only stall]]
- * --cpu-prof: profile the Airlock process under load; --only stall: only small requests while
- * large bodies arrive (test-results/bench-stall.json).
+ *   npm run bench [-- [--cpu-prof] [--heap-snapshots] [--only stall]]
+ * --cpu-prof: profile the Airlock process under load; --heap-snapshots: snapshots of the logged
+ * Airlock's main heap after each phase of the relay runs (test-results/heap/); --only stall: only
+ * small requests while large bodies arrive (test-results/bench-stall.json).
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
@@ -19,8 +20,9 @@ import { measureLargeBody, measureOpenStreams, measureStreaming, measureThroughp
 import { largeBodies } from './largeBodies.ts';
 import { measureSmallDuringLarge } from './stallScenario.ts';
 import { checkStall, checkTargets, type BenchResults, type ProxyTarget, type StallResults } from './targets.ts';
-import { formatIssueTable, formatRssPhases, issueFigures, RSS_SETTLE_AFTER_LOAD_MS, type PhaseRss } from './issueTable.ts';
+import { formatIssueTable, formatRssPhases, issueFigures, RSS_SETTLE_AFTER_LOAD_MS, type PhaseRss, type RssPhase } from './issueTable.ts';
 import { readProcessMemory } from './processMemory.ts';
+import { MALLOC_ARENA_ENV, MALLOC_ARENAS } from '../../proxy/app/cli/mallocArenas.ts';
 import { setTimeout as delay } from 'node:timers/promises';
 
 const RESULTS_DIR = resolve(import.meta.dirname, '../../test-results');
@@ -49,7 +51,13 @@ const MASKING_ROUNDS = 5;
 /** Each large body is sent this many times while the small requests run. */
 const LARGE_BODY_ROUNDS = 2;
 
-const { values } = parseArgs({ options: { 'cpu-prof': { type: 'boolean', default: false }, only: { type: 'string' } } });
+const { values } = parseArgs({
+  options: {
+    'cpu-prof': { type: 'boolean', default: false },
+    'heap-snapshots': { type: 'boolean', default: false },
+    only: { type: 'string' },
+  },
+});
 if (values.only !== undefined && values.only !== 'stall') throw new Error('--only takes one scenario: stall');
 const airlockNodeFlags = values['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${resolve(RESULTS_DIR, 'cpu-prof')}`] : [];
 
@@ -79,6 +87,9 @@ async function stop(...children: ChildServer[]): Promise<void> {
  */
 const EXACT_RSS_ENV = { MALLOC_MMAP_THRESHOLD_: '32768', MALLOC_TRIM_THRESHOLD_: '0' };
 
+/** What `airlock serve` sets for itself before it starts (proxy/app/cli/mallocArenas.ts). */
+const AIRLOCK_SERVE_ENV = { [MALLOC_ARENA_ENV]: MALLOC_ARENAS };
+
 const startProxy = (
   kind: 'floor' | 'undici-floor' | 'airlock',
   upstreamUrl: string,
@@ -86,16 +97,24 @@ const startProxy = (
 ): Promise<ChildServer> =>
   start('proxyServer.ts', ['--kind', kind, '--upstream', upstreamUrl, ...(options.log ? ['--log'] : [])], {
     nodeFlags: [...(kind === 'airlock' ? airlockNodeFlags : []), ...(options.exactRss ? ['--expose-gc'] : [])],
-    ...(options.exactRss ? { env: EXACT_RSS_ENV } : {}),
+    env: { ...(options.exactRss ? EXACT_RSS_ENV : {}), ...(kind === 'airlock' ? AIRLOCK_SERVE_ENV : {}) },
   });
 
 /** Airlock's RSS (log on) after each phase of the bench, for the report. */
-const airlockRssPhases: { phase: string; bytes: number }[] = [];
-const noteAirlockRss = (phase: string, pid: number): number => {
-  const bytes = readProcessMemory(pid).rssBytes;
-  airlockRssPhases.push({ phase, bytes });
-  return bytes;
-};
+const airlockRssPhases: RssPhase[] = [];
+/**
+ * Notes the logged Airlock's RSS after a phase of the relay runs, with its main thread's heap; with
+ * --heap-snapshots, also writes a snapshot of that heap (which forces a collection and leaves the
+ * snapshot's own native memory behind: figures after the first one are not comparable).
+ */
+async function noteAirlockRss(phase: string, server: ChildServer): Promise<void> {
+  const bytes = readProcessMemory(server.pid).rssBytes;
+  const heap = await server.memoryUsage();
+  airlockRssPhases.push({ phase, bytes, heapUsedBytes: heap.heapUsed, heapTotalBytes: heap.heapTotal });
+  if (!values['heap-snapshots']) return;
+  mkdirSync(resolve(RESULTS_DIR, 'heap'), { recursive: true });
+  await server.heapSnapshot(resolve(RESULTS_DIR, 'heap', `${airlockRssPhases.length}-${phase.replace(/\W+/g, '-')}.heapsnapshot`));
+}
 
 /** A JSON embeddings request of exactly `bytes` bytes, its text varied so a dropped or moved chunk changes the hash. */
 function largeJsonBody(bytes: number): Buffer {
@@ -157,11 +176,11 @@ async function measureRelays(log: (line: string) => void): Promise<{ finish(): P
   const settle = (): Promise<number> => waitUntilQuiet(Object.values(pids), quiet);
   await settle();
   const idle = rss();
-  noteAirlockRss('idle, after start', airlockLogged.pid);
+  await noteAirlockRss('idle, after start', airlockLogged);
   log('non-streaming, concurrency 1');
   const throughputC1 = await measureThroughput(urls, { concurrency: 1, count: 600, rounds: 7, maxMs: 10_000, settle, pids });
   const afterC1 = rss();
-  noteAirlockRss('after the c=1 runs', airlockLogged.pid);
+  await noteAirlockRss('after the c=1 runs', airlockLogged);
   log('non-streaming, concurrency 50');
   const throughputC50 = await measureThroughput(urls, {
     concurrency: 50,
@@ -172,7 +191,7 @@ async function measureRelays(log: (line: string) => void): Promise<{ finish(): P
     pids,
   });
   const afterC50 = rss();
-  noteAirlockRss('after the c=50 runs', airlockLogged.pid);
+  await noteAirlockRss('after the c=50 runs', airlockLogged);
   log('streams');
   // The logged proxy indexes its backlog after the last round: chunk timing must not share the CPU with it.
   await settle();
@@ -183,14 +202,14 @@ async function measureRelays(log: (line: string) => void): Promise<{ finish(): P
     airlock: await measureStreaming(urls.airlockLogged, TRACED_STREAMS, STREAM_CHUNKS),
   };
   const afterStreams = rss();
-  noteAirlockRss('after the streams', airlockLogged.pid);
+  await noteAirlockRss('after the streams', airlockLogged);
   const loadEndedAt = Date.now();
   await stop(servers.direct, airlock);
   return {
     async finish() {
       await delay(Math.max(0, loadEndedAt + RSS_SETTLE_AFTER_LOAD_MS - Date.now()));
       const afterQuiet = rss();
-      noteAirlockRss(`${RSS_SETTLE_AFTER_LOAD_MS / 1000} s after the last request`, airlockLogged.pid);
+      await noteAirlockRss(`${RSS_SETTLE_AFTER_LOAD_MS / 1000} s after the last request`, airlockLogged);
       await stop(floor, undiciFloor, airlockLogged);
       const phases = (target: keyof typeof watched): PhaseRss => ({
         idleBytes: idle[target],
@@ -265,7 +284,7 @@ async function measureStall(log: (line: string) => void): Promise<StallResults> 
   const direct = await measureSmallDuringLarge(sink.url, bodies, LARGE_BODY_ROUNDS);
   const proxy = await startProxy('airlock', sink.url, { log: true });
   const airlock = await measureSmallDuringLarge(proxy, bodies, LARGE_BODY_ROUNDS);
-  noteAirlockRss('after the large bodies (own process)', proxy.pid);
+  await noteAirlockRss('after the large bodies (own process)', proxy);
   await stop(proxy, sink);
   return { direct, airlock };
 }

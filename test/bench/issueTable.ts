@@ -146,7 +146,19 @@ export function formatIssueTable(figures: readonly IssueFigure[]): string {
   return lines.join('\n');
 }
 
+/** Airlock's RSS after one phase of the bench, with its main thread's heap where it was read. */
+export interface RssPhase {
+  phase: string;
+  bytes: number;
+  heapUsedBytes?: number;
+  heapTotalBytes?: number;
+}
+
 /** Airlock's RSS after each phase of the bench, in order. */
-export function formatRssPhases(phases: readonly { phase: string; bytes: number }[]): string {
-  return ['Airlock (log on) RSS by phase', ...phases.map(({ phase, bytes }) => `  ${phase.padEnd(44)} ${mb(bytes)}`)].join('\n');
+export function formatRssPhases(phases: readonly RssPhase[]): string {
+  const heap = ({ heapUsedBytes, heapTotalBytes }: RssPhase): string =>
+    heapUsedBytes === undefined || heapTotalBytes === undefined ? '' : ` (main heap ${mb(heapUsedBytes)} used of ${mb(heapTotalBytes)})`;
+  return ['Airlock (log on) RSS by phase', ...phases.map((phase) => `  ${phase.phase.padEnd(44)} ${mb(phase.bytes)}${heap(phase)}`)].join(
+    '\n',
+  );
 }

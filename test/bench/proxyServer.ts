@@ -7,6 +7,7 @@
 import type { AddressInfo } from 'node:net';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
+import { writeHeapSnapshot } from 'node:v8';
 
 const { values } = parseArgs({
   options: {
@@ -60,6 +61,15 @@ const tick = (): void => {
   busyTicker = setTimeout(tick, 1);
 };
 process.on('message', (message) => {
+  if (typeof message === 'object' && message !== null && 'heapSnapshot' in message) {
+    // For the memory investigation (issue 20): a snapshot of this thread's heap at a chosen moment.
+    process.send?.({ file: writeHeapSnapshot(String(message.heapSnapshot)) });
+    return;
+  }
+  if (message === 'memory') {
+    process.send?.(process.memoryUsage());
+    return;
+  }
   if (message === 'watch-loop') {
     loopDelay.enable();
     lastCpu = process.threadCpuUsage();

@@ -1,4 +1,4 @@
-import type { PhaseRss } from './issueTable.ts';
+import type { PhaseRss, RssPhase } from './issueTable.ts';
 import type { KeyMaskingResult } from './keyMasking.ts';
 import type { LargeBodyResult, OpenStreamsResult, StreamingResult, ThroughputResult } from './scenarios.ts';
 import type { SmallDuringLargeResult } from './stallScenario.ts';
@@ -20,7 +20,7 @@ export interface BenchResults {
   /** Each proxy's RSS at the end of each phase of the relay runs. */
   rssByPhase: Record<'floor' | 'undiciFloor' | 'airlockLogged', PhaseRss>;
   /** Airlock's (log on) RSS after every phase of the whole bench, in order. */
-  airlockRssPhases: { phase: string; bytes: number }[];
+  airlockRssPhases: RssPhase[];
   stall: StallResults;
 }
 

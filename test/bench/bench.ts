@@ -48,6 +48,8 @@ const MASKING_STREAM_CHUNKS = 40;
 const MASKING_CONCURRENCY = 10;
 const MASKING_RUN_MS = 1_000;
 const MASKING_ROUNDS = 5;
+/** How long after the large bodies their memory is looked at again: three of the reclaimer's checks. */
+const LARGE_BODY_SETTLE_MS = 15_000;
 /** Each large body is sent this many times while the small requests run. */
 const LARGE_BODY_ROUNDS = 2;
 
@@ -285,6 +287,8 @@ async function measureStall(log: (line: string) => void): Promise<StallResults> 
   const proxy = await startProxy('airlock', sink.url, { log: true });
   const airlock = await measureSmallDuringLarge(proxy, bodies, LARGE_BODY_ROUNDS);
   await noteAirlockRss('after the large bodies (own process)', proxy);
+  await delay(LARGE_BODY_SETTLE_MS);
+  await noteAirlockRss(`${LARGE_BODY_SETTLE_MS / 1000} s later`, proxy);
   await stop(proxy, sink);
   return { direct, airlock };
 }

@@ -1,8 +1,9 @@
 /**
- * `npm run bench`: direct connection to the gateway simulator vs a minimal Node pass-through
- * proxy (the floor) vs Airlock, and Airlock with the request log on vs off, in one run. Each
- * server runs in its own process; this process is only the load generator. Prints a table and
- * writes test-results/bench.json. Exits 0 on a MISS (it is a report), non-zero if something broke.
+ * `npm run bench`: direct connection to the gateway simulator vs two minimal Node pass-through
+ * proxies (the node:http floor and the tuned undici floor) vs Airlock, and Airlock with the request
+ * log on vs off, in one run. Each server runs in its own process; this process is only the load
+ * generator. Prints the tables, issue 20's figures against the undici floor with their goals, and
+ * Airlock's RSS after each phase, and writes test-results/bench.json. Exits 0 on a MISS (it is a report), non-zero if something broke.
  *   npm run bench [-- [--cpu-prof] [--heap-snapshots] [--only stall]]
  * --cpu-prof: profile the Airlock process under load; --heap-snapshots: snapshots of the logged
  * Airlock's main heap after each phase of the relay runs (test-results/heap/); --only stall: only

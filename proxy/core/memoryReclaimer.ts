@@ -8,40 +8,48 @@ import { runInNewContext } from 'node:vm';
  * afterwards no collection runs, so the heap stays at its peak for good: after the bench's c=50
  * runs the forwarding thread held 186 MB of heap for 25 MB live, and RSS stayed at 400-540 MB
  * for as long as it was watched. A full collection with compaction while idle gives those pages
- * back (heap 196 -> 23 MB). It costs about 32 ms of CPU with 25 MB live: it runs only while no
- * request is in flight and the loop was nearly idle for a whole interval, once after each burst;
- * a request arriving during it waits for it.
+ * back (heap 196 -> 23 MB). It costs about 32 ms of CPU with 25 MB live: it runs only once no
+ * request has been in flight and the loop nearly idle for 30 s, once after each burst; a request
+ * arriving during it waits for it.
  */
 export interface ReclaimOptions {
   /** How often the thread's idleness and heap are looked at. */
   checkIntervalMs: number;
   /** Heap growth past the size after the last collection that makes one worthwhile. */
   minGrowthBytes: number;
-  /** Event-loop utilization over the last interval at or below which the thread counts as idle. */
+  /** Event-loop utilization over an interval at or below which the thread counts as idle for it. */
   maxIdleUtilization: number;
+  /**
+   * Intervals in a row the thread must be idle first. A collection costs the next burst too: its
+   * heap grows back from the live size, collecting far more often meanwhile (the first 2 s of a c=50
+   * run after one took 2-2.8x the CPU per request), so short pauses in a load are left alone.
+   */
+  idleIntervals: number;
 }
 
 export const DEFAULT_RECLAIM_OPTIONS: ReclaimOptions = {
   checkIntervalMs: 5_000,
   minGrowthBytes: 16 * 1024 * 1024,
   maxIdleUtilization: 0.05,
+  idleIntervals: 6,
 };
 
 export interface ReclaimState {
   heapTotalBytes: number;
   /** The heap's total size after the last reclaim (or at start). */
   baselineBytes: number;
-  /** Event-loop utilization, 0-1, since the last check. */
-  utilization: number;
-  /** Work the thread has in hand (requests in flight): a collection now would hold it up. */
-  busy: boolean;
+  /** Checks in a row, this one included, at which the thread was idle and had nothing in hand. */
+  idleIntervals: number;
 }
 
-/** Whether to collect now: the thread is idle, has nothing in hand, and its heap grew enough to matter. */
+/** Whether a check finds the thread idle: nothing in hand (no request in flight) and its loop nearly unused. */
+export function isIdle(utilization: number, busy: boolean, options: ReclaimOptions): boolean {
+  return !busy && utilization <= options.maxIdleUtilization;
+}
+
+/** Whether to collect now: idle long enough, and the heap grew enough since the last collection to matter. */
 export function shouldReclaim(state: ReclaimState, options: ReclaimOptions): boolean {
-  return (
-    !state.busy && state.utilization <= options.maxIdleUtilization && state.heapTotalBytes - state.baselineBytes >= options.minGrowthBytes
-  );
+  return state.idleIntervals >= options.idleIntervals && state.heapTotalBytes - state.baselineBytes >= options.minGrowthBytes;
 }
 
 type Collect = () => void;
@@ -81,7 +89,7 @@ export interface MemoryReclaimer {
 
 /**
  * Checks every `checkIntervalMs` (an unref'd timer: it never keeps a process alive) and collects
- * when `shouldReclaim` says so. `busy` tells whether the thread has work in hand.
+ * when `shouldReclaim` says so. `busy` tells whether the thread has work in hand at a check.
  */
 export function startMemoryReclaimer(
   busy: () => boolean,
@@ -89,6 +97,7 @@ export function startMemoryReclaimer(
   collect: Collect | null = compactingCollector(),
 ): MemoryReclaimer {
   let reclaims = 0;
+  let idleIntervals = 0;
   let baselineBytes = getHeapStatistics().total_heap_size;
   let lastUtilization: EventLoopUtilization = performance.eventLoopUtilization();
   const timer = setInterval(() => {
@@ -97,8 +106,10 @@ export function startMemoryReclaimer(
     const heapTotalBytes = getHeapStatistics().total_heap_size;
     // A heap that shrank on its own sets the mark lower, so the next burst is measured from there.
     baselineBytes = Math.min(baselineBytes, heapTotalBytes);
-    if (collect === null || !shouldReclaim({ heapTotalBytes, baselineBytes, utilization, busy: busy() }, options)) return;
+    idleIntervals = isIdle(utilization, busy(), options) ? idleIntervals + 1 : 0;
+    if (collect === null || !shouldReclaim({ heapTotalBytes, baselineBytes, idleIntervals }, options)) return;
     collect();
+    idleIntervals = 0;
     reclaims += 1;
     baselineBytes = getHeapStatistics().total_heap_size;
     lastUtilization = performance.eventLoopUtilization();

@@ -1,14 +1,31 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { compactingCollector, DEFAULT_RECLAIM_OPTIONS, shouldReclaim, startMemoryReclaimer } from '../../../proxy/core/memoryReclaimer.ts';
+import {
+  compactingCollector,
+  DEFAULT_RECLAIM_OPTIONS,
+  isIdle,
+  shouldReclaim,
+  startMemoryReclaimer,
+} from '../../../proxy/core/memoryReclaimer.ts';
 
 const MB = 1024 * 1024;
-const idleGrown = { heapTotalBytes: 200 * MB, baselineBytes: 40 * MB, utilization: 0.01, busy: false };
+const idleGrown = { heapTotalBytes: 200 * MB, baselineBytes: 40 * MB, idleIntervals: DEFAULT_RECLAIM_OPTIONS.idleIntervals };
+
+describe('isIdle', () => {
+  it('counts a check as idle only with nothing in flight and the loop nearly unused', () => {
+    expect(isIdle(0.01, false, DEFAULT_RECLAIM_OPTIONS)).toBe(true);
+    expect(isIdle(0.01, true, DEFAULT_RECLAIM_OPTIONS)).toBe(false);
+    expect(isIdle(0.3, false, DEFAULT_RECLAIM_OPTIONS)).toBe(false);
+  });
+});
 
 describe('shouldReclaim', () => {
   it.each([
-    { name: 'idle after a burst that grew the heap', state: idleGrown, expected: true },
-    { name: 'a request in flight', state: { ...idleGrown, busy: true }, expected: false },
-    { name: 'the loop still working', state: { ...idleGrown, utilization: 0.3 }, expected: false },
+    { name: 'idle long enough after a burst that grew the heap', state: idleGrown, expected: true },
+    {
+      name: 'a pause shorter than the idle spell asked for',
+      state: { ...idleGrown, idleIntervals: DEFAULT_RECLAIM_OPTIONS.idleIntervals - 1 },
+      expected: false,
+    },
     {
       name: 'growth below the threshold',
       state: { ...idleGrown, heapTotalBytes: 40 * MB + DEFAULT_RECLAIM_OPTIONS.minGrowthBytes - 1 },
@@ -43,15 +60,17 @@ describe('startMemoryReclaimer', () => {
     vi.useRealTimers();
   });
 
-  it('collects at a check while idle, never while busy, and not after stop', () => {
+  it('collects after the idle checks in a row it asks for, never while busy, and not after stop', () => {
     vi.useFakeTimers();
     const collect = vi.fn();
     let busy = true;
-    const options = { checkIntervalMs: 1_000, minGrowthBytes: -Number.MAX_SAFE_INTEGER, maxIdleUtilization: 1 };
+    const options = { checkIntervalMs: 1_000, minGrowthBytes: -Number.MAX_SAFE_INTEGER, maxIdleUtilization: 1, idleIntervals: 2 };
     const reclaimer = startMemoryReclaimer(() => busy, options, collect);
     vi.advanceTimersByTime(3_000);
     expect(collect).not.toHaveBeenCalled();
     busy = false;
+    vi.advanceTimersByTime(1_000);
+    expect(collect).not.toHaveBeenCalled();
     vi.advanceTimersByTime(1_000);
     expect(collect).toHaveBeenCalledTimes(1);
     expect(reclaimer.reclaims).toBe(1);

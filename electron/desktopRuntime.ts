@@ -9,18 +9,25 @@
  * The cost is that the proxy shares the main process's event loop; it is I/O-bound, its log
  * writes are batched off the request path, and the main process does little else.
  */
+import { budgetProgress } from '../proxy/app/control/budgets.ts';
+import type { BudgetProgress } from '../proxy/contracts/api.ts';
 import type { ConfigFile } from '../proxy/contracts/config.ts';
-import { startOfLocalDayMs } from '../proxy/spend/spendLedger.ts';
+import { startOfLocalDayMs } from '../proxy/core/localPeriods.ts';
+import type { ConnectService } from '../proxy/app/connect/connectService.ts';
 import type { ConfigStore } from '../proxy/app/profiles/configStore.ts';
 import { startAirlock } from '../proxy/app/startAirlock.ts';
 import { createKeytarSecretStore } from '../proxy/app/secrets/keytarStore.ts';
-import { clientTokenAccount, KeychainUnavailableError, type SecretStore } from '../proxy/app/secrets/secretStore.ts';
+import { clientTokenAccount, KeychainUnavailableError, type SecretStore } from '../proxy/contracts/secretStore.ts';
 import type { ProxyHandle } from '../proxy/http/startServer.ts';
 
 export interface DesktopRuntime {
   proxy: ProxyHandle;
   config: ConfigStore;
   controlToken: string;
+  /** Writes the tools' config files (the tray's Connect submenu). */
+  connect: ConnectService;
+  /** Every daily and monthly cap with its spend so far, for the 50/80/100% alerts. */
+  budgets(): BudgetProgress[];
   /** Credits spent since local midnight, from the request log (so a restart does not reset the tray). */
   todaySpendCredits(): number;
   /** A client token to paste into a tool: the first one whose secret the keychain still holds. */
@@ -46,6 +53,8 @@ export async function startDesktopRuntime(options: DesktopRuntimeOptions): Promi
     proxy: airlock.proxy,
     config: airlock.store,
     controlToken: airlock.controlToken,
+    connect: airlock.connect,
+    budgets: () => budgetProgress(airlock.config.snapshot(), (query) => airlock.log.spendSince(query), Date.now()),
     todaySpendCredits: () => airlock.log.totals({ fromMs: startOfLocalDayMs(Date.now()), toMs: Date.now() }).costCredits,
     readClientToken: () => firstClientToken(airlock.config.snapshot(), secrets),
     stop: async (drainMs) => {

@@ -11,11 +11,13 @@ import { setActiveProfile, updateSettings } from '../proxy/app/profiles/configMu
 import { resolveDataDir } from '../proxy/app/dataDir.ts';
 import { emptyConfig } from '../proxy/contracts/config.ts';
 import { DEFAULT_PORT } from '../proxy/contracts/defaults.ts';
-import { startOfLocalDayMs } from '../proxy/spend/spendLedger.ts';
+import { startOfLocalDayMs } from '../proxy/core/localPeriods.ts';
 import { type DesktopRuntime, startDesktopRuntime } from './desktopRuntime.ts';
 import { registerIpcHandlers } from './ipcHandlers.ts';
+import type { BudgetProgress } from '../proxy/contracts/api.ts';
 import type { AppState } from './logic/appState.ts';
 import { composeAppState, portFromEnv } from './logic/composeState.ts';
+import { summarizeConnectTools } from './logic/connectMenu.ts';
 import { classifyStartupError, quitDrainMs, startupProblemView } from './logic/lifecycle.ts';
 import { appUiUrl, DEFAULT_EXTERNAL_ORIGINS, gatewayOrigins } from './logic/navigation.ts';
 import { decideNotifications } from './logic/notifications.ts';
@@ -36,6 +38,11 @@ let traffic: TrafficState = emptyTrafficState(startOfLocalDayMs(Date.now()));
 let alarmKeys: ReadonlySet<string> = new Set();
 let quitting = false;
 let tray: TrayController | null = null;
+let connectTools: AppState['connectTools'] = [];
+let budgets: BudgetProgress[] = [];
+let budgetsReadAtMs = 0;
+/** Each read asks the log once per cap; at most this often while requests keep finishing. */
+const BUDGET_READ_INTERVAL_MS = 5_000;
 
 const proxyOrigin = (): string | null => (proxyStatus.status === 'serving' || proxyStatus.status === 'paused' ? proxyStatus.origin : null);
 const externalOrigins = (): string[] => [
@@ -53,7 +60,7 @@ const mainWindow = new MainWindow({
 });
 
 function currentState(): AppState {
-  return composeAppState(proxyStatus, runtime?.config.snapshot() ?? emptyConfig(), traffic);
+  return composeAppState(proxyStatus, runtime?.config.snapshot() ?? emptyConfig(), traffic, connectTools, budgets);
 }
 
 /** The URL the window should show now: the UI, or the problem page when the proxy did not start. */
@@ -64,13 +71,59 @@ function windowUrl(): string {
   return problemPageDataUrl(startupProblemView(problem, proxyStatus.port), PRODUCT_NAME);
 }
 
+/** Re-reads the caps' spend when the last read is older than the interval (or when forced). */
+function readBudgets(force: boolean): void {
+  const nowMs = Date.now();
+  if (!runtime || (!force && nowMs - budgetsReadAtMs < BUDGET_READ_INTERVAL_MS)) return;
+  budgetsReadAtMs = nowMs;
+  try {
+    budgets = runtime.budgets();
+  } catch (error) {
+    console.error('[airlock] reading the budgets failed:', error instanceof Error ? error.message : 'unknown error');
+  }
+}
+
 function refresh(): void {
+  readBudgets(false);
   const state = currentState();
   tray?.render(state);
   const decision = decideNotifications(alarmKeys, state);
   alarmKeys = decision.activeAlarmKeys;
   if (Notification.isSupported())
     for (const notice of decision.notices) new Notification({ title: notice.title, body: notice.body }).show();
+}
+
+/** Re-reads which tools' configs exist and point at Airlock (the files can change behind the app's back). */
+async function refreshConnectTools(): Promise<void> {
+  if (!runtime) return;
+  try {
+    connectTools = summarizeConnectTools((await runtime.connect.list()).tools);
+  } catch (error) {
+    console.error('[airlock] reading the tools for Connect failed:', error instanceof Error ? error.message : 'unknown error');
+  }
+  refresh();
+}
+
+function notify(title: string, body: string): void {
+  if (Notification.isSupported()) new Notification({ title, body }).show();
+}
+
+/** A Connect action from the tray: its outcome (or its refusal, which says the fix) as a notification. */
+async function runConnectAction(action: Extract<TrayAction, { kind: 'connectTool' | 'undoConnect' }>): Promise<void> {
+  if (!runtime) return;
+  const title = connectTools.find((tool) => tool.id === action.tool)?.title ?? action.tool;
+  try {
+    if (action.kind === 'connectTool') {
+      const applied = await runtime.connect.apply(action.tool);
+      notify(`${title} now uses Airlock`, `Client token "${applied.tokenName}" written; undo from the tray or the window.`);
+    } else {
+      await runtime.connect.undo(action.tool);
+      notify(`${title} setup undone`, 'Its config file is back as it was before Airlock wrote it.');
+    }
+  } catch (error) {
+    notify(`${title}: Connect failed`, error instanceof Error ? error.message : 'unknown error');
+  }
+  await refreshConnectTools();
 }
 
 function trayIconPath(state: TrayIconState): string {
@@ -110,6 +163,10 @@ async function handleTrayAction(action: TrayAction): Promise<void> {
     case 'setStartAtLogin':
       setStartAtLogin(action.enabled);
       return;
+    case 'connectTool':
+    case 'undoConnect':
+      await runConnectAction(action);
+      return;
     case 'quit':
       app.quit();
       return;
@@ -137,8 +194,14 @@ function followTraffic(started: DesktopRuntime): void {
       traffic = rolled;
       refresh();
     }
+    void refreshConnectTools();
   }, 60_000).unref();
-  started.config.onChange(() => refresh());
+  started.config.onChange(() => {
+    // A cap just changed: its alert share may have changed with it.
+    readBudgets(true);
+    refresh();
+    void refreshConnectTools();
+  });
 }
 
 async function startProxy(port: number): Promise<void> {
@@ -148,6 +211,7 @@ async function startProxy(port: number): Promise<void> {
     proxyStatus = { status: 'serving', port: runtime.proxy.port, origin: runtime.proxy.url };
     traffic = { ...traffic, todaySpendCredits: runtime.todaySpendCredits() };
     followTraffic(runtime);
+    await refreshConnectTools();
   } catch (error) {
     proxyStatus = { status: 'failed', port, problem: classifyStartupError(error, port) };
   }
@@ -161,7 +225,8 @@ function installTestHooks(): void {
     airlockTestHooks: {
       trayMenu: () => tray?.model() ?? [],
       clickTrayItem: async (id: string) => {
-        const item = tray?.model().find((candidate) => candidate.id === id);
+        const items = (tray?.model() ?? []).flatMap((entry) => (entry.type === 'submenu' ? [entry, ...entry.items] : [entry]));
+        const item = items.find((candidate) => candidate.id === id);
         if (!item || !('action' in item)) throw new Error(`no clickable tray item ${id}`);
         await handleTrayAction(item.action);
       },

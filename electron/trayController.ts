@@ -29,6 +29,8 @@ function toMenuItem(item: MenuItemModel, onAction: (action: TrayAction) => void)
       };
     case 'checkbox':
       return { id: item.id, type: 'checkbox', label: item.label, checked: item.checked, click: () => onAction(item.action) };
+    case 'submenu':
+      return { id: item.id, label: item.label, submenu: item.items.map((child) => toMenuItem(child, onAction)) };
   }
 }
 

@@ -1,3 +1,6 @@
+import type { BudgetAlertPercent } from '../../proxy/contracts/api.ts';
+import type { ConnectToolSummary } from './connectMenu.ts';
+
 /**
  * The desktop app's state as the tray, the notifications and the window's fallback page see it.
  * Plain data: the main process rebuilds it from the proxy handle and the stores on every change.
@@ -22,6 +25,16 @@ export interface ProfileSummary {
   name: string;
 }
 
+export interface BudgetAlert {
+  scope: 'profile' | 'client';
+  /** Profile id or client token name. */
+  subject: string;
+  period: 'daily' | 'monthly';
+  percent: BudgetAlertPercent;
+  spentCredits: number;
+  capCredits: number;
+}
+
 export interface AppState {
   proxy:
     | { status: 'starting'; port: number }
@@ -33,9 +46,15 @@ export interface AppState {
   todaySpendCredits: number | null;
   /** Profiles whose key the gateway answered 401/403 to since the last change of key. */
   keyRejectedProfileIds: readonly string[];
+  /** Profiles whose gateway account has no balance or quota left, until a request on it succeeds. */
+  quotaExhaustedProfileIds: readonly string[];
   /** Human names of the caps reached today, e.g. "profile main: daily cap". */
   budgetCapsReached: readonly string[];
   hasClientToken: boolean;
   startAtLogin: boolean;
   notificationsEnabled: boolean;
+  /** Caps whose spend passed an alert share (50, 80 or 100%) this period. */
+  budgetAlerts: readonly BudgetAlert[];
+  /** The tools Connect can set up, for the tray's Connect submenu. */
+  connectTools: readonly ConnectToolSummary[];
 }

@@ -1,3 +1,4 @@
+import type { BudgetProgress } from '../../proxy/contracts/api.ts';
 import type { AppState } from './appState.ts';
 import type { TrafficState } from './trafficState.ts';
 
@@ -9,18 +10,29 @@ export interface ConfigView {
   settings: { notifications: boolean; startAtLogin: boolean };
 }
 
-/** The app state from its sources: proxy status, the config snapshot and the traffic seen so far. */
-export function composeAppState(proxy: AppState['proxy'], config: ConfigView, traffic: TrafficState): AppState {
+/** The app state from its sources: proxy status, the config snapshot, the traffic seen so far, the tools found and the caps' progress. */
+export function composeAppState(
+  proxy: AppState['proxy'],
+  config: ConfigView,
+  traffic: TrafficState,
+  connectTools: AppState['connectTools'],
+  budgets: readonly BudgetProgress[],
+): AppState {
   return {
     proxy,
     profiles: config.profiles.map((profile) => ({ id: profile.id, name: profile.name })),
     activeProfileId: config.activeProfileId,
     todaySpendCredits: traffic.todaySpendCredits,
     keyRejectedProfileIds: traffic.keyRejectedProfileIds,
+    quotaExhaustedProfileIds: traffic.quotaExhaustedProfileIds,
     budgetCapsReached: traffic.budgetCapsReached,
     hasClientToken: config.clientTokens.length > 0,
     startAtLogin: config.settings.startAtLogin,
     notificationsEnabled: config.settings.notifications,
+    connectTools,
+    budgetAlerts: budgets.flatMap(({ scope, subject, period, alertPercent, spentCredits, capCredits }) =>
+      alertPercent === null ? [] : [{ scope, subject, period, percent: alertPercent, spentCredits, capCredits }],
+    ),
   };
 }
 

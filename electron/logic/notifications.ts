@@ -1,7 +1,8 @@
+import { formatCredits } from '../../proxy/contracts/amounts.ts';
 import type { AppState } from './appState.ts';
 
 /**
- * Which state changes deserve an OS notification: a budget cap reached, the key rejected by the
+ * Which state changes deserve an OS notification: a budget cap at 50, 80 or 100% or reached, the key rejected by the
  * gateway, the proxy unable to start. Each alarm notifies once when it appears; it notifies again
  * only after it has cleared and come back. With notifications off nothing is shown, but alarms
  * are still tracked so turning them on does not replay old ones.
@@ -27,6 +28,15 @@ export function activeAlarms(state: AppState): Notice[] {
       alarmKey: `key:${profileId}`,
       title: 'Gateway key rejected',
       body: `The gateway rejected the key of profile "${name}". Set a new key in Airlock.`,
+    });
+  }
+  for (const alert of state.budgetAlerts) {
+    const who = `${alert.scope === 'profile' ? 'Profile' : 'Client'} ${alert.subject}`;
+    alarms.push({
+      // One per share and period: passing 80% after 50% notifies again; a new period clears both.
+      alarmKey: `budget-share:${alert.scope}:${alert.subject}:${alert.period}:${alert.percent}`,
+      title: alert.percent === 100 ? 'Budget used up' : `Budget ${alert.percent}% used`,
+      body: `${who}: ${formatCredits(alert.spentCredits)} of ${formatCredits(alert.capCredits)} credits ${alert.period === 'daily' ? 'today' : 'this month'}.${alert.percent === 100 ? ' Its requests are refused until the cap resets or you raise it.' : ''}`,
     });
   }
   for (const cap of state.budgetCapsReached) {

@@ -9,6 +9,8 @@ export interface TrafficState {
   dayStartMs: number;
   todaySpendCredits: number;
   keyRejectedProfileIds: readonly string[];
+  /** Profiles whose gateway account said its balance or quota is used up; cleared by a success. */
+  quotaExhaustedProfileIds: readonly string[];
   budgetCapsReached: readonly string[];
 }
 
@@ -20,7 +22,7 @@ export interface FinishedRequest {
 }
 
 export function emptyTrafficState(dayStartMs: number): TrafficState {
-  return { dayStartMs, todaySpendCredits: 0, keyRejectedProfileIds: [], budgetCapsReached: [] };
+  return { dayStartMs, todaySpendCredits: 0, keyRejectedProfileIds: [], quotaExhaustedProfileIds: [], budgetCapsReached: [] };
 }
 
 export function budgetCapLabel(profileId: string): string {
@@ -34,7 +36,13 @@ function withItem(items: readonly string[], item: string, present: boolean): rea
 }
 
 export function rollDay(state: TrafficState, dayStartMs: number): TrafficState {
-  return dayStartMs === state.dayStartMs ? state : { ...emptyTrafficState(dayStartMs), keyRejectedProfileIds: state.keyRejectedProfileIds };
+  return dayStartMs === state.dayStartMs
+    ? state
+    : {
+        ...emptyTrafficState(dayStartMs),
+        keyRejectedProfileIds: state.keyRejectedProfileIds,
+        quotaExhaustedProfileIds: state.quotaExhaustedProfileIds,
+      };
 }
 
 export function applyFinishedRequest(previous: TrafficState, request: FinishedRequest, dayStartMs: number): TrafficState {
@@ -52,6 +60,11 @@ export function applyFinishedRequest(previous: TrafficState, request: FinishedRe
         : succeeded
           ? withItem(state.keyRejectedProfileIds, request.profileId, false)
           : state.keyRejectedProfileIds,
+    quotaExhaustedProfileIds: withItem(
+      state.quotaExhaustedProfileIds,
+      request.profileId,
+      request.errorClass === 'quota_exhausted' || (!succeeded && state.quotaExhaustedProfileIds.includes(request.profileId)),
+    ),
     budgetCapsReached:
       request.errorClass === 'budget_exceeded'
         ? withItem(state.budgetCapsReached, budgetCap, true)

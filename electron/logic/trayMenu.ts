@@ -1,6 +1,8 @@
 import { toCny } from '../../proxy/spend/constants.ts';
 import { formatCredits, formatMoney } from '../../proxy/contracts/amounts.ts';
+import type { ConnectToolId } from '../../proxy/contracts/connect.ts';
 import type { AppState } from './appState.ts';
+import { buildConnectSubmenu } from './connectMenu.ts';
 
 /**
  * The tray menu as data: a pure function of the app state, cheap enough to rebuild on every state
@@ -13,6 +15,8 @@ export type TrayAction =
   | { kind: 'setPaused'; paused: boolean }
   | { kind: 'openWindow' }
   | { kind: 'setStartAtLogin'; enabled: boolean }
+  | { kind: 'connectTool'; tool: ConnectToolId }
+  | { kind: 'undoConnect'; tool: ConnectToolId }
   | { kind: 'quit' };
 
 export type MenuItemModel =
@@ -20,7 +24,8 @@ export type MenuItemModel =
   | { type: 'separator'; id: string }
   | { type: 'action'; id: string; label: string; enabled: boolean; action: TrayAction }
   | { type: 'radio'; id: string; label: string; checked: boolean; enabled: boolean; action: TrayAction }
-  | { type: 'checkbox'; id: string; label: string; checked: boolean; action: TrayAction };
+  | { type: 'checkbox'; id: string; label: string; checked: boolean; action: TrayAction }
+  | { type: 'submenu'; id: string; label: string; items: MenuItemModel[] };
 
 /** Base URL forms clients expect: OpenAI-style SDKs want `/v1`, Anthropic-style ones the root. */
 export function openAiBaseUrl(proxyOrigin: string): string {
@@ -113,6 +118,7 @@ export function buildTrayMenuModel(state: AppState): MenuItemModel[] {
     spendItem(state),
     { type: 'separator', id: 'sep-copy' },
     ...copyItems(state),
+    buildConnectSubmenu(state),
     { type: 'separator', id: 'sep-control' },
     pauseItem(state),
     { type: 'action', id: 'open-window', label: 'Open Airlock', enabled: true, action: { kind: 'openWindow' } },

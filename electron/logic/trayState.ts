@@ -1,8 +1,8 @@
 import type { AppState } from './appState.ts';
 
 /**
- * The tray icon's state and tooltip. Precedence: an error (the proxy could not start, or the
- * gateway rejected the key) hides everything else because nothing works until it is fixed; then a
+ * The tray icon's state and tooltip. Precedence: an error (the proxy could not start, the
+ * gateway rejected the key, or its account is out of balance) hides everything else because nothing works until it is fixed; then a
  * reached budget (requests are being refused); then paused; else serving.
  */
 export type TrayIconState = 'serving' | 'paused' | 'error' | 'budget';
@@ -10,7 +10,8 @@ export type TrayIconState = 'serving' | 'paused' | 'error' | 'budget';
 export const TRAY_ICON_STATES: readonly TrayIconState[] = ['serving', 'paused', 'error', 'budget'];
 
 export function trayIconState(state: AppState): TrayIconState {
-  if (state.proxy.status === 'failed' || state.keyRejectedProfileIds.length > 0) return 'error';
+  if (state.proxy.status === 'failed' || state.keyRejectedProfileIds.length > 0 || state.quotaExhaustedProfileIds.length > 0)
+    return 'error';
   if (state.budgetCapsReached.length > 0) return 'budget';
   if (state.proxy.status === 'paused') return 'paused';
   return 'serving';
@@ -33,6 +34,8 @@ export function trayTooltip(state: AppState, productName: string): string {
       return `${productName}: paused${profilePart}`;
     case 'serving': {
       if (state.keyRejectedProfileIds.length > 0) return `${productName}: the gateway rejected the key${profilePart}`;
+      if (state.quotaExhaustedProfileIds.length > 0)
+        return `${productName}: the gateway account is out of balance, top it up${profilePart}`;
       if (state.budgetCapsReached.length > 0) return `${productName}: budget reached (${state.budgetCapsReached.join(', ')})`;
       return `${productName}: serving on ${proxy.origin.replace('http://', '')}${profilePart}`;
     }

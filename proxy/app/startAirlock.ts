@@ -1,3 +1,5 @@
+import { homedir } from 'node:os';
+import { DEFAULT_HOST } from '../contracts/defaults.ts';
 import { createClientAuthenticator } from '../http/clientAuthenticator.ts';
 import { loadControlToken } from '../http/controlToken.ts';
 import { createTargetResolver } from './targetResolver.ts';
@@ -16,11 +18,13 @@ import { openConfigStore, type ConfigStore } from './profiles/configStore.ts';
 import { EnvKeySource } from './secrets/envKeySource.ts';
 import { KeyCache } from './secrets/keyCache.ts';
 import { createKeytarSecretStore } from './secrets/keytarStore.ts';
-import type { SecretStore } from './secrets/secretStore.ts';
+import type { SecretStore } from '../contracts/secretStore.ts';
 import type { StopReport } from '../forward/shutdown.ts';
 import { startServer, type ProxyHandle } from '../http/startServer.ts';
 import { COMMAND_LINE_PROFILE_ID, overlayConfig, type ConfigSource } from './configOverlay.ts';
+import { ConnectService } from './connect/connectService.ts';
 import { lockDataDir } from './dataDirLock.ts';
+import { followTraceExport } from './export/traceExport.ts';
 import { makeDataDirPrivate } from './privateDataDir.ts';
 
 export interface AirlockOptions {
@@ -35,6 +39,8 @@ export interface AirlockOptions {
   uiDir?: string;
   /** A hard limit on the request log's database; past it writes fail as on a full disk. None by default. */
   maxLogBytes?: number;
+  /** Where Connect finds the tools' config files; the user's home by default. */
+  homeDir?: string;
 }
 
 export interface Airlock {
@@ -46,6 +52,8 @@ export interface Airlock {
   spendGate: SpendGateControl;
   capabilities: CapabilityService;
   control: ControlApi;
+  /** Writes the tools' config files (window, tray). */
+  connect: ConnectService;
   /** Opens the control API (and the window); never a client token. */
   controlToken: string;
   /** Things the user should know at start (no keychain, broken config file, a damaged log set aside). */
@@ -150,6 +158,17 @@ async function startWithDataDir(options: AirlockOptions): Promise<Airlock> {
       return isLocalRefusal(target) ? null : target;
     },
   });
+  let proxyUrl = `http://${DEFAULT_HOST}:${options.port}`;
+  const connect = new ConnectService({
+    homeDir: options.homeDir ?? homedir(),
+    env: options.env,
+    dataDir: options.dataDir,
+    config: { snapshot: () => config.snapshot(), update: (mutator) => store.update(mutator) },
+    secrets,
+    proxyUrl: () => proxyUrl,
+    nowMs: Date.now,
+    knownSecrets,
+  });
   const control = createControlRouter({
     controlToken: controlToken.token,
     config: { snapshot: () => config.snapshot(), update: (mutator) => store.update(mutator) },
@@ -160,6 +179,7 @@ async function startWithDataDir(options: AirlockOptions): Promise<Airlock> {
     log,
     spendGate,
     capabilities,
+    connect,
     startupAlarms: logRecovery ? [{ kind: 'log_recovered', message: logRecovery.message }] : [],
     ...(options.uiDir ? { uiDir: options.uiDir } : {}),
   });
@@ -178,7 +198,9 @@ async function startWithDataDir(options: AirlockOptions): Promise<Airlock> {
     await log.close();
     throw error;
   });
+  proxyUrl = proxy.url;
   const detachLog = log.attach(proxy.events);
+  const traceExport = followTraceExport({ config, events: proxy.events, report: (message) => console.error(`[airlock] ${message}`) });
   control.attach(proxy);
   return {
     proxy,
@@ -189,11 +211,13 @@ async function startWithDataDir(options: AirlockOptions): Promise<Airlock> {
     spendGate,
     capabilities,
     control,
+    connect,
     controlToken: controlToken.token,
     notices,
     logRecovery,
     async stop(stopOptions) {
       const report = await proxy.stop(stopOptions);
+      await traceExport.stop();
       detachLog();
       control.close();
       following.stop();

@@ -23,16 +23,18 @@ export function createTargetResolver(config: { snapshot(): ConfigFile }, keys: K
       if (profileId === null) return noProfile(snapshot);
       const profile = snapshot.profiles.find((candidate) => candidate.id === profileId);
       if (!profile) return noProfile(snapshot);
-      const apiKey = envKey?.keyFor(profileId) ?? keys.getKeyForRequest(profileId);
+      const environmentKey = envKey?.keyFor(profileId) ?? null;
+      const apiKey = environmentKey ?? keys.getKeyForRequest(profileId);
       if (!apiKey) {
+        // 403, not 5xx: every client retries 5xx, and a missing key is fixed by configuration, not by waiting.
         return {
-          status: 503,
+          status: 403,
           errorClass: 'no_key',
           code: 'no_key',
           message: `Profile "${profileId}" has no gateway key. Run \`${CLI_COMMAND} key set ${profileId}\` or set it in the Airlock window.`,
         };
       }
-      return { profile, apiKey };
+      return environmentKey === null ? { profile, apiKey } : { profile, apiKey, keyFromEnvironment: true };
     },
   };
 }
@@ -42,5 +44,5 @@ function noProfile(snapshot: ConfigFile): LocalRefusal {
     snapshot.profiles.length === 0
       ? `Airlock has no gateway profile yet. Add one with \`${CLI_COMMAND} profile add <id> --name <name> --base-url <url>\` or in the Airlock window.`
       : `No active profile. Choose one with \`${CLI_COMMAND} profile use <id>\` (profiles: ${snapshot.profiles.map((p) => p.id).join(', ')}) or in the Airlock window.`;
-  return { status: 503, errorClass: 'no_key', code: 'no_profile', message };
+  return { status: 403, errorClass: 'no_key', code: 'no_profile', message };
 }

@@ -40,7 +40,9 @@ export interface MoneyAmount {
 
 export type AlarmKind =
   | 'budget_reached'
+  | 'budget_warning'
   | 'key_rejected'
+  | 'quota_exhausted'
   | 'log_degraded'
   | 'log_recovered'
   | 'ledger_incomplete'
@@ -202,6 +204,10 @@ export interface SpendDay {
   creditsByModel: Record<string, number>;
 }
 
+/** The shares of a cap at which the window and the tray alert, not only when it is reached. */
+export const BUDGET_ALERT_PERCENTS = [50, 80, 100] as const;
+export type BudgetAlertPercent = (typeof BUDGET_ALERT_PERCENTS)[number];
+
 export interface BudgetProgress {
   scope: 'profile' | 'client';
   /** Profile id or client token name. */
@@ -210,6 +216,8 @@ export interface BudgetProgress {
   capCredits: number;
   spentCredits: number;
   reached: boolean;
+  /** The highest alert share the spend has passed this period; null below the first. */
+  alertPercent: BudgetAlertPercent | null;
 }
 
 export interface TopUpTier {

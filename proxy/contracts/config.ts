@@ -32,11 +32,23 @@ export const burstLimitsSchema = z.object({
   maxCreditsPerMinute: z.number('must be a number').positive('must be above 0').default(5),
 });
 
+/**
+ * Traces to an OpenTelemetry collector: one span per request, no bodies (proxy/app/export/). Off
+ * unless the user gives an OTLP/HTTP endpoint; a base URL gets the standard `/v1/traces` path.
+ */
+export const traceExportSchema = z.object({
+  otlpEndpoint: z
+    .url({ protocol: /^https?$/, error: 'an http:// or https:// URL' })
+    .nullable()
+    .default(null),
+});
+
 export const settingsSchema = z.object({
   requireClientToken: z.boolean().default(true),
   burstLimits: burstLimitsSchema.default(burstLimitsSchema.parse({})),
   notifications: z.boolean().default(true),
   startAtLogin: z.boolean().default(false),
+  traceExport: traceExportSchema.default(traceExportSchema.parse({})),
 });
 
 export const configFileSchema = z
@@ -78,6 +90,7 @@ export const configFileSchema = z
 export type ClientTokenRecord = z.infer<typeof clientTokenRecordSchema>;
 export type Settings = z.infer<typeof settingsSchema>;
 export type BurstLimits = z.infer<typeof burstLimitsSchema>;
+export type TraceExportSettings = z.infer<typeof traceExportSchema>;
 export type ConfigFile = z.infer<typeof configFileSchema>;
 
 export function emptyConfig(): ConfigFile {

@@ -7,6 +7,7 @@ export const UPSTREAM_ERROR_CLASSES = [
   'auth',
   'model_not_found',
   'rate_limited',
+  'quota_exhausted',
   'upstream_error',
   'timeout_connect',
   'timeout_idle',
@@ -39,5 +40,5 @@ export type ErrorClass = UpstreamErrorClass | LocalErrorClass;
 
 /** The OpenAI error shape every client understands. */
 export interface OpenAiErrorBody {
-  error: { message: string; type: ErrorClass; code: string; param?: string | null };
+  error: { message: string; type: ErrorClass; code: string; param?: string | null; request_id?: string };
 }

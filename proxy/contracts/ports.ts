@@ -40,6 +40,8 @@ export interface UpstreamTarget {
   profile: Profile;
   /** Already cleaned (see cleanApiKey). Never logged, never returned by any API. */
   apiKey: string;
+  /** The key came from AIRLOCK_API_KEY for this run, not from the profile: fixing it means restarting with another. */
+  keyFromEnvironment?: boolean;
 }
 
 export interface TargetResolver {
@@ -51,6 +53,8 @@ export interface SpendCheckInput {
   requestId: string;
   identity: ClientIdentity;
   profile: Profile;
+  /** As UpstreamTarget says: the fix a refusal names differs. */
+  keyFromEnvironment?: boolean;
   method: string;
   upstreamPath: string;
   upstreamModel: string | null;
@@ -63,6 +67,8 @@ export interface SpendOutcome {
   identity: ClientIdentity;
   profileId: string;
   status: number;
+  /** The gateway rejected the key (class `auth`): the only outcome that opens the auth breaker. */
+  keyRejected: boolean;
   costCredits: number | null;
   atMs: number;
 }

@@ -14,6 +14,10 @@ export interface ClientErrorDetail {
   upstreamStatus?: number;
   /** Secrets to remove from upstream text on top of anything shaped like a key. */
   knownSecrets?: string[];
+  /** The gateway's id for the attempt the client sees: support asks for it (docs/gateway-spec.md rule 5). */
+  upstreamRequestId?: string;
+  /** The address a wrong base URL error names. */
+  baseUrl?: string;
 }
 
 const TIMEOUT_SETTING: Partial<Record<ErrorClass, string>> = {
@@ -56,16 +60,30 @@ export function buildClientError(errorClass: ErrorClass, detail: ClientErrorDeta
     if (said !== '') parts.push(`Gateway said: "${truncate(said, MAX_UPSTREAM_MESSAGE_CHARS)}"`);
   }
 
+  if (detail.upstreamRequestId) parts.push(`Gateway request id: ${detail.upstreamRequestId}.`);
+
   const upstreamCode = detail.upstreamCode ? truncate(redactSecrets(detail.upstreamCode, secrets), MAX_CODE_CHARS) : '';
   return {
-    error: { message: parts.join(' '), type: errorClass, code: upstreamCode || errorClass, param: null },
+    error: {
+      message: parts.join(' '),
+      type: errorClass,
+      code: upstreamCode || errorClass,
+      param: null,
+      ...(detail.upstreamRequestId ? { request_id: detail.upstreamRequestId } : {}),
+    },
   };
 }
 
 function causeSuffix(errorClass: ErrorClass, detail: ClientErrorDetail): string {
   const setting = TIMEOUT_SETTING[errorClass];
   if (setting && detail.timeoutMs !== undefined) return ` (${setting} = ${detail.timeoutMs} ms)`;
-  if ((errorClass === 'auth' || errorClass === 'no_key' || errorClass === 'circuit_open') && detail.profileName) {
+  if (errorClass === 'html_instead_of_json' && detail.profileName && detail.baseUrl) {
+    return ` (profile "${detail.profileName}", base URL ${detail.baseUrl})`;
+  }
+  if (
+    (errorClass === 'auth' || errorClass === 'no_key' || errorClass === 'circuit_open' || errorClass === 'quota_exhausted') &&
+    detail.profileName
+  ) {
     return ` (profile "${detail.profileName}")`;
   }
   return '';

@@ -1,4 +1,4 @@
-import type { ErrorClass, UpstreamErrorClass } from '../contracts/errors.ts';
+import type { UpstreamErrorClass } from '../contracts/errors.ts';
 import { extractUpstreamError, isErrorOnlyBody } from './upstreamErrorBody.ts';
 
 export { explainError } from './errorExplanations.ts';
@@ -17,39 +17,63 @@ export interface UpstreamResponseSummary {
 /** Wording gateways use for an unknown or unavailable model (OpenAI, One/New API relays, Chinese relays). */
 const MODEL_MISSING =
   /model[^.\n]{0,80}?(not[ _]found|does ?n[o']t exist|not exist|not available|unavailable|no available channel|无可用渠道)|(unknown|invalid|no such|unsupported) model\b|model_not_found|模型.{0,40}(不存在|无可用)/i;
+/**
+ * A model the key may not use: new-api's 403 "该令牌无权访问模型" and LiteLLM's 401
+ * `key_model_access_denied` (test/simulator/dialects.ts cites both). The key is fine: the model is not open to it.
+ */
+const MODEL_NOT_OPEN = /无权访问模型|not allowed to access model|key_model_access_denied/i;
+/**
+ * An empty balance or a spent budget: OpenAI's 429 `insufficient_quota`, new-api's 403
+ * `insufficient_user_quota`, LiteLLM's 400 `budget_exceeded`, OpenRouter's 402 "Insufficient credits".
+ * Waiting does not refill it, so it is final.
+ */
+const QUOTA_CODES = new Set(['insufficient_quota', 'insufficient_user_quota', 'budget_exceeded', 'insufficient_balance', 'quota_exceeded']);
+const QUOTA_WORDING = /insufficient[ _](credits|balance|quota)|budget has been exceeded|额度不足|余额不足/i;
+/** Codes that say the key itself was rejected, whatever the status (a 403 with one is a rejected key too). */
+const INVALID_KEY_CODES = new Set(['invalid_api_key', 'token_not_found_in_db', 'invalid_token', 'authentication_error', 'unauthorized']);
 
 /**
  * Classifies a gateway answer by docs/gateway-spec.md §7. Choices the contract leaves open:
- * - Status-only signals win over the body: 408/504/524 are timeouts, 429 is rate_limited, other
- *   5xx are upstream_error even as an HTML page (a proxy in front of the gateway reporting a fault).
+ * - An empty balance or spent budget is quota_exhausted at any status (402, 429, 403, 400).
+ * - Status-only signals win over the rest of the body: 408/504/524 are timeouts, 429 is
+ *   rate_limited, other 5xx are upstream_error even as an HTML page (a proxy in front of the
+ *   gateway reporting a fault), except a JSON 503 naming a missing model (new-api's "No available
+ *   channel for model"), which no wait fixes.
+ * - A 401 is a rejected key whatever its body, an HTML page included, unless it names a model the
+ *   key may not use. Only `auth` opens the circuit breaker, so a 403 is `auth` only with an
+ *   invalid-key code; any other 403 is bad_request (the request is refused, the key is fine).
  * - Otherwise HTML where JSON was expected is html_instead_of_json at any status, and so is a 3xx
  *   (the address redirects: wrong scheme, host or path); the fix is the same, correct the base URL.
  * - A JSON 404 that does not mention a model is bad_request: the gateway has no such endpoint, so
  *   retrying cannot help and the client must change the path or the API it uses.
- * - 402 (balance) is rate_limited, the contract's "balance or quota insufficient".
  * - 529 (overloaded) is upstream_error and is not retried: it is not in rule 1's list.
  */
 export function classifyUpstreamResponse(input: UpstreamResponseSummary): UpstreamErrorClass | null {
   const { status, bodyText } = input;
   const html = isHtml(input.contentType, bodyText);
+  const upstream = extractUpstreamError(bodyText);
+  const said = upstream.message ?? (html ? '' : bodyText);
+  if (status >= 400 && isQuotaAnswer(status, upstream.codes, said)) return 'quota_exhausted';
   if (status === 408 || status === 504 || status === 524) return 'timeout_total';
   if (status === 429) return 'rate_limited';
-  if (status >= 500) return 'upstream_error';
+  const mentionsMissingModel = upstream.code === 'model_not_found' || MODEL_MISSING.test(said) || MODEL_NOT_OPEN.test(said);
+  if (status >= 500) return status === 503 && upstream.message !== null && mentionsMissingModel ? 'model_not_found' : 'upstream_error';
+  if (status === 401) return MODEL_NOT_OPEN.test(said) || upstream.codes.includes('key_model_access_denied') ? 'model_not_found' : 'auth';
   if (html && (input.expectJson || status >= 300)) return 'html_instead_of_json';
   if (status >= 300 && status < 400) return 'html_instead_of_json';
 
-  const upstream = extractUpstreamError(bodyText);
-  const mentionsMissingModel = upstream.code === 'model_not_found' || MODEL_MISSING.test(upstream.message ?? bodyText);
   if (status >= 200 && status < 300) {
     if (!isErrorOnlyBody(bodyText)) return null;
     if (mentionsMissingModel) return 'model_not_found';
     return upstream.code === 'invalid_api_key' ? 'auth' : 'upstream_error';
   }
-  if (status === 401) return 'auth';
-  if (status === 402) return 'rate_limited';
   if ((status === 400 || status === 403 || status === 404 || status === 422) && mentionsMissingModel) return 'model_not_found';
-  if (status === 403) return 'auth';
+  if (status === 403 && upstream.codes.some((code) => INVALID_KEY_CODES.has(code))) return 'auth';
   return 'bad_request';
+}
+
+function isQuotaAnswer(status: number, codes: readonly string[], said: string): boolean {
+  return status === 402 || codes.some((code) => QUOTA_CODES.has(code)) || QUOTA_WORDING.test(said);
 }
 
 export function isHtml(contentType: string | null, bodyText: string): boolean {
@@ -109,48 +133,43 @@ function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null;
 }
 
-const DEFAULT_STATUS: Record<ErrorClass, number> = {
+/** The classes Airlock answers itself after a failed exchange; refusals carry their own status (see LocalRefusal). */
+export type ExchangeFailureClass = UpstreamErrorClass | 'proxy_stopping';
+
+/**
+ * The status a client gets for a failure it should not retry is one no client retries: the
+ * OpenAI and Anthropic SDKs and Claude Code retry 408, 409, 429 and 5xx (and Claude Code 401),
+ * Codex 401, 429 and 5xx. So a missing model is 404 whatever the gateway said (new-api says 503),
+ * an empty balance 402 (OpenAI says 429), and a wrong base URL 421 (Misdirected Request: the
+ * address answered, but not as the API), never the 502 every client retries.
+ */
+const DEFAULT_STATUS: Record<ExchangeFailureClass, number> = {
   bad_request: 400,
   auth: 401,
   model_not_found: 404,
+  quota_exhausted: 402,
   rate_limited: 429,
   upstream_error: 502,
   timeout_connect: 504,
   timeout_idle: 504,
   timeout_total: 504,
-  html_instead_of_json: 502,
+  html_instead_of_json: 421,
   stream_interrupted: 502,
   network: 502,
-  client_unauthorized: 401,
-  forbidden: 403,
-  // 401, not 5xx: SDKs retry 5xx, and a missing key is fixed by configuration, not by waiting.
-  no_key: 401,
-  invalid_request: 400,
-  request_too_large: 413,
-  // 402, not 429: SDKs retry 429 and a budget does not refill in seconds.
-  budget_exceeded: 402,
-  client_paused: 403,
-  circuit_open: 401,
-  proxy_paused: 503,
-  client_aborted: 499,
-  unsupported: 400,
-  translation_unavailable: 503,
   proxy_stopping: 503,
-  // 507 Insufficient Storage: the spend could not be stored, which is what the user must fix.
-  ledger_incomplete: 507,
 };
 
 /**
- * The status Airlock answers with. The upstream status is kept where it says more than the
- * class (403 vs 401, 413 vs 400, 402 vs 429, 500 vs 502); timeouts and broken exchanges always map
- * to 504/502 because the client never got a real gateway answer.
+ * The status Airlock answers a failed exchange with. The upstream status is kept where it says
+ * more than the class and clients treat it the same (403 vs 401 for a key, 413 vs 400, 500 vs
+ * 502); the classes a client must not retry always get their own status.
  */
-export function statusForClass(errorClass: ErrorClass, upstreamStatus: number | null = null): number {
+export function statusForClass(errorClass: ExchangeFailureClass, upstreamStatus: number | null = null): number {
   if (upstreamStatus !== null) {
     const keep =
-      (errorClass === 'bad_request' && upstreamStatus >= 400 && upstreamStatus < 500) ||
+      (errorClass === 'bad_request' && upstreamStatus >= 400 && upstreamStatus < 500 && ![408, 409, 429].includes(upstreamStatus)) ||
       (errorClass === 'auth' && (upstreamStatus === 401 || upstreamStatus === 403)) ||
-      (errorClass === 'rate_limited' && (upstreamStatus === 402 || upstreamStatus === 429)) ||
+      (errorClass === 'rate_limited' && upstreamStatus === 429) ||
       (errorClass === 'upstream_error' && upstreamStatus >= 500 && upstreamStatus < 600);
     if (keep) return upstreamStatus;
   }

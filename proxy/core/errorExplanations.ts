@@ -14,7 +14,7 @@ export interface ErrorExplanation {
 const EXPLANATIONS: Record<ErrorClass, ErrorExplanation> = {
   bad_request: {
     meaning:
-      'The gateway rejected the request as invalid (bad parameters, a context larger than the model allows, or an endpoint it does not offer)',
+      'The gateway rejected the request (bad parameters, a context larger than the model allows, an endpoint it does not offer, or something this account may not do)',
     fix: 'Fix the request: check the parameters, shorten the conversation, or use an API the gateway supports. Retrying unchanged will fail again.',
     retryable: false,
   },
@@ -30,9 +30,14 @@ const EXPLANATIONS: Record<ErrorClass, ErrorExplanation> = {
     retryable: false,
   },
   rate_limited: {
-    meaning: 'The gateway is limiting requests (rate or concurrency too high, balance or quota used up, or the model is busy)',
-    fix: 'Lower the concurrency and retry later with backoff; check the account balance in the gateway console.',
+    meaning: 'The gateway is limiting requests (rate or concurrency too high, or the model is busy)',
+    fix: 'Lower the concurrency and retry later with backoff.',
     retryable: true,
+  },
+  quota_exhausted: {
+    meaning: "The gateway account's balance, quota or budget is used up, so the gateway refuses every request until it is topped up",
+    fix: 'Top up the balance (or raise the budget) in the gateway console, then send the request again. Retrying before that only fails again.',
+    retryable: false,
   },
   upstream_error: {
     meaning:
@@ -107,8 +112,8 @@ const EXPLANATIONS: Record<ErrorClass, ErrorExplanation> = {
     retryable: false,
   },
   circuit_open: {
-    meaning: 'Airlock stopped forwarding after repeated authentication failures, so retries do not hammer the gateway',
-    fix: 'Fix the gateway key in the Airlock window; forwarding resumes once the key is changed.',
+    meaning: 'The gateway rejected the key, so Airlock is not sending requests with it until it is changed',
+    fix: 'Set the right gateway key for the profile; forwarding resumes once the key is changed.',
     retryable: false,
   },
   proxy_paused: {

@@ -5,10 +5,13 @@
  */
 export interface UpstreamErrorDetail {
   message: string | null;
+  /** `code`, else `type`: what the client is shown as the gateway's code. */
   code: string | null;
+  /** Both, as sent: relays put the meaning in either (LiteLLM's code is the status, its type the reason). */
+  codes: string[];
 }
 
-const EMPTY: UpstreamErrorDetail = { message: null, code: null };
+const EMPTY: UpstreamErrorDetail = { message: null, code: null, codes: [] };
 /** Past this, a body is no error message worth parsing (error bodies are small). */
 const MAX_ERROR_BODY_CHARS = 64 * 1024;
 
@@ -22,11 +25,17 @@ export function extractUpstreamError(bodyText: string): UpstreamErrorDetail {
   }
   if (!isRecord(parsed)) return EMPTY;
   const error = parsed['error'];
-  if (typeof error === 'string') return { message: error, code: textOf(parsed['code']) };
+  if (typeof error === 'string') {
+    const code = textOf(parsed['code']);
+    return { message: error, code, codes: code === null ? [] : [code] };
+  }
   const source = isRecord(error) ? error : parsed;
+  const code = textOf(source['code']);
+  const type = textOf(source['type']);
   return {
     message: textOf(source['message']) ?? textOf(source['detail']) ?? textOf(source['msg']),
-    code: textOf(source['code']) ?? textOf(source['type']),
+    code: code ?? type,
+    codes: [code, type].filter((value) => value !== null),
   };
 }
 

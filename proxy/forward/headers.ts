@@ -105,8 +105,21 @@ export function buildClientResponseHeaders(upstream: HeaderBag, options: { bodyR
   return result;
 }
 
-/** Most specific first; `cf-ray` only identifies the CDN hop, so it is the last resort. */
-const REQUEST_ID_HEADERS = ['x-request-id', 'request-id', 'x-oneapi-request-id', 'openai-request-id', 'x-amzn-requestid', 'cf-ray'];
+/**
+ * Most specific first; `cf-ray` only identifies the CDN hop, so it is the last resort. LiteLLM's
+ * call id (docs.litellm.ai/docs/proxy/response_headers) and OpenRouter's generation id
+ * (openrouter.ai/docs/api-reference/streaming) are the ids their support asks for.
+ */
+const REQUEST_ID_HEADERS = [
+  'x-request-id',
+  'request-id',
+  'x-oneapi-request-id',
+  'x-litellm-call-id',
+  'x-generation-id',
+  'openai-request-id',
+  'x-amzn-requestid',
+  'cf-ray',
+];
 const REQUEST_ID_RANK = new Map(REQUEST_ID_HEADERS.map((name, rank) => [name, rank]));
 
 /** The most specific non-blank request id; one pass, names compared case-insensitively. */

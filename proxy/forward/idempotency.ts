@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { IdempotencyCache, IdempotencyClaim, IdempotencyTicket, StoredResponse } from '../spend/idempotencyCache.ts';
+import type { StoredResponse } from '../contracts/idempotencyStore.ts';
+import type { IdempotencyCache, IdempotencyClaim, IdempotencyTicket } from '../spend/idempotencyCache.ts';
 import { idempotencyKeyOf, isSideEffectRequest } from '../spend/idempotencyRequest.ts';
 import { firstOutcome } from './upstreamExecution.ts';
 import { ownTextBuffer } from './capture.ts';

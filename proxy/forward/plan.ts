@@ -1,11 +1,5 @@
 import type { ClientProtocol, ProtocolMode } from '../contracts/usage.ts';
-
-/** Turns the gateway's Chat Completions answer into the client's protocol (issue: Anthropic / Responses). */
-export interface ResponseTranslator {
-  /** A fresh translator for one stream: frames out for each parsed chat chunk. */
-  createStream(): { push(chunk: object): string[]; finish(): string[]; fail(error: { type: string; message: string }): string[] };
-  translateJson(chatJson: unknown): object;
-}
+import type { ResponseTranslator } from '../protocols/adapter.ts';
 
 /** Everything decided about one request before it goes upstream. */
 export interface ExchangePlan {

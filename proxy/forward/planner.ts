@@ -1,11 +1,13 @@
-import { routeKindOf } from './clientPath.ts';
 import type { ClientProtocol } from '../contracts/usage.ts';
 import { resolveUpstreamModel } from './modelRouting.ts';
 import type { ExchangePlan } from './plan.ts';
 import { rewriteJsonBody, streamFlagOf, modelOf, type ClientBody, type ParsedBody } from './requestBody.ts';
 import type { ClientIdentity, LocalRefusal, UpstreamTarget } from '../contracts/ports.ts';
-import { answerCountTokens, chooseMode, responseTranslatorFor } from '../protocols/translationPlans.ts';
-import { chatRequestFor, type TranslatedProtocol } from './translation/translationJob.ts';
+import type { ChatTranslation, EndpointKind } from '../protocols/adapter.ts';
+import { chooseMode } from '../protocols/protocolMode.ts';
+import { isChatCompletion, routeFor } from '../protocols/registry.ts';
+import { answerCountTokens } from './localAnswers.ts';
+import { chatRequestFor } from './translation/translationJob.ts';
 import { translationThread, TranslationUnavailableError, type TranslationThread } from './translation/translationThreadClient.ts';
 
 /** Whether the capability check has shown that the gateway speaks this protocol natively for a model. */
@@ -57,15 +59,17 @@ export function buildPlan(input: PlanInput): Plan | Promise<Plan> {
     routes: target.profile.modelRoutes,
     clientDefaultModel: input.identity.defaultModel ?? null,
   });
-  const kind = routeKindOf(input.path, input.method);
-  if (kind === 'messages' || kind === 'count_tokens' || kind === 'responses') {
-    const protocolKey = kind === 'responses' ? 'responses' : 'messages';
+  const route = routeFor(input.path, input.method);
+  const { endpoint } = route;
+  const translation = route.adapter.translation;
+  if (translation) {
+    const protocolKey = translation.modeKey;
     const nativeVerified = upstreamModel !== null && (input.nativeVerified?.(target.profile.id, protocolKey, upstreamModel) ?? false);
     if (chooseMode(target.profile.protocolModes[protocolKey], nativeVerified) === 'translate') {
-      return translatedPlan(input, kind, requestedModel, upstreamModel);
+      return translatedPlan(input, translation, endpoint, requestedModel, upstreamModel);
     }
   }
-  const isChat = kind === 'chat';
+  const isChat = isChatCompletion(route);
   const rewritten = rewriteJsonBody(input.body, parsed, upstreamModel, isChat);
   return {
     protocol: input.protocol,
@@ -88,7 +92,8 @@ export function buildPlan(input: PlanInput): Plan | Promise<Plan> {
 
 function translatedPlan(
   input: PlanInput,
-  kind: 'messages' | 'count_tokens' | 'responses',
+  translation: ChatTranslation,
+  endpoint: EndpointKind,
   requestedModel: string | null,
   upstreamModel: string | null,
 ): Plan | Promise<Plan> {
@@ -105,7 +110,7 @@ function translatedPlan(
     usageInjected: true,
     dropAnthropicHeaders: true,
   };
-  if (kind === 'count_tokens') {
+  if (endpoint === 'count') {
     return {
       ...base,
       upstreamPath: input.path,
@@ -119,7 +124,7 @@ function translatedPlan(
     };
   }
   if (upstreamModel === null || requestedModel === null) return invalid('the request names no model');
-  const protocol: TranslatedProtocol = kind === 'responses' ? 'responses' : 'messages';
+  const protocol = translation.modeKey;
   const planned = (bytes: Buffer, stream: boolean, notes: string[], chatBody: Record<string, unknown> | null): Plan => ({
     ...base,
     upstreamPath: 'chat/completions',
@@ -127,7 +132,7 @@ function translatedPlan(
     byteLength: bytes.length,
     stream,
     chatBody,
-    translator: responseTranslatorFor(protocol, requestedModel),
+    translator: translation.responseTranslator(requestedModel),
     notes,
   });
   if (parsed.kind === 'json') {

@@ -1,29 +1,24 @@
 import type { ServerResponse } from 'node:http';
-import type { EventSourceMessage } from 'eventsource-parser';
 import type { ErrorClass } from '../contracts/errors.ts';
 import type { Profile } from '../contracts/profile.ts';
-import { usageFromChatResponse } from '../protocols/chat/usage.ts';
-import { classifyNetworkFailure } from '../core/errorClass.ts';
+import { classifyNetworkFailure, statusForClass } from '../core/errorClass.ts';
 import { buildClientResponseHeaders } from './headers.ts';
 import type { KeyMasker } from '../core/keyMasker.ts';
 import type { ExchangePlan } from './plan.ts';
-import { errorBodyFor, sendJson, streamErrorFrame } from '../protocols/replies.ts';
-import { createSseRelay, formatSseEvent, type StreamObserver, type TextGuard } from '../protocols/sseRelay.ts';
-import { createStreamKeyGuard, maskedEventsText, type StreamDialect, type StreamKeyGuard } from './streamKeyGuard.ts';
-import {
-  AnthropicStreamObserver,
-  ChatStreamObserver,
-  OpaqueStreamObserver,
-  ResponsesStreamObserver,
-  type StreamSink,
-} from '../protocols/streamObservers.ts';
+import type { ObserverOptions, ProtocolAdapter, StreamSink } from '../protocols/adapter.ts';
+import { adapterNamed, routeFor, type ProtocolRoute } from '../protocols/registry.ts';
+import { errorBodyFor, sendJson } from './replies.ts';
+import { formatSseEvent, type SseEvent } from '../protocols/sse.ts';
+import { createSseRelay, type TextGuard } from '../protocols/sseRelay.ts';
+import { maskedEventsText, type StreamKeyGuard } from '../protocols/streamKeyGuard.ts';
+import type { StreamEventTranslator } from '../protocols/streamTranslator.ts';
 import type { RequestTrace } from './trace.ts';
 import { readBody, relayBody } from './upstreamBody.ts';
 import type { UpstreamResponse } from './upstreamClient.ts';
 
 const STOPPED_MESSAGE = 'Airlock was stopped while this stream was still running, so it was ended; retry once Airlock runs again';
-/** A translated non-stream answer is read whole to be rewritten; beyond this it is refused. */
-const TRANSLATE_JSON_LIMIT_BYTES = 64 * 1024 * 1024;
+/** A protocol's JSON answer is read whole (to check it, read its usage, translate it); beyond this it is refused. */
+const PROTOCOL_JSON_LIMIT_BYTES = 64 * 1024 * 1024;
 
 export interface RelayInput {
   res: ServerResponse;
@@ -39,39 +34,40 @@ export interface RelayInput {
   keyMasker: KeyMasker;
 }
 
+/** The trace as the protocol observers see it: the few things they report. */
 function sinkFor(trace: RequestTrace): StreamSink {
   return {
     onDelta: (text) => trace.delta(text),
     onUsage: (usage) => trace.setUsage(usage),
     onModel: (model) => {
-      trace.responseModel = model;
+      trace.modelAnswered(model);
     },
   };
 }
 
-/** The upstream's protocol, which decides the fields a client assembles across events. */
-function dialectOf(plan: ExchangePlan): StreamDialect {
-  if (plan.translator || plan.protocol === 'openai') return 'chat';
-  return plan.protocol === 'anthropic' ? 'anthropic' : 'responses';
+/** What the gateway speaks on this exchange (its route decides, translated or not), and what the client speaks. */
+function protocolsOf(plan: ExchangePlan): { upstream: ProtocolRoute; client: ProtocolAdapter } {
+  return { upstream: routeFor(plan.upstreamPath, plan.method), client: adapterNamed(plan.protocol) };
 }
 
-function observerFor(plan: ExchangePlan, sink: StreamSink): StreamObserver {
-  if (plan.translator || plan.protocol === 'openai') {
-    return plan.upstreamPath === 'chat/completions' || plan.translator
-      ? new ChatStreamObserver(sink, plan.usageInjected)
-      : new OpaqueStreamObserver();
-  }
-  return plan.protocol === 'anthropic' ? new AnthropicStreamObserver(sink) : new ResponsesStreamObserver(sink);
+/** Whether the request asked the gateway for streamed usage (Airlock does, unless the client set stream_options itself). */
+function observerOptions(plan: ExchangePlan): ObserverOptions {
+  const streamOptions = plan.chatBody?.['stream_options'];
+  const clientAsked =
+    typeof streamOptions === 'object' && streamOptions !== null && (streamOptions as { include_usage?: unknown }).include_usage === true;
+  return { dropUsageOnlyChunks: plan.usageInjected, usageAsked: plan.usageInjected || clientAsked };
 }
 
 /** The upstream answered with success: pass it on as it arrives, translated where the plan says. */
 export async function relayResponse(input: RelayInput): Promise<void> {
   const { res, plan, trace, response, contentType } = input;
+  const protocols = protocolsOf(plan);
   const isSse = contentType?.toLowerCase().includes('text/event-stream') ?? false;
-  const rewritten = isSse || plan.translator !== null;
-  const headers = buildClientResponseHeaders(response.headers, { bodyRewritten: rewritten });
+  // A protocol's own JSON answer is read whole first; anything else passes through as it arrives.
+  const readWhole = !isSse && protocols.upstream.endpoint !== 'other';
+  const headers = buildClientResponseHeaders(response.headers, { bodyRewritten: isSse || readWhole });
   input.keyMasker.maskHeaderValues(headers);
-  trace.responseHeaders = flatten(headers);
+  trace.responseHeadersSent(flatten(headers));
   if (isSse) {
     res.writeHead(response.statusCode, {
       ...headers,
@@ -80,121 +76,186 @@ export async function relayResponse(input: RelayInput): Promise<void> {
       'x-accel-buffering': 'no',
     });
     res.flushHeaders();
-    return relayStream(input);
+    return relayStream(input, protocols);
   }
-  if (plan.translator) return relayTranslatedJson(input, headers);
-  res.writeHead(response.statusCode, headers);
-  // The Content-Length is already out: the key becomes a mask of its own length.
+  if (readWhole) return relayProtocolJson(input, protocols, headers);
+  return relayPassedBody(input, protocols.upstream, headers);
+}
+
+/** Bytes kept of an answer labelled JSON that is not, for the error message. */
+const NOT_JSON_KEPT_BYTES = 4096;
+
+/**
+ * Anything else passes through as it arrives. One labelled JSON waits for its first byte that is
+ * not white space: a JSON answer starts with `{` or `[`, and one that does not (a maintenance
+ * text under a JSON label) is the wrong address answering, never passed on as a success.
+ */
+async function relayPassedBody(input: RelayInput, upstream: ProtocolRoute, headers: Record<string, string | string[]>): Promise<void> {
+  const { res, trace, response, contentType } = input;
+  // Changed by the chunk callback: an object, so the checks after the relay read its current value.
+  const answer: { verdict: 'pending' | 'pass' | 'notJson' } = { verdict: contentType?.toLowerCase().includes('json') ? 'pending' : 'pass' };
+  const held: Buffer[] = [];
+  let heldBytes = 0;
+  // The Content-Length is out with the headers: the key becomes a mask of its own length.
   const keyFree = input.keyMasker.byteStream();
+  const pass = (chunk: Buffer): boolean => {
+    const passed = keyFree.push(chunk);
+    // A client that is gone has nothing to wait for: the answer is only read on.
+    return res.destroyed || passed.length === 0 || res.write(passed);
+  };
+  if (answer.verdict === 'pass') res.writeHead(response.statusCode, headers);
   try {
     await relayBody(
       response.body,
       res,
       (chunk) => {
         trace.responseBody.add(chunk);
-        const passed = keyFree.push(chunk);
-        // A client that is gone has nothing to wait for: the answer is only read on.
-        return res.destroyed || passed.length === 0 || res.write(passed);
+        if (answer.verdict === 'pass') return pass(chunk);
+        if (heldBytes < NOT_JSON_KEPT_BYTES) held.push(chunk);
+        heldBytes += chunk.length;
+        if (answer.verdict === 'notJson') return true;
+        const start = Buffer.concat(held).toString('utf8').trimStart();
+        if (start === '') return true;
+        answer.verdict = start.startsWith('{') || start.startsWith('[') ? 'pass' : 'notJson';
+        if (answer.verdict === 'notJson') return true;
+        res.writeHead(response.statusCode, headers);
+        return pass(Buffer.concat(held));
       },
       { readOnWithoutClient: input.readsOnWithoutClient === true },
     );
-    res.end(keyFree.end());
   } catch (error) {
     return failMidBody(input, error);
   }
-  recordJsonAnswer(trace, contentType);
+  if (answer.verdict === 'notJson') return failNotJson(input, Buffer.concat(held).toString('utf8'));
+  if (answer.verdict === 'pending') res.writeHead(response.statusCode, headers);
+  res.end(keyFree.end());
+  recordPassedAnswer(trace, contentType, upstream);
 }
 
-/** Usage and model of a JSON answer. Bodies labelled as something else (audio, files) are not decoded at all. */
-function recordJsonAnswer(trace: RequestTrace, contentType: string | null): void {
+/** Usage and model of an answer passed through. Bodies labelled as something else (audio, files) are not decoded at all. */
+function recordPassedAnswer(trace: RequestTrace, contentType: string | null, upstream: ProtocolRoute): void {
   if (trace.responseBody.truncated) return;
   if (contentType !== null && !contentType.toLowerCase().includes('json')) return;
   const body = trace.responseBody.toBuffer();
   if (!body) return;
   try {
-    recordAnswerFields(trace, JSON.parse(body.toString('utf8')) as object);
+    recordAnswerFields(trace, upstream, JSON.parse(body.toString('utf8')) as object);
   } catch {
     // Not JSON (an embedding in another format, say): nothing to account from it.
   }
 }
 
-function recordAnswerFields(trace: RequestTrace, json: object): void {
-  const model = (json as { model?: unknown }).model;
-  if (typeof model === 'string') trace.responseModel = model;
-  const usage = usageFromChatResponse(json);
+function recordAnswerFields(trace: RequestTrace, upstream: ProtocolRoute, json: object): void {
+  const { usage, model } = upstream.adapter.readAnswer(json, upstream.endpoint);
+  if (model !== null) trace.modelAnswered(model);
   if (usage) trace.setUsage(usage);
 }
 
-async function relayTranslatedJson(input: RelayInput, headers: Record<string, string | string[]>): Promise<void> {
+/**
+ * A chat, Messages or Responses answer (not streamed): parsed once for its usage, checked to be
+ * JSON (a 200 that is not, a maintenance text say, is the wrong address answering, never passed on
+ * as a success) and translated where the plan says.
+ */
+async function relayProtocolJson(
+  input: RelayInput,
+  protocols: ReturnType<typeof protocolsOf>,
+  headers: Record<string, string | string[]>,
+): Promise<void> {
   const { res, plan, trace, response } = input;
-  let chunks: Buffer[];
+  let bytes: Buffer;
   try {
-    chunks = await readBody(response.body, {
-      keepBytes: TRANSLATE_JSON_LIMIT_BYTES,
-      maxBytes: TRANSLATE_JSON_LIMIT_BYTES,
+    const chunks = await readBody(response.body, {
+      keepBytes: PROTOCOL_JSON_LIMIT_BYTES,
+      maxBytes: PROTOCOL_JSON_LIMIT_BYTES,
       onChunk: (chunk) => trace.responseBody.add(chunk),
     });
+    bytes = Buffer.concat(chunks);
   } catch (error) {
     return failMidBody(input, error);
   }
-  let translated: object;
-  try {
-    // Parsed once: the same value gives the usage and the translation.
-    const answer = JSON.parse(Buffer.concat(chunks).toString('utf8')) as object;
-    if (typeof answer === 'object' && answer !== null) recordAnswerFields(trace, answer);
-    translated = plan.translator!.translateJson(answer);
-  } catch (error) {
-    const upstreamMessage = `the gateway's answer could not be translated: ${(error as Error).message}`;
-    trace.fail('upstream_error', upstreamMessage);
-    sendJson(res, 502, errorBodyFor(plan.protocol, 502, 'upstream_error', { upstreamMessage }));
-    return;
+  const text = bytes.toString('utf8');
+  const answer = parseJsonObject(text);
+  if (answer === null) return failNotJson(input, text);
+  recordAnswerFields(trace, protocols.upstream, answer);
+  // As received, the key masked by a mask of its own length (as a passed-through body is); translated, rewritten anyway.
+  let payload: Buffer;
+  if (plan.translator) {
+    try {
+      payload = Buffer.from(input.keyMasker.maskText(JSON.stringify(plan.translator.translateJson(answer))));
+    } catch (error) {
+      const upstreamMessage = `the gateway's answer could not be translated: ${(error as Error).message}`;
+      trace.failed('upstream_error', upstreamMessage);
+      sendJson(res, 502, errorBodyFor(plan.protocol, 502, 'upstream_error', { upstreamMessage }));
+      return;
+    }
+  } else {
+    payload = input.keyMasker.maskBytes(bytes);
   }
-  const payload = input.keyMasker.maskText(JSON.stringify(translated));
   res.writeHead(response.statusCode, {
     ...headers,
-    'content-type': 'application/json',
-    'content-length': String(Buffer.byteLength(payload)),
+    'content-type': plan.translator ? 'application/json' : (input.contentType ?? 'application/json'),
+    'content-length': String(payload.length),
   });
   res.end(payload);
 }
 
-async function relayStream(input: RelayInput): Promise<void> {
-  const { plan, trace, keyMasker } = input;
-  const dialect = dialectOf(plan);
-  const guard = createStreamKeyGuard(keyMasker, dialect);
+function parseJsonObject(text: string): object | null {
+  try {
+    const value: unknown = JSON.parse(text);
+    return typeof value === 'object' && value !== null ? value : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The wrong-address class and status: a configuration to fix, which clients must not retry blindly. */
+function failNotJson(input: RelayInput, text: string): void {
+  const { res, plan, trace, profile, response } = input;
+  const errorClass = 'html_instead_of_json';
+  const upstreamMessage = input.keyMasker.maskText(`a ${response.statusCode} whose body is not JSON: ${text.slice(0, 200)}`);
+  const status = adapterNamed(plan.protocol).errors.status(errorClass, statusForClass(errorClass));
+  const body = errorBodyFor(plan.protocol, status, errorClass, { upstreamMessage, profileName: profile.name });
+  trace.failed(errorClass, JSON.stringify(body), status);
+  sendJson(res, status, body);
+}
+
+async function relayStream(input: RelayInput, protocols: ReturnType<typeof protocolsOf>): Promise<void> {
+  const { trace, keyMasker } = input;
+  const guard = protocols.upstream.adapter.stream.keyGuard(keyMasker);
   const textGuard = keyMasker.chunkStream();
   try {
-    await relayGuardedStream(input, guard, textGuard);
+    await relayGuardedStream(input, protocols, guard, textGuard);
   } finally {
     // The raw events kept for the log would still spell out a key the client never saw: masked
     // when something was, and when the stream ended (cut, or its client gone) while text was held back.
     const mayHoldKey = guard.masked || textGuard.masked || guard.holding || textGuard.holding;
     const raw = mayHoldKey ? trace.responseBody.toBuffer() : null;
-    if (raw !== null) trace.responseBody.replaceText(maskedEventsText(raw, keyMasker, dialect));
+    if (raw !== null)
+      trace.responseBody.replaceText(maskedEventsText(raw, keyMasker, protocols.upstream.adapter.stream.keyGuard(keyMasker)));
   }
 }
 
-async function relayGuardedStream(input: RelayInput, guard: StreamKeyGuard, textGuard: TextGuard): Promise<void> {
+async function relayGuardedStream(
+  input: RelayInput,
+  protocols: ReturnType<typeof protocolsOf>,
+  guard: StreamKeyGuard,
+  textGuard: TextGuard,
+): Promise<void> {
   const { res, plan, trace, response } = input;
-  const observer = observerFor(plan, sinkFor(trace));
+  const observer = protocols.upstream.adapter.stream.observer(sinkFor(trace), observerOptions(plan));
   const translator = plan.translator?.createStream() ?? null;
   const render = translator
-    ? (event: EventSourceMessage): string => {
+    ? (event: SseEvent): string => {
         observer.observe(event);
-        if (event.data === '[DONE]') return '';
-        try {
-          return translator.push(JSON.parse(event.data) as object).join('');
-        } catch {
-          return '';
-        }
+        return translator.push(event).join('');
       }
-    : (event: EventSourceMessage): string => (observer.observe(event) ? formatSseEvent(event) : '');
+    : (event: SseEvent): string => (observer.observe(event) ? formatSseEvent(event) : '');
   // One upstream event may come out as several (text held back before it, handed on now).
   let rendered = '';
-  const renderOne = (event: EventSourceMessage): void => {
+  const renderOne = (event: SseEvent): void => {
     rendered += render(event);
   };
-  const transform = (event: EventSourceMessage): string => {
+  const transform = (event: SseEvent): string => {
     rendered = '';
     guard.relay(event, renderOne);
     return rendered;
@@ -221,15 +282,20 @@ async function relayGuardedStream(input: RelayInput, guard: StreamKeyGuard, text
       { readOnWithoutClient: input.readsOnWithoutClient === true },
     );
   } catch (error) {
-    return failMidStream(input, classifyStreamError(error, res), translator);
+    const errorClass = classifyStreamError(error, res);
+    // A client that leaves once it has the whole answer (Codex closes at response.completed) aborted
+    // nothing. A translated stream's client gets its end only after the gateway's, so it never has.
+    const clientHadAll = translator === null && observer.complete && observer.upstreamErrorMessage === null;
+    if (errorClass === 'client_aborted' && clientHadAll) return;
+    return failMidStream(input, protocols.client, errorClass, translator);
   }
   if (observer.upstreamErrorMessage !== null) {
-    trace.fail('upstream_error', observer.upstreamErrorMessage);
+    trace.failed('upstream_error', observer.upstreamErrorMessage);
     if (translator) res.write(translator.fail({ type: 'api_error', message: observer.upstreamErrorMessage }).join(''));
     res.end();
     return;
   }
-  if (!observer.sawEndMarker) return failMidStream(input, 'stream_interrupted', translator);
+  if (!observer.complete) return failMidStream(input, protocols.client, 'stream_interrupted', translator);
   if (translator) res.write(translator.finish().join(''));
   res.end();
 }
@@ -242,14 +308,10 @@ function classifyStreamError(error: unknown, res: ServerResponse): ErrorClass {
   return errorClass === 'network' ? 'stream_interrupted' : errorClass;
 }
 
-function failMidStream(
-  input: RelayInput,
-  errorClass: ErrorClass,
-  translator: ReturnType<NonNullable<ExchangePlan['translator']>['createStream']> | null,
-): void {
-  const { res, plan, trace, profile } = input;
+function failMidStream(input: RelayInput, client: ProtocolAdapter, errorClass: ErrorClass, translator: StreamEventTranslator | null): void {
+  const { res, trace, profile } = input;
   if (errorClass === 'client_aborted') {
-    trace.fail('client_aborted', 'the client closed the stream before it ended');
+    trace.failed('client_aborted', 'the client closed the stream before it ended');
     return;
   }
   const timeoutMs =
@@ -263,8 +325,8 @@ function failMidStream(
     ? translator
         .fail({ type: 'api_error', message: stopped ? STOPPED_MESSAGE : `the stream broke before it ended (${errorClass})` })
         .join('')
-    : streamErrorFrame(plan.protocol, errorClass, timeoutMs !== undefined ? { timeoutMs } : {});
-  trace.fail(errorClass, stopped ? STOPPED_MESSAGE : `the upstream stream ended without its end marker (${errorClass})`);
+    : client.errors.streamFrame(errorClass, timeoutMs !== undefined ? { timeoutMs } : {});
+  trace.failed(errorClass, stopped ? STOPPED_MESSAGE : `the upstream stream ended before its answer was whole (${errorClass})`);
   input.onStreamFailure(errorClass);
   if (!res.destroyed) res.end(frame);
 }
@@ -272,7 +334,7 @@ function failMidStream(
 function failMidBody(input: RelayInput, error: unknown): void {
   const { res, trace } = input;
   const errorClass = classifyStreamError(error, res);
-  trace.fail(errorClass, `the upstream answer broke off: ${(error as Error).message}`);
+  trace.failed(errorClass, `the upstream answer broke off: ${(error as Error).message}`);
   // Headers are out: the only honest signal left for a non-stream body is to cut the connection.
   res.destroy();
 }

@@ -1,9 +1,10 @@
 import type { UpstreamErrorClass } from '../contracts/errors.ts';
 import type { RetryPolicy } from '../contracts/profile.ts';
-import { isSideEffectCreationPath } from './clientPath.ts';
+import { isSideEffectCreationPath } from '../core/clientPath.ts';
 
 export type AttemptOutcome =
-  | { kind: 'status'; status: number; retryAfter: string | null }
+  /** `errorClass`: the answer's class; a final one (an empty balance, a missing model) is never retried whatever its status. */
+  | { kind: 'status'; status: number; retryAfter: string | null; errorClass?: UpstreamErrorClass }
   /** `mayHaveExecuted`: as upstreamExecution.ts decides it for this attempt. */
   | { kind: 'network'; errorClass: UpstreamErrorClass; mayHaveExecuted: boolean };
 
@@ -15,6 +16,8 @@ export interface RetryInput {
   outcome: AttemptOutcome;
   bytesSentToClient: boolean;
   hasIdempotencyKey: boolean;
+  /** The client retries failures by itself (clientRetries.ts): Airlock's retries would multiply its own. */
+  clientRetries: boolean;
   policy: RetryPolicy;
   /** In [0, 1), for jitter; injected so tests are deterministic. */
   random: () => number;
@@ -26,6 +29,8 @@ export type RetryDecision = { retry: true; delayMs: number } | { retry: false; r
 
 /** docs/gateway-spec.md §7 rule 1: "some 5xx" are 502/503/504; 500 usually means the request itself broke the model. */
 const RETRYABLE_STATUSES = new Set([429, 502, 503, 504]);
+/** An OpenAI 429 `insufficient_quota` or a new-api 503 "No available channel for model": no wait fixes them. */
+const FINAL_CLASSES = new Set<UpstreamErrorClass>(['quota_exhausted', 'model_not_found']);
 /** Network outcomes a short break can explain; a spent total budget or a refusal is not one. */
 const RETRYABLE_NETWORK_CLASSES = new Set<UpstreamErrorClass>(['network', 'timeout_connect', 'timeout_idle', 'stream_interrupted']);
 /** RFC 9110 section 9.2.2: sending these twice has the effect of sending them once. */
@@ -37,7 +42,11 @@ const MAX_JITTER_RATIO = 0.25;
 export function decideRetry(input: RetryInput): RetryDecision {
   const { outcome, policy } = input;
   if (input.bytesSentToClient) return refuse('part of the answer already reached the client');
+  if (input.clientRetries) return refuse('the client retries by itself; the answer goes to it at once');
 
+  if (outcome.kind === 'status' && outcome.errorClass !== undefined && FINAL_CLASSES.has(outcome.errorClass)) {
+    return refuse(`${outcome.errorClass} is final`);
+  }
   if (outcome.kind === 'status' && !RETRYABLE_STATUSES.has(outcome.status)) {
     return refuse(`status ${outcome.status} is not retried`);
   }
@@ -49,7 +58,9 @@ export function decideRetry(input: RetryInput): RetryDecision {
   if (!idempotent && isSideEffectCreationPath(input.upstreamPath)) {
     return refuse('an image or video creation may already be running upstream; send an idempotency key to allow retries');
   }
-  if (outcome.kind === 'network' && outcome.mayHaveExecuted && !idempotent) {
+  // One resend rule: Airlock's own idle timeout before the answer's first byte is the gateway not
+  // answering in time, as its 504 says, and a chat POST is resent after both alike.
+  if (outcome.kind === 'network' && outcome.mayHaveExecuted && !idempotent && outcome.errorClass !== 'timeout_idle') {
     return refuse('the request reached the gateway, which may have run and charged it; it is not sent twice');
   }
 

@@ -3,7 +3,7 @@ import type { TokenUsage } from '../contracts/usage.ts';
 import type { RequestLifecycleEvent } from '../contracts/lifecycle.ts';
 import type { RequestEvents } from '../contracts/requestEvents.ts';
 import { BodyCapture } from './capture.ts';
-import { newRequestId } from './requestId.ts';
+import { newRequestId } from '../core/requestId.ts';
 
 /** What a request's `start` event says beyond the ids the trace assigns itself. */
 export type TraceStart = Omit<Extract<RequestLifecycleEvent, { type: 'start' }>, 'type' | 'requestId' | 'startedAtMs'>;
@@ -56,8 +56,6 @@ export class RequestTrace {
   private readonly events: RequestEvents;
   readonly requestBody: BodyCapture;
   readonly responseBody: BodyCapture;
-  requestHeaders: Record<string, string> = {};
-  responseHeaders: Record<string, string> = {};
   private streamTextParts: string[] | null = null;
   private streamTextBytes = 0;
   /** UTF-16 units of all text received (the parts kept stop at the capture limit). */
@@ -69,20 +67,23 @@ export class RequestTrace {
   private measuredChars = 0;
   private measuredBytes = 0;
   private readonly captureLimitBytes: number;
-  ttfbMs: number | null = null;
-  retries = 0;
-  status = 0;
-  errorClass: ErrorClass | null = null;
-  errorMessage: string | null = null;
-  responseModel: string | null = null;
-  upstreamRequestId: string | null = null;
-  usage: TokenUsage | null = null;
-  /** Some attempt may have run at the gateway (upstreamExecution.ts decides): it is never given up, nor its key's repeat resent. */
-  upstreamMayHaveRun = false;
-  /** The gateway's whole answer arrived (a success read to its end, or an error status with its body). */
-  upstreamAnswerComplete = false;
-  started = false;
-  private ended = false;
+  #requestHeaders: Record<string, string> = {};
+  #responseHeaders: Record<string, string> = {};
+  #ttfbMs: number | null = null;
+  #retries = 0;
+  #status = 0;
+  #errorClass: ErrorClass | null = null;
+  #errorMessage: string | null = null;
+  #responseModel: string | null = null;
+  /** Every attempt's gateway request id, in order: support may ask for any of them. */
+  readonly #upstreamRequestIds: string[] = [];
+  #usage: TokenUsage | null = null;
+  /** Whether an earlier attempt, or this one as last judged, may have run at the gateway. */
+  #ranInEarlierAttempt = false;
+  #ranInThisAttempt = false;
+  #upstreamAnswerComplete = false;
+  #started = false;
+  private hasEnded = false;
 
   constructor(events: RequestEvents, captureLimitBytes: number) {
     this.events = events;
@@ -91,20 +92,112 @@ export class RequestTrace {
     this.responseBody = new BodyCapture(captureLimitBytes);
   }
 
+  get requestHeaders(): Record<string, string> {
+    return this.#requestHeaders;
+  }
+  get responseHeaders(): Record<string, string> {
+    return this.#responseHeaders;
+  }
+  get ttfbMs(): number | null {
+    return this.#ttfbMs;
+  }
+  get retries(): number {
+    return this.#retries;
+  }
+  get status(): number {
+    return this.#status;
+  }
+  get errorClass(): ErrorClass | null {
+    return this.#errorClass;
+  }
+  get errorMessage(): string | null {
+    return this.#errorMessage;
+  }
+  get responseModel(): string | null {
+    return this.#responseModel;
+  }
+  get usage(): TokenUsage | null {
+    return this.#usage;
+  }
+  /** Some attempt may have run at the gateway (upstreamExecution.ts decides): it is never given up, nor its key's repeat resent. */
+  get upstreamMayHaveRun(): boolean {
+    return this.#ranInEarlierAttempt || this.#ranInThisAttempt;
+  }
+  /** The gateway's whole answer arrived (a success read to its end, or an error status with its body). */
+  get upstreamAnswerComplete(): boolean {
+    return this.#upstreamAnswerComplete;
+  }
+  get started(): boolean {
+    return this.#started;
+  }
+  /** The ids every attempt got, joined: the log keeps them all in its one column. */
+  get upstreamRequestId(): string | null {
+    return this.#upstreamRequestIds.length === 0 ? null : this.#upstreamRequestIds.join(', ');
+  }
+
   elapsedMs(): number {
     return performance.now() - this.startedAtHr;
   }
 
-  start(details: TraceStart): void {
-    this.started = true;
+  begin(details: TraceStart): void {
+    this.#started = true;
     this.events.emit({ type: 'start', requestId: this.requestId, startedAtMs: this.startedAtMs, ...details });
   }
 
-  headers(status: number, upstreamRequestId: string | null): void {
-    this.status = status;
-    this.ttfbMs = this.elapsedMs();
-    this.upstreamRequestId = upstreamRequestId;
-    this.events.emit({ type: 'headers', requestId: this.requestId, status, ttfbMs: this.ttfbMs, upstreamRequestId, retries: this.retries });
+  /** What the client sent, as the log keeps it (headers already cut to the allowlist). */
+  requestReceived(headers: Record<string, string>, chunks: readonly Buffer[]): void {
+    this.#requestHeaders = headers;
+    for (const chunk of chunks) this.requestBody.add(chunk);
+  }
+
+  /** One attempt got an answer from the gateway (any status): its id is kept whatever comes next. */
+  attemptAnswered(upstreamRequestId: string | null): void {
+    if (upstreamRequestId !== null) this.#upstreamRequestIds.push(upstreamRequestId);
+  }
+
+  /**
+   * Whether the current attempt may have run at the gateway, as judged so far (reaching a socket,
+   * then its answer: a 4xx says it did not). An earlier attempt that may have run stays counted.
+   */
+  attemptMayHaveRun(mayHaveRun: boolean): void {
+    this.#ranInThisAttempt = mayHaveRun;
+  }
+
+  /** The current attempt is over and a further one is about to be sent. */
+  retried(): void {
+    this.#ranInEarlierAttempt ||= this.#ranInThisAttempt;
+    this.#ranInThisAttempt = false;
+    this.#retries += 1;
+  }
+
+  /** The answer the client gets starts with the gateway's status (headers as Airlock passes them, key masked). */
+  answered(status: number, responseHeaders: Record<string, string>): void {
+    this.#status = status;
+    this.#ttfbMs = this.elapsedMs();
+    this.#responseHeaders = responseHeaders;
+    const upstreamRequestId = this.#upstreamRequestIds.at(-1) ?? null;
+    this.events.emit({
+      type: 'headers',
+      requestId: this.requestId,
+      status,
+      ttfbMs: this.#ttfbMs,
+      upstreamRequestId,
+      retries: this.#retries,
+    });
+  }
+
+  /** The headers the client got for a success, once the relay has built them. */
+  responseHeadersSent(headers: Record<string, string>): void {
+    this.#responseHeaders = headers;
+  }
+
+  /** The gateway's whole answer arrived. */
+  answerComplete(): void {
+    this.#upstreamAnswerComplete = true;
+  }
+
+  modelAnswered(model: string): void {
+    this.#responseModel = model;
   }
 
   delta(text: string): void {
@@ -120,7 +213,7 @@ export class RequestTrace {
 
   /** Streams publish `progress` with this estimate from their first text on (see STREAM_PROGRESS_INTERVAL_MS). */
   estimateProgressWith(estimate: ProgressEstimate): void {
-    if (this.progressEstimate === null && !this.ended) streamStartsEstimating();
+    if (this.progressEstimate === null && !this.hasEnded) streamStartsEstimating();
     this.progressEstimate = estimate;
   }
 
@@ -138,13 +231,15 @@ export class RequestTrace {
   }
 
   setUsage(usage: TokenUsage): void {
-    this.usage = usage;
-    this.events.emit({ type: 'usage', requestId: this.requestId, usage, responseModel: this.responseModel });
+    this.#usage = usage;
+    this.events.emit({ type: 'usage', requestId: this.requestId, usage, responseModel: this.#responseModel });
   }
 
-  fail(errorClass: ErrorClass, message: string): void {
-    this.errorClass = errorClass;
-    this.errorMessage = message;
+  /** The request failed with this class; `status`, when given, is what its client is answered (or 499 for a client gone). */
+  failed(errorClass: ErrorClass, message: string, status?: number): void {
+    this.#errorClass = errorClass;
+    this.#errorMessage = message;
+    if (status !== undefined) this.#status = status;
   }
 
   streamText(): string | null {
@@ -152,28 +247,28 @@ export class RequestTrace {
   }
 
   /** Publishes the end once; later calls (a close after an error) are ignored. */
-  end(status: number, accounting: TraceAccounting): void {
-    if (this.ended) return;
-    this.ended = true;
+  ended(status: number, accounting: TraceAccounting): void {
+    if (this.hasEnded) return;
+    this.hasEnded = true;
     if (this.progressEstimate !== null) streamStopsEstimating();
-    this.status = status;
+    this.#status = status;
     this.events.emit({
       type: 'end',
       requestId: this.requestId,
       status,
       durationMs: this.elapsedMs(),
-      ttfbMs: this.ttfbMs,
-      retries: this.retries,
-      errorClass: this.errorClass,
-      errorMessage: this.errorMessage,
-      responseModel: this.responseModel,
+      ttfbMs: this.#ttfbMs,
+      retries: this.#retries,
+      errorClass: this.#errorClass,
+      errorMessage: this.#errorMessage,
+      responseModel: this.#responseModel,
       upstreamRequestId: this.upstreamRequestId,
       usage: accounting.usage,
       usageSource: accounting.usageSource,
       costCredits: accounting.costCredits,
       bodies: {
-        requestHeaders: this.requestHeaders,
-        responseHeaders: this.responseHeaders,
+        requestHeaders: this.#requestHeaders,
+        responseHeaders: this.#responseHeaders,
         requestBody: this.requestBody.toBuffer(),
         requestBodyTruncated: this.requestBody.truncated,
         responseBody: this.responseBody.toBuffer(),

@@ -1,5 +1,5 @@
 import { generateToken, secretsEqual } from './clientTokens.ts';
-import { CONTROL_TOKEN_ACCOUNT, KeychainUnavailableError, type SecretStore } from '../app/secrets/secretStore.ts';
+import { CONTROL_TOKEN_ACCOUNT, KeychainUnavailableError, type SecretStore } from '../contracts/secretStore.ts';
 
 /** A different prefix from client tokens: the two kinds are never interchangeable. */
 export const CONTROL_TOKEN_PREFIX = 'alkc_';

@@ -1,6 +1,10 @@
+import { chatChunkOf, type ChatChunkReading } from './chat/chatShapes.ts';
+import type { SseEvent } from './sse.ts';
+
 /**
- * The common shape of the stream translators: Chat Completions chunks in, complete SSE frames
- * (strings to write in order) out. After finish() or fail() every call returns no frames.
+ * The common shape of the stream translators: Chat Completions chunks in (as read once by
+ * `chatChunkOf`), complete SSE frames (strings to write in order) out. After finish() or fail()
+ * every call returns no frames.
  */
 
 export interface StreamFailure {
@@ -10,13 +14,32 @@ export interface StreamFailure {
 }
 
 export interface ChatStreamTranslator {
-  push(chunk: object): string[];
+  push(chunk: ChatChunkReading): string[];
   /**
-   * The upstream stream ended ([DONE] or end of body). Without a finish_reason seen, the reply
-   * is incomplete and this fails the stream instead of pretending it completed.
+   * The upstream stream ended whole (the chat adapter's completeness rule). Without a
+   * finish_reason seen, the reply is incomplete and this fails the stream instead of pretending
+   * it completed.
    */
   finish(): string[];
   fail(error: StreamFailure): string[];
 }
 
 export const STREAM_ENDED_EARLY_MESSAGE = 'the upstream stream ended before the reply was finished';
+
+/** A translator fed the gateway's events as they were parsed once (`[DONE]` and non-JSON events carry nothing to translate). */
+export interface StreamEventTranslator {
+  push(event: SseEvent): string[];
+  finish(): string[];
+  fail(error: StreamFailure): string[];
+}
+
+export function fromChatEvents(translator: ChatStreamTranslator): StreamEventTranslator {
+  return {
+    push: (event) => {
+      const reading = event.data === '[DONE]' ? null : chatChunkOf(event);
+      return reading === null ? [] : translator.push(reading);
+    },
+    finish: () => translator.finish(),
+    fail: (error) => translator.fail(error),
+  };
+}

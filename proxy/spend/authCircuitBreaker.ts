@@ -2,10 +2,12 @@ import type { LocalRefusal } from '../contracts/ports.ts';
 import { CLI_COMMAND } from '../contracts/cli.ts';
 
 /**
- * After the gateway rejects a profile's key (401/403), requests on that profile are refused
- * locally for a cooldown, so a client retrying a bad key does not hammer the gateway. Then one
- * probe is let through (half-open): an auth failure reopens with a doubled cooldown, anything
- * else closes the breaker. Setting a new key resets it.
+ * After the gateway rejects a profile's key (a 401, or an invalid-key code: class `auth`), requests
+ * on that profile are refused locally for a cooldown, so a client retrying a bad key does not
+ * hammer the gateway. Then one probe is let through (half-open): a rejected key reopens with a
+ * doubled cooldown, anything else closes the breaker. Setting a new key resets it. A model not
+ * open to the key or an empty balance (a 403 from many relays) says nothing of the key and never
+ * opens it.
  */
 export interface AuthCircuitBreakerOptions {
   initialCooldownMs: number;
@@ -21,10 +23,6 @@ export type BreakerState =
 
 const CLOSED: BreakerState = { state: 'closed' };
 
-export function isAuthRejection(status: number): boolean {
-  return status === 401 || status === 403;
-}
-
 export class AuthCircuitBreaker {
   readonly #options: AuthCircuitBreakerOptions;
   readonly #profiles = new Map<string, BreakerState>();
@@ -38,11 +36,11 @@ export class AuthCircuitBreaker {
   }
 
   /** Lets a request through or refuses it; granting the half-open probe is a state change. */
-  admit(profileId: string, nowMs: number): LocalRefusal | null {
+  admit(profileId: string, nowMs: number, keyFix: KeyFix = { profileName: profileId, keyFromEnvironment: false }): LocalRefusal | null {
     const current = this.stateOf(profileId);
     if (current.state === 'closed') return null;
     if (current.state === 'open') {
-      if (nowMs < current.untilMs) return openRefusal(profileId, current.rejectedStatus, current.untilMs - nowMs);
+      if (nowMs < current.untilMs) return openRefusal(profileId, current.rejectedStatus, keyFix);
       this.#profiles.set(profileId, { ...halfOpenFrom(current), probeStartedAtMs: nowMs });
       return null;
     }
@@ -51,12 +49,12 @@ export class AuthCircuitBreaker {
       this.#profiles.set(profileId, { ...current, probeStartedAtMs: nowMs });
       return null;
     }
-    return openRefusal(profileId, current.rejectedStatus, current.probeStartedAtMs + current.cooldownMs - nowMs);
+    return openRefusal(profileId, current.rejectedStatus, keyFix);
   }
 
-  recordUpstreamOutcome(outcome: { profileId: string; status: number; atMs: number }): void {
+  recordUpstreamOutcome(outcome: { profileId: string; status: number; keyRejected: boolean; atMs: number }): void {
     const current = this.stateOf(outcome.profileId);
-    if (!isAuthRejection(outcome.status)) {
+    if (!outcome.keyRejected) {
       if (current.state === 'half-open') this.#profiles.delete(outcome.profileId);
       return;
     }
@@ -84,15 +82,28 @@ function halfOpenFrom(
   return { state: 'half-open', cooldownMs: open.cooldownMs, rejectedStatus: open.rejectedStatus };
 }
 
-function openRefusal(profileId: string, rejectedStatus: number, remainingMs: number): LocalRefusal {
-  const retryAfterSeconds = Math.max(1, Math.ceil(remainingMs / 1000));
+/** How the key of the refused profile is fixed: a `--base-url` run's key is AIRLOCK_API_KEY, not a stored one. */
+export interface KeyFix {
+  profileName: string;
+  keyFromEnvironment: boolean;
+}
+
+/**
+ * Answered at once with a status no client retries (403; Codex and Claude Code retry 401 and
+ * wait out a Retry-After, 96-102 s before they showed anything) and no Retry-After: waiting does
+ * not fix a key. The fix fits how Airlock was run.
+ */
+function openRefusal(profileId: string, rejectedStatus: number, keyFix: KeyFix): LocalRefusal {
+  const fix = keyFix.keyFromEnvironment
+    ? `This run takes its key from AIRLOCK_API_KEY: stop Airlock, set AIRLOCK_API_KEY to a key the gateway accepts, and start it again.`
+    : `Set a new key with \`${CLI_COMMAND} key set ${profileId}\` or on the Profiles screen of the Airlock window; requests go through again at once.`;
   return {
-    status: 401,
+    status: 403,
     errorClass: 'circuit_open',
     code: 'circuit_open',
     message:
-      `The gateway rejected the key of profile '${profileId}' (HTTP ${rejectedStatus}), so Airlock is not sending requests with it ` +
-      `for ${retryAfterSeconds} s. Set a new key with \`${CLI_COMMAND} key set ${profileId}\` (or on the Profiles screen).`,
-    headers: { 'retry-after': String(retryAfterSeconds) },
+      `The gateway rejected the key of profile "${keyFix.profileName}" (${profileId}) with HTTP ${rejectedStatus}, so Airlock is not sending ` +
+      `requests with it. ${fix}`,
+    headers: { 'x-should-retry': 'false' },
   };
 }

@@ -2,7 +2,8 @@ import { formatCredits } from '../contracts/amounts.ts';
 import type { LedgerGap } from '../contracts/log.ts';
 import type { Budget } from '../contracts/profile.ts';
 import type { LocalRefusal } from '../contracts/ports.ts';
-import { startOfLocalDayMs, startOfLocalMonthMs, type SpendTotals } from './spendLedger.ts';
+import { startOfLocalDayMs, startOfLocalMonthMs } from '../core/localPeriods.ts';
+import type { SpendTotals } from './spendLedger.ts';
 
 /** Which cap refused a request; sent as `x-airlock-budget` so clients and the window can tell. */
 export type BudgetCapKind = 'daily' | 'monthly' | 'per-request';
@@ -107,8 +108,9 @@ function budgetRefusal(owner: BudgetOwner, kind: BudgetCapKind, reason: string, 
     owner.kind === 'profile'
       ? `Raise or remove budget.${field} on the Profiles screen or in the profile file.`
       : `Raise or remove budget.${field} of client token '${owner.name}' on the Clients screen or in the config file.`;
+  // 402, not 429: every client retries a 429 (Claude Code ten times), and a budget does not refill in seconds.
   return {
-    status: 429,
+    status: 402,
     errorClass: 'budget_exceeded',
     code: 'budget_exceeded',
     message: `Airlock refused this request locally (nothing was sent to the gateway): ${reason}. ${howToRaise}`,

@@ -136,8 +136,9 @@ function pausedRefusal(pause: ClientPause): LocalRefusal {
     pause.clientName === ANONYMOUS_CLIENT
       ? 'in the Airlock window'
       : `in the Airlock window or with \`${RESUME_COMMAND} ${pause.clientName}\``;
+  // 403, not 429: every client retries a 429, and a paused client stays paused until the user resumes it.
   return {
-    status: 429,
+    status: 403,
     errorClass: 'client_paused',
     code: 'client_paused',
     message:

@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { isSideEffectCreationPath } from '../forward/clientPath.ts';
+import { isSideEffectCreationPath } from '../core/clientPath.ts';
 
 /**
  * Which requests the idempotency cache covers. docs/gateway-spec.md §3: image and video creation may have

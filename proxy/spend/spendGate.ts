@@ -52,7 +52,7 @@ export function createSpendGate(deps: SpendGateDeps): SpendGateControl {
       burstGuard.pausedRefusal(burstKey) ??
       decideBudget({ owners, estimatedInputCredits: estimate, ledgerGap: gapAt(owners, atMs) }) ??
       burstGuard.admit(burstKey, atMs) ??
-      authBreaker.admit(input.profile.id, atMs);
+      authBreaker.admit(input.profile.id, atMs, { profileName: input.profile.name, keyFromEnvironment: input.keyFromEnvironment === true });
     if (refusal === null && estimate !== null) reservations.reserve(input.requestId, scopes, estimate);
     return refusal;
   }
@@ -79,7 +79,12 @@ export function createSpendGate(deps: SpendGateDeps): SpendGateControl {
     reservations.release(outcome.requestId);
     ledger.record({ profileId: outcome.profileId, clientName, costCredits: outcome.costCredits, atMs: outcome.atMs });
     burstGuard.recordCredits(clientName ?? ANONYMOUS_CLIENT, outcome.costCredits, outcome.atMs);
-    authBreaker.recordUpstreamOutcome({ profileId: outcome.profileId, status: outcome.status, atMs: outcome.atMs });
+    authBreaker.recordUpstreamOutcome({
+      profileId: outcome.profileId,
+      status: outcome.status,
+      keyRejected: outcome.keyRejected,
+      atMs: outcome.atMs,
+    });
   }
 
   function budgetsAdmit(input: SpendCheckInput): boolean {

@@ -1,3 +1,4 @@
+import { startOfLocalDayMs, startOfLocalMonthMs } from '../core/localPeriods.ts';
 import { CreditSum } from './creditSum.ts';
 import type { SpendSinceQuery } from '../contracts/log.ts';
 
@@ -28,16 +29,6 @@ export type SpentSince = (scope: SpendScope, sinceMs: number) => number;
 export function spentSinceFromLog(spendSince: (query: SpendSinceQuery) => number): SpentSince {
   return (scope, sinceMs) =>
     scope.kind === 'profile' ? spendSince({ sinceMs, profileId: scope.profileId }) : spendSince({ sinceMs, clientName: scope.clientName });
-}
-
-export function startOfLocalDayMs(atMs: number): number {
-  const at = new Date(atMs);
-  return new Date(at.getFullYear(), at.getMonth(), at.getDate()).getTime();
-}
-
-export function startOfLocalMonthMs(atMs: number): number {
-  const at = new Date(atMs);
-  return new Date(at.getFullYear(), at.getMonth(), 1).getTime();
 }
 
 interface ScopeTotals {

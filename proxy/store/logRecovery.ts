@@ -1,7 +1,7 @@
 import { existsSync, renameSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { DatabaseSync } from 'node:sqlite';
-import { startOfLocalDayMs, startOfLocalMonthMs } from '../spend/spendLedger.ts';
+import { startOfLocalDayMs, startOfLocalMonthMs } from '../core/localPeriods.ts';
 import { checkLogFiles, DATABASE_SUFFIXES, diskFullFix, type OpenForCheck } from './logCheck.ts';
 import { importSalvage, REQUEST_FIELD, salvageLogFiles, type LogSalvage } from './logSalvage.ts';
 import { LOST_SPEND_MARKER_FILE_NAME, lostSpendMarkerPath, writeLostSpendMarker } from './lostSpendMarker.ts';

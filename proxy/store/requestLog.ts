@@ -1,7 +1,7 @@
 import { statfsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DatabaseSync } from 'node:sqlite';
-import type { IdempotencyStore } from '../spend/idempotencyCache.ts';
+import type { IdempotencyStore } from '../contracts/idempotencyStore.ts';
 import type { LedgerGap, RequestLogStatus } from '../contracts/log.ts';
 import type { RequestEvents } from '../contracts/requestEvents.ts';
 import { DEFAULT_BODY_CAP_BYTES } from './write/bodyRecord.ts';

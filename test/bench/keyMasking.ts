@@ -2,9 +2,9 @@ import type { EventSourceMessage } from 'eventsource-parser';
 import { performance } from 'node:perf_hooks';
 import type { Pool } from 'undici';
 import { KeyMasker } from '../../proxy/core/keyMasker.ts';
-import { createSseRelay, formatSseEvent } from '../../proxy/protocols/sseRelay.ts';
-import { ChatStreamObserver } from '../../proxy/protocols/streamObservers.ts';
-import { createStreamKeyGuard } from '../../proxy/forward/streamKeyGuard.ts';
+import { chatAdapter } from '../../proxy/protocols/chat/adapter.ts';
+import { formatSseEvent } from '../../proxy/protocols/sse.ts';
+import { createSseRelay } from '../../proxy/protocols/sseRelay.ts';
 import { findSentinelInStream, SENTINEL_KEY } from '../support/sentinel.ts';
 import { CHAT_MODEL, CHAT_PATH, CLIENT_HEADERS, createPool } from './load.ts';
 import { median, pairedRatios } from './stats.ts';
@@ -141,8 +141,8 @@ export function relayNsPerChunk(chunks: readonly Buffer[], masked: boolean): num
   const sink = { onDelta: (): void => {}, onUsage: (): void => {}, onModel: (): void => {} };
   const startedAt = cpuMs();
   for (let stream = 0; stream < MICRO_STREAMS; stream += 1) {
-    const observer = new ChatStreamObserver(sink, false);
-    const guard = masked ? createStreamKeyGuard(masker, 'chat') : null;
+    const observer = chatAdapter.stream.observer(sink, { dropUsageOnlyChunks: false, usageAsked: false });
+    const guard = masked ? chatAdapter.stream.keyGuard(masker) : null;
     let rendered = '';
     const renderOne = (event: EventSourceMessage): void => {
       rendered += observer.observe(event) ? formatSseEvent(event) : '';

@@ -11,7 +11,7 @@ import { generateToken, tokenRecord } from '../../proxy/http/clientTokens.ts';
 import { openConfigStore } from '../../proxy/app/profiles/configStore.ts';
 import { addClientToken, addProfile } from '../../proxy/app/profiles/configMutations.ts';
 import { startAirlock } from '../../proxy/app/startAirlock.ts';
-import { gatewayKeyAccount } from '../../proxy/app/secrets/secretStore.ts';
+import { gatewayKeyAccount } from '../../proxy/contracts/secretStore.ts';
 import { startGatewaySimulator } from '../simulator/index.ts';
 import { memorySecretStore } from '../support/memorySecretStore.ts';
 

@@ -127,13 +127,13 @@ describe('request detail for a translated Anthropic request', () => {
 });
 
 describe('pause from the status bar', () => {
-  it('refuses client requests with 503 proxy_paused while paused and serves them again after resume', async () => {
+  it('refuses client requests with 403 proxy_paused while paused and serves them again after resume', async () => {
     const bar = page.locator('.status-bar');
     await bar.getByRole('button', { name: 'Pause proxy' }).click();
     await expect.poll(() => bar.textContent()).toContain('paused');
     expect(await bar.getByRole('button', { name: 'Resume proxy' }).getAttribute('aria-pressed')).toBe('true');
     const refused = await chat();
-    expect(refused.status).toBe(503);
+    expect(refused.status).toBe(403);
     expect(refused.headers['content-type']).toMatch(/^application\/json/);
     expect(JSON.parse(refused.body).error.type).toBe('proxy_paused');
     await session.shot('41-paused');

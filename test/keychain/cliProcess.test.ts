@@ -6,7 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createKeytarSecretStore } from '../../proxy/app/secrets/keytarStore.ts';
 import { findSentinel, SENTINEL_KEY } from '../support/sentinel.ts';
 
-const mainScript = path.join(import.meta.dirname, '..', '..', 'proxy', 'cli', 'main.ts');
+const mainScript = path.join(import.meta.dirname, '..', '..', 'proxy', 'app', 'cli', 'main.ts');
 const secrets = createKeytarSecretStore();
 let dataDir: string;
 

@@ -15,6 +15,7 @@ import type { RequestRecorder } from './recorder.ts';
 import { cutConnection, sendHtml, sendJson, settledUnlessClosed, waitUnlessClosed } from './respond.ts';
 import { pathnameOf, routeOf, type Route } from './routes.ts';
 import { videoBody, type TaskStore } from './tasks.ts';
+import { answerNative, type NativeProtocol } from './native.ts';
 import type { Fault } from './types.ts';
 import { sendGatewayError, type Voice } from './voice.ts';
 
@@ -28,6 +29,7 @@ export interface SimulatorState {
   dialect: Dialect;
   account: AccountModels;
   tasks: TaskStore;
+  native: { protocols: ReadonlySet<NativeProtocol>; holdOpenAfterEnd: boolean };
 }
 
 function readBody(request: IncomingMessage): Promise<Buffer> {
@@ -83,6 +85,12 @@ export async function dispatch(request: IncomingMessage, response: ServerRespons
   if (route.kind === 'chat' && chatJson !== null) {
     if (!chatJson.ok) sendGatewayError(response, voice, chatJson.status, chatJson.body);
     else await answerChat(response, chatJson.value, fault, state.chat, { sequence, voice, account: state.account }, closed, echoedKey);
+    return;
+  }
+  if (route.kind === 'native' && state.native.protocols.has(route.protocol === 'responses' ? 'responses' : 'messages')) {
+    const json = parseJsonBody(body);
+    if (!json.ok) sendGatewayError(response, voice, json.status, json.body);
+    else await answerNative(response, route.protocol, json.value, sequence, state.native, closed);
     return;
   }
   answerApi(response, route, body, state, voice, fault);

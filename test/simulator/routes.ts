@@ -3,6 +3,7 @@ export type Route =
   | { kind: 'models' }
   | { kind: 'model'; id: string }
   | { kind: 'chat' }
+  | { kind: 'native'; protocol: 'messages' | 'responses' | 'count_tokens' }
   | { kind: 'embeddings' }
   | { kind: 'images' }
   | { kind: 'videos' }
@@ -23,6 +24,9 @@ export function routeOf(method: string, url: string): Route {
   const expect = (expectedMethod: string, route: Route): Route => (method === expectedMethod ? route : { kind: 'methodNotAllowed' });
   if (pathname === '/v1/models') return expect('GET', { kind: 'models' });
   if (pathname === '/v1/chat/completions') return expect('POST', { kind: 'chat' });
+  if (pathname === '/v1/messages') return expect('POST', { kind: 'native', protocol: 'messages' });
+  if (pathname === '/v1/messages/count_tokens') return expect('POST', { kind: 'native', protocol: 'count_tokens' });
+  if (pathname === '/v1/responses') return expect('POST', { kind: 'native', protocol: 'responses' });
   if (pathname === '/v1/embeddings') return expect('POST', { kind: 'embeddings' });
   if (pathname === '/v1/images/generations') return expect('POST', { kind: 'images' });
   if (pathname === '/v1/videos') return expect('POST', { kind: 'videos' });

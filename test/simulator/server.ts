@@ -36,6 +36,7 @@ export async function startGatewaySimulator(options: SimulatorOptions = {}): Pro
     dialect: dialectOf(options.dialect),
     account: { capabilities: options.modelCapabilities ?? {}, closedModels: new Set(options.closedModels ?? []) },
     tasks: new TaskStore(),
+    native: { protocols: new Set(options.nativeProtocols ?? []), holdOpenAfterEnd: options.holdNativeStreamsOpen ?? false },
   };
 
   const sockets = new Set<Socket>();

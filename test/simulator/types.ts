@@ -24,6 +24,13 @@ export interface SimulatorOptions {
   dialect?: DialectName | Dialect;
   /** Per model, what it cannot do (tools, images, stream) or does (reasoning); unlisted models can do everything. */
   modelCapabilities?: Record<string, Partial<ModelCapabilities>>;
+  /**
+   * The protocols it also speaks natively besides Chat Completions (a full gateway); default none,
+   * and those paths then answer 404 as a Chat-Completions-only gateway does.
+   */
+  nativeProtocols?: Array<'messages' | 'responses'>;
+  /** A native stream stays open after its final event until the other side closes it. */
+  holdNativeStreamsOpen?: boolean;
   /** Models listed by /models that this key may not use: refused as the dialect refuses a closed model. */
   closedModels?: string[];
 }

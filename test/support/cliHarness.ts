@@ -2,7 +2,7 @@ import { PassThrough } from 'node:stream';
 import { type Command, CommanderError } from 'commander';
 import type { CliDeps } from '../../proxy/app/cli/commands/cliContext.ts';
 import { createProgram } from '../../proxy/app/cli/program.ts';
-import type { SecretStore } from '../../proxy/app/secrets/secretStore.ts';
+import type { SecretStore } from '../../proxy/contracts/secretStore.ts';
 
 export interface CliRun {
   stdout: string;
@@ -14,7 +14,13 @@ export interface CliRun {
  * Runs one `airlock ...` command line in-process against a data directory and a secret store,
  * with stdin piped from `input` (so `key set` reads it as a script would pipe it).
  */
-export async function runAirlock(dataDir: string, secrets: SecretStore, args: string[], input = ''): Promise<CliRun> {
+export async function runAirlock(
+  dataDir: string,
+  secrets: SecretStore,
+  args: string[],
+  input = '',
+  homeDir = '/nonexistent-home',
+): Promise<CliRun> {
   let stdout = '';
   let stderr = '';
   const sink = (append: (text: string) => void): PassThrough => {
@@ -27,7 +33,7 @@ export async function runAirlock(dataDir: string, secrets: SecretStore, args: st
   const deps: CliDeps = {
     env: {},
     platform: 'linux',
-    homedir: '/nonexistent-home',
+    homedir: homeDir,
     cwd: '/',
     secrets: () => secrets,
     stdin,

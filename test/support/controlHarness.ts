@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { CapabilityService } from '../../proxy/app/capabilities/capabilityService.ts';
@@ -8,7 +8,7 @@ import type { SpendGateControl } from '../../proxy/spend/spendGate.ts';
 import type { ConfigStore } from '../../proxy/app/profiles/configStore.ts';
 import { startAirlock } from '../../proxy/app/startAirlock.ts';
 import type { KeyCache } from '../../proxy/app/secrets/keyCache.ts';
-import { CONTROL_TOKEN_ACCOUNT, type SecretStore } from '../../proxy/app/secrets/secretStore.ts';
+import { CONTROL_TOKEN_ACCOUNT, type SecretStore } from '../../proxy/contracts/secretStore.ts';
 import type { ProxyHandle } from '../../proxy/http/startServer.ts';
 import { startGatewaySimulator, type GatewaySimulator, type SimulatorOptions } from '../simulator/index.ts';
 import { memorySecretStore } from './memorySecretStore.ts';
@@ -19,6 +19,8 @@ export interface ControlHarnessOptions {
   simulator?: SimulatorOptions;
   /** The built window to serve; tests of the API alone pass a directory without one. */
   uiDir?: string;
+  /** Where Connect looks for the tools' files; an empty folder in the data directory by default, never the real home. */
+  homeDir?: string;
 }
 
 export interface ControlHarness {
@@ -32,6 +34,7 @@ export interface ControlHarness {
   spendGate: SpendGateControl;
   capabilities: CapabilityService;
   dataDir: string;
+  homeDir: string;
   /** `fetch` against the control API with the control token. */
   api(pathAndQuery: string, init?: RequestInit): Promise<Response>;
   close(): Promise<void>;
@@ -45,7 +48,9 @@ export async function startControlHarness(options: ControlHarnessOptions = {}): 
   const dataDir = mkdtempSync(path.join(tmpdir(), 'airlock-control-'));
   const simulator = await startGatewaySimulator(options.simulator);
   const secrets = memorySecretStore({ [CONTROL_TOKEN_ACCOUNT]: CONTROL_TOKEN });
-  const airlock = await startAirlock({ dataDir, port: 0, env: {}, secrets, uiDir: options.uiDir ?? path.join(dataDir, 'no-ui') });
+  const homeDir = options.homeDir ?? path.join(dataDir, 'home');
+  mkdirSync(homeDir, { recursive: true });
+  const airlock = await startAirlock({ dataDir, port: 0, env: {}, secrets, homeDir, uiDir: options.uiDir ?? path.join(dataDir, 'no-ui') });
   const { proxy } = airlock;
   return {
     proxy,
@@ -58,6 +63,7 @@ export async function startControlHarness(options: ControlHarnessOptions = {}): 
     spendGate: airlock.spendGate,
     capabilities: airlock.capabilities,
     dataDir,
+    homeDir,
     api: (pathAndQuery, init = {}) =>
       fetch(`${proxy.url}/_airlock/api${pathAndQuery}`, {
         ...init,

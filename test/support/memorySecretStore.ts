@@ -1,5 +1,5 @@
-import type { SecretStore } from '../../proxy/app/secrets/secretStore.ts';
-import { KeychainUnavailableError } from '../../proxy/app/secrets/secretStore.ts';
+import type { SecretStore } from '../../proxy/contracts/secretStore.ts';
+import { KeychainUnavailableError } from '../../proxy/contracts/secretStore.ts';
 
 /** An in-memory SecretStore for tests; the real keychain is exercised in test/keychain. */
 export function memorySecretStore(initial: Record<string, string> = {}): SecretStore & { entries: Map<string, string> } {

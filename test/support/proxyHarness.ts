@@ -3,6 +3,7 @@ import { RequestEvents } from '../../proxy/contracts/requestEvents.ts';
 import type { RequestLifecycleEvent } from '../../proxy/contracts/lifecycle.ts';
 import type { ClientIdentity, SpendGate } from '../../proxy/contracts/ports.ts';
 import { startServer, type ProxyHandle } from '../../proxy/http/startServer.ts';
+import type { NativeProtocolCheck } from '../../proxy/forward/planner.ts';
 import type { TranslationThread } from '../../proxy/forward/translation/translationThreadClient.ts';
 import { startGatewaySimulator, type GatewaySimulator, type SimulatorOptions } from '../simulator/index.ts';
 import { SENTINEL_KEY } from './sentinel.ts';
@@ -13,6 +14,8 @@ export interface HarnessOptions {
   spendGate?: SpendGate;
   identity?: ClientIdentity;
   translation?: TranslationThread;
+  /** The capability check's answer to "does the gateway speak this protocol natively" (none: never). */
+  nativeVerified?: NativeProtocolCheck;
 }
 
 export interface Harness {
@@ -56,6 +59,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       ...(options.spendGate ? { spendGate: options.spendGate } : {}),
     },
     ...(options.translation ? { translation: options.translation } : {}),
+    ...(options.nativeVerified ? { nativeVerified: options.nativeVerified } : {}),
   });
   return {
     proxy,

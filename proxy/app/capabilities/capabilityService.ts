@@ -12,6 +12,8 @@ export const CAPABILITIES_FILE_NAME = 'capabilities.json';
 const PROBE_TIMEOUT_MS = 30_000;
 const PROBE_BODY_LIMIT_CHARS = 256 * 1024;
 const CAPABILITY_ORDER: Capability[] = ['chat', 'stream', 'tools', 'image_input', 'messages_native', 'responses_native'];
+/** A detection that found nothing either way (auth, rate limit, a fault, no answer) is tried again after this. */
+const DETECTION_RETRY_MS = 10 * 60_000;
 
 const fileSchema = z.object({
   version: z.literal(1),
@@ -28,7 +30,12 @@ type CapabilityFile = z.infer<typeof fileSchema>;
 export interface CapabilityService {
   badges(profileId: string, model: string): CapabilityBadge[];
   check(profileId: string, model: string): Promise<CapabilityBadge[]>;
-  /** For the planner: whether the gateway has been seen to speak this protocol for the model. */
+  /**
+   * For the planner: whether the gateway has been seen to speak this protocol for the model. Never
+   * waits: in a profile whose mode for the protocol is `auto`, a model not yet checked for it gets
+   * that one probe in the background, and its later requests go native if the gateway answered in
+   * the protocol's own shape.
+   */
   nativeVerified(profileId: string, protocol: 'messages' | 'responses', model: string): boolean;
 }
 
@@ -82,6 +89,28 @@ export function createCapabilityService(options: {
   const nowMs = options.nowMs ?? Date.now;
   const file = readFile(filePath);
   const badges = (profileId: string, model: string): CapabilityBadge[] => file.profiles[profileId]?.[model] ?? unchecked();
+  const save = (): void => writeFileAtomic(filePath, `${JSON.stringify(file, null, 2)}\n`);
+  /** When each (profile, model, capability) detection last started, so a busy client sets off one probe, not one per request. */
+  const detectionsStarted = new Map<string, number>();
+
+  function detectNative(profileId: string, capability: Capability, model: string, protocol: 'messages' | 'responses'): void {
+    const key = JSON.stringify([profileId, model, capability]);
+    const startedAtMs = detectionsStarted.get(key);
+    if (startedAtMs !== undefined && nowMs() - startedAtMs < DETECTION_RETRY_MS) return;
+    const target = options.resolveTarget(profileId);
+    if (target === null || target.profile.protocolModes[protocol] !== 'auto') return;
+    const probe = capabilityProbes(model).find((candidate) => candidate.capability === capability);
+    if (probe === undefined) return;
+    detectionsStarted.set(key, nowMs());
+    void runProbe(target, probe).then((supported) => {
+      const current = badges(profileId, model).filter((badge) => badge.capability !== capability);
+      const updated = [...current, { capability, supported, checkedAtMs: nowMs() }];
+      updated.sort((a, b) => CAPABILITY_ORDER.indexOf(a.capability) - CAPABILITY_ORDER.indexOf(b.capability));
+      file.profiles[profileId] = { ...file.profiles[profileId], [model]: updated };
+      save();
+    });
+  }
+
   return {
     badges,
     async check(profileId, model) {
@@ -92,12 +121,14 @@ export function createCapabilityService(options: {
         results.push({ capability: probe.capability, supported: await runProbe(target, probe), checkedAtMs: nowMs() });
       }
       file.profiles[profileId] = { ...file.profiles[profileId], [model]: results };
-      writeFileAtomic(filePath, `${JSON.stringify(file, null, 2)}\n`);
+      save();
       return results;
     },
     nativeVerified(profileId, protocol, model) {
       const capability: Capability = protocol === 'messages' ? 'messages_native' : 'responses_native';
-      return badges(profileId, model).some((badge) => badge.capability === capability && badge.supported === true);
+      const supported = badges(profileId, model).find((badge) => badge.capability === capability)?.supported ?? null;
+      if (supported === null) detectNative(profileId, capability, model, protocol);
+      return supported === true;
     },
   };
 }

@@ -77,6 +77,8 @@ export function capabilityProbes(model: string): CapabilityProbe[] {
   ];
 }
 
+const STREAM_END = /\[DONE\]|"finish_reason":\s*"/;
+
 export interface ProbeAnswer {
   status: number;
   contentType: string | null;
@@ -100,8 +102,9 @@ export function interpretProbe(capability: Capability, answer: ProbeAnswer): boo
   const { status, contentType, bodyText } = answer;
   if (status === 401 || status === 403 || status === 429 || status >= 500) return null;
   if (status >= 300 || (contentType !== null && /text\/html/i.test(contentType))) return false;
+  // Streaming works when the stream got to its end: `[DONE]`, or a finish reason from gateways that send no `[DONE]`.
   if (capability === 'stream')
-    return /text\/event-stream/i.test(contentType ?? '') && bodyText.includes('data:') && bodyText.includes('[DONE]');
+    return /text\/event-stream/i.test(contentType ?? '') && bodyText.includes('data:') && STREAM_END.test(bodyText);
   const json = parseObject(bodyText);
   if (!json) return false;
   const choices = Array.isArray(json.choices) ? (json.choices as { message?: { tool_calls?: unknown[] } }[]) : null;

@@ -1,6 +1,8 @@
 import { Command } from 'commander';
 import packageJson from '../../../package.json' with { type: 'json' };
 import { defaultCliDeps, type CliDeps } from './commands/cliContext.ts';
+import { registerConnectCommand } from './commands/connect.ts';
+import { registerExportCommands } from './commands/export.ts';
 import { registerKeyCommands } from './commands/key.ts';
 import { registerLimitsCommand } from './commands/limits.ts';
 import { registerProfileCommands } from './commands/profile.ts';
@@ -22,6 +24,8 @@ export function createProgram(deps: CliDeps = defaultCliDeps()): Command {
     registerTokenCommands,
     registerResumeCommand,
     registerLimitsCommand,
+    registerConnectCommand,
+    registerExportCommands,
   ]) {
     register(program, deps);
   }

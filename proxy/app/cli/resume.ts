@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { CONTROL_API_PREFIX, type ApiErrorBody } from '../../contracts/api.ts';
-import { CONTROL_TOKEN_ACCOUNT } from '../secrets/secretStore.ts';
+import { CONTROL_TOKEN_ACCOUNT } from '../../contracts/secretStore.ts';
 import { DEFAULT_PORT } from '../../contracts/defaults.ts';
 import { defaultCliDeps, withCliErrors, writeLine, type CliDeps } from './commands/cliContext.ts';
 import { CLI_COMMAND } from '../../contracts/cli.ts';

@@ -1,8 +1,8 @@
-import type { BudgetProgress } from '../../contracts/api.ts';
+import { BUDGET_ALERT_PERCENTS, type BudgetAlertPercent, type BudgetProgress } from '../../contracts/api.ts';
 import type { Budget } from '../../contracts/profile.ts';
 import type { ConfigFile } from '../../contracts/config.ts';
 import type { SpendSinceQuery } from '../../contracts/log.ts';
-import { startOfLocalDayMs, startOfLocalMonthMs } from '../../spend/spendLedger.ts';
+import { startOfLocalDayMs, startOfLocalMonthMs } from '../../core/localPeriods.ts';
 
 type SpendSince = (query: SpendSinceQuery) => number;
 
@@ -21,8 +21,24 @@ function progressFor(
     .filter((entry): entry is typeof entry & { capCredits: number } => entry.capCredits !== undefined)
     .map(({ period, capCredits, sinceMs }) => {
       const spentCredits = spentSince(sinceMs);
-      return { scope, subject, period, capCredits, spentCredits, reached: spentCredits >= capCredits };
+      return {
+        scope,
+        subject,
+        period,
+        capCredits,
+        spentCredits,
+        reached: spentCredits >= capCredits,
+        alertPercent: budgetAlertPercent(spentCredits, capCredits),
+      };
     });
+}
+
+/** The highest alert share of the cap that the spend has reached, or null below the first. */
+export function budgetAlertPercent(spentCredits: number, capCredits: number): BudgetAlertPercent | null {
+  let passed: BudgetAlertPercent | null = null;
+  // Compared as spent * 100 >= cap * share, so 8 of 10 is 80% without a rounding miss.
+  for (const percent of BUDGET_ALERT_PERCENTS) if (spentCredits * 100 >= capCredits * percent) passed = percent;
+  return passed;
 }
 
 /** Every daily and monthly cap of profiles and client tokens, with what the log says was spent. */

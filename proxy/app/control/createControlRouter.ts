@@ -5,6 +5,8 @@ import { ApiError, apiErrorHandler } from './http.ts';
 import { LiveHub } from './liveHub.ts';
 import { ModelCatalog } from './modelCatalog.ts';
 import { clientRoutes } from './routes/clientRoutes.ts';
+import { connectRoutes } from './routes/connectRoutes.ts';
+import { exportRoutes } from './routes/exportRoutes.ts';
 import { profileRoutes } from './routes/profileRoutes.ts';
 import { requestRoutes } from './routes/requestRoutes.ts';
 import { sessionRoutes } from './routes/sessionRoutes.ts';
@@ -45,7 +47,14 @@ export function createControlRouter(deps: ControlDeps): ControlApi {
     catalog: new ModelCatalog(),
     proxy: () => proxy,
     nowMs,
-    status: () => buildStatus({ deps, proxy, keyRejectedProfiles: hub.keyRejectedProfiles(), nowMs: nowMs() }),
+    status: () =>
+      buildStatus({
+        deps,
+        proxy,
+        keyRejectedProfiles: hub.keyRejectedProfiles(),
+        quotaExhaustedProfiles: hub.quotaExhaustedProfiles(),
+        nowMs: nowMs(),
+      }),
   };
 
   const requireControlAuth: RequestHandler = (req, _res, next) => {
@@ -72,6 +81,8 @@ export function createControlRouter(deps: ControlDeps): ControlApi {
   api.use(requestRoutes(context));
   api.use(profileRoutes(context));
   api.use(clientRoutes(context));
+  api.use(connectRoutes(context));
+  api.use(exportRoutes(context));
   api.use((_req, _res, next) => next(new ApiError('not_found', 'No such control API endpoint.')));
   api.use(apiErrorHandler);
 

@@ -5,8 +5,9 @@ import type { SpendGateControl } from '../../spend/spendGate.ts';
 import type { TargetResolver } from '../../contracts/ports.ts';
 import type { ConfigFile } from '../../contracts/config.ts';
 import type { ConfigMutator } from '../profiles/configStore.ts';
+import type { ConnectService } from '../connect/connectService.ts';
 import type { KeyCache } from '../secrets/keyCache.ts';
-import type { SecretStore } from '../secrets/secretStore.ts';
+import type { SecretStore } from '../../contracts/secretStore.ts';
 
 /** The parts of the running proxy (ProxyHandle) the control API reads and drives. */
 export interface ProxyControl {
@@ -52,6 +53,8 @@ export interface ControlDeps {
   log: ControlLog;
   spendGate?: SpendGateControl;
   capabilities?: CapabilityService;
+  /** Writes the tools' config files (Connect); without it those routes answer 503. */
+  connect?: ConnectService;
   /** What this start found and the user must see for the whole run (a damaged log set aside). */
   startupAlarms?: readonly Alarm[];
   /** The built window (renderer/dist); defaults to the repository's. */

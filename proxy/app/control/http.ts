@@ -2,9 +2,10 @@ import type { ErrorRequestHandler } from 'express';
 import { ZodError } from 'zod';
 import type { ApiErrorBody, ApiErrorCode } from '../../contracts/api.ts';
 import { PriceImportError } from '../../spend/pricesIo.ts';
+import { ConnectError } from '../connect/toolAdapter.ts';
 import { ConfigEditError } from '../profiles/configMutations.ts';
 import { ConfigBrokenError, ConfigInvalidError } from '../profiles/configStore.ts';
-import { KeychainUnavailableError } from '../secrets/secretStore.ts';
+import { KeychainUnavailableError } from '../../contracts/secretStore.ts';
 
 const STATUS_OF: Record<ApiErrorCode, number> = {
   unauthorized: 401,
@@ -41,6 +42,7 @@ export function toApiError(error: unknown): ApiError {
     const field = issue?.path.join('.') || undefined;
     return new ApiError('invalid', issue ? `${field ? `${field}: ` : ''}${issue.message}` : 'Invalid request.', field);
   }
+  if (error instanceof ConnectError) return new ApiError(error.code, error.message);
   if (error instanceof ConfigEditError)
     return new ApiError(/^no (profile|client token)/.test(error.message) ? 'not_found' : 'conflict', error.message);
   if (error instanceof ConfigInvalidError || error instanceof PriceImportError) return new ApiError('invalid', error.message);

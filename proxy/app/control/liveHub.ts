@@ -42,6 +42,7 @@ export class LiveHub {
   readonly #inFlight = new Map<string, InFlight>();
   readonly #profileOf = new Map<string, string | null>();
   readonly #keyRejected = new Set<string>();
+  readonly #quotaExhausted = new Set<string>();
   #pending = new Map<string, LiveRequestUpdate>();
   #statusDirty = false;
   #timer: ReturnType<typeof setTimeout> | null = null;
@@ -82,6 +83,11 @@ export class LiveHub {
     return [...this.#keyRejected];
   }
 
+  /** Profiles whose gateway account said, on its latest answer, that its balance or quota is used up. */
+  quotaExhaustedProfiles(): string[] {
+    return [...this.#quotaExhausted];
+  }
+
   /** A new key was set: the rejection was about the old one. */
   keyReplaced(profileId: string): void {
     this.#keyRejected.delete(profileId);
@@ -116,6 +122,8 @@ export class LiveHub {
       if (profileId) {
         if (event.errorClass === 'auth') this.#keyRejected.add(profileId);
         else if (event.status < 400) this.#keyRejected.delete(profileId);
+        if (event.errorClass === 'quota_exhausted') this.#quotaExhausted.add(profileId);
+        else if (event.status < 400) this.#quotaExhausted.delete(profileId);
       }
       return;
     }

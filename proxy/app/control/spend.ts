@@ -1,7 +1,7 @@
 import type { SpendDay, SpendRange, SpendResponse, SpendRow } from '../../contracts/api.ts';
 import type { SpendByDayRow } from '../../contracts/log.ts';
 import { CNY_PER_CREDIT, TOP_UP_DISCOUNT_TIERS, USD_PER_CREDIT_APPROX } from '../../spend/constants.ts';
-import { startOfLocalDayMs } from '../../spend/spendLedger.ts';
+import { startOfLocalDayMs } from '../../core/localPeriods.ts';
 import { budgetProgress } from './budgets.ts';
 import type { ControlDeps } from './deps.ts';
 import { moneyOf } from './mapping.ts';

@@ -1,5 +1,6 @@
-import type { Alarm, StatusResponse } from '../../contracts/api.ts';
-import { startOfLocalDayMs } from '../../spend/spendLedger.ts';
+import type { Alarm, BudgetProgress, StatusResponse } from '../../contracts/api.ts';
+import { formatCredits } from '../../contracts/amounts.ts';
+import { startOfLocalDayMs } from '../../core/localPeriods.ts';
 import { budgetProgress } from './budgets.ts';
 import type { ControlDeps, ProxyControl } from './deps.ts';
 import { moneyOf } from './mapping.ts';
@@ -8,19 +9,29 @@ export interface StatusInputs {
   deps: ControlDeps;
   proxy: ProxyControl | null;
   keyRejectedProfiles: readonly string[];
+  quotaExhaustedProfiles?: readonly string[];
   nowMs: number;
 }
 
+function budgetWarningMessage(budget: BudgetProgress): string {
+  const period = budget.period === 'daily' ? 'today' : 'this month';
+  return `${budget.scope === 'profile' ? 'Profile' : 'Client'} ${budget.subject} has used ${budget.alertPercent}% of its ${budget.period} budget (${formatCredits(budget.spentCredits)} of ${formatCredits(budget.capCredits)} credits ${period}); at the cap its requests are refused.`;
+}
+
 /** The status bar's content, and the alarms a user must see without looking for them. */
-export function buildStatus({ deps, proxy, keyRejectedProfiles, nowMs }: StatusInputs): StatusResponse {
+export function buildStatus({ deps, proxy, keyRejectedProfiles, quotaExhaustedProfiles = [], nowMs }: StatusInputs): StatusResponse {
   const config = deps.config.snapshot();
   const active = config.profiles.find((profile) => profile.id === config.activeProfileId) ?? null;
   const today = deps.log.totals({ fromMs: startOfLocalDayMs(nowMs), toMs: nowMs + 1 });
   const alarms: Alarm[] = [...(deps.startupAlarms ?? [])];
 
   for (const budget of budgetProgress(config, deps.log.spendSince, nowMs)) {
-    if (!budget.reached) continue;
+    if (budget.alertPercent === null) continue;
     const subject = budget.scope === 'profile' ? { profileId: budget.subject } : { clientName: budget.subject };
+    if (!budget.reached) {
+      alarms.push({ kind: 'budget_warning', message: budgetWarningMessage(budget), ...subject });
+      continue;
+    }
     alarms.push({
       kind: 'budget_reached',
       message: `The ${budget.period} budget of ${budget.scope} ${budget.subject} (${budget.capCredits} credits) is reached: its requests are refused until the period ends or the cap is raised.`,
@@ -32,6 +43,13 @@ export function buildStatus({ deps, proxy, keyRejectedProfiles, nowMs }: StatusI
       kind: 'key_rejected',
       profileId,
       message: `The gateway rejected the key of profile ${profileId}: set it again under Profiles.`,
+    });
+  }
+  for (const profileId of quotaExhaustedProfiles) {
+    alarms.push({
+      kind: 'quota_exhausted',
+      profileId,
+      message: `The gateway account of profile ${profileId} has no balance or quota left: top it up in the gateway console. Until then every request fails.`,
     });
   }
   for (const pause of deps.spendGate?.pausedClients() ?? []) {

@@ -1,6 +1,6 @@
 import type { ConfigFile } from '../../contracts/config.ts';
 import { API_KEY_ENV_VAR } from './envKeySource.ts';
-import { gatewayKeyAccount, KeychainUnavailableError, type SecretStore } from './secretStore.ts';
+import { gatewayKeyAccount, KeychainUnavailableError, type SecretStore } from '../../contracts/secretStore.ts';
 
 export interface KeyStatus {
   set: boolean;

@@ -1,4 +1,4 @@
-import { KEYCHAIN_SERVICE, KeychainUnavailableError, type SecretStore } from './secretStore.ts';
+import { KEYCHAIN_SERVICE, KeychainUnavailableError, type SecretStore } from '../../contracts/secretStore.ts';
 
 interface KeytarModule {
   getPassword(service: string, account: string): Promise<string | null>;

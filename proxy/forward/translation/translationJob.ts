@@ -1,15 +1,13 @@
-import { anthropicToChatRequest } from '../../protocols/anthropic/request.ts';
+import type { TranslatedProtocol } from '../../protocols/adapter.ts';
+import { translationFor } from '../../protocols/registry.ts';
 import type { ChatRequestTranslation } from '../../protocols/requestResult.ts';
-import { responsesToChatRequest } from '../../protocols/responses/request.ts';
 import { ownTextBuffer } from '../capture.ts';
 
-/** The client protocols Airlock translates to Chat Completions and back. */
-export type TranslatedProtocol = 'messages' | 'responses';
+export type { TranslatedProtocol };
 
-/** The Chat Completions request for a client's Messages or Responses body (already parsed). */
+/** The Chat Completions request for a client's body (already parsed) in a protocol Airlock translates. */
 export function chatRequestFor(protocol: TranslatedProtocol, body: unknown, upstreamModel: string): ChatRequestTranslation {
-  const options = { upstreamModel, includeUsage: true };
-  return protocol === 'messages' ? anthropicToChatRequest(body, options) : responsesToChatRequest(body, options);
+  return translationFor(protocol).toChatRequest(body, { upstreamModel, includeUsage: true });
 }
 
 /** A client body, as its bytes, to translate. */

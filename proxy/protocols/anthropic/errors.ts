@@ -1,4 +1,7 @@
 import type { ErrorClass } from '../../contracts/errors.ts';
+import { buildClientError } from '../../core/errorClass.ts';
+import type { ProtocolErrors } from '../adapter.ts';
+import { sseFrame } from '../sse.ts';
 
 /**
  * Errors in Anthropic's shape, for clients that speak Messages (Claude Code, the Anthropic SDK).
@@ -71,3 +74,17 @@ export function anthropicStatusFor(errorClass: ErrorClass, upstreamStatus: numbe
       return 502;
   }
 }
+
+/** Anthropic's shape for every failure; the message is the one OpenAI-shaped clients get. */
+export const anthropicErrors: ProtocolErrors = {
+  status: anthropicStatusFor,
+  // Anthropic's own error bodies carry the request id at the top level.
+  body: (status, errorClass, detail) => ({
+    ...anthropicErrorBody(status, buildClientError(errorClass, detail).error.message),
+    ...(detail.upstreamRequestId ? { request_id: detail.upstreamRequestId } : {}),
+  }),
+  refusalBody: (refusal) => anthropicErrorBody(refusal.status, refusal.message),
+  // Mid-stream, Anthropic sends an `error` event; its type is what a 502 would carry.
+  streamFrame: (errorClass, detail) => sseFrame('error', anthropicErrorBody(502, buildClientError(errorClass, detail).error.message)),
+  requestIdHeader: 'request-id',
+};

@@ -56,6 +56,8 @@ export function chatToAnthropicResponse(
   if (reply === null) return { ok: false, message: 'the upstream reply has no choices to translate' };
   const notes: string[] = [];
   const content: Record<string, unknown>[] = [];
+  // The thinking block comes first, as Anthropic's own answers order it; see emptyContentBlock in stream.ts for the signature.
+  if (reply.reasoning !== '') content.push({ type: 'thinking', thinking: reply.reasoning, signature: '' });
   if (reply.text !== '') content.push({ type: 'text', text: reply.text });
   for (const call of reply.toolCalls) {
     content.push({ type: 'tool_use', id: call.id, name: call.name, input: parseToolInput(call.arguments, call.name, notes) });

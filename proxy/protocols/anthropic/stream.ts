@@ -1,4 +1,3 @@
-import { readChatChunk } from '../chat/chatShapes.ts';
 import { createChatStreamBlocks } from '../chat/chatStreamBlocks.ts';
 import type { BlockEvent } from '../chat/chatStreamBlocks.ts';
 import { sseFrame } from '../sse.ts';
@@ -39,9 +38,8 @@ export function createAnthropicStreamTranslator(options: { requestedModel: strin
   }
 
   return {
-    push(chunk) {
+    push(reading) {
       if (ended) return [];
-      const reading = readChatChunk(chunk);
       if (reading.errorMessage !== null) return fail({ type: 'api_error', message: reading.errorMessage });
       return [...start(), ...blocks.apply(reading).map(renderBlockEvent)];
     },
@@ -62,16 +60,27 @@ export function createAnthropicStreamTranslator(options: { requestedModel: strin
 
 function renderBlockEvent(event: BlockEvent): string {
   const index = event.block.position;
+  const block = event.block;
   if (event.type === 'start') {
-    const block = event.block;
-    const contentBlock =
-      block.kind === 'text' ? { type: 'text', text: '' } : { type: 'tool_use', id: block.callId, name: block.name, input: {} };
-    return sseFrame('content_block_start', { type: 'content_block_start', index, content_block: contentBlock });
+    return sseFrame('content_block_start', { type: 'content_block_start', index, content_block: emptyContentBlock(block) });
   }
   if (event.type === 'delta') {
     const delta =
-      event.block.kind === 'text' ? { type: 'text_delta', text: event.piece } : { type: 'input_json_delta', partial_json: event.piece };
+      block.kind === 'tool'
+        ? { type: 'input_json_delta', partial_json: event.piece }
+        : block.kind === 'reasoning'
+          ? { type: 'thinking_delta', thinking: event.piece }
+          : { type: 'text_delta', text: event.piece };
     return sseFrame('content_block_delta', { type: 'content_block_delta', index, delta });
   }
   return sseFrame('content_block_stop', { type: 'content_block_stop', index });
+}
+
+/**
+ * A chat model's thinking becomes a thinking block with an empty signature: there is none to give,
+ * and the request translator drops thinking blocks a client sends back, so none is ever checked.
+ */
+function emptyContentBlock(block: BlockEvent['block']): Record<string, unknown> {
+  if (block.kind === 'tool') return { type: 'tool_use', id: block.callId, name: block.name, input: {} };
+  return block.kind === 'reasoning' ? { type: 'thinking', thinking: '', signature: '' } : { type: 'text', text: '' };
 }

@@ -1,5 +1,8 @@
 import { z } from 'zod';
 import type { TokenUsage } from '../../contracts/usage.ts';
+import type { SseEvent } from '../sse.ts';
+import { eventJson } from '../sse.ts';
+import { usageFromChatChunk } from './usage.ts';
 
 /**
  * Lenient readers for what a Chat Completions upstream sends back. Unknown fields are ignored;
@@ -13,32 +16,14 @@ const usageSchema = z.object({
   completion_tokens_details: z.object({ reasoning_tokens: z.number().nonnegative().nullish() }).nullish(),
 });
 
-const toolCallDeltaSchema = z.object({
-  index: z.number().int().nonnegative().nullish(),
-  id: z.string().nullish(),
-  function: z.object({ name: z.string().nullish(), arguments: z.string().nullish() }).nullish(),
-});
-
-const chunkSchema = z.object({
-  choices: z
-    .array(
-      z.object({
-        index: z.number().nullish(),
-        delta: z.object({ content: z.string().nullish(), tool_calls: z.array(toolCallDeltaSchema).nullish() }).nullish(),
-        finish_reason: z.string().nullish(),
-      }),
-    )
-    .nullish(),
-  usage: usageSchema.nullish(),
-  error: z.unknown().optional(),
-});
-
 const completionSchema = z.object({
   choices: z
     .array(
       z.object({
         message: z.object({
           content: z.string().nullish(),
+          reasoning_content: z.string().nullish(),
+          reasoning: z.string().nullish(),
           refusal: z.string().nullish(),
           tool_calls: z
             .array(z.object({ id: z.string(), function: z.object({ name: z.string(), arguments: z.string().nullish() }) }))
@@ -61,6 +46,8 @@ export interface ToolCallDelta {
 
 export interface ChatChunkReading {
   textDelta: string | null;
+  /** A reasoning model's thinking: `reasoning_content` (DeepSeek, vLLM) or `reasoning` (OpenRouter, newer vLLM). */
+  reasoningDelta: string | null;
   toolCallDeltas: ToolCallDelta[];
   finishReason: string | null;
   usage: TokenUsage | null;
@@ -70,6 +57,8 @@ export interface ChatChunkReading {
 
 export interface ChatCompletionReading {
   text: string;
+  /** The model's thinking, '' when it sent none. */
+  reasoning: string;
   toolCalls: { id: string; name: string; arguments: string }[];
   finishReason: string | null;
   usage: TokenUsage | null;
@@ -85,25 +74,61 @@ export function readChatUsage(usage: z.infer<typeof usageSchema> | null | undefi
   return result;
 }
 
-/** Only the first choice is read: the translated protocols have no `n`. */
-export function readChatChunk(chunk: object): ChatChunkReading {
-  const parsed = chunkSchema.safeParse(chunk);
-  const empty: ChatChunkReading = { textDelta: null, toolCallDeltas: [], finishReason: null, usage: null, errorMessage: null };
-  if (!parsed.success) return { ...empty, errorMessage: 'the upstream sent a stream chunk that is not a chat completion chunk' };
-  if (parsed.data.error !== undefined && parsed.data.error !== null) {
-    return { ...empty, errorMessage: `the upstream reported an error mid-stream: ${upstreamErrorText(parsed.data.error)}` };
+const EMPTY_READING: ChatChunkReading = {
+  textDelta: null,
+  reasoningDelta: null,
+  toolCallDeltas: [],
+  finishReason: null,
+  usage: null,
+  errorMessage: null,
+};
+
+type Json = Record<string, unknown>;
+const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
+const stringOrNull = (value: unknown): string | null => (typeof value === 'string' ? value : null);
+
+type ReadEvent = SseEvent & { chatReading?: ChatChunkReading | null };
+
+/** The event's chunk reading, made once for the observer and the translator (null: not a JSON object). */
+export function chatChunkOf(event: SseEvent): ChatChunkReading | null {
+  const read = event as ReadEvent;
+  if (read.chatReading !== undefined) return read.chatReading;
+  const json = eventJson(event);
+  read.chatReading = json === null ? null : readChatChunk(json);
+  return read.chatReading;
+}
+
+/**
+ * Reads one parsed chunk, leniently: unknown fields are ignored, a field of the wrong type reads as
+ * absent. Only the first choice is read: the translated protocols have no `n`. A hand reader, not a
+ * schema: it runs once per streamed event, on the value the observer already parsed.
+ */
+export function readChatChunk(chunk: Json): ChatChunkReading {
+  const error = chunk.error;
+  if (error !== undefined && error !== null) {
+    return { ...EMPTY_READING, errorMessage: `the upstream reported an error mid-stream: ${upstreamErrorText(error)}` };
   }
-  const choice = parsed.data.choices?.find((candidate) => (candidate.index ?? 0) === 0);
+  const choices = chunk.choices;
+  if (choices !== undefined && choices !== null && !Array.isArray(choices)) {
+    return { ...EMPTY_READING, errorMessage: 'the upstream sent a stream chunk that is not a chat completion chunk' };
+  }
+  const choice = (choices ?? []).find((candidate: unknown) => isObject(candidate) && (candidate.index ?? 0) === 0) as Json | undefined;
+  const delta = isObject(choice?.delta) ? choice.delta : null;
+  const calls = Array.isArray(delta?.tool_calls) ? delta.tool_calls : [];
   return {
-    textDelta: choice?.delta?.content ?? null,
-    toolCallDeltas: (choice?.delta?.tool_calls ?? []).map((call) => ({
-      index: call.index ?? null,
-      id: call.id ?? null,
-      name: call.function?.name ?? null,
-      argumentsPiece: call.function?.arguments ?? null,
-    })),
-    finishReason: choice?.finish_reason ?? null,
-    usage: readChatUsage(parsed.data.usage),
+    textDelta: stringOrNull(delta?.content),
+    reasoningDelta: stringOrNull(delta?.reasoning_content) ?? stringOrNull(delta?.reasoning),
+    toolCallDeltas: calls.filter(isObject).map((call) => {
+      const fn = isObject(call.function) ? call.function : {};
+      return {
+        index: typeof call.index === 'number' && Number.isInteger(call.index) && call.index >= 0 ? call.index : null,
+        id: stringOrNull(call.id),
+        name: stringOrNull(fn.name),
+        argumentsPiece: stringOrNull(fn.arguments),
+      };
+    }),
+    finishReason: stringOrNull(choice?.finish_reason),
+    usage: usageFromChatChunk(chunk),
     errorMessage: null,
   };
 }
@@ -115,6 +140,7 @@ export function readChatCompletion(json: unknown): ChatCompletionReading | null 
   if (!choice) return null;
   return {
     text: choice.message.content ?? choice.message.refusal ?? '',
+    reasoning: choice.message.reasoning_content ?? choice.message.reasoning ?? '',
     toolCalls: (choice.message.tool_calls ?? []).map((call) => ({
       id: call.id,
       name: call.function.name,

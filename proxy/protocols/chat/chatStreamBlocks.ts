@@ -2,17 +2,18 @@ import type { TokenUsage } from '../../contracts/usage.ts';
 import type { ChatChunkReading, ToolCallDelta } from './chatShapes.ts';
 
 /**
- * Turns Chat Completions stream chunks into an ordered sequence of output blocks (text, tool
- * calls), which the Anthropic and Responses translators render in their own event vocabulary.
+ * Turns Chat Completions stream chunks into an ordered sequence of output blocks (reasoning,
+ * text, tool calls), which the Anthropic and Responses translators render in their own event vocabulary.
  *
  * Both target protocols expect one block to be open at a time, while a chat upstream may
  * interleave several tool calls by `index`. So only the first unfinished block streams live;
  * pieces for later blocks are held (each piece kept as it arrived) and released in order when
- * the blocks before them close. A text block closes when a tool call starts; tool calls close at
+ * the blocks before them close. A reasoning or text block closes when any other block starts; tool calls close at
  * the end of the stream, the only point where an upstream promises no more argument pieces.
  */
 
 export type StreamBlock =
+  | { position: number; kind: 'reasoning'; text: string }
   | { position: number; kind: 'text'; text: string }
   | { position: number; kind: 'tool'; callId: string; name: string; arguments: string };
 
@@ -49,16 +50,16 @@ export function createChatStreamBlocks(callIdPrefix: string): ChatStreamBlocks {
 
   function append(block: StreamBlock, chatIndex: number | null): TrackedBlock {
     const last = tracked.at(-1);
-    if (last && last.block.kind === 'text') last.closed = true;
+    if (last && last.block.kind !== 'tool') last.closed = true;
     const entry: TrackedBlock = { block, chatIndex, heldPieces: [], started: false, closed: false, stopped: false };
     tracked.push(entry);
     return entry;
   }
 
-  function textTarget(): TrackedBlock {
+  function textTarget(kind: 'reasoning' | 'text'): TrackedBlock {
     const last = tracked.at(-1);
-    if (last && last.block.kind === 'text' && !last.closed) return last;
-    return append({ position: tracked.length, kind: 'text', text: '' }, null);
+    if (last && last.block.kind === kind && !last.closed) return last;
+    return append({ position: tracked.length, kind, text: '' }, null);
   }
 
   /**
@@ -79,7 +80,7 @@ export function createChatStreamBlocks(callIdPrefix: string): ChatStreamBlocks {
   }
 
   function canStart(entry: TrackedBlock, ending: boolean): boolean {
-    return ending || entry.block.kind === 'text' || entry.block.name !== '';
+    return ending || entry.block.kind !== 'tool' || entry.block.name !== '';
   }
 
   /** Emits everything releasable: blocks in order, stopping at the first one still open. */
@@ -93,7 +94,7 @@ export function createChatStreamBlocks(callIdPrefix: string): ChatStreamBlocks {
         events.push({ type: 'start', block: { ...entry.block } });
       }
       for (const piece of entry.heldPieces) {
-        if (entry.block.kind === 'text') entry.block.text += piece;
+        if (entry.block.kind !== 'tool') entry.block.text += piece;
         else entry.block.arguments += piece;
         events.push({ type: 'delta', block: { ...entry.block }, piece });
       }
@@ -108,7 +109,8 @@ export function createChatStreamBlocks(callIdPrefix: string): ChatStreamBlocks {
 
   return {
     apply(reading) {
-      if (reading.textDelta !== null && reading.textDelta !== '') textTarget().heldPieces.push(reading.textDelta);
+      if (reading.reasoningDelta !== null && reading.reasoningDelta !== '') textTarget('reasoning').heldPieces.push(reading.reasoningDelta);
+      if (reading.textDelta !== null && reading.textDelta !== '') textTarget('text').heldPieces.push(reading.textDelta);
       for (const delta of reading.toolCallDeltas) {
         const entry = toolTarget(delta);
         if (entry.block.kind === 'tool' && entry.block.name === '' && delta.name) entry.block.name = delta.name;

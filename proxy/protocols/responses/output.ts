@@ -47,18 +47,32 @@ export function responseSnapshot(input: ResponseSnapshotInput): Record<string, u
   };
 }
 
+const ITEM_ID_PREFIX = { reasoning: 'rs', text: 'msg', tool: 'fc' } as const;
+
 /** Item ids are derived from the response id so that they are unique and reproducible. */
 export function outputItemId(responseId: string, block: StreamBlock): string {
   const base = responseId.startsWith('resp_') ? responseId.slice('resp_'.length) : responseId;
-  return `${block.kind === 'text' ? 'msg' : 'fc'}_${base}_${block.position}`;
+  return `${ITEM_ID_PREFIX[block.kind]}_${base}_${block.position}`;
 }
 
 export function outputTextPart(text: string): Record<string, unknown> {
   return { type: 'output_text', text, annotations: [] };
 }
 
+/**
+ * A chat model's thinking goes in the reasoning item's summary: Responses clients show the summary
+ * (Codex prints it as the model's thinking) and keep raw `reasoning_text` to themselves unless told
+ * otherwise, while a chat gateway's thinking is the only account of it the user will ever get.
+ */
+export function reasoningSummaryPart(text: string): Record<string, unknown> {
+  return { type: 'summary_text', text };
+}
+
 export function outputItem(responseId: string, block: StreamBlock, status: 'in_progress' | 'completed'): Record<string, unknown> {
   const id = outputItemId(responseId, block);
+  if (block.kind === 'reasoning') {
+    return { id, type: 'reasoning', status, summary: status === 'completed' ? [reasoningSummaryPart(block.text)] : [] };
+  }
   if (block.kind === 'text') {
     const content = status === 'completed' ? [outputTextPart(block.text)] : [];
     return { id, type: 'message', status, role: 'assistant', content };

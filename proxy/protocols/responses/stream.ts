@@ -1,10 +1,9 @@
-import { readChatChunk } from '../chat/chatShapes.ts';
 import { createChatStreamBlocks } from '../chat/chatStreamBlocks.ts';
 import type { BlockEvent } from '../chat/chatStreamBlocks.ts';
 import { sseFrame } from '../sse.ts';
 import { STREAM_ENDED_EARLY_MESSAGE } from '../streamTranslator.ts';
 import type { ChatStreamTranslator, StreamFailure } from '../streamTranslator.ts';
-import { outputItem, outputItemId, outputTextPart, responseEnding, responseSnapshot } from './output.ts';
+import { outputItem, outputItemId, outputTextPart, reasoningSummaryPart, responseEnding, responseSnapshot } from './output.ts';
 import type { ResponseSnapshotInput } from './output.ts';
 
 /**
@@ -53,23 +52,43 @@ export function createResponsesStreamTranslator(options: {
     if (event.type === 'start') {
       const added = frame('response.output_item.added', { output_index, item: outputItem(options.responseId, block, 'in_progress') });
       if (block.kind === 'tool') return [added];
+      if (block.kind === 'reasoning') {
+        return [
+          added,
+          frame('response.reasoning_summary_part.added', { item_id, output_index, summary_index: 0, part: reasoningSummaryPart('') }),
+        ];
+      }
       return [added, frame('response.content_part.added', { item_id, output_index, content_index: 0, part: outputTextPart('') })];
     }
     if (event.type === 'delta') {
       if (block.kind === 'tool') return [frame('response.function_call_arguments.delta', { item_id, output_index, delta: event.piece })];
+      if (block.kind === 'reasoning') {
+        return [frame('response.reasoning_summary_text.delta', { item_id, output_index, summary_index: 0, delta: event.piece })];
+      }
       return [frame('response.output_text.delta', { item_id, output_index, content_index: 0, delta: event.piece, logprobs: [] })];
     }
     // Frames are built in the order they are written: sequence numbers are taken as they are built.
     const item = outputItem(options.responseId, block, 'completed');
     completedItems.push(item);
-    const doneFrames =
-      block.kind === 'tool'
-        ? [frame('response.function_call_arguments.done', { item_id, output_index, name: block.name, arguments: block.arguments })]
-        : [
-            frame('response.output_text.done', { item_id, output_index, content_index: 0, text: block.text, logprobs: [] }),
-            frame('response.content_part.done', { item_id, output_index, content_index: 0, part: outputTextPart(block.text) }),
-          ];
-    return [...doneFrames, frame('response.output_item.done', { output_index, item })];
+    return [...doneFrames(block, item_id, output_index), frame('response.output_item.done', { output_index, item })];
+  }
+
+  function doneFrames(block: BlockEvent['block'], item_id: string, output_index: number): string[] {
+    if (block.kind === 'tool') {
+      return [frame('response.function_call_arguments.done', { item_id, output_index, name: block.name, arguments: block.arguments })];
+    }
+    if (block.kind === 'reasoning') {
+      const part = { item_id, output_index, summary_index: 0 };
+      return [
+        frame('response.reasoning_summary_text.done', { ...part, text: block.text }),
+        frame('response.reasoning_summary_part.done', { ...part, part: reasoningSummaryPart(block.text) }),
+      ];
+    }
+    const part = { item_id, output_index, content_index: 0 };
+    return [
+      frame('response.output_text.done', { ...part, text: block.text, logprobs: [] }),
+      frame('response.content_part.done', { ...part, part: outputTextPart(block.text) }),
+    ];
   }
 
   function fail(error: StreamFailure): string[] {
@@ -80,9 +99,8 @@ export function createResponsesStreamTranslator(options: {
   }
 
   return {
-    push(chunk) {
+    push(reading) {
       if (ended) return [];
-      const reading = readChatChunk(chunk);
       if (reading.errorMessage !== null) return fail({ type: 'server_error', message: reading.errorMessage });
       return [...start(), ...blocks.apply(reading).flatMap(render)];
     },

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
-import type { IdempotencyStore, PersistedIdempotency, StoredResponse } from '../../spend/idempotencyCache.ts';
+import type { IdempotencyStore, PersistedIdempotency, StoredResponse } from '../../contracts/idempotencyStore.ts';
 import { containsKnownSecret } from '../../core/redact.ts';
 import { parseHeaders } from './rowCodec.ts';
 

@@ -1,6 +1,6 @@
 import { existsSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { startOfLocalMonthMs } from '../../spend/spendLedger.ts';
+import { startOfLocalMonthMs } from '../../core/localPeriods.ts';
 import { formatCredits } from '../../contracts/amounts.ts';
 import type { LedgerGap, UnwrittenStatus } from '../../contracts/log.ts';
 import { readLostSpendMarker } from '../lostSpendMarker.ts';

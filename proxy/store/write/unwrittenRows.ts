@@ -1,5 +1,5 @@
 import type { RequestLogRow } from '../../contracts/log.ts';
-import { newRequestId } from '../../forward/requestId.ts';
+import { newRequestId } from '../../core/requestId.ts';
 import { addEntry, addRow, type SpendEntry } from './unwrittenSpend.ts';
 
 /**

@@ -1,4 +1,4 @@
-import { startOfLocalDayMs } from '../../spend/spendLedger.ts';
+import { startOfLocalDayMs } from '../../core/localPeriods.ts';
 import type { LogTotals, RequestLogRow, SpendByDayQuery, SpendByDayRow, SpendSinceQuery, TotalsQuery } from '../../contracts/log.ts';
 
 /**

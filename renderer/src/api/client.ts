@@ -22,6 +22,7 @@ import {
   type ProfileView,
   type ProfileWriteRequest,
   type RequestDetail,
+  type RequestFilters,
   type RequestListQuery,
   type RequestPage,
   type SessionRequest,
@@ -32,6 +33,15 @@ import {
   type TokenListResponse,
   type TokenSecretResponse,
 } from '../../../proxy/contracts/api.ts';
+import type {
+  ConnectApplyResponse,
+  ConnectListResponse,
+  ConnectPlanResponse,
+  ConnectRequest,
+  ConnectToolId,
+  ConnectUndoResponse,
+} from '../../../proxy/contracts/connect.ts';
+import type { RequestExportFormat, TraceExportSettings } from '../../../proxy/contracts/export.ts';
 import { requestQueryString } from './query.ts';
 import { readSse } from './sse.ts';
 
@@ -65,6 +75,12 @@ export interface ControlClientOptions {
   reconnectDelayMs?: number;
 }
 
+/** A download: the file as the proxy named it (Content-Disposition) and its bytes. */
+export interface ExportFile {
+  fileName: string;
+  blob: Blob;
+}
+
 /** Every call the window makes to the proxy. Components get it from ApiContext, tests fake it. */
 export interface ControlClient {
   createSession(request: SessionRequest): Promise<void>;
@@ -96,6 +112,15 @@ export interface ControlClient {
   resumeClient(name: string): Promise<ClientResumeResponse>;
   burstLimits(): Promise<BurstLimits>;
   saveBurstLimits(limits: BurstLimits): Promise<BurstLimits>;
+  connectTools(): Promise<ConnectListResponse>;
+  planConnect(tool: ConnectToolId, request: ConnectRequest): Promise<ConnectPlanResponse>;
+  applyConnect(tool: ConnectToolId, request: ConnectRequest): Promise<ConnectApplyResponse>;
+  undoConnect(tool: ConnectToolId): Promise<ConnectUndoResponse>;
+  /** The request log with the list's filters as HAR or CSV. */
+  exportRequests(format: RequestExportFormat, filters: RequestFilters): Promise<ExportFile>;
+  exportSpend(range: SpendRange): Promise<ExportFile>;
+  traceExport(): Promise<TraceExportSettings>;
+  saveTraceExport(settings: TraceExportSettings): Promise<TraceExportSettings>;
   /** Opens the live channel and keeps it open (reconnecting) until the returned function is called. */
   subscribeLive(subscription: LiveSubscription): () => void;
 }
@@ -136,6 +161,12 @@ export function createControlClient(options: ControlClientOptions = {}): Control
 
   async function empty(method: string, path: string): Promise<void> {
     await send(method, path);
+  }
+
+  async function file(path: string, fallbackName: string): Promise<ExportFile> {
+    const response = await send('GET', path);
+    const named = /filename="([^"]+)"/.exec(response.headers.get('content-disposition') ?? '');
+    return { fileName: named?.[1] ?? fallbackName, blob: await response.blob() };
   }
 
   function subscribeLive(subscription: LiveSubscription): () => void {
@@ -200,6 +231,17 @@ export function createControlClient(options: ControlClientOptions = {}): Control
     resumeClient: (name) => json('POST', `/clients/${segment(name)}/resume`),
     burstLimits: () => json('GET', '/burst-limits'),
     saveBurstLimits: (limits) => json('PUT', '/burst-limits', limits),
+    connectTools: () => json('GET', '/connect'),
+    planConnect: (tool, request) => json('POST', `/connect/${tool}/plan`, request),
+    applyConnect: (tool, request) => json('POST', `/connect/${tool}/apply`, request),
+    undoConnect: (tool) => json('POST', `/connect/${tool}/undo`),
+    exportRequests: (format, filters) => {
+      const query = requestQueryString(filters);
+      return file(`/export/requests${query === '' ? '?' : `${query}&`}format=${format}`, `airlock-requests.${format}`);
+    },
+    exportSpend: (range) => file(`/export/spend?format=csv&range=${range}`, 'airlock-spend.csv'),
+    traceExport: () => json('GET', '/settings/trace-export'),
+    saveTraceExport: (settings) => json('PUT', '/settings/trace-export', settings),
     subscribeLive,
   };
 }

@@ -4,7 +4,9 @@ import { useApi } from '../api/ApiContext.tsx';
 import { CopyButton } from '../common/CopyButton.tsx';
 import { ErrorState, Loading } from '../common/StateViews.tsx';
 import { useAsync } from '../common/useAsync.ts';
+import { TraceExportSetting } from '../export/TraceExportSetting.tsx';
 import { BurstLimitsForm } from './BurstLimitsForm.tsx';
+import { ConnectTools } from './ConnectTools.tsx';
 import { buildSnippets, uniqueTokenName, type ConnectSnippet } from './snippets.ts';
 import { TokenPicker } from './TokenPicker.tsx';
 import { TokensTable } from './TokensTable.tsx';
@@ -110,6 +112,7 @@ export function ConnectScreen({ proxyUrl }: { proxyUrl: string }) {
         </p>
       )}
       {error && <ErrorState error={error} />}
+      <ConnectTools model={chosenModel} onChanged={tokens.reload} />
       <div className="snippets">
         {snippets.map((snippet) => (
           <SnippetCard
@@ -122,6 +125,7 @@ export function ConnectScreen({ proxyUrl }: { proxyUrl: string }) {
       </div>
       <TokensTable tokens={tokens.value.tokens} onChanged={tokens.reload} onRevoked={forgetRevoked} />
       <BurstLimitsForm />
+      <TraceExportSetting />
     </div>
   );
 }

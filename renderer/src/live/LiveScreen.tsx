@@ -4,6 +4,7 @@ import { useApi } from '../api/ApiContext.tsx';
 import { ErrorState, Loading } from '../common/StateViews.tsx';
 import { useDebounced } from '../common/useDebounced.ts';
 import { RequestDetailPanel } from '../detail/RequestDetailPanel.tsx';
+import { ExportButtons } from '../export/ExportButtons.tsx';
 import { FirstRun } from '../status/FirstRun.tsx';
 import { FilterBar } from './FilterBar.tsx';
 import { EMPTY_FILTER_FORM, filtersFromForm, type FilterForm } from './filterForm.ts';
@@ -66,6 +67,7 @@ export function LiveScreen({ store, proxyUrl, firstRun }: LiveScreenProps) {
           />
         )}
       </div>
+      <ExportButtons kind="requests" filters={filters} />
     </div>
   );
 }

@@ -4,6 +4,7 @@ import { useApi } from '../api/ApiContext.tsx';
 import { formatCredits, formatMoney } from '../common/format.ts';
 import { ErrorState, Loading } from '../common/StateViews.tsx';
 import { useAsync } from '../common/useAsync.ts';
+import { ExportButtons } from '../export/ExportButtons.tsx';
 import { SpendChart } from './SpendChart.tsx';
 import { BudgetList, SpendTable } from './SpendTables.tsx';
 import { TopUpEstimate } from './TopUpEstimate.tsx';
@@ -46,6 +47,7 @@ export function SpendScreen() {
         <button type="button" onClick={spend.reload}>
           Refresh
         </button>
+        <ExportButtons kind="spend" range={range} />
       </header>
       {spend.kind === 'loading' && <Loading what="spend" />}
       {spend.kind === 'error' && <ErrorState error={spend.error} onRetry={spend.reload} />}

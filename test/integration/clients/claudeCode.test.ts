@@ -1,5 +1,6 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { DialectName } from '../../simulator/index.ts';
+import { DIALECTS as GATEWAY_DIALECTS, SEED_DIALECT } from '../../simulator/index.ts';
+import type { Dialect } from '../../simulator/dialect.ts';
 import { startHarness, type Harness } from '../../support/proxyHarness.ts';
 import { expectBilledTranslations, type TokenPrice } from '../../support/clients/billedExchanges.ts';
 import { claudeCodeCli, installedVersion } from '../../support/clients/clientBinaries.ts';
@@ -14,8 +15,16 @@ const SETTLE_TIMEOUT_MS = 5_000;
 const CLIENT_TOKEN = 'alk_claude_code_client';
 const CLIENT_MODEL = 'claude-sonnet-4-5';
 const PRICE: TokenPrice = { model: 'deepseek-chat', inputPer1M: 0.5, outputPer1M: 2 };
+/** A gateway whose streams end after the finish and usage chunks without `data: [DONE]`. */
+const WITHOUT_DONE: Dialect = { ...SEED_DIALECT, name: 'seed without [DONE]', stream: { ...SEED_DIALECT.stream, sendDone: false } };
+/** A gateway that puts a running usage count on every chunk (a cut stream's count is partial). */
+const RUNNING_USAGE: Dialect = {
+  ...SEED_DIALECT,
+  name: 'seed with usage on every chunk',
+  stream: { ...SEED_DIALECT.stream, usagePlacement: 'everyChunk' },
+};
 /** The gateways it is run against: the seed's, and real ones whose streams and ids differ (simulator/dialects.ts). */
-const DIALECTS: DialectName[] = ['seed', 'new-api', 'vllm'];
+const DIALECTS: Dialect[] = [GATEWAY_DIALECTS.seed, GATEWAY_DIALECTS['new-api'], GATEWAY_DIALECTS.vllm, WITHOUT_DONE, RUNNING_USAGE];
 
 let harness: Harness;
 let sandbox: ClientSandbox;
@@ -61,7 +70,7 @@ function runClaudePrint(authVariable: string, prompt: string, extraArgs: readonl
 }
 
 describe.each(DIALECTS)(
-  `Claude Code ${installedVersion('@anthropic-ai/claude-code')} through Airlock to a Chat-Completions-only %s gateway`,
+  `Claude Code ${installedVersion('@anthropic-ai/claude-code')} through Airlock to a Chat-Completions-only $name gateway`,
   (dialect) => {
     beforeAll(() => harness.simulator.useDialect(dialect));
 
@@ -135,3 +144,26 @@ describe.each(DIALECTS)(
     );
   },
 );
+
+describe(`Claude Code ${installedVersion('@anthropic-ai/claude-code')} through Airlock to a reasoning model`, () => {
+  beforeAll(() => harness.simulator.useDialect('vllm'));
+
+  it(
+    'shows the thinking the gateway streamed as reasoning_content as a thinking block',
+    async () => {
+      const reasoning = 'airlock-thinking-marker';
+      harness.simulator.script({ kind: 'reply', content: 'airlock-plain-answer', reasoning });
+      const result = await runClaudePrint('ANTHROPIC_API_KEY', 'Reply with the marker', ['--output-format', 'stream-json', '--verbose']);
+      expect(result.exitCode, transcript(result)).toBe(0);
+      const blocks = result.stdout
+        .split('\n')
+        .filter((line) => line.startsWith('{'))
+        .map((line) => JSON.parse(line) as { type: string; message?: { content?: { type: string; thinking?: string; text?: string }[] } })
+        .filter((event) => event.type === 'assistant')
+        .flatMap((event) => event.message?.content ?? []);
+      expect(blocks).toContainEqual(expect.objectContaining({ type: 'thinking', thinking: reasoning }));
+      expect(blocks).toContainEqual(expect.objectContaining({ type: 'text', text: 'airlock-plain-answer' }));
+    },
+    TEST_TIMEOUT_MS,
+  );
+});

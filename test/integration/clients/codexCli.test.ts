@@ -1,7 +1,9 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { DialectName } from '../../simulator/index.ts';
+import { DIALECTS as GATEWAY_DIALECTS, SEED_DIALECT } from '../../simulator/index.ts';
+import type { Dialect } from '../../simulator/dialect.ts';
+import { NATIVE_TEXT, NATIVE_USAGE } from '../../simulator/native.ts';
 import { startHarness, type Harness } from '../../support/proxyHarness.ts';
 import { expectBilledTranslations, type TokenPrice } from '../../support/clients/billedExchanges.ts';
 import { codexCli, installedVersion } from '../../support/clients/clientBinaries.ts';
@@ -17,8 +19,16 @@ const SETTLE_TIMEOUT_MS = 5_000;
 const TOKEN_ENV_VARIABLE = 'AIRLOCK_CLIENT_TOKEN';
 const CLIENT_MODEL = 'gpt-5-codex';
 const PRICE: TokenPrice = { model: 'gpt-4o-mini', inputPer1M: 0.15, outputPer1M: 0.6 };
+/** A gateway whose streams end after the finish and usage chunks without `data: [DONE]`. */
+const WITHOUT_DONE: Dialect = { ...SEED_DIALECT, name: 'seed without [DONE]', stream: { ...SEED_DIALECT.stream, sendDone: false } };
+/** A gateway that puts a running usage count on every chunk (a cut stream's count is partial). */
+const RUNNING_USAGE: Dialect = {
+  ...SEED_DIALECT,
+  name: 'seed with usage on every chunk',
+  stream: { ...SEED_DIALECT.stream, usagePlacement: 'everyChunk' },
+};
 /** The gateways it is run against: the seed's, and real ones whose streams and ids differ (simulator/dialects.ts). */
-const DIALECTS: DialectName[] = ['seed', 'new-api', 'vllm'];
+const DIALECTS: Dialect[] = [GATEWAY_DIALECTS.seed, GATEWAY_DIALECTS['new-api'], GATEWAY_DIALECTS.vllm, WITHOUT_DONE, RUNNING_USAGE];
 
 let harness: Harness;
 let sandbox: ClientSandbox;
@@ -40,16 +50,27 @@ afterEach(async () => {
 });
 
 /** `codex exec` with a fresh CODEX_HOME whose only provider is Airlock; shell commands run read-only sandboxed. */
-async function runCodexExec(prompt: string): Promise<CliResult> {
+async function runCodexExec(prompt: string, options: { proxyUrl?: string; extraArgs?: readonly string[] } = {}): Promise<CliResult> {
   const codexHome = join(sandbox.homeDir, '.codex');
   await mkdir(codexHome);
   await writeFile(
     join(codexHome, 'config.toml'),
-    codexConfigToml({ proxyUrl: harness.proxy.url, model: CLIENT_MODEL, tokenEnvVariable: TOKEN_ENV_VARIABLE }),
+    codexConfigToml({ proxyUrl: options.proxyUrl ?? harness.proxy.url, model: CLIENT_MODEL, tokenEnvVariable: TOKEN_ENV_VARIABLE }),
   );
   return runCli({
     cli: codexCli(),
-    args: ['exec', '--strict-config', '--skip-git-repo-check', '--ephemeral', '--color', 'never', '--sandbox', 'read-only', prompt],
+    args: [
+      'exec',
+      '--strict-config',
+      '--skip-git-repo-check',
+      '--ephemeral',
+      '--color',
+      'never',
+      '--sandbox',
+      'read-only',
+      ...(options.extraArgs ?? []),
+      prompt,
+    ],
     cwd: sandbox.workDir,
     env: offlineClientEnv(sandbox.homeDir, { CODEX_HOME: codexHome, [TOKEN_ENV_VARIABLE]: 'alk_codex_client' }),
     timeoutMs: CLI_TIMEOUT_MS,
@@ -57,7 +78,7 @@ async function runCodexExec(prompt: string): Promise<CliResult> {
 }
 
 describe.each(DIALECTS)(
-  `Codex CLI ${installedVersion('@openai/codex')} through Airlock to a Chat-Completions-only %s gateway`,
+  `Codex CLI ${installedVersion('@openai/codex')} through Airlock to a Chat-Completions-only $name gateway`,
   (dialect) => {
     beforeAll(() => harness.simulator.useDialect(dialect));
 
@@ -126,3 +147,58 @@ describe.each(DIALECTS)(
     );
   },
 );
+
+describe(`Codex CLI ${installedVersion('@openai/codex')} through Airlock to a reasoning model`, () => {
+  beforeAll(() => harness.simulator.useDialect('vllm'));
+
+  it(
+    'shows the thinking the gateway streamed as reasoning_content',
+    async () => {
+      const reasoning = 'airlock-thinking-marker';
+      harness.simulator.script({ kind: 'reply', content: 'airlock-codex-answer', reasoning });
+      const result = await runCodexExec('Reply with the marker', { extraArgs: ['--json'] });
+      expect(result.exitCode, transcript(result)).toBe(0);
+      const items = result.stdout
+        .split('\n')
+        .filter((line) => line.startsWith('{'))
+        .map((line) => JSON.parse(line) as { type: string; item?: { type: string; text?: string } });
+      const completed = items.filter((event) => event.type === 'item.completed').map((event) => event.item);
+      expect(completed).toContainEqual(expect.objectContaining({ type: 'reasoning', text: expect.stringContaining(reasoning) }));
+      expect(completed.at(-1)).toMatchObject({ type: 'agent_message', text: 'airlock-codex-answer' });
+    },
+    TEST_TIMEOUT_MS,
+  );
+});
+
+describe(`Codex CLI ${installedVersion('@openai/codex')} through Airlock to a gateway that speaks Responses natively`, () => {
+  let native: Harness;
+  beforeAll(async () => {
+    native = await startHarness({
+      // The gateway ends its response only after the client has gone: Codex closes at response.completed.
+      simulator: { nativeProtocols: ['responses'], holdNativeStreamsOpen: true },
+      profile: { protocolModes: { messages: 'translate', responses: 'native' }, prices: [{ ...PRICE, model: CLIENT_MODEL }] },
+    });
+  });
+  afterAll(async () => {
+    await native.close();
+  });
+
+  it(
+    'prints the native answer, and the turn is logged a success with the usage the gateway reported',
+    async () => {
+      const firstEventIndex = native.events.length;
+      const result = await runCodexExec('Reply with the marker', { proxyUrl: native.proxy.url });
+      expect(result.exitCode, transcript(result)).toBe(0);
+      expect(result.stdout.trim()).toBe(NATIVE_TEXT);
+      const exchanges = await settledExchanges(native.events, firstEventIndex, SETTLE_TIMEOUT_MS);
+      expect(exchanges.map(({ start }) => [start.clientPath, start.protocolMode])).toEqual([['/v1/responses', 'native']]);
+      expect(exchanges[0]?.end).toMatchObject({
+        status: 200,
+        errorClass: null,
+        usage: { inputTokens: NATIVE_USAGE.inputTokens, outputTokens: NATIVE_USAGE.outputTokens },
+        usageSource: 'reported',
+      });
+    },
+    TEST_TIMEOUT_MS,
+  );
+});

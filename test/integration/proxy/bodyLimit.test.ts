@@ -92,7 +92,7 @@ describe('the request body limit of a profile', () => {
 
   it.each([
     ['the guards refuse it (a foreign web page)', { origin: 'https://evil.example' }, false, 403],
-    ['Airlock is paused', {}, true, 503],
+    ['Airlock is paused', {}, true, 403],
   ])('never asks for the body of a request refused before it is read: %s', async (_label, headers, paused, status) => {
     harness.proxy.setPaused(paused);
     try {

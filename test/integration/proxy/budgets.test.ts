@@ -57,8 +57,8 @@ describe('budgets over the real proxy', () => {
     allJudged.resolve();
     const replies = await Promise.all(pending);
 
-    expect(replies.map((reply) => reply.status).sort()).toEqual([200, 200, 429, 429, 429]);
-    const refusal = replies.find((reply) => reply.status === 429);
+    expect(replies.map((reply) => reply.status).sort()).toEqual([200, 200, 402, 402, 402]);
+    const refusal = replies.find((reply) => reply.status === 402);
     expect(refusal?.headers['x-airlock-budget']).toBe('daily');
     expect(JSON.parse(refusal?.body ?? '{}').error.message).toMatch(
       /estimated for requests still running.*Raise or remove budget\.dailyCredits/,
@@ -71,7 +71,7 @@ describe('budgets over the real proxy', () => {
     harness.simulator.reset();
     const reply = await chat();
 
-    expect(reply.status, reply.body).toBe(429);
+    expect(reply.status, reply.body).toBe(402);
     expect(reply.headers['x-airlock-budget'], reply.body).toBe('daily');
     const error = JSON.parse(reply.body).error;
     expect(error.code).toBe('budget_exceeded');
@@ -113,7 +113,7 @@ describe('burst limits from the config', () => {
     expect((await burstChat()).status).toBe(200);
     const refused = await burstChat();
 
-    expect(refused.status).toBe(429);
+    expect(refused.status).toBe(403);
     expect(JSON.parse(refused.body).error.message).toMatch(
       /paused client 'burst'.*4 requests within 60 s \(limit 3\).*`npx airlock resume burst`/,
     );
@@ -123,7 +123,7 @@ describe('burst limits from the config', () => {
       ...config,
       settings: { ...config.settings, burstLimits: { ...config.settings.burstLimits, maxRequestsPerMinute: 120 } },
     }));
-    expect((await burstChat()).status).toBe(429);
+    expect((await burstChat()).status).toBe(403);
     expect((await chat()).status).toBe(200);
   });
 });

@@ -56,7 +56,7 @@ describe('a request admitted on its upper bound near a cap', () => {
     // Held at the bound first, then at the count once the tokenizer thread has counted.
     await expect.poll(() => heldCredits() > 0 && heldCredits() < BOUND_CREDITS / 2).toBe(true);
 
-    // At the first one's bound, this one's count would not fit: 429, as it was before the hold was lowered.
+    // At the first one's bound, this one's count would not fit: 402, as it was before the hold was lowered.
     const second = await chat();
     secondJudged.resolve();
     expect(second.status, second.body).toBe(200);

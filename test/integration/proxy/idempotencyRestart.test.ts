@@ -6,7 +6,7 @@ import { generateToken, tokenRecord } from '../../../proxy/http/clientTokens.ts'
 import { addClientToken, addProfile } from '../../../proxy/app/profiles/configMutations.ts';
 import { openConfigStore } from '../../../proxy/app/profiles/configStore.ts';
 import { startAirlock, type Airlock } from '../../../proxy/app/startAirlock.ts';
-import { gatewayKeyAccount } from '../../../proxy/app/secrets/secretStore.ts';
+import { gatewayKeyAccount } from '../../../proxy/contracts/secretStore.ts';
 import { startGatewaySimulator, type GatewaySimulator } from '../../simulator/index.ts';
 import { JSON_HEADERS, rawRequest } from '../../support/http.ts';
 import { SENTINEL_KEY } from '../../support/sentinel.ts';

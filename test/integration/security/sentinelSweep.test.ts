@@ -8,7 +8,7 @@ import type { LiveFrame, RequestDetail } from '../../../proxy/contracts/api.ts';
 import { addClientToken, addProfile } from '../../../proxy/app/profiles/configMutations.ts';
 import { openConfigStore } from '../../../proxy/app/profiles/configStore.ts';
 import { startAirlock, type Airlock } from '../../../proxy/app/startAirlock.ts';
-import { gatewayKeyAccount } from '../../../proxy/app/secrets/secretStore.ts';
+import { gatewayKeyAccount } from '../../../proxy/contracts/secretStore.ts';
 import { buildSupportInfo } from '../../../renderer/src/detail/copyText.ts';
 import { startGatewaySimulator, type GatewaySimulator } from '../../simulator/index.ts';
 import { chatBody, JSON_HEADERS, rawRequest } from '../../support/http.ts';

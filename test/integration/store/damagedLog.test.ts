@@ -10,7 +10,7 @@ import { recordCleanClose } from '../../../proxy/store/logCheck.ts';
 import { LOST_SPEND_MARKER_FILE_NAME } from '../../../proxy/store/lostSpendMarker.ts';
 import { DATABASE_FILE_NAME } from '../../../proxy/store/schema.ts';
 import { startAirlock, type Airlock } from '../../../proxy/app/startAirlock.ts';
-import { gatewayKeyAccount } from '../../../proxy/app/secrets/secretStore.ts';
+import { gatewayKeyAccount } from '../../../proxy/contracts/secretStore.ts';
 import { startGatewaySimulator, type GatewaySimulator } from '../../simulator/index.ts';
 import { chatBody, JSON_HEADERS, rawRequest } from '../../support/http.ts';
 import { SENTINEL_KEY } from '../../support/sentinel.ts';
@@ -94,7 +94,7 @@ async function expectRecovered(running: Airlock, reason: RegExp): Promise<string
   expect(alarm?.message).toMatch(/3 requests were read back.*today 1\.2 credits/);
 
   const refused = await chat(running);
-  expect(refused.status, refused.body).toBe(429);
+  expect(refused.status, refused.body).toBe(402);
   expect(refused.headers['x-airlock-budget']).toBe('daily');
   expect(simulator.received).toHaveLength(0);
   return asidePath;
@@ -157,7 +157,7 @@ describe('a damaged request log at start', () => {
     seedLog(dataDir, { rows: SPENT_TODAY });
     const first = await start();
     expect(first.logRecovery).toBeNull();
-    expect((await chat(first)).status).toBe(429);
+    expect((await chat(first)).status).toBe(402);
     await first.stop();
     airlock = null;
 

@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node
 import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { startOfLocalDayMs } from '../../../proxy/spend/spendLedger.ts';
+import { startOfLocalDayMs } from '../../../proxy/core/localPeriods.ts';
 import { DATABASE_FILE_NAME } from '../../../proxy/store/schema.ts';
 import { DAMAGED_SPEND_FILE_NAME } from '../../../proxy/store/write/unwrittenMirror.ts';
 import { SUMMARY_ROW_PATH } from '../../../proxy/store/write/unwrittenRows.ts';
@@ -96,7 +96,7 @@ describe('a full disk while requests are forwarded', () => {
     expect(current.airlock.log.status().unwritten?.costCredits).toBeCloseTo(spent - loggedSpend(disk), 12);
     expect(current.airlock.notices.join('\n')).toMatch(/An earlier run could not write \d+ request\(s\) to the request log/);
     const [refused] = await current.chat(disk.agentToken);
-    expect(refused?.status, refused?.body).toBe(429);
+    expect(refused?.status, refused?.body).toBe(402);
     expect(JSON.parse(refused?.body ?? '{}').error.code).toBe('budget_exceeded');
     expect((await current.status()).todaySpend.credits).toBeCloseTo(spent, 12);
 
@@ -126,7 +126,7 @@ describe('a full disk while requests are forwarded', () => {
     const summary = current.airlock.log.listRequests({ limit: 500 }).rows.find((row) => row.clientPath === SUMMARY_ROW_PATH);
     expect(summary?.notes[0]).toMatch(/^Stands for \d+ request\(s\) of this day whose rows could not be written/);
     const [refused] = await current.chat(disk.agentToken);
-    expect(refused?.status, refused?.body).toBe(429);
+    expect(refused?.status, refused?.body).toBe(402);
   });
 
   it('refuses capped profiles, naming the data directory, while that spend cannot be saved either', async () => {

@@ -111,7 +111,7 @@ describe('kill -9 during 50 streams', () => {
 
     simulator.reset();
     const refused = await rawRequest(`http://127.0.0.1:${running.port}/v1/chat/completions`, { method: 'POST', headers, body: chatBody() });
-    expect(refused.status, refused.body).toBe(429);
+    expect(refused.status, refused.body).toBe(402);
     expect(JSON.parse(refused.body).error.code).toBe('budget_exceeded');
     expect(simulator.received).toHaveLength(0);
   }, 60_000);

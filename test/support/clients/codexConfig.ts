@@ -4,12 +4,14 @@ export interface CodexProviderSettings {
   model: string;
   /** The environment variable Codex reads the client token from. */
   tokenEnvVariable: string;
+  /** Codex's own retries of a failed request and of a failed stream; off unless a test is about them. */
+  maxRetries?: number;
 }
 
 /**
  * config.toml for CODEX_HOME: one custom provider at Airlock speaking Responses, and nothing
- * that reaches elsewhere (no update check, analytics or feedback upload). Retries are off so a
- * proxy failure shows up as one failed request rather than a slow test.
+ * that reaches elsewhere (no update check, analytics or feedback upload). Retries are off (unless
+ * asked for) so a proxy failure shows up as one failed request rather than a slow test.
  */
 export function codexConfigToml(settings: CodexProviderSettings): string {
   return [
@@ -28,8 +30,8 @@ export function codexConfigToml(settings: CodexProviderSettings): string {
     `base_url = ${JSON.stringify(`${settings.proxyUrl}/v1`)}`,
     'wire_api = "responses"',
     `env_key = ${JSON.stringify(settings.tokenEnvVariable)}`,
-    'request_max_retries = 0',
-    'stream_max_retries = 0',
+    `request_max_retries = ${settings.maxRetries ?? 0}`,
+    `stream_max_retries = ${settings.maxRetries ?? 0}`,
     '',
   ].join('\n');
 }

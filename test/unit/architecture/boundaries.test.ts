@@ -72,6 +72,16 @@ describe('violationsIn: the scanner catches synthetic violations', () => {
     ],
     ['renderer/src/a.tsx', "const m = await import('../../proxy/contractsX/a.ts');", 'renderer/ imports from proxy/ only proxy/contracts/'],
     ['electron/main.ts', "import { App } from '../renderer/src/App.tsx';", 'electron/ never imports renderer/'],
+    [
+      'proxy/protocols/chat/a.ts',
+      "import type { ClientBody } from '../../forward/requestBody.ts';",
+      'proxy/protocols/ imports from proxy/ only contracts/, core/ and itself',
+    ],
+    [
+      'proxy/protocols/a.ts',
+      "import { tokenEstimator } from '../spend/tokenEstimator.ts';",
+      'proxy/protocols/ imports from proxy/ only contracts/, core/ and itself',
+    ],
   ])('%s: %s', (file, source, rule) => {
     expect(violationsIn(file, importSpecifiers(source, file)).map((violation) => violation.rule)).toEqual([rule]);
   });
@@ -81,6 +91,8 @@ describe('violationsIn: the scanner catches synthetic violations', () => {
     ['electron/main.ts', "import { app } from 'electron';\nimport { startServer } from '../proxy/http/startServer.ts';"],
     ['proxy/server/a.ts', "import express from 'express';\nimport { x } from '../contracts/errors.ts';"],
     ['proxy/server/a.ts', "const note = 'electron';"],
+    ['proxy/protocols/chat/a.ts', "import { x } from '../../core/errorClass.ts';\nimport { y } from '../sse.ts';"],
+    ['proxy/forward/a.ts', "import { routeFor } from '../protocols/registry.ts';"],
   ])('%s may: %s', (file, source) => {
     expect(violationsIn(file, importSpecifiers(source, file))).toEqual([]);
   });

@@ -77,6 +77,8 @@ export interface Violation {
 
 interface LayerRule {
   layer: string;
+  /** Only files under this directory, when given. */
+  within?: string;
   rule: string;
   forbids(target: ImportTarget): boolean;
 }
@@ -100,6 +102,13 @@ export const LAYER_RULES: readonly LayerRule[] = [
     forbids: (target) => isUnder(target, 'proxy') && !isUnder(target, 'proxy/contracts'),
   },
   { layer: 'electron', rule: 'electron/ never imports renderer/', forbids: (target) => isUnder(target, 'renderer') },
+  {
+    layer: 'proxy',
+    within: 'proxy/protocols',
+    rule: 'proxy/protocols/ imports from proxy/ only contracts/, core/ and itself',
+    forbids: (target) =>
+      isUnder(target, 'proxy') && !['proxy/contracts', 'proxy/core', 'proxy/protocols'].some((directory) => isUnder(target, directory)),
+  },
 ];
 
 export function violationsIn(filePath: string, specifiers: readonly string[]): Violation[] {
@@ -108,7 +117,8 @@ export function violationsIn(filePath: string, specifiers: readonly string[]): V
   for (const specifier of specifiers) {
     const target = importTarget(specifier, filePath);
     for (const rule of LAYER_RULES) {
-      if (rule.layer === layer && rule.forbids(target)) violations.push({ file: filePath, specifier, rule: rule.rule });
+      const applies = rule.layer === layer && (rule.within === undefined || filePath.startsWith(`${rule.within}/`));
+      if (applies && rule.forbids(target)) violations.push({ file: filePath, specifier, rule: rule.rule });
     }
   }
   return violations;

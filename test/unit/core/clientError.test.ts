@@ -27,7 +27,7 @@ describe('explainError', () => {
     ['timeout_connect', /connectTimeoutMs/],
     ['timeout_total', /totalTimeoutMs/],
     ['model_not_found', /GET \/v1\/models/],
-    ['rate_limited', /balance/],
+    ['quota_exhausted', /top up/i],
   ])('%s mentions %s', (errorClass, pattern) => {
     const { meaning, fix } = explainError(errorClass);
     expect(`${meaning} ${fix}`).toMatch(pattern);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isSideEffectCreationPath, routeKindOf, toUpstreamPath } from '../../../proxy/forward/clientPath.ts';
+import { isSideEffectCreationPath, toUpstreamPath } from '../../../proxy/core/clientPath.ts';
 
 describe('toUpstreamPath', () => {
   it.each([
@@ -71,25 +71,5 @@ describe('isSideEffectCreationPath', () => {
     ['audio/speech', false],
   ])('%s -> %s', (path, expected) => {
     expect(isSideEffectCreationPath(path)).toBe(expected);
-  });
-});
-
-describe('routeKindOf', () => {
-  it.each([
-    ['chat/completions', 'POST', 'chat'],
-    ['/v1/chat/completions', 'post', 'chat'],
-    ['chat/completions/', 'POST', 'chat'],
-    ['messages', 'POST', 'messages'],
-    ['messages/count_tokens', 'POST', 'count_tokens'],
-    ['responses', 'POST', 'responses'],
-    ['models', 'GET', 'models'],
-    ['/v1/v1/models?x=1', 'GET', 'models'],
-    ['models', 'POST', 'other'],
-    ['chat/completions', 'GET', 'other'],
-    ['responses/resp_1', 'GET', 'other'],
-    ['models/gpt-4o', 'GET', 'other'],
-    ['embeddings', 'POST', 'other'],
-  ])('%s %s -> %s', (path, method, expected) => {
-    expect(routeKindOf(path, method)).toBe(expected);
   });
 });

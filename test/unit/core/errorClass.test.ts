@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { LOCAL_ERROR_CLASSES, UPSTREAM_ERROR_CLASSES, type ErrorClass } from '../../../proxy/contracts/errors.ts';
-import { classifyNetworkFailure, classifyUpstreamResponse, networkFailureCode, statusForClass } from '../../../proxy/core/errorClass.ts';
+import { UPSTREAM_ERROR_CLASSES } from '../../../proxy/contracts/errors.ts';
+import {
+  classifyNetworkFailure,
+  classifyUpstreamResponse,
+  networkFailureCode,
+  statusForClass,
+  type ExchangeFailureClass,
+} from '../../../proxy/core/errorClass.ts';
 
 const JSON_TYPE = 'application/json';
 const HTML_PAGE = '<!DOCTYPE html><html><body>404 Not Found</body></html>';
@@ -29,9 +35,45 @@ describe('classifyUpstreamResponse', () => {
     ['400 unsupported feature', 400, JSON_TYPE, jsonError('model x: tools are not supported; invalid parameter'), true, 'bad_request'],
     ['400 HTML page', 400, 'text/html', HTML_PAGE, true, 'html_instead_of_json'],
     ['401 JSON', 401, JSON_TYPE, jsonError('Incorrect API key', 'invalid_api_key'), true, 'auth'],
-    ['401 HTML login page', 401, 'text/html', HTML_PAGE, true, 'html_instead_of_json'],
-    ['402 balance', 402, JSON_TYPE, jsonError('insufficient balance'), true, 'rate_limited'],
-    ['403 JSON', 403, JSON_TYPE, jsonError('forbidden'), true, 'auth'],
+    ['401 HTML page is a rejected key', 401, 'text/html', HTML_PAGE, true, 'auth'],
+    ['401 LiteLLM model not open to the key', 401, JSON_TYPE, jsonError('key not allowed to access model', '401'), true, 'model_not_found'],
+    ['402 balance', 402, JSON_TYPE, jsonError('insufficient balance'), true, 'quota_exhausted'],
+    [
+      '402 OpenRouter credits',
+      402,
+      JSON_TYPE,
+      JSON.stringify({ error: { code: 402, message: 'Insufficient credits.' } }),
+      true,
+      'quota_exhausted',
+    ],
+    [
+      '429 OpenAI insufficient_quota',
+      429,
+      JSON_TYPE,
+      jsonError('You exceeded your current quota', 'insufficient_quota'),
+      true,
+      'quota_exhausted',
+    ],
+    ['403 new-api insufficient_user_quota', 403, JSON_TYPE, jsonError('用户额度不足', 'insufficient_user_quota'), true, 'quota_exhausted'],
+    [
+      '400 LiteLLM budget_exceeded',
+      400,
+      JSON_TYPE,
+      JSON.stringify({ error: { message: 'Budget has been exceeded!', type: 'budget_exceeded', code: '400' } }),
+      true,
+      'quota_exhausted',
+    ],
+    ['403 new-api model not open to the token', 403, JSON_TYPE, jsonError('该令牌无权访问模型 glm-4.6'), true, 'model_not_found'],
+    ['403 JSON is no rejected key', 403, JSON_TYPE, jsonError('forbidden'), true, 'bad_request'],
+    ['403 with an invalid-key code', 403, JSON_TYPE, jsonError('bad key', 'invalid_api_key'), true, 'auth'],
+    [
+      '503 new-api no channel for the model',
+      503,
+      JSON_TYPE,
+      jsonError('No available channel for model x under group default', 'model_not_found'),
+      true,
+      'model_not_found',
+    ],
     ['403 model not open', 403, JSON_TYPE, jsonError('model gpt-4o is not available for your account'), true, 'model_not_found'],
     ['404 model', 404, JSON_TYPE, jsonError('The model `x` does not exist or you do not have access to it.'), true, 'model_not_found'],
     ['404 HTML page', 404, 'text/html', HTML_PAGE, true, 'html_instead_of_json'],
@@ -105,33 +147,32 @@ describe('networkFailureCode', () => {
 });
 
 describe('statusForClass', () => {
-  it.each<[ErrorClass, number | null, number]>([
+  it.each<[ExchangeFailureClass, number | null, number]>([
     ['bad_request', null, 400],
     ['bad_request', 413, 413],
     ['bad_request', 404, 404],
     ['auth', null, 401],
     ['auth', 403, 403],
     ['model_not_found', 400, 404],
-    ['rate_limited', 402, 402],
+    ['model_not_found', 503, 404],
+    ['quota_exhausted', 429, 402],
+    ['quota_exhausted', 403, 402],
     ['rate_limited', null, 429],
     ['upstream_error', 503, 503],
     ['upstream_error', 200, 502],
     ['timeout_connect', null, 504],
     ['timeout_idle', null, 504],
     ['timeout_total', 408, 504],
-    ['html_instead_of_json', 200, 502],
-    ['html_instead_of_json', 404, 502],
+    ['html_instead_of_json', 200, 421],
+    ['html_instead_of_json', 404, 421],
     ['stream_interrupted', null, 502],
     ['network', null, 502],
-    ['client_unauthorized', null, 401],
-    ['forbidden', null, 403],
-    ['budget_exceeded', null, 402],
-    ['proxy_paused', null, 503],
+    ['proxy_stopping', null, 503],
   ])('%s (upstream %s) -> %s', (errorClass, upstreamStatus, expected) => {
     expect(statusForClass(errorClass, upstreamStatus)).toBe(expected);
   });
 
-  it.each([...UPSTREAM_ERROR_CLASSES, ...LOCAL_ERROR_CLASSES])('%s has an error status', (errorClass) => {
+  it.each([...UPSTREAM_ERROR_CLASSES, 'proxy_stopping' as const])('%s has an error status', (errorClass) => {
     expect(statusForClass(errorClass)).toBeGreaterThanOrEqual(400);
   });
 });

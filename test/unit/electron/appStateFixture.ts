@@ -13,10 +13,13 @@ export function appState(overrides: Partial<AppState> = {}): AppState {
     activeProfileId: 'main',
     todaySpendCredits: 12.5,
     keyRejectedProfileIds: [],
+    quotaExhaustedProfileIds: [],
     budgetCapsReached: [],
     hasClientToken: true,
     startAtLogin: false,
     notificationsEnabled: true,
+    connectTools: [],
+    budgetAlerts: [],
     ...overrides,
   };
 }

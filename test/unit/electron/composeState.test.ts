@@ -12,16 +12,40 @@ describe('composeAppState', () => {
       settings: { notifications: false, startAtLogin: true },
     };
     const traffic = { ...emptyTrafficState(0), todaySpendCredits: 2, keyRejectedProfileIds: ['a'], budgetCapsReached: ['profile a'] };
-    expect(composeAppState(proxy, config, traffic)).toEqual({
+    const connectTools = [{ id: 'codex' as const, title: 'Codex CLI', detected: true, connected: false, canUndo: false, problem: false }];
+    const budgets = [
+      {
+        scope: 'profile' as const,
+        subject: 'a',
+        period: 'daily' as const,
+        capCredits: 10,
+        spentCredits: 8,
+        reached: false,
+        alertPercent: 80 as const,
+      },
+      {
+        scope: 'client' as const,
+        subject: 't',
+        period: 'monthly' as const,
+        capCredits: 10,
+        spentCredits: 1,
+        reached: false,
+        alertPercent: null,
+      },
+    ];
+    expect(composeAppState(proxy, config, traffic, connectTools, budgets)).toEqual({
       proxy,
       profiles: [{ id: 'a', name: 'A' }],
       activeProfileId: 'a',
       todaySpendCredits: 2,
       keyRejectedProfileIds: ['a'],
+      quotaExhaustedProfileIds: [],
       budgetCapsReached: ['profile a'],
       hasClientToken: true,
       startAtLogin: true,
       notificationsEnabled: false,
+      connectTools,
+      budgetAlerts: [{ scope: 'profile', subject: 'a', period: 'daily', percent: 80, spentCredits: 8, capCredits: 10 }],
     });
   });
 });

@@ -47,3 +47,31 @@ describe('decideNotifications', () => {
     expect(decideNotifications(off.activeAlarmKeys, appState({ keyRejectedProfileIds: ['main'] })).notices).toEqual([]);
   });
 });
+
+describe('budget share notifications', () => {
+  const share = (percent: 50 | 80 | 100, spentCredits: number) => ({
+    scope: 'profile' as const,
+    subject: 'main',
+    period: 'daily' as const,
+    percent,
+    spentCredits,
+    capCredits: 10,
+  });
+
+  it.each<[number, 50 | 80 | 100, string, string]>([
+    [5, 50, 'Budget 50% used', 'Profile main: 5 of 10 credits today.'],
+    [8.25, 80, 'Budget 80% used', 'Profile main: 8.25 of 10 credits today.'],
+    [10, 100, 'Budget used up', 'Profile main: 10 of 10 credits today. Its requests are refused until the cap resets or you raise it.'],
+  ])('%d of 10 credits -> %s', (spent, percent, title, body) => {
+    expect(decideNotifications(new Set(), appState({ budgetAlerts: [share(percent, spent)] })).notices).toEqual([
+      { alarmKey: `budget-share:profile:main:daily:${percent}`, title, body },
+    ]);
+  });
+
+  it('notifies once per share: again when 80% follows 50%, not while spend grows within a share', () => {
+    const atHalf = decideNotifications(new Set(), appState({ budgetAlerts: [share(50, 5)] }));
+    expect(decideNotifications(atHalf.activeAlarmKeys, appState({ budgetAlerts: [share(50, 6)] })).notices).toEqual([]);
+    const atEighty = decideNotifications(atHalf.activeAlarmKeys, appState({ budgetAlerts: [share(80, 8)] }));
+    expect(atEighty.notices.map((notice) => notice.title)).toEqual(['Budget 80% used']);
+  });
+});

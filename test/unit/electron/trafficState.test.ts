@@ -27,6 +27,13 @@ describe('applyFinishedRequest', () => {
     ['another error keeps it', [failure('a', 401, 'auth'), failure('a', 502, 'upstream_error')], { keyRejectedProfileIds: ['a'] }],
     ['a success elsewhere keeps it', [failure('a', 401, 'auth'), ok('b')], { keyRejectedProfileIds: ['a'] }],
     ['a budget refusal marks the cap', [failure('a', 429, 'budget_exceeded')], { budgetCapsReached: ['profile a'] }],
+    ['an empty balance marks its profile', [failure('a', 402, 'quota_exhausted')], { quotaExhaustedProfileIds: ['a'] }],
+    [
+      'another failure keeps it',
+      [failure('a', 402, 'quota_exhausted'), failure('a', 502, 'upstream_error')],
+      { quotaExhaustedProfileIds: ['a'] },
+    ],
+    ['a success after a top-up clears it', [failure('a', 402, 'quota_exhausted'), ok('a')], { quotaExhaustedProfileIds: [] }],
     ['a success on the profile clears the cap', [failure('a', 429, 'budget_exceeded'), ok('a')], { budgetCapsReached: [] }],
   ])('%s', (_name, requests, expected) => {
     expect(run(requests)).toMatchObject(expected);
@@ -35,6 +42,12 @@ describe('applyFinishedRequest', () => {
   it('a new day resets spend and budgets but keeps a rejected key', () => {
     const yesterday = run([ok('a', 3), failure('a', 429, 'budget_exceeded'), failure('b', 401, 'auth')]);
     const today = applyFinishedRequest(yesterday, ok('c', 1), DAY + 86_400_000);
-    expect(today).toEqual({ dayStartMs: DAY + 86_400_000, todaySpendCredits: 1, keyRejectedProfileIds: ['b'], budgetCapsReached: [] });
+    expect(today).toEqual({
+      dayStartMs: DAY + 86_400_000,
+      todaySpendCredits: 1,
+      keyRejectedProfileIds: ['b'],
+      quotaExhaustedProfileIds: [],
+      budgetCapsReached: [],
+    });
   });
 });

@@ -18,6 +18,11 @@ describe('trayIconState precedence: error > budget > paused > serving', () => {
     ['budget', { budgetCapsReached: ['daily'] }, 'budget'],
     ['budget while paused', { proxy: paused, budgetCapsReached: ['daily'] }, 'budget'],
     ['key rejected', { keyRejectedProfileIds: ['main'] }, 'error'],
+    [
+      'gateway account out of balance, over a reached budget',
+      { quotaExhaustedProfileIds: ['main'], budgetCapsReached: ['daily'] },
+      'error',
+    ],
     ['key rejected with budget and paused', { proxy: paused, keyRejectedProfileIds: ['main'], budgetCapsReached: ['daily'] }, 'error'],
     ['failed to start', { proxy: failed }, 'error'],
   ])('%s', (_name, overrides, expected) => {
@@ -33,6 +38,7 @@ describe('trayTooltip', () => {
     [{ proxy: { status: 'starting', port: 8642 } }, 'Airlock: starting on 127.0.0.1:8642'],
     [{ proxy: failed }, 'Airlock: not running (port 8642 on 127.0.0.1 is already in use)'],
     [{ keyRejectedProfileIds: ['main'] }, 'Airlock: the gateway rejected the key · Main gateway'],
+    [{ quotaExhaustedProfileIds: ['main'] }, 'Airlock: the gateway account is out of balance, top it up · Main gateway'],
     [{ budgetCapsReached: ['Main gateway: daily cap'] }, 'Airlock: budget reached (Main gateway: daily cap)'],
   ])('%j', (overrides, expected) => {
     expect(trayTooltip(appState(overrides), 'Airlock')).toBe(expected);

@@ -63,7 +63,7 @@ describe('a stream publishes its progress', () => {
     trace.estimateProgressWith(estimate);
   });
   // Ended, so the progress clock (module state shared with other files) stops with them.
-  afterEach(() => trace.end(200, ENDED));
+  afterEach(() => trace.ended(200, ENDED));
 
   const progressEvents = (): RequestLifecycleEvent[] => events.filter((event) => event.type === 'progress');
 
@@ -93,7 +93,7 @@ describe('a stream publishes its progress', () => {
     small.delta('efgh');
     vi.advanceTimersByTime(STREAM_PROGRESS_INTERVAL_MS);
     small.delta('ijkl');
-    small.end(200, ENDED);
+    small.ended(200, ENDED);
     expect(bytes).toEqual([4, 12]);
   });
 });
@@ -117,10 +117,10 @@ describe('the progress clock', () => {
     first.estimateProgressWith(noEstimate);
     second.estimateProgressWith(noEstimate);
     expect(vi.getTimerCount()).toBe(1);
-    first.end(200, ENDED);
-    first.end(200, ENDED);
+    first.ended(200, ENDED);
+    first.ended(200, ENDED);
     expect(vi.getTimerCount()).toBe(1);
-    second.end(200, ENDED);
+    second.ended(200, ENDED);
     expect(vi.getTimerCount()).toBe(0);
   });
 });

@@ -32,7 +32,7 @@ describe('createTargetResolver', () => {
     ['a profile without a key', () => setActiveProfile(config(), 'nokey'), null, 'no_key', 'npx airlock key set nokey'],
   ])('refuses %s, saying what to do', (_label, snapshot, pinned, code, hint) => {
     const refusal = createTargetResolver({ snapshot }, keySource).resolve({ tokenName: null, pinnedProfileId: pinned });
-    expect(refusal).toMatchObject({ status: 503, errorClass: 'no_key', code });
+    expect(refusal).toMatchObject({ status: 403, errorClass: 'no_key', code });
     expect(refusal).toHaveProperty('message', expect.stringContaining(hint));
     expect(JSON.stringify(refusal)).not.toContain('sk-key');
   });
@@ -41,7 +41,11 @@ describe('createTargetResolver', () => {
     const envKey = EnvKeySource.fromEnvironment({ AIRLOCK_API_KEY: ' "Bearer sk-env-key-0123456789"\n' }, 'nokey');
     const snapshot = setActiveProfile(config(), 'nokey');
     const resolver = createTargetResolver({ snapshot: () => snapshot }, keySource, envKey);
-    expect(resolver.resolve({ tokenName: null, pinnedProfileId: null })).toMatchObject({ apiKey: 'sk-env-key-0123456789' });
-    expect(resolver.resolve({ tokenName: null, pinnedProfileId: 'a' })).toMatchObject({ apiKey: keys.a });
+    expect(resolver.resolve({ tokenName: null, pinnedProfileId: null })).toMatchObject({
+      apiKey: 'sk-env-key-0123456789',
+      keyFromEnvironment: true,
+    });
+    // The breaker's fix for a rejected key depends on where the key came from.
+    expect(resolver.resolve({ tokenName: null, pinnedProfileId: 'a' })).not.toHaveProperty('keyFromEnvironment');
   });
 });

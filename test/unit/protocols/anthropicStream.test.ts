@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createAnthropicStreamTranslator } from '../../../proxy/protocols/anthropic/stream.ts';
 import { STREAM_ENDED_EARLY_MESSAGE } from '../../../proxy/protocols/streamTranslator.ts';
-import { characterPieces, finishChunk, parseFrames, textChunk, toolChunk, usageChunk } from './chatChunks.ts';
+import { characterPieces, fedChunks, finishChunk, parseFrames, reasoningChunk, textChunk, toolChunk, usageChunk } from './chatChunks.ts';
 import type { SseFrame, ToolPiece } from './chatChunks.ts';
 
 interface RebuiltBlock {
@@ -44,7 +44,7 @@ function rebuildMessage(frames: SseFrame[]) {
 }
 
 function translate(chunks: object[]): SseFrame[] {
-  const translator = createAnthropicStreamTranslator({ requestedModel: 'claude-sonnet-4-5', messageId: 'msg_test' });
+  const translator = fedChunks(createAnthropicStreamTranslator({ requestedModel: 'claude-sonnet-4-5', messageId: 'msg_test' }));
   const frames = chunks.flatMap((chunk) => translator.push(chunk));
   return parseFrames([...frames, ...translator.finish()]);
 }
@@ -52,6 +52,28 @@ function translate(chunks: object[]): SseFrame[] {
 const multiByteArguments = '{"path":"café/naïve 🚀.txt","note":"日本語 é 👩‍💻"}';
 
 describe('createAnthropicStreamTranslator', () => {
+  it.each(['reasoning_content', 'reasoning'] as const)('streams %s deltas as a thinking block before the text block', (field) => {
+    const frames = translate([
+      reasoningChunk('Let me ', field),
+      reasoningChunk('think.', field),
+      textChunk('Hi'),
+      finishChunk('stop'),
+      usageChunk(5, 2),
+    ]);
+    const starts = frames.filter((frame) => frame.event === 'content_block_start').map((frame) => frame.data['content_block']);
+    expect(starts).toEqual([
+      { type: 'thinking', thinking: '', signature: '' },
+      { type: 'text', text: '' },
+    ]);
+    const thinking = frames
+      .filter((frame) => frame.event === 'content_block_delta' && frame.data['index'] === 0)
+      .map((frame) => frame.data['delta']);
+    expect(thinking).toEqual([
+      { type: 'thinking_delta', thinking: 'Let me ' },
+      { type: 'thinking_delta', thinking: 'think.' },
+    ]);
+  });
+
   it('streams text as one text block and ends with stop_reason and usage from the late usage chunk', () => {
     const frames = translate([textChunk('Hel'), textChunk('lo'), finishChunk('stop'), usageChunk(12, 3)]);
     const start = frames[0]!.data['message'] as Record<string, unknown>;
@@ -157,7 +179,7 @@ describe('createAnthropicStreamTranslator', () => {
   });
 
   it('streams the first tool call live, before the upstream has finished', () => {
-    const translator = createAnthropicStreamTranslator({ requestedModel: 'm', messageId: 'msg_live' });
+    const translator = fedChunks(createAnthropicStreamTranslator({ requestedModel: 'm', messageId: 'msg_live' }));
     translator.push(toolChunk({ index: 0, id: 'call_1', name: 'read' }));
     const frames = parseFrames(translator.push(toolChunk({ index: 0, arguments: '{"x"' })));
     expect(frames).toEqual([
@@ -200,7 +222,7 @@ describe('createAnthropicStreamTranslator', () => {
 
 describe('createAnthropicStreamTranslator failures', () => {
   it('fail() after some text writes an error event and no message_stop, then stays silent', () => {
-    const translator = createAnthropicStreamTranslator({ requestedModel: 'm', messageId: 'msg_f' });
+    const translator = fedChunks(createAnthropicStreamTranslator({ requestedModel: 'm', messageId: 'msg_f' }));
     const frames = parseFrames([
       ...translator.push(textChunk('partial')),
       ...translator.fail({ type: 'overloaded_error', message: 'upstream overloaded' }),
@@ -218,7 +240,7 @@ describe('createAnthropicStreamTranslator failures', () => {
   });
 
   it('finish() without a finish_reason fails instead of completing', () => {
-    const translator = createAnthropicStreamTranslator({ requestedModel: 'm', messageId: 'msg_e' });
+    const translator = fedChunks(createAnthropicStreamTranslator({ requestedModel: 'm', messageId: 'msg_e' }));
     translator.push(textChunk('cut off'));
     expect(parseFrames(translator.finish())).toEqual([
       { event: 'error', data: { type: 'error', error: { type: 'api_error', message: STREAM_ENDED_EARLY_MESSAGE } } },
@@ -229,7 +251,7 @@ describe('createAnthropicStreamTranslator failures', () => {
     [{ error: { message: 'gateway exploded', type: 'server_error' } }, 'gateway exploded'],
     [{ choices: 'not-a-list' }, 'not a chat completion chunk'],
   ])('an upstream error chunk %j ends the stream with an error event', (chunk, expectedText) => {
-    const translator = createAnthropicStreamTranslator({ requestedModel: 'm', messageId: 'msg_x' });
+    const translator = fedChunks(createAnthropicStreamTranslator({ requestedModel: 'm', messageId: 'msg_x' }));
     const frames = parseFrames(translator.push(chunk));
     expect(frames).toHaveLength(1);
     expect(frames[0]!.event).toBe('error');

@@ -1,3 +1,5 @@
+import { readChatChunk } from '../../../proxy/protocols/chat/chatShapes.ts';
+import type { ChatStreamTranslator, StreamFailure } from '../../../proxy/protocols/streamTranslator.ts';
 /** Builders for Chat Completions stream chunks and a reader for translated SSE frames (tests only). */
 
 export interface ToolPiece {
@@ -9,6 +11,11 @@ export interface ToolPiece {
 
 export function textChunk(content: string): object {
   return { id: 'chatcmpl-1', object: 'chat.completion.chunk', choices: [{ index: 0, delta: { content }, finish_reason: null }] };
+}
+
+/** A reasoning model's thinking, in the field its gateway uses. */
+export function reasoningChunk(text: string, field: 'reasoning_content' | 'reasoning' = 'reasoning_content'): object {
+  return { id: 'chatcmpl-1', object: 'chat.completion.chunk', choices: [{ index: 0, delta: { [field]: text }, finish_reason: null }] };
 }
 
 export function toolChunk(...pieces: ToolPiece[]): object {
@@ -62,4 +69,17 @@ export function parseFrames(frames: string[]): SseFrame[] {
     if (data['type'] !== match[1]) throw new Error(`event name ${match[1]} differs from data.type ${String(data['type'])}`);
     return { event: match[1], data };
   });
+}
+
+/** A translator fed chunk objects, each read as the relay reads it (chatChunkOf), for tests that write chunks as JSON. */
+export function fedChunks(translator: ChatStreamTranslator): {
+  push(chunk: object): string[];
+  finish(): string[];
+  fail(error: StreamFailure): string[];
+} {
+  return {
+    push: (chunk) => translator.push(readChatChunk(chunk as Record<string, unknown>)),
+    finish: () => translator.finish(),
+    fail: (error) => translator.fail(error),
+  };
 }

@@ -1,13 +1,23 @@
 import { describe, expect, it } from 'vitest';
 import { createResponsesStreamTranslator } from '../../../proxy/protocols/responses/stream.ts';
 import { STREAM_ENDED_EARLY_MESSAGE } from '../../../proxy/protocols/streamTranslator.ts';
-import { characterPieces, finishChunk, parseFrames, splitsAtEveryCharacter, textChunk, toolChunk, usageChunk } from './chatChunks.ts';
+import {
+  characterPieces,
+  fedChunks,
+  finishChunk,
+  parseFrames,
+  reasoningChunk,
+  splitsAtEveryCharacter,
+  textChunk,
+  toolChunk,
+  usageChunk,
+} from './chatChunks.ts';
 import type { SseFrame } from './chatChunks.ts';
 
 const options = { requestedModel: 'gpt-codex', responseId: 'resp_abc', createdAtSec: 1_700_000_000 };
 
 function translate(chunks: object[]): SseFrame[] {
-  const translator = createResponsesStreamTranslator(options);
+  const translator = fedChunks(createResponsesStreamTranslator(options));
   return parseFrames([...chunks.flatMap((chunk) => translator.push(chunk)), ...translator.finish()]);
 }
 
@@ -16,6 +26,21 @@ function data(frames: SseFrame[], event: string): Record<string, unknown>[] {
 }
 
 describe('createResponsesStreamTranslator', () => {
+  it('streams thinking as the summary of a reasoning item, before the message item', () => {
+    const frames = translate([reasoningChunk('Hmm'), textChunk('Hi'), finishChunk('stop'), usageChunk(5, 2)]);
+    expect(frames.map((frame) => frame.event).slice(2, 8)).toEqual([
+      'response.output_item.added',
+      'response.reasoning_summary_part.added',
+      'response.reasoning_summary_text.delta',
+      'response.reasoning_summary_text.done',
+      'response.reasoning_summary_part.done',
+      'response.output_item.done',
+    ]);
+    const completed = data(frames, 'response.completed')[0]!['response'] as { output: Record<string, unknown>[] };
+    expect(completed.output.map((item) => item['type'])).toEqual(['reasoning', 'message']);
+    expect(completed.output[0]).toMatchObject({ id: 'rs_abc_0', summary: [{ type: 'summary_text', text: 'Hmm' }] });
+  });
+
   it('emits the Codex text sequence with rising sequence numbers and usage on response.completed', () => {
     const frames = translate([textChunk('Hi'), textChunk(' there'), finishChunk('stop'), usageChunk(20, 4, 8)]);
     expect(frames.map((frame) => frame.event)).toEqual([
@@ -132,7 +157,7 @@ describe('createResponsesStreamTranslator', () => {
 
 describe('createResponsesStreamTranslator failures', () => {
   it('fail() mid-stream ends with response.failed carrying the error and the finished items only', () => {
-    const translator = createResponsesStreamTranslator(options);
+    const translator = fedChunks(createResponsesStreamTranslator(options));
     const frames = parseFrames([
       ...translator.push(textChunk('one')),
       ...translator.push(toolChunk({ index: 0, id: 'c', name: 'shell', arguments: '{"comm' })),
@@ -147,7 +172,7 @@ describe('createResponsesStreamTranslator failures', () => {
   });
 
   it('finish() without a finish_reason fails', () => {
-    const translator = createResponsesStreamTranslator(options);
+    const translator = fedChunks(createResponsesStreamTranslator(options));
     translator.push(textChunk('cut'));
     const frames = parseFrames(translator.finish());
     expect(frames.map((f) => f.event)).toEqual(['response.failed']);
@@ -155,13 +180,13 @@ describe('createResponsesStreamTranslator failures', () => {
   });
 
   it('fail() before any chunk still opens the response, then fails it', () => {
-    const translator = createResponsesStreamTranslator(options);
+    const translator = fedChunks(createResponsesStreamTranslator(options));
     const frames = parseFrames(translator.fail({ type: 'rate_limit_exceeded', message: 'slow down' }));
     expect(frames.map((f) => f.event)).toEqual(['response.created', 'response.in_progress', 'response.failed']);
   });
 
   it('an upstream error chunk fails the stream', () => {
-    const translator = createResponsesStreamTranslator(options);
+    const translator = fedChunks(createResponsesStreamTranslator(options));
     const frames = parseFrames(translator.push({ error: { message: 'model busy' } }));
     expect(frames.at(-1)?.data['response']).toMatchObject({ status: 'failed', error: { code: 'server_error' } });
     expect(JSON.stringify(frames.at(-1)?.data)).toContain('model busy');

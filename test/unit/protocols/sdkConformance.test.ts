@@ -2,11 +2,12 @@ import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { describe, expect, it } from 'vitest';
 import { anthropicErrorBody } from '../../../proxy/protocols/anthropic/errors.ts';
+import { responsesAdapter } from '../../../proxy/protocols/responses/adapter.ts';
 import { chatToAnthropicResponse } from '../../../proxy/protocols/anthropic/response.ts';
 import { createAnthropicStreamTranslator } from '../../../proxy/protocols/anthropic/stream.ts';
 import { createResponsesStreamTranslator } from '../../../proxy/protocols/responses/stream.ts';
 import type { ChatStreamTranslator } from '../../../proxy/protocols/streamTranslator.ts';
-import { finishChunk, textChunk, toolChunk, usageChunk } from './chatChunks.ts';
+import { fedChunks, finishChunk, textChunk, toolChunk, usageChunk } from './chatChunks.ts';
 
 /**
  * The official SDKs read what the translators write: their stream accumulators must rebuild the
@@ -18,7 +19,8 @@ function fetchReturning(body: string, status = 200, contentType = 'text/event-st
 }
 
 function framesFor(translator: ChatStreamTranslator, chunks: object[], ending: 'finish' | 'fail'): string {
-  const frames = chunks.flatMap((chunk) => translator.push(chunk));
+  const fed = fedChunks(translator);
+  const frames = chunks.flatMap((chunk) => fed.push(chunk));
   frames.push(...(ending === 'finish' ? translator.finish() : translator.fail({ type: 'overloaded_error', message: 'upstream broke' })));
   return frames.join('');
 }
@@ -108,5 +110,18 @@ describe('OpenAI SDK reads the translated Responses stream', () => {
     for await (const event of await client.responses.create({ ...responseParams, stream: true })) events.push(event.type);
     expect(events.at(-1)).toBe('response.failed');
     expect(events).not.toContain('response.completed');
+  });
+
+  it("raises the error frame a native Responses stream ends with, with Airlock's message", async () => {
+    const started =
+      'event: response.created\ndata: {"type":"response.created","sequence_number":0,"response":{"id":"r","status":"in_progress","output":[]}}\n\n';
+    const body = started + responsesAdapter.errors.streamFrame('stream_interrupted', {});
+    const client = new OpenAI({ apiKey: 'test', baseURL: 'http://127.0.0.1:9/v1', fetch: fetchReturning(body), maxRetries: 0 });
+    const read = async (): Promise<void> => {
+      for await (const _event of await client.responses.create({ ...responseParams, stream: true })) {
+        // Reads until the error frame.
+      }
+    };
+    await expect(read()).rejects.toThrow(/stream/i);
   });
 });

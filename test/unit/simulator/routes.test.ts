@@ -22,8 +22,10 @@ describe('routeOf', () => {
     ['GET', '/v1/videos', 'methodNotAllowed'],
     ['GET', '/v1/videos/video_sim000001', 'video'],
     ['POST', '/v1/videos/video_sim000001', 'methodNotAllowed'],
-    ['POST', '/v1/responses', 'unknownApi'],
-    ['POST', '/v1/messages', 'unknownApi'],
+    // Answered natively only by a simulator started with nativeProtocols; otherwise the unknown-path 404.
+    ['POST', '/v1/responses', 'native'],
+    ['POST', '/v1/messages', 'native'],
+    ['POST', '/v1/messages/count_tokens', 'native'],
     ['GET', '/v1', 'unknownApi'],
   ])('%s %s -> %s', (method, url, kind) => {
     expect(routeOf(method, url).kind).toBe(kind);

@@ -2,14 +2,16 @@ import { describe, expect, it } from 'vitest';
 import { AuthCircuitBreaker } from '../../../proxy/spend/authCircuitBreaker.ts';
 
 const T0 = 5_000_000;
-type Step = { at: number; admit: boolean } | { at: number; status: number };
+type Step = { at: number; admit: boolean } | { at: number; status: number; keyRejected?: boolean };
 
 /** Runs a script of admissions and upstream outcomes; returns what each admission decided. */
 function run(steps: Step[], breaker = new AuthCircuitBreaker()): boolean[] {
   const decisions: boolean[] = [];
   for (const step of steps) {
-    if ('status' in step) breaker.recordUpstreamOutcome({ profileId: 'work', status: step.status, atMs: T0 + step.at });
-    else decisions.push(breaker.admit('work', T0 + step.at) === null);
+    if ('status' in step) {
+      const keyRejected = step.keyRejected ?? step.status === 401;
+      breaker.recordUpstreamOutcome({ profileId: 'work', status: step.status, keyRejected, atMs: T0 + step.at });
+    } else decisions.push(breaker.admit('work', T0 + step.at) === null);
   }
   return decisions;
 }
@@ -44,12 +46,21 @@ describe('AuthCircuitBreaker', () => {
       admitted: [false, false],
     },
     {
-      name: '403 opens it too',
+      name: 'a 403 with an invalid-key code opens it too',
       steps: [
-        { at: 0, status: 403 },
+        { at: 0, status: 403, keyRejected: true },
         { at: 1, admit: true },
       ],
       admitted: [false],
+    },
+    {
+      name: 'a 403 for a closed model or an empty balance, or a 401 that is no rejected key, does not',
+      steps: [
+        { at: 0, status: 403, keyRejected: false },
+        { at: 0, status: 401, keyRejected: false },
+        { at: 1, admit: true },
+      ],
+      admitted: [true],
     },
     {
       name: 'after the cooldown exactly one probe goes through',
@@ -109,7 +120,7 @@ describe('AuthCircuitBreaker', () => {
   it('doubles up to the maximum', () => {
     const breaker = new AuthCircuitBreaker({ initialCooldownMs: 30_000, maxCooldownMs: 100_000 });
     let atMs = T0;
-    breaker.recordUpstreamOutcome({ profileId: 'work', status: 401, atMs });
+    breaker.recordUpstreamOutcome({ profileId: 'work', status: 401, keyRejected: true, atMs });
     const cooldowns: number[] = [];
     for (let probe = 0; probe < 4; probe += 1) {
       const state = breaker.stateOf('work');
@@ -117,23 +128,32 @@ describe('AuthCircuitBreaker', () => {
       cooldowns.push(state.cooldownMs);
       atMs = state.untilMs;
       expect(breaker.admit('work', atMs)).toBeNull();
-      breaker.recordUpstreamOutcome({ profileId: 'work', status: 401, atMs });
+      breaker.recordUpstreamOutcome({ profileId: 'work', status: 401, keyRejected: true, atMs });
     }
     expect(cooldowns).toEqual([30_000, 60_000, 100_000, 100_000]);
   });
 
-  it('refuses with 401 circuit_open, names the fix and a Retry-After', () => {
+  it('refuses at once with 403 circuit_open and no Retry-After, naming the profile and the fix for a stored key', () => {
     const breaker = new AuthCircuitBreaker();
-    breaker.recordUpstreamOutcome({ profileId: 'work', status: 401, atMs: T0 });
-    const refusal = breaker.admit('work', T0 + 10_500);
-    expect(refusal).toMatchObject({ status: 401, errorClass: 'circuit_open', headers: { 'retry-after': '20' } });
-    expect(refusal?.message).toContain("rejected the key of profile 'work' (HTTP 401)");
+    breaker.recordUpstreamOutcome({ profileId: 'work', status: 401, keyRejected: true, atMs: T0 });
+    const refusal = breaker.admit('work', T0 + 10_500, { profileName: 'Work gateway', keyFromEnvironment: false });
+    expect(refusal).toMatchObject({ status: 403, errorClass: 'circuit_open', headers: { 'x-should-retry': 'false' } });
+    expect(refusal?.headers).not.toHaveProperty('retry-after');
+    expect(refusal?.message).toContain('rejected the key of profile "Work gateway" (work) with HTTP 401');
     expect(refusal?.message).toContain('`npx airlock key set work`');
+  });
+
+  it('names AIRLOCK_API_KEY as the fix when the key came from the environment', () => {
+    const breaker = new AuthCircuitBreaker();
+    breaker.recordUpstreamOutcome({ profileId: 'command-line', status: 401, keyRejected: true, atMs: T0 });
+    const refusal = breaker.admit('command-line', T0 + 1, { profileName: 'Command line (--base-url)', keyFromEnvironment: true });
+    expect(refusal?.message).toContain('AIRLOCK_API_KEY');
+    expect(refusal?.message).not.toContain('key set');
   });
 
   it('is per profile, and a key change resets it', () => {
     const breaker = new AuthCircuitBreaker();
-    breaker.recordUpstreamOutcome({ profileId: 'work', status: 401, atMs: T0 });
+    breaker.recordUpstreamOutcome({ profileId: 'work', status: 401, keyRejected: true, atMs: T0 });
     expect(breaker.admit('home', T0 + 1)).toBeNull();
     expect(breaker.admit('work', T0 + 1)).not.toBeNull();
     breaker.reset('work');

@@ -89,7 +89,7 @@ describe('decideBudget refuses', () => {
     },
   ])('$name', ({ owners, estimate, header, message }) => {
     const refusal = decideBudget({ owners, estimatedInputCredits: estimate });
-    expect(refusal).toMatchObject({ status: 429, errorClass: 'budget_exceeded', headers: { 'x-airlock-budget': header } });
+    expect(refusal).toMatchObject({ status: 402, errorClass: 'budget_exceeded', headers: { 'x-airlock-budget': header } });
     expect(refusal?.message).toContain(message);
     expect(refusal?.message).toContain('nothing was sent to the gateway');
   });

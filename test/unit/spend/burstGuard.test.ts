@@ -24,7 +24,7 @@ describe('BurstGuard by request count', () => {
     sendRequests(guard, 'agent', 3, T0, 10);
     expect(guard.admit('other', T0 + 100)).toBeNull();
     const refusal = guard.admit('agent', T0 + 3_600_000);
-    expect(refusal).toMatchObject({ status: 429, errorClass: 'client_paused' });
+    expect(refusal).toMatchObject({ status: 403, errorClass: 'client_paused' });
     expect(refusal?.message).toContain("client 'agent'");
     expect(refusal?.message).toContain('3 requests within 60 s (limit 2)');
     expect(refusal?.message).toContain('`npx airlock resume agent`');

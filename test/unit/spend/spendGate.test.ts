@@ -44,6 +44,7 @@ function setup(options: { profile?: Partial<ProfileInput>; clientBudgets?: Recor
       identity: { tokenName, pinnedProfileId: null },
       profileId: 'work',
       status,
+      keyRejected: status === 401,
       costCredits,
       atMs: nowMs,
     });
@@ -121,7 +122,7 @@ describe('createSpendGate', () => {
     spend(12);
     expect(gate.check(input())).toBeNull();
     spend(8.13);
-    expect(gate.check(input())).toMatchObject({ status: 429, errorClass: 'budget_exceeded', headers: { 'x-airlock-budget': 'daily' } });
+    expect(gate.check(input())).toMatchObject({ status: 402, errorClass: 'budget_exceeded', headers: { 'x-airlock-budget': 'daily' } });
     expect(gate.check(input())?.message).toContain("daily cap of 20 credits for profile 'work' reached: 20.13 spent today");
   });
 
@@ -179,7 +180,7 @@ describe('createSpendGate', () => {
   it('opens the auth breaker on a 401 outcome and resets it on a key change', () => {
     const { gate, input, spend } = setup();
     spend(null, 401);
-    expect(gate.check(input())).toMatchObject({ status: 401, errorClass: 'circuit_open' });
+    expect(gate.check(input())).toMatchObject({ status: 403, errorClass: 'circuit_open' });
     gate.resetAuthBreaker('work');
     expect(gate.check(input())).toBeNull();
   });
@@ -209,6 +210,7 @@ describe('createSpendGate', () => {
       identity: { tokenName: 'cursor', pinnedProfileId: null },
       profileId: 'work',
       status: 200,
+      keyRejected: false,
       costCredits: 1.5,
       atMs: NOW,
     });
@@ -244,6 +246,7 @@ describe('createSpendGate', () => {
       identity: admitted.identity,
       profileId: 'work',
       status: 200,
+      keyRejected: false,
       costCredits: 1,
       atMs: NOW,
     });

@@ -1,11 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  SpendLedger,
-  spentSinceFromLog,
-  startOfLocalDayMs,
-  startOfLocalMonthMs,
-  type SpendScope,
-} from '../../../proxy/spend/spendLedger.ts';
+import { startOfLocalDayMs, startOfLocalMonthMs } from '../../../proxy/core/localPeriods.ts';
+import { SpendLedger, spentSinceFromLog, type SpendScope } from '../../../proxy/spend/spendLedger.ts';
 
 const local = (month: number, day: number, hour = 12, minute = 0): number => new Date(2026, month, day, hour, minute).getTime();
 const work: SpendScope = { kind: 'profile', profileId: 'work' };

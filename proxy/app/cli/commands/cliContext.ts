@@ -4,7 +4,7 @@ import type { Command } from 'commander';
 import { resolveDataDir } from '../../dataDir.ts';
 import { openConfigStore, type ConfigStore } from '../../profiles/configStore.ts';
 import { createKeytarSecretStore } from '../../secrets/keytarStore.ts';
-import type { SecretStore } from '../../secrets/secretStore.ts';
+import type { SecretStore } from '../../../contracts/secretStore.ts';
 
 /** What the profile, key and token commands touch; tests pass their own streams and stores. */
 export interface CliDeps {
@@ -36,11 +36,15 @@ export function defaultCliDeps(): CliDeps {
   };
 }
 
+/** The data directory chosen by the global `--data-dir` option (else the default one). */
+export function dataDirFor(command: Command, deps: CliDeps): string {
+  const flag = command.optsWithGlobals<{ dataDir?: string }>().dataDir;
+  return path.resolve(deps.cwd, resolveDataDir(deps.env, deps.platform, deps.homedir, flag));
+}
+
 /** The config store of the data directory chosen by the global `--data-dir` option. */
 export function configStoreFor(command: Command, deps: CliDeps): ConfigStore {
-  const flag = command.optsWithGlobals<{ dataDir?: string }>().dataDir;
-  const dataDir = path.resolve(deps.cwd, resolveDataDir(deps.env, deps.platform, deps.homedir, flag));
-  return openConfigStore(dataDir);
+  return openConfigStore(dataDirFor(command, deps));
 }
 
 /**

@@ -4,7 +4,7 @@ import { cleanApiKey } from '../../../core/apiKey.ts';
 import { bumpKeysRevision, requireProfile } from '../../profiles/configMutations.ts';
 import type { ConfigStore } from '../../profiles/configStore.ts';
 import { describeKeyStatus, keyLastFour } from '../../secrets/keyCache.ts';
-import { gatewayKeyAccount } from '../../secrets/secretStore.ts';
+import { gatewayKeyAccount } from '../../../contracts/secretStore.ts';
 import { configStoreFor, defaultCliDeps, withCliErrors, writeLine, type CliDeps } from './cliContext.ts';
 
 /** A pasted key is a few hundred bytes at most; more means the wrong thing was piped in. */

@@ -3,7 +3,7 @@ import { normalizeBaseUrl } from '../../../core/baseUrl.ts';
 import { maxRequestBodyMibSchema, type Profile } from '../../../contracts/profile.ts';
 import { addProfile, removeProfile, setActiveProfile, updateProfile } from '../../profiles/configMutations.ts';
 import { describeKeyStatus, keyLastFour } from '../../secrets/keyCache.ts';
-import { gatewayKeyAccount, KeychainUnavailableError, type SecretStore } from '../../secrets/secretStore.ts';
+import { gatewayKeyAccount, KeychainUnavailableError, type SecretStore } from '../../../contracts/secretStore.ts';
 import { configStoreFor, defaultCliDeps, withCliErrors, writeLine, type CliDeps } from './cliContext.ts';
 import { CLI_COMMAND } from '../../../contracts/cli.ts';
 

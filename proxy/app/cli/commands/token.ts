@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { generateToken, tokenRecord } from '../../../http/clientTokens.ts';
 import { CLIENT_TOKEN_NAME_PATTERN } from '../../../contracts/config.ts';
 import { addClientToken, removeClientToken } from '../../profiles/configMutations.ts';
-import { clientTokenAccount, KeychainUnavailableError } from '../../secrets/secretStore.ts';
+import { clientTokenAccount, KeychainUnavailableError } from '../../../contracts/secretStore.ts';
 import { configStoreFor, defaultCliDeps, withCliErrors, writeLine, type CliDeps } from './cliContext.ts';
 import { CLI_COMMAND } from '../../../contracts/cli.ts';
 

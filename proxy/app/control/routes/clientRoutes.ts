@@ -4,7 +4,7 @@ import type { CapabilityCheckResponse, ClientResumeResponse, TokenListResponse, 
 import { burstLimitsSchema, CLIENT_TOKEN_NAME_PATTERN, type BurstLimits } from '../../../contracts/config.ts';
 import { generateToken, tokenRecord } from '../../../http/clientTokens.ts';
 import { addClientToken, removeClientToken, updateSettings } from '../../profiles/configMutations.ts';
-import { clientTokenAccount, KeychainUnavailableError } from '../../secrets/secretStore.ts';
+import { clientTokenAccount, KeychainUnavailableError } from '../../../contracts/secretStore.ts';
 import { param, type ControlContext } from '../context.ts';
 import { ApiError } from '../http.ts';
 

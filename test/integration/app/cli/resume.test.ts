@@ -6,7 +6,7 @@ import { generateToken, tokenRecord } from '../../../../proxy/http/clientTokens.
 import { addClientToken, addProfile } from '../../../../proxy/app/profiles/configMutations.ts';
 import { openConfigStore } from '../../../../proxy/app/profiles/configStore.ts';
 import { startAirlock, type Airlock } from '../../../../proxy/app/startAirlock.ts';
-import { gatewayKeyAccount } from '../../../../proxy/app/secrets/secretStore.ts';
+import { gatewayKeyAccount } from '../../../../proxy/contracts/secretStore.ts';
 import { startGatewaySimulator, type GatewaySimulator } from '../../../simulator/index.ts';
 import { rawRequest } from '../../../support/http.ts';
 import { SENTINEL_KEY } from '../../../support/sentinel.ts';
@@ -41,7 +41,7 @@ describe('airlock resume <client>', () => {
   it('lifts the burst guard pause of a runaway client in the running proxy', async () => {
     let status = 200;
     for (let sent = 0; sent < 200 && status === 200; sent += 1) status = (await listModels()).status;
-    expect(status).toBe(429);
+    expect(status).toBe(403);
     const refusal = JSON.parse((await listModels()).body) as { error: { type: string; message: string } };
     expect(refusal.error.type).toBe('client_paused');
     expect(refusal.error.message).toContain('`npx airlock resume looper`');

@@ -240,7 +240,9 @@ describe('control API against a real proxy and the simulator', () => {
   it('pauses and resumes the proxy', async () => {
     await call('/pause', post({}));
     const paused = await rawRequest(`${harness.proxy.url}/v1/models`, { headers: { authorization: `Bearer ${clientToken}` } });
-    expect(paused.status).toBe(503);
+    // 403 with x-should-retry: false, not a 503 every client retries: a paused Airlock stays paused until resumed.
+    expect(paused.status).toBe(403);
+    expect(paused.headers['x-should-retry']).toBe('false');
     await call('/resume', post({}));
     expect((await call<StatusResponse>('/status')).paused).toBe(false);
   });

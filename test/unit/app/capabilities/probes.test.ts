@@ -26,6 +26,12 @@ describe('capability probes', () => {
     ['chat', json({ object: 'list' }), false],
     ['stream', { status: 200, contentType: 'text/event-stream', bodyText: 'data: {}\n\ndata: [DONE]\n\n' }, true],
     ['stream', json(completion), false],
+    [
+      'stream',
+      { status: 200, contentType: 'text/event-stream', bodyText: 'data: {"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}\n\n' },
+      true,
+    ],
+    ['stream', { status: 200, contentType: 'text/event-stream', bodyText: 'data: {"choices":[{"delta":{"content":"O"}}]}\n\n' }, false],
     ['tools', json(toolCompletion), true],
     ['tools', json(completion), false],
     ['image_input', json(completion), true],

@@ -90,6 +90,7 @@ describe('token and settings edits', () => {
       burstLimits: { maxRequestsPerMinute: 120, maxCreditsPerMinute: 5 },
       notifications: true,
       startAtLogin: false,
+      traceExport: { otlpEndpoint: null },
     });
     expect(bumpKeysRevision(bumpKeysRevision(config)).keysRevision).toBe(2);
   });

@@ -18,6 +18,8 @@ describe('parseConfigText', () => {
       burstLimits: { maxRequestsPerMinute: 120, maxCreditsPerMinute: 5 },
       notifications: true,
       startAtLogin: false,
+      // Traces leave only once the user gives a collector.
+      traceExport: { otlpEndpoint: null },
     });
     expect(result.config.profiles[0]?.timeouts.idleTimeoutMs).toBe(300_000);
     expect(result.config.profiles[0]?.maxRequestBodyMiB).toBe(64);

@@ -9,8 +9,6 @@ export interface UpstreamPath {
   query: string;
 }
 
-export type RouteKind = 'chat' | 'messages' | 'count_tokens' | 'responses' | 'models' | 'other';
-
 const ABSOLUTE_FORM = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i;
 // Backslashes count as separators: URL parsers treat them as '/' for http(s), so a `..\` could climb.
 const SEPARATORS = /[/\\]/;
@@ -103,23 +101,4 @@ export function isSideEffectCreationPath(path: string): boolean {
     if (segment === 'images' || segment === 'image') return IMAGE_CREATION_ACTIONS.has(segments[index + 1] ?? '');
     return segment === 'video' || segment === 'videos' || segment === 'submit' || /2(video|image)$/.test(segment);
   });
-}
-
-export function routeKindOf(path: string, method: string): RouteKind {
-  const verb = method.toUpperCase();
-  if (verb !== 'GET' && verb !== 'POST') return 'other';
-  const route = normalisedPath(path);
-  if (verb === 'GET') return route === 'models' ? 'models' : 'other';
-  switch (route) {
-    case 'chat/completions':
-      return 'chat';
-    case 'messages':
-      return 'messages';
-    case 'messages/count_tokens':
-      return 'count_tokens';
-    case 'responses':
-      return 'responses';
-    default:
-      return 'other';
-  }
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { newRequestId } from '../../../proxy/forward/requestId.ts';
+import { newRequestId } from '../../../proxy/core/requestId.ts';
 
 describe('newRequestId', () => {
   it.each([

@@ -2,8 +2,11 @@ import type { EventSourceMessage } from 'eventsource-parser';
 import { describe, expect, it } from 'vitest';
 import { KeyMasker } from '../../../proxy/core/keyMasker.ts';
 import { REDACTED } from '../../../proxy/core/redact.ts';
-import { createStreamKeyGuard, maskedEventsText, type StreamDialect } from '../../../proxy/forward/streamKeyGuard.ts';
-import { formatSseEvent } from '../../../proxy/protocols/sseRelay.ts';
+import { anthropicAdapter } from '../../../proxy/protocols/anthropic/adapter.ts';
+import { chatAdapter } from '../../../proxy/protocols/chat/adapter.ts';
+import { responsesAdapter } from '../../../proxy/protocols/responses/adapter.ts';
+import { formatSseEvent } from '../../../proxy/protocols/sse.ts';
+import { maskedEventsText, type StreamKeyGuard } from '../../../proxy/protocols/streamKeyGuard.ts';
 import { findSentinel, SENTINEL_KEY } from '../../support/sentinel.ts';
 
 const masker = KeyMasker.for(SENTINEL_KEY);
@@ -19,8 +22,13 @@ function pieces(text: string): string[] {
   return out;
 }
 
+/** Each protocol's guard, as its adapter gives it. */
+type StreamDialect = 'chat' | 'anthropic' | 'responses';
+const ADAPTERS = { chat: chatAdapter, anthropic: anthropicAdapter, responses: responsesAdapter };
+const createStreamKeyGuard = (dialect: StreamDialect): StreamKeyGuard => ADAPTERS[dialect].stream.keyGuard(masker);
+
 function run(dialect: StreamDialect, events: EventSourceMessage[]): { out: EventSourceMessage[]; masked: boolean } {
-  const guard = createStreamKeyGuard(masker, dialect);
+  const guard = createStreamKeyGuard(dialect);
   const out: EventSourceMessage[] = [];
   for (const event of events) guard.relay(event, (relayed) => out.push({ ...relayed }));
   return { out, masked: guard.masked };
@@ -154,7 +162,7 @@ describe('maskedEventsText (the raw events kept for the log)', () => {
       data: JSON.stringify({ id: `req_${SENTINEL_KEY}`, choices: [{ index: 0, delta: { content }, finish_reason: null }] }),
     });
     const raw = [': keep-alive\n\n', ...pieces(said).map((piece) => formatSseEvent(chunk(piece))), 'data: [DONE]\n\n'].join('');
-    const masked = maskedEventsText(Buffer.from(raw), masker, 'chat');
+    const masked = maskedEventsText(Buffer.from(raw), masker, createStreamKeyGuard('chat'));
     expect(findSentinel(masked)).toBeNull();
     expect(masked.startsWith(':keep-alive\n\n')).toBe(true);
     const text = masked

@@ -1,0 +1,119 @@
+import { InvalidArgumentError, Option, type Command } from 'commander';
+import { CLI_COMMAND } from '../../../contracts/cli.ts';
+import { CONNECT_TOOL_IDS, type ConnectFileChange, type ConnectToolId, type ConnectToolStatus } from '../../../contracts/connect.ts';
+import { DEFAULT_HOST, DEFAULT_PORT } from '../../../contracts/defaults.ts';
+import { ConnectService } from '../../connect/connectService.ts';
+import { openConfigStore } from '../../profiles/configStore.ts';
+import { dataDirFor, defaultCliDeps, withCliErrors, writeLine, type CliDeps } from './cliContext.ts';
+
+interface ConnectOptions {
+  dryRun?: boolean;
+  undo?: boolean;
+  import?: boolean;
+  model?: string;
+  port: number;
+}
+
+/**
+ * `airlock connect [tool]`: writes a tool's own config file so it talks to Airlock with a client
+ * token made for it (a backup first), previews that with --dry-run, puts the old file back with
+ * --undo, and lists the tools without an argument. Diffs show secrets by their last four only.
+ */
+export function registerConnectCommand(program: Command, deps: CliDeps = defaultCliDeps()): void {
+  program
+    .command('connect')
+    .description('set up a coding tool to use Airlock by writing its own config file (no tool: list the tools)')
+    .addArgument(program.createArgument('[tool]', 'the tool to set up').choices(CONNECT_TOOL_IDS))
+    .option('--dry-run', 'show what would change, write nothing')
+    .option('--undo', 'put back the file as it was before the last setup')
+    .option('--import', "move the gateway key in the tool's file into the keychain as a profile first")
+    .option('--model <id>', 'the model the tool should ask for (left as it is when absent)')
+    .addOption(new Option('--port <port>', 'the port Airlock listens on').default(DEFAULT_PORT).argParser(parsePort))
+    .action((tool: ConnectToolId | undefined, options: ConnectOptions, command: Command) =>
+      withCliErrors(command, async () => {
+        const dataDir = dataDirFor(command, deps);
+        const store = openConfigStore(dataDir);
+        try {
+          const problem = store.problem();
+          if (problem) throw new Error(problem);
+          const service = new ConnectService({
+            homeDir: deps.homedir,
+            env: deps.env,
+            dataDir,
+            config: store,
+            secrets: deps.secrets(),
+            proxyUrl: () => `http://${DEFAULT_HOST}:${options.port}`,
+            nowMs: deps.nowMs,
+          });
+          if (!tool) {
+            for (const status of (await service.list()).tools) writeLine(deps.stdout, statusLine(status));
+            writeLine(deps.stderr, `Set one up with \`${CLI_COMMAND} connect <tool>\` (add --dry-run to preview).`);
+            return;
+          }
+          await runForTool(service, tool, options, deps);
+        } finally {
+          store.close();
+        }
+      }),
+    );
+}
+
+async function runForTool(service: ConnectService, tool: ConnectToolId, options: ConnectOptions, deps: CliDeps): Promise<void> {
+  if (options.undo) {
+    const undone = await service.undo(tool);
+    for (const file of undone.restoredFiles) writeLine(deps.stdout, `Restored ${file}`);
+    for (const file of undone.removedFiles) writeLine(deps.stdout, `Removed ${file} (it did not exist before)`);
+    return;
+  }
+  const request = { ...(options.model ? { model: options.model } : {}), ...(options.import ? { importKey: true } : {}) };
+  if (options.dryRun) {
+    const plan = await service.plan(tool, request);
+    printChanges(plan.changes, deps);
+    writeLine(
+      deps.stderr,
+      `Dry run: nothing was written. The setup would use client token "${plan.tokenName}"${plan.tokenCreated ? ' (created when applied)' : ''}.`,
+    );
+    return;
+  }
+  const applied = await service.apply(tool, request);
+  printChanges(applied.changes, deps);
+  if (applied.importProfileId)
+    writeLine(deps.stderr, `The gateway key is now in the OS keychain, in profile "${applied.importProfileId}".`);
+  const token = `${applied.tokenCreated ? 'Created' : 'Used'} client token "${applied.tokenName}".`;
+  writeLine(
+    deps.stderr,
+    applied.backupId === null
+      ? `${token} Already set up: nothing was written.`
+      : `${token} Backup ${applied.backupId}: undo with \`${CLI_COMMAND} connect ${tool} --undo\`.`,
+  );
+}
+
+function printChanges(changes: readonly ConnectFileChange[], deps: CliDeps): void {
+  for (const change of changes) {
+    if (change.diff === '') writeLine(deps.stdout, `${change.path}: already set up, no change`);
+    else deps.stdout.write(change.diff);
+  }
+}
+
+function statusLine(status: ConnectToolStatus): string {
+  const state = status.problem
+    ? `cannot be edited: ${status.problem}`
+    : status.connected
+      ? `connected (client token "${status.tokenName}")`
+      : status.detected
+        ? 'found, not connected'
+        : 'not found';
+  const extras = [
+    status.importCandidate
+      ? `key for ${status.importCandidate.baseUrl} ending in ${status.importCandidate.keyLastFour} can be imported (--import)`
+      : null,
+    status.backups.length > 0 ? `${status.backups.length} backup(s), --undo restores the last` : null,
+  ].filter((extra) => extra !== null);
+  return [`${status.id.padEnd(12)}${state}`, `  ${status.files[0]}`, ...extras.map((extra) => `  ${extra}`)].join('\n');
+}
+
+function parsePort(value: string): number {
+  const port = Number(value);
+  if (!Number.isInteger(port) || port < 1 || port > 65_535) throw new InvalidArgumentError('a port is a whole number from 1 to 65535.');
+  return port;
+}

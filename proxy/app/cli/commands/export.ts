@@ -1,0 +1,183 @@
+import { createWriteStream } from 'node:fs';
+import { once } from 'node:events';
+import path from 'node:path';
+import type { Command } from 'commander';
+import packageJson from '../../../../package.json' with { type: 'json' };
+import { DEFAULT_PORT } from '../../../contracts/defaults.ts';
+import {
+  REQUEST_EXPORT_FORMATS,
+  SPEND_EXPORT_GROUPS,
+  spendGroupByOf,
+  type RequestExportFormat,
+  type SpendExportGroup,
+} from '../../../contracts/export.ts';
+import type { RequestListFilter } from '../../../contracts/log.ts';
+import { resolveDataDir } from '../../dataDir.ts';
+import { spendCsv } from '../../export/csv.ts';
+import { openLogForReading } from '../../export/readOnlyLog.ts';
+import { writeRequestExport, type ExportSink } from '../../export/requestExport.ts';
+import { parseMoment } from '../../export/since.ts';
+import { traceExportSchema } from '../../../contracts/config.ts';
+import { updateSettings } from '../../profiles/configMutations.ts';
+import { configStoreFor, defaultCliDeps, withCliErrors, writeLine, type CliDeps } from './cliContext.ts';
+
+interface RequestExportFlags {
+  format: string;
+  since?: string;
+  until?: string;
+  profile?: string;
+  model?: string;
+  client?: string;
+  status?: string;
+  text?: string;
+  out?: string;
+}
+
+interface SpendExportFlags {
+  format: string;
+  since: string;
+  until?: string;
+  groupBy: string;
+  out?: string;
+}
+
+function oneOf<T extends string>(value: string, allowed: readonly T[], option: string): T {
+  if ((allowed as readonly string[]).includes(value)) return value as T;
+  throw new Error(`${option} "${value}": use ${allowed.join(' or ')}`);
+}
+
+function filterOf(flags: RequestExportFlags, nowMs: number): Omit<RequestListFilter, 'beforeCursor' | 'limit'> {
+  const filter: Omit<RequestListFilter, 'beforeCursor' | 'limit'> = {};
+  if (flags.since !== undefined) filter.fromMs = parseMoment(flags.since, nowMs, '--since');
+  if (flags.until !== undefined) filter.toMs = parseMoment(flags.until, nowMs, '--until');
+  if (flags.profile) filter.profileId = flags.profile;
+  if (flags.model) filter.model = flags.model;
+  if (flags.client) filter.clientName = flags.client;
+  if (flags.text) filter.text = flags.text;
+  if (flags.status !== undefined) {
+    const status = flags.status.trim();
+    if (status === 'ok' || status === 'error') filter.status = status;
+    else if (/^\d{3}$/.test(status)) filter.status = Number(status);
+    else throw new Error(`--status "${flags.status}": use ok, error or a three-digit status`);
+  }
+  return filter;
+}
+
+/**
+ * Runs `write` into the --out file (created 0600: an export holds prompts and answers) or stdout,
+ * and returns where it went, for the closing line on stderr.
+ */
+async function toOutput(deps: CliDeps, out: string | undefined, write: (sink: ExportSink) => Promise<void>): Promise<string> {
+  if (out === undefined) {
+    await write(deps.stdout);
+    return 'stdout';
+  }
+  const file = path.resolve(deps.cwd, out);
+  const stream = createWriteStream(file, { mode: 0o600 });
+  await once(stream, 'open');
+  try {
+    await write(stream);
+  } finally {
+    stream.end();
+  }
+  await once(stream, 'finish');
+  return file;
+}
+
+function dataDirOf(command: Command, deps: CliDeps): string {
+  const flag = command.optsWithGlobals<{ dataDir?: string }>().dataDir;
+  return path.resolve(deps.cwd, resolveDataDir(deps.env, deps.platform, deps.homedir, flag));
+}
+
+/** `airlock export requests|spend`: the request log as HAR or CSV, spend as CSV, read from the data directory's log. */
+export function registerExportCommands(program: Command, deps: CliDeps = defaultCliDeps()): void {
+  const exportCommand = program.command('export').description('write the request log (HAR, CSV) or spend (CSV) to a file or stdout');
+
+  exportCommand
+    .command('requests')
+    .description('export logged requests, newest first, with the filters of the window’s request list')
+    .requiredOption('--format <format>', `${REQUEST_EXPORT_FORMATS.join(' or ')} (HAR holds bodies and headers, never credentials)`)
+    .option('--since <when>', 'from this moment: 30m, 24h, 7d, 2w back, or a date such as 2026-11-01')
+    .option('--until <when>', 'up to this moment (same forms)')
+    .option('--profile <id>', 'only this profile')
+    .option('--model <model>', 'only this model (the one sent upstream)')
+    .option('--client <name>', 'only this client token')
+    .option('--status <status>', 'ok, error or an exact status such as 429')
+    .option('--text <text>', 'only requests whose bodies, path or models hold this text')
+    .option('--out <file>', 'write to this file (created readable by you only) instead of stdout')
+    .action((flags: RequestExportFlags, command: Command) =>
+      withCliErrors(command, async () => {
+        const format = oneOf<RequestExportFormat>(flags.format, REQUEST_EXPORT_FORMATS, '--format');
+        const filter = filterOf(flags, deps.nowMs());
+        const log = openLogForReading(dataDirOf(command, deps));
+        let count = 0;
+        try {
+          const where = await toOutput(deps, flags.out, async (sink) => {
+            count = await writeRequestExport(log.queries, sink, {
+              format,
+              filter,
+              // The port is not known from the file: entries name the default address, which HAR needs to have a URL.
+              proxyUrl: `http://127.0.0.1:${DEFAULT_PORT}`,
+              knownSecrets: [],
+              airlockVersion: packageJson.version,
+            });
+          });
+          writeLine(deps.stderr, `Exported ${count} request${count === 1 ? '' : 's'} as ${format.toUpperCase()} to ${where}.`);
+        } finally {
+          log.close();
+        }
+      }),
+    );
+
+  exportCommand
+    .command('spend')
+    .description('export spend per day (local time) and model, profile or client as CSV')
+    .option('--format <format>', 'csv', 'csv')
+    .option('--since <when>', 'from this moment: 30m, 24h, 7d, 2w back, or a date such as 2026-11-01', '30d')
+    .option('--until <when>', 'up to this moment (same forms; default: now)')
+    .option('--group-by <group>', SPEND_EXPORT_GROUPS.join(', '), 'model')
+    .option('--out <file>', 'write to this file instead of stdout')
+    .action((flags: SpendExportFlags, command: Command) =>
+      withCliErrors(command, async () => {
+        oneOf(flags.format, ['csv'] as const, '--format');
+        const groupBy = spendGroupByOf(oneOf<SpendExportGroup>(flags.groupBy, SPEND_EXPORT_GROUPS, '--group-by'));
+        const nowMs = deps.nowMs();
+        const fromMs = parseMoment(flags.since, nowMs, '--since');
+        const toMs = flags.until === undefined ? nowMs + 1 : parseMoment(flags.until, nowMs, '--until');
+        const log = openLogForReading(dataDirOf(command, deps));
+        try {
+          const rows = log.queries.spendByDay({ fromMs, toMs, groupBy });
+          const where = await toOutput(deps, flags.out, async (sink) => {
+            sink.write(spendCsv(rows, groupBy));
+          });
+          writeLine(deps.stderr, `Exported spend for ${new Set(rows.map((row) => row.day)).size} day(s) to ${where}.`);
+        } finally {
+          log.close();
+        }
+      }),
+    );
+
+  exportCommand
+    .command('traces')
+    .description('show or set the OTLP/HTTP endpoint that gets one OpenTelemetry span per request (off by default)')
+    .option('--endpoint <url>', 'the collector, e.g. http://127.0.0.1:4318 (/v1/traces is added to a bare address)')
+    .option('--off', 'stop sending spans')
+    .action((flags: { endpoint?: string; off?: boolean }, command: Command) =>
+      withCliErrors(command, async () => {
+        const store = configStoreFor(command, deps);
+        const describe = (endpoint: string | null) =>
+          endpoint === null ? 'Trace export is off.' : `Spans go to ${endpoint} (a running Airlock applies it to its next request).`;
+        if (flags.endpoint === undefined && !flags.off) {
+          const problem = store.problem();
+          if (problem) throw new Error(problem);
+          writeLine(deps.stdout, describe(store.snapshot().settings.traceExport.otlpEndpoint));
+          return;
+        }
+        if (flags.endpoint !== undefined && flags.off) throw new Error('give --endpoint <url> or --off, not both');
+        const parsed = traceExportSchema.safeParse({ otlpEndpoint: flags.off ? null : flags.endpoint?.trim() });
+        if (!parsed.success) throw new Error(`--endpoint "${flags.endpoint}": ${parsed.error.issues[0]?.message ?? 'invalid'}`);
+        const config = await store.update((current) => updateSettings(current, { traceExport: parsed.data }));
+        writeLine(deps.stdout, describe(config.settings.traceExport.otlpEndpoint));
+      }),
+    );
+}

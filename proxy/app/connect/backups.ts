@@ -1,0 +1,111 @@
+import { createHash } from 'node:crypto';
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { z } from 'zod';
+import type { ConnectBackupInfo, ConnectToolId } from '../../contracts/connect.ts';
+
+/**
+ * What a setup replaced, so `undo` can put it back: one folder per setup under
+ * `<data dir>/connect-backups/<tool>/<UTC time>/`, with each file's old text (or a note that it did
+ * not exist) and the hash of what Airlock wrote, so an undo never overwrites later edits. Kept in
+ * Airlock's private data directory (0700), not beside the tool's files.
+ */
+const BACKUP_DIR = 'connect-backups';
+const MANIFEST = 'manifest.json';
+
+const manifestSchema = z.object({
+  createdAtMs: z.number(),
+  files: z.array(
+    z.object({
+      path: z.string(),
+      /** The copy's name in the backup folder; null when the file did not exist before. */
+      copy: z.string().nullable(),
+      writtenSha256: z.string(),
+    }),
+  ),
+});
+export type BackupManifest = z.infer<typeof manifestSchema>;
+
+export interface BackupFile {
+  path: string;
+  before: string | null;
+  written: string;
+}
+
+export function sha256(text: string): string {
+  return createHash('sha256').update(text, 'utf8').digest('hex');
+}
+
+function toolDir(dataDir: string, tool: ConnectToolId): string {
+  return path.join(dataDir, BACKUP_DIR, tool);
+}
+
+/** `20261126T004422123Z`: sortable, and a valid folder name everywhere. */
+function stampOf(ms: number): string {
+  return new Date(ms).toISOString().replace(/[-:.]/g, '');
+}
+
+export function listBackups(dataDir: string, tool: ConnectToolId): ConnectBackupInfo[] {
+  let names: string[];
+  try {
+    names = readdirSync(toolDir(dataDir, tool));
+  } catch {
+    return [];
+  }
+  const backups: ConnectBackupInfo[] = [];
+  for (const name of names) {
+    const manifest = readManifest(dataDir, tool, name);
+    if (manifest) backups.push({ id: name, createdAtMs: manifest.createdAtMs });
+  }
+  return backups.sort((a, b) => b.id.localeCompare(a.id));
+}
+
+export function readManifest(dataDir: string, tool: ConnectToolId, id: string): BackupManifest | null {
+  try {
+    return manifestSchema.parse(JSON.parse(readFileSync(path.join(toolDir(dataDir, tool), id, MANIFEST), 'utf8')));
+  } catch {
+    return null;
+  }
+}
+
+export function readBackupCopy(dataDir: string, tool: ConnectToolId, id: string, copy: string): string {
+  return readFileSync(path.join(toolDir(dataDir, tool), id, copy), 'utf8');
+}
+
+export function backupFolder(dataDir: string, tool: ConnectToolId, id: string): string {
+  return path.join(toolDir(dataDir, tool), id);
+}
+
+/** Saves the old texts before a write; returns the backup's id. */
+export function saveBackup(dataDir: string, tool: ConnectToolId, nowMs: number, files: readonly BackupFile[]): string {
+  mkdirSync(toolDir(dataDir, tool), { recursive: true, mode: 0o700 });
+  let id = stampOf(nowMs);
+  for (let suffix = 2; readManifest(dataDir, tool, id) !== null || existsDir(path.join(toolDir(dataDir, tool), id)); suffix += 1) {
+    id = `${stampOf(nowMs)}-${suffix}`;
+  }
+  const folder = path.join(toolDir(dataDir, tool), id);
+  mkdirSync(folder, { mode: 0o700 });
+  const manifest: BackupManifest = {
+    createdAtMs: nowMs,
+    files: files.map((file, index) => {
+      const copy = file.before === null ? null : `${index}-${path.basename(file.path)}`;
+      if (copy !== null) writeFileSync(path.join(folder, copy), file.before!, { mode: 0o600 });
+      return { path: file.path, copy, writtenSha256: sha256(file.written) };
+    }),
+  };
+  writeFileSync(path.join(folder, MANIFEST), `${JSON.stringify(manifest, null, 2)}\n`, { mode: 0o600 });
+  return id;
+}
+
+export function removeBackup(dataDir: string, tool: ConnectToolId, id: string): void {
+  rmSync(path.join(toolDir(dataDir, tool), id), { recursive: true, force: true });
+}
+
+function existsDir(folder: string): boolean {
+  try {
+    readdirSync(folder);
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,286 @@
+import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import path from 'node:path';
+import type { ConfigFile } from '../../contracts/config.ts';
+import type {
+  ConnectApplyResponse,
+  ConnectListResponse,
+  ConnectPlanResponse,
+  ConnectRequest,
+  ConnectToolId,
+  ConnectToolStatus,
+  ConnectUndoResponse,
+} from '../../contracts/connect.ts';
+import { cleanApiKey } from '../../core/apiKey.ts';
+import { findTokenRecord, generateToken, tokenRecord } from '../../http/clientTokens.ts';
+import { writeFileAtomic } from '../profiles/atomicWrite.ts';
+import { addClientToken, addProfile, bumpKeysRevision } from '../profiles/configMutations.ts';
+import type { ConfigMutator } from '../profiles/configStore.ts';
+import { clientTokenAccount, gatewayKeyAccount, KeychainUnavailableError, type SecretStore } from '../../contracts/secretStore.ts';
+import { backupFolder, listBackups, readBackupCopy, readManifest, removeBackup, saveBackup, sha256 } from './backups.ts';
+import { chooseImportProfile, type ImportProfile } from './importProfile.ts';
+import { fileChange, masker, type SecretLabel } from './preview.ts';
+import { ConnectError, ConnectFileError, type FoundGateway, type ToolAdapter, type ToolFiles } from './toolAdapter.ts';
+import { adapterFor, TOOL_ADAPTERS } from './tools/index.ts';
+
+export interface ConnectDeps {
+  homeDir: string;
+  env: NodeJS.ProcessEnv;
+  /** Airlock's data directory: backups live under it. */
+  dataDir: string;
+  config: { snapshot(): ConfigFile; update(mutator: ConfigMutator): Promise<ConfigFile> };
+  secrets: SecretStore;
+  /** The proxy's root URL the tools should use (`http://127.0.0.1:8642`). */
+  proxyUrl: () => string;
+  nowMs: () => number;
+  /** Gateway keys Airlock holds: masked in any preview, wherever they sit in a file. */
+  knownSecrets?: () => string[];
+}
+
+interface ChosenToken {
+  name: string;
+  secret: string;
+  created: boolean;
+}
+
+interface Prepared {
+  adapter: ToolAdapter;
+  paths: Record<string, string>;
+  before: ToolFiles;
+  after: ToolFiles;
+  token: ChosenToken;
+  found: FoundGateway | null;
+  importProfile: ImportProfile | null;
+  labels: SecretLabel[];
+}
+
+/**
+ * Connect: writes a tool's own config so it talks to Airlock with a client token made for it,
+ * with a backup first and an undo after; and moves a gateway key found in such a file into the
+ * keychain. The control API, the CLI and the tray all call this; the per-tool edits are the pure
+ * adapters in tools/.
+ */
+export class ConnectService {
+  readonly #deps: ConnectDeps;
+
+  constructor(deps: ConnectDeps) {
+    this.#deps = deps;
+  }
+
+  async list(): Promise<ConnectListResponse> {
+    const tools: ConnectToolStatus[] = [];
+    for (const adapter of TOOL_ADAPTERS) tools.push(this.#status(adapter));
+    return { proxyUrl: this.#deps.proxyUrl(), tools };
+  }
+
+  async plan(tool: ConnectToolId, request: ConnectRequest = {}): Promise<ConnectPlanResponse> {
+    return this.#response(await this.#prepare(tool, request));
+  }
+
+  async apply(tool: ConnectToolId, request: ConnectRequest = {}): Promise<ConnectApplyResponse> {
+    const prepared = await this.#prepare(tool, request);
+    const { adapter, importProfile, found, token } = prepared;
+    if (importProfile && found) await this.#importKey(importProfile, found.key);
+    if (token.created) await this.#createToken(token, importProfile?.id ?? null);
+    const changed = Object.keys(prepared.paths).filter(
+      (role) => prepared.after[role] !== undefined && prepared.after[role] !== prepared.before[role],
+    );
+    if (changed.length === 0) return { ...this.#response(prepared), backupId: null };
+    const backupId = saveBackup(
+      this.#deps.dataDir,
+      adapter.id,
+      this.#deps.nowMs(),
+      changed.map((role) => ({
+        path: prepared.paths[role]!,
+        // A key moved to the keychain leaves the plain files, the backup included.
+        before: redact(prepared.before[role] ?? null, importProfile ? found : null, importProfile?.id ?? ''),
+        written: prepared.after[role]!,
+      })),
+    );
+    for (const role of changed) {
+      const filePath = prepared.paths[role]!;
+      mkdirSync(path.dirname(filePath), { recursive: true });
+      writeFileAtomic(filePath, prepared.after[role]!);
+    }
+    return { ...this.#response(prepared), backupId };
+  }
+
+  async undo(tool: ConnectToolId): Promise<ConnectUndoResponse> {
+    const { dataDir } = this.#deps;
+    const latest = listBackups(dataDir, tool)[0];
+    if (!latest)
+      throw new ConnectError('not_found', `Airlock has not written ${adapterFor(tool).title}'s config, so there is nothing to undo.`);
+    const manifest = readManifest(dataDir, tool, latest.id)!;
+    for (const file of manifest.files) {
+      const current = readText(file.path);
+      if (current === null || sha256(current) !== file.writtenSha256) {
+        throw new ConnectError(
+          'conflict',
+          `${file.path} changed after Airlock wrote it, so undo would lose those changes: restore it by hand from ${backupFolder(dataDir, tool, latest.id)}.`,
+        );
+      }
+    }
+    const restoredFiles: string[] = [];
+    const removedFiles: string[] = [];
+    for (const file of manifest.files) {
+      if (file.copy === null) {
+        rmSync(file.path, { force: true });
+        removedFiles.push(file.path);
+      } else {
+        writeFileAtomic(file.path, readBackupCopy(dataDir, tool, latest.id, file.copy));
+        restoredFiles.push(file.path);
+      }
+    }
+    removeBackup(dataDir, tool, latest.id);
+    return { tool, backupId: latest.id, restoredFiles, removedFiles };
+  }
+
+  #read(adapter: ToolAdapter): { paths: Record<string, string>; files: ToolFiles } {
+    const paths = adapter.paths({ homeDir: this.#deps.homeDir, env: this.#deps.env, exists: existsSync });
+    const files: ToolFiles = {};
+    for (const [role, filePath] of Object.entries(paths)) files[role] = readText(filePath);
+    return { paths, files };
+  }
+
+  #status(adapter: ToolAdapter): ConnectToolStatus {
+    const { paths, files } = this.#read(adapter);
+    const proxyUrl = this.#deps.proxyUrl();
+    const mainRole = Object.keys(paths)[0]!;
+    const base = {
+      id: adapter.id,
+      title: adapter.title,
+      files: Object.values(paths),
+      detected: files[mainRole] !== null,
+      backups: listBackups(this.#deps.dataDir, adapter.id),
+    };
+    try {
+      const current = adapter.airlockToken(files, proxyUrl);
+      const record = current ? findTokenRecord(current, this.#deps.config.snapshot().clientTokens) : null;
+      const found = adapter.gateway(files, proxyUrl);
+      return {
+        ...base,
+        connected: record !== null,
+        tokenName: record?.name ?? null,
+        importCandidate: found ? { baseUrl: found.baseUrl, keyLastFour: found.key.slice(-4), location: found.location } : null,
+        problem: null,
+      };
+    } catch (error) {
+      if (!(error instanceof ConnectFileError)) throw error;
+      return { ...base, connected: false, tokenName: null, importCandidate: null, problem: error.message };
+    }
+  }
+
+  async #prepare(tool: ConnectToolId, request: ConnectRequest): Promise<Prepared> {
+    const adapter = adapterFor(tool);
+    const { paths, files } = this.#read(adapter);
+    const proxyUrl = this.#deps.proxyUrl();
+    const found = adapter.gateway(files, proxyUrl);
+    let importProfile: ImportProfile | null = null;
+    if (request.importKey) {
+      if (!found) {
+        throw new ConnectError(
+          'not_found',
+          `${adapter.title}'s config points at no gateway with a key in the file, so there is no key to import.`,
+        );
+      }
+      const cleaned = cleanApiKey(found.key);
+      if (!cleaned.ok) throw new ConnectError('invalid', `The key at ${found.location} cannot be used: ${cleaned.reason}`);
+      importProfile = await chooseImportProfile(
+        this.#deps.config.snapshot(),
+        this.#deps.secrets,
+        found.baseUrl,
+        cleaned.key,
+        adapter.title,
+      );
+    }
+    const token = await this.#chooseToken(adapter, files, proxyUrl);
+    const after = adapter.connect(files, { proxyUrl, token: token.secret, model: request.model, dropGatewayKey: importProfile !== null });
+    const labels: SecretLabel[] = [
+      {
+        secret: token.secret,
+        label: token.created ? `<new client token "${token.name}">` : `<client token "${token.name}" …${token.secret.slice(-4)}>`,
+      },
+      ...(found ? [{ secret: found.key, label: `<gateway key …${found.key.slice(-4)}>` }] : []),
+      ...[...(this.#deps.knownSecrets?.() ?? []), ...adapter.secretValues(files), ...adapter.secretValues(after)].map((secret) => ({
+        secret,
+        label: `<secret …${secret.slice(-4)}>`,
+      })),
+    ];
+    return { adapter, paths, before: files, after, token, found, importProfile, labels };
+  }
+
+  #response(prepared: Prepared): ConnectPlanResponse {
+    const mask = masker(prepared.labels);
+    return {
+      tool: prepared.adapter.id,
+      changes: Object.entries(prepared.paths)
+        .filter(([role]) => prepared.after[role] !== undefined)
+        .map(([role, filePath]) => fileChange(filePath, prepared.before[role] ?? null, prepared.after[role]!, mask)),
+      tokenName: prepared.token.name,
+      tokenCreated: prepared.token.created,
+      importProfileId: prepared.importProfile?.id ?? null,
+    };
+  }
+
+  /**
+   * The token the tool already sends, if Airlock knows it; else one made for this tool whose secret
+   * the keychain still holds; else a new one (created only when the setup is applied).
+   */
+  async #chooseToken(adapter: ToolAdapter, files: ToolFiles, proxyUrl: string): Promise<ChosenToken> {
+    const records = this.#deps.config.snapshot().clientTokens;
+    const current = adapter.airlockToken(files, proxyUrl);
+    const record = current ? findTokenRecord(current, records) : null;
+    if (current && record) return { name: record.name, secret: current, created: false };
+    const ownNames = records.map((candidate) => candidate.name).filter((name) => name === adapter.id || name.startsWith(`${adapter.id}-`));
+    for (const name of ownNames) {
+      const secret = await this.#keychainSecret(clientTokenAccount(name));
+      if (secret) return { name, secret, created: false };
+    }
+    const taken = new Set(records.map((candidate) => candidate.name));
+    let name: string = adapter.id;
+    for (let suffix = 2; taken.has(name); suffix += 1) name = `${adapter.id}-${suffix}`;
+    return { name, secret: generateToken(), created: true };
+  }
+
+  async #keychainSecret(account: string): Promise<string | null> {
+    try {
+      return await this.#deps.secrets.get(account);
+    } catch (error) {
+      if (error instanceof KeychainUnavailableError) return null;
+      throw error;
+    }
+  }
+
+  async #createToken(token: ChosenToken, pinnedProfileId: string | null): Promise<void> {
+    const record = tokenRecord(token.name, token.secret, pinnedProfileId, this.#deps.nowMs());
+    await this.#deps.config.update((config) => addClientToken(config, record));
+    try {
+      await this.#deps.secrets.set(clientTokenAccount(token.name), token.secret);
+    } catch (error) {
+      // The tool's file then holds the only copy; the token works all the same.
+      if (!(error instanceof KeychainUnavailableError)) throw error;
+    }
+  }
+
+  async #importKey(profile: ImportProfile, key: string): Promise<void> {
+    if (!profile.isNew) return;
+    // The key goes to the keychain first: without a keychain nothing else changes.
+    await this.#deps.secrets.set(gatewayKeyAccount(profile.id), key);
+    await this.#deps.config.update((config) =>
+      bumpKeysRevision(addProfile(config, { id: profile.id, name: profile.name, baseUrl: profile.baseUrl })),
+    );
+  }
+}
+
+function readText(filePath: string): string | null {
+  try {
+    return readFileSync(filePath, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw error;
+  }
+}
+
+function redact(text: string | null, found: FoundGateway | null, profileId: string): string | null {
+  if (text === null || found === null) return text;
+  return text.split(found.key).join(`moved-to-airlock-keychain-profile-${profileId}`);
+}

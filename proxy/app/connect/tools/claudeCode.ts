@@ -1,0 +1,55 @@
+import path from 'node:path';
+import { editJsonc, parseJsonc, type JsonEdit } from '../jsoncFile.ts';
+import { asRecord, isAirlockUrl, plainKey, secretsInTree, type ToolAdapter, type ToolFiles } from '../toolAdapter.ts';
+
+/**
+ * Claude Code reads `~/.claude/settings.json` (or `$CLAUDE_CONFIG_DIR/settings.json`) and applies
+ * its `env` block to every run; ANTHROPIC_AUTH_TOKEN goes out as `Authorization: Bearer`,
+ * ANTHROPIC_API_KEY as `x-api-key`, and with both set both headers go out, so the key one is
+ * removed. Sources: https://code.claude.com/docs/en/settings and /env-vars (the `env` setting,
+ * ANTHROPIC_BASE_URL / ANTHROPIC_AUTH_TOKEN / ANTHROPIC_API_KEY / ANTHROPIC_MODEL).
+ */
+const CONFIG = 'config';
+const BASE_URL = 'ANTHROPIC_BASE_URL';
+const AUTH_TOKEN = 'ANTHROPIC_AUTH_TOKEN';
+const API_KEY = 'ANTHROPIC_API_KEY';
+const MODEL = 'ANTHROPIC_MODEL';
+
+function envBlock(files: ToolFiles, filePath: string): Record<string, unknown> {
+  return asRecord(parseJsonc(files[CONFIG] ?? null, filePath).env) ?? {};
+}
+
+export const claudeCodeAdapter: ToolAdapter = {
+  id: 'claude-code',
+  title: 'Claude Code',
+  paths({ homeDir, env }) {
+    const configDir = env.CLAUDE_CONFIG_DIR?.trim() || path.join(homeDir, '.claude');
+    return { [CONFIG]: path.join(configDir, 'settings.json') };
+  },
+  connect(files, settings) {
+    const edits: JsonEdit[] = [
+      { path: ['env', BASE_URL], value: settings.proxyUrl },
+      { path: ['env', AUTH_TOKEN], value: settings.token },
+      { path: ['env', API_KEY], value: undefined },
+    ];
+    if (settings.model) edits.push({ path: ['env', MODEL], value: settings.model });
+    return { [CONFIG]: editJsonc(files[CONFIG] ?? null, edits, 'settings.json') };
+  },
+  airlockToken(files, proxyUrl) {
+    const env = envBlock(files, 'settings.json');
+    if (!isAirlockUrl(env[BASE_URL], proxyUrl)) return null;
+    return plainKey(env[AUTH_TOKEN]) ?? plainKey(env[API_KEY]);
+  },
+  gateway(files, proxyUrl) {
+    const env = envBlock(files, 'settings.json');
+    const baseUrl = env[BASE_URL];
+    if (typeof baseUrl !== 'string' || baseUrl.trim() === '' || isAirlockUrl(baseUrl, proxyUrl)) return null;
+    const tokenKey = plainKey(env[AUTH_TOKEN]);
+    const key = tokenKey ?? plainKey(env[API_KEY]);
+    if (!key) return null;
+    return { baseUrl, key, location: `env.${tokenKey ? AUTH_TOKEN : API_KEY}` };
+  },
+  secretValues(files) {
+    return secretsInTree(parseJsonc(files[CONFIG] ?? null, 'settings.json'));
+  },
+};

@@ -1,0 +1,113 @@
+import path from 'node:path';
+import { parse, patch } from '@decimalturn/toml-patch';
+import { parseDotenv, setDotenv } from '../dotenvFile.ts';
+import {
+  asRecord,
+  ConnectFileError,
+  isAirlockUrl,
+  openAiBase,
+  plainKey,
+  secretsInTree,
+  type ToolAdapter,
+  type ToolFiles,
+} from '../toolAdapter.ts';
+
+/**
+ * Codex CLI reads `~/.codex/config.toml` (`$CODEX_HOME` moves the folder). A custom provider under
+ * `[model_providers.<id>]` has `base_url`, `wire_api = "responses"` and `env_key`, the variable
+ * holding its key; `model_provider` picks it. Codex also loads `$CODEX_HOME/.env` into its
+ * environment at start (names starting with CODEX_ excepted), so the token goes there and the TOML
+ * holds none. Sources: https://github.com/openai/codex/blob/main/docs/config.md (model_providers,
+ * env_key, wire_api, experimental_bearer_token) and codex-rs/arg0 `load_dotenv` (the .env file).
+ *
+ * TOML is edited with @decimalturn/toml-patch: it patches the parsed document back into the
+ * original text, keeping comments, order and formatting, and is pure JavaScript (no WebAssembly
+ * to load in the Electron bundle), maintained and run against the toml-test suite. smol-toml,
+ * already a dependency, parses and writes TOML but drops every comment.
+ */
+const CONFIG = 'config';
+const ENV = 'env';
+const PROVIDER_ID = 'airlock';
+/** Not CODEX_-prefixed: Codex ignores such names in its .env file. */
+export const CODEX_TOKEN_VARIABLE = 'AIRLOCK_API_KEY';
+/** New tables as `[model_providers.airlock]` sections, not inline tables. */
+const FORMAT = { inlineTableStart: 3 };
+
+function parsed(files: ToolFiles): Record<string, unknown> {
+  const text = files[CONFIG] ?? null;
+  if (text === null || text.trim() === '') return {};
+  try {
+    return parse(text) as Record<string, unknown>;
+  } catch (error) {
+    const detail = error instanceof Error ? error.message.split('\n')[0] : 'parse error';
+    throw new ConnectFileError(`config.toml is not valid TOML (${detail}): fix or move the file, then connect again`);
+  }
+}
+
+function provider(config: Record<string, unknown>, id: unknown): Record<string, unknown> | null {
+  return typeof id === 'string' ? asRecord(asRecord(config.model_providers)?.[id]) : null;
+}
+
+/** The key a provider table leads to: its bearer token, or its env_key's value in .env. */
+function providerKey(table: Record<string, unknown>, files: ToolFiles): { key: string; location: string } | null {
+  const bearer = plainKey(table.experimental_bearer_token);
+  if (bearer) return { key: bearer, location: 'experimental_bearer_token' };
+  const envKey = table.env_key;
+  if (typeof envKey !== 'string') return null;
+  const value = plainKey(parseDotenv(files[ENV] ?? null).get(envKey));
+  return value ? { key: value, location: `${envKey} in .env` } : null;
+}
+
+export const codexAdapter: ToolAdapter = {
+  id: 'codex',
+  title: 'Codex CLI',
+  paths({ homeDir, env }) {
+    const codexHome = env.CODEX_HOME?.trim() || path.join(homeDir, '.codex');
+    return { [CONFIG]: path.join(codexHome, 'config.toml'), [ENV]: path.join(codexHome, '.env') };
+  },
+  connect(files, settings) {
+    const config = parsed(files);
+    const updated = structuredClone(config);
+    const providers = asRecord(updated.model_providers) ?? {};
+    const previousId = updated.model_provider;
+    const previous = provider(config, previousId);
+    const found = settings.dropGatewayKey && previous && previousId !== PROVIDER_ID ? providerKey(previous, files) : null;
+    let envText = files[ENV] ?? null;
+    if (found?.location === 'experimental_bearer_token') delete asRecord(providers[previousId as string])!.experimental_bearer_token;
+    else if (found) envText = setDotenv(envText, String(previous!.env_key), undefined);
+    const own = { ...(asRecord(providers[PROVIDER_ID]) ?? {}) };
+    delete own.experimental_bearer_token;
+    providers[PROVIDER_ID] = {
+      ...own,
+      name: 'Airlock',
+      base_url: openAiBase(settings.proxyUrl),
+      wire_api: 'responses',
+      env_key: CODEX_TOKEN_VARIABLE,
+    };
+    updated.model_providers = providers;
+    updated.model_provider = PROVIDER_ID;
+    if (settings.model) updated.model = settings.model;
+    const text = files[CONFIG] ?? '';
+    return {
+      [CONFIG]: patch(text, updated, FORMAT),
+      [ENV]: setDotenv(envText, CODEX_TOKEN_VARIABLE, settings.token),
+    };
+  },
+  airlockToken(files, proxyUrl) {
+    const config = parsed(files);
+    const table = provider(config, config.model_provider);
+    if (!table || !isAirlockUrl(table.base_url, proxyUrl)) return null;
+    return providerKey(table, files)?.key ?? null;
+  },
+  gateway(files, proxyUrl) {
+    const config = parsed(files);
+    const table = provider(config, config.model_provider);
+    const baseUrl = table?.base_url;
+    if (!table || typeof baseUrl !== 'string' || isAirlockUrl(baseUrl, proxyUrl)) return null;
+    const found = providerKey(table, files);
+    return found ? { baseUrl, key: found.key, location: `model_providers.${String(config.model_provider)}: ${found.location}` } : null;
+  },
+  secretValues(files) {
+    return [...secretsInTree(parsed(files)), ...parseDotenv(files[ENV] ?? null).values()].filter((value) => value.length >= 8);
+  },
+};

@@ -1,0 +1,81 @@
+import express from 'express';
+import { z } from 'zod';
+import packageJson from '../../../../package.json' with { type: 'json' };
+import { traceExportSchema, type TraceExportSettings } from '../../../contracts/config.ts';
+import { REQUEST_EXPORT_FORMATS, SPEND_EXPORT_GROUPS, spendGroupByOf } from '../../../contracts/export.ts';
+import { spendCsv } from '../../export/csv.ts';
+import { EXPORT_CONTENT_TYPES, exportFileName, writeRequestExport } from '../../export/requestExport.ts';
+import { updateSettings } from '../../profiles/configMutations.ts';
+import type { ControlContext } from '../context.ts';
+import { parseRequestQuery } from '../requestQuery.ts';
+import { rangeStartMs } from '../spend.ts';
+
+const requestExportSchema = z.object({ format: z.enum(REQUEST_EXPORT_FORMATS) });
+const spendExportSchema = z.object({
+  format: z.literal('csv').default('csv'),
+  range: z.enum(['today', '7d', '30d']).default('30d'),
+  groupBy: z.enum(SPEND_EXPORT_GROUPS).default('model'),
+});
+/** A blank field turns the export off, as clearing it in the window means. */
+const traceExportUpdateSchema = z.object({
+  otlpEndpoint: z.preprocess(
+    (value) => (typeof value === 'string' && value.trim() === '' ? null : value),
+    traceExportSchema.shape.otlpEndpoint.unwrap(),
+  ),
+});
+
+function attachment(res: express.Response, contentType: string, fileName: string): void {
+  res.setHeader('Content-Type', contentType);
+  res.setHeader('Content-Disposition', `attachment; filename="${fileName}"`);
+}
+
+/** Downloads of the request log (HAR, CSV) and spend (CSV), and the trace export setting. */
+export function exportRoutes(context: ControlContext): express.Router {
+  const router = express.Router();
+  const { deps } = context;
+
+  router.get('/export/requests', async (req, res) => {
+    const query = req.query as Record<string, unknown>;
+    const { format } = requestExportSchema.parse(query);
+    const { beforeCursor: _cursor, limit: _limit, ...filter } = parseRequestQuery(query);
+    await deps.log.flush();
+    attachment(res, EXPORT_CONTENT_TYPES[format], exportFileName('requests', format, context.nowMs()));
+    try {
+      await writeRequestExport(deps.log, res, {
+        format,
+        filter,
+        proxyUrl: context.proxy()?.url ?? 'http://127.0.0.1',
+        knownSecrets: deps.knownSecrets?.() ?? [],
+        airlockVersion: packageJson.version,
+      });
+      res.end();
+    } catch (error) {
+      // Past the first bytes no error body can be sent: a cut download is what the client sees.
+      if (!res.headersSent) throw error;
+      res.destroy();
+    }
+  });
+
+  router.get('/export/spend', (req, res) => {
+    const { range, groupBy } = spendExportSchema.parse(req.query);
+    const nowMs = context.nowMs();
+    const rows = deps.log.spendByDay({ fromMs: rangeStartMs(range, nowMs), toMs: nowMs + 1, groupBy: spendGroupByOf(groupBy) });
+    attachment(res, EXPORT_CONTENT_TYPES['spend-csv'], exportFileName('spend', 'csv', nowMs));
+    res.send(spendCsv(rows, spendGroupByOf(groupBy)));
+  });
+
+  router.get('/settings/trace-export', (_req, res) => {
+    const body: TraceExportSettings = deps.config.snapshot().settings.traceExport;
+    res.json(body);
+  });
+
+  // The running proxy follows the config file: spans go to a new endpoint from the next request on.
+  router.put('/settings/trace-export', async (req, res) => {
+    const traceExport = traceExportUpdateSchema.parse(req.body);
+    const config = await deps.config.update((current) => updateSettings(current, { traceExport }));
+    const body: TraceExportSettings = config.settings.traceExport;
+    res.json(body);
+  });
+
+  return router;
+}

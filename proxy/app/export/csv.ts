@@ -1,0 +1,96 @@
+import { stringify } from 'csv-stringify/sync';
+import type { RequestLogRow, SpendByDayRow, SpendGroupBy } from '../../contracts/log.ts';
+import { toCny } from '../../spend/constants.ts';
+import { redactKnownSecrets } from '../../core/redact.ts';
+
+type Cell = string | number | boolean | null;
+
+/** Sums of floating credits carry noise (0.30000000000000004); twelve significant digits keep every real digit. */
+function amount(value: number | null): number | null {
+  return value === null ? null : Number(value.toPrecision(12));
+}
+
+/** The request list's columns, in the order a spreadsheet shows them; unknown figures stay empty, never 0. */
+const REQUEST_COLUMNS: ReadonlyArray<readonly [header: string, cell: (row: RequestLogRow) => Cell]> = [
+  ['id', (row) => row.id],
+  ['started_at', (row) => new Date(row.startedAtMs).toISOString()],
+  ['state', (row) => row.state],
+  ['client', (row) => row.clientName],
+  ['profile', (row) => row.profileId],
+  ['method', (row) => row.method],
+  ['path', (row) => row.clientPath],
+  ['protocol', (row) => row.protocol],
+  ['protocol_mode', (row) => row.protocolMode],
+  ['requested_model', (row) => row.requestedModel],
+  ['upstream_model', (row) => row.upstreamModel],
+  ['response_model', (row) => row.responseModel],
+  ['stream', (row) => row.stream],
+  ['status', (row) => row.status],
+  ['error_class', (row) => row.errorClass],
+  ['error_message', (row) => row.errorMessage],
+  ['retries', (row) => row.retries],
+  ['ttfb_ms', (row) => row.ttfbMs],
+  ['duration_ms', (row) => row.durationMs],
+  ['input_tokens', (row) => row.inputTokens],
+  ['output_tokens', (row) => row.outputTokens],
+  ['cached_input_tokens', (row) => row.cachedInputTokens],
+  ['reasoning_tokens', (row) => row.reasoningTokens],
+  ['usage_source', (row) => row.usageSource],
+  ['cost_credits', (row) => amount(row.costCredits)],
+];
+
+const SPEND_COLUMNS = [
+  'day',
+  'group_by',
+  'group',
+  'requests',
+  'unpriced_requests',
+  'input_tokens',
+  'output_tokens',
+  'cost_credits',
+  'cost_cny',
+] as const;
+
+/**
+ * Text a spreadsheet would run as a formula (`=`, `+`, `-`, `@` first) gets a leading `'`:
+ * paths, model names and error messages come from clients and gateways (OWASP, CSV injection).
+ */
+function csvOf(records: Cell[][], header: readonly string[] | null): string {
+  return stringify(records, {
+    ...(header ? { header: true, columns: [...header] } : {}),
+    escape_formulas: true,
+    cast: { boolean: (value) => String(value) },
+  });
+}
+
+export interface RequestsCsvOptions {
+  /** The first page of a download has the header line; the pages after it do not. */
+  header: boolean;
+  knownSecrets: string[];
+}
+
+export function requestsCsv(rows: readonly RequestLogRow[], options: RequestsCsvOptions): string {
+  const records = rows.map((row) => REQUEST_COLUMNS.map(([, cell]) => cell(row)));
+  const errorColumn = REQUEST_COLUMNS.findIndex(([name]) => name === 'error_message');
+  for (const record of records) {
+    const message = record[errorColumn];
+    if (typeof message === 'string') record[errorColumn] = redactKnownSecrets(message, options.knownSecrets);
+  }
+  return csvOf(records, options.header ? REQUEST_COLUMNS.map(([name]) => name) : null);
+}
+
+/** Spend per day (in the query's time zone) and group; unpriced requests are counted, not costed. */
+export function spendCsv(rows: readonly SpendByDayRow[], groupBy: SpendGroupBy): string {
+  const records = rows.map((row): Cell[] => [
+    row.day,
+    groupBy ?? 'none',
+    row.group,
+    row.requests,
+    row.unpricedRequests,
+    row.inputTokens,
+    row.outputTokens,
+    amount(row.costCredits),
+    amount(toCny(row.costCredits)),
+  ]);
+  return csvOf(records, SPEND_COLUMNS);
+}

@@ -1,0 +1,29 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import { RequestLogQueries } from '../../store/read/queries.ts';
+import { DATABASE_FILE_NAME, readPragma, SCHEMA_VERSION } from '../../store/schema.ts';
+
+export interface ReadOnlyLog {
+  queries: RequestLogQueries;
+  close(): void;
+}
+
+/**
+ * The request log opened for reading only, for `airlock export`: it works beside a running
+ * Airlock (WAL lets a reader see every committed row while the log thread writes) and never
+ * changes the file, so it needs no lock on the data directory.
+ */
+export function openLogForReading(dataDir: string): ReadOnlyLog {
+  const file = join(dataDir, DATABASE_FILE_NAME);
+  if (!existsSync(file)) throw new Error(`no request log in ${dataDir}: start Airlock (airlock serve or the app) and send a request first`);
+  const db = new DatabaseSync(file, { readOnly: true, timeout: 5_000 });
+  const version = Number(readPragma(db, 'user_version'));
+  if (version !== SCHEMA_VERSION) {
+    db.close();
+    throw new Error(
+      `the request log in ${dataDir} has schema ${version}, this Airlock reads ${SCHEMA_VERSION}: ${version < SCHEMA_VERSION ? 'start this Airlock once to update it' : 'update Airlock'}, then export again`,
+    );
+  }
+  return { queries: new RequestLogQueries(db), close: () => db.close() };
+}

@@ -1,0 +1,117 @@
+import packageJson from '../../../package.json' with { type: 'json' };
+import type { ConfigFile } from '../../contracts/config.ts';
+import type { RequestLifecycleEvent } from '../../contracts/lifecycle.ts';
+import type { RequestEvents } from '../../contracts/requestEvents.ts';
+import type { ConfigSource } from '../configOverlay.ts';
+import { genAiSpanOf, upstreamServerOf, type GenAiSpanData } from './genAiSpan.ts';
+import type { SpanSink } from './otlpSpans.ts';
+
+type StartEvent = Extract<RequestLifecycleEvent, { type: 'start' }>;
+
+/** Spans of requests that end while the SDK is still loading wait for it, up to this many. */
+const MAX_WAITING_SPANS = 10_000;
+
+/**
+ * The OTLP/HTTP traces URL for the endpoint the user gave: a bare collector address gets
+ * `/v1/traces`, as the OTLP exporter spec does for OTEL_EXPORTER_OTLP_ENDPOINT; a URL with a path
+ * is used as given (a collector behind a proxy path).
+ */
+export function tracesUrlOf(endpoint: string): string {
+  const url = new URL(endpoint);
+  if (url.pathname === '/' || url.pathname === '') url.pathname = '/v1/traces';
+  return url.href;
+}
+
+const DROPPING_SINK: SpanSink = { record: () => undefined, shutdown: async () => undefined };
+
+interface ActiveExport {
+  endpoint: string;
+  unsubscribe: () => void;
+  /** The SDK's sink once loaded; spans wait in `waiting` meanwhile. */
+  sink: Promise<SpanSink>;
+}
+
+export interface TraceExport {
+  /** Sends what is queued and stops following the setting. */
+  stop(): Promise<void>;
+}
+
+export interface TraceExportOptions {
+  config: ConfigSource;
+  events: RequestEvents;
+  /** Failures of the collector, in words for the user (stderr for `airlock serve`). */
+  report: (message: string) => void;
+}
+
+/**
+ * One OpenTelemetry GenAI span per request to the OTLP endpoint in `settings.traceExport`. Off
+ * while no endpoint is set, and then not even loaded; a change of the setting applies to requests
+ * that start after it. The event listener only pairs a request's start with its end and hands the
+ * span to the SDK's batch queue.
+ */
+export function followTraceExport(options: TraceExportOptions): TraceExport {
+  let active: ActiveExport | null = null;
+  /** Exports being stopped (an endpoint changed): each sends what it queued. */
+  const stopping = new Set<Promise<void>>();
+
+  const start = (endpoint: string): ActiveExport => {
+    const url = tracesUrlOf(endpoint);
+    let loaded: SpanSink | null = null;
+    const waiting: GenAiSpanData[] = [];
+    const sink = import('./otlpSpans.ts').then(
+      ({ createOtlpSpanSink }) => {
+        loaded = createOtlpSpanSink(url, packageJson.version, options.report);
+        for (const span of waiting.splice(0)) loaded.record(span);
+        return loaded;
+      },
+      (error: unknown): SpanSink => {
+        options.report(`trace export could not start (${error instanceof Error ? error.message : 'unknown'}): reinstall Airlock.`);
+        waiting.length = 0;
+        return DROPPING_SINK;
+      },
+    );
+    const started = new Map<string, StartEvent>();
+    const unsubscribe = options.events.subscribe((event) => {
+      if (event.type === 'start') started.set(event.requestId, event);
+      if (event.type !== 'end') return;
+      const startEvent = started.get(event.requestId);
+      if (startEvent === undefined) return; // started before the export was turned on
+      started.delete(event.requestId);
+      const profile = options.config.snapshot().profiles.find((candidate) => candidate.id === startEvent.profileId);
+      const span = genAiSpanOf(startEvent, event, profile ? upstreamServerOf(profile.baseUrl) : null);
+      if (loaded !== null) loaded.record(span);
+      else if (waiting.length < MAX_WAITING_SPANS) waiting.push(span);
+    });
+    return { endpoint, unsubscribe, sink };
+  };
+
+  const stopExport = (current: ActiveExport): void => {
+    current.unsubscribe();
+    const done = current.sink
+      .then((sink) => sink.shutdown())
+      .catch((error: unknown) =>
+        options.report(`trace export stopped with an error: ${error instanceof Error ? error.message : 'unknown'}`),
+      )
+      .finally(() => stopping.delete(done));
+    stopping.add(done);
+  };
+
+  const apply = (config: ConfigFile): void => {
+    const endpoint = config.settings.traceExport.otlpEndpoint;
+    if ((active?.endpoint ?? null) === endpoint) return;
+    if (active !== null) stopExport(active);
+    active = endpoint === null ? null : start(endpoint);
+  };
+
+  apply(options.config.snapshot());
+  const stopFollowing = options.config.onChange(apply);
+
+  return {
+    stop: async () => {
+      stopFollowing();
+      if (active !== null) stopExport(active);
+      active = null;
+      await Promise.all([...stopping]);
+    },
+  };
+}

@@ -1,0 +1,20 @@
+import type { IncomingHttpHeaders } from 'node:http';
+
+/**
+ * Whether the client retries a failed request by itself. Then Airlock does not: each of the
+ * client's attempts would set off Airlock's own retries too, multiplying the requests the gateway
+ * gets (12 for one failure the OpenAI SDK would have sent 3 times). The answer goes to the client at
+ * once with the gateway's Retry-After, so it waits as long as the gateway asked.
+ * - The OpenAI and Anthropic SDKs (and Claude Code, built on the latter) send
+ *   `x-stainless-retry-count` on every attempt and retry 408, 409, 429 and 5xx
+ *   (node_modules/openai/client.js and @anthropic-ai/sdk/client.js, shouldRetry).
+ * - Codex sends `originator: codex_cli_rs` and retries 429, 5xx and network failures
+ *   (openai/codex codex-rs: request_max_retries and stream_max_retries; its 429 is retried as a
+ *   stream reconnect, test/integration/clients/codexRetries.test.ts).
+ * Other clients (curl, scripts) get Airlock's retries, docs/gateway-spec.md §7.
+ */
+export function clientRetriesItself(headers: IncomingHttpHeaders): boolean {
+  if (headers['x-stainless-retry-count'] !== undefined) return true;
+  const originator = headers['originator'];
+  return typeof originator === 'string' && originator.startsWith('codex');
+}

@@ -1,0 +1,59 @@
+import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
+import type { ClientProtocol } from '../contracts/usage.ts';
+import { explainError, statusForClass, type ExchangeFailureClass } from '../core/errorClass.ts';
+import type { KeyMasker } from '../core/keyMasker.ts';
+import { adapterNamed } from '../protocols/registry.ts';
+import { errorBodyFor, errorStatusFor, sendJson, type ErrorDetail } from './replies.ts';
+import type { RequestTrace } from './trace.ts';
+
+export interface ExchangeFailure {
+  errorClass: ExchangeFailureClass;
+  /** The gateway's status, when it answered. */
+  upstreamStatus: number | null;
+  detail: ErrorDetail;
+  /** The gateway's Retry-After, passed on as sent (seconds or an HTTP date). */
+  retryAfter?: string | null;
+  /** The gateway's id for the attempt the client sees, key already masked. */
+  upstreamRequestId?: string | null;
+}
+
+/**
+ * Answers a failed exchange in the client's protocol. What lets the client act goes with it: the
+ * gateway's Retry-After (a client that retries by itself waits as long as the gateway asked), its
+ * request id as the header the client's SDK reads (`x-request-id` for OpenAI's, `request-id` for
+ * Anthropic's) and in the body, and `x-should-retry: false` for a failure no retry fixes, which
+ * the OpenAI and Anthropic SDKs and Claude Code obey.
+ */
+export function replyFailure(
+  res: ServerResponse,
+  trace: RequestTrace,
+  protocol: ClientProtocol,
+  failure: ExchangeFailure,
+  apiKey: string,
+): void {
+  const { errorClass, upstreamRequestId } = failure;
+  const ownStatus = statusForClass(errorClass, failure.upstreamStatus);
+  const status = errorStatusFor(protocol, errorClass, ownStatus);
+  const detail: ErrorDetail = { ...failure.detail, knownSecrets: [apiKey], ...(upstreamRequestId ? { upstreamRequestId } : {}) };
+  const body = errorBodyFor(protocol, status, errorClass, detail);
+  const headers: Record<string, string> = {};
+  if (failure.retryAfter) headers['retry-after'] = failure.retryAfter;
+  if (upstreamRequestId) headers[adapterNamed(protocol).errors.requestIdHeader] = upstreamRequestId;
+  if (!explainError(errorClass).retryable || errorClass === 'proxy_stopping') headers['x-should-retry'] = 'false';
+  trace.failed(errorClass, JSON.stringify(body), status);
+  sendJson(res, status, body, headers);
+}
+
+/** The gateway's error answer as the log keeps it: its headers and the start of its body, key masked. */
+export function upstreamErrorRecord(
+  headers: IncomingHttpHeaders,
+  bodyText: string,
+  keyMasker: KeyMasker,
+): { headers: Record<string, string>; body: Buffer } {
+  const copy: Record<string, string | string[]> = {};
+  for (const [name, value] of Object.entries(headers)) if (value !== undefined) copy[name] = value;
+  keyMasker.maskHeaderValues(copy);
+  const flat: Record<string, string> = {};
+  for (const [name, value] of Object.entries(copy)) flat[name] = Array.isArray(value) ? value.join(', ') : value;
+  return { headers: flat, body: keyMasker.maskBytes(Buffer.from(bodyText)) };
+}

@@ -1,0 +1,43 @@
+import type { LocalRefusal } from '../contracts/ports.ts';
+import type { Profile } from '../contracts/profile.ts';
+import type { BodyTooLargeError } from './requestBody.ts';
+
+/**
+ * Airlock's own refusals of this stage, with statuses no client retries (see DEFAULT_STATUS in
+ * core/errorClass.ts): retrying a paused or stopping Airlock only delays the message.
+ */
+export const PAUSED: LocalRefusal = {
+  status: 403,
+  errorClass: 'proxy_paused',
+  message: 'Airlock is paused, so nothing is sent to the gateway. Resume it from the tray or the window (status bar), then retry.',
+  headers: { 'x-should-retry': 'false' },
+};
+
+export const STOPPING: LocalRefusal = {
+  status: 503,
+  errorClass: 'proxy_stopping',
+  message: 'Airlock is stopping, so this request was not sent to the gateway. Retry once Airlock runs again.',
+  headers: { 'x-should-retry': 'false' },
+};
+
+const MIB = 1024 * 1024;
+
+export function bodyLimitBytes(profile: Profile): number {
+  return profile.maxRequestBodyMiB * MIB;
+}
+
+/** A 413 that names the limit and the three places to raise it. */
+export function bodyTooLarge(error: BodyTooLargeError, profile: Profile): LocalRefusal {
+  const limit = `${profile.maxRequestBodyMiB} MiB`;
+  const what =
+    error.declaredBytes === null
+      ? `The request body passed ${limit}, the request body limit of profile "${profile.id}", so Airlock stopped reading it`
+      : `The request body is ${(error.declaredBytes / MIB).toFixed(1)} MiB, more than ${limit}, the request body limit of profile "${profile.id}", so Airlock did not read it`;
+  return {
+    status: 413,
+    errorClass: 'request_too_large',
+    message:
+      `${what} and sent nothing to the gateway. Send a smaller request, or raise the limit: in the Airlock window (Profiles, ` +
+      `Request body limit), with \`airlock profile set ${profile.id} --max-body-mib <MiB>\`, or as maxRequestBodyMiB in airlock.json.`,
+  };
+}

@@ -1,0 +1,95 @@
+import { MAX_JSON_NESTING_DEPTH, PARSE_ON_LOOP_MAX_BYTES, PARSE_ON_LOOP_MAX_STRUCTURAL_MARKS } from '../contracts/defaults.ts';
+import { pickAllowedHeaders } from '../core/headerAllowlist.ts';
+import { STOPPED, untilStopped } from './shutdown.ts';
+import { buildPlan, type NativeProtocolCheck } from './planner.ts';
+import { bodyLimitBytes, bodyTooLarge, STOPPING } from './ownRefusals.ts';
+import { BodyTooLargeError, modelOf, parseClientBody, readClientBody, streamFlagOf, type ClientBody } from './requestBody.ts';
+import { ANSWERED, type Admitted, type Planned, type Refused } from './stageRecords.ts';
+import type { TranslationThread } from './translation/translationThreadClient.ts';
+
+export interface PlanSeams {
+  nativeVerified?: NativeProtocolCheck;
+  translation?: TranslationThread;
+}
+
+const NO_ACCOUNTING = { usage: null, usageSource: null, costCredits: null } as const;
+
+/**
+ * The plan stage: reads the body (up to the profile's limit), then decides path, model, body bytes
+ * and translation (planner.ts). The request's row starts here, once what it asks for is known. A
+ * request Airlock answers itself (Anthropic `count_tokens`) ends here.
+ */
+export async function plan(admitted: Admitted, seams: PlanSeams): Promise<Planned | Refused | typeof ANSWERED> {
+  const { req, res, trace, target, identity, stop } = admitted;
+  const who = { profileId: target.profile.id, clientName: identity.tokenName };
+  let body: ClientBody;
+  try {
+    body = await readClientBody(req, res, {
+      limitBytes: bodyLimitBytes(target.profile),
+      maxJsonDepth: MAX_JSON_NESTING_DEPTH,
+      signal: stop.signal,
+    });
+  } catch (error) {
+    if (error instanceof BodyTooLargeError) return { refusal: bodyTooLarge(error, target.profile), known: who };
+    if (stop.signal.aborted) return { refusal: STOPPING, known: who };
+    beginTrace(admitted, who);
+    trace.failed('client_aborted', 'the client closed the connection while sending its request');
+    trace.ended(499, NO_ACCOUNTING);
+    return ANSWERED;
+  }
+  const parsed = parseClientBody(body, req.headers['content-type'], {
+    maxBytes: PARSE_ON_LOOP_MAX_BYTES,
+    maxStructuralMarks: PARSE_ON_LOOP_MAX_STRUCTURAL_MARKS,
+    maxDepth: MAX_JSON_NESTING_DEPTH,
+  });
+  const requested = { ...who, requestedModel: modelOf(parsed), stream: streamFlagOf(parsed) };
+  const input = {
+    method: admitted.method,
+    path: admitted.path,
+    query: admitted.query,
+    protocol: admitted.protocol,
+    body,
+    parsed,
+    identity,
+    target,
+  };
+  const planned = await untilStopped(Promise.resolve(buildPlan({ ...input, ...seams })), stop.signal);
+  if (planned === STOPPED) return { refusal: STOPPING, known: requested };
+  if ('refusal' in planned) return { refusal: planned.refusal, known: requested };
+  const { localAnswer, ...exchangePlan } = planned;
+  beginTrace(admitted, {
+    ...who,
+    requestedModel: exchangePlan.requestedModel,
+    upstreamModel: exchangePlan.upstreamModel,
+    stream: exchangePlan.stream,
+    protocolMode: exchangePlan.mode,
+    notes: exchangePlan.notes,
+    upstreamPath: exchangePlan.upstreamPath,
+  });
+  trace.requestReceived(pickAllowedHeaders(req.headers), body.chunks);
+  if (!localAnswer) return { ...admitted, plan: exchangePlan };
+  const answer = await untilStopped(localAnswer, stop.signal);
+  if (answer === STOPPED) return { refusal: STOPPING };
+  const payload = JSON.stringify(answer);
+  res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) });
+  res.end(payload);
+  trace.ended(200, NO_ACCOUNTING);
+  return ANSWERED;
+}
+
+/** Starts the request's row with what is known of it so far. */
+export function beginTrace(request: Pick<Admitted, 'req' | 'trace' | 'method' | 'path' | 'protocol'>, known: Refused['known'] = {}): void {
+  request.trace.begin({
+    method: request.method,
+    clientPath: request.req.url ?? '/',
+    upstreamPath: known.upstreamPath ?? request.path,
+    profileId: known.profileId ?? null,
+    clientName: known.clientName ?? null,
+    protocol: request.protocol,
+    protocolMode: known.protocolMode ?? 'native',
+    requestedModel: known.requestedModel ?? null,
+    upstreamModel: known.upstreamModel ?? null,
+    stream: known.stream ?? false,
+    notes: known.notes ?? [],
+  });
+}

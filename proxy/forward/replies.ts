@@ -1,0 +1,34 @@
+import type { ServerResponse } from 'node:http';
+import type { ErrorClass } from '../contracts/errors.ts';
+import type { LocalRefusal } from '../contracts/ports.ts';
+import type { ClientProtocol } from '../contracts/usage.ts';
+import type { ClientErrorDetail } from '../core/errorClass.ts';
+import { adapterNamed } from '../protocols/registry.ts';
+
+export type ErrorDetail = ClientErrorDetail;
+
+/** The error body in the shape the client's protocol expects (its adapter's). */
+export function errorBodyFor(protocol: ClientProtocol, status: number, errorClass: ErrorClass, detail: ErrorDetail): object {
+  return adapterNamed(protocol).errors.body(status, errorClass, detail);
+}
+
+/** The status a client of this protocol gets for a failure the gateway answered with `upstreamStatus`. */
+export function errorStatusFor(protocol: ClientProtocol, errorClass: ErrorClass, upstreamStatus: number): number {
+  return adapterNamed(protocol).errors.status(errorClass, upstreamStatus);
+}
+
+export function sendJson(res: ServerResponse, status: number, body: object, headers: Record<string, string> = {}): void {
+  if (res.headersSent) return;
+  const payload = JSON.stringify(body);
+  res.writeHead(status, {
+    ...headers,
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(payload),
+    'cache-control': 'no-store',
+  });
+  res.end(payload);
+}
+
+export function sendRefusal(res: ServerResponse, protocol: ClientProtocol, refusal: LocalRefusal): void {
+  sendJson(res, refusal.status, adapterNamed(protocol).errors.refusalBody(refusal), refusal.headers);
+}

@@ -1,0 +1,25 @@
+import type { SpendGate } from '../contracts/ports.ts';
+import { accountFor } from './accounting.ts';
+import { settleIdempotency } from './idempotency.ts';
+import type { Gated } from './stageRecords.ts';
+
+/**
+ * The settle stage, after the exchange whatever its outcome: a keyed creation's answer kept for its
+ * repeat, usage and cost, the trace's end (the log's row), and the outcome the spend gate counts.
+ */
+export async function settle(gated: Gated, spendGate: SpendGate | undefined): Promise<void> {
+  const { trace, plan, target, identity } = gated;
+  if (gated.firstOfKey) settleIdempotency(gated.firstOfKey, trace);
+  const accounting = await accountFor(trace, plan, target.profile);
+  trace.ended(trace.status, accounting);
+  spendGate?.recordOutcome({
+    requestId: trace.requestId,
+    identity,
+    profileId: target.profile.id,
+    status: trace.status,
+    // Only a rejected key opens the auth breaker: a model not open to it, or an empty balance, say nothing of the key.
+    keyRejected: trace.errorClass === 'auth',
+    costCredits: accounting.costCredits,
+    atMs: Date.now(),
+  });
+}

@@ -1,0 +1,60 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ClientIdentity, LocalRefusal, UpstreamTarget } from '../contracts/ports.ts';
+import type { ClientProtocol } from '../contracts/usage.ts';
+import type { IdempotencyTicket } from '../spend/idempotencyCache.ts';
+import type { ExchangePlan } from './plan.ts';
+import type { RequestTrace, TraceStart } from './trace.ts';
+
+/**
+ * The records the forwarding stages hand on (admit → plan → gate → exchange → settle). Each stage
+ * returns a refusal, `ANSWERED` (it answered the client itself and ended the trace), or the next
+ * record, which only adds to the one it was given.
+ */
+
+/** A request before its exchange: the stop ends it at once (`signal`), and `exchangeStarts` hands it to the exchange's own. */
+export interface StopBeforeExchange {
+  signal: AbortSignal;
+  exchangeStarts(): void;
+}
+
+export interface ForwardRequest {
+  readonly req: IncomingMessage;
+  readonly res: ServerResponse;
+  readonly trace: RequestTrace;
+  readonly method: string;
+  /** The upstream path without the leading slash, and the query with its `?`. */
+  readonly path: string;
+  readonly query: string;
+  readonly protocol: ClientProtocol;
+  readonly stop: StopBeforeExchange;
+}
+
+export interface Admitted extends ForwardRequest {
+  readonly identity: ClientIdentity;
+  readonly target: UpstreamTarget;
+}
+
+export interface Planned extends Admitted {
+  readonly plan: ExchangePlan;
+}
+
+export interface Gated extends Planned {
+  /** The idempotency ticket of a keyed creation's first request: settled with its outcome. */
+  readonly firstOfKey: IdempotencyTicket | null;
+}
+
+/** What the request's `start` event says, as far as a stage knew it. */
+export type KnownStart = Partial<Omit<TraceStart, 'method' | 'clientPath' | 'protocol'>>;
+
+export interface Refused {
+  readonly refusal: LocalRefusal;
+  readonly known?: KnownStart;
+  /** A probe, not a request: answered, never logged (Claude Code's `HEAD /v1` without a token). */
+  readonly unlogged?: boolean;
+}
+
+export const ANSWERED = Symbol('answered');
+
+export function isRefused(value: object | typeof ANSWERED): value is Refused {
+  return typeof value === 'object' && 'refusal' in value;
+}

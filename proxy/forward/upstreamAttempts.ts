@@ -1,0 +1,135 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import { setTimeout as delay } from 'node:timers/promises';
+import type { UpstreamErrorClass } from '../contracts/errors.ts';
+import type { Profile } from '../contracts/profile.ts';
+import { classifyNetworkFailure, classifyUpstreamResponse } from '../core/errorClass.ts';
+import type { KeyMasker } from '../core/keyMasker.ts';
+import type { AbortReason, ExchangeWatch } from './exchangeWatch.ts';
+import { pickUpstreamRequestId } from './headers.ts';
+import type { ExchangePlan } from './plan.ts';
+import { decideRetry, type AttemptOutcome } from './retryPolicy.ts';
+import type { RequestTrace } from './trace.ts';
+import { readBody, type UpstreamBody } from './upstreamBody.ts';
+import { dispatchUpstream, type UpstreamResponse } from './upstreamClient.ts';
+import { mayHaveExecuted, type UpstreamAttempt } from './upstreamExecution.ts';
+
+const ERROR_BODY_LIMIT_BYTES = 256 * 1024;
+
+/** How the attempts ended: an answer to relay, a gateway error, a broken exchange, or our own abort. */
+export type AttemptsResult =
+  | { kind: 'answer'; response: UpstreamResponse; contentType: string | null }
+  | {
+      kind: 'error';
+      errorClass: UpstreamErrorClass;
+      status: number;
+      headers: IncomingHttpHeaders;
+      /** The body's start, as text: the error message and the log's copy. */
+      bodyText: string;
+      upstreamRequestId: string | null;
+    }
+  | { kind: 'network'; errorClass: UpstreamErrorClass; error: unknown }
+  | { kind: 'aborted'; reason: AbortReason };
+
+export interface AttemptsInput {
+  url: URL;
+  headers: Record<string, string>;
+  plan: ExchangePlan;
+  profile: Profile;
+  trace: RequestTrace;
+  watch: ExchangeWatch;
+  keyMasker: KeyMasker;
+  hasIdempotencyKey: boolean;
+  clientRetries: boolean;
+}
+
+export function headerValue(headers: IncomingHttpHeaders, name: string): string | null {
+  const value = headers[name];
+  if (Array.isArray(value)) return value[0] ?? null;
+  return value ?? null;
+}
+
+/** Sends the request until an answer counts, retrying per docs/gateway-spec.md §7 and retryPolicy.ts. */
+export async function sendWithRetries(input: AttemptsInput): Promise<AttemptsResult> {
+  const { plan, profile, trace, watch } = input;
+  for (;;) {
+    let reachedSocket = false;
+    let response: UpstreamResponse;
+    try {
+      response = await dispatchUpstream({
+        url: input.url,
+        method: plan.method,
+        headers: input.headers,
+        body: plan.body,
+        signal: watch.signal,
+        connectTimeoutMs: profile.timeouts.connectTimeoutMs,
+        idleTimeoutMs: profile.timeouts.idleTimeoutMs,
+        onReachedSocket: () => {
+          reachedSocket = true;
+          judgeAttempt(trace, { reachedSocket, answered: false });
+        },
+      });
+    } catch (error) {
+      const aborted = watch.reason();
+      if (aborted !== null) return { kind: 'aborted', reason: aborted };
+      const errorClass = classifyNetworkFailure(error);
+      const mayHaveRun = judgeAttempt(trace, { reachedSocket, answered: false });
+      if (await retried(input, { kind: 'network', errorClass, mayHaveExecuted: mayHaveRun })) continue;
+      const abortedWaiting = watch.reason();
+      return abortedWaiting === null ? { kind: 'network', errorClass, error } : { kind: 'aborted', reason: abortedWaiting };
+    }
+    judgeAttempt(trace, { reachedSocket, answered: true, status: response.statusCode });
+    // A gateway may build its request id from what it was sent: the id is logged and shown.
+    const picked = pickUpstreamRequestId(response.headers);
+    const upstreamRequestId = picked === null ? null : input.keyMasker.maskText(picked);
+    trace.attemptAnswered(upstreamRequestId);
+    const contentType = headerValue(response.headers, 'content-type');
+    if (response.statusCode < 400 && !(contentType !== null && /text\/html/i.test(contentType))) {
+      return { kind: 'answer', response, contentType };
+    }
+    const bodyText = await readCapped(response.body, ERROR_BODY_LIMIT_BYTES);
+    const errorClass =
+      classifyUpstreamResponse({ status: response.statusCode, contentType, bodyText, expectJson: true }) ?? 'upstream_error';
+    const retryAfter = headerValue(response.headers, 'retry-after');
+    if (await retried(input, { kind: 'status', status: response.statusCode, retryAfter, errorClass })) continue;
+    const aborted = watch.reason();
+    if (aborted !== null) return { kind: 'aborted', reason: aborted };
+    return { kind: 'error', errorClass, status: response.statusCode, headers: response.headers, bodyText, upstreamRequestId };
+  }
+}
+
+/** Whether the gateway may have run this attempt (upstreamExecution.ts); a later judgement of the same attempt replaces it. */
+function judgeAttempt(trace: RequestTrace, attempt: UpstreamAttempt): boolean {
+  const mayHaveRun = mayHaveExecuted(attempt);
+  trace.attemptMayHaveRun(mayHaveRun);
+  return mayHaveRun;
+}
+
+/** Decides, and waits out the backoff; false when the answer goes to the client. */
+async function retried(input: AttemptsInput, outcome: AttemptOutcome): Promise<boolean> {
+  const { plan, trace, watch } = input;
+  const decision = decideRetry({
+    retriesSoFar: trace.retries,
+    method: plan.method,
+    upstreamPath: plan.upstreamPath,
+    outcome,
+    bytesSentToClient: false,
+    hasIdempotencyKey: input.hasIdempotencyKey,
+    clientRetries: input.clientRetries,
+    policy: input.profile.retry,
+    random: Math.random,
+    nowMs: Date.now(),
+  });
+  if (!decision.retry) return false;
+  try {
+    await delay(decision.delayMs, undefined, { signal: watch.signal });
+  } catch {
+    return false;
+  }
+  trace.retried();
+  return true;
+}
+
+async function readCapped(body: UpstreamBody, limitBytes: number): Promise<string> {
+  const chunks = await readBody(body, { keepBytes: limitBytes, maxBytes: Number.POSITIVE_INFINITY });
+  return Buffer.concat(chunks).subarray(0, limitBytes).toString('utf8');
+}

@@ -1,0 +1,106 @@
+import type { ErrorClass } from '../contracts/errors.ts';
+import type { LocalRefusal } from '../contracts/ports.ts';
+import type { ClientProtocol, TokenUsage } from '../contracts/usage.ts';
+import type { ClientErrorDetail } from '../core/errorClass.ts';
+import type { KeyMasker } from '../core/keyMasker.ts';
+import type { ChatRequestTranslation } from './requestResult.ts';
+import type { SseEvent } from './sse.ts';
+import type { StreamKeyGuard } from './streamKeyGuard.ts';
+import type { StreamEventTranslator } from './streamTranslator.ts';
+
+/**
+ * A protocol Airlock speaks, as a declarative object of pure parts: how its errors look, how its
+ * streams are read, when one is complete, where its answers carry usage, and (for the protocols
+ * a Chat Completions gateway does not speak) how a request and its answer are translated. The
+ * forwarding stages never name a protocol; they ask the adapter the registry gives for the path.
+ */
+export interface ProtocolAdapter {
+  /** The name the log and the window show. */
+  readonly name: ClientProtocol;
+  /** The paths (relative to /v1) this protocol owns, and what each is. */
+  readonly endpoints: Readonly<Record<string, EndpointKind>>;
+  readonly errors: ProtocolErrors;
+  readonly stream: ProtocolStream;
+  /** Usage and model in one of this protocol's JSON answers (null fields where it has none). */
+  readAnswer(json: object, endpoint: EndpointKind): AnswerReading;
+  /** Present for a protocol that reaches a Chat Completions gateway by translation. */
+  readonly translation?: ChatTranslation;
+}
+
+/**
+ * - generate: a model answers; its usage is billed.
+ * - count: the input is counted, no model runs (Anthropic's count_tokens): never billed as a request.
+ * - other: anything else the protocol passes through (models, embeddings, images, audio, tasks).
+ */
+export type EndpointKind = 'generate' | 'count' | 'other';
+
+export interface AnswerReading {
+  usage: TokenUsage | null;
+  model: string | null;
+}
+
+export interface ProtocolErrors {
+  /** The status a client of this protocol gets for a failure (its clients' retry logic keys on it). */
+  status(errorClass: ErrorClass, upstreamStatus: number): number;
+  /** The error body this protocol's clients parse. */
+  body(status: number, errorClass: ErrorClass, detail: ClientErrorDetail): object;
+  /** A local refusal in this protocol's shape. */
+  refusalBody(refusal: LocalRefusal): object;
+  /** A stream already under way cannot change its status: the failure goes in-band, never as a fake end. */
+  streamFrame(errorClass: ErrorClass, detail: ClientErrorDetail): string;
+  /** The response header this protocol's SDK reads the request id from (shown in its errors). */
+  readonly requestIdHeader: string;
+}
+
+export interface ProtocolStream {
+  /** A fresh observer for one of this protocol's streams as the gateway sends it. */
+  observer(sink: StreamSink, options: ObserverOptions): StreamObserver;
+  /** Masks the key in the fields this protocol's clients assemble across events. */
+  keyGuard(masker: KeyMasker): StreamKeyGuard;
+}
+
+export interface ObserverOptions {
+  /** Airlock asked for the usage chunk on the client's behalf: it is kept from the client. */
+  dropUsageOnlyChunks: boolean;
+  /** The request asked for usage (chat's include_usage): a stream without it is not whole. */
+  usageAsked: boolean;
+}
+
+/** Where an observer reports what the log and the window need. */
+export interface StreamSink {
+  onDelta(text: string): void;
+  onUsage(usage: TokenUsage): void;
+  onModel(model: string): void;
+}
+
+/** Reads a stream event by event, decides what the client receives, and knows when the answer is whole. */
+export interface StreamObserver {
+  /** Returns false to keep the event from the client (e.g. a usage chunk the client never asked for). */
+  observe(event: SseEvent): boolean;
+  /**
+   * The answer seen so far is whole: a clean end of the stream now is a complete answer, and a
+   * client that leaves now has had all of it. A stream cut by an error never asks.
+   */
+  readonly complete: boolean;
+  /** The message of an error the upstream sent inside the stream, if any. */
+  readonly upstreamErrorMessage: string | null;
+}
+
+/** The client protocols Airlock translates to Chat Completions and back, by their `protocolModes` key. */
+export type TranslatedProtocol = 'messages' | 'responses';
+
+/** Translation to and from Chat Completions, for a client protocol the gateway may not speak. */
+export interface ChatTranslation {
+  /** The key of the profile's `protocolModes` that chooses native or translated (and names the translation's jobs). */
+  readonly modeKey: TranslatedProtocol;
+  /** The client's request body (parsed) as a Chat Completions request. */
+  toChatRequest(body: unknown, options: { upstreamModel: string; includeUsage: boolean }): ChatRequestTranslation;
+  /** Turns the gateway's Chat Completions answers back into this protocol for the model the client asked for. */
+  responseTranslator(requestedModel: string): ResponseTranslator;
+}
+
+export interface ResponseTranslator {
+  /** A fresh translator for one stream: frames out for each chat chunk event. */
+  createStream(): StreamEventTranslator;
+  translateJson(chatJson: unknown): object;
+}

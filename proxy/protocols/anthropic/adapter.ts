@@ -1,0 +1,39 @@
+import type { ProtocolAdapter } from '../adapter.ts';
+import { modelOf } from '../fields.ts';
+import { fromChatEvents } from '../streamTranslator.ts';
+import { anthropicErrors } from './errors.ts';
+import { AnthropicKeyGuard } from './keyGuard.ts';
+import { AnthropicStreamObserver } from './observer.ts';
+import { anthropicToChatRequest } from './request.ts';
+import { chatToAnthropicResponse, newAnthropicMessageId } from './response.ts';
+import { createAnthropicStreamTranslator } from './stream.ts';
+import { anthropicUsageOf } from './usage.ts';
+
+/** Anthropic Messages (Claude Code, the Anthropic SDK), native or translated to Chat Completions. */
+export const anthropicAdapter: ProtocolAdapter = {
+  name: 'anthropic',
+  endpoints: { messages: 'generate', 'messages/count_tokens': 'count' },
+  errors: anthropicErrors,
+  stream: {
+    observer: (sink) => new AnthropicStreamObserver(sink),
+    keyGuard: (masker) => new AnthropicKeyGuard(masker),
+  },
+  // A count runs no model and Anthropic does not bill it: it is recorded as using no tokens.
+  readAnswer: (json, endpoint) => ({
+    usage: endpoint === 'count' ? { inputTokens: 0, outputTokens: 0 } : anthropicUsageOf((json as { usage?: unknown }).usage),
+    model: modelOf(json),
+  }),
+  translation: {
+    modeKey: 'messages',
+    toChatRequest: anthropicToChatRequest,
+    responseTranslator: (requestedModel) => ({
+      createStream: () => fromChatEvents(createAnthropicStreamTranslator({ requestedModel, messageId: newAnthropicMessageId() })),
+      translateJson: (chatJson) => unwrap(chatToAnthropicResponse(chatJson, { requestedModel })),
+    }),
+  },
+};
+
+function unwrap(result: { ok: true; body: object } | { ok: false; message: string }): object {
+  if (!result.ok) throw new Error(result.message);
+  return result.body;
+}

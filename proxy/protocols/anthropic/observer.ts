@@ -1,0 +1,40 @@
+import type { StreamObserver, StreamSink } from '../adapter.ts';
+import { eventJson, eventType, type SseEvent } from '../sse.ts';
+import { errorMessageOf } from '../fields.ts';
+import { anthropicUsageOf } from './usage.ts';
+
+/**
+ * Anthropic Messages from a gateway that speaks it: the input count comes in message_start, the
+ * final counts in message_delta, and the answer is whole at message_stop.
+ */
+export class AnthropicStreamObserver implements StreamObserver {
+  complete = false;
+  upstreamErrorMessage: string | null = null;
+  private startUsage: Record<string, unknown> = {};
+  private readonly sink: StreamSink;
+
+  constructor(sink: StreamSink) {
+    this.sink = sink;
+  }
+
+  observe(event: SseEvent): boolean {
+    const json = eventJson(event);
+    if (!json) return true;
+    const type = eventType(event, json);
+    if (type === 'message_stop') this.complete = true;
+    else if (type === 'error') this.upstreamErrorMessage = errorMessageOf(json) ?? 'error event';
+    else if (type === 'message_start') {
+      const message = json.message as { model?: unknown; usage?: unknown } | undefined;
+      if (typeof message?.model === 'string') this.sink.onModel(message.model);
+      if (typeof message?.usage === 'object' && message.usage !== null) this.startUsage = message.usage as Record<string, unknown>;
+    } else if (type === 'content_block_delta') {
+      const text = (json.delta as { text?: unknown } | undefined)?.text;
+      if (typeof text === 'string') this.sink.onDelta(text);
+    } else if (type === 'message_delta' && typeof json.usage === 'object' && json.usage !== null) {
+      // message_delta's counts are cumulative; the input ones it may leave out are message_start's.
+      const usage = anthropicUsageOf({ ...this.startUsage, ...(json.usage as Record<string, unknown>) });
+      if (usage) this.sink.onUsage(usage);
+    }
+    return true;
+  }
+}

@@ -1,0 +1,18 @@
+import type { ProtocolAdapter } from '../adapter.ts';
+import { modelOf } from '../fields.ts';
+import { ChatKeyGuard } from './keyGuard.ts';
+import { openAiErrors } from './errors.ts';
+import { ChatStreamObserver } from './observer.ts';
+import { usageFromChatResponse } from './usage.ts';
+
+/** Chat Completions: the protocol every gateway speaks (docs/gateway-spec.md §1), and the one the others translate to. */
+export const chatAdapter: ProtocolAdapter = {
+  name: 'openai',
+  endpoints: { 'chat/completions': 'generate' },
+  errors: openAiErrors,
+  stream: {
+    observer: (sink, options) => new ChatStreamObserver(sink, options),
+    keyGuard: (masker) => new ChatKeyGuard(masker),
+  },
+  readAnswer: (json) => ({ usage: usageFromChatResponse(json), model: modelOf(json) }),
+};

@@ -1,0 +1,116 @@
+import type { SseEvent } from '../sse.ts';
+import { eventJson } from '../sse.ts';
+import { FieldKeyGuard, isObject, type Emit, type Json } from '../streamKeyGuard.ts';
+
+/** Legacy completions stream `choices[].text`. */
+const LEGACY_TEXT_FIELD = 'text';
+const TOOL_FIELD_PREFIX = 'tool ';
+
+/**
+ * Chat Completions (and legacy completions): per choice, clients concatenate `content`,
+ * `reasoning_content` (DeepSeek and others), `reasoning`, `refusal` and each tool call's
+ * arguments; a choice ends with its finish_reason, the stream with [DONE].
+ */
+export class ChatKeyGuard extends FieldKeyGuard<string> {
+  #lastChunk: Json = {};
+  /** Field keys by choice and field name, made once: a key made per delta cost an allocation and a hash each time. */
+  readonly #keys: Array<Record<string, string>> = [];
+
+  #key(index: number, field: string): string {
+    let keys = this.#keys[index];
+    if (keys === undefined) {
+      keys = {};
+      this.#keys[index] = keys;
+    }
+    let key = keys[field];
+    if (key === undefined) {
+      key = `${index} ${field}`;
+      keys[field] = key;
+    }
+    return key;
+  }
+
+  relay(event: SseEvent, emit: Emit): void {
+    if (event.data === '[DONE]') {
+      this.#flushAll(emit);
+      emit(event);
+      return;
+    }
+    const chunk = eventJson(event);
+    const choices = chunk?.choices;
+    if (chunk === null || !Array.isArray(choices)) {
+      emit(event);
+      return;
+    }
+    this.#lastChunk = chunk;
+    for (let position = 0; position < choices.length; position += 1) {
+      const choice: unknown = choices[position];
+      if (isObject(choice)) this.#guardChoice(choice, typeof choice.index === 'number' ? choice.index : position);
+    }
+    this.fields.rewrite(event, chunk);
+    emit(event);
+  }
+
+  #guardChoice(choice: Json, index: number): void {
+    const delta = choice.delta;
+    if (isObject(delta)) {
+      // Named reads, not a loop over the names: each site then sees one property, the cheap case on every delta.
+      if (typeof delta.content === 'string') this.fields.guard(this.#key(index, 'content'), delta, 'content');
+      if (typeof delta.reasoning_content === 'string') this.fields.guard(this.#key(index, 'reasoning_content'), delta, 'reasoning_content');
+      if (typeof delta.reasoning === 'string') this.fields.guard(this.#key(index, 'reasoning'), delta, 'reasoning');
+      if (typeof delta.refusal === 'string') this.fields.guard(this.#key(index, 'refusal'), delta, 'refusal');
+      if (Array.isArray(delta.tool_calls)) {
+        delta.tool_calls.forEach((call: unknown, position) => {
+          if (!isObject(call) || !isObject(call.function)) return;
+          const callIndex = typeof call.index === 'number' ? call.index : position;
+          this.fields.guard(this.#key(index, `${TOOL_FIELD_PREFIX}${callIndex}`), call.function, 'arguments');
+        });
+      }
+    }
+    if (typeof choice.text === 'string') this.fields.guard(this.#key(index, LEGACY_TEXT_FIELD), choice, LEGACY_TEXT_FIELD);
+    if (choice.finish_reason !== null && choice.finish_reason !== undefined && this.#flushChoice(choice, index)) this.fields.noteReshaped();
+  }
+
+  /** The choice ended: its held text goes in this chunk, appended to the fields it belongs to. */
+  #flushChoice(choice: Json, index: number): boolean {
+    let changed = false;
+    const prefix = `${index} `;
+    for (const key of this.fields.holdingKeys()) {
+      if (!key.startsWith(prefix)) continue;
+      const rest = this.fields.end(key);
+      if (rest === '') continue;
+      changed = true;
+      const field = key.slice(prefix.length);
+      if (field === LEGACY_TEXT_FIELD) {
+        choice.text = `${typeof choice.text === 'string' ? choice.text : ''}${rest}`;
+        continue;
+      }
+      if (!isObject(choice.delta)) choice.delta = {};
+      const delta = choice.delta as Json;
+      if (!field.startsWith(TOOL_FIELD_PREFIX)) {
+        delta[field] = `${typeof delta[field] === 'string' ? delta[field] : ''}${rest}`;
+        continue;
+      }
+      const callIndex = Number(field.slice(TOOL_FIELD_PREFIX.length));
+      if (!Array.isArray(delta.tool_calls)) delta.tool_calls = [];
+      const calls = delta.tool_calls as unknown[];
+      const call = calls.find(
+        (candidate): candidate is Json => isObject(candidate) && candidate.index === callIndex && isObject(candidate.function),
+      );
+      if (call) (call.function as Json).arguments = `${String((call.function as Json).arguments ?? '')}${rest}`;
+      else calls.push({ index: callIndex, function: { arguments: rest } });
+    }
+    return changed;
+  }
+
+  /** [DONE] came while choices still held text (no finish_reason): a chunk of its own hands it on first. */
+  #flushAll(emit: Emit): void {
+    const indexes = new Set(this.fields.holdingKeys().map((key) => Number(key.slice(0, key.indexOf(' ')))));
+    for (const index of indexes) {
+      const choice: Json = { index, delta: {}, finish_reason: null };
+      if (!this.#flushChoice(choice, index)) continue;
+      const { id, object, created, model } = this.#lastChunk;
+      emit({ data: JSON.stringify({ id, object, created, model, choices: [choice] }) });
+    }
+  }
+}

@@ -1,0 +1,94 @@
+import type { TokenUsage } from '../../contracts/usage.ts';
+import type { ObserverOptions, StreamObserver, StreamSink } from '../adapter.ts';
+import { eventJson, type SseEvent } from '../sse.ts';
+import { errorMessageOf } from '../fields.ts';
+import { isUsageOnlyChunk, usageFromChatChunk } from './usage.ts';
+
+/**
+ * Chat Completions: `data: {chunk}` … and, from most gateways, `data: [DONE]`. The answer is
+ * whole at `[DONE]`, or once every choice has its finish_reason and the usage asked for has come:
+ * gateways that never send `[DONE]` exist (the stream then just ends), and a stream cut before
+ * the finish chunk or before the usage chunk still never looks whole.
+ *
+ * Usage counts as reported only when it is final: on a usage-only chunk, on a finish chunk, or
+ * the last seen before `[DONE]`. Some gateways put a running count on every chunk; a stream cut
+ * halfway then has a partial count, which is held back so the request is estimated instead.
+ */
+export class ChatStreamObserver implements StreamObserver {
+  upstreamErrorMessage: string | null = null;
+  private sawDone = false;
+  private modelSeen = false;
+  private readonly openChoices = new Set<number>();
+  private readonly finishedChoices = new Set<number>();
+  private heldUsage: TokenUsage | null = null;
+  private usageReported = false;
+  private readonly sink: StreamSink;
+  private readonly options: ObserverOptions;
+
+  constructor(sink: StreamSink, options: ObserverOptions) {
+    this.sink = sink;
+    this.options = options;
+  }
+
+  get complete(): boolean {
+    if (this.sawDone) return true;
+    const finished = this.finishedChoices.size > 0 && this.openChoices.size === 0;
+    return finished && (!this.options.usageAsked || this.usageReported);
+  }
+
+  observe(event: SseEvent): boolean {
+    if (event.data === '[DONE]') {
+      this.sawDone = true;
+      this.reportHeldUsage();
+      return true;
+    }
+    const chunk = eventJson(event);
+    if (!chunk) return true;
+    const errorMessage = errorMessageOf(chunk);
+    if (errorMessage !== null) this.upstreamErrorMessage = errorMessage;
+    if (!this.modelSeen && typeof chunk.model === 'string') {
+      this.modelSeen = true;
+      this.sink.onModel(chunk.model);
+    }
+    const finishing = this.readChoices(chunk.choices);
+    const usage = usageFromChatChunk(chunk);
+    const usageOnly = isUsageOnlyChunk(chunk);
+    if (usage) {
+      this.heldUsage = usage;
+      if (usageOnly || finishing) this.reportHeldUsage();
+    }
+    return !(this.options.dropUsageOnlyChunks && usageOnly);
+  }
+
+  /** Hands every choice's text to the sink; true when a choice finished in this chunk. */
+  private readChoices(choices: unknown): boolean {
+    if (!Array.isArray(choices)) return false;
+    let finishing = false;
+    for (const [position, choice] of choices.entries()) {
+      if (typeof choice !== 'object' || choice === null) continue;
+      const {
+        index,
+        delta,
+        finish_reason: finishReason,
+      } = choice as { index?: unknown; delta?: { content?: unknown }; finish_reason?: unknown };
+      const choiceIndex = typeof index === 'number' ? index : position;
+      const content = delta?.content;
+      if (typeof content === 'string' && content.length > 0) this.sink.onDelta(content);
+      if (typeof finishReason === 'string' && finishReason !== '') {
+        finishing = true;
+        this.openChoices.delete(choiceIndex);
+        this.finishedChoices.add(choiceIndex);
+      } else if (!this.finishedChoices.has(choiceIndex)) {
+        this.openChoices.add(choiceIndex);
+      }
+    }
+    return finishing;
+  }
+
+  private reportHeldUsage(): void {
+    if (this.heldUsage === null) return;
+    this.sink.onUsage(this.heldUsage);
+    this.heldUsage = null;
+    this.usageReported = true;
+  }
+}

@@ -1,0 +1,29 @@
+import type { ProtocolAdapter, StreamObserver } from '../adapter.ts';
+import { openAiErrors } from '../chat/errors.ts';
+import { ChatKeyGuard } from '../chat/keyGuard.ts';
+import { usageFromChatResponse } from '../chat/usage.ts';
+import { modelOf } from '../fields.ts';
+import { responsesUsageOf } from '../responses/usage.ts';
+
+/** A stream Airlock does not read (legacy completions, audio events): relayed untouched, whole when it ends cleanly. */
+const OPAQUE_OBSERVER: StreamObserver = { observe: () => true, complete: true, upstreamErrorMessage: null };
+
+/**
+ * Everything else a gateway offers under /v1 (models, embeddings, images, audio, tasks): passed
+ * through as it is, observed only for usage and completeness. Errors are OpenAI-shaped. Usage comes
+ * as chat's `prompt_tokens` (embeddings) or as `input_tokens`/`output_tokens` (images, audio).
+ */
+export const passthroughAdapter: ProtocolAdapter = {
+  name: 'openai',
+  endpoints: {},
+  errors: openAiErrors,
+  stream: {
+    observer: () => OPAQUE_OBSERVER,
+    // Legacy completions stream `choices[].text`, which the chat guard watches too.
+    keyGuard: (masker) => new ChatKeyGuard(masker),
+  },
+  readAnswer: (json) => {
+    const usage = (json as { usage?: unknown }).usage;
+    return { usage: usageFromChatResponse(json) ?? responsesUsageOf(usage), model: modelOf(json) };
+  },
+};

@@ -1,0 +1,34 @@
+import type { ProtocolAdapter } from '../adapter.ts';
+import { modelOf } from '../fields.ts';
+import { fromChatEvents } from '../streamTranslator.ts';
+import { responsesErrors } from './errors.ts';
+import { ResponsesKeyGuard } from './keyGuard.ts';
+import { ResponsesStreamObserver } from './observer.ts';
+import { responsesToChatRequest } from './request.ts';
+import { chatToResponsesResponse, newResponseId } from './response.ts';
+import { createResponsesStreamTranslator } from './stream.ts';
+import { responsesUsageOf } from './usage.ts';
+
+/** The Responses API (Codex CLI, the OpenAI SDK's responses), native or translated to Chat Completions. */
+export const responsesAdapter: ProtocolAdapter = {
+  name: 'responses',
+  endpoints: { responses: 'generate' },
+  errors: responsesErrors,
+  stream: {
+    observer: (sink) => new ResponsesStreamObserver(sink),
+    keyGuard: (masker) => new ResponsesKeyGuard(masker),
+  },
+  readAnswer: (json) => ({ usage: responsesUsageOf((json as { usage?: unknown }).usage), model: modelOf(json) }),
+  translation: {
+    modeKey: 'responses',
+    toChatRequest: responsesToChatRequest,
+    responseTranslator: (requestedModel) => ({
+      createStream: () => fromChatEvents(createResponsesStreamTranslator({ requestedModel, responseId: newResponseId() })),
+      translateJson: (chatJson) => {
+        const result = chatToResponsesResponse(chatJson, { requestedModel, responseId: newResponseId() });
+        if (!result.ok) throw new Error(result.message);
+        return result.body;
+      },
+    }),
+  },
+};

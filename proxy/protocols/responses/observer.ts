@@ -1,0 +1,39 @@
+import type { StreamObserver, StreamSink } from '../adapter.ts';
+import { eventJson, eventType, type SseEvent } from '../sse.ts';
+import { errorMessageOf } from '../fields.ts';
+import { responsesUsageOf } from './usage.ts';
+
+/** The final events of a Responses stream; completed and incomplete are whole answers, failed is an error. */
+const WHOLE_TYPES = new Set(['response.completed', 'response.incomplete']);
+
+/** Responses from a gateway that speaks it: text deltas, and the model and usage of the final response event. */
+export class ResponsesStreamObserver implements StreamObserver {
+  complete = false;
+  upstreamErrorMessage: string | null = null;
+  private readonly sink: StreamSink;
+
+  constructor(sink: StreamSink) {
+    this.sink = sink;
+  }
+
+  observe(event: SseEvent): boolean {
+    const json = eventJson(event);
+    if (!json) return true;
+    const type = eventType(event, json);
+    if (type === 'response.output_text.delta' && typeof json.delta === 'string') this.sink.onDelta(json.delta);
+    if (type === 'error' || type === 'response.failed') {
+      this.upstreamErrorMessage =
+        errorMessageOf(json) ??
+        errorMessageOf((json.response ?? {}) as Record<string, unknown>) ??
+        (typeof json.message === 'string' ? json.message : type);
+    }
+    if (WHOLE_TYPES.has(type) || type === 'response.failed') {
+      this.complete = WHOLE_TYPES.has(type);
+      const response = json.response as { model?: unknown; usage?: unknown } | undefined;
+      if (typeof response?.model === 'string') this.sink.onModel(response.model);
+      const usage = responsesUsageOf(response?.usage);
+      if (usage) this.sink.onUsage(usage);
+    }
+    return true;
+  }
+}

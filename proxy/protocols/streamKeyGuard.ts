@@ -1,0 +1,157 @@
+import { createParser } from 'eventsource-parser';
+import type { KeyMasker, KeyTextStream } from '../core/keyMasker.ts';
+import { formatSseEvent, type SseEvent } from './sse.ts';
+
+/**
+ * A key streamed back a few characters a delta is whole in no single event: only the text a
+ * client assembles holds it. So each field a client concatenates across events runs through its
+ * own rolling matcher, which passes the text on at once except an end that could still begin the
+ * key, held until the field's next delta (or its end) decides. Which fields those are, and where
+ * each ends, is the protocol's: the upstream's, before any translation.
+ */
+export type Json = Record<string, unknown>;
+export type Emit = (event: SseEvent) => void;
+
+export interface StreamKeyGuard {
+  /** Emits the event as the client may see it, after any events that hand on text held back before it. */
+  relay(event: SseEvent, emit: Emit): void;
+  /** Whether any text was masked (the captured raw events then need the same masking). */
+  readonly masked: boolean;
+  /** Whether a field still holds text back: a stream cut now ends with part of the key in the raw events only. */
+  readonly holding: boolean;
+}
+
+export const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** A string value the guard changed in the event being relayed. */
+interface Edit {
+  property: string;
+  before: string;
+  after: string;
+}
+
+/**
+ * The data with each edited value replaced where it stands, or null when a value is not found
+ * exactly once (another encoding, spaces after the colon): the caller serializes the whole event.
+ * A held end of a word (the `s` that could begin `sk-`) changes one event in five of plain text;
+ * serializing each of those again cost several times the rest of the masking.
+ */
+function patchedData(data: string, edits: readonly Edit[]): string | null {
+  let result = data;
+  for (const { property, before, after } of edits) {
+    const needle = `"${property}":${JSON.stringify(before)}`;
+    const at = result.indexOf(needle);
+    if (at === -1 || result.includes(needle, at + needle.length)) return null;
+    result = `${result.slice(0, at)}"${property}":${JSON.stringify(after)}${result.slice(at + needle.length)}`;
+  }
+  return result;
+}
+
+/** The text fields of one kind of event, each a stream of its own. */
+export class FieldStreams<Key> {
+  readonly #masker: KeyMasker;
+  readonly #streams = new Map<Key, KeyTextStream>();
+  #masked = false;
+  #edits: Edit[] = [];
+  #reshaped = false;
+
+  constructor(masker: KeyMasker) {
+    this.#masker = masker;
+  }
+
+  get masked(): boolean {
+    return this.#masked;
+  }
+
+  get holding(): boolean {
+    for (const stream of this.#streams.values()) if (stream.holding) return true;
+    return false;
+  }
+
+  /** Runs `holder[property]` through its field's stream; true if what passes differs. */
+  guard(key: Key, holder: Json, property: string): boolean {
+    const value = holder[property];
+    if (typeof value !== 'string' || value === '') return false;
+    let stream = this.#streams.get(key);
+    if (stream === undefined) {
+      stream = this.#masker.textStream();
+      this.#streams.set(key, stream);
+    }
+    const passed = stream.push(value);
+    if (passed === value) return false;
+    this.#masked ||= stream.masked;
+    holder[property] = passed;
+    this.#edits.push({ property, before: value, after: passed });
+    return true;
+  }
+
+  /** Held text was added to the event where it had no value of its own: only serializing it whole writes that. */
+  noteReshaped(): void {
+    this.#reshaped = true;
+  }
+
+  /** Writes the event's data again if its fields changed (the parsed JSON stays the one later steps read). */
+  rewrite(event: SseEvent, json: Json): void {
+    const edits = this.#edits;
+    const reshaped = this.#reshaped;
+    if (edits.length === 0 && !reshaped) return;
+    this.#edits = [];
+    this.#reshaped = false;
+    event.data = (reshaped ? null : patchedData(event.data, edits)) ?? JSON.stringify(json);
+  }
+
+  /** The field ended: what it still held ('' if nothing). */
+  end(key: Key): string {
+    const stream = this.#streams.get(key);
+    if (stream === undefined) return '';
+    this.#streams.delete(key);
+    const rest = stream.end();
+    this.#masked ||= stream.masked;
+    return rest;
+  }
+
+  /** The fields still holding text (most streams end with none). */
+  holdingKeys(): Key[] {
+    const keys: Key[] = [];
+    for (const [key, stream] of this.#streams) if (stream.holding) keys.push(key);
+    return keys;
+  }
+}
+
+/** What the protocols' guards share: the fields they watch, and whether they masked or still hold text. */
+export abstract class FieldKeyGuard<Key> implements StreamKeyGuard {
+  protected readonly fields: FieldStreams<Key>;
+
+  constructor(masker: KeyMasker) {
+    this.fields = new FieldStreams(masker);
+  }
+
+  get masked(): boolean {
+    return this.fields.masked;
+  }
+
+  get holding(): boolean {
+    return this.fields.holding;
+  }
+
+  abstract relay(event: SseEvent, emit: Emit): void;
+}
+
+/**
+ * Captured raw upstream events as the client saw them: the key masked whole and across deltas.
+ * For the log, once a stream is known to have held the key (rare); the relay itself never waits for this.
+ */
+export function maskedEventsText(raw: Buffer, masker: KeyMasker, guard: StreamKeyGuard): string {
+  let text = '';
+  const emit = (event: SseEvent): void => {
+    text += formatSseEvent(event);
+  };
+  const parser = createParser({
+    onEvent: (event) => guard.relay(event, emit),
+    onComment: (comment) => {
+      text += `:${comment}\n\n`;
+    },
+  });
+  parser.feed(masker.maskText(raw.toString('utf8')));
+  return text;
+}

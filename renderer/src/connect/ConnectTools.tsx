@@ -1,0 +1,155 @@
+import { useState } from 'react';
+import type { ConnectFileChange, ConnectToolStatus } from '../../../proxy/contracts/connect.ts';
+import { useApi } from '../api/ApiContext.tsx';
+import { ErrorState, FormError, Loading } from '../common/StateViews.tsx';
+import { useAsync } from '../common/useAsync.ts';
+
+/** What the last action on a tool left to show: a preview to confirm, or what was done. */
+type Outcome = { kind: 'preview'; changes: ConnectFileChange[]; note: string } | { kind: 'done'; message: string };
+
+function stateText(tool: ConnectToolStatus): string {
+  if (tool.problem) return 'cannot be edited';
+  if (tool.connected) return `connected with client token "${tool.tokenName}"`;
+  return tool.detected ? 'found, not connected' : 'not found (applying creates its config)';
+}
+
+function Changes({ changes }: { changes: ConnectFileChange[] }) {
+  return (
+    <>
+      {changes.map((change) => (
+        <div className="snippet-block" key={change.path}>
+          <div className="snippet-label">
+            {change.path} {change.created ? '(new file)' : ''}
+          </div>
+          {change.diff === '' ? (
+            <p className="muted">Already set up: no change.</p>
+          ) : (
+            <pre>
+              <code>{change.diff}</code>
+            </pre>
+          )}
+        </div>
+      ))}
+    </>
+  );
+}
+
+function ToolCard({ tool, model, onChanged }: { tool: ConnectToolStatus; model: string | null; onChanged: () => void }) {
+  const api = useApi();
+  const [importKey, setImportKey] = useState(false);
+  const [outcome, setOutcome] = useState<Outcome | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const request = { ...(model ? { model } : {}), ...(importKey && tool.importCandidate ? { importKey: true } : {}) };
+
+  const run = async (action: () => Promise<Outcome>, changesFiles: boolean) => {
+    setBusy(true);
+    setError(null);
+    try {
+      setOutcome(await action());
+      if (changesFiles) onChanged();
+    } catch (caught) {
+      setError((caught as Error).message);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const preview = () =>
+    run(async () => {
+      const plan = await api.planConnect(tool.id, request);
+      const token = plan.tokenCreated ? `a new client token "${plan.tokenName}"` : `client token "${plan.tokenName}"`;
+      const imported = plan.importProfileId ? ` The gateway key moves to the keychain as profile "${plan.importProfileId}".` : '';
+      return { kind: 'preview', changes: plan.changes, note: `Applying writes ${token}.${imported}` };
+    }, false);
+  const apply = () =>
+    run(async () => {
+      const applied = await api.applyConnect(tool.id, request);
+      const imported = applied.importProfileId ? ` The gateway key is now in the keychain (profile "${applied.importProfileId}").` : '';
+      return {
+        kind: 'done',
+        message: `${tool.title} now uses Airlock with client token "${applied.tokenName}". ${applied.backupId ? `Backup ${applied.backupId}.` : 'It was already set up: nothing was written.'}${imported}`,
+      };
+    }, true);
+  const undo = () =>
+    run(async () => {
+      const undone = await api.undoConnect(tool.id);
+      return {
+        kind: 'done',
+        message: `Put back ${[...undone.restoredFiles, ...undone.removedFiles].length} file(s) as they were before backup ${undone.backupId}.`,
+      };
+    }, true);
+
+  return (
+    <section className="card snippet" aria-labelledby={`connect-${tool.id}-title`} data-testid={`connect-${tool.id}`}>
+      <header className="snippet-header">
+        <h3 id={`connect-${tool.id}-title`}>{tool.title}</h3>
+        <span className="muted">{stateText(tool)}</span>
+      </header>
+      <p className="muted">
+        <code>{tool.files[0]}</code>
+      </p>
+      {tool.problem && (
+        <p className="warn" role="alert">
+          {tool.problem}
+        </p>
+      )}
+      {tool.importCandidate && (
+        <label>
+          <input type="checkbox" checked={importKey} onChange={(event) => setImportKey(event.target.checked)} />
+          Move the key ending in {tool.importCandidate.keyLastFour} for {tool.importCandidate.baseUrl} into the keychain as a profile
+        </label>
+      )}
+      <div className="connect-tool-actions">
+        <button type="button" disabled={busy || tool.problem !== null} onClick={() => void preview()}>
+          Preview changes for {tool.title}
+        </button>
+        <button type="button" disabled={busy || tool.problem !== null} onClick={() => void apply()}>
+          Apply to {tool.title}
+        </button>
+        {tool.backups.length > 0 && (
+          <button type="button" disabled={busy} onClick={() => void undo()}>
+            Undo for {tool.title}
+          </button>
+        )}
+      </div>
+      <FormError message={error} />
+      {outcome?.kind === 'preview' && (
+        <>
+          <p role="status">{outcome.note}</p>
+          <Changes changes={outcome.changes} />
+        </>
+      )}
+      {outcome?.kind === 'done' && (
+        <p className="ok" role="status">
+          {outcome.message}
+        </p>
+      )}
+    </section>
+  );
+}
+
+/** One-click setup: each tool's own config file written to use Airlock, with a preview, a backup and an undo. */
+export function ConnectTools({ model, onChanged }: { model: string | null; onChanged: () => void }) {
+  const api = useApi();
+  const tools = useAsync(() => api.connectTools(), 'connect-tools');
+  if (tools.kind === 'loading') return <Loading what="your tools" />;
+  if (tools.kind === 'error') return <ErrorState error={tools.error} onRetry={tools.reload} />;
+  const changed = () => {
+    tools.reload();
+    onChanged();
+  };
+  return (
+    <section className="connect-tools" aria-labelledby="connect-tools-title">
+      <h3 id="connect-tools-title">Set up a tool in one click</h3>
+      <p className="muted">
+        Airlock writes the tool's own config file with a client token made for it, keeps a backup, and can put the file back.
+      </p>
+      <div className="snippets">
+        {tools.value.tools.map((tool) => (
+          <ToolCard key={tool.id} tool={tool} model={model} onChanged={changed} />
+        ))}
+      </div>
+    </section>
+  );
+}

@@ -1,0 +1,88 @@
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { gatewayKeyAccount } from '../../proxy/contracts/secretStore.ts';
+import { chatBody, JSON_HEADERS, rawRequest } from '../support/http.ts';
+import { findSentinel, SENTINEL_KEY } from '../support/sentinel.ts';
+import { openWindowSession, type WindowSession } from './support/windowSession.ts';
+
+let session: WindowSession;
+let page: Page;
+let settingsPath: string;
+let gatewayRoot: string;
+const LAST_FOUR = SENTINEL_KEY.slice(-4);
+
+beforeAll(async () => {
+  session = await openWindowSession();
+  page = session.page;
+  gatewayRoot = session.harness.simulator.baseUrl.replace(/\/v1$/, '');
+  settingsPath = path.join(session.harness.homeDir, '.claude', 'settings.json');
+  mkdirSync(path.dirname(settingsPath), { recursive: true });
+  // A cc-switch style setup: the gateway's key in the plain file, next to settings of the user's own.
+  writeFileSync(
+    settingsPath,
+    `{\n  // my settings\n  "model": "opus",\n  "env": {\n    "ANTHROPIC_BASE_URL": "${gatewayRoot}",\n    "ANTHROPIC_AUTH_TOKEN": "${SENTINEL_KEY}"\n  }\n}\n`,
+  );
+});
+
+afterAll(async () => {
+  await session?.close();
+});
+
+async function expectNoKeyOnPage(): Promise<void> {
+  expect(findSentinel(await page.content())).toBeNull();
+}
+
+describe('Connect: one-click setup of a tool', () => {
+  it('previews, applies with an import, lets the tool through with the token written, and undoes', async () => {
+    await page.goto(session.screenUrl('connect'));
+    const card = page.getByTestId('connect-claude-code');
+    await card.getByText('found, not connected').waitFor();
+    await expect.poll(() => page.getByTestId('connect-codex').getByText('not found (applying creates its config)').count()).toBe(1);
+
+    await card.getByLabel(`Move the key ending in ${LAST_FOUR} for ${gatewayRoot} into the keychain as a profile`).check();
+    await card.getByRole('button', { name: 'Preview changes for Claude Code' }).click();
+    const diff = card.locator('pre');
+    await diff.waitFor();
+    const diffText = (await diff.textContent()) ?? '';
+    expect(diffText).toContain(`-    "ANTHROPIC_AUTH_TOKEN": "<gateway key …${LAST_FOUR}>"`);
+    expect(diffText).toContain('+    "ANTHROPIC_AUTH_TOKEN": "<new client token "claude-code">"');
+    expect(diffText).toContain(`+    "ANTHROPIC_BASE_URL": "${session.harness.proxy.url}"`);
+    await expect.poll(() => card.getByRole('status').textContent()).toContain('moves to the keychain as profile "main"');
+    await expectNoKeyOnPage();
+    await session.shot('60-connect-preview');
+
+    await card.getByRole('button', { name: 'Apply to Claude Code' }).click();
+    await card.getByText('connected with client token "claude-code"').waitFor();
+    expect(await card.getByRole('status').textContent()).toMatch(
+      /Claude Code now uses Airlock with client token "claude-code"\. Backup \d{8}T\d+Z\./,
+    );
+    await expectNoKeyOnPage();
+    await session.shot('61-connect-applied');
+
+    const written = readFileSync(settingsPath, 'utf8');
+    expect(findSentinel(written)).toBeNull();
+    expect(written).toContain('// my settings');
+    // The profile that already held this gateway and key is reused, not duplicated.
+    expect(session.harness.store.snapshot().profiles.map((profile) => profile.id)).toEqual(['main']);
+    expect(await session.harness.secrets.get(gatewayKeyAccount('main'))).toBe(SENTINEL_KEY);
+    // The token in the file opens the proxy.
+    const token = /"ANTHROPIC_AUTH_TOKEN": "(alk_[^"]+)"/.exec(written)![1]!;
+    const answer = await rawRequest(`${session.harness.proxy.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { ...JSON_HEADERS, authorization: `Bearer ${token}` },
+      body: chatBody({ model: 'gpt-4o-mini' }),
+    });
+    expect(answer.status).toBe(200);
+    expect(session.harness.simulator.received.at(-1)?.authOk).toBe(true);
+
+    await card.getByRole('button', { name: 'Undo for Claude Code' }).click();
+    await card.getByText('found, not connected').waitFor();
+    const restored = readFileSync(settingsPath, 'utf8');
+    expect(restored).toContain(`"ANTHROPIC_BASE_URL": "${gatewayRoot}"`);
+    // The key left the plain files for good: the restored file names where it went.
+    expect(restored).toContain('"ANTHROPIC_AUTH_TOKEN": "moved-to-airlock-keychain-profile-main"');
+    expect(findSentinel(restored)).toBeNull();
+  });
+});

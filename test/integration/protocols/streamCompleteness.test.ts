@@ -1,0 +1,91 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { SEED_DIALECT } from '../../simulator/index.ts';
+import type { Dialect, UsagePlacement } from '../../simulator/dialect.ts';
+import { chatBody, JSON_HEADERS, rawRequest, sseData } from '../../support/http.ts';
+import { startHarness, type Harness } from '../../support/proxyHarness.ts';
+
+/**
+ * Completeness is the protocol's to decide: a chat stream is whole at `[DONE]`, or when it ends
+ * cleanly after every choice's finish_reason and the usage asked for. Gateways that never send
+ * `[DONE]` must work; a cut stream must never look whole.
+ */
+function dialect(sendDone: boolean, usagePlacement: UsagePlacement): Dialect {
+  return { ...SEED_DIALECT, name: `done-${sendDone}-${usagePlacement}`, stream: { ...SEED_DIALECT.stream, sendDone, usagePlacement } };
+}
+
+let harness: Harness;
+
+beforeAll(async () => {
+  harness = await startHarness({
+    profile: {
+      modelRoutes: [
+        { pattern: 'claude-*', target: 'gpt-4o-mini' },
+        { pattern: 'gpt-5*', target: 'gpt-4o-mini' },
+      ],
+    },
+  });
+});
+afterAll(async () => {
+  await harness.close();
+});
+beforeEach(() => {
+  harness.simulator.reset();
+  harness.simulator.useDialect(SEED_DIALECT);
+});
+
+async function streamed(path: string, body: string): Promise<{ data: string[]; end: Awaited<ReturnType<Harness['nextEnd']>> }> {
+  const ended = harness.nextEnd();
+  const response = await rawRequest(`${harness.proxy.url}${path}`, { method: 'POST', headers: JSON_HEADERS, body });
+  return { data: sseData(response.body), end: await ended };
+}
+
+const PLACEMENTS: UsagePlacement[] = ['afterFinish', 'inFinish', 'beforeFinish', 'everyChunk'];
+
+describe.each(PLACEMENTS)('a chat stream without [DONE], usage %s', (placement) => {
+  beforeEach(() => harness.simulator.useDialect(dialect(false, placement)));
+
+  it('is whole: every chunk passed on, no error added, the final usage reported', async () => {
+    const { data, end } = await streamed('/v1/chat/completions', chatBody({ stream: true }));
+    expect(data).not.toContain('[DONE]');
+    expect(data.some((payload) => payload.includes('"error"'))).toBe(false);
+    expect(data.some((payload) => payload.includes('"finish_reason":"stop"'))).toBe(true);
+    expect(end).toMatchObject({ status: 200, errorClass: null, usageSource: 'reported' });
+    expect(harness.simulator.received).toHaveLength(1);
+  });
+
+  it('is still interrupted when cut before its finish chunk', async () => {
+    harness.simulator.script({ kind: 'cutAfter', chunks: 2 });
+    const { data, end } = await streamed('/v1/chat/completions', chatBody({ stream: true }));
+    expect(JSON.parse(data.at(-1)!)).toMatchObject({ error: { type: 'stream_interrupted' } });
+    expect(end.errorClass).toBe('stream_interrupted');
+  });
+});
+
+describe('translated streams from a gateway without [DONE]', () => {
+  beforeEach(() => harness.simulator.useDialect(dialect(false, 'afterFinish')));
+
+  it('an Anthropic client gets message_stop, and the request is a success', async () => {
+    const body = JSON.stringify({ model: 'claude-haiku-4-5', max_tokens: 64, stream: true, messages: [{ role: 'user', content: 'hi' }] });
+    const { data, end } = await streamed('/v1/messages', body);
+    const types = data.map((payload) => (JSON.parse(payload) as { type: string }).type);
+    expect(types.at(-1)).toBe('message_stop');
+    expect(types).not.toContain('error');
+    expect(end).toMatchObject({ errorClass: null, usageSource: 'reported' });
+  });
+
+  it('a Responses client gets response.completed, and the request is a success', async () => {
+    const { data, end } = await streamed('/v1/responses', JSON.stringify({ model: 'gpt-5-codex', input: 'hi', stream: true }));
+    const types = data.map((payload) => (JSON.parse(payload) as { type: string }).type);
+    expect(types.at(-1)).toBe('response.completed');
+    expect(end).toMatchObject({ errorClass: null, usageSource: 'reported' });
+  });
+});
+
+describe('a stream whose usage is a running count on every chunk', () => {
+  it.each([true, false])('cut halfway (sendDone %s) is estimated, never billed at the partial count', async (sendDone) => {
+    harness.simulator.useDialect(dialect(sendDone, 'everyChunk'));
+    harness.simulator.script({ kind: 'cutAfter', chunks: 2 });
+    const { end } = await streamed('/v1/chat/completions', chatBody({ stream: true }));
+    expect(end).toMatchObject({ errorClass: 'stream_interrupted', usageSource: 'estimated' });
+  });
+});

@@ -1,0 +1,86 @@
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { gatewayKeyAccount } from '../../../../proxy/contracts/secretStore.ts';
+import { runAirlock } from '../../../support/cliHarness.ts';
+import { memorySecretStore } from '../../../support/memorySecretStore.ts';
+import { findSentinel, SENTINEL_KEY } from '../../../support/sentinel.ts';
+
+let root: string;
+let homeDir: string;
+let dataDir: string;
+let secrets: ReturnType<typeof memorySecretStore>;
+
+beforeEach(() => {
+  root = mkdtempSync(path.join(tmpdir(), 'airlock-connect-cli-'));
+  homeDir = path.join(root, 'home');
+  dataDir = path.join(root, 'data');
+  mkdirSync(homeDir);
+  secrets = memorySecretStore();
+});
+afterEach(() => rmSync(root, { recursive: true, force: true }));
+
+const connect = (...args: string[]) => runAirlock(dataDir, secrets, ['connect', ...args], '', homeDir);
+const aiderFile = () => path.join(homeDir, '.aider.conf.yml');
+
+describe('airlock connect', () => {
+  it('lists every tool and whether it is found', async () => {
+    writeFileSync(aiderFile(), '# my options\ndark-mode: true\n');
+    const run = await connect();
+    expect(run.exitCode).toBe(0);
+    expect(run.stdout).toMatch(/^claude-code +not found$/m);
+    expect(run.stdout).toMatch(/^aider +found, not connected$/m);
+    expect(run.stdout).toContain(`  ${aiderFile()}`);
+  });
+
+  it('--dry-run prints the diff and writes nothing', async () => {
+    writeFileSync(aiderFile(), '# my options\ndark-mode: true\n');
+    const run = await connect('aider', '--dry-run', '--model', 'deepseek-chat');
+    expect(run.exitCode).toBe(0);
+    expect(run.stdout).toContain('+openai-api-base: http://127.0.0.1:8642/v1');
+    expect(run.stdout).toContain('+openai-api-key: <new client token "aider">');
+    expect(run.stdout).toContain('+model: openai/deepseek-chat');
+    expect(run.stderr).toContain('Dry run: nothing was written');
+    expect(readFileSync(aiderFile(), 'utf8')).toBe('# my options\ndark-mode: true\n');
+  });
+
+  it('applies on the given port, reports the token and backup, and --undo puts the file back', async () => {
+    writeFileSync(aiderFile(), '# my options\ndark-mode: true\n');
+    const applied = await connect('aider', '--port', '9911');
+    expect(applied.exitCode).toBe(0);
+    expect(applied.stderr).toMatch(/Created client token "aider"\. Backup \d{8}T\d+Z: undo with `npx airlock connect aider --undo`/);
+    const written = readFileSync(aiderFile(), 'utf8');
+    expect(written).toContain('# my options\ndark-mode: true\n');
+    expect(written).toMatch(/openai-api-base: http:\/\/127\.0\.0\.1:9911\/v1\nopenai-api-key: alk_/);
+    // The token is printed nowhere: only its masked label.
+    expect(applied.stdout + applied.stderr).not.toMatch(/alk_[A-Za-z0-9_-]{20}/);
+
+    expect((await connect('--port', '9911')).stdout).toMatch(/^aider +connected \(client token "aider"\)$/m);
+    const undone = await connect('aider', '--undo');
+    expect(undone.stdout).toBe(`Restored ${aiderFile()}\n`);
+    expect(readFileSync(aiderFile(), 'utf8')).toBe('# my options\ndark-mode: true\n');
+  });
+
+  it('--import moves the key into the keychain and never prints it', async () => {
+    writeFileSync(aiderFile(), `openai-api-base: https://gw.example.com/v1\nopenai-api-key: ${SENTINEL_KEY}\n`);
+    const listing = await connect();
+    expect(listing.stdout).toContain(`key for https://gw.example.com/v1 ending in ${SENTINEL_KEY.slice(-4)} can be imported (--import)`);
+    const dry = await connect('aider', '--import', '--dry-run');
+    const run = await connect('aider', '--import');
+    expect(run.exitCode).toBe(0);
+    expect(run.stderr).toContain('The gateway key is now in the OS keychain, in profile "gw-example-com".');
+    expect(secrets.entries.get(gatewayKeyAccount('gw-example-com'))).toBe(SENTINEL_KEY);
+    for (const output of [listing, dry, run]) expect(findSentinel(output.stdout + output.stderr)).toBeNull();
+    expect(findSentinel(readFileSync(aiderFile(), 'utf8'))).toBeNull();
+  });
+
+  it('refuses an unknown tool and a nothing-to-undo with one line and exit 1', async () => {
+    const unknown = await connect('vim');
+    expect(unknown.exitCode).toBe(1);
+    expect(unknown.stderr).toMatch(/'vim' is invalid.*Allowed choices are claude-code, codex, opencode, aider/);
+    const nothing = await connect('codex', '--undo');
+    expect(nothing.exitCode).toBe(1);
+    expect(nothing.stderr).toBe("airlock: Airlock has not written Codex CLI's config, so there is nothing to undo.\n");
+  });
+});

@@ -1,0 +1,71 @@
+import { describe, expect, it } from 'vitest';
+import { budgetAlertPercent, budgetProgress } from '../../../../proxy/app/control/budgets.ts';
+import type { ControlDeps } from '../../../../proxy/app/control/deps.ts';
+import { buildStatus } from '../../../../proxy/app/control/status.ts';
+import { configFileSchema, CONFIG_VERSION, type ConfigFile } from '../../../../proxy/contracts/config.ts';
+
+describe('budgetAlertPercent', () => {
+  it.each([
+    [0, 10, null],
+    [4.99, 10, null],
+    [5, 10, 50],
+    [7.99, 10, 50],
+    [8, 10, 80],
+    [9.99, 10, 80],
+    [10, 10, 100],
+    [25, 10, 100],
+    [0.3, 0.6, 50],
+  ])('%d of %d credits -> %s', (spent, cap, expected) => {
+    expect(budgetAlertPercent(spent, cap)).toBe(expected);
+  });
+});
+
+const config: ConfigFile = configFileSchema.parse({
+  version: CONFIG_VERSION,
+  activeProfileId: 'main',
+  profiles: [{ id: 'main', name: 'Main', baseUrl: 'https://gw.example.com/v1', budget: { dailyCredits: 10, monthlyCredits: 100 } }],
+  clientTokens: [
+    { name: 'codex', profileId: null, tokenSha256: 'a'.repeat(64), lastFour: 'abcd', createdAtMs: 0, budget: { dailyCredits: 2 } },
+  ],
+});
+
+/** Spend as the log would report it: per profile or client, the same for any period start here. */
+function spendSince(spent: { profile: number; client: number }) {
+  return (query: { profileId?: string; clientName?: string }) => (query.clientName ? spent.client : spent.profile);
+}
+
+describe('budget alerts in the progress and the window status', () => {
+  it('gives each cap its alert share', () => {
+    const progress = budgetProgress(config, spendSince({ profile: 8.5, client: 1 }), Date.UTC(2026, 10, 26, 12));
+    expect(progress.map((entry) => [entry.scope, entry.subject, entry.period, entry.alertPercent, entry.reached])).toEqual([
+      ['profile', 'main', 'daily', 80, false],
+      ['profile', 'main', 'monthly', null, false],
+      ['client', 'codex', 'daily', 50, false],
+    ]);
+  });
+
+  it('warns at 50% and 80%, and keeps the reached alarm at 100%', () => {
+    const status = (spent: { profile: number; client: number }) =>
+      buildStatus({
+        deps: {
+          config: { snapshot: () => config },
+          log: {
+            totals: () => ({ costCredits: 0 }),
+            spendSince: spendSince(spent),
+            status: () => ({ reason: null, ledgerGap: null }),
+          },
+          keys: { keyStatus: () => ({ set: true, lastFour: 'wxyz' }), keychainProblem: () => null },
+        } as unknown as ControlDeps,
+        proxy: null,
+        keyRejectedProfiles: [],
+        nowMs: Date.UTC(2026, 10, 26, 12),
+      }).alarms.map((alarm) => [alarm.kind, alarm.message]);
+
+    expect(status({ profile: 4, client: 0 })).toEqual([]);
+    expect(status({ profile: 8, client: 1 })).toEqual([
+      ['budget_warning', 'Profile main has used 80% of its daily budget (8 of 10 credits today); at the cap its requests are refused.'],
+      ['budget_warning', 'Client codex has used 50% of its daily budget (1 of 2 credits today); at the cap its requests are refused.'],
+    ]);
+    expect(status({ profile: 10, client: 0 }).map(([kind]) => kind)).toEqual(['budget_reached']);
+  });
+});

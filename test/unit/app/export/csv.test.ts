@@ -1,0 +1,107 @@
+import { parse } from 'csv-parse/sync';
+import { describe, expect, it } from 'vitest';
+import type { RequestLogRow, SpendByDayRow } from '../../../../proxy/contracts/log.ts';
+import { requestsCsv, spendCsv } from '../../../../proxy/app/export/csv.ts';
+import { CNY_PER_CREDIT } from '../../../../proxy/spend/constants.ts';
+import { REDACTED } from '../../../../proxy/core/redact.ts';
+import { findSentinel, SENTINEL_KEY } from '../../../support/sentinel.ts';
+import { logRow } from './exportRows.ts';
+
+function parsed(text: string): Record<string, string>[] {
+  return parse(text, { columns: true, skip_empty_lines: true });
+}
+
+describe('requestsCsv', () => {
+  it.each<[string, Partial<RequestLogRow>, Record<string, string>]>([
+    [
+      'a priced request: figures as numbers, times as ISO UTC',
+      {},
+      {
+        started_at: '2026-11-20T09:30:00.000Z',
+        status: '200',
+        input_tokens: '12',
+        cost_credits: '0.0042',
+        stream: 'false',
+        error_class: '',
+      },
+    ],
+    [
+      'an unpriced request: cost empty, never 0',
+      { costCredits: null, usageSource: 'estimated' },
+      { cost_credits: '', usage_source: 'estimated' },
+    ],
+    ['float noise in a cost is cut', { costCredits: 0.1 + 0.2 }, { cost_credits: '0.3' }],
+    [
+      'a failure keeps class and message',
+      { status: 429, errorClass: 'rate_limited', errorMessage: 'slow down, "agent"' },
+      { error_class: 'rate_limited', error_message: 'slow down, "agent"' },
+    ],
+    [
+      'text with commas and newlines survives',
+      { clientPath: '/v1/x?a=1,b=2', errorMessage: 'line one\nline two' },
+      { path: '/v1/x?a=1,b=2', error_message: 'line one\nline two' },
+    ],
+    [
+      'a model named like a formula is defused for spreadsheets',
+      { requestedModel: '=HYPERLINK("http://x")' },
+      { requested_model: `'=HYPERLINK("http://x")` },
+    ],
+    ['a key in an error message is masked', { errorMessage: `bad key ${SENTINEL_KEY}` }, { error_message: `bad key ${REDACTED}` }],
+  ])('%s', (_name, overrides, expected) => {
+    const [record] = parsed(requestsCsv([logRow(overrides)], { header: true, knownSecrets: [SENTINEL_KEY] }));
+    expect(record).toMatchObject(expected);
+  });
+
+  it('writes one record per row under one header, and pages after the first without it', () => {
+    const first = requestsCsv([logRow({ id: 'a' }), logRow({ id: 'b' })], { header: true, knownSecrets: [] });
+    const next = requestsCsv([logRow({ id: 'c' })], { header: false, knownSecrets: [] });
+    const records = parsed(first + next);
+    expect(records.map((record) => record.id)).toEqual(['a', 'b', 'c']);
+    expect(Object.keys(records[0] ?? {})).toContain('cost_credits');
+  });
+
+  it('an empty export is the header line alone', () => {
+    expect(requestsCsv([], { header: true, knownSecrets: [] }).trim().split('\n')).toHaveLength(1);
+  });
+
+  it('never holds the key', () => {
+    expect(findSentinel(requestsCsv([logRow({ errorMessage: SENTINEL_KEY })], { header: true, knownSecrets: [SENTINEL_KEY] }))).toBeNull();
+  });
+});
+
+describe('spendCsv', () => {
+  const day = (overrides: Partial<SpendByDayRow>): SpendByDayRow => ({
+    day: '2026-11-20',
+    group: 'gpt-4o-mini',
+    requests: 3,
+    costCredits: 1.5,
+    unpricedRequests: 0,
+    inputTokens: 300,
+    outputTokens: 120,
+    ...overrides,
+  });
+
+  it.each<[string, SpendByDayRow[], Parameters<typeof spendCsv>[1], Record<string, string>[]]>([
+    [
+      'per model, with the money in CNY beside the credits',
+      [day({}), day({ day: '2026-11-21', group: 'claude-sonnet', costCredits: 0.25 })],
+      'model',
+      [
+        { day: '2026-11-20', group_by: 'model', group: 'gpt-4o-mini', requests: '3', cost_credits: '1.5' },
+        { day: '2026-11-21', group: 'claude-sonnet', cost_credits: '0.25' },
+      ],
+    ],
+    ['ungrouped: group empty', [day({ group: null })], null, [{ group_by: 'none', group: '' }]],
+    [
+      'unpriced requests are counted',
+      [day({ unpricedRequests: 2, costCredits: 0 })],
+      'client',
+      [{ unpriced_requests: '2', cost_credits: '0' }],
+    ],
+  ])('%s', (_name, rows, groupBy, expected) => {
+    const records = parsed(spendCsv(rows, groupBy));
+    expect(records).toHaveLength(expected.length);
+    for (const [index, fields] of expected.entries()) expect(records[index]).toMatchObject(fields);
+    for (const record of records) expect(Number(record.cost_cny)).toBeCloseTo(Number(record.cost_credits) * CNY_PER_CREDIT, 6);
+  });
+});

@@ -1,0 +1,204 @@
+import { describe, expect, it } from 'vitest';
+import type { TokenUsage } from '../../../proxy/contracts/usage.ts';
+import type { EndpointKind, ObserverOptions, ProtocolAdapter } from '../../../proxy/protocols/adapter.ts';
+import { anthropicAdapter } from '../../../proxy/protocols/anthropic/adapter.ts';
+import { chatAdapter } from '../../../proxy/protocols/chat/adapter.ts';
+import { passthroughAdapter } from '../../../proxy/protocols/passthrough/adapter.ts';
+import { adapterNamed, isChatCompletion, routeFor } from '../../../proxy/protocols/registry.ts';
+import { responsesAdapter } from '../../../proxy/protocols/responses/adapter.ts';
+import type { SseEvent } from '../../../proxy/protocols/sse.ts';
+
+describe('routeFor: the registry maps a path to its protocol', () => {
+  it.each<[string, string, ProtocolAdapter, EndpointKind]>([
+    ['chat/completions', 'POST', chatAdapter, 'generate'],
+    ['chat/completions', 'post', chatAdapter, 'generate'],
+    ['chat/completions', 'GET', passthroughAdapter, 'other'],
+    ['messages', 'POST', anthropicAdapter, 'generate'],
+    ['messages/count_tokens', 'POST', anthropicAdapter, 'count'],
+    ['responses', 'POST', responsesAdapter, 'generate'],
+    ['embeddings', 'POST', passthroughAdapter, 'other'],
+    ['images/generations', 'POST', passthroughAdapter, 'other'],
+    ['models', 'GET', passthroughAdapter, 'other'],
+    ['responses', 'GET', passthroughAdapter, 'other'],
+  ])('%s %s', (path, method, adapter, endpoint) => {
+    expect(routeFor(path, method)).toEqual({ adapter, endpoint });
+  });
+
+  it('tells a chat completion from the rest', () => {
+    expect(
+      [routeFor('chat/completions', 'POST'), routeFor('messages', 'POST'), routeFor('completions', 'POST')].map(isChatCompletion),
+    ).toEqual([true, false, false]);
+  });
+
+  it('answers each client protocol with its own adapter', () => {
+    expect([adapterNamed('openai'), adapterNamed('anthropic'), adapterNamed('responses')]).toEqual([
+      chatAdapter,
+      anthropicAdapter,
+      responsesAdapter,
+    ]);
+  });
+});
+
+describe('readAnswer: each protocol reads the usage of its own JSON answers', () => {
+  it.each<[string, ProtocolAdapter, EndpointKind, object, TokenUsage | null]>([
+    ['chat', chatAdapter, 'generate', { usage: { prompt_tokens: 12, completion_tokens: 4 } }, { inputTokens: 12, outputTokens: 4 }],
+    ['Messages', anthropicAdapter, 'generate', { usage: { input_tokens: 12, output_tokens: 4 } }, { inputTokens: 12, outputTokens: 4 }],
+    [
+      'Messages with cache reads and writes (counted apart by Anthropic, inside the input here)',
+      anthropicAdapter,
+      'generate',
+      { usage: { input_tokens: 10, cache_read_input_tokens: 100, cache_creation_input_tokens: 5, output_tokens: 4 } },
+      { inputTokens: 115, outputTokens: 4, cachedInputTokens: 100 },
+    ],
+    ['Messages read as chat would find nothing', anthropicAdapter, 'generate', { usage: { prompt_tokens: 12 } }, null],
+    ['count_tokens runs no model', anthropicAdapter, 'count', { input_tokens: 12 }, { inputTokens: 0, outputTokens: 0 }],
+    [
+      'Responses',
+      responsesAdapter,
+      'generate',
+      {
+        usage: {
+          input_tokens: 12,
+          input_tokens_details: { cached_tokens: 2 },
+          output_tokens: 4,
+          output_tokens_details: { reasoning_tokens: 1 },
+        },
+      },
+      { inputTokens: 12, outputTokens: 4, cachedInputTokens: 2, reasoningTokens: 1 },
+    ],
+    ['embeddings', passthroughAdapter, 'other', { usage: { prompt_tokens: 7, total_tokens: 7 } }, { inputTokens: 7, outputTokens: 0 }],
+    [
+      'images (gpt-image)',
+      passthroughAdapter,
+      'other',
+      { usage: { input_tokens: 50, output_tokens: 4160 } },
+      { inputTokens: 50, outputTokens: 4160 },
+    ],
+    ['no usage', passthroughAdapter, 'other', { data: [] }, null],
+  ])('%s', (_name, adapter, endpoint, json, usage) => {
+    expect(adapter.readAnswer(json, endpoint).usage).toEqual(usage);
+  });
+});
+
+/** Feeds events to a fresh observer; what it reported and whether it calls the answer whole. */
+function observe(
+  adapter: ProtocolAdapter,
+  events: SseEvent[],
+  options: ObserverOptions = { dropUsageOnlyChunks: false, usageAsked: true },
+) {
+  const usages: TokenUsage[] = [];
+  const passed: boolean[] = [];
+  const observer = adapter.stream.observer(
+    { onDelta: () => undefined, onModel: () => undefined, onUsage: (usage) => usages.push(usage) },
+    options,
+  );
+  for (const event of events) passed.push(observer.observe(event));
+  return { complete: observer.complete, usages, passed, error: observer.upstreamErrorMessage };
+}
+
+const data = (json: object): SseEvent => ({ data: JSON.stringify(json) });
+const named = (event: string, json: object): SseEvent => ({ event, data: JSON.stringify(json) });
+const DONE: SseEvent = { data: '[DONE]' };
+const text = (content: string, usage?: object) =>
+  data({ choices: [{ index: 0, delta: { content }, finish_reason: null }], ...(usage ? { usage } : {}) });
+const finish = (usage?: object) => data({ choices: [{ index: 0, delta: {}, finish_reason: 'stop' }], ...(usage ? { usage } : {}) });
+const usageOnly = (completion: number) => data({ choices: [], usage: { prompt_tokens: 5, completion_tokens: completion } });
+const running = (completion: number) => ({ prompt_tokens: 5, completion_tokens: completion });
+
+describe('the chat observer: when a stream is whole, and which usage is final', () => {
+  it.each<[string, SseEvent[], boolean, number[], Partial<ObserverOptions>?]>([
+    ['[DONE] after finish and usage', [text('a'), finish(), usageOnly(2), DONE], true, [2]],
+    ['no [DONE], finish then usage', [text('a'), finish(), usageOnly(2)], true, [2]],
+    ['no [DONE], usage on the finish chunk', [text('a'), finish(running(2))], true, [2]],
+    ['no [DONE], usage before the finish chunk', [text('a'), usageOnly(2), finish()], true, [2]],
+    ['no [DONE], a running count on every chunk', [text('a', running(1)), text('b', running(2)), finish(running(3))], true, [3]],
+    ['cut before the finish chunk', [text('a'), text('b')], false, []],
+    ['cut after the finish, before the usage asked for', [text('a'), finish()], false, []],
+    ['finish without usage, when none was asked', [text('a'), finish()], true, [], { usageAsked: false }],
+    ['a running count cut halfway is never reported', [text('a', running(1)), text('b', running(2))], false, []],
+    ['[DONE] makes the last running count final', [text('a', running(1)), text('b', running(2)), DONE], true, [2]],
+    [
+      'two choices: whole only when both finished',
+      [
+        data({
+          choices: [
+            { index: 0, delta: { content: 'a' } },
+            { index: 1, delta: { content: 'b' } },
+          ],
+        }),
+        finish(),
+        usageOnly(2),
+      ],
+      false,
+      [2],
+    ],
+  ])('%s', (_name, events, complete, completions, options) => {
+    const seen = observe(chatAdapter, events, { dropUsageOnlyChunks: false, usageAsked: true, ...options });
+    expect(seen.complete).toBe(complete);
+    expect(seen.usages.map((usage) => usage.outputTokens)).toEqual(completions);
+  });
+
+  it('keeps the usage-only chunk from a client that never asked for it', () => {
+    expect(observe(chatAdapter, [text('a'), finish(), usageOnly(2)], { dropUsageOnlyChunks: true, usageAsked: true }).passed).toEqual([
+      true,
+      true,
+      false,
+    ]);
+  });
+});
+
+describe('the Messages and Responses observers: whole at their final event', () => {
+  const messageStart = named('message_start', {
+    type: 'message_start',
+    message: { model: 'm', usage: { input_tokens: 12, output_tokens: 1 } },
+  });
+  const messageDelta = named('message_delta', { type: 'message_delta', delta: { stop_reason: 'end_turn' }, usage: { output_tokens: 4 } });
+  const messageStop = named('message_stop', { type: 'message_stop' });
+  const completed = named('response.completed', {
+    type: 'response.completed',
+    response: { model: 'm', usage: { input_tokens: 12, output_tokens: 4 } },
+  });
+  const failed = named('response.failed', { type: 'response.failed', response: { error: { message: 'model overloaded' } } });
+
+  it.each<[string, ProtocolAdapter, SseEvent[], boolean, TokenUsage[], string | null]>([
+    [
+      'Messages to message_stop',
+      anthropicAdapter,
+      [messageStart, messageDelta, messageStop],
+      true,
+      [{ inputTokens: 12, outputTokens: 4 }],
+      null,
+    ],
+    [
+      'Messages cut before message_stop',
+      anthropicAdapter,
+      [messageStart, messageDelta],
+      false,
+      [{ inputTokens: 12, outputTokens: 4 }],
+      null,
+    ],
+    ['Responses to response.completed', responsesAdapter, [completed], true, [{ inputTokens: 12, outputTokens: 4 }], null],
+    ['Responses that failed', responsesAdapter, [failed], false, [], 'model overloaded'],
+    ['Responses cut before its final event', responsesAdapter, [named('response.created', { type: 'response.created' })], false, [], null],
+    ['a passed-through stream ends whole when it ends cleanly', passthroughAdapter, [data({ x: 1 })], true, [], null],
+  ])('%s', (_name, adapter, events, complete, usages, error) => {
+    const seen = observe(adapter, events);
+    expect(seen.complete).toBe(complete);
+    expect(seen.usages).toEqual(usages);
+    expect(seen.error).toBe(error);
+  });
+});
+
+describe("errors.streamFrame: a failure mid-stream in the client's protocol", () => {
+  it.each<[ProtocolAdapter, string | undefined, Record<string, unknown>]>([
+    [chatAdapter, undefined, { error: { type: 'stream_interrupted' } }],
+    [anthropicAdapter, 'error', { type: 'error', error: { type: 'api_error' } }],
+    [responsesAdapter, 'error', { type: 'error', code: 'stream_interrupted', error: { type: 'stream_interrupted' } }],
+  ])('%#', (adapter, eventName, shape) => {
+    const frame = adapter.errors.streamFrame('stream_interrupted', {});
+    const eventLine = /^event: (.+)$/m.exec(frame)?.[1];
+    expect(eventLine).toBe(eventName);
+    expect(JSON.parse(/^data: (.+)$/m.exec(frame)![1]!)).toMatchObject(shape);
+    expect(frame.endsWith('\n\n')).toBe(true);
+  });
+});

@@ -17,6 +17,11 @@ interface OnDemandThreadOptions<FromThread, Waiter> {
   onGaveUp: () => void;
   /** Every question sent has its answer (the thread is unref'd by then). */
   onIdle?: () => void;
+  /**
+   * Stops the thread once it has had no question for this long, so what its heap holds goes back
+   * to the system; the next question starts a new one. Kept for good when absent.
+   */
+  stopWhenIdleMs?: number;
 }
 
 /**
@@ -31,6 +36,7 @@ export class OnDemandThread<ToThread, FromThread extends { id: number }, Waiter>
   private readonly waiters = new Map<number, Waiter>();
   private nextId = 1;
   private failuresInARow = 0;
+  private idleTimer: NodeJS.Timeout | null = null;
 
   constructor(options: OnDemandThreadOptions<FromThread, Waiter>) {
     this.options = options;
@@ -49,6 +55,7 @@ export class OnDemandThread<ToThread, FromThread extends { id: number }, Waiter>
   /** Sends a question (built with its id), starting the thread if needed; only when `available`. */
   ask(waiter: Waiter, question: (id: number) => ToThread, transfer: ArrayBuffer[]): void {
     const worker = this.ensureWorker();
+    this.clearIdleTimer();
     const id = this.nextId++;
     this.waiters.set(id, waiter);
     // Ref'd while an answer is awaited, so a caller's await cannot be cut short by the process exiting.
@@ -58,6 +65,7 @@ export class OnDemandThread<ToThread, FromThread extends { id: number }, Waiter>
 
   /** Stops the thread without counting it as a failure; the next question starts a new one. */
   async stop(): Promise<void> {
+    this.clearIdleTimer();
     const worker = this.worker;
     if (worker === null) return;
     // Forgotten first, so its exit is not taken for a failure.
@@ -85,13 +93,28 @@ export class OnDemandThread<ToThread, FromThread extends { id: number }, Waiter>
     this.waiters.delete(answer.id);
     if (this.waiters.size === 0 && this.worker !== null) {
       this.worker.unref();
+      this.startIdleTimer();
       this.options.onIdle?.();
     }
     this.options.onAnswer(answer, waiter);
   }
 
+  private startIdleTimer(): void {
+    const idleMs = this.options.stopWhenIdleMs;
+    if (idleMs === undefined) return;
+    this.clearIdleTimer();
+    this.idleTimer = setTimeout(() => void this.stop(), idleMs);
+    this.idleTimer.unref();
+  }
+
+  private clearIdleTimer(): void {
+    if (this.idleTimer !== null) clearTimeout(this.idleTimer);
+    this.idleTimer = null;
+  }
+
   private onExit(worker: Worker): void {
     if (worker !== this.worker) return;
+    this.clearIdleTimer();
     this.worker = null;
     this.failuresInARow += 1;
     this.failWaiters('died');

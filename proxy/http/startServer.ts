@@ -11,6 +11,7 @@ import { TranslationThread } from '../forward/translation/translationThreadClien
 import { closeUpstreamAgents } from '../forward/upstreamClient.ts';
 import { CAPTURE_LIMIT_BYTES, CONTROL_PREFIX, DEFAULT_HOST } from '../contracts/defaults.ts';
 import { answerUnexpectedError, createRequestDispatch } from './requestDispatch.ts';
+import { startMemoryReclaimer } from '../core/memoryReclaimer.ts';
 
 export interface ServerOptions {
   host?: string;
@@ -67,6 +68,8 @@ export async function startServer(options: ServerOptions): Promise<ProxyHandle> 
   let paused = false;
   let port = options.port;
   const translation = options.translation ?? new TranslationThread();
+  // A burst's heap is given back once no request is in flight and the loop is idle.
+  const reclaimer = startMemoryReclaimer(() => inFlight.size > 0);
 
   const app = express();
   app.disable('x-powered-by');
@@ -142,6 +145,7 @@ export async function startServer(options: ServerOptions): Promise<ProxyHandle> 
       const report = await shutdown.stopAll(SETTLE_ON_STOP_MS);
       server.closeAllConnections();
       await closed;
+      reclaimer.stop();
       await closeUpstreamAgents();
       if (translation !== options.translation) await translation.close();
       return report;

@@ -21,17 +21,22 @@ interface Pending {
  * estimate: with no budget cap set, most users never need one and never pay its memory (about 35 MB);
  * the first estimate waits about 0.3 s for the tokenizer to load, without holding up other requests.
  * An estimate never fails: if the thread cannot answer, it is the byte-count estimate instead,
- * which over-counts, the safe side for budgets.
+ * which over-counts, the safe side for budgets. The thread stops after TOKENIZER_IDLE_STOP_MS
+ * without a question, so a count now and then does not hold its memory all day; a count after
+ * that waits for the tokenizer to load again.
  */
+export const TOKENIZER_IDLE_STOP_MS = 5 * 60_000;
+
 export class TokenEstimator {
   private readonly thread: OnDemandThread<ToTokenizerThread, FromTokenizerThread, Pending>;
 
-  constructor(options: { threadUrl?: URL; onFailure?: (reason: string) => void } = {}) {
+  constructor(options: { threadUrl?: URL; onFailure?: (reason: string) => void; stopWhenIdleMs?: number } = {}) {
     const onFailure = options.onFailure ?? ((reason) => console.error(`[airlock] token estimates: ${reason}`));
     this.thread = new OnDemandThread({
       scriptUrl: options.threadUrl ?? TOKENIZER_THREAD_URL,
       threadName: TOKENIZER_THREAD_NAME,
       maxFailuresInARow: MAX_TOKENIZER_FAILURES,
+      stopWhenIdleMs: options.stopWhenIdleMs ?? TOKENIZER_IDLE_STOP_MS,
       onAnswer: (message, pending) => pending?.resolve(message.tokens),
       // What the dead thread had not answered gets the byte estimate; the next request starts a new thread.
       onUnanswered: ({ resolve, fallbackTokens }) => resolve(fallbackTokens),

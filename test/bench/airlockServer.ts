@@ -4,21 +4,28 @@ import { join } from 'node:path';
 import { createSpendGate } from '../../proxy/spend/spendGate.ts';
 import { SpendLedger } from '../../proxy/spend/spendLedger.ts';
 import { profileSchema } from '../../proxy/contracts/profile.ts';
+import { emptyConfig } from '../../proxy/contracts/config.ts';
+import { createClientAuthenticator } from '../../proxy/http/clientAuthenticator.ts';
+import { tokenRecord } from '../../proxy/http/clientTokens.ts';
 import { createRequestLog } from '../../proxy/store/requestLog.ts';
 import { startServer } from '../../proxy/http/startServer.ts';
 import { SENTINEL_KEY } from '../support/sentinel.ts';
 
 /**
  * Airlock as the app wires its proxy, minus files and keychain: one fixed profile with no budget
- * cap, one client, the sentinel key, the spend gate (burst guard, breaker, budgets) every request
- * passes; with `withLog`, the SQLite request log in a temporary data directory.
+ * cap, client tokens required and checked as the app checks them, the sentinel key, the spend gate
+ * (burst guard, breaker, budgets) every request passes; with `withLog`, the SQLite request log in a
+ * temporary data directory. The client token is the string the load generator sends to every
+ * target (the sentinel key, which the direct simulator and the floors pass on): Airlock hashes and
+ * compares it like any token, then sends the gateway key in its place.
  */
 export async function startAirlock(upstreamUrl: string, withLog: boolean): Promise<{ url: string; stop(): Promise<void> }> {
+  const config = { ...emptyConfig(), clientTokens: [tokenRecord('bench', SENTINEL_KEY, null, 0)] };
   const profile = profileSchema.parse({ id: 'bench', name: 'Bench gateway', baseUrl: `${upstreamUrl}/v1` });
   const proxy = await startServer({
     port: 0,
     services: {
-      authenticator: { authenticate: () => ({ tokenName: 'bench', pinnedProfileId: null }) },
+      authenticator: createClientAuthenticator({ snapshot: () => config }),
       targets: { resolve: () => ({ profile, apiKey: SENTINEL_KEY }) },
       // The bench's rates are far past the default burst limit, which pauses a runaway agent.
       spendGate: createSpendGate({

@@ -1,11 +1,13 @@
 /**
- * `npm run bench`: direct connection to the gateway simulator vs a minimal Node pass-through
- * proxy (the floor) vs Airlock, and Airlock with the request log on vs off, in one run. Each
- * server runs in its own process; this process is only the load generator. Prints a table and
- * writes test-results/bench.json. Exits 0 on a MISS (it is a report), non-zero if something broke.
- *   npm run bench [-- [--cpu-prof] [--only stall]]
- * --cpu-prof: profile the Airlock process under load; --only stall: only small requests while
- * large bodies arrive (test-results/bench-stall.json).
+ * `npm run bench`: direct connection to the gateway simulator vs two minimal Node pass-through
+ * proxies (the node:http floor and the tuned undici floor) vs Airlock, and Airlock with the request
+ * log on vs off, in one run. Each server runs in its own process; this process is only the load
+ * generator. Prints the tables, issue 20's figures against the undici floor with their goals, and
+ * Airlock's RSS after each phase, and writes test-results/bench.json. Exits 0 on a MISS (it is a report), non-zero if something broke.
+ *   npm run bench [-- [--cpu-prof] [--heap-snapshots] [--only stall]]
+ * --cpu-prof: profile the Airlock process under load; --heap-snapshots: snapshots of the logged
+ * Airlock's main heap after each phase of the relay runs (test-results/heap/); --only stall: only
+ * small requests while large bodies arrive (test-results/bench-stall.json).
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
@@ -18,7 +20,11 @@ import { measureKeyMasking } from './keyMasking.ts';
 import { measureLargeBody, measureOpenStreams, measureStreaming, measureThroughput } from './scenarios.ts';
 import { largeBodies } from './largeBodies.ts';
 import { measureSmallDuringLarge } from './stallScenario.ts';
-import { checkStall, checkTargets, type BenchResults, type StallResults } from './targets.ts';
+import { checkStall, checkTargets, type BenchResults, type ProxyTarget, type StallResults } from './targets.ts';
+import { formatIssueTable, formatRssPhases, issueFigures, RSS_SETTLE_AFTER_LOAD_MS, type PhaseRss, type RssPhase } from './issueTable.ts';
+import { readProcessMemory } from './processMemory.ts';
+import { MALLOC_ARENA_ENV, MALLOC_ARENAS } from '../../proxy/app/cli/mallocArenas.ts';
+import { setTimeout as delay } from 'node:timers/promises';
 
 const RESULTS_DIR = resolve(import.meta.dirname, '../../test-results');
 const STREAM_CHUNKS = 20;
@@ -43,12 +49,26 @@ const MASKING_STREAM_CHUNKS = 40;
 const MASKING_CONCURRENCY = 10;
 const MASKING_RUN_MS = 1_000;
 const MASKING_ROUNDS = 5;
+/** How long after the large bodies their memory is looked at again: three of the reclaimer's checks. */
+const LARGE_BODY_SETTLE_MS = 15_000;
 /** Each large body is sent this many times while the small requests run. */
 const LARGE_BODY_ROUNDS = 2;
 
-const { values } = parseArgs({ options: { 'cpu-prof': { type: 'boolean', default: false }, only: { type: 'string' } } });
+const { values } = parseArgs({
+  options: {
+    'cpu-prof': { type: 'boolean', default: false },
+    'heap-snapshots': { type: 'boolean', default: false },
+    only: { type: 'string' },
+  },
+});
 if (values.only !== undefined && values.only !== 'stall') throw new Error('--only takes one scenario: stall');
 const airlockNodeFlags = values['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${resolve(RESULTS_DIR, 'cpu-prof')}`] : [];
+
+const PROXY_KINDS = [
+  ['floor', 'floor'],
+  ['undiciFloor', 'undici-floor'],
+  ['airlock', 'airlock'],
+] as const satisfies readonly (readonly [ProxyTarget, string])[];
 
 const running = new Set<ChildServer>();
 
@@ -70,15 +90,34 @@ async function stop(...children: ChildServer[]): Promise<void> {
  */
 const EXACT_RSS_ENV = { MALLOC_MMAP_THRESHOLD_: '32768', MALLOC_TRIM_THRESHOLD_: '0' };
 
+/** What `airlock serve` sets for itself before it starts (proxy/app/cli/mallocArenas.ts). */
+const AIRLOCK_SERVE_ENV = { [MALLOC_ARENA_ENV]: MALLOC_ARENAS };
+
 const startProxy = (
-  kind: 'floor' | 'airlock',
+  kind: 'floor' | 'undici-floor' | 'airlock',
   upstreamUrl: string,
   options: { log?: boolean; exactRss?: boolean } = {},
 ): Promise<ChildServer> =>
   start('proxyServer.ts', ['--kind', kind, '--upstream', upstreamUrl, ...(options.log ? ['--log'] : [])], {
     nodeFlags: [...(kind === 'airlock' ? airlockNodeFlags : []), ...(options.exactRss ? ['--expose-gc'] : [])],
-    ...(options.exactRss ? { env: EXACT_RSS_ENV } : {}),
+    env: { ...(options.exactRss ? EXACT_RSS_ENV : {}), ...(kind === 'airlock' ? AIRLOCK_SERVE_ENV : {}) },
   });
+
+/** Airlock's RSS (log on) after each phase of the bench, for the report. */
+const airlockRssPhases: RssPhase[] = [];
+/**
+ * Notes the logged Airlock's RSS after a phase of the relay runs, with its main thread's heap; with
+ * --heap-snapshots, also writes a snapshot of that heap (which forces a collection and leaves the
+ * snapshot's own native memory behind: figures after the first one are not comparable).
+ */
+async function noteAirlockRss(phase: string, server: ChildServer): Promise<void> {
+  const bytes = readProcessMemory(server.pid).rssBytes;
+  const heap = await server.memoryUsage();
+  airlockRssPhases.push({ phase, bytes, heapUsedBytes: heap.heapUsed, heapTotalBytes: heap.heapTotal });
+  if (!values['heap-snapshots']) return;
+  mkdirSync(resolve(RESULTS_DIR, 'heap'), { recursive: true });
+  await server.heapSnapshot(resolve(RESULTS_DIR, 'heap', `${airlockRssPhases.length}-${phase.replace(/\W+/g, '-')}.heapsnapshot`));
+}
 
 /** A JSON embeddings request of exactly `bytes` bytes, its text varied so a dropped or moved chunk changes the hash. */
 function largeJsonBody(bytes: number): Buffer {
@@ -93,25 +132,58 @@ function largeJsonBody(bytes: number): Buffer {
   return body;
 }
 
-async function measureRelays(log: (line: string) => void): Promise<Pick<BenchResults, 'throughputC1' | 'throughputC50' | 'streaming'>> {
+type RelayResults = Pick<BenchResults, 'throughputC1' | 'throughputC50' | 'streaming' | 'rssByPhase'>;
+
+/**
+ * Non-streamed chat at c=1 and c=50, then streams, through every relay. The proxies' processes are
+ * left running, idle, for the RSS read RSS_SETTLE_AFTER_LOAD_MS after the load: `finish` (called
+ * after the masking runs, which use other processes) waits out the rest of that time, reads it and
+ * stops them.
+ */
+async function measureRelays(log: (line: string) => void): Promise<{ finish(): Promise<RelayResults> }> {
   const simulator = await start('upstreamServer.ts', [
     '--chunk-count',
     String(STREAM_CHUNKS),
     '--chunk-interval-ms',
     String(STREAM_CHUNK_INTERVAL_MS),
   ]);
-  const [floor, airlock, airlockLogged] = await Promise.all([
+  const [floor, undiciFloor, airlock, airlockLogged] = await Promise.all([
     startProxy('floor', simulator.url),
+    startProxy('undici-floor', simulator.url),
     startProxy('airlock', simulator.url),
     startProxy('airlock', simulator.url, { log: true }),
   ]);
-  const urls = { direct: simulator.url, floor: floor.url, airlock: airlock.url, airlockLogged: airlockLogged.url };
-  const pids = [simulator, floor, airlock, airlockLogged].map((server) => server.pid);
+  const servers = { direct: simulator, floor, undiciFloor, airlock, airlockLogged };
+  const urls = {
+    direct: simulator.url,
+    floor: floor.url,
+    undiciFloor: undiciFloor.url,
+    airlock: airlock.url,
+    airlockLogged: airlockLogged.url,
+  };
+  const pids = {
+    direct: simulator.pid,
+    floor: floor.pid,
+    undiciFloor: undiciFloor.pid,
+    airlock: airlock.pid,
+    airlockLogged: airlockLogged.pid,
+  };
+  const watched = { floor, undiciFloor, airlockLogged };
+  const rss = (): Record<keyof typeof watched, number> => ({
+    floor: readProcessMemory(floor.pid).rssBytes,
+    undiciFloor: readProcessMemory(undiciFloor.pid).rssBytes,
+    airlockLogged: readProcessMemory(airlockLogged.pid).rssBytes,
+  });
   // A profiler samples all the time: quiet then means little more than its own overhead.
   const quiet = values['cpu-prof'] ? { ...DEFAULT_QUIET, maxBusyMs: PROFILED_MAX_BUSY_MS } : DEFAULT_QUIET;
-  const settle = (): Promise<number> => waitUntilQuiet(pids, quiet);
+  const settle = (): Promise<number> => waitUntilQuiet(Object.values(pids), quiet);
+  await settle();
+  const idle = rss();
+  await noteAirlockRss('idle, after start', airlockLogged);
   log('non-streaming, concurrency 1');
-  const throughputC1 = await measureThroughput(urls, { concurrency: 1, count: 600, rounds: 7, maxMs: 10_000, settle });
+  const throughputC1 = await measureThroughput(urls, { concurrency: 1, count: 600, rounds: 7, maxMs: 10_000, settle, pids });
+  const afterC1 = rss();
+  await noteAirlockRss('after the c=1 runs', airlockLogged);
   log('non-streaming, concurrency 50');
   const throughputC50 = await measureThroughput(urls, {
     concurrency: 50,
@@ -119,17 +191,44 @@ async function measureRelays(log: (line: string) => void): Promise<Pick<BenchRes
     rounds: 9,
     maxMs: C50_RUN_MS,
     settle,
+    pids,
   });
+  const afterC50 = rss();
+  await noteAirlockRss('after the c=50 runs', airlockLogged);
   log('streams');
   // The logged proxy indexes its backlog after the last round: chunk timing must not share the CPU with it.
   await settle();
   const streaming = {
     direct: await measureStreaming(urls.direct, TRACED_STREAMS, STREAM_CHUNKS),
     floor: await measureStreaming(urls.floor, TRACED_STREAMS, STREAM_CHUNKS),
-    airlock: await measureStreaming(urls.airlock, TRACED_STREAMS, STREAM_CHUNKS),
+    undiciFloor: await measureStreaming(urls.undiciFloor, TRACED_STREAMS, STREAM_CHUNKS),
+    airlock: await measureStreaming(urls.airlockLogged, TRACED_STREAMS, STREAM_CHUNKS),
   };
-  await stop(floor, airlock, airlockLogged, simulator);
-  return { throughputC1, throughputC50, streaming };
+  const afterStreams = rss();
+  await noteAirlockRss('after the streams', airlockLogged);
+  const loadEndedAt = Date.now();
+  await stop(servers.direct, airlock);
+  return {
+    async finish() {
+      await delay(Math.max(0, loadEndedAt + RSS_SETTLE_AFTER_LOAD_MS - Date.now()));
+      const afterQuiet = rss();
+      await noteAirlockRss(`${RSS_SETTLE_AFTER_LOAD_MS / 1000} s after the last request`, airlockLogged);
+      await stop(floor, undiciFloor, airlockLogged);
+      const phases = (target: keyof typeof watched): PhaseRss => ({
+        idleBytes: idle[target],
+        afterC1Bytes: afterC1[target],
+        afterC50Bytes: afterC50[target],
+        afterStreamsBytes: afterStreams[target],
+        afterQuietBytes: afterQuiet[target],
+      });
+      return {
+        throughputC1,
+        throughputC50,
+        streaming,
+        rssByPhase: { floor: phases('floor'), undiciFloor: phases('undiciFloor'), airlockLogged: phases('airlockLogged') },
+      };
+    },
+  };
 }
 
 async function measureMasking(log: (line: string) => void): Promise<Pick<BenchResults, 'keyMasking'>> {
@@ -154,9 +253,13 @@ async function measureMemory(log: (line: string) => void): Promise<Pick<BenchRes
     String(OPEN_STREAM_CHUNK_INTERVAL_MS),
   ]);
   const openStreams = {} as BenchResults['openStreams'];
-  for (const kind of ['floor', 'airlock'] as const) {
-    const proxy = await startProxy(kind, slowSimulator.url, { exactRss: true });
-    openStreams[kind] = await measureOpenStreams(proxy, OPEN_STREAMS, OPEN_STREAMS_FIRST_BYTE_TIMEOUT_MS);
+  for (const [target, kind] of PROXY_KINDS) {
+    const proxy = await startProxy(kind, slowSimulator.url, { exactRss: true, log: kind === 'airlock' });
+    openStreams[target] = await measureOpenStreams(proxy, OPEN_STREAMS, OPEN_STREAMS_FIRST_BYTE_TIMEOUT_MS);
+    if (kind === 'airlock') {
+      airlockRssPhases.push({ phase: `${OPEN_STREAMS} open streams (own process, after a GC)`, bytes: openStreams[target].rssDuringBytes });
+      airlockRssPhases.push({ phase: 'after they ended (after a GC)', bytes: openStreams[target].rssAfterBytes });
+    }
     await stop(proxy);
   }
   await stop(slowSimulator);
@@ -165,23 +268,28 @@ async function measureMemory(log: (line: string) => void): Promise<Pick<BenchRes
   const sink = await start('upstreamServer.ts', ['--kind', 'sink']);
   const body = largeJsonBody(LARGE_BODY_BYTES);
   const largeBody = { direct: await measureLargeBody(sink.url, body, EMBEDDINGS_PATH) } as BenchResults['largeBody'];
-  for (const kind of ['floor', 'airlock'] as const) {
-    const proxy = await startProxy(kind, sink.url, { exactRss: true });
-    largeBody[kind] = await measureLargeBody(proxy, body, EMBEDDINGS_PATH);
+  for (const [target, kind] of PROXY_KINDS) {
+    const proxy = await startProxy(kind, sink.url, { exactRss: true, log: kind === 'airlock' });
+    largeBody[target] = await measureLargeBody(proxy, body, EMBEDDINGS_PATH);
+    if (kind === 'airlock')
+      airlockRssPhases.push({ phase: '10 MB body, 0.3 s after (own process)', bytes: largeBody[target].rssAfterBytes ?? Number.NaN });
     await stop(proxy);
   }
   await stop(sink);
   return { openStreams, largeBody };
 }
 
-/** Small requests while large and pathological bodies arrive: straight to the sink, then through Airlock (log off). */
+/** Small requests while large and pathological bodies arrive: straight to the sink, then through Airlock (log on). */
 async function measureStall(log: (line: string) => void): Promise<StallResults> {
   log('small requests while large bodies arrive');
   const sink = await start('upstreamServer.ts', ['--kind', 'sink']);
   const bodies = largeBodies();
   const direct = await measureSmallDuringLarge(sink.url, bodies, LARGE_BODY_ROUNDS);
-  const proxy = await startProxy('airlock', sink.url);
+  const proxy = await startProxy('airlock', sink.url, { log: true });
   const airlock = await measureSmallDuringLarge(proxy, bodies, LARGE_BODY_ROUNDS);
+  await noteAirlockRss('after the large bodies (own process)', proxy);
+  await delay(LARGE_BODY_SETTLE_MS);
+  await noteAirlockRss(`${LARGE_BODY_SETTLE_MS / 1000} s later`, proxy);
   await stop(proxy, sink);
   return { direct, airlock };
 }
@@ -190,20 +298,28 @@ async function main(): Promise<void> {
   const startedAt = Date.now();
   const log = (line: string): void => console.error(`[bench ${((Date.now() - startedAt) / 1000).toFixed(1)} s] ${line}`);
   const loadBefore = loadavg();
-  const results: Partial<BenchResults> =
-    values.only === 'stall' ? {} : { ...(await measureRelays(log)), ...(await measureMasking(log)), ...(await measureMemory(log)) };
+  let results: Partial<BenchResults> = {};
+  if (values.only === undefined) {
+    const relays = await measureRelays(log);
+    const masking = await measureMasking(log);
+    log(`idle proxies until ${RSS_SETTLE_AFTER_LOAD_MS / 1000} s after the load`);
+    results = { ...(await relays.finish()), ...masking, ...(await measureMemory(log)) };
+  }
   const stall = await measureStall(log);
+  results = { ...results, stall, airlockRssPhases };
   const checks = values.only === 'stall' ? [] : checkTargets(results as BenchResults);
   const stallChecks = checkStall(stall);
   if (values.only !== 'stall') console.log(formatReport(results as BenchResults, checks));
   console.log(formatStall(stall, stallChecks));
+  if (values.only !== 'stall') console.log(formatIssueTable(issueFigures(results as BenchResults)));
+  console.log(formatRssPhases(airlockRssPhases));
   mkdirSync(RESULTS_DIR, { recursive: true });
   const machine = { cpus: availableParallelism(), node: process.version, loadAverageBefore: loadBefore, loadAverageAfter: loadavg() };
   const report = {
     generatedAt: new Date().toISOString(),
     durationMs: Date.now() - startedAt,
     machine,
-    results: { ...results, stall },
+    results,
     checks: [...checks, ...stallChecks],
   };
   const file = resolve(RESULTS_DIR, values.only === 'stall' ? 'bench-stall.json' : 'bench.json');

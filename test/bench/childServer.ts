@@ -19,6 +19,10 @@ export interface ChildServer {
    * since the last call and starts afresh, 'unwatch' gives it and stops.
    */
   eventLoop(action: 'watch' | 'read' | 'unwatch'): Promise<EventLoopDelay>;
+  /** proxyServer.ts only: the main thread's `process.memoryUsage()`. */
+  memoryUsage(): Promise<NodeJS.MemoryUsage>;
+  /** proxyServer.ts only: writes a heap snapshot of the main thread to `file`. */
+  heapSnapshot(file: string): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -62,6 +66,18 @@ export async function startChildServer(script: string, args: readonly string[], 
       return new Promise((resolveDelay) => {
         child.once('message', (message) => resolveDelay(message as EventLoopDelay));
         child.send(LOOP_MESSAGES[action]);
+      });
+    },
+    memoryUsage() {
+      return new Promise((resolveUsage) => {
+        child.once('message', (message) => resolveUsage(message as NodeJS.MemoryUsage));
+        child.send('memory');
+      });
+    },
+    heapSnapshot(file) {
+      return new Promise((resolveSnapshot) => {
+        child.once('message', () => resolveSnapshot());
+        child.send({ heapSnapshot: file });
       });
     },
     async stop() {

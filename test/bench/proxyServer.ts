@@ -1,12 +1,13 @@
 /**
  * A proxy under test, in its own process:
- *   node test/bench/proxyServer.ts --kind floor|airlock [--log] --upstream http://127.0.0.1:PORT
+ *   node test/bench/proxyServer.ts --kind floor|undici-floor|airlock [--log] --upstream http://127.0.0.1:PORT
  * prints `listening on http://127.0.0.1:PORT` and stops on SIGTERM. Each kind is imported only
  * when chosen, so the floor's process holds none of Airlock's modules.
  */
 import type { AddressInfo } from 'node:net';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
+import { writeHeapSnapshot } from 'node:v8';
 
 const { values } = parseArgs({
   options: {
@@ -18,9 +19,11 @@ const { values } = parseArgs({
 const upstreamUrl = values.upstream;
 if (upstreamUrl === undefined) throw new Error('--upstream is required');
 
-async function startFloor(upstream: string): Promise<{ url: string; stop(): Promise<void> }> {
-  const { createFloorProxy } = await import('./floorProxy.ts');
-  const server = createFloorProxy(upstream);
+async function startFloor(kind: 'floor' | 'undici-floor', upstream: string): Promise<{ url: string; stop(): Promise<void> }> {
+  const server =
+    kind === 'floor'
+      ? (await import('./floorProxy.ts')).createFloorProxy(upstream)
+      : (await import('./undiciFloor.ts')).createUndiciFloorProxy(upstream);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
@@ -32,8 +35,8 @@ async function startFloor(upstream: string): Promise<{ url: string; stop(): Prom
 }
 
 async function startChosen(): Promise<{ url: string; stop(): Promise<void> }> {
-  if (values.kind === 'floor') return startFloor(upstreamUrl as string);
-  if (values.kind !== 'airlock') throw new Error('--kind must be floor or airlock');
+  if (values.kind === 'floor' || values.kind === 'undici-floor') return startFloor(values.kind, upstreamUrl as string);
+  if (values.kind !== 'airlock') throw new Error('--kind must be floor, undici-floor or airlock');
   const { startAirlock } = await import('./airlockServer.ts');
   return startAirlock(upstreamUrl as string, values.log);
 }
@@ -58,6 +61,15 @@ const tick = (): void => {
   busyTicker = setTimeout(tick, 1);
 };
 process.on('message', (message) => {
+  if (typeof message === 'object' && message !== null && 'heapSnapshot' in message) {
+    // For the memory investigation (issue 20): a snapshot of this thread's heap at a chosen moment.
+    process.send?.({ file: writeHeapSnapshot(String(message.heapSnapshot)) });
+    return;
+  }
+  if (message === 'memory') {
+    process.send?.(process.memoryUsage());
+    return;
+  }
   if (message === 'watch-loop') {
     loopDelay.enable();
     lastCpu = process.threadCpuUsage();

@@ -15,23 +15,25 @@ function withRatios(value: number, unit: string, direct: number | null, floor: n
 
 const THROUGHPUT_LABELS: Record<ThroughputTarget, string> = {
   direct: 'direct',
-  floor: 'floor',
+  floor: 'node floor',
+  undiciFloor: 'undici floor',
   airlock: 'airlock',
   airlockLogged: 'airlock+log',
 };
-const RELAY_TARGETS: RelayTarget[] = ['direct', 'floor', 'airlock'];
+const RELAY_TARGETS: RelayTarget[] = ['direct', 'floor', 'undiciFloor', 'airlock'];
 
 function throughputLines(title: string, results: BenchResults['throughputC1']): string[] {
   const lines = [title];
   for (const target of Object.keys(THROUGHPUT_LABELS) as ThroughputTarget[]) {
     const run = results[target];
     const direct = target === 'direct' ? null : results.direct;
-    const floor = target === 'direct' || target === 'floor' ? null : results.floor;
+    const floor = target === 'direct' || target === 'floor' || target === 'undiciFloor' ? null : results.floor;
+    const cpu = run.cpuUsPerRequest === null ? '' : ` | CPU ${fixed(run.cpuUsPerRequest, 1)} us/req`;
     lines.push(
       `  ${THROUGHPUT_LABELS[target].padEnd(12)} ${withRatios(run.requestsPerSecond, 'req/s', direct?.requestsPerSecond ?? null, floor?.requestsPerSecond ?? null, 0)}` +
         ` | p50 ${withRatios(run.p50Ms, 'ms', direct?.p50Ms ?? null, floor?.p50Ms ?? null, 3)}` +
         ` | p99 ${withRatios(run.p99Ms, 'ms', direct?.p99Ms ?? null, floor?.p99Ms ?? null, 3)}` +
-        ` | n=${run.count}${run.failures > 0 ? ` FAILURES=${run.failures}` : ''}`,
+        `${cpu} | n=${run.count}${run.failures > 0 ? ` FAILURES=${run.failures}` : ''}`,
     );
   }
   return lines;
@@ -50,20 +52,26 @@ export function formatReport(results: BenchResults, checks: readonly TargetCheck
     const stream = results.streaming[target];
     const direct = target === 'direct' ? null : results.streaming.direct.ttfbP50Ms;
     const floor = target === 'airlock' ? results.streaming.floor.ttfbP50Ms : null;
+    const ttft = ` | TTFT p50 ${fixed(stream.ttftP50Ms, 3)} ms`;
     const spacing = target === 'direct' ? '' : ` | spacing off direct by ${fixed(spacingDeviationMs(results, target), 3)} ms`;
     lines.push(
-      `  ${target.padEnd(12)} TTFB p50 ${withRatios(stream.ttfbP50Ms, 'ms', direct, floor, 3)}${spacing}` +
+      `  ${target.padEnd(12)} TTFB p50 ${withRatios(stream.ttfbP50Ms, 'ms', direct, floor, 3)}${ttft}${spacing}` +
         ` | merged reads ${stream.mergedReads} | incomplete ${stream.incompleteStreams}/${stream.streams}`,
     );
   }
   const floorStreams = results.openStreams.floor;
-  const airlockStreams = results.openStreams.airlock;
-  lines.push(
-    `Open streams (${airlockStreams.openStreams} at once), proxy RSS growth per stream`,
-    `  floor        ${kib(floorStreams.bytesPerStream)} (RSS ${mib(floorStreams.rssBeforeBytes)} -> ${mib(floorStreams.rssDuringBytes)})`,
-    `  airlock      ${withRatios(airlockStreams.bytesPerStream / 1024, 'KB', null, floorStreams.bytesPerStream / 1024, 1)} (RSS ${mib(airlockStreams.rssBeforeBytes)} -> ${mib(airlockStreams.rssDuringBytes)})`,
-    `Request body of ${mib(results.largeBody.airlock.bodyBytes)}`,
-  );
+  lines.push(`Open streams (${floorStreams.openStreams} at once), proxy RSS growth per stream`);
+  for (const target of ['floor', 'undiciFloor', 'airlock'] as const) {
+    const open = results.openStreams[target];
+    const perStream =
+      target === 'floor'
+        ? kib(open.bytesPerStream)
+        : withRatios(open.bytesPerStream / 1024, 'KB', null, floorStreams.bytesPerStream / 1024, 1);
+    lines.push(
+      `  ${target.padEnd(12)} ${perStream} (RSS ${mib(open.rssBeforeBytes)} -> ${mib(open.rssDuringBytes)}, after ${mib(open.rssAfterBytes)})`,
+    );
+  }
+  lines.push(`Request body of ${mib(results.largeBody.airlock.bodyBytes)}`);
   for (const target of RELAY_TARGETS) {
     const body = results.largeBody[target];
     const direct = target === 'direct' ? null : results.largeBody.direct.elapsedMs;

@@ -2,8 +2,9 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { createHash } from 'node:crypto';
 import type { ChildServer } from './childServer.ts';
 import { createPool, postBody, runChatLoad, type LoadRun } from './load.ts';
+import { processCpuMs } from './processCpu.ts';
 import { readProcessMemory, sampleRss } from './processMemory.ts';
-import { gaps, lowerMiddleIndex, meanSeries, percentile, summarizeLatencies, type LatencySummary } from './stats.ts';
+import { cpuPerRequestUs, gaps, lowerMiddleIndex, meanSeries, percentile, summarizeLatencies, type LatencySummary } from './stats.ts';
 import { traceStream } from './streams.ts';
 
 export interface ThroughputResult extends LatencySummary {
@@ -11,6 +12,14 @@ export interface ThroughputResult extends LatencySummary {
   failures: number;
   /** Every round's throughput, in round order: round i of each target ran at about the same time. */
   roundRequestsPerSecond: number[];
+  /**
+   * CPU of the target's process (all its threads) per completed request, over every round: from each
+   * run's start until the servers were quiet again, so work a proxy defers past the run (the log's
+   * writing and indexing) counts too. Null where no process was named.
+   */
+  cpuUsPerRequest: number | null;
+  /** The same for each round, in round order. */
+  roundCpuUsPerRequest: number[];
 }
 
 const WARMUP_REQUESTS = 500;
@@ -26,11 +35,26 @@ const WARMUP_MAX_MS = 5_000;
  */
 export async function measureThroughput<T extends string>(
   urls: Record<T, string>,
-  options: { concurrency: number; count: number; rounds: number; maxMs: number; settle: () => Promise<unknown> },
+  options: {
+    concurrency: number;
+    count: number;
+    rounds: number;
+    maxMs: number;
+    settle: () => Promise<unknown>;
+    /** The process behind each target, whose CPU is read around its runs. */
+    pids?: Partial<Record<T, number>>;
+  },
 ): Promise<Record<T, ThroughputResult>> {
   const targets = Object.keys(urls) as T[];
   const pools = new Map(targets.map((target) => [target, createPool(urls[target], options.concurrency)] as const));
   const runs = new Map<T, LoadRun[]>(targets.map((target) => [target, []]));
+  const cpuMs = new Map<T, number[]>(targets.map((target) => [target, []]));
+  let lastRun: { target: T; pid: number; cpuBeforeMs: number } | null = null;
+  /** Charges the CPU since the last run started to it: called once the servers are quiet again. */
+  const chargeLastRun = (): void => {
+    if (lastRun !== null) cpuMs.get(lastRun.target)?.push(processCpuMs(lastRun.pid) - lastRun.cpuBeforeMs);
+    lastRun = null;
+  };
   try {
     for (const [, pool] of pools)
       await runChatLoad({ pool, concurrency: options.concurrency, count: WARMUP_REQUESTS, maxMs: WARMUP_MAX_MS });
@@ -40,20 +64,29 @@ export async function measureThroughput<T extends string>(
         const pool = pools.get(target);
         if (pool === undefined) continue;
         await options.settle();
+        chargeLastRun();
+        const pid = options.pids?.[target];
+        if (pid !== undefined) lastRun = { target, pid, cpuBeforeMs: processCpuMs(pid) };
         runs.get(target)?.push(await runChatLoad({ pool, concurrency: options.concurrency, count: options.count, maxMs: options.maxMs }));
       }
     }
+    await options.settle();
+    chargeLastRun();
   } finally {
     await Promise.all([...pools.values()].map((pool) => pool.close()));
   }
   const results = {} as Record<T, ThroughputResult>;
   for (const [target, targetRuns] of runs) {
     const run = medianRun(targetRuns);
+    const targetCpuMs = cpuMs.get(target) ?? [];
+    const requests = targetRuns.map((targetRun) => targetRun.latenciesMs.length);
     results[target] = {
       ...summarizeLatencies(run.latenciesMs),
       requestsPerSecond: run.requestsPerSecond,
       failures: run.failures,
       roundRequestsPerSecond: targetRuns.map((targetRun) => targetRun.requestsPerSecond),
+      cpuUsPerRequest: targetCpuMs.length === 0 ? null : cpuPerRequestUs(targetCpuMs, requests),
+      roundCpuUsPerRequest: targetCpuMs.map((ms, index) => cpuPerRequestUs([ms], [requests[index] ?? 0])),
     };
   }
   return results;
@@ -70,6 +103,8 @@ function medianRun(runs: LoadRun[]): LoadRun {
 export interface StreamingResult {
   streams: number;
   ttfbP50Ms: number;
+  /** Request start to the first content delta (the first token), median. */
+  ttftP50Ms: number;
   /** Mean gap between consecutive content deltas, position by position. */
   meanGapsMs: number[];
   mergedReads: number;
@@ -90,6 +125,10 @@ export async function measureStreaming(url: string, streams: number, expectedDel
         traces.map((trace) => trace.ttfbMs),
         0.5,
       ),
+      ttftP50Ms: percentile(
+        traces.map((trace) => trace.ttfbMs + (trace.deltaTimesMs[0] ?? Number.NaN)),
+        0.5,
+      ),
       meanGapsMs: meanSeries(traces.map((trace) => gaps(trace.deltaTimesMs))),
       mergedReads: traces.reduce((sum, trace) => sum + trace.mergedReads, 0),
       incompleteStreams: traces.filter((trace) => trace.deltaTimesMs.length !== expectedDeltas || !trace.sawDone).length,
@@ -103,6 +142,8 @@ export interface OpenStreamsResult {
   openStreams: number;
   rssBeforeBytes: number;
   rssDuringBytes: number;
+  /** After the streams ended and a collection: what the proxy kept. */
+  rssAfterBytes: number;
   bytesPerStream: number;
 }
 
@@ -135,7 +176,9 @@ export async function measureOpenStreams(proxy: ChildServer, count: number, firs
     const rssDuringBytes = readProcessMemory(proxy.pid).rssBytes;
     abort.abort();
     await Promise.all(streams);
-    return { openStreams: count, rssBeforeBytes, rssDuringBytes, bytesPerStream: (rssDuringBytes - rssBeforeBytes) / count };
+    await proxy.collectGarbage();
+    const rssAfterBytes = readProcessMemory(proxy.pid).rssBytes;
+    return { openStreams: count, rssBeforeBytes, rssDuringBytes, rssAfterBytes, bytesPerStream: (rssDuringBytes - rssBeforeBytes) / count };
   } finally {
     abort.abort();
     await pool.destroy();
@@ -148,6 +191,9 @@ export interface LargeBodyResult {
   byteForByte: boolean;
   /** Peak RSS above the RSS before the upload; null where no proxy process sits in between. */
   peakGrowthBytes: number | null;
+  /** RSS before the upload and a moment after its answer; null without a proxy process. */
+  rssBeforeBytes: number | null;
+  rssAfterBytes: number | null;
 }
 
 const RSS_SAMPLE_INTERVAL_MS = 2;
@@ -177,8 +223,12 @@ export async function measureLargeBody(via: string | ChildServer, body: Buffer, 
       const peakBytes = after.peakRssBytes > before.peakRssBytes ? Math.max(after.peakRssBytes, sampledPeakBytes) : sampledPeakBytes;
       peakGrowthBytes = peakBytes - before.rssBytes;
     }
+    await delay(BODY_SETTLE_MS);
+    const rssAfterBytes = pid === null ? null : readProcessMemory(pid).rssBytes;
     const answer = result.json as { sha256?: unknown; bytes?: unknown };
     return {
+      rssBeforeBytes: before?.rssBytes ?? null,
+      rssAfterBytes,
       bodyBytes: body.length,
       elapsedMs: result.elapsedMs,
       byteForByte: result.status === 200 && answer.sha256 === expectedSha256 && answer.bytes === body.length,

@@ -64,3 +64,10 @@ export function median(values: readonly number[]): number {
   if (values.length === 0) return Number.NaN;
   return [...values].sort((x, y) => x - y)[lowerMiddleIndex(values.length)] as number;
 }
+
+/** CPU per request in microseconds over several runs: their total CPU over their total requests. */
+export function cpuPerRequestUs(cpuMs: readonly number[], requests: readonly number[]): number {
+  const totalRequests = requests.reduce((sum, count) => sum + count, 0);
+  if (totalRequests === 0) return Number.NaN;
+  return (cpuMs.reduce((sum, ms) => sum + ms, 0) * 1000) / totalRequests;
+}

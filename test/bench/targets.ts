@@ -1,11 +1,14 @@
+import type { PhaseRss, RssPhase } from './issueTable.ts';
 import type { KeyMaskingResult } from './keyMasking.ts';
 import type { LargeBodyResult, OpenStreamsResult, StreamingResult, ThroughputResult } from './scenarios.ts';
 import type { SmallDuringLargeResult } from './stallScenario.ts';
 import { meanAbsoluteDifference, median, pairedRatios } from './stats.ts';
 
-export type ThroughputTarget = 'direct' | 'floor' | 'airlock' | 'airlockLogged';
-export type RelayTarget = 'direct' | 'floor' | 'airlock';
-export type ProxyTarget = 'floor' | 'airlock';
+/** `floor` is the node:http pass-through, `undiciFloor` the tuned undici one. */
+export type ThroughputTarget = 'direct' | 'floor' | 'undiciFloor' | 'airlock' | 'airlockLogged';
+/** Here `airlock` runs as users run it: request log on, client token checked. */
+export type RelayTarget = 'direct' | 'floor' | 'undiciFloor' | 'airlock';
+export type ProxyTarget = 'floor' | 'undiciFloor' | 'airlock';
 
 export interface BenchResults {
   throughputC1: Record<ThroughputTarget, ThroughputResult>;
@@ -14,6 +17,11 @@ export interface BenchResults {
   openStreams: Record<ProxyTarget, OpenStreamsResult>;
   largeBody: Record<RelayTarget, LargeBodyResult>;
   keyMasking: KeyMaskingResult;
+  /** Each proxy's RSS at the end of each phase of the relay runs. */
+  rssByPhase: Record<'floor' | 'undiciFloor' | 'airlockLogged', PhaseRss>;
+  /** Airlock's (log on) RSS after every phase of the whole bench, in order. */
+  airlockRssPhases: RssPhase[];
+  stall: StallResults;
 }
 
 export interface TargetCheck {

@@ -9,6 +9,7 @@ import { runRetention, type RetentionPolicy, type RetentionResult } from './rete
 import { openLogDatabase } from '../schema.ts';
 import { clearUnwrittenSpend, hasRoomToRetry, readSavedSpend, saveUnwrittenSpend } from './unwrittenSpendFile.ts';
 import { checkpointOnOwnConnection, leaveCheckpointsToThread } from './walCheckpointer.ts';
+import { DEFAULT_RECLAIM_OPTIONS, startMemoryReclaimer } from '../../core/memoryReclaimer.ts';
 
 if (parentPort === null) throw new Error('logThread.ts runs as a worker thread only');
 const port = parentPort;
@@ -38,6 +39,10 @@ const ingest = new EventIngest(db, {
   carriedSpend: saved.kind === 'saved' ? saved.entries : [],
   onUnwritten: (state) => send({ type: 'unwritten', state }),
 });
+// A burst of events grows this thread's heap as it grows the forwarding thread's: given back when
+// idle. One idle check is enough here: no request waits on this thread's next burst, and its
+// full-text backfill, which runs on after a load, would keep resetting a longer wait.
+const reclaimer = startMemoryReclaimer(() => false, { ...DEFAULT_RECLAIM_OPTIONS, idleIntervals: 1 });
 
 /** Retention deletes bodies the full-text backlog may count, so the backlog is counted again after. */
 function retain(policy: RetentionPolicy, nowMs: number): RetentionResult | null {
@@ -72,6 +77,7 @@ function handle(message: ToLogThread): void {
       checkpointOnOwnConnection(db);
       return;
     case 'close':
+      reclaimer.stop();
       ingest.writeHeldRows();
       ingest.close();
       db.close();

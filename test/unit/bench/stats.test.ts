@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { median, pairedRatios, percentile } from '../../bench/stats.ts';
+import { cpuPerRequestUs, median, pairedRatios, percentile } from '../../bench/stats.ts';
 import { pairedShare } from '../../bench/targets.ts';
 import type { ThroughputResult } from '../../bench/scenarios.ts';
 
@@ -11,9 +11,16 @@ const run = (roundRequestsPerSecond: number[]): ThroughputResult => ({
   failures: 0,
   requestsPerSecond: median(roundRequestsPerSecond),
   roundRequestsPerSecond,
+  cpuUsPerRequest: null,
+  roundCpuUsPerRequest: [],
 });
 
 describe('bench statistics', () => {
+  it('charges CPU per request over all runs together, and has no figure without requests', () => {
+    expect(cpuPerRequestUs([100, 300], [1000, 3000])).toBe(100);
+    expect(cpuPerRequestUs([10, 0], [0, 0])).toBeNaN();
+  });
+
   it.each([
     { values: [], expected: Number.NaN },
     { values: [5], expected: 5 },

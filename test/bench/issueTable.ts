@@ -1,0 +1,164 @@
+/**
+ * Issue 20's table: each figure for the tuned undici floor and for Airlock as users run it (request
+ * log on, client token checked), measured in the same run, with its goal and PASS/MISS. Pure: it
+ * only reads the bench's results.
+ */
+import type { BenchResults } from './targets.ts';
+
+export interface IssueFigure {
+  name: string;
+  goal: string;
+  floor: string;
+  airlock: string;
+  pass: boolean;
+}
+
+/** Memory of one proxy process read at the end of each phase of the relay runs. */
+export interface PhaseRss {
+  idleBytes: number;
+  afterC1Bytes: number;
+  afterC50Bytes: number;
+  afterStreamsBytes: number;
+  /** RSS_SETTLE_AFTER_LOAD_MS after the last request of the relay runs. */
+  afterQuietBytes: number;
+}
+
+export const MAX_CPU_RATIO_TO_FLOOR = 1.5;
+export const MAX_ADDED_P99_C1_MS = 2;
+export const MAX_ADDED_TTFT_MS = 1;
+export const MAX_RSS_ABOVE_IDLE_RATIO = 1.1;
+export const MAX_LARGE_BODY_RATIO_TO_FLOOR = 1.5;
+export const MAX_IDLE_RSS_BYTES = 100 * 1024 * 1024;
+export const MAX_BYTES_PER_STREAM = 48 * 1024;
+export const MAX_EVENT_LOOP_STALL_MS = 10;
+export const RSS_SETTLE_AFTER_LOAD_MS = 60_000;
+
+const fixed = (value: number, digits = 1): string => (Number.isFinite(value) ? value.toFixed(digits) : 'n/a');
+const mb = (bytes: number): string => `${fixed(bytes / (1024 * 1024))} MB`;
+
+/** `value / floor` and whether it is within `maxRatio`; a figure that could not be measured misses. */
+export function judgeRatio(value: number | null, floor: number | null, maxRatio: number): { ratio: number; pass: boolean } {
+  if (value === null || floor === null || !(floor > 0)) return { ratio: Number.NaN, pass: false };
+  const ratio = value / floor;
+  return { ratio, pass: ratio <= maxRatio };
+}
+
+/** Whether a value is measured and at most `limit`. */
+export function judgeAtMost(value: number | null, limit: number): boolean {
+  return value !== null && Number.isFinite(value) && value <= limit;
+}
+
+function ratioFigure(name: string, unit: string, floor: number | null, airlock: number | null, maxRatio: number): IssueFigure {
+  const { ratio, pass } = judgeRatio(airlock, floor, maxRatio);
+  return {
+    name,
+    goal: `<= ${maxRatio}x the floor`,
+    floor: `${fixed(floor ?? Number.NaN)} ${unit}`,
+    airlock: `${fixed(airlock ?? Number.NaN)} ${unit} = ${fixed(ratio, 2)}x`,
+    pass,
+  };
+}
+
+export function issueFigures(results: BenchResults): IssueFigure[] {
+  const { throughputC1: c1, throughputC50: c50, streaming, largeBody, openStreams, rssByPhase } = results;
+  const addedP99 = (target: 'undiciFloor' | 'airlockLogged'): number => c1[target].p99Ms - c1.direct.p99Ms;
+  const addedTtft = (target: 'undiciFloor' | 'airlock'): number => streaming[target].ttftP50Ms - streaming.direct.ttftP50Ms;
+  const airlockRss = rssByPhase.airlockLogged;
+  const floorRss = rssByPhase.undiciFloor;
+  const rssBackLimit = airlockRss.idleBytes * MAX_RSS_ABOVE_IDLE_RATIO;
+  const loop = results.stall.airlock.loopDuringLarge;
+  return [
+    ratioFigure(
+      'proxy CPU per request, c=50',
+      'us',
+      c50.undiciFloor.cpuUsPerRequest,
+      c50.airlockLogged.cpuUsPerRequest,
+      MAX_CPU_RATIO_TO_FLOOR,
+    ),
+    ratioFigure(
+      'proxy CPU per request, c=1',
+      'us',
+      c1.undiciFloor.cpuUsPerRequest,
+      c1.airlockLogged.cpuUsPerRequest,
+      MAX_CPU_RATIO_TO_FLOOR,
+    ),
+    {
+      name: 'added p99 at c=1 (vs direct)',
+      goal: `<= ${MAX_ADDED_P99_C1_MS} ms`,
+      floor: `${fixed(addedP99('undiciFloor'), 2)} ms`,
+      airlock: `${fixed(addedP99('airlockLogged'), 2)} ms`,
+      pass: judgeAtMost(addedP99('airlockLogged'), MAX_ADDED_P99_C1_MS),
+    },
+    {
+      name: 'stream TTFT added (p50 vs direct)',
+      goal: `<= ${MAX_ADDED_TTFT_MS} ms`,
+      floor: `${fixed(addedTtft('undiciFloor'), 2)} ms`,
+      airlock: `${fixed(addedTtft('airlock'), 2)} ms`,
+      pass: judgeAtMost(addedTtft('airlock'), MAX_ADDED_TTFT_MS),
+    },
+    {
+      name: `RSS after the c=50 runs, then ${RSS_SETTLE_AFTER_LOAD_MS / 1000} s after the load`,
+      goal: `back to idle +${Math.round((MAX_RSS_ABOVE_IDLE_RATIO - 1) * 100)}% (${mb(rssBackLimit)})`,
+      floor: `${mb(floorRss.afterC50Bytes)}, then ${mb(floorRss.afterQuietBytes)}`,
+      airlock: `${mb(airlockRss.afterC50Bytes)}, then ${mb(airlockRss.afterQuietBytes)}`,
+      pass: judgeAtMost(airlockRss.afterQuietBytes, rssBackLimit),
+    },
+    ratioFigure(
+      '10 MB request body, time',
+      'ms',
+      largeBody.undiciFloor.elapsedMs,
+      largeBody.airlock.elapsedMs,
+      MAX_LARGE_BODY_RATIO_TO_FLOOR,
+    ),
+    {
+      name: 'RSS idle',
+      goal: `<= ${mb(MAX_IDLE_RSS_BYTES)}`,
+      floor: mb(floorRss.idleBytes),
+      airlock: mb(airlockRss.idleBytes),
+      pass: judgeAtMost(airlockRss.idleBytes, MAX_IDLE_RSS_BYTES),
+    },
+    {
+      name: `RSS per open stream, ${openStreams.airlock.openStreams} open`,
+      goal: `<= ${fixed(MAX_BYTES_PER_STREAM / 1024, 0)} KB`,
+      floor: `${fixed(openStreams.undiciFloor.bytesPerStream / 1024)} KB`,
+      airlock: `${fixed(openStreams.airlock.bytesPerStream / 1024)} KB`,
+      pass: judgeAtMost(openStreams.airlock.bytesPerStream, MAX_BYTES_PER_STREAM),
+    },
+    {
+      name: 'longest event-loop stall, mixed load with large and nested bodies',
+      goal: `<= ${MAX_EVENT_LOOP_STALL_MS} ms`,
+      floor: 'n/a',
+      airlock:
+        loop === null ? 'n/a' : `${fixed(loop.maxMs)} ms delay (monitorEventLoopDelay), ${fixed(loop.maxBusyMs)} ms CPU between turns`,
+      pass: loop !== null && judgeAtMost(loop.maxMs, MAX_EVENT_LOOP_STALL_MS),
+    },
+  ];
+}
+
+export function formatIssueTable(figures: readonly IssueFigure[]): string {
+  const lines = [
+    'Issue 20 (floor: undici pass-through; Airlock: log on, client token)',
+    '| figure | undici floor | Airlock | goal | |',
+    '|---|---|---|---|---|',
+  ];
+  for (const figure of figures)
+    lines.push(`| ${figure.name} | ${figure.floor} | ${figure.airlock} | ${figure.goal} | ${figure.pass ? 'PASS' : 'MISS'} |`);
+  return lines.join('\n');
+}
+
+/** Airlock's RSS after one phase of the bench, with its main thread's heap where it was read. */
+export interface RssPhase {
+  phase: string;
+  bytes: number;
+  heapUsedBytes?: number;
+  heapTotalBytes?: number;
+}
+
+/** Airlock's RSS after each phase of the bench, in order. */
+export function formatRssPhases(phases: readonly RssPhase[]): string {
+  const heap = ({ heapUsedBytes, heapTotalBytes }: RssPhase): string =>
+    heapUsedBytes === undefined || heapTotalBytes === undefined ? '' : ` (main heap ${mb(heapUsedBytes)} used of ${mb(heapTotalBytes)})`;
+  return ['Airlock (log on) RSS by phase', ...phases.map((phase) => `  ${phase.phase.padEnd(44)} ${mb(phase.bytes)}${heap(phase)}`)].join(
+    '\n',
+  );
+}

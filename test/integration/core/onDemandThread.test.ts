@@ -1,0 +1,43 @@
+import { describe, expect, it } from 'vitest';
+import { OnDemandThread } from '../../../proxy/core/onDemandThread.ts';
+import type { FromTokenizerThread, ToTokenizerThread } from '../../../proxy/spend/tokenizerMessages.ts';
+import { FIXED_TOKENS } from '../spend/fixtures/fixedCount.ts';
+
+const FIXED_COUNT_THREAD = new URL('../spend/fixtures/fixedCountThread.ts', import.meta.url);
+
+function thread(stopWhenIdleMs?: number): OnDemandThread<ToTokenizerThread, FromTokenizerThread, (tokens: number) => void> {
+  return new OnDemandThread({
+    scriptUrl: FIXED_COUNT_THREAD,
+    threadName: 'test-count',
+    maxFailuresInARow: 3,
+    onAnswer: (answer, waiter) => waiter?.(answer.tokens),
+    onUnanswered: (waiter) => waiter(-1),
+    onError: () => undefined,
+    onGaveUp: () => undefined,
+    ...(stopWhenIdleMs === undefined ? {} : { stopWhenIdleMs }),
+  });
+}
+
+const count = (target: ReturnType<typeof thread>): Promise<number> =>
+  new Promise((resolve) => target.ask(resolve, (id) => ({ id, kind: 'text', text: 'hello' }), []));
+
+describe('OnDemandThread idle stop', () => {
+  it('stops a thread left without questions, and starts a new one for the next question', async () => {
+    const counter = thread(1);
+    expect(await count(counter)).toBe(FIXED_TOKENS);
+    await expect.poll(() => counter.running).toBe(false);
+    expect(await count(counter)).toBe(FIXED_TOKENS);
+    expect(counter.available).toBe(true);
+    await counter.stop();
+  });
+
+  it('keeps its thread for good without the option', async () => {
+    const counter = thread();
+    expect(await count(counter)).toBe(FIXED_TOKENS);
+    // Another answer from the same thread proves it stayed: nothing stops it in between.
+    expect(await count(counter)).toBe(FIXED_TOKENS);
+    expect(counter.running).toBe(true);
+    await counter.stop();
+    expect(counter.running).toBe(false);
+  });
+});

@@ -1,0 +1,170 @@
+import { describe, expect, it } from 'vitest';
+import {
+  formatIssueTable,
+  issueFigures,
+  judgeAtMost,
+  judgeRatio,
+  MAX_BYTES_PER_STREAM,
+  MAX_IDLE_RSS_BYTES,
+} from '../../bench/issueTable.ts';
+import type { ThroughputResult } from '../../bench/scenarios.ts';
+import type { BenchResults } from '../../bench/targets.ts';
+
+const MB = 1024 * 1024;
+
+function throughput(cpuUsPerRequest: number | null, p99Ms: number): ThroughputResult {
+  return {
+    count: 1,
+    p50Ms: 1,
+    p99Ms,
+    meanMs: 1,
+    failures: 0,
+    requestsPerSecond: 1,
+    roundRequestsPerSecond: [1],
+    cpuUsPerRequest,
+    roundCpuUsPerRequest: [],
+  };
+}
+
+const stream = (ttftP50Ms: number) => ({ streams: 1, ttfbP50Ms: 1, ttftP50Ms, meanGapsMs: [], mergedReads: 0, incompleteStreams: 0 });
+const body = (elapsedMs: number) => ({
+  bodyBytes: 10,
+  elapsedMs,
+  byteForByte: true,
+  peakGrowthBytes: 0,
+  rssBeforeBytes: 0,
+  rssAfterBytes: 0,
+});
+const open = (bytesPerStream: number) => ({ openStreams: 200, rssBeforeBytes: 0, rssDuringBytes: 0, rssAfterBytes: 0, bytesPerStream });
+const phases = (idleBytes: number, afterQuietBytes: number) => ({
+  idleBytes,
+  afterC1Bytes: idleBytes,
+  afterC50Bytes: 2 * idleBytes,
+  afterStreamsBytes: idleBytes,
+  afterQuietBytes,
+});
+
+/** Results where Airlock meets every goal exactly at its limit; `change` moves one figure. */
+function results(change: (draft: BenchResults) => void = () => undefined): BenchResults {
+  const draft = {
+    throughputC50: {
+      direct: throughput(null, 1),
+      floor: throughput(80, 1),
+      undiciFloor: throughput(70, 1),
+      airlock: throughput(90, 1),
+      airlockLogged: throughput(105, 1),
+    },
+    throughputC1: {
+      direct: throughput(null, 1),
+      floor: throughput(110, 2),
+      undiciFloor: throughput(100, 2),
+      airlock: throughput(130, 2),
+      airlockLogged: throughput(150, 3),
+    },
+    streaming: { direct: stream(10), floor: stream(11), undiciFloor: stream(10.5), airlock: stream(11) },
+    largeBody: { direct: body(30), floor: body(40), undiciFloor: body(40), airlock: body(60) },
+    openStreams: { floor: open(40_000), undiciFloor: open(40_000), airlock: open(MAX_BYTES_PER_STREAM) },
+    rssByPhase: {
+      floor: phases(50 * MB, 50 * MB),
+      undiciFloor: phases(50 * MB, 50 * MB),
+      airlockLogged: phases(MAX_IDLE_RSS_BYTES, MAX_IDLE_RSS_BYTES * 1.1),
+    },
+    stall: {
+      direct: { loopAlone: null, loopDuringLarge: null },
+      airlock: { loopAlone: null, loopDuringLarge: { maxMs: 10, p99Ms: 1, maxBusyMs: 5 } },
+    },
+  } as unknown as BenchResults;
+  change(draft);
+  return draft;
+}
+
+const passes = (figures: ReturnType<typeof issueFigures>): boolean[] => figures.map((figure) => figure.pass);
+
+describe('issue 20 table', () => {
+  it('judges a ratio to the floor, and misses what could not be measured', () => {
+    expect(judgeRatio(150, 100, 1.5)).toEqual({ ratio: 1.5, pass: true });
+    expect(judgeRatio(151, 100, 1.5).pass).toBe(false);
+    expect(judgeRatio(null, 100, 1.5).pass).toBe(false);
+    expect(judgeRatio(100, 0, 1.5).pass).toBe(false);
+    expect(judgeAtMost(2, 2)).toBe(true);
+    expect(judgeAtMost(Number.NaN, 2)).toBe(false);
+  });
+
+  it('passes every figure at its limit: CPU against the undici floor, latencies against direct, RSS against idle', () => {
+    const figures = issueFigures(results());
+    expect(figures).toHaveLength(9);
+    expect(passes(figures)).toEqual(Array(9).fill(true));
+  });
+
+  it.each([
+    [
+      'proxy CPU per request, c=50',
+      (r: BenchResults) => {
+        r.throughputC50.airlockLogged.cpuUsPerRequest = 106;
+      },
+    ],
+    [
+      'proxy CPU per request, c=1',
+      (r: BenchResults) => {
+        r.throughputC1.airlockLogged.cpuUsPerRequest = 151;
+      },
+    ],
+    [
+      'added p99 at c=1',
+      (r: BenchResults) => {
+        r.throughputC1.airlockLogged.p99Ms = 3.1;
+      },
+    ],
+    [
+      'stream TTFT added',
+      (r: BenchResults) => {
+        r.streaming.airlock.ttftP50Ms = 11.1;
+      },
+    ],
+    [
+      'RSS after the c=50 runs',
+      (r: BenchResults) => {
+        r.rssByPhase.airlockLogged.afterQuietBytes += 1;
+      },
+    ],
+    [
+      '10 MB request body',
+      (r: BenchResults) => {
+        r.largeBody.airlock.elapsedMs = 61;
+      },
+    ],
+    [
+      'RSS idle',
+      (r: BenchResults) => {
+        r.rssByPhase.airlockLogged.idleBytes += 1;
+      },
+    ],
+    [
+      'RSS per open stream',
+      (r: BenchResults) => {
+        r.openStreams.airlock.bytesPerStream += 1;
+      },
+    ],
+    [
+      'longest event-loop stall',
+      (r: BenchResults) => {
+        r.stall.airlock.loopDuringLarge = { maxMs: 10.5, p99Ms: 1, maxBusyMs: 1 };
+      },
+    ],
+  ])('misses %s just past its goal, and only that one', (name, change) => {
+    const figures = issueFigures(results(change));
+    expect(figures.filter((figure) => !figure.pass).map((figure) => figure.name)).toEqual([expect.stringContaining(name)]);
+  });
+
+  it('prints each figure with its goal and verdict', () => {
+    const table = formatIssueTable(
+      issueFigures(
+        results((r) => {
+          r.throughputC1.airlockLogged.cpuUsPerRequest = 300;
+        }),
+      ),
+    );
+    expect(table).toContain('| proxy CPU per request, c=1 | 100.0 us | 300.0 us = 3.00x | <= 1.5x the floor | MISS |');
+    expect(table).toContain('| RSS idle | 50.0 MB | 100.0 MB | <= 100.0 MB | PASS |');
+  });
+});

@@ -1,0 +1,81 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import {
+  compactingCollector,
+  DEFAULT_RECLAIM_OPTIONS,
+  isIdle,
+  shouldReclaim,
+  startMemoryReclaimer,
+} from '../../../proxy/core/memoryReclaimer.ts';
+
+const MB = 1024 * 1024;
+const idleGrown = { heapTotalBytes: 200 * MB, baselineBytes: 40 * MB, idleIntervals: DEFAULT_RECLAIM_OPTIONS.idleIntervals };
+
+describe('isIdle', () => {
+  it('counts a check as idle only with nothing in flight and the loop nearly unused', () => {
+    expect(isIdle(0.01, false, DEFAULT_RECLAIM_OPTIONS)).toBe(true);
+    expect(isIdle(0.01, true, DEFAULT_RECLAIM_OPTIONS)).toBe(false);
+    expect(isIdle(0.3, false, DEFAULT_RECLAIM_OPTIONS)).toBe(false);
+  });
+});
+
+describe('shouldReclaim', () => {
+  it.each([
+    { name: 'idle long enough after a burst that grew the heap', state: idleGrown, expected: true },
+    {
+      name: 'a pause shorter than the idle spell asked for',
+      state: { ...idleGrown, idleIntervals: DEFAULT_RECLAIM_OPTIONS.idleIntervals - 1 },
+      expected: false,
+    },
+    {
+      name: 'growth below the threshold',
+      state: { ...idleGrown, heapTotalBytes: 40 * MB + DEFAULT_RECLAIM_OPTIONS.minGrowthBytes - 1 },
+      expected: false,
+    },
+    {
+      name: 'growth at the threshold',
+      state: { ...idleGrown, heapTotalBytes: 40 * MB + DEFAULT_RECLAIM_OPTIONS.minGrowthBytes },
+      expected: true,
+    },
+  ])('$name -> $expected', ({ state, expected }) => {
+    expect(shouldReclaim(state, DEFAULT_RECLAIM_OPTIONS)).toBe(expected);
+  });
+});
+
+describe('compactingCollector', () => {
+  it('runs a full collection in plain Node: an object nothing holds is gone after it', async () => {
+    const collect = compactingCollector();
+    expect(collect).toBeTypeOf('function');
+    let held: object | null = { payload: new Array(1000).fill(1) };
+    const ref = new WeakRef(held);
+    held = null;
+    // A WeakRef's target is kept until the job that created it ends.
+    await new Promise((resolve) => setImmediate(resolve));
+    collect?.();
+    expect(ref.deref()).toBeUndefined();
+  });
+});
+
+describe('startMemoryReclaimer', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it('collects after the idle checks in a row it asks for, never while busy, and not after stop', () => {
+    vi.useFakeTimers();
+    const collect = vi.fn();
+    let busy = true;
+    const options = { checkIntervalMs: 1_000, minGrowthBytes: -Number.MAX_SAFE_INTEGER, maxIdleUtilization: 1, idleIntervals: 2 };
+    const reclaimer = startMemoryReclaimer(() => busy, options, collect);
+    vi.advanceTimersByTime(3_000);
+    expect(collect).not.toHaveBeenCalled();
+    busy = false;
+    vi.advanceTimersByTime(1_000);
+    expect(collect).not.toHaveBeenCalled();
+    vi.advanceTimersByTime(1_000);
+    expect(collect).toHaveBeenCalledTimes(1);
+    expect(reclaimer.reclaims).toBe(1);
+    reclaimer.stop();
+    vi.advanceTimersByTime(5_000);
+    expect(collect).toHaveBeenCalledTimes(1);
+  });
+});

@@ -103,6 +103,12 @@ async function compareInTree(tree: BaselineTree, resultsDir: string, log: (line:
     children.push(child);
     return child;
   };
+  // Interrupted (baselineTree.ts removes the tree and ends the process): the servers end with it.
+  const stopChildren = (): void => {
+    for (const child of children) process.kill(child.pid, 'SIGTERM');
+  };
+  process.once('SIGINT', stopChildren);
+  process.once('SIGTERM', stopChildren);
   const loadBefore = loadavg();
   try {
     const upstream = await start('upstreamServer.ts', []);
@@ -133,6 +139,8 @@ async function compareInTree(tree: BaselineTree, resultsDir: string, log: (line:
     writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);
     log(`baseline comparison in ${file}`);
   } finally {
+    process.off('SIGINT', stopChildren);
+    process.off('SIGTERM', stopChildren);
     await Promise.all(children.map((child) => child.stop()));
   }
 }

@@ -17,15 +17,23 @@ import { SENTINEL_KEY } from '../support/sentinel.ts';
  * (burst guard, breaker, budgets) every request passes; with `withLog`, the SQLite request log in a
  * temporary data directory. The client token is the string the load generator sends to every
  * target (the sentinel key, which the direct simulator and the floors pass on): Airlock hashes and
- * compares it like any token, then sends the gateway key in its place.
+ * compares it like any token, then sends the gateway key in its place. With `clientToken: false`,
+ * every request is the client 'bench' without a check, as Airlock ran in the bench before client
+ * tokens (c7ee941), so a comparison against that commit pairs like with like (baseline.ts).
  */
-export async function startAirlock(upstreamUrl: string, withLog: boolean): Promise<{ url: string; stop(): Promise<void> }> {
+export async function startAirlock(
+  upstreamUrl: string,
+  withLog: boolean,
+  options: { clientToken: boolean } = { clientToken: true },
+): Promise<{ url: string; stop(): Promise<void> }> {
   const config = { ...emptyConfig(), clientTokens: [tokenRecord('bench', SENTINEL_KEY, null, 0)] };
   const profile = profileSchema.parse({ id: 'bench', name: 'Bench gateway', baseUrl: `${upstreamUrl}/v1` });
   const proxy = await startServer({
     port: 0,
     services: {
-      authenticator: createClientAuthenticator({ snapshot: () => config }),
+      authenticator: options.clientToken
+        ? createClientAuthenticator({ snapshot: () => config })
+        : { authenticate: () => ({ tokenName: 'bench', pinnedProfileId: null }) },
       targets: { resolve: () => ({ profile, apiKey: SENTINEL_KEY }) },
       // The bench's rates are far past the default burst limit, which pauses a runaway agent.
       spendGate: createSpendGate({

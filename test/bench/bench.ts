@@ -4,10 +4,11 @@
  * log on vs off, in one run. Each server runs in its own process; this process is only the load
  * generator. Prints the tables, issue 20's figures against the undici floor with their goals, and
  * Airlock's RSS after each phase, and writes test-results/bench.json. Exits 0 on a MISS (it is a report), non-zero if something broke.
- *   npm run bench [-- [--cpu-prof] [--heap-snapshots] [--only stall]]
+ *   npm run bench [-- [--cpu-prof] [--heap-snapshots] [--baseline <git-ref>] [--only stall|baseline]]
  * --cpu-prof: profile the Airlock process under load; --heap-snapshots: snapshots of the logged
  * Airlock's main heap after each phase of the relay runs (test-results/heap/); --only stall: only
- * small requests while large bodies arrive (test-results/bench-stall.json).
+ * small requests while large bodies arrive (test-results/bench-stall.json); --baseline: afterwards,
+ * Airlock at <git-ref> against this checkout's, paired (baseline.ts); --only baseline: only that.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
@@ -25,6 +26,7 @@ import { formatIssueTable, formatRssPhases, issueFigures, RSS_SETTLE_AFTER_LOAD_
 import { readProcessMemory } from './processMemory.ts';
 import { MALLOC_ARENA_ENV, MALLOC_ARENAS } from '../../proxy/app/cli/mallocArenas.ts';
 import { setTimeout as delay } from 'node:timers/promises';
+import { compareWithBaseline } from './baseline.ts';
 
 const RESULTS_DIR = resolve(import.meta.dirname, '../../test-results');
 const STREAM_CHUNKS = 20;
@@ -59,9 +61,13 @@ const { values } = parseArgs({
     'cpu-prof': { type: 'boolean', default: false },
     'heap-snapshots': { type: 'boolean', default: false },
     only: { type: 'string' },
+    baseline: { type: 'string' },
   },
 });
-if (values.only !== undefined && values.only !== 'stall') throw new Error('--only takes one scenario: stall');
+if (values.only !== undefined && values.only !== 'stall' && values.only !== 'baseline')
+  throw new Error('--only takes one scenario: stall or baseline');
+if (values.only === 'baseline' && values.baseline === undefined)
+  throw new Error('--only baseline needs --baseline <git-ref>, e.g. c7ee941');
 const airlockNodeFlags = values['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${resolve(RESULTS_DIR, 'cpu-prof')}`] : [];
 
 const PROXY_KINDS = [
@@ -298,6 +304,7 @@ async function main(): Promise<void> {
   const startedAt = Date.now();
   const log = (line: string): void => console.error(`[bench ${((Date.now() - startedAt) / 1000).toFixed(1)} s] ${line}`);
   const loadBefore = loadavg();
+  if (values.only === 'baseline') return compareWithBaseline(values.baseline as string, RESULTS_DIR, log);
   let results: Partial<BenchResults> = {};
   if (values.only === undefined) {
     const relays = await measureRelays(log);
@@ -325,6 +332,7 @@ async function main(): Promise<void> {
   const file = resolve(RESULTS_DIR, values.only === 'stall' ? 'bench-stall.json' : 'bench.json');
   writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);
   log(`done; results in ${file}`);
+  if (values.baseline !== undefined) await compareWithBaseline(values.baseline, RESULTS_DIR, log);
 }
 
 try {

@@ -89,35 +89,29 @@ export function requestRoutes(context: ControlContext): express.Router {
     res.json(body);
   });
 
+  /** A request's row; in flight, the log has the row but not yet the bodies, so the request as read comes from the live hub. */
+  const loggedWithInFlightBodies = (id: string) => {
+    const logged = deps.log.getRequest(id);
+    if (!logged) throw notFound('The request');
+    const inFlight = logged.bodies === null ? context.hub.inFlightRequest(id) : null;
+    if (!inFlight) return logged;
+    return {
+      ...logged,
+      bodies: { ...inFlight, responseHeaders: {}, responseBody: null, responseTruncated: false, streamText: null, rawEvents: null },
+    };
+  };
+
   router.get('/requests/:id', async (req, res) => {
     await deps.log.flush();
     const id = param(req.params, 'id');
-    const logged = deps.log.getRequest(id);
-    if (!logged) throw notFound('The request');
-    // In flight, the log has the row but not yet the bodies: the request as read comes from the live hub.
-    const inFlight = logged.bodies === null ? context.hub.inFlightRequest(id) : null;
-    const detail = inFlight
-      ? {
-          ...logged,
-          bodies: { ...inFlight, responseHeaders: {}, responseBody: null, responseTruncated: false, streamText: null, rawEvents: null },
-        }
-      : logged;
+    const detail = loggedWithInFlightBodies(id);
     res.json(detailOf(detail, deps.knownSecrets?.() ?? []));
   });
 
   router.get('/requests/:id/body/:part', (req, res) => {
     const part = bodyPartSchema.parse(param(req.params, 'part'));
     const id = param(req.params, 'id');
-    const logged = deps.log.getRequest(id);
-    if (!logged) throw notFound('The request');
-    // In flight, the log has the row but not yet the bodies: the request as read comes from the live hub.
-    const inFlight = logged.bodies === null ? context.hub.inFlightRequest(id) : null;
-    const detail = inFlight
-      ? {
-          ...logged,
-          bodies: { ...inFlight, responseHeaders: {}, responseBody: null, responseTruncated: false, streamText: null, rawEvents: null },
-        }
-      : logged;
+    const detail = loggedWithInFlightBodies(id);
     const bodies = detail.bodies;
     const text = part === 'request' ? bodies?.requestBody : part === 'response' ? bodies?.responseBody : bodies?.rawEvents;
     if (text === null || text === undefined) throw notFound(`The ${part} body`);

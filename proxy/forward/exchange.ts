@@ -6,8 +6,6 @@ import { KeyMasker } from '../core/keyMasker.ts';
 import { extractUpstreamError } from '../core/upstreamErrorBody.ts';
 import type { ErrorDetail } from './replies.ts';
 import { streamProgressEstimate } from './accounting.ts';
-import { idempotencyKeyOf } from '../spend/idempotencyRequest.ts';
-import { clientRetriesItself } from './clientRetries.ts';
 import { watchExchange, type AbortReason, type ExchangeWatch } from './exchangeWatch.ts';
 import { replyFailure, upstreamErrorRecord } from './failureReply.ts';
 import { suggestModels } from './gatewayModels.ts';
@@ -62,8 +60,7 @@ export async function exchange(context: ExchangeContext): Promise<void> {
       trace,
       watch,
       keyMasker,
-      hasIdempotencyKey: idempotencyKeyOf(req.headers) !== null,
-      clientRetries: clientRetriesItself(req.headers),
+      clientHeaders: req.headers,
     });
     await answer(context, result, watch, keyMasker, runsOn());
   } finally {

@@ -4,11 +4,11 @@ import type { ClientProtocol } from '../contracts/usage.ts';
 import { explainError } from '../core/errorClass.ts';
 import { sendRefusal } from './replies.ts';
 import type { IdempotencyCache } from '../spend/idempotencyCache.ts';
-import { admit } from './admit.ts';
+import { admit, type AdmitServices } from './admit.ts';
 import { toUpstreamPath } from '../core/clientPath.ts';
 import { routeFor } from '../protocols/registry.ts';
 import { exchange } from './exchange.ts';
-import { gate } from './gate.ts';
+import { gate, type GateServices } from './gate.ts';
 import { beginTrace, plan } from './planRequest.ts';
 import type { NativeProtocolCheck } from './planner.ts';
 import { settle } from './settle.ts';
@@ -37,23 +37,35 @@ export interface ForwardOptions {
   translation?: TranslationThread;
 }
 
+interface StageServices {
+  options: ForwardOptions;
+  admit: AdmitServices;
+  gate: GateServices;
+}
+
 function protocolOfPath(path: string, method: string): ClientProtocol {
   return routeFor(path, method).adapter.name;
 }
 
 /** The proxy's one route: every client request that is not for the window comes through here. */
 export function createForwardHandler(options: ForwardOptions): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
-  const { shutdown } = options;
+  const { shutdown, services } = options;
+  // What each stage is given, made once rather than spread anew for every request.
+  const stages: StageServices = {
+    options,
+    admit: { ...services, isPaused: options.isPaused },
+    gate: {
+      ...(services.spendGate ? { spendGate: services.spendGate } : {}),
+      ...(options.idempotency ? { idempotency: options.idempotency } : {}),
+    },
+  };
   return async (req, res) => {
     shutdown.enter();
-    const stopping = new AbortController();
-    const onStop = (): void => stopping.abort();
-    const exchangeStarts = (): void => shutdown.unwatch(onStop);
-    shutdown.watch(onStop);
+    const stop = shutdown.beforeExchange();
     try {
-      await forward(openRequest(req, res, { signal: stopping.signal, exchangeStarts }, options), options);
+      await forward(openRequest(req, res, stop, options), stages);
     } finally {
-      exchangeStarts();
+      stop.exchangeStarts();
       shutdown.leave();
     }
   };
@@ -70,24 +82,29 @@ function openRequest(req: IncomingMessage, res: ServerResponse, stop: StopBefore
 }
 
 /** admit → plan → gate → exchange → settle: each stage refuses, answers itself, or hands on its record. */
-async function forward(request: ForwardRequest, options: ForwardOptions): Promise<void> {
-  const { services } = options;
-  const admitted = admit(request, { ...services, isPaused: options.isPaused });
+async function forward(request: ForwardRequest, stages: StageServices): Promise<void> {
+  const { options } = stages;
+  const admitted = admit(request, stages.admit);
   if (isRefused(admitted)) return refuse(request, admitted);
   const planned = await plan(admitted, options);
   if (planned === ANSWERED) return;
   if (isRefused(planned)) return refuse(request, planned);
-  const gated = await gate(planned, {
-    ...(services.spendGate ? { spendGate: services.spendGate } : {}),
-    ...(options.idempotency ? { idempotency: options.idempotency } : {}),
-  });
+  const gated = await gate(planned, stages.gate);
   if (gated === ANSWERED) return;
   if (isRefused(gated)) return refuse(request, gated);
   request.stop.exchangeStarts();
   try {
-    await exchange({ ...gated, runsOnWithoutClient: gated.firstOfKey !== null, shutdown: options.shutdown });
+    await exchange({
+      req: gated.req,
+      res: gated.res,
+      plan: gated.plan,
+      target: gated.target,
+      trace: gated.trace,
+      runsOnWithoutClient: gated.firstOfKey !== null,
+      shutdown: options.shutdown,
+    });
   } finally {
-    await settle(gated, services.spendGate);
+    await settle(gated, options.services.spendGate);
   }
 }
 

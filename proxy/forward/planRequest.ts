@@ -42,8 +42,7 @@ export async function plan(admitted: Admitted, seams: PlanSeams): Promise<Planne
     maxStructuralMarks: PARSE_ON_LOOP_MAX_STRUCTURAL_MARKS,
     maxDepth: MAX_JSON_NESTING_DEPTH,
   });
-  const requested = { ...who, requestedModel: modelOf(parsed), stream: streamFlagOf(parsed) };
-  const input = {
+  const built = buildPlan({
     method: admitted.method,
     path: admitted.path,
     query: admitted.query,
@@ -52,10 +51,15 @@ export async function plan(admitted: Admitted, seams: PlanSeams): Promise<Planne
     parsed,
     identity,
     target,
-  };
-  const planned = await untilStopped(Promise.resolve(buildPlan({ ...input, ...seams })), stop.signal);
-  if (planned === STOPPED) return { refusal: STOPPING, known: requested };
-  if ('refusal' in planned) return { refusal: planned.refusal, known: requested };
+    nativeVerified: seams.nativeVerified,
+    translation: seams.translation,
+  });
+  // Only a plan that waits (a translation on its thread) needs to listen for the stop meanwhile.
+  const planned = built instanceof Promise ? await untilStopped(built, stop.signal) : stop.signal.aborted ? STOPPED : built;
+  if (planned === STOPPED || 'refusal' in planned) {
+    const known = { ...who, requestedModel: modelOf(parsed), stream: streamFlagOf(parsed) };
+    return { refusal: planned === STOPPED ? STOPPING : planned.refusal, known };
+  }
   const { localAnswer, ...exchangePlan } = planned;
   beginTrace(admitted, {
     ...who,

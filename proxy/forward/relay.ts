@@ -71,7 +71,7 @@ export async function relayResponse(input: RelayInput): Promise<void> {
   const readWhole = !isSse && protocols.upstream.endpoint !== 'other';
   const headers = buildClientResponseHeaders(response.headers, { bodyRewritten: isSse || readWhole });
   input.keyMasker.maskHeaderValues(headers);
-  trace.responseHeadersSent(flatten(headers));
+  trace.responseHeadersSent(headers);
   if (isSse) {
     res.writeHead(response.statusCode, {
       ...headers,
@@ -173,7 +173,8 @@ async function relayProtocolJson(
       maxBytes: PROTOCOL_JSON_LIMIT_BYTES,
       onChunk: (chunk) => trace.answerBytes(chunk),
     });
-    bytes = Buffer.concat(chunks);
+    // Most answers arrive in one read: that chunk is the whole body, no copy needed.
+    bytes = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks);
   } catch (error) {
     return failMidBody(input, error);
   }
@@ -340,10 +341,4 @@ function failMidBody(input: RelayInput, error: unknown): void {
   trace.failed(errorClass, `the upstream answer broke off: ${(error as Error).message}`);
   // Headers are out: the only honest signal left for a non-stream body is to cut the connection.
   res.destroy();
-}
-
-function flatten(headers: Record<string, string | string[]>): Record<string, string> {
-  const flat: Record<string, string> = {};
-  for (const [name, value] of Object.entries(headers)) flat[name] = Array.isArray(value) ? value.join(', ') : value;
-  return flat;
 }

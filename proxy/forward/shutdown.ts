@@ -1,3 +1,6 @@
+import { setMaxListeners } from 'node:events';
+import type { StopBeforeExchange } from './stageRecords.ts';
+
 export interface StopReport {
   /** Requests still running after the drain, ended by the stop (a stream got an error event). */
   endedRequests: number;
@@ -12,9 +15,21 @@ export interface StopReport {
  */
 export class ForwardShutdown {
   readonly #onStop = new Set<() => void>();
+  /**
+   * One signal for every request before its exchange, aborted by the stop, instead of a controller,
+   * two closures and a watcher per request. Every request in flight may be listening to it at once
+   * (while its body is read), so it takes any number of listeners.
+   */
+  readonly #beforeExchange = new AbortController();
+  /** Shared with each request's record, which takes itself off when its exchange starts. */
+  readonly #waiting = { beforeExchange: 0 };
   #idleWaiters: (() => void)[] = [];
   #running = 0;
   #stopping = false;
+
+  constructor() {
+    setMaxListeners(0, this.#beforeExchange.signal);
+  }
 
   /** A request handler started; it counts until it has finished (accounting and the log's row come last). */
   enter(): void {
@@ -27,6 +42,12 @@ export class ForwardShutdown {
     const waiters = this.#idleWaiters;
     this.#idleWaiters = [];
     for (const resolve of waiters) resolve();
+  }
+
+  /** A request before its exchange: the stop ends it at once, until its exchange starts and watches the stop itself. */
+  beforeExchange(): StopBeforeExchange {
+    this.#waiting.beforeExchange += 1;
+    return new RequestBeforeExchange(this.#beforeExchange.signal, this.#waiting);
   }
 
   /** `end` is called when the proxy stops; at once if it is stopping already. */
@@ -52,10 +73,12 @@ export class ForwardShutdown {
   async stopAll(maxWaitMs: number): Promise<StopReport> {
     this.#stopping = true;
     const ends = [...this.#onStop];
+    const endedBeforeExchange = this.#waiting.beforeExchange;
     this.#onStop.clear();
+    this.#beforeExchange.abort();
     for (const end of ends) end();
     if (this.#running > 0) await this.#settled(maxWaitMs);
-    return { endedRequests: ends.length, unfinishedRequests: this.#running };
+    return { endedRequests: ends.length + endedBeforeExchange, unfinishedRequests: this.#running };
   }
 
   async #settled(maxWaitMs: number): Promise<void> {
@@ -67,6 +90,21 @@ export class ForwardShutdown {
       }),
     ]);
     clearTimeout(timer);
+  }
+}
+
+class RequestBeforeExchange implements StopBeforeExchange {
+  readonly signal: AbortSignal;
+  #waiting: { beforeExchange: number } | null;
+
+  constructor(signal: AbortSignal, waiting: { beforeExchange: number }) {
+    this.signal = signal;
+    this.#waiting = waiting;
+  }
+
+  exchangeStarts(): void {
+    if (this.#waiting !== null) this.#waiting.beforeExchange -= 1;
+    this.#waiting = null;
   }
 }
 

@@ -13,7 +13,8 @@ import type { RequestTrace, TraceStart } from './trace.ts';
 
 /** A request before its exchange: the stop ends it at once (`signal`), and `exchangeStarts` hands it to the exchange's own. */
 export interface StopBeforeExchange {
-  signal: AbortSignal;
+  readonly signal: AbortSignal;
+  /** Called again (the handler's end calls it whatever happened), it does nothing. */
   exchangeStarts(): void;
 }
 

@@ -5,6 +5,8 @@ import type { RequestEvents } from '../contracts/requestEvents.ts';
 import { BodyCapture, type CapturedBody } from './capture.ts';
 import { newRequestId } from '../core/requestId.ts';
 
+const NOTHING_CAPTURED: CapturedBody = { truncated: false, toBuffer: () => null };
+
 /** What a request's `start` event says beyond the ids the trace assigns itself. */
 export type TraceStart = Omit<Extract<RequestLifecycleEvent, { type: 'start' }>, 'type' | 'requestId' | 'startedAtMs'>;
 
@@ -54,8 +56,9 @@ export class RequestTrace {
   readonly requestId = newRequestId(this.startedAtMs);
   private readonly startedAtHr = performance.now();
   private readonly events: RequestEvents;
-  readonly #requestBody: BodyCapture;
-  readonly #responseBody: BodyCapture;
+  /** Made at the first byte: a request without a body, or refused before its answer, needs none. */
+  #requestBody: BodyCapture | null = null;
+  #responseBody: BodyCapture | null = null;
   private streamTextParts: string[] | null = null;
   private streamTextBytes = 0;
   /** UTF-16 units of all text received (the parts kept stop at the capture limit). */
@@ -68,7 +71,9 @@ export class RequestTrace {
   private measuredBytes = 0;
   private readonly captureLimitBytes: number;
   #requestHeaders: Record<string, string> = {};
-  #responseHeaders: Record<string, string> = {};
+  #responseHeaders: Record<string, string> | null = {};
+  /** The headers a success's client got, flattened for the log only when something reads them. */
+  #sentHeaders: Record<string, string | string[]> | null = null;
   #ttfbMs: number | null = null;
   #retries = 0;
   #status = 0;
@@ -88,14 +93,13 @@ export class RequestTrace {
   constructor(events: RequestEvents, captureLimitBytes: number) {
     this.events = events;
     this.captureLimitBytes = captureLimitBytes;
-    this.#requestBody = new BodyCapture(captureLimitBytes);
-    this.#responseBody = new BodyCapture(captureLimitBytes);
   }
 
   get requestHeaders(): Record<string, string> {
     return this.#requestHeaders;
   }
   get responseHeaders(): Record<string, string> {
+    this.#responseHeaders ??= flatten(this.#sentHeaders ?? {});
     return this.#responseHeaders;
   }
   get ttfbMs(): number | null {
@@ -148,14 +152,17 @@ export class RequestTrace {
   /** The request is read: kept for the log, and published for the window while it runs (`request`). */
   requestReceived(headers: Record<string, string>, chunks: readonly Buffer[]): void {
     this.#requestHeaders = headers;
-    for (const chunk of chunks) this.#requestBody.add(chunk);
+    if (chunks.length > 0) {
+      this.#requestBody ??= new BodyCapture(this.captureLimitBytes);
+      for (const chunk of chunks) this.#requestBody.add(chunk);
+    }
     if (!this.#started || !this.events.hasListeners) return;
     this.events.emit({
       type: 'request',
       requestId: this.requestId,
       requestHeaders: headers,
-      requestBody: this.#requestBody.toBuffer(),
-      requestBodyTruncated: this.#requestBody.truncated,
+      requestBody: this.#requestBody?.toBuffer() ?? null,
+      requestBodyTruncated: this.#requestBody?.truncated ?? false,
     });
   }
 
@@ -184,6 +191,7 @@ export class RequestTrace {
     this.#status = status;
     this.#ttfbMs = this.elapsedMs();
     this.#responseHeaders = responseHeaders;
+    this.#sentHeaders = null;
     const upstreamRequestId = this.#upstreamRequestIds.at(-1) ?? null;
     this.events.emit({
       type: 'headers',
@@ -197,22 +205,25 @@ export class RequestTrace {
 
   /** The start of the gateway's answer as the log keeps it (read-only: it changes through the transitions below). */
   get responseBody(): CapturedBody {
-    return this.#responseBody;
+    return this.#responseBody ?? NOTHING_CAPTURED;
   }
 
   /** Bytes of the gateway's answer (or of its error, key masked) arrived. */
   answerBytes(chunk: Buffer): void {
+    this.#responseBody ??= new BodyCapture(this.captureLimitBytes);
     this.#responseBody.add(chunk);
   }
 
   /** The answer's captured bytes held the key: the log keeps them as `text`, masked as the client saw them. */
   answerBytesMasked(text: string): void {
+    this.#responseBody ??= new BodyCapture(this.captureLimitBytes);
     this.#responseBody.replaceText(text);
   }
 
-  /** The headers the client got for a success, once the relay has built them. */
-  responseHeadersSent(headers: Record<string, string>): void {
-    this.#responseHeaders = headers;
+  /** The headers the client got for a success, once the relay has built them (key masked). */
+  responseHeadersSent(headers: Record<string, string | string[]>): void {
+    this.#sentHeaders = headers;
+    this.#responseHeaders = null;
   }
 
   /** The gateway's whole answer arrived. */
@@ -292,13 +303,19 @@ export class RequestTrace {
       costCredits: accounting.costCredits,
       bodies: {
         requestHeaders: this.#requestHeaders,
-        responseHeaders: this.#responseHeaders,
-        requestBody: this.#requestBody.toBuffer(),
-        requestBodyTruncated: this.#requestBody.truncated,
-        responseBody: this.#responseBody.toBuffer(),
-        responseBodyTruncated: this.#responseBody.truncated,
+        responseHeaders: this.responseHeaders,
+        requestBody: this.#requestBody?.toBuffer() ?? null,
+        requestBodyTruncated: this.#requestBody?.truncated ?? false,
+        responseBody: this.responseBody.toBuffer(),
+        responseBodyTruncated: this.responseBody.truncated,
         streamText: this.streamText(),
       },
     });
   }
+}
+
+function flatten(headers: Record<string, string | string[]>): Record<string, string> {
+  const flat: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) flat[name] = Array.isArray(value) ? value.join(', ') : value;
+  return flat;
 }

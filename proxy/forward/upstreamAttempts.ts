@@ -10,6 +10,8 @@ import type { ExchangePlan } from './plan.ts';
 import { decideRetry, type AttemptOutcome } from './retryPolicy.ts';
 import type { RequestTrace } from './trace.ts';
 import { readBody, type UpstreamBody } from './upstreamBody.ts';
+import { idempotencyKeyOf } from '../spend/idempotencyRequest.ts';
+import { clientRetriesItself } from './clientRetries.ts';
 import { dispatchUpstream, type UpstreamResponse } from './upstreamClient.ts';
 import { mayHaveExecuted, type UpstreamAttempt } from './upstreamExecution.ts';
 
@@ -38,8 +40,8 @@ export interface AttemptsInput {
   trace: RequestTrace;
   watch: ExchangeWatch;
   keyMasker: KeyMasker;
-  hasIdempotencyKey: boolean;
-  clientRetries: boolean;
+  /** Read only when an attempt failed: whether the request has an idempotency key, and whether its client retries itself. */
+  clientHeaders: IncomingHttpHeaders;
 }
 
 export function headerValue(headers: IncomingHttpHeaders, name: string): string | null {
@@ -113,8 +115,8 @@ async function retried(input: AttemptsInput, outcome: AttemptOutcome): Promise<b
     upstreamPath: plan.upstreamPath,
     outcome,
     bytesSentToClient: false,
-    hasIdempotencyKey: input.hasIdempotencyKey,
-    clientRetries: input.clientRetries,
+    hasIdempotencyKey: idempotencyKeyOf(input.clientHeaders) !== null,
+    clientRetries: clientRetriesItself(input.clientHeaders),
     policy: input.profile.retry,
     random: Math.random,
     nowMs: Date.now(),

@@ -47,14 +47,20 @@ export function createSpendGate(deps: SpendGateDeps): SpendGateControl {
     const burstKey = clientName ?? ANONYMOUS_CLIENT;
     const estimate = estimatedInputCredits(input);
     const scopes = spendScopes(input.profile.id, clientName);
-    const owners = budgetOwners(input, scopes, atMs);
+    // No cap on the profile or the client: no budget can refuse, so their totals are not gathered.
+    const capped = needsInputEstimate(input.identity, input.profile);
     const refusal =
       burstGuard.pausedRefusal(burstKey) ??
-      decideBudget({ owners, estimatedInputCredits: estimate, ledgerGap: gapAt(owners, atMs) }) ??
+      (capped ? budgetRefusal(input, scopes, estimate, atMs) : null) ??
       burstGuard.admit(burstKey, atMs) ??
       authBreaker.admit(input.profile.id, atMs, { profileName: input.profile.name, keyFromEnvironment: input.keyFromEnvironment === true });
     if (refusal === null && estimate !== null) reservations.reserve(input.requestId, scopes, estimate);
     return refusal;
+  }
+
+  function budgetRefusal(input: SpendCheckInput, scopes: SpendScope[], estimate: number | null, atMs: number): LocalRefusal | null {
+    const owners = budgetOwners(input, scopes, atMs);
+    return decideBudget({ owners, estimatedInputCredits: estimate, ledgerGap: gapAt(owners, atMs) });
   }
 
   function budgetOwners(input: SpendCheckInput, scopes: SpendScope[], atMs: number): BudgetOwner[] {
@@ -89,9 +95,7 @@ export function createSpendGate(deps: SpendGateDeps): SpendGateControl {
 
   function budgetsAdmit(input: SpendCheckInput): boolean {
     const scopes = spendScopes(input.profile.id, input.identity.tokenName);
-    const atMs = nowMs();
-    const owners = budgetOwners(input, scopes, atMs);
-    return decideBudget({ owners, estimatedInputCredits: estimatedInputCredits(input), ledgerGap: gapAt(owners, atMs) }) === null;
+    return budgetRefusal(input, scopes, estimatedInputCredits(input), nowMs()) === null;
   }
 
   function refineHold(input: SpendCheckInput): void {

@@ -32,8 +32,8 @@ export type RequestLifecycleEvent =
       type: 'request';
       requestId: string;
       requestHeaders: Record<string, string>;
-      requestBody: Buffer | null;
-      requestBodyTruncated: boolean;
+      /** The body as captured, read only when a window asks for the request (a copy per request otherwise). */
+      readBody(): { body: Buffer | null; truncated: boolean };
     }
   | {
       type: 'headers';

@@ -161,8 +161,7 @@ export class RequestTrace {
       type: 'request',
       requestId: this.requestId,
       requestHeaders: headers,
-      requestBody: this.#requestBody?.toBuffer() ?? null,
-      requestBodyTruncated: this.#requestBody?.truncated ?? false,
+      readBody: () => ({ body: this.#requestBody?.toBuffer() ?? null, truncated: this.#requestBody?.truncated ?? false }),
     });
   }
 

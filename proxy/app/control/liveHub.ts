@@ -31,7 +31,13 @@ interface InFlight {
   text: string;
 }
 
-/** An in-flight request's headers and body as read, kept until it ends (the log has them after that). */
+/** An in-flight request as the trace read it, kept until it ends (the log has it after that). */
+interface RequestAsRead {
+  headers: Record<string, string>;
+  readBody(): { body: Buffer | null; truncated: boolean };
+}
+
+/** An in-flight request's headers and body, masked, for the detail view. */
 export interface InFlightRequest {
   requestHeaders: Record<string, string>;
   requestBody: string | null;
@@ -48,7 +54,7 @@ export class LiveHub {
   readonly #sinks = new Set<FrameSink>();
   readonly #inFlight = new Map<string, InFlight>();
   readonly #profileOf = new Map<string, string | null>();
-  readonly #requests = new Map<string, InFlightRequest>();
+  readonly #requests = new Map<string, RequestAsRead>();
   readonly #keyRejected = new Set<string>();
   readonly #quotaExhausted = new Set<string>();
   #pending = new Map<string, LiveRequestUpdate>();
@@ -87,8 +93,17 @@ export class LiveHub {
   }
 
   /** The headers and body of a request still in flight, masked; null once it ended or when never seen. */
+  /** Masked when asked for, not as each request arrives: most requests are never opened in flight. */
   inFlightRequest(requestId: string): InFlightRequest | null {
-    return this.#requests.get(requestId) ?? null;
+    const read = this.#requests.get(requestId);
+    if (!read) return null;
+    const mask = this.#frameMask();
+    const { body, truncated } = read.readBody();
+    return {
+      requestHeaders: Object.fromEntries(Object.entries(read.headers).map(([name, value]) => [name, mask(value)])),
+      requestBody: body === null ? null : mask(body.toString('utf8')),
+      requestTruncated: truncated,
+    };
   }
 
   /** Profiles whose key the gateway rejected on their latest answer. */
@@ -130,12 +145,7 @@ export class LiveHub {
     }
     if (event.type === 'request') {
       if (!this.#inFlight.has(event.requestId)) return;
-      const mask = this.#frameMask();
-      this.#requests.set(event.requestId, {
-        requestHeaders: Object.fromEntries(Object.entries(event.requestHeaders).map(([name, value]) => [name, mask(value)])),
-        requestBody: event.requestBody === null ? null : mask(event.requestBody.toString('utf8')),
-        requestTruncated: event.requestBodyTruncated,
-      });
+      this.#requests.set(event.requestId, { headers: event.requestHeaders, readBody: event.readBody });
       return;
     }
     if (event.type === 'end') {

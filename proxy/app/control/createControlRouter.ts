@@ -1,5 +1,7 @@
 import express, { type RequestHandler } from 'express';
-import { CONTROL_LOGIN_PATH } from '../../contracts/api.ts';
+import { CONTROL_LOGIN_PATH, type SwitchCheckResponse } from '../../contracts/api.ts';
+import { requireProfile } from '../profiles/configMutations.ts';
+import { checkProfileSwitch } from './profileSwitch.ts';
 import type { ControlDeps, ProxyControl } from './deps.ts';
 import { ApiError, apiErrorHandler } from './http.ts';
 import { LiveHub } from './liveHub.ts';
@@ -25,6 +27,8 @@ export interface ControlApi {
   attach(proxy: ProxyControl): void;
   /** `http://127.0.0.1:PORT/_airlock/login#code=…`: opens the window signed in, once, within two minutes. */
   createLoginUrl(): string;
+  /** GET /profiles/:id/switch-check without HTTP, for the tray (it has no window to ask from). */
+  switchCheck(profileId: string): Promise<SwitchCheckResponse>;
   close(): void;
 }
 
@@ -101,6 +105,10 @@ export function createControlRouter(deps: ControlDeps): ControlApi {
     createLoginUrl() {
       if (!proxy) throw new Error('createLoginUrl() needs attach() first: the URL names the port the proxy listens on');
       return `${proxy.url}${CONTROL_LOGIN_PATH}#code=${sessions.issueLoginCode()}`;
+    },
+    switchCheck(profileId) {
+      const profile = requireProfile(deps.config.snapshot(), profileId);
+      return checkProfileSwitch(deps, profile, proxy?.inFlightCount() ?? 0, nowMs());
     },
     close() {
       detach?.();

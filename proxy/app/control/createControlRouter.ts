@@ -12,7 +12,8 @@ import { exportRoutes } from './routes/exportRoutes.ts';
 import { profileRoutes } from './routes/profileRoutes.ts';
 import { requestRoutes } from './routes/requestRoutes.ts';
 import { sessionRoutes } from './routes/sessionRoutes.ts';
-import { ControlSessions } from './sessions.ts';
+import { sessionFile } from './sessionFile.ts';
+import { ControlSessions, hashOf } from './sessions.ts';
 import { buildStatus } from './status.ts';
 import { createStaticUi, securityHeaders } from './staticUi.ts';
 import type { ControlContext } from './context.ts';
@@ -38,7 +39,11 @@ export interface ControlApi {
  */
 export function createControlRouter(deps: ControlDeps): ControlApi {
   const nowMs = deps.nowMs ?? Date.now;
-  const sessions = new ControlSessions({ controlToken: deps.controlToken, nowMs });
+  const sessions = new ControlSessions({
+    controlToken: deps.controlToken,
+    nowMs,
+    ...(deps.sessionsFile ? { persistence: sessionFile(deps.sessionsFile, hashOf(deps.controlToken)) } : {}),
+  });
   let proxy: ProxyControl | null = null;
   let detach: (() => void) | null = null;
   const hub: LiveHub = new LiveHub({

@@ -128,6 +128,10 @@ export interface RequestSummary {
   /** null = unpriced (never shown as 0). */
   costCredits: number | null;
   usageEstimated: boolean;
+  /** The agent's session (Claude Code's or Codex's session header); null when it sent none. */
+  agentSessionId: string | null;
+  /** The first line of the prompt (or of the answer), masked; set once the log has the request. */
+  summary: string | null;
 }
 
 export interface RequestPage {

@@ -242,6 +242,8 @@ export interface SpendResponse {
   perModel: SpendRow[];
   perClient: SpendRow[];
   perProfile: SpendRow[];
+  /** By the agent's session id; requests whose client sent none are one row, keyed NO_SESSION_KEY. */
+  perSession: SpendRow[];
   budgets: BudgetProgress[];
   rates: { cnyPerCredit: number; usdPerCreditApprox: number; topUpTiers: TopUpTier[] };
 }

@@ -121,7 +121,7 @@ export interface TimeRange {
   toMs: number;
 }
 
-export type SpendGroupBy = 'model' | 'profile' | 'client' | null;
+export type SpendGroupBy = 'model' | 'profile' | 'client' | 'session' | null;
 
 export interface SpendByDayQuery extends TimeRange {
   groupBy: SpendGroupBy;

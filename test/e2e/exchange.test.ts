@@ -245,4 +245,15 @@ describe('a row', () => {
     expect(await row.locator('.client').textContent()).toBe('exchange-e2e · 5e55f00d');
     expect(await row.locator('.client').getAttribute('title')).toContain('Session 5e55f00d-1111-2222-3333-444455556666');
   });
+
+  it('counts its spend under its session on the Spend screen', async () => {
+    await page.goto(session.screenUrl('spend'));
+    const table = page.getByRole('table').filter({ has: page.getByRole('columnheader', { name: 'Session' }) });
+    const sessionRow = table.getByRole('row').filter({ hasText: '5e55f00d-1111-2222-3333-444455556666' });
+    await sessionRow.waitFor();
+    expect(await sessionRow.getByRole('cell').first().textContent()).toBe('1');
+    // Requests whose client named no session are one row of their own.
+    expect(await table.getByRole('row').filter({ hasText: '(no session)' }).count()).toBe(1);
+    await session.shot('65-spend-by-session');
+  });
 });

@@ -10,7 +10,7 @@
  * writes are batched off the request path, and the main process does little else.
  */
 import { budgetProgress } from '../proxy/app/control/budgets.ts';
-import type { BudgetProgress } from '../proxy/contracts/api.ts';
+import type { BudgetProgress, SwitchCheckResponse } from '../proxy/contracts/api.ts';
 import type { ConfigFile } from '../proxy/contracts/config.ts';
 import { startOfLocalDayMs } from '../proxy/core/localPeriods.ts';
 import type { ConnectService } from '../proxy/app/connect/connectService.ts';
@@ -32,6 +32,8 @@ export interface DesktopRuntime {
   todaySpendCredits(): number;
   /** A client token to paste into a tool: the first one whose secret the keychain still holds. */
   readClientToken(): Promise<string | null>;
+  /** What switching to the profile now would break (the window's switch-check), for the tray's warning. */
+  switchCheck(profileId: string): Promise<SwitchCheckResponse>;
   stop(drainMs: number): Promise<void>;
 }
 
@@ -57,6 +59,7 @@ export async function startDesktopRuntime(options: DesktopRuntimeOptions): Promi
     budgets: () => budgetProgress(airlock.config.snapshot(), (query) => airlock.log.spendSince(query), Date.now()),
     todaySpendCredits: () => airlock.log.totals({ fromMs: startOfLocalDayMs(Date.now()), toMs: Date.now() }).costCredits,
     readClientToken: () => firstClientToken(airlock.config.snapshot(), secrets),
+    switchCheck: (profileId) => airlock.control.switchCheck(profileId),
     stop: async (drainMs) => {
       await airlock.stop({ drainMs });
     },

@@ -6,7 +6,7 @@
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { app, clipboard, Notification, session } from 'electron';
+import { app, clipboard, dialog, Notification, session } from 'electron';
 import { setActiveProfile, updateSettings } from '../proxy/app/profiles/configMutations.ts';
 import { resolveDataDir } from '../proxy/app/dataDir.ts';
 import { emptyConfig } from '../proxy/contracts/config.ts';
@@ -23,6 +23,7 @@ import { appUiUrl, DEFAULT_EXTERNAL_ORIGINS, gatewayOrigins } from './logic/navi
 import { decideNotifications } from './logic/notifications.ts';
 import { problemPageDataUrl } from './logic/problemPage.ts';
 import { applyFinishedRequest, emptyTrafficState, rollDay, type TrafficState } from './logic/trafficState.ts';
+import { traySwitchWarning } from './logic/switchWarning.ts';
 import type { TrayAction } from './logic/trayMenu.ts';
 import type { TrayIconState } from './logic/trayState.ts';
 import { MainWindow, hardenSession } from './mainWindow.ts';
@@ -137,10 +138,33 @@ function setStartAtLogin(enabled: boolean): void {
   void runtime?.config.update((config) => updateSettings(config, { startAtLogin: enabled }));
 }
 
+/** A switch from the tray asks first, as the window does, when it would break running agents. */
+async function switchProfile(profileId: string): Promise<void> {
+  if (!runtime) return;
+  const name = runtime.config.snapshot().profiles.find((profile) => profile.id === profileId)?.name ?? profileId;
+  const warning = traySwitchWarning(await runtime.switchCheck(profileId), name);
+  if (warning) {
+    const { response } = await dialog.showMessageBox({
+      type: 'warning',
+      message: warning.message,
+      detail: warning.detail,
+      buttons: warning.buttons,
+      defaultId: 1,
+      cancelId: 1,
+    });
+    if (response !== 0) {
+      // The menu already moved its radio mark to the clicked profile: put it back.
+      tray?.render(currentState(), { rebuildMenu: true });
+      return;
+    }
+  }
+  await runtime.config.update((config) => setActiveProfile(config, profileId));
+}
+
 async function handleTrayAction(action: TrayAction): Promise<void> {
   switch (action.kind) {
     case 'selectProfile':
-      await runtime?.config.update((config) => setActiveProfile(config, action.profileId));
+      await switchProfile(action.profileId);
       return;
     case 'copyText':
       clipboard.writeText(action.text);

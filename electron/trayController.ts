@@ -48,7 +48,8 @@ export class TrayController {
     this.render(initial);
   }
 
-  render(state: AppState): void {
+  /** rebuildMenu: also when the model is unchanged (a radio item the user clicked has moved its own mark). */
+  render(state: AppState, options: { rebuildMenu?: boolean } = {}): void {
     const iconState = trayIconState(state);
     if (iconState !== this.#renderedIcon) {
       this.#tray.setImage(nativeImage.createFromPath(this.#deps.iconPath(iconState)));
@@ -57,7 +58,7 @@ export class TrayController {
     this.#tray.setToolTip(trayTooltip(state, this.#deps.productName));
     const model = buildTrayMenuModel(state);
     const serialized = JSON.stringify(model);
-    if (serialized === this.#renderedModel) return;
+    if (serialized === this.#renderedModel && !options.rebuildMenu) return;
     this.#renderedModel = serialized;
     this.#model = model;
     this.#tray.setContextMenu(Menu.buildFromTemplate(model.map((item) => toMenuItem(item, this.#deps.onAction))));

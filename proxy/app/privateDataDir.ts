@@ -4,6 +4,7 @@ import { CAPABILITIES_FILE_NAME } from './capabilities/capabilityService.ts';
 import { CONFIG_FILE_NAME } from '../contracts/config.ts';
 import { DATABASE_FILE_NAME } from '../store/schema.ts';
 import { LOCK_FILE_NAME } from './dataDirLock.ts';
+import { SESSIONS_FILE_NAME } from './control/sessionFile.ts';
 
 /** Permission bits of the group and of others: none may be set on what Airlock keeps. */
 const SHARED_BITS = 0o077;
@@ -15,6 +16,7 @@ const OWN_FILES = [
   CONFIG_FILE_NAME,
   CAPABILITIES_FILE_NAME,
   LOCK_FILE_NAME,
+  SESSIONS_FILE_NAME,
   DATABASE_FILE_NAME,
   `${DATABASE_FILE_NAME}-wal`,
   `${DATABASE_FILE_NAME}-shm`,

@@ -1,4 +1,5 @@
 import { homedir } from 'node:os';
+import path from 'node:path';
 import { DEFAULT_HOST } from '../contracts/defaults.ts';
 import { createClientAuthenticator } from '../http/clientAuthenticator.ts';
 import { loadControlToken } from '../http/controlToken.ts';
@@ -8,6 +9,7 @@ import { createSpendGate, type SpendGateControl } from '../spend/spendGate.ts';
 import { SpendLedger, spentSinceFromLog, type SpendScope } from '../spend/spendLedger.ts';
 import { createCapabilityService, type CapabilityService } from './capabilities/capabilityService.ts';
 import { createControlRouter, type ControlApi } from './control/createControlRouter.ts';
+import { SESSIONS_FILE_NAME } from './control/sessionFile.ts';
 import { IdempotencyCache } from '../spend/idempotencyCache.ts';
 import { RequestEvents } from '../contracts/requestEvents.ts';
 import { isLocalRefusal } from '../contracts/ports.ts';
@@ -180,6 +182,7 @@ async function startWithDataDir(options: AirlockOptions): Promise<Airlock> {
     spendGate,
     capabilities,
     connect,
+    sessionsFile: path.join(options.dataDir, SESSIONS_FILE_NAME),
     startupAlarms: logRecovery ? [{ kind: 'log_recovered', message: logRecovery.message }] : [],
     ...(options.uiDir ? { uiDir: options.uiDir } : {}),
   });

@@ -128,6 +128,10 @@ export interface RequestSummary {
   /** null = unpriced (never shown as 0). */
   costCredits: number | null;
   usageEstimated: boolean;
+  /** The agent's session (Claude Code's or Codex's session header); null when it sent none. */
+  agentSessionId: string | null;
+  /** The first line of the prompt (or of the answer), masked; set once the log has the request. */
+  summary: string | null;
 }
 
 export interface RequestPage {
@@ -238,6 +242,8 @@ export interface SpendResponse {
   perModel: SpendRow[];
   perClient: SpendRow[];
   perProfile: SpendRow[];
+  /** By the agent's session id; requests whose client sent none are one row, keyed NO_SESSION_KEY. */
+  perSession: SpendRow[];
   budgets: BudgetProgress[];
   rates: { cnyPerCredit: number; usdPerCreditApprox: number; topUpTiers: TopUpTier[] };
 }

@@ -39,4 +39,6 @@ export const IN_FLIGHT_SUMMARY_DEFAULTS: Omit<RequestSummary, 'id' | 'startedAtM
   outputTokens: null,
   costCredits: null,
   usageEstimated: false,
+  agentSessionId: null,
+  summary: null,
 };

@@ -47,6 +47,10 @@ export interface RequestLogRow {
   costCredits: number | null;
   usageSource: UsageSource | null;
   state: RequestState;
+  /** The agent's own session id (Claude Code's x-claude-code-session-id, Codex's session-id or thread-id). */
+  agentSessionId: string | null;
+  /** The first line of the last user message, or of the answer when there is none; masked, ~120 chars. */
+  summary: string | null;
 }
 
 /** Stored bodies: capped, masked, headers from an allowlist only. */
@@ -117,7 +121,7 @@ export interface TimeRange {
   toMs: number;
 }
 
-export type SpendGroupBy = 'model' | 'profile' | 'client' | null;
+export type SpendGroupBy = 'model' | 'profile' | 'client' | 'session' | null;
 
 export interface SpendByDayQuery extends TimeRange {
   groupBy: SpendGroupBy;

@@ -18,6 +18,10 @@ const ALLOWED_HEADER_NAMES: ReadonlySet<string> = new Set([
   'openai-version',
   'retry-after',
   'retry-after-ms',
+  // Agents' session ids: what groups a row with its agent's other requests (never a credential).
+  'session-id',
+  'thread-id',
+  'x-claude-code-session-id',
   'user-agent',
   'x-request-id',
 ]);

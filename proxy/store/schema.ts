@@ -150,6 +150,13 @@ export const MIGRATIONS: readonly string[] = [
   INSERT INTO request_bodies_fts (request_bodies_fts, rank) VALUES ('automerge', 16);
   INSERT OR IGNORE INTO request_bodies_unindexed (body_id) SELECT body_id FROM request_bodies;
   `,
+  `
+  -- Which agent session a request belongs to and a first line of its prompt or answer, for the
+  -- list and the spend by session. Older rows keep NULL: their bodies may be gone by now.
+  ALTER TABLE requests ADD COLUMN agent_session_id TEXT;
+  ALTER TABLE requests ADD COLUMN summary TEXT;
+  CREATE INDEX requests_agent_session ON requests (agent_session_id, started_at_ms) WHERE agent_session_id IS NOT NULL;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

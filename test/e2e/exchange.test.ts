@@ -226,3 +226,34 @@ describe('a client retrying while paused', () => {
     await session.harness.api('/clients/looping-agent/resume', { method: 'POST' });
   });
 });
+
+describe('a row', () => {
+  it("says the agent's session and the first line of the prompt", async () => {
+    const response = await rawRequest(`${session.harness.proxy.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { ...JSON_HEADERS, authorization: `Bearer ${token}`, 'x-claude-code-session-id': '5e55f00d-1111-2222-3333-444455556666' },
+      body: chatBody({ messages: [{ role: 'user', content: 'Refactor the token parser\nand keep the tests' }] }),
+    });
+    expect(response.status).toBe(200);
+    await session.harness.log.flush();
+    await page.setViewportSize({ width: 1400, height: 900 });
+    await page.goto(session.screenUrl('live'));
+    // The summary is read on the log thread: rows loaded from the log carry it.
+    await page.reload();
+    const row = page.locator('.request-row', { hasText: 'Refactor the token parser' }).first();
+    expect(await row.locator('.preview').textContent()).toBe('Refactor the token parser');
+    expect(await row.locator('.client').textContent()).toBe('exchange-e2e · 5e55f00d');
+    expect(await row.locator('.client').getAttribute('title')).toContain('Session 5e55f00d-1111-2222-3333-444455556666');
+  });
+
+  it('counts its spend under its session on the Spend screen', async () => {
+    await page.goto(session.screenUrl('spend'));
+    const table = page.getByRole('table').filter({ has: page.getByRole('columnheader', { name: 'Session' }) });
+    const sessionRow = table.getByRole('row').filter({ hasText: '5e55f00d-1111-2222-3333-444455556666' });
+    await sessionRow.waitFor();
+    expect(await sessionRow.getByRole('cell').first().textContent()).toBe('1');
+    // Requests whose client named no session are one row of their own.
+    expect(await table.getByRole('row').filter({ hasText: '(no session)' }).count()).toBe(1);
+    await session.shot('65-spend-by-session');
+  });
+});

@@ -41,6 +41,10 @@ export const recorder = {
   trayMenus: [] as MenuTemplateItem[][],
   trayTooltips: [] as string[],
   notifications: [] as { title: string; body: string }[],
+  /** Message boxes shown, with the button index the "user" clicked. */
+  dialogs: [] as { message: string; detail: string; buttons: string[]; response: number }[],
+  /** The button the next message boxes answer with; the dialog's cancelId when null. */
+  dialogResponse: null as number | null,
   clipboard: '',
   record(event: string): void {
     this.events.push(event);
@@ -183,6 +187,27 @@ class FakeNotification {
   }
 }
 
+/** As Electron: a click on a radio item moves the mark to it before its click handler runs. */
+function buildMenu(template: MenuTemplateItem[]): { items: MenuTemplateItem[] } {
+  const items = template.map((entry) => ({ ...entry }));
+  for (const entry of items) {
+    if (entry.type !== 'radio') continue;
+    const handler = entry.click;
+    entry.click = () => {
+      for (const other of items) if (other.type === 'radio') other.checked = other === entry;
+      handler?.();
+    };
+  }
+  return { items };
+}
+
+interface MessageBoxOptions {
+  message: string;
+  detail?: string;
+  buttons?: string[];
+  cancelId?: number;
+}
+
 export const app = new FakeApp();
 
 export const electronModule = {
@@ -190,7 +215,15 @@ export const electronModule = {
   BrowserWindow: FakeBrowserWindow,
   Tray: FakeTray,
   Notification: FakeNotification,
-  Menu: { buildFromTemplate: (template: MenuTemplateItem[]) => ({ items: template }) },
+  Menu: { buildFromTemplate: buildMenu },
+  dialog: {
+    showMessageBox: async (options: MessageBoxOptions) => {
+      const response = recorder.dialogResponse ?? options.cancelId ?? 0;
+      recorder.dialogs.push({ message: options.message, detail: options.detail ?? '', buttons: options.buttons ?? [], response });
+      recorder.record(`dialog:${options.message}`);
+      return { response, checkboxChecked: false };
+    },
+  },
   nativeImage: { createFromPath: (path: string) => ({ path }) },
   clipboard: {
     writeText: (text: string) => {

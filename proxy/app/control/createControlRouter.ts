@@ -1,5 +1,7 @@
 import express, { type RequestHandler } from 'express';
-import { CONTROL_LOGIN_PATH } from '../../contracts/api.ts';
+import { CONTROL_LOGIN_PATH, type SwitchCheckResponse } from '../../contracts/api.ts';
+import { requireProfile } from '../profiles/configMutations.ts';
+import { checkProfileSwitch } from './profileSwitch.ts';
 import type { ControlDeps, ProxyControl } from './deps.ts';
 import { ApiError, apiErrorHandler } from './http.ts';
 import { LiveHub } from './liveHub.ts';
@@ -10,7 +12,8 @@ import { exportRoutes } from './routes/exportRoutes.ts';
 import { profileRoutes } from './routes/profileRoutes.ts';
 import { requestRoutes } from './routes/requestRoutes.ts';
 import { sessionRoutes } from './routes/sessionRoutes.ts';
-import { ControlSessions } from './sessions.ts';
+import { sessionFile } from './sessionFile.ts';
+import { ControlSessions, hashOf } from './sessions.ts';
 import { buildStatus } from './status.ts';
 import { createStaticUi, securityHeaders } from './staticUi.ts';
 import type { ControlContext } from './context.ts';
@@ -25,6 +28,8 @@ export interface ControlApi {
   attach(proxy: ProxyControl): void;
   /** `http://127.0.0.1:PORT/_airlock/login#code=…`: opens the window signed in, once, within two minutes. */
   createLoginUrl(): string;
+  /** GET /profiles/:id/switch-check without HTTP, for the tray (it has no window to ask from). */
+  switchCheck(profileId: string): Promise<SwitchCheckResponse>;
   close(): void;
 }
 
@@ -34,7 +39,11 @@ export interface ControlApi {
  */
 export function createControlRouter(deps: ControlDeps): ControlApi {
   const nowMs = deps.nowMs ?? Date.now;
-  const sessions = new ControlSessions({ controlToken: deps.controlToken, nowMs });
+  const sessions = new ControlSessions({
+    controlToken: deps.controlToken,
+    nowMs,
+    ...(deps.sessionsFile ? { persistence: sessionFile(deps.sessionsFile, hashOf(deps.controlToken)) } : {}),
+  });
   let proxy: ProxyControl | null = null;
   let detach: (() => void) | null = null;
   const hub: LiveHub = new LiveHub({
@@ -101,6 +110,10 @@ export function createControlRouter(deps: ControlDeps): ControlApi {
     createLoginUrl() {
       if (!proxy) throw new Error('createLoginUrl() needs attach() first: the URL names the port the proxy listens on');
       return `${proxy.url}${CONTROL_LOGIN_PATH}#code=${sessions.issueLoginCode()}`;
+    },
+    switchCheck(profileId) {
+      const profile = requireProfile(deps.config.snapshot(), profileId);
+      return checkProfileSwitch(deps, profile, proxy?.inFlightCount() ?? 0, nowMs());
     },
     close() {
       detach?.();

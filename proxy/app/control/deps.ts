@@ -57,6 +57,8 @@ export interface ControlDeps {
   connect?: ConnectService;
   /** What this start found and the user must see for the whole run (a damaged log set aside). */
   startupAlarms?: readonly Alarm[];
+  /** Where the window's sessions are kept (hashed) across restarts; in memory only without it. */
+  sessionsFile?: string;
   /** The built window (renderer/dist); defaults to the repository's. */
   uiDir?: string;
   nowMs?: () => number;

@@ -1,5 +1,6 @@
 import type { LiveRequestUpdate, RequestSummary } from '../../contracts/api.ts';
 import { IN_FLIGHT_SUMMARY_DEFAULTS } from '../../contracts/liveEvents.ts';
+import { agentSessionIdOf } from '../../store/write/exchangeSummary.ts';
 import type { RequestLifecycleEvent } from '../../contracts/lifecycle.ts';
 
 /**
@@ -30,8 +31,8 @@ export function updateFromEvent(event: RequestLifecycleEvent): LiveRequestUpdate
     case 'delta':
       return { requestId, appendText: event.text, fields: {} };
     case 'request':
-      // The row does not change; the hub keeps the request for the detail view.
-      return { requestId, appendText: '', fields: {} };
+      // The hub keeps the request for the detail view; the row learns its session from a header (no body is parsed here).
+      return { requestId, appendText: '', fields: { agentSessionId: agentSessionIdOf(event.requestHeaders) } };
     case 'usage':
       return {
         requestId,

@@ -43,6 +43,8 @@ export function summaryOf(row: RequestLogRow): RequestSummary {
     outputTokens: row.outputTokens,
     costCredits: row.costCredits,
     usageEstimated: row.usageSource === 'estimated',
+    agentSessionId: row.agentSessionId,
+    summary: row.summary,
   };
 }
 

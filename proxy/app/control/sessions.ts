@@ -2,6 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { createControlTokenCheck } from '../../http/controlToken.ts';
 import { secretsEqual } from '../../http/clientTokens.ts';
 import { CONTROL_SESSION_COOKIE, CONTROL_PREFIX } from '../../contracts/api.ts';
+import type { SessionPersistence } from './sessionFile.ts';
 
 /** The code in the printed login URL works once, and only this long (long enough to click it). */
 export const LOGIN_CODE_TTL_MS = 2 * 60_000;
@@ -11,27 +12,33 @@ export const SESSION_TTL_MS = 12 * 60 * 60_000;
 export interface ControlSessionsOptions {
   controlToken: string;
   nowMs?: () => number;
+  /** Keeps the sessions across restarts; without it they live in memory only. */
+  persistence?: SessionPersistence;
 }
 
-const hashOf = (secret: string): string => createHash('sha256').update(secret).digest('hex');
+export const hashOf = (secret: string): string => createHash('sha256').update(secret).digest('hex');
 const newSecret = (): string => randomBytes(32).toString('base64url');
 
 /**
  * Who may use the control API: Electron's window with the control token as Bearer, or a browser
  * with a session cookie it got by exchanging a one-time login code (or the control token) once.
- * Codes and sessions are kept hashed, in memory only: a restart signs every browser out.
+ * Codes and sessions are kept hashed; sessions also in the persistence given (the data directory),
+ * so a restart does not sign the browser out. Codes stay in memory: they last two minutes.
  */
 export class ControlSessions {
   readonly #checkBearer: (authorization: string | undefined) => boolean;
   readonly #controlToken: string;
   readonly #nowMs: () => number;
   readonly #codes = new Map<string, number>();
-  readonly #sessions = new Map<string, number>();
+  readonly #sessions: Map<string, number>;
+  readonly #persistence: SessionPersistence | undefined;
 
   constructor(options: ControlSessionsOptions) {
     this.#controlToken = options.controlToken;
     this.#checkBearer = createControlTokenCheck(options.controlToken);
     this.#nowMs = options.nowMs ?? Date.now;
+    this.#persistence = options.persistence;
+    this.#sessions = this.#persistence?.load() ?? new Map();
   }
 
   /** A fresh one-time code for a login URL. */
@@ -66,7 +73,9 @@ export class ControlSessions {
 
   #newSession(): string {
     const sessionId = newSecret();
+    this.#dropExpired();
     this.#sessions.set(hashOf(sessionId), this.#nowMs() + SESSION_TTL_MS);
+    this.#persistence?.save(this.#sessions);
     return sessionId;
   }
 

@@ -9,6 +9,8 @@ import { moneyOf } from './mapping.ts';
 const DAY_MS = 24 * 60 * 60_000;
 const RANGE_DAYS: Record<SpendRange, number> = { today: 1, '7d': 7, '30d': 30 };
 const UNKNOWN_GROUP = '(unknown)';
+/** The row of requests whose agent named no session (most clients other than Claude Code and Codex). */
+export const NO_SESSION_KEY = '(no session)';
 
 /** Start of the first local day in the range (today counts as one of the days). */
 export function rangeStartMs(range: SpendRange, nowMs: number): number {
@@ -16,10 +18,10 @@ export function rangeStartMs(range: SpendRange, nowMs: number): number {
 }
 
 /** Per-day rows of one grouping → one row per group, most expensive first. */
-export function sumByGroup(rows: readonly SpendByDayRow[]): SpendRow[] {
+export function sumByGroup(rows: readonly SpendByDayRow[], missingKey = UNKNOWN_GROUP): SpendRow[] {
   const groups = new Map<string, SpendRow>();
   for (const row of rows) {
-    const key = row.group ?? UNKNOWN_GROUP;
+    const key = row.group ?? missingKey;
     const sum = groups.get(key) ?? { key, requests: 0, inputTokens: 0, outputTokens: 0, costCredits: 0, unpricedRequests: 0 };
     sum.requests += row.requests;
     sum.inputTokens += row.inputTokens;
@@ -66,6 +68,7 @@ export function buildSpend(deps: ControlDeps, range: SpendRange, nowMs: number):
     perModel: sumByGroup(byModel),
     perClient: sumByGroup(deps.log.spendByDay({ fromMs, toMs, groupBy: 'client' })),
     perProfile: sumByGroup(deps.log.spendByDay({ fromMs, toMs, groupBy: 'profile' })),
+    perSession: sumByGroup(deps.log.spendByDay({ fromMs, toMs, groupBy: 'session' }), NO_SESSION_KEY),
     budgets: budgetProgress(deps.config.snapshot(), deps.log.spendSince, nowMs),
     rates: {
       cnyPerCredit: CNY_PER_CREDIT,

@@ -37,7 +37,7 @@ const REFUSALS = LOCAL_ERROR_CLASSES.filter((errorClass) => errorClass !== 'clie
 const NOT_LOCAL_REFUSAL = `(error_class IS NULL OR error_class NOT IN (${REFUSALS.map((errorClass) => `'${errorClass}'`).join(', ')}))`;
 /** A model's error: the gateway's failure, not a client hanging up. */
 const IS_GATEWAY_ERROR = `(error_class IN (${UPSTREAM_ERROR_CLASSES.map((errorClass) => `'${errorClass}'`).join(', ')}) OR (error_class IS NULL AND status >= 400))`;
-const GROUP_COLUMNS = { model: MODEL, profile: 'profile_id', client: 'client_name' } as const;
+const GROUP_COLUMNS = { model: MODEL, profile: 'profile_id', client: 'client_name', session: 'agent_session_id' } as const;
 const FACET_COLUMNS: Record<FacetDimension, string> = {
   status: 'status',
   errorClass: 'error_class',

@@ -1,7 +1,8 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import type { RequestLogRow } from '../../contracts/log.ts';
 import { redactKnownSecrets, redactSecrets } from '../../core/redact.ts';
-import type { RequestLifecycleEvent } from '../../contracts/lifecycle.ts';
+import type { CapturedBodies, RequestLifecycleEvent } from '../../contracts/lifecycle.ts';
+import { agentSessionIdOf, exchangeSummary } from './exchangeSummary.ts';
 import { buildBodiesRecord } from './bodyRecord.ts';
 import { nextSliceLength, type SliceLimits } from './eventSlice.ts';
 import { DEFAULT_INDEX_SLICE, FullTextBackfill } from './fullTextBackfill.ts';
@@ -30,6 +31,18 @@ export const INGEST_SLICE_LIMITS: SliceLimits = { maxEvents: 2_000, maxBodyBytes
  * posted. Streams run long and are what a crash interrupts: their row is written at once.
  */
 export const IN_FLIGHT_ROW_DELAY_MS = 500;
+
+/** The row's session and one-line summary, from the request as it ended (masked with the row). */
+function summaryOf(bodies: CapturedBodies, stream: boolean): Pick<RequestLogRow, 'agentSessionId' | 'summary'> {
+  return {
+    agentSessionId: agentSessionIdOf(bodies.requestHeaders),
+    summary: exchangeSummary({
+      requestBody: bodies.requestBody?.toString('utf8') ?? null,
+      responseBody: stream ? null : (bodies.responseBody?.toString('utf8') ?? null),
+      streamText: bodies.streamText,
+    }),
+  };
+}
 
 const ageMs = (row: RequestLogRow, nowMs: number): number => nowMs - row.startedAtMs;
 
@@ -217,7 +230,8 @@ export class EventIngest {
       const draft = this.drafts.get(event.requestId) ?? this.writtenInFlightRow(event.requestId);
       // A request that started before the log attached has no row to complete.
       if (draft === undefined) continue;
-      const row = applyRowEvent(draft, event);
+      const row =
+        event.type === 'end' ? { ...applyRowEvent(draft, event), ...summaryOf(event.bodies, draft.stream) } : applyRowEvent(draft, event);
       if (event.type === 'end') {
         this.drafts.delete(row.id);
         if (withBodies && this.writer.bodiesDisabledReason === null) {

@@ -33,6 +33,8 @@ export const REQUEST_COLUMNS = [
   'cost_credits',
   'usage_source',
   'state',
+  'agent_session_id',
+  'summary',
 ] as const;
 
 /**
@@ -56,6 +58,8 @@ export const COLUMNS_SET_AFTER_START = [
   'cost_credits',
   'usage_source',
   'state',
+  'agent_session_id',
+  'summary',
 ] as const satisfies ReadonlyArray<(typeof REQUEST_COLUMNS)[number]>;
 
 type SqlValue = string | number | null;
@@ -92,6 +96,8 @@ export function rowToParams(row: RequestLogRow): SqlValue[] {
     row.costCredits,
     row.usageSource,
     row.state,
+    row.agentSessionId,
+    row.summary,
   ];
 }
 
@@ -129,6 +135,8 @@ export function rowFromRecord(record: SqlRecord): RequestLogRow {
     costCredits: numeric(record.cost_credits),
     usageSource: text(record.usage_source) as UsageSource | null,
     state: String(record.state) as RequestState,
+    agentSessionId: text(record.agent_session_id),
+    summary: text(record.summary),
   };
 }
 

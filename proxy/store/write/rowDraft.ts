@@ -43,6 +43,8 @@ export function rowFromStart(event: StartEvent): RequestLogRow {
     costCredits: null,
     usageSource: null,
     state: 'in_flight',
+    agentSessionId: null,
+    summary: null,
   };
 }
 
@@ -136,5 +138,7 @@ export function maskRowText(row: RequestLogRow, mask: (text: string) => string, 
     upstreamModel: maskNullable(row.upstreamModel),
     responseModel: maskNullable(row.responseModel),
     notes: row.notes.map(mask),
+    agentSessionId: maskNullable(row.agentSessionId),
+    summary: maskNullable(row.summary),
   };
 }

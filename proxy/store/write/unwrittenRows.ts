@@ -208,5 +208,7 @@ export function summaryRowOf(entry: SpendEntry): RequestLogRow {
     costCredits: entry.costCredits,
     usageSource: 'estimated',
     state: 'done',
+    agentSessionId: null,
+    summary: null,
   };
 }

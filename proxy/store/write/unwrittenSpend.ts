@@ -132,6 +132,8 @@ const GROUP_OF = {
   model: (entry: SpendEntry) => entry.model,
   profile: (entry: SpendEntry) => entry.profileId,
   client: (entry: SpendEntry) => entry.clientName,
+  // The spend kept for rows the database could not take is summed without sessions: it counts under none.
+  session: () => null,
 } as const;
 
 export function spendByDayWith(

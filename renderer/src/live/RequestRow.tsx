@@ -38,6 +38,11 @@ interface RequestRowProps {
 
 const FILTER_HINT = 'Alt+click to show only these';
 
+/** Session ids are UUIDs or long random strings: their first block tells sessions apart in a row. */
+export function shortSessionId(sessionId: string): string {
+  return sessionId.split('-')[0]?.slice(0, 8) || sessionId.slice(0, 8);
+}
+
 /** The filter value a status cell stands for: the exact code, or "error" for a failure without one. */
 export function statusFilterValue(row: LiveRow): string | null {
   if (row.status !== null) return String(row.status);
@@ -75,8 +80,14 @@ export const RequestRow = memo(function RequestRow({ row, selected, top, positio
       <span className="cell time" title={formatTimestamp(row.startedAtMs)}>
         {formatTimestamp(row.startedAtMs)}
       </span>
-      <span className="cell client" data-filter="client" data-value={row.clientName ?? undefined} title={FILTER_HINT}>
+      <span
+        className="cell client"
+        data-filter="client"
+        data-value={row.clientName ?? undefined}
+        title={row.agentSessionId ? `Session ${row.agentSessionId}. ${FILTER_HINT}` : FILTER_HINT}
+      >
         {row.clientName ?? '—'}
+        {row.agentSessionId && <span className="session-mark muted"> · {shortSessionId(row.agentSessionId)}</span>}
       </span>
       <span className="cell profile" data-filter="profileId" data-value={row.profileId ?? undefined} title={FILTER_HINT}>
         {row.profileId ?? '—'}
@@ -102,8 +113,8 @@ export const RequestRow = memo(function RequestRow({ row, selected, top, positio
         {tokens}
       </span>
       <span className="cell num">{row.state === 'in_flight' ? '' : formatRowCost(row)}</span>
-      <span className="cell preview" aria-live="off">
-        {row.text.slice(-160)}
+      <span className="cell preview" aria-live="off" title={row.summary ?? undefined}>
+        {row.text !== '' ? row.text.slice(-160) : (row.summary ?? '')}
       </span>
     </div>
   );

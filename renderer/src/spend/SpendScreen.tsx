@@ -68,6 +68,7 @@ export function SpendScreen() {
             <SpendTable title="Per model" keyLabel="Model" rows={spend.value.perModel} />
             <SpendTable title="Per client" keyLabel="Client" rows={spend.value.perClient} />
             <SpendTable title="Per profile" keyLabel="Profile" rows={spend.value.perProfile} />
+            <SpendTable title="Per agent session" keyLabel="Session" rows={spend.value.perSession} />
           </div>
           <BudgetList budgets={spend.value.budgets} />
           <TopUpEstimate rates={spend.value.rates} />

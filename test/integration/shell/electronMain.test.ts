@@ -92,6 +92,8 @@ describe('electron/main.ts in the stand-in', () => {
     expect(recorder.trayMenus.length).toBeGreaterThan(menusBefore);
 
     item('profile:main')?.click?.();
+    // The clicked radio item marks itself at once: the switch is done when the config file says so.
+    await expect.poll(activeProfileOnDisk).toBe('main');
     await expect.poll(() => item('profile:main')?.checked).toBe(true);
   });
 
@@ -107,9 +109,40 @@ describe('electron/main.ts in the stand-in', () => {
     await expect.poll(() => recorder.events.filter((event) => event === 'notification:Budget reached').length).toBe(1);
   });
 
+  it('asks before a tray switch while a request is in flight, and keeps the profile when the user cancels', async () => {
+    // The backup profile has no budget, so the stream is served.
+    item('profile:backup')?.click?.();
+    await expect.poll(activeProfileOnDisk).toBe('backup');
+    await expect.poll(() => item('profile:backup')?.checked).toBe(true);
+    expect(recorder.dialogs).toEqual([]);
+    const received = gateway.received.length;
+    const stream = chat({ stream: true });
+    await expect.poll(() => gateway.received.length).toBe(received + 1);
+
+    recorder.dialogResponse = 1;
+    item('profile:main')?.click?.();
+    await expect.poll(() => recorder.dialogs.length).toBe(1);
+    expect(recorder.dialogs[0]).toMatchObject({ message: 'Switch to Main gateway now?', buttons: ['Switch anyway', 'Cancel'] });
+    expect(recorder.dialogs[0]?.detail).toContain(
+      "1 request in flight: they finish on the current profile, but the agents' next requests go to Main gateway.",
+    );
+    // Cancelled: the tray's mark goes back to the profile still active.
+    await expect.poll(() => item('profile:backup')?.checked).toBe(true);
+    expect(item('profile:main')?.checked).toBe(false);
+    expect(activeProfileOnDisk()).toBe('backup');
+
+    recorder.dialogResponse = 0;
+    item('profile:main')?.click?.();
+    await expect.poll(activeProfileOnDisk).toBe('main');
+    expect(recorder.dialogs).toHaveLength(2);
+    recorder.dialogResponse = null;
+    expect((await stream).status).toBe(200);
+  });
+
   it('lets a stream in flight finish before it quits', async () => {
     // The backup profile has no budget, so the stream is served.
     item('profile:backup')?.click?.();
+    await expect.poll(activeProfileOnDisk).toBe('backup');
     await expect.poll(() => item('profile:backup')?.checked).toBe(true);
     const received = gateway.received.length;
     const stream = chat({ stream: true });

@@ -41,6 +41,8 @@ export function spendRow(id: string, costCredits: number, overrides: Partial<Req
     costCredits,
     usageSource: 'reported',
     state: 'done',
+    agentSessionId: null,
+    summary: null,
     ...overrides,
   };
 }

@@ -199,6 +199,8 @@ describe('RequestDetailPanel', () => {
       reasoningTokens: null,
       costCredits: null,
       usageEstimated: false,
+      agentSessionId: null,
+      summary: null,
       method: 'POST',
       clientPath: '/v1/chat/completions',
       upstreamPath: '/v1/chat/completions',

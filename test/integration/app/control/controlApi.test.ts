@@ -200,6 +200,7 @@ describe('control API against a real proxy and the simulator', () => {
     expect(spend.totals.today.cny).toBeCloseTo(spend.totals.today.credits * 0.75, 2);
     expect(spend.perModel.map((row) => row.key)).toContain('gpt-4o-mini');
     expect(spend.perClient.map((row) => row.key)).toContain('e2e-client');
+    expect(spend.perSession.map((row) => row.key)).toEqual(['(no session)']);
     expect(spend.budgets).toEqual([
       expect.objectContaining({ scope: 'profile', subject: 'main', period: 'daily', capCredits: 1000, reached: false }),
     ]);

@@ -32,6 +32,8 @@ export function logRow(overrides: Partial<RequestLogRow> = {}): RequestLogRow {
     costCredits: 0.0042,
     usageSource: 'reported',
     state: 'done',
+    agentSessionId: null,
+    summary: null,
     ...overrides,
   };
 }

@@ -238,9 +238,15 @@ describe('a row', () => {
     await session.harness.log.flush();
     await page.setViewportSize({ width: 1400, height: 900 });
     await page.goto(session.screenUrl('live'));
-    // The summary is read on the log thread: rows loaded from the log carry it.
-    await page.reload();
+    // The summary is read on the log thread: rows loaded from the log carry it. A busy machine may
+    // show the list before the row's page arrives, so the page is loaded again until the row is there.
     const row = page.locator('.request-row', { hasText: 'Refactor the token parser' }).first();
+    await expect
+      .poll(async () => {
+        if ((await row.count()) === 0) await page.reload();
+        return row.count();
+      })
+      .toBeGreaterThan(0);
     expect(await row.locator('.preview').textContent()).toBe('Refactor the token parser');
     expect(await row.locator('.client').textContent()).toBe('exchange-e2e · 5e55f00d');
     expect(await row.locator('.client').getAttribute('title')).toContain('Session 5e55f00d-1111-2222-3333-444455556666');

@@ -3,6 +3,7 @@ import type { BurstLimits } from '../../../proxy/contracts/api.ts';
 import { useApi } from '../api/ApiContext.tsx';
 import { ErrorState, FormError, Loading } from '../common/StateViews.tsx';
 import { useAsync } from '../common/useAsync.ts';
+import { useSaveAction } from '../common/useSaveAction.ts';
 
 const counted = (count: number, noun: string): string => `${count} ${noun}${count === 1 ? '' : 's'}`;
 const describe = (limits: BurstLimits): string =>
@@ -13,19 +14,14 @@ export function BurstLimitsForm() {
   const api = useApi();
   const saved = useAsync(() => api.burstLimits(), 'burst-limits');
   const [draft, setDraft] = useState<{ requests: string; credits: string } | null>(null);
-  const [error, setError] = useState<string | null>(null);
-  const [status, setStatus] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const { busy, error, status, run } = useSaveAction();
 
   if (saved.kind === 'loading') return <Loading what="burst limits" />;
   if (saved.kind === 'error') return <ErrorState error={saved.error} onRetry={saved.reload} />;
   const fields = draft ?? { requests: String(saved.value.maxRequestsPerMinute), credits: String(saved.value.maxCreditsPerMinute) };
 
   const save = async () => {
-    setBusy(true);
-    setError(null);
-    setStatus(null);
-    try {
+    await run(async () => {
       // Number('') is 0 and the proxy refuses it with a message, like any other bad value.
       const limits = await api.saveBurstLimits({
         maxRequestsPerMinute: Number(fields.requests),
@@ -33,12 +29,8 @@ export function BurstLimitsForm() {
       });
       setDraft(null);
       saved.reload();
-      setStatus(`Saved. ${describe(limits)}`);
-    } catch (caught) {
-      setError((caught as Error).message);
-    } finally {
-      setBusy(false);
-    }
+      return `Saved. ${describe(limits)}`;
+    });
   };
 
   return (

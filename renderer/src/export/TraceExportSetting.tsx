@@ -2,35 +2,27 @@ import { useState } from 'react';
 import { useApi } from '../api/ApiContext.tsx';
 import { ErrorState, FormError, Loading } from '../common/StateViews.tsx';
 import { useAsync } from '../common/useAsync.ts';
+import { useSaveAction } from '../common/useSaveAction.ts';
 
 /** The OTLP endpoint for OpenTelemetry traces: one span per request, no bodies, off while empty. */
 export function TraceExportSetting() {
   const api = useApi();
   const saved = useAsync(() => api.traceExport(), 'trace-export');
   const [draft, setDraft] = useState<string | null>(null);
-  const [error, setError] = useState<string | null>(null);
-  const [status, setStatus] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const { busy, error, status, run } = useSaveAction();
 
   if (saved.kind === 'loading') return <Loading what="trace export" />;
   if (saved.kind === 'error') return <ErrorState error={saved.error} onRetry={saved.reload} />;
   const endpoint = draft ?? saved.value.otlpEndpoint ?? '';
 
   const save = async (value: string) => {
-    setBusy(true);
-    setError(null);
-    setStatus(null);
-    try {
+    await run(async () => {
       // The proxy checks the URL and names what is wrong; a blank field turns the export off.
       const result = await api.saveTraceExport({ otlpEndpoint: value.trim() === '' ? null : value.trim() });
       setDraft(null);
       saved.reload();
-      setStatus(result.otlpEndpoint ? `Saved. Spans go to ${result.otlpEndpoint} from the next request on.` : 'Trace export is off.');
-    } catch (caught) {
-      setError((caught as Error).message);
-    } finally {
-      setBusy(false);
-    }
+      return result.otlpEndpoint ? `Saved. Spans go to ${result.otlpEndpoint} from the next request on.` : 'Trace export is off.';
+    });
   };
 
   return (

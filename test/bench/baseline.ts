@@ -14,6 +14,7 @@ import { withBaselineTree, PROXY_SERVER_PATH, type BaselineTree } from './baseli
 import { startChildServer, type ChildServer } from './childServer.ts';
 import { createPool, runChatLoad } from './load.ts';
 import { processCpuMs, waitUntilQuiet } from './processCpu.ts';
+import { threadCpuDelta, threadCpuMs, threadUsPerRequest, type ThreadCpuMs } from './threadCpu.ts';
 import {
   comparePairedRuns,
   formatVerdict,
@@ -41,6 +42,16 @@ const WARMUP_MAX_MS = 5_000;
  */
 const SHARED_ENV = { [MALLOC_ARENA_ENV]: MALLOC_ARENAS };
 
+interface ThreadRun {
+  threadCpuMs: ThreadCpuMs;
+  requests: number;
+}
+
+interface PairedRuns {
+  runs: Record<Side, RoundRun[]>;
+  threadRuns: Record<Side, ThreadRun[]>;
+}
+
 interface Proxy {
   url: string;
   pid: number;
@@ -55,13 +66,15 @@ async function runPairedRounds(
   proxies: Record<Side, Proxy>,
   concurrency: number,
   settle: () => Promise<unknown>,
-): Promise<Record<Side, RoundRun[]>> {
+): Promise<PairedRuns> {
   const pools = { baseline: createPool(proxies.baseline.url, concurrency), head: createPool(proxies.head.url, concurrency) };
   const runs: Record<Side, RoundRun[]> = { baseline: [], head: [] };
+  const threadRuns: Record<Side, ThreadRun[]> = { baseline: [], head: [] };
   try {
     for (const side of roundOrder(0)) await runChatLoad({ pool: pools[side], concurrency, count: WARMUP_REQUESTS, maxMs: WARMUP_MAX_MS });
     await settle();
     const chargedUpToMs = { baseline: processCpuMs(proxies.baseline.pid), head: processCpuMs(proxies.head.pid) };
+    const threadsChargedUpTo = { baseline: threadCpuMs(proxies.baseline.pid), head: threadCpuMs(proxies.head.pid) };
     for (let round = 0; round < ROUNDS; round += 1) {
       for (const side of roundOrder(round)) {
         const run = await runChatLoad({ pool: pools[side], concurrency, count: Number.POSITIVE_INFINITY, maxMs: RUN_MS });
@@ -74,12 +87,30 @@ async function runPairedRounds(
           failures: run.failures,
         });
         chargedUpToMs[side] = cpuNowMs;
+        const threadsNow = threadCpuMs(proxies[side].pid);
+        threadRuns[side].push({ threadCpuMs: threadCpuDelta(threadsChargedUpTo[side], threadsNow), requests: run.latenciesMs.length });
+        threadsChargedUpTo[side] = threadsNow;
       }
     }
   } finally {
     await Promise.all([pools.baseline.close(), pools.head.close()]);
   }
-  return runs;
+  return { runs, threadRuns };
+}
+
+/** Which threads the difference lands on: each thread name's CPU per request on both sides. */
+function formatThreadSplit(threadRuns: Record<Side, readonly ThreadRun[]>): string[] {
+  const baseline = threadUsPerRequest(threadRuns.baseline);
+  const head = threadUsPerRequest(threadRuns.head);
+  const names = [...new Set([...Object.keys(baseline), ...Object.keys(head)])].sort((a, b) => (head[b] ?? 0) - (head[a] ?? 0));
+  return [
+    '    per thread (us per request, baseline | HEAD | HEAD - baseline):',
+    ...names.map((name) => {
+      const before = baseline[name] ?? 0;
+      const after = head[name] ?? 0;
+      return `      ${name.padEnd(18)} ${fixed(before, 1).padStart(7)} | ${fixed(after, 1).padStart(7)} | ${fixed(after - before, 1).padStart(7)}`;
+    }),
+  ];
 }
 
 const fixed = (value: number, digits: number): string => (Number.isFinite(value) ? value.toFixed(digits) : 'n/a');
@@ -119,9 +150,12 @@ async function compareInTree(tree: BaselineTree, resultsDir: string, log: (line:
     ]);
     const settle = (): Promise<number> => waitUntilQuiet([upstream.pid, baseline.pid, head.pid]);
     const comparisons: PairedComparison[] = [];
+    const threadSplits: string[][] = [];
     for (const concurrency of CONCURRENCIES) {
       log(`baseline ${tree.commit.slice(0, 7)} against HEAD, concurrency ${concurrency}`);
-      comparisons.push(comparePairedRuns(concurrency, RUN_MS, await runPairedRounds({ baseline, head }, concurrency, settle)));
+      const paired = await runPairedRounds({ baseline, head }, concurrency, settle);
+      comparisons.push(comparePairedRuns(concurrency, RUN_MS, paired.runs));
+      threadSplits.push(formatThreadSplit(paired.threadRuns));
     }
     const loadAfter = loadavg();
     const load = (figures: number[]): string => figures.map((figure) => figure.toFixed(2)).join(' ');
@@ -129,7 +163,7 @@ async function compareInTree(tree: BaselineTree, resultsDir: string, log: (line:
       [
         `HEAD against baseline ${tree.commit.slice(0, 10)}: Airlock with the request log, non-streaming chat, paired rounds (A B B A ...), proxy process CPU from /proc`,
         `  load average ${load(loadBefore)} before, ${load(loadAfter)} after, on ${availableParallelism()} cores`,
-        ...comparisons.flatMap(formatComparison),
+        ...comparisons.flatMap((comparison, index) => [...formatComparison(comparison), ...(threadSplits[index] ?? [])]),
         `Verdict: ${overallVerdict(comparisons)}`,
       ].join('\n'),
     );

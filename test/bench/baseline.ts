@@ -3,11 +3,12 @@
  * the one at <ref>? <ref> is checked out into a temporary worktree (baselineTree.ts) and its
  * Airlock started through that tree's own test/bench/proxyServer.ts, so it runs as that commit
  * wired it; this tree's runs beside it, without a client token as older trees had none. Both log
- * requests, relay to the same simulator, and get the same environment; the load generator sends
+ * requests, relay to the same simulator, get the same environment and each its own tree's V8
+ * flags for `airlock serve` (proxy/app/cli/v8Flags.ts); the load generator sends
  * non-streaming chat at c=1 and c=50 in paired rounds (A B B A ...), and each proxy process's CPU
  * per request (from /proc) and throughput are compared round by round (pairedRounds.ts).
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { withBaselineTree, PROXY_SERVER_PATH, type BaselineTree } from './baselineTree.ts';
@@ -25,6 +26,7 @@ import {
   type Side,
 } from './pairedRounds.ts';
 import { MALLOC_ARENA_ENV, MALLOC_ARENAS } from '../../proxy/app/cli/mallocArenas.ts';
+import { SERVE_V8_FLAGS } from '../../proxy/app/cli/v8Flags.ts';
 
 /** Ten rounds: HEAD counts as slower when it costs more in 8 of them (pairedRounds.ts). */
 const ROUNDS = 10;
@@ -41,6 +43,18 @@ const WARMUP_MAX_MS = 5_000;
  * the comparison is of the code, not of how the process is started.
  */
 const SHARED_ENV = { [MALLOC_ARENA_ENV]: MALLOC_ARENAS };
+const V8_FLAGS_PATH = 'proxy/app/cli/v8Flags.ts';
+
+/**
+ * The V8 flags the tree's `airlock serve` starts with (proxy/app/cli/v8Flags.ts), none for a tree
+ * from before it had any: each side runs as its own command would run it.
+ */
+async function serveV8FlagsOf(treeDir: string): Promise<readonly string[]> {
+  const file = join(treeDir, V8_FLAGS_PATH);
+  if (!existsSync(file)) return [];
+  const module = (await import(file)) as { SERVE_V8_FLAGS?: readonly string[] };
+  return module.SERVE_V8_FLAGS ?? [];
+}
 
 interface ThreadRun {
   threadCpuMs: ThreadCpuMs;
@@ -62,11 +76,7 @@ interface Proxy {
  * proxy's previous charge, read once the servers are quiet after the run: work a proxy does
  * later (the log's writing and indexing) or during the other side's run still lands on it.
  */
-async function runPairedRounds(
-  proxies: Record<Side, Proxy>,
-  concurrency: number,
-  settle: () => Promise<unknown>,
-): Promise<PairedRuns> {
+async function runPairedRounds(proxies: Record<Side, Proxy>, concurrency: number, settle: () => Promise<unknown>): Promise<PairedRuns> {
   const pools = { baseline: createPool(proxies.baseline.url, concurrency), head: createPool(proxies.head.url, concurrency) };
   const runs: Record<Side, RoundRun[]> = { baseline: [], head: [] };
   const threadRuns: Record<Side, ThreadRun[]> = { baseline: [], head: [] };
@@ -129,8 +139,8 @@ function formatComparison(comparison: PairedComparison): string[] {
 
 async function compareInTree(tree: BaselineTree, resultsDir: string, log: (line: string) => void): Promise<void> {
   const children: ChildServer[] = [];
-  const start = async (script: string, args: string[]): Promise<ChildServer> => {
-    const child = await startChildServer(script, args, { env: SHARED_ENV });
+  const start = async (script: string, args: string[], nodeFlags: readonly string[]): Promise<ChildServer> => {
+    const child = await startChildServer(script, args, { env: SHARED_ENV, nodeFlags });
     children.push(child);
     return child;
   };
@@ -142,11 +152,11 @@ async function compareInTree(tree: BaselineTree, resultsDir: string, log: (line:
   process.once('SIGTERM', stopChildren);
   const loadBefore = loadavg();
   try {
-    const upstream = await start('upstreamServer.ts', []);
+    const upstream = await start('upstreamServer.ts', [], []);
     const airlockArgs = ['--kind', 'airlock', '--log', '--upstream', upstream.url];
     const [baseline, head] = await Promise.all([
-      start(join(tree.dir, PROXY_SERVER_PATH), airlockArgs),
-      start('proxyServer.ts', [...airlockArgs, '--no-client-token']),
+      start(join(tree.dir, PROXY_SERVER_PATH), airlockArgs, await serveV8FlagsOf(tree.dir)),
+      start('proxyServer.ts', [...airlockArgs, '--no-client-token'], SERVE_V8_FLAGS),
     ]);
     const settle = (): Promise<number> => waitUntilQuiet([upstream.pid, baseline.pid, head.pid]);
     const comparisons: PairedComparison[] = [];

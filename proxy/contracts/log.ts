@@ -66,6 +66,8 @@ export interface RequestBodiesRecord {
   streamText: string | null;
   /** Streams: the raw SSE events as received. */
   rawEvents: string | null;
+  /** Streams: each raw event's arrival in ms since the request started, in order; null when not recorded (rows logged before). */
+  rawEventOffsetsMs: number[] | null;
 }
 
 export interface RequestDetail {

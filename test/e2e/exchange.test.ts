@@ -74,7 +74,7 @@ describe('a chat with tools', () => {
 });
 
 describe('a stream', () => {
-  it('shows its events as a table with the text each added, beside the assembled text', async () => {
+  it('shows its events as a table with when each arrived and the text it added, beside the assembled text', async () => {
     expect((await chat({ stream: true, messages: [{ role: 'user', content: 'Stream please' }] })).status).toBe(200);
     await session.harness.log.flush();
     await page.goto(session.screenUrl('live'));
@@ -88,6 +88,16 @@ describe('a stream', () => {
     const added = await events.locator('tbody td.delta').allTextContents();
     expect(added.join('')).toBe(assembled);
     expect(await events.locator('tbody tr').last().textContent()).toContain('[DONE]');
+    // Time since the request started, one per event, in arrival order.
+    expect(await events.locator('thead th').allTextContents()).toEqual(['#', 'Time', 'Event', 'Text added', 'Data']);
+    const times = await events.locator('tbody tr td:nth-child(2)').allTextContents();
+    expect(times.length).toBe(await events.locator('tbody tr').count());
+    const timesMs = times.map((time) => {
+      const match = /^(\d+(?:\.\d+)?) (ms|s)$/.exec(time);
+      if (!match) throw new Error(`not a time: ${time}`);
+      return Number(match[1]) * (match[2] === 's' ? 1000 : 1);
+    });
+    expect(timesMs).toEqual([...timesMs].sort((a, b) => a - b));
     await session.shot('61-detail-stream-events');
   });
 });

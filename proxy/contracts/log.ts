@@ -53,6 +53,12 @@ export interface RequestLogRow {
   summary: string | null;
 }
 
+/** An ended request's one-line summary as the log wrote it (masked), for the window's live rows. */
+export interface EndedRowSummary {
+  requestId: string;
+  summary: string;
+}
+
 /** Stored bodies: capped, masked, headers from an allowlist only. */
 export interface RequestBodiesRecord {
   requestHeaders: Record<string, string>;

@@ -262,6 +262,25 @@ describe('a row', () => {
     expect(await row.locator('.client').getAttribute('title')).toContain('Session 5e55f00d-1111-2222-3333-444455556666');
   });
 
+  it('shows the first line of its prompt once it ends, in a list already open, without a reload', async () => {
+    await page.goto(session.screenUrl('live'));
+    // The list's first page is in (rows, or none yet) and the live channel is open: the row can only come live.
+    await page.locator('[role="listbox"], .state-empty').first().waitFor();
+    await page.locator('.status-bar .dot.running').waitFor();
+    // A page loaded again would lose this mark.
+    await page.evaluate(() => Object.assign(window, { listOpenedOnce: true }));
+    const response = await rawRequest(`${session.harness.proxy.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { ...JSON_HEADERS, authorization: `Bearer ${token}` },
+      body: chatBody({ messages: [{ role: 'user', content: 'Explain the retry loop\nin two lines' }] }),
+    });
+    expect(response.status).toBe(200);
+    const preview = page.locator('.request-row .preview', { hasText: 'Explain the retry loop' });
+    await preview.waitFor();
+    expect(await preview.textContent()).toBe('Explain the retry loop');
+    expect(await page.evaluate(() => (window as { listOpenedOnce?: boolean }).listOpenedOnce)).toBe(true);
+  });
+
   it('counts its spend under its session on the Spend screen', async () => {
     await page.goto(session.screenUrl('spend'));
     const table = page.getByRole('table').filter({ has: page.getByRole('columnheader', { name: 'Session' }) });

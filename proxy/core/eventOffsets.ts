@@ -20,7 +20,10 @@ export class EventOffsetRecorder {
       grown.set(this.offsetsMs.subarray(0, this.count));
       this.offsetsMs = grown;
     }
-    this.offsetsMs.fill(Math.round(offsetMs), this.count, wanted);
+    const rounded = Math.round(offsetMs);
+    // Most reads complete one event: a store, not a call to fill.
+    if (wanted === this.count + 1) this.offsetsMs[this.count] = rounded;
+    else this.offsetsMs.fill(rounded, this.count, wanted);
     this.count = wanted;
   }
 

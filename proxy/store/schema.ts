@@ -157,6 +157,11 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE requests ADD COLUMN summary TEXT;
   CREATE INDEX requests_agent_session ON requests (agent_session_id, started_at_ms) WHERE agent_session_id IS NOT NULL;
   `,
+  `
+  -- When each raw stream event arrived (ms since the request started), packed as varint gaps
+  -- (core/eventOffsets.ts): about a byte an event. Older bodies keep NULL and show no times.
+  ALTER TABLE request_bodies ADD COLUMN raw_event_offsets BLOB;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -44,8 +44,8 @@ export class LogWriter {
     );
     this.insertBodies = db.prepare(
       `INSERT INTO request_bodies (request_id, request_headers, response_headers, request_body, request_truncated,
-         response_body, response_truncated, stream_text, raw_events, stored_bytes)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (request_id) DO NOTHING`,
+         response_body, response_truncated, stream_text, raw_events, raw_event_offsets, stored_bytes)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (request_id) DO NOTHING`,
     );
     // New bodies wait for the full-text index (fullTextBackfill.ts); one statement lists a whole batch.
     this.listUnindexed = db.prepare('INSERT INTO request_bodies_unindexed (body_id) SELECT value FROM json_each(?)');

@@ -97,7 +97,15 @@ export function requestRoutes(context: ControlContext): express.Router {
     if (!inFlight) return logged;
     return {
       ...logged,
-      bodies: { ...inFlight, responseHeaders: {}, responseBody: null, responseTruncated: false, streamText: null, rawEvents: null },
+      bodies: {
+        ...inFlight,
+        responseHeaders: {},
+        responseBody: null,
+        responseTruncated: false,
+        streamText: null,
+        rawEvents: null,
+        rawEventOffsetsMs: null,
+      },
     };
   };
 

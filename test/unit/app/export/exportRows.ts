@@ -48,6 +48,7 @@ export function logBodies(overrides: Partial<RequestBodiesRecord> = {}): Request
     responseTruncated: false,
     streamText: null,
     rawEvents: null,
+    rawEventOffsetsMs: null,
     ...overrides,
   };
 }

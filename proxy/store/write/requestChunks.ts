@@ -27,9 +27,7 @@ export const MIN_SPLIT_CHARS = 1024;
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 const OPEN_BRACE = 0x7b;
-const CLOSE_BRACE = 0x7d;
 const OPEN_BRACKET = 0x5b;
-const CLOSE_BRACKET = 0x5d;
 const COMMA = 0x2c;
 /** Outside strings only these characters matter; a regex finds the next one natively. */
 const STRUCTURAL = /["{}[\],]/g;

@@ -226,7 +226,8 @@ export class RequestLogQueries {
     ).all(String(list.chunkIds));
     const expected = (JSON.parse(String(list.chunkIds)) as unknown[]).length;
     // Pieces go only with the last body holding them (triggers in schema.ts): one missing is damage.
-    if (pieces.length !== expected) throw new Error(`The request log is damaged: request body ${bodyId} lost ${expected - pieces.length} of its pieces.`);
+    if (pieces.length !== expected)
+      throw new Error(`The request log is damaged: request body ${bodyId} lost ${expected - pieces.length} of its pieces.`);
     return pieces.map((piece) => String(piece.text)).join('');
   }
 

@@ -53,7 +53,9 @@ function indexSliceOf(db: DatabaseSync, indexed: IndexedText, limits: IndexSlice
   db.exec('BEGIN IMMEDIATE');
   try {
     const candidates = db
-      .prepare(`SELECT p.${key} AS id, t.stored_bytes AS storedBytes FROM ${queue} p JOIN ${table} t USING (${key}) ORDER BY p.${key} LIMIT ?`)
+      .prepare(
+        `SELECT p.${key} AS id, t.stored_bytes AS storedBytes FROM ${queue} p JOIN ${table} t USING (${key}) ORDER BY p.${key} LIMIT ?`,
+      )
       .iterate(limits.maxRows);
     let rows = 0;
     let bytes = 0;

@@ -24,14 +24,31 @@ const SHAPES: Shape[] = [
     name: 'chat completions',
     body: (messages) => ({ model: 'gpt-4o', messages, tools: TOOLS, stream: true, stream_options: { include_usage: true } }),
     user: (text) => ({ role: 'user', content: text }),
-    assistant: (text) => ({ role: 'assistant', content: text, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'x', arguments: '{}' } }] }),
+    assistant: (text) => ({
+      role: 'assistant',
+      content: text,
+      tool_calls: [{ id: 'c1', type: 'function', function: { name: 'x', arguments: '{}' } }],
+    }),
   },
   {
     name: 'anthropic messages',
     // Claude Code's order: the history comes before system and tools.
-    body: (messages) => ({ model: 'claude-sonnet-4', messages, system: [{ type: 'text', text: long('system') }], tools: TOOLS, max_tokens: 32000, stream: true }),
+    body: (messages) => ({
+      model: 'claude-sonnet-4',
+      messages,
+      system: [{ type: 'text', text: long('system') }],
+      tools: TOOLS,
+      max_tokens: 32000,
+      stream: true,
+    }),
     user: (text) => ({ role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: text }] }),
-    assistant: (text) => ({ role: 'assistant', content: [{ type: 'text', text }, { type: 'tool_use', id: 't1', name: 'read', input: { path: 'a.ts' } }] }),
+    assistant: (text) => ({
+      role: 'assistant',
+      content: [
+        { type: 'text', text },
+        { type: 'tool_use', id: 't1', name: 'read', input: { path: 'a.ts' } },
+      ],
+    }),
   },
   {
     name: 'responses',

@@ -11,11 +11,12 @@
  * matches within a piece, finds every string value's text.
  *
  * Where: the top-level object is always cut into its members, and any object or array inside it
- * of at least MIN_SPLIT_CHARS into its members or elements, recursively. A container is cut after
- * its opening bracket, before each comma and before its closing bracket (after its last
- * non-blank), so an element is the same piece whether or not more follow it: appending a turn adds
- * only the new elements' pieces, and an edited message (a moved cache_control marker, a rewritten
- * earlier turn) adds only the pieces of the members that changed.
+ * of at least MIN_SPLIT_CHARS into its members or elements, recursively. A container is cut before
+ * each comma and before its closing bracket (after its last non-blank), so an element is the same
+ * piece whether or not more follow it: appending a turn adds only the new elements' pieces, and an
+ * edited message (a moved cache_control marker, a rewritten earlier turn) adds only the pieces of
+ * the members that changed. The first member or element stays with the text before it (the
+ * opening bracket and the parent's key): a piece less per container, and as stable.
  */
 
 /**
@@ -72,7 +73,7 @@ export function chunkCuts(text: string): number[] {
       if (end < 0) break;
       pattern.lastIndex = end + 1;
     } else if (code === OPEN_BRACE || code === OPEN_BRACKET) {
-      stack.push({ start: at, cuts: [at + 1] });
+      stack.push({ start: at, cuts: [] });
     } else if (code === COMMA) {
       stack.at(-1)?.cuts.push(at);
     } else {

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
-import { requestChunks } from './requestChunks.ts';
+import { MIN_SPLIT_CHARS, requestChunks } from './requestChunks.ts';
 
 export interface Piece {
   text: string;
@@ -29,11 +29,13 @@ export class ChunkStore {
   }
 
   /**
-   * The pieces of `text` with their hashes, or null when it is one piece (not a JSON object: kept
-   * inline, as before). Done before the transaction, so the write lock is not held for it.
+   * The pieces of `text` with their hashes, or null to keep it inline, as before: a body shorter
+   * than MIN_SPLIT_CHARS (a piece costs a few lookups and rows, more than such a body repeated;
+   * most requests of a script, and the bench's, are that small) or one piece (not a JSON object).
+   * Done before the transaction, so the write lock is not held for it.
    */
   static piecesOf(text: string | null): Piece[] | null {
-    if (text === null) return null;
+    if (text === null || text.length < MIN_SPLIT_CHARS) return null;
     const pieces = requestChunks(text);
     if (pieces.length < 2) return null;
     return pieces.map((piece) => ({ text: piece, sha256: createHash('sha256').update(piece).digest() }));

@@ -80,6 +80,10 @@ describe('request bodies stored as pieces', () => {
     };
     expect(count(db, 'SELECT COUNT(*) FROM body_chunks_unindexed')).toBeGreaterThan(0);
     expectations();
+    // A small body is not worth its pieces' rows: it stays whole, as before.
+    write(new LogWriter(db), turnRows('small', 1, 0), ['{"model":"gpt-4o-mini","messages":[{"role":"user","content":"hi"}]}']);
+    expect(count(db, "SELECT COUNT(*) FROM request_bodies WHERE request_body LIKE '%content%'")).toBe(1);
+    expect(queries.getRequest('small-1')?.bodies?.requestBody).toBe('{"model":"gpt-4o-mini","messages":[{"role":"user","content":"hi"}]}');
     indexEveryBody(db);
     expect(count(db, 'SELECT COUNT(*) FROM body_chunks_unindexed')).toBe(0);
     expectations();

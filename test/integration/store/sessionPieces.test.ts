@@ -56,6 +56,8 @@ function withLogDb<T>(read: (db: DatabaseSync) => T): T {
 const TURNS = 12;
 /** Each turn's exact request text and its logged id, in order. */
 const turns: Array<{ text: string; id: string }> = [];
+/** Anthropic Messages and Responses turns, in the order sent. */
+const otherShapes: Array<{ text: string; id: string }> = [];
 
 beforeAll(async () => {
   harness = await startControlHarness();
@@ -84,6 +86,34 @@ beforeAll(async () => {
     turns.push({ text, id: await send('/v1/chat/completions', text) });
     messages.push({ role: 'assistant', content: prose(`ANSWER-${turn}`, 20) });
   }
+  // Claude Code's and Codex's shapes, three turns each: the cache marker moves to the last block.
+  const anthropic: Array<{ role: string; content: Array<Record<string, unknown>> }> = [];
+  const responses: Array<Record<string, unknown>> = [];
+  for (let turn = 1; turn <= 3; turn += 1) {
+    for (const message of anthropic) for (const block of message.content) delete block.cache_control;
+    anthropic.push({
+      role: 'user',
+      content: [{ type: 'text', text: prose(`MESSAGES-${turn}`, 30), cache_control: { type: 'ephemeral' } }],
+    });
+    const messagesText = JSON.stringify({
+      model: 'gpt-4o-mini',
+      max_tokens: 100,
+      system: [{ type: 'text', text: prose('claude system', 40) }],
+      messages: anthropic,
+    });
+    otherShapes.push({ text: messagesText, id: await send('/v1/messages', messagesText) });
+    anthropic.push({ role: 'assistant', content: [{ type: 'text', text: prose(`MESSAGES-REPLY-${turn}`, 10) }] });
+
+    responses.push({ type: 'message', role: 'user', content: [{ type: 'input_text', text: prose(`RESPONSES-${turn}`, 30) }] });
+    const responsesText = JSON.stringify({
+      model: 'gpt-4o-mini',
+      instructions: prose('codex instructions', 40),
+      input: responses,
+      store: false,
+    });
+    otherShapes.push({ text: responsesText, id: await send('/v1/responses', responsesText) });
+    responses.push({ type: 'message', role: 'assistant', content: [{ type: 'output_text', text: prose(`RESPONSES-REPLY-${turn}`, 10) }] });
+  }
 }, 120_000);
 
 afterAll(async () => {
@@ -91,26 +121,28 @@ afterAll(async () => {
 });
 
 describe('a conversation through the proxy', () => {
-  it("shows each turn's full request body exactly as sent", async () => {
-    for (const { text, id } of turns) {
+  it("shows each turn's full request body exactly as sent, in each protocol's shape", async () => {
+    expect(otherShapes).toHaveLength(6);
+    for (const { text, id } of [...turns, ...otherShapes]) {
       const body = await call<BodyTextResponse>(`/requests/${id}/body/request`);
       expect(body).toEqual({ text, truncated: false });
     }
   });
 
   it("stores each turn's new part only: the pieces hold a fraction of what the bodies repeat", () => {
-    const sentBytes = turns.reduce((sum, { text }) => sum + Buffer.byteLength(text), 0);
+    const sentBytes = [...turns, ...otherShapes].reduce((sum, { text }) => sum + Buffer.byteLength(text), 0);
     const stored = withLogDb((db) => ({
       pieceBytes: Number(db.prepare('SELECT TOTAL(stored_bytes) AS total FROM body_chunks').get()?.total),
       wholeBodies: Number(db.prepare('SELECT COUNT(*) AS count FROM request_bodies WHERE request_body IS NOT NULL').get()?.count),
       lists: Number(db.prepare('SELECT COUNT(*) AS count FROM request_body_chunk_lists').get()?.count),
     }));
     expect(stored.wholeBodies).toBe(0);
-    expect(stored.lists).toBe(TURNS);
+    expect(stored.lists).toBe(TURNS + otherShapes.length);
     // The last turn alone is about a fifth of all the text sent; every turn's new part, the
     // pretty-printed and reordered turns (stored whole once more) included, stays under half.
     expect(stored.pieceBytes).toBeLessThan(sentBytes / 2);
     expect(stored.pieceBytes).toBeGreaterThan(Buffer.byteLength(turns.at(-1)?.text ?? ''));
+    expect(stored.wholeBodies).toBe(0);
   });
 
   it('finds text of any turn in every request whose body holds it, waiting for the full-text index or in it', async () => {
@@ -128,6 +160,10 @@ describe('a conversation through the proxy', () => {
       expect(await searched('QUESTION-1 the agent')).toEqual(fromTurn(1, 6));
       expect(await searched('REWRITTEN-FIRST-QUESTION')).toEqual(fromTurn(7));
       expect(await searched('tool 5 the agent')).toEqual(ids);
+      expect(await searched('MESSAGES-1 the agent')).toEqual(
+        [otherShapes[0], otherShapes[2], otherShapes[4]].map((turn) => turn?.id).sort(),
+      );
+      expect(await searched('RESPONSES-2 the agent')).toEqual([otherShapes[3], otherShapes[5]].map((turn) => turn?.id).sort());
     };
     await expectations();
     await expect

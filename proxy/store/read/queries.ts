@@ -217,17 +217,20 @@ export class RequestLogQueries {
     return { row: rowFromRecord(record), bodies: pieced === null ? stored : { ...stored, requestBody: pieced } };
   }
 
-  /** A request body stored as pieces, joined back into its exact text; null if it was stored whole. */
+  /**
+   * A request body stored as pieces, joined back into its exact text; null if it was stored whole
+   * (or deleted meanwhile). One statement, so one snapshot: retention on the log thread cannot
+   * delete pieces between reading the list and reading them.
+   */
   private requestBodyFromChunks(bodyId: number): string | null {
-    const list = this.statement('SELECT chunk_ids AS chunkIds FROM request_body_chunk_lists WHERE body_id = ?').get(bodyId);
-    if (list === undefined) return null;
     const pieces = this.statement(
-      `SELECT c.text AS text FROM json_each(?) j JOIN body_chunks c ON c.chunk_id = j.value ORDER BY j.key`,
-    ).all(String(list.chunkIds));
-    const expected = (JSON.parse(String(list.chunkIds)) as unknown[]).length;
+      `SELECT c.text AS text FROM request_body_chunk_lists l, json_each(l.chunk_ids) j
+       LEFT JOIN body_chunks c ON c.chunk_id = j.value WHERE l.body_id = ? ORDER BY j.key`,
+    ).all(bodyId);
+    if (pieces.length === 0) return null;
     // Pieces go only with the last body holding them (triggers in schema.ts): one missing is damage.
-    if (pieces.length !== expected)
-      throw new Error(`The request log is damaged: request body ${bodyId} lost ${expected - pieces.length} of its pieces.`);
+    if (pieces.some((piece) => piece.text === null))
+      throw new Error(`The request log is damaged: request body ${bodyId} lost some of its pieces.`);
     return pieces.map((piece) => String(piece.text)).join('');
   }
 

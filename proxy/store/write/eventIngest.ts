@@ -6,7 +6,7 @@ import { agentSessionIdOf, exchangeSummary } from './exchangeSummary.ts';
 import { buildBodiesRecord } from './bodyRecord.ts';
 import { nextSliceLength, type SliceLimits } from './eventSlice.ts';
 import { DEFAULT_INDEX_SLICE, FullTextBackfill } from './fullTextBackfill.ts';
-import { rowFromRecord, storedBytesOf } from './rowCodec.ts';
+import { rowFromRecord } from './rowCodec.ts';
 import { applyRowEvent, maskRowText, rowFromStart } from './rowDraft.ts';
 import { RowRecorder, type SpendRecordStore } from './rowRecorder.ts';
 import type { SpendEntry, UnwrittenState } from './unwrittenSpend.ts';
@@ -209,9 +209,8 @@ export class EventIngest {
         if (row.state !== 'in_flight' && row.summary !== null) summaries.push({ requestId: row.id, summary: row.summary });
       const outcome = this.recorder.write(batch);
       this.reportBodiesState();
-      if (outcome === 'written' && batch.bodies.length > 0) {
-        this.fullText.noteWritten(batch.bodies.reduce((bytes, { record }) => bytes + storedBytesOf(record), 0));
-      }
+      // Only text stored for the first time waits for the index: a request body's known pieces are indexed already.
+      if (outcome === 'written' && batch.bodies.length > 0) this.fullText.noteWritten(this.writer.lastStoredBodyBytes);
     } catch (error) {
       this.options.onError(error);
     }

@@ -45,6 +45,7 @@ function write(writer: LogWriter, rows: RequestLogRow[], requestBodies: string[]
         responseTruncated: false,
         streamText: null,
         rawEvents: null,
+        rawEventOffsetsMs: null,
       },
     })),
   });

@@ -157,6 +157,11 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE requests ADD COLUMN summary TEXT;
   CREATE INDEX requests_agent_session ON requests (agent_session_id, started_at_ms) WHERE agent_session_id IS NOT NULL;
   `,
+  `
+  -- The steps a request took when it fell back to another model or profile (JSON, NULL when it did
+  -- not); profile_id and upstream_model then name the step that answered, which spent the money.
+  ALTER TABLE requests ADD COLUMN fallback_chain TEXT;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

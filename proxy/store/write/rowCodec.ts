@@ -1,5 +1,5 @@
 import type { ErrorClass } from '../../contracts/errors.ts';
-import type { RequestBodiesRecord, RequestLogRow, RequestState, UsageSource } from '../../contracts/log.ts';
+import type { FallbackHop, RequestBodiesRecord, RequestLogRow, RequestState, UsageSource } from '../../contracts/log.ts';
 import type { ClientProtocol, ProtocolMode } from '../../contracts/usage.ts';
 
 /** Column order shared by the insert statement and `rowToParams`. */
@@ -35,6 +35,7 @@ export const REQUEST_COLUMNS = [
   'state',
   'agent_session_id',
   'summary',
+  'fallback_chain',
 ] as const;
 
 /**
@@ -60,6 +61,7 @@ export const COLUMNS_SET_AFTER_START = [
   'state',
   'agent_session_id',
   'summary',
+  'fallback_chain',
 ] as const satisfies ReadonlyArray<(typeof REQUEST_COLUMNS)[number]>;
 
 type SqlValue = string | number | null;
@@ -98,6 +100,7 @@ export function rowToParams(row: RequestLogRow): SqlValue[] {
     row.state,
     row.agentSessionId,
     row.summary,
+    row.fallbackChain === undefined ? null : JSON.stringify(row.fallbackChain),
   ];
 }
 
@@ -137,7 +140,14 @@ export function rowFromRecord(record: SqlRecord): RequestLogRow {
     state: String(record.state) as RequestState,
     agentSessionId: text(record.agent_session_id),
     summary: text(record.summary),
+    ...fallbackChainOf(record.fallback_chain),
   };
+}
+
+function fallbackChainOf(json: unknown): Pick<RequestLogRow, 'fallbackChain'> {
+  if (json === null || json === undefined) return {};
+  const parsed: unknown = JSON.parse(String(json));
+  return Array.isArray(parsed) ? { fallbackChain: parsed as FallbackHop[] } : {};
 }
 
 function parseNotes(json: unknown): string[] {

@@ -78,7 +78,9 @@ export function fallbackRoute(gated: Gated, services: FallbackServices): Fallbac
     const target = services.targets.resolve({ ...identity, pinnedProfileId: profileId });
     if (!isLocalRefusal(target)) return target;
     if (target.code === 'no_profile') {
-      return { refusal: `fallback profile "${profileId}" does not exist: add it, or remove it from the fallbacks of "${origin.profile.id}"` };
+      return {
+        refusal: `fallback profile "${profileId}" does not exist: add it, or remove it from the fallbacks of "${origin.profile.id}"`,
+      };
     }
     return { refusal: target.message };
   }
@@ -86,7 +88,8 @@ export function fallbackRoute(gated: Gated, services: FallbackServices): Fallbac
   /** The step's own prices and its profile's caps, on the estimate's upper bound (a fallback does not wait for a count). */
   function budgetsAdmit(target: UpstreamTarget, plan: ExchangePlan): boolean {
     const gate = services.spendGate;
-    if (!gate || !gate.needsInputEstimate(identity, target.profile)) return true;
+    if (gate === undefined) return true;
+    if (!gate.needsInputEstimate(identity, target.profile)) return true;
     return gate.budgetsAdmit({
       requestId: trace.requestId,
       identity,

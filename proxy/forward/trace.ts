@@ -217,7 +217,11 @@ export class RequestTrace {
     const answering = this.#steps[this.#stepIndex];
     if (answering === undefined) return undefined;
     const chain = [...this.#steps];
-    chain[this.#stepIndex] = { ...answering, status: this.#status || answering.status, errorClass: this.#errorClass ?? answering.errorClass };
+    chain[this.#stepIndex] = {
+      ...answering,
+      status: this.#status || answering.status,
+      errorClass: this.#errorClass ?? answering.errorClass,
+    };
     return { profileId: answering.profileId, upstreamModel: answering.model, chain };
   }
 

@@ -24,11 +24,7 @@ describe('decideFallback', () => {
       true,
     ],
     ['a refused connection', { ...chat, failure: { kind: 'network', errorClass: 'network', mayHaveRun: false } }, true],
-    [
-      'a reset after the request was written',
-      { ...chat, failure: { kind: 'network', errorClass: 'network', mayHaveRun: true } },
-      false,
-    ],
+    ['a reset after the request was written', { ...chat, failure: { kind: 'network', errorClass: 'network', mayHaveRun: true } }, false],
     ['the total timeout', { ...chat, failure: { kind: 'network', errorClass: 'timeout_total', mayHaveRun: true } }, false],
     ['an empty balance', { ...chat, failure: { kind: 'status', status: 429, errorClass: 'quota_exhausted' } }, false],
     ['a missing model', { ...chat, failure: { kind: 'status', status: 503, errorClass: 'model_not_found' } }, false],
@@ -62,7 +58,12 @@ describe('decideFallback', () => {
     ],
     [
       'a GET of a task after a reset (idempotent)',
-      { ...chat, method: 'GET', upstreamPath: 'video/generations/t1', failure: { kind: 'network', errorClass: 'network', mayHaveRun: true } },
+      {
+        ...chat,
+        method: 'GET',
+        upstreamPath: 'video/generations/t1',
+        failure: { kind: 'network', errorClass: 'network', mayHaveRun: true },
+      },
       true,
     ],
   ])('%s', (_label, input, fallBack) => {

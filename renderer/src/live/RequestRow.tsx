@@ -1,3 +1,4 @@
+import { describeHop } from '../detail/FallbackChain.tsx';
 import { memo } from 'react';
 import { formatDuration, formatRowCost, formatTimestamp, formatTokens } from '../common/format.ts';
 import type { FilterField } from './filterForm.ts';
@@ -98,6 +99,12 @@ export const RequestRow = memo(function RequestRow({ row, selected, top, positio
       </span>
       <span className="cell model" title={`${model}. ${FILTER_HINT}`} data-filter="model" data-value={row.requestedModel ?? undefined}>
         {model}
+        {row.fallbackChain && (
+          <span className="fallback-mark" title={`Fell back: ${row.fallbackChain.map(describeHop).join(' → ')}`}>
+            {' '}
+            · fell back
+          </span>
+        )}
       </span>
       <span
         className={`cell status${failed ? ' bad' : ''}`}

@@ -99,12 +99,6 @@ export const RequestRow = memo(function RequestRow({ row, selected, top, positio
       </span>
       <span className="cell model" title={`${model}. ${FILTER_HINT}`} data-filter="model" data-value={row.requestedModel ?? undefined}>
         {model}
-        {row.fallbackChain && (
-          <span className="fallback-mark" title={`Fell back: ${row.fallbackChain.map(describeHop).join(' → ')}`}>
-            {' '}
-            · fell back
-          </span>
-        )}
       </span>
       <span
         className={`cell status${failed ? ' bad' : ''}`}
@@ -113,6 +107,12 @@ export const RequestRow = memo(function RequestRow({ row, selected, top, positio
         data-value={statusFilterValue(row) ?? undefined}
       >
         {statusLabel(row)}
+        {row.fallbackChain && (
+          <span className="fallback-mark" title={`Fell back: ${row.fallbackChain.map(describeHop).join(' → ')}`}>
+            {' '}
+            ↪ fell back
+          </span>
+        )}
       </span>
       <span className="cell num ttfb">{formatDuration(row.ttfbMs)}</span>
       <span className="cell num">{formatDuration(row.durationMs)}</span>

@@ -1,4 +1,5 @@
 import { readFileSync, readdirSync } from 'node:fs';
+import { createServer } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { TokenSecretResponse } from '../../../proxy/contracts/api.ts';
@@ -147,6 +148,64 @@ describe('a failure before any byte falls back', () => {
     expect(response.body).not.toContain('"error"');
     const { row } = await logged(response);
     expect(row.fallbackChain).toHaveLength(2);
+  });
+
+  it('vllm: a streamed Responses request whose gateway answers 503 before its first byte is answered by the backup, whole', async () => {
+    harness.simulator.useDialect('vllm');
+    backup.useDialect('vllm');
+    await setMain([{ profileId: 'backup' }]);
+    harness.simulator.script({ kind: 'status', status: 503, path: 'chat/completions' });
+    const response = await post('/v1/responses', JSON.stringify({ model: 'gpt-4o-mini', input: 'hi', stream: true }));
+    expect(response.status).toBe(200);
+    expect(response.headers['x-airlock-answered-by']).toBe('backup/qwen-plus');
+    expect(response.body).toContain('event: response.completed');
+    expect(response.body).not.toContain('event: error');
+    expect(chatsTo(backup)).toHaveLength(1);
+  });
+});
+
+describe('network failures and missing profiles', () => {
+  it('a gateway that refuses the connection falls back to the other profile', async () => {
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const { port } = closed.address() as { port: number };
+    await new Promise<void>((resolve) => closed.close(() => resolve()));
+    await setMain([{ profileId: 'backup' }], { baseUrl: `http://127.0.0.1:${port}/v1` });
+    try {
+      const response = await post('/v1/chat/completions', chatBody());
+      expect(response.status, response.body).toBe(200);
+      expect(response.headers['x-airlock-answered-by']).toBe('backup/qwen-plus');
+      const { row } = await logged(response);
+      expect(row.fallbackChain?.map((hop) => [hop.profileId, hop.status, hop.errorClass])).toEqual([
+        ['main', null, 'network'],
+        ['backup', 200, null],
+      ]);
+    } finally {
+      await setMain([], { baseUrl: harness.simulator.baseUrl });
+    }
+  });
+
+  it('a step naming a profile removed since is skipped with the cause and the fix, and the next step answers', async () => {
+    await setMain([]);
+    // The file edited by hand (the window and the CLI refuse such a step when it is saved).
+    await harness.store.update((config) => ({
+      ...config,
+      profiles: config.profiles.map((profile) =>
+        profile.id === 'main' ? { ...profile, fallbacks: [{ profileId: 'gone' }, { profileId: 'backup' }] } : profile,
+      ),
+    }));
+    harness.simulator.script({ kind: 'status', status: 503 });
+    const response = await post('/v1/chat/completions', chatBody());
+    expect(response.status).toBe(200);
+    const { row } = await logged(response);
+    expect(row.fallbackChain?.[1]).toEqual({
+      profileId: 'gone',
+      model: null,
+      status: null,
+      errorClass: 'no_key',
+      note: 'fallback profile "gone" does not exist: add it, or remove it from the fallbacks of "main"',
+    });
+    expect(row.fallbackChain?.[2]).toMatchObject({ profileId: 'backup', status: 200 });
   });
 });
 

@@ -93,6 +93,8 @@ export class RequestTrace {
   /** The fallback steps (contracts FallbackHop), empty until a request falls back; `#stepIndex` is the one tried now. */
   #steps: FallbackHop[] = [];
   #stepIndex = 0;
+  /** The answering step's outcome is the gateway's, recorded when it failed; a success's comes from the answer. */
+  #stepOutcomeKnown = false;
   /** Retries made before the current step: each step has its own profile's retries. */
   #retriesBeforeStep = 0;
 
@@ -204,7 +206,10 @@ export class RequestTrace {
     if (this.#steps.length === 0) this.#steps.push(failed);
     else this.#steps[this.#stepIndex] = failed;
     this.#steps.push(...skipped);
-    if (next === null) return;
+    if (next === null) {
+      this.#stepOutcomeKnown = true;
+      return;
+    }
     this.#steps.push({ profileId: next.profileId, model: next.model, status: null, errorClass: null });
     this.#stepIndex = this.#steps.length - 1;
     this.#ranInEarlierAttempt ||= this.#ranInThisAttempt;
@@ -217,11 +222,9 @@ export class RequestTrace {
     const answering = this.#steps[this.#stepIndex];
     if (answering === undefined) return undefined;
     const chain = [...this.#steps];
-    chain[this.#stepIndex] = {
-      ...answering,
-      status: this.#status || answering.status,
-      errorClass: this.#errorClass ?? answering.errorClass,
-    };
+    if (!this.#stepOutcomeKnown) {
+      chain[this.#stepIndex] = { ...answering, status: this.#status || null, errorClass: this.#errorClass };
+    }
     return { profileId: answering.profileId, upstreamModel: answering.model, chain };
   }
 

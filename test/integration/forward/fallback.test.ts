@@ -57,7 +57,7 @@ beforeEach(async () => {
   backup.reset();
   harness.simulator.useDialect('seed');
   backup.useDialect('seed');
-  await call('/profiles/backup', send('PUT', { budget: {}, prices: [] }));
+  await call('/profiles/backup', send('PUT', { budget: {}, prices: [], retry: { maxRetries: 0, maxRetryAfterMs: 8000 } }));
 });
 
 const post = (pathName: string, body: string, headers: Record<string, string> = {}): Promise<RawResponse> =>
@@ -161,6 +161,26 @@ describe('a failure before any byte falls back', () => {
     expect(response.body).toContain('event: response.completed');
     expect(response.body).not.toContain('event: error');
     expect(chatsTo(backup)).toHaveLength(1);
+  });
+});
+
+describe('when every step fails', () => {
+  it("the client gets the last step's failure, as its protocol says it, and the chain holds each step's own", async () => {
+    await setMain([{ model: 'deepseek-chat' }, { profileId: 'backup' }]);
+    harness.simulator.script({ kind: 'status', status: 503 }, { kind: 'status', status: 502 });
+    backup.script({ kind: 'status', status: 429, retryAfterS: 7 });
+    const response = await post('/v1/chat/completions', chatBody());
+    expect(response.status).toBe(429);
+    expect(response.headers['retry-after']).toBe('7');
+    expect(response.headers['x-airlock-answered-by']).toBe('backup/qwen-plus');
+    expect(response.headers['x-airlock-fallbacks']).toBe('2');
+    const { row } = await logged(response);
+    expect(row.errorClass).toBe('rate_limited');
+    expect(row.fallbackChain).toEqual([
+      { profileId: 'main', model: 'gpt-4o-mini', status: 503, errorClass: 'upstream_error' },
+      { profileId: 'main', model: 'deepseek-chat', status: 502, errorClass: 'upstream_error' },
+      { profileId: 'backup', model: 'qwen-plus', status: 429, errorClass: 'rate_limited' },
+    ]);
   });
 });
 

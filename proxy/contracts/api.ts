@@ -1,7 +1,7 @@
 import type { BurstLimits } from './config.ts';
 import type { ErrorClass } from './errors.ts';
 import type { ModelPrice, Profile, ProfileInput } from './profile.ts';
-import type { RequestState } from './log.ts';
+import type { FallbackHop, RequestState } from './log.ts';
 import type { ClientProtocol, ProtocolMode } from './usage.ts';
 
 /**
@@ -132,6 +132,8 @@ export interface RequestSummary {
   agentSessionId: string | null;
   /** The first line of the prompt (or of the answer), masked; set once the log has the request. */
   summary: string | null;
+  /** The steps it took when it fell back to another model or profile (the last answered); absent when it did not. */
+  fallbackChain?: FallbackHop[];
 }
 
 export interface RequestPage {

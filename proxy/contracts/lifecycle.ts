@@ -1,4 +1,5 @@
 import type { ErrorClass } from './errors.ts';
+import type { FallbackHop } from './log.ts';
 import type { ClientProtocol, ProtocolMode, TokenUsage } from './usage.ts';
 
 /**
@@ -42,6 +43,8 @@ export type RequestLifecycleEvent =
       ttfbMs: number;
       upstreamRequestId: string | null;
       retries: number;
+      /** Present when the request fell back: who answers, and the way there. */
+      fallback?: RequestFallback;
     }
   | { type: 'delta'; requestId: string; text: string }
   | { type: 'usage'; requestId: string; usage: TokenUsage; responseModel: string | null }
@@ -67,8 +70,17 @@ export type RequestLifecycleEvent =
       usageSource: 'reported' | 'estimated' | null;
       /** null when the model has no price ("unpriced"), never 0 for that. */
       costCredits: number | null;
+      /** Present when the request fell back: who answered, and the way there (the last step's class included). */
+      fallback?: RequestFallback;
       bodies: CapturedBodies;
     };
+
+/** The profile and model that answered a request that fell back, and every step it took. */
+export interface RequestFallback {
+  profileId: string;
+  upstreamModel: string | null;
+  chain: FallbackHop[];
+}
 
 /** Bodies captured for the log, already capped; masking happens in the log before anything is written. */
 export interface CapturedBodies {

@@ -12,6 +12,19 @@ export type RequestState = 'in_flight' | 'done' | 'interrupted';
 /** Whether token counts came from the upstream or from Airlock's own tokenizer. */
 export type UsageSource = 'reported' | 'estimated';
 
+/**
+ * One step of the way a request took when it fell back (proxy/forward/fallback.ts): the profile
+ * and model tried, and how it ended. A step skipped without being sent (a budget, a missing
+ * profile) has no status and says why in `note`.
+ */
+export interface FallbackHop {
+  profileId: string;
+  model: string | null;
+  status: number | null;
+  errorClass: ErrorClass | null;
+  note?: string;
+}
+
 export interface RequestLogRow {
   /** Airlock's request id. */
   id: string;
@@ -51,6 +64,8 @@ export interface RequestLogRow {
   agentSessionId: string | null;
   /** The first line of the last user message, or of the answer when there is none; masked, ~120 chars. */
   summary: string | null;
+  /** Every step when the request fell back, the first being the profile and model it was sent to; absent when it did not. */
+  fallbackChain?: FallbackHop[];
 }
 
 /** An ended request's one-line summary as the log wrote it (masked), for the window's live rows. */

@@ -51,6 +51,21 @@ export const maxRequestBodyMibSchema = z
   .min(1, 'must be at least 1 MiB')
   .max(1024, 'must be at most 1024 MiB');
 
+/**
+ * One step of a profile's fallback list: another model on the same profile (`model` alone), or
+ * another profile (`profileId`, with `model` when it should not be the model the client named).
+ * A model named here goes through the target profile's aliases and routes like a client's.
+ */
+export const fallbackEntrySchema = z
+  .object({
+    profileId: z.string().regex(PROFILE_ID_PATTERN, 'a profile id: lowercase letters, digits, - and _').optional(),
+    model: z.string().trim().min(1, 'a model name, or leave it out').optional(),
+  })
+  .refine((entry) => entry.profileId !== undefined || entry.model !== undefined, 'name another model, another profile, or both');
+
+/** At most this many fallbacks per profile: each one is a further request while the client waits. */
+export const MAX_FALLBACKS = 5;
+
 export const profileSchema = z.object({
   id: z.string().regex(PROFILE_ID_PATTERN, 'lowercase letters, digits, - and _ (at most 64)'),
   name: z.string().min(1).max(100),
@@ -66,6 +81,8 @@ export const profileSchema = z.object({
   priceMultiplier: z.number().positive().default(1),
   budget: budgetSchema.default({}),
   maxRequestBodyMiB: maxRequestBodyMibSchema.default(DEFAULT_MAX_REQUEST_BODY_MIB),
+  /** Tried in order when a request failed before any byte reached its client (proxy/forward/fallback.ts). */
+  fallbacks: z.array(fallbackEntrySchema).max(MAX_FALLBACKS, `at most ${MAX_FALLBACKS} fallbacks`).default([]),
 });
 
 export type RetryPolicy = z.infer<typeof retryPolicySchema>;
@@ -73,5 +90,33 @@ export type ModelPrice = z.infer<typeof modelPriceSchema>;
 export type Budget = z.infer<typeof budgetSchema>;
 export type ModelRoute = z.infer<typeof modelRouteSchema>;
 export type ProtocolModeSetting = z.infer<typeof protocolModeSettingSchema>;
+export type FallbackEntry = z.infer<typeof fallbackEntrySchema>;
 export type Profile = z.infer<typeof profileSchema>;
 export type ProfileInput = z.input<typeof profileSchema>;
+
+/**
+ * What is wrong with a profile's fallback list, one sentence each naming the entry and the fix:
+ * a step back to the profile itself, or a profile that does not exist. The schema cannot say it
+ * (it sees one profile); forms and the CLI ask before saving, and the proxy skips such a step.
+ */
+export function fallbackProblems(profile: Pick<Profile, 'id' | 'fallbacks'>, profileIds: readonly string[]): string[] {
+  const problems: string[] = [];
+  profile.fallbacks.forEach((entry, index) => {
+    const which = `Fallback ${index + 1}`;
+    if (entry.profileId === undefined || entry.profileId === profile.id) {
+      if (entry.model === undefined)
+        problems.push(`${which} sends the request back to profile "${profile.id}" unchanged: name another profile or a model.`);
+      return;
+    }
+    if (!profileIds.includes(entry.profileId)) {
+      problems.push(`${which} names profile "${entry.profileId}", which does not exist: add that profile or remove the fallback.`);
+    }
+  });
+  return problems;
+}
+
+/** How a fallback step reads in the window, the CLI and the log: `model`, `profile`, or `profile/model`. */
+export function describeFallback(entry: FallbackEntry): string {
+  if (entry.profileId === undefined) return entry.model ?? '';
+  return entry.model === undefined ? entry.profileId : `${entry.profileId}/${entry.model}`;
+}

@@ -8,6 +8,8 @@ import type { ErrorDetail } from './replies.ts';
 import { streamProgressEstimate } from './accounting.ts';
 import { watchExchange, type AbortReason, type ExchangeWatch } from './exchangeWatch.ts';
 import { replyFailure, upstreamErrorRecord } from './failureReply.ts';
+import type { FailedStep } from './fallback.ts';
+import { answeredByHeader, type ExchangeStep, type FallbackRoute } from './fallbackRoute.ts';
 import { suggestModels } from './gatewayModels.ts';
 import { buildUpstreamHeaders } from './headers.ts';
 import type { ExchangePlan } from './plan.ts';
@@ -31,43 +33,78 @@ export interface ExchangeContext {
    * does not end it. Its answer is kept for the repeat, which must never create a second task.
    */
   runsOnWithoutClient?: boolean;
+  /** The profile's fallback list, when it has one: asked after a step failed before any byte reached the client. */
+  fallback?: FallbackRoute | null;
 }
 
-/** The exchange stage: sends the request upstream (retrying per docs/gateway-spec.md §7) and relays or explains the answer. */
-export async function exchange(context: ExchangeContext): Promise<void> {
-  const { req, plan, target, trace } = context;
-  const { profile } = target;
-  if (plan.stream && plan.upstreamModel !== null) trace.estimateProgressWith(streamProgressEstimate(plan, profile));
+/**
+ * The exchange stage: sends the request upstream (retrying per docs/gateway-spec.md §7), falls back
+ * along the profile's list while a step fails before anything reached the client, and relays or
+ * explains the answer. Returns the step that answered: settle prices and counts it there.
+ */
+export async function exchange(context: ExchangeContext): Promise<ExchangeStep> {
+  const { req, trace } = context;
   const runsOn = (): boolean => context.runsOnWithoutClient === true && trace.upstreamMayHaveRun;
+  // The client's whole wait: the first profile's total timeout spans every step.
   const watch = watchExchange({
     req,
     res: context.res,
-    totalTimeoutMs: profile.timeouts.totalTimeoutMs,
+    totalTimeoutMs: context.target.profile.timeouts.totalTimeoutMs,
     ...(context.shutdown ? { shutdown: context.shutdown } : {}),
     runsOnWithoutClient: runsOn,
   });
-  const keyMasker = KeyMasker.for(target.apiKey);
+  let step: ExchangeStep = { plan: context.plan, target: context.target };
   let result: AttemptsResult | null = null;
   try {
-    result = await sendWithRetries({
-      url: new URL(`${profile.baseUrl}/${plan.upstreamPath}${plan.query}`),
-      headers: buildUpstreamHeaders(req.headers, target.apiKey, {
-        contentLength: plan.body === null ? null : plan.byteLength,
-        droppedHeaderPrefixes: plan.droppedHeaderPrefixes,
-      }),
-      plan,
-      profile,
-      trace,
-      watch,
-      keyMasker,
-      clientHeaders: req.headers,
-    });
-    await answer(context, result, watch, keyMasker, runsOn());
+    for (;;) {
+      const { plan, target } = step;
+      if (plan.stream && plan.upstreamModel !== null) trace.estimateProgressWith(streamProgressEstimate(plan, target.profile));
+      const keyMasker = KeyMasker.for(target.apiKey);
+      result = await sendWithRetries({
+        url: new URL(`${target.profile.baseUrl}/${plan.upstreamPath}${plan.query}`),
+        headers: buildUpstreamHeaders(req.headers, target.apiKey, {
+          contentLength: plan.body === null ? null : plan.byteLength,
+          droppedHeaderPrefixes: plan.droppedHeaderPrefixes,
+        }),
+        plan,
+        profile: target.profile,
+        trace,
+        watch,
+        keyMasker,
+        clientHeaders: req.headers,
+      });
+      const failure = failedStep(result, trace.upstreamMayHaveRun);
+      const next = failure === null || !context.fallback ? null : await context.fallback.next(failure, step);
+      if (next === null) {
+        if (result.kind === 'answer' || result.kind === 'error') answeredBy(context, step);
+        await answer({ ...context, ...step }, result, watch, keyMasker, runsOn());
+        return step;
+      }
+      step = next;
+    }
   } finally {
     // An answer left unread (something threw before its reader attached) must not hold its socket.
     if (result?.kind === 'answer') result.response.body.abort(NOT_RELAYED);
     watch.dispose();
   }
+}
+
+function failedStep(result: AttemptsResult, mayHaveRun: boolean): FailedStep | null {
+  if (result.kind === 'error') return { kind: 'status', status: result.status, errorClass: result.errorClass };
+  if (result.kind === 'network') return { kind: 'network', errorClass: result.errorClass, mayHaveRun };
+  return null;
+}
+
+/**
+ * `x-airlock-answered-by: <profile>/<model>` on every answer a gateway gave, and
+ * `x-airlock-fallbacks: <steps before it>` when the request fell back.
+ */
+function answeredBy(context: ExchangeContext, step: ExchangeStep): void {
+  if (context.res.headersSent) return;
+  context.res.setHeader('x-airlock-answered-by', answeredByHeader(step));
+  const chain = context.trace.fallback?.chain;
+  // Steps sent before the one answering; skipped steps (with a note) were never sent.
+  if (chain !== undefined) context.res.setHeader('x-airlock-fallbacks', String(chain.filter((hop) => hop.note === undefined).length - 1));
 }
 
 async function answer(

@@ -8,6 +8,7 @@ import { admit, type AdmitServices } from './admit.ts';
 import { toUpstreamPath } from '../core/clientPath.ts';
 import { routeFor } from '../protocols/registry.ts';
 import { exchange } from './exchange.ts';
+import { fallbackRoute, type ExchangeStep, type FallbackServices } from './fallbackRoute.ts';
 import { gate, type GateServices } from './gate.ts';
 import { beginTrace, plan } from './planRequest.ts';
 import type { NativeProtocolCheck } from './planner.ts';
@@ -41,6 +42,7 @@ interface StageServices {
   options: ForwardOptions;
   admit: AdmitServices;
   gate: GateServices;
+  fallback: FallbackServices;
 }
 
 function protocolOfPath(path: string, method: string): ClientProtocol {
@@ -57,6 +59,12 @@ export function createForwardHandler(options: ForwardOptions): (req: IncomingMes
     gate: {
       ...(services.spendGate ? { spendGate: services.spendGate } : {}),
       ...(options.idempotency ? { idempotency: options.idempotency } : {}),
+    },
+    fallback: {
+      targets: services.targets,
+      ...(services.spendGate ? { spendGate: services.spendGate } : {}),
+      ...(options.nativeVerified ? { nativeVerified: options.nativeVerified } : {}),
+      ...(options.translation ? { translation: options.translation } : {}),
     },
   };
   return async (req, res) => {
@@ -93,8 +101,9 @@ async function forward(request: ForwardRequest, stages: StageServices): Promise<
   if (gated === ANSWERED) return;
   if (isRefused(gated)) return refuse(request, gated);
   request.stop.exchangeStarts();
+  let answered: ExchangeStep = gated;
   try {
-    await exchange({
+    answered = await exchange({
       req: gated.req,
       res: gated.res,
       plan: gated.plan,
@@ -102,9 +111,10 @@ async function forward(request: ForwardRequest, stages: StageServices): Promise<
       trace: gated.trace,
       runsOnWithoutClient: gated.firstOfKey !== null,
       shutdown: options.shutdown,
+      fallback: fallbackRoute(gated, stages.fallback),
     });
   } finally {
-    await settle(gated, options.services.spendGate);
+    await settle(gated, answered, options.services.spendGate);
   }
 }
 

@@ -71,7 +71,10 @@ export async function plan(admitted: Admitted, seams: PlanSeams): Promise<Planne
     upstreamPath: exchangePlan.upstreamPath,
   });
   trace.requestReceived(pickAllowedHeaders(req.headers), body.chunks);
-  if (!localAnswer) return { ...admitted, plan: exchangePlan };
+  if (!localAnswer) {
+    const clientBody = target.profile.fallbacks.length > 0 ? { body, parsed } : null;
+    return { ...admitted, plan: exchangePlan, clientBody };
+  }
   const answer = await untilStopped(localAnswer, stop.signal);
   if (answer === STOPPED) return { refusal: STOPPING };
   const payload = JSON.stringify(answer);

@@ -25,6 +25,8 @@ export interface PlanInput {
   nativeVerified?: NativeProtocolCheck;
   /** Where heavy bodies are translated; the process's shared thread unless given. */
   translation?: TranslationThread;
+  /** A fallback step's model, routed through the target's aliases instead of the one the client named. */
+  model?: string;
 }
 
 export interface PlanRefusal {
@@ -54,7 +56,7 @@ export function buildPlan(input: PlanInput): Plan | Promise<Plan> {
   if (parsed.kind === 'invalid') return invalid(parsed.message);
   const requestedModel = modelOf(parsed);
   const { upstreamModel } = resolveUpstreamModel({
-    requestedModel,
+    requestedModel: input.model ?? requestedModel,
     aliases: target.profile.modelAliases,
     routes: target.profile.modelRoutes,
     clientDefaultModel: input.identity.defaultModel ?? null,

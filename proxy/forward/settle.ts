@@ -1,14 +1,17 @@
 import type { SpendGate } from '../contracts/ports.ts';
 import { accountFor } from './accounting.ts';
+import type { ExchangeStep } from './fallbackRoute.ts';
 import { settleIdempotency } from './idempotency.ts';
 import type { Gated } from './stageRecords.ts';
 
 /**
  * The settle stage, after the exchange whatever its outcome: a keyed creation's answer kept for its
  * repeat, usage and cost, the trace's end (the log's row), and the outcome the spend gate counts.
+ * Usage is priced, and spend counted, on the step that answered (a fallback's profile and model).
  */
-export async function settle(gated: Gated, spendGate: SpendGate | undefined): Promise<void> {
-  const { trace, plan, target, identity } = gated;
+export async function settle(gated: Gated, answered: ExchangeStep, spendGate: SpendGate | undefined): Promise<void> {
+  const { trace, identity } = gated;
+  const { plan, target } = answered;
   if (gated.firstOfKey) settleIdempotency(gated.firstOfKey, trace);
   const accounting = await accountFor(trace, plan, target.profile);
   trace.ended(trace.status, accounting);

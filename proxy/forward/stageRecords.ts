@@ -3,6 +3,7 @@ import type { ClientIdentity, LocalRefusal, UpstreamTarget } from '../contracts/
 import type { ClientProtocol } from '../contracts/usage.ts';
 import type { IdempotencyTicket } from '../spend/idempotencyCache.ts';
 import type { ExchangePlan } from './plan.ts';
+import type { ClientBody, ParsedBody } from './requestBody.ts';
 import type { RequestTrace, TraceStart } from './trace.ts';
 
 /**
@@ -37,6 +38,8 @@ export interface Admitted extends ForwardRequest {
 
 export interface Planned extends Admitted {
   readonly plan: ExchangePlan;
+  /** The body as the client sent it, kept only when the profile has fallbacks: each step is planned from it. */
+  readonly clientBody: { readonly body: ClientBody; readonly parsed: ParsedBody } | null;
 }
 
 export interface Gated extends Planned {

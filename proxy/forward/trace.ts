@@ -1,6 +1,7 @@
 import type { ErrorClass } from '../contracts/errors.ts';
 import type { TokenUsage } from '../contracts/usage.ts';
-import type { RequestLifecycleEvent } from '../contracts/lifecycle.ts';
+import type { RequestFallback, RequestLifecycleEvent } from '../contracts/lifecycle.ts';
+import type { FallbackHop } from '../contracts/log.ts';
 import type { RequestEvents } from '../contracts/requestEvents.ts';
 import { BodyCapture, type CapturedBody } from './capture.ts';
 import { EventOffsetRecorder } from '../core/eventOffsets.ts';
@@ -92,6 +93,13 @@ export class RequestTrace {
   #upstreamAnswerComplete = false;
   #started = false;
   private hasEnded = false;
+  /** The fallback steps (contracts FallbackHop), empty until a request falls back; `#stepIndex` is the one tried now. */
+  #steps: FallbackHop[] = [];
+  #stepIndex = 0;
+  /** The answering step's outcome is the gateway's, recorded when it failed; a success's comes from the answer. */
+  #stepOutcomeKnown = false;
+  /** Retries made before the current step: each step has its own profile's retries. */
+  #retriesBeforeStep = 0;
 
   constructor(events: RequestEvents, captureLimitBytes: number) {
     this.events = events;
@@ -110,6 +118,10 @@ export class RequestTrace {
   }
   get retries(): number {
     return this.#retries;
+  }
+  /** Retries of the current fallback step (all of them when the request did not fall back). */
+  get stepRetries(): number {
+    return this.#retries - this.#retriesBeforeStep;
   }
   get status(): number {
     return this.#status;
@@ -188,6 +200,37 @@ export class RequestTrace {
     this.#retries += 1;
   }
 
+  /**
+   * The step being tried (`failed`: its profile, model and outcome) is over; `skipped` steps were
+   * not sent (a budget, a missing profile). `next` is tried now; without one, the failed step's
+   * answer goes to the client, and the chain still shows what was skipped.
+   */
+  fellBack(failed: FallbackHop, skipped: readonly FallbackHop[], next: Pick<FallbackHop, 'profileId' | 'model'> | null): void {
+    if (this.#steps.length === 0) this.#steps.push(failed);
+    else this.#steps[this.#stepIndex] = failed;
+    this.#steps.push(...skipped);
+    if (next === null) {
+      this.#stepOutcomeKnown = true;
+      return;
+    }
+    this.#steps.push({ profileId: next.profileId, model: next.model, status: null, errorClass: null });
+    this.#stepIndex = this.#steps.length - 1;
+    this.#ranInEarlierAttempt ||= this.#ranInThisAttempt;
+    this.#ranInThisAttempt = false;
+    this.#retriesBeforeStep = this.#retries;
+  }
+
+  /** Who answers and the way there, once the request fell back (or skipped a fallback); undefined otherwise. */
+  get fallback(): RequestFallback | undefined {
+    const answering = this.#steps[this.#stepIndex];
+    if (answering === undefined) return undefined;
+    const chain = [...this.#steps];
+    if (!this.#stepOutcomeKnown) {
+      chain[this.#stepIndex] = { ...answering, status: this.#status || null, errorClass: this.#errorClass };
+    }
+    return { profileId: answering.profileId, upstreamModel: answering.model, chain };
+  }
+
   /** The answer the client gets starts with the gateway's status (headers as Airlock passes them, key masked). */
   answered(status: number, responseHeaders: Record<string, string>): void {
     this.#status = status;
@@ -202,6 +245,7 @@ export class RequestTrace {
       ttfbMs: this.#ttfbMs,
       upstreamRequestId,
       retries: this.#retries,
+      ...this.#fallbackField(),
     });
   }
 
@@ -285,6 +329,11 @@ export class RequestTrace {
     if (status !== undefined) this.#status = status;
   }
 
+  #fallbackField(): { fallback?: RequestFallback } {
+    const fallback = this.fallback;
+    return fallback === undefined ? {} : { fallback };
+  }
+
   streamText(): string | null {
     return this.streamTextParts === null ? null : this.streamTextParts.join('');
   }
@@ -309,6 +358,7 @@ export class RequestTrace {
       usage: accounting.usage,
       usageSource: accounting.usageSource,
       costCredits: accounting.costCredits,
+      ...this.#fallbackField(),
       bodies: {
         requestHeaders: this.#requestHeaders,
         responseHeaders: this.responseHeaders,

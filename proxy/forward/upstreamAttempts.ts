@@ -110,7 +110,7 @@ function judgeAttempt(trace: RequestTrace, attempt: UpstreamAttempt): boolean {
 async function retried(input: AttemptsInput, outcome: AttemptOutcome): Promise<boolean> {
   const { plan, trace, watch } = input;
   const decision = decideRetry({
-    retriesSoFar: trace.retries,
+    retriesSoFar: trace.stepRetries,
     method: plan.method,
     upstreamPath: plan.upstreamPath,
     outcome,

@@ -210,6 +210,11 @@ export const MIGRATIONS: readonly string[] = [
     DELETE FROM body_chunks_unindexed WHERE chunk_id = old.chunk_id;
   END;
   `,
+  `
+  -- The steps a request took when it fell back to another model or profile (JSON, NULL when it did
+  -- not); profile_id and upstream_model then name the step that answered, which spent the money.
+  ALTER TABLE requests ADD COLUMN fallback_chain TEXT;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

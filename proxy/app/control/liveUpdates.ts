@@ -27,7 +27,15 @@ export function updateFromEvent(event: RequestLifecycleEvent): LiveRequestUpdate
         },
       };
     case 'headers':
-      return { requestId, appendText: '', fields: { status: event.status, ttfbMs: event.ttfbMs } };
+      return {
+        requestId,
+        appendText: '',
+        fields: {
+          status: event.status,
+          ttfbMs: event.ttfbMs,
+          ...(event.fallback ? { profileId: event.fallback.profileId, fallbackChain: event.fallback.chain } : {}),
+        },
+      };
     case 'delta':
       return { requestId, appendText: event.text, fields: {} };
     case 'request':
@@ -61,6 +69,10 @@ export function updateFromEvent(event: RequestLifecycleEvent): LiveRequestUpdate
         costCredits: event.costCredits,
         usageEstimated: event.usageSource === 'estimated',
       };
+      if (event.fallback) {
+        fields.profileId = event.fallback.profileId;
+        fields.fallbackChain = event.fallback.chain;
+      }
       if (event.usage) {
         fields.inputTokens = event.usage.inputTokens;
         fields.outputTokens = event.usage.outputTokens;

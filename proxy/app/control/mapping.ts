@@ -45,6 +45,7 @@ export function summaryOf(row: RequestLogRow): RequestSummary {
     usageEstimated: row.usageSource === 'estimated',
     agentSessionId: row.agentSessionId,
     summary: row.summary,
+    ...(row.fallbackChain === undefined ? {} : { fallbackChain: row.fallbackChain }),
   };
 }
 

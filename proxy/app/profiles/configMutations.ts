@@ -1,5 +1,5 @@
 import type { ClientTokenRecord, ConfigFile, Settings } from '../../contracts/config.ts';
-import { profileSchema, type Profile, type ProfileInput } from '../../contracts/profile.ts';
+import { fallbackProblems, profileSchema, type Profile, type ProfileInput } from '../../contracts/profile.ts';
 import { normalizeBaseUrl } from '../../core/baseUrl.ts';
 import { CLI_COMMAND } from '../../contracts/cli.ts';
 
@@ -24,6 +24,7 @@ export function addProfile(config: ConfigFile, input: ProfileInput, options: Add
     throw new ConfigEditError(`a profile with id "${input.id}" already exists`);
   }
   const profile = parseProfile({ ...input, baseUrl: normalizedBaseUrl(input.baseUrl) });
+  checkFallbacks(config, profile);
   const activate = options.activate === true || config.activeProfileId === null;
   return { ...config, profiles: [...config.profiles, profile], activeProfileId: activate ? profile.id : config.activeProfileId };
 }
@@ -34,6 +35,7 @@ export function updateProfile(config: ConfigFile, id: string, patch: Partial<Omi
   const merged = { ...existing, ...patch, id };
   if (patch.baseUrl !== undefined) merged.baseUrl = normalizedBaseUrl(patch.baseUrl);
   const profile = parseProfile(merged);
+  if (patch.fallbacks !== undefined) checkFallbacks(config, profile);
   return { ...config, profiles: config.profiles.map((candidate) => (candidate.id === id ? profile : candidate)) };
 }
 
@@ -102,6 +104,13 @@ function normalizedBaseUrl(input: string): string {
   const result = normalizeBaseUrl(input);
   if (!result.ok) throw new ConfigEditError(result.reason);
   return result.baseUrl;
+}
+
+/** A fallback back to the profile itself, or to a profile that does not exist, is refused when saved. */
+function checkFallbacks(config: ConfigFile, profile: Profile): void {
+  const ids = [profile.id, ...config.profiles.map((candidate) => candidate.id)];
+  const problems = fallbackProblems(profile, ids);
+  if (problems.length > 0) throw new ConfigEditError(problems.join(' '));
 }
 
 function parseProfile(input: unknown): Profile {

@@ -1,5 +1,5 @@
 import type { ErrorClass } from '../../contracts/errors.ts';
-import type { RequestBodiesRecord, RequestLogRow, RequestState, UsageSource } from '../../contracts/log.ts';
+import type { FallbackHop, RequestBodiesRecord, RequestLogRow, RequestState, UsageSource } from '../../contracts/log.ts';
 import type { ClientProtocol, ProtocolMode } from '../../contracts/usage.ts';
 import { packEventOffsets, unpackEventOffsets } from '../../core/eventOffsets.ts';
 
@@ -36,6 +36,7 @@ export const REQUEST_COLUMNS = [
   'state',
   'agent_session_id',
   'summary',
+  'fallback_chain',
 ] as const;
 
 /**
@@ -61,6 +62,7 @@ export const COLUMNS_SET_AFTER_START = [
   'state',
   'agent_session_id',
   'summary',
+  'fallback_chain',
 ] as const satisfies ReadonlyArray<(typeof REQUEST_COLUMNS)[number]>;
 
 type SqlValue = string | number | null | Uint8Array;
@@ -99,6 +101,7 @@ export function rowToParams(row: RequestLogRow): SqlValue[] {
     row.state,
     row.agentSessionId,
     row.summary,
+    row.fallbackChain === undefined ? null : JSON.stringify(row.fallbackChain),
   ];
 }
 
@@ -138,7 +141,14 @@ export function rowFromRecord(record: SqlRecord): RequestLogRow {
     state: String(record.state) as RequestState,
     agentSessionId: text(record.agent_session_id),
     summary: text(record.summary),
+    ...fallbackChainOf(record.fallback_chain),
   };
+}
+
+function fallbackChainOf(json: unknown): Pick<RequestLogRow, 'fallbackChain'> {
+  if (json === null || json === undefined) return {};
+  const parsed: unknown = JSON.parse(String(json));
+  return Array.isArray(parsed) ? { fallbackChain: parsed as FallbackHop[] } : {};
 }
 
 function parseNotes(json: unknown): string[] {

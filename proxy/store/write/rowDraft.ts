@@ -1,6 +1,6 @@
 import type { RequestLogRow, UsageSource } from '../../contracts/log.ts';
 import type { TokenUsage } from '../../contracts/usage.ts';
-import type { RequestLifecycleEvent } from '../../contracts/lifecycle.ts';
+import type { RequestFallback, RequestLifecycleEvent } from '../../contracts/lifecycle.ts';
 
 type StartEvent = Extract<RequestLifecycleEvent, { type: 'start' }>;
 /** The events that change a row after it started (deltas only feed the live view). */
@@ -65,12 +65,18 @@ function withResponseModel(row: RequestLogRow, responseModel: string | null): Re
   return { ...row, responseModel: model, modelMismatch: modelsDiffer(row.upstreamModel, model) };
 }
 
+/** A request that fell back is the answering step's (its spend is that profile's), with the way it took. */
+function withFallback(row: RequestLogRow, fallback: RequestFallback | undefined): RequestLogRow {
+  if (fallback === undefined) return row;
+  return { ...row, profileId: fallback.profileId, upstreamModel: fallback.upstreamModel, fallbackChain: fallback.chain };
+}
+
 /** The row after one more lifecycle event. */
 export function applyRowEvent(row: RequestLogRow, event: RowUpdateEvent): RequestLogRow {
   switch (event.type) {
     case 'headers':
       return {
-        ...row,
+        ...withFallback(row, event.fallback),
         status: event.status,
         ttfbMs: event.ttfbMs,
         upstreamRequestId: event.upstreamRequestId ?? row.upstreamRequestId,
@@ -87,7 +93,7 @@ export function applyRowEvent(row: RequestLogRow, event: RowUpdateEvent): Reques
       return withResponseModel(
         withUsage(
           {
-            ...row,
+            ...withFallback(row, event.fallback),
             status: event.status,
             durationMs: event.durationMs,
             ttfbMs: event.ttfbMs ?? row.ttfbMs,
@@ -140,5 +146,14 @@ export function maskRowText(row: RequestLogRow, mask: (text: string) => string, 
     notes: row.notes.map(mask),
     agentSessionId: maskNullable(row.agentSessionId),
     summary: maskNullable(row.summary),
+    ...(row.fallbackChain === undefined
+      ? {}
+      : {
+          fallbackChain: row.fallbackChain.map((hop) => ({
+            ...hop,
+            model: maskNullable(hop.model),
+            ...(hop.note === undefined ? {} : { note: mask(hop.note) }),
+          })),
+        }),
   };
 }

@@ -35,6 +35,7 @@ export class LogWriter {
   private readonly insertBodies: StatementSync;
   private readonly listUnindexed: StatementSync;
   private readonly chunks: ChunkStore;
+  private readonly setAnsweringStep: StatementSync;
   private disabledReason: string | null = null;
   private storedBodyBytes = 0;
 
@@ -49,6 +50,11 @@ export class LogWriter {
       `INSERT INTO request_bodies (request_id, request_headers, response_headers, request_body, request_truncated,
          response_body, response_truncated, stream_text, raw_events, raw_event_offsets, stored_bytes)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (request_id) DO NOTHING`,
+    );
+    // An update leaves the indexed profile and model alone (COLUMNS_SET_AFTER_START); only a request
+    // that fell back changes them, to the step that answered, so its spend counts for that profile.
+    this.setAnsweringStep = db.prepare(
+      'UPDATE requests SET profile_id = ?, upstream_model = ? WHERE id = ? AND (profile_id IS NOT ? OR upstream_model IS NOT ?)',
     );
     // New bodies wait for the full-text index (fullTextBackfill.ts); one statement lists a whole batch.
     this.listUnindexed = db.prepare('INSERT INTO request_bodies_unindexed (body_id) SELECT value FROM json_each(?)');
@@ -100,7 +106,12 @@ export class LogWriter {
   private transaction(rows: readonly RequestLogRow[], writeBodies?: () => void): void {
     this.db.exec('BEGIN IMMEDIATE');
     try {
-      for (const row of rows) this.upsertRow.run(...rowToParams(row));
+      for (const row of rows) {
+        this.upsertRow.run(...rowToParams(row));
+        if (row.fallbackChain !== undefined) {
+          this.setAnsweringStep.run(row.profileId, row.upstreamModel, row.id, row.profileId, row.upstreamModel);
+        }
+      }
       writeBodies?.();
       this.db.exec('COMMIT');
     } catch (error) {

@@ -1,6 +1,7 @@
 import type { RequestDetail } from '../../../proxy/contracts/api.ts';
 import type { FilterField } from '../live/filterForm.ts';
 import { CopyButton } from '../common/CopyButton.tsx';
+import { FallbackChain } from './FallbackChain.tsx';
 import { describeCost, formatDuration, formatTimestamp, formatTokens, timeZoneName } from '../common/format.ts';
 
 function IdValue({ label, value }: { label: string; value: string | null }) {
@@ -64,6 +65,14 @@ export function DetailOverview({ detail, onFilter }: { detail: RequestDetail; on
         {detail.modelMismatch && <strong className="warn"> — differs: the gateway may rewrite the model field</strong>}
         <FilterBy field="model" value={detail.requestedModel} what="model" onFilter={onFilter} />
       </dd>
+      {detail.fallbackChain && (
+        <>
+          <dt>Fallback</dt>
+          <dd>
+            <FallbackChain chain={detail.fallbackChain} />
+          </dd>
+        </>
+      )}
       <dt>Status</dt>
       <dd>
         {detail.status ?? 'no response'} {detail.state === 'interrupted' ? '(interrupted)' : ''}

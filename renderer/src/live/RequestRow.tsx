@@ -1,3 +1,4 @@
+import { describeHop } from '../detail/FallbackChain.tsx';
 import { memo } from 'react';
 import { formatDuration, formatRowCost, formatTimestamp, formatTokens } from '../common/format.ts';
 import type { FilterField } from './filterForm.ts';
@@ -106,6 +107,12 @@ export const RequestRow = memo(function RequestRow({ row, selected, top, positio
         data-value={statusFilterValue(row) ?? undefined}
       >
         {statusLabel(row)}
+        {row.fallbackChain && (
+          <span className="fallback-mark" title={`Fell back: ${row.fallbackChain.map(describeHop).join(' → ')}`}>
+            {' '}
+            ↪ fell back
+          </span>
+        )}
       </span>
       <span className="cell num ttfb">{formatDuration(row.ttfbMs)}</span>
       <span className="cell num">{formatDuration(row.durationMs)}</span>

@@ -116,6 +116,13 @@ export function ProfileEditor({ existing, onSaved }: ProfileEditorProps) {
         rows={form.routes}
         onChange={(rows) => set('routes', rows)}
       />
+      <PairRowsEditor
+        legend="Fallbacks, tried in order when the gateway fails before answering (429, 5xx, timeouts)"
+        fromLabel="Profile (blank: this one)"
+        toLabel="Model (blank: the client's)"
+        rows={form.fallbacks}
+        onChange={(rows) => set('fallbacks', rows)}
+      />
       <fieldset>
         <legend>Timeouts, retries and body size</legend>
         <NumberField

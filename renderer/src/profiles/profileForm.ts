@@ -26,6 +26,8 @@ export interface ProfileForm {
   messagesMode: ProtocolModeSetting;
   responsesMode: ProtocolModeSetting;
   priceMultiplier: string;
+  /** In order; `from` is the profile (blank: this one), `to` the model (blank: the one the client named). */
+  fallbacks: PairRow[];
 }
 
 const DEFAULTS = profileSchema.parse({ id: 'new', name: 'new', baseUrl: 'x' });
@@ -52,6 +54,7 @@ export function formFromProfile(profile: Profile | null): ProfileForm {
     messagesMode: source.protocolModes.messages,
     responsesMode: source.protocolModes.responses,
     priceMultiplier: text(source.priceMultiplier),
+    fallbacks: source.fallbacks.map((entry) => ({ from: entry.profileId ?? '', to: entry.model ?? '' })),
   };
 }
 
@@ -88,6 +91,10 @@ export function profileFromForm(form: ProfileForm, existing: Profile | null): Fo
     },
     prices: existing?.prices ?? [],
     priceMultiplier: optionalNumber(form.priceMultiplier),
+    fallbacks: form.fallbacks
+      .map((row) => ({ profileId: row.from.trim(), model: row.to.trim() }))
+      .filter((row) => row.profileId !== '' || row.model !== '')
+      .map((row) => ({ ...(row.profileId === '' ? {} : { profileId: row.profileId }), ...(row.model === '' ? {} : { model: row.model }) })),
   };
   const parsed = profileSchema.safeParse(candidate);
   if (parsed.success) return { ok: true, profile: parsed.data };

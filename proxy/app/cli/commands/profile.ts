@@ -6,6 +6,7 @@ import { describeKeyStatus, keyLastFour } from '../../secrets/keyCache.ts';
 import { gatewayKeyAccount, KeychainUnavailableError, type SecretStore } from '../../../contracts/secretStore.ts';
 import { configStoreFor, defaultCliDeps, withCliErrors, writeLine, type CliDeps } from './cliContext.ts';
 import { CLI_COMMAND } from '../../../contracts/cli.ts';
+import { registerFallbackCommands } from './profileFallback.ts';
 
 const MAX_BODY_OPTION = '--max-body-mib <MiB>';
 const MAX_BODY_HELP = 'largest request body to accept, in MiB (default 64); larger ones get a 413';
@@ -111,6 +112,8 @@ export function registerProfileCommands(program: Command, deps: CliDeps = defaul
         writeLine(deps.stdout, `Active profile: ${id}.`);
       }),
     );
+
+  registerFallbackCommands(profile, deps);
 }
 
 /** "set, ends in abcd" / "not set" per profile; the keys themselves are dropped at once. */

@@ -1,0 +1,151 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import type { FallbackHop } from '../contracts/log.ts';
+import { isLocalRefusal, type SpendGate, type TargetResolver, type UpstreamTarget } from '../contracts/ports.ts';
+import type { FallbackEntry } from '../contracts/profile.ts';
+import { idempotencyKeyOf } from '../spend/idempotencyRequest.ts';
+import { quickInputEstimate } from './accounting.ts';
+import { decideFallback, type FailedStep } from './fallback.ts';
+import type { ExchangePlan } from './plan.ts';
+import { buildPlan, type NativeProtocolCheck } from './planner.ts';
+import type { Gated } from './stageRecords.ts';
+import type { TranslationThread } from './translation/translationThreadClient.ts';
+
+/** One target a request is sent to: the first is the request's own, the others come from its profile's fallback list. */
+export interface ExchangeStep {
+  plan: ExchangePlan;
+  target: UpstreamTarget;
+}
+
+export interface FallbackServices {
+  targets: TargetResolver;
+  spendGate?: SpendGate;
+  nativeVerified?: NativeProtocolCheck;
+  translation?: TranslationThread;
+}
+
+/** Asked by the exchange after a step failed: the next step to send, or null when the failure goes to the client. */
+export interface FallbackRoute {
+  next(failure: FailedStep, current: ExchangeStep): Promise<ExchangeStep | null>;
+}
+
+/**
+ * The fallback list of the request's profile, walked once in order. Only that profile's list is
+ * used: a step on another profile does not continue with that profile's own list, so no loop can
+ * form. A step is skipped (and logged as such) when its profile is gone or has no key, its plan is
+ * refused, it would send what an earlier step sent, or its profile's budget would not admit it.
+ */
+export function fallbackRoute(gated: Gated, services: FallbackServices): FallbackRoute | null {
+  const { clientBody, target: origin, identity, trace } = gated;
+  const entries = origin.profile.fallbacks;
+  if (clientBody === null || entries.length === 0) return null;
+  let nextEntry = 0;
+  const tried = new Set<string>([stepKey(origin.profile.id, gated.plan.upstreamModel)]);
+
+  async function planned(entry: FallbackEntry): Promise<ExchangeStep | FallbackHop> {
+    const target = entry.profileId === undefined || entry.profileId === origin.profile.id ? origin : resolve(entry.profileId);
+    const skipped = (note: string, errorClass: FallbackHop['errorClass'], model: string | null = entry.model ?? null): FallbackHop => ({
+      profileId: entry.profileId ?? origin.profile.id,
+      model,
+      status: null,
+      errorClass,
+      note,
+    });
+    if ('refusal' in target) return skipped(target.refusal, 'no_key');
+    const plan = await buildPlan({
+      method: gated.method,
+      path: gated.path,
+      query: gated.query,
+      protocol: gated.protocol,
+      body: clientBody!.body,
+      parsed: clientBody!.parsed,
+      identity,
+      target,
+      ...(services.nativeVerified ? { nativeVerified: services.nativeVerified } : {}),
+      ...(services.translation ? { translation: services.translation } : {}),
+      ...(entry.model === undefined ? {} : { model: entry.model }),
+    });
+    if ('refusal' in plan) return skipped(plan.refusal.message, plan.refusal.errorClass);
+    const key = stepKey(target.profile.id, plan.upstreamModel);
+    if (tried.has(key)) return skipped('the same profile and model as an earlier step', null, plan.upstreamModel);
+    if (!budgetsAdmit(target, plan)) {
+      return skipped(`the budget of profile "${target.profile.id}" would not admit it`, 'budget_exceeded', plan.upstreamModel);
+    }
+    tried.add(key);
+    return { plan, target };
+  }
+
+  function resolve(profileId: string): UpstreamTarget | { refusal: string } {
+    const target = services.targets.resolve({ ...identity, pinnedProfileId: profileId });
+    if (!isLocalRefusal(target)) return target;
+    if (target.code === 'no_profile') {
+      return {
+        refusal: `fallback profile "${profileId}" does not exist: add it, or remove it from the fallbacks of "${origin.profile.id}"`,
+      };
+    }
+    return { refusal: target.message };
+  }
+
+  /** The step's own prices and its profile's caps, on the estimate's upper bound (a fallback does not wait for a count). */
+  function budgetsAdmit(target: UpstreamTarget, plan: ExchangePlan): boolean {
+    const gate = services.spendGate;
+    if (gate === undefined) return true;
+    if (!gate.needsInputEstimate(identity, target.profile)) return true;
+    return gate.budgetsAdmit({
+      requestId: trace.requestId,
+      identity,
+      profile: target.profile,
+      keyFromEnvironment: target.keyFromEnvironment === true,
+      method: gated.method,
+      upstreamPath: plan.upstreamPath,
+      upstreamModel: plan.upstreamModel,
+      estimatedInputTokens: quickInputEstimate(plan).tokens,
+    });
+  }
+
+  return {
+    async next(failure, current) {
+      const failed: FallbackHop = {
+        profileId: current.target.profile.id,
+        model: current.plan.upstreamModel,
+        status: failure.kind === 'status' ? failure.status : null,
+        errorClass: failure.errorClass,
+      };
+      const decision = decideFallback({
+        failure,
+        method: gated.method,
+        upstreamPath: current.plan.upstreamPath,
+        hasIdempotencyKey: idempotencyKeyOf(gated.req.headers as IncomingHttpHeaders) !== null,
+        upstreamMayHaveRun: trace.upstreamMayHaveRun,
+        bytesSentToClient: gated.res.headersSent,
+      });
+      if (!decision.fallBack) {
+        if (trace.fallback !== undefined) trace.fellBack(failed, [], null);
+        return null;
+      }
+      const skipped: FallbackHop[] = [];
+      while (nextEntry < entries.length) {
+        const entry = entries[nextEntry]!;
+        nextEntry += 1;
+        const step = await planned(entry);
+        if ('plan' in step) {
+          trace.fellBack(failed, skipped, { profileId: step.target.profile.id, model: step.plan.upstreamModel });
+          return step;
+        }
+        skipped.push(step);
+      }
+      if (skipped.length > 0 || trace.fallback !== undefined) trace.fellBack(failed, skipped, null);
+      return null;
+    },
+  };
+}
+
+function stepKey(profileId: string, model: string | null): string {
+  return `${profileId}\u0000${model ?? ''}`;
+}
+
+/** What `x-airlock-answered-by` says: `profile/model` (a profile id has no `/`), as header-safe text. */
+export function answeredByHeader(step: ExchangeStep): string {
+  const text = step.plan.upstreamModel === null ? step.target.profile.id : `${step.target.profile.id}/${step.plan.upstreamModel}`;
+  // A model name is the client's text: anything outside visible ASCII is percent-encoded so the header stays valid.
+  return text.replace(/[^\x21-\x7e]|%/g, (char) => encodeURIComponent(char));
+}

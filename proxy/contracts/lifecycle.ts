@@ -68,6 +68,8 @@ export type RequestLifecycleEvent =
       /** null when the model has no price ("unpriced"), never 0 for that. */
       costCredits: number | null;
       bodies: CapturedBodies;
+      /** Added by the log's queue, never by forwarding: what the log did not keep of this request, and why. */
+      logNotes?: string[];
     };
 
 /** Bodies captured for the log, already capped; masking happens in the log before anything is written. */

@@ -4,10 +4,12 @@
  * log on vs off, in one run. Each server runs in its own process; this process is only the load
  * generator. Prints the tables, issue 20's figures against the undici floor with their goals, and
  * Airlock's RSS after each phase, and writes test-results/bench.json. Exits 0 on a MISS (it is a report), non-zero if something broke.
- *   npm run bench [-- [--cpu-prof] [--heap-snapshots] [--baseline <git-ref>] [--only stall|baseline]]
+ *   npm run bench [-- [--cpu-prof] [--heap-snapshots] [--baseline <git-ref>] [--only stall|baseline|saturation]]
  * --cpu-prof: profile the Airlock process under load; --heap-snapshots: snapshots of the logged
  * Airlock's main heap after each phase of the relay runs (test-results/heap/); --only stall: only
- * small requests while large bodies arrive (test-results/bench-stall.json); --baseline: afterwards,
+ * small requests while large bodies arrive (test-results/bench-stall.json); --only saturation: only
+ * 40 s of c=50 against the logged Airlock, its RSS during and 60 s after (the log's backlog,
+ * test-results/bench-saturation.json); --baseline: afterwards,
  * Airlock at <git-ref> against this checkout's, paired (baseline.ts); --only baseline: only that.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -27,6 +29,7 @@ import { readProcessMemory } from './processMemory.ts';
 import { MALLOC_ARENA_ENV, MALLOC_ARENAS } from '../../proxy/app/cli/mallocArenas.ts';
 import { setTimeout as delay } from 'node:timers/promises';
 import { compareWithBaseline } from './baseline.ts';
+import { formatSaturation, measureSaturation } from './saturation.ts';
 
 const RESULTS_DIR = resolve(import.meta.dirname, '../../test-results');
 const STREAM_CHUNKS = 20;
@@ -55,6 +58,9 @@ const MASKING_ROUNDS = 5;
 const LARGE_BODY_SETTLE_MS = 15_000;
 /** Each large body is sent this many times while the small requests run. */
 const LARGE_BODY_ROUNDS = 2;
+/** Sustained saturation: long enough for the log thread's backlog to show (it grew about 6 MB a second). */
+const SATURATION_CONCURRENCY = 50;
+const SATURATION_LOAD_MS = 40_000;
 
 const { values } = parseArgs({
   options: {
@@ -64,8 +70,8 @@ const { values } = parseArgs({
     baseline: { type: 'string' },
   },
 });
-if (values.only !== undefined && values.only !== 'stall' && values.only !== 'baseline')
-  throw new Error('--only takes one scenario: stall or baseline');
+if (values.only !== undefined && !['stall', 'baseline', 'saturation'].includes(values.only))
+  throw new Error('--only takes one scenario: stall, baseline or saturation');
 if (values.only === 'baseline' && values.baseline === undefined)
   throw new Error('--only baseline needs --baseline <git-ref>, e.g. c7ee941');
 const airlockNodeFlags = values['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${resolve(RESULTS_DIR, 'cpu-prof')}`] : [];
@@ -300,11 +306,30 @@ async function measureStall(log: (line: string) => void): Promise<StallResults> 
   return { direct, airlock };
 }
 
+/** 40 s of c=50 against the logged Airlock alone, as `airlock serve` runs it. */
+async function saturationOnly(log: (line: string) => void): Promise<void> {
+  log(`c=${SATURATION_CONCURRENCY} for ${SATURATION_LOAD_MS / 1000} s, log on`);
+  const simulator = await start('upstreamServer.ts', []);
+  const proxy = await startProxy('airlock', simulator.url, { log: true });
+  const result = await measureSaturation(proxy, [simulator.pid, proxy.pid], {
+    concurrency: SATURATION_CONCURRENCY,
+    loadMs: SATURATION_LOAD_MS,
+    settleMs: RSS_SETTLE_AFTER_LOAD_MS,
+  });
+  await stop(proxy, simulator);
+  console.log(formatSaturation(result, SATURATION_CONCURRENCY));
+  mkdirSync(RESULTS_DIR, { recursive: true });
+  const file = resolve(RESULTS_DIR, 'bench-saturation.json');
+  writeFileSync(file, `${JSON.stringify({ generatedAt: new Date().toISOString(), loadavg: loadavg(), result }, null, 2)}\n`);
+  log(`done; results in ${file}`);
+}
+
 async function main(): Promise<void> {
   const startedAt = Date.now();
   const log = (line: string): void => console.error(`[bench ${((Date.now() - startedAt) / 1000).toFixed(1)} s] ${line}`);
   const loadBefore = loadavg();
   if (values.only === 'baseline') return compareWithBaseline(values.baseline as string, RESULTS_DIR, log);
+  if (values.only === 'saturation') return saturationOnly(log);
   let results: Partial<BenchResults> = {};
   if (values.only === undefined) {
     const relays = await measureRelays(log);

@@ -179,6 +179,8 @@ export interface RequestDetail extends RequestSummary {
   responseHeaders: Record<string, string>;
   requestBody: BodyView | null;
   responseBody: BodyView | null;
+  /** What Airlock changed on the way, and what the log did not keep of the request and why. */
+  notes: string[];
   /** For streams: the assembled text, and the raw SSE events as received. */
   streamText: string | null;
   streamEvents: BodyView | null;

@@ -44,7 +44,15 @@ export async function startAirlock(
     },
   });
   const dataDir = withLog ? mkdtempSync(join(tmpdir(), 'airlock-bench-log-')) : null;
-  const log = dataDir === null ? null : createRequestLog({ dataDir, knownSecrets: () => [SENTINEL_KEY] });
+  const log =
+    dataDir === null
+      ? null
+      : createRequestLog({
+          dataDir,
+          knownSecrets: () => [SENTINEL_KEY],
+          // As `airlock serve` says it: when the log falls behind a saturating load, and catches up.
+          onRecordingChange: (message) => console.error(`[airlock] request log: ${message}`),
+        });
   log?.attach(proxy.events);
   return {
     url: proxy.url,

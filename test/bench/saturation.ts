@@ -12,6 +12,8 @@ export interface SaturationResult {
   idleRssBytes: number;
   /** RSS every `sampleMs` during the load. */
   rssDuringBytes: number[];
+  /** The forwarding thread's V8 heap (heapTotal) at the same moments. */
+  heapDuringBytes: number[];
   maxRssDuringBytes: number;
   /** Right after the last request, then `settleMs` later. */
   rssAtEndBytes: number;
@@ -40,7 +42,11 @@ export async function measureSaturation(
     await waitUntilQuiet(pids);
     const idleRssBytes = readProcessMemory(proxy.pid).rssBytes;
     const rssDuringBytes: number[] = [];
-    const sampler = setInterval(() => rssDuringBytes.push(readProcessMemory(proxy.pid).rssBytes), SAMPLE_MS);
+    const heapDuringBytes: number[] = [];
+    const sampler = setInterval(() => {
+      rssDuringBytes.push(readProcessMemory(proxy.pid).rssBytes);
+      void proxy.memoryUsage().then((usage) => heapDuringBytes.push(usage.heapTotal));
+    }, SAMPLE_MS);
     const cpuBeforeMs = processCpuMs(proxy.pid);
     const run = await runChatLoad({
       pool,
@@ -60,6 +66,7 @@ export async function measureSaturation(
       failures: run.failures,
       idleRssBytes,
       rssDuringBytes,
+      heapDuringBytes,
       maxRssDuringBytes: Math.max(rssAtEndBytes, ...rssDuringBytes),
       rssAtEndBytes,
       rssAfterSettleBytes: readProcessMemory(proxy.pid).rssBytes,
@@ -77,6 +84,7 @@ export function formatSaturation(result: SaturationResult, concurrency: number):
   return [
     `Sustained saturation: c=${concurrency} for ${result.loadMs / 1000} s, Airlock with the log on (${result.requests} requests, ${result.failures} failed)`,
     `  RSS idle ${mb(result.idleRssBytes)} MB; during, every second: ${result.rssDuringBytes.map(mb).join(' ')}`,
+    `  forwarding thread's heap, every second: ${result.heapDuringBytes.map(mb).join(' ')}`,
     `  RSS max during ${mb(result.maxRssDuringBytes)} MB, at the end ${mb(result.rssAtEndBytes)} MB, ` +
       `${result.settleMs / 1000} s after ${mb(result.rssAfterSettleBytes)} MB`,
     `  CPU per request (until quiet, the log's catching up included): ${result.cpuUsPerRequest.toFixed(0)} us`,

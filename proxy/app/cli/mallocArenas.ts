@@ -16,11 +16,20 @@ export function arenaLimitedEnv(env: NodeJS.ProcessEnv, glibcVersion: string | u
   return { ...env, [MALLOC_ARENA_ENV]: MALLOC_ARENAS };
 }
 
+/** The C library's glibc version, or undefined when it is not glibc (or cannot be told). */
+export function runtimeGlibcVersion(): string | undefined {
+  try {
+    const report = process.report.getReport() as { header?: { glibcVersionRuntime?: string } };
+    return report.header?.glibcVersionRuntime;
+  } catch {
+    return undefined;
+  }
+}
+
 /** Starts this process again with the arena limit when it lacks it; returns only when it does not. */
 export function restartWithArenaLimit(): void {
   if (typeof process.execve !== 'function') return;
-  const report = process.report.getReport() as { header?: { glibcVersionRuntime?: string } };
-  const env = arenaLimitedEnv(process.env, report.header?.glibcVersionRuntime);
+  const env = arenaLimitedEnv(process.env, runtimeGlibcVersion());
   if (env === null) return;
   process.execve(process.execPath, [process.execPath, ...process.execArgv, ...process.argv.slice(1)], env);
 }

@@ -1,4 +1,4 @@
-import type { BurstLimits } from './config.ts';
+import type { BurstLimits, MemoryLimits } from './config.ts';
 import type { ErrorClass } from './errors.ts';
 import type { ModelPrice, Profile, ProfileInput } from './profile.ts';
 import type { RequestState } from './log.ts';
@@ -411,4 +411,4 @@ export type { FacetValue, RequestFacets } from './requestFacets.ts';
 export { LIVE_EVENT_NAME, type LiveFrame, type LiveRequestUpdate } from './liveEvents.ts';
 
 // Re-exported so the window's forms use the same shapes as the profile file.
-export type { BurstLimits, ModelPrice, Profile, ProfileInput, RequestState };
+export type { BurstLimits, MemoryLimits, ModelPrice, Profile, ProfileInput, RequestState };

@@ -6,6 +6,7 @@ import { ErrorState, Loading } from '../common/StateViews.tsx';
 import { useAsync } from '../common/useAsync.ts';
 import { TraceExportSetting } from '../export/TraceExportSetting.tsx';
 import { BurstLimitsForm } from './BurstLimitsForm.tsx';
+import { MemoryLimitsForm } from './MemoryLimitsForm.tsx';
 import { ConnectTools } from './ConnectTools.tsx';
 import { buildSnippets, uniqueTokenName, type ConnectSnippet } from './snippets.ts';
 import { TokenPicker } from './TokenPicker.tsx';
@@ -174,6 +175,7 @@ export function ConnectScreen({ proxyUrl }: { proxyUrl: string }) {
       <TokensTable tokens={tokens.value.tokens} onChanged={tokens.reload} onRevoked={forgetRevoked} />
       <BurstLimitsForm />
       <TraceExportSetting />
+      <MemoryLimitsForm />
     </div>
   );
 }

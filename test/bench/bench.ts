@@ -4,7 +4,7 @@
  * log on vs off, in one run. Each server runs in its own process; this process is only the load
  * generator. Prints the tables, issue 20's figures against the undici floor with their goals, and
  * Airlock's RSS after each phase, and writes test-results/bench.json. Exits 0 on a MISS (it is a report), non-zero if something broke.
- *   npm run bench [-- [--cpu-prof] [--heap-snapshots] [--baseline <git-ref>] [--only stall|baseline|saturation]]
+ *   npm run bench [-- [--cpu-prof] [--heap-snapshots] [--baseline <git-ref>] [--only stall|baseline|saturation] [--log-backlog-mib <n>]]
  * --cpu-prof: profile the Airlock process under load; --heap-snapshots: snapshots of the logged
  * Airlock's main heap after each phase of the relay runs (test-results/heap/); --only stall: only
  * small requests while large bodies arrive (test-results/bench-stall.json); --only saturation: only
@@ -68,12 +68,15 @@ const { values } = parseArgs({
     'heap-snapshots': { type: 'boolean', default: false },
     only: { type: 'string' },
     baseline: { type: 'string' },
+    'log-backlog-mib': { type: 'string' },
   },
 });
 if (values.only !== undefined && !['stall', 'baseline', 'saturation'].includes(values.only))
   throw new Error('--only takes one scenario: stall, baseline or saturation');
 if (values.only === 'baseline' && values.baseline === undefined)
   throw new Error('--only baseline needs --baseline <git-ref>, e.g. c7ee941');
+/** --log-backlog-mib <n>: the logged Airlock's log backlog limit (the logBacklogMiB setting), to see its folding under load. */
+const backlogArgs = values['log-backlog-mib'] === undefined ? [] : ['--log-backlog-mib', values['log-backlog-mib']];
 const airlockNodeFlags = values['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${resolve(RESULTS_DIR, 'cpu-prof')}`] : [];
 
 const PROXY_KINDS = [
@@ -110,7 +113,7 @@ const startProxy = (
   upstreamUrl: string,
   options: { log?: boolean; exactRss?: boolean } = {},
 ): Promise<ChildServer> =>
-  start('proxyServer.ts', ['--kind', kind, '--upstream', upstreamUrl, ...(options.log ? ['--log'] : [])], {
+  start('proxyServer.ts', ['--kind', kind, '--upstream', upstreamUrl, ...(options.log ? ['--log', ...backlogArgs] : [])], {
     nodeFlags: [...(kind === 'airlock' ? airlockNodeFlags : []), ...(options.exactRss ? ['--expose-gc'] : [])],
     env: { ...(options.exactRss ? EXACT_RSS_ENV : {}), ...(kind === 'airlock' ? AIRLOCK_SERVE_ENV : {}) },
   });

@@ -298,11 +298,11 @@ class SqliteRequestLog implements RequestLog {
     return this.unwritten.ledgerGap(nowMs);
   }
 
-  /** What is and is not recorded, in words: bodies, then rows. */
+  /** What is and is not recorded, in words: bodies (a full disk, or the log thread behind), then rows. */
   private describeRecording(): string {
-    const bodiesReason = this.bodiesDisabledReason ?? this.thread.behindReason;
-    const rows = this.unwritten.describe() ?? 'Every request and its figures are logged.';
-    return bodiesReason === null ? rows : `${bodiesReason} ${rows}`;
+    const everyRow = this.thread.foldsRequests ? null : 'Every request and its figures are logged.';
+    const parts = [this.bodiesDisabledReason, this.thread.behindReason, this.unwritten.describe() ?? everyRow];
+    return parts.filter((part) => part !== null).join(' ');
   }
 
   async close(): Promise<void> {

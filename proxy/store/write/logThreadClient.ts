@@ -102,6 +102,7 @@ export class LogThreadClient {
   /** While folding: events of requests that started here and have not ended. */
   private held: RequestLifecycleEvent[] = [];
   private readonly folded = new FoldedSpend();
+  private reportedStep = 'post false';
 
   constructor(options: LogThreadOptions) {
     this.options = options;
@@ -203,10 +204,22 @@ export class LogThreadClient {
   private postPending(all = false): void {
     if (this.postTimer !== null) clearTimeout(this.postTimer);
     this.postTimer = null;
-    const before = this.behindReason;
     this.mode = nextBacklogMode(this.mode, this.queuedBytes, this.backlogBytes());
     this.postEvents(all && this.mode === 'fold' ? 'withoutBodies' : this.mode);
-    if (this.behindReason !== before) this.options.onBehindChange?.();
+    this.noteBehindStep();
+  }
+
+  /** Tells of a new step of behindReason; a higher count of folded requests is not news. */
+  private noteBehindStep(): void {
+    const step = `${this.mode} ${this.foldsRequests}`;
+    if (step === this.reportedStep) return;
+    this.reportedStep = step;
+    this.options.onBehindChange?.();
+  }
+
+  /** Whether requests are being folded, or folded ones are not in the log yet: not every request has a row. */
+  get foldsRequests(): boolean {
+    return this.mode === 'fold' || this.folded.requests > 0;
   }
 
   private postEvents(mode: BacklogMode): void {
@@ -266,7 +279,7 @@ export class LogThreadClient {
       this.queuedBytes -= message.queuedBytes;
     } else if (message.type === 'folded') {
       this.folded.taken();
-      if (this.folded.requests === 0) this.options.onBehindChange?.();
+      this.noteBehindStep();
     } else if (message.type === 'flushed' || message.type === 'retained') {
       // A thread that answers is healthy: a later death starts the count of restarts again.
       this.restarts = 0;

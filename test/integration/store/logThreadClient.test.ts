@@ -114,7 +114,15 @@ describe('LogThreadClient', () => {
 
     it('past the whole budget folds whole requests into their spend, posts the rest of those it began, and writes the spend once it caught up', async () => {
       const errors: unknown[] = [];
-      const client = stalledClient(errors);
+      const steps: (string | null)[] = [];
+      const client: LogThreadClient = clientWith(
+        {
+          threadUrl: new URL('./fixtures/stalledLogThread.ts', import.meta.url),
+          backlogBytes: () => BACKLOG_BYTES,
+          onBehindChange: () => steps.push(client.behindReason),
+        },
+        errors,
+      );
       // Started before the thread fell far behind: its row is on the thread, so its end must follow.
       client.enqueue(startEvent('begun', { stream: true }));
       const folding = (): boolean => (client.behindReason ?? '').includes('spend summaries');
@@ -151,6 +159,12 @@ describe('LogThreadClient', () => {
       expect(said.filter((line) => /ids=.*(folded-1|still running)/.test(line))).toEqual([]);
       await expect.poll(() => client.foldedSpend()).toEqual([]);
       expect(client.behindReason).toBeNull();
+      // Told at each step, not at each request folded: what `airlock serve` prints.
+      expect(steps).toEqual([
+        expect.stringMatching(/request bodies are not kept until it catches up/),
+        expect.stringMatching(/counted in spend summaries .* \(\d+ so far\)/),
+        null,
+      ]);
       await client.close();
     });
   });

@@ -269,6 +269,15 @@ async function quitAfterDrain(): Promise<void> {
   app.quit();
 }
 
+/** Asked before `ready`, where Electron's docs promise nothing: a failure only means a relaunch that shows the window. */
+function wasOpenedAtLogin(): boolean {
+  try {
+    return app.getLoginItemSettings().wasOpenedAtLogin;
+  } catch {
+    return false;
+  }
+}
+
 const memoryRelaunch = planMemoryRelaunch({
   argv: process.argv,
   env: process.env,
@@ -276,7 +285,7 @@ const memoryRelaunch = planMemoryRelaunch({
   glibcVersion: process.platform === 'linux' ? runtimeGlibcVersion() : undefined,
   arenaEnv: MALLOC_ARENA_ENV,
   arenas: MALLOC_ARENAS,
-  openedAtLogin: process.platform === 'darwin' && app.getLoginItemSettings().wasOpenedAtLogin,
+  openedAtLogin: process.platform === 'darwin' && wasOpenedAtLogin(),
   hiddenArg: HIDDEN_AT_LOGIN_ARG,
 });
 

@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { app, clipboard, dialog, Notification, session } from 'electron';
 import { setActiveProfile, updateSettings } from '../proxy/app/profiles/configMutations.ts';
 import { resolveDataDir } from '../proxy/app/dataDir.ts';
+import { MALLOC_ARENA_ENV, MALLOC_ARENAS, runtimeGlibcVersion } from '../proxy/app/cli/mallocArenas.ts';
 import { emptyConfig } from '../proxy/contracts/config.ts';
 import { DEFAULT_PORT } from '../proxy/contracts/defaults.ts';
 import { startOfLocalDayMs } from '../proxy/core/localPeriods.ts';
@@ -20,6 +21,7 @@ import { composeAppState, portFromEnv } from './logic/composeState.ts';
 import { summarizeConnectTools } from './logic/connectMenu.ts';
 import { classifyStartupError, quitDrainMs, startupProblemView } from './logic/lifecycle.ts';
 import { appUiUrl, DEFAULT_EXTERNAL_ORIGINS, gatewayOrigins } from './logic/navigation.ts';
+import { planMemoryRelaunch } from './logic/memoryLaunch.ts';
 import { decideNotifications } from './logic/notifications.ts';
 import { problemPageDataUrl } from './logic/problemPage.ts';
 import { applyFinishedRequest, emptyTrafficState, rollDay, type TrafficState } from './logic/trafficState.ts';
@@ -267,7 +269,32 @@ async function quitAfterDrain(): Promise<void> {
   app.quit();
 }
 
-if (!app.requestSingleInstanceLock()) {
+/** Asked before `ready`, where Electron's docs promise nothing: a failure only means a relaunch that shows the window. */
+function wasOpenedAtLogin(): boolean {
+  try {
+    return app.getLoginItemSettings().wasOpenedAtLogin;
+  } catch {
+    return false;
+  }
+}
+
+const memoryRelaunch = planMemoryRelaunch({
+  argv: process.argv,
+  env: process.env,
+  gcExposed: typeof (globalThis as { gc?: unknown }).gc === 'function',
+  glibcVersion: process.platform === 'linux' ? runtimeGlibcVersion() : undefined,
+  arenaEnv: MALLOC_ARENA_ENV,
+  arenas: MALLOC_ARENAS,
+  openedAtLogin: process.platform === 'darwin' && wasOpenedAtLogin(),
+  hiddenArg: HIDDEN_AT_LOGIN_ARG,
+});
+
+if (memoryRelaunch !== null) {
+  // Before the single-instance lock: the new instance takes it once this one has exited.
+  Object.assign(process.env, memoryRelaunch.env);
+  app.relaunch({ args: memoryRelaunch.args });
+  app.exit(0);
+} else if (!app.requestSingleInstanceLock()) {
   app.quit();
 } else {
   app.on('second-instance', () => mainWindow.show(windowUrl()));

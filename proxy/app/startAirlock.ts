@@ -1,6 +1,7 @@
 import { homedir } from 'node:os';
 import path from 'node:path';
 import { DEFAULT_HOST } from '../contracts/defaults.ts';
+import { bodyCaptureBytes, logBacklogBytes, MAX_BODY_CAPTURE_BYTES } from '../contracts/config.ts';
 import { createClientAuthenticator } from '../http/clientAuthenticator.ts';
 import { loadControlToken } from '../http/controlToken.ts';
 import { createTargetResolver } from './targetResolver.ts';
@@ -135,6 +136,9 @@ async function startWithDataDir(options: AirlockOptions): Promise<Airlock> {
     dataDir: options.dataDir,
     ...(options.maxLogBytes === undefined ? {} : { maxDbBytes: options.maxLogBytes }),
     knownSecrets,
+    backlogBytes: () => logBacklogBytes(config.snapshot().settings.memoryLimits),
+    // The capture (bodyCaptureKiB, read per request) cuts bodies; the log thread's cut is only a backstop.
+    bodyCapBytes: MAX_BODY_CAPTURE_BYTES,
     onError: (error) => console.error('[airlock] request log:', error instanceof Error ? error.message : 'failed'),
     onRecordingChange: (message) => console.error(`[airlock] request log: ${message}`),
   });
@@ -192,6 +196,7 @@ async function startWithDataDir(options: AirlockOptions): Promise<Airlock> {
     events,
     services: { authenticator: createClientAuthenticator(config), targets, spendGate },
     nativeVerified: (profileId, protocol, model) => capabilities.nativeVerified(profileId, protocol, model),
+    captureLimitBytes: () => bodyCaptureBytes(config.snapshot().settings.memoryLimits),
     controlRouter: control.router,
     idempotency: new IdempotencyCache({}, { store: log.idempotencyStore }),
   }).catch(async (error: unknown) => {

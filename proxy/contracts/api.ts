@@ -1,4 +1,4 @@
-import type { BurstLimits } from './config.ts';
+import type { BurstLimits, MemoryLimits } from './config.ts';
 import type { ErrorClass } from './errors.ts';
 import type { ModelPrice, Profile, ProfileInput } from './profile.ts';
 import type { FallbackHop, RequestState } from './log.ts';
@@ -181,6 +181,8 @@ export interface RequestDetail extends RequestSummary {
   responseHeaders: Record<string, string>;
   requestBody: BodyView | null;
   responseBody: BodyView | null;
+  /** What Airlock changed on the way, and what the log did not keep of the request and why. */
+  notes: string[];
   /** For streams: the assembled text, and the raw SSE events as received. */
   streamText: string | null;
   streamEvents: BodyView | null;
@@ -413,4 +415,4 @@ export type { FacetValue, RequestFacets } from './requestFacets.ts';
 export { LIVE_EVENT_NAME, type LiveFrame, type LiveRequestUpdate } from './liveEvents.ts';
 
 // Re-exported so the window's forms use the same shapes as the profile file.
-export type { BurstLimits, ModelPrice, Profile, ProfileInput, RequestState };
+export type { BurstLimits, MemoryLimits, ModelPrice, Profile, ProfileInput, RequestState };

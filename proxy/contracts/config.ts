@@ -43,12 +43,33 @@ export const traceExportSchema = z.object({
     .default(null),
 });
 
+const wholeNumber = (min: number, max: number) =>
+  z.number('must be a number').int('must be a whole number').min(min, `must be at least ${min}`).max(max, `must be at most ${max}`);
+
+const MAX_BODY_CAPTURE_KIB = 16 * 1024;
+
+/**
+ * What the request log may hold in memory (DESIGN.md, "What bounds memory held"). A running
+ * proxy reads both at each request: a change applies to the next one.
+ */
+export const memoryLimitsSchema = z.object({
+  /**
+   * Work the log thread has not taken in yet (it yields every core to forwarding, so a load that
+   * takes them all makes it fall behind): past half of it bodies are not kept, past all of it
+   * requests are counted in spend summaries instead of rows of their own until it catches up.
+   */
+  logBacklogMiB: wholeNumber(8, 1024).default(64),
+  /** Each request's and each answer's body is kept for the log up to this size; the rest is cut off and marked. */
+  bodyCaptureKiB: wholeNumber(16, MAX_BODY_CAPTURE_KIB).default(1024),
+});
+
 export const settingsSchema = z.object({
   requireClientToken: z.boolean().default(true),
   burstLimits: burstLimitsSchema.default(burstLimitsSchema.parse({})),
   notifications: z.boolean().default(true),
   startAtLogin: z.boolean().default(false),
   traceExport: traceExportSchema.default(traceExportSchema.parse({})),
+  memoryLimits: memoryLimitsSchema.default(memoryLimitsSchema.parse({})),
 });
 
 export const configFileSchema = z
@@ -91,6 +112,13 @@ export type ClientTokenRecord = z.infer<typeof clientTokenRecordSchema>;
 export type Settings = z.infer<typeof settingsSchema>;
 export type BurstLimits = z.infer<typeof burstLimitsSchema>;
 export type TraceExportSettings = z.infer<typeof traceExportSchema>;
+export type MemoryLimits = z.infer<typeof memoryLimitsSchema>;
+
+const BYTES_PER_KIB = 1024;
+export const logBacklogBytes = (limits: MemoryLimits): number => limits.logBacklogMiB * BYTES_PER_KIB * BYTES_PER_KIB;
+export const bodyCaptureBytes = (limits: MemoryLimits): number => limits.bodyCaptureKiB * BYTES_PER_KIB;
+/** The largest capture the setting allows: what the log thread cuts a stored body at, as a backstop. */
+export const MAX_BODY_CAPTURE_BYTES = MAX_BODY_CAPTURE_KIB * BYTES_PER_KIB;
 export type ConfigFile = z.infer<typeof configFileSchema>;
 
 export function emptyConfig(): ConfigFile {

@@ -73,6 +73,8 @@ export type RequestLifecycleEvent =
       /** Present when the request fell back: who answered, and the way there (the last step's class included). */
       fallback?: RequestFallback;
       bodies: CapturedBodies;
+      /** Added by the log's queue, never by forwarding: what the log did not keep of this request, and why. */
+      logNotes?: string[];
     };
 
 /** The profile and model that answered a request that fell back, and every step it took. */

@@ -29,7 +29,8 @@ export interface ForwardOptions {
   services: PipelineServices;
   events: RequestEvents;
   isPaused: () => boolean;
-  captureLimitBytes: number;
+  /** Read per request: a setting the user may change while the proxy runs. */
+  captureLimitBytes: () => number;
   inFlight: Set<ServerResponse>;
   nativeVerified?: NativeProtocolCheck;
   idempotency?: IdempotencyCache;
@@ -80,7 +81,7 @@ export function createForwardHandler(options: ForwardOptions): (req: IncomingMes
 }
 
 function openRequest(req: IncomingMessage, res: ServerResponse, stop: StopBeforeExchange, options: ForwardOptions): ForwardRequest {
-  const trace = new RequestTrace(options.events, options.captureLimitBytes);
+  const trace = new RequestTrace(options.events, options.captureLimitBytes());
   res.setHeader('x-airlock-request-id', trace.requestId);
   options.inFlight.add(res);
   res.once('close', () => options.inFlight.delete(res));

@@ -19,7 +19,8 @@ export interface ServerOptions {
   services: PipelineServices;
   events?: RequestEvents;
   controlRouter?: Router;
-  captureLimitBytes?: number;
+  /** What the log keeps of each body, read per request (the `bodyCaptureKiB` setting); CAPTURE_LIMIT_BYTES unless given. */
+  captureLimitBytes?: () => number;
   /** From the capability check: where the gateway speaks Anthropic or Responses natively. */
   nativeVerified?: NativeProtocolCheck;
   /** Answers repeated image/video creations carrying the same idempotency key. */
@@ -94,7 +95,7 @@ export async function startServer(options: ServerOptions): Promise<ProxyHandle> 
     services: options.services,
     events,
     isPaused: () => paused,
-    captureLimitBytes: options.captureLimitBytes ?? CAPTURE_LIMIT_BYTES,
+    captureLimitBytes: options.captureLimitBytes ?? (() => CAPTURE_LIMIT_BYTES),
     inFlight,
     shutdown,
     ...(options.nativeVerified ? { nativeVerified: options.nativeVerified } : {}),

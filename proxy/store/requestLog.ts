@@ -28,6 +28,8 @@ export interface RequestLogOptions {
   dataDir: string;
   /** Cap for each stored body (request, response, stream text, raw events). */
   bodyCapBytes?: number;
+  /** What the queue of work the log thread has not taken in may hold (read at each post: a setting). */
+  backlogBytes?: () => number;
   /** The gateway key and the local client tokens: masked wherever they appear. */
   knownSecrets: () => string[];
   retention?: Partial<RetentionPolicy>;
@@ -164,6 +166,8 @@ class SqliteRequestLog implements RequestLog {
       onSummaries: (summaries) => {
         for (const listener of this.summaryListeners) listener(summaries);
       },
+      ...(options.backlogBytes === undefined ? {} : { backlogBytes: options.backlogBytes }),
+      onBehindChange: () => this.options.onRecordingChange?.(this.describeRecording()),
       onUnwritten: (state) => {
         const before = this.unwritten.status();
         this.unwritten.update(state);
@@ -178,19 +182,21 @@ class SqliteRequestLog implements RequestLog {
     this.listRequests = this.queries.listRequests.bind(this.queries);
     this.facets = this.queries.facets.bind(this.queries);
     this.getRequest = this.queries.getRequest.bind(this.queries);
-    // Requests the database could not take (a full disk) count as if it had.
+    // Requests the database could not take (a full disk), or that were folded while the log thread
+    // was behind and have not reached it, count as if it had them.
+    const unwrittenEntries = (): SpendEntry[] => [...this.unwritten.entries, ...this.thread.foldedSpend()];
     this.spendByDay = (query) =>
       query.bucket === 'hour'
         ? this.queries.spendByDay(query)
         : spendByDayWith(
             this.queries.spendByDay(query),
-            this.unwritten.entries,
+            unwrittenEntries(),
             query,
             (query.utcOffsetMinutes ?? -new Date().getTimezoneOffset()) * 60_000,
           );
-    this.totals = (query) => totalsWith(this.queries.totals(query), this.unwritten.entries, query);
+    this.totals = (query) => totalsWith(this.queries.totals(query), unwrittenEntries(), query);
     this.modelStats = this.queries.modelStats.bind(this.queries);
-    this.spendSince = (query) => spendSinceWith(this.queries.spendSince(query), this.unwritten.entries, query);
+    this.spendSince = (query) => spendSinceWith(this.queries.spendSince(query), unwrittenEntries(), query);
 
     // A disk already short of space turns bodies off before the first request, not after retention.
     this.safely(() => this.updateBodiesSwitch(usedDatabaseBytes(this.db)));
@@ -303,11 +309,11 @@ class SqliteRequestLog implements RequestLog {
     return this.unwritten.ledgerGap(nowMs);
   }
 
-  /** What is and is not recorded, in words: bodies, then rows. */
+  /** What is and is not recorded, in words: bodies (a full disk, or the log thread behind), then rows. */
   private describeRecording(): string {
-    const bodiesReason = this.bodiesDisabledReason ?? this.thread.behindReason;
-    const rows = this.unwritten.describe() ?? 'Every request and its figures are logged.';
-    return bodiesReason === null ? rows : `${bodiesReason} ${rows}`;
+    const everyRow = this.thread.foldsRequests ? null : 'Every request and its figures are logged.';
+    const parts = [this.bodiesDisabledReason, this.thread.behindReason, this.unwritten.describe() ?? everyRow];
+    return parts.filter((part) => part !== null).join(' ');
   }
 
   async close(): Promise<void> {

@@ -24,7 +24,7 @@ import { SENTINEL_KEY } from '../support/sentinel.ts';
 export async function startAirlock(
   upstreamUrl: string,
   withLog: boolean,
-  options: { clientToken: boolean } = { clientToken: true },
+  options: { clientToken: boolean; backlogMiB?: number } = { clientToken: true },
 ): Promise<{ url: string; stop(): Promise<void> }> {
   const config = { ...emptyConfig(), clientTokens: [tokenRecord('bench', SENTINEL_KEY, null, 0)] };
   const profile = profileSchema.parse({ id: 'bench', name: 'Bench gateway', baseUrl: `${upstreamUrl}/v1` });
@@ -44,7 +44,16 @@ export async function startAirlock(
     },
   });
   const dataDir = withLog ? mkdtempSync(join(tmpdir(), 'airlock-bench-log-')) : null;
-  const log = dataDir === null ? null : createRequestLog({ dataDir, knownSecrets: () => [SENTINEL_KEY] });
+  const log =
+    dataDir === null
+      ? null
+      : createRequestLog({
+          dataDir,
+          knownSecrets: () => [SENTINEL_KEY],
+          ...(options.backlogMiB === undefined ? {} : { backlogBytes: () => (options.backlogMiB as number) * 1024 * 1024 }),
+          // As `airlock serve` says it: when the log falls behind a saturating load, and catches up.
+          onRecordingChange: (message) => console.error(`[airlock] request log: ${message}`),
+        });
   log?.attach(proxy.events);
   return {
     url: proxy.url,

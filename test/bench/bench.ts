@@ -4,10 +4,12 @@
  * log on vs off, in one run. Each server runs in its own process; this process is only the load
  * generator. Prints the tables, issue 20's figures against the undici floor with their goals, and
  * Airlock's RSS after each phase, and writes test-results/bench.json. Exits 0 on a MISS (it is a report), non-zero if something broke.
- *   npm run bench [-- [--cpu-prof] [--heap-snapshots] [--baseline <git-ref>] [--only stall|baseline|session]]
+ *   npm run bench [-- [--cpu-prof] [--heap-snapshots] [--baseline <git-ref>] [--only stall|baseline|session|saturation] [--log-backlog-mib <n>]]
  * --cpu-prof: profile the Airlock process under load; --heap-snapshots: snapshots of the logged
  * Airlock's main heap after each phase of the relay runs (test-results/heap/); --only stall: only
- * small requests while large bodies arrive (test-results/bench-stall.json); --baseline: afterwards,
+ * small requests while large bodies arrive (test-results/bench-stall.json); --only saturation: only
+ * 40 s of c=50 against the logged Airlock, its RSS during and 60 s after (the log's backlog,
+ * test-results/bench-saturation.json); --baseline: afterwards,
  * Airlock at <git-ref> against this checkout's, paired (baseline.ts); --only baseline: only that;
  * --only session: the request log of one 100-turn agent session (sessionLog.ts), and with
  * --baseline the same at <git-ref>.
@@ -31,6 +33,7 @@ import { MALLOC_ARENA_ENV, MALLOC_ARENAS } from '../../proxy/app/cli/mallocArena
 import { SERVE_V8_FLAGS } from '../../proxy/app/cli/v8Flags.ts';
 import { setTimeout as delay } from 'node:timers/promises';
 import { compareWithBaseline } from './baseline.ts';
+import { formatSaturation, measureSaturation } from './saturation.ts';
 
 const RESULTS_DIR = resolve(import.meta.dirname, '../../test-results');
 const STREAM_CHUNKS = 20;
@@ -59,6 +62,9 @@ const MASKING_ROUNDS = 5;
 const LARGE_BODY_SETTLE_MS = 15_000;
 /** Each large body is sent this many times while the small requests run. */
 const LARGE_BODY_ROUNDS = 2;
+/** Sustained saturation: long enough for the log thread's backlog to show (it grew about 6 MB a second). */
+const SATURATION_CONCURRENCY = 50;
+const SATURATION_LOAD_MS = 40_000;
 
 const { values } = parseArgs({
   options: {
@@ -66,12 +72,15 @@ const { values } = parseArgs({
     'heap-snapshots': { type: 'boolean', default: false },
     only: { type: 'string' },
     baseline: { type: 'string' },
+    'log-backlog-mib': { type: 'string' },
   },
 });
-if (values.only !== undefined && values.only !== 'stall' && values.only !== 'baseline' && values.only !== 'session')
-  throw new Error('--only takes one scenario: stall, baseline or session');
+if (values.only !== undefined && !['stall', 'baseline', 'session', 'saturation'].includes(values.only))
+  throw new Error('--only takes one scenario: stall, baseline, session or saturation');
 if (values.only === 'baseline' && values.baseline === undefined)
   throw new Error('--only baseline needs --baseline <git-ref>, e.g. c7ee941');
+/** --log-backlog-mib <n>: the logged Airlock's log backlog limit (the logBacklogMiB setting), to see its folding under load. */
+const backlogArgs = values['log-backlog-mib'] === undefined ? [] : ['--log-backlog-mib', values['log-backlog-mib']];
 const airlockNodeFlags = values['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${resolve(RESULTS_DIR, 'cpu-prof')}`] : [];
 
 const PROXY_KINDS = [
@@ -108,7 +117,7 @@ const startProxy = (
   upstreamUrl: string,
   options: { log?: boolean; exactRss?: boolean } = {},
 ): Promise<ChildServer> =>
-  start('proxyServer.ts', ['--kind', kind, '--upstream', upstreamUrl, ...(options.log ? ['--log'] : [])], {
+  start('proxyServer.ts', ['--kind', kind, '--upstream', upstreamUrl, ...(options.log ? ['--log', ...backlogArgs] : [])], {
     nodeFlags: [...(kind === 'airlock' ? [...SERVE_V8_FLAGS, ...airlockNodeFlags] : []), ...(options.exactRss ? ['--expose-gc'] : [])],
     env: { ...(options.exactRss ? EXACT_RSS_ENV : {}), ...(kind === 'airlock' ? AIRLOCK_SERVE_ENV : {}) },
   });
@@ -304,6 +313,24 @@ async function measureStall(log: (line: string) => void): Promise<StallResults> 
   return { direct, airlock };
 }
 
+/** 40 s of c=50 against the logged Airlock alone, as `airlock serve` runs it. */
+async function saturationOnly(log: (line: string) => void): Promise<void> {
+  log(`c=${SATURATION_CONCURRENCY} for ${SATURATION_LOAD_MS / 1000} s, log on`);
+  const simulator = await start('upstreamServer.ts', []);
+  const proxy = await startProxy('airlock', simulator.url, { log: true });
+  const result = await measureSaturation(proxy, [simulator.pid, proxy.pid], {
+    concurrency: SATURATION_CONCURRENCY,
+    loadMs: SATURATION_LOAD_MS,
+    settleMs: RSS_SETTLE_AFTER_LOAD_MS,
+  });
+  await stop(proxy, simulator);
+  console.log(formatSaturation(result, SATURATION_CONCURRENCY));
+  mkdirSync(RESULTS_DIR, { recursive: true });
+  const file = resolve(RESULTS_DIR, 'bench-saturation.json');
+  writeFileSync(file, `${JSON.stringify({ generatedAt: new Date().toISOString(), loadavg: loadavg(), result }, null, 2)}\n`);
+  log(`done; results in ${file}`);
+}
+
 async function main(): Promise<void> {
   const startedAt = Date.now();
   const log = (line: string): void => console.error(`[bench ${((Date.now() - startedAt) / 1000).toFixed(1)} s] ${line}`);
@@ -313,6 +340,7 @@ async function main(): Promise<void> {
     console.log(formatSessionLog(await measureSessionLog(values.baseline, log)));
     return;
   }
+  if (values.only === 'saturation') return saturationOnly(log);
   let results: Partial<BenchResults> = {};
   if (values.only === undefined) {
     const relays = await measureRelays(log);

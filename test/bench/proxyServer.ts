@@ -1,6 +1,6 @@
 /**
  * A proxy under test, in its own process:
- *   node test/bench/proxyServer.ts --kind floor|undici-floor|airlock [--log] [--no-client-token] --upstream http://127.0.0.1:PORT
+ *   node test/bench/proxyServer.ts --kind floor|undici-floor|airlock [--log [--log-backlog-mib <n>]] [--no-client-token] --upstream http://127.0.0.1:PORT
  * prints `listening on http://127.0.0.1:PORT` and stops on SIGTERM. Each kind is imported only
  * when chosen, so the floor's process holds none of Airlock's modules.
  */
@@ -14,6 +14,8 @@ const { values } = parseArgs({
     kind: { type: 'string' },
     upstream: { type: 'string' },
     log: { type: 'boolean', default: false },
+    // The log's memory limit (the logBacklogMiB setting); its default unless given.
+    'log-backlog-mib': { type: 'string' },
     // Airlock takes every request without a client token, as it did before tokens (airlockServer.ts).
     'no-client-token': { type: 'boolean', default: false },
   },
@@ -40,7 +42,11 @@ async function startChosen(): Promise<{ url: string; stop(): Promise<void> }> {
   if (values.kind === 'floor' || values.kind === 'undici-floor') return startFloor(values.kind, upstreamUrl as string);
   if (values.kind !== 'airlock') throw new Error('--kind must be floor, undici-floor or airlock');
   const { startAirlock } = await import('./airlockServer.ts');
-  return startAirlock(upstreamUrl as string, values.log, { clientToken: !values['no-client-token'] });
+  const backlogMiB = values['log-backlog-mib'] === undefined ? undefined : Number(values['log-backlog-mib']);
+  return startAirlock(upstreamUrl as string, values.log, {
+    clientToken: !values['no-client-token'],
+    ...(backlogMiB === undefined ? {} : { backlogMiB }),
+  });
 }
 
 const server = await startChosen();

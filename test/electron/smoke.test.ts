@@ -8,6 +8,8 @@ import { CONFIG_FILE_NAME, emptyConfig } from '../../proxy/contracts/config.ts';
 import { addProfile } from '../../proxy/app/profiles/configMutations.ts';
 import { serializeConfig } from '../../proxy/app/profiles/configParse.ts';
 import { electronBinaryPath } from '../../electron/logic/launchPlan.ts';
+import { EXPOSE_GC_SWITCH } from '../../electron/logic/memoryLaunch.ts';
+import { MALLOC_ARENA_ENV, MALLOC_ARENAS } from '../../proxy/app/cli/mallocArenas.ts';
 import type { MenuItemModel } from '../../electron/logic/trayMenu.ts';
 
 /**
@@ -63,9 +65,10 @@ beforeAll(async () => {
   writeProfiles(dataDir);
   desktopApp = await electron.launch({
     executablePath,
-    args: ['.'],
+    // Started as `npm start` starts it, so it does not relaunch itself (which would end the process Playwright drives).
+    args: [EXPOSE_GC_SWITCH, '.'],
     cwd: projectRoot,
-    env: { ...process.env, AIRLOCK_DATA_DIR: dataDir, AIRLOCK_PORT: '0', AIRLOCK_TEST_HOOKS: '1' },
+    env: { ...process.env, AIRLOCK_DATA_DIR: dataDir, AIRLOCK_PORT: '0', AIRLOCK_TEST_HOOKS: '1', [MALLOC_ARENA_ENV]: MALLOC_ARENAS },
   });
 });
 

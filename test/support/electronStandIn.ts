@@ -139,6 +139,15 @@ class FakeApp extends EventEmitter {
   getLoginItemSettings(): { openAtLogin: boolean; wasOpenedAtLogin: boolean } {
     return { openAtLogin: false, wasOpenedAtLogin: false };
   }
+  /** Recorded with its options; as Electron, the new instance starts only once this one exits. */
+  relaunch(options: { args?: string[] } = {}): void {
+    recorder.record(`app:relaunch ${JSON.stringify(options)}`);
+  }
+  /** As Electron: ends the process at once, without before-quit or closing windows. */
+  exit(code = 0): void {
+    this.exited = true;
+    recorder.record(`app:exit ${code}`);
+  }
   /** Electron's order: before-quit (preventable), every window closed, will-quit, quit; then the process ends. */
   quit(): void {
     const beforeQuit = preventableEvent();

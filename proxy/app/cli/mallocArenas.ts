@@ -18,6 +18,16 @@ export function arenaLimitedEnv(env: NodeJS.ProcessEnv, glibcVersion: string | u
   return { ...env, [MALLOC_ARENA_ENV]: MALLOC_ARENAS };
 }
 
+/** The C library's glibc version, or undefined when it is not glibc (or cannot be told). */
+export function runtimeGlibcVersion(): string | undefined {
+  try {
+    const report = process.report.getReport() as { header?: { glibcVersionRuntime?: string } };
+    return report.header?.glibcVersionRuntime;
+  } catch {
+    return undefined;
+  }
+}
+
 export interface TunedStart {
   env: NodeJS.ProcessEnv;
   execArgv: string[];
@@ -37,8 +47,7 @@ export function tunedStart(env: NodeJS.ProcessEnv, execArgv: readonly string[], 
 /** Starts this process again in place when it lacks the arena limit or the V8 flags; returns only when it needs neither. */
 export function restartTuned(): void {
   if (typeof process.execve !== 'function') return;
-  const report = process.report.getReport() as { header?: { glibcVersionRuntime?: string } };
-  const start = tunedStart(process.env, process.execArgv, report.header?.glibcVersionRuntime);
+  const start = tunedStart(process.env, process.execArgv, runtimeGlibcVersion());
   if (start === null) return;
   process.execve(process.execPath, [process.execPath, ...start.execArgv, ...process.argv.slice(1)], start.env);
 }

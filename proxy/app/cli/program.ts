@@ -5,6 +5,7 @@ import { registerConnectCommand } from './commands/connect.ts';
 import { registerExportCommands } from './commands/export.ts';
 import { registerKeyCommands } from './commands/key.ts';
 import { registerLimitsCommand } from './commands/limits.ts';
+import { registerMemoryCommand } from './commands/memory.ts';
 import { registerProfileCommands } from './commands/profile.ts';
 import { registerTokenCommands } from './commands/token.ts';
 import { registerResumeCommand } from './resume.ts';
@@ -24,6 +25,7 @@ export function createProgram(deps: CliDeps = defaultCliDeps()): Command {
     registerTokenCommands,
     registerResumeCommand,
     registerLimitsCommand,
+    registerMemoryCommand,
     registerConnectCommand,
     registerExportCommands,
   ]) {

@@ -9,6 +9,7 @@ import { ModelCatalog } from './modelCatalog.ts';
 import { clientRoutes } from './routes/clientRoutes.ts';
 import { connectRoutes } from './routes/connectRoutes.ts';
 import { exportRoutes } from './routes/exportRoutes.ts';
+import { memoryRoutes } from './routes/memoryRoutes.ts';
 import { profileRoutes } from './routes/profileRoutes.ts';
 import { requestRoutes } from './routes/requestRoutes.ts';
 import { sessionRoutes } from './routes/sessionRoutes.ts';
@@ -94,6 +95,7 @@ export function createControlRouter(deps: ControlDeps): ControlApi {
   api.use(clientRoutes(context));
   api.use(connectRoutes(context));
   api.use(exportRoutes(context));
+  api.use(memoryRoutes(context));
   api.use((_req, _res, next) => next(new ApiError('not_found', 'No such control API endpoint.')));
   api.use(apiErrorHandler);
 

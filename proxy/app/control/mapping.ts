@@ -85,6 +85,7 @@ export function detailOf({ row, bodies }: LogDetail, knownSecrets: string[] = []
       ? bodyViewOf(bodies.requestBody, bodies.requestTruncated, headerValue(bodies.requestHeaders, 'content-type'))
       : null,
     responseBody: bodies ? bodyViewOf(bodies.responseBody, bodies.responseTruncated, responseType) : null,
+    notes: row.notes,
     streamText: bodies?.streamText ?? null,
     streamEvents: bodies ? bodyViewOf(bodies.rawEvents, false, 'text/event-stream') : null,
     streamEventOffsetsMs: bodies?.rawEventOffsetsMs ?? null,

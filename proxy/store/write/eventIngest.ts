@@ -142,6 +142,11 @@ export class EventIngest {
     this.recorder.retry();
   }
 
+  /** Spend of requests the main thread folded while this thread was behind: written as summary rows. */
+  addFoldedSpend(entries: readonly SpendEntry[]): void {
+    this.recorder.addFolded(entries);
+  }
+
   /** Tries the rows the database could not take again (retention may just have freed space). */
   retryUnwritten(): void {
     this.recorder.retry();

@@ -4,6 +4,7 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { EventIngest } from './eventIngest.ts';
+import { redactSecrets } from '../../core/redact.ts';
 import { deserializeEvents, type FromLogThread, type LogThreadData, type ToLogThread } from './logThreadMessages.ts';
 import { runRetention, type RetentionPolicy, type RetentionResult } from './retention.ts';
 import { openLogDatabase } from '../schema.ts';
@@ -70,9 +71,16 @@ function handle(message: ToLogThread): void {
       lastEventsAtMs = performance.now();
       send({
         type: 'ingested',
-        bodyBytes: message.bodyBytes,
+        queuedBytes: message.queuedBytes,
         summaries: ingest.ingest(deserializeEvents(message.events), message.secrets, message.withBodies),
       });
+      return;
+    case 'fold':
+      // The model names come from clients: masked as a row's are.
+      ingest.addFoldedSpend(
+        message.entries.map((entry) => ({ ...entry, model: entry.model === null ? null : redactSecrets(entry.model, message.secrets) })),
+      );
+      send({ type: 'folded' });
       return;
     case 'flush':
       ingest.writeHeldRows();

@@ -3,10 +3,11 @@ import { threadScriptUrl } from '../../core/threadScript.ts';
 import type { CapturedBodies, RequestLifecycleEvent } from '../../contracts/lifecycle.ts';
 import type { EndedRowSummary } from '../../contracts/log.ts';
 import { bodyBytesOf } from './eventSlice.ts';
+import { FoldedSpend, nextBacklogMode, splitForFolding, type BacklogMode } from './logBacklog.ts';
 import { isSupersededByEnd } from './rowDraft.ts';
 import { serializeEvents, type FromLogThread, type LogThreadData, type ToLogThread } from './logThreadMessages.ts';
 import type { RetentionPolicy, RetentionResult } from './retention.ts';
-import type { UnwrittenState } from './unwrittenSpend.ts';
+import type { SpendEntry, UnwrittenState } from './unwrittenSpend.ts';
 import { startBackgroundWorker } from '../threadPriority.ts';
 
 /** The thread's script: `logThread.ts`, or the bundled `logThread.js` next to main.js. */
@@ -18,11 +19,18 @@ const MAX_RESTARTS = 3;
 const LOG_THREAD_NAME = 'airlock-log';
 /**
  * The thread runs at the lowest priority, so under a load that takes every core it falls behind
- * instead of slowing forwarding. Past this many body bytes posted and not yet written, bodies are
- * skipped (rows are not) until it has caught up to half of it: memory stays bounded.
+ * instead of slowing forwarding. What it has not taken in yet is held in memory: past half this
+ * many bytes posted, bodies are no longer sent; past all of it, requests are folded into their
+ * spend instead of rows (logBacklog.ts). The user's `logBacklogMiB` setting replaces it.
  */
-export const MAX_UNWRITTEN_BODY_BYTES = 64 * 1024 * 1024;
-export const BEHIND_REASON = 'The log fell behind under heavy load: request bodies are skipped until it catches up.';
+export const DEFAULT_LOG_BACKLOG_BYTES = 64 * 1024 * 1024;
+
+const megabytes = (bytes: number): number => Math.round(bytes / (1024 * 1024));
+
+/** What a row whose bodies were not kept says about it (the request detail shows it). */
+export function bodiesNotKeptNote(budgetBytes: number): string {
+  return `Bodies not kept: the request log had over ${megabytes(budgetBytes / 2)} MB of work waiting (a load taking every core).`;
+}
 
 const SKIPPED_BODIES: CapturedBodies = {
   requestHeaders: {},
@@ -49,8 +57,11 @@ function withoutSupersededEvents(events: RequestLifecycleEvent[]): RequestLifecy
   });
 }
 
-function withoutBodies(event: RequestLifecycleEvent): RequestLifecycleEvent {
-  return event.type === 'end' ? { ...event, bodies: SKIPPED_BODIES } : event;
+/** The event without its bodies; an end that had any says so in its row. */
+function withoutBodies(event: RequestLifecycleEvent, note: string): RequestLifecycleEvent {
+  if (event.type !== 'end') return event;
+  const hadBodies = bodyBytesOf(event) > 0;
+  return { ...event, bodies: SKIPPED_BODIES, ...(hadBodies ? { logNotes: [...(event.logNotes ?? []), note] } : {}) };
 }
 
 export interface LogThreadOptions extends LogThreadData {
@@ -67,8 +78,10 @@ export interface LogThreadOptions extends LogThreadData {
   onSummaries?: (summaries: EndedRowSummary[]) => void;
   /** The thread's script; tests pass stand-ins that fail or fall behind. */
   threadUrl?: URL;
-  /** MAX_UNWRITTEN_BODY_BYTES unless given. */
-  maxUnwrittenBodyBytes?: number;
+  /** The bytes posted and not yet taken in that the queue may hold (read at each post: a setting); DEFAULT_LOG_BACKLOG_BYTES unless given. */
+  backlogBytes?: () => number;
+  /** Told when the thread falls behind, catches up, or folded requests are written (behindReason changed). */
+  onBehindChange?: () => void;
 }
 
 /**
@@ -86,8 +99,13 @@ export class LogThreadClient {
   private closing: Promise<void> | null = null;
   private restarts = 0;
   private stopped = false;
-  private unwrittenBodyBytes = 0;
-  private skippingBodies = false;
+  /** Bytes of the batches posted to the thread and not yet taken in: what its queue holds. */
+  private queuedBytes = 0;
+  private mode: BacklogMode = 'post';
+  /** While folding: events of requests that started here and have not ended. */
+  private held: RequestLifecycleEvent[] = [];
+  private readonly folded = new FoldedSpend();
+  private reportedStep = 'post false';
 
   constructor(options: LogThreadOptions) {
     this.options = options;
@@ -97,16 +115,19 @@ export class LogThreadClient {
   enqueue(event: RequestLifecycleEvent): void {
     if (this.stopped) return;
     this.pending.push(event);
-    if (this.postTimer === null) {
-      this.postTimer = setTimeout(() => this.postPending(), this.options.postIntervalMs);
-      this.postTimer.unref();
-    }
+    this.schedulePost();
   }
 
-  /** Resolves once everything queued so far is written (or the thread died trying). */
+  private schedulePost(): void {
+    if (this.postTimer !== null) return;
+    this.postTimer = setTimeout(() => this.postPending(), this.options.postIntervalMs);
+    this.postTimer.unref();
+  }
+
+  /** Resolves once everything queued so far is written (or the thread died trying): held requests are posted, not folded. */
   async flush(): Promise<void> {
     if (this.stopped) return;
-    this.postPending();
+    this.postPending(true);
     await this.request((id) => ({ type: 'flush', id }));
   }
 
@@ -132,9 +153,31 @@ export class LogThreadClient {
     });
   }
 
-  /** Why bodies are being skipped now (the thread is behind), or null. */
+  /** What the log does not keep now because the thread is behind, in words, or null. */
   get behindReason(): string | null {
-    return this.skippingBodies ? BEHIND_REASON : null;
+    const budget = this.backlogBytes();
+    const folded = this.folded.requests;
+    if (this.mode === 'fold') {
+      return (
+        `The request log fell behind a load that takes every core (over ${megabytes(budget)} MB of work waiting): requests are ` +
+        `counted in spend summaries per day, profile, client and model instead of rows of their own until it catches up ` +
+        `(${folded} so far), and their bodies are not kept. Totals and budgets count them.`
+      );
+    }
+    if (this.mode === 'withoutBodies') {
+      return `The request log fell behind a load that takes every core (over ${megabytes(budget / 2)} MB of work waiting): request bodies are not kept until it catches up.`;
+    }
+    if (folded > 0) return `${folded} request(s) counted while the request log was behind are being written to it as summary rows.`;
+    return null;
+  }
+
+  /** Spend of folded requests the thread has not taken in yet: totals and budgets add it. */
+  foldedSpend(): SpendEntry[] {
+    return this.folded.entries();
+  }
+
+  private backlogBytes(): number {
+    return this.options.backlogBytes?.() ?? DEFAULT_LOG_BACKLOG_BYTES;
   }
 
   setBodiesDisabled(reason: string | null): void {
@@ -160,28 +203,64 @@ export class LogThreadClient {
     await exited;
   }
 
-  private postPending(): void {
+  /** `all`: a flush or close wants everything written, so nothing is held or folded. */
+  private postPending(all = false): void {
     if (this.postTimer !== null) clearTimeout(this.postTimer);
     this.postTimer = null;
-    if (this.pending.length === 0) return;
-    const events = withoutSupersededEvents(this.pending);
-    this.pending = [];
-    const maxUnwrittenBytes = this.options.maxUnwrittenBodyBytes ?? MAX_UNWRITTEN_BODY_BYTES;
-    if (this.unwrittenBodyBytes > maxUnwrittenBytes) this.skippingBodies = true;
-    else if (this.unwrittenBodyBytes <= maxUnwrittenBytes / 2) this.skippingBodies = false;
-    const secrets = this.options.knownSecrets();
-    if (this.skippingBodies) {
-      this.sendEvents(events.map(withoutBodies), secrets, false, 0);
-      return;
-    }
-    const bodyBytes = events.reduce((sum, event) => sum + bodyBytesOf(event), 0);
-    this.unwrittenBodyBytes += bodyBytes;
-    this.sendEvents(events, secrets, true, bodyBytes);
+    this.mode = nextBacklogMode(this.mode, this.queuedBytes, this.backlogBytes());
+    this.postEvents(all && this.mode === 'fold' ? 'withoutBodies' : this.mode);
+    this.noteBehindStep();
   }
 
-  private sendEvents(events: RequestLifecycleEvent[], secrets: string[], withBodies: boolean, bodyBytes: number): void {
+  /** Tells of a new step of behindReason; a higher count of folded requests is not news. */
+  private noteBehindStep(): void {
+    const step = `${this.mode} ${this.foldsRequests}`;
+    if (step === this.reportedStep) return;
+    this.reportedStep = step;
+    this.options.onBehindChange?.();
+  }
+
+  /** Whether requests are being folded, or folded ones are not in the log yet: not every request has a row. */
+  get foldsRequests(): boolean {
+    return this.mode === 'fold' || this.folded.requests > 0;
+  }
+
+  private postEvents(mode: BacklogMode): void {
+    if (this.pending.length === 0 && this.held.length === 0 && !this.folded.hasWaiting) return;
+    const events = withoutSupersededEvents(this.held.length === 0 ? this.pending : [...this.held, ...this.pending]);
+    this.pending = [];
+    this.held = [];
+    const secrets = this.options.knownSecrets();
+    const note = bodiesNotKeptNote(this.backlogBytes());
+    if (mode === 'fold') {
+      const split = splitForFolding(events);
+      this.held = split.hold;
+      this.folded.add(split.folded);
+      if (split.post.length > 0)
+        this.sendEvents(
+          split.post.map((event) => withoutBodies(event, note)),
+          secrets,
+          false,
+        );
+      if (this.held.length > 0 || this.folded.hasWaiting) this.schedulePost();
+      return;
+    }
+    const entries = this.folded.takeWaiting();
+    if (entries.length > 0) this.send({ type: 'fold', entries, secrets });
+    if (events.length === 0) return;
+    if (mode === 'withoutBodies')
+      this.sendEvents(
+        events.map((event) => withoutBodies(event, note)),
+        secrets,
+        false,
+      );
+    else this.sendEvents(events, secrets, true);
+  }
+
+  private sendEvents(events: RequestLifecycleEvent[], secrets: string[], withBodies: boolean): void {
     const serialized = serializeEvents(events);
-    this.send({ type: 'events', events: serialized, secrets, withBodies, bodyBytes }, [serialized.buffer]);
+    this.queuedBytes += serialized.byteLength;
+    this.send({ type: 'events', events: serialized, secrets, withBodies, queuedBytes: serialized.byteLength }, [serialized.buffer]);
   }
 
   private send(message: ToLogThread, transfer: Transferable[] = []): void {
@@ -200,8 +279,11 @@ export class LogThreadClient {
 
   private onMessage(message: FromLogThread): void {
     if (message.type === 'ingested') {
-      this.unwrittenBodyBytes -= message.bodyBytes;
+      this.queuedBytes -= message.queuedBytes;
       if (message.summaries.length > 0) this.options.onSummaries?.(message.summaries);
+    } else if (message.type === 'folded') {
+      this.folded.taken();
+      this.noteBehindStep();
     } else if (message.type === 'flushed' || message.type === 'retained') {
       // A thread that answers is healthy: a later death starts the count of restarts again.
       this.restarts = 0;
@@ -222,7 +304,8 @@ export class LogThreadClient {
     if (worker !== this.worker) return;
     for (const resolve of this.replyWaiters.values()) resolve(null);
     this.replyWaiters.clear();
-    this.unwrittenBodyBytes = 0;
+    this.queuedBytes = 0;
+    this.folded.threadLost();
     if (this.stopped) return;
     if (this.restarts >= MAX_RESTARTS) {
       this.stopped = true;

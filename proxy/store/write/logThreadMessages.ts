@@ -2,7 +2,7 @@ import { deserialize, serialize } from 'node:v8';
 import type { RequestLifecycleEvent } from '../../contracts/lifecycle.ts';
 import type { EndedRowSummary } from '../../contracts/log.ts';
 import type { RetentionPolicy, RetentionResult } from './retention.ts';
-import type { UnwrittenState } from './unwrittenSpend.ts';
+import type { SpendEntry, UnwrittenState } from './unwrittenSpend.ts';
 
 /** What the log thread is started with. */
 export interface LogThreadData {
@@ -14,10 +14,12 @@ export interface LogThreadData {
 /** Main thread → log thread. */
 export type ToLogThread =
   /**
-   * `events` is a batch from serializeEvents, moved to the thread; `bodyBytes` comes back with
-   * `ingested`; without `withBodies`, rows are written and bodies not.
+   * `events` is a batch from serializeEvents, moved to the thread; `queuedBytes` (its size) comes
+   * back with `ingested`; without `withBodies`, rows are written and bodies not.
    */
-  | { type: 'events'; events: Uint8Array; secrets: string[]; withBodies: boolean; bodyBytes: number }
+  | { type: 'events'; events: Uint8Array; secrets: string[]; withBodies: boolean; queuedBytes: number }
+  /** Spend of requests folded on the main thread while the log was behind: written as summary rows; `folded` comes back. */
+  | { type: 'fold'; entries: SpendEntry[]; secrets: string[] }
   | { type: 'flush'; id: number }
   | { type: 'bodies'; reason: string | null }
   | { type: 'retain'; id: number; policy: RetentionPolicy; nowMs: number }
@@ -27,7 +29,9 @@ export type ToLogThread =
 /** Log thread → main thread. */
 export type FromLogThread =
   /** `summaries`: the one-line summaries of the requests that ended in the batch. */
-  | { type: 'ingested'; bodyBytes: number; summaries: EndedRowSummary[] }
+  | { type: 'ingested'; queuedBytes: number; summaries: EndedRowSummary[] }
+  /** The oldest `fold` not yet answered is in the thread's unwritten spend (or written) now. */
+  | { type: 'folded' }
   | { type: 'flushed'; id: number }
   /** `result` is null when retention failed (the error comes as its own message). */
   | { type: 'retained'; id: number; result: RetentionResult | null }

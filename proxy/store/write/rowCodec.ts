@@ -45,6 +45,8 @@ export const REQUEST_COLUMNS = [
  */
 export const COLUMNS_SET_AFTER_START = [
   'upstream_request_id',
+  // The log's queue notes at the end what it did not keep (bodies, while it was behind).
+  'notes',
   'ttfb_ms',
   'duration_ms',
   'response_model',

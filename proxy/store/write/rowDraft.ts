@@ -102,6 +102,7 @@ export function applyRowEvent(row: RequestLogRow, event: RowUpdateEvent): Reques
             errorMessage: event.errorMessage,
             upstreamRequestId: event.upstreamRequestId ?? row.upstreamRequestId,
             costCredits: event.costCredits,
+            notes: event.logNotes === undefined ? row.notes : [...row.notes, ...event.logNotes],
             state: 'done',
           },
           event.usage,

@@ -75,6 +75,13 @@ export class RowRecorder {
     return 'kept';
   }
 
+  /** Keeps only the spend of these requests (folded before they reached this thread), and writes it as summary rows now. */
+  addFolded(entries: readonly SpendEntry[]): void {
+    if (entries.length === 0) return;
+    this.#rows.addFolded(entries);
+    this.retry();
+  }
+
   /** Tries the rows kept (and the spend of those folded) again now. */
   retry(): void {
     if (this.#retryTimer !== null) clearTimeout(this.#retryTimer);

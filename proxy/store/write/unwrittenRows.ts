@@ -33,7 +33,12 @@ export class UnwrittenRows {
   /** `carried`: spend a previous run could not write, read back from its saved record. */
   constructor(maxRows: number, carried: readonly SpendEntry[] = []) {
     this.#maxRows = maxRows;
-    for (const entry of carried) {
+    this.addFolded(carried);
+  }
+
+  /** Spend of requests whose rows were never kept (an earlier run's, or folded before they reached the log thread). */
+  addFolded(entries: readonly SpendEntry[]): void {
+    for (const entry of entries) {
       addEntry(this.#folded, entry);
       addEntry(this.#spend, entry);
       this.#foldedRequests += entry.requests;
@@ -194,7 +199,8 @@ export function summaryRowOf(entry: SpendEntry): RequestLogRow {
     modelMismatch: false,
     stream: false,
     notes: [
-      `Stands for ${entry.requests} request(s) of this day whose rows could not be written to the log (the disk was full): ` +
+      `Stands for ${entry.requests} request(s) of this day whose rows could not be written to the log (the disk was full, ` +
+        'or the log fell behind a load that took every core): ' +
         `it holds their spend and tokens, so totals and budgets count them. ${entry.errors} of them failed.`,
     ],
     status: null,

@@ -12,6 +12,7 @@ import {
   type ClientResumeResponse,
   type KeyStatus,
   type LiveFrame,
+  type MemoryLimits,
   type ModelListResponse,
   type PauseResponse,
   type PriceFormat,
@@ -127,6 +128,8 @@ export interface ControlClient {
   exportSpend(range: SpendRange): Promise<ExportFile>;
   traceExport(): Promise<TraceExportSettings>;
   saveTraceExport(settings: TraceExportSettings): Promise<TraceExportSettings>;
+  memoryLimits(): Promise<MemoryLimits>;
+  saveMemoryLimits(limits: MemoryLimits): Promise<MemoryLimits>;
   /** Opens the live channel and keeps it open (reconnecting) until the returned function is called. */
   subscribeLive(subscription: LiveSubscription): () => void;
 }
@@ -250,6 +253,8 @@ export function createControlClient(options: ControlClientOptions = {}): Control
     exportSpend: (range) => file(`/export/spend?format=csv&range=${range}`, 'airlock-spend.csv'),
     traceExport: () => json('GET', '/settings/trace-export'),
     saveTraceExport: (settings) => json('PUT', '/settings/trace-export', settings),
+    memoryLimits: () => json('GET', '/settings/memory'),
+    saveMemoryLimits: (limits) => json('PUT', '/settings/memory', limits),
     subscribeLive,
   };
 }

@@ -7,6 +7,7 @@ import { useAsync } from '../common/useAsync.ts';
 import { useSaveAction } from '../common/useSaveAction.ts';
 import { TraceExportSetting } from '../export/TraceExportSetting.tsx';
 import { BurstLimitsForm } from './BurstLimitsForm.tsx';
+import { MemoryLimitsForm } from './MemoryLimitsForm.tsx';
 import { ConnectTools } from './ConnectTools.tsx';
 import { buildSnippets, uniqueTokenName, type ConnectSnippet } from './snippets.ts';
 import { TokenPicker } from './TokenPicker.tsx';
@@ -169,6 +170,7 @@ export function ConnectScreen({ proxyUrl }: { proxyUrl: string }) {
       <TokensTable tokens={tokens.value.tokens} onChanged={tokens.reload} onRevoked={forgetRevoked} />
       <BurstLimitsForm />
       <TraceExportSetting />
+      <MemoryLimitsForm />
     </div>
   );
 }

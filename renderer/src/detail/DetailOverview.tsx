@@ -101,6 +101,18 @@ export function DetailOverview({ detail, onFilter }: { detail: RequestDetail; on
       <dd>
         <IdValue label="Airlock request id" value={detail.id} />
       </dd>
+      {detail.notes.length > 0 && (
+        <>
+          <dt>Notes</dt>
+          <dd>
+            <ul className="notes">
+              {detail.notes.map((note) => (
+                <li key={note}>{note}</li>
+              ))}
+            </ul>
+          </dd>
+        </>
+      )}
     </dl>
   );
 }

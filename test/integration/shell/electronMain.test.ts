@@ -11,6 +11,7 @@ import { startGatewaySimulator, type GatewaySimulator } from '../../simulator/in
 import { app, memoryKeytar, recorder, type MenuTemplateItem } from '../../support/electronStandIn.ts';
 import { chatBody, JSON_HEADERS, rawRequest } from '../../support/http.ts';
 import { SENTINEL_KEY } from '../../support/sentinel.ts';
+import { RELAUNCHED_ENV } from '../../../electron/logic/memoryLaunch.ts';
 
 /**
  * The real electron/main.ts (startup, tray, profile switch, notifications, quit) against a
@@ -58,6 +59,8 @@ beforeAll(async () => {
   await memoryKeytar.setPassword(KEYCHAIN_SERVICE, clientTokenAccount('agent'), clientToken);
   vi.stubEnv('AIRLOCK_DATA_DIR', dataDir);
   vi.stubEnv('AIRLOCK_PORT', '0');
+  // As the instance the app relaunched for memory (electronRelaunch.test.ts): it runs on, whatever it lacks.
+  vi.stubEnv(RELAUNCHED_ENV, '1');
   await import('../../../electron/main.ts');
   await vi.waitFor(() => {
     if (proxyOrigin() === '') throw new Error('the tray does not show the proxy address yet');
@@ -78,6 +81,7 @@ describe('electron/main.ts in the stand-in', () => {
   it("starts its proxy and shows the window on the proxy's own UI, with the tray listing both profiles", async () => {
     await expect.poll(() => recorder.events).toContain('window:show');
     expect(recorder.events).toContain(`window:load ${proxyOrigin()}/_airlock/`);
+    expect(recorder.events.filter((event) => event.startsWith('app:relaunch'))).toEqual([]);
     expect(labels()).toEqual(expect.arrayContaining(['Main gateway', 'Backup gateway', 'Pause proxy', 'Open Airlock', 'Quit Airlock']));
     expect(item('profile:main')?.checked).toBe(true);
     expect(recorder.trayTooltips.at(-1)).toContain('Airlock');

@@ -1,7 +1,8 @@
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { describe, expect, it } from 'vitest';
-import { BEHIND_REASON, LogThreadClient, type LogThreadOptions } from '../../../proxy/store/write/logThreadClient.ts';
+import { bodiesNotKeptNote, LogThreadClient, type LogThreadOptions } from '../../../proxy/store/write/logThreadClient.ts';
+import { SUMMARY_ROW_PATH } from '../../../proxy/store/write/unwrittenRows.ts';
 import { capturedBodies, endEvent, startEvent } from '../../support/lifecycleEvents.ts';
 import { tempDirPerTest } from './tempLog.ts';
 
@@ -50,28 +51,121 @@ describe('LogThreadClient', () => {
     expect(errors).toEqual([]);
   });
 
-  it('skips bodies, never rows, while the thread is behind by more than the limit, and logs them again once it caught up', async () => {
+  it('writes folded spend as summary rows and notes on a row that its bodies were not kept (the real thread)', async () => {
     const errors: unknown[] = [];
-    const client = clientWith(
-      { threadUrl: new URL('./fixtures/stalledLogThread.ts', import.meta.url), maxUnwrittenBodyBytes: 100 },
-      errors,
-    );
-    const batches = (): string[] => messages(errors).filter((message) => message.startsWith('batch'));
-    const postAndWait = async (id: string): Promise<string | undefined> => {
-      const before = batches().length;
-      client.enqueue(endEvent(id, { bodies: capturedBodies({ requestBody: Buffer.alloc(300, 'a') }) }));
-      await expect.poll(() => batches().length).toBeGreaterThan(before);
-      return batches().at(-1);
+    // Below zero, any queue is over budget: the client folds whole requests; Infinity posts everything.
+    let budgetBytes = Number.POSITIVE_INFINITY;
+    const client = clientWith({ backlogBytes: () => budgetBytes }, errors);
+    client.enqueue(startEvent('begun', { stream: true }));
+    await client.flush();
+    budgetBytes = -1;
+    client.enqueue(startEvent('folded'));
+    client.enqueue(endEvent('folded', { costCredits: 1.25 }));
+    client.enqueue(endEvent('begun', { costCredits: 2 }));
+    await expect.poll(() => client.foldedSpend()).toMatchObject([{ requests: 1, costCredits: 1.25 }]);
+    budgetBytes = Number.POSITIVE_INFINITY;
+    await client.flush();
+    await expect.poll(() => client.foldedSpend()).toEqual([]);
+    await client.close();
+
+    const db = new DatabaseSync(join(dataDir(), 'requests.db'));
+    const rows = db.prepare('SELECT id, client_path, cost_credits, notes FROM requests ORDER BY cost_credits').all();
+    db.close();
+    expect(rows.map((row) => row.id)).not.toContain('folded');
+    const summary = rows.find((row) => row.client_path === SUMMARY_ROW_PATH);
+    expect(summary).toMatchObject({ cost_credits: 1.25 });
+    expect(String(summary?.notes)).toMatch(/Stands for 1 request\(s\) .*fell behind/);
+    const begun = rows.find((row) => row.id === 'begun');
+    expect(begun).toMatchObject({ cost_credits: 2 });
+    expect(JSON.parse(String(begun?.notes))).toEqual([expect.stringMatching(/^Bodies not kept: the request log had over/)]);
+    expect(errors).toEqual([]);
+  });
+
+  describe('while the thread is behind (a stand-in that takes nothing in until a flush)', () => {
+    const BACKLOG_BYTES = 3_000;
+    const stalledClient = (errors: unknown[]): LogThreadClient =>
+      clientWith({ threadUrl: new URL('./fixtures/stalledLogThread.ts', import.meta.url), backlogBytes: () => BACKLOG_BYTES }, errors);
+    const reports = (errors: unknown[]): string[] => messages(errors).filter((message) => /^(batch|fold) /.test(message));
+    const withBody = (id: string) => endEvent(id, { bodies: capturedBodies({ requestBody: Buffer.alloc(1_000, 'a') }) });
+    /** Enqueues one whole request and waits until its batch is reported. */
+    const postAndWait = async (client: LogThreadClient, errors: unknown[], id: string): Promise<string | undefined> => {
+      const before = reports(errors).length;
+      client.enqueue(startEvent(id));
+      client.enqueue(withBody(id));
+      await expect.poll(() => reports(errors).length).toBeGreaterThan(before);
+      return reports(errors).at(-1);
     };
 
-    expect(await postAndWait('first')).toBe('batch withBodies=true bodiesCarried=true');
-    expect(client.behindReason).toBeNull();
-    expect(await postAndWait('behind')).toBe('batch withBodies=false bodiesCarried=false');
-    expect(client.behindReason).toBe(BEHIND_REASON);
+    it('first leaves bodies out, saying so in the row, keeps rows, and sends bodies again once it caught up', async () => {
+      const errors: unknown[] = [];
+      const client = stalledClient(errors);
+      expect(await postAndWait(client, errors, 'first')).toBe('batch withBodies=true bodiesCarried=true ids=first notes=[]');
+      expect(client.behindReason).toBeNull();
+      expect(await postAndWait(client, errors, 'behind')).toBe(
+        `batch withBodies=false bodiesCarried=false ids=behind notes=${JSON.stringify([bodiesNotKeptNote(BACKLOG_BYTES)])}`,
+      );
+      expect(client.behindReason).toMatch(/fell behind .* request bodies are not kept until it catches up/);
 
-    await client.flush();
-    expect(await postAndWait('caught up')).toBe('batch withBodies=true bodiesCarried=true');
-    expect(client.behindReason).toBeNull();
-    await client.close();
+      await client.flush();
+      expect(await postAndWait(client, errors, 'caught up')).toBe('batch withBodies=true bodiesCarried=true ids=caught up notes=[]');
+      expect(client.behindReason).toBeNull();
+      await client.close();
+    });
+
+    it('past the whole budget folds whole requests into their spend, posts the rest of those it began, and writes the spend once it caught up', async () => {
+      const errors: unknown[] = [];
+      const steps: (string | null)[] = [];
+      const client: LogThreadClient = clientWith(
+        {
+          threadUrl: new URL('./fixtures/stalledLogThread.ts', import.meta.url),
+          backlogBytes: () => BACKLOG_BYTES,
+          onBehindChange: () => steps.push(client.behindReason),
+        },
+        errors,
+      );
+      // Started before the thread fell far behind: its row is on the thread, so its end must follow.
+      client.enqueue(startEvent('begun', { stream: true }));
+      const folding = (): boolean => (client.behindReason ?? '').includes('spend summaries');
+      for (let index = 0; !folding() && index < 20; index += 1) {
+        const before = reports(errors).length;
+        client.enqueue(startEvent(`filler-${index}`));
+        client.enqueue(endEvent(`filler-${index}`));
+        await expect.poll(() => reports(errors).length > before || folding()).toBe(true);
+      }
+      expect(client.behindReason).toMatch(/counted in spend summaries/);
+      const foldedRequests = (): number => client.foldedSpend().reduce((sum, entry) => sum + entry.requests, 0);
+      const foldedBefore = foldedRequests();
+
+      client.enqueue(startEvent('folded-1'));
+      client.enqueue(endEvent('folded-1', { costCredits: 1.5 }));
+      client.enqueue(startEvent('still running'));
+      client.enqueue(withBody('begun'));
+      await expect.poll(foldedRequests).toBe(foldedBefore + 1);
+      expect(client.behindReason).toMatch(new RegExp(`\\(${foldedBefore + 1} so far\\)`));
+      await expect
+        .poll(() => reports(errors).at(-1))
+        .toBe(`batch withBodies=false bodiesCarried=false ids=begun notes=${JSON.stringify([bodiesNotKeptNote(BACKLOG_BYTES)])}`);
+
+      client.enqueue(endEvent('still running', { costCredits: 2 }));
+      await expect.poll(foldedRequests).toBe(foldedBefore + 2);
+      // The fillers folded with them cost 0.25 each (endEvent's default).
+      expect(client.foldedSpend()).toMatchObject([{ requests: foldedBefore + 2, costCredits: 3.5 + foldedBefore * 0.25, model: 'gpt-4o' }]);
+
+      // Caught up: the folded spend goes to the thread, and nothing folded was posted as a row.
+      await client.flush();
+      await client.flush();
+      const said = reports(errors);
+      expect(said).toContain(`fold requests=${foldedBefore + 2} cost=${3.5 + foldedBefore * 0.25}`);
+      expect(said.filter((line) => /ids=.*(folded-1|still running)/.test(line))).toEqual([]);
+      await expect.poll(() => client.foldedSpend()).toEqual([]);
+      expect(client.behindReason).toBeNull();
+      // Told at each step, not at each request folded: what `airlock serve` prints.
+      expect(steps).toEqual([
+        expect.stringMatching(/request bodies are not kept until it catches up/),
+        expect.stringMatching(/counted in spend summaries .* \(\d+ so far\)/),
+        null,
+      ]);
+      await client.close();
+    });
   });
 });

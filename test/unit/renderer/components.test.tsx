@@ -218,6 +218,7 @@ describe('RequestDetailPanel', () => {
       responseHeaders: {},
       requestBody: null,
       responseBody: null,
+      notes: ['Bodies not kept: the request log had over 32 MB of work waiting (a load taking every core).'],
       streamText: null,
       streamEvents: null,
       streamEventOffsetsMs: null,
@@ -233,6 +234,8 @@ describe('RequestDetailPanel', () => {
     expect(await screen.findByText('List the models and copy the exact id.')).toBeTruthy();
     expect(screen.getByText('model_not_found')).toBeTruthy();
     expect(screen.getByText('The model gpt-5x does not exist')).toBeTruthy();
+    // Why the bodies below say "none recorded".
+    expect(screen.getByText(/^Bodies not kept: the request log had over 32 MB/)).toBeTruthy();
     expect(screen.getByRole('button', { name: 'Copy support info' })).toBeTruthy();
     fireEvent.keyDown(screen.getByLabelText('Request detail'), { key: 'Escape' });
     expect(onClose).toHaveBeenCalled();

@@ -81,7 +81,7 @@ describe('UnwrittenRows', () => {
       usageSource: 'estimated',
     });
     expect(summary?.notes[0]).toMatch(
-      /^Stands for 7 request\(s\) of this day whose rows could not be written to the log \(the disk was full\)/,
+      /^Stands for 7 request\(s\) of this day whose rows could not be written to the log \(the disk was full, or the log fell behind/,
     );
     expect(summary?.id).not.toBe(summaryRowOf(carried).id);
     rows.summariesWritten();

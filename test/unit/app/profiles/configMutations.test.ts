@@ -91,6 +91,7 @@ describe('token and settings edits', () => {
       notifications: true,
       startAtLogin: false,
       traceExport: { otlpEndpoint: null },
+      memoryLimits: { logBacklogMiB: 64, bodyCaptureKiB: 1024 },
     });
     expect(bumpKeysRevision(bumpKeysRevision(config)).keysRevision).toBe(2);
   });

@@ -20,6 +20,7 @@ describe('parseConfigText', () => {
       startAtLogin: false,
       // Traces leave only once the user gives a collector.
       traceExport: { otlpEndpoint: null },
+      memoryLimits: { logBacklogMiB: 64, bodyCaptureKiB: 1024 },
     });
     expect(result.config.profiles[0]?.timeouts.idleTimeoutMs).toBe(300_000);
     expect(result.config.profiles[0]?.maxRequestBodyMiB).toBe(64);

@@ -1,0 +1,47 @@
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { MemoryLimits } from '../../proxy/contracts/api.ts';
+import { openWindowSession, type WindowSession } from './support/windowSession.ts';
+
+let session: WindowSession;
+let page: Page;
+
+beforeAll(async () => {
+  session = await openWindowSession();
+  page = session.page;
+});
+
+afterAll(async () => {
+  await session?.close();
+});
+
+describe('memory limits on Connect', () => {
+  it('shows the limits, refuses a bad one with its reason, and saves good ones to the config the proxy reads', async () => {
+    await page.goto(session.screenUrl('connect'));
+    const section = page.getByRole('region', { name: 'Memory' });
+    await expect.poll(() => section.textContent()).toContain('keeps each body up to 1024 KiB, and holds at most 64 MiB');
+    const backlog = section.getByLabel(/Log backlog/);
+    const capture = section.getByLabel(/Body kept per request/);
+    expect(await backlog.inputValue()).toBe('64');
+    expect(await capture.inputValue()).toBe('1024');
+
+    await capture.fill('8');
+    await section.getByRole('button', { name: 'Save memory limits' }).click();
+    await expect.poll(() => section.getByRole('alert').textContent()).toBe('bodyCaptureKiB: must be at least 16');
+
+    await capture.fill('256');
+    await backlog.fill('128');
+    await section.getByRole('button', { name: 'Save memory limits' }).click();
+    await expect
+      .poll(() => section.getByRole('status').textContent())
+      .toBe('Saved. The log keeps each body up to 256 KiB, and holds at most 128 MiB of work it has not written yet.');
+    const saved = (await (await session.harness.api('/settings/memory')).json()) as MemoryLimits;
+    expect(saved).toEqual({ logBacklogMiB: 128, bodyCaptureKiB: 256 });
+    expect(session.harness.store.snapshot().settings.memoryLimits).toEqual(saved);
+
+    await page.reload();
+    await expect.poll(() => section.getByLabel(/Body kept per request/).inputValue()).toBe('256');
+    await section.scrollIntoViewIfNeeded();
+    await session.shot('36-connect-memory-limits');
+  });
+});

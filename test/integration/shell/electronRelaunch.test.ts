@@ -1,0 +1,44 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it, vi } from 'vitest';
+import { EXPOSE_GC_SWITCH, RELAUNCHED_ENV } from '../../../electron/logic/memoryLaunch.ts';
+import { MALLOC_ARENA_ENV, MALLOC_ARENAS, runtimeGlibcVersion } from '../../../proxy/app/cli/mallocArenas.ts';
+import { recorder } from '../../support/electronStandIn.ts';
+
+/**
+ * The real electron/main.ts started as a user's first start is: without `--js-flags=--expose-gc`
+ * and (Linux, glibc) without MALLOC_ARENA_MAX. It starts itself again with both, once, before it
+ * takes the single-instance lock or starts its proxy.
+ */
+vi.mock('electron', async () => (await import('../../support/electronStandIn.ts')).electronModule);
+vi.mock('keytar', async () => ({ default: (await import('../../support/electronStandIn.ts')).memoryKeytar }));
+
+const dataDir = mkdtempSync(join(tmpdir(), 'airlock-relaunch-'));
+
+afterAll(() => {
+  vi.unstubAllEnvs();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+describe('electron/main.ts without the memory switches', () => {
+  it('relaunches itself with gc exposed and the arena limit, marked so the new instance never relaunches, and starts nothing', async () => {
+    vi.stubEnv('AIRLOCK_DATA_DIR', dataDir);
+    vi.stubEnv('AIRLOCK_PORT', '0');
+    vi.stubEnv(RELAUNCHED_ENV, undefined);
+    vi.stubEnv(MALLOC_ARENA_ENV, undefined);
+    expect((globalThis as { gc?: unknown }).gc).toBeUndefined();
+
+    await import('../../../electron/main.ts');
+
+    const relaunches = recorder.events.filter((event) => event.startsWith('app:relaunch '));
+    expect(relaunches).toHaveLength(1);
+    const { args } = JSON.parse(relaunches[0]?.slice('app:relaunch '.length) ?? '{}') as { args: string[] };
+    expect(args).toEqual([EXPOSE_GC_SWITCH, ...process.argv.slice(1)]);
+    expect(recorder.events.at(-1)).toBe('app:exit 0');
+    // The new instance inherits this environment.
+    expect(process.env[RELAUNCHED_ENV]).toBe('1');
+    expect(process.env[MALLOC_ARENA_ENV]).toBe(runtimeGlibcVersion() === undefined ? undefined : MALLOC_ARENAS);
+    expect(recorder.events.some((event) => event.startsWith('tray:') || event.startsWith('window:'))).toBe(false);
+  });
+});

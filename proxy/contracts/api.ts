@@ -1,3 +1,4 @@
+import type { GatewayKeyUse } from './keyPool.ts';
 import type { BurstLimits } from './config.ts';
 import type { ErrorClass } from './errors.ts';
 import type { ModelPrice, Profile, ProfileInput } from './profile.ts';
@@ -165,6 +166,8 @@ export type BodyPart = 'request' | 'response' | 'stream-events';
 export interface RequestDetail extends RequestSummary {
   upstreamPath: string;
   upstreamRequestId: string | null;
+  /** A pooled profile's key for each attempt, in order (id and label); absent for a profile with one key. */
+  gatewayKeys?: GatewayKeyUse[];
   protocol: ClientProtocol;
   protocolMode: ProtocolMode;
   retries: number;

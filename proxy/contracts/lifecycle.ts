@@ -1,4 +1,5 @@
 import type { ErrorClass } from './errors.ts';
+import type { GatewayKeyUse } from './keyPool.ts';
 import type { ClientProtocol, ProtocolMode, TokenUsage } from './usage.ts';
 
 /**
@@ -62,6 +63,8 @@ export type RequestLifecycleEvent =
       errorMessage: string | null;
       responseModel: string | null;
       upstreamRequestId: string | null;
+      /** A pooled profile's key for each attempt, in order; absent for a profile with one key. */
+      gatewayKeys?: GatewayKeyUse[];
       usage: TokenUsage | null;
       /** 'estimated' when the upstream reported no usage and a tokenizer counted instead. */
       usageSource: 'reported' | 'estimated' | null;

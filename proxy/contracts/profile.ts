@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { keyPoolSchema } from './keyPool.ts';
 
 /**
  * The profile file's schema, shared by the proxy (which validates the file), the CLI and the
@@ -66,6 +67,8 @@ export const profileSchema = z.object({
   priceMultiplier: z.number().positive().default(1),
   budget: budgetSchema.default({}),
   maxRequestBodyMiB: maxRequestBodyMibSchema.default(DEFAULT_MAX_REQUEST_BODY_MIB),
+  /** Several keys used in turn (contracts/keyPool.ts); absent: the profile's single key, as before pools. */
+  keyPool: keyPoolSchema.optional(),
 });
 
 export type RetryPolicy = z.infer<typeof retryPolicySchema>;

@@ -4,7 +4,7 @@ import type { UpstreamTarget } from '../contracts/ports.ts';
 import { networkFailureCode } from '../core/errorClass.ts';
 import { KeyMasker } from '../core/keyMasker.ts';
 import { extractUpstreamError } from '../core/upstreamErrorBody.ts';
-import type { ErrorDetail } from './replies.ts';
+import { sendRefusal, type ErrorDetail } from './replies.ts';
 import { streamProgressEstimate } from './accounting.ts';
 import { watchExchange, type AbortReason, type ExchangeWatch } from './exchangeWatch.ts';
 import { replyFailure, upstreamErrorRecord } from './failureReply.ts';
@@ -46,7 +46,10 @@ export async function exchange(context: ExchangeContext): Promise<void> {
     ...(context.shutdown ? { shutdown: context.shutdown } : {}),
     runsOnWithoutClient: runsOn,
   });
-  const keyMasker = KeyMasker.for(target.apiKey);
+  // A pooled request may be answered with any key of its pool: every one of them is masked.
+  const keyMasker = KeyMasker.forKeys(knownSecretsOf(target));
+  const lease = target.keyLease;
+  if (lease) trace.keyUsed(lease.current.keyId, lease.current.label);
   let result: AttemptsResult | null = null;
   try {
     result = await sendWithRetries({
@@ -61,6 +64,7 @@ export async function exchange(context: ExchangeContext): Promise<void> {
       watch,
       keyMasker,
       clientHeaders: req.headers,
+      ...(lease ? { keyLease: lease } : {}),
     });
     await answer(context, result, watch, keyMasker, runsOn());
   } finally {
@@ -86,7 +90,7 @@ async function answer(
       trace,
       plan.protocol,
       { errorClass: result.errorClass, upstreamStatus: null, detail: networkDetail(context, result) },
-      target.apiKey,
+      knownSecretsOf(target),
     );
   }
   if (result.kind === 'answer') {
@@ -99,7 +103,7 @@ async function answer(
       response: result.response,
       contentType: result.contentType,
       upstreamRequestId: result.upstreamRequestId,
-      apiKey: target.apiKey,
+      knownSecrets: knownSecretsOf(target),
       keyMasker,
       readsOnWithoutClient: runsOn,
       onStreamFailure: (errorClass: ErrorClass) => {
@@ -113,6 +117,12 @@ async function answer(
   trace.answered(result.status, record.headers);
   trace.answerBytes(record.body);
   trace.answerComplete();
+  if (result.kind === 'pool_exhausted') {
+    // The gateway's 429 is in the log; the client learns that the whole pool waits, and for how long.
+    trace.failed(result.refusal.errorClass, result.refusal.message, result.refusal.status);
+    sendRefusal(res, plan.protocol, result.refusal);
+    return;
+  }
   const upstream = extractUpstreamError(result.bodyText);
   // Passed on as sent, but never with the key: a gateway may echo what it was sent in any header.
   const retryAfter = headerValue(result.headers, 'retry-after');
@@ -136,7 +146,7 @@ async function answer(
         upstreamStatus: result.status,
       },
     },
-    target.apiKey,
+    knownSecretsOf(target),
   );
 }
 
@@ -156,5 +166,9 @@ function replyAborted(context: ExchangeContext, reason: AbortReason): void {
     return;
   }
   const detail: ErrorDetail = reason === 'timeout_total' ? { timeoutMs: target.profile.timeouts.totalTimeoutMs } : {};
-  replyFailure(res, trace, plan.protocol, { errorClass: reason, upstreamStatus: null, detail }, target.apiKey);
+  replyFailure(res, trace, plan.protocol, { errorClass: reason, upstreamStatus: null, detail }, knownSecretsOf(target));
+}
+
+function knownSecretsOf(target: UpstreamTarget): readonly string[] {
+  return target.keyLease?.secrets ?? [target.apiKey];
 }

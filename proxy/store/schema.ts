@@ -157,6 +157,10 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE requests ADD COLUMN summary TEXT;
   CREATE INDEX requests_agent_session ON requests (agent_session_id, started_at_ms) WHERE agent_session_id IS NOT NULL;
   `,
+  `
+  -- A pooled profile's key per attempt (JSON: id and label, never the key); NULL for one key.
+  ALTER TABLE requests ADD COLUMN gateway_keys TEXT;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

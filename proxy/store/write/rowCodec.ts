@@ -35,6 +35,7 @@ export const REQUEST_COLUMNS = [
   'state',
   'agent_session_id',
   'summary',
+  'gateway_keys',
 ] as const;
 
 /**
@@ -60,6 +61,7 @@ export const COLUMNS_SET_AFTER_START = [
   'state',
   'agent_session_id',
   'summary',
+  'gateway_keys',
 ] as const satisfies ReadonlyArray<(typeof REQUEST_COLUMNS)[number]>;
 
 type SqlValue = string | number | null;
@@ -98,6 +100,7 @@ export function rowToParams(row: RequestLogRow): SqlValue[] {
     row.state,
     row.agentSessionId,
     row.summary,
+    row.gatewayKeys === undefined ? null : JSON.stringify(row.gatewayKeys),
   ];
 }
 
@@ -137,7 +140,15 @@ export function rowFromRecord(record: SqlRecord): RequestLogRow {
     state: String(record.state) as RequestState,
     agentSessionId: text(record.agent_session_id),
     summary: text(record.summary),
+    ...gatewayKeysOf(record.gateway_keys),
   };
+}
+
+function gatewayKeysOf(json: unknown): Pick<RequestLogRow, 'gatewayKeys'> {
+  if (json === null || json === undefined) return {};
+  const parsed: unknown = JSON.parse(String(json));
+  if (!Array.isArray(parsed)) return {};
+  return { gatewayKeys: parsed.map((use: { keyId?: unknown; label?: unknown }) => ({ keyId: String(use.keyId), label: String(use.label) })) };
 }
 
 function parseNotes(json: unknown): string[] {

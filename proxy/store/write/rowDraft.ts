@@ -95,6 +95,7 @@ export function applyRowEvent(row: RequestLogRow, event: RowUpdateEvent): Reques
             errorClass: event.errorClass,
             errorMessage: event.errorMessage,
             upstreamRequestId: event.upstreamRequestId ?? row.upstreamRequestId,
+            ...(event.gatewayKeys ? { gatewayKeys: event.gatewayKeys } : {}),
             costCredits: event.costCredits,
             state: 'done',
           },
@@ -140,5 +141,7 @@ export function maskRowText(row: RequestLogRow, mask: (text: string) => string, 
     notes: row.notes.map(mask),
     agentSessionId: maskNullable(row.agentSessionId),
     summary: maskNullable(row.summary),
+    // A label is the user's text: one pasted by mistake must not keep a key.
+    ...(row.gatewayKeys ? { gatewayKeys: row.gatewayKeys.map((use) => ({ keyId: use.keyId, label: mask(use.label) })) } : {}),
   };
 }

@@ -104,7 +104,9 @@ export async function sendWithRetries(input: AttemptsInput): Promise<AttemptsRes
       if (switched === true) continue;
       if (switched !== false) {
         const { statusCode: status, headers } = response;
-        return watch.reason() === null ? { kind: 'pool_exhausted', status, headers, bodyText, refusal: switched } : { kind: 'aborted', reason: watch.reason()! };
+        return watch.reason() === null
+          ? { kind: 'pool_exhausted', status, headers, bodyText, refusal: switched }
+          : { kind: 'aborted', reason: watch.reason()! };
       }
     }
     if (await retried(input, { kind: 'status', status: response.statusCode, retryAfter, errorClass })) continue;

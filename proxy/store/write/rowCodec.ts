@@ -148,7 +148,9 @@ function gatewayKeysOf(json: unknown): Pick<RequestLogRow, 'gatewayKeys'> {
   if (json === null || json === undefined) return {};
   const parsed: unknown = JSON.parse(String(json));
   if (!Array.isArray(parsed)) return {};
-  return { gatewayKeys: parsed.map((use: { keyId?: unknown; label?: unknown }) => ({ keyId: String(use.keyId), label: String(use.label) })) };
+  return {
+    gatewayKeys: parsed.map((use: { keyId?: unknown; label?: unknown }) => ({ keyId: String(use.keyId), label: String(use.label) })),
+  };
 }
 
 function parseNotes(json: unknown): string[] {

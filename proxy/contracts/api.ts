@@ -1,4 +1,4 @@
-import type { GatewayKeyUse } from './keyPool.ts';
+import type { GatewayKeyUse, PoolKeyStatus } from './keyPool.ts';
 import type { BurstLimits } from './config.ts';
 import type { ErrorClass } from './errors.ts';
 import type { ModelPrice, Profile, ProfileInput } from './profile.ts';
@@ -264,6 +264,8 @@ export interface ProfileView {
   profile: Profile;
   active: boolean;
   key: KeyStatus;
+  /** A pooled profile's keys, each with how it stands now (never the key). */
+  keyPool?: PoolKeyStatus[];
 }
 
 /** GET /profiles */

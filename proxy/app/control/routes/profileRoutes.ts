@@ -19,6 +19,7 @@ import { param, type ControlContext } from '../context.ts';
 import { ApiError } from '../http.ts';
 import { checkProfileSwitch } from '../profileSwitch.ts';
 import { runProfileTest } from '../profileTest.ts';
+import { keyPoolRoutes, poolStatusesOf } from './keyPoolRoutes.ts';
 
 /** A pasted key is a few hundred bytes; anything near this is the wrong paste. */
 const MAX_KEY_CHARS = 16 * 1024;
@@ -30,7 +31,7 @@ const priceFormatSchema = z.enum(['json', 'csv']);
 const priceImportSchema = z.object({ format: priceFormatSchema, text: z.string().max(5 * 1024 * 1024) });
 
 /** The profile's fields without its id: PUT changes the fields it sends. */
-const profileUpdateSchema = profileSchema.omit({ id: true }).partial();
+const profileUpdateSchema = profileSchema.omit({ id: true, keyPool: true }).partial();
 
 /** Profiles, their keys (write-only), Test, prices, and the base URL preview. */
 export function profileRoutes(context: ControlContext): express.Router {
@@ -40,10 +41,12 @@ export function profileRoutes(context: ControlContext): express.Router {
   const viewOf = (config: ConfigFile, profile: Profile): ProfileView => ({
     profile,
     active: config.activeProfileId === profile.id,
-    key: deps.keys.keyStatus(profile.id),
+    key: deps.keys.keyStatus(profile.id, profile.keyPool),
+    ...(profile.keyPool ? { keyPool: poolStatusesOf(deps, profile, context.nowMs()) } : {}),
   });
   const viewById = (config: ConfigFile, id: string): ProfileView => viewOf(config, requireProfile(config, id));
   const changed = () => context.hub.statusChanged();
+  router.use(keyPoolRoutes(context, (id) => viewById(deps.config.snapshot(), id)));
 
   router.get('/profiles', (_req, res) => {
     const config = deps.config.snapshot();
@@ -57,7 +60,8 @@ export function profileRoutes(context: ControlContext): express.Router {
   });
 
   router.post('/profiles', async (req, res) => {
-    const input = profileSchema.parse(req.body);
+    // A pool's keys are added one by one with their secrets (keyPoolRoutes.ts), never as a bare list.
+    const { keyPool: _keyPool, ...input } = profileSchema.parse(req.body);
     await deps.config.update((current) => addProfile(current, input));
     changed();
     res.status(201).json(viewById(deps.config.snapshot(), input.id));

@@ -3,6 +3,7 @@ import type { ConfigFile } from '../../contracts/config.ts';
 import { CLI_COMMAND } from '../../contracts/cli.ts';
 import { FIRST_POOL_KEY_ID, poolKeyAccount, poolKeySchema, type PoolKey } from '../../contracts/keyPool.ts';
 import type { SecretStore } from '../../contracts/secretStore.ts';
+import { redactKnownSecrets } from '../../core/redact.ts';
 import type { ConfigMutator } from './configStore.ts';
 import { bumpKeysRevision, ConfigEditError, requireProfile } from './configMutations.ts';
 
@@ -22,11 +23,20 @@ export interface KeyPoolEditDeps {
 
 const FIRST_KEY_LABEL = 'key 1';
 
+/** A label that cannot be used (empty, too long, or holding a key): the window points at the label field. */
+export class PoolLabelError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'PoolLabelError';
+  }
+}
+
 export async function addPoolKey(deps: KeyPoolEditDeps, profileId: string, label: string | undefined, key: string): Promise<PoolKey> {
   const profile = requireProfile(deps.config.snapshot(), profileId);
   const singleKeyHeld = profile.keyPool === undefined && (await deps.secrets.get(profileId)) !== null;
   const existing = profile.keyPool ?? (singleKeyHeld ? [{ id: FIRST_POOL_KEY_ID, label: FIRST_KEY_LABEL }] : []);
   const entry = parseEntry({ id: newKeyId(), label: label ?? `key ${existing.length + 1}` });
+  refuseKeyInLabel(entry.label, [key]);
   await deps.secrets.set(poolKeyAccount(profileId, entry.id), key);
   await deps.config.update((config) => {
     const current = requireProfile(config, profileId);
@@ -47,6 +57,12 @@ export async function removePoolKey(deps: KeyPoolEditDeps, profileId: string, ke
 
 export async function relabelPoolKey(deps: KeyPoolEditDeps, profileId: string, keyId: string, label: string): Promise<PoolKey> {
   const entry = parseEntry({ id: keyId, label });
+  const pool = requirePoolKey(deps.config.snapshot(), profileId, keyId).pool;
+  const secrets = await Promise.all(pool.map((candidate) => deps.secrets.get(poolKeyAccount(profileId, candidate.id))));
+  refuseKeyInLabel(
+    entry.label,
+    secrets.filter((secret): secret is string => secret !== null),
+  );
   await deps.config.update((config) => {
     const pool = requirePoolKey(config, profileId, keyId).pool.map((candidate) => (candidate.id === keyId ? entry : candidate));
     return withPool(config, profileId, pool);
@@ -87,10 +103,19 @@ function withPool(config: ConfigFile, profileId: string, pool: PoolKey[]): Confi
   };
 }
 
+/** A label is shown and written in plain text: a key pasted into it by mistake is refused, in any encoding. */
+function refuseKeyInLabel(label: string, keys: readonly string[]): void {
+  if (redactKnownSecrets(label, [...keys]) !== label) {
+    throw new PoolLabelError(
+      'the label holds a gateway key: give the key a plain name (such as "team A"); the key itself goes only in the key field',
+    );
+  }
+}
+
 function parseEntry(input: PoolKey): PoolKey {
   const result = poolKeySchema.safeParse(input);
   if (result.success) return result.data;
-  throw new ConfigEditError(`key label: ${result.error.issues[0]?.message ?? 'invalid'}`);
+  throw new PoolLabelError(`key label: ${result.error.issues[0]?.message ?? 'invalid'}`);
 }
 
 /** Six hex digits: short enough to type, and never "main" (the first key's id). */

@@ -19,7 +19,7 @@ import { param, type ControlContext } from '../context.ts';
 import { ApiError } from '../http.ts';
 import { checkProfileSwitch } from '../profileSwitch.ts';
 import { runProfileTest } from '../profileTest.ts';
-import { keyPoolRoutes, poolStatusesOf } from './keyPoolRoutes.ts';
+import { keyPoolRoutes, poolStatusesOf, withMaskedLabels } from './keyPoolRoutes.ts';
 
 /** A pasted key is a few hundred bytes; anything near this is the wrong paste. */
 const MAX_KEY_CHARS = 16 * 1024;
@@ -39,7 +39,7 @@ export function profileRoutes(context: ControlContext): express.Router {
   const { deps } = context;
 
   const viewOf = (config: ConfigFile, profile: Profile): ProfileView => ({
-    profile,
+    profile: withMaskedLabels(deps, profile),
     active: config.activeProfileId === profile.id,
     key: deps.keys.keyStatus(profile.id, profile.keyPool),
     ...(profile.keyPool ? { keyPool: poolStatusesOf(deps, profile, context.nowMs()) } : {}),

@@ -103,10 +103,9 @@ export async function sendWithRetries(input: AttemptsInput): Promise<AttemptsRes
       const switched = nextPoolKey(input, input.keyLease, response, errorClass);
       if (switched === true) continue;
       if (switched !== false) {
-        const { statusCode: status, headers } = response;
-        return watch.reason() === null
-          ? { kind: 'pool_exhausted', status, headers, bodyText, refusal: switched }
-          : { kind: 'aborted', reason: watch.reason()! };
+        const aborted = watch.reason();
+        if (aborted !== null) return { kind: 'aborted', reason: aborted };
+        return { kind: 'pool_exhausted', status: response.statusCode, headers: response.headers, bodyText, refusal: switched };
       }
     }
     if (await retried(input, { kind: 'status', status: response.statusCode, retryAfter, errorClass })) continue;

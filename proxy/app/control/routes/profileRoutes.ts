@@ -20,6 +20,7 @@ import { ApiError } from '../http.ts';
 import { checkProfileSwitch } from '../profileSwitch.ts';
 import { runProfileTest } from '../profileTest.ts';
 import { keyPoolRoutes, poolStatusesOf, withMaskedLabels } from './keyPoolRoutes.ts';
+import { keyAccountsOf } from '../../../contracts/keyPool.ts';
 
 /** A pasted key is a few hundred bytes; anything near this is the wrong paste. */
 const MAX_KEY_CHARS = 16 * 1024;
@@ -84,8 +85,12 @@ export function profileRoutes(context: ControlContext): express.Router {
 
   router.delete('/profiles/:id', async (req, res) => {
     const id = param(req.params, 'id');
+    const removed = requireProfile(deps.config.snapshot(), id);
     await deps.config.update((current) => removeProfile(current, id));
-    if (await deps.keys.deleteKey(id)) await deps.config.update(bumpKeysRevision);
+    // Every key of a pool too: none stays behind in the keychain.
+    let deleted = false;
+    for (const account of keyAccountsOf(removed)) deleted = (await deps.keys.deleteKey(account)) || deleted;
+    if (deleted) await deps.config.update(bumpKeysRevision);
     changed();
     res.status(204).end();
   });

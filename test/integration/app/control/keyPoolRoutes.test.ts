@@ -68,4 +68,12 @@ describe('the key pool routes', () => {
     const put = await api<ProfileView>('/profiles/main', 'PUT', { keyPool: [{ id: 'zz', label: 'ghost' }] });
     expect(put.body.keyPool?.map((key) => key.id)).toEqual(['main']);
   });
+
+  it('removing the profile removes every key of its pool from the keychain', async () => {
+    const added = await api<ProfileView>('/profiles/main/keys', 'POST', { key: SECOND_SENTINEL_KEY });
+    const accounts = (added.body.keyPool ?? []).map((key) => poolKeyAccount('main', key.id));
+    expect(accounts).toHaveLength(2);
+    expect((await api('/profiles/main', 'DELETE')).status).toBe(204);
+    expect(await Promise.all(accounts.map((account) => harness.secrets.get(account)))).toEqual([null, null]);
+  });
 });

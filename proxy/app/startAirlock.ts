@@ -7,6 +7,7 @@ import { loadControlToken } from '../http/controlToken.ts';
 import { createTargetResolver } from './targetResolver.ts';
 import { burstGuardOptionsFrom } from '../spend/burstGuard.ts';
 import { createSpendGate, type SpendGateControl } from '../spend/spendGate.ts';
+import { KeyPools } from '../spend/keyPool.ts';
 import { SpendLedger, spentSinceFromLog, type SpendScope } from '../spend/spendLedger.ts';
 import { createCapabilityService, type CapabilityService } from './capabilities/capabilityService.ts';
 import { createControlRouter, type ControlApi } from './control/createControlRouter.ts';
@@ -156,7 +157,8 @@ async function startWithDataDir(options: AirlockOptions): Promise<Airlock> {
     clientBudget: (name) => config.snapshot().clientTokens.find((token) => token.name === name)?.budget,
     burstGuard: () => burstGuardOptionsFrom(config.snapshot().settings.burstLimits),
   });
-  const targets = createTargetResolver(config, keys, envKey);
+  const keyPools = new KeyPools();
+  const targets = createTargetResolver(config, keys, envKey, keyPools);
   const capabilities = createCapabilityService({
     dataDir: options.dataDir,
     resolveTarget: (profileId) => {
@@ -179,6 +181,7 @@ async function startWithDataDir(options: AirlockOptions): Promise<Airlock> {
     controlToken: controlToken.token,
     config: { snapshot: () => config.snapshot(), update: (mutator) => store.update(mutator) },
     keys,
+    keyPools,
     secrets,
     knownSecrets,
     targets,

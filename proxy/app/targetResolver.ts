@@ -1,9 +1,14 @@
 import type { ConfigFile } from '../contracts/config.ts';
 import type { ClientIdentity, LocalRefusal, TargetResolver, UpstreamTarget } from '../contracts/ports.ts';
 import { CLI_COMMAND } from '../contracts/cli.ts';
+import type { PoolKey } from '../contracts/keyPool.ts';
+import { isLocalRefusal } from '../contracts/ports.ts';
+import type { KeyPools, PoolKeyWithSecret } from '../spend/keyPool.ts';
 
 interface KeySource {
   getKeyForRequest(profileId: string): string | null;
+  /** Needed only with pools (the key cache has it). */
+  poolKeysForRequest?(profileId: string, pool: readonly PoolKey[]): PoolKeyWithSecret[];
 }
 
 interface EnvKey {
@@ -15,7 +20,12 @@ interface EnvKey {
  * one. Read from the in-memory snapshot at the start of the request, so a profile switch affects
  * only later requests. A key from the environment, set for this run, wins for its profile.
  */
-export function createTargetResolver(config: { snapshot(): ConfigFile }, keys: KeySource, envKey?: EnvKey | null): TargetResolver {
+export function createTargetResolver(
+  config: { snapshot(): ConfigFile },
+  keys: KeySource,
+  envKey?: EnvKey | null,
+  pools?: KeyPools,
+): TargetResolver {
   return {
     resolve(identity: ClientIdentity): UpstreamTarget | LocalRefusal {
       const snapshot = config.snapshot();
@@ -24,18 +34,27 @@ export function createTargetResolver(config: { snapshot(): ConfigFile }, keys: K
       const profile = snapshot.profiles.find((candidate) => candidate.id === profileId);
       if (!profile) return noProfile(snapshot);
       const environmentKey = envKey?.keyFor(profileId) ?? null;
-      const apiKey = environmentKey ?? keys.getKeyForRequest(profileId);
-      if (!apiKey) {
-        // 403, not 5xx: every client retries 5xx, and a missing key is fixed by configuration, not by waiting.
-        return {
-          status: 403,
-          errorClass: 'no_key',
-          code: 'no_key',
-          message: `Profile "${profileId}" has no gateway key. Run \`${CLI_COMMAND} key set ${profileId}\` or set it in the Airlock window.`,
-        };
+      // A key from the environment is one key for this run: it replaces the pool like the single key.
+      if (environmentKey === null && profile.keyPool !== undefined && pools !== undefined && keys.poolKeysForRequest) {
+        const poolKeys = keys.poolKeysForRequest(profileId, profile.keyPool);
+        if (poolKeys.length === 0) return noKey(profileId);
+        const lease = pools.lease(profile, poolKeys, Date.now());
+        return isLocalRefusal(lease) ? lease : { profile, apiKey: lease.current.apiKey, keyLease: lease };
       }
+      const apiKey = environmentKey ?? keys.getKeyForRequest(profileId);
+      if (!apiKey) return noKey(profileId);
       return environmentKey === null ? { profile, apiKey } : { profile, apiKey, keyFromEnvironment: true };
     },
+  };
+}
+
+/** 403, not 5xx: every client retries 5xx, and a missing key is fixed by configuration, not by waiting. */
+function noKey(profileId: string): LocalRefusal {
+  return {
+    status: 403,
+    errorClass: 'no_key',
+    code: 'no_key',
+    message: `Profile "${profileId}" has no gateway key. Run \`${CLI_COMMAND} key set ${profileId}\` or set it in the Airlock window.`,
   };
 }
 

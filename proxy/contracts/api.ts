@@ -1,3 +1,4 @@
+import type { GatewayKeyUse, PoolKeyStatus } from './keyPool.ts';
 import type { BurstLimits, MemoryLimits } from './config.ts';
 import type { ErrorClass } from './errors.ts';
 import type { ModelPrice, Profile, ProfileInput } from './profile.ts';
@@ -167,6 +168,8 @@ export type BodyPart = 'request' | 'response' | 'stream-events';
 export interface RequestDetail extends RequestSummary {
   upstreamPath: string;
   upstreamRequestId: string | null;
+  /** A pooled profile's key for each attempt, in order (id and label); absent for a profile with one key. */
+  gatewayKeys?: GatewayKeyUse[];
   protocol: ClientProtocol;
   protocolMode: ProtocolMode;
   retries: number;
@@ -267,6 +270,8 @@ export interface ProfileView {
   profile: Profile;
   active: boolean;
   key: KeyStatus;
+  /** A pooled profile's keys, each with how it stands now (never the key). */
+  keyPool?: PoolKeyStatus[];
 }
 
 /** GET /profiles */

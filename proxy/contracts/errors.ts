@@ -26,6 +26,7 @@ export const LOCAL_ERROR_CLASSES = [
   'budget_exceeded',
   'client_paused',
   'circuit_open',
+  'keys_cooling',
   'proxy_paused',
   'client_aborted',
   'unsupported',

@@ -1,5 +1,6 @@
 import type { ErrorClass } from './errors.ts';
 import type { FallbackHop } from './log.ts';
+import type { GatewayKeyUse } from './keyPool.ts';
 import type { ClientProtocol, ProtocolMode, TokenUsage } from './usage.ts';
 
 /**
@@ -65,6 +66,8 @@ export type RequestLifecycleEvent =
       errorMessage: string | null;
       responseModel: string | null;
       upstreamRequestId: string | null;
+      /** A pooled profile's key for each attempt, in order; absent for a profile with one key. */
+      gatewayKeys?: GatewayKeyUse[];
       usage: TokenUsage | null;
       /** 'estimated' when the upstream reported no usage and a tokenizer counted instead. */
       usageSource: 'reported' | 'estimated' | null;

@@ -1,4 +1,5 @@
 import type { ErrorClass } from './errors.ts';
+import type { GatewayKeyUse } from './keyPool.ts';
 import type { ClientProtocol, ProtocolMode } from './usage.ts';
 
 /**
@@ -64,6 +65,8 @@ export interface RequestLogRow {
   agentSessionId: string | null;
   /** The first line of the last user message, or of the answer when there is none; masked, ~120 chars. */
   summary: string | null;
+  /** A pooled profile's key for each attempt, in order (id and label, never the key); absent for a single key. */
+  gatewayKeys?: GatewayKeyUse[];
   /** Every step when the request fell back, the first being the profile and model it was sent to; absent when it did not. */
   fallbackChain?: FallbackHop[];
 }

@@ -42,6 +42,29 @@ export interface UpstreamTarget {
   apiKey: string;
   /** The key came from AIRLOCK_API_KEY for this run, not from the profile: fixing it means restarting with another. */
   keyFromEnvironment?: boolean;
+  /** A pooled profile: `apiKey` is the lease's first key, and the exchange moves on to another after a 429 or a rejection. */
+  keyLease?: KeyLease;
+}
+
+/** A key of a pool as one attempt uses it: its id and label go to the log, the key only to the gateway. */
+export interface PooledKeyUse {
+  keyId: string;
+  label: string;
+  apiKey: string;
+}
+
+/** One request's use of a key pool (spend/keyPool.ts). */
+export interface KeyLease {
+  readonly current: PooledKeyUse;
+  /** Every key of the pool, for masking: an answer must not show any of them. */
+  readonly secrets: readonly string[];
+  /** What the gateway said to the current key's attempt. */
+  record(
+    outcome: { kind: 'rate_limited'; cooldownMs: number } | { kind: 'rejected'; status: number } | { kind: 'answered' },
+    atMs: number,
+  ): void;
+  /** The next key this request has not tried and the pool may use now, or the refusal saying why there is none. */
+  next(nowMs: number): PooledKeyUse | LocalRefusal;
 }
 
 export interface TargetResolver {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { keyPoolSchema } from './keyPool.ts';
 
 /**
  * The profile file's schema, shared by the proxy (which validates the file), the CLI and the
@@ -83,6 +84,8 @@ export const profileSchema = z.object({
   maxRequestBodyMiB: maxRequestBodyMibSchema.default(DEFAULT_MAX_REQUEST_BODY_MIB),
   /** Tried in order when a request failed before any byte reached its client (proxy/forward/fallback.ts). */
   fallbacks: z.array(fallbackEntrySchema).max(MAX_FALLBACKS, `at most ${MAX_FALLBACKS} fallbacks`).default([]),
+  /** Several keys used in turn (contracts/keyPool.ts); absent: the profile's single key, as before pools. */
+  keyPool: keyPoolSchema.optional(),
 });
 
 export type RetryPolicy = z.infer<typeof retryPolicySchema>;

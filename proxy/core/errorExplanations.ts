@@ -116,6 +116,11 @@ const EXPLANATIONS: Record<ErrorClass, ErrorExplanation> = {
     fix: 'Set the right gateway key for the profile; forwarding resumes once the key is changed.',
     retryable: false,
   },
+  keys_cooling: {
+    meaning: "Every key of the profile's key pool is rate limited by the gateway (or rejected), so Airlock sent nothing",
+    fix: 'Retry after the time given in Retry-After, or add another key to the pool (Profiles screen, or airlock key add <profile>).',
+    retryable: true,
+  },
   proxy_paused: {
     meaning: 'Airlock is paused and forwards nothing',
     fix: 'Resume Airlock from the window or the tray menu.',

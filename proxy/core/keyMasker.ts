@@ -273,8 +273,8 @@ export class KeyMasker {
   readonly minFormChars: number;
   readonly #maxFormChars: number;
 
-  private constructor(key: string) {
-    this.#forms = key.length >= MIN_MASKED_KEY_CHARS ? knownSecretForms([key]) : [];
+  private constructor(keys: readonly string[]) {
+    this.#forms = knownSecretForms(keys.filter((key) => key.length >= MIN_MASKED_KEY_CHARS));
     this.#formBytes = this.#forms.map((form) => Buffer.from(form, 'latin1'));
     this.#automaton = new FormAutomaton(this.#forms);
     this.minFormChars = Math.min(...this.#forms.map((form) => form.length));
@@ -283,11 +283,17 @@ export class KeyMasker {
 
   /** Built once per key (a few hundred automaton states), then shared. */
   static for(key: string): KeyMasker {
-    let masker = maskersByKey.get(key);
+    return KeyMasker.forKeys([key]);
+  }
+
+  /** Every key of a key pool at once: an answer must show none of them, whichever key it was sent with. */
+  static forKeys(keys: readonly string[]): KeyMasker {
+    const cacheKey = keys.join('\n');
+    let masker = maskersByKey.get(cacheKey);
     if (masker === undefined) {
-      masker = new KeyMasker(key);
+      masker = new KeyMasker(keys);
       if (maskersByKey.size >= MAX_CACHED_MASKERS) maskersByKey.delete(maskersByKey.keys().next().value ?? '');
-      maskersByKey.set(key, masker);
+      maskersByKey.set(cacheKey, masker);
     }
     return masker;
   }

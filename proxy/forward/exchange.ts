@@ -4,7 +4,7 @@ import type { UpstreamTarget } from '../contracts/ports.ts';
 import { networkFailureCode } from '../core/errorClass.ts';
 import { KeyMasker } from '../core/keyMasker.ts';
 import { extractUpstreamError } from '../core/upstreamErrorBody.ts';
-import type { ErrorDetail } from './replies.ts';
+import { sendRefusal, type ErrorDetail } from './replies.ts';
 import { streamProgressEstimate } from './accounting.ts';
 import { watchExchange, type AbortReason, type ExchangeWatch } from './exchangeWatch.ts';
 import { replyFailure, upstreamErrorRecord } from './failureReply.ts';
@@ -59,7 +59,10 @@ export async function exchange(context: ExchangeContext): Promise<ExchangeStep> 
     for (;;) {
       const { plan, target } = step;
       if (plan.stream && plan.upstreamModel !== null) trace.estimateProgressWith(streamProgressEstimate(plan, target.profile));
-      const keyMasker = KeyMasker.for(target.apiKey);
+      // A pooled request may be answered with any key of its pool: every one of them is masked.
+      const keyMasker = KeyMasker.forKeys(knownSecretsOf(target));
+      const lease = target.keyLease;
+      if (lease) trace.keyUsed(lease.current.keyId, lease.current.label);
       result = await sendWithRetries({
         url: new URL(`${target.profile.baseUrl}/${plan.upstreamPath}${plan.query}`),
         headers: buildUpstreamHeaders(req.headers, target.apiKey, {
@@ -72,6 +75,7 @@ export async function exchange(context: ExchangeContext): Promise<ExchangeStep> 
         watch,
         keyMasker,
         clientHeaders: req.headers,
+        ...(lease ? { keyLease: lease } : {}),
       });
       const failure = failedStep(result, trace.upstreamMayHaveRun);
       const next = failure === null || !context.fallback ? null : await context.fallback.next(failure, step);
@@ -123,7 +127,7 @@ async function answer(
       trace,
       plan.protocol,
       { errorClass: result.errorClass, upstreamStatus: null, detail: networkDetail(context, result) },
-      target.apiKey,
+      knownSecretsOf(target),
     );
   }
   if (result.kind === 'answer') {
@@ -136,7 +140,7 @@ async function answer(
       response: result.response,
       contentType: result.contentType,
       upstreamRequestId: result.upstreamRequestId,
-      apiKey: target.apiKey,
+      knownSecrets: knownSecretsOf(target),
       keyMasker,
       readsOnWithoutClient: runsOn,
       onStreamFailure: (errorClass: ErrorClass) => {
@@ -150,6 +154,12 @@ async function answer(
   trace.answered(result.status, record.headers);
   trace.answerBytes(record.body);
   trace.answerComplete();
+  if (result.kind === 'pool_exhausted') {
+    // The gateway's 429 is in the log; the client learns that the whole pool waits, and for how long.
+    trace.failed(result.refusal.errorClass, result.refusal.message, result.refusal.status);
+    sendRefusal(res, plan.protocol, result.refusal);
+    return;
+  }
   const upstream = extractUpstreamError(result.bodyText);
   // Passed on as sent, but never with the key: a gateway may echo what it was sent in any header.
   const retryAfter = headerValue(result.headers, 'retry-after');
@@ -173,7 +183,7 @@ async function answer(
         upstreamStatus: result.status,
       },
     },
-    target.apiKey,
+    knownSecretsOf(target),
   );
 }
 
@@ -193,5 +203,9 @@ function replyAborted(context: ExchangeContext, reason: AbortReason): void {
     return;
   }
   const detail: ErrorDetail = reason === 'timeout_total' ? { timeoutMs: target.profile.timeouts.totalTimeoutMs } : {};
-  replyFailure(res, trace, plan.protocol, { errorClass: reason, upstreamStatus: null, detail }, target.apiKey);
+  replyFailure(res, trace, plan.protocol, { errorClass: reason, upstreamStatus: null, detail }, knownSecretsOf(target));
+}
+
+function knownSecretsOf(target: UpstreamTarget): readonly string[] {
+  return target.keyLease?.secrets ?? [target.apiKey];
 }

@@ -29,12 +29,12 @@ export function replyFailure(
   trace: RequestTrace,
   protocol: ClientProtocol,
   failure: ExchangeFailure,
-  apiKey: string,
+  knownSecrets: readonly string[],
 ): void {
   const { errorClass, upstreamRequestId } = failure;
   const ownStatus = statusForClass(errorClass, failure.upstreamStatus);
   const status = errorStatusFor(protocol, errorClass, ownStatus);
-  const detail: ErrorDetail = { ...failure.detail, knownSecrets: [apiKey], ...(upstreamRequestId ? { upstreamRequestId } : {}) };
+  const detail: ErrorDetail = { ...failure.detail, knownSecrets: [...knownSecrets], ...(upstreamRequestId ? { upstreamRequestId } : {}) };
   const body = errorBodyFor(protocol, status, errorClass, detail);
   const headers: Record<string, string> = {};
   if (failure.retryAfter) headers['retry-after'] = failure.retryAfter;

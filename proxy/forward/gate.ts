@@ -28,7 +28,7 @@ export async function gate(planned: Planned, services: GateServices): Promise<Ga
   });
   if (claim?.kind === 'refused') return { refusal: stop.signal.aborted ? STOPPING : claim.refusal };
   if (claim?.kind === 'replay') {
-    sendReplay(res, withoutKey(claim.response, KeyMasker.for(target.apiKey)));
+    sendReplay(res, withoutKey(claim.response, KeyMasker.forKeys(target.keyLease?.secrets ?? [target.apiKey])));
     trace.ended(claim.response.status, { usage: null, usageSource: null, costCredits: null });
     return ANSWERED;
   }

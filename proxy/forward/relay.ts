@@ -33,7 +33,8 @@ export interface RelayInput {
   onStreamFailure: (errorClass: ErrorClass) => void;
   /** The key this request was sent with: a client never receives it, whatever the gateway echoes. */
   keyMasker: KeyMasker;
-  apiKey: string;
+  /** Every key the answer must not show (a pool's keys all). */
+  knownSecrets: readonly string[];
   /** The gateway's id for this answer (key masked): an answer that turns out to be a failure passes it on. */
   upstreamRequestId: string | null;
 }
@@ -221,7 +222,7 @@ function failNotJson(input: RelayInput, text: string): void {
 /** A success status whose answer is a failure after all: answered as any failed exchange is (failureReply.ts). */
 function failAnswer(input: RelayInput, errorClass: 'html_instead_of_json' | 'upstream_error', detail: ErrorDetail): void {
   const failure = { errorClass, upstreamStatus: null, detail, upstreamRequestId: input.upstreamRequestId };
-  replyFailure(input.res, input.trace, input.plan.protocol, failure, input.apiKey);
+  replyFailure(input.res, input.trace, input.plan.protocol, failure, input.knownSecrets);
 }
 
 async function relayStream(input: RelayInput, protocols: ReturnType<typeof protocolsOf>): Promise<void> {

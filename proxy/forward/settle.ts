@@ -21,7 +21,8 @@ export async function settle(gated: Gated, answered: ExchangeStep, spendGate: Sp
     profileId: target.profile.id,
     status: trace.status,
     // Only a rejected key opens the auth breaker: a model not open to it, or an empty balance, say nothing of the key.
-    keyRejected: trace.errorClass === 'auth',
+    // A pool's keys each have their own breaker (spend/keyPool.ts): one bad key must not stop the profile.
+    keyRejected: trace.errorClass === 'auth' && target.keyLease === undefined,
     costCredits: accounting.costCredits,
     atMs: Date.now(),
   });

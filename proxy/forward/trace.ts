@@ -1,3 +1,4 @@
+import type { GatewayKeyUse } from '../contracts/keyPool.ts';
 import type { ErrorClass } from '../contracts/errors.ts';
 import type { TokenUsage } from '../contracts/usage.ts';
 import type { RequestFallback, RequestLifecycleEvent } from '../contracts/lifecycle.ts';
@@ -86,6 +87,8 @@ export class RequestTrace {
   #responseModel: string | null = null;
   /** Every attempt's gateway request id, in order: support may ask for any of them. */
   readonly #upstreamRequestIds: string[] = [];
+  /** A pooled profile's key per attempt, in order (id and label, never the key). */
+  readonly #gatewayKeys: GatewayKeyUse[] = [];
   #usage: TokenUsage | null = null;
   /** Whether an earlier attempt, or this one as last judged, may have run at the gateway. */
   #ranInEarlierAttempt = false;
@@ -178,6 +181,11 @@ export class RequestTrace {
       requestHeaders: headers,
       readBody: () => ({ body: this.#requestBody?.toBuffer() ?? null, truncated: this.#requestBody?.truncated ?? false }),
     });
+  }
+
+  /** The next attempt goes out with this key of the profile's pool. */
+  keyUsed(keyId: string, label: string): void {
+    this.#gatewayKeys.push({ keyId, label });
   }
 
   /** One attempt got an answer from the gateway (any status): its id is kept whatever comes next. */
@@ -355,6 +363,7 @@ export class RequestTrace {
       errorMessage: this.#errorMessage,
       responseModel: this.#responseModel,
       upstreamRequestId: this.upstreamRequestId,
+      ...(this.#gatewayKeys.length > 0 ? { gatewayKeys: this.#gatewayKeys } : {}),
       usage: accounting.usage,
       usageSource: accounting.usageSource,
       costCredits: accounting.costCredits,

@@ -2,6 +2,8 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { UpstreamErrorClass } from '../contracts/errors.ts';
 import type { Profile } from '../contracts/profile.ts';
+import { isLocalRefusal, type KeyLease, type LocalRefusal } from '../contracts/ports.ts';
+import { rateLimitCooldownMs } from './keyCooldown.ts';
 import { classifyNetworkFailure, classifyUpstreamResponse } from '../core/errorClass.ts';
 import type { KeyMasker } from '../core/keyMasker.ts';
 import type { AbortReason, ExchangeWatch } from './exchangeWatch.ts';
@@ -29,6 +31,8 @@ export type AttemptsResult =
       bodyText: string;
       upstreamRequestId: string | null;
     }
+  /** A pooled request's 429 left no key of the pool to move on to: the pool's refusal says when one frees. */
+  | { kind: 'pool_exhausted'; status: number; headers: IncomingHttpHeaders; bodyText: string; refusal: LocalRefusal }
   | { kind: 'network'; errorClass: UpstreamErrorClass; error: unknown }
   | { kind: 'aborted'; reason: AbortReason };
 
@@ -42,6 +46,8 @@ export interface AttemptsInput {
   keyMasker: KeyMasker;
   /** Read only when an attempt failed: whether the request has an idempotency key, and whether its client retries itself. */
   clientHeaders: IncomingHttpHeaders;
+  /** A pooled profile's lease: a 429 or a rejected key moves the request on to the pool's next key. */
+  keyLease?: KeyLease;
 }
 
 export function headerValue(headers: IncomingHttpHeaders, name: string): string | null {
@@ -86,17 +92,57 @@ export async function sendWithRetries(input: AttemptsInput): Promise<AttemptsRes
     trace.attemptAnswered(upstreamRequestId);
     const contentType = headerValue(response.headers, 'content-type');
     if (response.statusCode < 400 && !(contentType !== null && /text\/html/i.test(contentType))) {
+      input.keyLease?.record({ kind: 'answered' }, Date.now());
       return { kind: 'answer', response, contentType, upstreamRequestId };
     }
     const bodyText = await readCapped(response.body, ERROR_BODY_LIMIT_BYTES);
     const errorClass =
       classifyUpstreamResponse({ status: response.statusCode, contentType, bodyText, expectJson: true }) ?? 'upstream_error';
     const retryAfter = headerValue(response.headers, 'retry-after');
+    if (input.keyLease) {
+      const switched = nextPoolKey(input, input.keyLease, response, errorClass);
+      if (switched === true) continue;
+      if (switched !== false) {
+        const aborted = watch.reason();
+        if (aborted !== null) return { kind: 'aborted', reason: aborted };
+        return { kind: 'pool_exhausted', status: response.statusCode, headers: response.headers, bodyText, refusal: switched };
+      }
+    }
     if (await retried(input, { kind: 'status', status: response.statusCode, retryAfter, errorClass })) continue;
     const aborted = watch.reason();
     if (aborted !== null) return { kind: 'aborted', reason: aborted };
     return { kind: 'error', errorClass, status: response.statusCode, headers: response.headers, bodyText, upstreamRequestId };
   }
+}
+
+/**
+ * A pooled request after an error answer: a 429 cools the key for the gateway's Retry-After, a
+ * rejection (class `auth`) opens the key's own breaker, and either moves the request on to the
+ * pool's next key at once, since neither ran the request (true). Any other answer only clears a
+ * rejected key's probe (false: the usual retry rules decide). A 429 with no key left gives the
+ * pool's refusal; a rejection with none left goes to the client as the gateway's 401.
+ */
+function nextPoolKey(
+  input: AttemptsInput,
+  lease: KeyLease,
+  response: UpstreamResponse,
+  errorClass: UpstreamErrorClass,
+): boolean | LocalRefusal {
+  const nowMs = Date.now();
+  if (errorClass === 'rate_limited') {
+    lease.record({ kind: 'rate_limited', cooldownMs: rateLimitCooldownMs(response.headers, nowMs) }, nowMs);
+  } else if (errorClass === 'auth') {
+    lease.record({ kind: 'rejected', status: response.statusCode }, nowMs);
+  } else {
+    lease.record({ kind: 'answered' }, nowMs);
+    return false;
+  }
+  const next = lease.next(nowMs);
+  if (isLocalRefusal(next)) return errorClass === 'rate_limited' ? next : false;
+  input.headers['authorization'] = `Bearer ${next.apiKey}`;
+  input.trace.keyUsed(next.keyId, next.label);
+  input.trace.retried();
+  return true;
 }
 
 /** Whether the gateway may have run this attempt (upstreamExecution.ts); a later judgement of the same attempt replaces it. */

@@ -7,7 +7,8 @@ import { CLI_COMMAND } from '../contracts/cli.ts';
  * hammer the gateway. Then one probe is let through (half-open): a rejected key reopens with a
  * doubled cooldown, anything else closes the breaker. Setting a new key resets it. A model not
  * open to the key or an empty balance (a 403 from many relays) says nothing of the key and never
- * opens it.
+ * opens it. A profile with a key pool has one breaker per key instead (spend/keyPool.ts keys this
+ * class by profile and key), so one revoked key never stops the profile while others work.
  */
 export interface AuthCircuitBreakerOptions {
   initialCooldownMs: number;

@@ -215,6 +215,10 @@ export const MIGRATIONS: readonly string[] = [
   -- not); profile_id and upstream_model then name the step that answered, which spent the money.
   ALTER TABLE requests ADD COLUMN fallback_chain TEXT;
   `,
+  `
+  -- A pooled profile's key per attempt (JSON: id and label, never the key); NULL for one key.
+  ALTER TABLE requests ADD COLUMN gateway_keys TEXT;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

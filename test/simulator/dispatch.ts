@@ -9,6 +9,7 @@ import { defaultErrorForStatus, invalidApiKey, invalidRequest, modelNotFound } f
 import type { FaultQueue } from './faults.ts';
 import { insufficientQuota } from './gatewayErrors.ts';
 import { notFoundPage, websitePage } from './html.ts';
+import { keyRateLimited, type KeyRequestLimits } from './keyLimits.ts';
 import type { AccountModels } from './modelCapabilities.ts';
 import { modelList, ownerOf } from './models.ts';
 import type { RequestRecorder } from './recorder.ts';
@@ -30,6 +31,7 @@ export interface SimulatorState {
   account: AccountModels;
   tasks: TaskStore;
   native: { protocols: ReadonlySet<NativeProtocol>; holdOpenAfterEnd: boolean };
+  keyLimits: KeyRequestLimits;
 }
 
 function readBody(request: IncomingMessage): Promise<Buffer> {
@@ -80,6 +82,10 @@ export async function dispatch(request: IncomingMessage, response: ServerRespons
   }
   if (!entry.authOk) {
     sendGatewayError(response, voice, 401, invalidApiKey());
+    return;
+  }
+  if (!state.keyLimits.admit(bearerCredentialOf(request.headers.authorization))) {
+    sendGatewayError(response, voice, 429, keyRateLimited(), { headers: state.keyLimits.headersFor(voice.dialect) });
     return;
   }
   if (route.kind === 'chat' && chatJson !== null) {

@@ -5,6 +5,7 @@ import { SENTINEL_KEY } from '../support/sentinel.ts';
 import { dialectOf } from './dialects.ts';
 import { dispatch, type SimulatorState } from './dispatch.ts';
 import { FaultQueue } from './faults.ts';
+import { KeyRequestLimits } from './keyLimits.ts';
 import { DEFAULT_MODEL_IDS } from './models.ts';
 import { RequestRecorder } from './recorder.ts';
 import { TaskStore } from './tasks.ts';
@@ -37,6 +38,7 @@ export async function startGatewaySimulator(options: SimulatorOptions = {}): Pro
     account: { capabilities: options.modelCapabilities ?? {}, closedModels: new Set(options.closedModels ?? []) },
     tasks: new TaskStore(),
     native: { protocols: new Set(options.nativeProtocols ?? []), holdOpenAfterEnd: options.holdNativeStreamsOpen ?? false },
+    keyLimits: new KeyRequestLimits(options.keyRequestLimits, options.keyRetryAfterS),
   };
 
   const sockets = new Set<Socket>();
@@ -80,6 +82,7 @@ export async function startGatewaySimulator(options: SimulatorOptions = {}): Pro
       state.dialect = dialectOf(dialect);
     },
     tasks: () => state.tasks.list(),
+    setKeyRequestLimits: (limits, retryAfterS) => state.keyLimits.set(limits, retryAfterS),
     reset: () => {
       recorder.clear();
       faults.clear();

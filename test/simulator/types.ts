@@ -33,6 +33,10 @@ export interface SimulatorOptions {
   holdNativeStreamsOpen?: boolean;
   /** Models listed by /models that this key may not use: refused as the dialect refuses a closed model. */
   closedModels?: string[];
+  /** Per key, how many requests it may make before it gets the dialect's per-key 429 (keyLimits.ts); unlisted keys are unlimited. */
+  keyRequestLimits?: Record<string, number>;
+  /** The Retry-After (seconds) of those 429s where the dialect sends one; default 20. */
+  keyRetryAfterS?: number;
 }
 
 export interface ReceivedRequest {
@@ -150,6 +154,8 @@ export interface GatewaySimulator {
   useDialect(dialect: DialectName | Dialect): void;
   /** Video tasks created so far, whether or not their creation's answer reached the client. */
   tasks(): readonly SimulatedTask[];
+  /** Replaces the per-key request limits (a key freed, another limited), optionally with another Retry-After. */
+  setKeyRequestLimits(limits: Record<string, number>, retryAfterS?: number): void;
   /** Clears received requests, queued faults and tasks; keeps the dialect. */
   reset(): void;
   close(): Promise<void>;

@@ -54,3 +54,6 @@ export function findSentinelInStream(eventStream: string, key: string = SENTINEL
     null
   );
 }
+
+/** A second key, for a key pool: both must be masked wherever one would be. Its last four differ from the first's. */
+export const SECOND_SENTINEL_KEY = 'sk-airlock-SENTINEL-2b61e8d04c7f93a5e1d6b0c8f4a27e9d';

@@ -35,7 +35,7 @@ export function startupLines(airlock: Airlock): string[] {
     `  OpenAI-style base URL (OpenAI SDK, Codex, Cline, Continue, aider): ${url}/v1`,
     `  Anthropic-style base URL (Claude Code, Anthropic SDK):             ${url}`,
     active
-      ? `  Active profile: ${active.id} -> ${active.baseUrl} (key ${describeKeyStatus(airlock.keys.keyStatus(active.id))})`
+      ? `  Active profile: ${active.id} -> ${active.baseUrl} (key ${describeKeyStatus(airlock.keys.keyStatus(active.id, active.keyPool))})`
       : `  No active profile yet: \`${CLI_COMMAND} profile add <id> --name <name> --base-url <url> --activate\`, then \`${CLI_COMMAND} key set <id>\`.`,
   ];
   if (snapshot.settings.requireClientToken) {

@@ -7,6 +7,7 @@ import type { ConfigFile } from '../../contracts/config.ts';
 import type { ConfigMutator } from '../profiles/configStore.ts';
 import type { ConnectService } from '../connect/connectService.ts';
 import type { KeyCache } from '../secrets/keyCache.ts';
+import type { KeyPools } from '../../spend/keyPool.ts';
 import type { SecretStore } from '../../contracts/secretStore.ts';
 
 /** The parts of the running proxy (ProxyHandle) the control API reads and drives. */
@@ -44,6 +45,8 @@ export interface ControlDeps {
   controlToken: string;
   config: ControlConfig;
   keys: KeyCache;
+  /** How each pooled key stands (cooling, rejected); absent, every pooled key shows as ready. */
+  keyPools?: KeyPools;
   /** Client tokens are kept here too, so the window can show one again. */
   secrets: SecretStore;
   /** The gateway keys and the control token: masked in what the window is sent. */

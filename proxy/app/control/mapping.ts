@@ -70,6 +70,9 @@ export function detailOf({ row, bodies }: LogDetail, knownSecrets: string[] = []
     ...summaryOf(row),
     upstreamPath: row.upstreamPath,
     upstreamRequestId: row.upstreamRequestId === null ? null : redactKnownSecrets(row.upstreamRequestId, knownSecrets),
+    ...(row.gatewayKeys
+      ? { gatewayKeys: row.gatewayKeys.map((use) => ({ keyId: use.keyId, label: redactKnownSecrets(use.label, knownSecrets) })) }
+      : {}),
     protocol: row.protocol,
     protocolMode: row.protocolMode,
     retries: row.retries,

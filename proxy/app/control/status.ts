@@ -73,12 +73,12 @@ export function buildStatus({ deps, proxy, keyRejectedProfiles, quotaExhaustedPr
     proxyUrl: proxy?.url ?? '',
     paused: proxy?.isPaused() ?? false,
     inFlight: proxy?.inFlightCount() ?? 0,
-    activeProfile: active ? { id: active.id, name: active.name, key: deps.keys.keyStatus(active.id) } : null,
+    activeProfile: active ? { id: active.id, name: active.name, key: deps.keys.keyStatus(active.id, active.keyPool) } : null,
     todaySpend: moneyOf(today.costCredits),
     alarms,
     firstRun: {
       hasProfile: config.profiles.length > 0,
-      hasKey: config.profiles.some((profile) => deps.keys.keyStatus(profile.id).set),
+      hasKey: config.profiles.some((profile) => deps.keys.keyStatus(profile.id, profile.keyPool).set),
       hasClientToken: config.clientTokens.length > 0 || !config.settings.requireClientToken,
     },
   };

@@ -1,6 +1,7 @@
 import type { ConfigFile } from '../../contracts/config.ts';
 import { API_KEY_ENV_VAR } from './envKeySource.ts';
-import { gatewayKeyAccount, KeychainUnavailableError, type SecretStore } from '../../contracts/secretStore.ts';
+import { KeychainUnavailableError, type SecretStore } from '../../contracts/secretStore.ts';
+import { keyAccountsOf, poolKeyAccount, type PoolKey } from '../../contracts/keyPool.ts';
 
 export interface KeyStatus {
   set: boolean;
@@ -36,8 +37,10 @@ interface ConfigSource {
 
 /**
  * The gateway keys of all profiles, held in the main process's memory so the request path never
- * waits for the keychain. Nothing here returns a key except getKeyForRequest, which only the
- * target resolver calls; everything else sees whether a key is set and its last four characters.
+ * waits for the keychain. Nothing here returns a key except getKeyForRequest and poolKeysForRequest,
+ * which only the target resolver calls; everything else sees whether a key is set and its last four
+ * characters. Keys are held by keychain account: a profile's single key under the profile id, each
+ * key of a pool under its own (contracts/keyPool.ts).
  */
 export class KeyCache {
   readonly #secrets: SecretStore;
@@ -51,14 +54,14 @@ export class KeyCache {
     this.#secrets = secrets;
   }
 
-  /** Replaces the cache with the keys of exactly these profiles. */
-  loadAll(profileIds: readonly string[]): Promise<void> {
+  /** Replaces the cache with the keys of exactly these keychain accounts (a profile id holds its single key). */
+  loadAll(accounts: readonly string[]): Promise<void> {
     return this.#enqueue(async () => {
       const next = new Map<string, string>();
       try {
-        for (const profileId of profileIds) {
-          const key = await this.#secrets.get(gatewayKeyAccount(profileId));
-          if (key) next.set(profileId, key);
+        for (const account of accounts) {
+          const key = await this.#secrets.get(account);
+          if (key) next.set(account, key);
         }
         this.#keychainProblem = null;
       } catch (error) {
@@ -69,28 +72,28 @@ export class KeyCache {
     });
   }
 
-  /** Re-reads one profile's key (after another process changed it). */
-  refresh(profileId: string): Promise<void> {
+  /** Re-reads one account's key (after another process changed it); a profile id is its single key's account. */
+  refresh(account: string): Promise<void> {
     return this.#enqueue(async () => {
-      const key = await this.#secrets.get(gatewayKeyAccount(profileId));
-      if (key) this.#keys.set(profileId, key);
-      else this.#keys.delete(profileId);
+      const key = await this.#secrets.get(account);
+      if (key) this.#keys.set(account, key);
+      else this.#keys.delete(account);
     });
   }
 
-  /** Stores an already cleaned key in the keychain, then in memory. */
-  setKey(profileId: string, key: string): Promise<void> {
+  /** Stores an already cleaned key in the keychain, then in memory, under a profile id (its single key) or a pool key's account. */
+  setKey(account: string, key: string): Promise<void> {
     return this.#enqueue(async () => {
-      await this.#secrets.set(gatewayKeyAccount(profileId), key);
-      this.#keys.set(profileId, key);
+      await this.#secrets.set(account, key);
+      this.#keys.set(account, key);
     });
   }
 
-  deleteKey(profileId: string): Promise<boolean> {
+  deleteKey(account: string): Promise<boolean> {
     let deleted = false;
     return this.#enqueue(async () => {
-      deleted = await this.#secrets.delete(gatewayKeyAccount(profileId));
-      this.#keys.delete(profileId);
+      deleted = await this.#secrets.delete(account);
+      this.#keys.delete(account);
     }).then(() => deleted);
   }
 
@@ -99,10 +102,11 @@ export class KeyCache {
     this.#environmentKey = environmentKey;
   }
 
-  keyStatus(profileId: string): KeyStatus {
+  /** A pooled profile's key is set when any of its pool's keys is; the status names the first of those. */
+  keyStatus(profileId: string, pool?: readonly PoolKey[]): KeyStatus {
     const fromEnvironment = this.#environmentKey?.keyFor(profileId) ?? null;
     if (fromEnvironment !== null) return { set: true, lastFour: keyLastFour(fromEnvironment), fromEnvironment: true };
-    const key = this.#keys.get(profileId);
+    const key = pool === undefined ? this.#keys.get(profileId) : this.poolKeysForRequest(profileId, pool)[0]?.apiKey;
     return key ? { set: true, lastFour: keyLastFour(key) } : { set: false, lastFour: null };
   }
 
@@ -116,9 +120,25 @@ export class KeyCache {
     return [...this.#keys.values()];
   }
 
+  /** One pool key's status: whether the keychain holds it, and its last four characters. */
+  poolKeyStatus(profileId: string, keyId: string): KeyStatus {
+    const key = this.#keys.get(poolKeyAccount(profileId, keyId));
+    return key ? { set: true, lastFour: keyLastFour(key) } : { set: false, lastFour: null };
+  }
+
   /** For the target resolver only: the key injected into the upstream request. */
   getKeyForRequest(profileId: string): string | null {
     return this.#keys.get(profileId) ?? null;
+  }
+
+  /** For the target resolver only: the pool's keys the keychain holds, in the pool's order. */
+  poolKeysForRequest(profileId: string, pool: readonly PoolKey[]): { id: string; label: string; apiKey: string }[] {
+    const keys: { id: string; label: string; apiKey: string }[] = [];
+    for (const entry of pool) {
+      const apiKey = this.#keys.get(poolKeyAccount(profileId, entry.id));
+      if (apiKey) keys.push({ id: entry.id, label: entry.label, apiKey });
+    }
+    return keys;
   }
 
   /**
@@ -128,11 +148,11 @@ export class KeyCache {
   follow(config: ConfigSource): { ready: Promise<void>; stop: () => void } {
     let loadedFor = '';
     const loadIfChanged = (snapshot: ConfigFile): Promise<void> => {
-      const profileIds = snapshot.profiles.map((profile) => profile.id);
-      const signature = `${snapshot.keysRevision}:${profileIds.join('\n')}`;
+      const accounts = snapshot.profiles.flatMap((profile) => keyAccountsOf(profile));
+      const signature = `${snapshot.keysRevision}:${accounts.join('\n')}`;
       if (signature === loadedFor) return this.#queue;
       loadedFor = signature;
-      return this.loadAll(profileIds);
+      return this.loadAll(accounts);
     };
     const stop = config.onChange((snapshot) => {
       loadIfChanged(snapshot).catch(() => {

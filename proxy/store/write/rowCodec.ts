@@ -37,6 +37,7 @@ export const REQUEST_COLUMNS = [
   'agent_session_id',
   'summary',
   'fallback_chain',
+  'gateway_keys',
 ] as const;
 
 /**
@@ -65,6 +66,7 @@ export const COLUMNS_SET_AFTER_START = [
   'agent_session_id',
   'summary',
   'fallback_chain',
+  'gateway_keys',
 ] as const satisfies ReadonlyArray<(typeof REQUEST_COLUMNS)[number]>;
 
 type SqlValue = string | number | null | Uint8Array;
@@ -104,6 +106,7 @@ export function rowToParams(row: RequestLogRow): SqlValue[] {
     row.agentSessionId,
     row.summary,
     row.fallbackChain === undefined ? null : JSON.stringify(row.fallbackChain),
+    row.gatewayKeys === undefined ? null : JSON.stringify(row.gatewayKeys),
   ];
 }
 
@@ -144,6 +147,16 @@ export function rowFromRecord(record: SqlRecord): RequestLogRow {
     agentSessionId: text(record.agent_session_id),
     summary: text(record.summary),
     ...fallbackChainOf(record.fallback_chain),
+    ...gatewayKeysOf(record.gateway_keys),
+  };
+}
+
+function gatewayKeysOf(json: unknown): Pick<RequestLogRow, 'gatewayKeys'> {
+  if (json === null || json === undefined) return {};
+  const parsed: unknown = JSON.parse(String(json));
+  if (!Array.isArray(parsed)) return {};
+  return {
+    gatewayKeys: parsed.map((use: { keyId?: unknown; label?: unknown }) => ({ keyId: String(use.keyId), label: String(use.label) })),
   };
 }
 

@@ -101,6 +101,7 @@ export function applyRowEvent(row: RequestLogRow, event: RowUpdateEvent): Reques
             errorClass: event.errorClass,
             errorMessage: event.errorMessage,
             upstreamRequestId: event.upstreamRequestId ?? row.upstreamRequestId,
+            ...(event.gatewayKeys ? { gatewayKeys: event.gatewayKeys } : {}),
             costCredits: event.costCredits,
             notes: event.logNotes === undefined ? row.notes : [...row.notes, ...event.logNotes],
             state: 'done',
@@ -156,5 +157,7 @@ export function maskRowText(row: RequestLogRow, mask: (text: string) => string, 
             ...(hop.note === undefined ? {} : { note: mask(hop.note) }),
           })),
         }),
+    // A label is the user's text: one pasted by mistake must not keep a key.
+    ...(row.gatewayKeys ? { gatewayKeys: row.gatewayKeys.map((use) => ({ keyId: use.keyId, label: mask(use.label) })) } : {}),
   };
 }

@@ -101,6 +101,11 @@ export interface ControlClient {
   deleteProfile(id: string): Promise<void>;
   setKey(id: string, key: string): Promise<KeyStatus>;
   deleteKey(id: string): Promise<KeyStatus>;
+  /** Adds a key to the profile's pool (its single key becomes the pool's first); the key is never sent back. */
+  addPoolKey(id: string, request: { key: string; label?: string }): Promise<ProfileView>;
+  relabelPoolKey(id: string, keyId: string, label: string): Promise<ProfileView>;
+  replacePoolKey(id: string, keyId: string, key: string): Promise<ProfileView>;
+  removePoolKey(id: string, keyId: string): Promise<ProfileView>;
   activateProfile(id: string): Promise<ActivateResponse>;
   /** What switching to the profile now would break (requests in flight, models its gateway lacks). */
   switchCheck(id: string): Promise<SwitchCheckResponse>;
@@ -225,6 +230,10 @@ export function createControlClient(options: ControlClientOptions = {}): Control
     deleteProfile: (id) => empty('DELETE', `/profiles/${segment(id)}`),
     setKey: (id, key) => json('PUT', `/profiles/${segment(id)}/key`, { key }),
     deleteKey: (id) => json('DELETE', `/profiles/${segment(id)}/key`),
+    addPoolKey: (id, request) => json('POST', `/profiles/${segment(id)}/keys`, request),
+    relabelPoolKey: (id, keyId, label) => json('PUT', `/profiles/${segment(id)}/keys/${segment(keyId)}`, { label }),
+    replacePoolKey: (id, keyId, key) => json('PUT', `/profiles/${segment(id)}/keys/${segment(keyId)}/secret`, { key }),
+    removePoolKey: (id, keyId) => json('DELETE', `/profiles/${segment(id)}/keys/${segment(keyId)}`),
     activateProfile: (id) => json('POST', `/profiles/${segment(id)}/activate`),
     switchCheck: (id) => json('GET', `/profiles/${segment(id)}/switch-check`),
     testProfile: (id, request) => json('POST', `/profiles/${segment(id)}/test`, request),

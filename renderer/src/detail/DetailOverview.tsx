@@ -84,6 +84,15 @@ export function DetailOverview({ detail, onFilter }: { detail: RequestDetail; on
       </dd>
       <dt>Retries</dt>
       <dd>{detail.retries}</dd>
+      {detail.gatewayKeys && (
+        <>
+          <dt>Gateway key</dt>
+          <dd data-testid="gateway-keys">
+            {detail.gatewayKeys.map((use) => `${use.label} (${use.keyId})`).join(' → ')}
+            {detail.gatewayKeys.length > 1 && <span className="muted"> (moved on after a 429 or a rejected key)</span>}
+          </dd>
+        </>
+      )}
       <dt>Tokens</dt>
       <dd>
         in {formatTokens(detail.inputTokens)}, out {formatTokens(detail.outputTokens)}

@@ -2,6 +2,7 @@ import { useState } from 'react';
 import type { ProfileView, SwitchCheckResponse } from '../../../proxy/contracts/api.ts';
 import { useApi } from '../api/ApiContext.tsx';
 import { KeyField } from './KeyField.tsx';
+import { KeyPoolField } from './KeyPoolField.tsx';
 import { PriceEditor } from './PriceEditor.tsx';
 import { ProfileEditor } from './ProfileEditor.tsx';
 import { ProfileTestPanel } from './ProfileTestPanel.tsx';
@@ -77,7 +78,9 @@ export function ProfileDetail({ view, onChanged, onDeleted }: { view: ProfileVie
           onCancel={() => setSwitchCheck(null)}
         />
       )}
-      <KeyField profileId={id} status={view.key} onChanged={onChanged} />
+      {/* A pool's keys are each replaced in the pool's list; the single key field is for a profile with one key. */}
+      {view.keyPool === undefined && <KeyField profileId={id} status={view.key} onChanged={onChanged} />}
+      <KeyPoolField view={view} onChanged={onChanged} />
       <ProfileTestPanel profileId={id} />
       <ProfileEditor existing={view.profile} onSaved={onChanged} />
       <PriceEditor profileId={id} />

@@ -3,56 +3,144 @@ import { read } from 'read';
 import { cleanApiKey } from '../../../core/apiKey.ts';
 import { bumpKeysRevision, requireProfile } from '../../profiles/configMutations.ts';
 import type { ConfigStore } from '../../profiles/configStore.ts';
+import { addPoolKey, relabelPoolKey, removePoolKey, replacePoolKey } from '../../profiles/keyPoolEdits.ts';
 import { describeKeyStatus, keyLastFour } from '../../secrets/keyCache.ts';
 import { gatewayKeyAccount } from '../../../contracts/secretStore.ts';
+import { poolKeyAccount } from '../../../contracts/keyPool.ts';
+import { CLI_COMMAND } from '../../../contracts/cli.ts';
 import { configStoreFor, defaultCliDeps, withCliErrors, writeLine, type CliDeps } from './cliContext.ts';
 
 /** A pasted key is a few hundred bytes at most; more means the wrong thing was piped in. */
 const MAX_KEY_INPUT_BYTES = 64 * 1024;
 
 /**
- * `airlock key set|delete <profile>`. The key comes from stdin or a no-echo prompt, never from
- * the command line (argv is visible to every process on the machine and lands in shell history).
+ * `airlock key set|delete|add|remove|label|list <profile>`. A key comes from stdin or a no-echo
+ * prompt, never from the command line (argv is visible to every process on the machine and lands
+ * in shell history). A pool's keys are named by their short id and label, never shown.
  */
 export function registerKeyCommands(program: Command, deps: CliDeps = defaultCliDeps()): void {
   const key = program.command('key').description('gateway keys, kept in the OS keychain');
 
   key
     .command('set <profile>')
-    .description('store the gateway key of a profile (read from stdin, or typed at a hidden prompt)')
-    .action((profileId: string, _options: unknown, command: Command) =>
+    .description('store the gateway key of a profile, or with --key a new secret for one key of its pool (stdin or hidden prompt)')
+    .option('--key <id>', 'the pool key to replace (ids: `key list`)')
+    .action((profileId: string, options: { key?: string }, command: Command) =>
       withCliErrors(command, async () => {
         const store = configStoreFor(command, deps);
-        requireExistingProfile(store, profileId);
-        const raw = deps.stdin.isTTY ? await promptForKey(profileId, deps) : await readAll(deps.stdin);
-        const cleaned = cleanApiKey(raw);
-        if (!cleaned.ok) throw new Error(cleaned.reason);
-        for (const note of cleaned.notes) writeLine(deps.stderr, `note: ${note}`);
-        await deps.secrets().set(gatewayKeyAccount(profileId), cleaned.key);
+        const profile = requireExistingProfile(store, profileId);
+        if (profile.keyPool !== undefined && options.key === undefined) {
+          throw new Error(
+            `profile ${profileId} holds a key pool: name the key to replace with --key <id> (\`${CLI_COMMAND} key list ${profileId}\`), or add one with \`${CLI_COMMAND} key add ${profileId}\``,
+          );
+        }
+        const cleaned = await readKey(deps, profileId);
+        const status = describeKeyStatus({ set: true, lastFour: keyLastFour(cleaned) });
+        if (options.key !== undefined) {
+          await replacePoolKey({ secrets: deps.secrets(), config: store }, profileId, options.key, cleaned);
+          writeLine(deps.stdout, `Saved a new secret for key ${options.key} of profile ${profileId} in the OS keychain (${status}).`);
+          return;
+        }
+        await deps.secrets().set(gatewayKeyAccount(profileId), cleaned);
         await store.update(bumpKeysRevision);
-        const status = describeKeyStatus({ set: true, lastFour: keyLastFour(cleaned.key) });
         writeLine(deps.stdout, `Saved the key of profile ${profileId} in the OS keychain (${status}).`);
       }),
     );
 
   key
     .command('delete <profile>')
-    .description('delete the gateway key of a profile from the keychain')
+    .description('delete the gateway key of a profile (every key of its pool) from the keychain')
     .action((profileId: string, _options: unknown, command: Command) =>
       withCliErrors(command, async () => {
         const store = configStoreFor(command, deps);
-        requireExistingProfile(store, profileId);
+        const profile = requireExistingProfile(store, profileId);
+        if (profile.keyPool !== undefined) {
+          for (const entry of profile.keyPool) await removePoolKey({ secrets: deps.secrets(), config: store }, profileId, entry.id);
+          writeLine(deps.stdout, `Deleted the ${profile.keyPool.length} key(s) of the pool of profile ${profileId}.`);
+          return;
+        }
         const deleted = await deps.secrets().delete(gatewayKeyAccount(profileId));
         if (deleted) await store.update(bumpKeysRevision);
         writeLine(deps.stdout, deleted ? `Deleted the key of profile ${profileId}.` : `Profile ${profileId} had no key.`);
       }),
     );
+
+  key
+    .command('add <profile>')
+    .description("add a key to the profile's pool, used in turn with the others (the profile's own key becomes the pool's first)")
+    .option('--label <label>', 'a name to tell the key by in the window and the log (default "key N")')
+    .action((profileId: string, options: { label?: string }, command: Command) =>
+      withCliErrors(command, async () => {
+        const store = configStoreFor(command, deps);
+        requireExistingProfile(store, profileId);
+        const cleaned = await readKey(deps, profileId);
+        const entry = await addPoolKey({ secrets: deps.secrets(), config: store }, profileId, options.label, cleaned);
+        const status = describeKeyStatus({ set: true, lastFour: keyLastFour(cleaned) });
+        writeLine(deps.stdout, `Added key ${entry.id} ("${entry.label}") to the pool of profile ${profileId} (${status}).`);
+      }),
+    );
+
+  key
+    .command('remove <profile> <id>')
+    .description("remove one key from the profile's pool and from the keychain")
+    .action((profileId: string, keyId: string, _options: unknown, command: Command) =>
+      withCliErrors(command, async () => {
+        const store = configStoreFor(command, deps);
+        requireExistingProfile(store, profileId);
+        await removePoolKey({ secrets: deps.secrets(), config: store }, profileId, keyId);
+        writeLine(deps.stdout, `Removed key ${keyId} from the pool of profile ${profileId}.`);
+      }),
+    );
+
+  key
+    .command('label <profile> <id> <label>')
+    .description('rename one key of the pool')
+    .action((profileId: string, keyId: string, label: string, _options: unknown, command: Command) =>
+      withCliErrors(command, async () => {
+        const store = configStoreFor(command, deps);
+        requireExistingProfile(store, profileId);
+        const entry = await relabelPoolKey({ secrets: deps.secrets(), config: store }, profileId, keyId, label);
+        writeLine(deps.stdout, `Key ${entry.id} of profile ${profileId} is now "${entry.label}".`);
+      }),
+    );
+
+  key
+    .command('list <profile>')
+    .description("the profile's keys: id, label and whether the keychain holds each (its last four characters)")
+    .action((profileId: string, _options: unknown, command: Command) =>
+      withCliErrors(command, async () => {
+        const store = configStoreFor(command, deps);
+        const profile = requireExistingProfile(store, profileId);
+        const secrets = deps.secrets();
+        if (profile.keyPool === undefined) {
+          const single = await secrets.get(gatewayKeyAccount(profileId));
+          writeLine(
+            deps.stdout,
+            `${profileId}: one key, ${describeKeyStatus({ set: single !== null, lastFour: single ? keyLastFour(single) : null })}`,
+          );
+          return;
+        }
+        for (const entry of profile.keyPool) {
+          const secret = await secrets.get(poolKeyAccount(profileId, entry.id));
+          const status = describeKeyStatus({ set: secret !== null, lastFour: secret ? keyLastFour(secret) : null });
+          writeLine(deps.stdout, `${entry.id}\t${entry.label}\t${status}`);
+        }
+      }),
+    );
 }
 
-function requireExistingProfile(store: ConfigStore, profileId: string): void {
+function requireExistingProfile(store: ConfigStore, profileId: string) {
   const problem = store.problem();
   if (problem) throw new Error(problem);
-  requireProfile(store.snapshot(), profileId);
+  return requireProfile(store.snapshot(), profileId);
+}
+
+async function readKey(deps: CliDeps, profileId: string): Promise<string> {
+  const raw = deps.stdin.isTTY ? await promptForKey(profileId, deps) : await readAll(deps.stdin);
+  const cleaned = cleanApiKey(raw);
+  if (!cleaned.ok) throw new Error(cleaned.reason);
+  for (const note of cleaned.notes) writeLine(deps.stderr, `note: ${note}`);
+  return cleaned.key;
 }
 
 async function promptForKey(profileId: string, deps: CliDeps): Promise<string> {

@@ -4,6 +4,7 @@ import { maxRequestBodyMibSchema, type Profile } from '../../../contracts/profil
 import { addProfile, removeProfile, setActiveProfile, updateProfile } from '../../profiles/configMutations.ts';
 import { describeKeyStatus, keyLastFour } from '../../secrets/keyCache.ts';
 import { gatewayKeyAccount, KeychainUnavailableError, type SecretStore } from '../../../contracts/secretStore.ts';
+import { keyAccountsOf } from '../../../contracts/keyPool.ts';
 import { configStoreFor, defaultCliDeps, withCliErrors, writeLine, type CliDeps } from './cliContext.ts';
 import { CLI_COMMAND } from '../../../contracts/cli.ts';
 import { registerFallbackCommands } from './profileFallback.ts';
@@ -89,9 +90,11 @@ export function registerProfileCommands(program: Command, deps: CliDeps = defaul
     .action((id: string, _options: unknown, command: Command) =>
       withCliErrors(command, async () => {
         const store = configStoreFor(command, deps);
+        const removed = store.snapshot().profiles.find((candidate) => candidate.id === id);
         const config = await store.update((current) => removeProfile(current, id));
         try {
-          await deps.secrets().delete(gatewayKeyAccount(id));
+          // Every key of a pool too: none stays behind in the keychain.
+          for (const account of removed ? keyAccountsOf(removed) : [gatewayKeyAccount(id)]) await deps.secrets().delete(account);
         } catch (error) {
           if (!(error instanceof KeychainUnavailableError)) throw error;
           writeLine(deps.stderr, `warning: its key could not be deleted from the keychain: ${error.message}`);
@@ -124,6 +127,11 @@ async function keyStatuses(
   const byId = new Map<string, string>();
   try {
     for (const entry of profiles) {
+      if (entry.keyPool !== undefined) {
+        const held = (await Promise.all(keyAccountsOf(entry).map((account) => secrets.get(account)))).filter((key) => key !== null);
+        byId.set(entry.id, `pool of ${entry.keyPool.length} (${held.length} in the keychain; \`${CLI_COMMAND} key list ${entry.id}\`)`);
+        continue;
+      }
       const key = await secrets.get(gatewayKeyAccount(entry.id));
       byId.set(entry.id, describeKeyStatus(key ? { set: true, lastFour: keyLastFour(key) } : { set: false, lastFour: null }));
     }

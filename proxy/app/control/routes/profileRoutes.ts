@@ -19,6 +19,8 @@ import { param, type ControlContext } from '../context.ts';
 import { ApiError } from '../http.ts';
 import { checkProfileSwitch } from '../profileSwitch.ts';
 import { runProfileTest } from '../profileTest.ts';
+import { keyPoolRoutes, poolStatusesOf, withMaskedLabels } from './keyPoolRoutes.ts';
+import { keyAccountsOf } from '../../../contracts/keyPool.ts';
 
 /** A pasted key is a few hundred bytes; anything near this is the wrong paste. */
 const MAX_KEY_CHARS = 16 * 1024;
@@ -30,7 +32,7 @@ const priceFormatSchema = z.enum(['json', 'csv']);
 const priceImportSchema = z.object({ format: priceFormatSchema, text: z.string().max(5 * 1024 * 1024) });
 
 /** The profile's fields without its id: PUT changes the fields it sends. */
-const profileUpdateSchema = profileSchema.omit({ id: true }).partial();
+const profileUpdateSchema = profileSchema.omit({ id: true, keyPool: true }).partial();
 
 /** Profiles, their keys (write-only), Test, prices, and the base URL preview. */
 export function profileRoutes(context: ControlContext): express.Router {
@@ -38,12 +40,14 @@ export function profileRoutes(context: ControlContext): express.Router {
   const { deps } = context;
 
   const viewOf = (config: ConfigFile, profile: Profile): ProfileView => ({
-    profile,
+    profile: withMaskedLabels(deps, profile),
     active: config.activeProfileId === profile.id,
-    key: deps.keys.keyStatus(profile.id),
+    key: deps.keys.keyStatus(profile.id, profile.keyPool),
+    ...(profile.keyPool ? { keyPool: poolStatusesOf(deps, profile, context.nowMs()) } : {}),
   });
   const viewById = (config: ConfigFile, id: string): ProfileView => viewOf(config, requireProfile(config, id));
   const changed = () => context.hub.statusChanged();
+  router.use(keyPoolRoutes(context, (id) => viewById(deps.config.snapshot(), id)));
 
   router.get('/profiles', (_req, res) => {
     const config = deps.config.snapshot();
@@ -57,7 +61,8 @@ export function profileRoutes(context: ControlContext): express.Router {
   });
 
   router.post('/profiles', async (req, res) => {
-    const input = profileSchema.parse(req.body);
+    // A pool's keys are added one by one with their secrets (keyPoolRoutes.ts), never as a bare list.
+    const { keyPool: _keyPool, ...input } = profileSchema.parse(req.body);
     await deps.config.update((current) => addProfile(current, input));
     changed();
     res.status(201).json(viewById(deps.config.snapshot(), input.id));
@@ -80,8 +85,12 @@ export function profileRoutes(context: ControlContext): express.Router {
 
   router.delete('/profiles/:id', async (req, res) => {
     const id = param(req.params, 'id');
+    const removed = requireProfile(deps.config.snapshot(), id);
     await deps.config.update((current) => removeProfile(current, id));
-    if (await deps.keys.deleteKey(id)) await deps.config.update(bumpKeysRevision);
+    // Every key of a pool too: none stays behind in the keychain.
+    let deleted = false;
+    for (const account of keyAccountsOf(removed)) deleted = (await deps.keys.deleteKey(account)) || deleted;
+    if (deleted) await deps.config.update(bumpKeysRevision);
     changed();
     res.status(204).end();
   });

@@ -1,0 +1,151 @@
+import { useState } from 'react';
+import type { ProfileView } from '../../../proxy/contracts/api.ts';
+import type { PoolKeyState, PoolKeyStatus } from '../../../proxy/contracts/keyPool.ts';
+import { useApi } from '../api/ApiContext.tsx';
+import { formatTimestamp } from '../common/format.ts';
+import { FormError } from '../common/StateViews.tsx';
+
+/** What the gateway last said of a key, in words: the user sees why a key is left out and until when. */
+export function describePoolKeyState(state: PoolKeyState): string {
+  switch (state.state) {
+    case 'ready':
+      return 'ready';
+    case 'cooling':
+      return `rate limited by the gateway: left out until ${formatTimestamp(state.untilMs)}`;
+    case 'rejected':
+      return `rejected by the gateway (HTTP ${state.status}): left out, tried once more at ${formatTimestamp(state.retryAtMs)}; replace it if it was revoked`;
+    case 'missing':
+      return 'not in the keychain: replace it or remove it';
+  }
+}
+
+function PoolKeyRow({
+  entry,
+  busy,
+  act,
+}: {
+  entry: PoolKeyStatus;
+  busy: boolean;
+  act: (action: 'label' | 'secret' | 'remove', value?: string) => void;
+}) {
+  const [label, setLabel] = useState(entry.label);
+  const [secret, setSecret] = useState('');
+  return (
+    <li className="pool-key" data-testid={`pool-key-${entry.id}`}>
+      <p>
+        <strong>{entry.label}</strong> <code>{entry.id}</code>
+        {entry.lastFour && <span className="muted"> ends in …{entry.lastFour}</span>} —{' '}
+        <span data-testid="pool-key-state">{describePoolKeyState(entry.status)}</span>
+      </p>
+      <form
+        onSubmit={(event) => {
+          event.preventDefault();
+          if (label.trim() !== '' && label !== entry.label) act('label', label);
+        }}
+      >
+        <label>
+          Label
+          <input value={label} maxLength={60} onChange={(event) => setLabel(event.target.value)} />
+        </label>
+        <button type="submit" disabled={busy || label.trim() === '' || label === entry.label}>
+          Rename
+        </button>
+      </form>
+      <form
+        onSubmit={(event) => {
+          event.preventDefault();
+          if (secret.trim() !== '') act('secret', secret);
+          setSecret('');
+        }}
+      >
+        <label>
+          Replace key
+          <input type="password" autoComplete="off" spellCheck={false} value={secret} onChange={(event) => setSecret(event.target.value)} />
+        </label>
+        <button type="submit" disabled={busy || secret.trim() === ''}>
+          Save key
+        </button>
+        <button type="button" disabled={busy} onClick={() => act('remove')}>
+          Remove from pool
+        </button>
+      </form>
+    </li>
+  );
+}
+
+/**
+ * A profile's key pool: the keys used in turn, each by its label and id (never the key), with what
+ * the gateway last said of it; a new key is typed once and only "ends in …" comes back. On a
+ * profile with one key, the form adds a second and makes the pool.
+ */
+export function KeyPoolField({ view, onChanged }: { view: ProfileView; onChanged: () => void }) {
+  const api = useApi();
+  const id = view.profile.id;
+  const [label, setLabel] = useState('');
+  const [key, setKey] = useState('');
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+
+  const run = async (action: () => Promise<unknown>, then?: () => void) => {
+    setBusy(true);
+    setError(null);
+    try {
+      await action();
+      then?.();
+      onChanged();
+    } catch (caught) {
+      setError((caught as Error).message);
+    } finally {
+      setBusy(false);
+    }
+  };
+  const actOn = (keyId: string) => (action: 'label' | 'secret' | 'remove', value?: string) => {
+    if (action === 'label') void run(() => api.relabelPoolKey(id, keyId, value ?? ''));
+    else if (action === 'secret') void run(() => api.replacePoolKey(id, keyId, value ?? ''));
+    else void run(() => api.removePoolKey(id, keyId));
+  };
+
+  return (
+    <fieldset className="key-pool" aria-label="Key pool">
+      <legend>Key pool</legend>
+      {view.keyPool ? (
+        <ul data-testid="pool-keys">
+          {view.keyPool.map((entry) => (
+            <PoolKeyRow key={entry.id} entry={entry} busy={busy} act={actOn(entry.id)} />
+          ))}
+        </ul>
+      ) : (
+        <p className="muted">
+          For a gateway that limits each key: add keys to use them in turn, and move on to the next when one is rate limited.
+          {view.key.set && ' The key above becomes the pool’s first.'}
+        </p>
+      )}
+      <form
+        onSubmit={(event) => {
+          event.preventDefault();
+          if (key.trim() === '') return;
+          void run(
+            () => api.addPoolKey(id, { key, ...(label.trim() ? { label } : {}) }),
+            () => {
+              setKey('');
+              setLabel('');
+            },
+          );
+        }}
+      >
+        <label>
+          New key label
+          <input value={label} maxLength={60} placeholder="e.g. team B" onChange={(event) => setLabel(event.target.value)} />
+        </label>
+        <label>
+          New key
+          <input type="password" autoComplete="off" spellCheck={false} value={key} onChange={(event) => setKey(event.target.value)} />
+        </label>
+        <button type="submit" disabled={busy || key.trim() === ''}>
+          Add key to pool
+        </button>
+      </form>
+      <FormError message={error} />
+    </fieldset>
+  );
+}

@@ -35,7 +35,7 @@ export interface ControlConfig {
 
 export type ControlLog = Pick<
   RequestLog,
-  'listRequests' | 'facets' | 'getRequest' | 'spendByDay' | 'totals' | 'modelStats' | 'spendSince' | 'status' | 'flush'
+  'listRequests' | 'facets' | 'getRequest' | 'spendByDay' | 'totals' | 'modelStats' | 'spendSince' | 'status' | 'flush' | 'sessions'
 >;
 
 /** Everything the control routes call: the same modules the CLI and the proxy use, nothing of its own. */

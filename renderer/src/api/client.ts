@@ -35,6 +35,7 @@ import {
   type TokenListResponse,
   type TokenSecretResponse,
 } from '../../../proxy/contracts/api.ts';
+import type { AgentSessionPage, AgentSessionTimeline } from '../../../proxy/contracts/agentSessions.ts';
 import type {
   ConnectApplyResponse,
   ConnectListResponse,
@@ -127,6 +128,10 @@ export interface ControlClient {
   exportSpend(range: SpendRange): Promise<ExportFile>;
   traceExport(): Promise<TraceExportSettings>;
   saveTraceExport(settings: TraceExportSettings): Promise<TraceExportSettings>;
+  /** Agents' sessions, newest activity first; `cursor` from the previous page. */
+  agentSessions(cursor: string | null): Promise<AgentSessionPage>;
+  /** A session's turns, oldest first, a page at a time; `cursor` from the previous page. */
+  agentSession(id: string, cursor: string | null): Promise<AgentSessionTimeline>;
   /** Opens the live channel and keeps it open (reconnecting) until the returned function is called. */
   subscribeLive(subscription: LiveSubscription): () => void;
 }
@@ -250,6 +255,8 @@ export function createControlClient(options: ControlClientOptions = {}): Control
     exportSpend: (range) => file(`/export/spend?format=csv&range=${range}`, 'airlock-spend.csv'),
     traceExport: () => json('GET', '/settings/trace-export'),
     saveTraceExport: (settings) => json('PUT', '/settings/trace-export', settings),
+    agentSessions: (cursor) => json('GET', `/agent-sessions${cursor ? `?cursor=${segment(cursor)}` : ''}`),
+    agentSession: (id, cursor) => json('GET', `/agent-sessions/${segment(id)}${cursor ? `?cursor=${segment(cursor)}` : ''}`),
     subscribeLive,
   };
 }

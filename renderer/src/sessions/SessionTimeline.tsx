@@ -48,7 +48,10 @@ export function SessionTimeline({ sessionId }: { sessionId: string }) {
     <div className="session-timeline">
       <header className="screen-header session-heading">
         <p className="back-link">
-          <a href={sessionHash(null)}>← All sessions</a>
+          <a href={sessionHash(null)}>← All sessions</a>{' '}
+          <button type="button" onClick={pages.reload}>
+            Refresh
+          </button>
         </p>
         <h2>{session.firstPrompt ?? 'Session without prompt text'}</h2>
         <dl className="session-figures">

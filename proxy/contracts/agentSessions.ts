@@ -3,7 +3,8 @@ import type { RequestSummary } from './api.ts';
 /**
  * An agent's session as the window and `airlock sessions` show it: the requests that share an
  * agent session id (an agent's own session header, or a conversation Airlock recognised by its
- * opening), and each one as a turn with what changed since the turn before.
+ * opening), and each one as a turn with what changed since the turn before. The log reads the id
+ * with the request's bodies when it ends: a turn joins its session once it has ended.
  */
 
 /** One session in the list, newest activity first. */
@@ -16,14 +17,13 @@ export interface AgentSessionSummary {
   /** The first line of the first turn's prompt. */
   firstPrompt: string | null;
   startedAtMs: number;
-  /** Start of the first turn to the end of the last one that ended (the start of one still running). */
+  /** Start of the first turn to the end of the last one. */
   durationMs: number;
   turns: number;
   costCredits: number;
   /** Turns the model answered whose model has no price: the cost is then a lower bound. */
   unpricedTurns: number;
   errors: number;
-  inFlight: number;
   /** The latest turn's start: the list's order. */
   lastStartedAtMs: number;
 }

@@ -28,7 +28,7 @@ export function sessionListText(sessions: readonly AgentSessionSummary[]): strin
     return ['No agent sessions in the log yet: requests join one when their agent names it or their conversation is recognised.'];
   return sessions.map(
     (session) =>
-      `${session.id}  ${utc(session.startedAtMs)} UTC  ${session.clientName ?? 'no client'}  ${session.turns} turn${session.turns === 1 ? '' : 's'}  ${durationText(session.durationMs)}  ${costText(session)}  ${session.errors} error${session.errors === 1 ? '' : 's'}${session.inFlight > 0 ? `  ${session.inFlight} running` : ''}\n    ${session.firstPrompt ?? '(no prompt text)'}`,
+      `${session.id}  ${utc(session.startedAtMs)} UTC  ${session.clientName ?? 'no client'}  ${session.turns} turn${session.turns === 1 ? '' : 's'}  ${durationText(session.durationMs)}  ${costText(session)}  ${session.errors} error${session.errors === 1 ? '' : 's'}\n    ${session.firstPrompt ?? '(no prompt text)'}`,
   );
 }
 
@@ -82,7 +82,7 @@ export function timelineText(session: AgentSessionSummary, turns: readonly Sessi
     const tokens = request.inputTokens === null ? '' : `  ${request.inputTokens} in / ${request.outputTokens ?? 0} out`;
     lines.push(
       '',
-      `#${turn.index}  ${utc(request.startedAtMs)}  ${request.clientPath}  ${request.requestedModel ?? '—'}  ${request.state === 'in_flight' ? 'running' : (request.status ?? '—')}${request.errorClass ? ` ${request.errorClass}` : ''}  ${durationText(request.durationMs)}  ${request.costCredits === null ? 'unpriced' : `${formatCredits(request.costCredits)} credits`}${tokens}  ${request.id}`,
+      `#${turn.index}  ${utc(request.startedAtMs)}  ${request.clientPath}  ${request.requestedModel ?? '—'}  ${request.status ?? '—'}${request.errorClass ? ` ${request.errorClass}` : ''}  ${durationText(request.durationMs)}  ${request.costCredits === null ? 'unpriced' : `${formatCredits(request.costCredits)} credits`}${tokens}  ${request.id}`,
     );
     lines.push(...changeText(turn));
     for (const item of turn.change.added) lines.push(`  + ${itemText(item)}`);

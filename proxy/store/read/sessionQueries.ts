@@ -5,11 +5,11 @@ import { DERIVED_SESSION_PREFIX } from '../write/agentSession.ts';
 import { rowFromRecord } from '../write/rowCodec.ts';
 import { IS_ERROR, UNPRICED } from './queries.ts';
 
-/** A session's figures over its rows; `WHERE` comes after. Interrupted turns count as errors. */
+/** A session's figures over its rows; `WHERE` comes after. */
 const AGGREGATE = `SELECT agent_session_id AS id, COUNT(*) AS turns, MIN(started_at_ms) AS startedAtMs,
     MAX(started_at_ms) AS lastStartedAtMs, MAX(started_at_ms + COALESCE(duration_ms, 0)) AS endMs,
     TOTAL(cost_credits) AS costCredits, COALESCE(SUM(${UNPRICED}), 0) AS unpricedTurns,
-    COALESCE(SUM(${IS_ERROR} OR state = 'interrupted'), 0) AS errors, COALESCE(SUM(state = 'in_flight'), 0) AS inFlight
+    COALESCE(SUM(${IS_ERROR}), 0) AS errors
   FROM requests`;
 
 /** The first turn's client, and the first line of the earliest turn that has one (a first probe may have none). */
@@ -121,7 +121,6 @@ export class SessionQueries {
       costCredits: Number(record.costCredits),
       unpricedTurns: Number(record.unpricedTurns),
       errors: Number(record.errors),
-      inFlight: Number(record.inFlight),
       lastStartedAtMs: Number(record.lastStartedAtMs),
     };
   }

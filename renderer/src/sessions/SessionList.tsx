@@ -52,7 +52,6 @@ export function SessionList() {
                   <span className="muted" title={`${session.id}: ${sessionSource(session)}`}>
                     {shortSessionId(session.id)}
                   </span>
-                  {session.inFlight > 0 && <span className="badge">running</span>}
                 </th>
                 <td>{session.clientName ?? '—'}</td>
                 <td>{formatTimestamp(session.startedAtMs)}</td>

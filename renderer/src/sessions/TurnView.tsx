@@ -6,22 +6,20 @@ import { ConversationItems } from './ConversationItems.tsx';
 import { changeSummary } from './sessionFormat.ts';
 
 function costText(request: SessionTurn['request']): string {
-  if (request.state === 'in_flight') return 'running';
   const cost = formatRowCost(request);
   // A turn no model answered has no usage, hence no cost (not "unpriced").
   return cost === '—' ? 'no cost' : request.costCredits === null ? cost : `${cost} credits`;
 }
 
 function noAnswerText(turn: SessionTurn): string {
-  if (turn.request.state === 'in_flight') return 'Still answering.';
-  if (turn.request.errorClass !== null || turn.request.state === 'interrupted') return 'No answer: the turn failed (above).';
+  if (turn.request.errorClass !== null || (turn.request.status ?? 0) >= 400) return 'No answer: the turn failed (above).';
   return 'No answer body kept (bodies off, or removed by retention).';
 }
 
 /** One turn: its figures, what the client added since the turn compared with, what the model answered. */
 export function TurnView({ turn }: { turn: SessionTurn }) {
   const { request, change } = turn;
-  const failed = request.errorClass !== null || request.state === 'interrupted';
+  const failed = request.errorClass !== null || (request.status ?? 0) >= 400;
   const headingId = `turn-${turn.index}-title`;
   const status = statusLabel({ ...request, text: '' });
   return (

@@ -89,8 +89,8 @@ export interface AgentSessionTimeline {
   nextCursor: string | null;
 }
 
-/** Turns per timeline page: a page reads each turn's bodies (up to a megabyte each). */
-export const DEFAULT_TURN_PAGE_LIMIT = 40;
+/** Turns per timeline page: a page reads each turn's bodies (up to a megabyte each, about 10 ms a turn). */
+export const DEFAULT_TURN_PAGE_LIMIT = 20;
 export const MAX_TURN_PAGE_LIMIT = 200;
 export const DEFAULT_SESSION_PAGE_LIMIT = 50;
 export const MAX_SESSION_PAGE_LIMIT = 500;

@@ -1,3 +1,4 @@
+import { setImmediate as yieldToForwarding } from 'node:timers/promises';
 import type { AgentSessionTimeline, ConversationItem, SessionTurn } from '../../contracts/agentSessions.ts';
 import type { RequestCursor, RequestDetail, RequestLogRow } from '../../contracts/log.ts';
 import { redactKnownSecrets } from '../../core/redact.ts';
@@ -62,33 +63,38 @@ function masked(items: ConversationItem[] | null, secrets: string[]): Conversati
 const cursorOf = (row: RequestLogRow): RequestCursor => ({ startedAtMs: row.startedAtMs, id: row.id });
 
 /** A page of the session's turns with their changes; null when no request carries the session id. */
-export function sessionTimeline(
+export async function sessionTimeline(
   source: TimelineSource,
   sessionId: string,
   query: TimelinePageQuery,
-): { timeline: Omit<AgentSessionTimeline, 'nextCursor'>; nextCursor: RequestCursor | null } | null {
+): Promise<{ timeline: Omit<AgentSessionTimeline, 'nextCursor'>; nextCursor: RequestCursor | null } | null> {
   const session = source.sessions.session(sessionId);
   if (session === null) return null;
   const page = source.sessions.turns(sessionId, { limit: query.limit, ...(query.afterCursor ? { afterCursor: query.afterCursor } : {}) });
   const earlierRows = query.afterCursor ? source.sessions.turnsThrough(sessionId, query.afterCursor, COMPARED_EARLIER_TURNS) : [];
-  const earlier: EarlierTurn[] = earlierRows.map((row, position) => ({
-    index: page.turnsBefore - earlierRows.length + position + 1,
-    items: requestOf(source.getRequest(row.id)).items,
-  }));
-  const turns: SessionTurn[] = page.rows.map((row, position) => {
+  // A turn's bodies take up to about 10 ms to read and compare (1 MB each): the proxy forwards on
+  // this thread, so it gets a turn between them.
+  const earlier: EarlierTurn[] = [];
+  for (const [position, row] of earlierRows.entries()) {
+    earlier.push({ index: page.turnsBefore - earlierRows.length + position + 1, items: requestOf(source.getRequest(row.id)).items });
+    await yieldToForwarding();
+  }
+  const turns: SessionTurn[] = [];
+  for (const [position, row] of page.rows.entries()) {
+    if (position > 0) await yieldToForwarding();
     const index = page.turnsBefore + position + 1;
     const detail = source.getRequest(row.id);
     const request = requestOf(detail);
     const change = turnChange(earlier.slice(-COMPARED_EARLIER_TURNS), request.items, request.reason);
     earlier.push({ index, items: request.items });
-    return {
+    turns.push({
       index,
       request: summaryOf(row),
       errorMessage: row.errorMessage === null ? null : redactKnownSecrets(row.errorMessage, query.knownSecrets),
       change: { ...change, added: masked(change.added, query.knownSecrets) ?? [] },
       answer: masked(answerOf(detail), query.knownSecrets),
-    };
-  });
+    });
+  }
   const last = page.rows.at(-1);
   return { timeline: { session, turns }, nextCursor: page.hasMore && last !== undefined ? cursorOf(last) : null };
 }

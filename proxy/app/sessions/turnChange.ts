@@ -6,12 +6,22 @@ export interface EarlierTurn {
   items: ConversationItem[] | null;
 }
 
-const keyOf = (item: ConversationItem): string => JSON.stringify(item);
+/** Each list's items as comparable strings, made once: a turn is compared with several earlier ones, and they with later ones. */
+const itemKeys = new WeakMap<readonly ConversationItem[], string[]>();
+function keysOf(items: readonly ConversationItem[]): string[] {
+  let keys = itemKeys.get(items);
+  if (keys === undefined) {
+    keys = items.map((item) => JSON.stringify(item));
+    itemKeys.set(items, keys);
+  }
+  return keys;
+}
 
 function commonPrefixLength(earlier: readonly ConversationItem[], current: readonly ConversationItem[]): number {
-  const limit = Math.min(earlier.length, current.length);
+  const [earlierKeys, currentKeys] = [keysOf(earlier), keysOf(current)];
+  const limit = Math.min(earlierKeys.length, currentKeys.length);
   let length = 0;
-  while (length < limit && keyOf(earlier[length] as ConversationItem) === keyOf(current[length] as ConversationItem)) length += 1;
+  while (length < limit && earlierKeys[length] === currentKeys[length]) length += 1;
   return length;
 }
 

@@ -39,7 +39,7 @@ export function registerSessionsCommand(program: Command, deps: CliDeps = defaul
           let cursor: RequestCursor | null = null;
           let first = true;
           do {
-            const result = sessionTimeline(source, id, {
+            const result = await sessionTimeline(source, id, {
               limit: MAX_TURN_PAGE_LIMIT,
               knownSecrets: [],
               ...(cursor ? { afterCursor: cursor } : {}),

@@ -41,7 +41,7 @@ export function agentSessionRoutes(context: ControlContext): express.Router {
   router.get('/agent-sessions/:id', async (req, res) => {
     const query = turnQuery.parse(req.query);
     await deps.log.flush();
-    const result = sessionTimeline({ sessions: deps.log.sessions, getRequest: deps.log.getRequest }, param(req.params, 'id'), {
+    const result = await sessionTimeline({ sessions: deps.log.sessions, getRequest: deps.log.getRequest }, param(req.params, 'id'), {
       limit: query.limit,
       knownSecrets: deps.knownSecrets?.() ?? [],
       ...(query.cursor ? { afterCursor: decodeCursor(query.cursor) } : {}),

@@ -129,7 +129,7 @@ export interface RequestSummary {
   /** null = unpriced (never shown as 0). */
   costCredits: number | null;
   usageEstimated: boolean;
-  /** The agent's session (Claude Code's or Codex's session header); null when it sent none. */
+  /** The agent's session (Claude Code's or Codex's session header, else the conversation Airlock recognised); null when neither. */
   agentSessionId: string | null;
   /** The first line of the prompt (or of the answer), masked; set once the log has the request. */
   summary: string | null;

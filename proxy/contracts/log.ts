@@ -61,7 +61,10 @@ export interface RequestLogRow {
   costCredits: number | null;
   usageSource: UsageSource | null;
   state: RequestState;
-  /** The agent's own session id (Claude Code's x-claude-code-session-id, Codex's session-id or thread-id). */
+  /**
+   * The agent's session: its own id (Claude Code's x-claude-code-session-id, Codex's session-id or
+   * thread-id), else `conv-` and a hash of the client token and the conversation's opening.
+   */
   agentSessionId: string | null;
   /** The first line of the last user message, or of the answer when there is none; masked, ~120 chars. */
   summary: string | null;

@@ -9,6 +9,7 @@ import { SqliteIdempotencyStore } from './write/idempotentAnswers.ts';
 import { isDamageError, recordCleanClose } from './logCheck.ts';
 import { LogThreadClient } from './write/logThreadClient.ts';
 import { RequestLogQueries } from './read/queries.ts';
+import { SessionQueries } from './read/sessionQueries.ts';
 import { DEFAULT_RETENTION, type RetentionPolicy, type RetentionResult } from './write/retention.ts';
 import { DATABASE_FILE_NAME, databaseFileBytes, openLogDatabase, usedDatabaseBytes } from './schema.ts';
 import { UnwrittenMirror } from './write/unwrittenMirror.ts';
@@ -74,6 +75,8 @@ export interface RequestLog extends QueryMethods {
   ledgerGap(nowMs: number): LedgerGap | null;
   /** What a user must know at open about an earlier run's unwritten spend; null when nothing. */
   readonly startNotice: string | null;
+  /** Requests grouped by agent session. */
+  readonly sessions: SessionQueries;
 }
 
 export const DEFAULT_FLUSH_INTERVAL_MS = 50;
@@ -130,6 +133,7 @@ class SqliteRequestLog implements RequestLog {
   readonly spendSince: RequestLogQueries['spendSince'];
   readonly idempotencyStore: IdempotencyStore;
   readonly startNotice: string | null;
+  readonly sessions: SessionQueries;
 
   constructor(options: RequestLogOptions) {
     this.options = options;
@@ -178,6 +182,7 @@ class SqliteRequestLog implements RequestLog {
     });
     this.checkpointer = this.startCheckpointer();
     this.queries = new RequestLogQueries(this.db);
+    this.sessions = new SessionQueries(this.db);
     this.idempotencyStore = new SqliteIdempotencyStore(this.db, options.knownSecrets);
     this.listRequests = this.queries.listRequests.bind(this.queries);
     this.facets = this.queries.facets.bind(this.queries);

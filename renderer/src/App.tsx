@@ -9,6 +9,7 @@ import { LiveScreen } from './live/LiveScreen.tsx';
 import { LiveStore } from './live/liveStore.ts';
 import { useLiveChannel } from './live/useLiveChannel.ts';
 import { ModelsScreen } from './models/ModelsScreen.tsx';
+import { SessionsScreen } from './sessions/SessionsScreen.tsx';
 import { SignIn } from './status/SignIn.tsx';
 import { StatusBar } from './status/StatusBar.tsx';
 
@@ -40,6 +41,7 @@ type Auth =
 
 const NAV: { screen: Screen; label: string }[] = [
   { screen: 'live', label: 'Live' },
+  { screen: 'sessions', label: 'Sessions' },
   { screen: 'spend', label: 'Spend' },
   { screen: 'profiles', label: 'Profiles' },
   { screen: 'models', label: 'Models' },
@@ -164,6 +166,7 @@ export function App() {
         <main className="content">
           {screen === 'live' &&
             guarded('The Live screen', <LiveScreen store={store} proxyUrl={proxyUrl} firstRun={live.status?.firstRun ?? null} />)}
+          {screen === 'sessions' && guarded('The Sessions screen', <SessionsScreen />)}
           {screen === 'spend' && guarded('The Spend screen', <SpendScreen />)}
           {screen === 'profiles' && guarded('The Profiles screen', <ProfilesScreen onChanged={live.refreshStatus} />)}
           {screen === 'models' && guarded('The Models screen', <ModelsScreen />)}

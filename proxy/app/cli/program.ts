@@ -7,6 +7,7 @@ import { registerKeyCommands } from './commands/key.ts';
 import { registerLimitsCommand } from './commands/limits.ts';
 import { registerMemoryCommand } from './commands/memory.ts';
 import { registerProfileCommands } from './commands/profile.ts';
+import { registerSessionsCommand } from './commands/sessions.ts';
 import { registerTokenCommands } from './commands/token.ts';
 import { registerResumeCommand } from './resume.ts';
 import { registerServeCommand } from './serve.ts';
@@ -28,6 +29,7 @@ export function createProgram(deps: CliDeps = defaultCliDeps()): Command {
     registerMemoryCommand,
     registerConnectCommand,
     registerExportCommands,
+    registerSessionsCommand,
   ]) {
     register(program, deps);
   }

@@ -6,6 +6,7 @@ import type { ControlDeps, ProxyControl } from './deps.ts';
 import { ApiError, apiErrorHandler } from './http.ts';
 import { LiveHub } from './liveHub.ts';
 import { ModelCatalog } from './modelCatalog.ts';
+import { agentSessionRoutes } from './routes/agentSessionRoutes.ts';
 import { clientRoutes } from './routes/clientRoutes.ts';
 import { connectRoutes } from './routes/connectRoutes.ts';
 import { exportRoutes } from './routes/exportRoutes.ts';
@@ -96,6 +97,7 @@ export function createControlRouter(deps: ControlDeps): ControlApi {
   api.use(connectRoutes(context));
   api.use(exportRoutes(context));
   api.use(memoryRoutes(context));
+  api.use(agentSessionRoutes(context));
   api.use((_req, _res, next) => next(new ApiError('not_found', 'No such control API endpoint.')));
   api.use(apiErrorHandler);
 

@@ -36,7 +36,17 @@ export interface ControlConfig {
 
 export type ControlLog = Pick<
   RequestLog,
-  'listRequests' | 'facets' | 'getRequest' | 'spendByDay' | 'totals' | 'modelStats' | 'spendSince' | 'status' | 'flush' | 'onRowSummaries'
+  | 'listRequests'
+  | 'facets'
+  | 'getRequest'
+  | 'spendByDay'
+  | 'totals'
+  | 'modelStats'
+  | 'spendSince'
+  | 'status'
+  | 'flush'
+  | 'onRowSummaries'
+  | 'sessions'
 >;
 
 /** Everything the control routes call: the same modules the CLI and the proxy use, nothing of its own. */

@@ -2,15 +2,17 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { RequestLogQueries } from '../../store/read/queries.ts';
+import { SessionQueries } from '../../store/read/sessionQueries.ts';
 import { DATABASE_FILE_NAME, readPragma, SCHEMA_VERSION } from '../../store/schema.ts';
 
 export interface ReadOnlyLog {
   queries: RequestLogQueries;
+  sessions: SessionQueries;
   close(): void;
 }
 
 /**
- * The request log opened for reading only, for `airlock export`: it works beside a running
+ * The request log opened for reading only, for `airlock export` and `airlock sessions`: it works beside a running
  * Airlock (WAL lets a reader see every committed row while the log thread writes) and never
  * changes the file, so it needs no lock on the data directory.
  */
@@ -25,5 +27,5 @@ export function openLogForReading(dataDir: string): ReadOnlyLog {
       `the request log in ${dataDir} has schema ${version}, this Airlock reads ${SCHEMA_VERSION}: ${version < SCHEMA_VERSION ? 'start this Airlock once to update it' : 'update Airlock'}, then export again`,
     );
   }
-  return { queries: new RequestLogQueries(db), close: () => db.close() };
+  return { queries: new RequestLogQueries(db), sessions: new SessionQueries(db), close: () => db.close() };
 }

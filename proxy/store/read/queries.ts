@@ -25,12 +25,12 @@ type SqlParam = string | number;
  * A request the model answered (usage reported or estimated) whose model has no price. A failed
  * or refused request without usage has no cost either, but it is not "unpriced".
  */
-const UNPRICED = '(cost_credits IS NULL AND usage_source IS NOT NULL)';
+export const UNPRICED = '(cost_credits IS NULL AND usage_source IS NOT NULL)';
 
 export const DEFAULT_PAGE_LIMIT = 100;
 
 /** An error is anything classified as one or answered with a 4xx/5xx status. */
-const IS_ERROR = '(error_class IS NOT NULL OR status >= 400)';
+export const IS_ERROR = '(error_class IS NOT NULL OR status >= 400)';
 const MODEL = 'COALESCE(upstream_model, requested_model)';
 /** Airlock's own refusals never reached the model: they say nothing about it (a client hanging up may have). */
 const REFUSALS = LOCAL_ERROR_CLASSES.filter((errorClass) => errorClass !== 'client_aborted');

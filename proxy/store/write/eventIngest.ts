@@ -2,7 +2,8 @@ import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import type { EndedRowSummary, RequestLogRow } from '../../contracts/log.ts';
 import { redactKnownSecrets, redactSecrets } from '../../core/redact.ts';
 import type { CapturedBodies, RequestLifecycleEvent } from '../../contracts/lifecycle.ts';
-import { agentSessionIdOf, exchangeSummary } from './exchangeSummary.ts';
+import { sessionIdOfRequest } from './agentSession.ts';
+import { exchangeSummary } from './exchangeSummary.ts';
 import { buildBodiesRecord } from './bodyRecord.ts';
 import { nextSliceLength, type SliceLimits } from './eventSlice.ts';
 import { DEFAULT_INDEX_SLICE, FullTextBackfill } from './fullTextBackfill.ts';
@@ -32,12 +33,14 @@ export const INGEST_SLICE_LIMITS: SliceLimits = { maxEvents: 2_000, maxBodyBytes
  */
 export const IN_FLIGHT_ROW_DELAY_MS = 500;
 
-/** The row's session and one-line summary, from the request as it ended (masked with the row). */
-function summaryOf(bodies: CapturedBodies, stream: boolean): Pick<RequestLogRow, 'agentSessionId' | 'summary'> {
+/** The row's agent session and one-line summary, from the request as it ended (masked with the row). */
+function summaryOf(bodies: CapturedBodies, row: RequestLogRow): Pick<RequestLogRow, 'agentSessionId' | 'summary'> {
+  const stream = row.stream;
+  const requestBody = bodies.requestBody?.toString('utf8') ?? null;
   return {
-    agentSessionId: agentSessionIdOf(bodies.requestHeaders),
+    agentSessionId: sessionIdOfRequest({ headers: bodies.requestHeaders, clientName: row.clientName, requestBody }),
     summary: exchangeSummary({
-      requestBody: bodies.requestBody?.toString('utf8') ?? null,
+      requestBody,
       responseBody: stream ? null : (bodies.responseBody?.toString('utf8') ?? null),
       streamText: bodies.streamText,
     }),
@@ -244,7 +247,7 @@ export class EventIngest {
       // A request that started before the log attached has no row to complete.
       if (draft === undefined) continue;
       const row =
-        event.type === 'end' ? { ...applyRowEvent(draft, event), ...summaryOf(event.bodies, draft.stream) } : applyRowEvent(draft, event);
+        event.type === 'end' ? { ...applyRowEvent(draft, event), ...summaryOf(event.bodies, draft) } : applyRowEvent(draft, event);
       if (event.type === 'end') {
         this.drafts.delete(row.id);
         if (withBodies && this.writer.bodiesDisabledReason === null) {

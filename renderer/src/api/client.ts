@@ -36,6 +36,7 @@ import {
   type TokenListResponse,
   type TokenSecretResponse,
 } from '../../../proxy/contracts/api.ts';
+import type { AgentSessionPage, AgentSessionTimeline } from '../../../proxy/contracts/agentSessions.ts';
 import type {
   ConnectApplyResponse,
   ConnectListResponse,
@@ -135,6 +136,10 @@ export interface ControlClient {
   saveTraceExport(settings: TraceExportSettings): Promise<TraceExportSettings>;
   memoryLimits(): Promise<MemoryLimits>;
   saveMemoryLimits(limits: MemoryLimits): Promise<MemoryLimits>;
+  /** Agents' sessions, newest activity first; `cursor` from the previous page. */
+  agentSessions(cursor: string | null): Promise<AgentSessionPage>;
+  /** A session's turns, oldest first, a page at a time; `cursor` from the previous page. */
+  agentSession(id: string, cursor: string | null): Promise<AgentSessionTimeline>;
   /** Opens the live channel and keeps it open (reconnecting) until the returned function is called. */
   subscribeLive(subscription: LiveSubscription): () => void;
 }
@@ -264,6 +269,8 @@ export function createControlClient(options: ControlClientOptions = {}): Control
     saveTraceExport: (settings) => json('PUT', '/settings/trace-export', settings),
     memoryLimits: () => json('GET', '/settings/memory'),
     saveMemoryLimits: (limits) => json('PUT', '/settings/memory', limits),
+    agentSessions: (cursor) => json('GET', `/agent-sessions${cursor ? `?cursor=${segment(cursor)}` : ''}`),
+    agentSession: (id, cursor) => json('GET', `/agent-sessions/${segment(id)}${cursor ? `?cursor=${segment(cursor)}` : ''}`),
     subscribeLive,
   };
 }

@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'react';
 
-export const SCREENS = ['live', 'spend', 'profiles', 'models', 'connect'] as const;
+export const SCREENS = ['live', 'sessions', 'spend', 'profiles', 'models', 'connect'] as const;
 export type Screen = (typeof SCREENS)[number];
 
 /** `#/spend` → 'spend', `#/live/<request id>` → 'live'; anything unknown (including the login fragment) → 'live'. */
@@ -13,6 +13,28 @@ export function screenFromHash(hash: string): Screen {
 export function requestIdFromHash(hash: string): string | null {
   const match = /^#\/live\/([^/?#]+)$/.exec(hash);
   return match?.[1] ? decodeURIComponent(match[1]) : null;
+}
+
+/** The agent session a `#/sessions/<session id>` address opens, or null (the list). */
+export function sessionIdFromHash(hash: string): string | null {
+  const match = /^#\/sessions\/([^/?#]+)$/.exec(hash);
+  return match?.[1] ? decodeURIComponent(match[1]) : null;
+}
+
+/** The address of one agent session, or of the list. */
+export function sessionHash(sessionId: string | null): string {
+  return sessionId === null ? '#/sessions' : `#/sessions/${encodeURIComponent(sessionId)}`;
+}
+
+/** The session in the address bar, following it (back, forward, a pasted link); links change it, so nothing here sets it. */
+export function useSessionIdInHash(): string | null {
+  const [sessionId, setSessionId] = useState(() => sessionIdFromHash(window.location.hash));
+  useEffect(() => {
+    const onChange = () => setSessionId(sessionIdFromHash(window.location.hash));
+    window.addEventListener('hashchange', onChange);
+    return () => window.removeEventListener('hashchange', onChange);
+  }, []);
+  return sessionId;
 }
 
 /** The address of one request: every request has its own, to share or come back to. */

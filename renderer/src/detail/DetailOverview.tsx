@@ -3,6 +3,7 @@ import type { FilterField } from '../live/filterForm.ts';
 import { CopyButton } from '../common/CopyButton.tsx';
 import { FallbackChain } from './FallbackChain.tsx';
 import { describeCost, formatDuration, formatTimestamp, formatTokens, timeZoneName } from '../common/format.ts';
+import { sessionHash } from '../common/useHashRoute.ts';
 
 function IdValue({ label, value }: { label: string; value: string | null }) {
   if (!value) return <span className="muted">not returned</span>;
@@ -58,6 +59,14 @@ export function DetailOverview({ detail, onFilter }: { detail: RequestDetail; on
         <FilterBy field="client" value={detail.clientName} what="client" onFilter={onFilter} /> / {detail.profileId ?? '—'}
         <FilterBy field="profileId" value={detail.profileId} what="profile" onFilter={onFilter} />
       </dd>
+      {detail.agentSessionId && (
+        <>
+          <dt>Session</dt>
+          <dd>
+            <a href={sessionHash(detail.agentSessionId)}>Open the session's timeline</a> <code>{detail.agentSessionId}</code>
+          </dd>
+        </>
+      )}
       <dt>Model</dt>
       <dd>
         requested <code>{detail.requestedModel ?? '—'}</code>, sent <code>{detail.upstreamModel ?? '—'}</code>, response named{' '}

@@ -1,6 +1,7 @@
 import { describeHop } from '../detail/FallbackChain.tsx';
 import { memo } from 'react';
 import { formatDuration, formatRowCost, formatTimestamp, formatTokens } from '../common/format.ts';
+import { sessionHash } from '../common/useHashRoute.ts';
 import type { FilterField } from './filterForm.ts';
 import type { LiveRow } from './liveRows.ts';
 
@@ -39,8 +40,15 @@ interface RequestRowProps {
 
 const FILTER_HINT = 'Alt+click to show only these';
 
-/** Session ids are UUIDs or long random strings: their first block tells sessions apart in a row. */
+/** Airlock's own session ids (a conversation recognised by its opening) start with this. */
+const DERIVED_SESSION_PREFIX = 'conv-';
+
+/**
+ * Session ids are UUIDs or long random strings: their first block tells sessions apart in a row.
+ * A derived id keeps its prefix and the start of its hash.
+ */
 export function shortSessionId(sessionId: string): string {
+  if (sessionId.startsWith(DERIVED_SESSION_PREFIX)) return sessionId.slice(0, DERIVED_SESSION_PREFIX.length + 6);
   return sessionId.split('-')[0]?.slice(0, 8) || sessionId.slice(0, 8);
 }
 
@@ -72,7 +80,14 @@ export const RequestRow = memo(function RequestRow({ row, selected, top, positio
       className={`request-row${selected ? ' selected' : ''}${failed ? ' failed' : ''}${row.state === 'in_flight' ? ' in-flight' : ''}`}
       style={{ transform: `translateY(${top}px)` }}
       onClick={(event) => {
-        const cell = (event.target as HTMLElement).closest<HTMLElement>('[data-filter]');
+        const target = event.target as HTMLElement;
+        // The session mark opens the session (the detail's Session link does it from the keyboard).
+        const session = target.closest<HTMLElement>('[data-session]')?.dataset.session;
+        if (session && !event.altKey) {
+          window.location.hash = sessionHash(session);
+          return;
+        }
+        const cell = target.closest<HTMLElement>('[data-filter]');
         if (event.altKey && cell?.dataset.filter && cell.dataset.value) onFilter(cell.dataset.filter as FilterField, cell.dataset.value);
         else onSelect(row.id);
       }}
@@ -85,10 +100,15 @@ export const RequestRow = memo(function RequestRow({ row, selected, top, positio
         className="cell client"
         data-filter="client"
         data-value={row.clientName ?? undefined}
-        title={row.agentSessionId ? `Session ${row.agentSessionId}. ${FILTER_HINT}` : FILTER_HINT}
+        title={row.agentSessionId ? `Session ${row.agentSessionId}: click the mark to open it. ${FILTER_HINT}` : FILTER_HINT}
       >
         {row.clientName ?? '—'}
-        {row.agentSessionId && <span className="session-mark muted"> · {shortSessionId(row.agentSessionId)}</span>}
+        {row.agentSessionId && (
+          <span className="session-mark muted" data-session={row.agentSessionId}>
+            {' '}
+            · {shortSessionId(row.agentSessionId)}
+          </span>
+        )}
       </span>
       <span className="cell profile" data-filter="profileId" data-value={row.profileId ?? undefined} title={FILTER_HINT}>
         {row.profileId ?? '—'}

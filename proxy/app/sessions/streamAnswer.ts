@@ -1,0 +1,124 @@
+import { createParser } from 'eventsource-parser';
+import type { ConversationItem } from '../../contracts/agentSessions.ts';
+import { answerItemsOfJson, isRecord, textItem, toolCallItem } from './conversationItems.ts';
+
+/**
+ * A streamed answer, rebuilt from the raw events the log kept, as items: the text, reasoning and
+ * tool calls of a chat, Messages or Responses stream. Pure. Each protocol's events are told apart
+ * by their data (a translated stream logs the gateway's chat events).
+ */
+
+interface PendingCall {
+  name: string;
+  callId: string | null;
+  argumentsText: string;
+}
+
+/** Accumulates the events of one stream in the order they came. */
+class StreamAssembly {
+  private text = '';
+  private reasoning = '';
+  private readonly calls = new Map<string, PendingCall>();
+  /** Responses' final event holds the whole answer: when it came, it is the answer. */
+  completed: ConversationItem[] | null = null;
+
+  add(data: Record<string, unknown>): void {
+    if (Array.isArray(data.choices)) this.addChat(data.choices);
+    else if (typeof data.type === 'string' && data.type.startsWith('response.')) this.addResponses(data);
+    else if (typeof data.type === 'string') this.addMessages(data);
+  }
+
+  private call(key: string, name: string, callId: string | null): PendingCall {
+    let call = this.calls.get(key);
+    if (call === undefined) {
+      call = { name, callId, argumentsText: '' };
+      this.calls.set(key, call);
+    }
+    return call;
+  }
+
+  private addChat(choices: unknown[]): void {
+    const delta = isRecord(choices[0]) && isRecord(choices[0].delta) ? choices[0].delta : null;
+    if (delta === null) return;
+    if (typeof delta.content === 'string') this.text += delta.content;
+    for (const field of ['reasoning_content', 'reasoning'] as const) if (typeof delta[field] === 'string') this.reasoning += delta[field];
+    if (!Array.isArray(delta.tool_calls)) return;
+    for (const part of delta.tool_calls) {
+      if (!isRecord(part)) continue;
+      const fn = isRecord(part.function) ? part.function : {};
+      const call = this.call(
+        `chat:${String(part.index ?? 0)}`,
+        typeof fn.name === 'string' ? fn.name : '?',
+        typeof part.id === 'string' ? part.id : null,
+      );
+      if (typeof fn.arguments === 'string') call.argumentsText += fn.arguments;
+    }
+  }
+
+  private addMessages(data: Record<string, unknown>): void {
+    const key = `messages:${String(data.index ?? 0)}`;
+    if (data.type === 'content_block_start' && isRecord(data.content_block) && data.content_block.type === 'tool_use') {
+      const block = data.content_block;
+      this.call(key, typeof block.name === 'string' ? block.name : '?', typeof block.id === 'string' ? block.id : null);
+    } else if (data.type === 'content_block_delta' && isRecord(data.delta)) {
+      const delta = data.delta;
+      if (delta.type === 'text_delta' && typeof delta.text === 'string') this.text += delta.text;
+      else if (delta.type === 'thinking_delta' && typeof delta.thinking === 'string') this.reasoning += delta.thinking;
+      else if (delta.type === 'input_json_delta' && typeof delta.partial_json === 'string') {
+        const call = this.calls.get(key);
+        if (call) call.argumentsText += delta.partial_json;
+      }
+    }
+  }
+
+  private addResponses(data: Record<string, unknown>): void {
+    if ((data.type === 'response.completed' || data.type === 'response.incomplete') && isRecord(data.response)) {
+      this.completed = answerItemsOfJson(data.response);
+      return;
+    }
+    if (data.type === 'response.output_text.delta' && typeof data.delta === 'string') this.text += data.delta;
+    else if (data.type === 'response.reasoning_summary_text.delta' && typeof data.delta === 'string') this.reasoning += data.delta;
+    else if (data.type === 'response.output_item.done' && isRecord(data.item)) {
+      const item = data.item;
+      if (item.type === 'function_call' || item.type === 'custom_tool_call') {
+        const call = this.call(
+          `responses:${String(data.output_index ?? this.calls.size)}`,
+          String(item.name ?? '?'),
+          typeof item.call_id === 'string' ? item.call_id : null,
+        );
+        call.argumentsText = String(item.arguments ?? item.input ?? '');
+      }
+    }
+  }
+
+  items(): ConversationItem[] {
+    if (this.completed !== null) return this.completed;
+    const items: ConversationItem[] = [];
+    if (this.reasoning !== '') items.push(textItem('reasoning', this.reasoning));
+    if (this.text !== '') items.push(textItem('assistant', this.text));
+    for (const call of this.calls.values()) items.push(toolCallItem(call.name, call.callId, call.argumentsText));
+    return items;
+  }
+}
+
+/** The answer a stream carried, from its raw SSE text; null when no event of a known shape came. */
+export function answerItemsOfStream(rawEvents: string): ConversationItem[] | null {
+  const assembly = new StreamAssembly();
+  let seen = false;
+  const parser = createParser({
+    onEvent(event) {
+      let data: unknown;
+      try {
+        data = JSON.parse(event.data);
+      } catch {
+        return; // `[DONE]` and keep-alives
+      }
+      if (!isRecord(data)) return;
+      seen = true;
+      assembly.add(data);
+    },
+  });
+  parser.feed(rawEvents);
+  parser.reset({ consume: true });
+  return seen ? assembly.items() : null;
+}

@@ -1,0 +1,83 @@
+import { useCallback, useContext, useEffect, useRef, useState } from 'react';
+import { ReconnectContext } from '../common/ScreenBoundary.tsx';
+
+export interface Pages<P, T> {
+  /** The first page as loaded (its heading fields: a session's figures). */
+  first: P | null;
+  items: T[];
+  error: Error | null;
+  loading: boolean;
+  hasMore: boolean;
+  /** Loads the next page unless one is loading or there is none. */
+  loadMore: () => void;
+  reload: () => void;
+}
+
+/**
+ * Pages loaded one after another by cursor and kept in order; a new `key` starts over. A page
+ * that arrives after the key changed is dropped. A failed load runs again when the proxy is back.
+ */
+export function usePages<P extends { nextCursor: string | null }, T>(
+  load: (cursor: string | null) => Promise<P>,
+  itemsOf: (page: P) => T[],
+  key: string,
+): Pages<P, T> {
+  const [state, setState] = useState<{ first: P | null; items: T[]; cursor: string | null; error: Error | null; loading: boolean }>({
+    first: null,
+    items: [],
+    cursor: null,
+    error: null,
+    loading: true,
+  });
+  const generation = useRef(0);
+  const loadRef = useRef(load);
+  loadRef.current = load;
+  const itemsRef = useRef(itemsOf);
+  itemsRef.current = itemsOf;
+  const busy = useRef(false);
+
+  const fetchPage = useCallback((cursor: string | null, reset: boolean) => {
+    const current = reset ? ++generation.current : generation.current;
+    busy.current = true;
+    setState((previous) => ({ ...previous, loading: true, error: null }));
+    loadRef.current(cursor).then(
+      (page) => {
+        if (current !== generation.current) return;
+        busy.current = false;
+        setState((previous) => ({
+          first: reset ? page : (previous.first ?? page),
+          items: reset ? itemsRef.current(page) : [...previous.items, ...itemsRef.current(page)],
+          cursor: page.nextCursor,
+          error: null,
+          loading: false,
+        }));
+      },
+      (error: unknown) => {
+        if (current !== generation.current) return;
+        busy.current = false;
+        setState((previous) => ({ ...previous, loading: false, error: error instanceof Error ? error : new Error(String(error)) }));
+      },
+    );
+  }, []);
+
+  // biome-ignore lint/correctness/useExhaustiveDependencies: `key` is not read; a new key is what starts over
+  useEffect(() => {
+    fetchPage(null, true);
+  }, [key, fetchPage]);
+
+  const reload = useCallback(() => fetchPage(null, true), [fetchPage]);
+  const reconnects = useContext(ReconnectContext);
+  const failed = useRef(false);
+  failed.current = state.error !== null;
+  // biome-ignore lint/correctness/useExhaustiveDependencies: `reconnects` is not read; a new value means the proxy is back
+  useEffect(() => {
+    if (failed.current) reload();
+  }, [reconnects, reload]);
+
+  const cursor = state.cursor;
+  const loadMore = useCallback(() => {
+    if (!busy.current && cursor !== null) fetchPage(cursor, false);
+  }, [cursor, fetchPage]);
+
+  return { ...state, hasMore: state.cursor !== null, loadMore, reload };
+}

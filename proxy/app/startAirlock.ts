@@ -3,6 +3,7 @@ import path from 'node:path';
 import { DEFAULT_HOST } from '../contracts/defaults.ts';
 import { createClientAuthenticator } from '../http/clientAuthenticator.ts';
 import { loadControlToken } from '../http/controlToken.ts';
+import { ReplayGrants, withReplayGrants } from '../http/replayGrants.ts';
 import { createTargetResolver } from './targetResolver.ts';
 import { burstGuardOptionsFrom } from '../spend/burstGuard.ts';
 import { createSpendGate, type SpendGateControl } from '../spend/spendGate.ts';
@@ -171,6 +172,7 @@ async function startWithDataDir(options: AirlockOptions): Promise<Airlock> {
     nowMs: Date.now,
     knownSecrets,
   });
+  const replayGrants = new ReplayGrants();
   const control = createControlRouter({
     controlToken: controlToken.token,
     config: { snapshot: () => config.snapshot(), update: (mutator) => store.update(mutator) },
@@ -182,6 +184,7 @@ async function startWithDataDir(options: AirlockOptions): Promise<Airlock> {
     spendGate,
     capabilities,
     connect,
+    replayGrants,
     sessionsFile: path.join(options.dataDir, SESSIONS_FILE_NAME),
     startupAlarms: logRecovery ? [{ kind: 'log_recovered', message: logRecovery.message }] : [],
     ...(options.uiDir ? { uiDir: options.uiDir } : {}),
@@ -190,7 +193,7 @@ async function startWithDataDir(options: AirlockOptions): Promise<Airlock> {
   const proxy = await startServer({
     port: options.port,
     events,
-    services: { authenticator: createClientAuthenticator(config), targets, spendGate },
+    services: { authenticator: withReplayGrants(createClientAuthenticator(config), replayGrants), targets, spendGate },
     nativeVerified: (profileId, protocol, model) => capabilities.nativeVerified(profileId, protocol, model),
     controlRouter: control.router,
     idempotency: new IdempotencyCache({}, { store: log.idempotencyStore }),

@@ -182,6 +182,10 @@ export interface RequestDetail extends RequestSummary {
   /** For streams: the assembled text, and the raw SSE events as received. */
   streamText: string | null;
   streamEvents: BodyView | null;
+  /** The request this one replayed; null for a client's own request. */
+  replayOf: string | null;
+  /** This request's replays, oldest first. */
+  replayIds: string[];
 }
 
 /** GET /requests/:id/body/:part */

@@ -51,6 +51,8 @@ export interface RequestLogRow {
   agentSessionId: string | null;
   /** The first line of the last user message, or of the answer when there is none; masked, ~120 chars. */
   summary: string | null;
+  /** The request this one resent (a replay from the window or \`airlock replay\`); null for a client's own request. */
+  replayOf: string | null;
 }
 
 /** Stored bodies: capped, masked, headers from an allowlist only. */

@@ -46,7 +46,7 @@ export interface RequestLogOptions {
 
 type QueryMethods = Pick<
   RequestLogQueries,
-  'listRequests' | 'facets' | 'getRequest' | 'spendByDay' | 'totals' | 'modelStats' | 'spendSince'
+  'listRequests' | 'facets' | 'getRequest' | 'replaysOf' | 'spendByDay' | 'totals' | 'modelStats' | 'spendSince'
 >;
 
 export interface RequestLog extends QueryMethods {
@@ -119,6 +119,7 @@ class SqliteRequestLog implements RequestLog {
   readonly listRequests: RequestLogQueries['listRequests'];
   readonly facets: RequestLogQueries['facets'];
   readonly getRequest: RequestLogQueries['getRequest'];
+  readonly replaysOf: RequestLogQueries['replaysOf'];
   readonly spendByDay: RequestLogQueries['spendByDay'];
   readonly totals: RequestLogQueries['totals'];
   readonly modelStats: RequestLogQueries['modelStats'];
@@ -172,6 +173,7 @@ class SqliteRequestLog implements RequestLog {
     this.listRequests = this.queries.listRequests.bind(this.queries);
     this.facets = this.queries.facets.bind(this.queries);
     this.getRequest = this.queries.getRequest.bind(this.queries);
+    this.replaysOf = this.queries.replaysOf.bind(this.queries);
     // Requests the database could not take (a full disk) count as if it had.
     this.spendByDay = (query) =>
       query.bucket === 'hour'

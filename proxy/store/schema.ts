@@ -157,6 +157,12 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE requests ADD COLUMN summary TEXT;
   CREATE INDEX requests_agent_session ON requests (agent_session_id, started_at_ms) WHERE agent_session_id IS NOT NULL;
   `,
+  `
+  -- A replay (the window's or \`airlock replay\`) names the request it resent, so each detail links to
+  -- the other. Only replays have it: the partial index finds an original's replays without a scan.
+  ALTER TABLE requests ADD COLUMN replay_of TEXT;
+  CREATE INDEX requests_replay_of ON requests (replay_of, started_at_ms) WHERE replay_of IS NOT NULL;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -6,6 +6,7 @@ import { registerExportCommands } from './commands/export.ts';
 import { registerKeyCommands } from './commands/key.ts';
 import { registerLimitsCommand } from './commands/limits.ts';
 import { registerProfileCommands } from './commands/profile.ts';
+import { registerReplayCommand } from './commands/replay.ts';
 import { registerTokenCommands } from './commands/token.ts';
 import { registerResumeCommand } from './resume.ts';
 import { registerServeCommand } from './serve.ts';
@@ -26,6 +27,7 @@ export function createProgram(deps: CliDeps = defaultCliDeps()): Command {
     registerLimitsCommand,
     registerConnectCommand,
     registerExportCommands,
+    registerReplayCommand,
   ]) {
     register(program, deps);
   }

@@ -8,6 +8,7 @@ import type { ConfigMutator } from '../profiles/configStore.ts';
 import type { ConnectService } from '../connect/connectService.ts';
 import type { KeyCache } from '../secrets/keyCache.ts';
 import type { SecretStore } from '../../contracts/secretStore.ts';
+import type { ReplayGrants } from '../../http/replayGrants.ts';
 
 /** The parts of the running proxy (ProxyHandle) the control API reads and drives. */
 export interface ProxyControl {
@@ -35,7 +36,7 @@ export interface ControlConfig {
 
 export type ControlLog = Pick<
   RequestLog,
-  'listRequests' | 'facets' | 'getRequest' | 'spendByDay' | 'totals' | 'modelStats' | 'spendSince' | 'status' | 'flush'
+  'listRequests' | 'facets' | 'getRequest' | 'replaysOf' | 'spendByDay' | 'totals' | 'modelStats' | 'spendSince' | 'status' | 'flush'
 >;
 
 /** Everything the control routes call: the same modules the CLI and the proxy use, nothing of its own. */
@@ -53,6 +54,8 @@ export interface ControlDeps {
   log: ControlLog;
   spendGate?: SpendGateControl;
   capabilities?: CapabilityService;
+  /** The proxy's one-time replay credentials (its authenticator honours them); without it replays answer 503. */
+  replayGrants?: ReplayGrants;
   /** Writes the tools' config files (Connect); without it those routes answer 503. */
   connect?: ConnectService;
   /** What this start found and the user must see for the whole run (a damaged log set aside). */

@@ -61,9 +61,9 @@ function headerValue(headers: Record<string, string>, name: string): string | nu
 
 /**
  * `knownSecrets` are masked in the gateway's request id once more: a log written before the id was
- * masked may still hold a key there.
+ * masked may still hold a key there. `replayIds`: the request's replays, which the row does not hold.
  */
-export function detailOf({ row, bodies }: LogDetail, knownSecrets: string[] = []): RequestDetail {
+export function detailOf({ row, bodies }: LogDetail, knownSecrets: string[] = [], replayIds: string[] = []): RequestDetail {
   const responseType = bodies ? headerValue(bodies.responseHeaders, 'content-type') : null;
   return {
     ...summaryOf(row),
@@ -86,5 +86,7 @@ export function detailOf({ row, bodies }: LogDetail, knownSecrets: string[] = []
     responseBody: bodies ? bodyViewOf(bodies.responseBody, bodies.responseTruncated, responseType) : null,
     streamText: bodies?.streamText ?? null,
     streamEvents: bodies ? bodyViewOf(bodies.rawEvents, false, 'text/event-stream') : null,
+    replayOf: row.replayOf,
+    replayIds,
   };
 }

@@ -35,6 +35,7 @@ export const REQUEST_COLUMNS = [
   'state',
   'agent_session_id',
   'summary',
+  'replay_of',
 ] as const;
 
 /**
@@ -98,6 +99,7 @@ export function rowToParams(row: RequestLogRow): SqlValue[] {
     row.state,
     row.agentSessionId,
     row.summary,
+    row.replayOf,
   ];
 }
 
@@ -137,6 +139,7 @@ export function rowFromRecord(record: SqlRecord): RequestLogRow {
     state: String(record.state) as RequestState,
     agentSessionId: text(record.agent_session_id),
     summary: text(record.summary),
+    replayOf: text(record.replay_of),
   };
 }
 

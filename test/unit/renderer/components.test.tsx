@@ -222,6 +222,8 @@ describe('RequestDetailPanel', () => {
       streamEvents: null,
       stream: false,
       retries: 0,
+      replayOf: null,
+      replayIds: [],
     };
     const onClose = vi.fn();
     render(

@@ -101,7 +101,7 @@ function chooseBody(input: ReplayPlanInput, contentType: string | undefined): { 
         "The log kept only the first part of this request's body (bodies are captured up to 1 MiB), so resending it would send a cut-off request. Paste the whole body in the window's editor, or pass it with `--body-file <file>`.",
       );
   }
-  if (body !== null && body.includes(REDACTED))
+  if (body?.includes(REDACTED))
     return refusal(
       'body_redacted',
       `The body holds "${REDACTED}" where the log masked a secret or a long random-looking value (a key, a token, base64 data such as an image), so resending it would send the placeholder. Edit the body to put the real value back or remove it, then replay.`,
@@ -132,7 +132,10 @@ export function planReplay(input: ReplayPlanInput): ReplayPlan | ReplayRefusal {
   const { original, request } = input;
   const { row } = original;
   if (!row.clientPath.startsWith('/'))
-    return refusal('not_a_request', 'This row stands for requests whose own rows were lost (a full disk); there is no request to resend.');
+    return refusal(
+      'not_a_request',
+      'This row stands for requests whose own rows were lost (a full disk), so there is no request to resend. Replay one of the requests listed around it instead.',
+    );
   const profileId = chooseProfile(input);
   if (typeof profileId !== 'string') return profileId;
   const idempotencyKey = request.idempotencyKey?.trim() || undefined;

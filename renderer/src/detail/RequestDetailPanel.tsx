@@ -13,6 +13,8 @@ import { buildCurl, buildSupportInfo } from './copyText.ts';
 import { DetailOverview } from './DetailOverview.tsx';
 import { ErrorExplanationView } from './ErrorExplanationView.tsx';
 import { HeadersTable } from './HeadersTable.tsx';
+import { ReplayLinks } from './ReplayLinks.tsx';
+import { ReplayPanel } from './ReplayPanel.tsx';
 import { useRequestDetail } from './useRequestDetail.ts';
 
 interface RequestDetailPanelProps {
@@ -77,7 +79,9 @@ export const RequestDetailPanel = forwardRef<HTMLElement, RequestDetailPanelProp
               label="Copy as curl"
             />
           </div>
+          <ReplayLinks detail={state.detail} />
           <DetailOverview detail={state.detail} onFilter={onFilter} />
+          {!inFlight && <ReplayPanel key={state.detail.id} detail={state.detail} />}
           {!inFlight && state.detail.streamText !== null && (
             <section aria-label="Stream text">
               <h3>Stream text</h3>

@@ -1,16 +1,16 @@
 import type { ReplayResponse, ReplaySide } from '../../../proxy/contracts/replay.ts';
-import { formatCredits } from '../../../proxy/contracts/amounts.ts';
+import { formatDuration, formatRowCost, formatTokens } from '../common/format.ts';
 import { requestHash } from '../common/useHashRoute.ts';
 import { signedChange } from './replayForm.ts';
 
-const dash = (value: string | number | null): string => (value === null ? '–' : String(value));
+const dash = (value: string | number | null): string => (value === null ? '—' : String(value));
 
 function statusOf(side: ReplaySide): string {
   return side.errorClass === null ? dash(side.status) : `${dash(side.status)} ${side.errorClass.replaceAll('_', ' ')}`;
 }
 
 function tokens(value: number | null, side: ReplaySide): string {
-  return value === null ? '–' : `${value.toLocaleString('en-US')}${side.usageEstimated ? ' (est.)' : ''}`;
+  return value === null ? formatTokens(null) : `${formatTokens(value)}${side.usageEstimated ? ' (est.)' : ''}`;
 }
 
 /** Both answers side by side: the figures with their change, then the texts with the words that differ marked. */
@@ -31,13 +31,8 @@ export function ReplayComparison({ answer }: { answer: ReplayResponse }) {
       tokens(replay.outputTokens, replay),
       signedChange(difference.outputTokens, 'tokens'),
     ],
-    [
-      'Cost (credits)',
-      formatCredits(original.costCredits),
-      formatCredits(replay.costCredits),
-      signedChange(difference.costCredits, 'credits'),
-    ],
-    ['Duration', `${dash(original.durationMs)} ms`, `${dash(replay.durationMs)} ms`, signedChange(difference.durationMs, 'ms')],
+    ['Cost (credits)', formatRowCost(original), formatRowCost(replay), signedChange(difference.costCredits, 'credits')],
+    ['Duration', formatDuration(original.durationMs), formatDuration(replay.durationMs), signedChange(difference.durationMs, 'ms')],
   ];
   return (
     <div className="replay-comparison" data-testid="replay-comparison">

@@ -1,4 +1,4 @@
-import { formatCredits } from '../../../proxy/contracts/amounts.ts';
+import { formatCredits, formatDuration } from '../common/format.ts';
 
 /** Why the edited body cannot be sent, checked before it leaves the window; null when it can. */
 export function editedBodyProblem(body: string, contentType: string | null): string | null {
@@ -11,11 +11,14 @@ export function editedBodyProblem(body: string, contentType: string | null): str
   }
 }
 
-/** A difference with its sign and unit; empty when there is none or either side has no figure. */
-export function signedChange(value: number | null, unit: 'tokens' | 'ms' | 'credits'): string {
-  if (value === null || value === 0) return '';
-  const sign = value > 0 ? '+' : '−';
-  const size = Math.abs(value);
-  if (unit === 'credits') return `${sign}${formatCredits(size)}`;
-  return `${sign}${size.toLocaleString('en-US')}${unit === 'ms' ? ' ms' : ''}`;
+const FORMAT_OF = {
+  tokens: (size: number) => size.toLocaleString('en-US'),
+  ms: formatDuration,
+  credits: formatCredits,
+} as const;
+
+/** A difference with its sign, as the window writes the figure; empty when there is none or either side has no figure. */
+export function signedChange(value: number | null, unit: keyof typeof FORMAT_OF): string {
+  if (value === null || Math.round(value * 1e9) === 0) return '';
+  return `${value > 0 ? '+' : '−'}${FORMAT_OF[unit](Math.abs(value))}`;
 }

@@ -61,6 +61,15 @@ function signedCredits(value: number | null): string {
   return value === null || value === 0 ? '' : `${value > 0 ? '+' : '-'}${formatCredits(Math.abs(value))}`;
 }
 
+/** No usage means no model answered: no cost at all, rather than "unpriced". */
+function costText(side: ReplaySide): string {
+  return side.costCredits === null && side.inputTokens === null ? '-' : formatCredits(side.costCredits);
+}
+
+function durationText(ms: number | null): string {
+  return ms === null ? '-' : `${Math.round(ms)} ms`;
+}
+
 function statusText(side: ReplaySide): string {
   return side.errorClass === null ? orDash(side.status) : `${orDash(side.status)} ${side.errorClass}`;
 }
@@ -84,8 +93,13 @@ export function formatReplay(answer: ReplayResponse): string[] {
       tokensText(replay.outputTokens, replay),
       signed(difference.outputTokens),
     ],
-    ['cost', formatCredits(original.costCredits), formatCredits(replay.costCredits), signedCredits(difference.costCredits)],
-    ['duration', `${orDash(original.durationMs)} ms`, `${orDash(replay.durationMs)} ms`, signed(difference.durationMs, ' ms')],
+    ['cost', costText(original), costText(replay), signedCredits(difference.costCredits)],
+    [
+      'duration',
+      durationText(original.durationMs),
+      durationText(replay.durationMs),
+      signed(difference.durationMs === null ? null : Math.round(difference.durationMs), ' ms'),
+    ],
   ];
   const widths = [0, 1, 2].map((column) => Math.max(...rows.map((row) => row[column]!.length)));
   const lines = [`Replayed ${answer.replayOf} as ${answer.replayId} through profile "${answer.profileId}".`, ''];

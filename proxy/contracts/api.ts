@@ -132,6 +132,8 @@ export interface RequestSummary {
   agentSessionId: string | null;
   /** The first line of the prompt (or of the answer), masked; set once the log has the request. */
   summary: string | null;
+  /** The request this one replayed; null for a client's own request. */
+  replayOf: string | null;
 }
 
 export interface RequestPage {
@@ -182,8 +184,6 @@ export interface RequestDetail extends RequestSummary {
   /** For streams: the assembled text, and the raw SSE events as received. */
   streamText: string | null;
   streamEvents: BodyView | null;
-  /** The request this one replayed; null for a client's own request. */
-  replayOf: string | null;
   /** This request's replays, oldest first. */
   replayIds: string[];
 }

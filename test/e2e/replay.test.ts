@@ -70,7 +70,8 @@ describe('Replay in the request detail', () => {
     await session.shot('80-replay-side-by-side');
     expect(await axeViolations(page)).toEqual([]);
 
-    // The replay's own detail links back to the original.
+    // The list marks the replay, and its own detail links back to the original.
+    await expect.poll(() => page.locator('.request-row .endpoint', { hasText: '· replay' }).count()).toBe(1);
     await comparison.getByRole('link', { name: /^alk_/ }).click();
     await detail().getByRole('navigation', { name: 'Replays' }).getByRole('link', { name: originalId }).waitFor();
   });

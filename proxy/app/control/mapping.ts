@@ -45,6 +45,7 @@ export function summaryOf(row: RequestLogRow): RequestSummary {
     usageEstimated: row.usageSource === 'estimated',
     agentSessionId: row.agentSessionId,
     summary: row.summary,
+    replayOf: row.replayOf,
   };
 }
 
@@ -86,7 +87,6 @@ export function detailOf({ row, bodies }: LogDetail, knownSecrets: string[] = []
     responseBody: bodies ? bodyViewOf(bodies.responseBody, bodies.responseTruncated, responseType) : null,
     streamText: bodies?.streamText ?? null,
     streamEvents: bodies ? bodyViewOf(bodies.rawEvents, false, 'text/event-stream') : null,
-    replayOf: row.replayOf,
     replayIds,
   };
 }

@@ -1,3 +1,4 @@
+import { Agent, fetch, type Response } from 'undici';
 import { CONTROL_API_PREFIX, type ApiErrorBody } from '../../../contracts/api.ts';
 import { CLI_COMMAND } from '../../../contracts/cli.ts';
 import { CONTROL_TOKEN_ACCOUNT } from '../../../contracts/secretStore.ts';
@@ -11,7 +12,7 @@ export interface ControlCall {
   body?: unknown;
   /** What the user can do instead when Airlock has no control token here (the window's way). */
   instead: string;
-  /** Bounds the whole call; none for calls that wait on a model's answer. */
+  /** Bounds the whole call; none for calls that wait on a model's answer (the proxy's own timeouts bound those). */
   timeoutMs?: number;
 }
 
@@ -23,6 +24,16 @@ export interface ControlCall {
 export async function callControlApi<T>(deps: CliDeps, call: ControlCall): Promise<T> {
   const controlToken = await deps.secrets().get(CONTROL_TOKEN_ACCOUNT);
   if (!controlToken) throw new Error(`no control token in the keychain: is Airlock set up on this machine? ${call.instead}`);
+  // fetch's default 300 s wait for headers would cut off a replay of a slow model's answer.
+  const waiting = call.timeoutMs === undefined ? new Agent({ headersTimeout: 0, bodyTimeout: 0 }) : undefined;
+  try {
+    return await send<T>(call, controlToken, waiting);
+  } finally {
+    await waiting?.close();
+  }
+}
+
+async function send<T>(call: ControlCall, controlToken: string, waiting: Agent | undefined): Promise<T> {
   let response: Response;
   try {
     response = await fetch(`http://127.0.0.1:${Number(call.port)}${CONTROL_API_PREFIX}${call.path}`, {
@@ -32,6 +43,7 @@ export async function callControlApi<T>(deps: CliDeps, call: ControlCall): Promi
         ...(call.body === undefined ? {} : { 'content-type': 'application/json' }),
       },
       ...(call.body === undefined ? {} : { body: JSON.stringify(call.body) }),
+      ...(waiting ? { dispatcher: waiting } : {}),
       ...(call.timeoutMs === undefined ? {} : { signal: AbortSignal.timeout(call.timeoutMs) }),
     });
   } catch {

@@ -1,5 +1,5 @@
 import { useId, useState } from 'react';
-import type { RequestDetail } from '../../../proxy/contracts/api.ts';
+import type { ProfileView, RequestDetail } from '../../../proxy/contracts/api.ts';
 import type { ReplayRequest, ReplayResponse } from '../../../proxy/contracts/replay.ts';
 import { useApi } from '../api/ApiContext.tsx';
 import { ControlApiError } from '../api/client.ts';
@@ -17,6 +17,9 @@ export function ReplayPanel({ detail }: { detail: RequestDetail }) {
   const api = useApi();
   const editorId = useId();
   const keyId = useId();
+  const profileSelectId = useId();
+  const [profiles, setProfiles] = useState<ProfileView[]>([]);
+  const [profileId, setProfileId] = useState(detail.profileId ?? '');
   const [phase, setPhase] = useState<Phase>({ kind: 'closed' });
   const [loggedBody, setLoggedBody] = useState<string | null>(null);
   const [body, setBody] = useState('');
@@ -34,6 +37,14 @@ export function ReplayPanel({ detail }: { detail: RequestDetail }) {
         setError((cause as Error).message);
       }
     }
+    // The profile menu is a convenience: without the list, the replay goes through the original's.
+    api.profiles().then(
+      (list) => {
+        setProfiles(list.profiles);
+        setProfileId((chosen) => (list.profiles.some(({ profile }) => profile.id === chosen) ? chosen : (list.activeProfileId ?? '')));
+      },
+      () => setProfiles([]),
+    );
     setLoggedBody(text);
     setBody(text ?? '');
     setPhase({ kind: 'editing' });
@@ -48,6 +59,7 @@ export function ReplayPanel({ detail }: { detail: RequestDetail }) {
     const request: ReplayRequest = {
       ...(body === (loggedBody ?? '') && !detail.requestBody?.truncated ? {} : { body }),
       ...(idempotencyKey.trim() ? { idempotencyKey: idempotencyKey.trim() } : {}),
+      ...(profileId && profileId !== detail.profileId ? { profileId } : {}),
     };
     setError(null);
     setPhase({ kind: 'sending' });
@@ -82,9 +94,22 @@ export function ReplayPanel({ detail }: { detail: RequestDetail }) {
       ) : (
         <>
           <p className="muted">
-            Sent through the proxy as client {detail.clientName ?? '(no token)'} with profile {detail.profileId ?? '(the active one)'}:
-            budgets, the burst guard and the key apply as to any request.
+            Sent through the proxy as client {detail.clientName ?? '(no token)'} with profile {profileId || '(the active one)'}: budgets,
+            the burst guard and the key apply as to any request.
           </p>
+          {profiles.length > 1 && (
+            <>
+              <label htmlFor={profileSelectId}>Profile</label>
+              <select id={profileSelectId} value={profileId} onChange={(event) => setProfileId(event.target.value)}>
+                {profiles.map(({ profile }) => (
+                  <option key={profile.id} value={profile.id}>
+                    {profile.name}
+                    {profile.id === detail.profileId ? ' (the original’s)' : ''}
+                  </option>
+                ))}
+              </select>
+            </>
+          )}
           <label htmlFor={editorId}>Request body (JSON)</label>
           <textarea
             id={editorId}

@@ -75,4 +75,28 @@ describe('Replay in the request detail', () => {
     await comparison.getByRole('link', { name: /^alk_/ }).click();
     await detail().getByRole('navigation', { name: 'Replays' }).getByRole('link', { name: originalId }).waitFor();
   });
+
+  it('shows a streamed replay while it runs, then both answers', async () => {
+    const reply = await rawRequest(`${session.harness.proxy.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { ...JSON_HEADERS, authorization: `Bearer ${token}` },
+      body: chatBody({ stream: true, messages: [{ role: 'user', content: 'Stream a haiku.' }] }),
+    });
+    const originalId = String(reply.headers['x-airlock-request-id']);
+    await session.harness.log.flush();
+    await page.goto(`${session.screenUrl('live')}/${originalId}`);
+    await replay().getByRole('button', { name: 'Replay…' }).click();
+    await expect.poll(() => replay().getByLabel('Request body (JSON)').inputValue()).toContain('Stream a haiku.');
+
+    const release = Promise.withResolvers<void>();
+    session.harness.simulator.script({ kind: 'holdHeaders', until: release.promise });
+    await replay().getByRole('button', { name: 'Send replay' }).click();
+    await replay().getByTestId('replay-live-text').waitFor();
+    release.resolve();
+    const comparison = replay().getByTestId('replay-comparison');
+    await comparison.waitFor();
+    expect(await comparison.getByTestId('replay-new-answer').textContent()).toBe(
+      await comparison.getByTestId('replay-original-answer').textContent(),
+    );
+  });
 });

@@ -4,6 +4,7 @@ import type { ReplayRequest, ReplayResponse } from '../../../proxy/contracts/rep
 import { useApi } from '../api/ApiContext.tsx';
 import { ControlApiError } from '../api/client.ts';
 import { FormError } from '../common/StateViews.tsx';
+import type { LiveRow } from '../live/liveRows.ts';
 import { ReplayComparison } from './ReplayComparison.tsx';
 import { editedBodyProblem } from './replayForm.ts';
 
@@ -13,7 +14,7 @@ type Phase = { kind: 'closed' } | { kind: 'editing' } | { kind: 'sending' } | { 
  * Replay in the request detail: the logged body in an editor (checked as JSON before it is sent),
  * sent again through the proxy, and the new answer beside the old.
  */
-export function ReplayPanel({ detail }: { detail: RequestDetail }) {
+export function ReplayPanel({ detail, running }: { detail: RequestDetail; running?: LiveRow | undefined }) {
   const api = useApi();
   const editorId = useId();
   const keyId = useId();
@@ -125,6 +126,14 @@ export function ReplayPanel({ detail }: { detail: RequestDetail }) {
               <label htmlFor={keyId}>Idempotency key for this replay</label>
               <input id={keyId} value={idempotencyKey} onChange={(event) => setIdempotencyKey(event.target.value)} />
             </>
+          )}
+          {phase.kind === 'sending' && running && (
+            <section aria-label="Replay so far">
+              <h4>Replay answer so far</h4>
+              <pre className="stream-text live" data-testid="replay-live-text">
+                {running.text || '(waiting for the first token)'}
+              </pre>
+            </section>
           )}
           <FormError message={error} />
           <div className="actions">

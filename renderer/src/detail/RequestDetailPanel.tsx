@@ -24,13 +24,15 @@ interface RequestDetailPanelProps {
   /** Shows only the requests with one of this request's values (client, profile, model, status). */
   onFilter?: (field: FilterField, value: string) => void;
   liveRow: LiveRow | undefined;
+  /** This request's replay while it runs, from the live channel: its text shows as it arrives. */
+  runningReplay?: LiveRow | undefined;
   proxyUrl: string;
   onClose: () => void;
 }
 
 /** One request in full. While it is in flight, its text grows here from the live channel. */
 export const RequestDetailPanel = forwardRef<HTMLElement, RequestDetailPanelProps>(function RequestDetailPanel(
-  { requestId, highlight, onFilter, liveRow, proxyUrl, onClose },
+  { requestId, highlight, onFilter, liveRow, runningReplay, proxyUrl, onClose },
   ref,
 ) {
   const api = useApi();
@@ -81,7 +83,7 @@ export const RequestDetailPanel = forwardRef<HTMLElement, RequestDetailPanelProp
           </div>
           <ReplayLinks detail={state.detail} />
           <DetailOverview detail={state.detail} onFilter={onFilter} />
-          {!inFlight && <ReplayPanel key={state.detail.id} detail={state.detail} />}
+          {!inFlight && <ReplayPanel key={state.detail.id} detail={state.detail} running={runningReplay} />}
           {!inFlight && state.detail.streamText !== null && (
             <section aria-label="Stream text">
               <h3>Stream text</h3>

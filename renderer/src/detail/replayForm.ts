@@ -1,4 +1,6 @@
 import { formatCredits, formatDuration } from '../common/format.ts';
+import type { LiveRow } from '../live/liveRows.ts';
+import type { LiveSnapshot } from '../live/liveStore.ts';
 
 /** Why the edited body cannot be sent, checked before it leaves the window; null when it can. */
 export function editedBodyProblem(body: string, contentType: string | null): string | null {
@@ -21,4 +23,16 @@ const FORMAT_OF = {
 export function signedChange(value: number | null, unit: keyof typeof FORMAT_OF): string {
   if (value === null || Math.round(value * 1e9) === 0) return '';
   return `${value > 0 ? '+' : '−'}${FORMAT_OF[unit](Math.abs(value))}`;
+}
+
+/** How far from the top of the list a replay just sent can be: newer requests arriving meanwhile push it down. */
+const RUNNING_REPLAY_LOOKAHEAD = 50;
+
+/** The replay of `originalId` still running, from the newest live rows (it started a moment ago); undefined when none. */
+export function runningReplayOf(snapshot: LiveSnapshot, originalId: string): LiveRow | undefined {
+  for (const id of snapshot.order.slice(0, RUNNING_REPLAY_LOOKAHEAD)) {
+    const row = snapshot.rows.get(id);
+    if (row?.replayOf === originalId && row.state === 'in_flight') return row;
+  }
+  return undefined;
 }

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { editedBodyProblem, signedChange } from '../../../renderer/src/detail/replayForm.ts';
+import { editedBodyProblem, runningReplayOf, signedChange } from '../../../renderer/src/detail/replayForm.ts';
+import type { LiveRow } from '../../../renderer/src/live/liveRows.ts';
+import type { LiveSnapshot } from '../../../renderer/src/live/liveStore.ts';
 
 describe('editedBodyProblem', () => {
   it.each([
@@ -28,5 +30,32 @@ describe('signedChange', () => {
     [1e-12, 'credits', ''],
   ] as const)('%s %s', (value, unit, expected) => {
     expect(signedChange(value, unit)).toBe(expected);
+  });
+});
+
+describe('runningReplayOf', () => {
+  const row = (id: string, replayOf: string | null, state: 'in_flight' | 'done') =>
+    ({ id, replayOf, state, text: `${id} text` }) as unknown as LiveRow;
+  const snapshotOf = (...rows: LiveRow[]): LiveSnapshot => ({
+    order: rows.map((each) => each.id),
+    rows: new Map(rows.map((each) => [each.id, each])),
+    version: 1,
+  });
+
+  it.each([
+    [
+      'the running replay among the newest rows',
+      snapshotOf(row('b', null, 'in_flight'), row('r', 'o', 'in_flight'), row('o', null, 'done')),
+      'r',
+    ],
+    ['a finished replay is no longer running', snapshotOf(row('r', 'o', 'done'), row('o', null, 'done')), undefined],
+    ['a replay of another request', snapshotOf(row('r', 'x', 'in_flight')), undefined],
+    [
+      'too far down the list',
+      snapshotOf(...Array.from({ length: 50 }, (_, index) => row(`n${index}`, null, 'in_flight')), row('r', 'o', 'in_flight')),
+      undefined,
+    ],
+  ])('%s', (_name, snapshot, expected) => {
+    expect(runningReplayOf(snapshot, 'o')?.id).toBe(expected);
   });
 });

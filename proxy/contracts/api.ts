@@ -184,6 +184,8 @@ export interface RequestDetail extends RequestSummary {
   /** For streams: the assembled text, and the raw SSE events as received. */
   streamText: string | null;
   streamEvents: BodyView | null;
+  /** Each stream event's arrival, ms since the request started, in the order of the events; null when not recorded. */
+  streamEventOffsetsMs: number[] | null;
   /** This request's replays, oldest first. */
   replayIds: string[];
 }

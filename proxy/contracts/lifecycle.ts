@@ -82,4 +82,6 @@ export interface CapturedBodies {
   responseBodyTruncated: boolean;
   /** For streams: the assembled assistant text. */
   streamText: string | null;
+  /** For streams: each event's arrival in ms since the request started, in order (absent: none timed). */
+  eventOffsetsMs?: Uint32Array | null;
 }

@@ -55,6 +55,12 @@ export interface RequestLogRow {
   replayOf: string | null;
 }
 
+/** An ended request's one-line summary as the log wrote it (masked), for the window's live rows. */
+export interface EndedRowSummary {
+  requestId: string;
+  summary: string;
+}
+
 /** Stored bodies: capped, masked, headers from an allowlist only. */
 export interface RequestBodiesRecord {
   requestHeaders: Record<string, string>;
@@ -68,6 +74,8 @@ export interface RequestBodiesRecord {
   streamText: string | null;
   /** Streams: the raw SSE events as received. */
   rawEvents: string | null;
+  /** Streams: each raw event's arrival in ms since the request started, in order; null when not recorded (rows logged before). */
+  rawEventOffsetsMs: number[] | null;
 }
 
 export interface RequestDetail {

@@ -1,5 +1,6 @@
 import type { UpstreamErrorClass } from '../contracts/errors.ts';
 import { classifyNetworkFailure, classifyUpstreamResponse } from '../core/errorClass.ts';
+import { redactKnownSecrets } from '../core/redact.ts';
 import { closestModelIds } from './modelSuggestions.ts';
 import type { UpstreamTarget } from '../contracts/ports.ts';
 import { sendUpstream } from './upstreamClient.ts';
@@ -54,7 +55,7 @@ export async function fetchGatewayModels(target: UpstreamTarget, nowMs: number, 
       expectJson: true,
     });
     if (errorClass !== null) return { ok: false, errorClass };
-    const list = { fetchedAtMs: nowMs, ids: modelIdsFrom(bodyText) };
+    const list = { fetchedAtMs: nowMs, ids: modelIdsFrom(bodyText, [target.apiKey]) };
     lists.set(cacheKey(target.profile), list);
     return { ok: true, list };
   } catch (error) {
@@ -73,14 +74,18 @@ export async function suggestModels(target: UpstreamTarget, requestedModel: stri
   return closestModelIds(requestedModel, list?.ids ?? []);
 }
 
-/** Model ids from a GET /models body (`{ data: [{ id }] }`), in the gateway's order. */
-export function modelIdsFrom(bodyText: string): string[] {
+/**
+ * Model ids from a GET /models body (`{ data: [{ id }] }`), in the gateway's order, with any form of
+ * the key the list was fetched with masked: the window and the hints show these ids, and a gateway
+ * that echoes its caller's key must not put it there.
+ */
+export function modelIdsFrom(bodyText: string, knownSecrets: string[]): string[] {
   try {
     const parsed = JSON.parse(bodyText) as { data?: unknown };
     if (!Array.isArray(parsed.data)) return [];
     return parsed.data.flatMap((entry) =>
       typeof entry === 'object' && entry !== null && typeof (entry as { id?: unknown }).id === 'string'
-        ? [(entry as { id: string }).id]
+        ? [redactKnownSecrets((entry as { id: string }).id, knownSecrets)]
         : [],
     );
   } catch {

@@ -280,7 +280,8 @@ async function relayGuardedStream(
       (chunk) => {
         trace.answerBytes(chunk);
         clientHasRoom = true;
-        relay.feed(chunk);
+        const events = relay.feed(chunk);
+        if (events > 0) trace.streamEventsArrived(events);
         return clientHasRoom;
       },
       { readOnWithoutClient: input.readsOnWithoutClient === true },

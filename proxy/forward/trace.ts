@@ -3,6 +3,7 @@ import type { TokenUsage } from '../contracts/usage.ts';
 import type { RequestLifecycleEvent } from '../contracts/lifecycle.ts';
 import type { RequestEvents } from '../contracts/requestEvents.ts';
 import { BodyCapture, type CapturedBody } from './capture.ts';
+import { EventOffsetRecorder } from '../core/eventOffsets.ts';
 import { newRequestId } from '../core/requestId.ts';
 
 const NOTHING_CAPTURED: CapturedBody = { truncated: false, toBuffer: () => null };
@@ -59,6 +60,8 @@ export class RequestTrace {
   /** Made at the first byte: a request without a body, or refused before its answer, needs none. */
   #requestBody: BodyCapture | null = null;
   #responseBody: BodyCapture | null = null;
+  /** Made at a stream's first event. */
+  #eventOffsets: EventOffsetRecorder | null = null;
   private streamTextParts: string[] | null = null;
   private streamTextBytes = 0;
   /** UTF-16 units of all text received (the parts kept stop at the capture limit). */
@@ -213,6 +216,12 @@ export class RequestTrace {
     this.#responseBody.add(chunk);
   }
 
+  /** `count` events of the streamed answer arrived now (one upstream read), for their offsets in the log. */
+  streamEventsArrived(count: number): void {
+    this.#eventOffsets ??= new EventOffsetRecorder();
+    this.#eventOffsets.arrived(count, this.elapsedMs());
+  }
+
   /** The answer's captured bytes held the key: the log keeps them as `text`, masked as the client saw them. */
   answerBytesMasked(text: string): void {
     this.#responseBody ??= new BodyCapture(this.captureLimitBytes);
@@ -308,6 +317,7 @@ export class RequestTrace {
         responseBody: this.responseBody.toBuffer(),
         responseBodyTruncated: this.responseBody.truncated,
         streamText: this.streamText(),
+        eventOffsetsMs: this.#eventOffsets?.offsets() ?? null,
       },
     });
   }

@@ -7,8 +7,11 @@ export interface TextGuard {
 }
 
 export interface SseRelay {
-  /** Relays every complete event in this chunk at once; an event split across chunks waits for its end. */
-  feed(chunk: Buffer): void;
+  /**
+   * Relays every complete event in this chunk at once; an event split across chunks waits for its
+   * end. Returns how many events this chunk completed (comments not counted), for their timing.
+   */
+  feed(chunk: Buffer): number;
 }
 
 /**
@@ -24,8 +27,10 @@ export function createSseRelay(
 ): SseRelay {
   const decoder = new TextDecoder('utf-8');
   let pending = '';
+  let completedEvents = 0;
   const parser = createParser({
     onEvent(event) {
+      completedEvents += 1;
       pending += transform(event);
     },
     onComment(comment) {
@@ -34,6 +39,7 @@ export function createSseRelay(
   });
   return {
     feed(chunk) {
+      completedEvents = 0;
       const text = decoder.decode(chunk, { stream: true });
       // What the guard holds is never a whole line (no form of the key holds a line break), so
       // holding it delays no event: the parser would keep that partial line waiting too.
@@ -43,6 +49,7 @@ export function createSseRelay(
         pending = '';
         write(frames);
       }
+      return completedEvents;
     },
   };
 }

@@ -2,7 +2,7 @@ import { statfsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DatabaseSync } from 'node:sqlite';
 import type { IdempotencyStore } from '../contracts/idempotencyStore.ts';
-import type { LedgerGap, RequestLogStatus } from '../contracts/log.ts';
+import type { EndedRowSummary, LedgerGap, RequestLogStatus } from '../contracts/log.ts';
 import type { RequestEvents } from '../contracts/requestEvents.ts';
 import { DEFAULT_BODY_CAP_BYTES } from './write/bodyRecord.ts';
 import { SqliteIdempotencyStore } from './write/idempotentAnswers.ts';
@@ -54,6 +54,8 @@ export interface RequestLog extends QueryMethods {
   attach(events: RequestEvents): () => void;
   /** Writes everything queued so far. */
   flush(): Promise<void>;
+  /** Told the summaries of requests that ended, once the log thread has read them; returns the unsubscribe function. */
+  onRowSummaries(listener: (summaries: EndedRowSummary[]) => void): () => void;
   /** Flushes, stops the timers and closes the database. Rows still in flight stay `in_flight`. */
   close(): Promise<void>;
   status(): RequestLogStatus;
@@ -98,6 +100,7 @@ function lowDiskReason(minFreeDiskBytes: number): string {
 class SqliteRequestLog implements RequestLog {
   private readonly db: DatabaseSync;
   private readonly thread: LogThreadClient;
+  private readonly summaryListeners = new Set<(summaries: EndedRowSummary[]) => void>();
   private readonly checkpointer: WalCheckpointer;
   private readonly queries: RequestLogQueries;
   private readonly options: RequestLogOptions;
@@ -159,6 +162,9 @@ class SqliteRequestLog implements RequestLog {
       knownSecrets: options.knownSecrets,
       onError: this.onError,
       onBodiesState: (reason) => this.noteBodiesState(reason),
+      onSummaries: (summaries) => {
+        for (const listener of this.summaryListeners) listener(summaries);
+      },
       onUnwritten: (state) => {
         const before = this.unwritten.status();
         this.unwritten.update(state);
@@ -213,6 +219,11 @@ class SqliteRequestLog implements RequestLog {
       // Deltas and the in-flight request only feed the live view; the log gets both whole with `end`.
       if (!this.closed && event.type !== 'delta' && event.type !== 'request') this.thread.enqueue(event);
     });
+  }
+
+  onRowSummaries(listener: (summaries: EndedRowSummary[]) => void): () => void {
+    this.summaryListeners.add(listener);
+    return () => this.summaryListeners.delete(listener);
   }
 
   flush(): Promise<void> {

@@ -158,6 +158,59 @@ export const MIGRATIONS: readonly string[] = [
   CREATE INDEX requests_agent_session ON requests (agent_session_id, started_at_ms) WHERE agent_session_id IS NOT NULL;
   `,
   `
+  -- When each raw stream event arrived (ms since the request started), packed as varint gaps
+  -- (core/eventOffsets.ts): about a byte an event. Older bodies keep NULL and show no times.
+  ALTER TABLE request_bodies ADD COLUMN raw_event_offsets BLOB;
+  `,
+  `
+  -- A conversation sends its whole history again every turn: a 100-turn session stored it about
+  -- 100 times. A request body is now stored as the list of its pieces (requestChunks.ts), each
+  -- distinct piece once (body_chunks, by its SHA-256), and request_bodies.request_body stays NULL
+  -- for such a body. Rows written before keep their body inline and are read as before.
+  CREATE TABLE body_chunks (
+    chunk_id INTEGER PRIMARY KEY,
+    sha256 BLOB NOT NULL UNIQUE,
+    stored_bytes INTEGER NOT NULL,
+    text TEXT NOT NULL
+  );
+  -- The body's pieces in order (a JSON array of chunk ids), and the bytes of the pieces this body
+  -- was the first to store (what deleting it may free, for retention's estimate). Its own table:
+  -- request_bodies keeps its small columns before the large ones.
+  CREATE TABLE request_body_chunk_lists (
+    body_id INTEGER PRIMARY KEY,
+    added_bytes INTEGER NOT NULL,
+    chunk_ids TEXT NOT NULL
+  );
+  -- Which bodies hold a piece: search maps a piece's hit to its rows, and a piece is deleted with
+  -- the last body holding it.
+  CREATE TABLE request_body_chunks (
+    chunk_id INTEGER NOT NULL,
+    body_id INTEGER NOT NULL,
+    PRIMARY KEY (chunk_id, body_id)
+  ) WITHOUT ROWID;
+  CREATE TRIGGER request_bodies_chunk_list_delete AFTER DELETE ON request_bodies BEGIN
+    DELETE FROM request_body_chunk_lists WHERE body_id = old.body_id;
+  END;
+  CREATE TRIGGER request_body_chunk_lists_release AFTER DELETE ON request_body_chunk_lists BEGIN
+    DELETE FROM request_body_chunks WHERE body_id = old.body_id AND chunk_id IN (SELECT value FROM json_each(old.chunk_ids));
+    DELETE FROM body_chunks WHERE chunk_id IN (SELECT value FROM json_each(old.chunk_ids))
+      AND NOT EXISTS (SELECT 1 FROM request_body_chunks r WHERE r.chunk_id = body_chunks.chunk_id);
+  END;
+
+  -- Each piece is indexed once, like the bodies (trigram, no positions, filled in the background).
+  CREATE TABLE body_chunks_unindexed (chunk_id INTEGER PRIMARY KEY);
+  CREATE VIRTUAL TABLE body_chunks_fts USING fts5 (
+    text, content = 'body_chunks', content_rowid = 'chunk_id', tokenize = 'trigram', detail = 'none'
+  );
+  INSERT INTO body_chunks_fts (body_chunks_fts, rank) VALUES ('automerge', 16);
+  CREATE TRIGGER body_chunks_fts_delete AFTER DELETE ON body_chunks BEGIN
+    INSERT INTO body_chunks_fts (body_chunks_fts, rowid, text)
+    SELECT 'delete', old.chunk_id, old.text
+    WHERE NOT EXISTS (SELECT 1 FROM body_chunks_unindexed WHERE chunk_id = old.chunk_id);
+    DELETE FROM body_chunks_unindexed WHERE chunk_id = old.chunk_id;
+  END;
+  `,
+  `
   -- A replay (the window's or \`airlock replay\`) names the request it resent, so each detail links to
   -- the other. Only replays have it: the partial index finds an original's replays without a scan.
   ALTER TABLE requests ADD COLUMN replay_of TEXT;

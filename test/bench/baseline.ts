@@ -3,17 +3,19 @@
  * the one at <ref>? <ref> is checked out into a temporary worktree (baselineTree.ts) and its
  * Airlock started through that tree's own test/bench/proxyServer.ts, so it runs as that commit
  * wired it; this tree's runs beside it, without a client token as older trees had none. Both log
- * requests, relay to the same simulator, and get the same environment; the load generator sends
+ * requests, relay to the same simulator, get the same environment and each its own tree's V8
+ * flags for `airlock serve` (proxy/app/cli/v8Flags.ts); the load generator sends
  * non-streaming chat at c=1 and c=50 in paired rounds (A B B A ...), and each proxy process's CPU
  * per request (from /proc) and throughput are compared round by round (pairedRounds.ts).
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { withBaselineTree, PROXY_SERVER_PATH, type BaselineTree } from './baselineTree.ts';
 import { startChildServer, type ChildServer } from './childServer.ts';
 import { createPool, runChatLoad } from './load.ts';
 import { processCpuMs, waitUntilQuiet } from './processCpu.ts';
+import { threadCpuDelta, threadCpuMs, threadUsPerRequest, type ThreadCpuMs } from './threadCpu.ts';
 import {
   comparePairedRuns,
   formatVerdict,
@@ -24,6 +26,7 @@ import {
   type Side,
 } from './pairedRounds.ts';
 import { MALLOC_ARENA_ENV, MALLOC_ARENAS } from '../../proxy/app/cli/mallocArenas.ts';
+import { SERVE_V8_FLAGS } from '../../proxy/app/cli/v8Flags.ts';
 
 /** Ten rounds: HEAD counts as slower when it costs more in 8 of them (pairedRounds.ts). */
 const ROUNDS = 10;
@@ -40,6 +43,28 @@ const WARMUP_MAX_MS = 5_000;
  * the comparison is of the code, not of how the process is started.
  */
 const SHARED_ENV = { [MALLOC_ARENA_ENV]: MALLOC_ARENAS };
+const V8_FLAGS_PATH = 'proxy/app/cli/v8Flags.ts';
+
+/**
+ * The V8 flags the tree's `airlock serve` starts with (proxy/app/cli/v8Flags.ts), none for a tree
+ * from before it had any: each side runs as its own command would run it.
+ */
+async function serveV8FlagsOf(treeDir: string): Promise<readonly string[]> {
+  const file = join(treeDir, V8_FLAGS_PATH);
+  if (!existsSync(file)) return [];
+  const module = (await import(file)) as { SERVE_V8_FLAGS?: readonly string[] };
+  return module.SERVE_V8_FLAGS ?? [];
+}
+
+interface ThreadRun {
+  threadCpuMs: ThreadCpuMs;
+  requests: number;
+}
+
+interface PairedRuns {
+  runs: Record<Side, RoundRun[]>;
+  threadRuns: Record<Side, ThreadRun[]>;
+}
 
 interface Proxy {
   url: string;
@@ -51,17 +76,15 @@ interface Proxy {
  * proxy's previous charge, read once the servers are quiet after the run: work a proxy does
  * later (the log's writing and indexing) or during the other side's run still lands on it.
  */
-async function runPairedRounds(
-  proxies: Record<Side, Proxy>,
-  concurrency: number,
-  settle: () => Promise<unknown>,
-): Promise<Record<Side, RoundRun[]>> {
+async function runPairedRounds(proxies: Record<Side, Proxy>, concurrency: number, settle: () => Promise<unknown>): Promise<PairedRuns> {
   const pools = { baseline: createPool(proxies.baseline.url, concurrency), head: createPool(proxies.head.url, concurrency) };
   const runs: Record<Side, RoundRun[]> = { baseline: [], head: [] };
+  const threadRuns: Record<Side, ThreadRun[]> = { baseline: [], head: [] };
   try {
     for (const side of roundOrder(0)) await runChatLoad({ pool: pools[side], concurrency, count: WARMUP_REQUESTS, maxMs: WARMUP_MAX_MS });
     await settle();
     const chargedUpToMs = { baseline: processCpuMs(proxies.baseline.pid), head: processCpuMs(proxies.head.pid) };
+    const threadsChargedUpTo = { baseline: threadCpuMs(proxies.baseline.pid), head: threadCpuMs(proxies.head.pid) };
     for (let round = 0; round < ROUNDS; round += 1) {
       for (const side of roundOrder(round)) {
         const run = await runChatLoad({ pool: pools[side], concurrency, count: Number.POSITIVE_INFINITY, maxMs: RUN_MS });
@@ -74,12 +97,30 @@ async function runPairedRounds(
           failures: run.failures,
         });
         chargedUpToMs[side] = cpuNowMs;
+        const threadsNow = threadCpuMs(proxies[side].pid);
+        threadRuns[side].push({ threadCpuMs: threadCpuDelta(threadsChargedUpTo[side], threadsNow), requests: run.latenciesMs.length });
+        threadsChargedUpTo[side] = threadsNow;
       }
     }
   } finally {
     await Promise.all([pools.baseline.close(), pools.head.close()]);
   }
-  return runs;
+  return { runs, threadRuns };
+}
+
+/** Which threads the difference lands on: each thread name's CPU per request on both sides. */
+function formatThreadSplit(threadRuns: Record<Side, readonly ThreadRun[]>): string[] {
+  const baseline = threadUsPerRequest(threadRuns.baseline);
+  const head = threadUsPerRequest(threadRuns.head);
+  const names = [...new Set([...Object.keys(baseline), ...Object.keys(head)])].sort((a, b) => (head[b] ?? 0) - (head[a] ?? 0));
+  return [
+    '    per thread (us per request, baseline | HEAD | HEAD - baseline):',
+    ...names.map((name) => {
+      const before = baseline[name] ?? 0;
+      const after = head[name] ?? 0;
+      return `      ${name.padEnd(18)} ${fixed(before, 1).padStart(7)} | ${fixed(after, 1).padStart(7)} | ${fixed(after - before, 1).padStart(7)}`;
+    }),
+  ];
 }
 
 const fixed = (value: number, digits: number): string => (Number.isFinite(value) ? value.toFixed(digits) : 'n/a');
@@ -98,8 +139,8 @@ function formatComparison(comparison: PairedComparison): string[] {
 
 async function compareInTree(tree: BaselineTree, resultsDir: string, log: (line: string) => void): Promise<void> {
   const children: ChildServer[] = [];
-  const start = async (script: string, args: string[]): Promise<ChildServer> => {
-    const child = await startChildServer(script, args, { env: SHARED_ENV });
+  const start = async (script: string, args: string[], nodeFlags: readonly string[]): Promise<ChildServer> => {
+    const child = await startChildServer(script, args, { env: SHARED_ENV, nodeFlags });
     children.push(child);
     return child;
   };
@@ -111,17 +152,20 @@ async function compareInTree(tree: BaselineTree, resultsDir: string, log: (line:
   process.once('SIGTERM', stopChildren);
   const loadBefore = loadavg();
   try {
-    const upstream = await start('upstreamServer.ts', []);
+    const upstream = await start('upstreamServer.ts', [], []);
     const airlockArgs = ['--kind', 'airlock', '--log', '--upstream', upstream.url];
     const [baseline, head] = await Promise.all([
-      start(join(tree.dir, PROXY_SERVER_PATH), airlockArgs),
-      start('proxyServer.ts', [...airlockArgs, '--no-client-token']),
+      start(join(tree.dir, PROXY_SERVER_PATH), airlockArgs, await serveV8FlagsOf(tree.dir)),
+      start('proxyServer.ts', [...airlockArgs, '--no-client-token'], SERVE_V8_FLAGS),
     ]);
     const settle = (): Promise<number> => waitUntilQuiet([upstream.pid, baseline.pid, head.pid]);
     const comparisons: PairedComparison[] = [];
+    const threadSplits: string[][] = [];
     for (const concurrency of CONCURRENCIES) {
       log(`baseline ${tree.commit.slice(0, 7)} against HEAD, concurrency ${concurrency}`);
-      comparisons.push(comparePairedRuns(concurrency, RUN_MS, await runPairedRounds({ baseline, head }, concurrency, settle)));
+      const paired = await runPairedRounds({ baseline, head }, concurrency, settle);
+      comparisons.push(comparePairedRuns(concurrency, RUN_MS, paired.runs));
+      threadSplits.push(formatThreadSplit(paired.threadRuns));
     }
     const loadAfter = loadavg();
     const load = (figures: number[]): string => figures.map((figure) => figure.toFixed(2)).join(' ');
@@ -129,7 +173,7 @@ async function compareInTree(tree: BaselineTree, resultsDir: string, log: (line:
       [
         `HEAD against baseline ${tree.commit.slice(0, 10)}: Airlock with the request log, non-streaming chat, paired rounds (A B B A ...), proxy process CPU from /proc`,
         `  load average ${load(loadBefore)} before, ${load(loadAfter)} after, on ${availableParallelism()} cores`,
-        ...comparisons.flatMap(formatComparison),
+        ...comparisons.flatMap((comparison, index) => [...formatComparison(comparison), ...(threadSplits[index] ?? [])]),
         `Verdict: ${overallVerdict(comparisons)}`,
       ].join('\n'),
     );

@@ -4,11 +4,13 @@
  * log on vs off, in one run. Each server runs in its own process; this process is only the load
  * generator. Prints the tables, issue 20's figures against the undici floor with their goals, and
  * Airlock's RSS after each phase, and writes test-results/bench.json. Exits 0 on a MISS (it is a report), non-zero if something broke.
- *   npm run bench [-- [--cpu-prof] [--heap-snapshots] [--baseline <git-ref>] [--only stall|baseline]]
+ *   npm run bench [-- [--cpu-prof] [--heap-snapshots] [--baseline <git-ref>] [--only stall|baseline|session]]
  * --cpu-prof: profile the Airlock process under load; --heap-snapshots: snapshots of the logged
  * Airlock's main heap after each phase of the relay runs (test-results/heap/); --only stall: only
  * small requests while large bodies arrive (test-results/bench-stall.json); --baseline: afterwards,
- * Airlock at <git-ref> against this checkout's, paired (baseline.ts); --only baseline: only that.
+ * Airlock at <git-ref> against this checkout's, paired (baseline.ts); --only baseline: only that;
+ * --only session: the request log of one 100-turn agent session (sessionLog.ts), and with
+ * --baseline the same at <git-ref>.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
@@ -18,6 +20,7 @@ import { startChildServer, type ChildOptions, type ChildServer } from './childSe
 import { formatReport, formatStall } from './report.ts';
 import { DEFAULT_QUIET, waitUntilQuiet } from './processCpu.ts';
 import { measureKeyMasking } from './keyMasking.ts';
+import { formatSessionLog, measureSessionLog } from './sessionScenario.ts';
 import { measureLargeBody, measureOpenStreams, measureStreaming, measureThroughput } from './scenarios.ts';
 import { largeBodies } from './largeBodies.ts';
 import { measureSmallDuringLarge } from './stallScenario.ts';
@@ -25,6 +28,7 @@ import { checkStall, checkTargets, type BenchResults, type ProxyTarget, type Sta
 import { formatIssueTable, formatRssPhases, issueFigures, RSS_SETTLE_AFTER_LOAD_MS, type PhaseRss, type RssPhase } from './issueTable.ts';
 import { readProcessMemory } from './processMemory.ts';
 import { MALLOC_ARENA_ENV, MALLOC_ARENAS } from '../../proxy/app/cli/mallocArenas.ts';
+import { SERVE_V8_FLAGS } from '../../proxy/app/cli/v8Flags.ts';
 import { setTimeout as delay } from 'node:timers/promises';
 import { compareWithBaseline } from './baseline.ts';
 
@@ -64,8 +68,8 @@ const { values } = parseArgs({
     baseline: { type: 'string' },
   },
 });
-if (values.only !== undefined && values.only !== 'stall' && values.only !== 'baseline')
-  throw new Error('--only takes one scenario: stall or baseline');
+if (values.only !== undefined && values.only !== 'stall' && values.only !== 'baseline' && values.only !== 'session')
+  throw new Error('--only takes one scenario: stall, baseline or session');
 if (values.only === 'baseline' && values.baseline === undefined)
   throw new Error('--only baseline needs --baseline <git-ref>, e.g. c7ee941');
 const airlockNodeFlags = values['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${resolve(RESULTS_DIR, 'cpu-prof')}`] : [];
@@ -96,7 +100,7 @@ async function stop(...children: ChildServer[]): Promise<void> {
  */
 const EXACT_RSS_ENV = { MALLOC_MMAP_THRESHOLD_: '32768', MALLOC_TRIM_THRESHOLD_: '0' };
 
-/** What `airlock serve` sets for itself before it starts (proxy/app/cli/mallocArenas.ts). */
+/** What `airlock serve` sets for itself before it starts (proxy/app/cli/mallocArenas.ts, v8Flags.ts). */
 const AIRLOCK_SERVE_ENV = { [MALLOC_ARENA_ENV]: MALLOC_ARENAS };
 
 const startProxy = (
@@ -105,7 +109,7 @@ const startProxy = (
   options: { log?: boolean; exactRss?: boolean } = {},
 ): Promise<ChildServer> =>
   start('proxyServer.ts', ['--kind', kind, '--upstream', upstreamUrl, ...(options.log ? ['--log'] : [])], {
-    nodeFlags: [...(kind === 'airlock' ? airlockNodeFlags : []), ...(options.exactRss ? ['--expose-gc'] : [])],
+    nodeFlags: [...(kind === 'airlock' ? [...SERVE_V8_FLAGS, ...airlockNodeFlags] : []), ...(options.exactRss ? ['--expose-gc'] : [])],
     env: { ...(options.exactRss ? EXACT_RSS_ENV : {}), ...(kind === 'airlock' ? AIRLOCK_SERVE_ENV : {}) },
   });
 
@@ -305,6 +309,10 @@ async function main(): Promise<void> {
   const log = (line: string): void => console.error(`[bench ${((Date.now() - startedAt) / 1000).toFixed(1)} s] ${line}`);
   const loadBefore = loadavg();
   if (values.only === 'baseline') return compareWithBaseline(values.baseline as string, RESULTS_DIR, log);
+  if (values.only === 'session') {
+    console.log(formatSessionLog(await measureSessionLog(values.baseline, log)));
+    return;
+  }
   let results: Partial<BenchResults> = {};
   if (values.only === undefined) {
     const relays = await measureRelays(log);

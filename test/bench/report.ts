@@ -115,9 +115,11 @@ export function formatStall(stall: StallResults, checks: readonly TargetCheck[])
         ` | alone: p99 ${fixed(run.alone.p99Ms, 2)} ms${loop}`,
     );
   }
-  const seen = new Map<string, number>();
-  for (const { label, status } of statuses) seen.set(label, status);
-  lines.push(`  large bodies through Airlock: ${[...seen].map(([label, status]) => `${label} -> ${status}`).join('; ')}`);
+  const seen = new Map<string, number[]>();
+  for (const { label, status } of statuses) seen.set(label, [...(seen.get(label) ?? []), status]);
+  lines.push(`  large bodies through Airlock: ${[...seen].map(([label, each]) => `${label} -> ${each.join(', ')}`).join('; ')}`);
+  for (const { label, status, errorText } of statuses)
+    if (errorText !== undefined) lines.push(`  ${label} answered ${status}: ${errorText}`);
   for (const check of checks) lines.push(`  ${check.pass ? 'PASS' : 'MISS'}  ${check.name}: ${check.measured} (target ${check.target})`);
   return lines.join('\n');
 }

@@ -10,13 +10,14 @@ export interface SmallDuringLargeResult {
   /** Small requests while the large bodies arrive, one after another. */
   duringLarge: LatencySummary & { maxMs: number; failures: number };
   /** Each large body's answer status, in order (a refusal is a 4xx). */
-  largeStatuses: { label: string; status: number }[];
+  largeStatuses: { label: string; status: number; errorText?: string }[];
   /** The proxy's event loop (null for a direct connection): alone, then during the large bodies. */
   loopAlone: EventLoopDelay | null;
   loopDuringLarge: EventLoopDelay | null;
 }
 
 const SMALL_CONCURRENCY = 4;
+const ERROR_TEXT_CHARS = 400;
 const ALONE_MS = 2_000;
 /** Not measured: the proxy's code is compiled and its pools open before the figures start. */
 const WARMUP_REQUESTS = 500;
@@ -94,8 +95,13 @@ export async function measureSmallDuringLarge(
           headers: { ...CLIENT_HEADERS, 'anthropic-version': '2023-06-01' },
           body,
         });
-        await response.body.arrayBuffer();
-        largeStatuses.push({ label, status: response.statusCode });
+        const answer = await response.body.text();
+        // A 5xx here is Airlock's or the upstream's failure, not a refusal the body earned: keep what it said.
+        largeStatuses.push({
+          label,
+          status: response.statusCode,
+          ...(response.statusCode >= 500 ? { errorText: answer.slice(0, ERROR_TEXT_CHARS) } : {}),
+        });
       }
     }
   } finally {

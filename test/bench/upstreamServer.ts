@@ -20,7 +20,9 @@ const { values } = parseArgs({
 
 /**
  * Answers every request with the size and sha256 of the body it received: proof of byte-for-byte
- * forwarding. Its usage (none) spares a proxy from estimating the tokens of every answer.
+ * forwarding. The answer is a chat completion (an empty reply) with those two fields beside it, so
+ * a proxy that translates it for a Messages or Responses client can; its usage (none) spares a
+ * proxy from estimating the tokens of every answer.
  */
 async function startSink(): Promise<{ url: string; close(): Promise<void> }> {
   const server = createServer((request, response) => {
@@ -32,7 +34,10 @@ async function startSink(): Promise<{ url: string; close(): Promise<void> }> {
     });
     request.once('end', () => {
       const text = JSON.stringify({
-        object: 'sink',
+        id: 'chatcmpl-sink',
+        object: 'chat.completion',
+        model: 'sink',
+        choices: [{ index: 0, message: { role: 'assistant', content: '' }, finish_reason: 'stop' }],
         bytes,
         sha256: hash.digest('hex'),
         usage: { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 },

@@ -74,7 +74,7 @@ describe('a chat with tools', () => {
 });
 
 describe('a stream', () => {
-  it('shows its events as a table with the text each added, beside the assembled text', async () => {
+  it('shows its events as a table with when each arrived and the text it added, beside the assembled text', async () => {
     expect((await chat({ stream: true, messages: [{ role: 'user', content: 'Stream please' }] })).status).toBe(200);
     await session.harness.log.flush();
     await page.goto(session.screenUrl('live'));
@@ -88,6 +88,16 @@ describe('a stream', () => {
     const added = await events.locator('tbody td.delta').allTextContents();
     expect(added.join('')).toBe(assembled);
     expect(await events.locator('tbody tr').last().textContent()).toContain('[DONE]');
+    // Time since the request started, one per event, in arrival order.
+    expect(await events.locator('thead th').allTextContents()).toEqual(['#', 'Time', 'Event', 'Text added', 'Data']);
+    const times = await events.locator('tbody tr td:nth-child(2)').allTextContents();
+    expect(times.length).toBe(await events.locator('tbody tr').count());
+    const timesMs = times.map((time) => {
+      const match = /^(\d+(?:\.\d+)?) (ms|s)$/.exec(time);
+      if (!match) throw new Error(`not a time: ${time}`);
+      return Number(match[1]) * (match[2] === 's' ? 1000 : 1);
+    });
+    expect(timesMs).toEqual([...timesMs].sort((a, b) => a - b));
     await session.shot('61-detail-stream-events');
   });
 });
@@ -250,6 +260,25 @@ describe('a row', () => {
     expect(await row.locator('.preview').textContent()).toBe('Refactor the token parser');
     expect(await row.locator('.client').textContent()).toBe('exchange-e2e · 5e55f00d');
     expect(await row.locator('.client').getAttribute('title')).toContain('Session 5e55f00d-1111-2222-3333-444455556666');
+  });
+
+  it('shows the first line of its prompt once it ends, in a list already open, without a reload', async () => {
+    await page.goto(session.screenUrl('live'));
+    // The list's first page is in (rows, or none yet) and the live channel is open: the row can only come live.
+    await page.locator('[role="listbox"], .state-empty').first().waitFor();
+    await page.locator('.status-bar .dot.running').waitFor();
+    // A page loaded again would lose this mark.
+    await page.evaluate(() => Object.assign(window, { listOpenedOnce: true }));
+    const response = await rawRequest(`${session.harness.proxy.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { ...JSON_HEADERS, authorization: `Bearer ${token}` },
+      body: chatBody({ messages: [{ role: 'user', content: 'Explain the retry loop\nin two lines' }] }),
+    });
+    expect(response.status).toBe(200);
+    const preview = page.locator('.request-row .preview', { hasText: 'Explain the retry loop' });
+    await preview.waitFor();
+    expect(await preview.textContent()).toBe('Explain the retry loop');
+    expect(await page.evaluate(() => (window as { listOpenedOnce?: boolean }).listOpenedOnce)).toBe(true);
   });
 
   it('counts its spend under its session on the Spend screen', async () => {

@@ -10,6 +10,7 @@ import { DEFAULT_UI_DIR } from '../../proxy/app/control/staticUi.ts';
 import { startControlHarness, type ControlHarness } from '../support/controlHarness.ts';
 import { chatBody, JSON_HEADERS, rawRequest } from '../support/http.ts';
 import { findSentinel, SENTINEL_KEY } from '../support/sentinel.ts';
+import { lowContrastText } from './support/pageChecks.ts';
 
 const run = promisify(execFile);
 const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
@@ -183,6 +184,17 @@ describe('the window in Chromium against a real proxy and the simulator', () => 
     await shot('08-spend');
     await page.getByRole('button', { name: '7 days' }).click();
     await page.getByRole('figure', { name: 'Credits per day by model' }).locator('svg').first().waitFor();
+  });
+
+  it("draws the Spend chart's axis and legend text with AA contrast, in light and dark", async () => {
+    for (const scheme of ['light', 'dark'] as const) {
+      await page.emulateMedia({ colorScheme: scheme });
+      await page.goto(`${harness.proxy.url}/_airlock/#/spend`);
+      await page.locator('.spend-chart .recharts-yAxis-tick-labels text').first().waitFor();
+      await page.locator('.spend-chart .recharts-legend-item-text').first().waitFor();
+      expect({ scheme, low: await lowContrastText(page, '.spend-chart') }).toEqual({ scheme, low: [] });
+    }
+    await page.emulateMedia({ colorScheme: 'light' });
   });
 
   it('follows a dark OS theme', async () => {

@@ -1,6 +1,6 @@
-import { restartWithArenaLimit } from './mallocArenas.ts';
+import { restartTuned } from './mallocArenas.ts';
 import { createProgram } from './program.ts';
 
 // Only the long-running command: the others end in a moment, and a restart would double their start.
-if (process.argv.slice(2).includes('serve')) restartWithArenaLimit();
+if (process.argv.slice(2).includes('serve')) restartTuned();
 await createProgram().parseAsync(process.argv);

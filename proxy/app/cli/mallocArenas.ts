@@ -7,6 +7,8 @@
  * 7% of idle, and idle itself was 13 MB lower. The limit is read only at start, so the command
  * starts itself again in place (execve, same pid) with it set. A value the user set is kept.
  */
+import { missingV8Flags } from './v8Flags.ts';
+
 export const MALLOC_ARENA_ENV = 'MALLOC_ARENA_MAX';
 export const MALLOC_ARENAS = '2';
 
@@ -16,11 +18,27 @@ export function arenaLimitedEnv(env: NodeJS.ProcessEnv, glibcVersion: string | u
   return { ...env, [MALLOC_ARENA_ENV]: MALLOC_ARENAS };
 }
 
-/** Starts this process again with the arena limit when it lacks it; returns only when it does not. */
-export function restartWithArenaLimit(): void {
+export interface TunedStart {
+  env: NodeJS.ProcessEnv;
+  execArgv: string[];
+}
+
+/**
+ * How to start `airlock serve` again so it has the arena limit and SERVE_V8_FLAGS, or null when it
+ * already has what applies here (so the restart happens at most once).
+ */
+export function tunedStart(env: NodeJS.ProcessEnv, execArgv: readonly string[], glibcVersion: string | undefined): TunedStart | null {
+  const limitedEnv = arenaLimitedEnv(env, glibcVersion);
+  const missingFlags = missingV8Flags(execArgv);
+  if (limitedEnv === null && missingFlags.length === 0) return null;
+  return { env: limitedEnv ?? env, execArgv: [...execArgv, ...missingFlags] };
+}
+
+/** Starts this process again in place when it lacks the arena limit or the V8 flags; returns only when it needs neither. */
+export function restartTuned(): void {
   if (typeof process.execve !== 'function') return;
   const report = process.report.getReport() as { header?: { glibcVersionRuntime?: string } };
-  const env = arenaLimitedEnv(process.env, report.header?.glibcVersionRuntime);
-  if (env === null) return;
-  process.execve(process.execPath, [process.execPath, ...process.execArgv, ...process.argv.slice(1)], env);
+  const start = tunedStart(process.env, process.execArgv, report.header?.glibcVersionRuntime);
+  if (start === null) return;
+  process.execve(process.execPath, [process.execPath, ...start.execArgv, ...process.argv.slice(1)], start.env);
 }

@@ -51,6 +51,8 @@ export function createControlRouter(deps: ControlDeps): ControlApi {
     status: () => context.status(),
     knownSecrets: deps.knownSecrets,
   });
+  // The log reads an ended request's summary from its bodies on its own thread; the live rows get it from there.
+  const stopSummaries = deps.log.onRowSummaries((summaries) => hub.summariesWritten(summaries));
   const context: ControlContext = {
     deps,
     hub,
@@ -120,6 +122,7 @@ export function createControlRouter(deps: ControlDeps): ControlApi {
     close() {
       detach?.();
       detach = null;
+      stopSummaries();
       hub.close();
     },
   };

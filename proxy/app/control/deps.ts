@@ -36,7 +36,17 @@ export interface ControlConfig {
 
 export type ControlLog = Pick<
   RequestLog,
-  'listRequests' | 'facets' | 'getRequest' | 'replaysOf' | 'spendByDay' | 'totals' | 'modelStats' | 'spendSince' | 'status' | 'flush'
+  | 'listRequests'
+  | 'facets'
+  | 'getRequest'
+  | 'replaysOf'
+  | 'spendByDay'
+  | 'totals'
+  | 'modelStats'
+  | 'spendSince'
+  | 'status'
+  | 'flush'
+  | 'onRowSummaries'
 >;
 
 /** Everything the control routes call: the same modules the CLI and the proxy use, nothing of its own. */

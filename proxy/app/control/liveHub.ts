@@ -7,6 +7,7 @@ import {
 } from '../../contracts/api.ts';
 import { redactSecrets } from '../../core/redact.ts';
 import type { RequestLifecycleEvent } from '../../contracts/lifecycle.ts';
+import type { EndedRowSummary } from '../../contracts/log.ts';
 import type { RequestEvents } from '../../contracts/requestEvents.ts';
 import { mergeUpdate, updateFromEvent } from './liveUpdates.ts';
 
@@ -84,6 +85,13 @@ export class LiveHub {
     sink({ requests, status: this.#options.status() });
     this.#sinks.add(sink);
     return () => this.#sinks.delete(sink);
+  }
+
+  /** The log read these ended requests' summaries: their rows show them without a reload. */
+  summariesWritten(summaries: readonly EndedRowSummary[]): void {
+    if (this.#sinks.size === 0) return;
+    for (const { requestId, summary } of summaries) mergeUpdate(this.#pending, { requestId, fields: { summary }, appendText: '' });
+    this.#schedule();
   }
 
   /** Something outside the request path changed the status (pause, profile switch). */
@@ -198,6 +206,7 @@ function maskedUpdate(update: LiveRequestUpdate, mask: (text: string) => string)
   if (typeof fields.clientName === 'string') fields.clientName = mask(fields.clientName);
   if (typeof fields.requestedModel === 'string') fields.requestedModel = mask(fields.requestedModel);
   if (typeof fields.responseModel === 'string') fields.responseModel = mask(fields.responseModel);
+  if (typeof fields.summary === 'string') fields.summary = mask(fields.summary);
   if (update.appendText !== '') update.appendText = mask(update.appendText);
   return update;
 }

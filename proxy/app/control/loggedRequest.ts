@@ -13,6 +13,14 @@ export function loggedWithInFlightBodies(context: ControlContext, id: string): R
   if (!inFlight) return logged;
   return {
     ...logged,
-    bodies: { ...inFlight, responseHeaders: {}, responseBody: null, responseTruncated: false, streamText: null, rawEvents: null },
+    bodies: {
+      ...inFlight,
+      responseHeaders: {},
+      responseBody: null,
+      responseTruncated: false,
+      streamText: null,
+      rawEvents: null,
+      rawEventOffsetsMs: null,
+    },
   };
 }

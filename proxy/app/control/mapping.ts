@@ -87,6 +87,7 @@ export function detailOf({ row, bodies }: LogDetail, knownSecrets: string[] = []
     responseBody: bodies ? bodyViewOf(bodies.responseBody, bodies.responseTruncated, responseType) : null,
     streamText: bodies?.streamText ?? null,
     streamEvents: bodies ? bodyViewOf(bodies.rawEvents, false, 'text/event-stream') : null,
+    streamEventOffsetsMs: bodies?.rawEventOffsetsMs ?? null,
     replayIds,
   };
 }

@@ -34,7 +34,7 @@ export function testStep(
 
 export async function runProfileTest(target: UpstreamTarget, model: string | undefined): Promise<ProfileTestResult> {
   const modelsProbe = await probeGateway(target, 'GET', '/models');
-  const models = modelsProbe.errorClass === null ? modelIdsFrom(modelsProbe.bodyText) : [];
+  const models = modelsProbe.errorClass === null ? modelIdsFrom(modelsProbe.bodyText, [target.apiKey]) : [];
   const steps = [testStep('models', modelsProbe, { modelCount: models.length })];
   if (model) {
     const chatProbe = await probeGateway(target, 'POST', '/chat/completions', oneTokenChat(model));

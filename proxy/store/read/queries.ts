@@ -62,6 +62,9 @@ function likeAny(columns: readonly string[]): string {
 const ROW_LIKE = likeAny(TEXT_ROW_COLUMNS);
 /** A body (`b`) containing the pattern. */
 const BODY_LIKE = likeAny(['b.request_body', 'b.response_body', 'b.stream_text']);
+/** Rows whose request body holds a piece (`c`) of body_chunks: a piece found maps to every body holding it. */
+const ROWS_OF_CHUNK = 'JOIN request_body_chunks r ON r.chunk_id = c.chunk_id JOIN request_bodies b ON b.body_id = r.body_id';
+const CHUNK_LIKE = "c.text LIKE ? ESCAPE '\\'";
 
 /** Trigrams the full-text query asks for: enough to narrow a search to few bodies, whatever the text's length. */
 const MAX_QUERY_TRIGRAMS = 32;
@@ -119,18 +122,32 @@ export function whereForFilter(filter: RequestListFilter): { sql: string; params
     const bodyPatterns = [pattern, pattern, pattern];
     if ([...text].length >= MIN_FTS_TERM_CHARS) {
       // Indexed bodies through the index, bodies still waiting for it by a scan of those few.
+      // Request bodies stored as pieces (ChunkStore) are searched piece by piece, each piece once.
       add(
         `(id IN (SELECT b.request_id FROM request_bodies_fts f JOIN request_bodies b ON b.body_id = f.rowid
                 WHERE request_bodies_fts MATCH ? AND (${BODY_LIKE}))
           OR id IN (SELECT b.request_id FROM request_bodies_unindexed u JOIN request_bodies b USING (body_id) WHERE ${BODY_LIKE})
+          OR id IN (SELECT b.request_id FROM body_chunks_fts f JOIN body_chunks c ON c.chunk_id = f.rowid ${ROWS_OF_CHUNK}
+                WHERE body_chunks_fts MATCH ? AND ${CHUNK_LIKE})
+          OR id IN (SELECT b.request_id FROM body_chunks_unindexed u JOIN body_chunks c USING (chunk_id) ${ROWS_OF_CHUNK} WHERE ${CHUNK_LIKE})
           OR ${ROW_LIKE})`,
         trigramQuery(text),
         ...bodyPatterns,
         ...bodyPatterns,
+        trigramQuery(text),
+        pattern,
+        pattern,
         ...rowPatterns,
       );
     } else {
-      add(`(id IN (SELECT request_id FROM request_bodies b WHERE ${BODY_LIKE}) OR ${ROW_LIKE})`, ...bodyPatterns, ...rowPatterns);
+      add(
+        `(id IN (SELECT request_id FROM request_bodies b WHERE ${BODY_LIKE})
+          OR id IN (SELECT b.request_id FROM body_chunks c ${ROWS_OF_CHUNK} WHERE ${CHUNK_LIKE})
+          OR ${ROW_LIKE})`,
+        ...bodyPatterns,
+        pattern,
+        ...rowPatterns,
+      );
     }
   }
   return { sql: clauses.length === 0 ? '' : `WHERE ${clauses.join(' AND ')}`, params };
@@ -194,7 +211,27 @@ export class RequestLogQueries {
     const record = this.statement('SELECT * FROM requests WHERE id = ?').get(id);
     if (record === undefined) return null;
     const bodies = this.statement('SELECT * FROM request_bodies WHERE request_id = ?').get(id);
-    return { row: rowFromRecord(record), bodies: bodies === undefined ? null : bodiesFromRecord(bodies) };
+    if (bodies === undefined) return { row: rowFromRecord(record), bodies: null };
+    const stored = bodiesFromRecord(bodies);
+    const pieced = this.requestBodyFromChunks(Number(bodies.body_id));
+    return { row: rowFromRecord(record), bodies: pieced === null ? stored : { ...stored, requestBody: pieced } };
+  }
+
+  /**
+   * A request body stored as pieces, joined back into its exact text; null if it was stored whole
+   * (or deleted meanwhile). One statement, so one snapshot: retention on the log thread cannot
+   * delete pieces between reading the list and reading them.
+   */
+  private requestBodyFromChunks(bodyId: number): string | null {
+    const pieces = this.statement(
+      `SELECT c.text AS text FROM request_body_chunk_lists l, json_each(l.chunk_ids) j
+       LEFT JOIN body_chunks c ON c.chunk_id = j.value WHERE l.body_id = ? ORDER BY j.key`,
+    ).all(bodyId);
+    if (pieces.length === 0) return null;
+    // Pieces go only with the last body holding them (triggers in schema.ts): one missing is damage.
+    if (pieces.some((piece) => piece.text === null))
+      throw new Error(`The request log is damaged: request body ${bodyId} lost some of its pieces.`);
+    return pieces.map((piece) => String(piece.text)).join('');
   }
 
   /** The ids of the replays of request `id`, oldest first (requests_replay_of). */

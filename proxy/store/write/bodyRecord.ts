@@ -64,5 +64,6 @@ export function buildBodiesRecord(bodies: CapturedBodies, stream: boolean, capBy
     responseTruncated: bodies.responseBodyTruncated || response.truncated || streamText.truncated,
     streamText: streamText.text,
     rawEvents: stream ? response.text : null,
+    rawEventOffsetsMs: stream && bodies.eventOffsetsMs ? Array.from(bodies.eventOffsetsMs) : null,
   };
 }

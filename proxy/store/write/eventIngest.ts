@@ -1,12 +1,12 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
-import type { RequestLogRow } from '../../contracts/log.ts';
+import type { EndedRowSummary, RequestLogRow } from '../../contracts/log.ts';
 import { redactKnownSecrets, redactSecrets } from '../../core/redact.ts';
 import type { CapturedBodies, RequestLifecycleEvent } from '../../contracts/lifecycle.ts';
 import { agentSessionIdOf, exchangeSummary } from './exchangeSummary.ts';
 import { buildBodiesRecord } from './bodyRecord.ts';
 import { nextSliceLength, type SliceLimits } from './eventSlice.ts';
 import { DEFAULT_INDEX_SLICE, FullTextBackfill } from './fullTextBackfill.ts';
-import { rowFromRecord, storedBytesOf } from './rowCodec.ts';
+import { rowFromRecord } from './rowCodec.ts';
 import { applyRowEvent, maskRowText, rowFromStart } from './rowDraft.ts';
 import { RowRecorder, type SpendRecordStore } from './rowRecorder.ts';
 import type { SpendEntry, UnwrittenState } from './unwrittenSpend.ts';
@@ -110,9 +110,14 @@ export class EventIngest {
     });
   }
 
-  /** Writes all of `events`, slice by slice (their bodies only `withBodies`); secrets are masked in everything written. */
-  ingest(events: RequestLifecycleEvent[], secrets: string[], withBodies: boolean): void {
-    if (events.length === 0) return;
+  /**
+   * Writes all of `events`, slice by slice (their bodies only `withBodies`); secrets are masked in
+   * everything written. Returns the summaries of the requests that ended, as written: only the log
+   * thread reads bodies for them, and the window's live rows show them without a reload.
+   */
+  ingest(events: RequestLifecycleEvent[], secrets: string[], withBodies: boolean): EndedRowSummary[] {
+    const summaries: EndedRowSummary[] = [];
+    if (events.length === 0) return summaries;
     this.latestSecrets = secrets;
     this.fullText.noteActivity();
     for (const event of events)
@@ -120,11 +125,12 @@ export class EventIngest {
     let offset = 0;
     while (offset < events.length) {
       const length = nextSliceLength(events, INGEST_SLICE_LIMITS, offset);
-      this.writeSlice(events.slice(offset, offset + length), secrets, withBodies);
+      this.writeSlice(events.slice(offset, offset + length), secrets, withBodies, summaries);
       offset += length;
     }
     this.recorder.publish();
     this.scheduleHeldRows();
+    return summaries;
   }
 
   /**
@@ -194,15 +200,17 @@ export class EventIngest {
     }
   }
 
-  private writeSlice(events: RequestLifecycleEvent[], secrets: string[], withBodies: boolean): void {
+  private writeSlice(events: RequestLifecycleEvent[], secrets: string[], withBodies: boolean, summaries: EndedRowSummary[]): void {
     for (const event of events) this.noteWritten(event.requestId);
     try {
       const batch = this.batchFrom(events, secrets, withBodies);
+      // Known whether or not the database takes the rows (a full disk keeps them in memory).
+      for (const row of batch.rows)
+        if (row.state !== 'in_flight' && row.summary !== null) summaries.push({ requestId: row.id, summary: row.summary });
       const outcome = this.recorder.write(batch);
       this.reportBodiesState();
-      if (outcome === 'written' && batch.bodies.length > 0) {
-        this.fullText.noteWritten(batch.bodies.reduce((bytes, { record }) => bytes + storedBytesOf(record), 0));
-      }
+      // Only text stored for the first time waits for the index: a request body's known pieces are indexed already.
+      if (outcome === 'written' && batch.bodies.length > 0) this.fullText.noteWritten(this.writer.lastStoredBodyBytes);
     } catch (error) {
       this.options.onError(error);
     }

@@ -14,37 +14,65 @@ export interface IndexSliceLimits {
  */
 export const DEFAULT_INDEX_SLICE: IndexSliceLimits = { maxRows: 5_000, maxBytes: 1024 * 1024 };
 
+/** A table whose rows wait in a queue table for its full-text index; `stored_bytes` sizes a slice. */
+interface IndexedText {
+  queue: string;
+  table: string;
+  key: string;
+  index: string;
+  columns: readonly string[];
+}
+
+/** Bodies (request bodies stored whole, responses, stream text) and the pieces of request bodies (ChunkStore). */
+const INDEXED_TEXTS: readonly IndexedText[] = [
+  {
+    queue: 'request_bodies_unindexed',
+    table: 'request_bodies',
+    key: 'body_id',
+    index: 'request_bodies_fts',
+    columns: ['request_body', 'response_body', 'stream_text'],
+  },
+  { queue: 'body_chunks_unindexed', table: 'body_chunks', key: 'chunk_id', index: 'body_chunks_fts', columns: ['text'] },
+];
+
 /**
- * Indexes the oldest unindexed bodies, up to the limits (at least one), in one transaction. One
- * INSERT ... SELECT for many rows lets FTS5 build one segment instead of one per row. Returns
- * how many bodies were indexed and their stored bytes.
+ * Indexes the oldest unindexed bodies, up to the limits (at least one), in one transaction; once
+ * no body waits, the oldest unindexed request body pieces. One INSERT ... SELECT for many rows lets
+ * FTS5 build one segment instead of one per row. Returns how many were indexed and their stored bytes.
  */
 export function indexUnindexedSlice(db: DatabaseSync, limits: IndexSliceLimits): { rows: number; bytes: number } {
+  for (const indexed of INDEXED_TEXTS) {
+    const slice = indexSliceOf(db, indexed, limits);
+    if (slice.rows > 0) return slice;
+  }
+  return { rows: 0, bytes: 0 };
+}
+
+function indexSliceOf(db: DatabaseSync, indexed: IndexedText, limits: IndexSliceLimits): { rows: number; bytes: number } {
+  const { queue, table, key, index, columns } = indexed;
   db.exec('BEGIN IMMEDIATE');
   try {
     const candidates = db
       .prepare(
-        `SELECT p.body_id AS bodyId, b.stored_bytes AS storedBytes
-         FROM request_bodies_unindexed p JOIN request_bodies b USING (body_id) ORDER BY p.body_id LIMIT ?`,
+        `SELECT p.${key} AS id, t.stored_bytes AS storedBytes FROM ${queue} p JOIN ${table} t USING (${key}) ORDER BY p.${key} LIMIT ?`,
       )
       .iterate(limits.maxRows);
     let rows = 0;
     let bytes = 0;
-    let lastBodyId = 0;
+    let lastId = 0;
     for (const candidate of candidates) {
       const storedBytes = Number(candidate.storedBytes);
       if (rows > 0 && bytes + storedBytes > limits.maxBytes) break;
       rows += 1;
       bytes += storedBytes;
-      lastBodyId = Number(candidate.bodyId);
+      lastId = Number(candidate.id);
     }
     if (rows > 0) {
+      const selected = columns.map((column) => `t.${column}`).join(', ');
       db.prepare(
-        `INSERT INTO request_bodies_fts (rowid, request_body, response_body, stream_text)
-         SELECT b.body_id, b.request_body, b.response_body, b.stream_text
-         FROM request_bodies_unindexed p JOIN request_bodies b USING (body_id) WHERE p.body_id <= ?`,
-      ).run(lastBodyId);
-      db.prepare('DELETE FROM request_bodies_unindexed WHERE body_id <= ?').run(lastBodyId);
+        `INSERT INTO ${index} (rowid, ${columns.join(', ')}) SELECT t.${key}, ${selected} FROM ${queue} p JOIN ${table} t USING (${key}) WHERE p.${key} <= ?`,
+      ).run(lastId);
+      db.prepare(`DELETE FROM ${queue} WHERE ${key} <= ?`).run(lastId);
     }
     db.exec('COMMIT');
     return { rows, bytes };
@@ -55,9 +83,10 @@ export function indexUnindexedSlice(db: DatabaseSync, limits: IndexSliceLimits):
 }
 
 export function unindexedBytes(db: DatabaseSync): number {
-  return Number(
-    db.prepare('SELECT TOTAL(b.stored_bytes) AS total FROM request_bodies_unindexed p JOIN request_bodies b USING (body_id)').get()
-      ?.total ?? 0,
+  return INDEXED_TEXTS.reduce(
+    (total, { queue, table, key }) =>
+      total + Number(db.prepare(`SELECT TOTAL(t.stored_bytes) AS total FROM ${queue} p JOIN ${table} t USING (${key})`).get()?.total ?? 0),
+    0,
   );
 }
 

@@ -68,8 +68,11 @@ function handle(message: ToLogThread): void {
   switch (message.type) {
     case 'events':
       lastEventsAtMs = performance.now();
-      ingest.ingest(deserializeEvents(message.events), message.secrets, message.withBodies);
-      send({ type: 'ingested', bodyBytes: message.bodyBytes });
+      send({
+        type: 'ingested',
+        bodyBytes: message.bodyBytes,
+        summaries: ingest.ingest(deserializeEvents(message.events), message.secrets, message.withBodies),
+      });
       return;
     case 'flush':
       ingest.writeHeldRows();

@@ -1,6 +1,7 @@
 import type { Transferable, Worker } from 'node:worker_threads';
 import { threadScriptUrl } from '../../core/threadScript.ts';
 import type { CapturedBodies, RequestLifecycleEvent } from '../../contracts/lifecycle.ts';
+import type { EndedRowSummary } from '../../contracts/log.ts';
 import { bodyBytesOf } from './eventSlice.ts';
 import { isSupersededByEnd } from './rowDraft.ts';
 import { serializeEvents, type FromLogThread, type LogThreadData, type ToLogThread } from './logThreadMessages.ts';
@@ -62,6 +63,8 @@ export interface LogThreadOptions extends LogThreadData {
   onBodiesState: (reason: string | null) => void;
   /** What the database could not take changed. */
   onUnwritten?: (state: UnwrittenState) => void;
+  /** Requests ended and their summaries were written (or kept for a full disk). */
+  onSummaries?: (summaries: EndedRowSummary[]) => void;
   /** The thread's script; tests pass stand-ins that fail or fall behind. */
   threadUrl?: URL;
   /** MAX_UNWRITTEN_BODY_BYTES unless given. */
@@ -198,6 +201,7 @@ export class LogThreadClient {
   private onMessage(message: FromLogThread): void {
     if (message.type === 'ingested') {
       this.unwrittenBodyBytes -= message.bodyBytes;
+      if (message.summaries.length > 0) this.options.onSummaries?.(message.summaries);
     } else if (message.type === 'flushed' || message.type === 'retained') {
       // A thread that answers is healthy: a later death starts the count of restarts again.
       this.restarts = 0;

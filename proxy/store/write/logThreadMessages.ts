@@ -1,5 +1,6 @@
 import { deserialize, serialize } from 'node:v8';
 import type { RequestLifecycleEvent } from '../../contracts/lifecycle.ts';
+import type { EndedRowSummary } from '../../contracts/log.ts';
 import type { RetentionPolicy, RetentionResult } from './retention.ts';
 import type { UnwrittenState } from './unwrittenSpend.ts';
 
@@ -25,7 +26,8 @@ export type ToLogThread =
 
 /** Log thread → main thread. */
 export type FromLogThread =
-  | { type: 'ingested'; bodyBytes: number }
+  /** `summaries`: the one-line summaries of the requests that ended in the batch. */
+  | { type: 'ingested'; bodyBytes: number; summaries: EndedRowSummary[] }
   | { type: 'flushed'; id: number }
   /** `result` is null when retention failed (the error comes as its own message). */
   | { type: 'retained'; id: number; result: RetentionResult | null }

@@ -66,13 +66,20 @@ function deleteRowsOlderThan(db: DatabaseSync, cutoffMs: number): number {
  * byte; the caller measures again and repeats if the estimate fell short.
  */
 function deleteOldestBodies(db: DatabaseSync, usedBytes: number, bytesToFree: number): number {
-  const totalStoredBytes = Number(db.prepare('SELECT TOTAL(stored_bytes) AS total FROM request_bodies').get()?.total ?? 0);
+  const totalStoredBytes = Number(
+    db.prepare('SELECT (SELECT TOTAL(stored_bytes) FROM request_bodies) + (SELECT TOTAL(stored_bytes) FROM body_chunks) AS total').get()
+      ?.total ?? 0,
+  );
   if (totalStoredBytes === 0) return 0;
   const storedBytesToFree = bytesToFree / Math.max(1, usedBytes / totalStoredBytes);
+  // A body stored as pieces counts the pieces it stored first: they go once no later body holds
+  // them (schema.ts's triggers), so deleting an early turn of a running session frees little, and
+  // the next pass measures again.
   const candidates = db
     .prepare(
-      `SELECT b.body_id AS bodyId, b.stored_bytes AS storedBytes FROM request_bodies b
-       JOIN requests r ON r.id = b.request_id ORDER BY r.started_at_ms, r.id`,
+      `SELECT b.body_id AS bodyId, b.stored_bytes + COALESCE(l.added_bytes, 0) AS storedBytes FROM request_bodies b
+       JOIN requests r ON r.id = b.request_id LEFT JOIN request_body_chunk_lists l ON l.body_id = b.body_id
+       ORDER BY r.started_at_ms, r.id`,
     )
     .iterate();
   const chosen: number[] = [];
@@ -117,6 +124,7 @@ function inTransaction(db: DatabaseSync, work: () => void): void {
 /** Drops deleted entries from the full-text index and hands free pages back to the file system. */
 function compact(db: DatabaseSync): void {
   db.exec("INSERT INTO request_bodies_fts (request_bodies_fts) VALUES ('optimize')");
+  db.exec("INSERT INTO body_chunks_fts (body_chunks_fts) VALUES ('optimize')");
   db.exec('PRAGMA incremental_vacuum');
   db.exec('PRAGMA wal_checkpoint(TRUNCATE)');
 }

@@ -1,6 +1,7 @@
 import type { ErrorClass } from '../../contracts/errors.ts';
 import type { RequestBodiesRecord, RequestLogRow, RequestState, UsageSource } from '../../contracts/log.ts';
 import type { ClientProtocol, ProtocolMode } from '../../contracts/usage.ts';
+import { packEventOffsets, unpackEventOffsets } from '../../core/eventOffsets.ts';
 
 /** Column order shared by the insert statement and `rowToParams`. */
 export const REQUEST_COLUMNS = [
@@ -63,7 +64,7 @@ export const COLUMNS_SET_AFTER_START = [
   'summary',
 ] as const satisfies ReadonlyArray<(typeof REQUEST_COLUMNS)[number]>;
 
-type SqlValue = string | number | null;
+type SqlValue = string | number | null | Uint8Array;
 type SqlRecord = Record<string, unknown>;
 
 export function rowToParams(row: RequestLogRow): SqlValue[] {
@@ -163,6 +164,7 @@ export function bodiesFromRecord(record: SqlRecord): RequestBodiesRecord {
     responseTruncated: record.response_truncated === 1,
     streamText: text(record.stream_text),
     rawEvents: text(record.raw_events),
+    rawEventOffsetsMs: record.raw_event_offsets instanceof Uint8Array ? unpackEventOffsets(record.raw_event_offsets) : null,
   };
 }
 
@@ -173,6 +175,7 @@ export function storedBytesOf(record: RequestBodiesRecord): number {
 }
 
 export function bodiesToParams(requestId: string, record: RequestBodiesRecord): SqlValue[] {
+  const offsets = record.rawEventOffsetsMs === null ? null : packEventOffsets(record.rawEventOffsetsMs);
   return [
     requestId,
     JSON.stringify(record.requestHeaders),
@@ -183,6 +186,7 @@ export function bodiesToParams(requestId: string, record: RequestBodiesRecord): 
     record.responseTruncated ? 1 : 0,
     record.streamText,
     record.rawEvents,
-    storedBytesOf(record),
+    offsets,
+    storedBytesOf(record) + (offsets?.length ?? 0),
   ];
 }

@@ -1,6 +1,7 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import type { RequestBodiesRecord, RequestLogRow } from '../../contracts/log.ts';
-import { bodiesToParams, COLUMNS_SET_AFTER_START, REQUEST_COLUMNS, rowToParams } from './rowCodec.ts';
+import { ChunkStore, type Piece } from './chunkStore.ts';
+import { bodiesToParams, COLUMNS_SET_AFTER_START, REQUEST_COLUMNS, rowToParams, storedBytesOf } from './rowCodec.ts';
 
 /** One flush: rows to insert or replace, and bodies of requests that ended. */
 export interface LogBatch {
@@ -33,7 +34,9 @@ export class LogWriter {
   private readonly upsertRow: StatementSync;
   private readonly insertBodies: StatementSync;
   private readonly listUnindexed: StatementSync;
+  private readonly chunks: ChunkStore;
   private disabledReason: string | null = null;
+  private storedBodyBytes = 0;
 
   constructor(db: DatabaseSync) {
     this.db = db;
@@ -44,11 +47,17 @@ export class LogWriter {
     );
     this.insertBodies = db.prepare(
       `INSERT INTO request_bodies (request_id, request_headers, response_headers, request_body, request_truncated,
-         response_body, response_truncated, stream_text, raw_events, stored_bytes)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (request_id) DO NOTHING`,
+         response_body, response_truncated, stream_text, raw_events, raw_event_offsets, stored_bytes)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (request_id) DO NOTHING`,
     );
     // New bodies wait for the full-text index (fullTextBackfill.ts); one statement lists a whole batch.
     this.listUnindexed = db.prepare('INSERT INTO request_bodies_unindexed (body_id) SELECT value FROM json_each(?)');
+    this.chunks = new ChunkStore(db);
+  }
+
+  /** Body text the last written batch stored for the first time (a request body's known pieces not counted). */
+  get lastStoredBodyBytes(): number {
+    return this.storedBodyBytes;
   }
 
   get bodiesDisabledReason(): string | null {
@@ -65,15 +74,17 @@ export class LogWriter {
 
   write(batch: LogBatch): WriteOutcome {
     const withBodies = this.disabledReason === null && batch.bodies.length > 0;
+    this.storedBodyBytes = 0;
     try {
-      this.transaction(batch, withBodies);
+      if (withBodies) this.transactionWithBodies(batch);
+      else this.transaction(batch.rows);
       return { outcome: 'written' };
     } catch (error) {
       if (!withBodies || !isDiskFullError(error)) return this.failed(error);
       this.disableBodies(DISK_FULL_REASON);
     }
     try {
-      this.transaction(batch, false);
+      this.transaction(batch.rows);
       return { outcome: 'written_without_bodies' };
     } catch (error) {
       return this.failed(error);
@@ -86,11 +97,11 @@ export class LogWriter {
     return { outcome: 'failed', error, diskFull };
   }
 
-  private transaction(batch: LogBatch, withBodies: boolean): void {
+  private transaction(rows: readonly RequestLogRow[], writeBodies?: () => void): void {
     this.db.exec('BEGIN IMMEDIATE');
     try {
-      for (const row of batch.rows) this.upsertRow.run(...rowToParams(row));
-      if (withBodies) this.insertBodiesOf(batch);
+      for (const row of rows) this.upsertRow.run(...rowToParams(row));
+      writeBodies?.();
       this.db.exec('COMMIT');
     } catch (error) {
       if (this.db.isTransaction) this.db.exec('ROLLBACK');
@@ -98,12 +109,27 @@ export class LogWriter {
     }
   }
 
-  private insertBodiesOf(batch: LogBatch): void {
+  private transactionWithBodies(batch: LogBatch): void {
+    // Cut and hashed before the write lock is taken.
+    const prepared = batch.bodies.map(({ requestId, record }) => {
+      const pieces = ChunkStore.piecesOf(record.requestBody);
+      return { requestId, record: pieces === null ? record : { ...record, requestBody: null }, pieces };
+    });
+    this.transaction(batch.rows, () => this.insertBodiesOf(prepared));
+  }
+
+  private insertBodiesOf(bodies: Array<{ requestId: string; record: RequestBodiesRecord; pieces: Piece[] | null }>): void {
     const insertedBodyIds: number[] = [];
-    for (const { requestId, record } of batch.bodies) {
+    let storedBytes = 0;
+    for (const { requestId, record, pieces } of bodies) {
       const result = this.insertBodies.run(...bodiesToParams(requestId, record));
-      if (Number(result.changes) === 1) insertedBodyIds.push(Number(result.lastInsertRowid));
+      if (Number(result.changes) !== 1) continue;
+      const bodyId = Number(result.lastInsertRowid);
+      insertedBodyIds.push(bodyId);
+      storedBytes += storedBytesOf(record);
+      if (pieces !== null) storedBytes += this.chunks.store(bodyId, pieces);
     }
     if (insertedBodyIds.length > 0) this.listUnindexed.run(JSON.stringify(insertedBodyIds));
+    this.storedBodyBytes = storedBytes;
   }
 }

@@ -8,7 +8,7 @@ export function Loading({ what }: { what: string }) {
   );
 }
 
-export function ErrorState({ error, onRetry }: { error: Error; onRetry?: () => void }) {
+export function ErrorState({ error, onRetry }: { error: Pick<Error, 'message'>; onRetry?: () => void }) {
   return (
     <div className="state state-error" role="alert">
       <p>{error.message}</p>

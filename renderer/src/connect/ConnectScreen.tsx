@@ -4,6 +4,7 @@ import { useApi } from '../api/ApiContext.tsx';
 import { CopyButton } from '../common/CopyButton.tsx';
 import { ErrorState, Loading } from '../common/StateViews.tsx';
 import { useAsync } from '../common/useAsync.ts';
+import { useSaveAction } from '../common/useSaveAction.ts';
 import { TraceExportSetting } from '../export/TraceExportSetting.tsx';
 import { BurstLimitsForm } from './BurstLimitsForm.tsx';
 import { ConnectTools } from './ConnectTools.tsx';
@@ -82,8 +83,8 @@ export function ConnectScreen({ proxyUrl }: { proxyUrl: string }) {
   const [secret, setSecret] = useState<TokenSecretResponse | null>(null);
   const [created, setCreated] = useState<string | null>(null);
   const [model, setModel] = useState('');
-  const [error, setError] = useState<Error | null>(null);
-  const [busy, setBusy] = useState(false);
+  const save = useSaveAction();
+  const { busy, error } = save;
 
   const modelIds = models.kind === 'ready' ? models.value.models.map((row) => row.id) : [];
   const chosenModel = model.trim() || modelIds[0] || null;
@@ -92,20 +93,14 @@ export function ConnectScreen({ proxyUrl }: { proxyUrl: string }) {
     [proxyUrl, secret, chosenModel],
   );
 
-  const act = async (action: () => Promise<TokenSecretResponse>, isNew: boolean) => {
-    setBusy(true);
-    setError(null);
-    try {
+  const act = (action: () => Promise<TokenSecretResponse>, isNew: boolean) =>
+    save.run(async () => {
       const shown = await action();
       setSecret(shown);
       setCreated(isNew ? shown.name : null);
       tokens.reload();
-    } catch (caught) {
-      setError(caught as Error);
-    } finally {
-      setBusy(false);
-    }
-  };
+      return null;
+    });
 
   // A revoked token no longer opens the proxy: it must leave the setups at once.
   const forgetRevoked = (name: string) => {
@@ -158,7 +153,7 @@ export function ConnectScreen({ proxyUrl }: { proxyUrl: string }) {
           </p>
         )
       )}
-      {error && <ErrorState error={error} />}
+      {error !== null && <ErrorState error={{ message: error }} />}
       <ConnectTools model={chosenModel} onChanged={tokens.reload} />
       <div className="snippets">
         {snippets.map((snippet) => (

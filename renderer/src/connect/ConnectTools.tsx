@@ -3,6 +3,7 @@ import type { ConnectFileChange, ConnectToolStatus } from '../../../proxy/contra
 import { useApi } from '../api/ApiContext.tsx';
 import { ErrorState, FormError, Loading } from '../common/StateViews.tsx';
 import { useAsync } from '../common/useAsync.ts';
+import { useSaveAction } from '../common/useSaveAction.ts';
 
 /** What the last action on a tool left to show: a preview to confirm, or what was done. */
 type Outcome = { kind: 'preview'; changes: ConnectFileChange[]; note: string } | { kind: 'done'; message: string };
@@ -38,22 +39,17 @@ function ToolCard({ tool, model, onChanged }: { tool: ConnectToolStatus; model: 
   const api = useApi();
   const [importKey, setImportKey] = useState(false);
   const [outcome, setOutcome] = useState<Outcome | null>(null);
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const save = useSaveAction();
+  const { busy, error } = save;
   const request = { ...(model ? { model } : {}), ...(importKey && tool.importCandidate ? { importKey: true } : {}) };
 
-  const run = async (action: () => Promise<Outcome>, changesFiles: boolean) => {
-    setBusy(true);
-    setError(null);
-    try {
+  // The outcome stays until the next one replaces it: a failed apply still shows the preview before it.
+  const run = (action: () => Promise<Outcome>, changesFiles: boolean) =>
+    save.run(async () => {
       setOutcome(await action());
       if (changesFiles) onChanged();
-    } catch (caught) {
-      setError((caught as Error).message);
-    } finally {
-      setBusy(false);
-    }
-  };
+      return null;
+    });
 
   const preview = () =>
     run(async () => {

@@ -46,7 +46,15 @@ function parseJson(text: string): object | null {
   }
 }
 
-function BodyContent({ part, text, truncated, highlight }: { part: BodyPart; text: string; truncated: boolean; highlight: string }) {
+interface BodyContentProps {
+  part: BodyPart;
+  text: string;
+  truncated: boolean;
+  eventOffsetsMs: number[] | null;
+  highlight: string;
+}
+
+function BodyContent({ part, text, truncated, eventOffsetsMs, highlight }: BodyContentProps) {
   const json = part === 'stream-events' ? null : parseJson(text);
   const matches = matchRanges(text, highlight).length;
   const structured = part === 'stream-events' || json !== null;
@@ -74,7 +82,9 @@ function BodyContent({ part, text, truncated, highlight }: { part: BodyPart; tex
           </span>
         )}
       </div>
-      {mode === 'structured' && part === 'stream-events' && <StreamEventsTable raw={text} highlight={highlight} />}
+      {mode === 'structured' && part === 'stream-events' && (
+        <StreamEventsTable raw={text} offsetsMs={eventOffsetsMs} highlight={highlight} />
+      )}
       {mode === 'structured' && json !== null && (
         <JsonView data={json} style={JSON_STYLES} shouldExpandNode={(level) => level < 3} clickToExpandNode />
       )}
@@ -95,12 +105,15 @@ export function BodyPanel({
   part,
   title,
   view,
+  eventOffsetsMs = null,
   highlight = '',
 }: {
   requestId: string;
   part: BodyPart;
   title: string;
   view: BodyView | null;
+  /** For stream events: when each arrived, ms since the request started. */
+  eventOffsetsMs?: number[] | null;
   highlight?: string;
 }) {
   const api = useApi();
@@ -135,7 +148,9 @@ export function BodyPanel({
       </summary>
       {loaded.kind === 'loading' && <Loading what={title.toLowerCase()} />}
       {loaded.kind === 'error' && <ErrorState error={loaded.error} />}
-      {loaded.kind === 'ready' && <BodyContent part={part} text={loaded.text} truncated={loaded.truncated} highlight={highlight} />}
+      {loaded.kind === 'ready' && (
+        <BodyContent part={part} text={loaded.text} truncated={loaded.truncated} eventOffsetsMs={eventOffsetsMs} highlight={highlight} />
+      )}
     </details>
   );
 }

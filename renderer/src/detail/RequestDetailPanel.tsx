@@ -107,6 +107,7 @@ export const RequestDetailPanel = forwardRef<HTMLElement, RequestDetailPanelProp
               part="stream-events"
               title="Stream events"
               view={state.detail.streamEvents}
+              eventOffsetsMs={state.detail.streamEventOffsetsMs}
               highlight={highlight}
             />
           )}

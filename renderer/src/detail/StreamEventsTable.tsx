@@ -1,8 +1,12 @@
+import { formatDuration } from '../common/format.ts';
 import { Highlighted } from './Highlighted.tsx';
 import { parseStreamEvents } from './streamEvents.ts';
 
-/** A logged stream as its events, one row each, with the text each added. */
-export function StreamEventsTable({ raw, highlight }: { raw: string; highlight: string }) {
+/**
+ * A logged stream as its events, one row each, with when it arrived (since the request started) and
+ * the text it added. Streams logged before arrival times were kept, and events past those timed, show "—".
+ */
+export function StreamEventsTable({ raw, offsetsMs, highlight }: { raw: string; offsetsMs: number[] | null; highlight: string }) {
   const rows = parseStreamEvents(raw);
   if (rows.length === 0) return <p className="muted">No events in the recorded stream.</p>;
   return (
@@ -12,6 +16,7 @@ export function StreamEventsTable({ raw, highlight }: { raw: string; highlight: 
         <thead>
           <tr>
             <th scope="col">#</th>
+            <th scope="col">Time</th>
             <th scope="col">Event</th>
             <th scope="col">Text added</th>
             <th scope="col">Data</th>
@@ -21,6 +26,7 @@ export function StreamEventsTable({ raw, highlight }: { raw: string; highlight: 
           {rows.map((row) => (
             <tr key={row.index}>
               <td className="num">{row.index}</td>
+              <td className="num">{formatDuration(offsetsMs?.[row.index - 1] ?? null)}</td>
               <td>{row.type}</td>
               <td className="delta">
                 <Highlighted text={row.delta} needle={highlight} />

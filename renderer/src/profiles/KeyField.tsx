@@ -2,6 +2,7 @@ import { useState } from 'react';
 import type { KeyStatus } from '../../../proxy/contracts/api.ts';
 import { useApi } from '../api/ApiContext.tsx';
 import { FormError } from '../common/StateViews.tsx';
+import { useSaveAction } from '../common/useSaveAction.ts';
 
 function describeKey(status: KeyStatus): string {
   if (!status.set) return 'Not set';
@@ -22,21 +23,15 @@ export function KeyField({
 }) {
   const api = useApi();
   const [draft, setDraft] = useState('');
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const save = useSaveAction();
+  const { busy, error } = save;
 
-  const run = async (action: () => Promise<KeyStatus>) => {
-    setBusy(true);
-    setError(null);
-    try {
+  const run = (action: () => Promise<KeyStatus>) =>
+    save.run(async () => {
       onChanged(await action());
       setDraft('');
-    } catch (caught) {
-      setError((caught as Error).message);
-    } finally {
-      setBusy(false);
-    }
-  };
+      return null;
+    });
 
   return (
     <fieldset className="key-field">

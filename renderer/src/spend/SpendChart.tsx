@@ -14,10 +14,16 @@ export function SpendChart({ days, label }: { days: SpendDay[]; label: string })
       <ResponsiveContainer width="100%" height={260}>
         <BarChart data={rows} margin={{ top: 8, right: 16, bottom: 8, left: 8 }}>
           <CartesianGrid strokeDasharray="3 3" stroke="var(--border)" />
-          <XAxis dataKey="day" stroke="var(--muted)" tick={{ fill: 'var(--text)' }} />
-          <YAxis stroke="var(--muted)" tick={{ fill: 'var(--text)' }} />
-          <Tooltip contentStyle={{ background: 'var(--surface)', color: 'var(--text)' }} />
-          <Legend wrapperStyle={{ color: 'var(--text)' }} />
+          {/* Axis and legend text take the theme's text colour from styles.css (.spend-chart): Recharts
+              paints legend names and tooltip rows in their series colour, too light to read on white. */}
+          <XAxis dataKey="day" />
+          <YAxis />
+          <Tooltip
+            contentStyle={{ background: 'var(--surface)', color: 'var(--text)' }}
+            itemStyle={{ color: 'var(--text)' }}
+            labelStyle={{ color: 'var(--text)' }}
+          />
+          <Legend formatter={(model: string) => <span className="chart-legend-name">{model}</span>} />
           {models.map((model, index) => (
             <Bar
               key={model}

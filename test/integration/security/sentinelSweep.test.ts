@@ -11,6 +11,7 @@ import { startAirlock, type Airlock } from '../../../proxy/app/startAirlock.ts';
 import { gatewayKeyAccount } from '../../../proxy/contracts/secretStore.ts';
 import { buildSupportInfo } from '../../../renderer/src/detail/copyText.ts';
 import { startGatewaySimulator, type GatewaySimulator } from '../../simulator/index.ts';
+import { DEFAULT_MODEL_IDS } from '../../simulator/models.ts';
 import { chatBody, JSON_HEADERS, rawRequest } from '../../support/http.ts';
 import { findSentinel, findSentinelInStream, SENTINEL_KEY } from '../../support/sentinel.ts';
 import { memorySecretStore } from '../../support/memorySecretStore.ts';
@@ -84,7 +85,9 @@ beforeAll(async () => {
       return (write as (...args: unknown[]) => boolean)(chunk, ...rest);
     });
   }
-  simulator = await startGatewaySimulator();
+  // A gateway that echoes the caller's key, here in a model id of its list (as a fine-tune's id
+  // carries its owner's name): the Models screen and the "did you mean" hints show that list.
+  simulator = await startGatewaySimulator({ models: [...DEFAULT_MODEL_IDS, `ft:gpt-4o-mini:${SENTINEL_KEY}`] });
   dataDir = mkdtempSync(path.join(tmpdir(), 'airlock-sentinel-'));
   const store = openConfigStore(dataDir);
   await store.update((config) =>

@@ -62,6 +62,7 @@ function batchOf(rows: RequestLogRow[]): LogBatch {
         responseTruncated: false,
         streamText: null,
         rawEvents: null,
+        rawEventOffsetsMs: null,
       },
     })),
   };

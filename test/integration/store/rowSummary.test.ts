@@ -51,4 +51,27 @@ describe("a row's agent session and summary, recorded at ingest", () => {
     await temp.log.flush();
     expect(rows()[0]).toMatchObject({ state: 'done', agentSessionId: 'codex-77', summary: 'Here is the plan' });
   });
+
+  it('tells its listeners the summaries of ended requests, masked as written, and nothing for one still running', async () => {
+    temp = openTempLog({ knownSecrets: () => [SENTINEL_KEY] });
+    const told: Array<{ requestId: string; summary: string }> = [];
+    const firstTold = new Promise<void>((resolve) =>
+      temp.log.onRowSummaries((summaries) => {
+        told.push(...summaries);
+        resolve();
+      }),
+    );
+    temp.events.emit(startEvent('running'));
+    temp.events.emit(startEvent('ended'));
+    temp.events.emit(
+      endEvent('ended', {
+        bodies: capturedBodies({
+          requestBody: Buffer.from(JSON.stringify({ messages: [{ role: 'user', content: `Rotate ${SENTINEL_KEY} today` }] })),
+        }),
+      }),
+    );
+    await firstTold;
+    expect(told).toEqual([{ requestId: 'ended', summary: expect.stringMatching(/^Rotate .+ today$/) }]);
+    expect(told[0]?.summary).not.toContain(SENTINEL_KEY);
+  });
 });

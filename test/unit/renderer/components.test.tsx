@@ -220,6 +220,7 @@ describe('RequestDetailPanel', () => {
       responseBody: null,
       streamText: null,
       streamEvents: null,
+      streamEventOffsetsMs: null,
       stream: false,
       retries: 0,
       replayOf: null,

@@ -37,6 +37,7 @@ const detail: RequestDetail = {
   responseBody: null,
   streamText: null,
   streamEvents: null,
+  streamEventOffsetsMs: null,
   replayIds: [],
 };
 

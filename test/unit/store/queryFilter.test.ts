@@ -20,13 +20,16 @@ describe('whereForFilter', () => {
     const where = whereForFilter({ text: 'hello "world" OR x' });
     expect(where.sql).toContain('MATCH ?');
     const pattern = '%hello "world" OR x%';
-    expect(where.params).toEqual([trigramQuery('hello "world" OR x'), ...Array.from({ length: 11 }, () => pattern)]);
+    const patterns = (count: number): string[] => Array.from({ length: count }, () => pattern);
+    // Bodies stored whole (indexed, then waiting), request body pieces (indexed, then waiting), the row's own fields.
+    const query = trigramQuery('hello "world" OR x');
+    expect(where.params).toEqual([query, ...patterns(6), query, ...patterns(2), ...patterns(5)]);
   });
 
   it('falls back to an escaped substring match for shorter text', () => {
     const where = whereForFilter({ text: '5%' });
     expect(where.sql).toContain('LIKE ?');
-    expect(where.params).toEqual(Array.from({ length: 8 }, () => '%5\\%%'));
+    expect(where.params).toEqual(Array.from({ length: 9 }, () => '%5\\%%'));
   });
 
   it('ignores blank text', () => {

@@ -159,4 +159,22 @@ describe('LiveHub', () => {
     expect(knownSecrets).toHaveBeenCalledTimes(2);
     expect(findSentinel(JSON.stringify(frames))).toBeNull();
   });
+
+  it('sends a written summary to the windows in the next frame, masked, and nothing without a window', () => {
+    hub = new LiveHub({ status: () => status, frameIntervalMs: 100, knownSecrets: () => [SENTINEL_KEY] });
+    hub.summariesWritten([{ requestId: 'r0', summary: 'before any window' }]);
+    hub.addClient((frame) => frames.push(frame));
+    vi.advanceTimersByTime(100);
+    expect(frames).toHaveLength(1);
+    hub.summariesWritten([
+      { requestId: 'r1', summary: 'Refactor the token parser' },
+      { requestId: 'r2', summary: `pasted ${SENTINEL_KEY}` },
+    ]);
+    vi.advanceTimersByTime(100);
+    expect(frames[1]?.requests).toEqual([
+      { requestId: 'r1', fields: { summary: 'Refactor the token parser' }, appendText: '' },
+      { requestId: 'r2', fields: { summary: expect.stringMatching(/^pasted /) }, appendText: '' },
+    ]);
+    expect(findSentinel(JSON.stringify(frames))).toBeNull();
+  });
 });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { SpendByDayRow } from '../../../../proxy/contracts/log.ts';
 import { modelIdsFrom } from '../../../../proxy/forward/gatewayModels.ts';
+import { REDACTED } from '../../../../proxy/core/redact.ts';
 import { bodyViewOf, detailOf, errorTitle, INLINE_BODY_LIMIT_BYTES } from '../../../../proxy/app/control/mapping.ts';
 import { rowFromStart } from '../../../../proxy/store/write/rowDraft.ts';
 import { buildSupportInfo } from '../../../../renderer/src/detail/copyText.ts';
@@ -112,8 +113,9 @@ describe('small mappings', () => {
     ['{"data":[{"id":"a"},{"id":"b"},{"name":"c"}]}', ['a', 'b']],
     ['{"object":"list"}', []],
     ['<html>', []],
+    ['{"data":[{"id":"ft:gpt-4o-mini:sk-sentinel-0123456789"},{"id":"gpt-4o"}]}', [`ft:gpt-4o-mini:${REDACTED}`, 'gpt-4o']],
   ])('modelIdsFrom(%s)', (body, expected) => {
-    expect(modelIdsFrom(body)).toEqual(expected);
+    expect(modelIdsFrom(body, ['sk-sentinel-0123456789'])).toEqual(expected);
   });
 
   it.each([

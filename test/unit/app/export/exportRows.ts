@@ -49,6 +49,7 @@ export function logBodies(overrides: Partial<RequestBodiesRecord> = {}): Request
     responseTruncated: false,
     streamText: null,
     rawEvents: null,
+    rawEventOffsetsMs: null,
     ...overrides,
   };
 }

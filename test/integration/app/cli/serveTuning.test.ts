@@ -1,0 +1,62 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MALLOC_ARENA_ENV, MALLOC_ARENAS } from '../../../../proxy/app/cli/mallocArenas.ts';
+import { SERVE_V8_FLAGS } from '../../../../proxy/app/cli/v8Flags.ts';
+import { SENTINEL_KEY } from '../../../support/sentinel.ts';
+
+const AIRLOCK_BIN = fileURLToPath(new URL('../../../../proxy/app/cli/bin.js', import.meta.url));
+
+let dataDir: string;
+
+beforeAll(() => {
+  dataDir = mkdtempSync(path.join(tmpdir(), 'airlock-serve-tuning-'));
+});
+afterAll(() => {
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+/** A port nothing listens on now (serve takes no port 0). */
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/** The NUL-separated entries of a /proc file of a running process. */
+const procList = (pid: number, file: 'cmdline' | 'environ'): string[] => readFileSync(`/proc/${pid}/${file}`, 'utf8').split('\0');
+
+describe('`airlock serve` starts itself tuned for running all day', () => {
+  it.runIf(process.platform === 'linux')('runs, under the same pid, with the V8 flags and the malloc arena limit', async () => {
+    const env: NodeJS.ProcessEnv = { ...process.env, AIRLOCK_API_KEY: SENTINEL_KEY };
+    delete env[MALLOC_ARENA_ENV];
+    const port = await freePort();
+    const child = spawn(process.execPath, [AIRLOCK_BIN, 'serve', '--data-dir', dataDir, '--port', String(port)], {
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const pid = child.pid as number;
+    try {
+      // Its first line of output comes after the restart: by then /proc shows the restarted process.
+      await new Promise<void>((resolve, reject) => {
+        child.stdout.once('data', () => resolve());
+        child.once('exit', (code) => reject(new Error(`airlock serve exited with ${code} before printing`)));
+      });
+      expect(procList(pid, 'cmdline')).toEqual(expect.arrayContaining([...SERVE_V8_FLAGS]));
+      expect(procList(pid, 'environ')).toContain(`${MALLOC_ARENA_ENV}=${MALLOC_ARENAS}`);
+    } finally {
+      if (child.exitCode === null) {
+        const exited = new Promise((resolve) => child.once('exit', resolve));
+        process.kill(pid, 'SIGTERM');
+        await exited;
+      }
+    }
+  });
+});

@@ -139,6 +139,11 @@ describe('replay through the real proxy', () => {
     const invalid = await replay(maskedId, { body: '{"model": "gpt-4o-mini", "messages": [' });
     expect(invalid.status).toBe(400);
     expect(invalid.body.error.message).toMatch(/not valid JSON/);
+
+    const tooLarge = await replay(maskedId, { body: JSON.stringify({ model: 'gpt-4o-mini', input: 'y'.repeat(7 * 1024 * 1024) }) });
+    expect(tooLarge.status).toBe(400);
+    expect(tooLarge.body.error).toMatchObject({ code: 'invalid', field: 'body' });
+    expect(tooLarge.body.error.message).toMatch(/larger than its control API takes \(6 MB\)/);
   });
 
   it('applies the budget cap to a replay like any request: refused before the gateway, logged as a replay', async () => {

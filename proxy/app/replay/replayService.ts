@@ -1,4 +1,4 @@
-import { request } from 'undici';
+import { request, type Dispatcher } from 'undici';
 import type { ConfigFile } from '../../contracts/config.ts';
 import type { RequestDetail } from '../../contracts/log.ts';
 import type { ReplayRequest, ReplayResponse } from '../../contracts/replay.ts';
@@ -71,7 +71,7 @@ async function send(plan: ReplayPlan, deps: ReplayServiceDeps, replayOf: string,
   const watch = new EndWatch(deps.events);
   try {
     const response = await request(`${deps.proxyUrl}${plan.clientPath}`, {
-      method: plan.method as 'POST',
+      method: plan.method as Dispatcher.HttpMethod,
       headers: { ...plan.headers, authorization: `Bearer ${grant}` },
       body: plan.body,
       signal,

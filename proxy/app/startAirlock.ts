@@ -4,6 +4,7 @@ import { DEFAULT_HOST } from '../contracts/defaults.ts';
 import { bodyCaptureBytes, logBacklogBytes, MAX_BODY_CAPTURE_BYTES } from '../contracts/config.ts';
 import { createClientAuthenticator } from '../http/clientAuthenticator.ts';
 import { loadControlToken } from '../http/controlToken.ts';
+import { ReplayGrants, withReplayGrants } from '../http/replayGrants.ts';
 import { createTargetResolver } from './targetResolver.ts';
 import { burstGuardOptionsFrom } from '../spend/burstGuard.ts';
 import { createSpendGate, type SpendGateControl } from '../spend/spendGate.ts';
@@ -177,6 +178,7 @@ async function startWithDataDir(options: AirlockOptions): Promise<Airlock> {
     nowMs: Date.now,
     knownSecrets,
   });
+  const replayGrants = new ReplayGrants();
   const control = createControlRouter({
     controlToken: controlToken.token,
     config: { snapshot: () => config.snapshot(), update: (mutator) => store.update(mutator) },
@@ -189,6 +191,7 @@ async function startWithDataDir(options: AirlockOptions): Promise<Airlock> {
     spendGate,
     capabilities,
     connect,
+    replayGrants,
     sessionsFile: path.join(options.dataDir, SESSIONS_FILE_NAME),
     startupAlarms: logRecovery ? [{ kind: 'log_recovered', message: logRecovery.message }] : [],
     ...(options.uiDir ? { uiDir: options.uiDir } : {}),
@@ -197,7 +200,7 @@ async function startWithDataDir(options: AirlockOptions): Promise<Airlock> {
   const proxy = await startServer({
     port: options.port,
     events,
-    services: { authenticator: createClientAuthenticator(config), targets, spendGate },
+    services: { authenticator: withReplayGrants(createClientAuthenticator(config), replayGrants), targets, spendGate },
     nativeVerified: (profileId, protocol, model) => capabilities.nativeVerified(profileId, protocol, model),
     captureLimitBytes: () => bodyCaptureBytes(config.snapshot().settings.memoryLimits),
     controlRouter: control.router,

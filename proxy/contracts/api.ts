@@ -135,6 +135,8 @@ export interface RequestSummary {
   summary: string | null;
   /** The steps it took when it fell back to another model or profile (the last answered); absent when it did not. */
   fallbackChain?: FallbackHop[];
+  /** The request this one replayed; null for a client's own request. */
+  replayOf: string | null;
 }
 
 export interface RequestPage {
@@ -191,6 +193,8 @@ export interface RequestDetail extends RequestSummary {
   streamEvents: BodyView | null;
   /** Each stream event's arrival, ms since the request started, in the order of the events; null when not recorded. */
   streamEventOffsetsMs: number[] | null;
+  /** This request's replays, oldest first. */
+  replayIds: string[];
 }
 
 /** GET /requests/:id/body/:part */

@@ -24,6 +24,8 @@ export type RequestLifecycleEvent =
       stream: boolean;
       /** What Airlock changed on the way (fields a translation dropped, say). */
       notes: string[];
+      /** The logged request this one resends (a replay); absent for a client's own request. */
+      replayOf?: string;
     }
   /**
    * The request as Airlock read it (headers from the allowlist, body capped, not yet masked),

@@ -41,4 +41,5 @@ export const IN_FLIGHT_SUMMARY_DEFAULTS: Omit<RequestSummary, 'id' | 'startedAtM
   usageEstimated: false,
   agentSessionId: null,
   summary: null,
+  replayOf: null,
 };

@@ -72,6 +72,8 @@ export interface RequestLogRow {
   gatewayKeys?: GatewayKeyUse[];
   /** Every step when the request fell back, the first being the profile and model it was sent to; absent when it did not. */
   fallbackChain?: FallbackHop[];
+  /** The request this one resent (a replay from the window or \`airlock replay\`); null for a client's own request. */
+  replayOf: string | null;
 }
 
 /** An ended request's one-line summary as the log wrote it (masked), for the window's live rows. */

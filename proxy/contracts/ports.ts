@@ -28,6 +28,8 @@ export interface ClientIdentity {
   pinnedProfileId: string | null;
   /** The model used when a request names none (per client token). */
   defaultModel?: string | null;
+  /** A replay's identity (proxy/http/replayGrants.ts): the logged request it resends, kept on its row. */
+  replayOf?: string;
 }
 
 /** Decides whether a request may use the proxy at all (client token; Host and Origin are checked before). */

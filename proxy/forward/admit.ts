@@ -18,6 +18,6 @@ export function admit(request: ForwardRequest, services: AdmitServices): Admitte
   const identity = services.authenticator.authenticate(request.req.headers);
   if (isLocalRefusal(identity)) return { refusal: identity, unlogged: request.method === 'HEAD' };
   const target = services.targets.resolve(identity);
-  if (isLocalRefusal(target)) return { refusal: target };
+  if (isLocalRefusal(target)) return { refusal: target, ...(identity.replayOf ? { known: { replayOf: identity.replayOf } } : {}) };
   return { ...request, identity, target };
 }

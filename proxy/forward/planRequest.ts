@@ -21,7 +21,11 @@ const NO_ACCOUNTING = { usage: null, usageSource: null, costCredits: null } as c
  */
 export async function plan(admitted: Admitted, seams: PlanSeams): Promise<Planned | Refused | typeof ANSWERED> {
   const { req, res, trace, target, identity, stop } = admitted;
-  const who = { profileId: target.profile.id, clientName: identity.tokenName };
+  const who = {
+    profileId: target.profile.id,
+    clientName: identity.tokenName,
+    ...(identity.replayOf ? { replayOf: identity.replayOf } : {}),
+  };
   let body: ClientBody;
   try {
     body = await readClientBody(req, res, {
@@ -98,5 +102,6 @@ export function beginTrace(request: Pick<Admitted, 'req' | 'trace' | 'method' | 
     upstreamModel: known.upstreamModel ?? null,
     stream: known.stream ?? false,
     notes: known.notes ?? [],
+    ...(known.replayOf ? { replayOf: known.replayOf } : {}),
   });
 }

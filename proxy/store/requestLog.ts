@@ -49,7 +49,7 @@ export interface RequestLogOptions {
 
 type QueryMethods = Pick<
   RequestLogQueries,
-  'listRequests' | 'facets' | 'getRequest' | 'spendByDay' | 'totals' | 'modelStats' | 'spendSince'
+  'listRequests' | 'facets' | 'getRequest' | 'replaysOf' | 'spendByDay' | 'totals' | 'modelStats' | 'spendSince'
 >;
 
 export interface RequestLog extends QueryMethods {
@@ -127,6 +127,7 @@ class SqliteRequestLog implements RequestLog {
   readonly listRequests: RequestLogQueries['listRequests'];
   readonly facets: RequestLogQueries['facets'];
   readonly getRequest: RequestLogQueries['getRequest'];
+  readonly replaysOf: RequestLogQueries['replaysOf'];
   readonly spendByDay: RequestLogQueries['spendByDay'];
   readonly totals: RequestLogQueries['totals'];
   readonly modelStats: RequestLogQueries['modelStats'];
@@ -187,6 +188,7 @@ class SqliteRequestLog implements RequestLog {
     this.listRequests = this.queries.listRequests.bind(this.queries);
     this.facets = this.queries.facets.bind(this.queries);
     this.getRequest = this.queries.getRequest.bind(this.queries);
+    this.replaysOf = this.queries.replaysOf.bind(this.queries);
     // Requests the database could not take (a full disk), or that were folded while the log thread
     // was behind and have not reached it, count as if it had them.
     const unwrittenEntries = (): SpendEntry[] => [...this.unwritten.entries, ...this.thread.foldedSpend()];

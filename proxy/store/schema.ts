@@ -219,6 +219,12 @@ export const MIGRATIONS: readonly string[] = [
   -- A pooled profile's key per attempt (JSON: id and label, never the key); NULL for one key.
   ALTER TABLE requests ADD COLUMN gateway_keys TEXT;
   `,
+  `
+  -- A replay (the window's or \`airlock replay\`) names the request it resent, so each detail links to
+  -- the other. Only replays have it: the partial index finds an original's replays without a scan.
+  ALTER TABLE requests ADD COLUMN replay_of TEXT;
+  CREATE INDEX requests_replay_of ON requests (replay_of, started_at_ms) WHERE replay_of IS NOT NULL;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

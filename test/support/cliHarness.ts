@@ -20,6 +20,7 @@ export async function runAirlock(
   args: string[],
   input = '',
   homeDir = '/nonexistent-home',
+  env: NodeJS.ProcessEnv = {},
 ): Promise<CliRun> {
   let stdout = '';
   let stderr = '';
@@ -31,7 +32,7 @@ export async function runAirlock(
   const stdin = new PassThrough();
   stdin.end(input);
   const deps: CliDeps = {
-    env: {},
+    env,
     platform: 'linux',
     homedir: homeDir,
     cwd: '/',

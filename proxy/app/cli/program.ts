@@ -8,6 +8,7 @@ import { registerLimitsCommand } from './commands/limits.ts';
 import { registerMemoryCommand } from './commands/memory.ts';
 import { registerProfileCommands } from './commands/profile.ts';
 import { registerSessionsCommand } from './commands/sessions.ts';
+import { registerReplayCommand } from './commands/replay.ts';
 import { registerTokenCommands } from './commands/token.ts';
 import { registerResumeCommand } from './resume.ts';
 import { registerServeCommand } from './serve.ts';
@@ -30,6 +31,7 @@ export function createProgram(deps: CliDeps = defaultCliDeps()): Command {
     registerConnectCommand,
     registerExportCommands,
     registerSessionsCommand,
+    registerReplayCommand,
   ]) {
     register(program, deps);
   }

@@ -12,6 +12,7 @@ import { connectRoutes } from './routes/connectRoutes.ts';
 import { exportRoutes } from './routes/exportRoutes.ts';
 import { memoryRoutes } from './routes/memoryRoutes.ts';
 import { profileRoutes } from './routes/profileRoutes.ts';
+import { replayRoutes } from './routes/replayRoutes.ts';
 import { requestRoutes } from './routes/requestRoutes.ts';
 import { sessionRoutes } from './routes/sessionRoutes.ts';
 import { sessionFile } from './sessionFile.ts';
@@ -92,6 +93,7 @@ export function createControlRouter(deps: ControlDeps): ControlApi {
   api.use(sessionRoutes(sessions));
   api.use(requireControlAuth);
   api.use(requestRoutes(context));
+  api.use(replayRoutes(context));
   api.use(profileRoutes(context));
   api.use(clientRoutes(context));
   api.use(connectRoutes(context));

@@ -9,6 +9,7 @@ import type { ConnectService } from '../connect/connectService.ts';
 import type { KeyCache } from '../secrets/keyCache.ts';
 import type { KeyPools } from '../../spend/keyPool.ts';
 import type { SecretStore } from '../../contracts/secretStore.ts';
+import type { ReplayGrants } from '../../http/replayGrants.ts';
 
 /** The parts of the running proxy (ProxyHandle) the control API reads and drives. */
 export interface ProxyControl {
@@ -39,6 +40,7 @@ export type ControlLog = Pick<
   | 'listRequests'
   | 'facets'
   | 'getRequest'
+  | 'replaysOf'
   | 'spendByDay'
   | 'totals'
   | 'modelStats'
@@ -66,6 +68,8 @@ export interface ControlDeps {
   log: ControlLog;
   spendGate?: SpendGateControl;
   capabilities?: CapabilityService;
+  /** The proxy's one-time replay credentials (its authenticator honours them); without it replays answer 503. */
+  replayGrants?: ReplayGrants;
   /** Writes the tools' config files (Connect); without it those routes answer 503. */
   connect?: ConnectService;
   /** What this start found and the user must see for the whole run (a damaged log set aside). */

@@ -51,6 +51,10 @@ export function toApiError(error: unknown): ApiError {
   if (typeof error === 'object' && error !== null && 'type' in error && (error as { type: unknown }).type === 'entity.parse.failed') {
     return new ApiError('invalid', 'The request body is not valid JSON.');
   }
+  if (typeof error === 'object' && error !== null && 'type' in error && (error as { type: unknown }).type === 'entity.too.large') {
+    // A replay's edited body is the one large thing the window or the CLI sends here.
+    return new ApiError('invalid', 'The request to Airlock is larger than its control API takes (6 MB). Send a smaller body.', 'body');
+  }
   return new ApiError('internal', 'Airlock failed to do this; see the Airlock log for details.');
 }
 

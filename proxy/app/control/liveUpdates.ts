@@ -24,6 +24,7 @@ export function updateFromEvent(event: RequestLifecycleEvent): LiveRequestUpdate
           clientPath: event.clientPath,
           requestedModel: event.requestedModel,
           stream: event.stream,
+          replayOf: event.replayOf ?? null,
         },
       };
     case 'headers':

@@ -46,6 +46,7 @@ export function summaryOf(row: RequestLogRow): RequestSummary {
     agentSessionId: row.agentSessionId,
     summary: row.summary,
     ...(row.fallbackChain === undefined ? {} : { fallbackChain: row.fallbackChain }),
+    replayOf: row.replayOf,
   };
 }
 
@@ -62,9 +63,9 @@ function headerValue(headers: Record<string, string>, name: string): string | nu
 
 /**
  * `knownSecrets` are masked in the gateway's request id once more: a log written before the id was
- * masked may still hold a key there.
+ * masked may still hold a key there. `replayIds`: the request's replays, which the row does not hold.
  */
-export function detailOf({ row, bodies }: LogDetail, knownSecrets: string[] = []): RequestDetail {
+export function detailOf({ row, bodies }: LogDetail, knownSecrets: string[] = [], replayIds: string[] = []): RequestDetail {
   const responseType = bodies ? headerValue(bodies.responseHeaders, 'content-type') : null;
   return {
     ...summaryOf(row),
@@ -92,5 +93,6 @@ export function detailOf({ row, bodies }: LogDetail, knownSecrets: string[] = []
     streamText: bodies?.streamText ?? null,
     streamEvents: bodies ? bodyViewOf(bodies.rawEvents, false, 'text/event-stream') : null,
     streamEventOffsetsMs: bodies?.rawEventOffsetsMs ?? null,
+    replayIds,
   };
 }

@@ -234,6 +234,13 @@ export class RequestLogQueries {
     return pieces.map((piece) => String(piece.text)).join('');
   }
 
+  /** The ids of the replays of request `id`, oldest first (requests_replay_of). */
+  replaysOf(id: string): string[] {
+    return this.statement('SELECT id FROM requests WHERE replay_of = ? ORDER BY started_at_ms, id')
+      .all(id)
+      .map((record) => String(record.id));
+  }
+
   spendByDay(query: SpendByDayQuery): SpendByDayRow[] {
     const offsetMs = (query.utcOffsetMinutes ?? localUtcOffsetMinutes()) * 60_000;
     const group = query.groupBy === null ? 'NULL' : GROUP_COLUMNS[query.groupBy];

@@ -38,7 +38,9 @@ function summaryOf(bodies: CapturedBodies, row: RequestLogRow): Pick<RequestLogR
   const stream = row.stream;
   const requestBody = bodies.requestBody?.toString('utf8') ?? null;
   return {
-    agentSessionId: sessionIdOfRequest({ headers: bodies.requestHeaders, clientName: row.clientName, requestBody }),
+    // A replay is the user's experiment on a turn, linked from that turn's detail: not a turn of the agent's session.
+    agentSessionId:
+      row.replayOf === null ? sessionIdOfRequest({ headers: bodies.requestHeaders, clientName: row.clientName, requestBody }) : null,
     summary: exchangeSummary({
       requestBody,
       responseBody: stream ? null : (bodies.responseBody?.toString('utf8') ?? null),

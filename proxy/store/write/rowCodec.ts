@@ -38,6 +38,7 @@ export const REQUEST_COLUMNS = [
   'summary',
   'fallback_chain',
   'gateway_keys',
+  'replay_of',
 ] as const;
 
 /**
@@ -107,6 +108,7 @@ export function rowToParams(row: RequestLogRow): SqlValue[] {
     row.summary,
     row.fallbackChain === undefined ? null : JSON.stringify(row.fallbackChain),
     row.gatewayKeys === undefined ? null : JSON.stringify(row.gatewayKeys),
+    row.replayOf,
   ];
 }
 
@@ -148,6 +150,7 @@ export function rowFromRecord(record: SqlRecord): RequestLogRow {
     summary: text(record.summary),
     ...fallbackChainOf(record.fallback_chain),
     ...gatewayKeysOf(record.gateway_keys),
+    replayOf: text(record.replay_of),
   };
 }
 

@@ -45,6 +45,7 @@ export function rowFromStart(event: StartEvent): RequestLogRow {
     state: 'in_flight',
     agentSessionId: null,
     summary: null,
+    replayOf: event.replayOf ?? null,
   };
 }
 

@@ -216,5 +216,6 @@ export function summaryRowOf(entry: SpendEntry): RequestLogRow {
     state: 'done',
     agentSessionId: null,
     summary: null,
+    replayOf: null,
   };
 }

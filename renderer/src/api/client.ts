@@ -1,3 +1,4 @@
+import type { ReplayRequest, ReplayResponse } from '../../../proxy/contracts/replay.ts';
 import {
   CONTROL_API_PREFIX,
   LIVE_EVENT_NAME,
@@ -94,6 +95,8 @@ export interface ControlClient {
   /** The values the matching requests hold, with counts, for the filter menus. */
   requestFacets(filters: RequestFilters): Promise<RequestFacets>;
   request(id: string): Promise<RequestDetail>;
+  /** Sends a logged request again through the proxy (optionally edited) and answers both sides once it ended. */
+  replay(id: string, request: ReplayRequest): Promise<ReplayResponse>;
   requestBody(id: string, part: BodyPart): Promise<BodyTextResponse>;
   spend(range: SpendRange): Promise<SpendResponse>;
   profiles(): Promise<ProfileListResponse>;
@@ -227,6 +230,7 @@ export function createControlClient(options: ControlClientOptions = {}): Control
     listRequests: (query) => json('GET', `/requests${requestQueryString(query)}`),
     requestFacets: (filters) => json('GET', `/requests/facets${requestQueryString(filters)}`),
     request: (id) => json('GET', `/requests/${segment(id)}`),
+    replay: (id, request) => json('POST', `/requests/${segment(id)}/replay`, request),
     requestBody: (id, part) => json('GET', `/requests/${segment(id)}/body/${part}`),
     spend: (range) => json('GET', `/spend?range=${range}`),
     profiles: () => json('GET', '/profiles'),

@@ -13,6 +13,8 @@ import { buildCurl, buildSupportInfo } from './copyText.ts';
 import { DetailOverview } from './DetailOverview.tsx';
 import { ErrorExplanationView } from './ErrorExplanationView.tsx';
 import { HeadersTable } from './HeadersTable.tsx';
+import { ReplayLinks } from './ReplayLinks.tsx';
+import { ReplayPanel } from './ReplayPanel.tsx';
 import { useRequestDetail } from './useRequestDetail.ts';
 
 interface RequestDetailPanelProps {
@@ -22,13 +24,15 @@ interface RequestDetailPanelProps {
   /** Shows only the requests with one of this request's values (client, profile, model, status). */
   onFilter?: (field: FilterField, value: string) => void;
   liveRow: LiveRow | undefined;
+  /** This request's replay while it runs, from the live channel: its text shows as it arrives. */
+  runningReplay?: LiveRow | undefined;
   proxyUrl: string;
   onClose: () => void;
 }
 
 /** One request in full. While it is in flight, its text grows here from the live channel. */
 export const RequestDetailPanel = forwardRef<HTMLElement, RequestDetailPanelProps>(function RequestDetailPanel(
-  { requestId, highlight, onFilter, liveRow, proxyUrl, onClose },
+  { requestId, highlight, onFilter, liveRow, runningReplay, proxyUrl, onClose },
   ref,
 ) {
   const api = useApi();
@@ -77,7 +81,9 @@ export const RequestDetailPanel = forwardRef<HTMLElement, RequestDetailPanelProp
               label="Copy as curl"
             />
           </div>
+          <ReplayLinks detail={state.detail} />
           <DetailOverview detail={state.detail} onFilter={onFilter} />
+          {!inFlight && <ReplayPanel key={state.detail.id} detail={state.detail} running={runningReplay} />}
           {!inFlight && state.detail.streamText !== null && (
             <section aria-label="Stream text">
               <h3>Stream text</h3>

@@ -1,3 +1,4 @@
+import { runningReplayOf } from '../detail/replayForm.ts';
 import { useMemo, useRef, useState, useSyncExternalStore } from 'react';
 import { Group, Panel, Separator } from 'react-resizable-panels';
 import type { FirstRunSteps } from '../../../proxy/contracts/api.ts';
@@ -76,6 +77,7 @@ export function LiveScreen({ store, proxyUrl, firstRun }: LiveScreenProps) {
                 highlight={settledForm.text}
                 onFilter={filterBy}
                 liveRow={snapshot.rows.get(selectedId)}
+                runningReplay={runningReplayOf(snapshot, selectedId)}
                 proxyUrl={proxyUrl}
                 onClose={() => {
                   setSelectedId(null);

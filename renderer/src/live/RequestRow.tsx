@@ -113,9 +113,13 @@ export const RequestRow = memo(function RequestRow({ row, selected, top, positio
       <span className="cell profile" data-filter="profileId" data-value={row.profileId ?? undefined} title={FILTER_HINT}>
         {row.profileId ?? '—'}
       </span>
-      <span className="cell endpoint" title={`${row.method} ${row.clientPath}${row.stream ? ', streamed' : ''}`}>
+      <span
+        className="cell endpoint"
+        title={`${row.method} ${row.clientPath}${row.stream ? ', streamed' : ''}${row.replayOf ? `, a replay of ${row.replayOf}` : ''}`}
+      >
         {endpointLabel(row.clientPath)}
         {row.stream && <span className="stream-mark"> · stream</span>}
+        {row.replayOf && <span className="stream-mark"> · replay</span>}
       </span>
       <span className="cell model" title={`${model}. ${FILTER_HINT}`} data-filter="model" data-value={row.requestedModel ?? undefined}>
         {model}

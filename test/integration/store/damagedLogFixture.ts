@@ -43,6 +43,7 @@ export function spendRow(id: string, costCredits: number, overrides: Partial<Req
     state: 'done',
     agentSessionId: null,
     summary: null,
+    replayOf: null,
     ...overrides,
   };
 }

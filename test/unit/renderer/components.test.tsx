@@ -224,6 +224,8 @@ describe('RequestDetailPanel', () => {
       streamEventOffsetsMs: null,
       stream: false,
       retries: 0,
+      replayOf: null,
+      replayIds: [],
     };
     const onClose = vi.fn();
     render(

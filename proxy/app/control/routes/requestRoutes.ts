@@ -6,6 +6,7 @@ import { FACET_DIMENSIONS } from '../../../contracts/log.ts';
 import { LIVE_EVENT_NAME } from '../../../contracts/api.ts';
 import { param, type ControlContext } from '../context.ts';
 import { ApiError, notFound } from '../http.ts';
+import { loggedWithInFlightBodies as loggedRequest } from '../loggedRequest.ts';
 import { detailOf, errorTitle, summaryOf } from '../mapping.ts';
 import { encodeCursor, parseRequestQuery } from '../requestQuery.ts';
 import { buildSpend } from '../spend.ts';
@@ -89,31 +90,13 @@ export function requestRoutes(context: ControlContext): express.Router {
     res.json(body);
   });
 
-  /** A request's row; in flight, the log has the row but not yet the bodies, so the request as read comes from the live hub. */
-  const loggedWithInFlightBodies = (id: string) => {
-    const logged = deps.log.getRequest(id);
-    if (!logged) throw notFound('The request');
-    const inFlight = logged.bodies === null ? context.hub.inFlightRequest(id) : null;
-    if (!inFlight) return logged;
-    return {
-      ...logged,
-      bodies: {
-        ...inFlight,
-        responseHeaders: {},
-        responseBody: null,
-        responseTruncated: false,
-        streamText: null,
-        rawEvents: null,
-        rawEventOffsetsMs: null,
-      },
-    };
-  };
+  const loggedWithInFlightBodies = (id: string) => loggedRequest(context, id);
 
   router.get('/requests/:id', async (req, res) => {
     await deps.log.flush();
     const id = param(req.params, 'id');
     const detail = loggedWithInFlightBodies(id);
-    res.json(detailOf(detail, deps.knownSecrets?.() ?? []));
+    res.json(detailOf(detail, deps.knownSecrets?.() ?? [], deps.log.replaysOf(id)));
   });
 
   router.get('/requests/:id/body/:part', (req, res) => {

@@ -34,6 +34,7 @@ export function logRow(overrides: Partial<RequestLogRow> = {}): RequestLogRow {
     state: 'done',
     agentSessionId: null,
     summary: null,
+    replayOf: null,
     ...overrides,
   };
 }

@@ -1,0 +1,57 @@
+import { Agent, fetch, type Response } from 'undici';
+import { CONTROL_API_PREFIX, type ApiErrorBody } from '../../../contracts/api.ts';
+import { CLI_COMMAND } from '../../../contracts/cli.ts';
+import { CONTROL_TOKEN_ACCOUNT } from '../../../contracts/secretStore.ts';
+import type { CliDeps } from './cliContext.ts';
+
+export interface ControlCall {
+  port: string;
+  method: 'GET' | 'POST';
+  /** Under the control API, e.g. `/requests/<id>`. */
+  path: string;
+  body?: unknown;
+  /** What the user can do instead when Airlock has no control token here (the window's way). */
+  instead: string;
+  /** Bounds the whole call; none for calls that wait on a model's answer (the proxy's own timeouts bound those). */
+  timeoutMs?: number;
+}
+
+/**
+ * One call to the running Airlock's control API with the control token from the keychain: for
+ * what lives in that process (the burst guard's pauses, the spend gate a replay must pass).
+ * A refusal becomes an Error carrying the API's own explanation.
+ */
+export async function callControlApi<T>(deps: CliDeps, call: ControlCall): Promise<T> {
+  const controlToken = await deps.secrets().get(CONTROL_TOKEN_ACCOUNT);
+  if (!controlToken) throw new Error(`no control token in the keychain: is Airlock set up on this machine? ${call.instead}`);
+  // fetch's default 300 s wait for headers would cut off a replay of a slow model's answer.
+  const waiting = call.timeoutMs === undefined ? new Agent({ headersTimeout: 0, bodyTimeout: 0 }) : undefined;
+  try {
+    return await send<T>(call, controlToken, waiting);
+  } finally {
+    await waiting?.close();
+  }
+}
+
+async function send<T>(call: ControlCall, controlToken: string, waiting: Agent | undefined): Promise<T> {
+  let response: Response;
+  try {
+    response = await fetch(`http://127.0.0.1:${Number(call.port)}${CONTROL_API_PREFIX}${call.path}`, {
+      method: call.method,
+      headers: {
+        authorization: `Bearer ${controlToken}`,
+        ...(call.body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
+      ...(call.body === undefined ? {} : { body: JSON.stringify(call.body) }),
+      ...(waiting ? { dispatcher: waiting } : {}),
+      ...(call.timeoutMs === undefined ? {} : { signal: AbortSignal.timeout(call.timeoutMs) }),
+    });
+  } catch {
+    throw new Error(`Airlock is not running on port ${call.port} (start it with \`${CLI_COMMAND} serve\` or the desktop app).`);
+  }
+  if (!response.ok) {
+    const body = (await response.json().catch(() => null)) as Partial<ApiErrorBody> | null;
+    throw new Error(body?.error?.message ?? `Airlock refused it (HTTP ${response.status}).`);
+  }
+  return (await response.json()) as T;
+}

@@ -1,0 +1,26 @@
+import type { RequestDetail } from '../../contracts/log.ts';
+import type { ControlContext } from './context.ts';
+import { notFound } from './http.ts';
+
+/**
+ * A request as the log's read side holds it. In flight, the log has the row but not yet the
+ * bodies, so the request as read comes from the live hub.
+ */
+export function loggedWithInFlightBodies(context: ControlContext, id: string): RequestDetail {
+  const logged = context.deps.log.getRequest(id);
+  if (!logged) throw notFound('The request');
+  const inFlight = logged.bodies === null ? context.hub.inFlightRequest(id) : null;
+  if (!inFlight) return logged;
+  return {
+    ...logged,
+    bodies: {
+      ...inFlight,
+      responseHeaders: {},
+      responseBody: null,
+      responseTruncated: false,
+      streamText: null,
+      rawEvents: null,
+      rawEventOffsetsMs: null,
+    },
+  };
+}

@@ -1,0 +1,124 @@
+import { request, type Dispatcher } from 'undici';
+import type { ConfigFile } from '../../contracts/config.ts';
+import type { RequestDetail } from '../../contracts/log.ts';
+import type { ReplayRequest, ReplayResponse } from '../../contracts/replay.ts';
+import type { RequestEvents } from '../../contracts/requestEvents.ts';
+import type { ReplayGrants } from '../../http/replayGrants.ts';
+import { replayDifference, replaySideOf } from './replayComparison.ts';
+import { isReplayRefusal, planReplay, type ReplayPlan, type ReplayRefusal } from './replayPlan.ts';
+
+export interface ReplayServiceDeps {
+  /** The proxy's own address: the replay is an ordinary request to it. */
+  proxyUrl: string;
+  events: RequestEvents;
+  grants: ReplayGrants;
+  config: ConfigFile;
+  /** The log's read side: the original as the detail route reads it, and the replay's row once written. */
+  readRequest(id: string): RequestDetail | null;
+  /** Writes what the log has queued, so the replay's row can be read. */
+  flushLog(): Promise<void>;
+}
+
+export class ReplayRefusedError extends Error {
+  readonly refusal: ReplayRefusal;
+  constructor(refusal: ReplayRefusal) {
+    super(refusal.message);
+    this.name = 'ReplayRefusedError';
+    this.refusal = refusal;
+  }
+}
+
+/**
+ * Resolves once a request's end has been published, so the log (subscribed before this) has it.
+ * Ends are noted from before the request is sent, since its id is known only with the answer's headers.
+ */
+class EndWatch {
+  readonly #ended = new Set<string>();
+  #waiting: { requestId: string; resolve: () => void } | null = null;
+  readonly stop: () => void;
+
+  constructor(events: RequestEvents) {
+    this.stop = events.subscribe((event) => {
+      if (event.type !== 'end') return;
+      if (this.#waiting === null) this.#ended.add(event.requestId);
+      else if (this.#waiting.requestId === event.requestId) this.#waiting.resolve();
+    });
+  }
+
+  ended(requestId: string, signal: AbortSignal): Promise<void> {
+    if (this.#ended.has(requestId)) return Promise.resolve();
+    this.#ended.clear();
+    return new Promise((resolve, reject) => {
+      this.#waiting = { requestId, resolve };
+      signal.addEventListener('abort', () => reject(signal.reason), { once: true });
+    });
+  }
+}
+
+/**
+ * Sends the plan to the proxy's own address as its client would, under a one-time grant for the
+ * original's client and the chosen profile, and reads the answer to its end (a client that left
+ * early would make it `client_aborted`). Returns the replay's request id once its row is ended.
+ */
+async function send(plan: ReplayPlan, deps: ReplayServiceDeps, replayOf: string, signal: AbortSignal): Promise<string> {
+  const token = deps.config.clientTokens.find((record) => record.name === plan.clientName);
+  const grant = deps.grants.issue({
+    tokenName: plan.clientName,
+    pinnedProfileId: plan.profileId,
+    defaultModel: token?.defaultModel ?? null,
+    replayOf,
+  });
+  const watch = new EndWatch(deps.events);
+  try {
+    const response = await request(`${deps.proxyUrl}${plan.clientPath}`, {
+      method: plan.method as Dispatcher.HttpMethod,
+      headers: { ...plan.headers, authorization: `Bearer ${grant}` },
+      body: plan.body,
+      signal,
+      // The proxy's own total and idle timeouts bound the exchange; these would cut a long stream short.
+      headersTimeout: 0,
+      bodyTimeout: 0,
+    });
+    for await (const _chunk of response.body) {
+      // Read to the end and dropped: the log keeps the answer.
+    }
+    const replayId = response.headers['x-airlock-request-id'];
+    if (typeof replayId !== 'string') throw new Error('the proxy answered the replay without a request id');
+    await watch.ended(replayId, signal);
+    return replayId;
+  } finally {
+    watch.stop();
+    deps.grants.revoke(grant);
+  }
+}
+
+/** Plans, sends and compares one replay; a replay that must not be sent throws ReplayRefusedError. */
+export async function replayRequest(
+  original: RequestDetail,
+  replayRequestBody: ReplayRequest,
+  deps: ReplayServiceDeps,
+  signal: AbortSignal,
+): Promise<ReplayResponse> {
+  const plan = planReplay({
+    original,
+    request: replayRequestBody,
+    profileIds: deps.config.profiles.map((profile) => profile.id),
+    activeProfileId: deps.config.activeProfileId,
+  });
+  if (isReplayRefusal(plan)) throw new ReplayRefusedError(plan);
+  const replayId = await send(plan, deps, original.row.id, signal);
+  await deps.flushLog();
+  const replayed = deps.readRequest(replayId);
+  if (replayed === null) throw new Error(`the replay ${replayId} ended but its row is not in the log`);
+  const originalSide = replaySideOf(original);
+  const replaySide = replaySideOf(replayed);
+  return {
+    replayOf: original.row.id,
+    replayId,
+    profileId: plan.profileId,
+    edited: plan.edited,
+    original: originalSide,
+    replay: replaySide,
+    difference: replayDifference(originalSide, replaySide),
+  };
+}

@@ -1,0 +1,151 @@
+import { useId, useState } from 'react';
+import type { ProfileView, RequestDetail } from '../../../proxy/contracts/api.ts';
+import type { ReplayRequest, ReplayResponse } from '../../../proxy/contracts/replay.ts';
+import { useApi } from '../api/ApiContext.tsx';
+import { ControlApiError } from '../api/client.ts';
+import { FormError } from '../common/StateViews.tsx';
+import type { LiveRow } from '../live/liveRows.ts';
+import { ReplayComparison } from './ReplayComparison.tsx';
+import { editedBodyProblem } from './replayForm.ts';
+
+type Phase = { kind: 'closed' } | { kind: 'editing' } | { kind: 'sending' } | { kind: 'done'; answer: ReplayResponse };
+
+/**
+ * Replay in the request detail: the logged body in an editor (checked as JSON before it is sent),
+ * sent again through the proxy, and the new answer beside the old.
+ */
+export function ReplayPanel({ detail, running }: { detail: RequestDetail; running?: LiveRow | undefined }) {
+  const api = useApi();
+  const editorId = useId();
+  const keyId = useId();
+  const profileSelectId = useId();
+  const [profiles, setProfiles] = useState<ProfileView[]>([]);
+  const [profileId, setProfileId] = useState(detail.profileId ?? '');
+  const [phase, setPhase] = useState<Phase>({ kind: 'closed' });
+  const [loggedBody, setLoggedBody] = useState<string | null>(null);
+  const [body, setBody] = useState('');
+  const [idempotencyKey, setIdempotencyKey] = useState('');
+  const [askKey, setAskKey] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+
+  const open = async () => {
+    setError(null);
+    let text = detail.requestBody?.text ?? null;
+    if (text === null && detail.requestBody !== null) {
+      try {
+        text = (await api.requestBody(detail.id, 'request')).text;
+      } catch (cause) {
+        setError((cause as Error).message);
+      }
+    }
+    // The profile menu is a convenience: without the list, the replay goes through the original's.
+    api.profiles().then(
+      (list) => {
+        setProfiles(list.profiles);
+        setProfileId((chosen) => (list.profiles.some(({ profile }) => profile.id === chosen) ? chosen : (list.activeProfileId ?? '')));
+      },
+      () => setProfiles([]),
+    );
+    setLoggedBody(text);
+    setBody(text ?? '');
+    setPhase({ kind: 'editing' });
+  };
+
+  const send = async () => {
+    const problem = editedBodyProblem(body, detail.requestBody?.contentType ?? null);
+    if (problem !== null) {
+      setError(problem);
+      return;
+    }
+    const request: ReplayRequest = {
+      ...(body === (loggedBody ?? '') && !detail.requestBody?.truncated ? {} : { body }),
+      ...(idempotencyKey.trim() ? { idempotencyKey: idempotencyKey.trim() } : {}),
+      ...(profileId && profileId !== detail.profileId ? { profileId } : {}),
+    };
+    setError(null);
+    setPhase({ kind: 'sending' });
+    try {
+      setPhase({ kind: 'done', answer: await api.replay(detail.id, request) });
+    } catch (cause) {
+      if (cause instanceof ControlApiError && cause.field === 'idempotencyKey') setAskKey(true);
+      setError((cause as Error).message);
+      setPhase({ kind: 'editing' });
+    }
+  };
+
+  if (phase.kind === 'closed')
+    return (
+      <section aria-label="Replay" className="replay">
+        <button type="button" onClick={() => void open()}>
+          Replay…
+        </button>
+      </section>
+    );
+
+  return (
+    <section aria-label="Replay" className="replay">
+      <h3>Replay</h3>
+      {phase.kind === 'done' ? (
+        <>
+          <ReplayComparison answer={phase.answer} />
+          <button type="button" onClick={() => setPhase({ kind: 'editing' })}>
+            Edit and replay again
+          </button>
+        </>
+      ) : (
+        <>
+          <p className="muted">
+            Sent through the proxy as client {detail.clientName ?? '(no token)'} with profile {profileId || '(the active one)'}: budgets,
+            the burst guard and the key apply as to any request.
+          </p>
+          {profiles.length > 1 && (
+            <>
+              <label htmlFor={profileSelectId}>Profile</label>
+              <select id={profileSelectId} value={profileId} onChange={(event) => setProfileId(event.target.value)}>
+                {profiles.map(({ profile }) => (
+                  <option key={profile.id} value={profile.id}>
+                    {profile.name}
+                    {profile.id === detail.profileId ? ' (the original’s)' : ''}
+                  </option>
+                ))}
+              </select>
+            </>
+          )}
+          <label htmlFor={editorId}>Request body (JSON)</label>
+          <textarea
+            id={editorId}
+            className="replay-editor"
+            spellCheck={false}
+            rows={12}
+            value={body}
+            onChange={(event) => setBody(event.target.value)}
+            aria-invalid={error !== null}
+          />
+          {askKey && (
+            <>
+              <label htmlFor={keyId}>Idempotency key for this replay</label>
+              <input id={keyId} value={idempotencyKey} onChange={(event) => setIdempotencyKey(event.target.value)} />
+            </>
+          )}
+          {phase.kind === 'sending' && running && (
+            <section aria-label="Replay so far">
+              <h4>Replay answer so far</h4>
+              <pre className="stream-text live" data-testid="replay-live-text">
+                {running.text || '(waiting for the first token)'}
+              </pre>
+            </section>
+          )}
+          <FormError message={error} />
+          <div className="actions">
+            <button type="button" className="primary" disabled={phase.kind === 'sending'} onClick={() => void send()}>
+              {phase.kind === 'sending' ? 'Replaying…' : 'Send replay'}
+            </button>
+            <button type="button" disabled={phase.kind === 'sending'} onClick={() => setPhase({ kind: 'closed' })}>
+              Cancel
+            </button>
+          </div>
+        </>
+      )}
+    </section>
+  );
+}

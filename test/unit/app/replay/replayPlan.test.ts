@@ -1,0 +1,121 @@
+import { describe, expect, it } from 'vitest';
+import type { RequestBodiesRecord, RequestLogRow } from '../../../../proxy/contracts/log.ts';
+import type { ReplayRequest } from '../../../../proxy/contracts/replay.ts';
+import { isReplayRefusal, planReplay, REPLAY_USER_AGENT } from '../../../../proxy/app/replay/replayPlan.ts';
+import { logDetail } from '../export/exportRows.ts';
+
+const LOGGED_BODY = '{"model":"gpt-4o-mini","messages":[{"role":"user","content":"hi"}]}';
+
+interface Case {
+  name: string;
+  row?: Partial<RequestLogRow>;
+  bodies?: Partial<RequestBodiesRecord> | null;
+  request?: ReplayRequest;
+  profileIds?: string[];
+  activeProfileId?: string | null;
+  /** A refusal code, or what the plan sends. */
+  expected: string | { body: string | null; profileId: string; edited?: boolean; headers?: Record<string, string>; exactHeaders?: boolean };
+}
+
+const cases: Case[] = [
+  { name: 'the logged body, unchanged, through the original profile', expected: { body: LOGGED_BODY, profileId: 'main', edited: false } },
+  { name: 'an edit replaces the body', request: { body: '{"a":1}' }, expected: { body: '{"a":1}', profileId: 'main', edited: true } },
+  { name: 'another profile when asked', request: { profileId: 'spare' }, expected: { body: LOGGED_BODY, profileId: 'spare' } },
+  {
+    name: 'the active profile when the original had none',
+    row: { profileId: null },
+    activeProfileId: 'spare',
+    expected: { body: LOGGED_BODY, profileId: 'spare' },
+  },
+  { name: 'a profile deleted since', row: { profileId: 'gone' }, expected: 'no_profile' },
+  { name: 'a body cut at the capture limit', bodies: { requestTruncated: true }, expected: 'body_truncated' },
+  {
+    name: 'a cut body with an edit supplying it whole',
+    bodies: { requestTruncated: true },
+    request: { body: '{}' },
+    expected: { body: '{}', profileId: 'main' },
+  },
+  { name: 'no body logged for a POST', bodies: null, expected: 'body_not_stored' },
+  {
+    name: 'no body logged, but the edit gives one',
+    bodies: null,
+    request: { body: '{"b":2}' },
+    expected: { body: '{"b":2}', profileId: 'main' },
+  },
+  {
+    name: 'no body logged for a GET',
+    row: { method: 'GET', clientPath: '/v1/models' },
+    bodies: null,
+    expected: { body: null, profileId: 'main' },
+  },
+  { name: 'a masked value in the logged body', bodies: { requestBody: '{"content":"key [redacted]"}' }, expected: 'body_redacted' },
+  { name: 'a masked value left in an edit', request: { body: '{"content":"[redacted]"}' }, expected: 'body_redacted' },
+  { name: 'an edit that is not JSON', request: { body: '{"model":' }, expected: 'invalid_json' },
+  {
+    name: 'a text body edit is not checked as JSON',
+    bodies: { requestHeaders: { 'content-type': 'text/plain' } },
+    request: { body: 'plain' },
+    expected: { body: 'plain', profileId: 'main' },
+  },
+  {
+    name: 'an image creation without a key',
+    row: { upstreamPath: '/v1/images/generations', clientPath: '/v1/images/generations' },
+    expected: 'side_effect_without_key',
+  },
+  {
+    name: 'an image creation under its own key',
+    row: { upstreamPath: '/v1/images/generations', clientPath: '/v1/images/generations' },
+    request: { idempotencyKey: ' k-1 ' },
+    expected: { body: LOGGED_BODY, profileId: 'main', headers: { 'idempotency-key': 'k-1' } },
+  },
+  { name: 'a summary row of lost requests', row: { clientPath: '(requests not written to the log)' }, expected: 'not_a_request' },
+  {
+    name: 'API headers kept; session ids, SDK retry signals and user agent left out',
+    bodies: {
+      requestHeaders: {
+        'content-type': 'application/json',
+        'anthropic-version': '2023-06-01',
+        'x-claude-code-session-id': 's1',
+        'x-stainless-retry-count': '0',
+        'user-agent': 'ai-sdk/1',
+        'content-length': '70',
+      },
+    },
+    expected: {
+      body: LOGGED_BODY,
+      profileId: 'main',
+      headers: { 'content-type': 'application/json', 'anthropic-version': '2023-06-01', 'user-agent': REPLAY_USER_AGENT },
+      exactHeaders: true,
+    },
+  },
+];
+
+describe('planReplay', () => {
+  it.each(cases)('$name', ({ row, bodies, request = {}, profileIds = ['main', 'spare'], activeProfileId = 'main', expected }) => {
+    const plan = planReplay({ original: logDetail(row, bodies === undefined ? {} : bodies), request, profileIds, activeProfileId });
+    if (typeof expected === 'string') {
+      expect(isReplayRefusal(plan) ? plan.code : 'sent').toBe(expected);
+      return;
+    }
+    if (isReplayRefusal(plan)) throw new Error(`refused: ${plan.message}`);
+    expect(plan.body).toBe(expected.body);
+    expect(plan.profileId).toBe(expected.profileId);
+    expect(plan.clientName).toBe('claude-code');
+    if (expected.edited !== undefined) expect(plan.edited).toBe(expected.edited);
+    if (expected.headers && expected.exactHeaders) expect(plan.headers).toEqual(expected.headers);
+    else if (expected.headers) expect(plan.headers).toMatchObject(expected.headers);
+  });
+
+  it('every refusal says the cause and the fix', () => {
+    for (const refused of cases.filter((entry) => typeof entry.expected === 'string')) {
+      const plan = planReplay({
+        original: logDetail(refused.row, refused.bodies === undefined ? {} : refused.bodies),
+        request: refused.request ?? {},
+        profileIds: ['main', 'spare'],
+        activeProfileId: 'main',
+      });
+      if (!isReplayRefusal(plan)) throw new Error(`${refused.name} was not refused`);
+      expect(plan.message, refused.name).toMatch(/\.\s.+/);
+    }
+  });
+});

@@ -65,7 +65,8 @@ export async function exchange(context: ExchangeContext): Promise<ExchangeStep> 
       if (lease) trace.keyUsed(lease.current.keyId, lease.current.label);
       result = await sendWithRetries({
         url: new URL(`${target.profile.baseUrl}/${plan.upstreamPath}${plan.query}`),
-        headers: buildUpstreamHeaders(req.headers, target.apiKey, {
+        // A later step on the same pooled profile goes on with the key the request last moved to.
+        headers: buildUpstreamHeaders(req.headers, lease?.current.apiKey ?? target.apiKey, {
           contentLength: plan.body === null ? null : plan.byteLength,
           droppedHeaderPrefixes: plan.droppedHeaderPrefixes,
         }),

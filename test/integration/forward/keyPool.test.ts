@@ -136,3 +136,23 @@ describe('a key pool through the proxy', () => {
     expect((await airlock.profileView()).key.set).toBe(true);
   });
 });
+
+describe('a key pool with a fallback list', () => {
+  it('sends the next step with the key the request moved to, not the one it started with', async () => {
+    // The first key's 429 moves the request to the second key, whose 503 ends the first step; the
+    // fallback model is then asked with the second key (the first is cooling for 30 s).
+    simulator.script({ kind: 'status', status: 429, retryAfterS: 30 }, { kind: 'status', status: 503 });
+    const airlock = await startPooledAirlock({
+      baseUrl: simulator.baseUrl,
+      keys: [FIRST, SECOND],
+      profile: { retry: { maxRetries: 0, maxRetryAfterMs: 8_000 }, fallbacks: [{ model: 'deepseek-chat' }] },
+    });
+    pooled = airlock;
+    const response = await airlock.call('/v1/chat/completions', chatBody());
+    expect(response.status).toBe(200);
+    expect(keysReceived()).toEqual(['first', 'second', 'second']);
+    const detail = await airlock.detail(String(response.headers['x-airlock-request-id']));
+    expect(detail.fallbackChain?.map((hop) => hop.model)).toEqual(['gpt-4o-mini', 'deepseek-chat']);
+    expect(detail.gatewayKeys?.map((use) => use.label)).toEqual(['first', 'second', 'second']);
+  });
+});

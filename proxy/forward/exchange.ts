@@ -65,7 +65,8 @@ export async function exchange(context: ExchangeContext): Promise<ExchangeStep> 
       if (lease) trace.keyUsed(lease.current.keyId, lease.current.label);
       result = await sendWithRetries({
         url: new URL(`${target.profile.baseUrl}/${plan.upstreamPath}${plan.query}`),
-        headers: buildUpstreamHeaders(req.headers, target.apiKey, {
+        // A step on a pooled profile goes with the lease's current key: an earlier step may have moved it on.
+        headers: buildUpstreamHeaders(req.headers, lease ? lease.current.apiKey : target.apiKey, {
           contentLength: plan.body === null ? null : plan.byteLength,
           droppedHeaderPrefixes: plan.droppedHeaderPrefixes,
         }),

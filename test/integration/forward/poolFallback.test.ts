@@ -81,4 +81,20 @@ describe('a pooled profile with a fallback list', () => {
     const { row } = await logged(response);
     expect(row.gatewayKeys?.map((use) => use.label)).toEqual(sent);
   });
+
+  // Last: it leaves both keys cooling for a minute.
+  it('a pool whose keys all answer 429 falls back to the next profile instead of refusing', async () => {
+    await call('/profiles/main', 'PUT', { retry: { maxRetries: 0, maxRetryAfterMs: 1000 }, fallbacks: [{ profileId: 'backup' }] });
+    harness.simulator.setKeyRequestLimits({ [SENTINEL_KEY]: 0, [SECOND_SENTINEL_KEY]: 0 }, 60);
+    const response = await post();
+    expect(response.status, response.body).toBe(200);
+    expect(response.headers['x-airlock-answered-by']).toBe('backup/gpt-4o-mini');
+    expect(backup.received).toHaveLength(1);
+    const { row } = await logged(response);
+    expect(row.profileId).toBe('backup');
+    expect(row.fallbackChain?.map((hop) => [hop.profileId, hop.status])).toEqual([
+      ['main', 429],
+      ['backup', 200],
+    ]);
+  });
 });

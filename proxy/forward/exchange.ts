@@ -96,6 +96,8 @@ export async function exchange(context: ExchangeContext): Promise<ExchangeStep> 
 
 function failedStep(result: AttemptsResult, mayHaveRun: boolean): FailedStep | null {
   if (result.kind === 'error') return { kind: 'status', status: result.status, errorClass: result.errorClass };
+  // Every key of the pool answered 429: the profile is rate limited, which is what a fallback is for.
+  if (result.kind === 'pool_exhausted') return { kind: 'status', status: result.status, errorClass: 'rate_limited' };
   if (result.kind === 'network') return { kind: 'network', errorClass: result.errorClass, mayHaveRun };
   return null;
 }

@@ -57,11 +57,15 @@ function withoutSupersededEvents(events: RequestLifecycleEvent[]): RequestLifecy
   });
 }
 
-/** The event without its bodies; an end that had any says so in its row. */
+/**
+ * The event without its bodies; an end that had any says so in its row. Its request headers stay
+ * (small): Claude Code and Codex name their agent session there, so the row keeps its session.
+ */
 function withoutBodies(event: RequestLifecycleEvent, note: string): RequestLifecycleEvent {
   if (event.type !== 'end') return event;
   const hadBodies = bodyBytesOf(event) > 0;
-  return { ...event, bodies: SKIPPED_BODIES, ...(hadBodies ? { logNotes: [...(event.logNotes ?? []), note] } : {}) };
+  const bodies = { ...SKIPPED_BODIES, requestHeaders: event.bodies.requestHeaders };
+  return { ...event, bodies, ...(hadBodies ? { logNotes: [...(event.logNotes ?? []), note] } : {}) };
 }
 
 export interface LogThreadOptions extends LogThreadData {

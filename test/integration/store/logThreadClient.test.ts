@@ -112,6 +112,20 @@ describe('LogThreadClient', () => {
       await client.close();
     });
 
+    it('keeps the request headers of an end whose bodies it leaves out: an agent names its session there', async () => {
+      const errors: unknown[] = [];
+      const client = stalledClient(errors);
+      await postAndWait(client, errors, 'first');
+      const headers = { 'content-type': 'application/json', 'x-claude-code-session-id': 'session-7' };
+      client.enqueue(startEvent('behind'));
+      client.enqueue(endEvent('behind', { bodies: capturedBodies({ requestHeaders: headers, requestBody: Buffer.alloc(1_000, 'a') }) }));
+      const endReport = (): string | undefined => messages(errors).find((message) => message.startsWith('end behind '));
+      await expect.poll(endReport).toBeDefined();
+      expect(reports(errors).at(-1)).toMatch(/^batch withBodies=false bodiesCarried=false ids=behind /);
+      expect(endReport()).toBe(`end behind requestHeaders=${JSON.stringify(headers)}`);
+      await client.close();
+    });
+
     it('past the whole budget folds whole requests into their spend, posts the rest of those it began, and writes the spend once it caught up', async () => {
       const errors: unknown[] = [];
       const steps: (string | null)[] = [];

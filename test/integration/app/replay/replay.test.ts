@@ -1,5 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApiErrorBody, RequestDetail, TokenSecretResponse } from '../../../../proxy/contracts/api.ts';
 import type { ReplayRequest, ReplayResponse } from '../../../../proxy/contracts/replay.ts';
@@ -81,6 +82,29 @@ describe('replay through the real proxy', () => {
     expect(replayed).toMatchObject({ replayOf: originalId, clientName: 'agent', profileId: 'main', agentSessionId: null });
     const original = await ok<RequestDetail>(`/requests/${originalId}`);
     expect(original.replayIds).toEqual([answer.replayId]);
+  });
+
+  it('resends a long conversation, which the log keeps as pieces, byte for byte', async () => {
+    const turns = Array.from({ length: 8 }, (_, index) => ({
+      role: index % 2 === 0 ? 'user' : 'assistant',
+      content: `Turn ${index}: ${'a longer message, '.repeat(20)}`,
+    }));
+    const body = JSON.stringify({ model: 'gpt-4o-mini', messages: turns }, null, 1);
+    const originalId = await send('/v1/chat/completions', body);
+    const db = new DatabaseSync(path.join(harness.dataDir, 'requests.db'), { readOnly: true });
+    const stored = db
+      .prepare(
+        'SELECT b.request_body AS inline, l.chunk_ids AS pieces FROM request_bodies b JOIN request_body_chunk_lists l USING (body_id) WHERE b.request_id = ?',
+      )
+      .get(originalId);
+    db.close();
+    expect(stored?.inline).toBeNull();
+    expect((JSON.parse(String(stored?.pieces)) as number[]).length).toBeGreaterThan(turns.length);
+    harness.simulator.reset();
+
+    const { status, body: answer } = await replay(originalId);
+    expect(status, JSON.stringify(answer)).toBe(200);
+    expect(upstreamCalls('/chat/completions')[0]?.body.toString('utf8')).toBe(body);
   });
 
   it('sends an edited Anthropic Messages stream and shows both answers with their difference', async () => {

@@ -162,4 +162,30 @@ describe('the real agent CLIs keep answering when the profile’s first model fa
     },
     TEST_TIMEOUT_MS,
   );
+
+  it(
+    `Codex CLI ${installedVersion('@openai/codex')}: a 503 from the seed gateway moves its stream to a named model of the backup profile`,
+    async () => {
+      harness.simulator.useDialect('seed');
+      backup.useDialect('vllm');
+      await setMainFallbacks([{ profileId: 'backup', model: 'glm-4.6' }]);
+      harness.simulator.script({ kind: 'status', status: 503, path: 'chat/completions' });
+      backup.script({ kind: 'reply', content: 'answer-from-backup-model' });
+
+      const result = await runCodexExec({ sandbox, proxyUrl: tap.url, token, model: 'gpt-5-codex', prompt: 'Reply with the marker' });
+
+      expect(result.exitCode, transcript(result)).toBe(0);
+      expect(result.stdout.trim()).toBe('answer-from-backup-model');
+      const { headers, detail } = await onlyModelRequest('/v1/responses');
+      expect(headers['x-airlock-answered-by']).toBe('backup/glm-4.6');
+      expect(detail.row.fallbackChain).toEqual([
+        { profileId: 'main', model: 'gpt-4o-mini', status: 503, errorClass: 'upstream_error' },
+        { profileId: 'backup', model: 'glm-4.6', status: 200, errorClass: null },
+      ]);
+      expect(detail.row.stream).toBe(true);
+      expect(backup.received.map((received) => received.authOk)).toEqual([true]);
+      expectNoKeyLeak(result.stdout + result.stderr, detail);
+    },
+    TEST_TIMEOUT_MS,
+  );
 });

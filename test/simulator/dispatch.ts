@@ -57,6 +57,12 @@ export async function dispatch(request: IncomingMessage, response: ServerRespons
   const route = routeOf(entry.method, entry.path);
   const chatJson = route.kind === 'chat' ? parseJsonBody(body) : null;
   const isStream = chatJson?.ok === true && chatJson.value.stream === true;
+  // A gateway refuses a key over its limit before any model runs: that request must not use up the
+  // answer a test scripted for the one that gets through (e.g. on the pool's next key).
+  if (entry.authOk && !state.keyLimits.admit(bearerCredentialOf(request.headers.authorization))) {
+    sendGatewayError(response, voice, 429, keyRateLimited(), { headers: state.keyLimits.headersFor(voice.dialect) });
+    return;
+  }
   let fault = state.faults.take({ path: entry.path, isChat: route.kind === 'chat', isStream, isTaskCreation: route.kind === 'videos' });
 
   const echoedKey = fault?.kind === 'echoKey' ? bearerCredentialOf(request.headers.authorization) : null;
@@ -82,10 +88,6 @@ export async function dispatch(request: IncomingMessage, response: ServerRespons
   }
   if (!entry.authOk) {
     sendGatewayError(response, voice, 401, invalidApiKey());
-    return;
-  }
-  if (!state.keyLimits.admit(bearerCredentialOf(request.headers.authorization))) {
-    sendGatewayError(response, voice, 429, keyRateLimited(), { headers: state.keyLimits.headersFor(voice.dialect) });
     return;
   }
   if (route.kind === 'chat' && chatJson !== null) {

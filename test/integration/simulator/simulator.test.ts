@@ -194,3 +194,19 @@ describe('recording', () => {
     }
   });
 });
+
+describe('per-key request limits', () => {
+  it('a request refused for its key’s limit leaves the scripted answer for the next one', async () => {
+    simulator.setKeyRequestLimits({ [SENTINEL_KEY]: 0 }, 30);
+    simulator.script({ kind: 'reply', content: 'scripted-answer' });
+    try {
+      const limited = await chat(hello);
+      expect([limited.status, limited.headers.get('retry-after')]).toEqual([429, '30']);
+      simulator.setKeyRequestLimits({});
+      const answered = (await (await chat(hello)).json()) as { choices: Array<{ message: { content: string } }> };
+      expect(answered.choices[0]?.message.content).toBe('scripted-answer');
+    } finally {
+      simulator.setKeyRequestLimits({});
+    }
+  });
+});

@@ -1,0 +1,54 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { claudeCodeCli, codexCli } from './clientBinaries.ts';
+import { offlineClientEnv, type ClientSandbox } from './clientSandbox.ts';
+import { codexConfigToml } from './codexConfig.ts';
+import { runCli, type CliResult } from './runCli.ts';
+
+const CLI_TIMEOUT_MS = 45_000;
+const CODEX_TOKEN_VARIABLE = 'AIRLOCK_CLIENT_TOKEN';
+
+/** One agent run: which Airlock (or tap in front of it) it talks to, with which client token and model. */
+export interface AgentRun {
+  sandbox: ClientSandbox;
+  proxyUrl: string;
+  token: string;
+  model: string;
+  prompt: string;
+}
+
+/** `claude -p` offline with a fresh config dir, its only endpoint `proxyUrl`, the token as its API key. */
+export function runClaudeCodePrint(run: AgentRun): Promise<CliResult> {
+  return runCli({
+    cli: claudeCodeCli(),
+    args: ['-p', run.prompt, '--model', run.model, '--no-session-persistence'],
+    cwd: run.sandbox.workDir,
+    env: offlineClientEnv(run.sandbox.homeDir, {
+      CLAUDE_CONFIG_DIR: join(run.sandbox.homeDir, '.claude'),
+      ANTHROPIC_BASE_URL: run.proxyUrl,
+      ANTHROPIC_API_KEY: run.token,
+      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+      DISABLE_AUTOUPDATER: '1',
+      DISABLE_TELEMETRY: '1',
+      DISABLE_ERROR_REPORTING: '1',
+    }),
+    timeoutMs: CLI_TIMEOUT_MS,
+  });
+}
+
+/** `codex exec` with a fresh CODEX_HOME whose only provider is `proxyUrl` (Responses), its own retries off. */
+export async function runCodexExec(run: AgentRun): Promise<CliResult> {
+  const codexHome = join(run.sandbox.homeDir, '.codex');
+  await mkdir(codexHome, { recursive: true });
+  await writeFile(
+    join(codexHome, 'config.toml'),
+    codexConfigToml({ proxyUrl: run.proxyUrl, model: run.model, tokenEnvVariable: CODEX_TOKEN_VARIABLE }),
+  );
+  return runCli({
+    cli: codexCli(),
+    args: ['exec', '--strict-config', '--skip-git-repo-check', '--ephemeral', '--color', 'never', '--sandbox', 'read-only', run.prompt],
+    cwd: run.sandbox.workDir,
+    env: offlineClientEnv(run.sandbox.homeDir, { CODEX_HOME: codexHome, [CODEX_TOKEN_VARIABLE]: run.token }),
+    timeoutMs: CLI_TIMEOUT_MS,
+  });
+}

@@ -2,6 +2,7 @@ import { stringify } from 'csv-stringify/sync';
 import type { RequestLogRow, SpendByDayRow, SpendGroupBy } from '../../contracts/log.ts';
 import { toCny } from '../../spend/constants.ts';
 import { redactKnownSecrets } from '../../core/redact.ts';
+import { fallbackChainText, gatewayKeysText } from './chainText.ts';
 
 type Cell = string | number | boolean | null;
 
@@ -37,7 +38,15 @@ const REQUEST_COLUMNS: ReadonlyArray<readonly [header: string, cell: (row: Reque
   ['reasoning_tokens', (row) => row.reasoningTokens],
   ['usage_source', (row) => row.usageSource],
   ['cost_credits', (row) => amount(row.costCredits)],
+  // Issue 22's columns come last, so spreadsheets built on the earlier columns keep their places.
+  ['agent_session', (row) => row.agentSessionId],
+  ['replay_of', (row) => row.replayOf],
+  ['fallback_chain', (row) => (row.fallbackChain ? fallbackChainText(row.fallbackChain) : null)],
+  ['gateway_keys', (row) => (row.gatewayKeys ? gatewayKeysText(row.gatewayKeys) : null)],
 ];
+
+/** Free text from clients, gateways and the user's labels: masked again with the keys known now. */
+const MASKED_COLUMNS = new Set(['error_message', 'fallback_chain', 'gateway_keys']);
 
 const SPEND_COLUMNS = [
   'day',
@@ -70,12 +79,12 @@ export interface RequestsCsvOptions {
 }
 
 export function requestsCsv(rows: readonly RequestLogRow[], options: RequestsCsvOptions): string {
-  const records = rows.map((row) => REQUEST_COLUMNS.map(([, cell]) => cell(row)));
-  const errorColumn = REQUEST_COLUMNS.findIndex(([name]) => name === 'error_message');
-  for (const record of records) {
-    const message = record[errorColumn];
-    if (typeof message === 'string') record[errorColumn] = redactKnownSecrets(message, options.knownSecrets);
-  }
+  const records = rows.map((row) =>
+    REQUEST_COLUMNS.map(([name, cell]) => {
+      const value = cell(row);
+      return typeof value === 'string' && MASKED_COLUMNS.has(name) ? redactKnownSecrets(value, options.knownSecrets) : value;
+    }),
+  );
   return csvOf(records, options.header ? REQUEST_COLUMNS.map(([name]) => name) : null);
 }
 

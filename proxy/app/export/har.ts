@@ -1,4 +1,5 @@
-import type { RequestDetail, RequestLogRow } from '../../contracts/log.ts';
+import type { GatewayKeyUse } from '../../contracts/keyPool.ts';
+import type { FallbackHop, RequestDetail, RequestLogRow } from '../../contracts/log.ts';
 import { redactKnownSecrets } from '../../core/redact.ts';
 
 /**
@@ -78,7 +79,14 @@ type HarAirlockFields = Pick<
   | 'reasoningTokens'
   | 'costCredits'
   | 'usageSource'
->;
+  | 'agentSessionId'
+  | 'replayOf'
+> & {
+  /** Every step when the request fell back (the first is where it was sent); null when it did not. */
+  fallbackChain: FallbackHop[] | null;
+  /** A pooled profile's key per attempt, by id and label only; null for a single key. */
+  gatewayKeys: GatewayKeyUse[] | null;
+};
 
 export interface HarLog {
   log: {
@@ -176,6 +184,19 @@ function airlockFields(row: RequestLogRow, knownSecrets: string[]): HarAirlockFi
     reasoningTokens: row.reasoningTokens,
     costCredits: row.costCredits,
     usageSource: row.usageSource,
+    agentSessionId: row.agentSessionId,
+    replayOf: row.replayOf,
+    fallbackChain: row.fallbackChain?.map((hop) => maskedHop(hop, knownSecrets)) ?? null,
+    gatewayKeys: row.gatewayKeys?.map((use) => ({ ...use, label: redactKnownSecrets(use.label, knownSecrets) })) ?? null,
+  };
+}
+
+/** Models and notes come from clients, gateways and the user's config: masked again, like the error message. */
+function maskedHop(hop: FallbackHop, knownSecrets: string[]): FallbackHop {
+  return {
+    ...hop,
+    model: hop.model === null ? null : redactKnownSecrets(hop.model, knownSecrets),
+    ...(hop.note === undefined ? {} : { note: redactKnownSecrets(hop.note, knownSecrets) }),
   };
 }
 

@@ -47,6 +47,54 @@ describe('requestsCsv', () => {
       { requested_model: `'=HYPERLINK("http://x")` },
     ],
     ['a key in an error message is masked', { errorMessage: `bad key ${SENTINEL_KEY}` }, { error_message: `bad key ${REDACTED}` }],
+    [
+      'a request that neither fell back, used a pool, was a replay nor joined a session: those cells empty',
+      {},
+      { agent_session: '', replay_of: '', fallback_chain: '', gateway_keys: '' },
+    ],
+    [
+      'the fallback chain in one cell, each step with its status and class, in order',
+      {
+        fallbackChain: [
+          { profileId: 'main', model: 'gpt-4o-mini', status: 503, errorClass: 'upstream_error' },
+          { profileId: 'backup', model: 'qwen-plus', status: 200, errorClass: null },
+        ],
+      },
+      { fallback_chain: 'main/gpt-4o-mini 503 upstream_error > backup/qwen-plus 200' },
+    ],
+    [
+      'a skipped step says why; a step with no answer and no model says so',
+      {
+        fallbackChain: [
+          { profileId: 'main', model: 'gpt-4o-mini', status: null, errorClass: 'timeout_connect' },
+          { profileId: 'backup', model: null, status: null, errorClass: 'budget_exceeded', note: 'its daily cap is reached' },
+        ],
+      },
+      { fallback_chain: 'main/gpt-4o-mini no answer timeout_connect > backup skipped (its daily cap is reached)' },
+    ],
+    [
+      "a pool's keys by label and id, never the key",
+      {
+        gatewayKeys: [
+          { keyId: 'main', label: 'key 1' },
+          { keyId: '8a8651', label: 'team B' },
+        ],
+      },
+      { gateway_keys: 'key 1 (main) > team B (8a8651)' },
+    ],
+    [
+      'a key in a step note or a key label is masked',
+      {
+        fallbackChain: [{ profileId: 'b', model: null, status: null, errorClass: null, note: `saw ${SENTINEL_KEY}` }],
+        gatewayKeys: [{ keyId: 'k1', label: SENTINEL_KEY }],
+      },
+      { fallback_chain: `b skipped (saw ${REDACTED})`, gateway_keys: `${REDACTED} (k1)` },
+    ],
+    [
+      "a replay names its original, a turn its agent's session",
+      { replayOf: 'alk_1699999999999_z', agentSessionId: '3f1c2a9e-session' },
+      { replay_of: 'alk_1699999999999_z', agent_session: '3f1c2a9e-session' },
+    ],
   ])('%s', (_name, overrides, expected) => {
     const [record] = parsed(requestsCsv([logRow(overrides)], { header: true, knownSecrets: [SENTINEL_KEY] }));
     expect(record).toMatchObject(expected);

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { RequestDetail } from '../../../../proxy/contracts/log.ts';
 import { harEntryOf, harLogOf, type HarEntry } from '../../../../proxy/app/export/har.ts';
+import { REDACTED } from '../../../../proxy/core/redact.ts';
 import { harSchema } from '../../../support/harSchema.ts';
 import { findSentinel, SENTINEL_KEY } from '../../../support/sentinel.ts';
 import { logDetail } from './exportRows.ts';
@@ -95,6 +96,43 @@ describe('harEntryOf: each kind of logged request is a valid HAR 1.2 entry', () 
     ],
   ])('%s', (_name, detail, check) => {
     check(entryOf(detail));
+  });
+});
+
+describe('harEntryOf: the way a request took, in _airlock', () => {
+  const chain = [
+    { profileId: 'main', model: 'gpt-4o-mini', status: 503, errorClass: 'upstream_error' as const },
+    { profileId: 'backup', model: 'qwen-plus', status: 200, errorClass: null },
+  ];
+  const keys = [
+    { keyId: 'main', label: 'key 1' },
+    { keyId: '8a8651', label: 'team B' },
+  ];
+  it.each<[string, Parameters<typeof logDetail>[0], Partial<HarEntry['_airlock']>]>([
+    [
+      'an ordinary request: no chain, no pool keys, no replay, no session, each said as null',
+      {},
+      { fallbackChain: null, gatewayKeys: null, replayOf: null, agentSessionId: null },
+    ],
+    ['a request that fell back: every step in order', { fallbackChain: chain }, { fallbackChain: chain }],
+    ["a pooled profile's keys per attempt, by id and label", { gatewayKeys: keys }, { gatewayKeys: keys }],
+    ['a replay names its original', { replayOf: 'alk_1699999999999_z' }, { replayOf: 'alk_1699999999999_z' }],
+    ["an agent's turn names its session", { agentSessionId: 'claude-session-1' }, { agentSessionId: 'claude-session-1' }],
+    [
+      'a key in a step or a label is masked',
+      {
+        fallbackChain: [{ profileId: 'b', model: SENTINEL_KEY, status: null, errorClass: null, note: `saw ${SENTINEL_KEY}` }],
+        gatewayKeys: [{ keyId: 'k1', label: `label ${SENTINEL_KEY}` }],
+      },
+      {
+        fallbackChain: [{ profileId: 'b', model: REDACTED, status: null, errorClass: null, note: `saw ${REDACTED}` }],
+        gatewayKeys: [{ keyId: 'k1', label: `label ${REDACTED}` }],
+      },
+    ],
+  ])('%s', (_name, row, expected) => {
+    const entry = entryOf(logDetail(row));
+    expect(entry._airlock).toMatchObject(expected);
+    expect(findSentinel(JSON.stringify(entry))).toBeNull();
   });
 });
 

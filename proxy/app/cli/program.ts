@@ -9,6 +9,7 @@ import { registerMemoryCommand } from './commands/memory.ts';
 import { registerProfileCommands } from './commands/profile.ts';
 import { registerSessionsCommand } from './commands/sessions.ts';
 import { registerReplayCommand } from './commands/replay.ts';
+import { registerRequestCommand } from './commands/request.ts';
 import { registerTokenCommands } from './commands/token.ts';
 import { registerResumeCommand } from './resume.ts';
 import { registerServeCommand } from './serve.ts';
@@ -32,6 +33,7 @@ export function createProgram(deps: CliDeps = defaultCliDeps()): Command {
     registerExportCommands,
     registerSessionsCommand,
     registerReplayCommand,
+    registerRequestCommand,
   ]) {
     register(program, deps);
   }

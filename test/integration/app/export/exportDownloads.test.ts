@@ -75,7 +75,17 @@ describe('downloads from the control API', () => {
   it('CSV with the request list filters: by model, by status, by text', async () => {
     const records = async (query: string) =>
       parse((await download(`/export/requests?format=csv${query}`)).text, { columns: true }) as Record<string, string>[];
-    expect((await records('')).map((record) => record.id)).toEqual([...requestIds].reverse());
+    const all = await records('');
+    expect(all.map((record) => record.id)).toEqual([...requestIds].reverse());
+    // No fall back, pool or replay here: those cells stay empty (exportChain.test.ts fills them); a chat without an
+    // agent's session header is grouped by its conversation's opening.
+    for (const record of all)
+      expect(record).toMatchObject({
+        fallback_chain: '',
+        gateway_keys: '',
+        replay_of: '',
+        agent_session: expect.stringMatching(/^conv-[0-9a-f]+$/),
+      });
     expect((await records('&model=glm-4.6')).map((record) => record.id)).toEqual([requestIds[3]]);
     expect(await records('&status=error')).toMatchObject([{ id: requestIds[2], status: '404', error_class: 'model_not_found' }]);
     expect((await records('&text=find%3Dme')).map((record) => record.id)).toEqual([requestIds[3]]);

@@ -1,27 +1,15 @@
 import { diffWordsWithSpace } from 'diff';
 import type { RequestDetail } from '../../contracts/log.ts';
 import type { AnswerDiffPart, ReplayDifference, ReplaySide } from '../../contracts/replay.ts';
+import { answerTexts } from '../../protocols/messageText.ts';
 
 /** Past these the word diff is left out (the texts are still shown side by side): it costs O(n·d). */
 const MAX_DIFF_TEXT_CHARS = 50_000;
 const MAX_DIFF_EDITS = 2_000;
 
-type Json = Record<string, unknown>;
-
-const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
-const arrayOf = (value: unknown): unknown[] => (Array.isArray(value) ? value : []);
-
-/** Text parts of a content value: a string, or blocks with `text` (Messages `text`, Responses `output_text`, chat parts). */
-function contentText(content: unknown): string[] {
-  if (typeof content === 'string') return [content];
-  return arrayOf(content).flatMap((block) =>
-    isObject(block) && typeof block.text === 'string' && (block.type === undefined || /text/.test(String(block.type))) ? [block.text] : [],
-  );
-}
-
 /**
- * The answer's text from a JSON answer in any of the three protocols: chat's `choices[].message.content`,
- * Messages' `content[]` text blocks, Responses' `output[].content[]` text parts. null when it holds none.
+ * The answer's text from a JSON answer in any of the three protocols; null when it holds none. Its
+ * parts run together, as a stream's text deltas do, so a JSON answer compares with a streamed one.
  */
 export function answerTextOfJson(body: string): string | null {
   let value: unknown;
@@ -30,14 +18,7 @@ export function answerTextOfJson(body: string): string | null {
   } catch {
     return null;
   }
-  if (!isObject(value)) return null;
-  const parts = [
-    ...arrayOf(value.choices).flatMap((choice) =>
-      isObject(choice) && isObject(choice.message) ? contentText(choice.message.content) : [],
-    ),
-    ...(value.type === 'message' ? contentText(value.content) : []),
-    ...arrayOf(value.output).flatMap((item) => (isObject(item) && item.type === 'message' ? contentText(item.content) : [])),
-  ];
+  const parts = answerTexts(value);
   return parts.length === 0 ? null : parts.join('');
 }
 

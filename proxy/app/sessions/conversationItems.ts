@@ -1,4 +1,5 @@
 import { TIMELINE_TEXT_MAX_CHARS, type ConversationItem } from '../../contracts/agentSessions.ts';
+import { isRecord } from '../../protocols/messageText.ts';
 
 /**
  * Requests and answers of the three conversation protocols as one list of items (who said what,
@@ -9,7 +10,6 @@ import { TIMELINE_TEXT_MAX_CHARS, type ConversationItem } from '../../contracts/
 
 type Json = unknown;
 type JsonObject = Record<string, Json>;
-export const isRecord = (value: Json): value is JsonObject => typeof value === 'object' && value !== null && !Array.isArray(value);
 const stringOr = (value: Json, fallback: string): string => (typeof value === 'string' ? value : fallback);
 const idOf = (value: Json): string | null => (typeof value === 'string' && value !== '' ? value : null);
 

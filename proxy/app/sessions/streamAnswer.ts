@@ -1,6 +1,7 @@
 import { createParser } from 'eventsource-parser';
 import type { ConversationItem } from '../../contracts/agentSessions.ts';
-import { answerItemsOfJson, isRecord, textItem, toolCallItem } from './conversationItems.ts';
+import { isRecord } from '../../protocols/messageText.ts';
+import { answerItemsOfJson, textItem, toolCallItem } from './conversationItems.ts';
 
 /**
  * A streamed answer, rebuilt from the raw events the log kept, as items: the text, reasoning and

@@ -1,4 +1,4 @@
-import type { DatabaseSync, StatementSync } from 'node:sqlite';
+import type { DatabaseSync } from 'node:sqlite';
 import {
   FACET_DIMENSIONS,
   MAX_PAGE_LIMIT,
@@ -18,6 +18,7 @@ import {
 import { LOCAL_ERROR_CLASSES, UPSTREAM_ERROR_CLASSES } from '../../contracts/errors.ts';
 import { summarizeModelStats } from './modelStats.ts';
 import { bodiesFromRecord, rowFromRecord } from '../write/rowCodec.ts';
+import { StatementCache } from './statementCache.ts';
 
 type SqlParam = string | number;
 
@@ -159,20 +160,10 @@ function localUtcOffsetMinutes(): number {
 
 /** Read side of the request log. Every method is one indexed query (statements are cached). */
 export class RequestLogQueries {
-  private readonly db: DatabaseSync;
-  private readonly statements = new Map<string, StatementSync>();
+  private readonly statements: StatementCache;
 
   constructor(db: DatabaseSync) {
-    this.db = db;
-  }
-
-  private statement(sql: string): StatementSync {
-    let statement = this.statements.get(sql);
-    if (statement === undefined) {
-      statement = this.db.prepare(sql);
-      this.statements.set(sql, statement);
-    }
-    return statement;
+    this.statements = new StatementCache(db);
   }
 
   listRequests(filter: RequestListFilter): RequestPage {
@@ -185,7 +176,9 @@ export class RequestLogQueries {
       params.push(filter.beforeCursor.startedAtMs, filter.beforeCursor.id);
     }
     // One extra row tells whether another page exists without a COUNT.
-    const records = this.statement(`SELECT * FROM requests ${sql} ORDER BY started_at_ms DESC, id DESC LIMIT ?`).all(...params, limit + 1);
+    const records = this.statements
+      .get(`SELECT * FROM requests ${sql} ORDER BY started_at_ms DESC, id DESC LIMIT ?`)
+      .all(...params, limit + 1);
     const rows = records.slice(0, limit).map(rowFromRecord);
     const last = rows.at(-1);
     const nextCursor = records.length > limit && last !== undefined ? { startedAtMs: last.startedAtMs, id: last.id } : null;
@@ -198,19 +191,21 @@ export class RequestLogQueries {
     const counts = {} as FacetCounts;
     for (const dimension of FACET_DIMENSIONS) {
       const column = FACET_COLUMNS[dimension];
-      const records = this.statement(
-        `SELECT ${column} AS value, COUNT(*) AS count FROM requests ${where.sql} ${where.sql ? 'AND' : 'WHERE'} ${column} IS NOT NULL
+      const records = this.statements
+        .get(
+          `SELECT ${column} AS value, COUNT(*) AS count FROM requests ${where.sql} ${where.sql ? 'AND' : 'WHERE'} ${column} IS NOT NULL
          GROUP BY value ORDER BY count DESC, value LIMIT ${FACET_LIMIT}`,
-      ).all(...where.params);
+        )
+        .all(...where.params);
       counts[dimension] = records.map((record) => ({ value: String(record.value), count: Number(record.count) }));
     }
     return counts;
   }
 
   getRequest(id: string): RequestDetail | null {
-    const record = this.statement('SELECT * FROM requests WHERE id = ?').get(id);
+    const record = this.statements.get('SELECT * FROM requests WHERE id = ?').get(id);
     if (record === undefined) return null;
-    const bodies = this.statement('SELECT * FROM request_bodies WHERE request_id = ?').get(id);
+    const bodies = this.statements.get('SELECT * FROM request_bodies WHERE request_id = ?').get(id);
     if (bodies === undefined) return { row: rowFromRecord(record), bodies: null };
     const stored = bodiesFromRecord(bodies);
     const pieced = this.requestBodyFromChunks(Number(bodies.body_id));
@@ -223,10 +218,12 @@ export class RequestLogQueries {
    * delete pieces between reading the list and reading them.
    */
   private requestBodyFromChunks(bodyId: number): string | null {
-    const pieces = this.statement(
-      `SELECT c.text AS text FROM request_body_chunk_lists l, json_each(l.chunk_ids) j
+    const pieces = this.statements
+      .get(
+        `SELECT c.text AS text FROM request_body_chunk_lists l, json_each(l.chunk_ids) j
        LEFT JOIN body_chunks c ON c.chunk_id = j.value WHERE l.body_id = ? ORDER BY j.key`,
-    ).all(bodyId);
+      )
+      .all(bodyId);
     if (pieces.length === 0) return null;
     // Pieces go only with the last body holding them (triggers in schema.ts): one missing is damage.
     if (pieces.some((piece) => piece.text === null))
@@ -236,7 +233,8 @@ export class RequestLogQueries {
 
   /** The ids of the replays of request `id`, oldest first (requests_replay_of). */
   replaysOf(id: string): string[] {
-    return this.statement('SELECT id FROM requests WHERE replay_of = ? ORDER BY started_at_ms, id')
+    return this.statements
+      .get('SELECT id FROM requests WHERE replay_of = ? ORDER BY started_at_ms, id')
       .all(id)
       .map((record) => String(record.id));
   }
@@ -244,14 +242,16 @@ export class RequestLogQueries {
   spendByDay(query: SpendByDayQuery): SpendByDayRow[] {
     const offsetMs = (query.utcOffsetMinutes ?? localUtcOffsetMinutes()) * 60_000;
     const group = query.groupBy === null ? 'NULL' : GROUP_COLUMNS[query.groupBy];
-    const records = this.statement(
-      `SELECT ${query.bucket === 'hour' ? "strftime('%Y-%m-%d %H', (started_at_ms + ?) / 1000, 'unixepoch')" : "date((started_at_ms + ?) / 1000, 'unixepoch')"} AS day, ${group} AS grp,
+    const records = this.statements
+      .get(
+        `SELECT ${query.bucket === 'hour' ? "strftime('%Y-%m-%d %H', (started_at_ms + ?) / 1000, 'unixepoch')" : "date((started_at_ms + ?) / 1000, 'unixepoch')"} AS day, ${group} AS grp,
          COUNT(*) AS requests, TOTAL(cost_credits) AS costCredits,
          SUM(${UNPRICED}) AS unpricedRequests,
          TOTAL(input_tokens) AS inputTokens, TOTAL(output_tokens) AS outputTokens
        FROM requests WHERE started_at_ms >= ? AND started_at_ms < ?
        GROUP BY day, grp ORDER BY day, grp`,
-    ).all(offsetMs, query.fromMs, query.toMs);
+      )
+      .all(offsetMs, query.fromMs, query.toMs);
     return records.map((record) => ({
       day: String(record.day),
       group: record.grp === null ? null : String(record.grp),
@@ -265,13 +265,15 @@ export class RequestLogQueries {
 
   totals(query: TotalsQuery): LogTotals {
     const where = whereForFilter(query);
-    const record = this.statement(
-      `SELECT COUNT(*) AS requests, COALESCE(SUM(${IS_ERROR}), 0) AS errors, TOTAL(cost_credits) AS costCredits,
+    const record = this.statements
+      .get(
+        `SELECT COUNT(*) AS requests, COALESCE(SUM(${IS_ERROR}), 0) AS errors, TOTAL(cost_credits) AS costCredits,
          COALESCE(SUM(${UNPRICED}), 0) AS unpricedRequests,
          TOTAL(input_tokens) AS inputTokens, TOTAL(output_tokens) AS outputTokens,
          TOTAL(cached_input_tokens) AS cachedInputTokens, TOTAL(reasoning_tokens) AS reasoningTokens
        FROM requests ${where.sql}`,
-    ).get(...where.params);
+      )
+      .get(...where.params);
     return {
       requests: Number(record?.requests ?? 0),
       errors: Number(record?.errors ?? 0),
@@ -291,10 +293,9 @@ export class RequestLogQueries {
   modelStats(range: TimeRange): ModelStats[] {
     const sql = `SELECT ${MODEL}, ${IS_GATEWAY_ERROR}, duration_ms, ttfb_ms FROM requests
        WHERE started_at_ms >= ? AND started_at_ms < ? AND ${MODEL} IS NOT NULL AND ${NOT_LOCAL_REFUSAL}`;
-    const cached = this.statements.has(sql);
-    const statement = this.statement(sql);
-    if (!cached) statement.setReturnArrays(true);
-    const records = statement.all(range.fromMs, range.toMs) as unknown as Array<[string, number, number | null, number | null]>;
+    const records = this.statements.get(sql, { returnArrays: true }).all(range.fromMs, range.toMs) as unknown as Array<
+      [string, number, number | null, number | null]
+    >;
     return summarizeModelStats(
       records.map(([model, isError, durationMs, ttfbMs]) => ({ model, isError: isError === 1, durationMs, ttfbMs })),
     );
@@ -303,7 +304,7 @@ export class RequestLogQueries {
   /** Credits spent since a moment (priced requests only), for budget checks. */
   spendSince(query: SpendSinceQuery): number {
     const where = whereForFilter({ fromMs: query.sinceMs, profileId: query.profileId, clientName: query.clientName });
-    const record = this.statement(`SELECT TOTAL(cost_credits) AS costCredits FROM requests ${where.sql}`).get(...where.params);
+    const record = this.statements.get(`SELECT TOTAL(cost_credits) AS costCredits FROM requests ${where.sql}`).get(...where.params);
     return Number(record?.costCredits ?? 0);
   }
 }

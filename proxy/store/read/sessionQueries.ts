@@ -1,9 +1,10 @@
-import type { DatabaseSync, StatementSync } from 'node:sqlite';
+import type { DatabaseSync } from 'node:sqlite';
 import type { AgentSessionSummary } from '../../contracts/agentSessions.ts';
 import type { RequestCursor, RequestLogRow } from '../../contracts/log.ts';
 import { DERIVED_SESSION_PREFIX } from '../write/agentSession.ts';
 import { rowFromRecord } from '../write/rowCodec.ts';
 import { IS_ERROR, UNPRICED } from './queries.ts';
+import { StatementCache } from './statementCache.ts';
 
 /** A session's figures over its rows; `WHERE` comes after. */
 const AGGREGATE = `SELECT agent_session_id AS id, COUNT(*) AS turns, MIN(started_at_ms) AS startedAtMs,
@@ -34,20 +35,10 @@ export interface SessionTurnsQuery {
  * the partial index on (agent_session_id, started_at_ms); statements are cached.
  */
 export class SessionQueries {
-  private readonly db: DatabaseSync;
-  private readonly statements = new Map<string, StatementSync>();
+  private readonly statements: StatementCache;
 
   constructor(db: DatabaseSync) {
-    this.db = db;
-  }
-
-  private statement(sql: string): StatementSync {
-    let statement = this.statements.get(sql);
-    if (statement === undefined) {
-      statement = this.db.prepare(sql);
-      this.statements.set(sql, statement);
-    }
-    return statement;
+    this.statements = new StatementCache(db);
   }
 
   /**
@@ -58,12 +49,14 @@ export class SessionQueries {
    */
   listSessions(query: SessionListQuery): { sessions: AgentSessionSummary[]; hasMore: boolean } {
     const cursor = query.beforeCursor;
-    const page = this.statement(
-      `SELECT agent_session_id AS id, MAX(started_at_ms) AS lastStartedAtMs FROM requests
+    const page = this.statements
+      .get(
+        `SELECT agent_session_id AS id, MAX(started_at_ms) AS lastStartedAtMs FROM requests
        WHERE agent_session_id IS NOT NULL GROUP BY agent_session_id
        ${cursor ? 'HAVING (MAX(started_at_ms), agent_session_id) < (?, ?)' : ''}
        ORDER BY lastStartedAtMs DESC, id DESC LIMIT ?`,
-    ).all(...(cursor ? [cursor.startedAtMs, cursor.id] : []), query.limit + 1);
+      )
+      .all(...(cursor ? [cursor.startedAtMs, cursor.id] : []), query.limit + 1);
     return {
       sessions: page.slice(0, query.limit).map((record) => this.session(String(record.id)) as AgentSessionSummary),
       hasMore: page.length > query.limit,
@@ -72,24 +65,24 @@ export class SessionQueries {
 
   /** One session's figures; null when no row carries the id (never seen, or retention removed it). */
   session(sessionId: string): AgentSessionSummary | null {
-    const record = this.statement(`${AGGREGATE} WHERE agent_session_id = ? GROUP BY agent_session_id`).get(sessionId);
+    const record = this.statements.get(`${AGGREGATE} WHERE agent_session_id = ? GROUP BY agent_session_id`).get(sessionId);
     return record === undefined ? null : this.summaryOf(record);
   }
 
   /** A page of the session's requests, oldest first, and how many come before the page. */
   turns(sessionId: string, query: SessionTurnsQuery): { rows: RequestLogRow[]; turnsBefore: number; hasMore: boolean } {
     const cursor = query.afterCursor;
-    const records = this.statement(
-      `SELECT * FROM requests WHERE agent_session_id = ? ${cursor ? 'AND (started_at_ms, id) > (?, ?)' : ''}
+    const records = this.statements
+      .get(
+        `SELECT * FROM requests WHERE agent_session_id = ? ${cursor ? 'AND (started_at_ms, id) > (?, ?)' : ''}
        ORDER BY started_at_ms, id LIMIT ?`,
-    ).all(sessionId, ...(cursor ? [cursor.startedAtMs, cursor.id] : []), query.limit + 1);
+      )
+      .all(sessionId, ...(cursor ? [cursor.startedAtMs, cursor.id] : []), query.limit + 1);
     const turnsBefore = cursor
       ? Number(
-          this.statement('SELECT COUNT(*) AS n FROM requests WHERE agent_session_id = ? AND (started_at_ms, id) <= (?, ?)').get(
-            sessionId,
-            cursor.startedAtMs,
-            cursor.id,
-          )?.n ?? 0,
+          this.statements
+            .get('SELECT COUNT(*) AS n FROM requests WHERE agent_session_id = ? AND (started_at_ms, id) <= (?, ?)')
+            .get(sessionId, cursor.startedAtMs, cursor.id)?.n ?? 0,
         )
       : 0;
     return { rows: records.slice(0, query.limit).map(rowFromRecord), turnsBefore, hasMore: records.length > query.limit };
@@ -97,10 +90,11 @@ export class SessionQueries {
 
   /** The session's last `limit` requests up to and including `cursor`, oldest first: what a page's first turns compare with. */
   turnsThrough(sessionId: string, cursor: RequestCursor, limit: number): RequestLogRow[] {
-    return this.statement(
-      `SELECT * FROM requests WHERE agent_session_id = ? AND (started_at_ms, id) <= (?, ?)
+    return this.statements
+      .get(
+        `SELECT * FROM requests WHERE agent_session_id = ? AND (started_at_ms, id) <= (?, ?)
        ORDER BY started_at_ms DESC, id DESC LIMIT ?`,
-    )
+      )
       .all(sessionId, cursor.startedAtMs, cursor.id, limit)
       .map(rowFromRecord)
       .reverse();
@@ -108,7 +102,7 @@ export class SessionQueries {
 
   private summaryOf(record: Record<string, unknown>): AgentSessionSummary {
     const id = String(record.id);
-    const first = this.statement(FIRST_TURN).get(id, id);
+    const first = this.statements.get(FIRST_TURN).get(id, id);
     const startedAtMs = Number(record.startedAtMs);
     return {
       id,

@@ -1,3 +1,5 @@
+import { answerTexts, lastUserText } from '../../protocols/messageText.ts';
+
 /**
  * A row's one-line summary and its agent session, read on the log thread from what the request
  * carried: the forwarding path never parses a body for them.
@@ -22,52 +24,15 @@ export function agentSessionIdOf(headers: Record<string, string>): string | null
 }
 
 type Json = unknown;
-const isRecord = (value: Json): value is Record<string, Json> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
-function parse(text: string | null): Json {
+/** A logged body as JSON; null when there is none or it does not parse (a body cut at the capture limit). */
+export function parseBody(text: string | null): Json {
   if (text === null) return null;
   try {
     return JSON.parse(text);
   } catch {
     return null;
   }
-}
-
-/** Text of a message's content: a string, or the text parts of a list (chat, Messages and Responses shapes). */
-function contentText(content: Json): string | null {
-  if (typeof content === 'string') return content;
-  if (!Array.isArray(content)) return null;
-  const texts = content.flatMap((part) =>
-    isRecord(part) && typeof part.text === 'string' && (part.type === 'text' || part.type === 'input_text' || part.type === 'output_text')
-      ? [part.text]
-      : [],
-  );
-  return texts.length > 0 ? texts.join('\n') : null;
-}
-
-/** The last user message's text of a chat, Messages or Responses request. */
-function lastUserText(request: Json): string | null {
-  if (!isRecord(request)) return null;
-  if (typeof request.input === 'string') return request.input;
-  const messages = Array.isArray(request.messages) ? request.messages : Array.isArray(request.input) ? request.input : [];
-  for (let index = messages.length - 1; index >= 0; index -= 1) {
-    const message = messages[index];
-    if (!isRecord(message) || message.role !== 'user') continue;
-    const text = contentText(message.content);
-    if (text !== null && text.trim() !== '') return text;
-  }
-  return null;
-}
-
-/** The answer's text of a non-streamed chat, Messages or Responses answer. */
-function answerText(response: Json): string | null {
-  if (!isRecord(response)) return null;
-  if (Array.isArray(response.choices) && isRecord(response.choices[0]) && isRecord(response.choices[0].message))
-    return contentText(response.choices[0].message.content);
-  if (Array.isArray(response.content)) return contentText(response.content);
-  if (Array.isArray(response.output))
-    return response.output.map((item) => (isRecord(item) ? contentText(item.content) : null)).find((text) => text) ?? null;
-  return null;
 }
 
 /** The first non-blank line, cut to SUMMARY_MAX_CHARS with an ellipsis. */
@@ -86,7 +51,7 @@ export function exchangeSummary(parts: {
   responseBody: string | null;
   streamText: string | null;
 }): string | null {
-  const prompt = lastUserText(parse(parts.requestBody));
-  const text = prompt ?? parts.streamText ?? answerText(parse(parts.responseBody));
-  return text === null ? null : firstLine(text);
+  const prompt = lastUserText(parseBody(parts.requestBody));
+  const text = prompt ?? parts.streamText ?? answerTexts(parseBody(parts.responseBody)).join('\n');
+  return firstLine(text);
 }

@@ -1,0 +1,82 @@
+/**
+ * The text of a content value, a message and an answer in the three conversation shapes (chat
+ * completions, Anthropic Messages, Responses), read from the body itself. Pure. One owner, so the
+ * row summary, the derived agent session, replay's answer and the timeline read a body the same way.
+ */
+
+type Json = unknown;
+export const isRecord = (value: Json): value is Record<string, Json> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/**
+ * Which blocks of a list count as text:
+ * - `textBlocks`: blocks typed as text (`text`, `input_text`, `output_text`) or untyped with a `text`;
+ *   what a person wrote or read, for summaries and answers.
+ * - `anyBlock`: also bare strings and any block carrying a `text`. The derived session id hashes
+ *   this; narrowing it would re-key the sessions already stored.
+ */
+export type TextBlockRule = 'textBlocks' | 'anyBlock';
+
+const TEXT_BLOCK_TYPES: ReadonlySet<Json> = new Set([undefined, 'text', 'input_text', 'output_text']);
+
+function blockText(block: Json, rule: TextBlockRule): string | null {
+  if (typeof block === 'string') return rule === 'anyBlock' ? block : null;
+  if (!isRecord(block) || typeof block.text !== 'string') return null;
+  return rule === 'anyBlock' || TEXT_BLOCK_TYPES.has(block.type) ? block.text : null;
+}
+
+/** The text parts of a content value, in order: a string, or the text blocks of a list. */
+export function contentTexts(content: Json, rule: TextBlockRule): string[] {
+  if (typeof content === 'string') return [content];
+  if (!Array.isArray(content)) return [];
+  return content.flatMap((block) => {
+    const text = blockText(block, rule);
+    return text === null ? [] : [text];
+  });
+}
+
+/** A content value's non-empty text parts, one a line; '' when it has none. */
+export function contentText(content: Json, rule: TextBlockRule): string {
+  return contentTexts(content, rule)
+    .filter((text) => text !== '')
+    .join('\n');
+}
+
+/** The messages of a chat or Messages request, or the input items of a Responses request (a string input is one user message). */
+export function messagesOf(request: Json): Json[] | null {
+  if (!isRecord(request)) return null;
+  if (Array.isArray(request.messages)) return request.messages;
+  if (Array.isArray(request.input)) return request.input;
+  if (typeof request.input === 'string') return [{ role: 'user', content: request.input }];
+  return null;
+}
+
+/** The last user message's text of a chat, Messages or Responses request; null when none has text. */
+export function lastUserText(request: Json): string | null {
+  const messages = messagesOf(request) ?? [];
+  for (let index = messages.length - 1; index >= 0; index -= 1) {
+    const message = messages[index];
+    if (!isRecord(message) || message.role !== 'user') continue;
+    const text = contentText(message.content, 'textBlocks');
+    if (text.trim() !== '') return text;
+  }
+  return null;
+}
+
+/**
+ * The text parts of a whole (not streamed) answer, in order: chat's `choices[].message.content`,
+ * Messages' `content[]` text blocks, Responses' `output[]` message items. [] when it holds none.
+ * Callers join them: a stream's text is its deltas run together, a summary wants lines.
+ */
+export function answerTexts(answer: Json): string[] {
+  if (!isRecord(answer)) return [];
+  const choices = Array.isArray(answer.choices) ? answer.choices : [];
+  const output = Array.isArray(answer.output) ? answer.output : [];
+  return [
+    ...choices.flatMap((choice) =>
+      isRecord(choice) && isRecord(choice.message) ? contentTexts(choice.message.content, 'textBlocks') : [],
+    ),
+    ...(Array.isArray(answer.content) ? contentTexts(answer.content, 'textBlocks') : []),
+    ...output.flatMap((item) => (isRecord(item) && item.type === 'message' ? contentTexts(item.content, 'textBlocks') : [])),
+  ];
+}

@@ -1,0 +1,89 @@
+import { type FormEvent, type ReactNode, useState } from 'react';
+import { FormError } from './StateViews.tsx';
+import { useAsync } from './useAsync.ts';
+import { useSaveAction } from './useSaveAction.ts';
+
+/**
+ * A setting the proxy holds, edited as a draft: load it, keep the edits, save, reload. The draft is
+ * null while nothing is edited, so a save button can stay off until something changed.
+ */
+export function useSetting<Saved, Draft>(load: () => Promise<Saved>, key: string) {
+  const saved = useAsync(load, key);
+  const [draft, setDraft] = useState<Draft | null>(null);
+  const action = useSaveAction();
+  /** Runs `send`, then drops the draft and reads the setting again; its result is the status line. */
+  const save = async (send: () => Promise<string | null>): Promise<void> => {
+    await action.run(async () => {
+      const status = await send();
+      setDraft(null);
+      saved.reload();
+      return status;
+    });
+  };
+  return { saved, draft, setDraft, busy: action.busy, error: action.error, status: action.status, save };
+}
+
+/**
+ * A setting's section: title, what it does, a form the browser does not validate (the proxy's
+ * refusal names the field and the rule; the browser's own check would block it unseen), and the
+ * save's error or status line.
+ */
+export function SettingForm(props: {
+  /** The section's class and the prefix of its title's id. */
+  name: string;
+  title: string;
+  description: ReactNode;
+  onSubmit(): void;
+  error: string | null;
+  status: string | null;
+  children: ReactNode;
+}) {
+  const titleId = `${props.name}-title`;
+  return (
+    <section className={props.name} aria-labelledby={titleId}>
+      <h3 id={titleId}>{props.title}</h3>
+      <p className="muted">{props.description}</p>
+      <form
+        noValidate
+        onSubmit={(event: FormEvent) => {
+          event.preventDefault();
+          props.onSubmit();
+        }}
+      >
+        {props.children}
+      </form>
+      <FormError message={props.error} />
+      {props.status && (
+        <p className="ok" role="status">
+          {props.status}
+        </p>
+      )}
+    </section>
+  );
+}
+
+/** A labelled number input; the value stays text so a half-typed number is not lost. */
+export function NumberField(props: {
+  label: string;
+  value: string;
+  onChange(value: string): void;
+  min: number;
+  max?: number;
+  /** Whole numbers unless 'any'. */
+  step?: 'any';
+}) {
+  return (
+    <label>
+      {props.label}
+      <input
+        type="number"
+        min={props.min}
+        max={props.max}
+        step={props.step ?? 1}
+        inputMode={props.step === 'any' ? 'decimal' : 'numeric'}
+        value={props.value}
+        onChange={(event) => props.onChange(event.target.value)}
+      />
+    </label>
+  );
+}

@@ -1,5 +1,5 @@
 import type { ConfigFile } from '../contracts/config.ts';
-import type { ClientIdentity, LocalRefusal, TargetResolver, UpstreamTarget } from '../contracts/ports.ts';
+import type { ClientIdentity, LocalRefusal, TargetRefusal, TargetResolver, UpstreamTarget } from '../contracts/ports.ts';
 import { CLI_COMMAND } from '../contracts/cli.ts';
 import type { PoolKey } from '../contracts/keyPool.ts';
 import { isLocalRefusal } from '../contracts/ports.ts';
@@ -27,7 +27,7 @@ export function createTargetResolver(
   pools?: KeyPools,
 ): TargetResolver {
   return {
-    resolve(identity: ClientIdentity): UpstreamTarget | LocalRefusal {
+    resolve(identity: ClientIdentity): UpstreamTarget | TargetRefusal {
       const snapshot = config.snapshot();
       const profileId = identity.pinnedProfileId ?? snapshot.activeProfileId;
       if (profileId === null) return noProfile(snapshot);
@@ -39,7 +39,9 @@ export function createTargetResolver(
         const poolKeys = keys.poolKeysForRequest(profileId, profile.keyPool);
         if (poolKeys.length === 0) return noKey(profileId);
         const lease = pools.lease(profile, poolKeys, Date.now());
-        return isLocalRefusal(lease) ? lease : { profile, apiKey: lease.current.apiKey, keyLease: lease };
+        if (!isLocalRefusal(lease)) return { profile, apiKey: lease.current.apiKey, keyLease: lease };
+        // Held, not gone: the request may still go to the profile's fallback list.
+        return { ...lease, held: { profile, secrets: poolKeys.map((key) => key.apiKey) } };
       }
       const apiKey = environmentKey ?? keys.getKeyForRequest(profileId);
       if (!apiKey) return noKey(profileId);

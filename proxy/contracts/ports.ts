@@ -70,7 +70,23 @@ export interface KeyLease {
 }
 
 export interface TargetResolver {
-  resolve(identity: ClientIdentity): UpstreamTarget | LocalRefusal;
+  resolve(identity: ClientIdentity): UpstreamTarget | TargetRefusal;
+}
+
+/**
+ * A refusal of the request's own profile. `held` is set when the profile is known and only its
+ * keys are out of use for now (a pool's keys cooling or rejected): the forwarding stages decide
+ * whether the profile's fallback list may still answer (forward/fallback.ts).
+ */
+export interface TargetRefusal extends LocalRefusal {
+  held?: HeldProfile;
+}
+
+/** The profile a request would have used, with no key it may send with now. */
+export interface HeldProfile {
+  profile: Profile;
+  /** Every key of its pool, for masking: nothing is sent with them. */
+  secrets: readonly string[];
 }
 
 export interface SpendCheckInput {

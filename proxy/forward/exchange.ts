@@ -1,6 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ErrorClass } from '../contracts/errors.ts';
-import type { UpstreamTarget } from '../contracts/ports.ts';
 import { networkFailureCode } from '../core/errorClass.ts';
 import { KeyMasker } from '../core/keyMasker.ts';
 import { extractUpstreamError } from '../core/upstreamErrorBody.ts';
@@ -9,12 +8,13 @@ import { streamProgressEstimate } from './accounting.ts';
 import { watchExchange, type AbortReason, type ExchangeWatch } from './exchangeWatch.ts';
 import { replyFailure, upstreamErrorRecord } from './failureReply.ts';
 import type { FailedStep } from './fallback.ts';
-import { answeredByHeader, type ExchangeStep, type FallbackRoute } from './fallbackRoute.ts';
+import { answeredByHeader, type ExchangeStep, type FallbackRoute, type SendableStep } from './fallbackRoute.ts';
 import { suggestModels } from './gatewayModels.ts';
 import { buildUpstreamHeaders } from './headers.ts';
 import type { ExchangePlan } from './plan.ts';
 import { relayResponse } from './relay.ts';
 import type { ForwardShutdown } from './shutdown.ts';
+import { isHeld, secretsOf, type RequestTarget } from './stageRecords.ts';
 import type { RequestTrace } from './trace.ts';
 import { headerValue, sendWithRetries, type AttemptsResult } from './upstreamAttempts.ts';
 
@@ -25,7 +25,8 @@ export interface ExchangeContext {
   req: IncomingMessage;
   res: ServerResponse;
   plan: ExchangePlan;
-  target: UpstreamTarget;
+  /** Held (every pooled key cooling): nothing is sent to it, and the request goes straight to the fallback list. */
+  target: RequestTarget;
   trace: RequestTrace;
   shutdown?: ForwardShutdown;
   /**
@@ -53,14 +54,16 @@ export async function exchange(context: ExchangeContext): Promise<ExchangeStep> 
     ...(context.shutdown ? { shutdown: context.shutdown } : {}),
     runsOnWithoutClient: runsOn,
   });
-  let step: ExchangeStep = { plan: context.plan, target: context.target };
   let result: AttemptsResult | null = null;
   try {
+    const first = await firstStep(context);
+    if (first === null) return { plan: context.plan, target: context.target };
+    let step = first;
     for (;;) {
       const { plan, target } = step;
       if (plan.stream && plan.upstreamModel !== null) trace.estimateProgressWith(streamProgressEstimate(plan, target.profile));
       // A pooled request may be answered with any key of its pool: every one of them is masked.
-      const keyMasker = KeyMasker.forKeys(knownSecretsOf(target));
+      const keyMasker = KeyMasker.forKeys(secretsOf(target));
       const lease = target.keyLease;
       if (lease) trace.keyUsed(lease.current.keyId, lease.current.label);
       result = await sendWithRetries({
@@ -94,6 +97,19 @@ export async function exchange(context: ExchangeContext): Promise<ExchangeStep> 
   }
 }
 
+/** The request's own step, or for a held profile the first fallback step that takes it (null: the held refusal was answered). */
+async function firstStep(context: ExchangeContext): Promise<SendableStep | null> {
+  const { plan, target } = context;
+  if (!isHeld(target)) return { plan, target };
+  const next = context.fallback ? await context.fallback.next(target.unsent, { plan, target }) : null;
+  if (next !== null) return next;
+  // Nothing was sent: the client learns that the whole pool waits, and for how long.
+  const { refusal } = target.unsent;
+  context.trace.failed(refusal.errorClass, refusal.message, refusal.status);
+  sendRefusal(context.res, plan.protocol, refusal);
+  return null;
+}
+
 function failedStep(result: AttemptsResult, mayHaveRun: boolean): FailedStep | null {
   if (result.kind === 'error') return { kind: 'status', status: result.status, errorClass: result.errorClass };
   // Every key of the pool answered 429: the profile is rate limited, which is what a fallback is for.
@@ -115,7 +131,7 @@ function answeredBy(context: ExchangeContext, step: ExchangeStep): void {
 }
 
 async function answer(
-  context: ExchangeContext,
+  context: ExchangeContext & SendableStep,
   result: AttemptsResult,
   watch: ExchangeWatch,
   keyMasker: KeyMasker,
@@ -130,7 +146,7 @@ async function answer(
       trace,
       plan.protocol,
       { errorClass: result.errorClass, upstreamStatus: null, detail: networkDetail(context, result) },
-      knownSecretsOf(target),
+      secretsOf(target),
     );
   }
   if (result.kind === 'answer') {
@@ -143,7 +159,7 @@ async function answer(
       response: result.response,
       contentType: result.contentType,
       upstreamRequestId: result.upstreamRequestId,
-      knownSecrets: knownSecretsOf(target),
+      knownSecrets: secretsOf(target),
       keyMasker,
       readsOnWithoutClient: runsOn,
       onStreamFailure: (errorClass: ErrorClass) => {
@@ -186,7 +202,7 @@ async function answer(
         upstreamStatus: result.status,
       },
     },
-    knownSecretsOf(target),
+    secretsOf(target),
   );
 }
 
@@ -206,9 +222,5 @@ function replyAborted(context: ExchangeContext, reason: AbortReason): void {
     return;
   }
   const detail: ErrorDetail = reason === 'timeout_total' ? { timeoutMs: target.profile.timeouts.totalTimeoutMs } : {};
-  replyFailure(res, trace, plan.protocol, { errorClass: reason, upstreamStatus: null, detail }, knownSecretsOf(target));
-}
-
-function knownSecretsOf(target: UpstreamTarget): readonly string[] {
-  return target.keyLease?.secrets ?? [target.apiKey];
+  replyFailure(res, trace, plan.protocol, { errorClass: reason, upstreamStatus: null, detail }, secretsOf(target));
 }

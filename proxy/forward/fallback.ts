@@ -1,4 +1,5 @@
 import type { UpstreamErrorClass } from '../contracts/errors.ts';
+import type { LocalRefusal } from '../contracts/ports.ts';
 import { isSideEffectCreationPath } from '../core/clientPath.ts';
 
 /**
@@ -12,7 +13,30 @@ import { isSideEffectCreationPath } from '../core/clientPath.ts';
 export type FailedStep =
   | { kind: 'status'; status: number; errorClass: UpstreamErrorClass }
   /** `mayHaveRun`: some attempt of this step may have run at the gateway (upstreamExecution.ts). */
-  | { kind: 'network'; errorClass: UpstreamErrorClass; mayHaveRun: boolean };
+  | { kind: 'network'; errorClass: UpstreamErrorClass; mayHaveRun: boolean }
+  | UnsentStep;
+
+/**
+ * Nothing was sent: Airlock held the request's own profile at admission. Decided like the gateway
+ * status it stands for; the refusal is the answer when no fallback step takes the request.
+ */
+export interface UnsentStep {
+  kind: 'unsent';
+  status: number;
+  errorClass: UpstreamErrorClass;
+  refusal: LocalRefusal;
+}
+
+/**
+ * Whether a held profile's refusal may go on to the profile's fallback list, as the step it stands
+ * for; null when the refusal is the answer. Every key of a pool cooling after 429s is the profile
+ * rate limited, like the pool's last 429 during a request (exchange.ts). Every key rejected
+ * (circuit_open) is a key problem, which is final like the gateway's own rejection.
+ */
+export function unsentStep(refusal: LocalRefusal): UnsentStep | null {
+  if (refusal.errorClass === 'keys_cooling') return { kind: 'unsent', status: 429, errorClass: 'rate_limited', refusal };
+  return null;
+}
 
 export interface FallbackInput {
   failure: FailedStep;
@@ -51,7 +75,7 @@ export function decideFallback(input: FallbackInput): FallbackDecision {
     if (input.upstreamMayHaveRun) return refuse('the creation may already be running at the gateway');
   }
   if (FINAL_CLASSES.has(failure.errorClass)) return refuse(`${failure.errorClass} is final: another model would not fix it`);
-  if (failure.kind === 'status') {
+  if (failure.kind === 'status' || failure.kind === 'unsent') {
     // 429 rate limit, and any 5xx: 500/502/503/504, Anthropic's 529 overloaded, Cloudflare's 52x.
     if (failure.status === 429 || failure.status >= 500) return { fallBack: true };
     return refuse(`status ${failure.status} does not fall back`);

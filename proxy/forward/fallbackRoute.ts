@@ -1,4 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
+import type { LocalErrorClass } from '../contracts/errors.ts';
 import type { FallbackHop } from '../contracts/log.ts';
 import { isLocalRefusal, type SpendGate, type TargetResolver, type UpstreamTarget } from '../contracts/ports.ts';
 import type { FallbackEntry } from '../contracts/profile.ts';
@@ -7,12 +8,17 @@ import { quickInputEstimate } from './accounting.ts';
 import { decideFallback, type FailedStep } from './fallback.ts';
 import type { ExchangePlan } from './plan.ts';
 import { buildPlan, type NativeProtocolCheck } from './planner.ts';
-import type { Gated } from './stageRecords.ts';
+import { isHeld, type Gated, type RequestTarget } from './stageRecords.ts';
 import type { TranslationThread } from './translation/translationThreadClient.ts';
 
 /** One target a request is sent to: the first is the request's own, the others come from its profile's fallback list. */
 export interface ExchangeStep {
   plan: ExchangePlan;
+  target: RequestTarget;
+}
+
+/** A step that can be sent: every fallback step, and the request's own unless its profile is held. */
+export interface SendableStep extends ExchangeStep {
   target: UpstreamTarget;
 }
 
@@ -25,7 +31,7 @@ export interface FallbackServices {
 
 /** Asked by the exchange after a step failed: the next step to send, or null when the failure goes to the client. */
 export interface FallbackRoute {
-  next(failure: FailedStep, current: ExchangeStep): Promise<ExchangeStep | null>;
+  next(failure: FailedStep, current: ExchangeStep): Promise<SendableStep | null>;
 }
 
 /**
@@ -41,7 +47,7 @@ export function fallbackRoute(gated: Gated, services: FallbackServices): Fallbac
   let nextEntry = 0;
   const tried = new Set<string>([stepKey(origin.profile.id, gated.plan.upstreamModel)]);
 
-  async function planned(entry: FallbackEntry): Promise<ExchangeStep | FallbackHop> {
+  async function planned(entry: FallbackEntry): Promise<SendableStep | FallbackHop> {
     const target = entry.profileId === undefined || entry.profileId === origin.profile.id ? origin : resolve(entry.profileId);
     const skipped = (note: string, errorClass: FallbackHop['errorClass'], model: string | null = entry.model ?? null): FallbackHop => ({
       profileId: entry.profileId ?? origin.profile.id,
@@ -50,7 +56,9 @@ export function fallbackRoute(gated: Gated, services: FallbackServices): Fallbac
       errorClass,
       note,
     });
-    if ('refusal' in target) return skipped(target.refusal, 'no_key');
+    if ('refusal' in target) return skipped(target.refusal, target.errorClass);
+    // Another model on a held profile: its keys are held whatever the model.
+    if (isHeld(target)) return skipped(target.unsent.refusal.message, target.unsent.refusal.errorClass);
     const plan = await buildPlan({
       method: gated.method,
       path: gated.path,
@@ -74,15 +82,17 @@ export function fallbackRoute(gated: Gated, services: FallbackServices): Fallbac
     return { plan, target };
   }
 
-  function resolve(profileId: string): UpstreamTarget | { refusal: string } {
+  function resolve(profileId: string): UpstreamTarget | { refusal: string; errorClass: LocalErrorClass } {
     const target = services.targets.resolve({ ...identity, pinnedProfileId: profileId });
     if (!isLocalRefusal(target)) return target;
     if (target.code === 'no_profile') {
       return {
         refusal: `fallback profile "${profileId}" does not exist: add it, or remove it from the fallbacks of "${origin.profile.id}"`,
+        errorClass: target.errorClass,
       };
     }
-    return { refusal: target.message };
+    // A step's profile that is held (its pool's keys cooling) is skipped: only the request's own profile's list is walked.
+    return { refusal: target.message, errorClass: target.errorClass };
   }
 
   /** The step's own prices and its profile's caps, on the estimate's upper bound (a fallback does not wait for a count). */
@@ -104,12 +114,7 @@ export function fallbackRoute(gated: Gated, services: FallbackServices): Fallbac
 
   return {
     async next(failure, current) {
-      const failed: FallbackHop = {
-        profileId: current.target.profile.id,
-        model: current.plan.upstreamModel,
-        status: failure.kind === 'status' ? failure.status : null,
-        errorClass: failure.errorClass,
-      };
+      const failed = failedHop(failure, current);
       const decision = decideFallback({
         failure,
         method: gated.method,
@@ -137,6 +142,13 @@ export function fallbackRoute(gated: Gated, services: FallbackServices): Fallbac
       return null;
     },
   };
+}
+
+/** The step that failed, as the chain shows it: a step never sent (a held profile) is skipped, with why. */
+function failedHop(failure: FailedStep, current: ExchangeStep): FallbackHop {
+  const hop = { profileId: current.target.profile.id, model: current.plan.upstreamModel };
+  if (failure.kind === 'unsent') return { ...hop, status: null, errorClass: failure.refusal.errorClass, note: failure.refusal.message };
+  return { ...hop, status: failure.kind === 'status' ? failure.status : null, errorClass: failure.errorClass };
 }
 
 function stepKey(profileId: string, model: string | null): string {

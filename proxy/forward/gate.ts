@@ -7,7 +7,7 @@ import { claimIdempotency, sendReplay } from './idempotency.ts';
 import { STOPPING } from './ownRefusals.ts';
 import type { ExchangePlan } from './plan.ts';
 import { STOPPED, untilStopped } from './shutdown.ts';
-import { ANSWERED, type Gated, type Planned, type Refused } from './stageRecords.ts';
+import { ANSWERED, secretsOf, type Gated, type Planned, type Refused } from './stageRecords.ts';
 
 export interface GateServices {
   spendGate?: SpendGate;
@@ -28,7 +28,7 @@ export async function gate(planned: Planned, services: GateServices): Promise<Ga
   });
   if (claim?.kind === 'refused') return { refusal: stop.signal.aborted ? STOPPING : claim.refusal };
   if (claim?.kind === 'replay') {
-    sendReplay(res, withoutKey(claim.response, KeyMasker.forKeys(target.keyLease?.secrets ?? [target.apiKey])));
+    sendReplay(res, withoutKey(claim.response, KeyMasker.forKeys(secretsOf(target))));
     trace.ended(claim.response.status, { usage: null, usageSource: null, costCredits: null });
     return ANSWERED;
   }
@@ -36,7 +36,7 @@ export async function gate(planned: Planned, services: GateServices): Promise<Ga
     requestId: trace.requestId,
     identity,
     profile: target.profile,
-    keyFromEnvironment: target.keyFromEnvironment === true,
+    keyFromEnvironment: 'keyFromEnvironment' in target && target.keyFromEnvironment === true,
     method: planned.method,
     upstreamPath: plan.upstreamPath,
     upstreamModel: plan.upstreamModel,

@@ -21,7 +21,8 @@ export interface PlanInput {
   body: ClientBody;
   parsed: ParsedBody;
   identity: ClientIdentity;
-  target: UpstreamTarget;
+  /** Only its profile: a plan never depends on the key (a held profile has none to send with). */
+  target: Pick<UpstreamTarget, 'profile'>;
   nativeVerified?: NativeProtocolCheck;
   /** Where heavy bodies are translated; the process's shared thread unless given. */
   translation?: TranslationThread;

@@ -2,7 +2,7 @@ import type { SpendGate } from '../contracts/ports.ts';
 import { accountFor } from './accounting.ts';
 import type { ExchangeStep } from './fallbackRoute.ts';
 import { settleIdempotency } from './idempotency.ts';
-import type { Gated } from './stageRecords.ts';
+import { isHeld, type Gated } from './stageRecords.ts';
 
 /**
  * The settle stage, after the exchange whatever its outcome: a keyed creation's answer kept for its
@@ -22,7 +22,7 @@ export async function settle(gated: Gated, answered: ExchangeStep, spendGate: Sp
     status: trace.status,
     // Only a rejected key opens the auth breaker: a model not open to it, or an empty balance, say nothing of the key.
     // A pool's keys each have their own breaker (spend/keyPool.ts): one bad key must not stop the profile.
-    keyRejected: trace.errorClass === 'auth' && target.keyLease === undefined,
+    keyRejected: trace.errorClass === 'auth' && !isHeld(target) && target.keyLease === undefined,
     costCredits: accounting.costCredits,
     atMs: Date.now(),
   });

@@ -1,7 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { ClientIdentity, LocalRefusal, UpstreamTarget } from '../contracts/ports.ts';
+import type { ClientIdentity, HeldProfile, LocalRefusal, UpstreamTarget } from '../contracts/ports.ts';
 import type { ClientProtocol } from '../contracts/usage.ts';
 import type { IdempotencyTicket } from '../spend/idempotencyCache.ts';
+import type { UnsentStep } from './fallback.ts';
 import type { ExchangePlan } from './plan.ts';
 import type { ClientBody, ParsedBody } from './requestBody.ts';
 import type { RequestTrace, TraceStart } from './trace.ts';
@@ -33,7 +34,27 @@ export interface ForwardRequest {
 
 export interface Admitted extends ForwardRequest {
   readonly identity: ClientIdentity;
-  readonly target: UpstreamTarget;
+  readonly target: RequestTarget;
+}
+
+/**
+ * The request's own profile, held at admission (every key of its pool cooling): it is planned and
+ * gated as usual, nothing is sent to it, and the exchange goes straight to its fallback list.
+ */
+export interface HeldTarget extends HeldProfile {
+  readonly unsent: UnsentStep;
+}
+
+export type RequestTarget = UpstreamTarget | HeldTarget;
+
+export function isHeld(target: RequestTarget): target is HeldTarget {
+  return 'unsent' in target;
+}
+
+/** Every key an answer for this target must not show. */
+export function secretsOf(target: RequestTarget): readonly string[] {
+  if (isHeld(target)) return target.secrets;
+  return target.keyLease?.secrets ?? [target.apiKey];
 }
 
 export interface Planned extends Admitted {

@@ -44,12 +44,13 @@ beforeEach(() => {
   backup.reset();
 });
 
-const post = (): Promise<RawResponse> =>
-  rawRequest(`${harness.proxy.url}/v1/chat/completions`, {
+const post = (pathName = '/v1/chat/completions', body = chatBody()): Promise<RawResponse> =>
+  rawRequest(`${harness.proxy.url}${pathName}`, {
     method: 'POST',
     headers: { ...JSON_HEADERS, authorization: `Bearer ${token}` },
-    body: chatBody(),
+    body,
   });
+const MESSAGES_BODY = JSON.stringify({ model: 'gpt-4o-mini', max_tokens: 50, messages: [{ role: 'user', content: 'hi' }] });
 
 async function logged(response: RawResponse): Promise<RequestDetail> {
   const id = String(response.headers['x-airlock-request-id']);
@@ -96,5 +97,84 @@ describe('a pooled profile with a fallback list', () => {
       ['main', 429],
       ['backup', 200],
     ]);
+  });
+});
+
+/**
+ * After the case above both keys of "main" cool for a minute: a new request is held at admission,
+ * before anything is sent. It walks the fallback list as if main had answered 429.
+ */
+describe('a new request while every key of the pool is cooling', () => {
+  const setMain = (fallbacks: unknown[]): Promise<unknown> =>
+    call('/profiles/main', 'PUT', { retry: { maxRetries: 0, maxRetryAfterMs: 1000 }, fallbacks });
+  const mainSkipped = {
+    profileId: 'main',
+    model: 'gpt-4o-mini',
+    status: null,
+    errorClass: 'keys_cooling',
+    note: expect.stringMatching(/Every key of profile "Main" \(main\) is rate limited .* can be used again in \d+ s/),
+  };
+  beforeEach(() => call('/profiles/backup', 'PUT', { budget: {}, prices: [] }));
+
+  it('a chat is answered by the backup profile; main is sent nothing, and the chain says why it was skipped', async () => {
+    await setMain([{ profileId: 'backup' }]);
+    const response = await post();
+    expect(response.status, response.body).toBe(200);
+    expect(response.headers['x-airlock-answered-by']).toBe('backup/gpt-4o-mini');
+    // No step was sent before the one answering: the skipped first step is not counted.
+    expect(response.headers['x-airlock-fallbacks']).toBe('0');
+    expect(harness.simulator.received).toHaveLength(0);
+    expect(backup.received).toHaveLength(1);
+    expect(backup.received[0]!.authOk).toBe(true);
+    const { row } = await logged(response);
+    expect(row.profileId).toBe('backup');
+    expect(row.status).toBe(200);
+    expect(row.fallbackChain).toEqual([mainSkipped, { profileId: 'backup', model: 'gpt-4o-mini', status: 200, errorClass: null }]);
+  });
+
+  it('a translated Messages request is answered by the backup, in its own protocol', async () => {
+    await setMain([{ profileId: 'backup' }]);
+    const response = await post('/v1/messages', MESSAGES_BODY);
+    expect(response.status, response.body).toBe(200);
+    expect((JSON.parse(response.body) as { type: string }).type).toBe('message');
+    expect(response.headers['x-airlock-answered-by']).toBe('backup/gpt-4o-mini');
+    expect(harness.simulator.received).toHaveLength(0);
+    expect(backup.received.filter((request) => request.path.endsWith('/chat/completions'))).toHaveLength(1);
+    expect((await logged(response)).row.fallbackChain?.[0]).toEqual(mainSkipped);
+  });
+
+  it("with no step left the client gets the pool's refusal and its wait; the chain says why each step was skipped", async () => {
+    await call('/profiles/backup', 'PUT', {
+      prices: [{ model: 'gpt-4o-mini', inputPer1M: 1_000_000 }],
+      budget: { perRequestInputCredits: 0.001 },
+    });
+    // Another model on main is held too: the keys cool whatever the model.
+    await setMain([{ model: 'deepseek-chat' }, { profileId: 'backup' }]);
+    const response = await post();
+    expect(response.status, response.body).toBe(429);
+    expect(Number(response.headers['retry-after'])).toBeGreaterThan(0);
+    expect((JSON.parse(response.body) as { error: { type: string } }).error.type).toBe('keys_cooling');
+    expect(response.headers['x-airlock-answered-by']).toBeUndefined();
+    expect(harness.simulator.received).toHaveLength(0);
+    expect(backup.received).toHaveLength(0);
+    const { row } = await logged(response);
+    expect(row.profileId).toBe('main');
+    expect(row.errorClass).toBe('keys_cooling');
+    expect(row.fallbackChain).toEqual([
+      mainSkipped,
+      { ...mainSkipped, model: 'deepseek-chat' },
+      { profileId: 'backup', model: 'gpt-4o-mini', status: null, errorClass: 'budget_exceeded', note: expect.stringContaining('budget') },
+    ]);
+  });
+
+  it("an image creation without an idempotency key is not sent to the backup: it gets the pool's refusal", async () => {
+    await setMain([{ profileId: 'backup' }]);
+    const response = await post('/v1/images/generations', JSON.stringify({ model: 'gpt-4o-mini', prompt: 'a cat' }));
+    expect(response.status, response.body).toBe(429);
+    expect(backup.received).toHaveLength(0);
+    expect(harness.simulator.received).toHaveLength(0);
+    const { row } = await logged(response);
+    expect(row.errorClass).toBe('keys_cooling');
+    expect(row.fallbackChain).toBeUndefined();
   });
 });

@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { decideFallback, type FallbackInput } from '../../../proxy/forward/fallback.ts';
+import type { LocalRefusal } from '../../../proxy/contracts/ports.ts';
+import { decideFallback, unsentStep, type FallbackInput, type UnsentStep } from '../../../proxy/forward/fallback.ts';
+
+const refusal = (errorClass: LocalRefusal['errorClass'], status: number): LocalRefusal => ({
+  status,
+  errorClass,
+  message: `refused: ${errorClass}`,
+});
+const COOLING_STEP: UnsentStep = { kind: 'unsent', status: 429, errorClass: 'rate_limited', refusal: refusal('keys_cooling', 429) };
 
 const chat: Omit<FallbackInput, 'failure'> = {
   method: 'POST',
@@ -66,9 +74,27 @@ describe('decideFallback', () => {
       },
       true,
     ],
+    ['a pool held at admission, every key cooling', { ...chat, failure: COOLING_STEP }, true],
+    ['a video creation without an idempotency key, its pool held', { ...videoCreation, failure: COOLING_STEP }, false],
+    [
+      'a keyed video creation, its pool held (nothing was sent)',
+      { ...videoCreation, hasIdempotencyKey: true, failure: COOLING_STEP },
+      true,
+    ],
   ])('%s', (_label, input, fallBack) => {
     const decision = decideFallback(input);
     expect(decision.fallBack).toBe(fallBack);
     if (!decision.fallBack) expect(decision.reason.length).toBeGreaterThan(10);
+  });
+});
+
+describe('unsentStep', () => {
+  it.each<[string, LocalRefusal, UnsentStep | null]>([
+    ['every key of the pool cooling after 429s stands for a 429 rate limit', refusal('keys_cooling', 429), COOLING_STEP],
+    ['every key of the pool rejected is final, like a rejected key', refusal('circuit_open', 403), null],
+    ['a profile without a key is the user’s to fix', refusal('no_key', 403), null],
+    ['a budget refusal is not the profile being held', refusal('budget_exceeded', 402), null],
+  ])('%s', (_label, given, expected) => {
+    expect(unsentStep(given)).toEqual(expected);
   });
 });

@@ -3,6 +3,8 @@ import { emptyConfig, type ConfigFile } from '../../../proxy/contracts/config.ts
 import { addProfile, setActiveProfile } from '../../../proxy/app/profiles/configMutations.ts';
 import { createTargetResolver } from '../../../proxy/app/targetResolver.ts';
 import { EnvKeySource } from '../../../proxy/app/secrets/envKeySource.ts';
+import type { UpstreamTarget } from '../../../proxy/contracts/ports.ts';
+import { KeyPools } from '../../../proxy/spend/keyPool.ts';
 
 const keys = { a: 'sk-key-for-profile-a-0001', b: 'sk-key-for-profile-b-0002' } as Record<string, string>;
 const keySource = { getKeyForRequest: (profileId: string) => keys[profileId] ?? null };
@@ -47,5 +49,23 @@ describe('createTargetResolver', () => {
     });
     // The breaker's fix for a rejected key depends on where the key came from.
     expect(resolver.resolve({ tokenName: null, pinnedProfileId: 'a' })).not.toHaveProperty('keyFromEnvironment');
+  });
+
+  it('a pool whose every key cools is refused, holding the profile so its fallback list may still answer', () => {
+    const snapshot = setActiveProfile(config(), 'a');
+    const pooled = {
+      ...snapshot,
+      profiles: snapshot.profiles.map((p) => (p.id === 'a' ? { ...p, keyPool: [{ id: 'main', label: 'key 1' }] } : p)),
+    };
+    const pools = new KeyPools();
+    const poolKeys = [{ id: 'main', label: 'key 1', apiKey: keys.a! }];
+    const resolver = createTargetResolver({ snapshot: () => pooled }, { ...keySource, poolKeysForRequest: () => poolKeys }, null, pools);
+    const first = resolver.resolve({ tokenName: null, pinnedProfileId: null });
+    (first as UpstreamTarget).keyLease!.record({ kind: 'rate_limited', cooldownMs: 60_000 }, Date.now());
+    expect(resolver.resolve({ tokenName: null, pinnedProfileId: null })).toMatchObject({
+      status: 429,
+      errorClass: 'keys_cooling',
+      held: { profile: { id: 'a' }, secrets: [keys.a] },
+    });
   });
 });

@@ -1,0 +1,46 @@
+import { describe, expect, it } from 'vitest';
+import type { ClientAuthenticator, TargetRefusal, TargetResolver, UpstreamTarget } from '../../../proxy/contracts/ports.ts';
+import { profileSchema } from '../../../proxy/contracts/profile.ts';
+import { admit } from '../../../proxy/forward/admit.ts';
+import { isHeld, type Admitted, type ForwardRequest, type HeldTarget } from '../../../proxy/forward/stageRecords.ts';
+
+/** Which refusals of the request's own profile are admitted to walk its fallback list, and what goes on. */
+
+const POOL_SECRET = 'sk-pool-secret-for-masking-0001';
+const authenticator: ClientAuthenticator = { authenticate: () => ({ tokenName: 'agent', pinnedProfileId: null }) };
+const request = { req: { headers: {} }, method: 'POST' } as unknown as ForwardRequest;
+const profile = (fallbacks: unknown[]) => profileSchema.parse({ id: 'main', name: 'Main', baseUrl: 'https://x/v1', fallbacks });
+
+function admitWith(resolved: UpstreamTarget | TargetRefusal) {
+  const targets: TargetResolver = { resolve: () => resolved };
+  return admit(request, { authenticator, targets, isPaused: () => false });
+}
+
+const cooling = (fallbacks: unknown[]): TargetRefusal => ({
+  status: 429,
+  errorClass: 'keys_cooling',
+  message: 'every key cooling',
+  headers: { 'retry-after': '60' },
+  held: { profile: profile(fallbacks), secrets: [POOL_SECRET] },
+});
+
+describe('admit', () => {
+  it('a pool whose keys all cool, on a profile with fallbacks, is admitted held: nothing to send, the 429 it stands for', () => {
+    const { target } = admitWith(cooling([{ profileId: 'backup' }])) as Admitted;
+    expect(isHeld(target)).toBe(true);
+    expect(target).toMatchObject({ profile: { id: 'main' }, unsent: { kind: 'unsent', status: 429, errorClass: 'rate_limited' } });
+    // The refusal the client gets if no step takes it carries no key.
+    expect(JSON.stringify((target as HeldTarget).unsent.refusal)).not.toContain(POOL_SECRET);
+  });
+
+  it.each<[string, TargetRefusal]>([
+    ['every key cooling, no fallback list', cooling([])],
+    ['every key rejected, with a fallback list', { ...cooling([{ profileId: 'backup' }]), status: 403, errorClass: 'circuit_open' }],
+    ['no key, nothing held', { status: 403, errorClass: 'no_key', message: 'no key' }],
+  ])('%s: refused as before, the refusal without the pool’s keys', (_label, refusal) => {
+    const refused = admitWith(refusal);
+    expect(refused).toHaveProperty('refusal.errorClass', refusal.errorClass);
+    expect(refused).not.toHaveProperty('refusal.held');
+    expect(JSON.stringify(refused)).not.toContain(POOL_SECRET);
+  });
+});

@@ -1,3 +1,4 @@
+import type { KeyMasker } from '../core/keyMasker.ts';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { StoredResponse } from '../contracts/idempotencyStore.ts';
 import type { IdempotencyCache, IdempotencyClaim, IdempotencyTicket } from '../spend/idempotencyCache.ts';
@@ -51,7 +52,7 @@ export function sendReplay(res: ServerResponse, stored: StoredResponse): void {
  * got the gateway's whole answer is kept as its client received it; one that may have run but was
  * cut off is kept as unknown, so a repeat gets a 409 (firstOutcome in upstreamExecution.ts decides).
  */
-export function settleIdempotency(ticket: IdempotencyTicket, trace: RequestTrace): void {
+export function settleIdempotency(ticket: IdempotencyTicket, trace: RequestTrace, keyMasker: KeyMasker): void {
   const outcome = firstOutcome({ mayHaveRun: trace.upstreamMayHaveRun, answerComplete: trace.upstreamAnswerComplete });
   if (outcome === 'not_run') {
     ticket.abandon();
@@ -63,10 +64,14 @@ export function settleIdempotency(ticket: IdempotencyTicket, trace: RequestTrace
   }
   const answered = trace.errorClass === null;
   const body = answered ? (trace.responseBody.toBuffer() ?? Buffer.alloc(0)) : ownTextBuffer(trace.errorMessage ?? '');
+  // Kept masked with the keys of the step that answered: a repeat is masked again only with the
+  // request's own profile's keys, and a fallback profile's gateway may have echoed its key.
+  const headers: Record<string, string> = answered ? { ...trace.responseHeaders } : { 'content-type': 'application/json' };
+  keyMasker.maskHeaderValues(headers);
   ticket.complete({
     status: trace.status,
-    headers: answered ? trace.responseHeaders : { 'content-type': 'application/json' },
-    body,
+    headers,
+    body: keyMasker.maskBytes(body),
     bodyTruncated: answered && trace.responseBody.truncated,
   });
 }

@@ -1,8 +1,9 @@
 import type { SpendGate } from '../contracts/ports.ts';
+import { KeyMasker } from '../core/keyMasker.ts';
 import { accountFor } from './accounting.ts';
 import type { ExchangeStep } from './fallbackRoute.ts';
 import { settleIdempotency } from './idempotency.ts';
-import { isHeld, type Gated } from './stageRecords.ts';
+import { isHeld, secretsOf, type Gated } from './stageRecords.ts';
 
 /**
  * The settle stage, after the exchange whatever its outcome: a keyed creation's answer kept for its
@@ -12,7 +13,7 @@ import { isHeld, type Gated } from './stageRecords.ts';
 export async function settle(gated: Gated, answered: ExchangeStep, spendGate: SpendGate | undefined): Promise<void> {
   const { trace, identity } = gated;
   const { plan, target } = answered;
-  if (gated.firstOfKey) settleIdempotency(gated.firstOfKey, trace);
+  if (gated.firstOfKey) settleIdempotency(gated.firstOfKey, trace, KeyMasker.forKeys(secretsOf(target)));
   const accounting = await accountFor(trace, plan, target.profile);
   trace.ended(trace.status, accounting);
   spendGate?.recordOutcome({

@@ -252,6 +252,30 @@ describe('what never falls back', () => {
     expect((await logged(response)).row.fallbackChain).toBeUndefined();
   });
 
+  it('a keyed image creation answered by the backup is repeated without the backup key its gateway echoed in the answer', async () => {
+    await setMain([{ profileId: 'backup' }]);
+    harness.simulator.script({ kind: 'status', status: 429 });
+    // A careless gateway hands its key back in the answer's body and as its request id.
+    backup.script({
+      kind: 'text',
+      status: 200,
+      contentType: 'application/json',
+      text: JSON.stringify({ created: 1, data: [{ url: `https://images.example/${BACKUP_KEY}.png` }] }),
+    });
+    const body = JSON.stringify({ model: 'gpt-4o-mini', prompt: 'a cat' });
+    const headers = { 'idempotency-key': 'fallback-echo-1' };
+    const first = await post('/v1/images/generations', body, headers);
+    expect(first.status, first.body).toBe(200);
+    expect(backup.received).toHaveLength(1);
+    const repeat = await post('/v1/images/generations', body, headers);
+    expect(repeat.status).toBe(200);
+    // The repeat came from the kept answer, not from a gateway.
+    expect(backup.received).toHaveLength(1);
+    for (const response of [first, repeat]) {
+      expect(findSentinel(JSON.stringify(response.headers) + response.body, BACKUP_KEY)).toBeNull();
+    }
+  });
+
   it("a fallback past the other profile's budget is skipped: the client gets the first failure and the chain says why", async () => {
     await call(
       '/profiles/backup',

@@ -12,6 +12,8 @@ import { CONTROL_TOKEN_ACCOUNT, type SecretStore } from '../../proxy/contracts/s
 import type { ProxyHandle } from '../../proxy/http/startServer.ts';
 import { startGatewaySimulator, type GatewaySimulator, type SimulatorOptions } from '../simulator/index.ts';
 import { memorySecretStore } from './memorySecretStore.ts';
+import { SENTINEL_KEY } from './sentinel.ts';
+import type { TokenSecretResponse } from '../../proxy/contracts/api.ts';
 
 export const CONTROL_TOKEN = 'alkc_control-token-for-tests-0123456789abcdef';
 
@@ -79,4 +81,21 @@ export async function startControlHarness(options: ControlHarnessOptions = {}): 
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * Through the control API, as the window would: a profile `main` on the harness's simulator with the
+ * sentinel key, made active, and a client token named `agent`. Returns that token.
+ */
+export async function setUpMainProfileAndAgent(harness: ControlHarness): Promise<string> {
+  const call = async (pathName: string, init: RequestInit): Promise<Response> => {
+    const response = await harness.api(pathName, init);
+    if (!response.ok) throw new Error(`${pathName}: ${response.status} ${await response.text()}`);
+    return response;
+  };
+  const json = (method: string, body: unknown): RequestInit => ({ method, body: JSON.stringify(body) });
+  await call('/profiles', json('POST', { id: 'main', name: 'Main', baseUrl: harness.simulator.baseUrl }));
+  await call('/profiles/main/key', json('PUT', { key: SENTINEL_KEY }));
+  await call('/profiles/main/activate', { method: 'POST' });
+  return ((await (await call('/tokens', json('POST', { name: 'agent' }))).json()) as TokenSecretResponse).token;
 }

@@ -1,11 +1,10 @@
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { BodyTextResponse, RequestPage, TokenSecretResponse } from '../../../proxy/contracts/api.ts';
+import type { BodyTextResponse, RequestPage } from '../../../proxy/contracts/api.ts';
 import { DATABASE_FILE_NAME } from '../../../proxy/store/schema.ts';
-import { startControlHarness, type ControlHarness } from '../../support/controlHarness.ts';
+import { setUpMainProfileAndAgent, startControlHarness, type ControlHarness } from '../../support/controlHarness.ts';
 import { JSON_HEADERS, rawRequest } from '../../support/http.ts';
-import { SENTINEL_KEY } from '../../support/sentinel.ts';
 
 /**
  * A conversation through the real proxy is stored turn by turn as its new part (request bodies as
@@ -61,10 +60,7 @@ const otherShapes: Array<{ text: string; id: string }> = [];
 
 beforeAll(async () => {
   harness = await startControlHarness();
-  await call('/profiles', { method: 'POST', body: JSON.stringify({ id: 'main', name: 'Main', baseUrl: harness.simulator.baseUrl }) });
-  await call('/profiles/main/key', { method: 'PUT', body: JSON.stringify({ key: SENTINEL_KEY }) });
-  await call('/profiles/main/activate', { method: 'POST' });
-  clientToken = (await call<TokenSecretResponse>('/tokens', { method: 'POST', body: JSON.stringify({ name: 'agent' }) })).token;
+  clientToken = await setUpMainProfileAndAgent(harness);
 
   const tools = Array.from({ length: 6 }, (_, index) => ({
     type: 'function',

@@ -1,10 +1,9 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ApiErrorBody, BurstLimits, TokenListResponse, TokenSecretResponse } from '../../../../proxy/contracts/api.ts';
-import { SENTINEL_KEY } from '../../../support/sentinel.ts';
+import type { ApiErrorBody, BurstLimits, TokenListResponse } from '../../../../proxy/contracts/api.ts';
 import { chatBody, JSON_HEADERS, rawRequest } from '../../../support/http.ts';
-import { startControlHarness, type ControlHarness } from '../../../support/controlHarness.ts';
+import { setUpMainProfileAndAgent, startControlHarness, type ControlHarness } from '../../../support/controlHarness.ts';
 
 let harness: ControlHarness;
 let clientToken = '';
@@ -17,13 +16,7 @@ async function limitsNow(): Promise<BurstLimits> {
 
 beforeAll(async () => {
   harness = await startControlHarness();
-  await harness.api('/profiles', { method: 'POST', body: JSON.stringify({ id: 'main', name: 'Main', baseUrl: harness.simulator.url }) });
-  await harness.api('/profiles/main/key', put({ key: SENTINEL_KEY }));
-  await harness.api('/profiles/main/activate', { method: 'POST' });
-  const created = (await (
-    await harness.api('/tokens', { method: 'POST', body: JSON.stringify({ name: 'agent' }) })
-  ).json()) as TokenSecretResponse;
-  clientToken = created.token;
+  clientToken = await setUpMainProfileAndAgent(harness);
 });
 
 afterAll(async () => {

@@ -1,10 +1,9 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ApiErrorBody, MemoryLimits, RequestDetail, TokenSecretResponse } from '../../../../proxy/contracts/api.ts';
-import { SENTINEL_KEY } from '../../../support/sentinel.ts';
+import type { ApiErrorBody, MemoryLimits, RequestDetail } from '../../../../proxy/contracts/api.ts';
 import { chatBody, JSON_HEADERS, rawRequest } from '../../../support/http.ts';
-import { startControlHarness, type ControlHarness } from '../../../support/controlHarness.ts';
+import { setUpMainProfileAndAgent, startControlHarness, type ControlHarness } from '../../../support/controlHarness.ts';
 
 let harness: ControlHarness;
 let clientToken = '';
@@ -14,13 +13,7 @@ const limitsNow = async (): Promise<MemoryLimits> => (await (await harness.api('
 
 beforeAll(async () => {
   harness = await startControlHarness();
-  await harness.api('/profiles', { method: 'POST', body: JSON.stringify({ id: 'main', name: 'Main', baseUrl: harness.simulator.url }) });
-  await harness.api('/profiles/main/key', put({ key: SENTINEL_KEY }));
-  await harness.api('/profiles/main/activate', { method: 'POST' });
-  const created = (await (
-    await harness.api('/tokens', { method: 'POST', body: JSON.stringify({ name: 'agent' }) })
-  ).json()) as TokenSecretResponse;
-  clientToken = created.token;
+  clientToken = await setUpMainProfileAndAgent(harness);
 });
 
 afterAll(async () => {

@@ -1,15 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RequestPage, StatusResponse, TokenSecretResponse } from '../../../../proxy/contracts/api.ts';
-import { startControlHarness, type ControlHarness } from '../../../support/controlHarness.ts';
+import type { RequestPage, StatusResponse } from '../../../../proxy/contracts/api.ts';
+import { setUpMainProfileAndAgent, startControlHarness, type ControlHarness } from '../../../support/controlHarness.ts';
 import { chatBody, JSON_HEADERS, rawRequest } from '../../../support/http.ts';
-import { SENTINEL_KEY } from '../../../support/sentinel.ts';
 
 /** Issue 18: Claude Code's start-up probe is not a request (item 16); an empty balance is an alarm (item 4). */
 
 let harness: ControlHarness;
 let clientToken = '';
-
-const put = (body: unknown): RequestInit => ({ method: 'PUT', body: JSON.stringify(body) });
 
 async function call<T>(pathAndQuery: string): Promise<T> {
   return (await (await harness.api(pathAndQuery)).json()) as T;
@@ -24,13 +21,7 @@ const chat = () =>
 
 beforeAll(async () => {
   harness = await startControlHarness({ simulator: { dialect: 'new-api' } });
-  await harness.api('/profiles', { method: 'POST', body: JSON.stringify({ id: 'main', name: 'Main', baseUrl: harness.simulator.url }) });
-  await harness.api('/profiles/main/key', put({ key: SENTINEL_KEY }));
-  await harness.api('/profiles/main/activate', { method: 'POST' });
-  const created = (await (
-    await harness.api('/tokens', { method: 'POST', body: JSON.stringify({ name: 'agent' }) })
-  ).json()) as TokenSecretResponse;
-  clientToken = created.token;
+  clientToken = await setUpMainProfileAndAgent(harness);
 });
 
 afterAll(async () => {

@@ -1,12 +1,9 @@
-import { mkdir, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { AgentSessionPage, AgentSessionTimeline, SessionTurn } from '../../../proxy/contracts/agentSessions.ts';
 import type { TokenSecretResponse } from '../../../proxy/contracts/api.ts';
-import { claudeCodeCli, codexCli } from '../../support/clients/clientBinaries.ts';
-import { createClientSandbox, offlineClientEnv, type ClientSandbox } from '../../support/clients/clientSandbox.ts';
-import { codexConfigToml } from '../../support/clients/codexConfig.ts';
-import { runCli, transcript } from '../../support/clients/runCli.ts';
+import { createClientSandbox, type ClientSandbox } from '../../support/clients/clientSandbox.ts';
+import { runClaudeCodePrint, runCodexExec } from '../../support/clients/agentRuns.ts';
+import { transcript } from '../../support/clients/runCli.ts';
 import { runAirlock } from '../../support/cliHarness.ts';
 import { startControlHarness, type ControlHarness } from '../../support/controlHarness.ts';
 import { SENTINEL_KEY } from '../../support/sentinel.ts';
@@ -15,9 +12,7 @@ import { SENTINEL_KEY } from '../../support/sentinel.ts';
  * Issue 22: the real Claude Code and Codex CLIs name their sessions; a run that calls a tool is
  * one session in Airlock whose timeline shows the tool call and the result the CLI sent back.
  */
-const CLI_TIMEOUT_MS = 45_000;
 const TEST_TIMEOUT_MS = 60_000;
-const TOKEN_ENV_VARIABLE = 'AIRLOCK_CLIENT_TOKEN';
 
 let harness: ControlHarness;
 let sandbox: ClientSandbox;
@@ -84,28 +79,13 @@ describe('sessions of the real agent CLIs', () => {
         },
         { kind: 'reply', content: 'final-answer-after-tool' },
       );
-      const result = await runCli({
-        cli: claudeCodeCli(),
-        args: [
-          '-p',
-          'Print the marker with Bash',
-          '--model',
-          'claude-sonnet-4-5',
-          '--no-session-persistence',
-          '--allowedTools',
-          'Bash(printf:*)',
-        ],
-        cwd: sandbox.workDir,
-        env: offlineClientEnv(sandbox.homeDir, {
-          CLAUDE_CONFIG_DIR: `${sandbox.homeDir}/.claude`,
-          ANTHROPIC_BASE_URL: harness.proxy.url,
-          ANTHROPIC_API_KEY: tokens['claude-code'] ?? '',
-          CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-          DISABLE_AUTOUPDATER: '1',
-          DISABLE_TELEMETRY: '1',
-          DISABLE_ERROR_REPORTING: '1',
-        }),
-        timeoutMs: CLI_TIMEOUT_MS,
+      const result = await runClaudeCodePrint({
+        sandbox,
+        proxyUrl: harness.proxy.url,
+        token: tokens['claude-code'] ?? '',
+        model: 'claude-sonnet-4-5',
+        prompt: 'Print the marker with Bash',
+        extraArgs: ['--allowedTools', 'Bash(printf:*)'],
       });
       expect(result.exitCode, transcript(result)).toBe(0);
 
@@ -136,28 +116,12 @@ describe('sessions of the real agent CLIs', () => {
         },
         { kind: 'reply', content: 'final-answer-after-tool' },
       );
-      const codexHome = join(sandbox.homeDir, '.codex');
-      await mkdir(codexHome);
-      await writeFile(
-        join(codexHome, 'config.toml'),
-        codexConfigToml({ proxyUrl: harness.proxy.url, model: 'gpt-5-codex', tokenEnvVariable: TOKEN_ENV_VARIABLE }),
-      );
-      const result = await runCli({
-        cli: codexCli(),
-        args: [
-          'exec',
-          '--strict-config',
-          '--skip-git-repo-check',
-          '--ephemeral',
-          '--color',
-          'never',
-          '--sandbox',
-          'read-only',
-          'Print the marker with a shell command',
-        ],
-        cwd: sandbox.workDir,
-        env: offlineClientEnv(sandbox.homeDir, { CODEX_HOME: codexHome, [TOKEN_ENV_VARIABLE]: tokens.codex ?? '' }),
-        timeoutMs: CLI_TIMEOUT_MS,
+      const result = await runCodexExec({
+        sandbox,
+        proxyUrl: harness.proxy.url,
+        token: tokens.codex ?? '',
+        model: 'gpt-5-codex',
+        prompt: 'Print the marker with a shell command',
       });
       expect(result.exitCode, transcript(result)).toBe(0);
 

@@ -15,13 +15,15 @@ export interface AgentRun {
   token: string;
   model: string;
   prompt: string;
+  /** More of the CLI's own flags, such as the tools Claude Code may run unasked. */
+  extraArgs?: readonly string[];
 }
 
 /** `claude -p` offline with a fresh config dir, its only endpoint `proxyUrl`, the token as its API key. */
 export function runClaudeCodePrint(run: AgentRun): Promise<CliResult> {
   return runCli({
     cli: claudeCodeCli(),
-    args: ['-p', run.prompt, '--model', run.model, '--no-session-persistence'],
+    args: ['-p', run.prompt, '--model', run.model, '--no-session-persistence', ...(run.extraArgs ?? [])],
     cwd: run.sandbox.workDir,
     env: offlineClientEnv(run.sandbox.homeDir, {
       CLAUDE_CONFIG_DIR: join(run.sandbox.homeDir, '.claude'),
@@ -46,7 +48,18 @@ export async function runCodexExec(run: AgentRun): Promise<CliResult> {
   );
   return runCli({
     cli: codexCli(),
-    args: ['exec', '--strict-config', '--skip-git-repo-check', '--ephemeral', '--color', 'never', '--sandbox', 'read-only', run.prompt],
+    args: [
+      'exec',
+      '--strict-config',
+      '--skip-git-repo-check',
+      '--ephemeral',
+      '--color',
+      'never',
+      '--sandbox',
+      'read-only',
+      ...(run.extraArgs ?? []),
+      run.prompt,
+    ],
     cwd: run.sandbox.workDir,
     env: offlineClientEnv(run.sandbox.homeDir, { CODEX_HOME: codexHome, [CODEX_TOKEN_VARIABLE]: run.token }),
     timeoutMs: CLI_TIMEOUT_MS,

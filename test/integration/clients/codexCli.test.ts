@@ -1,22 +1,18 @@
-import { mkdir, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { DIALECTS as GATEWAY_DIALECTS, SEED_DIALECT } from '../../simulator/index.ts';
 import type { Dialect } from '../../simulator/dialect.ts';
 import { NATIVE_TEXT, NATIVE_USAGE } from '../../simulator/native.ts';
 import { startHarness, type Harness } from '../../support/proxyHarness.ts';
 import { expectBilledTranslations, type TokenPrice } from '../../support/clients/billedExchanges.ts';
-import { codexCli, installedVersion } from '../../support/clients/clientBinaries.ts';
-import { createClientSandbox, offlineClientEnv, type ClientSandbox } from '../../support/clients/clientSandbox.ts';
-import { codexConfigToml } from '../../support/clients/codexConfig.ts';
+import { installedVersion } from '../../support/clients/clientBinaries.ts';
+import { createClientSandbox, type ClientSandbox } from '../../support/clients/clientSandbox.ts';
 import { settledExchanges } from '../../support/clients/exchanges.ts';
 import { receivedChatRequests, toolResultFor } from '../../support/clients/receivedChat.ts';
-import { runCli, transcript, type CliResult } from '../../support/clients/runCli.ts';
+import { runCodexExec } from '../../support/clients/agentRuns.ts';
+import { transcript, type CliResult } from '../../support/clients/runCli.ts';
 
-const CLI_TIMEOUT_MS = 45_000;
 const TEST_TIMEOUT_MS = 60_000;
 const SETTLE_TIMEOUT_MS = 5_000;
-const TOKEN_ENV_VARIABLE = 'AIRLOCK_CLIENT_TOKEN';
 const CLIENT_MODEL = 'gpt-5-codex';
 const PRICE: TokenPrice = { model: 'gpt-4o-mini', inputPer1M: 0.15, outputPer1M: 0.6 };
 /** A gateway whose streams end after the finish and usage chunks without `data: [DONE]`. */
@@ -49,31 +45,15 @@ afterEach(async () => {
   await sandbox.remove();
 });
 
-/** `codex exec` with a fresh CODEX_HOME whose only provider is Airlock; shell commands run read-only sandboxed. */
-async function runCodexExec(prompt: string, options: { proxyUrl?: string; extraArgs?: readonly string[] } = {}): Promise<CliResult> {
-  const codexHome = join(sandbox.homeDir, '.codex');
-  await mkdir(codexHome);
-  await writeFile(
-    join(codexHome, 'config.toml'),
-    codexConfigToml({ proxyUrl: options.proxyUrl ?? harness.proxy.url, model: CLIENT_MODEL, tokenEnvVariable: TOKEN_ENV_VARIABLE }),
-  );
-  return runCli({
-    cli: codexCli(),
-    args: [
-      'exec',
-      '--strict-config',
-      '--skip-git-repo-check',
-      '--ephemeral',
-      '--color',
-      'never',
-      '--sandbox',
-      'read-only',
-      ...(options.extraArgs ?? []),
-      prompt,
-    ],
-    cwd: sandbox.workDir,
-    env: offlineClientEnv(sandbox.homeDir, { CODEX_HOME: codexHome, [TOKEN_ENV_VARIABLE]: 'alk_codex_client' }),
-    timeoutMs: CLI_TIMEOUT_MS,
+/** `codex exec` with a fresh CODEX_HOME whose only provider is Airlock (or `proxyUrl`); shell commands run read-only sandboxed. */
+function runCodex(prompt: string, options: { proxyUrl?: string; extraArgs?: readonly string[] } = {}): Promise<CliResult> {
+  return runCodexExec({
+    sandbox,
+    proxyUrl: options.proxyUrl ?? harness.proxy.url,
+    token: 'alk_codex_client',
+    model: CLIENT_MODEL,
+    prompt,
+    ...(options.extraArgs ? { extraArgs: options.extraArgs } : {}),
   });
 }
 
@@ -88,7 +68,7 @@ describe.each(DIALECTS)(
         harness.simulator.script({ kind: 'reply', content: 'airlock-codex-answer' });
         const firstEventIndex = harness.events.length;
 
-        const result = await runCodexExec('Reply with the marker');
+        const result = await runCodex('Reply with the marker');
 
         expect(result.exitCode, transcript(result)).toBe(0);
         expect(result.stdout.trim()).toBe('airlock-codex-answer');
@@ -113,7 +93,7 @@ describe.each(DIALECTS)(
         );
         const firstEventIndex = harness.events.length;
 
-        const result = await runCodexExec('Print the marker with a shell command');
+        const result = await runCodex('Print the marker with a shell command');
 
         expect(result.exitCode, transcript(result)).toBe(0);
         expect(result.stdout.trim()).toBe('final-answer-after-tool');
@@ -135,7 +115,7 @@ describe.each(DIALECTS)(
         harness.simulator.script({ kind: 'cutAfter', chunks: 2 });
         const firstEventIndex = harness.events.length;
 
-        const result = await runCodexExec('Reply with the marker');
+        const result = await runCodex('Reply with the marker');
 
         expect(result.exitCode, transcript(result)).not.toBe(0);
         expect(result.stdout.trim()).toBe('');
@@ -156,7 +136,7 @@ describe(`Codex CLI ${installedVersion('@openai/codex')} through Airlock to a re
     async () => {
       const reasoning = 'airlock-thinking-marker';
       harness.simulator.script({ kind: 'reply', content: 'airlock-codex-answer', reasoning });
-      const result = await runCodexExec('Reply with the marker', { extraArgs: ['--json'] });
+      const result = await runCodex('Reply with the marker', { extraArgs: ['--json'] });
       expect(result.exitCode, transcript(result)).toBe(0);
       const items = result.stdout
         .split('\n')
@@ -187,7 +167,7 @@ describe(`Codex CLI ${installedVersion('@openai/codex')} through Airlock to a ga
     'prints the native answer, and the turn is logged a success with the usage the gateway reported',
     async () => {
       const firstEventIndex = native.events.length;
-      const result = await runCodexExec('Reply with the marker', { proxyUrl: native.proxy.url });
+      const result = await runCodex('Reply with the marker', { proxyUrl: native.proxy.url });
       expect(result.exitCode, transcript(result)).toBe(0);
       expect(result.stdout.trim()).toBe(NATIVE_TEXT);
       const exchanges = await settledExchanges(native.events, firstEventIndex, SETTLE_TIMEOUT_MS);

@@ -6,6 +6,7 @@ import { gatewayKeyAccount } from '../../../proxy/contracts/secretStore.ts';
 import { claudeCodeCli, codexCli, installedVersion } from '../../support/clients/clientBinaries.ts';
 import { createClientSandbox, offlineClientEnv, type ClientSandbox } from '../../support/clients/clientSandbox.ts';
 import { receivedChatRequests } from '../../support/clients/receivedChat.ts';
+import { CODEX_EXEC_FLAGS } from '../../support/clients/agentRuns.ts';
 import { runCli, transcript } from '../../support/clients/runCli.ts';
 import { startControlHarness, type ControlHarness } from '../../support/controlHarness.ts';
 import { findSentinel, SENTINEL_KEY } from '../../support/sentinel.ts';
@@ -126,17 +127,7 @@ describe('tools set up by Connect answer through Airlock with only what it wrote
       }
       const result = await runCli({
         cli: codexCli(),
-        args: [
-          'exec',
-          '--strict-config',
-          '--skip-git-repo-check',
-          '--ephemeral',
-          '--color',
-          'never',
-          '--sandbox',
-          'read-only',
-          'Reply with the marker',
-        ],
+        args: [...CODEX_EXEC_FLAGS, 'Reply with the marker'],
         cwd: sandbox.workDir,
         env: offlineClientEnv(sandbox.homeDir, {}),
         timeoutMs: CLI_TIMEOUT_MS,

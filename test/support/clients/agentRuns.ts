@@ -8,6 +8,18 @@ import { runCli, type CliResult } from './runCli.ts';
 const CLI_TIMEOUT_MS = 45_000;
 const CODEX_TOKEN_VARIABLE = 'AIRLOCK_CLIENT_TOKEN';
 
+/** `codex exec` run once and offline: its config as given only, no git checks, no history, plain text, shell commands read-only. */
+export const CODEX_EXEC_FLAGS: readonly string[] = [
+  'exec',
+  '--strict-config',
+  '--skip-git-repo-check',
+  '--ephemeral',
+  '--color',
+  'never',
+  '--sandbox',
+  'read-only',
+];
+
 /** One agent run: which Airlock (or tap in front of it) it talks to, with which client token and model. */
 export interface AgentRun {
   sandbox: ClientSandbox;
@@ -48,18 +60,7 @@ export async function runCodexExec(run: AgentRun): Promise<CliResult> {
   );
   return runCli({
     cli: codexCli(),
-    args: [
-      'exec',
-      '--strict-config',
-      '--skip-git-repo-check',
-      '--ephemeral',
-      '--color',
-      'never',
-      '--sandbox',
-      'read-only',
-      ...(run.extraArgs ?? []),
-      run.prompt,
-    ],
+    args: [...CODEX_EXEC_FLAGS, ...(run.extraArgs ?? []), run.prompt],
     cwd: run.sandbox.workDir,
     env: offlineClientEnv(run.sandbox.homeDir, { CODEX_HOME: codexHome, [CODEX_TOKEN_VARIABLE]: run.token }),
     timeoutMs: CLI_TIMEOUT_MS,

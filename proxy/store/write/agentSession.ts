@@ -1,6 +1,6 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { contentText, isRecord, messagesOf } from '../../protocols/messageText.ts';
-import { agentSessionIdOf, parseBody } from './exchangeSummary.ts';
+import { agentSessionIdOf } from './exchangeSummary.ts';
 
 /**
  * Which agent session a request belongs to. Claude Code and Codex name theirs in a header
@@ -51,17 +51,12 @@ export function conversationOpening(request: Json): string[] | null {
 export function derivedSessionId(clientName: string | null, request: Json): string | null {
   const opening = conversationOpening(request);
   if (opening === null) return null;
-  const digest = createHash('sha256')
-    .update(JSON.stringify([clientName ?? '', ...opening]))
-    .digest('hex');
+  // One-shot hash: a Hash object per row cost the log thread more than the hashing.
+  const digest = hash('sha256', JSON.stringify([clientName ?? '', ...opening]), 'hex');
   return `${DERIVED_SESSION_PREFIX}${digest.slice(0, DERIVED_ID_HEX_CHARS)}`;
 }
 
-/** The agent's own session header when it sent one, else the session derived from the conversation. */
-export function sessionIdOfRequest(parts: {
-  headers: Record<string, string>;
-  clientName: string | null;
-  requestBody: string | null;
-}): string | null {
-  return agentSessionIdOf(parts.headers) ?? derivedSessionId(parts.clientName, parseBody(parts.requestBody));
+/** The agent's own session header when it sent one, else the session derived from the conversation (`request`: the parsed body). */
+export function sessionIdOfRequest(parts: { headers: Record<string, string>; clientName: string | null; request: Json }): string | null {
+  return agentSessionIdOf(parts.headers) ?? derivedSessionId(parts.clientName, parts.request);
 }

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import { MIN_SPLIT_CHARS, requestChunks } from './requestChunks.ts';
 
@@ -38,7 +38,7 @@ export class ChunkStore {
     if (text === null || text.length < MIN_SPLIT_CHARS) return null;
     const pieces = requestChunks(text);
     if (pieces.length < 2) return null;
-    return pieces.map((piece) => ({ text: piece, sha256: createHash('sha256').update(piece).digest() }));
+    return pieces.map((piece) => ({ text: piece, sha256: hash('sha256', piece, 'buffer') }));
   }
 
   /** Stores body `bodyId`'s pieces and its list; returns the UTF-8 bytes of the pieces stored for the first time. */

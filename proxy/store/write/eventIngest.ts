@@ -3,7 +3,7 @@ import type { EndedRowSummary, RequestLogRow } from '../../contracts/log.ts';
 import { redactKnownSecrets, redactSecrets } from '../../core/redact.ts';
 import type { CapturedBodies, RequestLifecycleEvent } from '../../contracts/lifecycle.ts';
 import { sessionIdOfRequest } from './agentSession.ts';
-import { exchangeSummary } from './exchangeSummary.ts';
+import { exchangeSummary, parseBody } from './exchangeSummary.ts';
 import { buildBodiesRecord } from './bodyRecord.ts';
 import { nextSliceLength, type SliceLimits } from './eventSlice.ts';
 import { DEFAULT_INDEX_SLICE, FullTextBackfill } from './fullTextBackfill.ts';
@@ -36,13 +36,13 @@ export const IN_FLIGHT_ROW_DELAY_MS = 500;
 /** The row's agent session and one-line summary, from the request as it ended (masked with the row). */
 function summaryOf(bodies: CapturedBodies, row: RequestLogRow): Pick<RequestLogRow, 'agentSessionId' | 'summary'> {
   const stream = row.stream;
-  const requestBody = bodies.requestBody?.toString('utf8') ?? null;
+  // Parsed once for both.
+  const request = parseBody(bodies.requestBody?.toString('utf8') ?? null);
   return {
     // A replay is the user's experiment on a turn, linked from that turn's detail: not a turn of the agent's session.
-    agentSessionId:
-      row.replayOf === null ? sessionIdOfRequest({ headers: bodies.requestHeaders, clientName: row.clientName, requestBody }) : null,
+    agentSessionId: row.replayOf === null ? sessionIdOfRequest({ headers: bodies.requestHeaders, clientName: row.clientName, request }) : null,
     summary: exchangeSummary({
-      requestBody,
+      request,
       responseBody: stream ? null : (bodies.responseBody?.toString('utf8') ?? null),
       streamText: bodies.streamText,
     }),

@@ -15,12 +15,18 @@ export const SUMMARY_MAX_CHARS = 120;
 export const SESSION_HEADER_NAMES = ['x-claude-code-session-id', 'session-id', 'thread-id'] as const;
 
 export function agentSessionIdOf(headers: Record<string, string>): string | null {
-  const byName = new Map(Object.entries(headers).map(([name, value]) => [name.toLowerCase(), value]));
-  for (const name of SESSION_HEADER_NAMES) {
-    const value = byName.get(name)?.trim();
-    if (value) return value.slice(0, SUMMARY_MAX_CHARS);
+  // Read for every logged row: one pass over the headers, no lower-cased copy of them all.
+  let found: string | null = null;
+  let foundRank: number = SESSION_HEADER_NAMES.length;
+  for (const name in headers) {
+    const rank = SESSION_HEADER_NAMES.indexOf(name.toLowerCase() as (typeof SESSION_HEADER_NAMES)[number]);
+    if (rank < 0 || rank >= foundRank) continue;
+    const value = headers[name]?.trim();
+    if (!value) continue;
+    found = value;
+    foundRank = rank;
   }
-  return null;
+  return found === null ? null : found.slice(0, SUMMARY_MAX_CHARS);
 }
 
 type Json = unknown;
@@ -45,13 +51,12 @@ export function firstLine(text: string): string | null {
   return line.length <= SUMMARY_MAX_CHARS ? line : `${line.slice(0, SUMMARY_MAX_CHARS - 1)}…`;
 }
 
-/** The prompt's first line, or the answer's when the request has no user text (or its body was cut). */
-export function exchangeSummary(parts: {
-  requestBody: string | null;
-  responseBody: string | null;
-  streamText: string | null;
-}): string | null {
-  const prompt = lastUserText(parseBody(parts.requestBody));
+/**
+ * The prompt's first line, or the answer's when the request has no user text (or its body was cut).
+ * `request` is the parsed request body (parseBody): the log thread parses it once for this and the session.
+ */
+export function exchangeSummary(parts: { request: Json; responseBody: string | null; streamText: string | null }): string | null {
+  const prompt = lastUserText(parts.request);
   const text = prompt ?? parts.streamText ?? answerTexts(parseBody(parts.responseBody)).join('\n');
   return firstLine(text);
 }

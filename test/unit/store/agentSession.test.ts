@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { conversationOpening, derivedSessionId, sessionIdOfRequest } from '../../../proxy/store/write/agentSession.ts';
+import { parseBody } from '../../../proxy/store/write/exchangeSummary.ts';
 
-const body = (value: unknown) => JSON.stringify(value);
 
 describe("a request's agent session", () => {
   it.each<[string, Record<string, string>, string]>([
@@ -9,18 +9,23 @@ describe("a request's agent session", () => {
     ["Codex's session-id", { 'session-id': 'codex-1', 'thread-id': 'thread-1' }, 'codex-1'],
     ["Codex's thread-id alone", { 'thread-id': 'thread-1' }, 'thread-1'],
   ])('%s wins over the conversation', (_name, headers, expected) => {
-    const requestBody = body({ messages: [{ role: 'user', content: 'hi' }] });
-    expect(sessionIdOfRequest({ headers, clientName: 'tool', requestBody })).toBe(expected);
+    const request = { messages: [{ role: 'user', content: 'hi' }] };
+    expect(sessionIdOfRequest({ headers, clientName: 'tool', request })).toBe(expected);
   });
 
   it('without a header, derives conv-<hash> from the client and the opening', () => {
-    const id = sessionIdOfRequest({ headers: {}, clientName: 'aider', requestBody: body({ messages: [{ role: 'user', content: 'hi' }] }) });
+    const id = sessionIdOfRequest({ headers: {}, clientName: 'aider', request: { messages: [{ role: 'user', content: 'hi' }] } });
     expect(id).toMatch(/^conv-[0-9a-f]{24}$/);
   });
 
+  it('keeps the ids already stored: the same opening hashes as it did when sessions were added', () => {
+    const request = { system: 'be brief', messages: [{ role: 'user', content: [{ type: 'text', text: 'fix the bug' }] }] };
+    expect(derivedSessionId('aider', request)).toBe('conv-f3a42712b96db0ea532c6452');
+  });
+
   it('gives none for a body that is not JSON or holds no user text', () => {
-    expect(sessionIdOfRequest({ headers: {}, clientName: 'a', requestBody: '{"messages": [{"role": "us' })).toBeNull();
-    expect(sessionIdOfRequest({ headers: {}, clientName: 'a', requestBody: null })).toBeNull();
+    expect(sessionIdOfRequest({ headers: {}, clientName: 'a', request: parseBody('{"messages": [{"role": "us') })).toBeNull();
+    expect(sessionIdOfRequest({ headers: {}, clientName: 'a', request: parseBody(null) })).toBeNull();
     expect(derivedSessionId('a', { messages: [{ role: 'system', content: 'rules' }] })).toBeNull();
     expect(derivedSessionId('a', { model: 'text-embedding-3-small', input: [1, 2, 3] })).toBeNull();
   });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { agentSessionIdOf, exchangeSummary, SUMMARY_MAX_CHARS } from '../../../proxy/store/write/exchangeSummary.ts';
+import { agentSessionIdOf, exchangeSummary, parseBody, SUMMARY_MAX_CHARS } from '../../../proxy/store/write/exchangeSummary.ts';
 
 const json = (value: unknown) => JSON.stringify(value);
 const none = { responseBody: null, streamText: null };
@@ -79,11 +79,11 @@ describe('a row summary', () => {
     ],
     ['nothing readable', { requestBody: 'not json', responseBody: null, streamText: null }, null],
   ])('%s', (_name, parts, expected) => {
-    expect(exchangeSummary(parts)).toBe(expected);
+    expect(exchangeSummary({ request: parseBody(parts.requestBody), responseBody: parts.responseBody, streamText: parts.streamText })).toBe(expected);
   });
 
   it(`cuts a long line to ${SUMMARY_MAX_CHARS} characters with an ellipsis`, () => {
-    const summary = exchangeSummary({ ...none, requestBody: json({ input: 'a'.repeat(500) }) });
+    const summary = exchangeSummary({ request: { input: 'a'.repeat(500) }, responseBody: null, streamText: null });
     expect(summary).toHaveLength(SUMMARY_MAX_CHARS);
     expect(summary?.endsWith('…')).toBe(true);
   });
@@ -95,6 +95,8 @@ describe("an agent's session id", () => {
     ['Codex session-id', { 'session-id': 'cx-1', 'thread-id': 'th-1' }, 'cx-1'],
     ['Codex thread-id alone', { 'thread-id': 'th-1' }, 'th-1'],
     ['none', { 'user-agent': 'curl' }, null],
+    ['mixed case, the earlier name wins whatever the order', { 'Thread-Id': 'th-1', 'Session-ID': 'cx-1' }, 'cx-1'],
+    ['a blank header gives way to the next name', { 'session-id': '  ', 'thread-id': 'th-1' }, 'th-1'],
   ])('%s', (_name, headers, expected) => {
     expect(agentSessionIdOf(headers)).toBe(expected);
   });

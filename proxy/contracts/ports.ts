@@ -121,6 +121,11 @@ export interface SpendGate {
   /** Whether the budget caps alone would admit this request at this estimate; no side effects. */
   budgetsAdmit(input: SpendCheckInput): boolean;
   check(input: SpendCheckInput): LocalRefusal | null;
+  /**
+   * A fallback step on another profile or model: that profile's budgets and auth breaker. Admitted,
+   * the request's held estimate moves to the step's profile; refused, nothing changes.
+   */
+  admitStep(input: SpendCheckInput): LocalRefusal | null;
   /** Lowers an admitted request's held estimate to a closer one (a count after an upper bound); never raises it. */
   refineHold(input: SpendCheckInput): void;
   /** Called once per admitted request, when it ends (it releases the request's reservation). */

@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { LocalErrorClass } from '../contracts/errors.ts';
 import type { FallbackHop } from '../contracts/log.ts';
-import { isLocalRefusal, type SpendGate, type TargetResolver, type UpstreamTarget } from '../contracts/ports.ts';
+import { isLocalRefusal, type LocalRefusal, type SpendGate, type TargetResolver, type UpstreamTarget } from '../contracts/ports.ts';
 import type { FallbackEntry } from '../contracts/profile.ts';
 import { idempotencyKeyOf } from '../spend/idempotencyRequest.ts';
 import { quickInputEstimate } from './accounting.ts';
@@ -75,9 +75,8 @@ export function fallbackRoute(gated: Gated, services: FallbackServices): Fallbac
     if ('refusal' in plan) return skipped(plan.refusal.message, plan.refusal.errorClass);
     const key = stepKey(target.profile.id, plan.upstreamModel);
     if (tried.has(key)) return skipped('the same profile and model as an earlier step', null, plan.upstreamModel);
-    if (!budgetsAdmit(target, plan)) {
-      return skipped(`the budget of profile "${target.profile.id}" would not admit it`, 'budget_exceeded', plan.upstreamModel);
-    }
+    const refusal = admitStep(target, plan);
+    if (refusal !== null) return skipped(stepRefusalNote(target.profile.id, refusal), refusal.errorClass, plan.upstreamModel);
     tried.add(key);
     return { plan, target };
   }
@@ -95,12 +94,14 @@ export function fallbackRoute(gated: Gated, services: FallbackServices): Fallbac
     return { refusal: target.message, errorClass: target.errorClass };
   }
 
-  /** The step's own prices and its profile's caps, on the estimate's upper bound (a fallback does not wait for a count). */
-  function budgetsAdmit(target: UpstreamTarget, plan: ExchangePlan): boolean {
+  /**
+   * The step's profile's caps at the step's own prices, on the estimate's upper bound (a fallback
+   * does not wait for a count), and its auth breaker; admitted, the request's hold moves to it.
+   */
+  function admitStep(target: UpstreamTarget, plan: ExchangePlan): LocalRefusal | null {
     const gate = services.spendGate;
-    if (gate === undefined) return true;
-    if (!gate.needsInputEstimate(identity, target.profile)) return true;
-    return gate.budgetsAdmit({
+    if (gate === undefined) return null;
+    return gate.admitStep({
       requestId: trace.requestId,
       identity,
       profile: target.profile,
@@ -108,7 +109,7 @@ export function fallbackRoute(gated: Gated, services: FallbackServices): Fallbac
       method: gated.method,
       upstreamPath: plan.upstreamPath,
       upstreamModel: plan.upstreamModel,
-      estimatedInputTokens: quickInputEstimate(plan).tokens,
+      estimatedInputTokens: gate.needsInputEstimate(identity, target.profile) ? quickInputEstimate(plan).tokens : null,
     });
   }
 
@@ -149,6 +150,11 @@ function failedHop(failure: FailedStep, current: ExchangeStep): FallbackHop {
   const hop = { profileId: current.target.profile.id, model: current.plan.upstreamModel };
   if (failure.kind === 'unsent') return { ...hop, status: null, errorClass: failure.refusal.errorClass, note: failure.refusal.message };
   return { ...hop, status: failure.kind === 'status' ? failure.status : null, errorClass: failure.errorClass };
+}
+
+/** A refused step's note: a budget is named as the step profile's, other refusals say their own cause. */
+function stepRefusalNote(profileId: string, refusal: LocalRefusal): string {
+  return refusal.errorClass === 'budget_exceeded' ? `the budget of profile "${profileId}" would not admit it` : refusal.message;
 }
 
 function stepKey(profileId: string, model: string | null): string {

@@ -6,14 +6,14 @@ import { scopeKey, type SpendScope } from './spendLedger.ts';
  * against a total that none of the others has reached yet, and together overshoot a cap.
  */
 export class InFlightReservations {
-  readonly #byRequest = new Map<string, { scopeKeys: string[]; credits: number }>();
+  readonly #byRequest = new Map<string, { scopes: readonly SpendScope[]; scopeKeys: string[]; credits: number }>();
   /** Credits held per scope, and by how many requests: the last release leaves exactly 0, not a float remainder. */
   readonly #byScope = new Map<string, { credits: number; requests: number }>();
 
   reserve(requestId: string, scopes: readonly SpendScope[], credits: number): void {
     if (credits <= 0 || this.#byRequest.has(requestId)) return;
     const scopeKeys = scopes.map(scopeKey);
-    this.#byRequest.set(requestId, { scopeKeys, credits });
+    this.#byRequest.set(requestId, { scopes, scopeKeys, credits });
     for (const key of scopeKeys) {
       const held = this.#byScope.get(key) ?? { credits: 0, requests: 0 };
       this.#byScope.set(key, { credits: held.credits + credits, requests: held.requests + 1 });
@@ -30,10 +30,16 @@ export class InFlightReservations {
   }
 
   release(requestId: string): void {
+    this.take(requestId);
+  }
+
+  /** Releases a request's reservation and returns what it held, to move it elsewhere (a fallback step's profile). */
+  take(requestId: string): { scopes: readonly SpendScope[]; credits: number } | null {
     const reservation = this.#byRequest.get(requestId);
-    if (!reservation) return;
+    if (!reservation) return null;
     this.#byRequest.delete(requestId);
     this.#takeFromScopes(reservation.scopeKeys, reservation.credits, 1);
+    return { scopes: reservation.scopes, credits: reservation.credits };
   }
 
   #takeFromScopes(scopeKeys: readonly string[], credits: number, requests: number): void {

@@ -98,6 +98,28 @@ export function createSpendGate(deps: SpendGateDeps): SpendGateControl {
     return budgetRefusal(input, scopes, estimatedInputCredits(input), nowMs()) === null;
   }
 
+  /**
+   * A fallback step on `input.profile`: its budgets (without the request's own hold, which moves
+   * with it) and its auth breaker. Admitted, the request's hold moves to the step's profile at the
+   * step's prices, so concurrent requests see the spend where it will land; refused, it stays.
+   * The burst guard is the client's, already passed at admission, whatever profile answers.
+   */
+  function admitStep(input: SpendCheckInput): LocalRefusal | null {
+    const atMs = nowMs();
+    const estimate = estimatedInputCredits(input);
+    const scopes = spendScopes(input.profile.id, input.identity.tokenName);
+    const held = reservations.take(input.requestId);
+    const refusal =
+      (needsInputEstimate(input.identity, input.profile) ? budgetRefusal(input, scopes, estimate, atMs) : null) ??
+      authBreaker.admit(input.profile.id, atMs, { profileName: input.profile.name, keyFromEnvironment: input.keyFromEnvironment === true });
+    if (refusal !== null) {
+      if (held !== null) reservations.reserve(input.requestId, held.scopes, held.credits);
+      return refusal;
+    }
+    if (estimate !== null) reservations.reserve(input.requestId, scopes, estimate);
+    return null;
+  }
+
   function refineHold(input: SpendCheckInput): void {
     const estimate = estimatedInputCredits(input);
     if (estimate !== null) reservations.shrink(input.requestId, estimate);
@@ -111,6 +133,7 @@ export function createSpendGate(deps: SpendGateDeps): SpendGateControl {
     needsInputEstimate,
     budgetsAdmit,
     check,
+    admitStep,
     refineHold,
     recordOutcome,
     resumeClient: (clientName) => burstGuard.resume(clientName),

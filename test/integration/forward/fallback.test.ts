@@ -295,6 +295,28 @@ describe('what never falls back', () => {
     ]);
   });
 
+  it("a fallback to a profile whose key its gateway rejected is skipped while that profile's auth breaker is open", async () => {
+    await call('/profiles/backup/key', send('PUT', { key: 'sk-airlock-wrong-backup-key-0000000000' }));
+    try {
+      await setMain([{ profileId: 'backup' }]);
+      harness.simulator.script({ kind: 'status', status: 503 }, { kind: 'status', status: 503 });
+      const first = await post('/v1/chat/completions', chatBody());
+      expect(backup.received).toHaveLength(1);
+      expect(first.status).toBe(401);
+      const second = await post('/v1/chat/completions', chatBody());
+      expect(second.status).toBe(503);
+      expect(backup.received).toHaveLength(1);
+      const { row } = await logged(second);
+      expect(row.fallbackChain).toEqual([
+        { profileId: 'main', model: 'gpt-4o-mini', status: 503, errorClass: 'upstream_error' },
+        { profileId: 'backup', model: 'qwen-plus', status: null, errorClass: 'circuit_open', note: expect.stringContaining('Backup') },
+      ]);
+    } finally {
+      // A key change resets the breaker: the other tests find the backup as they expect it.
+      await call('/profiles/backup/key', send('PUT', { key: BACKUP_KEY }));
+    }
+  });
+
   it('a rejected key is final: no fallback', async () => {
     await setMain([{ profileId: 'backup' }]);
     harness.simulator.script({ kind: 'status', status: 401 });

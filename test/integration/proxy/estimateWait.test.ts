@@ -25,6 +25,7 @@ function countingGate(onEstimateWanted: () => void, checked: SpendCheckInput[], 
       return true;
     },
     budgetsAdmit: () => admitsAtBound,
+    admitStep: () => null,
     check: (input) => {
       checked.push(input);
       return null;

@@ -284,3 +284,45 @@ describe('the ledger gap', () => {
     expect(gate.budgetsAdmit(input())).toBe(false);
   });
 });
+
+describe('admitStep (a fallback step on another profile)', () => {
+  // The backup charges 4 credits per 1M input tokens of gpt-x, twice the main profile's price.
+  const backupOf = (base: SpendCheckInput['profile'], budget: Budget = {}) =>
+    profileSchema.parse({ ...base, id: 'backup', name: 'Backup', prices: [{ model: 'gpt-x', inputPer1M: 4, outputPer1M: 8 }], budget });
+  const held = (gate: ReturnType<typeof setup>['gate'], profileId: string) => gate.reservations.reservedCredits({ kind: 'profile', profileId });
+
+  it("moves the request's hold to the step's profile at the step's prices; the client's hold follows without counting twice", () => {
+    const { gate, input } = setup({ clientBudgets: { cursor: { dailyCredits: 5 } } });
+    const first = input({ estimatedInputTokens: 1_000_000 });
+    expect(gate.check(first)).toBeNull();
+    expect(held(gate, 'work')).toBe(2);
+    // 4 credits on the backup: with the request's own 2 still counted, the client's 5 would refuse it.
+    expect(gate.admitStep({ ...first, profile: backupOf(first.profile), estimatedInputTokens: 1_000_000 })).toBeNull();
+    expect(held(gate, 'work')).toBe(0);
+    expect(held(gate, 'backup')).toBe(4);
+    expect(gate.reservations.reservedCredits({ kind: 'client', clientName: 'cursor' })).toBe(4);
+    gate.recordOutcome({ requestId: first.requestId, identity: first.identity, profileId: 'backup', status: 200, keyRejected: false, costCredits: 1, atMs: NOW });
+    expect(held(gate, 'backup')).toBe(0);
+    expect(gate.reservations.requestCount).toBe(0);
+  });
+
+  it("is refused by the step profile's budget, and the hold stays where it was", () => {
+    const { gate, input } = setup();
+    const first = input({ estimatedInputTokens: 1_000_000 });
+    expect(gate.check(first)).toBeNull();
+    const step = { ...first, profile: backupOf(first.profile, { perRequestInputCredits: 1 }), estimatedInputTokens: 1_000_000 };
+    expect(gate.admitStep(step)?.errorClass).toBe('budget_exceeded');
+    expect(held(gate, 'work')).toBe(2);
+    expect(held(gate, 'backup')).toBe(0);
+  });
+
+  it("is refused while the step profile's key was rejected (its auth breaker is open), whatever the main profile's state", () => {
+    const { gate, input } = setup();
+    const first = input();
+    expect(gate.check(first)).toBeNull();
+    gate.recordOutcome({ requestId: 'other', identity: first.identity, profileId: 'backup', status: 401, keyRejected: true, costCredits: null, atMs: NOW });
+    expect(gate.admitStep({ ...first, profile: backupOf(first.profile) })).toMatchObject({ status: 403, errorClass: 'circuit_open' });
+    gate.resetAuthBreaker('backup');
+    expect(gate.admitStep({ ...first, profile: backupOf(first.profile) })).toBeNull();
+  });
+});

@@ -40,7 +40,8 @@ function summaryOf(bodies: CapturedBodies, row: RequestLogRow): Pick<RequestLogR
   const request = parseBody(bodies.requestBody?.toString('utf8') ?? null);
   return {
     // A replay is the user's experiment on a turn, linked from that turn's detail: not a turn of the agent's session.
-    agentSessionId: row.replayOf === null ? sessionIdOfRequest({ headers: bodies.requestHeaders, clientName: row.clientName, request }) : null,
+    agentSessionId:
+      row.replayOf === null ? sessionIdOfRequest({ headers: bodies.requestHeaders, clientName: row.clientName, request }) : null,
     summary: exchangeSummary({
       request,
       responseBody: stream ? null : (bodies.responseBody?.toString('utf8') ?? null),

@@ -289,7 +289,8 @@ describe('admitStep (a fallback step on another profile)', () => {
   // The backup charges 4 credits per 1M input tokens of gpt-x, twice the main profile's price.
   const backupOf = (base: SpendCheckInput['profile'], budget: Budget = {}) =>
     profileSchema.parse({ ...base, id: 'backup', name: 'Backup', prices: [{ model: 'gpt-x', inputPer1M: 4, outputPer1M: 8 }], budget });
-  const held = (gate: ReturnType<typeof setup>['gate'], profileId: string) => gate.reservations.reservedCredits({ kind: 'profile', profileId });
+  const held = (gate: ReturnType<typeof setup>['gate'], profileId: string) =>
+    gate.reservations.reservedCredits({ kind: 'profile', profileId });
 
   it("moves the request's hold to the step's profile at the step's prices; the client's hold follows without counting twice", () => {
     const { gate, input } = setup({ clientBudgets: { cursor: { dailyCredits: 5 } } });
@@ -301,7 +302,15 @@ describe('admitStep (a fallback step on another profile)', () => {
     expect(held(gate, 'work')).toBe(0);
     expect(held(gate, 'backup')).toBe(4);
     expect(gate.reservations.reservedCredits({ kind: 'client', clientName: 'cursor' })).toBe(4);
-    gate.recordOutcome({ requestId: first.requestId, identity: first.identity, profileId: 'backup', status: 200, keyRejected: false, costCredits: 1, atMs: NOW });
+    gate.recordOutcome({
+      requestId: first.requestId,
+      identity: first.identity,
+      profileId: 'backup',
+      status: 200,
+      keyRejected: false,
+      costCredits: 1,
+      atMs: NOW,
+    });
     expect(held(gate, 'backup')).toBe(0);
     expect(gate.reservations.requestCount).toBe(0);
   });
@@ -320,7 +329,15 @@ describe('admitStep (a fallback step on another profile)', () => {
     const { gate, input } = setup();
     const first = input();
     expect(gate.check(first)).toBeNull();
-    gate.recordOutcome({ requestId: 'other', identity: first.identity, profileId: 'backup', status: 401, keyRejected: true, costCredits: null, atMs: NOW });
+    gate.recordOutcome({
+      requestId: 'other',
+      identity: first.identity,
+      profileId: 'backup',
+      status: 401,
+      keyRejected: true,
+      costCredits: null,
+      atMs: NOW,
+    });
     expect(gate.admitStep({ ...first, profile: backupOf(first.profile) })).toMatchObject({ status: 403, errorClass: 'circuit_open' });
     gate.resetAuthBreaker('backup');
     expect(gate.admitStep({ ...first, profile: backupOf(first.profile) })).toBeNull();

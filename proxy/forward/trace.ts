@@ -103,6 +103,8 @@ export class RequestTrace {
   #stepOutcomeKnown = false;
   /** Retries made before the current step: each step has its own profile's retries. */
   #retriesBeforeStep = 0;
+  /** Resends of the current step on a pool's next key: counted as resends, not against the profile's retries. */
+  #stepKeySwitches = 0;
 
   constructor(events: RequestEvents, captureLimitBytes: number) {
     this.events = events;
@@ -122,9 +124,9 @@ export class RequestTrace {
   get retries(): number {
     return this.#retries;
   }
-  /** Retries of the current fallback step (all of them when the request did not fall back). */
+  /** Retries of the current fallback step (all of them when the request did not fall back), key switches left out. */
   get stepRetries(): number {
-    return this.#retries - this.#retriesBeforeStep;
+    return this.#retries - this.#retriesBeforeStep - this.#stepKeySwitches;
   }
   get status(): number {
     return this.#status;
@@ -209,6 +211,16 @@ export class RequestTrace {
   }
 
   /**
+   * The attempt is resent on the pool's next key (a 429 or a rejected key: the gateway did not run
+   * it). The row counts it among the resends; the profile's retry budget does not, or a pool would
+   * spend its retries on switching and have none left for a 503.
+   */
+  keySwitched(): void {
+    this.retried();
+    this.#stepKeySwitches += 1;
+  }
+
+  /**
    * The step being tried (`failed`: its profile, model and outcome) is over; `skipped` steps were
    * not sent (a budget, a missing profile). `next` is tried now; without one, the failed step's
    * answer goes to the client, and the chain still shows what was skipped.
@@ -226,6 +238,7 @@ export class RequestTrace {
     this.#ranInEarlierAttempt ||= this.#ranInThisAttempt;
     this.#ranInThisAttempt = false;
     this.#retriesBeforeStep = this.#retries;
+    this.#stepKeySwitches = 0;
   }
 
   /** Who answers and the way there, once the request fell back (or skipped a fallback); undefined otherwise. */

@@ -141,7 +141,7 @@ function nextPoolKey(
   if (isLocalRefusal(next)) return errorClass === 'rate_limited' ? next : false;
   input.headers['authorization'] = `Bearer ${next.apiKey}`;
   input.trace.keyUsed(next.keyId, next.label);
-  input.trace.retried();
+  input.trace.keySwitched();
   return true;
 }
 

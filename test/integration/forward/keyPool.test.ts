@@ -99,6 +99,24 @@ describe('a key pool through the proxy', () => {
     },
   );
 
+  it("moving to the next key does not use up the profile's retries: a 503 on that key is still retried", async () => {
+    simulator.setKeyRequestLimits({ [SENTINEL_KEY]: 0 }, 30);
+    // Taken by the first request a key limit lets through: the second key's first attempt.
+    simulator.script({ kind: 'status', status: 503 });
+    const airlock = await startPooledAirlock({
+      baseUrl: simulator.baseUrl,
+      keys: [FIRST, SECOND],
+      profile: { retry: { maxRetries: 1, maxRetryAfterMs: 8_000 } },
+    });
+    pooled = airlock;
+    const response = await airlock.call('/v1/chat/completions', chatBody());
+    expect(response.status).toBe(200);
+    expect(keysReceived()).toEqual(['first', 'second', 'second']);
+    const detail = await airlock.detail(String(response.headers['x-airlock-request-id']));
+    // The row counts every resend, the key switch included.
+    expect(detail.retries).toBe(2);
+  });
+
   it('every key cooling: a 429 in the client’s protocol saying so and when the first key frees, then refused without asking the gateway', async () => {
     simulator.useDialect('openai');
     simulator.setKeyRequestLimits({ [SENTINEL_KEY]: 0, [SECOND_SENTINEL_KEY]: 0 }, 30);

@@ -103,7 +103,7 @@ export class RequestTrace {
   #stepOutcomeKnown = false;
   /** Retries made before the current step: each step has its own profile's retries. */
   #retriesBeforeStep = 0;
-  /** Resends of the current step on a pool's next key: counted as resends, not against the profile's retries. */
+  /** The current step's resends on a pool's next key. */
   #stepKeySwitches = 0;
 
   constructor(events: RequestEvents, captureLimitBytes: number) {
@@ -210,11 +210,7 @@ export class RequestTrace {
     this.#retries += 1;
   }
 
-  /**
-   * The attempt is resent on the pool's next key (a 429 or a rejected key: the gateway did not run
-   * it). The row counts it among the resends; the profile's retry budget does not, or a pool would
-   * spend its retries on switching and have none left for a 503.
-   */
+  /** Resent on the pool's next key: a resend in the row, not one of the profile's retries (a 503 next still gets them). */
   keySwitched(): void {
     this.retried();
     this.#stepKeySwitches += 1;

@@ -94,6 +94,7 @@ export class RequestTrace {
   #ranInEarlierAttempt = false;
   #ranInThisAttempt = false;
   #upstreamAnswerComplete = false;
+  #declaredFailure = false;
   #started = false;
   private hasEnded = false;
   /** The fallback steps (contracts FallbackHop), empty until a request falls back; `#stepIndex` is the one tried now. */
@@ -328,6 +329,19 @@ export class RequestTrace {
   setUsage(usage: TokenUsage): void {
     this.#usage = usage;
     this.events.emit({ type: 'usage', requestId: this.requestId, usage, responseModel: this.#responseModel });
+  }
+
+  /**
+   * The failure is one the gateway declared in an answer whose status said success (a 200 holding
+   * only an error, an error event in its stream): it is billed only at the usage the gateway
+   * reported, and it counts for no breaker or key (relay.ts says why).
+   */
+  gatewayDeclaredFailure(): void {
+    this.#declaredFailure = true;
+  }
+
+  get declaredFailure(): boolean {
+    return this.#declaredFailure;
   }
 
   /** The request failed with this class; `status`, when given, is what its client is answered (or 499 for a client gone). */

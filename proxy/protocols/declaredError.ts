@@ -8,8 +8,8 @@ import type { DeclaredError } from './adapter.ts';
  * - OpenRouter answers with the error's own status only for an invalid request or missing
  *   credits; once the model started, the status is 200 and the error `{error:{code,message}}`
  *   (code the HTTP status as a number) is the body, or, in a stream, a chunk carrying `error` and
- *   a choice with `finish_reason: "error"` (https://openrouter.ai/docs/api-reference/errors,
- *   "Streaming Error Formats" there).
+ *   a choice with `finish_reason: "error"` (https://openrouter.ai/docs/api/reference/errors-and-debugging,
+ *   and its "Streaming Error Formats").
  * - One API answered every error with 200 until mid-2023, so a streaming OpenAI SDK could not
  *   catch a wrong key (https://github.com/songquanpeng/one-api/issues/193).
  * - LiteLLM's proxy sent an error at a stream's first chunk as a 200 event stream

@@ -331,15 +331,10 @@ export class RequestTrace {
     this.events.emit({ type: 'usage', requestId: this.requestId, usage, responseModel: this.#responseModel });
   }
 
-  /**
-   * The failure is one the gateway declared in an answer whose status said success (a 200 holding
-   * only an error, an error event in its stream): it is billed only at the usage the gateway
-   * reported, and it counts for no breaker or key (relay.ts says why).
-   */
+  /** The failure is an error the gateway declared in a 200 (protocols/declaredError.ts): billed only as reported, opens no breaker. */
   gatewayDeclaredFailure(): void {
     this.#declaredFailure = true;
   }
-
   get declaredFailure(): boolean {
     return this.#declaredFailure;
   }

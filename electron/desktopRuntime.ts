@@ -10,7 +10,8 @@
  * writes are batched off the request path, and the main process does little else.
  */
 import { budgetProgress } from '../proxy/app/control/budgets.ts';
-import type { BudgetProgress, SwitchCheckResponse } from '../proxy/contracts/api.ts';
+import type { BudgetProgress } from '../proxy/contracts/spend.ts';
+import type { SwitchCheckResponse } from '../proxy/contracts/profileViews.ts';
 import type { ConfigFile } from '../proxy/contracts/config.ts';
 import { startOfLocalDayMs } from '../proxy/core/localPeriods.ts';
 import type { ConnectService } from '../proxy/app/connect/connectService.ts';

@@ -15,7 +15,7 @@ import { DEFAULT_PORT } from '../proxy/contracts/defaults.ts';
 import { startOfLocalDayMs } from '../proxy/core/localPeriods.ts';
 import { type DesktopRuntime, startDesktopRuntime } from './desktopRuntime.ts';
 import { registerIpcHandlers } from './ipcHandlers.ts';
-import type { BudgetProgress } from '../proxy/contracts/api.ts';
+import type { BudgetProgress } from '../proxy/contracts/spend.ts';
 import type { AppState } from './logic/appState.ts';
 import { composeAppState, portFromEnv } from './logic/composeState.ts';
 import { summarizeConnectTools } from './logic/connectMenu.ts';

@@ -1,4 +1,4 @@
-import type { BudgetAlertPercent } from '../../proxy/contracts/api.ts';
+import type { BudgetAlertPercent } from '../../proxy/contracts/spend.ts';
 import type { ConnectToolSummary } from './connectMenu.ts';
 
 /**

@@ -1,4 +1,4 @@
-import type { BudgetProgress } from '../../proxy/contracts/api.ts';
+import type { BudgetProgress } from '../../proxy/contracts/spend.ts';
 import type { AppState } from './appState.ts';
 import type { TrafficState } from './trafficState.ts';
 

@@ -1,4 +1,4 @@
-import type { SwitchCheckResponse } from '../../proxy/contracts/api.ts';
+import type { SwitchCheckResponse } from '../../proxy/contracts/profileViews.ts';
 
 /** What the tray's confirmation dialog says before a switch that would break running agents. */
 export interface SwitchWarning {

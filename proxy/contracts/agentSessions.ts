@@ -1,4 +1,4 @@
-import type { RequestSummary } from './api.ts';
+import type { RequestSummary } from './requests.ts';
 
 /**
  * An agent's session as the window and `airlock sessions` show it: the requests that share an

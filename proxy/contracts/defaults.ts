@@ -2,7 +2,7 @@
 export const DEFAULT_PORT = 8642;
 export const DEFAULT_HOST = '127.0.0.1';
 /** Reserved prefix for the window's UI and control API on the proxy's own port (defined by the contract). */
-export { CONTROL_PREFIX } from './api.ts';
+export { CONTROL_PREFIX } from './controlApi.ts';
 /**
  * What the forwarding loop parses itself (aliases, usage injection, budgets, translation): JSON.parse
  * costs about 1 ns a byte of text and up to 0.4 us a key or value (a new key or string in one big

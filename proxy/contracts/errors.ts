@@ -43,3 +43,14 @@ export type ErrorClass = UpstreamErrorClass | LocalErrorClass;
 export interface OpenAiErrorBody {
   error: { message: string; type: ErrorClass; code: string; param?: string | null; request_id?: string };
 }
+
+/** An error class explained for people, as the request detail and the model list show it. */
+export interface ErrorExplanation {
+  errorClass: ErrorClass;
+  /** Title for the class, e.g. "Key rejected". */
+  title: string;
+  meaning: string;
+  fix: string;
+  /** Whether Airlock (and a client) may retry this automatically, per docs/gateway-spec.md §7. */
+  retryable: boolean;
+}

@@ -1,4 +1,5 @@
-import type { RequestSummary, StatusResponse } from './api.ts';
+import type { RequestSummary } from './requests.ts';
+import type { StatusResponse } from './status.ts';
 
 /** The control API's live channel (GET /events, text/event-stream), coalesced per frame. */
 

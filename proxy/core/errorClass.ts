@@ -31,6 +31,8 @@ const QUOTA_CODES = new Set(['insufficient_quota', 'insufficient_user_quota', 'b
 const QUOTA_WORDING = /insufficient[ _](credits|balance|quota)|budget has been exceeded|额度不足|余额不足/i;
 /** Codes that say the key itself was rejected, whatever the status (a 403 with one is a rejected key too). */
 const INVALID_KEY_CODES = new Set(['invalid_api_key', 'token_not_found_in_db', 'invalid_token', 'authentication_error', 'unauthorized']);
+/** Codes of a rate limit (OpenAI's code and type, LiteLLM's type), for an error that came without its status. */
+const RATE_LIMIT_CODES = new Set(['rate_limit_exceeded', 'rate_limit_error', 'throttling_error']);
 
 /**
  * Classifies a gateway answer by docs/gateway-spec.md §7. Choices the contract leaves open:
@@ -63,9 +65,12 @@ export function classifyUpstreamResponse(input: UpstreamResponseSummary): Upstre
   if (status >= 300 && status < 400) return 'html_instead_of_json';
 
   if (status >= 200 && status < 300) {
+    // A 200 holding only an error (relays: protocols/declaredError.ts) says what it is in its codes and words alone.
     if (!isErrorOnlyBody(bodyText)) return null;
+    if (isQuotaAnswer(status, upstream.codes, said)) return 'quota_exhausted';
     if (mentionsMissingModel) return 'model_not_found';
-    return upstream.code === 'invalid_api_key' ? 'auth' : 'upstream_error';
+    if (upstream.codes.some((code) => INVALID_KEY_CODES.has(code))) return 'auth';
+    return upstream.codes.some((code) => RATE_LIMIT_CODES.has(code)) ? 'rate_limited' : 'upstream_error';
   }
   if ((status === 400 || status === 403 || status === 404 || status === 422) && mentionsMissingModel) return 'model_not_found';
   if (status === 403 && upstream.codes.some((code) => INVALID_KEY_CODES.has(code))) return 'auth';

@@ -68,13 +68,16 @@ export function streamProgressEstimate(
 /**
  * Usage as reported, or, when a model answered without reporting it (or broke off mid-stream,
  * when the gateway may still charge), a tokenizer estimate marked as such; then its cost.
+ * An answer that was only an error the gateway declared is never estimated: nothing was answered.
  */
 export async function accountFor(trace: RequestTrace, plan: ExchangePlan, profile: Profile): Promise<TraceAccounting> {
   let usage: TokenUsage | null = trace.usage;
   let usageSource: TraceAccounting['usageSource'] = usage ? 'reported' : null;
   const reachedModel = trace.ttfbMs !== null && trace.status > 0 && trace.status < 400 && plan.upstreamModel !== null;
-  if (!usage && reachedModel) {
-    const [inputTokens, outputTokens] = await Promise.all([estimateInputTokens(plan), estimateOutputTokens(answeredText(trace))]);
+  const text = !usage && reachedModel ? answeredText(trace) : '';
+  // An error the gateway declared (a 200 holding only an error) before any answer: billed only at the usage it reported.
+  if (!usage && reachedModel && !(trace.declaredFailure && text === '')) {
+    const [inputTokens, outputTokens] = await Promise.all([estimateInputTokens(plan), estimateOutputTokens(text)]);
     usage = { inputTokens: inputTokens ?? 0, outputTokens };
     usageSource = 'estimated';
   }

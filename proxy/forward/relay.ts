@@ -1,11 +1,12 @@
 import type { ServerResponse } from 'node:http';
-import type { ErrorClass } from '../contracts/errors.ts';
+import type { ErrorClass, UpstreamErrorClass } from '../contracts/errors.ts';
 import type { Profile } from '../contracts/profile.ts';
 import { classifyNetworkFailure } from '../core/errorClass.ts';
 import { buildClientResponseHeaders } from './headers.ts';
 import type { KeyMasker } from '../core/keyMasker.ts';
 import type { ExchangePlan } from './plan.ts';
-import type { ObserverOptions, ProtocolAdapter, StreamSink } from '../protocols/adapter.ts';
+import type { DeclaredError, ObserverOptions, ProtocolAdapter, StreamSink } from '../protocols/adapter.ts';
+import { declaredErrorClass, declaredErrorExplained, declaredFailureMessage, type DeclaredErrorPlace } from '../protocols/declaredError.ts';
 import { adapterNamed, routeFor, type ProtocolRoute } from '../protocols/registry.ts';
 import { replyFailure } from './failureReply.ts';
 import type { ErrorDetail } from './replies.ts';
@@ -134,26 +135,45 @@ async function relayPassedBody(input: RelayInput, upstream: ProtocolRoute, heade
   if (answer.verdict === 'notJson') return failNotJson(input, Buffer.concat(held).toString('utf8'));
   if (answer.verdict === 'pending') res.writeHead(response.statusCode, headers);
   res.end(keyFree.end());
-  recordPassedAnswer(trace, contentType, upstream);
+  recordPassedAnswer(input, upstream);
 }
 
-/** Usage and model of an answer passed through. Bodies labelled as something else (audio, files) are not decoded at all. */
-function recordPassedAnswer(trace: RequestTrace, contentType: string | null, upstream: ProtocolRoute): void {
+/** Usage, model and a declared error of an answer passed through. Bodies labelled as something else (audio, files) are not decoded at all. */
+function recordPassedAnswer(input: RelayInput, upstream: ProtocolRoute): void {
+  const { trace, contentType } = input;
   if (trace.responseBody.truncated) return;
   if (contentType !== null && !contentType.toLowerCase().includes('json')) return;
   const body = trace.responseBody.toBuffer();
   if (!body) return;
+  let json: object;
   try {
-    recordAnswerFields(trace, upstream, JSON.parse(body.toString('utf8')) as object);
+    json = JSON.parse(body.toString('utf8')) as object;
   } catch {
     // Not JSON (an embedding in another format, say): nothing to account from it.
+    return;
   }
+  const declared = recordAnswerFields(trace, upstream, json);
+  if (declared !== null) recordDeclaredError(input, declared, 'body');
 }
 
-function recordAnswerFields(trace: RequestTrace, upstream: ProtocolRoute, json: object): void {
-  const { usage, model } = upstream.adapter.readAnswer(json, upstream.endpoint);
+/** Usage and model into the trace; returns the error the answer holds instead of an answer, if it does. */
+function recordAnswerFields(trace: RequestTrace, upstream: ProtocolRoute, json: object): DeclaredError | null {
+  const { usage, model, error } = upstream.adapter.readAnswer(json, upstream.endpoint);
   if (model !== null) trace.modelAnswered(model);
   if (usage) trace.setUsage(usage);
+  return error;
+}
+
+/**
+ * A 200 that holds an error (declaredError.ts): the client got the bytes as sent, status and all,
+ * so its tools behave as they would without Airlock; the row gets the class and a message with
+ * the cause and fix, and the trace knows the answer was an error (no estimate is billed for it).
+ */
+function recordDeclaredError(input: RelayInput, declared: DeclaredError, place: DeclaredErrorPlace): UpstreamErrorClass {
+  const errorClass = declaredErrorClass(declared);
+  input.trace.failed(errorClass, declaredFailureMessage(errorClass, declared, place, input.knownSecrets));
+  input.trace.gatewayDeclaredFailure();
+  return errorClass;
 }
 
 /**
@@ -182,7 +202,16 @@ async function relayProtocolJson(
   const text = bytes.toString('utf8');
   const answer = parseJsonObject(text);
   if (answer === null) return failNotJson(input, text);
-  recordAnswerFields(trace, protocols.upstream, answer);
+  const declared = recordAnswerFields(trace, protocols.upstream, answer);
+  if (declared !== null && plan.translator) {
+    // Translated, the client would get an empty answer in its protocol: it gets the error in its shape instead.
+    const errorClass = declaredErrorClass(declared);
+    const upstreamCode = declared.code ?? declared.type;
+    failAnswer(input, errorClass, { upstreamMessage: declared.message, ...(upstreamCode !== null ? { upstreamCode } : {}) });
+    trace.gatewayDeclaredFailure();
+    return;
+  }
+  if (declared !== null) recordDeclaredError(input, declared, 'body');
   // As received, the key masked by a mask of its own length (as a passed-through body is); translated, rewritten anyway.
   let payload: Buffer;
   if (plan.translator) {
@@ -220,7 +249,7 @@ function failNotJson(input: RelayInput, text: string): void {
 }
 
 /** A success status whose answer is a failure after all: answered as any failed exchange is (failureReply.ts). */
-function failAnswer(input: RelayInput, errorClass: 'html_instead_of_json' | 'upstream_error', detail: ErrorDetail): void {
+function failAnswer(input: RelayInput, errorClass: UpstreamErrorClass, detail: ErrorDetail): void {
   const failure = { errorClass, upstreamStatus: null, detail, upstreamRequestId: input.upstreamRequestId };
   replyFailure(input.res, input.trace, input.plan.protocol, failure, input.knownSecrets);
 }
@@ -291,13 +320,17 @@ async function relayGuardedStream(
     const errorClass = classifyStreamError(error, res);
     // A client that leaves once it has the whole answer (Codex closes at response.completed) aborted
     // nothing. A translated stream's client gets its end only after the gateway's, so it never has.
-    const clientHadAll = translator === null && observer.complete && observer.upstreamErrorMessage === null;
+    const clientHadAll = translator === null && observer.complete && observer.upstreamError === null;
     if (errorClass === 'client_aborted' && clientHadAll) return;
     return failMidStream(input, protocols.client, errorClass, translator);
   }
-  if (observer.upstreamErrorMessage !== null) {
-    trace.failed('upstream_error', observer.upstreamErrorMessage);
-    if (translator) res.write(translator.fail({ type: 'api_error', message: observer.upstreamErrorMessage }).join(''));
+  if (observer.upstreamError !== null) {
+    const declared = observer.upstreamError;
+    const errorClass = recordDeclaredError(input, declared, (trace.streamText() ?? '') === '' ? 'stream' : 'stream after text');
+    if (translator) {
+      const message = declaredErrorExplained(errorClass, declared, input.knownSecrets);
+      res.write(translator.fail({ type: 'api_error', message }).join(''));
+    }
     res.end();
     return;
   }

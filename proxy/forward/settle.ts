@@ -23,7 +23,8 @@ export async function settle(gated: Gated, answered: ExchangeStep, spendGate: Sp
     status: trace.status,
     // Only a rejected key opens the auth breaker: a model not open to it, or an empty balance, say nothing of the key.
     // A pool's keys each have their own breaker (spend/keyPool.ts): one bad key must not stop the profile.
-    keyRejected: trace.errorClass === 'auth' && !isHeld(target) && target.keyLease === undefined,
+    // An error inside a 200 never does: it may speak of the relay's own upstream key, and no client retries a 200.
+    keyRejected: trace.errorClass === 'auth' && !trace.declaredFailure && !isHeld(target) && target.keyLease === undefined,
     costCredits: accounting.costCredits,
     atMs: Date.now(),
   });

@@ -94,6 +94,7 @@ export class RequestTrace {
   #ranInEarlierAttempt = false;
   #ranInThisAttempt = false;
   #upstreamAnswerComplete = false;
+  #declaredFailure = false;
   #started = false;
   private hasEnded = false;
   /** The fallback steps (contracts FallbackHop), empty until a request falls back; `#stepIndex` is the one tried now. */
@@ -337,6 +338,14 @@ export class RequestTrace {
   setUsage(usage: TokenUsage): void {
     this.#usage = usage;
     this.events.emit({ type: 'usage', requestId: this.requestId, usage, responseModel: this.#responseModel });
+  }
+
+  /** The failure is an error the gateway declared in a 200 (protocols/declaredError.ts): billed only as reported, opens no breaker. */
+  gatewayDeclaredFailure(): void {
+    this.#declaredFailure = true;
+  }
+  get declaredFailure(): boolean {
+    return this.#declaredFailure;
   }
 
   /** The request failed with this class; `status`, when given, is what its client is answered (or 499 for a client gone). */

@@ -38,6 +38,23 @@ export type EndpointKind = 'generate' | 'count' | 'other';
 export interface AnswerReading {
   usage: TokenUsage | null;
   model: string | null;
+  /** The answer is only an error, in this protocol's shape, though its status said success (see DeclaredError). */
+  error: DeclaredError | null;
+}
+
+/**
+ * An error the gateway sent where an answer was due: a 200 whose body holds only an error, or an
+ * error event in a 200 stream. Relays do both (declaredError.ts cites them); each protocol reads
+ * its own shape, and declaredError.ts classifies what it read.
+ */
+export interface DeclaredError {
+  /** What the gateway said, as sent (masked before it is shown or logged). */
+  message: string;
+  /** Its `code` and `type`, as sent: relays put the meaning in either. */
+  code: string | null;
+  type: string | null;
+  /** The HTTP status the error stands for, when the protocol's shape says it (a numeric code, an Anthropic error type). */
+  status: number | null;
 }
 
 export interface ProtocolErrors {
@@ -88,8 +105,8 @@ export interface StreamObserver {
    * stream is the whole answer, but a client that leaves before it has not had all of it.
    */
   readonly wholeAtCleanEnd: boolean;
-  /** The message of an error the upstream sent inside the stream, if any. */
-  readonly upstreamErrorMessage: string | null;
+  /** An error the upstream sent inside the stream, if any: the stream is then a failure, however it ends. */
+  readonly upstreamError: DeclaredError | null;
 }
 
 /** The client protocols Airlock translates to Chat Completions and back, by their `protocolModes` key (the profile schema is the one list). */

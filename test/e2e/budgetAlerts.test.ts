@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SpendResponse } from '../../proxy/contracts/api.ts';
+import type { SpendResponse } from '../../proxy/contracts/spend.ts';
 import { chatBody, JSON_HEADERS, rawRequest } from '../support/http.ts';
 import { createClientToken, openWindowSession, type WindowSession } from './support/windowSession.ts';
 

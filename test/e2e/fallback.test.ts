@@ -1,6 +1,6 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ProfileView } from '../../proxy/contracts/api.ts';
+import type { ProfileView } from '../../proxy/contracts/profileViews.ts';
 import { chatBody, JSON_HEADERS, rawRequest } from '../support/http.ts';
 import { SENTINEL_KEY } from '../support/sentinel.ts';
 import { createClientToken, openWindowSession, type WindowSession } from './support/windowSession.ts';

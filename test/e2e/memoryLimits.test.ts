@@ -1,6 +1,6 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { MemoryLimits } from '../../proxy/contracts/api.ts';
+import type { MemoryLimits } from '../../proxy/contracts/config.ts';
 import { openWindowSession, type WindowSession } from './support/windowSession.ts';
 
 let session: WindowSession;

@@ -5,6 +5,7 @@ import { framingFor, planDialectStream, usageWithReasoning, withReasoning } from
 import { streamErrorEvent } from './errors.ts';
 import { renderError } from './gatewayErrors.ts';
 import { capabilitiesOf, capabilityRefusal, type AccountModels } from './modelCapabilities.ts';
+import { answerModelFailure, streamErrorData } from './modelFailure.ts';
 import { cutConnection, sendJson } from './respond.ts';
 import { streamShapeFor, writeChatStream, writeRawChunks } from './stream.ts';
 import type { Fault } from './types.ts';
@@ -38,7 +39,8 @@ export async function answerChat(
   settings: ChatSettings,
   context: ChatContext,
   closed: AbortSignal,
-  echoedKey: string | null = null,
+  /** The key the request came with, for faults that hand it back (echoKey, modelFails with quoteKey). */
+  sentKey: string | null = null,
 ): Promise<void> {
   const { voice } = context;
   const refusal = capabilityRefusal(context.account, json);
@@ -57,7 +59,12 @@ export async function answerChat(
     return;
   }
   const request = validated.value;
-  const reply = fault?.kind === 'reply' ? fault : fault?.kind === 'echoKey' && echoedKey !== null ? echoReply(echoedKey) : undefined;
+  if (fault?.kind === 'modelFails') {
+    const chunk = { id: `chatcmpl-${context.sequence}`, created: Math.floor(Date.now() / 1000), model: request.model };
+    answerModelFailure(response, fault, request.stream, voice, chunk, sentKey);
+    return;
+  }
+  const reply = fault?.kind === 'reply' ? fault : fault?.kind === 'echoKey' && sentKey !== null ? echoReply(sentKey) : undefined;
   const basePlan = planReply(request, { sequence: context.sequence, createdS: Math.floor(Date.now() / 1000) }, reply);
   const reasoning =
     reply?.reasoning ?? (capabilitiesOf(context.account, request.model).reasoning ? `Thinking about: ${request.lastUserText}` : null);
@@ -78,23 +85,12 @@ export async function answerChat(
   }
   const pieceChars = fault?.kind === 'echoKey' ? (fault.deltaChars ?? ECHO_DELTA_CHARS) : undefined;
   const streamPlan = planDialectStream({ plan, reasoning }, settings.streamChunkCount, request.includeUsage, stream, pieceChars);
-  const framing = framingFor(stream, streamErrorData(voice, plan));
+  const framing = framingFor(stream, brokenStreamErrorData(voice, plan));
   await writeChatStream(response, streamPlan, streamShapeFor(fault, settings.streamChunkIntervalMs), closed, framing);
 }
 
 /** What a broken stream's error event carries in this dialect. */
-function streamErrorData(voice: Voice, plan: ReplyPlan): object {
+function brokenStreamErrorData(voice: Voice, plan: ReplyPlan): object {
   const rendered = renderError(voice.dialect, streamErrorEvent(), { status: 502, requestId: voice.requestId });
-  const error = rendered.contentType.startsWith('application/json')
-    ? (JSON.parse(rendered.text) as object)
-    : { error: { message: rendered.text } };
-  if (voice.dialect.stream.errorFrame === 'errorBody') return error;
-  return {
-    id: plan.id,
-    object: 'chat.completion.chunk',
-    created: plan.created,
-    model: plan.model,
-    ...error,
-    choices: [{ index: 0, delta: { content: '' }, finish_reason: 'error' }],
-  };
+  return streamErrorData(voice, plan, rendered.text);
 }

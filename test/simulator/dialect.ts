@@ -98,6 +98,16 @@ export interface Dialect {
   requestIdHeader: string | null;
   stream: StreamDialect;
   errors: Partial<Record<CanonicalErrorCode, ErrorOverride>>;
+  /**
+   * How a failure of the model behind the gateway is answered once the gateway has accepted the
+   * request (the `modelFails` fault):
+   * - status: with the failure's status and the dialect's error body
+   * - ok200: with HTTP 200 and the error as the whole answer: the dialect's error body as JSON,
+   *   or, for a stream, an event stream whose only event is the dialect's error frame
+   * - ok200WhenStreaming: a stream as ok200 (its headers went out before the model failed), a
+   *   request that did not stream as status
+   */
+  acceptedFailure: 'status' | 'ok200' | 'ok200WhenStreaming';
 }
 
 /**
@@ -119,4 +129,5 @@ export const SEED_DIALECT: Dialect = {
     doneAfterError: false,
   },
   errors: {},
+  acceptedFailure: 'status',
 };

@@ -138,7 +138,9 @@ const litellm: Dialect = {
  * - Reasoning models stream `reasoning_content` deltas: https://docs.vllm.ai/en/v0.8.3/features/reasoning_outputs.html
  *   (newer versions name it `reasoning`: https://docs.vllm.ai/en/v0.11.2/features/reasoning_outputs/).
  * - An error after the stream started is a `data: {"error":…}` event followed by `[DONE]`:
- *   serving_chat.py create_streaming_error_response.
+ *   serving_chat.py create_streaming_error_response. A model failing before its first token
+ *   comes the same way, in a 200 stream, since the headers went out first; LiteLLM reads such a
+ *   stream as an empty success (https://github.com/BerriAI/litellm/issues/40578).
  * - Tools need --enable-auto-tool-choice, else a 400.
  */
 const vllm: Dialect = {
@@ -147,6 +149,7 @@ const vllm: Dialect = {
   errorBody: 'vllm',
   requestIdHeader: null,
   stream: { ...SEED_DIALECT.stream, doneAfterError: true },
+  acceptedFailure: 'ok200WhenStreaming',
   errors: {
     invalid_api_key: { style: 'error-string', message: () => 'Unauthorized' },
     model_not_found: { status: 404, type: 'NotFoundError', code: null, message: (model) => `The model \`${model}\` does not exist.` },
@@ -166,6 +169,9 @@ const vllm: Dialect = {
  *   `finish_reason: 'error'`: https://openrouter.ai/docs/errors, https://openrouter.ai/docs/api-reference/streaming
  * - Streams carry `: OPENROUTER PROCESSING` comments while the model works (streaming page above).
  * - The id to quote is the generation id in `X-Generation-Id` (streaming page above).
+ * - Only an invalid request or missing credits get the error's own status; once the model
+ *   started, the status is 200 and the error is the body, or in a stream the error chunk above
+ *   (errors page, and its "Streaming Error Formats": https://openrouter.ai/docs/api/reference/errors-and-debugging).
  */
 const openrouter: Dialect = {
   ...SEED_DIALECT,
@@ -173,6 +179,7 @@ const openrouter: Dialect = {
   errorBody: 'openrouter',
   requestIdHeader: 'x-generation-id',
   stream: { ...SEED_DIALECT.stream, keepAliveComment: ': OPENROUTER PROCESSING', errorFrame: 'chunkWithFinishError' },
+  acceptedFailure: 'ok200',
   errors: {
     insufficient_quota: { status: 402, message: () => 'Insufficient credits. Add more using https://openrouter.ai/credits' },
   },

@@ -65,7 +65,8 @@ export async function dispatch(request: IncomingMessage, response: ServerRespons
   }
   let fault = state.faults.take({ path: entry.path, isChat: route.kind === 'chat', isStream, isTaskCreation: route.kind === 'videos' });
 
-  const echoedKey = fault?.kind === 'echoKey' ? bearerCredentialOf(request.headers.authorization) : null;
+  const sentKey = fault?.kind === 'echoKey' || fault?.kind === 'modelFails' ? bearerCredentialOf(request.headers.authorization) : null;
+  const echoedKey = fault?.kind === 'echoKey' ? sentKey : null;
   if (echoedKey !== null) response.setHeader('x-request-id', `req_${echoedKey}`);
   if (fault?.kind === 'hold') {
     fault.arrived();
@@ -92,7 +93,7 @@ export async function dispatch(request: IncomingMessage, response: ServerRespons
   }
   if (route.kind === 'chat' && chatJson !== null) {
     if (!chatJson.ok) sendGatewayError(response, voice, chatJson.status, chatJson.body);
-    else await answerChat(response, chatJson.value, fault, state.chat, { sequence, voice, account: state.account }, closed, echoedKey);
+    else await answerChat(response, chatJson.value, fault, state.chat, { sequence, voice, account: state.account }, closed, sentKey);
     return;
   }
   if (route.kind === 'native' && state.native.protocols.has(route.protocol === 'responses' ? 'responses' : 'messages')) {

@@ -9,7 +9,7 @@ export interface FaultTarget {
   isTaskCreation?: boolean;
 }
 
-const CHAT_ONLY: ReadonlySet<FaultKind> = new Set(['reply', 'cutAfter', 'bodyChunks']);
+const CHAT_ONLY: ReadonlySet<FaultKind> = new Set(['reply', 'cutAfter', 'bodyChunks', 'modelFails']);
 const STREAM_ONLY: ReadonlySet<FaultKind> = new Set(['slowChunks', 'noDone', 'errorEvent']);
 const TASK_CREATION_ONLY: ReadonlySet<FaultKind> = new Set(['createThenFail', 'taskFails']);
 

@@ -68,7 +68,7 @@ export interface ScriptedToolCall {
 
 /**
  * One scripted misbehaviour, consumed by the next matching request. Faults that shape a chat
- * reply (reply, cutAfter, bodyChunks) match only chat completion requests; stream-only faults
+ * reply (reply, cutAfter, bodyChunks, modelFails) match only chat completion requests; stream-only faults
  * (slowChunks, noDone, errorEvent) match only streaming chat completion requests; task faults
  * (createThenFail, taskFails) match only video task creations; echoKey matches any request.
  */
@@ -116,6 +116,13 @@ export type Fault =
       reasoning?: string;
     })
   | (PathMatch & { kind: 'bodyChunks'; chunks: string[]; intervalMs?: number })
+  /**
+   * The model behind the gateway fails after the gateway accepted the request, answered as the
+   * dialect answers that (Dialect.acceptedFailure): with `status`, or with 200 and the error as
+   * the whole answer (modelFailure.ts). `code` and `message` replace the status's default error;
+   * `quoteKey` appends the key the request came with, as OpenAI's "Incorrect API key provided: …" quotes it.
+   */
+  | (PathMatch & { kind: 'modelFails'; status: number; code?: string; message?: string; quoteKey?: boolean })
   | (PathMatch & {
       kind: 'echoKey';
       /**

@@ -13,7 +13,7 @@ import type { ProxyHandle } from '../../proxy/http/startServer.ts';
 import { startGatewaySimulator, type GatewaySimulator, type SimulatorOptions } from '../simulator/index.ts';
 import { memorySecretStore } from './memorySecretStore.ts';
 import { SENTINEL_KEY } from './sentinel.ts';
-import type { TokenSecretResponse } from '../../proxy/contracts/api.ts';
+import type { TokenSecretResponse } from '../../proxy/contracts/clientTokens.ts';
 
 export const CONTROL_TOKEN = 'alkc_control-token-for-tests-0123456789abcdef';
 

@@ -1,7 +1,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { ProfileView, RequestDetail } from '../../proxy/contracts/api.ts';
+import type { ProfileView } from '../../proxy/contracts/profileViews.ts';
+import type { RequestDetail } from '../../proxy/contracts/requests.ts';
 import { poolKeyAccount, type PoolKey } from '../../proxy/contracts/keyPool.ts';
 import type { ProfileInput } from '../../proxy/contracts/profile.ts';
 import { generateToken, tokenRecord } from '../../proxy/http/clientTokens.ts';

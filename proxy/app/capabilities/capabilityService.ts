@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
-import type { Capability, CapabilityBadge } from '../../contracts/api.ts';
+import type { Capability, CapabilityBadge } from '../../contracts/models.ts';
 import { buildUpstreamHeaders } from '../../forward/headers.ts';
 import { sendUpstream } from '../../forward/upstreamClient.ts';
 import type { UpstreamTarget } from '../../contracts/ports.ts';

@@ -1,4 +1,4 @@
-import type { Capability } from '../../contracts/api.ts';
+import type { Capability } from '../../contracts/models.ts';
 
 /**
  * The capability check (docs/gateway-spec.md §1, §4: every capability must be verified per model).

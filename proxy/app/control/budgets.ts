@@ -1,4 +1,4 @@
-import { BUDGET_ALERT_PERCENTS, type BudgetAlertPercent, type BudgetProgress } from '../../contracts/api.ts';
+import { BUDGET_ALERT_PERCENTS, type BudgetAlertPercent, type BudgetProgress } from '../../contracts/spend.ts';
 import type { Budget } from '../../contracts/profile.ts';
 import type { ConfigFile } from '../../contracts/config.ts';
 import type { SpendSinceQuery } from '../../contracts/log.ts';

@@ -1,4 +1,4 @@
-import type { StatusResponse } from '../../contracts/api.ts';
+import type { StatusResponse } from '../../contracts/status.ts';
 import type { ControlDeps, ProxyControl } from './deps.ts';
 import type { LiveHub } from './liveHub.ts';
 import type { ModelCatalog } from './modelCatalog.ts';

@@ -1,5 +1,6 @@
 import express, { type RequestHandler } from 'express';
-import { CONTROL_LOGIN_PATH, type SwitchCheckResponse } from '../../contracts/api.ts';
+import { CONTROL_LOGIN_PATH } from '../../contracts/controlApi.ts';
+import type { SwitchCheckResponse } from '../../contracts/profileViews.ts';
 import { requireProfile } from '../profiles/configMutations.ts';
 import { checkProfileSwitch } from './profileSwitch.ts';
 import type { ControlDeps, ProxyControl } from './deps.ts';

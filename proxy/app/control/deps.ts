@@ -1,4 +1,5 @@
-import type { Alarm, CapabilityBadge } from '../../contracts/api.ts';
+import type { Alarm } from '../../contracts/status.ts';
+import type { CapabilityBadge } from '../../contracts/models.ts';
 import type { RequestEvents } from '../../contracts/requestEvents.ts';
 import type { RequestLog } from '../../store/requestLog.ts';
 import type { SpendGateControl } from '../../spend/spendGate.ts';

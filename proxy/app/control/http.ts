@@ -1,6 +1,6 @@
 import type { ErrorRequestHandler } from 'express';
 import { ZodError } from 'zod';
-import type { ApiErrorBody, ApiErrorCode } from '../../contracts/api.ts';
+import type { ApiErrorBody, ApiErrorCode } from '../../contracts/controlApi.ts';
 import { PriceImportError } from '../../spend/pricesIo.ts';
 import { ConnectError } from '../connect/toolAdapter.ts';
 import { ConfigEditError } from '../profiles/configMutations.ts';

@@ -1,10 +1,7 @@
-import {
-  LIVE_FRAME_INTERVAL_MS,
-  type LiveFrame,
-  type LiveRequestUpdate,
-  type RequestSummary,
-  type StatusResponse,
-} from '../../contracts/api.ts';
+import { LIVE_FRAME_INTERVAL_MS } from '../../contracts/controlApi.ts';
+import type { LiveFrame, LiveRequestUpdate } from '../../contracts/liveEvents.ts';
+import type { RequestSummary } from '../../contracts/requests.ts';
+import type { StatusResponse } from '../../contracts/status.ts';
 import { redactSecrets } from '../../core/redact.ts';
 import type { RequestLifecycleEvent } from '../../contracts/lifecycle.ts';
 import type { EndedRowSummary } from '../../contracts/log.ts';

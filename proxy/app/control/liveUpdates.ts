@@ -1,5 +1,5 @@
-import type { LiveRequestUpdate, RequestSummary } from '../../contracts/api.ts';
-import { IN_FLIGHT_SUMMARY_DEFAULTS } from '../../contracts/liveEvents.ts';
+import type { RequestSummary } from '../../contracts/requests.ts';
+import { IN_FLIGHT_SUMMARY_DEFAULTS, type LiveRequestUpdate } from '../../contracts/liveEvents.ts';
 import { agentSessionIdOf } from '../../store/write/exchangeSummary.ts';
 import type { RequestLifecycleEvent } from '../../contracts/lifecycle.ts';
 

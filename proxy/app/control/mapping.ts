@@ -1,5 +1,6 @@
-import type { BodyView, ErrorExplanation, MoneyAmount, RequestDetail, RequestSummary } from '../../contracts/api.ts';
-import type { ErrorClass } from '../../contracts/errors.ts';
+import type { BodyView, RequestDetail, RequestSummary } from '../../contracts/requests.ts';
+import type { MoneyAmount } from '../../contracts/status.ts';
+import type { ErrorClass, ErrorExplanation } from '../../contracts/errors.ts';
 import type { RequestDetail as LogDetail, RequestLogRow } from '../../contracts/log.ts';
 import { toCny, toUsdApprox } from '../../spend/constants.ts';
 import { explainError } from '../../core/errorClass.ts';

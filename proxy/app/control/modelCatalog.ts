@@ -1,4 +1,5 @@
-import type { Capability, CapabilityBadge, ErrorExplanation, ModelListResponse, ModelRow, ModelStats } from '../../contracts/api.ts';
+import type { Capability, CapabilityBadge, ModelListResponse, ModelRow, ModelStats } from '../../contracts/models.ts';
+import type { ErrorExplanation } from '../../contracts/errors.ts';
 import type { ModelStats as LogModelStats } from '../../contracts/log.ts';
 import type { Profile } from '../../contracts/profile.ts';
 import { findPrice } from '../../spend/cost.ts';

@@ -1,4 +1,4 @@
-import type { SwitchCheckResponse } from '../../contracts/api.ts';
+import type { SwitchCheckResponse } from '../../contracts/profileViews.ts';
 import { MAX_PAGE_LIMIT } from '../../contracts/log.ts';
 import type { Profile } from '../../contracts/profile.ts';
 import { isLocalRefusal } from '../../contracts/ports.ts';

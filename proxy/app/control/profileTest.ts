@@ -1,4 +1,4 @@
-import type { ProfileTestResult, ProfileTestStep } from '../../contracts/api.ts';
+import type { ProfileTestResult, ProfileTestStep } from '../../contracts/profileViews.ts';
 import { explainError } from '../../core/errorClass.ts';
 import type { UpstreamTarget } from '../../contracts/ports.ts';
 import { modelIdsFrom } from '../../forward/gatewayModels.ts';

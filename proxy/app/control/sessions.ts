@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { createControlTokenCheck } from '../../http/controlToken.ts';
 import { secretsEqual } from '../../http/clientTokens.ts';
-import { CONTROL_SESSION_COOKIE, CONTROL_PREFIX } from '../../contracts/api.ts';
+import { CONTROL_SESSION_COOKIE, CONTROL_PREFIX } from '../../contracts/controlApi.ts';
 import type { SessionPersistence } from './sessionFile.ts';
 
 /** The code in the printed login URL works once, and only this long (long enough to click it). */

@@ -1,4 +1,4 @@
-import type { SpendDay, SpendRange, SpendResponse, SpendRow } from '../../contracts/api.ts';
+import type { SpendDay, SpendRange, SpendResponse, SpendRow } from '../../contracts/spend.ts';
 import type { SpendByDayRow } from '../../contracts/log.ts';
 import { CNY_PER_CREDIT, TOP_UP_DISCOUNT_TIERS, USD_PER_CREDIT_APPROX } from '../../spend/constants.ts';
 import { startOfLocalDayMs } from '../../core/localPeriods.ts';

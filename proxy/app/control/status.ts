@@ -1,4 +1,5 @@
-import type { Alarm, BudgetProgress, StatusResponse } from '../../contracts/api.ts';
+import type { Alarm, StatusResponse } from '../../contracts/status.ts';
+import type { BudgetProgress } from '../../contracts/spend.ts';
 import { formatCredits } from '../../contracts/amounts.ts';
 import { startOfLocalDayMs } from '../../core/localPeriods.ts';
 import { budgetProgress } from './budgets.ts';

@@ -1,5 +1,6 @@
 import type { ProtocolAdapter } from '../adapter.ts';
 import { modelOf } from '../fields.ts';
+import { anthropicErrorOf } from './declaredError.ts';
 import { fromChatEvents } from '../streamTranslator.ts';
 import { anthropicErrors } from './errors.ts';
 import { AnthropicKeyGuard } from './keyGuard.ts';
@@ -22,6 +23,7 @@ export const anthropicAdapter: ProtocolAdapter = {
   readAnswer: (json, endpoint) => ({
     usage: endpoint === 'count' ? { inputTokens: 0, outputTokens: 0 } : anthropicUsageOf((json as { usage?: unknown }).usage),
     model: modelOf(json),
+    error: anthropicErrorOf(json as Record<string, unknown>),
   }),
   translation: {
     modeKey: 'messages',

@@ -1,6 +1,6 @@
-import type { StreamObserver, StreamSink } from '../adapter.ts';
+import type { DeclaredError, StreamObserver, StreamSink } from '../adapter.ts';
 import { eventJson, eventType, type SseEvent } from '../sse.ts';
-import { errorMessageOf } from '../fields.ts';
+import { anthropicErrorOf } from './declaredError.ts';
 import { anthropicUsageOf } from './usage.ts';
 
 /**
@@ -10,7 +10,7 @@ import { anthropicUsageOf } from './usage.ts';
 export class AnthropicStreamObserver implements StreamObserver {
   complete = false;
   readonly wholeAtCleanEnd = false;
-  upstreamErrorMessage: string | null = null;
+  upstreamError: DeclaredError | null = null;
   private startUsage: Record<string, unknown> = {};
   private readonly sink: StreamSink;
 
@@ -23,7 +23,8 @@ export class AnthropicStreamObserver implements StreamObserver {
     if (!json) return true;
     const type = eventType(event, json);
     if (type === 'message_stop') this.complete = true;
-    else if (type === 'error') this.upstreamErrorMessage = errorMessageOf(json) ?? 'error event';
+    else if (type === 'error')
+      this.upstreamError = anthropicErrorOf(json) ?? { message: 'error event', code: null, type: null, status: null };
     else if (type === 'message_start') {
       const message = json.message as { model?: unknown; usage?: unknown } | undefined;
       if (typeof message?.model === 'string') this.sink.onModel(message.model);

@@ -1,4 +1,5 @@
-import type { ProtocolAdapter } from '../adapter.ts';
+import type { DeclaredError, ProtocolAdapter } from '../adapter.ts';
+import { errorMemberOf } from '../declaredError.ts';
 import { modelOf } from '../fields.ts';
 import { ChatKeyGuard } from './keyGuard.ts';
 import { openAiErrors } from './errors.ts';
@@ -14,5 +15,12 @@ export const chatAdapter: ProtocolAdapter = {
     observer: (sink, options) => new ChatStreamObserver(sink, options),
     keyGuard: (masker) => new ChatKeyGuard(masker),
   },
-  readAnswer: (json) => ({ usage: usageFromChatResponse(json), model: modelOf(json) }),
+  readAnswer: (json) => ({ usage: usageFromChatResponse(json), model: modelOf(json), error: chatAnswerErrorOf(json) }),
 };
+
+/** A chat answer without a choice, holding an `error` (OpenRouter, One API before mid-2023: see declaredError.ts). */
+function chatAnswerErrorOf(json: object): DeclaredError | null {
+  const { choices } = json as { choices?: unknown };
+  if (Array.isArray(choices) && choices.length > 0) return null;
+  return errorMemberOf(json as Record<string, unknown>);
+}

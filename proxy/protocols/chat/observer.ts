@@ -1,7 +1,7 @@
 import type { TokenUsage } from '../../contracts/usage.ts';
-import type { ObserverOptions, StreamObserver, StreamSink } from '../adapter.ts';
+import type { DeclaredError, ObserverOptions, StreamObserver, StreamSink } from '../adapter.ts';
 import { eventJson, type SseEvent } from '../sse.ts';
-import { errorMessageOf } from '../fields.ts';
+import { errorMemberOf } from '../declaredError.ts';
 import { isUsageOnlyChunk, usageFromChatChunk } from './usage.ts';
 
 /**
@@ -16,7 +16,7 @@ import { isUsageOnlyChunk, usageFromChatChunk } from './usage.ts';
  */
 export class ChatStreamObserver implements StreamObserver {
   readonly wholeAtCleanEnd = false;
-  upstreamErrorMessage: string | null = null;
+  upstreamError: DeclaredError | null = null;
   private sawDone = false;
   private modelSeen = false;
   private readonly openChoices = new Set<number>();
@@ -45,8 +45,8 @@ export class ChatStreamObserver implements StreamObserver {
     }
     const chunk = eventJson(event);
     if (!chunk) return true;
-    const errorMessage = errorMessageOf(chunk);
-    if (errorMessage !== null) this.upstreamErrorMessage = errorMessage;
+    // OpenAI, vLLM and LiteLLM send `{error}` alone; OpenRouter a chunk with `error` and finish_reason "error".
+    this.upstreamError = errorMemberOf(chunk) ?? this.upstreamError;
     if (!this.modelSeen && typeof chunk.model === 'string') {
       this.modelSeen = true;
       this.sink.onModel(chunk.model);

@@ -2,6 +2,7 @@ import type { ProtocolAdapter, StreamObserver } from '../adapter.ts';
 import { openAiErrors } from '../chat/errors.ts';
 import { ChatKeyGuard } from '../chat/keyGuard.ts';
 import { usageFromChatResponse } from '../chat/usage.ts';
+import { openAiAnswerErrorOf } from '../declaredError.ts';
 import { modelOf } from '../fields.ts';
 import { responsesUsageOf } from '../responses/usage.ts';
 
@@ -9,7 +10,7 @@ import { responsesUsageOf } from '../responses/usage.ts';
  * A stream Airlock does not read (legacy completions, audio events): relayed untouched, whole when
  * it ends cleanly. Never `complete` before that end, so a client that leaves halfway aborted it.
  */
-const OPAQUE_OBSERVER: StreamObserver = { observe: () => true, complete: false, wholeAtCleanEnd: true, upstreamErrorMessage: null };
+const OPAQUE_OBSERVER: StreamObserver = { observe: () => true, complete: false, wholeAtCleanEnd: true, upstreamError: null };
 
 /**
  * Everything else a gateway offers under /v1 (models, embeddings, images, audio, tasks): passed
@@ -27,6 +28,10 @@ export const passthroughAdapter: ProtocolAdapter = {
   },
   readAnswer: (json) => {
     const usage = (json as { usage?: unknown }).usage;
-    return { usage: usageFromChatResponse(json) ?? responsesUsageOf(usage), model: modelOf(json) };
+    return {
+      usage: usageFromChatResponse(json) ?? responsesUsageOf(usage),
+      model: modelOf(json),
+      error: openAiAnswerErrorOf(json as Record<string, unknown>),
+    };
   },
 };

@@ -1,5 +1,6 @@
 import type { ProtocolAdapter } from '../adapter.ts';
 import { modelOf } from '../fields.ts';
+import { responsesAnswerErrorOf } from './declaredError.ts';
 import { fromChatEvents } from '../streamTranslator.ts';
 import { responsesErrors } from './errors.ts';
 import { ResponsesKeyGuard } from './keyGuard.ts';
@@ -18,7 +19,11 @@ export const responsesAdapter: ProtocolAdapter = {
     observer: (sink) => new ResponsesStreamObserver(sink),
     keyGuard: (masker) => new ResponsesKeyGuard(masker),
   },
-  readAnswer: (json) => ({ usage: responsesUsageOf((json as { usage?: unknown }).usage), model: modelOf(json) }),
+  readAnswer: (json) => ({
+    usage: responsesUsageOf((json as { usage?: unknown }).usage),
+    model: modelOf(json),
+    error: responsesAnswerErrorOf(json as Record<string, unknown>),
+  }),
   translation: {
     modeKey: 'responses',
     clientHeaderPrefixes: [],

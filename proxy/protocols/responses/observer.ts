@@ -1,6 +1,6 @@
-import type { StreamObserver, StreamSink } from '../adapter.ts';
+import type { DeclaredError, StreamObserver, StreamSink } from '../adapter.ts';
 import { eventJson, eventType, type SseEvent } from '../sse.ts';
-import { errorMessageOf } from '../fields.ts';
+import { responsesErrorEventOf } from './declaredError.ts';
 import { responsesUsageOf } from './usage.ts';
 
 /** The final events of a Responses stream; completed and incomplete are whole answers, failed is an error. */
@@ -10,7 +10,7 @@ const WHOLE_TYPES = new Set(['response.completed', 'response.incomplete']);
 export class ResponsesStreamObserver implements StreamObserver {
   complete = false;
   readonly wholeAtCleanEnd = false;
-  upstreamErrorMessage: string | null = null;
+  upstreamError: DeclaredError | null = null;
   private readonly sink: StreamSink;
 
   constructor(sink: StreamSink) {
@@ -22,12 +22,7 @@ export class ResponsesStreamObserver implements StreamObserver {
     if (!json) return true;
     const type = eventType(event, json);
     if (type === 'response.output_text.delta' && typeof json.delta === 'string') this.sink.onDelta(json.delta);
-    if (type === 'error' || type === 'response.failed') {
-      this.upstreamErrorMessage =
-        errorMessageOf(json) ??
-        errorMessageOf((json.response ?? {}) as Record<string, unknown>) ??
-        (typeof json.message === 'string' ? json.message : type);
-    }
+    if (type === 'error' || type === 'response.failed') this.upstreamError = responsesErrorEventOf(json, type);
     if (WHOLE_TYPES.has(type) || type === 'response.failed') {
       this.complete = WHOLE_TYPES.has(type);
       const response = json.response as { model?: unknown; usage?: unknown } | undefined;

@@ -1,42 +1,38 @@
 import type { ReplayRequest, ReplayResponse } from '../../../proxy/contracts/replay.ts';
-import {
-  CONTROL_API_PREFIX,
-  LIVE_EVENT_NAME,
-  type ActivateResponse,
-  type ApiErrorBody,
-  type ApiErrorCode,
-  type BaseUrlPreview,
-  type BodyPart,
-  type BodyTextResponse,
-  type BurstLimits,
-  type CapabilityCheckResponse,
-  type ClientResumeResponse,
-  type KeyStatus,
-  type LiveFrame,
-  type MemoryLimits,
-  type ModelListResponse,
-  type PauseResponse,
-  type PriceFormat,
-  type PriceTable,
-  type ProfileListResponse,
-  type ProfileTestRequest,
-  type ProfileTestResult,
-  type ProfileView,
-  type ProfileWriteRequest,
-  type RequestDetail,
-  type RequestFacets,
-  type RequestFilters,
-  type RequestListQuery,
-  type RequestPage,
-  type SessionRequest,
-  type SpendRange,
-  type SpendResponse,
-  type StatusResponse,
-  type SwitchCheckResponse,
-  type TokenCreateRequest,
-  type TokenListResponse,
-  type TokenSecretResponse,
-} from '../../../proxy/contracts/api.ts';
+import { CONTROL_API_PREFIX, type ApiErrorBody, type ApiErrorCode, type SessionRequest } from '../../../proxy/contracts/controlApi.ts';
+import { LIVE_EVENT_NAME, type LiveFrame } from '../../../proxy/contracts/liveEvents.ts';
+import type {
+  ActivateResponse,
+  BaseUrlPreview,
+  KeyStatus,
+  PriceFormat,
+  PriceTable,
+  ProfileListResponse,
+  ProfileTestRequest,
+  ProfileTestResult,
+  ProfileView,
+  ProfileWriteRequest,
+  SwitchCheckResponse,
+} from '../../../proxy/contracts/profileViews.ts';
+import type {
+  BodyPart,
+  BodyTextResponse,
+  RequestDetail,
+  RequestFilters,
+  RequestListQuery,
+  RequestPage,
+} from '../../../proxy/contracts/requests.ts';
+import type { BurstLimits, MemoryLimits } from '../../../proxy/contracts/config.ts';
+import type { CapabilityCheckResponse, ModelListResponse } from '../../../proxy/contracts/models.ts';
+import type {
+  ClientResumeResponse,
+  TokenCreateRequest,
+  TokenListResponse,
+  TokenSecretResponse,
+} from '../../../proxy/contracts/clientTokens.ts';
+import type { PauseResponse, StatusResponse } from '../../../proxy/contracts/status.ts';
+import type { RequestFacets } from '../../../proxy/contracts/requestFacets.ts';
+import type { SpendRange, SpendResponse } from '../../../proxy/contracts/spend.ts';
 import type { AgentSessionPage, AgentSessionTimeline } from '../../../proxy/contracts/agentSessions.ts';
 import type {
   ConnectApplyResponse,

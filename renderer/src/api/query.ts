@@ -1,4 +1,4 @@
-import type { RequestListQuery } from '../../../proxy/contracts/api.ts';
+import type { RequestListQuery } from '../../../proxy/contracts/requests.ts';
 
 /** Keys in a stable order so equal queries give equal strings (and cache keys). */
 const QUERY_KEYS = ['fromMs', 'toMs', 'profileId', 'model', 'client', 'path', 'status', 'errorClass', 'text', 'cursor', 'limit'] as const;

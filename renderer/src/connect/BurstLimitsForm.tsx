@@ -1,4 +1,4 @@
-import type { BurstLimits } from '../../../proxy/contracts/api.ts';
+import type { BurstLimits } from '../../../proxy/contracts/config.ts';
 import { useApi } from '../api/ApiContext.tsx';
 import { NumberField, SettingForm, useSetting } from '../common/SettingForm.tsx';
 import { ErrorState, Loading } from '../common/StateViews.tsx';

@@ -1,4 +1,4 @@
-import type { MemoryLimits } from '../../../proxy/contracts/api.ts';
+import type { MemoryLimits } from '../../../proxy/contracts/config.ts';
 import { useApi } from '../api/ApiContext.tsx';
 import { NumberField, SettingForm, useSetting } from '../common/SettingForm.tsx';
 import { ErrorState, Loading } from '../common/StateViews.tsx';

@@ -1,4 +1,4 @@
-import type { TokenView } from '../../../proxy/contracts/api.ts';
+import type { TokenView } from '../../../proxy/contracts/clientTokens.ts';
 
 interface TokenPickerProps {
   tokens: TokenView[];

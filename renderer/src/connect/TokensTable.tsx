@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import type { TokenView } from '../../../proxy/contracts/api.ts';
+import type { TokenView } from '../../../proxy/contracts/clientTokens.ts';
 import { useApi } from '../api/ApiContext.tsx';
 import { FormError } from '../common/StateViews.tsx';
 

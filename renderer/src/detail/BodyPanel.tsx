@@ -1,6 +1,6 @@
 import { useState } from 'react';
 import { defaultStyles, JsonView } from 'react-json-view-lite';
-import type { BodyPart, BodyView } from '../../../proxy/contracts/api.ts';
+import type { BodyPart, BodyView } from '../../../proxy/contracts/requests.ts';
 import { useApi } from '../api/ApiContext.tsx';
 import { CopyButton } from '../common/CopyButton.tsx';
 import { ErrorState, Loading } from '../common/StateViews.tsx';

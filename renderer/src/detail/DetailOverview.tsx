@@ -1,4 +1,4 @@
-import type { RequestDetail } from '../../../proxy/contracts/api.ts';
+import type { RequestDetail } from '../../../proxy/contracts/requests.ts';
 import type { FilterField } from '../live/filterForm.ts';
 import { CopyButton } from '../common/CopyButton.tsx';
 import { FallbackChain } from './FallbackChain.tsx';

@@ -1,4 +1,4 @@
-import type { ErrorExplanation } from '../../../proxy/contracts/api.ts';
+import type { ErrorExplanation } from '../../../proxy/contracts/errors.ts';
 import { readableErrorMessage } from './copyText.ts';
 
 export function ErrorExplanationView({ explanation, message }: { explanation: ErrorExplanation; message: string | null }) {

@@ -1,4 +1,4 @@
-import type { RequestDetail } from '../../../proxy/contracts/api.ts';
+import type { RequestDetail } from '../../../proxy/contracts/requests.ts';
 import { requestHash } from '../common/useHashRoute.ts';
 
 /** The link between a request and its replays, both ways. */

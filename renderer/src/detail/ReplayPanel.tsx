@@ -1,5 +1,6 @@
 import { useId, useState } from 'react';
-import type { ProfileView, RequestDetail } from '../../../proxy/contracts/api.ts';
+import type { ProfileView } from '../../../proxy/contracts/profileViews.ts';
+import type { RequestDetail } from '../../../proxy/contracts/requests.ts';
 import type { ReplayRequest, ReplayResponse } from '../../../proxy/contracts/replay.ts';
 import { useApi } from '../api/ApiContext.tsx';
 import { ControlApiError } from '../api/client.ts';

@@ -1,5 +1,5 @@
 import { shellQuote } from '../common/shell.ts';
-import type { RequestDetail } from '../../../proxy/contracts/api.ts';
+import type { RequestDetail } from '../../../proxy/contracts/requests.ts';
 
 /** Stands in for a client token in anything copied out of the window; the key never appears at all. */
 export const TOKEN_PLACEHOLDER_ENV = 'AIRLOCK_TOKEN';

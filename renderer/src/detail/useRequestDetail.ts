@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'react';
-import type { RequestDetail, RequestState } from '../../../proxy/contracts/api.ts';
+import type { RequestDetail } from '../../../proxy/contracts/requests.ts';
+import type { RequestState } from '../../../proxy/contracts/log.ts';
 import { ControlApiError, type ControlClient } from '../api/client.ts';
 
 export type DetailState = { kind: 'loading' } | { kind: 'error'; error: Error } | { kind: 'ready'; detail: RequestDetail };

@@ -1,5 +1,6 @@
 import { useState } from 'react';
-import type { RequestFilters, SpendRange } from '../../../proxy/contracts/api.ts';
+import type { RequestFilters } from '../../../proxy/contracts/requests.ts';
+import type { SpendRange } from '../../../proxy/contracts/spend.ts';
 import type { RequestExportFormat } from '../../../proxy/contracts/export.ts';
 import { useApi } from '../api/ApiContext.tsx';
 import type { ExportFile } from '../api/client.ts';

@@ -1,4 +1,4 @@
-import type { FacetValue, RequestFacets } from '../../../proxy/contracts/api.ts';
+import type { FacetValue, RequestFacets } from '../../../proxy/contracts/requestFacets.ts';
 import type { FacetDimension } from '../../../proxy/contracts/log.ts';
 import type { FilterForm } from './filterForm.ts';
 import { endpointLabel } from './RequestRow.tsx';

@@ -1,7 +1,7 @@
 import { runningReplayOf } from '../detail/replayForm.ts';
 import { useMemo, useRef, useState, useSyncExternalStore } from 'react';
 import { Group, Panel, Separator } from 'react-resizable-panels';
-import type { FirstRunSteps } from '../../../proxy/contracts/api.ts';
+import type { FirstRunSteps } from '../../../proxy/contracts/status.ts';
 import { useApi } from '../api/ApiContext.tsx';
 import { ErrorState, Loading } from '../common/StateViews.tsx';
 import { useDebounced } from '../common/useDebounced.ts';

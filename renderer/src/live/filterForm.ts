@@ -1,5 +1,5 @@
 import type { ErrorClass } from '../../../proxy/contracts/errors.ts';
-import type { RequestFilters, StatusFilter } from '../../../proxy/contracts/api.ts';
+import type { RequestFilters, StatusFilter } from '../../../proxy/contracts/requests.ts';
 
 export type TimeWindow = 'all' | '15m' | '1h' | '24h' | '7d';
 

@@ -1,5 +1,5 @@
-import type { LiveRequestUpdate, RequestFilters, RequestSummary } from '../../../proxy/contracts/api.ts';
-import { IN_FLIGHT_SUMMARY_DEFAULTS } from '../../../proxy/contracts/liveEvents.ts';
+import type { RequestFilters, RequestSummary } from '../../../proxy/contracts/requests.ts';
+import { IN_FLIGHT_SUMMARY_DEFAULTS, type LiveRequestUpdate } from '../../../proxy/contracts/liveEvents.ts';
 
 /** A row of the Live list: the summary plus the stream text seen so far (in-flight rows only). */
 export interface LiveRow extends RequestSummary {

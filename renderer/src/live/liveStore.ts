@@ -1,4 +1,5 @@
-import type { LiveFrame, RequestFilters, RequestSummary } from '../../../proxy/contracts/api.ts';
+import type { LiveFrame } from '../../../proxy/contracts/liveEvents.ts';
+import type { RequestFilters, RequestSummary } from '../../../proxy/contracts/requests.ts';
 import { applyUpdate, insertionIndex, matchesFilters, type LiveRow } from './liveRows.ts';
 
 export interface LiveSnapshot {

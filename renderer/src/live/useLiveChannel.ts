@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'react';
-import type { LiveFrame, StatusResponse } from '../../../proxy/contracts/api.ts';
+import type { LiveFrame } from '../../../proxy/contracts/liveEvents.ts';
+import type { StatusResponse } from '../../../proxy/contracts/status.ts';
 import type { ControlClient } from '../api/client.ts';
 import type { LiveStore } from './liveStore.ts';
 

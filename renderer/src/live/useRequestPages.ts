@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
-import type { RequestFilters } from '../../../proxy/contracts/api.ts';
+import type { RequestFilters } from '../../../proxy/contracts/requests.ts';
 import { MAX_PAGE_LIMIT } from '../../../proxy/contracts/log.ts';
 import type { ControlClient } from '../api/client.ts';
 import type { LiveStore } from './liveStore.ts';

@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import type { CapabilityBadge, ModelRow } from '../../../proxy/contracts/api.ts';
+import type { CapabilityBadge, ModelRow } from '../../../proxy/contracts/models.ts';
 import { useApi } from '../api/ApiContext.tsx';
 import { CopyButton } from '../common/CopyButton.tsx';
 import { formatDuration, formatPercent, formatTimestamp } from '../common/format.ts';

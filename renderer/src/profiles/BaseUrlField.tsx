@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'react';
-import type { BaseUrlPreview } from '../../../proxy/contracts/api.ts';
+import type { BaseUrlPreview } from '../../../proxy/contracts/profileViews.ts';
 import { useApi } from '../api/ApiContext.tsx';
 import { useDebounced } from '../common/useDebounced.ts';
 

@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import type { KeyStatus } from '../../../proxy/contracts/api.ts';
+import type { KeyStatus } from '../../../proxy/contracts/profileViews.ts';
 import { useApi } from '../api/ApiContext.tsx';
 import { FormError } from '../common/StateViews.tsx';
 import { useSaveAction } from '../common/useSaveAction.ts';

@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import type { ProfileView } from '../../../proxy/contracts/api.ts';
+import type { ProfileView } from '../../../proxy/contracts/profileViews.ts';
 import type { PoolKeyState, PoolKeyStatus } from '../../../proxy/contracts/keyPool.ts';
 import { useApi } from '../api/ApiContext.tsx';
 import { formatTimestamp } from '../common/format.ts';

@@ -1,5 +1,6 @@
 import { useState } from 'react';
-import type { ModelPrice, PriceFormat, PriceTable } from '../../../proxy/contracts/api.ts';
+import type { ModelPrice } from '../../../proxy/contracts/profile.ts';
+import type { PriceFormat, PriceTable } from '../../../proxy/contracts/profileViews.ts';
 import { useApi } from '../api/ApiContext.tsx';
 import { ErrorState, Loading } from '../common/StateViews.tsx';
 import { useAsync } from '../common/useAsync.ts';

@@ -1,4 +1,4 @@
-import type { ModelPrice } from '../../../proxy/contracts/api.ts';
+import type { ModelPrice } from '../../../proxy/contracts/profile.ts';
 
 type PriceField = Exclude<keyof ModelPrice, 'model'>;
 const PRICE_FIELDS: { field: PriceField; label: string }[] = [

@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import type { ProfileView, SwitchCheckResponse } from '../../../proxy/contracts/api.ts';
+import type { ProfileView, SwitchCheckResponse } from '../../../proxy/contracts/profileViews.ts';
 import { useApi } from '../api/ApiContext.tsx';
 import { KeyField } from './KeyField.tsx';
 import { KeyPoolField } from './KeyPoolField.tsx';

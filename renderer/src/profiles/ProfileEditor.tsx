@@ -1,6 +1,6 @@
 import { useState, type ReactNode } from 'react';
 import type { Profile } from '../../../proxy/contracts/profile.ts';
-import type { ProfileView } from '../../../proxy/contracts/api.ts';
+import type { ProfileView } from '../../../proxy/contracts/profileViews.ts';
 import { useApi } from '../api/ApiContext.tsx';
 import { ControlApiError } from '../api/client.ts';
 import { BaseUrlField } from './BaseUrlField.tsx';

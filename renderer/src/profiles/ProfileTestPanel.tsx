@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import type { ProfileTestResult } from '../../../proxy/contracts/api.ts';
+import type { ProfileTestResult } from '../../../proxy/contracts/profileViews.ts';
 import { useApi } from '../api/ApiContext.tsx';
 import { formatDuration } from '../common/format.ts';
 import { ErrorState } from '../common/StateViews.tsx';

@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import type { ProfileView } from '../../../proxy/contracts/api.ts';
+import type { ProfileView } from '../../../proxy/contracts/profileViews.ts';
 import { useApi } from '../api/ApiContext.tsx';
 import { Empty, ErrorState, Loading } from '../common/StateViews.tsx';
 import { useAsync } from '../common/useAsync.ts';

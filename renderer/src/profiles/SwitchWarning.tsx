@@ -1,4 +1,4 @@
-import type { SwitchCheckResponse } from '../../../proxy/contracts/api.ts';
+import type { SwitchCheckResponse } from '../../../proxy/contracts/profileViews.ts';
 
 const plural = (count: number, noun: string) => `${count} ${noun}${count === 1 ? '' : 's'}`;
 

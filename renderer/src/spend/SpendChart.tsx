@@ -1,5 +1,5 @@
 import { Bar, BarChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
-import type { SpendDay } from '../../../proxy/contracts/api.ts';
+import type { SpendDay } from '../../../proxy/contracts/spend.ts';
 import { chartData } from './spendMath.ts';
 
 /** Enough distinct hues for a legend; colours repeat after that, the tooltip still names each model. */

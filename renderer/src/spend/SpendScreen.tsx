@@ -1,5 +1,6 @@
 import { useState } from 'react';
-import type { MoneyAmount, SpendRange } from '../../../proxy/contracts/api.ts';
+import type { MoneyAmount } from '../../../proxy/contracts/status.ts';
+import type { SpendRange } from '../../../proxy/contracts/spend.ts';
 import { useApi } from '../api/ApiContext.tsx';
 import { formatCredits, formatMoney } from '../common/format.ts';
 import { ErrorState, Loading } from '../common/StateViews.tsx';

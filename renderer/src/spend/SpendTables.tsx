@@ -1,4 +1,4 @@
-import type { BudgetProgress, SpendRow } from '../../../proxy/contracts/api.ts';
+import type { BudgetProgress, SpendRow } from '../../../proxy/contracts/spend.ts';
 import { formatCredits, formatTokens } from '../common/format.ts';
 
 export function SpendTable({ title, keyLabel, rows }: { title: string; keyLabel: string; rows: SpendRow[] }) {

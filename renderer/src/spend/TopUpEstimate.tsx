@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import type { SpendResponse } from '../../../proxy/contracts/api.ts';
+import type { SpendResponse } from '../../../proxy/contracts/spend.ts';
 import { formatMoney } from '../common/format.ts';
 import { quoteTopUp } from './spendMath.ts';
 

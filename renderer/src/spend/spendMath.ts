@@ -1,4 +1,4 @@
-import type { SpendDay, SpendResponse, TopUpTier } from '../../../proxy/contracts/api.ts';
+import type { SpendDay, SpendResponse, TopUpTier } from '../../../proxy/contracts/spend.ts';
 
 export interface ChartData {
   /** One entry per day: `day` plus credits per model id. */

@@ -1,4 +1,4 @@
-import type { FirstRunSteps } from '../../../proxy/contracts/api.ts';
+import type { FirstRunSteps } from '../../../proxy/contracts/status.ts';
 
 const STEPS: { key: keyof FirstRunSteps; title: string; how: string; href: string }[] = [
   { key: 'hasProfile', title: 'Add a profile', how: "Your gateway's base URL (it ends in /v1).", href: '#/profiles' },

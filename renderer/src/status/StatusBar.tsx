@@ -1,4 +1,4 @@
-import type { StatusResponse } from '../../../proxy/contracts/api.ts';
+import type { StatusResponse } from '../../../proxy/contracts/status.ts';
 import { formatCredits, formatMoney } from '../common/format.ts';
 
 interface StatusBarProps {

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
-import type { TokenSecretResponse } from '../../../proxy/contracts/api.ts';
+import type { TokenSecretResponse } from '../../../proxy/contracts/clientTokens.ts';
 import { DEFAULT_UI_DIR } from '../../../proxy/app/control/staticUi.ts';
 import type { SimulatorOptions } from '../../simulator/index.ts';
 import { startControlHarness, type ControlHarness } from '../../support/controlHarness.ts';

@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { AgentSessionPage, AgentSessionTimeline, SessionTurn } from '../../../proxy/contracts/agentSessions.ts';
-import type { TokenSecretResponse } from '../../../proxy/contracts/api.ts';
+import type { TokenSecretResponse } from '../../../proxy/contracts/clientTokens.ts';
 import { createClientSandbox, type ClientSandbox } from '../../support/clients/clientSandbox.ts';
 import { runClaudeCodePrint, runCodexExec } from '../../support/clients/agentRuns.ts';
 import { transcript } from '../../support/clients/runCli.ts';

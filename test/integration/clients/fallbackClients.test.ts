@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { TokenSecretResponse } from '../../../proxy/contracts/api.ts';
+import type { TokenSecretResponse } from '../../../proxy/contracts/clientTokens.ts';
 import type { RequestDetail } from '../../../proxy/contracts/log.ts';
 import type { FallbackEntry } from '../../../proxy/contracts/profile.ts';
 import { startGatewaySimulator, type GatewaySimulator } from '../../simulator/index.ts';

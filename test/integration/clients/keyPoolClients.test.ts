@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { ProfileView, TokenSecretResponse } from '../../../proxy/contracts/api.ts';
+import type { ProfileView } from '../../../proxy/contracts/profileViews.ts';
+import type { TokenSecretResponse } from '../../../proxy/contracts/clientTokens.ts';
 import type { DialectName } from '../../simulator/dialects.ts';
 import { keyLeaksInFiles } from '../../support/clients/airlockLeaks.ts';
 import { runClaudeCodePrint, runCodexExec, type AgentRun } from '../../support/clients/agentRuns.ts';

@@ -2,7 +2,7 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { TokenSecretResponse } from '../../../proxy/contracts/api.ts';
+import type { TokenSecretResponse } from '../../../proxy/contracts/clientTokens.ts';
 import type { FallbackEntry, ProfileInput } from '../../../proxy/contracts/profile.ts';
 import type { RequestDetail } from '../../../proxy/contracts/log.ts';
 import { startGatewaySimulator, type DialectName, type GatewaySimulator } from '../../simulator/index.ts';

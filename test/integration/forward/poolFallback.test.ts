@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { TokenSecretResponse } from '../../../proxy/contracts/api.ts';
+import type { TokenSecretResponse } from '../../../proxy/contracts/clientTokens.ts';
 import type { RequestDetail } from '../../../proxy/contracts/log.ts';
 import { startGatewaySimulator, type GatewaySimulator } from '../../simulator/index.ts';
 import { startControlHarness, type ControlHarness } from '../../support/controlHarness.ts';

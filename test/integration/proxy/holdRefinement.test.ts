@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inputTokensUpperBound } from '../../../proxy/spend/estimate.ts';
-import type { TokenSecretResponse } from '../../../proxy/contracts/api.ts';
+import type { TokenSecretResponse } from '../../../proxy/contracts/clientTokens.ts';
 import { chatBody, JSON_HEADERS, rawRequest, type RawResponse } from '../../support/http.ts';
 import { SENTINEL_KEY } from '../../support/sentinel.ts';
 import { startControlHarness, type ControlHarness } from '../../support/controlHarness.ts';

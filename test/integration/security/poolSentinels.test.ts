@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RequestDetail } from '../../../proxy/contracts/api.ts';
+import type { RequestDetail } from '../../../proxy/contracts/requests.ts';
 import { buildSupportInfo } from '../../../renderer/src/detail/copyText.ts';
 import { startGatewaySimulator, type GatewaySimulator } from '../../simulator/index.ts';
 import { chatBody, rawRequest } from '../../support/http.ts';

@@ -245,3 +245,59 @@ describe('asynchronous video tasks', () => {
     expect(Object.keys(DIALECTS)).toEqual(['seed', 'openai', 'new-api', 'litellm', 'vllm', 'openrouter']);
   });
 });
+
+describe('a model failing after the gateway accepted the request (modelFails)', () => {
+  it.each<[DialectName, boolean, number, string, string[]]>([
+    ['seed', false, 502, 'application/json', []],
+    ['seed', true, 502, 'application/json', []],
+    ['vllm', false, 502, 'application/json', []],
+    [
+      'vllm',
+      true,
+      200,
+      'text/event-stream',
+      [
+        '{"error":{"message":"Bad gateway: no valid response from the upstream model.","type":"server_error","param":null,"code":502}}',
+        '[DONE]',
+      ],
+    ],
+    ['openrouter', false, 200, 'application/json', []],
+    [
+      'openrouter',
+      true,
+      200,
+      'text/event-stream',
+      [
+        '{"id":"chatcmpl-sim","object":"chat.completion.chunk","created":0,"model":"qwen-plus","error":{"code":502,"message":"Bad gateway: no valid response from the upstream model."},"choices":[{"index":0,"delta":{"content":""},"finish_reason":"error"}]}',
+      ],
+    ],
+  ])('%s, stream %s: status %i, %s', async (dialect, stream, status, contentType, events) => {
+    simulator.useDialect(dialect);
+    simulator.script({ kind: 'modelFails', status: 502 });
+    const response = await chat({ ...hello, stream });
+    const text = await response.text();
+    expect(response.status).toBe(status);
+    expect(response.headers.get('content-type')).toContain(contentType);
+    if (contentType === 'application/json') {
+      expect(JSON.parse(text)).toMatchObject(DIALECT_ERROR_502[dialect] ?? {});
+      return;
+    }
+    // The id and created time vary; everything else is the dialect's wire shape.
+    const stable = (data: string) => data.replace(/"created":\d+/, '"created":0').replace(/chatcmpl-sim\d+/, 'chatcmpl-sim');
+    expect(sseData(text).map(stable)).toEqual(events);
+  });
+
+  it('quotes the key it was sent when asked to, as a careless gateway does', async () => {
+    simulator.useDialect('openrouter');
+    simulator.script({ kind: 'modelFails', status: 401, code: 'invalid_api_key', message: 'Incorrect API key provided', quoteKey: true });
+    const response = await chat(hello);
+    expect(await response.json()).toEqual({ error: { code: 401, message: `Incorrect API key provided: ${SENTINEL_KEY}` } });
+  });
+});
+
+/** The non-streamed error bodies, in each dialect's shape. */
+const DIALECT_ERROR_502: Partial<Record<DialectName, object>> = {
+  seed: { error: { type: 'server_error', code: 'bad_gateway' } },
+  vllm: { error: { type: 'server_error', code: 502 } },
+  openrouter: { error: { code: 502 } },
+};

@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RequestPage, StatusResponse, TokenSecretResponse } from '../../../proxy/contracts/api.ts';
+import type { RequestPage } from '../../../proxy/contracts/requests.ts';
+import type { StatusResponse } from '../../../proxy/contracts/status.ts';
+import type { TokenSecretResponse } from '../../../proxy/contracts/clientTokens.ts';
 import { chatBody, JSON_HEADERS, rawRequest } from '../../support/http.ts';
 import { SENTINEL_KEY } from '../../support/sentinel.ts';
 import { startControlHarness, type ControlHarness } from '../../support/controlHarness.ts';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { generateToken, tokenRecord } from '../../../proxy/http/clientTokens.ts';
-import type { StatusResponse } from '../../../proxy/contracts/api.ts';
+import type { StatusResponse } from '../../../proxy/contracts/status.ts';
 import type { Budget } from '../../../proxy/contracts/profile.ts';
 import type { RequestLifecycleEvent } from '../../../proxy/contracts/lifecycle.ts';
 import { DATABASE_FILE_NAME, openLogDatabase } from '../../../proxy/store/schema.ts';

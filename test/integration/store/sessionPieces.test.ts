@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { BodyTextResponse, RequestPage } from '../../../proxy/contracts/api.ts';
+import type { BodyTextResponse, RequestPage } from '../../../proxy/contracts/requests.ts';
 import { DATABASE_FILE_NAME } from '../../../proxy/store/schema.ts';
 import { setUpMainProfileAndAgent, startControlHarness, type ControlHarness } from '../../support/controlHarness.ts';
 import { JSON_HEADERS, rawRequest } from '../../support/http.ts';

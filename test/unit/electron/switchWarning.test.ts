@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { traySwitchWarning } from '../../../electron/logic/switchWarning.ts';
-import type { SwitchCheckResponse } from '../../../proxy/contracts/api.ts';
+import type { SwitchCheckResponse } from '../../../proxy/contracts/profileViews.ts';
 
 const check = (overrides: Partial<SwitchCheckResponse>): SwitchCheckResponse => ({
   profileId: 'backup',

@@ -93,7 +93,13 @@ function observe(
     options,
   );
   for (const event of events) passed.push(observer.observe(event));
-  return { complete: observer.complete, wholeAtCleanEnd: observer.wholeAtCleanEnd, usages, passed, error: observer.upstreamErrorMessage };
+  return {
+    complete: observer.complete,
+    wholeAtCleanEnd: observer.wholeAtCleanEnd,
+    usages,
+    passed,
+    error: observer.upstreamError?.message ?? null,
+  };
 }
 
 const data = (json: object): SseEvent => ({ data: JSON.stringify(json) });

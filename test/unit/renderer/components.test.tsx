@@ -1,7 +1,7 @@
 // @vitest-environment happy-dom
 import { cleanup, fireEvent, render, screen, waitFor } from '@testing-library/react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { RequestDetail } from '../../../proxy/contracts/api.ts';
+import type { RequestDetail } from '../../../proxy/contracts/requests.ts';
 import { ApiProvider } from '../../../renderer/src/api/ApiContext.tsx';
 import type { ControlClient } from '../../../renderer/src/api/client.ts';
 import { TokensTable } from '../../../renderer/src/connect/TokensTable.tsx';

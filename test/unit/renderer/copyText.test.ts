@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import type { RequestDetail } from '../../../proxy/contracts/api.ts';
+import type { RequestDetail } from '../../../proxy/contracts/requests.ts';
 import { shellQuote } from '../../../renderer/src/common/shell.ts';
 import { buildCurl, buildSupportInfo, prettyBody, readableErrorMessage } from '../../../renderer/src/detail/copyText.ts';
 import { SENTINEL_KEY } from '../../support/sentinel.ts';

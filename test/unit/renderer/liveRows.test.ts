@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { LiveRequestUpdate, RequestFilters } from '../../../proxy/contracts/api.ts';
+import type { LiveRequestUpdate } from '../../../proxy/contracts/liveEvents.ts';
+import type { RequestFilters } from '../../../proxy/contracts/requests.ts';
 import { applyUpdate, LIVE_TEXT_LIMIT_CHARS, matchesFilters, type LiveRow } from '../../../renderer/src/live/liveRows.ts';
 import { LiveStore } from '../../../renderer/src/live/liveStore.ts';
 

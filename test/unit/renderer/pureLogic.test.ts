@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { RequestListQuery, SpendResponse } from '../../../proxy/contracts/api.ts';
+import type { RequestListQuery } from '../../../proxy/contracts/requests.ts';
+import type { SpendResponse } from '../../../proxy/contracts/spend.ts';
 import { requestQueryString } from '../../../renderer/src/api/query.ts';
 import { loginCodeFromHash } from '../../../renderer/src/api/client.ts';
 import { screenFromHash } from '../../../renderer/src/common/useHashRoute.ts';

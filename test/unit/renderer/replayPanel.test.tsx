@@ -1,7 +1,8 @@
 // @vitest-environment happy-dom
 import { cleanup, fireEvent, render, screen, waitFor } from '@testing-library/react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { ProfileListResponse, ProfileView, RequestDetail } from '../../../proxy/contracts/api.ts';
+import type { ProfileListResponse, ProfileView } from '../../../proxy/contracts/profileViews.ts';
+import type { RequestDetail } from '../../../proxy/contracts/requests.ts';
 import { IN_FLIGHT_SUMMARY_DEFAULTS } from '../../../proxy/contracts/liveEvents.ts';
 import type { ReplayResponse } from '../../../proxy/contracts/replay.ts';
 import { ApiProvider } from '../../../renderer/src/api/ApiContext.tsx';

@@ -1,5 +1,5 @@
 import { Agent, fetch, type Response } from 'undici';
-import { CONTROL_API_PREFIX, type ApiErrorBody } from '../../../contracts/api.ts';
+import { CONTROL_API_PREFIX, type ApiErrorBody } from '../../../contracts/controlApi.ts';
 import { CLI_COMMAND } from '../../../contracts/cli.ts';
 import { CONTROL_TOKEN_ACCOUNT } from '../../../contracts/secretStore.ts';
 import type { CliDeps } from './cliContext.ts';

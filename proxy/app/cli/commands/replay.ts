@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Command } from 'commander';
-import type { BodyTextResponse } from '../../../contracts/api.ts';
+import type { BodyTextResponse } from '../../../contracts/requests.ts';
 import { formatCredits } from '../../../contracts/amounts.ts';
 import { DEFAULT_PORT } from '../../../contracts/defaults.ts';
 import type { ReplayRequest, ReplayResponse, ReplaySide } from '../../../contracts/replay.ts';

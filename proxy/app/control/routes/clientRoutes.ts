@@ -1,6 +1,7 @@
 import express from 'express';
 import { z } from 'zod';
-import type { CapabilityCheckResponse, ClientResumeResponse, TokenListResponse, TokenSecretResponse } from '../../../contracts/api.ts';
+import type { CapabilityCheckResponse } from '../../../contracts/models.ts';
+import type { ClientResumeResponse, TokenListResponse, TokenSecretResponse } from '../../../contracts/clientTokens.ts';
 import { burstLimitsSchema, CLIENT_TOKEN_NAME_PATTERN, type BurstLimits } from '../../../contracts/config.ts';
 import { generateToken, tokenRecord } from '../../../http/clientTokens.ts';
 import { addClientToken, removeClientToken, updateSettings } from '../../profiles/configMutations.ts';

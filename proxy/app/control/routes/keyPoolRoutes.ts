@@ -1,6 +1,6 @@
 import express from 'express';
 import { z } from 'zod';
-import type { ProfileView } from '../../../contracts/api.ts';
+import type { ProfileView } from '../../../contracts/profileViews.ts';
 import type { PoolKeyStatus } from '../../../contracts/keyPool.ts';
 import type { Profile } from '../../../contracts/profile.ts';
 import type { SecretStore } from '../../../contracts/secretStore.ts';

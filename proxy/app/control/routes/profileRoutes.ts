@@ -1,6 +1,13 @@
 import express from 'express';
 import { z } from 'zod';
-import type { ActivateResponse, BaseUrlPreview, KeyStatus, PriceTable, ProfileListResponse, ProfileView } from '../../../contracts/api.ts';
+import type {
+  ActivateResponse,
+  BaseUrlPreview,
+  KeyStatus,
+  PriceTable,
+  ProfileListResponse,
+  ProfileView,
+} from '../../../contracts/profileViews.ts';
 import type { ConfigFile } from '../../../contracts/config.ts';
 import { modelPriceSchema, profileSchema, type Profile } from '../../../contracts/profile.ts';
 import { exportPricesCsv, exportPricesJson, importPricesCsv, importPricesJson } from '../../../spend/pricesIo.ts';

@@ -1,9 +1,11 @@
 import express from 'express';
 import { z } from 'zod';
-import type { BodyTextResponse, LiveFrame, PauseResponse, RequestFacets, RequestPage } from '../../../contracts/api.ts';
+import type { BodyTextResponse, RequestPage } from '../../../contracts/requests.ts';
+import type { PauseResponse } from '../../../contracts/status.ts';
+import type { RequestFacets } from '../../../contracts/requestFacets.ts';
 import type { ErrorClass } from '../../../contracts/errors.ts';
 import { FACET_DIMENSIONS } from '../../../contracts/log.ts';
-import { LIVE_EVENT_NAME } from '../../../contracts/api.ts';
+import { LIVE_EVENT_NAME, type LiveFrame } from '../../../contracts/liveEvents.ts';
 import { param, type ControlContext } from '../context.ts';
 import { ApiError, notFound } from '../http.ts';
 import { loggedWithInFlightBodies as loggedRequest } from '../loggedRequest.ts';

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RequestDetail } from '../../../../proxy/contracts/api.ts';
+import type { RequestDetail } from '../../../../proxy/contracts/requests.ts';
 import type { ReplayResponse } from '../../../../proxy/contracts/replay.ts';
 import { generateToken, tokenRecord } from '../../../../proxy/http/clientTokens.ts';
 import { addClientToken, addProfile } from '../../../../proxy/app/profiles/configMutations.ts';

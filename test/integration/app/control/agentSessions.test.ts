@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AgentSessionPage, AgentSessionTimeline } from '../../../../proxy/contracts/agentSessions.ts';
-import type { RequestPage } from '../../../../proxy/contracts/api.ts';
+import type { RequestPage } from '../../../../proxy/contracts/requests.ts';
 import { runAirlock } from '../../../support/cliHarness.ts';
 import { startControlHarness, type ControlHarness } from '../../../support/controlHarness.ts';
 import { JSON_HEADERS, rawRequest } from '../../../support/http.ts';

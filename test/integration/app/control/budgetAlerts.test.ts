@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SpendResponse, StatusResponse, TokenSecretResponse } from '../../../../proxy/contracts/api.ts';
+import type { SpendResponse } from '../../../../proxy/contracts/spend.ts';
+import type { StatusResponse } from '../../../../proxy/contracts/status.ts';
+import type { TokenSecretResponse } from '../../../../proxy/contracts/clientTokens.ts';
 import { startControlHarness, type ControlHarness } from '../../../support/controlHarness.ts';
 import { chatBody, JSON_HEADERS, rawRequest } from '../../../support/http.ts';
 import { SENTINEL_KEY } from '../../../support/sentinel.ts';

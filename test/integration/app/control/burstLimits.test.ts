@@ -1,7 +1,9 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ApiErrorBody, BurstLimits, TokenListResponse } from '../../../../proxy/contracts/api.ts';
+import type { ApiErrorBody } from '../../../../proxy/contracts/controlApi.ts';
+import type { BurstLimits } from '../../../../proxy/contracts/config.ts';
+import type { TokenListResponse } from '../../../../proxy/contracts/clientTokens.ts';
 import { chatBody, JSON_HEADERS, rawRequest } from '../../../support/http.ts';
 import { setUpMainProfileAndAgent, startControlHarness, type ControlHarness } from '../../../support/controlHarness.ts';
 

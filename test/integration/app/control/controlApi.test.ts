@@ -1,17 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type {
-  KeyStatus,
-  LiveFrame,
-  ModelListResponse,
-  ProfileListResponse,
-  ProfileTestResult,
-  ProfileView,
-  RequestDetail,
-  RequestPage,
-  SpendResponse,
-  StatusResponse,
-  TokenSecretResponse,
-} from '../../../../proxy/contracts/api.ts';
+import type { KeyStatus, ProfileListResponse, ProfileTestResult, ProfileView } from '../../../../proxy/contracts/profileViews.ts';
+import type { LiveFrame } from '../../../../proxy/contracts/liveEvents.ts';
+import type { ModelListResponse } from '../../../../proxy/contracts/models.ts';
+import type { RequestDetail, RequestPage } from '../../../../proxy/contracts/requests.ts';
+import type { SpendResponse } from '../../../../proxy/contracts/spend.ts';
+import type { StatusResponse } from '../../../../proxy/contracts/status.ts';
+import type { TokenSecretResponse } from '../../../../proxy/contracts/clientTokens.ts';
 import { findSentinel, SENTINEL_KEY } from '../../../support/sentinel.ts';
 import { chatBody, JSON_HEADERS, rawRequest, sseData } from '../../../support/http.ts';
 import { CONTROL_TOKEN, startControlHarness, type ControlHarness } from '../../../support/controlHarness.ts';

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RequestDetail, RequestPage, TokenSecretResponse } from '../../../../proxy/contracts/api.ts';
+import type { RequestDetail, RequestPage } from '../../../../proxy/contracts/requests.ts';
+import type { TokenSecretResponse } from '../../../../proxy/contracts/clientTokens.ts';
 import { startControlHarness, type ControlHarness } from '../../../support/controlHarness.ts';
 import { chatBody, JSON_HEADERS, rawRequest } from '../../../support/http.ts';
 import { findSentinel, SENTINEL_KEY } from '../../../support/sentinel.ts';

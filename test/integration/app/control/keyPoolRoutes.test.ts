@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ProfileView, TokenSecretResponse } from '../../../../proxy/contracts/api.ts';
+import type { ProfileView } from '../../../../proxy/contracts/profileViews.ts';
+import type { TokenSecretResponse } from '../../../../proxy/contracts/clientTokens.ts';
 import { poolKeyAccount } from '../../../../proxy/contracts/keyPool.ts';
 import { startControlHarness, type ControlHarness } from '../../../support/controlHarness.ts';
 import { chatBody, JSON_HEADERS, rawRequest } from '../../../support/http.ts';

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RequestPage, StatusResponse } from '../../../../proxy/contracts/api.ts';
+import type { RequestPage } from '../../../../proxy/contracts/requests.ts';
+import type { StatusResponse } from '../../../../proxy/contracts/status.ts';
 import { setUpMainProfileAndAgent, startControlHarness, type ControlHarness } from '../../../support/controlHarness.ts';
 import { chatBody, JSON_HEADERS, rawRequest } from '../../../support/http.ts';
 

@@ -1,6 +1,6 @@
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TokenSecretResponse } from '../../../../proxy/contracts/api.ts';
+import type { TokenSecretResponse } from '../../../../proxy/contracts/clientTokens.ts';
 import type { RequestLogRow } from '../../../../proxy/contracts/log.ts';
 import type { ReplayResponse } from '../../../../proxy/contracts/replay.ts';
 import type { HarLog } from '../../../../proxy/app/export/har.ts';

@@ -1,5 +1,5 @@
 import { expect } from 'vitest';
-import type { TokenSecretResponse } from '../../../../proxy/contracts/api.ts';
+import type { TokenSecretResponse } from '../../../../proxy/contracts/clientTokens.ts';
 import { chatBody, JSON_HEADERS, rawRequest, type RawResponse } from '../../../support/http.ts';
 import type { ControlHarness } from '../../../support/controlHarness.ts';
 import { SENTINEL_KEY } from '../../../support/sentinel.ts';

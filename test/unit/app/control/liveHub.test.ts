@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { LiveFrame, StatusResponse } from '../../../../proxy/contracts/api.ts';
+import type { LiveFrame } from '../../../../proxy/contracts/liveEvents.ts';
+import type { StatusResponse } from '../../../../proxy/contracts/status.ts';
 import { LiveHub } from '../../../../proxy/app/control/liveHub.ts';
 import { RequestEvents } from '../../../../proxy/contracts/requestEvents.ts';
 import type { RequestLifecycleEvent } from '../../../../proxy/contracts/lifecycle.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { LiveRequestUpdate } from '../../../../proxy/contracts/api.ts';
+import type { LiveRequestUpdate } from '../../../../proxy/contracts/liveEvents.ts';
 import { mergeUpdate, updateFromEvent } from '../../../../proxy/app/control/liveUpdates.ts';
 import type { RequestLifecycleEvent } from '../../../../proxy/contracts/lifecycle.ts';
 

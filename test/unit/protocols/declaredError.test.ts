@@ -1,0 +1,242 @@
+import { describe, expect, it } from 'vitest';
+import type { UpstreamErrorClass } from '../../../proxy/contracts/errors.ts';
+import type { EndpointKind, ProtocolAdapter } from '../../../proxy/protocols/adapter.ts';
+import { anthropicAdapter } from '../../../proxy/protocols/anthropic/adapter.ts';
+import { chatAdapter } from '../../../proxy/protocols/chat/adapter.ts';
+import { declaredErrorClass, declaredFailureMessage } from '../../../proxy/protocols/declaredError.ts';
+import { passthroughAdapter } from '../../../proxy/protocols/passthrough/adapter.ts';
+import { responsesAdapter } from '../../../proxy/protocols/responses/adapter.ts';
+import type { SseEvent } from '../../../proxy/protocols/sse.ts';
+import { findSentinel, SENTINEL_KEY } from '../../support/sentinel.ts';
+
+/** The class an answer's declared error gets, or null when the answer is an answer. */
+function answerClass(adapter: ProtocolAdapter, endpoint: EndpointKind, json: object): UpstreamErrorClass | null {
+  const { error } = adapter.readAnswer(json, endpoint);
+  return error === null ? null : declaredErrorClass(error);
+}
+
+const chatAnswer = { id: 'c1', choices: [{ index: 0, message: { role: 'assistant', content: 'hi' }, finish_reason: 'stop' }] };
+
+describe('readAnswer: a 200 whose body is only an error, in each protocol', () => {
+  it.each<[string, ProtocolAdapter, EndpointKind, object, UpstreamErrorClass | null]>([
+    ['chat: an answer', chatAdapter, 'generate', chatAnswer, null],
+    ['chat: an answer that also names an error is an answer', chatAdapter, 'generate', { ...chatAnswer, error: { message: 'x' } }, null],
+    [
+      'chat: OpenRouter after the model started, code the status (502)',
+      chatAdapter,
+      'generate',
+      { error: { code: 502, message: 'Provider returned error', metadata: { provider_name: 'X' } } },
+      'upstream_error',
+    ],
+    [
+      'chat: OpenRouter credits (402)',
+      chatAdapter,
+      'generate',
+      { error: { code: 402, message: 'Insufficient credits' } },
+      'quota_exhausted',
+    ],
+    [
+      'chat: OpenRouter rate limit (429)',
+      chatAdapter,
+      'generate',
+      { error: { code: 429, message: 'Rate limit exceeded' } },
+      'rate_limited',
+    ],
+    [
+      'chat: One API of 2023, a wrong key (no status in the body)',
+      chatAdapter,
+      'generate',
+      { error: { message: '无效的令牌', type: 'one_api_error', param: '', code: 'invalid_api_key' } },
+      'auth',
+    ],
+    [
+      'chat: One API of 2023, an empty balance',
+      chatAdapter,
+      'generate',
+      { error: { message: '用户额度不足', type: 'one_api_error', code: 'insufficient_user_quota' } },
+      'quota_exhausted',
+    ],
+    [
+      'chat: LiteLLM, code the status as a string',
+      chatAdapter,
+      'generate',
+      { error: { message: 'context window exceeded', type: 'None', param: null, code: '400' } },
+      'bad_request',
+    ],
+    [
+      'chat: a model with no channel (new-api wording and code)',
+      chatAdapter,
+      'generate',
+      { error: { message: 'No available channel for model gpt-x under group default', type: 'new_api_error', code: 'model_not_found' } },
+      'model_not_found',
+    ],
+    ['chat: an error as a bare string', chatAdapter, 'generate', { error: 'upstream went away' }, 'upstream_error'],
+    ['chat: choices: [] and an error', chatAdapter, 'generate', { choices: [], error: { message: 'boom' } }, 'upstream_error'],
+    [
+      'Messages: Anthropic overloaded_error (529)',
+      anthropicAdapter,
+      'generate',
+      { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } },
+      'upstream_error',
+    ],
+    [
+      'Messages: Anthropic rate_limit_error',
+      anthropicAdapter,
+      'generate',
+      { type: 'error', error: { type: 'rate_limit_error', message: 'slow down' } },
+      'rate_limited',
+    ],
+    [
+      'Messages: Anthropic authentication_error',
+      anthropicAdapter,
+      'generate',
+      { type: 'error', error: { type: 'authentication_error', message: 'invalid x-api-key' } },
+      'auth',
+    ],
+    [
+      'Messages: a relay answering the Messages path in OpenAI shape',
+      anthropicAdapter,
+      'generate',
+      { error: { message: 'insufficient balance', type: 'new_api_error' } },
+      'quota_exhausted',
+    ],
+    ['Messages: a message', anthropicAdapter, 'generate', { type: 'message', content: [], usage: {} }, null],
+    ['Messages: a count', anthropicAdapter, 'count', { input_tokens: 3 }, null],
+    [
+      'Responses: a failed response',
+      responsesAdapter,
+      'generate',
+      { id: 'r', object: 'response', status: 'failed', output: [], error: { code: 'server_error', message: 'boom' } },
+      'upstream_error',
+    ],
+    [
+      'Responses: a completed response carries error: null',
+      responsesAdapter,
+      'generate',
+      { status: 'completed', output: [], error: null },
+      null,
+    ],
+    [
+      'Responses: an error without output',
+      responsesAdapter,
+      'generate',
+      { error: { code: 'rate_limit_exceeded', message: 'x' } },
+      'rate_limited',
+    ],
+    ['passthrough: embeddings', passthroughAdapter, 'other', { data: [], usage: { prompt_tokens: 1 } }, null],
+    [
+      'passthrough: an error envelope',
+      passthroughAdapter,
+      'other',
+      { error: { code: 503, message: 'busy' }, request_id: 'r1' },
+      'upstream_error',
+    ],
+    [
+      'passthrough: a failed video task is an answer, not a gateway failure',
+      passthroughAdapter,
+      'other',
+      { id: 't1', status: 'failed', error: { message: 'content policy' } },
+      null,
+    ],
+  ])('%s', (_name, adapter, endpoint, json, expected) => {
+    expect(answerClass(adapter, endpoint, json)).toBe(expected);
+  });
+});
+
+/** What a fresh observer of this protocol makes of the events: the declared error's class, or null. */
+function streamClass(adapter: ProtocolAdapter, events: SseEvent[]): UpstreamErrorClass | null {
+  const observer = adapter.stream.observer(
+    { onDelta: () => undefined, onModel: () => undefined, onUsage: () => undefined },
+    { dropUsageOnlyChunks: false, usageAsked: true },
+  );
+  for (const event of events) observer.observe(event);
+  return observer.upstreamError === null ? null : declaredErrorClass(observer.upstreamError);
+}
+
+const data = (json: object): SseEvent => ({ data: JSON.stringify(json) });
+const named = (event: string, json: object): SseEvent => ({ event, data: JSON.stringify(json) });
+
+describe('stream observers: a 200 stream whose event is an error, in each protocol', () => {
+  it.each<[string, ProtocolAdapter, SseEvent[], UpstreamErrorClass | null]>([
+    ['chat: a whole answer', chatAdapter, [data(chatAnswer), { data: '[DONE]' }], null],
+    [
+      'chat: vLLM, only an error then [DONE]',
+      chatAdapter,
+      [data({ error: { message: 'queue full', type: 'BadRequestError', param: null, code: 400 } }), { data: '[DONE]' }],
+      'bad_request',
+    ],
+    [
+      'chat: OpenRouter, the error chunk with finish_reason "error"',
+      chatAdapter,
+      [
+        data({
+          id: 'g',
+          object: 'chat.completion.chunk',
+          error: { code: 'server_error', message: 'Provider disconnected' },
+          choices: [{ index: 0, delta: { content: '' }, finish_reason: 'error' }],
+        }),
+      ],
+      'upstream_error',
+    ],
+    [
+      'chat: LiteLLM, a budget spent at the first chunk',
+      chatAdapter,
+      [data({ error: { message: 'Budget has been exceeded!', type: 'budget_exceeded', code: '400' } })],
+      'quota_exhausted',
+    ],
+    [
+      'Messages: Anthropic, only event: error (overloaded)',
+      anthropicAdapter,
+      [named('error', { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } })],
+      'upstream_error',
+    ],
+    [
+      'Messages: event: error for a rate limit',
+      anthropicAdapter,
+      [named('error', { type: 'error', error: { type: 'rate_limit_error', message: 'Too many' } })],
+      'rate_limited',
+    ],
+    [
+      'Responses: error event, code at the top level',
+      responsesAdapter,
+      [named('error', { type: 'error', code: 'rate_limit_exceeded', message: 'Slow down', param: null })],
+      'rate_limited',
+    ],
+    [
+      'Responses: response.failed',
+      responsesAdapter,
+      [
+        named('response.failed', {
+          type: 'response.failed',
+          response: { status: 'failed', error: { code: 'server_error', message: 'x' } },
+        }),
+      ],
+      'upstream_error',
+    ],
+    ['passthrough: never read', passthroughAdapter, [data({ error: { message: 'x' } })], null],
+  ])('%s', (_name, adapter, events, expected) => {
+    expect(streamClass(adapter, events)).toBe(expected);
+  });
+});
+
+describe('declaredFailureMessage: the cause and the fix, never the key', () => {
+  const echoed = { message: `Incorrect API key provided: ${SENTINEL_KEY}`, code: 'invalid_api_key', type: null, status: null };
+
+  it.each<[string, Parameters<typeof declaredFailureMessage>[2], RegExp]>([
+    ['a body', 'body', /^The gateway answered HTTP 200, but its body is an error, not an answer\./],
+    ['a stream', 'stream', /^The gateway answered HTTP 200, but its stream carried an error, not an answer\./],
+    [
+      'a stream after text',
+      'stream after text',
+      /^The gateway answered HTTP 200, but its stream ended with an error after part of the answer\./,
+    ],
+  ])('%s', (_name, place, opening) => {
+    const message = declaredFailureMessage(declaredErrorClass(echoed), echoed, place, [SENTINEL_KEY]);
+    expect(message).toMatch(opening);
+    // The class's cause and fix, and what the gateway said, masked.
+    expect(message).toContain('The gateway refused the key');
+    expect(message).toContain('Paste the key again');
+    expect(message).toContain('Incorrect API key provided');
+    expect(findSentinel(message)).toBeNull();
+  });
+});

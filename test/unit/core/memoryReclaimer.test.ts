@@ -64,7 +64,13 @@ describe('startMemoryReclaimer', () => {
     vi.useFakeTimers();
     const collect = vi.fn();
     let busy = true;
-    const options = { checkIntervalMs: 1_000, minGrowthBytes: -Number.MAX_SAFE_INTEGER, maxIdleUtilization: 1, idleIntervals: 2 };
+    const options = {
+      checkIntervalMs: 1_000,
+      minGrowthBytes: -Number.MAX_SAFE_INTEGER,
+      maxIdleUtilization: 1,
+      idleIntervals: 2,
+      startupCollectionMs: null,
+    };
     const reclaimer = startMemoryReclaimer(() => busy, options, collect);
     vi.advanceTimersByTime(3_000);
     expect(collect).not.toHaveBeenCalled();
@@ -77,5 +83,30 @@ describe('startMemoryReclaimer', () => {
     reclaimer.stop();
     vi.advanceTimersByTime(5_000);
     expect(collect).toHaveBeenCalledTimes(1);
+  });
+
+  it('collects once the start-up delay has passed, whatever the heap grew, and counts it', () => {
+    vi.useFakeTimers();
+    const collect = vi.fn();
+    const options = { ...DEFAULT_RECLAIM_OPTIONS, checkIntervalMs: 60_000, startupCollectionMs: 2_000 };
+    const reclaimer = startMemoryReclaimer(() => false, options, collect);
+    vi.advanceTimersByTime(1_999);
+    expect(collect).not.toHaveBeenCalled();
+    vi.advanceTimersByTime(1);
+    expect(collect).toHaveBeenCalledTimes(1);
+    expect(reclaimer.reclaims).toBe(1);
+    vi.advanceTimersByTime(10_000);
+    expect(collect).toHaveBeenCalledTimes(1);
+    reclaimer.stop();
+  });
+
+  it('skips the start-up collection while a request is in flight, and after stop', () => {
+    vi.useFakeTimers();
+    const collect = vi.fn();
+    const options = { ...DEFAULT_RECLAIM_OPTIONS, checkIntervalMs: 60_000, startupCollectionMs: 2_000 };
+    startMemoryReclaimer(() => false, options, collect).stop();
+    startMemoryReclaimer(() => true, options, collect);
+    vi.advanceTimersByTime(5_000);
+    expect(collect).not.toHaveBeenCalled();
   });
 });

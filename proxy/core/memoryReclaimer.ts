@@ -26,8 +26,8 @@ export interface ReclaimOptions {
    */
   idleIntervals: number;
   /**
-   * One collection this long after start, whatever the growth, unless a request is in flight then:
-   * loading the modules leaves the heap about 1.5 times what is live (the forwarding thread's 37 MB
+   * One collection at the first idle look after start (this long after start, or a regular check),
+   * whatever the growth: loading the modules leaves the heap about 1.5 times what is live (the forwarding thread's 37 MB
    * for 25; 16 MB of RSS came back, at 30-45 ms of CPU once). Null: none.
    */
   startupCollectionMs: number | null;
@@ -107,30 +107,36 @@ export function startMemoryReclaimer(
   let idleIntervals = 0;
   let baselineBytes = getHeapStatistics().total_heap_size;
   let lastUtilization: EventLoopUtilization = performance.eventLoopUtilization();
+  // The start-up's garbage is collected at the first idle look, the early one or a regular one.
+  let startupPending = options.startupCollectionMs !== null;
+  const run = (): void => {
+    collect?.();
+    idleIntervals = 0;
+    reclaims += 1;
+    startupPending = false;
+    baselineBytes = getHeapStatistics().total_heap_size;
+    lastUtilization = performance.eventLoopUtilization();
+  };
   const timer = setInterval(() => {
     const utilization = performance.eventLoopUtilization(lastUtilization).utilization;
     lastUtilization = performance.eventLoopUtilization();
     const heapTotalBytes = getHeapStatistics().total_heap_size;
     // A heap that shrank on its own sets the mark lower, so the next burst is measured from there.
     baselineBytes = Math.min(baselineBytes, heapTotalBytes);
-    idleIntervals = isIdle(utilization, busy(), options) ? idleIntervals + 1 : 0;
-    if (collect === null || !shouldReclaim({ heapTotalBytes, baselineBytes, idleIntervals }, options)) return;
-    collect();
-    idleIntervals = 0;
-    reclaims += 1;
-    baselineBytes = getHeapStatistics().total_heap_size;
-    lastUtilization = performance.eventLoopUtilization();
+    const idle = isIdle(utilization, busy(), options);
+    idleIntervals = idle ? idleIntervals + 1 : 0;
+    if (collect === null) return;
+    if ((startupPending && idle) || shouldReclaim({ heapTotalBytes, baselineBytes, idleIntervals }, options)) run();
   }, options.checkIntervalMs);
   timer.unref();
+  const startedUtilization = performance.eventLoopUtilization();
   const startupTimer =
     options.startupCollectionMs === null
       ? null
       : setTimeout(() => {
-          if (collect === null || busy()) return;
-          collect();
-          reclaims += 1;
-          baselineBytes = getHeapStatistics().total_heap_size;
-          lastUtilization = performance.eventLoopUtilization();
+          // Idle since start, not just nothing in flight this instant: under a load it would stall requests.
+          const utilization = performance.eventLoopUtilization(startedUtilization).utilization;
+          if (collect !== null && startupPending && isIdle(utilization, busy(), options)) run();
         }, options.startupCollectionMs);
   startupTimer?.unref();
   return {

@@ -26,8 +26,8 @@ export interface ReclaimOptions {
    */
   idleIntervals: number;
   /**
-   * One collection at the first idle look after start (this long after start, or a regular check),
-   * whatever the growth: loading the modules leaves the heap about 1.5 times what is live (the forwarding thread's 37 MB
+   * One collection at the first idle look after start (looking this often, and at the regular
+   * checks), whatever the growth: loading the modules leaves the heap about 1.5 times what is live (the forwarding thread's 37 MB
    * for 25; 16 MB of RSS came back, at 30-45 ms of CPU once). Null: none.
    */
   startupCollectionMs: number | null;
@@ -38,7 +38,7 @@ export const DEFAULT_RECLAIM_OPTIONS: ReclaimOptions = {
   minGrowthBytes: 16 * 1024 * 1024,
   maxIdleUtilization: 0.05,
   idleIntervals: 6,
-  startupCollectionMs: 2_000,
+  startupCollectionMs: 1_000,
 };
 
 export interface ReclaimState {
@@ -117,7 +117,10 @@ export function startMemoryReclaimer(
     baselineBytes = getHeapStatistics().total_heap_size;
     lastUtilization = performance.eventLoopUtilization();
   };
+  // Looks every startupCollectionMs until the first idle one, until the first regular check.
+  let startupTimer: NodeJS.Timeout | null = null;
   const timer = setInterval(() => {
+    if (startupTimer !== null) clearInterval(startupTimer);
     const utilization = performance.eventLoopUtilization(lastUtilization).utilization;
     lastUtilization = performance.eventLoopUtilization();
     const heapTotalBytes = getHeapStatistics().total_heap_size;
@@ -129,20 +132,22 @@ export function startMemoryReclaimer(
     if ((startupPending && idle) || shouldReclaim({ heapTotalBytes, baselineBytes, idleIntervals }, options)) run();
   }, options.checkIntervalMs);
   timer.unref();
-  const startedUtilization = performance.eventLoopUtilization();
-  const startupTimer =
+  let startupUtilization = performance.eventLoopUtilization();
+  startupTimer =
     options.startupCollectionMs === null
       ? null
-      : setTimeout(() => {
-          // Idle since start, not just nothing in flight this instant: under a load it would stall requests.
-          const utilization = performance.eventLoopUtilization(startedUtilization).utilization;
+      : setInterval(() => {
+          // Idle over the whole look, not just nothing in flight this instant: under a load it would stall requests.
+          const utilization = performance.eventLoopUtilization(startupUtilization).utilization;
+          startupUtilization = performance.eventLoopUtilization();
           if (collect !== null && startupPending && isIdle(utilization, busy(), options)) run();
+          if (!startupPending && startupTimer !== null) clearInterval(startupTimer);
         }, options.startupCollectionMs);
   startupTimer?.unref();
   return {
     stop: () => {
       clearInterval(timer);
-      if (startupTimer !== null) clearTimeout(startupTimer);
+      if (startupTimer !== null) clearInterval(startupTimer);
     },
     get reclaims() {
       return reclaims;

@@ -10,8 +10,8 @@
  * small requests while large bodies arrive (test-results/bench-stall.json); --only memory: only idle
  * RSS, open streams and the 10 MB body (test-results/bench-memory.json); --only saturation: only
  * 40 s of c=50 against the logged Airlock, its RSS during and 60 s after (the log's backlog,
- * test-results/bench-saturation.json); --baseline: afterwards,
- * Airlock at <git-ref> against this checkout's, paired (baseline.ts); --only baseline: only that;
+ * test-results/bench-saturation.json); --baseline: afterwards, Airlock at <git-ref> against this
+ * checkout's, paired (baseline.ts); --only baseline: only that;
  * --only session: the request log of one 100-turn agent session (sessionLog.ts), and with
  * --baseline the same at <git-ref>.
  */
@@ -31,6 +31,7 @@ import { checkStall, checkTargets, type BenchResults, type ProxyTarget, type Sta
 import { formatIssueTable, formatRssPhases, issueFigures, RSS_SETTLE_AFTER_LOAD_MS, type PhaseRss, type RssPhase } from './issueTable.ts';
 import { readProcessMemory } from './processMemory.ts';
 import { MALLOC_ARENA_ENV, MALLOC_ARENAS } from '../../proxy/app/cli/mallocArenas.ts';
+import { COMPILE_CACHE_ENV, userCompileCacheDir } from '../../proxy/app/cli/compileCache.ts';
 import { SERVE_V8_FLAGS } from '../../proxy/app/cli/v8Flags.ts';
 import { setTimeout as delay } from 'node:timers/promises';
 import { compareWithBaseline } from './baseline.ts';
@@ -110,8 +111,8 @@ async function stop(...children: ChildServer[]): Promise<void> {
  */
 const EXACT_RSS_ENV = { MALLOC_MMAP_THRESHOLD_: '32768', MALLOC_TRIM_THRESHOLD_: '0' };
 
-/** What `airlock serve` sets for itself before it starts (proxy/app/cli/mallocArenas.ts, v8Flags.ts). */
-const AIRLOCK_SERVE_ENV = { [MALLOC_ARENA_ENV]: MALLOC_ARENAS };
+/** What `airlock serve` sets for itself before it starts (proxy/app/cli/mallocArenas.ts, v8Flags.ts, compileCache.ts). */
+const AIRLOCK_SERVE_ENV = { [MALLOC_ARENA_ENV]: MALLOC_ARENAS, [COMPILE_CACHE_ENV]: userCompileCacheDir() };
 
 const startProxy = (
   kind: 'floor' | 'undici-floor' | 'airlock',

@@ -38,7 +38,7 @@ export const DEFAULT_RECLAIM_OPTIONS: ReclaimOptions = {
   minGrowthBytes: 16 * 1024 * 1024,
   maxIdleUtilization: 0.05,
   idleIntervals: 6,
-  startupCollectionMs: 1_000,
+  startupCollectionMs: 250,
 };
 
 export interface ReclaimState {

@@ -20,6 +20,7 @@ import { LogWriter } from './write/writer.ts';
 import {
   checkpointOnOwnConnection,
   DEFAULT_CHECKPOINT_INTERVAL_MS,
+  DEFAULT_STOP_AFTER_QUIET_CHECKS,
   leaveCheckpointsToThread,
   startWalCheckpointer,
   type WalCheckpointer,
@@ -216,6 +217,9 @@ class SqliteRequestLog implements RequestLog {
   private startCheckpointer(): WalCheckpointer {
     return startWalCheckpointer(join(this.options.dataDir, DATABASE_FILE_NAME), {
       intervalMs: DEFAULT_CHECKPOINT_INTERVAL_MS,
+      // Started by the first request and ended after a quiet spell: an idle proxy holds no thread for it.
+      stopAfterQuietChecks: DEFAULT_STOP_AFTER_QUIET_CHECKS,
+      startNow: false,
       onError: this.onError,
       onStopped: () => {
         if (this.closed) return;
@@ -228,7 +232,9 @@ class SqliteRequestLog implements RequestLog {
   attach(events: RequestEvents): () => void {
     return events.subscribe((event) => {
       // Deltas and the in-flight request only feed the live view; the log gets both whole with `end`.
-      if (!this.closed && event.type !== 'delta' && event.type !== 'request') this.thread.enqueue(event);
+      if (this.closed || event.type === 'delta' || event.type === 'request') return;
+      this.thread.enqueue(event);
+      this.checkpointer.wake();
     });
   }
 

@@ -25,7 +25,7 @@ export async function startAirlock(
   upstreamUrl: string,
   withLog: boolean,
   options: { clientToken: boolean; backlogMiB?: number } = { clientToken: true },
-): Promise<{ url: string; stop(): Promise<void> }> {
+): Promise<{ url: string; flushLog(): Promise<void>; stop(): Promise<void> }> {
   const config = { ...emptyConfig(), clientTokens: [tokenRecord('bench', SENTINEL_KEY, null, 0)] };
   const profile = profileSchema.parse({ id: 'bench', name: 'Bench gateway', baseUrl: `${upstreamUrl}/v1` });
   const proxy = await startServer({
@@ -57,6 +57,7 @@ export async function startAirlock(
   log?.attach(proxy.events);
   return {
     url: proxy.url,
+    flushLog: async () => log?.flush(),
     async stop() {
       await proxy.stop();
       await log?.close();

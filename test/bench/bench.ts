@@ -4,13 +4,14 @@
  * log on vs off, in one run. Each server runs in its own process; this process is only the load
  * generator. Prints the tables, issue 20's figures against the undici floor with their goals, and
  * Airlock's RSS after each phase, and writes test-results/bench.json. Exits 0 on a MISS (it is a report), non-zero if something broke.
- *   npm run bench [-- [--cpu-prof] [--heap-snapshots] [--baseline <git-ref>] [--only stall|baseline|session|saturation] [--log-backlog-mib <n>]]
+ *   npm run bench [-- [--cpu-prof] [--heap-snapshots] [--baseline <git-ref>] [--only stall|memory|baseline|session|saturation] [--log-backlog-mib <n>]]
  * --cpu-prof: profile the Airlock process under load; --heap-snapshots: snapshots of the logged
  * Airlock's main heap after each phase of the relay runs (test-results/heap/); --only stall: only
- * small requests while large bodies arrive (test-results/bench-stall.json); --only saturation: only
+ * small requests while large bodies arrive (test-results/bench-stall.json); --only memory: only idle
+ * RSS, open streams and the 10 MB body (test-results/bench-memory.json); --only saturation: only
  * 40 s of c=50 against the logged Airlock, its RSS during and 60 s after (the log's backlog,
- * test-results/bench-saturation.json); --baseline: afterwards,
- * Airlock at <git-ref> against this checkout's, paired (baseline.ts); --only baseline: only that;
+ * test-results/bench-saturation.json); --baseline: afterwards, Airlock at <git-ref> against this
+ * checkout's, paired (baseline.ts); --only baseline: only that;
  * --only session: the request log of one 100-turn agent session (sessionLog.ts), and with
  * --baseline the same at <git-ref>.
  */
@@ -24,12 +25,13 @@ import { DEFAULT_QUIET, waitUntilQuiet } from './processCpu.ts';
 import { measureKeyMasking } from './keyMasking.ts';
 import { formatSessionLog, measureSessionLog } from './sessionScenario.ts';
 import { measureLargeBody, measureOpenStreams, measureStreaming, measureThroughput } from './scenarios.ts';
-import { largeBodies } from './largeBodies.ts';
+import { largeBodies, largeJsonBody } from './largeBodies.ts';
 import { measureSmallDuringLarge } from './stallScenario.ts';
 import { checkStall, checkTargets, type BenchResults, type ProxyTarget, type StallResults } from './targets.ts';
 import { formatIssueTable, formatRssPhases, issueFigures, RSS_SETTLE_AFTER_LOAD_MS, type PhaseRss, type RssPhase } from './issueTable.ts';
 import { readProcessMemory } from './processMemory.ts';
 import { MALLOC_ARENA_ENV, MALLOC_ARENAS } from '../../proxy/app/cli/mallocArenas.ts';
+import { COMPILE_CACHE_ENV, userCompileCacheDir } from '../../proxy/app/cli/compileCache.ts';
 import { SERVE_V8_FLAGS } from '../../proxy/app/cli/v8Flags.ts';
 import { setTimeout as delay } from 'node:timers/promises';
 import { compareWithBaseline } from './baseline.ts';
@@ -75,8 +77,8 @@ const { values } = parseArgs({
     'log-backlog-mib': { type: 'string' },
   },
 });
-if (values.only !== undefined && !['stall', 'baseline', 'session', 'saturation'].includes(values.only))
-  throw new Error('--only takes one scenario: stall, baseline, session or saturation');
+if (values.only !== undefined && !['stall', 'memory', 'baseline', 'session', 'saturation'].includes(values.only))
+  throw new Error('--only takes one scenario: stall, memory, baseline, session or saturation');
 if (values.only === 'baseline' && values.baseline === undefined)
   throw new Error('--only baseline needs --baseline <git-ref>, e.g. c7ee941');
 /** --log-backlog-mib <n>: the logged Airlock's log backlog limit (the logBacklogMiB setting), to see its folding under load. */
@@ -109,8 +111,8 @@ async function stop(...children: ChildServer[]): Promise<void> {
  */
 const EXACT_RSS_ENV = { MALLOC_MMAP_THRESHOLD_: '32768', MALLOC_TRIM_THRESHOLD_: '0' };
 
-/** What `airlock serve` sets for itself before it starts (proxy/app/cli/mallocArenas.ts, v8Flags.ts). */
-const AIRLOCK_SERVE_ENV = { [MALLOC_ARENA_ENV]: MALLOC_ARENAS };
+/** What `airlock serve` sets for itself before it starts (proxy/app/cli/mallocArenas.ts, v8Flags.ts, compileCache.ts). */
+const AIRLOCK_SERVE_ENV = { [MALLOC_ARENA_ENV]: MALLOC_ARENAS, [COMPILE_CACHE_ENV]: userCompileCacheDir() };
 
 const startProxy = (
   kind: 'floor' | 'undici-floor' | 'airlock',
@@ -136,19 +138,6 @@ async function noteAirlockRss(phase: string, server: ChildServer): Promise<void>
   if (!values['heap-snapshots']) return;
   mkdirSync(resolve(RESULTS_DIR, 'heap'), { recursive: true });
   await server.heapSnapshot(resolve(RESULTS_DIR, 'heap', `${airlockRssPhases.length}-${phase.replace(/\W+/g, '-')}.heapsnapshot`));
-}
-
-/** A JSON embeddings request of exactly `bytes` bytes, its text varied so a dropped or moved chunk changes the hash. */
-function largeJsonBody(bytes: number): Buffer {
-  const head = Buffer.from('{"model":"text-embedding-3-small","input":"');
-  const tail = Buffer.from('"}');
-  const body = Buffer.alloc(bytes);
-  head.copy(body, 0);
-  const alphabet = 'abcdefghijklmnopqrstuvwxyz0123456789 ';
-  for (let index = head.length; index < bytes - tail.length; index += 1)
-    body[index] = alphabet.charCodeAt((index * 7919) % alphabet.length);
-  tail.copy(body, bytes - tail.length);
-  return body;
 }
 
 type RelayResults = Pick<BenchResults, 'throughputC1' | 'throughputC50' | 'streaming' | 'rssByPhase'>;
@@ -331,6 +320,33 @@ async function saturationOnly(log: (line: string) => void): Promise<void> {
   log(`done; results in ${file}`);
 }
 
+/** Idle RSS of the undici floor and the logged Airlock (started side by side, read once all are quiet), then measureMemory's figures. */
+async function memoryOnly(log: (line: string) => void): Promise<void> {
+  log('idle RSS');
+  const simulator = await start('upstreamServer.ts', []);
+  const relays = await Promise.all([startProxy('undici-floor', simulator.url), startProxy('airlock', simulator.url, { log: true })]);
+  await waitUntilQuiet([simulator.pid, ...relays.map((relay) => relay.pid)]);
+  const [floorIdleBytes, airlockIdleBytes] = relays.map((relay) => readProcessMemory(relay.pid).rssBytes) as [number, number];
+  await stop(...relays, simulator);
+  const { openStreams, largeBody } = await measureMemory(log);
+  const mb = (bytes: number): string => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+  const kb = (target: keyof typeof openStreams): string => `${(openStreams[target].bytesPerStream / 1024).toFixed(1)} KB`;
+  console.log(`RSS idle: undici floor ${mb(floorIdleBytes)}, Airlock (log on) ${mb(airlockIdleBytes)}`);
+  console.log(
+    `RSS per open stream (${OPEN_STREAMS} open): floor ${kb('floor')}, undici floor ${kb('undiciFloor')}, Airlock ${kb('airlock')}`,
+  );
+  console.log(
+    `10 MB body: undici floor ${largeBody.undiciFloor.elapsedMs.toFixed(0)} ms, Airlock ${largeBody.airlock.elapsedMs.toFixed(0)} ms`,
+  );
+  const file = resolve(RESULTS_DIR, 'bench-memory.json');
+  mkdirSync(RESULTS_DIR, { recursive: true });
+  writeFileSync(
+    file,
+    `${JSON.stringify({ generatedAt: new Date().toISOString(), floorIdleBytes, airlockIdleBytes, openStreams, largeBody }, null, 2)}\n`,
+  );
+  log(`done; results in ${file}`);
+}
+
 async function main(): Promise<void> {
   const startedAt = Date.now();
   const log = (line: string): void => console.error(`[bench ${((Date.now() - startedAt) / 1000).toFixed(1)} s] ${line}`);
@@ -341,6 +357,7 @@ async function main(): Promise<void> {
     return;
   }
   if (values.only === 'saturation') return saturationOnly(log);
+  if (values.only === 'memory') return memoryOnly(log);
   let results: Partial<BenchResults> = {};
   if (values.only === undefined) {
     const relays = await measureRelays(log);

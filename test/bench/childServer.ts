@@ -19,6 +19,8 @@ export interface ChildServer {
    * since the last call and starts afresh, 'unwatch' gives it and stops.
    */
   eventLoop(action: 'watch' | 'read' | 'unwatch'): Promise<EventLoopDelay>;
+  /** proxyServer.ts only: resolves once a logged Airlock's log thread wrote everything posted so far (at once for others). */
+  flushLog(): Promise<void>;
   /** proxyServer.ts only: the main thread's `process.memoryUsage()`. */
   memoryUsage(): Promise<NodeJS.MemoryUsage>;
   /** proxyServer.ts only: writes a heap snapshot of the main thread to `file`. */
@@ -66,6 +68,12 @@ export async function startChildServer(script: string, args: readonly string[], 
       return new Promise((resolveDelay) => {
         child.once('message', (message) => resolveDelay(message as EventLoopDelay));
         child.send(LOOP_MESSAGES[action]);
+      });
+    },
+    flushLog() {
+      return new Promise((resolveFlush) => {
+        child.once('message', () => resolveFlush());
+        child.send('flush-log');
       });
     },
     memoryUsage() {

@@ -46,3 +46,16 @@ export function largeBodies(): LargeBody[] {
     { label: '40 MiB nested 20M levels deep', path: CHAT_PATH, body: chatWith(nested(20 * MIB)) },
   ];
 }
+
+/** A JSON embeddings request of exactly `bytes` bytes, its text varied so a dropped or moved chunk changes the hash. */
+export function largeJsonBody(bytes: number): Buffer {
+  const head = Buffer.from('{"model":"text-embedding-3-small","input":"');
+  const tail = Buffer.from('"}');
+  const body = Buffer.alloc(bytes);
+  head.copy(body, 0);
+  const alphabet = 'abcdefghijklmnopqrstuvwxyz0123456789 ';
+  for (let index = head.length; index < bytes - tail.length; index += 1)
+    body[index] = alphabet.charCodeAt((index * 7919) % alphabet.length);
+  tail.copy(body, bytes - tail.length);
+  return body;
+}

@@ -23,7 +23,14 @@ const { values } = parseArgs({
 const upstreamUrl = values.upstream;
 if (upstreamUrl === undefined) throw new Error('--upstream is required');
 
-async function startFloor(kind: 'floor' | 'undici-floor', upstream: string): Promise<{ url: string; stop(): Promise<void> }> {
+interface Started {
+  url: string;
+  /** Airlock with its log only: resolves once its log thread wrote everything posted so far. */
+  flushLog?: () => Promise<void>;
+  stop(): Promise<void>;
+}
+
+async function startFloor(kind: 'floor' | 'undici-floor', upstream: string): Promise<Started> {
   const server =
     kind === 'floor'
       ? (await import('./floorProxy.ts')).createFloorProxy(upstream)
@@ -38,7 +45,7 @@ async function startFloor(kind: 'floor' | 'undici-floor', upstream: string): Pro
   };
 }
 
-async function startChosen(): Promise<{ url: string; stop(): Promise<void> }> {
+async function startChosen(): Promise<Started> {
   if (values.kind === 'floor' || values.kind === 'undici-floor') return startFloor(values.kind, upstreamUrl as string);
   if (values.kind !== 'airlock') throw new Error('--kind must be floor, undici-floor or airlock');
   const { startAirlock } = await import('./airlockServer.ts');
@@ -72,6 +79,10 @@ process.on('message', (message) => {
   if (typeof message === 'object' && message !== null && 'heapSnapshot' in message) {
     // For the memory investigation (issue 20): a snapshot of this thread's heap at a chosen moment.
     process.send?.({ file: writeHeapSnapshot(String(message.heapSnapshot)) });
+    return;
+  }
+  if (message === 'flush-log') {
+    void (server.flushLog?.() ?? Promise.resolve()).then(() => process.send?.('log-flushed'));
     return;
   }
   if (message === 'memory') {

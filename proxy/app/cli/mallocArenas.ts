@@ -7,6 +7,7 @@
  * 7% of idle, and idle itself was 13 MB lower. The limit is read only at start, so the command
  * starts itself again in place (execve, same pid) with it set. A value the user set is kept.
  */
+import { compileCachedEnv, userCompileCacheDir } from './compileCache.ts';
 import { missingV8Flags } from './v8Flags.ts';
 
 export const MALLOC_ARENA_ENV = 'MALLOC_ARENA_MAX';
@@ -34,20 +35,27 @@ export interface TunedStart {
 }
 
 /**
- * How to start `airlock serve` again so it has the arena limit and SERVE_V8_FLAGS, or null when it
- * already has what applies here (so the restart happens at most once).
+ * How to start `airlock serve` again so it has the arena limit, SERVE_V8_FLAGS and (given a
+ * directory) the compile cache (compileCache.ts), or null when it already has what applies here
+ * (so the restart happens at most once).
  */
-export function tunedStart(env: NodeJS.ProcessEnv, execArgv: readonly string[], glibcVersion: string | undefined): TunedStart | null {
+export function tunedStart(
+  env: NodeJS.ProcessEnv,
+  execArgv: readonly string[],
+  glibcVersion: string | undefined,
+  cacheDir: string | null = null,
+): TunedStart | null {
   const limitedEnv = arenaLimitedEnv(env, glibcVersion);
+  const cachedEnv = cacheDir === null ? null : compileCachedEnv(limitedEnv ?? env, cacheDir);
   const missingFlags = missingV8Flags(execArgv);
-  if (limitedEnv === null && missingFlags.length === 0) return null;
-  return { env: limitedEnv ?? env, execArgv: [...execArgv, ...missingFlags] };
+  if (limitedEnv === null && cachedEnv === null && missingFlags.length === 0) return null;
+  return { env: cachedEnv ?? limitedEnv ?? env, execArgv: [...execArgv, ...missingFlags] };
 }
 
-/** Starts this process again in place when it lacks the arena limit or the V8 flags; returns only when it needs neither. */
+/** Starts this process again in place when it lacks the arena limit, the V8 flags or the compile cache; returns only when it needs none. */
 export function restartTuned(): void {
   if (typeof process.execve !== 'function') return;
-  const start = tunedStart(process.env, process.execArgv, runtimeGlibcVersion());
+  const start = tunedStart(process.env, process.execArgv, runtimeGlibcVersion(), userCompileCacheDir());
   if (start === null) return;
   process.execve(process.execPath, [process.execPath, ...start.execArgv, ...process.argv.slice(1)], start.env);
 }

@@ -1,3 +1,4 @@
+import { flushCompileCache } from 'node:module';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { resolveDataDir } from '../dataDir.ts';
@@ -102,6 +103,8 @@ export function registerServeCommand(program: Command, deps: CliDeps = defaultCl
         return failStart(deps, error instanceof PortInUseError || error instanceof Error ? error.message : String(error));
       }
       for (const line of startupLines(airlock)) deps.stdout.write(`${line}\n`);
+      // What compiled at start goes to the compile cache now, not only at a clean exit (compileCache.ts).
+      flushCompileCache();
       const stop = (): void => {
         deps.stderr.write('Stopping: letting streams in flight finish (up to 5 s)...\n');
         airlock.stop({ drainMs: DRAIN_ON_STOP_MS }).then(

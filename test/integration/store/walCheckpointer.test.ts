@@ -11,6 +11,7 @@ import { openTempLog, tempDirPerTest } from './tempLog.ts';
 
 const dir = tempDirPerTest('airlock-wal-');
 const SCHED_OTHER = 0;
+const threadsNamed = (name: string): number => niceOfThreads(name).length;
 
 /** Runs `start` with AIRLOCK_BACKGROUND_PRIORITY set to `value` (or unset), as a process started that way would. */
 function withBackgroundPriority<T>(value: string | undefined, start: () => T): T {
@@ -89,6 +90,37 @@ describe('startWalCheckpointer', () => {
     }
   });
 
+  it('ends its thread once the log is quiet, without reporting it as stopped, and a write wakes it again', async () => {
+    const path = join(dir(), 'log.db');
+    const writer = openWriterWithoutCheckpoints(path);
+    const insert = writer.prepare('INSERT INTO t VALUES (?)');
+    const stops: unknown[] = [];
+    const checkpointer = startWalCheckpointer(path, {
+      intervalMs: 5,
+      stopAfterQuietChecks: 3,
+      startNow: false,
+      onError: (error) => stops.push(error),
+      onStopped: () => stops.push('stopped'),
+    });
+    try {
+      insert.run('x'.repeat(100_000));
+      const sizeBeforeBytes = statSync(path).size;
+      expect(threadsNamed(CHECKPOINT_THREAD_NAME)).toBe(0);
+      checkpointer.wake();
+      await expect.poll(() => statSync(path).size).toBeGreaterThan(sizeBeforeBytes);
+      await expect.poll(() => threadsNamed(CHECKPOINT_THREAD_NAME)).toBe(0);
+
+      const sizeAfterFirstBytes = statSync(path).size;
+      insert.run('y'.repeat(100_000));
+      checkpointer.wake();
+      await expect.poll(() => statSync(path).size).toBeGreaterThan(sizeAfterFirstBytes);
+      expect(stops).toEqual([]);
+    } finally {
+      await checkpointer.close();
+      writer.close();
+    }
+  });
+
   it('reports a thread that could not run, so the writer can checkpoint again', async () => {
     const errors: unknown[] = [];
     let stopped = false;
@@ -103,6 +135,18 @@ describe('startWalCheckpointer', () => {
 });
 
 describe('the request log', () => {
+  it('starts no checkpoint thread until a request is logged', async () => {
+    const temp = openTempLog();
+    try {
+      await temp.log.flush();
+      expect(threadsNamed(CHECKPOINT_THREAD_NAME)).toBe(0);
+      temp.events.emit(startEvent('r1'));
+      await expect.poll(() => threadsNamed(CHECKPOINT_THREAD_NAME)).toBe(1);
+    } finally {
+      await temp.cleanup();
+    }
+  });
+
   it('gets its writes into the database file while open, by the checkpoint thread', async () => {
     const temp = openTempLog();
     try {

@@ -64,7 +64,13 @@ describe('startMemoryReclaimer', () => {
     vi.useFakeTimers();
     const collect = vi.fn();
     let busy = true;
-    const options = { checkIntervalMs: 1_000, minGrowthBytes: -Number.MAX_SAFE_INTEGER, maxIdleUtilization: 1, idleIntervals: 2 };
+    const options = {
+      checkIntervalMs: 1_000,
+      minGrowthBytes: -Number.MAX_SAFE_INTEGER,
+      maxIdleUtilization: 1,
+      idleIntervals: 2,
+      startupCollectionMs: null,
+    };
     const reclaimer = startMemoryReclaimer(() => busy, options, collect);
     vi.advanceTimersByTime(3_000);
     expect(collect).not.toHaveBeenCalled();
@@ -77,5 +83,46 @@ describe('startMemoryReclaimer', () => {
     reclaimer.stop();
     vi.advanceTimersByTime(5_000);
     expect(collect).toHaveBeenCalledTimes(1);
+  });
+
+  const startupOptions = { ...DEFAULT_RECLAIM_OPTIONS, checkIntervalMs: 60_000, maxIdleUtilization: 1, startupCollectionMs: 2_000 };
+
+  it('collects once the start-up delay has passed, whatever the heap grew, and counts it', () => {
+    vi.useFakeTimers();
+    const collect = vi.fn();
+    const reclaimer = startMemoryReclaimer(() => false, startupOptions, collect);
+    vi.advanceTimersByTime(1_999);
+    expect(collect).not.toHaveBeenCalled();
+    vi.advanceTimersByTime(1);
+    expect(collect).toHaveBeenCalledTimes(1);
+    expect(reclaimer.reclaims).toBe(1);
+    vi.advanceTimersByTime(10_000);
+    expect(collect).toHaveBeenCalledTimes(1);
+    reclaimer.stop();
+  });
+
+  it('leaves the start-up collection to the first idle regular check while requests are in flight, then runs it once', () => {
+    vi.useFakeTimers();
+    const collect = vi.fn();
+    let busy = true;
+    const reclaimer = startMemoryReclaimer(() => busy, { ...startupOptions, checkIntervalMs: 5_000 }, collect);
+    vi.advanceTimersByTime(5_000);
+    expect(collect).not.toHaveBeenCalled();
+    busy = false;
+    vi.advanceTimersByTime(5_000);
+    expect(collect).toHaveBeenCalledTimes(1);
+    vi.advanceTimersByTime(20_000);
+    expect(collect).toHaveBeenCalledTimes(1);
+    reclaimer.stop();
+  });
+
+  it('skips the start-up collection while the loop was busy since start, and after stop', () => {
+    vi.useFakeTimers();
+    const collect = vi.fn();
+    startMemoryReclaimer(() => false, startupOptions, collect).stop();
+    const reclaimer = startMemoryReclaimer(() => false, { ...startupOptions, maxIdleUtilization: -1 }, collect);
+    vi.advanceTimersByTime(5_000);
+    expect(collect).not.toHaveBeenCalled();
+    reclaimer.stop();
   });
 });

@@ -6,6 +6,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { existsSync } from 'node:fs';
+import { COMPILE_CACHE_ENV } from '../../../../proxy/app/cli/compileCache.ts';
 import { MALLOC_ARENA_ENV, MALLOC_ARENAS } from '../../../../proxy/app/cli/mallocArenas.ts';
 import { SERVE_V8_FLAGS } from '../../../../proxy/app/cli/v8Flags.ts';
 import { SENTINEL_KEY } from '../../../support/sentinel.ts';
@@ -34,9 +36,11 @@ async function freePort(): Promise<number> {
 const procList = (pid: number, file: 'cmdline' | 'environ'): string[] => readFileSync(`/proc/${pid}/${file}`, 'utf8').split('\0');
 
 describe('`airlock serve` starts itself tuned for running all day', () => {
-  it('runs, under the same pid, with the V8 flags and the malloc arena limit', async () => {
-    const env: NodeJS.ProcessEnv = { ...process.env, AIRLOCK_API_KEY: SENTINEL_KEY };
+  it("runs, under the same pid, with the V8 flags, the malloc arena limit and the compile cache in the user's cache directory", async () => {
+    const cacheHome = path.join(dataDir, 'cache-home');
+    const env: NodeJS.ProcessEnv = { ...process.env, AIRLOCK_API_KEY: SENTINEL_KEY, XDG_CACHE_HOME: cacheHome };
     delete env[MALLOC_ARENA_ENV];
+    delete env[COMPILE_CACHE_ENV];
     const port = await freePort();
     const child = spawn(process.execPath, [AIRLOCK_BIN, 'serve', '--data-dir', dataDir, '--port', String(port)], {
       env,
@@ -51,6 +55,10 @@ describe('`airlock serve` starts itself tuned for running all day', () => {
       });
       expect(procList(pid, 'cmdline')).toEqual(expect.arrayContaining([...SERVE_V8_FLAGS]));
       expect(procList(pid, 'environ')).toContain(`${MALLOC_ARENA_ENV}=${MALLOC_ARENAS}`);
+      const cacheDir = path.join(cacheHome, 'Airlock', 'node-compile-cache');
+      expect(procList(pid, 'environ')).toContain(`${COMPILE_CACHE_ENV}=${cacheDir}`);
+      // Node writes the cache as the modules compile: the directory is there once it serves.
+      expect(existsSync(cacheDir)).toBe(true);
     } finally {
       if (child.exitCode === null) {
         const exited = new Promise((resolve) => child.once('exit', resolve));

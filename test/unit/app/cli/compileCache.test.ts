@@ -1,0 +1,48 @@
+import { describe, expect, it } from 'vitest';
+import { COMPILE_CACHE_ENV, compileCacheDir, compileCachedEnv } from '../../../../proxy/app/cli/compileCache.ts';
+import { MALLOC_ARENA_ENV, MALLOC_ARENAS, tunedStart } from '../../../../proxy/app/cli/mallocArenas.ts';
+import { SERVE_V8_FLAGS } from '../../../../proxy/app/cli/v8Flags.ts';
+
+describe('compileCacheDir', () => {
+  it.each([
+    { platform: 'linux' as const, env: {}, expected: '/home/u/.cache/Airlock/node-compile-cache' },
+    { platform: 'linux' as const, env: { XDG_CACHE_HOME: '/var/cache/u' }, expected: '/var/cache/u/Airlock/node-compile-cache' },
+    { platform: 'darwin' as const, env: {}, expected: '/home/u/Library/Caches/Airlock/node-compile-cache' },
+    {
+      platform: 'win32' as const,
+      env: { LOCALAPPDATA: 'C:\\Users\\u\\AppData\\Local' },
+      expected: 'C:\\Users\\u\\AppData\\Local\\Airlock\\node-compile-cache',
+    },
+  ])('$platform with $env -> $expected', ({ platform, env, expected }) => {
+    expect(compileCacheDir(env, platform, '/home/u')).toBe(expected);
+  });
+});
+
+describe('compileCachedEnv', () => {
+  it('adds the cache directory, keeping the rest of the environment', () => {
+    expect(compileCachedEnv({ PATH: '/bin' }, '/c')).toEqual({ PATH: '/bin', [COMPILE_CACHE_ENV]: '/c' });
+  });
+
+  it("keeps the user's own cache, and stays off where the user turned it off", () => {
+    expect(compileCachedEnv({ [COMPILE_CACHE_ENV]: '/mine' }, '/c')).toBeNull();
+    expect(compileCachedEnv({ NODE_DISABLE_COMPILE_CACHE: '1' }, '/c')).toBeNull();
+  });
+});
+
+describe('tunedStart with a compile cache directory', () => {
+  it('starts again with the cache as well as the arena limit and the flags, once', () => {
+    const first = tunedStart({ PATH: '/bin' }, [], '2.36', '/c');
+    expect(first).toEqual({
+      env: { PATH: '/bin', [MALLOC_ARENA_ENV]: MALLOC_ARENAS, [COMPILE_CACHE_ENV]: '/c' },
+      execArgv: [...SERVE_V8_FLAGS],
+    });
+    expect(tunedStart(first?.env ?? {}, first?.execArgv ?? [], '2.36', '/c')).toBeNull();
+  });
+
+  it('starts again for the cache alone when the rest is there', () => {
+    expect(tunedStart({ [MALLOC_ARENA_ENV]: '8' }, [...SERVE_V8_FLAGS], '2.36', '/c')).toEqual({
+      env: { [MALLOC_ARENA_ENV]: '8', [COMPILE_CACHE_ENV]: '/c' },
+      execArgv: [...SERVE_V8_FLAGS],
+    });
+  });
+});

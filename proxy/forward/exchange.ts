@@ -85,7 +85,7 @@ export async function exchange(context: ExchangeContext): Promise<ExchangeStep> 
       const next = failure === null || !context.fallback ? null : await context.fallback.next(failure, step);
       if (next === null) {
         if (result.kind === 'answer' || result.kind === 'error') answeredBy(context, step);
-        await answer({ ...context, ...step }, result, watch, keyMasker, runsOn());
+        await answer(context, step, result, watch, keyMasker, runsOn());
         return step;
       }
       step = next;
@@ -131,21 +131,23 @@ function answeredBy(context: ExchangeContext, step: ExchangeStep): void {
 }
 
 async function answer(
-  context: ExchangeContext & SendableStep,
+  context: ExchangeContext,
+  step: SendableStep,
   result: AttemptsResult,
   watch: ExchangeWatch,
   keyMasker: KeyMasker,
   runsOn: boolean,
 ): Promise<void> {
-  const { res, plan, target, trace } = context;
+  const { res, trace } = context;
+  const { plan, target } = step;
   const { profile } = target;
-  if (result.kind === 'aborted') return replyAborted(context, result.reason);
+  if (result.kind === 'aborted') return replyAborted(context, step, result.reason);
   if (result.kind === 'network') {
     return replyFailure(
       res,
       trace,
       plan.protocol,
-      { errorClass: result.errorClass, upstreamStatus: null, detail: networkDetail(context, result) },
+      { errorClass: result.errorClass, upstreamStatus: null, detail: networkDetail(target, result) },
       secretsOf(target),
     );
   }
@@ -206,8 +208,8 @@ async function answer(
   );
 }
 
-function networkDetail(context: ExchangeContext, result: Extract<AttemptsResult, { kind: 'network' }>): ErrorDetail {
-  const { timeouts } = context.target.profile;
+function networkDetail(target: SendableStep['target'], result: Extract<AttemptsResult, { kind: 'network' }>): ErrorDetail {
+  const { timeouts } = target.profile;
   if (result.errorClass === 'timeout_connect') return { timeoutMs: timeouts.connectTimeoutMs };
   if (result.errorClass === 'timeout_idle') return { timeoutMs: timeouts.idleTimeoutMs };
   if (result.errorClass === 'timeout_total') return { timeoutMs: timeouts.totalTimeoutMs };
@@ -215,8 +217,9 @@ function networkDetail(context: ExchangeContext, result: Extract<AttemptsResult,
   return { upstreamMessage: (result.error as Error).message, ...(code ? { upstreamCode: code } : {}) };
 }
 
-function replyAborted(context: ExchangeContext, reason: AbortReason): void {
-  const { res, plan, target, trace } = context;
+function replyAborted(context: ExchangeContext, step: SendableStep, reason: AbortReason): void {
+  const { res, trace } = context;
+  const { plan, target } = step;
   if (reason === 'client_aborted') {
     trace.failed('client_aborted', 'the client closed the connection before the answer was complete', 499);
     return;

@@ -24,7 +24,8 @@ const ROUTES = new Map<string, ProtocolRoute>(
 
 /** The protocol of a request for `path` (relative to /v1, normalised): only a POST reaches a protocol's endpoints. */
 export function routeFor(path: string, method: string): ProtocolRoute {
-  if (method.toUpperCase() !== 'POST') return PASSTHROUGH;
+  // Node gives the method upper-cased: only another caller's spelling needs the copy.
+  if (method !== 'POST' && method.toUpperCase() !== 'POST') return PASSTHROUGH;
   return ROUTES.get(path) ?? PASSTHROUGH;
 }
 

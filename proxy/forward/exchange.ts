@@ -14,7 +14,7 @@ import { buildUpstreamHeaders } from './headers.ts';
 import type { ExchangePlan } from './plan.ts';
 import { relayResponse } from './relay.ts';
 import type { ForwardShutdown } from './shutdown.ts';
-import { isHeld, secretsOf, type RequestTarget } from './stageRecords.ts';
+import { isHeld, secretsOf, type HeldTarget, type RequestTarget } from './stageRecords.ts';
 import type { RequestTrace } from './trace.ts';
 import { headerValue, sendWithRetries, type AttemptsResult } from './upstreamAttempts.ts';
 
@@ -51,12 +51,14 @@ export async function exchange(context: ExchangeContext): Promise<ExchangeStep> 
     req,
     res: context.res,
     totalTimeoutMs: context.target.profile.timeouts.totalTimeoutMs,
-    ...(context.shutdown ? { shutdown: context.shutdown } : {}),
+    shutdown: context.shutdown,
     runsOnWithoutClient: runsOn,
   });
   let result: AttemptsResult | null = null;
   try {
-    const first = await firstStep(context);
+    const own = context.target;
+    // A held profile's request waits for its first fallback step; any other is its own first step.
+    const first = isHeld(own) ? await firstFallbackStep(context, own) : { plan: context.plan, target: own };
     if (first === null) return { plan: context.plan, target: context.target };
     let step = first;
     for (;;) {
@@ -67,7 +69,7 @@ export async function exchange(context: ExchangeContext): Promise<ExchangeStep> 
       const lease = target.keyLease;
       if (lease) trace.keyUsed(lease.current.keyId, lease.current.label);
       result = await sendWithRetries({
-        url: new URL(`${target.profile.baseUrl}/${plan.upstreamPath}${plan.query}`),
+        url: `${target.profile.baseUrl}/${plan.upstreamPath}${plan.query}`,
         // A later step on the same pooled profile goes on with the key the request last moved to.
         headers: buildUpstreamHeaders(req.headers, lease?.current.apiKey ?? target.apiKey, {
           contentLength: plan.body === null ? null : plan.byteLength,
@@ -97,10 +99,9 @@ export async function exchange(context: ExchangeContext): Promise<ExchangeStep> 
   }
 }
 
-/** The request's own step, or for a held profile the first fallback step that takes it (null: the held refusal was answered). */
-async function firstStep(context: ExchangeContext): Promise<SendableStep | null> {
-  const { plan, target } = context;
-  if (!isHeld(target)) return { plan, target };
+/** For a held profile, the first fallback step that takes the request (null: the held refusal was answered). */
+async function firstFallbackStep(context: ExchangeContext, target: HeldTarget): Promise<SendableStep | null> {
+  const { plan } = context;
   const next = context.fallback ? await context.fallback.next(target.unsent, { plan, target }) : null;
   if (next !== null) return next;
   // Nothing was sent: the client learns that the whole pool waits, and for how long.

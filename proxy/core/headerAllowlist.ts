@@ -35,10 +35,11 @@ export function isAllowedHeader(name: string): boolean {
 
 /** The allowlisted headers, names lower-cased, in a stable (sorted) order; repeated ones (arrays) are not kept. */
 export function pickAllowedHeaders(headers: Record<string, string> | IncomingHttpHeaders): Record<string, string> {
+  // Only the few names kept are sorted, not all of them.
+  const names: string[] = [];
+  for (const name in headers) if (typeof headers[name] === 'string' && isAllowedHeader(name)) names.push(name);
+  names.sort();
   const picked: Record<string, string> = {};
-  for (const name of Object.keys(headers).sort()) {
-    const value = headers[name];
-    if (typeof value === 'string' && isAllowedHeader(name)) picked[name.toLowerCase()] = value;
-  }
+  for (const name of names) picked[name.toLowerCase()] = headers[name] as string;
   return picked;
 }

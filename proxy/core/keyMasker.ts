@@ -288,7 +288,8 @@ export class KeyMasker {
 
   /** Every key of a key pool at once: an answer must show none of them, whichever key it was sent with. */
   static forKeys(keys: readonly string[]): KeyMasker {
-    const cacheKey = keys.join('\n');
+    // Asked for every exchange: a single key (nearly every profile's) is its own cache key, not joined anew.
+    const cacheKey = keys.length === 1 ? (keys[0] as string) : keys.join('\n');
     let masker = maskersByKey.get(cacheKey);
     if (masker === undefined) {
       masker = new KeyMasker(keys);

@@ -67,20 +67,27 @@ export function streamProgressEstimate(
 
 /**
  * Usage as reported, or, when a model answered without reporting it (or broke off mid-stream,
- * when the gateway may still charge), a tokenizer estimate marked as such; then its cost.
+ * when the gateway may still charge), a tokenizer estimate marked as such; then its cost. Only an
+ * estimate waits (for the tokenizer's thread): a reported usage, or none, is priced at once.
  * An answer that was only an error the gateway declared is never estimated: nothing was answered.
  */
-export async function accountFor(trace: RequestTrace, plan: ExchangePlan, profile: Profile): Promise<TraceAccounting> {
-  let usage: TokenUsage | null = trace.usage;
-  let usageSource: TraceAccounting['usageSource'] = usage ? 'reported' : null;
+export function accountFor(trace: RequestTrace, plan: ExchangePlan, profile: Profile): TraceAccounting | Promise<TraceAccounting> {
+  const usage = trace.usage;
   const reachedModel = trace.ttfbMs !== null && trace.status > 0 && trace.status < 400 && plan.upstreamModel !== null;
   const text = !usage && reachedModel ? answeredText(trace) : '';
   // An error the gateway declared (a 200 holding only an error) before any answer: billed only at the usage it reported.
-  if (!usage && reachedModel && !(trace.declaredFailure && text === '')) {
-    const [inputTokens, outputTokens] = await Promise.all([estimateInputTokens(plan), estimateOutputTokens(text)]);
-    usage = { inputTokens: inputTokens ?? 0, outputTokens };
-    usageSource = 'estimated';
-  }
+  if (usage || !reachedModel || (trace.declaredFailure && text === '')) return priced(usage, usage ? 'reported' : null, plan, profile);
+  return Promise.all([estimateInputTokens(plan), estimateOutputTokens(text)]).then(([inputTokens, outputTokens]) =>
+    priced({ inputTokens: inputTokens ?? 0, outputTokens }, 'estimated', plan, profile),
+  );
+}
+
+function priced(
+  usage: TokenUsage | null,
+  usageSource: TraceAccounting['usageSource'],
+  plan: ExchangePlan,
+  profile: Profile,
+): TraceAccounting {
   const price = findPrice(profile.prices, plan.upstreamModel);
   const { costCredits } = usage ? costOf(usage, price, profile.priceMultiplier) : { costCredits: null };
   return { usage, usageSource, costCredits };

@@ -14,7 +14,7 @@ import { buildUpstreamHeaders } from './headers.ts';
 import type { ExchangePlan } from './plan.ts';
 import { relayResponse } from './relay.ts';
 import type { ForwardShutdown } from './shutdown.ts';
-import { isHeld, secretsOf, type RequestTarget } from './stageRecords.ts';
+import { isHeld, secretsOf, type HeldTarget, type RequestTarget } from './stageRecords.ts';
 import type { RequestTrace } from './trace.ts';
 import { headerValue, sendWithRetries, type AttemptsResult } from './upstreamAttempts.ts';
 
@@ -51,12 +51,14 @@ export async function exchange(context: ExchangeContext): Promise<ExchangeStep> 
     req,
     res: context.res,
     totalTimeoutMs: context.target.profile.timeouts.totalTimeoutMs,
-    ...(context.shutdown ? { shutdown: context.shutdown } : {}),
+    shutdown: context.shutdown,
     runsOnWithoutClient: runsOn,
   });
   let result: AttemptsResult | null = null;
   try {
-    const first = await firstStep(context);
+    const own = context.target;
+    // A held profile's request waits for its first fallback step; any other is its own first step.
+    const first = isHeld(own) ? await firstFallbackStep(context, own) : { plan: context.plan, target: own };
     if (first === null) return { plan: context.plan, target: context.target };
     let step = first;
     for (;;) {
@@ -67,7 +69,7 @@ export async function exchange(context: ExchangeContext): Promise<ExchangeStep> 
       const lease = target.keyLease;
       if (lease) trace.keyUsed(lease.current.keyId, lease.current.label);
       result = await sendWithRetries({
-        url: new URL(`${target.profile.baseUrl}/${plan.upstreamPath}${plan.query}`),
+        url: `${target.profile.baseUrl}/${plan.upstreamPath}${plan.query}`,
         // A later step on the same pooled profile goes on with the key the request last moved to.
         headers: buildUpstreamHeaders(req.headers, lease?.current.apiKey ?? target.apiKey, {
           contentLength: plan.body === null ? null : plan.byteLength,
@@ -85,7 +87,7 @@ export async function exchange(context: ExchangeContext): Promise<ExchangeStep> 
       const next = failure === null || !context.fallback ? null : await context.fallback.next(failure, step);
       if (next === null) {
         if (result.kind === 'answer' || result.kind === 'error') answeredBy(context, step);
-        await answer({ ...context, ...step }, result, watch, keyMasker, runsOn());
+        await answer(context, step, result, watch, keyMasker, runsOn());
         return step;
       }
       step = next;
@@ -97,10 +99,9 @@ export async function exchange(context: ExchangeContext): Promise<ExchangeStep> 
   }
 }
 
-/** The request's own step, or for a held profile the first fallback step that takes it (null: the held refusal was answered). */
-async function firstStep(context: ExchangeContext): Promise<SendableStep | null> {
-  const { plan, target } = context;
-  if (!isHeld(target)) return { plan, target };
+/** For a held profile, the first fallback step that takes the request (null: the held refusal was answered). */
+async function firstFallbackStep(context: ExchangeContext, target: HeldTarget): Promise<SendableStep | null> {
+  const { plan } = context;
   const next = context.fallback ? await context.fallback.next(target.unsent, { plan, target }) : null;
   if (next !== null) return next;
   // Nothing was sent: the client learns that the whole pool waits, and for how long.
@@ -131,21 +132,23 @@ function answeredBy(context: ExchangeContext, step: ExchangeStep): void {
 }
 
 async function answer(
-  context: ExchangeContext & SendableStep,
+  context: ExchangeContext,
+  step: SendableStep,
   result: AttemptsResult,
   watch: ExchangeWatch,
   keyMasker: KeyMasker,
   runsOn: boolean,
 ): Promise<void> {
-  const { res, plan, target, trace } = context;
+  const { res, trace } = context;
+  const { plan, target } = step;
   const { profile } = target;
-  if (result.kind === 'aborted') return replyAborted(context, result.reason);
+  if (result.kind === 'aborted') return replyAborted(context, step, result.reason);
   if (result.kind === 'network') {
     return replyFailure(
       res,
       trace,
       plan.protocol,
-      { errorClass: result.errorClass, upstreamStatus: null, detail: networkDetail(context, result) },
+      { errorClass: result.errorClass, upstreamStatus: null, detail: networkDetail(target, result) },
       secretsOf(target),
     );
   }
@@ -206,8 +209,8 @@ async function answer(
   );
 }
 
-function networkDetail(context: ExchangeContext, result: Extract<AttemptsResult, { kind: 'network' }>): ErrorDetail {
-  const { timeouts } = context.target.profile;
+function networkDetail(target: SendableStep['target'], result: Extract<AttemptsResult, { kind: 'network' }>): ErrorDetail {
+  const { timeouts } = target.profile;
   if (result.errorClass === 'timeout_connect') return { timeoutMs: timeouts.connectTimeoutMs };
   if (result.errorClass === 'timeout_idle') return { timeoutMs: timeouts.idleTimeoutMs };
   if (result.errorClass === 'timeout_total') return { timeoutMs: timeouts.totalTimeoutMs };
@@ -215,8 +218,9 @@ function networkDetail(context: ExchangeContext, result: Extract<AttemptsResult,
   return { upstreamMessage: (result.error as Error).message, ...(code ? { upstreamCode: code } : {}) };
 }
 
-function replyAborted(context: ExchangeContext, reason: AbortReason): void {
-  const { res, plan, target, trace } = context;
+function replyAborted(context: ExchangeContext, step: SendableStep, reason: AbortReason): void {
+  const { res, trace } = context;
+  const { plan, target } = step;
   if (reason === 'client_aborted') {
     trace.failed('client_aborted', 'the client closed the connection before the answer was complete', 499);
     return;

@@ -161,9 +161,14 @@ function stepKey(profileId: string, model: string | null): string {
   return `${profileId}\u0000${model ?? ''}`;
 }
 
+/** What a header value cannot hold as it is: anything outside visible ASCII, and `%` (the escape itself). */
+const NEEDS_ENCODING = /[^\x21-\x7e]|%/;
+const ENCODED_CHARS = /[^\x21-\x7e]|%/g;
+
 /** What `x-airlock-answered-by` says: `profile/model` (a profile id has no `/`), as header-safe text. */
 export function answeredByHeader(step: ExchangeStep): string {
   const text = step.plan.upstreamModel === null ? step.target.profile.id : `${step.target.profile.id}/${step.plan.upstreamModel}`;
   // A model name is the client's text: anything outside visible ASCII is percent-encoded so the header stays valid.
-  return text.replace(/[^\x21-\x7e]|%/g, (char) => encodeURIComponent(char));
+  // Nearly every name needs none: tested first, as a replace with a callback costs a few microseconds.
+  return NEEDS_ENCODING.test(text) ? text.replace(ENCODED_CHARS, (char) => encodeURIComponent(char)) : text;
 }

@@ -98,7 +98,8 @@ async function forward(request: ForwardRequest, stages: StageServices): Promise<
   const planned = await plan(admitted, options);
   if (planned === ANSWERED) return;
   if (isRefused(planned)) return refuse(request, planned);
-  const gated = await gate(planned, stages.gate);
+  const gating = gate(planned, stages.gate);
+  const gated = gating instanceof Promise ? await gating : gating;
   if (gated === ANSWERED) return;
   if (isRefused(gated)) return refuse(request, gated);
   request.stop.exchangeStarts();
@@ -115,7 +116,8 @@ async function forward(request: ForwardRequest, stages: StageServices): Promise<
       fallback: fallbackRoute(gated, stages.fallback),
     });
   } finally {
-    await settle(gated, answered, options.services.spendGate);
+    const settling = settle(gated, answered, options.services.spendGate);
+    if (settling) await settling;
   }
 }
 

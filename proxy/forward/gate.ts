@@ -1,7 +1,7 @@
 import type { LocalRefusal, SpendCheckInput, SpendGate } from '../contracts/ports.ts';
 import { KeyMasker } from '../core/keyMasker.ts';
 import type { StoredResponse } from '../contracts/idempotencyStore.ts';
-import type { IdempotencyCache } from '../spend/idempotencyCache.ts';
+import type { IdempotencyCache, IdempotencyTicket } from '../spend/idempotencyCache.ts';
 import { estimateInputTokens, quickInputEstimate } from './accounting.ts';
 import { claimIdempotency, sendReplay } from './idempotency.ts';
 import { STOPPING } from './ownRefusals.ts';
@@ -14,24 +14,36 @@ export interface GateServices {
   idempotency?: IdempotencyCache;
 }
 
+type GateOutcome = Gated | Refused | typeof ANSWERED;
+
 /**
  * The gate stage: a repeated idempotency key, then budgets, the burst guard and the auth breaker
  * (spend/). A repeat answered from its first answer costs nothing, so it is settled before any budget.
+ * Only a keyed creation's claim, or a token count near a cap, waits: any other request passes or
+ * is refused at once, without a turn of the event loop's queue.
  */
-export async function gate(planned: Planned, services: GateServices): Promise<Gated | Refused | typeof ANSWERED> {
-  const { req, res, trace, plan, target, identity, stop } = planned;
-  const claim = await claimIdempotency(services.idempotency, req, res, plan.upstreamPath, {
+export function gate(planned: Planned, services: GateServices): GateOutcome | Promise<GateOutcome> {
+  const { req, res, trace, plan, target, stop } = planned;
+  const claim = claimIdempotency(services.idempotency, req, res, plan.upstreamPath, {
     profileId: target.profile.id,
     requestId: trace.requestId,
     maxWaitMs: target.profile.timeouts.totalTimeoutMs,
     stopping: stop.signal,
   });
-  if (claim?.kind === 'refused') return { refusal: stop.signal.aborted ? STOPPING : claim.refusal };
-  if (claim?.kind === 'replay') {
-    sendReplay(res, withoutKey(claim.response, KeyMasker.forKeys(secretsOf(target))));
-    trace.ended(claim.response.status, { usage: null, usageSource: null, costCredits: null });
-    return ANSWERED;
-  }
+  if (claim === null) return checkBudgets(planned, services, null);
+  return claim.then((claimed): GateOutcome | Promise<GateOutcome> => {
+    if (claimed.kind === 'refused') return { refusal: stop.signal.aborted ? STOPPING : claimed.refusal };
+    if (claimed.kind === 'replay') {
+      sendReplay(res, withoutKey(claimed.response, KeyMasker.forKeys(secretsOf(target))));
+      trace.ended(claimed.response.status, { usage: null, usageSource: null, costCredits: null });
+      return ANSWERED;
+    }
+    return checkBudgets(planned, services, claimed.ticket);
+  });
+}
+
+function checkBudgets(planned: Planned, services: GateServices, firstOfKey: IdempotencyTicket | null): GateOutcome | Promise<GateOutcome> {
+  const { trace, plan, target, identity, stop } = planned;
   const spendInput = {
     requestId: trace.requestId,
     identity,
@@ -41,12 +53,17 @@ export async function gate(planned: Planned, services: GateServices): Promise<Ga
     upstreamPath: plan.upstreamPath,
     upstreamModel: plan.upstreamModel,
   };
-  const refusal = await checkSpend(services.spendGate, spendInput, plan, stop.signal);
+  const refusal = checkSpend(services.spendGate, spendInput, plan, stop.signal);
+  if (refusal instanceof Promise) return refusal.then((counted) => passed(planned, firstOfKey, counted));
+  return passed(planned, firstOfKey, refusal);
+}
+
+function passed(planned: Planned, firstOfKey: IdempotencyTicket | null, refusal: LocalRefusal | null): Gated | Refused {
   if (refusal) {
-    claim?.ticket.abandon();
+    firstOfKey?.abandon();
     return { refusal };
   }
-  return { ...planned, firstOfKey: claim?.kind === 'first' ? claim.ticket : null };
+  return { ...planned, firstOfKey };
 }
 
 /**
@@ -56,12 +73,12 @@ export async function gate(planned: Planned, services: GateServices): Promise<Ga
  * hold would keep out the next request of the same size, the input is counted in the background
  * and the hold lowered to the count, so parallel requests near a cap are not refused for a bound.
  */
-async function checkSpend(
+function checkSpend(
   gate: SpendGate | undefined,
   input: Omit<SpendCheckInput, 'estimatedInputTokens'>,
   plan: ExchangePlan,
   stopping: AbortSignal,
-): Promise<LocalRefusal | null> {
+): LocalRefusal | null | Promise<LocalRefusal | null> {
   if (!gate) return null;
   if (!gate.needsInputEstimate(input.identity, input.profile)) return gate.check({ ...input, estimatedInputTokens: null });
   const quick = quickInputEstimate(plan);
@@ -69,8 +86,9 @@ async function checkSpend(
   if (!quick.countRefines) return gate.check(onBound);
   if (!gate.budgetsAdmit(onBound)) {
     // Checked only if the count arrives before the stop: a request ended by it holds nothing.
-    const counted = await untilStopped(estimateInputTokens(plan), stopping);
-    return counted === STOPPED ? STOPPING : gate.check({ ...input, estimatedInputTokens: counted });
+    return untilStopped(estimateInputTokens(plan), stopping).then((counted) =>
+      counted === STOPPED ? STOPPING : gate.check({ ...input, estimatedInputTokens: counted }),
+    );
   }
   const refusal = gate.check(onBound);
   if (refusal === null && !gate.budgetsAdmit(onBound)) {

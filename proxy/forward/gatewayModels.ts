@@ -38,7 +38,7 @@ export function cachedGatewayModels(profile: { id: string; baseUrl: string }): G
 export async function fetchGatewayModels(target: UpstreamTarget, nowMs: number, timeoutMs: number): Promise<GatewayModelFetch> {
   try {
     const response = await sendUpstream({
-      url: new URL(`${target.profile.baseUrl}/models`),
+      url: `${target.profile.baseUrl}/models`,
       method: 'GET',
       headers: { authorization: `Bearer ${target.apiKey}`, accept: 'application/json' },
       body: null,

@@ -1,6 +1,7 @@
 import { MAX_JSON_NESTING_DEPTH, PARSE_ON_LOOP_MAX_BYTES, PARSE_ON_LOOP_MAX_STRUCTURAL_MARKS } from '../contracts/defaults.ts';
 import { pickAllowedHeaders } from '../core/headerAllowlist.ts';
 import { STOPPED, untilStopped } from './shutdown.ts';
+import type { ExchangePlan } from './plan.ts';
 import { buildPlan, type NativeProtocolCheck } from './planner.ts';
 import { bodyLimitBytes, bodyTooLarge, STOPPING } from './ownRefusals.ts';
 import { BodyTooLargeError, modelOf, parseClientBody, readClientBody, streamFlagOf, type ClientBody } from './requestBody.ts';
@@ -64,7 +65,9 @@ export async function plan(admitted: Admitted, seams: PlanSeams): Promise<Planne
     const known = { ...who, requestedModel: modelOf(parsed), stream: streamFlagOf(parsed) };
     return { refusal: planned === STOPPED ? STOPPING : planned.refusal, known };
   }
-  const { localAnswer, ...exchangePlan } = planned;
+  // Only a count answered here carries `localAnswer`, and it is never sent: the plan is handed on as it is, not copied.
+  const { localAnswer } = planned;
+  const exchangePlan: ExchangePlan = planned;
   beginTrace(admitted, {
     ...who,
     requestedModel: exchangePlan.requestedModel,

@@ -4,17 +4,27 @@ import { accountFor } from './accounting.ts';
 import type { ExchangeStep } from './fallbackRoute.ts';
 import { settleIdempotency } from './idempotency.ts';
 import { isHeld, secretsOf, type Gated } from './stageRecords.ts';
+import type { TraceAccounting } from './trace.ts';
 
 /**
  * The settle stage, after the exchange whatever its outcome: a keyed creation's answer kept for its
  * repeat, usage and cost, the trace's end (the log's row), and the outcome the spend gate counts.
  * Usage is priced, and spend counted, on the step that answered (a fallback's profile and model).
  */
-export async function settle(gated: Gated, answered: ExchangeStep, spendGate: SpendGate | undefined): Promise<void> {
-  const { trace, identity } = gated;
+export function settle(gated: Gated, answered: ExchangeStep, spendGate: SpendGate | undefined): Promise<void> | undefined {
+  const { trace } = gated;
   const { plan, target } = answered;
   if (gated.firstOfKey) settleIdempotency(gated.firstOfKey, trace, KeyMasker.forKeys(secretsOf(target)));
-  const accounting = await accountFor(trace, plan, target.profile);
+  const accounting = accountFor(trace, plan, target.profile);
+  // Only an estimate waits: a reported usage ends the request's row at once.
+  if (accounting instanceof Promise) return accounting.then((estimated) => end(gated, answered, spendGate, estimated));
+  end(gated, answered, spendGate, accounting);
+  return undefined;
+}
+
+function end(gated: Gated, answered: ExchangeStep, spendGate: SpendGate | undefined, accounting: TraceAccounting): void {
+  const { trace, identity } = gated;
+  const { target } = answered;
   trace.ended(trace.status, accounting);
   spendGate?.recordOutcome({
     requestId: trace.requestId,

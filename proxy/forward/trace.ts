@@ -157,7 +157,9 @@ export class RequestTrace {
   }
   /** The ids every attempt got, joined: the log keeps them all in its one column. */
   get upstreamRequestId(): string | null {
-    return this.#upstreamRequestIds.length === 0 ? null : this.#upstreamRequestIds.join(', ');
+    const ids = this.#upstreamRequestIds;
+    if (ids.length < 2) return ids[0] ?? null;
+    return ids.join(', ');
   }
 
   elapsedMs(): number {
@@ -256,15 +258,18 @@ export class RequestTrace {
     this.#responseHeaders = responseHeaders;
     this.#sentHeaders = null;
     const upstreamRequestId = this.#upstreamRequestIds.at(-1) ?? null;
-    this.events.emit({
+    const event: Extract<RequestLifecycleEvent, { type: 'headers' }> = {
       type: 'headers',
       requestId: this.requestId,
       status,
       ttfbMs: this.#ttfbMs,
       upstreamRequestId,
       retries: this.#retries,
-      ...this.#fallbackField(),
-    });
+    };
+    // Set only when there is one (no spread of a fresh object per request).
+    const fallback = this.fallback;
+    if (fallback !== undefined) event.fallback = fallback;
+    this.events.emit(event);
   }
 
   /** The start of the gateway's answer as the log keeps it (read-only: it changes through the transitions below). */
@@ -355,11 +360,6 @@ export class RequestTrace {
     if (status !== undefined) this.#status = status;
   }
 
-  #fallbackField(): { fallback?: RequestFallback } {
-    const fallback = this.fallback;
-    return fallback === undefined ? {} : { fallback };
-  }
-
   streamText(): string | null {
     return this.streamTextParts === null ? null : this.streamTextParts.join('');
   }
@@ -370,7 +370,7 @@ export class RequestTrace {
     this.hasEnded = true;
     if (this.progressEstimate !== null) streamStopsEstimating();
     this.#status = status;
-    this.events.emit({
+    const event: Extract<RequestLifecycleEvent, { type: 'end' }> = {
       type: 'end',
       requestId: this.requestId,
       status,
@@ -381,11 +381,9 @@ export class RequestTrace {
       errorMessage: this.#errorMessage,
       responseModel: this.#responseModel,
       upstreamRequestId: this.upstreamRequestId,
-      ...(this.#gatewayKeys.length > 0 ? { gatewayKeys: this.#gatewayKeys } : {}),
       usage: accounting.usage,
       usageSource: accounting.usageSource,
       costCredits: accounting.costCredits,
-      ...this.#fallbackField(),
       bodies: {
         requestHeaders: this.#requestHeaders,
         responseHeaders: this.responseHeaders,
@@ -396,12 +394,22 @@ export class RequestTrace {
         streamText: this.streamText(),
         eventOffsetsMs: this.#eventOffsets?.offsets() ?? null,
       },
-    });
+    };
+    // The optional fields are set only when there are some (no spread of a fresh object per request).
+    if (this.#gatewayKeys.length > 0) event.gatewayKeys = this.#gatewayKeys;
+    const fallback = this.fallback;
+    if (fallback !== undefined) event.fallback = fallback;
+    this.events.emit(event);
   }
 }
 
+/** One value per header, lists joined; headers that are all single values (nearly every answer's) are kept as they are. */
 function flatten(headers: Record<string, string | string[]>): Record<string, string> {
-  const flat: Record<string, string> = {};
-  for (const [name, value] of Object.entries(headers)) flat[name] = Array.isArray(value) ? value.join(', ') : value;
-  return flat;
+  let flat: Record<string, string> | null = null;
+  for (const name in headers) {
+    if (!Array.isArray(headers[name])) continue;
+    flat ??= { ...(headers as Record<string, string>) };
+    flat[name] = (headers[name] as string[]).join(', ');
+  }
+  return flat ?? (headers as Record<string, string>);
 }

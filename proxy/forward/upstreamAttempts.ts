@@ -37,7 +37,7 @@ export type AttemptsResult =
   | { kind: 'aborted'; reason: AbortReason };
 
 export interface AttemptsInput {
-  url: URL;
+  url: string;
   headers: Record<string, string>;
   plan: ExchangePlan;
   profile: Profile;

@@ -26,7 +26,8 @@ function agentFor(connectTimeoutMs: number): Agent {
 }
 
 export interface UpstreamRequest {
-  url: URL;
+  /** The whole URL as text: parsed once per distinct text (dispatchTarget). */
+  url: string;
   method: string;
   headers: Record<string, string>;
   body: readonly Buffer[] | null;
@@ -44,10 +45,33 @@ function bodyFor(chunks: readonly Buffer[] | null): Dispatcher.DispatchOptions['
   return Readable.from(chunks, { objectMode: false });
 }
 
+interface DispatchTarget {
+  origin: string;
+  path: string;
+}
+
+/** A profile sends to a few URLs, each many times: each is parsed once, not per request (about 1 us each). */
+const targets = new Map<string, DispatchTarget>();
+/** Queries vary (a passed-through GET's cursor, say): the cache starts afresh past this. */
+const MAX_CACHED_TARGETS = 256;
+
+/** Where undici sends a URL's request: its origin, and its path with the query, as `new URL` normalises them. */
+export function dispatchTarget(url: string): DispatchTarget {
+  let target = targets.get(url);
+  if (target === undefined) {
+    const parsed = new URL(url);
+    target = { origin: parsed.origin, path: `${parsed.pathname}${parsed.search}` };
+    if (targets.size >= MAX_CACHED_TARGETS) targets.clear();
+    targets.set(url, target);
+  }
+  return target;
+}
+
 function dispatchOptions(request: UpstreamRequest): Dispatcher.DispatchOptions {
+  const { origin, path } = dispatchTarget(request.url);
   return {
-    origin: request.url.origin,
-    path: `${request.url.pathname}${request.url.search}`,
+    origin,
+    path,
     method: request.method as Dispatcher.HttpMethod,
     headers: request.headers,
     body: bodyFor(request.body),

@@ -20,11 +20,31 @@ export function checkOrigin(origin: string | undefined, ownOrigins: readonly str
   return ownOrigins.includes(origin.toLowerCase());
 }
 
-/** The origins the app's own window is served from. */
-export function ownOrigins(port: number): string[] {
-  return [`http://127.0.0.1:${port}`, `http://localhost:${port}`];
+/** The names of one port, made when the port is first asked about rather than for every request (the port rarely changes). */
+interface PortNames {
+  port: number;
+  origins: readonly string[];
+  hosts: readonly string[];
 }
 
-function loopbackHosts(port: number): string[] {
-  return [`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`];
+let lastPortNames: PortNames | null = null;
+
+function namesOf(port: number): PortNames {
+  if (lastPortNames?.port !== port) {
+    lastPortNames = {
+      port,
+      origins: [`http://127.0.0.1:${port}`, `http://localhost:${port}`],
+      hosts: [`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`],
+    };
+  }
+  return lastPortNames;
+}
+
+/** The origins the app's own window is served from. */
+export function ownOrigins(port: number): readonly string[] {
+  return namesOf(port).origins;
+}
+
+function loopbackHosts(port: number): readonly string[] {
+  return namesOf(port).hosts;
 }

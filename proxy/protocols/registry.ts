@@ -24,7 +24,8 @@ const ROUTES = new Map<string, ProtocolRoute>(
 
 /** The protocol of a request for `path` (relative to /v1, normalised): only a POST reaches a protocol's endpoints. */
 export function routeFor(path: string, method: string): ProtocolRoute {
-  if (method.toUpperCase() !== 'POST') return PASSTHROUGH;
+  // Node gives the method upper-cased: only another caller's spelling needs the copy.
+  if (method !== 'POST' && method.toUpperCase() !== 'POST') return PASSTHROUGH;
   return ROUTES.get(path) ?? PASSTHROUGH;
 }
 
@@ -36,9 +37,13 @@ export function isChatCompletion(route: ProtocolRoute): boolean {
   return route.adapter === chatAdapter && route.endpoint === 'generate';
 }
 
+/** Looked up for every answer: a map, not a search. The first adapter of a name answers its clients. */
+const ADAPTERS_BY_NAME = new Map<ClientProtocol, ProtocolAdapter>();
+for (const adapter of ADAPTERS) if (!ADAPTERS_BY_NAME.has(adapter.name)) ADAPTERS_BY_NAME.set(adapter.name, adapter);
+
 /** The adapter a client of this protocol is answered with (errors, refusals, stream error frames). */
 export function adapterNamed(name: ClientProtocol): ProtocolAdapter {
-  return ADAPTERS.find((adapter) => adapter.name === name) ?? passthroughAdapter;
+  return ADAPTERS_BY_NAME.get(name) ?? passthroughAdapter;
 }
 
 /** The translation named by a `protocolModes` key (the translation thread's jobs carry it). */

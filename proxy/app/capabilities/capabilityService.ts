@@ -56,7 +56,7 @@ async function runProbe(target: UpstreamTarget, probe: CapabilityProbe): Promise
   try {
     const bytes = Buffer.from(JSON.stringify(probe.body));
     const response = await sendUpstream({
-      url: new URL(`${target.profile.baseUrl}/${probe.path}`),
+      url: `${target.profile.baseUrl}/${probe.path}`,
       method: 'POST',
       headers: buildUpstreamHeaders(probe.headers, target.apiKey, { contentLength: bytes.length, droppedHeaderPrefixes: [] }),
       body: [bytes],

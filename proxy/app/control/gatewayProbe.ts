@@ -25,7 +25,7 @@ export async function probeGateway(target: UpstreamTarget, method: 'GET' | 'POST
   if (body !== undefined) headers['content-type'] = 'application/json';
   try {
     const response = await sendUpstream({
-      url: new URL(`${target.profile.baseUrl}${endpoint}`),
+      url: `${target.profile.baseUrl}${endpoint}`,
       method,
       headers,
       body: body === undefined ? null : [Buffer.from(JSON.stringify(body))],

@@ -37,4 +37,12 @@ describe('header allowlist', () => {
     expect(picked).toEqual({ 'content-type': 'application/json', 'user-agent': 'OpenAI/JS 6.0' });
     expect(Object.keys(picked)).toEqual(['content-type', 'user-agent']);
   });
+
+  it('keeps, of names differing only in case, the one sorting last', () => {
+    expect(pickAllowedHeaders({ 'content-type': 'lower', 'Content-Type': 'upper', accept: 'a' })).toEqual({
+      accept: 'a',
+      'content-type': 'lower',
+    });
+    expect(pickAllowedHeaders({ Accept: 'upper', accept: 'lower' })).toEqual({ accept: 'lower' });
+  });
 });

@@ -163,12 +163,13 @@ function stepKey(profileId: string, model: string | null): string {
 
 /** What a header value cannot hold as it is: anything outside visible ASCII, and `%` (the escape itself). */
 const NEEDS_ENCODING = /[^\x21-\x7e]|%/;
-const ENCODED_CHARS = /[^\x21-\x7e]|%/g;
+/** Per code point (`u`): a character outside the BMP is encoded whole, not as two halves encodeURIComponent refuses. */
+const ENCODED_CHARS = /[^\x21-\x7e]|%/gu;
 
 /** What `x-airlock-answered-by` says: `profile/model` (a profile id has no `/`), as header-safe text. */
 export function answeredByHeader(step: ExchangeStep): string {
   const text = step.plan.upstreamModel === null ? step.target.profile.id : `${step.target.profile.id}/${step.plan.upstreamModel}`;
   // A model name is the client's text: anything outside visible ASCII is percent-encoded so the header stays valid.
   // Nearly every name needs none: tested first, as a replace with a callback costs a few microseconds.
-  return NEEDS_ENCODING.test(text) ? text.replace(ENCODED_CHARS, (char) => encodeURIComponent(char)) : text;
+  return NEEDS_ENCODING.test(text) ? text.toWellFormed().replace(ENCODED_CHARS, (char) => encodeURIComponent(char)) : text;
 }

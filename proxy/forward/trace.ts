@@ -7,6 +7,7 @@ import type { RequestEvents } from '../contracts/requestEvents.ts';
 import { BodyCapture, type CapturedBody } from './capture.ts';
 import { EventOffsetRecorder } from '../core/eventOffsets.ts';
 import { newRequestId } from '../core/requestId.ts';
+import { progressTick, streamStartsEstimating, streamStopsEstimating, type ProgressEstimate } from './progressTick.ts';
 
 const NOTHING_CAPTURED: CapturedBody = { truncated: false, toBuffer: () => null };
 
@@ -17,37 +18,6 @@ export interface TraceAccounting {
   usage: TokenUsage | null;
   usageSource: 'reported' | 'estimated' | null;
   costCredits: number | null;
-}
-
-/** A stream's estimated usage and cost for the UTF-8 bytes of text it has received so far. */
-export type ProgressEstimate = (outputBytes: number) => { usage: TokenUsage; costCredits: number | null };
-
-/** How often a stream's in-flight row gets its estimate: what a crash can lose of its spend. */
-export const STREAM_PROGRESS_INTERVAL_MS = 1_000;
-
-/**
- * A tick every STREAM_PROGRESS_INTERVAL_MS from one unref'd timer, so a delta compares two integers
- * to know whether its stream's estimate is due, instead of reading the clock. It runs only while
- * a stream with an estimate is open: an idle proxy (or a stopped one) wakes nothing.
- */
-let progressTick = 0;
-let progressTimer: NodeJS.Timeout | null = null;
-let streamsEstimating = 0;
-
-function streamStartsEstimating(): void {
-  streamsEstimating += 1;
-  if (progressTimer !== null) return;
-  progressTimer = setInterval(() => {
-    progressTick += 1;
-  }, STREAM_PROGRESS_INTERVAL_MS);
-  progressTimer.unref();
-}
-
-function streamStopsEstimating(): void {
-  streamsEstimating -= 1;
-  if (streamsEstimating > 0 || progressTimer === null) return;
-  clearInterval(progressTimer);
-  progressTimer = null;
 }
 
 /**
@@ -318,7 +288,7 @@ export class RequestTrace {
     }
     this.streamedChars += text.length;
     if (this.events.hasListeners) this.events.emit({ type: 'delta', requestId: this.requestId, text });
-    if (this.progressEstimate !== null && this.progressTickRecorded !== progressTick) this.recordProgress(this.progressEstimate);
+    if (this.progressEstimate !== null && this.progressTickRecorded !== progressTick()) this.recordProgress(this.progressEstimate);
   }
 
   /** Streams publish `progress` with this estimate from their first text on (see STREAM_PROGRESS_INTERVAL_MS). */
@@ -328,7 +298,7 @@ export class RequestTrace {
   }
 
   private recordProgress(estimate: ProgressEstimate): void {
-    this.progressTickRecorded = progressTick;
+    this.progressTickRecorded = progressTick();
     const parts = this.streamTextParts ?? [];
     for (; this.measuredParts < parts.length; this.measuredParts += 1) {
       const part = parts[this.measuredParts] ?? '';

@@ -20,6 +20,10 @@ describe('answeredByHeader', () => {
     ['main', 'a\tb', 'main/a%09b'],
     ['main', 'del\x7f', 'main/del%7F'],
     ['main', 'new\r\nline', 'main/new%0D%0Aline'],
+    // Outside the Basic Multilingual Plane: one character in two UTF-16 units, encoded whole.
+    ['main', 'fast🚀', 'main/fast%F0%9F%9A%80'],
+    // A lone surrogate (JSON allows \ud800) is not text: it reads as U+FFFD rather than failing the request.
+    ['main', 'bad\ud800', 'main/bad%EF%BF%BD'],
   ])('profile %j with model %j says %j', (profileId, model, expected) => {
     const header = answeredByHeader(step(profileId, model));
     expect(header).toBe(expected);

@@ -2,7 +2,8 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } 
 import type { RequestLifecycleEvent } from '../../../proxy/contracts/lifecycle.ts';
 import { RequestEvents } from '../../../proxy/contracts/requestEvents.ts';
 import { streamProgressEstimate } from '../../../proxy/forward/accounting.ts';
-import { RequestTrace, STREAM_PROGRESS_INTERVAL_MS, type ProgressEstimate } from '../../../proxy/forward/trace.ts';
+import { STREAM_PROGRESS_INTERVAL_MS, type ProgressEstimate } from '../../../proxy/forward/progressTick.ts';
+import { RequestTrace } from '../../../proxy/forward/trace.ts';
 
 describe('streamProgressEstimate', () => {
   const prices = [{ model: 'm', inputPer1M: 2, outputPer1M: 8 }];

@@ -41,7 +41,8 @@ function summaryOf(bodies: CapturedBodies, texts: BodyTexts, row: RequestLogRow)
   const request = parseBody(texts.request);
   return {
     // A replay is the user's experiment on a turn, linked from that turn's detail: not a turn of the agent's session.
-    agentSessionId: row.replayOf === null ? sessionIdOfRequest({ headers: bodies.requestHeaders, clientName: row.clientName, request }) : null,
+    agentSessionId:
+      row.replayOf === null ? sessionIdOfRequest({ headers: bodies.requestHeaders, clientName: row.clientName, request }) : null,
     summary: exchangeSummary({ request, responseBody: row.stream ? null : texts.response, streamText: bodies.streamText }),
   };
 }
@@ -245,7 +246,10 @@ export class EventIngest {
         Object.assign(row, summaryOf(event.bodies, texts, draft));
         this.drafts.delete(row.id);
         if (withBodies && this.writer.bodiesDisabledReason === null) {
-          bodies.push({ requestId: row.id, record: buildBodiesRecord(event.bodies, row.stream, this.options.bodyCapBytes, secrets, texts) });
+          bodies.push({
+            requestId: row.id,
+            record: buildBodiesRecord(event.bodies, row.stream, this.options.bodyCapBytes, secrets, texts),
+          });
         }
       } else {
         this.drafts.set(row.id, row);

@@ -2,7 +2,6 @@ import { describe, expect, it } from 'vitest';
 import { conversationOpening, derivedSessionId, sessionIdOfRequest } from '../../../proxy/store/write/agentSession.ts';
 import { parseBody } from '../../../proxy/store/write/exchangeSummary.ts';
 
-
 describe("a request's agent session", () => {
   it.each<[string, Record<string, string>, string]>([
     ["Claude Code's header", { 'X-Claude-Code-Session-Id': 'cc-1' }, 'cc-1'],

@@ -79,7 +79,9 @@ describe('a row summary', () => {
     ],
     ['nothing readable', { requestBody: 'not json', responseBody: null, streamText: null }, null],
   ])('%s', (_name, parts, expected) => {
-    expect(exchangeSummary({ request: parseBody(parts.requestBody), responseBody: parts.responseBody, streamText: parts.streamText })).toBe(expected);
+    expect(exchangeSummary({ request: parseBody(parts.requestBody), responseBody: parts.responseBody, streamText: parts.streamText })).toBe(
+      expected,
+    );
   });
 
   it(`cuts a long line to ${SUMMARY_MAX_CHARS} characters with an ellipsis`, () => {

@@ -33,13 +33,30 @@ export function isAllowedHeader(name: string): boolean {
   return ALLOWED_HEADER_NAMES.has(lower) || ALLOWED_HEADER_PREFIXES.some((prefix) => lower.startsWith(prefix));
 }
 
+/**
+ * Each name seen, as it is logged (lower-cased) or null when it is not: the same few names come with
+ * every request, and both threads pick (the forwarding thread a request's, the log thread both).
+ * Bounded, as a client may send any names: past the bound, names are decided without remembering.
+ */
+const loggedNameOf = new Map<string, string | null>();
+const MAX_REMEMBERED_NAMES = 512;
+
+function loggedName(name: string): string | null {
+  let logged = loggedNameOf.get(name);
+  if (logged !== undefined) return logged;
+  logged = isAllowedHeader(name) ? name.toLowerCase() : null;
+  if (loggedNameOf.size < MAX_REMEMBERED_NAMES) loggedNameOf.set(name, logged);
+  return logged;
+}
+
 /** The allowlisted headers, names lower-cased, in a stable (sorted) order; repeated ones (arrays) are not kept. */
 export function pickAllowedHeaders(headers: Record<string, string> | IncomingHttpHeaders): Record<string, string> {
-  // Only the few names kept are sorted, not all of them.
-  const names: string[] = [];
-  for (const name in headers) if (typeof headers[name] === 'string' && isAllowedHeader(name)) names.push(name);
-  names.sort();
+  // Filtered before sorting: most headers are dropped, and sorting them all cost more than the rest.
+  const kept: string[] = [];
+  for (const name of Object.keys(headers)) if (typeof headers[name] === 'string' && loggedName(name) !== null) kept.push(name);
+  // Sorted by the names as sent, as before: of two spellings of one name, the later one's value stays.
+  kept.sort();
   const picked: Record<string, string> = {};
-  for (const name of names) picked[name.toLowerCase()] = headers[name] as string;
+  for (const name of kept) picked[loggedName(name) as string] = headers[name] as string;
   return picked;
 }

@@ -1,5 +1,5 @@
 import type { RequestBodiesRecord } from '../../contracts/log.ts';
-import { redactSecrets } from '../../core/redact.ts';
+import { redactSecrets, redactsNone } from '../../core/redact.ts';
 import type { CapturedBodies } from '../../contracts/lifecycle.ts';
 import { pickAllowedHeaders } from '../../core/headerAllowlist.ts';
 
@@ -37,6 +37,8 @@ function maskedCapped(text: string | null, capBytes: number, secrets: string[]):
 
 function maskedHeaders(headers: Record<string, string>, secrets: string[]): Record<string, string> {
   const picked = pickAllowedHeaders(headers);
+  // Header values rarely hold a secret: one check over them all before masking each.
+  if (redactsNone(Object.values(picked), secrets)) return picked;
   for (const name of Object.keys(picked)) picked[name] = redactSecrets(picked[name] ?? '', secrets);
   return picked;
 }
@@ -46,14 +48,33 @@ function headerValue(headers: Record<string, string>, wanted: string): string | 
   return name === undefined ? undefined : headers[name];
 }
 
+/** A request's captured bodies as stored text (decodeBody): decoded once for its record and its summary. */
+export interface BodyTexts {
+  request: string | null;
+  response: string | null;
+}
+
+export function bodyTextsOf(bodies: CapturedBodies): BodyTexts {
+  return {
+    request: decodeBody(bodies.requestBody, headerValue(bodies.requestHeaders, 'content-type')),
+    response: decodeBody(bodies.responseBody, headerValue(bodies.responseHeaders, 'content-type')),
+  };
+}
+
 /**
  * What the log stores for one request's bodies: allowlisted headers, bodies capped at
  * `capBytes` each and masked (known secrets and anything that looks like a key). For streams the
  * captured response body is the raw event text.
  */
-export function buildBodiesRecord(bodies: CapturedBodies, stream: boolean, capBytes: number, secrets: string[]): RequestBodiesRecord {
-  const request = maskedCapped(decodeBody(bodies.requestBody, headerValue(bodies.requestHeaders, 'content-type')), capBytes, secrets);
-  const response = maskedCapped(decodeBody(bodies.responseBody, headerValue(bodies.responseHeaders, 'content-type')), capBytes, secrets);
+export function buildBodiesRecord(
+  bodies: CapturedBodies,
+  stream: boolean,
+  capBytes: number,
+  secrets: string[],
+  texts: BodyTexts = bodyTextsOf(bodies),
+): RequestBodiesRecord {
+  const request = maskedCapped(texts.request, capBytes, secrets);
+  const response = maskedCapped(texts.response, capBytes, secrets);
   const streamText = maskedCapped(bodies.streamText, capBytes, secrets);
   return {
     requestHeaders: maskedHeaders(bodies.requestHeaders, secrets),

@@ -1,14 +1,13 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import type { EndedRowSummary, RequestLogRow } from '../../contracts/log.ts';
-import { redactKnownSecrets, redactSecrets } from '../../core/redact.ts';
 import type { CapturedBodies, RequestLifecycleEvent } from '../../contracts/lifecycle.ts';
 import { sessionIdOfRequest } from './agentSession.ts';
 import { exchangeSummary, parseBody } from './exchangeSummary.ts';
-import { buildBodiesRecord } from './bodyRecord.ts';
+import { bodyTextsOf, buildBodiesRecord, type BodyTexts } from './bodyRecord.ts';
 import { nextSliceLength, type SliceLimits } from './eventSlice.ts';
 import { DEFAULT_INDEX_SLICE, FullTextBackfill } from './fullTextBackfill.ts';
 import { rowFromRecord } from './rowCodec.ts';
-import { applyRowEvent, maskRowText, rowFromStart } from './rowDraft.ts';
+import { applyRowEvent, maskRows, rowFromStart } from './rowDraft.ts';
 import { RowRecorder, type SpendRecordStore } from './rowRecorder.ts';
 import type { SpendEntry, UnwrittenState } from './unwrittenSpend.ts';
 import { LogWriter, type LogBatch } from './writer.ts';
@@ -33,31 +32,22 @@ export const INGEST_SLICE_LIMITS: SliceLimits = { maxEvents: 2_000, maxBodyBytes
  */
 export const IN_FLIGHT_ROW_DELAY_MS = 500;
 
-/** The row's agent session and one-line summary, from the request as it ended (masked with the row). */
-function summaryOf(bodies: CapturedBodies, row: RequestLogRow): Pick<RequestLogRow, 'agentSessionId' | 'summary'> {
-  const stream = row.stream;
+/**
+ * The row's agent session and one-line summary, from the request as it ended (masked with the row);
+ * `texts`: its bodies as decoded for the record too (a binary body is a description, which parses to nothing).
+ */
+function summaryOf(bodies: CapturedBodies, texts: BodyTexts, row: RequestLogRow): Pick<RequestLogRow, 'agentSessionId' | 'summary'> {
   // Parsed once for both.
-  const request = parseBody(bodies.requestBody?.toString('utf8') ?? null);
+  const request = parseBody(texts.request);
   return {
     // A replay is the user's experiment on a turn, linked from that turn's detail: not a turn of the agent's session.
     agentSessionId:
       row.replayOf === null ? sessionIdOfRequest({ headers: bodies.requestHeaders, clientName: row.clientName, request }) : null,
-    summary: exchangeSummary({
-      request,
-      responseBody: stream ? null : (bodies.responseBody?.toString('utf8') ?? null),
-      streamText: bodies.streamText,
-    }),
+    summary: exchangeSummary({ request, responseBody: row.stream ? null : texts.response, streamText: bodies.streamText }),
   };
 }
 
 const ageMs = (row: RequestLogRow, nowMs: number): number => nowMs - row.startedAtMs;
-
-/** Free-text fields come from clients and upstreams: masked like bodies before they are written. */
-function maskedRows(rows: RequestLogRow[], secrets: string[]): RequestLogRow[] {
-  const mask = (text: string): string => redactSecrets(text, secrets);
-  const maskId = (text: string): string => redactKnownSecrets(text, secrets);
-  return rows.map((row) => maskRowText(row, mask, maskId));
-}
 
 export interface EventIngestOptions {
   bodyCapBytes: number;
@@ -203,7 +193,7 @@ export class EventIngest {
     }
     if (rows.length === 0) return;
     try {
-      this.recorder.write({ rows: maskedRows(rows, this.latestSecrets), bodies: [] });
+      this.recorder.write({ rows: maskRows(rows, this.latestSecrets), bodies: [] });
       this.recorder.publish();
       this.reportBodiesState();
     } catch (error) {
@@ -249,19 +239,24 @@ export class EventIngest {
       const draft = this.drafts.get(event.requestId) ?? this.writtenInFlightRow(event.requestId);
       // A request that started before the log attached has no row to complete.
       if (draft === undefined) continue;
-      const row =
-        event.type === 'end' ? { ...applyRowEvent(draft, event), ...summaryOf(event.bodies, draft) } : applyRowEvent(draft, event);
+      const row = applyRowEvent(draft, event);
       if (event.type === 'end') {
+        const texts = bodyTextsOf(event.bodies);
+        // `row` is applyRowEvent's new object, not yet shared: completed in place rather than copied again.
+        Object.assign(row, summaryOf(event.bodies, texts, draft));
         this.drafts.delete(row.id);
         if (withBodies && this.writer.bodiesDisabledReason === null) {
-          bodies.push({ requestId: row.id, record: buildBodiesRecord(event.bodies, row.stream, this.options.bodyCapBytes, secrets) });
+          bodies.push({
+            requestId: row.id,
+            record: buildBodiesRecord(event.bodies, row.stream, this.options.bodyCapBytes, secrets, texts),
+          });
         }
       } else {
         this.drafts.set(row.id, row);
       }
       touched.set(row.id, row);
     }
-    return { rows: maskedRows(this.rowsToWrite(touched.values()), secrets), bodies };
+    return { rows: maskRows(this.rowsToWrite(touched.values()), secrets), bodies };
   }
 
   /**

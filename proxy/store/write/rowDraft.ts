@@ -1,6 +1,7 @@
 import type { RequestLogRow, UsageSource } from '../../contracts/log.ts';
 import type { TokenUsage } from '../../contracts/usage.ts';
 import type { RequestFallback, RequestLifecycleEvent } from '../../contracts/lifecycle.ts';
+import { redactKnownSecrets, redactSecrets, redactsNone } from '../../core/redact.ts';
 
 type StartEvent = Extract<RequestLifecycleEvent, { type: 'start' }>;
 /** The events that change a row after it started (deltas only feed the live view). */
@@ -91,28 +92,47 @@ export function applyRowEvent(row: RequestLogRow, event: RowUpdateEvent): Reques
       if (row.usageSource === 'reported') return row;
       return { ...withUsage(row, event.usage, 'estimated'), costCredits: event.costCredits };
     case 'end':
-      return withResponseModel(
-        withUsage(
-          {
-            ...withFallback(row, event.fallback),
-            status: event.status,
-            durationMs: event.durationMs,
-            ttfbMs: event.ttfbMs ?? row.ttfbMs,
-            retries: event.retries,
-            errorClass: event.errorClass,
-            errorMessage: event.errorMessage,
-            upstreamRequestId: event.upstreamRequestId ?? row.upstreamRequestId,
-            ...(event.gatewayKeys ? { gatewayKeys: event.gatewayKeys } : {}),
-            costCredits: event.costCredits,
-            notes: event.logNotes === undefined ? row.notes : [...row.notes, ...event.logNotes],
-            state: 'done',
-          },
-          event.usage,
-          event.usageSource ?? 'reported',
-        ),
-        event.responseModel,
-      );
+      return endedRow(row, event);
   }
+}
+
+/**
+ * The row completed by its `end`, as one new object: this runs for every request, and building it
+ * through withFallback, withUsage and withResponseModel copied the row three times more.
+ */
+function endedRow(row: RequestLogRow, event: Extract<RowUpdateEvent, { type: 'end' }>): RequestLogRow {
+  const { fallback, usage } = event;
+  const upstreamModel = fallback === undefined ? row.upstreamModel : fallback.upstreamModel;
+  const responseModel = event.responseModel ?? row.responseModel;
+  const ended: RequestLogRow = {
+    ...row,
+    status: event.status,
+    durationMs: event.durationMs,
+    ttfbMs: event.ttfbMs ?? row.ttfbMs,
+    retries: event.retries,
+    errorClass: event.errorClass,
+    errorMessage: event.errorMessage,
+    upstreamRequestId: event.upstreamRequestId ?? row.upstreamRequestId,
+    costCredits: event.costCredits,
+    notes: event.logNotes === undefined ? row.notes : [...row.notes, ...event.logNotes],
+    state: 'done',
+    upstreamModel,
+    responseModel,
+    modelMismatch: modelsDiffer(upstreamModel, responseModel),
+  };
+  if (fallback !== undefined) {
+    ended.profileId = fallback.profileId;
+    ended.fallbackChain = fallback.chain;
+  }
+  if (event.gatewayKeys) ended.gatewayKeys = event.gatewayKeys;
+  if (usage !== null) {
+    ended.inputTokens = usage.inputTokens;
+    ended.outputTokens = usage.outputTokens;
+    ended.cachedInputTokens = usage.cachedInputTokens ?? null;
+    ended.reasoningTokens = usage.reasoningTokens ?? null;
+    ended.usageSource = event.usageSource ?? 'reported';
+  }
+  return ended;
 }
 
 type EndEvent = Extract<RequestLifecycleEvent, { type: 'end' }>;
@@ -161,4 +181,31 @@ export function maskRowText(row: RequestLogRow, mask: (text: string) => string, 
     // A label is the user's text: one pasted by mistake must not keep a key.
     ...(row.gatewayKeys ? { gatewayKeys: row.gatewayKeys.map((use) => ({ keyId: use.keyId, label: mask(use.label) })) } : {}),
   };
+}
+
+/** The texts maskRowText masks with `mask` (the gateway's request id aside): kept beside it, so the two name the same fields. */
+function maskedFieldTexts(row: RequestLogRow): string[] {
+  const texts = [row.clientPath, row.upstreamPath, ...row.notes];
+  for (const text of [row.errorMessage, row.requestedModel, row.upstreamModel, row.responseModel, row.agentSessionId, row.summary])
+    if (text !== null) texts.push(text);
+  for (const hop of row.fallbackChain ?? []) {
+    if (hop.model !== null) texts.push(hop.model);
+    if (hop.note !== undefined) texts.push(hop.note);
+  }
+  for (const use of row.gatewayKeys ?? []) texts.push(use.label);
+  return texts;
+}
+
+/**
+ * The rows with their free text masked (maskRowText with redactSecrets, the gateway's id with
+ * redactKnownSecrets). A row none of whose texts holds a secret is the row itself: one check over
+ * its texts joined (redactsNone) instead of a dozen masking calls and a copy of the row.
+ */
+export function maskRows(rows: readonly RequestLogRow[], secrets: string[]): RequestLogRow[] {
+  const mask = (text: string): string => redactSecrets(text, secrets);
+  const maskId = (text: string): string => redactKnownSecrets(text, secrets);
+  return rows.map((row) => {
+    const idClean = row.upstreamRequestId === null || maskId(row.upstreamRequestId) === row.upstreamRequestId;
+    return idClean && redactsNone(maskedFieldTexts(row), secrets) ? row : maskRowText(row, mask, maskId);
+  });
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { knownSecretForms, REDACTED, redactSecrets, replaceSecretForms } from '../../../proxy/core/redact.ts';
+import { knownSecretForms, REDACTED, redactSecrets, redactsNone, replaceSecretForms } from '../../../proxy/core/redact.ts';
 import { SENTINEL_KEY, findSentinel, sentinelForms } from '../../support/sentinel.ts';
 
 const base64 = (text: string) => Buffer.from(text).toString('base64');
@@ -135,5 +135,38 @@ describe('replaceSecretForms: the one loop every masker uses', () => {
   it('replaces each form by what the caller makes of it (a mask of its own length)', () => {
     const text = `<${secret}>`;
     expect(replaceSecretForms(text, forms, (form) => '*'.repeat(form.length))).toBe(`<${'*'.repeat(secret.length)}>`);
+  });
+});
+
+describe('redactsNone', () => {
+  const hex = 'a1b2c3d4e5f60718293a4b5c6d7e8f90';
+  const randomRun = 'Zx9Qw8Er7Ty6Ui5Op4As3Df2Gh1Jk0LmNb';
+  // Each list has one text that redactSecrets changes, at a text's start, end or whole: the joined check must see it.
+  it.each<[string, string[]]>([
+    ['the known key, whole', ['/v1/chat/completions', SENTINEL_KEY, 'gpt-4o']],
+    ['the known key, base64, at the end', ['ok', `token ${base64(SENTINEL_KEY)}`]],
+    ['an sk- key at the start', ['fine', 'sk-abcdefghijklmnop rest']],
+    ['a hex run at the end', ['fine', `id ${hex}`]],
+    ['a hex run at the start', [`${hex} id`, 'fine']],
+    ['a Bearer token', ['Authorization: Bearer abcdefghijkl', 'fine']],
+    ['a random run at the end', ['fine', `x=${randomRun}`]],
+    ['a random run at the start of the last text', ['fine', `${randomRun} x`]],
+  ])('is false when one text holds %s', (_label, texts) => {
+    expect(texts.some((text) => redactSecrets(text, [SENTINEL_KEY]) !== text)).toBe(true);
+    expect(redactsNone(texts, [SENTINEL_KEY])).toBe(false);
+  });
+
+  it.each<[string, string[]]>([
+    ['paths, models and a summary', ['/v1/chat/completions', 'gpt-4o-mini', 'deepseek-ai/DeepSeek-R1-Distill-Qwen-32B', 'Say hello.']],
+    ['no texts', []],
+    ['empty texts', ['', '']],
+  ])('is true for %s', (_label, texts) => {
+    expect(redactsNone(texts, [SENTINEL_KEY])).toBe(true);
+  });
+
+  it('may be false for texts each clean alone (a word ending one text, a token starting the next): the caller then masks each', () => {
+    const texts = ['ends with Bearer', 'abcdefghijkl'];
+    expect(texts.every((text) => redactSecrets(text, [SENTINEL_KEY]) === text)).toBe(true);
+    expect(redactsNone(texts, [SENTINEL_KEY])).toBe(false);
   });
 });

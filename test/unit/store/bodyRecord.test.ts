@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildBodiesRecord, capUtf8, decodeBody } from '../../../proxy/store/write/bodyRecord.ts';
+import { bodyTextsOf, buildBodiesRecord, capUtf8, decodeBody } from '../../../proxy/store/write/bodyRecord.ts';
 import { findSentinel, SENTINEL_KEY } from '../../support/sentinel.ts';
 import { capturedBodies } from '../../support/lifecycleEvents.ts';
 
@@ -99,5 +99,27 @@ describe('buildBodiesRecord shape', () => {
     );
     expect(record.requestTruncated).toBe(truncated);
     expect(Buffer.byteLength(record.requestBody ?? '')).toBeLessThanOrEqual(capBytes);
+  });
+});
+
+describe('bodyTextsOf', () => {
+  it('decodes both bodies as the record stores them, by their content types', () => {
+    const texts = bodyTextsOf(
+      capturedBodies({
+        requestHeaders: { 'Content-Type': 'application/octet-stream' },
+        requestBody: Buffer.from('{"model":"m"}'),
+        responseHeaders: { 'content-type': 'application/json' },
+        responseBody: Buffer.from('{"id":"x"}'),
+      }),
+    );
+    // A binary upload is a description (which the summary parses to nothing), never its bytes.
+    expect(texts).toEqual({ request: '[binary body not logged: 13 bytes, application/octet-stream]', response: '{"id":"x"}' });
+  });
+
+  it('gives the record what it would decode itself', () => {
+    const bodies = capturedBodies({ requestBody: Buffer.from('{"a":1}'), responseBody: Buffer.from('{"b":2}') });
+    expect(buildBodiesRecord(bodies, false, 1024, [SENTINEL_KEY], bodyTextsOf(bodies))).toEqual(
+      buildBodiesRecord(bodies, false, 1024, [SENTINEL_KEY]),
+    );
   });
 });

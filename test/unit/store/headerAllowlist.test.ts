@@ -46,3 +46,30 @@ describe('header allowlist', () => {
     expect(pickAllowedHeaders({ Accept: 'upper', accept: 'lower' })).toEqual({ accept: 'lower' });
   });
 });
+
+describe('pickAllowedHeaders', () => {
+  it.each<[string, Record<string, string>, Record<string, string>]>([
+    ['nothing allowed', { authorization: 'Bearer abc', cookie: 'a=b' }, {}],
+    ['a prefix', { 'X-RateLimit-Remaining': '9', 'x-api-key': 'k' }, { 'x-ratelimit-remaining': '9' }],
+    // Sorted as sent, 'Content-Type' before 'content-type': the later spelling's value stays.
+    ['two spellings of one name', { 'content-type': 'text/plain', 'Content-Type': 'application/json' }, { 'content-type': 'text/plain' }],
+    ['a repeated header (an array) dropped', { accept: ['a', 'b'] as unknown as string, 'user-agent': 'ua' }, { 'user-agent': 'ua' }],
+  ])('%s', (_label, headers, picked) => {
+    expect(pickAllowedHeaders(headers)).toEqual(picked);
+  });
+
+  it('decides the same for a name seen many times as for one seen once', () => {
+    for (let round = 0; round < 3; round += 1) {
+      expect(pickAllowedHeaders({ Authorization: 'Bearer abc', 'User-Agent': 'ua' })).toEqual({ 'user-agent': 'ua' });
+    }
+  });
+
+  it('decides names past the remembered bound the same way', () => {
+    const many = Object.fromEntries(Array.from({ length: 600 }, (_, index) => [`x-custom-${index}`, 'v']));
+    expect(pickAllowedHeaders(many)).toEqual({});
+    expect(pickAllowedHeaders({ ...many, 'x-stainless-lang': 'js', 'X-Request-Id': 'abc' })).toEqual({
+      'x-request-id': 'abc',
+      'x-stainless-lang': 'js',
+    });
+  });
+});

@@ -4,11 +4,15 @@ import {
   applyRowEvent,
   isSupersededByEnd,
   maskRowText,
+  maskRows,
   modelsDiffer,
   rowFromStart,
   type RowUpdateEvent,
 } from '../../../proxy/store/write/rowDraft.ts';
+import type { RequestLogRow } from '../../../proxy/contracts/log.ts';
+import { redactKnownSecrets, redactSecrets } from '../../../proxy/core/redact.ts';
 import { endEvent, startEvent } from '../../support/lifecycleEvents.ts';
+import { findSentinel, SENTINEL_KEY } from '../../support/sentinel.ts';
 
 describe('modelsDiffer', () => {
   it.each([
@@ -117,6 +121,74 @@ describe('row lifecycle', () => {
   });
 });
 
+describe('the row at end', () => {
+  const fallback = {
+    profileId: 'backup',
+    upstreamModel: 'claude-sonnet-4',
+    chain: [{ profileId: 'main', model: 'gpt-4o', status: 503, errorClass: 'upstream_error' as const }],
+  };
+  const started = { ...rowFromStart(startEvent('r1', { notes: ['dropped n'] })), responseModel: 'gpt-4o', ttfbMs: 30 };
+  // Every field end sets, with and without the parts it may lack: the whole row, so a field lost or added shows.
+  it.each<[string, Partial<Parameters<typeof endEvent>[1]>, Partial<RequestLogRow>]>([
+    [
+      'a plain end',
+      {},
+      { responseModel: 'gpt-4o', modelMismatch: false, inputTokens: 10, outputTokens: 5, usageSource: 'reported', ttfbMs: 40 },
+    ],
+    [
+      'a fallback with keys, notes, estimated usage and a rewritten model',
+      {
+        fallback,
+        gatewayKeys: [{ keyId: 'k2', label: 'second' }],
+        logNotes: ['Bodies not kept'],
+        usage: { inputTokens: 7, outputTokens: 3, cachedInputTokens: 2, reasoningTokens: 1 },
+        usageSource: 'estimated',
+        responseModel: 'claude-sonnet-4-5',
+        ttfbMs: null,
+        upstreamRequestId: null,
+      },
+      {
+        profileId: 'backup',
+        upstreamModel: 'claude-sonnet-4',
+        fallbackChain: fallback.chain,
+        gatewayKeys: [{ keyId: 'k2', label: 'second' }],
+        notes: ['dropped n', 'Bodies not kept'],
+        inputTokens: 7,
+        outputTokens: 3,
+        cachedInputTokens: 2,
+        reasoningTokens: 1,
+        usageSource: 'estimated',
+        responseModel: 'claude-sonnet-4-5',
+        modelMismatch: true,
+        ttfbMs: 30,
+        upstreamRequestId: null,
+      },
+    ],
+    [
+      'no usage and no response model: the earlier ones stay',
+      { usage: null, usageSource: null, responseModel: null },
+      { responseModel: 'gpt-4o', modelMismatch: false, inputTokens: null, usageSource: null, ttfbMs: 40 },
+    ],
+  ])('%s', (_label, end, changed) => {
+    const row = applyRowEvent(started, endEvent('r1', end));
+    expect(row).toEqual({
+      ...started,
+      status: 200,
+      durationMs: 120,
+      retries: 0,
+      errorClass: null,
+      errorMessage: null,
+      upstreamRequestId: 'up-r1',
+      costCredits: 0.25,
+      state: 'done',
+      cachedInputTokens: null,
+      reasoningTokens: null,
+      ...changed,
+    });
+    expect(started.state).toBe('in_flight');
+  });
+});
+
 describe('columns a later event changes', () => {
   const headers: RowUpdateEvent = { type: 'headers', requestId: 'r1', status: 201, ttfbMs: 33, upstreamRequestId: 'up-1', retries: 2 };
   const usage: RowUpdateEvent = {
@@ -212,5 +284,56 @@ describe('isSupersededByEnd', () => {
     // The claim itself: skipping the event leaves the row as it would be exactly when it is superseded.
     const same = JSON.stringify(applyRowEvent(applyRowEvent(start, between), end)) === JSON.stringify(applyRowEvent(start, end));
     expect(same).toBe(superseded);
+  });
+});
+
+describe('maskRows', () => {
+  const clean: RequestLogRow = {
+    ...rowFromStart(startEvent('r1', { clientPath: '/v1/chat/completions' })),
+    upstreamRequestId: 'chatcmpl-Zx9Qw8Er7Ty6Ui5Op4As3Df2Gh1Jk0Lm',
+    summary: 'Say hello.',
+    agentSessionId: 'conv-0123456789abcdef01234567',
+  };
+  const hop = { profileId: 'p1', model: 'gpt-4o', status: 500, errorClass: null };
+  // Each free-text field holding the key: the row must come back masked, whichever field it is.
+  it.each<[string, Partial<RequestLogRow>]>([
+    ['clientPath', { clientPath: `/v1/models?key=${SENTINEL_KEY}` }],
+    ['upstreamPath', { upstreamPath: `/v1/${SENTINEL_KEY}` }],
+    ['notes', { notes: ['fine', `echoed ${SENTINEL_KEY}`] }],
+    ['errorMessage', { errorMessage: `bad key ${SENTINEL_KEY}` }],
+    ['requestedModel', { requestedModel: SENTINEL_KEY }],
+    ['upstreamModel', { upstreamModel: SENTINEL_KEY }],
+    ['responseModel', { responseModel: SENTINEL_KEY }],
+    ['agentSessionId', { agentSessionId: SENTINEL_KEY }],
+    ['summary', { summary: `my key is ${SENTINEL_KEY}` }],
+    ['upstreamRequestId', { upstreamRequestId: `req-${SENTINEL_KEY}` }],
+    ['a fallback hop model', { fallbackChain: [{ ...hop, model: SENTINEL_KEY }] }],
+    ['a fallback hop note', { fallbackChain: [{ ...hop, note: `key ${SENTINEL_KEY}` }] }],
+    ['a gateway key label', { gatewayKeys: [{ keyId: 'k1', label: SENTINEL_KEY }] }],
+  ])('masks the key in %s', (_field, fields) => {
+    const [masked] = maskRows([{ ...clean, ...fields }], [SENTINEL_KEY]);
+    expect(findSentinel(JSON.stringify(masked))).toBeNull();
+    expect(JSON.stringify(masked)).toContain('[redacted]');
+  });
+
+  it('masks a key by its shape too, not only the known ones', () => {
+    const [masked] = maskRows([{ ...clean, errorMessage: 'got sk-abcdefghijklmnopqrstu back' }], []);
+    expect(masked?.errorMessage).toBe('got [redacted] back');
+  });
+
+  it("returns a row without secrets as it is, the gateway's long random id kept whole", () => {
+    const [masked] = maskRows([clean], [SENTINEL_KEY]);
+    expect(masked).toBe(clean);
+    expect(masked?.upstreamRequestId).toBe('chatcmpl-Zx9Qw8Er7Ty6Ui5Op4As3Df2Gh1Jk0Lm');
+  });
+
+  it('gives what maskRowText gives, for a row that needs masking', () => {
+    const row = { ...clean, notes: [`echoed ${SENTINEL_KEY}`], summary: `key ${SENTINEL_KEY}` };
+    const expected = maskRowText(
+      row,
+      (text) => redactSecrets(text, [SENTINEL_KEY]),
+      (text) => redactKnownSecrets(text, [SENTINEL_KEY]),
+    );
+    expect(maskRows([row], [SENTINEL_KEY])).toEqual([expected]);
   });
 });

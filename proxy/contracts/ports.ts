@@ -115,6 +115,11 @@ export interface SpendOutcome {
 }
 
 /** Budgets, burst guard, auth circuit breaker: decided in memory, O(1), before anything is sent. */
+/** A fallback step's check: `ownProfile` when the step stays on the request's own profile, whose breaker it passed. */
+export interface StepCheckInput extends SpendCheckInput {
+  ownProfile: boolean;
+}
+
 export interface SpendGate {
   /** Whether `check` would use an input estimate: only a budget cap does, and counting tokens is not free. */
   needsInputEstimate(identity: ClientIdentity, profile: Profile): boolean;
@@ -122,10 +127,12 @@ export interface SpendGate {
   budgetsAdmit(input: SpendCheckInput): boolean;
   check(input: SpendCheckInput): LocalRefusal | null;
   /**
-   * A fallback step on another profile or model: that profile's budgets and auth breaker. Admitted,
-   * the request's held estimate moves to the step's profile; refused, nothing changes.
+   * A fallback step on another profile or model: that profile's budgets and (another profile's)
+   * auth breaker. Admitted, the request's held estimate moves to the step's profile; refused, nothing changes.
    */
-  admitStep(input: SpendCheckInput): LocalRefusal | null;
+  admitStep(input: StepCheckInput): LocalRefusal | null;
+  /** A sent step failed and the request moves on: its profile's breaker hears that the key was not rejected. */
+  stepLeft(profileId: string): void;
   /** Lowers an admitted request's held estimate to a closer one (a count after an upper bound); never raises it. */
   refineHold(input: SpendCheckInput): void;
   /** Called once per admitted request, when it ends (it releases the request's reservation). */

@@ -102,6 +102,7 @@ export function fallbackRoute(gated: Gated, services: FallbackServices): Fallbac
     const gate = services.spendGate;
     if (gate === undefined) return null;
     return gate.admitStep({
+      ownProfile: target.profile.id === origin.profile.id,
       requestId: trace.requestId,
       identity,
       profile: target.profile,
@@ -128,6 +129,8 @@ export function fallbackRoute(gated: Gated, services: FallbackServices): Fallbac
         if (trace.fallback !== undefined) trace.fellBack(failed, [], null);
         return null;
       }
+      // The failed step's probe, if it carried one, has its answer before any step asks that breaker again.
+      if (failure.kind !== 'unsent') services.spendGate?.stepLeft(current.target.profile.id);
       const skipped: FallbackHop[] = [];
       while (nextEntry < entries.length) {
         const entry = entries[nextEntry]!;

@@ -52,6 +52,11 @@ export class InFlightReservations {
     }
   }
 
+  /** Whether the request's reservation is held on `scope` (a fallback step may have moved it elsewhere). */
+  heldOn(requestId: string, scope: SpendScope): boolean {
+    return this.#byRequest.get(requestId)?.scopeKeys.includes(scopeKey(scope)) ?? false;
+  }
+
   reservedCredits(scope: SpendScope): number {
     return this.#byScope.get(scopeKey(scope))?.credits ?? 0;
   }

@@ -1,7 +1,7 @@
 import { findPrice, inputCostOf } from './cost.ts';
 import type { LedgerGap } from '../contracts/log.ts';
 import type { Budget, Profile } from '../contracts/profile.ts';
-import type { ClientIdentity, LocalRefusal, SpendCheckInput, SpendGate, SpendOutcome } from '../contracts/ports.ts';
+import type { ClientIdentity, LocalRefusal, SpendCheckInput, SpendGate, SpendOutcome, StepCheckInput } from '../contracts/ports.ts';
 import { AuthCircuitBreaker, type AuthCircuitBreakerOptions } from './authCircuitBreaker.ts';
 import { decideBudget, type BudgetOwner } from './budgetDecision.ts';
 import { ANONYMOUS_CLIENT, BurstGuard, type BurstGuardSettings, type ClientPause } from './burstGuard.ts';
@@ -100,18 +100,24 @@ export function createSpendGate(deps: SpendGateDeps): SpendGateControl {
 
   /**
    * A fallback step on `input.profile`: its budgets (without the request's own hold, which moves
-   * with it) and its auth breaker. Admitted, the request's hold moves to the step's profile at the
-   * step's prices, so concurrent requests see the spend where it will land; refused, it stays.
+   * with it) and, for another profile, its auth breaker (the request's own passed at admission, and
+   * may be this very request's probe). Admitted, the request's hold moves to the step's profile at
+   * the step's prices, so concurrent requests see the spend where it will land; refused, it stays.
    * The burst guard is the client's, already passed at admission, whatever profile answers.
    */
-  function admitStep(input: SpendCheckInput): LocalRefusal | null {
+  function admitStep(input: StepCheckInput): LocalRefusal | null {
     const atMs = nowMs();
     const estimate = estimatedInputCredits(input);
     const scopes = spendScopes(input.profile.id, input.identity.tokenName);
     const held = reservations.take(input.requestId);
     const refusal =
       (needsInputEstimate(input.identity, input.profile) ? budgetRefusal(input, scopes, estimate, atMs) : null) ??
-      authBreaker.admit(input.profile.id, atMs, { profileName: input.profile.name, keyFromEnvironment: input.keyFromEnvironment === true });
+      (input.ownProfile
+        ? null
+        : authBreaker.admit(input.profile.id, atMs, {
+            profileName: input.profile.name,
+            keyFromEnvironment: input.keyFromEnvironment === true,
+          }));
     if (refusal !== null) {
       if (held !== null) reservations.reserve(input.requestId, held.scopes, held.credits);
       return refusal;
@@ -120,7 +126,14 @@ export function createSpendGate(deps: SpendGateDeps): SpendGateControl {
     return null;
   }
 
+  /** A step that failed and was left for the next one: not a rejected key, so a probe it carried has its answer. */
+  function stepLeft(profileId: string): void {
+    authBreaker.recordUpstreamOutcome({ profileId, status: 0, keyRejected: false, atMs: nowMs() });
+  }
+
   function refineHold(input: SpendCheckInput): void {
+    // A hold a fallback step moved is priced by that step; a count at the first profile's prices would cut it.
+    if (!reservations.heldOn(input.requestId, { kind: 'profile', profileId: input.profile.id })) return;
     const estimate = estimatedInputCredits(input);
     if (estimate !== null) reservations.shrink(input.requestId, estimate);
   }
@@ -134,6 +147,7 @@ export function createSpendGate(deps: SpendGateDeps): SpendGateControl {
     budgetsAdmit,
     check,
     admitStep,
+    stepLeft,
     refineHold,
     recordOutcome,
     resumeClient: (clientName) => burstGuard.resume(clientName),

@@ -26,6 +26,7 @@ function countingGate(onEstimateWanted: () => void, checked: SpendCheckInput[], 
     },
     budgetsAdmit: () => admitsAtBound,
     admitStep: () => null,
+    stepLeft: () => undefined,
     check: (input) => {
       checked.push(input);
       return null;

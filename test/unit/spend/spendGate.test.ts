@@ -298,7 +298,7 @@ describe('admitStep (a fallback step on another profile)', () => {
     expect(gate.check(first)).toBeNull();
     expect(held(gate, 'work')).toBe(2);
     // 4 credits on the backup: with the request's own 2 still counted, the client's 5 would refuse it.
-    expect(gate.admitStep({ ...first, profile: backupOf(first.profile), estimatedInputTokens: 1_000_000 })).toBeNull();
+    expect(gate.admitStep({ ...first, ownProfile: false, profile: backupOf(first.profile), estimatedInputTokens: 1_000_000 })).toBeNull();
     expect(held(gate, 'work')).toBe(0);
     expect(held(gate, 'backup')).toBe(4);
     expect(gate.reservations.reservedCredits({ kind: 'client', clientName: 'cursor' })).toBe(4);
@@ -319,7 +319,12 @@ describe('admitStep (a fallback step on another profile)', () => {
     const { gate, input } = setup();
     const first = input({ estimatedInputTokens: 1_000_000 });
     expect(gate.check(first)).toBeNull();
-    const step = { ...first, profile: backupOf(first.profile, { perRequestInputCredits: 1 }), estimatedInputTokens: 1_000_000 };
+    const step = {
+      ...first,
+      ownProfile: false,
+      profile: backupOf(first.profile, { perRequestInputCredits: 1 }),
+      estimatedInputTokens: 1_000_000,
+    };
     expect(gate.admitStep(step)?.errorClass).toBe('budget_exceeded');
     expect(held(gate, 'work')).toBe(2);
     expect(held(gate, 'backup')).toBe(0);
@@ -338,8 +343,60 @@ describe('admitStep (a fallback step on another profile)', () => {
       costCredits: null,
       atMs: NOW,
     });
-    expect(gate.admitStep({ ...first, profile: backupOf(first.profile) })).toMatchObject({ status: 403, errorClass: 'circuit_open' });
+    expect(gate.admitStep({ ...first, ownProfile: false, profile: backupOf(first.profile) })).toMatchObject({
+      status: 403,
+      errorClass: 'circuit_open',
+    });
     gate.resetAuthBreaker('backup');
-    expect(gate.admitStep({ ...first, profile: backupOf(first.profile) })).toBeNull();
+    expect(gate.admitStep({ ...first, ownProfile: false, profile: backupOf(first.profile) })).toBeNull();
+  });
+
+  it("does not ask the request's own profile's breaker again: its probe may be this very request", () => {
+    const { gate, input, spend, advance } = setup();
+    spend(null, 401);
+    advance(30_000);
+    const first = input();
+    // This request is the half-open probe; its own next model on the same profile must not be refused by it.
+    expect(gate.check(first)).toBeNull();
+    expect(gate.admitStep({ ...first, ownProfile: true, upstreamModel: 'gpt-y' })).toBeNull();
+    expect(gate.admitStep({ ...first, ownProfile: false, upstreamModel: 'gpt-y' })?.errorClass).toBe('circuit_open');
+  });
+
+  it("a step left for the next one answers its profile's probe: that profile's own clients are not refused for the whole cooldown", () => {
+    const { gate, input, advance } = setup();
+    const first = input();
+    expect(gate.check(first)).toBeNull();
+    const backup = backupOf(first.profile);
+    gate.recordOutcome({
+      requestId: 'other',
+      identity: first.identity,
+      profileId: 'backup',
+      status: 401,
+      keyRejected: true,
+      costCredits: null,
+      atMs: NOW,
+    });
+    advance(30_000);
+    // The probe goes to this request's step on the backup, which then fails with a 503.
+    expect(gate.admitStep({ ...first, ownProfile: false, profile: backup })).toBeNull();
+    expect(gate.check(input({ profile: backup }))?.errorClass).toBe('circuit_open');
+    gate.stepLeft('backup');
+    expect(gate.check(input({ profile: backup }))).toBeNull();
+  });
+
+  it("a token count that arrives after the hold moved does not cut it to the first profile's prices", () => {
+    const { gate, input } = setup();
+    const first = input({ estimatedInputTokens: 2_000_000 });
+    expect(gate.check(first)).toBeNull();
+    expect(gate.admitStep({ ...first, ownProfile: false, profile: backupOf(first.profile), estimatedInputTokens: 1_000_000 })).toBeNull();
+    expect(held(gate, 'backup')).toBe(4);
+    // The count of the first profile's request (1M tokens, 2 credits there) comes back late.
+    gate.refineHold({ ...first, estimatedInputTokens: 1_000_000 });
+    expect(held(gate, 'backup')).toBe(4);
+    // Still held where it was, a count refines it as before.
+    const second = input({ estimatedInputTokens: 2_000_000 });
+    expect(gate.check(second)).toBeNull();
+    gate.refineHold({ ...second, estimatedInputTokens: 1_000_000 });
+    expect(held(gate, 'work')).toBe(2);
   });
 });

@@ -224,8 +224,10 @@ class SqliteRequestLog implements RequestLog {
       onStopped: () => {
         if (this.closed) return;
         this.safely(() => checkpointOnOwnConnection(this.db));
-        this.thread.enableAutocheckpoint();
+        this.thread.setOwnCheckpoints(true);
       },
+      // The main connection leaves checkpoints to the thread whatever: it writes only during requests, which wake it.
+      onRunning: (running) => this.thread.setOwnCheckpoints(!running),
     });
   }
 

@@ -18,7 +18,7 @@ const data = workerData as LogThreadData;
 const send = (message: FromLogThread): void => port.postMessage(message);
 
 const db = openLogDatabase({ dataDir: data.dataDir, maxDbBytes: data.maxDbBytes });
-leaveCheckpointsToThread(db);
+if (!data.ownCheckpoints) leaveCheckpointsToThread(db);
 /** Errors cross as plain Errors (message and stack): other values, or added fields, might not be cloneable. */
 function reportError(error: unknown): void {
   const plain = new Error(error instanceof Error ? error.message : String(error));
@@ -93,7 +93,8 @@ function handle(message: ToLogThread): void {
       send({ type: 'retained', id: message.id, result: retain(message.policy, message.nowMs) });
       return;
     case 'autocheckpoint':
-      checkpointOnOwnConnection(db);
+      if (message.on) checkpointOnOwnConnection(db);
+      else leaveCheckpointsToThread(db);
       return;
     case 'close':
       reclaimer.stop();

@@ -68,7 +68,7 @@ function withoutBodies(event: RequestLifecycleEvent, note: string): RequestLifec
   return { ...event, bodies, ...(hadBodies ? { logNotes: [...(event.logNotes ?? []), note] } : {}) };
 }
 
-export interface LogThreadOptions extends LogThreadData {
+export interface LogThreadOptions extends Omit<LogThreadData, 'ownCheckpoints'> {
   /** How long events wait on this thread, so one message carries many. */
   postIntervalMs: number;
   /** Read at each post: keys may change while running. */
@@ -110,6 +110,8 @@ export class LogThreadClient {
   private held: RequestLifecycleEvent[] = [];
   private readonly folded = new FoldedSpend();
   private reportedStep = 'post false';
+  /** Until a checkpoint thread first runs, the log thread's connection checkpoints on its own. */
+  private ownCheckpoints = true;
 
   constructor(options: LogThreadOptions) {
     this.options = options;
@@ -188,8 +190,10 @@ export class LogThreadClient {
     this.send({ type: 'bodies', reason });
   }
 
-  enableAutocheckpoint(): void {
-    this.send({ type: 'autocheckpoint' });
+  /** Whether the thread's connection checkpoints on its own (no checkpoint thread runs); a replaced thread starts so too. */
+  setOwnCheckpoints(on: boolean): void {
+    this.ownCheckpoints = on;
+    this.send({ type: 'autocheckpoint', on });
   }
 
   close(): Promise<void> {
@@ -273,7 +277,12 @@ export class LogThreadClient {
 
   private startWorker(): Worker {
     const { dataDir, maxDbBytes, bodyCapBytes } = this.options;
-    const workerData: LogThreadData = { dataDir, bodyCapBytes, ...(maxDbBytes === undefined ? {} : { maxDbBytes }) };
+    const workerData: LogThreadData = {
+      dataDir,
+      bodyCapBytes,
+      ownCheckpoints: this.ownCheckpoints,
+      ...(maxDbBytes === undefined ? {} : { maxDbBytes }),
+    };
     const worker = startBackgroundWorker(this.options.threadUrl ?? LOG_THREAD_URL, { workerData, name: LOG_THREAD_NAME });
     worker.on('message', (message: FromLogThread) => this.onMessage(message));
     worker.on('error', (error) => this.options.onError(error));

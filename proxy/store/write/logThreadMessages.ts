@@ -9,6 +9,8 @@ export interface LogThreadData {
   dataDir: string;
   maxDbBytes?: number;
   bodyCapBytes: number;
+  /** Whether the connection checkpoints on its own: no checkpoint thread runs (yet, or any more). */
+  ownCheckpoints: boolean;
 }
 
 /** Main thread → log thread. */
@@ -23,7 +25,7 @@ export type ToLogThread =
   | { type: 'flush'; id: number }
   | { type: 'bodies'; reason: string | null }
   | { type: 'retain'; id: number; policy: RetentionPolicy; nowMs: number }
-  | { type: 'autocheckpoint' }
+  | { type: 'autocheckpoint'; on: boolean }
   | { type: 'close' };
 
 /** Log thread → main thread. */

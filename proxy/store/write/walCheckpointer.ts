@@ -72,6 +72,12 @@ interface CheckpointOptions {
   startNow?: boolean;
   onError: (error: unknown) => void;
   onStopped: () => void;
+  /**
+   * The thread runs (true, from its start) or ended because the log was quiet (false). While none
+   * runs, the log thread's connection checkpoints on its own: writes that follow no request (retention,
+   * the full-text backfill) must not grow the WAL unchecked, nor a write the ending thread missed.
+   */
+  onRunning?: (running: boolean) => void;
 }
 
 /**
@@ -100,13 +106,18 @@ export function startWalCheckpointer(databasePath: string, options: CheckpointOp
     const exited = new Promise<void>((resolve) => {
       worker.once('exit', (code) => {
         running = null;
-        if (closing || code === 0) return resolve();
+        if (closing) return resolve();
+        if (code === 0) {
+          options.onRunning?.(false);
+          return resolve();
+        }
         died = true;
         options.onStopped();
         resolve();
       });
     });
     running = { worker, exited };
+    options.onRunning?.(true);
   };
   if (options.startNow ?? true) start();
   return {

@@ -95,12 +95,15 @@ describe('startWalCheckpointer', () => {
     const writer = openWriterWithoutCheckpoints(path);
     const insert = writer.prepare('INSERT INTO t VALUES (?)');
     const stops: unknown[] = [];
+    // What the log thread's connection is told: checkpoint on your own whenever no thread runs.
+    const running: boolean[] = [];
     const checkpointer = startWalCheckpointer(path, {
       intervalMs: 5,
       stopAfterQuietChecks: 3,
       startNow: false,
       onError: (error) => stops.push(error),
       onStopped: () => stops.push('stopped'),
+      onRunning: (isRunning) => running.push(isRunning),
     });
     try {
       insert.run('x'.repeat(100_000));
@@ -109,11 +112,13 @@ describe('startWalCheckpointer', () => {
       checkpointer.wake();
       await expect.poll(() => statSync(path).size).toBeGreaterThan(sizeBeforeBytes);
       await expect.poll(() => threadsNamed(CHECKPOINT_THREAD_NAME)).toBe(0);
+      await expect.poll(() => running).toEqual([true, false]);
 
       const sizeAfterFirstBytes = statSync(path).size;
       insert.run('y'.repeat(100_000));
       checkpointer.wake();
       await expect.poll(() => statSync(path).size).toBeGreaterThan(sizeAfterFirstBytes);
+      expect(running).toEqual([true, false, true]);
       expect(stops).toEqual([]);
     } finally {
       await checkpointer.close();

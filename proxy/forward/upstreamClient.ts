@@ -99,6 +99,13 @@ export interface UpstreamResponse {
 export function dispatchUpstream(request: UpstreamRequest): Promise<UpstreamResponse> {
   const { signal } = request;
   if (signal.aborted) return Promise.reject(signal.reason);
+  let options: Dispatcher.DispatchOptions;
+  try {
+    // Before the abort listener: a URL that does not parse must not leave one behind.
+    options = dispatchOptions(request);
+  } catch (error) {
+    return Promise.reject(error);
+  }
   return new Promise((resolve, reject) => {
     let controller: Dispatcher.DispatchController | null = null;
     let body: UpstreamBody | null = null;
@@ -106,7 +113,7 @@ export function dispatchUpstream(request: UpstreamRequest): Promise<UpstreamResp
     const onAbort = (): void => controller?.abort(signal.reason as Error);
     signal.addEventListener('abort', onAbort, { once: true });
     const settled = (): void => signal.removeEventListener('abort', onAbort);
-    agentFor(request.connectTimeoutMs).dispatch(dispatchOptions(request), {
+    agentFor(request.connectTimeoutMs).dispatch(options, {
       onRequestStart(started) {
         controller = started;
         if (signal.aborted) started.abort(signal.reason as Error);

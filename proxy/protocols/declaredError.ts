@@ -85,8 +85,12 @@ export function declaredErrorExplained(errorClass: UpstreamErrorClass, error: De
     ...(code !== null ? { upstreamCode: code } : {}),
     knownSecrets: [...knownSecrets],
   });
-  return explained.error.message;
+  // Not a 401: a relay that answers 200 often speaks of its own key for the provider behind it.
+  return errorClass === 'auth' ? `${DECLARED_AUTH_NOTE} ${explained.error.message}` : explained.error.message;
 }
+
+const DECLARED_AUTH_NOTE =
+  'A rejected key named inside an HTTP 200 is often the gateway’s own key for the provider behind it, not yours: if your other requests succeed, the gateway has to fix it (Airlock keeps sending your key).';
 
 /** An HTTP error status carried as the error's code: OpenRouter's and vLLM's number, LiteLLM's string. */
 function statusOf(code: unknown): number | null {

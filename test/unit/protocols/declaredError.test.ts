@@ -236,6 +236,8 @@ describe('declaredFailureMessage: the cause and the fix, never the key', () => {
     // The class's cause and fix, and what the gateway said, masked.
     expect(message).toContain('The gateway refused the key');
     expect(message).toContain('Paste the key again');
+    // A key error inside a 200 may be the relay's own: the message says so before the fix for the user's key.
+    expect(message).toMatch(/often the gateway’s own key for the provider behind it, not yours.*The gateway refused the key/);
     expect(message).toContain('Incorrect API key provided');
     expect(findSentinel(message)).toBeNull();
   });

@@ -16,11 +16,12 @@ import { PRODUCT_NAME } from '../dataDir.ts';
 export const COMPILE_CACHE_ENV = 'NODE_COMPILE_CACHE';
 const DISABLE_COMPILE_CACHE_ENV = 'NODE_DISABLE_COMPILE_CACHE';
 
-/** The user's cache directory for Airlock's compiled sources, as each platform places caches. */
+/**
+ * The user's cache directory for Airlock's compiled sources, as each platform places caches. Only
+ * POSIX systems restart in place with it (process.execve); Windows runs without the cache.
+ */
 export function compileCacheDir(env: NodeJS.ProcessEnv, platform: NodeJS.Platform, homedir: string): string {
   switch (platform) {
-    case 'win32':
-      return path.win32.join(env.LOCALAPPDATA?.trim() || path.win32.join(homedir, 'AppData', 'Local'), PRODUCT_NAME, 'node-compile-cache');
     case 'darwin':
       return path.posix.join(homedir, 'Library', 'Caches', PRODUCT_NAME, 'node-compile-cache');
     default:

@@ -8,11 +8,6 @@ describe('compileCacheDir', () => {
     { platform: 'linux' as const, env: {}, expected: '/home/u/.cache/Airlock/node-compile-cache' },
     { platform: 'linux' as const, env: { XDG_CACHE_HOME: '/var/cache/u' }, expected: '/var/cache/u/Airlock/node-compile-cache' },
     { platform: 'darwin' as const, env: {}, expected: '/home/u/Library/Caches/Airlock/node-compile-cache' },
-    {
-      platform: 'win32' as const,
-      env: { LOCALAPPDATA: 'C:\\Users\\u\\AppData\\Local' },
-      expected: 'C:\\Users\\u\\AppData\\Local\\Airlock\\node-compile-cache',
-    },
   ])('$platform with $env -> $expected', ({ platform, env, expected }) => {
     expect(compileCacheDir(env, platform, '/home/u')).toBe(expected);
   });

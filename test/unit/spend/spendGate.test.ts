@@ -289,6 +289,17 @@ describe('admitStep (a fallback step on another profile)', () => {
   // The backup charges 4 credits per 1M input tokens of gpt-x, twice the main profile's price.
   const backupOf = (base: SpendCheckInput['profile'], budget: Budget = {}) =>
     profileSchema.parse({ ...base, id: 'backup', name: 'Backup', prices: [{ model: 'gpt-x', inputPer1M: 4, outputPer1M: 8 }], budget });
+  /** Another request's 401 from the backup's gateway opens the backup's auth breaker. */
+  const rejectBackupKey = (gate: ReturnType<typeof setup>['gate']) =>
+    gate.recordOutcome({
+      requestId: 'other',
+      identity: { tokenName: 'cursor', pinnedProfileId: null },
+      profileId: 'backup',
+      status: 401,
+      keyRejected: true,
+      costCredits: null,
+      atMs: NOW,
+    });
   const held = (gate: ReturnType<typeof setup>['gate'], profileId: string) =>
     gate.reservations.reservedCredits({ kind: 'profile', profileId });
 
@@ -334,15 +345,7 @@ describe('admitStep (a fallback step on another profile)', () => {
     const { gate, input } = setup();
     const first = input();
     expect(gate.check(first)).toBeNull();
-    gate.recordOutcome({
-      requestId: 'other',
-      identity: first.identity,
-      profileId: 'backup',
-      status: 401,
-      keyRejected: true,
-      costCredits: null,
-      atMs: NOW,
-    });
+    rejectBackupKey(gate);
     expect(gate.admitStep({ ...first, ownProfile: false, profile: backupOf(first.profile) })).toMatchObject({
       status: 403,
       errorClass: 'circuit_open',
@@ -367,15 +370,7 @@ describe('admitStep (a fallback step on another profile)', () => {
     const first = input();
     expect(gate.check(first)).toBeNull();
     const backup = backupOf(first.profile);
-    gate.recordOutcome({
-      requestId: 'other',
-      identity: first.identity,
-      profileId: 'backup',
-      status: 401,
-      keyRejected: true,
-      costCredits: null,
-      atMs: NOW,
-    });
+    rejectBackupKey(gate);
     advance(30_000);
     // The probe goes to this request's step on the backup, which then fails with a 503.
     expect(gate.admitStep({ ...first, ownProfile: false, profile: backup })).toBeNull();

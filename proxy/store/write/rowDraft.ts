@@ -183,16 +183,20 @@ export function maskRowText(row: RequestLogRow, mask: (text: string) => string, 
   };
 }
 
-/** The texts maskRowText masks with `mask` (the gateway's request id aside): kept beside it, so the two name the same fields. */
+/**
+ * The texts maskRowText masks with `mask` (the gateway's request id aside), found by running it
+ * with a mask that only records: a field added there is checked here too, never left unmasked.
+ */
 function maskedFieldTexts(row: RequestLogRow): string[] {
-  const texts = [row.clientPath, row.upstreamPath, ...row.notes];
-  for (const text of [row.errorMessage, row.requestedModel, row.upstreamModel, row.responseModel, row.agentSessionId, row.summary])
-    if (text !== null) texts.push(text);
-  for (const hop of row.fallbackChain ?? []) {
-    if (hop.model !== null) texts.push(hop.model);
-    if (hop.note !== undefined) texts.push(hop.note);
-  }
-  for (const use of row.gatewayKeys ?? []) texts.push(use.label);
+  const texts: string[] = [];
+  maskRowText(
+    row,
+    (text) => {
+      texts.push(text);
+      return text;
+    },
+    (id) => id,
+  );
   return texts;
 }
 

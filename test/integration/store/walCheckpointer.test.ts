@@ -118,7 +118,8 @@ describe('startWalCheckpointer', () => {
       insert.run('y'.repeat(100_000));
       checkpointer.wake();
       await expect.poll(() => statSync(path).size).toBeGreaterThan(sizeAfterFirstBytes);
-      expect(running).toEqual([true, false, true]);
+      // The woken thread may already have ended again after its three quiet checks.
+      expect(running.slice(0, 3)).toEqual([true, false, true]);
       expect(stops).toEqual([]);
     } finally {
       await checkpointer.close();

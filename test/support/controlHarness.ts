@@ -1,4 +1,5 @@
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import type { IncomingHttpHeaders } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { CapabilityService } from '../../proxy/app/capabilities/capabilityService.ts';
@@ -11,6 +12,8 @@ import type { KeyCache } from '../../proxy/app/secrets/keyCache.ts';
 import { CONTROL_TOKEN_ACCOUNT, type SecretStore } from '../../proxy/contracts/secretStore.ts';
 import type { ProxyHandle } from '../../proxy/http/startServer.ts';
 import { startGatewaySimulator, type GatewaySimulator, type SimulatorOptions } from '../simulator/index.ts';
+import { expect } from 'vitest';
+import type { RequestDetail } from '../../proxy/contracts/log.ts';
 import { memorySecretStore } from './memorySecretStore.ts';
 import { SENTINEL_KEY } from './sentinel.ts';
 import type { TokenSecretResponse } from '../../proxy/contracts/clientTokens.ts';
@@ -39,6 +42,10 @@ export interface ControlHarness {
   homeDir: string;
   /** `fetch` against the control API with the control token. */
   api(pathAndQuery: string, init?: RequestInit): Promise<Response>;
+  /** `api`, then the answer's JSON (undefined for an empty body); a status other than 2xx fails the test with it. */
+  json<T>(pathAndQuery: string, init?: RequestInit): Promise<T>;
+  /** The logged request a proxied answer names (`x-airlock-request-id`), once its row is done. */
+  loggedDetail(response: { headers: IncomingHttpHeaders }): Promise<RequestDetail>;
   close(): Promise<void>;
 }
 
@@ -54,6 +61,15 @@ export async function startControlHarness(options: ControlHarnessOptions = {}): 
   mkdirSync(homeDir, { recursive: true });
   const airlock = await startAirlock({ dataDir, port: 0, env: {}, secrets, homeDir, uiDir: options.uiDir ?? path.join(dataDir, 'no-ui') });
   const { proxy } = airlock;
+  const api = (pathAndQuery: string, init: RequestInit = {}): Promise<Response> =>
+    fetch(`${proxy.url}/_airlock/api${pathAndQuery}`, {
+      ...init,
+      headers: {
+        authorization: `Bearer ${CONTROL_TOKEN}`,
+        ...(init.body ? { 'content-type': 'application/json' } : {}),
+        ...init.headers,
+      },
+    });
   return {
     proxy,
     simulator,
@@ -66,15 +82,23 @@ export async function startControlHarness(options: ControlHarnessOptions = {}): 
     capabilities: airlock.capabilities,
     dataDir,
     homeDir,
-    api: (pathAndQuery, init = {}) =>
-      fetch(`${proxy.url}/_airlock/api${pathAndQuery}`, {
-        ...init,
-        headers: {
-          authorization: `Bearer ${CONTROL_TOKEN}`,
-          ...(init.body ? { 'content-type': 'application/json' } : {}),
-          ...init.headers,
-        },
-      }),
+    api,
+    async json<T>(pathAndQuery: string, init: RequestInit = {}): Promise<T> {
+      const response = await api(pathAndQuery, init);
+      const text = await response.text();
+      if (!response.ok) throw new Error(`${init.method ?? 'GET'} ${pathAndQuery}: ${response.status} ${text}`);
+      return (text === '' ? undefined : JSON.parse(text)) as T;
+    },
+    async loggedDetail(response) {
+      const id = String(response.headers['x-airlock-request-id']);
+      await expect
+        .poll(async () => {
+          await airlock.log.flush();
+          return airlock.log.getRequest(id)?.row.state;
+        })
+        .toBe('done');
+      return airlock.log.getRequest(id) as RequestDetail;
+    },
     async close() {
       await airlock.stop();
       await simulator.close();
@@ -88,14 +112,9 @@ export async function startControlHarness(options: ControlHarnessOptions = {}): 
  * sentinel key, made active, and a client token named `agent`. Returns that token.
  */
 export async function setUpMainProfileAndAgent(harness: ControlHarness): Promise<string> {
-  const call = async (pathName: string, init: RequestInit): Promise<Response> => {
-    const response = await harness.api(pathName, init);
-    if (!response.ok) throw new Error(`${pathName}: ${response.status} ${await response.text()}`);
-    return response;
-  };
   const json = (method: string, body: unknown): RequestInit => ({ method, body: JSON.stringify(body) });
-  await call('/profiles', json('POST', { id: 'main', name: 'Main', baseUrl: harness.simulator.baseUrl }));
-  await call('/profiles/main/key', json('PUT', { key: SENTINEL_KEY }));
-  await call('/profiles/main/activate', { method: 'POST' });
-  return ((await (await call('/tokens', json('POST', { name: 'agent' }))).json()) as TokenSecretResponse).token;
+  await harness.json('/profiles', json('POST', { id: 'main', name: 'Main', baseUrl: harness.simulator.baseUrl }));
+  await harness.json('/profiles/main/key', json('PUT', { key: SENTINEL_KEY }));
+  await harness.json('/profiles/main/activate', { method: 'POST' });
+  return (await harness.json<TokenSecretResponse>('/tokens', json('POST', { name: 'agent' }))).token;
 }

@@ -23,12 +23,7 @@ let harness: ControlHarness;
 let backup: GatewaySimulator;
 let token: string;
 
-async function call<T>(pathAndQuery: string, init: RequestInit = {}): Promise<T> {
-  const response = await harness.api(pathAndQuery, init);
-  const text = await response.text();
-  expect(response.ok, `${pathAndQuery}: ${text}`).toBe(true);
-  return (text === '' ? undefined : JSON.parse(text)) as T;
-}
+const call = <T>(pathAndQuery: string, init: RequestInit = {}): Promise<T> => harness.json<T>(pathAndQuery, init);
 const send = (method: string, body: unknown): RequestInit => ({ method, body: JSON.stringify(body) });
 
 async function setMain(fallbacks: FallbackEntry[], extra: Partial<ProfileInput> = {}): Promise<void> {
@@ -67,17 +62,7 @@ const post = (pathName: string, body: string, headers: Record<string, string> = 
     body,
   });
 
-/** The request's row once it ended (a stream's row ends after its client got the last byte). */
-async function logged(response: RawResponse): Promise<RequestDetail> {
-  const id = String(response.headers['x-airlock-request-id']);
-  await expect
-    .poll(async () => {
-      await harness.log.flush();
-      return harness.log.getRequest(id)?.row.state;
-    })
-    .toBe('done');
-  return harness.log.getRequest(id)!;
-}
+const logged = (response: RawResponse): Promise<RequestDetail> => harness.loggedDetail(response);
 
 const chatsTo = (simulator: GatewaySimulator) => simulator.received.filter((request) => request.path.endsWith('/chat/completions'));
 const modelSent = (simulator: GatewaySimulator, index: number): unknown =>

@@ -16,12 +16,8 @@ let harness: ControlHarness;
 let backup: GatewaySimulator;
 let token: string;
 
-async function call<T>(pathAndQuery: string, method: string, body: unknown): Promise<T> {
-  const response = await harness.api(pathAndQuery, { method, body: JSON.stringify(body) });
-  const text = await response.text();
-  expect(response.ok, `${pathAndQuery}: ${text}`).toBe(true);
-  return (text === '' ? undefined : JSON.parse(text)) as T;
-}
+const call = <T>(pathAndQuery: string, method: string, body: unknown): Promise<T> =>
+  harness.json<T>(pathAndQuery, { method, body: JSON.stringify(body) });
 
 beforeAll(async () => {
   harness = await startControlHarness({ simulator: { validKeys: [SENTINEL_KEY, SECOND_SENTINEL_KEY] } });
@@ -52,16 +48,7 @@ const post = (pathName = '/v1/chat/completions', body = chatBody()): Promise<Raw
   });
 const MESSAGES_BODY = JSON.stringify({ model: 'gpt-4o-mini', max_tokens: 50, messages: [{ role: 'user', content: 'hi' }] });
 
-async function logged(response: RawResponse): Promise<RequestDetail> {
-  const id = String(response.headers['x-airlock-request-id']);
-  await expect
-    .poll(async () => {
-      await harness.log.flush();
-      return harness.log.getRequest(id)?.row.state;
-    })
-    .toBe('done');
-  return harness.log.getRequest(id)!;
-}
+const logged = (response: RawResponse): Promise<RequestDetail> => harness.loggedDetail(response);
 
 /** The label of the key each request reached the main gateway with. */
 const mainKeysReceived = (): string[] =>

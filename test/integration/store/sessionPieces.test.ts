@@ -13,11 +13,7 @@ import { JSON_HEADERS, rawRequest } from '../../support/http.ts';
 let harness: ControlHarness;
 let clientToken = '';
 
-async function call<T>(path: string, init: RequestInit = {}): Promise<T> {
-  const response = await harness.api(path, init);
-  if (!response.ok) throw new Error(`${path}: ${response.status} ${await response.text()}`);
-  return (await response.json()) as T;
-}
+const call = <T>(path: string, init: RequestInit = {}): Promise<T> => harness.json<T>(path, init);
 
 /** Prose a masker leaves alone (random-looking text could be taken for a key). */
 const prose = (label: string, sentences: number): string =>

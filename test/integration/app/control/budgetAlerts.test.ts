@@ -8,12 +8,7 @@ import { SENTINEL_KEY } from '../../../support/sentinel.ts';
 
 let harness: ControlHarness;
 
-async function call<T>(pathAndQuery: string, init: RequestInit = {}): Promise<T> {
-  const response = await harness.api(pathAndQuery, init);
-  const text = await response.text();
-  expect(response.ok, `${pathAndQuery}: ${text}`).toBe(true);
-  return (text === '' ? undefined : JSON.parse(text)) as T;
-}
+const call = <T>(pathAndQuery: string, init: RequestInit = {}): Promise<T> => harness.json<T>(pathAndQuery, init);
 const send = (method: string, body: unknown): RequestInit => ({ method, body: JSON.stringify(body) });
 
 beforeAll(async () => {

@@ -9,11 +9,7 @@ import { findSentinel, SENTINEL_KEY } from '../../../support/sentinel.ts';
 let harness: ControlHarness;
 let clientToken = '';
 
-async function call<T>(path: string, init: RequestInit = {}): Promise<T> {
-  const response = await harness.api(path, init);
-  if (!response.ok) throw new Error(`${path}: ${response.status} ${await response.text()}`);
-  return (await response.json()) as T;
-}
+const call = <T>(path: string, init: RequestInit = {}): Promise<T> => harness.json<T>(path, init);
 
 beforeAll(async () => {
   harness = await startControlHarness({ simulator: { streamChunkCount: 30, streamChunkIntervalMs: 100 } });

@@ -12,11 +12,7 @@ const CHUNK_INTERVAL_MS = 25;
 let harness: ControlHarness;
 let clientToken = '';
 
-async function call<T>(path: string, init: RequestInit = {}): Promise<T> {
-  const response = await harness.api(path, init);
-  if (!response.ok) throw new Error(`${path}: ${response.status} ${await response.text()}`);
-  return (await response.json()) as T;
-}
+const call = <T>(path: string, init: RequestInit = {}): Promise<T> => harness.json<T>(path, init);
 
 function eventCount(raw: string): number {
   let count = 0;

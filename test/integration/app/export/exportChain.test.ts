@@ -24,12 +24,8 @@ let token = '';
 let fellBack: RequestLogRow;
 let replay: RequestLogRow;
 
-async function call<T>(pathAndQuery: string, method: string, body: unknown): Promise<T> {
-  const response = await harness.api(pathAndQuery, { method, body: JSON.stringify(body) });
-  const text = await response.text();
-  expect(response.ok, `${pathAndQuery}: ${text}`).toBe(true);
-  return (text === '' ? undefined : JSON.parse(text)) as T;
-}
+const call = <T>(pathAndQuery: string, method: string, body: unknown): Promise<T> =>
+  harness.json<T>(pathAndQuery, { method, body: JSON.stringify(body) });
 
 /** The row once its request ended: the end event may reach the log just after the client's last byte (bounded, each pass waits for the log). */
 async function endedRow(id: string): Promise<RequestLogRow> {

@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { resolve } from 'node:path';
 import { createInterface } from 'node:readline';
+import type { LoopWatchReading } from './loopWatch.ts';
 
 /** Node 24 from the devDependency: the system node is older. */
 const NODE_BIN = resolve(import.meta.dirname, '../../node_modules/.bin/node');
@@ -30,12 +31,8 @@ export interface ChildServer {
 
 const GC_SETTLE_MS = 200;
 
-/** How late the child's event loop ran its timers (held by work, or by the OS), and its longest stretch of CPU between turns. */
-export interface EventLoopDelay {
-  maxMs: number;
-  p99Ms: number;
-  maxBusyMs: number;
-}
+/** How late the child's event loop ran its timers (held by work, or by the OS), and what of that the loop held itself. */
+export type EventLoopDelay = LoopWatchReading;
 
 const LOOP_MESSAGES = { watch: 'watch-loop', read: 'read-loop', unwatch: 'unwatch-loop' } as const;
 

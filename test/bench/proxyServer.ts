@@ -5,9 +5,9 @@
  * when chosen, so the floor's process holds none of Airlock's modules.
  */
 import type { AddressInfo } from 'node:net';
-import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { writeHeapSnapshot } from 'node:v8';
+import { createLoopWatch } from './loopWatch.ts';
 
 const { values } = parseArgs({
   options: {
@@ -60,21 +60,8 @@ const server = await startChosen();
 // With --expose-gc, SIGUSR2 collects garbage, so the bench reads memory held, not memory not yet freed.
 const collectGarbage = (globalThis as { gc?: () => void }).gc;
 if (collectGarbage !== undefined) process.on('SIGUSR2', () => collectGarbage());
-/**
- * Watched only when asked over IPC (childServer.ts), as its timers cost a little CPU: how late this
- * event loop ran timers, and the most CPU this thread spent between two turns of a 1 ms timer, which
- * unlike the delay leaves out the time the OS gave the core to another process.
- */
-const loopDelay = monitorEventLoopDelay({ resolution: 1 });
-let busyTicker: NodeJS.Timeout | null = null;
-let maxBusyMs = 0;
-let lastCpu = process.threadCpuUsage();
-const tick = (): void => {
-  const cpu = process.threadCpuUsage(lastCpu);
-  maxBusyMs = Math.max(maxBusyMs, (cpu.user + cpu.system) / 1000);
-  lastCpu = process.threadCpuUsage();
-  busyTicker = setTimeout(tick, 1);
-};
+// Watched only when asked over IPC (childServer.ts), as its timers cost a little CPU.
+const loopWatch = createLoopWatch();
 process.on('message', (message) => {
   if (typeof message === 'object' && message !== null && 'heapSnapshot' in message) {
     // For the memory investigation (issue 20): a snapshot of this thread's heap at a chosen moment.
@@ -89,18 +76,9 @@ process.on('message', (message) => {
     process.send?.(process.memoryUsage());
     return;
   }
-  if (message === 'watch-loop') {
-    loopDelay.enable();
-    lastCpu = process.threadCpuUsage();
-    busyTicker ??= setTimeout(tick, 1);
-  } else if (message === 'unwatch-loop') {
-    loopDelay.disable();
-    if (busyTicker !== null) clearTimeout(busyTicker);
-    busyTicker = null;
-  }
-  process.send?.({ maxMs: loopDelay.max / 1e6, p99Ms: loopDelay.percentile(99) / 1e6, maxBusyMs });
-  loopDelay.reset();
-  maxBusyMs = 0;
+  if (message === 'watch-loop') loopWatch.enable();
+  else if (message === 'unwatch-loop') loopWatch.disable();
+  process.send?.(loopWatch.read());
 });
 console.log(`listening on ${server.url}`);
 process.once('SIGTERM', () => {

@@ -1,0 +1,97 @@
+import { readFileSync } from 'node:fs';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+
+/** What a watched event loop showed since the last read (childServer.ts's EventLoopDelay). */
+export interface LoopWatchReading {
+  /** monitorEventLoopDelay's longest timer delay. */
+  maxMs: number;
+  p99Ms: number;
+  /** The most CPU this thread spent between two turns of a 1 ms timer. */
+  maxBusyMs: number;
+  /**
+   * The longest gap between two turns of that timer less the time this thread waited for a core in
+   * it (Linux's schedstat): how long the loop held itself, whoever else wanted the cores. Null
+   * where schedstat cannot be read.
+   */
+  maxOwnDelayMs: number | null;
+  /** In the turn with the longest gap: the time the thread was runnable and waited for a core. */
+  longestGapCoreWaitMs: number | null;
+}
+
+const SCHEDSTAT = '/proc/thread-self/schedstat';
+const TICK_MS = 1;
+
+/** Nanoseconds this thread has waited on a run queue, from schedstat's second field; null off Linux. */
+function runQueueWaitNs(): number | null {
+  try {
+    return Number(readFileSync(SCHEDSTAT, 'utf8').split(' ')[1]);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Watches this thread's event loop while enabled: monitorEventLoopDelay, plus a 1 ms timer that
+ * reads per turn the thread's CPU and its wait for a core. On a 2-core machine shared with the load
+ * generator and the upstream, the OS gives the core to them at times, and the timer's delay counts
+ * that too; the wait separates it from what the loop did itself.
+ */
+export function createLoopWatch(): { enable(): void; disable(): void; read(): LoopWatchReading } {
+  const loopDelay = monitorEventLoopDelay({ resolution: 1 });
+  let ticker: NodeJS.Timeout | null = null;
+  let maxBusyMs = 0;
+  let maxOwnDelayMs: number | null = null;
+  let longestGapMs = 0;
+  let longestGapCoreWaitMs: number | null = null;
+  let lastCpu = process.threadCpuUsage();
+  let lastAtMs = performance.now();
+  let lastWaitNs = runQueueWaitNs();
+  const mark = (): void => {
+    lastCpu = process.threadCpuUsage();
+    lastAtMs = performance.now();
+    lastWaitNs = runQueueWaitNs();
+  };
+  const tick = (): void => {
+    const cpu = process.threadCpuUsage(lastCpu);
+    const gapMs = performance.now() - lastAtMs;
+    const waitNs = runQueueWaitNs();
+    maxBusyMs = Math.max(maxBusyMs, (cpu.user + cpu.system) / 1000);
+    if (waitNs !== null && lastWaitNs !== null) {
+      const coreWaitMs = (waitNs - lastWaitNs) / 1e6;
+      maxOwnDelayMs = Math.max(maxOwnDelayMs ?? 0, gapMs - TICK_MS - coreWaitMs);
+      if (gapMs > longestGapMs) {
+        longestGapMs = gapMs;
+        longestGapCoreWaitMs = coreWaitMs;
+      }
+    }
+    mark();
+    ticker = setTimeout(tick, TICK_MS);
+  };
+  return {
+    enable() {
+      loopDelay.enable();
+      mark();
+      ticker ??= setTimeout(tick, TICK_MS);
+    },
+    disable() {
+      loopDelay.disable();
+      if (ticker !== null) clearTimeout(ticker);
+      ticker = null;
+    },
+    read() {
+      const reading = {
+        maxMs: loopDelay.max / 1e6,
+        p99Ms: loopDelay.percentile(99) / 1e6,
+        maxBusyMs,
+        maxOwnDelayMs,
+        longestGapCoreWaitMs,
+      };
+      loopDelay.reset();
+      maxBusyMs = 0;
+      maxOwnDelayMs = null;
+      longestGapMs = 0;
+      longestGapCoreWaitMs = null;
+      return reading;
+    },
+  };
+}

@@ -35,6 +35,15 @@ export function sseFrame(eventName: string, data: unknown): string {
   return `event: ${eventName}\ndata: ${JSON.stringify(data)}\n\n`;
 }
 
+/**
+ * Serialises a comment (a keep-alive) back to the wire. The parser drops the one space after the
+ * colon, so which form came is lost; the form with the space is what servers send (`: ping`,
+ * OpenRouter's `: OPENROUTER PROCESSING`, the WHATWG spec's own examples), so that one is written.
+ */
+export function formatSseComment(comment: string): string {
+  return comment === '' ? ':\n\n' : `: ${comment}\n\n`;
+}
+
 /** Serialises one event back to the wire; `data` may hold several lines. */
 export function formatSseEvent(event: EventSourceMessage): string {
   let frame = '';

@@ -1,5 +1,5 @@
 import { createParser } from 'eventsource-parser';
-import type { SseEvent } from './sse.ts';
+import { formatSseComment, type SseEvent } from './sse.ts';
 
 /** Decoded stream text on its way to the parser: the key is masked in it, an end that may begin the key held. */
 export interface TextGuard {
@@ -34,7 +34,7 @@ export function createSseRelay(
       pending += transform(event);
     },
     onComment(comment) {
-      pending += `:${comment}\n\n`;
+      pending += formatSseComment(comment);
     },
   });
   return {

@@ -1,6 +1,6 @@
 import { createParser } from 'eventsource-parser';
 import type { KeyMasker, KeyTextStream } from '../core/keyMasker.ts';
-import { formatSseEvent, type SseEvent } from './sse.ts';
+import { formatSseComment, formatSseEvent, type SseEvent } from './sse.ts';
 
 /**
  * A key streamed back a few characters a delta is whole in no single event: only the text a
@@ -149,7 +149,7 @@ export function maskedEventsText(raw: Buffer, masker: KeyMasker, guard: StreamKe
   const parser = createParser({
     onEvent: (event) => guard.relay(event, emit),
     onComment: (comment) => {
-      text += `:${comment}\n\n`;
+      text += formatSseComment(comment);
     },
   });
   parser.feed(masker.maskText(raw.toString('utf8')));

@@ -71,6 +71,19 @@ describe.each(DIALECTS)('the official openai SDK through Airlock to a %s gateway
     expect(chunks.at(-1)?.usage?.completion_tokens).toBeGreaterThan(0);
   });
 
+  it('relays the gateway keep-alive comments byte for byte', async () => {
+    harness.simulator.reset();
+    const response = await fetch(`${harness.proxy.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'deepseek-chat', stream: true, messages: [{ role: 'user', content: 'hi' }] }),
+    });
+    const comments = (await response.text()).split('\n').filter((line) => line.startsWith(':'));
+    const sent = GATEWAY_DIALECTS[dialect].stream.keepAliveComment;
+    expect(new Set(comments)).toEqual(new Set(sent === null ? [] : [sent]));
+    if (sent !== null) expect(comments.length).toBeGreaterThan(0);
+  });
+
   it('lists models and never lets the key reach the client or the events', async () => {
     const client = new OpenAI({ baseURL: `${harness.proxy.url}/v1`, apiKey: 'x', maxRetries: 0 });
     const models = await client.models.list();

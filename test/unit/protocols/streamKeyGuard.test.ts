@@ -164,7 +164,7 @@ describe('maskedEventsText (the raw events kept for the log)', () => {
     const raw = [': keep-alive\n\n', ...pieces(said).map((piece) => formatSseEvent(chunk(piece))), 'data: [DONE]\n\n'].join('');
     const masked = maskedEventsText(Buffer.from(raw), masker, createStreamKeyGuard('chat'));
     expect(findSentinel(masked)).toBeNull();
-    expect(masked.startsWith(':keep-alive\n\n')).toBe(true);
+    expect(masked.startsWith(': keep-alive\n\n')).toBe(true);
     const text = masked
       .split('\n')
       .filter((line) => line.startsWith('data: {'))

@@ -99,7 +99,8 @@ export interface RequestBodiesRecord {
   rawEventOffsetsMs: number[] | null;
 }
 
-export interface RequestDetail {
+/** A request as the log stores it: its row and bodies (the control API shows it as contracts/requests.ts's RequestDetail). */
+export interface StoredRequest {
   row: RequestLogRow;
   /** null when bodies were never logged or retention removed them. */
   bodies: RequestBodiesRecord | null;

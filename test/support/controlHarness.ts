@@ -13,7 +13,7 @@ import { CONTROL_TOKEN_ACCOUNT, type SecretStore } from '../../proxy/contracts/s
 import type { ProxyHandle } from '../../proxy/http/startServer.ts';
 import { startGatewaySimulator, type GatewaySimulator, type SimulatorOptions } from '../simulator/index.ts';
 import { expect } from 'vitest';
-import type { RequestDetail } from '../../proxy/contracts/log.ts';
+import type { StoredRequest } from '../../proxy/contracts/log.ts';
 import { memorySecretStore } from './memorySecretStore.ts';
 import { SENTINEL_KEY } from './sentinel.ts';
 import type { TokenSecretResponse } from '../../proxy/contracts/clientTokens.ts';
@@ -45,7 +45,7 @@ export interface ControlHarness {
   /** `api`, then the answer's JSON (undefined for an empty body); a status other than 2xx fails the test with it. */
   json<T>(pathAndQuery: string, init?: RequestInit): Promise<T>;
   /** The logged request a proxied answer names (`x-airlock-request-id`), once its row is done. */
-  loggedDetail(response: { headers: IncomingHttpHeaders }): Promise<RequestDetail>;
+  loggedDetail(response: { headers: IncomingHttpHeaders }): Promise<StoredRequest>;
   close(): Promise<void>;
 }
 
@@ -97,7 +97,7 @@ export async function startControlHarness(options: ControlHarnessOptions = {}): 
           return airlock.log.getRequest(id)?.row.state;
         })
         .toBe('done');
-      return airlock.log.getRequest(id) as RequestDetail;
+      return airlock.log.getRequest(id) as StoredRequest;
     },
     async close() {
       await airlock.stop();

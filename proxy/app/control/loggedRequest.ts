@@ -1,4 +1,4 @@
-import type { RequestDetail } from '../../contracts/log.ts';
+import type { StoredRequest } from '../../contracts/log.ts';
 import type { ControlContext } from './context.ts';
 import { notFound } from './http.ts';
 
@@ -6,7 +6,7 @@ import { notFound } from './http.ts';
  * A request as the log's read side holds it. In flight, the log has the row but not yet the
  * bodies, so the request as read comes from the live hub.
  */
-export function loggedWithInFlightBodies(context: ControlContext, id: string): RequestDetail {
+export function loggedWithInFlightBodies(context: ControlContext, id: string): StoredRequest {
   const logged = context.deps.log.getRequest(id);
   if (!logged) throw notFound('The request');
   const inFlight = logged.bodies === null ? context.hub.inFlightRequest(id) : null;

@@ -1,7 +1,7 @@
 import type { BodyView, RequestDetail, RequestSummary } from '../../contracts/requests.ts';
 import type { MoneyAmount } from '../../contracts/status.ts';
 import type { ErrorClass, ErrorExplanation } from '../../contracts/errors.ts';
-import type { RequestDetail as LogDetail, RequestLogRow } from '../../contracts/log.ts';
+import type { StoredRequest, RequestLogRow } from '../../contracts/log.ts';
 import { toCny, toUsdApprox } from '../../spend/constants.ts';
 import { explainError } from '../../core/errorClass.ts';
 import { redactKnownSecrets } from '../../core/redact.ts';
@@ -66,7 +66,7 @@ function headerValue(headers: Record<string, string>, name: string): string | nu
  * `knownSecrets` are masked in the gateway's request id once more: a log written before the id was
  * masked may still hold a key there. `replayIds`: the request's replays, which the row does not hold.
  */
-export function detailOf({ row, bodies }: LogDetail, knownSecrets: string[] = [], replayIds: string[] = []): RequestDetail {
+export function detailOf({ row, bodies }: StoredRequest, knownSecrets: string[] = [], replayIds: string[] = []): RequestDetail {
   const responseType = bodies ? headerValue(bodies.responseHeaders, 'content-type') : null;
   return {
     ...summaryOf(row),

@@ -1,5 +1,5 @@
 import type { GatewayKeyUse } from '../../contracts/keyPool.ts';
-import type { FallbackHop, RequestDetail, RequestLogRow } from '../../contracts/log.ts';
+import type { FallbackHop, StoredRequest, RequestLogRow } from '../../contracts/log.ts';
 import { redactKnownSecrets } from '../../core/redact.ts';
 
 /**
@@ -130,7 +130,7 @@ function headerValue(headers: Record<string, string>, name: string): string | nu
 const TRUNCATED_NOTE = "cut at the log's body cap: the text is the start of the body";
 
 /** The log keeps a stream's events as received; a non-streamed answer as its body. */
-function responseContent(detail: RequestDetail, knownSecrets: string[]): HarContent {
+function responseContent(detail: StoredRequest, knownSecrets: string[]): HarContent {
   const bodies = detail.bodies;
   const streamed = detail.row.stream && bodies?.rawEvents != null;
   const text = streamed ? bodies.rawEvents : (bodies?.responseBody ?? null);
@@ -145,7 +145,7 @@ function responseContent(detail: RequestDetail, knownSecrets: string[]): HarCont
   };
 }
 
-function postDataOf(detail: RequestDetail, knownSecrets: string[]): HarPostData | undefined {
+function postDataOf(detail: StoredRequest, knownSecrets: string[]): HarPostData | undefined {
   const bodies = detail.bodies;
   if (!bodies || bodies.requestBody === null) return undefined;
   return {
@@ -213,7 +213,7 @@ function requestUrlOf(proxyUrl: string, clientPath: string): URL {
 }
 
 /** One logged request as a HAR entry: what the client sent to Airlock and what it got back. */
-export function harEntryOf(detail: RequestDetail, options: HarOptions): HarEntry {
+export function harEntryOf(detail: StoredRequest, options: HarOptions): HarEntry {
   const { row, bodies } = detail;
   const url = requestUrlOf(options.proxyUrl, row.clientPath);
   const postData = postDataOf(detail, options.knownSecrets);

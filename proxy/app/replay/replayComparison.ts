@@ -1,5 +1,5 @@
 import { diffWordsWithSpace } from 'diff';
-import type { RequestDetail } from '../../contracts/log.ts';
+import type { StoredRequest } from '../../contracts/log.ts';
 import type { AnswerDiffPart, ReplayDifference, ReplaySide } from '../../contracts/replay.ts';
 import { answerTexts } from '../../protocols/messageText.ts';
 
@@ -23,7 +23,7 @@ export function answerTextOfJson(body: string): string | null {
 }
 
 /** What the log holds of one side: figures from the row, the answer's text from its bodies. */
-export function replaySideOf(detail: RequestDetail): ReplaySide {
+export function replaySideOf(detail: StoredRequest): ReplaySide {
   const { row, bodies } = detail;
   const answerText =
     bodies === null ? null : (bodies.streamText ?? (bodies.responseBody === null ? null : answerTextOfJson(bodies.responseBody)));

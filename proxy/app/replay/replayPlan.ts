@@ -1,4 +1,4 @@
-import type { RequestDetail } from '../../contracts/log.ts';
+import type { StoredRequest } from '../../contracts/log.ts';
 import type { ReplayRefusalCode, ReplayRequest } from '../../contracts/replay.ts';
 import { REDACTED } from '../../core/redact.ts';
 import { CLI_COMMAND } from '../../contracts/cli.ts';
@@ -41,7 +41,7 @@ export interface ReplayRefusal {
 }
 
 export interface ReplayPlanInput {
-  original: RequestDetail;
+  original: StoredRequest;
   request: ReplayRequest;
   /** The profiles that exist now, and the active one. */
   profileIds: readonly string[];

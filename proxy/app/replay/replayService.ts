@@ -1,6 +1,6 @@
 import { request, type Dispatcher } from 'undici';
 import type { ConfigFile } from '../../contracts/config.ts';
-import type { RequestDetail } from '../../contracts/log.ts';
+import type { StoredRequest } from '../../contracts/log.ts';
 import type { ReplayRequest, ReplayResponse } from '../../contracts/replay.ts';
 import type { RequestEvents } from '../../contracts/requestEvents.ts';
 import type { ReplayGrants } from '../../http/replayGrants.ts';
@@ -14,7 +14,7 @@ export interface ReplayServiceDeps {
   grants: ReplayGrants;
   config: ConfigFile;
   /** The log's read side: the original as the detail route reads it, and the replay's row once written. */
-  readRequest(id: string): RequestDetail | null;
+  readRequest(id: string): StoredRequest | null;
   /** Writes what the log has queued, so the replay's row can be read. */
   flushLog(): Promise<void>;
 }
@@ -94,7 +94,7 @@ async function send(plan: ReplayPlan, deps: ReplayServiceDeps, replayOf: string,
 
 /** Plans, sends and compares one replay; a replay that must not be sent throws ReplayRefusedError. */
 export async function replayRequest(
-  original: RequestDetail,
+  original: StoredRequest,
   replayRequestBody: ReplayRequest,
   deps: ReplayServiceDeps,
   signal: AbortSignal,

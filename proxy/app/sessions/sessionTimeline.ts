@@ -1,6 +1,6 @@
 import { setImmediate as yieldToForwarding } from 'node:timers/promises';
 import type { AgentSessionTimeline, ConversationItem, SessionTurn } from '../../contracts/agentSessions.ts';
-import type { RequestCursor, RequestDetail, RequestLogRow } from '../../contracts/log.ts';
+import type { RequestCursor, StoredRequest, RequestLogRow } from '../../contracts/log.ts';
 import { redactKnownSecrets } from '../../core/redact.ts';
 import type { SessionQueries } from '../../store/read/sessionQueries.ts';
 import { summaryOf } from '../control/mapping.ts';
@@ -18,7 +18,7 @@ export const COMPARED_EARLIER_TURNS = 4;
 
 export interface TimelineSource {
   sessions: Pick<SessionQueries, 'session' | 'turns' | 'turnsThrough'>;
-  getRequest(id: string): RequestDetail | null;
+  getRequest(id: string): StoredRequest | null;
 }
 
 export interface TimelinePageQuery {
@@ -38,7 +38,7 @@ function parse(text: string): unknown {
 }
 
 /** The request as items, or why it cannot be read. */
-function requestOf(detail: RequestDetail | null): { items: ConversationItem[] | null; reason: string } {
+function requestOf(detail: StoredRequest | null): { items: ConversationItem[] | null; reason: string } {
   const bodies = detail?.bodies ?? null;
   if (bodies === null || bodies.requestBody === null)
     return { items: null, reason: 'the log kept no request body (turned off, or removed by retention)' };
@@ -47,7 +47,7 @@ function requestOf(detail: RequestDetail | null): { items: ConversationItem[] | 
   return items === null ? { items: null, reason: 'the request is not a chat, Messages or Responses conversation' } : { items, reason: '' };
 }
 
-function answerOf(detail: RequestDetail | null): ConversationItem[] | null {
+function answerOf(detail: StoredRequest | null): ConversationItem[] | null {
   const bodies = detail?.bodies ?? null;
   if (bodies === null) return null;
   if (bodies.rawEvents !== null) return answerItemsOfStream(bodies.rawEvents);

@@ -6,7 +6,7 @@ import {
   type FacetDimension,
   type LogTotals,
   type ModelStats,
-  type RequestDetail,
+  type StoredRequest,
   type RequestListFilter,
   type RequestPage,
   type SpendByDayQuery,
@@ -202,7 +202,7 @@ export class RequestLogQueries {
     return counts;
   }
 
-  getRequest(id: string): RequestDetail | null {
+  getRequest(id: string): StoredRequest | null {
     const record = this.statements.get('SELECT * FROM requests WHERE id = ?').get(id);
     if (record === undefined) return null;
     const bodies = this.statements.get('SELECT * FROM request_bodies WHERE request_id = ?').get(id);

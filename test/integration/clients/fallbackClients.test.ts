@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { TokenSecretResponse } from '../../../proxy/contracts/clientTokens.ts';
-import type { RequestDetail } from '../../../proxy/contracts/log.ts';
+import type { StoredRequest } from '../../../proxy/contracts/log.ts';
 import type { FallbackEntry } from '../../../proxy/contracts/profile.ts';
 import { startGatewaySimulator, type GatewaySimulator } from '../../simulator/index.ts';
 import { keyLeaksInFiles } from '../../support/clients/airlockLeaks.ts';
@@ -78,7 +78,7 @@ afterEach(async () => {
 });
 
 /** The one model request the CLI made, as the tap saw its answer, and its row once it ended. */
-async function onlyModelRequest(clientPath: string): Promise<{ headers: Record<string, unknown>; detail: RequestDetail }> {
+async function onlyModelRequest(clientPath: string): Promise<{ headers: Record<string, unknown>; detail: StoredRequest }> {
   const answers = tap.answers.filter((answer) => answer.method === 'POST' && answer.path.startsWith(clientPath));
   expect(answers.map((answer) => answer.status)).toEqual([200]);
   const headers = answers[0]!.headers;
@@ -92,7 +92,7 @@ async function onlyModelRequest(clientPath: string): Promise<{ headers: Record<s
   return { headers, detail: harness.log.getRequest(id)! };
 }
 
-function expectNoKeyLeak(output: string, detail: RequestDetail): void {
+function expectNoKeyLeak(output: string, detail: StoredRequest): void {
   for (const key of [SENTINEL_KEY, BACKUP_KEY]) {
     expect(findSentinel(output, key)).toBeNull();
     expect(findSentinel(JSON.stringify(detail), key)).toBeNull();

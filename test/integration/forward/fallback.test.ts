@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { TokenSecretResponse } from '../../../proxy/contracts/clientTokens.ts';
 import type { FallbackEntry, ProfileInput } from '../../../proxy/contracts/profile.ts';
-import type { RequestDetail } from '../../../proxy/contracts/log.ts';
+import type { StoredRequest } from '../../../proxy/contracts/log.ts';
 import { startGatewaySimulator, type DialectName, type GatewaySimulator } from '../../simulator/index.ts';
 import { startControlHarness, type ControlHarness } from '../../support/controlHarness.ts';
 import { chatBody, JSON_HEADERS, rawRequest, type RawResponse } from '../../support/http.ts';
@@ -62,7 +62,7 @@ const post = (pathName: string, body: string, headers: Record<string, string> = 
     body,
   });
 
-const logged = (response: RawResponse): Promise<RequestDetail> => harness.loggedDetail(response);
+const logged = (response: RawResponse): Promise<StoredRequest> => harness.loggedDetail(response);
 
 const chatsTo = (simulator: GatewaySimulator) => simulator.received.filter((request) => request.path.endsWith('/chat/completions'));
 const modelSent = (simulator: GatewaySimulator, index: number): unknown =>

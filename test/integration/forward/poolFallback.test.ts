@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { TokenSecretResponse } from '../../../proxy/contracts/clientTokens.ts';
-import type { RequestDetail } from '../../../proxy/contracts/log.ts';
+import type { StoredRequest } from '../../../proxy/contracts/log.ts';
 import { startGatewaySimulator, type GatewaySimulator } from '../../simulator/index.ts';
 import { startControlHarness, type ControlHarness } from '../../support/controlHarness.ts';
 import { chatBody, JSON_HEADERS, rawRequest, type RawResponse } from '../../support/http.ts';
@@ -48,7 +48,7 @@ const post = (pathName = '/v1/chat/completions', body = chatBody()): Promise<Raw
   });
 const MESSAGES_BODY = JSON.stringify({ model: 'gpt-4o-mini', max_tokens: 50, messages: [{ role: 'user', content: 'hi' }] });
 
-const logged = (response: RawResponse): Promise<RequestDetail> => harness.loggedDetail(response);
+const logged = (response: RawResponse): Promise<StoredRequest> => harness.loggedDetail(response);
 
 /** The label of the key each request reached the main gateway with. */
 const mainKeysReceived = (): string[] =>

@@ -1,4 +1,4 @@
-import type { RequestBodiesRecord, RequestDetail, RequestLogRow } from '../../../../proxy/contracts/log.ts';
+import type { RequestBodiesRecord, StoredRequest, RequestLogRow } from '../../../../proxy/contracts/log.ts';
 
 /** A finished, priced, non-streamed chat request; each test overrides what it is about. */
 export function logRow(overrides: Partial<RequestLogRow> = {}): RequestLogRow {
@@ -54,6 +54,6 @@ export function logBodies(overrides: Partial<RequestBodiesRecord> = {}): Request
   };
 }
 
-export function logDetail(row: Partial<RequestLogRow> = {}, bodies: Partial<RequestBodiesRecord> | null = {}): RequestDetail {
+export function logDetail(row: Partial<RequestLogRow> = {}, bodies: Partial<RequestBodiesRecord> | null = {}): StoredRequest {
   return { row: logRow(row), bodies: bodies === null ? null : logBodies(bodies) };
 }

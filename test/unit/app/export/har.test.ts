@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { RequestDetail } from '../../../../proxy/contracts/log.ts';
+import type { StoredRequest } from '../../../../proxy/contracts/log.ts';
 import { harEntryOf, harLogOf, type HarEntry } from '../../../../proxy/app/export/har.ts';
 import { REDACTED } from '../../../../proxy/core/redact.ts';
 import { harSchema } from '../../../support/harSchema.ts';
@@ -8,7 +8,7 @@ import { logDetail } from './exportRows.ts';
 
 const OPTIONS = { proxyUrl: 'http://127.0.0.1:8642', knownSecrets: [SENTINEL_KEY] };
 
-function entryOf(detail: RequestDetail): HarEntry {
+function entryOf(detail: StoredRequest): HarEntry {
   const entry = harEntryOf(detail, OPTIONS);
   // Every entry must make a valid HAR 1.2 document on its own.
   expect(harSchema.safeParse(harLogOf([entry], '0.1.0')).error?.issues ?? []).toEqual([]);
@@ -16,7 +16,7 @@ function entryOf(detail: RequestDetail): HarEntry {
 }
 
 describe('harEntryOf: each kind of logged request is a valid HAR 1.2 entry', () => {
-  it.each<[string, RequestDetail, (entry: HarEntry) => void]>([
+  it.each<[string, StoredRequest, (entry: HarEntry) => void]>([
     [
       'a non-streamed chat: request and response bodies, url on the proxy, timings from ttfb and duration',
       logDetail(),

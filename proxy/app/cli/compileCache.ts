@@ -9,6 +9,7 @@
  * `module.enableCompileCache()` after the modules are loaded. The directory is the user's own cache
  * directory, not the shared temporary one Node defaults to: what is in it runs as Airlock's code.
  */
+import { readdirSync, rmSync } from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
 import { PRODUCT_NAME } from '../dataDir.ts';
@@ -37,3 +38,35 @@ export function compileCachedEnv(env: NodeJS.ProcessEnv, dir: string): NodeJS.Pr
 
 /** This user's compile cache directory for `airlock serve`. */
 export const userCompileCacheDir = (): string => compileCacheDir(process.env, process.platform, homedir());
+
+/** Node names each cache in the directory `v<node version>-<arch>-<hash of V8's flags>-<n>`. */
+const NODE_CACHE_NAME = /^v(\d+\.\d+\.\d+)-/;
+
+/**
+ * The caches in the directory that other Node versions wrote: this Node never reads them, and
+ * nothing else removes them, so each update of Node would leave 30-40 MB behind for good.
+ */
+export function staleCompileCaches(names: readonly string[], nodeVersion: string): string[] {
+  return names.filter((name) => {
+    const version = NODE_CACHE_NAME.exec(name)?.[1];
+    return version !== undefined && version !== nodeVersion;
+  });
+}
+
+/**
+ * Removes other Node versions' caches from Airlock's own cache directory, never from one the user
+ * chose (NODE_COMPILE_CACHE set before Airlock started). A cache that cannot be read or removed
+ * is left: it costs disk space, not correctness.
+ */
+export function pruneStaleCompileCaches(env: NodeJS.ProcessEnv, dir: string = userCompileCacheDir()): string[] {
+  if (env[COMPILE_CACHE_ENV] !== dir) return [];
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return [];
+  }
+  const stale = staleCompileCaches(names, process.versions.node);
+  for (const name of stale) rmSync(path.join(dir, name), { recursive: true, force: true });
+  return stale;
+}

@@ -1,4 +1,5 @@
 import { flushCompileCache } from 'node:module';
+import { pruneStaleCompileCaches } from './compileCache.ts';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { resolveDataDir } from '../dataDir.ts';
@@ -105,6 +106,7 @@ export function registerServeCommand(program: Command, deps: CliDeps = defaultCl
       for (const line of startupLines(airlock)) deps.stdout.write(`${line}\n`);
       // What compiled at start goes to the compile cache now, not only at a clean exit (compileCache.ts).
       flushCompileCache();
+      pruneStaleCompileCaches(process.env);
       const stop = (): void => {
         deps.stderr.write('Stopping: letting streams in flight finish (up to 5 s)...\n');
         airlock.stop({ drainMs: DRAIN_ON_STOP_MS }).then(

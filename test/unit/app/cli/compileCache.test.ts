@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { COMPILE_CACHE_ENV, compileCacheDir, compileCachedEnv } from '../../../../proxy/app/cli/compileCache.ts';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  COMPILE_CACHE_ENV,
+  compileCacheDir,
+  compileCachedEnv,
+  pruneStaleCompileCaches,
+  staleCompileCaches,
+} from '../../../../proxy/app/cli/compileCache.ts';
 import { MALLOC_ARENA_ENV, MALLOC_ARENAS, tunedStart } from '../../../../proxy/app/cli/mallocArenas.ts';
 import { SERVE_V8_FLAGS } from '../../../../proxy/app/cli/v8Flags.ts';
 
@@ -10,6 +19,49 @@ describe('compileCacheDir', () => {
     { platform: 'darwin' as const, env: {}, expected: '/home/u/Library/Caches/Airlock/node-compile-cache' },
   ])('$platform with $env -> $expected', ({ platform, env, expected }) => {
     expect(compileCacheDir(env, platform, '/home/u')).toBe(expected);
+  });
+});
+
+describe('staleCompileCaches', () => {
+  it.each([
+    { names: ['v24.21.0-x64-1c717fce-0', 'v24.21.0-x64-964aae3f-0'], expected: [] },
+    {
+      names: ['v24.20.0-x64-1c717fce-0', 'v24.21.0-x64-1c717fce-0', 'v22.1.0-arm64-aa-0'],
+      expected: ['v24.20.0-x64-1c717fce-0', 'v22.1.0-arm64-aa-0'],
+    },
+    { names: ['notes.txt', 'v24-x64', '.tmp'], expected: [] },
+  ])('in $names on 24.21.0: $expected', ({ names, expected }) => {
+    expect(staleCompileCaches(names, '24.21.0')).toEqual(expected);
+  });
+});
+
+describe('pruneStaleCompileCaches', () => {
+  const current = `v${process.versions.node}-x64-1c717fce-0`;
+  const older = 'v20.0.0-x64-1c717fce-0';
+  const withCaches = (): string => {
+    const dir = mkdtempSync(join(tmpdir(), 'airlock-compile-cache-'));
+    for (const name of [current, older]) mkdirSync(join(dir, name));
+    return dir;
+  };
+
+  it("removes other Node versions' caches from Airlock's own directory", () => {
+    const dir = withCaches();
+    try {
+      expect(pruneStaleCompileCaches({ [COMPILE_CACHE_ENV]: dir }, dir)).toEqual([older]);
+      expect(readdirSync(dir)).toEqual([current]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('leaves a directory the user chose alone', () => {
+    const dir = withCaches();
+    try {
+      expect(pruneStaleCompileCaches({ [COMPILE_CACHE_ENV]: '/somewhere/else' }, dir)).toEqual([]);
+      expect(readdirSync(dir).sort()).toEqual([current, older].sort());
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 

@@ -30,7 +30,7 @@ import { measureSmallDuringLarge } from './stallScenario.ts';
 import { checkStall, checkTargets, type BenchResults, type ProxyTarget, type StallResults } from './targets.ts';
 import { formatIssueTable, formatRssPhases, issueFigures, RSS_SETTLE_AFTER_LOAD_MS, type PhaseRss, type RssPhase } from './issueTable.ts';
 import { readProcessMemory } from './processMemory.ts';
-import { MALLOC_ARENA_ENV, MALLOC_ARENAS } from '../../proxy/app/cli/mallocArenas.ts';
+import { GLIBC_MALLOC_ENV } from '../../proxy/app/cli/mallocArenas.ts';
 import { COMPILE_CACHE_ENV, userCompileCacheDir } from '../../proxy/app/cli/compileCache.ts';
 import { SERVE_V8_FLAGS } from '../../proxy/app/cli/v8Flags.ts';
 import { setTimeout as delay } from 'node:timers/promises';
@@ -112,7 +112,7 @@ async function stop(...children: ChildServer[]): Promise<void> {
 const EXACT_RSS_ENV = { MALLOC_MMAP_THRESHOLD_: '32768', MALLOC_TRIM_THRESHOLD_: '0' };
 
 /** What `airlock serve` sets for itself before it starts (proxy/app/cli/mallocArenas.ts, v8Flags.ts, compileCache.ts). */
-const AIRLOCK_SERVE_ENV = { [MALLOC_ARENA_ENV]: MALLOC_ARENAS, [COMPILE_CACHE_ENV]: userCompileCacheDir() };
+const AIRLOCK_SERVE_ENV = { ...GLIBC_MALLOC_ENV, [COMPILE_CACHE_ENV]: userCompileCacheDir() };
 
 const startProxy = (
   kind: 'floor' | 'undici-floor' | 'airlock',
@@ -121,7 +121,7 @@ const startProxy = (
 ): Promise<ChildServer> =>
   start('proxyServer.ts', ['--kind', kind, '--upstream', upstreamUrl, ...(options.log ? ['--log', ...backlogArgs] : [])], {
     nodeFlags: [...(kind === 'airlock' ? [...SERVE_V8_FLAGS, ...airlockNodeFlags] : []), ...(options.exactRss ? ['--expose-gc'] : [])],
-    env: { ...(options.exactRss ? EXACT_RSS_ENV : {}), ...(kind === 'airlock' ? AIRLOCK_SERVE_ENV : {}) },
+    env: { ...(kind === 'airlock' ? AIRLOCK_SERVE_ENV : {}), ...(options.exactRss ? EXACT_RSS_ENV : {}) },
   });
 
 /** Airlock's RSS (log on) after each phase of the bench, for the report. */

@@ -8,7 +8,12 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { existsSync } from 'node:fs';
 import { COMPILE_CACHE_ENV } from '../../../../proxy/app/cli/compileCache.ts';
-import { MALLOC_ARENA_ENV, MALLOC_ARENAS, MALLOC_MMAP_THRESHOLD_BYTES, MALLOC_MMAP_THRESHOLD_ENV } from '../../../../proxy/app/cli/mallocArenas.ts';
+import {
+  MALLOC_ARENA_ENV,
+  MALLOC_ARENAS,
+  MALLOC_MMAP_THRESHOLD_BYTES,
+  MALLOC_MMAP_THRESHOLD_ENV,
+} from '../../../../proxy/app/cli/mallocArenas.ts';
 import { SERVE_V8_FLAGS } from '../../../../proxy/app/cli/v8Flags.ts';
 import { SENTINEL_KEY } from '../../../support/sentinel.ts';
 

@@ -12,14 +12,25 @@ import { SERVE_V8_FLAGS } from '../../../../proxy/app/cli/v8Flags.ts';
 
 describe('arenaLimitedEnv', () => {
   it.each([
-    ['neither set', { PATH: '/bin' }, { PATH: '/bin', [MALLOC_ARENA_ENV]: MALLOC_ARENAS, [MALLOC_MMAP_THRESHOLD_ENV]: MALLOC_MMAP_THRESHOLD_BYTES }],
-    ['the arena limit set by the user', { [MALLOC_ARENA_ENV]: '8' }, { [MALLOC_ARENA_ENV]: '8', [MALLOC_MMAP_THRESHOLD_ENV]: MALLOC_MMAP_THRESHOLD_BYTES }],
-    ['the mmap threshold set by the user', { [MALLOC_MMAP_THRESHOLD_ENV]: '65536' }, { [MALLOC_ARENA_ENV]: MALLOC_ARENAS, [MALLOC_MMAP_THRESHOLD_ENV]: '65536' }],
+    [
+      'neither set',
+      { PATH: '/bin' },
+      { PATH: '/bin', [MALLOC_ARENA_ENV]: MALLOC_ARENAS, [MALLOC_MMAP_THRESHOLD_ENV]: MALLOC_MMAP_THRESHOLD_BYTES },
+    ],
+    [
+      'the arena limit set by the user',
+      { [MALLOC_ARENA_ENV]: '8' },
+      { [MALLOC_ARENA_ENV]: '8', [MALLOC_MMAP_THRESHOLD_ENV]: MALLOC_MMAP_THRESHOLD_BYTES },
+    ],
+    [
+      'the mmap threshold set by the user',
+      { [MALLOC_MMAP_THRESHOLD_ENV]: '65536' },
+      { [MALLOC_ARENA_ENV]: MALLOC_ARENAS, [MALLOC_MMAP_THRESHOLD_ENV]: '65536' },
+    ],
     ['both set', { [MALLOC_ARENA_ENV]: '8', [MALLOC_MMAP_THRESHOLD_ENV]: '65536' }, null],
   ])('on glibc, %s: adds what is missing, keeping the rest', (_case, env, expected) => {
     expect(arenaLimitedEnv(env, '2.36')).toEqual(expected);
   });
-
 
   it('does nothing off glibc (musl, macOS, Windows)', () => {
     expect(arenaLimitedEnv({ PATH: '/bin' }, undefined)).toBeNull();

@@ -18,8 +18,8 @@ export const MALLOC_ARENAS = '2';
  * Its default starts here but rises to the size of each such block freed (up to 32 MiB): after one
  * large body, later blocks up to that size come from the arenas, and what they leave free there
  * stays resident while anything above it is in use. Set, the threshold stays fixed (the trim
- * threshold too). Measured 60 s after a burst (DESIGN.md, "Performance and memory"): the bench's large bodies 217-283 ->
- * 168-197 MB, its c=50 load 142-147 -> 128-131 MB.
+ * threshold too). Measured 60 s after a burst (DESIGN.md, "Performance and memory"): the bench's
+ * large bodies 217-283 -> 168-197 MB, its c=50 load 142-147 -> 128-131 MB.
  */
 export const MALLOC_MMAP_THRESHOLD_ENV = 'MALLOC_MMAP_THRESHOLD_';
 export const MALLOC_MMAP_THRESHOLD_BYTES = String(128 * 1024);

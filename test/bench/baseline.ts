@@ -25,7 +25,7 @@ import {
   type RoundRun,
   type Side,
 } from './pairedRounds.ts';
-import { MALLOC_ARENA_ENV, MALLOC_ARENAS } from '../../proxy/app/cli/mallocArenas.ts';
+import { GLIBC_MALLOC_ENV } from '../../proxy/app/cli/mallocArenas.ts';
 import { SERVE_V8_FLAGS } from '../../proxy/app/cli/v8Flags.ts';
 
 /** Ten rounds: HEAD counts as slower when it costs more in 8 of them (pairedRounds.ts). */
@@ -42,7 +42,7 @@ const WARMUP_MAX_MS = 5_000;
  * What `airlock serve` sets for itself now (proxy/app/cli/mallocArenas.ts), given to both sides:
  * the comparison is of the code, not of how the process is started.
  */
-const SHARED_ENV = { [MALLOC_ARENA_ENV]: MALLOC_ARENAS };
+const SHARED_ENV = { ...GLIBC_MALLOC_ENV };
 const V8_FLAGS_PATH = 'proxy/app/cli/v8Flags.ts';
 
 /**

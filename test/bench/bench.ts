@@ -12,8 +12,7 @@
  * 40 s of c=50 against the logged Airlock, its RSS during and 60 s after (the log's backlog,
  * test-results/bench-saturation.json); --baseline: afterwards, Airlock at <git-ref> against this
  * checkout's, paired (baseline.ts); --only baseline: only that;
- * --only session: the request log of one 100-turn agent session (sessionLog.ts), and with
- * --baseline the same at <git-ref>.
+ * --only session: one 100-turn agent session's request log (sessionLog.ts), with --baseline also at <git-ref>.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
@@ -30,7 +29,7 @@ import { measureSmallDuringLarge } from './stallScenario.ts';
 import { checkStall, checkTargets, type BenchResults, type ProxyTarget, type StallResults } from './targets.ts';
 import { formatIssueTable, formatRssPhases, issueFigures, RSS_SETTLE_AFTER_LOAD_MS, type PhaseRss, type RssPhase } from './issueTable.ts';
 import { readProcessMemory } from './processMemory.ts';
-import { MALLOC_ARENA_ENV, MALLOC_ARENAS } from '../../proxy/app/cli/mallocArenas.ts';
+import { GLIBC_MALLOC_ENV } from '../../proxy/app/cli/mallocArenas.ts';
 import { COMPILE_CACHE_ENV, userCompileCacheDir } from '../../proxy/app/cli/compileCache.ts';
 import { SERVE_V8_FLAGS } from '../../proxy/app/cli/v8Flags.ts';
 import { setTimeout as delay } from 'node:timers/promises';
@@ -60,8 +59,6 @@ const MASKING_STREAM_CHUNKS = 40;
 const MASKING_CONCURRENCY = 10;
 const MASKING_RUN_MS = 1_000;
 const MASKING_ROUNDS = 5;
-/** How long after the large bodies their memory is looked at again: three of the reclaimer's checks. */
-const LARGE_BODY_SETTLE_MS = 15_000;
 /** Each large body is sent this many times while the small requests run. */
 const LARGE_BODY_ROUNDS = 2;
 /** Sustained saturation: long enough for the log thread's backlog to show (it grew about 6 MB a second). */
@@ -112,7 +109,7 @@ async function stop(...children: ChildServer[]): Promise<void> {
 const EXACT_RSS_ENV = { MALLOC_MMAP_THRESHOLD_: '32768', MALLOC_TRIM_THRESHOLD_: '0' };
 
 /** What `airlock serve` sets for itself before it starts (proxy/app/cli/mallocArenas.ts, v8Flags.ts, compileCache.ts). */
-const AIRLOCK_SERVE_ENV = { [MALLOC_ARENA_ENV]: MALLOC_ARENAS, [COMPILE_CACHE_ENV]: userCompileCacheDir() };
+const AIRLOCK_SERVE_ENV = { ...GLIBC_MALLOC_ENV, [COMPILE_CACHE_ENV]: userCompileCacheDir() };
 
 const startProxy = (
   kind: 'floor' | 'undici-floor' | 'airlock',
@@ -121,7 +118,7 @@ const startProxy = (
 ): Promise<ChildServer> =>
   start('proxyServer.ts', ['--kind', kind, '--upstream', upstreamUrl, ...(options.log ? ['--log', ...backlogArgs] : [])], {
     nodeFlags: [...(kind === 'airlock' ? [...SERVE_V8_FLAGS, ...airlockNodeFlags] : []), ...(options.exactRss ? ['--expose-gc'] : [])],
-    env: { ...(options.exactRss ? EXACT_RSS_ENV : {}), ...(kind === 'airlock' ? AIRLOCK_SERVE_ENV : {}) },
+    env: { ...(kind === 'airlock' ? AIRLOCK_SERVE_ENV : {}), ...(options.exactRss ? EXACT_RSS_ENV : {}) },
   });
 
 /** Airlock's RSS (log on) after each phase of the bench, for the report. */
@@ -296,8 +293,9 @@ async function measureStall(log: (line: string) => void): Promise<StallResults> 
   const proxy = await startProxy('airlock', sink.url, { log: true });
   const airlock = await measureSmallDuringLarge(proxy, bodies, LARGE_BODY_ROUNDS);
   await noteAirlockRss('after the large bodies (own process)', proxy);
-  await delay(LARGE_BODY_SETTLE_MS);
-  await noteAirlockRss(`${LARGE_BODY_SETTLE_MS / 1000} s later`, proxy);
+  // As after the c=50 load: past the reclaimers' 30 s idle wait and the translation thread's.
+  await delay(RSS_SETTLE_AFTER_LOAD_MS);
+  await noteAirlockRss(`${RSS_SETTLE_AFTER_LOAD_MS / 1000} s later`, proxy);
   await stop(proxy, sink);
   return { direct, airlock };
 }
@@ -357,6 +355,9 @@ async function main(): Promise<void> {
     return;
   }
   if (values.only === 'saturation') return saturationOnly(log);
+  // Fills Node's compile cache (keyed by V8 flags) as any earlier `airlock serve` did: a miss loads the type stripper, +11-19 MB.
+  const warmUp = (exactRss: boolean): Promise<ChildServer> => startProxy('airlock', 'http://127.0.0.1:9', { log: true, exactRss });
+  if (values.only === undefined || values.only === 'memory') await stop(...(await Promise.all([warmUp(false), warmUp(true)])));
   if (values.only === 'memory') return memoryOnly(log);
   let results: Partial<BenchResults> = {};
   if (values.only === undefined) {

@@ -57,9 +57,15 @@ async function startChosen(): Promise<Started> {
 }
 
 const server = await startChosen();
-// With --expose-gc, SIGUSR2 collects garbage, so the bench reads memory held, not memory not yet freed.
-const collectGarbage = (globalThis as { gc?: () => void }).gc;
-if (collectGarbage !== undefined) process.on('SIGUSR2', () => collectGarbage());
+/**
+ * With --expose-gc, SIGUSR2 collects garbage, so the bench reads memory held, not memory not yet
+ * freed. The memory-reducing flavor also gives back the young generation's empty pages: V8 doubles
+ * it under allocation (1 -> 16 MB) and a plain full collection keeps it, so whether a doubling fell
+ * inside a window decided 20-40 KB of the RSS per open stream (DESIGN.md, "Performance and
+ * memory"). Every target gets the same.
+ */
+const collectGarbage = (globalThis as { gc?: (options: object) => void }).gc;
+if (collectGarbage !== undefined) process.on('SIGUSR2', () => collectGarbage({ type: 'major', execution: 'sync', flavor: 'last-resort' }));
 // Watched only when asked over IPC (childServer.ts), as its timers cost a little CPU.
 const loopWatch = createLoopWatch();
 process.on('message', (message) => {

@@ -72,6 +72,16 @@ describe('TranslationThread', () => {
     expect(thread.threadRunning).toBe(true);
   });
 
+  it('stops its thread after any job once idle for stopWhenIdleMs (a light one too), and starts a new one for the next', async () => {
+    const thread = new TranslationThread({ stopWhenIdleMs: 1 });
+    const light = chunked(MESSAGES_BODY);
+    await expect(thread.translate('messages', light.chunks, light.byteLength, 'gpt-4o-mini')).resolves.toMatchObject({ ok: true });
+    await expect.poll(() => thread.threadRunning).toBe(false);
+    await expect(thread.translate('messages', light.chunks, light.byteLength, 'gpt-4o-mini')).resolves.toMatchObject({ ok: true });
+    expect(thread.threadRunning).toBe(true);
+    await thread.close();
+  });
+
   it('fails the job a dying thread held, reports it redacted, and refuses heavy bodies after repeated deaths', async () => {
     const failures: string[] = [];
     const thread = new TranslationThread({

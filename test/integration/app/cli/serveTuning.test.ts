@@ -8,7 +8,12 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { existsSync } from 'node:fs';
 import { COMPILE_CACHE_ENV } from '../../../../proxy/app/cli/compileCache.ts';
-import { MALLOC_ARENA_ENV, MALLOC_ARENAS } from '../../../../proxy/app/cli/mallocArenas.ts';
+import {
+  MALLOC_ARENA_ENV,
+  MALLOC_ARENAS,
+  MALLOC_MMAP_THRESHOLD_BYTES,
+  MALLOC_MMAP_THRESHOLD_ENV,
+} from '../../../../proxy/app/cli/mallocArenas.ts';
 import { SERVE_V8_FLAGS } from '../../../../proxy/app/cli/v8Flags.ts';
 import { SENTINEL_KEY } from '../../../support/sentinel.ts';
 
@@ -40,6 +45,7 @@ describe('`airlock serve` starts itself tuned for running all day', () => {
     const cacheHome = path.join(dataDir, 'cache-home');
     const env: NodeJS.ProcessEnv = { ...process.env, AIRLOCK_API_KEY: SENTINEL_KEY, XDG_CACHE_HOME: cacheHome };
     delete env[MALLOC_ARENA_ENV];
+    delete env[MALLOC_MMAP_THRESHOLD_ENV];
     delete env[COMPILE_CACHE_ENV];
     const port = await freePort();
     const child = spawn(process.execPath, [AIRLOCK_BIN, 'serve', '--data-dir', dataDir, '--port', String(port)], {
@@ -55,6 +61,7 @@ describe('`airlock serve` starts itself tuned for running all day', () => {
       });
       expect(procList(pid, 'cmdline')).toEqual(expect.arrayContaining([...SERVE_V8_FLAGS]));
       expect(procList(pid, 'environ')).toContain(`${MALLOC_ARENA_ENV}=${MALLOC_ARENAS}`);
+      expect(procList(pid, 'environ')).toContain(`${MALLOC_MMAP_THRESHOLD_ENV}=${MALLOC_MMAP_THRESHOLD_BYTES}`);
       const cacheDir = path.join(cacheHome, 'Airlock', 'node-compile-cache');
       expect(procList(pid, 'environ')).toContain(`${COMPILE_CACHE_ENV}=${cacheDir}`);
       // Node writes the cache as the modules compile: the directory is there once it serves.

@@ -9,7 +9,7 @@ import {
   pruneStaleCompileCaches,
   staleCompileCaches,
 } from '../../../../proxy/app/cli/compileCache.ts';
-import { MALLOC_ARENA_ENV, MALLOC_ARENAS, tunedStart } from '../../../../proxy/app/cli/mallocArenas.ts';
+import { GLIBC_MALLOC_ENV, MALLOC_ARENA_ENV, tunedStart } from '../../../../proxy/app/cli/mallocArenas.ts';
 import { SERVE_V8_FLAGS } from '../../../../proxy/app/cli/v8Flags.ts';
 
 describe('compileCacheDir', () => {
@@ -80,15 +80,15 @@ describe('tunedStart with a compile cache directory', () => {
   it('starts again with the cache as well as the arena limit and the flags, once', () => {
     const first = tunedStart({ PATH: '/bin' }, [], '2.36', '/c');
     expect(first).toEqual({
-      env: { PATH: '/bin', [MALLOC_ARENA_ENV]: MALLOC_ARENAS, [COMPILE_CACHE_ENV]: '/c' },
+      env: { PATH: '/bin', ...GLIBC_MALLOC_ENV, [COMPILE_CACHE_ENV]: '/c' },
       execArgv: [...SERVE_V8_FLAGS],
     });
     expect(tunedStart(first?.env ?? {}, first?.execArgv ?? [], '2.36', '/c')).toBeNull();
   });
 
   it('starts again for the cache alone when the rest is there', () => {
-    expect(tunedStart({ [MALLOC_ARENA_ENV]: '8' }, [...SERVE_V8_FLAGS], '2.36', '/c')).toEqual({
-      env: { [MALLOC_ARENA_ENV]: '8', [COMPILE_CACHE_ENV]: '/c' },
+    expect(tunedStart({ ...GLIBC_MALLOC_ENV, [MALLOC_ARENA_ENV]: '8' }, [...SERVE_V8_FLAGS], '2.36', '/c')).toEqual({
+      env: { ...GLIBC_MALLOC_ENV, [MALLOC_ARENA_ENV]: '8', [COMPILE_CACHE_ENV]: '/c' },
       execArgv: [...SERVE_V8_FLAGS],
     });
   });

@@ -9,7 +9,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { decideLaunch, DOWNLOAD_FAILED_MESSAGE, DOWNLOADING_MESSAGE, electronBinaryPath, type LaunchPlan } from './logic/launchPlan.ts';
 import { EXPOSE_GC_SWITCH } from './logic/memoryLaunch.ts';
-import { MALLOC_ARENA_ENV, MALLOC_ARENAS } from '../proxy/app/cli/mallocArenas.ts';
+import { GLIBC_MALLOC_ENV } from '../proxy/app/cli/mallocArenas.ts';
 
 const projectRoot = dirname(dirname(fileURLToPath(import.meta.url)));
 const electronPackageDir = join(projectRoot, 'node_modules', 'electron');
@@ -69,7 +69,8 @@ if (plan.buildFirst) {
 const child = spawn(plan.electronBinaryPath, [EXPOSE_GC_SWITCH, '.', ...process.argv.slice(2)], {
   cwd: projectRoot,
   stdio: 'inherit',
-  env: { ...process.env, [MALLOC_ARENA_ENV]: process.env[MALLOC_ARENA_ENV] ?? MALLOC_ARENAS },
+  // The user's own malloc settings win.
+  env: { ...GLIBC_MALLOC_ENV, ...process.env },
 });
 for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => child.kill(signal));
 child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));

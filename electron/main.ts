@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { app, clipboard, dialog, Notification, session } from 'electron';
 import { setActiveProfile, updateSettings } from '../proxy/app/profiles/configMutations.ts';
 import { resolveDataDir } from '../proxy/app/dataDir.ts';
-import { MALLOC_ARENA_ENV, MALLOC_ARENAS, runtimeGlibcVersion } from '../proxy/app/cli/mallocArenas.ts';
+import { GLIBC_MALLOC_ENV, runtimeGlibcVersion } from '../proxy/app/cli/mallocArenas.ts';
 import { emptyConfig } from '../proxy/contracts/config.ts';
 import { DEFAULT_PORT } from '../proxy/contracts/defaults.ts';
 import { startOfLocalDayMs } from '../proxy/core/localPeriods.ts';
@@ -283,8 +283,7 @@ const memoryRelaunch = planMemoryRelaunch({
   env: process.env,
   gcExposed: typeof (globalThis as { gc?: unknown }).gc === 'function',
   glibcVersion: process.platform === 'linux' ? runtimeGlibcVersion() : undefined,
-  arenaEnv: MALLOC_ARENA_ENV,
-  arenas: MALLOC_ARENAS,
+  mallocEnv: GLIBC_MALLOC_ENV,
   openedAtLogin: process.platform === 'darwin' && wasOpenedAtLogin(),
   hiddenArg: HIDDEN_AT_LOGIN_ARG,
 });

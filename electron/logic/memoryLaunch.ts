@@ -3,8 +3,9 @@
  * starts (see DESIGN.md, "Memory comes back after a burst"): V8's `gc`, which the idle-time
  * reclaimer needs (`--js-flags=--expose-gc` on Electron's command line: `appendSwitch('js-flags')`
  * at run time reaches only renderers, and Electron's main-process V8 flags cannot be changed once
- * it runs), and glibc's `MALLOC_ARENA_MAX`, read when the process starts. So the app starts itself
- * once more with both when either is missing, as `airlock serve` does with execve.
+ * it runs), and glibc's malloc settings (`MALLOC_ARENA_MAX`, `MALLOC_MMAP_THRESHOLD_`), read when the
+ * process starts. So the app starts itself once more with them when any is missing, as `airlock
+ * serve` does with execve.
  */
 import { SERVE_V8_FLAGS } from '../../proxy/app/cli/v8Flags.ts';
 
@@ -19,11 +20,10 @@ export interface MemoryLaunchFacts {
   env: Readonly<Record<string, string | undefined>>;
   /** Whether `globalThis.gc` is there (the flag was on the command line). */
   gcExposed: boolean;
-  /** glibc's version on Linux, undefined elsewhere (musl, macOS, Windows): only glibc reads MALLOC_ARENA_MAX. */
+  /** glibc's version on Linux, undefined elsewhere (musl, macOS, Windows): only glibc reads the malloc settings. */
   glibcVersion: string | undefined;
-  /** The arena limit to start with, and the variable that holds it. */
-  arenaEnv: string;
-  arenas: string;
+  /** glibc's malloc settings to start with (proxy/app/cli/mallocArenas.ts), each unless the user set it. */
+  mallocEnv: Readonly<Record<string, string>>;
   /** An instance opened at login must start hidden again (the relaunched one is not "opened at login"). */
   openedAtLogin: boolean;
   hiddenArg: string;
@@ -39,10 +39,11 @@ export interface MemoryRelaunch {
 /** How to start again, or null when nothing is missing or this instance already is the relaunched one. */
 export function planMemoryRelaunch(facts: MemoryLaunchFacts): MemoryRelaunch | null {
   if (facts.env[RELAUNCHED_ENV] !== undefined) return null;
-  const needsArenaLimit = facts.glibcVersion !== undefined && facts.env[facts.arenaEnv] === undefined;
-  if (facts.gcExposed && !needsArenaLimit) return null;
+  const missingMallocEnv =
+    facts.glibcVersion === undefined ? [] : Object.entries(facts.mallocEnv).filter(([name]) => facts.env[name] === undefined);
+  if (facts.gcExposed && missingMallocEnv.length === 0) return null;
   const args = facts.argv.slice(1);
   if (!facts.gcExposed) args.unshift(EXPOSE_GC_SWITCH);
   if (facts.openedAtLogin && !args.includes(facts.hiddenArg)) args.push(facts.hiddenArg);
-  return { args, env: { [RELAUNCHED_ENV]: '1', ...(needsArenaLimit ? { [facts.arenaEnv]: facts.arenas } : {}) } };
+  return { args, env: { [RELAUNCHED_ENV]: '1', ...Object.fromEntries(missingMallocEnv) } };
 }

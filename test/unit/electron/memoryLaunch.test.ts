@@ -7,28 +7,36 @@ const facts = (overrides: Partial<MemoryLaunchFacts> = {}): MemoryLaunchFacts =>
   env: {},
   gcExposed: false,
   glibcVersion: '2.36',
-  arenaEnv: 'MALLOC_ARENA_MAX',
-  arenas: '2',
+  mallocEnv: { MALLOC_ARENA_MAX: '2', MALLOC_MMAP_THRESHOLD_: '131072' },
   openedAtLogin: false,
   hiddenArg: '--hidden',
   ...overrides,
 });
 
 describe('planMemoryRelaunch', () => {
-  it('starts again with gc exposed and two arenas when both are missing (Linux, glibc), keeping the arguments', () => {
+  it('starts again with gc exposed and the malloc settings when all are missing (Linux, glibc), keeping the arguments', () => {
     expect(planMemoryRelaunch(facts())).toEqual({
       args: [EXPOSE_GC_SWITCH, '--hidden'],
-      env: { [RELAUNCHED_ENV]: '1', MALLOC_ARENA_MAX: '2' },
+      env: { [RELAUNCHED_ENV]: '1', MALLOC_ARENA_MAX: '2', MALLOC_MMAP_THRESHOLD_: '131072' },
     });
   });
 
   it.each<[string, Partial<MemoryLaunchFacts>, ReturnType<typeof planMemoryRelaunch>]>([
-    ['nothing missing', { gcExposed: true, env: { MALLOC_ARENA_MAX: '2' } }, null],
+    ['nothing missing', { gcExposed: true, env: { MALLOC_ARENA_MAX: '2', MALLOC_MMAP_THRESHOLD_: '65536' } }, null],
     ['the relaunched instance, even if the flag did not take', { env: { [RELAUNCHED_ENV]: '1' } }, null],
-    ['only the arena limit missing', { gcExposed: true }, { args: ['--hidden'], env: { [RELAUNCHED_ENV]: '1', MALLOC_ARENA_MAX: '2' } }],
     [
-      "the user's own arena limit is kept",
-      { env: { MALLOC_ARENA_MAX: '8' } },
+      'only the malloc settings missing',
+      { gcExposed: true },
+      { args: ['--hidden'], env: { [RELAUNCHED_ENV]: '1', MALLOC_ARENA_MAX: '2', MALLOC_MMAP_THRESHOLD_: '131072' } },
+    ],
+    [
+      'only the mmap threshold missing',
+      { gcExposed: true, env: { MALLOC_ARENA_MAX: '2' } },
+      { args: ['--hidden'], env: { [RELAUNCHED_ENV]: '1', MALLOC_MMAP_THRESHOLD_: '131072' } },
+    ],
+    [
+      "the user's own settings are kept",
+      { env: { MALLOC_ARENA_MAX: '8', MALLOC_MMAP_THRESHOLD_: '1048576' } },
       { args: [EXPOSE_GC_SWITCH, '--hidden'], env: { [RELAUNCHED_ENV]: '1' } },
     ],
     [

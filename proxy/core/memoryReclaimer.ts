@@ -1,6 +1,7 @@
 import { performance, type EventLoopUtilization } from 'node:perf_hooks';
 import { getHeapStatistics, setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
+import { glibcMallocTrim } from './mallocTrim.ts';
 
 /**
  * Gives a burst's memory back once the thread is idle again. Under load V8 grows a heap to up to
@@ -96,12 +97,16 @@ export interface MemoryReclaimer {
 
 /**
  * Checks every `checkIntervalMs` (an unref'd timer: it never keeps a process alive) and collects
- * when `shouldReclaim` says so. `busy` tells whether the thread has work in hand at a check.
+ * when `shouldReclaim` says so. `busy` tells whether the thread has work in hand at a check. After
+ * a collection, the next check that finds the thread idle also hands the C allocator's free pages
+ * back (`releaseFreed`, mallocTrim.ts): a check later, because V8 frees the buffers a collection
+ * found dead on a background thread after it.
  */
 export function startMemoryReclaimer(
   busy: () => boolean,
   options: ReclaimOptions = DEFAULT_RECLAIM_OPTIONS,
   collect: Collect | null = compactingCollector(),
+  releaseFreed: (() => unknown) | null = glibcMallocTrim(),
 ): MemoryReclaimer {
   let reclaims = 0;
   let idleIntervals = 0;
@@ -109,8 +114,10 @@ export function startMemoryReclaimer(
   let lastUtilization: EventLoopUtilization = performance.eventLoopUtilization();
   // The start-up's garbage is collected at the first idle look, the early one or a regular one.
   let startupPending = options.startupCollectionMs !== null;
+  let releasePending = false;
   const run = (): void => {
     collect?.();
+    releasePending = releaseFreed !== null;
     idleIntervals = 0;
     reclaims += 1;
     startupPending = false;
@@ -128,6 +135,10 @@ export function startMemoryReclaimer(
     baselineBytes = Math.min(baselineBytes, heapTotalBytes);
     const idle = isIdle(utilization, busy(), options);
     idleIntervals = idle ? idleIntervals + 1 : 0;
+    if (releasePending && idle) {
+      releasePending = false;
+      releaseFreed?.();
+    }
     if (collect === null) return;
     if ((startupPending && idle) || shouldReclaim({ heapTotalBytes, baselineBytes, idleIntervals }, options)) run();
   }, options.checkIntervalMs);

@@ -125,4 +125,31 @@ describe('startMemoryReclaimer', () => {
     expect(collect).not.toHaveBeenCalled();
     reclaimer.stop();
   });
+
+  it("hands the allocator's free pages back at the next idle check after a collection, not while busy", () => {
+    vi.useFakeTimers();
+    const collect = vi.fn();
+    const releaseFreed = vi.fn();
+    let busy = false;
+    const options = {
+      ...DEFAULT_RECLAIM_OPTIONS,
+      checkIntervalMs: 1_000,
+      minGrowthBytes: -Number.MAX_SAFE_INTEGER,
+      maxIdleUtilization: 1,
+      idleIntervals: 2,
+      startupCollectionMs: null,
+    };
+    const reclaimer = startMemoryReclaimer(() => busy, options, collect, releaseFreed);
+    vi.advanceTimersByTime(2_000);
+    expect(collect).toHaveBeenCalledTimes(1);
+    expect(releaseFreed).not.toHaveBeenCalled();
+    busy = true;
+    vi.advanceTimersByTime(1_000);
+    expect(releaseFreed).not.toHaveBeenCalled();
+    busy = false;
+    vi.advanceTimersByTime(1_000);
+    expect(releaseFreed).toHaveBeenCalledTimes(1);
+    expect(collect).toHaveBeenCalledTimes(1);
+    reclaimer.stop();
+  });
 });

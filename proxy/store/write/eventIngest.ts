@@ -16,6 +16,9 @@ import { LogWriter, type LogBatch } from './writer.ts';
 export const DEFAULT_INDEX_IDLE_DELAY_MS = 500;
 /** Unindexed body bytes that make indexing run even under load: a search scans at most this much unindexed text. */
 export const DEFAULT_MAX_UNINDEXED_BYTES = 4 * 1024 * 1024;
+/** Unindexed bytes that start a background pass before DEFAULT_MAX_IDLE_INDEX_WAIT_MS of quiet (FullTextBackfillOptions.minPassBytes). */
+export const DEFAULT_MIN_INDEX_PASS_BYTES = 64 * 1024;
+export const DEFAULT_MAX_IDLE_INDEX_WAIT_MS = 60_000;
 
 /**
  * One transaction each. On the log thread nothing waits behind a slice but the next one, so a
@@ -101,6 +104,8 @@ export class EventIngest {
     this.fullText = new FullTextBackfill(db, {
       idleDelayMs: DEFAULT_INDEX_IDLE_DELAY_MS,
       maxBacklogBytes: DEFAULT_MAX_UNINDEXED_BYTES,
+      minPassBytes: DEFAULT_MIN_INDEX_PASS_BYTES,
+      maxIdleWaitMs: DEFAULT_MAX_IDLE_INDEX_WAIT_MS,
       slice: DEFAULT_INDEX_SLICE,
       onError: options.onError,
     });

@@ -95,6 +95,15 @@ export interface FullTextBackfillOptions {
   idleDelayMs: number;
   /** Above this many unindexed bytes, indexing also runs while busy: a search scans the unindexed bodies. */
   maxBacklogBytes: number;
+  /**
+   * A pass starts once this many bytes wait, or after `maxIdleWaitMs` of quiet whatever waits: a
+   * slice has a fixed cost of about 1.3 ms (a new index segment and its merging), so indexing each
+   * request's bodies alone after every pause cost 1.3 ms a request, against 21-31 us a body in
+   * slices of 600-2600 bench bodies. A started pass runs until nothing waits. Searches read
+   * unindexed bodies directly, so their results stay complete meanwhile.
+   */
+  minPassBytes: number;
+  maxIdleWaitMs: number;
   slice: IndexSliceLimits;
   onError: (error: unknown) => void;
 }
@@ -114,6 +123,8 @@ export class FullTextBackfill {
   private lastActivityMs = 0;
   private timer: NodeJS.Timeout | null = null;
   private immediate: NodeJS.Immediate | null = null;
+  /** A pass started and has not found the backlog empty yet. */
+  private passRunning = false;
   private closed = false;
 
   constructor(db: DatabaseSync, options: FullTextBackfillOptions) {
@@ -133,9 +144,15 @@ export class FullTextBackfill {
    * in its own turn of the event loop, so forwarding waits for one slice at most).
    */
   noteWritten(bytes: number): void {
+    const before = this.backlogBytes;
     this.backlogBytes += bytes;
     if (this.backlogBytes > this.options.maxBacklogBytes) this.runWhileOverBacklog();
     else if (this.timer === null && this.immediate === null) this.schedule(this.options.idleDelayMs);
+    else if (this.timer !== null && before < this.options.minPassBytes && this.backlogBytes >= this.options.minPassBytes) {
+      // Enough waits now: the next quiet spell starts a pass instead of the long wait.
+      clearTimeout(this.timer);
+      this.schedule(this.options.idleDelayMs);
+    }
   }
 
   /** Re-reads the backlog after something else deleted bodies (retention). */
@@ -186,10 +203,19 @@ export class FullTextBackfill {
       this.schedule(this.options.idleDelayMs - quietMs);
       return;
     }
+    if (!this.passRunning && this.backlogBytes < this.options.minPassBytes && quietMs < this.options.maxIdleWaitMs) {
+      this.schedule(this.options.maxIdleWaitMs - quietMs);
+      return;
+    }
+    this.passRunning = true;
     const startedMs = performance.now();
     try {
-      if (this.indexSlice() === 0) return;
+      if (this.indexSlice() === 0) {
+        this.passRunning = false;
+        return;
+      }
     } catch (error) {
+      this.passRunning = false;
       this.options.onError(error);
       return;
     }

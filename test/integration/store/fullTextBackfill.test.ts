@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { setTimeout as delay } from 'node:timers/promises';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import {
   FullTextBackfill,
   indexUnindexedSlice,
@@ -74,6 +74,8 @@ function startBackfill(options: Partial<FullTextBackfillOptions>): FullTextBackf
   backfill = new FullTextBackfill(db, {
     idleDelayMs: 60_000,
     maxBacklogBytes: Number.MAX_SAFE_INTEGER,
+    minPassBytes: 0,
+    maxIdleWaitMs: 60_000,
     slice: { maxRows: 100, maxBytes: 1024 },
     onError: (error) => {
       throw error;
@@ -145,6 +147,52 @@ describe('bodies enter the full-text index off the write path', () => {
     }
     expect(unindexedBytes(db)).toBeLessThanOrEqual(250);
     expect(unindexedIds().length).toBeGreaterThan(0);
+  });
+});
+
+describe('a background pass waits for enough bodies (a slice costs about 1 ms whatever its size)', () => {
+  const IDLE_MS = 500;
+  const MAX_WAIT_MS = 60_000;
+  beforeEach(() => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  /** Runs the backfill's timers for `ms` of fake time, a step at a time. */
+  function advance(ms: number): void {
+    for (let step = 0; step < 100; step += 1) vi.advanceTimersByTime(ms / 100);
+  }
+
+  it('leaves a small backlog unindexed after a short pause and indexes it after a long quiet', () => {
+    for (let index = 0; index < 3; index += 1) insertBody(`r${index}`, `small ${index}`.padEnd(100, '.'));
+    startBackfill({ idleDelayMs: IDLE_MS, minPassBytes: 1000, maxIdleWaitMs: MAX_WAIT_MS });
+    advance(IDLE_MS * 4);
+    expect(unindexedIds()).toHaveLength(3);
+    advance(MAX_WAIT_MS);
+    expect(unindexedIds()).toEqual([]);
+    expect(search('small')).toHaveLength(3);
+  });
+
+  it('starts a pass at the next pause once enough is written, without the long wait', () => {
+    insertBody('r0', 'first'.padEnd(100, '.'));
+    const filler = startBackfill({ idleDelayMs: IDLE_MS, minPassBytes: 1000, maxIdleWaitMs: MAX_WAIT_MS });
+    advance(IDLE_MS * 2);
+    for (let index = 1; index < 12; index += 1) {
+      insertBody(`r${index}`, `more ${index}`.padEnd(100, '.'));
+      filler.noteActivity();
+      filler.noteWritten(100);
+    }
+    advance(IDLE_MS * 4);
+    expect(unindexedIds()).toEqual([]);
+  });
+
+  it('a started pass runs until nothing waits, the last slices under the minimum too', () => {
+    for (let index = 0; index < 12; index += 1) insertBody(`r${index}`, `pass ${index}`.padEnd(100, '.'));
+    startBackfill({ idleDelayMs: IDLE_MS, minPassBytes: 1000, maxIdleWaitMs: MAX_WAIT_MS, slice: { maxRows: 5, maxBytes: 1024 } });
+    advance(IDLE_MS * 4);
+    expect(unindexedIds()).toEqual([]);
   });
 });
 

@@ -24,4 +24,20 @@ describe('bench CPU split per thread', () => {
     expect(Object.values(threads).every((ms) => ms >= 0)).toBe(true);
     expect(Object.keys(threads).length).toBeGreaterThan(1);
   });
+
+  it('reads live threads finer than /proc ticks: 5 ms of CPU is not read as 0 or 10 ms', () => {
+    const liveMs = (threads: Record<string, number>): number =>
+      Object.entries(threads).reduce((sum, [name, ms]) => (name === EXITED_THREADS ? sum : sum + ms), 0);
+    const before = threadCpuMs(process.pid);
+    const start = process.cpuUsage();
+    let spentMs = 0;
+    // Spends CPU until the process has used 5 ms more (counted by getrusage, which is exact).
+    while (spentMs < 5) {
+      const spent = process.cpuUsage(start);
+      spentMs = (spent.user + spent.system) / 1000;
+    }
+    const readMs = liveMs(threadCpuMs(process.pid)) - liveMs(before);
+    // Ticks of 10 ms give 0 or 10, about 5 off; the margin is for other threads between the readings.
+    expect(Math.abs(readMs - spentMs)).toBeLessThan(4);
+  });
 });

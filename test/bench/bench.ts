@@ -129,9 +129,9 @@ const airlockRssPhases: RssPhase[] = [];
  * snapshot's own native memory behind: figures after the first one are not comparable).
  */
 async function noteAirlockRss(phase: string, server: ChildServer): Promise<void> {
-  const bytes = readProcessMemory(server.pid).rssBytes;
+  const { rssBytes: bytes, anonBytes, fileBytes } = readProcessMemory(server.pid);
   const heap = await server.memoryUsage();
-  airlockRssPhases.push({ phase, bytes, heapUsedBytes: heap.heapUsed, heapTotalBytes: heap.heapTotal });
+  airlockRssPhases.push({ phase, bytes, split: { anonBytes, fileBytes }, heapUsedBytes: heap.heapUsed, heapTotalBytes: heap.heapTotal });
   if (!values['heap-snapshots']) return;
   mkdirSync(resolve(RESULTS_DIR, 'heap'), { recursive: true });
   await server.heapSnapshot(resolve(RESULTS_DIR, 'heap', `${airlockRssPhases.length}-${phase.replace(/\W+/g, '-')}.heapsnapshot`));

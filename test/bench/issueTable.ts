@@ -158,6 +158,8 @@ export function formatIssueTable(figures: readonly IssueFigure[]): string {
 export interface RssPhase {
   phase: string;
   bytes: number;
+  /** Of `bytes`: anonymous memory and file-backed pages. */
+  split?: { anonBytes: number; fileBytes: number };
   heapUsedBytes?: number;
   heapTotalBytes?: number;
 }
@@ -166,7 +168,10 @@ export interface RssPhase {
 export function formatRssPhases(phases: readonly RssPhase[]): string {
   const heap = ({ heapUsedBytes, heapTotalBytes }: RssPhase): string =>
     heapUsedBytes === undefined || heapTotalBytes === undefined ? '' : ` (main heap ${mb(heapUsedBytes)} used of ${mb(heapTotalBytes)})`;
-  return ['Airlock (log on) RSS by phase', ...phases.map((phase) => `  ${phase.phase.padEnd(44)} ${mb(phase.bytes)}${heap(phase)}`)].join(
-    '\n',
-  );
+  const split = ({ split }: RssPhase): string =>
+    split === undefined ? '' : ` = anon ${mb(split.anonBytes)} + file ${mb(split.fileBytes)}`;
+  return [
+    'Airlock (log on) RSS by phase',
+    ...phases.map((phase) => `  ${phase.phase.padEnd(44)} ${mb(phase.bytes)}${split(phase)}${heap(phase)}`),
+  ].join('\n');
 }

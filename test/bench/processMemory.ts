@@ -5,6 +5,9 @@ export interface ProcessMemory {
   rssBytes: number;
   /** The resident set's high-water mark since the process started (VmHWM). */
   peakRssBytes: number;
+  /** Of the RSS: anonymous memory (heaps, malloc, stacks) and file-backed pages (code and data of the binary and libraries). */
+  anonBytes: number;
+  fileBytes: number;
 }
 
 function fieldKiB(status: string, name: string): number {
@@ -16,7 +19,12 @@ function fieldKiB(status: string, name: string): number {
 /** Reads another process's memory from /proc/<pid>/status (Linux). */
 export function readProcessMemory(pid: number): ProcessMemory {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  return { rssBytes: fieldKiB(status, 'VmRSS') * 1024, peakRssBytes: fieldKiB(status, 'VmHWM') * 1024 };
+  return {
+    rssBytes: fieldKiB(status, 'VmRSS') * 1024,
+    peakRssBytes: fieldKiB(status, 'VmHWM') * 1024,
+    anonBytes: fieldKiB(status, 'RssAnon') * 1024,
+    fileBytes: fieldKiB(status, 'RssFile') * 1024,
+  };
 }
 
 /**

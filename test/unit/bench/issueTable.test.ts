@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   formatIssueTable,
+  formatRssPhases,
   issueFigures,
   judgeAtMost,
   judgeRatio,
@@ -180,5 +181,29 @@ describe('issue 20 table', () => {
     );
     expect(table).toContain('| proxy CPU per request, c=1 | 100.0 us | 300.0 us = 3.00x | <= 1.5x the floor | MISS |');
     expect(table).toContain('| RSS idle | 50.0 MB | 100.0 MB | <= 100.0 MB | PASS |');
+  });
+});
+
+describe('formatRssPhases', () => {
+  it('splits each phase into anonymous and file-backed memory, with the main heap where read', () => {
+    const mib = 1024 * 1024;
+    expect(
+      formatRssPhases([
+        {
+          phase: 'idle',
+          bytes: 100 * mib,
+          split: { anonBytes: 40 * mib, fileBytes: 60 * mib },
+          heapUsedBytes: 18 * mib,
+          heapTotalBytes: 20 * mib,
+        },
+        { phase: 'open streams', bytes: 120 * mib },
+      ]),
+    ).toBe(
+      [
+        'Airlock (log on) RSS by phase',
+        `  ${'idle'.padEnd(44)} 100.0 MB = anon 40.0 MB + file 60.0 MB (main heap 18.0 MB used of 20.0 MB)`,
+        `  ${'open streams'.padEnd(44)} 120.0 MB`,
+      ].join('\n'),
+    );
   });
 });

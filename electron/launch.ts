@@ -9,7 +9,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { decideLaunch, DOWNLOAD_FAILED_MESSAGE, DOWNLOADING_MESSAGE, electronBinaryPath, type LaunchPlan } from './logic/launchPlan.ts';
 import { EXPOSE_GC_SWITCH } from './logic/memoryLaunch.ts';
-import { GLIBC_MALLOC_ENV } from '../proxy/app/cli/mallocArenas.ts';
+import { GLIBC_MALLOC_ENV } from '../proxy/app/cli/glibcMalloc.ts';
 
 const projectRoot = dirname(dirname(fileURLToPath(import.meta.url)));
 const electronPackageDir = join(projectRoot, 'node_modules', 'electron');

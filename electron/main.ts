@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { app, clipboard, dialog, Notification, session } from 'electron';
 import { setActiveProfile, updateSettings } from '../proxy/app/profiles/configMutations.ts';
 import { resolveDataDir } from '../proxy/app/dataDir.ts';
-import { GLIBC_MALLOC_ENV, runtimeGlibcVersion } from '../proxy/app/cli/mallocArenas.ts';
+import { GLIBC_MALLOC_ENV, runtimeGlibcVersion } from '../proxy/app/cli/glibcMalloc.ts';
 import { emptyConfig } from '../proxy/contracts/config.ts';
 import { DEFAULT_PORT } from '../proxy/contracts/defaults.ts';
 import { startOfLocalDayMs } from '../proxy/core/localPeriods.ts';

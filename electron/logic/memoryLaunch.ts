@@ -22,7 +22,7 @@ export interface MemoryLaunchFacts {
   gcExposed: boolean;
   /** glibc's version on Linux, undefined elsewhere (musl, macOS, Windows): only glibc reads the malloc settings. */
   glibcVersion: string | undefined;
-  /** glibc's malloc settings to start with (proxy/app/cli/mallocArenas.ts), each unless the user set it. */
+  /** glibc's malloc settings to start with (proxy/app/cli/glibcMalloc.ts), each unless the user set it. */
   mallocEnv: Readonly<Record<string, string>>;
   /** An instance opened at login must start hidden again (the relaunched one is not "opened at login"). */
   openedAtLogin: boolean;

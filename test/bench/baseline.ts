@@ -25,7 +25,7 @@ import {
   type RoundRun,
   type Side,
 } from './pairedRounds.ts';
-import { GLIBC_MALLOC_ENV } from '../../proxy/app/cli/mallocArenas.ts';
+import { GLIBC_MALLOC_ENV } from '../../proxy/app/cli/glibcMalloc.ts';
 import { SERVE_V8_FLAGS } from '../../proxy/app/cli/v8Flags.ts';
 
 /** Ten rounds: HEAD counts as slower when it costs more in 8 of them (pairedRounds.ts). */
@@ -39,7 +39,7 @@ const CONCURRENCIES = [1, 50] as const;
 const WARMUP_REQUESTS = 500;
 const WARMUP_MAX_MS = 5_000;
 /**
- * What `airlock serve` sets for itself now (proxy/app/cli/mallocArenas.ts), given to both sides:
+ * What `airlock serve` sets for itself now (proxy/app/cli/glibcMalloc.ts), given to both sides:
  * the comparison is of the code, not of how the process is started.
  */
 const SHARED_ENV = { ...GLIBC_MALLOC_ENV };

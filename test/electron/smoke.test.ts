@@ -9,7 +9,7 @@ import { addProfile } from '../../proxy/app/profiles/configMutations.ts';
 import { serializeConfig } from '../../proxy/app/profiles/configParse.ts';
 import { electronBinaryPath } from '../../electron/logic/launchPlan.ts';
 import { EXPOSE_GC_SWITCH } from '../../electron/logic/memoryLaunch.ts';
-import { MALLOC_ARENA_ENV, MALLOC_ARENAS } from '../../proxy/app/cli/mallocArenas.ts';
+import { GLIBC_MALLOC_ENV } from '../../proxy/app/cli/glibcMalloc.ts';
 import type { MenuItemModel } from '../../electron/logic/trayMenu.ts';
 
 /**
@@ -68,7 +68,7 @@ beforeAll(async () => {
     // Started as `npm start` starts it, so it does not relaunch itself (which would end the process Playwright drives).
     args: [EXPOSE_GC_SWITCH, '.'],
     cwd: projectRoot,
-    env: { ...process.env, AIRLOCK_DATA_DIR: dataDir, AIRLOCK_PORT: '0', AIRLOCK_TEST_HOOKS: '1', [MALLOC_ARENA_ENV]: MALLOC_ARENAS },
+    env: { ...process.env, AIRLOCK_DATA_DIR: dataDir, AIRLOCK_PORT: '0', AIRLOCK_TEST_HOOKS: '1', ...GLIBC_MALLOC_ENV },
   });
 });
 

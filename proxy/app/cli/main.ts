@@ -1,4 +1,4 @@
-import { restartTuned } from './mallocArenas.ts';
+import { restartTuned } from './glibcMalloc.ts';
 import { createProgram } from './program.ts';
 
 // Only the long-running command: the others end in a moment, and a restart would double their start.

@@ -13,7 +13,7 @@ import {
   MALLOC_ARENAS,
   MALLOC_MMAP_THRESHOLD_BYTES,
   MALLOC_MMAP_THRESHOLD_ENV,
-} from '../../../../proxy/app/cli/mallocArenas.ts';
+} from '../../../../proxy/app/cli/glibcMalloc.ts';
 import { SERVE_V8_FLAGS } from '../../../../proxy/app/cli/v8Flags.ts';
 import { SENTINEL_KEY } from '../../../support/sentinel.ts';
 

@@ -9,7 +9,7 @@ import {
   pruneStaleCompileCaches,
   staleCompileCaches,
 } from '../../../../proxy/app/cli/compileCache.ts';
-import { GLIBC_MALLOC_ENV, MALLOC_ARENA_ENV, tunedStart } from '../../../../proxy/app/cli/mallocArenas.ts';
+import { GLIBC_MALLOC_ENV, MALLOC_ARENA_ENV, tunedStart } from '../../../../proxy/app/cli/glibcMalloc.ts';
 import { SERVE_V8_FLAGS } from '../../../../proxy/app/cli/v8Flags.ts';
 
 describe('compileCacheDir', () => {
@@ -29,9 +29,13 @@ describe('staleCompileCaches', () => {
       names: ['v24.20.0-x64-1c717fce-0', 'v24.21.0-x64-1c717fce-0', 'v22.1.0-arm64-aa-0'],
       expected: ['v24.20.0-x64-1c717fce-0', 'v22.1.0-arm64-aa-0'],
     },
-    { names: ['notes.txt', 'v24-x64', '.tmp'], expected: [] },
+    { names: ['notes.txt', '.tmp'], expected: [] },
   ])('in $names on 24.21.0: $expected', ({ names, expected }) => {
     expect(staleCompileCaches(names, '24.21.0')).toEqual(expected);
+  });
+
+  it("keeps a pre-release Node's own cache", () => {
+    expect(staleCompileCaches(['v24.0.0-rc.1-x64-aa-0', 'v23.9.0-x64-aa-0'], '24.0.0-rc.1')).toEqual(['v23.9.0-x64-aa-0']);
   });
 });
 
@@ -49,6 +53,22 @@ describe('pruneStaleCompileCaches', () => {
     try {
       expect(pruneStaleCompileCaches({ [COMPILE_CACHE_ENV]: dir }, dir)).toEqual([older]);
       expect(readdirSync(dir)).toEqual([current]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('leaves a cache it cannot remove (EACCES: left by another user) and removes the rest', () => {
+    const dir = withCaches();
+    const theirs = 'v19.0.0-x64-1c717fce-0';
+    mkdirSync(join(dir, theirs));
+    try {
+      const removed = pruneStaleCompileCaches({ [COMPILE_CACHE_ENV]: dir }, dir, (target) => {
+        if (target.endsWith(theirs)) throw Object.assign(new Error(`EACCES: permission denied, rmdir '${target}'`), { code: 'EACCES' });
+        rmSync(target, { recursive: true, force: true });
+      });
+      expect(removed).toEqual([older]);
+      expect(readdirSync(dir).sort()).toEqual([current, theirs].sort());
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

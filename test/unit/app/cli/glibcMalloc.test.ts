@@ -1,16 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import {
-  arenaLimitedEnv,
+  glibcTunedEnv,
   GLIBC_MALLOC_ENV,
   MALLOC_ARENA_ENV,
   MALLOC_ARENAS,
   MALLOC_MMAP_THRESHOLD_BYTES,
   MALLOC_MMAP_THRESHOLD_ENV,
   tunedStart,
-} from '../../../../proxy/app/cli/mallocArenas.ts';
+} from '../../../../proxy/app/cli/glibcMalloc.ts';
 import { SERVE_V8_FLAGS } from '../../../../proxy/app/cli/v8Flags.ts';
 
-describe('arenaLimitedEnv', () => {
+describe('glibcTunedEnv', () => {
   it.each([
     [
       'neither set',
@@ -29,11 +29,11 @@ describe('arenaLimitedEnv', () => {
     ],
     ['both set', { [MALLOC_ARENA_ENV]: '8', [MALLOC_MMAP_THRESHOLD_ENV]: '65536' }, null],
   ])('on glibc, %s: adds what is missing, keeping the rest', (_case, env, expected) => {
-    expect(arenaLimitedEnv(env, '2.36')).toEqual(expected);
+    expect(glibcTunedEnv(env, '2.36')).toEqual(expected);
   });
 
   it('does nothing off glibc (musl, macOS, Windows)', () => {
-    expect(arenaLimitedEnv({ PATH: '/bin' }, undefined)).toBeNull();
+    expect(glibcTunedEnv({ PATH: '/bin' }, undefined)).toBeNull();
   });
 });
 

@@ -31,7 +31,7 @@ export const GLIBC_MALLOC_ENV: Readonly<Record<string, string>> = {
 };
 
 /** The environment to start again with, or null: not glibc, or every variable of GLIBC_MALLOC_ENV already set. */
-export function arenaLimitedEnv(env: NodeJS.ProcessEnv, glibcVersion: string | undefined): NodeJS.ProcessEnv | null {
+export function glibcTunedEnv(env: NodeJS.ProcessEnv, glibcVersion: string | undefined): NodeJS.ProcessEnv | null {
   if (glibcVersion === undefined) return null;
   const missing = Object.entries(GLIBC_MALLOC_ENV).filter(([name]) => env[name] === undefined);
   if (missing.length === 0) return null;
@@ -64,7 +64,7 @@ export function tunedStart(
   glibcVersion: string | undefined,
   cacheDir: string | null = null,
 ): TunedStart | null {
-  const limitedEnv = arenaLimitedEnv(env, glibcVersion);
+  const limitedEnv = glibcTunedEnv(env, glibcVersion);
   const cachedEnv = cacheDir === null ? null : compileCachedEnv(limitedEnv ?? env, cacheDir);
   const missingFlags = missingV8Flags(execArgv);
   if (limitedEnv === null && cachedEnv === null && missingFlags.length === 0) return null;

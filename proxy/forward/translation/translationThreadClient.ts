@@ -15,12 +15,12 @@ const TRANSLATION_THREAD_NAME = 'airlock-transl';
  */
 export const RETIRE_AFTER_JOB_BYTES = 8 * 1024 * 1024;
 /**
- * Any thread is stopped after this long without a job: its heap keeps what the last parse grew
- * until a collection that an idle thread never runs (after the bench's 3.9 MiB body of small keys,
- * 53 MB of heap and 18 MB outside it, 60 s later), and a heavy body is a burst by itself. As long
- * as the reclaimers wait before collecting, so a session's heavy bodies keep one thread.
+ * Any thread is stopped after this long without a job, as the tokenizer thread is: an idle thread
+ * still holds its heap's live size and its code (tens of MB). Not sooner: starting one costs the
+ * heavy body that waits for it about 0.3 s, and an agent's turns come minutes apart at times. The
+ * garbage a parse leaves is collected inside the thread after 30 s idle (translationThread.ts).
  */
-export const TRANSLATION_IDLE_STOP_MS = 30_000;
+export const TRANSLATION_IDLE_STOP_MS = 5 * 60_000;
 /** A thread that dies this many times in a row without answering is not started again. */
 export const MAX_TRANSLATION_THREAD_FAILURES = 3;
 interface Pending {

@@ -10,7 +10,7 @@ import { runRetention, type RetentionPolicy, type RetentionResult } from './rete
 import { openLogDatabase } from '../schema.ts';
 import { clearUnwrittenSpend, hasRoomToRetry, readSavedSpend, saveUnwrittenSpend } from './unwrittenSpendFile.ts';
 import { checkpointOnOwnConnection, leaveCheckpointsToThread } from './walCheckpointer.ts';
-import { DEFAULT_RECLAIM_OPTIONS, startMemoryReclaimer } from '../../core/memoryReclaimer.ts';
+import { compactingCollector, DEFAULT_RECLAIM_OPTIONS, startMemoryReclaimer } from '../../core/memoryReclaimer.ts';
 
 if (parentPort === null) throw new Error('logThread.ts runs as a worker thread only');
 const port = parentPort;
@@ -47,10 +47,14 @@ const ingest = new EventIngest(db, {
 // heap (more collections, charged to every request of it): paired bench rounds 3 s apart did.
 const QUIET_BEFORE_RECLAIM_MS = DEFAULT_RECLAIM_OPTIONS.checkIntervalMs * DEFAULT_RECLAIM_OPTIONS.idleIntervals;
 let lastEventsAtMs = Number.NEGATIVE_INFINITY;
-const reclaimer = startMemoryReclaimer(() => performance.now() - lastEventsAtMs < QUIET_BEFORE_RECLAIM_MS, {
-  ...DEFAULT_RECLAIM_OPTIONS,
-  idleIntervals: 1,
-});
+// No trim here (null): glibc's trim takes the allocator's locks, which forwarding shares, and this
+// thread may find itself idle while a long stream is relayed; the forwarding thread trims when idle.
+const reclaimer = startMemoryReclaimer(
+  () => performance.now() - lastEventsAtMs < QUIET_BEFORE_RECLAIM_MS,
+  { ...DEFAULT_RECLAIM_OPTIONS, idleIntervals: 1 },
+  compactingCollector(),
+  null,
+);
 
 /** Retention deletes bodies the full-text backlog may count, so the backlog is counted again after. */
 function retain(policy: RetentionPolicy, nowMs: number): RetentionResult | null {

@@ -6,8 +6,8 @@ import { procStatFields } from '../support/procStat.ts';
 const TICKS_PER_SECOND = 100;
 
 /** CPU time a process used so far, all its threads together (utime + stime from /proc/<pid>/stat). */
-export function processCpuMs(pid: number): number {
-  const fields = procStatFields(`/proc/${pid}/stat`);
+export function processCpuMs(pid: number, procRoot = '/proc'): number {
+  const fields = procStatFields(`${procRoot}/${pid}/stat`);
   const ticks = Number(fields[11]) + Number(fields[12]);
   return (ticks * 1000) / TICKS_PER_SECOND;
 }

@@ -17,13 +17,13 @@ export type ThreadCpuMs = Record<string, number>;
 
 const NS_PER_MS = 1_000_000;
 
-/** Reads each live thread's CPU time, summed by name, plus what ended threads used. */
-export function threadCpuMs(pid: number): ThreadCpuMs {
+/** Reads each live thread's CPU time, summed by name, plus what ended threads used (`procRoot`: /proc, or a copy for tests). */
+export function threadCpuMs(pid: number, procRoot = '/proc'): ThreadCpuMs {
   const byName: ThreadCpuMs = {};
   let liveTicksMs = 0;
-  for (const threadId of readdirSync(`/proc/${pid}/task`)) {
+  for (const threadId of readdirSync(`${procRoot}/${pid}/task`)) {
     try {
-      const task = `/proc/${pid}/task/${threadId}`;
+      const task = `${procRoot}/${pid}/task/${threadId}`;
       const name = readFileSync(`${task}/comm`, 'utf8').trim();
       const fields = procStatFields(`${task}/stat`);
       const runNs = Number(readFileSync(`${task}/schedstat`, 'utf8').split(' ')[0]);
@@ -34,7 +34,7 @@ export function threadCpuMs(pid: number): ThreadCpuMs {
     }
   }
   // Both in ticks, so what ended threads used is not mixed with the live threads' rounding.
-  byName[EXITED_THREADS] = Math.max(0, processCpuMs(pid) - liveTicksMs);
+  byName[EXITED_THREADS] = Math.max(0, processCpuMs(pid, procRoot) - liveTicksMs);
   return byName;
 }
 

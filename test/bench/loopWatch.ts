@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { openSync, readSync } from 'node:fs';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 
 /** What a watched event loop showed since the last read (childServer.ts's EventLoopDelay). */
@@ -18,16 +18,22 @@ export interface LoopWatchReading {
   longestGapCoreWaitMs: number | null;
 }
 
-const SCHEDSTAT = '/proc/thread-self/schedstat';
 const TICK_MS = 1;
 
-/** Nanoseconds this thread has waited on a run queue, from schedstat's second field; null off Linux. */
-function runQueueWaitNs(): number | null {
+/**
+ * This thread's schedstat, opened once and read from the start each turn (an open and a close
+ * every millisecond would add work to the loop being measured); null off Linux.
+ */
+function runQueueWaitReader(): () => number | null {
+  let fd: number;
   try {
-    return Number(readFileSync(SCHEDSTAT, 'utf8').split(' ')[1]);
+    fd = openSync('/proc/thread-self/schedstat', 'r');
   } catch {
-    return null;
+    return () => null;
   }
+  const buffer = Buffer.alloc(128);
+  // The second field: nanoseconds this thread has waited on a run queue.
+  return () => Number(buffer.toString('latin1', 0, readSync(fd, buffer, 0, buffer.length, 0)).split(' ')[1]);
 }
 
 /**
@@ -45,6 +51,7 @@ export function createLoopWatch(): { enable(): void; disable(): void; read(): Lo
   let longestGapCoreWaitMs: number | null = null;
   let lastCpu = process.threadCpuUsage();
   let lastAtMs = performance.now();
+  const runQueueWaitNs = runQueueWaitReader();
   let lastWaitNs = runQueueWaitNs();
   const mark = (): void => {
     lastCpu = process.threadCpuUsage();

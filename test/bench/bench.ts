@@ -35,35 +35,26 @@ import { SERVE_V8_FLAGS } from '../../proxy/app/cli/v8Flags.ts';
 import { setTimeout as delay } from 'node:timers/promises';
 import { compareWithBaseline } from './baseline.ts';
 import { formatSaturation, measureSaturation } from './saturation.ts';
-
-const RESULTS_DIR = resolve(import.meta.dirname, '../../test-results');
-const STREAM_CHUNKS = 20;
-const STREAM_CHUNK_INTERVAL_MS = 10;
-const TRACED_STREAMS = 20;
-const OPEN_STREAMS = 200;
-/** Slow enough that every stream is still open while the proxy's memory is read. */
-const OPEN_STREAM_CHUNK_INTERVAL_MS = 200;
-const OPEN_STREAMS_FIRST_BYTE_TIMEOUT_MS = 15_000;
-const LARGE_BODY_BYTES = 10 * 1024 * 1024;
-const PROFILED_MAX_BUSY_MS = 80;
-const EMBEDDINGS_PATH = '/v1/embeddings';
-/**
- * Each concurrency-50 run lasts this long, whatever the machine's speed: a fixed count of 6000
- * took 2 s on one machine and 0.4 s on one four times faster, where single runs were mostly noise
- * and the logged proxy's last batches fell after its run. Long enough that the log's writing
- * during the run, not its catching up after, decides the figure.
- */
-const C50_RUN_MS = 2_000;
-/** Key masking: streams back to back (no pause between deltas), so the relay's CPU decides the rate. */
-const MASKING_STREAM_CHUNKS = 40;
-const MASKING_CONCURRENCY = 10;
-const MASKING_RUN_MS = 1_000;
-const MASKING_ROUNDS = 5;
-/** Each large body is sent this many times while the small requests run. */
-const LARGE_BODY_ROUNDS = 2;
-/** Sustained saturation: long enough for the log thread's backlog to show (it grew about 6 MB a second). */
-const SATURATION_CONCURRENCY = 50;
-const SATURATION_LOAD_MS = 40_000;
+import {
+  RESULTS_DIR,
+  STREAM_CHUNKS,
+  STREAM_CHUNK_INTERVAL_MS,
+  TRACED_STREAMS,
+  OPEN_STREAMS,
+  OPEN_STREAM_CHUNK_INTERVAL_MS,
+  OPEN_STREAMS_FIRST_BYTE_TIMEOUT_MS,
+  LARGE_BODY_BYTES,
+  PROFILED_MAX_BUSY_MS,
+  EMBEDDINGS_PATH,
+  C50_RUN_MS,
+  MASKING_STREAM_CHUNKS,
+  MASKING_CONCURRENCY,
+  MASKING_RUN_MS,
+  MASKING_ROUNDS,
+  LARGE_BODY_ROUNDS,
+  SATURATION_CONCURRENCY,
+  SATURATION_LOAD_MS,
+} from './benchSettings.ts';
 
 const { values } = parseArgs({
   options: {

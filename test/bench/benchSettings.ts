@@ -1,0 +1,31 @@
+/** The bench's fixed sizes and durations (bench.ts), each chosen as its comment says. */
+import { resolve } from 'node:path';
+
+export const RESULTS_DIR = resolve(import.meta.dirname, '../../test-results');
+export const STREAM_CHUNKS = 20;
+export const STREAM_CHUNK_INTERVAL_MS = 10;
+export const TRACED_STREAMS = 20;
+export const OPEN_STREAMS = 200;
+/** Slow enough that every stream is still open while the proxy's memory is read. */
+export const OPEN_STREAM_CHUNK_INTERVAL_MS = 200;
+export const OPEN_STREAMS_FIRST_BYTE_TIMEOUT_MS = 15_000;
+export const LARGE_BODY_BYTES = 10 * 1024 * 1024;
+export const PROFILED_MAX_BUSY_MS = 80;
+export const EMBEDDINGS_PATH = '/v1/embeddings';
+/**
+ * Each concurrency-50 run lasts this long, whatever the machine's speed: a fixed count of 6000
+ * took 2 s on one machine and 0.4 s on one four times faster, where single runs were mostly noise
+ * and the logged proxy's last batches fell after its run. Long enough that the log's writing
+ * during the run, not its catching up after, decides the figure.
+ */
+export const C50_RUN_MS = 2_000;
+/** Key masking: streams back to back (no pause between deltas), so the relay's CPU decides the rate. */
+export const MASKING_STREAM_CHUNKS = 40;
+export const MASKING_CONCURRENCY = 10;
+export const MASKING_RUN_MS = 1_000;
+export const MASKING_ROUNDS = 5;
+/** Each large body is sent this many times while the small requests run. */
+export const LARGE_BODY_ROUNDS = 2;
+/** Sustained saturation: long enough for the log thread's backlog to show (it grew about 6 MB a second). */
+export const SATURATION_CONCURRENCY = 50;
+export const SATURATION_LOAD_MS = 40_000;

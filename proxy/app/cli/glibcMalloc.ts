@@ -10,7 +10,7 @@
 import { compileCachedEnv, userCompileCacheDir } from './compileCache.ts';
 import { missingV8Flags } from './v8Flags.ts';
 
-export const MALLOC_ARENA_ENV = 'MALLOC_ARENA_MAX';
+const MALLOC_ARENA_ENV = 'MALLOC_ARENA_MAX';
 export const MALLOC_ARENAS = '2';
 
 /**
@@ -21,7 +21,7 @@ export const MALLOC_ARENAS = '2';
  * threshold too). Measured 60 s after a burst (DESIGN.md, "Performance and memory"): the bench's
  * large bodies 217-283 -> 168-197 MB, its c=50 load 142-147 -> 128-131 MB.
  */
-export const MALLOC_MMAP_THRESHOLD_ENV = 'MALLOC_MMAP_THRESHOLD_';
+const MALLOC_MMAP_THRESHOLD_ENV = 'MALLOC_MMAP_THRESHOLD_';
 export const MALLOC_MMAP_THRESHOLD_BYTES = String(128 * 1024);
 
 /** What `airlock serve` sets for glibc's malloc (each only when the user has not set it). */

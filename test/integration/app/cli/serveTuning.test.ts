@@ -9,10 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { existsSync } from 'node:fs';
 import { COMPILE_CACHE_ENV } from '../../../../proxy/app/cli/compileCache.ts';
 import {
-  MALLOC_ARENA_ENV,
   MALLOC_ARENAS,
   MALLOC_MMAP_THRESHOLD_BYTES,
-  MALLOC_MMAP_THRESHOLD_ENV,
 } from '../../../../proxy/app/cli/glibcMalloc.ts';
 import { SERVE_V8_FLAGS } from '../../../../proxy/app/cli/v8Flags.ts';
 import { SENTINEL_KEY } from '../../../support/sentinel.ts';
@@ -44,8 +42,8 @@ describe('`airlock serve` starts itself tuned for running all day', () => {
   it("runs, under the same pid, with the V8 flags, the malloc arena limit and the compile cache in the user's cache directory", async () => {
     const cacheHome = path.join(dataDir, 'cache-home');
     const env: NodeJS.ProcessEnv = { ...process.env, AIRLOCK_API_KEY: SENTINEL_KEY, XDG_CACHE_HOME: cacheHome };
-    delete env[MALLOC_ARENA_ENV];
-    delete env[MALLOC_MMAP_THRESHOLD_ENV];
+    delete env.MALLOC_ARENA_MAX;
+    delete env.MALLOC_MMAP_THRESHOLD_;
     delete env[COMPILE_CACHE_ENV];
     const port = await freePort();
     const child = spawn(process.execPath, [AIRLOCK_BIN, 'serve', '--data-dir', dataDir, '--port', String(port)], {
@@ -60,8 +58,8 @@ describe('`airlock serve` starts itself tuned for running all day', () => {
         child.once('exit', (code) => reject(new Error(`airlock serve exited with ${code} before printing`)));
       });
       expect(procList(pid, 'cmdline')).toEqual(expect.arrayContaining([...SERVE_V8_FLAGS]));
-      expect(procList(pid, 'environ')).toContain(`${MALLOC_ARENA_ENV}=${MALLOC_ARENAS}`);
-      expect(procList(pid, 'environ')).toContain(`${MALLOC_MMAP_THRESHOLD_ENV}=${MALLOC_MMAP_THRESHOLD_BYTES}`);
+      expect(procList(pid, 'environ')).toContain(`MALLOC_ARENA_MAX=${MALLOC_ARENAS}`);
+      expect(procList(pid, 'environ')).toContain(`MALLOC_MMAP_THRESHOLD_=${MALLOC_MMAP_THRESHOLD_BYTES}`);
       const cacheDir = path.join(cacheHome, 'Airlock', 'node-compile-cache');
       expect(procList(pid, 'environ')).toContain(`${COMPILE_CACHE_ENV}=${cacheDir}`);
       // Node writes the cache as the modules compile: the directory is there once it serves.

@@ -9,7 +9,7 @@ import {
   pruneStaleCompileCaches,
   staleCompileCaches,
 } from '../../../../proxy/app/cli/compileCache.ts';
-import { GLIBC_MALLOC_ENV, MALLOC_ARENA_ENV, tunedStart } from '../../../../proxy/app/cli/glibcMalloc.ts';
+import { GLIBC_MALLOC_ENV, tunedStart } from '../../../../proxy/app/cli/glibcMalloc.ts';
 import { SERVE_V8_FLAGS } from '../../../../proxy/app/cli/v8Flags.ts';
 
 describe('compileCacheDir', () => {
@@ -107,8 +107,8 @@ describe('tunedStart with a compile cache directory', () => {
   });
 
   it('starts again for the cache alone when the rest is there', () => {
-    expect(tunedStart({ ...GLIBC_MALLOC_ENV, [MALLOC_ARENA_ENV]: '8' }, [...SERVE_V8_FLAGS], '2.36', '/c')).toEqual({
-      env: { ...GLIBC_MALLOC_ENV, [MALLOC_ARENA_ENV]: '8', [COMPILE_CACHE_ENV]: '/c' },
+    expect(tunedStart({ ...GLIBC_MALLOC_ENV, MALLOC_ARENA_MAX: '8' }, [...SERVE_V8_FLAGS], '2.36', '/c')).toEqual({
+      env: { ...GLIBC_MALLOC_ENV, MALLOC_ARENA_MAX: '8', [COMPILE_CACHE_ENV]: '/c' },
       execArgv: [...SERVE_V8_FLAGS],
     });
   });

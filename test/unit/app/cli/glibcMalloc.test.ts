@@ -2,10 +2,8 @@ import { describe, expect, it } from 'vitest';
 import {
   glibcTunedEnv,
   GLIBC_MALLOC_ENV,
-  MALLOC_ARENA_ENV,
   MALLOC_ARENAS,
   MALLOC_MMAP_THRESHOLD_BYTES,
-  MALLOC_MMAP_THRESHOLD_ENV,
   tunedStart,
 } from '../../../../proxy/app/cli/glibcMalloc.ts';
 import { SERVE_V8_FLAGS } from '../../../../proxy/app/cli/v8Flags.ts';
@@ -15,19 +13,19 @@ describe('glibcTunedEnv', () => {
     [
       'neither set',
       { PATH: '/bin' },
-      { PATH: '/bin', [MALLOC_ARENA_ENV]: MALLOC_ARENAS, [MALLOC_MMAP_THRESHOLD_ENV]: MALLOC_MMAP_THRESHOLD_BYTES },
+      { PATH: '/bin', MALLOC_ARENA_MAX: MALLOC_ARENAS, MALLOC_MMAP_THRESHOLD_: MALLOC_MMAP_THRESHOLD_BYTES },
     ],
     [
       'the arena limit set by the user',
-      { [MALLOC_ARENA_ENV]: '8' },
-      { [MALLOC_ARENA_ENV]: '8', [MALLOC_MMAP_THRESHOLD_ENV]: MALLOC_MMAP_THRESHOLD_BYTES },
+      { MALLOC_ARENA_MAX: '8' },
+      { MALLOC_ARENA_MAX: '8', MALLOC_MMAP_THRESHOLD_: MALLOC_MMAP_THRESHOLD_BYTES },
     ],
     [
       'the mmap threshold set by the user',
-      { [MALLOC_MMAP_THRESHOLD_ENV]: '65536' },
-      { [MALLOC_ARENA_ENV]: MALLOC_ARENAS, [MALLOC_MMAP_THRESHOLD_ENV]: '65536' },
+      { MALLOC_MMAP_THRESHOLD_: '65536' },
+      { MALLOC_ARENA_MAX: MALLOC_ARENAS, MALLOC_MMAP_THRESHOLD_: '65536' },
     ],
-    ['both set', { [MALLOC_ARENA_ENV]: '8', [MALLOC_MMAP_THRESHOLD_ENV]: '65536' }, null],
+    ['both set', { MALLOC_ARENA_MAX: '8', MALLOC_MMAP_THRESHOLD_: '65536' }, null],
   ])('on glibc, %s: adds what is missing, keeping the rest', (_case, env, expected) => {
     expect(glibcTunedEnv(env, '2.36')).toEqual(expected);
   });
@@ -46,8 +44,8 @@ describe('tunedStart', () => {
   });
 
   it('adds only the flags where the malloc settings are there or do not apply, and only those where the flags are there', () => {
-    expect(tunedStart({ ...GLIBC_MALLOC_ENV, [MALLOC_ARENA_ENV]: '8' }, [], '2.36')).toEqual({
-      env: { ...GLIBC_MALLOC_ENV, [MALLOC_ARENA_ENV]: '8' },
+    expect(tunedStart({ ...GLIBC_MALLOC_ENV, MALLOC_ARENA_MAX: '8' }, [], '2.36')).toEqual({
+      env: { ...GLIBC_MALLOC_ENV, MALLOC_ARENA_MAX: '8' },
       execArgv: [...SERVE_V8_FLAGS],
     });
     expect(tunedStart({}, [], undefined)).toEqual({ env: {}, execArgv: [...SERVE_V8_FLAGS] });

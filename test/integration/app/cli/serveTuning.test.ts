@@ -8,10 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { existsSync } from 'node:fs';
 import { COMPILE_CACHE_ENV } from '../../../../proxy/app/cli/compileCache.ts';
-import {
-  MALLOC_ARENAS,
-  MALLOC_MMAP_THRESHOLD_BYTES,
-} from '../../../../proxy/app/cli/glibcMalloc.ts';
+import { MALLOC_ARENAS, MALLOC_MMAP_THRESHOLD_BYTES } from '../../../../proxy/app/cli/glibcMalloc.ts';
 import { SERVE_V8_FLAGS } from '../../../../proxy/app/cli/v8Flags.ts';
 import { SENTINEL_KEY } from '../../../support/sentinel.ts';
 

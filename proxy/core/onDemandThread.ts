@@ -25,6 +25,14 @@ interface OnDemandThreadOptions<FromThread, Waiter> {
 }
 
 /**
+ * How long a background thread that holds a large heap (the tokenizer, the translation thread) is
+ * kept without a question: long enough that an agent's turns minutes apart keep it (a new one
+ * costs its next question 120-170 ms), short enough that a count now and then does not hold its
+ * memory all day.
+ */
+export const IDLE_THREAD_STOP_MS = 5 * 60_000;
+
+/**
  * A worker thread started at the first question and kept while it answers: each question has an
  * id and a waiter until its answer comes back. A thread that dies fails everything it had not
  * answered, and the next question starts a new one, until it has died `maxFailuresInARow` times in

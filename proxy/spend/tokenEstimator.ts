@@ -1,5 +1,5 @@
 import { copyInSlices } from '../core/copyInSlices.ts';
-import { OnDemandThread } from '../core/onDemandThread.ts';
+import { IDLE_THREAD_STOP_MS, OnDemandThread } from '../core/onDemandThread.ts';
 import { threadScriptUrl } from '../core/threadScript.ts';
 import { byteEstimateTokens } from './estimate.ts';
 import type { FromTokenizerThread, TokenCountRequest, ToTokenizerThread } from './tokenizerMessages.ts';
@@ -21,11 +21,10 @@ interface Pending {
  * estimate: with no budget cap set, most users never need one and never pay its memory (about 35 MB);
  * the first estimate waits about 0.3 s for the tokenizer to load, without holding up other requests.
  * An estimate never fails: if the thread cannot answer, it is the byte-count estimate instead,
- * which over-counts, the safe side for budgets. The thread stops after TOKENIZER_IDLE_STOP_MS
+ * which over-counts, the safe side for budgets. The thread stops after IDLE_THREAD_STOP_MS
  * without a question, so a count now and then does not hold its memory all day; a count after
  * that waits for the tokenizer to load again.
  */
-export const TOKENIZER_IDLE_STOP_MS = 5 * 60_000;
 
 export class TokenEstimator {
   private readonly thread: OnDemandThread<ToTokenizerThread, FromTokenizerThread, Pending>;
@@ -36,7 +35,7 @@ export class TokenEstimator {
       scriptUrl: options.threadUrl ?? TOKENIZER_THREAD_URL,
       threadName: TOKENIZER_THREAD_NAME,
       maxFailuresInARow: MAX_TOKENIZER_FAILURES,
-      stopWhenIdleMs: options.stopWhenIdleMs ?? TOKENIZER_IDLE_STOP_MS,
+      stopWhenIdleMs: options.stopWhenIdleMs ?? IDLE_THREAD_STOP_MS,
       onAnswer: (message, pending) => pending?.resolve(message.tokens),
       // What the dead thread had not answered gets the byte estimate; the next request starts a new thread.
       onUnanswered: ({ resolve, fallbackTokens }) => resolve(fallbackTokens),

@@ -1,5 +1,5 @@
 import { copyInSlices } from '../../core/copyInSlices.ts';
-import { OnDemandThread } from '../../core/onDemandThread.ts';
+import { IDLE_THREAD_STOP_MS, OnDemandThread } from '../../core/onDemandThread.ts';
 import { threadScriptUrl } from '../../core/threadScript.ts';
 import type { TranslatedBody, TranslatedProtocol } from './translationJob.ts';
 import type { FromTranslationThread, ToTranslationThread } from './translationThreadMessages.ts';
@@ -14,13 +14,6 @@ const TRANSLATION_THREAD_NAME = 'airlock-transl';
  * gives all of it back. The next heavy body starts a new one, which takes about 0.3 s.
  */
 export const RETIRE_AFTER_JOB_BYTES = 8 * 1024 * 1024;
-/**
- * Any thread is stopped after this long without a job, as the tokenizer thread is: an idle thread
- * still holds its heap's live size and its code (tens of MB). Not sooner: starting one costs the
- * heavy body that waits for it about 0.3 s, and an agent's turns come minutes apart at times. The
- * garbage a parse leaves is collected inside the thread after 30 s idle (translationThread.ts).
- */
-export const TRANSLATION_IDLE_STOP_MS = 5 * 60_000;
 /** A thread that dies this many times in a row without answering is not started again. */
 export const MAX_TRANSLATION_THREAD_FAILURES = 3;
 interface Pending {
@@ -54,7 +47,8 @@ export class TranslationThread {
       scriptUrl: options.threadUrl ?? TRANSLATION_THREAD_URL,
       threadName: TRANSLATION_THREAD_NAME,
       maxFailuresInARow: MAX_TRANSLATION_THREAD_FAILURES,
-      stopWhenIdleMs: options.stopWhenIdleMs ?? TRANSLATION_IDLE_STOP_MS,
+      // Stopped after IDLE_THREAD_STOP_MS without a job; a parse's garbage is collected inside it sooner (translationThread.ts).
+      stopWhenIdleMs: options.stopWhenIdleMs ?? IDLE_THREAD_STOP_MS,
       onAnswer: (message, pending) => pending?.resolve(translatedBody(message)),
       onUnanswered: ({ reject }, cause) =>
         reject(

@@ -4,7 +4,7 @@
  * log on vs off, in one run. Each server runs in its own process; this process is only the load
  * generator. Prints the tables, issue 20's figures against the undici floor with their goals, and
  * Airlock's RSS after each phase, and writes test-results/bench.json. Exits 0 on a MISS (it is a report), non-zero if something broke.
- *   npm run bench [-- [--cpu-prof] [--heap-snapshots] [--baseline <git-ref>] [--only stall|memory|baseline|session|saturation] [--log-backlog-mib <n>]]
+ *   npm run bench [-- [--cpu-prof] [--heap-snapshots] [--baseline <git-ref>] [--only stall|memory|baseline|session|saturation|app] [--log-backlog-mib <n>]]
  * --cpu-prof: profile the Airlock process under load; --heap-snapshots: snapshots of the logged
  * Airlock's main heap after each phase of the relay runs (test-results/heap/); --only stall: only
  * small requests while large bodies arrive (test-results/bench-stall.json); --only memory: only idle
@@ -12,7 +12,8 @@
  * 40 s of c=50 against the logged Airlock, its RSS during and 60 s after (the log's backlog,
  * test-results/bench-saturation.json); --baseline: afterwards, Airlock at <git-ref> against this
  * checkout's, paired (baseline.ts); --only baseline: only that;
- * --only session: one 100-turn agent session's request log (sessionLog.ts), with --baseline also at <git-ref>.
+ * --only session: one 100-turn agent session's request log (sessionLog.ts), with --baseline also at <git-ref>;
+ * --only app: the packaged app's memory at rest, estimated (appMemory.ts).
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
@@ -35,6 +36,7 @@ import { SERVE_V8_FLAGS } from '../../proxy/app/cli/v8Flags.ts';
 import { setTimeout as delay } from 'node:timers/promises';
 import { compareWithBaseline } from './baseline.ts';
 import { formatSaturation, measureSaturation } from './saturation.ts';
+import { appMemoryOnly } from './appMemoryReport.ts';
 import {
   RESULTS_DIR,
   STREAM_CHUNKS,
@@ -65,8 +67,8 @@ const { values } = parseArgs({
     'log-backlog-mib': { type: 'string' },
   },
 });
-if (values.only !== undefined && !['stall', 'memory', 'baseline', 'session', 'saturation'].includes(values.only))
-  throw new Error('--only takes one scenario: stall, memory, baseline, session or saturation');
+if (values.only !== undefined && !['stall', 'memory', 'baseline', 'session', 'saturation', 'app'].includes(values.only))
+  throw new Error('--only takes one scenario: stall, memory, baseline, session, saturation or app');
 if (values.only === 'baseline' && values.baseline === undefined)
   throw new Error('--only baseline needs --baseline <git-ref>, e.g. c7ee941');
 /** --log-backlog-mib <n>: the logged Airlock's log backlog limit (the logBacklogMiB setting), to see its folding under load. */
@@ -346,6 +348,7 @@ async function main(): Promise<void> {
     return;
   }
   if (values.only === 'saturation') return saturationOnly(log);
+  if (values.only === 'app') return appMemoryOnly(log);
   // Fills Node's compile cache (keyed by V8 flags) as any earlier `airlock serve` did: a miss loads the type stripper, +11-19 MB.
   const warmUp = (exactRss: boolean): Promise<ChildServer> => startProxy('airlock', 'http://127.0.0.1:9', { log: true, exactRss });
   if (values.only === undefined || values.only === 'memory') await stop(...(await Promise.all([warmUp(false), warmUp(true)])));

@@ -1,0 +1,112 @@
+/**
+ * Memory of a Chromium process tree, by process kind (Linux /proc). Chromium's processes share
+ * most of their code pages and, through the zygote, much of their start-up memory, so their RSS
+ * figures overlap; PSS (each shared page divided among the processes mapping it) adds up to what
+ * the tree holds, and is the figure summed here.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+
+/** What a process of the tree is: Chromium marks every child with `--type=<kind>` (utility processes also with their service). */
+export function chromiumProcessKind(argv: readonly string[]): string {
+  const type = argv.find((arg) => arg.startsWith('--type='))?.slice('--type='.length);
+  if (type === undefined) return 'browser';
+  const service = argv.find((arg) => arg.startsWith('--utility-sub-type='))?.slice('--utility-sub-type='.length);
+  return type === 'utility' && service !== undefined ? `utility (${service})` : type;
+}
+
+/**
+ * A process's arguments from /proc/<pid>/cmdline. Chromium rewrites its own (to name each child's
+ * kind), leaving one string with the arguments separated by spaces instead of NULs.
+ */
+export function processArgv(cmdline: string): string[] {
+  const argv = cmdline.split('\0').filter(Boolean);
+  return argv.length === 1 && argv[0]?.includes(' ') ? argv[0].split(' ').filter(Boolean) : argv;
+}
+
+/** Every process below `rootPid` (children, their children, ...), from each process's parent in /proc/<pid>/stat. */
+export function descendantPids(rootPid: number, procRoot = '/proc'): number[] {
+  const childrenOf = new Map<number, number[]>();
+  for (const entry of readdirSync(procRoot)) {
+    if (!/^\d+$/.test(entry)) continue;
+    const parentPid = readParentPid(`${procRoot}/${entry}/stat`);
+    if (parentPid === null) continue;
+    childrenOf.set(parentPid, [...(childrenOf.get(parentPid) ?? []), Number(entry)]);
+  }
+  const found: number[] = [];
+  const waiting = [rootPid];
+  for (let pid = waiting.pop(); pid !== undefined; pid = waiting.pop()) {
+    for (const child of childrenOf.get(pid) ?? []) {
+      found.push(child);
+      waiting.push(child);
+    }
+  }
+  return found.sort((a, b) => a - b);
+}
+
+function readParentPid(statFile: string): number | null {
+  try {
+    const stat = readFileSync(statFile, 'utf8');
+    // The command name in parentheses may hold spaces and ')': the fields after its last ')' are fixed.
+    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+  } catch {
+    return null; // ended between the listing and the read
+  }
+}
+
+export interface SharedMemory {
+  pssBytes: number;
+  rssBytes: number;
+}
+
+/** A process's PSS and RSS from /proc/<pid>/smaps_rollup, or null once it has ended. */
+export function readSharedMemory(pid: number, procRoot = '/proc'): SharedMemory | null {
+  let rollup: string;
+  try {
+    rollup = readFileSync(`${procRoot}/${pid}/smaps_rollup`, 'utf8');
+  } catch {
+    return null;
+  }
+  const kib = (name: string): number => {
+    const match = new RegExp(`^${name}:\\s+(\\d+) kB$`, 'm').exec(rollup);
+    if (match === null) throw new Error(`${procRoot}/${pid}/smaps_rollup has no ${name} line`);
+    return Number(match[1]) * 1024;
+  };
+  return { pssBytes: kib('Pss'), rssBytes: kib('Rss') };
+}
+
+export interface ProcessKindMemory extends SharedMemory {
+  kind: string;
+  processes: number;
+  /** Each process's PSS, largest first (several renderers serve one window and Chromium's spares). */
+  eachPssBytes: number[];
+}
+
+/** The Chromium processes below `rootPid`, summed by kind (sorted by kind), skipping any that is not Chromium's. */
+export function chromiumMemoryByKind(
+  rootPid: number,
+  isChromium: (argv: readonly string[]) => boolean,
+  procRoot = '/proc',
+): ProcessKindMemory[] {
+  const byKind = new Map<string, ProcessKindMemory>();
+  for (const pid of descendantPids(rootPid, procRoot)) {
+    let argv: string[];
+    try {
+      argv = processArgv(readFileSync(`${procRoot}/${pid}/cmdline`, 'utf8'));
+    } catch {
+      continue;
+    }
+    if (!isChromium(argv)) continue;
+    const memory = readSharedMemory(pid, procRoot);
+    if (memory === null) continue;
+    const kind = chromiumProcessKind(argv);
+    const sum = byKind.get(kind) ?? { kind, processes: 0, pssBytes: 0, rssBytes: 0, eachPssBytes: [] };
+    byKind.set(kind, {
+      kind,
+      processes: sum.processes + 1,
+      pssBytes: sum.pssBytes + memory.pssBytes,
+      rssBytes: sum.rssBytes + memory.rssBytes,
+      eachPssBytes: [...sum.eachPssBytes, memory.pssBytes].sort((a, b) => b - a),
+    });
+  }
+  return [...byKind.values()].sort((a, b) => a.kind.localeCompare(b.kind));
+}

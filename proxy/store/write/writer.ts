@@ -133,11 +133,12 @@ export class LogWriter {
     const insertedBodyIds: number[] = [];
     let storedBytes = 0;
     for (const { requestId, record, pieces } of bodies) {
-      const result = this.insertBodies.run(...bodiesToParams(requestId, record));
+      const textBytes = storedBytesOf(record);
+      const result = this.insertBodies.run(...bodiesToParams(requestId, record, textBytes));
       if (Number(result.changes) !== 1) continue;
       const bodyId = Number(result.lastInsertRowid);
       insertedBodyIds.push(bodyId);
-      storedBytes += storedBytesOf(record);
+      storedBytes += textBytes;
       if (pieces !== null) storedBytes += this.chunks.store(bodyId, pieces);
     }
     if (insertedBodyIds.length > 0) this.listUnindexed.run(JSON.stringify(insertedBodyIds));

@@ -13,6 +13,11 @@ describe('capUtf8', () => {
     ['cut right after a multibyte character', 'ab€cd', 5, 'ab€', true],
     ['4-byte emoji is kept or dropped whole', 'x😀y', 3, 'x', true],
     ['zero cap keeps nothing', 'abc', 0, '', true],
+    // Three bytes a UTF-16 unit is the most UTF-8 takes: at that bound a text fits without being measured.
+    ['3-byte characters at three bytes a unit fit', '€€', 6, '€€', false],
+    ['3-byte characters a byte over are cut', '€€', 5, '€', true],
+    ['a 4-byte emoji takes two units, under the bound', '😀😀', 8, '😀😀', false],
+    ['emoji over the cap are cut whole', '😀😀', 7, '😀', true],
   ])('%s', (_name, text, capBytes, expected, truncated) => {
     expect(capUtf8(text, capBytes)).toEqual({ text: expected, truncated });
   });

@@ -8,7 +8,7 @@ import type { DatabaseSync } from 'node:sqlite';
  * until a trim, and the forwarding thread's trim runs on its own timer, often before this thread's
  * collection: so this thread trims after freeing them (`trim`, mallocTrim.ts; null: no trim).
  * Measured 60 s after a c=50 load (DESIGN.md, "Performance and memory"): the arena's memory in
- * use 5.1 -> 3.2 MB, RSS -3 MB.
+ * use 5.1 -> 3.2 MB, RSS 1.4-3.2 MB less.
  */
 export function releaseIdleMemory(db: DatabaseSync, trim: (() => unknown) | null): void {
   db.exec('PRAGMA shrink_memory');

@@ -1,3 +1,4 @@
+import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { OnDemandThread } from '../../../proxy/core/onDemandThread.ts';
 import type { FromTokenizerThread, ToTokenizerThread } from '../../../proxy/spend/tokenizerMessages.ts';
@@ -5,7 +6,10 @@ import { FIXED_TOKENS } from '../spend/fixtures/fixedCount.ts';
 
 const FIXED_COUNT_THREAD = new URL('../spend/fixtures/fixedCountThread.ts', import.meta.url);
 
-function thread(stopWhenIdleMs?: number): OnDemandThread<ToTokenizerThread, FromTokenizerThread, (tokens: number) => void> {
+function thread(
+  stopWhenIdleMs?: number,
+  trimAfterStop?: () => void,
+): OnDemandThread<ToTokenizerThread, FromTokenizerThread, (tokens: number) => void> {
   return new OnDemandThread({
     scriptUrl: FIXED_COUNT_THREAD,
     threadName: 'test-count',
@@ -15,6 +19,7 @@ function thread(stopWhenIdleMs?: number): OnDemandThread<ToTokenizerThread, From
     onError: () => undefined,
     onGaveUp: () => undefined,
     ...(stopWhenIdleMs === undefined ? {} : { stopWhenIdleMs }),
+    ...(trimAfterStop === undefined ? {} : { trimAfterStop }),
   });
 }
 
@@ -29,6 +34,22 @@ describe('OnDemandThread idle stop', () => {
     expect(await count(counter)).toBe(FIXED_TOKENS);
     expect(counter.available).toBe(true);
     await counter.stop();
+  });
+
+  it("trims glibc's free pages once the stopped thread has ended, not before", async () => {
+    // The suite runs on Linux: a worker's OS thread carries its name while it runs.
+    const threadNamed = (name: string): boolean =>
+      readdirSync('/proc/self/task').some((task) => {
+        try {
+          return readFileSync(`/proc/self/task/${task}/comm`, 'utf8').trim() === name;
+        } catch {
+          return false;
+        }
+      });
+    const threadAliveAtTrims: boolean[] = [];
+    const counter = thread(1, () => threadAliveAtTrims.push(threadNamed('test-count')));
+    expect(await count(counter)).toBe(FIXED_TOKENS);
+    await expect.poll(() => threadAliveAtTrims).toEqual([false]);
   });
 
   it('keeps its thread for good without the option', async () => {

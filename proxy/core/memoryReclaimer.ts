@@ -89,6 +89,20 @@ function exposedGc(): ((options: object) => void) | null {
   }
 }
 
+/** Set by trimWhenIdle; taken by this thread's next reclaimer check that finds it idle and can trim. */
+let trimAsked = false;
+
+/**
+ * Asks this thread's trimming reclaimer (the forwarding thread's: the others pass no releaseFreed)
+ * to hand glibc's free pages back at its next idle check. Memory other threads free (a stopped
+ * thread's heap, the log thread's page cache) stays resident until a trim, and a trim holds the
+ * allocator's locks, which forwarding shares: a thread at SCHED_IDLE, or one stopping under load,
+ * must not hold them, so only the forwarding thread trims, and only while idle.
+ */
+export function trimWhenIdle(): void {
+  trimAsked = true;
+}
+
 export interface MemoryReclaimer {
   stop(): void;
   /** How many collections it ran. */
@@ -135,9 +149,10 @@ export function startMemoryReclaimer(
     baselineBytes = Math.min(baselineBytes, heapTotalBytes);
     const idle = isIdle(utilization, busy(), options);
     idleIntervals = idle ? idleIntervals + 1 : 0;
-    if (releasePending && idle) {
+    if ((releasePending || trimAsked) && idle && releaseFreed !== null) {
       releasePending = false;
-      releaseFreed?.();
+      trimAsked = false;
+      releaseFreed();
     }
     if (collect === null) return;
     if ((startupPending && idle) || shouldReclaim({ heapTotalBytes, baselineBytes, idleIntervals }, options)) run();

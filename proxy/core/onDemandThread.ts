@@ -1,5 +1,5 @@
 import { Worker } from 'node:worker_threads';
-import { glibcMallocTrim } from './mallocTrim.ts';
+import { trimWhenIdle } from './memoryReclaimer.ts';
 import { redactSecrets } from './redact.ts';
 
 interface OnDemandThreadOptions<FromThread, Waiter> {
@@ -26,7 +26,8 @@ interface OnDemandThreadOptions<FromThread, Waiter> {
   /**
    * Called once a stopped thread has ended. Its heap and isolate go back to glibc's arenas as it
    * ends, minutes after the reclaimers' trims, and stayed resident (4 MB after the translation
-   * thread's idle stop): this trims them. Default: glibc's malloc_trim (mallocTrim.ts); null: none.
+   * thread's idle stop). Default: the forwarding thread trims at its next idle check (a stop may
+   * come under load, when a trim here would hold the allocator's locks forwarding needs); null: none.
    */
   trimAfterStop?: (() => unknown) | null;
 }
@@ -56,7 +57,7 @@ export class OnDemandThread<ToThread, FromThread extends { id: number }, Waiter>
 
   constructor(options: OnDemandThreadOptions<FromThread, Waiter>) {
     this.options = options;
-    this.trimAfterStop = options.trimAfterStop === undefined ? glibcMallocTrim() : options.trimAfterStop;
+    this.trimAfterStop = options.trimAfterStop === undefined ? trimWhenIdle : options.trimAfterStop;
   }
 
   /** Whether a thread is started (and not stopped or dead). */

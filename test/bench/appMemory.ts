@@ -29,22 +29,34 @@ const NODE_BIN = resolve(import.meta.dirname, '../../node_modules/.bin/node');
 const AIRLOCK_CLI = resolve(import.meta.dirname, '../../proxy/app/cli/main.ts');
 const CHROMIUM_FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update'];
 const START_TIMEOUT_MS = 30_000;
+const STOP_TIMEOUT_MS = 10_000;
 /** Requests logged before the window opens (its list is filled), and again while it shows them live. */
 const LOGGED_REQUESTS = 200;
-/** How long the window's renderer is left to finish its work (layout, charts, the live list) before a read. */
+/** How long Chromium is left to finish its work (layout, charts, the live list, ending a closed window's processes) before a read. */
 const WINDOW_SETTLE_MS = 10_000;
-const RENDERER_EXIT_TIMEOUT_MS = 15_000;
+
+/** The phases read, in order; the report finds them by these names. */
+export const APP_PHASES = {
+  atRest: `proxy at rest (${RSS_SETTLE_AFTER_LOAD_MS / 1000} s after ${LOGGED_REQUESTS} requests), no browser`,
+  browserOnly: 'browser started, no window',
+  windowOpen: 'window open on the request list',
+  windowLive: `window open, ${WINDOW_SETTLE_MS / 1000} s after ${LOGGED_REQUESTS} more requests shown live`,
+  windowClosed: `window closed, ${WINDOW_SETTLE_MS / 1000} s later`,
+  windowClosedLater: `window closed, ${(WINDOW_SETTLE_MS + RSS_SETTLE_AFTER_LOAD_MS) / 1000} s later`,
+} as const;
+
+export type ProcessMemoryWithPss = ProcessMemory & { pssBytes: number };
 
 export interface AppMemoryPhase {
   phase: string;
-  /** `airlock serve`'s process (PSS and its RSS split). */
-  proxy: ProcessMemory & { pssBytes: number };
+  /** `airlock serve`'s process. */
+  proxy: ProcessMemoryWithPss;
   chromium: ProcessKindMemory[];
 }
 
 export interface AppMemoryResults {
   /** A bare Node 24 process (`setInterval` only) read beside the proxy at rest: what Node alone holds. */
-  bareNode: ProcessMemory & { pssBytes: number };
+  bareNode: ProcessMemoryWithPss;
   phases: AppMemoryPhase[];
   chromiumVersion: string;
 }
@@ -54,8 +66,10 @@ interface Spawned {
   lines: AsyncIterableIterator<string>;
 }
 
-function spawnNode(args: readonly string[], env: NodeJS.ProcessEnv): Spawned {
+/** Starts Node 24 on `args`, noting the child in `started` so that the scenario ends it whatever happens. */
+function spawnNode(args: readonly string[], env: NodeJS.ProcessEnv, started: ChildProcess[]): Spawned {
   const child = spawn(NODE_BIN, args, { stdio: ['ignore', 'pipe', 'inherit'], env });
+  started.push(child);
   const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream })[Symbol.asyncIterator]();
   return { child, lines };
 }
@@ -73,11 +87,20 @@ async function lineMatching(spawned: Spawned, pattern: RegExp, what: string): Pr
   throw new Error(`${what} did not print ${pattern} within ${START_TIMEOUT_MS} ms`);
 }
 
+async function exitCode(child: ChildProcess): Promise<number | null> {
+  if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
+  const [code] = (await once(child, 'exit')) as [number | null];
+  return code;
+}
+
+/** SIGTERM (serve drains and stops), SIGKILL if it has not ended after STOP_TIMEOUT_MS. */
 async function stopChild(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;
   const exited = once(child, 'exit');
   child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), STOP_TIMEOUT_MS);
   await exited;
+  clearTimeout(timer);
 }
 
 async function freePort(): Promise<number> {
@@ -90,7 +113,7 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-function withPss(pid: number): ProcessMemory & { pssBytes: number } {
+function withPss(pid: number): ProcessMemoryWithPss {
   return { ...readProcessMemory(pid), pssBytes: readSharedMemory(pid)?.pssBytes ?? Number.NaN };
 }
 
@@ -106,7 +129,7 @@ async function sendChats(baseUrl: string, token: string, count: number): Promise
   }
 }
 
-/** Debian's wrapper script execs /usr/lib/chromium/chromium; its crash handler is a process of the tree too. */
+/** Debian's wrapper script execs /usr/lib/chromium/chromium; a crash handler would be Chromium's too. */
 const isChromium = (argv: readonly string[]): boolean => /\/chrom(e|ium)[^/]*$/.test(argv[0] ?? '');
 
 /**
@@ -119,39 +142,25 @@ export async function measureAppMemory(upstreamUrl: string, log: (line: string) 
   const dataDir = mkdtempSync(join(tmpdir(), 'airlock-app-memory-'));
   const env = { ...process.env, AIRLOCK_API_KEY: SENTINEL_KEY };
   const started: ChildProcess[] = [];
-  const browser = { close: async (): Promise<void> => {} };
+  let closeBrowser = async (): Promise<void> => {};
+  const cli = (args: readonly string[]): Spawned => spawnNode([AIRLOCK_CLI, '--data-dir', dataDir, ...args], env, started);
   try {
-    const tokenCli = spawnNode([AIRLOCK_CLI, '--data-dir', dataDir, 'token', 'create', 'bench'], env);
+    const tokenCli = cli(['token', 'create', 'bench']);
     const [token] = await lineMatching(tokenCli, /^alk_\S+$/, 'airlock token create');
-    await once(tokenCli.child, 'exit');
+    if ((await exitCode(tokenCli.child)) !== 0) throw new Error('airlock token create failed');
     // The burst guard would pause a client sending the bench's requests back to back.
-    const limitsCli = spawnNode(
-      [AIRLOCK_CLI, '--data-dir', dataDir, 'limits', '--requests-per-minute', '100000', '--credits-per-minute', '100000'],
-      env,
-    );
-    const [limitsExit] = (await once(limitsCli.child, 'exit')) as [number | null];
-    if (limitsExit !== 0) throw new Error(`airlock limits exited with code ${limitsExit}`);
+    const limitsCli = cli(['limits', '--requests-per-minute', '100000', '--credits-per-minute', '100000']);
+    if ((await exitCode(limitsCli.child)) !== 0) throw new Error('airlock limits failed');
 
-    const serveArgs = async (): Promise<string[]> => [
-      AIRLOCK_CLI,
-      '--data-dir',
-      dataDir,
-      'serve',
-      '--port',
-      String(await freePort()),
-      '--base-url',
-      `${upstreamUrl}/v1`,
-    ];
-    const warmUp = spawnNode(await serveArgs(), env);
+    const serveArgs = async (): Promise<string[]> => ['serve', '--port', String(await freePort()), '--base-url', `${upstreamUrl}/v1`];
+    const warmUp = cli(await serveArgs());
     await lineMatching(warmUp, /Window \(opens signed in/, 'airlock serve');
     await stopChild(warmUp.child);
 
-    const serve = spawnNode(await serveArgs(), env);
-    started.push(serve.child);
+    const serve = cli(await serveArgs());
     const [, baseUrl] = await lineMatching(serve, /Airlock is serving on (http:\/\/\S+)/, 'airlock serve');
     const [, loginUrl] = await lineMatching(serve, /Window \(opens signed in[^:]*: (http:\/\/\S+)/, 'airlock serve');
-    const bare = spawnNode(['-e', 'console.log("ready"); setInterval(() => {}, 1 << 30);'], env);
-    started.push(bare.child);
+    const bare = spawnNode(['-e', 'console.log("ready"); setInterval(() => {}, 1 << 30);'], env, started);
     await lineMatching(bare, /^ready$/, 'bare node');
 
     const phases: AppMemoryPhase[] = [];
@@ -159,57 +168,43 @@ export async function measureAppMemory(upstreamUrl: string, log: (line: string) 
     const read = (phase: string): void => {
       const reading = { phase, proxy: withPss(servePid), chromium: chromiumMemoryByKind(process.pid, isChromium) };
       phases.push(reading);
-      log(`  ${phase}: proxy ${mib(reading.proxy.rssBytes)} MB RSS, Chromium ${mib(sumPss(reading.chromium))} MB PSS`);
+      const chromiumPssBytes = reading.chromium.reduce((sum, kind) => sum + kind.pssBytes, 0);
+      log(`  ${phase}: proxy ${mib(reading.proxy.rssBytes)} MB RSS, Chromium ${mib(chromiumPssBytes)} MB PSS`);
     };
 
     log(`  ${LOGGED_REQUESTS} chats through airlock serve, then ${RSS_SETTLE_AFTER_LOAD_MS / 1000} s at rest...`);
     await sendChats(baseUrl as string, token as string, LOGGED_REQUESTS);
     await delay(RSS_SETTLE_AFTER_LOAD_MS);
     const bareNode = withPss(bare.child.pid as number);
-    read('proxy at rest, no browser');
+    read(APP_PHASES.atRest);
 
-    const chromiumBrowser = await chromium.launch({ executablePath: '/usr/bin/chromium', headless: true, args: CHROMIUM_FLAGS });
-    browser.close = () => chromiumBrowser.close();
-    const chromiumVersion = chromiumBrowser.version();
-    const context = await chromiumBrowser.newContext({ viewport: { width: 1400, height: 900 } });
+    const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', headless: true, args: CHROMIUM_FLAGS });
+    closeBrowser = () => browser.close();
+    const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
     await delay(WINDOW_SETTLE_MS);
-    read('browser started, no window');
+    read(APP_PHASES.browserOnly);
 
     const page = await context.newPage();
     await page.goto(loginUrl as string);
     await page.locator('.request-row').first().waitFor();
     await delay(WINDOW_SETTLE_MS);
-    read('window open on the request list');
+    read(APP_PHASES.windowOpen);
 
     await sendChats(baseUrl as string, token as string, LOGGED_REQUESTS);
     await delay(WINDOW_SETTLE_MS);
-    read(`window open, after ${LOGGED_REQUESTS} more requests shown live`);
+    read(APP_PHASES.windowLive);
 
-    const renderers = chromiumMemoryByKind(process.pid, isChromium).find((kind) => kind.kind === 'renderer')?.processes ?? 0;
     await page.close();
-    await waitForRendererCount(renderers - 1);
-    read('window closed (renderer ended)');
-
+    await delay(WINDOW_SETTLE_MS);
+    read(APP_PHASES.windowClosed);
     await delay(RSS_SETTLE_AFTER_LOAD_MS);
-    read(`window closed, ${RSS_SETTLE_AFTER_LOAD_MS / 1000} s later`);
-    return { bareNode, phases, chromiumVersion };
+    read(APP_PHASES.windowClosedLater);
+    return { bareNode, phases, chromiumVersion: browser.version() };
   } finally {
-    await browser.close();
+    await closeBrowser();
     await Promise.all(started.map(stopChild));
     rmSync(dataDir, { recursive: true, force: true });
   }
 }
 
-/** Waits (polling /proc, bounded) until the tree has at most `count` renderer processes. */
-async function waitForRendererCount(count: number): Promise<void> {
-  const deadline = performance.now() + RENDERER_EXIT_TIMEOUT_MS;
-  while (performance.now() < deadline) {
-    const renderers = chromiumMemoryByKind(process.pid, isChromium).find((kind) => kind.kind === 'renderer')?.processes ?? 0;
-    if (renderers <= count) return;
-    await delay(100);
-  }
-  throw new Error(`the window's renderer process did not end within ${RENDERER_EXIT_TIMEOUT_MS} ms of closing it`);
-}
-
-const mib = (bytes: number): string => (bytes / 1024 / 1024).toFixed(1);
-const sumPss = (kinds: readonly ProcessKindMemory[]): number => kinds.reduce((sum, kind) => sum + kind.pssBytes, 0);
+export const mib = (bytes: number): string => (bytes / 1024 / 1024).toFixed(1);

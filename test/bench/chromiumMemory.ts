@@ -8,6 +8,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 
 /** What a process of the tree is: Chromium marks every child with `--type=<kind>` (utility processes also with their service). */
 export function chromiumProcessKind(argv: readonly string[]): string {
+  // Chromium's crash handler is a program of its own, started without a --type.
+  if (/crashpad/.test(argv[0] ?? '')) return 'crashpad-handler';
   const type = argv.find((arg) => arg.startsWith('--type='))?.slice('--type='.length);
   if (type === undefined) return 'browser';
   const service = argv.find((arg) => arg.startsWith('--utility-sub-type='))?.slice('--utility-sub-type='.length);
@@ -66,46 +68,60 @@ export function readSharedMemory(pid: number, procRoot = '/proc'): SharedMemory 
   } catch {
     return null;
   }
-  const kib = (name: string): number => {
+  const bytesOfKiBField = (name: string): number => {
     const match = new RegExp(`^${name}:\\s+(\\d+) kB$`, 'm').exec(rollup);
     if (match === null) throw new Error(`${procRoot}/${pid}/smaps_rollup has no ${name} line`);
     return Number(match[1]) * 1024;
   };
-  return { pssBytes: kib('Pss'), rssBytes: kib('Rss') };
+  return { pssBytes: bytesOfKiBField('Pss'), rssBytes: bytesOfKiBField('Rss') };
+}
+
+export interface ChromiumProcess {
+  pid: number;
+  kind: string;
+}
+
+/** The Chromium processes below `rootPid` with their kind, skipping any that is not Chromium's (no memory read: cheap to poll). */
+export function chromiumProcesses(
+  rootPid: number,
+  isChromium: (argv: readonly string[]) => boolean,
+  procRoot = '/proc',
+): ChromiumProcess[] {
+  const found: ChromiumProcess[] = [];
+  for (const pid of descendantPids(rootPid, procRoot)) {
+    let argv: string[];
+    try {
+      argv = processArgv(readFileSync(`${procRoot}/${pid}/cmdline`, 'utf8'));
+    } catch {
+      continue; // ended between the listing and the read
+    }
+    if (isChromium(argv)) found.push({ pid, kind: chromiumProcessKind(argv) });
+  }
+  return found;
 }
 
 export interface ProcessKindMemory extends SharedMemory {
   kind: string;
-  processes: number;
-  /** Each process's PSS, largest first (several renderers serve one window and Chromium's spares). */
-  eachPssBytes: number[];
+  /** Each process of the kind, largest PSS first (several renderers may serve one window). */
+  each: (SharedMemory & { pid: number })[];
 }
 
-/** The Chromium processes below `rootPid`, summed by kind (sorted by kind), skipping any that is not Chromium's. */
+/** The Chromium processes below `rootPid`, summed by kind (sorted by kind). */
 export function chromiumMemoryByKind(
   rootPid: number,
   isChromium: (argv: readonly string[]) => boolean,
   procRoot = '/proc',
 ): ProcessKindMemory[] {
   const byKind = new Map<string, ProcessKindMemory>();
-  for (const pid of descendantPids(rootPid, procRoot)) {
-    let argv: string[];
-    try {
-      argv = processArgv(readFileSync(`${procRoot}/${pid}/cmdline`, 'utf8'));
-    } catch {
-      continue;
-    }
-    if (!isChromium(argv)) continue;
+  for (const { pid, kind } of chromiumProcesses(rootPid, isChromium, procRoot)) {
     const memory = readSharedMemory(pid, procRoot);
     if (memory === null) continue;
-    const kind = chromiumProcessKind(argv);
-    const sum = byKind.get(kind) ?? { kind, processes: 0, pssBytes: 0, rssBytes: 0, eachPssBytes: [] };
+    const sum = byKind.get(kind) ?? { kind, pssBytes: 0, rssBytes: 0, each: [] };
     byKind.set(kind, {
       kind,
-      processes: sum.processes + 1,
       pssBytes: sum.pssBytes + memory.pssBytes,
       rssBytes: sum.rssBytes + memory.rssBytes,
-      eachPssBytes: [...sum.eachPssBytes, memory.pssBytes].sort((a, b) => b - a),
+      each: [...sum.each, { pid, ...memory }].sort((a, b) => b.pssBytes - a.pssBytes),
     });
   }
   return [...byKind.values()].sort((a, b) => a.kind.localeCompare(b.kind));

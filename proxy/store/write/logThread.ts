@@ -11,7 +11,6 @@ import { openLogDatabase } from '../schema.ts';
 import { clearUnwrittenSpend, hasRoomToRetry, readSavedSpend, saveUnwrittenSpend } from './unwrittenSpendFile.ts';
 import { checkpointOnOwnConnection, leaveCheckpointsToThread } from './walCheckpointer.ts';
 import { compactingCollector, DEFAULT_RECLAIM_OPTIONS, startMemoryReclaimer } from '../../core/memoryReclaimer.ts';
-import { glibcMallocTrim } from '../../core/mallocTrim.ts';
 import { releaseIdleMemory } from './idleRelease.ts';
 
 if (parentPort === null) throw new Error('logThread.ts runs as a worker thread only');
@@ -49,15 +48,19 @@ const ingest = new EventIngest(db, {
 // heap (more collections, charged to every request of it): paired bench rounds 3 s apart did.
 const QUIET_BEFORE_RECLAIM_MS = DEFAULT_RECLAIM_OPTIONS.checkIntervalMs * DEFAULT_RECLAIM_OPTIONS.idleIntervals;
 let lastEventsAtMs = Number.NEGATIVE_INFINITY;
-// A check after the collection, the connection's page cache and glibc's free pages go back too
-// (idleRelease.ts). That trim holds the allocator's locks 0.5 ms (2 ms when it comes before the
-// forwarding thread's and takes a burst's pages too), after 30 s without a logged request.
-const trim = glibcMallocTrim();
+// A check after the collection, the connection's page cache goes back too, and the forwarding
+// thread is asked to trim what it freed (idleRelease.ts), after 30 s without a logged request.
 const reclaimer = startMemoryReclaimer(
   () => performance.now() - lastEventsAtMs < QUIET_BEFORE_RECLAIM_MS,
   { ...DEFAULT_RECLAIM_OPTIONS, idleIntervals: 1 },
   compactingCollector(),
-  () => releaseIdleMemory(db, trim),
+  () => {
+    try {
+      releaseIdleMemory(db, () => send({ type: 'released' }));
+    } catch (error) {
+      reportError(error);
+    }
+  },
 );
 
 /** Retention deletes bodies the full-text backlog may count, so the backlog is counted again after. */

@@ -9,6 +9,7 @@ import { serializeEvents, type FromLogThread, type LogThreadData, type ToLogThre
 import type { RetentionPolicy, RetentionResult } from './retention.ts';
 import type { SpendEntry, UnwrittenState } from './unwrittenSpend.ts';
 import { startBackgroundWorker } from '../threadPriority.ts';
+import { trimWhenIdle } from '../../core/memoryReclaimer.ts';
 
 /** The thread's script: `logThread.ts`, or the bundled `logThread.js` next to main.js. */
 const LOG_THREAD_URL = threadScriptUrl(import.meta.url, 'logThread');
@@ -307,6 +308,8 @@ export class LogThreadClient {
       this.options.onBodiesState(message.reason);
     } else if (message.type === 'unwritten') {
       this.options.onUnwritten?.(message.state);
+    } else if (message.type === 'released') {
+      trimWhenIdle();
     } else {
       this.options.onError(message.error);
     }

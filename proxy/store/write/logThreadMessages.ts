@@ -40,6 +40,8 @@ export type FromLogThread =
   | { type: 'bodies'; reason: string | null }
   /** What the database could not take changed (rows kept in memory, their spend, whether it is saved). */
   | { type: 'unwritten'; state: UnwrittenState }
+  /** The thread gave memory back to malloc (idleRelease.ts): the forwarding thread trims it when idle. */
+  | { type: 'released' }
   | { type: 'error'; error: Error };
 
 /**

@@ -13,6 +13,7 @@ describe('Chromium memory by process kind', () => {
     [[CHROMIUM, '--type=gpu-process'], 'gpu-process'],
     [[CHROMIUM, '--type=utility', '--utility-sub-type=network.mojom.NetworkService'], 'utility (network.mojom.NetworkService)'],
     [[CHROMIUM, '--type=zygote'], 'zygote'],
+    [['/usr/lib/chromium/chrome_crashpad_handler', '--monitor-self'], 'crashpad-handler'],
   ])('names %j a %s process', (argv, kind) => {
     expect(chromiumProcessKind(argv)).toBe(kind);
   });
@@ -58,9 +59,17 @@ describe('Chromium memory by process kind', () => {
     writeFileSync(join(root, '25', 'stat'), '25 (chromium) Z 20 25 0 0\n');
     const isChromium = (argv: readonly string[]): boolean => argv[0] === CHROMIUM;
     expect(chromiumMemoryByKind(10, isChromium, root)).toEqual([
-      { kind: 'browser', processes: 1, pssBytes: 100 * 1024, rssBytes: 400 * 1024, eachPssBytes: [100 * 1024] },
-      { kind: 'gpu-process', processes: 1, pssBytes: 5 * 1024, rssBytes: 50 * 1024, eachPssBytes: [5 * 1024] },
-      { kind: 'renderer', processes: 2, pssBytes: 50 * 1024, rssBytes: 170 * 1024, eachPssBytes: [30 * 1024, 20 * 1024] },
+      { kind: 'browser', pssBytes: 100 * 1024, rssBytes: 400 * 1024, each: [{ pid: 20, pssBytes: 100 * 1024, rssBytes: 400 * 1024 }] },
+      { kind: 'gpu-process', pssBytes: 5 * 1024, rssBytes: 50 * 1024, each: [{ pid: 24, pssBytes: 5 * 1024, rssBytes: 50 * 1024 }] },
+      {
+        kind: 'renderer',
+        pssBytes: 50 * 1024,
+        rssBytes: 170 * 1024,
+        each: [
+          { pid: 21, pssBytes: 30 * 1024, rssBytes: 90 * 1024 },
+          { pid: 22, pssBytes: 20 * 1024, rssBytes: 80 * 1024 },
+        ],
+      },
     ]);
   });
 });

@@ -5,6 +5,7 @@ import {
   isIdle,
   shouldReclaim,
   startMemoryReclaimer,
+  trimWhenIdle,
 } from '../../../proxy/core/memoryReclaimer.ts';
 
 const MB = 1024 * 1024;
@@ -151,5 +152,33 @@ describe('startMemoryReclaimer', () => {
     expect(releaseFreed).toHaveBeenCalledTimes(1);
     expect(collect).toHaveBeenCalledTimes(1);
     reclaimer.stop();
+  });
+
+  it('trims when another part asks (a stopped thread, the log thread), at the next idle check, once; a reclaimer that cannot trim ignores it', () => {
+    vi.useFakeTimers();
+    const trim = vi.fn();
+    let busy = true;
+    // Never collects on its own: the trim comes only from the ask.
+    const options = {
+      ...DEFAULT_RECLAIM_OPTIONS,
+      checkIntervalMs: 1_000,
+      minGrowthBytes: Number.MAX_SAFE_INTEGER,
+      maxIdleUtilization: 1,
+      startupCollectionMs: null,
+    };
+    const trimming = startMemoryReclaimer(() => busy, options, null, trim);
+    const notTrimming = startMemoryReclaimer(() => false, options, null, null);
+    vi.advanceTimersByTime(3_000);
+    expect(trim).not.toHaveBeenCalled();
+    trimWhenIdle();
+    vi.advanceTimersByTime(2_000);
+    expect(trim).not.toHaveBeenCalled();
+    busy = false;
+    vi.advanceTimersByTime(1_000);
+    expect(trim).toHaveBeenCalledTimes(1);
+    vi.advanceTimersByTime(5_000);
+    expect(trim).toHaveBeenCalledTimes(1);
+    trimming.stop();
+    notTrimming.stop();
   });
 });

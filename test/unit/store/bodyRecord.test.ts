@@ -18,6 +18,9 @@ describe('capUtf8', () => {
     ['3-byte characters a byte over are cut', '€€', 5, '€', true],
     ['a 4-byte emoji takes two units, under the bound', '😀😀', 8, '😀😀', false],
     ['emoji over the cap are cut whole', '😀😀', 7, '😀', true],
+    // A lone surrogate is stored as U+FFFD, 3 bytes: at its bound it fits without being measured.
+    ['a lone surrogate at three bytes a unit fits', '\uD800', 3, '\uD800', false],
+    ['a lone surrogate over the cap is cut', 'a\uD800', 3, 'a', true],
   ])('%s', (_name, text, capBytes, expected, truncated) => {
     expect(capUtf8(text, capBytes)).toEqual({ text: expected, truncated });
   });

@@ -10,6 +10,17 @@ export function procStatFields(statPath: string): string[] {
   return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
 }
 
+/** The names of this process's threads now (a worker's OS thread carries its `name` option while it runs; Linux). */
+export function threadNames(): string[] {
+  return readdirSync('/proc/self/task').map((threadId) => {
+    try {
+      return readFileSync(`/proc/self/task/${threadId}/comm`, 'utf8').trim();
+    } catch {
+      return ''; // ended between the listing and the read
+    }
+  });
+}
+
 const NICE_FIELD = 16;
 const POLICY_FIELD = 38;
 

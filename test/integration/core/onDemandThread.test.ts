@@ -1,8 +1,8 @@
-import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { OnDemandThread } from '../../../proxy/core/onDemandThread.ts';
 import type { FromTokenizerThread, ToTokenizerThread } from '../../../proxy/spend/tokenizerMessages.ts';
 import { FIXED_TOKENS } from '../spend/fixtures/fixedCount.ts';
+import { threadNames } from '../../support/procStat.ts';
 
 const FIXED_COUNT_THREAD = new URL('../spend/fixtures/fixedCountThread.ts', import.meta.url);
 
@@ -37,17 +37,8 @@ describe('OnDemandThread idle stop', () => {
   });
 
   it("trims glibc's free pages once the stopped thread has ended, not before", async () => {
-    // The suite runs on Linux: a worker's OS thread carries its name while it runs.
-    const threadNamed = (name: string): boolean =>
-      readdirSync('/proc/self/task').some((task) => {
-        try {
-          return readFileSync(`/proc/self/task/${task}/comm`, 'utf8').trim() === name;
-        } catch {
-          return false;
-        }
-      });
     const threadAliveAtTrims: boolean[] = [];
-    const counter = thread(1, () => threadAliveAtTrims.push(threadNamed('test-count')));
+    const counter = thread(1, () => threadAliveAtTrims.push(threadNames().includes('test-count')));
     expect(await count(counter)).toBe(FIXED_TOKENS);
     await expect.poll(() => threadAliveAtTrims).toEqual([false]);
   });

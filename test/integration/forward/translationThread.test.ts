@@ -1,4 +1,3 @@
-import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { chatRequestFor } from '../../../proxy/forward/translation/translationJob.ts';
 import {
@@ -8,6 +7,7 @@ import {
   TranslationUnavailableError,
 } from '../../../proxy/forward/translation/translationThreadClient.ts';
 import { SENTINEL_KEY } from '../../support/sentinel.ts';
+import { threadNames } from '../../support/procStat.ts';
 
 const MESSAGES_BODY = {
   model: 'claude-sonnet-4',
@@ -23,16 +23,6 @@ function chunked(value: unknown, pieces = 3): { chunks: Buffer[]; byteLength: nu
   const size = Math.ceil(bytes.length / pieces);
   const chunks = Array.from({ length: pieces }, (_unused, index) => bytes.subarray(index * size, (index + 1) * size));
   return { chunks, byteLength: bytes.length };
-}
-
-function threadNames(): string[] {
-  return readdirSync('/proc/self/task').map((id) => {
-    try {
-      return readFileSync(`/proc/self/task/${id}/comm`, 'utf8').trim();
-    } catch {
-      return '';
-    }
-  });
 }
 
 describe('TranslationThread', () => {

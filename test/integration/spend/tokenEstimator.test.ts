@@ -1,9 +1,9 @@
-import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { byteEstimateTokens, estimateChatInputTokens, estimateTextTokens } from '../../../proxy/spend/estimate.ts';
 import { MAX_TOKENIZER_FAILURES, TokenEstimator } from '../../../proxy/spend/tokenEstimator.ts';
 import { SENTINEL_KEY } from '../../support/sentinel.ts';
 import { FIXED_TOKENS } from './fixtures/fixedCount.ts';
+import { threadNames } from '../../support/procStat.ts';
 
 const CHAT_BODY = {
   model: 'gpt-4o-mini',
@@ -20,16 +20,6 @@ function chunked(value: unknown): { chunks: Buffer[]; byteLength: number } {
   const cut = Math.floor(bytes.length / 3);
   const padded = Buffer.concat([Buffer.from('xxxx'), bytes.subarray(cut)]);
   return { chunks: [bytes.subarray(0, cut), padded.subarray(4)], byteLength: bytes.length };
-}
-
-function threadNames(): string[] {
-  return readdirSync('/proc/self/task').map((id) => {
-    try {
-      return readFileSync(`/proc/self/task/${id}/comm`, 'utf8').trim();
-    } catch {
-      return '';
-    }
-  });
 }
 
 describe('TokenEstimator', () => {

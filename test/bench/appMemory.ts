@@ -24,11 +24,13 @@ import { CHAT_BODY, CHAT_PATH } from './load.ts';
 import { RSS_SETTLE_AFTER_LOAD_MS } from './issueTable.ts';
 import { SENTINEL_KEY } from '../support/sentinel.ts';
 import { DEFAULT_UI_DIR } from '../../proxy/app/control/staticUi.ts';
+import { stopProcess } from './childServer.ts';
 
 const NODE_BIN = resolve(import.meta.dirname, '../../node_modules/.bin/node');
 const AIRLOCK_CLI = resolve(import.meta.dirname, '../../proxy/app/cli/main.ts');
 const CHROMIUM_FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update'];
 const START_TIMEOUT_MS = 30_000;
+/** serve drains its streams for up to 5 s on SIGTERM. */
 const STOP_TIMEOUT_MS = 10_000;
 /** Requests logged before the window opens (its list is filled), and again while it shows them live. */
 const LOGGED_REQUESTS = 200;
@@ -93,16 +95,6 @@ async function exitCode(child: ChildProcess): Promise<number | null> {
   return code;
 }
 
-/** SIGTERM (serve drains and stops), SIGKILL if it has not ended after STOP_TIMEOUT_MS. */
-async function stopChild(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = once(child, 'exit');
-  child.kill('SIGTERM');
-  const timer = setTimeout(() => child.kill('SIGKILL'), STOP_TIMEOUT_MS);
-  await exited;
-  clearTimeout(timer);
-}
-
 async function freePort(): Promise<number> {
   const server = createServer();
   server.listen(0, '127.0.0.1');
@@ -155,7 +147,7 @@ export async function measureAppMemory(upstreamUrl: string, log: (line: string) 
     const serveArgs = async (): Promise<string[]> => ['serve', '--port', String(await freePort()), '--base-url', `${upstreamUrl}/v1`];
     const warmUp = cli(await serveArgs());
     await lineMatching(warmUp, /Window \(opens signed in/, 'airlock serve');
-    await stopChild(warmUp.child);
+    await stopProcess(warmUp.child, STOP_TIMEOUT_MS);
 
     const serve = cli(await serveArgs());
     const [, baseUrl] = await lineMatching(serve, /Airlock is serving on (http:\/\/\S+)/, 'airlock serve');
@@ -202,7 +194,7 @@ export async function measureAppMemory(upstreamUrl: string, log: (line: string) 
     return { bareNode, phases, chromiumVersion: browser.version() };
   } finally {
     await closeBrowser();
-    await Promise.all(started.map(stopChild));
+    await Promise.all(started.map((child) => stopProcess(child, STOP_TIMEOUT_MS)));
     rmSync(dataDir, { recursive: true, force: true });
   }
 }

@@ -85,15 +85,18 @@ export async function startChildServer(script: string, args: readonly string[], 
         child.send({ heapSnapshot: file });
       });
     },
-    async stop() {
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      const exited = once(child, 'exit');
-      child.kill('SIGTERM');
-      const timer = setTimeout(() => child.kill('SIGKILL'), STOP_TIMEOUT_MS);
-      await exited;
-      clearTimeout(timer);
-    },
+    stop: () => stopProcess(child, STOP_TIMEOUT_MS),
   };
+}
+
+/** SIGTERM, then SIGKILL if the process has not ended after `killAfterMs`; resolves once it has ended. */
+export async function stopProcess(child: ChildProcess, killAfterMs: number): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = once(child, 'exit');
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), killAfterMs);
+  await exited;
+  clearTimeout(timer);
 }
 
 function readyUrl(child: ChildProcess, script: string): Promise<string> {

@@ -12,7 +12,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -25,6 +24,7 @@ import { RSS_SETTLE_AFTER_LOAD_MS } from './issueTable.ts';
 import { SENTINEL_KEY } from '../support/sentinel.ts';
 import { DEFAULT_UI_DIR } from '../../proxy/app/control/staticUi.ts';
 import { stopProcess } from './childServer.ts';
+import { freePort } from '../support/freePort.ts';
 
 const NODE_BIN = resolve(import.meta.dirname, '../../node_modules/.bin/node');
 const AIRLOCK_CLI = resolve(import.meta.dirname, '../../proxy/app/cli/main.ts');
@@ -93,16 +93,6 @@ async function exitCode(child: ChildProcess): Promise<number | null> {
   if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
   const [code] = (await once(child, 'exit')) as [number | null];
   return code;
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as { port: number };
-  server.close();
-  await once(server, 'close');
-  return port;
 }
 
 function withPss(pid: number): ProcessMemoryWithPss {

@@ -5,6 +5,8 @@
  * the tree holds, and is the figure summed here.
  */
 import { readdirSync, readFileSync } from 'node:fs';
+import { procStatFields } from '../support/procStat.ts';
+import { kiBFieldBytes } from './processMemory.ts';
 
 /** What a process of the tree is: Chromium marks every child with `--type=<kind>` (utility processes also with their service). */
 export function chromiumProcessKind(argv: readonly string[]): string {
@@ -47,9 +49,7 @@ export function descendantPids(rootPid: number, procRoot = '/proc'): number[] {
 
 function readParentPid(statFile: string): number | null {
   try {
-    const stat = readFileSync(statFile, 'utf8');
-    // The command name in parentheses may hold spaces and ')': the fields after its last ')' are fixed.
-    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+    return Number(procStatFields(statFile)[1]);
   } catch {
     return null; // ended between the listing and the read
   }
@@ -62,18 +62,14 @@ export interface SharedMemory {
 
 /** A process's PSS and RSS from /proc/<pid>/smaps_rollup, or null once it has ended. */
 export function readSharedMemory(pid: number, procRoot = '/proc'): SharedMemory | null {
+  const file = `${procRoot}/${pid}/smaps_rollup`;
   let rollup: string;
   try {
-    rollup = readFileSync(`${procRoot}/${pid}/smaps_rollup`, 'utf8');
+    rollup = readFileSync(file, 'utf8');
   } catch {
     return null;
   }
-  const bytesOfKiBField = (name: string): number => {
-    const match = new RegExp(`^${name}:\\s+(\\d+) kB$`, 'm').exec(rollup);
-    if (match === null) throw new Error(`${procRoot}/${pid}/smaps_rollup has no ${name} line`);
-    return Number(match[1]) * 1024;
-  };
-  return { pssBytes: bytesOfKiBField('Pss'), rssBytes: bytesOfKiBField('Rss') };
+  return { pssBytes: kiBFieldBytes(rollup, 'Pss', file), rssBytes: kiBFieldBytes(rollup, 'Rss', file) };
 }
 
 export interface ChromiumProcess {

@@ -10,20 +10,22 @@ export interface ProcessMemory {
   fileBytes: number;
 }
 
-function fieldKiB(status: string, name: string): number {
-  const match = new RegExp(`^${name}:\\s+(\\d+) kB$`, 'm').exec(status);
-  if (match === null) throw new Error(`/proc status has no ${name} line`);
-  return Number(match[1]);
+/** A `Name:   123 kB` line of a /proc file (status, smaps_rollup), in bytes; `file` names the file in the error. */
+export function kiBFieldBytes(text: string, name: string, file: string): number {
+  const match = new RegExp(`^${name}:\\s+(\\d+) kB$`, 'm').exec(text);
+  if (match === null) throw new Error(`${file} has no ${name} line`);
+  return Number(match[1]) * 1024;
 }
 
 /** Reads another process's memory from /proc/<pid>/status (Linux). */
 export function readProcessMemory(pid: number): ProcessMemory {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const file = `/proc/${pid}/status`;
+  const status = readFileSync(file, 'utf8');
   return {
-    rssBytes: fieldKiB(status, 'VmRSS') * 1024,
-    peakRssBytes: fieldKiB(status, 'VmHWM') * 1024,
-    anonBytes: fieldKiB(status, 'RssAnon') * 1024,
-    fileBytes: fieldKiB(status, 'RssFile') * 1024,
+    rssBytes: kiBFieldBytes(status, 'VmRSS', file),
+    peakRssBytes: kiBFieldBytes(status, 'VmHWM', file),
+    anonBytes: kiBFieldBytes(status, 'RssAnon', file),
+    fileBytes: kiBFieldBytes(status, 'RssFile', file),
   };
 }
 

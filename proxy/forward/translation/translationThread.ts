@@ -19,6 +19,6 @@ port.on('message', (job: ToTranslationThread) => {
 
 // A parse's garbage stays in this heap while no job comes (53 MB after a 3.9 MiB body of small
 // keys): collected once the thread has been idle as long as the forwarding thread waits. Jobs run
-// synchronously, so between messages nothing is in hand. The forwarding thread's reclaimer hands
-// the C allocator's pages back (a trim is process-wide, and it runs only while forwarding is idle).
+// synchronously, so between messages nothing is in hand. No trim here: only the forwarding thread
+// trims, while idle (memoryReclaimer.ts); its next trim (a trim is process-wide) takes these pages too.
 startMemoryReclaimer(() => false, { ...DEFAULT_RECLAIM_OPTIONS, startupCollectionMs: null }, compactingCollector(), null);

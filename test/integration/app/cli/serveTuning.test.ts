@@ -1,7 +1,5 @@
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -11,6 +9,7 @@ import { COMPILE_CACHE_ENV } from '../../../../proxy/app/cli/compileCache.ts';
 import { MALLOC_ARENAS, MALLOC_MMAP_THRESHOLD_BYTES } from '../../../../proxy/app/cli/glibcMalloc.ts';
 import { SERVE_V8_FLAGS } from '../../../../proxy/app/cli/v8Flags.ts';
 import { SENTINEL_KEY } from '../../../support/sentinel.ts';
+import { freePort } from '../../../support/freePort.ts';
 
 const AIRLOCK_BIN = fileURLToPath(new URL('../../../../proxy/app/cli/bin.js', import.meta.url));
 
@@ -22,15 +21,6 @@ beforeAll(() => {
 afterAll(() => {
   rmSync(dataDir, { recursive: true, force: true });
 });
-
-/** A port nothing listens on now (serve takes no port 0). */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 /** The NUL-separated entries of a /proc file of a running process. */
 const procList = (pid: number, file: 'cmdline' | 'environ'): string[] => readFileSync(`/proc/${pid}/${file}`, 'utf8').split('\0');

@@ -28,3 +28,25 @@ export async function copyInSlices(
   }
   return copy;
 }
+
+/**
+ * A body's chunks as an async sequence that lets the event loop turn after each `sliceBytes` (a
+ * chunk past it is cut into pieces of that size). undici writes a body stream's chunks as fast as
+ * the socket takes them, and a loopback socket took megabytes in one turn, the receiver's TCP work
+ * included: up to 8 ms of the forwarding loop for a 10 MiB body, at most 3.7 with 1 MiB a turn.
+ */
+export async function* inTurnSlices(chunks: readonly Buffer[], sliceBytes = COPY_SLICE_BYTES): AsyncGenerator<Buffer> {
+  let sinceYield = 0;
+  for (const chunk of chunks) {
+    for (let start = 0; start < chunk.length; ) {
+      if (sinceYield >= sliceBytes) {
+        await new Promise((resolve) => setImmediate(resolve));
+        sinceYield = 0;
+      }
+      const end = Math.min(chunk.length, start + sliceBytes - sinceYield);
+      yield start === 0 && end === chunk.length ? chunk : chunk.subarray(start, end);
+      sinceYield += end - start;
+      start = end;
+    }
+  }
+}

@@ -1,6 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { Readable } from 'node:stream';
 import { Agent, type Dispatcher } from 'undici';
+import { COPY_SLICE_BYTES, inTurnSlices } from '../core/copyInSlices.ts';
 import { UpstreamBody } from './upstreamBody.ts';
 
 /**
@@ -40,6 +41,9 @@ export interface UpstreamRequest {
 
 function bodyFor(chunks: readonly Buffer[] | null): Dispatcher.DispatchOptions['body'] {
   if (!chunks || chunks.length === 0) return null;
+  let byteLength = 0;
+  for (const chunk of chunks) byteLength += chunk.length;
+  if (byteLength > COPY_SLICE_BYTES) return Readable.from(inTurnSlices(chunks), { objectMode: false });
   if (chunks.length === 1) return chunks[0]!;
   // Several chunks go out as they are, without concatenating a copy of the whole body.
   return Readable.from(chunks, { objectMode: false });

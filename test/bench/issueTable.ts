@@ -39,7 +39,8 @@ const fixed = (value: number, digits = 1): string => (Number.isFinite(value) ? v
 const ownDelay = (loop: EventLoopDelay): string =>
   loop.maxOwnDelayMs === null
     ? 'n/a'
-    : `${fixed(loop.maxOwnDelayMs)} ms (the longest gap waited ${fixed(loop.longestGapCoreWaitMs ?? Number.NaN)} ms for a core)`;
+    : `${fixed(loop.maxOwnDelayMs)} ms (of it asleep on a lock or V8's helper threads ${fixed(loop.longestOwnDelayAsleepMs ?? Number.NaN)} ms;` +
+      ` the longest gap waited ${fixed(loop.longestGapCoreWaitMs ?? Number.NaN)} ms for a core)`;
 const mb = (bytes: number): string => `${fixed(bytes / (1024 * 1024))} MB`;
 
 /** `value / floor` and whether it is within `maxRatio`; a figure that could not be measured misses. */

@@ -6,7 +6,7 @@ export interface LoopWatchReading {
   /** monitorEventLoopDelay's longest timer delay. */
   maxMs: number;
   p99Ms: number;
-  /** The most CPU this thread spent between two turns of a 1 ms timer. */
+  /** The most CPU this thread spent between two turns of a 1 ms timer (schedstat's run time on Linux). */
   maxBusyMs: number;
   /**
    * The longest gap between two turns of that timer less the time this thread waited for a core in
@@ -16,15 +16,27 @@ export interface LoopWatchReading {
   maxOwnDelayMs: number | null;
   /** In the turn with the longest gap: the time the thread was runnable and waited for a core. */
   longestGapCoreWaitMs: number | null;
+  /**
+   * In the turn with the longest own delay: the part of it the thread slept, neither running nor
+   * waiting for a core (blocked on a lock, or joining V8's helper threads while they wait for one).
+   */
+  longestOwnDelayAsleepMs: number | null;
 }
 
 const TICK_MS = 1;
+
+interface SchedStat {
+  /** Nanoseconds this thread has run (exact; getrusage's per-thread CPU is scaled from ticks and lags by milliseconds). */
+  runNs: number;
+  /** Nanoseconds this thread has waited on a run queue. */
+  waitNs: number;
+}
 
 /**
  * This thread's schedstat, opened once and read from the start each turn (an open and a close
  * every millisecond would add work to the loop being measured); null off Linux.
  */
-function runQueueWaitReader(): () => number | null {
+function schedStatReader(): () => SchedStat | null {
   let fd: number;
   try {
     fd = openSync('/proc/thread-self/schedstat', 'r');
@@ -32,8 +44,10 @@ function runQueueWaitReader(): () => number | null {
     return () => null;
   }
   const buffer = Buffer.alloc(128);
-  // The second field: nanoseconds this thread has waited on a run queue.
-  return () => Number(buffer.toString('latin1', 0, readSync(fd, buffer, 0, buffer.length, 0)).split(' ')[1]);
+  return () => {
+    const [runNs, waitNs] = buffer.toString('latin1', 0, readSync(fd, buffer, 0, buffer.length, 0)).split(' ');
+    return { runNs: Number(runNs), waitNs: Number(waitNs) };
+  };
 }
 
 /**
@@ -49,23 +63,32 @@ export function createLoopWatch(): { enable(): void; disable(): void; read(): Lo
   let maxOwnDelayMs: number | null = null;
   let longestGapMs = 0;
   let longestGapCoreWaitMs: number | null = null;
+  let longestOwnDelayAsleepMs: number | null = null;
   let lastCpu = process.threadCpuUsage();
   let lastAtMs = performance.now();
-  const runQueueWaitNs = runQueueWaitReader();
-  let lastWaitNs = runQueueWaitNs();
+  const schedStat = schedStatReader();
+  let lastStat = schedStat();
   const mark = (): void => {
     lastCpu = process.threadCpuUsage();
     lastAtMs = performance.now();
-    lastWaitNs = runQueueWaitNs();
+    lastStat = schedStat();
   };
   const tick = (): void => {
-    const cpu = process.threadCpuUsage(lastCpu);
     const gapMs = performance.now() - lastAtMs;
-    const waitNs = runQueueWaitNs();
-    maxBusyMs = Math.max(maxBusyMs, (cpu.user + cpu.system) / 1000);
-    if (waitNs !== null && lastWaitNs !== null) {
-      const coreWaitMs = (waitNs - lastWaitNs) / 1e6;
-      maxOwnDelayMs = Math.max(maxOwnDelayMs ?? 0, gapMs - TICK_MS - coreWaitMs);
+    const stat = schedStat();
+    if (stat === null || lastStat === null) {
+      const cpu = process.threadCpuUsage(lastCpu);
+      maxBusyMs = Math.max(maxBusyMs, (cpu.user + cpu.system) / 1000);
+    } else {
+      const runMs = (stat.runNs - lastStat.runNs) / 1e6;
+      const coreWaitMs = (stat.waitNs - lastStat.waitNs) / 1e6;
+      const ownDelayMs = gapMs - TICK_MS - coreWaitMs;
+      maxBusyMs = Math.max(maxBusyMs, runMs);
+      if (maxOwnDelayMs === null || ownDelayMs > maxOwnDelayMs) {
+        maxOwnDelayMs = ownDelayMs;
+        // The timer's own millisecond is spent asleep in the poll: not counted as blocked.
+        longestOwnDelayAsleepMs = Math.max(0, ownDelayMs - runMs);
+      }
       if (gapMs > longestGapMs) {
         longestGapMs = gapMs;
         longestGapCoreWaitMs = coreWaitMs;
@@ -92,12 +115,14 @@ export function createLoopWatch(): { enable(): void; disable(): void; read(): Lo
         maxBusyMs,
         maxOwnDelayMs,
         longestGapCoreWaitMs,
+        longestOwnDelayAsleepMs,
       };
       loopDelay.reset();
       maxBusyMs = 0;
       maxOwnDelayMs = null;
       longestGapMs = 0;
       longestGapCoreWaitMs = null;
+      longestOwnDelayAsleepMs = null;
       return reading;
     },
   };

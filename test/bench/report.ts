@@ -109,7 +109,8 @@ export function formatStall(stall: StallResults, checks: readonly TargetCheck[])
         ? ''
         : ` | loop: longest CPU stretch ${fixed(run.loopDuringLarge.maxBusyMs, 1)} ms, delay max ${fixed(run.loopDuringLarge.maxMs, 1)} ms` +
           ` (waited for a core ${fixed(run.loopDuringLarge.longestGapCoreWaitMs ?? Number.NaN, 1)} ms of the longest gap;` +
-          ` own delay max ${fixed(run.loopDuringLarge.maxOwnDelayMs ?? Number.NaN, 1)} ms)` +
+          ` own delay max ${fixed(run.loopDuringLarge.maxOwnDelayMs ?? Number.NaN, 1)} ms,` +
+          ` of it asleep on a lock or V8's helper threads ${fixed(run.loopDuringLarge.longestOwnDelayAsleepMs ?? Number.NaN, 1)} ms)` +
           ` (alone ${fixed(run.loopAlone?.maxBusyMs ?? Number.NaN, 1)} / ${fixed(run.loopAlone?.maxMs ?? Number.NaN, 1)} ms)`;
     lines.push(
       `  ${target.padEnd(12)} p50 ${fixed(during.p50Ms, 2)} ms | p99 ${withRatios(during.p99Ms, 'ms', target === 'direct' ? null : stall.direct.duringLarge.p99Ms, null, 2)}` +

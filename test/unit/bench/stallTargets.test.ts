@@ -4,7 +4,8 @@ import { checkStall, MAX_ADDED_SMALL_P99_MS, MAX_LOOP_STALL_MS } from '../../ben
 
 function run(p99Ms: number, loop: { maxMs: number; maxBusyMs: number } | null, failures = 0): SmallDuringLargeResult {
   const summary = { count: 100, p50Ms: 2, p99Ms, meanMs: 3, maxMs: p99Ms };
-  const delay = loop === null ? null : { ...loop, p99Ms: 1, maxOwnDelayMs: null, longestGapCoreWaitMs: null };
+  const delay =
+    loop === null ? null : { ...loop, p99Ms: 1, maxOwnDelayMs: null, longestGapCoreWaitMs: null, longestOwnDelayAsleepMs: null };
   return { alone: summary, duringLarge: { ...summary, failures }, largeStatuses: [], loopAlone: delay, loopDuringLarge: delay };
 }
 

@@ -22,6 +22,8 @@ export interface ChildServer {
   eventLoop(action: 'watch' | 'read' | 'unwatch'): Promise<EventLoopDelay>;
   /** proxyServer.ts only: resolves once a logged Airlock's log thread wrote everything posted so far (at once for others). */
   flushLog(): Promise<void>;
+  /** proxyServer.ts under --expose-gc only: collects garbage and reads the process's RSS in the same turn. */
+  collectAndReadRss(): Promise<number>;
   /** proxyServer.ts only: the main thread's `process.memoryUsage()`. */
   memoryUsage(): Promise<NodeJS.MemoryUsage>;
   /** proxyServer.ts only: writes a heap snapshot of the main thread to `file`. */
@@ -71,6 +73,12 @@ export async function startChildServer(script: string, args: readonly string[], 
       return new Promise((resolveFlush) => {
         child.once('message', () => resolveFlush());
         child.send('flush-log');
+      });
+    },
+    collectAndReadRss() {
+      return new Promise((resolveRss) => {
+        child.once('message', (message) => resolveRss((message as { rssBytes: number }).rssBytes));
+        child.send('collect-and-read-rss');
       });
     },
     memoryUsage() {

@@ -78,6 +78,13 @@ process.on('message', (message) => {
     void (server.flushLog?.() ?? Promise.resolve()).then(() => process.send?.('log-flushed'));
     return;
   }
+  if (message === 'collect-and-read-rss') {
+    if (collectGarbage === undefined) throw new Error('collect-and-read-rss needs --expose-gc');
+    collectGarbage({ type: 'major', execution: 'sync', flavor: 'last-resort' });
+    // In this turn: nothing has allocated since the collection, so the young generation is empty.
+    process.send?.({ rssBytes: process.memoryUsage.rss() });
+    return;
+  }
   if (message === 'memory') {
     process.send?.(process.memoryUsage());
     return;

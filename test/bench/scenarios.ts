@@ -145,11 +145,17 @@ export interface OpenStreamsResult {
   /** After the streams ended and a collection: what the proxy kept. */
   rssAfterBytes: number;
   bytesPerStream: number;
+  /** PAIRED-TEMP: the same process read as before (SIGUSR2, then /proc 200 ms later). */
+  settledBytesPerStream: number;
 }
 
 /**
- * Opens `count` slow streams at once through the proxy process, waits until each has
- * its first byte, then reads the proxy's RSS while all are open. Streams are aborted afterwards.
+ * Opens `count` slow streams at once through the proxy process, waits until each has its first
+ * byte, then reads the proxy's RSS while all are open. Streams are aborted afterwards. Each read
+ * is taken in the proxy's own turn right after a full collection (collectAndReadRss): read 200 ms
+ * later, the streams' chunks had refilled the young generation the collection had just emptied
+ * (1.2-1.7 MB of garbage for Airlock, 0.5-1 for the floors), which counted as the streams' memory
+ * and swung the figure by 10 KB a stream (DESIGN.md, "Performance and memory").
  */
 export async function measureOpenStreams(proxy: ChildServer, count: number, firstByteTimeoutMs: number): Promise<OpenStreamsResult> {
   const pool = createPool(proxy.url, count);
@@ -159,8 +165,9 @@ export async function measureOpenStreams(proxy: ChildServer, count: number, firs
     // The log thread runs at the lowest priority: on a busy machine it was still writing the warm-up
     // requests while the streams opened, and its heap's growth for them counted as the streams'.
     await proxy.flushLog();
+    const rssBeforeBytes = await proxy.collectAndReadRss();
     await proxy.collectGarbage();
-    const rssBeforeBytes = readProcessMemory(proxy.pid).rssBytes;
+    const settledBeforeBytes = readProcessMemory(proxy.pid).rssBytes;
     let firstBytes = 0;
     let streams: Promise<unknown>[] = [];
     await new Promise<void>((resolve, reject) => {
@@ -175,13 +182,22 @@ export async function measureOpenStreams(proxy: ChildServer, count: number, firs
       };
       streams = Array.from({ length: count }, () => traceStream(pool, abort.signal, onFirstByte).catch(() => null));
     });
+    // As before the streams: the log thread has taken in what they posted (their rows' state stays counted).
+    await proxy.flushLog();
+    const rssDuringBytes = await proxy.collectAndReadRss();
     await proxy.collectGarbage();
-    const rssDuringBytes = readProcessMemory(proxy.pid).rssBytes;
+    const settledDuringBytes = readProcessMemory(proxy.pid).rssBytes;
     abort.abort();
     await Promise.all(streams);
-    await proxy.collectGarbage();
-    const rssAfterBytes = readProcessMemory(proxy.pid).rssBytes;
-    return { openStreams: count, rssBeforeBytes, rssDuringBytes, rssAfterBytes, bytesPerStream: (rssDuringBytes - rssBeforeBytes) / count };
+    const rssAfterBytes = await proxy.collectAndReadRss();
+    return {
+      openStreams: count,
+      rssBeforeBytes,
+      rssDuringBytes,
+      rssAfterBytes,
+      bytesPerStream: (rssDuringBytes - rssBeforeBytes) / count,
+      settledBytesPerStream: (settledDuringBytes - settledBeforeBytes) / count,
+    };
   } finally {
     abort.abort();
     await pool.destroy();

@@ -22,7 +22,7 @@ export interface ChildServer {
   eventLoop(action: 'watch' | 'read' | 'unwatch'): Promise<EventLoopDelay>;
   /** proxyServer.ts only: resolves once a logged Airlock's log thread wrote everything posted so far (at once for others). */
   flushLog(): Promise<void>;
-  /** proxyServer.ts under --expose-gc only: collects garbage and reads the process's RSS in the same turn. */
+  /** proxyServer.ts under --expose-gc only: the RSS it holds, read after collections and a trim (proxyServer.ts, collectAndReadRss). */
   collectAndReadRss(): Promise<number>;
   /** proxyServer.ts only: the main thread's `process.memoryUsage()`. */
   memoryUsage(): Promise<NodeJS.MemoryUsage>;

@@ -151,11 +151,8 @@ export interface OpenStreamsResult {
 
 /**
  * Opens `count` slow streams at once through the proxy process, waits until each has its first
- * byte, then reads the proxy's RSS while all are open. Streams are aborted afterwards. Each read
- * is taken in the proxy's own turn right after a full collection (collectAndReadRss): read 200 ms
- * later, the streams' chunks had refilled the young generation the collection had just emptied
- * (1.2-1.7 MB of garbage for Airlock, 0.5-1 for the floors), which counted as the streams' memory
- * and swung the figure by 10 KB a stream (DESIGN.md, "Performance and memory").
+ * byte, then reads the memory the proxy holds while all are open (collectAndReadRss: collected,
+ * trimmed and read in one turn, as before the streams). Streams are aborted afterwards.
  */
 export async function measureOpenStreams(proxy: ChildServer, count: number, firstByteTimeoutMs: number): Promise<OpenStreamsResult> {
   const pool = createPool(proxy.url, count);
@@ -165,9 +162,9 @@ export async function measureOpenStreams(proxy: ChildServer, count: number, firs
     // The log thread runs at the lowest priority: on a busy machine it was still writing the warm-up
     // requests while the streams opened, and its heap's growth for them counted as the streams'.
     await proxy.flushLog();
-    const rssBeforeBytes = await proxy.collectAndReadRss();
     await proxy.collectGarbage();
     const settledBeforeBytes = readProcessMemory(proxy.pid).rssBytes;
+    const rssBeforeBytes = await proxy.collectAndReadRss();
     let firstBytes = 0;
     let streams: Promise<unknown>[] = [];
     await new Promise<void>((resolve, reject) => {
@@ -184,9 +181,9 @@ export async function measureOpenStreams(proxy: ChildServer, count: number, firs
     });
     // As before the streams: the log thread has taken in what they posted (their rows' state stays counted).
     await proxy.flushLog();
-    const rssDuringBytes = await proxy.collectAndReadRss();
     await proxy.collectGarbage();
     const settledDuringBytes = readProcessMemory(proxy.pid).rssBytes;
+    const rssDuringBytes = await proxy.collectAndReadRss();
     abort.abort();
     await Promise.all(streams);
     const rssAfterBytes = await proxy.collectAndReadRss();

@@ -13,8 +13,6 @@ export interface ChildServer {
   pid: number;
   /** What the child printed after `listening on `. */
   url: string;
-  /** Asks the child to collect garbage (proxyServer.ts under --expose-gc) and gives it time to. */
-  collectGarbage(): Promise<void>;
   /**
    * proxyServer.ts only: 'watch' starts watching the child's event loop, 'read' gives what it saw
    * since the last call and starts afresh, 'unwatch' gives it and stops.
@@ -30,8 +28,6 @@ export interface ChildServer {
   heapSnapshot(file: string): Promise<void>;
   stop(): Promise<void>;
 }
-
-const GC_SETTLE_MS = 200;
 
 /** How late the child's event loop ran its timers (held by work, or by the OS), and what of that the loop held itself. */
 export type EventLoopDelay = LoopWatchReading;
@@ -59,10 +55,6 @@ export async function startChildServer(script: string, args: readonly string[], 
   return {
     pid,
     url,
-    async collectGarbage() {
-      child.kill('SIGUSR2');
-      await new Promise((resolveWait) => setTimeout(resolveWait, GC_SETTLE_MS));
-    },
     eventLoop(action) {
       return new Promise((resolveDelay) => {
         child.once('message', (message) => resolveDelay(message as EventLoopDelay));

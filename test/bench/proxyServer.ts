@@ -67,8 +67,6 @@ const server = await startChosen();
  */
 const collectGarbage = (globalThis as { gc?: (options: object) => void }).gc;
 const FULL_COLLECTION = { type: 'major', execution: 'sync', flavor: 'last-resort' };
-// PAIRED-TEMP: the old read, for the paired full runs.
-if (collectGarbage !== undefined) process.on('SIGUSR2', () => collectGarbage(FULL_COLLECTION));
 let mallocTrim: (() => boolean) | undefined;
 /** V8 frees the backing stores a collection found dead on a background thread, after it. */
 const BACKGROUND_FREE_WAIT_MS = 200;
@@ -78,7 +76,7 @@ const BACKGROUND_FREE_WAIT_MS = 200;
  * arenas, and the read, in one turn. Read 200 ms after a single collection instead, the open
  * streams' chunks had refilled the young generation it emptied (1.2-1.8 MB, counted as theirs),
  * and memory freed but still resident before the streams (1-2.5 MB) was taken by them unseen:
- * together they swung Airlock's figure per stream from 35 to 57 KB (DESIGN.md, "Performance and
+ * together they swung Airlock's figure per stream from 35 to 92 KB (DESIGN.md, "Performance and
  * memory"). Every target is read so.
  */
 async function collectAndReadRss(): Promise<number> {

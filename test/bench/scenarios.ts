@@ -145,8 +145,6 @@ export interface OpenStreamsResult {
   /** After the streams ended and a collection: what the proxy kept. */
   rssAfterBytes: number;
   bytesPerStream: number;
-  /** PAIRED-TEMP: the same process read as before (SIGUSR2, then /proc 200 ms later). */
-  settledBytesPerStream: number;
 }
 
 /**
@@ -162,8 +160,6 @@ export async function measureOpenStreams(proxy: ChildServer, count: number, firs
     // The log thread runs at the lowest priority: on a busy machine it was still writing the warm-up
     // requests while the streams opened, and its heap's growth for them counted as the streams'.
     await proxy.flushLog();
-    await proxy.collectGarbage();
-    const settledBeforeBytes = readProcessMemory(proxy.pid).rssBytes;
     const rssBeforeBytes = await proxy.collectAndReadRss();
     let firstBytes = 0;
     let streams: Promise<unknown>[] = [];
@@ -181,20 +177,11 @@ export async function measureOpenStreams(proxy: ChildServer, count: number, firs
     });
     // As before the streams: the log thread has taken in what they posted (their rows' state stays counted).
     await proxy.flushLog();
-    await proxy.collectGarbage();
-    const settledDuringBytes = readProcessMemory(proxy.pid).rssBytes;
     const rssDuringBytes = await proxy.collectAndReadRss();
     abort.abort();
     await Promise.all(streams);
     const rssAfterBytes = await proxy.collectAndReadRss();
-    return {
-      openStreams: count,
-      rssBeforeBytes,
-      rssDuringBytes,
-      rssAfterBytes,
-      bytesPerStream: (rssDuringBytes - rssBeforeBytes) / count,
-      settledBytesPerStream: (settledDuringBytes - settledBeforeBytes) / count,
-    };
+    return { openStreams: count, rssBeforeBytes, rssDuringBytes, rssAfterBytes, bytesPerStream: (rssDuringBytes - rssBeforeBytes) / count };
   } finally {
     abort.abort();
     await pool.destroy();

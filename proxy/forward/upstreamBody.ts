@@ -28,6 +28,10 @@ export class UpstreamBody {
 
   constructor(controller: Dispatcher.DispatchController) {
     this.#controller = controller;
+    // undici leaves the answer's raw header Buffers on its controller, views of the socket read
+    // that brought them, for as long as the exchange lives; Airlock reads only the parsed headers.
+    // Kept, they were about 2 KB of every open stream (a heap snapshot diff with 200 open).
+    controller.rawHeaders = null;
   }
 
   /** Starts delivery to `sink`; a body has one reader. */

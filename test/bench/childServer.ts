@@ -13,8 +13,6 @@ export interface ChildServer {
   pid: number;
   /** What the child printed after `listening on `. */
   url: string;
-  /** Asks the child to collect garbage (proxyServer.ts under --expose-gc) and gives it time to. */
-  collectGarbage(): Promise<void>;
   /**
    * proxyServer.ts only: 'watch' starts watching the child's event loop, 'read' gives what it saw
    * since the last call and starts afresh, 'unwatch' gives it and stops.
@@ -22,14 +20,14 @@ export interface ChildServer {
   eventLoop(action: 'watch' | 'read' | 'unwatch'): Promise<EventLoopDelay>;
   /** proxyServer.ts only: resolves once a logged Airlock's log thread wrote everything posted so far (at once for others). */
   flushLog(): Promise<void>;
+  /** proxyServer.ts under --expose-gc only: the RSS it holds, read after collections and a trim (proxyServer.ts, collectAndReadRss). */
+  collectAndReadRss(): Promise<number>;
   /** proxyServer.ts only: the main thread's `process.memoryUsage()`. */
   memoryUsage(): Promise<NodeJS.MemoryUsage>;
   /** proxyServer.ts only: writes a heap snapshot of the main thread to `file`. */
   heapSnapshot(file: string): Promise<void>;
   stop(): Promise<void>;
 }
-
-const GC_SETTLE_MS = 200;
 
 /** How late the child's event loop ran its timers (held by work, or by the OS), and what of that the loop held itself. */
 export type EventLoopDelay = LoopWatchReading;
@@ -57,10 +55,6 @@ export async function startChildServer(script: string, args: readonly string[], 
   return {
     pid,
     url,
-    async collectGarbage() {
-      child.kill('SIGUSR2');
-      await new Promise((resolveWait) => setTimeout(resolveWait, GC_SETTLE_MS));
-    },
     eventLoop(action) {
       return new Promise((resolveDelay) => {
         child.once('message', (message) => resolveDelay(message as EventLoopDelay));
@@ -71,6 +65,12 @@ export async function startChildServer(script: string, args: readonly string[], 
       return new Promise((resolveFlush) => {
         child.once('message', () => resolveFlush());
         child.send('flush-log');
+      });
+    },
+    collectAndReadRss() {
+      return new Promise((resolveRss) => {
+        child.once('message', (message) => resolveRss((message as { rssBytes: number }).rssBytes));
+        child.send('collect-and-read-rss');
       });
     },
     memoryUsage() {

@@ -8,6 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
 import { writeHeapSnapshot } from 'node:v8';
 import { createLoopWatch } from './loopWatch.ts';
+import { glibcMallocTrim } from '../../proxy/core/mallocTrim.ts';
 
 const { values } = parseArgs({
   options: {
@@ -58,14 +59,35 @@ async function startChosen(): Promise<Started> {
 
 const server = await startChosen();
 /**
- * With --expose-gc, SIGUSR2 collects garbage, so the bench reads memory held, not memory not yet
- * freed. The memory-reducing flavor also gives back the young generation's empty pages: V8 doubles
+ * With --expose-gc the bench reads memory held, not memory not yet freed (collectAndReadRss).
+ * The memory-reducing flavor also gives back the young generation's empty pages: V8 doubles
  * it under allocation (1 -> 16 MB) and a plain full collection keeps it, so whether a doubling fell
  * inside a window decided 20-40 KB of the RSS per open stream (DESIGN.md, "Performance and
  * memory"). Every target gets the same.
  */
 const collectGarbage = (globalThis as { gc?: (options: object) => void }).gc;
-if (collectGarbage !== undefined) process.on('SIGUSR2', () => collectGarbage({ type: 'major', execution: 'sync', flavor: 'last-resort' }));
+const FULL_COLLECTION = { type: 'major', execution: 'sync', flavor: 'last-resort' };
+let mallocTrim: (() => boolean) | undefined;
+/** V8 frees the backing stores a collection found dead on a background thread, after it. */
+const BACKGROUND_FREE_WAIT_MS = 200;
+/**
+ * The memory this process holds, as little else as can be: a full collection, a wait for V8's
+ * background frees, then another collection, glibc's trim of the free pages in the middle of its
+ * arenas, and the read, in one turn. Read 200 ms after a single collection instead, the open
+ * streams' chunks had refilled the young generation it emptied (1.2-1.8 MB, counted as theirs),
+ * and memory freed but still resident before the streams (1-2.5 MB) was taken by them unseen:
+ * together they swung Airlock's figure per stream from 35 to 92 KB (DESIGN.md, "Performance and
+ * memory"). Every target is read so.
+ */
+async function collectAndReadRss(): Promise<number> {
+  if (collectGarbage === undefined) throw new Error('reading the memory held needs --expose-gc');
+  collectGarbage(FULL_COLLECTION);
+  await new Promise((resolve) => setTimeout(resolve, BACKGROUND_FREE_WAIT_MS));
+  collectGarbage(FULL_COLLECTION);
+  mallocTrim ??= glibcMallocTrim() ?? (() => false);
+  mallocTrim();
+  return process.memoryUsage.rss();
+}
 // Watched only when asked over IPC (childServer.ts), as its timers cost a little CPU.
 const loopWatch = createLoopWatch();
 process.on('message', (message) => {
@@ -76,6 +98,10 @@ process.on('message', (message) => {
   }
   if (message === 'flush-log') {
     void (server.flushLog?.() ?? Promise.resolve()).then(() => process.send?.('log-flushed'));
+    return;
+  }
+  if (message === 'collect-and-read-rss') {
+    void collectAndReadRss().then((rssBytes) => process.send?.({ rssBytes }));
     return;
   }
   if (message === 'memory') {

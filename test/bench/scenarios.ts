@@ -148,8 +148,9 @@ export interface OpenStreamsResult {
 }
 
 /**
- * Opens `count` slow streams at once through the proxy process, waits until each has
- * its first byte, then reads the proxy's RSS while all are open. Streams are aborted afterwards.
+ * Opens `count` slow streams at once through the proxy process, waits until each has its first
+ * byte, then reads the memory the proxy holds while all are open (collectAndReadRss: collected,
+ * trimmed and read in one turn, as before the streams). Streams are aborted afterwards.
  */
 export async function measureOpenStreams(proxy: ChildServer, count: number, firstByteTimeoutMs: number): Promise<OpenStreamsResult> {
   const pool = createPool(proxy.url, count);
@@ -159,8 +160,7 @@ export async function measureOpenStreams(proxy: ChildServer, count: number, firs
     // The log thread runs at the lowest priority: on a busy machine it was still writing the warm-up
     // requests while the streams opened, and its heap's growth for them counted as the streams'.
     await proxy.flushLog();
-    await proxy.collectGarbage();
-    const rssBeforeBytes = readProcessMemory(proxy.pid).rssBytes;
+    const rssBeforeBytes = await proxy.collectAndReadRss();
     let firstBytes = 0;
     let streams: Promise<unknown>[] = [];
     await new Promise<void>((resolve, reject) => {
@@ -175,12 +175,12 @@ export async function measureOpenStreams(proxy: ChildServer, count: number, firs
       };
       streams = Array.from({ length: count }, () => traceStream(pool, abort.signal, onFirstByte).catch(() => null));
     });
-    await proxy.collectGarbage();
-    const rssDuringBytes = readProcessMemory(proxy.pid).rssBytes;
+    // As before the streams: the log thread has taken in what they posted (their rows' state stays counted).
+    await proxy.flushLog();
+    const rssDuringBytes = await proxy.collectAndReadRss();
     abort.abort();
     await Promise.all(streams);
-    await proxy.collectGarbage();
-    const rssAfterBytes = readProcessMemory(proxy.pid).rssBytes;
+    const rssAfterBytes = await proxy.collectAndReadRss();
     return { openStreams: count, rssBeforeBytes, rssDuringBytes, rssAfterBytes, bytesPerStream: (rssDuringBytes - rssBeforeBytes) / count };
   } finally {
     abort.abort();

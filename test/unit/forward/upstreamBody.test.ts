@@ -10,6 +10,8 @@ class RecordingController {
   paused = false;
   aborted = false;
   reason: Error | null = null;
+  /** As undici's controller carries them once the answer's headers are in. */
+  rawHeaders: Buffer[] | null = [Buffer.from('content-type'), Buffer.from('text/event-stream')];
   onAbort: (reason: unknown) => void = () => {};
   pause(): void {
     this.paused = true;
@@ -57,6 +59,11 @@ function recordingSink(room = Number.POSITIVE_INFINITY): BodySink & { heard: str
 const chunk = (text: string): Buffer => Buffer.from(text);
 
 describe('UpstreamBody', () => {
+  it("drops the controller's raw header buffers, which would otherwise live as long as the answer", () => {
+    const { controller } = bodyWithController();
+    expect(controller.rawHeaders).toBeNull();
+  });
+
   it('hands chunks that came before the reader to it in order, then the rest as they come', () => {
     const { body, controller } = bodyWithController();
     body.push(chunk('a'));

@@ -32,6 +32,11 @@ export interface ReclaimOptions {
    * for 25; 16 MB of RSS came back, at 30-45 ms of CPU once). Null: none.
    */
   startupCollectionMs: number | null;
+  /**
+   * Also release (`releaseFreed`) once per idle spell when no collection is due: a burst too small
+   * to grow the heap 16 MB can still fill caches outside it (the log thread's SQLite pages).
+   */
+  releaseEachIdleSpell: boolean;
 }
 
 export const DEFAULT_RECLAIM_OPTIONS: ReclaimOptions = {
@@ -40,6 +45,7 @@ export const DEFAULT_RECLAIM_OPTIONS: ReclaimOptions = {
   maxIdleUtilization: 0.05,
   idleIntervals: 6,
   startupCollectionMs: 250,
+  releaseEachIdleSpell: false,
 };
 
 export interface ReclaimState {
@@ -129,6 +135,8 @@ export function startMemoryReclaimer(
   // The start-up's garbage is collected at the first idle look, the early one or a regular one.
   let startupPending = options.startupCollectionMs !== null;
   let releasePending = false;
+  // Whether this idle spell's release ran; none is owed before the thread was first busy.
+  let spellReleased = true;
   const run = (): void => {
     collect?.();
     releasePending = releaseFreed !== null;
@@ -149,13 +157,20 @@ export function startMemoryReclaimer(
     baselineBytes = Math.min(baselineBytes, heapTotalBytes);
     const idle = isIdle(utilization, busy(), options);
     idleIntervals = idle ? idleIntervals + 1 : 0;
+    if (!idle) spellReleased = false;
     if ((releasePending || trimAsked) && idle && releaseFreed !== null) {
       releasePending = false;
       trimAsked = false;
+      spellReleased = true;
       releaseFreed();
     }
-    if (collect === null) return;
-    if ((startupPending && idle) || shouldReclaim({ heapTotalBytes, baselineBytes, idleIntervals }, options)) run();
+    const collectNow =
+      collect !== null && ((startupPending && idle) || shouldReclaim({ heapTotalBytes, baselineBytes, idleIntervals }, options));
+    if (collectNow) run();
+    else if (options.releaseEachIdleSpell && !spellReleased && idleIntervals >= options.idleIntervals && releaseFreed !== null) {
+      spellReleased = true;
+      releaseFreed();
+    }
   }, options.checkIntervalMs);
   timer.unref();
   let startupUtilization = performance.eventLoopUtilization();

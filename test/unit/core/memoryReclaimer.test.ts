@@ -71,6 +71,7 @@ describe('startMemoryReclaimer', () => {
       maxIdleUtilization: 1,
       idleIntervals: 2,
       startupCollectionMs: null,
+      releaseEachIdleSpell: false,
     };
     const reclaimer = startMemoryReclaimer(() => busy, options, collect);
     vi.advanceTimersByTime(3_000);
@@ -151,6 +152,34 @@ describe('startMemoryReclaimer', () => {
     vi.advanceTimersByTime(1_000);
     expect(releaseFreed).toHaveBeenCalledTimes(1);
     expect(collect).toHaveBeenCalledTimes(1);
+    reclaimer.stop();
+  });
+
+  // busy per check; releases counted after each check. Never collects: the release is the idle spell's own.
+  it.each([
+    { name: 'once per idle spell, none before the first busy check', releaseEachIdleSpell: true, releases: [0, 0, 0, 0, 1, 1, 1, 1, 2] },
+    { name: 'only after a collection when not asked to', releaseEachIdleSpell: false, releases: [0, 0, 0, 0, 0, 0, 0, 0, 0] },
+  ])('releases without a collection: $name', ({ releaseEachIdleSpell, releases }) => {
+    vi.useFakeTimers();
+    const releaseFreed = vi.fn();
+    const busyAtCheck = [false, false, true, true, false, false, false, true, false];
+    let check = 0;
+    const options = {
+      ...DEFAULT_RECLAIM_OPTIONS,
+      checkIntervalMs: 1_000,
+      minGrowthBytes: Number.MAX_SAFE_INTEGER,
+      maxIdleUtilization: 1,
+      idleIntervals: 1,
+      startupCollectionMs: null,
+      releaseEachIdleSpell,
+    };
+    const reclaimer = startMemoryReclaimer(() => busyAtCheck[check] ?? false, options, vi.fn(), releaseFreed);
+    const seen: number[] = [];
+    for (check = 0; check < busyAtCheck.length; check += 1) {
+      vi.advanceTimersByTime(1_000);
+      seen.push(releaseFreed.mock.calls.length);
+    }
+    expect(seen).toEqual(releases);
     reclaimer.stop();
   });
 

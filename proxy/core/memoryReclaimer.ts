@@ -120,13 +120,15 @@ export interface MemoryReclaimer {
  * when `shouldReclaim` says so. `busy` tells whether the thread has work in hand at a check. After
  * a collection, the next check that finds the thread idle also hands the C allocator's free pages
  * back (`releaseFreed`, mallocTrim.ts): a check later, because V8 frees the buffers a collection
- * found dead on a background thread after it.
+ * found dead on a background thread after it. `whileLongIdle` runs at every check once the thread
+ * has been idle for `idleIntervals` checks in a row, before any collection.
  */
 export function startMemoryReclaimer(
   busy: () => boolean,
   options: ReclaimOptions = DEFAULT_RECLAIM_OPTIONS,
   collect: Collect | null = compactingCollector(),
   releaseFreed: (() => unknown) | null = glibcMallocTrim(),
+  whileLongIdle: (() => void) | null = null,
 ): MemoryReclaimer {
   let reclaims = 0;
   let idleIntervals = 0;
@@ -158,6 +160,8 @@ export function startMemoryReclaimer(
     const idle = isIdle(utilization, busy(), options);
     idleIntervals = idle ? idleIntervals + 1 : 0;
     if (!idle) spellReleased = false;
+    // Before the collection, so what it lets go of is collected with the rest.
+    if (idleIntervals >= options.idleIntervals) whileLongIdle?.();
     if ((releasePending || trimAsked) && idle && releaseFreed !== null) {
       releasePending = false;
       trimAsked = false;

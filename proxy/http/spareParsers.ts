@@ -10,7 +10,7 @@ interface SpareParser {
  * good. After the bench's c=50 load that was 50 parsers, 0.5 MB (heaptrack); after a thousand
  * connections at once it would be 10 MB. Once the forwarding thread has been idle for its
  * reclaimer's 30 s they are closed (what Node does with a parser its list has no room for), and a
- * later connection makes a new one (a few microseconds). `_http_common` is a built-in module Node
+ * later connection makes a new one (2-5 us here). `_http_common` is a built-in module Node
  * lists but does not document: where its shape differs, nothing is closed.
  * Returns how many were closed.
  */

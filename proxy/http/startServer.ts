@@ -72,7 +72,7 @@ export async function startServer(options: ServerOptions): Promise<ProxyHandle> 
   let port = options.port;
   const translation = options.translation ?? new TranslationThread();
   // A burst's heap is given back once no request is in flight and the loop is idle, and so are
-  // node:http's spare parsers (trimmed a check later).
+  // node:http's spare parsers (their malloc trimmed at the same check).
   const reclaimer = startMemoryReclaimer(
     () => inFlight.size > 0,
     DEFAULT_RECLAIM_OPTIONS,

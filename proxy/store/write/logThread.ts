@@ -50,8 +50,8 @@ const QUIET_BEFORE_RECLAIM_MS = DEFAULT_RECLAIM_OPTIONS.checkIntervalMs * DEFAUL
 let lastEventsAtMs = Number.NEGATIVE_INFINITY;
 // After 30 s without a logged request the connection's page cache goes back, and the forwarding
 // thread is asked to trim what it freed (idleRelease.ts): a check after the collection when one is
-// due, else at once (at an agent's pace the heap never grows the 16 MB a collection waits for,
-// while a few requests fill the 2 MB cache).
+// due, else at once, so a burst that grew the heap less than the 16 MB a collection waits for
+// does not leave what it cached.
 const reclaimer = startMemoryReclaimer(
   () => performance.now() - lastEventsAtMs < QUIET_BEFORE_RECLAIM_MS,
   { ...DEFAULT_RECLAIM_OPTIONS, idleIntervals: 1, releaseEachIdleSpell: true },

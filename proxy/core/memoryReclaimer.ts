@@ -32,6 +32,11 @@ export interface ReclaimOptions {
    * for 25; 16 MB of RSS came back, at 30-45 ms of CPU once). Null: none.
    */
   startupCollectionMs: number | null;
+  /**
+   * Also release (`releaseFreed`) once per idle spell when no collection is due: a burst too small
+   * to grow the heap 16 MB can still fill caches outside it (the log thread's SQLite pages).
+   */
+  releaseEachIdleSpell: boolean;
 }
 
 export const DEFAULT_RECLAIM_OPTIONS: ReclaimOptions = {
@@ -40,6 +45,7 @@ export const DEFAULT_RECLAIM_OPTIONS: ReclaimOptions = {
   maxIdleUtilization: 0.05,
   idleIntervals: 6,
   startupCollectionMs: 250,
+  releaseEachIdleSpell: false,
 };
 
 export interface ReclaimState {
@@ -114,13 +120,15 @@ export interface MemoryReclaimer {
  * when `shouldReclaim` says so. `busy` tells whether the thread has work in hand at a check. After
  * a collection, the next check that finds the thread idle also hands the C allocator's free pages
  * back (`releaseFreed`, mallocTrim.ts): a check later, because V8 frees the buffers a collection
- * found dead on a background thread after it.
+ * found dead on a background thread after it. `whileLongIdle` runs at every check once the thread
+ * has been idle for `idleIntervals` checks in a row, before any collection.
  */
 export function startMemoryReclaimer(
   busy: () => boolean,
   options: ReclaimOptions = DEFAULT_RECLAIM_OPTIONS,
   collect: Collect | null = compactingCollector(),
   releaseFreed: (() => unknown) | null = glibcMallocTrim(),
+  whileLongIdle: (() => void) | null = null,
 ): MemoryReclaimer {
   let reclaims = 0;
   let idleIntervals = 0;
@@ -129,6 +137,8 @@ export function startMemoryReclaimer(
   // The start-up's garbage is collected at the first idle look, the early one or a regular one.
   let startupPending = options.startupCollectionMs !== null;
   let releasePending = false;
+  // Whether this idle spell's release ran; none is owed before the thread was first busy.
+  let spellReleased = true;
   const run = (): void => {
     collect?.();
     releasePending = releaseFreed !== null;
@@ -149,13 +159,22 @@ export function startMemoryReclaimer(
     baselineBytes = Math.min(baselineBytes, heapTotalBytes);
     const idle = isIdle(utilization, busy(), options);
     idleIntervals = idle ? idleIntervals + 1 : 0;
+    if (!idle) spellReleased = false;
+    // Before the collection, so what it lets go of is collected with the rest.
+    if (idleIntervals >= options.idleIntervals) whileLongIdle?.();
     if ((releasePending || trimAsked) && idle && releaseFreed !== null) {
       releasePending = false;
       trimAsked = false;
+      spellReleased = true;
       releaseFreed();
     }
-    if (collect === null) return;
-    if ((startupPending && idle) || shouldReclaim({ heapTotalBytes, baselineBytes, idleIntervals }, options)) run();
+    const collectNow =
+      collect !== null && ((startupPending && idle) || shouldReclaim({ heapTotalBytes, baselineBytes, idleIntervals }, options));
+    if (collectNow) run();
+    else if (options.releaseEachIdleSpell && !spellReleased && idleIntervals >= options.idleIntervals && releaseFreed !== null) {
+      spellReleased = true;
+      releaseFreed();
+    }
   }, options.checkIntervalMs);
   timer.unref();
   let startupUtilization = performance.eventLoopUtilization();

@@ -11,7 +11,9 @@ import { TranslationThread } from '../forward/translation/translationThreadClien
 import { closeUpstreamAgents } from '../forward/upstreamClient.ts';
 import { CAPTURE_LIMIT_BYTES, CONTROL_PREFIX, DEFAULT_HOST } from '../contracts/defaults.ts';
 import { answerUnexpectedError, createRequestDispatch } from './requestDispatch.ts';
-import { startMemoryReclaimer } from '../core/memoryReclaimer.ts';
+import { compactingCollector, DEFAULT_RECLAIM_OPTIONS, startMemoryReclaimer, trimWhenIdle } from '../core/memoryReclaimer.ts';
+import { glibcMallocTrim } from '../core/mallocTrim.ts';
+import { closeSpareHttpParsers } from './spareParsers.ts';
 
 export interface ServerOptions {
   host?: string;
@@ -69,8 +71,17 @@ export async function startServer(options: ServerOptions): Promise<ProxyHandle> 
   let paused = false;
   let port = options.port;
   const translation = options.translation ?? new TranslationThread();
-  // A burst's heap is given back once no request is in flight and the loop is idle.
-  const reclaimer = startMemoryReclaimer(() => inFlight.size > 0);
+  // A burst's heap is given back once no request is in flight and the loop is idle, and so are
+  // node:http's spare parsers (their malloc trimmed at the same check).
+  const reclaimer = startMemoryReclaimer(
+    () => inFlight.size > 0,
+    DEFAULT_RECLAIM_OPTIONS,
+    compactingCollector(),
+    glibcMallocTrim(),
+    () => {
+      if (closeSpareHttpParsers() > 0) trimWhenIdle();
+    },
+  );
 
   const app = express();
   app.disable('x-powered-by');

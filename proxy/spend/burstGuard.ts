@@ -24,6 +24,14 @@ export const DEFAULT_BURST_GUARD_OPTIONS: BurstGuardOptions = burstGuardOptionsF
 
 /** The command the CLI offers for resuming; named in the refusal so a terminal user can act. */
 export const RESUME_COMMAND = `${CLI_COMMAND} resume`;
+/**
+ * A count limit at or above this is never reached: the window's request times sit in one array,
+ * and a JavaScript array holds at most 2^32 - 1 entries. Such a limit (Infinity turns the count off)
+ * keeps no request times: at thousands of requests a second a minute of them is hundreds of KB,
+ * held until the client's next request.
+ */
+export const UNREACHABLE_REQUEST_COUNT = 2 ** 32 - 1;
+
 /** Requests without a client token share one burst window under this name. */
 export const ANONYMOUS_CLIENT = '(no client token)';
 
@@ -67,6 +75,11 @@ export class BurstGuard {
     const existing = this.pausedRefusal(clientName);
     if (existing) return existing;
     const options = this.#currentOptions();
+    if (options.maxRequests >= UNREACHABLE_REQUEST_COUNT) {
+      // Nothing to count against; a limit lowered later counts the requests from its edit on.
+      this.#windows.get(clientName)?.requestTimesMs.clear();
+      return null;
+    }
     const window = this.#window(clientName, nowMs, options.windowMs);
     window.requestTimesMs.push(nowMs);
     const count = window.requestTimesMs.size;

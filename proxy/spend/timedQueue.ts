@@ -23,6 +23,12 @@ export class TimedQueue<T> {
     this.#entries.push(entry);
   }
 
+  /** Drops every entry, keeping no storage for them. */
+  clear(): void {
+    this.#entries = [];
+    this.#head = 0;
+  }
+
   /** Drops every entry at or before `cutoffMs`, oldest first, handing each to `onDrop`. */
   dropThrough(cutoffMs: number, onDrop?: (entry: T) => void): void {
     const entries = this.#entries;

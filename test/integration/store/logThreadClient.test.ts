@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
+import { DEFAULT_RECLAIM_OPTIONS, startMemoryReclaimer } from '../../../proxy/core/memoryReclaimer.ts';
 import { bodiesNotKeptNote, LogThreadClient, type LogThreadOptions } from '../../../proxy/store/write/logThreadClient.ts';
 import { SUMMARY_ROW_PATH } from '../../../proxy/store/write/unwrittenRows.ts';
 import { capturedBodies, endEvent, startEvent } from '../../support/lifecycleEvents.ts';
@@ -36,6 +37,24 @@ describe('LogThreadClient', () => {
     client.enqueue(startEvent('after'));
     await expect(client.flush()).resolves.toBeUndefined();
     await expect(client.close()).resolves.toBeUndefined();
+  });
+
+  it("has this thread's reclaimer trim once the log thread says it released memory", async () => {
+    const trim = vi.fn();
+    // Trims only when asked: it never collects, and idle at every check.
+    const options = { ...DEFAULT_RECLAIM_OPTIONS, checkIntervalMs: 10, maxIdleUtilization: 1, startupCollectionMs: null };
+    const reclaimer = startMemoryReclaimer(() => false, options, null, trim);
+    const errors: unknown[] = [];
+    const client = clientWith({ threadUrl: new URL('./fixtures/releasingLogThread.ts', import.meta.url) }, errors);
+    try {
+      // The thread says `released` before it answers the flush.
+      await client.flush();
+      await expect.poll(() => trim.mock.calls.length, { timeout: 10_000 }).toBe(1);
+    } finally {
+      reclaimer.stop();
+      await client.close();
+    }
+    expect(errors).toEqual([]);
   });
 
   it('answers a flush once everything posted before it is written', async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ANONYMOUS_CLIENT, BurstGuard, burstGuardOptionsFrom } from '../../../proxy/spend/burstGuard.ts';
+import { ANONYMOUS_CLIENT, BurstGuard, burstGuardOptionsFrom, UNREACHABLE_REQUEST_COUNT } from '../../../proxy/spend/burstGuard.ts';
 
 const T0 = 1_000_000;
 
@@ -72,6 +72,25 @@ describe('BurstGuard with limits read at each request', () => {
     expect(guard.admit('agent', 2)?.message).toContain('3 requests within 60 s (limit 2)');
     maxRequests = 100;
     expect(guard.admit('agent', 3)?.errorClass).toBe('client_paused');
+  });
+
+  // A limit no count reaches keeps no request times: a limit lowered afterwards counts only what
+  // follows its edit. A reachable limit keeps them all, so the same lowering pauses the client.
+  it.each([
+    { name: 'Infinity, the count turned off', limits: [Number.POSITIVE_INFINITY], paused: false },
+    { name: 'the longest array’s length', limits: [UNREACHABLE_REQUEST_COUNT], paused: false },
+    { name: 'one below it, reachable', limits: [UNREACHABLE_REQUEST_COUNT - 1], paused: true },
+    { name: 'raised past reach: the times held so far go', limits: [10, Number.POSITIVE_INFINITY], paused: false },
+    { name: 'raised within reach', limits: [10, 1000], paused: true },
+  ])('a limit no count reaches, then lowered to 2: $name', ({ limits, paused }) => {
+    let maxRequests = 2;
+    const guard = new BurstGuard(() => ({ maxRequests }));
+    for (const [phase, limit] of limits.entries()) {
+      maxRequests = limit;
+      expect(sendRequests(guard, 'agent', 3, T0 + phase * 100, 10)).toEqual([null, null, null]);
+    }
+    maxRequests = 2;
+    expect(guard.admit('agent', T0 + 1_000)?.errorClass ?? null).toBe(paused ? 'client_paused' : null);
   });
 
   it('takes the config file’s per-minute limits', () => {

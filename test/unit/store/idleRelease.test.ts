@@ -1,19 +1,12 @@
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { releaseIdleMemory } from '../../../proxy/store/write/idleRelease.ts';
+import { mallocInUseBytes } from '../../support/mallocInUse.ts';
 
 const MiB = 1024 * 1024;
-const koffi = createRequire(import.meta.url)('koffi') as typeof import('koffi');
-// The suite runs on Linux with glibc (Debian here and in CI): mallinfo2 sums every arena's blocks in use.
-const libc = koffi.load('libc.so.6');
-const MALLINFO2_FIELDS = ['arena', 'ordblks', 'smblks', 'hblks', 'hblkhd', 'usmblks', 'fsmblks', 'uordblks', 'fordblks', 'keepcost'];
-koffi.struct('mallinfo2', Object.fromEntries(MALLINFO2_FIELDS.map((field) => [field, 'size_t'])));
-const mallinfo2 = libc.func('mallinfo2 mallinfo2()') as () => { uordblks: number | bigint };
-const mallocInUseBytes = (): number => Number(mallinfo2().uordblks);
 
 let dataDir = '';
 let db: DatabaseSync | null = null;

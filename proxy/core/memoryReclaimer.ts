@@ -32,11 +32,6 @@ export interface ReclaimOptions {
    * for 25; 16 MB of RSS came back, at 30-45 ms of CPU once). Null: none.
    */
   startupCollectionMs: number | null;
-  /**
-   * Also release (`releaseFreed`) once per idle spell when no collection is due: a burst too small
-   * to grow the heap 16 MB can still fill caches outside it (the log thread's SQLite pages).
-   */
-  releaseEachIdleSpell: boolean;
 }
 
 export const DEFAULT_RECLAIM_OPTIONS: ReclaimOptions = {
@@ -45,7 +40,6 @@ export const DEFAULT_RECLAIM_OPTIONS: ReclaimOptions = {
   maxIdleUtilization: 0.05,
   idleIntervals: 6,
   startupCollectionMs: 250,
-  releaseEachIdleSpell: false,
 };
 
 export interface ReclaimState {
@@ -137,8 +131,6 @@ export function startMemoryReclaimer(
   // The start-up's garbage is collected at the first idle look, the early one or a regular one.
   let startupPending = options.startupCollectionMs !== null;
   let releasePending = false;
-  // Whether this idle spell's release ran; none is owed before the thread was first busy.
-  let spellReleased = true;
   const run = (): void => {
     collect?.();
     releasePending = releaseFreed !== null;
@@ -159,22 +151,15 @@ export function startMemoryReclaimer(
     baselineBytes = Math.min(baselineBytes, heapTotalBytes);
     const idle = isIdle(utilization, busy(), options);
     idleIntervals = idle ? idleIntervals + 1 : 0;
-    if (!idle) spellReleased = false;
     // Before the collection, so what it lets go of is collected with the rest.
     if (idleIntervals >= options.idleIntervals) whileLongIdle?.();
     if ((releasePending || trimAsked) && idle && releaseFreed !== null) {
       releasePending = false;
       trimAsked = false;
-      spellReleased = true;
       releaseFreed();
     }
-    const collectNow =
-      collect !== null && ((startupPending && idle) || shouldReclaim({ heapTotalBytes, baselineBytes, idleIntervals }, options));
-    if (collectNow) run();
-    else if (options.releaseEachIdleSpell && !spellReleased && idleIntervals >= options.idleIntervals && releaseFreed !== null) {
-      spellReleased = true;
-      releaseFreed();
-    }
+    if (collect === null) return;
+    if ((startupPending && idle) || shouldReclaim({ heapTotalBytes, baselineBytes, idleIntervals }, options)) run();
   }, options.checkIntervalMs);
   timer.unref();
   let startupUtilization = performance.eventLoopUtilization();

@@ -71,7 +71,6 @@ describe('startMemoryReclaimer', () => {
       maxIdleUtilization: 1,
       idleIntervals: 2,
       startupCollectionMs: null,
-      releaseEachIdleSpell: false,
     };
     const reclaimer = startMemoryReclaimer(() => busy, options, collect);
     vi.advanceTimersByTime(3_000);
@@ -152,60 +151,6 @@ describe('startMemoryReclaimer', () => {
     vi.advanceTimersByTime(1_000);
     expect(releaseFreed).toHaveBeenCalledTimes(1);
     expect(collect).toHaveBeenCalledTimes(1);
-    reclaimer.stop();
-  });
-
-  // busy per check; releases counted after each check. Never collects: the release is the idle spell's own.
-  it.each([
-    { name: 'once per idle spell, none before the first busy check', releaseEachIdleSpell: true, releases: [0, 0, 0, 0, 1, 1, 1, 1, 2] },
-    { name: 'only after a collection when not asked to', releaseEachIdleSpell: false, releases: [0, 0, 0, 0, 0, 0, 0, 0, 0] },
-  ])('releases without a collection: $name', ({ releaseEachIdleSpell, releases }) => {
-    vi.useFakeTimers();
-    const releaseFreed = vi.fn();
-    const busyAtCheck = [false, false, true, true, false, false, false, true, false];
-    let check = 0;
-    const options = {
-      ...DEFAULT_RECLAIM_OPTIONS,
-      checkIntervalMs: 1_000,
-      minGrowthBytes: Number.MAX_SAFE_INTEGER,
-      maxIdleUtilization: 1,
-      idleIntervals: 1,
-      startupCollectionMs: null,
-      releaseEachIdleSpell,
-    };
-    const reclaimer = startMemoryReclaimer(() => busyAtCheck[check] ?? false, options, vi.fn(), releaseFreed);
-    const seen: number[] = [];
-    for (check = 0; check < busyAtCheck.length; check += 1) {
-      vi.advanceTimersByTime(1_000);
-      seen.push(releaseFreed.mock.calls.length);
-    }
-    expect(seen).toEqual(releases);
-    reclaimer.stop();
-  });
-
-  it('runs the long-idle work at every check once idle for the checks it asks for, never while busy, before a due collection', () => {
-    vi.useFakeTimers();
-    const order: string[] = [];
-    const busyAtCheck = [true, false, false, false, true, false, false];
-    let check = 0;
-    const options = {
-      ...DEFAULT_RECLAIM_OPTIONS,
-      checkIntervalMs: 1_000,
-      minGrowthBytes: -Number.MAX_SAFE_INTEGER,
-      maxIdleUtilization: 1,
-      idleIntervals: 2,
-      startupCollectionMs: null,
-    };
-    const reclaimer = startMemoryReclaimer(
-      () => busyAtCheck[check] ?? false,
-      options,
-      () => order.push(`collect ${check}`),
-      null,
-      () => order.push(`idle work ${check}`),
-    );
-    for (check = 0; check < busyAtCheck.length; check += 1) vi.advanceTimersByTime(1_000);
-    // Idle at checks 1-3 and 5-6: the second idle check in a row and each after it; a collection resets the count.
-    expect(order).toEqual(['idle work 2', 'collect 2', 'idle work 6', 'collect 6']);
     reclaimer.stop();
   });
 

@@ -1,7 +1,7 @@
 import { once } from 'node:events';
 import { Worker } from 'node:worker_threads';
 import { afterEach, describe, expect, it } from 'vitest';
-import { lowerThreadPriority } from '../../../proxy/store/threadPriority.ts';
+import { BACKGROUND_PRIORITY_ENV, backgroundPriority, lowerThreadPriority } from '../../../proxy/store/threadPriority.ts';
 import { niceOfThreads, policyOfThreads, SCHED_IDLE } from '../../support/procStat.ts';
 
 const SCHED_OTHER = 0;
@@ -44,5 +44,25 @@ describe('lowerThreadPriority', () => {
     }
     expect(niceOfThreads(name)).toEqual([19]);
     expect(policyOfThreads(name)).toEqual([SCHED_OTHER]);
+  });
+
+  it('with `nice`, lowers the thread to nice 19 and leaves its policy normal', async () => {
+    const name = 'alk-prio-nice';
+    await startIdleWorker(name);
+
+    expect(await lowerThreadPriority(name, 'nice')).toBe(0);
+
+    expect(niceOfThreads(name)).toEqual([19]);
+    expect(policyOfThreads(name)).toEqual([SCHED_OTHER]);
+  });
+});
+
+describe('backgroundPriority', () => {
+  it.each([
+    ['idle', 'idle'],
+    ['nice', 'nice'],
+    ['normal', 'normal'],
+  ] as const)(`takes ${BACKGROUND_PRIORITY_ENV}=%s as %s`, (value, expected) => {
+    expect(backgroundPriority({ [BACKGROUND_PRIORITY_ENV]: value })).toBe(expected);
   });
 });

@@ -39,7 +39,7 @@ export type BackgroundPriority = 'idle' | 'nice' | 'normal';
  * only: elsewhere there is no per-thread priority to set from Node. Resolves with how many
  * threads were moved to SCHED_IDLE.
  */
-export async function lowerThreadPriority(name: string, priority: Exclude<BackgroundPriority, 'normal'> = 'idle'): Promise<number> {
+export async function lowerThreadPriority(name: string, priority: Exclude<BackgroundPriority, 'normal'>): Promise<number> {
   if (process.platform !== 'linux') return 0;
   const threadIds = threadIdsNamed(name);
   for (const threadId of threadIds) {
@@ -56,13 +56,17 @@ export async function lowerThreadPriority(name: string, priority: Exclude<Backgr
 }
 
 /**
- * `normal` keeps background threads at normal priority: where the cores never go idle (a CI runner
- * shared with other jobs, the test suite under full load) a lowered thread runs only a sliver of
- * the time, so the log would be written only once the load drops. `nice` or `idle` chooses how low
- * (BackgroundPriority); unset or anything else, the default.
+ * Background threads run at normal priority unless this says `nice` or `idle`. Lowered, the log
+ * thread ran only a sliver of the time while other work held the cores (a build beside the
+ * agents), and forwarding slept on locks it held meanwhile: its message port's queue, V8's
+ * platform task queue. Under `stress-ng --cpu 2` with agent-like requests (five alternated
+ * triples, 2026-11-26, DESIGN.md) the added p99 to the first streamed byte was 464-783 ms at
+ * `idle`, 142-439 at `nice`, 63-173 at `normal`; the forwarding thread's longest sleep 492-1074,
+ * 287-902 and 37-210 ms. Lowered, the log falls behind a load that takes every core instead of
+ * sharing the cores with forwarding, for whoever prefers that.
  */
 export const BACKGROUND_PRIORITY_ENV = 'AIRLOCK_BACKGROUND_PRIORITY';
-const DEFAULT_BACKGROUND_PRIORITY: BackgroundPriority = 'idle';
+const DEFAULT_BACKGROUND_PRIORITY: BackgroundPriority = 'normal';
 
 /** The priority AIRLOCK_BACKGROUND_PRIORITY asks for, or the default. */
 export function backgroundPriority(env: NodeJS.ProcessEnv = process.env): BackgroundPriority {
@@ -72,7 +76,7 @@ export function backgroundPriority(env: NodeJS.ProcessEnv = process.env): Backgr
 
 /**
  * Starts a worker thread for background work: named `name` (at most 15 characters on Linux),
- * lowered to backgroundPriority() once it runs, and unref'd so it never keeps the process alive
+ * lowered once it runs if backgroundPriority() says so, and unref'd so it never keeps the process alive
  * (whoever awaits its exit refs it first).
  */
 export function startBackgroundWorker(script: string | URL, options: WorkerOptions & { name: string }): Worker {

@@ -25,7 +25,7 @@ describe('lowerThreadPriority', () => {
     expect(niceOfThreads(name)).toEqual([0]);
     expect(policyOfThreads(name)).toEqual([SCHED_OTHER]);
 
-    expect(await lowerThreadPriority(name)).toBe(1);
+    expect(await lowerThreadPriority(name, 'idle')).toBe(1);
 
     expect(niceOfThreads(name)).toEqual([19]);
     expect(policyOfThreads(name)).toEqual([SCHED_IDLE]);
@@ -38,7 +38,7 @@ describe('lowerThreadPriority', () => {
     const path = process.env.PATH;
     process.env.PATH = '/nonexistent';
     try {
-      expect(await lowerThreadPriority(name)).toBe(0);
+      expect(await lowerThreadPriority(name, 'idle')).toBe(0);
     } finally {
       process.env.PATH = path;
     }
@@ -64,5 +64,10 @@ describe('backgroundPriority', () => {
     ['normal', 'normal'],
   ] as const)(`takes ${BACKGROUND_PRIORITY_ENV}=%s as %s`, (value, expected) => {
     expect(backgroundPriority({ [BACKGROUND_PRIORITY_ENV]: value })).toBe(expected);
+  });
+
+  it('is normal when the variable is unset or says something else, as lowered threads stalled forwarding on a busy machine', () => {
+    expect(backgroundPriority({})).toBe('normal');
+    expect(backgroundPriority({ [BACKGROUND_PRIORITY_ENV]: 'lowest' })).toBe('normal');
   });
 });

@@ -7,14 +7,6 @@ import { defineConfig } from 'vitest/config';
  */
 const EVENT_WAIT_LIMIT = { timeout: 30_000, interval: 50 };
 
-/**
- * The log's threads at normal priority in every Airlock the tests start, child processes
- * included: idle-scheduled, they ran only a sliver of the time while other work held both cores,
- * and a test waiting for a log write waited for the machine to go quiet. Their priority itself is
- * tested on its own (test/integration/store/walCheckpointer.test.ts, threadPriority.test.ts).
- */
-const TEST_ENV = { AIRLOCK_BACKGROUND_PRIORITY: 'normal' };
-
 // One project per kind of test (see DESIGN.md); `npm test` runs unit, integration and e2e here,
 // and the keychain project inside a private D-Bus session (test/keychain/run.sh).
 export default defineConfig({
@@ -34,7 +26,6 @@ export default defineConfig({
         test: {
           name: 'integration',
           include: ['test/integration/**/*.test.ts'],
-          env: TEST_ENV,
           expect: { poll: EVENT_WAIT_LIMIT },
           testTimeout: 30_000,
           hookTimeout: 30_000,
@@ -45,7 +36,6 @@ export default defineConfig({
         test: {
           name: 'e2e',
           include: ['test/e2e/**/*.test.ts'],
-          env: TEST_ENV,
           expect: { poll: EVENT_WAIT_LIMIT },
           testTimeout: 60_000,
           hookTimeout: 60_000,
@@ -56,7 +46,6 @@ export default defineConfig({
         test: {
           name: 'keychain',
           include: ['test/keychain/**/*.test.ts'],
-          env: TEST_ENV,
           testTimeout: 30_000,
           fileParallelism: false,
         },

@@ -96,7 +96,7 @@ let trimAsked = false;
  * Asks this thread's trimming reclaimer (the forwarding thread's: the others pass no releaseFreed)
  * to hand glibc's free pages back at its next idle check. Memory other threads free (a stopped
  * thread's heap, the log thread's page cache) stays resident until a trim, and a trim holds the
- * allocator's locks, which forwarding shares: a thread at SCHED_IDLE, or one stopping under load,
+ * allocator's locks, which forwarding shares: a lowered background thread, or one stopping under load,
  * must not hold them, so only the forwarding thread trims, and only while idle.
  */
 export function trimWhenIdle(): void {

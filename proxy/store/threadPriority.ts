@@ -26,15 +26,20 @@ function scheduleWhenIdle(threadId: number): Promise<boolean> {
 }
 
 /**
- * Lowers every thread of this process named `name` (Node names a worker's OS thread after its
- * `name` option) so it runs on CPU time nothing else wants. First nice 19, then the SCHED_IDLE
- * policy, which the kernel preempts as soon as anything else wants the core. With both cores busy
- * forwarding (the bench at concurrency 50), logging on kept a median 4 points more throughput
- * idle-scheduled than at nice 19 (five paired runs: 2 to 18). Node has no call for a scheduling
- * policy, so `chrt` sets it; where it is missing the thread stays at nice 19. Linux only: elsewhere there is no per-thread priority to
- * set from Node. Resolves with how many threads were moved to SCHED_IDLE.
+ * How low background threads run: `idle` is nice 19 and then the SCHED_IDLE policy, which the
+ * kernel preempts as soon as anything else wants the core; `nice` is nice 19 alone; `normal`
+ * leaves them as started.
  */
-export async function lowerThreadPriority(name: string): Promise<number> {
+export type BackgroundPriority = 'idle' | 'nice' | 'normal';
+
+/**
+ * Lowers every thread of this process named `name` (Node names a worker's OS thread after its
+ * `name` option): nice 19, then with `idle` the SCHED_IDLE policy. Node has no call for a
+ * scheduling policy, so `chrt` sets it; where it is missing the thread stays at nice 19. Linux
+ * only: elsewhere there is no per-thread priority to set from Node. Resolves with how many
+ * threads were moved to SCHED_IDLE.
+ */
+export async function lowerThreadPriority(name: string, priority: Exclude<BackgroundPriority, 'normal'>): Promise<number> {
   if (process.platform !== 'linux') return 0;
   const threadIds = threadIdsNamed(name);
   for (const threadId of threadIds) {
@@ -45,25 +50,39 @@ export async function lowerThreadPriority(name: string): Promise<number> {
       // The thread ended since it was listed: nothing to lower.
     }
   }
+  if (priority === 'nice') return 0;
   const moved = await Promise.all(threadIds.map(scheduleWhenIdle));
   return moved.filter(Boolean).length;
 }
 
 /**
- * Set to `normal` to keep background threads at normal priority. Where the cores never go idle
- * (a CI runner shared with other jobs, the test suite under full load) an idle-priority thread
- * runs only a sliver of the time, so the log would be written only once the load drops.
+ * Background threads run at normal priority unless this says `nice` or `idle`. Lowered, the log
+ * thread ran only a sliver of the time while other work held the cores (a build beside the
+ * agents), and forwarding slept on locks it held meanwhile: its message port's queue, V8's
+ * platform task queue. Under `stress-ng --cpu 2` with agent-like requests (five alternated
+ * triples, 2026-11-26, DESIGN.md) the added p99 to the first streamed byte was 464-783 ms at
+ * `idle`, 142-439 at `nice`, 63-173 at `normal`; the forwarding thread's longest sleep 492-1074,
+ * 287-902 and 37-210 ms. Lowered, the log falls behind a load that takes every core instead of
+ * sharing the cores with forwarding, for whoever prefers that.
  */
 export const BACKGROUND_PRIORITY_ENV = 'AIRLOCK_BACKGROUND_PRIORITY';
+const DEFAULT_BACKGROUND_PRIORITY: BackgroundPriority = 'normal';
+
+/** The priority AIRLOCK_BACKGROUND_PRIORITY asks for, or the default. */
+export function backgroundPriority(env: NodeJS.ProcessEnv = process.env): BackgroundPriority {
+  const value = env[BACKGROUND_PRIORITY_ENV];
+  return value === 'idle' || value === 'nice' || value === 'normal' ? value : DEFAULT_BACKGROUND_PRIORITY;
+}
 
 /**
- * Starts a worker thread for background work: named `name` (at most 15 characters on Linux), at
- * the lowest priority once it runs (unless AIRLOCK_BACKGROUND_PRIORITY=normal), and unref'd so it
- * never keeps the process alive (whoever awaits its exit refs it first).
+ * Starts a worker thread for background work: named `name` (at most 15 characters on Linux),
+ * lowered once it runs if backgroundPriority() says so, and unref'd so it never keeps the process alive
+ * (whoever awaits its exit refs it first).
  */
 export function startBackgroundWorker(script: string | URL, options: WorkerOptions & { name: string }): Worker {
   const worker = new Worker(script, options);
   worker.unref();
-  if (process.env[BACKGROUND_PRIORITY_ENV] !== 'normal') worker.once('online', () => void lowerThreadPriority(options.name));
+  const priority = backgroundPriority();
+  if (priority !== 'normal') worker.once('online', () => void lowerThreadPriority(options.name, priority));
   return worker;
 }

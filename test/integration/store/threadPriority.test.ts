@@ -1,7 +1,7 @@
 import { once } from 'node:events';
 import { Worker } from 'node:worker_threads';
 import { afterEach, describe, expect, it } from 'vitest';
-import { lowerThreadPriority } from '../../../proxy/store/threadPriority.ts';
+import { BACKGROUND_PRIORITY_ENV, backgroundPriority, lowerThreadPriority } from '../../../proxy/store/threadPriority.ts';
 import { niceOfThreads, policyOfThreads, SCHED_IDLE } from '../../support/procStat.ts';
 
 const SCHED_OTHER = 0;
@@ -25,7 +25,7 @@ describe('lowerThreadPriority', () => {
     expect(niceOfThreads(name)).toEqual([0]);
     expect(policyOfThreads(name)).toEqual([SCHED_OTHER]);
 
-    expect(await lowerThreadPriority(name)).toBe(1);
+    expect(await lowerThreadPriority(name, 'idle')).toBe(1);
 
     expect(niceOfThreads(name)).toEqual([19]);
     expect(policyOfThreads(name)).toEqual([SCHED_IDLE]);
@@ -38,11 +38,36 @@ describe('lowerThreadPriority', () => {
     const path = process.env.PATH;
     process.env.PATH = '/nonexistent';
     try {
-      expect(await lowerThreadPriority(name)).toBe(0);
+      expect(await lowerThreadPriority(name, 'idle')).toBe(0);
     } finally {
       process.env.PATH = path;
     }
     expect(niceOfThreads(name)).toEqual([19]);
     expect(policyOfThreads(name)).toEqual([SCHED_OTHER]);
+  });
+
+  it('with `nice`, lowers the thread to nice 19 and leaves its policy normal', async () => {
+    const name = 'alk-prio-nice';
+    await startIdleWorker(name);
+
+    expect(await lowerThreadPriority(name, 'nice')).toBe(0);
+
+    expect(niceOfThreads(name)).toEqual([19]);
+    expect(policyOfThreads(name)).toEqual([SCHED_OTHER]);
+  });
+});
+
+describe('backgroundPriority', () => {
+  it.each([
+    ['idle', 'idle'],
+    ['nice', 'nice'],
+    ['normal', 'normal'],
+  ] as const)(`takes ${BACKGROUND_PRIORITY_ENV}=%s as %s`, (value, expected) => {
+    expect(backgroundPriority({ [BACKGROUND_PRIORITY_ENV]: value })).toBe(expected);
+  });
+
+  it('is normal when the variable is unset or says something else, as lowered threads stalled forwarding on a busy machine', () => {
+    expect(backgroundPriority({})).toBe('normal');
+    expect(backgroundPriority({ [BACKGROUND_PRIORITY_ENV]: 'lowest' })).toBe('normal');
   });
 });

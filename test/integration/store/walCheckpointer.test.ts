@@ -56,10 +56,10 @@ describe('startWalCheckpointer', () => {
     expect(errors).toEqual([]);
   });
 
-  it('runs at the lowest priority, as background work', async () => {
+  it(`runs at nice 19 and the idle policy with ${BACKGROUND_PRIORITY_ENV}=idle`, async () => {
     const path = join(dir(), 'log.db');
     const writer = openWriterWithoutCheckpoints(path);
-    const checkpointer = withBackgroundPriority(undefined, () =>
+    const checkpointer = withBackgroundPriority('idle', () =>
       startWalCheckpointer(path, { intervalMs: 5, onError: () => undefined, onStopped: () => undefined }),
     );
     try {
@@ -71,10 +71,25 @@ describe('startWalCheckpointer', () => {
     }
   });
 
-  it(`stays at normal priority with ${BACKGROUND_PRIORITY_ENV}=normal, for machines whose cores never go idle`, async () => {
+  it(`runs at nice 19 alone with ${BACKGROUND_PRIORITY_ENV}=nice`, async () => {
     const path = join(dir(), 'log.db');
     const writer = openWriterWithoutCheckpoints(path);
-    const checkpointer = withBackgroundPriority('normal', () =>
+    const checkpointer = withBackgroundPriority('nice', () =>
+      startWalCheckpointer(path, { intervalMs: 5, onError: () => undefined, onStopped: () => undefined }),
+    );
+    try {
+      await expect.poll(() => niceOfThreads(CHECKPOINT_THREAD_NAME)).toEqual([19]);
+      expect(policyOfThreads(CHECKPOINT_THREAD_NAME)).toEqual([SCHED_OTHER]);
+    } finally {
+      await checkpointer.close();
+      writer.close();
+    }
+  });
+
+  it('stays at normal priority by default', async () => {
+    const path = join(dir(), 'log.db');
+    const writer = openWriterWithoutCheckpoints(path);
+    const checkpointer = withBackgroundPriority(undefined, () =>
       startWalCheckpointer(path, { intervalMs: 5, onError: () => undefined, onStopped: () => undefined }),
     );
     try {

@@ -11,9 +11,7 @@ import { TranslationThread } from '../forward/translation/translationThreadClien
 import { closeUpstreamAgents } from '../forward/upstreamClient.ts';
 import { CAPTURE_LIMIT_BYTES, CONTROL_PREFIX, DEFAULT_HOST } from '../contracts/defaults.ts';
 import { answerUnexpectedError, createRequestDispatch } from './requestDispatch.ts';
-import { compactingCollector, DEFAULT_RECLAIM_OPTIONS, startMemoryReclaimer, trimWhenIdle } from '../core/memoryReclaimer.ts';
-import { glibcMallocTrim } from '../core/mallocTrim.ts';
-import { closeSpareHttpParsers } from './spareParsers.ts';
+import { startForwardingReclaimer } from './forwardingReclaimer.ts';
 
 export interface ServerOptions {
   host?: string;
@@ -71,17 +69,7 @@ export async function startServer(options: ServerOptions): Promise<ProxyHandle> 
   let paused = false;
   let port = options.port;
   const translation = options.translation ?? new TranslationThread();
-  // A burst's heap is given back once no request is in flight and the loop is idle, and so are
-  // node:http's spare parsers (their malloc trimmed at the same check).
-  const reclaimer = startMemoryReclaimer(
-    () => inFlight.size > 0,
-    DEFAULT_RECLAIM_OPTIONS,
-    compactingCollector(),
-    glibcMallocTrim(),
-    () => {
-      if (closeSpareHttpParsers() > 0) trimWhenIdle();
-    },
-  );
+  const reclaimer = startForwardingReclaimer(() => inFlight.size > 0);
 
   const app = express();
   app.disable('x-powered-by');

@@ -1,6 +1,8 @@
 import { Agent, createServer, get, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
+import { DEFAULT_RECLAIM_OPTIONS } from '../../../proxy/core/memoryReclaimer.ts';
+import { startForwardingReclaimer } from '../../../proxy/http/forwardingReclaimer.ts';
 import { closeSpareHttpParsers } from '../../../proxy/http/spareParsers.ts';
 import { mallocInUseBytes } from '../../support/mallocInUse.ts';
 
@@ -58,5 +60,27 @@ describe('closeSpareHttpParsers', () => {
     expect(heldBytes - mallocInUseBytes()).toBeGreaterThan(CONNECTIONS * 5 * 1024);
     expect(closeSpareHttpParsers()).toBe(0);
     expect(await burst(port, 2)).toEqual(['ok', 'ok']);
+  });
+
+  it("is what the forwarding thread's reclaimer does once it has been idle for its checks", async () => {
+    const port = await listen();
+    await burst(port, CONNECTIONS);
+    const heldBytes = mallocInUseBytes();
+    // Idle at every check, from the first; never a collection, so only the parsers' close frees this much.
+    const options = {
+      ...DEFAULT_RECLAIM_OPTIONS,
+      checkIntervalMs: 10,
+      idleIntervals: 1,
+      maxIdleUtilization: 1,
+      minGrowthBytes: Number.MAX_SAFE_INTEGER,
+      startupCollectionMs: null,
+    };
+    const reclaimer = startForwardingReclaimer(() => false, options);
+    try {
+      await expect.poll(() => heldBytes - mallocInUseBytes(), { timeout: 10_000 }).toBeGreaterThan(CONNECTIONS * 5 * 1024);
+    } finally {
+      reclaimer.stop();
+    }
+    expect(closeSpareHttpParsers()).toBe(0);
   });
 });

@@ -154,6 +154,32 @@ describe('startMemoryReclaimer', () => {
     reclaimer.stop();
   });
 
+  it('runs the long-idle work at every check once idle for the checks it asks for, never while busy, before a due collection', () => {
+    vi.useFakeTimers();
+    const order: string[] = [];
+    const busyAtCheck = [true, false, false, false, true, false, false];
+    let check = 0;
+    const options = {
+      ...DEFAULT_RECLAIM_OPTIONS,
+      checkIntervalMs: 1_000,
+      minGrowthBytes: -Number.MAX_SAFE_INTEGER,
+      maxIdleUtilization: 1,
+      idleIntervals: 2,
+      startupCollectionMs: null,
+    };
+    const reclaimer = startMemoryReclaimer(
+      () => busyAtCheck[check] ?? false,
+      options,
+      () => order.push(`collect ${check}`),
+      null,
+      () => order.push(`idle work ${check}`),
+    );
+    for (check = 0; check < busyAtCheck.length; check += 1) vi.advanceTimersByTime(1_000);
+    // Idle at checks 1-3 and 5-6: the second idle check in a row and each after it; a collection resets the count.
+    expect(order).toEqual(['idle work 2', 'collect 2', 'idle work 6', 'collect 6']);
+    reclaimer.stop();
+  });
+
   it('trims when another part asks (a stopped thread, the log thread), at the next idle check, once; a reclaimer that cannot trim ignores it', () => {
     vi.useFakeTimers();
     const trim = vi.fn();

@@ -2,8 +2,8 @@ import { defineConfig } from 'vitest/config';
 
 /**
  * How long a test may wait for an event it polls for (a row written, a page shown) before it
- * fails. A bound for a hung wait, never a measure of speed: with both cores busy the log thread,
- * which yields to any other work, and a child process starting take many times longer than idle.
+ * fails. A bound for a hung wait, never a measure of speed: with both cores busy the log thread
+ * and a child process starting take many times longer than idle.
  */
 const EVENT_WAIT_LIMIT = { timeout: 30_000, interval: 50 };
 

@@ -25,6 +25,8 @@ export class TimedQueue<T> {
 
   /** Drops every entry, keeping no storage for them. */
   clear(): void {
+    // Called per request where nothing is counted: an empty queue keeps its array.
+    if (this.#entries.length === 0) return;
     this.#entries = [];
     this.#head = 0;
   }

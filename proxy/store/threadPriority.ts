@@ -68,10 +68,19 @@ export async function lowerThreadPriority(name: string, priority: Exclude<Backgr
 export const BACKGROUND_PRIORITY_ENV = 'AIRLOCK_BACKGROUND_PRIORITY';
 const DEFAULT_BACKGROUND_PRIORITY: BackgroundPriority = 'normal';
 
-/** The priority AIRLOCK_BACKGROUND_PRIORITY asks for, or the default. */
+let unknownPrioritySaid = false;
+
+/** The priority AIRLOCK_BACKGROUND_PRIORITY asks for, or the default; a value it does not know is said once. */
 export function backgroundPriority(env: NodeJS.ProcessEnv = process.env): BackgroundPriority {
   const value = env[BACKGROUND_PRIORITY_ENV];
-  return value === 'idle' || value === 'nice' || value === 'normal' ? value : DEFAULT_BACKGROUND_PRIORITY;
+  if (value === 'idle' || value === 'nice' || value === 'normal') return value;
+  if (value !== undefined && value !== '' && !unknownPrioritySaid) {
+    unknownPrioritySaid = true;
+    process.emitWarning(
+      `${BACKGROUND_PRIORITY_ENV}=${value} is not a priority Airlock knows (normal, nice or idle): background threads run at ${DEFAULT_BACKGROUND_PRIORITY} priority.`,
+    );
+  }
+  return DEFAULT_BACKGROUND_PRIORITY;
 }
 
 /**

@@ -29,7 +29,7 @@ const WARMUP_REQUESTS = 2_000;
 /**
  * c=`concurrency` non-streamed chat for `loadMs` against the logged Airlock, its RSS sampled every
  * second; then its RSS once quiet and `settleMs` after the load. The bench's 2 s runs end before the
- * log thread's backlog shows: at the lowest priority it gets no CPU while the load lasts.
+ * log thread's backlog shows: the load leaves it less CPU than its writes need.
  */
 export async function measureSaturation(
   proxy: ChildServer,

@@ -157,8 +157,8 @@ export async function measureOpenStreams(proxy: ChildServer, count: number, firs
   const abort = new AbortController();
   try {
     await runChatLoad({ pool, concurrency: 20, count: 200, maxMs: 5_000 });
-    // The log thread runs at the lowest priority: on a busy machine it was still writing the warm-up
-    // requests while the streams opened, and its heap's growth for them counted as the streams'.
+    // On a busy machine the log thread was still writing the warm-up requests while the streams
+    // opened, and its heap's growth for them counted as the streams'.
     await proxy.flushLog();
     const rssBeforeBytes = await proxy.collectAndReadRss();
     let firstBytes = 0;

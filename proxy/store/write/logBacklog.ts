@@ -4,8 +4,8 @@ import { applyRowEvent, rowFromStart } from './rowDraft.ts';
 import { addEntry, addRow, type SpendEntry } from './unwrittenSpend.ts';
 
 /**
- * What the main thread does with the log's events while the log thread is behind (it runs at the
- * lowest priority, so a load that takes every core starves it): `post` them whole, post them
+ * What the main thread does with the log's events while the log thread is behind (a load that
+ * takes every core, or a slow disk): `post` them whole, post them
  * `withoutBodies`, or `fold` requests into their spend per day, profile, client and model instead
  * of rows of their own. Pure, so the thresholds are tested as a table.
  */

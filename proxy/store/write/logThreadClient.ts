@@ -19,8 +19,9 @@ const MAX_RESTARTS = 3;
 /** The OS thread's name (at most 15 characters on Linux), by which its priority is lowered. */
 const LOG_THREAD_NAME = 'airlock-log';
 /**
- * The thread runs at the lowest priority, so under a load that takes every core it falls behind
- * instead of slowing forwarding. What it has not taken in yet is held in memory: past half this
+ * Under a load that leaves the thread less CPU than its writes need (every core taken, a slow
+ * disk, or the thread lowered by AIRLOCK_BACKGROUND_PRIORITY) it falls behind, and what it has
+ * not taken in yet is held in memory: past half this
  * many bytes posted, bodies are no longer sent; past all of it, requests are folded into their
  * spend instead of rows (logBacklog.ts). The user's `logBacklogMiB` setting replaces it.
  */

@@ -87,7 +87,7 @@ describe('kill -9 with streams in flight', () => {
     const { child, port } = await startChild(token);
     const exited = once(child, 'exit');
     await Promise.all(Array.from({ length: STREAMS }, () => openStream(port, token)));
-    // The log writes a stream's in-flight row at its next post, on a thread that yields to any other work.
+    // The log writes a stream's in-flight row at its next post, on its own thread.
     await expect.poll(inFlightRowsWritten).toBe(STREAMS);
     child.kill('SIGKILL');
     await exited;

@@ -1,6 +1,6 @@
 import { once } from 'node:events';
 import { Worker } from 'node:worker_threads';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { BACKGROUND_PRIORITY_ENV, backgroundPriority, lowerThreadPriority } from '../../../proxy/store/threadPriority.ts';
 import { niceOfThreads, policyOfThreads, SCHED_IDLE } from '../../support/procStat.ts';
 
@@ -67,7 +67,19 @@ describe('backgroundPriority', () => {
   });
 
   it('is normal when the variable is unset or says something else, as lowered threads stalled forwarding on a busy machine', () => {
-    expect(backgroundPriority({})).toBe('normal');
-    expect(backgroundPriority({ [BACKGROUND_PRIORITY_ENV]: 'lowest' })).toBe('normal');
+    const warn = vi.spyOn(process, 'emitWarning').mockImplementation(() => undefined);
+    try {
+      expect(backgroundPriority({})).toBe('normal');
+      expect(warn).not.toHaveBeenCalled();
+      expect(backgroundPriority({ [BACKGROUND_PRIORITY_ENV]: 'lowest' })).toBe('normal');
+      expect(backgroundPriority({ [BACKGROUND_PRIORITY_ENV]: 'lowest' })).toBe('normal');
+      // A typo is said once, with what it could be, not taken silently.
+      expect(warn).toHaveBeenCalledTimes(1);
+      expect(String(warn.mock.calls[0]?.[0])).toContain(
+        `${BACKGROUND_PRIORITY_ENV}=lowest is not a priority Airlock knows (normal, nice or idle)`,
+      );
+    } finally {
+      warn.mockRestore();
+    }
   });
 });

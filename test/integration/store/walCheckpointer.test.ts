@@ -78,8 +78,9 @@ describe('startWalCheckpointer', () => {
       startWalCheckpointer(path, { intervalMs: 5, onError: () => undefined, onStopped: () => undefined }),
     );
     try {
+      // That `nice` leaves the policy alone is lowerThreadPriority's test: chrt runs after this
+      // nice value shows, so the policy read here could not tell.
       await expect.poll(() => niceOfThreads(CHECKPOINT_THREAD_NAME)).toEqual([19]);
-      expect(policyOfThreads(CHECKPOINT_THREAD_NAME)).toEqual([SCHED_OTHER]);
     } finally {
       await checkpointer.close();
       writer.close();

@@ -12,19 +12,9 @@ export async function copyInSlices(
 ): Promise<Uint8Array<ArrayBuffer>> {
   const copy = new Uint8Array(byteLength);
   let offset = 0;
-  let sinceYield = 0;
-  for (const chunk of chunks) {
-    for (let start = 0; start < chunk.length; ) {
-      if (sinceYield >= sliceBytes) {
-        await new Promise((resolve) => setImmediate(resolve));
-        sinceYield = 0;
-      }
-      const end = Math.min(chunk.length, start + sliceBytes - sinceYield);
-      copy.set(chunk.subarray(start, end), offset);
-      offset += end - start;
-      sinceYield += end - start;
-      start = end;
-    }
+  for await (const piece of inTurnSlices(chunks, sliceBytes)) {
+    copy.set(piece, offset);
+    offset += piece.length;
   }
   return copy;
 }

@@ -22,11 +22,6 @@ export function closeSpareHttpParsers(): number {
   return closing.length;
 }
 
-/** How many parsers node:http holds for later connections now (0 where its shape differs). */
-export function spareHttpParserCount(): number {
-  return spareParserList()?.length ?? 0;
-}
-
 const requireBuiltin = createRequire(import.meta.url);
 
 function spareParserList(): SpareParser[] | null {

@@ -56,6 +56,16 @@ describe('compactingCollector', () => {
   });
 });
 
+/** Checks every second; any idle loop counts, and a collection is due after two idle checks in a row. */
+const DUE_AFTER_TWO_IDLE_SECONDS = {
+  ...DEFAULT_RECLAIM_OPTIONS,
+  checkIntervalMs: 1_000,
+  minGrowthBytes: -Number.MAX_SAFE_INTEGER,
+  maxIdleUtilization: 1,
+  idleIntervals: 2,
+  startupCollectionMs: null,
+};
+
 describe('startMemoryReclaimer', () => {
   afterEach(() => {
     vi.useRealTimers();
@@ -65,13 +75,7 @@ describe('startMemoryReclaimer', () => {
     vi.useFakeTimers();
     const collect = vi.fn();
     let busy = true;
-    const options = {
-      checkIntervalMs: 1_000,
-      minGrowthBytes: -Number.MAX_SAFE_INTEGER,
-      maxIdleUtilization: 1,
-      idleIntervals: 2,
-      startupCollectionMs: null,
-    };
+    const options = DUE_AFTER_TWO_IDLE_SECONDS;
     const reclaimer = startMemoryReclaimer(() => busy, options, collect);
     vi.advanceTimersByTime(3_000);
     expect(collect).not.toHaveBeenCalled();
@@ -132,14 +136,7 @@ describe('startMemoryReclaimer', () => {
     const collect = vi.fn();
     const releaseFreed = vi.fn();
     let busy = false;
-    const options = {
-      ...DEFAULT_RECLAIM_OPTIONS,
-      checkIntervalMs: 1_000,
-      minGrowthBytes: -Number.MAX_SAFE_INTEGER,
-      maxIdleUtilization: 1,
-      idleIntervals: 2,
-      startupCollectionMs: null,
-    };
+    const options = DUE_AFTER_TWO_IDLE_SECONDS;
     const reclaimer = startMemoryReclaimer(() => busy, options, collect, releaseFreed);
     vi.advanceTimersByTime(2_000);
     expect(collect).toHaveBeenCalledTimes(1);
@@ -159,14 +156,7 @@ describe('startMemoryReclaimer', () => {
     const order: string[] = [];
     const busyAtCheck = [true, false, false, false, true, false, false];
     let check = 0;
-    const options = {
-      ...DEFAULT_RECLAIM_OPTIONS,
-      checkIntervalMs: 1_000,
-      minGrowthBytes: -Number.MAX_SAFE_INTEGER,
-      maxIdleUtilization: 1,
-      idleIntervals: 2,
-      startupCollectionMs: null,
-    };
+    const options = DUE_AFTER_TWO_IDLE_SECONDS;
     const reclaimer = startMemoryReclaimer(
       () => busyAtCheck[check] ?? false,
       options,

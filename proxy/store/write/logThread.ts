@@ -12,6 +12,7 @@ import { clearUnwrittenSpend, hasRoomToRetry, readSavedSpend, saveUnwrittenSpend
 import { checkpointOnOwnConnection, leaveCheckpointsToThread } from './walCheckpointer.ts';
 import { compactingCollector, DEFAULT_RECLAIM_OPTIONS, startMemoryReclaimer } from '../../core/memoryReclaimer.ts';
 import { releaseIdleMemory } from './idleRelease.ts';
+import { forgetRecentPieces } from './recentPieces.ts';
 
 if (parentPort === null) throw new Error('logThread.ts runs as a worker thread only');
 const port = parentPort;
@@ -52,10 +53,15 @@ let lastEventsAtMs = Number.NEGATIVE_INFINITY;
 // thread is asked to trim what it freed (idleRelease.ts), after 30 s without a logged request.
 // Releasing it after every quiet spell, collection or not, was measured at an agent's pace and
 // changed nothing: the bodies that fill the cache also grow the heap past the collection's mark.
+// The pieces kept for the next turns (recentPieces.ts) go before that collection, so it frees them.
+const collect = compactingCollector();
 const reclaimer = startMemoryReclaimer(
   () => performance.now() - lastEventsAtMs < QUIET_BEFORE_RECLAIM_MS,
   { ...DEFAULT_RECLAIM_OPTIONS, idleIntervals: 1 },
-  compactingCollector(),
+  () => {
+    forgetRecentPieces(db);
+    collect?.();
+  },
   () => {
     try {
       releaseIdleMemory(db, () => send({ type: 'released' }));

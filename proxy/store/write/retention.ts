@@ -1,5 +1,6 @@
 import type { DatabaseSync } from 'node:sqlite';
 import { usedDatabaseBytes } from '../schema.ts';
+import { forgetRecentPieces } from './recentPieces.ts';
 
 export interface RetentionPolicy {
   /** Rows (with their figures) older than this are deleted. */
@@ -137,6 +138,15 @@ function compact(db: DatabaseSync): void {
  * Runs off the request path, on the log thread: at open and on a timer.
  */
 export function runRetention(db: DatabaseSync, policy: RetentionPolicy, nowMs: number): RetentionResult {
+  try {
+    return deleteBeyond(db, policy, nowMs);
+  } finally {
+    // Pieces go with the last body holding them: the ids the writer keeps for them may be gone.
+    forgetRecentPieces(db);
+  }
+}
+
+function deleteBeyond(db: DatabaseSync, policy: RetentionPolicy, nowMs: number): RetentionResult {
   let bodiesDeleted = deleteBodiesOlderThan(db, nowMs - policy.bodyMaxAgeDays * DAY_MS);
   let rowsDeleted = deleteRowsOlderThan(db, nowMs - policy.maxAgeDays * DAY_MS);
 

@@ -114,7 +114,9 @@ export class LogWriter {
       }
       writeBodies?.();
       this.db.exec('COMMIT');
+      this.chunks.transactionEnded(true);
     } catch (error) {
+      this.chunks.transactionEnded(false);
       if (this.db.isTransaction) this.db.exec('ROLLBACK');
       throw error;
     }
@@ -123,7 +125,7 @@ export class LogWriter {
   private transactionWithBodies(batch: LogBatch): void {
     // Cut and hashed before the write lock is taken.
     const prepared = batch.bodies.map(({ requestId, record }) => {
-      const pieces = ChunkStore.piecesOf(record.requestBody);
+      const pieces = this.chunks.piecesOf(record.requestBody);
       return { requestId, record: pieces === null ? record : { ...record, requestBody: null }, pieces };
     });
     this.transaction(batch.rows, () => this.insertBodiesOf(prepared));

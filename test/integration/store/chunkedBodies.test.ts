@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { describe, expect, it } from 'vitest';
-import type { RequestLogRow } from '../../../proxy/contracts/log.ts';
+import type { RequestBodiesRecord, RequestLogRow } from '../../../proxy/contracts/log.ts';
 import { recoverDamagedLog } from '../../../proxy/store/logRecovery.ts';
 import { RequestLogQueries } from '../../../proxy/store/read/queries.ts';
 import { DATABASE_FILE_NAME, MIGRATIONS, openLogDatabase, usedDatabaseBytes } from '../../../proxy/store/schema.ts';
@@ -31,23 +31,24 @@ function conversation(turns: number, edit?: { atTurn: number; text: string }, se
   return bodies;
 }
 
+function bodyRecord(requestBody: string | null, responseBody = '{"reply":"ok"}'): RequestBodiesRecord {
+  return {
+    requestHeaders: {},
+    responseHeaders: {},
+    requestBody,
+    requestTruncated: false,
+    responseBody,
+    responseTruncated: false,
+    streamText: null,
+    rawEvents: null,
+    rawEventOffsetsMs: null,
+  };
+}
+
 function write(writer: LogWriter, rows: RequestLogRow[], requestBodies: string[]): void {
   writeOrThrow(writer, {
     rows,
-    bodies: rows.map((row, index) => ({
-      requestId: row.id,
-      record: {
-        requestHeaders: {},
-        responseHeaders: {},
-        requestBody: requestBodies[index] ?? null,
-        requestTruncated: false,
-        responseBody: `{"reply":"${row.id}"}`,
-        responseTruncated: false,
-        streamText: null,
-        rawEvents: null,
-        rawEventOffsetsMs: null,
-      },
-    })),
+    bodies: rows.map((row, index) => ({ requestId: row.id, record: bodyRecord(requestBodies[index] ?? null, `{"reply":"${row.id}"}`) })),
   });
 }
 
@@ -121,6 +122,45 @@ describe('request bodies stored as pieces', () => {
     for (const table of ['body_chunks', 'request_body_chunks', 'request_body_chunk_lists', 'body_chunks_unindexed'])
       expect({ table, rows: count(db, `SELECT COUNT(*) FROM ${table}`) }).toEqual({ table, rows: 0 });
     db.exec("INSERT INTO body_chunks_fts (body_chunks_fts) VALUES ('integrity-check')");
+    db.close();
+  });
+
+  it('are stored again by a later turn once retention deleted them, when the writer had them in hand', () => {
+    const db = openLogDatabase({ dataDir: dataDir() });
+    const queries = new RequestLogQueries(db);
+    const writer = new LogWriter(db);
+    const bodies = conversation(4);
+    const rows = [...turnRows('old', 3, 8), ...turnRows('new', 1, 0)];
+    // One turn a batch, as at an agent's pace: the writer keeps each turn's pieces for the next.
+    for (const index of [0, 1, 2]) write(writer, [rows[index] as RequestLogRow], [bodies[index] ?? '']);
+    expect(runRetention(db, { maxAgeDays: 30, maxTotalBytes: Number.MAX_SAFE_INTEGER, bodyMaxAgeDays: 7 }, NOW_MS).bodiesDeleted).toBe(3);
+    expect(count(db, 'SELECT COUNT(*) FROM body_chunks')).toBe(0);
+
+    write(writer, [rows[3] as RequestLogRow], [bodies[3] ?? '']);
+    expect(queries.getRequest('new-1')?.bodies?.requestBody).toBe(bodies[3]);
+    db.close();
+  });
+
+  it('keep no piece of a batch that was rolled back for the batches after it', () => {
+    const db = openLogDatabase({ dataDir: dataDir() });
+    const queries = new RequestLogQueries(db);
+    const writer = new LogWriter(db);
+    const bodies = conversation(3);
+    const rows = turnRows('turn', 3, 0);
+    write(writer, [rows[0] as RequestLogRow], [bodies[0] ?? '']);
+    // Turn 2's new pieces are stored, then a body of no logged request fails the batch.
+    const failed = writer.write({
+      rows: [rows[1] as RequestLogRow],
+      bodies: [
+        { requestId: 'turn-2', record: bodyRecord(bodies[1] ?? '') },
+        { requestId: 'not-logged', record: bodyRecord('{}') },
+      ],
+    });
+    expect(failed.outcome).toBe('failed');
+    // Turn 3 repeats turn 2's pieces; their rolled-back ids now belong to turn 3's own new pieces.
+    write(writer, [rows[1] as RequestLogRow, rows[2] as RequestLogRow], [bodies[1] ?? '', bodies[2] ?? '']);
+    expect(queries.getRequest('turn-2')?.bodies?.requestBody).toBe(bodies[1]);
+    expect(queries.getRequest('turn-3')?.bodies?.requestBody).toBe(bodies[2]);
     db.close();
   });
 

@@ -31,6 +31,11 @@ const NETWORK_CODE_HINTS: Record<string, string> = {
   ENOTFOUND: 'The host name does not resolve: check the host in the base URL.',
   EAI_AGAIN: 'The host name could not be resolved right now: check DNS or the VPN.',
   ECONNREFUSED: 'Nothing accepts connections at that host and port: check the port in the base URL.',
+  // A gateway that refuses a body early (over its size limit, or a bad key) answers and closes
+  // before reading the rest; the write then fails and Node's HTTP clients lose that answer
+  // (nodejs/node#54366). EPIPE is a write to a closed connection, so the body is what it met.
+  EPIPE:
+    'The gateway closed the connection while the request was still being sent: gateways do this with a body over their size limit, or when they refuse the request early (a bad key). Send a smaller request, or check the size limit the gateway documents.',
   ERR_SSL_WRONG_VERSION_NUMBER: 'An https connection reached a plain-http port: check the scheme and port in the base URL.',
   CERT_HAS_EXPIRED: "The gateway's TLS certificate has expired.",
   DEPTH_ZERO_SELF_SIGNED_CERT: "The gateway's TLS certificate is self-signed and not trusted.",
@@ -48,6 +53,11 @@ export function buildClientError(errorClass: ErrorClass, detail: ClientErrorDeta
 
   if (errorClass === 'bad_request' && detail.upstreamStatus === 404) {
     parts.push('The gateway has no endpoint at this path: check the path and that the gateway offers this API.');
+  }
+  if (errorClass === 'bad_request' && detail.upstreamStatus === 413) {
+    parts.push(
+      'The request body is over the size limit of the gateway (or a proxy in front of it): send a smaller request, or check the size limit the gateway documents.',
+    );
   }
   const networkHint = errorClass === 'network' && detail.upstreamCode ? NETWORK_CODE_HINTS[detail.upstreamCode] : undefined;
   if (networkHint) parts.push(networkHint);

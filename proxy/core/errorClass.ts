@@ -41,6 +41,9 @@ const RATE_LIMIT_CODES = new Set(['rate_limit_exceeded', 'rate_limit_error', 'th
  *   rate_limited, other 5xx are upstream_error even as an HTML page (a proxy in front of the
  *   gateway reporting a fault), except a JSON 503 naming a missing model (new-api's "No available
  *   channel for model"), which no wait fixes.
+ * - A 413 is a body over the gateway's size limit whatever its body: nginx's `client_max_body_size`
+ *   answers with an HTML page (https://nginx.org/en/docs/http/ngx_http_core_module.html#client_max_body_size),
+ *   which is no sign of a wrong base URL.
  * - A 401 is a rejected key whatever its body, an HTML page included, unless it names a model the
  *   key may not use. Only `auth` opens the circuit breaker, so a 403 is `auth` only with an
  *   invalid-key code; any other 403 is bad_request (the request is refused, the key is fine).
@@ -61,6 +64,7 @@ export function classifyUpstreamResponse(input: UpstreamResponseSummary): Upstre
   const mentionsMissingModel = upstream.code === 'model_not_found' || MODEL_MISSING.test(said) || MODEL_NOT_OPEN.test(said);
   if (status >= 500) return status === 503 && upstream.message !== null && mentionsMissingModel ? 'model_not_found' : 'upstream_error';
   if (status === 401) return MODEL_NOT_OPEN.test(said) || upstream.codes.includes('key_model_access_denied') ? 'model_not_found' : 'auth';
+  if (status === 413) return 'bad_request';
   if (html && (input.expectJson || status >= 300)) return 'html_instead_of_json';
   if (status >= 300 && status < 400) return 'html_instead_of_json';
 

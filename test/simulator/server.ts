@@ -1,5 +1,5 @@
 import { once } from 'node:events';
-import { createServer } from 'node:http';
+import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { SENTINEL_KEY } from '../support/sentinel.ts';
 import { dialectOf } from './dialects.ts';
@@ -13,6 +13,15 @@ import type { GatewaySimulator, SimulatorOptions } from './types.ts';
 
 export const DEFAULT_STREAM_CHUNK_COUNT = 4;
 const HOST = '127.0.0.1';
+
+const TOO_LARGE_PAGE =
+  '<html>\r\n<head><title>413 Request Entity Too Large</title></head>\r\n<body>\r\n<center><h1>413 Request Entity Too Large</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n';
+
+/** nginx's answer to a body over client_max_body_size: sent before the body is read, then the connection closes. */
+function refuseTooLarge(response: ServerResponse): void {
+  response.writeHead(413, { 'content-type': 'text/html', 'content-length': Buffer.byteLength(TOO_LARGE_PAGE), connection: 'close' });
+  response.end(TOO_LARGE_PAGE);
+}
 
 export async function startGatewaySimulator(options: SimulatorOptions = {}): Promise<GatewaySimulator> {
   const validKeys = options.validKeys ?? [SENTINEL_KEY];
@@ -44,6 +53,10 @@ export async function startGatewaySimulator(options: SimulatorOptions = {}): Pro
   const sockets = new Set<Socket>();
   // Nagle off so each SSE write leaves at once, as a gateway that streams properly would.
   const server = createServer({ noDelay: true }, (request, response) => {
+    if (Number(request.headers['content-length'] ?? 0) > (options.maxRequestBytes ?? Number.POSITIVE_INFINITY)) {
+      refuseTooLarge(response);
+      return;
+    }
     dispatch(request, response, state).catch(() => response.destroy());
   });
   server.on('connection', (socket: Socket) => {

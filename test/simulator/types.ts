@@ -14,6 +14,12 @@ export interface SimulatorOptions {
   models?: string[];
   /** A chat request whose message text is longer than this gets 400 context_length_exceeded. */
   maxContextChars?: number;
+  /**
+   * A request whose Content-Length is over this is refused at once, as nginx's client_max_body_size
+   * does in front of many gateways: a 413 HTML page and a closed connection, the body unread
+   * (https://nginx.org/en/docs/http/ngx_http_core_module.html#client_max_body_size). Default: none.
+   */
+  maxRequestBytes?: number;
   /** Pieces a streamed reply's content (and each tool call's arguments) is split into; default 4. */
   streamChunkCount?: number;
   /** Wait before each content delta chunk; default 0. */

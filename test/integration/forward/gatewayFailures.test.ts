@@ -169,6 +169,38 @@ describe('final answers that no wait fixes', () => {
   });
 });
 
+describe("a body over the gateway's size limit", () => {
+  const MiB = 1024 * 1024;
+  // nginx answers a 413 page and closes before reading the body. Written at once, the body leaves
+  // before that and the page arrives; sent a slice a turn, Airlock is still writing, the write
+  // fails and Node's HTTP clients lose the page (nodejs/node#54366). The client must learn of the
+  // size limit either way: never "a web page: check the base URL" or a bare "check the network".
+  it.each([
+    ['a body sent in one write', MiB / 8, MiB / 2],
+    ['a body sent a slice a turn', MiB, 2 * MiB],
+    ['a body of many slices', MiB, 8 * MiB],
+  ])('is said to be over the size limit: %s', async (_label, maxRequestBytes, bodyBytes) => {
+    const proxy = await start('seed', { simulator: { maxRequestBytes } });
+    const ended = proxy.nextEnd();
+    const content = 'x'.repeat(bodyBytes);
+    const response = await rawRequest(`${proxy.proxy.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: JSON_HEADERS,
+      body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content }] }),
+    });
+    const error = errorOf(response);
+    expect(error.message).toMatch(/size limit/);
+    expect(error.message).not.toMatch(/web page/);
+    const end = await ended;
+    expect([
+      { status: 413, errorClass: 'bad_request' },
+      { status: 502, errorClass: 'network' },
+    ]).toContainEqual({ status: response.status, errorClass: end.errorClass });
+    expect(findSentinel(response.body)).toBeNull();
+    expect(findSentinel(JSON.stringify(end))).toBeNull();
+  });
+});
+
 describe('one resend rule for chat POSTs (item 7)', () => {
   // The first attempt's headers are held until the test ends, so only the idle timeout can end it,
   // however slow the machine; the idle timeout is long enough for the second attempt's quick answer.

@@ -59,7 +59,15 @@ describe('buildClientError', () => {
       [/Gateway said: "temperature too high"$/],
     ],
     ['404 path hint', 'bad_request', { upstreamStatus: 404 }, 'bad_request', [/no endpoint at this path/]],
+    ['413 size hint', 'bad_request', { upstreamStatus: 413 }, 'bad_request', [/over the size limit of the gateway/]],
     ['network code hint', 'network', { upstreamCode: 'ENOTFOUND' }, 'ENOTFOUND', [/does not resolve/]],
+    [
+      'body refused mid-upload',
+      'network',
+      { upstreamCode: 'EPIPE' },
+      'EPIPE',
+      [/closed the connection while the request was still being sent/, /size limit/],
+    ],
     ['html fix', 'html_instead_of_json', {}, 'html_instead_of_json', [/web page/, /ending in \/v1/]],
   ])('%s', (_label, errorClass, detail, code, patterns) => {
     const body = buildClientError(errorClass, detail);

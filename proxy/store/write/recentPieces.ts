@@ -13,10 +13,10 @@ import type { DatabaseSync } from 'node:sqlite';
  * slice of its body, and a slice would keep the whole body alive.
  */
 export class RecentPieces {
-  private current = new Map<string, number>();
-  private previous = new Map<string, number>();
+  private current = new Map<string, KeptPiece>();
+  private previous = new Map<string, KeptPiece>();
   private currentChars = 0;
-  /** Entries of the open transaction: visible to it, kept only if it commits. */
+  /** Pieces of the open transaction: visible to it, kept only if it commits. */
   private pending = new Map<string, number>();
   private readonly maxCharsPerGeneration: number;
 
@@ -25,13 +25,13 @@ export class RecentPieces {
   }
 
   chunkIdOf(text: string): number | undefined {
-    const known = this.current.get(text) ?? this.pending.get(text);
+    const known = this.current.get(text)?.chunkId ?? this.pending.get(text);
     if (known !== undefined) return known;
     const older = this.previous.get(text);
     if (older === undefined) return undefined;
     this.previous.delete(text);
-    this.add(text, older);
-    return older;
+    this.add(older);
+    return older.chunkId;
   }
 
   /** A piece this transaction stored or found by its hash. */
@@ -40,7 +40,7 @@ export class RecentPieces {
   }
 
   committed(): void {
-    for (const [text, chunkId] of this.pending) this.add(ownCopy(text), chunkId);
+    for (const [text, chunkId] of this.pending) if (!this.current.has(text)) this.add({ text: ownCopy(text), chunkId });
     this.pending.clear();
   }
 
@@ -55,16 +55,22 @@ export class RecentPieces {
     this.pending.clear();
   }
 
-  private add(text: string, chunkId: number): void {
-    if (this.current.has(text)) return;
-    if (this.currentChars + text.length > this.maxCharsPerGeneration && this.current.size > 0) {
+  /** Keyed by the kept copy itself: a key from the piece just asked for would keep its body. */
+  private add(piece: KeptPiece): void {
+    if (this.currentChars + piece.text.length > this.maxCharsPerGeneration && this.current.size > 0) {
       this.previous = this.current;
       this.current = new Map();
       this.currentChars = 0;
     }
-    this.current.set(text, chunkId);
-    this.currentChars += text.length;
+    this.current.set(piece.text, piece);
+    this.currentChars += piece.text.length;
   }
+}
+
+interface KeptPiece {
+  /** A copy of the piece's text (ownCopy). */
+  text: string;
+  chunkId: number;
 }
 
 /**

@@ -58,10 +58,12 @@ const collect = compactingCollector();
 const reclaimer = startMemoryReclaimer(
   () => performance.now() - lastEventsAtMs < QUIET_BEFORE_RECLAIM_MS,
   { ...DEFAULT_RECLAIM_OPTIONS, idleIntervals: 1 },
-  () => {
-    forgetRecentPieces(db);
-    collect?.();
-  },
+  collect === null
+    ? null
+    : () => {
+        forgetRecentPieces(db);
+        collect();
+      },
   () => {
     try {
       releaseIdleMemory(db, () => send({ type: 'released' }));

@@ -9,14 +9,18 @@ import type { DatabaseSync } from 'node:sqlite';
  *
  * Two generations bound it: entries go into the current one, which becomes the previous one once
  * its texts reach `maxCharsPerGeneration`; a hit in the previous one moves the entry back, so the
- * pieces a live conversation repeats stay. Each kept text is a copy of its piece: a piece is a
+ * pieces a live conversation repeats stay. A piece over a MAX_PIECES_SHARE-th of a generation (one
+ * JSON string: a pasted file, an image as base64) is not kept, so the bound holds whatever the
+ * capture limit. Each kept text is a copy of its piece: a piece is a
  * slice of its body, and a slice would keep the whole body alive.
  */
+const MAX_PIECES_SHARE = 8;
+
 export class RecentPieces {
   private current = new Map<string, KeptPiece>();
   private previous = new Map<string, KeptPiece>();
   private currentChars = 0;
-  /** Pieces of the open transaction: visible to it, kept only if it commits. */
+  /** Pieces of the open transaction, kept only if it commits. */
   private pending = new Map<string, number>();
   private readonly maxCharsPerGeneration: number;
 
@@ -25,7 +29,7 @@ export class RecentPieces {
   }
 
   chunkIdOf(text: string): number | undefined {
-    const known = this.current.get(text)?.chunkId ?? this.pending.get(text);
+    const known = this.current.get(text)?.chunkId;
     if (known !== undefined) return known;
     const older = this.previous.get(text);
     if (older === undefined) return undefined;
@@ -40,7 +44,9 @@ export class RecentPieces {
   }
 
   committed(): void {
-    for (const [text, chunkId] of this.pending) if (!this.current.has(text)) this.add({ text: ownCopy(text), chunkId });
+    for (const [text, chunkId] of this.pending)
+      if (text.length <= this.maxCharsPerGeneration / MAX_PIECES_SHARE && !this.current.has(text))
+        this.add({ text: ownCopy(text), chunkId });
     this.pending.clear();
   }
 

@@ -138,12 +138,16 @@ function compact(db: DatabaseSync): void {
  * Runs off the request path, on the log thread: at open and on a timer.
  */
 export function runRetention(db: DatabaseSync, policy: RetentionPolicy, nowMs: number): RetentionResult {
+  // Pieces go with the last body holding them: the ids the writer keeps for them may be gone.
+  let result: RetentionResult;
   try {
-    return deleteBeyond(db, policy, nowMs);
-  } finally {
-    // Pieces go with the last body holding them: the ids the writer keeps for them may be gone.
+    result = deleteBeyond(db, policy, nowMs);
+  } catch (error) {
     forgetRecentPieces(db);
+    throw error;
   }
+  if (result.bodiesDeleted + result.rowsDeleted > 0) forgetRecentPieces(db);
+  return result;
 }
 
 function deleteBeyond(db: DatabaseSync, policy: RetentionPolicy, nowMs: number): RetentionResult {

@@ -114,12 +114,12 @@ export class LogWriter {
       }
       writeBodies?.();
       this.db.exec('COMMIT');
-      this.chunks.transactionEnded(true);
     } catch (error) {
       this.chunks.transactionEnded(false);
       if (this.db.isTransaction) this.db.exec('ROLLBACK');
       throw error;
     }
+    this.chunks.transactionEnded(true);
   }
 
   private transactionWithBodies(batch: LogBatch): void {

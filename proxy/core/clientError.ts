@@ -35,7 +35,9 @@ const NETWORK_CODE_HINTS: Record<string, string> = {
   // before reading the rest; the write then fails and Node's HTTP clients lose that answer
   // (nodejs/node#54366). EPIPE is a write to a closed connection, so the body is what it met.
   EPIPE:
-    'The gateway closed the connection while the request was still being sent: gateways do this with a body over their size limit, or when they refuse the request early (a bad key). Send a smaller request, or check the size limit the gateway documents.',
+    'The gateway closed the connection while the request was still being sent: gateways do this with a body over their size limit, or when they refuse the request early (a bad key). Send a smaller request, or check the size limit the gateway documents; if the same request goes through when sent again, it was a connection the gateway had just closed.',
+  ECONNRESET:
+    'The gateway (or something in between) reset the connection: while a large request is being sent, this is how some gateways refuse a body over their size limit; otherwise a proxy or firewall dropped the connection.',
   ERR_SSL_WRONG_VERSION_NUMBER: 'An https connection reached a plain-http port: check the scheme and port in the base URL.',
   CERT_HAS_EXPIRED: "The gateway's TLS certificate has expired.",
   DEPTH_ZERO_SELF_SIGNED_CERT: "The gateway's TLS certificate is self-signed and not trusted.",

@@ -3,6 +3,7 @@ import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { SENTINEL_KEY } from '../support/sentinel.ts';
 import { dialectOf } from './dialects.ts';
+import { errorPage } from './errorPages.ts';
 import { dispatch, type SimulatorState } from './dispatch.ts';
 import { FaultQueue } from './faults.ts';
 import { KeyRequestLimits } from './keyLimits.ts';
@@ -14,13 +15,16 @@ import type { GatewaySimulator, SimulatorOptions } from './types.ts';
 export const DEFAULT_STREAM_CHUNK_COUNT = 4;
 const HOST = '127.0.0.1';
 
-const TOO_LARGE_PAGE =
-  '<html>\r\n<head><title>413 Request Entity Too Large</title></head>\r\n<body>\r\n<center><h1>413 Request Entity Too Large</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n';
-
 /** nginx's answer to a body over client_max_body_size: sent before the body is read, then the connection closes. */
 function refuseTooLarge(response: ServerResponse): void {
-  response.writeHead(413, { 'content-type': 'text/html', 'content-length': Buffer.byteLength(TOO_LARGE_PAGE), connection: 'close' });
-  response.end(TOO_LARGE_PAGE);
+  const page = errorPage('nginx', 413, '');
+  response.writeHead(413, {
+    ...page.headers,
+    'content-type': 'text/html',
+    'content-length': Buffer.byteLength(page.html),
+    connection: 'close',
+  });
+  response.end(page.html);
 }
 
 export async function startGatewaySimulator(options: SimulatorOptions = {}): Promise<GatewaySimulator> {

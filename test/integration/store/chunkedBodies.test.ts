@@ -59,6 +59,12 @@ function turnRows(prefix: string, count: number, ageDays: number): RequestLogRow
   );
 }
 
+/** A fresh log of this test's directory, read and written as the app does (one writer kept across batches). */
+function openLog(): { db: DatabaseSync; queries: RequestLogQueries; writer: LogWriter } {
+  const db = openLogDatabase({ dataDir: dataDir() });
+  return { db, queries: new RequestLogQueries(db), writer: new LogWriter(db) };
+}
+
 const count = (db: DatabaseSync, sql: string): number => Number(Object.values(db.prepare(sql).get() ?? {})[0]);
 const searched = (queries: RequestLogQueries, text: string): string[] =>
   queries
@@ -96,9 +102,7 @@ describe('request bodies stored as pieces', () => {
   });
 
   it('outlive the requests retention deletes while a later request holds them, and go with the last', () => {
-    const db = openLogDatabase({ dataDir: dataDir() });
-    const queries = new RequestLogQueries(db);
-    const writer = new LogWriter(db);
+    const { db, queries, writer } = openLog();
     // Turns 1-3 are eight days old, 4-6 today; turn 4 rewrites the first question.
     const bodies = conversation(6, { atTurn: 4, text: 'REWRITTEN' });
     const rows = [...turnRows('old', 3, 8), ...turnRows('new', 3, 0)];
@@ -126,9 +130,7 @@ describe('request bodies stored as pieces', () => {
   });
 
   it('are stored again by a later turn once retention deleted them, when the writer had them in hand', () => {
-    const db = openLogDatabase({ dataDir: dataDir() });
-    const queries = new RequestLogQueries(db);
-    const writer = new LogWriter(db);
+    const { db, queries, writer } = openLog();
     const bodies = conversation(4);
     const rows = [...turnRows('old', 3, 8), ...turnRows('new', 1, 0)];
     // One turn a batch, as at an agent's pace: the writer keeps each turn's pieces for the next.
@@ -142,9 +144,7 @@ describe('request bodies stored as pieces', () => {
   });
 
   it('keep no piece of a batch that was rolled back for the batches after it', () => {
-    const db = openLogDatabase({ dataDir: dataDir() });
-    const queries = new RequestLogQueries(db);
-    const writer = new LogWriter(db);
+    const { db, queries, writer } = openLog();
     const bodies = conversation(3);
     const rows = turnRows('turn', 3, 0);
     write(writer, [rows[0] as RequestLogRow], [bodies[0] ?? '']);

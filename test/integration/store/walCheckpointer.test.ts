@@ -35,6 +35,24 @@ function openWriterWithoutCheckpoints(path: string): DatabaseSync {
   return db;
 }
 
+/** A writer leaving checkpoints to a checkpoint thread started under `priority`; both closed after `check`. */
+async function withCheckpointerAt(
+  priority: Parameters<typeof withBackgroundPriority>[0],
+  check: (writer: DatabaseSync, path: string) => Promise<void>,
+): Promise<void> {
+  const path = join(dir(), 'log.db');
+  const writer = openWriterWithoutCheckpoints(path);
+  const checkpointer = withBackgroundPriority(priority, () =>
+    startWalCheckpointer(path, { intervalMs: 5, onError: () => undefined, onStopped: () => undefined }),
+  );
+  try {
+    await check(writer, path);
+  } finally {
+    await checkpointer.close();
+    writer.close();
+  }
+}
+
 describe('startWalCheckpointer', () => {
   it('copies what the writer committed into the database file from its own thread', async () => {
     const path = join(dir(), 'log.db');
@@ -57,53 +75,29 @@ describe('startWalCheckpointer', () => {
   });
 
   it(`runs at nice 19 and the idle policy with ${BACKGROUND_PRIORITY_ENV}=idle`, async () => {
-    const path = join(dir(), 'log.db');
-    const writer = openWriterWithoutCheckpoints(path);
-    const checkpointer = withBackgroundPriority('idle', () =>
-      startWalCheckpointer(path, { intervalMs: 5, onError: () => undefined, onStopped: () => undefined }),
-    );
-    try {
+    await withCheckpointerAt('idle', async () => {
       await expect.poll(() => policyOfThreads(CHECKPOINT_THREAD_NAME)).toEqual([SCHED_IDLE]);
       expect(niceOfThreads(CHECKPOINT_THREAD_NAME)).toEqual([19]);
-    } finally {
-      await checkpointer.close();
-      writer.close();
-    }
+    });
   });
 
   it(`runs at nice 19 alone with ${BACKGROUND_PRIORITY_ENV}=nice`, async () => {
-    const path = join(dir(), 'log.db');
-    const writer = openWriterWithoutCheckpoints(path);
-    const checkpointer = withBackgroundPriority('nice', () =>
-      startWalCheckpointer(path, { intervalMs: 5, onError: () => undefined, onStopped: () => undefined }),
-    );
-    try {
+    await withCheckpointerAt('nice', async () => {
       // That `nice` leaves the policy alone is lowerThreadPriority's test: chrt runs after this
       // nice value shows, so the policy read here could not tell.
       await expect.poll(() => niceOfThreads(CHECKPOINT_THREAD_NAME)).toEqual([19]);
-    } finally {
-      await checkpointer.close();
-      writer.close();
-    }
+    });
   });
 
   it('stays at normal priority by default', async () => {
-    const path = join(dir(), 'log.db');
-    const writer = openWriterWithoutCheckpoints(path);
-    const checkpointer = withBackgroundPriority(undefined, () =>
-      startWalCheckpointer(path, { intervalMs: 5, onError: () => undefined, onStopped: () => undefined }),
-    );
-    try {
+    await withCheckpointerAt(undefined, async (writer, path) => {
       // Checkpoints happen, so the thread runs; a lowering would have been started as it came online.
       const sizeBeforeBytes = statSync(path).size;
       writer.prepare('INSERT INTO t VALUES (?)').run('x'.repeat(100_000));
       await expect.poll(() => statSync(path).size).toBeGreaterThan(sizeBeforeBytes);
       expect(niceOfThreads(CHECKPOINT_THREAD_NAME)).toEqual([0]);
       expect(policyOfThreads(CHECKPOINT_THREAD_NAME)).toEqual([SCHED_OTHER]);
-    } finally {
-      await checkpointer.close();
-      writer.close();
-    }
+    });
   });
 
   it('ends its thread once the log is quiet, without reporting it as stopped, and a write wakes it again', async () => {

@@ -44,6 +44,12 @@ const NETWORK_CODE_HINTS: Record<string, string> = {
   UNABLE_TO_VERIFY_LEAF_SIGNATURE: "The gateway's TLS certificate chain could not be verified (a corporate proxy?).",
 };
 
+/** Hints for the gateway statuses of a refused request whose fix is specific. */
+const BAD_REQUEST_STATUS_HINTS: Record<number, string> = {
+  404: 'The gateway has no endpoint at this path: check the path and that the gateway offers this API.',
+  413: 'The request body is over the size limit of the gateway (or a proxy in front of it): send a smaller request, or check the size limit the gateway documents.',
+};
+
 const MAX_UPSTREAM_MESSAGE_CHARS = 500;
 const MAX_CODE_CHARS = 64;
 
@@ -53,14 +59,9 @@ export function buildClientError(errorClass: ErrorClass, detail: ClientErrorDeta
   const secrets = detail.knownSecrets ?? [];
   const parts = [`${meaning}${causeSuffix(errorClass, detail)}.`];
 
-  if (errorClass === 'bad_request' && detail.upstreamStatus === 404) {
-    parts.push('The gateway has no endpoint at this path: check the path and that the gateway offers this API.');
-  }
-  if (errorClass === 'bad_request' && detail.upstreamStatus === 413) {
-    parts.push(
-      'The request body is over the size limit of the gateway (or a proxy in front of it): send a smaller request, or check the size limit the gateway documents.',
-    );
-  }
+  const statusHint =
+    errorClass === 'bad_request' && detail.upstreamStatus !== undefined ? BAD_REQUEST_STATUS_HINTS[detail.upstreamStatus] : undefined;
+  if (statusHint) parts.push(statusHint);
   const networkHint = errorClass === 'network' && detail.upstreamCode ? NETWORK_CODE_HINTS[detail.upstreamCode] : undefined;
   if (networkHint) parts.push(networkHint);
   parts.push(fix);

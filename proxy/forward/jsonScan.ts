@@ -2,15 +2,19 @@
  * Finds the top-level `model` (string) and `stream` (boolean) of a JSON object held as chunks,
  * without materialising it, and measures what parsing it would cost: run on every JSON body as it
  * arrives, so a body too large or too intricate to parse on the forwarding loop is known without
- * parsing it. Offsets are absolute byte positions of the model string's contents (between its
- * quotes), for splicing an alias.
+ * parsing it. Offsets are absolute byte positions, for splicing the members Airlock sets
+ * (bodyRewrite.ts) into the client's bytes instead of serialising the body again.
  */
 export interface TopLevelScan {
   model: string | null;
-  modelStart: number;
-  modelEnd: number;
   stream: boolean | null;
-  hasStreamOptions: boolean;
+  /** The last top-level `model` and `stream_options` values (a duplicate key's last wins, as in JSON.parse). */
+  modelValue: ByteRange | null;
+  streamOptionsValue: ByteRange | null;
+  /** Where the top-level object's `{` is; -1 until it is seen. */
+  objectStart: number;
+  /** Whether the top-level object has a member: a member inserted after its `{` then needs a comma. */
+  hasMembers: boolean;
   isObject: boolean;
   /** Deepest nesting of objects and arrays seen (the top-level object is 1). */
   maxDepth: number;
@@ -22,6 +26,15 @@ export interface TopLevelScan {
    */
   structuralMarks: number;
 }
+
+/** A value's bytes: from just after its colon to the comma or brace that ends it, whitespace included. */
+export interface ByteRange {
+  start: number;
+  end: number;
+}
+
+/** The top-level members whose bytes are located; their texts are decoded by the caller only when needed. */
+type LocatedKey = 'model' | 'stream_options';
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
@@ -46,10 +59,11 @@ const MAX_KEY_BYTES = 64;
 export class TopLevelScanner {
   readonly result: TopLevelScan = {
     model: null,
-    modelStart: -1,
-    modelEnd: -1,
     stream: null,
-    hasStreamOptions: false,
+    modelValue: null,
+    streamOptionsValue: null,
+    objectStart: -1,
+    hasMembers: false,
     isObject: false,
     maxDepth: 0,
     tooDeep: false,
@@ -66,8 +80,10 @@ export class TopLevelScanner {
   private expectingKey = false;
   private lastKey: string | null = null;
   private valueKey: string | null = null;
+  /** The located member whose value is being read, and where that value started. */
+  private locatedKey: LocatedKey | null = null;
+  private valueStart = 0;
   private literal = '';
-  private stringStart = 0;
   /** Whether the current string is a top-level key or the model value, whose text is wanted. */
   private collecting = false;
   /**
@@ -134,7 +150,7 @@ export class TopLevelScanner {
             continue;
           }
           this.collect(chunk, segmentStart, stop);
-          this.endString(offset + stop);
+          this.endString();
           index = stop + 1;
           break;
         }
@@ -154,6 +170,13 @@ export class TopLevelScanner {
       this.seenFirst = true;
       this.result.isObject = byte === OPEN_BRACE;
       if (!this.result.isObject) return false;
+      this.result.objectStart = position;
+    }
+    if (this.locatedKey !== null && this.depth === 1 && (byte === COMMA || byte === CLOSE_BRACE)) {
+      const range = { start: this.valueStart, end: position };
+      if (this.locatedKey === 'model') this.result.modelValue = range;
+      else this.result.streamOptionsValue = range;
+      this.locatedKey = null;
     }
     if (this.depth === 1 && this.valueKey === 'stream' && byte > 0x20) {
       if (byte === COMMA || byte === CLOSE_BRACE) {
@@ -171,7 +194,6 @@ export class TopLevelScanner {
     switch (byte) {
       case QUOTE:
         this.inString = true;
-        this.stringStart = position + 1;
         if (this.depth === 1) this.startCollecting();
         return true;
       case OPEN_BRACE:
@@ -195,7 +217,13 @@ export class TopLevelScanner {
         if (this.depth === 1 && this.expectingKey) {
           this.expectingKey = false;
           this.valueKey = this.lastKey;
-          if (this.lastKey === 'stream_options') this.result.hasStreamOptions = true;
+          this.result.hasMembers = true;
+          if (this.lastKey === 'model' || this.lastKey === 'stream_options') {
+            // A later duplicate replaces an earlier one, as in JSON.parse, even when it is no string.
+            if (this.lastKey === 'model') this.result.model = null;
+            this.locatedKey = this.lastKey;
+            this.valueStart = position + 1;
+          }
         }
         return true;
       case COMMA:
@@ -247,7 +275,7 @@ export class TopLevelScanner {
     return decodeJsonString(raw);
   }
 
-  private endString(closingQuoteAt: number): void {
+  private endString(): void {
     this.inString = false;
     if (!this.collecting) return;
     this.collecting = false;
@@ -258,8 +286,6 @@ export class TopLevelScanner {
       this.lastKey = text;
     } else if (this.valueKey === 'model') {
       this.result.model = text;
-      this.result.modelStart = this.stringStart;
-      this.result.modelEnd = closingQuoteAt;
     }
   }
 }
@@ -355,30 +381,4 @@ function decodeJsonString(bytes: Buffer): string | null {
   } catch {
     return null;
   }
-}
-
-/** Replaces bytes [start, end) of a chunked buffer without copying the untouched chunks. */
-export function spliceChunks(chunks: readonly Buffer[], start: number, end: number, replacement: Buffer): Buffer[] {
-  const out: Buffer[] = [];
-  let offset = 0;
-  let inserted = false;
-  const insert = (): void => {
-    if (!inserted) out.push(replacement);
-    inserted = true;
-  };
-  for (const chunk of chunks) {
-    const chunkEnd = offset + chunk.length;
-    if (chunkEnd <= start) out.push(chunk);
-    else if (offset >= end) {
-      insert();
-      out.push(chunk);
-    } else {
-      if (start > offset) out.push(chunk.subarray(0, start - offset));
-      insert();
-      if (end < chunkEnd) out.push(chunk.subarray(end - offset));
-    }
-    offset = chunkEnd;
-  }
-  insert();
-  return out;
 }

@@ -15,6 +15,8 @@ export interface ExchangePlan {
   readonly upstreamModel: string | null;
   /** The usage-only chunk is kept from the client when Airlock asked for it on the client's behalf. */
   readonly usageInjected: boolean;
+  /** The gateway was asked for a stream's usage (chat's include_usage), by the client or by Airlock: a stream without it is not whole. */
+  readonly usageAsked: boolean;
   /** The Chat Completions body as sent, when parsed: for the budget and for estimating usage. */
   readonly chatBody: Record<string, unknown> | null;
   /** Client headers (by prefix) the gateway must not get: the client protocol's own, when translated. */

@@ -1,7 +1,8 @@
 import type { ClientProtocol } from '../contracts/usage.ts';
 import { resolveUpstreamModel } from './modelRouting.ts';
 import type { ExchangePlan } from './plan.ts';
-import { rewriteJsonBody, streamFlagOf, modelOf, type ClientBody, type ParsedBody } from './requestBody.ts';
+import { rewriteJsonBody } from './bodyRewrite.ts';
+import { streamFlagOf, modelOf, type ClientBody, type ParsedBody } from './requestBody.ts';
 import type { ClientIdentity, LocalRefusal, UpstreamTarget } from '../contracts/ports.ts';
 import type { ChatTranslation, EndpointKind, TranslatedProtocol } from '../protocols/adapter.ts';
 import { chooseMode } from '../protocols/protocolMode.ts';
@@ -86,6 +87,7 @@ export function buildPlan(input: PlanInput): Plan | Promise<Plan> {
     requestedModel,
     upstreamModel,
     usageInjected: rewritten.usageInjected,
+    usageAsked: rewritten.usageAsked,
     chatBody: isChat && parsed.kind === 'json' ? parsed.value : null,
     droppedHeaderPrefixes: [],
     translator: null,
@@ -111,6 +113,7 @@ function translatedPlan(
     requestedModel,
     upstreamModel,
     usageInjected: true,
+    usageAsked: true,
     droppedHeaderPrefixes: translation.clientHeaderPrefixes,
   };
   if (endpoint === 'count') {

@@ -56,12 +56,8 @@ function protocolsOf(plan: ExchangePlan): { upstream: ProtocolRoute; client: Pro
   return { upstream: routeFor(plan.upstreamPath, plan.method), client: adapterNamed(plan.protocol) };
 }
 
-/** Whether the request asked the gateway for streamed usage (Airlock does, unless the client set stream_options itself). */
 function observerOptions(plan: ExchangePlan): ObserverOptions {
-  const streamOptions = plan.chatBody?.['stream_options'];
-  const clientAsked =
-    typeof streamOptions === 'object' && streamOptions !== null && (streamOptions as { include_usage?: unknown }).include_usage === true;
-  return { dropUsageOnlyChunks: plan.usageInjected, usageAsked: plan.usageInjected || clientAsked };
+  return { dropUsageOnlyChunks: plan.usageInjected, usageAsked: plan.usageAsked };
 }
 
 /** The upstream answered with success: pass it on as it arrives, translated where the plan says. */

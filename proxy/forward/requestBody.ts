@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { SCAN_SLICE_BYTES, ScanQueue, spliceChunks, TopLevelScanner, type TopLevelScan } from './jsonScan.ts';
+import { SCAN_SLICE_BYTES, ScanQueue, TopLevelScanner, type TopLevelScan } from './jsonScan.ts';
 
 export interface ClientBody {
   chunks: Buffer[];
@@ -182,63 +182,4 @@ export function streamFlagOf(parsed: ParsedBody): boolean {
   if (parsed.kind === 'json') return parsed.value.stream === true;
   if (parsed.kind === 'scanned-json') return parsed.scan.stream === true;
   return false;
-}
-
-export interface RewrittenBody {
-  chunks: Buffer[];
-  byteLength: number;
-  /** True when Airlock added `stream_options.include_usage`; the client then never sees the usage chunk. */
-  usageInjected: boolean;
-}
-
-/**
- * Sets the gateway's model id and, for streams, asks for usage. The original bytes go out
- * untouched when nothing changes; large bodies are spliced, never re-serialised.
- */
-export function rewriteJsonBody(body: ClientBody, parsed: ParsedBody, upstreamModel: string | null, wantUsage: boolean): RewrittenBody {
-  const unchanged = { chunks: body.chunks, byteLength: body.byteLength, usageInjected: false };
-  if (parsed.kind === 'json') {
-    const value = parsed.value;
-    const modelChanges = upstreamModel !== null && value.model !== upstreamModel;
-    const options = value.stream_options;
-    const clientAskedUsage =
-      typeof options === 'object' && options !== null && (options as { include_usage?: unknown }).include_usage === true;
-    const injectUsage = wantUsage && value.stream === true && !clientAskedUsage;
-    if (!modelChanges && !injectUsage) return unchanged;
-    const rewritten: Record<string, unknown> = { ...value };
-    if (modelChanges) rewritten.model = upstreamModel;
-    if (injectUsage)
-      rewritten.stream_options = { ...(typeof options === 'object' && options !== null ? options : {}), include_usage: true };
-    const bytes = Buffer.from(JSON.stringify(rewritten));
-    return { chunks: [bytes], byteLength: bytes.length, usageInjected: injectUsage };
-  }
-  if (parsed.kind === 'scanned-json') {
-    let chunks = body.chunks;
-    let byteLength = body.byteLength;
-    const scan = parsed.scan;
-    if (upstreamModel !== null && scan.model !== null && scan.model !== upstreamModel) {
-      const replacement = Buffer.from(JSON.stringify(upstreamModel).slice(1, -1));
-      chunks = spliceChunks(chunks, scan.modelStart, scan.modelEnd, replacement);
-      byteLength += replacement.length - (scan.modelEnd - scan.modelStart);
-    }
-    const injectUsage = wantUsage && scan.stream === true && !scan.hasStreamOptions;
-    if (injectUsage) {
-      const openBrace = firstByteOffset(chunks, 0x7b);
-      const insertion = Buffer.from('"stream_options":{"include_usage":true},');
-      chunks = spliceChunks(chunks, openBrace + 1, openBrace + 1, insertion);
-      byteLength += insertion.length;
-    }
-    return { chunks, byteLength, usageInjected: injectUsage };
-  }
-  return unchanged;
-}
-
-function firstByteOffset(chunks: readonly Buffer[], byte: number): number {
-  let offset = 0;
-  for (const chunk of chunks) {
-    const index = chunk.indexOf(byte);
-    if (index >= 0) return offset + index;
-    offset += chunk.length;
-  }
-  return -1;
 }

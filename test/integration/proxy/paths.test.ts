@@ -68,6 +68,33 @@ describe('bodies', () => {
     expect(response.body).not.toContain('"choices":[]');
   });
 
+  it('sends a small streamed body as the client wrote it, with only the model and the usage request changed', async () => {
+    const rest = '"seed": 12345678901234567890, "temperature": 1.0, "stream": true,\n';
+    const messages = '"messages": [{"role": "user", "content": "caf\\u00e9 \\/ ok"}] }';
+    const body = `{ "model": "my-model", ${rest} "stream_options": {"include_obfuscation": false}, ${messages}`;
+    const response = await rawRequest(`${harness.proxy.url}/v1/chat/completions`, { method: 'POST', headers: JSON_HEADERS, body });
+    expect(response.status).toBe(200);
+    expect(harness.simulator.received[0]!.body.toString('utf8')).toBe(
+      `{ "model":"deepseek-chat", ${rest} "stream_options":{"include_obfuscation":false,"include_usage":true}, ${messages}`,
+    );
+    expect(response.body).not.toContain('"choices":[]');
+  });
+
+  it('asks for usage in a large streamed body whose stream_options turned it off, and keeps the usage chunk from the client', async () => {
+    const content = 'x'.repeat(1024 * 1024);
+    const body = JSON.stringify({
+      model: 'deepseek-chat',
+      stream: true,
+      stream_options: { include_usage: false },
+      messages: [{ role: 'user', content }],
+    });
+    const response = await rawRequest(`${harness.proxy.url}/v1/chat/completions`, { method: 'POST', headers: JSON_HEADERS, body });
+    expect(response.status).toBe(200);
+    const sent = harness.simulator.received[0]!.body.toString('utf8');
+    expect(sent).toBe(body.replace('{"include_usage":false}', '{"include_usage":true}'));
+    expect(response.body).not.toContain('"choices":[]');
+  });
+
   it('resolves an alias in a small body', async () => {
     await rawRequest(`${harness.proxy.url}/v1/chat/completions`, {
       method: 'POST',

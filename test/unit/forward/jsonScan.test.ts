@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { spliceChunks, type TopLevelScan } from '../../../proxy/forward/jsonScan.ts';
+import type { ByteRange, TopLevelScan } from '../../../proxy/forward/jsonScan.ts';
 import { scanTopLevel } from '../../support/scanTopLevel.ts';
 
 interface ScanCase {
@@ -8,8 +8,11 @@ interface ScanCase {
   model: string | null;
   /** The model string's raw contents as they appear between its quotes. */
   rawModel?: string;
+  /** The last model value as written, when it is no string. */
+  rawModelValue?: string;
   stream?: boolean | null;
-  hasStreamOptions?: boolean;
+  /** The last stream_options value as written (whitespace trimmed). */
+  rawStreamOptions?: string;
   isObject?: boolean;
 }
 
@@ -37,11 +40,27 @@ const CASES: ScanCase[] = [
     json: '{"stream":true,"stream_options":{"include_usage":false}}',
     model: null,
     stream: true,
-    hasStreamOptions: true,
+    rawStreamOptions: '{"include_usage":false}',
   },
+  {
+    label: 'stream_options spaced out, then a later member',
+    json: '{"stream_options" :  { "include_usage" : true, "x": [1, {"y": "}"}] }\n, "model":"m"}',
+    model: 'm',
+    rawModel: 'm',
+    rawStreamOptions: '{ "include_usage" : true, "x": [1, {"y": "}"}] }',
+  },
+  {
+    label: 'stream_options as null, last member',
+    json: '{"stream":true,"stream_options":null}',
+    model: null,
+    stream: true,
+    rawStreamOptions: 'null',
+  },
+  { label: 'nested stream_options ignored', json: '{"meta":{"stream_options":{}}}', model: null },
+  { label: 'a later non-string model replaces a string one', json: '{"model":"a","model":[1]}', model: null, rawModelValue: '[1]' },
   { label: 'a model key too long to be one', json: `{"${'k'.repeat(100)}":"no","model":"yes"}`, model: 'yes', rawModel: 'yes' },
-  { label: 'invalid escape gives no model', json: '{"model":"bad\\q"}', model: null },
-  { label: 'non-string model', json: '{"model":7,"stream":true}', model: null, stream: true },
+  { label: 'invalid escape gives no model', json: '{"model":"bad\\q"}', model: null, rawModelValue: '"bad\\q"' },
+  { label: 'non-string model', json: '{"model":7,"stream":true}', model: null, rawModelValue: '7', stream: true },
   { label: 'an array is no object', json: '[{"model":"x"}]', model: null, isObject: false },
   { label: 'bytes after the object are ignored', json: '{"stream":true} {"model":"x"}', model: null, stream: true },
   {
@@ -58,12 +77,20 @@ const CASES: ScanCase[] = [
   },
 ];
 
+const textIn = (body: Buffer, range: ByteRange | null): string | null =>
+  range === null ? null : body.subarray(range.start, range.end).toString('utf8').trim();
+
 function expectScan(scan: TopLevelScan, body: Buffer, testCase: ScanCase): void {
   expect(scan.isObject).toBe(testCase.isObject ?? true);
   expect(scan.model).toBe(testCase.model);
   expect(scan.stream).toBe(testCase.stream ?? null);
-  expect(scan.hasStreamOptions).toBe(testCase.hasStreamOptions ?? false);
-  if (testCase.rawModel !== undefined) expect(body.subarray(scan.modelStart, scan.modelEnd).toString('utf8')).toBe(testCase.rawModel);
+  const rawModelValue = testCase.rawModel === undefined ? testCase.rawModelValue : `"${testCase.rawModel}"`;
+  expect(textIn(body, scan.modelValue)).toBe(rawModelValue ?? null);
+  expect(textIn(body, scan.streamOptionsValue)).toBe(testCase.rawStreamOptions ?? null);
+  if (scan.isObject) {
+    expect(body[scan.objectStart]).toBe(0x7b);
+    expect(body.subarray(0, scan.objectStart).toString('utf8').trim()).toBe('');
+  }
 }
 
 function splitAt(body: Buffer, cut: number): Buffer[] {
@@ -71,6 +98,15 @@ function splitAt(body: Buffer, cut: number): Buffer[] {
 }
 
 describe('scanTopLevel', () => {
+  it.each([
+    ['{}', false],
+    [' {\n} ', false],
+    ['{"a":1}', true],
+    ['{"messages":[]}', true],
+  ])('%s has members: %s', (json, hasMembers) => {
+    expect(scanTopLevel([Buffer.from(json)]).hasMembers).toBe(hasMembers);
+  });
+
   it.each(CASES)('$label', (testCase) => {
     const body = Buffer.from(testCase.json);
     expectScan(scanTopLevel([body]), body, testCase);
@@ -103,29 +139,7 @@ describe('scanTopLevel', () => {
     const scan = scanTopLevel(chunks);
     expect(scan.model).toBe('gpt-4o-mini');
     expect(scan.stream).toBe(true);
-    expect(scan.modelStart).toBe(body.lastIndexOf('gpt-4o-mini'));
-    expect(scan.modelEnd).toBe(scan.modelStart + 'gpt-4o-mini'.length);
-  });
-});
-
-describe('spliceChunks', () => {
-  const chunks = ['abc', 'def', 'ghi'].map((text) => Buffer.from(text));
-
-  it.each<[string, number, number, string, string]>([
-    ['inside one chunk', 4, 5, 'X', 'abcdXfghi'],
-    ['across chunks', 2, 7, '-', 'ab-hi'],
-    ['insert at a chunk boundary', 3, 3, '+', 'abc+defghi'],
-    ['insert at the start', 0, 0, '{', '{abcdefghi'],
-    ['insert at the end', 9, 9, '}', 'abcdefghi}'],
-    ['replace everything', 0, 9, 'new', 'new'],
-    ['remove a whole chunk', 3, 6, '', 'abcghi'],
-  ])('%s', (_label, start, end, replacement, expected) => {
-    expect(Buffer.concat(spliceChunks(chunks, start, end, Buffer.from(replacement))).toString()).toBe(expected);
-  });
-
-  it('keeps untouched chunks by reference', () => {
-    const out = spliceChunks(chunks, 4, 5, Buffer.from('X'));
-    expect(out[0]).toBe(chunks[0]);
-    expect(out.at(-1)).toBe(chunks[2]);
+    expect(textIn(body, scan.modelValue)).toBe('"gpt-4o-mini"');
+    expect(scan.modelValue?.start).toBe(body.lastIndexOf('"gpt-4o-mini"'));
   });
 });

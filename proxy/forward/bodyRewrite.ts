@@ -11,8 +11,8 @@ export interface RewrittenBody {
 }
 
 /**
- * A `stream_options` value past this size is not read on the forwarding loop: real ones hold one
- * or two flags. Such a body is sent as it is, without usage asked for.
+ * A `stream_options` value past this size (whitespace included) is not read on the forwarding
+ * loop: real ones hold one or two flags. It is left as it is, and usage is not asked for.
  */
 const MAX_STREAM_OPTIONS_BYTES = 4 * 1024;
 
@@ -29,12 +29,14 @@ export function rewriteJsonBody(body: ClientBody, parsed: ParsedBody, upstreamMo
   const unchanged = { chunks: body.chunks, byteLength: body.byteLength, usageInjected: false, usageAsked: false };
   const scan = body.scan;
   if (scan === null || (parsed.kind !== 'json' && parsed.kind !== 'scanned-json')) return unchanged;
+  // A scanned body cut short is no JSON the gateway can read: it goes as it came, and the gateway's error says why.
+  if (parsed.kind === 'scanned-json' && !scan.closed) return unchanged;
   const fields =
     parsed.kind === 'json'
       ? { model: parsed.value.model, stream: parsed.value.stream === true, options: parsed.value.stream_options }
       : { model: scan.model, stream: scan.stream === true, options: streamOptionsOf(body.chunks, scan.streamOptionsValue) };
   const { options } = fields;
-  const clientAskedUsage = isPlainObject(options) && options.include_usage === true;
+  const clientAskedUsage = wantUsage && isPlainObject(options) && options.include_usage === true;
   const injectUsage = wantUsage && fields.stream && !clientAskedUsage && options !== UNREADABLE;
   const members = new MemberEdits(scan);
   if (upstreamModel !== null && fields.model !== upstreamModel) members.set('model', scan.modelValue, upstreamModel);

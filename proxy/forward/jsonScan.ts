@@ -15,6 +15,8 @@ export interface TopLevelScan {
   objectStart: number;
   /** Whether the top-level object has a member: a member inserted after its `{` then needs a comma. */
   hasMembers: boolean;
+  /** Whether the top-level object's closing brace was seen: a body cut short is no JSON to edit. */
+  closed: boolean;
   isObject: boolean;
   /** Deepest nesting of objects and arrays seen (the top-level object is 1). */
   maxDepth: number;
@@ -46,8 +48,12 @@ const COLON = 0x3a;
 const COMMA = 0x2c;
 /** Bytes of a string looked at one by one before its end is searched for natively. */
 const SHORT_STRING_BYTES = 32;
-/** Longer top-level keys cannot be one we look for, so their bytes are not kept. */
-const MAX_KEY_BYTES = 64;
+const KNOWN_KEY_NAMES = ['model', 'stream', 'stream_options'];
+/**
+ * Longer top-level keys cannot be one we look for, so their bytes are not kept: each of its
+ * characters written as a `\uXXXX` escape (6 bytes) is the longest a known key can be.
+ */
+const MAX_KEY_BYTES = 6 * Math.max(...KNOWN_KEY_NAMES.map((name) => name.length));
 
 /**
  * Fed each chunk as it arrives, so its work is spread over the reads: no call walks more than the
@@ -64,6 +70,7 @@ export class TopLevelScanner {
     streamOptionsValue: null,
     objectStart: -1,
     hasMembers: false,
+    closed: false,
     isObject: false,
     maxDepth: 0,
     tooDeep: false,
@@ -210,8 +217,10 @@ export class TopLevelScanner {
       case CLOSE_BRACE:
       case CLOSE_BRACKET:
         this.depth -= 1;
+        if (this.depth > 0) return true;
         // The top-level object is closed: whatever follows is not part of it.
-        return this.depth > 0;
+        this.result.closed = byte === CLOSE_BRACE;
+        return false;
       case COLON:
         this.result.structuralMarks += 1;
         if (this.depth === 1 && this.expectingKey) {
@@ -290,7 +299,7 @@ export class TopLevelScanner {
   }
 }
 
-const KNOWN_KEYS = ['model', 'stream', 'stream_options'].map((key) => ({ key, bytes: Buffer.from(key) }));
+const KNOWN_KEYS = KNOWN_KEY_NAMES.map((key) => ({ key, bytes: Buffer.from(key) }));
 /** Any other top-level key: only the known ones matter, so its text is never decoded. */
 const OTHER_KEY = '';
 

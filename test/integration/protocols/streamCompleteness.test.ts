@@ -89,3 +89,31 @@ describe('a stream whose usage is a running count on every chunk', () => {
     expect(end).toMatchObject({ errorClass: 'stream_interrupted', usageSource: 'estimated' });
   });
 });
+
+describe('a stream that ends after its finish chunk without [DONE] or the usage asked for', () => {
+  const frames = [
+    'data: {"id":"c1","object":"chat.completion.chunk","model":"gpt-4o-mini","choices":[{"index":0,"delta":{"role":"assistant","content":"hi"},"finish_reason":null}]}\n\n',
+    'data: {"id":"c1","object":"chat.completion.chunk","model":"gpt-4o-mini","choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}\n\n',
+  ];
+  const padding = 'x'.repeat(1024 * 1024);
+  const withOptions = (options: unknown, content: string) =>
+    JSON.stringify({ model: 'gpt-4o-mini', stream: true, stream_options: options, messages: [{ role: 'user', content }] });
+
+  // A body of 1 MiB is only scanned, never parsed, on the forwarding loop: both must read the client's own include_usage.
+  it.each([
+    ['a small body', ''],
+    ['a 1 MiB body', padding],
+  ])('is interrupted when the client asked for usage itself, in %s', async (_label, content) => {
+    harness.simulator.script({ kind: 'bodyChunks', chunks: frames });
+    const { end } = await streamed('/v1/chat/completions', withOptions({ include_usage: true }, content));
+    expect(harness.simulator.received[0]!.body.toString('utf8')).toContain('"stream_options":{"include_usage":true}');
+    expect(end.errorClass).toBe('stream_interrupted');
+  });
+
+  it('is whole when usage was not asked for: stream_options too large to read on the forwarding loop are left as they are', async () => {
+    harness.simulator.script({ kind: 'bodyChunks', chunks: frames });
+    const { end } = await streamed('/v1/chat/completions', withOptions({ include_usage: false, note: 'n'.repeat(5000) }, padding));
+    expect(harness.simulator.received[0]!.body.toString('utf8')).toContain('"include_usage":false');
+    expect(end.errorClass).toBeNull();
+  });
+});

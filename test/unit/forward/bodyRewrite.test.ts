@@ -113,6 +113,53 @@ const CASES: RewriteCase[] = [
     usageAsked: true,
   },
   {
+    label: 'a model that is an object holding brackets, quotes and backslashes',
+    json: '{"model":{"a":"},\\"\\\\","b":[1]},"n":1}',
+    upstreamModel: 'real',
+    wantUsage: false,
+    sent: '{"model":"real","n":1}',
+  },
+  {
+    label: 'an escaped model key',
+    json: '{"mod\\u0065l":"alias"}',
+    upstreamModel: 'real',
+    wantUsage: false,
+    sent: '{"mod\\u0065l":"real"}',
+  },
+  {
+    label: 'the last of duplicate stream_options',
+    json: '{"stream":true,"stream_options":{"include_usage":true},"stream_options":{}}',
+    upstreamModel: null,
+    wantUsage: true,
+    sent: '{"stream":true,"stream_options":{"include_usage":true},"stream_options":{"include_usage":true}}',
+    usageInjected: true,
+    usageAsked: true,
+  },
+  {
+    label: 'stream_options as an array replaced',
+    json: '{"stream":true,"stream_options":[1]}',
+    upstreamModel: null,
+    wantUsage: true,
+    sent: '{"stream":true,"stream_options":{"include_usage":true}}',
+    usageInjected: true,
+    usageAsked: true,
+  },
+  {
+    label: 'stream_options written all in escapes',
+    json: '{"stream":true,"\\u0073\\u0074\\u0072\\u0065\\u0061\\u006d\\u005f\\u006f\\u0070\\u0074\\u0069\\u006f\\u006e\\u0073":{"include_usage":false}}',
+    upstreamModel: null,
+    wantUsage: true,
+    sent: '{"stream":true,"\\u0073\\u0074\\u0072\\u0065\\u0061\\u006d\\u005f\\u006f\\u0070\\u0074\\u0069\\u006f\\u006e\\u0073":{"include_usage":true}}',
+    usageInjected: true,
+    usageAsked: true,
+  },
+  {
+    label: 'not chat: a client include_usage asks nothing of a chat stream',
+    json: '{"model":"m","stream":true,"stream_options":{"include_usage":true}}',
+    upstreamModel: 'm',
+    wantUsage: false,
+  },
+  {
     label: 'the rest kept as written: integers past 2^53, 1.0, escapes, key order',
     json: '{"seed":12345678901234567890,"temperature":1.0,"stop":["\\u00e9","\\/"],"model":"alias","z":1,"a":2}',
     upstreamModel: 'real',
@@ -163,7 +210,8 @@ describe('rewriteJsonBody', () => {
     if (testCase.upstreamModel !== null) expected.model = testCase.upstreamModel;
     if (testCase.usageInjected) {
       const options = value.stream_options;
-      expected.stream_options = { ...(typeof options === 'object' && options !== null ? options : {}), include_usage: true };
+      const kept = typeof options === 'object' && options !== null && !Array.isArray(options) ? options : {};
+      expected.stream_options = { ...kept, include_usage: true };
     }
     expect(JSON.parse(Buffer.concat(rewritten.chunks).toString('utf8'))).toEqual(expected);
   });
@@ -175,6 +223,12 @@ describe('rewriteJsonBody', () => {
       const rewritten = rewriteJsonBody(body, parseClientBody(body, 'application/json', SCAN_ONLY), null, true);
       expect(rewritten).toEqual({ chunks: body.chunks, byteLength: body.byteLength, usageInjected: false, usageAsked: false });
     }
+  });
+
+  it('leaves a scanned body cut short as it came', () => {
+    const body = bodyOf([Buffer.from('{"messages":[1],"model":"alias","stream":true')]);
+    const rewritten = rewriteJsonBody(body, parseClientBody(body, 'application/json', SCAN_ONLY), 'real', true);
+    expect(rewritten).toEqual({ chunks: body.chunks, byteLength: body.byteLength, usageInjected: false, usageAsked: false });
   });
 
   it('changes nothing in a body that is not a JSON object', () => {

@@ -14,6 +14,8 @@ interface ScanCase {
   /** The last stream_options value as written (whitespace trimmed). */
   rawStreamOptions?: string;
   isObject?: boolean;
+  /** Whether the object's closing brace comes; true unless said. */
+  closed?: boolean;
 }
 
 const CASES: ScanCase[] = [
@@ -56,12 +58,20 @@ const CASES: ScanCase[] = [
     stream: true,
     rawStreamOptions: 'null',
   },
+  {
+    label: 'stream_options written all in escapes',
+    json: '{"stream":true,"\\u0073\\u0074\\u0072\\u0065\\u0061\\u006d\\u005f\\u006f\\u0070\\u0074\\u0069\\u006f\\u006e\\u0073":{"include_usage":false}}',
+    model: null,
+    stream: true,
+    rawStreamOptions: '{"include_usage":false}',
+  },
+  { label: 'a body cut short', json: '{"model":"m","stream":true', model: 'm', rawModel: 'm', stream: null, closed: false },
   { label: 'nested stream_options ignored', json: '{"meta":{"stream_options":{}}}', model: null },
   { label: 'a later non-string model replaces a string one', json: '{"model":"a","model":[1]}', model: null, rawModelValue: '[1]' },
   { label: 'a model key too long to be one', json: `{"${'k'.repeat(100)}":"no","model":"yes"}`, model: 'yes', rawModel: 'yes' },
   { label: 'invalid escape gives no model', json: '{"model":"bad\\q"}', model: null, rawModelValue: '"bad\\q"' },
   { label: 'non-string model', json: '{"model":7,"stream":true}', model: null, rawModelValue: '7', stream: true },
-  { label: 'an array is no object', json: '[{"model":"x"}]', model: null, isObject: false },
+  { label: 'an array is no object', json: '[{"model":"x"}]', model: null, isObject: false, closed: false },
   { label: 'bytes after the object are ignored', json: '{"stream":true} {"model":"x"}', model: null, stream: true },
   {
     label: 'long strings with escapes past their first bytes',
@@ -87,6 +97,7 @@ function expectScan(scan: TopLevelScan, body: Buffer, testCase: ScanCase): void 
   const rawModelValue = testCase.rawModel === undefined ? testCase.rawModelValue : `"${testCase.rawModel}"`;
   expect(textIn(body, scan.modelValue)).toBe(rawModelValue ?? null);
   expect(textIn(body, scan.streamOptionsValue)).toBe(testCase.rawStreamOptions ?? null);
+  expect(scan.closed).toBe(testCase.closed ?? true);
   if (scan.isObject) {
     expect(body[scan.objectStart]).toBe(0x7b);
     expect(body.subarray(0, scan.objectStart).toString('utf8').trim()).toBe('');
@@ -123,12 +134,21 @@ describe('scanTopLevel', () => {
     expectScan(scanTopLevel(chunks), body, testCase);
   });
 
-  it.each(CASES.filter((testCase) => testCase.model !== null && testCase.isObject !== false && !testCase.label.includes('after')))(
-    'agrees with JSON.parse: $label',
-    (testCase) => {
-      expect(scanTopLevel([Buffer.from(testCase.json)]).model).toBe((JSON.parse(testCase.json) as { model: unknown }).model);
-    },
-  );
+  it.each(
+    CASES.filter(
+      (testCase) =>
+        testCase.model !== null && testCase.closed !== false && testCase.isObject !== false && !testCase.label.includes('after'),
+    ),
+  )('agrees with JSON.parse: $label', (testCase) => {
+    expect(scanTopLevel([Buffer.from(testCase.json)]).model).toBe((JSON.parse(testCase.json) as { model: unknown }).model);
+  });
+
+  it('locates a value from just after its colon to the comma or brace that ends it', () => {
+    const body = Buffer.from('{"model" :  "m" ,"stream_options":\t{"a":[1,"},"]}\n}');
+    const scan = scanTopLevel([body]);
+    expect(body.subarray(scan.modelValue!.start, scan.modelValue!.end).toString()).toBe('  "m" ');
+    expect(body.subarray(scan.streamOptionsValue!.start, scan.streamOptionsValue!.end).toString()).toBe('\t{"a":[1,"},"]}\n');
+  });
 
   it('finds a model after 10 MB of messages full of escapes, in 64 KiB chunks', () => {
     const content = 'say \\"hi\\" and a backslash \\\\ then {[,:]} '.repeat(250_000);

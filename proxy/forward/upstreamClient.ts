@@ -39,14 +39,19 @@ export interface UpstreamRequest {
   onReachedSocket?: () => void;
 }
 
-function bodyFor(chunks: readonly Buffer[] | null): Dispatcher.DispatchOptions['body'] {
+/**
+ * A body up to COPY_SLICE_BYTES in several pieces (socket reads, a splice: every streamed chat body
+ * once `include_usage` is in it) goes out as one copy, at most about 1 ms of memcpy. Sent as they
+ * were, through a Readable made for the request, each piece was a write of its own (a syscall, and
+ * a packet with TCP_NODELAY): streamed agent turns of 100-380 KB cost the forwarding thread 120-320
+ * us more a request that way. Larger bodies are copied out a slice per turn of the event loop.
+ */
+export function dispatchBody(chunks: readonly Buffer[] | null): Dispatcher.DispatchOptions['body'] {
   if (!chunks || chunks.length === 0) return null;
   let byteLength = 0;
   for (const chunk of chunks) byteLength += chunk.length;
   if (byteLength > COPY_SLICE_BYTES) return Readable.from(inTurnSlices(chunks), { objectMode: false });
-  if (chunks.length === 1) return chunks[0]!;
-  // Several chunks go out as they are, without concatenating a copy of the whole body.
-  return Readable.from(chunks, { objectMode: false });
+  return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, byteLength);
 }
 
 interface DispatchTarget {
@@ -78,7 +83,7 @@ function dispatchOptions(request: UpstreamRequest): Dispatcher.DispatchOptions {
     path,
     method: request.method as Dispatcher.HttpMethod,
     headers: request.headers,
-    body: bodyFor(request.body),
+    body: dispatchBody(request.body),
     headersTimeout: request.idleTimeoutMs,
     bodyTimeout: request.idleTimeoutMs,
   };

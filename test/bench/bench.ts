@@ -24,10 +24,10 @@ import { formatReport, formatStall } from './report.ts';
 import { DEFAULT_QUIET, waitUntilQuiet } from './processCpu.ts';
 import { measureKeyMasking } from './keyMasking.ts';
 import { formatSessionLog, measureSessionLog } from './sessionScenario.ts';
-import { measureLargeBody, measureOpenStreams, measureStreaming, measureThroughput } from './scenarios.ts';
+import { measureLargeBody, measureOpenStreams, measureStreaming, measureThroughput, timeLargeBodies } from './scenarios.ts';
 import { largeBodies, largeJsonBody } from './largeBodies.ts';
 import { measureSmallDuringLarge } from './stallScenario.ts';
-import { checkStall, checkTargets, type BenchResults, type ProxyTarget, type StallResults } from './targets.ts';
+import { checkStall, checkTargets, type BenchResults, type ProxyTarget, type RelayTarget, type StallResults } from './targets.ts';
 import { formatIssueTable, formatRssPhases, issueFigures, RSS_SETTLE_AFTER_LOAD_MS, type PhaseRss, type RssPhase } from './issueTable.ts';
 import { readProcessMemory } from './processMemory.ts';
 import { GLIBC_MALLOC_ENV } from '../../proxy/app/cli/glibcMalloc.ts';
@@ -46,6 +46,7 @@ import {
   OPEN_STREAM_CHUNK_INTERVAL_MS,
   OPEN_STREAMS_FIRST_BYTE_TIMEOUT_MS,
   LARGE_BODY_BYTES,
+  LARGE_BODY_TIMED_UPLOADS,
   PROFILED_MAX_BUSY_MS,
   EMBEDDINGS_PATH,
   C50_RUN_MS,
@@ -273,7 +274,12 @@ async function measureMemory(log: (line: string) => void): Promise<Pick<BenchRes
       airlockRssPhases.push({ phase: '10 MB body, 0.3 s after (own process)', bytes: largeBody[target].rssAfterBytes ?? Number.NaN });
     await stop(proxy);
   }
-  await stop(sink);
+  // Its time: every target at once, uploads alternated, so the floor and Airlock meet the same moments.
+  const proxies = await Promise.all(PROXY_KINDS.map(([, kind]) => startProxy(kind, sink.url, { log: kind === 'airlock' })));
+  const urls = { direct: sink.url, ...Object.fromEntries(PROXY_KINDS.map(([target], index) => [target, proxies[index]!.url])) };
+  const timed = await timeLargeBodies(urls as Record<RelayTarget, string>, body, EMBEDDINGS_PATH, LARGE_BODY_TIMED_UPLOADS);
+  for (const target of Object.keys(largeBody) as RelayTarget[]) largeBody[target] = { ...largeBody[target], elapsedMs: timed[target] };
+  await stop(...proxies, sink);
   return { openStreams, largeBody };
 }
 

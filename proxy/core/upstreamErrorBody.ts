@@ -1,3 +1,4 @@
+import { isRecord } from './isRecord.ts';
 /**
  * Reads the error a gateway put in a response body. The contract does not fix its schema (docs/gateway-spec.md §7),
  * so the common shapes are accepted: `{error:{message,code,type}}`, `{error:"…"}`, `{message,code}`,
@@ -48,10 +49,6 @@ export function isErrorOnlyBody(bodyText: string): boolean {
   } catch {
     return false;
   }
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function textOf(value: unknown): string | null {

@@ -1,3 +1,4 @@
+import { isRecord } from '../core/isRecord.ts';
 import type { ByteRange, TopLevelScan } from './jsonScan.ts';
 import type { ClientBody, ParsedBody } from './requestBody.ts';
 
@@ -36,18 +37,15 @@ export function rewriteJsonBody(body: ClientBody, parsed: ParsedBody, upstreamMo
       ? { model: parsed.value.model, stream: parsed.value.stream === true, options: parsed.value.stream_options }
       : { model: scan.model, stream: scan.stream === true, options: streamOptionsOf(body.chunks, scan.streamOptionsValue) };
   const { options } = fields;
-  const clientAskedUsage = wantUsage && isPlainObject(options) && options.include_usage === true;
+  const clientAskedUsage = wantUsage && isRecord(options) && options.include_usage === true;
   const injectUsage = wantUsage && fields.stream && !clientAskedUsage && options !== UNREADABLE;
+  const modelChanges = upstreamModel !== null && fields.model !== upstreamModel;
+  // Most bodies need no edit: they go as they came, with nothing built for them.
+  if (!modelChanges && !injectUsage) return clientAskedUsage ? { ...unchanged, usageAsked: true } : unchanged;
   const members = new MemberEdits(scan);
-  if (upstreamModel !== null && fields.model !== upstreamModel) members.set('model', scan.modelValue, upstreamModel);
-  if (injectUsage)
-    members.set('stream_options', scan.streamOptionsValue, { ...(isPlainObject(options) ? options : {}), include_usage: true });
-  if (members.isEmpty) return { ...unchanged, usageAsked: clientAskedUsage };
+  if (modelChanges) members.set('model', scan.modelValue, upstreamModel);
+  if (injectUsage) members.set('stream_options', scan.streamOptionsValue, { ...(isRecord(options) ? options : {}), include_usage: true });
   return { ...members.applyTo(body.chunks, body.byteLength), usageInjected: injectUsage, usageAsked: injectUsage || clientAskedUsage };
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** The client's `stream_options`, parsed from its bytes alone; undefined when the body has none. */
@@ -81,10 +79,6 @@ class MemberEdits {
 
   constructor(scan: TopLevelScan) {
     this.scan = scan;
-  }
-
-  get isEmpty(): boolean {
-    return this.replaced.length === 0 && this.added.length === 0;
   }
 
   set(key: string, current: ByteRange | null, value: unknown): void {

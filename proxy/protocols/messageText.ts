@@ -1,3 +1,4 @@
+import { isRecord } from '../core/isRecord.ts';
 /**
  * The text of a content value, a message and an answer in the three conversation shapes (chat
  * completions, Anthropic Messages, Responses), read from the body itself. Pure. One owner, so the
@@ -5,8 +6,6 @@
  */
 
 type Json = unknown;
-export const isRecord = (value: Json): value is Record<string, Json> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /**
  * Which blocks of a list count as text:

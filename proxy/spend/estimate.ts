@@ -1,3 +1,4 @@
+import { isRecord } from '../core/isRecord.ts';
 import { createRequire } from 'node:module';
 import type * as O200kEncoding from 'gpt-tokenizer/encoding/o200k_base';
 
@@ -97,8 +98,4 @@ function partTokens(part: Record<string, unknown>, textTokens: TextTokens): numb
   if (type === 'tool_result') return contentTokens(part['content'], textTokens);
   if (type === 'tool_use') return textTokens(JSON.stringify(part['input'] ?? {}));
   return 0;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

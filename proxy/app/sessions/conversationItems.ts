@@ -1,5 +1,5 @@
 import { TIMELINE_TEXT_MAX_CHARS, type ConversationItem } from '../../contracts/agentSessions.ts';
-import { isRecord } from '../../protocols/messageText.ts';
+import { isRecord } from '../../core/isRecord.ts';
 
 /**
  * Requests and answers of the three conversation protocols as one list of items (who said what,

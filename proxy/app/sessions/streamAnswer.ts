@@ -1,6 +1,6 @@
 import { createParser } from 'eventsource-parser';
 import type { ConversationItem } from '../../contracts/agentSessions.ts';
-import { isRecord } from '../../protocols/messageText.ts';
+import { isRecord } from '../../core/isRecord.ts';
 import { answerItemsOfJson, textItem, toolCallItem } from './conversationItems.ts';
 
 /**

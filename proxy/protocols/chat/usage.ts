@@ -1,3 +1,4 @@
+import { isRecord } from '../../core/isRecord.ts';
 import type { TokenUsage } from '../../contracts/usage.ts';
 
 /**
@@ -46,8 +47,4 @@ function nested(record: Record<string, unknown>, outer: string, inner: string): 
 
 function tokenCount(value: unknown): number | null {
   return typeof value === 'number' && Number.isInteger(value) && value >= 0 ? value : null;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

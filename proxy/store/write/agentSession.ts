@@ -1,5 +1,6 @@
 import { hash } from 'node:crypto';
-import { contentText, isRecord, messagesOf } from '../../protocols/messageText.ts';
+import { isRecord } from '../../core/isRecord.ts';
+import { contentText, messagesOf } from '../../protocols/messageText.ts';
 import { agentSessionIdOf } from './exchangeSummary.ts';
 
 /**

@@ -37,6 +37,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { compareWithBaseline } from './baseline.ts';
 import { formatSaturation, measureSaturation } from './saturation.ts';
 import { appMemoryOnly } from './appMemoryReport.ts';
+import { measureOnSplitCores } from './pinnedCores.ts';
 import {
   RESULTS_DIR,
   STREAM_CHUNKS,
@@ -48,6 +49,7 @@ import {
   LARGE_BODY_BYTES,
   LARGE_BODY_TIMED_UPLOADS,
   PROFILED_MAX_BUSY_MS,
+  C1_RUNS,
   EMBEDDINGS_PATH,
   C50_RUN_MS,
   MASKING_STREAM_CHUNKS,
@@ -131,7 +133,7 @@ async function noteAirlockRss(phase: string, server: ChildServer): Promise<void>
   await server.heapSnapshot(resolve(RESULTS_DIR, 'heap', `${airlockRssPhases.length}-${phase.replace(/\W+/g, '-')}.heapsnapshot`));
 }
 
-type RelayResults = Pick<BenchResults, 'throughputC1' | 'throughputC50' | 'streaming' | 'rssByPhase'>;
+type RelayResults = Pick<BenchResults, 'throughputC1' | 'splitCoresC1' | 'throughputC50' | 'streaming' | 'rssByPhase'>;
 
 /**
  * Non-streamed chat at c=1 and c=50, then streams, through every relay. The proxies' processes are
@@ -153,20 +155,10 @@ async function measureRelays(log: (line: string) => void): Promise<{ finish(): P
     startProxy('airlock', simulator.url, { log: true }),
   ]);
   const servers = { direct: simulator, floor, undiciFloor, airlock, airlockLogged };
-  const urls = {
-    direct: simulator.url,
-    floor: floor.url,
-    undiciFloor: undiciFloor.url,
-    airlock: airlock.url,
-    airlockLogged: airlockLogged.url,
-  };
-  const pids = {
-    direct: simulator.pid,
-    floor: floor.pid,
-    undiciFloor: undiciFloor.pid,
-    airlock: airlock.pid,
-    airlockLogged: airlockLogged.pid,
-  };
+  const each = <V>(read: (server: ChildServer) => V) =>
+    Object.fromEntries(Object.entries(servers).map(([target, server]) => [target, read(server)])) as Record<keyof typeof servers, V>;
+  const urls = each((server) => server.url);
+  const pids = each((server) => server.pid);
   const watched = { floor, undiciFloor, airlockLogged };
   const rss = (): Record<keyof typeof watched, number> => ({
     floor: readProcessMemory(floor.pid).rssBytes,
@@ -180,7 +172,10 @@ async function measureRelays(log: (line: string) => void): Promise<{ finish(): P
   const idle = rss();
   await noteAirlockRss('idle, after start', airlockLogged);
   log('non-streaming, concurrency 1');
-  const throughputC1 = await measureThroughput(urls, { concurrency: 1, count: 600, rounds: 7, maxMs: 10_000, settle, pids });
+  const throughputC1 = await measureThroughput(urls, { ...C1_RUNS, settle, pids });
+  log('non-streaming, concurrency 1, background threads on a core of their own');
+  const splitUrls = { direct: urls.direct, undiciFloor: urls.undiciFloor, airlock: urls.airlock, airlockLogged: urls.airlockLogged };
+  const splitCoresC1 = await measureOnSplitCores(splitUrls, [process.pid, ...Object.values(pids)], settle);
   const afterC1 = rss();
   await noteAirlockRss('after the c=1 runs', airlockLogged);
   log('non-streaming, concurrency 50');
@@ -222,6 +217,7 @@ async function measureRelays(log: (line: string) => void): Promise<{ finish(): P
       });
       return {
         throughputC1,
+        splitCoresC1,
         throughputC50,
         streaming,
         rssByPhase: { floor: phases('floor'), undiciFloor: phases('undiciFloor'), airlockLogged: phases('airlockLogged') },

@@ -12,6 +12,8 @@ export type ProxyTarget = 'floor' | 'undiciFloor' | 'airlock';
 
 export interface BenchResults {
   throughputC1: Record<ThroughputTarget, ThroughputResult>;
+  /** The same c=1 runs with every main thread on one core and every other thread on another (pinnedCores.ts), or why not. */
+  splitCoresC1: Record<'direct' | 'undiciFloor' | 'airlock' | 'airlockLogged', ThroughputResult> | string;
   throughputC50: Record<ThroughputTarget, ThroughputResult>;
   streaming: Record<RelayTarget, StreamingResult>;
   openStreams: Record<ProxyTarget, OpenStreamsResult>;

@@ -62,6 +62,12 @@ function results(change: (draft: BenchResults) => void = () => undefined): Bench
       airlock: throughput(130, 2),
       airlockLogged: throughput(150, 3),
     },
+    splitCoresC1: {
+      direct: throughput(null, 0.5),
+      undiciFloor: throughput(null, 0.75),
+      airlock: throughput(null, 1),
+      airlockLogged: throughput(null, 1.5),
+    },
     streaming: { direct: stream(10), floor: stream(11), undiciFloor: stream(10.5), airlock: stream(11) },
     largeBody: { direct: body(30), floor: body(40), undiciFloor: body(40), airlock: body(60) },
     openStreams: { floor: open(40_000), undiciFloor: open(40_000), airlock: open(MAX_BYTES_PER_STREAM) },
@@ -195,6 +201,31 @@ describe('issue 20 table', () => {
     );
     expect(table).toContain('| proxy CPU per request, c=1 | 100.0 us | 300.0 us = 3.00x | <= 1.5x the floor | MISS |');
     expect(table).toContain('| RSS idle | 50.0 MB | 100.0 MB | <= 100.0 MB | PASS |');
+  });
+
+  it('prints beside the added p99 the log off and the background threads on their own core, judging only the logged Airlock as measured', () => {
+    const table = formatIssueTable(
+      issueFigures(
+        results((r) => {
+          r.throughputC1.airlockLogged.p99Ms = 3.5;
+          r.throughputC1.airlock.p99Ms = 1.25;
+        }),
+      ),
+    );
+    expect(table).toContain(
+      '| added p99 at c=1 (vs direct) | 1.00 ms; own core for background threads 0.25 ms | 2.50 ms (log off 0.25 ms); own core for background threads 1.00 ms | <= 2 ms | MISS |',
+    );
+  });
+
+  it('says why the background threads could not be given their own core, and still judges the figure as measured', () => {
+    const table = formatIssueTable(
+      issueFigures(
+        results((r) => {
+          r.splitCoresC1 = 'needs taskset (util-linux)';
+        }),
+      ),
+    );
+    expect(table).toMatch(/own core for background threads: not measured, needs taskset \(util-linux\) \| <= 2 ms \| PASS \|/);
   });
 });
 

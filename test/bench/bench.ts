@@ -19,7 +19,8 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { startChildServer, type ChildOptions, type ChildServer } from './childServer.ts';
+import type { ChildServer } from './childServer.ts';
+import { benchProcesses } from './benchProcesses.ts';
 import { formatReport, formatStall } from './report.ts';
 import { DEFAULT_QUIET, waitUntilQuiet } from './processCpu.ts';
 import { measureKeyMasking } from './keyMasking.ts';
@@ -30,9 +31,6 @@ import { measureSmallDuringLarge } from './stallScenario.ts';
 import { checkStall, checkTargets, type BenchResults, type ProxyTarget, type RelayTarget, type StallResults } from './targets.ts';
 import { formatIssueTable, formatRssPhases, issueFigures, RSS_SETTLE_AFTER_LOAD_MS, type PhaseRss, type RssPhase } from './issueTable.ts';
 import { readProcessMemory } from './processMemory.ts';
-import { GLIBC_MALLOC_ENV } from '../../proxy/app/cli/glibcMalloc.ts';
-import { COMPILE_CACHE_ENV, userCompileCacheDir } from '../../proxy/app/cli/compileCache.ts';
-import { SERVE_V8_FLAGS } from '../../proxy/app/cli/v8Flags.ts';
 import { setTimeout as delay } from 'node:timers/promises';
 import { compareWithBaseline } from './baseline.ts';
 import { formatSaturation, measureSaturation } from './saturation.ts';
@@ -84,38 +82,7 @@ const PROXY_KINDS = [
   ['airlock', 'airlock'],
 ] as const satisfies readonly (readonly [ProxyTarget, string])[];
 
-const running = new Set<ChildServer>();
-
-async function start(script: string, args: string[], options: ChildOptions = {}): Promise<ChildServer> {
-  const child = await startChildServer(script, args, options);
-  running.add(child);
-  return child;
-}
-
-async function stop(...children: ChildServer[]): Promise<void> {
-  await Promise.all(children.map((child) => child.stop()));
-  for (const child of children) running.delete(child);
-}
-
-/**
- * glibc keeps freed memory for reuse, so a process that freed a lot at start-up (Airlock warms its
- * tokenizer) could hide new allocations from RSS. For memory figures, blocks of 32 KiB and more
- * are mmapped and returned on free, so RSS follows the bytes actually held.
- */
-const EXACT_RSS_ENV = { MALLOC_MMAP_THRESHOLD_: '32768', MALLOC_TRIM_THRESHOLD_: '0' };
-
-/** What `airlock serve` sets for itself before it starts (proxy/app/cli/glibcMalloc.ts, v8Flags.ts, compileCache.ts). */
-const AIRLOCK_SERVE_ENV = { ...GLIBC_MALLOC_ENV, [COMPILE_CACHE_ENV]: userCompileCacheDir() };
-
-const startProxy = (
-  kind: 'floor' | 'undici-floor' | 'airlock',
-  upstreamUrl: string,
-  options: { log?: boolean; exactRss?: boolean } = {},
-): Promise<ChildServer> =>
-  start('proxyServer.ts', ['--kind', kind, '--upstream', upstreamUrl, ...(options.log ? ['--log', ...backlogArgs] : [])], {
-    nodeFlags: [...(kind === 'airlock' ? [...SERVE_V8_FLAGS, ...airlockNodeFlags] : []), ...(options.exactRss ? ['--expose-gc'] : [])],
-    env: { ...(kind === 'airlock' ? AIRLOCK_SERVE_ENV : {}), ...(options.exactRss ? EXACT_RSS_ENV : {}) },
-  });
+const { start, stop, startProxy, stopAll } = benchProcesses(backlogArgs, airlockNodeFlags);
 
 /** Airlock's RSS (log on) after each phase of the bench, for the report. */
 const airlockRssPhases: RssPhase[] = [];
@@ -239,7 +206,9 @@ async function measureMasking(log: (line: string) => void): Promise<Pick<BenchRe
   return { keyMasking };
 }
 
-async function measureMemory(log: (line: string) => void): Promise<Pick<BenchResults, 'openStreams' | 'largeBody'>> {
+async function measureMemory(
+  log: (line: string) => void,
+): Promise<Pick<BenchResults, 'openStreams' | 'largeBody' | 'largeBodyReadFirstFloorMs'>> {
   log(`${OPEN_STREAMS} open streams`);
   const slowSimulator = await start('upstreamServer.ts', [
     '--chunk-count',
@@ -270,13 +239,20 @@ async function measureMemory(log: (line: string) => void): Promise<Pick<BenchRes
       airlockRssPhases.push({ phase: '10 MB body, 0.3 s after (own process)', bytes: largeBody[target].rssAfterBytes ?? Number.NaN });
     await stop(proxy);
   }
-  // Its time: every target at once, uploads alternated, so the floor and Airlock meet the same moments.
-  const proxies = await Promise.all(PROXY_KINDS.map(([, kind]) => startProxy(kind, sink.url, { log: kind === 'airlock' })));
-  const urls = { direct: sink.url, ...Object.fromEntries(PROXY_KINDS.map(([target], index) => [target, proxies[index]!.url])) };
-  const timed = await timeLargeBodies(urls as Record<RelayTarget, string>, body, EMBEDDINGS_PATH, LARGE_BODY_TIMED_UPLOADS);
+  // Its time: every target at once, uploads alternated, so the floor and Airlock meet the same moments; beside
+  // them the undici floor reading each body whole before sending it, as Airlock must: what store-and-forward costs.
+  const kinds = [...PROXY_KINDS, ['readFirstFloor', 'undici-floor-store']] as const;
+  const proxies = await Promise.all(kinds.map(([, kind]) => startProxy(kind, sink.url, { log: kind === 'airlock' })));
+  const urls = { direct: sink.url, ...Object.fromEntries(kinds.map(([target], index) => [target, proxies[index]!.url])) };
+  const timed = await timeLargeBodies(
+    urls as Record<RelayTarget | 'readFirstFloor', string>,
+    body,
+    EMBEDDINGS_PATH,
+    LARGE_BODY_TIMED_UPLOADS,
+  );
   for (const target of Object.keys(largeBody) as RelayTarget[]) largeBody[target] = { ...largeBody[target], elapsedMs: timed[target] };
   await stop(...proxies, sink);
-  return { openStreams, largeBody };
+  return { openStreams, largeBody, largeBodyReadFirstFloorMs: timed.readFirstFloor };
 }
 
 /** Small requests while large and pathological bodies arrive: straight to the sink, then through Airlock (log on). */
@@ -321,7 +297,7 @@ async function memoryOnly(log: (line: string) => void): Promise<void> {
   await waitUntilQuiet([simulator.pid, ...relays.map((relay) => relay.pid)]);
   const [floorIdleBytes, airlockIdleBytes] = relays.map((relay) => readProcessMemory(relay.pid).rssBytes) as [number, number];
   await stop(...relays, simulator);
-  const { openStreams, largeBody } = await measureMemory(log);
+  const { openStreams, largeBody, largeBodyReadFirstFloorMs } = await measureMemory(log);
   const mb = (bytes: number): string => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
   const kb = (target: keyof typeof openStreams): string => `${(openStreams[target].bytesPerStream / 1024).toFixed(1)} KB`;
   console.log(`RSS idle: undici floor ${mb(floorIdleBytes)}, Airlock (log on) ${mb(airlockIdleBytes)}`);
@@ -329,14 +305,12 @@ async function memoryOnly(log: (line: string) => void): Promise<void> {
     `RSS per open stream (${OPEN_STREAMS} open): floor ${kb('floor')}, undici floor ${kb('undiciFloor')}, Airlock ${kb('airlock')}`,
   );
   console.log(
-    `10 MB body: undici floor ${largeBody.undiciFloor.elapsedMs.toFixed(0)} ms, Airlock ${largeBody.airlock.elapsedMs.toFixed(0)} ms`,
+    `10 MB body: undici floor ${largeBody.undiciFloor.elapsedMs.toFixed(0)} ms (reading it whole first ${largeBodyReadFirstFloorMs.toFixed(0)} ms), Airlock ${largeBody.airlock.elapsedMs.toFixed(0)} ms`,
   );
   const file = resolve(RESULTS_DIR, 'bench-memory.json');
   mkdirSync(RESULTS_DIR, { recursive: true });
-  writeFileSync(
-    file,
-    `${JSON.stringify({ generatedAt: new Date().toISOString(), floorIdleBytes, airlockIdleBytes, openStreams, largeBody }, null, 2)}\n`,
-  );
+  const figures = { floorIdleBytes, airlockIdleBytes, openStreams, largeBody, largeBodyReadFirstFloorMs };
+  writeFileSync(file, `${JSON.stringify({ generatedAt: new Date().toISOString(), ...figures }, null, 2)}\n`);
   log(`done; results in ${file}`);
 }
 
@@ -391,5 +365,5 @@ try {
   console.error('[bench] failed:', error);
   process.exitCode = 1;
 } finally {
-  await Promise.all([...running].map((child) => child.stop()));
+  await stopAll();
 }

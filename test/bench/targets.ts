@@ -18,6 +18,8 @@ export interface BenchResults {
   streaming: Record<RelayTarget, StreamingResult>;
   openStreams: Record<ProxyTarget, OpenStreamsResult>;
   largeBody: Record<RelayTarget, LargeBodyResult>;
+  /** The 10 MB body's time through the undici floor that reads a body whole before sending it (undiciFloor.ts, readBodyFirst). */
+  largeBodyReadFirstFloorMs: number;
   keyMasking: KeyMaskingResult;
   /** Each proxy's RSS at the end of each phase of the relay runs. */
   rssByPhase: Record<'floor' | 'undiciFloor' | 'airlockLogged', PhaseRss>;

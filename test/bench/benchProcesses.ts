@@ -1,0 +1,52 @@
+/**
+ * The bench's server processes (childServer.ts): each started one is remembered until stopped, so
+ * a failed run stops whatever it left; proxies start as `airlock serve` would start Airlock.
+ */
+import { COMPILE_CACHE_ENV, userCompileCacheDir } from '../../proxy/app/cli/compileCache.ts';
+import { GLIBC_MALLOC_ENV } from '../../proxy/app/cli/glibcMalloc.ts';
+import { SERVE_V8_FLAGS } from '../../proxy/app/cli/v8Flags.ts';
+import { startChildServer, type ChildOptions, type ChildServer } from './childServer.ts';
+
+/**
+ * glibc keeps freed memory for reuse, so a process that freed a lot at start-up (Airlock warms its
+ * tokenizer) could hide new allocations from RSS. For memory figures, blocks of 32 KiB and more
+ * are mmapped and returned on free, so RSS follows the bytes actually held.
+ */
+const EXACT_RSS_ENV = { MALLOC_MMAP_THRESHOLD_: '32768', MALLOC_TRIM_THRESHOLD_: '0' };
+
+/** What `airlock serve` sets for itself before it starts (proxy/app/cli/glibcMalloc.ts, v8Flags.ts, compileCache.ts). */
+const AIRLOCK_SERVE_ENV = { ...GLIBC_MALLOC_ENV, [COMPILE_CACHE_ENV]: userCompileCacheDir() };
+
+export type ProxyKind = 'floor' | 'undici-floor' | 'undici-floor-store' | 'airlock';
+
+export interface BenchProcesses {
+  start(script: string, args: string[], options?: ChildOptions): Promise<ChildServer>;
+  stop(...children: ChildServer[]): Promise<void>;
+  startProxy(kind: ProxyKind, upstreamUrl: string, options?: { log?: boolean; exactRss?: boolean }): Promise<ChildServer>;
+  /** Stops every process still running. */
+  stopAll(): Promise<void>;
+}
+
+/** `logArgs` go to a logged Airlock, `airlockNodeFlags` to every Airlock (a profiler's, say). */
+export function benchProcesses(logArgs: readonly string[], airlockNodeFlags: readonly string[]): BenchProcesses {
+  const running = new Set<ChildServer>();
+  const start = async (script: string, args: string[], options: ChildOptions = {}): Promise<ChildServer> => {
+    const child = await startChildServer(script, args, options);
+    running.add(child);
+    return child;
+  };
+  const stop = async (...children: ChildServer[]): Promise<void> => {
+    await Promise.all(children.map((child) => child.stop()));
+    for (const child of children) running.delete(child);
+  };
+  return {
+    start,
+    stop,
+    startProxy: (kind, upstreamUrl, options = {}) =>
+      start('proxyServer.ts', ['--kind', kind, '--upstream', upstreamUrl, ...(options.log ? ['--log', ...logArgs] : [])], {
+        nodeFlags: [...(kind === 'airlock' ? [...SERVE_V8_FLAGS, ...airlockNodeFlags] : []), ...(options.exactRss ? ['--expose-gc'] : [])],
+        env: { ...(kind === 'airlock' ? AIRLOCK_SERVE_ENV : {}), ...(options.exactRss ? EXACT_RSS_ENV : {}) },
+      }),
+    stopAll: () => stop(...running),
+  };
+}

@@ -140,9 +140,6 @@ async function measureRelays(log: (line: string) => void): Promise<{ finish(): P
   await noteAirlockRss('idle, after start', airlockLogged);
   log('non-streaming, concurrency 1');
   const throughputC1 = await measureThroughput(urls, { ...C1_RUNS, settle, pids });
-  log('non-streaming, concurrency 1, background threads on a core of their own');
-  const splitUrls = { direct: urls.direct, undiciFloor: urls.undiciFloor, airlock: urls.airlock, airlockLogged: urls.airlockLogged };
-  const splitCoresC1 = await measureOnSplitCores(splitUrls, [process.pid, ...Object.values(pids)], settle);
   const afterC1 = rss();
   await noteAirlockRss('after the c=1 runs', airlockLogged);
   log('non-streaming, concurrency 50');
@@ -167,6 +164,11 @@ async function measureRelays(log: (line: string) => void): Promise<{ finish(): P
   };
   const afterStreams = rss();
   await noteAirlockRss('after the streams', airlockLogged);
+  // Last, so that no judged figure runs after it against a longer log.
+  log('non-streaming, concurrency 1, background threads on cores of their own');
+  const splitUrls = { direct: urls.direct, undiciFloor: urls.undiciFloor, airlock: urls.airlock, airlockLogged: urls.airlockLogged };
+  const splitRuns = (settleAndSplit: () => Promise<void>) => measureThroughput(splitUrls, { ...C1_RUNS, settle: settleAndSplit });
+  const splitCoresC1 = await measureOnSplitCores(splitRuns, [process.pid, ...Object.values(pids)], settle);
   const loadEndedAt = Date.now();
   await stop(servers.direct, airlock);
   return {
@@ -241,7 +243,7 @@ async function measureMemory(
   }
   // Its time: every target at once, uploads alternated, so the floor and Airlock meet the same moments; beside
   // them the undici floor reading each body whole before sending it, as Airlock must: what store-and-forward costs.
-  const kinds = [...PROXY_KINDS, ['readFirstFloor', 'undici-floor-store']] as const;
+  const kinds = [...PROXY_KINDS, ['readFirstFloor', 'undici-floor-read-first']] as const;
   const proxies = await Promise.all(kinds.map(([, kind]) => startProxy(kind, sink.url, { log: kind === 'airlock' })));
   const urls = { direct: sink.url, ...Object.fromEntries(kinds.map(([target], index) => [target, proxies[index]!.url])) };
   const timed = await timeLargeBodies(
@@ -255,12 +257,16 @@ async function measureMemory(
   return { openStreams, largeBody, largeBodyReadFirstFloorMs: timed.readFirstFloor };
 }
 
-/** Small requests while large and pathological bodies arrive: straight to the sink, then through Airlock (log on). */
+/** Small requests while large and pathological bodies arrive: straight to the sink, through the undici floor, then through Airlock (log on). */
 async function measureStall(log: (line: string) => void): Promise<StallResults> {
   log('small requests while large bodies arrive');
   const sink = await start('upstreamServer.ts', ['--kind', 'sink']);
   const bodies = largeBodies();
   const direct = await measureSmallDuringLarge(sink.url, bodies, LARGE_BODY_ROUNDS);
+  // The undici floor's loop under the same load: what any Node proxy's loop shows on this machine.
+  const floor = await startProxy('undici-floor', sink.url);
+  const undiciFloor = await measureSmallDuringLarge(floor, bodies, LARGE_BODY_ROUNDS);
+  await stop(floor);
   const proxy = await startProxy('airlock', sink.url, { log: true });
   const airlock = await measureSmallDuringLarge(proxy, bodies, LARGE_BODY_ROUNDS);
   await noteAirlockRss('after the large bodies (own process)', proxy);
@@ -268,7 +274,7 @@ async function measureStall(log: (line: string) => void): Promise<StallResults> 
   await delay(RSS_SETTLE_AFTER_LOAD_MS);
   await noteAirlockRss(`${RSS_SETTLE_AFTER_LOAD_MS / 1000} s later`, proxy);
   await stop(proxy, sink);
-  return { direct, airlock };
+  return { direct, undiciFloor, airlock };
 }
 
 /** 40 s of c=50 against the logged Airlock alone, as `airlock serve` runs it. */

@@ -17,7 +17,7 @@ const EXACT_RSS_ENV = { MALLOC_MMAP_THRESHOLD_: '32768', MALLOC_TRIM_THRESHOLD_:
 /** What `airlock serve` sets for itself before it starts (proxy/app/cli/glibcMalloc.ts, v8Flags.ts, compileCache.ts). */
 const AIRLOCK_SERVE_ENV = { ...GLIBC_MALLOC_ENV, [COMPILE_CACHE_ENV]: userCompileCacheDir() };
 
-export type ProxyKind = 'floor' | 'undici-floor' | 'undici-floor-store' | 'airlock';
+export type ProxyKind = 'floor' | 'undici-floor' | 'undici-floor-read-first' | 'airlock';
 
 export interface BenchProcesses {
   start(script: string, args: string[], options?: ChildOptions): Promise<ChildServer>;

@@ -13,7 +13,7 @@ export const LARGE_BODY_BYTES = 10 * 1024 * 1024;
 /** The 10 MB body's time is the median of this many uploads per target, their order alternating. */
 export const LARGE_BODY_TIMED_UPLOADS = 7;
 export const PROFILED_MAX_BUSY_MS = 80;
-/** The c=1 runs: the same shape with the cores split as shared (pinnedCores.ts). */
+/** The c=1 runs, as measured and again with the background threads on cores of their own (pinnedCores.ts). */
 export const C1_RUNS = { concurrency: 1, count: 600, rounds: 7, maxMs: 10_000 } as const;
 export const EMBEDDINGS_PATH = '/v1/embeddings';
 /**

@@ -1,6 +1,6 @@
 /**
  * A proxy under test, in its own process:
- *   node test/bench/proxyServer.ts --kind floor|undici-floor|undici-floor-store|airlock [--log [--log-backlog-mib <n>]] [--no-client-token] --upstream http://127.0.0.1:PORT
+ *   node test/bench/proxyServer.ts --kind floor|undici-floor|undici-floor-read-first|airlock [--log [--log-backlog-mib <n>]] [--no-client-token] --upstream http://127.0.0.1:PORT
  * prints `listening on http://127.0.0.1:PORT` and stops on SIGTERM. Each kind is imported only
  * when chosen, so the floor's process holds none of Airlock's modules.
  */
@@ -24,7 +24,7 @@ const { values } = parseArgs({
 const upstreamUrl = values.upstream;
 if (upstreamUrl === undefined) throw new Error('--upstream is required');
 
-const FLOOR_KINDS = ['floor', 'undici-floor', 'undici-floor-store'] as const;
+const FLOOR_KINDS = ['floor', 'undici-floor', 'undici-floor-read-first'] as const;
 type FloorKind = (typeof FLOOR_KINDS)[number];
 
 interface Started {
@@ -38,7 +38,7 @@ async function startFloor(kind: FloorKind, upstream: string): Promise<Started> {
   const server =
     kind === 'floor'
       ? (await import('./floorProxy.ts')).createFloorProxy(upstream)
-      : (await import('./undiciFloor.ts')).createUndiciFloorProxy(upstream, { readBodyFirst: kind === 'undici-floor-store' });
+      : (await import('./undiciFloor.ts')).createUndiciFloorProxy(upstream, { readBodyFirst: kind === 'undici-floor-read-first' });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
@@ -51,7 +51,7 @@ async function startFloor(kind: FloorKind, upstream: string): Promise<Started> {
 
 async function startChosen(): Promise<Started> {
   if (FLOOR_KINDS.includes(values.kind as FloorKind)) return startFloor(values.kind as FloorKind, upstreamUrl as string);
-  if (values.kind !== 'airlock') throw new Error('--kind must be floor, undici-floor, undici-floor-store or airlock');
+  if (values.kind !== 'airlock') throw new Error('--kind must be floor, undici-floor, undici-floor-read-first or airlock');
   const { startAirlock } = await import('./airlockServer.ts');
   const backlogMiB = values['log-backlog-mib'] === undefined ? undefined : Number(values['log-backlog-mib']);
   return startAirlock(upstreamUrl as string, values.log, {

@@ -101,7 +101,7 @@ export function formatReport(results: BenchResults, checks: readonly TargetCheck
 export function formatStall(stall: StallResults, checks: readonly TargetCheck[]): string {
   const statuses = stall.airlock.largeStatuses;
   const lines = [`Small chat requests (4 at a time) while ${statuses.length} large bodies arrive one after another`];
-  for (const target of ['direct', 'airlock'] as const) {
+  for (const target of ['direct', 'undiciFloor', 'airlock'] as const) {
     const run = stall[target];
     const during = run.duringLarge;
     const loop =

@@ -266,11 +266,15 @@ export async function timeLargeBodies<T extends string>(
   const targets = Object.keys(urls) as T[];
   const pools = new Map(targets.map((target) => [target, createPool(urls[target], 1)] as const));
   const times = new Map(targets.map((target) => [target, [] as number[]] as const));
+  const expectedSha256 = createHash('sha256').update(body).digest('hex');
   try {
     for (let round = 0; round < uploads; round += 1) {
       for (const target of round % 2 === 0 ? targets : [...targets].reverse()) {
         const result = await postBody(pools.get(target)!, path, body);
         if (result.status !== 200) throw new Error(`a 10 MB upload through ${target} was answered ${result.status}`);
+        // A target that lost or reordered bytes would look fast: the hashing sink says what arrived.
+        if ((result.json as { sha256?: unknown }).sha256 !== expectedSha256)
+          throw new Error(`a 10 MB upload through ${target} did not reach the sink byte for byte`);
         times.get(target)!.push(result.elapsedMs);
       }
     }

@@ -123,7 +123,7 @@ function keyMaskingCheck(masking: KeyMaskingResult): TargetCheck {
 }
 
 /** Small requests while large bodies arrive: straight to the sink, and through Airlock. */
-export type StallResults = Record<'direct' | 'airlock', SmallDuringLargeResult>;
+export type StallResults = Record<'direct' | 'undiciFloor' | 'airlock', SmallDuringLargeResult>;
 
 /**
  * No one request may hold the others up: a piece of work on the forwarding loop lasts a few ms. The

@@ -56,11 +56,13 @@ export function createUndiciFloorProxy(upstreamUrl: string, options: { readBodyF
       )
       .catch(() => clientResponse.destroy());
   };
-  return createServer({ noDelay: true }, (clientRequest, clientResponse) => {
-    if (!options.readBodyFirst) return forward(clientRequest, clientResponse, clientRequest);
+  const readFirst = (clientRequest: IncomingMessage, clientResponse: ServerResponse): void => {
     wholeBody(clientRequest).then(
       (chunks) => forward(clientRequest, clientResponse, Readable.from(chunks, { objectMode: false })),
       () => clientResponse.destroy(),
     );
-  });
+  };
+  const pipe = (clientRequest: IncomingMessage, clientResponse: ServerResponse): void =>
+    forward(clientRequest, clientResponse, clientRequest);
+  return createServer({ noDelay: true }, options.readBodyFirst ? readFirst : pipe);
 }

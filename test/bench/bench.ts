@@ -100,7 +100,7 @@ async function noteAirlockRss(phase: string, server: ChildServer): Promise<void>
   await server.heapSnapshot(resolve(RESULTS_DIR, 'heap', `${airlockRssPhases.length}-${phase.replace(/\W+/g, '-')}.heapsnapshot`));
 }
 
-type RelayResults = Pick<BenchResults, 'throughputC1' | 'splitCoresC1' | 'throughputC50' | 'streaming' | 'rssByPhase'>;
+type RelayResults = Pick<BenchResults, 'throughputC1' | 'throughputC50' | 'streaming' | 'rssByPhase'>;
 
 /**
  * Non-streamed chat at c=1 and c=50, then streams, through every relay. The proxies' processes are
@@ -164,11 +164,6 @@ async function measureRelays(log: (line: string) => void): Promise<{ finish(): P
   };
   const afterStreams = rss();
   await noteAirlockRss('after the streams', airlockLogged);
-  // Last, so that no judged figure runs after it against a longer log.
-  log('non-streaming, concurrency 1, background threads on cores of their own');
-  const splitUrls = { direct: urls.direct, undiciFloor: urls.undiciFloor, airlock: urls.airlock, airlockLogged: urls.airlockLogged };
-  const splitRuns = (settleAndSplit: () => Promise<void>) => measureThroughput(splitUrls, { ...C1_RUNS, settle: settleAndSplit });
-  const splitCoresC1 = await measureOnSplitCores(splitRuns, [process.pid, ...Object.values(pids)], settle);
   const loadEndedAt = Date.now();
   await stop(servers.direct, airlock);
   return {
@@ -186,13 +181,34 @@ async function measureRelays(log: (line: string) => void): Promise<{ finish(): P
       });
       return {
         throughputC1,
-        splitCoresC1,
         throughputC50,
         streaming,
         rssByPhase: { floor: phases('floor'), undiciFloor: phases('undiciFloor'), airlockLogged: phases('airlockLogged') },
       };
     },
   };
+}
+
+/**
+ * The c=1 runs again with every process's background threads on cores of their own
+ * (pinnedCores.ts), through processes of their own, so that no judged figure runs on a log they
+ * lengthened or in the minute after them.
+ */
+async function measureSplitCores(log: (line: string) => void): Promise<Pick<BenchResults, 'splitCoresC1'>> {
+  log('non-streaming, concurrency 1, background threads on cores of their own');
+  const simulator = await start('upstreamServer.ts', []);
+  const [undiciFloor, airlock, airlockLogged] = await Promise.all([
+    startProxy('undici-floor', simulator.url),
+    startProxy('airlock', simulator.url),
+    startProxy('airlock', simulator.url, { log: true }),
+  ]);
+  const servers = [simulator, undiciFloor, airlock, airlockLogged];
+  const urls = { direct: simulator.url, undiciFloor: undiciFloor.url, airlock: airlock.url, airlockLogged: airlockLogged.url };
+  const settle = (): Promise<number> => waitUntilQuiet(servers.map((server) => server.pid));
+  const runs = (settleAndSplit: () => Promise<void>) => measureThroughput(urls, { ...C1_RUNS, settle: settleAndSplit });
+  const splitCoresC1 = await measureOnSplitCores(runs, [process.pid, ...servers.map((server) => server.pid)], settle);
+  await stop(...servers);
+  return { splitCoresC1 };
 }
 
 async function measureMasking(log: (line: string) => void): Promise<Pick<BenchResults, 'keyMasking'>> {
@@ -340,7 +356,7 @@ async function main(): Promise<void> {
     const relays = await measureRelays(log);
     const masking = await measureMasking(log);
     log(`idle proxies until ${RSS_SETTLE_AFTER_LOAD_MS / 1000} s after the load`);
-    results = { ...(await relays.finish()), ...masking, ...(await measureMemory(log)) };
+    results = { ...(await relays.finish()), ...masking, ...(await measureMemory(log)), ...(await measureSplitCores(log)) };
   }
   const stall = await measureStall(log);
   results = { ...results, stall, airlockRssPhases };

@@ -1,4 +1,5 @@
 import type { EventSourceMessage } from 'eventsource-parser';
+import { isRecord } from '../core/isRecord.ts';
 
 /**
  * One parse per Server-Sent Event: the key guard, the protocol's observer and the stream
@@ -14,7 +15,7 @@ export function eventJson(event: SseEvent): Record<string, unknown> | null {
   let json: Record<string, unknown> | null = null;
   try {
     const value: unknown = JSON.parse(event.data);
-    if (typeof value === 'object' && value !== null && !Array.isArray(value)) json = value as Record<string, unknown>;
+    if (isRecord(value)) json = value;
   } catch {
     // Not JSON: nothing to read in it.
   }

@@ -21,8 +21,6 @@ export interface StreamKeyGuard {
   readonly holding: boolean;
 }
 
-export const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
-
 /** A string value the guard changed in the event being relayed. */
 interface Edit {
   property: string;

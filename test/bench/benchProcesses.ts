@@ -6,6 +6,7 @@ import { COMPILE_CACHE_ENV, userCompileCacheDir } from '../../proxy/app/cli/comp
 import { GLIBC_MALLOC_ENV } from '../../proxy/app/cli/glibcMalloc.ts';
 import { SERVE_V8_FLAGS } from '../../proxy/app/cli/v8Flags.ts';
 import { startChildServer, type ChildOptions, type ChildServer } from './childServer.ts';
+import type { FloorKind } from './proxyServer.ts';
 
 /**
  * glibc keeps freed memory for reuse, so a process that freed a lot at start-up (Airlock warms its
@@ -17,7 +18,7 @@ const EXACT_RSS_ENV = { MALLOC_MMAP_THRESHOLD_: '32768', MALLOC_TRIM_THRESHOLD_:
 /** What `airlock serve` sets for itself before it starts (proxy/app/cli/glibcMalloc.ts, v8Flags.ts, compileCache.ts). */
 const AIRLOCK_SERVE_ENV = { ...GLIBC_MALLOC_ENV, [COMPILE_CACHE_ENV]: userCompileCacheDir() };
 
-export type ProxyKind = 'floor' | 'undici-floor' | 'undici-floor-read-first' | 'airlock';
+export type ProxyKind = FloorKind | 'airlock';
 
 export interface BenchProcesses {
   start(script: string, args: string[], options?: ChildOptions): Promise<ChildServer>;

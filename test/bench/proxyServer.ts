@@ -25,7 +25,7 @@ const upstreamUrl = values.upstream;
 if (upstreamUrl === undefined) throw new Error('--upstream is required');
 
 const FLOOR_KINDS = ['floor', 'undici-floor', 'undici-floor-read-first'] as const;
-type FloorKind = (typeof FLOOR_KINDS)[number];
+export type FloorKind = (typeof FLOOR_KINDS)[number];
 
 interface Started {
   url: string;

@@ -212,6 +212,12 @@ export interface LargeBodyResult {
 const RSS_SAMPLE_INTERVAL_MS = 2;
 const BODY_SETTLE_MS = 300;
 
+/** Whether the hashing sink's answer says it got `body` byte for byte. */
+function sinkGotWhole(answer: unknown, body: Buffer, expectedSha256: string): boolean {
+  const { sha256, bytes } = answer as { sha256?: unknown; bytes?: unknown };
+  return sha256 === expectedSha256 && bytes === body.length;
+}
+
 /**
  * Posts `body` to the hashing sink, directly (a URL) or through a proxy process, and checks the
  * sink got exactly these bytes; for a proxy, also its peak RSS above what it held before.
@@ -238,13 +244,12 @@ export async function measureLargeBody(via: string | ChildServer, body: Buffer, 
     }
     await delay(BODY_SETTLE_MS);
     const rssAfterBytes = pid === null ? null : readProcessMemory(pid).rssBytes;
-    const answer = result.json as { sha256?: unknown; bytes?: unknown };
     return {
       rssBeforeBytes: before?.rssBytes ?? null,
       rssAfterBytes,
       bodyBytes: body.length,
       elapsedMs: result.elapsedMs,
-      byteForByte: result.status === 200 && answer.sha256 === expectedSha256 && answer.bytes === body.length,
+      byteForByte: result.status === 200 && sinkGotWhole(result.json, body, expectedSha256),
       peakGrowthBytes,
     };
   } finally {
@@ -273,7 +278,7 @@ export async function timeLargeBodies<T extends string>(
         const result = await postBody(pools.get(target)!, path, body);
         if (result.status !== 200) throw new Error(`a 10 MB upload through ${target} was answered ${result.status}`);
         // A target that lost or reordered bytes would look fast: the hashing sink says what arrived.
-        if ((result.json as { sha256?: unknown }).sha256 !== expectedSha256)
+        if (!sinkGotWhole(result.json, body, expectedSha256))
           throw new Error(`a 10 MB upload through ${target} did not reach the sink byte for byte`);
         times.get(target)!.push(result.elapsedMs);
       }

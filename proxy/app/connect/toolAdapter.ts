@@ -1,4 +1,5 @@
 import type { ConnectToolId } from '../../contracts/connect.ts';
+import { isRecord } from '../../core/isRecord.ts';
 
 /** Where a tool looks for its files: the home directory and the variables that move them. */
 export interface ToolLocations {
@@ -115,5 +116,5 @@ export function plainKey(value: unknown): string | null {
 }
 
 export function asRecord(value: unknown): Record<string, unknown> | null {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
+  return isRecord(value) ? value : null;
 }

@@ -1,6 +1,7 @@
 import type { SseEvent } from '../sse.ts';
 import { eventJson } from '../sse.ts';
-import { FieldKeyGuard, isObject, type Emit } from '../streamKeyGuard.ts';
+import { FieldKeyGuard, type Emit } from '../streamKeyGuard.ts';
+import { isRecord } from '../../core/isRecord.ts';
 
 /** Anthropic Messages: the delta field of each delta type; a block ends with content_block_stop. */
 const ANTHROPIC_DELTA_FIELDS: Readonly<Record<string, string>> = {
@@ -16,7 +17,7 @@ export class AnthropicKeyGuard extends FieldKeyGuard<number> {
     const json = eventJson(event);
     const type = event.event ?? (typeof json?.type === 'string' ? json.type : '');
     const index = typeof json?.index === 'number' ? json.index : 0;
-    if (json !== null && type === 'content_block_delta' && isObject(json.delta) && typeof json.delta.type === 'string') {
+    if (json !== null && type === 'content_block_delta' && isRecord(json.delta) && typeof json.delta.type === 'string') {
       const field = ANTHROPIC_DELTA_FIELDS[json.delta.type];
       if (field !== undefined) {
         this.#deltaTypes.set(index, { type: json.delta.type, field, eventName: event.event });

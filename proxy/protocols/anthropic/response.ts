@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { TokenUsage } from '../../contracts/usage.ts';
 import { readChatCompletion } from '../chat/chatShapes.ts';
+import { isRecord } from '../../core/isRecord.ts';
 
 /** Chat Completions reply -> Anthropic Messages reply (the non-streaming form). */
 
@@ -79,7 +80,7 @@ function parseToolInput(argumentsJson: string, toolName: string, notes: string[]
   if (argumentsJson.trim() === '') return {};
   try {
     const value: unknown = JSON.parse(argumentsJson);
-    if (typeof value === 'object' && value !== null && !Array.isArray(value)) return value as Record<string, unknown>;
+    if (isRecord(value)) return value;
   } catch {
     // Falls through to the note below: the upstream model wrote broken JSON.
   }

@@ -3,6 +3,7 @@ import type { TokenUsage } from '../../contracts/usage.ts';
 import type { SseEvent } from '../sse.ts';
 import { eventJson } from '../sse.ts';
 import { usageFromChatChunk } from './usage.ts';
+import { isRecord } from '../../core/isRecord.ts';
 
 /**
  * Lenient readers for what a Chat Completions upstream sends back. Unknown fields are ignored;
@@ -84,7 +85,6 @@ const EMPTY_READING: ChatChunkReading = {
 };
 
 type Json = Record<string, unknown>;
-const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
 const stringOrNull = (value: unknown): string | null => (typeof value === 'string' ? value : null);
 
 type ReadEvent = SseEvent & { chatReading?: ChatChunkReading | null };
@@ -112,14 +112,14 @@ export function readChatChunk(chunk: Json): ChatChunkReading {
   if (choices !== undefined && choices !== null && !Array.isArray(choices)) {
     return { ...EMPTY_READING, errorMessage: 'the upstream sent a stream chunk that is not a chat completion chunk' };
   }
-  const choice = (choices ?? []).find((candidate: unknown) => isObject(candidate) && (candidate.index ?? 0) === 0) as Json | undefined;
-  const delta = isObject(choice?.delta) ? choice.delta : null;
+  const choice = (choices ?? []).find((candidate: unknown) => isRecord(candidate) && (candidate.index ?? 0) === 0) as Json | undefined;
+  const delta = isRecord(choice?.delta) ? choice.delta : null;
   const calls = Array.isArray(delta?.tool_calls) ? delta.tool_calls : [];
   return {
     textDelta: stringOrNull(delta?.content),
     reasoningDelta: stringOrNull(delta?.reasoning_content) ?? stringOrNull(delta?.reasoning),
-    toolCallDeltas: calls.filter(isObject).map((call) => {
-      const fn = isObject(call.function) ? call.function : {};
+    toolCallDeltas: calls.filter(isRecord).map((call) => {
+      const fn = isRecord(call.function) ? call.function : {};
       return {
         index: typeof call.index === 'number' && Number.isInteger(call.index) && call.index >= 0 ? call.index : null,
         id: stringOrNull(call.id),

@@ -1,6 +1,7 @@
 import type { SseEvent } from '../sse.ts';
 import { eventJson } from '../sse.ts';
-import { FieldKeyGuard, isObject, type Emit, type Json } from '../streamKeyGuard.ts';
+import { FieldKeyGuard, type Emit, type Json } from '../streamKeyGuard.ts';
+import { isRecord } from '../../core/isRecord.ts';
 
 /** Legacy completions stream `choices[].text`. */
 const LEGACY_TEXT_FIELD = 'text';
@@ -45,7 +46,7 @@ export class ChatKeyGuard extends FieldKeyGuard<string> {
     this.#lastChunk = chunk;
     for (let position = 0; position < choices.length; position += 1) {
       const choice: unknown = choices[position];
-      if (isObject(choice)) this.#guardChoice(choice, typeof choice.index === 'number' ? choice.index : position);
+      if (isRecord(choice)) this.#guardChoice(choice, typeof choice.index === 'number' ? choice.index : position);
     }
     this.fields.rewrite(event, chunk);
     emit(event);
@@ -53,7 +54,7 @@ export class ChatKeyGuard extends FieldKeyGuard<string> {
 
   #guardChoice(choice: Json, index: number): void {
     const delta = choice.delta;
-    if (isObject(delta)) {
+    if (isRecord(delta)) {
       // Named reads, not a loop over the names: each site then sees one property, the cheap case on every delta.
       if (typeof delta.content === 'string') this.fields.guard(this.#key(index, 'content'), delta, 'content');
       if (typeof delta.reasoning_content === 'string') this.fields.guard(this.#key(index, 'reasoning_content'), delta, 'reasoning_content');
@@ -61,7 +62,7 @@ export class ChatKeyGuard extends FieldKeyGuard<string> {
       if (typeof delta.refusal === 'string') this.fields.guard(this.#key(index, 'refusal'), delta, 'refusal');
       if (Array.isArray(delta.tool_calls)) {
         delta.tool_calls.forEach((call: unknown, position) => {
-          if (!isObject(call) || !isObject(call.function)) return;
+          if (!isRecord(call) || !isRecord(call.function)) return;
           const callIndex = typeof call.index === 'number' ? call.index : position;
           this.fields.guard(this.#key(index, `${TOOL_FIELD_PREFIX}${callIndex}`), call.function, 'arguments');
         });
@@ -85,7 +86,7 @@ export class ChatKeyGuard extends FieldKeyGuard<string> {
         choice.text = `${typeof choice.text === 'string' ? choice.text : ''}${rest}`;
         continue;
       }
-      if (!isObject(choice.delta)) choice.delta = {};
+      if (!isRecord(choice.delta)) choice.delta = {};
       const delta = choice.delta as Json;
       if (!field.startsWith(TOOL_FIELD_PREFIX)) {
         delta[field] = `${typeof delta[field] === 'string' ? delta[field] : ''}${rest}`;
@@ -95,7 +96,7 @@ export class ChatKeyGuard extends FieldKeyGuard<string> {
       if (!Array.isArray(delta.tool_calls)) delta.tool_calls = [];
       const calls = delta.tool_calls as unknown[];
       const call = calls.find(
-        (candidate): candidate is Json => isObject(candidate) && candidate.index === callIndex && isObject(candidate.function),
+        (candidate): candidate is Json => isRecord(candidate) && candidate.index === callIndex && isRecord(candidate.function),
       );
       if (call) (call.function as Json).arguments = `${String((call.function as Json).arguments ?? '')}${rest}`;
       else calls.push({ index: callIndex, function: { arguments: rest } });

@@ -25,7 +25,7 @@ import { formatReport, formatStall } from './report.ts';
 import { DEFAULT_QUIET, waitUntilQuiet } from './processCpu.ts';
 import { measureKeyMasking } from './keyMasking.ts';
 import { formatSessionLog, measureSessionLog } from './sessionScenario.ts';
-import { measureLargeBody, measureOpenStreams, measureStreamingInTurns, measureThroughput, timeLargeBodies } from './scenarios.ts';
+import { measureLargeBody, measureOpenStreams, measureStreaming, measureThroughput, timeLargeBodies } from './scenarios.ts';
 import { largeBodies, largeJsonBody } from './largeBodies.ts';
 import { measureSmallDuringLarge } from './stallScenario.ts';
 import { checkStall, checkTargets, type BenchResults, type ProxyTarget, type RelayTarget, type StallResults } from './targets.ts';
@@ -156,11 +156,12 @@ async function measureRelays(log: (line: string) => void): Promise<{ finish(): P
   log('streams');
   // The logged proxy indexes its backlog after the last round: chunk timing must not share the CPU with it.
   await settle();
-  const streaming = await measureStreamingInTurns(
-    { direct: urls.direct, floor: urls.floor, undiciFloor: urls.undiciFloor, airlock: urls.airlockLogged },
-    TRACED_STREAMS,
-    STREAM_CHUNKS,
-  );
+  const streaming = {
+    direct: await measureStreaming(urls.direct, TRACED_STREAMS, STREAM_CHUNKS),
+    floor: await measureStreaming(urls.floor, TRACED_STREAMS, STREAM_CHUNKS),
+    undiciFloor: await measureStreaming(urls.undiciFloor, TRACED_STREAMS, STREAM_CHUNKS),
+    airlock: await measureStreaming(urls.airlockLogged, TRACED_STREAMS, STREAM_CHUNKS),
+  };
   const afterStreams = rss();
   await noteAirlockRss('after the streams', airlockLogged);
   const loadEndedAt = Date.now();

@@ -4,7 +4,6 @@ import { resolve } from 'node:path';
 export const RESULTS_DIR = resolve(import.meta.dirname, '../../test-results');
 export const STREAM_CHUNKS = 20;
 export const STREAM_CHUNK_INTERVAL_MS = 10;
-/** Streams each target relays for its timing, taking turns with the others (scenarios.ts, measureStreamingInTurns). */
 export const TRACED_STREAMS = 20;
 export const OPEN_STREAMS = 200;
 /** Slow enough that every stream is still open while the proxy's memory is read. */

@@ -46,7 +46,7 @@ export function formatReport(results: BenchResults, checks: readonly TargetCheck
       "Non-streaming chat, concurrency 50 (each target's median run; the targets below compare round by round)",
       results.throughputC50,
     ),
-    'Stream (content deltas 10 ms apart), one at a time, the targets taking turns',
+    'Stream (content deltas 10 ms apart), one at a time',
   ];
   for (const target of RELAY_TARGETS) {
     const stream = results.streaming[target];

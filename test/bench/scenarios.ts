@@ -14,7 +14,7 @@ import {
   summarizeLatencies,
   type LatencySummary,
 } from './stats.ts';
-import { traceStream, type StreamTrace } from './streams.ts';
+import { traceStream } from './streams.ts';
 
 export interface ThroughputResult extends LatencySummary {
   requestsPerSecond: number;
@@ -121,54 +121,29 @@ export interface StreamingResult {
   incompleteStreams: number;
 }
 
-/** What a target's traced streams show: their first bytes and first tokens (medians), gaps, merges and losses. */
-export function summarizeStreams(traces: readonly StreamTrace[], expectedDeltas: number): StreamingResult {
-  return {
-    streams: traces.length,
-    ttfbP50Ms: percentile(
-      traces.map((trace) => trace.ttfbMs),
-      0.5,
-    ),
-    ttftP50Ms: percentile(
-      traces.map((trace) => trace.ttfbMs + (trace.deltaTimesMs[0] ?? Number.NaN)),
-      0.5,
-    ),
-    meanGapsMs: meanSeries(traces.map((trace) => gaps(trace.deltaTimesMs))),
-    mergedReads: traces.reduce((sum, trace) => sum + trace.mergedReads, 0),
-    incompleteStreams: traces.filter((trace) => trace.deltaTimesMs.length !== expectedDeltas || !trace.sawDone).length,
-  };
-}
-
-/**
- * Streams one at a time (concurrency 1), so each relay's own timing shows, the targets taking
- * turns stream by stream (who goes first rotates), so each meets the machine as the others do: in
- * rounds of 31 streams one target after another, Airlock's median TTFT moved 0.61-1.07 ms between
- * rounds (DESIGN.md, "Stream TTFT added").
- */
-export async function measureStreamingInTurns<Target extends string>(
-  urls: Readonly<Record<Target, string>>,
-  streamsEach: number,
-  expectedDeltas: number,
-): Promise<Record<Target, StreamingResult>> {
-  const turns = (Object.keys(urls) as Target[]).map((target) => ({
-    target,
-    pool: createPool(urls[target], 1),
-    traces: [] as StreamTrace[],
-  }));
+/** Streams one after another (concurrency 1), so each relay's own timing shows. */
+export async function measureStreaming(url: string, streams: number, expectedDeltas: number): Promise<StreamingResult> {
+  const pool = createPool(url, 1);
   try {
-    for (const { pool } of turns) await traceStream(pool);
-    for (let index = 0; index < streamsEach; index += 1) {
-      for (let turn = 0; turn < turns.length; turn += 1) {
-        const next = turns[(index + turn) % turns.length];
-        next?.traces.push(await traceStream(next.pool));
-      }
-    }
-    return Object.fromEntries(turns.map(({ target, traces }) => [target, summarizeStreams(traces, expectedDeltas)])) as Record<
-      Target,
-      StreamingResult
-    >;
+    await traceStream(pool);
+    const traces = [];
+    for (let index = 0; index < streams; index += 1) traces.push(await traceStream(pool));
+    return {
+      streams,
+      ttfbP50Ms: percentile(
+        traces.map((trace) => trace.ttfbMs),
+        0.5,
+      ),
+      ttftP50Ms: percentile(
+        traces.map((trace) => trace.ttfbMs + (trace.deltaTimesMs[0] ?? Number.NaN)),
+        0.5,
+      ),
+      meanGapsMs: meanSeries(traces.map((trace) => gaps(trace.deltaTimesMs))),
+      mergedReads: traces.reduce((sum, trace) => sum + trace.mergedReads, 0),
+      incompleteStreams: traces.filter((trace) => trace.deltaTimesMs.length !== expectedDeltas || !trace.sawDone).length,
+    };
   } finally {
-    await Promise.all(turns.map(({ pool }) => pool.close()));
+    await pool.close();
   }
 }
 

@@ -1,7 +1,8 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { Readable } from 'node:stream';
+import { Readable, type Transform } from 'node:stream';
 import { Agent, type Dispatcher } from 'undici';
 import { COPY_SLICE_BYTES, inTurnSlices } from '../core/copyInSlices.ts';
+import { contentCodingOf, decodedHeaders, decoderFor } from './answerDecoding.ts';
 import { UpstreamBody } from './upstreamBody.ts';
 
 /**
@@ -122,6 +123,8 @@ export function dispatchUpstream(request: UpstreamRequest): Promise<UpstreamResp
     const onAbort = (): void => controller?.abort(signal.reason as Error);
     signal.addEventListener('abort', onAbort, { once: true });
     const settled = (): void => signal.removeEventListener('abort', onAbort);
+    // Only for an answer compressed although Airlock asked for none (answerDecoding.ts).
+    let decoder: Transform | null = null;
     agentFor(request.connectTimeoutMs).dispatch(options, {
       onRequestStart(started) {
         controller = started;
@@ -129,23 +132,46 @@ export function dispatchUpstream(request: UpstreamRequest): Promise<UpstreamResp
         else request.onReachedSocket?.();
       },
       onResponseStart(started, statusCode, headers) {
-        body = new UpstreamBody(started);
-        resolve({ statusCode, headers, body });
+        const coding = contentCodingOf(headers);
+        if (coding !== null) {
+          try {
+            decoder = decoderFor(coding);
+          } catch (error) {
+            started.abort(error as Error);
+            return;
+          }
+        }
+        const answer = new UpstreamBody(started);
+        body = answer;
+        if (decoder !== null) decodeInto(decoder, answer, coding as string);
+        resolve({ statusCode, headers: decoder === null ? headers : decodedHeaders(headers), body });
       },
       onResponseData(_controller, chunk) {
-        body?.push(chunk);
+        if (decoder !== null) decoder.write(chunk);
+        else body?.push(chunk);
       },
       onResponseEnd() {
         settled();
-        body?.finish();
+        if (decoder !== null) decoder.end();
+        else body?.finish();
       },
       onResponseError(_controller, error) {
         settled();
+        decoder?.destroy();
         if (body === null) reject(error);
         else body.fail(error);
       },
     });
   });
+}
+
+/** The decoded chunks go to the answer as undici's would; a body that does not decode fails it. */
+function decodeInto(decoder: Transform, answer: UpstreamBody, coding: string): void {
+  decoder.on('data', (chunk: Buffer) => answer.push(chunk));
+  decoder.once('end', () => answer.finish());
+  decoder.once('error', (error) =>
+    answer.fail(new Error(`the gateway's ${coding}-compressed answer could not be decoded: ${error.message}`)),
+  );
 }
 
 export async function closeUpstreamAgents(): Promise<void> {

@@ -1,3 +1,4 @@
+import { brotliCompressSync, deflateSync, gzipSync, zstdCompressSync } from 'node:zlib';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { bearerCredentialOf } from './auth.ts';
 import { answerChat, type ChatSettings } from './chat.ts';
@@ -131,13 +132,16 @@ function answerGenericFault(response: ServerResponse, fault: Fault, voice: Voice
       response.end(page.html);
       return true;
     }
-    case 'text':
+    case 'text': {
+      const body = fault.mislabelled ? Buffer.from(fault.text) : encoded(fault.text, fault.encoding);
       response.writeHead(fault.status, {
         'content-type': fault.contentType ?? 'text/plain; charset=utf-8',
-        'content-length': Buffer.byteLength(fault.text),
+        'content-length': body.length,
+        ...(fault.encoding === undefined ? {} : { 'content-encoding': fault.encoding }),
       });
-      response.end(fault.text);
+      response.end(body);
       return true;
+    }
     case 'hang':
       return true;
     default:
@@ -226,4 +230,17 @@ function createVideoTask(response: ServerResponse, body: Buffer, state: Simulato
 function revisedPromptOf(body: Buffer): { revised_prompt?: string } {
   const json = parseJsonBody(body);
   return json.ok && typeof json.value.prompt === 'string' ? { revised_prompt: json.value.prompt } : {};
+}
+
+const ENCODERS: Readonly<Record<string, (text: string) => Buffer>> = {
+  gzip: (text) => gzipSync(text),
+  deflate: (text) => deflateSync(text),
+  br: (text) => brotliCompressSync(text),
+  zstd: (text) => zstdCompressSync(text),
+};
+
+/** The text compressed with `encoding`; as it is when there is none, or zlib has no such coding. */
+function encoded(text: string, encoding: string | undefined): Buffer {
+  const encode = encoding === undefined ? undefined : ENCODERS[encoding];
+  return encode ? encode(text) : Buffer.from(text);
 }

@@ -92,8 +92,13 @@ export type Fault =
   | (PathMatch & { kind: 'quota' })
   /** An HTML error page from what sits in front of the gateway. */
   | (PathMatch & { kind: 'errorPage'; status: number; server?: ErrorPageServer })
-  /** A body that is not JSON, as given (plain text by default), with any status, 200 included. */
-  | (PathMatch & { kind: 'text'; status: number; text: string; contentType?: string })
+  /**
+   * A body as given (plain text by default), with any status, 200 included. With `encoding` it is
+   * compressed so whatever the request's Accept-Encoding, as some servers do (metabase/metabase#35858
+   * answered gzip to `identity`; 18F/18f.gsa.gov#1796 ignored the header); a coding zlib does not
+   * have, or `mislabelled`, labels the body as it is.
+   */
+  | (PathMatch & { kind: 'text'; status: number; text: string; contentType?: string; encoding?: string; mislabelled?: true })
   /** A video task is created (and billed), then the answer fails: with this status, or a cut connection. */
   | (PathMatch & { kind: 'createThenFail'; status?: number })
   /** A video task is created normally and ends `failed` when polled. */

@@ -169,6 +169,9 @@ describe('the gateway key never leaves the keychain and the upstream header', ()
     };
     await call('/v1/images/generations', image);
     await call('/v1/images/generations', image);
+    // A front end that compresses although Airlock asked for none: the answer is decoded, so the key is found and masked.
+    simulator.script({ kind: 'text', path: '/files', status: 200, encoding: 'gzip', text: `notes\nkey=${SENTINEL_KEY}\n` });
+    const compressedId = await call('/v1/files/file-1/content');
     // Last, because a rejected key opens the profile's circuit breaker for the requests after it.
     simulator.script({ kind: 'status', status: 401 });
     await call('/v1/chat/completions', { method: 'POST', body: chatBody() });
@@ -201,6 +204,10 @@ describe('the gateway key never leaves the keychain and the upstream header', ()
         if (text !== undefined) seen.push({ where: `${part} body ${item.id}, assembled`, text: findSentinelInStream(text) ?? '' });
       }
     }
+    const compressedBody = await rawRequest(`${airlock.proxy.url}/_airlock/api/requests/${compressedId}/body/response`, {
+      headers: control,
+    });
+    expect((JSON.parse(compressedBody.body) as { text?: string }).text).toContain('notes\nkey=');
     for (const endpoint of ['status', 'profiles', 'tokens', 'spend', 'models']) {
       seen.push({ where: endpoint, text: (await rawRequest(`${airlock.proxy.url}/_airlock/api/${endpoint}`, { headers: control })).body });
     }

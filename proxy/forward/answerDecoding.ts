@@ -1,0 +1,50 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import { createBrotliDecompress, createGunzip, createInflate, createZstdDecompress } from 'node:zlib';
+import type { Transform } from 'node:stream';
+
+/**
+ * Airlock asks every gateway for `accept-encoding: identity`: it masks the key in the answer's
+ * bytes, reads usage from them and relays events as they come. Some servers compress all the same
+ * (metabase/metabase#35858 answered gzip to `identity`; 18F/18f.gsa.gov#1796 ignored the header
+ * outright). Such an answer is decoded as it arrives, so everything after reads plain bytes and
+ * the client gets them plain: passed on compressed, a key inside it reached the client unmasked.
+ */
+const DECODERS: Readonly<Record<string, () => Transform>> = {
+  gzip: createGunzip,
+  'x-gzip': createGunzip,
+  deflate: createInflate,
+  br: createBrotliDecompress,
+  zstd: createZstdDecompress,
+};
+
+/** The answer's content coding, lowercased; null when it is not coded (no header, or `identity`). */
+export function contentCodingOf(headers: IncomingHttpHeaders): string | null {
+  const value = headers['content-encoding'];
+  if (value === undefined) return null;
+  const coding = value.trim().toLowerCase();
+  return coding === '' || coding === 'identity' ? null : coding;
+}
+
+/** Thrown at the answer's headers: a coding Airlock cannot decode cannot be checked for the key, so nothing of it is passed on. */
+class UndecodableAnswerError extends Error {
+  constructor(coding: string) {
+    super(
+      `the gateway answered compressed (content-encoding: ${coding}) although Airlock asked for an uncompressed answer, ` +
+        'and Airlock cannot decode that coding; ask the gateway operator to honour "accept-encoding: identity"',
+    );
+    this.name = 'UndecodableAnswerError';
+  }
+}
+
+/** A decoder for `coding` (one coding: a list of several is refused as undecodable). */
+export function decoderFor(coding: string): Transform {
+  const create = DECODERS[coding];
+  if (create === undefined) throw new UndecodableAnswerError(coding);
+  return create();
+}
+
+/** The headers as they describe the decoded body: no coding, and no length (that was the coded body's). */
+export function decodedHeaders(headers: IncomingHttpHeaders): IncomingHttpHeaders {
+  const { 'content-encoding': _coding, 'content-length': _length, ...rest } = headers;
+  return rest;
+}

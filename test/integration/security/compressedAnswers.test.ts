@@ -1,0 +1,137 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { sameLengthMask } from '../../../proxy/core/keyMasker.ts';
+import { REDACTED } from '../../../proxy/core/redact.ts';
+import { chatBody, JSON_HEADERS, rawRequest, sseData } from '../../support/http.ts';
+import { startHarness, type Harness } from '../../support/proxyHarness.ts';
+import { findSentinel, SENTINEL_KEY } from '../../support/sentinel.ts';
+
+let harness: Harness;
+
+beforeAll(async () => {
+  harness = await startHarness();
+});
+afterAll(() => harness.close());
+beforeEach(() => {
+  harness.simulator.reset();
+  harness.events.length = 0;
+});
+
+async function send(path: string, options: { method?: string; body?: string } = {}) {
+  const ended = harness.nextEnd();
+  const response = await rawRequest(`${harness.proxy.url}${path}`, { method: options.method ?? 'POST', headers: JSON_HEADERS, ...options });
+  return { response, end: await ended };
+}
+
+const chatAnswer = (content: string): string =>
+  JSON.stringify({
+    id: 'chatcmpl-1',
+    object: 'chat.completion',
+    created: 1,
+    model: 'gpt-4o-mini',
+    choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }],
+    usage: { prompt_tokens: 7, completion_tokens: 5, total_tokens: 12 },
+  });
+
+const streamEvents = (texts: string[]): string =>
+  [
+    ...texts.map(
+      (content) =>
+        `data: ${JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', created: 1, model: 'gpt-4o-mini', choices: [{ index: 0, delta: { content }, finish_reason: null }] })}\n\n`,
+    ),
+    `data: ${JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', created: 1, model: 'gpt-4o-mini', choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] })}\n\n`,
+    'data: [DONE]\n\n',
+  ].join('');
+
+describe('a gateway that compresses its answer although Airlock asked for none', () => {
+  it.each(['gzip', 'deflate', 'br', 'zstd'])(
+    'a chat answer in %s reaches the client plain, the key masked, its usage read',
+    async (encoding) => {
+      harness.simulator.script({
+        kind: 'text',
+        status: 200,
+        contentType: 'application/json',
+        encoding,
+        text: chatAnswer(`your key: ${SENTINEL_KEY}`),
+      });
+      const { response, end } = await send('/v1/chat/completions', { body: chatBody() });
+      expect(response.status).toBe(200);
+      expect(response.headers['content-encoding']).toBeUndefined();
+      const answer = JSON.parse(response.body) as { choices: [{ message: { content: string } }] };
+      expect(answer.choices[0].message.content).toBe(`your key: ${sameLengthMask(SENTINEL_KEY.length)}`);
+      expect(end.usage).toMatchObject({ inputTokens: 7, outputTokens: 5 });
+      expect(findSentinel(JSON.stringify(end))).toBeNull();
+    },
+  );
+
+  it('a passed-through answer (a file) reaches the client decoded, with the key masked', async () => {
+    harness.simulator.script({ kind: 'text', path: '/files', status: 200, encoding: 'gzip', text: `notes\nkey=${SENTINEL_KEY}\n` });
+    const { response, end } = await send('/v1/files/file-1/content', { method: 'GET' });
+    expect(response.status).toBe(200);
+    expect(response.headers['content-encoding']).toBeUndefined();
+    expect(response.body).toBe(`notes\nkey=${sameLengthMask(SENTINEL_KEY.length)}\n`);
+    // Kept for the log decoded (its thread masks it, as any body), not as bytes no search or mask can read.
+    expect(end.bodies.responseBody?.toString('utf8')).toBe(`notes\nkey=${SENTINEL_KEY}\n`);
+  });
+
+  it('a stream in br is relayed event by event, the key masked, to its [DONE]', async () => {
+    const events = streamEvents(['Here is ', `the key ${SENTINEL_KEY}`, ' again']);
+    harness.simulator.script({ kind: 'text', status: 200, contentType: 'text/event-stream', encoding: 'br', text: events });
+    const { response, end } = await send('/v1/chat/completions', { body: chatBody({ stream: true }) });
+    expect(response.status).toBe(200);
+    expect(findSentinel(response.body)).toBeNull();
+    expect(sseData(response.body).at(-1)).toBe('[DONE]');
+    expect(end.errorClass).toBeNull();
+    expect(end.bodies.streamText).toBe(`Here is the key ${REDACTED} again`);
+  });
+
+  it('a coding Airlock cannot decode passes nothing on and says why', async () => {
+    harness.simulator.script({
+      kind: 'text',
+      status: 200,
+      contentType: 'application/json',
+      encoding: 'x-snappy',
+      text: chatAnswer(SENTINEL_KEY),
+    });
+    const { response, end } = await send('/v1/chat/completions', { body: chatBody() });
+    expect(response.status).toBe(502);
+    expect(findSentinel(response.body)).toBeNull();
+    expect(response.body).toContain('content-encoding: x-snappy');
+    // The gateway ran it: sent again, it would run (and bill) again.
+    expect(harness.simulator.received).toHaveLength(1);
+    expect(findSentinel(JSON.stringify(end))).toBeNull();
+  });
+
+  it('a stream labelled gzip that is not ends with an error event, and none of it is passed on', async () => {
+    harness.simulator.script({
+      kind: 'text',
+      status: 200,
+      contentType: 'text/event-stream',
+      encoding: 'gzip',
+      mislabelled: true,
+      text: streamEvents([SENTINEL_KEY]),
+    });
+    const { response, end } = await send('/v1/chat/completions', { body: chatBody({ stream: true }) });
+    expect(findSentinel(response.body)).toBeNull();
+    expect(sseData(response.body)).not.toContain('[DONE]');
+    expect(end.errorClass).toBe('stream_interrupted');
+    expect(findSentinel(JSON.stringify(end))).toBeNull();
+  });
+
+  it('a JSON answer labelled gzip that is not is cut off, and none of it is passed on', async () => {
+    harness.simulator.script({
+      kind: 'text',
+      status: 200,
+      contentType: 'application/json',
+      encoding: 'gzip',
+      mislabelled: true,
+      text: chatAnswer(SENTINEL_KEY),
+    });
+    const ended = harness.nextEnd();
+    await expect(
+      rawRequest(`${harness.proxy.url}/v1/chat/completions`, { method: 'POST', headers: JSON_HEADERS, body: chatBody() }),
+    ).rejects.toThrow();
+    const end = await ended;
+    expect(end.errorMessage).toContain('could not be decoded');
+    expect(findSentinel(JSON.stringify(end))).toBeNull();
+  });
+});

@@ -149,11 +149,15 @@ export function knownSecretForms(knownSecrets: string[]): readonly string[] {
 
 const MIN_BASE64_FRAGMENT = 12;
 
-/** Raw, URL-encoded (both hex cases) and base64 / base64url at each of the three byte alignments. */
+/**
+ * Raw, URL-encoded (both hex cases), with `/` escaped as JSON may write it (PHP's json_encode does
+ * by default), and base64 / base64url at each of the three byte alignments.
+ */
 function secretForms(secret: string): string[] {
   if (secret === '') return [];
   const encoded = encodeURIComponent(secret);
   const forms = new Set([secret, encoded, encoded.replace(/%[0-9A-F]{2}/g, (hexEscape) => hexEscape.toLowerCase())]);
+  if (secret.includes('/')) forms.add(secret.replaceAll('/', '\\/'));
   for (let shift = 0; shift < 3; shift += 1) {
     const base64 = Buffer.from('\0'.repeat(shift) + secret).toString('base64');
     // The first and last groups depend on the neighbouring bytes: keep the stable middle.

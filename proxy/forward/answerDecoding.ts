@@ -19,9 +19,10 @@ const DECODERS: Readonly<Record<string, () => Transform>> = {
 
 /** The answer's content coding, lowercased; null when it is not coded (no header, or `identity`). */
 export function contentCodingOf(headers: IncomingHttpHeaders): string | null {
-  const value = headers['content-encoding'];
+  // A repeated header line comes as an array: joined, it is a list of codings, refused as such.
+  const value: string | string[] | undefined = headers['content-encoding'];
   if (value === undefined) return null;
-  const coding = value.trim().toLowerCase();
+  const coding = (Array.isArray(value) ? value.join(', ') : value).trim().toLowerCase();
   return coding === '' || coding === 'identity' ? null : coding;
 }
 

@@ -1,6 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { createBrotliDecompress, createGunzip, createInflate, createZstdDecompress } from 'node:zlib';
 import type { Transform } from 'node:stream';
+import { describesBodyBytes } from './headers.ts';
 
 /**
  * Airlock asks every gateway for `accept-encoding: identity`: it masks the key in the answer's
@@ -44,8 +45,9 @@ export function decoderFor(coding: string): Transform {
   return create();
 }
 
-/** The headers as they describe the decoded body: no coding, and no length (that was the coded body's). */
+/** The headers without those that described the coded bytes (coding, length, digest, ETag): the decoded body is other bytes. */
 export function decodedHeaders(headers: IncomingHttpHeaders): IncomingHttpHeaders {
-  const { 'content-encoding': _coding, 'content-length': _length, ...rest } = headers;
-  return rest;
+  const decoded: IncomingHttpHeaders = {};
+  for (const [name, value] of Object.entries(headers)) if (!describesBodyBytes(name)) decoded[name] = value;
+  return decoded;
 }

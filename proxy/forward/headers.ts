@@ -84,6 +84,11 @@ export function buildUpstreamHeaders(
 const DROPPED_RESPONSE_HEADERS = new Set(['set-cookie', 'set-cookie2', 'alt-svc']);
 const BODY_DESCRIBING_HEADERS = new Set(['content-length', 'content-encoding', 'content-md5', 'etag']);
 
+/** A header (lowercase name) that describes the body's bytes as sent: untrue once they are rewritten or decoded. */
+export function describesBodyBytes(name: string): boolean {
+  return BODY_DESCRIBING_HEADERS.has(name);
+}
+
 export function buildClientResponseHeaders(upstream: HeaderBag, options: { bodyRewritten: boolean }): Record<string, string | string[]> {
   const result: Record<string, string | string[]> = {};
   let connectionValues: HeaderValue[] | null = null;
@@ -96,7 +101,7 @@ export function buildClientResponseHeaders(upstream: HeaderBag, options: { bodyR
       connectionValues.push(value);
     }
     if (HOP_BY_HOP.has(name) || DROPPED_RESPONSE_HEADERS.has(name)) continue;
-    if (options.bodyRewritten && BODY_DESCRIBING_HEADERS.has(name)) continue;
+    if (options.bodyRewritten && describesBodyBytes(name)) continue;
     result[name] = value;
   }
   if (connectionValues) removeConnectionListed(result, connectionValues);

@@ -24,10 +24,16 @@ describe('decoderFor', () => {
 });
 
 describe('decodedHeaders', () => {
-  it('drops the coding and the coded length, and keeps the rest', () => {
-    expect(
-      decodedHeaders({ 'content-encoding': 'gzip', 'content-length': '12', 'content-type': 'text/plain', 'x-request-id': 'r1' }),
-    ).toEqual({
+  it('drops what described the coded bytes (coding, length, digest, ETag), and keeps the rest', () => {
+    const coded = {
+      'content-encoding': 'gzip',
+      'content-length': '12',
+      'content-md5': 'Q2h',
+      etag: '"v1"',
+      'content-type': 'text/plain',
+      'x-request-id': 'r1',
+    };
+    expect(decodedHeaders(coded)).toEqual({
       'content-type': 'text/plain',
       'x-request-id': 'r1',
     });

@@ -112,6 +112,8 @@ export function classifyNetworkFailure(error: unknown): UpstreamErrorClass {
     const reason = link['reason'];
     if (typeof reason === 'string' && TIMEOUT_CLASSES.has(reason)) return reason as UpstreamErrorClass;
     if (link['name'] === 'TimeoutError') return 'timeout_total';
+    // An answer that came but cannot be decoded (forward/answerDecoding.ts): the gateway's fault, never a break to retry.
+    if (link['name'] === 'AnswerDecodingError') return 'upstream_error';
     const code = link['code'];
     if (typeof code === 'string' && code in CODE_CLASSES) return CODE_CLASSES[code]!;
   }

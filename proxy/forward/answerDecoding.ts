@@ -27,21 +27,26 @@ export function contentCodingOf(headers: IncomingHttpHeaders): string | null {
   return coding === '' || coding === 'identity' ? null : coding;
 }
 
-/** Thrown at the answer's headers: a coding Airlock cannot decode cannot be checked for the key, so nothing of it is passed on. */
-class UndecodableAnswerError extends Error {
-  constructor(coding: string) {
-    super(
-      `the gateway answered compressed (content-encoding: ${coding}) although Airlock asked for an uncompressed answer, ` +
-        'and Airlock cannot decode that coding; ask the gateway operator to honour "accept-encoding: identity"',
-    );
-    this.name = 'UndecodableAnswerError';
-  }
+/**
+ * An answer Airlock cannot decode: its coding (thrown at the headers) or its bytes (failing the
+ * body). Nothing of it is checked for the key, so nothing of it is passed on. errorClass.ts
+ * classes it by its name as `upstream_error`: the gateway sent it, and it may have run the request.
+ */
+export class AnswerDecodingError extends Error {
+  override readonly name = 'AnswerDecodingError';
+}
+
+function undecodableCoding(coding: string): AnswerDecodingError {
+  return new AnswerDecodingError(
+    `the gateway answered compressed (content-encoding: ${coding}) although Airlock asked for an uncompressed answer, ` +
+      'and Airlock cannot decode that coding; ask the gateway operator to honour "accept-encoding: identity"',
+  );
 }
 
 /** A decoder for `coding` (one coding: a list of several is refused as undecodable). */
 export function decoderFor(coding: string): Transform {
   const create = DECODERS[coding];
-  if (create === undefined) throw new UndecodableAnswerError(coding);
+  if (create === undefined) throw undecodableCoding(coding);
   return create();
 }
 

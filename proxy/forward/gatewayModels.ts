@@ -3,7 +3,7 @@ import { classifyNetworkFailure, classifyUpstreamResponse } from '../core/errorC
 import { redactKnownSecrets } from '../core/redact.ts';
 import { closestModelIds } from './modelSuggestions.ts';
 import type { UpstreamTarget } from '../contracts/ports.ts';
-import { sendUpstream } from './upstreamClient.ts';
+import { fetchUpstreamText } from './upstreamClient.ts';
 
 /**
  * The gateway's model list per profile (docs/gateway-spec.md §4.1: it differs per account, so it
@@ -37,7 +37,7 @@ export function cachedGatewayModels(profile: { id: string; baseUrl: string }): G
 /** Fetches GET {base_url}/models with the profile's key and caches the list; a failure keeps the cached one. */
 export async function fetchGatewayModels(target: UpstreamTarget, nowMs: number, timeoutMs: number): Promise<GatewayModelFetch> {
   try {
-    const response = await sendUpstream({
+    const { statusCode, headers, bodyText } = await fetchUpstreamText({
       url: `${target.profile.baseUrl}/models`,
       method: 'GET',
       headers: { authorization: `Bearer ${target.apiKey}`, accept: 'application/json' },
@@ -46,10 +46,9 @@ export async function fetchGatewayModels(target: UpstreamTarget, nowMs: number, 
       connectTimeoutMs: target.profile.timeouts.connectTimeoutMs,
       idleTimeoutMs: Math.min(target.profile.timeouts.idleTimeoutMs, timeoutMs),
     });
-    const bodyText = await response.body.text();
-    const contentType = response.headers['content-type'];
+    const contentType = headers['content-type'];
     const errorClass = classifyUpstreamResponse({
-      status: response.statusCode,
+      status: statusCode,
       contentType: (Array.isArray(contentType) ? contentType[0] : contentType) ?? null,
       bodyText,
       expectJson: true,

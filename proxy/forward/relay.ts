@@ -318,7 +318,9 @@ async function relayGuardedStream(
     // nothing. A translated stream's client gets its end only after the gateway's, so it never has.
     const clientHadAll = translator === null && observer.complete && observer.upstreamError === null;
     if (errorClass === 'client_aborted' && clientHadAll) return;
-    return failMidStream(input, protocols.client, errorClass, translator);
+    // An answer that does not decode (the only upstream_error here) is named as such in the row.
+    const cause = errorClass === 'upstream_error' ? (error as Error).message : undefined;
+    return failMidStream(input, protocols.client, errorClass, translator, cause);
   }
   if (observer.upstreamError !== null) {
     const declared = observer.upstreamError;
@@ -343,7 +345,13 @@ function classifyStreamError(error: unknown, res: ServerResponse): ErrorClass {
   return errorClass === 'network' ? 'stream_interrupted' : errorClass;
 }
 
-function failMidStream(input: RelayInput, client: ProtocolAdapter, errorClass: ErrorClass, translator: StreamEventTranslator | null): void {
+function failMidStream(
+  input: RelayInput,
+  client: ProtocolAdapter,
+  errorClass: ErrorClass,
+  translator: StreamEventTranslator | null,
+  cause?: string,
+): void {
   const { res, trace, profile } = input;
   if (errorClass === 'client_aborted') {
     trace.failed('client_aborted', 'the client closed the stream before it ended');
@@ -361,7 +369,7 @@ function failMidStream(input: RelayInput, client: ProtocolAdapter, errorClass: E
         .fail({ type: 'api_error', message: stopped ? STOPPED_MESSAGE : `the stream broke before it ended (${errorClass})` })
         .join('')
     : client.errors.streamFrame(errorClass, timeoutMs !== undefined ? { timeoutMs } : {});
-  trace.failed(errorClass, stopped ? STOPPED_MESSAGE : `the upstream stream ended before its answer was whole (${errorClass})`);
+  trace.failed(errorClass, stopped ? STOPPED_MESSAGE : (cause ?? `the upstream stream ended before its answer was whole (${errorClass})`));
   input.onStreamFailure(errorClass);
   if (!res.destroyed) res.end(frame);
 }

@@ -2,8 +2,8 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { Readable, type Transform } from 'node:stream';
 import { Agent, type Dispatcher } from 'undici';
 import { COPY_SLICE_BYTES, inTurnSlices } from '../core/copyInSlices.ts';
-import { contentCodingOf, decodedHeaders, decoderFor } from './answerDecoding.ts';
-import { UpstreamBody } from './upstreamBody.ts';
+import { AnswerDecodingError, contentCodingOf, decodedHeaders, decoderFor } from './answerDecoding.ts';
+import { readBody, UpstreamBody } from './upstreamBody.ts';
 
 /**
  * One keep-alive undici Agent per connect timeout (profiles may differ). undici rather than
@@ -90,11 +90,6 @@ function dispatchOptions(request: UpstreamRequest): Dispatcher.DispatchOptions {
   };
 }
 
-/** For one-off calls (probes, the model list): undici's request API, with its body helpers. */
-export function sendUpstream(request: UpstreamRequest): Promise<Dispatcher.ResponseData> {
-  return agentFor(request.connectTimeoutMs).request({ ...dispatchOptions(request), signal: request.signal });
-}
-
 export interface UpstreamResponse {
   statusCode: number;
   headers: IncomingHttpHeaders;
@@ -170,8 +165,27 @@ function decodeInto(decoder: Transform, answer: UpstreamBody, coding: string): v
   decoder.on('data', (chunk: Buffer) => answer.push(chunk));
   decoder.once('end', () => answer.finish());
   decoder.once('error', (error) =>
-    answer.fail(new Error(`the gateway's ${coding}-compressed answer could not be decoded: ${error.message}`)),
+    answer.fail(new AnswerDecodingError(`the gateway's ${coding}-compressed answer could not be decoded: ${error.message}`)),
   );
+}
+
+/** Past this a one-off answer fails: the longest model lists gateways give are a few MB. */
+const ONE_OFF_ANSWER_MAX_BYTES = 32 * 1024 * 1024;
+
+export interface UpstreamTextAnswer {
+  statusCode: number;
+  headers: IncomingHttpHeaders;
+  bodyText: string;
+}
+
+/**
+ * For one-off calls (the Test button, the model list, capability probes): the whole answer as text,
+ * decoded as a forwarded answer is, so a gateway that compresses regardless does not fail them.
+ */
+export async function fetchUpstreamText(request: UpstreamRequest): Promise<UpstreamTextAnswer> {
+  const { statusCode, headers, body } = await dispatchUpstream(request);
+  const chunks = await readBody(body, { keepBytes: ONE_OFF_ANSWER_MAX_BYTES, maxBytes: ONE_OFF_ANSWER_MAX_BYTES });
+  return { statusCode, headers, bodyText: Buffer.concat(chunks).toString('utf8') };
 }
 
 export async function closeUpstreamAgents(): Promise<void> {

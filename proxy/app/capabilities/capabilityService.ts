@@ -3,7 +3,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import type { Capability, CapabilityBadge } from '../../contracts/models.ts';
 import { buildUpstreamHeaders } from '../../forward/headers.ts';
-import { sendUpstream } from '../../forward/upstreamClient.ts';
+import { fetchUpstreamText } from '../../forward/upstreamClient.ts';
 import type { UpstreamTarget } from '../../contracts/ports.ts';
 import { writeFileAtomic } from '../profiles/atomicWrite.ts';
 import { capabilityProbes, interpretProbe, type CapabilityProbe } from './probes.ts';
@@ -55,7 +55,7 @@ function readFile(filePath: string): CapabilityFile {
 async function runProbe(target: UpstreamTarget, probe: CapabilityProbe): Promise<boolean | null> {
   try {
     const bytes = Buffer.from(JSON.stringify(probe.body));
-    const response = await sendUpstream({
+    const answer = await fetchUpstreamText({
       url: `${target.profile.baseUrl}/${probe.path}`,
       method: 'POST',
       headers: buildUpstreamHeaders(probe.headers, target.apiKey, { contentLength: bytes.length, droppedHeaderPrefixes: [] }),
@@ -64,10 +64,10 @@ async function runProbe(target: UpstreamTarget, probe: CapabilityProbe): Promise
       connectTimeoutMs: target.profile.timeouts.connectTimeoutMs,
       idleTimeoutMs: PROBE_TIMEOUT_MS,
     });
-    const bodyText = (await response.body.text()).slice(0, PROBE_BODY_LIMIT_CHARS);
-    const contentType = response.headers['content-type'];
+    const bodyText = answer.bodyText.slice(0, PROBE_BODY_LIMIT_CHARS);
+    const contentType = answer.headers['content-type'];
     return interpretProbe(probe.capability, {
-      status: response.statusCode,
+      status: answer.statusCode,
       contentType: typeof contentType === 'string' ? contentType : null,
       bodyText,
     });

@@ -1,7 +1,7 @@
 import type { UpstreamErrorClass } from '../../contracts/errors.ts';
 import { classifyNetworkFailure, classifyUpstreamResponse } from '../../core/errorClass.ts';
 import type { UpstreamTarget } from '../../contracts/ports.ts';
-import { sendUpstream } from '../../forward/upstreamClient.ts';
+import { fetchUpstreamText } from '../../forward/upstreamClient.ts';
 
 /** A test from the window should answer within this, even when the profile allows long streams. */
 export const PROBE_TIMEOUT_MS = 30_000;
@@ -24,7 +24,7 @@ export async function probeGateway(target: UpstreamTarget, method: 'GET' | 'POST
   const headers: Record<string, string> = { authorization: `Bearer ${target.apiKey}`, accept: 'application/json' };
   if (body !== undefined) headers['content-type'] = 'application/json';
   try {
-    const response = await sendUpstream({
+    const answer = await fetchUpstreamText({
       url: `${target.profile.baseUrl}${endpoint}`,
       method,
       headers,
@@ -33,10 +33,10 @@ export async function probeGateway(target: UpstreamTarget, method: 'GET' | 'POST
       connectTimeoutMs: target.profile.timeouts.connectTimeoutMs,
       idleTimeoutMs: Math.min(target.profile.timeouts.idleTimeoutMs, PROBE_TIMEOUT_MS),
     });
-    const bodyText = await response.body.text();
-    const contentType = headerText(response.headers['content-type']);
-    const errorClass = classifyUpstreamResponse({ status: response.statusCode, contentType, bodyText, expectJson: true });
-    return { status: response.statusCode, errorClass, durationMs: elapsed(), bodyText };
+    const { statusCode, bodyText } = answer;
+    const contentType = headerText(answer.headers['content-type']);
+    const errorClass = classifyUpstreamResponse({ status: statusCode, contentType, bodyText, expectJson: true });
+    return { status: statusCode, errorClass, durationMs: elapsed(), bodyText };
   } catch (error) {
     return { status: null, errorClass: classifyNetworkFailure(error), durationMs: elapsed(), bodyText: '' };
   }

@@ -1,6 +1,9 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { sameLengthMask } from '../../../proxy/core/keyMasker.ts';
 import { REDACTED } from '../../../proxy/core/redact.ts';
+import { probeGateway } from '../../../proxy/app/control/gatewayProbe.ts';
+import { profileSchema } from '../../../proxy/contracts/profile.ts';
+import { fetchGatewayModels } from '../../../proxy/forward/gatewayModels.ts';
 import { chatBody, JSON_HEADERS, rawRequest, sseData } from '../../support/http.ts';
 import { startHarness, type Harness } from '../../support/proxyHarness.ts';
 import { findSentinel, SENTINEL_KEY } from '../../support/sentinel.ts';
@@ -101,6 +104,14 @@ describe('a gateway that compresses its answer although Airlock asked for none',
     expect(findSentinel(JSON.stringify(end))).toBeNull();
   });
 
+  it('a GET, which may be sent again, is not: an undecodable answer is no network break', async () => {
+    harness.simulator.script({ kind: 'text', path: '/files', status: 200, encoding: 'x-snappy', text: SENTINEL_KEY });
+    const { response, end } = await send('/v1/files/file-1/content', { method: 'GET' });
+    expect(response.status).toBe(502);
+    expect(end.errorClass).toBe('upstream_error');
+    expect(harness.simulator.received).toHaveLength(1);
+  });
+
   it('a stream labelled gzip that is not ends with an error event, and none of it is passed on', async () => {
     harness.simulator.script({
       kind: 'text',
@@ -113,7 +124,9 @@ describe('a gateway that compresses its answer although Airlock asked for none',
     const { response, end } = await send('/v1/chat/completions', { body: chatBody({ stream: true }) });
     expect(findSentinel(response.body)).toBeNull();
     expect(sseData(response.body)).not.toContain('[DONE]');
-    expect(end.errorClass).toBe('stream_interrupted');
+    // The gateway's fault, named as such: not a network break to retry.
+    expect(end.errorClass).toBe('upstream_error');
+    expect(end.errorMessage).toMatch(/gzip-compressed answer could not be decoded/);
     expect(findSentinel(JSON.stringify(end))).toBeNull();
   });
 
@@ -131,7 +144,47 @@ describe('a gateway that compresses its answer although Airlock asked for none',
       rawRequest(`${harness.proxy.url}/v1/chat/completions`, { method: 'POST', headers: JSON_HEADERS, body: chatBody() }),
     ).rejects.toThrow();
     const end = await ended;
+    expect(end.errorClass).toBe('upstream_error');
     expect(end.errorMessage).toContain('could not be decoded');
     expect(findSentinel(JSON.stringify(end))).toBeNull();
+  });
+});
+
+describe('one-off calls to a gateway that compresses regardless', () => {
+  const target = () => ({
+    profile: profileSchema.parse({ id: 'sim', name: 'Simulator', baseUrl: harness.simulator.baseUrl }),
+    apiKey: SENTINEL_KEY,
+  });
+  const modelList = JSON.stringify({
+    object: 'list',
+    data: [
+      { id: 'gpt-4o-mini', object: 'model' },
+      { id: 'qwen-plus', object: 'model' },
+    ],
+  });
+
+  it('the model list is read decoded', async () => {
+    harness.simulator.script({
+      kind: 'text',
+      path: '/models',
+      status: 200,
+      contentType: 'application/json',
+      encoding: 'gzip',
+      text: modelList,
+    });
+    const fetched = await fetchGatewayModels(target(), Date.now(), 10_000);
+    expect(fetched).toMatchObject({ ok: true, list: { ids: ['gpt-4o-mini', 'qwen-plus'] } });
+  });
+
+  it('the Test button reads a br answer as the JSON it is', async () => {
+    harness.simulator.script({ kind: 'text', status: 200, contentType: 'application/json', encoding: 'br', text: chatAnswer('ok') });
+    const probed = await probeGateway(target(), 'POST', '/chat/completions', JSON.parse(chatBody()));
+    expect(probed).toMatchObject({ status: 200, errorClass: null });
+    expect(JSON.parse(probed.bodyText)).toMatchObject({ choices: [{ message: { content: 'ok' } }] });
+  });
+
+  it("an answer that does not decode is the gateway's error, not a network failure", async () => {
+    harness.simulator.script({ kind: 'text', path: '/models', status: 200, encoding: 'gzip', mislabelled: true, text: modelList });
+    expect(await probeGateway(target(), 'GET', '/models')).toMatchObject({ status: null, errorClass: 'upstream_error' });
   });
 });

@@ -1,3 +1,4 @@
+import { AnswerDecodingError } from '../../../proxy/forward/answerDecoding.ts';
 import { describe, expect, it } from 'vitest';
 import { UPSTREAM_ERROR_CLASSES } from '../../../proxy/contracts/errors.ts';
 import {
@@ -133,6 +134,8 @@ describe('classifyNetworkFailure', () => {
     ['the reason thrown as is', 'timeout_total', 'timeout_total'],
     ['abort wrapped in a cause', new Error('x', { cause: abortError('timeout_total') }), 'timeout_total'],
     ['AbortSignal.timeout', new DOMException('t', 'TimeoutError'), 'timeout_total'],
+    ['an answer that does not decode', new AnswerDecodingError('incorrect header check'), 'upstream_error'],
+    ['an undecodable answer as a cause', new Error('x', { cause: new AnswerDecodingError('zstd') }), 'upstream_error'],
     ['abort without a timeout reason', abortError('client went away'), 'network'],
     ['plain error', new Error('boom'), 'network'],
     ['not an error', 42, 'network'],

@@ -214,7 +214,12 @@ async function startWithDataDir(options: AirlockOptions): Promise<Airlock> {
   });
   proxyUrl = proxy.url;
   const detachLog = log.attach(proxy.events);
-  const traceExport = followTraceExport({ config, events: proxy.events, report: (message) => console.error(`[airlock] ${message}`) });
+  const traceExport = followTraceExport({
+    config,
+    events: proxy.events,
+    report: (message) => console.error(`[airlock] ${message}`),
+    knownSecrets,
+  });
   control.attach(proxy);
   return {
     proxy,

@@ -138,6 +138,7 @@ function answerGenericFault(response: ServerResponse, fault: Fault, voice: Voice
         'content-type': fault.contentType ?? 'text/plain; charset=utf-8',
         'content-length': body.length,
         ...(fault.encoding === undefined ? {} : { 'content-encoding': fault.encoding }),
+        ...fault.headers,
       });
       response.end(body);
       return true;

@@ -98,7 +98,16 @@ export type Fault =
    * answered gzip to `identity`; 18F/18f.gsa.gov#1796 ignored the header); a coding zlib does not
    * have, or `mislabelled`, labels the body as it is.
    */
-  | (PathMatch & { kind: 'text'; status: number; text: string; contentType?: string; encoding?: string; mislabelled?: true })
+  | (PathMatch & {
+      kind: 'text';
+      status: number;
+      text: string;
+      contentType?: string;
+      encoding?: string;
+      mislabelled?: true;
+      /** More headers, as sent (a redirect's Location, say). */
+      headers?: Record<string, string>;
+    })
   /** A video task is created (and billed), then the answer fails: with this status, or a cut connection. */
   | (PathMatch & { kind: 'createThenFail'; status?: number })
   /** A video task is created normally and ends `failed` when polled. */

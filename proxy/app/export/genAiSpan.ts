@@ -128,6 +128,22 @@ export function genAiSpanOf(start: StartEvent, end: EndEvent, server: UpstreamSe
   };
 }
 
+/**
+ * The span with every text masked: model names come from clients (a key pasted into the model
+ * field) and from the gateway (one that echoes what it was sent), the operation from the client's
+ * path. The log and the live feed mask the same texts; a span leaves the machine.
+ */
+export function maskedSpan(span: GenAiSpanData, mask: (text: string) => string): GenAiSpanData {
+  const attributes: SpanAttributes = {};
+  for (const [name, value] of Object.entries(span.attributes)) attributes[name] = typeof value === 'string' ? mask(value) : value;
+  return {
+    ...span,
+    name: mask(span.name),
+    attributes,
+    errorDescription: span.errorDescription === null ? null : mask(span.errorDescription),
+  };
+}
+
 /** The gateway's host and port from a profile's base URL; null for one that does not parse. */
 export function upstreamServerOf(baseUrl: string): UpstreamServer | null {
   try {

@@ -3,7 +3,8 @@ import type { ConfigFile } from '../../contracts/config.ts';
 import type { RequestLifecycleEvent } from '../../contracts/lifecycle.ts';
 import type { RequestEvents } from '../../contracts/requestEvents.ts';
 import type { ConfigSource } from '../configOverlay.ts';
-import { genAiSpanOf, upstreamServerOf, type GenAiSpanData } from './genAiSpan.ts';
+import { redactSecrets } from '../../core/redact.ts';
+import { genAiSpanOf, maskedSpan, upstreamServerOf, type GenAiSpanData } from './genAiSpan.ts';
 import type { SpanSink } from './otlpSpans.ts';
 
 type StartEvent = Extract<RequestLifecycleEvent, { type: 'start' }>;
@@ -41,6 +42,8 @@ export interface TraceExportOptions {
   events: RequestEvents;
   /** Failures of the collector, in words for the user (stderr for `airlock serve`). */
   report: (message: string) => void;
+  /** The gateway keys (and local tokens): the events hold texts as clients and the gateway sent them, unmasked. */
+  knownSecrets: () => string[];
 }
 
 /**
@@ -78,7 +81,10 @@ export function followTraceExport(options: TraceExportOptions): TraceExport {
       if (startEvent === undefined) return; // started before the export was turned on
       started.delete(event.requestId);
       const profile = options.config.snapshot().profiles.find((candidate) => candidate.id === startEvent.profileId);
-      const span = genAiSpanOf(startEvent, event, profile ? upstreamServerOf(profile.baseUrl) : null);
+      const secrets = options.knownSecrets();
+      const span = maskedSpan(genAiSpanOf(startEvent, event, profile ? upstreamServerOf(profile.baseUrl) : null), (text) =>
+        redactSecrets(text, secrets),
+      );
       if (loaded !== null) loaded.record(span);
       else if (waiting.length < MAX_WAITING_SPANS) waiting.push(span);
     });

@@ -70,7 +70,12 @@ describe('trace export when the collector refuses', () => {
     receiver = await startOtlpReceiver();
     const reports: string[] = [];
     const events = new RequestEvents();
-    traceExport = followTraceExport({ config: configWith(receiver.url), events, report: (message) => reports.push(message) });
+    traceExport = followTraceExport({
+      config: configWith(receiver.url),
+      events,
+      report: (message) => reports.push(message),
+      knownSecrets: () => [],
+    });
 
     // 400 is not retryable in OTLP/HTTP: the exporter gives the batch up at once.
     receiver.refuseWith(400);

@@ -1,0 +1,88 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { REDACTED } from '../../../proxy/core/redact.ts';
+import { chatBody, JSON_HEADERS, rawRequest } from '../../support/http.ts';
+import { startHarness, type Harness } from '../../support/proxyHarness.ts';
+import { findSentinel, SENTINEL_KEY } from '../../support/sentinel.ts';
+
+let harness: Harness;
+/** Where the redirects point: a host the key must never be sent to. */
+let elsewhere: Server;
+let elsewhereUrl = '';
+let elsewhereHits = 0;
+
+beforeAll(async () => {
+  harness = await startHarness();
+  elsewhere = createServer((_req, res) => {
+    elsewhereHits += 1;
+    res.end('{}');
+  });
+  await new Promise<void>((resolve) => elsewhere.listen(0, '127.0.0.1', resolve));
+  elsewhereUrl = `http://127.0.0.1:${(elsewhere.address() as AddressInfo).port}`;
+});
+afterAll(async () => {
+  await harness.close();
+  await new Promise((resolve) => elsewhere.close(resolve));
+});
+beforeEach(() => {
+  harness.simulator.reset();
+  harness.events.length = 0;
+});
+
+/** A careless gateway puts the key it was sent into every header that can carry a URL or a token. */
+function keyedHeaders(): Record<string, string> {
+  const base64 = Buffer.from(SENTINEL_KEY).toString('base64');
+  return {
+    location: `${elsewhereUrl}/v1/chat/completions?key=${encodeURIComponent(SENTINEL_KEY)}`,
+    link: `<${elsewhereUrl}/next?api_key=${SENTINEL_KEY}>; rel="next"`,
+    refresh: `0; url=${elsewhereUrl}/?key=${SENTINEL_KEY}`,
+    'www-authenticate': `Bearer realm="gateway", error="invalid_token", token="${SENTINEL_KEY}"`,
+    'set-cookie': `session=${SENTINEL_KEY}; Path=/`,
+    'x-debug-auth': `Basic ${base64}`,
+  };
+}
+
+async function send(method: string, path: string) {
+  const ended = harness.nextEnd();
+  const response = await rawRequest(`${harness.proxy.url}${path}`, {
+    method,
+    headers: JSON_HEADERS,
+    ...(method === 'POST' ? { body: chatBody() } : {}),
+  });
+  return { response, end: await ended };
+}
+
+describe('a gateway that redirects, with the key in its headers', () => {
+  it.each([
+    ['POST', '/v1/chat/completions', 307, 'application/json'],
+    ['GET', '/v1/models', 302, 'application/json'],
+    ['GET', '/v1/files/file-1/content', 301, 'text/plain'],
+    ['POST', '/v1/chat/completions', 302, 'text/html'],
+    ['POST', '/v1/chat/completions', 401, 'application/json'],
+  ])(
+    '%s %s answered %i (%s): the client and the log see every header masked, and nothing is followed',
+    async (method, path, status, type) => {
+      harness.simulator.script({
+        kind: 'text',
+        status,
+        contentType: type,
+        text: type.includes('json') ? '{}' : 'moved',
+        headers: keyedHeaders(),
+      });
+      const { response, end } = await send(method, path);
+      // A redirect that is no web page goes to the client as the gateway's answer, with its Location masked.
+      if (status < 400 && !type.includes('html')) {
+        expect(response.status).toBe(status);
+        expect(response.headers.location).toContain(`?key=${REDACTED}`);
+      }
+      expect(findSentinel(JSON.stringify(response.headers))).toBeNull();
+      expect(findSentinel(response.body)).toBeNull();
+      expect(findSentinel(JSON.stringify({ ...end, bodies: { ...end.bodies, requestBody: null, responseBody: null } }))).toBeNull();
+      expect(findSentinel(end.bodies.responseBody ?? '')).toBeNull();
+      // undici follows no redirect by itself: the key went to the gateway once, and nowhere else.
+      expect(harness.simulator.received.length).toBe(1);
+      expect(elsewhereHits).toBe(0);
+    },
+  );
+});

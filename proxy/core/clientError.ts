@@ -57,7 +57,8 @@ const MAX_CODE_CHARS = 64;
 export function buildClientError(errorClass: ErrorClass, detail: ClientErrorDetail = {}): OpenAiErrorBody {
   const { meaning, fix } = explainError(errorClass);
   const secrets = detail.knownSecrets ?? [];
-  const parts = [`${meaning}${causeSuffix(errorClass, detail)}.`];
+  // A hand-edited config may hold a key in the base URL it names.
+  const parts = [`${meaning}${redactSecrets(causeSuffix(errorClass, detail), secrets)}.`];
 
   const statusHint =
     errorClass === 'bad_request' && detail.upstreamStatus !== undefined ? BAD_REQUEST_STATUS_HINTS[detail.upstreamStatus] : undefined;

@@ -82,6 +82,15 @@ describe('buildClientError', () => {
     expect(body.error.message).toMatch(/…"$/);
   });
 
+  it('never carries the key in the base URL it names (a hand-edited config)', () => {
+    const baseUrl = `https://gateway.example/v1?key=${SENTINEL_KEY}`;
+    for (const knownSecrets of [[SENTINEL_KEY], []]) {
+      const body = buildClientError('html_instead_of_json', { profileName: 'Main', baseUrl, knownSecrets });
+      expect(body.error.message).toContain('https://gateway.example/v1');
+      expect(findSentinel(JSON.stringify(body))).toBeNull();
+    }
+  });
+
   const base64 = (text: string) => Buffer.from(text).toString('base64');
   it.each([
     ['raw', `Invalid key ${SENTINEL_KEY}`],

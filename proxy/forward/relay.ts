@@ -377,7 +377,9 @@ function failMidStream(
 function failMidBody(input: RelayInput, error: unknown): void {
   const { res, trace } = input;
   const errorClass = classifyStreamError(error, res);
-  trace.failed(errorClass, `the upstream answer broke off: ${(error as Error).message}`);
+  // Airlock's own abort reasons are their class as a plain string (timeout_idle, proxy_stopping).
+  const why = error instanceof Error ? error.message : `Airlock ended it (${String(error)})`;
+  trace.failed(errorClass, `the upstream answer broke off: ${why}`);
   // Headers are out: the only honest signal left for a non-stream body is to cut the connection.
   res.destroy();
 }

@@ -140,7 +140,8 @@ function answerGenericFault(response: ServerResponse, fault: Fault, voice: Voice
         ...(fault.encoding === undefined ? {} : { 'content-encoding': fault.encoding }),
         ...fault.headers,
       });
-      response.end(body);
+      if (fault.stallAfterBytes === undefined) response.end(body);
+      else response.write(body.subarray(0, fault.stallAfterBytes));
       return true;
     }
     case 'hang':

@@ -107,6 +107,8 @@ export type Fault =
       mislabelled?: true;
       /** More headers, as sent (a redirect's Location, say). */
       headers?: Record<string, string>;
+      /** Sends only this many bytes of the body, then nothing more until the connection closes: a gateway stuck mid-answer. */
+      stallAfterBytes?: number;
     })
   /** A video task is created (and billed), then the answer fails: with this status, or a cut connection. */
   | (PathMatch & { kind: 'createThenFail'; status?: number })

@@ -75,6 +75,24 @@ describe('upstream failures reach the client as one classified JSON error', () =
     expect(harness.simulator.received.length).toBeLessThan(4);
   }, 20_000);
 
+  it('names the total timeout that ended an answer stuck halfway', async () => {
+    const strict = await startHarness({ profile: { timeouts: { idleTimeoutMs: 60_000, totalTimeoutMs: 1000 } } });
+    try {
+      const text = '{"id":"chatcmpl-1","choices":[]}';
+      strict.simulator.script({ kind: 'text', status: 200, contentType: 'application/json', text, stallAfterBytes: 8 });
+      const ended = strict.nextEnd();
+      // Its headers were out: the connection is cut, the only signal left for a JSON body.
+      await expect(
+        rawRequest(`${strict.proxy.url}/v1/chat/completions`, { method: 'POST', headers: JSON_HEADERS, body: chatBody() }),
+      ).rejects.toThrow();
+      const end = await ended;
+      expect(end.errorClass).toBe('timeout_total');
+      expect(end.errorMessage).toBe('the upstream answer broke off: Airlock ended it (timeout_total)');
+    } finally {
+      await strict.close();
+    }
+  });
+
   it('turns an HTML page into a JSON error about the base URL', async () => {
     harness.simulator.script({ kind: 'html' });
     const response = await chat();

@@ -8,6 +8,7 @@ import { classifyNetworkFailure, classifyUpstreamResponse } from '../core/errorC
 import type { KeyMasker } from '../core/keyMasker.ts';
 import type { AbortReason, ExchangeWatch } from './exchangeWatch.ts';
 import { pickUpstreamRequestId } from './headers.ts';
+import { routeFor } from '../protocols/registry.ts';
 import type { ExchangePlan } from './plan.ts';
 import { decideRetry, type AttemptOutcome } from './retryPolicy.ts';
 import type { RequestTrace } from './trace.ts';
@@ -91,7 +92,7 @@ export async function sendWithRetries(input: AttemptsInput): Promise<AttemptsRes
     const upstreamRequestId = picked === null ? null : input.keyMasker.maskText(picked);
     trace.attemptAnswered(upstreamRequestId);
     const contentType = headerValue(response.headers, 'content-type');
-    if (response.statusCode < 400 && !(contentType !== null && /text\/html/i.test(contentType))) {
+    if (response.statusCode < 400 && !(contentType !== null && /text\/html/i.test(contentType)) && !isProtocolRedirect(plan, response)) {
       input.keyLease?.record({ kind: 'answered' }, Date.now());
       return { kind: 'answer', response, contentType, upstreamRequestId };
     }
@@ -143,6 +144,16 @@ function nextPoolKey(
   input.trace.keyUsed(next.keyId, next.label);
   input.trace.keySwitched();
   return true;
+}
+
+/**
+ * A model API answers, it never redirects: a 3xx there is the base URL's scheme, host or path
+ * (http for https, a missing /v1), classed as such. Passed on, it was logged as a success and a
+ * client that follows it reached the gateway without Airlock. Other routes (a file's download, say)
+ * may point elsewhere, and their 3xx goes to the client.
+ */
+function isProtocolRedirect(plan: ExchangePlan, response: UpstreamResponse): boolean {
+  return response.statusCode >= 300 && response.statusCode < 400 && routeFor(plan.upstreamPath, plan.method).endpoint !== 'other';
 }
 
 /** Whether the gateway may have run this attempt (upstreamExecution.ts); a later judgement of the same attempt replaces it. */

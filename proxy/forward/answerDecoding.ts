@@ -18,7 +18,7 @@ const DECODERS: Readonly<Record<string, () => Transform>> = {
   zstd: createZstdDecompress,
 };
 
-/** The answer's content coding, lowercased; null when it is not coded (no header, or `identity`). */
+/** The content coding of an answer or a request, lowercased; null when it is not coded (no header, or `identity`). */
 export function contentCodingOf(headers: IncomingHttpHeaders): string | null {
   // A repeated header line comes as an array: joined, it is a list of codings, refused as such.
   const value: string | string[] | undefined = headers['content-encoding'];
@@ -43,11 +43,17 @@ function undecodableCoding(coding: string): AnswerDecodingError {
   );
 }
 
+/** A decoder for `coding` (one coding: a list of several has none); null when Airlock has none. */
+export function contentDecoder(coding: string): Transform | null {
+  // Own keys only: a coding named `constructor` must not reach Object's.
+  return Object.hasOwn(DECODERS, coding) ? DECODERS[coding]!() : null;
+}
+
 /** A decoder for `coding` (one coding: a list of several is refused as undecodable). */
 export function decoderFor(coding: string): Transform {
-  const create = DECODERS[coding];
-  if (create === undefined) throw undecodableCoding(coding);
-  return create();
+  const decoder = contentDecoder(coding);
+  if (decoder === null) throw undecodableCoding(coding);
+  return decoder;
 }
 
 /** The headers without those that described the coded bytes (coding, length, digest, ETag): the decoded body is other bytes. */

@@ -19,7 +19,8 @@ const HOP_BY_HOP = new Set([
 
 /**
  * Request headers the gateway must not see: client credentials (replaced by the key), browser and
- * network identity, framing the proxy sets itself, and `expect` (the body is already being sent).
+ * network identity, framing the proxy sets itself, `expect` (the body is already being sent) and
+ * `content-encoding` (a compressed body is decoded on arrival, so the gateway gets it plain).
  */
 const DROPPED_REQUEST_HEADERS = new Set([
   'host',
@@ -33,6 +34,7 @@ const DROPPED_REQUEST_HEADERS = new Set([
   'x-real-ip',
   'content-length',
   'accept-encoding',
+  'content-encoding',
   'expect',
 ]);
 /** Local-only prefixes: forwarding data of the client's network and Airlock's own tokens. */

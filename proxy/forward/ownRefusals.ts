@@ -1,6 +1,6 @@
 import type { LocalRefusal } from '../contracts/ports.ts';
 import type { Profile } from '../contracts/profile.ts';
-import type { BodyTooLargeError } from './requestBody.ts';
+import type { BodyDecodingError, BodyTooLargeError } from './requestBody.ts';
 
 /**
  * Airlock's own refusals of this stage, with statuses no client retries (see DEFAULT_STATUS in
@@ -39,5 +39,14 @@ export function bodyTooLarge(error: BodyTooLargeError, profile: Profile): LocalR
     message:
       `${what} and sent nothing to the gateway. Send a smaller request, or raise the limit: in the Airlock window (Profiles, ` +
       `Request body limit), with \`airlock profile set ${profile.id} --max-body-mib <MiB>\`, or as maxRequestBodyMiB in airlock.json.`,
+  };
+}
+
+/** A compressed body Airlock could not decode: the client's to fix, so the message says how. */
+export function undecodableBody(error: BodyDecodingError): LocalRefusal {
+  return {
+    status: error.status,
+    errorClass: 'invalid_request',
+    message: `${error.message}. Nothing was sent to the gateway.`,
   };
 }

@@ -3,8 +3,16 @@ import { pickAllowedHeaders } from '../core/headerAllowlist.ts';
 import { STOPPED, untilStopped } from './shutdown.ts';
 import type { ExchangePlan } from './plan.ts';
 import { buildPlan, type NativeProtocolCheck } from './planner.ts';
-import { bodyLimitBytes, bodyTooLarge, STOPPING } from './ownRefusals.ts';
-import { BodyTooLargeError, modelOf, parseClientBody, readClientBody, streamFlagOf, type ClientBody } from './requestBody.ts';
+import { bodyLimitBytes, bodyTooLarge, STOPPING, undecodableBody } from './ownRefusals.ts';
+import {
+  BodyDecodingError,
+  BodyTooLargeError,
+  modelOf,
+  parseClientBody,
+  readClientBody,
+  streamFlagOf,
+  type ClientBody,
+} from './requestBody.ts';
 import { ANSWERED, type Admitted, type Planned, type Refused } from './stageRecords.ts';
 import type { TranslationThread } from './translation/translationThreadClient.ts';
 
@@ -36,6 +44,7 @@ export async function plan(admitted: Admitted, seams: PlanSeams): Promise<Planne
     });
   } catch (error) {
     if (error instanceof BodyTooLargeError) return { refusal: bodyTooLarge(error, target.profile), known: who };
+    if (error instanceof BodyDecodingError) return { refusal: undecodableBody(error), known: who };
     if (stop.signal.aborted) return { refusal: STOPPING, known: who };
     beginTrace(admitted, who);
     trace.failed('client_aborted', 'the client closed the connection while sending its request');

@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { contentCodingOf, contentDecoder } from './answerDecoding.ts';
 import { SCAN_SLICE_BYTES, ScanQueue, TopLevelScanner, type TopLevelScan } from './jsonScan.ts';
 
 export interface ClientBody {
@@ -18,6 +19,19 @@ export class BodyTooLargeError extends Error {
     this.name = 'BodyTooLargeError';
     this.limitBytes = limitBytes;
     this.declaredBytes = declaredBytes;
+  }
+}
+
+/**
+ * A compressed body Airlock cannot read: a coding it has no decoder for (415, before reading), or
+ * bytes that are not in the coding they claim (400). Either way nothing was sent to the gateway.
+ */
+export class BodyDecodingError extends Error {
+  override readonly name = 'BodyDecodingError';
+  readonly status: 400 | 415;
+  constructor(status: 400 | 415, message: string) {
+    super(message);
+    this.status = status;
   }
 }
 
@@ -57,6 +71,8 @@ export function sendContinue(req: IncomingMessage, res: ServerResponse): void {
  * dropped (a client that is still sending then reads the refusal instead of a reset). Plain stream
  * events rather than `for await`: the async iterator's set-up showed in the per-request profile.
  * Rejects when the client goes away (or the stream fails) before the body ended, or `signal` aborts.
+ * A compressed body (Codex sends its requests in zstd) is decoded as it arrives: everything after,
+ * the limit included, sees the decoded bytes, so a small coded body cannot unpack past the limit.
  */
 export function readClientBody(
   req: IncomingMessage,
@@ -65,11 +81,16 @@ export function readClientBody(
 ): Promise<ClientBody> {
   const declared = req.headers['content-length'] === undefined ? null : Number(req.headers['content-length']);
   if (declared !== null && declared > options.limitBytes) return Promise.reject(new BodyTooLargeError(options.limitBytes, declared));
+  const coding = contentCodingOf(req.headers);
+  const decoder = coding === null ? null : contentDecoder(coding);
+  if (coding !== null && decoder === null) return Promise.reject(undecodableCoding(coding));
   sendContinue(req, res);
   return new Promise((resolve, reject) => {
     let chunks: Buffer[] = [];
     let byteLength = 0;
-    let whole = declared !== null && declared >= CONTIGUOUS_BODY_MIN_BYTES ? Buffer.allocUnsafeSlow(declared) : null;
+    let codedBytes = 0;
+    // A declared size is of the coded bytes when there is a coding: no guide to the decoded size.
+    let whole = decoder === null && declared !== null && declared >= CONTIGUOUS_BODY_MIN_BYTES ? Buffer.allocUnsafeSlow(declared) : null;
     const scanner = mayBeJson(req.headers['content-type']) ? new TopLevelScanner(options.maxJsonDepth) : null;
     // The first slice is scanned as it arrives; past it, a slice per turn.
     let queue: ScanQueue | null = null;
@@ -104,10 +125,16 @@ export function readClientBody(
     };
     const settle = (error: Error | null): void => {
       options.signal?.removeEventListener('abort', onAbort);
-      req.off('data', onData);
-      req.off('end', onEnd);
+      req.off('data', onRequestData);
+      req.off('end', onRequestEnd);
       req.off('error', onError);
       req.off('close', onClose);
+      if (decoder !== null) {
+        decoder.removeAllListeners();
+        // Whatever it still holds is dropped: a late error of a decoder no one reads is no one's.
+        decoder.on('error', ignoreError);
+        decoder.destroy();
+      }
       if (error) {
         queue?.clear();
         whole = null;
@@ -120,17 +147,62 @@ export function readClientBody(
       if (queue === null) done();
       else void queue.drained().then(done);
     };
-    const onEnd = (): void => settle(null);
+    const onRequestData =
+      decoder === null
+        ? onData
+        : (chunk: Buffer): void => {
+            codedBytes += chunk.length;
+            // Bounds what the decoder may hold unread, whatever the coding: no real body shrinks when compressed.
+            if (codedBytes > options.limitBytes) {
+              settle(new BodyTooLargeError(options.limitBytes, null));
+              req.resume();
+              return;
+            }
+            decoder.write(chunk);
+          };
+    const onRequestEnd = (): void => {
+      // An empty body has no coded form (a decoder fed nothing fails on it).
+      if (decoder === null || codedBytes === 0) {
+        settle(null);
+        return;
+      }
+      // All of it arrived: the client leaving now no longer cuts the body the decoder still holds.
+      req.off('close', onClose);
+      decoder.end();
+    };
     const onError = (error: Error): void => settle(error);
     const onClose = (): void => settle(new Error('the client closed the connection before its request body ended'));
     const onAbort = (): void => settle(new Error('the body was no longer read'));
     if (options.signal?.aborted) return onAbort();
     options.signal?.addEventListener('abort', onAbort, { once: true });
-    req.on('data', onData);
-    req.once('end', onEnd);
+    if (decoder !== null) {
+      decoder.on('data', onData);
+      decoder.once('end', () => settle(null));
+      decoder.once('error', (error: Error) => settle(undecodableBytes(coding as string, error)));
+    }
+    req.on('data', onRequestData);
+    req.once('end', onRequestEnd);
     req.once('error', onError);
     req.once('close', onClose);
   });
+}
+
+function ignoreError(): void {}
+
+function undecodableCoding(coding: string): BodyDecodingError {
+  return new BodyDecodingError(
+    415,
+    `the request body is compressed (content-encoding: ${coding}) in a coding Airlock cannot decode; ` +
+      'send it uncompressed or in gzip, deflate, br or zstd',
+  );
+}
+
+function undecodableBytes(coding: string, error: Error): BodyDecodingError {
+  return new BodyDecodingError(
+    400,
+    `the request body is not valid ${coding} although it says content-encoding: ${coding} (${error.message}); ` +
+      'send it uncompressed, or compressed as it says',
+  );
 }
 
 export type ParsedBody =

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { PassThrough } from 'node:stream';
+import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { BodyTooLargeError, CONTIGUOUS_BODY_MIN_BYTES, readClientBody } from '../../../proxy/forward/requestBody.ts';
 import { SCAN_SLICE_BYTES } from '../../../proxy/forward/jsonScan.ts';
@@ -130,5 +131,26 @@ describe('readClientBody', () => {
     const { chunks } = await body;
     expect(chunks).toHaveLength(2);
     for (const [index, chunk] of chunks.entries()) expect(chunk.buffer).toBe(reads[index]!.buffer);
+  });
+
+  it('decodes a compressed body as it arrives: the scan and the chunks see the JSON, its size is the decoded one', async () => {
+    const json = JSON.stringify({ model: 'm', input: 'a'.repeat(4 * 1024 * 1024) });
+    const coded = gzipSync(json);
+    const req = clientRequest({ 'content-type': 'application/json', 'content-encoding': 'gzip', 'content-length': String(coded.length) });
+    const body = read(req, response(), 64 * LIMIT_BYTES);
+    req.end(coded);
+    const read_ = await body;
+    expect(read_.byteLength).toBe(json.length);
+    expect(read_.scan).toMatchObject({ model: 'm', isObject: true });
+    expect(Buffer.concat(read_.chunks).toString()).toBe(json);
+  });
+
+  it('rejects when the client leaves in the middle of a compressed body', async () => {
+    const req = clientRequest({ 'content-type': 'application/json', 'content-encoding': 'gzip' });
+    const body = read(req);
+    const coded = gzipSync(JSON.stringify({ model: 'm', input: 'x'.repeat(64 * 1024) }));
+    req.write(coded.subarray(0, coded.length >> 1));
+    req.destroy();
+    await expect(body).rejects.toThrow('closed the connection');
   });
 });

@@ -95,6 +95,18 @@ describe('bodies', () => {
     expect(response.body).not.toContain('"choices":[]');
   });
 
+  // Windows tools save UTF-8 with a byte order mark (PowerShell 5's Out-File), and curl sends a file as it is.
+  it('takes a JSON body that starts with a UTF-8 byte order mark, and sends it without the mark', async () => {
+    const body = chatBody({ model: 'my-model' });
+    const response = await rawRequest(`${harness.proxy.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: JSON_HEADERS,
+      body: `\uFEFF${body}`,
+    });
+    expect(response.status).toBe(200);
+    expect(harness.simulator.received[0]!.body.toString('utf8')).toBe(body.replace('my-model', 'deepseek-chat'));
+  });
+
   it('resolves an alias in a small body', async () => {
     await rawRequest(`${harness.proxy.url}/v1/chat/completions`, {
       method: 'POST',

@@ -127,6 +127,9 @@ export function dispatchUpstream(request: UpstreamRequest): Promise<UpstreamResp
         else request.onReachedSocket?.();
       },
       onResponseStart(started, statusCode, headers) {
+        // undici hands on interim answers too (103 Early Hints from a CDN, 100 Continue): taken as
+        // the answer, the real one's body went to a reader no one had, and the request never ended.
+        if (isInterimStatus(statusCode)) return;
         const coding = contentCodingOf(headers);
         if (coding !== null) {
           try {
@@ -158,6 +161,11 @@ export function dispatchUpstream(request: UpstreamRequest): Promise<UpstreamResp
       },
     });
   });
+}
+
+/** A 1xx: RFC 9110 section 15.2 has a client read past any number of them to the final answer. */
+function isInterimStatus(statusCode: number): boolean {
+  return statusCode < 200;
 }
 
 /** The decoded chunks go to the answer as undici's would; a body that does not decode fails it. */

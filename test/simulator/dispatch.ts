@@ -134,6 +134,7 @@ function answerGenericFault(response: ServerResponse, fault: Fault, voice: Voice
     }
     case 'text': {
       const body = fault.mislabelled ? Buffer.from(fault.text) : encoded(fault.text, fault.encoding);
+      if (fault.earlyHints !== undefined) response.writeEarlyHints(fault.earlyHints);
       response.writeHead(fault.status, {
         'content-type': fault.contentType ?? 'text/plain; charset=utf-8',
         'content-length': body.length,

@@ -107,6 +107,8 @@ export type Fault =
       mislabelled?: true;
       /** More headers, as sent (a redirect's Location, say). */
       headers?: Record<string, string>;
+      /** A 103 Early Hints with these headers first, as a CDN in front of the gateway may send (RFC 8297). */
+      earlyHints?: Record<string, string>;
       /** Sends only this many bytes of the body, then nothing more until the connection closes: a gateway stuck mid-answer. */
       stallAfterBytes?: number;
     })

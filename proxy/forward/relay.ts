@@ -15,7 +15,7 @@ import { createSseRelay, type TextGuard } from '../protocols/sseRelay.ts';
 import { maskedEventsText, type StreamKeyGuard } from '../protocols/streamKeyGuard.ts';
 import type { StreamEventTranslator } from '../protocols/streamTranslator.ts';
 import type { RequestTrace } from './trace.ts';
-import { readBody, relayBody } from './upstreamBody.ts';
+import { answerText, readBody, relayBody } from './upstreamBody.ts';
 import type { UpstreamResponse } from './upstreamClient.ts';
 
 const STOPPED_MESSAGE = 'Airlock was stopped while this stream was still running, so it was ended; retry once Airlock runs again';
@@ -143,7 +143,7 @@ function recordPassedAnswer(input: RelayInput, upstream: ProtocolRoute): void {
   if (!body) return;
   let json: object;
   try {
-    json = JSON.parse(body.toString('utf8')) as object;
+    json = JSON.parse(answerText(body)) as object;
   } catch {
     // Not JSON (an embedding in another format, say): nothing to account from it.
     return;
@@ -195,7 +195,7 @@ async function relayProtocolJson(
   } catch (error) {
     return failMidBody(input, error);
   }
-  const text = bytes.toString('utf8');
+  const text = answerText(bytes);
   const answer = parseJsonObject(text);
   if (answer === null) return failNotJson(input, text);
   const declared = recordAnswerFields(trace, protocols.upstream, answer);

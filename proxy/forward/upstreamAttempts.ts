@@ -12,7 +12,7 @@ import { routeFor } from '../protocols/registry.ts';
 import type { ExchangePlan } from './plan.ts';
 import { decideRetry, type AttemptOutcome } from './retryPolicy.ts';
 import type { RequestTrace } from './trace.ts';
-import { readBody, type UpstreamBody } from './upstreamBody.ts';
+import { answerText, readBody, type UpstreamBody } from './upstreamBody.ts';
 import { idempotencyKeyOf } from '../spend/idempotencyRequest.ts';
 import { clientRetriesItself } from './clientRetries.ts';
 import { dispatchUpstream, type UpstreamResponse } from './upstreamClient.ts';
@@ -190,5 +190,5 @@ async function retried(input: AttemptsInput, outcome: AttemptOutcome): Promise<b
 
 async function readCapped(body: UpstreamBody, limitBytes: number): Promise<string> {
   const chunks = await readBody(body, { keepBytes: limitBytes, maxBytes: Number.POSITIVE_INFINITY });
-  return Buffer.concat(chunks).subarray(0, limitBytes).toString('utf8');
+  return answerText(Buffer.concat(chunks).subarray(0, limitBytes));
 }

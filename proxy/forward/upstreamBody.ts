@@ -107,6 +107,18 @@ export class UpstreamBody {
   }
 }
 
+const BYTE_ORDER_MARK = 0xfeff;
+
+/**
+ * An answer's bytes as text for JSON.parse, a leading byte order mark dropped: some servers write
+ * one before their JSON, and JSON.parse refuses it where the clients' own parsers (fetch's json(),
+ * Python's json.loads) read past it, as RFC 8259 section 8.1 allows.
+ */
+export function answerText(bytes: Buffer): string {
+  const text = bytes.toString('utf8');
+  return text.charCodeAt(0) === BYTE_ORDER_MARK ? text.slice(1) : text;
+}
+
 /**
  * Reads a whole body as the chunks it came in: the first `keepBytes` are kept and the rest read and
  * dropped, and past `maxBytes` the answer is aborted and the read fails. `onChunk` sees every chunk as it

@@ -3,7 +3,7 @@ import { Readable, type Transform } from 'node:stream';
 import { Agent, type Dispatcher } from 'undici';
 import { COPY_SLICE_BYTES, inTurnSlices } from '../core/copyInSlices.ts';
 import { AnswerDecodingError, contentCodingOf, decodedHeaders, decoderFor } from './answerDecoding.ts';
-import { readBody, UpstreamBody } from './upstreamBody.ts';
+import { answerText, readBody, UpstreamBody } from './upstreamBody.ts';
 
 /**
  * One keep-alive undici Agent per connect timeout (profiles may differ). undici rather than
@@ -193,7 +193,7 @@ export interface UpstreamTextAnswer {
 export async function fetchUpstreamText(request: UpstreamRequest): Promise<UpstreamTextAnswer> {
   const { statusCode, headers, body } = await dispatchUpstream(request);
   const chunks = await readBody(body, { keepBytes: ONE_OFF_ANSWER_MAX_BYTES, maxBytes: ONE_OFF_ANSWER_MAX_BYTES });
-  return { statusCode, headers, bodyText: Buffer.concat(chunks).toString('utf8') };
+  return { statusCode, headers, bodyText: answerText(Buffer.concat(chunks)) };
 }
 
 export async function closeUpstreamAgents(): Promise<void> {

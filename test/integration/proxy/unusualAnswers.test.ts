@@ -52,3 +52,28 @@ describe('answers that are unusual but legal HTTP', () => {
     expect(findSentinel(JSON.stringify(end))).toBeNull();
   });
 });
+
+describe('JSON that starts with a byte order mark, as some servers write it', () => {
+  // RFC 8259 section 8.1 lets a parser read past it, and the clients' own do (fetch's json(), Python's json.loads).
+  const BOM = '\uFEFF';
+
+  it('a chat answer is passed on as sent, its usage read, not refused as a wrong address', async () => {
+    harness.simulator.script({ kind: 'text', status: 200, contentType: 'application/json', text: `${BOM}${chatAnswer}` });
+    const { response, end } = await send(chatBody());
+    expect(response.status).toBe(200);
+    expect(response.body).toBe(`${BOM}${chatAnswer}`);
+    expect(end.errorClass).toBeNull();
+    expect(end.usage).toMatchObject({ inputTokens: 7, outputTokens: 5 });
+  });
+
+  it("an error answer's message reaches the client", async () => {
+    const error = { error: { message: 'max_tokens is too large for this model', type: 'invalid_request_error', code: 'max_tokens' } };
+    harness.simulator.script({ kind: 'text', status: 400, contentType: 'application/json', text: `${BOM}${JSON.stringify(error)}` });
+    const { response, end } = await send(chatBody());
+    expect(response.status).toBe(400);
+    expect(JSON.parse(response.body)).toMatchObject({
+      error: { code: 'max_tokens', message: expect.stringContaining('max_tokens is too large') },
+    });
+    expect(end.errorClass).toBe('bad_request');
+  });
+});

@@ -2,7 +2,9 @@ import { isRecord } from './isRecord.ts';
 /**
  * Reads the error a gateway put in a response body. The contract does not fix its schema (docs/gateway-spec.md §7),
  * so the common shapes are accepted: `{error:{message,code,type}}`, `{error:"…"}`, `{message,code}`,
- * `{detail:"…"}`.
+ * `{detail:"…"}`, and those servers give that are not OpenAI's: FastAPI's validation list
+ * `{detail:[{loc,msg}]}`, Google's error wrapped in a list `[{error:{…}}]`, and Cloudflare's
+ * envelope `{success:false,errors:[{code,message}]}`.
  */
 export interface UpstreamErrorDetail {
   message: string | null;
@@ -24,17 +26,19 @@ export function extractUpstreamError(bodyText: string): UpstreamErrorDetail {
   } catch {
     return EMPTY;
   }
-  if (!isRecord(parsed)) return EMPTY;
-  const error = parsed['error'];
+  const body = Array.isArray(parsed) ? parsed[0] : parsed;
+  if (!isRecord(body)) return EMPTY;
+  const error = body['error'];
   if (typeof error === 'string') {
-    const code = textOf(parsed['code']);
+    const code = textOf(body['code']);
     return { message: error, code, codes: code === null ? [] : [code] };
   }
-  const source = isRecord(error) ? error : parsed;
+  const listed = Array.isArray(body['errors']) ? body['errors'][0] : undefined;
+  const source = isRecord(error) ? error : isRecord(listed) ? listed : body;
   const code = textOf(source['code']);
   const type = textOf(source['type']);
   return {
-    message: textOf(source['message']) ?? textOf(source['detail']) ?? textOf(source['msg']),
+    message: textOf(source['message']) ?? textOf(source['detail']) ?? validationText(source['detail']) ?? textOf(source['msg']),
     code: code ?? type,
     codes: [code, type].filter((value) => value !== null),
   };
@@ -49,6 +53,16 @@ export function isErrorOnlyBody(bodyText: string): boolean {
   } catch {
     return false;
   }
+}
+
+/** FastAPI's 422 lists each field it refused as `{loc, msg}`: said as `body.messages.0.content: field required`. */
+function validationText(detail: unknown): string | null {
+  if (!Array.isArray(detail)) return null;
+  const said = detail.filter(isRecord).map((item) => {
+    const msg = textOf(item['msg']) ?? JSON.stringify(item);
+    return Array.isArray(item['loc']) ? `${item['loc'].join('.')}: ${msg}` : msg;
+  });
+  return said.length > 0 ? said.join('; ') : null;
 }
 
 function textOf(value: unknown): string | null {

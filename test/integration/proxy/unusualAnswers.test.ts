@@ -77,3 +77,32 @@ describe('JSON that starts with a byte order mark, as some servers write it', ()
     expect(end.errorClass).toBe('bad_request');
   });
 });
+
+describe('error bodies in the shapes other servers give them', () => {
+  it.each([
+    [
+      "FastAPI's validation list (servers built on it: llama-cpp-python, many self-hosted ones)",
+      422,
+      { detail: [{ loc: ['body', 'messages', 0, 'content'], msg: 'field required', type: 'value_error.missing' }] },
+      'body.messages.0.content: field required',
+    ],
+    [
+      "Google's error wrapped in a list",
+      400,
+      [{ error: { code: 400, message: 'API key not valid. Please pass a valid API key.', status: 'INVALID_ARGUMENT' } }],
+      'API key not valid',
+    ],
+    [
+      "Cloudflare's envelope, its errors in a list",
+      400,
+      { result: null, success: false, errors: [{ code: 5006, message: "AiError: Bad input: oneOf at '/' not met" }], messages: [] },
+      'AiError: Bad input',
+    ],
+  ])("%s: the gateway's words reach the client", async (_shape, status, body, said) => {
+    harness.simulator.script({ kind: 'text', status, contentType: 'application/json', text: JSON.stringify(body) });
+    const { response, end } = await send(chatBody());
+    expect(response.status).toBe(status);
+    expect(end.errorClass).toBe('bad_request');
+    expect((JSON.parse(response.body) as { error: { message: string } }).error.message).toContain(`Gateway said: "${said}`);
+  });
+});

@@ -196,6 +196,7 @@ async function relayProtocolJson(
     return failMidBody(input, error);
   }
   const text = answerText(bytes);
+  if (text.trim() === '') return failEmpty(input);
   const answer = parseJsonObject(text);
   if (answer === null) return failNotJson(input, text);
   const declared = recordAnswerFields(trace, protocols.upstream, answer);
@@ -242,6 +243,15 @@ function failNotJson(input: RelayInput, text: string): void {
   const { profile, response } = input;
   const upstreamMessage = input.keyMasker.maskText(`a ${response.statusCode} whose body is not JSON: ${text.slice(0, 200)}`);
   failAnswer(input, 'html_instead_of_json', { upstreamMessage, profileName: profile.name, baseUrl: profile.baseUrl });
+}
+
+/**
+ * No body at all (an empty 200, a 204) is not another site answering, as a body that is not JSON
+ * is: the address is the gateway's, and the gateway gave nothing where the answer was due.
+ */
+function failEmpty(input: RelayInput): void {
+  const upstreamMessage = `a ${input.response.statusCode} with an empty body where the answer was due`;
+  failAnswer(input, 'upstream_error', { upstreamMessage });
 }
 
 /** A success status whose answer is a failure after all: answered as any failed exchange is (failureReply.ts). */

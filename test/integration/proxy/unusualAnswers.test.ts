@@ -106,3 +106,18 @@ describe('error bodies in the shapes other servers give them', () => {
     expect((JSON.parse(response.body) as { error: { message: string } }).error.message).toContain(`Gateway said: "${said}`);
   });
 });
+
+describe('a success status with no answer in it', () => {
+  it.each([
+    ['an empty 200 labelled JSON', 200, 'application/json'],
+    ['a 204', 204, undefined],
+  ])("%s is the gateway's failure, not a wrong base URL", async (_answer, status, contentType) => {
+    harness.simulator.script({ kind: 'text', status, text: '', ...(contentType ? { contentType } : {}) });
+    const { response, end } = await send(chatBody());
+    expect(response.status).toBe(502);
+    expect(end.errorClass).toBe('upstream_error');
+    const { message } = (JSON.parse(response.body) as { error: { message: string } }).error;
+    expect(message).toContain(`a ${status} with an empty body`);
+    expect(message).not.toMatch(/web page|base URL/);
+  });
+});

@@ -98,6 +98,8 @@ const CODE_CLASSES: Record<string, UpstreamErrorClass> = {
   ETIMEDOUT: 'timeout_connect',
   UND_ERR_HEADERS_TIMEOUT: 'timeout_idle',
   UND_ERR_BODY_TIMEOUT: 'timeout_idle',
+  // The gateway answered, with headers past undici's 16 KiB: its fault, and it may have run the request; no network check helps.
+  UND_ERR_HEADERS_OVERFLOW: 'upstream_error',
 };
 
 /**

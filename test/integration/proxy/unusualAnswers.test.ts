@@ -36,6 +36,20 @@ const chatAnswer = JSON.stringify({
 });
 
 describe('answers that are unusual but legal HTTP', () => {
+  it("headers past undici's limit are the gateway's error, not a network to check", async () => {
+    harness.simulator.script({
+      kind: 'text',
+      status: 200,
+      contentType: 'application/json',
+      text: chatAnswer,
+      headers: { 'x-trace': 'a'.repeat(20_000) },
+    });
+    const { response, end } = await send(chatBody());
+    expect(response.status).toBe(502);
+    expect(end.errorClass).toBe('upstream_error');
+    expect(harness.simulator.received).toHaveLength(1);
+  });
+
   it('a 103 Early Hints before the 200 is read past: the 200 is the answer', async () => {
     harness.simulator.script({
       kind: 'text',

@@ -118,6 +118,7 @@ describe('classifyNetworkFailure', () => {
     ['OS connect timeout', withCode('ETIMEDOUT'), 'timeout_connect'],
     ['headers timeout', withCode('UND_ERR_HEADERS_TIMEOUT'), 'timeout_idle'],
     ['body timeout', withCode('UND_ERR_BODY_TIMEOUT'), 'timeout_idle'],
+    ['answer headers too large', withCode('UND_ERR_HEADERS_OVERFLOW'), 'upstream_error'],
     ['refused', withCode('ECONNREFUSED'), 'network'],
     ['not found', withCode('ENOTFOUND'), 'network'],
     ['reset', withCode('ECONNRESET'), 'network'],

@@ -86,6 +86,8 @@ const EMPTY_READING: ChatChunkReading = {
 
 type Json = Record<string, unknown>;
 const stringOrNull = (value: unknown): string | null => (typeof value === 'string' ? value : null);
+/** DashScope and GLM repeat a tool call's `id` and `name` as "" on every continuation delta: no new call, no new name. */
+const nonEmptyOrNull = (value: unknown): string | null => (typeof value === 'string' && value !== '' ? value : null);
 
 type ReadEvent = SseEvent & { chatReading?: ChatChunkReading | null };
 
@@ -122,8 +124,8 @@ export function readChatChunk(chunk: Json): ChatChunkReading {
       const fn = isRecord(call.function) ? call.function : {};
       return {
         index: typeof call.index === 'number' && Number.isInteger(call.index) && call.index >= 0 ? call.index : null,
-        id: stringOrNull(call.id),
-        name: stringOrNull(fn.name),
+        id: nonEmptyOrNull(call.id),
+        name: nonEmptyOrNull(fn.name),
         argumentsPiece: stringOrNull(fn.arguments),
       };
     }),

@@ -144,6 +144,22 @@ describe('createResponsesStreamTranslator', () => {
     expect(data(frames, 'response.function_call_arguments.done').map((d) => d['arguments'])).toEqual(['{"a":1}', '{"b":1}']);
   });
 
+  it('reads an empty id and name on continuation deltas (DashScope, GLM) as absent: one call, its arguments whole', () => {
+    const args = '{"cmd":"ls"}';
+    // The continuation deltas as those gateways send them: `id: ""`, `name: ""`, the arguments piece.
+    const continuation = (piece: string) => ({
+      choices: [{ index: 0, delta: { tool_calls: [{ index: 0, id: '', type: 'function', function: { name: '', arguments: piece } }] } }],
+    });
+    const frames = translate([
+      toolChunk({ index: 0, id: 'call_q', name: 'exec_command', arguments: '' }),
+      continuation(args.slice(0, 4)),
+      continuation(args.slice(4)),
+      finishChunk('tool_calls'),
+    ]);
+    const items = data(frames, 'response.output_item.done').map((event) => event['item']);
+    expect(items).toEqual([expect.objectContaining({ type: 'function_call', call_id: 'call_q', name: 'exec_command', arguments: args })]);
+  });
+
   it.each([
     ['length', 'max_output_tokens'],
     ['content_filter', 'content_filter'],

@@ -5,7 +5,8 @@ import { classifyNetworkFailure } from '../core/errorClass.ts';
 import { buildClientResponseHeaders } from './headers.ts';
 import type { KeyMasker } from '../core/keyMasker.ts';
 import type { ExchangePlan } from './plan.ts';
-import type { DeclaredError, ObserverOptions, ProtocolAdapter, StreamSink } from '../protocols/adapter.ts';
+import type { DeclaredError, ObserverOptions, ProtocolAdapter, ResponseTranslator, StreamSink } from '../protocols/adapter.ts';
+import { completionAsChunk } from '../protocols/chat/chatShapes.ts';
 import { declaredErrorClass, declaredErrorExplained, declaredFailureMessage, type DeclaredErrorPlace } from '../protocols/declaredError.ts';
 import { adapterNamed, routeFor, type ProtocolRoute } from '../protocols/registry.ts';
 import { replyFailure } from './failureReply.ts';
@@ -209,6 +210,7 @@ async function relayProtocolJson(
     return;
   }
   if (declared !== null) recordDeclaredError(input, declared, 'body');
+  if (plan.translator && plan.stream) return relayWholeAsStream(input, plan.translator, answer, headers);
   // As received, the key masked by a mask of its own length (as a passed-through body is); translated, rewritten anyway.
   let payload: Buffer;
   if (plan.translator) {
@@ -227,6 +229,32 @@ async function relayProtocolJson(
     'content-length': String(payload.length),
   });
   res.end(payload);
+}
+
+/**
+ * A gateway that ignores `stream: true` answers a whole completion, but the client asked for events
+ * and reads nothing else (Codex fails a turn without response.completed): it gets the completion as
+ * the one chunk it amounts to, through the stream translator.
+ */
+function relayWholeAsStream(
+  input: RelayInput,
+  translator: ResponseTranslator,
+  answer: object,
+  headers: Record<string, string | string[]>,
+): void {
+  const chunk = completionAsChunk(answer);
+  if (chunk === null) {
+    failAnswer(input, 'upstream_error', { upstreamMessage: "the gateway's answer could not be translated: it holds no reply" });
+    return;
+  }
+  const stream = translator.createStream();
+  const frames = [...stream.push({ data: JSON.stringify(chunk) }), ...stream.finish()].join('');
+  input.res.writeHead(input.response.statusCode, {
+    ...headers,
+    'content-type': 'text/event-stream; charset=utf-8',
+    'cache-control': 'no-cache',
+  });
+  input.res.end(input.keyMasker.maskText(frames));
 }
 
 function parseJsonObject(text: string): object | null {

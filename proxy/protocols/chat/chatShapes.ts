@@ -153,6 +153,25 @@ export function readChatCompletion(json: unknown): ChatCompletionReading | null 
   };
 }
 
+/**
+ * A whole completion as the one stream chunk it amounts to (its first choice and usage), for a
+ * client that asked to stream from a gateway that answered whole. Null when it carries no reply.
+ */
+export function completionAsChunk(json: unknown): Json | null {
+  const reply = readChatCompletion(json);
+  if (reply === null) return null;
+  const toolCalls = reply.toolCalls.map((call, index) => ({
+    index,
+    id: call.id,
+    type: 'function',
+    function: { name: call.name, arguments: call.arguments },
+  }));
+  const delta = { content: reply.text, reasoning_content: reply.reasoning, tool_calls: toolCalls };
+  // The answer is whole by definition: one without a finish_reason still finished.
+  const choice = { index: 0, delta, finish_reason: reply.finishReason ?? 'stop' };
+  return { choices: [choice], usage: (json as { usage?: unknown }).usage ?? null };
+}
+
 function upstreamErrorText(error: unknown): string {
   if (typeof error === 'string') return error;
   if (typeof error === 'object' && error !== null && 'message' in error && typeof error.message === 'string') return error.message;

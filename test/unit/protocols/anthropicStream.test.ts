@@ -214,6 +214,19 @@ describe('createAnthropicStreamTranslator', () => {
     ]);
   });
 
+  it('continues a call whose later pieces carry an empty id, as DashScope (Qwen) sends them', () => {
+    const chunks = [
+      toolChunk({ index: 0, id: 'call_1', name: 'Bash', arguments: '' }),
+      toolChunk({ index: 0, id: '', arguments: '{"command":' }),
+      toolChunk({ index: 0, id: '', arguments: '"ls"}' }),
+      finishChunk('tool_calls'),
+    ];
+    const { blocks } = rebuildMessage(translate(chunks));
+    expect(blocks.map(({ id, name, partialJson }) => ({ id, name, partialJson }))).toEqual([
+      { id: 'call_1', name: 'Bash', partialJson: '{"command":"ls"}' },
+    ]);
+  });
+
   it('turns a stop finish with tool calls into tool_use', () => {
     const frames = translate([toolChunk({ index: 0, id: 'c', name: 'n', arguments: '{}' }), finishChunk('stop')]);
     expect(rebuildMessage(frames).messageDelta['delta']).toMatchObject({ stop_reason: 'tool_use' });

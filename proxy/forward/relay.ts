@@ -166,11 +166,10 @@ function recordAnswerFields(trace: RequestTrace, upstream: ProtocolRoute, json: 
  * so its tools behave as they would without Airlock; the row gets the class and a message with
  * the cause and fix, and the trace knows the answer was an error (no estimate is billed for it).
  */
-function recordDeclaredError(input: RelayInput, declared: DeclaredError, place: DeclaredErrorPlace): UpstreamErrorClass {
+function recordDeclaredError(input: RelayInput, declared: DeclaredError, place: DeclaredErrorPlace): void {
   const errorClass = declaredErrorClass(declared);
   input.trace.failed(errorClass, declaredFailureMessage(errorClass, declared, place, input.knownSecrets));
   input.trace.gatewayDeclaredFailure();
-  return errorClass;
 }
 
 /**
@@ -311,13 +310,20 @@ async function relayGuardedStream(
 ): Promise<void> {
   const { res, plan, trace, response } = input;
   const observer = protocols.upstream.adapter.stream.observer(sinkFor(trace), observerOptions(plan));
-  const translator = plan.translator?.createStream() ?? null;
-  const render = translator
-    ? (event: SseEvent): string => {
-        observer.observe(event);
-        return translator.push(event).join('');
-      }
-    : (event: SseEvent): string => (observer.observe(event) ? formatSseEvent(event) : '');
+  const responseTranslator = plan.translator;
+  const translator = responseTranslator?.createStream() ?? null;
+  const render =
+    responseTranslator && translator
+      ? (event: SseEvent): string => {
+          observer.observe(event);
+          const declared = observer.upstreamError;
+          if (declared === null) return translator.push(event).join('');
+          // The client's error event says what the gateway's did (an overload, a rate limit), as a whole answer would.
+          const errorClass = declaredErrorClass(declared);
+          const message = declaredErrorExplained(errorClass, declared, input.knownSecrets);
+          return translator.fail({ type: responseTranslator.failureType(errorClass, declared.status), message }).join('');
+        }
+      : (event: SseEvent): string => (observer.observe(event) ? formatSseEvent(event) : '');
   // One upstream event may come out as several (text held back before it, handed on now).
   let rendered = '';
   const renderOne = (event: SseEvent): void => {
@@ -362,11 +368,7 @@ async function relayGuardedStream(
   }
   if (observer.upstreamError !== null) {
     const declared = observer.upstreamError;
-    const errorClass = recordDeclaredError(input, declared, (trace.streamText() ?? '') === '' ? 'stream' : 'stream after text');
-    if (translator) {
-      const message = declaredErrorExplained(errorClass, declared, input.knownSecrets);
-      res.write(translator.fail({ type: 'api_error', message }).join(''));
-    }
+    recordDeclaredError(input, declared, (trace.streamText() ?? '') === '' ? 'stream' : 'stream after text');
     res.end();
     return;
   }

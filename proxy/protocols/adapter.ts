@@ -133,4 +133,6 @@ export interface ResponseTranslator {
   /** A fresh translator for one stream: frames out for each chat chunk event. */
   createStream(): StreamEventTranslator;
   translateJson(chatJson: unknown): object;
+  /** The `type` of a stream's failure (StreamFailure) that stands for this class and the upstream's status. */
+  failureType(errorClass: ErrorClass, upstreamStatus: number | null): string;
 }

@@ -2,7 +2,7 @@ import type { ProtocolAdapter } from '../adapter.ts';
 import { modelOf } from '../fields.ts';
 import { anthropicErrorOf } from './declaredError.ts';
 import { fromChatEvents } from '../streamTranslator.ts';
-import { anthropicErrors } from './errors.ts';
+import { anthropicErrors, anthropicErrorType, anthropicStatusFor } from './errors.ts';
 import { AnthropicKeyGuard } from './keyGuard.ts';
 import { AnthropicStreamObserver } from './observer.ts';
 import { anthropicToChatRequest } from './request.ts';
@@ -34,6 +34,8 @@ export const anthropicAdapter: ProtocolAdapter = {
     responseTranslator: (requestedModel) => ({
       createStream: () => fromChatEvents(createAnthropicStreamTranslator({ requestedModel, messageId: newAnthropicMessageId() })),
       translateJson: (chatJson) => unwrap(chatToAnthropicResponse(chatJson, { requestedModel })),
+      // Claude Code retries an error event only when its type is overloaded_error: mid-stream it has no status.
+      failureType: (errorClass, upstreamStatus) => anthropicErrorType(anthropicStatusFor(errorClass, upstreamStatus)),
     }),
   },
 };

@@ -35,6 +35,8 @@ export const responsesAdapter: ProtocolAdapter = {
         if (!result.ok) throw new Error(result.message);
         return result.body;
       },
+      // The code the translator gives every failure it reads in a chunk.
+      failureType: () => 'server_error',
     }),
   },
 };

@@ -175,3 +175,26 @@ describe('a 200 holding only an error, under translation', () => {
     expect(row.costCredits).toBeNull();
   });
 });
+
+describe('an error chunk in a translated Messages stream', () => {
+  // Claude Code retries an error event only when it says overloaded_error (its status is unknown mid-stream).
+  it.each<[number, string, ErrorClass]>([
+    [503, 'overloaded_error', 'upstream_error'],
+    [429, 'rate_limit_error', 'rate_limited'],
+  ])('a %i is the error event Anthropic sends for it (%s), with the cause and fix', async (status, type, errorClass) => {
+    harness.simulator.useDialect('openrouter');
+    harness.simulator.script({ kind: 'modelFails', status, message: 'The provider is busy' });
+    const response = await send(
+      '/v1/messages',
+      JSON.stringify({ model: 'gpt-4o-mini', max_tokens: 16, stream: true, messages: [{ role: 'user', content: 'hi' }] }),
+    );
+    const events = response.body.split('\n\n').filter((event) => event.startsWith('event: error'));
+    expect(events).toHaveLength(1);
+    const error = JSON.parse(events[0]!.slice(events[0]!.indexOf('data: ') + 6)) as { error: { type: string; message: string } };
+    const row = await rowOf(response);
+    expect(row.errorClass).toBe(errorClass);
+    expect(error.error.type).toBe(type);
+    expect(error.error.message).toContain('The provider is busy');
+    expect(error.error.message).toContain(row.explanation?.fix);
+  });
+});

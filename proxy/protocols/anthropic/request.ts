@@ -41,7 +41,7 @@ export function anthropicToChatRequest(body: unknown, options: AnthropicTranslat
   if (request.top_p !== undefined) chatBody['top_p'] = request.top_p;
   if (request.top_k !== undefined) notes.push('dropped top_k: Chat Completions has no equivalent');
   if (request.stop_sequences !== undefined && request.stop_sequences.length > 0) chatBody['stop'] = request.stop_sequences;
-  if (request.metadata?.user_id) chatBody['user'] = request.metadata.user_id;
+  Object.assign(chatBody, userField(request.metadata?.user_id, notes));
   Object.assign(chatBody, toolFields(request, notes));
   Object.assign(chatBody, reasoningFields(request, options, notes));
   const stream = request.stream === true;
@@ -163,6 +163,19 @@ function toolFields(request: AnthropicRequest, notes: string[]): Record<string, 
   fields['tool_choice'] = chatChoice;
   if (choice.type !== 'none' && choice.disable_parallel_tool_use === true) fields['parallel_tool_calls'] = false;
   return fields;
+}
+
+/**
+ * OpenRouter refuses a `user` over 128 characters and OpenAI's is reported capped at 64, while
+ * Claude Code sends a JSON object of ids (about 150): sent on, every request would be refused.
+ */
+const MAX_CHAT_USER_CHARS = 64;
+
+function userField(userId: string | null | undefined, notes: string[]): Record<string, unknown> {
+  if (!userId) return {};
+  if (userId.length <= MAX_CHAT_USER_CHARS) return { user: userId };
+  notes.push(`dropped metadata.user_id: ${userId.length} characters, more than chat gateways take as user`);
+  return {};
 }
 
 /** budget_tokens has no chat equivalent; it is mapped onto the effort levels by size. */

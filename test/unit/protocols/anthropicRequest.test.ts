@@ -220,6 +220,13 @@ describe('anthropicToChatRequest: parameters', () => {
     ]);
   });
 
+  it("drops Claude Code's user_id, a JSON object longer than chat gateways take as `user`, with a note", () => {
+    const userId = JSON.stringify({ device_id: 'd'.repeat(64), account_uuid: '', session_id: '0'.repeat(36) });
+    const result = chatBodyOf({ ...base, messages, metadata: { user_id: userId } });
+    expect(result.chatBody).not.toHaveProperty('user');
+    expect(result.notes).toEqual([`dropped metadata.user_id: ${userId.length} characters, more than chat gateways take as user`]);
+  });
+
   it.each([
     [true, { stream: true, stream_options: { include_usage: true } }],
     [false, { stream: true }],

@@ -404,9 +404,11 @@ function failMidStream(
         ? profile.timeouts.totalTimeoutMs
         : undefined;
   const stopped = errorClass === 'proxy_stopping';
+  // The failure in the client protocol's own words (Anthropic's error type, the Responses code).
+  const failureType = input.plan.translator?.failureType(errorClass, null) ?? 'api_error';
   const frame = translator
     ? translator
-        .fail({ type: 'api_error', message: stopped ? STOPPED_MESSAGE : `the stream broke before it ended (${errorClass})` })
+        .fail({ type: failureType, message: stopped ? STOPPED_MESSAGE : `the stream broke before it ended (${errorClass})` })
         .join('')
     : client.errors.streamFrame(errorClass, timeoutMs !== undefined ? { timeoutMs } : {});
   trace.failed(errorClass, stopped ? STOPPED_MESSAGE : (cause ?? `the upstream stream ended before its answer was whole (${errorClass})`));

@@ -2,7 +2,7 @@ import type { ProtocolAdapter } from '../adapter.ts';
 import { modelOf } from '../fields.ts';
 import { responsesAnswerErrorOf } from './declaredError.ts';
 import { fromChatEvents } from '../streamTranslator.ts';
-import { responsesErrors } from './errors.ts';
+import { responsesErrors, responsesFailureCode } from './errors.ts';
 import { ResponsesKeyGuard } from './keyGuard.ts';
 import { ResponsesStreamObserver } from './observer.ts';
 import { responsesToChatRequest } from './request.ts';
@@ -35,8 +35,7 @@ export const responsesAdapter: ProtocolAdapter = {
         if (!result.ok) throw new Error(result.message);
         return result.body;
       },
-      // The code the translator gives every failure it reads in a chunk.
-      failureType: () => 'server_error',
+      failureType: (errorClass) => responsesFailureCode(errorClass),
     }),
   },
 };

@@ -1,3 +1,4 @@
+import type { ErrorClass } from '../../contracts/errors.ts';
 import { buildClientError } from '../../core/errorClass.ts';
 import type { ProtocolErrors } from '../adapter.ts';
 import { openAiErrors } from '../chat/errors.ts';
@@ -15,3 +16,17 @@ export const responsesErrors: ProtocolErrors = {
     return sseFrame('error', { type: 'error', code: body.error.code, message: body.error.message, param: null, error: body.error });
   },
 };
+
+/**
+ * The `error.code` of a translated stream's response.failed. Codex gives up at once on these two
+ * codes and shows them as they are; any other it takes for a dropped stream and sends the request
+ * again, up to five times: a spent balance or a rate limit would be retried and shown as a disconnect.
+ */
+const FAILURE_CODES: Partial<Record<ErrorClass, string>> = {
+  quota_exhausted: 'insufficient_quota',
+  rate_limited: 'rate_limit_exceeded',
+};
+
+export function responsesFailureCode(errorClass: ErrorClass): string {
+  return FAILURE_CODES[errorClass] ?? 'server_error';
+}

@@ -198,3 +198,21 @@ describe('an error chunk in a translated Messages stream', () => {
     expect(error.error.message).toContain(row.explanation?.fix);
   });
 });
+
+describe('an error chunk in a translated Responses stream', () => {
+  // Codex stops at once on these two codes and shows them; any other it takes for a dropped stream and sends again.
+  it.each<[number, string, string, ErrorClass]>([
+    [402, 'insufficient_quota', 'insufficient_quota', 'quota_exhausted'],
+    [429, 'rate_limit_exceeded', 'Rate limit exceeded upstream', 'rate_limited'],
+    [503, 'server_error', 'The provider is busy', 'upstream_error'],
+  ])('a %i ends response.failed with code %s', async (status, code, said, errorClass) => {
+    harness.simulator.useDialect('openrouter');
+    harness.simulator.script({ kind: 'modelFails', status, ...(status === 402 ? { code: said } : { message: said }) });
+    const response = await send('/v1/responses', JSON.stringify({ model: 'gpt-4o-mini', stream: true, input: 'hi' }));
+    const failed = response.body.split('\n\n').find((event) => event.startsWith('event: response.failed'));
+    expect(failed).toBeDefined();
+    const data = JSON.parse(failed!.slice(failed!.indexOf('data: ') + 6)) as { response: { error: { code: string } } };
+    expect(data.response.error.code).toBe(code);
+    expect((await rowOf(response)).errorClass).toBe(errorClass);
+  });
+});

@@ -6,6 +6,7 @@ import { streamErrorEvent } from './errors.ts';
 import { renderError } from './gatewayErrors.ts';
 import { capabilitiesOf, capabilityRefusal, type AccountModels } from './modelCapabilities.ts';
 import { answerModelFailure, streamErrorData } from './modelFailure.ts';
+import { returnedReasoningRefusal } from './returnedReasoning.ts';
 import { cutConnection, sendJson } from './respond.ts';
 import { streamShapeFor, writeChatStream, writeRawChunks } from './stream.ts';
 import type { Fault } from './types.ts';
@@ -43,7 +44,9 @@ export async function answerChat(
   sentKey: string | null = null,
 ): Promise<void> {
   const { voice } = context;
-  const refusal = capabilityRefusal(context.account, json);
+  const refusal =
+    capabilityRefusal(context.account, json) ??
+    returnedReasoningRefusal(voice.dialect, capabilitiesOf(context.account, String(json.model)), json.messages);
   if (refusal !== null) {
     sendGatewayError(response, voice, refusal.status, refusal.body, { subject: refusal.subject });
     return;

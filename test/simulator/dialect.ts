@@ -108,6 +108,12 @@ export interface Dialect {
    *   request that did not stream as status
    */
   acceptedFailure: 'status' | 'ok200' | 'ok200WhenStreaming';
+  /**
+   * What a reasoning model makes of `reasoning_content` on the assistant messages it is sent
+   * (returnedReasoning.ts): ignored; required on a tool-call turn (DeepSeek's thinking mode); or
+   * refused as an unknown property (Cerebras).
+   */
+  returnedReasoning: 'ignored' | 'requiredOnToolCalls' | 'refused';
 }
 
 /**
@@ -130,4 +136,5 @@ export const SEED_DIALECT: Dialect = {
   },
   errors: {},
   acceptedFailure: 'status',
+  returnedReasoning: 'ignored',
 };

@@ -185,6 +185,33 @@ const openrouter: Dialect = {
   },
 };
 
+/**
+ * DeepSeek's own API in thinking mode.
+ * - Thinking streams as `reasoning_content`: https://api-docs.deepseek.com/guides/reasoning_model
+ * - A tool-call turn sent back without its `reasoning_content` is refused with a 400 "Missing
+ *   `reasoning_content` field in the assistant message at message index N"
+ *   (https://github.com/CherryHQ/cherry-studio/issues/11751, which quotes the docs' thinking_mode#tool-calls).
+ */
+const deepseek: Dialect = {
+  ...SEED_DIALECT,
+  name: 'deepseek',
+  returnedReasoning: 'requiredOnToolCalls',
+};
+
+/**
+ * Cerebras (gpt-oss and other reasoning models).
+ * - Thinking streams as `reasoning`, and a message sent with `reasoning_content` is refused with a 400
+ *   "messages.N.assistant.reasoning_content: property '…' is unsupported", code `wrong_api_format`,
+ *   param `validation_error`: https://github.com/Kilo-Org/kilocode/issues/10375,
+ *   https://github.com/anomalyco/opencode/issues/33413
+ */
+const cerebras: Dialect = {
+  ...SEED_DIALECT,
+  name: 'cerebras',
+  stream: { ...SEED_DIALECT.stream, reasoningField: 'reasoning' },
+  returnedReasoning: 'refused',
+};
+
 export const DIALECTS = {
   seed: SEED_DIALECT,
   openai,
@@ -192,6 +219,8 @@ export const DIALECTS = {
   litellm,
   vllm,
   openrouter,
+  deepseek,
+  cerebras,
 } as const satisfies Record<string, Dialect>;
 
 export type DialectName = keyof typeof DIALECTS;

@@ -1,4 +1,5 @@
 import { badRequest, describeSchemaError, unknownFieldNotes } from '../requestResult.ts';
+import { isReturnableReasoning, joinedReasoning } from '../chat/returnedReasoning.ts';
 import type { ChatRequestTranslation } from '../requestResult.ts';
 import { imagePart, textPart, userContent } from '../chat/chatMessages.ts';
 import type { ChatContentPart, ChatFunctionTool, ChatMessage, ChatToolCall, ChatToolChoice } from '../chat/chatMessages.ts';
@@ -86,15 +87,28 @@ function userMessages(blocks: AnthropicContentBlock[], notes: string[]): ChatMes
 function assistantMessages(blocks: AnthropicContentBlock[], notes: string[]): ChatMessage[] {
   const texts: string[] = [];
   const toolCalls: ChatToolCall[] = [];
+  // Thinking that may go back to the gateway (returnedReasoning.ts); other thinking is dropped.
+  const thoughts: string[] = [];
   for (const block of blocks) {
     if (block.type === 'text') texts.push(block.text);
     else if (block.type === 'tool_use') {
       toolCalls.push({ id: block.id, type: 'function', function: { name: block.name, arguments: JSON.stringify(block.input ?? {}) } });
+    } else if (block.type === 'thinking' && isReturnableReasoning(block.signature)) {
+      if (block.thinking) thoughts.push(block.thinking);
     } else noteDropped(block, notes);
   }
   const content = texts.length > 0 ? texts.join('') : null;
   if (content === null && toolCalls.length === 0) return [];
-  return [toolCalls.length > 0 ? { role: 'assistant', content, tool_calls: toolCalls } : { role: 'assistant', content }];
+  if (toolCalls.length === 0) return [{ role: 'assistant', content }];
+  // Only a tool-call turn takes its thinking back: there DeepSeek asks for it.
+  return [
+    {
+      role: 'assistant',
+      content,
+      tool_calls: toolCalls,
+      ...(thoughts.length > 0 ? { reasoning_content: joinedReasoning(undefined, thoughts) } : {}),
+    },
+  ];
 }
 
 function toolResultContent(

@@ -28,7 +28,8 @@ export const anthropicContentBlock = typedBlockSchema({
   image: imageBlock,
   tool_use: z.object({ type: z.literal('tool_use'), id: z.string().min(1), name: z.string().min(1), input: z.unknown() }),
   tool_result: toolResultBlock,
-  thinking: z.object({ type: z.literal('thinking') }),
+  // Its signature says whether Airlock's own translated thinking may go back (returnedReasoning.ts).
+  thinking: z.object({ type: z.literal('thinking'), thinking: z.string().optional(), signature: z.string().optional() }),
   redacted_thinking: z.object({ type: z.literal('redacted_thinking') }),
   document: z.object({ type: z.literal('document') }),
 });

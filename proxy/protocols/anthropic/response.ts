@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { reasoningMark } from '../chat/returnedReasoning.ts';
 import type { TokenUsage } from '../../contracts/usage.ts';
 import { readChatCompletion } from '../chat/chatShapes.ts';
 import { isRecord } from '../../core/isRecord.ts';
@@ -58,7 +59,13 @@ export function chatToAnthropicResponse(
   const notes: string[] = [];
   const content: Record<string, unknown>[] = [];
   // The thinking block comes first, as Anthropic's own answers order it; see emptyContentBlock in stream.ts for the signature.
-  if (reply.reasoning !== '') content.push({ type: 'thinking', thinking: reply.reasoning, signature: '' });
+  if (reply.reasoning !== '') {
+    content.push({
+      type: 'thinking',
+      thinking: reply.reasoning,
+      signature: reasoningMark(reply.reasoningField ?? 'reasoning_content') ?? '',
+    });
+  }
   if (reply.text !== '') content.push({ type: 'text', text: reply.text });
   for (const call of reply.toolCalls) {
     content.push({ type: 'tool_use', id: call.id, name: call.name, input: parseToolInput(call.arguments, call.name, notes) });

@@ -1,4 +1,5 @@
 import { createChatStreamBlocks } from '../chat/chatStreamBlocks.ts';
+import { reasoningMark } from '../chat/returnedReasoning.ts';
 import type { BlockEvent } from '../chat/chatStreamBlocks.ts';
 import { sseFrame } from '../sse.ts';
 import { STREAM_ENDED_EARLY_MESSAGE } from '../streamTranslator.ts';
@@ -41,14 +42,14 @@ export function createAnthropicStreamTranslator(options: { requestedModel: strin
     push(reading) {
       if (ended) return [];
       if (reading.errorMessage !== null) return fail({ type: 'api_error', message: reading.errorMessage });
-      return [...start(), ...blocks.apply(reading).map(renderBlockEvent)];
+      return [...start(), ...blocks.apply(reading).flatMap(renderBlockEvent)];
     },
     finish() {
       if (ended) return [];
       const finishReason = blocks.finishReason();
       if (finishReason === null) return fail({ type: 'api_error', message: STREAM_ENDED_EARLY_MESSAGE });
       ended = true;
-      const frames = [...start(), ...blocks.closeAll().map(renderBlockEvent)];
+      const frames = [...start(), ...blocks.closeAll().flatMap(renderBlockEvent)];
       const delta = { stop_reason: anthropicStopReason(finishReason, blocks.hasToolCalls()), stop_sequence: null };
       frames.push(sseFrame('message_delta', { type: 'message_delta', delta, usage: anthropicUsage(blocks.usage()) }));
       frames.push(sseFrame('message_stop', { type: 'message_stop' }));
@@ -58,11 +59,11 @@ export function createAnthropicStreamTranslator(options: { requestedModel: strin
   };
 }
 
-function renderBlockEvent(event: BlockEvent): string {
+function renderBlockEvent(event: BlockEvent): string[] {
   const index = event.block.position;
   const block = event.block;
   if (event.type === 'start') {
-    return sseFrame('content_block_start', { type: 'content_block_start', index, content_block: emptyContentBlock(block) });
+    return [sseFrame('content_block_start', { type: 'content_block_start', index, content_block: emptyContentBlock(block) })];
   }
   if (event.type === 'delta') {
     const delta =
@@ -71,14 +72,19 @@ function renderBlockEvent(event: BlockEvent): string {
         : block.kind === 'reasoning'
           ? { type: 'thinking_delta', thinking: event.piece }
           : { type: 'text_delta', text: event.piece };
-    return sseFrame('content_block_delta', { type: 'content_block_delta', index, delta });
+    return [sseFrame('content_block_delta', { type: 'content_block_delta', index, delta })];
   }
-  return sseFrame('content_block_stop', { type: 'content_block_stop', index });
+  const stop = sseFrame('content_block_stop', { type: 'content_block_stop', index });
+  const mark = block.kind === 'reasoning' ? reasoningMark(block.field) : null;
+  if (mark === null) return [stop];
+  // As Anthropic sends a thinking block's signature: one delta just before the block stops.
+  const signature = { type: 'signature_delta', signature: mark };
+  return [sseFrame('content_block_delta', { type: 'content_block_delta', index, delta: signature }), stop];
 }
 
 /**
- * A chat model's thinking becomes a thinking block with an empty signature: there is none to give,
- * and the request translator drops thinking blocks a client sends back, so none is ever checked.
+ * A chat model's thinking becomes a thinking block whose signature is no Anthropic one: empty, or
+ * Airlock's mark that its thinking may go back to the gateway (returnedReasoning.ts), sent at its end.
  */
 function emptyContentBlock(block: BlockEvent['block']): Record<string, unknown> {
   if (block.kind === 'tool') return { type: 'tool_use', id: block.callId, name: block.name, input: {} };

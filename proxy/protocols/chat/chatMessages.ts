@@ -8,10 +8,18 @@ export interface ChatToolCall {
   function: { name: string; arguments: string };
 }
 
+/** `reasoning_content`: thinking handed back for a tool-call turn (returnedReasoning.ts). */
+export interface AssistantMessage {
+  role: 'assistant';
+  content: string | null;
+  tool_calls?: ChatToolCall[];
+  reasoning_content?: string;
+}
+
 export type ChatMessage =
   | { role: 'system'; content: string }
   | { role: 'user'; content: string | ChatContentPart[] }
-  | { role: 'assistant'; content: string | null; tool_calls?: ChatToolCall[] }
+  | AssistantMessage
   | { role: 'tool'; tool_call_id: string; content: string };
 
 export interface ChatFunctionTool {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { ReasoningField } from './returnedReasoning.ts';
 import type { TokenUsage } from '../../contracts/usage.ts';
 import type { SseEvent } from '../sse.ts';
 import { eventJson } from '../sse.ts';
@@ -49,6 +50,8 @@ export interface ChatChunkReading {
   textDelta: string | null;
   /** A reasoning model's thinking: `reasoning_content` (DeepSeek, vLLM) or `reasoning` (OpenRouter, newer vLLM). */
   reasoningDelta: string | null;
+  /** Which of the two it came in: null when the chunk has no thinking. */
+  reasoningField: ReasoningField | null;
   toolCallDeltas: ToolCallDelta[];
   finishReason: string | null;
   usage: TokenUsage | null;
@@ -60,6 +63,7 @@ export interface ChatCompletionReading {
   text: string;
   /** The model's thinking, '' when it sent none. */
   reasoning: string;
+  reasoningField: ReasoningField | null;
   toolCalls: { id: string; name: string; arguments: string }[];
   finishReason: string | null;
   usage: TokenUsage | null;
@@ -78,6 +82,7 @@ export function readChatUsage(usage: z.infer<typeof usageSchema> | null | undefi
 const EMPTY_READING: ChatChunkReading = {
   textDelta: null,
   reasoningDelta: null,
+  reasoningField: null,
   toolCallDeltas: [],
   finishReason: null,
   usage: null,
@@ -117,9 +122,12 @@ export function readChatChunk(chunk: Json): ChatChunkReading {
   const choice = (choices ?? []).find((candidate: unknown) => isRecord(candidate) && (candidate.index ?? 0) === 0) as Json | undefined;
   const delta = isRecord(choice?.delta) ? choice.delta : null;
   const calls = Array.isArray(delta?.tool_calls) ? delta.tool_calls : [];
+  const reasoningContent = stringOrNull(delta?.reasoning_content);
+  const reasoning = stringOrNull(delta?.reasoning);
   return {
     textDelta: stringOrNull(delta?.content),
-    reasoningDelta: stringOrNull(delta?.reasoning_content) ?? stringOrNull(delta?.reasoning),
+    reasoningDelta: reasoningContent ?? reasoning,
+    reasoningField: reasoningContent !== null ? 'reasoning_content' : reasoning !== null ? 'reasoning' : null,
     toolCallDeltas: calls.filter(isRecord).map((call) => {
       const fn = isRecord(call.function) ? call.function : {};
       return {
@@ -143,6 +151,12 @@ export function readChatCompletion(json: unknown): ChatCompletionReading | null 
   return {
     text: choice.message.content ?? choice.message.refusal ?? '',
     reasoning: choice.message.reasoning_content ?? choice.message.reasoning ?? '',
+    reasoningField:
+      typeof choice.message.reasoning_content === 'string'
+        ? 'reasoning_content'
+        : typeof choice.message.reasoning === 'string'
+          ? 'reasoning'
+          : null,
     toolCalls: (choice.message.tool_calls ?? []).map((call) => ({
       id: call.id,
       name: call.function.name,
@@ -166,7 +180,8 @@ export function completionAsChunk(json: unknown): Json | null {
     type: 'function',
     function: { name: call.name, arguments: call.arguments },
   }));
-  const delta = { content: reply.text, reasoning_content: reply.reasoning, tool_calls: toolCalls };
+  // The thinking keeps the field it came in: that decides whether it may go back (returnedReasoning.ts).
+  const delta = { content: reply.text, [reply.reasoningField ?? 'reasoning_content']: reply.reasoning, tool_calls: toolCalls };
   // The answer is whole by definition: one without a finish_reason still finished.
   const choice = { index: 0, delta, finish_reason: reply.finishReason ?? 'stop' };
   return { choices: [choice], usage: (json as { usage?: unknown }).usage ?? null };

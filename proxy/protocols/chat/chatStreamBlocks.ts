@@ -1,5 +1,6 @@
 import type { TokenUsage } from '../../contracts/usage.ts';
 import type { ChatChunkReading, ToolCallDelta } from './chatShapes.ts';
+import type { ReasoningField } from './returnedReasoning.ts';
 
 /**
  * Turns Chat Completions stream chunks into an ordered sequence of output blocks (reasoning,
@@ -13,7 +14,8 @@ import type { ChatChunkReading, ToolCallDelta } from './chatShapes.ts';
  */
 
 export type StreamBlock =
-  | { position: number; kind: 'reasoning'; text: string }
+  /** `field`: the chat field the thinking came in, which decides whether it may go back (returnedReasoning.ts). */
+  | { position: number; kind: 'reasoning'; text: string; field: ReasoningField }
   | { position: number; kind: 'text'; text: string }
   | { position: number; kind: 'tool'; callId: string; name: string; arguments: string };
 
@@ -56,10 +58,11 @@ export function createChatStreamBlocks(callIdPrefix: string): ChatStreamBlocks {
     return entry;
   }
 
-  function textTarget(kind: 'reasoning' | 'text'): TrackedBlock {
+  function textTarget(kind: 'reasoning' | 'text', field: ReasoningField = 'reasoning_content'): TrackedBlock {
     const last = tracked.at(-1);
     if (last && last.block.kind === kind && !last.closed) return last;
-    return append({ position: tracked.length, kind, text: '' }, null);
+    const position = tracked.length;
+    return append(kind === 'reasoning' ? { position, kind, text: '', field } : { position, kind, text: '' }, null);
   }
 
   /**
@@ -109,7 +112,9 @@ export function createChatStreamBlocks(callIdPrefix: string): ChatStreamBlocks {
 
   return {
     apply(reading) {
-      if (reading.reasoningDelta !== null && reading.reasoningDelta !== '') textTarget('reasoning').heldPieces.push(reading.reasoningDelta);
+      if (reading.reasoningDelta !== null && reading.reasoningDelta !== '') {
+        textTarget('reasoning', reading.reasoningField ?? 'reasoning_content').heldPieces.push(reading.reasoningDelta);
+      }
       if (reading.textDelta !== null && reading.textDelta !== '') textTarget('text').heldPieces.push(reading.textDelta);
       for (const delta of reading.toolCallDeltas) {
         const entry = toolTarget(delta);

@@ -1,4 +1,5 @@
 import type { TokenUsage } from '../../contracts/usage.ts';
+import { reasoningMark } from '../chat/returnedReasoning.ts';
 import type { StreamBlock } from '../chat/chatStreamBlocks.ts';
 
 /** Building blocks of a Responses API reply, shared by the plain and the streaming translator. */
@@ -71,7 +72,10 @@ export function reasoningSummaryPart(text: string): Record<string, unknown> {
 export function outputItem(responseId: string, block: StreamBlock, status: 'in_progress' | 'completed'): Record<string, unknown> {
   const id = outputItemId(responseId, block);
   if (block.kind === 'reasoning') {
-    return { id, type: 'reasoning', status, summary: status === 'completed' ? [reasoningSummaryPart(block.text)] : [] };
+    const summary = status === 'completed' ? [reasoningSummaryPart(block.text)] : [];
+    // Clients hand encrypted_content back as they got it: Airlock's mark that this thinking may go back (returnedReasoning.ts).
+    const mark = reasoningMark(block.field);
+    return { id, type: 'reasoning', status, summary, ...(mark === null ? {} : { encrypted_content: mark }) };
   }
   if (block.kind === 'text') {
     const content = status === 'completed' ? [outputTextPart(block.text)] : [];

@@ -1,7 +1,8 @@
 import { badRequest, describeSchemaError, unknownFieldNotes } from '../requestResult.ts';
 import type { ChatRequestTranslation } from '../requestResult.ts';
 import { imagePart, textPart, userContent } from '../chat/chatMessages.ts';
-import type { ChatContentPart, ChatFunctionTool, ChatMessage, ChatToolChoice } from '../chat/chatMessages.ts';
+import type { AssistantMessage, ChatContentPart, ChatFunctionTool, ChatMessage, ChatToolChoice } from '../chat/chatMessages.ts';
+import { isReturnableReasoning, joinedReasoning } from '../chat/returnedReasoning.ts';
 import { RESPONSES_TRANSLATED_FIELDS, responsesRequestSchema } from './requestSchema.ts';
 import type { ResponsesContentPart, ResponsesInputItem, ResponsesRequest } from './requestSchema.ts';
 
@@ -63,8 +64,11 @@ function inputMessages(input: string | ResponsesInputItem[], notes: string[]): {
     messages.push({ role: 'user', content: toolImages });
     toolImages = [];
   };
+  // Thinking that may go back (returnedReasoning.ts), until the tool call it led to.
+  let thoughts: string[] = [];
   for (const item of input) {
     if (item.type === 'function_call_output') {
+      thoughts = [];
       const content = typeof item.output === 'string' ? item.output : partsToText(item.output, toolImages, notes);
       if (typeof content !== 'string') return content;
       messages.push({ role: 'tool', tool_call_id: item.call_id, content });
@@ -75,19 +79,30 @@ function inputMessages(input: string | ResponsesInputItem[], notes: string[]): {
       const call = { id: item.call_id, type: 'function' as const, function: { name: item.name, arguments: item.arguments } };
       const last = messages.at(-1);
       // Consecutive calls (and calls right after the assistant's text) form one assistant turn.
-      if (last?.role === 'assistant') last.tool_calls = [...(last.tool_calls ?? []), call];
-      else messages.push({ role: 'assistant', content: null, tool_calls: [call] });
+      const turn: AssistantMessage = last?.role === 'assistant' ? last : { role: 'assistant', content: null };
+      if (turn !== last) messages.push(turn);
+      turn.tool_calls = [...(turn.tool_calls ?? []), call];
+      if (thoughts.length > 0) turn.reasoning_content = joinedReasoning(turn.reasoning_content, thoughts);
+      thoughts = [];
     } else if (item.type === 'message') {
+      // An assistant's text may be followed by its calls, in the same turn: its thinking waits for them.
+      if (item.role !== 'assistant') thoughts = [];
       const message = messageItem(item, notes);
       if ('ok' in message) return message;
       messages.push(message);
+    } else if (item.type === 'reasoning') {
+      // Other thinking is the upstream's own earlier thoughts, which a chat gateway cannot take back.
+      if (isReturnableReasoning(item.encrypted_content)) thoughts.push(...summaryTexts(item));
     } else if (item.type === 'unsupported') {
       addNote(notes, `dropped input items of type ${item.originalType}`);
     }
-    // Reasoning items are the upstream's own earlier thoughts; a chat model cannot take them back.
   }
   flushToolImages();
   return { ok: true, messages };
+}
+
+function summaryTexts(item: Extract<ResponsesInputItem, { type: 'reasoning' }>): string[] {
+  return (item.summary ?? []).flatMap((part) => (part.text ? [part.text] : []));
 }
 
 function messageItem(item: Extract<ResponsesInputItem, { type: 'message' }>, notes: string[]): ChatMessage | Refusal {

@@ -38,7 +38,12 @@ const inputItem = z.preprocess(
       call_id: z.string().min(1),
       output: z.union([z.string(), z.array(contentPart)]),
     }),
-    reasoning: z.object({ type: z.literal('reasoning') }),
+    // Read back only where Airlock's own mark says its thinking may go back (returnedReasoning.ts).
+    reasoning: z.object({
+      type: z.literal('reasoning'),
+      summary: z.array(z.looseObject({ text: z.string().optional() })).nullish(),
+      encrypted_content: z.string().nullish(),
+    }),
   }),
 );
 

@@ -21,7 +21,8 @@ export function chatToResponsesResponse(
   const reply = readChatCompletion(chatJson);
   if (reply === null) return { ok: false, message: 'the upstream reply has no choices to translate' };
   const blocks: StreamBlock[] = [];
-  if (reply.reasoning !== '') blocks.push({ position: 0, kind: 'reasoning', text: reply.reasoning });
+  if (reply.reasoning !== '')
+    blocks.push({ position: 0, kind: 'reasoning', text: reply.reasoning, field: reply.reasoningField ?? 'reasoning_content' });
   if (reply.text !== '') blocks.push({ position: blocks.length, kind: 'text', text: reply.text });
   for (const call of reply.toolCalls) {
     blocks.push({ position: blocks.length, kind: 'tool', callId: call.id, name: call.name, arguments: call.arguments });

@@ -175,6 +175,40 @@ describe('anthropicToChatRequest: messages', () => {
       ],
     },
     {
+      name: "thinking Airlock marked as the gateway's reasoning_content goes back on its tool-call turn only",
+      body: {
+        messages: [
+          { role: 'user', content: 'a' },
+          {
+            role: 'assistant',
+            content: [
+              { type: 'thinking', thinking: 'said', signature: 'airlock:reasoning_content' },
+              { type: 'text', text: 'ok' },
+            ],
+          },
+          { role: 'user', content: 'b' },
+          {
+            role: 'assistant',
+            content: [
+              { type: 'thinking', thinking: 'look first', signature: 'airlock:reasoning_content' },
+              { type: 'tool_use', id: 'toolu_1', name: 'ls', input: {} },
+            ],
+          },
+        ],
+      },
+      messages: [
+        { role: 'user', content: 'a' },
+        { role: 'assistant', content: 'ok' },
+        { role: 'user', content: 'b' },
+        {
+          role: 'assistant',
+          content: null,
+          tool_calls: [{ id: 'toolu_1', type: 'function', function: { name: 'ls', arguments: '{}' } }],
+          reasoning_content: 'look first',
+        },
+      ],
+    },
+    {
       name: 'an assistant turn with only thinking disappears',
       body: {
         messages: [

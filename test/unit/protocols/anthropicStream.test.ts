@@ -68,9 +68,12 @@ describe('createAnthropicStreamTranslator', () => {
     const thinking = frames
       .filter((frame) => frame.event === 'content_block_delta' && frame.data['index'] === 0)
       .map((frame) => frame.data['delta']);
+    // Only thinking that came as reasoning_content is marked to go back (returnedReasoning.ts), as Anthropic signs: last.
+    const signature = field === 'reasoning_content' ? [{ type: 'signature_delta', signature: 'airlock:reasoning_content' }] : [];
     expect(thinking).toEqual([
       { type: 'thinking_delta', thinking: 'Let me ' },
       { type: 'thinking_delta', thinking: 'think.' },
+      ...signature,
     ]);
   });
 

@@ -18,6 +18,52 @@ const shellCall = (callId: string, command: string) => ({
   arguments: JSON.stringify({ command: [command] }),
 });
 
+const thought = (text: string, encrypted_content: string | null) => ({
+  type: 'reasoning',
+  id: 'rs_1',
+  summary: [{ type: 'summary_text', text }],
+  encrypted_content,
+});
+
+describe('responsesToChatRequest: thinking handed back', () => {
+  it.each([
+    {
+      name: "Airlock's mark: on the tool-call turn it led to, also after the turn's text",
+      input: [
+        thought('look first', 'airlock:reasoning_content'),
+        { role: 'assistant', content: 'Let me look.' },
+        shellCall('call_1', 'ls'),
+      ],
+      reasoning: 'look first',
+    },
+    {
+      name: 'no mark (thinking that came as reasoning): not sent',
+      input: [thought('look first', null), shellCall('call_1', 'ls')],
+      reasoning: undefined,
+    },
+    {
+      name: "another's encrypted content: not sent",
+      input: [thought('look first', 'gAAAAB...'), shellCall('call_1', 'ls')],
+      reasoning: undefined,
+    },
+  ])('$name', ({ input, reasoning }) => {
+    const messages = translated({ input: [{ role: 'user', content: 'go' }, ...input] }).chatBody['messages'] as Record<string, unknown>[];
+    expect(messages.at(-1)).toMatchObject({ role: 'assistant', tool_calls: [{ id: 'call_1' }] });
+    expect(messages.at(-1)?.['reasoning_content']).toBe(reasoning);
+  });
+
+  it('thinking that led to no tool call is not sent with a later one', () => {
+    const input = [
+      { role: 'user', content: 'hi' },
+      thought('just greet', 'airlock:reasoning_content'),
+      { role: 'user', content: 'now list' },
+      shellCall('call_1', 'ls'),
+    ];
+    const messages = translated({ input }).chatBody['messages'] as Record<string, unknown>[];
+    expect(messages.some((message) => 'reasoning_content' in message)).toBe(false);
+  });
+});
+
 describe('responsesToChatRequest: input', () => {
   it.each([
     { name: 'a string input is one user message', body: { input: 'hello' }, messages: [{ role: 'user', content: 'hello' }] },

@@ -1,0 +1,30 @@
+/**
+ * A chat gateway's thinking comes as `reasoning_content` (DeepSeek, Qwen, GLM, Kimi, older vLLM)
+ * or as `reasoning` (OpenRouter, Cerebras, newer vLLM), and gateways disagree on taking it back:
+ * DeepSeek's thinking mode refuses a tool-call turn without its `reasoning_content` ("Missing
+ * reasoning_content", cherry-studio #11751), while Cerebras (kilocode #10375) and LiteLLM in front
+ * of Bedrock (pi #5477) refuse the field. So thinking goes back only to the field it came in, and
+ * only as `reasoning_content`, on a tool-call turn: where DeepSeek asks for it.
+ *
+ * The path is stateless, so the thinking block or reasoning item a client gets says where its
+ * thinking came from, in the one opaque field the client hands back unchanged: a thinking block's
+ * `signature`, a reasoning item's `encrypted_content`.
+ */
+export type ReasoningField = 'reasoning_content' | 'reasoning';
+
+const RETURNABLE_REASONING_MARK = 'airlock:reasoning_content';
+
+/** The mark for thinking that came in `field`: null for thinking that may not go back. */
+export function reasoningMark(field: ReasoningField): string | null {
+  return field === 'reasoning_content' ? RETURNABLE_REASONING_MARK : null;
+}
+
+/** Whether thinking a client handed back with this mark goes to the gateway again. */
+export function isReturnableReasoning(mark: unknown): boolean {
+  return mark === RETURNABLE_REASONING_MARK;
+}
+
+/** A tool-call turn's `reasoning_content`: what it had, then the thinking handed back since. */
+export function joinedReasoning(earlier: string | undefined, thoughts: readonly string[]): string {
+  return [...(earlier === undefined ? [] : [earlier]), ...thoughts].join('\n\n');
+}

@@ -1,7 +1,6 @@
 import type { ServerResponse } from 'node:http';
-import type { ErrorClass, UpstreamErrorClass } from '../contracts/errors.ts';
+import type { ErrorClass } from '../contracts/errors.ts';
 import type { Profile } from '../contracts/profile.ts';
-import { classifyNetworkFailure } from '../core/errorClass.ts';
 import { buildClientResponseHeaders } from './headers.ts';
 import type { KeyMasker } from '../core/keyMasker.ts';
 import type { ExchangePlan } from './plan.ts';
@@ -9,17 +8,14 @@ import type { DeclaredError, ObserverOptions, ProtocolAdapter, ResponseTranslato
 import { completionAsChunk } from '../protocols/chat/chatShapes.ts';
 import { declaredErrorClass, declaredErrorExplained, declaredFailureMessage, type DeclaredErrorPlace } from '../protocols/declaredError.ts';
 import { adapterNamed, routeFor, type ProtocolRoute } from '../protocols/registry.ts';
-import { replyFailure } from './failureReply.ts';
-import type { ErrorDetail } from './replies.ts';
 import { formatSseEvent, type SseEvent } from '../protocols/sse.ts';
 import { createSseRelay, type TextGuard } from '../protocols/sseRelay.ts';
 import { maskedEventsText, type StreamKeyGuard } from '../protocols/streamKeyGuard.ts';
-import type { StreamEventTranslator } from '../protocols/streamTranslator.ts';
 import type { RequestTrace } from './trace.ts';
 import { answerText, readBody, relayBody } from './upstreamBody.ts';
 import type { UpstreamResponse } from './upstreamClient.ts';
+import { classifyStreamError, failAnswer, failEmpty, failMidBody, failMidStream, failNotJson } from './relayFailures.ts';
 
-const STOPPED_MESSAGE = 'Airlock was stopped while this stream was still running, so it was ended; retry once Airlock runs again';
 /** A protocol's JSON answer is read whole (to check it, read its usage, translate it); beyond this it is refused. */
 const PROTOCOL_JSON_LIMIT_BYTES = 64 * 1024 * 1024;
 
@@ -265,28 +261,6 @@ function parseJsonObject(text: string): object | null {
   }
 }
 
-/** The wrong-address class and status: a configuration to fix, which clients must not retry blindly. */
-function failNotJson(input: RelayInput, text: string): void {
-  const { profile, response } = input;
-  const upstreamMessage = input.keyMasker.maskText(`a ${response.statusCode} whose body is not JSON: ${text.slice(0, 200)}`);
-  failAnswer(input, 'html_instead_of_json', { upstreamMessage, profileName: profile.name, baseUrl: profile.baseUrl });
-}
-
-/**
- * No body at all (an empty 200, a 204) is not another site answering, as a body that is not JSON
- * is: the address is the gateway's, and the gateway gave nothing where the answer was due.
- */
-function failEmpty(input: RelayInput): void {
-  const upstreamMessage = `a ${input.response.statusCode} with an empty body where the answer was due`;
-  failAnswer(input, 'upstream_error', { upstreamMessage });
-}
-
-/** A success status whose answer is a failure after all: answered as any failed exchange is (failureReply.ts). */
-function failAnswer(input: RelayInput, errorClass: UpstreamErrorClass, detail: ErrorDetail): void {
-  const failure = { errorClass, upstreamStatus: null, detail, upstreamRequestId: input.upstreamRequestId };
-  replyFailure(input.res, input.trace, input.plan.protocol, failure, input.knownSecrets);
-}
-
 async function relayStream(input: RelayInput, protocols: ReturnType<typeof protocolsOf>): Promise<void> {
   const { trace, keyMasker } = input;
   const guard = protocols.upstream.adapter.stream.keyGuard(keyMasker);
@@ -375,53 +349,4 @@ async function relayGuardedStream(
   if (!observer.complete && !observer.wholeAtCleanEnd) return failMidStream(input, protocols.client, 'stream_interrupted', translator);
   if (translator) res.write(translator.finish().join(''));
   res.end();
-}
-
-function classifyStreamError(error: unknown, res: ServerResponse): ErrorClass {
-  // Our own abort reasons come back as the thrown value.
-  if (res.destroyed || error === 'client_aborted') return 'client_aborted';
-  if (error === 'timeout_total' || error === 'proxy_stopping') return error;
-  const errorClass = classifyNetworkFailure(error);
-  return errorClass === 'network' ? 'stream_interrupted' : errorClass;
-}
-
-function failMidStream(
-  input: RelayInput,
-  client: ProtocolAdapter,
-  errorClass: ErrorClass,
-  translator: StreamEventTranslator | null,
-  cause?: string,
-): void {
-  const { res, trace, profile } = input;
-  if (errorClass === 'client_aborted') {
-    trace.failed('client_aborted', 'the client closed the stream before it ended');
-    return;
-  }
-  const timeoutMs =
-    errorClass === 'timeout_idle'
-      ? profile.timeouts.idleTimeoutMs
-      : errorClass === 'timeout_total'
-        ? profile.timeouts.totalTimeoutMs
-        : undefined;
-  const stopped = errorClass === 'proxy_stopping';
-  // The failure in the client protocol's own words (Anthropic's error type, the Responses code).
-  const failureType = input.plan.translator?.failureType(errorClass, null) ?? 'api_error';
-  const frame = translator
-    ? translator
-        .fail({ type: failureType, message: stopped ? STOPPED_MESSAGE : `the stream broke before it ended (${errorClass})` })
-        .join('')
-    : client.errors.streamFrame(errorClass, timeoutMs !== undefined ? { timeoutMs } : {});
-  trace.failed(errorClass, stopped ? STOPPED_MESSAGE : (cause ?? `the upstream stream ended before its answer was whole (${errorClass})`));
-  input.onStreamFailure(errorClass);
-  if (!res.destroyed) res.end(frame);
-}
-
-function failMidBody(input: RelayInput, error: unknown): void {
-  const { res, trace } = input;
-  const errorClass = classifyStreamError(error, res);
-  // Airlock's own abort reasons are their class as a plain string (timeout_idle, proxy_stopping).
-  const why = error instanceof Error ? error.message : `Airlock ended it (${String(error)})`;
-  trace.failed(errorClass, `the upstream answer broke off: ${why}`);
-  // Headers are out: the only honest signal left for a non-stream body is to cut the connection.
-  res.destroy();
 }

@@ -24,6 +24,8 @@ export interface BudgetDecisionInput {
   owners: readonly BudgetOwner[];
   /** Estimated input tokens × input price × multiplier; null when unknown (unpriced or unparsed body). */
   estimatedInputCredits: number | null;
+  /** A per-call price (an image or video creation) times the multiplier: known exactly before sending; null when none. */
+  perCallCredits?: number | null;
   /** Spend missing from the ledger (the log could not record it), and the time of the check. */
   ledgerGap?: { gap: LedgerGap; nowMs: number } | null;
 }
@@ -37,6 +39,7 @@ export function decideBudget(input: BudgetDecisionInput): LocalRefusal | null {
   const blind = input.ledgerGap ? ledgerGapRefusal(input.owners, input.ledgerGap.gap, input.ledgerGap.nowMs) : null;
   if (blind) return blind;
   const estimate = input.estimatedInputCredits;
+  const upfront = upfrontCredits(estimate, input.perCallCredits ?? null);
   for (const owner of input.owners) {
     const budget = owner.budget;
     if (!budget) continue;
@@ -62,17 +65,24 @@ export function decideBudget(input: BudgetDecisionInput): LocalRefusal | null {
       if (period.spent >= period.cap) {
         return budgetRefusal(owner, period.kind, `${capText} reached: ${spentText}`, period.field);
       }
-      if (estimate !== null && committed + estimate > period.cap) {
-        return budgetRefusal(
-          owner,
-          period.kind,
-          `${capText} would be crossed: ${spentText}, and this request's input is estimated at ${formatCredits(estimate)} credits`,
-          period.field,
-        );
+      if (upfront !== null && committed + upfront.credits > period.cap) {
+        return budgetRefusal(owner, period.kind, `${capText} would be crossed: ${spentText}, and ${upfront.text}`, period.field);
       }
     }
   }
   return null;
+}
+
+/**
+ * What the request commits before its answer: the input estimate and a per-call price. A creation
+ * priced per call has no input price, and counting only the input let it cross a cap unchecked.
+ */
+function upfrontCredits(inputCredits: number | null, perCallCredits: number | null): { credits: number; text: string } | null {
+  const parts: string[] = [];
+  if (inputCredits !== null) parts.push(`this request's input is estimated at ${formatCredits(inputCredits)} credits`);
+  if (perCallCredits !== null) parts.push(`its price per call is ${formatCredits(perCallCredits)} credits`);
+  if (parts.length === 0) return null;
+  return { credits: (inputCredits ?? 0) + (perCallCredits ?? 0), text: parts.join(' and ') };
 }
 
 /**

@@ -54,13 +54,24 @@ export function createSpendGate(deps: SpendGateDeps): SpendGateControl {
       (capped ? budgetRefusal(input, scopes, estimate, atMs) : null) ??
       burstGuard.admit(burstKey, atMs) ??
       authBreaker.admit(input.profile.id, atMs, { profileName: input.profile.name, keyFromEnvironment: input.keyFromEnvironment === true });
-    if (refusal === null && estimate !== null) reservations.reserve(input.requestId, scopes, estimate);
+    // Without a cap nothing reads the hold: the price table is not scanned for it.
+    if (refusal === null) hold(input.requestId, scopes, estimate, capped ? perCallCredits(input) : null);
     return refusal;
+  }
+
+  /** An admitted request holds what it commits before its answer: its input estimate and any per-call price. */
+  function hold(requestId: string, scopes: SpendScope[], estimate: number | null, perCall: number | null): void {
+    if (estimate !== null || perCall !== null) reservations.reserve(requestId, scopes, (estimate ?? 0) + (perCall ?? 0));
   }
 
   function budgetRefusal(input: SpendCheckInput, scopes: SpendScope[], estimate: number | null, atMs: number): LocalRefusal | null {
     const owners = budgetOwners(input, scopes, atMs);
-    return decideBudget({ owners, estimatedInputCredits: estimate, ledgerGap: gapAt(owners, atMs) });
+    return decideBudget({
+      owners,
+      estimatedInputCredits: estimate,
+      perCallCredits: perCallCredits(input),
+      ledgerGap: gapAt(owners, atMs),
+    });
   }
 
   function budgetOwners(input: SpendCheckInput, scopes: SpendScope[], atMs: number): BudgetOwner[] {
@@ -110,8 +121,9 @@ export function createSpendGate(deps: SpendGateDeps): SpendGateControl {
     const estimate = estimatedInputCredits(input);
     const scopes = spendScopes(input.profile.id, input.identity.tokenName);
     const held = reservations.take(input.requestId);
+    const capped = needsInputEstimate(input.identity, input.profile);
     const refusal =
-      (needsInputEstimate(input.identity, input.profile) ? budgetRefusal(input, scopes, estimate, atMs) : null) ??
+      (capped ? budgetRefusal(input, scopes, estimate, atMs) : null) ??
       (input.ownProfile
         ? null
         : authBreaker.admit(input.profile.id, atMs, {
@@ -122,7 +134,7 @@ export function createSpendGate(deps: SpendGateDeps): SpendGateControl {
       if (held !== null) reservations.reserve(input.requestId, held.scopes, held.credits);
       return refusal;
     }
-    if (estimate !== null) reservations.reserve(input.requestId, scopes, estimate);
+    hold(input.requestId, scopes, estimate, capped ? perCallCredits(input) : null);
     return null;
   }
 
@@ -135,7 +147,7 @@ export function createSpendGate(deps: SpendGateDeps): SpendGateControl {
     // A hold a fallback step moved is priced by that step; a count at the first profile's prices would cut it.
     if (!reservations.heldOn(input.requestId, { kind: 'profile', profileId: input.profile.id })) return;
     const estimate = estimatedInputCredits(input);
-    if (estimate !== null) reservations.shrink(input.requestId, estimate);
+    if (estimate !== null) reservations.shrink(input.requestId, estimate + (perCallCredits(input) ?? 0));
   }
 
   function needsInputEstimate(identity: ClientIdentity, profile: Profile): boolean {
@@ -180,4 +192,10 @@ function estimatedInputCredits(input: SpendCheckInput): number | null {
   if (input.estimatedInputTokens === null) return null;
   const price = findPrice(input.profile.prices, input.upstreamModel);
   return inputCostOf(input.estimatedInputTokens, price, input.profile.priceMultiplier);
+}
+
+/** A per-call price is known before sending, whatever the body: an image or video creation's whole cost. */
+function perCallCredits(input: SpendCheckInput): number | null {
+  const perCall = findPrice(input.profile.prices, input.upstreamModel)?.perCall;
+  return perCall === undefined ? null : perCall * input.profile.priceMultiplier;
 }

@@ -87,8 +87,25 @@ describe('decideBudget refuses', () => {
       header: 'monthly',
       message: "monthly cap of 10 credits for profile 'work' reached",
     },
-  ])('$name', ({ owners, estimate, header, message }) => {
-    const refusal = decideBudget({ owners, estimatedInputCredits: estimate });
+    {
+      name: 'a per-call price would cross the daily cap (no input price to estimate)',
+      owners: [profile({ dailyCredits: 5 }, 4.5)],
+      estimate: null,
+      perCall: 1,
+      header: 'daily',
+      message: "daily cap of 5 credits for profile 'work' would be crossed: 4.5 spent today, and its price per call is 1 credits",
+    },
+    {
+      name: 'input and per-call price together cross the monthly cap',
+      owners: [profile({ monthlyCredits: 10 }, 0, 9)],
+      estimate: 0.5,
+      perCall: 0.6,
+      header: 'monthly',
+      message: "this request's input is estimated at 0.5 credits and its price per call is 0.6 credits",
+    },
+  ])('$name', ({ owners, estimate, header, message, ...rest }) => {
+    const perCall = 'perCall' in rest ? rest.perCall : null;
+    const refusal = decideBudget({ owners, estimatedInputCredits: estimate, perCallCredits: perCall });
     expect(refusal).toMatchObject({ status: 402, errorClass: 'budget_exceeded', headers: { 'x-airlock-budget': header } });
     expect(refusal?.message).toContain(message);
     expect(refusal?.message).toContain('nothing was sent to the gateway');

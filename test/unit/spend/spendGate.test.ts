@@ -219,6 +219,21 @@ describe('createSpendGate', () => {
     expect(gate.check(input({ estimatedInputTokens: 500_000 }))?.errorClass).toBe('budget_exceeded');
   });
 
+  it.each([
+    { name: 'one creation that would cross the cap', spent: 4.5, running: 0, admitted: 0 },
+    { name: 'parallel creations racing the last credits', spent: 0, running: 10, admitted: 5 },
+  ])('counts a per-call price against daily caps before sending: $name', ({ spent, running, admitted }) => {
+    // 1 credit per image, a 5-credit day: the price is known exactly before the request is sent.
+    const { gate, input, spend } = setup({
+      profile: { budget: { dailyCredits: 5 }, prices: [{ model: 'image-x', perCall: 1 }] },
+    });
+    if (spent > 0) spend(spent);
+    const requests = Array.from({ length: Math.max(running, 1) }, () =>
+      gate.check(input({ upstreamPath: '/images/generations', upstreamModel: 'image-x', estimatedInputTokens: 20 })),
+    );
+    expect(requests.filter((refusal) => refusal === null)).toHaveLength(admitted);
+  });
+
   it('reserves nothing for a refused request', () => {
     const { gate, input } = setup({ profile: { budget: { perRequestInputCredits: 1 } } });
     expect(gate.check(input({ estimatedInputTokens: 10_000_000 }))?.errorClass).toBe('budget_exceeded');

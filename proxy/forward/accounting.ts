@@ -1,4 +1,5 @@
 import { costOf, findPrice } from '../spend/cost.ts';
+import { readChatCompletion } from '../protocols/chat/chatShapes.ts';
 import { byteEstimateTokens, inputTokensUpperBound } from '../spend/estimate.ts';
 import { tokenEstimator } from '../spend/tokenEstimator.ts';
 import type { Profile } from '../contracts/profile.ts';
@@ -34,15 +35,18 @@ export async function estimateInputTokens(plan: ExchangePlan): Promise<number | 
   return null;
 }
 
+/** Everything the model wrote, as the gateway bills it: the answer's text, its reasoning and its tool calls. */
 function answeredText(trace: RequestTrace): string {
   const streamed = trace.streamText();
-  if (streamed !== null) return streamed;
+  const other = trace.otherOutputText();
+  // A stream that only called a tool has no answer text, yet it is a stream.
+  if (streamed !== null || other !== '') return (streamed ?? '') + other;
   const body = trace.responseBody.toBuffer();
   if (!body) return '';
   try {
-    const json = JSON.parse(body.toString('utf8')) as { choices?: { message?: { content?: unknown } }[] };
-    const content = json.choices?.[0]?.message?.content;
-    return typeof content === 'string' ? content : '';
+    const reply = readChatCompletion(JSON.parse(body.toString('utf8')));
+    if (reply === null) return '';
+    return reply.reasoning + reply.text + reply.toolCalls.map((call) => call.name + call.arguments).join('');
   } catch {
     return '';
   }

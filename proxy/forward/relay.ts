@@ -41,6 +41,7 @@ export interface RelayInput {
 function sinkFor(trace: RequestTrace): StreamSink {
   return {
     onDelta: (text) => trace.delta(text),
+    onOtherOutput: (text) => trace.otherOutput(text),
     onUsage: (usage) => trace.setUsage(usage),
     onModel: (model) => {
       trace.modelAnswered(model);

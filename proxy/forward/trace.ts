@@ -36,6 +36,8 @@ export class RequestTrace {
   #eventOffsets: EventOffsetRecorder | null = null;
   private streamTextParts: string[] | null = null;
   private streamTextBytes = 0;
+  private readonly otherOutputParts: string[] = [];
+  private otherOutputChars = 0;
   /** UTF-16 units of all text received (the parts kept stop at the capture limit). */
   private streamedChars = 0;
   private progressEstimate: ProgressEstimate | null = null;
@@ -332,6 +334,17 @@ export class RequestTrace {
 
   streamText(): string | null {
     return this.streamTextParts === null ? null : this.streamTextParts.join('');
+  }
+
+  /** Streamed reasoning and tool-call arguments, up to the capture limit: only a usage estimate reads them. */
+  otherOutput(text: string): void {
+    if (this.otherOutputChars >= this.captureLimitBytes) return;
+    this.otherOutputParts.push(text);
+    this.otherOutputChars += text.length;
+  }
+
+  otherOutputText(): string {
+    return this.otherOutputParts.join('');
   }
 
   /** Publishes the end once; later calls (a close after an error) are ignored. */

@@ -87,6 +87,8 @@ export interface ObserverOptions {
 /** Where an observer reports what the log and the window need. */
 export interface StreamSink {
   onDelta(text: string): void;
+  /** What the model wrote besides the answer's text (reasoning, tool-call arguments): billed output all the same. */
+  onOtherOutput?(text: string): void;
   onUsage(usage: TokenUsage): void;
   onModel(model: string): void;
 }

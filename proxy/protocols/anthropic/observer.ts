@@ -30,8 +30,11 @@ export class AnthropicStreamObserver implements StreamObserver {
       if (typeof message?.model === 'string') this.sink.onModel(message.model);
       if (typeof message?.usage === 'object' && message.usage !== null) this.startUsage = message.usage as Record<string, unknown>;
     } else if (type === 'content_block_delta') {
-      const text = (json.delta as { text?: unknown } | undefined)?.text;
-      if (typeof text === 'string') this.sink.onDelta(text);
+      const delta = json.delta as { text?: unknown; thinking?: unknown; partial_json?: unknown } | undefined;
+      if (typeof delta?.text === 'string') this.sink.onDelta(delta.text);
+      // Thinking and a tool call's input are billed output too: a stream without usage is estimated with them.
+      const other = delta?.thinking ?? delta?.partial_json;
+      if (typeof other === 'string') this.sink.onOtherOutput?.(other);
     } else if (type === 'message_delta' && typeof json.usage === 'object' && json.usage !== null) {
       // message_delta's counts are cumulative; the input ones it may leave out are message_start's.
       const usage = anthropicUsageOf({ ...this.startUsage, ...(json.usage as Record<string, unknown>) });

@@ -3,6 +3,7 @@ import type { DeclaredError, ObserverOptions, StreamObserver, StreamSink } from 
 import { eventJson, type SseEvent } from '../sse.ts';
 import { errorMemberOf } from '../declaredError.ts';
 import { isUsageOnlyChunk, usageFromChatChunk } from './usage.ts';
+import { isRecord } from '../../core/isRecord.ts';
 
 /**
  * Chat Completions: `data: {chunk}` … and, from most gateways, `data: [DONE]`. The answer is
@@ -75,6 +76,7 @@ export class ChatStreamObserver implements StreamObserver {
       const choiceIndex = typeof index === 'number' ? index : position;
       const content = delta?.content;
       if (typeof content === 'string' && content.length > 0) this.sink.onDelta(content);
+      if (isRecord(delta)) this.readOtherOutput(delta);
       if (typeof finishReason === 'string' && finishReason !== '') {
         finishing = true;
         this.openChoices.delete(choiceIndex);
@@ -84,6 +86,20 @@ export class ChatStreamObserver implements StreamObserver {
       }
     }
     return finishing;
+  }
+
+  /** Thinking and tool calls are output the gateway bills: a stream without usage is estimated with them. */
+  private readOtherOutput(delta: Record<string, unknown>): void {
+    const reasoning = delta['reasoning_content'] ?? delta['reasoning'];
+    if (typeof reasoning === 'string' && reasoning.length > 0) this.sink.onOtherOutput?.(reasoning);
+    const calls = delta['tool_calls'];
+    if (!Array.isArray(calls)) return;
+    for (const call of calls) {
+      const fn = isRecord(call) ? call['function'] : null;
+      if (!isRecord(fn)) continue;
+      const written = `${typeof fn['name'] === 'string' ? fn['name'] : ''}${typeof fn['arguments'] === 'string' ? fn['arguments'] : ''}`;
+      if (written.length > 0) this.sink.onOtherOutput?.(written);
+    }
   }
 
   private reportHeldUsage(): void {

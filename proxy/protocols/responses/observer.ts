@@ -5,6 +5,11 @@ import { responsesUsageOf } from './usage.ts';
 
 /** The final events of a Responses stream; completed and incomplete are whole answers, failed is an error. */
 const WHOLE_TYPES = new Set(['response.completed', 'response.incomplete']);
+const OTHER_OUTPUT_TYPES = new Set([
+  'response.function_call_arguments.delta',
+  'response.reasoning_text.delta',
+  'response.reasoning_summary_text.delta',
+]);
 
 /** Responses from a gateway that speaks it: text deltas, and the model and usage of the final response event. */
 export class ResponsesStreamObserver implements StreamObserver {
@@ -22,6 +27,8 @@ export class ResponsesStreamObserver implements StreamObserver {
     if (!json) return true;
     const type = eventType(event, json);
     if (type === 'response.output_text.delta' && typeof json.delta === 'string') this.sink.onDelta(json.delta);
+    // Reasoning and a function call's arguments are billed output too: a stream without usage is estimated with them.
+    else if (OTHER_OUTPUT_TYPES.has(type) && typeof json.delta === 'string') this.sink.onOtherOutput?.(json.delta);
     if (type === 'error' || type === 'response.failed') this.upstreamError = responsesErrorEventOf(json, type);
     if (WHOLE_TYPES.has(type) || type === 'response.failed') {
       this.complete = WHOLE_TYPES.has(type);

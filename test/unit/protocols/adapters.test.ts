@@ -204,6 +204,56 @@ describe('the Messages and Responses observers: whole at their final event', () 
   });
 });
 
+describe('the observers: output besides the answer text, for a usage estimate', () => {
+  it.each<[string, ProtocolAdapter, SseEvent[], string[]]>([
+    [
+      'chat: reasoning and a tool call streamed in pieces',
+      chatAdapter,
+      [
+        data({ choices: [{ index: 0, delta: { reasoning_content: 'think' } }] }),
+        data({ choices: [{ index: 0, delta: { reasoning: 'more' } }] }),
+        data({ choices: [{ index: 0, delta: { tool_calls: [{ index: 0, function: { name: 'write', arguments: '{"a"' } }] } }] }),
+        data({ choices: [{ index: 0, delta: { tool_calls: [{ index: 0, function: { arguments: ':1}' } }] } }] }),
+        text('shown'),
+      ],
+      ['think', 'more', 'write{"a"', ':1}'],
+    ],
+    [
+      'Messages: thinking and a tool input',
+      anthropicAdapter,
+      [
+        named('content_block_delta', { type: 'content_block_delta', delta: { type: 'thinking_delta', thinking: 'think' } }),
+        named('content_block_delta', { type: 'content_block_delta', delta: { type: 'input_json_delta', partial_json: '{"a":1}' } }),
+        named('content_block_delta', { type: 'content_block_delta', delta: { type: 'text_delta', text: 'shown' } }),
+      ],
+      ['think', '{"a":1}'],
+    ],
+    [
+      'Responses: reasoning and function call arguments',
+      responsesAdapter,
+      [
+        named('response.reasoning_summary_text.delta', { type: 'response.reasoning_summary_text.delta', delta: 'think' }),
+        named('response.function_call_arguments.delta', { type: 'response.function_call_arguments.delta', delta: '{"a":1}' }),
+        named('response.output_text.delta', { type: 'response.output_text.delta', delta: 'shown' }),
+      ],
+      ['think', '{"a":1}'],
+    ],
+  ])('%s', (_name, adapter, events, other) => {
+    const seen = { deltas: [] as string[], other: [] as string[] };
+    const observer = adapter.stream.observer(
+      {
+        onDelta: (delta) => seen.deltas.push(delta),
+        onOtherOutput: (written) => seen.other.push(written),
+        onModel: () => undefined,
+        onUsage: () => undefined,
+      },
+      { dropUsageOnlyChunks: false, usageAsked: false },
+    );
+    for (const event of events) observer.observe(event);
+    expect(seen).toEqual({ deltas: ['shown'], other });
+  });
+});
+
 describe("errors.streamFrame: a failure mid-stream in the client's protocol", () => {
   it.each<[ProtocolAdapter, string | undefined, Record<string, unknown>]>([
     [chatAdapter, undefined, { error: { type: 'stream_interrupted' } }],

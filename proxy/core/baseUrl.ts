@@ -6,6 +6,8 @@ export type BaseUrlResult = { ok: true; baseUrl: string; warning?: string } | { 
 
 const SURROUNDING_QUOTES = /^["'`\u2018\u2019\u201C\u201D]+|["'`\u2018\u2019\u201C\u201D]+$/g;
 const HAS_SCHEME = /^[a-z][a-z0-9+.-]*:\/\//i;
+/** `https:/host`, `https:host`, `http//host`: without repair the scheme would become the host name. */
+const MISTYPED_HTTP_SCHEME = /^(https?)(?::\/*|\/+)/i;
 const VERSION_SEGMENT = 'v1';
 /** Endpoint names a user may paste after the base (docs/gateway-spec.md §4 and the common client APIs). */
 const ENDPOINT_SEGMENTS = new Set(['chat', 'completions', 'models', 'responses', 'messages', 'count_tokens', 'embeddings']);
@@ -15,9 +17,10 @@ export function normalizeBaseUrl(input: string): BaseUrlResult {
   if (trimmed === '') return { ok: false, reason: 'The base URL is empty: paste the gateway address ending in /v1.' };
   if (/\s/.test(trimmed)) return { ok: false, reason: 'The base URL contains a space or line break: paste it as one piece.' };
 
+  const repaired = trimmed.replace(MISTYPED_HTTP_SCHEME, '$1://');
   let url: URL;
   try {
-    url = new URL(HAS_SCHEME.test(trimmed) ? trimmed : `https://${trimmed}`);
+    url = new URL(HAS_SCHEME.test(repaired) ? repaired : `https://${repaired}`);
   } catch {
     return { ok: false, reason: 'The base URL is not a valid address: it should look like https://host/v1.' };
   }

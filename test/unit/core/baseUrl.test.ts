@@ -30,6 +30,12 @@ describe('normalizeBaseUrl', () => {
     ['https://h.hk/api', 'https://h.hk/api/v1'],
     ['http://127.0.0.1:8080', 'http://127.0.0.1:8080/v1'],
     ['http://localhost:3000/v1/', 'http://localhost:3000/v1'],
+    // A scheme typed with a slash or the colon missing: the scheme must not become the host name.
+    ['https:/api.x.hk/v1', 'https://api.x.hk/v1'],
+    ['https:api.x.hk/v1', 'https://api.x.hk/v1'],
+    ['https:///api.x.hk/v1', 'https://api.x.hk/v1'],
+    ['http//127.0.0.1:8080/v1', 'http://127.0.0.1:8080/v1'],
+    ['httpsapi.x.hk', 'https://httpsapi.x.hk/v1'],
   ])('%j -> %s', (input, expected) => {
     const result = normalizeBaseUrl(input);
     expect(result).toEqual({ ok: true, baseUrl: expected });

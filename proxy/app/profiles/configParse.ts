@@ -1,6 +1,7 @@
 import { findNodeAtLocation, parse as parseJsonc, parseTree, printParseErrorCode, type ParseError } from 'jsonc-parser';
 import type { z } from 'zod';
 import { CONFIG_FILE_NAME, configFileSchema, type ConfigFile } from '../../contracts/config.ts';
+import { isRecord } from '../../core/isRecord.ts';
 
 export type ConfigParseResult = { ok: true; config: ConfigFile } | { ok: false; message: string };
 
@@ -16,14 +17,38 @@ export function parseConfigText(text: string): ConfigParseResult {
     return { ok: false, message: describeSyntaxError(text, error) };
   }
   const result = configFileSchema.safeParse(value);
-  if (result.success) return { ok: true, config: result.data };
+  if (!result.success) {
+    return {
+      ok: false,
+      message: result.error.issues
+        .slice(0, 3)
+        .map((issue) => describeIssue(text, issue))
+        .join('; '),
+    };
+  }
+  const unknown = unknownFieldPaths(value, result.data);
+  if (unknown.length === 0) return { ok: true, config: result.data };
   return {
     ok: false,
-    message: result.error.issues
+    message: unknown
       .slice(0, 3)
-      .map((issue) => describeIssue(text, issue))
+      .map((fieldPath) => describeField(text, fieldPath, 'unknown field: check its spelling, or remove it'))
       .join('; '),
   };
+}
+
+/**
+ * Fields in the file that the schema dropped. Accepting them would ignore a misspelt setting
+ * without a word, and the next save would delete it from the user's file.
+ */
+function unknownFieldPaths(raw: unknown, parsed: unknown, at: (string | number)[] = []): (string | number)[][] {
+  if (Array.isArray(raw) && Array.isArray(parsed)) {
+    return raw.flatMap((item, index) => unknownFieldPaths(item, parsed[index], [...at, index]));
+  }
+  if (!isRecord(raw) || !isRecord(parsed)) return [];
+  return Object.keys(raw).flatMap((key) =>
+    Object.hasOwn(parsed, key) ? unknownFieldPaths(raw[key], parsed[key], [...at, key]) : [[...at, key]],
+  );
 }
 
 export function serializeConfig(config: ConfigFile): string {
@@ -40,9 +65,11 @@ function describeSyntaxError(text: string, error: unknown): string {
 }
 
 function describeIssue(text: string, issue: z.core.$ZodIssue): string {
-  const fieldPath = formatPath(issue.path);
-  const line = lineOfPath(text, issue.path);
-  return `${CONFIG_FILE_NAME}: ${fieldPath || '(top level)'} (line ${line}): ${issue.message}`;
+  return describeField(text, issue.path, issue.message);
+}
+
+function describeField(text: string, fieldPath: readonly PropertyKey[], problem: string): string {
+  return `${CONFIG_FILE_NAME}: ${formatPath(fieldPath) || '(top level)'} (line ${lineOfPath(text, fieldPath)}): ${problem}`;
 }
 
 /** `profiles[0].baseUrl`: the form a user can match against the file. */

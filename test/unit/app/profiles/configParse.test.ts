@@ -27,6 +27,34 @@ describe('parseConfigText', () => {
   });
 
   it.each([
+    [
+      'a misspelt setting',
+      { version: 1, settings: { requireClientTokens: false } },
+      'settings.requireClientTokens',
+      '"requireClientTokens"',
+    ],
+    [
+      'an unknown profile field',
+      { version: 1, profiles: [{ ...validProfile, budgets: { dailyCredits: 5 } }] },
+      'profiles[0].budgets',
+      '"budgets"',
+    ],
+    ['an unknown top-level field', { version: 1, profile: [] }, 'profile', '"profile"'],
+  ])('refuses an unknown field rather than ignoring it and dropping it at the next save: %s', (_label, value, fieldPath, key) => {
+    const text = pretty(value);
+    const result = parseConfigText(text);
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    const line = text.split('\n').findIndex((candidate) => candidate.includes(key)) + 1;
+    expect(result.message).toContain(`airlock.json: ${fieldPath} (line ${line}): unknown field`);
+  });
+
+  it('keeps the names a user gives models: aliases are not fields', () => {
+    const result = parseConfigText(pretty({ version: 1, profiles: [{ ...validProfile, modelAliases: { fast: 'gpt-5-mini' } }] }));
+    expect(result.ok).toBe(true);
+  });
+
+  it.each([
     ['a trailing comma', '{\n  "version": 1,\n  "profiles": [],\n}\n', 'line 4'],
     ['a missing quote', '{\n  "version": 1,\n  "activeProfileId": "work\n}', 'line 3'],
     ['an empty file', '', 'line 1'],

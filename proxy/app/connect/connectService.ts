@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import type { ConfigFile } from '../../contracts/config.ts';
 import type {
@@ -99,7 +99,7 @@ export class ConnectService {
     for (const role of changed) {
       const filePath = prepared.paths[role]!;
       mkdirSync(path.dirname(filePath), { recursive: true });
-      writeFileAtomic(filePath, prepared.after[role]!);
+      writeToolFile(filePath, prepared.after[role]!);
     }
     return { ...this.#response(prepared), backupId };
   }
@@ -126,7 +126,7 @@ export class ConnectService {
         rmSync(file.path, { force: true });
         removedFiles.push(file.path);
       } else {
-        writeFileAtomic(file.path, readBackupCopy(dataDir, tool, latest.id, file.copy));
+        writeToolFile(file.path, readBackupCopy(dataDir, tool, latest.id, file.copy));
         restoredFiles.push(file.path);
       }
     }
@@ -269,6 +269,20 @@ export class ConnectService {
       bumpKeysRevision(addProfile(config, { id: profile.id, name: profile.name, baseUrl: profile.baseUrl })),
     );
   }
+}
+
+/**
+ * A tool's file may be a symlink into the user's dotfiles: the new text goes to the link's target,
+ * since an atomic rename onto the link itself would replace it with a plain file.
+ */
+function writeToolFile(filePath: string, text: string): void {
+  let target = filePath;
+  try {
+    target = realpathSync(filePath);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+  writeFileAtomic(target, text);
 }
 
 function readText(filePath: string): string | null {

@@ -1,4 +1,15 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync, existsSync, readdirSync } from 'node:fs';
+import {
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+  existsSync,
+  readdirSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -159,6 +170,24 @@ describe('ConnectService against real files in a temporary HOME', () => {
     const applied = await service.apply('claude-code', { importKey: true });
     expect(applied.importProfileId).toBe('mine');
     expect(store.snapshot().profiles.map((profile) => profile.id)).toEqual(['mine']);
+  });
+
+  it('writes through a config file that is a symlink (a dotfiles repository), and undo restores it there', async () => {
+    const original = '{\n  "model": "opus"\n}\n';
+    const target = path.join(root, 'dotfiles', 'claude-settings.json');
+    mkdirSync(path.dirname(target), { recursive: true });
+    writeFileSync(target, original);
+    const link = path.join(homeDir, '.claude', 'settings.json');
+    mkdirSync(path.dirname(link), { recursive: true });
+    symlinkSync(target, link);
+
+    await service.apply('claude-code');
+    expect(lstatSync(link).isSymbolicLink()).toBe(true);
+    expect(readFileSync(target, 'utf8')).toContain(PROXY_URL);
+
+    await service.undo('claude-code');
+    expect(lstatSync(link).isSymbolicLink()).toBe(true);
+    expect(readFileSync(target, 'utf8')).toBe(original);
   });
 
   it('reports a file that does not parse as a problem and refuses to write it', async () => {

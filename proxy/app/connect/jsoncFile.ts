@@ -1,4 +1,5 @@
 import { applyEdits, modify, parse, printParseErrorCode, type JSONPath, type ParseError } from 'jsonc-parser';
+import { isRecord } from '../../core/isRecord.ts';
 import { ConnectFileError } from './toolAdapter.ts';
 
 /**
@@ -29,13 +30,32 @@ export interface JsonEdit {
 
 /** The text with each edit applied; refuses (ConnectFileError) a text that does not parse. */
 export function editJsonc(text: string | null, edits: readonly JsonEdit[], fileName: string): string {
-  parseJsonc(text, fileName);
+  const root = parseJsonc(text, fileName);
+  for (const edit of edits) if (edit.value !== undefined) refuseBlockedPath(root, edit.path, fileName);
   let result = text === null || text.trim() === '' ? '{}\n' : text;
   const formattingOptions = { ...detectIndent(result), eol: result.includes('\r\n') ? '\r\n' : '\n' };
   for (const edit of edits) {
     result = applyEdits(result, modify(result, edit.path, edit.value, { formattingOptions }));
   }
   return result;
+}
+
+/**
+ * jsonc-parser cannot set a field inside a string, array or null (`"env": null`) and throws
+ * words about its own internals; the user is told which field of which file to fix instead.
+ */
+function refuseBlockedPath(root: Record<string, unknown>, path: JSONPath, fileName: string): void {
+  let node: unknown = root;
+  for (let depth = 0; depth < path.length - 1; depth += 1) {
+    node = (node as Record<string, unknown>)[path[depth] as string];
+    if (node === undefined) return;
+    if (!isRecord(node)) {
+      const kind = node === null ? 'null' : Array.isArray(node) ? 'an array' : `a ${typeof node}`;
+      throw new ConnectFileError(
+        `${fileName}: "${path.slice(0, depth + 1).join('.')}" holds ${kind}, where Airlock adds "${String(path[depth + 1])}" to an object: fix or move the file, then connect again`,
+      );
+    }
+  }
 }
 
 /** The file's own indentation (first indented line), two spaces when it has none. */

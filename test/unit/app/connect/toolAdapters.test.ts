@@ -172,6 +172,20 @@ describe('OpenCode without a model asked for', () => {
   });
 });
 
+describe('a JSON file whose section Airlock edits is not an object', () => {
+  it.each([
+    ['Claude Code', claudeCodeAdapter, '{ "env": "ANTHROPIC_BASE_URL=https://gw.example.com" }', /settings\.json: "env" holds a string/],
+    ['Claude Code', claudeCodeAdapter, '{ "env": null }', /settings\.json: "env" holds null/],
+    ['OpenCode', openCodeAdapter, '{ "provider": [] }', /opencode\.json: "provider" holds an array/],
+    ['OpenCode', openCodeAdapter, '{ "provider": { "airlock": { "options": true } } }', /"provider\.airlock\.options" holds a boolean/],
+  ] as const)('%s refuses %s, naming the field and the fix', (_title, adapter, text, message) => {
+    const connect = () => adapter.connect({ config: text }, { proxyUrl: PROXY_URL, token: TOKEN });
+    expect(connect).toThrow(ConnectFileError);
+    expect(connect).toThrow(message);
+    expect(connect).toThrow(/fix or move the file/);
+  });
+});
+
 describe('adapter paths follow the variables that move each tool', () => {
   it.each([
     [claudeCodeAdapter, {}, '/home/u/.claude/settings.json'],

@@ -3,13 +3,17 @@ import type { z } from 'zod';
 import { CONFIG_FILE_NAME, configFileSchema, type ConfigFile } from '../../contracts/config.ts';
 import { isRecord } from '../../core/isRecord.ts';
 
+const BYTE_ORDER_MARK = '\uFEFF';
+
 export type ConfigParseResult = { ok: true; config: ConfigFile } | { ok: false; message: string };
 
 /**
  * Parses and validates the text of `airlock.json`. A failure names the field path and the line,
  * so a user who edited the file by hand can find the mistake.
  */
-export function parseConfigText(text: string): ConfigParseResult {
+export function parseConfigText(fileText: string): ConfigParseResult {
+  // Windows editors may save UTF-8 with a byte order mark, which JSON.parse refuses as an invisible "InvalidSymbol".
+  const text = fileText.startsWith(BYTE_ORDER_MARK) ? fileText.slice(BYTE_ORDER_MARK.length) : fileText;
   let value: unknown;
   try {
     value = JSON.parse(text);

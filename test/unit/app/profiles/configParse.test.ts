@@ -49,6 +49,11 @@ describe('parseConfigText', () => {
     expect(result.message).toContain(`airlock.json: ${fieldPath} (line ${line}): unknown field`);
   });
 
+  it('reads a file saved with a UTF-8 byte order mark (Windows editors add one), whose error would name an invisible character', () => {
+    const result = parseConfigText(`\uFEFF${pretty({ version: 1, profiles: [validProfile] })}`);
+    expect(result.ok && result.config.profiles[0]?.id).toBe('work');
+  });
+
   it('keeps the names a user gives models: aliases are not fields', () => {
     const result = parseConfigText(pretty({ version: 1, profiles: [{ ...validProfile, modelAliases: { fast: 'gpt-5-mini' } }] }));
     expect(result.ok).toBe(true);

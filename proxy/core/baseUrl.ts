@@ -5,6 +5,8 @@
 export type BaseUrlResult = { ok: true; baseUrl: string; warning?: string } | { ok: false; reason: string };
 
 const SURROUNDING_QUOTES = /^["'`\u2018\u2019\u201C\u201D]+|["'`\u2018\u2019\u201C\u201D]+$/g;
+/** Zero-width characters come along when copying from web pages and chats; invisible, and never part of an address. */
+const ZERO_WIDTH = /[\u200B-\u200D\u2060\uFEFF]/g;
 const HAS_SCHEME = /^[a-z][a-z0-9+.-]*:\/\//i;
 /** `https:/host`, `https:host`, `http//host`: without repair the scheme would become the host name. */
 const MISTYPED_HTTP_SCHEME = /^(https?)(?::\/*|\/+)/i;
@@ -13,7 +15,7 @@ const VERSION_SEGMENT = 'v1';
 const ENDPOINT_SEGMENTS = new Set(['chat', 'completions', 'models', 'responses', 'messages', 'count_tokens', 'embeddings']);
 
 export function normalizeBaseUrl(input: string): BaseUrlResult {
-  const trimmed = input.trim().replace(SURROUNDING_QUOTES, '').trim();
+  const trimmed = input.replace(ZERO_WIDTH, '').trim().replace(SURROUNDING_QUOTES, '').trim();
   if (trimmed === '') return { ok: false, reason: 'The base URL is empty: paste the gateway address ending in /v1.' };
   if (/\s/.test(trimmed)) return { ok: false, reason: 'The base URL contains a space or line break: paste it as one piece.' };
 

@@ -20,12 +20,15 @@ export function normalizeBaseUrl(input: string): BaseUrlResult {
   if (/\s/.test(trimmed)) return { ok: false, reason: 'The base URL contains a space or line break: paste it as one piece.' };
 
   const repaired = trimmed.replace(MISTYPED_HTTP_SCHEME, '$1://');
+  const hasScheme = HAS_SCHEME.test(repaired);
   let url: URL;
   try {
-    url = new URL(HAS_SCHEME.test(repaired) ? repaired : `https://${repaired}`);
+    url = new URL(hasScheme ? repaired : `https://${repaired}`);
   } catch {
     return { ok: false, reason: 'The base URL is not a valid address: it should look like https://host/v1.' };
   }
+  // A server on this machine typed without a scheme (localhost:11434) speaks plain http: https could never connect.
+  if (!hasScheme && isLoopbackHost(url.hostname)) url.protocol = 'http:';
   if (url.protocol !== 'https:' && url.protocol !== 'http:') {
     return { ok: false, reason: `The base URL uses ${url.protocol}, but only https: and http: are supported.` };
   }

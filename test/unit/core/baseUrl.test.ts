@@ -30,6 +30,10 @@ describe('normalizeBaseUrl', () => {
     ['https://h.hk/api', 'https://h.hk/api/v1'],
     ['http://127.0.0.1:8080', 'http://127.0.0.1:8080/v1'],
     ['http://localhost:3000/v1/', 'http://localhost:3000/v1'],
+    // A local server typed without a scheme speaks plain http (Ollama, vLLM, LiteLLM): https could never connect.
+    ['localhost:11434/v1', 'http://localhost:11434/v1'],
+    ['127.0.0.1:4000', 'http://127.0.0.1:4000/v1'],
+    ['[::1]:8000/v1', 'http://[::1]:8000/v1'],
     // A scheme typed with a slash or the colon missing: the scheme must not become the host name.
     ['https:/api.x.hk/v1', 'https://api.x.hk/v1'],
     ['https:api.x.hk/v1', 'https://api.x.hk/v1'],

@@ -7,6 +7,11 @@ export type BaseUrlResult = { ok: true; baseUrl: string; warning?: string } | { 
 const SURROUNDING_QUOTES = /^["'`\u2018\u2019\u201C\u201D]+|["'`\u2018\u2019\u201C\u201D]+$/g;
 /** Zero-width characters come along when copying from web pages and chats; invisible, and never part of an address. */
 const ZERO_WIDTH = /[\u200B-\u200D\u2060\uFEFF]/g;
+/**
+ * A URL copied out of a sentence brings its brackets or full stop: no base URL starts or ends with
+ * one. Square brackets stay: they enclose an IPv6 host (`[::1]`).
+ */
+const SENTENCE_PUNCTUATION = /^[({<]+|[.,;:!?)}>]+$/g;
 const HAS_SCHEME = /^[a-z][a-z0-9+.-]*:\/\//i;
 /** `https:/host`, `https:host`, `http//host`: without repair the scheme would become the host name. */
 const MISTYPED_HTTP_SCHEME = /^(https?)(?::\/*|\/+)/i;
@@ -15,7 +20,7 @@ const VERSION_SEGMENT = 'v1';
 const ENDPOINT_SEGMENTS = new Set(['chat', 'completions', 'models', 'responses', 'messages', 'count_tokens', 'embeddings']);
 
 export function normalizeBaseUrl(input: string): BaseUrlResult {
-  const trimmed = input.replace(ZERO_WIDTH, '').trim().replace(SURROUNDING_QUOTES, '').trim();
+  const trimmed = input.replace(ZERO_WIDTH, '').trim().replace(SURROUNDING_QUOTES, '').trim().replace(SENTENCE_PUNCTUATION, '');
   if (trimmed === '') return { ok: false, reason: 'The base URL is empty: paste the gateway address ending in /v1.' };
   if (/\s/.test(trimmed)) return { ok: false, reason: 'The base URL contains a space or line break: paste it as one piece.' };
 
@@ -58,13 +63,15 @@ export function normalizeBaseUrl(input: string): BaseUrlResult {
  */
 function splitPath(pathname: string): { prefix: string; ignoredPath: string } {
   const segments = pathname.split('/').filter((segment) => segment !== '');
-  const versionIndex = segments.indexOf(VERSION_SEGMENT);
+  // `/V1` typed with a capital is the version marker all the same: kept, it became /V1/v1.
+  const isVersion = (segment: string): boolean => segment.toLowerCase() === VERSION_SEGMENT;
+  const versionIndex = segments.findIndex(isVersion);
   if (versionIndex === -1) {
     let end = segments.length;
     while (end > 0 && ENDPOINT_SEGMENTS.has(segments[end - 1]!.toLowerCase())) end -= 1;
     return { prefix: joinSegments(segments.slice(0, end)), ignoredPath: '' };
   }
-  const afterVersion = segments.slice(versionIndex + 1).filter((segment) => segment !== VERSION_SEGMENT);
+  const afterVersion = segments.slice(versionIndex + 1).filter((segment) => !isVersion(segment));
   const unknown = afterVersion.some((segment) => !ENDPOINT_SEGMENTS.has(segment.toLowerCase()));
   return {
     prefix: joinSegments(segments.slice(0, versionIndex)),

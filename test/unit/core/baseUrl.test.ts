@@ -42,6 +42,11 @@ describe('normalizeBaseUrl', () => {
     ['httpsapi.x.hk', 'https://httpsapi.x.hk/v1'],
     // Copied from a web page or chat: zero-width characters are invisible, and were kept percent-encoded in the path.
     ['https://api.x.hk/v1\u200B', 'https://api.x.hk/v1'],
+    ['https://api.x.hk/V1', 'https://api.x.hk/v1'],
+    ['https://api.x.hk/V1/chat/completions', 'https://api.x.hk/v1'],
+    ['https://api.x.hk/v1.', 'https://api.x.hk/v1'],
+    ['(https://api.x.hk/v1).', 'https://api.x.hk/v1'],
+    ['<https://api.x.hk/v1>', 'https://api.x.hk/v1'],
     ['\u2060https://api.x.hk/\u200Dv1', 'https://api.x.hk/v1'],
   ])('%j -> %s', (input, expected) => {
     const result = normalizeBaseUrl(input);

@@ -5,6 +5,11 @@ import { ApiError } from './http.ts';
 
 const optionalText = z.string().trim().min(1).max(500).optional();
 const epochMs = z.coerce.number().int().nonnegative().optional();
+/**
+ * SQLite's LIKE and FTS5 query parser both end text at a NUL: `ab\0cd` failed the search, `\0\0\0`
+ * matched every request. No logged text holds one (a body with a NUL is logged as binary).
+ */
+const searchText = optionalText.refine((text) => !text?.includes('\0'), 'a search cannot hold a NUL character');
 
 const querySchema = z.object({
   fromMs: epochMs,
@@ -23,7 +28,7 @@ const querySchema = z.object({
     ])
     .optional(),
   errorClass: z.enum([...UPSTREAM_ERROR_CLASSES, ...LOCAL_ERROR_CLASSES]).optional(),
-  text: optionalText,
+  text: searchText,
   cursor: optionalText,
   limit: z.coerce.number().int().min(1).max(MAX_PAGE_LIMIT).optional(),
 });

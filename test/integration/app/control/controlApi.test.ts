@@ -176,6 +176,11 @@ describe('control API against a real proxy and the simulator', () => {
     await call('/requests?cursor=not-a-cursor', {}, 400);
   });
 
+  it('refuses search text with a NUL character, which the full-text query would cut short, instead of failing', async () => {
+    const refused = await call<{ error: { field: string; message: string } }>('/requests?text=ab%00cd', {}, 400);
+    expect(refused.error).toMatchObject({ field: 'text', message: expect.stringMatching(/NUL/) });
+  });
+
   it('costs priced requests and shows spend, budgets and rates', async () => {
     await call(
       '/profiles/main/prices',

@@ -31,9 +31,12 @@ describe('parseRequestQuery', () => {
     expect(parseRequestQuery(query)).toEqual(expected);
   });
 
-  it.each([[{ status: '5xx' }], [{ errorClass: 'nope' }], [{ limit: '100000' }], [{ cursor: 'garbage' }]])('rejects %j', (query) => {
-    expect(() => parseRequestQuery(query)).toThrow();
-  });
+  it.each([[{ status: '5xx' }], [{ errorClass: 'nope' }], [{ limit: '100000' }], [{ cursor: 'garbage' }], [{ text: 'ab\u0000cd' }]])(
+    'rejects %j',
+    (query) => {
+      expect(() => parseRequestQuery(query)).toThrow();
+    },
+  );
 
   it('round-trips a cursor', () => {
     expect(decodeCursor(encodeCursor({ startedAtMs: 123, id: 'a b' }))).toEqual({ startedAtMs: 123, id: 'a b' });

@@ -91,6 +91,43 @@ function likePattern(text: string): string {
   return `%${escapeLike(text)}%`;
 }
 
+/**
+ * The forms `text` takes inside a JSON body: as typed, JSON-escaped (a quote, a backslash, a line
+ * break), and with every character outside ASCII as \uXXXX too, as Python's json.dumps writes by
+ * default. The window shows bodies decoded, so a search typed from it must find each form.
+ */
+export function jsonForms(text: string): string[] {
+  const escaped = JSON.stringify(text).slice(1, -1);
+  const asciiOnly = escaped.replace(/[\u0080-\uffff]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return [...new Set([text, escaped, asciiOnly])];
+}
+
+/**
+ * The ids of requests whose bodies hold `text`. Indexed bodies through the index, bodies still
+ * waiting for it by a scan of those few; request bodies stored as pieces (ChunkStore) are searched
+ * piece by piece, each piece once. Text shorter than a trigram is a scan of every body.
+ */
+function bodiesHolding(text: string): { sql: string; params: SqlParam[] } {
+  const pattern = likePattern(text);
+  const bodyPatterns = [pattern, pattern, pattern];
+  if ([...text].length < MIN_FTS_TERM_CHARS) {
+    return {
+      sql: `id IN (SELECT request_id FROM request_bodies b WHERE ${BODY_LIKE})
+          OR id IN (SELECT b.request_id FROM body_chunks c ${ROWS_OF_CHUNK} WHERE ${CHUNK_LIKE})`,
+      params: [...bodyPatterns, pattern],
+    };
+  }
+  return {
+    sql: `id IN (SELECT b.request_id FROM request_bodies_fts f JOIN request_bodies b ON b.body_id = f.rowid
+                WHERE request_bodies_fts MATCH ? AND (${BODY_LIKE}))
+          OR id IN (SELECT b.request_id FROM request_bodies_unindexed u JOIN request_bodies b USING (body_id) WHERE ${BODY_LIKE})
+          OR id IN (SELECT b.request_id FROM body_chunks_fts f JOIN body_chunks c ON c.chunk_id = f.rowid ${ROWS_OF_CHUNK}
+                WHERE body_chunks_fts MATCH ? AND ${CHUNK_LIKE})
+          OR id IN (SELECT b.request_id FROM body_chunks_unindexed u JOIN body_chunks c USING (chunk_id) ${ROWS_OF_CHUNK} WHERE ${CHUNK_LIKE})`,
+    params: [trigramQuery(text), ...bodyPatterns, ...bodyPatterns, trigramQuery(text), pattern, pattern],
+  };
+}
+
 export function clampPageLimit(limit: number | undefined): number {
   if (limit === undefined || !Number.isFinite(limit)) return DEFAULT_PAGE_LIMIT;
   return Math.min(MAX_PAGE_LIMIT, Math.max(1, Math.floor(limit)));
@@ -118,38 +155,9 @@ export function whereForFilter(filter: RequestListFilter): { sql: string; params
   else if (filter.status !== undefined) add('status = ?', filter.status);
   const text = filter.text?.trim();
   if (text) {
-    const pattern = likePattern(text);
-    const rowPatterns = TEXT_ROW_COLUMNS.map(() => pattern);
-    const bodyPatterns = [pattern, pattern, pattern];
-    if ([...text].length >= MIN_FTS_TERM_CHARS) {
-      // Indexed bodies through the index, bodies still waiting for it by a scan of those few.
-      // Request bodies stored as pieces (ChunkStore) are searched piece by piece, each piece once.
-      add(
-        `(id IN (SELECT b.request_id FROM request_bodies_fts f JOIN request_bodies b ON b.body_id = f.rowid
-                WHERE request_bodies_fts MATCH ? AND (${BODY_LIKE}))
-          OR id IN (SELECT b.request_id FROM request_bodies_unindexed u JOIN request_bodies b USING (body_id) WHERE ${BODY_LIKE})
-          OR id IN (SELECT b.request_id FROM body_chunks_fts f JOIN body_chunks c ON c.chunk_id = f.rowid ${ROWS_OF_CHUNK}
-                WHERE body_chunks_fts MATCH ? AND ${CHUNK_LIKE})
-          OR id IN (SELECT b.request_id FROM body_chunks_unindexed u JOIN body_chunks c USING (chunk_id) ${ROWS_OF_CHUNK} WHERE ${CHUNK_LIKE})
-          OR ${ROW_LIKE})`,
-        trigramQuery(text),
-        ...bodyPatterns,
-        ...bodyPatterns,
-        trigramQuery(text),
-        pattern,
-        pattern,
-        ...rowPatterns,
-      );
-    } else {
-      add(
-        `(id IN (SELECT request_id FROM request_bodies b WHERE ${BODY_LIKE})
-          OR id IN (SELECT b.request_id FROM body_chunks c ${ROWS_OF_CHUNK} WHERE ${CHUNK_LIKE})
-          OR ${ROW_LIKE})`,
-        ...bodyPatterns,
-        pattern,
-        ...rowPatterns,
-      );
-    }
+    const forms = jsonForms(text).map(bodiesHolding);
+    const rowPatterns = TEXT_ROW_COLUMNS.map(() => likePattern(text));
+    add(`(${[...forms.map((form) => form.sql), ROW_LIKE].join(' OR ')})`, ...forms.flatMap((form) => form.params), ...rowPatterns);
   }
   return { sql: clauses.length === 0 ? '' : `WHERE ${clauses.join(' AND ')}`, params };
 }

@@ -161,6 +161,29 @@ describe('listRequests', () => {
     expect(ids('"unbalanced OR')).toEqual([]);
   });
 
+  // The window shows a JSON body decoded: text typed as seen there must find the body as sent.
+  it.each([
+    ['waiting for the full-text index', false],
+    ['in the full-text index', true],
+  ])('finds text a JSON body holds escaped, in bodies %s', async (_state, indexed) => {
+    emitRequest(temp, { id: 'quoted', atMs: TEST_STARTED_AT_MS - 2, body: 'say "hi"\nto C:\\Users' });
+    // Python's json.dumps writes every non-ASCII character as \uXXXX by default.
+    temp.events.emit(startEvent('ascii', { startedAtMs: TEST_STARTED_AT_MS - 1 }));
+    const pythonBody = '{"messages": [{"role": "user", "content": "\\u8bf7\\u628a\\u8fd9\\u6bb5 \\ud83d\\ude00"}]}';
+    temp.events.emit(endEvent('ascii', { bodies: capturedBodies({ requestBody: Buffer.from(pythonBody) }) }));
+    await temp.log.flush();
+    if (indexed) indexLoggedBodies(temp.dataDir);
+    const ids = (text: string): string[] => temp.log.listRequests({ text }).rows.map((row) => row.id);
+
+    expect(ids('say "hi"')).toEqual(['quoted']);
+    expect(ids('"hi"\nto')).toEqual(['quoted']);
+    expect(ids('C:\\Users')).toEqual(['quoted']);
+    expect(ids('请把这段')).toEqual(['ascii']);
+    expect(ids('这段 😀')).toEqual(['ascii']);
+    // The escaped text as stored is still found.
+    expect(ids('\\u8bf7')).toEqual(['ascii']);
+  });
+
   it('finds requests by text in their client, model and path too, as the window does for live rows', async () => {
     emitRequest(temp, { id: 'codex', atMs: TEST_STARTED_AT_MS - 2, clientName: 'codex-cli', body: 'plain' });
     emitRequest(temp, { id: 'mini', atMs: TEST_STARTED_AT_MS - 1, model: 'gpt-4o-mini', body: 'plain' });

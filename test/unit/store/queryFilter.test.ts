@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { RequestListFilter } from '../../../proxy/contracts/log.ts';
-import { clampPageLimit, DEFAULT_PAGE_LIMIT, trigramQuery, whereForFilter } from '../../../proxy/store/read/queries.ts';
+import { clampPageLimit, DEFAULT_PAGE_LIMIT, jsonForms, trigramQuery, whereForFilter } from '../../../proxy/store/read/queries.ts';
 
 describe('whereForFilter', () => {
   it.each<[string, RequestListFilter, string, Array<string | number>]>([
@@ -17,13 +17,21 @@ describe('whereForFilter', () => {
   });
 
   it('searches full text through the trigram index, confirmed by a substring match, from three characters on', () => {
-    const where = whereForFilter({ text: 'hello "world" OR x' });
+    const where = whereForFilter({ text: 'hello (world) OR x' });
     expect(where.sql).toContain('MATCH ?');
-    const pattern = '%hello "world" OR x%';
+    const pattern = '%hello (world) OR x%';
     const patterns = (count: number): string[] => Array.from({ length: count }, () => pattern);
     // Bodies stored whole (indexed, then waiting), request body pieces (indexed, then waiting), the row's own fields.
-    const query = trigramQuery('hello "world" OR x');
+    const query = trigramQuery('hello (world) OR x');
     expect(where.params).toEqual([query, ...patterns(6), query, ...patterns(2), ...patterns(5)]);
+  });
+
+  it('searches bodies for each form the text takes in JSON, the row fields for the text as typed', () => {
+    const where = whereForFilter({ text: 'say "hi"' });
+    const forms = ['say "hi"', 'say \\"hi\\"'];
+    const queries = forms.map(trigramQuery);
+    expect(where.params.filter((param) => queries.includes(String(param)))).toEqual([queries[0], queries[0], queries[1], queries[1]]);
+    expect(where.params.slice(-5)).toEqual(Array.from({ length: 5 }, () => '%say "hi"%'));
   });
 
   it('falls back to an escaped substring match for shorter text', () => {
@@ -34,6 +42,18 @@ describe('whereForFilter', () => {
 
   it('ignores blank text', () => {
     expect(whereForFilter({ text: '   ' })).toEqual({ sql: '', params: [] });
+  });
+});
+
+describe('jsonForms', () => {
+  it.each([
+    ['plain', ['plain']],
+    ['say "hi"\n', ['say "hi"\n', 'say \\"hi\\"\\n']],
+    ['C:\\x', ['C:\\x', 'C:\\\\x']],
+    ['请 😀', ['请 😀', '\\u8bf7 \\ud83d\\ude00']],
+    ['"请"', ['"请"', '\\"请\\"', '\\"\\u8bf7\\"']],
+  ])('%j -> %j', (text, forms) => {
+    expect(jsonForms(text)).toEqual(forms);
   });
 });
 

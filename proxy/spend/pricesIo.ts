@@ -119,11 +119,11 @@ function priceFromJsonEntry(entry: unknown, where: string): ModelPrice {
 }
 
 function parsePriceNumber(cell: string, at: string): number {
-  // Number('') and Number('0x10') would pass silently; only plain decimals are prices.
-  if (!/^\d+(\.\d+)?([eE][+-]?\d+)?$/.test(cell)) {
-    throw new PriceImportError(`${at}: expected a non-negative number of credits, got '${cell}'`);
-  }
-  return Number(cell);
+  // Number('') and Number('0x10') would pass silently; only plain decimals are prices. One past
+  // the largest double (1e999) is Infinity, which the config then refused without a line.
+  const price = /^\d+(\.\d+)?([eE][+-]?\d+)?$/.test(cell) ? Number(cell) : Number.NaN;
+  if (!Number.isFinite(price)) throw new PriceImportError(`${at}: expected a non-negative number of credits, got '${cell}'`);
+  return price;
 }
 
 function rejectDuplicates(entries: { price: ModelPrice; where: string }[]): void {

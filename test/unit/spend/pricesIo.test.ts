@@ -53,6 +53,11 @@ describe('importPricesCsv', () => {
       csv: 'model,perCall\nm,0x10\n',
       message: "line 2, column 2 (perCall): expected a non-negative number of credits, got '0x10'",
     },
+    {
+      name: 'too large',
+      csv: 'model,outputPer1M\nm,1e999\n',
+      message: "line 2, column 2 (outputPer1M): expected a non-negative number of credits, got '1e999'",
+    },
     { name: 'empty model', csv: 'model,perCall\n,1\n', message: 'line 2, column 1 (model): model id is empty' },
     { name: 'column count', csv: 'model,perCall\nm,1,2\n', message: 'line 2: expected 2 columns, found 3' },
     { name: 'duplicate model', csv: 'model,perCall\nm,1\nm,2\n', message: "line 3: model 'm' is already priced at line 2" },

@@ -92,7 +92,8 @@ export function detailOf({ row, bodies }: StoredRequest, knownSecrets: string[] 
     responseBody: bodies ? bodyViewOf(bodies.responseBody, bodies.responseTruncated, responseType) : null,
     notes: row.notes,
     streamText: bodies?.streamText ?? null,
-    streamEvents: bodies ? bodyViewOf(bodies.rawEvents, false, 'text/event-stream') : null,
+    // A stream's answer is its events: responseTruncated says they were cut at the cap.
+    streamEvents: bodies ? bodyViewOf(bodies.rawEvents, bodies.responseTruncated, 'text/event-stream') : null,
     streamEventOffsetsMs: bodies?.rawEventOffsetsMs ?? null,
     replayIds,
   };

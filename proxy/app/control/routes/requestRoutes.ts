@@ -108,7 +108,8 @@ export function requestRoutes(context: ControlContext): express.Router {
     const bodies = detail.bodies;
     const text = part === 'request' ? bodies?.requestBody : part === 'response' ? bodies?.responseBody : bodies?.rawEvents;
     if (text === null || text === undefined) throw notFound(`The ${part} body`);
-    const truncated = part === 'request' ? bodies!.requestTruncated : part === 'response' ? bodies!.responseTruncated : false;
+    // For a stream, responseTruncated is about its events (there is no response body).
+    const truncated = part === 'request' ? bodies!.requestTruncated : bodies!.responseTruncated;
     const body: BodyTextResponse = { text, truncated };
     res.json(body);
   });

@@ -4,6 +4,8 @@ import { modelIdsFrom } from '../../../../proxy/forward/gatewayModels.ts';
 import { REDACTED } from '../../../../proxy/core/redact.ts';
 import { bodyViewOf, detailOf, errorTitle, INLINE_BODY_LIMIT_BYTES } from '../../../../proxy/app/control/mapping.ts';
 import { rowFromStart } from '../../../../proxy/store/write/rowDraft.ts';
+import { buildBodiesRecord } from '../../../../proxy/store/write/bodyRecord.ts';
+import { capturedBodies } from '../../../support/lifecycleEvents.ts';
 import { buildSupportInfo } from '../../../../renderer/src/detail/copyText.ts';
 import { findSentinel, SENTINEL_KEY } from '../../../support/sentinel.ts';
 import { testStep } from '../../../../proxy/app/control/profileTest.ts';
@@ -161,6 +163,14 @@ describe('a request detail from a log written before request ids were masked', (
     status: 200,
     upstreamRequestId: `req_${SENTINEL_KEY}`,
   };
+
+  it('says a stream whose events were cut at the body cap is truncated, as it says of any other answer', () => {
+    const events = 'data: {"choices":[{"delta":{"content":"hi"}}]}\n\n'.repeat(40);
+    const captured = capturedBodies({ responseHeaders: { 'content-type': 'text/event-stream' }, responseBody: Buffer.from(events) });
+    const bodies = buildBodiesRecord({ ...captured, streamText: 'hi'.repeat(40) }, true, 1024, []);
+    const detail = detailOf({ row: { ...row, stream: true }, bodies });
+    expect(detail.streamEvents).toMatchObject({ truncated: true });
+  });
 
   it('masks the key in the gateway request id (and only the key), so the support info the window builds from it holds none', () => {
     const detail = detailOf({ row, bodies: null }, [SENTINEL_KEY]);

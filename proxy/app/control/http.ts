@@ -48,6 +48,8 @@ export function toApiError(error: unknown): ApiError {
   if (error instanceof ConfigInvalidError || error instanceof PriceImportError) return new ApiError('invalid', error.message);
   if (error instanceof ConfigBrokenError) return new ApiError('unavailable', error.message);
   if (error instanceof KeychainUnavailableError) return new ApiError('keychain_unavailable', error.message);
+  // The router decodes path parameters (a request id): a broken %-escape is the address's fault.
+  if (error instanceof URIError) return new ApiError('invalid', 'The address holds a broken %-escape (% and two hex digits).');
   if (typeof error === 'object' && error !== null && 'type' in error && (error as { type: unknown }).type === 'entity.parse.failed') {
     return new ApiError('invalid', 'The request body is not valid JSON.');
   }

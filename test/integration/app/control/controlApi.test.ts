@@ -176,6 +176,12 @@ describe('control API against a real proxy and the simulator', () => {
     await call('/requests?cursor=not-a-cursor', {}, 400);
   });
 
+  it('answers a request id that is not one, or not even a valid address, as a client error', async () => {
+    await call('/requests/alk_0_nosuch', {}, 404);
+    const broken = await call<{ error: { code: string; message: string } }>('/requests/%E0%A4%A', {}, 400);
+    expect(broken.error).toMatchObject({ code: 'invalid', message: expect.stringMatching(/%/) });
+  });
+
   it('refuses search text with a NUL character, which the full-text query would cut short, instead of failing', async () => {
     const refused = await call<{ error: { field: string; message: string } }>('/requests?text=ab%00cd', {}, 400);
     expect(refused.error).toMatchObject({ field: 'text', message: expect.stringMatching(/NUL/) });

@@ -97,6 +97,9 @@ export async function sendWithRetries(input: AttemptsInput): Promise<AttemptsRes
       return { kind: 'answer', response, contentType, upstreamRequestId };
     }
     const bodyText = await readCapped(response.body, ERROR_BODY_LIMIT_BYTES);
+    // Its client gone (or the total time or the proxy's stop) while the error's body came: nothing is sent again.
+    const abortedReading = watch.reason();
+    if (abortedReading !== null) return { kind: 'aborted', reason: abortedReading };
     const errorClass =
       classifyUpstreamResponse({ status: response.statusCode, contentType, bodyText, expectJson: true }) ?? 'upstream_error';
     const retryAfter = headerValue(response.headers, 'retry-after');
@@ -188,7 +191,18 @@ async function retried(input: AttemptsInput, outcome: AttemptOutcome): Promise<b
   return true;
 }
 
+/**
+ * An error answer's body as text, up to `limitBytes`. One that breaks off (the idle timeout, a cut,
+ * our own abort) gives what came: its status already says what failed, and a throw here ended the
+ * request as Airlock's own unexpected failure, with no row class.
+ */
 async function readCapped(body: UpstreamBody, limitBytes: number): Promise<string> {
-  const chunks = await readBody(body, { keepBytes: limitBytes, maxBytes: Number.POSITIVE_INFINITY });
-  return answerText(Buffer.concat(chunks).subarray(0, limitBytes));
+  const kept: Buffer[] = [];
+  let readBytes = 0;
+  const keep = (chunk: Buffer): void => {
+    if (readBytes < limitBytes) kept.push(chunk);
+    readBytes += chunk.length;
+  };
+  await readBody(body, { keepBytes: 0, maxBytes: Number.POSITIVE_INFINITY, onChunk: keep }).catch(() => undefined);
+  return answerText(Buffer.concat(kept).subarray(0, limitBytes));
 }

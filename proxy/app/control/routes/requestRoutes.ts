@@ -53,8 +53,10 @@ export function requestRoutes(context: ControlContext): express.Router {
     });
     res.flushHeaders();
     const send = (frame: LiveFrame) => {
+      // Dropped, not ended: an end waits behind the whole backlog, the window still listed, and a
+      // frame or heartbeat written after that end threw with no listener (write after end).
       if (res.writableLength > MAX_SSE_BUFFER_BYTES) {
-        res.end();
+        res.destroy();
         return;
       }
       res.write(`event: ${LIVE_EVENT_NAME}\ndata: ${JSON.stringify(frame)}\n\n`);

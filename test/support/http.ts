@@ -30,6 +30,18 @@ export function chatBody(overrides: Record<string, unknown> = {}): string {
 
 export const JSON_HEADERS = { 'content-type': 'application/json' };
 
+/** A gateway's whole chat answer, as text for a scripted `text` fault: 7 tokens in, 5 out. */
+export function chatAnswerText(content: string): string {
+  return JSON.stringify({
+    id: 'chatcmpl-1',
+    object: 'chat.completion',
+    created: 1,
+    model: 'gpt-4o-mini',
+    choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }],
+    usage: { prompt_tokens: 7, completion_tokens: 5, total_tokens: 12 },
+  });
+}
+
 /** The `data:` payloads of an SSE body, in order. */
 export function sseData(body: string): string[] {
   return body

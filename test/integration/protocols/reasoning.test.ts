@@ -1,9 +1,8 @@
-import Anthropic from '@anthropic-ai/sdk';
-import OpenAI from 'openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { DIALECTS } from '../../simulator/index.ts';
 import type { Dialect } from '../../simulator/dialect.ts';
-import { startHarness, type Harness } from '../../support/proxyHarness.ts';
+import type { Harness } from '../../support/proxyHarness.ts';
+import { sdkClients, startReasoningHarness } from '../../support/reasoningHarness.ts';
 
 /**
  * A reasoning model's thinking, streamed by the gateway as `reasoning_content` (vLLM, DeepSeek) or
@@ -12,30 +11,20 @@ import { startHarness, type Harness } from '../../support/proxyHarness.ts';
  * show). The simulator's thinking for such a model
  * is "Thinking about: <the last user text>".
  */
-const REASONING_MODEL = 'deepseek-chat';
 const PROMPT = 'Why is the sky blue?';
 const THINKING = `Thinking about: ${PROMPT}`;
 
 let harness: Harness;
 
 beforeAll(async () => {
-  harness = await startHarness({
-    simulator: { modelCapabilities: { [REASONING_MODEL]: { reasoning: true } } },
-    profile: {
-      modelRoutes: [
-        { pattern: 'claude-*', target: REASONING_MODEL },
-        { pattern: 'gpt-5*', target: REASONING_MODEL },
-      ],
-    },
-  });
+  harness = await startReasoningHarness();
 });
 afterAll(async () => {
   await harness.close();
 });
 beforeEach(() => harness.simulator.reset());
 
-const anthropic = () => new Anthropic({ baseURL: harness.proxy.url, apiKey: 'alk_client', maxRetries: 0 });
-const openai = () => new OpenAI({ baseURL: `${harness.proxy.url}/v1`, apiKey: 'alk_client', maxRetries: 0 });
+const { anthropic, openai } = sdkClients(() => harness);
 
 const REASONING_DIALECTS: [string, Dialect][] = [
   ['reasoning_content (vllm)', DIALECTS.vllm],

@@ -1,8 +1,8 @@
-import Anthropic from '@anthropic-ai/sdk';
-import OpenAI from 'openai';
+import type OpenAI from 'openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { DIALECTS } from '../../simulator/index.ts';
-import { startHarness, type Harness } from '../../support/proxyHarness.ts';
+import type { Harness } from '../../support/proxyHarness.ts';
+import { sdkClients, startReasoningHarness } from '../../support/reasoningHarness.ts';
 
 /**
  * A tool-call turn's thinking, handed back by the client as it got it, goes back to the gateway
@@ -10,7 +10,6 @@ import { startHarness, type Harness } from '../../support/proxyHarness.ts';
  * without it, Cerebras (whose thinking comes as `reasoning`) refuses any turn with it. Both
  * dialects are the simulator's, with their sources (test/simulator/dialects.ts).
  */
-const REASONING_MODEL = 'deepseek-chat';
 const PROMPT = 'List the files.';
 const THINKING = `Thinking about: ${PROMPT}`;
 const SHELL_CALL = { name: 'shell', arguments: '{"command":"ls"}' };
@@ -18,23 +17,14 @@ const SHELL_CALL = { name: 'shell', arguments: '{"command":"ls"}' };
 let harness: Harness;
 
 beforeAll(async () => {
-  harness = await startHarness({
-    simulator: { modelCapabilities: { [REASONING_MODEL]: { reasoning: true } } },
-    profile: {
-      modelRoutes: [
-        { pattern: 'claude-*', target: REASONING_MODEL },
-        { pattern: 'gpt-5*', target: REASONING_MODEL },
-      ],
-    },
-  });
+  harness = await startReasoningHarness();
 });
 afterAll(async () => {
   await harness.close();
 });
 beforeEach(() => harness.simulator.reset());
 
-const anthropic = () => new Anthropic({ baseURL: harness.proxy.url, apiKey: 'alk_client', maxRetries: 0 });
-const openai = () => new OpenAI({ baseURL: `${harness.proxy.url}/v1`, apiKey: 'alk_client', maxRetries: 0 });
+const { anthropic, openai } = sdkClients(() => harness);
 
 /** The assistant tool-call turn of the last chat request the gateway got. */
 function sentToolCallTurn(): Record<string, unknown> | undefined {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { chatBody, JSON_HEADERS, rawRequest } from '../../support/http.ts';
+import { chatAnswerText, chatBody, JSON_HEADERS, rawRequest } from '../../support/http.ts';
 import { startHarness, type Harness } from '../../support/proxyHarness.ts';
 import { findSentinel } from '../../support/sentinel.ts';
 
@@ -26,14 +26,7 @@ async function send(body: string) {
   return { response, end: await ended };
 }
 
-const chatAnswer = JSON.stringify({
-  id: 'chatcmpl-1',
-  object: 'chat.completion',
-  created: 1,
-  model: 'gpt-4o-mini',
-  choices: [{ index: 0, message: { role: 'assistant', content: 'hello' }, finish_reason: 'stop' }],
-  usage: { prompt_tokens: 7, completion_tokens: 5, total_tokens: 12 },
-});
+const chatAnswer = chatAnswerText('hello');
 
 describe('answers that are unusual but legal HTTP', () => {
   it("headers past undici's limit are the gateway's error, not a network to check", async () => {

@@ -4,7 +4,7 @@ import { REDACTED } from '../../../proxy/core/redact.ts';
 import { probeGateway } from '../../../proxy/app/control/gatewayProbe.ts';
 import { profileSchema } from '../../../proxy/contracts/profile.ts';
 import { fetchGatewayModels } from '../../../proxy/forward/gatewayModels.ts';
-import { chatBody, JSON_HEADERS, rawRequest, sseData } from '../../support/http.ts';
+import { chatAnswerText, chatBody, JSON_HEADERS, rawRequest, sseData } from '../../support/http.ts';
 import { startHarness, type Harness } from '../../support/proxyHarness.ts';
 import { findSentinel, SENTINEL_KEY } from '../../support/sentinel.ts';
 
@@ -25,16 +25,6 @@ async function send(path: string, options: { method?: string; body?: string } = 
   return { response, end: await ended };
 }
 
-const chatAnswer = (content: string): string =>
-  JSON.stringify({
-    id: 'chatcmpl-1',
-    object: 'chat.completion',
-    created: 1,
-    model: 'gpt-4o-mini',
-    choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }],
-    usage: { prompt_tokens: 7, completion_tokens: 5, total_tokens: 12 },
-  });
-
 const streamEvents = (texts: string[]): string =>
   [
     ...texts.map(
@@ -54,7 +44,7 @@ describe('a gateway that compresses its answer although Airlock asked for none',
         status: 200,
         contentType: 'application/json',
         encoding,
-        text: chatAnswer(`your key: ${SENTINEL_KEY}`),
+        text: chatAnswerText(`your key: ${SENTINEL_KEY}`),
       });
       const { response, end } = await send('/v1/chat/completions', { body: chatBody() });
       expect(response.status).toBe(200);
@@ -93,7 +83,7 @@ describe('a gateway that compresses its answer although Airlock asked for none',
       status: 200,
       contentType: 'application/json',
       encoding: 'x-snappy',
-      text: chatAnswer(SENTINEL_KEY),
+      text: chatAnswerText(SENTINEL_KEY),
     });
     const { response, end } = await send('/v1/chat/completions', { body: chatBody() });
     expect(response.status).toBe(502);
@@ -137,7 +127,7 @@ describe('a gateway that compresses its answer although Airlock asked for none',
       contentType: 'application/json',
       encoding: 'gzip',
       mislabelled: true,
-      text: chatAnswer(SENTINEL_KEY),
+      text: chatAnswerText(SENTINEL_KEY),
     });
     const ended = harness.nextEnd();
     await expect(
@@ -177,7 +167,7 @@ describe('one-off calls to a gateway that compresses regardless', () => {
   });
 
   it('the Test button reads a br answer as the JSON it is', async () => {
-    harness.simulator.script({ kind: 'text', status: 200, contentType: 'application/json', encoding: 'br', text: chatAnswer('ok') });
+    harness.simulator.script({ kind: 'text', status: 200, contentType: 'application/json', encoding: 'br', text: chatAnswerText('ok') });
     const probed = await probeGateway(target(), 'POST', '/chat/completions', JSON.parse(chatBody()));
     expect(probed).toMatchObject({ status: 200, errorClass: null });
     expect(JSON.parse(probed.bodyText)).toMatchObject({ choices: [{ message: { content: 'ok' } }] });

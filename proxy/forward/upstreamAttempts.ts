@@ -19,6 +19,11 @@ import { dispatchUpstream, type UpstreamResponse } from './upstreamClient.ts';
 import { mayHaveExecuted, type UpstreamAttempt } from './upstreamExecution.ts';
 
 const ERROR_BODY_LIMIT_BYTES = 256 * 1024;
+/**
+ * An error body is read past what is kept so its connection can serve the next request; past this
+ * the answer is cut instead: one that never ends held its client until the total timeout.
+ */
+const ERROR_BODY_READ_MAX_BYTES = 16 * 1024 * 1024;
 
 /** How the attempts ended: an answer to relay, a gateway error, a broken exchange, or our own abort. */
 export type AttemptsResult =
@@ -203,6 +208,6 @@ async function readCapped(body: UpstreamBody, limitBytes: number): Promise<strin
     if (readBytes < limitBytes) kept.push(chunk);
     readBytes += chunk.length;
   };
-  await readBody(body, { keepBytes: 0, maxBytes: Number.POSITIVE_INFINITY, onChunk: keep }).catch(() => undefined);
+  await readBody(body, { keepBytes: 0, maxBytes: ERROR_BODY_READ_MAX_BYTES, onChunk: keep }).catch(() => undefined);
   return answerText(Buffer.concat(kept).subarray(0, limitBytes));
 }

@@ -29,6 +29,16 @@ async function send(body: string) {
 const chatAnswer = chatAnswerText('hello');
 
 describe('answers that are unusual but legal HTTP', () => {
+  it('an error whose body never ends is answered once enough of it came, not at the total timeout', async () => {
+    const error = JSON.stringify({ error: { message: 'context too long', type: 'invalid_request_error' } });
+    const bodyBytes = 20 * 1024 * 1024;
+    const text = error.padEnd(bodyBytes, ' ');
+    harness.simulator.script({ kind: 'text', status: 400, contentType: 'application/json', text, stallAfterBytes: bodyBytes - 1 });
+    const { response, end } = await send(chatBody());
+    expect(response.status).toBe(400);
+    expect(end.errorClass).toBe('bad_request');
+  });
+
   it("headers past undici's limit are the gateway's error, not a network to check", async () => {
     harness.simulator.script({
       kind: 'text',

@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { bytesWithoutByteOrderMark } from '../core/byteOrderMark.ts';
 import { contentCodingOf, contentDecoder } from './answerDecoding.ts';
 import { SCAN_SLICE_BYTES, ScanQueue, TopLevelScanner, type TopLevelScan } from './jsonScan.ts';
 
@@ -96,7 +97,9 @@ export function readClientBody(
     let queue: ScanQueue | null = null;
     const onData = (read: Buffer): void => {
       const start = byteLength;
-      const chunk = start === 0 && scanner !== null ? withoutByteOrderMark(read) : read;
+      // A JSON body's mark (PowerShell, curl --data-binary @file) made an object "not a JSON object".
+      // Looked for in the first read only, which holds far more than its three bytes.
+      const chunk = start === 0 && scanner !== null ? bytesWithoutByteOrderMark(read) : read;
       byteLength += chunk.length;
       if (byteLength > options.limitBytes) {
         chunks = [];
@@ -186,17 +189,6 @@ export function readClientBody(
     req.once('error', onError);
     req.once('close', onClose);
   });
-}
-
-const UTF8_BYTE_ORDER_MARK = Buffer.from([0xef, 0xbb, 0xbf]);
-
-/**
- * JSON without the UTF-8 byte order mark Windows tools write (PowerShell 5's Out-File): RFC 8259
- * lets a parser ignore it, and kept it made a JSON object "not a JSON object". Looked for in the
- * first read only, which holds far more than the mark's three bytes.
- */
-function withoutByteOrderMark(chunk: Buffer): Buffer {
-  return chunk.subarray(0, UTF8_BYTE_ORDER_MARK.length).equals(UTF8_BYTE_ORDER_MARK) ? chunk.subarray(UTF8_BYTE_ORDER_MARK.length) : chunk;
 }
 
 function ignoreError(): void {}

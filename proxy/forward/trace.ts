@@ -36,7 +36,7 @@ export class RequestTrace {
   #eventOffsets: EventOffsetRecorder | null = null;
   private streamTextParts: string[] | null = null;
   private streamTextBytes = 0;
-  private readonly otherOutputParts: string[] = [];
+  private otherOutputParts: string[] | null = null; // made at the first piece: most answers have none
   private otherOutputChars = 0;
   /** UTF-16 units of all text received (the parts kept stop at the capture limit). */
   private streamedChars = 0;
@@ -339,12 +339,13 @@ export class RequestTrace {
   /** Streamed reasoning and tool-call arguments, up to the capture limit: only a usage estimate reads them. */
   otherOutput(text: string): void {
     if (this.otherOutputChars >= this.captureLimitBytes) return;
+    this.otherOutputParts ??= [];
     this.otherOutputParts.push(text);
     this.otherOutputChars += text.length;
   }
 
   otherOutputText(): string {
-    return this.otherOutputParts.join('');
+    return this.otherOutputParts?.join('') ?? '';
   }
 
   /** Publishes the end once; later calls (a close after an error) are ignored. */

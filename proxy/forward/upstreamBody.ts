@@ -1,3 +1,4 @@
+import { withoutByteOrderMark } from '../core/byteOrderMark.ts';
 import type { ServerResponse } from 'node:http';
 import type { Dispatcher } from 'undici';
 
@@ -107,16 +108,9 @@ export class UpstreamBody {
   }
 }
 
-const BYTE_ORDER_MARK = 0xfeff;
-
-/**
- * An answer's bytes as text for JSON.parse, a leading byte order mark dropped: some servers write
- * one before their JSON, and JSON.parse refuses it where the clients' own parsers (fetch's json(),
- * Python's json.loads) read past it, as RFC 8259 section 8.1 allows.
- */
+/** An answer's bytes as text for JSON.parse: some servers write a byte order mark before their JSON. */
 export function answerText(bytes: Buffer): string {
-  const text = bytes.toString('utf8');
-  return text.charCodeAt(0) === BYTE_ORDER_MARK ? text.slice(1) : text;
+  return withoutByteOrderMark(bytes.toString('utf8'));
 }
 
 /**

@@ -45,31 +45,32 @@ export function createSpendGate(deps: SpendGateDeps): SpendGateControl {
     const atMs = nowMs();
     const clientName = input.identity.tokenName;
     const burstKey = clientName ?? ANONYMOUS_CLIENT;
-    const estimate = estimatedInputCredits(input);
     const scopes = spendScopes(input.profile.id, clientName);
     // No cap on the profile or the client: no budget can refuse, so their totals are not gathered.
     const capped = needsInputEstimate(input.identity, input.profile);
+    const upfront = upfrontOf(input, capped);
     const refusal =
       burstGuard.pausedRefusal(burstKey) ??
-      (capped ? budgetRefusal(input, scopes, estimate, atMs) : null) ??
+      (capped ? budgetRefusal(input, scopes, upfront, atMs) : null) ??
       burstGuard.admit(burstKey, atMs) ??
       authBreaker.admit(input.profile.id, atMs, { profileName: input.profile.name, keyFromEnvironment: input.keyFromEnvironment === true });
-    // Without a cap nothing reads the hold: the price table is not scanned for it.
-    if (refusal === null) hold(input.requestId, scopes, estimate, capped ? perCallCredits(input) : null);
+    if (refusal === null) hold(input.requestId, scopes, upfront);
     return refusal;
   }
 
   /** An admitted request holds what it commits before its answer: its input estimate and any per-call price. */
-  function hold(requestId: string, scopes: SpendScope[], estimate: number | null, perCall: number | null): void {
-    if (estimate !== null || perCall !== null) reservations.reserve(requestId, scopes, (estimate ?? 0) + (perCall ?? 0));
+  function hold(requestId: string, scopes: SpendScope[], upfront: Upfront): void {
+    const { inputCredits, perCallCredits } = upfront;
+    if (inputCredits !== null || perCallCredits !== null)
+      reservations.reserve(requestId, scopes, (inputCredits ?? 0) + (perCallCredits ?? 0));
   }
 
-  function budgetRefusal(input: SpendCheckInput, scopes: SpendScope[], estimate: number | null, atMs: number): LocalRefusal | null {
+  function budgetRefusal(input: SpendCheckInput, scopes: SpendScope[], upfront: Upfront, atMs: number): LocalRefusal | null {
     const owners = budgetOwners(input, scopes, atMs);
     return decideBudget({
       owners,
-      estimatedInputCredits: estimate,
-      perCallCredits: perCallCredits(input),
+      estimatedInputCredits: upfront.inputCredits,
+      perCallCredits: upfront.perCallCredits,
       ledgerGap: gapAt(owners, atMs),
     });
   }
@@ -106,7 +107,7 @@ export function createSpendGate(deps: SpendGateDeps): SpendGateControl {
 
   function budgetsAdmit(input: SpendCheckInput): boolean {
     const scopes = spendScopes(input.profile.id, input.identity.tokenName);
-    return budgetRefusal(input, scopes, estimatedInputCredits(input), nowMs()) === null;
+    return budgetRefusal(input, scopes, upfrontOf(input, true), nowMs()) === null;
   }
 
   /**
@@ -118,12 +119,12 @@ export function createSpendGate(deps: SpendGateDeps): SpendGateControl {
    */
   function admitStep(input: StepCheckInput): LocalRefusal | null {
     const atMs = nowMs();
-    const estimate = estimatedInputCredits(input);
     const scopes = spendScopes(input.profile.id, input.identity.tokenName);
     const held = reservations.take(input.requestId);
     const capped = needsInputEstimate(input.identity, input.profile);
+    const upfront = upfrontOf(input, capped);
     const refusal =
-      (capped ? budgetRefusal(input, scopes, estimate, atMs) : null) ??
+      (capped ? budgetRefusal(input, scopes, upfront, atMs) : null) ??
       (input.ownProfile
         ? null
         : authBreaker.admit(input.profile.id, atMs, {
@@ -134,7 +135,7 @@ export function createSpendGate(deps: SpendGateDeps): SpendGateControl {
       if (held !== null) reservations.reserve(input.requestId, held.scopes, held.credits);
       return refusal;
     }
-    hold(input.requestId, scopes, estimate, capped ? perCallCredits(input) : null);
+    hold(input.requestId, scopes, upfront);
     return null;
   }
 
@@ -146,8 +147,8 @@ export function createSpendGate(deps: SpendGateDeps): SpendGateControl {
   function refineHold(input: SpendCheckInput): void {
     // A hold a fallback step moved is priced by that step; a count at the first profile's prices would cut it.
     if (!reservations.heldOn(input.requestId, { kind: 'profile', profileId: input.profile.id })) return;
-    const estimate = estimatedInputCredits(input);
-    if (estimate !== null) reservations.shrink(input.requestId, estimate + (perCallCredits(input) ?? 0));
+    const { inputCredits, perCallCredits } = upfrontOf(input, true);
+    if (inputCredits !== null) reservations.shrink(input.requestId, inputCredits + (perCallCredits ?? 0));
   }
 
   function needsInputEstimate(identity: ClientIdentity, profile: Profile): boolean {
@@ -188,14 +189,20 @@ function spendScopes(profileId: string, clientName: string | null): SpendScope[]
   return scopes;
 }
 
-function estimatedInputCredits(input: SpendCheckInput): number | null {
-  if (input.estimatedInputTokens === null) return null;
-  const price = findPrice(input.profile.prices, input.upstreamModel);
-  return inputCostOf(input.estimatedInputTokens, price, input.profile.priceMultiplier);
+/** What a request commits before its answer, at its profile's prices. */
+interface Upfront {
+  inputCredits: number | null;
+  /** A per-call price (an image or video creation's whole cost); only where a cap reads it. */
+  perCallCredits: number | null;
 }
 
-/** A per-call price is known before sending, whatever the body: an image or video creation's whole cost. */
-function perCallCredits(input: SpendCheckInput): number | null {
-  const perCall = findPrice(input.profile.prices, input.upstreamModel)?.perCall;
-  return perCall === undefined ? null : perCall * input.profile.priceMultiplier;
+/** The price table is looked up once, and only when something reads the result. */
+function upfrontOf(input: SpendCheckInput, capped: boolean): Upfront {
+  if (input.estimatedInputTokens === null && !capped) return { inputCredits: null, perCallCredits: null };
+  const price = findPrice(input.profile.prices, input.upstreamModel);
+  const multiplier = input.profile.priceMultiplier;
+  return {
+    inputCredits: input.estimatedInputTokens === null ? null : inputCostOf(input.estimatedInputTokens, price, multiplier),
+    perCallCredits: capped && price?.perCall !== undefined ? price.perCall * multiplier : null,
+  };
 }

@@ -1,3 +1,4 @@
+import { redactSecrets, redactsNone } from '../../core/redact.ts';
 import type { RequestLifecycleEvent } from '../../contracts/lifecycle.ts';
 
 type StartEvent = Extract<RequestLifecycleEvent, { type: 'start' }>;
@@ -133,7 +134,11 @@ export function genAiSpanOf(start: StartEvent, end: EndEvent, server: UpstreamSe
  * field) and from the gateway (one that echoes what it was sent), the operation from the client's
  * path. The log and the live feed mask the same texts; a span leaves the machine.
  */
-export function maskedSpan(span: GenAiSpanData, mask: (text: string) => string): GenAiSpanData {
+export function maskedSpan(span: GenAiSpanData, knownSecrets: string[]): GenAiSpanData {
+  const texts = [span.name, ...Object.values(span.attributes).filter((value) => typeof value === 'string'), span.errorDescription ?? ''];
+  // One pass over all its texts, as the log checks a row: almost no span holds a secret.
+  if (redactsNone(texts, knownSecrets)) return span;
+  const mask = (text: string): string => redactSecrets(text, knownSecrets);
   const attributes: SpanAttributes = {};
   for (const [name, value] of Object.entries(span.attributes)) attributes[name] = typeof value === 'string' ? mask(value) : value;
   return {

@@ -3,7 +3,6 @@ import type { ConfigFile } from '../../contracts/config.ts';
 import type { RequestLifecycleEvent } from '../../contracts/lifecycle.ts';
 import type { RequestEvents } from '../../contracts/requestEvents.ts';
 import type { ConfigSource } from '../configOverlay.ts';
-import { redactSecrets } from '../../core/redact.ts';
 import { genAiSpanOf, maskedSpan, upstreamServerOf, type GenAiSpanData } from './genAiSpan.ts';
 import type { SpanSink } from './otlpSpans.ts';
 
@@ -81,10 +80,7 @@ export function followTraceExport(options: TraceExportOptions): TraceExport {
       if (startEvent === undefined) return; // started before the export was turned on
       started.delete(event.requestId);
       const profile = options.config.snapshot().profiles.find((candidate) => candidate.id === startEvent.profileId);
-      const secrets = options.knownSecrets();
-      const span = maskedSpan(genAiSpanOf(startEvent, event, profile ? upstreamServerOf(profile.baseUrl) : null), (text) =>
-        redactSecrets(text, secrets),
-      );
+      const span = maskedSpan(genAiSpanOf(startEvent, event, profile ? upstreamServerOf(profile.baseUrl) : null), options.knownSecrets());
       if (loaded !== null) loaded.record(span);
       else if (waiting.length < MAX_WAITING_SPANS) waiting.push(span);
     });

@@ -1,9 +1,8 @@
 import { findNodeAtLocation, parse as parseJsonc, parseTree, printParseErrorCode, type ParseError } from 'jsonc-parser';
 import type { z } from 'zod';
 import { CONFIG_FILE_NAME, configFileSchema, type ConfigFile } from '../../contracts/config.ts';
+import { withoutByteOrderMark } from '../../core/byteOrderMark.ts';
 import { isRecord } from '../../core/isRecord.ts';
-
-const BYTE_ORDER_MARK = '\uFEFF';
 
 export type ConfigParseResult = { ok: true; config: ConfigFile } | { ok: false; message: string };
 
@@ -13,7 +12,7 @@ export type ConfigParseResult = { ok: true; config: ConfigFile } | { ok: false; 
  */
 export function parseConfigText(fileText: string): ConfigParseResult {
   // Windows editors may save UTF-8 with a byte order mark, which JSON.parse refuses as an invisible "InvalidSymbol".
-  const text = fileText.startsWith(BYTE_ORDER_MARK) ? fileText.slice(BYTE_ORDER_MARK.length) : fileText;
+  const text = withoutByteOrderMark(fileText);
   let value: unknown;
   try {
     value = JSON.parse(text);

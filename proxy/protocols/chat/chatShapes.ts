@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { ReasoningField } from './returnedReasoning.ts';
+import { thinkingFieldOf, type ReasoningField } from './returnedReasoning.ts';
 import type { TokenUsage } from '../../contracts/usage.ts';
 import type { SseEvent } from '../sse.ts';
 import { eventJson } from '../sse.ts';
@@ -122,12 +122,11 @@ export function readChatChunk(chunk: Json): ChatChunkReading {
   const choice = (choices ?? []).find((candidate: unknown) => isRecord(candidate) && (candidate.index ?? 0) === 0) as Json | undefined;
   const delta = isRecord(choice?.delta) ? choice.delta : null;
   const calls = Array.isArray(delta?.tool_calls) ? delta.tool_calls : [];
-  const reasoningContent = stringOrNull(delta?.reasoning_content);
-  const reasoning = stringOrNull(delta?.reasoning);
+  const reasoningField = thinkingFieldOf(delta);
   return {
     textDelta: stringOrNull(delta?.content),
-    reasoningDelta: reasoningContent ?? reasoning,
-    reasoningField: reasoningContent !== null ? 'reasoning_content' : reasoning !== null ? 'reasoning' : null,
+    reasoningDelta: reasoningField === null ? null : (delta?.[reasoningField] as string),
+    reasoningField,
     toolCallDeltas: calls.filter(isRecord).map((call) => {
       const fn = isRecord(call.function) ? call.function : {};
       return {
@@ -148,15 +147,11 @@ export function readChatCompletion(json: unknown): ChatCompletionReading | null 
   if (!parsed.success) return null;
   const [choice] = parsed.data.choices;
   if (!choice) return null;
+  const reasoningField = thinkingFieldOf(choice.message);
   return {
     text: choice.message.content ?? choice.message.refusal ?? '',
-    reasoning: choice.message.reasoning_content ?? choice.message.reasoning ?? '',
-    reasoningField:
-      typeof choice.message.reasoning_content === 'string'
-        ? 'reasoning_content'
-        : typeof choice.message.reasoning === 'string'
-          ? 'reasoning'
-          : null,
+    reasoning: reasoningField === null ? '' : (choice.message[reasoningField] ?? ''),
+    reasoningField,
     toolCalls: (choice.message.tool_calls ?? []).map((call) => ({
       id: call.id,
       name: call.function.name,

@@ -4,6 +4,7 @@ import { eventJson, type SseEvent } from '../sse.ts';
 import { errorMemberOf } from '../declaredError.ts';
 import { isUsageOnlyChunk, usageFromChatChunk } from './usage.ts';
 import { isRecord } from '../../core/isRecord.ts';
+import { thinkingFieldOf } from './returnedReasoning.ts';
 
 /**
  * Chat Completions: `data: {chunk}` … and, from most gateways, `data: [DONE]`. The answer is
@@ -90,8 +91,9 @@ export class ChatStreamObserver implements StreamObserver {
 
   /** Thinking and tool calls are output the gateway bills: a stream without usage is estimated with them. */
   private readOtherOutput(delta: Record<string, unknown>): void {
-    const reasoning = delta['reasoning_content'] ?? delta['reasoning'];
-    if (typeof reasoning === 'string' && reasoning.length > 0) this.sink.onOtherOutput?.(reasoning);
+    const reasoningField = thinkingFieldOf(delta);
+    const reasoning = reasoningField === null ? '' : (delta[reasoningField] as string);
+    if (reasoning.length > 0) this.sink.onOtherOutput?.(reasoning);
     const calls = delta['tool_calls'];
     if (!Array.isArray(calls)) return;
     for (const call of calls) {

@@ -12,6 +12,12 @@
  */
 export type ReasoningField = 'reasoning_content' | 'reasoning';
 
+/** The field a chat delta or message carries its thinking in, `reasoning_content` first; null when it has none. */
+export function thinkingFieldOf(fields: { reasoning_content?: unknown; reasoning?: unknown } | null | undefined): ReasoningField | null {
+  if (typeof fields?.reasoning_content === 'string') return 'reasoning_content';
+  return typeof fields?.reasoning === 'string' ? 'reasoning' : null;
+}
+
 const RETURNABLE_REASONING_MARK = 'airlock:reasoning_content';
 
 /** The mark for thinking that came in `field`: null for thinking that may not go back. */

@@ -16,13 +16,7 @@ beforeEach(() => {
 
 async function send(body: string) {
   const ended = harness.nextEnd();
-  // Well under the harness's timeouts: an answer Airlock never finishes fails here, not at the test's limit.
-  const response = await rawRequest(`${harness.proxy.url}/v1/chat/completions`, {
-    method: 'POST',
-    headers: JSON_HEADERS,
-    body,
-    timeoutMs: 5000,
-  });
+  const response = await rawRequest(`${harness.proxy.url}/v1/chat/completions`, { method: 'POST', headers: JSON_HEADERS, body });
   return { response, end: await ended };
 }
 

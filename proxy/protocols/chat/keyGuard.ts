@@ -2,6 +2,7 @@ import type { SseEvent } from '../sse.ts';
 import { eventJson } from '../sse.ts';
 import { FieldKeyGuard, type Emit, type Json } from '../streamKeyGuard.ts';
 import { isRecord } from '../../core/isRecord.ts';
+import { finishReasonOf } from './finishReason.ts';
 
 /** Legacy completions stream `choices[].text`. */
 const LEGACY_TEXT_FIELD = 'text';
@@ -69,7 +70,7 @@ export class ChatKeyGuard extends FieldKeyGuard<string> {
       }
     }
     if (typeof choice.text === 'string') this.fields.guard(this.#key(index, LEGACY_TEXT_FIELD), choice, LEGACY_TEXT_FIELD);
-    if (choice.finish_reason !== null && choice.finish_reason !== undefined && this.#flushChoice(choice, index)) this.fields.noteReshaped();
+    if (finishReasonOf(choice.finish_reason) !== null && this.#flushChoice(choice, index)) this.fields.noteReshaped();
   }
 
   /** The choice ended: its held text goes in this chunk, appended to the fields it belongs to. */

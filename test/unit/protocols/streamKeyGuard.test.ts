@@ -64,6 +64,16 @@ describe('chat streams', () => {
     expect(findSentinel(out.map((event) => event.data).join(''))).toBeNull();
   });
 
+  it('masks a key split across deltas from a gateway that sends finish_reason "" on every chunk', () => {
+    // Ollama (ollama#4357), sglang (sglang#3912) and Sensenova (axonhub#2073) mark unfinished chunks with "", not null.
+    const events = [...pieces(said).map((piece) => chunk({ content: piece }, '')), chunk({}, 'stop'), { data: '[DONE]' }];
+    const { out, masked } = run('chat', events);
+    const deltas = parsed(out).map((json) => json.choices[0].delta);
+    expect(deltas.map((delta) => delta.content ?? '').join('')).toBe(`my key is ${REDACTED}`);
+    expect(masked).toBe(true);
+    expect(findSentinel(out.map((event) => event.data).join(''))).toBeNull();
+  });
+
   it('keeps the choices of n > 1 apart, and hands on held text before [DONE] when no finish came', () => {
     const events = [
       chunk({ content: 'a s' }, null, 0),

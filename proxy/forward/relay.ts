@@ -348,6 +348,10 @@ async function relayGuardedStream(
     return;
   }
   if (!observer.complete && !observer.wholeAtCleanEnd) return failMidStream(input, protocols.client, 'stream_interrupted', translator);
+  // `[DONE]` ends a chat stream, but a translated answer is whole only with the finish_reason its ending is made from.
+  if (translator && !translator.hasFinishReason()) {
+    return failMidStream(input, protocols.client, 'stream_interrupted', translator, 'the gateway ended the stream without a finish_reason');
+  }
   if (translator) res.write(translator.finish().join(''));
   res.end();
 }

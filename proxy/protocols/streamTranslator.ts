@@ -22,6 +22,8 @@ export interface ChatStreamTranslator {
    */
   finish(): string[];
   fail(error: StreamFailure): string[];
+  /** A finish_reason has come: finish() would complete the answer rather than fail it. */
+  hasFinishReason(): boolean;
 }
 
 export const STREAM_ENDED_EARLY_MESSAGE = 'the upstream stream ended before the reply was finished';
@@ -31,6 +33,7 @@ export interface StreamEventTranslator {
   push(event: SseEvent): string[];
   finish(): string[];
   fail(error: StreamFailure): string[];
+  hasFinishReason(): boolean;
 }
 
 export function fromChatEvents(translator: ChatStreamTranslator): StreamEventTranslator {
@@ -41,5 +44,6 @@ export function fromChatEvents(translator: ChatStreamTranslator): StreamEventTra
     },
     finish: () => translator.finish(),
     fail: (error) => translator.fail(error),
+    hasFinishReason: () => translator.hasFinishReason(),
   };
 }

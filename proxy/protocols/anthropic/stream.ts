@@ -56,6 +56,7 @@ export function createAnthropicStreamTranslator(options: { requestedModel: strin
       return frames;
     },
     fail,
+    hasFinishReason: () => blocks.finishReason() !== null,
   };
 }
 

@@ -5,6 +5,7 @@ import type { SseEvent } from '../sse.ts';
 import { eventJson } from '../sse.ts';
 import { usageFromChatChunk } from './usage.ts';
 import { isRecord } from '../../core/isRecord.ts';
+import { finishReasonOf } from './finishReason.ts';
 
 /**
  * Lenient readers for what a Chat Completions upstream sends back. Unknown fields are ignored;
@@ -136,7 +137,7 @@ export function readChatChunk(chunk: Json): ChatChunkReading {
         argumentsPiece: stringOrNull(fn.arguments),
       };
     }),
-    finishReason: stringOrNull(choice?.finish_reason),
+    finishReason: finishReasonOf(choice?.finish_reason),
     usage: usageFromChatChunk(chunk),
     errorMessage: null,
   };
@@ -157,7 +158,7 @@ export function readChatCompletion(json: unknown): ChatCompletionReading | null 
       name: call.function.name,
       arguments: call.function.arguments ?? '',
     })),
-    finishReason: choice.finish_reason ?? null,
+    finishReason: finishReasonOf(choice.finish_reason),
     usage: readChatUsage(parsed.data.usage),
   };
 }

@@ -5,6 +5,7 @@ import { errorMemberOf } from '../declaredError.ts';
 import { isUsageOnlyChunk, usageFromChatChunk } from './usage.ts';
 import { isRecord } from '../../core/isRecord.ts';
 import { thinkingFieldOf } from './returnedReasoning.ts';
+import { finishReasonOf } from './finishReason.ts';
 
 /**
  * Chat Completions: `data: {chunk}` … and, from most gateways, `data: [DONE]`. The answer is
@@ -78,7 +79,7 @@ export class ChatStreamObserver implements StreamObserver {
       const content = delta?.content;
       if (typeof content === 'string' && content.length > 0) this.sink.onDelta(content);
       if (isRecord(delta)) this.readOtherOutput(delta);
-      if (typeof finishReason === 'string' && finishReason !== '') {
+      if (finishReasonOf(finishReason) !== null) {
         finishing = true;
         this.openChoices.delete(choiceIndex);
         this.finishedChoices.add(choiceIndex);

@@ -116,5 +116,6 @@ export function createResponsesStreamTranslator(options: {
       return frames;
     },
     fail,
+    hasFinishReason: () => blocks.finishReason() !== null,
   };
 }

@@ -81,6 +81,34 @@ describe('translated streams from a gateway without [DONE]', () => {
   });
 });
 
+// Ollama (ollama#4357), sglang (sglang#3912) and Sensenova (axonhub#2073) send finish_reason "" on every unfinished chunk.
+describe('a translated stream whose chunks carry finish_reason "" and no real finish before [DONE]', () => {
+  const frames = [
+    'data: {"id":"c1","object":"chat.completion.chunk","model":"gpt-4o-mini","choices":[{"index":0,"delta":{"role":"assistant","content":"hi"},"finish_reason":""}]}\n\n',
+    'data: {"id":"c1","object":"chat.completion.chunk","model":"gpt-4o-mini","choices":[{"index":0,"delta":{"content":" the"},"finish_reason":""}]}\n\n',
+    'data: [DONE]\n\n',
+  ];
+
+  it('an Anthropic client gets an error event, not message_stop, and the request is interrupted', async () => {
+    harness.simulator.script({ kind: 'bodyChunks', chunks: frames });
+    const body = JSON.stringify({ model: 'claude-haiku-4-5', max_tokens: 64, stream: true, messages: [{ role: 'user', content: 'hi' }] });
+    const { data, end } = await streamed('/v1/messages', body);
+    const types = data.map((payload) => (JSON.parse(payload) as { type: string }).type);
+    expect(types).not.toContain('message_stop');
+    expect(types.at(-1)).toBe('error');
+    expect(end.errorClass).toBe('stream_interrupted');
+  });
+
+  it('a Responses client gets response.failed, and the request is interrupted', async () => {
+    harness.simulator.script({ kind: 'bodyChunks', chunks: frames });
+    const { data, end } = await streamed('/v1/responses', JSON.stringify({ model: 'gpt-5-codex', input: 'hi', stream: true }));
+    const types = data.map((payload) => (JSON.parse(payload) as { type: string }).type);
+    expect(types).not.toContain('response.completed');
+    expect(types.at(-1)).toBe('response.failed');
+    expect(end.errorClass).toBe('stream_interrupted');
+  });
+});
+
 describe('a stream whose usage is a running count on every chunk', () => {
   it.each([true, false])('cut halfway (sendDone %s) is estimated, never billed at the partial count', async (sendDone) => {
     harness.simulator.useDialect(dialect(sendDone, 'everyChunk'));

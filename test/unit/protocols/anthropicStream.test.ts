@@ -1,7 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import { createAnthropicStreamTranslator } from '../../../proxy/protocols/anthropic/stream.ts';
 import { STREAM_ENDED_EARLY_MESSAGE } from '../../../proxy/protocols/streamTranslator.ts';
-import { characterPieces, fedChunks, finishChunk, parseFrames, reasoningChunk, textChunk, toolChunk, usageChunk } from './chatChunks.ts';
+import {
+  characterPieces,
+  fedChunks,
+  finishChunk,
+  parseFrames,
+  reasoningChunk,
+  textChunk,
+  toolChunk,
+  usageChunk,
+  withFinishReason,
+} from './chatChunks.ts';
 import type { SseFrame, ToolPiece } from './chatChunks.ts';
 
 interface RebuiltBlock {
@@ -261,6 +271,20 @@ describe('createAnthropicStreamTranslator failures', () => {
     expect(parseFrames(translator.finish())).toEqual([
       { event: 'error', data: { type: 'error', error: { type: 'api_error', message: STREAM_ENDED_EARLY_MESSAGE } } },
     ]);
+  });
+
+  // Ollama (ollama#4357), sglang (sglang#3912) and Sensenova (axonhub#2073) send finish_reason "" on unfinished chunks.
+  it('reads finish_reason "" as unfinished: a stream cut before its real finish fails', () => {
+    const translator = fedChunks(createAnthropicStreamTranslator({ requestedModel: 'm', messageId: 'msg_e' }));
+    translator.push(withFinishReason(textChunk('cut off'), ''));
+    expect(parseFrames(translator.finish())).toEqual([
+      { event: 'error', data: { type: 'error', error: { type: 'api_error', message: STREAM_ENDED_EARLY_MESSAGE } } },
+    ]);
+  });
+
+  it('keeps the real finish when a later chunk carries finish_reason ""', () => {
+    const frames = translate([withFinishReason(textChunk('long'), ''), finishChunk('length'), withFinishReason(usageChunk(3, 4), '')]);
+    expect(rebuildMessage(frames).messageDelta['delta']).toMatchObject({ stop_reason: 'max_tokens' });
   });
 
   it.each([

@@ -34,6 +34,13 @@ export function finishChunk(finishReason: string): object {
   return { id: 'chatcmpl-1', choices: [{ index: 0, delta: {}, finish_reason: finishReason }] };
 }
 
+/** The chunk with its choice's finish_reason set (a usage chunk gets a choice with an empty delta). */
+export function withFinishReason(chunk: object, finishReason: string): object {
+  const { choices } = chunk as { choices: Record<string, unknown>[] };
+  const [choice] = choices.length > 0 ? choices : [{ index: 0, delta: {} }];
+  return { ...chunk, choices: [{ ...choice, finish_reason: finishReason }] };
+}
+
 export function usageChunk(promptTokens: number, completionTokens: number, cachedTokens?: number): object {
   const usage: Record<string, unknown> = {
     prompt_tokens: promptTokens,

@@ -67,6 +67,8 @@ export function chatToAnthropicResponse(
     });
   }
   if (reply.text !== '') content.push({ type: 'text', text: reply.text });
+  // Anthropic has no refusal block: a model that declines says so in text, as the stream's refusal block is rendered.
+  if (reply.refusal !== '') content.push({ type: 'text', text: reply.refusal });
   for (const call of reply.toolCalls) {
     content.push({ type: 'tool_use', id: call.id, name: call.name, input: parseToolInput(call.arguments, call.name, notes) });
   }

@@ -86,6 +86,7 @@ function renderBlockEvent(event: BlockEvent): string[] {
 /**
  * A chat model's thinking becomes a thinking block whose signature is no Anthropic one: empty, or
  * Airlock's mark that its thinking may go back to the gateway (returnedReasoning.ts), sent at its end.
+ * A refusal is text: Anthropic has no refusal block (its `refusal` stop reason is a classifier's, not the model's words).
  */
 function emptyContentBlock(block: BlockEvent['block']): Record<string, unknown> {
   if (block.kind === 'tool') return { type: 'tool_use', id: block.callId, name: block.name, input: {} };

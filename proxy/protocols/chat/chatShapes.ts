@@ -53,6 +53,8 @@ export interface ChatChunkReading {
   reasoningDelta: string | null;
   /** Which of the two it came in: null when the chunk has no thinking. */
   reasoningField: ReasoningField | null;
+  /** The model declining (OpenAI's `refusal`), streamed instead of `content`. */
+  refusalDelta: string | null;
   toolCallDeltas: ToolCallDelta[];
   finishReason: string | null;
   usage: TokenUsage | null;
@@ -62,6 +64,8 @@ export interface ChatChunkReading {
 
 export interface ChatCompletionReading {
   text: string;
+  /** The model's refusal (OpenAI's `message.refusal`), '' when it sent none. */
+  refusal: string;
   /** The model's thinking, '' when it sent none. */
   reasoning: string;
   reasoningField: ReasoningField | null;
@@ -84,6 +88,7 @@ const EMPTY_READING: ChatChunkReading = {
   textDelta: null,
   reasoningDelta: null,
   reasoningField: null,
+  refusalDelta: null,
   toolCallDeltas: [],
   finishReason: null,
   usage: null,
@@ -128,6 +133,7 @@ export function readChatChunk(chunk: Json): ChatChunkReading {
     textDelta: stringOrNull(delta?.content),
     reasoningDelta: reasoningField === null ? null : (delta?.[reasoningField] as string),
     reasoningField,
+    refusalDelta: stringOrNull(delta?.refusal),
     toolCallDeltas: calls.filter(isRecord).map((call) => {
       const fn = isRecord(call.function) ? call.function : {};
       return {
@@ -150,7 +156,8 @@ export function readChatCompletion(json: unknown): ChatCompletionReading | null 
   if (!choice) return null;
   const reasoningField = thinkingFieldOf(choice.message);
   return {
-    text: choice.message.content ?? choice.message.refusal ?? '',
+    text: choice.message.content ?? '',
+    refusal: choice.message.refusal ?? '',
     reasoning: reasoningField === null ? '' : (choice.message[reasoningField] ?? ''),
     reasoningField,
     toolCalls: (choice.message.tool_calls ?? []).map((call) => ({
@@ -177,7 +184,12 @@ export function completionAsChunk(json: unknown): Json | null {
     function: { name: call.name, arguments: call.arguments },
   }));
   // The thinking keeps the field it came in: that decides whether it may go back (returnedReasoning.ts).
-  const delta = { content: reply.text, [reply.reasoningField ?? 'reasoning_content']: reply.reasoning, tool_calls: toolCalls };
+  const delta = {
+    content: reply.text,
+    [reply.reasoningField ?? 'reasoning_content']: reply.reasoning,
+    ...(reply.refusal === '' ? {} : { refusal: reply.refusal }),
+    tool_calls: toolCalls,
+  };
   // The answer is whole by definition: one without a finish_reason still finished.
   const choice = { index: 0, delta, finish_reason: reply.finishReason ?? 'stop' };
   return { choices: [choice], usage: (json as { usage?: unknown }).usage ?? null };

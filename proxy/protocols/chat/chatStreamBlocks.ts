@@ -4,12 +4,12 @@ import type { ReasoningField } from './returnedReasoning.ts';
 
 /**
  * Turns Chat Completions stream chunks into an ordered sequence of output blocks (reasoning,
- * text, tool calls), which the Anthropic and Responses translators render in their own event vocabulary.
+ * text, refusal, tool calls), which the Anthropic and Responses translators render in their own event vocabulary.
  *
  * Both target protocols expect one block to be open at a time, while a chat upstream may
  * interleave several tool calls by `index`. So only the first unfinished block streams live;
  * pieces for later blocks are held (each piece kept as it arrived) and released in order when
- * the blocks before them close. A reasoning or text block closes when any other block starts; tool calls close at
+ * the blocks before them close. A reasoning, text or refusal block closes when any other block starts; tool calls close at
  * the end of the stream, the only point where an upstream promises no more argument pieces.
  */
 
@@ -17,6 +17,8 @@ export type StreamBlock =
   /** `field`: the chat field the thinking came in, which decides whether it may go back (returnedReasoning.ts). */
   | { position: number; kind: 'reasoning'; text: string; field: ReasoningField }
   | { position: number; kind: 'text'; text: string }
+  /** The model declining (`delta.refusal`): Responses has a content part for it, Anthropic shows it as text. */
+  | { position: number; kind: 'refusal'; text: string }
   | { position: number; kind: 'tool'; callId: string; name: string; arguments: string };
 
 /** Each event carries a copy of the block as it was at that moment. */
@@ -58,7 +60,7 @@ export function createChatStreamBlocks(callIdPrefix: string): ChatStreamBlocks {
     return entry;
   }
 
-  function textTarget(kind: 'reasoning' | 'text', field: ReasoningField = 'reasoning_content'): TrackedBlock {
+  function textTarget(kind: 'reasoning' | 'text' | 'refusal', field: ReasoningField = 'reasoning_content'): TrackedBlock {
     const last = tracked.at(-1);
     if (last && last.block.kind === kind && !last.closed) return last;
     const position = tracked.length;
@@ -116,6 +118,7 @@ export function createChatStreamBlocks(callIdPrefix: string): ChatStreamBlocks {
         textTarget('reasoning', reading.reasoningField ?? 'reasoning_content').heldPieces.push(reading.reasoningDelta);
       }
       if (reading.textDelta !== null && reading.textDelta !== '') textTarget('text').heldPieces.push(reading.textDelta);
+      if (reading.refusalDelta !== null && reading.refusalDelta !== '') textTarget('refusal').heldPieces.push(reading.refusalDelta);
       for (const delta of reading.toolCallDeltas) {
         const entry = toolTarget(delta);
         if (entry.block.kind === 'tool' && entry.block.name === '' && delta.name) entry.block.name = delta.name;

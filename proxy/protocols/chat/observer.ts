@@ -90,11 +90,13 @@ export class ChatStreamObserver implements StreamObserver {
     return finishing;
   }
 
-  /** Thinking and tool calls are output the gateway bills: a stream without usage is estimated with them. */
+  /** Thinking, a refusal and tool calls are output the gateway bills: a stream without usage is estimated with them. */
   private readOtherOutput(delta: Record<string, unknown>): void {
     const reasoningField = thinkingFieldOf(delta);
     const reasoning = reasoningField === null ? '' : (delta[reasoningField] as string);
     if (reasoning.length > 0) this.sink.onOtherOutput?.(reasoning);
+    const refusal = delta['refusal'];
+    if (typeof refusal === 'string' && refusal.length > 0) this.sink.onOtherOutput?.(refusal);
     const calls = delta['tool_calls'];
     if (!Array.isArray(calls)) return;
     for (const call of calls) {

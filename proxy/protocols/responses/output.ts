@@ -48,7 +48,7 @@ export function responseSnapshot(input: ResponseSnapshotInput): Record<string, u
   };
 }
 
-const ITEM_ID_PREFIX = { reasoning: 'rs', text: 'msg', tool: 'fc' } as const;
+const ITEM_ID_PREFIX = { reasoning: 'rs', text: 'msg', refusal: 'msg', tool: 'fc' } as const;
 
 /** Item ids are derived from the response id so that they are unique and reproducible. */
 export function outputItemId(responseId: string, block: StreamBlock): string {
@@ -58,6 +58,11 @@ export function outputItemId(responseId: string, block: StreamBlock): string {
 
 export function outputTextPart(text: string): Record<string, unknown> {
   return { type: 'output_text', text, annotations: [] };
+}
+
+/** A model declining: a message's content part of its own, as OpenAI's Responses API gives it. */
+export function refusalPart(refusal: string): Record<string, unknown> {
+  return { type: 'refusal', refusal };
 }
 
 /**
@@ -77,8 +82,9 @@ export function outputItem(responseId: string, block: StreamBlock, status: 'in_p
     const mark = reasoningMark(block.field);
     return { id, type: 'reasoning', status, summary, ...(mark === null ? {} : { encrypted_content: mark }) };
   }
-  if (block.kind === 'text') {
-    const content = status === 'completed' ? [outputTextPart(block.text)] : [];
+  if (block.kind === 'text' || block.kind === 'refusal') {
+    const part = block.kind === 'text' ? outputTextPart(block.text) : refusalPart(block.text);
+    const content = status === 'completed' ? [part] : [];
     return { id, type: 'message', status, role: 'assistant', content };
   }
   return { id, type: 'function_call', status, call_id: block.callId, name: block.name, arguments: block.arguments };

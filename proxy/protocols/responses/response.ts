@@ -24,6 +24,7 @@ export function chatToResponsesResponse(
   if (reply.reasoning !== '')
     blocks.push({ position: 0, kind: 'reasoning', text: reply.reasoning, field: reply.reasoningField ?? 'reasoning_content' });
   if (reply.text !== '') blocks.push({ position: blocks.length, kind: 'text', text: reply.text });
+  if (reply.refusal !== '') blocks.push({ position: blocks.length, kind: 'refusal', text: reply.refusal });
   for (const call of reply.toolCalls) {
     blocks.push({ position: blocks.length, kind: 'tool', callId: call.id, name: call.name, arguments: call.arguments });
   }

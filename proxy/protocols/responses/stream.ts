@@ -3,7 +3,7 @@ import type { BlockEvent } from '../chat/chatStreamBlocks.ts';
 import { sseFrame } from '../sse.ts';
 import { STREAM_ENDED_EARLY_MESSAGE } from '../streamTranslator.ts';
 import type { ChatStreamTranslator, StreamFailure } from '../streamTranslator.ts';
-import { outputItem, outputItemId, outputTextPart, reasoningSummaryPart, responseEnding, responseSnapshot } from './output.ts';
+import { outputItem, outputItemId, outputTextPart, reasoningSummaryPart, refusalPart, responseEnding, responseSnapshot } from './output.ts';
 import type { ResponseSnapshotInput } from './output.ts';
 
 /**
@@ -58,13 +58,16 @@ export function createResponsesStreamTranslator(options: {
           frame('response.reasoning_summary_part.added', { item_id, output_index, summary_index: 0, part: reasoningSummaryPart('') }),
         ];
       }
-      return [added, frame('response.content_part.added', { item_id, output_index, content_index: 0, part: outputTextPart('') })];
+      const part = block.kind === 'refusal' ? refusalPart('') : outputTextPart('');
+      return [added, frame('response.content_part.added', { item_id, output_index, content_index: 0, part })];
     }
     if (event.type === 'delta') {
       if (block.kind === 'tool') return [frame('response.function_call_arguments.delta', { item_id, output_index, delta: event.piece })];
       if (block.kind === 'reasoning') {
         return [frame('response.reasoning_summary_text.delta', { item_id, output_index, summary_index: 0, delta: event.piece })];
       }
+      if (block.kind === 'refusal')
+        return [frame('response.refusal.delta', { item_id, output_index, content_index: 0, delta: event.piece })];
       return [frame('response.output_text.delta', { item_id, output_index, content_index: 0, delta: event.piece, logprobs: [] })];
     }
     // Frames are built in the order they are written: sequence numbers are taken as they are built.
@@ -85,6 +88,12 @@ export function createResponsesStreamTranslator(options: {
       ];
     }
     const part = { item_id, output_index, content_index: 0 };
+    if (block.kind === 'refusal') {
+      return [
+        frame('response.refusal.done', { ...part, refusal: block.text }),
+        frame('response.content_part.done', { ...part, part: refusalPart(block.text) }),
+      ];
+    }
     return [
       frame('response.output_text.done', { ...part, text: block.text, logprobs: [] }),
       frame('response.content_part.done', { ...part, part: outputTextPart(block.text) }),

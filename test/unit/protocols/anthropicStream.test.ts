@@ -7,6 +7,7 @@ import {
   finishChunk,
   parseFrames,
   reasoningChunk,
+  refusalChunk,
   textChunk,
   toolChunk,
   usageChunk,
@@ -238,6 +239,14 @@ describe('createAnthropicStreamTranslator', () => {
     expect(blocks.map(({ id, name, partialJson }) => ({ id, name, partialJson }))).toEqual([
       { id: 'call_1', name: 'Bash', partialJson: '{"command":"ls"}' },
     ]);
+  });
+
+  // Anthropic has no refusal block: a model that declines says so in text (its stop_reason "refusal" is a classifier's stop).
+  it('streams a refusal as the text the Anthropic client shows', () => {
+    const frames = translate([refusalChunk("I can't "), refusalChunk('help with that.'), finishChunk('stop')]);
+    const { blocks, messageDelta } = rebuildMessage(frames);
+    expect(blocks).toEqual([expect.objectContaining({ type: 'text', text: "I can't help with that." })]);
+    expect(messageDelta['delta']).toMatchObject({ stop_reason: 'end_turn' });
   });
 
   it('turns a stop finish with tool calls into tool_use', () => {

@@ -18,6 +18,11 @@ export function reasoningChunk(text: string, field: 'reasoning_content' | 'reaso
   return { id: 'chatcmpl-1', object: 'chat.completion.chunk', choices: [{ index: 0, delta: { [field]: text }, finish_reason: null }] };
 }
 
+/** A model declining, as OpenAI streams it: `delta.refusal` instead of `delta.content`. */
+export function refusalChunk(refusal: string): object {
+  return { id: 'chatcmpl-1', object: 'chat.completion.chunk', choices: [{ index: 0, delta: { refusal }, finish_reason: null }] };
+}
+
 export function toolChunk(...pieces: ToolPiece[]): object {
   const toolCalls = pieces.map((piece) => ({
     index: piece.index,

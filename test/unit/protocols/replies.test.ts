@@ -53,6 +53,11 @@ describe('chatToAnthropicResponse', () => {
     expect(result.ok && String(result.body['id'])).toMatch(/^msg_[0-9a-f]{32}$/);
   });
 
+  it('gives a refusal as text: Anthropic has no refusal block', () => {
+    const result = chatToAnthropicResponse(chatReply({ content: null, refusal: 'I cannot do that.' }, 'stop'), { requestedModel: 'm' });
+    expect(result.ok && result.body['content']).toEqual([{ type: 'text', text: 'I cannot do that.' }]);
+  });
+
   it.each(['{"a":', '[1,2]', '"text"'])('tool arguments %s that are not a JSON object become {} with a note', (args) => {
     const result = chatToAnthropicResponse(chatReply({ content: null, tool_calls: [toolCall('c', 'edit', args)] }, 'tool_calls'), {
       requestedModel: 'm',
@@ -108,6 +113,19 @@ describe('chatToResponsesResponse', () => {
         error: null,
       },
     });
+  });
+
+  it('puts a refusal in a refusal content part', () => {
+    const result = chatToResponsesResponse(chatReply({ content: null, refusal: 'I cannot do that.' }, 'stop'), options);
+    expect(result.ok && result.body['output']).toEqual([
+      {
+        id: 'msg_r1_0',
+        type: 'message',
+        status: 'completed',
+        role: 'assistant',
+        content: [{ type: 'refusal', refusal: 'I cannot do that.' }],
+      },
+    ]);
   });
 
   it('reports a length stop as incomplete', () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createResponsesStreamTranslator } from '../../../proxy/protocols/responses/stream.ts';
+import { completionAsChunk, readChatChunk } from '../../../proxy/protocols/chat/chatShapes.ts';
 import { STREAM_ENDED_EARLY_MESSAGE } from '../../../proxy/protocols/streamTranslator.ts';
 import {
   characterPieces,
@@ -7,6 +8,7 @@ import {
   finishChunk,
   parseFrames,
   reasoningChunk,
+  refusalChunk,
   splitsAtEveryCharacter,
   textChunk,
   toolChunk,
@@ -71,6 +73,40 @@ describe('createResponsesStreamTranslator', () => {
       ],
       usage: { input_tokens: 20, input_tokens_details: { cached_tokens: 8 }, output_tokens: 4, total_tokens: 24 },
     });
+  });
+
+  it('streams a refusal as a refusal content part, with the refusal events OpenAI sends', () => {
+    const frames = translate([refusalChunk("I can't "), refusalChunk('help with that.'), finishChunk('stop')]);
+    expect(frames.map((frame) => frame.event)).toEqual([
+      'response.created',
+      'response.in_progress',
+      'response.output_item.added',
+      'response.content_part.added',
+      'response.refusal.delta',
+      'response.refusal.delta',
+      'response.refusal.done',
+      'response.content_part.done',
+      'response.output_item.done',
+      'response.completed',
+    ]);
+    const part = { item_id: 'msg_abc_0', output_index: 0, content_index: 0 };
+    expect(data(frames, 'response.content_part.added')[0]).toMatchObject({ ...part, part: { type: 'refusal', refusal: '' } });
+    expect(data(frames, 'response.refusal.delta').map((event) => event['delta'])).toEqual(["I can't ", 'help with that.']);
+    expect(data(frames, 'response.refusal.done')[0]).toMatchObject({ ...part, refusal: "I can't help with that." });
+    const refusal = { type: 'refusal', refusal: "I can't help with that." };
+    expect(data(frames, 'response.content_part.done')[0]).toMatchObject({ ...part, part: refusal });
+    expect(data(frames, 'response.completed')[0]!['response']).toMatchObject({
+      status: 'completed',
+      output: [{ id: 'msg_abc_0', type: 'message', role: 'assistant', status: 'completed', content: [refusal] }],
+    });
+  });
+
+  it('keeps the refusal of a whole answer turned into a stream (a gateway that ignored stream: true)', () => {
+    const whole = { choices: [{ index: 0, message: { role: 'assistant', content: null, refusal: 'No.' }, finish_reason: 'stop' }] };
+    const translator = createResponsesStreamTranslator(options);
+    const chunk = completionAsChunk(whole) as Record<string, unknown>;
+    const frames = parseFrames([...translator.push(readChatChunk(chunk)), ...translator.finish()]);
+    expect(data(frames, 'response.refusal.done')[0]).toMatchObject({ refusal: 'No.' });
   });
 
   it('streams function calls with argument deltas exactly as received and a done event with the whole arguments', () => {

@@ -7,7 +7,7 @@ import { chatToAnthropicResponse } from '../../../proxy/protocols/anthropic/resp
 import { createAnthropicStreamTranslator } from '../../../proxy/protocols/anthropic/stream.ts';
 import { createResponsesStreamTranslator } from '../../../proxy/protocols/responses/stream.ts';
 import type { ChatStreamTranslator } from '../../../proxy/protocols/streamTranslator.ts';
-import { fedChunks, finishChunk, textChunk, toolChunk, usageChunk } from './chatChunks.ts';
+import { fedChunks, finishChunk, refusalChunk, textChunk, toolChunk, usageChunk } from './chatChunks.ts';
 
 /**
  * The official SDKs read what the translators write: their stream accumulators must rebuild the
@@ -101,6 +101,16 @@ describe('OpenAI SDK reads the translated Responses stream', () => {
       expect.objectContaining({ type: 'function_call', call_id: 'call_t', name: 'get_time', arguments: '{}' }),
     ]);
     expect(response.usage).toMatchObject({ input_tokens: 40, output_tokens: 12, total_tokens: 52 });
+  });
+
+  it('rebuilds a refusal as the refusal content part of the message', async () => {
+    const refusal = [refusalChunk('I cannot '), refusalChunk('do that.'), finishChunk('stop')];
+    const body = framesFor(createResponsesStreamTranslator({ requestedModel: 'gpt-5-codex', responseId: 'resp_no' }), refusal, 'finish');
+    const client = new OpenAI({ apiKey: 'test', baseURL: 'http://127.0.0.1:9/v1', fetch: fetchReturning(body), maxRetries: 0 });
+    const response = await client.responses.stream(responseParams).finalResponse();
+    expect(response.output).toEqual([
+      expect.objectContaining({ type: 'message', content: [expect.objectContaining({ type: 'refusal', refusal: 'I cannot do that.' })] }),
+    ]);
   });
 
   it('never reports a failed stream as completed', async () => {

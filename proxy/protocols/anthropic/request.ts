@@ -1,7 +1,7 @@
 import { badRequest, describeSchemaError, unknownFieldNotes } from '../requestResult.ts';
 import { isReturnableReasoning, joinedReasoning } from '../chat/returnedReasoning.ts';
 import type { ChatRequestTranslation } from '../requestResult.ts';
-import { imagePart, textPart, userContent } from '../chat/chatMessages.ts';
+import { imagePart, textPart, userContent, withLeadingSystem } from '../chat/chatMessages.ts';
 import type { ChatContentPart, ChatFunctionTool, ChatMessage, ChatToolCall, ChatToolChoice } from '../chat/chatMessages.ts';
 import { ANTHROPIC_TRANSLATED_FIELDS, anthropicRequestSchema } from './requestSchema.ts';
 import type { AnthropicContentBlock, AnthropicImageBlock, AnthropicRequest } from './requestSchema.ts';
@@ -37,7 +37,11 @@ export function anthropicToChatRequest(body: unknown, options: AnthropicTranslat
     messages.push(...translated.messages);
   }
 
-  const chatBody: Record<string, unknown> = { model: options.upstreamModel, messages, max_tokens: request.max_tokens };
+  const chatBody: Record<string, unknown> = {
+    model: options.upstreamModel,
+    messages: withLeadingSystem(messages),
+    max_tokens: request.max_tokens,
+  };
   if (request.temperature !== undefined) chatBody['temperature'] = request.temperature;
   if (request.top_p !== undefined) chatBody['top_p'] = request.top_p;
   if (request.top_k !== undefined) notes.push('dropped top_k: Chat Completions has no equivalent');

@@ -45,3 +45,33 @@ export function textPart(text: string): ChatContentPart {
 export function imagePart(url: string, detail?: string): ChatContentPart {
   return detail === undefined ? { type: 'image_url', image_url: { url } } : { type: 'image_url', image_url: { url, detail } };
 }
+
+/**
+ * One system message, first: the chat templates of Qwen3.5/3.6 (vllm#41114, opencode#16560) and
+ * Gemma 3 (suitenumerique/conversations#197) refuse a system message anywhere else, a second one at
+ * the start included, and vLLM and llama.cpp apply them as they are (vibe_tavern#44). So the system and
+ * developer messages a conversation opens with become one, and one given later (Codex's developer
+ * message after a change of settings) stays where it stood, as a user message marked as
+ * instructions: merged into the first it would lose when it was given (the newer rule then reads as
+ * the older's equal), and change the prompt's start, which a gateway's prefix cache reuses.
+ */
+export function withLeadingSystem(messages: ChatMessage[]): ChatMessage[] {
+  const firstTurn = messages.findIndex((message) => message.role !== 'system');
+  const opening = firstTurn === -1 ? messages : messages.slice(0, firstTurn);
+  const rest = firstTurn === -1 ? [] : messages.slice(firstTurn);
+  if (opening.length <= 1 && !rest.some((message) => message.role === 'system')) return messages;
+  const systemText = opening
+    .map((message) => (message.role === 'system' ? message.content : ''))
+    .filter((text) => text !== '')
+    .join('\n\n');
+  return [
+    ...(systemText === '' ? [] : [{ role: 'system' as const, content: systemText }]),
+    ...rest.map(
+      (message): ChatMessage => (message.role === 'system' ? { role: 'user', content: lateInstructions(message.content) } : message),
+    ),
+  ];
+}
+
+function lateInstructions(text: string): string {
+  return `<system-instructions>\n${text}\n</system-instructions>`;
+}

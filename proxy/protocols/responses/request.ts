@@ -1,6 +1,6 @@
 import { badRequest, describeSchemaError, unknownFieldNotes } from '../requestResult.ts';
 import type { ChatRequestTranslation } from '../requestResult.ts';
-import { imagePart, textPart, userContent } from '../chat/chatMessages.ts';
+import { imagePart, textPart, userContent, withLeadingSystem } from '../chat/chatMessages.ts';
 import type { AssistantMessage, ChatContentPart, ChatFunctionTool, ChatMessage, ChatToolChoice } from '../chat/chatMessages.ts';
 import { isReturnableReasoning, joinedReasoning } from '../chat/returnedReasoning.ts';
 import { RESPONSES_TRANSLATED_FIELDS, responsesRequestSchema } from './requestSchema.ts';
@@ -35,7 +35,7 @@ export function responsesToChatRequest(body: unknown, options: ResponsesTranslat
   messages.push(...translated.messages);
   if (messages.length === 0) return badRequest('input is required: the request has no messages');
 
-  const chatBody: Record<string, unknown> = { model: options.upstreamModel, messages };
+  const chatBody: Record<string, unknown> = { model: options.upstreamModel, messages: withLeadingSystem(messages) };
   if (request.max_output_tokens != null) chatBody['max_tokens'] = request.max_output_tokens;
   if (request.temperature != null) chatBody['temperature'] = request.temperature;
   if (request.top_p != null) chatBody['top_p'] = request.top_p;

@@ -38,8 +38,10 @@ describe('anthropicToChatRequest: messages', () => {
       ],
     },
     {
-      name: 'a system message mid-conversation stays a system message',
+      // Qwen3.5/3.6 chat templates refuse a system message anywhere but first (vllm#41114).
+      name: 'a system message mid-conversation stays in place, as a user message marked as instructions',
       body: {
+        system: 'Be brief.',
         messages: [
           { role: 'user', content: 'a' },
           { role: 'system', content: [{ type: 'text', text: 'rule' }] },
@@ -47,9 +49,24 @@ describe('anthropicToChatRequest: messages', () => {
         ],
       },
       messages: [
+        { role: 'system', content: 'Be brief.' },
         { role: 'user', content: 'a' },
-        { role: 'system', content: 'rule' },
+        { role: 'user', content: '<system-instructions>\nrule\n</system-instructions>' },
         { role: 'user', content: 'b' },
+      ],
+    },
+    {
+      name: 'the system field and system messages before the first turn become one leading system message',
+      body: {
+        system: 'Be brief.',
+        messages: [
+          { role: 'system', content: 'rule' },
+          { role: 'user', content: 'a' },
+        ],
+      },
+      messages: [
+        { role: 'system', content: 'Be brief.\n\nrule' },
+        { role: 'user', content: 'a' },
       ],
     },
     {

@@ -68,7 +68,8 @@ describe('responsesToChatRequest: input', () => {
   it.each([
     { name: 'a string input is one user message', body: { input: 'hello' }, messages: [{ role: 'user', content: 'hello' }] },
     {
-      name: 'instructions lead as a system message; developer becomes system',
+      // Qwen3.5/3.6 chat templates refuse a second system message even at the start (vllm#41114): one system message leads.
+      name: 'instructions and the developer messages the input opens with become the one leading system message',
       body: {
         instructions: 'You are Codex.',
         input: [
@@ -83,9 +84,29 @@ describe('responsesToChatRequest: input', () => {
         ],
       },
       messages: [
-        { role: 'system', content: 'You are Codex.' },
-        { role: 'system', content: 'sandbox: read-only' },
+        { role: 'system', content: 'You are Codex.\n\nsandbox: read-only' },
         { role: 'user', content: '<env/>\n\nlist files' },
+      ],
+    },
+    {
+      name: 'a developer or system message after the conversation began stays in place, as a user message marked as instructions',
+      body: {
+        instructions: 'You are Codex.',
+        input: [
+          { role: 'user', content: 'list files' },
+          { role: 'assistant', content: 'a.txt' },
+          { type: 'message', role: 'developer', content: [{ type: 'input_text', text: 'sandbox: workspace-write' }] },
+          { role: 'system', content: 'be brief' },
+          { role: 'user', content: 'now edit it' },
+        ],
+      },
+      messages: [
+        { role: 'system', content: 'You are Codex.' },
+        { role: 'user', content: 'list files' },
+        { role: 'assistant', content: 'a.txt' },
+        { role: 'user', content: '<system-instructions>\nsandbox: workspace-write\n</system-instructions>' },
+        { role: 'user', content: '<system-instructions>\nbe brief\n</system-instructions>' },
+        { role: 'user', content: 'now edit it' },
       ],
     },
     {

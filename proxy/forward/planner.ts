@@ -4,11 +4,11 @@ import type { ExchangePlan } from './plan.ts';
 import { rewriteJsonBody } from './bodyRewrite.ts';
 import { streamFlagOf, modelOf, type ClientBody, type ParsedBody } from './requestBody.ts';
 import type { ClientIdentity, LocalRefusal, UpstreamTarget } from '../contracts/ports.ts';
-import type { ChatTranslation, EndpointKind, TranslatedProtocol } from '../protocols/adapter.ts';
+import type { ChatTranslation, EndpointKind, NativeRequestCleanup, TranslatedProtocol } from '../protocols/adapter.ts';
 import { chooseMode } from '../protocols/protocolMode.ts';
 import { isChatCompletion, routeFor } from '../protocols/registry.ts';
 import { answerCount } from './localAnswers.ts';
-import { chatRequestFor } from './translation/translationJob.ts';
+import { chatRequestFor, nativeBody } from './translation/translationJob.ts';
 import { translationThread, TranslationUnavailableError, type TranslationThread } from './translation/translationThreadClient.ts';
 
 /** Whether the capability check has shown that the gateway speaks this protocol natively for a model. */
@@ -74,6 +74,11 @@ export function buildPlan(input: PlanInput): Plan | Promise<Plan> {
     }
   }
   const isChat = isChatCompletion(route);
+  const cleanup = route.adapter.nativeRequest;
+  if (translation && cleanup && upstreamModel !== null && chunksInclude(input.body.chunks, cleanup.needles)) {
+    const cleaned = nativeWithoutAirlockParts(input, translation.modeKey, cleanup, requestedModel, upstreamModel);
+    if (cleaned !== null) return cleaned;
+  }
   const rewritten = rewriteJsonBody(input.body, parsed, upstreamModel, isChat);
   return {
     protocol: input.protocol,
@@ -93,6 +98,69 @@ export function buildPlan(input: PlanInput): Plan | Promise<Plan> {
     translator: null,
     notes: [],
   };
+}
+
+/**
+ * A native request whose session was translated before (the capability probe found the gateway
+ * speaks the protocol since): the thinking Airlock made then is left out (NativeRequestCleanup).
+ * Null when the body holds none after all: it goes as it came.
+ */
+function nativeWithoutAirlockParts(
+  input: PlanInput,
+  protocol: TranslatedProtocol,
+  cleanup: NativeRequestCleanup,
+  requestedModel: string | null,
+  upstreamModel: string,
+): Plan | Promise<Plan> | null {
+  const { parsed } = input;
+  const planned = (bytes: Buffer, stream: boolean, notes: string[]): Plan => ({
+    protocol: input.protocol,
+    mode: 'native',
+    method: input.method,
+    upstreamPath: input.path,
+    query: input.query,
+    body: [bytes],
+    byteLength: bytes.length,
+    stream,
+    requestedModel,
+    upstreamModel,
+    usageInjected: false,
+    usageAsked: false,
+    chatBody: null,
+    droppedHeaderPrefixes: [],
+    translator: null,
+    notes,
+  });
+  if (parsed.kind === 'json') {
+    if (cleanup.clean(parsed.value) === null) return null;
+    const sent = nativeBody(protocol, parsed.value, upstreamModel);
+    return sent.ok ? planned(sent.sentJson, sent.stream, sent.notes) : invalid(sent.message);
+  }
+  if (parsed.kind !== 'scanned-json') return null;
+  // A heavy body is read off the forwarding loop, as a translated one is.
+  const { chunks, byteLength } = input.body;
+  return (input.translation ?? translationThread).translate(protocol, chunks, byteLength, upstreamModel, true).then(
+    (sent) => (sent.ok ? planned(sent.sentJson, sent.stream, sent.notes) : invalid(sent.message)),
+    (error: unknown) => {
+      if (error instanceof TranslationUnavailableError) return translationUnavailable(error.message);
+      throw error;
+    },
+  );
+}
+
+/** Whether any of `needles` is in the body's bytes, also across the chunks it arrived in. */
+function chunksInclude(chunks: readonly Buffer[], needles: readonly string[]): boolean {
+  return needles.some((needle) => {
+    const bytes = Buffer.from(needle);
+    let tail: Buffer = Buffer.alloc(0);
+    for (const chunk of chunks) {
+      if (chunk.includes(bytes)) return true;
+      const seam = Buffer.concat([tail, chunk.subarray(0, bytes.length - 1)]);
+      if (seam.includes(bytes)) return true;
+      tail = chunk.subarray(Math.max(0, chunk.length - (bytes.length - 1)));
+    }
+    return false;
+  });
 }
 
 function translatedPlan(
@@ -149,7 +217,7 @@ function translatedPlan(
   }
   // Parsed, translated and serialized off the forwarding loop; the budget then goes by its bytes.
   return (input.translation ?? translationThread).translate(protocol, input.body.chunks, input.body.byteLength, upstreamModel).then(
-    (translated) => (translated.ok ? planned(translated.chatJson, translated.stream, translated.notes, null) : invalid(translated.message)),
+    (translated) => (translated.ok ? planned(translated.sentJson, translated.stream, translated.notes, null) : invalid(translated.message)),
     (error: unknown) => {
       if (error instanceof TranslationUnavailableError) return translationUnavailable(error.message);
       throw error;

@@ -26,6 +26,18 @@ export interface ProtocolAdapter {
   readAnswer(json: object, endpoint: EndpointKind): AnswerReading;
   /** Present for a protocol that reaches a Chat Completions gateway by translation. */
   readonly translation?: ChatTranslation;
+  /** What a request sent natively must lose of what Airlock's translation gave its client earlier in the session. */
+  readonly nativeRequest?: NativeRequestCleanup;
+}
+
+/**
+ * Parts of a request that Airlock made under translation (its marked thinking) and no native API
+ * accepts. Only a body holding one of `needles` (searched in its bytes) is read for them.
+ */
+export interface NativeRequestCleanup {
+  readonly needles: readonly string[];
+  /** The body without those parts and a note for the log; null when it has none. */
+  clean(body: Record<string, unknown>): { body: Record<string, unknown>; note: string } | null;
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { ClientProtocol } from '../contracts/usage.ts';
-import type { ChatTranslation, EndpointKind, ProtocolAdapter, TranslatedProtocol } from './adapter.ts';
+import type { ChatTranslation, EndpointKind, NativeRequestCleanup, ProtocolAdapter, TranslatedProtocol } from './adapter.ts';
 import { anthropicAdapter } from './anthropic/adapter.ts';
 import { chatAdapter } from './chat/adapter.ts';
 import { passthroughAdapter } from './passthrough/adapter.ts';
@@ -51,4 +51,9 @@ export function translationFor(key: TranslatedProtocol): ChatTranslation {
   const translation = ADAPTERS.find((adapter) => adapter.translation?.modeKey === key)?.translation;
   if (translation === undefined) throw new Error(`no protocol translates as ${key}`);
   return translation;
+}
+
+/** What a native request of the protocol named by a `protocolModes` key loses (the translation thread's native jobs carry the key). */
+export function nativeRequestFor(key: TranslatedProtocol): NativeRequestCleanup | undefined {
+  return ADAPTERS.find((adapter) => adapter.translation?.modeKey === key)?.nativeRequest;
 }

@@ -98,6 +98,28 @@ function responseEvents(model: string, id: string): string[] {
   ];
 }
 
+/** What the simulator signs its own thinking with; any other signature is one it cannot verify. */
+export const NATIVE_THINKING_SIGNATURE = 'sim-signed:EqQBCkYIBxgCKkA';
+export const NATIVE_ENCRYPTED_REASONING = 'sim-encrypted:gAAAAABo';
+
+/**
+ * A native gateway verifies the thinking it is handed back: Anthropic refuses a thinking block whose
+ * signature it did not make (its docs: thinking goes back complete and unmodified, signature
+ * included); OpenAI refuses a reasoning item's encrypted_content it cannot decrypt
+ * (`invalid_encrypted_content`, codex#8145) and vLLM any encrypted_content (vllm#28248).
+ */
+function unverifiableThinking(protocol: NativeProtocol, json: Record<string, unknown>): string | null {
+  if (protocol === 'messages') {
+    const messages = Array.isArray(json.messages) ? (json.messages as { content?: unknown }[]) : [];
+    const blocks = messages.flatMap((message) => (Array.isArray(message.content) ? (message.content as Record<string, unknown>[]) : []));
+    const bad = blocks.find((block) => block.type === 'thinking' && block.signature !== NATIVE_THINKING_SIGNATURE);
+    return bad ? 'messages: Invalid `signature` in `thinking` block' : null;
+  }
+  const input = Array.isArray(json.input) ? (json.input as Record<string, unknown>[]) : [];
+  const bad = input.find((item) => item.type === 'reasoning' && item.encrypted_content !== NATIVE_ENCRYPTED_REASONING);
+  return bad ? `The encrypted content ${String(bad.encrypted_content)} could not be verified.` : null;
+}
+
 /** Answers a native Messages, count_tokens or Responses request (already authorised). */
 export async function answerNative(
   response: ServerResponse,
@@ -110,6 +132,15 @@ export async function answerNative(
   const model = typeof json.model === 'string' ? json.model : 'unknown';
   if (protocol === 'count_tokens') {
     sendJson(response, 200, { input_tokens: NATIVE_USAGE.inputTokens });
+    return;
+  }
+  const refusal = unverifiableThinking(protocol, json);
+  if (refusal !== null) {
+    const error =
+      protocol === 'messages'
+        ? { type: 'error', error: { type: 'invalid_request_error', message: refusal } }
+        : { error: { type: 'invalid_request_error', code: 'invalid_encrypted_content', message: refusal, param: null } };
+    sendJson(response, 400, error);
     return;
   }
   const id = protocol === 'messages' ? `msg_${sequence}` : `resp_${sequence}`;

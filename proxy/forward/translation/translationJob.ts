@@ -1,5 +1,6 @@
 import type { TranslatedProtocol } from '../../protocols/adapter.ts';
-import { translationFor } from '../../protocols/registry.ts';
+import { nativeRequestFor, translationFor } from '../../protocols/registry.ts';
+import { isRecord } from '../../core/isRecord.ts';
 import type { ChatRequestTranslation } from '../../protocols/requestResult.ts';
 import { ownTextBuffer } from '../capture.ts';
 
@@ -10,15 +11,16 @@ export function chatRequestFor(protocol: TranslatedProtocol, body: unknown, upst
   return translationFor(protocol).toChatRequest(body, { upstreamModel, includeUsage: true });
 }
 
-/** A client body, as its bytes, to translate. */
+/** A client body, as its bytes, to translate; or, `native`, to send in its own protocol without what Airlock made under translation. */
 export interface TranslationJob {
   protocol: TranslatedProtocol;
   json: Uint8Array;
   upstreamModel: string;
+  native: boolean;
 }
 
-/** The Chat Completions body to send, serialized; or why the client's body cannot be translated. */
-export type TranslatedBody = { ok: true; chatJson: Buffer; stream: boolean; notes: string[] } | { ok: false; message: string };
+/** The body to send (Chat Completions, or the client's protocol for a native job), serialized; or why it cannot be. */
+export type TranslatedBody = { ok: true; sentJson: Buffer; stream: boolean; notes: string[] } | { ok: false; message: string };
 
 /**
  * Parses, translates and serializes a body in one go: the translation thread's whole job, also run
@@ -32,7 +34,16 @@ export function translateJsonBytes(job: TranslationJob): TranslatedBody {
   } catch (error) {
     return { ok: false, message: `the request body is not valid JSON (${(error as Error).message})` };
   }
+  if (job.native) return nativeBody(job.protocol, value, job.upstreamModel);
   const request = chatRequestFor(job.protocol, value, job.upstreamModel);
   if (!request.ok) return { ok: false, message: request.message };
-  return { ok: true, chatJson: ownTextBuffer(JSON.stringify(request.chatBody)), stream: request.stream, notes: request.notes };
+  return { ok: true, sentJson: ownTextBuffer(JSON.stringify(request.chatBody)), stream: request.stream, notes: request.notes };
+}
+
+/** A native body without the parts Airlock made under translation (NativeRequestCleanup), with the gateway's model id. */
+export function nativeBody(protocol: TranslatedProtocol, value: unknown, upstreamModel: string): TranslatedBody {
+  if (!isRecord(value)) return { ok: false, message: 'the request body must be a JSON object' };
+  const cleaned = nativeRequestFor(protocol)?.clean(value) ?? null;
+  const body: Record<string, unknown> = { ...(cleaned?.body ?? value), model: upstreamModel };
+  return { ok: true, sentJson: ownTextBuffer(JSON.stringify(body)), stream: body.stream === true, notes: cleaned ? [cleaned.note] : [] };
 }

@@ -14,7 +14,7 @@ const port = parentPort;
 
 port.on('message', (job: ToTranslationThread) => {
   const answer: FromTranslationThread = { ...translateJsonBytes(job), id: job.id };
-  port.postMessage(answer, answer.ok ? [answer.chatJson.buffer as ArrayBuffer] : []);
+  port.postMessage(answer, answer.ok ? [answer.sentJson.buffer as ArrayBuffer] : []);
 });
 
 // A parse's garbage stays in this heap while no job comes (53 MB after a 3.9 MiB body of small

@@ -72,6 +72,8 @@ export class TranslationThread {
     chunks: readonly Buffer[],
     byteLength: number,
     upstreamModel: string,
+    /** Send natively: the body only loses what Airlock made under translation (NativeRequestCleanup). */
+    native = false,
   ): Promise<TranslatedBody> {
     const json = await copyInSlices(chunks, byteLength);
     if (!this.thread.available) {
@@ -81,7 +83,7 @@ export class TranslationThread {
     }
     if (byteLength >= RETIRE_AFTER_JOB_BYTES) this.retireWhenIdle = true;
     return new Promise((resolve, reject) => {
-      this.thread.ask({ resolve, reject }, (id) => ({ id, protocol, json, upstreamModel }), [json.buffer]);
+      this.thread.ask({ resolve, reject }, (id) => ({ id, protocol, json, upstreamModel, native }), [json.buffer]);
     });
   }
 
@@ -101,10 +103,10 @@ export class TranslationThread {
 function translatedBody(message: FromTranslationThread): TranslatedBody {
   if (!message.ok) return { ok: false, message: message.message };
   // Moved from the thread as a plain Uint8Array: a Buffer view of the same memory, no copy.
-  const bytes = message.chatJson;
+  const bytes = message.sentJson;
   return {
     ok: true,
-    chatJson: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength),
+    sentJson: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength),
     stream: message.stream,
     notes: message.notes,
   };

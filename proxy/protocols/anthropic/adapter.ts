@@ -3,6 +3,7 @@ import { modelOf } from '../fields.ts';
 import { anthropicErrorOf } from './declaredError.ts';
 import { fromChatEvents } from '../streamTranslator.ts';
 import { anthropicErrors, anthropicErrorType, anthropicStatusFor } from './errors.ts';
+import { anthropicNativeRequest } from './nativeRequest.ts';
 import { AnthropicKeyGuard } from './keyGuard.ts';
 import { AnthropicStreamObserver } from './observer.ts';
 import { anthropicToChatRequest } from './request.ts';
@@ -25,6 +26,7 @@ export const anthropicAdapter: ProtocolAdapter = {
     model: modelOf(json),
     error: anthropicErrorOf(json as Record<string, unknown>),
   }),
+  nativeRequest: anthropicNativeRequest,
   translation: {
     modeKey: 'messages',
     // anthropic-version, anthropic-beta: meaningless to a Chat Completions gateway.

@@ -63,7 +63,7 @@ export function chatToAnthropicResponse(
     content.push({
       type: 'thinking',
       thinking: reply.reasoning,
-      signature: reasoningMark(reply.reasoningField ?? 'reasoning_content') ?? '',
+      signature: reasoningMark(reply.reasoningField ?? 'reasoning_content'),
     });
   }
   if (reply.text !== '') content.push({ type: 'text', text: reply.text });

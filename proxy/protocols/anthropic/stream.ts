@@ -76,16 +76,15 @@ function renderBlockEvent(event: BlockEvent): string[] {
     return [sseFrame('content_block_delta', { type: 'content_block_delta', index, delta })];
   }
   const stop = sseFrame('content_block_stop', { type: 'content_block_stop', index });
-  const mark = block.kind === 'reasoning' ? reasoningMark(block.field) : null;
-  if (mark === null) return [stop];
+  if (block.kind !== 'reasoning') return [stop];
   // As Anthropic sends a thinking block's signature: one delta just before the block stops.
-  const signature = { type: 'signature_delta', signature: mark };
+  const signature = { type: 'signature_delta', signature: reasoningMark(block.field) };
   return [sseFrame('content_block_delta', { type: 'content_block_delta', index, delta: signature }), stop];
 }
 
 /**
- * A chat model's thinking becomes a thinking block whose signature is no Anthropic one: empty, or
- * Airlock's mark that its thinking may go back to the gateway (returnedReasoning.ts), sent at its end.
+ * A chat model's thinking becomes a thinking block whose signature is no Anthropic one: Airlock's
+ * mark of where its thinking came from (returnedReasoning.ts), sent at its end.
  * A refusal is text: Anthropic has no refusal block (its `refusal` stop reason is a classifier's, not the model's words).
  */
 function emptyContentBlock(block: BlockEvent['block']): Record<string, unknown> {

@@ -8,7 +8,9 @@
  *
  * The path is stateless, so the thinking block or reasoning item a client gets says where its
  * thinking came from, in the one opaque field the client hands back unchanged: a thinking block's
- * `signature`, a reasoning item's `encrypted_content`.
+ * `signature`, a reasoning item's `encrypted_content`. Every one Airlock makes is marked, so a
+ * session that later goes to a gateway natively can leave them out (nativeRequest.ts in each
+ * protocol): no native API can verify them.
  */
 export type ReasoningField = 'reasoning_content' | 'reasoning';
 
@@ -18,16 +20,22 @@ export function thinkingFieldOf(fields: { reasoning_content?: unknown; reasoning
   return typeof fields?.reasoning === 'string' ? 'reasoning' : null;
 }
 
-const RETURNABLE_REASONING_MARK = 'airlock:reasoning_content';
+/** What every mark starts with, and what a native request is searched for before it is read (nativeRequest.ts). */
+export const AIRLOCK_MARK_PREFIX = 'airlock:';
 
-/** The mark for thinking that came in `field`: null for thinking that may not go back. */
-export function reasoningMark(field: ReasoningField): string | null {
-  return field === 'reasoning_content' ? RETURNABLE_REASONING_MARK : null;
+/** The mark for thinking that came in `field`: `airlock:reasoning_content` or `airlock:reasoning`. */
+export function reasoningMark(field: ReasoningField): string {
+  return `${AIRLOCK_MARK_PREFIX}${field}`;
 }
 
 /** Whether thinking a client handed back with this mark goes to the gateway again. */
 export function isReturnableReasoning(mark: unknown): boolean {
-  return mark === RETURNABLE_REASONING_MARK;
+  return mark === reasoningMark('reasoning_content');
+}
+
+/** Whether an opaque field holds Airlock's mark: thinking Airlock made from a chat gateway's. */
+export function isAirlockMark(value: unknown): boolean {
+  return typeof value === 'string' && value.startsWith(AIRLOCK_MARK_PREFIX);
 }
 
 /** A tool-call turn's `reasoning_content`: what it had, then the thinking handed back since. */

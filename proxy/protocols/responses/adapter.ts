@@ -4,6 +4,7 @@ import { responsesAnswerErrorOf } from './declaredError.ts';
 import { fromChatEvents } from '../streamTranslator.ts';
 import { responsesErrors, responsesFailureCode } from './errors.ts';
 import { ResponsesKeyGuard } from './keyGuard.ts';
+import { responsesNativeRequest } from './nativeRequest.ts';
 import { ResponsesStreamObserver } from './observer.ts';
 import { responsesToChatRequest } from './request.ts';
 import { chatToResponsesResponse, newResponseId } from './response.ts';
@@ -24,6 +25,7 @@ export const responsesAdapter: ProtocolAdapter = {
     model: modelOf(json),
     error: responsesAnswerErrorOf(json as Record<string, unknown>),
   }),
+  nativeRequest: responsesNativeRequest,
   translation: {
     modeKey: 'responses',
     clientHeaderPrefixes: [],

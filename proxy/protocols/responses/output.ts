@@ -78,9 +78,8 @@ export function outputItem(responseId: string, block: StreamBlock, status: 'in_p
   const id = outputItemId(responseId, block);
   if (block.kind === 'reasoning') {
     const summary = status === 'completed' ? [reasoningSummaryPart(block.text)] : [];
-    // Clients hand encrypted_content back as they got it: Airlock's mark that this thinking may go back (returnedReasoning.ts).
-    const mark = reasoningMark(block.field);
-    return { id, type: 'reasoning', status, summary, ...(mark === null ? {} : { encrypted_content: mark }) };
+    // Clients hand encrypted_content back as they got it: Airlock's mark of where this thinking came from (returnedReasoning.ts).
+    return { id, type: 'reasoning', status, summary, encrypted_content: reasoningMark(block.field) };
   }
   if (block.kind === 'text' || block.kind === 'refusal') {
     const part = block.kind === 'text' ? outputTextPart(block.text) : refusalPart(block.text);

@@ -2,6 +2,7 @@ import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { JSON_HEADERS, rawRequest } from '../../support/http.ts';
 import { startHarness, type Harness } from '../../support/proxyHarness.ts';
+import { NATIVE_ENCRYPTED_REASONING, NATIVE_THINKING_SIGNATURE } from '../../simulator/native.ts';
 
 /**
  * A full gateway that speaks Messages and Responses itself, used natively: each answer's usage is
@@ -40,6 +41,73 @@ describe.each([
     const end = await ended;
     expect(end).toMatchObject({ errorClass: null, usage: { inputTokens: 12, outputTokens: 4 }, usageSource: 'reported' });
     expect(end.costCredits).toBeCloseTo(COST_OF_REPORTED, 10);
+  });
+});
+
+/**
+ * A session translated until the capability probe found the gateway speaks the protocol: the
+ * client hands back the thinking Airlock marked, which no native gateway can verify.
+ */
+describe('a native request carrying thinking Airlock made under translation', () => {
+  // Past the size parsed on the forwarding loop (PARSE_ON_LOOP_MAX_BYTES): read on the translation thread.
+  const padding = 'x'.repeat(600 * 1024);
+  const toolUse = { type: 'tool_use', id: 'toolu_1', name: 'ls', input: {} };
+
+  it.each([
+    ['a light body', ''],
+    ['a heavy body', padding],
+  ])('Messages, %s: the marked and unsigned thinking blocks are left out, a signed one goes as it came', async (_label, pad) => {
+    const signed = { type: 'thinking', thinking: 'real', signature: NATIVE_THINKING_SIGNATURE };
+    const messages = [
+      { role: 'user', content: `list${pad}` },
+      { role: 'assistant', content: [{ type: 'thinking', thinking: 'look', signature: 'airlock:reasoning_content' }, toolUse] },
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: 'a.txt' }] },
+      { role: 'assistant', content: [{ type: 'thinking', thinking: 'old', signature: '' }] },
+      { role: 'user', content: 'and?' },
+      { role: 'assistant', content: [signed, { type: 'text', text: 'done' }] },
+      { role: 'user', content: 'thanks' },
+    ];
+    const ended = harness.nextEnd();
+    const body = JSON.stringify({ model: PRICE.model, max_tokens: 16, messages });
+    const response = await rawRequest(`${harness.proxy.url}/v1/messages`, { method: 'POST', headers: JSON_HEADERS, body });
+    expect(response.status).toBe(200);
+    const sent = JSON.parse(harness.simulator.received.at(-1)!.body.toString('utf8')) as { messages: { content: unknown }[] };
+    expect(sent.messages.map((message) => message.content)).toEqual([
+      `list${pad}`,
+      [toolUse],
+      [{ type: 'tool_result', tool_use_id: 'toolu_1', content: 'a.txt' }],
+      'and?',
+      [signed, { type: 'text', text: 'done' }],
+      'thanks',
+    ]);
+    const { requestId } = await ended;
+    const start = harness.events.find((event) => event.type === 'start' && event.requestId === requestId);
+    expect(start).toMatchObject({ protocolMode: 'native', notes: ['dropped 2 thinking blocks Airlock made under translation'] });
+  });
+
+  it.each([
+    ['a light body', ''],
+    ['a heavy body', padding],
+  ])('Responses, %s: the marked reasoning items are left out, an encrypted one goes as it came', async (_label, pad) => {
+    const genuine = { type: 'reasoning', summary: [], encrypted_content: NATIVE_ENCRYPTED_REASONING };
+    const input = [
+      { role: 'user', content: `list${pad}` },
+      { type: 'reasoning', summary: [{ type: 'summary_text', text: 'look' }], encrypted_content: 'airlock:reasoning_content' },
+      { type: 'function_call', call_id: 'call_1', name: 'ls', arguments: '{}' },
+      { type: 'function_call_output', call_id: 'call_1', output: 'a.txt' },
+      { type: 'reasoning', summary: [{ type: 'summary_text', text: 'hm' }], encrypted_content: 'airlock:reasoning' },
+      genuine,
+      { role: 'user', content: 'thanks' },
+    ];
+    const ended = harness.nextEnd();
+    const body = JSON.stringify({ model: PRICE.model, input, store: false });
+    const response = await rawRequest(`${harness.proxy.url}/v1/responses`, { method: 'POST', headers: JSON_HEADERS, body });
+    expect(response.status).toBe(200);
+    const sent = JSON.parse(harness.simulator.received.at(-1)!.body.toString('utf8')) as { input: unknown[] };
+    expect(sent.input).toEqual([input[0], input[2], input[3], genuine, input[6]]);
+    const { requestId } = await ended;
+    const start = harness.events.find((event) => event.type === 'start' && event.requestId === requestId);
+    expect(start).toMatchObject({ protocolMode: 'native', notes: ['dropped 2 reasoning items Airlock made under translation'] });
   });
 });
 

@@ -79,12 +79,11 @@ describe('createAnthropicStreamTranslator', () => {
     const thinking = frames
       .filter((frame) => frame.event === 'content_block_delta' && frame.data['index'] === 0)
       .map((frame) => frame.data['delta']);
-    // Only thinking that came as reasoning_content is marked to go back (returnedReasoning.ts), as Anthropic signs: last.
-    const signature = field === 'reasoning_content' ? [{ type: 'signature_delta', signature: 'airlock:reasoning_content' }] : [];
+    // Marked with the field it came in (returnedReasoning.ts: only reasoning_content goes back), as Anthropic signs: last.
     expect(thinking).toEqual([
       { type: 'thinking_delta', thinking: 'Let me ' },
       { type: 'thinking_delta', thinking: 'think.' },
-      ...signature,
+      { type: 'signature_delta', signature: `airlock:${field}` },
     ]);
   });
 

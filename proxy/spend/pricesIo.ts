@@ -1,6 +1,6 @@
 import { parse } from 'csv-parse/sync';
-import { stringify } from 'csv-stringify/sync';
 import type { ModelPrice } from '../contracts/profile.ts';
+import { spreadsheetCsv, withoutFormulaGuard } from '../core/spreadsheetCsv.ts';
 
 /**
  * A profile's price table as JSON or CSV, for the Profiles screen and the CLI. Imports are
@@ -25,9 +25,10 @@ export function exportPricesJson(prices: readonly ModelPrice[]): string {
   return `${JSON.stringify(prices.map(orderedPrice), null, 2)}\n`;
 }
 
+/** Price tables are shared between people: a model id a spreadsheet would run as a formula is defused. */
 export function exportPricesCsv(prices: readonly ModelPrice[]): string {
-  const rows = prices.map((price) => PRICE_CSV_COLUMNS.map((column) => price[column] ?? ''));
-  return stringify([[...PRICE_CSV_COLUMNS], ...rows]);
+  const rows = prices.map((price) => PRICE_CSV_COLUMNS.map((column) => price[column] ?? null));
+  return spreadsheetCsv(rows, PRICE_CSV_COLUMNS);
 }
 
 export function importPricesJson(text: string): ModelPrice[] {
@@ -87,7 +88,7 @@ function priceFromCsvRecord(record: string[], columns: PriceColumn[], where: str
     const at = `${where}, column ${index + 1} (${column})`;
     if (column === 'model') {
       if (cell === '') throw new PriceImportError(`${at}: model id is empty`);
-      price.model = cell;
+      price.model = withoutFormulaGuard(cell);
     } else if (cell !== '') {
       price[column] = parsePriceNumber(cell, at);
     }

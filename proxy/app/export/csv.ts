@@ -1,10 +1,8 @@
-import { stringify } from 'csv-stringify/sync';
 import type { RequestLogRow, SpendByDayRow, SpendGroupBy } from '../../contracts/log.ts';
 import { toCny } from '../../spend/constants.ts';
 import { redactKnownSecrets } from '../../core/redact.ts';
+import { type CsvCell, spreadsheetCsv } from '../../core/spreadsheetCsv.ts';
 import { fallbackChainText, gatewayKeysText } from './chainText.ts';
-
-type Cell = string | number | boolean | null;
 
 /** Sums of floating credits carry noise (0.30000000000000004); twelve significant digits keep every real digit. */
 function amount(value: number | null): number | null {
@@ -12,7 +10,7 @@ function amount(value: number | null): number | null {
 }
 
 /** The request list's columns, in the order a spreadsheet shows them; unknown figures stay empty, never 0. */
-const REQUEST_COLUMNS: ReadonlyArray<readonly [header: string, cell: (row: RequestLogRow) => Cell]> = [
+const REQUEST_COLUMNS: ReadonlyArray<readonly [header: string, cell: (row: RequestLogRow) => CsvCell]> = [
   ['id', (row) => row.id],
   ['started_at', (row) => new Date(row.startedAtMs).toISOString()],
   ['state', (row) => row.state],
@@ -60,18 +58,6 @@ const SPEND_COLUMNS = [
   'cost_cny',
 ] as const;
 
-/**
- * Text a spreadsheet would run as a formula (`=`, `+`, `-`, `@` first) gets a leading `'`:
- * paths, model names and error messages come from clients and gateways (OWASP, CSV injection).
- */
-function csvOf(records: Cell[][], header: readonly string[] | null): string {
-  return stringify(records, {
-    ...(header ? { header: true, columns: [...header] } : {}),
-    escape_formulas: true,
-    cast: { boolean: (value) => String(value) },
-  });
-}
-
 export interface RequestsCsvOptions {
   /** The first page of a download has the header line; the pages after it do not. */
   header: boolean;
@@ -85,12 +71,12 @@ export function requestsCsv(rows: readonly RequestLogRow[], options: RequestsCsv
       return typeof value === 'string' && MASKED_COLUMNS.has(name) ? redactKnownSecrets(value, options.knownSecrets) : value;
     }),
   );
-  return csvOf(records, options.header ? REQUEST_COLUMNS.map(([name]) => name) : null);
+  return spreadsheetCsv(records, options.header ? REQUEST_COLUMNS.map(([name]) => name) : null);
 }
 
 /** Spend per day (in the query's time zone) and group; unpriced requests are counted, not costed. */
 export function spendCsv(rows: readonly SpendByDayRow[], groupBy: SpendGroupBy): string {
-  const records = rows.map((row): Cell[] => [
+  const records = rows.map((row): CsvCell[] => [
     row.day,
     groupBy ?? 'none',
     row.group,
@@ -101,5 +87,5 @@ export function spendCsv(rows: readonly SpendByDayRow[], groupBy: SpendGroupBy):
     amount(row.costCredits),
     amount(toCny(row.costCredits)),
   ]);
-  return csvOf(records, SPEND_COLUMNS);
+  return spreadsheetCsv(records, SPEND_COLUMNS);
 }

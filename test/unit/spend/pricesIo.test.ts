@@ -21,6 +21,20 @@ describe('round trips', () => {
     expect(header).toBe('model,inputPer1M,outputPer1M,cachedInputPer1M,perCall');
     expect(image).toBe('img-1,,,,0.3');
   });
+
+  // OWASP "CSV Injection": a cell starting with = + - @ tab or CR is run as a formula by spreadsheets.
+  it.each(['=HYPERLINK("http://x","y")', '+1+1', '-2+3', '@SUM(A1)', '\tTAB', '\rCR'])(
+    'CSV export defuses a model id a spreadsheet would run as a formula: %j',
+    (model) => {
+      const [, row] = exportPricesCsv([{ model, perCall: 1 }]).split('\n');
+      expect(row?.replace(/^"/, '')).toMatch(/^'/);
+    },
+  );
+
+  it('a defused model id imports as the id it was', () => {
+    const prices = [{ model: '=HYPERLINK("http://x")', perCall: 1 }, { model: '-dash' }];
+    expect(importPricesCsv(exportPricesCsv(prices))).toEqual(prices);
+  });
 });
 
 describe('importPricesCsv', () => {

@@ -10,6 +10,8 @@ export const PRICE_CSV_COLUMNS = ['model', 'inputPer1M', 'outputPer1M', 'cachedI
 type PriceColumn = (typeof PRICE_CSV_COLUMNS)[number];
 type PriceNumberColumn = Exclude<PriceColumn, 'model'>;
 const NUMBER_COLUMNS: readonly PriceNumberColumn[] = ['inputPer1M', 'outputPer1M', 'cachedInputPer1M', 'perCall'];
+/** Tried in this order on the header line: a comma-separated file is the usual one. */
+const CSV_DELIMITERS = [',', ';', '\t'] as const;
 
 interface CsvRecordWithLine {
   record: string[];
@@ -48,7 +50,14 @@ export function importPricesCsv(text: string): ModelPrice[] {
   let records: CsvRecordWithLine[];
   try {
     // csv-parse's typings do not model `info: true`, which wraps each record with its position.
-    const options = { info: true, skip_empty_lines: true, trim: true, bom: true, relax_column_count: true };
+    const options = {
+      info: true,
+      skip_empty_lines: true,
+      trim: true,
+      bom: true,
+      relax_column_count: true,
+      delimiter: headerDelimiter(text),
+    };
     records = parse(text, options) as unknown as CsvRecordWithLine[];
   } catch (error) {
     throw new PriceImportError(`price CSV cannot be read: ${(error as Error).message}`);
@@ -67,11 +76,23 @@ export function importPricesCsv(text: string): ModelPrice[] {
   return prices.map(({ price }) => price);
 }
 
+/**
+ * Excel saves CSV with the system's list separator: ';' where the decimal separator is a comma
+ * (much of Europe), and "Unicode text" with tabs. The header holds only column names, which
+ * contain none of these, so its first line tells which one the file uses.
+ */
+function headerDelimiter(text: string): string {
+  const headerLine = text.split(/\r?\n/, 1)[0] ?? '';
+  return CSV_DELIMITERS.find((delimiter) => headerLine.includes(delimiter)) ?? ',';
+}
+
 function headerColumns(cells: string[]): PriceColumn[] {
   const seen = new Set<string>();
   const columns = cells.map((cell, index) => {
     if (!isPriceColumn(cell)) {
-      throw new PriceImportError(`line 1, column ${index + 1}: unknown column '${cell}' (allowed: ${PRICE_CSV_COLUMNS.join(', ')})`);
+      throw new PriceImportError(
+        `line 1, column ${index + 1}: unknown column '${cell}' (allowed: ${PRICE_CSV_COLUMNS.join(', ')}, separated by commas, semicolons or tabs)`,
+      );
     }
     if (seen.has(cell)) throw new PriceImportError(`line 1, column ${index + 1}: column '${cell}' appears twice`);
     seen.add(cell);
@@ -122,6 +143,11 @@ function priceFromJsonEntry(entry: unknown, where: string): ModelPrice {
 function parsePriceNumber(cell: string, at: string): number {
   // Number('') and Number('0x10') would pass silently; only plain decimals are prices. One past
   // the largest double (1e999) is Infinity, which the config then refused without a line.
+  // '0,5' is half in a decimal-comma locale and '1,000' a thousand in another: neither is guessed.
+  if (/^[\d.,]*,[\d.,]*$/.test(cell))
+    throw new PriceImportError(
+      `${at}: '${cell}' has a comma: write the number with a decimal point and no thousands separator (0.5, 1000)`,
+    );
   const price = /^\d+(\.\d+)?([eE][+-]?\d+)?$/.test(cell) ? Number(cell) : Number.NaN;
   if (!Number.isFinite(price)) throw new PriceImportError(`${at}: expected a non-negative number of credits, got '${cell}'`);
   return price;

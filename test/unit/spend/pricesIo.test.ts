@@ -43,6 +43,14 @@ describe('importPricesCsv', () => {
     { name: 'BOM, blank lines and spaces', csv: '\uFEFFmodel, inputPer1M\n\n m , 1.5 \n', prices: [{ model: 'm', inputPer1M: 1.5 }] },
     { name: 'exponent', csv: 'model,inputPer1M\nm,1e-3\n', prices: [{ model: 'm', inputPer1M: 0.001 }] },
     { name: 'header only', csv: 'model,inputPer1M\n', prices: [] },
+    // Excel saves CSV with the Windows list separator, ';' where the decimal separator is a comma
+    // (continental Europe): wiki.imacros.net/csv, grokipedia "List separator (Microsoft Excel)".
+    {
+      name: 'semicolons, as Excel writes in European locales',
+      csv: '\uFEFFmodel;inputPer1M;outputPer1M\r\nvendor/a,b;0.5;2\r\n',
+      prices: [{ model: 'vendor/a,b', inputPer1M: 0.5, outputPer1M: 2 }],
+    },
+    { name: 'tabs', csv: 'model\tperCall\nimg\t0.3\n', prices: [{ model: 'img', perCall: 0.3 }] },
   ])('accepts $name', ({ csv, prices }) => {
     expect(importPricesCsv(csv)).toEqual(prices);
   });
@@ -50,6 +58,12 @@ describe('importPricesCsv', () => {
   it.each([
     { name: 'empty file', csv: '', message: 'price CSV is empty' },
     { name: 'unknown column', csv: 'model,price\nm,1\n', message: "line 1, column 2: unknown column 'price'" },
+    {
+      name: 'another separator',
+      csv: 'model|perCall\nm|1\n',
+      message:
+        "unknown column 'model|perCall' (allowed: model, inputPer1M, outputPer1M, cachedInputPer1M, perCall, separated by commas, semicolons or tabs)",
+    },
     { name: 'duplicate column', csv: 'model,model\nm,n\n', message: "line 1, column 2: column 'model' appears twice" },
     { name: 'no model column', csv: 'inputPer1M\n1\n', message: "line 1: the 'model' column is required" },
     {
@@ -76,6 +90,17 @@ describe('importPricesCsv', () => {
     { name: 'column count', csv: 'model,perCall\nm,1,2\n', message: 'line 2: expected 2 columns, found 3' },
     { name: 'duplicate model', csv: 'model,perCall\nm,1\nm,2\n', message: "line 3: model 'm' is already priced at line 2" },
     { name: 'unclosed quote', csv: 'model\n"m\n', message: 'price CSV cannot be read' },
+    {
+      name: 'a decimal comma',
+      csv: 'model;inputPer1M\nm;0,5\n',
+      message:
+        "line 2, column 2 (inputPer1M): '0,5' has a comma: write the number with a decimal point and no thousands separator (0.5, 1000)",
+    },
+    {
+      name: 'a quoted decimal comma in a comma-separated file',
+      csv: 'model,outputPer1M\nm,"1,25"\n',
+      message: "line 2, column 2 (outputPer1M): '1,25' has a comma",
+    },
   ])('rejects $name', ({ csv, message }) => {
     expect(() => importPricesCsv(csv)).toThrow(PriceImportError);
     expect(() => importPricesCsv(csv)).toThrow(message);

@@ -36,7 +36,7 @@ export function exportPricesCsv(prices: readonly ModelPrice[]): string {
 export function importPricesJson(text: string): ModelPrice[] {
   let parsed: unknown;
   try {
-    parsed = JSON.parse(text);
+    parsed = JSON.parse(text, keepUnderflowedNumbers as Parameters<typeof JSON.parse>[1]);
   } catch (error) {
     throw new PriceImportError(`price JSON is not valid JSON: ${(error as Error).message}`);
   }
@@ -132,6 +132,7 @@ function priceFromJsonEntry(entry: unknown, where: string): ModelPrice {
   for (const column of NUMBER_COLUMNS) {
     const value = record[column];
     if (value === undefined || value === null) continue;
+    if (value instanceof UnderflowedNumber) throw new PriceImportError(`${where}, field ${column}: ${tooSmall(value.source)}`);
     if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
       throw new PriceImportError(`${where}, field ${column}: expected a non-negative number, got ${JSON.stringify(value)}`);
     }
@@ -150,7 +151,32 @@ function parsePriceNumber(cell: string, at: string): number {
     );
   const price = /^\d+(\.\d+)?([eE][+-]?\d+)?$/.test(cell) ? Number(cell) : Number.NaN;
   if (!Number.isFinite(price)) throw new PriceImportError(`${at}: expected a non-negative number of credits, got '${cell}'`);
+  if (readsAsZero(cell, price)) throw new PriceImportError(`${at}: ${tooSmall(cell)}`);
   return price;
+}
+
+/** A JSON number whose text is not zero but whose value is: kept apart so the entry can be refused by name. */
+class UnderflowedNumber {
+  readonly source: string;
+  constructor(source: string) {
+    this.source = source;
+  }
+}
+
+/** JSON.parse's reviver with the number's source text (Node 21+), which alone tells 1e-999 from 0. */
+function keepUnderflowedNumbers(_key: string, value: unknown, context?: { source?: string }): unknown {
+  const source = context?.source;
+  return typeof value === 'number' && source !== undefined && readsAsZero(source, value) ? new UnderflowedNumber(source) : value;
+}
+
+/** Below the smallest double (about 5e-324) a price reads as 0, which would make a priced model free. */
+function readsAsZero(source: string, value: number): boolean {
+  const digits = source.split(/[eE]/, 1)[0] ?? '';
+  return value === 0 && /[1-9]/.test(digits);
+}
+
+function tooSmall(source: string): string {
+  return `'${source}' is too small to store: it would read as 0 and make the model free (write 0 if it is free)`;
 }
 
 function rejectDuplicates(entries: { price: ModelPrice; where: string }[]): void {

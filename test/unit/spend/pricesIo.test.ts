@@ -43,6 +43,7 @@ describe('importPricesCsv', () => {
     { name: 'BOM, blank lines and spaces', csv: '\uFEFFmodel, inputPer1M\n\n m , 1.5 \n', prices: [{ model: 'm', inputPer1M: 1.5 }] },
     { name: 'exponent', csv: 'model,inputPer1M\nm,1e-3\n', prices: [{ model: 'm', inputPer1M: 0.001 }] },
     { name: 'header only', csv: 'model,inputPer1M\n', prices: [] },
+    { name: 'zero written with an exponent', csv: 'model,inputPer1M\nm,0.00e-999\n', prices: [{ model: 'm', inputPer1M: 0 }] },
     // Excel saves CSV with the Windows list separator, ';' where the decimal separator is a comma
     // (continental Europe): wiki.imacros.net/csv, grokipedia "List separator (Microsoft Excel)".
     {
@@ -86,6 +87,14 @@ describe('importPricesCsv', () => {
       csv: 'model,outputPer1M\nm,1e999\n',
       message: "line 2, column 2 (outputPer1M): expected a non-negative number of credits, got '1e999'",
     },
+    {
+      name: 'a price too small for a double, which would read as free',
+      csv: 'model,inputPer1M\nm,1e-999\n',
+      message:
+        "line 2, column 2 (inputPer1M): '1e-999' is too small to store: it would read as 0 and make the model free (write 0 if it is free)",
+    },
+    { name: 'NaN', csv: 'model,perCall\nm,NaN\n', message: "got 'NaN'" },
+    { name: 'Infinity', csv: 'model,perCall\nm,Infinity\n', message: "got 'Infinity'" },
     { name: 'empty model', csv: 'model,perCall\n,1\n', message: 'line 2, column 1 (model): model id is empty' },
     { name: 'column count', csv: 'model,perCall\nm,1,2\n', message: 'line 2: expected 2 columns, found 3' },
     { name: 'duplicate model', csv: 'model,perCall\nm,1\nm,2\n', message: "line 3: model 'm' is already priced at line 2" },
@@ -120,10 +129,21 @@ describe('importPricesJson', () => {
       message: 'entry 2, field perCall: expected a non-negative number, got "1"',
     },
     { name: 'negative price', json: '[{"model":"m","outputPer1M":-2}]', message: 'entry 1, field outputPer1M' },
+    {
+      name: 'a price too small for a double',
+      json: '[{"model":"m","inputPer1M":1e-999}]',
+      message:
+        "entry 1, field inputPer1M: '1e-999' is too small to store: it would read as 0 and make the model free (write 0 if it is free)",
+    },
+    { name: 'a price too large for a double', json: '[{"model":"m","perCall":1e999}]', message: 'entry 1, field perCall' },
     { name: 'duplicate model', json: '[{"model":"m"},{"model":"m"}]', message: "entry 2: model 'm' is already priced at entry 1" },
   ])('rejects $name', ({ json, message }) => {
     expect(() => importPricesJson(json)).toThrow(PriceImportError);
     expect(() => importPricesJson(json)).toThrow(message);
+  });
+
+  it('keeps a zero price written with an exponent', () => {
+    expect(importPricesJson('[{"model":"m","inputPer1M":0e-999}]')).toEqual([{ model: 'm', inputPer1M: 0 }]);
   });
 
   it('treats null prices as absent', () => {

@@ -26,6 +26,10 @@ export const modelPriceSchema = z.object({
   inputPer1M: z.number().min(0).optional(),
   outputPer1M: z.number().min(0).optional(),
   cachedInputPer1M: z.number().min(0).optional(),
+  /** Prompt-cache writes for 5 minutes; absent: 1.25x the input price, as Anthropic bills them. */
+  cacheWritePer1M: z.number().min(0).optional(),
+  /** Prompt-cache writes for 1 hour; absent: 2x the input price, as Anthropic bills them. */
+  cacheWrite1hPer1M: z.number().min(0).optional(),
   perCall: z.number().min(0).optional(),
 });
 

@@ -3,6 +3,10 @@ export interface TokenUsage {
   inputTokens: number;
   outputTokens: number;
   cachedInputTokens?: number;
+  /** Tokens written to the prompt cache, part of `inputTokens` (billed above the input price by Anthropic). */
+  cacheWriteInputTokens?: number;
+  /** Of `cacheWriteInputTokens`, those written for a 1-hour cache (the rest are for 5 minutes). */
+  cacheWrite1hInputTokens?: number;
   reasoningTokens?: number;
 }
 

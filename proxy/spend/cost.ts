@@ -2,6 +2,13 @@ import type { ModelPrice } from '../contracts/profile.ts';
 import type { TokenUsage } from '../contracts/usage.ts';
 
 const TOKENS_PER_PRICE_UNIT = 1_000_000;
+/**
+ * Prompt-cache writes where a price names no write price: Anthropic bills a 5-minute write at 1.25x
+ * the input price and a 1-hour write at 2x (its "Prompt caching" pricing). At the input price they
+ * were counted 20% or 50% short, and a budget cap let that much through.
+ */
+const CACHE_WRITE_5M_PER_INPUT = 1.25;
+const CACHE_WRITE_1H_PER_INPUT = 2;
 
 export interface CostResult {
   /**
@@ -19,6 +26,7 @@ const UNPRICED: CostResult = { costCredits: null, priced: false };
  * so a million small requests add up to what the gateway charges (a double carries about 16
  * significant digits, and SQLite's TOTAL sums them with compensation). Cached tokens are part of
  * the input tokens: with a cached price they are billed at it and only the rest at the input price.
+ * So are cache writes, billed at the write prices (by default Anthropic's multiples of the input price).
  * Per-call prices (images, video) add `calls` times. Usage may be null for per-call-only models (an
  * image call reports no tokens). A cached-input price alone does not price a model: it only
  * refines an input price.
@@ -49,11 +57,18 @@ export function findPrice(prices: readonly ModelPrice[], model: string | null): 
   return prices.find((price) => price.model.toLowerCase() === lower);
 }
 
+/** Reads, then writes, are capped at the input left: a count above it cannot be billed twice. */
 function tokenCredits(usage: TokenUsage, price: ModelPrice): number {
   const inputPer1M = price.inputPer1M ?? 0;
-  const cachedTokens = price.cachedInputPer1M === undefined ? 0 : Math.min(usage.cachedInputTokens ?? 0, usage.inputTokens);
-  const uncachedTokens = usage.inputTokens - cachedTokens;
+  const readTokens = Math.min(usage.cachedInputTokens ?? 0, usage.inputTokens);
+  const writeTokens = Math.min(usage.cacheWriteInputTokens ?? 0, usage.inputTokens - readTokens);
+  const write1hTokens = Math.min(usage.cacheWrite1hInputTokens ?? 0, writeTokens);
+  const plainTokens = usage.inputTokens - readTokens - writeTokens;
   const perMillion =
-    uncachedTokens * inputPer1M + cachedTokens * (price.cachedInputPer1M ?? 0) + usage.outputTokens * (price.outputPer1M ?? 0);
+    plainTokens * inputPer1M +
+    readTokens * (price.cachedInputPer1M ?? inputPer1M) +
+    (writeTokens - write1hTokens) * (price.cacheWritePer1M ?? inputPer1M * CACHE_WRITE_5M_PER_INPUT) +
+    write1hTokens * (price.cacheWrite1hPer1M ?? inputPer1M * CACHE_WRITE_1H_PER_INPUT) +
+    usage.outputTokens * (price.outputPer1M ?? 0);
   return perMillion / TOKENS_PER_PRICE_UNIT;
 }

@@ -6,10 +6,19 @@ import { spreadsheetCsv, withoutFormulaGuard } from '../core/spreadsheetCsv.ts';
  * A profile's price table as JSON or CSV, for the Profiles screen and the CLI. Imports are
  * strict: a bad cell is reported with its line and column, never skipped or guessed.
  */
-export const PRICE_CSV_COLUMNS = ['model', 'inputPer1M', 'outputPer1M', 'cachedInputPer1M', 'perCall'] as const;
+export const PRICE_CSV_COLUMNS = [
+  'model',
+  'inputPer1M',
+  'outputPer1M',
+  'cachedInputPer1M',
+  'perCall',
+  // Added later, so last: files written before them keep their columns' places.
+  'cacheWritePer1M',
+  'cacheWrite1hPer1M',
+] as const;
 type PriceColumn = (typeof PRICE_CSV_COLUMNS)[number];
 type PriceNumberColumn = Exclude<PriceColumn, 'model'>;
-const NUMBER_COLUMNS: readonly PriceNumberColumn[] = ['inputPer1M', 'outputPer1M', 'cachedInputPer1M', 'perCall'];
+const NUMBER_COLUMNS: readonly PriceNumberColumn[] = PRICE_CSV_COLUMNS.filter((column) => column !== 'model');
 /** Tried in this order on the header line: a comma-separated file is the usual one. */
 const CSV_DELIMITERS = [',', ';', '\t'] as const;
 

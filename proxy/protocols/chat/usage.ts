@@ -35,6 +35,9 @@ function usageFromObject(value: unknown): TokenUsage | null {
   const usage: TokenUsage = { inputTokens, outputTokens };
   const cachedInputTokens = tokenCount(nested(value, 'prompt_tokens_details', 'cached_tokens'));
   if (cachedInputTokens !== null) usage.cachedInputTokens = cachedInputTokens;
+  // OpenRouter reports prompt-cache writes here, inside prompt_tokens.
+  const cacheWriteInputTokens = tokenCount(nested(value, 'prompt_tokens_details', 'cache_write_tokens'));
+  if (cacheWriteInputTokens !== null && cacheWriteInputTokens > 0) usage.cacheWriteInputTokens = cacheWriteInputTokens;
   const reasoningTokens = tokenCount(nested(value, 'completion_tokens_details', 'reasoning_tokens'));
   if (reasoningTokens !== null) usage.reasoningTokens = reasoningTokens;
   return usage;

@@ -6,6 +6,8 @@ const PRICE_FIELDS: { field: PriceField; label: string }[] = [
   { field: 'outputPer1M', label: 'Output / 1M' },
   { field: 'cachedInputPer1M', label: 'Cached input / 1M' },
   { field: 'perCall', label: 'Per call' },
+  { field: 'cacheWritePer1M', label: 'Cache write 5 min / 1M' },
+  { field: 'cacheWrite1hPer1M', label: 'Cache write 1 h / 1M' },
 ];
 
 /** A blank cell means "no price of this kind", never 0. */
@@ -66,7 +68,7 @@ export function PriceRows({ prices, onChange }: { prices: ModelPrice[]; onChange
       </tbody>
       <tfoot>
         <tr>
-          <td colSpan={6}>
+          <td colSpan={PRICE_FIELDS.length + 2}>
             <button type="button" onClick={() => onChange([...prices, { model: '' }])}>
               Add model price
             </button>

@@ -48,7 +48,29 @@ describe('readAnswer: each protocol reads the usage of its own JSON answers', ()
       anthropicAdapter,
       'generate',
       { usage: { input_tokens: 10, cache_read_input_tokens: 100, cache_creation_input_tokens: 5, output_tokens: 4 } },
-      { inputTokens: 115, outputTokens: 4, cachedInputTokens: 100 },
+      { inputTokens: 115, outputTokens: 4, cachedInputTokens: 100, cacheWriteInputTokens: 5 },
+    ],
+    [
+      // The split by cache lifetime (docs: "cache_creation" with ephemeral_5m/1h_input_tokens): 1-hour writes cost more.
+      'Messages with cache writes of both lifetimes',
+      anthropicAdapter,
+      'generate',
+      {
+        usage: {
+          input_tokens: 10,
+          cache_creation_input_tokens: 30,
+          cache_creation: { ephemeral_5m_input_tokens: 10, ephemeral_1h_input_tokens: 20 },
+          output_tokens: 4,
+        },
+      },
+      { inputTokens: 40, outputTokens: 4, cacheWriteInputTokens: 30, cacheWrite1hInputTokens: 20 },
+    ],
+    [
+      'Messages with only the split of cache writes',
+      anthropicAdapter,
+      'generate',
+      { usage: { input_tokens: 10, cache_creation: { ephemeral_5m_input_tokens: 7, ephemeral_1h_input_tokens: 3 }, output_tokens: 4 } },
+      { inputTokens: 20, outputTokens: 4, cacheWriteInputTokens: 10, cacheWrite1hInputTokens: 3 },
     ],
     ['Messages read as chat would find nothing', anthropicAdapter, 'generate', { usage: { prompt_tokens: 12 } }, null],
     ['count_tokens runs no model', anthropicAdapter, 'count', { input_tokens: 12 }, { inputTokens: 0, outputTokens: 0 }],

@@ -75,6 +75,51 @@ describe('costOf', () => {
   });
 });
 
+/**
+ * Anthropic bills a 5-minute cache write at 1.25x the input price, a 1-hour write at 2x and a cache
+ * read at 0.1x (docs.anthropic.com "Prompt caching", pricing table; docs.electronhub.ai/guides/prompt-caching).
+ * Writes are part of the input tokens, as reads are (protocols/anthropic/usage.ts).
+ */
+describe('costOf: prompt-cache writes', () => {
+  const sonnet: ModelPrice = { model: 'claude-sonnet', inputPer1M: 3, outputPer1M: 15, cachedInputPer1M: 0.3 };
+  const writes = (inputTokens: number, cacheWrite: number, cacheWrite1h?: number, cachedInputTokens?: number): TokenUsage => ({
+    inputTokens,
+    outputTokens: 0,
+    cacheWriteInputTokens: cacheWrite,
+    ...(cacheWrite1h === undefined ? {} : { cacheWrite1hInputTokens: cacheWrite1h }),
+    ...(cachedInputTokens === undefined ? {} : { cachedInputTokens }),
+  });
+  it.each([
+    { name: '5-minute writes at 1.25x the input price', u: writes(1_000_000, 1_000_000), price: sonnet, cost: 3.75 },
+    { name: '1-hour writes at 2x the input price', u: writes(1_000_000, 1_000_000, 1_000_000), price: sonnet, cost: 6 },
+    {
+      name: 'writes of both lifetimes, reads and plain input in one request',
+      // 100k plain at 3, 200k read at 0.3, 300k 5-minute writes at 3.75, 400k 1-hour writes at 6.
+      u: writes(1_000_000, 700_000, 400_000, 200_000),
+      price: sonnet,
+      cost: 0.3 + 0.06 + 1.125 + 2.4,
+    },
+    {
+      name: "the profile's own write prices win over the multiples",
+      u: writes(1_000_000, 1_000_000, 250_000),
+      price: { ...sonnet, cacheWritePer1M: 3, cacheWrite1hPer1M: 3 },
+      cost: 3,
+    },
+    { name: 'the multiplier scales writes too', u: writes(1_000_000, 1_000_000), price: sonnet, multiplier: 2, cost: 7.5 },
+    {
+      name: 'writes above the input left after reads are capped',
+      u: writes(100, 500, 0, 60),
+      price: sonnet,
+      cost: (60 * 0.3 + 40 * 3.75) / 1e6,
+    },
+    { name: '1-hour writes above the writes are capped', u: writes(1_000_000, 500_000, 900_000), price: sonnet, cost: 1.5 + 3 },
+    { name: 'no writes reported: input as before', u: writes(1_000_000, 0), price: sonnet, cost: 3 },
+  ])('$name', ({ u, price, multiplier, cost }) => {
+    const result = costOf(u, price, multiplier ?? 1);
+    expect(Math.abs((result.costCredits ?? Number.NaN) - cost)).toBeLessThanOrEqual(cost * 1e-12);
+  });
+});
+
 describe('inputCostOf', () => {
   it.each([
     { tokens: 500_000, price: chat, multiplier: 1, cost: 1 },

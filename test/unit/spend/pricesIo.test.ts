@@ -4,6 +4,7 @@ import type { ModelPrice } from '../../../proxy/contracts/profile.ts';
 
 const table: ModelPrice[] = [
   { model: 'gpt-x', inputPer1M: 2, outputPer1M: 8, cachedInputPer1M: 0.5 },
+  { model: 'claude-x', inputPer1M: 3, outputPer1M: 15, cachedInputPer1M: 0.3, cacheWritePer1M: 3.75, cacheWrite1hPer1M: 6 },
   { model: 'vendor/model, with comma', inputPer1M: 0.15, outputPer1M: 0.6 },
   { model: 'img-1', perCall: 0.3 },
 ];
@@ -17,9 +18,9 @@ describe('round trips', () => {
   });
 
   it('CSV has the documented header and empty cells for missing prices', () => {
-    const [header, , , image] = exportPricesCsv(table).trimEnd().split('\n');
-    expect(header).toBe('model,inputPer1M,outputPer1M,cachedInputPer1M,perCall');
-    expect(image).toBe('img-1,,,,0.3');
+    const [header, , , , image] = exportPricesCsv(table).trimEnd().split('\n');
+    expect(header).toBe('model,inputPer1M,outputPer1M,cachedInputPer1M,perCall,cacheWritePer1M,cacheWrite1hPer1M');
+    expect(image).toBe('img-1,,,,0.3,,');
   });
 
   // OWASP "CSV Injection": a cell starting with = + - @ tab or CR is run as a formula by spreadsheets.
@@ -63,7 +64,7 @@ describe('importPricesCsv', () => {
       name: 'another separator',
       csv: 'model|perCall\nm|1\n',
       message:
-        "unknown column 'model|perCall' (allowed: model, inputPer1M, outputPer1M, cachedInputPer1M, perCall, separated by commas, semicolons or tabs)",
+        "unknown column 'model|perCall' (allowed: model, inputPer1M, outputPer1M, cachedInputPer1M, perCall, cacheWritePer1M, cacheWrite1hPer1M, separated by commas, semicolons or tabs)",
     },
     { name: 'duplicate column', csv: 'model,model\nm,n\n', message: "line 1, column 2: column 'model' appears twice" },
     { name: 'no model column', csv: 'inputPer1M\n1\n', message: "line 1: the 'model' column is required" },

@@ -21,6 +21,12 @@ describe('usageFromChatResponse', () => {
       usage: { inputTokens: 100, outputTokens: 50, cachedInputTokens: 80, reasoningTokens: 30 },
     },
     {
+      // OpenRouter's chat usage: cache writes inside prompt_tokens (openrouter.ai/docs/use-cases/usage-accounting).
+      name: 'cache writes',
+      json: { usage: { prompt_tokens: 194, completion_tokens: 2, prompt_tokens_details: { cached_tokens: 0, cache_write_tokens: 100 } } },
+      usage: { inputTokens: 194, outputTokens: 2, cachedInputTokens: 0, cacheWriteInputTokens: 100 },
+    },
+    {
       name: 'embedding (no completion tokens)',
       json: { usage: { prompt_tokens: 7, total_tokens: 7 } },
       usage: { inputTokens: 7, outputTokens: 0 },

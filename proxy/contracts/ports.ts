@@ -101,6 +101,8 @@ export interface SpendCheckInput {
   upstreamModel: string | null;
   /** Estimated from the request body; null where the body was not parsed or no cap needs it. */
   estimatedInputTokens: number | null;
+  /** The most output tokens the request allows, when it states it (its max_tokens, per choice); null when unbounded. */
+  outputTokensBound: number | null;
 }
 
 export interface SpendOutcome {

@@ -110,6 +110,7 @@ export function fallbackRoute(gated: Gated, services: FallbackServices): Fallbac
       method: gated.method,
       upstreamPath: plan.upstreamPath,
       upstreamModel: plan.upstreamModel,
+      outputTokensBound: plan.outputTokensBound,
       estimatedInputTokens: gate.needsInputEstimate(identity, target.profile) ? quickInputEstimate(plan).tokens : null,
     });
   }

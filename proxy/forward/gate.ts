@@ -52,6 +52,7 @@ function checkBudgets(planned: Planned, services: GateServices, firstOfKey: Idem
     method: planned.method,
     upstreamPath: plan.upstreamPath,
     upstreamModel: plan.upstreamModel,
+    outputTokensBound: plan.outputTokensBound,
   };
   const refusal = checkSpend(services.spendGate, spendInput, plan, stop.signal);
   if (refusal instanceof Promise) return refusal.then((counted) => passed(planned, firstOfKey, counted));

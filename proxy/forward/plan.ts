@@ -19,6 +19,8 @@ export interface ExchangePlan {
   readonly usageAsked: boolean;
   /** The Chat Completions body as sent, when parsed: for the budget and for estimating usage. */
   readonly chatBody: Record<string, unknown> | null;
+  /** The most output tokens the request allows (its max_tokens, per choice), when it states it: held against budget caps. */
+  readonly outputTokensBound: number | null;
   /** Client headers (by prefix) the gateway must not get: the client protocol's own, when translated. */
   readonly droppedHeaderPrefixes: readonly string[];
   readonly translator: ResponseTranslator | null;

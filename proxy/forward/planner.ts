@@ -4,7 +4,7 @@ import type { ExchangePlan } from './plan.ts';
 import { rewriteJsonBody } from './bodyRewrite.ts';
 import { streamFlagOf, modelOf, type ClientBody, type ParsedBody } from './requestBody.ts';
 import type { ClientIdentity, LocalRefusal, UpstreamTarget } from '../contracts/ports.ts';
-import type { ChatTranslation, EndpointKind, NativeRequestCleanup, TranslatedProtocol } from '../protocols/adapter.ts';
+import type { ChatTranslation, EndpointKind, NativeRequestCleanup, ProtocolAdapter, TranslatedProtocol } from '../protocols/adapter.ts';
 import { chooseMode } from '../protocols/protocolMode.ts';
 import { isChatCompletion, routeFor } from '../protocols/registry.ts';
 import { answerCount } from './localAnswers.ts';
@@ -70,13 +70,15 @@ export function buildPlan(input: PlanInput): Plan | Promise<Plan> {
     const protocolKey = translation.modeKey;
     const nativeVerified = upstreamModel !== null && (input.nativeVerified?.(target.profile.id, protocolKey, upstreamModel) ?? false);
     if (chooseMode(target.profile.protocolModes[protocolKey], nativeVerified) === 'translate') {
-      return translatedPlan(input, translation, endpoint, requestedModel, upstreamModel);
+      return translatedPlan(input, translation, endpoint, requestedModel, upstreamModel, route.adapter);
     }
   }
   const isChat = isChatCompletion(route);
+  const outputTokensBound = endpoint === 'generate' && parsed.kind === 'json' ? route.adapter.outputTokenLimit(parsed.value) : null;
   const cleanup = route.adapter.nativeRequest;
   if (translation && cleanup && upstreamModel !== null && chunksInclude(input.body.chunks, cleanup.needles)) {
-    const cleaned = nativeWithoutAirlockParts(input, translation.modeKey, cleanup, requestedModel, upstreamModel);
+    const models = { requestedModel, upstreamModel, outputTokensBound };
+    const cleaned = nativeWithoutAirlockParts(input, translation.modeKey, cleanup, models);
     if (cleaned !== null) return cleaned;
   }
   const rewritten = rewriteJsonBody(input.body, parsed, upstreamModel, isChat);
@@ -94,6 +96,7 @@ export function buildPlan(input: PlanInput): Plan | Promise<Plan> {
     usageInjected: rewritten.usageInjected,
     usageAsked: rewritten.usageAsked,
     chatBody: isChat && parsed.kind === 'json' ? parsed.value : null,
+    outputTokensBound,
     droppedHeaderPrefixes: [],
     translator: null,
     notes: [],
@@ -109,10 +112,10 @@ function nativeWithoutAirlockParts(
   input: PlanInput,
   protocol: TranslatedProtocol,
   cleanup: NativeRequestCleanup,
-  requestedModel: string | null,
-  upstreamModel: string,
+  models: { requestedModel: string | null; upstreamModel: string; outputTokensBound: number | null },
 ): Plan | Promise<Plan> | null {
   const { parsed } = input;
+  const { requestedModel, upstreamModel, outputTokensBound } = models;
   const planned = (bytes: Buffer, stream: boolean, notes: string[]): Plan => ({
     protocol: input.protocol,
     mode: 'native',
@@ -127,6 +130,7 @@ function nativeWithoutAirlockParts(
     usageInjected: false,
     usageAsked: false,
     chatBody: null,
+    outputTokensBound,
     droppedHeaderPrefixes: [],
     translator: null,
     notes,
@@ -169,6 +173,7 @@ function translatedPlan(
   endpoint: EndpointKind,
   requestedModel: string | null,
   upstreamModel: string | null,
+  clientAdapter: ProtocolAdapter,
 ): Plan | Promise<Plan> {
   const { parsed } = input;
   if (parsed.kind !== 'json' && parsed.kind !== 'scanned-json')
@@ -183,6 +188,8 @@ function translatedPlan(
     usageInjected: true,
     usageAsked: true,
     droppedHeaderPrefixes: translation.clientHeaderPrefixes,
+    // The client's limit, as the translation carries it to chat's; a body too large to parse here states none.
+    outputTokensBound: endpoint === 'generate' && parsed.kind === 'json' ? clientAdapter.outputTokenLimit(parsed.value) : null,
   };
   if (endpoint === 'count') {
     if (!translation.countAnswer) return invalid('Airlock cannot count tokens for this protocol without the gateway');

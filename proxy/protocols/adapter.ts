@@ -24,6 +24,8 @@ export interface ProtocolAdapter {
   readonly stream: ProtocolStream;
   /** Usage and model in one of this protocol's JSON answers (null fields where it has none). */
   readAnswer(json: object, endpoint: EndpointKind): AnswerReading;
+  /** The most output tokens a generate request may be billed for, from the limit it states; null without one. */
+  outputTokenLimit(body: Record<string, unknown>): number | null;
   /** Present for a protocol that reaches a Chat Completions gateway by translation. */
   readonly translation?: ChatTranslation;
   /** What a request sent natively must lose of what Airlock's translation gave its client earlier in the session. */

@@ -15,7 +15,7 @@ export interface BudgetOwner {
   name: string;
   budget: Budget | undefined;
   totals: SpendTotals;
-  /** Estimated input credits of this owner's admitted requests that have not ended yet. */
+  /** Credits held by this owner's admitted requests that have not ended yet: input estimate, per-call price, output limit. */
   inFlightCredits: number;
 }
 
@@ -31,9 +31,11 @@ export interface BudgetDecisionInput {
 }
 
 /**
- * A cap refuses when it is already reached, or when this request's estimated input would cross it
- * (output cost is unknown before the answer, so it cannot be counted in advance). Requests still in
- * flight count with their estimates, so parallel requests cannot overshoot a cap together.
+ * A cap refuses when it is already reached, or when this request's estimated input would cross it.
+ * Its own output is not counted: a stated limit is often ten times what is written (Claude Code
+ * asks for 32k tokens on every turn), and counting it would close the last stretch of every cap.
+ * Requests still in flight count with everything they hold, their output limit included, so parallel
+ * requests together cross a cap by no more than one request alone could.
  */
 export function decideBudget(input: BudgetDecisionInput): LocalRefusal | null {
   const blind = input.ledgerGap ? ledgerGapRefusal(input.owners, input.ledgerGap.gap, input.ledgerGap.nowMs) : null;
@@ -60,7 +62,7 @@ export function decideBudget(input: BudgetDecisionInput): LocalRefusal | null {
       const capText = `${period.kind} cap of ${formatCredits(period.cap)} credits for ${describe(owner)}`;
       const inFlight = owner.inFlightCredits;
       const committed = period.spent + inFlight;
-      const inFlightText = inFlight > 0 ? ` and ${formatCredits(inFlight)} estimated for requests still running` : '';
+      const inFlightText = inFlight > 0 ? ` and ${formatCredits(inFlight)} held for requests still running` : '';
       const spentText = `${formatCredits(period.spent)} spent ${period.when}${inFlightText}`;
       if (period.spent >= period.cap) {
         return budgetRefusal(owner, period.kind, `${capText} reached: ${spentText}`, period.field);

@@ -48,6 +48,12 @@ export function inputCostOf(inputTokens: number, price: ModelPrice | undefined, 
   return ((inputTokens * price.inputPer1M) / TOKENS_PER_PRICE_UNIT) * multiplier;
 }
 
+/** The most a request's output may cost at `outputTokens` (its stated limit): held against caps while it runs. */
+export function outputCostOf(outputTokens: number, price: ModelPrice | undefined, multiplier: number): number | null {
+  if (!price || price.outputPer1M === undefined) return null;
+  return ((outputTokens * price.outputPer1M) / TOKENS_PER_PRICE_UNIT) * multiplier;
+}
+
 /** Exact model id first; the gateway's ids are case-sensitive, but a user's price table may not be. */
 export function findPrice(prices: readonly ModelPrice[], model: string | null): ModelPrice | undefined {
   if (model === null) return undefined;

@@ -1,4 +1,4 @@
-import { findPrice, inputCostOf } from './cost.ts';
+import { findPrice, inputCostOf, outputCostOf } from './cost.ts';
 import type { LedgerGap } from '../contracts/log.ts';
 import type { Budget, Profile } from '../contracts/profile.ts';
 import type { ClientIdentity, LocalRefusal, SpendCheckInput, SpendGate, SpendOutcome, StepCheckInput } from '../contracts/ports.ts';
@@ -58,11 +58,14 @@ export function createSpendGate(deps: SpendGateDeps): SpendGateControl {
     return refusal;
   }
 
-  /** An admitted request holds what it commits before its answer: its input estimate and any per-call price. */
+  /**
+   * An admitted request holds the most it can cost until it ends: its input estimate, any per-call
+   * price, and the output its stated limit allows. Other requests are checked against the hold, so
+   * parallel streams together cross a cap by no more than one request alone could.
+   */
   function hold(requestId: string, scopes: SpendScope[], upfront: Upfront): void {
-    const { inputCredits, perCallCredits } = upfront;
-    if (inputCredits !== null || perCallCredits !== null)
-      reservations.reserve(requestId, scopes, (inputCredits ?? 0) + (perCallCredits ?? 0));
+    const credits = heldCredits(upfront);
+    if (credits !== null) reservations.reserve(requestId, scopes, credits);
   }
 
   function budgetRefusal(input: SpendCheckInput, scopes: SpendScope[], upfront: Upfront, atMs: number): LocalRefusal | null {
@@ -147,8 +150,8 @@ export function createSpendGate(deps: SpendGateDeps): SpendGateControl {
   function refineHold(input: SpendCheckInput): void {
     // A hold a fallback step moved is priced by that step; a count at the first profile's prices would cut it.
     if (!reservations.heldOn(input.requestId, { kind: 'profile', profileId: input.profile.id })) return;
-    const { inputCredits, perCallCredits } = upfrontOf(input, true);
-    if (inputCredits !== null) reservations.shrink(input.requestId, inputCredits + (perCallCredits ?? 0));
+    const upfront = upfrontOf(input, true);
+    if (upfront.inputCredits !== null) reservations.shrink(input.requestId, heldCredits(upfront) ?? 0);
   }
 
   function needsInputEstimate(identity: ClientIdentity, profile: Profile): boolean {
@@ -194,15 +197,23 @@ interface Upfront {
   inputCredits: number | null;
   /** A per-call price (an image or video creation's whole cost); only where a cap reads it. */
   perCallCredits: number | null;
+  /** The output its stated limit allows, at the output price; only where a cap reads it. Held, never checked against its own request. */
+  outputCredits: number | null;
+}
+
+function heldCredits({ inputCredits, perCallCredits, outputCredits }: Upfront): number | null {
+  if (inputCredits === null && perCallCredits === null && outputCredits === null) return null;
+  return (inputCredits ?? 0) + (perCallCredits ?? 0) + (outputCredits ?? 0);
 }
 
 /** The price table is looked up once, and only when something reads the result. */
 function upfrontOf(input: SpendCheckInput, capped: boolean): Upfront {
-  if (input.estimatedInputTokens === null && !capped) return { inputCredits: null, perCallCredits: null };
+  if (input.estimatedInputTokens === null && !capped) return { inputCredits: null, perCallCredits: null, outputCredits: null };
   const price = findPrice(input.profile.prices, input.upstreamModel);
   const multiplier = input.profile.priceMultiplier;
   return {
     inputCredits: input.estimatedInputTokens === null ? null : inputCostOf(input.estimatedInputTokens, price, multiplier),
     perCallCredits: capped && price?.perCall !== undefined ? price.perCall * multiplier : null,
+    outputCredits: capped && input.outputTokensBound !== null ? outputCostOf(input.outputTokensBound, price, multiplier) : null,
   };
 }

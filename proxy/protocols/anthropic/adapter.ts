@@ -1,5 +1,5 @@
 import type { ProtocolAdapter } from '../adapter.ts';
-import { modelOf } from '../fields.ts';
+import { modelOf, tokenLimitOf } from '../fields.ts';
 import { anthropicErrorOf } from './declaredError.ts';
 import { fromChatEvents } from '../streamTranslator.ts';
 import { anthropicErrors, anthropicErrorType, anthropicStatusFor } from './errors.ts';
@@ -27,6 +27,8 @@ export const anthropicAdapter: ProtocolAdapter = {
     error: anthropicErrorOf(json as Record<string, unknown>),
   }),
   nativeRequest: anthropicNativeRequest,
+  // Required by Anthropic, and it includes extended thinking.
+  outputTokenLimit: (body) => tokenLimitOf(body['max_tokens']),
   translation: {
     modeKey: 'messages',
     // anthropic-version, anthropic-beta: meaningless to a Chat Completions gateway.

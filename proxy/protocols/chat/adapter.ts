@@ -1,6 +1,6 @@
 import type { DeclaredError, ProtocolAdapter } from '../adapter.ts';
 import { errorMemberOf } from '../declaredError.ts';
-import { modelOf } from '../fields.ts';
+import { modelOf, tokenLimitOf } from '../fields.ts';
 import { ChatKeyGuard } from './keyGuard.ts';
 import { openAiErrors } from './errors.ts';
 import { ChatStreamObserver } from './observer.ts';
@@ -16,7 +16,15 @@ export const chatAdapter: ProtocolAdapter = {
     keyGuard: (masker) => new ChatKeyGuard(masker),
   },
   readAnswer: (json) => ({ usage: usageFromChatResponse(json), model: modelOf(json), error: chatAnswerErrorOf(json) }),
+  outputTokenLimit: chatOutputTokenLimit,
 };
+
+/** `max_completion_tokens` replaced `max_tokens`; a body naming both is bounded by the larger. Each of `n` choices may use it all. */
+function chatOutputTokenLimit(body: Record<string, unknown>): number | null {
+  const limits = [tokenLimitOf(body['max_completion_tokens']), tokenLimitOf(body['max_tokens'])].filter((limit) => limit !== null);
+  if (limits.length === 0) return null;
+  return Math.max(...limits) * Math.max(tokenLimitOf(body['n']) ?? 1, 1);
+}
 
 /** A chat answer without a choice, holding an `error` (OpenRouter, One API before mid-2023: see declaredError.ts). */
 function chatAnswerErrorOf(json: object): DeclaredError | null {

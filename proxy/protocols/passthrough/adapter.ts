@@ -34,4 +34,6 @@ export const passthroughAdapter: ProtocolAdapter = {
       error: openAiAnswerErrorOf(json as Record<string, unknown>),
     };
   },
+  // Embeddings, images and audio are billed by their input or per call, not by an output limit.
+  outputTokenLimit: () => null,
 };

@@ -1,5 +1,5 @@
 import type { ProtocolAdapter } from '../adapter.ts';
-import { modelOf } from '../fields.ts';
+import { modelOf, tokenLimitOf } from '../fields.ts';
 import { responsesAnswerErrorOf } from './declaredError.ts';
 import { fromChatEvents } from '../streamTranslator.ts';
 import { responsesErrors, responsesFailureCode } from './errors.ts';
@@ -26,6 +26,8 @@ export const responsesAdapter: ProtocolAdapter = {
     error: responsesAnswerErrorOf(json as Record<string, unknown>),
   }),
   nativeRequest: responsesNativeRequest,
+  // Reasoning tokens included.
+  outputTokenLimit: (body) => tokenLimitOf(body['max_output_tokens']),
   translation: {
     modeKey: 'responses',
     clientHeaderPrefixes: [],

@@ -19,11 +19,11 @@ const setBudget = (budget: object) => control('/profiles/main', 'PUT', { name: '
 /** About 2,000 input tokens: 0.2 credits at 100 credits per 1M input tokens. */
 const LARGE_PROMPT = 'word '.repeat(2_000);
 
-const chat = (content = 'hello'): Promise<RawResponse> =>
+const chat = (content = 'hello', fields: Record<string, unknown> = {}): Promise<RawResponse> =>
   rawRequest(`${harness.proxy.url}/v1/chat/completions`, {
     method: 'POST',
     headers: { ...JSON_HEADERS, authorization: `Bearer ${clientToken}` },
-    body: chatBody({ messages: [{ role: 'user', content }] }),
+    body: chatBody({ messages: [{ role: 'user', content }], ...fields }),
   });
 
 const chatCalls = (): number => harness.simulator.received.filter((received) => received.path === '/v1/chat/completions').length;
@@ -44,6 +44,23 @@ afterAll(async () => {
 });
 
 describe('budgets over the real proxy', () => {
+  it('holds the output each running request may write, so parallel streams cannot together cross the cap by it', async () => {
+    // First in the file, before any spend today. max_tokens 2,000 at 100 credits per 1M output: 0.2 credits held per request, with a few
+    // thousandths of input, against 0.5 credits: the third still fits beside two, the fourth does not.
+    await setBudget({ dailyCredits: 0.5 });
+    harness.simulator.reset();
+    const allJudged = Promise.withResolvers<void>();
+    harness.simulator.script(...Array.from({ length: 5 }, () => ({ kind: 'holdHeaders' as const, until: allJudged.promise })));
+    let answered = 0;
+    const pending = Array.from({ length: 5 }, () => chat('hello', { max_tokens: 2_000 }).finally(() => (answered += 1)));
+    await expect.poll(() => answered + chatCalls()).toBe(5);
+    allJudged.resolve();
+    const replies = await Promise.all(pending);
+
+    expect(replies.map((reply) => reply.status).sort()).toEqual([200, 200, 200, 402, 402]);
+    expect(chatCalls()).toBe(3);
+  });
+
   it('lets parallel requests through only as far as their estimates fit under the cap', async () => {
     await setBudget({ dailyCredits: 0.5 });
     harness.simulator.reset();
@@ -61,7 +78,7 @@ describe('budgets over the real proxy', () => {
     const refusal = replies.find((reply) => reply.status === 402);
     expect(refusal?.headers['x-airlock-budget']).toBe('daily');
     expect(JSON.parse(refusal?.body ?? '{}').error.message).toMatch(
-      /estimated for requests still running.*Raise or remove budget\.dailyCredits/,
+      /held for requests still running.*Raise or remove budget\.dailyCredits/,
     );
     expect(chatCalls()).toBe(2);
   });

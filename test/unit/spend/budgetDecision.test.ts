@@ -57,7 +57,7 @@ describe('decideBudget refuses', () => {
       estimate: 0.75,
       header: 'daily',
       message:
-        "daily cap of 20 credits for profile 'work' would be crossed: 15 spent today and 4.5 estimated for requests still running, and this request's input is estimated at 0.75 credits",
+        "daily cap of 20 credits for profile 'work' would be crossed: 15 spent today and 4.5 held for requests still running, and this request's input is estimated at 0.75 credits",
     },
     {
       name: 'monthly cap reached',

@@ -36,6 +36,7 @@ function setup(options: { profile?: Partial<ProfileInput>; clientBudgets?: Recor
     upstreamPath: '/chat/completions',
     upstreamModel: 'gpt-x',
     estimatedInputTokens: 1000,
+    outputTokensBound: null,
     ...overrides,
   });
   const spend = (costCredits: number | null, status = 200, tokenName: string | null = 'cursor') =>
@@ -200,7 +201,7 @@ describe('createSpendGate', () => {
     const running = [input({ estimatedInputTokens: 1_000_000 }), input({ estimatedInputTokens: 1_000_000 })];
     for (const request of running) expect(gate.check(request)).toBeNull();
     const third = gate.check(input({ estimatedInputTokens: 1_000_000 }));
-    expect(third?.message).toContain('0 spent today and 4 estimated for requests still running');
+    expect(third?.message).toContain('0 spent today and 4 held for requests still running');
     expect(gate.reservations.requestCount).toBe(2);
 
     // The first ends having cost 1.5 credits: its reservation gives way to what it really cost.
@@ -234,6 +235,51 @@ describe('createSpendGate', () => {
     expect(requests.filter((refusal) => refusal === null)).toHaveLength(admitted);
   });
 
+  it('holds the most output a running request may write, so parallel streams cannot overshoot a cap by their output', () => {
+    // gpt-x: 2 credits per 1M input, 8 per 1M output. Each request: 0.2 credits of input and at most
+    // 2.4 of output (max_tokens 300k), 2.6 held while it runs, of a 5-credit day.
+    const { gate, input } = setup({ profile: { budget: { dailyCredits: 5 } } });
+    const stream = () => input({ estimatedInputTokens: 100_000, outputTokensBound: 300_000 });
+    const running = [stream(), stream()];
+    for (const request of running) expect(gate.check(request)).toBeNull();
+    expect(gate.check(stream())?.message).toContain('0 spent today and 5.2 held for requests still running');
+
+    // The first ends having written little: what it really cost replaces its whole hold.
+    gate.recordOutcome({
+      requestId: running[0]?.requestId ?? '',
+      identity: { tokenName: 'cursor', pinnedProfileId: null },
+      profileId: 'work',
+      status: 200,
+      keyRejected: false,
+      costCredits: 0.3,
+      atMs: NOW,
+    });
+    expect(gate.check(stream())).toBeNull();
+  });
+
+  it("does not refuse a request for its own output bound: only others' running output stands against it", () => {
+    // As before any output was held: one request at a time may cross a cap by its own output.
+    const { gate, input, spend } = setup({ profile: { budget: { dailyCredits: 5 } } });
+    spend(4);
+    expect(gate.check(input({ estimatedInputTokens: 100_000, outputTokensBound: 1_000_000 }))).toBeNull();
+    expect(gate.reservations.reservedCredits({ kind: 'profile', profileId: 'work' })).toBeCloseTo(8.2, 12);
+  });
+
+  it('holds no output for a model without an output price, or a request that states no bound', () => {
+    const { gate, input } = setup({
+      profile: {
+        budget: { dailyCredits: 50 },
+        prices: [
+          { model: 'gpt-x', inputPer1M: 2 },
+          { model: 'gpt-y', inputPer1M: 2, outputPer1M: 8 },
+        ],
+      },
+    });
+    expect(gate.check(input({ estimatedInputTokens: 1_000_000, outputTokensBound: 1_000_000 }))).toBeNull();
+    expect(gate.check(input({ upstreamModel: 'gpt-y', estimatedInputTokens: 1_000_000, outputTokensBound: null }))).toBeNull();
+    expect(gate.reservations.reservedCredits({ kind: 'profile', profileId: 'work' })).toBe(4);
+  });
+
   it('reserves nothing for a refused request', () => {
     const { gate, input } = setup({ profile: { budget: { perRequestInputCredits: 1 } } });
     expect(gate.check(input({ estimatedInputTokens: 10_000_000 }))?.errorClass).toBe('budget_exceeded');
@@ -250,6 +296,14 @@ describe('createSpendGate', () => {
     gate.refineHold({ ...admitted, estimatedInputTokens: refinedTokens });
     expect(gate.reservations.reservedCredits({ kind: 'profile', profileId: 'work' })).toBe(heldCredits);
     expect(gate.reservations.reservedCredits({ kind: 'client', clientName: 'cursor' })).toBe(heldCredits);
+  });
+
+  it('refineHold keeps the output held: a count replaces only the input bound', () => {
+    const { gate, input } = setup({ profile: { budget: { dailyCredits: 50 } } });
+    const admitted = input({ estimatedInputTokens: 2_000_000, outputTokensBound: 100_000 });
+    expect(gate.check(admitted)).toBeNull();
+    gate.refineHold({ ...admitted, estimatedInputTokens: 500_000 });
+    expect(gate.reservations.reservedCredits({ kind: 'profile', profileId: 'work' })).toBeCloseTo(1.8, 12);
   });
 
   it('refineHold after the request ended reserves nothing again', () => {

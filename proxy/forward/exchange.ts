@@ -73,6 +73,7 @@ export async function exchange(context: ExchangeContext): Promise<ExchangeStep> 
         // A later step on the same pooled profile goes on with the key the request last moved to.
         headers: buildUpstreamHeaders(req.headers, lease?.current.apiKey ?? target.apiKey, {
           contentLength: plan.body === null ? null : plan.byteLength,
+          contentType: plan.contentType,
           droppedHeaderPrefixes: plan.droppedHeaderPrefixes,
         }),
         plan,

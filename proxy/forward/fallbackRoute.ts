@@ -66,6 +66,7 @@ export function fallbackRoute(gated: Gated, services: FallbackServices): Fallbac
       protocol: gated.protocol,
       body: clientBody!.body,
       parsed: clientBody!.parsed,
+      contentType: gated.req.headers['content-type'],
       identity,
       target,
       ...(services.nativeVerified ? { nativeVerified: services.nativeVerified } : {}),

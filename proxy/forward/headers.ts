@@ -43,6 +43,8 @@ const AIRLOCK_PREFIX = 'x-airlock-';
 
 export interface UpstreamHeaderOptions {
   contentLength: number | null;
+  /** Replaces the client's Content-Type: a body Airlock read as JSON although the client declared it otherwise. */
+  contentType?: string | null;
   /** The client protocol's own headers, dropped when the body is translated and the gateway sees a Chat Completions request. */
   droppedHeaderPrefixes: readonly string[];
 }
@@ -72,6 +74,7 @@ export function buildUpstreamHeaders(
   }
   if (connectionValues) removeConnectionListed(result, connectionValues);
   if (options.contentLength !== null) result['content-length'] = String(options.contentLength);
+  if (options.contentType) result['content-type'] = options.contentType;
   result['authorization'] = `Bearer ${apiKey}`;
   // The proxy reads usage from the body and relays SSE as it arrives: compression would defeat both.
   result['accept-encoding'] = 'identity';

@@ -63,6 +63,7 @@ export async function plan(admitted: Admitted, seams: PlanSeams): Promise<Planne
     protocol: admitted.protocol,
     body,
     parsed,
+    contentType: req.headers['content-type'],
     identity,
     target,
     nativeVerified: seams.nativeVerified,

@@ -2,7 +2,7 @@ import type { ClientProtocol } from '../contracts/usage.ts';
 import { resolveUpstreamModel } from './modelRouting.ts';
 import type { ExchangePlan } from './plan.ts';
 import { rewriteJsonBody } from './bodyRewrite.ts';
-import { streamFlagOf, modelOf, type ClientBody, type ParsedBody } from './requestBody.ts';
+import { isJsonObject, streamFlagOf, modelOf, upstreamContentType, type ClientBody, type ParsedBody } from './requestBody.ts';
 import type { ClientIdentity, LocalRefusal, UpstreamTarget } from '../contracts/ports.ts';
 import type { ChatTranslation, EndpointKind, NativeRequestCleanup, ProtocolAdapter, TranslatedProtocol } from '../protocols/adapter.ts';
 import { chooseMode } from '../protocols/protocolMode.ts';
@@ -21,6 +21,8 @@ export interface PlanInput {
   protocol: ClientProtocol;
   body: ClientBody;
   parsed: ParsedBody;
+  /** The client's Content-Type header. */
+  contentType: string | undefined;
   identity: ClientIdentity;
   /** Only its profile: a plan never depends on the key (a held profile has none to send with). */
   target: Pick<UpstreamTarget, 'profile'>;
@@ -82,6 +84,7 @@ export function buildPlan(input: PlanInput): Plan | Promise<Plan> {
     if (cleaned !== null) return cleaned;
   }
   const rewritten = rewriteJsonBody(input.body, parsed, upstreamModel, isChat);
+  const contentType = upstreamContentType(parsed, input.contentType);
   return {
     protocol: input.protocol,
     mode: 'native',
@@ -97,9 +100,13 @@ export function buildPlan(input: PlanInput): Plan | Promise<Plan> {
     usageAsked: rewritten.usageAsked,
     chatBody: isChat && parsed.kind === 'json' ? parsed.value : null,
     outputTokensBound,
+    contentType,
     droppedHeaderPrefixes: [],
     translator: null,
-    notes: [],
+    notes:
+      contentType === null
+        ? []
+        : [`a JSON body sent as ${input.contentType ?? 'no content type'}: read as JSON and sent as ${contentType}`],
   };
 }
 
@@ -131,6 +138,7 @@ function nativeWithoutAirlockParts(
     usageAsked: false,
     chatBody: null,
     outputTokensBound,
+    contentType: upstreamContentType(parsed, input.contentType),
     droppedHeaderPrefixes: [],
     translator: null,
     notes,
@@ -176,8 +184,7 @@ function translatedPlan(
   clientAdapter: ProtocolAdapter,
 ): Plan | Promise<Plan> {
   const { parsed } = input;
-  if (parsed.kind !== 'json' && parsed.kind !== 'scanned-json')
-    return invalid('the request body must be a JSON object of the client protocol');
+  if (!isJsonObject(parsed)) return invalid('the request body must be a JSON object of the client protocol');
   const base = {
     protocol: input.protocol,
     mode: 'translate' as const,
@@ -187,6 +194,7 @@ function translatedPlan(
     upstreamModel,
     usageInjected: true,
     usageAsked: true,
+    contentType: upstreamContentType(parsed, input.contentType),
     droppedHeaderPrefixes: translation.clientHeaderPrefixes,
     // The client's limit, as the translation carries it to chat's; a body too large to parse here states none.
     outputTokensBound: endpoint === 'generate' && parsed.kind === 'json' ? clientAdapter.outputTokenLimit(parsed.value) : null,

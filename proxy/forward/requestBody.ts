@@ -36,9 +36,26 @@ export class BodyDecodingError extends Error {
   }
 }
 
-/** A JSON content type, or none at all (then the scan decides by the first byte, as a `{` would). */
+const JSON_CONTENT_TYPE = /[/+]json\b/i;
+/**
+ * The types a JSON body is commonly sent under by mistake: `curl -d` declares a form, `fetch` with a
+ * string body declares text/plain. No API takes a form or text starting with `{`, so such a body is JSON.
+ */
+const MISDECLARED_JSON_CONTENT_TYPE = /^\s*(?:text\/plain|application\/x-www-form-urlencoded)\s*(?:;|$)/i;
+
+/** The content type the gateway is told for a body Airlock read as JSON when the client declared another. */
+export const JSON_CONTENT_TYPE_HEADER = 'application/json';
+
+export function declaresJson(contentType: string | undefined): boolean {
+  return contentType !== undefined && JSON_CONTENT_TYPE.test(contentType);
+}
+
+/**
+ * A JSON content type, none at all, or one a JSON body is commonly sent under by mistake: then the
+ * scan decides by the first byte, as a `{` would.
+ */
 export function mayBeJson(contentType: string | undefined): boolean {
-  return contentType === undefined || /[/+]json\b/i.test(contentType);
+  return contentType === undefined || declaresJson(contentType) || MISDECLARED_JSON_CONTENT_TYPE.test(contentType);
 }
 
 /**
@@ -228,10 +245,10 @@ export function parseClientBody(body: ClientBody, contentType: string | undefine
   if (body.byteLength === 0) return { kind: 'empty' };
   const scan = body.scan;
   if (scan === null) return { kind: 'opaque' };
-  // Without a content type, only a body that starts as an object is taken for JSON. With one, no
+  // Without a JSON content type, only a body that starts as an object is taken for JSON. With one, no
   // endpoint takes anything else: refused unparsed (the scan stopped at its first byte).
   if (!scan.isObject)
-    return contentType === undefined ? { kind: 'opaque' } : { kind: 'invalid', message: 'the request body must be a JSON object' };
+    return declaresJson(contentType) ? { kind: 'invalid', message: 'the request body must be a JSON object' } : { kind: 'opaque' };
   if (scan.tooDeep) {
     return {
       kind: 'invalid',
@@ -246,6 +263,19 @@ export function parseClientBody(body: ClientBody, contentType: string | undefine
   } catch (error) {
     return { kind: 'invalid', message: `the request body is not valid JSON (${(error as Error).message})` };
   }
+}
+
+/** Whether Airlock read the body as a JSON object (parsed, or only scanned). */
+export function isJsonObject(parsed: ParsedBody): parsed is Extract<ParsedBody, { kind: 'json' | 'scanned-json' }> {
+  return parsed.kind === 'json' || parsed.kind === 'scanned-json';
+}
+
+/**
+ * The content type to send instead of the client's: a body read as JSON that the client declared as
+ * something else or nothing would not be read as JSON by gateways that go by the declared type.
+ */
+export function upstreamContentType(parsed: ParsedBody, declared: string | undefined): string | null {
+  return isJsonObject(parsed) && !declaresJson(declared) ? JSON_CONTENT_TYPE_HEADER : null;
 }
 
 export function modelOf(parsed: ParsedBody): string | null {

@@ -19,11 +19,11 @@ const setBudget = (budget: object) => control('/profiles/main', 'PUT', { name: '
 /** About 2,000 input tokens: 0.2 credits at 100 credits per 1M input tokens. */
 const LARGE_PROMPT = 'word '.repeat(2_000);
 
-const chat = (content = 'hello', fields: Record<string, unknown> = {}): Promise<RawResponse> =>
+const chat = (content = 'hello', options: { fields?: Record<string, unknown>; contentType?: string } = {}): Promise<RawResponse> =>
   rawRequest(`${harness.proxy.url}/v1/chat/completions`, {
     method: 'POST',
-    headers: { ...JSON_HEADERS, authorization: `Bearer ${clientToken}` },
-    body: chatBody({ messages: [{ role: 'user', content }], ...fields }),
+    headers: { 'content-type': options.contentType ?? JSON_HEADERS['content-type'], authorization: `Bearer ${clientToken}` },
+    body: chatBody({ messages: [{ role: 'user', content }], ...options.fields }),
   });
 
 const chatCalls = (): number => harness.simulator.received.filter((received) => received.path === '/v1/chat/completions').length;
@@ -52,7 +52,7 @@ describe('budgets over the real proxy', () => {
     const allJudged = Promise.withResolvers<void>();
     harness.simulator.script(...Array.from({ length: 5 }, () => ({ kind: 'holdHeaders' as const, until: allJudged.promise })));
     let answered = 0;
-    const pending = Array.from({ length: 5 }, () => chat('hello', { max_tokens: 2_000 }).finally(() => (answered += 1)));
+    const pending = Array.from({ length: 5 }, () => chat('hello', { fields: { max_tokens: 2_000 } }).finally(() => (answered += 1)));
     await expect.poll(() => answered + chatCalls()).toBe(5);
     allJudged.resolve();
     const replies = await Promise.all(pending);
@@ -97,6 +97,20 @@ describe('budgets over the real proxy', () => {
     );
     expect(chatCalls()).toBe(0);
   });
+
+  // `curl -d` sends a form, `fetch` with a string body text/plain: the body is the same chat request, and the cap holds for it.
+  it.each(['application/x-www-form-urlencoded', 'text/plain;charset=UTF-8'])(
+    'refuses a chat body sent as %s over the per-request cap as well',
+    async (contentType) => {
+      await setBudget({ perRequestInputCredits: 0.05 });
+      harness.simulator.reset();
+      const reply = await chat(LARGE_PROMPT, { contentType });
+
+      expect(reply.status, reply.body).toBe(402);
+      expect(reply.headers['x-airlock-budget']).toBe('per-request');
+      expect(chatCalls()).toBe(0);
+    },
+  );
 
   it('lets requests through again once the cap is raised, without a restart', async () => {
     await setBudget({ dailyCredits: 1000 });

@@ -107,6 +107,41 @@ describe('bodies', () => {
     expect(harness.simulator.received[0]!.body.toString('utf8')).toBe(body.replace('my-model', 'deepseek-chat'));
   });
 
+  // `curl -d` declares a form, `fetch` with a string body text/plain, `requests.post(data=...)` nothing. Gateways
+  // differ: LiteLLM reads such a body as JSON anyway (proxy/common_utils/http_parsing_utils.py, `_read_request_body`), one-api
+  // binds only application/json (common/gin.go, `UnmarshalBodyReusable`), OpenAI answers "you must provide a model parameter".
+  it.each([
+    ['text/plain;charset=UTF-8', 'application/json'],
+    ['application/x-www-form-urlencoded', 'application/json'],
+    [undefined, 'application/json'],
+    ['application/json; charset=utf-8', 'application/json; charset=utf-8'],
+  ])('reads a JSON object sent as %s as JSON, and tells the gateway it is %s', async (declared, forwarded) => {
+    const ended = harness.nextEnd();
+    const response = await rawRequest(`${harness.proxy.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: declared === undefined ? {} : { 'content-type': declared },
+      body: chatBody({ model: 'my-model' }),
+    });
+    expect(response.status, response.body).toBe(200);
+    const received = harness.simulator.received[0]!;
+    expect(received.headers['content-type']).toBe(forwarded);
+    expect(JSON.parse(received.body.toString('utf8')).model).toBe('deepseek-chat');
+    const end = await ended;
+    expect(end.usage).not.toBeNull();
+    expect(end.usageSource).toBe('reported');
+  });
+
+  it('passes a plain-text body that is not a JSON object on as it came', async () => {
+    const response = await rawRequest(`${harness.proxy.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'text/plain' },
+      body: 'model=my-model',
+    });
+    expect(response.status).toBe(400);
+    expect(harness.simulator.received[0]!.headers['content-type']).toBe('text/plain');
+    expect(harness.simulator.received[0]!.body.toString('utf8')).toBe('model=my-model');
+  });
+
   it('resolves an alias in a small body', async () => {
     await rawRequest(`${harness.proxy.url}/v1/chat/completions`, {
       method: 'POST',

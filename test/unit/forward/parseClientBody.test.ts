@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { scanTopLevel } from '../../support/scanTopLevel.ts';
-import { parseClientBody, type ClientBody } from '../../../proxy/forward/requestBody.ts';
+import { parseClientBody, upstreamContentType, type ClientBody } from '../../../proxy/forward/requestBody.ts';
 import { MAX_JSON_NESTING_DEPTH, PARSE_ON_LOOP_MAX_BYTES, PARSE_ON_LOOP_MAX_STRUCTURAL_MARKS } from '../../../proxy/contracts/defaults.ts';
 
 const LIMITS = {
@@ -56,6 +56,22 @@ describe('parseClientBody parses on the forwarding loop only what is cheap to pa
 
   it('forwards a body without a content type that does not start as an object as it is', () => {
     expect(parseClientBody(bodyOf('[1,2]'), undefined, LIMITS)).toEqual({ kind: 'opaque' });
+  });
+
+  it.each(['text/plain;charset=UTF-8', 'application/x-www-form-urlencoded'])(
+    'reads a JSON object declared as %s as JSON, and sends it as application/json',
+    (contentType) => {
+      const parsed = parseClientBody(bodyOf('{"model":"m"}'), contentType, LIMITS);
+      expect(parsed).toEqual({ kind: 'json', value: { model: 'm' } });
+      expect(upstreamContentType(parsed, contentType)).toBe('application/json');
+    },
+  );
+
+  it('keeps the content type of a body declared as JSON, and of one not read as JSON', () => {
+    expect(upstreamContentType(parseClientBody(bodyOf('{"model":"m"}'), 'application/json', LIMITS), 'application/json')).toBeNull();
+    const formFields = parseClientBody(bodyOf('model=m'), 'application/x-www-form-urlencoded', LIMITS);
+    expect(formFields).toEqual({ kind: 'opaque' });
+    expect(upstreamContentType(formFields, 'application/x-www-form-urlencoded')).toBeNull();
   });
 
   it('says why a light body is not JSON', () => {

@@ -7,7 +7,7 @@ import { CLI_COMMAND } from '../contracts/cli.ts';
 export const ANONYMOUS_IDENTITY: ClientIdentity = Object.freeze({ tokenName: null, pinnedProfileId: null });
 
 export const CLIENT_TOKEN_HELP =
-  'Send your Airlock client token as "Authorization: Bearer <token>" or "x-api-key: <token>" ' +
+  'Send your Airlock client token as "Authorization: Bearer <token>", "x-api-key: <token>" or "api-key: <token>" ' +
   `(set it as the API key in your tool). Create one with \`${CLI_COMMAND} token create <name>\`, ` +
   "or copy it from the Airlock window's Connect screen.";
 

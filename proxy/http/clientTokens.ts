@@ -22,18 +22,23 @@ export function tokenRecord(name: string, token: string, profileId: string | nul
 
 /**
  * The tokens a request presents, in order: `Authorization: Bearer` (OpenAI-style clients), then
- * `x-api-key` (Anthropic-style clients).
+ * `x-api-key` (Anthropic-style clients), then `api-key` (Azure OpenAI clients). None of them is
+ * ever sent on: the gateway gets the gateway key (headers.ts drops all three).
  */
 export function presentedTokens(headers: IncomingHttpHeaders): string[] {
   const candidates: string[] = [];
   const authorization = headers.authorization;
   const bearer = authorization ? /^Bearer\s+(\S+)\s*$/i.exec(authorization)?.[1] : undefined;
   if (bearer) candidates.push(bearer);
-  const apiKey = headers['x-api-key'];
-  const apiKeyValue = (Array.isArray(apiKey) ? apiKey[0] : apiKey)?.trim();
-  if (apiKeyValue) candidates.push(apiKeyValue);
+  for (const name of KEY_HEADERS) {
+    const value = headers[name];
+    const token = (Array.isArray(value) ? value[0] : value)?.trim();
+    if (token) candidates.push(token);
+  }
   return candidates;
 }
+
+const KEY_HEADERS = ['x-api-key', 'api-key'] as const;
 
 /** Each config snapshot's records by their hash, built once per snapshot (snapshots are replaced, never changed). */
 const recordsByHash = new WeakMap<readonly ClientTokenRecord[], ReadonlyMap<string, ClientTokenRecord>>();

@@ -116,6 +116,7 @@ describe('requests that must never reach any upstream', () => {
     ['the null Origin', () => ({ headers: { ...authorized(), origin: 'null' } }), 403, 'forbidden_origin'],
     ['no client token', () => ({ headers: { 'content-type': 'application/json' } }), 401, 'client_unauthorized'],
     ['a revoked token as x-api-key', () => ({ headers: { 'x-api-key': revokedToken } }), 401, 'client_unauthorized'],
+    ['a revoked token as api-key', () => ({ headers: { 'api-key': revokedToken } }), 401, 'client_unauthorized'],
     ['the gateway key itself as x-api-key', () => ({ headers: { 'x-api-key': SENTINEL_KEY } }), 401, 'client_unauthorized'],
     ['a made-up Bearer token', () => ({ headers: { authorization: `Bearer ${generateToken()}` } }), 401, 'client_unauthorized'],
   ])('%s', async (_label, options, status, code) => {
@@ -190,6 +191,23 @@ describe('attempts to redirect an accepted request change nothing', () => {
     expect(gateway.received[0]).toMatchObject({ path: '/v1/chat/completions', authOk: true });
     expect(attackerUpstream.received).toHaveLength(0);
     expect(attackerUpstream.openSockets()).toBe(0);
+  });
+});
+
+describe('where a client token may come', () => {
+  // The openai SDKs' AzureOpenAI sends its key as `api-key` (node_modules/openai/azure.js, authHeaders).
+  it("takes an Azure client's api-key header as the client token, and sends the gateway only the gateway key", async () => {
+    gateway.reset();
+    const response = await send('/v1/chat/completions', {
+      method: 'POST',
+      headers: { 'api-key': clientToken, 'content-type': 'application/json' },
+      body: chatBody(),
+    });
+    responses.push(response);
+    expect(response.status, response.body).toBe(200);
+    expect(gateway.received).toHaveLength(1);
+    expect(gateway.received[0]!.authOk).toBe(true);
+    expect(gateway.received[0]!.headers['api-key']).toBeUndefined();
   });
 });
 

@@ -38,6 +38,10 @@ describe('presentedTokens', () => {
     [{ authorization: 'bearer   alk_one ' }, ['alk_one']],
     [{ 'x-api-key': 'alk_two' }, ['alk_two']],
     [{ authorization: 'Bearer alk_one', 'x-api-key': 'alk_two' }, ['alk_one', 'alk_two']],
+    // Azure OpenAI clients (the openai SDKs' AzureOpenAI) send their key as `api-key`.
+    [{ 'api-key': 'alk_three' }, ['alk_three']],
+    [{ authorization: 'Bearer alk_one', 'x-api-key': 'alk_two', 'api-key': ' alk_three ' }, ['alk_one', 'alk_two', 'alk_three']],
+    [{ 'api-key': '' }, []],
     [{ authorization: 'Basic dXNlcjpwYXNz' }, []],
     [{ authorization: 'Bearer' }, []],
     [{ 'x-api-key': '   ' }, []],
@@ -68,6 +72,7 @@ describe('createClientAuthenticator', () => {
       { tokenName: 'cursor', pinnedProfileId: null, defaultModel: null },
     ],
     ['x-api-key of a pinned token', { 'x-api-key': pinnedToken }, { tokenName: 'claude', pinnedProfileId: 'b', defaultModel: null }],
+    ["an Azure client's api-key", { 'api-key': pinnedToken }, { tokenName: 'claude', pinnedProfileId: 'b', defaultModel: null }],
     [
       'a wrong Bearer but a valid x-api-key',
       { authorization: 'Bearer nope', 'x-api-key': pinnedToken },

@@ -1,12 +1,17 @@
 /**
  * Maps the path a client asked for onto the gateway's base URL. Clients append /v1 themselves
  * (docs/gateway-spec.md §4.3), some twice, some not at all: `/v1/v1/x`, `/v1/x` and `/x` all mean `{base_url}/x`.
+ * A client set up for Azure OpenAI sends `/openai/deployments/{deployment}/x` (its other calls
+ * `/openai/x`, Azure's v1 API `/openai/v1/x`): that too means `{base_url}/x`, with the deployment as
+ * the model, since the gateway speaks the OpenAI-compatible API and has no Azure paths under /v1.
  */
 export interface UpstreamPath {
   /** Relative to the base URL, without a leading slash; '' for the base itself. */
   path: string;
   /** Verbatim from the request, with its '?', or ''. */
   query: string;
+  /** The model the path names (an Azure deployment), which Azure runs whatever the body says; absent otherwise. */
+  model?: string;
 }
 
 const ABSOLUTE_FORM = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i;
@@ -43,8 +48,15 @@ function normaliseTarget(requestTarget: string): UpstreamPath {
 
   const rawSegments = rawPath.includes('\\') ? rawPath.split(SEPARATORS) : rawPath.split('/');
   const segments = stripVersionPrefix(resolveDotSegments(rawSegments));
-  return { path: segments.join('/'), query };
+  if (segments[0] !== AZURE_API_ROOT) return { path: segments.join('/'), query };
+  // `deployments/{name}` with an endpoint after it; `deployments` alone (Azure's own listing) stays a path.
+  const deployment = segments[1] === 'deployments' && segments.length > 3 ? safeDecode(segments[2]!) : null;
+  const endpoint = stripVersionPrefix(segments.slice(deployment === null ? 1 : 3));
+  return deployment === null ? { path: endpoint.join('/'), query } : { path: endpoint.join('/'), query, model: deployment };
 }
+
+/** The segment Azure OpenAI clients put before every API path (`{endpoint}/openai`). */
+const AZURE_API_ROOT = 'openai';
 
 /** Empty segments collapse; `.` disappears; `..` pops, but never above the base. */
 function resolveDotSegments(rawSegments: string[]): string[] {

@@ -63,6 +63,7 @@ export function fallbackRoute(gated: Gated, services: FallbackServices): Fallbac
       method: gated.method,
       path: gated.path,
       query: gated.query,
+      pathModel: gated.pathModel,
       protocol: gated.protocol,
       body: clientBody!.body,
       parsed: clientBody!.parsed,

@@ -85,9 +85,9 @@ function openRequest(req: IncomingMessage, res: ServerResponse, stop: StopBefore
   res.setHeader('x-airlock-request-id', trace.requestId);
   options.inFlight.add(res);
   res.once('close', () => options.inFlight.delete(res));
-  const { path, query } = toUpstreamPath(req.url ?? '/');
+  const { path, query, model } = toUpstreamPath(req.url ?? '/');
   const method = req.method ?? 'GET';
-  return { req, res, trace, method, path, query, protocol: protocolOfPath(path, method), stop };
+  return { req, res, trace, method, path, query, pathModel: model ?? null, protocol: protocolOfPath(path, method), stop };
 }
 
 /** admit → plan → gate → exchange → settle: each stage refuses, answers itself, or hands on its record. */

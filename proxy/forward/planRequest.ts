@@ -60,6 +60,7 @@ export async function plan(admitted: Admitted, seams: PlanSeams): Promise<Planne
     method: admitted.method,
     path: admitted.path,
     query: admitted.query,
+    pathModel: admitted.pathModel,
     protocol: admitted.protocol,
     body,
     parsed,
@@ -72,7 +73,7 @@ export async function plan(admitted: Admitted, seams: PlanSeams): Promise<Planne
   // Only a plan that waits (a translation on its thread) needs to listen for the stop meanwhile.
   const planned = built instanceof Promise ? await untilStopped(built, stop.signal) : stop.signal.aborted ? STOPPED : built;
   if (planned === STOPPED || 'refusal' in planned) {
-    const known = { ...who, requestedModel: modelOf(parsed), stream: streamFlagOf(parsed) };
+    const known = { ...who, requestedModel: admitted.pathModel ?? modelOf(parsed), stream: streamFlagOf(parsed) };
     return { refusal: planned === STOPPED ? STOPPING : planned.refusal, known };
   }
   // Only a count answered here carries `localAnswer`, and it is never sent: the plan is handed on as it is, not copied.

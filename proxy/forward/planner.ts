@@ -18,6 +18,8 @@ export interface PlanInput {
   method: string;
   path: string;
   query: string;
+  /** The model the path names (an Azure deployment): it wins over the body's, as on Azure. */
+  pathModel: string | null;
   protocol: ClientProtocol;
   body: ClientBody;
   parsed: ParsedBody;
@@ -58,7 +60,7 @@ function invalid(message: string): PlanRefusal {
 export function buildPlan(input: PlanInput): Plan | Promise<Plan> {
   const { parsed, target } = input;
   if (parsed.kind === 'invalid') return invalid(parsed.message);
-  const requestedModel = modelOf(parsed);
+  const requestedModel = input.pathModel ?? modelOf(parsed);
   const { upstreamModel } = resolveUpstreamModel({
     requestedModel: input.model ?? requestedModel,
     aliases: target.profile.modelAliases,

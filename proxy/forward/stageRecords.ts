@@ -28,6 +28,8 @@ export interface ForwardRequest {
   /** The upstream path without the leading slash, and the query with its `?`. */
   readonly path: string;
   readonly query: string;
+  /** The model the path names (an Azure deployment), which wins over the body's; null when it names none. */
+  readonly pathModel: string | null;
   readonly protocol: ClientProtocol;
   readonly stop: StopBeforeExchange;
 }

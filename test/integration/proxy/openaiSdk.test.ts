@@ -1,4 +1,4 @@
-import OpenAI from 'openai';
+import OpenAI, { AzureOpenAI } from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DIALECTS as GATEWAY_DIALECTS, type DialectName } from '../../simulator/index.ts';
 import { startHarness, type Harness } from '../../support/proxyHarness.ts';
@@ -91,5 +91,51 @@ describe.each(DIALECTS)('the official openai SDK through Airlock to a %s gateway
     expect(findSentinel(JSON.stringify(models))).toBeNull();
     expect(findSentinel(JSON.stringify(harness.events))).toBeNull();
     expect(JSON.stringify(harness.simulator.received)).not.toContain(SENTINEL_KEY);
+  });
+});
+
+/**
+ * A client set up for Azure OpenAI sends `{endpoint}/openai/deployments/{deployment}/chat/completions?api-version=…`
+ * with its key as `api-key`, the deployment taken from its `deployment` option or else the body's model, and its
+ * other calls to `{endpoint}/openai/{endpoint path}` (node_modules/openai/azure.js, buildRequest). On Azure the
+ * deployment in the path decides the model. The gateway is OpenAI-compatible: Airlock sends `{base_url}/{endpoint}`.
+ */
+describe('an Azure OpenAI client through Airlock', () => {
+  beforeAll(() => harness.simulator.useDialect('openai'));
+  const API_VERSION = '2024-10-21';
+  const azureClient = (deployment?: string) =>
+    new AzureOpenAI({
+      endpoint: harness.proxy.url,
+      apiKey: 'alk_client',
+      apiVersion: API_VERSION,
+      maxRetries: 0,
+      ...(deployment ? { deployment } : {}),
+    });
+
+  it('completes a chat on the deployment the path names, counted like any chat', async () => {
+    harness.simulator.reset();
+    const ended = harness.nextEnd();
+    const completion = await azureClient().chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] });
+    expect(completion.choices[0]?.message.content).toBeTruthy();
+    const [received] = harness.simulator.received;
+    expect(received?.path).toBe(`/v1/chat/completions?api-version=${API_VERSION}`);
+    expect(received?.authOk).toBe(true);
+    expect(received?.headers['api-key']).toBeUndefined();
+    expect((await ended).usageSource).toBe('reported');
+  });
+
+  it("sends the path's deployment as the model, as Azure runs the deployment whatever the body says", async () => {
+    harness.simulator.reset();
+    await azureClient('deepseek-chat').chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] });
+    const [received] = harness.simulator.received;
+    expect(received?.path).toBe(`/v1/chat/completions?api-version=${API_VERSION}`);
+    expect(JSON.parse(received!.body.toString('utf8')).model).toBe('deepseek-chat');
+  });
+
+  it("lists the models at the gateway's /models", async () => {
+    harness.simulator.reset();
+    const models = await azureClient().models.list();
+    expect(models.data.map((model) => model.id)).toContain('gpt-4o-mini');
+    expect(harness.simulator.received[0]?.path).toBe(`/v1/models?api-version=${API_VERSION}`);
   });
 });

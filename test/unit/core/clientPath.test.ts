@@ -27,6 +27,21 @@ describe('toUpstreamPath', () => {
     expect(toUpstreamPath(target)).toEqual({ path, query });
   });
 
+  // Azure OpenAI clients send `{endpoint}/openai/deployments/{deployment}/{endpoint path}?api-version=…`, their
+  // other calls `{endpoint}/openai/{endpoint path}` (node_modules/openai/azure.js); Azure's v1 API is `/openai/v1/…`.
+  it.each([
+    ['/openai/deployments/gpt-4o/chat/completions?api-version=2024-10-21', 'chat/completions', '?api-version=2024-10-21', 'gpt-4o'],
+    ['/openai/deployments/my%20deployment/embeddings', 'embeddings', '', 'my deployment'],
+    ['/v1/openai/deployments/gpt-4o/chat/completions', 'chat/completions', '', 'gpt-4o'],
+    ['/openai/models?api-version=2024-10-21', 'models', '?api-version=2024-10-21', undefined],
+    ['/openai/responses?api-version=2025-03-01-preview', 'responses', '?api-version=2025-03-01-preview', undefined],
+    ['/openai/v1/chat/completions', 'chat/completions', '', undefined],
+    ['/openai/deployments?api-version=2022-12-01', 'deployments', '?api-version=2022-12-01', undefined],
+    ['/openai/deployments/gpt-4o', 'deployments/gpt-4o', '', undefined],
+  ])('the Azure-style %j -> path %j, query %j, model %j', (target, path, query, model) => {
+    expect(toUpstreamPath(target)).toEqual({ path, query, ...(model === undefined ? {} : { model }) });
+  });
+
   it('gives the same answer for a target seen before, also after many other targets', () => {
     expect(toUpstreamPath('/v1/v1/embeddings?a=1')).toEqual({ path: 'embeddings', query: '?a=1' });
     for (let index = 0; index < 1_000; index += 1)

@@ -32,6 +32,10 @@ export function normalizeBaseUrl(input: string): BaseUrlResult {
   } catch {
     return { ok: false, reason: 'The base URL is not a valid address: it should look like https://host/v1.' };
   }
+  // The address a server listens on, copied from its start-up line (`http://0.0.0.0:8000`): as a destination it
+  // means this machine's loopback on Linux and macOS, and fails to connect on Windows (nodejs/node#14900).
+  const loopback = LOOPBACK_OF_UNSPECIFIED[url.hostname];
+  if (loopback !== undefined) url.hostname = loopback;
   // A server on this machine typed without a scheme (localhost:11434) speaks plain http: https could never connect.
   if (!hasScheme && isLoopbackHost(url.hostname)) url.protocol = 'http:';
   if (url.protocol !== 'https:' && url.protocol !== 'http:') {
@@ -83,7 +87,21 @@ function joinSegments(segments: string[]): string {
   return segments.map((segment) => `/${segment}`).join('');
 }
 
+/** The unspecified addresses, as the URL parser writes them, and the loopback of the same family that Linux connects to instead. */
+const LOOPBACK_OF_UNSPECIFIED: Readonly<Record<string, string>> = { '0.0.0.0': '127.0.0.1', '[::]': '[::1]' };
+
+/**
+ * This machine by name or loopback address, also an IPv4 loopback mapped into IPv6
+ * (`::ffff:127.0.0.1`, which the URL parser writes `[::ffff:7f00:1]`).
+ */
 export function isLoopbackHost(hostname: string): boolean {
   const host = hostname.toLowerCase().replace(/^\[|\]$/g, '');
-  return host === 'localhost' || host.endsWith('.localhost') || host === '::1' || /^127(\.\d{1,3}){3}$/.test(host);
+  const ipv4 = host.startsWith('::ffff:') ? host.slice('::ffff:'.length) : host;
+  return (
+    host === 'localhost' ||
+    host.endsWith('.localhost') ||
+    host === '::1' ||
+    /^127(\.\d{1,3}){3}$/.test(ipv4) ||
+    /^7f[0-9a-f]{2}:[0-9a-f]{1,4}$/.test(ipv4)
+  );
 }

@@ -48,6 +48,13 @@ describe('normalizeBaseUrl', () => {
     ['(https://api.x.hk/v1).', 'https://api.x.hk/v1'],
     ['<https://api.x.hk/v1>', 'https://api.x.hk/v1'],
     ['\u2060https://api.x.hk/\u200Dv1', 'https://api.x.hk/v1'],
+    // An IPv4 loopback address written the IPv6 way is this machine too: no warning about plain http.
+    ['http://[::ffff:127.0.0.1]:8080/v1', 'http://[::ffff:7f00:1]:8080/v1'],
+    // The address a server listens on (vLLM and uvicorn print http://0.0.0.0:8000): connecting to it reaches this
+    // machine's loopback on Linux and macOS, and fails on Windows (nodejs/node#14900), so it becomes the loopback.
+    ['http://0.0.0.0:8000', 'http://127.0.0.1:8000/v1'],
+    ['0.0.0.0:8000/v1', 'http://127.0.0.1:8000/v1'],
+    ['http://[::]:8000/v1', 'http://[::1]:8000/v1'],
   ])('%j -> %s', (input, expected) => {
     const result = normalizeBaseUrl(input);
     expect(result).toEqual({ ok: true, baseUrl: expected });
@@ -96,6 +103,10 @@ describe('isLoopbackHost', () => {
     ['api.x.hk', false],
     ['127.0.0.1.evil.hk', false],
     ['10.0.0.1', false],
+    ['[::ffff:7f00:1]', true],
+    ['::ffff:127.0.0.1', true],
+    ['[::ffff:a00:1]', false],
+    ['::ffff:10.0.0.1', false],
   ])('%s -> %s', (host, expected) => {
     expect(isLoopbackHost(host)).toBe(expected);
   });

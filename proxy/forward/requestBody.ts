@@ -44,9 +44,9 @@ const JSON_CONTENT_TYPE = /[/+]json\b/i;
 const MISDECLARED_JSON_CONTENT_TYPE = /^\s*(?:text\/plain|application\/x-www-form-urlencoded)\s*(?:;|$)/i;
 
 /** The content type the gateway is told for a body Airlock read as JSON when the client declared another. */
-export const JSON_CONTENT_TYPE_HEADER = 'application/json';
+const JSON_CONTENT_TYPE_HEADER = 'application/json';
 
-export function declaresJson(contentType: string | undefined): boolean {
+function declaresJson(contentType: string | undefined): boolean {
   return contentType !== undefined && JSON_CONTENT_TYPE.test(contentType);
 }
 

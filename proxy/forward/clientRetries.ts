@@ -8,9 +8,10 @@ import type { IncomingHttpHeaders } from 'node:http';
  * - The OpenAI and Anthropic SDKs (and Claude Code, built on the latter) send
  *   `x-stainless-retry-count` on every attempt and retry 408, 409, 429 and 5xx
  *   (node_modules/openai/client.js and @anthropic-ai/sdk/client.js, shouldRetry).
- * - Codex sends `originator: codex_cli_rs` and retries 429, 5xx and network failures
- *   (openai/codex codex-rs: request_max_retries and stream_max_retries; its 429 is retried as a
- *   stream reconnect, test/integration/clients/codexRetries.test.ts).
+ * - Codex sends `originator: codex_cli_rs` (its TUI `codex-tui`, its VS Code extension
+ *   `codex_vscode`, its apps `Codex <product>`: codex-rs is_first_party_originator) and retries 429,
+ *   5xx and network failures (openai/codex codex-rs: request_max_retries and stream_max_retries;
+ *   its 429 is retried as a stream reconnect, test/integration/clients/codexRetries.test.ts).
  * - The AI SDK (Vercel's; opencode and many apps are built on it) names itself in the user agent
  *   (`ai-sdk/<provider>/<version>`, later `ai-sdk-<provider>/<version>`: provider-utils
  *   withUserAgentSuffix) and generateText/streamText retry 408, 409, 429 and 5xx twice by default
@@ -20,10 +21,12 @@ import type { IncomingHttpHeaders } from 'node:http';
 export function clientRetriesItself(headers: IncomingHttpHeaders): boolean {
   if (headers['x-stainless-retry-count'] !== undefined) return true;
   const originator = headers['originator'];
-  if (typeof originator === 'string' && originator.startsWith('codex')) return true;
+  if (typeof originator === 'string' && CODEX_ORIGINATOR.test(originator)) return true;
   const userAgent = headers['user-agent'];
   return typeof userAgent === 'string' && AI_SDK_USER_AGENT.test(userAgent);
 }
 
+/** Every Codex front end's originator, `Codex Desktop` as well as `codex_cli_rs`. */
+const CODEX_ORIGINATOR = /^codex/i;
 /** A product token of the AI SDK's at the start or after a space. */
 const AI_SDK_USER_AGENT = /(^|\s)ai-sdk[/-]/;

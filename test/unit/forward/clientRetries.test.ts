@@ -6,6 +6,11 @@ describe('clientRetriesItself', () => {
     ['the OpenAI or Anthropic SDK (Claude Code too), first attempt', { 'x-stainless-retry-count': '0' }, true],
     ['an SDK retry', { 'x-stainless-retry-count': '2' }, true],
     ['Codex', { originator: 'codex_cli_rs' }, true],
+    // openai/codex (codex-rs, is_first_party_originator): codex-tui, codex_vscode and any
+    // "Codex <product>" (the desktop app) are Codex too, on the same core and its retries.
+    ['the Codex TUI', { originator: 'codex-tui' }, true],
+    ['the Codex VS Code extension', { originator: 'codex_vscode' }, true],
+    ['the Codex desktop app', { originator: 'Codex Desktop' }, true],
     [
       'the AI SDK (opencode and other apps on it)',
       { 'user-agent': 'ai-sdk/openai-compatible/1.0.19 ai-sdk/provider-utils/3.0.10 runtime/node.js/24' },

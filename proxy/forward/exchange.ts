@@ -11,12 +11,13 @@ import type { FailedStep } from './fallback.ts';
 import { answeredByHeader, type ExchangeStep, type FallbackRoute, type SendableStep } from './fallbackRoute.ts';
 import { suggestModels } from './gatewayModels.ts';
 import { buildUpstreamHeaders } from './headers.ts';
+import { retryAdviceOf } from './retryPolicy.ts';
 import type { ExchangePlan } from './plan.ts';
 import { relayResponse } from './relay.ts';
 import type { ForwardShutdown } from './shutdown.ts';
 import { isHeld, secretsOf, type HeldTarget, type RequestTarget } from './stageRecords.ts';
 import type { RequestTrace } from './trace.ts';
-import { headerValue, sendWithRetries, type AttemptsResult } from './upstreamAttempts.ts';
+import { sendWithRetries, type AttemptsResult } from './upstreamAttempts.ts';
 
 /** Made once: an Error per request (its stack trace) cost more than the rest of the exchange's own work. */
 const NOT_RELAYED = new Error('the answer was not relayed');
@@ -185,7 +186,8 @@ async function answer(
   }
   const upstream = extractUpstreamError(result.bodyText);
   // Passed on as sent, but never with the key: a gateway may echo what it was sent in any header.
-  const retryAfter = headerValue(result.headers, 'retry-after');
+  const advice = retryAdviceOf(result.headers);
+  const masked = (value: string | null): string | null => (value === null ? null : keyMasker.maskText(value));
   const suggestions =
     result.errorClass === 'model_not_found' && plan.upstreamModel ? await suggestModels(target, plan.upstreamModel) : undefined;
   replyFailure(
@@ -195,7 +197,9 @@ async function answer(
     {
       errorClass: result.errorClass,
       upstreamStatus: result.status,
-      retryAfter: retryAfter === null ? null : keyMasker.maskText(retryAfter),
+      retryAfter: masked(advice.retryAfter),
+      retryAfterMs: masked(advice.retryAfterMs),
+      refusesRetry: advice.refusesRetry,
       upstreamRequestId: result.upstreamRequestId,
       detail: {
         ...(upstream.message !== null ? { upstreamMessage: upstream.message } : {}),

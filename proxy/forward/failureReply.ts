@@ -13,6 +13,10 @@ export interface ExchangeFailure {
   detail: ErrorDetail;
   /** The gateway's Retry-After, passed on as sent (seconds or an HTTP date). */
   retryAfter?: string | null;
+  /** The gateway's `retry-after-ms`, passed on as sent: the SDKs read it before Retry-After. */
+  retryAfterMs?: string | null;
+  /** The gateway said `x-should-retry: false`: the client is told the same. */
+  refusesRetry?: boolean;
   /** The gateway's id for the attempt the client sees, key already masked. */
   upstreamRequestId?: string | null;
 }
@@ -22,7 +26,8 @@ export interface ExchangeFailure {
  * gateway's Retry-After (a client that retries by itself waits as long as the gateway asked), its
  * request id as the header the client's SDK reads (`x-request-id` for OpenAI's, `request-id` for
  * Anthropic's) and in the body, and `x-should-retry: false` for a failure no retry fixes, which
- * the OpenAI and Anthropic SDKs and Claude Code obey.
+ * the OpenAI and Anthropic SDKs and Claude Code obey (also when the gateway itself said so: without
+ * Airlock the client would have stopped there).
  */
 export function replyFailure(
   res: ServerResponse,
@@ -38,8 +43,11 @@ export function replyFailure(
   const body = errorBodyFor(protocol, status, errorClass, detail);
   const headers: Record<string, string> = {};
   if (failure.retryAfter) headers['retry-after'] = failure.retryAfter;
+  if (failure.retryAfterMs) headers['retry-after-ms'] = failure.retryAfterMs;
   if (upstreamRequestId) headers[adapterNamed(protocol).errors.requestIdHeader] = upstreamRequestId;
-  if (!explainError(errorClass).retryable || errorClass === 'proxy_stopping') headers['x-should-retry'] = 'false';
+  if (!explainError(errorClass).retryable || errorClass === 'proxy_stopping' || failure.refusesRetry === true) {
+    headers['x-should-retry'] = 'false';
+  }
   trace.failed(errorClass, JSON.stringify(body), status);
   sendJson(res, status, body, headers);
 }

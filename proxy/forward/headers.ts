@@ -3,6 +3,13 @@ import type { IncomingHttpHeaders } from 'node:http';
 type HeaderValue = string | string[] | undefined;
 type HeaderBag = Record<string, HeaderValue>;
 
+/** A header's value, the first when it came more than once. */
+export function headerValue(headers: IncomingHttpHeaders, name: string): string | null {
+  const value = headers[name];
+  if (Array.isArray(value)) return value[0] ?? null;
+  return value ?? null;
+}
+
 /** RFC 9110 section 7.6.1: meaningful for one connection only, never forwarded. */
 const HOP_BY_HOP = new Set([
   'connection',

@@ -1,9 +1,10 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { parseRetryAfterMs } from './retryPolicy.ts';
+import { headerValue } from './headers.ts';
+import { advisedWaitMs, retryAdviceOf } from './retryPolicy.ts';
 
 /**
- * How long a pooled key rests after a 429. Retry-After when the gateway sends it (OpenAI,
- * Anthropic and LiteLLM do). Otherwise OpenAI's `x-ratelimit-reset-requests` and
+ * How long a pooled key rests after a 429. The gateway's wait when it states one: Retry-After
+ * (OpenAI, Anthropic and LiteLLM send it) or Azure's `retry-after-ms`. Otherwise OpenAI's `x-ratelimit-reset-requests` and
  * `x-ratelimit-reset-tokens`, durations such as `1s`, `6m0s` or `20ms` ("time until the rate limit
  * resets", https://platform.openai.com/docs/guides/rate-limits#rate-limits-in-headers): the longer
  * of the two, since either limit refuses. Otherwise a default: new-api's per-key request limit
@@ -14,10 +15,10 @@ export const DEFAULT_KEY_COOLDOWN_MS = 20_000;
 const MAX_KEY_COOLDOWN_MS = 86_400_000;
 
 export function rateLimitCooldownMs(headers: IncomingHttpHeaders, nowMs: number): number {
-  const retryAfter = parseRetryAfterMs(single(headers['retry-after']), nowMs);
+  const retryAfter = advisedWaitMs(retryAdviceOf(headers), nowMs);
   if (retryAfter !== null) return Math.min(retryAfter, MAX_KEY_COOLDOWN_MS);
-  const resets = [headers['x-ratelimit-reset-requests'], headers['x-ratelimit-reset-tokens']]
-    .map((value) => parseResetDurationMs(single(value)))
+  const resets = ['x-ratelimit-reset-requests', 'x-ratelimit-reset-tokens']
+    .map((name) => parseResetDurationMs(headerValue(headers, name)))
     .filter((value): value is number => value !== null);
   return resets.length === 0 ? DEFAULT_KEY_COOLDOWN_MS : Math.min(Math.max(...resets), MAX_KEY_COOLDOWN_MS);
 }
@@ -32,9 +33,4 @@ export function parseResetDurationMs(value: string | null): number | null {
   let totalMs = 0;
   for (const part of text.matchAll(/(\d+(?:\.\d+)?)(h|ms|m|s)/g)) totalMs += Number(part[1]) * (DURATION_UNIT_MS[part[2] ?? 's'] ?? 0);
   return Math.round(totalMs);
-}
-
-function single(value: string | string[] | undefined): string | null {
-  if (Array.isArray(value)) return value[0] ?? null;
-  return value ?? null;
 }

@@ -1,10 +1,36 @@
+import type { IncomingHttpHeaders } from 'node:http';
 import type { UpstreamErrorClass } from '../contracts/errors.ts';
 import type { RetryPolicy } from '../contracts/profile.ts';
 import { isSideEffectCreationPath } from '../core/clientPath.ts';
+import { headerValue } from './headers.ts';
+
+/**
+ * What a gateway's error answer says of retrying it, read as the OpenAI and Anthropic SDKs read it
+ * (client.js shouldRetry, retryRequest), so Airlock and the client act on the same words.
+ */
+export interface RetryAdvice {
+  /** Retry-After as sent: delay-seconds or an HTTP date. */
+  retryAfter: string | null;
+  /** `retry-after-ms` (Azure OpenAI states its wait so), read before Retry-After. */
+  retryAfterMs?: string | null;
+  /**
+   * `x-should-retry: false`: a gateway that is itself a proxy and already retried says a retry
+   * will not help (Free Claude Code does, earendil-works/pi #6586). Its `true` adds no retry.
+   */
+  refusesRetry?: boolean;
+}
+
+export function retryAdviceOf(headers: IncomingHttpHeaders): Required<RetryAdvice> {
+  return {
+    retryAfter: headerValue(headers, 'retry-after'),
+    retryAfterMs: headerValue(headers, 'retry-after-ms'),
+    refusesRetry: headerValue(headers, 'x-should-retry')?.trim().toLowerCase() === 'false',
+  };
+}
 
 export type AttemptOutcome =
   /** `errorClass`: the answer's class; a final one (an empty balance, a missing model) is never retried whatever its status. */
-  | { kind: 'status'; status: number; retryAfter: string | null; errorClass?: UpstreamErrorClass }
+  | ({ kind: 'status'; status: number; errorClass?: UpstreamErrorClass } & RetryAdvice)
   /** `mayHaveExecuted`: as upstreamExecution.ts decides it for this attempt. */
   | { kind: 'network'; errorClass: UpstreamErrorClass; mayHaveExecuted: boolean };
 
@@ -47,6 +73,7 @@ export function decideRetry(input: RetryInput): RetryDecision {
   if (outcome.kind === 'status' && outcome.errorClass !== undefined && FINAL_CLASSES.has(outcome.errorClass)) {
     return refuse(`${outcome.errorClass} is final`);
   }
+  if (outcome.kind === 'status' && outcome.refusesRetry === true) return refuse('the gateway said x-should-retry: false');
   if (outcome.kind === 'status' && !RETRYABLE_STATUSES.has(outcome.status)) {
     return refuse(`status ${outcome.status} is not retried`);
   }
@@ -69,7 +96,7 @@ export function decideRetry(input: RetryInput): RetryDecision {
 
   const backoffMs = BACKOFF_MS[input.retriesSoFar]!;
   const delayMs = Math.round(backoffMs * (1 + MAX_JITTER_RATIO * input.random()));
-  const retryAfterMs = outcome.kind === 'status' ? parseRetryAfterMs(outcome.retryAfter, input.nowMs) : null;
+  const retryAfterMs = outcome.kind === 'status' ? advisedWaitMs(outcome, input.nowMs) : null;
   if (retryAfterMs === null) return { retry: true, delayMs };
   if (retryAfterMs > policy.maxRetryAfterMs) {
     return refuse(
@@ -77,6 +104,13 @@ export function decideRetry(input: RetryInput): RetryDecision {
     );
   }
   return { retry: true, delayMs: Math.max(delayMs, retryAfterMs) };
+}
+
+/** How long the gateway asked to wait: `retry-after-ms` first, as the SDKs read it, else Retry-After; null when it did not say. */
+export function advisedWaitMs(advice: RetryAdvice, nowMs: number): number | null {
+  const millis = advice.retryAfterMs?.trim();
+  if (millis !== undefined && /^\d+(\.\d+)?$/.test(millis)) return Math.round(Number(millis));
+  return parseRetryAfterMs(advice.retryAfter, nowMs);
 }
 
 /** Retry-After is delay-seconds or an HTTP date (RFC 9110 section 10.2.3); anything else is ignored. */

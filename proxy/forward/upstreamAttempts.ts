@@ -7,10 +7,10 @@ import { rateLimitCooldownMs } from './keyCooldown.ts';
 import { classifyNetworkFailure, classifyUpstreamResponse } from '../core/errorClass.ts';
 import type { KeyMasker } from '../core/keyMasker.ts';
 import type { AbortReason, ExchangeWatch } from './exchangeWatch.ts';
-import { pickUpstreamRequestId } from './headers.ts';
+import { headerValue, pickUpstreamRequestId } from './headers.ts';
 import { routeFor } from '../protocols/registry.ts';
 import type { ExchangePlan } from './plan.ts';
-import { decideRetry, type AttemptOutcome } from './retryPolicy.ts';
+import { decideRetry, retryAdviceOf, type AttemptOutcome } from './retryPolicy.ts';
 import type { RequestTrace } from './trace.ts';
 import { answerText, readBody, type UpstreamBody } from './upstreamBody.ts';
 import { idempotencyKeyOf } from '../spend/idempotencyRequest.ts';
@@ -54,12 +54,6 @@ export interface AttemptsInput {
   clientHeaders: IncomingHttpHeaders;
   /** A pooled profile's lease: a 429 or a rejected key moves the request on to the pool's next key. */
   keyLease?: KeyLease;
-}
-
-export function headerValue(headers: IncomingHttpHeaders, name: string): string | null {
-  const value = headers[name];
-  if (Array.isArray(value)) return value[0] ?? null;
-  return value ?? null;
 }
 
 /** Sends the request until an answer counts, retrying per docs/gateway-spec.md §7 and retryPolicy.ts. */
@@ -107,7 +101,6 @@ export async function sendWithRetries(input: AttemptsInput): Promise<AttemptsRes
     if (abortedReading !== null) return { kind: 'aborted', reason: abortedReading };
     const errorClass =
       classifyUpstreamResponse({ status: response.statusCode, contentType, bodyText, expectJson: true }) ?? 'upstream_error';
-    const retryAfter = headerValue(response.headers, 'retry-after');
     if (input.keyLease) {
       const switched = nextPoolKey(input, input.keyLease, response, errorClass);
       if (switched === true) continue;
@@ -117,7 +110,7 @@ export async function sendWithRetries(input: AttemptsInput): Promise<AttemptsRes
         return { kind: 'pool_exhausted', status: response.statusCode, headers: response.headers, bodyText, refusal: switched };
       }
     }
-    if (await retried(input, { kind: 'status', status: response.statusCode, retryAfter, errorClass })) continue;
+    if (await retried(input, { kind: 'status', status: response.statusCode, ...retryAdviceOf(response.headers), errorClass })) continue;
     const aborted = watch.reason();
     if (aborted !== null) return { kind: 'aborted', reason: aborted };
     return { kind: 'error', errorClass, status: response.statusCode, headers: response.headers, bodyText, upstreamRequestId };

@@ -126,3 +126,66 @@ describe("Airlock's own refusals are answered once, and the SDKs stop (item 5)",
     expect(proxy.simulator.received).toHaveLength(1);
   });
 });
+
+/**
+ * A gateway that is itself a proxy may already have retried and say so: Free Claude Code answers
+ * `x-should-retry: false` once its own retries are spent (earendil-works/pi #6586), and the OpenAI
+ * and Anthropic SDKs obey the header before looking at the status (shouldRetry in their client.js).
+ * Azure OpenAI states its wait as `retry-after-ms` (Azure/azure-openai-benchmark #31, microsoft/kernel-memory
+ * #795), which both SDKs read before Retry-After (retryRequest).
+ */
+describe("the gateway's own word on retrying", () => {
+  const spentOverload = () =>
+    ({
+      kind: 'text',
+      status: 503,
+      contentType: 'application/json',
+      text: JSON.stringify({ error: { message: 'upstream overloaded; retries exhausted', type: 'server_error' } }),
+      headers: { 'x-should-retry': 'false' },
+    }) as const;
+
+  it('x-should-retry: false on a 503 is not retried by Airlock, and the client is told the same', async () => {
+    harness = await startHarness({ profile: { ...ROUTES, retry: { maxRetries: 1, maxRetryAfterMs: 8000 } } });
+    harness.simulator.script(spentOverload(), spentOverload());
+    const response = await rawRequest(`${harness.proxy.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { ...JSON_HEADERS, 'user-agent': 'curl/8.5.0' },
+      body: chatBody(),
+    });
+    expect(response.status).toBe(503);
+    expect(response.headers['x-should-retry']).toBe('false');
+    expect(harness.simulator.received).toHaveLength(1);
+  });
+
+  it('the OpenAI SDK stops after the one request it would have sent without Airlock', async () => {
+    direct = await startGatewaySimulator({ models: ['gpt-4o-mini'] });
+    direct.script(spentOverload(), spentOverload(), spentOverload());
+    expect(await statusOf(chatWith(openai(`${direct.url}/v1`, SENTINEL_KEY)))).toBe(503);
+    expect(direct.received).toHaveLength(1);
+
+    harness = await startHarness({ profile: ROUTES });
+    harness.simulator.script(spentOverload(), spentOverload(), spentOverload());
+    expect(await statusOf(chatWith(openai(`${harness.proxy.url}/v1`)))).toBe(503);
+    expect(harness.simulator.received).toHaveLength(1);
+  });
+
+  it('a 429 whose retry-after-ms is past maxRetryAfterMs goes to the client at once, with that header', async () => {
+    harness = await startHarness({ profile: { ...ROUTES, retry: { maxRetries: 1, maxRetryAfterMs: 8000 } } });
+    const limited = {
+      kind: 'text',
+      status: 429,
+      contentType: 'application/json',
+      text: JSON.stringify({ error: { message: 'Rate limit reached', type: 'requests', code: 'rate_limit_exceeded' } }),
+      headers: { 'retry-after-ms': '30000' },
+    } as const;
+    harness.simulator.script(limited, limited);
+    const response = await rawRequest(`${harness.proxy.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: JSON_HEADERS,
+      body: chatBody(),
+    });
+    expect(response.status).toBe(429);
+    expect(response.headers['retry-after-ms']).toBe('30000');
+    expect(harness.simulator.received).toHaveLength(1);
+  });
+});

@@ -54,6 +54,12 @@ describe('decideRetry: when', () => {
     ],
     ['a client that retries by itself', { outcome: status(429, '1'), clientRetries: true }, false, /retries by itself/],
     [
+      'a gateway that says x-should-retry: false (it already retried)',
+      { outcome: { kind: 'status', status: 503, retryAfter: null, refusesRetry: true } },
+      false,
+      /x-should-retry: false/,
+    ],
+    [
       'an empty balance, whatever its status',
       { outcome: { kind: 'status', status: 429, retryAfter: null, errorClass: 'quota_exhausted' } },
       false,
@@ -98,6 +104,9 @@ describe('decideRetry: how long', () => {
     ['Retry-After date in the past', { outcome: status(503, new Date(NOW_MS - 5000).toUTCString()) }, 1000],
     ['unreadable Retry-After', { outcome: status(429, 'soon') }, 1000],
     ['Retry-After at the cap', { outcome: status(429, '8') }, 8000],
+    ['retry-after-ms (Azure OpenAI)', { outcome: { kind: 'status', status: 429, retryAfter: null, retryAfterMs: '2500' } }, 2500],
+    ['retry-after-ms read before Retry-After', { outcome: { kind: 'status', status: 429, retryAfter: '1', retryAfterMs: '3200.4' } }, 3200],
+    ['unreadable retry-after-ms: Retry-After', { outcome: { kind: 'status', status: 429, retryAfter: '3', retryAfterMs: '-5' } }, 3000],
   ])('%s', (_label, overrides, delayMs) => {
     expect(decideRetry(input(overrides))).toEqual({ retry: true, delayMs });
   });
@@ -107,6 +116,12 @@ describe('decideRetry: how long', () => {
     ['an HTTP date', new Date(NOW_MS + 60_000).toUTCString()],
   ])('a Retry-After in %s past maxRetryAfterMs goes back to the client', (_label, retryAfter) => {
     const decision = decideRetry(input({ outcome: status(429, retryAfter) }));
+    expect(decision.retry).toBe(false);
+    expect(!decision.retry && decision.reason).toMatch(/maxRetryAfterMs \(8000 ms\); the client decides/);
+  });
+
+  it('a retry-after-ms past maxRetryAfterMs goes back to the client, whatever Retry-After says', () => {
+    const decision = decideRetry(input({ outcome: { kind: 'status', status: 429, retryAfter: '1', retryAfterMs: '30000' } }));
     expect(decision.retry).toBe(false);
     expect(!decision.retry && decision.reason).toMatch(/maxRetryAfterMs \(8000 ms\); the client decides/);
   });

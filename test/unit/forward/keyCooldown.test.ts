@@ -12,6 +12,7 @@ describe('rateLimitCooldownMs', () => {
       headers: { 'retry-after': '2', 'x-ratelimit-reset-requests': '6m0s' },
       expected: 2000,
     },
+    { name: "Azure's retry-after-ms, read before Retry-After", headers: { 'retry-after-ms': '1500', 'retry-after': '2' }, expected: 1500 },
     { name: "OpenAI's reset of requests", headers: { 'x-ratelimit-reset-requests': '1m30s' }, expected: 90_000 },
     {
       name: 'the longer of the requests and tokens resets',

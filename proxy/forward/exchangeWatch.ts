@@ -9,6 +9,8 @@ export interface ExchangeWatch {
   /** The reason, once aborted. */
   reason(): AbortReason | null;
   abort(reason: AbortReason): void;
+  /** Time left before the total timeout ends the exchange. */
+  msLeft(): number;
   /** Removes every listener and the timer; call once the exchange is over. */
   dispose(): void;
 }
@@ -44,11 +46,13 @@ export function watchExchange(input: WatchInput): ExchangeWatch {
   if (res.closed) abort('client_aborted');
   const onStop = (): void => abort('proxy_stopping');
   input.shutdown?.watch(onStop);
+  const deadlineMs = performance.now() + input.totalTimeoutMs;
   const totalTimer = setTimeout(() => abort('timeout_total'), input.totalTimeoutMs);
   return {
     signal: controller.signal,
     reason: () => (controller.signal.aborted ? (controller.signal.reason as AbortReason) : null),
     abort,
+    msLeft: () => deadlineMs - performance.now(),
     dispose() {
       clearTimeout(totalTimer);
       res.off('close', onClientClose);

@@ -49,6 +49,8 @@ export interface RetryInput {
   random: () => number;
   /** The clock for Retry-After as an HTTP date. */
   nowMs: number;
+  /** Time left before the total timeout; absent, none applies. */
+  msLeft?: number;
 }
 
 export type RetryDecision = { retry: true; delayMs: number } | { retry: false; reason: string };
@@ -97,13 +99,15 @@ export function decideRetry(input: RetryInput): RetryDecision {
   const backoffMs = BACKOFF_MS[input.retriesSoFar]!;
   const delayMs = Math.round(backoffMs * (1 + MAX_JITTER_RATIO * input.random()));
   const retryAfterMs = outcome.kind === 'status' ? advisedWaitMs(outcome, input.nowMs) : null;
-  if (retryAfterMs === null) return { retry: true, delayMs };
-  if (retryAfterMs > policy.maxRetryAfterMs) {
+  if (retryAfterMs !== null && retryAfterMs > policy.maxRetryAfterMs) {
     return refuse(
       `the gateway asked to wait ${retryAfterMs} ms, more than maxRetryAfterMs (${policy.maxRetryAfterMs} ms); the client decides`,
     );
   }
-  return { retry: true, delayMs: Math.max(delayMs, retryAfterMs) };
+  const waitMs = retryAfterMs === null ? delayMs : Math.max(delayMs, retryAfterMs);
+  // Waited out, the total timeout would answer instead of the gateway, and no fallback could follow.
+  if (input.msLeft !== undefined && waitMs >= input.msLeft) return refuse(`the wait (${waitMs} ms) would outlast the total timeout`);
+  return { retry: true, delayMs: waitMs };
 }
 
 /** How long the gateway asked to wait: `retry-after-ms` first, as the SDKs read it, else Retry-After; null when it did not say. */

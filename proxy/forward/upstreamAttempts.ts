@@ -178,6 +178,7 @@ async function retried(input: AttemptsInput, outcome: AttemptOutcome): Promise<b
     policy: input.profile.retry,
     random: Math.random,
     nowMs: Date.now(),
+    msLeft: watch.msLeft(),
   });
   if (!decision.retry) return false;
   try {

@@ -1,6 +1,7 @@
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
-import { afterEach, describe, expect, it } from 'vitest';
+import { request } from 'node:http';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { SpendGate } from '../../../proxy/contracts/ports.ts';
 import { createSpendGate } from '../../../proxy/spend/spendGate.ts';
 import { SpendLedger } from '../../../proxy/spend/spendLedger.ts';
@@ -186,6 +187,46 @@ describe("the gateway's own word on retrying", () => {
     });
     expect(response.status).toBe(429);
     expect(response.headers['retry-after-ms']).toBe('30000');
+    expect(harness.simulator.received).toHaveLength(1);
+  });
+});
+
+describe("a client that leaves while Airlock waits out the gateway's Retry-After", () => {
+  it('sends nothing more upstream, and the request no longer holds its budget', async () => {
+    const gate = createSpendGate({ ledger: new SpendLedger(), clientBudget: () => undefined });
+    const prices = [{ model: 'gpt-4o-mini', inputPer1M: 1, outputPer1M: 1 }];
+    const proxy = await withGate(
+      { profile: { budget: { dailyCredits: 100 }, prices, retry: { maxRetries: 3, maxRetryAfterMs: 60_000 } } },
+      gate,
+    );
+    proxy.simulator.script({ kind: 'status', status: 429, retryAfterS: 50 }, { kind: 'status', status: 429, retryAfterS: 50 });
+    const ended = proxy.nextEnd();
+    const req = request(`${proxy.proxy.url}/v1/chat/completions`, { method: 'POST', headers: JSON_HEADERS });
+    req.on('error', () => undefined);
+    req.end(chatBody());
+    await vi.waitFor(() => expect(proxy.simulator.received).toHaveLength(1));
+    expect(gate.reservations.reservedCredits({ kind: 'profile', profileId: 'test' })).toBeGreaterThan(0);
+    req.destroy();
+    const end = await ended;
+    expect(end.errorClass).toBe('client_aborted');
+    expect(proxy.simulator.received).toHaveLength(1);
+    expect(gate.reservations.reservedCredits({ kind: 'profile', profileId: 'test' })).toBe(0);
+  });
+});
+
+describe('a wait that would outlast the total timeout', () => {
+  it("is not begun: the client gets the gateway's 429 and its Retry-After now, not a timeout when the total time runs out", async () => {
+    harness = await startHarness({
+      profile: { ...ROUTES, retry: { maxRetries: 3, maxRetryAfterMs: 8000 }, timeouts: { totalTimeoutMs: 1000 } },
+    });
+    harness.simulator.script({ kind: 'status', status: 429, retryAfterS: 5 }, { kind: 'status', status: 429, retryAfterS: 5 });
+    const response = await rawRequest(`${harness.proxy.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: JSON_HEADERS,
+      body: chatBody(),
+    });
+    expect(response.status).toBe(429);
+    expect(response.headers['retry-after']).toBe('5');
     expect(harness.simulator.received).toHaveLength(1);
   });
 });

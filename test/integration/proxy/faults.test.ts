@@ -65,14 +65,13 @@ describe('upstream failures reach the client as one classified JSON error', () =
     }
   }, 20_000);
 
-  it('stops retrying when the total timeout runs out, and names it', async () => {
+  it("stops retrying before a wait the total timeout would cut, and answers the gateway's own failure", async () => {
     harness.simulator.script(...Array.from({ length: 4 }, () => ({ kind: 'status' as const, status: 503 })));
     const response = await chat();
-    expect(response.status).toBe(504);
-    const error = errorOf(response.body);
-    expect(error.type).toBe('timeout_total');
-    expect(error.message).toContain('4000');
-    expect(harness.simulator.received.length).toBeLessThan(4);
+    expect(response.status).toBe(503);
+    expect(errorOf(response.body).type).toBe('upstream_error');
+    // Waits of about 1 and 2 s fit in the 4 s; the third, 4 s, would not.
+    expect(harness.simulator.received).toHaveLength(3);
   }, 20_000);
 
   it('names the total timeout that ended an answer stuck halfway', async () => {

@@ -81,6 +81,9 @@ describe('decideRetry: when', () => {
     ['retry 3 of 3', { retriesSoFar: 2 }, true, null],
     ['after 3 retries', { retriesSoFar: 3 }, false, /gave up after 3/],
     ['policy allows 1', { retriesSoFar: 1, policy: { maxRetries: 1, maxRetryAfterMs: 8000 } }, false, /limit 1/],
+    ['a wait that would outlast the total timeout', { outcome: status(429, '5'), msLeft: 4000 }, false, /outlast the total timeout/],
+    ['a backoff that would outlast the total timeout', { msLeft: 900 }, false, /outlast the total timeout/],
+    ['a wait that ends before the total timeout', { outcome: status(429, '5'), msLeft: 5001 }, true, null],
     ['policy allows none', { policy: { maxRetries: 0, maxRetryAfterMs: 8000 } }, false, /limit 0/],
     ['policy over the contract cap of 3', { retriesSoFar: 3, policy: { maxRetries: 9, maxRetryAfterMs: 8000 } }, false, /limit 3/],
   ])('%s', (_label, overrides, retry, reason) => {

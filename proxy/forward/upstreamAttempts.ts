@@ -121,8 +121,8 @@ export async function sendWithRetries(input: AttemptsInput): Promise<AttemptsRes
  * A pooled request after an error answer: a 429 cools the key for the gateway's Retry-After, a
  * rejection (class `auth`) opens the key's own breaker, and either moves the request on to the
  * pool's next key at once, since neither ran the request (true). Any other answer only clears a
- * rejected key's probe (false: the usual retry rules decide). A 429 with no key left gives the
- * pool's refusal; a rejection with none left goes to the client as the gateway's 401.
+ * rejected key's probe (false: the usual retry rules decide). With no key to move to, a pool whose
+ * keys wait out 429s gives its refusal; one whose other keys were all rejected, the gateway's answer.
  */
 function nextPoolKey(
   input: AttemptsInput,
@@ -140,7 +140,9 @@ function nextPoolKey(
     return false;
   }
   const next = lease.next(nowMs);
-  if (isLocalRefusal(next)) return errorClass === 'rate_limited' ? next : false;
+  // A key left that only waits out a 429 makes the pool's answer "wait", even after a rejection: a
+  // 401 tells the client its key is bad (Claude Code asks to sign in). With none, the gateway's own answer.
+  if (isLocalRefusal(next)) return next.errorClass === 'keys_cooling' ? next : false;
   input.headers['authorization'] = `Bearer ${next.apiKey}`;
   input.trace.keyUsed(next.keyId, next.label);
   input.trace.keySwitched();

@@ -141,6 +141,17 @@ describe('a key pool through the proxy', () => {
     expect(simulator.received).toHaveLength(2);
   });
 
+  it('a key rejected while the other key cools: the client hears that the pool waits, not that its key is bad', async () => {
+    simulator.setKeyRequestLimits({ [SENTINEL_KEY]: 0 }, 30);
+    const airlock = await start([FIRST, { ...SECOND, secret: 'sk-airlock-not-a-valid-key-0000000000000000' }]);
+    const response = await airlock.call('/v1/chat/completions', chatBody());
+    expect(simulator.received.map((received) => received.authOk)).toEqual([true, false]);
+    // A 401 tells Claude Code and the SDKs to sign in again; the pool has a good key, which frees in 30 s.
+    expect(response.status).toBe(429);
+    expect(Number(response.headers['retry-after'])).toBeGreaterThanOrEqual(29);
+    expect((JSON.parse(response.body) as { error: { type: string } }).error.type).toBe('keys_cooling');
+  });
+
   it('a key the gateway rejects is skipped from then on, and the window says it was rejected', async () => {
     const airlock = await start([{ ...FIRST, secret: 'sk-airlock-not-a-valid-key-0000000000000000' }, SECOND]);
     const response = await airlock.call('/v1/chat/completions', chatBody());

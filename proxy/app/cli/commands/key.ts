@@ -1,5 +1,4 @@
 import type { Command } from 'commander';
-import { read } from 'read';
 import { cleanApiKey } from '../../../core/apiKey.ts';
 import { bumpKeysRevision, requireProfile } from '../../profiles/configMutations.ts';
 import type { ConfigStore } from '../../profiles/configStore.ts';
@@ -9,9 +8,7 @@ import { gatewayKeyAccount } from '../../../contracts/secretStore.ts';
 import { poolKeyAccount } from '../../../contracts/keyPool.ts';
 import { CLI_COMMAND } from '../../../contracts/cli.ts';
 import { configStoreFor, defaultCliDeps, withCliErrors, writeLine, type CliDeps } from './cliContext.ts';
-
-/** A pasted key is a few hundred bytes at most; more means the wrong thing was piped in. */
-const MAX_KEY_INPUT_BYTES = 64 * 1024;
+import { readSecretInput } from './secretInput.ts';
 
 /**
  * `airlock key set|delete|add|remove|label|list <profile>`. A key comes from stdin or a no-echo
@@ -136,26 +133,9 @@ function requireExistingProfile(store: ConfigStore, profileId: string) {
 }
 
 async function readKey(deps: CliDeps, profileId: string): Promise<string> {
-  const raw = deps.stdin.isTTY ? await promptForKey(profileId, deps) : await readAll(deps.stdin);
+  const raw = await readSecretInput(deps, `Gateway key for profile ${profileId} (input hidden): `, 'key');
   const cleaned = cleanApiKey(raw);
   if (!cleaned.ok) throw new Error(cleaned.reason);
   for (const note of cleaned.notes) writeLine(deps.stderr, `note: ${note}`);
   return cleaned.key;
-}
-
-async function promptForKey(profileId: string, deps: CliDeps): Promise<string> {
-  // The prompt goes to stderr so stdout stays clean for scripts; nothing typed is echoed.
-  return read({ prompt: `Gateway key for profile ${profileId} (input hidden): `, silent: true, input: deps.stdin, output: deps.stderr });
-}
-
-async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of stream) {
-    const buffer = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
-    size += buffer.length;
-    if (size > MAX_KEY_INPUT_BYTES) throw new Error('the input on stdin is too long to be a key: pipe only the key');
-    chunks.push(buffer);
-  }
-  return Buffer.concat(chunks).toString('utf8');
 }

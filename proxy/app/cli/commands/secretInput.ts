@@ -1,0 +1,24 @@
+import { read } from 'read';
+import type { CliDeps } from './cliContext.ts';
+
+/** A pasted secret is a few hundred bytes at most; more means the wrong thing was piped in. */
+const MAX_SECRET_INPUT_BYTES = 64 * 1024;
+
+/**
+ * A secret typed at a no-echo prompt or piped to stdin, never taken from the command line (argv is
+ * visible to every process on the machine and lands in shell history). `noun` names it in the
+ * refusal of an input too long to be one.
+ */
+export async function readSecretInput(deps: CliDeps, prompt: string, noun: string): Promise<string> {
+  // The prompt goes to stderr so stdout stays clean for scripts; nothing typed is echoed.
+  if (deps.stdin.isTTY) return read({ prompt, silent: true, input: deps.stdin, output: deps.stderr });
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of deps.stdin) {
+    const buffer = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+    size += buffer.length;
+    if (size > MAX_SECRET_INPUT_BYTES) throw new Error(`the input on stdin is too long to be a ${noun}: pipe only the ${noun}`);
+    chunks.push(buffer);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}

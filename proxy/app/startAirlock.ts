@@ -22,6 +22,8 @@ import { requireProfile } from './profiles/configMutations.ts';
 import { openConfigStore, type ConfigStore } from './profiles/configStore.ts';
 import { EnvKeySource } from './secrets/envKeySource.ts';
 import { KeyCache } from './secrets/keyCache.ts';
+import { TraceHeaderCache } from './secrets/traceHeaderCache.ts';
+import { environmentHeaderSecrets } from './export/traceHeaders.ts';
 import { createKeytarSecretStore } from './secrets/keytarStore.ts';
 import type { SecretStore } from '../contracts/secretStore.ts';
 import type { StopReport } from '../forward/shutdown.ts';
@@ -130,10 +132,21 @@ async function startWithDataDir(options: AirlockOptions): Promise<Airlock> {
   if (envKey) notices.push(`Using the gateway key from AIRLOCK_API_KEY for profile "${envKey.profileId}" for this run only.`);
   keys.setEnvironmentKey(envKey);
   const controlToken = await loadControlToken(secrets);
+  const traceHeaders = new TraceHeaderCache(secrets);
+  const followingTraceHeaders = traceHeaders.follow(config);
+  // Read before the log starts, so it masks them from the first row; the export reports what is missing.
+  await followingTraceHeaders.ready;
+  const environmentTraceHeaderSecrets = environmentHeaderSecrets(options.env);
 
   const logRecovery = recoverDamagedLog(options.dataDir);
   if (logRecovery) notices.push(logRecovery.message);
-  const knownSecrets = (): string[] => [...keys.secretsForMasking(), ...(envKey ? envKey.secretsForMasking() : []), controlToken.token];
+  const knownSecrets = (): string[] => [
+    ...keys.secretsForMasking(),
+    ...(envKey ? envKey.secretsForMasking() : []),
+    controlToken.token,
+    ...traceHeaders.secretsForMasking(),
+    ...environmentTraceHeaderSecrets,
+  ];
   const log = createRequestLog({
     dataDir: options.dataDir,
     ...(options.maxLogBytes === undefined ? {} : { maxDbBytes: options.maxLogBytes }),
@@ -185,6 +198,7 @@ async function startWithDataDir(options: AirlockOptions): Promise<Airlock> {
     keys,
     keyPools,
     secrets,
+    traceHeaders,
     knownSecrets,
     targets,
     log,
@@ -208,6 +222,7 @@ async function startWithDataDir(options: AirlockOptions): Promise<Airlock> {
   }).catch(async (error: unknown) => {
     control.close();
     following.stop();
+    followingTraceHeaders.stop();
     store.close();
     await log.close();
     throw error;
@@ -219,6 +234,7 @@ async function startWithDataDir(options: AirlockOptions): Promise<Airlock> {
     events: proxy.events,
     report: (message) => console.error(`[airlock] ${message}`),
     knownSecrets,
+    headers: (settings) => traceHeaders.valuesFor(settings),
   });
   control.attach(proxy);
   return {
@@ -240,6 +256,7 @@ async function startWithDataDir(options: AirlockOptions): Promise<Airlock> {
       detachLog();
       control.close();
       following.stop();
+      followingTraceHeaders.stop();
       store.close();
       await log.close();
       return report;

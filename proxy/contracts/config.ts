@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { budgetSchema, PROFILE_ID_PATTERN, profileSchema } from './profile.ts';
+import { MAX_TRACE_HEADERS, normalizeTraceHeaderName, traceHeaderNameProblem } from './traceHeaders.ts';
 
 /**
  * The config file `airlock.json` in the data directory, shared by the desktop app, `airlock serve`
@@ -41,6 +42,25 @@ export const traceExportSchema = z.object({
     .url({ protocol: /^https?$/, error: 'an http:// or https:// URL' })
     .nullable()
     .default(null),
+  /**
+   * Headers sent with each export (a collector's API key), lowercase: only the names are kept
+   * here, each value is in the OS keychain (contracts/traceHeaders.ts).
+   */
+  headerNames: z
+    .array(
+      z.string().superRefine((name, ctx) => {
+        const problem = name === normalizeTraceHeaderName(name) ? traceHeaderNameProblem(name) : `"${name}" must be lowercase`;
+        if (problem !== null) ctx.addIssue({ code: 'custom', message: problem });
+      }),
+    )
+    .max(MAX_TRACE_HEADERS, `at most ${MAX_TRACE_HEADERS} headers`)
+    .refine((names) => new Set(names).size === names.length, 'a header is named twice')
+    .default([]),
+  /**
+   * Bumped whenever a header's value is set or removed in the keychain, so a running proxy in
+   * another process reads the values again (the keychain itself cannot be watched).
+   */
+  headersRevision: z.number().int().nonnegative().default(0),
 });
 
 const wholeNumber = (min: number, max: number) =>

@@ -2,7 +2,8 @@ import type { SpendGroupBy } from './log.ts';
 
 /**
  * Downloads of the request log and spend (GET /export/requests, GET /export/spend) and the trace
- * export setting (GET/PUT /settings/trace-export). Shared by the control API and the window.
+ * export setting (GET/PUT /settings/trace-export, PUT/DELETE /settings/trace-export/headers).
+ * Shared by the control API and the window.
  */
 
 export const REQUEST_EXPORT_FORMATS = ['har', 'csv'] as const;
@@ -17,3 +18,4 @@ export function spendGroupByOf(group: SpendExportGroup): SpendGroupBy {
 }
 
 export type { TraceExportSettings } from './config.ts';
+export type { TraceExportHeaderView, TraceExportHeaderWrite, TraceExportView } from './traceHeaders.ts';

@@ -1,7 +1,8 @@
 /**
  * Where secrets live: the OS keychain in production. Accounts under one service name:
  * a profile id holds that profile's gateway key, `client-token:<name>` a client token,
- * `control-token` the window's control token.
+ * `control-token` the window's control token, `trace-header:<name>` the value of a header
+ * sent to the trace collector.
  */
 export interface SecretStore {
   get(account: string): Promise<string | null>;
@@ -21,13 +22,27 @@ export function clientTokenAccount(tokenName: string): string {
   return `client-token:${tokenName}`;
 }
 
+/** A trace export header's value, under its lowercase name (contracts/traceHeaders.ts). */
+export function traceHeaderAccount(headerName: string): string {
+  return `trace-header:${headerName}`;
+}
+
+/** The way to run without a keychain for a gateway key. */
+const GATEWAY_KEY_FALLBACK = 'set AIRLOCK_API_KEY for this run; Airlock never writes keys to a file';
+
 /** No keychain to keep secrets in: said plainly, with the one way to run anyway. */
 export class KeychainUnavailableError extends Error {
-  constructor(detail: string) {
-    super(
-      `no OS keychain (Secret Service) is available: ${detail}. Start a keyring (e.g. gnome-keyring) ` +
-        'in this session, or set AIRLOCK_API_KEY for this run; Airlock never writes keys to a file',
-    );
+  /** The platform's reason, to say it again with another way forward (`withFallback`). */
+  readonly detail: string;
+
+  constructor(detail: string, fallback: string = GATEWAY_KEY_FALLBACK) {
+    super(`no OS keychain (Secret Service) is available: ${detail}. Start a keyring (e.g. gnome-keyring) in this session, or ${fallback}`);
     this.name = 'KeychainUnavailableError';
+    this.detail = detail;
+  }
+
+  /** The same failure, naming the way to run without a keychain that fits the secret at hand. */
+  withFallback(fallback: string): KeychainUnavailableError {
+    return new KeychainUnavailableError(this.detail, fallback);
   }
 }

@@ -67,6 +67,6 @@ describe('export downloads from the window in Chromium', () => {
     await session.page.getByText('Saved. Spans go to http://127.0.0.1:4318 from the next request on.').waitFor();
     await session.page.locator('.trace-export').scrollIntoViewIfNeeded();
     await session.shot('export-trace-setting');
-    expect(await (await session.harness.api('/settings/trace-export')).json()).toEqual({ otlpEndpoint: 'http://127.0.0.1:4318' });
+    expect(await (await session.harness.api('/settings/trace-export')).json()).toMatchObject({ otlpEndpoint: 'http://127.0.0.1:4318' });
   });
 });

@@ -1,4 +1,4 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 type AttributeValue = string | number | boolean;
@@ -22,10 +22,15 @@ export interface OtlpReceiver {
   spans: ReceivedSpan[];
   /** Every request body as received, to search for what must never leave. */
   rawBodies: string[];
+  /** The headers of each of rawBodies' requests, in the same order. */
+  requestHeaders: IncomingHttpHeaders[];
   /** Content types the exporter sent. */
   contentTypes: string[];
-  /** Answer every export with this status (a collector refusing), or take them again (null). */
-  refuseWith(status: number | null): void;
+  /**
+   * Answer every export with this status (a collector refusing), or take them again (null); the
+   * reason phrase, when given, is made from the request's headers (a collector echoing a key).
+   */
+  refuseWith(status: number | null, reasonOf?: (headers: IncomingHttpHeaders) => string): void;
   close(): Promise<void>;
 }
 
@@ -56,7 +61,8 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
   const spans: ReceivedSpan[] = [];
   const rawBodies: string[] = [];
   const contentTypes: string[] = [];
-  let refusal: number | null = null;
+  const requestHeaders: IncomingHttpHeaders[] = [];
+  let refusal: { status: number; reasonOf: ((headers: IncomingHttpHeaders) => string) | undefined } | null = null;
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -68,8 +74,13 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
         return;
       }
       rawBodies.push(body);
+      requestHeaders.push(req.headers);
       if (refusal !== null) {
-        res.writeHead(refusal, { 'content-type': 'application/json' }).end('{"code":3,"message":"refused by the test"}');
+        const reason = refusal.reasonOf?.(req.headers);
+        const headers = { 'content-type': 'application/json' };
+        (reason === undefined ? res.writeHead(refusal.status, headers) : res.writeHead(refusal.status, reason, headers)).end(
+          '{"code":3,"message":"refused by the test"}',
+        );
         return;
       }
       const payload = JSON.parse(body) as {
@@ -111,9 +122,10 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
     url: `http://127.0.0.1:${port}`,
     spans,
     rawBodies,
+    requestHeaders,
     contentTypes,
-    refuseWith: (status) => {
-      refusal = status;
+    refuseWith: (status, reasonOf) => {
+      refusal = status === null ? null : { status, reasonOf };
     },
     close: () =>
       new Promise((resolve) => {

@@ -57,3 +57,11 @@ export function findSentinelInStream(eventStream: string, key: string = SENTINEL
 
 /** A second key, for a key pool: both must be masked wherever one would be. Its last four differ from the first's. */
 export const SECOND_SENTINEL_KEY = 'sk-airlock-SENTINEL-2b61e8d04c7f93a5e1d6b0c8f4a27e9d';
+
+/**
+ * A trace collector's API key (sent as a trace export header): kept in the keychain and sent to the
+ * collector only, never in a log row, stderr, airlock.json or a control API answer. 22 characters,
+ * as a Honeycomb ingest key is: too short and too plain for the masking of random-looking runs, so
+ * only knowing it masks it.
+ */
+export const TRACE_HEADER_SENTINEL = 'hcSENTINELtraceHdr7Q2x';

@@ -11,6 +11,7 @@ import { agentSessionRoutes } from './routes/agentSessionRoutes.ts';
 import { clientRoutes } from './routes/clientRoutes.ts';
 import { connectRoutes } from './routes/connectRoutes.ts';
 import { exportRoutes } from './routes/exportRoutes.ts';
+import { traceExportRoutes } from './routes/traceExportRoutes.ts';
 import { memoryRoutes } from './routes/memoryRoutes.ts';
 import { profileRoutes } from './routes/profileRoutes.ts';
 import { replayRoutes } from './routes/replayRoutes.ts';
@@ -99,6 +100,7 @@ export function createControlRouter(deps: ControlDeps): ControlApi {
   api.use(clientRoutes(context));
   api.use(connectRoutes(context));
   api.use(exportRoutes(context));
+  api.use(traceExportRoutes(context));
   api.use(memoryRoutes(context));
   api.use(agentSessionRoutes(context));
   api.use((_req, _res, next) => next(new ApiError('not_found', 'No such control API endpoint.')));

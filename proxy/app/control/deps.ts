@@ -8,6 +8,7 @@ import type { ConfigFile } from '../../contracts/config.ts';
 import type { ConfigMutator } from '../profiles/configStore.ts';
 import type { ConnectService } from '../connect/connectService.ts';
 import type { KeyCache } from '../secrets/keyCache.ts';
+import type { TraceHeaderCache } from '../secrets/traceHeaderCache.ts';
 import type { KeyPools } from '../../spend/keyPool.ts';
 import type { SecretStore } from '../../contracts/secretStore.ts';
 import type { ReplayGrants } from '../../http/replayGrants.ts';
@@ -62,6 +63,8 @@ export interface ControlDeps {
   keyPools?: KeyPools;
   /** Client tokens are kept here too, so the window can show one again. */
   secrets: SecretStore;
+  /** The trace export's header values, held for the exporter; the routes show names and last four only. */
+  traceHeaders: TraceHeaderCache;
   /** The gateway keys and the control token: masked in what the window is sent. */
   knownSecrets?: () => string[];
   /** Resolves a profile to its key for Test and the model list, the same way requests do. */

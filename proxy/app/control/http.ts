@@ -6,6 +6,7 @@ import { ConnectError } from '../connect/toolAdapter.ts';
 import { ConfigEditError } from '../profiles/configMutations.ts';
 import { ConfigBrokenError, ConfigInvalidError } from '../profiles/configStore.ts';
 import { KeychainUnavailableError } from '../../contracts/secretStore.ts';
+import { TraceHeaderInputError } from '../export/traceHeaders.ts';
 
 const STATUS_OF: Record<ApiErrorCode, number> = {
   unauthorized: 401,
@@ -43,8 +44,9 @@ export function toApiError(error: unknown): ApiError {
     return new ApiError('invalid', issue ? `${field ? `${field}: ` : ''}${issue.message}` : 'Invalid request.', field);
   }
   if (error instanceof ConnectError) return new ApiError(error.code, error.message);
+  if (error instanceof TraceHeaderInputError) return new ApiError('invalid', `${error.field}: ${error.message}`, error.field);
   if (error instanceof ConfigEditError)
-    return new ApiError(/^no (profile|client token)/.test(error.message) ? 'not_found' : 'conflict', error.message);
+    return new ApiError(/^no (profile|client token|trace export header)/.test(error.message) ? 'not_found' : 'conflict', error.message);
   if (error instanceof ConfigInvalidError || error instanceof PriceImportError) return new ApiError('invalid', error.message);
   if (error instanceof ConfigBrokenError) return new ApiError('unavailable', error.message);
   if (error instanceof KeychainUnavailableError) return new ApiError('keychain_unavailable', error.message);

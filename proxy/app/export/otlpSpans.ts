@@ -17,6 +17,27 @@ export interface SpanSink {
   shutdown(): Promise<void>;
 }
 
+/** The HTTP status of a collector's refusal: the exporter's OTLPExporterError carries it as `code`. */
+function statusOf(error: Error | undefined): number | null {
+  const code = (error as { code?: unknown } | undefined)?.code;
+  return typeof code === 'number' ? code : null;
+}
+
+/** A refusal of the credentials (401, 403): the headers are what to fix, not the collector. */
+const isAuthRefusal = (error: Error | undefined): boolean => statusOf(error) === 401 || statusOf(error) === 403;
+
+function describeFailure(error: Error | undefined): string {
+  const message = error?.message || 'no answer';
+  const status = statusOf(error);
+  return status === null ? message : `${status} ${message}`;
+}
+
+function fixFor(error: Error | undefined): string {
+  return isAuthRefusal(error)
+    ? 'the collector refused the credentials, spans are dropped until it takes them. Check the headers it needs (Connect > Trace export in the window, or `airlock export traces --header <name>`).'
+    : 'spans are dropped until it answers. Start the collector, or change or clear the OTLP endpoint (Connect > Trace export in the window).';
+}
+
 /** Tells the user once when the collector stops taking spans, and once when it takes them again. */
 function reportingExporter(exporter: SpanExporter, url: string, report: (message: string) => void): SpanExporter {
   let failing = false;
@@ -24,10 +45,7 @@ function reportingExporter(exporter: SpanExporter, url: string, report: (message
     export(spans, resultCallback) {
       exporter.export(spans, (result) => {
         const failed = result.code !== ExportResultCode.SUCCESS;
-        if (failed && !failing)
-          report(
-            `trace export to ${url} failed (${result.error?.message ?? 'no answer'}): spans are dropped until it answers. Start the collector, or change or clear the OTLP endpoint (Connect > Trace export in the window).`,
-          );
+        if (failed && !failing) report(`trace export to ${url} failed (${describeFailure(result.error)}): ${fixFor(result.error)}`);
         else if (!failed && failing) report(`trace export to ${url} works again.`);
         failing = failed;
         resultCallback(result);
@@ -38,13 +56,26 @@ function reportingExporter(exporter: SpanExporter, url: string, report: (message
   };
 }
 
+export interface OtlpSpanSinkOptions {
+  tracesUrl: string;
+  /** Sent with every export (a collector's API key); over the exporter's own from OTEL_EXPORTER_OTLP_HEADERS. */
+  headers: Record<string, string>;
+  airlockVersion: string;
+  /** Already masks what it is given (traceExport.ts). */
+  report: (message: string) => void;
+}
+
 /**
  * The OpenTelemetry JS SDK doing the exporting: its batch processor queues and sends spans, its
  * OTLP/HTTP exporter encodes them (OTLP JSON) and retries what a collector refuses for now. Loaded
  * only once an endpoint is set (traceExport.ts), as the SDK takes about 0.2 s to load.
  */
-export function createOtlpSpanSink(tracesUrl: string, airlockVersion: string, report: (message: string) => void): SpanSink {
-  const exporter = reportingExporter(new OTLPTraceExporter({ url: tracesUrl, timeoutMillis: EXPORT_TIMEOUT_MS }), tracesUrl, report);
+export function createOtlpSpanSink({ tracesUrl, headers, airlockVersion, report }: OtlpSpanSinkOptions): SpanSink {
+  const exporter = reportingExporter(
+    new OTLPTraceExporter({ url: tracesUrl, headers, timeoutMillis: EXPORT_TIMEOUT_MS }),
+    tracesUrl,
+    report,
+  );
   const provider = new TracerProvider({
     resource: resourceFromAttributes({ [ATTR_SERVICE_NAME]: 'airlock', [ATTR_SERVICE_VERSION]: airlockVersion }),
     spanProcessors: [new BatchSpanProcessor({ exporter, scheduledDelayMillis: EXPORT_DELAY_MS, exportTimeoutMillis: EXPORT_TIMEOUT_MS })],

@@ -1,8 +1,10 @@
 import packageJson from '../../../package.json' with { type: 'json' };
-import type { ConfigFile } from '../../contracts/config.ts';
+import type { ConfigFile, TraceExportSettings } from '../../contracts/config.ts';
 import type { RequestLifecycleEvent } from '../../contracts/lifecycle.ts';
 import type { RequestEvents } from '../../contracts/requestEvents.ts';
+import { redactKnownSecrets } from '../../core/redact.ts';
 import type { ConfigSource } from '../configOverlay.ts';
+import type { TraceHeaderValues } from '../secrets/traceHeaderCache.ts';
 import { genAiSpanOf, maskedSpan, upstreamServerOf, type GenAiSpanData } from './genAiSpan.ts';
 import type { SpanSink } from './otlpSpans.ts';
 
@@ -25,7 +27,8 @@ export function tracesUrlOf(endpoint: string): string {
 const DROPPING_SINK: SpanSink = { record: () => undefined, shutdown: async () => undefined };
 
 interface ActiveExport {
-  endpoint: string;
+  /** The endpoint and the headers' names and revision: a change of any restarts the export. */
+  signature: string;
   unsubscribe: () => void;
   /** The SDK's sink once loaded; spans wait in `waiting` meanwhile. */
   sink: Promise<SpanSink>;
@@ -43,35 +46,49 @@ export interface TraceExportOptions {
   report: (message: string) => void;
   /** The gateway keys (and local tokens): the events hold texts as clients and the gateway sent them, unmasked. */
   knownSecrets: () => string[];
+  /** The values of the headers the setting names (TraceHeaderCache), read from the keychain. */
+  headers: (settings: TraceExportSettings) => Promise<TraceHeaderValues>;
 }
 
+const signatureOf = (settings: TraceExportSettings): string =>
+  settings.otlpEndpoint === null ? '' : JSON.stringify([settings.otlpEndpoint, settings.headerNames, settings.headersRevision]);
+
 /**
- * One OpenTelemetry GenAI span per request to the OTLP endpoint in `settings.traceExport`. Off
- * while no endpoint is set, and then not even loaded; a change of the setting applies to requests
- * that start after it. The event listener only pairs a request's start with its end and hands the
- * span to the SDK's batch queue.
+ * One OpenTelemetry GenAI span per request to the OTLP endpoint in `settings.traceExport`, with its
+ * headers. Off while no endpoint is set, and then not even loaded; a change of the endpoint or the
+ * headers applies to requests that start after it. The event listener only pairs a request's start
+ * with its end and hands the span to the SDK's batch queue. What is reported is masked: a collector
+ * may echo a header value in its answer's reason phrase.
  */
 export function followTraceExport(options: TraceExportOptions): TraceExport {
   let active: ActiveExport | null = null;
   /** Exports being stopped (an endpoint changed): each sends what it queued. */
   const stopping = new Set<Promise<void>>();
+  const report = (message: string): void => options.report(redactKnownSecrets(message, options.knownSecrets()));
 
-  const start = (endpoint: string): ActiveExport => {
-    const url = tracesUrlOf(endpoint);
+  const start = (settings: TraceExportSettings & { otlpEndpoint: string }): ActiveExport => {
+    const url = tracesUrlOf(settings.otlpEndpoint);
     let loaded: SpanSink | null = null;
     const waiting: GenAiSpanData[] = [];
-    const sink = import('./otlpSpans.ts').then(
-      ({ createOtlpSpanSink }) => {
-        loaded = createOtlpSpanSink(url, packageJson.version, options.report);
-        for (const span of waiting.splice(0)) loaded.record(span);
-        return loaded;
-      },
-      (error: unknown): SpanSink => {
-        options.report(`trace export could not start (${error instanceof Error ? error.message : 'unknown'}): reinstall Airlock.`);
+    const sdk = import('./otlpSpans.ts').catch((error: unknown) => {
+      report(`trace export could not start (${error instanceof Error ? error.message : 'unknown'}): reinstall Airlock.`);
+      return null;
+    });
+    const sink = Promise.all([sdk, options.headers(settings)]).then(([module, headers]): SpanSink => {
+      if (module === null) {
         waiting.length = 0;
         return DROPPING_SINK;
-      },
-    );
+      }
+      if (headers.problem !== null) report(`trace export to ${url}: ${headers.problem}`);
+      loaded = module.createOtlpSpanSink({
+        tracesUrl: url,
+        headers: Object.fromEntries(headers.values),
+        airlockVersion: packageJson.version,
+        report,
+      });
+      for (const span of waiting.splice(0)) loaded.record(span);
+      return loaded;
+    });
     const started = new Map<string, StartEvent>();
     const unsubscribe = options.events.subscribe((event) => {
       if (event.type === 'start') started.set(event.requestId, event);
@@ -84,25 +101,24 @@ export function followTraceExport(options: TraceExportOptions): TraceExport {
       if (loaded !== null) loaded.record(span);
       else if (waiting.length < MAX_WAITING_SPANS) waiting.push(span);
     });
-    return { endpoint, unsubscribe, sink };
+    return { signature: signatureOf(settings), unsubscribe, sink };
   };
 
   const stopExport = (current: ActiveExport): void => {
     current.unsubscribe();
     const done = current.sink
       .then((sink) => sink.shutdown())
-      .catch((error: unknown) =>
-        options.report(`trace export stopped with an error: ${error instanceof Error ? error.message : 'unknown'}`),
-      )
+      .catch((error: unknown) => report(`trace export stopped with an error: ${error instanceof Error ? error.message : 'unknown'}`))
       .finally(() => stopping.delete(done));
     stopping.add(done);
   };
 
   const apply = (config: ConfigFile): void => {
-    const endpoint = config.settings.traceExport.otlpEndpoint;
-    if ((active?.endpoint ?? null) === endpoint) return;
+    const settings = config.settings.traceExport;
+    if ((active?.signature ?? '') === signatureOf(settings)) return;
     if (active !== null) stopExport(active);
-    active = endpoint === null ? null : start(endpoint);
+    const { otlpEndpoint } = settings;
+    active = otlpEndpoint === null ? null : start({ ...settings, otlpEndpoint });
   };
 
   apply(options.config.snapshot());

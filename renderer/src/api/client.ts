@@ -42,7 +42,7 @@ import type {
   ConnectToolId,
   ConnectUndoResponse,
 } from '../../../proxy/contracts/connect.ts';
-import type { RequestExportFormat, TraceExportSettings } from '../../../proxy/contracts/export.ts';
+import type { RequestExportFormat, TraceExportHeaderWrite, TraceExportView } from '../../../proxy/contracts/export.ts';
 import { requestQueryString } from './query.ts';
 import { readSse } from './sse.ts';
 
@@ -131,8 +131,11 @@ export interface ControlClient {
   /** The request log with the list's filters as HAR or CSV. */
   exportRequests(format: RequestExportFormat, filters: RequestFilters): Promise<ExportFile>;
   exportSpend(range: SpendRange): Promise<ExportFile>;
-  traceExport(): Promise<TraceExportSettings>;
-  saveTraceExport(settings: TraceExportSettings): Promise<TraceExportSettings>;
+  traceExport(): Promise<TraceExportView>;
+  saveTraceExport(settings: { otlpEndpoint: string | null }): Promise<TraceExportView>;
+  /** The value goes to the keychain; the answer names the headers, never a value. */
+  setTraceExportHeader(header: TraceExportHeaderWrite): Promise<TraceExportView>;
+  removeTraceExportHeader(name: string): Promise<TraceExportView>;
   memoryLimits(): Promise<MemoryLimits>;
   saveMemoryLimits(limits: MemoryLimits): Promise<MemoryLimits>;
   /** Agents' sessions, newest activity first; `cursor` from the previous page. */
@@ -267,6 +270,8 @@ export function createControlClient(options: ControlClientOptions = {}): Control
     exportSpend: (range) => file(`/export/spend?format=csv&range=${range}`, 'airlock-spend.csv'),
     traceExport: () => json('GET', '/settings/trace-export'),
     saveTraceExport: (settings) => json('PUT', '/settings/trace-export', settings),
+    setTraceExportHeader: (header) => json('PUT', '/settings/trace-export/headers', header),
+    removeTraceExportHeader: (name) => json('DELETE', `/settings/trace-export/headers?name=${segment(name)}`),
     memoryLimits: () => json('GET', '/settings/memory'),
     saveMemoryLimits: (limits) => json('PUT', '/settings/memory', limits),
     agentSessions: (cursor) => json('GET', `/agent-sessions${cursor ? `?cursor=${segment(cursor)}` : ''}`),

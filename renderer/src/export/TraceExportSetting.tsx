@@ -1,4 +1,4 @@
-import type { TraceExportSettings } from '../../../proxy/contracts/export.ts';
+import type { TraceExportView } from '../../../proxy/contracts/export.ts';
 import { useApi } from '../api/ApiContext.tsx';
 import { SettingForm, useSetting } from '../common/SettingForm.tsx';
 import { ErrorState, Loading } from '../common/StateViews.tsx';
@@ -6,7 +6,7 @@ import { ErrorState, Loading } from '../common/StateViews.tsx';
 /** The OTLP endpoint for OpenTelemetry traces: one span per request, no bodies, off while empty. */
 export function TraceExportSetting() {
   const api = useApi();
-  const setting = useSetting<TraceExportSettings, string>(() => api.traceExport(), 'trace-export');
+  const setting = useSetting<TraceExportView, string>(() => api.traceExport(), 'trace-export');
   const { saved, draft, setDraft } = setting;
 
   if (saved.kind === 'loading') return <Loading what="trace export" />;

@@ -5,6 +5,7 @@ import { ApiProvider } from '../../../renderer/src/api/ApiContext.tsx';
 import { ControlApiError, createControlClient, type ControlClient } from '../../../renderer/src/api/client.ts';
 import { ExportButtons } from '../../../renderer/src/export/ExportButtons.tsx';
 import { TraceExportSetting } from '../../../renderer/src/export/TraceExportSetting.tsx';
+import type { TraceExportHeaderView, TraceExportView } from '../../../proxy/contracts/traceHeaders.ts';
 
 afterEach(() => {
   cleanup();
@@ -74,15 +75,20 @@ describe('ExportButtons', () => {
   });
 });
 
+/** The setting as the proxy answers it, without headers unless given. */
+function viewOf(otlpEndpoint: string | null, headers: TraceExportHeaderView[] = []): TraceExportView {
+  return { otlpEndpoint, headers, headersProblem: null };
+}
+
 describe('TraceExportSetting', () => {
   it('saves a typed endpoint, then turns the export off', async () => {
     let saved: string | null = null;
     const saveTraceExport = vi.fn(async ({ otlpEndpoint }: { otlpEndpoint: string | null }) => {
       saved = otlpEndpoint;
-      return { otlpEndpoint };
+      return viewOf(otlpEndpoint);
     });
     render(
-      <ApiProvider client={fakeClient({ traceExport: async () => ({ otlpEndpoint: saved }), saveTraceExport })}>
+      <ApiProvider client={fakeClient({ traceExport: async () => viewOf(saved), saveTraceExport })}>
         <TraceExportSetting />
       </ApiProvider>,
     );
@@ -104,7 +110,7 @@ describe('TraceExportSetting', () => {
       throw new ControlApiError(400, 'invalid', 'otlpEndpoint: an http:// or https:// URL', 'otlpEndpoint');
     });
     render(
-      <ApiProvider client={fakeClient({ traceExport: async () => ({ otlpEndpoint: null }), saveTraceExport })}>
+      <ApiProvider client={fakeClient({ traceExport: async () => viewOf(null), saveTraceExport })}>
         <TraceExportSetting />
       </ApiProvider>,
     );

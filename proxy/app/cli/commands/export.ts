@@ -17,9 +17,8 @@ import { spendCsv } from '../../export/csv.ts';
 import { openLogForReading } from '../../export/readOnlyLog.ts';
 import { writeRequestExport, type ExportSink } from '../../export/requestExport.ts';
 import { parseMoment } from '../../export/since.ts';
-import { traceExportSchema } from '../../../contracts/config.ts';
-import { updateSettings } from '../../profiles/configMutations.ts';
-import { configStoreFor, defaultCliDeps, withCliErrors, writeLine, type CliDeps } from './cliContext.ts';
+import { defaultCliDeps, withCliErrors, writeLine, type CliDeps } from './cliContext.ts';
+import { registerExportTracesCommand } from './exportTraces.ts';
 
 interface RequestExportFlags {
   format: string;
@@ -89,7 +88,7 @@ function dataDirOf(command: Command, deps: CliDeps): string {
   return path.resolve(deps.cwd, resolveDataDir(deps.env, deps.platform, deps.homedir, flag));
 }
 
-/** `airlock export requests|spend`: the request log as HAR or CSV, spend as CSV, read from the data directory's log. */
+/** `airlock export requests|spend|traces`: the request log as HAR or CSV, spend as CSV, read from the data directory's log; the trace export setting. */
 export function registerExportCommands(program: Command, deps: CliDeps = defaultCliDeps()): void {
   const exportCommand = program.command('export').description('write the request log (HAR, CSV) or spend (CSV) to a file or stdout');
 
@@ -157,27 +156,5 @@ export function registerExportCommands(program: Command, deps: CliDeps = default
       }),
     );
 
-  exportCommand
-    .command('traces')
-    .description('show or set the OTLP/HTTP endpoint that gets one OpenTelemetry span per request (off by default)')
-    .option('--endpoint <url>', 'the collector, e.g. http://127.0.0.1:4318 (/v1/traces is added to a bare address)')
-    .option('--off', 'stop sending spans')
-    .action((flags: { endpoint?: string; off?: boolean }, command: Command) =>
-      withCliErrors(command, async () => {
-        const store = configStoreFor(command, deps);
-        const describe = (endpoint: string | null) =>
-          endpoint === null ? 'Trace export is off.' : `Spans go to ${endpoint} (a running Airlock applies it to its next request).`;
-        if (flags.endpoint === undefined && !flags.off) {
-          const problem = store.problem();
-          if (problem) throw new Error(problem);
-          writeLine(deps.stdout, describe(store.snapshot().settings.traceExport.otlpEndpoint));
-          return;
-        }
-        if (flags.endpoint !== undefined && flags.off) throw new Error('give --endpoint <url> or --off, not both');
-        const parsed = traceExportSchema.safeParse({ otlpEndpoint: flags.off ? null : flags.endpoint?.trim() });
-        if (!parsed.success) throw new Error(`--endpoint "${flags.endpoint}": ${parsed.error.issues[0]?.message ?? 'invalid'}`);
-        const config = await store.update((current) => updateSettings(current, { traceExport: parsed.data }));
-        writeLine(deps.stdout, describe(config.settings.traceExport.otlpEndpoint));
-      }),
-    );
+  registerExportTracesCommand(exportCommand, deps);
 }

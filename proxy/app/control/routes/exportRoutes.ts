@@ -1,11 +1,9 @@
 import express from 'express';
 import { z } from 'zod';
 import packageJson from '../../../../package.json' with { type: 'json' };
-import { traceExportSchema, type TraceExportSettings } from '../../../contracts/config.ts';
 import { REQUEST_EXPORT_FORMATS, SPEND_EXPORT_GROUPS, spendGroupByOf } from '../../../contracts/export.ts';
 import { spendCsv } from '../../export/csv.ts';
 import { EXPORT_CONTENT_TYPES, exportFileName, writeRequestExport } from '../../export/requestExport.ts';
-import { updateSettings } from '../../profiles/configMutations.ts';
 import type { ControlContext } from '../context.ts';
 import { parseRequestQuery } from '../requestQuery.ts';
 import { rangeStartMs } from '../spend.ts';
@@ -16,20 +14,13 @@ const spendExportSchema = z.object({
   range: z.enum(['today', '7d', '30d']).default('30d'),
   groupBy: z.enum(SPEND_EXPORT_GROUPS).default('model'),
 });
-/** A blank field turns the export off, as clearing it in the window means. */
-const traceExportUpdateSchema = z.object({
-  otlpEndpoint: z.preprocess(
-    (value) => (typeof value === 'string' && value.trim() === '' ? null : value),
-    traceExportSchema.shape.otlpEndpoint.unwrap(),
-  ),
-});
 
 function attachment(res: express.Response, contentType: string, fileName: string): void {
   res.setHeader('Content-Type', contentType);
   res.setHeader('Content-Disposition', `attachment; filename="${fileName}"`);
 }
 
-/** Downloads of the request log (HAR, CSV) and spend (CSV), and the trace export setting. */
+/** Downloads of the request log (HAR, CSV) and spend (CSV); the trace export setting is in traceExportRoutes.ts. */
 export function exportRoutes(context: ControlContext): express.Router {
   const router = express.Router();
   const { deps } = context;
@@ -62,19 +53,6 @@ export function exportRoutes(context: ControlContext): express.Router {
     const rows = deps.log.spendByDay({ fromMs: rangeStartMs(range, nowMs), toMs: nowMs + 1, groupBy: spendGroupByOf(groupBy) });
     attachment(res, EXPORT_CONTENT_TYPES['spend-csv'], exportFileName('spend', 'csv', nowMs));
     res.send(spendCsv(rows, spendGroupByOf(groupBy)));
-  });
-
-  router.get('/settings/trace-export', (_req, res) => {
-    const body: TraceExportSettings = deps.config.snapshot().settings.traceExport;
-    res.json(body);
-  });
-
-  // The running proxy follows the config file: spans go to a new endpoint from the next request on.
-  router.put('/settings/trace-export', async (req, res) => {
-    const traceExport = traceExportUpdateSchema.parse(req.body);
-    const config = await deps.config.update((current) => updateSettings(current, { traceExport }));
-    const body: TraceExportSettings = config.settings.traceExport;
-    res.json(body);
   });
 
   return router;

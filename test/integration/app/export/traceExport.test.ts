@@ -29,7 +29,7 @@ afterAll(async () => {
 
 describe('OpenTelemetry GenAI spans to an OTLP/HTTP collector, through the real proxy and the simulator', () => {
   it('is off by default: the setting reads null', async () => {
-    expect(await (await harness.api('/settings/trace-export')).json()).toEqual({ otlpEndpoint: null });
+    expect(await (await harness.api('/settings/trace-export')).json()).toEqual({ otlpEndpoint: null, headers: [], headersProblem: null });
   });
 
   it('refuses an endpoint that is not an http(s) URL, naming the field', async () => {
@@ -41,7 +41,7 @@ describe('OpenTelemetry GenAI spans to an OTLP/HTTP collector, through the real 
   it('sends one CLIENT span per request with the GenAI attributes, and none before it was turned on', async () => {
     const before = await chat(harness, token);
     const sentAfterMs = Date.now();
-    expect(await setEndpoint(receiver.url)).toEqual({ otlpEndpoint: receiver.url });
+    expect(await setEndpoint(receiver.url)).toMatchObject({ otlpEndpoint: receiver.url });
 
     const streamed = await chat(harness, token, { stream: true });
     const plain = await chat(harness, token, { messages: [{ role: 'user', content: 'no stream' }] });
@@ -92,7 +92,7 @@ describe('OpenTelemetry GenAI spans to an OTLP/HTTP collector, through the real 
   });
 
   it('stops at once when the endpoint is cleared, and follows a new one', async () => {
-    expect(await setEndpoint('')).toEqual({ otlpEndpoint: null });
+    expect(await setEndpoint('')).toMatchObject({ otlpEndpoint: null });
     const whileOff = await chat(harness, token);
     const second = await startOtlpReceiver();
     try {

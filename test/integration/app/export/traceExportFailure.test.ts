@@ -16,7 +16,8 @@ afterEach(async () => {
 
 /** A config that already names the endpoint when Airlock starts, as `airlock.json` would. */
 function configWith(otlpEndpoint: string): ConfigSource {
-  const config: ConfigFile = { ...emptyConfig(), settings: { ...emptyConfig().settings, traceExport: { otlpEndpoint } } };
+  const settings = emptyConfig().settings;
+  const config: ConfigFile = { ...emptyConfig(), settings: { ...settings, traceExport: { ...settings.traceExport, otlpEndpoint } } };
   return { snapshot: () => config, onChange: () => () => undefined };
 }
 
@@ -75,6 +76,7 @@ describe('trace export when the collector refuses', () => {
       events,
       report: (message) => reports.push(message),
       knownSecrets: () => [],
+      headers: async () => ({ values: new Map(), problem: null }),
     });
 
     // 400 is not retryable in OTLP/HTTP: the exporter gives the batch up at once.

@@ -90,7 +90,7 @@ describe('token and settings edits', () => {
       burstLimits: { maxRequestsPerMinute: 120, maxCreditsPerMinute: 5 },
       notifications: true,
       startAtLogin: false,
-      traceExport: { otlpEndpoint: null },
+      traceExport: { otlpEndpoint: null, headerNames: [], headersRevision: 0 },
       memoryLimits: { logBacklogMiB: 64, bodyCaptureKiB: 1024 },
     });
     expect(bumpKeysRevision(bumpKeysRevision(config)).keysRevision).toBe(2);

@@ -19,7 +19,7 @@ describe('parseConfigText', () => {
       notifications: true,
       startAtLogin: false,
       // Traces leave only once the user gives a collector.
-      traceExport: { otlpEndpoint: null },
+      traceExport: { otlpEndpoint: null, headerNames: [], headersRevision: 0 },
       memoryLimits: { logBacklogMiB: 64, bodyCaptureKiB: 1024 },
     });
     expect(result.config.profiles[0]?.timeouts.idleTimeoutMs).toBe(300_000);

@@ -1,0 +1,93 @@
+import type { ConfigFile, TraceExportSettings } from '../../contracts/config.ts';
+import { KeychainUnavailableError, traceHeaderAccount, type SecretStore } from '../../contracts/secretStore.ts';
+import type { TraceExportHeaderView } from '../../contracts/traceHeaders.ts';
+import { headerValueSecrets, missingHeadersProblem, TRACE_HEADERS_FALLBACK } from '../export/traceHeaders.ts';
+import { keyLastFour } from './keyCache.ts';
+
+/** The header values of one reading of the keychain. */
+export interface TraceHeaderValues {
+  /** By lowercase name: what the exporter sends. */
+  values: ReadonlyMap<string, string>;
+  /** Why some named headers have no value (no keychain, none stored), with the fix; null when all do. */
+  problem: string | null;
+}
+
+const NONE: TraceHeaderValues = { values: new Map(), problem: null };
+
+interface ConfigSource {
+  snapshot(): ConfigFile;
+  onChange(listener: (config: ConfigFile) => void): () => void;
+}
+
+/**
+ * The trace export's header values, read from the keychain whenever airlock.json names other
+ * headers or bumps their revision (a `--header` from the CLI, a save in the window), and held in
+ * memory: the exporter sends them, the log masks them. Nothing here gives a value to anything else;
+ * the window and the CLI see names and last four characters.
+ */
+export class TraceHeaderCache {
+  readonly #secrets: SecretStore;
+  #reading: { signature: string; values: Promise<TraceHeaderValues> } | null = null;
+  #current: TraceHeaderValues = NONE;
+
+  constructor(secrets: SecretStore) {
+    this.#secrets = secrets;
+  }
+
+  /** The values for these settings: read once per change of names or revision, the same promise meanwhile. */
+  valuesFor(settings: TraceExportSettings): Promise<TraceHeaderValues> {
+    const signature = `${settings.headersRevision}:${settings.headerNames.join('\n')}`;
+    if (this.#reading?.signature === signature) return this.#reading.values;
+    const values = this.#read(settings.headerNames).then((read) => {
+      // A slower, older reading never replaces a newer one.
+      if (this.#reading?.values === values) this.#current = read;
+      return read;
+    });
+    this.#reading = { signature, values };
+    return values;
+  }
+
+  /** Reads the values now and again whenever the setting changes. */
+  follow(config: ConfigSource): { ready: Promise<TraceHeaderValues>; stop: () => void } {
+    const stop = config.onChange((snapshot) => {
+      this.valuesFor(snapshot.settings.traceExport).catch(() => {
+        // An unreachable keychain is a problem() of the reading, not a failure; nothing else to do here.
+      });
+    });
+    return { ready: this.valuesFor(config.snapshot().settings.traceExport), stop };
+  }
+
+  /** For masking only: every value held, in the forms an echo of it may take. */
+  secretsForMasking(): string[] {
+    return [...this.#current.values.values()].flatMap(headerValueSecrets);
+  }
+
+  /** The headers named in the setting, as the window and the CLI show them. */
+  views(names: readonly string[]): TraceExportHeaderView[] {
+    return names.map((name) => {
+      const value = this.#current.values.get(name);
+      return { name, set: value !== undefined, lastFour: value === undefined ? null : keyLastFour(value) };
+    });
+  }
+
+  /** Why the last reading found no value for some header, or null. */
+  problem(): string | null {
+    return this.#current.problem;
+  }
+
+  async #read(names: readonly string[]): Promise<TraceHeaderValues> {
+    if (names.length === 0) return NONE;
+    const values = new Map<string, string>();
+    try {
+      for (const name of names) {
+        const value = await this.#secrets.get(traceHeaderAccount(name));
+        if (value) values.set(name, value);
+      }
+    } catch (error) {
+      if (!(error instanceof KeychainUnavailableError)) throw error;
+      return { values: new Map(), problem: error.withFallback(TRACE_HEADERS_FALLBACK).message };
+    }
+    const missing = names.filter((name) => !values.has(name));
+    return { values, problem: missing.length === 0 ? null : missingHeadersProblem(missing) };
+  }
+}

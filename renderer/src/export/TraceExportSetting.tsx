@@ -2,8 +2,9 @@ import type { TraceExportView } from '../../../proxy/contracts/export.ts';
 import { useApi } from '../api/ApiContext.tsx';
 import { SettingForm, useSetting } from '../common/SettingForm.tsx';
 import { ErrorState, Loading } from '../common/StateViews.tsx';
+import { TraceExportHeaders } from './TraceExportHeaders.tsx';
 
-/** The OTLP endpoint for OpenTelemetry traces: one span per request, no bodies, off while empty. */
+/** The OTLP endpoint for OpenTelemetry traces (one span per request, no bodies, off while empty) and its headers. */
 export function TraceExportSetting() {
   const api = useApi();
   const setting = useSetting<TraceExportView, string>(() => api.traceExport(), 'trace-export');
@@ -21,26 +22,29 @@ export function TraceExportSetting() {
     });
 
   return (
-    <SettingForm
-      name="trace-export"
-      title="Trace export"
-      description="Sends one OpenTelemetry span per request (model, tokens, status, duration; never prompts, answers or keys) to an OTLP/HTTP collector such as http://127.0.0.1:4318. Off while empty."
-      onSubmit={() => void save(endpoint)}
-      error={setting.error}
-      status={setting.status}
-    >
-      <label>
-        OTLP endpoint
-        <input type="url" placeholder="http://127.0.0.1:4318" value={endpoint} onChange={(event) => setDraft(event.target.value)} />
-      </label>
-      <button type="submit" disabled={setting.busy || draft === null}>
-        Save endpoint
-      </button>
-      {saved.value.otlpEndpoint && (
-        <button type="button" disabled={setting.busy} onClick={() => void save('')}>
-          Turn off
+    <>
+      <SettingForm
+        name="trace-export"
+        title="Trace export"
+        description="Sends one OpenTelemetry span per request (model, tokens, status, duration; never prompts, answers or keys) to an OTLP/HTTP collector such as http://127.0.0.1:4318. Off while empty."
+        onSubmit={() => void save(endpoint)}
+        error={setting.error}
+        status={setting.status}
+      >
+        <label>
+          OTLP endpoint
+          <input type="url" placeholder="http://127.0.0.1:4318" value={endpoint} onChange={(event) => setDraft(event.target.value)} />
+        </label>
+        <button type="submit" disabled={setting.busy || draft === null}>
+          Save endpoint
         </button>
-      )}
-    </SettingForm>
+        {saved.value.otlpEndpoint && (
+          <button type="button" disabled={setting.busy} onClick={() => void save('')}>
+            Turn off
+          </button>
+        )}
+      </SettingForm>
+      <TraceExportHeaders view={saved.value} onChanged={saved.reload} />
+    </>
   );
 }

@@ -1,5 +1,5 @@
 // @vitest-environment happy-dom
-import { cleanup, fireEvent, render, screen, waitFor } from '@testing-library/react';
+import { cleanup, fireEvent, render, screen, waitFor, within } from '@testing-library/react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ApiProvider } from '../../../renderer/src/api/ApiContext.tsx';
 import { ControlApiError, createControlClient, type ControlClient } from '../../../renderer/src/api/client.ts';
@@ -117,6 +117,78 @@ describe('TraceExportSetting', () => {
     fireEvent.change(await screen.findByLabelText('OTLP endpoint'), { target: { value: 'ftp://x' } });
     fireEvent.click(screen.getByRole('button', { name: 'Save endpoint' }));
     expect(await screen.findByText('otlpEndpoint: an http:// or https:// URL')).toBeTruthy();
+  });
+});
+
+describe('TraceExportSetting headers', () => {
+  it('lists names with their last four, adds one from a password field, replaces and removes one', async () => {
+    let headers: TraceExportHeaderView[] = [{ name: 'x-honeycomb-dataset', set: true, lastFour: null }];
+    const setTraceExportHeader = vi.fn(async ({ name }: { name: string; value: string }) => {
+      const normalized = name.trim().toLowerCase();
+      headers = [...headers.filter((header) => header.name !== normalized), { name: normalized, set: true, lastFour: '7Q2x' }];
+      return viewOf('https://api.honeycomb.io', headers);
+    });
+    const removeTraceExportHeader = vi.fn(async (name: string) => {
+      headers = headers.filter((header) => header.name !== name);
+      return viewOf('https://api.honeycomb.io', headers);
+    });
+    render(
+      <ApiProvider
+        client={fakeClient({
+          traceExport: async () => viewOf('https://api.honeycomb.io', headers),
+          setTraceExportHeader,
+          removeTraceExportHeader,
+        })}
+      >
+        <TraceExportSetting />
+      </ApiProvider>,
+    );
+    expect(await screen.findByText('set (too short to show its end)')).toBeTruthy();
+
+    const value = screen.getByLabelText('Header value') as HTMLInputElement;
+    expect(value.type).toBe('password');
+    fireEvent.change(screen.getByLabelText('Header name'), { target: { value: 'X-Honeycomb-Team' } });
+    fireEvent.change(value, { target: { value: 'hcSENTINELtraceHdr7Q2x' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Add header' }));
+    expect(await screen.findByText('Saved x-honeycomb-team in the keychain. It goes with the spans of the next request on.')).toBeTruthy();
+    expect(setTraceExportHeader).toHaveBeenLastCalledWith({ name: 'X-Honeycomb-Team', value: 'hcSENTINELtraceHdr7Q2x' });
+    expect(value.value).toBe('');
+    expect(await screen.findByText('ends in …7Q2x')).toBeTruthy();
+
+    const replace = screen.getByLabelText('New value for x-honeycomb-team') as HTMLInputElement;
+    expect(replace.type).toBe('password');
+    fireEvent.change(replace, { target: { value: 'second-team-key-0042' } });
+    fireEvent.click(within(screen.getByTestId('trace-header-x-honeycomb-team')).getByRole('button', { name: 'Save value' }));
+    expect(await screen.findByText(/^Saved a new value for x-honeycomb-team\./)).toBeTruthy();
+    expect(setTraceExportHeader).toHaveBeenLastCalledWith({ name: 'x-honeycomb-team', value: 'second-team-key-0042' });
+
+    fireEvent.click(screen.getByRole('button', { name: 'Remove header x-honeycomb-dataset' }));
+    expect(await screen.findByText(/^Removed x-honeycomb-dataset\./)).toBeTruthy();
+    expect(removeTraceExportHeader).toHaveBeenCalledWith('x-honeycomb-dataset');
+    await waitFor(() => expect(screen.queryByTestId('trace-header-x-honeycomb-dataset')).toBeNull());
+  });
+
+  it("shows the proxy's refusal and why values could not be read", async () => {
+    const setTraceExportHeader = vi.fn(async () => {
+      throw new ControlApiError(400, 'invalid', 'value: the value holds a line break (CR or LF); give it on one line', 'value');
+    });
+    const problem = 'no OS keychain (Secret Service) is available: no D-Bus session. Start a keyring (e.g. gnome-keyring) in this session';
+    render(
+      <ApiProvider
+        client={fakeClient({
+          traceExport: async () => ({ ...viewOf(null, [{ name: 'api-key', set: false, lastFour: null }]), headersProblem: problem }),
+          setTraceExportHeader,
+        })}
+      >
+        <TraceExportSetting />
+      </ApiProvider>,
+    );
+    expect(await screen.findByText(problem)).toBeTruthy();
+    expect(screen.getByText('no value in the keychain: set it again')).toBeTruthy();
+    fireEvent.change(screen.getByLabelText('Header name'), { target: { value: 'api-key' } });
+    fireEvent.change(screen.getByLabelText('Header value'), { target: { value: 'a\nb' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Add header' }));
+    expect(await screen.findByText('value: the value holds a line break (CR or LF); give it on one line')).toBeTruthy();
   });
 });
 

@@ -74,15 +74,22 @@ export function followTraceExport(options: TraceExportOptions): TraceExport {
       report(`trace export could not start (${error instanceof Error ? error.message : 'unknown'}): reinstall Airlock.`);
       return null;
     });
-    const sink = Promise.all([sdk, options.headers(settings)]).then(([module, headers]): SpanSink => {
+    // An unreachable keychain is a `problem` of the reading; anything else must not leave the sink rejected.
+    const headers = options.headers(settings).catch(
+      (error: unknown): TraceHeaderValues => ({
+        values: new Map(),
+        problem: `its headers could not be read (${error instanceof Error ? error.message : 'unknown'}): spans go without them.`,
+      }),
+    );
+    const sink = Promise.all([sdk, headers]).then(([module, { values, problem }]): SpanSink => {
       if (module === null) {
         waiting.length = 0;
         return DROPPING_SINK;
       }
-      if (headers.problem !== null) report(`trace export to ${url}: ${headers.problem}`);
+      if (problem !== null) report(`trace export to ${url}: ${problem}`);
       loaded = module.createOtlpSpanSink({
         tracesUrl: url,
-        headers: Object.fromEntries(headers.values),
+        headers: Object.fromEntries(values),
         airlockVersion: packageJson.version,
         report,
       });

@@ -97,3 +97,37 @@ describe('trace export when the collector refuses', () => {
     expect(reports[1]).toMatch(/works again/);
   });
 });
+
+describe('trace export when its header values cannot be read', () => {
+  it.each([
+    [
+      'the keychain has none',
+      async () => ({ values: new Map<string, string>(), problem: 'the keychain holds no value for header api-key' }),
+    ],
+    [
+      'the reading fails',
+      async (): Promise<never> => {
+        throw new Error('keychain read broke');
+      },
+    ],
+  ])('when %s, says so once and still sends the spans, without the header', async (_case, headers) => {
+    receiver = await startOtlpReceiver();
+    const reports: string[] = [];
+    const events = new RequestEvents();
+    traceExport = followTraceExport({
+      config: configWith(receiver.url),
+      events,
+      report: (message) => reports.push(message),
+      knownSecrets: () => [],
+      headers,
+    });
+    publishRequest(events, 'alk_without_header');
+    await expect.poll(() => receiver?.spans.map((span) => span.attributes['airlock.request_id'])).toEqual(['alk_without_header']);
+    expect(receiver.requestHeaders[0]?.['api-key']).toBeUndefined();
+    expect(reports).toEqual([
+      expect.stringMatching(
+        /^trace export to http:\/\/127\.0\.0\.1:\d+\/v1\/traces: (the keychain holds no value|its headers could not be read \(keychain read broke\))/,
+      ),
+    ]);
+  });
+});

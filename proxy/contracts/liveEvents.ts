@@ -20,6 +20,12 @@ export interface LiveFrame {
 export const LIVE_EVENT_NAME = 'frame';
 
 /**
+ * The tail of a stream's text a window's row shows (the detail view reads the rest from the log):
+ * the window keeps no more, so the feed never sends more of one request at a time.
+ */
+export const LIVE_TEXT_LIMIT_CHARS = 32_000;
+
+/**
  * A request's summary before anything but its start is known. The proxy fills a start event's
  * fields over it; the window uses it for a row whose first update it missed.
  */

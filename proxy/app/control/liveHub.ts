@@ -6,14 +6,12 @@ import { redactSecrets } from '../../core/redact.ts';
 import type { RequestLifecycleEvent } from '../../contracts/lifecycle.ts';
 import type { EndedRowSummary } from '../../contracts/log.ts';
 import type { RequestEvents } from '../../contracts/requestEvents.ts';
-import { mergeUpdate, updateFromEvent } from './liveUpdates.ts';
+import { maskedText, mergeUpdate, textTail, updateFromEvent } from './liveUpdates.ts';
 
 export interface LiveHubOptions {
   /** Builds the status pushed with a frame after something that changes it. */
   status: () => StatusResponse;
   frameIntervalMs?: number;
-  /** In-flight text kept for a window that connects mid-stream (the tail only). */
-  inFlightTextLimitChars?: number;
   /**
    * The secrets masked in text a window is sent: paths and model names come from clients, model
    * names and streamed text from the gateway, and either may hold a key. Read once per frame (each
@@ -62,7 +60,6 @@ export class LiveHub {
   constructor(options: LiveHubOptions) {
     this.#options = {
       frameIntervalMs: LIVE_FRAME_INTERVAL_MS,
-      inFlightTextLimitChars: 32_000,
       ...options,
       knownSecrets: options.knownSecrets ?? (() => []),
     };
@@ -169,7 +166,7 @@ export class LiveHub {
     const entry = this.#inFlight.get(event.requestId);
     if (!entry) return;
     Object.assign(entry.fields, update.fields);
-    if (update.appendText) entry.text = (entry.text + update.appendText).slice(-this.#options.inFlightTextLimitChars);
+    if (update.appendText) entry.text = textTail(entry.text, update.appendText);
   }
 
   #schedule(): void {
@@ -196,7 +193,7 @@ export class LiveHub {
   }
 }
 
-/** The update's free text masked; the update is the hub's own copy, so it is changed in place. */
+/** The update's free text masked (the text then cut to what a window shows); the update is the hub's own copy, so it is changed in place. */
 function maskedUpdate(update: LiveRequestUpdate, mask: (text: string) => string): LiveRequestUpdate {
   const { fields } = update;
   if (fields.clientPath !== undefined) fields.clientPath = mask(fields.clientPath);
@@ -204,6 +201,6 @@ function maskedUpdate(update: LiveRequestUpdate, mask: (text: string) => string)
   if (typeof fields.requestedModel === 'string') fields.requestedModel = mask(fields.requestedModel);
   if (typeof fields.responseModel === 'string') fields.responseModel = mask(fields.responseModel);
   if (typeof fields.summary === 'string') fields.summary = mask(fields.summary);
-  if (update.appendText !== '') update.appendText = mask(update.appendText);
+  update.appendText = maskedText(update.appendText, mask);
   return update;
 }

@@ -1,5 +1,5 @@
 import type { RequestSummary } from '../../contracts/requests.ts';
-import { IN_FLIGHT_SUMMARY_DEFAULTS, type LiveRequestUpdate } from '../../contracts/liveEvents.ts';
+import { IN_FLIGHT_SUMMARY_DEFAULTS, LIVE_TEXT_LIMIT_CHARS, type LiveRequestUpdate } from '../../contracts/liveEvents.ts';
 import { agentSessionIdOf } from '../../store/write/exchangeSummary.ts';
 import type { RequestLifecycleEvent } from '../../contracts/lifecycle.ts';
 
@@ -84,15 +84,36 @@ export function updateFromEvent(event: RequestLifecycleEvent): LiveRequestUpdate
 }
 
 /**
+ * Unmasked text kept past what a window shows: a key the cut falls inside stays whole, so the mask
+ * finds it before the text is cut to the window's limit (`maskedText`). Longer than any gateway key.
+ */
+const UNMASKED_MARGIN_CHARS = 4_096;
+const KEPT_TEXT_CHARS = LIVE_TEXT_LIMIT_CHARS + UNMASKED_MARGIN_CHARS;
+
+/**
+ * A stream's text with more appended, its tail only: a window shows no more, and a burst must not
+ * make a frame of a whole answer. Cut once it is twice the tail, so a token costs no copy of it.
+ */
+export function textTail(text: string, appended: string): string {
+  if (appended.length >= KEPT_TEXT_CHARS) return appended.slice(-KEPT_TEXT_CHARS);
+  const joined = text + appended;
+  return joined.length > 2 * KEPT_TEXT_CHARS ? joined.slice(-KEPT_TEXT_CHARS) : joined;
+}
+
+/** Text masked, then cut to what a window shows. */
+export function maskedText(text: string, mask: (text: string) => string): string {
+  return text === '' ? text : mask(text).slice(-LIVE_TEXT_LIMIT_CHARS);
+}
+
+/**
  * Merges an update into the pending ones for the next frame: one entry per request, fields
- * replaced (later wins), text appended in order. Keeps first-seen order so starts precede ends.
+ * replaced (later wins), text appended in order (its tail: textTail). Keeps first-seen order so
+ * starts precede ends.
  */
 export function mergeUpdate(pending: Map<string, LiveRequestUpdate>, update: LiveRequestUpdate): void {
   const existing = pending.get(update.requestId);
-  if (!existing) {
-    pending.set(update.requestId, { requestId: update.requestId, fields: { ...update.fields }, appendText: update.appendText });
-    return;
-  }
-  Object.assign(existing.fields, update.fields);
-  existing.appendText += update.appendText;
+  const merged = existing ?? { requestId: update.requestId, fields: {}, appendText: '' };
+  if (!existing) pending.set(update.requestId, merged);
+  Object.assign(merged.fields, update.fields);
+  merged.appendText = textTail(merged.appendText, update.appendText);
 }

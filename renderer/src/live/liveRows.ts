@@ -1,13 +1,10 @@
 import type { RequestFilters, RequestSummary } from '../../../proxy/contracts/requests.ts';
-import { IN_FLIGHT_SUMMARY_DEFAULTS, type LiveRequestUpdate } from '../../../proxy/contracts/liveEvents.ts';
+import { IN_FLIGHT_SUMMARY_DEFAULTS, LIVE_TEXT_LIMIT_CHARS, type LiveRequestUpdate } from '../../../proxy/contracts/liveEvents.ts';
 
 /** A row of the Live list: the summary plus the stream text seen so far (in-flight rows only). */
 export interface LiveRow extends RequestSummary {
   text: string;
 }
-
-/** Streams can be long; the list only needs the tail and the detail view fetches the rest. */
-export const LIVE_TEXT_LIMIT_CHARS = 32_000;
 
 /**
  * The row after one live update, or null when the update is for a request we never saw start

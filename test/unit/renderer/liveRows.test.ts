@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { LiveRequestUpdate } from '../../../proxy/contracts/liveEvents.ts';
+import { LIVE_TEXT_LIMIT_CHARS, type LiveRequestUpdate } from '../../../proxy/contracts/liveEvents.ts';
 import type { RequestFilters } from '../../../proxy/contracts/requests.ts';
-import { applyUpdate, LIVE_TEXT_LIMIT_CHARS, matchesFilters, type LiveRow } from '../../../renderer/src/live/liveRows.ts';
+import { applyUpdate, matchesFilters, type LiveRow } from '../../../renderer/src/live/liveRows.ts';
 import { LiveStore } from '../../../renderer/src/live/liveStore.ts';
 
 const start = (requestId: string, startedAtMs: number, fields: Partial<LiveRow> = {}): LiveRequestUpdate => ({

@@ -5,18 +5,13 @@ import type { PauseResponse } from '../../../contracts/status.ts';
 import type { RequestFacets } from '../../../contracts/requestFacets.ts';
 import type { ErrorClass } from '../../../contracts/errors.ts';
 import { FACET_DIMENSIONS } from '../../../contracts/log.ts';
-import { LIVE_EVENT_NAME, type LiveFrame } from '../../../contracts/liveEvents.ts';
 import { param, type ControlContext } from '../context.ts';
 import { ApiError, notFound } from '../http.ts';
+import { LiveWindow } from '../liveWindow.ts';
 import { loggedWithInFlightBodies as loggedRequest } from '../loggedRequest.ts';
 import { detailOf, errorTitle, summaryOf } from '../mapping.ts';
 import { encodeCursor, parseRequestQuery } from '../requestQuery.ts';
 import { buildSpend } from '../spend.ts';
-
-/** A window that reads slower than this much buffered output is dropped; it reconnects to a fresh snapshot. */
-const MAX_SSE_BUFFER_BYTES = 8 * 1024 * 1024;
-/** A comment line keeps idle connections from being closed by anything in between. */
-const SSE_HEARTBEAT_MS = 15_000;
 
 const bodyPartSchema = z.enum(['request', 'response', 'stream-events']);
 const spendRangeSchema = z.object({ range: z.enum(['today', '7d', '30d']).default('7d') });
@@ -52,19 +47,10 @@ export function requestRoutes(context: ControlContext): express.Router {
       'X-Accel-Buffering': 'no',
     });
     res.flushHeaders();
-    const send = (frame: LiveFrame) => {
-      // Dropped, not ended: an end waits behind the whole backlog, the window still listed, and a
-      // frame or heartbeat written after that end threw with no listener (write after end).
-      if (res.writableLength > MAX_SSE_BUFFER_BYTES) {
-        res.destroy();
-        return;
-      }
-      res.write(`event: ${LIVE_EVENT_NAME}\ndata: ${JSON.stringify(frame)}\n\n`);
-    };
-    const removeClient = context.hub.addClient(send);
-    const heartbeat = setInterval(() => res.write(': keep-alive\n\n'), SSE_HEARTBEAT_MS);
+    const window = new LiveWindow(res);
+    const removeClient = context.hub.addClient(window.send);
     req.on('close', () => {
-      clearInterval(heartbeat);
+      window.close();
       removeClient();
     });
   });

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { LiveFrame } from '../../../../proxy/contracts/liveEvents.ts';
+import { LIVE_TEXT_LIMIT_CHARS, type LiveFrame } from '../../../../proxy/contracts/liveEvents.ts';
 import type { StatusResponse } from '../../../../proxy/contracts/status.ts';
 import { LiveHub } from '../../../../proxy/app/control/liveHub.ts';
 import { RequestEvents } from '../../../../proxy/contracts/requestEvents.ts';
@@ -177,5 +177,27 @@ describe('LiveHub', () => {
       { requestId: 'r2', fields: { summary: expect.stringMatching(/^pasted /) }, appendText: '' },
     ]);
     expect(findSentinel(JSON.stringify(frames))).toBeNull();
+  });
+
+  it('sends a window the tail of a burst only, masked before it is cut, in frames and in the first frame', () => {
+    hub.close();
+    hub = new LiveHub({ status: () => status, frameIntervalMs: 100, knownSecrets: () => [SENTINEL_KEY] });
+    hub.attach(events);
+    hub.addClient((frame) => frames.push(frame));
+    events.emit(start('r1'));
+    // A key that the window's limit falls inside: cut first, its end would be sent unmasked.
+    const after = 'words '.repeat(LIVE_TEXT_LIMIT_CHARS / 6).slice(10);
+    const text = `${'words '.repeat(20_000)}${SENTINEL_KEY}${after}`;
+    for (let offset = 0; offset < text.length; offset += 1_000)
+      events.emit({ type: 'delta', requestId: 'r1', text: text.slice(offset, offset + 1_000) });
+    vi.advanceTimersByTime(100);
+    const sent = frames[1]!.requests[0]!.appendText;
+    expect(sent).toHaveLength(LIVE_TEXT_LIMIT_CHARS);
+    expect(sent.endsWith(`[redacted]${after}`)).toBe(true);
+    expect(sent).not.toContain(SENTINEL_KEY.slice(-8));
+
+    const late: LiveFrame[] = [];
+    hub.addClient((frame) => late.push(frame));
+    expect(late[0]!.requests[0]!.appendText).toBe(sent);
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { LiveRequestUpdate } from '../../../../proxy/contracts/liveEvents.ts';
+import { LIVE_TEXT_LIMIT_CHARS, type LiveRequestUpdate } from '../../../../proxy/contracts/liveEvents.ts';
 import { mergeUpdate, updateFromEvent } from '../../../../proxy/app/control/liveUpdates.ts';
 import type { RequestLifecycleEvent } from '../../../../proxy/contracts/lifecycle.ts';
 
@@ -98,5 +98,17 @@ describe('mergeUpdate', () => {
       { requestId: 'b', fields: {}, appendText: 'B' },
     ]);
     expect(updates[0]!.fields).toEqual({ state: 'in_flight', status: null });
+  });
+
+  it('keeps the tail of a stream, however much arrives between two frames', () => {
+    const pending = new Map<string, LiveRequestUpdate>();
+    const pieces = Array.from({ length: 200 }, (_, index) => `<${index}>`.padEnd(1_000, '.'));
+    for (const piece of pieces) mergeUpdate(pending, { requestId: 'a', fields: {}, appendText: piece });
+    mergeUpdate(pending, { requestId: 'b', fields: {}, appendText: 'x'.repeat(10 * LIVE_TEXT_LIMIT_CHARS) });
+    const whole = pieces.join('');
+    const a = pending.get('a')!.appendText;
+    expect(a.length).toBeLessThan(whole.length);
+    expect(a.slice(-LIVE_TEXT_LIMIT_CHARS)).toBe(whole.slice(-LIVE_TEXT_LIMIT_CHARS));
+    expect(pending.get('b')!.appendText.length).toBeLessThan(2 * LIVE_TEXT_LIMIT_CHARS);
   });
 });

@@ -6,6 +6,8 @@ export interface StopReport {
   endedRequests: number;
   /** Requests whose handler had not finished when the stop gave up waiting: their rows stay in flight. */
   unfinishedRequests: number;
+  /** Answers whose clients had not taken their last bytes (a stream's end) when the stop closed the connections. */
+  cutAnswers: number;
 }
 
 /**
@@ -70,7 +72,7 @@ export class ForwardShutdown {
    * body, waiting for a token count); resolves once every handler has finished, or after
    * `maxWaitMs`, with how many requests it ended and how many handlers had not finished.
    */
-  async stopAll(maxWaitMs: number): Promise<StopReport> {
+  async stopAll(maxWaitMs: number): Promise<Omit<StopReport, 'cutAnswers'>> {
     this.#stopping = true;
     const ends = [...this.#onStop];
     const endedBeforeExchange = this.#waiting.beforeExchange;

@@ -60,6 +60,12 @@ const CLIENT_KEEP_ALIVE_MS = 75_000;
  * stream without reported usage is counted by the tokenizer) and hand their rows to the log.
  */
 const SETTLE_ON_STOP_MS = 10_000;
+/**
+ * The least a stop waits for clients to take the rest of their answers (the error event of a
+ * stream it ended, the end of one that finished) when the drain left less: a client that reads at
+ * all takes it in far less, one that does not is cut after it.
+ */
+const MIN_FLUSH_ON_STOP_MS = 1_000;
 
 export async function startServer(options: ServerOptions): Promise<ProxyHandle> {
   const host = options.host ?? DEFAULT_HOST;
@@ -135,20 +141,41 @@ export async function startServer(options: ServerOptions): Promise<ProxyHandle> 
     /**
      * Lets requests in flight finish for up to `drainMs`, then ends those still running (a stream
      * gets its protocol's error event) and waits until every request has ended, so each one's row
-     * reaches the log before the caller closes it.
+     * reaches the log before the caller closes it. Then waits, until the drain's end (at least
+     * MIN_FLUSH_ON_STOP_MS), for clients to take what is left of their answers: a client slow to
+     * read at that moment still gets its stream's end; one that takes nothing is cut.
      */
     async stop(stopOptions = {}) {
       const drainMs = stopOptions.drainMs ?? 0;
+      const drainEndsAtMs = performance.now() + drainMs;
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
       await shutdown.idle(drainMs);
       const report = await shutdown.stopAll(SETTLE_ON_STOP_MS);
+      const cutAnswers = await answersTaken(inFlight, Math.max(drainEndsAtMs - performance.now(), MIN_FLUSH_ON_STOP_MS));
       server.closeAllConnections();
       await closed;
       reclaimer.stop();
       await closeUpstreamAgents();
       if (translation !== options.translation) await translation.close();
-      return report;
+      return { ...report, cutAnswers };
     },
   };
+}
+
+/**
+ * Resolves once every answer still being written was taken by its client (a response closes once
+ * its last bytes are handed to the socket), or after `maxWaitMs`, with how many were not.
+ */
+async function answersTaken(answers: ReadonlySet<ServerResponse>, maxWaitMs: number): Promise<number> {
+  if (answers.size === 0) return 0;
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([
+    Promise.all([...answers].map((res) => new Promise((resolve) => res.once('close', resolve)))),
+    new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, maxWaitMs);
+    }),
+  ]);
+  clearTimeout(timer);
+  return answers.size;
 }

@@ -60,6 +60,11 @@ export function stopLines(report: StopReport, logStatus: Pick<RequestLogStatus, 
       `Ended ${report.endedRequests} request(s) still running after the wait: each got an error (streams an error event) and is logged.`,
     );
   }
+  if (report.cutAnswers > 0) {
+    lines.push(
+      `${report.cutAnswers} answer(s) were cut: their clients did not read the rest within the wait, so they see a broken connection.`,
+    );
+  }
   if (report.unfinishedRequests > 0) {
     lines.push(`${report.unfinishedRequests} request(s) had not finished their accounting: they are marked interrupted at the next start.`);
   }

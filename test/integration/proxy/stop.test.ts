@@ -7,6 +7,7 @@ import { startHarness, type Harness } from '../../support/proxyHarness.ts';
 import { TranslationThread } from '../../../proxy/forward/translation/translationThreadClient.ts';
 import { PARSE_ON_LOOP_MAX_STRUCTURAL_MARKS } from '../../../proxy/contracts/defaults.ts';
 import { BroadcastChannel } from 'node:worker_threads';
+import { connect } from 'node:net';
 
 const LONG_REPLY = 'a long answer '.repeat(1_000);
 
@@ -92,7 +93,7 @@ describe('stopping the proxy with a request still before its exchange', () => {
     upload.request.write('{"model":"gpt-4o-mini",');
 
     const report = await harness.proxy.stop({ drainMs: 0 });
-    expect(report).toEqual({ endedRequests: 1, unfinishedRequests: 0 });
+    expect(report).toEqual({ endedRequests: 1, unfinishedRequests: 0, cutAnswers: 0 });
     const [end] = endsOf(harness.events);
     expect(end).toMatchObject({ status: 503, errorClass: 'proxy_stopping' });
     const answer = await upload.answer;
@@ -119,7 +120,7 @@ describe('stopping the proxy with a request still before its exchange', () => {
     await inTranslation;
 
     try {
-      expect(await harness.proxy.stop({ drainMs: 0 })).toEqual({ endedRequests: 1, unfinishedRequests: 0 });
+      expect(await harness.proxy.stop({ drainMs: 0 })).toEqual({ endedRequests: 1, unfinishedRequests: 0, cutAnswers: 0 });
       expect(endsOf(harness.events)).toMatchObject([{ status: 503, errorClass: 'proxy_stopping' }]);
       const answered = await answer;
       expect(answered.status).toBe(503);
@@ -129,5 +130,90 @@ describe('stopping the proxy with a request still before its exchange', () => {
       gate.close();
       await translation.close();
     }
+  });
+});
+
+/** How an HTTP/1.1 chunked answer ends: what a client whose connection was cut never gets. */
+const CHUNKED_END = '\r\n0\r\n\r\n';
+/**
+ * One piece of text far larger than loopback's socket buffers take while the client reads nothing
+ * (a few MiB here): most of it is still in the proxy when the stop comes.
+ */
+const REPLY = 'zz '.repeat(6 * 1024 * 1024);
+
+interface PausedStream {
+  /** Reads on from where it stopped: everything received, and whether the answer reached its chunked end. */
+  readOn(): Promise<{ text: string; ended: boolean }>;
+}
+
+/**
+ * A streaming request whose client stops reading once the answer started (busy, or suspended with
+ * Ctrl-Z): it has taken the start of the answer's text and nothing more.
+ */
+function pausedStream(proxyUrl: string): Promise<PausedStream> {
+  const { port } = new URL(proxyUrl);
+  const body = chatBody({ stream: true });
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(port), '127.0.0.1', () => {
+      socket.write(
+        `POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/json\r\n` +
+          `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+      );
+    });
+    socket.once('error', reject);
+    // Chunks kept as they come and joined once: a test client as quick to read as a real one.
+    const chunks: Buffer[] = [];
+    let tail = '';
+    socket.on('data', (chunk: Buffer) => {
+      chunks.push(chunk);
+      tail = (tail + chunk.toString('latin1')).slice(-CHUNKED_END.length);
+    });
+    const received = (): { text: string; ended: boolean } => ({
+      text: Buffer.concat(chunks).toString('latin1'),
+      ended: tail === CHUNKED_END,
+    });
+    const pauseOnceTextArrives = (): void => {
+      if (!Buffer.concat(chunks).includes('zz ')) return;
+      socket.off('data', pauseOnceTextArrives);
+      socket.pause();
+      resolve({
+        readOn: () =>
+          new Promise((settle) => {
+            socket.on('data', () => {
+              if (tail === CHUNKED_END) settle(received());
+            });
+            socket.once('close', () => settle(received()));
+            socket.on('error', () => undefined);
+            socket.resume();
+          }),
+      });
+    };
+    socket.on('data', pauseOnceTextArrives);
+  });
+}
+
+describe('stopping the proxy while a client is slow to read its stream', () => {
+  it('waits for the client to take the rest of its answer: its stream ends with the error event, not a cut', async () => {
+    harness = await startHarness({ simulator: { streamChunkCount: 1 } });
+    harness.simulator.script({ kind: 'reply', content: REPLY });
+    const stream = await pausedStream(harness.proxy.url);
+    // The client reads again just as the stop ends its stream: the end frame is still in the proxy.
+    const reading = harness.nextEnd().then(() => stream.readOn());
+
+    const report = await harness.proxy.stop({ drainMs: 0 });
+    const { text, ended } = await reading;
+    expect(ended).toBe(true);
+    expect(text).toContain('"type":"proxy_stopping"');
+    expect(report).toEqual({ endedRequests: 1, unfinishedRequests: 0, cutAnswers: 0 });
+  });
+
+  it('cuts an answer its client has not taken once the wait is over, and says so', async () => {
+    harness = await startHarness({ simulator: { streamChunkCount: 1 } });
+    harness.simulator.script({ kind: 'reply', content: REPLY });
+    const stream = await pausedStream(harness.proxy.url);
+
+    const report = await harness.proxy.stop({ drainMs: 0 });
+    expect((await stream.readOn()).ended).toBe(false);
+    expect(report).toEqual({ endedRequests: 1, unfinishedRequests: 0, cutAnswers: 1 });
   });
 });

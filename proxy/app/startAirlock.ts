@@ -67,7 +67,7 @@ export interface Airlock {
   notices: string[];
   /** The request log was damaged and set aside at this start; null when it was sound. */
   logRecovery: LogRecoveryReport | null;
-  /** Stops the proxy (see ProxyHandle.stop), then writes every row still queued and closes the log. */
+  /** Stops the proxy (see ProxyHandle.stop), then writes every row still queued and closes the log; once, however often called. */
   stop(options?: { drainMs?: number }): Promise<StopReport>;
 }
 
@@ -89,13 +89,18 @@ export async function startAirlock(options: AirlockOptions): Promise<Airlock> {
   const dataDirLock = lockDataDir(options.dataDir);
   try {
     const airlock = await startWithDataDir(options);
+    // One stop however often it is asked for (SIGINT then SIGTERM): a second run closed the log
+    // under the first and failed, and `airlock serve` exits at once on a failed stop.
+    let stopping: Promise<StopReport> | null = null;
     return {
       ...airlock,
       notices: [...privacyProblems, ...airlock.notices],
-      async stop(stopOptions) {
-        const report = await airlock.stop(stopOptions);
-        dataDirLock.release();
-        return report;
+      stop(stopOptions) {
+        stopping ??= airlock.stop(stopOptions).then((report) => {
+          dataDirLock.release();
+          return report;
+        });
+        return stopping;
       },
     };
   } catch (error) {

@@ -1,7 +1,8 @@
-import { useCallback, useEffect, useRef, useState } from 'react';
+import { useCallback, useContext, useEffect, useRef, useState } from 'react';
 import type { RequestFilters } from '../../../proxy/contracts/requests.ts';
 import { MAX_PAGE_LIMIT } from '../../../proxy/contracts/log.ts';
 import type { ControlClient } from '../api/client.ts';
+import { ReconnectContext } from '../common/ScreenBoundary.tsx';
 import type { LiveStore } from './liveStore.ts';
 
 export const PAGE_SIZE = 200;
@@ -52,6 +53,11 @@ export function useRequestPages(
     [client, store, filters],
   );
 
+  // The live channel's first frame lists only the requests in flight: after it came back, rows that
+  // ended meanwhile would stay in flight and rows that came and went would be missing, so the list
+  // starts over from the log. The first connection (0 to 1) is not a return.
+  const returns = Math.max(useContext(ReconnectContext), 1);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: `returns` is not read; a new value means the channel came back
   useEffect(() => {
     generation.current += 1;
     busy.current = false;
@@ -59,7 +65,7 @@ export function useRequestPages(
     cursor.current = null;
     store.reset(filters);
     load(true);
-  }, [filters, store, load]);
+  }, [filters, store, load, returns]);
 
   const loadMore = useCallback(() => {
     if (cursor.current !== null) load(false);

@@ -1,5 +1,4 @@
 import { useEffect, useState } from 'react';
-import type { LiveFrame } from '../../../proxy/contracts/liveEvents.ts';
 import type { StatusResponse } from '../../../proxy/contracts/status.ts';
 import type { ControlClient } from '../api/client.ts';
 import type { LiveStore } from './liveStore.ts';
@@ -11,8 +10,9 @@ export interface LiveChannelState {
 }
 
 /**
- * One live subscription for the whole window. Frames are queued and applied together on the next
- * animation frame, so twenty streams cause one render per frame, not one per token.
+ * One live subscription for the whole window. Frames are applied to the store as they come and
+ * published together on the next animation frame, so twenty streams cause one render per frame,
+ * not one per token.
  */
 export function useLiveChannel(
   client: ControlClient,
@@ -28,24 +28,22 @@ export function useLiveChannel(
 
   useEffect(() => {
     if (!enabled) return undefined;
-    let pending: LiveFrame[] = [];
+    // Applied as they come (the store keeps a row's latest state and a stream's tail, so it stays
+    // bounded) and shown at the next animation frame: a hidden window gets none, and frames queued
+    // for it piled up for as long as it stayed hidden.
+    let latestStatus: StatusResponse | null = null;
     let scheduled = 0;
-    const flush = () => {
+    const paint = () => {
       scheduled = 0;
-      const frames = pending;
-      pending = [];
-      let latestStatus: StatusResponse | null = null;
-      for (const frame of frames) {
-        store.applyFrame(frame);
-        if (frame.status) latestStatus = frame.status;
-      }
       store.publish();
       if (latestStatus) setStatus(latestStatus);
+      latestStatus = null;
     };
     const unsubscribe = client.subscribeLive({
       onFrame: (frame) => {
-        pending.push(frame);
-        if (scheduled === 0) scheduled = requestAnimationFrame(flush);
+        store.applyFrame(frame);
+        if (frame.status) latestStatus = frame.status;
+        if (scheduled === 0) scheduled = requestAnimationFrame(paint);
       },
       onConnectionChange: (isConnected) => {
         setConnected(isConnected);

@@ -1,7 +1,9 @@
 import { brotliCompressSync, deflateSync, gzipSync, zstdCompressSync } from 'node:zlib';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { bearerCredentialOf } from './auth.ts';
+import { answerSpeech, answerTranscription } from './audio.ts';
 import { answerChat, type ChatSettings } from './chat.ts';
+import { answerLegacyCompletion } from './completions.ts';
 import { parseJsonBody } from './chatRequest.ts';
 import type { Dialect } from './dialect.ts';
 import { embeddingsBody, validateEmbeddingsRequest } from './embeddings.ts';
@@ -103,7 +105,30 @@ export async function dispatch(request: IncomingMessage, response: ServerRespons
     else await answerNative(response, route.protocol, json.value, sequence, state.native, closed);
     return;
   }
+  if (answerMediaApi(request, response, route, body, state, voice, echoedKey)) return;
   answerApi(response, route, body, state, voice, fault);
+}
+
+/** The audio and legacy completion endpoints: what a client sends them and gets back (audio.ts, completions.ts). */
+function answerMediaApi(
+  request: IncomingMessage,
+  response: ServerResponse,
+  route: Route,
+  body: Buffer,
+  state: SimulatorState,
+  voice: Voice,
+  echoedKey: string | null,
+): boolean {
+  if (route.kind === 'transcriptions') {
+    answerTranscription(response, body, request.headers['content-type'], voice, echoedKey);
+    return true;
+  }
+  if (route.kind !== 'speech' && route.kind !== 'completions') return false;
+  const json = parseJsonBody(body);
+  if (!json.ok) sendGatewayError(response, voice, json.status, json.body);
+  else if (route.kind === 'speech') answerSpeech(response, json.value, voice);
+  else answerLegacyCompletion(response, json.value, state.chat.limits.knownModels, voice, echoedKey);
+  return true;
 }
 
 /** Faults that replace the whole answer. Returns false for faults that only shape a reply. */
@@ -188,7 +213,10 @@ function answerApi(
       // A side-effect creation: every call makes a new image, so a replay is told apart from a resend.
       sendJson(response, 200, {
         created: Math.floor(Date.now() / 1000),
-        data: [{ url: `https://images.simulator.invalid/${state.nextSequence()}.png`, ...revisedPromptOf(body) }],
+        data: Array.from({ length: imageCountOf(body) }, () => ({
+          url: `https://images.simulator.invalid/${state.nextSequence()}.png`,
+          ...revisedPromptOf(body),
+        })),
       });
       return;
     case 'methodNotAllowed':
@@ -227,6 +255,13 @@ function createVideoTask(response: ServerResponse, body: Buffer, state: Simulato
   if (fault?.kind !== 'createThenFail') sendJson(response, 200, videoBody(task));
   else if (fault.status === undefined) cutConnection(response);
   else sendGatewayError(response, voice, fault.status, defaultErrorForStatus(fault.status), { keepStatus: true });
+}
+
+/** `n` images (1 to 10, OpenAI's range for dall-e-2; 1 when absent). */
+function imageCountOf(body: Buffer): number {
+  const json = parseJsonBody(body);
+  const count = json.ok ? json.value.n : undefined;
+  return typeof count === 'number' && Number.isInteger(count) && count >= 1 && count <= 10 ? count : 1;
 }
 
 /** Image models echo the prompt they drew as `revised_prompt`, so a prompt can come back in the answer. */

@@ -6,6 +6,9 @@ export type Route =
   | { kind: 'native'; protocol: 'messages' | 'responses' | 'count_tokens' }
   | { kind: 'embeddings' }
   | { kind: 'images' }
+  | { kind: 'speech' }
+  | { kind: 'transcriptions' }
+  | { kind: 'completions' }
   | { kind: 'videos' }
   | { kind: 'video'; id: string }
   | { kind: 'methodNotAllowed' }
@@ -29,6 +32,9 @@ export function routeOf(method: string, url: string): Route {
   if (pathname === '/v1/responses') return expect('POST', { kind: 'native', protocol: 'responses' });
   if (pathname === '/v1/embeddings') return expect('POST', { kind: 'embeddings' });
   if (pathname === '/v1/images/generations') return expect('POST', { kind: 'images' });
+  if (pathname === '/v1/audio/speech') return expect('POST', { kind: 'speech' });
+  if (pathname === '/v1/audio/transcriptions') return expect('POST', { kind: 'transcriptions' });
+  if (pathname === '/v1/completions') return expect('POST', { kind: 'completions' });
   if (pathname === '/v1/videos') return expect('POST', { kind: 'videos' });
   const videoMatch = /^\/v1\/videos\/([^/]+)$/.exec(pathname);
   if (videoMatch?.[1] !== undefined) return expect('GET', { kind: 'video', id: safeDecode(videoMatch[1]) });

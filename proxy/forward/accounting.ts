@@ -24,15 +24,20 @@ function estimateOutputTokens(text: string): Promise<number> {
 export function quickInputEstimate(plan: ExchangePlan): { tokens: number | null; countRefines: boolean } {
   if (plan.chatBody && plan.body && plan.byteLength <= TOKENIZE_LIMIT_CHARS)
     return { tokens: inputTokensUpperBound(plan.chatBody), countRefines: true };
-  if (plan.byteLength > 0 && plan.upstreamModel !== null) return { tokens: byteEstimateTokens(plan.byteLength), countRefines: false };
+  if (bytesCountInput(plan)) return { tokens: byteEstimateTokens(plan.byteLength), countRefines: false };
   return { tokens: null, countRefines: false };
 }
 
 export async function estimateInputTokens(plan: ExchangePlan): Promise<number | null> {
   if (plan.chatBody && plan.body && plan.byteLength <= TOKENIZE_LIMIT_CHARS)
     return tokenEstimator.chatInputTokens(plan.body, plan.byteLength);
-  if (plan.byteLength > 0 && plan.upstreamModel !== null) return byteEstimateTokens(plan.byteLength);
+  if (bytesCountInput(plan)) return byteEstimateTokens(plan.byteLength);
   return null;
+}
+
+/** A model's JSON request: its bytes bound its input tokens. An upload's audio or image bytes are no tokens of any count. */
+function bytesCountInput(plan: Pick<ExchangePlan, 'textBody' | 'byteLength' | 'upstreamModel'>): boolean {
+  return plan.textBody && plan.byteLength > 0 && plan.upstreamModel !== null;
 }
 
 /** Everything the model wrote, as the gateway bills it: the answer's text, its reasoning and its tool calls. */
@@ -59,10 +64,10 @@ function answeredText(trace: RequestTrace): string {
  * an estimate instead of no spend at all.
  */
 export function streamProgressEstimate(
-  plan: Pick<ExchangePlan, 'byteLength' | 'upstreamModel'>,
+  plan: Pick<ExchangePlan, 'byteLength' | 'upstreamModel' | 'textBody'>,
   profile: Pick<Profile, 'prices' | 'priceMultiplier'>,
 ): ProgressEstimate {
-  const inputTokens = byteEstimateTokens(plan.byteLength);
+  const inputTokens = bytesCountInput(plan) ? byteEstimateTokens(plan.byteLength) : 0;
   const price = findPrice(profile.prices, plan.upstreamModel);
   return (outputBytes) => {
     const usage = { inputTokens, outputTokens: byteEstimateTokens(outputBytes) };
@@ -82,6 +87,9 @@ export function accountFor(trace: RequestTrace, plan: ExchangePlan, profile: Pro
   const text = !usage && reachedModel ? answeredText(trace) : '';
   // An error the gateway declared (a 200 holding only an error) before any answer: billed only at the usage it reported.
   if (usage || !reachedModel || (trace.declaredFailure && text === '')) return priced(usage, usage ? 'reported' : null, plan, profile);
+  // Nothing of the request or its answer can be counted (an upload's audio, a transcript billed by its seconds):
+  // no usage is made up, so the cost is a per-call price or unknown, never a count of bytes or zero.
+  if (text === '' && quickInputEstimate(plan).tokens === null) return priced(null, null, plan, profile);
   return Promise.all([estimateInputTokens(plan), estimateOutputTokens(text)]).then(([inputTokens, outputTokens]) =>
     priced({ inputTokens: inputTokens ?? 0, outputTokens }, 'estimated', plan, profile),
   );

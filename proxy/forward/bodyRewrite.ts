@@ -59,7 +59,8 @@ function streamOptionsOf(chunks: readonly Buffer[], range: ByteRange | null): un
   }
 }
 
-function bytesIn(chunks: readonly Buffer[], range: ByteRange): Buffer {
+/** Bytes [start, end) of the chunks taken as one body (a copy only when they span chunks). */
+export function bytesIn(chunks: readonly Buffer[], range: ByteRange): Buffer {
   const pieces: Buffer[] = [];
   let offset = 0;
   for (const chunk of chunks) {

@@ -10,6 +10,8 @@ export interface ExchangePlan {
   readonly query: string;
   readonly body: Buffer[] | null;
   readonly byteLength: number;
+  /** The body is JSON, whose bytes bound its tokens; a form's or a file's bytes (audio, images) say nothing of them. */
+  readonly textBody: boolean;
   readonly stream: boolean;
   readonly requestedModel: string | null;
   readonly upstreamModel: string | null;

@@ -2,6 +2,7 @@ import type { ClientProtocol } from '../contracts/usage.ts';
 import { resolveUpstreamModel } from './modelRouting.ts';
 import type { ExchangePlan } from './plan.ts';
 import { rewriteJsonBody } from './bodyRewrite.ts';
+import { rewriteFormModel } from './multipartForm.ts';
 import { isJsonObject, streamFlagOf, modelOf, upstreamContentType, type ClientBody, type ParsedBody } from './requestBody.ts';
 import type { ClientIdentity, LocalRefusal, UpstreamTarget } from '../contracts/ports.ts';
 import type { ChatTranslation, EndpointKind, NativeRequestCleanup, ProtocolAdapter, TranslatedProtocol } from '../protocols/adapter.ts';
@@ -65,7 +66,8 @@ export function buildPlan(input: PlanInput): Plan | Promise<Plan> {
     requestedModel: input.model ?? requestedModel,
     aliases: target.profile.modelAliases,
     routes: target.profile.modelRoutes,
-    clientDefaultModel: input.identity.defaultModel ?? null,
+    // Only a JSON body gets the default spliced in: a form, a file or a GET goes unchanged, so it is not that model's request.
+    clientDefaultModel: isJsonObject(parsed) ? (input.identity.defaultModel ?? null) : null,
   });
   const route = routeFor(input.path, input.method);
   const { endpoint } = route;
@@ -85,7 +87,14 @@ export function buildPlan(input: PlanInput): Plan | Promise<Plan> {
     const cleaned = nativeWithoutAirlockParts(input, translation.modeKey, cleanup, models);
     if (cleaned !== null) return cleaned;
   }
-  const rewritten = rewriteJsonBody(input.body, parsed, upstreamModel, isChat);
+  const rewritten =
+    parsed.kind === 'form'
+      ? {
+          ...rewriteFormModel(input.body.chunks, input.body.byteLength, parsed.fields, upstreamModel),
+          usageInjected: false,
+          usageAsked: false,
+        }
+      : rewriteJsonBody(input.body, parsed, upstreamModel, isChat);
   const contentType = upstreamContentType(parsed, input.contentType);
   return {
     protocol: input.protocol,
@@ -95,6 +104,7 @@ export function buildPlan(input: PlanInput): Plan | Promise<Plan> {
     query: input.query,
     body: input.body.byteLength === 0 && rewritten.byteLength === 0 ? null : rewritten.chunks,
     byteLength: rewritten.byteLength,
+    textBody: isJsonObject(parsed),
     stream: streamFlagOf(parsed),
     requestedModel,
     upstreamModel,
@@ -133,6 +143,7 @@ function nativeWithoutAirlockParts(
     query: input.query,
     body: [bytes],
     byteLength: bytes.length,
+    textBody: true,
     stream,
     requestedModel,
     upstreamModel,
@@ -208,6 +219,7 @@ function translatedPlan(
       upstreamPath: input.path,
       body: null,
       byteLength: 0,
+      textBody: false,
       stream: false,
       chatBody: null,
       translator: null,
@@ -222,6 +234,7 @@ function translatedPlan(
     upstreamPath: 'chat/completions',
     body: [bytes],
     byteLength: bytes.length,
+    textBody: true,
     stream,
     chatBody,
     translator: translation.responseTranslator(requestedModel),

@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { bytesWithoutByteOrderMark } from '../core/byteOrderMark.ts';
 import { contentCodingOf, contentDecoder } from './answerDecoding.ts';
 import { SCAN_SLICE_BYTES, ScanQueue, TopLevelScanner, type TopLevelScan } from './jsonScan.ts';
+import { readFormFields, type FormFields } from './multipartForm.ts';
 
 export interface ClientBody {
   chunks: Buffer[];
@@ -231,6 +232,8 @@ export type ParsedBody =
   | { kind: 'json'; value: Record<string, unknown> }
   /** A JSON object too large or intricate to parse on the forwarding loop: only its scan is known. */
   | { kind: 'scanned-json'; scan: TopLevelScan }
+  /** A multipart form (uploads): its few text fields are read, its files never. */
+  | { kind: 'form'; fields: FormFields }
   | { kind: 'opaque' }
   | { kind: 'invalid'; message: string };
 
@@ -244,7 +247,10 @@ export interface ParseOnLoopLimits {
 export function parseClientBody(body: ClientBody, contentType: string | undefined, limits: ParseOnLoopLimits): ParsedBody {
   if (body.byteLength === 0) return { kind: 'empty' };
   const scan = body.scan;
-  if (scan === null) return { kind: 'opaque' };
+  if (scan === null) {
+    const fields = readFormFields(body.chunks, contentType);
+    return fields === null ? { kind: 'opaque' } : { kind: 'form', fields };
+  }
   // Without a JSON content type, only a body that starts as an object is taken for JSON. With one, no
   // endpoint takes anything else: refused unparsed (the scan stopped at its first byte).
   if (!scan.isObject)
@@ -281,11 +287,13 @@ export function upstreamContentType(parsed: ParsedBody, declared: string | undef
 export function modelOf(parsed: ParsedBody): string | null {
   if (parsed.kind === 'json') return typeof parsed.value.model === 'string' ? parsed.value.model : null;
   if (parsed.kind === 'scanned-json') return parsed.scan.model;
+  if (parsed.kind === 'form') return parsed.fields.model;
   return null;
 }
 
 export function streamFlagOf(parsed: ParsedBody): boolean {
   if (parsed.kind === 'json') return parsed.value.stream === true;
   if (parsed.kind === 'scanned-json') return parsed.scan.stream === true;
+  if (parsed.kind === 'form') return parsed.fields.stream;
   return false;
 }

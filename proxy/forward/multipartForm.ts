@@ -1,0 +1,121 @@
+import { bytesIn, spliceChunks } from './bodyRewrite.ts';
+import type { ByteRange } from './jsonScan.ts';
+
+/**
+ * What Airlock reads of a multipart/form-data body (RFC 7578: audio transcriptions and translations,
+ * image edits, file uploads): the `model` and `stream` fields, which say what the request asks of
+ * which model, and what each part is, for the log. Files are never read, only measured: the body
+ * stays the client's chunks, and only the delimiters are searched for (a native search per chunk).
+ */
+export interface FormFields {
+  model: string | null;
+  /** Where the model's value lies in the body, so an alias can replace it. */
+  modelValue: ByteRange | null;
+  stream: boolean;
+  parts: FormPartSummary[];
+}
+
+export interface FormPartSummary {
+  name: string;
+  /** A file part's name; null for a field. */
+  filename: string | null;
+  contentType: string | null;
+  byteLength: number;
+  /** A short field's value (a model, a format, a prompt's start); null for a file. */
+  value: string | null;
+}
+
+const FORM_CONTENT_TYPE = /^\s*multipart\/form-data\s*;/i;
+const BOUNDARY = /;\s*boundary=(?:"([^"]+)"|([^;\s]+))/i;
+/** A part's headers are a line or three: past this the body is not a form Airlock reads. */
+const MAX_PART_HEADER_BYTES = 2048;
+/** Field values kept for the log and read for the model: longer ones (a long prompt) are cut. */
+const MAX_FIELD_VALUE_BYTES = 256;
+/** More parts than any API takes; past it the form is not read further. */
+const MAX_PARTS = 256;
+
+export function formBoundaryOf(contentType: string | undefined): string | null {
+  if (contentType === undefined || !FORM_CONTENT_TYPE.test(contentType)) return null;
+  const match = BOUNDARY.exec(contentType);
+  return match?.[1] ?? match?.[2] ?? null;
+}
+
+/** The form's fields; null when the body is not the form its content type says. */
+export function readFormFields(chunks: readonly Buffer[], contentType: string | undefined): FormFields | null {
+  const boundary = formBoundaryOf(contentType);
+  if (boundary === null) return null;
+  const delimiters = offsetsOf(chunks, Buffer.from(`--${boundary}`), MAX_PARTS + 1);
+  // A form holds at least one part between two delimiters.
+  if (delimiters.length < 2) return null;
+  const fields: FormFields = { model: null, modelValue: null, stream: false, parts: [] };
+  const delimiterLength = boundary.length + 2;
+  for (let index = 0; index + 1 < delimiters.length; index += 1) {
+    const headersStart = delimiters[index]! + delimiterLength + 2;
+    // The part's bytes end before the CRLF that precedes the next delimiter.
+    const partEnd = delimiters[index + 1]! - 2;
+    const head = bytesIn(chunks, { start: headersStart, end: Math.min(partEnd, headersStart + MAX_PART_HEADER_BYTES) });
+    const headersEnd = head.indexOf('\r\n\r\n');
+    if (headersEnd === -1) return null;
+    const headers = head.subarray(0, headersEnd).toString('utf8');
+    const name = /;\s*name="([^"]*)"/i.exec(headers)?.[1];
+    if (name === undefined) return null;
+    const filename = /;\s*filename="([^"]*)"/i.exec(headers)?.[1] ?? null;
+    const valueRange = { start: headersStart + headersEnd + 4, end: partEnd };
+    const byteLength = valueRange.end - valueRange.start;
+    const value =
+      filename === null
+        ? bytesIn(chunks, { start: valueRange.start, end: Math.min(valueRange.end, valueRange.start + MAX_FIELD_VALUE_BYTES) }).toString(
+            'utf8',
+          )
+        : null;
+    fields.parts.push({ name, filename, contentType: /^content-type:\s*(.+)$/im.exec(headers)?.[1]?.trim() ?? null, byteLength, value });
+    if (filename !== null || value === null) continue;
+    if (name === 'model' && byteLength <= MAX_FIELD_VALUE_BYTES && fields.model === null) {
+      fields.model = value;
+      fields.modelValue = valueRange;
+    }
+    if (name === 'stream') fields.stream = value.trim().toLowerCase() === 'true';
+  }
+  return fields;
+}
+
+/** Offsets of `needle` in the chunks taken as one body, also across chunk seams; at most `limit`. */
+function offsetsOf(chunks: readonly Buffer[], needle: Buffer, limit: number): number[] {
+  const offsets: number[] = [];
+  let base = 0;
+  let tail: Buffer = Buffer.alloc(0);
+  for (const chunk of chunks) {
+    // A needle across the seam starts in the tail and ends in this chunk.
+    const seam = Buffer.concat([tail, chunk.subarray(0, needle.length - 1)]);
+    const acrossSeam = seam.indexOf(needle);
+    if (acrossSeam !== -1 && acrossSeam < tail.length) offsets.push(base - tail.length + acrossSeam);
+    for (let at = chunk.indexOf(needle); at !== -1 && offsets.length < limit; at = chunk.indexOf(needle, at + needle.length)) {
+      offsets.push(base + at);
+    }
+    if (offsets.length >= limit) break;
+    // The last bytes of the body so far, however short the chunks: a needle may span several.
+    const kept = needle.length - 1;
+    tail = chunk.length >= kept ? chunk.subarray(chunk.length - kept) : Buffer.concat([tail, chunk]).subarray(-kept);
+    base += chunk.length;
+  }
+  return offsets;
+}
+
+/**
+ * The form with its model field set to `upstreamModel` (an alias or route resolved it): the value
+ * is spliced into the client's chunks, every other byte of the form (its files) goes as it came.
+ */
+export function rewriteFormModel(
+  chunks: Buffer[],
+  byteLength: number,
+  fields: FormFields,
+  upstreamModel: string | null,
+): { chunks: Buffer[]; byteLength: number } {
+  const range = fields.modelValue;
+  if (range === null || upstreamModel === null || upstreamModel === fields.model) return { chunks, byteLength };
+  const replacement = Buffer.from(upstreamModel);
+  return {
+    chunks: spliceChunks(chunks, range.start, range.end, replacement),
+    byteLength: byteLength + replacement.length - (range.end - range.start),
+  };
+}

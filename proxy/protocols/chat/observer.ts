@@ -74,9 +74,11 @@ export class ChatStreamObserver implements StreamObserver {
         index,
         delta,
         finish_reason: finishReason,
-      } = choice as { index?: unknown; delta?: { content?: unknown }; finish_reason?: unknown };
+        text,
+      } = choice as { index?: unknown; delta?: { content?: unknown }; finish_reason?: unknown; text?: unknown };
       const choiceIndex = typeof index === 'number' ? index : position;
-      const content = delta?.content;
+      // A legacy completion's chunk writes its text in `text`, a chat chunk's in `delta.content`.
+      const content = delta?.content ?? text;
       if (typeof content === 'string' && content.length > 0) this.sink.onDelta(content);
       if (isRecord(delta)) this.readOtherOutput(delta);
       if (finishReasonOf(finishReason) !== null) {

@@ -1,16 +1,11 @@
-import type { ProtocolAdapter, StreamObserver } from '../adapter.ts';
+import type { ProtocolAdapter } from '../adapter.ts';
 import { openAiErrors } from '../chat/errors.ts';
 import { ChatKeyGuard } from '../chat/keyGuard.ts';
 import { usageFromChatResponse } from '../chat/usage.ts';
 import { openAiAnswerErrorOf } from '../declaredError.ts';
 import { modelOf } from '../fields.ts';
 import { responsesUsageOf } from '../responses/usage.ts';
-
-/**
- * A stream Airlock does not read (legacy completions, audio events): relayed untouched, whole when
- * it ends cleanly. Never `complete` before that end, so a client that leaves halfway aborted it.
- */
-const OPAQUE_OBSERVER: StreamObserver = { observe: () => true, complete: false, wholeAtCleanEnd: true, upstreamError: null };
+import { PassthroughStreamObserver } from './observer.ts';
 
 /**
  * Everything else a gateway offers under /v1 (models, embeddings, images, audio, tasks): passed
@@ -22,7 +17,7 @@ export const passthroughAdapter: ProtocolAdapter = {
   endpoints: {},
   errors: openAiErrors,
   stream: {
-    observer: () => OPAQUE_OBSERVER,
+    observer: (sink, options) => new PassthroughStreamObserver(sink, options),
     // Legacy completions stream `choices[].text`, which the chat guard watches too.
     keyGuard: (masker) => new ChatKeyGuard(masker),
   },

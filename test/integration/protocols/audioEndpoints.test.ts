@@ -71,6 +71,22 @@ describe('audio through Airlock with the official openai SDK', () => {
     expect(end.costCredits).toBeCloseTo((inputTokens * 2.5 + outputTokens * 10) / 1_000_000, 12);
   });
 
+  it("a streamed transcription is billed at the usage its last event reports, and its text is the row's answer", async () => {
+    const ended = harness.nextEnd();
+    const stream = await client.audio.transcriptions.create({
+      model: 'gpt-4o-transcribe',
+      stream: true,
+      file: await toFile(audioFile(5), 'talk.wav', { type: 'audio/wav' }),
+    });
+    let text = '';
+    for await (const event of stream) if (event.type === 'transcript.text.done') text = event.text;
+    const end = await ended;
+    expect(end.errorClass).toBeNull();
+    expect(end.usageSource).toBe('reported');
+    expect(end.usage).toMatchObject({ inputTokens: 50, outputTokens: Math.ceil(text.length / 4) });
+    expect(end.bodies.streamText).toBe(text);
+  });
+
   it("an alias in a form's model field is replaced by the gateway's model, the file going as it came", async () => {
     const file = audioFile(3);
     const ended = harness.nextEnd();

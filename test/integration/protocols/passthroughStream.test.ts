@@ -5,11 +5,12 @@ import { JSON_HEADERS, rawRequest } from '../../support/http.ts';
 import { startHarness, type Harness } from '../../support/proxyHarness.ts';
 
 /**
- * A passed-through stream (legacy completions here) has no end marker Airlock reads: only its
- * clean end says it is whole. A client that leaves before that end has not had the whole answer.
+ * A passed-through stream without an end marker Airlock reads (OpenAI's media events here) is whole
+ * only at its clean end; a legacy completion is whole only at its finish or `[DONE]`, as a chat
+ * stream is (legacyCompletions.test.ts). A client that leaves before the end has not had the whole answer.
  */
 
-/** Answers /v1/completions with one SSE event, then ends (`?ends`) or keeps the stream open until the test ends. */
+/** Answers with one SSE event: a transcript's that then ends (`?ends`), or a legacy completion's kept open until the test ends. */
 let gateway: Server;
 let harness: Harness;
 const openStreams = new Set<ServerResponse>();
@@ -17,9 +18,12 @@ const openStreams = new Set<ServerResponse>();
 beforeAll(async () => {
   gateway = createServer((req, res) => {
     res.writeHead(200, { 'content-type': 'text/event-stream' });
+    if (req.url?.endsWith('?ends')) {
+      res.end('data: {"type":"transcript.text.delta","delta":"Hel"}\n\n');
+      return;
+    }
     res.write('data: {"id":"cmpl-1","object":"text_completion","choices":[{"index":0,"text":"Hel","finish_reason":null}]}\n\n');
-    if (req.url?.endsWith('?ends')) res.end();
-    else openStreams.add(res);
+    openStreams.add(res);
   });
   await new Promise<void>((resolve) => gateway.listen(0, '127.0.0.1', resolve));
   const { port } = gateway.address() as AddressInfo;
@@ -60,10 +64,10 @@ describe('a passed-through stream whose client leaves before the gateway ends it
 describe('a passed-through stream that ends cleanly', () => {
   it('is whole: relayed as sent, no error frame added', async () => {
     const ended = harness.nextEnd();
-    const response = await rawRequest(`${harness.proxy.url}/v1/completions?ends`, {
+    const response = await rawRequest(`${harness.proxy.url}/v1/audio/transcriptions?ends`, {
       method: 'POST',
       headers: JSON_HEADERS,
-      body: JSON.stringify({ model: 'gpt-3.5-turbo-instruct', prompt: 'hi', stream: true }),
+      body: JSON.stringify({ model: 'gpt-4o-transcribe', stream: true }),
     });
     expect(response.status).toBe(200);
     expect(response.body).not.toMatch(/error/);

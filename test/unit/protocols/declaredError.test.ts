@@ -213,7 +213,8 @@ describe('stream observers: a 200 stream whose event is an error, in each protoc
       ],
       'upstream_error',
     ],
-    ['passthrough: never read', passthroughAdapter, [data({ error: { message: 'x' } })], null],
+    // vLLM sends a failure inside a 200 stream on /v1/completions as on chat (litellm #40578).
+    ['passthrough: an error event, as chat reads it', passthroughAdapter, [data({ error: { message: 'x' } })], 'upstream_error'],
   ])('%s', (_name, adapter, events, expected) => {
     expect(streamClass(adapter, events)).toBe(expected);
   });

@@ -86,12 +86,14 @@ export function accountFor(trace: RequestTrace, plan: ExchangePlan, profile: Pro
   const reachedModel = trace.ttfbMs !== null && trace.status > 0 && trace.status < 400 && plan.upstreamModel !== null;
   const text = !usage && reachedModel ? answeredText(trace) : '';
   // An error the gateway declared (a 200 holding only an error) before any answer: billed only at the usage it reported.
-  if (usage || !reachedModel || (trace.declaredFailure && text === '')) return priced(usage, usage ? 'reported' : null, plan, profile);
+  const calls = trace.billedCalls;
+  if (usage || !reachedModel || (trace.declaredFailure && text === ''))
+    return priced(usage, usage ? 'reported' : null, plan, profile, calls);
   // Nothing of the request or its answer can be counted (an upload's audio, a transcript billed by its seconds):
   // no usage is made up, so the cost is a per-call price or unknown, never a count of bytes or zero.
-  if (text === '' && quickInputEstimate(plan).tokens === null) return priced(null, null, plan, profile);
+  if (text === '' && quickInputEstimate(plan).tokens === null) return priced(null, null, plan, profile, calls, true);
   return Promise.all([estimateInputTokens(plan), estimateOutputTokens(text)]).then(([inputTokens, outputTokens]) =>
-    priced({ inputTokens: inputTokens ?? 0, outputTokens }, 'estimated', plan, profile),
+    priced({ inputTokens: inputTokens ?? 0, outputTokens }, 'estimated', plan, profile, calls),
   );
 }
 
@@ -100,8 +102,11 @@ function priced(
   usageSource: TraceAccounting['usageSource'],
   plan: ExchangePlan,
   profile: Profile,
+  calls: number,
+  /** A model answered though no usage is known: a per-call price still applies. Without usage otherwise, nothing ran. */
+  answered = usage !== null,
 ): TraceAccounting {
   const price = findPrice(profile.prices, plan.upstreamModel);
-  const { costCredits } = usage ? costOf(usage, price, profile.priceMultiplier) : { costCredits: null };
+  const { costCredits } = answered ? costOf(usage, price, profile.priceMultiplier, calls) : { costCredits: null };
   return { usage, usageSource, costCredits };
 }

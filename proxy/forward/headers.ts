@@ -168,3 +168,14 @@ function removeConnectionListed(headers: Record<string, unknown>, connectionValu
     }
   }
 }
+
+/** One value per header, lists joined; headers that are all single values (nearly every answer's) are kept as they are. */
+export function flattenHeaders(headers: Record<string, string | string[]>): Record<string, string> {
+  let flat: Record<string, string> | null = null;
+  for (const name in headers) {
+    if (!Array.isArray(headers[name])) continue;
+    flat ??= { ...(headers as Record<string, string>) };
+    flat[name] = (headers[name] as string[]).join(', ');
+  }
+  return flat ?? (headers as Record<string, string>);
+}

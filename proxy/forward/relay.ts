@@ -152,8 +152,9 @@ function recordPassedAnswer(input: RelayInput, upstream: ProtocolRoute): void {
 
 /** Usage and model into the trace; returns the error the answer holds instead of an answer, if it does. */
 function recordAnswerFields(trace: RequestTrace, upstream: ProtocolRoute, json: object): DeclaredError | null {
-  const { usage, model, error } = upstream.adapter.readAnswer(json, upstream.endpoint);
+  const { usage, model, error, calls } = upstream.adapter.readAnswer(json, upstream.endpoint);
   if (model !== null) trace.modelAnswered(model);
+  if (calls !== undefined) trace.callsAnswered(calls);
   if (usage) trace.setUsage(usage);
   return error;
 }

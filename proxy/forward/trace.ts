@@ -5,6 +5,7 @@ import type { RequestFallback, RequestLifecycleEvent } from '../contracts/lifecy
 import type { FallbackHop } from '../contracts/log.ts';
 import type { RequestEvents } from '../contracts/requestEvents.ts';
 import { BodyCapture, type CapturedBody } from './capture.ts';
+import { flattenHeaders } from './headers.ts';
 import { EventOffsetRecorder } from '../core/eventOffsets.ts';
 import { newRequestId } from '../core/requestId.ts';
 import { progressTick, streamStartsEstimating, streamStopsEstimating, type ProgressEstimate } from './progressTick.ts';
@@ -62,6 +63,7 @@ export class RequestTrace {
   /** A pooled profile's key per attempt, in order (id and label, never the key). */
   readonly #gatewayKeys: GatewayKeyUse[] = [];
   #usage: TokenUsage | null = null;
+  #billedCalls = 1;
   /** Whether an earlier attempt, or this one as last judged, may have run at the gateway. */
   #ranInEarlierAttempt = false;
   #ranInThisAttempt = false;
@@ -88,7 +90,7 @@ export class RequestTrace {
     return this.#requestHeaders;
   }
   get responseHeaders(): Record<string, string> {
-    this.#responseHeaders ??= flatten(this.#sentHeaders ?? {});
+    this.#responseHeaders ??= flattenHeaders(this.#sentHeaders ?? {});
     return this.#responseHeaders;
   }
   get ttfbMs(): number | null {
@@ -312,6 +314,14 @@ export class RequestTrace {
     this.events.emit({ type: 'progress', requestId: this.requestId, usage, costCredits });
   }
 
+  /** What a per-call price is billed for: the request, or each image it made (relays bill `n` images). */
+  get billedCalls(): number {
+    return this.#billedCalls;
+  }
+  callsAnswered(count: number): void {
+    this.#billedCalls = count;
+  }
+
   setUsage(usage: TokenUsage): void {
     this.#usage = usage;
     this.events.emit({ type: 'usage', requestId: this.requestId, usage, responseModel: this.#responseModel });
@@ -385,15 +395,4 @@ export class RequestTrace {
     if (fallback !== undefined) event.fallback = fallback;
     this.events.emit(event);
   }
-}
-
-/** One value per header, lists joined; headers that are all single values (nearly every answer's) are kept as they are. */
-function flatten(headers: Record<string, string | string[]>): Record<string, string> {
-  let flat: Record<string, string> | null = null;
-  for (const name in headers) {
-    if (!Array.isArray(headers[name])) continue;
-    flat ??= { ...(headers as Record<string, string>) };
-    flat[name] = (headers[name] as string[]).join(', ');
-  }
-  return flat ?? (headers as Record<string, string>);
 }

@@ -54,6 +54,8 @@ export interface AnswerReading {
   model: string | null;
   /** The answer is only an error, in this protocol's shape, though its status said success (see DeclaredError). */
   error: DeclaredError | null;
+  /** What a per-call price is billed for when it is more than the one request: the images an answer made. */
+  calls?: number;
 }
 
 /**

@@ -1,3 +1,4 @@
+import { isRecord } from '../../core/isRecord.ts';
 import type { ProtocolAdapter } from '../adapter.ts';
 import { openAiErrors } from '../chat/errors.ts';
 import { ChatKeyGuard } from '../chat/keyGuard.ts';
@@ -23,12 +24,24 @@ export const passthroughAdapter: ProtocolAdapter = {
   },
   readAnswer: (json) => {
     const usage = (json as { usage?: unknown }).usage;
+    const images = imagesIn(json);
     return {
       usage: usageFromChatResponse(json) ?? responsesUsageOf(usage),
       model: modelOf(json),
       error: openAiAnswerErrorOf(json as Record<string, unknown>),
+      ...(images > 1 ? { calls: images } : {}),
     };
   },
   // Embeddings, images and audio are billed by their input or per call, not by an output limit.
   outputTokenLimit: () => null,
 };
+
+/**
+ * The images an images answer holds (`data` items with a `url` or `b64_json`): priced per image, as
+ * OpenAI bills them and relays do (`n` times the price). An embeddings answer's `data` holds none.
+ */
+function imagesIn(json: object): number {
+  const { data } = json as { data?: unknown };
+  if (!Array.isArray(data)) return 0;
+  return data.filter((item) => isRecord(item) && (typeof item.url === 'string' || typeof item.b64_json === 'string')).length;
+}

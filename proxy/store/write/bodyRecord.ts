@@ -7,16 +7,31 @@ export const DEFAULT_BODY_CAP_BYTES = 1024 * 1024;
 
 const BINARY_CONTENT_TYPES = /^(multipart\/|image\/|audio\/|video\/|application\/(octet-stream|zip|gzip|pdf))/i;
 
+/** How large a captured body was as a whole: the capture keeps only its start. */
+export interface BodySize {
+  /** Its Content-Length, when it had one. */
+  declared: string | undefined;
+  /** The capture stopped at its limit. */
+  truncated: boolean;
+}
+
 /**
  * Text as stored: binary payloads (uploads, images) are replaced by a short description, because
- * their bytes are useless to read and would only crowd out other requests under the size cap.
+ * their bytes are useless to read and would only crowd out other requests under the size cap. The
+ * size it gives is the body's, not the capture's (a 50 MB upload is not "1048576 bytes").
  */
-export function decodeBody(body: Buffer | null, contentType: string | undefined): string | null {
+export function decodeBody(body: Buffer | null, contentType: string | undefined, size?: BodySize): string | null {
   if (body === null) return null;
   if ((contentType !== undefined && BINARY_CONTENT_TYPES.test(contentType)) || body.includes(0)) {
-    return `[binary body not logged: ${body.length} bytes${contentType ? `, ${contentType}` : ''}]`;
+    return `[binary body not logged: ${sizeText(body, size)} bytes${contentType ? `, ${contentType}` : ''}]`;
   }
   return body.toString('utf8');
+}
+
+function sizeText(body: Buffer, size: BodySize | undefined): string {
+  const declared = Number(size?.declared);
+  if (size?.declared !== undefined && Number.isSafeInteger(declared) && declared >= body.length) return String(declared);
+  return size?.truncated === true ? `more than ${body.length}` : String(body.length);
 }
 
 /** A UTF-16 code unit takes at most 3 bytes in UTF-8 (a surrogate pair, two units, takes 4). */
@@ -62,8 +77,14 @@ export interface BodyTexts {
 
 export function bodyTextsOf(bodies: CapturedBodies): BodyTexts {
   return {
-    request: decodeBody(bodies.requestBody, headerValue(bodies.requestHeaders, 'content-type')),
-    response: decodeBody(bodies.responseBody, headerValue(bodies.responseHeaders, 'content-type')),
+    request: decodeBody(bodies.requestBody, headerValue(bodies.requestHeaders, 'content-type'), {
+      declared: headerValue(bodies.requestHeaders, 'content-length'),
+      truncated: bodies.requestBodyTruncated,
+    }),
+    response: decodeBody(bodies.responseBody, headerValue(bodies.responseHeaders, 'content-type'), {
+      declared: headerValue(bodies.responseHeaders, 'content-length'),
+      truncated: bodies.responseBodyTruncated,
+    }),
   };
 }
 

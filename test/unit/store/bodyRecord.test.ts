@@ -124,6 +124,24 @@ describe('bodyTextsOf', () => {
     expect(texts).toEqual({ request: '[binary body not logged: 13 bytes, application/octet-stream]', response: '{"id":"x"}' });
   });
 
+  it('describes a binary body cut at the capture limit by its whole size, as the client declared it', () => {
+    const texts = bodyTextsOf(
+      capturedBodies({
+        requestHeaders: { 'content-type': 'multipart/form-data; boundary=b', 'content-length': '52428800' },
+        requestBody: Buffer.alloc(1024, 1),
+        requestBodyTruncated: true,
+        responseHeaders: { 'content-type': 'audio/mpeg' },
+        responseBody: Buffer.alloc(2048, 1),
+        responseBodyTruncated: true,
+      }),
+    );
+    expect(texts).toEqual({
+      request: '[binary body not logged: 52428800 bytes, multipart/form-data; boundary=b]',
+      // A chunked answer declares no size: what came is at least the captured part.
+      response: '[binary body not logged: more than 2048 bytes, audio/mpeg]',
+    });
+  });
+
   it('gives the record what it would decode itself', () => {
     const bodies = capturedBodies({ requestBody: Buffer.from('{"a":1}'), responseBody: Buffer.from('{"b":2}') });
     expect(buildBodiesRecord(bodies, false, 1024, [SENTINEL_KEY], bodyTextsOf(bodies))).toEqual(

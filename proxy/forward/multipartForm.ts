@@ -15,7 +15,7 @@ export interface FormFields {
   parts: FormPartSummary[];
 }
 
-export interface FormPartSummary {
+interface FormPartSummary {
   name: string;
   /** A file part's name; null for a field. */
   filename: string | null;
@@ -34,7 +34,7 @@ const MAX_FIELD_VALUE_BYTES = 256;
 /** More parts than any API takes; past it the form is not read further. */
 const MAX_PARTS = 256;
 
-export function formBoundaryOf(contentType: string | undefined): string | null {
+function formBoundaryOf(contentType: string | undefined): string | null {
   if (contentType === undefined || !FORM_CONTENT_TYPE.test(contentType)) return null;
   const match = BOUNDARY.exec(contentType);
   return match?.[1] ?? match?.[2] ?? null;

@@ -13,7 +13,7 @@ import { sendGatewayError } from './voice.ts';
  * the gpt-4o transcribe models as `{type: "tokens", input_tokens, output_tokens, ...}`, and only they
  * stream (`transcript.text.delta` events, then `transcript.text.done` with the usage).
  */
-export const SPEECH_MODELS: ReadonlySet<string> = new Set(['tts-1', 'tts-1-hd', 'gpt-4o-mini-tts']);
+const SPEECH_MODELS: ReadonlySet<string> = new Set(['tts-1', 'tts-1-hd', 'gpt-4o-mini-tts']);
 const DURATION_BILLED_MODELS: ReadonlySet<string> = new Set(['whisper-1']);
 const TOKEN_BILLED_TRANSCRIBE_MODELS: ReadonlySet<string> = new Set(['gpt-4o-transcribe', 'gpt-4o-mini-transcribe']);
 

@@ -8,7 +8,7 @@ export const DEFAULT_BODY_CAP_BYTES = 1024 * 1024;
 const BINARY_CONTENT_TYPES = /^(multipart\/|image\/|audio\/|video\/|application\/(octet-stream|zip|gzip|pdf))/i;
 
 /** How large a captured body was as a whole: the capture keeps only its start. */
-export interface BodySize {
+interface BodySize {
   /** Its Content-Length, when it had one. */
   declared: string | undefined;
   /** The capture stopped at its limit. */

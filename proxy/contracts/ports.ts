@@ -113,6 +113,9 @@ export interface SpendOutcome {
   /** The gateway rejected the key (class `auth`): the only outcome that opens the auth breaker. */
   keyRejected: boolean;
   costCredits: number | null;
+  /** When the request started: its spend belongs to that local day and month, as its log row does. */
+  startedAtMs: number;
+  /** When it ended: the burst window and the auth breaker count from here. */
   atMs: number;
 }
 

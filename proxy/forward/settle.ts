@@ -36,6 +36,7 @@ function end(gated: Gated, answered: ExchangeStep, spendGate: SpendGate | undefi
     // An error inside a 200 never does: it may speak of the relay's own upstream key, and no client retries a 200.
     keyRejected: trace.errorClass === 'auth' && !trace.declaredFailure && !isHeld(target) && target.keyLease === undefined,
     costCredits: accounting.costCredits,
+    startedAtMs: trace.startedAtMs,
     atMs: Date.now(),
   });
 }

@@ -98,7 +98,7 @@ export function createSpendGate(deps: SpendGateDeps): SpendGateControl {
   function recordOutcome(outcome: SpendOutcome): void {
     const clientName = outcome.identity.tokenName;
     reservations.release(outcome.requestId);
-    ledger.record({ profileId: outcome.profileId, clientName, costCredits: outcome.costCredits, atMs: outcome.atMs });
+    ledger.record({ profileId: outcome.profileId, clientName, costCredits: outcome.costCredits, atMs: outcome.startedAtMs });
     burstGuard.recordCredits(clientName ?? ANONYMOUS_CLIENT, outcome.costCredits, outcome.atMs);
     authBreaker.recordUpstreamOutcome({
       profileId: outcome.profileId,

@@ -19,6 +19,11 @@ export interface SpendRecord {
   clientName: string | null;
   /** null (unpriced) counts as 0: caps can only limit what has a price. */
   costCredits: number | null;
+  /**
+   * When the request started. Its spend belongs to that local day and month, as everywhere else
+   * (the log's rows, the Spend screen, exports, the totals a restart rebuilds from the log): a request
+   * begun at 23:59 and ended at 00:01 was admitted under yesterday's cap and is listed yesterday.
+   */
   atMs: number;
 }
 
@@ -87,7 +92,7 @@ export class SpendLedger {
       this.#totals.set(key, entry);
     }
     rollForward(entry, atMs);
-    // A request that ended in an earlier period than the ledger's current one belongs to that period.
+    // A request that started in an earlier period than the ledger's current one belongs to that period.
     if (atMs >= entry.dayStartMs) entry.day.add(credits);
     if (atMs >= entry.monthStartMs) entry.month.add(credits);
   }

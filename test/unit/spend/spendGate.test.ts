@@ -164,6 +164,7 @@ describe('createSpendGate', () => {
       status: 200,
       keyRejected: false,
       costCredits: 1.5,
+      startedAtMs: NOW,
       atMs: NOW,
     });
     expect(gate.reservations.requestCount).toBe(1);
@@ -215,6 +216,7 @@ describe('createSpendGate', () => {
       status: 200,
       keyRejected: false,
       costCredits: 1,
+      startedAtMs: NOW,
       atMs: NOW,
     });
     gate.refineHold({ ...admitted, estimatedInputTokens: 10 });
@@ -265,6 +267,7 @@ describe('admitStep (a fallback step on another profile)', () => {
       status: 401,
       keyRejected: true,
       costCredits: null,
+      startedAtMs: NOW,
       atMs: NOW,
     });
   const held = (gate: ReturnType<typeof setup>['gate'], profileId: string) =>
@@ -287,6 +290,7 @@ describe('admitStep (a fallback step on another profile)', () => {
       status: 200,
       keyRejected: false,
       costCredits: 1,
+      startedAtMs: NOW,
       atMs: NOW,
     });
     expect(held(gate, 'backup')).toBe(0);

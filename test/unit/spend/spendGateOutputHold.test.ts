@@ -19,6 +19,7 @@ describe('the output a running request may write is held against caps', () => {
       status: 200,
       keyRejected: false,
       costCredits: 0.3,
+      startedAtMs: NOW,
       atMs: NOW,
     });
     expect(gate.check(stream())).toBeNull();

@@ -49,6 +49,7 @@ export function setup(
       status,
       keyRejected: status === 401,
       costCredits,
+      startedAtMs: nowMs,
       atMs: nowMs,
     });
   return { gate, input, spend, advance: (ms: number) => (nowMs += ms) };

@@ -159,7 +159,7 @@ export interface SpendByDayQuery extends TimeRange {
   groupBy: SpendGroupBy;
   /** 'hour' names each row 'YYYY-MM-DD HH' (the database's rows only: requests waiting for disk space have no hour). */
   bucket?: 'day' | 'hour';
-  /** Minutes east of UTC that define a "day"; defaults to the proxy's local time zone. */
+  /** A fixed offset, in minutes east of UTC, that defines a "day"; without it, the proxy's local time zone with each date's own offset. */
   utcOffsetMinutes?: number;
 }
 

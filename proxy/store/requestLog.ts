@@ -194,14 +194,7 @@ class SqliteRequestLog implements RequestLog {
     // was behind and have not reached it, count as if it had them.
     const unwrittenEntries = (): SpendEntry[] => [...this.unwritten.entries, ...this.thread.foldedSpend()];
     this.spendByDay = (query) =>
-      query.bucket === 'hour'
-        ? this.queries.spendByDay(query)
-        : spendByDayWith(
-            this.queries.spendByDay(query),
-            unwrittenEntries(),
-            query,
-            (query.utcOffsetMinutes ?? -new Date().getTimezoneOffset()) * 60_000,
-          );
+      query.bucket === 'hour' ? this.queries.spendByDay(query) : spendByDayWith(this.queries.spendByDay(query), unwrittenEntries(), query);
     this.totals = (query) => totalsWith(this.queries.totals(query), unwrittenEntries(), query);
     this.modelStats = this.queries.modelStats.bind(this.queries);
     this.spendSince = (query) => spendSinceWith(this.queries.spendSince(query), unwrittenEntries(), query);

@@ -16,6 +16,7 @@ import {
   type TotalsQuery,
 } from '../../contracts/log.ts';
 import { LOCAL_ERROR_CLASSES, UPSTREAM_ERROR_CLASSES } from '../../contracts/errors.ts';
+import { localBuckets, type LocalBucket } from '../../core/localPeriods.ts';
 import { summarizeModelStats } from './modelStats.ts';
 import { bodiesFromRecord, rowFromRecord } from '../write/rowCodec.ts';
 import { StatementCache } from './statementCache.ts';
@@ -162,8 +163,9 @@ export function whereForFilter(filter: RequestListFilter): { sql: string; params
   return { sql: clauses.length === 0 ? '' : `WHERE ${clauses.join(' AND ')}`, params };
 }
 
-function localUtcOffsetMinutes(): number {
-  return -new Date().getTimezoneOffset();
+/** Buckets as a JSON array of [name, startMs, endMs], one statement whatever their number. */
+function bucketsJson(buckets: readonly LocalBucket[]): string {
+  return JSON.stringify(buckets.map((bucket) => [bucket.name, bucket.startMs, bucket.endMs]));
 }
 
 /** Read side of the request log. Every method is one indexed query (statements are cached). */
@@ -248,18 +250,28 @@ export class RequestLogQueries {
   }
 
   spendByDay(query: SpendByDayQuery): SpendByDayRow[] {
-    const offsetMs = (query.utcOffsetMinutes ?? localUtcOffsetMinutes()) * 60_000;
     const group = query.groupBy === null ? 'NULL' : GROUP_COLUMNS[query.groupBy];
-    const records = this.statements
-      .get(
-        `SELECT ${query.bucket === 'hour' ? "strftime('%Y-%m-%d %H', (started_at_ms + ?) / 1000, 'unixepoch')" : "date((started_at_ms + ?) / 1000, 'unixepoch')"} AS day, ${group} AS grp,
-         COUNT(*) AS requests, TOTAL(cost_credits) AS costCredits,
-         SUM(${UNPRICED}) AS unpricedRequests,
-         TOTAL(input_tokens) AS inputTokens, TOTAL(output_tokens) AS outputTokens
-       FROM requests WHERE started_at_ms >= ? AND started_at_ms < ?
-       GROUP BY day, grp ORDER BY day, grp`,
-      )
-      .all(offsetMs, query.fromMs, query.toMs);
+    const sums = `${group} AS grp, COUNT(*) AS requests, TOTAL(cost_credits) AS costCredits, SUM(${UNPRICED}) AS unpricedRequests,
+         TOTAL(input_tokens) AS inputTokens, TOTAL(output_tokens) AS outputTokens`;
+    const bucket = query.bucket ?? 'day';
+    const records =
+      query.utcOffsetMinutes === undefined
+        ? // Each local day or hour by its own bounds: the zone's offset differs across a clock change.
+          this.statements
+            .get(
+              // CROSS JOIN keeps the buckets outside: one indexed range per bucket, not every bucket per row.
+              `SELECT b.value ->> 0 AS day, ${sums}
+               FROM json_each(?) b CROSS JOIN requests ON started_at_ms >= b.value ->> 1 AND started_at_ms < b.value ->> 2
+               GROUP BY day, grp ORDER BY day, grp`,
+            )
+            .all(bucketsJson(localBuckets(query.fromMs, query.toMs, bucket)))
+        : this.statements
+            .get(
+              `SELECT ${bucket === 'hour' ? "strftime('%Y-%m-%d %H', (started_at_ms + ?) / 1000, 'unixepoch')" : "date((started_at_ms + ?) / 1000, 'unixepoch')"} AS day, ${sums}
+               FROM requests WHERE started_at_ms >= ? AND started_at_ms < ?
+               GROUP BY day, grp ORDER BY day, grp`,
+            )
+            .all(query.utcOffsetMinutes * 60_000, query.fromMs, query.toMs);
     return records.map((record) => ({
       day: String(record.day),
       group: record.grp === null ? null : String(record.grp),

@@ -1,4 +1,4 @@
-import { startOfLocalDayMs } from '../../core/localPeriods.ts';
+import { localDayName, startOfLocalDayMs } from '../../core/localPeriods.ts';
 import type { LogTotals, RequestLogRow, SpendByDayQuery, SpendByDayRow, SpendSinceQuery, TotalsQuery } from '../../contracts/log.ts';
 
 /**
@@ -123,9 +123,10 @@ export function totalsWith(fromDatabase: LogTotals, entries: readonly SpendEntry
   return totals;
 }
 
-/** YYYY-MM-DD of a moment in a zone `offsetMs` east of UTC, as the log's spendByDay names days. */
-function dayName(atMs: number, offsetMs: number): string {
-  return new Date(atMs + offsetMs).toISOString().slice(0, 10);
+/** YYYY-MM-DD of a local day's start, named as the log's spendByDay names it (in the query's fixed offset, if it has one). */
+function dayName(dayStartMs: number, utcOffsetMinutes: number | undefined): string {
+  if (utcOffsetMinutes === undefined) return localDayName(dayStartMs);
+  return new Date(dayStartMs + utcOffsetMinutes * 60_000).toISOString().slice(0, 10);
 }
 
 const GROUP_OF = {
@@ -140,12 +141,11 @@ export function spendByDayWith(
   fromDatabase: readonly SpendByDayRow[],
   entries: readonly SpendEntry[],
   query: SpendByDayQuery,
-  offsetMs: number,
 ): SpendByDayRow[] {
   const rows = fromDatabase.map((row) => ({ ...row }));
   for (const entry of entries) {
     if (!inRange(entry, query.fromMs, query.toMs)) continue;
-    const day = dayName(entry.dayStartMs, offsetMs);
+    const day = dayName(entry.dayStartMs, query.utcOffsetMinutes);
     const group = query.groupBy === null ? null : GROUP_OF[query.groupBy](entry);
     let row = rows.find((candidate) => candidate.day === day && candidate.group === group);
     if (row === undefined) {

@@ -45,6 +45,13 @@ export function decideBudget(input: BudgetDecisionInput): LocalRefusal | null {
   for (const owner of input.owners) {
     const budget = owner.budget;
     if (!budget) continue;
+    if (budget.perRequestInputCredits !== undefined && estimate !== null && !Number.isFinite(estimate)) {
+      return uncountable(
+        owner,
+        'per-request',
+        `per-request input cap of ${formatCredits(budget.perRequestInputCredits)} credits for ${describe(owner)}`,
+      );
+    }
     if (budget.perRequestInputCredits !== undefined && estimate !== null && estimate > budget.perRequestInputCredits) {
       return budgetRefusal(
         owner,
@@ -62,6 +69,8 @@ export function decideBudget(input: BudgetDecisionInput): LocalRefusal | null {
       const capText = `${period.kind} cap of ${formatCredits(period.cap)} credits for ${describe(owner)}`;
       const inFlight = owner.inFlightCredits;
       const committed = period.spent + inFlight;
+      // NaN compares false with every cap, which let every request through: a cap that cannot be checked refuses.
+      if (!Number.isFinite(committed + (upfront?.credits ?? 0))) return uncountable(owner, period.kind, capText);
       const inFlightText = inFlight > 0 ? ` and ${formatCredits(inFlight)} held for requests still running` : '';
       const spentText = `${formatCredits(period.spent)} spent ${period.when}${inFlightText}`;
       if (period.spent >= period.cap) {
@@ -115,11 +124,18 @@ function ledgerGapRefusal(owners: readonly BudgetOwner[], gap: LedgerGap, nowMs:
   return null;
 }
 
-function budgetRefusal(owner: BudgetOwner, kind: BudgetCapKind, reason: string, field: keyof Budget): LocalRefusal {
+/** A cap whose total, hold or estimate is not a finite number: a price too large for a double made the sum overflow. */
+function uncountable(owner: BudgetOwner, kind: BudgetCapKind, capText: string): LocalRefusal {
+  return budgetRefusal(owner, kind, `${capText} cannot be checked: the credits counted against it are too large to be a number`, null);
+}
+
+function budgetRefusal(owner: BudgetOwner, kind: BudgetCapKind, reason: string, field: keyof Budget | null): LocalRefusal {
   const howToRaise =
-    owner.kind === 'profile'
-      ? `Raise or remove budget.${field} on the Profiles screen or in the profile file.`
-      : `Raise or remove budget.${field} of client token '${owner.name}' on the Clients screen or in the config file.`;
+    field === null
+      ? 'Check the prices and the price multiplier of the profiles this spend was counted on (Profiles screen or profile file).'
+      : owner.kind === 'profile'
+        ? `Raise or remove budget.${field} on the Profiles screen or in the profile file.`
+        : `Raise or remove budget.${field} of client token '${owner.name}' on the Clients screen or in the config file.`;
   // 402, not 429: every client retries a 429 (Claude Code ten times), and a budget does not refill in seconds.
   return {
     status: 402,

@@ -162,3 +162,32 @@ describe('decideBudget with spend missing from the ledger', () => {
     expect(decideBudget({ owners, estimatedInputCredits: 0.1, ledgerGap: gapAt(lastLossMs) })).toBeNull();
   });
 });
+
+/**
+ * A total that is not a number (a sum that reached Infinity, then Infinity - Infinity) compares
+ * false with every cap: `NaN >= cap` let every request through. A cap that cannot be checked refuses.
+ */
+describe('decideBudget with a total that is not a finite number', () => {
+  it.each([
+    { name: 'spent today is NaN', owner: profile({ dailyCredits: 20 }, Number.NaN, 1), estimate: null, header: 'daily' },
+    {
+      name: 'spent this month is Infinity',
+      owner: profile({ monthlyCredits: 20 }, 1, Number.POSITIVE_INFINITY),
+      estimate: 1,
+      header: 'monthly',
+    },
+    { name: 'held for running requests is NaN', owner: profile({ dailyCredits: 20 }, 1, 1, Number.NaN), estimate: 1, header: 'daily' },
+    { name: 'the estimate is NaN', owner: profile({ dailyCredits: 20 }, 1), estimate: Number.NaN, header: 'daily' },
+    {
+      name: 'the estimate is Infinity',
+      owner: profile({ perRequestInputCredits: 5 }),
+      estimate: Number.POSITIVE_INFINITY,
+      header: 'per-request',
+    },
+  ])('refuses: $name', ({ owner, estimate, header }) => {
+    const refusal = decideBudget({ owners: [owner], estimatedInputCredits: estimate });
+    expect(refusal).toMatchObject({ status: 402, errorClass: 'budget_exceeded', headers: { 'x-airlock-budget': header } });
+    expect(refusal?.message).toContain('cannot be checked');
+    expect(refusal?.message).not.toContain('NaN');
+  });
+});

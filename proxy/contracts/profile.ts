@@ -21,16 +21,33 @@ export const retryPolicySchema = z.object({
   maxRetryAfterMs: z.number().int().min(0).max(60_000).default(8_000),
 });
 
+/**
+ * The largest price (credits per 1M tokens, or per call) and multiplier Airlock takes. The dearest
+ * models cost a few thousand credits per 1M tokens; a price near the largest double made the
+ * running sums Infinity, then NaN, which no cap compares as reached. Under these bounds a sum of
+ * safe-integer token counts stays a finite number.
+ */
+export const MAX_PRICE_CREDITS = 1_000_000;
+export const MAX_PRICE_MULTIPLIER = 1000;
+const priceSchema = z
+  .number()
+  .min(0)
+  .max(MAX_PRICE_CREDITS, `at most ${MAX_PRICE_CREDITS} credits: a higher price is no model's and would make spend totals overflow`);
+export const priceMultiplierSchema = z
+  .number()
+  .positive()
+  .max(MAX_PRICE_MULTIPLIER, `at most ${MAX_PRICE_MULTIPLIER}: a higher multiplier would make spend totals overflow`);
+
 export const modelPriceSchema = z.object({
   model: z.string().min(1),
-  inputPer1M: z.number().min(0).optional(),
-  outputPer1M: z.number().min(0).optional(),
-  cachedInputPer1M: z.number().min(0).optional(),
+  inputPer1M: priceSchema.optional(),
+  outputPer1M: priceSchema.optional(),
+  cachedInputPer1M: priceSchema.optional(),
   /** Prompt-cache writes for 5 minutes; absent: 1.25x the input price, as Anthropic bills them. */
-  cacheWritePer1M: z.number().min(0).optional(),
+  cacheWritePer1M: priceSchema.optional(),
   /** Prompt-cache writes for 1 hour; absent: 2x the input price, as Anthropic bills them. */
-  cacheWrite1hPer1M: z.number().min(0).optional(),
-  perCall: z.number().min(0).optional(),
+  cacheWrite1hPer1M: priceSchema.optional(),
+  perCall: priceSchema.optional(),
 });
 
 export const budgetSchema = z.object({
@@ -83,7 +100,7 @@ export const profileSchema = z.object({
   timeouts: timeoutsSchema.default(timeoutsSchema.parse({})),
   retry: retryPolicySchema.default(retryPolicySchema.parse({})),
   prices: z.array(modelPriceSchema).default([]),
-  priceMultiplier: z.number().positive().default(1),
+  priceMultiplier: priceMultiplierSchema.default(1),
   budget: budgetSchema.default({}),
   maxRequestBodyMiB: maxRequestBodyMibSchema.default(DEFAULT_MAX_REQUEST_BODY_MIB),
   /** Tried in order when a request failed before any byte reached its client (proxy/forward/fallback.ts). */

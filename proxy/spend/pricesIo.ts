@@ -1,5 +1,5 @@
 import { parse } from 'csv-parse/sync';
-import type { ModelPrice } from '../contracts/profile.ts';
+import { MAX_PRICE_CREDITS, type ModelPrice } from '../contracts/profile.ts';
 import { spreadsheetCsv, withoutFormulaGuard } from '../core/spreadsheetCsv.ts';
 
 /**
@@ -145,6 +145,7 @@ function priceFromJsonEntry(entry: unknown, where: string): ModelPrice {
     if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
       throw new PriceImportError(`${where}, field ${column}: expected a non-negative number, got ${JSON.stringify(value)}`);
     }
+    if (value > MAX_PRICE_CREDITS) throw new PriceImportError(`${where}, field ${column}: ${tooLarge(String(value))}`);
     price[column] = value;
   }
   return price;
@@ -161,6 +162,7 @@ function parsePriceNumber(cell: string, at: string): number {
   const price = /^\d+(\.\d+)?([eE][+-]?\d+)?$/.test(cell) ? Number(cell) : Number.NaN;
   if (!Number.isFinite(price)) throw new PriceImportError(`${at}: expected a non-negative number of credits, got '${cell}'`);
   if (readsAsZero(cell, price)) throw new PriceImportError(`${at}: ${tooSmall(cell)}`);
+  if (price > MAX_PRICE_CREDITS) throw new PriceImportError(`${at}: ${tooLarge(cell)}`);
   return price;
 }
 
@@ -186,6 +188,10 @@ function readsAsZero(source: string, value: number): boolean {
 
 function tooSmall(source: string): string {
   return `'${source}' is too small to store: it would read as 0 and make the model free (write 0 if it is free)`;
+}
+
+function tooLarge(source: string): string {
+  return `'${source}' is above the largest price Airlock takes (${MAX_PRICE_CREDITS} credits): no model costs that, and spend totals would overflow`;
 }
 
 function rejectDuplicates(entries: { price: ModelPrice; where: string }[]): void {

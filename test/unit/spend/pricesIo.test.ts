@@ -94,6 +94,11 @@ describe('importPricesCsv', () => {
       message:
         "line 2, column 2 (inputPer1M): '1e-999' is too small to store: it would read as 0 and make the model free (write 0 if it is free)",
     },
+    {
+      name: 'a price no model has, whose sums would overflow to Infinity and switch the caps off',
+      csv: 'model,outputPer1M\nm,1e300\n',
+      message: "line 2, column 2 (outputPer1M): '1e300' is above the largest price Airlock takes (1000000 credits)",
+    },
     { name: 'NaN', csv: 'model,perCall\nm,NaN\n', message: "got 'NaN'" },
     { name: 'Infinity', csv: 'model,perCall\nm,Infinity\n', message: "got 'Infinity'" },
     { name: 'empty model', csv: 'model,perCall\n,1\n', message: 'line 2, column 1 (model): model id is empty' },
@@ -137,6 +142,11 @@ describe('importPricesJson', () => {
         "entry 1, field inputPer1M: '1e-999' is too small to store: it would read as 0 and make the model free (write 0 if it is free)",
     },
     { name: 'a price too large for a double', json: '[{"model":"m","perCall":1e999}]', message: 'entry 1, field perCall' },
+    {
+      name: 'a price no model has',
+      json: '[{"model":"m","cachedInputPer1M":1e300}]',
+      message: "entry 1, field cachedInputPer1M: '1e+300' is above the largest price Airlock takes (1000000 credits)",
+    },
     { name: 'duplicate model', json: '[{"model":"m"},{"model":"m"}]', message: "entry 2: model 'm' is already priced at entry 1" },
   ])('rejects $name', ({ json, message }) => {
     expect(() => importPricesJson(json)).toThrow(PriceImportError);

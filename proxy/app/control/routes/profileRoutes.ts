@@ -9,7 +9,7 @@ import type {
   ProfileView,
 } from '../../../contracts/profileViews.ts';
 import type { ConfigFile } from '../../../contracts/config.ts';
-import { modelPriceSchema, profileSchema, type Profile } from '../../../contracts/profile.ts';
+import { modelPriceSchema, priceMultiplierSchema, profileSchema, type Profile } from '../../../contracts/profile.ts';
 import { exportPricesCsv, exportPricesJson, importPricesCsv, importPricesJson } from '../../../spend/pricesIo.ts';
 import { cleanApiKey } from '../../../core/apiKey.ts';
 import { normalizeBaseUrl } from '../../../core/baseUrl.ts';
@@ -34,7 +34,7 @@ const MAX_KEY_CHARS = 16 * 1024;
 
 const keySchema = z.object({ key: z.string().max(MAX_KEY_CHARS) });
 const testSchema = z.object({ model: z.string().trim().min(1).max(200).optional() });
-const priceTableSchema = z.object({ prices: z.array(modelPriceSchema), priceMultiplier: z.number().positive() });
+const priceTableSchema = z.object({ prices: z.array(modelPriceSchema), priceMultiplier: priceMultiplierSchema });
 const priceFormatSchema = z.enum(['json', 'csv']);
 const priceImportSchema = z.object({ format: priceFormatSchema, text: z.string().max(5 * 1024 * 1024) });
 

@@ -223,6 +223,15 @@ describe('control API against a real proxy and the simulator', () => {
     expect(today.perHour.at(-1)?.creditsByModel['gpt-4o-mini']).toBeCloseTo(today.totals.today.credits, 6);
   });
 
+  it.each([
+    { name: 'a price', table: { prices: [{ model: 'm', inputPer1M: 1e300 }], priceMultiplier: 1 }, field: 'prices.0.inputPer1M' },
+    { name: 'a multiplier', table: { prices: [{ model: 'm', inputPer1M: 1 }], priceMultiplier: 1e300 }, field: 'priceMultiplier' },
+  ])('refuses $name no model has, whose sums would overflow and switch the caps off', async ({ table, field }) => {
+    const refused = await call<{ error: { field: string; message: string } }>('/profiles/main/prices', put(table), 400);
+    expect(refused.error.field).toBe(field);
+    expect(refused.error.message).toMatch(/at most 1000000|at most 1000\b/);
+  });
+
   it('imports and exports prices as CSV', async () => {
     await call('/profiles/main/prices/import', post({ format: 'csv', text: 'model,inputPer1M,outputPer1M\nqwen-plus,2,6\n' }));
     const exported = await harness.api('/profiles/main/prices/export?format=csv');

@@ -27,3 +27,17 @@ export function formatMoney(amount: number, currency: 'CNY' | 'USD'): string {
   if (amount > 0 && amount < SMALLEST_MONEY) return `<${symbol}${SMALLEST_MONEY.toFixed(2)}`;
   return `${symbol}${amount.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;
 }
+
+/**
+ * Whether a number's text is not zero but its value is: below the smallest double (about 5e-324)
+ * a price such as 1e-999 reads as 0, which would make a priced model free. The price imports and
+ * the window's price form refuse it with `tooSmallToStore`.
+ */
+export function readsAsZero(source: string, value: number): boolean {
+  const digits = source.split(/[eE]/, 1)[0] ?? '';
+  return value === 0 && /[1-9]/.test(digits);
+}
+
+export function tooSmallToStore(source: string): string {
+  return `'${source}' is too small to store: it would read as 0 and make the model free (write 0 if it is free)`;
+}

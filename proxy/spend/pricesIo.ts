@@ -1,4 +1,5 @@
 import { parse } from 'csv-parse/sync';
+import { readsAsZero, tooSmallToStore } from '../contracts/amounts.ts';
 import { MAX_PRICE_CREDITS, type ModelPrice } from '../contracts/profile.ts';
 import { spreadsheetCsv, withoutFormulaGuard } from '../core/spreadsheetCsv.ts';
 
@@ -141,7 +142,7 @@ function priceFromJsonEntry(entry: unknown, where: string): ModelPrice {
   for (const column of NUMBER_COLUMNS) {
     const value = record[column];
     if (value === undefined || value === null) continue;
-    if (value instanceof UnderflowedNumber) throw new PriceImportError(`${where}, field ${column}: ${tooSmall(value.source)}`);
+    if (value instanceof UnderflowedNumber) throw new PriceImportError(`${where}, field ${column}: ${tooSmallToStore(value.source)}`);
     if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
       throw new PriceImportError(`${where}, field ${column}: expected a non-negative number, got ${JSON.stringify(value)}`);
     }
@@ -161,7 +162,7 @@ function parsePriceNumber(cell: string, at: string): number {
     );
   const price = /^\d+(\.\d+)?([eE][+-]?\d+)?$/.test(cell) ? Number(cell) : Number.NaN;
   if (!Number.isFinite(price)) throw new PriceImportError(`${at}: expected a non-negative number of credits, got '${cell}'`);
-  if (readsAsZero(cell, price)) throw new PriceImportError(`${at}: ${tooSmall(cell)}`);
+  if (readsAsZero(cell, price)) throw new PriceImportError(`${at}: ${tooSmallToStore(cell)}`);
   if (price > MAX_PRICE_CREDITS) throw new PriceImportError(`${at}: ${tooLarge(cell)}`);
   return price;
 }
@@ -178,16 +179,6 @@ class UnderflowedNumber {
 function keepUnderflowedNumbers(_key: string, value: unknown, context?: { source?: string }): unknown {
   const source = context?.source;
   return typeof value === 'number' && source !== undefined && readsAsZero(source, value) ? new UnderflowedNumber(source) : value;
-}
-
-/** Below the smallest double (about 5e-324) a price reads as 0, which would make a priced model free. */
-function readsAsZero(source: string, value: number): boolean {
-  const digits = source.split(/[eE]/, 1)[0] ?? '';
-  return value === 0 && /[1-9]/.test(digits);
-}
-
-function tooSmall(source: string): string {
-  return `'${source}' is too small to store: it would read as 0 and make the model free (write 0 if it is free)`;
 }
 
 function tooLarge(source: string): string {

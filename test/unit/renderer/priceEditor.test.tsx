@@ -1,0 +1,37 @@
+// @vitest-environment happy-dom
+import { cleanup, fireEvent, render, screen } from '@testing-library/react';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import type { PriceTable } from '../../../proxy/contracts/profileViews.ts';
+import { ApiProvider } from '../../../renderer/src/api/ApiContext.tsx';
+import type { ControlClient } from '../../../renderer/src/api/client.ts';
+import { PriceEditor } from '../../../renderer/src/profiles/PriceEditor.tsx';
+
+afterEach(cleanup);
+
+function clientWith(savePrices: ControlClient['savePrices']): ControlClient {
+  const table: PriceTable = { prices: [{ model: 'gpt-x', inputPer1M: 2 }], priceMultiplier: 1 };
+  return new Proxy({ prices: async () => table, savePrices } as Partial<ControlClient> as ControlClient, {
+    get: (target, name: string) => target[name as keyof ControlClient] ?? (() => Promise.reject(new Error(`unexpected call ${name}`))),
+  });
+}
+
+/**
+ * A price typed as 1e-999 is a real number to the form's input, but below the smallest double it
+ * reads as 0: saved, it made the model free. The proxy cannot tell a sent 0 from it, so the form
+ * refuses it, as the price file imports do.
+ */
+describe('PriceEditor', () => {
+  it('refuses a price too small to store instead of saving it as 0', async () => {
+    const savePrices = vi.fn(async (_profileId: string, table: PriceTable) => table);
+    render(
+      <ApiProvider client={clientWith(savePrices)}>
+        <PriceEditor profileId="main" />
+      </ApiProvider>,
+    );
+    const input = await screen.findByLabelText('Input / 1M for gpt-x');
+    fireEvent.change(input, { target: { value: '1e-999' } });
+    expect((await screen.findByRole('alert')).textContent).toContain("'1e-999' is too small to store");
+    fireEvent.click(screen.getByRole('button', { name: 'Save prices' }));
+    expect(savePrices.mock.calls.map(([, table]) => table.prices[0]?.inputPer1M)).not.toContain(0);
+  });
+});

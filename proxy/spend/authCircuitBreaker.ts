@@ -36,9 +36,23 @@ export class AuthCircuitBreaker {
     return this.#profiles.get(profileId) ?? CLOSED;
   }
 
+  /**
+   * The state at `nowMs`, a wait the wall clock was set back into cut to one cooldown from now:
+   * set back a day (NTP, a wrong clock fixed at resume), a 30 s rest must not refuse for a day.
+   */
+  stateAt(profileId: string, nowMs: number): BreakerState {
+    const state = this.stateOf(profileId);
+    let stepped: BreakerState | null = null;
+    if (state.state === 'open' && state.untilMs - nowMs > state.cooldownMs) stepped = { ...state, untilMs: nowMs + state.cooldownMs };
+    if (state.state === 'half-open' && state.probeStartedAtMs > nowMs) stepped = { ...state, probeStartedAtMs: nowMs };
+    if (stepped === null) return state;
+    this.#profiles.set(profileId, stepped);
+    return stepped;
+  }
+
   /** Lets a request through or refuses it; granting the half-open probe is a state change. */
   admit(profileId: string, nowMs: number, keyFix: KeyFix = { profileName: profileId, keyFromEnvironment: false }): LocalRefusal | null {
-    const current = this.stateOf(profileId);
+    const current = this.stateAt(profileId, nowMs);
     if (current.state === 'closed') return null;
     if (current.state === 'open') {
       if (nowMs < current.untilMs) return openRefusal(profileId, current.rejectedStatus, keyFix);

@@ -99,7 +99,8 @@ export type KeyAttemptOutcome =
 /** The runtime state of every pool: cursors, cooldowns and the per-key auth breakers. In memory only. */
 export class KeyPools {
   readonly #cursors = new Map<string, number>();
-  readonly #coolingUntil = new Map<string, number>();
+  /** A rate-limited key's rest: until when, and how long it was set for (a clock set back cuts it to that from now). */
+  readonly #cooling = new Map<string, { untilMs: number; cooldownMs: number }>();
   readonly #breaker: AuthCircuitBreaker;
 
   constructor(breakerOptions: Partial<AuthCircuitBreakerOptions> = {}) {
@@ -116,12 +117,12 @@ export class KeyPools {
   /** For the window and the CLI: how each key stands now. */
   stateOf(profileId: string, keyId: string, nowMs: number): PoolKeyState {
     const ref = keyRef(profileId, keyId);
-    const breaker = this.#breaker.stateOf(ref);
+    const breaker = this.#breaker.stateAt(ref, nowMs);
     const rejectedAt = rejectedUntil(breaker);
     if (breaker.state !== 'closed' && rejectedAt !== null) {
       return { state: 'rejected', status: breaker.rejectedStatus, retryAtMs: rejectedAt };
     }
-    const coolingUntilMs = this.#coolingUntil.get(ref) ?? 0;
+    const coolingUntilMs = this.#coolingUntilMs(ref, nowMs);
     return coolingUntilMs > nowMs ? { state: 'cooling', untilMs: coolingUntilMs } : { state: 'ready' };
   }
 
@@ -129,15 +130,23 @@ export class KeyPools {
   resetKey(profileId: string, keyId: string): void {
     const ref = keyRef(profileId, keyId);
     this.#breaker.reset(ref);
-    this.#coolingUntil.delete(ref);
+    this.#cooling.delete(ref);
   }
 
   /** @internal for PoolLease */
-  health(profileId: string, keys: readonly PoolKeyWithSecret[]): KeyHealth[] {
+  health(profileId: string, keys: readonly PoolKeyWithSecret[], nowMs: number): KeyHealth[] {
     return keys.map((key) => {
       const ref = keyRef(profileId, key.id);
-      return { coolingUntilMs: this.#coolingUntil.get(ref) ?? 0, rejectedUntilMs: rejectedUntil(this.#breaker.stateOf(ref)) };
+      return { coolingUntilMs: this.#coolingUntilMs(ref, nowMs), rejectedUntilMs: rejectedUntil(this.#breaker.stateAt(ref, nowMs)) };
     });
+  }
+
+  /** Until when the key rests; a rest the clock was set back into is cut, once, to its length from now. */
+  #coolingUntilMs(ref: string, nowMs: number): number {
+    const cooling = this.#cooling.get(ref);
+    if (cooling === undefined) return 0;
+    if (cooling.untilMs - nowMs > cooling.cooldownMs) cooling.untilMs = nowMs + cooling.cooldownMs;
+    return cooling.untilMs;
   }
 
   /** @internal for PoolLease */
@@ -156,7 +165,8 @@ export class KeyPools {
   record(profileId: string, keyId: string, outcome: KeyAttemptOutcome, atMs: number): void {
     const ref = keyRef(profileId, keyId);
     if (outcome.kind === 'rate_limited') {
-      this.#coolingUntil.set(ref, Math.max(this.#coolingUntil.get(ref) ?? 0, atMs + outcome.cooldownMs));
+      const untilMs = atMs + outcome.cooldownMs;
+      if (untilMs > this.#coolingUntilMs(ref, atMs)) this.#cooling.set(ref, { untilMs, cooldownMs: outcome.cooldownMs });
       // A 429 says the key itself is accepted: a probe of a rejected key passed.
       this.#breaker.recordUpstreamOutcome({ profileId: ref, status: 429, keyRejected: false, atMs });
       return;
@@ -200,7 +210,7 @@ class PoolLease implements KeyLease {
   next(nowMs: number): PooledKeyUse | LocalRefusal {
     const profileId = this.#profile.id;
     const selection = selectKey({
-      keys: this.#pools.health(profileId, this.#keys),
+      keys: this.#pools.health(profileId, this.#keys, nowMs),
       startIndex: this.#pools.cursor(profileId),
       nowMs,
       tried: this.#tried,

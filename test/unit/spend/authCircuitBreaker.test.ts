@@ -161,3 +161,27 @@ describe('AuthCircuitBreaker', () => {
     expect(breaker.stateOf('work')).toEqual({ state: 'closed' });
   });
 });
+
+/** A wall clock set back (NTP, a wrong RTC fixed at resume) must not stretch a wait past one cooldown from the step. */
+describe('AuthCircuitBreaker with the clock set back a day', () => {
+  const DAY_MS = 86_400_000;
+  it('an open breaker refuses for one cooldown after the step, not a day more', () => {
+    const steps: Step[] = [
+      { at: 0, status: 401 },
+      { at: -DAY_MS, admit: true },
+      { at: -DAY_MS + 29_999, admit: true },
+      { at: -DAY_MS + 30_000, admit: true },
+    ];
+    expect(run(steps)).toEqual([false, false, true]);
+  });
+
+  it('a probe that never reports is replaced a cooldown after the step', () => {
+    const steps: Step[] = [
+      { at: 0, status: 401 },
+      { at: 30_000, admit: true },
+      { at: 30_000 - DAY_MS, admit: true },
+      { at: 60_000 - DAY_MS, admit: true },
+    ];
+    expect(run(steps)).toEqual([true, false, true]);
+  });
+});

@@ -87,6 +87,15 @@ describe('KeyPools', () => {
     expect(pools.stateOf('work', 'main', NOW + 10_000)).toEqual({ state: 'ready' });
   });
 
+  it("a clock set back an hour does not stretch a key's rest past its Retry-After from the step", () => {
+    const pools = new KeyPools();
+    lease(pools, NOW).record({ kind: 'rate_limited', cooldownMs: 10_000 }, NOW);
+    const steppedBack = NOW - 3_600_000;
+    expect(pools.stateOf('work', 'main', steppedBack)).toEqual({ state: 'cooling', untilMs: steppedBack + 10_000 });
+    expect(pools.stateOf('work', 'main', steppedBack + 10_000)).toEqual({ state: 'ready' });
+    expect([0, 1, 2].map((step) => lease(pools, steppedBack + 10_000 + step).current.label)).toContain('first');
+  });
+
   it('all keys cooling: a 429 refusal with the seconds until the first frees, naming it', () => {
     const pools = new KeyPools();
     const cooldowns = [30_000, 4_500, 12_000];

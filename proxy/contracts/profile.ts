@@ -23,11 +23,12 @@ export const retryPolicySchema = z.object({
 
 /**
  * The largest price (credits per 1M tokens, or per call) and multiplier Airlock takes. The dearest
- * models cost a few thousand credits per 1M tokens; a price near the largest double made the
+ * models cost a few thousand credits per 1M tokens; the bound leaves room for a profile priced in a
+ * small unit (a gateway's quota points: new-api counts 500,000 to the dollar; rupiah). A price near the largest double made the
  * running sums Infinity, then NaN, which no cap compares as reached. Under these bounds a sum of
  * safe-integer token counts stays a finite number.
  */
-export const MAX_PRICE_CREDITS = 1_000_000;
+export const MAX_PRICE_CREDITS = 1_000_000_000;
 export const MAX_PRICE_MULTIPLIER = 1000;
 const priceSchema = z
   .number()

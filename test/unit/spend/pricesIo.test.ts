@@ -97,7 +97,7 @@ describe('importPricesCsv', () => {
     {
       name: 'a price no model has, whose sums would overflow to Infinity and switch the caps off',
       csv: 'model,outputPer1M\nm,1e300\n',
-      message: "line 2, column 2 (outputPer1M): '1e300' is above the largest price Airlock takes (1000000 credits)",
+      message: "line 2, column 2 (outputPer1M): '1e300' is above the largest price Airlock takes (1000000000 credits)",
     },
     { name: 'NaN', csv: 'model,perCall\nm,NaN\n', message: "got 'NaN'" },
     { name: 'Infinity', csv: 'model,perCall\nm,Infinity\n', message: "got 'Infinity'" },
@@ -145,7 +145,7 @@ describe('importPricesJson', () => {
     {
       name: 'a price no model has',
       json: '[{"model":"m","cachedInputPer1M":1e300}]',
-      message: "entry 1, field cachedInputPer1M: '1e+300' is above the largest price Airlock takes (1000000 credits)",
+      message: "entry 1, field cachedInputPer1M: '1e+300' is above the largest price Airlock takes (1000000000 credits)",
     },
     { name: 'duplicate model', json: '[{"model":"m"},{"model":"m"}]', message: "entry 2: model 'm' is already priced at entry 1" },
   ])('rejects $name', ({ json, message }) => {

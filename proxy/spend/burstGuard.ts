@@ -118,7 +118,10 @@ export class BurstGuard {
 
   /** The client's window with everything older than `windowMs` before `nowMs` dropped. */
   #window(clientName: string, nowMs: number, windowMs: number): ClientWindow {
-    const window = this.#windows.get(clientName) ?? this.#openWindow(clientName);
+    const kept = this.#windows.get(clientName);
+    // The wall clock was set back: times from before the step could not leave the window until the
+    // clock caught up (an hour's step, an hour of a client's usual pace counted as one burst).
+    const window = kept === undefined || isAhead(kept, nowMs) ? this.#openWindow(clientName) : kept;
     const oldestKeptMs = nowMs - windowMs;
     window.requestTimesMs.dropThrough(oldestKeptMs);
     window.spends.dropThrough(oldestKeptMs, (spend) => {
@@ -138,6 +141,10 @@ export class BurstGuard {
     this.#windows.set(clientName, window);
     return window;
   }
+}
+
+function isAhead(window: ClientWindow, nowMs: number): boolean {
+  return (window.requestTimesMs.newestMs() ?? nowMs) > nowMs || (window.spends.newestMs() ?? nowMs) > nowMs;
 }
 
 function windowText(options: BurstGuardOptions): string {

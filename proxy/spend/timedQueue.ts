@@ -19,6 +19,11 @@ export class TimedQueue<T> {
     return this.#entries.length - this.#head;
   }
 
+  /** The time of the latest entry pushed, or null when none is kept. */
+  newestMs(): number | null {
+    return this.size === 0 ? null : this.#timeOfMs(this.#entries.at(-1) as T);
+  }
+
   push(entry: T): void {
     this.#entries.push(entry);
   }

@@ -101,3 +101,28 @@ describe('BurstGuard with limits read at each request', () => {
     });
   });
 });
+
+/** A wall clock set back (NTP, a wrong clock fixed at resume): times stamped before the step are ahead of every later one. */
+describe('BurstGuard with the clock set back an hour', () => {
+  const HOUR_MS = 3_600_000;
+
+  it('counts a client at its usual pace from the step, not against requests it made before', () => {
+    const guard = new BurstGuard({ maxRequests: 3, windowMs: 60_000 });
+    expect(sendRequests(guard, 'agent', 3, T0 + HOUR_MS, 30_000)).toEqual([null, null, null]);
+    // One request every 30 s after the step: never more than 2 in a minute.
+    expect(sendRequests(guard, 'agent', 6, T0, 30_000)).toEqual([null, null, null, null, null, null]);
+  });
+
+  it('still pauses a burst after the step', () => {
+    const guard = new BurstGuard({ maxRequests: 3, windowMs: 60_000 });
+    sendRequests(guard, 'agent', 2, T0 + HOUR_MS, 1000);
+    expect(sendRequests(guard, 'agent', 4, T0, 1000)).toEqual([null, null, null, 'client_paused']);
+  });
+
+  it('lets credits spent before the step leave the window', () => {
+    const guard = new BurstGuard({ maxCredits: 5 });
+    guard.recordCredits('agent', 4, T0 + HOUR_MS);
+    guard.recordCredits('agent', 4, T0 + 61_000);
+    expect(guard.admit('agent', T0 + 62_000)).toBeNull();
+  });
+});

@@ -103,6 +103,8 @@ export interface SpendCheckInput {
   estimatedInputTokens: number | null;
   /** The most output tokens the request allows, when it states it (its max_tokens, per choice); null when unbounded. */
   outputTokensBound: number | null;
+  /** How many per-call prices the request may be billed for (the images it asks for with `n`); 1 when absent. */
+  callsBound?: number;
 }
 
 export interface SpendOutcome {

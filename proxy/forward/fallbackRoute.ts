@@ -113,6 +113,7 @@ export function fallbackRoute(gated: Gated, services: FallbackServices): Fallbac
       upstreamPath: plan.upstreamPath,
       upstreamModel: plan.upstreamModel,
       outputTokensBound: plan.outputTokensBound,
+      callsBound: plan.callsBound,
       estimatedInputTokens: gate.needsInputEstimate(identity, target.profile) ? quickInputEstimate(plan).tokens : null,
     });
   }

@@ -53,6 +53,7 @@ function checkBudgets(planned: Planned, services: GateServices, firstOfKey: Idem
     upstreamPath: plan.upstreamPath,
     upstreamModel: plan.upstreamModel,
     outputTokensBound: plan.outputTokensBound,
+    callsBound: plan.callsBound,
   };
   const refusal = checkSpend(services.spendGate, spendInput, plan, stop.signal);
   if (refusal instanceof Promise) return refusal.then((counted) => passed(planned, firstOfKey, counted));

@@ -23,6 +23,8 @@ export interface ExchangePlan {
   readonly chatBody: Record<string, unknown> | null;
   /** The most output tokens the request allows (its max_tokens, per choice), when it states it: held against budget caps. */
   readonly outputTokensBound: number | null;
+  /** How many per-call prices it may be billed for (images asked for with `n`): held against budget caps. */
+  readonly callsBound: number;
   /** The content type the gateway gets instead of the client's (a JSON body declared as a form, text or nothing); null keeps the client's. */
   readonly contentType: string | null;
   /** Client headers (by prefix) the gateway must not get: the client protocol's own, when translated. */

@@ -81,6 +81,7 @@ export function buildPlan(input: PlanInput): Plan | Promise<Plan> {
   }
   const isChat = isChatCompletion(route);
   const outputTokensBound = endpoint === 'generate' && parsed.kind === 'json' ? route.adapter.outputTokenLimit(parsed.value) : null;
+  const callsBound = parsed.kind === 'json' ? (route.adapter.perCallCount?.(parsed.value) ?? 1) : 1;
   const cleanup = route.adapter.nativeRequest;
   if (translation && cleanup && upstreamModel !== null && chunksInclude(input.body.chunks, cleanup.needles)) {
     const models = { requestedModel, upstreamModel, outputTokensBound };
@@ -112,6 +113,7 @@ export function buildPlan(input: PlanInput): Plan | Promise<Plan> {
     usageAsked: rewritten.usageAsked,
     chatBody: isChat && parsed.kind === 'json' ? parsed.value : null,
     outputTokensBound,
+    callsBound,
     contentType,
     droppedHeaderPrefixes: [],
     translator: null,
@@ -151,6 +153,7 @@ function nativeWithoutAirlockParts(
     usageAsked: false,
     chatBody: null,
     outputTokensBound,
+    callsBound: 1,
     contentType: upstreamContentType(parsed, input.contentType),
     droppedHeaderPrefixes: [],
     translator: null,
@@ -211,6 +214,7 @@ function translatedPlan(
     droppedHeaderPrefixes: translation.clientHeaderPrefixes,
     // The client's limit, as the translation carries it to chat's; a body too large to parse here states none.
     outputTokensBound: endpoint === 'generate' && parsed.kind === 'json' ? clientAdapter.outputTokenLimit(parsed.value) : null,
+    callsBound: 1,
   };
   if (endpoint === 'count') {
     if (!translation.countAnswer) return invalid('Airlock cannot count tokens for this protocol without the gateway');

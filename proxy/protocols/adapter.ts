@@ -26,6 +26,8 @@ export interface ProtocolAdapter {
   readAnswer(json: object, endpoint: EndpointKind): AnswerReading;
   /** The most output tokens a generate request may be billed for, from the limit it states; null without one. */
   outputTokenLimit(body: Record<string, unknown>): number | null;
+  /** How many per-call prices a request may be billed for, where more than one (images asked for with `n`). */
+  perCallCount?(body: Record<string, unknown>): number;
   /** Present for a protocol that reaches a Chat Completions gateway by translation. */
   readonly translation?: ChatTranslation;
   /** What a request sent natively must lose of what Airlock's translation gave its client earlier in the session. */

@@ -213,7 +213,7 @@ function upfrontOf(input: SpendCheckInput, capped: boolean): Upfront {
   const multiplier = input.profile.priceMultiplier;
   return {
     inputCredits: input.estimatedInputTokens === null ? null : inputCostOf(input.estimatedInputTokens, price, multiplier),
-    perCallCredits: capped && price?.perCall !== undefined ? price.perCall * multiplier : null,
+    perCallCredits: capped && price?.perCall !== undefined ? price.perCall * multiplier * (input.callsBound ?? 1) : null,
     outputCredits: capped && input.outputTokensBound !== null ? outputCostOf(input.outputTokensBound, price, multiplier) : null,
   };
 }

@@ -4,7 +4,7 @@ import { openAiErrors } from '../chat/errors.ts';
 import { ChatKeyGuard } from '../chat/keyGuard.ts';
 import { usageFromChatResponse } from '../chat/usage.ts';
 import { openAiAnswerErrorOf } from '../declaredError.ts';
-import { modelOf } from '../fields.ts';
+import { modelOf, tokenLimitOf } from '../fields.ts';
 import { responsesUsageOf } from '../responses/usage.ts';
 import { PassthroughStreamObserver } from './observer.ts';
 
@@ -34,6 +34,8 @@ export const passthroughAdapter: ProtocolAdapter = {
   },
   // Embeddings, images and audio are billed by their input or per call, not by an output limit.
   outputTokenLimit: () => null,
+  // An images request's `n` (OpenAI's default is 1): each image is billed, as its answer's images are counted.
+  perCallCount: (body) => Math.max(tokenLimitOf(body['n']) ?? 1, 1),
 };
 
 /**

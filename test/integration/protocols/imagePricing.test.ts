@@ -1,5 +1,7 @@
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createSpendGate } from '../../../proxy/spend/spendGate.ts';
+import { SpendLedger } from '../../../proxy/spend/spendLedger.ts';
 import { startHarness, type Harness } from '../../support/proxyHarness.ts';
 
 /**
@@ -34,5 +36,27 @@ describe('an image generation priced per call', () => {
     const ended = harness.nextEnd();
     await client.embeddings.create({ model: 'text-embedding-3-small', input: ['a', 'b', 'c'] });
     expect((await ended).costCredits).toBeCloseTo(0.001, 12);
+  });
+});
+
+describe('an image generation of n images under a daily cap', () => {
+  let harness: Harness;
+  let client: OpenAI;
+
+  beforeAll(async () => {
+    harness = await startHarness({
+      profile: { budget: { dailyCredits: 0.1 }, prices: [{ model: 'gpt-4o-mini', perCall: 0.04 }] },
+      spendGate: createSpendGate({ ledger: new SpendLedger(), clientBudget: () => undefined }),
+    });
+    client = new OpenAI({ baseURL: `${harness.proxy.url}/v1`, apiKey: 'client-placeholder', maxRetries: 0 });
+  });
+  afterAll(() => harness.close());
+
+  it('is refused before sending when its n images would cross the cap', async () => {
+    // Three images at 0.04 are 0.12, past the 0.1 cap: one price counted would have let it through.
+    await expect(client.images.generate({ model: 'gpt-4o-mini', prompt: 'three cats', n: 3 })).rejects.toMatchObject({ status: 402 });
+    expect(harness.simulator.received.filter((received) => received.path.endsWith('/images/generations'))).toHaveLength(0);
+    const images = await client.images.generate({ model: 'gpt-4o-mini', prompt: 'two cats', n: 2 });
+    expect(images.data).toHaveLength(2);
   });
 });

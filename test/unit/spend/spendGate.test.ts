@@ -175,14 +175,16 @@ describe('createSpendGate', () => {
   it.each([
     { name: 'one creation that would cross the cap', spent: 4.5, running: 0, admitted: 0 },
     { name: 'parallel creations racing the last credits', spent: 0, running: 10, admitted: 5 },
-  ])('counts a per-call price against daily caps before sending: $name', ({ spent, running, admitted }) => {
+    { name: 'parallel creations of two images each', spent: 0, running: 10, admitted: 2, callsBound: 2 },
+    { name: 'one creation of six images', spent: 0, running: 0, admitted: 0, callsBound: 6 },
+  ])('counts a per-call price against daily caps before sending: $name', ({ spent, running, admitted, callsBound }) => {
     // 1 credit per image, a 5-credit day: the price is known exactly before the request is sent.
     const { gate, input, spend } = setup({
       profile: { budget: { dailyCredits: 5 }, prices: [{ model: 'image-x', perCall: 1 }] },
     });
     if (spent > 0) spend(spent);
     const requests = Array.from({ length: Math.max(running, 1) }, () =>
-      gate.check(input({ upstreamPath: '/images/generations', upstreamModel: 'image-x', estimatedInputTokens: 20 })),
+      gate.check(input({ upstreamPath: '/images/generations', upstreamModel: 'image-x', estimatedInputTokens: 20, callsBound })),
     );
     expect(requests.filter((refusal) => refusal === null)).toHaveLength(admitted);
   });

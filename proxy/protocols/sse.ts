@@ -9,6 +9,32 @@ import { isRecord } from '../core/isRecord.ts';
  */
 export type SseEvent = EventSourceMessage & { parsedData?: Record<string, unknown> | null };
 
+const LF = 0x0a;
+const CR = 0x0d;
+const CR_LINE_END = /\r\n?/g;
+
+/**
+ * Upstream bytes as text whose lines all end in LF. The SSE spec ends a line with CRLF, LF or a lone
+ * CR; eventsource-parser holds a CR that ends a chunk until it sees whether an LF follows, so a
+ * stream framed with lone CRs had each event wait for the next chunk (its last one never came), and
+ * searched such a chunk from each line to its end. Here a CR that ends a chunk is the line's end at
+ * once, and an LF that starts the next chunk completes that CRLF: it is dropped, not an empty line.
+ */
+export class SseTextDecoder {
+  /** A byte order mark at the start is dropped, as the spec says. */
+  readonly #utf8 = new TextDecoder('utf-8');
+  #afterCr = false;
+
+  decode(chunk: Buffer): string {
+    const text = this.#utf8.decode(chunk, { stream: true });
+    if (text === '') return text;
+    const completesCrLf = this.#afterCr && text.charCodeAt(0) === LF;
+    this.#afterCr = text.charCodeAt(text.length - 1) === CR;
+    const rest = completesCrLf ? text.slice(1) : text;
+    return rest.includes('\r') ? rest.replace(CR_LINE_END, '\n') : rest;
+  }
+}
+
 /** The event's data as a JSON object (null if it is not one: `[DONE]`, a keep-alive). */
 export function eventJson(event: SseEvent): Record<string, unknown> | null {
   if (event.parsedData !== undefined) return event.parsedData;

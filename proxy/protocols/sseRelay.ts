@@ -1,5 +1,5 @@
 import { createParser } from 'eventsource-parser';
-import { formatSseComment, type SseEvent } from './sse.ts';
+import { formatSseComment, SseTextDecoder, type SseEvent } from './sse.ts';
 
 /** Decoded stream text on its way to the parser: the key is masked in it, an end that may begin the key held. */
 export interface TextGuard {
@@ -25,7 +25,7 @@ export function createSseRelay(
   write: (frames: string) => void,
   textGuard: TextGuard | null = null,
 ): SseRelay {
-  const decoder = new TextDecoder('utf-8');
+  const decoder = new SseTextDecoder();
   let pending = '';
   let completedEvents = 0;
   const parser = createParser({
@@ -40,7 +40,7 @@ export function createSseRelay(
   return {
     feed(chunk) {
       completedEvents = 0;
-      const text = decoder.decode(chunk, { stream: true });
+      const text = decoder.decode(chunk);
       // What the guard holds is never a whole line (no form of the key holds a line break), so
       // holding it delays no event: the parser would keep that partial line waiting too.
       parser.feed(textGuard === null ? text : textGuard.push(text));

@@ -1,6 +1,6 @@
 import { createParser } from 'eventsource-parser';
 import type { KeyMasker, KeyTextStream } from '../core/keyMasker.ts';
-import { formatSseComment, formatSseEvent, type SseEvent } from './sse.ts';
+import { formatSseComment, formatSseEvent, SseTextDecoder, type SseEvent } from './sse.ts';
 
 /**
  * A key streamed back a few characters a delta is whole in no single event: only the text a
@@ -150,6 +150,6 @@ export function maskedEventsText(raw: Buffer, masker: KeyMasker, guard: StreamKe
       text += formatSseComment(comment);
     },
   });
-  parser.feed(masker.maskText(raw.toString('utf8')));
+  parser.feed(masker.maskText(new SseTextDecoder().decode(raw)));
   return text;
 }

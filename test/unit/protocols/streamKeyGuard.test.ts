@@ -182,4 +182,11 @@ describe('maskedEventsText (the raw events kept for the log)', () => {
       .join('');
     expect(text).toBe(`my key is ${REDACTED}`);
   });
+
+  it('keeps every event of a stream that starts with a byte order mark and ends its lines with lone CRs', () => {
+    const chunk = (content: string) => JSON.stringify({ choices: [{ index: 0, delta: { content }, finish_reason: null }] });
+    const raw = `\uFEFFdata: ${chunk(said)}\r\rdata: [DONE]\r\r`;
+    const masked = maskedEventsText(Buffer.from(raw), masker, createStreamKeyGuard('chat'));
+    expect(masked).toBe(`data: ${chunk(`my key is ${REDACTED}`)}\n\ndata: [DONE]\n\n`);
+  });
 });

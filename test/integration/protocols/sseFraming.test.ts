@@ -1,0 +1,99 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { SEED_DIALECT } from '../../simulator/index.ts';
+import { chatBody, JSON_HEADERS, rawRequest, sseData } from '../../support/http.ts';
+import { startHarness, type Harness } from '../../support/proxyHarness.ts';
+
+/**
+ * A gateway's SSE framing, whatever form the spec allows it
+ * (https://html.spec.whatwg.org/multipage/server-sent-events.html#parsing-an-event-stream): line
+ * ends of CRLF, LF or a lone CR, `data:` with or without its space, comments, ids. Each client gets
+ * every event, in its own protocol, and the request is a success.
+ */
+
+let harness: Harness;
+
+beforeAll(async () => {
+  harness = await startHarness({
+    profile: {
+      modelRoutes: [
+        { pattern: 'claude-*', target: 'gpt-4o-mini' },
+        { pattern: 'gpt-5*', target: 'gpt-4o-mini' },
+      ],
+    },
+  });
+});
+afterAll(async () => {
+  await harness.close();
+});
+beforeEach(() => {
+  harness.simulator.reset();
+  harness.simulator.useDialect(SEED_DIALECT);
+});
+
+async function streamed(path: string, body: string): Promise<{ data: string[]; end: Awaited<ReturnType<Harness['nextEnd']>> }> {
+  const ended = harness.nextEnd();
+  const response = await rawRequest(`${harness.proxy.url}${path}`, { method: 'POST', headers: JSON_HEADERS, body });
+  return { data: sseData(response.body), end: await ended };
+}
+
+const chunk = (delta: object, finish: string | null, usage?: object): string =>
+  JSON.stringify({
+    id: 'c1',
+    object: 'chat.completion.chunk',
+    created: 1,
+    model: 'gpt-4o-mini',
+    choices: [{ index: 0, delta, finish_reason: finish }],
+    ...(usage ? { usage } : {}),
+  });
+
+const USAGE = { prompt_tokens: 7, completion_tokens: 2, total_tokens: 9 };
+
+/**
+ * A chat stream with every line ended by `eol`, one chunk per event; the last event is the
+ * finish with its usage and no `[DONE]` follows (new-api, some vLLM builds), so losing it loses the answer.
+ */
+function chatFrames(eol: string): string[] {
+  return [
+    `: OPENROUTER PROCESSING${eol}${eol}`,
+    `data:${chunk({ role: 'assistant', content: 'Hello' }, null)}${eol}${eol}`,
+    `id: 2${eol}data: ${chunk({ content: ' there' }, null)}${eol}${eol}`,
+    `data: ${chunk({}, 'stop', USAGE)}${eol}${eol}`,
+  ];
+}
+
+const LINE_ENDS = [
+  ['LF', '\n'],
+  ['CRLF', '\r\n'],
+  ['a lone CR', '\r'],
+] as const;
+
+describe.each(LINE_ENDS)('a gateway whose lines end in %s', (_name, eol) => {
+  it('a chat client gets every event, and the request is a success', async () => {
+    harness.simulator.script({ kind: 'bodyChunks', chunks: chatFrames(eol) });
+    const { data, end } = await streamed('/v1/chat/completions', chatBody({ stream: true }));
+    const contents = data.map(
+      (payload) => (JSON.parse(payload) as { choices: [{ delta: { content?: string } }] }).choices[0].delta.content,
+    );
+    expect(contents).toEqual(['Hello', ' there', undefined]);
+    expect(end).toMatchObject({ status: 200, errorClass: null, usageSource: 'reported' });
+  });
+
+  it('an Anthropic client gets the whole answer and message_stop', async () => {
+    harness.simulator.script({ kind: 'bodyChunks', chunks: chatFrames(eol) });
+    const body = JSON.stringify({ model: 'claude-haiku-4-5', max_tokens: 64, stream: true, messages: [{ role: 'user', content: 'hi' }] });
+    const { data, end } = await streamed('/v1/messages', body);
+    const events = data.map((payload) => JSON.parse(payload) as { type: string; delta?: { text?: string } });
+    expect(events.flatMap((event) => (event.type === 'content_block_delta' ? [event.delta?.text] : [])).join('')).toBe('Hello there');
+    expect(events.at(-1)?.type).toBe('message_stop');
+    expect(end).toMatchObject({ errorClass: null, usageSource: 'reported' });
+  });
+
+  it('a Responses client gets the whole answer and response.completed', async () => {
+    harness.simulator.script({ kind: 'bodyChunks', chunks: chatFrames(eol) });
+    const { data, end } = await streamed('/v1/responses', JSON.stringify({ model: 'gpt-5-codex', input: 'hi', stream: true }));
+    const events = data.map((payload) => JSON.parse(payload) as { type: string; delta?: string });
+    expect(events.flatMap((event) => (event.type === 'response.output_text.delta' ? [event.delta] : [])).join('')).toBe('Hello there');
+    expect(events.at(-1)?.type).toBe('response.completed');
+    expect(end).toMatchObject({ errorClass: null, usageSource: 'reported' });
+  });
+});

@@ -2,6 +2,7 @@ import type { ServerResponse } from 'node:http';
 import type { ErrorClass } from '../contracts/errors.ts';
 import type { Profile } from '../contracts/profile.ts';
 import { buildClientResponseHeaders } from './headers.ts';
+import { holdsEscapedKey, maskedJsonValue } from '../core/escapedKey.ts';
 import type { KeyMasker } from '../core/keyMasker.ts';
 import type { ExchangePlan } from './plan.ts';
 import type { DeclaredError, ObserverOptions, ProtocolAdapter, ResponseTranslator, StreamSink } from '../protocols/adapter.ts';
@@ -10,7 +11,7 @@ import { declaredErrorClass, declaredErrorExplained, declaredFailureMessage, typ
 import { adapterNamed, routeFor, type ProtocolRoute } from '../protocols/registry.ts';
 import { formatSseEvent, type SseEvent } from '../protocols/sse.ts';
 import { createSseRelay, type TextGuard } from '../protocols/sseRelay.ts';
-import { maskedEventsText, type StreamKeyGuard } from '../protocols/streamKeyGuard.ts';
+import { guardingEscapedKey, maskedEventsText, type StreamKeyGuard } from '../protocols/streamKeyGuard.ts';
 import type { RequestTrace } from './trace.ts';
 import { answerText, readBody, relayBody } from './upstreamBody.ts';
 import type { UpstreamResponse } from './upstreamClient.ts';
@@ -217,6 +218,9 @@ async function relayProtocolJson(
       const upstreamMessage = input.keyMasker.maskText(`the gateway's answer could not be translated: ${(error as Error).message}`);
       return failAnswer(input, 'upstream_error', { upstreamMessage });
     }
+  } else if (holdsEscapedKey(input.keyMasker, text)) {
+    // Written again: its escapes spelled the key out only to a client's parse.
+    payload = Buffer.from(JSON.stringify(maskedJsonValue(input.keyMasker, answer)));
   } else {
     payload = input.keyMasker.maskBytes(bytes);
   }
@@ -265,7 +269,8 @@ function parseJsonObject(text: string): object | null {
 
 async function relayStream(input: RelayInput, protocols: ReturnType<typeof protocolsOf>): Promise<void> {
   const { trace, keyMasker } = input;
-  const guard = protocols.upstream.adapter.stream.keyGuard(keyMasker);
+  const keyGuard = (): StreamKeyGuard => guardingEscapedKey(protocols.upstream.adapter.stream.keyGuard(keyMasker), keyMasker);
+  const guard = keyGuard();
   const textGuard = keyMasker.chunkStream();
   try {
     await relayGuardedStream(input, protocols, guard, textGuard);
@@ -274,7 +279,7 @@ async function relayStream(input: RelayInput, protocols: ReturnType<typeof proto
     // when something was, and when the stream ended (cut, or its client gone) while text was held back.
     const mayHoldKey = guard.masked || textGuard.masked || guard.holding || textGuard.holding;
     const raw = mayHoldKey ? trace.responseBody.toBuffer() : null;
-    if (raw !== null) trace.answerBytesMasked(maskedEventsText(raw, keyMasker, protocols.upstream.adapter.stream.keyGuard(keyMasker)));
+    if (raw !== null) trace.answerBytesMasked(maskedEventsText(raw, keyMasker, keyGuard()));
   }
 }
 

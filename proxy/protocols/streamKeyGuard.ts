@@ -1,4 +1,6 @@
 import { createParser } from 'eventsource-parser';
+import { holdsEscapedKey, maskedJsonValue } from '../core/escapedKey.ts';
+import { isRecord } from '../core/isRecord.ts';
 import type { KeyMasker, KeyTextStream } from '../core/keyMasker.ts';
 import { formatSseComment, formatSseEvent, SseTextDecoder, type SseEvent } from './sse.ts';
 
@@ -133,6 +135,40 @@ export abstract class FieldKeyGuard<Key> implements StreamKeyGuard {
   }
 
   abstract relay(event: SseEvent, emit: Emit): void;
+}
+
+/**
+ * The protocol's guard behind one that masks the key wherever an event's JSON spells it out with
+ * escapes (`\u002d`, `\/`): the raw text was searched for the key's forms before the parser, but the
+ * client's parse undoes escapes, in any field, not only those the protocol's guard follows.
+ */
+export function guardingEscapedKey(guard: StreamKeyGuard, masker: KeyMasker): StreamKeyGuard {
+  let masked = false;
+  return {
+    relay(event, emit) {
+      if (holdsEscapedKey(masker, event.data)) {
+        let value: unknown;
+        try {
+          value = JSON.parse(event.data);
+        } catch {
+          value = undefined; // Not JSON: no client undoes its escapes.
+        }
+        if (value !== undefined) {
+          const maskedValue = maskedJsonValue(masker, value);
+          event.data = JSON.stringify(maskedValue);
+          event.parsedData = isRecord(maskedValue) ? maskedValue : null;
+          masked = true;
+        }
+      }
+      guard.relay(event, emit);
+    },
+    get masked() {
+      return masked || guard.masked;
+    },
+    get holding() {
+      return guard.holding;
+    },
+  };
 }
 
 /**

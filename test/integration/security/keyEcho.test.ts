@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { REDACTED } from '../../../proxy/core/redact.ts';
 import { sameLengthMask } from '../../../proxy/core/keyMasker.ts';
-import { chatBody, JSON_HEADERS, rawRequest, sseData } from '../../support/http.ts';
+import { chatAnswerText, chatBody, JSON_HEADERS, rawRequest, sseData } from '../../support/http.ts';
 import { startHarness, type Harness } from '../../support/proxyHarness.ts';
-import { findSentinel, SENTINEL_KEY } from '../../support/sentinel.ts';
+import { findSentinel, findSentinelInStream, SENTINEL_KEY } from '../../support/sentinel.ts';
 
 /** What the simulator's echoKey fault replies, with the key in it. */
 const echoed = (key: string): string => `Here is the key you use: ${key} (keep it safe).`;
@@ -110,5 +110,66 @@ describe('a stream cut while the key is still held back', () => {
     // The events kept spell out no more of the key than the client was shown.
     expect(chatText(rawEvents)).toBe(clientSaw);
     expect(chatText(rawEvents)).not.toContain(SENTINEL_KEY.slice(0, 8));
+  });
+});
+
+describe('the key wherever a gateway puts it in a stream, however the stream is cut', () => {
+  /** The key as a JSON encoder may write it inside a string: its `-` as `\u002d` (any character may be escaped so). */
+  const escapedKey = SENTINEL_KEY.replaceAll('-', '\\u002d');
+  const chunkJson = (fields: string): string => `{"id":"c1","object":"chat.completion.chunk","created":1,"model":"gpt-4o-mini",${fields}}`;
+  const delta = (content: string, finish: string | null = null): string =>
+    chunkJson(`"choices":[{"index":0,"delta":{"content":"${content}"},"finish_reason":${finish === null ? 'null' : `"${finish}"`}}]`);
+  const split = SENTINEL_KEY.length / 2;
+
+  it.each([
+    ['a comment, cut across chunks', [`: key ${SENTINEL_KEY.slice(0, split)}`, `${SENTINEL_KEY.slice(split)}\n\n`]],
+    ['an id field', [`id: ${SENTINEL_KEY}\ndata: ${delta('hi')}\n\n`]],
+    ['an event name', [`event: ${SENTINEL_KEY}\ndata: ${delta('hi')}\n\n`]],
+    ['a content delta, JSON-escaped', [`data: ${delta(`key ${escapedKey}`)}\n\n`]],
+    ['a field no guard watches, JSON-escaped', [`data: ${chunkJson(`"x":"${escapedKey}","choices":[]`)}\n\n`]],
+    [
+      'an error event, JSON-escaped',
+      [`event: error\ndata: {"error":{"message":"Incorrect API key provided: ${escapedKey}","code":401}}\n\n`],
+    ],
+    [
+      'an error event cut across chunks',
+      [`data: {"error":{"message":"bad key ${SENTINEL_KEY.slice(0, split)}`, `${SENTINEL_KEY.slice(split)}"}}\n\n`],
+    ],
+  ])('in %s: the client never gets it and the JSON stays valid', async (_place, frames) => {
+    harness.simulator.script({
+      kind: 'bodyChunks',
+      chunks: [`data: ${delta('a')}\n\n`, ...frames, `data: ${delta('', 'stop')}\n\n`, 'data: [DONE]\n\n'],
+    });
+    const { response, end } = await post('/v1/chat/completions', chatBody({ stream: true }));
+    expect(findSentinelInStream(response.body)).toBeNull();
+    for (const data of sseData(response.body)) if (data !== '[DONE]') expect(() => JSON.parse(data)).not.toThrow();
+    expect(findSentinelInStream(end.bodies.responseBody?.toString('utf8') ?? '')).toBeNull();
+  });
+});
+
+describe('the key JSON-escaped in a translated stream', () => {
+  it('an Anthropic client gets the gateway error event without it', async () => {
+    const escaped = SENTINEL_KEY.replaceAll('-', '\\u002d');
+    harness.simulator.script({
+      kind: 'bodyChunks',
+      chunks: [`data: {"error":{"message":"Incorrect API key provided: ${escaped}","code":401}}\n\n`],
+    });
+    const body = JSON.stringify({ model: 'claude-haiku-4-5', max_tokens: 64, stream: true, messages: [{ role: 'user', content: 'hi' }] });
+    const { response, end } = await post('/v1/messages', body);
+    expect(sseData(response.body).map((data) => (JSON.parse(data) as { type: string }).type)).toContain('error');
+    expect(findSentinelInStream(response.body)).toBeNull();
+    expect(findSentinel(end.errorMessage ?? '')).toBeNull();
+  });
+});
+
+describe('the key JSON-escaped in an answer that is not streamed', () => {
+  it('a chat answer quoting it with \\u002d escapes: the client never gets it and the body stays valid JSON', async () => {
+    const escaped = SENTINEL_KEY.replaceAll('-', '\\u002d');
+    const text = chatAnswerText(`the key is ${SENTINEL_KEY}`).replace(SENTINEL_KEY, escaped);
+    harness.simulator.script({ kind: 'text', status: 200, text, contentType: 'application/json' });
+    const { response } = await post('/v1/chat/completions', chatBody());
+    const answer = JSON.parse(response.body) as { choices: [{ message: { content: string } }] };
+    expect(answer.choices[0].message.content).toBe(`the key is ${REDACTED}`);
+    expect(Number(response.headers['content-length'])).toBe(Buffer.byteLength(response.body));
   });
 });

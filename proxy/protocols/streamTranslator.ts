@@ -1,4 +1,5 @@
 import { chatChunkOf, type ChatChunkReading } from './chat/chatShapes.ts';
+import { isChatStreamEnd } from './chat/streamEnd.ts';
 import type { SseEvent } from './sse.ts';
 
 /**
@@ -28,7 +29,7 @@ export interface ChatStreamTranslator {
 
 export const STREAM_ENDED_EARLY_MESSAGE = 'the upstream stream ended before the reply was finished';
 
-/** A translator fed the gateway's events as they were parsed once (`[DONE]` and non-JSON events carry nothing to translate). */
+/** A translator fed the gateway's events as they were parsed once (`[DONE]`, what follows it and non-JSON events carry nothing to translate). */
 export interface StreamEventTranslator {
   push(event: SseEvent): string[];
   finish(): string[];
@@ -37,9 +38,11 @@ export interface StreamEventTranslator {
 }
 
 export function fromChatEvents(translator: ChatStreamTranslator): StreamEventTranslator {
+  let ended = false;
   return {
     push: (event) => {
-      const reading = event.data === '[DONE]' ? null : chatChunkOf(event);
+      ended ||= isChatStreamEnd(event);
+      const reading = ended ? null : chatChunkOf(event);
       return reading === null ? [] : translator.push(reading);
     },
     finish: () => translator.finish(),

@@ -3,6 +3,7 @@ import { eventJson } from '../sse.ts';
 import { FieldKeyGuard, type Emit, type Json } from '../streamKeyGuard.ts';
 import { isRecord } from '../../core/isRecord.ts';
 import { finishReasonOf } from './finishReason.ts';
+import { isChatStreamEnd } from './streamEnd.ts';
 
 /** Legacy completions stream `choices[].text`. */
 const LEGACY_TEXT_FIELD = 'text';
@@ -33,7 +34,7 @@ export class ChatKeyGuard extends FieldKeyGuard<string> {
   }
 
   relay(event: SseEvent, emit: Emit): void {
-    if (event.data === '[DONE]') {
+    if (isChatStreamEnd(event)) {
       this.#flushAll(emit);
       emit(event);
       return;

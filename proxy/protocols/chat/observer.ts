@@ -6,6 +6,7 @@ import { isUsageOnlyChunk, usageFromChatChunk } from './usage.ts';
 import { isRecord } from '../../core/isRecord.ts';
 import { thinkingFieldOf } from './returnedReasoning.ts';
 import { finishReasonOf } from './finishReason.ts';
+import { isChatStreamEnd } from './streamEnd.ts';
 
 /**
  * Chat Completions: `data: {chunk}` … and, from most gateways, `data: [DONE]`. The answer is
@@ -41,7 +42,9 @@ export class ChatStreamObserver implements StreamObserver {
   }
 
   observe(event: SseEvent): boolean {
-    if (event.data === '[DONE]') {
+    // Passed on as sent, but no client reads what follows [DONE]: neither text, usage nor an error counts.
+    if (this.sawDone) return true;
+    if (isChatStreamEnd(event)) {
       this.sawDone = true;
       this.reportHeldUsage();
       return true;

@@ -97,3 +97,74 @@ describe.each(LINE_ENDS)('a gateway whose lines end in %s', (_name, eol) => {
     expect(end).toMatchObject({ errorClass: null, usageSource: 'reported' });
   });
 });
+
+const ANTHROPIC_BODY = JSON.stringify({
+  model: 'claude-haiku-4-5',
+  max_tokens: 64,
+  stream: true,
+  messages: [{ role: 'user', content: 'hi' }],
+});
+
+function anthropicEvents(data: string[]): Array<{ type: string; delta?: { text?: string } }> {
+  return data.map((payload) => JSON.parse(payload) as { type: string; delta?: { text?: string } });
+}
+
+const anthropicText = (events: ReturnType<typeof anthropicEvents>): string =>
+  events.flatMap((event) => (event.type === 'content_block_delta' ? [event.delta?.text] : [])).join('');
+
+// The OpenAI SDKs end a stream at data that starts with [DONE] and read nothing after it
+// (openai-node's Stream.fromSSEResponse: `sse.data.startsWith('[DONE]')`, then `if (done) continue`).
+describe('the [DONE] a gateway sends, as the OpenAI SDKs read it', () => {
+  /** A finish without the usage Airlock asked for: only [DONE] says the answer is whole. */
+  const withoutUsage = (done: string[]): string[] => [
+    `data: ${chunk({ role: 'assistant', content: 'Hello' }, null)}\n\n`,
+    `data: ${chunk({}, 'stop')}\n\n`,
+    ...done,
+  ];
+
+  it.each([
+    ['with trailing spaces', 'data: [DONE]  \n\n'],
+    ['ended by CRLF', 'data: [DONE]\r\n\r\n'],
+  ])('a chat stream ending in [DONE] %s is whole', async (_name, done) => {
+    harness.simulator.script({ kind: 'bodyChunks', chunks: withoutUsage([done]) });
+    const { data, end } = await streamed('/v1/chat/completions', chatBody({ stream: true }));
+    expect(data.some((payload) => payload.includes('"error"'))).toBe(false);
+    expect(end).toMatchObject({ status: 200, errorClass: null });
+  });
+
+  it('an Anthropic client on a stream ending in [DONE] with trailing spaces gets message_stop', async () => {
+    harness.simulator.script({ kind: 'bodyChunks', chunks: withoutUsage(['data: [DONE] \n\n']) });
+    const { data, end } = await streamed('/v1/messages', ANTHROPIC_BODY);
+    const events = anthropicEvents(data);
+    expect(anthropicText(events)).toBe('Hello');
+    expect(events.at(-1)?.type).toBe('message_stop');
+    expect(end.errorClass).toBeNull();
+  });
+
+  it('an Anthropic client on a stream with [DONE] twice gets one whole message', async () => {
+    harness.simulator.script({ kind: 'bodyChunks', chunks: withoutUsage(['data: [DONE]\n\n', 'data: [DONE]\n\n']) });
+    const { data, end } = await streamed('/v1/messages', ANTHROPIC_BODY);
+    const types = anthropicEvents(data).map((event) => event.type);
+    expect(types.filter((type) => type === 'message_stop')).toHaveLength(1);
+    expect(types.at(-1)).toBe('message_stop');
+    expect(end.errorClass).toBeNull();
+  });
+
+  it('what comes after [DONE] is not part of the answer, for a translated client or the log', async () => {
+    const after = [`data: ${chunk({ content: ' and more' }, null)}\n\n`, 'data: {"error":{"message":"late failure","code":502}}\n\n'];
+    harness.simulator.script({ kind: 'bodyChunks', chunks: withoutUsage(['data: [DONE]\n\n', ...after]) });
+    const { data, end } = await streamed('/v1/messages', ANTHROPIC_BODY);
+    const events = anthropicEvents(data);
+    expect(anthropicText(events)).toBe('Hello');
+    expect(events.at(-1)?.type).toBe('message_stop');
+    expect(end.errorClass).toBeNull();
+  });
+
+  it('a chat client gets the bytes after [DONE] as sent, and the request is still a success', async () => {
+    const late = 'data: {"error":{"message":"late failure","code":502}}\n\n';
+    harness.simulator.script({ kind: 'bodyChunks', chunks: withoutUsage(['data: [DONE]\n\n', late]) });
+    const { data, end } = await streamed('/v1/chat/completions', chatBody({ stream: true }));
+    expect(data.at(-1)).toContain('late failure');
+    expect(end).toMatchObject({ status: 200, errorClass: null });
+  });
+});

@@ -1,8 +1,9 @@
 import type { ServerResponse } from 'node:http';
-import type { ErrorClass } from '../contracts/errors.ts';
+import type { ErrorClass, UpstreamErrorClass } from '../contracts/errors.ts';
 import type { Profile } from '../contracts/profile.ts';
 import { buildClientResponseHeaders } from './headers.ts';
 import { holdsEscapedKey, maskedJsonValue } from '../core/escapedKey.ts';
+import type { ClientErrorDetail } from '../core/clientError.ts';
 import type { KeyMasker } from '../core/keyMasker.ts';
 import type { ExchangePlan } from './plan.ts';
 import type { DeclaredError, ObserverOptions, ProtocolAdapter, ResponseTranslator, StreamSink } from '../protocols/adapter.ts';
@@ -165,10 +166,17 @@ function recordAnswerFields(trace: RequestTrace, upstream: ProtocolRoute, json: 
  * so its tools behave as they would without Airlock; the row gets the class and a message with
  * the cause and fix, and the trace knows the answer was an error (no estimate is billed for it).
  */
-function recordDeclaredError(input: RelayInput, declared: DeclaredError, place: DeclaredErrorPlace): void {
+function recordDeclaredError(input: RelayInput, declared: DeclaredError, place: DeclaredErrorPlace): UpstreamErrorClass {
   const errorClass = declaredErrorClass(declared);
   input.trace.failed(errorClass, declaredFailureMessage(errorClass, declared, place, input.knownSecrets));
   input.trace.gatewayDeclaredFailure();
+  return errorClass;
+}
+
+/** What a declared error said, for the error the client gets in its own protocol (known secrets removed). */
+function declaredErrorDetail(input: RelayInput, declared: DeclaredError): ClientErrorDetail {
+  const upstreamCode = declared.code ?? declared.type;
+  return { upstreamMessage: declared.message, knownSecrets: [...input.knownSecrets], ...(upstreamCode !== null ? { upstreamCode } : {}) };
 }
 
 /**
@@ -201,9 +209,7 @@ async function relayProtocolJson(
   const declared = recordAnswerFields(trace, protocols.upstream, answer);
   if (declared !== null && plan.translator) {
     // Translated, the client would get an empty answer in its protocol: it gets the error in its shape instead.
-    const errorClass = declaredErrorClass(declared);
-    const upstreamCode = declared.code ?? declared.type;
-    failAnswer(input, errorClass, { upstreamMessage: declared.message, ...(upstreamCode !== null ? { upstreamCode } : {}) });
+    failAnswer(input, declaredErrorClass(declared), declaredErrorDetail(input, declared));
     trace.gatewayDeclaredFailure();
     return;
   }
@@ -349,8 +355,10 @@ async function relayGuardedStream(
   }
   if (observer.upstreamError !== null) {
     const declared = observer.upstreamError;
-    recordDeclaredError(input, declared, (trace.streamText() ?? '') === '' ? 'stream' : 'stream after text');
-    res.end();
+    const errorClass = recordDeclaredError(input, declared, (trace.streamText() ?? '') === '' ? 'stream' : 'stream after text');
+    // An error only its event name calls one: the client's SDK reads it as an error in its protocol's own frame.
+    const unread = declared.unreadByClients === true && translator === null && !observer.complete;
+    res.end(unread ? protocols.client.errors.streamFrame(errorClass, declaredErrorDetail(input, declared)) : undefined);
     return;
   }
   if (!observer.complete && !observer.wholeAtCleanEnd) return failMidStream(input, protocols.client, 'stream_interrupted', translator);

@@ -73,6 +73,8 @@ export interface DeclaredError {
   type: string | null;
   /** The HTTP status the error stands for, when the protocol's shape says it (a numeric code, an Anthropic error type). */
   status: number | null;
+  /** Set when the protocol's SDKs would not read the event as an error (only its name said so): the client then gets one it reads. */
+  unreadByClients?: true;
 }
 
 export interface ProtocolErrors {

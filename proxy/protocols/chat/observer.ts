@@ -50,6 +50,10 @@ export class ChatStreamObserver implements StreamObserver {
       return true;
     }
     const chunk = eventJson(event);
+    if (event.event === 'error' && (chunk === null || chunk.error === undefined)) {
+      this.upstreamError = namedErrorOf(event.data, chunk);
+      return true;
+    }
     if (!chunk) return true;
     // OpenAI, vLLM and LiteLLM send `{error}` alone; OpenRouter a chunk with `error` and finish_reason "error".
     this.upstreamError = errorMemberOf(chunk) ?? this.upstreamError;
@@ -118,4 +122,14 @@ export class ChatStreamObserver implements StreamObserver {
     this.heldUsage = null;
     this.usageReported = true;
   }
+}
+
+/**
+ * An `event: error` whose data is the error itself (`{code, message}`, as upstreams send new-api:
+ * DeliciousBuding/new-api#142) or plain text. The OpenAI SDKs throw only on an `error` member, so
+ * they would take it for a chunk: it is an error nonetheless, which the client must be told of.
+ */
+function namedErrorOf(data: string, json: Record<string, unknown> | null): DeclaredError {
+  const declared = (json === null ? null : errorMemberOf({ error: json })) ?? { message: data, code: null, type: null, status: null };
+  return { ...declared, unreadByClients: true };
 }

@@ -168,3 +168,54 @@ describe('the [DONE] a gateway sends, as the OpenAI SDKs read it', () => {
     expect(end).toMatchObject({ status: 200, errorClass: null });
   });
 });
+
+/**
+ * Errors gateways send in a 200 chat stream after part of the answer, each in its own shape:
+ * - OpenRouter: a chunk with `error` {code: HTTP status, message} and finish_reason "error"
+ *   (https://openrouter.ai/docs/api/reference/errors-and-debugging, "errors during streaming");
+ * - LiteLLM's proxy: `data: {"error": {message, type, param, code: "429"}}` (BerriAI/litellm#39748);
+ * - an `event: error` whose data is the error itself, `{code, message}` with no `error` member, as
+ *   an upstream sends it to new-api (DeliciousBuding/new-api#142).
+ */
+const MID_STREAM_ERRORS = [
+  [
+    'OpenRouter',
+    `data: ${JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', created: 1, model: 'gpt-4o-mini', error: { code: 429, message: 'Rate limit exceeded upstream' }, choices: [{ index: 0, delta: { content: '' }, finish_reason: 'error' }] })}\n\n`,
+    'rate_limited',
+  ],
+  [
+    'LiteLLM',
+    `data: ${JSON.stringify({ error: { message: 'litellm.RateLimitError: Rate limit exceeded upstream', type: 'None', param: 'None', code: '429' } })}\n\n`,
+    'rate_limited',
+  ],
+  [
+    'an event: error with a bare {code, message}',
+    'event: error\ndata: {"code":"rate_limit_exceeded","message":"Rate limit exceeded upstream"}\n\n',
+    'rate_limited',
+  ],
+] as const;
+
+describe.each(MID_STREAM_ERRORS)('a chat stream that fails mid-answer with an error in %s shape', (_gateway, errorFrame, errorClass) => {
+  const frames = [`data: ${chunk({ role: 'assistant', content: 'Hello' }, null)}\n\n`, errorFrame];
+
+  it('the log has its class and what the gateway said; a chat client gets it as an error its SDK reads', async () => {
+    harness.simulator.script({ kind: 'bodyChunks', chunks: frames });
+    const { data, end } = await streamed('/v1/chat/completions', chatBody({ stream: true }));
+    expect(data.slice(0, 2)).toEqual(sseData(frames.join('')));
+    // The OpenAI SDKs throw on data with an `error` member, and on nothing else (openai-node's Stream).
+    const errors = data.map((payload) => JSON.parse(payload) as { error?: { message?: string } }).filter((json) => json.error);
+    expect(errors).toHaveLength(1);
+    expect(errors[0]?.error?.message).toContain('Rate limit exceeded upstream');
+    expect(end.errorClass).toBe(errorClass);
+    expect(end.errorMessage).toContain('Rate limit exceeded upstream');
+  });
+
+  it('an Anthropic client gets an error event of its own type with what the gateway said', async () => {
+    harness.simulator.script({ kind: 'bodyChunks', chunks: frames });
+    const { data, end } = await streamed('/v1/messages', ANTHROPIC_BODY);
+    const last = JSON.parse(data.at(-1)!) as { type: string; error?: { type: string; message: string } };
+    expect(last).toMatchObject({ type: 'error', error: { type: 'rate_limit_error' } });
+    expect(last.error?.message).toContain('Rate limit exceeded upstream');
+    expect(end.errorClass).toBe(errorClass);
+  });
+});

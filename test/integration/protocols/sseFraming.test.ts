@@ -1,6 +1,7 @@
+import { createParser } from 'eventsource-parser';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { SEED_DIALECT } from '../../simulator/index.ts';
-import { chatBody, JSON_HEADERS, rawRequest, sseData } from '../../support/http.ts';
+import { chatBody, JSON_HEADERS, rawRequest } from '../../support/http.ts';
 import { startHarness, type Harness } from '../../support/proxyHarness.ts';
 
 /**
@@ -30,10 +31,18 @@ beforeEach(() => {
   harness.simulator.useDialect(SEED_DIALECT);
 });
 
+/** The data of each event as an SSE client reads them (several data lines are one event's). */
+function eventData(body: string): string[] {
+  const data: string[] = [];
+  const parser = createParser({ onEvent: (event) => data.push(event.data) });
+  parser.feed(body);
+  return data;
+}
+
 async function streamed(path: string, body: string): Promise<{ data: string[]; end: Awaited<ReturnType<Harness['nextEnd']>> }> {
   const ended = harness.nextEnd();
   const response = await rawRequest(`${harness.proxy.url}${path}`, { method: 'POST', headers: JSON_HEADERS, body });
-  return { data: sseData(response.body), end: await ended };
+  return { data: eventData(response.body), end: await ended };
 }
 
 const chunk = (delta: object, finish: string | null, usage?: object): string =>
@@ -53,10 +62,13 @@ const USAGE = { prompt_tokens: 7, completion_tokens: 2, total_tokens: 9 };
  * finish with its usage and no `[DONE]` follows (new-api, some vLLM builds), so losing it loses the answer.
  */
 function chatFrames(eol: string): string[] {
+  // One event's JSON over two data lines: a client joins them with a line break, which JSON reads as white space.
+  const second = chunk({ content: ' there' }, null);
+  const cut = second.indexOf('"choices"');
   return [
     `: OPENROUTER PROCESSING${eol}${eol}`,
     `data:${chunk({ role: 'assistant', content: 'Hello' }, null)}${eol}${eol}`,
-    `id: 2${eol}data: ${chunk({ content: ' there' }, null)}${eol}${eol}`,
+    `id: 2${eol}data: ${second.slice(0, cut)}${eol}data: ${second.slice(cut)}${eol}${eol}`,
     `data: ${chunk({}, 'stop', USAGE)}${eol}${eol}`,
   ];
 }
@@ -201,7 +213,7 @@ describe.each(MID_STREAM_ERRORS)('a chat stream that fails mid-answer with an er
   it('the log has its class and what the gateway said; a chat client gets it as an error its SDK reads', async () => {
     harness.simulator.script({ kind: 'bodyChunks', chunks: frames });
     const { data, end } = await streamed('/v1/chat/completions', chatBody({ stream: true }));
-    expect(data.slice(0, 2)).toEqual(sseData(frames.join('')));
+    expect(data.slice(0, 2)).toEqual(eventData(frames.join('')));
     // The OpenAI SDKs throw on data with an `error` member, and on nothing else (openai-node's Stream).
     const errors = data.map((payload) => JSON.parse(payload) as { error?: { message?: string } }).filter((json) => json.error);
     expect(errors).toHaveLength(1);
@@ -217,5 +229,34 @@ describe.each(MID_STREAM_ERRORS)('a chat stream that fails mid-answer with an er
     expect(last).toMatchObject({ type: 'error', error: { type: 'rate_limit_error' } });
     expect(last.error?.message).toContain('Rate limit exceeded upstream');
     expect(end.errorClass).toBe(errorClass);
+  });
+});
+
+describe('a single event of several MB (an image as base64 in the answer)', () => {
+  const image = 'iVBORw0KGgo'.repeat(400_000);
+  const frames = [
+    `data: ${chunk({ role: 'assistant', content: '' }, null)}\r\n\r\n`,
+    `data: ${chunk({ content: image }, null)}\r\n\r\n`,
+    `data: ${chunk({}, 'stop', USAGE)}\r\n\r\n`,
+    'data: [DONE]\r\n\r\n',
+  ];
+
+  it('reaches a chat client intact', async () => {
+    harness.simulator.script({ kind: 'bodyChunks', chunks: frames });
+    const { data, end } = await streamed('/v1/chat/completions', chatBody({ stream: true }));
+    const contents = data
+      .slice(0, -1)
+      .map((payload) => (JSON.parse(payload) as { choices: [{ delta: { content?: string } }] }).choices[0].delta.content);
+    expect(contents.join('')).toBe(image);
+    expect(end).toMatchObject({ status: 200, errorClass: null });
+  });
+
+  it('reaches an Anthropic client intact', async () => {
+    harness.simulator.script({ kind: 'bodyChunks', chunks: frames });
+    const { data, end } = await streamed('/v1/messages', ANTHROPIC_BODY);
+    const events = anthropicEvents(data);
+    expect(anthropicText(events)).toBe(image);
+    expect(events.at(-1)?.type).toBe('message_stop');
+    expect(end.errorClass).toBeNull();
   });
 });

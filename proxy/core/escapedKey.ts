@@ -1,32 +1,34 @@
-import { isRecord } from './isRecord.ts';
 import type { KeyMasker } from './keyMasker.ts';
 
 /**
  * JSON may write any character of a string as `\uXXXX`, and `/` as `\/` (PHP's json_encode,
  * Python's ensure_ascii for other characters): the key is then in no form the text shows, yet
- * whole in every string a client parses out of it. The text is searched with those escapes undone;
- * only JSON that holds the key so is parsed and written again, its strings masked.
+ * whole in every string a client parses out of it. Each escape is matched whole, left to right, so
+ * the `u` after an escaped backslash (`\\u002d`, the text `\u002d`) is never taken for an escape.
  */
-const JSON_ESCAPE = /\\u([0-9a-fA-F]{4})|\\\//g;
+const JSON_ESCAPE = /\\(?:u([0-9a-fA-F]{4})|(.))/gs;
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
 
-function withEscapesUndone(jsonText: string): string {
-  return jsonText.replace(JSON_ESCAPE, (_escape, hex: string | undefined) =>
-    hex === undefined ? '/' : String.fromCharCode(Number.parseInt(hex, 16)),
-  );
+/**
+ * The text with the escapes of printable ASCII (all a key's forms are made of) written as the
+ * characters: `"` and `\` stay escaped, so JSON stays JSON and means what it meant.
+ */
+function withKeyCharactersUnescaped(jsonText: string): string {
+  return jsonText.replace(JSON_ESCAPE, (sequence, hex: string | undefined, other: string | undefined) => {
+    if (hex === undefined) return other === '/' ? '/' : sequence;
+    const code = Number.parseInt(hex, 16);
+    return code >= 0x20 && code < 0x7f && code !== QUOTE && code !== BACKSLASH ? String.fromCharCode(code) : sequence;
+  });
 }
 
 /** Whether this JSON text spells out the key only once its escapes are undone (the raw forms are the masker's). */
 export function holdsEscapedKey(masker: KeyMasker, jsonText: string): boolean {
   if (!jsonText.includes('\\u') && !jsonText.includes('\\/')) return false;
-  return masker.holdsForm(withEscapesUndone(jsonText));
+  return masker.holdsForm(withKeyCharactersUnescaped(jsonText));
 }
 
-/** The value with the key masked in every string it holds, property names too. */
-export function maskedJsonValue(masker: KeyMasker, value: unknown): unknown {
-  if (typeof value === 'string') return masker.maskText(value);
-  if (Array.isArray(value)) return value.map((item) => maskedJsonValue(masker, item));
-  if (!isRecord(value)) return value;
-  const masked: Record<string, unknown> = {};
-  for (const [name, item] of Object.entries(value)) masked[masker.maskText(name)] = maskedJsonValue(masker, item);
-  return masked;
+/** JSON text that holds the key escaped, with the key masked: its text means what it meant, but for the key. */
+export function maskEscapedKey(masker: KeyMasker, jsonText: string): string {
+  return masker.maskText(withKeyCharactersUnescaped(jsonText));
 }

@@ -1,6 +1,7 @@
 import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
 import type { ClientProtocol } from '../contracts/usage.ts';
 import { explainError, statusForClass, type ExchangeFailureClass } from '../core/errorClass.ts';
+import { holdsEscapedKey, maskEscapedKey } from '../core/escapedKey.ts';
 import type { KeyMasker } from '../core/keyMasker.ts';
 import { adapterNamed } from '../protocols/registry.ts';
 import { errorBodyFor, errorStatusFor, sendJson, type ErrorDetail } from './replies.ts';
@@ -63,5 +64,7 @@ export function upstreamErrorRecord(
   keyMasker.maskHeaderValues(copy);
   const flat: Record<string, string> = {};
   for (const [name, value] of Object.entries(copy)) flat[name] = Array.isArray(value) ? value.join(', ') : value;
-  return { headers: flat, body: keyMasker.maskBytes(Buffer.from(bodyText)) };
+  // A key its JSON escapes would spell out to whoever reads the logged body is masked too.
+  const text = holdsEscapedKey(keyMasker, bodyText) ? maskEscapedKey(keyMasker, bodyText) : bodyText;
+  return { headers: flat, body: keyMasker.maskBytes(Buffer.from(text)) };
 }

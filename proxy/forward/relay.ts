@@ -2,7 +2,7 @@ import type { ServerResponse } from 'node:http';
 import type { ErrorClass, UpstreamErrorClass } from '../contracts/errors.ts';
 import type { Profile } from '../contracts/profile.ts';
 import { buildClientResponseHeaders } from './headers.ts';
-import { holdsEscapedKey, maskedJsonValue } from '../core/escapedKey.ts';
+import { holdsEscapedKey, maskEscapedKey } from '../core/escapedKey.ts';
 import type { ClientErrorDetail } from '../core/clientError.ts';
 import type { KeyMasker } from '../core/keyMasker.ts';
 import type { ExchangePlan } from './plan.ts';
@@ -225,8 +225,10 @@ async function relayProtocolJson(
       return failAnswer(input, 'upstream_error', { upstreamMessage });
     }
   } else if (holdsEscapedKey(input.keyMasker, text)) {
-    // Written again: its escapes spelled the key out only to a client's parse.
-    payload = Buffer.from(JSON.stringify(maskedJsonValue(input.keyMasker, answer)));
+    // Its escapes spelled the key out to a client's parse, and to the log's reader.
+    const masked = maskEscapedKey(input.keyMasker, text);
+    trace.answerBytesMasked(masked);
+    payload = Buffer.from(masked);
   } else {
     payload = input.keyMasker.maskBytes(bytes);
   }

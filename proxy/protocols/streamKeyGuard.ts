@@ -1,6 +1,5 @@
 import { createParser } from 'eventsource-parser';
-import { holdsEscapedKey, maskedJsonValue } from '../core/escapedKey.ts';
-import { isRecord } from '../core/isRecord.ts';
+import { holdsEscapedKey, maskEscapedKey } from '../core/escapedKey.ts';
 import type { KeyMasker, KeyTextStream } from '../core/keyMasker.ts';
 import { formatSseComment, formatSseEvent, SseTextDecoder, type SseEvent } from './sse.ts';
 
@@ -147,18 +146,10 @@ export function guardingEscapedKey(guard: StreamKeyGuard, masker: KeyMasker): St
   return {
     relay(event, emit) {
       if (holdsEscapedKey(masker, event.data)) {
-        let value: unknown;
-        try {
-          value = JSON.parse(event.data);
-        } catch {
-          value = undefined; // Not JSON: no client undoes its escapes.
-        }
-        if (value !== undefined) {
-          const maskedValue = maskedJsonValue(masker, value);
-          event.data = JSON.stringify(maskedValue);
-          event.parsedData = isRecord(maskedValue) ? maskedValue : null;
-          masked = true;
-        }
+        event.data = maskEscapedKey(masker, event.data);
+        // Read again from the masked data by whoever reads it first.
+        delete event.parsedData;
+        masked = true;
       }
       guard.relay(event, emit);
     },

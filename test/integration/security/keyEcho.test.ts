@@ -167,9 +167,22 @@ describe('the key JSON-escaped in an answer that is not streamed', () => {
     const escaped = SENTINEL_KEY.replaceAll('-', '\\u002d');
     const text = chatAnswerText(`the key is ${SENTINEL_KEY}`).replace(SENTINEL_KEY, escaped);
     harness.simulator.script({ kind: 'text', status: 200, text, contentType: 'application/json' });
-    const { response } = await post('/v1/chat/completions', chatBody());
+    const { response, end } = await post('/v1/chat/completions', chatBody());
     const answer = JSON.parse(response.body) as { choices: [{ message: { content: string } }] };
     expect(answer.choices[0].message.content).toBe(`the key is ${REDACTED}`);
     expect(Number(response.headers['content-length'])).toBe(Buffer.byteLength(response.body));
+    // The log keeps the answer as the client got it: its JSON, read, spells no key either.
+    expect(findSentinel(JSON.stringify(JSON.parse(end.bodies.responseBody?.toString('utf8') ?? '{}')))).toBeNull();
+  });
+
+  it('a gateway error quoting it escaped: neither the client nor the log gets it', async () => {
+    const escaped = SENTINEL_KEY.replaceAll('-', '\\u002d');
+    const text = `{"error":{"message":"Incorrect API key provided: ${escaped}","type":"invalid_request_error","code":"invalid_api_key"}}`;
+    harness.simulator.script({ kind: 'text', status: 401, text, contentType: 'application/json' });
+    const { response, end } = await post('/v1/chat/completions', chatBody());
+    expect(response.status).toBe(401);
+    expect(findSentinel(JSON.stringify(JSON.parse(response.body)))).toBeNull();
+    expect(findSentinel(JSON.stringify(JSON.parse(end.bodies.responseBody?.toString('utf8') ?? '{}')))).toBeNull();
+    expect(findSentinel(end.errorMessage ?? '')).toBeNull();
   });
 });

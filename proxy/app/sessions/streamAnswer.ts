@@ -119,7 +119,8 @@ export function answerItemsOfStream(rawEvents: string): ConversationItem[] | nul
       assembly.add(data);
     },
   });
-  parser.feed(rawEvents);
+  // Lines may end in CR alone (the SSE spec allows it): the parser would hold the last one and scan to the text's end once a line.
+  parser.feed(rawEvents.includes('\r') ? rawEvents.replace(/\r\n?/g, '\n') : rawEvents);
   parser.reset({ consume: true });
   return seen ? assembly.items() : null;
 }

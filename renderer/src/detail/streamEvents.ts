@@ -41,6 +41,8 @@ export function parseStreamEvents(raw: string): StreamEventRow[] {
       rows.push({ index: rows.length + 1, type: event.event ?? payloadType ?? 'message', delta: deltaOf(payload), data: event.data });
     },
   });
-  parser.feed(raw.endsWith('\n\n') ? raw : `${raw}\n\n`);
+  // Lines may end in CR alone (the SSE spec allows it), which the parser scans to the text's end once a line.
+  const text = raw.includes('\r') ? raw.replace(/\r\n?/g, '\n') : raw;
+  parser.feed(text.endsWith('\n\n') ? text : `${text}\n\n`);
   return rows;
 }

@@ -1,5 +1,6 @@
-import { describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createSseRelay } from '../../../proxy/protocols/sseRelay.ts';
+import { charactersSearched } from '../../support/charactersSearched.ts';
 
 describe('createSseRelay', () => {
   it('says how many events each chunk completed, comments and a split event counted where they end', () => {
@@ -104,26 +105,6 @@ describe('createSseRelay: what the spec allows in a field', () => {
     expect(events).toEqual(['||{"a":1}', '||line 1\nline 2\n', 'error|7|{"error":{}}']);
   });
 });
-
-/**
- * Characters String.prototype.indexOf looked at while `run` ran: the line search is the parser's
- * work, so a count far above the input's length is a stream read again and again.
- */
-function charactersSearched(run: () => void): number {
-  const indexOf = String.prototype.indexOf;
-  let searched = 0;
-  const spy = vi.spyOn(String.prototype, 'indexOf').mockImplementation(function (this: string, search: string, from?: number) {
-    const found = indexOf.call(this, search, from);
-    searched += (found === -1 ? this.length : found) - Math.max(0, from ?? 0);
-    return found;
-  });
-  try {
-    run();
-  } finally {
-    spy.mockRestore();
-  }
-  return searched;
-}
 
 describe('createSseRelay: work per character', () => {
   const EVENTS = 20_000;

@@ -2,6 +2,8 @@
 import { cleanup, render, screen } from '@testing-library/react';
 import { afterEach, describe, expect, it } from 'vitest';
 import { StreamEventsTable } from '../../../renderer/src/detail/StreamEventsTable.tsx';
+import { parseStreamEvents } from '../../../renderer/src/detail/streamEvents.ts';
+import { charactersSearched } from '../../support/charactersSearched.ts';
 
 afterEach(cleanup);
 
@@ -23,5 +25,18 @@ describe('StreamEventsTable', () => {
     render(<StreamEventsTable raw={RAW} offsetsMs={offsetsMs} highlight="" />);
     expect(screen.getByRole('columnheader', { name: 'Time' })).toBeTruthy();
     expect(timeCells()).toEqual(expected);
+  });
+});
+
+describe('parseStreamEvents', () => {
+  it('reads a large stream whose lines end in a lone CR once, not once a line (the detail view would freeze)', () => {
+    const raw = 'data: {"choices":[{"delta":{"content":"x"}}]}\n\n'.repeat(2_000);
+    const loneCr = raw.replaceAll('\n', '\r');
+    let rows: ReturnType<typeof parseStreamEvents> = [];
+    const searched = charactersSearched(() => {
+      rows = parseStreamEvents(loneCr);
+    });
+    expect(rows).toEqual(parseStreamEvents(raw));
+    expect(searched).toBeLessThan(loneCr.length * 4);
   });
 });

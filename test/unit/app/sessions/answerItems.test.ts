@@ -3,6 +3,7 @@ import type { ConversationItem } from '../../../../proxy/contracts/agentSessions
 import { TIMELINE_TEXT_MAX_CHARS } from '../../../../proxy/contracts/agentSessions.ts';
 import { answerItemsOfJson, requestItems } from '../../../../proxy/app/sessions/conversationItems.ts';
 import { answerItemsOfStream } from '../../../../proxy/app/sessions/streamAnswer.ts';
+import { charactersSearched } from '../../../support/charactersSearched.ts';
 
 const sse = (events: Array<[string | null, unknown]>): string =>
   events
@@ -140,6 +141,17 @@ describe('a streamed answer rebuilt from its raw events', () => {
       { kind: 'reasoning', text: 'Think first.' },
       { kind: 'assistant', text: 'Answer.' },
     ]);
+  });
+
+  it('reads a stream whose lines end in a lone CR (the SSE spec allows it), its last event included', () => {
+    const raw = sse([
+      [null, { choices: [{ index: 0, delta: { content: 'Reading ' } }] }],
+      [null, { choices: [{ index: 0, delta: { content: 'it.' }, finish_reason: 'stop' }] }],
+    ]);
+    expect(answerItemsOfStream(raw.replaceAll('\n', '\r'))).toEqual(answerItemsOfStream(raw));
+    expect(answerItemsOfStream(raw.replaceAll('\n', '\r\n'))).toEqual(answerItemsOfStream(raw));
+    const long = raw.repeat(1_000).replaceAll('\n', '\r');
+    expect(charactersSearched(() => answerItemsOfStream(long))).toBeLessThan(long.length * 4);
   });
 
   it('is null when no event carried JSON', () => {

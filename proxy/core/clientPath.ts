@@ -103,12 +103,17 @@ function pathSegments(path: string): string[] {
 
 const IMAGE_CREATION_ACTIONS = new Set(['generations', 'edits', 'variations']);
 
+/** Paid jobs whose POST to the collection starts one (OpenAI's Batch and fine-tuning APIs): a second is billed again. */
+const JOB_COLLECTIONS = ['batches', 'fine_tuning/jobs'];
+
 /**
  * Endpoints whose POST starts paid work that may run even when the client sees a failure
- * (docs/gateway-spec.md §3 and §7 rule 3): image and video generation, and task-submission APIs of relay gateways.
+ * (docs/gateway-spec.md §3 and §7 rule 3): image and video generation, task-submission APIs of
+ * relay gateways, and batch and fine-tuning jobs.
  */
 export function isSideEffectCreationPath(path: string): boolean {
   const segments = pathSegments(path).map((segment) => segment.toLowerCase());
+  if (JOB_COLLECTIONS.includes(segments.join('/'))) return true;
   return segments.some((segment, index) => {
     if (segment === 'images' || segment === 'image') return IMAGE_CREATION_ACTIONS.has(segments[index + 1] ?? '');
     return segment === 'video' || segment === 'videos' || segment === 'submit' || /2(video|image)$/.test(segment);

@@ -142,7 +142,7 @@ export function planReplay(input: ReplayPlanInput): ReplayPlan | ReplayRefusal {
   if (isSideEffectRequest(row.method, row.upstreamPath) && idempotencyKey === undefined)
     return refusal(
       'side_effect_without_key',
-      "This is an image or video creation: a replay runs it again at the gateway and is charged again, and the original's idempotency key is not logged. Give the replay an idempotency key of its own (the window's field, or `--idempotency-key <key>`); a repeat with that key is answered once.",
+      "This creates a paid job (an image, video, batch or fine-tune): a replay runs it again at the gateway and is charged again, and the original's idempotency key is not logged. Give the replay an idempotency key of its own (the window's field, or `--idempotency-key <key>`); a repeat with that key is answered once.",
     );
   const logged = original.bodies?.requestHeaders ?? {};
   const contentType = Object.entries(logged).find(([name]) => name.toLowerCase() === 'content-type')?.[1];

@@ -88,7 +88,7 @@ describe('airlock replay <id>', () => {
     await airlock.log.flush();
     const run = await runAirlock(dataDir, secrets, ['replay', String(image.headers['x-airlock-request-id']), '--port', port()]);
     expect(run.exitCode).toBe(1);
-    expect(run.stderr).toMatch(/^airlock: This is an image or video creation.*--idempotency-key/);
+    expect(run.stderr).toMatch(/^airlock: This creates a paid job.*--idempotency-key/);
     const unknown = await runAirlock(dataDir, secrets, ['replay', 'alk_nope', '--port', port()]);
     expect(unknown.stderr).toBe('airlock: The request was not found.\n');
   });

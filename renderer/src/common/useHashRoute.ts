@@ -9,16 +9,27 @@ export function screenFromHash(hash: string): Screen {
   return (SCREENS as readonly string[]).includes(name) ? (name as Screen) : 'live';
 }
 
+/**
+ * An id from the address, decoded; as typed when it is not valid percent-encoding (a link cut short,
+ * a stray `%`), which decodeURIComponent throws on: the screen then says no such id exists.
+ */
+function idSegment(segment: string | undefined): string | null {
+  if (!segment) return null;
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+}
+
 /** The request a `#/live/<request id>` address opens, or null. */
 export function requestIdFromHash(hash: string): string | null {
-  const match = /^#\/live\/([^/?#]+)$/.exec(hash);
-  return match?.[1] ? decodeURIComponent(match[1]) : null;
+  return idSegment(/^#\/live\/([^/?#]+)$/.exec(hash)?.[1]);
 }
 
 /** The agent session a `#/sessions/<session id>` address opens, or null (the list). */
 export function sessionIdFromHash(hash: string): string | null {
-  const match = /^#\/sessions\/([^/?#]+)$/.exec(hash);
-  return match?.[1] ? decodeURIComponent(match[1]) : null;
+  return idSegment(/^#\/sessions\/([^/?#]+)$/.exec(hash)?.[1]);
 }
 
 /** The address of one agent session, or of the list. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { TurnChange } from '../../../proxy/contracts/agentSessions.ts';
-import { screenFromHash, sessionHash, sessionIdFromHash } from '../../../renderer/src/common/useHashRoute.ts';
+import { requestIdFromHash, screenFromHash, sessionHash, sessionIdFromHash } from '../../../renderer/src/common/useHashRoute.ts';
 import { shortSessionId } from '../../../renderer/src/live/RequestRow.tsx';
 import { changeSummary, sessionCost } from '../../../renderer/src/sessions/sessionFormat.ts';
 
@@ -20,6 +20,12 @@ describe('a session’s address', () => {
     expect(sessionIdFromHash(hash)).toBe('id with/slash');
     expect(screenFromHash(hash)).toBe('sessions');
     expect(sessionHash(null)).toBe('#/sessions');
+  });
+
+  it('keeps an id that is not valid percent-encoding as typed, for the screen to say it is not found', () => {
+    // decodeURIComponent throws on these; a pasted or cut-off link must not take the screen down.
+    expect(sessionIdFromHash('#/sessions/%E0%A4%A')).toBe('%E0%A4%A');
+    expect(requestIdFromHash('#/live/50%')).toBe('50%');
   });
 });
 

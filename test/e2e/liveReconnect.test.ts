@@ -1,0 +1,91 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_UI_DIR } from '../../proxy/app/control/staticUi.ts';
+import { type Airlock, startAirlock } from '../../proxy/app/startAirlock.ts';
+import { CONTROL_TOKEN_ACCOUNT } from '../../proxy/contracts/secretStore.ts';
+import { startGatewaySimulator, type GatewaySimulator } from '../simulator/index.ts';
+import { CONTROL_TOKEN } from '../support/controlHarness.ts';
+import { memorySecretStore } from '../support/memorySecretStore.ts';
+import { SENTINEL_KEY } from '../support/sentinel.ts';
+
+/**
+ * The live view across the proxy restarting (its event stream drops and comes back) and the
+ * window's session ending, as `airlock serve` restarted on the same port and data directory.
+ */
+const secrets = memorySecretStore({ [CONTROL_TOKEN_ACCOUNT]: CONTROL_TOKEN });
+let dataDir = '';
+let userDataDir = '';
+let airlock: Airlock | null = null;
+let simulator: GatewaySimulator;
+let context: BrowserContext;
+let page: Page;
+
+const start = (port: number) =>
+  startAirlock({ dataDir, port, env: {}, secrets, homeDir: path.join(dataDir, 'home'), uiDir: DEFAULT_UI_DIR });
+
+function running(): Airlock {
+  if (!airlock) throw new Error('Airlock is not running');
+  return airlock;
+}
+
+async function api<T>(pathAndQuery: string, method = 'GET', body?: unknown): Promise<T> {
+  const response = await fetch(`${running().proxy.url}/_airlock/api${pathAndQuery}`, {
+    method,
+    headers: { authorization: `Bearer ${CONTROL_TOKEN}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await response.text();
+  if (!response.ok) throw new Error(`${method} ${pathAndQuery}: ${response.status} ${text}`);
+  return (text === '' ? undefined : JSON.parse(text)) as T;
+}
+
+beforeAll(async () => {
+  dataDir = mkdtempSync(path.join(tmpdir(), 'airlock-reconnect-'));
+  userDataDir = mkdtempSync(path.join(tmpdir(), 'airlock-chromium-'));
+  simulator = await startGatewaySimulator();
+  airlock = await start(0);
+  await api('/profiles', 'POST', { id: 'main', name: 'Main gateway', baseUrl: simulator.baseUrl });
+  await api('/profiles/main/key', 'PUT', { key: SENTINEL_KEY });
+  await api('/profiles/main/activate', 'POST');
+  context = await chromium.launchPersistentContext(userDataDir, {
+    executablePath: '/usr/bin/chromium',
+    headless: true,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update'],
+    viewport: { width: 1400, height: 900 },
+  });
+  page = context.pages()[0] ?? (await context.newPage());
+  await page.goto(running().control.createLoginUrl());
+  await page.locator('.status-bar').getByText('Profile:').waitFor();
+});
+
+afterAll(async () => {
+  await context?.close();
+  await airlock?.stop();
+  await simulator?.close();
+  if (userDataDir) rmSync(userDataDir, { recursive: true, force: true });
+  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+});
+
+describe('deep links', () => {
+  it('says a request id that is not in the log is not there', async () => {
+    // Opened as a new window would be, not as a change of the address of a loaded one.
+    await page.goto('about:blank');
+    await page.goto(`${running().proxy.url}/_airlock/#/live/no-such-request`);
+    const detail = page.getByRole('region', { name: 'Request detail' });
+    await detail.getByRole('alert').waitFor();
+    expect(await detail.getByRole('alert').textContent()).toMatch(/not found/i);
+  });
+
+  it('keeps the Live screen for an address whose id is not valid percent-encoding', async () => {
+    await page.goto('about:blank');
+    await page.goto(`${running().proxy.url}/_airlock/#/live/%E0%A4%A`);
+    await page.getByRole('search', { name: 'Filter requests' }).waitFor();
+    expect(await page.getByText(/The Live screen failed/).count()).toBe(0);
+    const detail = page.getByRole('region', { name: 'Request detail' });
+    await detail.getByRole('alert').waitFor();
+    expect(await detail.getByRole('alert').textContent()).toMatch(/not found/i);
+  });
+});

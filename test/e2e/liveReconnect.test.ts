@@ -4,10 +4,12 @@ import path from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_UI_DIR } from '../../proxy/app/control/staticUi.ts';
+import type { TokenSecretResponse } from '../../proxy/contracts/clientTokens.ts';
 import { type Airlock, startAirlock } from '../../proxy/app/startAirlock.ts';
 import { CONTROL_TOKEN_ACCOUNT } from '../../proxy/contracts/secretStore.ts';
 import { startGatewaySimulator, type GatewaySimulator } from '../simulator/index.ts';
 import { CONTROL_TOKEN } from '../support/controlHarness.ts';
+import { chatBody, JSON_HEADERS, rawRequest } from '../support/http.ts';
 import { memorySecretStore } from '../support/memorySecretStore.ts';
 import { SENTINEL_KEY } from '../support/sentinel.ts';
 
@@ -22,6 +24,7 @@ let airlock: Airlock | null = null;
 let simulator: GatewaySimulator;
 let context: BrowserContext;
 let page: Page;
+let clientToken = '';
 
 const start = (port: number) =>
   startAirlock({ dataDir, port, env: {}, secrets, homeDir: path.join(dataDir, 'home'), uiDir: DEFAULT_UI_DIR });
@@ -42,6 +45,14 @@ async function api<T>(pathAndQuery: string, method = 'GET', body?: unknown): Pro
   return (text === '' ? undefined : JSON.parse(text)) as T;
 }
 
+/** Stops Airlock and starts it again on the same port: the window's event stream drops. */
+async function restart(): Promise<void> {
+  const { port } = running().proxy;
+  await running().stop();
+  airlock = null;
+  airlock = await start(port);
+}
+
 beforeAll(async () => {
   dataDir = mkdtempSync(path.join(tmpdir(), 'airlock-reconnect-'));
   userDataDir = mkdtempSync(path.join(tmpdir(), 'airlock-chromium-'));
@@ -50,6 +61,7 @@ beforeAll(async () => {
   await api('/profiles', 'POST', { id: 'main', name: 'Main gateway', baseUrl: simulator.baseUrl });
   await api('/profiles/main/key', 'PUT', { key: SENTINEL_KEY });
   await api('/profiles/main/activate', 'POST');
+  clientToken = (await api<TokenSecretResponse>('/tokens', 'POST', { name: 'reconnect-e2e' })).token;
   context = await chromium.launchPersistentContext(userDataDir, {
     executablePath: '/usr/bin/chromium',
     headless: true,
@@ -87,5 +99,30 @@ describe('deep links', () => {
     const detail = page.getByRole('region', { name: 'Request detail' });
     await detail.getByRole('alert').waitFor();
     expect(await detail.getByRole('alert').textContent()).toMatch(/not found/i);
+  });
+});
+
+describe('the proxy restarting under an open window', () => {
+  it('shows the requests that ran while its event stream was down, once it is back', async () => {
+    const origin = running().proxy.url;
+    await page.goto(`${origin}/_airlock/#/live`);
+    await page.locator('[role="listbox"], .state-empty').first().waitFor();
+    await page.locator('.status-bar .dot.running').waitFor();
+    // The window cannot reconnect until the request below has run and ended.
+    const events = '**/_airlock/api/events';
+    await page.route(events, (route) => route.abort('connectionrefused'));
+    await restart();
+    await page.locator('.status-bar .dot.offline').waitFor();
+    const response = await rawRequest(`${origin}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { ...JSON_HEADERS, authorization: `Bearer ${clientToken}` },
+      body: chatBody({ messages: [{ role: 'user', content: 'sent while the window was away' }] }),
+    });
+    expect(response.status).toBe(200);
+    const requestId = String(response.headers['x-airlock-request-id']);
+    await running().log.flush();
+    await page.unroute(events);
+    await page.locator('.status-bar .dot.running').waitFor();
+    await expect.poll(() => page.locator(`.request-row[data-request-id="${requestId}"]`).count()).toBe(1);
   });
 });

@@ -30,6 +30,9 @@ function useLazyScreens(generation: number) {
   );
 }
 
+/** Why the sign-in page is back in a window that was signed in. */
+const SESSION_ENDED = 'This window’s session with Airlock has ended (a session lasts a working day). Sign in again to go on.';
+
 /** Wait before asking an unreachable proxy again at start. */
 const START_RETRY_MS = 2_000;
 
@@ -52,7 +55,7 @@ const NAV: { screen: Screen; label: string }[] = [
  * Signs in with the one-time code from the URL fragment (then removes it from history), or finds an
  * existing session by asking for the status.
  */
-function useSignIn(): [Auth, () => void] {
+function useSignIn(): [Auth, () => void, () => void] {
   const api = useApi();
   const [auth, setAuth] = useState<Auth>({ kind: 'checking' });
   const [attempt, setAttempt] = useState(0);
@@ -79,7 +82,9 @@ function useSignIn(): [Auth, () => void] {
     return () => clearTimeout(timer);
   }, [auth]);
 
-  return [auth, () => setAttempt((count) => count + 1)];
+  const retry = () => setAttempt((count) => count + 1);
+  const sessionEnded = () => setAuth({ kind: 'signed-out', problem: SESSION_ENDED });
+  return [auth, retry, sessionEnded];
 }
 
 /** Counts the times the live channel came back after dropping (the first connection counts too, harmlessly). */
@@ -98,11 +103,11 @@ function useReconnects(connected: boolean): number {
 
 export function App() {
   const api = useApi();
-  const [auth, retry] = useSignIn();
+  const [auth, retry, sessionEnded] = useSignIn();
   const [store] = useState(() => new LiveStore());
   const screen = useHashRoute();
   const signedIn = auth.kind === 'signed-in';
-  const live = useLiveChannel(api, store, signedIn);
+  const live = useLiveChannel(api, store, signedIn, sessionEnded);
   const reconnects = useReconnects(live.connected);
   const [screenGeneration, setScreenGeneration] = useState(0);
   const { SpendScreen, ProfilesScreen } = useLazyScreens(screenGeneration);

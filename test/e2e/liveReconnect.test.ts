@@ -126,3 +126,19 @@ describe('the proxy restarting under an open window', () => {
     await expect.poll(() => page.locator(`.request-row[data-request-id="${requestId}"]`).count()).toBe(1);
   });
 });
+
+describe('the window session ending', () => {
+  it('asks to sign in again instead of reconnecting for ever', async () => {
+    await page.goto(`${running().proxy.url}/_airlock/#/live`);
+    await page.locator('.status-bar .dot.running').waitFor();
+    // The session is gone (expired after its working day, or its cookie was cleared); the stream drops.
+    await context.clearCookies();
+    await restart();
+    await page.getByRole('button', { name: 'Sign in' }).waitFor();
+    expect(await page.getByRole('alert').textContent()).toContain('session with Airlock has ended');
+    // Signing in again with the control token brings the window back.
+    await page.getByLabel('Or paste the control token').fill(CONTROL_TOKEN);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.locator('.status-bar .dot.running').waitFor();
+  });
+});

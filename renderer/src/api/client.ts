@@ -64,6 +64,8 @@ export class ControlApiError extends Error {
 export interface LiveSubscription {
   onFrame(frame: LiveFrame): void;
   onConnectionChange?(connected: boolean): void;
+  /** The proxy refused the window's session (it expired, or the proxy forgot it): the channel stops retrying. */
+  onSignedOut?(): void;
 }
 
 export interface ControlClientOptions {
@@ -206,8 +208,14 @@ export function createControlClient(options: ControlClientOptions = {}): Control
         await readSse(response.body, (message) => {
           if (message.event === LIVE_EVENT_NAME) subscription.onFrame(JSON.parse(message.data) as LiveFrame);
         });
-      } catch {
-        // A dropped or refused channel is retried below; the status bar shows it as disconnected.
+      } catch (error) {
+        // A dropped or unreachable channel is retried below; the status bar shows it as disconnected.
+        // A refused session is not: no retry brings it back, only signing in again.
+        if (error instanceof ControlApiError && error.status === 401 && !abort.signal.aborted) {
+          subscription.onConnectionChange?.(false);
+          subscription.onSignedOut?.();
+          return;
+        }
       }
       if (abort.signal.aborted) return;
       subscription.onConnectionChange?.(false);

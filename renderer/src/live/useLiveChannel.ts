@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import type { StatusResponse } from '../../../proxy/contracts/status.ts';
 import type { ControlClient } from '../api/client.ts';
 import type { LiveStore } from './liveStore.ts';
@@ -12,15 +12,19 @@ export interface LiveChannelState {
 /**
  * One live subscription for the whole window. Frames are applied to the store as they come and
  * published together on the next animation frame, so twenty streams cause one render per frame,
- * not one per token.
+ * not one per token. `onSignedOut` runs when the proxy refuses the window's session, which no
+ * reconnecting brings back.
  */
 export function useLiveChannel(
   client: ControlClient,
   store: LiveStore,
   enabled: boolean,
+  onSignedOut: () => void,
 ): LiveChannelState & { refreshStatus: () => void } {
   const [connected, setConnected] = useState(false);
   const [status, setStatus] = useState<StatusResponse | null>(null);
+  const signedOutRef = useRef(onSignedOut);
+  signedOutRef.current = onSignedOut;
 
   const refreshStatus = () => {
     client.status().then(setStatus, () => setConnected(false));
@@ -49,6 +53,7 @@ export function useLiveChannel(
         setConnected(isConnected);
         if (isConnected) client.status().then(setStatus, () => undefined);
       },
+      onSignedOut: () => signedOutRef.current(),
     });
     return () => {
       unsubscribe();

@@ -31,7 +31,7 @@ describe('the live channel of a hidden window', () => {
       status: () => new Promise<StatusResponse>(() => undefined),
     } as unknown as ControlClient;
     const store = new LiveStore();
-    renderHook(() => useLiveChannel(client, store, true));
+    renderHook(() => useLiveChannel(client, store, true, () => undefined));
 
     for (let index = 0; index < 1_000; index += 1) {
       const frame: LiveFrame = {

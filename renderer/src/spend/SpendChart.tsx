@@ -23,7 +23,13 @@ export function SpendChart({ days, label }: { days: SpendDay[]; label: string })
             itemStyle={{ color: 'var(--text)' }}
             labelStyle={{ color: 'var(--text)' }}
           />
-          <Legend formatter={(model: string) => <span className="chart-legend-name">{model}</span>} />
+          <Legend
+            formatter={(model: string) => (
+              <span className="chart-legend-name" title={model}>
+                {model}
+              </span>
+            )}
+          />
           {models.map((model, index) => (
             <Bar
               key={model}

@@ -2,7 +2,7 @@ import type { RequestDetail } from '../../../proxy/contracts/requests.ts';
 import type { FilterField } from '../live/filterForm.ts';
 import { CopyButton } from '../common/CopyButton.tsx';
 import { FallbackChain } from './FallbackChain.tsx';
-import { describeCost, formatDuration, formatTimestamp, formatTokens, timeZoneName } from '../common/format.ts';
+import { describeCost, formatDuration, formatTimestamp, formatTokens, showInvisible, timeZoneName } from '../common/format.ts';
 import { sessionHash } from '../common/useHashRoute.ts';
 
 function IdValue({ label, value }: { label: string; value: string | null }) {
@@ -55,7 +55,7 @@ export function DetailOverview({ detail, onFilter }: { detail: RequestDetail; on
       </dd>
       <dt>Client / profile</dt>
       <dd>
-        {detail.clientName ?? '—'}
+        {showInvisible(detail.clientName ?? '—')}
         <FilterBy field="client" value={detail.clientName} what="client" onFilter={onFilter} /> / {detail.profileId ?? '—'}
         <FilterBy field="profileId" value={detail.profileId} what="profile" onFilter={onFilter} />
       </dd>
@@ -63,14 +63,14 @@ export function DetailOverview({ detail, onFilter }: { detail: RequestDetail; on
         <>
           <dt>Session</dt>
           <dd>
-            <a href={sessionHash(detail.agentSessionId)}>Open the session's timeline</a> <code>{detail.agentSessionId}</code>
+            <a href={sessionHash(detail.agentSessionId)}>Open the session's timeline</a> <code>{showInvisible(detail.agentSessionId)}</code>
           </dd>
         </>
       )}
       <dt>Model</dt>
       <dd>
-        requested <code>{detail.requestedModel ?? '—'}</code>, sent <code>{detail.upstreamModel ?? '—'}</code>, response named{' '}
-        <code>{detail.responseModel ?? '—'}</code>
+        requested <code>{showInvisible(detail.requestedModel ?? '—')}</code>, sent <code>{showInvisible(detail.upstreamModel ?? '—')}</code>
+        , response named <code>{showInvisible(detail.responseModel ?? '—')}</code>
         {detail.modelMismatch && <strong className="warn"> — differs: the gateway may rewrite the model field</strong>}
         <FilterBy field="model" value={detail.requestedModel} what="model" onFilter={onFilter} />
       </dd>

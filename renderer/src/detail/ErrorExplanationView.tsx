@@ -1,4 +1,5 @@
 import type { ErrorExplanation } from '../../../proxy/contracts/errors.ts';
+import { showInvisible } from '../common/format.ts';
 import { readableErrorMessage } from './copyText.ts';
 
 export function ErrorExplanationView({ explanation, message }: { explanation: ErrorExplanation; message: string | null }) {
@@ -7,7 +8,7 @@ export function ErrorExplanationView({ explanation, message }: { explanation: Er
       <h3 id="error-title">
         {explanation.title} <code className="error-class">{explanation.errorClass}</code>
       </h3>
-      {message && <p className="error-message">{readableErrorMessage(message)}</p>}
+      {message && <p className="error-message">{showInvisible(readableErrorMessage(message))}</p>}
       <dl>
         <dt>What it means</dt>
         <dd>{explanation.meaning}</dd>

@@ -1,6 +1,6 @@
 import { describeHop } from '../detail/FallbackChain.tsx';
 import { memo } from 'react';
-import { formatDuration, formatRowCost, formatTimestamp, formatTokens } from '../common/format.ts';
+import { formatDuration, formatRowCost, formatTimestamp, formatTokens, showInvisible } from '../common/format.ts';
 import { sessionHash } from '../common/useHashRoute.ts';
 import type { FilterField } from './filterForm.ts';
 import type { LiveRow } from './liveRows.ts';
@@ -60,10 +60,11 @@ export function statusFilterValue(row: LiveRow): string | null {
 
 export const RequestRow = memo(function RequestRow({ row, selected, top, position, setSize, onSelect, onFilter }: RequestRowProps) {
   const failed = row.errorClass !== null || row.state === 'interrupted';
-  const model =
+  const model = showInvisible(
     row.responseModel && row.responseModel !== row.requestedModel
       ? `${row.requestedModel ?? '?'} → ${row.responseModel}`
-      : (row.requestedModel ?? '—');
+      : (row.requestedModel ?? '—'),
+  );
   const tokens =
     row.inputTokens === null && row.outputTokens === null
       ? '—'
@@ -102,7 +103,7 @@ export const RequestRow = memo(function RequestRow({ row, selected, top, positio
         data-value={row.clientName ?? undefined}
         title={row.agentSessionId ? `Session ${row.agentSessionId}: click the mark to open it. ${FILTER_HINT}` : FILTER_HINT}
       >
-        {row.clientName ?? '—'}
+        {showInvisible(row.clientName ?? '—')}
         {row.agentSessionId && (
           <span className="session-mark muted" data-session={row.agentSessionId}>
             {' '}

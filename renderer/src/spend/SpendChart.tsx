@@ -1,5 +1,6 @@
 import { Bar, BarChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import type { SpendDay } from '../../../proxy/contracts/spend.ts';
+import { showInvisible } from '../common/format.ts';
 import { chartData } from './spendMath.ts';
 
 /** Enough distinct hues for a legend; colours repeat after that, the tooltip still names each model. */
@@ -25,8 +26,8 @@ export function SpendChart({ days, label }: { days: SpendDay[]; label: string })
           />
           <Legend
             formatter={(model: string) => (
-              <span className="chart-legend-name" title={model}>
-                {model}
+              <span className="chart-legend-name" title={showInvisible(model)}>
+                {showInvisible(model)}
               </span>
             )}
           />

@@ -1,5 +1,5 @@
 import type { BudgetProgress, SpendRow } from '../../../proxy/contracts/spend.ts';
-import { formatCredits, formatTokens } from '../common/format.ts';
+import { formatCredits, formatTokens, showInvisible } from '../common/format.ts';
 
 export function SpendTable({ title, keyLabel, rows }: { title: string; keyLabel: string; rows: SpendRow[] }) {
   return (
@@ -21,7 +21,7 @@ export function SpendTable({ title, keyLabel, rows }: { title: string; keyLabel:
           <tbody>
             {rows.map((row) => (
               <tr key={row.key}>
-                <th scope="row">{row.key}</th>
+                <th scope="row">{showInvisible(row.key)}</th>
                 <td>{row.requests}</td>
                 <td>{formatTokens(row.inputTokens)}</td>
                 <td>{formatTokens(row.outputTokens)}</td>

@@ -7,7 +7,7 @@ import { screenFromHash } from '../../../renderer/src/common/useHashRoute.ts';
 import { EMPTY_FILTER_FORM, filterProblems, filtersFromForm, type FilterForm } from '../../../renderer/src/live/filterForm.ts';
 import { nextIndex } from '../../../renderer/src/live/RequestList.tsx';
 import { chartData, quoteTopUp } from '../../../renderer/src/spend/spendMath.ts';
-import { describeCost, formatRowCost } from '../../../renderer/src/common/format.ts';
+import { describeCost, formatRowCost, showInvisible } from '../../../renderer/src/common/format.ts';
 
 describe('requestQueryString', () => {
   it.each<[RequestListQuery, string]>([
@@ -144,5 +144,13 @@ describe('a request cost in the Live list and the detail', () => {
   ])('$name', ({ costCredits, inputTokens, cell, detail }) => {
     expect(formatRowCost({ costCredits, inputTokens })).toBe(cell);
     expect(describeCost({ costCredits, inputTokens })).toBe(detail);
+  });
+});
+
+describe('names a client or gateway chose', () => {
+  it('write out their invisible characters and leave the visible ones, other scripts and emoji alone', () => {
+    expect(showInvisible('\u202Egpt\u200B-4o-mini')).toBe('⟨U+202E⟩gpt⟨U+200B⟩-4o-mini');
+    expect(showInvisible('\uFEFFqwen\u2066-max\u2069')).toBe('⟨U+FEFF⟩qwen⟨U+2066⟩-max⟨U+2069⟩');
+    expect(showInvisible('deepseek-chat 深度 عربى 👍')).toBe('deepseek-chat 深度 عربى 👍');
   });
 });

@@ -1,4 +1,4 @@
-import { type FormEvent, type ReactNode, useState } from 'react';
+import { createContext, type FormEvent, type ReactNode, useContext, useState } from 'react';
 import { FormError } from './StateViews.tsx';
 import { useAsync } from './useAsync.ts';
 import { useSaveAction } from './useSaveAction.ts';
@@ -20,13 +20,19 @@ export function useSetting<Saved, Draft>(load: () => Promise<Saved>, key: string
       return status;
     });
   };
-  return { saved, draft, setDraft, busy: action.busy, error: action.error, status: action.status, save };
+  return { saved, draft, setDraft, busy: action.busy, error: action.error, errorField: action.errorField, status: action.status, save };
 }
+
+/** The id of a setting form's refusal text, for a field to be described by it. */
+export const refusalMessageId = (formName: string): string => `${formName}-error`;
+
+/** The field a form's refusal is about, and the id of the refusal's text, for the fields to point at it. */
+const RefusalContext = createContext<{ field: string | null; messageId: string }>({ field: null, messageId: '' });
 
 /**
  * A setting's section: title, what it does, a form the browser does not validate (the proxy's
  * refusal names the field and the rule; the browser's own check would block it unseen), and the
- * save's error or status line.
+ * save's error or status line. The field the error is about is marked invalid and described by it.
  */
 export function SettingForm(props: {
   /** The section's class and the prefix of its title's id. */
@@ -35,10 +41,13 @@ export function SettingForm(props: {
   description: ReactNode;
   onSubmit(): void;
   error: string | null;
+  /** The request field the error is about, as the proxy named it. */
+  errorField?: string | null;
   status: string | null;
   children: ReactNode;
 }) {
   const titleId = `${props.name}-title`;
+  const errorId = refusalMessageId(props.name);
   return (
     <section className={props.name} aria-labelledby={titleId}>
       <h3 id={titleId}>{props.title}</h3>
@@ -50,9 +59,11 @@ export function SettingForm(props: {
           props.onSubmit();
         }}
       >
-        {props.children}
+        <RefusalContext.Provider value={{ field: props.error ? (props.errorField ?? null) : null, messageId: errorId }}>
+          {props.children}
+        </RefusalContext.Provider>
       </form>
-      <FormError message={props.error} />
+      <FormError message={props.error} id={errorId} />
       {props.status && (
         <p className="ok" role="status">
           {props.status}
@@ -65,6 +76,8 @@ export function SettingForm(props: {
 /** A labelled number input; the value stays text so a half-typed number is not lost. */
 export function NumberField(props: {
   label: string;
+  /** The request field it sets, as the proxy names it in a refusal. */
+  field: string;
   value: string;
   onChange(value: string): void;
   min: number;
@@ -72,11 +85,15 @@ export function NumberField(props: {
   /** Whole numbers unless 'any'. */
   step?: 'any';
 }) {
+  const refusal = useContext(RefusalContext);
+  const refused = refusal.field === props.field;
   return (
     <label>
       {props.label}
       <input
         type="number"
+        aria-invalid={refused ? true : undefined}
+        aria-describedby={refused ? refusal.messageId : undefined}
         min={props.min}
         max={props.max}
         step={props.step ?? 1}

@@ -21,11 +21,11 @@ export function ErrorState({ error, onRetry }: { error: Pick<Error, 'message'>; 
   );
 }
 
-/** A form's refusal, read out when it appears; nothing while there is none. */
-export function FormError({ message }: { message: string | null }) {
+/** A form's refusal, read out when it appears; nothing while there is none. `id`: for the fields it describes. */
+export function FormError({ message, id }: { message: string | null; id?: string }) {
   if (!message) return null;
   return (
-    <p className="field-error" role="alert">
+    <p className="field-error" role="alert" id={id}>
       {message}
     </p>
   );

@@ -1,29 +1,35 @@
 import { useState } from 'react';
+import { ControlApiError } from '../api/client.ts';
 
 /**
- * A form's save: busy while it runs, its error (the proxy's message, which names the field) or the
- * status line it returns (null for none), each cleared when the next save starts.
+ * A form's save: busy while it runs, its error (the proxy's message, which names the field) and the
+ * field it is about, or the status line it returns (null for none), each cleared when the next save starts.
  */
 export function useSaveAction(): {
   busy: boolean;
   error: string | null;
+  /** The request field the proxy refused (`maxRequestsPerMinute`), when it named one. */
+  errorField: string | null;
   status: string | null;
   run(save: () => Promise<string | null>): Promise<void>;
 } {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
+  const [errorField, setErrorField] = useState<string | null>(null);
   const [status, setStatus] = useState<string | null>(null);
   const run = async (save: () => Promise<string | null>): Promise<void> => {
     setBusy(true);
     setError(null);
+    setErrorField(null);
     setStatus(null);
     try {
       setStatus(await save());
     } catch (caught) {
       setError((caught as Error).message);
+      setErrorField(caught instanceof ControlApiError ? (caught.field ?? null) : null);
     } finally {
       setBusy(false);
     }
   };
-  return { busy, error, status, run };
+  return { busy, error, errorField, status, run };
 }

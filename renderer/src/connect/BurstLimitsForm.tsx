@@ -34,11 +34,19 @@ export function BurstLimitsForm() {
       description={`${describe(saved.value)} It stays paused until you resume it above; the running proxy applies a change to its next request.`}
       onSubmit={() => void save()}
       error={setting.error}
+      errorField={setting.errorField}
       status={setting.status}
     >
-      <NumberField label="Requests per minute" min={1} value={fields.requests} onChange={(requests) => setDraft({ ...fields, requests })} />
+      <NumberField
+        label="Requests per minute"
+        field="maxRequestsPerMinute"
+        min={1}
+        value={fields.requests}
+        onChange={(requests) => setDraft({ ...fields, requests })}
+      />
       <NumberField
         label="Credits per minute"
+        field="maxCreditsPerMinute"
         min={0}
         step="any"
         value={fields.credits}

@@ -30,10 +30,12 @@ export function MemoryLimitsForm() {
       description={`${describe(saved.value)} Under a load that takes every core the log falls behind: past half of that, bodies are not kept; past all of it, requests are counted in spend summaries until it catches up. Applies to the next request.`}
       onSubmit={() => void save()}
       error={setting.error}
+      errorField={setting.errorField}
       status={setting.status}
     >
       <NumberField
         label="Log backlog (MiB, 8 to 1024)"
+        field="logBacklogMiB"
         min={8}
         max={1024}
         value={fields.backlog}
@@ -41,6 +43,7 @@ export function MemoryLimitsForm() {
       />
       <NumberField
         label="Body kept per request (KiB, 16 to 16384)"
+        field="bodyCaptureKiB"
         min={16}
         max={16384}
         value={fields.capture}

@@ -1,6 +1,6 @@
 import type { TraceExportView } from '../../../proxy/contracts/export.ts';
 import { useApi } from '../api/ApiContext.tsx';
-import { SettingForm, useSetting } from '../common/SettingForm.tsx';
+import { refusalMessageId, SettingForm, useSetting } from '../common/SettingForm.tsx';
 import { ErrorState, Loading } from '../common/StateViews.tsx';
 import { TraceExportHeaders } from './TraceExportHeaders.tsx';
 
@@ -33,7 +33,15 @@ export function TraceExportSetting() {
       >
         <label>
           OTLP endpoint
-          <input type="url" placeholder="http://127.0.0.1:4318" value={endpoint} onChange={(event) => setDraft(event.target.value)} />
+          {/* The form's one field: a refusal is always about it. */}
+          <input
+            type="url"
+            placeholder="http://127.0.0.1:4318"
+            value={endpoint}
+            aria-invalid={setting.error ? true : undefined}
+            aria-describedby={setting.error ? refusalMessageId('trace-export') : undefined}
+            onChange={(event) => setDraft(event.target.value)}
+          />
         </label>
         <button type="submit" disabled={setting.busy || draft === null}>
           Save endpoint

@@ -56,8 +56,11 @@ const EXPLANATIONS: Record<ErrorClass, ErrorExplanation> = {
     retryable: true,
   },
   timeout_total: {
-    meaning: 'The whole request took longer than the total time allowed',
-    fix: 'Raise totalTimeoutMs in the profile, ask for a shorter answer, or stream the response.',
+    // A gateway's 504 or 524 is its own limit (Cloudflare's is 100 s without a response byte), which a
+    // stream meets by answering early (community.openai.com/t/219369); totalTimeoutMs bounds streams too.
+    meaning:
+      "The request ran past a total time limit: Airlock's totalTimeoutMs, or the gateway's own when it (or a proxy in front of it) answered 504 or 524",
+    fix: "If Airlock's limit ended it (the message names totalTimeoutMs), raise totalTimeoutMs in the profile. If the gateway timed out, stream the response (its first bytes come before the gateway's limit) or ask for a shorter answer.",
     retryable: true,
   },
   html_instead_of_json: {
@@ -123,8 +126,9 @@ const EXPLANATIONS: Record<ErrorClass, ErrorExplanation> = {
   },
   proxy_paused: {
     meaning: 'Airlock is paused and forwards nothing',
-    fix: 'Resume Airlock from the window or the tray menu.',
-    retryable: true,
+    fix: 'Resume Airlock from the window or the tray menu, then send the request again.',
+    // Waiting does not unpause it, so its refusal tells clients not to retry (forward/ownRefusals.ts).
+    retryable: false,
   },
   client_aborted: {
     meaning: 'The client closed the connection before the answer was complete',

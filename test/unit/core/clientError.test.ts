@@ -19,6 +19,17 @@ describe('explainError', () => {
     expect(explainError(errorClass).retryable).toBe(false);
   });
 
+  it('calls a paused Airlock not retryable, as its refusal tells clients (x-should-retry: false)', () => {
+    expect(explainError('proxy_paused').retryable).toBe(false);
+  });
+
+  it("tells Airlock's total timeout from the gateway's 504 or 524, which raising totalTimeoutMs does not fix", () => {
+    const { meaning, fix } = explainError('timeout_total');
+    expect(meaning).toMatch(/504 or 524/);
+    expect(fix).toMatch(/totalTimeoutMs/);
+    expect(fix).toMatch(/stream/);
+  });
+
   it.each<[ErrorClass, RegExp]>([
     ['html_instead_of_json', /\/v1\/v1/],
     ['html_instead_of_json', /ending in \/v1/],

@@ -17,5 +17,4 @@ export function spendGroupByOf(group: SpendExportGroup): SpendGroupBy {
   return group === 'none' ? null : group;
 }
 
-export type { TraceExportSettings } from './config.ts';
 export type { TraceExportHeaderView, TraceExportHeaderWrite, TraceExportView } from './traceHeaders.ts';

@@ -1,5 +1,6 @@
 import { costOf, findPrice } from '../spend/cost.ts';
 import { readChatCompletion } from '../protocols/chat/chatShapes.ts';
+import { answerTexts } from '../protocols/messageText.ts';
 import { byteEstimateTokens, inputTokensUpperBound } from '../spend/estimate.ts';
 import { tokenEstimator } from '../spend/tokenEstimator.ts';
 import type { Profile } from '../contracts/profile.ts';
@@ -49,8 +50,10 @@ function answeredText(trace: RequestTrace): string {
   const body = trace.responseBody.toBuffer();
   if (!body) return '';
   try {
-    const reply = readChatCompletion(JSON.parse(body.toString('utf8')));
-    if (reply === null) return '';
+    const answer: unknown = JSON.parse(body.toString('utf8'));
+    const reply = readChatCompletion(answer);
+    // Another shape (a legacy completion's `choices[].text`): its text parts.
+    if (reply === null) return answerTexts(answer).join('');
     return reply.reasoning + reply.text + reply.toolCalls.map((call) => call.name + call.arguments).join('');
   } catch {
     return '';

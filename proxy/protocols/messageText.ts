@@ -63,8 +63,9 @@ export function lastUserText(request: Json): string | null {
 }
 
 /**
- * The text parts of a whole (not streamed) answer, in order: chat's `choices[].message.content`,
- * Messages' `content[]` text blocks, Responses' `output[]` message items. [] when it holds none.
+ * The text parts of a whole (not streamed) answer, in order: chat's `choices[].message.content`
+ * (legacy completions' `choices[].text`), Messages' `content[]` text blocks, Responses' `output[]`
+ * message items. [] when it holds none.
  * Callers join them: a stream's text is its deltas run together, a summary wants lines.
  */
 export function answerTexts(answer: Json): string[] {
@@ -72,9 +73,11 @@ export function answerTexts(answer: Json): string[] {
   const choices = Array.isArray(answer.choices) ? answer.choices : [];
   const output = Array.isArray(answer.output) ? answer.output : [];
   return [
-    ...choices.flatMap((choice) =>
-      isRecord(choice) && isRecord(choice.message) ? contentTexts(choice.message.content, 'textBlocks') : [],
-    ),
+    ...choices.flatMap((choice) => {
+      if (!isRecord(choice)) return [];
+      if (isRecord(choice.message)) return contentTexts(choice.message.content, 'textBlocks');
+      return typeof choice.text === 'string' ? [choice.text] : [];
+    }),
     ...(Array.isArray(answer.content) ? contentTexts(answer.content, 'textBlocks') : []),
     ...output.flatMap((item) => (isRecord(item) && item.type === 'message' ? contentTexts(item.content, 'textBlocks') : [])),
   ];

@@ -50,6 +50,24 @@ describe('legacy completions through Airlock', () => {
     expect(end.costCredits).toBeGreaterThan(0);
   });
 
+  it('a whole answer without usage is estimated from the text it wrote, not as no output', async () => {
+    const text = 'Once upon a time there was a gateway that never said how many tokens it used.';
+    const answer = {
+      id: 'cmpl-1',
+      object: 'text_completion',
+      model: LEGACY_COMPLETION_MODEL,
+      choices: [{ index: 0, text, finish_reason: 'stop' }],
+    };
+    harness.simulator.script({ kind: 'text', status: 200, contentType: 'application/json', text: JSON.stringify(answer) });
+    const ended = harness.nextEnd();
+    const completion = await client.completions.create({ model: LEGACY_COMPLETION_MODEL, prompt: 'Once upon a time' });
+    expect(completion.choices[0]?.text).toBe(text);
+    const end = await ended;
+    expect(end.usageSource).toBe('estimated');
+    expect(end.usage?.outputTokens).toBeGreaterThan(10);
+    expect(end.costCredits).toBeGreaterThan(0);
+  });
+
   it('a key the model writes is masked across chunks, in what the client assembles and in the row', async () => {
     harness.simulator.script({ kind: 'echoKey' });
     const ended = harness.nextEnd();

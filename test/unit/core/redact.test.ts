@@ -116,6 +116,9 @@ describe('redactSecrets by shape, with no known secrets', () => {
     ['a hex run inside a longer word', `x${'a1b2c3d4'.repeat(4)}yz`],
     ['a chat completion id', '{"id":"chatcmpl-sim000001","object":"chat.completion"}'],
     ['a random-looking run of 31 characters', 'k aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1x end'],
+    // A random 32-digit hex key has a letter in all but 3 in 10 million draws; a number is no key.
+    ['a long number', 'pi is 3.14159265358979323846264338327950288419716939937510 and 2^128 is 340282366920938463463374607431768211456'],
+    ['a run of digits in a stream', '0123456789'.repeat(20)],
   ])('keeps %s', (_label, text) => {
     expect(redactSecrets(text)).toBe(text);
   });

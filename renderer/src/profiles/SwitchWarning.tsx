@@ -1,3 +1,4 @@
+import { useEffect, useRef } from 'react';
 import type { SwitchCheckResponse } from '../../../proxy/contracts/profileViews.ts';
 
 const plural = (count: number, noun: string) => `${count} ${noun}${count === 1 ? '' : 's'}`;
@@ -19,8 +20,19 @@ export function SwitchWarning({
   onConfirm: () => void;
   onCancel: () => void;
 }) {
+  // An alert dialog takes focus, on its least destructive choice, so a keyboard or screen reader user meets it at once.
+  const cancelButton = useRef<HTMLButtonElement>(null);
+  useEffect(() => cancelButton.current?.focus(), []);
   return (
-    <section className="switch-warning" role="alertdialog" aria-labelledby="switch-warning-title" aria-describedby="switch-warning-list">
+    <section
+      className="switch-warning"
+      role="alertdialog"
+      aria-labelledby="switch-warning-title"
+      aria-describedby="switch-warning-list"
+      onKeyDown={(event) => {
+        if (event.key === 'Escape') onCancel();
+      }}
+    >
       <h3 id="switch-warning-title">Switch to {profileName} now?</h3>
       <ul id="switch-warning-list">
         {check.inFlight > 0 && (
@@ -58,7 +70,7 @@ export function SwitchWarning({
       <button type="button" className="danger" onClick={onConfirm}>
         Switch anyway
       </button>{' '}
-      <button type="button" onClick={onCancel}>
+      <button type="button" ref={cancelButton} onClick={onCancel}>
         Cancel
       </button>
     </section>

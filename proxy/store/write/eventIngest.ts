@@ -10,7 +10,7 @@ import { rowFromRecord } from './rowCodec.ts';
 import { applyRowEvent, maskRows, rowFromStart } from './rowDraft.ts';
 import { RowRecorder, type SpendRecordStore } from './rowRecorder.ts';
 import type { SpendEntry, UnwrittenState } from './unwrittenSpend.ts';
-import { LogWriter, type LogBatch } from './writer.ts';
+import { LogWriter, withBodiesNotKept, type LogBatch } from './writer.ts';
 
 /** Quiet time before bodies are added to the full-text index in the background. */
 export const DEFAULT_INDEX_IDLE_DELAY_MS = 500;
@@ -250,7 +250,9 @@ export class EventIngest {
         // `row` is applyRowEvent's new object, not yet shared: completed in place rather than copied again.
         Object.assign(row, summaryOf(event.bodies, texts, draft));
         this.drafts.delete(row.id);
-        if (withBodies && this.writer.bodiesDisabledReason === null) {
+        const disabledReason = withBodies ? this.writer.bodiesDisabledReason : null;
+        if (disabledReason !== null) row.notes = withBodiesNotKept(row, disabledReason).notes;
+        else if (withBodies) {
           bodies.push({
             requestId: row.id,
             record: buildBodiesRecord(event.bodies, row.stream, this.options.bodyCapBytes, secrets, texts),

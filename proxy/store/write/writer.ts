@@ -24,6 +24,11 @@ export function isDiskFullError(error: unknown): boolean {
 export const DISK_FULL_REASON =
   'The disk (or the log size limit) is full: request bodies are no longer logged. Free disk space or lower the log retention.';
 
+/** A row whose bodies the log did not keep says why, as the request detail shows its notes. */
+export function withBodiesNotKept(row: RequestLogRow, reason: string): RequestLogRow {
+  return { ...row, notes: [...row.notes, `Bodies not kept: ${reason}`] };
+}
+
 /**
  * Writes batches in one transaction each with prepared statements. A full disk turns bodies off
  * (rows are smaller and carry the figures budgets need) instead of failing: the log must never
@@ -90,7 +95,8 @@ export class LogWriter {
       this.disableBodies(DISK_FULL_REASON);
     }
     try {
-      this.transaction(batch.rows);
+      const withBodies = new Set(batch.bodies.map((body) => body.requestId));
+      this.transaction(batch.rows.map((row) => (withBodies.has(row.id) ? withBodiesNotKept(row, DISK_FULL_REASON) : row)));
       return { outcome: 'written_without_bodies' };
     } catch (error) {
       return this.failed(error);

@@ -55,10 +55,13 @@ describe('full disk', () => {
     // The batch that hit the limit still has its row, without bodies.
     const lastId = `full-${written - 1}`;
     expect(temp.log.getRequest(lastId)).toMatchObject({ row: { state: 'done' }, bodies: null });
+    // The request detail says why its bodies are missing, as it does when the log fell behind.
+    expect(temp.log.getRequest(lastId)?.row.notes).toContainEqual(expect.stringMatching(/^Bodies not kept: .*disk/));
 
     emitWithBody(temp, 'after-full', written);
     await temp.log.flush();
     expect(temp.log.getRequest('after-full')).toMatchObject({ row: { state: 'done', status: 200 }, bodies: null });
+    expect(temp.log.getRequest('after-full')?.row.notes).toContainEqual(expect.stringMatching(/^Bodies not kept: .*disk/));
     expect(errors).toEqual([]);
     expect(integrityCheck(temp.dataDir)).toEqual({ integrity_check: 'ok' });
 
@@ -76,5 +79,8 @@ describe('full disk', () => {
     emitWithBody(temp, 'low-disk', 0);
     await temp.log.flush();
     expect(temp.log.getRequest('low-disk')).toMatchObject({ row: { state: 'done' }, bodies: null });
+    expect(temp.log.getRequest('low-disk')?.row.notes).toEqual([
+      expect.stringMatching(/^Bodies not kept: Less than .* MB is free on the disk/),
+    ]);
   });
 });

@@ -29,7 +29,6 @@ export const LOCAL_ERROR_CLASSES = [
   'keys_cooling',
   'proxy_paused',
   'client_aborted',
-  'unsupported',
   'translation_unavailable',
   'proxy_stopping',
   'ledger_incomplete',

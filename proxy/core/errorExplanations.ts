@@ -135,11 +135,6 @@ const EXPLANATIONS: Record<ErrorClass, ErrorExplanation> = {
     fix: 'Nothing to fix in Airlock; raise the client read timeout if it gave up too early.',
     retryable: true,
   },
-  unsupported: {
-    meaning: 'Airlock cannot serve this kind of request with the current profile settings',
-    fix: "Switch the profile's protocol mode, or call an endpoint the gateway offers.",
-    retryable: false,
-  },
   translation_unavailable: {
     meaning:
       "Airlock's translation thread, which translates large Messages and Responses bodies to Chat Completions, failed, so this request was not sent",

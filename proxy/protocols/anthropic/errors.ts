@@ -57,7 +57,6 @@ export function anthropicStatusFor(errorClass: ErrorClass, upstreamStatus: numbe
       return 504;
     case 'bad_request':
     case 'invalid_request':
-    case 'unsupported':
       return 400;
     case 'auth':
     case 'client_unauthorized':

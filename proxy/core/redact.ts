@@ -10,7 +10,8 @@ export const REDACTED = '[redacted]';
  * is all digits 3 times in 10 million, while a model writes long numbers, which were masked in the
  * log). None can overlap another's match, so one alternation equals three passes.
  */
-const ALWAYS_SECRET = /\b([Bb][Ee][Aa][Rr][Ee][Rr]\s+)[A-Za-z0-9._~+/=-]{8,}|\bsk-[A-Za-z0-9_-]{12,}|\b(?=[0-9]*[a-fA-F])[0-9a-fA-F]{32,}\b/g;
+const ALWAYS_SECRET =
+  /\b([Bb][Ee][Aa][Rr][Ee][Rr]\s+)[A-Za-z0-9._~+/=-]{8,}|\bsk-[A-Za-z0-9_-]{12,}|\b(?=[0-9]*[a-fA-F])[0-9a-fA-F]{32,}\b/g;
 /** The word Bearer before a token: the one shape that needs no long run of token characters. */
 const BEARER_WORD = /[Bb][Ee][Aa][Rr][Ee][Rr]\s/;
 /** An sk- key is the only shape of fewer than MIN_LONG_RUN characters: `sk-` and 12 more. */

@@ -85,7 +85,9 @@ export function decideRetry(input: RetryInput): RetryDecision {
 
   const idempotent = IDEMPOTENT_METHODS.has(input.method.toUpperCase()) || input.hasIdempotencyKey;
   if (!idempotent && isSideEffectCreationPath(input.upstreamPath)) {
-    return refuse('a paid job (an image, video, batch or fine-tune) may already be running upstream; send an idempotency key to allow retries');
+    return refuse(
+      'a paid job (an image, video, batch or fine-tune) may already be running upstream; send an idempotency key to allow retries',
+    );
   }
   // One resend rule: Airlock's own idle timeout before the answer's first byte is the gateway not
   // answering in time, as its 504 says, and a chat POST is resent after both alike.

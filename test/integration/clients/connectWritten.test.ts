@@ -93,6 +93,35 @@ describe('tools set up by Connect answer through Airlock with only what it wrote
   );
 
   it(
+    `Claude Code ${installedVersion('@anthropic-ai/claude-code')}: a Bedrock switch left in settings.json is turned off, and claude answers through Airlock`,
+    async () => {
+      await addMainProfile();
+      // CLAUDE_CODE_USE_BEDROCK picks the provider before ANTHROPIC_BASE_URL is read; without the
+      // fix claude signs requests for bedrock-runtime.us-east-1.amazonaws.com, which this sandbox cannot reach.
+      writeHomeFile(
+        '.claude/settings.json',
+        `${JSON.stringify({ env: { CLAUDE_CODE_USE_BEDROCK: '1', AWS_REGION: 'us-east-1' } }, null, 2)}\n`,
+      );
+      harness.simulator.script({ kind: 'reply', content: 'answer-not-bedrock' });
+
+      await apply('claude-code', { model: 'deepseek-chat' });
+
+      const result = await runCli({
+        cli: claudeCodeCli(),
+        args: ['-p', 'Reply with the marker', '--no-session-persistence'],
+        cwd: sandbox.workDir,
+        env: offlineClientEnv(sandbox.homeDir, OFFLINE_CLAUDE_ENV),
+        timeoutMs: CLI_TIMEOUT_MS,
+      });
+
+      expect(result.exitCode, transcript(result)).toBe(0);
+      expect(result.stdout.trim()).toBe('answer-not-bedrock');
+      expect(receivedChatRequests(harness.simulator)[0]).toMatchObject({ authOk: true, model: 'deepseek-chat' });
+    },
+    TEST_TIMEOUT_MS,
+  );
+
+  it(
     `Codex CLI ${installedVersion('@openai/codex')}: a commented config.toml with another provider is edited, and codex answers through Airlock`,
     async () => {
       await addMainProfile();

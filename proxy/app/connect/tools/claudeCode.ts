@@ -14,6 +14,23 @@ const BASE_URL = 'ANTHROPIC_BASE_URL';
 const AUTH_TOKEN = 'ANTHROPIC_AUTH_TOKEN';
 const API_KEY = 'ANTHROPIC_API_KEY';
 const MODEL = 'ANTHROPIC_MODEL';
+/**
+ * Claude Code picks its API provider from these before it reads ANTHROPIC_BASE_URL: any of them on
+ * sends every request to Bedrock, Vertex, Foundry, Anthropic on AWS, Mantle or a cloud gateway
+ * session, past Airlock (the 2.1 binary's getAPIProvider; "1", "true", "yes" and "on" count as on).
+ */
+const PROVIDER_SWITCHES = [
+  'CLAUDE_CODE_USE_BEDROCK',
+  'CLAUDE_CODE_USE_VERTEX',
+  'CLAUDE_CODE_USE_FOUNDRY',
+  'CLAUDE_CODE_USE_ANTHROPIC_AWS',
+  'CLAUDE_CODE_USE_MANTLE',
+  'CLAUDE_CODE_USE_GATEWAY',
+];
+
+function switchedOn(value: unknown): boolean {
+  return typeof value === 'string' && ['1', 'true', 'yes', 'on'].includes(value.trim().toLowerCase());
+}
 
 function envBlock(files: ToolFiles, filePath: string): Record<string, unknown> {
   return asRecord(parseJsonc(files[CONFIG] ?? null, filePath).env) ?? {};
@@ -31,13 +48,14 @@ export const claudeCodeAdapter: ToolAdapter = {
       { path: ['env', BASE_URL], value: settings.proxyUrl },
       { path: ['env', AUTH_TOKEN], value: settings.token },
       { path: ['env', API_KEY], value: undefined },
+      ...PROVIDER_SWITCHES.map((name) => ({ path: ['env', name], value: undefined })),
     ];
     if (settings.model) edits.push({ path: ['env', MODEL], value: settings.model });
     return { [CONFIG]: editJsonc(files[CONFIG] ?? null, edits, 'settings.json') };
   },
   airlockToken(files, proxyUrl) {
     const env = envBlock(files, 'settings.json');
-    if (!isAirlockUrl(env[BASE_URL], proxyUrl)) return null;
+    if (!isAirlockUrl(env[BASE_URL], proxyUrl) || PROVIDER_SWITCHES.some((name) => switchedOn(env[name]))) return null;
     return plainKey(env[AUTH_TOKEN]) ?? plainKey(env[API_KEY]);
   },
   gateway(files, proxyUrl) {

@@ -3,13 +3,23 @@ import { isRecord } from '../../core/isRecord.ts';
 import { ConnectFileError } from './toolAdapter.ts';
 
 /**
+ * A byte order mark a Windows editor saved: Claude Code strips it before parsing settings.json,
+ * while jsonc-parser calls it an invalid symbol. It is set aside for the parse and kept in the file.
+ */
+const BOM = '\uFEFF';
+
+function withoutBom(text: string): string {
+  return text.startsWith(BOM) ? text.slice(BOM.length) : text;
+}
+
+/**
  * JSON and JSONC files edited in place with jsonc-parser: each change is an edit of the text at
  * one path, so comments, key order, unrelated keys and the file's indentation stay as they were.
  */
 export function parseJsonc(text: string | null, path: string): Record<string, unknown> {
   if (text === null || text.trim() === '') return {};
   const errors: ParseError[] = [];
-  const value: unknown = parse(text, errors, { allowTrailingComma: true, disallowComments: false });
+  const value: unknown = parse(withoutBom(text), errors, { allowTrailingComma: true, disallowComments: false });
   const first = errors[0];
   if (first) {
     throw new ConnectFileError(
@@ -32,12 +42,13 @@ export interface JsonEdit {
 export function editJsonc(text: string | null, edits: readonly JsonEdit[], fileName: string): string {
   const root = parseJsonc(text, fileName);
   for (const edit of edits) if (edit.value !== undefined) refuseBlockedPath(root, edit.path, fileName);
-  let result = text === null || text.trim() === '' ? '{}\n' : text;
+  const bom = text?.startsWith(BOM) ? BOM : '';
+  let result = text === null || text.trim() === '' ? '{}\n' : withoutBom(text);
   const formattingOptions = { ...detectIndent(result), eol: result.includes('\r\n') ? '\r\n' : '\n' };
   for (const edit of edits) {
     result = applyEdits(result, modify(result, edit.path, edit.value, { formattingOptions }));
   }
-  return result;
+  return bom + result;
 }
 
 /**

@@ -111,7 +111,7 @@ export class ConnectService {
       throw new ConnectError('not_found', `Airlock has not written ${adapterFor(tool).title}'s config, so there is nothing to undo.`);
     const manifest = readManifest(dataDir, tool, latest.id)!;
     for (const file of manifest.files) {
-      const current = readText(file.path);
+      const current = readText(file.path, adapterFor(tool).title);
       if (current === null || sha256(current) !== file.writtenSha256) {
         throw new ConnectError(
           'conflict',
@@ -134,25 +134,29 @@ export class ConnectService {
     return { tool, backupId: latest.id, restoredFiles, removedFiles };
   }
 
+  #paths(adapter: ToolAdapter): Record<string, string> {
+    return adapter.paths({ homeDir: this.#deps.homeDir, env: this.#deps.env, exists: existsSync });
+  }
+
   #read(adapter: ToolAdapter): { paths: Record<string, string>; files: ToolFiles } {
-    const paths = adapter.paths({ homeDir: this.#deps.homeDir, env: this.#deps.env, exists: existsSync });
+    const paths = this.#paths(adapter);
     const files: ToolFiles = {};
-    for (const [role, filePath] of Object.entries(paths)) files[role] = readText(filePath);
+    for (const [role, filePath] of Object.entries(paths)) files[role] = readText(filePath, adapter.title);
     return { paths, files };
   }
 
   #status(adapter: ToolAdapter): ConnectToolStatus {
-    const { paths, files } = this.#read(adapter);
+    const paths = this.#paths(adapter);
     const proxyUrl = this.#deps.proxyUrl();
-    const mainRole = Object.keys(paths)[0]!;
     const base = {
       id: adapter.id,
       title: adapter.title,
       files: Object.values(paths),
-      detected: files[mainRole] !== null,
+      detected: existsSync(Object.values(paths)[0]!),
       backups: listBackups(this.#deps.dataDir, adapter.id),
     };
     try {
+      const { files } = this.#read(adapter);
       const current = adapter.airlockToken(files, proxyUrl);
       const record = current ? findTokenRecord(current, this.#deps.config.snapshot().clientTokens) : null;
       const found = adapter.gateway(files, proxyUrl);
@@ -285,11 +289,19 @@ function writeToolFile(filePath: string, text: string): void {
   writeFileAtomic(target, text);
 }
 
-function readText(filePath: string): string | null {
+/** A tool's file as text, null when it does not exist; one that cannot be read is refused with its path. */
+function readText(filePath: string, toolTitle: string): string | null {
   try {
     return readFileSync(filePath, 'utf8');
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return null;
+    if (code === 'EISDIR') {
+      throw new ConnectFileError(`${filePath} is a folder, where ${toolTitle} reads a file: move it, then connect again`);
+    }
+    if (code === 'EACCES' || code === 'EPERM') {
+      throw new ConnectFileError(`${filePath} cannot be read (permission denied): give your user read access, then connect again`);
+    }
     throw error;
   }
 }

@@ -199,4 +199,21 @@ describe('ConnectService against real files in a temporary HOME', () => {
     expect(readFileSync(file, 'utf8')).toBe('{ "provider": ');
     expect(store.snapshot().clientTokens).toEqual([]);
   });
+
+  it('lists the other tools when a config path is a folder, and refuses that one with its path', async () => {
+    const folder = path.join(homeDir, '.claude', 'settings.json');
+    mkdirSync(folder, { recursive: true });
+    writeHome('.aider.conf.yml', '# mine\n');
+
+    const { tools } = await service.list();
+    expect(tools.find((tool) => tool.id === 'aider')).toMatchObject({ detected: true, problem: null });
+    const claude = tools.find((tool) => tool.id === 'claude-code')!;
+    expect(claude).toMatchObject({ detected: true, connected: false });
+    expect(claude.problem).toContain(folder);
+    expect(claude.problem).toMatch(/is a folder/);
+    const refusal = await service.apply('claude-code').catch((error: unknown) => error);
+    expect(refusal).toBeInstanceOf(ConnectError);
+    expect((refusal as ConnectError).code).toBe('conflict');
+    expect(store.snapshot().clientTokens).toEqual([]);
+  });
 });

@@ -20,6 +20,8 @@ const manifestSchema = z.object({
       path: z.string(),
       /** The copy's name in the backup folder; null when the file did not exist before. */
       copy: z.string().nullable(),
+      /** The file's permission bits before, put back by undo (absent in backups made before it was kept). */
+      mode: z.number().int().optional(),
       writtenSha256: z.string(),
     }),
   ),
@@ -29,6 +31,8 @@ export type BackupManifest = z.infer<typeof manifestSchema>;
 export interface BackupFile {
   path: string;
   before: string | null;
+  /** Permission bits of the file before; null when it did not exist. */
+  mode: number | null;
   written: string;
 }
 
@@ -90,7 +94,7 @@ export function saveBackup(dataDir: string, tool: ConnectToolId, nowMs: number, 
     files: files.map((file, index) => {
       const copy = file.before === null ? null : `${index}-${path.basename(file.path)}`;
       if (copy !== null) writeFileSync(path.join(folder, copy), file.before!, { mode: 0o600 });
-      return { path: file.path, copy, writtenSha256: sha256(file.written) };
+      return { path: file.path, copy, ...(file.mode === null ? {} : { mode: file.mode }), writtenSha256: sha256(file.written) };
     }),
   };
   writeFileSync(path.join(folder, MANIFEST), `${JSON.stringify(manifest, null, 2)}\n`, { mode: 0o600 });

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, realpathSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, realpathSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { ConfigFile } from '../../contracts/config.ts';
 import type {
@@ -93,6 +93,7 @@ export class ConnectService {
         path: prepared.paths[role]!,
         // A key moved to the keychain leaves the plain files, the backup included.
         before: redact(prepared.before[role] ?? null, importProfile ? found : null, importProfile?.id ?? ''),
+        mode: prepared.before[role] === null ? null : statSync(prepared.paths[role]!).mode & 0o7777,
         written: prepared.after[role]!,
       })),
     );
@@ -127,6 +128,8 @@ export class ConnectService {
         removedFiles.push(file.path);
       } else {
         writeToolFile(file.path, readBackupCopy(dataDir, tool, latest.id, file.copy));
+        // The write made it 0600 (it held a token); the user's file gets its own mode back.
+        if (file.mode !== undefined) chmodSync(file.path, file.mode);
         restoredFiles.push(file.path);
       }
     }

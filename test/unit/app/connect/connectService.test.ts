@@ -1,4 +1,5 @@
 import {
+  chmodSync,
   lstatSync,
   mkdirSync,
   mkdtempSync,
@@ -215,5 +216,17 @@ describe('ConnectService against real files in a temporary HOME', () => {
     expect(refusal).toBeInstanceOf(ConnectError);
     expect((refusal as ConnectError).code).toBe('conflict');
     expect(store.snapshot().clientTokens).toEqual([]);
+  });
+
+  it('undo puts back the exact bytes and the file mode: a byte order mark, CRLF, no last line end, 0644', async () => {
+    const original = '\uFEFF{\r\n  // mine\r\n  "model": "opus",\r\n}';
+    const file = writeHome('.claude/settings.json', original);
+    chmodSync(file, 0o644);
+    await service.apply('claude-code');
+    // The written file holds the client token: only its owner may read it.
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    await service.undo('claude-code');
+    expect(readFileSync(file, 'utf8')).toBe(original);
+    expect(statSync(file).mode & 0o777).toBe(0o644);
   });
 });

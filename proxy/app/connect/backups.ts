@@ -7,8 +7,9 @@ import type { ConnectBackupInfo, ConnectToolId } from '../../contracts/connect.t
 /**
  * What a setup replaced, so `undo` can put it back: one folder per setup under
  * `<data dir>/connect-backups/<tool>/<UTC time>/`, with each file's old text (or a note that it did
- * not exist) and the hash of what Airlock wrote, so an undo never overwrites later edits. Kept in
- * Airlock's private data directory (0700), not beside the tool's files.
+ * not exist), what Airlock wrote and its hash, so an undo never overwrites later edits: it takes
+ * out only Airlock's lines from a file changed since. Kept in Airlock's private data directory
+ * (0700), not beside the tool's files.
  */
 const BACKUP_DIR = 'connect-backups';
 const MANIFEST = 'manifest.json';
@@ -22,6 +23,8 @@ const manifestSchema = z.object({
       copy: z.string().nullable(),
       /** The file's permission bits before, put back by undo (absent in backups made before it was kept). */
       mode: z.number().int().optional(),
+      /** The copy of what Airlock wrote (absent in backups made before it was kept). */
+      writtenCopy: z.string().optional(),
       writtenSha256: z.string(),
     }),
   ),
@@ -94,7 +97,15 @@ export function saveBackup(dataDir: string, tool: ConnectToolId, nowMs: number, 
     files: files.map((file, index) => {
       const copy = file.before === null ? null : `${index}-${path.basename(file.path)}`;
       if (copy !== null) writeFileSync(path.join(folder, copy), file.before!, { mode: 0o600 });
-      return { path: file.path, copy, ...(file.mode === null ? {} : { mode: file.mode }), writtenSha256: sha256(file.written) };
+      const writtenCopy = `${index}-${path.basename(file.path)}.written`;
+      writeFileSync(path.join(folder, writtenCopy), file.written, { mode: 0o600 });
+      return {
+        path: file.path,
+        copy,
+        ...(file.mode === null ? {} : { mode: file.mode }),
+        writtenCopy,
+        writtenSha256: sha256(file.written),
+      };
     }),
   };
   writeFileSync(path.join(folder, MANIFEST), `${JSON.stringify(manifest, null, 2)}\n`, { mode: 0o600 });

@@ -18,6 +18,7 @@ import type { ConfigMutator } from '../profiles/configStore.ts';
 import { clientTokenAccount, gatewayKeyAccount, KeychainUnavailableError, type SecretStore } from '../../contracts/secretStore.ts';
 import { backupFolder, listBackups, readBackupCopy, readManifest, removeBackup, saveBackup, sha256 } from './backups.ts';
 import { chooseImportProfile, type ImportProfile } from './importProfile.ts';
+import { withoutAirlockEdits } from './laterEdits.ts';
 import { fileChange, masker, type SecretLabel } from './preview.ts';
 import { ConnectError, ConnectFileError, type FoundGateway, type ToolAdapter, type ToolFiles } from './toolAdapter.ts';
 import { adapterFor, TOOL_ADAPTERS } from './tools/index.ts';
@@ -111,23 +112,40 @@ export class ConnectService {
     if (!latest)
       throw new ConnectError('not_found', `Airlock has not written ${adapterFor(tool).title}'s config, so there is nothing to undo.`);
     const manifest = readManifest(dataDir, tool, latest.id)!;
-    for (const file of manifest.files) {
-      const current = readText(file.path, adapterFor(tool).title);
-      if (current === null || sha256(current) !== file.writtenSha256) {
-        throw new ConnectError(
-          'conflict',
-          `${file.path} changed after Airlock wrote it, so undo would lose those changes: restore it by hand from ${backupFolder(dataDir, tool, latest.id)}.`,
-        );
+    const adapter = adapterFor(tool);
+    const refusal = (filePath: string) =>
+      new ConnectError(
+        'conflict',
+        `${filePath} changed after Airlock wrote it, so undo would lose those changes: restore it by hand from ${backupFolder(dataDir, tool, latest.id)}.`,
+      );
+    const roleOf = new Map(Object.entries(this.#paths(adapter)).map(([role, filePath]) => [filePath, role]));
+    // Every file's new text is settled before any is written: a refusal leaves all of them as they are.
+    const undoneFiles = manifest.files.map((file) => {
+      const current = readText(file.path, adapter.title);
+      const before = file.copy === null ? null : readBackupCopy(dataDir, tool, latest.id, file.copy);
+      if (current !== null && sha256(current) === file.writtenSha256) return { file, text: before };
+      if (current === null || !file.writtenCopy) throw refusal(file.path);
+      const merged = withoutAirlockEdits(before, readBackupCopy(dataDir, tool, latest.id, file.writtenCopy), current);
+      if (merged === null) throw refusal(file.path);
+      const role = roleOf.get(file.path);
+      // A line merge can leave a file its tool cannot read; that is refused rather than written.
+      if (role) {
+        try {
+          adapter.airlockToken({ [role]: merged }, this.#deps.proxyUrl());
+        } catch {
+          throw refusal(file.path);
+        }
       }
-    }
+      return { file, text: before === null && merged.trim() === '' ? null : merged };
+    });
     const restoredFiles: string[] = [];
     const removedFiles: string[] = [];
-    for (const file of manifest.files) {
-      if (file.copy === null) {
+    for (const { file, text } of undoneFiles) {
+      if (text === null) {
         rmSync(file.path, { force: true });
         removedFiles.push(file.path);
       } else {
-        writeToolFile(file.path, readBackupCopy(dataDir, tool, latest.id, file.copy));
+        writeToolFile(file.path, text);
         // The write made it 0600 (it held a token); the user's file gets its own mode back.
         if (file.mode !== undefined) chmodSync(file.path, file.mode);
         restoredFiles.push(file.path);

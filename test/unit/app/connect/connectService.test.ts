@@ -124,11 +124,29 @@ describe('ConnectService against real files in a temporary HOME', () => {
     expect(readFileSync(file, 'utf8')).toBe(original);
 
     await service.apply('codex');
-    writeFileSync(file, `${readFileSync(file, 'utf8')}# edited later\n`);
+    // The user changed a line Airlock wrote: taking it out would lose their change.
+    const edited = readFileSync(file, 'utf8').replace('env_key = "AIRLOCK_API_KEY"', 'env_key = "MY_OWN_KEY"');
+    writeFileSync(file, edited);
     const refusal = await service.undo('codex').catch((error: unknown) => error);
     expect(refusal).toBeInstanceOf(ConnectError);
     expect((refusal as ConnectError).message).toMatch(/changed after Airlock wrote it.*restore it by hand from/);
-    expect(readFileSync(file, 'utf8')).toContain('# edited later');
+    expect(readFileSync(file, 'utf8')).toBe(edited);
+    expect(existsSync(path.join(homeDir, '.codex/.env'))).toBe(true);
+  });
+
+  it('undo takes out only what Airlock wrote when the tool or the user changed the file since', async () => {
+    const original = '# keep this\nmodel = "o3"\n\n[mcp_servers.docs]\ncommand = "npx"\n';
+    const file = writeHome('.codex/config.toml', original);
+    await service.apply('codex', { model: 'gpt-5' });
+    // Codex's TUI records a directory the user trusts in config.toml (codex-rs config/edit.rs
+    // SetProjectTrustLevel, openai/codex#36960), and the user renamed their MCP server's command.
+    const trusted = '\n[projects."/home/u/my repo"]\ntrust_level = "trusted"\n';
+    writeFileSync(file, `${readFileSync(file, 'utf8').replace('command = "npx"', 'command = "bunx"')}${trusted}`);
+
+    const undone = await service.undo('codex');
+    expect(readFileSync(file, 'utf8')).toBe(`${original.replace('command = "npx"', 'command = "bunx"')}${trusted}`);
+    expect(undone.restoredFiles).toEqual([file]);
+    expect(undone.removedFiles).toEqual([path.join(homeDir, '.codex/.env')]);
   });
 
   it('imports a key found in the file: keychain profile, the key gone from the file, the backup and every preview', async () => {

@@ -312,8 +312,9 @@ function writeToolFile(filePath: string, text: string): void {
 
 /** A tool's file as text, null when it does not exist; one that cannot be read is refused with its path. */
 function readText(filePath: string, toolTitle: string): string | null {
+  let bytes: Buffer;
   try {
-    return readFileSync(filePath, 'utf8');
+    bytes = readFileSync(filePath);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') return null;
@@ -325,7 +326,16 @@ function readText(filePath: string, toolTitle: string): string | null {
     }
     throw error;
   }
+  try {
+    return UTF8.decode(bytes);
+  } catch {
+    // Decoding leniently would write U+FFFD over the user's bytes, and the backup would keep that too.
+    throw new ConnectFileError(`${filePath} is not UTF-8 text: save it as UTF-8, then connect again`);
+  }
 }
+
+/** Strict, and keeps a byte order mark as text so the file is written back with it. */
+const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 function redact(text: string | null, found: FoundGateway | null, profileId: string): string | null {
   if (text === null || found === null) return text;

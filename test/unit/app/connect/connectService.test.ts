@@ -247,4 +247,14 @@ describe('ConnectService against real files in a temporary HOME', () => {
     expect(readFileSync(file, 'utf8')).toBe(original);
     expect(statSync(file).mode & 0o777).toBe(0o644);
   });
+
+  it('refuses a file that is not UTF-8 rather than writing it back garbled', async () => {
+    const file = path.join(homeDir, '.aider.conf.yml');
+    const latin1 = Buffer.from('# caf\xe9 settings\ndark-mode: true\n', 'latin1');
+    writeFileSync(file, latin1);
+    const listed = (await service.list()).tools.find((tool) => tool.id === 'aider')!;
+    expect(listed.problem).toMatch(/is not UTF-8 text/);
+    await expect(service.apply('aider')).rejects.toThrow(/is not UTF-8 text/);
+    expect(readFileSync(file).equals(latin1)).toBe(true);
+  });
 });

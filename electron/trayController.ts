@@ -1,6 +1,7 @@
-import { Menu, type MenuItemConstructorOptions, nativeImage, Tray } from 'electron';
+import { Menu, nativeImage, Tray } from 'electron';
 import type { AppState } from './logic/appState.ts';
 import { buildTrayMenuModel, type MenuItemModel, type TrayAction } from './logic/trayMenu.ts';
+import { trayMenuTemplate } from './logic/trayTemplate.ts';
 import { type TrayIconState, trayIconState, trayTooltip } from './logic/trayState.ts';
 
 export interface TrayControllerDeps {
@@ -8,30 +9,6 @@ export interface TrayControllerDeps {
   /** Path of the tray icon for a state (template images on macOS). */
   iconPath(state: TrayIconState): string;
   onAction(action: TrayAction): void;
-}
-
-function toMenuItem(item: MenuItemModel, onAction: (action: TrayAction) => void): MenuItemConstructorOptions {
-  switch (item.type) {
-    case 'separator':
-      return { type: 'separator', id: item.id };
-    case 'label':
-      return { id: item.id, label: item.label, enabled: false };
-    case 'action':
-      return { id: item.id, label: item.label, enabled: item.enabled, click: () => onAction(item.action) };
-    case 'radio':
-      return {
-        id: item.id,
-        type: 'radio',
-        label: item.label,
-        checked: item.checked,
-        enabled: item.enabled,
-        click: () => onAction(item.action),
-      };
-    case 'checkbox':
-      return { id: item.id, type: 'checkbox', label: item.label, checked: item.checked, click: () => onAction(item.action) };
-    case 'submenu':
-      return { id: item.id, label: item.label, submenu: item.items.map((child) => toMenuItem(child, onAction)) };
-  }
 }
 
 /** Renders the tray from the app state; the menu is rebuilt only when its model changed. */
@@ -61,7 +38,7 @@ export class TrayController {
     if (serialized === this.#renderedModel && !options.rebuildMenu) return;
     this.#renderedModel = serialized;
     this.#model = model;
-    this.#tray.setContextMenu(Menu.buildFromTemplate(model.map((item) => toMenuItem(item, this.#deps.onAction))));
+    this.#tray.setContextMenu(Menu.buildFromTemplate(trayMenuTemplate(model, this.#deps.onAction)));
   }
 
   /** The current menu as data (the Electron smoke test reads and clicks it through a test hook). */

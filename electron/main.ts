@@ -25,7 +25,7 @@ import { planMemoryRelaunch } from './logic/memoryLaunch.ts';
 import { decideNotifications } from './logic/notifications.ts';
 import { problemPageDataUrl } from './logic/problemPage.ts';
 import { applyFinishedRequest, emptyTrafficState, rollDay, type TrafficState } from './logic/trafficState.ts';
-import { traySwitchWarning } from './logic/switchWarning.ts';
+import { switchFromTray } from './logic/traySwitch.ts';
 import type { TrayAction } from './logic/trayMenu.ts';
 import type { TrayIconState } from './logic/trayState.ts';
 import { MainWindow, hardenSession } from './mainWindow.ts';
@@ -140,27 +140,32 @@ function setStartAtLogin(enabled: boolean): void {
   void runtime?.config.update((config) => updateSettings(config, { startAtLogin: enabled }));
 }
 
-/** A switch from the tray asks first, as the window does, when it would break running agents. */
+/** A switch from the tray (logic/traySwitch.ts); any outcome but a switch puts the radio mark back and says why. */
 async function switchProfile(profileId: string): Promise<void> {
-  if (!runtime) return;
-  const name = runtime.config.snapshot().profiles.find((profile) => profile.id === profileId)?.name ?? profileId;
-  const warning = traySwitchWarning(await runtime.switchCheck(profileId), name);
-  if (warning) {
-    const { response } = await dialog.showMessageBox({
-      type: 'warning',
-      message: warning.message,
-      detail: warning.detail,
-      buttons: warning.buttons,
-      defaultId: 1,
-      cancelId: 1,
-    });
-    if (response !== 0) {
-      // The menu already moved its radio mark to the clicked profile: put it back.
-      tray?.render(currentState(), { rebuildMenu: true });
-      return;
-    }
-  }
-  await runtime.config.update((config) => setActiveProfile(config, profileId));
+  const started = runtime;
+  if (!started) return;
+  const outcome = await switchFromTray(profileId, {
+    profileName: (id) => started.config.snapshot().profiles.find((profile) => profile.id === id)?.name ?? null,
+    switchCheck: (id) => started.switchCheck(id),
+    confirm: async (warning) => {
+      const { response } = await dialog.showMessageBox({
+        type: 'warning',
+        message: warning.message,
+        detail: warning.detail,
+        buttons: warning.buttons,
+        defaultId: 1,
+        cancelId: 1,
+      });
+      return response === 0;
+    },
+    activate: async (id) => {
+      await started.config.update((config) => setActiveProfile(config, id));
+    },
+  });
+  if (outcome.kind === 'switched') return;
+  // The menu already moved its radio mark to the clicked profile: put it back.
+  tray?.render(currentState(), { rebuildMenu: true });
+  if (outcome.kind === 'failed') notify(outcome.title, outcome.body);
 }
 
 async function handleTrayAction(action: TrayAction): Promise<void> {
@@ -196,6 +201,15 @@ async function handleTrayAction(action: TrayAction): Promise<void> {
     case 'quit':
       app.quit();
       return;
+  }
+}
+
+/** A click has no caller to catch for it: a failure (a locked keychain on copying a token) is told, not dropped. */
+async function runTrayAction(action: TrayAction): Promise<void> {
+  try {
+    await handleTrayAction(action);
+  } catch (error) {
+    notify('Airlock: that did not work', error instanceof Error ? error.message : 'unknown error');
   }
 }
 
@@ -312,7 +326,7 @@ if (memoryRelaunch !== null) {
     hardenSession(session.defaultSession, proxyOrigin);
     registerIpcHandlers({ proxyOrigin, controlToken: () => runtime?.controlToken ?? null });
     tray = new TrayController(
-      { productName: PRODUCT_NAME, iconPath: trayIconPath, onAction: (action) => void handleTrayAction(action) },
+      { productName: PRODUCT_NAME, iconPath: trayIconPath, onAction: (action) => void runTrayAction(action) },
       currentState(),
     );
     installTestHooks();

@@ -20,6 +20,7 @@ import { startAirlock } from '../proxy/app/startAirlock.ts';
 import { createKeytarSecretStore } from '../proxy/app/secrets/keytarStore.ts';
 import { clientTokenAccount, KeychainUnavailableError, type SecretStore } from '../proxy/contracts/secretStore.ts';
 import type { ProxyHandle } from '../proxy/http/startServer.ts';
+import type { PausedClient } from './logic/appState.ts';
 
 export interface DesktopRuntime {
   proxy: ProxyHandle;
@@ -29,6 +30,8 @@ export interface DesktopRuntime {
   connect: ConnectService;
   /** Every daily and monthly cap with its spend so far, for the 50/80/100% alerts. */
   budgets(): BudgetProgress[];
+  /** Clients the burst guard paused (in memory, so cheap to read on every refresh). */
+  pausedClients(): PausedClient[];
   /** Credits spent since local midnight, from the request log (so a restart does not reset the tray). */
   todaySpendCredits(): number;
   /** A client token to paste into a tool: the first one whose secret the keychain still holds. */
@@ -58,6 +61,7 @@ export async function startDesktopRuntime(options: DesktopRuntimeOptions): Promi
     controlToken: airlock.controlToken,
     connect: airlock.connect,
     budgets: () => budgetProgress(airlock.config.snapshot(), (query) => airlock.log.spendSince(query), Date.now()),
+    pausedClients: () => airlock.spendGate.pausedClients().map((pause) => ({ name: pause.clientName, reason: pause.reason })),
     todaySpendCredits: () => airlock.log.totals({ fromMs: startOfLocalDayMs(Date.now()), toMs: Date.now() }).costCredits,
     readClientToken: () => firstClientToken(airlock.config.snapshot(), secrets),
     switchCheck: (profileId) => airlock.control.switchCheck(profileId),

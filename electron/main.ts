@@ -63,7 +63,8 @@ const mainWindow = new MainWindow({
 });
 
 function currentState(): AppState {
-  return composeAppState(proxyStatus, runtime?.config.snapshot() ?? emptyConfig(), traffic, connectTools, budgets);
+  const config = runtime?.config.snapshot() ?? emptyConfig();
+  return composeAppState(proxyStatus, config, traffic, connectTools, budgets, runtime?.pausedClients() ?? []);
 }
 
 /** The URL the window should show now: the UI, or the problem page when the proxy did not start. */

@@ -25,6 +25,13 @@ export interface ProfileSummary {
   name: string;
 }
 
+export interface PausedClient {
+  /** The client token's name. */
+  name: string;
+  /** Why the burst guard paused it, in words. */
+  reason: string;
+}
+
 export interface BudgetAlert {
   scope: 'profile' | 'client';
   /** Profile id or client token name. */
@@ -50,6 +57,8 @@ export interface AppState {
   quotaExhaustedProfileIds: readonly string[];
   /** Human names of the caps reached today, e.g. "profile main: daily cap". */
   budgetCapsReached: readonly string[];
+  /** Clients the burst guard paused: their requests are refused until resumed in the window. */
+  pausedClients: readonly PausedClient[];
   hasClientToken: boolean;
   startAtLogin: boolean;
   notificationsEnabled: boolean;

@@ -10,13 +10,17 @@ export interface ConfigView {
   settings: { notifications: boolean; startAtLogin: boolean };
 }
 
-/** The app state from its sources: proxy status, the config snapshot, the traffic seen so far, the tools found and the caps' progress. */
+/**
+ * The app state from its sources: proxy status, the config snapshot, the traffic seen so far, the
+ * tools found, the caps' progress and the clients the burst guard paused.
+ */
 export function composeAppState(
   proxy: AppState['proxy'],
   config: ConfigView,
   traffic: TrafficState,
   connectTools: AppState['connectTools'],
   budgets: readonly BudgetProgress[],
+  pausedClients: AppState['pausedClients'],
 ): AppState {
   return {
     proxy,
@@ -26,6 +30,7 @@ export function composeAppState(
     keyRejectedProfileIds: traffic.keyRejectedProfileIds,
     quotaExhaustedProfileIds: traffic.quotaExhaustedProfileIds,
     budgetCapsReached: traffic.budgetCapsReached,
+    pausedClients,
     hasClientToken: config.clientTokens.length > 0,
     startAtLogin: config.settings.startAtLogin,
     notificationsEnabled: config.settings.notifications,

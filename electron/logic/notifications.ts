@@ -3,7 +3,7 @@ import type { AppState } from './appState.ts';
 
 /**
  * Which state changes deserve an OS notification: a budget cap at 50, 80 or 100% or reached, the key rejected by the
- * gateway, the proxy unable to start. Each alarm notifies once when it appears; it notifies again
+ * gateway, its account out of balance, a client paused by the burst guard, the proxy unable to start. Each alarm notifies once when it appears; it notifies again
  * only after it has cleared and come back. With notifications off nothing is shown, but alarms
  * are still tracked so turning them on does not replay old ones.
  */
@@ -28,6 +28,21 @@ export function activeAlarms(state: AppState): Notice[] {
       alarmKey: `key:${profileId}`,
       title: 'Gateway key rejected',
       body: `The gateway rejected the key of profile "${name}". Set a new key in Airlock.`,
+    });
+  }
+  for (const profileId of state.quotaExhaustedProfileIds) {
+    const name = state.profiles.find((profile) => profile.id === profileId)?.name ?? profileId;
+    alarms.push({
+      alarmKey: `quota:${profileId}`,
+      title: 'Gateway account out of balance',
+      body: `The gateway account of profile "${name}" has no balance or quota left: every request on it fails until you top it up in the gateway console.`,
+    });
+  }
+  for (const client of state.pausedClients) {
+    alarms.push({
+      alarmKey: `client-paused:${client.name}`,
+      title: 'Client paused',
+      body: `Client ${client.name} is refused: ${client.reason}. Resume it in Airlock once you have checked it.`,
     });
   }
   for (const alert of state.budgetAlerts) {

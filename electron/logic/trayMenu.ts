@@ -47,12 +47,31 @@ function addressItem(state: AppState): MenuItemModel {
   return { type: 'label', id: 'address', label };
 }
 
+function profileLabel(state: AppState, profile: AppState['profiles'][number]): string {
+  const marks = [
+    ...(state.keyRejectedProfileIds.includes(profile.id) ? ['key rejected'] : []),
+    ...(state.quotaExhaustedProfileIds.includes(profile.id) ? ['out of balance: top it up'] : []),
+  ];
+  return marks.length === 0 ? profile.name : `${profile.name} (${marks.join('; ')})`;
+}
+
+/** A paused client's agent gets refusals until someone resumes it, which only the window does. */
+function pausedClientItems(state: AppState): MenuItemModel[] {
+  return state.pausedClients.map((client) => ({
+    type: 'action' as const,
+    id: `client-paused:${client.name}`,
+    label: `Client ${client.name} paused (${client.reason}): open Airlock to resume`,
+    enabled: true,
+    action: { kind: 'openWindow' as const },
+  }));
+}
+
 function profileItems(state: AppState): MenuItemModel[] {
   if (state.profiles.length === 0) return [{ type: 'label', id: 'profiles-empty', label: 'No profiles yet: open the window to add one' }];
   return state.profiles.map((profile) => ({
     type: 'radio' as const,
     id: `profile:${profile.id}`,
-    label: state.keyRejectedProfileIds.includes(profile.id) ? `${profile.name} (key rejected)` : profile.name,
+    label: profileLabel(state, profile),
     checked: profile.id === state.activeProfileId,
     enabled: true,
     action: { kind: 'selectProfile' as const, profileId: profile.id },
@@ -112,6 +131,7 @@ export function buildTrayMenuModel(state: AppState): MenuItemModel[] {
     ...(state.budgetCapsReached.length > 0
       ? [{ type: 'label' as const, id: 'budget', label: `Budget reached: ${state.budgetCapsReached.join(', ')}` }]
       : []),
+    ...pausedClientItems(state),
     { type: 'separator', id: 'sep-profiles' },
     ...profileItems(state),
     { type: 'separator', id: 'sep-spend' },

@@ -3,7 +3,7 @@ import type { AppState } from './appState.ts';
 /**
  * The tray icon's state and tooltip. Precedence: an error (the proxy could not start, the
  * gateway rejected the key, or its account is out of balance) hides everything else because nothing works until it is fixed; then a
- * reached budget (requests are being refused); then paused; else serving.
+ * reached budget or a client the burst guard paused (requests are being refused); then paused; else serving.
  */
 export type TrayIconState = 'serving' | 'paused' | 'error' | 'budget';
 
@@ -12,7 +12,7 @@ export const TRAY_ICON_STATES: readonly TrayIconState[] = ['serving', 'paused', 
 export function trayIconState(state: AppState): TrayIconState {
   if (state.proxy.status === 'failed' || state.keyRejectedProfileIds.length > 0 || state.quotaExhaustedProfileIds.length > 0)
     return 'error';
-  if (state.budgetCapsReached.length > 0) return 'budget';
+  if (state.budgetCapsReached.length > 0 || state.pausedClients.length > 0) return 'budget';
   if (state.proxy.status === 'paused') return 'paused';
   return 'serving';
 }
@@ -37,6 +37,8 @@ export function trayTooltip(state: AppState, productName: string): string {
       if (state.quotaExhaustedProfileIds.length > 0)
         return `${productName}: the gateway account is out of balance, top it up${profilePart}`;
       if (state.budgetCapsReached.length > 0) return `${productName}: budget reached (${state.budgetCapsReached.join(', ')})`;
+      if (state.pausedClients.length > 0)
+        return `${productName}: client ${state.pausedClients.map((client) => client.name).join(', ')} paused by the burst guard${profilePart}`;
       return `${productName}: serving on ${proxy.origin.replace('http://', '')}${profilePart}`;
     }
   }

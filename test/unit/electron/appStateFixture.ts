@@ -15,6 +15,7 @@ export function appState(overrides: Partial<AppState> = {}): AppState {
     keyRejectedProfileIds: [],
     quotaExhaustedProfileIds: [],
     budgetCapsReached: [],
+    pausedClients: [],
     hasClientToken: true,
     startAtLogin: false,
     notificationsEnabled: true,

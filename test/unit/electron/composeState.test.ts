@@ -33,7 +33,8 @@ describe('composeAppState', () => {
         alertPercent: null,
       },
     ];
-    expect(composeAppState(proxy, config, traffic, connectTools, budgets)).toEqual({
+    const pausedClients = [{ name: 't', reason: '40 requests in 10 s' }];
+    expect(composeAppState(proxy, config, traffic, connectTools, budgets, pausedClients)).toEqual({
       proxy,
       profiles: [{ id: 'a', name: 'A' }],
       activeProfileId: 'a',
@@ -41,6 +42,7 @@ describe('composeAppState', () => {
       keyRejectedProfileIds: ['a'],
       quotaExhaustedProfileIds: [],
       budgetCapsReached: ['profile a'],
+      pausedClients,
       hasClientToken: true,
       startAtLogin: true,
       notificationsEnabled: false,

@@ -15,9 +15,26 @@ describe('decideNotifications', () => {
     ['budget cap reached', { budgetCapsReached: ['Main gateway: daily cap'] }, ['Budget reached']],
     ['key rejected', { keyRejectedProfileIds: ['main'] }, ['Gateway key rejected']],
     ['proxy unable to start', { proxy: failed }, ['Airlock could not start']],
+    ['gateway account out of balance', { quotaExhaustedProfileIds: ['main'] }, ['Gateway account out of balance']],
+    ['client paused by the burst guard', { pausedClients: [{ name: 'aider', reason: '40 requests in 10 s' }] }, ['Client paused']],
     ['two alarms at once', { keyRejectedProfileIds: ['main'], budgetCapsReached: ['daily'] }, ['Gateway key rejected', 'Budget reached']],
   ])('%s -> %j', (_name, overrides, titles) => {
     expect(decideNotifications(new Set(), appState(overrides)).notices.map((notice) => notice.title)).toEqual(titles);
+  });
+
+  it('names the profile whose account is empty and says requests fail until it is topped up', () => {
+    const [notice] = decideNotifications(new Set(), appState({ quotaExhaustedProfileIds: ['backup'] })).notices;
+    expect(notice?.body).toBe(
+      'The gateway account of profile "Backup" has no balance or quota left: every request on it fails until you top it up in the gateway console.',
+    );
+  });
+
+  it('says which client the burst guard paused, why, and where to resume it', () => {
+    const [notice] = decideNotifications(
+      new Set(),
+      appState({ pausedClients: [{ name: 'aider', reason: '40 requests in 10 s' }] }),
+    ).notices;
+    expect(notice?.body).toBe('Client aider is refused: 40 requests in 10 s. Resume it in Airlock once you have checked it.');
   });
 
   it('names the profile whose key was rejected', () => {

@@ -116,6 +116,23 @@ describe('buildTrayMenuModel', () => {
     expect(label(items, 'budget')).toBe('Budget reached: Main gateway: daily cap');
   });
 
+  it('marks a profile whose gateway account is out of balance, beside the rejected-key mark', () => {
+    const items = buildTrayMenuModel(appState({ quotaExhaustedProfileIds: ['main'], keyRejectedProfileIds: ['backup'] }));
+    expect(label(items, 'profile:main')).toBe('Main gateway (out of balance: top it up)');
+    expect(label(items, 'profile:backup')).toBe('Backup (key rejected)');
+  });
+
+  it('shows each client the burst guard paused, with the way to resume it', () => {
+    const items = buildTrayMenuModel(appState({ pausedClients: [{ name: 'claude-code', reason: '40 requests in 10 s' }] }));
+    expect(item(items, 'client-paused:claude-code')).toEqual({
+      type: 'action',
+      id: 'client-paused:claude-code',
+      label: 'Client claude-code paused (40 requests in 10 s): open Airlock to resume',
+      enabled: true,
+      action: { kind: 'openWindow' },
+    });
+  });
+
   it('explains an empty profile list instead of showing nothing', () => {
     const items = buildTrayMenuModel(appState({ profiles: [], activeProfileId: null }));
     expect(items.some((entry) => entry.type === 'radio')).toBe(false);

@@ -25,6 +25,7 @@ describe('trayIconState precedence: error > budget > paused > serving', () => {
     ],
     ['key rejected with budget and paused', { proxy: paused, keyRejectedProfileIds: ['main'], budgetCapsReached: ['daily'] }, 'error'],
     ['failed to start', { proxy: failed }, 'error'],
+    ['a client paused by the burst guard', { pausedClients: [{ name: 'aider', reason: 'burst' }] }, 'budget'],
   ])('%s', (_name, overrides, expected) => {
     expect(trayIconState(appState(overrides))).toBe(expected);
   });
@@ -38,6 +39,7 @@ describe('trayTooltip', () => {
     [{ proxy: { status: 'starting', port: 8642 } }, 'Airlock: starting on 127.0.0.1:8642'],
     [{ proxy: failed }, 'Airlock: not running (port 8642 on 127.0.0.1 is already in use)'],
     [{ keyRejectedProfileIds: ['main'] }, 'Airlock: the gateway rejected the key · Main gateway'],
+    [{ pausedClients: [{ name: 'aider', reason: 'burst' }] }, 'Airlock: client aider paused by the burst guard · Main gateway'],
     [{ quotaExhaustedProfileIds: ['main'] }, 'Airlock: the gateway account is out of balance, top it up · Main gateway'],
     [{ budgetCapsReached: ['Main gateway: daily cap'] }, 'Airlock: budget reached (Main gateway: daily cap)'],
   ])('%j', (overrides, expected) => {

@@ -13,6 +13,20 @@ module.exports = {
   // Native modules cannot be loaded from inside the asar archive.
   asarUnpack: ['node_modules/keytar/**/*.node'],
   npmRebuild: true,
+  // The keychain trusts the signed app, so nothing may run other code as it: no ELECTRON_RUN_AS_NODE,
+  // no NODE_OPTIONS (--require; the fuse also drops NODE_EXTRA_CA_CERTS, so a gateway behind a
+  // private CA is reached with `airlock serve` until the app has a CA setting of its own) and no
+  // --inspect, and the app only from its asar. Nothing in the app runs itself as Node: its threads
+  // are worker_threads. Asar integrity validation is left off until a signed build has been checked
+  // with it (a wrong hash stops the app from starting).
+  electronFuses: {
+    runAsNode: false,
+    enableNodeOptionsEnvironmentVariable: false,
+    enableNodeCliInspectArguments: false,
+    onlyLoadAppFromAsar: true,
+    enableCookieEncryption: true,
+    grantFileProtocolExtraPrivileges: false,
+  },
   mac: {
     category: 'public.app-category.developer-tools',
     target: ['dmg'],

@@ -20,6 +20,7 @@ interface BuilderConfig {
   win: PlatformBuild;
   linux: PlatformBuild;
   deb: { depends: string[] };
+  electronFuses?: Record<string, boolean>;
 }
 const config = require('../../../build/electron-builder.config.cjs') as BuilderConfig;
 
@@ -52,6 +53,19 @@ describe('electron-builder config', () => {
     const plist = readFileSync(new URL(config.mac.entitlements, root), 'utf8');
     expect(plist).toContain('<key>keychain-access-groups</key>');
     expect(plist).toContain(`$(AppIdentifierPrefix)${packageJson.appId}</string>`);
+  });
+
+  // The keychain trusts the signed app: an app any local process can run as plain Node, or hand
+  // code through NODE_OPTIONS or --inspect, gives that process the gateway keys without a prompt
+  // (Electron's fuses tutorial; electron-builder's electronFuses option sets them at packaging).
+  it('flips the fuses that would let another program run its own code as Airlock', () => {
+    expect(config.electronFuses).toMatchObject({
+      runAsNode: false,
+      enableNodeOptionsEnvironmentVariable: false,
+      enableNodeCliInspectArguments: false,
+      onlyLoadAppFromAsar: true,
+      grantFileProtocolExtraPrivileges: false,
+    });
   });
 
   it('makes the deb depend on libsecret (keytar needs it)', () => {

@@ -4,7 +4,8 @@
  * this file only connects them to Electron.
  */
 import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { app, clipboard, dialog, Notification, session } from 'electron';
 import { setActiveProfile, updateSettings } from '../proxy/app/profiles/configMutations.ts';
@@ -19,6 +20,7 @@ import type { BudgetProgress } from '../proxy/contracts/spend.ts';
 import type { AppState } from './logic/appState.ts';
 import { composeAppState, portFromEnv } from './logic/composeState.ts';
 import { summarizeConnectTools } from './logic/connectMenu.ts';
+import { linuxAutostartEntry, linuxAutostartPath, startAtLoginMethod } from './logic/loginItem.ts';
 import { classifyStartupError, quitDrainMs, startupProblemView } from './logic/lifecycle.ts';
 import { appUiUrl, DEFAULT_EXTERNAL_ORIGINS, gatewayOrigins } from './logic/navigation.ts';
 import { planMemoryRelaunch } from './logic/memoryLaunch.ts';
@@ -137,7 +139,25 @@ function trayIconPath(state: TrayIconState): string {
 }
 
 function setStartAtLogin(enabled: boolean): void {
-  app.setLoginItemSettings({ openAtLogin: enabled, args: [HIDDEN_AT_LOGIN_ARG] });
+  if (startAtLoginMethod(process.platform) === 'xdg-autostart') {
+    const entryPath = linuxAutostartPath(process.env, homedir());
+    try {
+      if (!enabled) rmSync(entryPath, { force: true });
+      else {
+        mkdirSync(dirname(entryPath), { recursive: true });
+        const appArgs = app.isPackaged ? [HIDDEN_AT_LOGIN_ARG] : [app.getAppPath(), HIDDEN_AT_LOGIN_ARG];
+        writeFileSync(
+          entryPath,
+          linuxAutostartEntry({ productName: PRODUCT_NAME, execPath: process.execPath, appImagePath: process.env.APPIMAGE, appArgs }),
+        );
+      }
+    } catch (error) {
+      notify('Start at login not changed', error instanceof Error ? error.message : 'unknown error');
+      return;
+    }
+  } else {
+    app.setLoginItemSettings({ openAtLogin: enabled, args: [HIDDEN_AT_LOGIN_ARG] });
+  }
   void runtime?.config.update((config) => updateSettings(config, { startAtLogin: enabled }));
 }
 
@@ -338,7 +358,8 @@ if (memoryRelaunch !== null) {
       proxyStatus = { status: 'failed', port, problem: classifyStartupError(error, port) };
     }
     if (proxyStatus.status === 'starting') await startProxy(port);
-    const openedAtLogin = process.argv.includes(HIDDEN_AT_LOGIN_ARG) || app.getLoginItemSettings().wasOpenedAtLogin;
+    // wasOpenedAtLogin is macOS's; elsewhere the login entry passes the hidden flag.
+    const openedAtLogin = process.argv.includes(HIDDEN_AT_LOGIN_ARG) || (process.platform === 'darwin' && wasOpenedAtLogin());
     if (!openedAtLogin || proxyStatus.status === 'failed') mainWindow.show(windowUrl());
   });
 }

@@ -21,7 +21,7 @@ import type { AppState } from './logic/appState.ts';
 import { composeAppState, portFromEnv } from './logic/composeState.ts';
 import { summarizeConnectTools } from './logic/connectMenu.ts';
 import { linuxAutostartEntry, linuxAutostartPath, startAtLoginMethod } from './logic/loginItem.ts';
-import { classifyStartupError, quitDrainMs, startupProblemView } from './logic/lifecycle.ts';
+import { classifyStartupError, drainThenQuit, startupProblemView } from './logic/lifecycle.ts';
 import { appUiUrl, DEFAULT_EXTERNAL_ORIGINS, gatewayOrigins } from './logic/navigation.ts';
 import { planMemoryRelaunch } from './logic/memoryLaunch.ts';
 import { decideNotifications } from './logic/notifications.ts';
@@ -299,9 +299,16 @@ function installTestHooks(): void {
 async function quitAfterDrain(): Promise<void> {
   const stopping = runtime;
   runtime = null;
-  if (stopping) await stopping.stop(quitDrainMs(stopping.proxy.inFlightCount()));
-  tray?.destroy();
-  app.quit();
+  if (!stopping) return;
+  await drainThenQuit({
+    inFlightCount: () => stopping.proxy.inFlightCount(),
+    stop: (drainMs) => stopping.stop(drainMs),
+    tell: notify,
+    quit: () => {
+      tray?.destroy();
+      app.quit();
+    },
+  });
 }
 
 /** Asked before `ready`, where Electron's docs promise nothing: a failure only means a relaunch that shows the window. */

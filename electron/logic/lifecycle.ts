@@ -18,6 +18,34 @@ export function quitDrainMs(inFlightCount: number, maxDrainMs: number = QUIT_DRA
   return inFlightCount > 0 ? maxDrainMs : 0;
 }
 
+export interface DrainThenQuitDeps {
+  inFlightCount(): number;
+  stop(drainMs: number): Promise<void>;
+  tell(title: string, body: string): void;
+  quit(): void;
+}
+
+/**
+ * The first quit: the requests in flight get up to QUIT_DRAIN_MS to finish (the user is told, and
+ * that a second quit does not wait), then the app quits whatever stopping the proxy did: a stop
+ * that failed must not leave a running app whose proxy is half gone.
+ */
+export async function drainThenQuit(deps: DrainThenQuitDeps): Promise<void> {
+  const inFlight = deps.inFlightCount();
+  if (inFlight > 0)
+    deps.tell(
+      'Airlock is quitting',
+      `Finishing ${inFlight} request${inFlight === 1 ? '' : 's'} in flight (at most ${QUIT_DRAIN_MS / 1000} s). Quit again to stop them now.`,
+    );
+  try {
+    await deps.stop(quitDrainMs(inFlight));
+  } catch (error) {
+    console.error('[airlock] stopping the proxy failed:', error instanceof Error ? error.message : 'unknown error');
+  } finally {
+    deps.quit();
+  }
+}
+
 export type WindowPresence = 'none' | 'hidden' | 'minimized' | 'visible';
 
 /** A second launch (or "Open Airlock" in the tray) brings the one window forward. */

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   classifyStartupError,
   decideWindowClose,
+  drainThenQuit,
   QUIT_DRAIN_MS,
   quitDrainMs,
   secondInstanceSteps,
@@ -25,6 +26,46 @@ describe('window close and quit', () => {
     [20, 2_000, 2_000],
   ])('%i in flight, max %i ms -> drain %i ms', (inFlight, max, expected) => {
     expect(quitDrainMs(inFlight, max)).toBe(expected);
+  });
+});
+
+describe('drainThenQuit', () => {
+  function steps(inFlight: number, stop: (drainMs: number) => Promise<void>) {
+    const done: string[] = [];
+    const run = drainThenQuit({
+      inFlightCount: () => inFlight,
+      stop: async (drainMs) => {
+        done.push(`stop ${drainMs}`);
+        await stop(drainMs);
+      },
+      tell: (title, body) => done.push(`${title}: ${body}`),
+      quit: () => done.push('quit'),
+    });
+    return { run, done };
+  }
+
+  it('quits at once, saying nothing, when nothing is in flight', async () => {
+    const { run, done } = steps(0, async () => undefined);
+    await run;
+    expect(done).toEqual(['stop 0', 'quit']);
+  });
+
+  it('says it is finishing the requests in flight and how to quit at once, then quits', async () => {
+    const { run, done } = steps(3, async () => undefined);
+    await run;
+    expect(done).toEqual([
+      'Airlock is quitting: Finishing 3 requests in flight (at most 5 s). Quit again to stop them now.',
+      `stop ${QUIT_DRAIN_MS}`,
+      'quit',
+    ]);
+  });
+
+  it('still quits when stopping the proxy fails, instead of leaving an app that no longer serves', async () => {
+    const { run, done } = steps(1, async () => {
+      throw new Error('log thread gone');
+    });
+    await run;
+    expect(done.at(-1)).toBe('quit');
   });
 });
 

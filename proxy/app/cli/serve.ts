@@ -1,4 +1,5 @@
 import { flushCompileCache } from 'node:module';
+import { constants } from 'node:os';
 import { pruneStaleCompileCaches } from './compileCache.ts';
 import path from 'node:path';
 import type { Command } from 'commander';
@@ -73,6 +74,41 @@ export function stopLines(report: StopReport, logStatus: Pick<RequestLogStatus, 
   return lines;
 }
 
+/**
+ * Signals after the first that still let the stop finish. `npm run serve` and `npx airlock serve`
+ * run Airlock in the terminal's process group and npm forwards the SIGINT it gets itself, so one
+ * Ctrl-C arrives twice: only the signal after that repeat stops at once.
+ */
+const REPEATS_WHILE_STOPPING = 1;
+
+/** The first SIGINT or SIGTERM stops with the drain; a repeat says it is stopping; the next ends the process at once. */
+function stopOnSignals(airlock: Airlock, deps: CliDeps): void {
+  let signalsSeen = 0;
+  const onSignal = (signal: NodeJS.Signals): void => {
+    signalsSeen += 1;
+    if (signalsSeen === 1) {
+      deps.stderr.write(`Stopping: letting streams in flight finish (up to ${DRAIN_ON_STOP_MS / 1000} s)...\n`);
+      airlock.stop({ drainMs: DRAIN_ON_STOP_MS }).then(
+        (report) => {
+          for (const line of stopLines(report, airlock.log.status())) deps.stderr.write(`${line}\n`);
+          process.exit(0);
+        },
+        () => process.exit(1),
+      );
+      return;
+    }
+    if (signalsSeen <= 1 + REPEATS_WHILE_STOPPING) {
+      deps.stderr.write('Still stopping: send the signal (Ctrl-C) again to stop at once, cutting what is still running.\n');
+      return;
+    }
+    deps.stderr.write('Stopped at once: requests still running were cut; the log marks them interrupted at the next start.\n');
+    // As a shell reports a process the signal ended.
+    process.exit(128 + constants.signals[signal]);
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+}
+
 /** A start that fails is one clear line and exit code 1; usage help would only bury the cause. */
 function failStart(deps: CliDeps, message: string): void {
   deps.stderr.write(`airlock: ${message}\n`);
@@ -112,17 +148,6 @@ export function registerServeCommand(program: Command, deps: CliDeps = defaultCl
       // What compiled at start goes to the compile cache now, not only at a clean exit (compileCache.ts).
       flushCompileCache();
       pruneStaleCompileCaches(process.env);
-      const stop = (): void => {
-        deps.stderr.write('Stopping: letting streams in flight finish (up to 5 s)...\n');
-        airlock.stop({ drainMs: DRAIN_ON_STOP_MS }).then(
-          (report) => {
-            for (const line of stopLines(report, airlock.log.status())) deps.stderr.write(`${line}\n`);
-            process.exit(0);
-          },
-          () => process.exit(1),
-        );
-      };
-      process.once('SIGINT', stop);
-      process.once('SIGTERM', stop);
+      stopOnSignals(airlock, deps);
     });
 }

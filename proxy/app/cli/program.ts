@@ -1,5 +1,5 @@
-import { Command } from 'commander';
 import packageJson from '../../../package.json' with { type: 'json' };
+import { AirlockCommand } from './airlockCommand.ts';
 import { defaultCliDeps, type CliDeps } from './commands/cliContext.ts';
 import { registerConnectCommand } from './commands/connect.ts';
 import { registerExportCommands } from './commands/export.ts';
@@ -15,12 +15,12 @@ import { registerResumeCommand } from './resume.ts';
 import { registerServeCommand } from './serve.ts';
 
 /** The whole `airlock` command line; proxy/app/cli/main.ts parses process.argv with it, tests their own. */
-export function createProgram(deps: CliDeps = defaultCliDeps()): Command {
-  const program = new Command('airlock')
+export function createProgram(deps: CliDeps = defaultCliDeps()): AirlockCommand {
+  const program = new AirlockCommand('airlock')
     .description('Your model gateway key stays in the OS keychain; your tools talk to a proxy on 127.0.0.1.')
     .version(packageJson.version, '-V, --version', 'print the version of Airlock')
     .option('--data-dir <dir>', 'where profiles and the request log live (default: the app data directory, or AIRLOCK_DATA_DIR)')
-    .showHelpAfterError();
+    .addHelpText('after', '\nExit codes: 0 done, 1 failed, 2 a mistake in the command line.');
   for (const register of [
     registerServeCommand,
     registerProfileCommands,

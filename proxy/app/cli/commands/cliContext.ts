@@ -2,6 +2,7 @@ import { homedir } from 'node:os';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { resolveDataDir } from '../../dataDir.ts';
+import { FAILED_CODE, FAILED_EXIT_CODE } from '../airlockCommand.ts';
 import { openConfigStore, type ConfigStore } from '../../profiles/configStore.ts';
 import { createKeytarSecretStore } from '../../secrets/keytarStore.ts';
 import type { SecretStore } from '../../../contracts/secretStore.ts';
@@ -56,8 +57,7 @@ export async function withCliErrors(command: Command, body: () => Promise<void>)
     await body();
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
-    // The usage text is for mistakes in the command line, not for a refusal explained in one line.
-    command.showHelpAfterError(false).error(`airlock: ${message.replace(/\s*\n\s*/g, ' ')}`, { exitCode: 1, code: 'airlock.failed' });
+    command.error(`airlock: ${message.replace(/\s*\n\s*/g, ' ')}`, { exitCode: FAILED_EXIT_CODE, code: FAILED_CODE });
   }
 }
 

@@ -75,9 +75,9 @@ describe('airlock connect', () => {
     expect(findSentinel(readFileSync(aiderFile(), 'utf8'))).toBeNull();
   });
 
-  it('refuses an unknown tool and a nothing-to-undo with one line and exit 1', async () => {
+  it('refuses an unknown tool (a mistake in the command line: exit 2) and a nothing-to-undo (exit 1) with one line', async () => {
     const unknown = await connect('vim');
-    expect(unknown.exitCode).toBe(1);
+    expect(unknown.exitCode).toBe(2);
     expect(unknown.stderr).toMatch(/'vim' is invalid.*Allowed choices are claude-code, codex, opencode, aider/);
     const nothing = await connect('codex', '--undo');
     expect(nothing.exitCode).toBe(1);

@@ -1,0 +1,49 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runAirlockBin } from '../../../support/airlockBin.ts';
+
+let dataDir: string;
+
+beforeAll(() => {
+  dataDir = mkdtempSync(path.join(tmpdir(), 'airlock-usage-errors-'));
+});
+afterAll(() => {
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+// Exit code 2 for a command line that cannot be run, 1 for a command that failed: the split of
+// POSIX utilities (grep, diff) and of argument parsers such as Python's argparse and Rust's clap,
+// so a script can tell a typo in it from a failure worth retrying.
+describe('a mistake in the command line', () => {
+  it.each([
+    ['servee', "airlock: unknown command 'servee' (did you mean serve?); see `npx airlock --help`\n"],
+    ['profile lst', "airlock: unknown command 'lst' (did you mean list?); see `npx airlock profile --help`\n"],
+    ['serve --prot 9', "airlock: unknown option '--prot' (did you mean --port?); see `npx airlock serve --help`\n"],
+    ['token list extra', "airlock: too many arguments for 'list'. Expected 0 arguments but got 1; see `npx airlock token list --help`\n"],
+    ['export requests', "airlock: required option '--format <format>' not specified; see `npx airlock export requests --help`\n"],
+  ])('`airlock %s` is one line on stderr (with a near spelling, if any, and where the usage is) and exit code 2', async (args, line) => {
+    const exit = await runAirlockBin(['--data-dir', dataDir, ...args.split(' ')]);
+    expect(exit).toMatchObject({ code: 2, stdout: '', stderr: line });
+  });
+
+  it('`airlock key` (a group without its command) lists the commands on stderr and exits 2', async () => {
+    const exit = await runAirlockBin(['--data-dir', dataDir, 'key']);
+    expect(exit.code).toBe(2);
+    expect(exit.stdout).toBe('');
+    expect(exit.stderr).toMatch(/^Usage: airlock key \[options\] \[command\]/);
+    expect(exit.stderr).toMatch(/\nairlock: `npx airlock key` needs one of the commands above\n$/);
+  });
+
+  it('is told apart from a command that failed, which exits 1', async () => {
+    const exit = await runAirlockBin(['--data-dir', dataDir, 'export', 'requests', '--format', 'pdf']);
+    expect(exit).toMatchObject({ code: 1, stdout: '', stderr: 'airlock: --format "pdf": use har or csv\n' });
+  });
+
+  it('`--help` lists the exit codes, on stdout, with exit code 0', async () => {
+    const exit = await runAirlockBin(['--help']);
+    expect(exit.code).toBe(0);
+    expect(exit.stdout).toContain('Exit codes: 0 done, 1 failed, 2 a mistake in the command line.');
+  });
+});

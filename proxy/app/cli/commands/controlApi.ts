@@ -1,7 +1,7 @@
 import { Agent, fetch, type Response } from 'undici';
 import { CONTROL_API_PREFIX, type ApiErrorBody } from '../../../contracts/controlApi.ts';
 import { CLI_COMMAND } from '../../../contracts/cli.ts';
-import { CONTROL_TOKEN_ACCOUNT } from '../../../contracts/secretStore.ts';
+import { CONTROL_TOKEN_ACCOUNT, KeychainUnavailableError } from '../../../contracts/secretStore.ts';
 import type { CliDeps } from './cliContext.ts';
 
 export interface ControlCall {
@@ -10,7 +10,7 @@ export interface ControlCall {
   /** Under the control API, e.g. `/requests/<id>`. */
   path: string;
   body?: unknown;
-  /** What the user can do instead when Airlock has no control token here (the window's way). */
+  /** What the user can do instead when Airlock has no control token here (the window's way), e.g. "Resume the client in the window instead." */
   instead: string;
   /** Bounds the whole call; none for calls that wait on a model's answer (the proxy's own timeouts bound those). */
   timeoutMs?: number;
@@ -22,7 +22,7 @@ export interface ControlCall {
  * A refusal becomes an Error carrying the API's own explanation.
  */
 export async function callControlApi<T>(deps: CliDeps, call: ControlCall): Promise<T> {
-  const controlToken = await deps.secrets().get(CONTROL_TOKEN_ACCOUNT);
+  const controlToken = await controlTokenOf(deps, call.instead);
   if (!controlToken) throw new Error(`no control token in the keychain: is Airlock set up on this machine? ${call.instead}`);
   // fetch's default 300 s wait for headers would cut off a replay of a slow model's answer.
   const waiting = call.timeoutMs === undefined ? new Agent({ headersTimeout: 0, bodyTimeout: 0 }) : undefined;
@@ -30,6 +30,21 @@ export async function callControlApi<T>(deps: CliDeps, call: ControlCall): Promi
     return await send<T>(call, controlToken, waiting);
   } finally {
     await waiting?.close();
+  }
+}
+
+/**
+ * The control token from the keychain. Without a keychain the running Airlock made one for its run
+ * only, so the keychain error's usual way forward (AIRLOCK_API_KEY, for the gateway key) does not
+ * help here: the window does.
+ */
+async function controlTokenOf(deps: CliDeps, instead: string): Promise<string | null> {
+  try {
+    return await deps.secrets().get(CONTROL_TOKEN_ACCOUNT);
+  } catch (error) {
+    if (!(error instanceof KeychainUnavailableError)) throw error;
+    const windowWay = `${instead.charAt(0).toLowerCase()}${instead.slice(1).replace(/\.$/, '')}`;
+    throw error.withFallback(`${windowWay} (without a keychain, only the running Airlock and its window have the control token).`);
   }
 }
 

@@ -11,7 +11,7 @@ import { startGatewaySimulator, type GatewaySimulator } from '../../../simulator
 import { rawRequest } from '../../../support/http.ts';
 import { SENTINEL_KEY } from '../../../support/sentinel.ts';
 import { runAirlock } from '../../../support/cliHarness.ts';
-import { memorySecretStore } from '../../../support/memorySecretStore.ts';
+import { memorySecretStore, unavailableSecretStore } from '../../../support/memorySecretStore.ts';
 
 let simulator: GatewaySimulator;
 let airlock: Airlock;
@@ -66,5 +66,14 @@ describe('airlock resume <client>', () => {
     expect(run.exitCode).toBe(1);
     expect(run.stdout).toBe('');
     expect(run.stderr).toBe('airlock: No client named "nope" (clients: looper, quiet).\n');
+  });
+
+  it('without a keychain, points at the window, not at AIRLOCK_API_KEY (which gives no control token)', async () => {
+    const run = await runAirlock(dataDir, unavailableSecretStore(), ['resume', 'looper', '--port', String(airlock.proxy.port)]);
+    expect(run.exitCode).toBe(1);
+    expect(run.stderr).toBe(
+      'airlock: no OS keychain (Secret Service) is available: no D-Bus session. Start a keyring (e.g. gnome-keyring) in this session, ' +
+        'or resume the client in the window instead (without a keychain, only the running Airlock and its window have the control token).\n',
+    );
   });
 });

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
-import { DEFAULT_PORT } from '../../contracts/defaults.ts';
 import { defaultCliDeps, withCliErrors, writeLine, type CliDeps } from './commands/cliContext.ts';
 import { callControlApi } from './commands/controlApi.ts';
+import { portOption } from './commands/portOption.ts';
 
 /**
  * `airlock resume <client>`: lifts the burst guard's pause on one client in the running proxy,
@@ -11,8 +11,8 @@ export function registerResumeCommand(program: Command, deps: CliDeps = defaultC
   program
     .command('resume <client>')
     .description('let a client the burst guard paused send requests again')
-    .option('--port <port>', 'the port the running Airlock listens on', String(DEFAULT_PORT))
-    .action((clientName: string, options: { port: string }, command: Command) =>
+    .addOption(portOption('the port the running Airlock listens on'))
+    .action((clientName: string, options: { port: number }, command: Command) =>
       withCliErrors(command, async () => {
         const { resumed } = await callControlApi<{ resumed: boolean }>(deps, {
           port: options.port,

@@ -6,28 +6,22 @@ import type { Command } from 'commander';
 import { resolveDataDir } from '../dataDir.ts';
 import { normalizeBaseUrl } from '../../core/baseUrl.ts';
 import { startAirlock, type Airlock } from '../startAirlock.ts';
-import { DEFAULT_PORT } from '../../contracts/defaults.ts';
 import type { RequestLogStatus } from '../../contracts/log.ts';
 import type { StopReport } from '../../forward/shutdown.ts';
 import { PortInUseError } from '../../http/startServer.ts';
 import { describeKeyStatus } from '../secrets/keyCache.ts';
 import { defaultCliDeps, type CliDeps } from './commands/cliContext.ts';
+import { portOption } from './commands/portOption.ts';
 import { CLI_COMMAND } from '../../contracts/cli.ts';
 
 interface ServeOptions {
-  port: string;
+  port: number;
   baseUrl?: string;
   profile?: string;
 }
 
 /** How long a stop waits for streams in flight before it cuts them. */
 const DRAIN_ON_STOP_MS = 5_000;
-
-function parsePort(text: string): number {
-  const port = Number(text);
-  if (!Number.isInteger(port) || port < 1 || port > 65_535) throw new Error(`--port must be a whole number from 1 to 65535, not "${text}"`);
-  return port;
-}
 
 export function startupLines(airlock: Airlock): string[] {
   const snapshot = airlock.config.snapshot();
@@ -119,7 +113,7 @@ export function registerServeCommand(program: Command, deps: CliDeps = defaultCl
   program
     .command('serve')
     .description('run the proxy on 127.0.0.1 without the desktop window')
-    .option('--port <port>', 'port to listen on (clients keep it in their config)', String(DEFAULT_PORT))
+    .addOption(portOption('port to listen on (clients keep it in their config)'))
     .option('--base-url <url>', 'serve a gateway for this run only (key from AIRLOCK_API_KEY), without a saved profile')
     .option('--profile <id>', 'serve this profile instead of the active one')
     .action(async (options: ServeOptions, command: Command) => {
@@ -136,7 +130,7 @@ export function registerServeCommand(program: Command, deps: CliDeps = defaultCl
       try {
         airlock = await startAirlock({
           dataDir,
-          port: parsePort(options.port),
+          port: options.port,
           env: deps.env,
           ...(options.profile ? { profileId: options.profile } : {}),
           ...(commandLineBaseUrl ? { commandLineBaseUrl } : {}),

@@ -1,10 +1,11 @@
-import { InvalidArgumentError, Option, type Command } from 'commander';
+import type { Command } from 'commander';
 import { CLI_COMMAND } from '../../../contracts/cli.ts';
 import { CONNECT_TOOL_IDS, type ConnectFileChange, type ConnectToolId, type ConnectToolStatus } from '../../../contracts/connect.ts';
-import { DEFAULT_HOST, DEFAULT_PORT } from '../../../contracts/defaults.ts';
+import { DEFAULT_HOST } from '../../../contracts/defaults.ts';
 import { ConnectService } from '../../connect/connectService.ts';
 import { openConfigStore } from '../../profiles/configStore.ts';
 import { dataDirFor, defaultCliDeps, withCliErrors, writeLine, type CliDeps } from './cliContext.ts';
+import { portOption } from './portOption.ts';
 
 interface ConnectOptions {
   dryRun?: boolean;
@@ -28,7 +29,7 @@ export function registerConnectCommand(program: Command, deps: CliDeps = default
     .option('--undo', 'put back the file as it was before the last setup')
     .option('--import', "move the gateway key in the tool's file into the keychain as a profile first")
     .option('--model <id>', 'the model the tool should ask for (left as it is when absent)')
-    .addOption(new Option('--port <port>', 'the port Airlock listens on').default(DEFAULT_PORT).argParser(parsePort))
+    .addOption(portOption('the port Airlock listens on'))
     .action((tool: ConnectToolId | undefined, options: ConnectOptions, command: Command) =>
       withCliErrors(command, async () => {
         const dataDir = dataDirFor(command, deps);
@@ -110,10 +111,4 @@ function statusLine(status: ConnectToolStatus): string {
     status.backups.length > 0 ? `${status.backups.length} backup(s), --undo restores the last` : null,
   ].filter((extra) => extra !== null);
   return [`${status.id.padEnd(12)}${state}`, `  ${status.files[0]}`, ...extras.map((extra) => `  ${extra}`)].join('\n');
-}
-
-function parsePort(value: string): number {
-  const port = Number(value);
-  if (!Number.isInteger(port) || port < 1 || port > 65_535) throw new InvalidArgumentError('a port is a whole number from 1 to 65535.');
-  return port;
 }

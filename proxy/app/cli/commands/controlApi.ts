@@ -5,7 +5,7 @@ import { CONTROL_TOKEN_ACCOUNT, KeychainUnavailableError } from '../../../contra
 import type { CliDeps } from './cliContext.ts';
 
 export interface ControlCall {
-  port: string;
+  port: number;
   method: 'GET' | 'POST';
   /** Under the control API, e.g. `/requests/<id>`. */
   path: string;
@@ -51,7 +51,7 @@ async function controlTokenOf(deps: CliDeps, instead: string): Promise<string | 
 async function send<T>(call: ControlCall, controlToken: string, waiting: Agent | undefined): Promise<T> {
   let response: Response;
   try {
-    response = await fetch(`http://127.0.0.1:${Number(call.port)}${CONTROL_API_PREFIX}${call.path}`, {
+    response = await fetch(`http://127.0.0.1:${call.port}${CONTROL_API_PREFIX}${call.path}`, {
       method: call.method,
       headers: {
         authorization: `Bearer ${controlToken}`,

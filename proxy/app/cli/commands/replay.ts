@@ -5,13 +5,13 @@ import path from 'node:path';
 import type { Command } from 'commander';
 import type { BodyTextResponse } from '../../../contracts/requests.ts';
 import { formatCredits } from '../../../contracts/amounts.ts';
-import { DEFAULT_PORT } from '../../../contracts/defaults.ts';
 import type { ReplayRequest, ReplayResponse, ReplaySide } from '../../../contracts/replay.ts';
 import { defaultCliDeps, withCliErrors, writeLine, type CliDeps } from './cliContext.ts';
 import { callControlApi } from './controlApi.ts';
+import { portOption } from './portOption.ts';
 
 interface ReplayFlags {
-  port: string;
+  port: number;
   edit?: boolean;
   bodyFile?: string;
   profile?: string;
@@ -128,7 +128,7 @@ export function registerReplayCommand(program: Command, deps: CliDeps = defaultC
     .option('--profile <id>', "send through this profile instead of the original's")
     .option('--idempotency-key <key>', 'the key an image or video creation is replayed under (a repeat with it is answered once)')
     .option('--json', 'print the comparison as JSON')
-    .option('--port <port>', 'the port the running Airlock listens on', String(DEFAULT_PORT))
+    .addOption(portOption('the port the running Airlock listens on'))
     .action((id: string, flags: ReplayFlags, command: Command) =>
       withCliErrors(command, async () => {
         const body = await bodyToSend(deps, id, flags);

@@ -28,6 +28,18 @@ describe('a mistake in the command line', () => {
     expect(exit).toMatchObject({ code: 2, stdout: '', stderr: line });
   });
 
+  it.each([['resume looper'], ['replay alk_1'], ['serve'], ['connect']])(
+    '`airlock %s --port 80a` is refused as a mistake, not taken for an Airlock that is not running',
+    async (command) => {
+      const exit = await runAirlockBin(['--data-dir', dataDir, ...command.split(' '), '--port', '80a']);
+      expect(exit).toMatchObject({
+        code: 2,
+        stdout: '',
+        stderr: `airlock: option '--port <port>' argument '80a' is invalid. Give a port from 1 to 65535; see \`npx airlock ${command.split(' ')[0]} --help\`\n`,
+      });
+    },
+  );
+
   it('`airlock key` (a group without its command) lists the commands on stderr and exits 2', async () => {
     const exit = await runAirlockBin(['--data-dir', dataDir, 'key']);
     expect(exit.code).toBe(2);

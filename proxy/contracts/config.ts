@@ -63,6 +63,18 @@ export const traceExportSchema = z.object({
   headersRevision: z.number().int().nonnegative().default(0),
 });
 
+/**
+ * An endpoint as the user gives it (the CLI, the window; null turns the export off), which may hold no credentials: a key in
+ * the URL would sit in airlock.json, a plain file, and be shown back; a collector's key goes in a
+ * header, whose value the OS keychain keeps. The file's schema above stays as it was, so a config
+ * written before still loads.
+ */
+export const otlpEndpointInputSchema = traceExportSchema.shape.otlpEndpoint.unwrap().refine((endpoint) => {
+  if (endpoint === null) return true;
+  const url = new URL(endpoint);
+  return url.username === '' && url.password === '';
+}, "the URL holds credentials (user:password@): remove them and send the collector's key as a trace export header, which the OS keychain keeps");
+
 const wholeNumber = (min: number, max: number) =>
   z.number('must be a number').int('must be a whole number').min(min, `must be at least ${min}`).max(max, `must be at most ${max}`);
 

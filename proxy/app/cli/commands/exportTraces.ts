@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { traceExportSchema, type TraceExportSettings } from '../../../contracts/config.ts';
+import { otlpEndpointInputSchema, type TraceExportSettings } from '../../../contracts/config.ts';
 import { removeTraceHeader, setTraceHeader, traceHeaderNameOf, traceHeaderValueOf } from '../../export/traceHeaders.ts';
 import { updateSettings } from '../../profiles/configMutations.ts';
 import { describeKeyStatus, keyLastFour } from '../../secrets/keyCache.ts';
@@ -20,6 +20,17 @@ function headerValueOf(name: string, raw: string): string {
   } catch (error) {
     throw new Error(`header ${name}: ${error instanceof Error ? error.message : 'invalid value'}`);
   }
+}
+
+/** The endpoint as saved, or a refusal that quotes it only when it holds no credentials. */
+function endpointOf(text: string): TraceExportSettings['otlpEndpoint'] {
+  const parsed = otlpEndpointInputSchema.safeParse(text.trim());
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  const holdsCredentials = issue?.code === 'custom';
+  throw new Error(
+    `--endpoint${holdsCredentials ? '' : ` "${text}"`}: ${issue?.message ?? 'invalid'}${holdsCredentials ? ' (--header <name>)' : ''}`,
+  );
 }
 
 function describe(settings: TraceExportSettings): string[] {
@@ -56,11 +67,8 @@ export function registerExportTracesCommand(exportCommand: Command, deps: CliDep
         if (problem) throw new Error(problem);
         if (flags.endpoint !== undefined && flags.off) throw new Error('give --endpoint <url> or --off, not both');
         let endpoint: TraceExportSettings['otlpEndpoint'] | undefined;
-        if (flags.endpoint !== undefined || flags.off) {
-          const parsed = traceExportSchema.shape.otlpEndpoint.safeParse(flags.off ? null : flags.endpoint?.trim());
-          if (!parsed.success) throw new Error(`--endpoint "${flags.endpoint}": ${parsed.error.issues[0]?.message ?? 'invalid'}`);
-          endpoint = parsed.data;
-        }
+        if (flags.off) endpoint = null;
+        else if (flags.endpoint !== undefined) endpoint = endpointOf(flags.endpoint);
         const stores = { secrets: deps.secrets(), config: store };
         if (flags.header !== undefined) {
           const name = traceHeaderNameOf(flags.header);

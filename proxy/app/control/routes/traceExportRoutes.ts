@@ -1,6 +1,6 @@
 import express from 'express';
 import { z } from 'zod';
-import { traceExportSchema, type ConfigFile } from '../../../contracts/config.ts';
+import { otlpEndpointInputSchema, type ConfigFile } from '../../../contracts/config.ts';
 import type { TraceExportView } from '../../../contracts/traceHeaders.ts';
 import { removeTraceHeader, setTraceHeader } from '../../export/traceHeaders.ts';
 import { updateSettings } from '../../profiles/configMutations.ts';
@@ -8,10 +8,7 @@ import type { ControlContext } from '../context.ts';
 
 /** A blank field turns the export off, as clearing it in the window means. */
 const endpointUpdateSchema = z.object({
-  otlpEndpoint: z.preprocess(
-    (value) => (typeof value === 'string' && value.trim() === '' ? null : value),
-    traceExportSchema.shape.otlpEndpoint.unwrap(),
-  ),
+  otlpEndpoint: z.preprocess((value) => (typeof value === 'string' && value.trim() === '' ? null : value), otlpEndpointInputSchema),
 });
 /** The rules on name and value are checked by setTraceHeader, with messages that never quote the value. */
 const headerWriteSchema = z.object({ name: z.string(), value: z.string() });

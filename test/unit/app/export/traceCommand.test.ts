@@ -47,6 +47,22 @@ describe('airlock export traces', () => {
   });
 });
 
+describe('airlock export traces --endpoint with credentials in it', () => {
+  // A collector's key pasted into the URL would sit in airlock.json, a plain file, and be printed
+  // back: it belongs in a header, whose value is kept in the keychain.
+  it.each([['https://team:TRACEKEY@api.honeycomb.io'], ['https://TRACEKEY@otlp.example:4318/v1/traces']])(
+    'refuses %s, saying where the key goes, without repeating it',
+    async (endpoint) => {
+      await airlock(['export', 'traces', '--endpoint', 'http://127.0.0.1:4318']);
+      const run = await airlock(['export', 'traces', '--endpoint', endpoint]);
+      expect(run.exitCode).toBe(1);
+      expect(run.stderr).toMatch(/--endpoint: the URL holds credentials \(user:password@\).*--header/);
+      expect(`${run.stdout}${run.stderr}`).not.toContain('TRACEKEY');
+      expect(savedTraceExport()).toMatchObject({ otlpEndpoint: 'http://127.0.0.1:4318' });
+    },
+  );
+});
+
 describe('airlock export traces --header: a collector API key from stdin into the keychain', () => {
   it('keeps the value in the keychain and only the name in airlock.json, lists names, and removes it', async () => {
     await airlock(['export', 'traces', '--endpoint', 'https://api.honeycomb.io']);

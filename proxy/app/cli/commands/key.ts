@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { cleanApiKey } from '../../../core/apiKey.ts';
+import { redactKnownSecrets } from '../../../core/redact.ts';
 import { bumpKeysRevision, requireProfile } from '../../profiles/configMutations.ts';
 import type { ConfigStore } from '../../profiles/configStore.ts';
 import { addPoolKey, relabelPoolKey, removePoolKey, replacePoolKey } from '../../profiles/keyPoolEdits.ts';
@@ -117,10 +118,13 @@ export function registerKeyCommands(program: Command, deps: CliDeps = defaultCli
           );
           return;
         }
-        for (const entry of profile.keyPool) {
-          const secret = await secrets.get(poolKeyAccount(profileId, entry.id));
+        const held = await Promise.all(profile.keyPool.map((entry) => secrets.get(poolKeyAccount(profileId, entry.id))));
+        const keys = held.filter((secret) => secret !== null);
+        for (const [index, entry] of profile.keyPool.entries()) {
+          const secret = held[index] ?? null;
           const status = describeKeyStatus({ set: secret !== null, lastFour: secret ? keyLastFour(secret) : null });
-          writeLine(deps.stdout, `${entry.id}\t${entry.label}\t${status}`);
+          // A label written into the file by hand could hold a key: masked, as the window masks it.
+          writeLine(deps.stdout, `${entry.id}\t${redactKnownSecrets(entry.label, keys)}\t${status}`);
         }
       }),
     );

@@ -1,10 +1,10 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import packageJson from '../../../../package.json' with { type: 'json' };
 import { sha256Hex } from '../../../../proxy/http/clientTokens.ts';
-import { SENTINEL_KEY } from '../../../support/sentinel.ts';
+import { findSentinel, SENTINEL_KEY } from '../../../support/sentinel.ts';
 import { memorySecretStore } from '../../../support/memorySecretStore.ts';
 import { runAirlock, type CliRun } from '../../../support/cliHarness.ts';
 
@@ -180,5 +180,19 @@ describe('airlock as a command', () => {
   ])('%j hints at a command that runs after npm install', async (args, hint) => {
     const run = await airlock(args);
     expect(run.stdout + run.stderr).toContain(hint);
+  });
+});
+
+describe('airlock key list', () => {
+  it('masks a gateway key written into a label by hand, as the window does', async () => {
+    await airlock(['profile', 'add', 'work', '--name', 'Work', '--base-url', 'https://gw.example/v1']);
+    expect((await airlock(['key', 'add', 'work', '--label', 'team A'], `${SENTINEL_KEY}\n`)).exitCode).toBe(0);
+    // The CLI and the window refuse such a label; an edit of airlock.json does not.
+    const file = path.join(dataDir, 'airlock.json');
+    writeFileSync(file, readFileSync(file, 'utf8').replace('"team A"', `"team A ${SENTINEL_KEY}"`));
+    const listed = await airlock(['key', 'list', 'work']);
+    expect(listed.exitCode, listed.stderr).toBe(0);
+    expect(listed.stdout).toContain('team A');
+    expect(findSentinel(listed.stdout)).toBeNull();
   });
 });

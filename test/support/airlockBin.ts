@@ -3,9 +3,9 @@ import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 
 /** The `airlock` command as npm installs it (package.json "bin"). */
-export const AIRLOCK_BIN = fileURLToPath(new URL('../../proxy/app/cli/bin.js', import.meta.url));
+const AIRLOCK_BIN = fileURLToPath(new URL('../../proxy/app/cli/bin.js', import.meta.url));
 
-export interface AirlockExit {
+interface AirlockExit {
   code: number | null;
   signal: NodeJS.Signals | null;
   stdout: string;

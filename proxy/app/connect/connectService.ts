@@ -1,4 +1,4 @@
-import { chmodSync, existsSync, mkdirSync, readFileSync, realpathSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { ConfigFile } from '../../contracts/config.ts';
 import type {
@@ -101,7 +101,7 @@ export class ConnectService {
     for (const role of changed) {
       const filePath = prepared.paths[role]!;
       mkdirSync(path.dirname(filePath), { recursive: true });
-      writeToolFile(filePath, prepared.after[role]!);
+      writeFileAtomic(filePath, prepared.after[role]!);
     }
     return { ...this.#response(prepared), backupId };
   }
@@ -145,7 +145,7 @@ export class ConnectService {
         rmSync(file.path, { force: true });
         removedFiles.push(file.path);
       } else {
-        writeToolFile(file.path, text);
+        writeFileAtomic(file.path, text);
         // The write made it 0600 (it held a token); the user's file gets its own mode back.
         if (file.mode !== undefined) chmodSync(file.path, file.mode);
         restoredFiles.push(file.path);
@@ -294,20 +294,6 @@ export class ConnectService {
       bumpKeysRevision(addProfile(config, { id: profile.id, name: profile.name, baseUrl: profile.baseUrl })),
     );
   }
-}
-
-/**
- * A tool's file may be a symlink into the user's dotfiles: the new text goes to the link's target,
- * since an atomic rename onto the link itself would replace it with a plain file.
- */
-function writeToolFile(filePath: string, text: string): void {
-  let target = filePath;
-  try {
-    target = realpathSync(filePath);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-  }
-  writeFileAtomic(target, text);
 }
 
 /** A tool's file as text, null when it does not exist; one that cannot be read is refused with its path. */

@@ -12,7 +12,7 @@ export interface FileStamp {
 
 export type ConfigFileState =
   | { kind: 'missing' }
-  | { kind: 'ok'; config: ConfigFile; stamp: FileStamp }
+  | { kind: 'ok'; config: ConfigFile; stamp: FileStamp; text: string }
   | { kind: 'broken'; message: string; backupPath: string; stamp: FileStamp };
 
 export const BROKEN_BACKUP_PREFIX = `${CONFIG_FILE_NAME}.broken-`;
@@ -38,15 +38,10 @@ export function sameStamp(a: FileStamp | null, b: FileStamp | null): boolean {
 export function readConfigFileState(filePath: string): ConfigFileState {
   const stamp = statStamp(filePath);
   if (!stamp) return { kind: 'missing' };
-  let text: string;
-  try {
-    text = readFileSync(filePath, 'utf8');
-  } catch (error) {
-    if (isNotFound(error)) return { kind: 'missing' };
-    throw error;
-  }
+  const text = readConfigText(filePath);
+  if (text === null) return { kind: 'missing' };
   const parsed = parseConfigText(text);
-  if (parsed.ok) return { kind: 'ok', config: parsed.config, stamp };
+  if (parsed.ok) return { kind: 'ok', config: parsed.config, stamp, text };
   return { kind: 'broken', message: parsed.message, backupPath: backUpBrokenFile(filePath, text), stamp };
 }
 
@@ -61,6 +56,16 @@ function backUpBrokenFile(filePath: string, text: string): string {
   const backupPath = path.join(directory, `${BROKEN_BACKUP_PREFIX}${timestamp}`);
   copyFileSync(filePath, backupPath);
   return backupPath;
+}
+
+/** The file's text now, or null when there is none: what a writer compares with what it read. */
+export function readConfigText(filePath: string): string | null {
+  try {
+    return readFileSync(filePath, 'utf8');
+  } catch (error) {
+    if (isNotFound(error)) return null;
+    throw error;
+  }
 }
 
 function isNotFound(error: unknown): boolean {

@@ -4,7 +4,7 @@ import lockfile from 'proper-lockfile';
 import { CONFIG_FILE_NAME, configFileSchema, emptyConfig, type ConfigFile } from '../../contracts/config.ts';
 import { formatPath, serializeConfig } from './configParse.ts';
 import { writeFileAtomic } from './atomicWrite.ts';
-import { readConfigFileState, sameStamp, statStamp, type FileStamp } from './configFileState.ts';
+import { readConfigFileState, readConfigText, sameStamp, statStamp, type FileStamp } from './configFileState.ts';
 
 /** The file on disk does not validate: nothing is written until the user fixes or resets it. */
 export class ConfigBrokenError extends Error {
@@ -24,6 +24,17 @@ export class ConfigInvalidError extends Error {
   }
 }
 
+/**
+ * Another program (a text editor, a dotfiles sync) kept rewriting the file while Airlock was
+ * saving: nothing was written, so its change stands; the user tries again.
+ */
+export class ConfigBusyError extends Error {
+  constructor() {
+    super(`${CONFIG_FILE_NAME} was changed by another program while Airlock was saving: nothing was saved. Try again.`);
+    this.name = 'ConfigBusyError';
+  }
+}
+
 export type ConfigMutator = (config: ConfigFile) => ConfigFile;
 export type ConfigListener = (config: ConfigFile) => void;
 
@@ -37,11 +48,14 @@ export interface OpenConfigStoreOptions {
 /** Held only for one read-modify-write; stale after this long if its holder died. */
 const LOCK_STALE_MS = 10_000;
 const LOCK_RETRIES = { retries: 100, factor: 1.3, minTimeout: 5, maxTimeout: 200, randomize: true };
+/** Reads again after another program's save landed mid-update; past this the user is asked to retry. */
+const MAX_UPDATE_ATTEMPTS = 3;
 
 /**
  * The config file `airlock.json`, shared by the app, `airlock serve` and the CLI. Reads on the
  * request path are synchronous from an in-memory snapshot; every mutation is a read-modify-write
- * under a cross-process lock, so concurrent writers lose nothing.
+ * under a cross-process lock, so concurrent writers lose nothing; a program that does not take the
+ * lock (an editor) and saves meanwhile has its save kept and the change made again on top of it.
  */
 export class ConfigStore {
   readonly dataDir: string;
@@ -93,13 +107,18 @@ export class ConfigStore {
   /** Applies `mutator` to the current file content under the cross-process lock and writes the result. */
   async update(mutator: ConfigMutator): Promise<ConfigFile> {
     return this.#withLock(() => {
-      const state = readConfigFileState(this.filePath);
-      if (state.kind === 'broken') {
-        this.#problem = new ConfigBrokenError(state.message, state.backupPath);
-        throw this.#problem;
+      for (let attempt = 1; attempt <= MAX_UPDATE_ATTEMPTS; attempt += 1) {
+        const state = readConfigFileState(this.filePath);
+        if (state.kind === 'broken') {
+          this.#problem = new ConfigBrokenError(state.message, state.backupPath);
+          throw this.#problem;
+        }
+        const next = mutator(structuredClone(state.kind === 'ok' ? state.config : emptyConfig()));
+        // Editors and sync tools do not take Airlock's lock: a save of theirs since the read would
+        // be overwritten without a word, so the change is made again on what they wrote.
+        if (readConfigText(this.filePath) === (state.kind === 'ok' ? state.text : null)) return this.#write(next);
       }
-      const current = state.kind === 'ok' ? state.config : emptyConfig();
-      return this.#write(mutator(structuredClone(current)));
+      throw new ConfigBusyError();
     });
   }
 

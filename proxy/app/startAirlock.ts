@@ -1,7 +1,7 @@
 import { homedir } from 'node:os';
 import path from 'node:path';
 import { DEFAULT_HOST } from '../contracts/defaults.ts';
-import { bodyCaptureBytes, logBacklogBytes, MAX_BODY_CAPTURE_BYTES } from '../contracts/config.ts';
+import { bodyCaptureBytes, CONFIG_FILE_NAME, logBacklogBytes, MAX_BODY_CAPTURE_BYTES } from '../contracts/config.ts';
 import { createClientAuthenticator } from '../http/clientAuthenticator.ts';
 import { loadControlToken } from '../http/controlToken.ts';
 import { ReplayGrants, withReplayGrants } from '../http/replayGrants.ts';
@@ -122,6 +122,10 @@ async function startWithDataDir(options: AirlockOptions): Promise<Airlock> {
   }
   const fileProblem = store.problem();
   if (fileProblem) notices.push(fileProblem);
+  // `airlock serve` has no window: a hand edit it refuses (or its fix) is said on stderr as it happens.
+  store.onProblemChange((problem) =>
+    console.error(`[airlock] ${problem ?? `${CONFIG_FILE_NAME} is valid again; its settings are in use.`}`),
+  );
   const config = overlayConfig(store, {
     ...(options.profileId ? { activeProfileId: options.profileId } : {}),
     ...(options.commandLineBaseUrl ? { commandLineBaseUrl: options.commandLineBaseUrl } : {}),
@@ -199,7 +203,12 @@ async function startWithDataDir(options: AirlockOptions): Promise<Airlock> {
   const replayGrants = new ReplayGrants();
   const control = createControlRouter({
     controlToken: controlToken.token,
-    config: { snapshot: () => config.snapshot(), update: (mutator) => store.update(mutator) },
+    config: {
+      snapshot: () => config.snapshot(),
+      update: (mutator) => store.update(mutator),
+      problem: () => store.problem(),
+      onProblemChange: (listener) => store.onProblemChange(listener),
+    },
     keys,
     keyPools,
     secrets,

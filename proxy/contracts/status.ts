@@ -19,7 +19,8 @@ export type AlarmKind =
   | 'ledger_incomplete'
   | 'client_paused'
   | 'auth_disabled'
-  | 'keychain_unavailable';
+  | 'keychain_unavailable'
+  | 'config_invalid';
 
 export interface Alarm {
   kind: AlarmKind;

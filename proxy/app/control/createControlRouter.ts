@@ -57,6 +57,8 @@ export function createControlRouter(deps: ControlDeps): ControlApi {
   });
   // The log reads an ended request's summary from its bodies on its own thread; the live rows get it from there.
   const stopSummaries = deps.log.onRowSummaries((summaries) => hub.summariesWritten(summaries));
+  // A hand edit of airlock.json that does not validate: the window's alarm comes and goes with it.
+  const stopFileProblems = deps.config.onProblemChange(() => hub.statusChanged());
   const context: ControlContext = {
     deps,
     hub,
@@ -130,6 +132,7 @@ export function createControlRouter(deps: ControlDeps): ControlApi {
       detach?.();
       detach = null;
       stopSummaries();
+      stopFileProblems();
       hub.close();
     },
   };

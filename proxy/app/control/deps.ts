@@ -29,12 +29,15 @@ export interface CapabilityService {
 }
 
 /**
- * The profile file as this run sees it (`snapshot`, which may overlay --profile) and its writer
- * (`update`, the ConfigStore's locked read-modify-write).
+ * The profile file as this run sees it (`snapshot`, which may overlay --profile), its writer
+ * (`update`, the ConfigStore's locked read-modify-write), and why the file on disk is not in use.
  */
 export interface ControlConfig {
   snapshot(): ConfigFile;
   update(mutator: ConfigMutator): Promise<ConfigFile>;
+  /** The file does not validate (a hand edit): the message names line and field; null when fine. */
+  problem(): string | null;
+  onProblemChange(listener: () => void): () => void;
 }
 
 export type ControlLog = Pick<

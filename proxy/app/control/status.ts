@@ -19,6 +19,9 @@ function budgetWarningMessage(budget: BudgetProgress): string {
   return `${budget.scope === 'profile' ? 'Profile' : 'Client'} ${budget.subject} has used ${budget.alertPercent}% of its ${budget.period} budget (${formatCredits(budget.spentCredits)} of ${formatCredits(budget.capCredits)} credits ${period}); at the cap its requests are refused.`;
 }
 
+/** A file the schema refuses is never half-applied (DESIGN.md, "airlock.json is never half-read"). */
+const LAST_GOOD_SETTINGS = 'Until then Airlock keeps using the settings it last read, and saves nothing.';
+
 /** The status bar's content, and the alarms a user must see without looking for them. */
 export function buildStatus({ deps, proxy, keyRejectedProfiles, quotaExhaustedProfiles = [], nowMs }: StatusInputs): StatusResponse {
   const config = deps.config.snapshot();
@@ -67,6 +70,8 @@ export function buildStatus({ deps, proxy, keyRejectedProfiles, quotaExhaustedPr
   if (!config.settings.requireClientToken) {
     alarms.push({ kind: 'auth_disabled', message: 'Client tokens are turned off: any program on this machine can spend through Airlock.' });
   }
+  const fileProblem = deps.config.problem();
+  if (fileProblem) alarms.push({ kind: 'config_invalid', message: `${fileProblem} ${LAST_GOOD_SETTINGS}` });
   const keychainProblem = deps.keys.keychainProblem();
   if (keychainProblem) alarms.push({ kind: 'keychain_unavailable', message: keychainProblem });
 

@@ -37,6 +37,8 @@ export class ConfigBusyError extends Error {
 
 export type ConfigMutator = (config: ConfigFile) => ConfigFile;
 export type ConfigListener = (config: ConfigFile) => void;
+/** Told when the file on disk becomes unusable or usable again; the message is problem()'s. */
+export type ProblemListener = (problem: string | null) => void;
 
 export interface OpenConfigStoreOptions {
   /** Follow writes by other processes (the running proxy and the window do; one-shot CLI commands do not). */
@@ -64,6 +66,7 @@ export class ConfigStore {
   #loadedStamp: FileStamp | null = null;
   #problem: ConfigBrokenError | null = null;
   #listeners = new Set<ConfigListener>();
+  #problemListeners = new Set<ProblemListener>();
   #watcher: FSWatcher | null = null;
   #pollTimer: NodeJS.Timeout | null = null;
 
@@ -88,6 +91,11 @@ export class ConfigStore {
     return () => this.#listeners.delete(listener);
   }
 
+  onProblemChange(listener: ProblemListener): () => void {
+    this.#problemListeners.add(listener);
+    return () => this.#problemListeners.delete(listener);
+  }
+
   /** Re-reads the file if it changed since it was last loaded. */
   reload(): void {
     const stamp = statStamp(this.filePath);
@@ -96,10 +104,10 @@ export class ConfigStore {
     const state = readConfigFileState(this.filePath);
     if (state.kind === 'broken') {
       this.#loadedStamp = state.stamp;
-      this.#problem = new ConfigBrokenError(state.message, state.backupPath);
+      this.#setProblem(new ConfigBrokenError(state.message, state.backupPath));
       return;
     }
-    this.#problem = null;
+    this.#setProblem(null);
     this.#loadedStamp = state.kind === 'ok' ? state.stamp : null;
     this.#publish(state.kind === 'ok' ? state.config : emptyConfig());
   }
@@ -109,10 +117,7 @@ export class ConfigStore {
     return this.#withLock(() => {
       for (let attempt = 1; attempt <= MAX_UPDATE_ATTEMPTS; attempt += 1) {
         const state = readConfigFileState(this.filePath);
-        if (state.kind === 'broken') {
-          this.#problem = new ConfigBrokenError(state.message, state.backupPath);
-          throw this.#problem;
-        }
+        if (state.kind === 'broken') throw this.#setProblem(new ConfigBrokenError(state.message, state.backupPath));
         const next = mutator(structuredClone(state.kind === 'ok' ? state.config : emptyConfig()));
         // Editors and sync tools do not take Airlock's lock: a save of theirs since the read would
         // be overwritten without a word, so the change is made again on what they wrote.
@@ -153,6 +158,7 @@ export class ConfigStore {
     if (this.#pollTimer) clearInterval(this.#pollTimer);
     this.#pollTimer = null;
     this.#listeners.clear();
+    this.#problemListeners.clear();
   }
 
   #stopWatcher(): void {
@@ -168,9 +174,24 @@ export class ConfigStore {
     }
     writeFileAtomic(this.filePath, serializeConfig(validated.data));
     this.#loadedStamp = statStamp(this.filePath);
-    this.#problem = null;
+    this.#setProblem(null);
     this.#publish(validated.data);
     return this.#snapshot;
+  }
+
+  #setProblem<T extends ConfigBrokenError | null>(problem: T): T {
+    const changed = problem?.message !== this.#problem?.message;
+    this.#problem = problem;
+    if (changed) {
+      for (const listener of this.#problemListeners) {
+        try {
+          listener(problem?.message ?? null);
+        } catch {
+          // A listener's failure must not stop the others or the reader.
+        }
+      }
+    }
+    return problem;
   }
 
   #publish(config: ConfigFile): void {

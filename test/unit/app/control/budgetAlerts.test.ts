@@ -48,7 +48,7 @@ describe('budget alerts in the progress and the window status', () => {
     const status = (spent: { profile: number; client: number }) =>
       buildStatus({
         deps: {
-          config: { snapshot: () => config },
+          config: { snapshot: () => config, problem: () => null },
           log: {
             totals: () => ({ costCredits: 0 }),
             spendSince: spendSince(spent),

@@ -29,8 +29,11 @@ export interface ProfileListResponse {
   keychain: { available: boolean; message: string | null };
 }
 
-/** POST /profiles, PUT /profiles/:id */
+/** POST /profiles */
 export type ProfileWriteRequest = ProfileInput;
+
+/** PUT /profiles/:id: only the fields sent change (a pool's keys have routes of their own). */
+export type ProfileUpdateRequest = Partial<Omit<ProfileInput, 'id' | 'keyPool'>>;
 
 /** POST /profiles/:id/activate */
 export interface ActivateResponse {

@@ -11,6 +11,7 @@ import type {
   ProfileTestRequest,
   ProfileTestResult,
   ProfileView,
+  ProfileUpdateRequest,
   ProfileWriteRequest,
   SwitchCheckResponse,
 } from '../../../proxy/contracts/profileViews.ts';
@@ -99,7 +100,7 @@ export interface ControlClient {
   spend(range: SpendRange): Promise<SpendResponse>;
   profiles(): Promise<ProfileListResponse>;
   createProfile(profile: ProfileWriteRequest): Promise<ProfileView>;
-  updateProfile(id: string, profile: ProfileWriteRequest): Promise<ProfileView>;
+  updateProfile(id: string, changes: ProfileUpdateRequest): Promise<ProfileView>;
   deleteProfile(id: string): Promise<void>;
   setKey(id: string, key: string): Promise<KeyStatus>;
   deleteKey(id: string): Promise<KeyStatus>;
@@ -242,7 +243,7 @@ export function createControlClient(options: ControlClientOptions = {}): Control
     spend: (range) => json('GET', `/spend?range=${range}`),
     profiles: () => json('GET', '/profiles'),
     createProfile: (profile) => json('POST', '/profiles', profile),
-    updateProfile: (id, profile) => json('PUT', `/profiles/${segment(id)}`, profile),
+    updateProfile: (id, changes) => json('PUT', `/profiles/${segment(id)}`, changes),
     deleteProfile: (id) => empty('DELETE', `/profiles/${segment(id)}`),
     setKey: (id, key) => json('PUT', `/profiles/${segment(id)}/key`, { key }),
     deleteKey: (id) => json('DELETE', `/profiles/${segment(id)}/key`),

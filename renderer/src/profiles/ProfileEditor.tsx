@@ -1,11 +1,11 @@
 import { useState, type ReactNode } from 'react';
 import type { Profile } from '../../../proxy/contracts/profile.ts';
-import type { ProfileView } from '../../../proxy/contracts/profileViews.ts';
+import type { ProfileUpdateRequest, ProfileView } from '../../../proxy/contracts/profileViews.ts';
 import { useApi } from '../api/ApiContext.tsx';
 import { ControlApiError } from '../api/client.ts';
 import { BaseUrlField } from './BaseUrlField.tsx';
 import { PairRowsEditor } from './PairRowsEditor.tsx';
-import { formFromProfile, profileFromForm, type ProfileForm, type ProtocolModeSetting } from './profileForm.ts';
+import { formFromProfile, profileFromForm, profileSaveBody, type ProfileForm, type ProtocolModeSetting } from './profileForm.ts';
 import { FormError } from '../common/StateViews.tsx';
 
 interface ProfileEditorProps {
@@ -50,22 +50,43 @@ const MODES: ProtocolModeSetting[] = ['auto', 'native', 'translate'];
 export function ProfileEditor({ existing, onSaved }: ProfileEditorProps) {
   const api = useApi();
   const [form, setForm] = useState<ProfileForm>(() => formFromProfile(existing));
+  // What the form was filled from: a save sends only what the user changed from it.
+  const [base, setBase] = useState<Profile | null>(existing);
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [saveError, setSaveError] = useState<string | null>(null);
   const [saving, setSaving] = useState(false);
   const set = <K extends keyof ProfileForm>(key: K, value: ProfileForm[K]) => setForm((previous) => ({ ...previous, [key]: value }));
 
-  const save = async () => {
-    const result = profileFromForm(form, existing);
-    if (!result.ok) {
-      setErrors(result.errors);
-      return;
+  const update = async (profile: Profile, changes: ProfileUpdateRequest): Promise<ProfileView> => {
+    const saved = await api.updateProfile(profile.id, changes);
+    // The answer holds what was saved elsewhere meanwhile too: the form shows it and the next save starts from it.
+    setBase(saved.profile);
+    setForm(formFromProfile(saved.profile));
+    return saved;
+  };
+
+  /** The request the form's content makes, or null after showing why it cannot be sent. */
+  const saveRequest = (): (() => Promise<ProfileView>) | null => {
+    if (base) {
+      const changes = profileSaveBody(form, base);
+      if (changes.ok) return () => update(base, changes.body);
+      setErrors(changes.errors);
+      return null;
     }
+    const created = profileFromForm(form, null);
+    if (created.ok) return () => api.createProfile(created.profile);
+    setErrors(created.errors);
+    return null;
+  };
+
+  const save = async () => {
+    const send = saveRequest();
+    if (!send) return;
     setErrors({});
     setSaveError(null);
     setSaving(true);
     try {
-      onSaved(existing ? await api.updateProfile(existing.id, result.profile) : await api.createProfile(result.profile));
+      onSaved(await send());
     } catch (caught) {
       if (caught instanceof ControlApiError && caught.field) setErrors({ [caught.field]: caught.message });
       else setSaveError((caught as Error).message);

@@ -1,4 +1,5 @@
-import { profileSchema, type Profile, type ProfileInput } from '../../../proxy/contracts/profile.ts';
+import { profileSchema, type Profile } from '../../../proxy/contracts/profile.ts';
+import type { ProfileUpdateRequest } from '../../../proxy/contracts/profileViews.ts';
 
 export type ProtocolModeSetting = Profile['protocolModes']['messages'];
 
@@ -63,7 +64,7 @@ function optionalNumber(value: string): number | undefined {
   return value.trim() === '' ? undefined : Number(value);
 }
 
-export type FormResult = { ok: true; profile: ProfileInput } | { ok: false; errors: Record<string, string> };
+export type FormResult = { ok: true; profile: Profile } | { ok: false; errors: Record<string, string> };
 
 /**
  * Validates the form with the same schema the proxy applies to the profile file, keeping the
@@ -104,4 +105,35 @@ export function profileFromForm(form: ProfileForm, existing: Profile | null): Fo
     errors[path] ??= issue.message;
   }
   return { ok: false, errors };
+}
+
+export type SaveBodyResult = { ok: true; body: ProfileUpdateRequest } | { ok: false; errors: Record<string, string> };
+
+/** The profile's settings this form edits (prices and the key pool have editors of their own). */
+const FORM_FIELDS = [
+  'name',
+  'baseUrl',
+  'modelAliases',
+  'modelRoutes',
+  'protocolModes',
+  'timeouts',
+  'retry',
+  'maxRequestBodyMiB',
+  'budget',
+  'priceMultiplier',
+  'fallbacks',
+] as const satisfies readonly (keyof Profile)[];
+
+/**
+ * What saving the form of an existing profile sends (PUT /profiles/:id changes the fields it is
+ * sent): only the settings that differ from `base`, the profile the form was filled from. Sending
+ * the whole profile wrote back, without a word, what had been saved meanwhile by the price editor,
+ * the CLI or an edit of airlock.json.
+ */
+export function profileSaveBody(form: ProfileForm, base: Profile): SaveBodyResult {
+  const result = profileFromForm(form, base);
+  if (!result.ok) return result;
+  const edited = result.profile;
+  const changed = FORM_FIELDS.filter((field) => JSON.stringify(edited[field]) !== JSON.stringify(base[field]));
+  return { ok: true, body: Object.fromEntries(changed.map((field) => [field, edited[field]])) };
 }

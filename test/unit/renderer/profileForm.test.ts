@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { profileSchema } from '../../../proxy/contracts/profile.ts';
-import { formFromProfile, profileFromForm } from '../../../renderer/src/profiles/profileForm.ts';
+import { configFileSchema } from '../../../proxy/contracts/config.ts';
+import { profileSchema, type Profile } from '../../../proxy/contracts/profile.ts';
+import { requireProfile, updateProfile } from '../../../proxy/app/profiles/configMutations.ts';
+import { formFromProfile, profileFromForm, profileSaveBody } from '../../../renderer/src/profiles/profileForm.ts';
 
 const profile = profileSchema.parse({ id: 'work', name: 'Work', baseUrl: 'https://gw.example/v1', maxRequestBodyMiB: 16 });
 
@@ -34,5 +36,39 @@ describe('the profile form’s request body limit', () => {
       ok: false,
       errors: { maxRequestBodyMiB: message },
     });
+  });
+});
+
+describe('saving the profile form', () => {
+  // The form was opened on `base`; meanwhile the price editor below it saved a price and
+  // `airlock profile set work --max-body-mib 128` ran in a terminal. The user then renamed the profile.
+  const base = profileSchema.parse({ id: 'work', name: 'Work', baseUrl: 'https://gw.example/v1', maxRequestBodyMiB: 16 });
+  const savedElsewhere = profileSchema.parse({
+    ...base,
+    maxRequestBodyMiB: 128,
+    prices: [{ model: 'gpt-4o', inputPer1M: 2.5, outputPer1M: 10 }],
+    priceMultiplier: 1.5,
+  });
+  const configWith = (profile: Profile) => configFileSchema.parse({ version: 1, activeProfileId: 'work', profiles: [profile] });
+
+  it('sends only the fields the user changed, so what was saved elsewhere meanwhile stands', () => {
+    const result = profileSaveBody({ ...formFromProfile(base), name: 'Work gateway' }, base);
+    if (!result.ok) throw new Error(JSON.stringify(result.errors));
+    expect(result.body).toEqual({ name: 'Work gateway' });
+    const saved = requireProfile(updateProfile(configWith(savedElsewhere), 'work', result.body), 'work');
+    expect(saved).toEqual({ ...savedElsewhere, name: 'Work gateway' });
+  });
+
+  it('sends a changed group of settings whole, and nothing when nothing changed', () => {
+    const form = { ...formFromProfile(base), totalTimeoutMs: '60000', fallbacks: [{ from: '', to: 'gpt-4o-mini' }] };
+    const result = profileSaveBody(form, base);
+    expect(result).toEqual({
+      ok: true,
+      body: {
+        timeouts: { ...base.timeouts, totalTimeoutMs: 60_000 },
+        fallbacks: [{ model: 'gpt-4o-mini' }],
+      },
+    });
+    expect(profileSaveBody(formFromProfile(base), base)).toEqual({ ok: true, body: {} });
   });
 });

@@ -90,8 +90,12 @@ export function registerProfileCommands(program: Command, deps: CliDeps = defaul
     .action((id: string, _options: unknown, command: Command) =>
       withCliErrors(command, async () => {
         const store = configStoreFor(command, deps);
-        const removed = store.snapshot().profiles.find((candidate) => candidate.id === id);
-        const config = await store.update((current) => removeProfile(current, id));
+        let removed: Profile | undefined;
+        const config = await store.update((current) => {
+          // As it is in the file under the lock: a pool key the window added meanwhile is deleted too.
+          removed = current.profiles.find((candidate) => candidate.id === id);
+          return removeProfile(current, id);
+        });
         try {
           // Every key of a pool too: none stays behind in the keychain.
           for (const account of removed ? keyAccountsOf(removed) : [gatewayKeyAccount(id)]) await deps.secrets().delete(account);

@@ -92,8 +92,12 @@ export function profileRoutes(context: ControlContext): express.Router {
 
   router.delete('/profiles/:id', async (req, res) => {
     const id = param(req.params, 'id');
-    const removed = requireProfile(deps.config.snapshot(), id);
-    await deps.config.update((current) => removeProfile(current, id));
+    let removed = requireProfile(deps.config.snapshot(), id);
+    await deps.config.update((current) => {
+      // As it is in the file: a pool key another writer (the CLI) added since the snapshot is deleted too.
+      removed = requireProfile(current, id);
+      return removeProfile(current, id);
+    });
     // Every key of a pool too: none stays behind in the keychain.
     let deleted = false;
     for (const account of keyAccountsOf(removed)) deleted = (await deps.keys.deleteKey(account)) || deleted;

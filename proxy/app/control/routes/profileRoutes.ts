@@ -151,10 +151,9 @@ export function profileRoutes(context: ControlContext): express.Router {
     res.json(body);
   });
 
-  const savePrices = async (id: string, table: PriceTable): Promise<PriceTable> => {
-    const config = await deps.config.update((current) =>
-      updateProfile(current, id, { prices: table.prices, priceMultiplier: table.priceMultiplier }),
-    );
+  /** Only what is given changes: an import leaves the multiplier as the file has it, whoever saved it last. */
+  const savePrices = async (id: string, table: Partial<PriceTable>): Promise<PriceTable> => {
+    const config = await deps.config.update((current) => updateProfile(current, id, table));
     const profile = requireProfile(config, id);
     return { prices: profile.prices, priceMultiplier: profile.priceMultiplier };
   };
@@ -167,8 +166,7 @@ export function profileRoutes(context: ControlContext): express.Router {
     const id = param(req.params, 'id');
     const { format, text } = priceImportSchema.parse(req.body);
     const prices = format === 'csv' ? importPricesCsv(text) : importPricesJson(text);
-    const multiplier = requireProfile(deps.config.snapshot(), id).priceMultiplier;
-    res.json(await savePrices(id, { prices, priceMultiplier: multiplier }));
+    res.json(await savePrices(id, { prices }));
   });
 
   router.get('/profiles/:id/prices/export', (req, res) => {

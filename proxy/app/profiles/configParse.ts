@@ -3,6 +3,7 @@ import type { z } from 'zod';
 import { CONFIG_FILE_NAME, configFileSchema, type ConfigFile } from '../../contracts/config.ts';
 import { withoutByteOrderMark } from '../../core/byteOrderMark.ts';
 import { isRecord } from '../../core/isRecord.ts';
+import { CLI_COMMAND } from '../../contracts/cli.ts';
 
 export type ConfigParseResult = { ok: true; config: ConfigFile } | { ok: false; message: string };
 
@@ -35,7 +36,7 @@ export function parseConfigText(fileText: string): ConfigParseResult {
     ok: false,
     message: unknown
       .slice(0, 3)
-      .map((fieldPath) => describeField(text, fieldPath, 'unknown field: check its spelling, or remove it'))
+      .map((fieldPath) => describeField(text, fieldPath, unknownFieldProblem(value, fieldPath)))
       .join('; '),
   };
 }
@@ -52,6 +53,40 @@ function unknownFieldPaths(raw: unknown, parsed: unknown, at: (string | number)[
   return Object.keys(raw).flatMap((key) =>
     Object.hasOwn(parsed, key) ? unknownFieldPaths(raw[key], parsed[key], [...at, key]) : [[...at, key]],
   );
+}
+
+/** Field names a user gives a key or token they type into the file, compared without case, `-` or `_`. */
+const SECRET_FIELD_NAMES = new Set([
+  'apikey',
+  'key',
+  'gatewaykey',
+  'openaiapikey',
+  'token',
+  'accesstoken',
+  'secret',
+  'password',
+  'authorization',
+  'bearer',
+  'headers',
+]);
+
+/**
+ * A key typed into the file is refused like any unknown field, but told where it goes instead: "check
+ * its spelling" would send the user to try `api_key` next. The value itself is never repeated.
+ */
+function unknownFieldProblem(raw: unknown, fieldPath: readonly (string | number)[]): string {
+  const name = String(fieldPath.at(-1)).toLowerCase().replace(/[-_]/g, '');
+  if (!SECRET_FIELD_NAMES.has(name)) return 'unknown field: check its spelling, or remove it';
+  const noSecret = `${CONFIG_FILE_NAME} holds no secret: remove this field, and`;
+  if (fieldPath[0] === 'settings' && fieldPath[1] === 'traceExport') {
+    return `${noSecret} give a collector's header with \`${CLI_COMMAND} export traces --header <name>\` (its value goes to the OS keychain)`;
+  }
+  const profile =
+    fieldPath[0] === 'profiles' && typeof fieldPath[1] === 'number' && isRecord(raw) && Array.isArray(raw.profiles)
+      ? raw.profiles[fieldPath[1]]
+      : null;
+  const profileId = isRecord(profile) && typeof profile.id === 'string' ? profile.id : '<profile>';
+  return `${noSecret} store the gateway key in the OS keychain with \`${CLI_COMMAND} key set ${profileId}\` (or in the window's Profiles screen)`;
 }
 
 export function serializeConfig(config: ConfigFile): string {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseConfigText } from '../../../../proxy/app/profiles/configParse.ts';
+import { CLI_COMMAND } from '../../../../proxy/contracts/cli.ts';
 
 const validProfile = { id: 'work', name: 'Work', baseUrl: 'https://gw.example/v1' };
 
@@ -47,6 +48,30 @@ describe('parseConfigText', () => {
     if (result.ok) return;
     const line = text.split('\n').findIndex((candidate) => candidate.includes(key)) + 1;
     expect(result.message).toContain(`airlock.json: ${fieldPath} (line ${line}): unknown field`);
+  });
+
+  it.each([
+    [
+      'a profile',
+      { version: 1, profiles: [{ ...validProfile, apiKey: 'sk-typed-into-the-file-0123456789' }] },
+      'profiles[0].apiKey',
+      `\`${CLI_COMMAND} key set work\``,
+    ],
+    ['the top level', { version: 1, api_key: 'sk-typed-into-the-file-0123456789' }, 'api_key', `\`${CLI_COMMAND} key set <profile>\``],
+    [
+      'the trace export',
+      { version: 1, settings: { traceExport: { headers: { authorization: 'Bearer sk-typed-into-the-file-0123456789' } } } },
+      'settings.traceExport.headers',
+      `\`${CLI_COMMAND} export traces --header <name>\``,
+    ],
+  ])('says a secret typed into %s goes to the keychain, not the file, without repeating it', (_place, value, fieldPath, command) => {
+    const result = parseConfigText(pretty(value));
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    expect(result.message).toContain(`airlock.json: ${fieldPath} (line`);
+    expect(result.message).toContain('holds no secret');
+    expect(result.message).toContain(command);
+    expect(result.message).not.toContain('sk-typed-into-the-file');
   });
 
   it('reads a file saved with a UTF-8 byte order mark (Windows editors add one), whose error would name an invisible character', () => {

@@ -96,6 +96,8 @@ export interface SpendCheckInput {
   profile: Profile;
   /** As UpstreamTarget says: the fix a refusal names differs. */
   keyFromEnvironment?: boolean;
+  /** The key the request will be sent with, only so the auth breaker tells a replaced key from the rejected one; never kept. */
+  apiKey?: string;
   method: string;
   upstreamPath: string;
   upstreamModel: string | null;
@@ -114,6 +116,8 @@ export interface SpendOutcome {
   status: number;
   /** The gateway rejected the key (class `auth`): the only outcome that opens the auth breaker. */
   keyRejected: boolean;
+  /** The key the answering step was sent with: a rejection opens the breaker for that key, not for one set since; never kept. */
+  apiKey?: string;
   costCredits: number | null;
   /** When the request started: its spend belongs to that local day and month, as its log row does. */
   startedAtMs: number;

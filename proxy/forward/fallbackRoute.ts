@@ -109,6 +109,7 @@ export function fallbackRoute(gated: Gated, services: FallbackServices): Fallbac
       identity,
       profile: target.profile,
       keyFromEnvironment: target.keyFromEnvironment === true,
+      apiKey: target.apiKey,
       method: gated.method,
       upstreamPath: plan.upstreamPath,
       upstreamModel: plan.upstreamModel,

@@ -49,6 +49,7 @@ function checkBudgets(planned: Planned, services: GateServices, firstOfKey: Idem
     identity,
     profile: target.profile,
     keyFromEnvironment: 'keyFromEnvironment' in target && target.keyFromEnvironment === true,
+    ...('apiKey' in target ? { apiKey: target.apiKey } : {}),
     method: planned.method,
     upstreamPath: plan.upstreamPath,
     upstreamModel: plan.upstreamModel,

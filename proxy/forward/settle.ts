@@ -35,6 +35,7 @@ function end(gated: Gated, answered: ExchangeStep, spendGate: SpendGate | undefi
     // A pool's keys each have their own breaker (spend/keyPool.ts): one bad key must not stop the profile.
     // An error inside a 200 never does: it may speak of the relay's own upstream key, and no client retries a 200.
     keyRejected: trace.errorClass === 'auth' && !trace.declaredFailure && !isHeld(target) && target.keyLease === undefined,
+    ...(isHeld(target) ? {} : { apiKey: target.apiKey }),
     costCredits: accounting.costCredits,
     startedAtMs: trace.startedAtMs,
     atMs: Date.now(),

@@ -1,3 +1,4 @@
+import { hash } from 'node:crypto';
 import type { LocalRefusal } from '../contracts/ports.ts';
 import { CLI_COMMAND } from '../contracts/cli.ts';
 
@@ -5,7 +6,10 @@ import { CLI_COMMAND } from '../contracts/cli.ts';
  * After the gateway rejects a profile's key (a 401, or an invalid-key code: class `auth`), requests
  * on that profile are refused locally for a cooldown, so a client retrying a bad key does not
  * hammer the gateway. Then one probe is let through (half-open): a rejected key reopens with a
- * doubled cooldown, anything else closes the breaker. Setting a new key resets it. A model not
+ * doubled cooldown, anything else closes the breaker. Setting a new key resets it, wherever it was
+ * set: the breaker keeps a fingerprint of the key that was rejected and lets a request with another
+ * key through at once (a key set by the CLI in another process, and a request still running on the
+ * old key whose 401 arrives after the new key was set, stop nothing). A model not
  * open to the key or an empty balance (a 403 from many relays) says nothing of the key and never
  * opens it. A profile with a key pool has one breaker per key instead (spend/keyPool.ts keys this
  * class by profile and key), so one revoked key never stops the profile while others work.
@@ -17,10 +21,13 @@ export interface AuthCircuitBreakerOptions {
 
 export const DEFAULT_AUTH_BREAKER_OPTIONS: AuthCircuitBreakerOptions = { initialCooldownMs: 30_000, maxCooldownMs: 300_000 };
 
+/** Which key the gateway rejected: a hash, so the breaker never holds a key; null when the caller did not say. */
+type RejectedKey = string | null;
+
 export type BreakerState =
   | { state: 'closed' }
-  | { state: 'open'; untilMs: number; cooldownMs: number; rejectedStatus: number }
-  | { state: 'half-open'; probeStartedAtMs: number; cooldownMs: number; rejectedStatus: number };
+  | { state: 'open'; untilMs: number; cooldownMs: number; rejectedStatus: number; rejectedKey: RejectedKey }
+  | { state: 'half-open'; probeStartedAtMs: number; cooldownMs: number; rejectedStatus: number; rejectedKey: RejectedKey };
 
 const CLOSED: BreakerState = { state: 'closed' };
 
@@ -40,8 +47,13 @@ export class AuthCircuitBreaker {
    * The state at `nowMs`, a wait the wall clock was set back into cut to one cooldown from now:
    * set back a day (NTP, a wrong clock fixed at resume), a 30 s rest must not refuse for a day.
    */
-  stateAt(profileId: string, nowMs: number): BreakerState {
+  stateAt(profileId: string, nowMs: number, apiKey?: string): BreakerState {
     const state = this.stateOf(profileId);
+    if (state.state !== 'closed' && isAnotherKey(state.rejectedKey, apiKey)) {
+      // The key was replaced since the gateway rejected it: that rejection says nothing of this one.
+      this.#profiles.delete(profileId);
+      return CLOSED;
+    }
     let stepped: BreakerState | null = null;
     if (state.state === 'open' && state.untilMs - nowMs > state.cooldownMs) stepped = { ...state, untilMs: nowMs + state.cooldownMs };
     if (state.state === 'half-open' && state.probeStartedAtMs > nowMs) stepped = { ...state, probeStartedAtMs: nowMs };
@@ -50,9 +62,14 @@ export class AuthCircuitBreaker {
     return stepped;
   }
 
-  /** Lets a request through or refuses it; granting the half-open probe is a state change. */
-  admit(profileId: string, nowMs: number, keyFix: KeyFix = { profileName: profileId, keyFromEnvironment: false }): LocalRefusal | null {
-    const current = this.stateAt(profileId, nowMs);
+  /** Lets a request with `apiKey` through or refuses it; granting the half-open probe is a state change. */
+  admit(
+    profileId: string,
+    nowMs: number,
+    keyFix: KeyFix = { profileName: profileId, keyFromEnvironment: false },
+    apiKey?: string,
+  ): LocalRefusal | null {
+    const current = this.stateAt(profileId, nowMs, apiKey);
     if (current.state === 'closed') return null;
     if (current.state === 'open') {
       if (nowMs < current.untilMs) return openRefusal(profileId, current.rejectedStatus, keyFix);
@@ -67,8 +84,11 @@ export class AuthCircuitBreaker {
     return openRefusal(profileId, current.rejectedStatus, keyFix);
   }
 
-  recordUpstreamOutcome(outcome: { profileId: string; status: number; keyRejected: boolean; atMs: number }): void {
-    const current = this.stateOf(outcome.profileId);
+  /** `apiKey` is the key the request was sent with: a rejection opens the breaker for that key only. */
+  recordUpstreamOutcome(outcome: { profileId: string; status: number; keyRejected: boolean; atMs: number; apiKey?: string }): void {
+    const held = this.stateOf(outcome.profileId);
+    // A state about another key (the one before a key change) is not this key's history.
+    const current = held.state !== 'closed' && isAnotherKey(held.rejectedKey, outcome.apiKey) ? CLOSED : held;
     if (!outcome.keyRejected) {
       if (current.state === 'half-open') this.#profiles.delete(outcome.profileId);
       return;
@@ -82,6 +102,7 @@ export class AuthCircuitBreaker {
       untilMs: outcome.atMs + cooldownMs,
       cooldownMs,
       rejectedStatus: outcome.status,
+      rejectedKey: outcome.apiKey === undefined ? null : fingerprintOf(outcome.apiKey),
     });
   }
 
@@ -94,7 +115,16 @@ export class AuthCircuitBreaker {
 function halfOpenFrom(
   open: Extract<BreakerState, { state: 'open' }>,
 ): Omit<Extract<BreakerState, { state: 'half-open' }>, 'probeStartedAtMs'> {
-  return { state: 'half-open', cooldownMs: open.cooldownMs, rejectedStatus: open.rejectedStatus };
+  return { state: 'half-open', cooldownMs: open.cooldownMs, rejectedStatus: open.rejectedStatus, rejectedKey: open.rejectedKey };
+}
+
+function fingerprintOf(apiKey: string): string {
+  return hash('sha256', apiKey, 'base64url');
+}
+
+/** Hashed only while the breaker is not closed, so a request on a working key pays nothing for it. */
+function isAnotherKey(rejectedKey: RejectedKey, apiKey: string | undefined): boolean {
+  return rejectedKey !== null && apiKey !== undefined && fingerprintOf(apiKey) !== rejectedKey;
 }
 
 /** How the key of the refused profile is fixed: a `--base-url` run's key is AIRLOCK_API_KEY, not a stored one. */

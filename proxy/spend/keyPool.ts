@@ -137,7 +137,9 @@ export class KeyPools {
   health(profileId: string, keys: readonly PoolKeyWithSecret[], nowMs: number): KeyHealth[] {
     return keys.map((key) => {
       const ref = keyRef(profileId, key.id);
-      return { coolingUntilMs: this.#coolingUntilMs(ref, nowMs), rejectedUntilMs: rejectedUntil(this.#breaker.stateAt(ref, nowMs)) };
+      // With the key's secret: a secret replaced since its rejection (from the CLI too) is ready at once.
+      const breaker = this.#breaker.stateAt(ref, nowMs, key.apiKey);
+      return { coolingUntilMs: this.#coolingUntilMs(ref, nowMs), rejectedUntilMs: rejectedUntil(breaker) };
     });
   }
 
@@ -158,17 +160,17 @@ export class KeyPools {
   take(profileId: string, keys: readonly PoolKeyWithSecret[], index: number, nowMs: number): void {
     this.#cursors.set(profileId, (index + 1) % keys.length);
     const key = keys[index];
-    if (key !== undefined) this.#breaker.admit(keyRef(profileId, key.id), nowMs);
+    if (key !== undefined) this.#breaker.admit(keyRef(profileId, key.id), nowMs, undefined, key.apiKey);
   }
 
   /** @internal for PoolLease */
-  record(profileId: string, keyId: string, outcome: KeyAttemptOutcome, atMs: number): void {
-    const ref = keyRef(profileId, keyId);
+  record(profileId: string, key: PooledKeyUse, outcome: KeyAttemptOutcome, atMs: number): void {
+    const ref = keyRef(profileId, key.keyId);
     if (outcome.kind === 'rate_limited') {
       const untilMs = atMs + outcome.cooldownMs;
       if (untilMs > this.#coolingUntilMs(ref, atMs)) this.#cooling.set(ref, { untilMs, cooldownMs: outcome.cooldownMs });
       // A 429 says the key itself is accepted: a probe of a rejected key passed.
-      this.#breaker.recordUpstreamOutcome({ profileId: ref, status: 429, keyRejected: false, atMs });
+      this.#breaker.recordUpstreamOutcome({ profileId: ref, status: 429, keyRejected: false, atMs, apiKey: key.apiKey });
       return;
     }
     this.#breaker.recordUpstreamOutcome({
@@ -176,6 +178,7 @@ export class KeyPools {
       status: outcome.kind === 'rejected' ? outcome.status : 200,
       keyRejected: outcome.kind === 'rejected',
       atMs,
+      apiKey: key.apiKey,
     });
   }
 }
@@ -204,7 +207,7 @@ class PoolLease implements KeyLease {
   }
 
   record(outcome: KeyAttemptOutcome, atMs: number): void {
-    this.#pools.record(this.#profile.id, this.current.keyId, outcome, atMs);
+    this.#pools.record(this.#profile.id, this.current, outcome, atMs);
   }
 
   next(nowMs: number): PooledKeyUse | LocalRefusal {

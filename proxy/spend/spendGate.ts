@@ -53,7 +53,12 @@ export function createSpendGate(deps: SpendGateDeps): SpendGateControl {
       burstGuard.pausedRefusal(burstKey) ??
       (capped ? budgetRefusal(input, scopes, upfront, atMs) : null) ??
       burstGuard.admit(burstKey, atMs) ??
-      authBreaker.admit(input.profile.id, atMs, { profileName: input.profile.name, keyFromEnvironment: input.keyFromEnvironment === true });
+      authBreaker.admit(
+        input.profile.id,
+        atMs,
+        { profileName: input.profile.name, keyFromEnvironment: input.keyFromEnvironment === true },
+        input.apiKey,
+      );
     if (refusal === null) hold(input.requestId, scopes, upfront);
     return refusal;
   }
@@ -105,6 +110,7 @@ export function createSpendGate(deps: SpendGateDeps): SpendGateControl {
       status: outcome.status,
       keyRejected: outcome.keyRejected,
       atMs: outcome.atMs,
+      ...(outcome.apiKey === undefined ? {} : { apiKey: outcome.apiKey }),
     });
   }
 
@@ -130,10 +136,12 @@ export function createSpendGate(deps: SpendGateDeps): SpendGateControl {
       (capped ? budgetRefusal(input, scopes, upfront, atMs) : null) ??
       (input.ownProfile
         ? null
-        : authBreaker.admit(input.profile.id, atMs, {
-            profileName: input.profile.name,
-            keyFromEnvironment: input.keyFromEnvironment === true,
-          }));
+        : authBreaker.admit(
+            input.profile.id,
+            atMs,
+            { profileName: input.profile.name, keyFromEnvironment: input.keyFromEnvironment === true },
+            input.apiKey,
+          ));
     if (refusal !== null) {
       if (held !== null) reservations.reserve(input.requestId, held.scopes, held.credits);
       return refusal;

@@ -126,6 +126,21 @@ describe('KeyPools', () => {
     expect(refused.message).toContain('airlock key set work --key');
   });
 
+  it('a new secret for a rejected key is used at once, though nothing reset the key (the CLI set it in its own process)', () => {
+    const pools = new KeyPools({ initialCooldownMs: 30_000 });
+    const only = [{ id: 'main', label: 'first', apiKey: 'sk-revoked-00000000000001' }];
+    const onOld = pools.lease(PROFILE, only, NOW);
+    if (isLocalRefusal(onOld)) throw new Error(onOld.message);
+    onOld.record({ kind: 'rejected', status: 401 }, NOW);
+    expect(isLocalRefusal(pools.lease(PROFILE, only, NOW + 1))).toBe(true);
+    const replaced = [{ ...only[0]!, apiKey: 'sk-replaced-0000000000002' }];
+    const onNew = pools.lease(PROFILE, replaced, NOW + 2);
+    expect(isLocalRefusal(onNew) ? onNew.errorClass : onNew.current.apiKey).toBe('sk-replaced-0000000000002');
+    // The old secret's rejection, reported after the change by a request still running on it, stops nothing either.
+    onOld.record({ kind: 'rejected', status: 401 }, NOW + 3);
+    expect(isLocalRefusal(pools.lease(PROFILE, replaced, NOW + 4))).toBe(false);
+  });
+
   it('a new secret for a key clears what the gateway said of the old one', () => {
     const pools = new KeyPools();
     lease(pools, NOW).record({ kind: 'rejected', status: 403 }, NOW);

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { keyPoolSchema } from './keyPool.ts';
+import { CONTROL_TOKEN_ACCOUNT } from './secretStore.ts';
 
 /**
  * The profile file's schema, shared by the proxy (which validates the file), the CLI and the
@@ -90,7 +91,14 @@ export const fallbackEntrySchema = z
 export const MAX_FALLBACKS = 5;
 
 export const profileSchema = z.object({
-  id: z.string().regex(PROFILE_ID_PATTERN, 'lowercase letters, digits, - and _ (at most 64)'),
+  id: z
+    .string()
+    .regex(PROFILE_ID_PATTERN, 'lowercase letters, digits, - and _ (at most 64)')
+    // A profile's key is the keychain account named by its id: this one would share the control token's.
+    .refine(
+      (id) => id !== CONTROL_TOKEN_ACCOUNT,
+      `"${CONTROL_TOKEN_ACCOUNT}" is reserved (Airlock keeps its own token under it): pick another id`,
+    ),
   name: z.string().min(1).max(100),
   baseUrl: z.string().min(1),
   modelAliases: z.record(z.string(), z.string()).default({}),

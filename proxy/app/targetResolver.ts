@@ -9,6 +9,8 @@ interface KeySource {
   getKeyForRequest(profileId: string): string | null;
   /** Needed only with pools (the key cache has it). */
   poolKeysForRequest?(profileId: string, pool: readonly PoolKey[]): PoolKeyWithSecret[];
+  /** The profile's keys replaced or removed lately, masked in its answers (the key cache has them). */
+  retiredKeysOf?(profileId: string): readonly string[];
 }
 
 interface EnvKey {
@@ -34,18 +36,20 @@ export function createTargetResolver(
       const profile = snapshot.profiles.find((candidate) => candidate.id === profileId);
       if (!profile) return noProfile(snapshot);
       const environmentKey = envKey?.keyFor(profileId) ?? null;
+      const retired = keys.retiredKeysOf?.(profileId) ?? [];
+      const retiredKeys = retired.length === 0 ? {} : { retiredKeys: retired };
       // A key from the environment is one key for this run: it replaces the pool like the single key.
       if (environmentKey === null && profile.keyPool !== undefined && pools !== undefined && keys.poolKeysForRequest) {
         const poolKeys = keys.poolKeysForRequest(profileId, profile.keyPool);
         if (poolKeys.length === 0) return noKey(profileId);
         const lease = pools.lease(profile, poolKeys, Date.now());
-        if (!isLocalRefusal(lease)) return { profile, apiKey: lease.current.apiKey, keyLease: lease };
+        if (!isLocalRefusal(lease)) return { profile, apiKey: lease.current.apiKey, keyLease: lease, ...retiredKeys };
         // Held, not gone: the request may still go to the profile's fallback list.
         return { ...lease, held: { profile, secrets: poolKeys.map((key) => key.apiKey) } };
       }
       const apiKey = environmentKey ?? keys.getKeyForRequest(profileId);
       if (!apiKey) return noKey(profileId);
-      return environmentKey === null ? { profile, apiKey } : { profile, apiKey, keyFromEnvironment: true };
+      return environmentKey === null ? { profile, apiKey, ...retiredKeys } : { profile, apiKey, keyFromEnvironment: true, ...retiredKeys };
     },
   };
 }

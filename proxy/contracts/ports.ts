@@ -46,6 +46,8 @@ export interface UpstreamTarget {
   keyFromEnvironment?: boolean;
   /** A pooled profile: `apiKey` is the lease's first key, and the exchange moves on to another after a 429 or a rejection. */
   keyLease?: KeyLease;
+  /** Keys the profile had before a change, never sent: its answers mask them too (a gateway may echo one later). */
+  retiredKeys?: readonly string[];
 }
 
 /** A key of a pool as one attempt uses it: its id and label go to the log, the key only to the gateway. */

@@ -56,7 +56,8 @@ export function isHeld(target: RequestTarget): target is HeldTarget {
 /** Every key an answer for this target must not show. */
 export function secretsOf(target: RequestTarget): readonly string[] {
   if (isHeld(target)) return target.secrets;
-  return target.keyLease?.secrets ?? [target.apiKey];
+  const sent = target.keyLease?.secrets ?? [target.apiKey];
+  return target.retiredKeys === undefined ? sent : [...sent, ...target.retiredKeys];
 }
 
 export interface Planned extends Admitted {

@@ -18,6 +18,21 @@ interface EnvironmentKey {
 
 const MIN_LENGTH_TO_SHOW_TAIL = 12;
 
+/**
+ * A key replaced or removed is masked on: requests sent with it may still be running, a gateway may
+ * echo it in a later answer (a task's result, an error quoting the key), and an agent may read it
+ * from a file the user has not updated. Bounded: the newest few, for a day.
+ */
+const MAX_RETIRED_KEYS = 16;
+const RETIRED_KEY_MASKED_MS = 24 * 60 * 60 * 1000;
+
+/** A key no longer sent, kept for masking only; `profileId` owns the account it was under. */
+interface RetiredKey {
+  readonly key: string;
+  readonly profileId: string;
+  readonly retiredAtMs: number;
+}
+
 /** The last four characters, or null for a key so short that they would be too large a part of it. */
 export function keyLastFour(key: string): string | null {
   return key.length >= MIN_LENGTH_TO_SHOW_TAIL ? key.slice(-4) : null;
@@ -45,13 +60,16 @@ interface ConfigSource {
 export class KeyCache {
   readonly #secrets: SecretStore;
   #keys = new Map<string, string>();
+  #retired: RetiredKey[] = [];
+  readonly #nowMs: () => number;
   #keychainProblem: string | null = null;
   #environmentKey: EnvironmentKey | null = null;
   /** Loads run one after another so an older, slower load never overwrites a newer one. */
   #queue: Promise<void> = Promise.resolve();
 
-  constructor(secrets: SecretStore) {
+  constructor(secrets: SecretStore, nowMs: () => number = Date.now) {
     this.#secrets = secrets;
+    this.#nowMs = nowMs;
   }
 
   /** Replaces the cache with the keys of exactly these keychain accounts (a profile id holds its single key). */
@@ -68,6 +86,7 @@ export class KeyCache {
         if (!(error instanceof KeychainUnavailableError)) throw error;
         this.#keychainProblem = error.message;
       }
+      for (const [account, key] of this.#keys) if (next.get(account) !== key) this.#retire(account, key);
       this.#keys = next;
     });
   }
@@ -76,8 +95,7 @@ export class KeyCache {
   refresh(account: string): Promise<void> {
     return this.#enqueue(async () => {
       const key = await this.#secrets.get(account);
-      if (key) this.#keys.set(account, key);
-      else this.#keys.delete(account);
+      this.#replace(account, key);
     });
   }
 
@@ -85,7 +103,7 @@ export class KeyCache {
   setKey(account: string, key: string): Promise<void> {
     return this.#enqueue(async () => {
       await this.#secrets.set(account, key);
-      this.#keys.set(account, key);
+      this.#replace(account, key);
     });
   }
 
@@ -93,7 +111,7 @@ export class KeyCache {
     let deleted = false;
     return this.#enqueue(async () => {
       deleted = await this.#secrets.delete(account);
-      this.#keys.delete(account);
+      this.#replace(account, null);
     }).then(() => deleted);
   }
 
@@ -115,9 +133,17 @@ export class KeyCache {
     return this.#keychainProblem;
   }
 
-  /** For the request log's masking only: every key held, so none can reach a stored body. */
+  /** For the request log's masking only: every key held, and those replaced or removed lately, so none can reach a stored body. */
   secretsForMasking(): string[] {
-    return [...this.#keys.values()];
+    const current = [...this.#keys.values()];
+    const retired = this.#retiredNow();
+    return retired.length === 0 ? current : [...current, ...retired.map((entry) => entry.key)];
+  }
+
+  /** For the target resolver only: the profile's keys replaced or removed lately, which its answers must not show either. */
+  retiredKeysOf(profileId: string): string[] {
+    const retired = this.#retiredNow();
+    return retired.length === 0 ? [] : retired.filter((entry) => entry.profileId === profileId).map((entry) => entry.key);
   }
 
   /** One pool key's status: whether the keychain holds it, and its last four characters. */
@@ -160,6 +186,28 @@ export class KeyCache {
       });
     });
     return { ready: loadIfChanged(config.snapshot()), stop };
+  }
+
+  /** The account's key is now `key` (null: none); a different one it held before is retired. */
+  #replace(account: string, key: string | null): void {
+    const previous = this.#keys.get(account);
+    if (previous !== undefined && previous !== key) this.#retire(account, previous);
+    if (key) this.#keys.set(account, key);
+    else this.#keys.delete(account);
+  }
+
+  #retire(account: string, key: string): void {
+    // A pool key's account is `<profile>:key:<id>`; a profile id holds no colon.
+    const profileId = account.split(':', 1)[0] ?? account;
+    const others = this.#retired.filter((entry) => entry.key !== key);
+    this.#retired = [...others, { key, profileId, retiredAtMs: this.#nowMs() }].slice(-MAX_RETIRED_KEYS);
+  }
+
+  #retiredNow(): readonly RetiredKey[] {
+    if (this.#retired.length === 0) return this.#retired;
+    const since = this.#nowMs() - RETIRED_KEY_MASKED_MS;
+    if (this.#retired[0]!.retiredAtMs < since) this.#retired = this.#retired.filter((entry) => entry.retiredAtMs >= since);
+    return this.#retired;
   }
 
   #enqueue(task: () => Promise<void>): Promise<void> {

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { bumpKeysRevision } from '../../../../proxy/app/profiles/configMutations.ts';
 import { chatBody, JSON_HEADERS, rawRequest } from '../../../support/http.ts';
 import { setUpMainProfileAndAgent, startControlHarness, type ControlHarness } from '../../../support/controlHarness.ts';
-import { SENTINEL_KEY } from '../../../support/sentinel.ts';
+import { findSentinel, SENTINEL_KEY } from '../../../support/sentinel.ts';
 
 /** The key the user rotates to; the gateway accepts only this one (the old one was revoked on its dashboard). */
 const NEW_KEY = 'sk-airlock-rotated-key-5e1d8c0b9a7f46e2b3c1d0e9f8a7b6c5';
@@ -58,5 +58,18 @@ describe('a new gateway key while the old one is rejected', () => {
     const onNewKey = await chat();
     expect(onNewKey.status).toBe(200);
     expect(harness.simulator.received.at(-1)?.authOk).toBe(true);
+  });
+});
+
+describe('the old key after a change', () => {
+  it('stays masked: a gateway that echoes it in a later answer hands it neither to the client nor to the log', async () => {
+    await harness.json('/profiles/main/key', { method: 'PUT', body: JSON.stringify({ key: NEW_KEY }) });
+    harness.simulator.script({ kind: 'reply', content: `Requests from ${SENTINEL_KEY} were moved to your new key.` });
+    const answer = await chat();
+    expect(answer.status).toBe(200);
+    expect(findSentinel(answer.body)).toBeNull();
+    expect(answer.body).toContain('were moved to your new key');
+    const logged = await harness.loggedDetail(answer);
+    expect(findSentinel(JSON.stringify(logged))).toBeNull();
   });
 });

@@ -77,6 +77,45 @@ describe('KeyCache', () => {
     following.stop();
   });
 
+  describe('a key replaced or removed', () => {
+    // Shaped like no key (not sk-, too short to look random), so only knowing it masks it.
+    const OLD = 'gwk-old-4f9a2c7e1b8d3a6f';
+    const NEW = 'gwk-new-0e5c9b2a7d4f1c8e';
+
+    it('is no longer sent, but stays masked: a gateway may echo it after the change', async () => {
+      const secrets = memorySecretStore();
+      const cache = new KeyCache(secrets);
+      await cache.setKey('work', OLD);
+      await cache.setKey('work', NEW);
+      expect(cache.getKeyForRequest('work')).toBe(NEW);
+      expect(cache.secretsForMasking()).toEqual(expect.arrayContaining([OLD, NEW]));
+      expect(cache.retiredKeysOf('work')).toEqual([OLD]);
+      expect(await cache.deleteKey('work')).toBe(true);
+      expect(cache.getKeyForRequest('work')).toBeNull();
+      expect(cache.secretsForMasking()).toEqual(expect.arrayContaining([OLD, NEW]));
+    });
+
+    it('also when another process changed it (a reload finds another value)', async () => {
+      const secrets = memorySecretStore({ work: OLD });
+      const cache = new KeyCache(secrets);
+      await cache.loadAll(['work']);
+      secrets.entries.set('work', NEW);
+      await cache.loadAll(['work']);
+      expect(cache.getKeyForRequest('work')).toBe(NEW);
+      expect(cache.retiredKeysOf('work')).toEqual([OLD]);
+    });
+
+    it('is kept for masking only so long: the newest few, for a day', async () => {
+      let nowMs = 0;
+      const cache = new KeyCache(memorySecretStore(), () => nowMs);
+      for (let rotation = 0; rotation < 40; rotation += 1) await cache.setKey('work', `${OLD}-${rotation}`);
+      expect(cache.secretsForMasking().length).toBeLessThanOrEqual(17);
+      expect(cache.secretsForMasking()).toContain(`${OLD}-38`);
+      nowMs += 25 * 60 * 60 * 1000;
+      expect(cache.secretsForMasking()).toEqual([`${OLD}-39`]);
+    });
+  });
+
   it('reports an unavailable keychain instead of failing', async () => {
     const cache = new KeyCache(unavailableSecretStore());
     await cache.loadAll(['work']);

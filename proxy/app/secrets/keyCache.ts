@@ -72,7 +72,10 @@ export class KeyCache {
     this.#nowMs = nowMs;
   }
 
-  /** Replaces the cache with the keys of exactly these keychain accounts (a profile id holds its single key). */
+  /**
+   * Replaces the cache with the keys of exactly these keychain accounts (a profile id holds its single
+   * key). A keychain that cannot be read leaves the keys already held for them, with the problem said.
+   */
   loadAll(accounts: readonly string[]): Promise<void> {
     return this.#enqueue(async () => {
       const next = new Map<string, string>();
@@ -85,6 +88,11 @@ export class KeyCache {
       } catch (error) {
         if (!(error instanceof KeychainUnavailableError)) throw error;
         this.#keychainProblem = error.message;
+        // Unread is not removed: the keys it gave before stay in use rather than failing every request as keyless.
+        for (const account of accounts) {
+          const held = this.#keys.get(account);
+          if (held !== undefined && !next.has(account)) next.set(account, held);
+        }
       }
       for (const [account, key] of this.#keys) if (next.get(account) !== key) this.#retire(account, key);
       this.#keys = next;

@@ -116,6 +116,28 @@ describe('KeyCache', () => {
     });
   });
 
+  it('a keychain that fails on a reload (a profile added meanwhile) keeps the keys it gave, and says so until it answers again', async () => {
+    const secrets = memorySecretStore({ work: SENTINEL_KEY });
+    let keychainUp = true;
+    const flaky = {
+      get: (account: string) => (keychainUp ? secrets.get(account) : unavailableSecretStore().get(account)),
+      set: secrets.set,
+      delete: secrets.delete,
+    };
+    const cache = new KeyCache(flaky);
+    await cache.loadAll(['work']);
+    keychainUp = false;
+    await cache.loadAll(['work', 'home']);
+    // Requests on "work" still go out with its key, instead of a "no gateway key" refusal the user did nothing for.
+    expect(cache.getKeyForRequest('work')).toBe(SENTINEL_KEY);
+    expect(cache.keychainProblem()).toContain('no D-Bus session');
+    keychainUp = true;
+    secrets.entries.set('home', 'sk-home-key-000000000000');
+    await cache.loadAll(['work', 'home']);
+    expect(cache.keychainProblem()).toBeNull();
+    expect(cache.getKeyForRequest('home')).toBe('sk-home-key-000000000000');
+  });
+
   it('reports an unavailable keychain instead of failing', async () => {
     const cache = new KeyCache(unavailableSecretStore());
     await cache.loadAll(['work']);

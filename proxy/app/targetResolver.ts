@@ -11,6 +11,8 @@ interface KeySource {
   poolKeysForRequest?(profileId: string, pool: readonly PoolKey[]): PoolKeyWithSecret[];
   /** The profile's keys replaced or removed lately, masked in its answers (the key cache has them). */
   retiredKeysOf?(profileId: string): readonly string[];
+  /** Why the keychain could not be read, or null: a missing key is then not the user's doing. */
+  keychainProblem?(): string | null;
 }
 
 interface EnvKey {
@@ -41,27 +43,33 @@ export function createTargetResolver(
       // A key from the environment is one key for this run: it replaces the pool like the single key.
       if (environmentKey === null && profile.keyPool !== undefined && pools !== undefined && keys.poolKeysForRequest) {
         const poolKeys = keys.poolKeysForRequest(profileId, profile.keyPool);
-        if (poolKeys.length === 0) return noKey(profileId);
+        if (poolKeys.length === 0) return noKey(profileId, keys.keychainProblem?.() ?? null, true);
         const lease = pools.lease(profile, poolKeys, Date.now());
         if (!isLocalRefusal(lease)) return { profile, apiKey: lease.current.apiKey, keyLease: lease, ...retiredKeys };
         // Held, not gone: the request may still go to the profile's fallback list.
         return { ...lease, held: { profile, secrets: poolKeys.map((key) => key.apiKey) } };
       }
       const apiKey = environmentKey ?? keys.getKeyForRequest(profileId);
-      if (!apiKey) return noKey(profileId);
+      if (!apiKey) return noKey(profileId, keys.keychainProblem?.() ?? null, false);
       return environmentKey === null ? { profile, apiKey, ...retiredKeys } : { profile, apiKey, keyFromEnvironment: true, ...retiredKeys };
     },
   };
 }
 
-/** 403, not 5xx: every client retries 5xx, and a missing key is fixed by configuration, not by waiting. */
-function noKey(profileId: string): LocalRefusal {
-  return {
-    status: 403,
-    errorClass: 'no_key',
-    code: 'no_key',
-    message: `Profile "${profileId}" has no gateway key. Run \`${CLI_COMMAND} key set ${profileId}\` or set it in the Airlock window.`,
-  };
+/**
+ * 403, not 5xx: every client retries 5xx, and a missing key is fixed by configuration, not by waiting.
+ * The fix named is one that works: a pool's key is set by its id, and an unreadable keychain is no
+ * missing key (setting one would fail the same way).
+ */
+function noKey(profileId: string, keychainProblem: string | null, pooled: boolean): LocalRefusal {
+  const setKey = pooled
+    ? `Run \`${CLI_COMMAND} key set ${profileId} --key <id>\` (ids: \`${CLI_COMMAND} key list ${profileId}\`) or \`${CLI_COMMAND} key add ${profileId}\`, or set one in the Airlock window.`
+    : `Run \`${CLI_COMMAND} key set ${profileId}\` or set it in the Airlock window.`;
+  const message =
+    keychainProblem === null
+      ? `Profile "${profileId}" has no gateway key. ${setKey}`
+      : `Airlock could not read the gateway key of profile "${profileId}": ${keychainProblem}.`;
+  return { status: 403, errorClass: 'no_key', code: 'no_key', message };
 }
 
 function noProfile(snapshot: ConfigFile): LocalRefusal {

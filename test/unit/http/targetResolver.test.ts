@@ -68,4 +68,28 @@ describe('createTargetResolver', () => {
       held: { profile: { id: 'a' }, secrets: [keys.a] },
     });
   });
+
+  it('a pooled profile none of whose keys the keychain holds names the fixes that work on a pool', () => {
+    const snapshot = setActiveProfile(config(), 'nokey');
+    const pooled = {
+      ...snapshot,
+      profiles: snapshot.profiles.map((p) => (p.id === 'nokey' ? { ...p, keyPool: [{ id: 'main', label: 'key 1' }] } : p)),
+    };
+    const resolver = createTargetResolver({ snapshot: () => pooled }, { ...keySource, poolKeysForRequest: () => [] }, null, new KeyPools());
+    const refusal = resolver.resolve({ tokenName: null, pinnedProfileId: null });
+    expect(refusal).toMatchObject({ status: 403, errorClass: 'no_key' });
+    // `key set nokey` alone is refused on a pool: the message names the key to set.
+    expect(refusal).toHaveProperty('message', expect.stringContaining('npx airlock key set nokey --key <id>'));
+  });
+
+  it('a key missing because the keychain could not be read says so, with the way to run without it', () => {
+    const snapshot = setActiveProfile(config(), 'nokey');
+    const unreadable = {
+      ...keySource,
+      keychainProblem: () => 'no OS keychain (Secret Service) is available: no D-Bus session. Start a keyring',
+    };
+    const refusal = createTargetResolver({ snapshot: () => snapshot }, unreadable).resolve({ tokenName: null, pinnedProfileId: null });
+    expect(refusal).toMatchObject({ status: 403, errorClass: 'no_key' });
+    expect(refusal).toHaveProperty('message', expect.stringContaining('no D-Bus session'));
+  });
 });

@@ -54,3 +54,16 @@ export function cleanApiKey(raw: string): CleanedKey {
   }
   return { ok: true, key, notes: [...notes] };
 }
+
+/** The environment variable that gives `airlock serve` its gateway key for one run (app/secrets/envKeySource.ts). */
+export const API_KEY_ENV_VAR = 'AIRLOCK_API_KEY';
+
+/**
+ * The environment for a program Airlock starts (an editor, a system tool): the user's, without the
+ * gateway key, which is Airlock's to send and nobody else's to read.
+ */
+export function withoutGatewayKey(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  if (env[API_KEY_ENV_VAR] === undefined) return env;
+  const { [API_KEY_ENV_VAR]: _key, ...rest } = env;
+  return rest;
+}

@@ -2,6 +2,7 @@ import { execFile } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { constants, setPriority } from 'node:os';
 import { Worker, type WorkerOptions } from 'node:worker_threads';
+import { withoutGatewayKey } from '../core/apiKey.ts';
 
 const CHRT_TIMEOUT_MS = 5_000;
 
@@ -21,7 +22,8 @@ function threadIdsNamed(name: string): number[] {
 /** Resolves true once util-linux's `chrt` moved the thread to SCHED_IDLE, false if it could not. */
 function scheduleWhenIdle(threadId: number): Promise<boolean> {
   return new Promise((resolve) => {
-    execFile('chrt', ['--idle', '--pid', '0', String(threadId)], { timeout: CHRT_TIMEOUT_MS }, (error) => resolve(error === null));
+    const options = { timeout: CHRT_TIMEOUT_MS, env: withoutGatewayKey(process.env) };
+    execFile('chrt', ['--idle', '--pid', '0', String(threadId)], options, (error) => resolve(error === null));
   });
 }
 

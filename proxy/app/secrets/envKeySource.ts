@@ -1,6 +1,6 @@
-import { cleanApiKey } from '../../core/apiKey.ts';
+import { API_KEY_ENV_VAR, cleanApiKey } from '../../core/apiKey.ts';
 
-export const API_KEY_ENV_VAR = 'AIRLOCK_API_KEY';
+export { API_KEY_ENV_VAR };
 
 /**
  * A gateway key from `AIRLOCK_API_KEY`, for one run where no keychain is available (or the user

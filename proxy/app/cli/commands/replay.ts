@@ -5,6 +5,7 @@ import path from 'node:path';
 import type { Command } from 'commander';
 import type { BodyTextResponse } from '../../../contracts/requests.ts';
 import { formatCredits } from '../../../contracts/amounts.ts';
+import { withoutGatewayKey } from '../../../core/apiKey.ts';
 import type { ReplayRequest, ReplayResponse, ReplaySide } from '../../../contracts/replay.ts';
 import { defaultCliDeps, withCliErrors, writeLine, type CliDeps } from './cliContext.ts';
 import { callControlApi } from './controlApi.ts';
@@ -29,7 +30,8 @@ function editInEditor(deps: CliDeps, text: string): string {
     // 0600: the body holds a prompt.
     writeFileSync(file, text, { mode: 0o600 });
     const editor = deps.env.VISUAL || deps.env.EDITOR || 'vi';
-    const run = spawnSync(`${editor} "${file}"`, { shell: true, stdio: 'inherit', env: { ...process.env, ...deps.env } });
+    const env = withoutGatewayKey({ ...process.env, ...deps.env });
+    const run = spawnSync(`${editor} "${file}"`, { shell: true, stdio: 'inherit', env });
     if (run.status !== 0) throw new Error(`the editor (${editor}) exited with ${run.status ?? run.signal}; nothing was sent.`);
     return readFileSync(file, 'utf8');
   } finally {

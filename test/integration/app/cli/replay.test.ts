@@ -79,6 +79,17 @@ describe('airlock replay <id>', () => {
     expect(detail.replayOf).toBe(originalId);
   });
 
+  it("--edit does not hand the editor the gateway key of the user's AIRLOCK_API_KEY", async () => {
+    simulator.reset();
+    // An editor that refuses to edit when it can read the key: `code --wait` hands its environment on to its terminals and extensions.
+    const run = await runAirlock(dataDir, secrets, ['replay', originalId, '--edit', '--json', '--port', port()], '', '/nonexistent-home', {
+      AIRLOCK_API_KEY: SENTINEL_KEY,
+      EDITOR: 'test -z "$AIRLOCK_API_KEY" && sed -i s/Name\\ a\\ fruit/Name\\ a\\ nut/',
+    });
+    expect(run.stderr).toBe('');
+    expect(simulator.received[0]?.body.toString('utf8')).toContain('Name a nut.');
+  });
+
   it('says why a replay is refused and exits 1', async () => {
     const image = await rawRequest(`${airlock.proxy.url}/v1/images/generations`, {
       method: 'POST',

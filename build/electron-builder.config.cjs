@@ -15,7 +15,8 @@ module.exports = {
   npmRebuild: true,
   // The keychain trusts the signed app, so nothing may run other code as it: no ELECTRON_RUN_AS_NODE,
   // no NODE_OPTIONS (--require; the fuse also drops NODE_EXTRA_CA_CERTS, so a gateway behind a
-  // private CA is reached with `airlock serve` until the app has a CA setting of its own) and no
+  // private CA is reached through the OS certificate store instead, which the proxy loads the first
+  // time a gateway's certificate has an issuer Node does not know: proxy/core/osCaStore.ts) and no
   // --inspect, and the app only from its asar. Nothing in the app runs itself as Node: its threads
   // are worker_threads. Asar integrity validation is left off until a signed build has been checked
   // with it (a wrong hash stops the app from starting).

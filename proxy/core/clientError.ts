@@ -1,5 +1,6 @@
 import type { ErrorClass, OpenAiErrorBody } from '../contracts/errors.ts';
 import { explainError } from './errorExplanations.ts';
+import { isUnknownIssuerCode } from './osCaStore.ts';
 import { redactSecrets } from './redact.ts';
 
 export interface ClientErrorDetail {
@@ -18,6 +19,8 @@ export interface ClientErrorDetail {
   upstreamRequestId?: string;
   /** The address a wrong base URL error names. */
   baseUrl?: string;
+  /** With network: this computer's certificate store was trusted too when the attempt failed (core/osCaStore.ts). */
+  osCaStoreTrusted?: boolean;
 }
 
 const TIMEOUT_SETTING: Partial<Record<ErrorClass, string>> = {
@@ -40,9 +43,18 @@ const NETWORK_CODE_HINTS: Record<string, string> = {
     'The gateway (or something in between) reset the connection: while a large request is being sent, this is how some gateways refuse a body over their size limit; otherwise a proxy or firewall dropped the connection.',
   ERR_SSL_WRONG_VERSION_NUMBER: 'An https connection reached a plain-http port: check the scheme and port in the base URL.',
   CERT_HAS_EXPIRED: "The gateway's TLS certificate has expired.",
-  DEPTH_ZERO_SELF_SIGNED_CERT: "The gateway's TLS certificate is self-signed and not trusted.",
-  UNABLE_TO_VERIFY_LEAF_SIGNATURE: "The gateway's TLS certificate chain could not be verified (a corporate proxy?).",
 };
+
+const UNKNOWN_ISSUER_HINT =
+  "The gateway's TLS certificate is self-signed or from a certificate authority Airlock does not trust (a company's own CA, or a proxy that inspects TLS).";
+const UNKNOWN_ISSUER_AFTER_OS_STORE_HINT = `${UNKNOWN_ISSUER_HINT} Airlock checked it against this computer's certificate store too, which does not trust it either: install that certificate authority there as trusted (macOS: Keychain Access, System keychain, Always Trust; Windows: Trusted Root Certification Authorities; Linux: the system CA bundle, e.g. with update-ca-certificates), then restart Airlock.`;
+
+/** The hint for a network failure's code, where its fix is specific. */
+export function networkCodeHint(code: string | undefined, osCaStoreTrusted: boolean): string | undefined {
+  if (code === undefined) return undefined;
+  if (isUnknownIssuerCode(code)) return osCaStoreTrusted ? UNKNOWN_ISSUER_AFTER_OS_STORE_HINT : UNKNOWN_ISSUER_HINT;
+  return NETWORK_CODE_HINTS[code];
+}
 
 /** Hints for the gateway statuses of a refused request whose fix is specific. */
 const BAD_REQUEST_STATUS_HINTS: Record<number, string> = {
@@ -63,7 +75,7 @@ export function buildClientError(errorClass: ErrorClass, detail: ClientErrorDeta
   const statusHint =
     errorClass === 'bad_request' && detail.upstreamStatus !== undefined ? BAD_REQUEST_STATUS_HINTS[detail.upstreamStatus] : undefined;
   if (statusHint) parts.push(statusHint);
-  const networkHint = errorClass === 'network' && detail.upstreamCode ? NETWORK_CODE_HINTS[detail.upstreamCode] : undefined;
+  const networkHint = errorClass === 'network' ? networkCodeHint(detail.upstreamCode, detail.osCaStoreTrusted ?? false) : undefined;
   if (networkHint) parts.push(networkHint);
   parts.push(fix);
   if (errorClass === 'model_not_found' && detail.suggestions && detail.suggestions.length > 0) {

@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ErrorClass } from '../contracts/errors.ts';
 import { networkFailureCode } from '../core/errorClass.ts';
 import { KeyMasker } from '../core/keyMasker.ts';
+import { isUnknownIssuerCode, osCaStoreTrusted } from '../core/osCaStore.ts';
 import { extractUpstreamError } from '../core/upstreamErrorBody.ts';
 import { sendRefusal, type ErrorDetail } from './replies.ts';
 import { streamProgressEstimate } from './accounting.ts';
@@ -220,6 +221,9 @@ function networkDetail(target: SendableStep['target'], result: Extract<AttemptsR
   if (result.errorClass === 'timeout_idle') return { timeoutMs: timeouts.idleTimeoutMs };
   if (result.errorClass === 'timeout_total') return { timeoutMs: timeouts.totalTimeoutMs };
   const code = networkFailureCode(result.error);
+  // Node's own words for it end in advice for Node's command line ("try running Node.js with
+  // --use-system-ca"), which Airlock has already followed: the code's hint says what is left to do.
+  if (isUnknownIssuerCode(code)) return { upstreamCode: code, osCaStoreTrusted: osCaStoreTrusted() };
   return { upstreamMessage: (result.error as Error).message, ...(code ? { upstreamCode: code } : {}) };
 }
 

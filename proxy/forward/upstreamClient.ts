@@ -2,6 +2,8 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { Readable, type Transform } from 'node:stream';
 import { Agent, type Dispatcher } from 'undici';
 import { COPY_SLICE_BYTES, inTurnSlices } from '../core/copyInSlices.ts';
+import { networkFailureCode } from '../core/errorClass.ts';
+import { isUnknownIssuerCode, osCaStoreTried, trustOsCaStore } from '../core/osCaStore.ts';
 import { AnswerDecodingError, contentCodingOf, decodedHeaders, decoderFor } from './answerDecoding.ts';
 import { answerText, readBody, UpstreamBody } from './upstreamBody.ts';
 
@@ -111,56 +113,82 @@ export function dispatchUpstream(request: UpstreamRequest): Promise<UpstreamResp
   } catch (error) {
     return Promise.reject(error);
   }
-  return new Promise((resolve, reject) => {
-    let controller: Dispatcher.DispatchController | null = null;
-    let body: UpstreamBody | null = null;
-    // Until undici hands over a controller (a connect may take a while) the abort waits for it.
-    const onAbort = (): void => controller?.abort(signal.reason as Error);
-    signal.addEventListener('abort', onAbort, { once: true });
-    const settled = (): void => signal.removeEventListener('abort', onAbort);
-    // Only for an answer compressed although Airlock asked for none (answerDecoding.ts).
-    let decoder: Transform | null = null;
-    agentFor(request.connectTimeoutMs).dispatch(options, {
-      onRequestStart(started) {
-        controller = started;
-        if (signal.aborted) started.abort(signal.reason as Error);
-        else request.onReachedSocket?.();
-      },
-      onResponseStart(started, statusCode, headers) {
-        // undici hands on interim answers too (103 Early Hints from a CDN, 100 Continue): taken as
-        // the answer, the real one's body went to a reader no one had, and the request never ended.
-        if (isInterimStatus(statusCode)) return;
-        const coding = contentCodingOf(headers);
-        if (coding !== null) {
-          try {
-            decoder = decoderFor(coding);
-          } catch (error) {
-            started.abort(error as Error);
-            return;
-          }
+  return new Promise((resolve, reject) => dispatchAttempt(request, options, resolve, reject));
+}
+
+/**
+ * One dispatch; a TLS handshake refused because Node's bundled CA list does not hold the gateway's
+ * issuer is sent once more after the OS store is trusted (core/osCaStore.ts), when this attempt went
+ * without it. The gateway never saw the first: the handshake failed before undici started the
+ * request on a socket (onRequestStart), so no request was written and nothing can run twice.
+ */
+function dispatchAttempt(
+  request: UpstreamRequest,
+  options: Dispatcher.DispatchOptions,
+  resolve: (response: UpstreamResponse) => void,
+  reject: (error: unknown) => void,
+): void {
+  const { signal } = request;
+  const osStoreTriedBefore = osCaStoreTried();
+  let controller: Dispatcher.DispatchController | null = null;
+  let body: UpstreamBody | null = null;
+  // Until undici hands over a controller (a connect may take a while) the abort waits for it.
+  const onAbort = (): void => controller?.abort(signal.reason as Error);
+  signal.addEventListener('abort', onAbort, { once: true });
+  const settled = (): void => signal.removeEventListener('abort', onAbort);
+  // Only for an answer compressed although Airlock asked for none (answerDecoding.ts).
+  let decoder: Transform | null = null;
+  agentFor(request.connectTimeoutMs).dispatch(options, {
+    onRequestStart(started) {
+      controller = started;
+      if (signal.aborted) started.abort(signal.reason as Error);
+      else request.onReachedSocket?.();
+    },
+    onResponseStart(started, statusCode, headers) {
+      // undici hands on interim answers too (103 Early Hints from a CDN, 100 Continue): taken as
+      // the answer, the real one's body went to a reader no one had, and the request never ended.
+      if (isInterimStatus(statusCode)) return;
+      const coding = contentCodingOf(headers);
+      if (coding !== null) {
+        try {
+          decoder = decoderFor(coding);
+        } catch (error) {
+          started.abort(error as Error);
+          return;
         }
-        const answer = new UpstreamBody(started);
-        body = answer;
-        if (decoder !== null) decodeInto(decoder, answer, coding as string);
-        resolve({ statusCode, headers: decoder === null ? headers : decodedHeaders(headers), body });
-      },
-      onResponseData(_controller, chunk) {
-        if (decoder !== null) decoder.write(chunk);
-        else body?.push(chunk);
-      },
-      onResponseEnd() {
-        settled();
-        if (decoder !== null) decoder.end();
-        else body?.finish();
-      },
-      onResponseError(_controller, error) {
-        settled();
-        decoder?.destroy();
-        if (body === null) reject(error);
-        else body.fail(error);
-      },
-    });
+      }
+      const answer = new UpstreamBody(started);
+      body = answer;
+      if (decoder !== null) decodeInto(decoder, answer, coding as string);
+      resolve({ statusCode, headers: decoder === null ? headers : decodedHeaders(headers), body });
+    },
+    onResponseData(_controller, chunk) {
+      if (decoder !== null) decoder.write(chunk);
+      else body?.push(chunk);
+    },
+    onResponseEnd() {
+      settled();
+      if (decoder !== null) decoder.end();
+      else body?.finish();
+    },
+    onResponseError(_controller, error) {
+      settled();
+      decoder?.destroy();
+      if (body !== null) body.fail(error);
+      else if (controller === null && !osStoreTriedBefore && !signal.aborted && trustedOsStoreFor(options, error)) {
+        dispatchAttempt(request, dispatchOptions(request), resolve, reject);
+      } else reject(error);
+    },
   });
+}
+
+/** Whether `error` is a certificate of an unknown issuer, and the OS store is trusted now. */
+function trustedOsStoreFor(options: Dispatcher.DispatchOptions, error: Error): boolean {
+  const code = networkFailureCode(error);
+  if (!isUnknownIssuerCode(code)) return false;
+  return trustOsCaStore(
+    `the gateway at ${options.origin} sent a TLS certificate whose issuer Node's bundled CA list does not hold (${code})`,
+  );
 }
 
 /** A 1xx: RFC 9110 section 15.2 has a client read past any number of them to the final answer. */

@@ -1,5 +1,6 @@
 import { once } from 'node:events';
-import { createServer, type ServerResponse } from 'node:http';
+import { createServer, type RequestListener, type Server, type ServerResponse } from 'node:http';
+import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import { SENTINEL_KEY } from '../support/sentinel.ts';
 import { dialectOf } from './dialects.ts';
@@ -55,20 +56,23 @@ export async function startGatewaySimulator(options: SimulatorOptions = {}): Pro
   };
 
   const sockets = new Set<Socket>();
-  // Nagle off so each SSE write leaves at once, as a gateway that streams properly would.
-  const server = createServer({ noDelay: true }, (request, response) => {
+  const handle: RequestListener = (request, response) => {
     if (Number(request.headers['content-length'] ?? 0) > (options.maxRequestBytes ?? Number.POSITIVE_INFINITY)) {
       refuseTooLarge(response);
       return;
     }
     dispatch(request, response, state).catch(() => response.destroy());
-  });
+  };
+  // Nagle off so each SSE write leaves at once, as a gateway that streams properly would.
+  const server: Server = options.tls ? createTlsServer({ ...options.tls, noDelay: true }, handle) : createServer({ noDelay: true }, handle);
   server.on('connection', (socket: Socket) => {
     sockets.add(socket);
     // Registered first so openSockets() is already current when waitForClose resolves.
     socket.once('close', () => sockets.delete(socket));
-    recorder.trackSocket(socket);
+    if (!options.tls) recorder.trackSocket(socket);
   });
+  // Over TLS a request's socket is the TLS socket, not the connection's TCP socket.
+  if (options.tls) server.on('secureConnection', (socket: Socket) => recorder.trackSocket(socket));
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -78,7 +82,7 @@ export async function startGatewaySimulator(options: SimulatorOptions = {}): Pro
     });
   });
   const port = (server.address() as AddressInfo).port;
-  const url = `http://${HOST}:${port}`;
+  const url = `${options.tls ? 'https' : 'http'}://${HOST}:${port}`;
 
   return {
     url,

@@ -43,6 +43,8 @@ export interface SimulatorOptions {
   keyRequestLimits?: Record<string, number>;
   /** The Retry-After (seconds) of those 429s where the dialect sends one; default 20. */
   keyRetryAfterS?: number;
+  /** Serve HTTPS with this key and certificate chain (PEM) instead of plain HTTP: a gateway behind TLS. */
+  tls?: { key: string; cert: string };
 }
 
 export interface ReceivedRequest {

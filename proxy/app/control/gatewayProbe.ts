@@ -1,5 +1,5 @@
 import type { UpstreamErrorClass } from '../../contracts/errors.ts';
-import { classifyNetworkFailure, classifyUpstreamResponse } from '../../core/errorClass.ts';
+import { classifyNetworkFailure, classifyUpstreamResponse, networkFailureCode } from '../../core/errorClass.ts';
 import type { UpstreamTarget } from '../../contracts/ports.ts';
 import { fetchUpstreamText } from '../../forward/upstreamClient.ts';
 
@@ -12,6 +12,8 @@ export interface ProbeResult {
   durationMs: number;
   /** The response body (JSON text on success); '' after a network failure. */
   bodyText: string;
+  /** After a network failure, its code (`ENOTFOUND`, a TLS verdict…) where it has one. */
+  networkCode?: string;
 }
 
 /**
@@ -38,7 +40,14 @@ export async function probeGateway(target: UpstreamTarget, method: 'GET' | 'POST
     const errorClass = classifyUpstreamResponse({ status: statusCode, contentType, bodyText, expectJson: true });
     return { status: statusCode, errorClass, durationMs: elapsed(), bodyText };
   } catch (error) {
-    return { status: null, errorClass: classifyNetworkFailure(error), durationMs: elapsed(), bodyText: '' };
+    const networkCode = networkFailureCode(error);
+    return {
+      status: null,
+      errorClass: classifyNetworkFailure(error),
+      durationMs: elapsed(),
+      bodyText: '',
+      ...(networkCode === null ? {} : { networkCode }),
+    };
   }
 }
 

@@ -1,5 +1,7 @@
 import type { ProfileTestResult, ProfileTestStep } from '../../contracts/profileViews.ts';
+import { networkCodeHint } from '../../core/clientError.ts';
 import { explainError } from '../../core/errorClass.ts';
+import { osCaStoreTrusted } from '../../core/osCaStore.ts';
 import type { UpstreamTarget } from '../../contracts/ports.ts';
 import { modelIdsFrom } from '../../forward/gatewayModels.ts';
 import { probeGateway, type ProbeResult } from './gatewayProbe.ts';
@@ -29,7 +31,14 @@ export function testStep(
   }
   const errorClass = probe.errorClass ?? 'network';
   const explained = explainError(errorClass);
-  return { ...base, errorClass, ok: false, meaning: `${explained.meaning}.`, fix: explained.fix };
+  const hint = errorClass === 'network' ? networkCodeHint(probe.networkCode, osCaStoreTrusted()) : undefined;
+  return {
+    ...base,
+    errorClass,
+    ok: false,
+    meaning: `${explained.meaning}.`,
+    fix: hint === undefined ? explained.fix : `${hint} ${explained.fix}`,
+  };
 }
 
 export async function runProfileTest(target: UpstreamTarget, model: string | undefined): Promise<ProfileTestResult> {

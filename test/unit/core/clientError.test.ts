@@ -79,6 +79,20 @@ describe('buildClientError', () => {
       'EPIPE',
       [/closed the connection while the request was still being sent/, /size limit/],
     ],
+    [
+      'unknown certificate issuer, the OS store not tried',
+      'network',
+      { upstreamCode: 'SELF_SIGNED_CERT_IN_CHAIN' },
+      'SELF_SIGNED_CERT_IN_CHAIN',
+      [/certificate authority Airlock does not trust/, /^(?!.*certificate store)/],
+    ],
+    [
+      'unknown certificate issuer after the OS store was trusted too',
+      'network',
+      { upstreamCode: 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY', osCaStoreTrusted: true },
+      'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+      [/this computer's certificate store too/, /restart Airlock/],
+    ],
     ['html fix', 'html_instead_of_json', {}, 'html_instead_of_json', [/web page/, /ending in \/v1/]],
   ])('%s', (_label, errorClass, detail, code, patterns) => {
     const body = buildClientError(errorClass, detail);

@@ -2,6 +2,7 @@ import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
 import type { ClientProtocol } from '../contracts/usage.ts';
 import { explainError, statusForClass, type ExchangeFailureClass } from '../core/errorClass.ts';
 import { holdsEscapedKey, maskEscapedKey } from '../core/escapedKey.ts';
+import { isUnknownIssuerCode } from '../core/osCaStore.ts';
 import type { KeyMasker } from '../core/keyMasker.ts';
 import { adapterNamed } from '../protocols/registry.ts';
 import { errorBodyFor, errorStatusFor, sendJson, type ErrorDetail } from './replies.ts';
@@ -46,7 +47,8 @@ export function replyFailure(
   if (failure.retryAfter) headers['retry-after'] = failure.retryAfter;
   if (failure.retryAfterMs) headers['retry-after-ms'] = failure.retryAfterMs;
   if (upstreamRequestId) headers[adapterNamed(protocol).errors.requestIdHeader] = upstreamRequestId;
-  if (!explainError(errorClass).retryable || errorClass === 'proxy_stopping' || failure.refusesRetry === true) {
+  const untrustedCertificate = errorClass === 'network' && isUnknownIssuerCode(failure.detail.upstreamCode);
+  if (!explainError(errorClass).retryable || errorClass === 'proxy_stopping' || failure.refusesRetry === true || untrustedCertificate) {
     headers['x-should-retry'] = 'false';
   }
   trace.failed(errorClass, JSON.stringify(body), status);

@@ -2,6 +2,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { UpstreamErrorClass } from '../contracts/errors.ts';
 import type { RetryPolicy } from '../contracts/profile.ts';
 import { isSideEffectCreationPath } from '../core/clientPath.ts';
+import { isUnknownIssuerCode } from '../core/osCaStore.ts';
 import { headerValue } from './headers.ts';
 
 /**
@@ -31,8 +32,8 @@ export function retryAdviceOf(headers: IncomingHttpHeaders): Required<RetryAdvic
 export type AttemptOutcome =
   /** `errorClass`: the answer's class; a final one (an empty balance, a missing model) is never retried whatever its status. */
   | ({ kind: 'status'; status: number; errorClass?: UpstreamErrorClass } & RetryAdvice)
-  /** `mayHaveExecuted`: as upstreamExecution.ts decides it for this attempt. */
-  | { kind: 'network'; errorClass: UpstreamErrorClass; mayHaveExecuted: boolean };
+  /** `mayHaveExecuted`: as upstreamExecution.ts decides it for this attempt; `code`: the failure's (networkFailureCode). */
+  | { kind: 'network'; errorClass: UpstreamErrorClass; mayHaveExecuted: boolean; code?: string | null };
 
 export interface RetryInput {
   /** Retries already made for this request (0 after the first attempt). */
@@ -81,6 +82,10 @@ export function decideRetry(input: RetryInput): RetryDecision {
   }
   if (outcome.kind === 'network' && !RETRYABLE_NETWORK_CLASSES.has(outcome.errorClass)) {
     return refuse(`${outcome.errorClass} is not retried`);
+  }
+  // The OS store was tried too by then (core/osCaStore.ts): only a CA installed on this computer fixes it.
+  if (outcome.kind === 'network' && isUnknownIssuerCode(outcome.code)) {
+    return refuse(`no trusted certificate authority vouches for the gateway's certificate (${outcome.code}); waiting does not change that`);
   }
 
   const idempotent = IDEMPOTENT_METHODS.has(input.method.toUpperCase()) || input.hasIdempotencyKey;

@@ -4,7 +4,7 @@ import type { UpstreamErrorClass } from '../contracts/errors.ts';
 import type { Profile } from '../contracts/profile.ts';
 import { isLocalRefusal, type KeyLease, type LocalRefusal } from '../contracts/ports.ts';
 import { rateLimitCooldownMs } from './keyCooldown.ts';
-import { classifyNetworkFailure, classifyUpstreamResponse } from '../core/errorClass.ts';
+import { classifyNetworkFailure, classifyUpstreamResponse, networkFailureCode } from '../core/errorClass.ts';
 import type { KeyMasker } from '../core/keyMasker.ts';
 import type { AbortReason, ExchangeWatch } from './exchangeWatch.ts';
 import { headerValue, pickUpstreamRequestId } from './headers.ts';
@@ -81,7 +81,8 @@ export async function sendWithRetries(input: AttemptsInput): Promise<AttemptsRes
       if (aborted !== null) return { kind: 'aborted', reason: aborted };
       const errorClass = classifyNetworkFailure(error);
       const mayHaveRun = judgeAttempt(trace, { reachedSocket, answered: false });
-      if (await retried(input, { kind: 'network', errorClass, mayHaveExecuted: mayHaveRun })) continue;
+      const code = networkFailureCode(error);
+      if (await retried(input, { kind: 'network', errorClass, mayHaveExecuted: mayHaveRun, code })) continue;
       const abortedWaiting = watch.reason();
       return abortedWaiting === null ? { kind: 'network', errorClass, error } : { kind: 'aborted', reason: abortedWaiting };
     }

@@ -1,9 +1,11 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { ProfileTestResult } from '../../../proxy/contracts/profileViews.ts';
 import { generateToken } from '../../../proxy/http/clientTokens.ts';
+import { DATABASE_FILE_NAME } from '../../../proxy/store/schema.ts';
 import { startGatewaySimulator, type GatewaySimulator } from '../../simulator/index.ts';
 import { type AirlockChild, CHILD_CONTROL_TOKEN, startAirlockChild } from '../../support/airlockChild.ts';
 import { chatBody, JSON_HEADERS, rawRequest } from '../../support/http.ts';
@@ -47,10 +49,22 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
+let dataDir: string;
+
 async function startChild(gateway: GatewaySimulator, clientToken: string): Promise<AirlockChild> {
-  const dataDir = mkdtempSync(path.join(dir, 'data-'));
+  dataDir = mkdtempSync(path.join(dir, 'data-'));
   child = await startAirlockChild({ dataDir, upstreamBaseUrl: gateway.baseUrl, clientToken, env: { SSL_CERT_FILE: osStoreFile } });
   return child;
+}
+
+/** The rows the last child wrote, read once it has exited. */
+function loggedRows(): Array<Record<string, unknown>> {
+  const db = new DatabaseSync(path.join(dataDir, DATABASE_FILE_NAME), { readOnly: true });
+  try {
+    return db.prepare('SELECT error_class, retries FROM requests').all();
+  } finally {
+    db.close();
+  }
 }
 
 function chat(port: number, clientToken: string) {
@@ -118,6 +132,8 @@ describe('a gateway certificate from a CA in no store', () => {
     for (let round = 0; round < 2; round += 1) {
       const answer = await chat(running.port, token);
       expect(answer.status).toBe(502);
+      // Nor would the client's own retries: the SDKs read x-should-retry.
+      expect(answer.headers['x-should-retry']).toBe('false');
       const { error } = JSON.parse(answer.body) as { error: { type: string; code: string; message: string } };
       expect(error).toMatchObject({ type: 'network', code: 'UNABLE_TO_VERIFY_LEAF_SIGNATURE' });
       expect(error.message).toMatch(/certificate authority/);
@@ -130,5 +146,10 @@ describe('a gateway certificate from a CA in no store', () => {
 
     expect(unknownCaGateway.received).toHaveLength(0);
     expect((await stderrAfterExit(running)).match(OS_STORE_LOADED)).toHaveLength(1);
+    // Trying again later cannot change which CAs are trusted: the client got the error at once.
+    expect(loggedRows()).toEqual([
+      { error_class: 'network', retries: 0 },
+      { error_class: 'network', retries: 0 },
+    ]);
   });
 });

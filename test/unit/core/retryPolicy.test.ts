@@ -45,6 +45,18 @@ describe('decideRetry: when', () => {
     ['connect failure on a POST', { outcome: network('network', false) }, true, null],
     ['connect timeout on a POST', { outcome: network('timeout_connect', false) }, true, null],
     ['break after sending a POST', { outcome: network('network', true) }, false, /may have run and charged/],
+    [
+      'a certificate whose issuer no trusted CA vouches for, on a GET',
+      { method: 'GET', outcome: { kind: 'network', errorClass: 'network', mayHaveExecuted: false, code: 'SELF_SIGNED_CERT_IN_CHAIN' } },
+      false,
+      /certificate/,
+    ],
+    [
+      'an expired certificate, which the gateway may have renewed by the next try',
+      { outcome: { kind: 'network', errorClass: 'network', mayHaveExecuted: false, code: 'CERT_HAS_EXPIRED' } },
+      true,
+      null,
+    ],
     ['idle timeout before any answer to a POST, like a gateway 504', { outcome: network('timeout_idle', true) }, true, null],
     [
       'idle timeout on an image creation without a key',

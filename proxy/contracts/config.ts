@@ -129,11 +129,21 @@ export const configFileSchema = z
       ctx.addIssue({ code: 'custom', path: ['activeProfileId'], message: `no profile has id "${config.activeProfileId}"` });
     }
     const names = new Set<string>();
+    const hashes = new Set<string>();
     config.clientTokens.forEach((token, index) => {
       if (names.has(token.name)) {
         ctx.addIssue({ code: 'custom', path: ['clientTokens', index, 'name'], message: `duplicate token name "${token.name}"` });
       }
       names.add(token.name);
+      // One value under two names (a hand edit): revoking one would leave the token working as the other.
+      if (hashes.has(token.tokenSha256)) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['clientTokens', index, 'tokenSha256'],
+          message: `token "${token.name}" has the same value as another: remove one, or create a new token for it`,
+        });
+      }
+      hashes.add(token.tokenSha256);
       if (token.profileId !== null && !ids.has(token.profileId)) {
         ctx.addIssue({ code: 'custom', path: ['clientTokens', index, 'profileId'], message: `no profile has id "${token.profileId}"` });
       }

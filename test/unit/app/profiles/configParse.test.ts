@@ -131,6 +131,19 @@ describe('parseConfigText', () => {
       (text: string) => text.split('\n').findIndex((line) => line.includes('"profileId"')) + 1,
     ],
     [
+      // Revoking one would leave the same token working under the other name.
+      'two client tokens with the same value',
+      {
+        version: 1,
+        clientTokens: [
+          { name: 'cc', profileId: null, tokenSha256: 'a'.repeat(64), lastFour: 'abcd', createdAtMs: 1 },
+          { name: 'codex', profileId: null, tokenSha256: 'a'.repeat(64), lastFour: 'abcd', createdAtMs: 2 },
+        ],
+      },
+      'clientTokens[1].tokenSha256',
+      (text: string) => text.split('\n').findLastIndex((line) => line.includes('"tokenSha256"')) + 1,
+    ],
+    [
       'a burst limit of zero',
       { version: 1, settings: { burstLimits: { maxRequestsPerMinute: 0 } } },
       'settings.burstLimits.maxRequestsPerMinute',

@@ -1,5 +1,6 @@
 import { bytesIn, spliceChunks } from './bodyRewrite.ts';
 import type { ByteRange } from './jsonScan.ts';
+import { offsetsInChunks } from '../core/chunkSearch.ts';
 
 /**
  * What Airlock reads of a multipart/form-data body (RFC 7578: audio transcriptions and translations,
@@ -44,7 +45,7 @@ function formBoundaryOf(contentType: string | undefined): string | null {
 export function readFormFields(chunks: readonly Buffer[], contentType: string | undefined): FormFields | null {
   const boundary = formBoundaryOf(contentType);
   if (boundary === null) return null;
-  const delimiters = offsetsOf(chunks, Buffer.from(`--${boundary}`), MAX_PARTS + 1);
+  const delimiters = offsetsInChunks(chunks, Buffer.from(`--${boundary}`), MAX_PARTS + 1);
   // A form holds at least one part between two delimiters.
   if (delimiters.length < 2) return null;
   const fields: FormFields = { model: null, modelValue: null, stream: false, parts: [] };
@@ -77,28 +78,6 @@ export function readFormFields(chunks: readonly Buffer[], contentType: string | 
     if (name === 'stream') fields.stream = value.trim().toLowerCase() === 'true';
   }
   return fields;
-}
-
-/** Offsets of `needle` in the chunks taken as one body, also across chunk seams; at most `limit`. */
-function offsetsOf(chunks: readonly Buffer[], needle: Buffer, limit: number): number[] {
-  const offsets: number[] = [];
-  let base = 0;
-  let tail: Buffer = Buffer.alloc(0);
-  for (const chunk of chunks) {
-    // A needle across the seam starts in the tail and ends in this chunk.
-    const seam = Buffer.concat([tail, chunk.subarray(0, needle.length - 1)]);
-    const acrossSeam = seam.indexOf(needle);
-    if (acrossSeam !== -1 && acrossSeam < tail.length) offsets.push(base - tail.length + acrossSeam);
-    for (let at = chunk.indexOf(needle); at !== -1 && offsets.length < limit; at = chunk.indexOf(needle, at + needle.length)) {
-      offsets.push(base + at);
-    }
-    if (offsets.length >= limit) break;
-    // The last bytes of the body so far, however short the chunks: a needle may span several.
-    const kept = needle.length - 1;
-    tail = chunk.length >= kept ? chunk.subarray(chunk.length - kept) : Buffer.concat([tail, chunk]).subarray(-kept);
-    base += chunk.length;
-  }
-  return offsets;
 }
 
 /**

@@ -11,6 +11,7 @@ import { isChatCompletion, routeFor } from '../protocols/registry.ts';
 import { answerCount } from './localAnswers.ts';
 import { chatRequestFor, nativeBody } from './translation/translationJob.ts';
 import { translationThread, TranslationUnavailableError, type TranslationThread } from './translation/translationThreadClient.ts';
+import { offsetsInChunks } from '../core/chunkSearch.ts';
 
 /** Whether the capability check has shown that the gateway speaks this protocol natively for a model. */
 export type NativeProtocolCheck = (profileId: string, protocol: TranslatedProtocol, upstreamModel: string) => boolean;
@@ -83,7 +84,12 @@ export function buildPlan(input: PlanInput): Plan | Promise<Plan> {
   const outputTokensBound = endpoint === 'generate' && parsed.kind === 'json' ? route.adapter.outputTokenLimit(parsed.value) : null;
   const callsBound = parsed.kind === 'json' ? (route.adapter.perCallCount?.(parsed.value) ?? 1) : 1;
   const cleanup = route.adapter.nativeRequest;
-  if (translation && cleanup && upstreamModel !== null && chunksInclude(input.body.chunks, cleanup.needles)) {
+  if (
+    translation &&
+    cleanup &&
+    upstreamModel !== null &&
+    cleanup.needles.some((needle) => offsetsInChunks(input.body.chunks, needle, 1).length > 0)
+  ) {
     const models = { requestedModel, upstreamModel, outputTokensBound };
     const cleaned = nativeWithoutAirlockParts(input, translation.modeKey, cleanup, models);
     if (cleaned !== null) return cleaned;
@@ -174,21 +180,6 @@ function nativeWithoutAirlockParts(
       throw error;
     },
   );
-}
-
-/** Whether any of `needles` is in the body's bytes, also across the chunks it arrived in. */
-function chunksInclude(chunks: readonly Buffer[], needles: readonly string[]): boolean {
-  return needles.some((needle) => {
-    const bytes = Buffer.from(needle);
-    let tail: Buffer = Buffer.alloc(0);
-    for (const chunk of chunks) {
-      if (chunk.includes(bytes)) return true;
-      const seam = Buffer.concat([tail, chunk.subarray(0, bytes.length - 1)]);
-      if (seam.includes(bytes)) return true;
-      tail = chunk.subarray(Math.max(0, chunk.length - (bytes.length - 1)));
-    }
-    return false;
-  });
 }
 
 function translatedPlan(

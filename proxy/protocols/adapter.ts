@@ -39,7 +39,8 @@ export interface ProtocolAdapter {
  * accepts. Only a body holding one of `needles` (searched in its bytes) is read for them.
  */
 export interface NativeRequestCleanup {
-  readonly needles: readonly string[];
+  /** Made once: the search runs on every native request of the protocol. */
+  readonly needles: readonly Buffer[];
   /** The body without those parts and a note for the log; null when it has none. */
   clean(body: Record<string, unknown>): { body: Record<string, unknown>; note: string } | null;
 }

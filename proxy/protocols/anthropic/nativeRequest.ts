@@ -11,7 +11,7 @@ import { AIRLOCK_MARK_PREFIX, isAirlockMark } from '../chat/returnedReasoning.ts
  * an empty content).
  */
 export const anthropicNativeRequest: NativeRequestCleanup = {
-  needles: [AIRLOCK_MARK_PREFIX, '"signature":""', '"signature": ""'],
+  needles: [AIRLOCK_MARK_PREFIX, '"signature":""', '"signature": ""'].map((needle) => Buffer.from(needle)),
   clean(body) {
     const messages = body.messages;
     if (!Array.isArray(messages)) return null;

@@ -9,7 +9,7 @@ import { AIRLOCK_MARK_PREFIX, isAirlockMark } from '../chat/returnedReasoning.ts
  * content is not supported", vllm#28248). They are left out; other items go as they came.
  */
 export const responsesNativeRequest: NativeRequestCleanup = {
-  needles: [AIRLOCK_MARK_PREFIX],
+  needles: [Buffer.from(AIRLOCK_MARK_PREFIX)],
   clean(body) {
     const input = body.input;
     if (!Array.isArray(input)) return null;

@@ -9,11 +9,21 @@ export interface StoredResponse {
   body: Buffer;
 }
 
-/** What the durable store holds for one key; `requestId` names the request that was sent. */
+/**
+ * The request a key was first used for: `requestId` names it; `fingerprint` hashes its method, path
+ * and body (null for a first recorded without one), so a key reused for another request is told apart.
+ */
+export interface FirstOfKey {
+  requestId: string;
+  createdAtMs: number;
+  fingerprint: string | null;
+}
+
+/** What the durable store holds for one key. */
 export type PersistedIdempotency =
-  | { state: 'in_flight'; requestId: string; createdAtMs: number }
-  | { state: 'answered'; requestId: string; createdAtMs: number; response: StoredResponse }
-  | { state: 'not_kept'; requestId: string; createdAtMs: number };
+  | ({ state: 'in_flight' } & FirstOfKey)
+  | ({ state: 'answered'; response: StoredResponse } & FirstOfKey)
+  | ({ state: 'not_kept' } & FirstOfKey);
 
 /**
  * The second level. Calls are synchronous and rare (keyed image and video creations only). An
@@ -22,7 +32,7 @@ export type PersistedIdempotency =
 export interface IdempotencyStore {
   /** The entry created after `sinceMs`, or null. */
   find(profileId: string, idempotencyKey: string, sinceMs: number): PersistedIdempotency | null;
-  begin(profileId: string, idempotencyKey: string, requestId: string, createdAtMs: number): void;
+  begin(profileId: string, idempotencyKey: string, first: FirstOfKey): void;
   /** `null`: the answer was not kept (too large), so a repeat is refused; the store may refuse to keep one too. */
   settle(profileId: string, idempotencyKey: string, response: StoredResponse | null): void;
   forget(profileId: string, idempotencyKey: string): void;

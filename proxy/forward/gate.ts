@@ -29,6 +29,7 @@ export function gate(planned: Planned, services: GateServices): GateOutcome | Pr
     requestId: trace.requestId,
     maxWaitMs: target.profile.timeouts.totalTimeoutMs,
     stopping: stop.signal,
+    body: plan.body,
   });
   if (claim === null) return checkBudgets(planned, services, null);
   return claim.then((claimed): GateOutcome | Promise<GateOutcome> => {

@@ -1,10 +1,14 @@
-import type { KeyMasker } from '../core/keyMasker.ts';
+import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { offsetsInChunks } from '../core/chunkSearch.ts';
+import type { KeyMasker } from '../core/keyMasker.ts';
 import type { StoredResponse } from '../contracts/idempotencyStore.ts';
 import type { IdempotencyCache, IdempotencyClaim, IdempotencyTicket } from '../spend/idempotencyCache.ts';
 import { idempotencyKeyOf, isSideEffectRequest } from '../spend/idempotencyRequest.ts';
 import { firstOutcome } from './upstreamExecution.ts';
+import { bytesIn } from './bodyRewrite.ts';
 import { ownTextBuffer } from './capture.ts';
+import { formBoundaryOf } from './multipartForm.ts';
 import type { RequestTrace } from './trace.ts';
 
 /**
@@ -16,11 +20,38 @@ export function claimIdempotency(
   req: IncomingMessage,
   res: ServerResponse,
   upstreamPath: string,
-  request: { profileId: string; requestId: string; maxWaitMs: number; stopping: AbortSignal },
+  request: { profileId: string; requestId: string; maxWaitMs: number; stopping: AbortSignal; body: readonly Buffer[] | null },
 ): Promise<IdempotencyClaim> | null {
-  if (!cache || !isSideEffectRequest(req.method ?? 'GET', upstreamPath)) return null;
+  const method = req.method ?? 'GET';
+  if (!cache || !isSideEffectRequest(method, upstreamPath)) return null;
   const key = idempotencyKeyOf(req.headers);
-  return key ? claimWhileClientStays(cache, res, key, request) : null;
+  if (!key) return null;
+  const fingerprint = requestFingerprint(method, upstreamPath, request.body ?? [], req.headers['content-type']);
+  return claimWhileClientStays(cache, res, key, { ...request, fingerprint });
+}
+
+/**
+ * What makes two keyed creations the same request: method, path and body. Only keyed creations are
+ * hashed, so other requests pay nothing. A form's boundary is left out: SDKs draw a new one for each
+ * attempt (undici's FormData and httpx both pick it at random when the body is encoded), so a retry
+ * of the same upload differs in it alone.
+ */
+export function requestFingerprint(method: string, upstreamPath: string, body: readonly Buffer[], contentType: string | undefined): string {
+  const hash = createHash('sha256').update(`${method.toUpperCase()} ${upstreamPath}\u0000`);
+  const boundary = formBoundaryOf(contentType);
+  if (boundary === null) {
+    for (const chunk of body) hash.update(chunk);
+    return hash.digest('hex');
+  }
+  const delimiter = Buffer.from(`--${boundary}`);
+  let from = 0;
+  for (const at of offsetsInChunks(body, delimiter, Number.POSITIVE_INFINITY)) {
+    hash.update(bytesIn(body, { start: from, end: at }));
+    hash.update('--\u0000');
+    from = at + delimiter.length;
+  }
+  hash.update(bytesIn(body, { start: from, end: Number.POSITIVE_INFINITY }));
+  return hash.digest('hex');
 }
 
 /** A repeat waiting for its first stops waiting when its own client leaves, or the proxy stops. */
@@ -28,7 +59,7 @@ async function claimWhileClientStays(
   cache: IdempotencyCache,
   res: ServerResponse,
   key: string,
-  request: { profileId: string; requestId: string; maxWaitMs: number; stopping: AbortSignal },
+  request: { profileId: string; requestId: string; maxWaitMs: number; stopping: AbortSignal; fingerprint: string },
 ): Promise<IdempotencyClaim> {
   const clientGone = new AbortController();
   const onClose = (): void => clientGone.abort();
@@ -36,7 +67,11 @@ async function claimWhileClientStays(
   else res.once('close', onClose);
   try {
     const signal = AbortSignal.any([clientGone.signal, request.stopping]);
-    return await cache.claim(request.profileId, key, request.requestId, { maxWaitMs: request.maxWaitMs, signal });
+    return await cache.claim(request.profileId, key, request.requestId, {
+      maxWaitMs: request.maxWaitMs,
+      signal,
+      requestFingerprint: request.fingerprint,
+    });
   } finally {
     res.off('close', onClose);
   }

@@ -35,7 +35,8 @@ const MAX_FIELD_VALUE_BYTES = 256;
 /** More parts than any API takes; past it the form is not read further. */
 const MAX_PARTS = 256;
 
-function formBoundaryOf(contentType: string | undefined): string | null {
+/** The boundary a multipart/form-data content type declares; null for any other type. */
+export function formBoundaryOf(contentType: string | undefined): string | null {
   if (contentType === undefined || !FORM_CONTENT_TYPE.test(contentType)) return null;
   const match = BOUNDARY.exec(contentType);
   return match?.[1] ?? match?.[2] ?? null;

@@ -48,16 +48,19 @@ export type IdempotencyClaim =
   | { kind: 'replay'; response: StoredResponse }
   | { kind: 'refused'; refusal: LocalRefusal };
 
+/** `fingerprint` is the first request's (method, path and body hashed); null when it was not known (kept before it was recorded). */
 type Entry =
-  | { state: 'in-flight'; createdAtMs: number; requestId: string; settled: Promise<void> }
-  | { state: 'done'; createdAtMs: number; response: StoredResponse | null; bytes: number }
-  | { state: 'unknown'; createdAtMs: number; requestId: string; bytes: number };
+  | { state: 'in-flight'; createdAtMs: number; requestId: string; fingerprint: string | null; settled: Promise<void> }
+  | { state: 'done'; createdAtMs: number; requestId: string; fingerprint: string | null; response: StoredResponse | null; bytes: number }
+  | { state: 'unknown'; createdAtMs: number; requestId: string; fingerprint: string | null; bytes: number };
 
 export interface ClaimOptions {
   /** How long a repeat waits for a first still in flight before it is refused; unbounded when absent. */
   maxWaitMs?: number;
   /** The repeat's client left: stop waiting. */
   signal?: AbortSignal;
+  /** The request's method, path and body hashed: a repeat whose fingerprint differs is another request and is refused. */
+  requestFingerprint?: string;
 }
 
 export interface IdempotencyCacheDependencies {
@@ -97,9 +100,13 @@ export class IdempotencyCache {
   async claim(profileId: string, idempotencyKey: string, requestId: string, options: ClaimOptions = {}): Promise<IdempotencyClaim> {
     const key = `${profileId}\u0000${idempotencyKey}`;
     const deadlineMs = options.maxWaitMs === undefined ? Number.POSITIVE_INFINITY : this.#nowMs() + options.maxWaitMs;
+    const fingerprint = options.requestFingerprint ?? null;
     for (;;) {
       const entry = this.#liveEntry(key) ?? this.#fromStore(key, profileId, idempotencyKey);
-      if (!entry) return { kind: 'first', ticket: this.#startFirst(key, { profileId, idempotencyKey, requestId }) };
+      if (!entry) return { kind: 'first', ticket: this.#startFirst(key, { profileId, idempotencyKey, requestId, fingerprint }) };
+      // Checked before waiting for a first in flight: another request under its key is refused at once.
+      if (entry.state !== 'unreadable' && fingerprint !== null && entry.fingerprint !== null && entry.fingerprint !== fingerprint)
+        return { kind: 'refused', refusal: differentRequestRefusal(entry.requestId) };
       if (entry.state === 'unknown_outcome' || entry.state === 'unknown')
         return { kind: 'refused', refusal: unknownOutcomeRefusal(entry.requestId) };
       if (entry.state === 'unreadable') return { kind: 'refused', refusal: UNREADABLE_REFUSAL };
@@ -134,7 +141,7 @@ export class IdempotencyCache {
     key: string,
     profileId: string,
     idempotencyKey: string,
-  ): Entry | { state: 'unknown_outcome'; requestId: string } | { state: 'unreadable' } | undefined {
+  ): Entry | { state: 'unknown_outcome'; requestId: string; fingerprint: string | null } | { state: 'unreadable' } | undefined {
     let persisted: PersistedIdempotency | null = null;
     try {
       persisted = this.#durable?.find(profileId, idempotencyKey, this.#nowMs() - this.options.windowMs) ?? null;
@@ -143,18 +150,35 @@ export class IdempotencyCache {
       return { state: 'unreadable' };
     }
     if (!persisted) return undefined;
-    if (persisted.state === 'in_flight') return { state: 'unknown_outcome', requestId: persisted.requestId };
-    return this.#remember(key, persisted.createdAtMs, persisted.state === 'answered' ? persisted.response : null);
+    if (persisted.state === 'in_flight')
+      return { state: 'unknown_outcome', requestId: persisted.requestId, fingerprint: persisted.fingerprint };
+    const first = { createdAtMs: persisted.createdAtMs, requestId: persisted.requestId, fingerprint: persisted.fingerprint };
+    return this.#remember(key, first, persisted.state === 'answered' ? persisted.response : null);
   }
 
-  #startFirst(key: string, first: { profileId: string; idempotencyKey: string; requestId: string }): IdempotencyTicket {
+  #startFirst(
+    key: string,
+    first: { profileId: string; idempotencyKey: string; requestId: string; fingerprint: string | null },
+  ): IdempotencyTicket {
     let settle = (): void => {};
     const settled = new Promise<void>((resolve) => {
       settle = resolve;
     });
-    const inFlight: Entry = { state: 'in-flight', createdAtMs: this.#nowMs(), requestId: first.requestId, settled };
+    const inFlight: Entry = {
+      state: 'in-flight',
+      createdAtMs: this.#nowMs(),
+      requestId: first.requestId,
+      fingerprint: first.fingerprint,
+      settled,
+    };
     this.#entries.set(key, inFlight);
-    this.#withStore((store) => store.begin(first.profileId, first.idempotencyKey, first.requestId, inFlight.createdAtMs));
+    this.#withStore((store) =>
+      store.begin(first.profileId, first.idempotencyKey, {
+        requestId: first.requestId,
+        createdAtMs: inFlight.createdAtMs,
+        fingerprint: first.fingerprint,
+      }),
+    );
     let finished = false;
     const finish = (outcome: StoredResponse | null | 'forget' | 'unknown'): void => {
       if (finished) return;
@@ -164,9 +188,16 @@ export class IdempotencyCache {
         this.#withStore((store) => store.forget(first.profileId, first.idempotencyKey));
       } else if (outcome === 'unknown') {
         // The store keeps it in flight, as a run that stopped leaves it: refused after a restart as well.
-        this.#keep(key, { state: 'unknown', createdAtMs: inFlight.createdAtMs, requestId: first.requestId, bytes: Buffer.byteLength(key) });
+        const bytes = Buffer.byteLength(key);
+        this.#keep(key, {
+          state: 'unknown',
+          createdAtMs: inFlight.createdAtMs,
+          requestId: first.requestId,
+          fingerprint: first.fingerprint,
+          bytes,
+        });
       } else {
-        this.#remember(key, inFlight.createdAtMs, outcome);
+        this.#remember(key, inFlight, outcome);
         this.#withStore((store) => {
           store.settle(first.profileId, first.idempotencyKey, outcome);
           store.prune(this.#nowMs() - this.options.windowMs, this.options.maxTotalBytes);
@@ -202,9 +233,14 @@ export class IdempotencyCache {
     return { status: response.status, headers, body: response.body };
   }
 
-  #remember(key: string, createdAtMs: number, response: StoredResponse | null): Entry {
+  #remember(
+    key: string,
+    first: { createdAtMs: number; requestId: string; fingerprint: string | null },
+    response: StoredResponse | null,
+  ): Entry {
     const bytes = Buffer.byteLength(key) + (response?.body.length ?? 0);
-    return this.#keep(key, { state: 'done', createdAtMs, response, bytes });
+    const { createdAtMs, requestId, fingerprint } = first;
+    return this.#keep(key, { state: 'done', createdAtMs, requestId, fingerprint, response, bytes });
   }
 
   #keep(key: string, entry: Exclude<Entry, { state: 'in-flight' }>): Entry {
@@ -276,6 +312,18 @@ function stillRunningRefusal(firstRequestId: string, waitedMs: number): LocalRef
       `The first request with this idempotency key (${firstRequestId}) is still running at the gateway, and Airlock waited ` +
       `${Math.round(waitedMs / 1000)} s (the profile's total timeout) for its answer. Whether it creates the task is not known until it answers, ` +
       'so it is not sent twice. Repeat this request with the same idempotency key later to get its answer once it arrives, or use a new key to create another task.',
+  };
+}
+
+/** draft-ietf-httpapi-idempotency-key-header (error scenarios): a key reused with another payload is a 422; Stripe errors likewise. */
+function differentRequestRefusal(firstRequestId: string): LocalRefusal {
+  return {
+    status: 422,
+    errorClass: 'invalid_request',
+    code: 'idempotency_key_reused_with_different_request',
+    message:
+      `This idempotency key was already used for another request (${firstRequestId}, with a different body or path), so this one is not sent, ` +
+      'and the first answer is not given for it either. A key names one request: use a new key for a new request, or send the first request unchanged to get its answer.',
   };
 }
 

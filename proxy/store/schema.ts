@@ -225,6 +225,11 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE requests ADD COLUMN replay_of TEXT;
   CREATE INDEX requests_replay_of ON requests (replay_of, started_at_ms) WHERE replay_of IS NOT NULL;
   `,
+  `
+  -- A key reused for another request (another body or path) is refused, not answered with the first
+  -- answer: each key keeps a hash of its first request. Older entries keep NULL and are not compared.
+  ALTER TABLE idempotent_answers ADD COLUMN request_fingerprint TEXT;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -32,6 +32,8 @@ export function routeOf(method: string, url: string): Route {
   if (pathname === '/v1/responses') return expect('POST', { kind: 'native', protocol: 'responses' });
   if (pathname === '/v1/embeddings') return expect('POST', { kind: 'embeddings' });
   if (pathname === '/v1/images/generations') return expect('POST', { kind: 'images' });
+  // OpenAI's image edit takes the image and prompt as multipart/form-data and answers as a generation does.
+  if (pathname === '/v1/images/edits') return expect('POST', { kind: 'images' });
   if (pathname === '/v1/audio/speech') return expect('POST', { kind: 'speech' });
   if (pathname === '/v1/audio/transcriptions') return expect('POST', { kind: 'transcriptions' });
   if (pathname === '/v1/completions') return expect('POST', { kind: 'completions' });

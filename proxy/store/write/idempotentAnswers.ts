@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
-import type { IdempotencyStore, PersistedIdempotency, StoredResponse } from '../../contracts/idempotencyStore.ts';
+import type { FirstOfKey, IdempotencyStore, PersistedIdempotency, StoredResponse } from '../../contracts/idempotencyStore.ts';
 import { containsKnownSecret } from '../../core/redact.ts';
 import { parseHeaders } from './rowCodec.ts';
 
@@ -31,13 +31,13 @@ export class SqliteIdempotencyStore implements IdempotencyStore {
   constructor(db: DatabaseSync, knownSecrets: () => string[]) {
     this.#knownSecrets = knownSecrets;
     this.#select = db.prepare(
-      `SELECT request_id, created_at_ms, state, status, headers, body FROM idempotent_answers
+      `SELECT request_id, created_at_ms, request_fingerprint, state, status, headers, body FROM idempotent_answers
        WHERE profile_id = ? AND key_hash = ? AND created_at_ms > ?`,
     );
     // A new first replaces an entry whose window ended (or one the gateway refused).
     this.#begin = db.prepare(
-      `INSERT OR REPLACE INTO idempotent_answers (profile_id, key_hash, request_id, created_at_ms, state)
-       VALUES (?, ?, ?, ?, 'in_flight')`,
+      `INSERT OR REPLACE INTO idempotent_answers (profile_id, key_hash, request_id, created_at_ms, request_fingerprint, state)
+       VALUES (?, ?, ?, ?, ?, 'in_flight')`,
     );
     this.#settle = db.prepare(
       'UPDATE idempotent_answers SET state = ?, status = ?, headers = ?, body = ? WHERE profile_id = ? AND key_hash = ?',
@@ -54,16 +54,19 @@ export class SqliteIdempotencyStore implements IdempotencyStore {
   find(profileId: string, idempotencyKey: string, sinceMs: number): PersistedIdempotency | null {
     const row = this.#select.get(profileId, keyHashOf(idempotencyKey), sinceMs);
     if (row === undefined) return null;
-    const requestId = String(row.request_id);
-    const createdAtMs = Number(row.created_at_ms);
-    if (row.state === 'in_flight') return { state: 'in_flight', requestId, createdAtMs };
-    if (row.state === 'not_kept' || !(row.body instanceof Uint8Array)) return { state: 'not_kept', requestId, createdAtMs };
+    const first: FirstOfKey = {
+      requestId: String(row.request_id),
+      createdAtMs: Number(row.created_at_ms),
+      fingerprint: typeof row.request_fingerprint === 'string' ? row.request_fingerprint : null,
+    };
+    if (row.state === 'in_flight') return { state: 'in_flight', ...first };
+    if (row.state === 'not_kept' || !(row.body instanceof Uint8Array)) return { state: 'not_kept', ...first };
     const response: StoredResponse = { status: Number(row.status), headers: parseHeaders(row.headers), body: Buffer.from(row.body) };
-    return { state: 'answered', requestId, createdAtMs, response };
+    return { state: 'answered', ...first, response };
   }
 
-  begin(profileId: string, idempotencyKey: string, requestId: string, createdAtMs: number): void {
-    this.#begin.run(profileId, keyHashOf(idempotencyKey), requestId, createdAtMs);
+  begin(profileId: string, idempotencyKey: string, first: FirstOfKey): void {
+    this.#begin.run(profileId, keyHashOf(idempotencyKey), first.requestId, first.createdAtMs, first.fingerprint);
   }
 
   settle(profileId: string, idempotencyKey: string, response: StoredResponse | null): void {

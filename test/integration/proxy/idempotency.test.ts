@@ -28,11 +28,24 @@ afterAll(async () => {
 });
 beforeEach(() => simulator.reset());
 
-const createImage = (headers: Record<string, string>) =>
+const createImage = (headers: Record<string, string>, prompt = 'a lighthouse') =>
   rawRequest(`${proxy.url}/v1/images/generations`, {
     method: 'POST',
     headers: { ...JSON_HEADERS, ...headers },
-    body: JSON.stringify({ model: 'gpt-image-1', prompt: 'a lighthouse' }),
+    body: JSON.stringify({ model: 'gpt-image-1', prompt }),
+  });
+
+/** An image edit as a form, with the boundary a client draws anew for each attempt. */
+const editImage = (headers: Record<string, string>, boundary: string, prompt: string) =>
+  rawRequest(`${proxy.url}/v1/images/edits`, {
+    method: 'POST',
+    headers: { ...headers, 'content-type': `multipart/form-data; boundary=${boundary}` },
+    body: [
+      `--${boundary}\r\nContent-Disposition: form-data; name="model"\r\n\r\ngpt-image-1\r\n`,
+      `--${boundary}\r\nContent-Disposition: form-data; name="prompt"\r\n\r\n${prompt}\r\n`,
+      `--${boundary}\r\nContent-Disposition: form-data; name="image"; filename="a.png"\r\nContent-Type: image/png\r\n\r\nPNGDATA\r\n`,
+      `--${boundary}--\r\n`,
+    ].join(''),
   });
 
 describe('image creation with an idempotency key', () => {
@@ -67,6 +80,48 @@ describe('image creation with an idempotency key', () => {
     const repeat = await createImage({ 'idempotency-key': 'task-502' });
     expect(first.status).toBe(502);
     expect(repeat.status).toBe(502);
+    expect(simulator.received).toHaveLength(1);
+  });
+
+  // IETF draft-ietf-httpapi-idempotency-key-header §2.7 (error scenarios): a key reused with
+  // another payload is answered 422; Stripe likewise errors when a key's parameters differ.
+  it('refuses the same key with another body (422, logged) instead of replaying the first answer', async () => {
+    const ends: { status: number; errorClass: string | null }[] = [];
+    const unsubscribe = proxy.events.subscribe((event) => {
+      if (event.type === 'end') ends.push({ status: event.status, errorClass: event.errorClass });
+    });
+    const first = await createImage({ 'idempotency-key': 'task-changed' }, 'a lighthouse');
+    const changed = await createImage({ 'idempotency-key': 'task-changed' }, 'a red barn');
+    unsubscribe();
+    expect(first.status).toBe(200);
+    expect(changed.status).toBe(422);
+    expect(changed.headers['x-airlock-idempotent-replay']).toBeUndefined();
+    expect(JSON.parse(changed.body)).toMatchObject({ error: { code: 'idempotency_key_reused_with_different_request' } });
+    expect(ends.at(-1)).toEqual({ status: 422, errorClass: 'invalid_request' });
+    expect(simulator.received).toHaveLength(1);
+    // The first request's own repeat is still answered from its answer.
+    expect((await createImage({ 'idempotency-key': 'task-changed' }, 'a lighthouse')).body).toBe(first.body);
+  });
+
+  it('refuses another body at once while the first with its key is still running', async () => {
+    const held = simulator.holdNext('/images/generations');
+    const first = createImage({ 'idempotency-key': 'task-running' }, 'a lighthouse');
+    await held.arrived;
+    const changed = await createImage({ 'idempotency-key': 'task-running' }, 'a red barn');
+    expect(changed.status).toBe(422);
+    held.release();
+    expect((await first).status).toBe(200);
+    expect(simulator.received).toHaveLength(1);
+  });
+
+  it('takes a form sent again with a new boundary as the same request, and another prompt as a different one', async () => {
+    const first = await editImage({ 'idempotency-key': 'edit-1' }, 'boundary-attempt-1', 'add a boat');
+    const retried = await editImage({ 'idempotency-key': 'edit-1' }, 'boundary-attempt-2', 'add a boat');
+    const changed = await editImage({ 'idempotency-key': 'edit-1' }, 'boundary-attempt-3', 'add a bird');
+    expect(first.status).toBe(200);
+    expect(retried.body).toBe(first.body);
+    expect(retried.headers['x-airlock-idempotent-replay']).toBe('true');
+    expect(changed.status).toBe(422);
     expect(simulator.received).toHaveLength(1);
   });
 });

@@ -94,7 +94,11 @@ export function seedLog(dataDir: string, options: SeedOptions): void {
     if (options.rows?.length) writeOrThrow(writer, batchOf(options.rows));
     const store = new SqliteIdempotencyStore(db, () => []);
     for (const answer of options.answers ?? []) {
-      store.begin(answer.profileId, answer.idempotencyKey, `alk_${answer.idempotencyKey}`, Date.now());
+      store.begin(answer.profileId, answer.idempotencyKey, {
+        requestId: `alk_${answer.idempotencyKey}`,
+        createdAtMs: Date.now(),
+        fingerprint: null,
+      });
       store.settle(answer.profileId, answer.idempotencyKey, {
         status: 200,
         headers: { 'content-type': 'application/json' },

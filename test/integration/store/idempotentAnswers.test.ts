@@ -71,6 +71,15 @@ describe('idempotent answers kept in the request log database', () => {
     expect(repeat.kind === 'refused' && repeat.refusal.message).toContain('alk_lost');
   });
 
+  it('refuses a key reused for another request after a restart, and replays the same request', async () => {
+    temp = openTempLog();
+    first(await cacheOver(temp.log).claim('main', 'task-3', 'alk_first', { requestFingerprint: 'body-a' })).complete(answer(200, '{}'));
+    const cache = cacheOver(await restarted());
+    const other = await cache.claim('main', 'task-3', 'alk_other', { requestFingerprint: 'body-b' });
+    expect(other).toMatchObject({ kind: 'refused', refusal: { status: 422, code: 'idempotency_key_reused_with_different_request' } });
+    expect((await cache.claim('main', 'task-3', 'alk_same', { requestFingerprint: 'body-a' })).kind).toBe('replay');
+  });
+
   it.each([
     { name: 'a first that certainly did not run (never accepted, or refused with a 4xx) is forgotten', settle: 'abandoned', next: 'first' },
     { name: 'an answer too large to keep is refused after a restart', settle: 'too_large', next: 'refused' },

@@ -195,4 +195,34 @@ describe('IdempotencyCache', () => {
     const claim = await repeatOfSlow;
     expect(claim.kind === 'replay' && claim.response.body.toString()).toBe('slow');
   });
+
+  describe('a key reused for another request', () => {
+    const asked = (requestFingerprint: string) => ({ requestFingerprint });
+
+    it.each([
+      { name: 'answered', settle: (ticket: ReturnType<typeof first>) => ticket.complete(response(200)) },
+      { name: 'of unknown outcome', settle: (ticket: ReturnType<typeof first>) => ticket.outcomeUnknown() },
+      { name: 'still in flight', settle: () => undefined },
+    ])('is refused with 422 naming the first when the first is $name', async ({ settle }) => {
+      const cache = new IdempotencyCache();
+      settle(first(await cache.claim('work', 'k', 'alk_first', asked('body-a'))));
+      // Unbounded wait: a refusal that waited for the first in flight would never come.
+      const other = await cache.claim('work', 'k', 'alk_other', asked('body-b'));
+      expect(other).toMatchObject({ kind: 'refused', refusal: { status: 422, code: 'idempotency_key_reused_with_different_request' } });
+      expect(other.kind === 'refused' && other.refusal.message).toContain('alk_first');
+    });
+
+    it('leaves the first request answered for its own repeat', async () => {
+      const cache = new IdempotencyCache();
+      first(await cache.claim('work', 'k', 'alk_1', asked('body-a'))).complete(response(200));
+      await cache.claim('work', 'k', 'alk_2', asked('body-b'));
+      expect((await cache.claim('work', 'k', 'alk_3', asked('body-a'))).kind).toBe('replay');
+    });
+
+    it('is not compared with a first kept without a fingerprint', async () => {
+      const cache = new IdempotencyCache();
+      first(await cache.claim('work', 'k', 'alk_1')).complete(response(200));
+      expect((await cache.claim('work', 'k', 'alk_2', asked('body-b'))).kind).toBe('replay');
+    });
+  });
 });

@@ -50,6 +50,11 @@ export const modelPriceSchema = z.object({
   /** Prompt-cache writes for 1 hour; absent: 2x the input price, as Anthropic bills them. */
   cacheWrite1hPer1M: priceSchema.optional(),
   perCall: priceSchema.optional(),
+  /**
+   * Per minute of input audio, billed to the second: how whisper-1 is priced (OpenAI's and
+   * OpenRouter's lists say $0.006 a minute), and the unit price lists use for it.
+   */
+  perAudioMinute: priceSchema.optional(),
 });
 
 export const budgetSchema = z.object({

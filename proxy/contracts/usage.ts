@@ -8,6 +8,8 @@ export interface TokenUsage {
   /** Of `cacheWriteInputTokens`, those written for a 1-hour cache (the rest are for 5 minutes). */
   cacheWrite1hInputTokens?: number;
   reasoningTokens?: number;
+  /** Seconds of input audio, for a model billed by duration (whisper-1's usage `{type: "duration", seconds}`). */
+  audioSeconds?: number;
 }
 
 /** Which wire protocol the client spoke, and whether Airlock translated it to Chat Completions. */

@@ -2,6 +2,7 @@ import type { ModelPrice } from '../contracts/profile.ts';
 import type { TokenUsage } from '../contracts/usage.ts';
 
 const TOKENS_PER_PRICE_UNIT = 1_000_000;
+const SECONDS_PER_MINUTE = 60;
 /**
  * Prompt-cache writes where a price names no write price: Anthropic bills a 5-minute write at 1.25x
  * the input price and a 1-hour write at 2x (its "Prompt caching" pricing). At the input price they
@@ -29,16 +30,22 @@ const UNPRICED: CostResult = { costCredits: null, priced: false };
  * So are cache writes, billed at the write prices (by default Anthropic's multiples of the input price).
  * Per-call prices (images, video) add `calls` times. Usage may be null for per-call-only models (an
  * image call reports no tokens). A cached-input price alone does not price a model: it only
- * refines an input price.
+ * refines an input price. Audio billed by duration costs its seconds at the price per minute; a
+ * price per minute without reported seconds, or seconds without such a price, is an unknown cost,
+ * never 0 (tokens of 0 stand beside reported seconds).
  */
 export function costOf(usage: TokenUsage | null, price: ModelPrice | undefined, multiplier: number, calls = 1): CostResult {
   if (!price) return UNPRICED;
   const tokenPriced = price.inputPer1M !== undefined || price.outputPer1M !== undefined;
-  if (!tokenPriced && price.perCall === undefined) return UNPRICED;
-  if (tokenPriced && usage === null) return { costCredits: null, priced: true };
+  const durationPriced = price.perAudioMinute !== undefined;
+  if (!tokenPriced && !durationPriced && price.perCall === undefined) return UNPRICED;
+  if ((tokenPriced || durationPriced) && usage === null) return { costCredits: null, priced: true };
+  const audioSeconds = usage?.audioSeconds;
+  if (durationPriced !== (audioSeconds !== undefined)) return { costCredits: null, priced: true };
 
   let credits = (price.perCall ?? 0) * calls;
   if (usage) credits += tokenCredits(usage, price);
+  if (audioSeconds !== undefined) credits += (audioSeconds / SECONDS_PER_MINUTE) * (price.perAudioMinute ?? 0);
   return { costCredits: credits * multiplier, priced: true };
 }
 

@@ -16,6 +16,7 @@ export const PRICE_CSV_COLUMNS = [
   // Added later, so last: files written before them keep their columns' places.
   'cacheWritePer1M',
   'cacheWrite1hPer1M',
+  'perAudioMinute',
 ] as const;
 type PriceColumn = (typeof PRICE_CSV_COLUMNS)[number];
 type PriceNumberColumn = Exclude<PriceColumn, 'model'>;

@@ -6,12 +6,14 @@ import { usageFromChatResponse } from '../chat/usage.ts';
 import { openAiAnswerErrorOf } from '../declaredError.ts';
 import { modelOf, tokenLimitOf } from '../fields.ts';
 import { responsesUsageOf } from '../responses/usage.ts';
+import { audioUsageOf } from './audioUsage.ts';
 import { PassthroughStreamObserver } from './observer.ts';
 
 /**
  * Everything else a gateway offers under /v1 (models, embeddings, images, audio, tasks): passed
  * through as it is, observed only for usage and completeness. Errors are OpenAI-shaped. Usage comes
- * as chat's `prompt_tokens` (embeddings) or as `input_tokens`/`output_tokens` (images, audio).
+ * as chat's `prompt_tokens` (embeddings), as `input_tokens`/`output_tokens` (images, audio), or as
+ * seconds of audio (whisper-1's transcriptions, audioUsage.ts).
  */
 export const passthroughAdapter: ProtocolAdapter = {
   name: 'openai',
@@ -26,7 +28,7 @@ export const passthroughAdapter: ProtocolAdapter = {
     const usage = (json as { usage?: unknown }).usage;
     const images = imagesIn(json);
     return {
-      usage: usageFromChatResponse(json) ?? responsesUsageOf(usage),
+      usage: usageFromChatResponse(json) ?? audioUsageOf(json as Record<string, unknown>) ?? responsesUsageOf(usage),
       model: modelOf(json),
       error: openAiAnswerErrorOf(json as Record<string, unknown>),
       ...(images > 1 ? { calls: images } : {}),

@@ -5,6 +5,7 @@ import { usageFromChatChunk } from '../chat/usage.ts';
 import { errorMemberOf } from '../declaredError.ts';
 import { responsesUsageOf } from '../responses/usage.ts';
 import { eventJson, type SseEvent } from '../sse.ts';
+import { audioUsageOf } from './audioUsage.ts';
 
 /** The text events of OpenAI's streamed transcriptions (`transcript.text.delta`): the transcript, billed as output. */
 const TEXT_DELTA_EVENTS = new Set(['transcript.text.delta']);
@@ -54,7 +55,7 @@ export class PassthroughStreamObserver implements StreamObserver {
       this.#sink.onModel(json.model);
     }
     if (typeof json.type === 'string' && TEXT_DELTA_EVENTS.has(json.type) && typeof json.delta === 'string') this.#sink.onDelta(json.delta);
-    const usage = isRecord(json.usage) ? (responsesUsageOf(json.usage) ?? usageFromChatChunk(json)) : null;
+    const usage = isRecord(json.usage) ? (audioUsageOf(json) ?? responsesUsageOf(json.usage) ?? usageFromChatChunk(json)) : null;
     if (usage !== null) this.#sink.onUsage(usage);
     return true;
   }

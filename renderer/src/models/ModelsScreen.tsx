@@ -23,6 +23,7 @@ function priceText(row: ModelRow): string {
   if (price.inputPer1M !== undefined) parts.push(`in ${price.inputPer1M}`);
   if (price.outputPer1M !== undefined) parts.push(`out ${price.outputPer1M}`);
   if (price.perCall !== undefined) parts.push(`${price.perCall}/call`);
+  if (price.perAudioMinute !== undefined) parts.push(`${price.perAudioMinute}/audio min`);
   return parts.length === 0 ? 'unpriced' : parts.join(', ');
 }
 

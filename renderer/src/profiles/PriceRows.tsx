@@ -10,6 +10,8 @@ const PRICE_FIELDS: { field: PriceField; label: string }[] = [
   { field: 'perCall', label: 'Per call' },
   { field: 'cacheWritePer1M', label: 'Cache write 5 min / 1M' },
   { field: 'cacheWrite1hPer1M', label: 'Cache write 1 h / 1M' },
+  // Audio billed by duration (whisper-1): price lists give it per minute.
+  { field: 'perAudioMinute', label: 'Per audio minute' },
 ];
 
 /**

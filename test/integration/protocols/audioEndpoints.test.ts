@@ -9,9 +9,12 @@ import { findSentinel } from '../../support/sentinel.ts';
 
 type EndEvent = Extract<RequestLifecycleEvent, { type: 'end' }>;
 
+/** OpenAI's and OpenRouter's price for whisper-1: $0.006 a minute of audio, billed to the second. */
+const WHISPER_PER_MINUTE = 0.006;
+
 const PRICES = [
   { model: 'gpt-4o-transcribe', inputPer1M: 2.5, outputPer1M: 10 },
-  { model: 'whisper-1', inputPer1M: 1, outputPer1M: 1 },
+  { model: 'whisper-1', perAudioMinute: WHISPER_PER_MINUTE },
   { model: 'tts-1', inputPer1M: 15 },
   { model: 'gpt-4o-mini', inputPer1M: 0.15, outputPer1M: 0.6, perCall: 0.5 },
 ];
@@ -125,10 +128,26 @@ describe("a client token's default model", () => {
     await client.audio.transcriptions.create({ model: 'whisper-1', file: await toFile(audioFile(30), 'long.wav', { type: 'audio/wav' }) });
     const end = await ended;
     expect(upstreamModelOf(harness, end)).toBe('whisper-1');
-    // whisper-1 reports seconds, not tokens: no price here fits, so the cost is unknown rather than made up.
-    expect(end.usage).toBeNull();
-    expect(end.costCredits).toBeNull();
+    // whisper-1 reports seconds, not tokens: billed by the minute, never as tokens counted from the audio's bytes.
+    expect(end.usage).toEqual({ inputTokens: 0, outputTokens: 0, audioSeconds: 30 });
+    expect(end.usageSource).toBe('reported');
+    expect(end.costCredits).toBeCloseTo((30 / 60) * WHISPER_PER_MINUTE, 12);
   });
+
+  it.each(['json', 'verbose_json'] as const)(
+    'bills whisper-1 by the seconds its %s answer reports, at the price per minute',
+    async (format) => {
+      const ended = harness.nextEnd();
+      await client.audio.transcriptions.create({
+        model: 'whisper-1',
+        response_format: format,
+        file: await toFile(audioFile(90), 'talk.wav', { type: 'audio/wav' }),
+      });
+      const end = await ended;
+      expect(end.usage?.audioSeconds).toBe(90);
+      expect(end.costCredits).toBeCloseTo(1.5 * WHISPER_PER_MINUTE, 12);
+    },
+  );
 
   it('does not make a model list a model request, with a usage or a price', async () => {
     const ended = harness.nextEnd();

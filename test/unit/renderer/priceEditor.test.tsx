@@ -1,5 +1,5 @@
 // @vitest-environment happy-dom
-import { cleanup, fireEvent, render, screen } from '@testing-library/react';
+import { cleanup, fireEvent, render, screen, waitFor } from '@testing-library/react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { PriceTable } from '../../../proxy/contracts/profileViews.ts';
 import { ApiProvider } from '../../../renderer/src/api/ApiContext.tsx';
@@ -33,5 +33,18 @@ describe('PriceEditor', () => {
     expect((await screen.findByRole('alert')).textContent).toContain("'1e-999' is too small to store");
     fireEvent.click(screen.getByRole('button', { name: 'Save prices' }));
     expect(savePrices.mock.calls.map(([, table]) => table.prices[0]?.inputPer1M)).not.toContain(0);
+  });
+
+  it('saves a price per audio minute for a model billed by duration (whisper-1)', async () => {
+    const savePrices = vi.fn(async (_profileId: string, table: PriceTable) => table);
+    render(
+      <ApiProvider client={clientWith(savePrices)}>
+        <PriceEditor profileId="main" />
+      </ApiProvider>,
+    );
+    fireEvent.change(await screen.findByLabelText('Per audio minute for gpt-x'), { target: { value: '0.006' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Save prices' }));
+    await waitFor(() => expect(savePrices).toHaveBeenCalled());
+    expect(savePrices.mock.calls[0]?.[1].prices[0]).toEqual({ model: 'gpt-x', inputPer1M: 2, perAudioMinute: 0.006 });
   });
 });

@@ -147,3 +147,46 @@ describe('findPrice', () => {
     expect(findPrice(prices, model)?.inputPer1M).toBe(expected);
   });
 });
+
+/**
+ * whisper-1 is billed by the minute of input audio, to the second (OpenAI's and OpenRouter's price
+ * lists: $0.006 a minute), and its answer's usage is `{type: "duration", seconds}` (OpenAI's API
+ * reference: TranscriptTextUsageDuration); the gpt-4o transcribe models report tokens instead.
+ */
+describe('costOf: audio billed by duration', () => {
+  const whisper: ModelPrice = { model: 'whisper-1', perAudioMinute: 0.006 };
+  const seconds = (audioSeconds: number): TokenUsage => ({ inputTokens: 0, outputTokens: 0, audioSeconds });
+  it.each([
+    { name: 'a minute at the price per minute', u: seconds(60), price: whisper, multiplier: 1, cost: 0.006 },
+    { name: 'to the second, never rounded up to the minute', u: seconds(30), price: whisper, multiplier: 1, cost: 0.003 },
+    { name: 'a fraction of a second as reported', u: seconds(1.5), price: whisper, multiplier: 1, cost: 0.00015 },
+    { name: 'the multiplier scales it', u: seconds(120), price: whisper, multiplier: 2, cost: 0.024 },
+    { name: 'no audio reported is 0', u: seconds(0), price: whisper, multiplier: 1, cost: 0 },
+    {
+      name: 'seconds and tokens in one answer are both billed',
+      u: { inputTokens: 1_000_000, outputTokens: 0, audioSeconds: 60 },
+      price: { ...whisper, inputPer1M: 1 },
+      multiplier: 1,
+      cost: 1.006,
+    },
+    {
+      name: 'tokens of a token-priced transcription model, no seconds',
+      u: { inputTokens: 1_000_000, outputTokens: 0 },
+      price: { model: 'gpt-4o-transcribe', inputPer1M: 2.5 },
+      multiplier: 1,
+      cost: 2.5,
+    },
+  ])('$name', ({ u, price, multiplier, cost }) => {
+    const result = costOf(u, price, multiplier);
+    expect(result.priced).toBe(true);
+    expect(Math.abs((result.costCredits ?? Number.NaN) - cost)).toBeLessThanOrEqual(cost * 1e-12);
+  });
+
+  it.each([
+    { name: 'reported seconds, priced only per token', u: seconds(60), price: { model: 'whisper-1', inputPer1M: 1, outputPer1M: 1 } },
+    { name: 'priced per minute, no usage reported', u: null, price: whisper },
+    { name: 'priced per minute, only tokens reported', u: { inputTokens: 100, outputTokens: 10 }, price: whisper },
+  ])('unknown, never 0: $name', ({ u, price }) => {
+    expect(costOf(u, price, 1)).toEqual({ costCredits: null, priced: true });
+  });
+});

@@ -7,6 +7,7 @@ const table: ModelPrice[] = [
   { model: 'claude-x', inputPer1M: 3, outputPer1M: 15, cachedInputPer1M: 0.3, cacheWritePer1M: 3.75, cacheWrite1hPer1M: 6 },
   { model: 'vendor/model, with comma', inputPer1M: 0.15, outputPer1M: 0.6 },
   { model: 'img-1', perCall: 0.3 },
+  { model: 'whisper-1', perAudioMinute: 0.006 },
 ];
 
 describe('round trips', () => {
@@ -18,9 +19,10 @@ describe('round trips', () => {
   });
 
   it('CSV has the documented header and empty cells for missing prices', () => {
-    const [header, , , , image] = exportPricesCsv(table).trimEnd().split('\n');
-    expect(header).toBe('model,inputPer1M,outputPer1M,cachedInputPer1M,perCall,cacheWritePer1M,cacheWrite1hPer1M');
-    expect(image).toBe('img-1,,,,0.3,,');
+    const [header, , , , image, whisper] = exportPricesCsv(table).trimEnd().split('\n');
+    expect(header).toBe('model,inputPer1M,outputPer1M,cachedInputPer1M,perCall,cacheWritePer1M,cacheWrite1hPer1M,perAudioMinute');
+    expect(image).toBe('img-1,,,,0.3,,,');
+    expect(whisper).toBe('whisper-1,,,,,,,0.006');
   });
 
   // OWASP "CSV Injection": a cell starting with = + - @ tab or CR is run as a formula by spreadsheets.
@@ -64,7 +66,7 @@ describe('importPricesCsv', () => {
       name: 'another separator',
       csv: 'model|perCall\nm|1\n',
       message:
-        "unknown column 'model|perCall' (allowed: model, inputPer1M, outputPer1M, cachedInputPer1M, perCall, cacheWritePer1M, cacheWrite1hPer1M, separated by commas, semicolons or tabs)",
+        "unknown column 'model|perCall' (allowed: model, inputPer1M, outputPer1M, cachedInputPer1M, perCall, cacheWritePer1M, cacheWrite1hPer1M, perAudioMinute, separated by commas, semicolons or tabs)",
     },
     { name: 'duplicate column', csv: 'model,model\nm,n\n', message: "line 1, column 2: column 'model' appears twice" },
     { name: 'no model column', csv: 'inputPer1M\n1\n', message: "line 1: the 'model' column is required" },

@@ -109,6 +109,8 @@ export interface SpendCheckInput {
   outputTokensBound: number | null;
   /** How many per-call prices the request may be billed for (the images it asks for with `n`); 1 when absent. */
   callsBound?: number;
+  /** The most seconds of audio an upload may be billed for, held at a price per audio minute; null or absent when none. */
+  audioSecondsBound?: number | null;
 }
 
 export interface SpendOutcome {

@@ -115,6 +115,7 @@ export function fallbackRoute(gated: Gated, services: FallbackServices): Fallbac
       upstreamModel: plan.upstreamModel,
       outputTokensBound: plan.outputTokensBound,
       callsBound: plan.callsBound,
+      audioSecondsBound: plan.audioSecondsBound,
       estimatedInputTokens: gate.needsInputEstimate(identity, target.profile) ? quickInputEstimate(plan).tokens : null,
     });
   }

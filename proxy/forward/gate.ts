@@ -56,6 +56,7 @@ function checkBudgets(planned: Planned, services: GateServices, firstOfKey: Idem
     upstreamModel: plan.upstreamModel,
     outputTokensBound: plan.outputTokensBound,
     callsBound: plan.callsBound,
+    audioSecondsBound: plan.audioSecondsBound,
   };
   const refusal = checkSpend(services.spendGate, spendInput, plan, stop.signal);
   if (refusal instanceof Promise) return refusal.then((counted) => passed(planned, firstOfKey, counted));

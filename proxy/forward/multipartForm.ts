@@ -22,6 +22,8 @@ interface FormPartSummary {
   filename: string | null;
   contentType: string | null;
   byteLength: number;
+  /** Where the part's bytes lie in the body (a file's head tells what it holds). */
+  valueRange: ByteRange;
   /** A short field's value (a model, a format, a prompt's start); null for a file. */
   value: string | null;
 }
@@ -70,7 +72,8 @@ export function readFormFields(chunks: readonly Buffer[], contentType: string | 
             'utf8',
           )
         : null;
-    fields.parts.push({ name, filename, contentType: /^content-type:\s*(.+)$/im.exec(headers)?.[1]?.trim() ?? null, byteLength, value });
+    const contentType = /^content-type:\s*(.+)$/im.exec(headers)?.[1]?.trim() ?? null;
+    fields.parts.push({ name, filename, contentType, byteLength, valueRange, value });
     if (filename !== null || value === null) continue;
     if (name === 'model' && byteLength <= MAX_FIELD_VALUE_BYTES && fields.model === null) {
       fields.model = value;

@@ -25,6 +25,8 @@ export interface ExchangePlan {
   readonly outputTokensBound: number | null;
   /** How many per-call prices it may be billed for (images asked for with `n`): held against budget caps. */
   readonly callsBound: number;
+  /** The most seconds of audio an upload may be billed for (audioDuration.ts); null when it uploads no file. */
+  readonly audioSecondsBound: number | null;
   /** The content type the gateway gets instead of the client's (a JSON body declared as a form, text or nothing); null keeps the client's. */
   readonly contentType: string | null;
   /** Client headers (by prefix) the gateway must not get: the client protocol's own, when translated. */

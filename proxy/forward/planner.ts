@@ -1,3 +1,4 @@
+import { audioSecondsBound as uploadAudioSecondsBound } from './audioDuration.ts';
 import type { ClientProtocol } from '../contracts/usage.ts';
 import { resolveUpstreamModel } from './modelRouting.ts';
 import type { ExchangePlan } from './plan.ts';
@@ -83,6 +84,7 @@ export function buildPlan(input: PlanInput): Plan | Promise<Plan> {
   const isChat = isChatCompletion(route);
   const outputTokensBound = endpoint === 'generate' && parsed.kind === 'json' ? route.adapter.outputTokenLimit(parsed.value) : null;
   const callsBound = parsed.kind === 'json' ? (route.adapter.perCallCount?.(parsed.value) ?? 1) : 1;
+  const audioSecondsBound = parsed.kind === 'form' ? uploadAudioSecondsBound(input.body.chunks, parsed.fields) : null;
   const cleanup = route.adapter.nativeRequest;
   if (
     translation &&
@@ -120,6 +122,7 @@ export function buildPlan(input: PlanInput): Plan | Promise<Plan> {
     chatBody: isChat && parsed.kind === 'json' ? parsed.value : null,
     outputTokensBound,
     callsBound,
+    audioSecondsBound,
     contentType,
     droppedHeaderPrefixes: [],
     translator: null,
@@ -160,6 +163,7 @@ function nativeWithoutAirlockParts(
     chatBody: null,
     outputTokensBound,
     callsBound: 1,
+    audioSecondsBound: null,
     contentType: upstreamContentType(parsed, input.contentType),
     droppedHeaderPrefixes: [],
     translator: null,
@@ -206,6 +210,7 @@ function translatedPlan(
     // The client's limit, as the translation carries it to chat's; a body too large to parse here states none.
     outputTokensBound: endpoint === 'generate' && parsed.kind === 'json' ? clientAdapter.outputTokenLimit(parsed.value) : null,
     callsBound: 1,
+    audioSecondsBound: null,
   };
   if (endpoint === 'count') {
     if (!translation.countAnswer) return invalid('Airlock cannot count tokens for this protocol without the gateway');

@@ -26,6 +26,8 @@ export interface BudgetDecisionInput {
   estimatedInputCredits: number | null;
   /** A per-call price (an image or video creation) times the multiplier: known exactly before sending; null when none. */
   perCallCredits?: number | null;
+  /** The most an upload's audio may cost at a price per audio minute, from its length or its bytes; null when none. */
+  audioCredits?: number | null;
   /** Spend missing from the ledger (the log could not record it), and the time of the check. */
   ledgerGap?: { gap: LedgerGap; nowMs: number } | null;
 }
@@ -41,7 +43,7 @@ export function decideBudget(input: BudgetDecisionInput): LocalRefusal | null {
   const blind = input.ledgerGap ? ledgerGapRefusal(input.owners, input.ledgerGap.gap, input.ledgerGap.nowMs) : null;
   if (blind) return blind;
   const estimate = input.estimatedInputCredits;
-  const upfront = upfrontCredits(estimate, input.perCallCredits ?? null);
+  const upfront = upfrontCredits(estimate, input.perCallCredits ?? null, input.audioCredits ?? null);
   for (const owner of input.owners) {
     const budget = owner.budget;
     if (!budget) continue;
@@ -88,12 +90,17 @@ export function decideBudget(input: BudgetDecisionInput): LocalRefusal | null {
  * What the request commits before its answer: the input estimate and a per-call price. A creation
  * priced per call has no input price, and counting only the input let it cross a cap unchecked.
  */
-function upfrontCredits(inputCredits: number | null, perCallCredits: number | null): { credits: number; text: string } | null {
+function upfrontCredits(
+  inputCredits: number | null,
+  perCallCredits: number | null,
+  audioCredits: number | null,
+): { credits: number; text: string } | null {
   const parts: string[] = [];
   if (inputCredits !== null) parts.push(`this request's input is estimated at ${formatCredits(inputCredits)} credits`);
   if (perCallCredits !== null) parts.push(`its price per call is ${formatCredits(perCallCredits)} credits`);
+  if (audioCredits !== null) parts.push(`its audio may cost up to ${formatCredits(audioCredits)} credits`);
   if (parts.length === 0) return null;
-  return { credits: (inputCredits ?? 0) + (perCallCredits ?? 0), text: parts.join(' and ') };
+  return { credits: (inputCredits ?? 0) + (perCallCredits ?? 0) + (audioCredits ?? 0), text: parts.join(' and ') };
 }
 
 /**

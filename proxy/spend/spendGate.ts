@@ -79,6 +79,7 @@ export function createSpendGate(deps: SpendGateDeps): SpendGateControl {
       owners,
       estimatedInputCredits: upfront.inputCredits,
       perCallCredits: upfront.perCallCredits,
+      audioCredits: upfront.audioCredits,
       ledgerGap: gapAt(owners, atMs),
     });
   }
@@ -200,28 +201,37 @@ function spendScopes(profileId: string, clientName: string | null): SpendScope[]
   return scopes;
 }
 
+const SECONDS_PER_MINUTE = 60;
+
 /** What a request commits before its answer, at its profile's prices. */
 interface Upfront {
   inputCredits: number | null;
   /** A per-call price (an image or video creation's whole cost); only where a cap reads it. */
   perCallCredits: number | null;
+  /** The most an upload's audio may cost at a price per audio minute (whisper-1); only where a cap reads it. */
+  audioCredits: number | null;
   /** The output its stated limit allows, at the output price; only where a cap reads it. Held, never checked against its own request. */
   outputCredits: number | null;
 }
 
-function heldCredits({ inputCredits, perCallCredits, outputCredits }: Upfront): number | null {
-  if (inputCredits === null && perCallCredits === null && outputCredits === null) return null;
-  return (inputCredits ?? 0) + (perCallCredits ?? 0) + (outputCredits ?? 0);
+function heldCredits({ inputCredits, perCallCredits, audioCredits, outputCredits }: Upfront): number | null {
+  if (inputCredits === null && perCallCredits === null && audioCredits === null && outputCredits === null) return null;
+  return (inputCredits ?? 0) + (perCallCredits ?? 0) + (audioCredits ?? 0) + (outputCredits ?? 0);
 }
 
 /** The price table is looked up once, and only when something reads the result. */
 function upfrontOf(input: SpendCheckInput, capped: boolean): Upfront {
-  if (input.estimatedInputTokens === null && !capped) return { inputCredits: null, perCallCredits: null, outputCredits: null };
+  if (input.estimatedInputTokens === null && !capped)
+    return { inputCredits: null, perCallCredits: null, audioCredits: null, outputCredits: null };
   const price = findPrice(input.profile.prices, input.upstreamModel);
   const multiplier = input.profile.priceMultiplier;
   return {
     inputCredits: input.estimatedInputTokens === null ? null : inputCostOf(input.estimatedInputTokens, price, multiplier),
     perCallCredits: capped && price?.perCall !== undefined ? price.perCall * multiplier * (input.callsBound ?? 1) : null,
+    audioCredits:
+      capped && price?.perAudioMinute !== undefined && input.audioSecondsBound != null
+        ? (input.audioSecondsBound / SECONDS_PER_MINUTE) * price.perAudioMinute * multiplier
+        : null,
     outputCredits: capped && input.outputTokensBound !== null ? outputCostOf(input.outputTokensBound, price, multiplier) : null,
   };
 }

@@ -189,6 +189,26 @@ describe('createSpendGate', () => {
     expect(requests.filter((refusal) => refusal === null)).toHaveLength(admitted);
   });
 
+  it.each([
+    { name: 'one upload whose audio would cross the cap', spent: 4.5, running: 0, admitted: 0, seconds: 60 },
+    { name: 'parallel uploads racing the last credits', spent: 0, running: 10, admitted: 2, seconds: 120 },
+    { name: 'an upload of unknown length holds nothing but is still refused at the cap', spent: 5, running: 0, admitted: 0, seconds: null },
+  ])('counts the audio an upload may be billed for against daily caps before sending: $name', ({ spent, running, admitted, seconds }) => {
+    // 1 credit per audio minute, a 5-credit day: whisper-1 is billed by the minute of audio it hears.
+    const { gate, input, spend } = setup({
+      profile: { budget: { dailyCredits: 5 }, prices: [{ model: 'whisper-x', perAudioMinute: 1 }] },
+    });
+    if (spent > 0) spend(spent);
+    const upload = {
+      upstreamPath: '/audio/transcriptions',
+      upstreamModel: 'whisper-x',
+      estimatedInputTokens: null,
+      audioSecondsBound: seconds,
+    };
+    const requests = Array.from({ length: Math.max(running, 1) }, () => gate.check(input(upload)));
+    expect(requests.filter((refusal) => refusal === null)).toHaveLength(admitted);
+  });
+
   it('reserves nothing for a refused request', () => {
     const { gate, input } = setup({ profile: { budget: { perRequestInputCredits: 1 } } });
     expect(gate.check(input({ estimatedInputTokens: 10_000_000 }))?.errorClass).toBe('budget_exceeded');

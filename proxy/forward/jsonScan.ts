@@ -8,6 +8,11 @@
 export interface TopLevelScan {
   model: string | null;
   stream: boolean | null;
+  /**
+   * The top-level numbers a budget reads (output limits, `n`), by key; a key whose last value is
+   * no number is absent. A body too large to parse still states how much output it allows.
+   */
+  numbers: Record<string, number>;
   /** The last top-level `model` and `stream_options` values (a duplicate key's last wins, as in JSON.parse). */
   modelValue: ByteRange | null;
   streamOptionsValue: ByteRange | null;
@@ -48,7 +53,9 @@ const COLON = 0x3a;
 const COMMA = 0x2c;
 /** Bytes of a string looked at one by one before its end is searched for natively. */
 const SHORT_STRING_BYTES = 32;
-const KNOWN_KEY_NAMES = ['model', 'stream', 'stream_options'];
+/** Top-level members whose value is a literal (true, false, a number), read as the scan passes. */
+const LITERAL_KEYS: ReadonlySet<string> = new Set(['stream', 'max_tokens', 'max_completion_tokens', 'max_output_tokens', 'n']);
+const KNOWN_KEY_NAMES = ['model', 'stream_options', ...LITERAL_KEYS];
 /**
  * Longer top-level keys cannot be one we look for, so their bytes are not kept: each of its
  * characters written as a `\uXXXX` escape (6 bytes) is the longest a known key can be.
@@ -66,6 +73,7 @@ export class TopLevelScanner {
   readonly result: TopLevelScan = {
     model: null,
     stream: null,
+    numbers: {},
     modelValue: null,
     streamOptionsValue: null,
     objectStart: -1,
@@ -185,13 +193,13 @@ export class TopLevelScanner {
       else this.result.streamOptionsValue = range;
       this.locatedKey = null;
     }
-    if (this.depth === 1 && this.valueKey === 'stream' && byte > 0x20) {
+    if (this.depth === 1 && this.valueKey !== null && LITERAL_KEYS.has(this.valueKey) && byte > 0x20) {
       if (byte === COMMA || byte === CLOSE_BRACE) {
-        this.result.stream = this.literal === 'true' ? true : this.literal === 'false' ? false : null;
+        this.endLiteral(this.valueKey, this.literal);
         this.literal = '';
         this.valueKey = null;
       } else if (byte === QUOTE || byte === OPEN_BRACE || byte === OPEN_BRACKET) {
-        this.result.stream = null;
+        this.endLiteral(this.valueKey, null);
         this.valueKey = null;
       } else {
         this.literal += String.fromCharCode(byte);
@@ -245,6 +253,17 @@ export class TopLevelScanner {
       default:
         return true;
     }
+  }
+
+  /** A later duplicate replaces an earlier one, as in JSON.parse; `literal` is null for a string, object or array. */
+  private endLiteral(key: string, literal: string | null): void {
+    if (key === 'stream') {
+      this.result.stream = literal === 'true' ? true : literal === 'false' ? false : null;
+      return;
+    }
+    const value = literal === null ? Number.NaN : Number(literal);
+    if (Number.isFinite(value) && literal !== '') this.result.numbers[key] = value;
+    else delete this.result.numbers[key];
   }
 
   private startCollecting(): void {
@@ -311,74 +330,6 @@ function knownKey(chunk: Buffer, start: number, end: number): string {
     if (index === bytes.length) return key;
   }
   return OTHER_KEY;
-}
-
-/**
- * Bytes scanned per turn of the event loop: about 2 ms at the scanner's slowest (pure structure,
- * about 13 ns a byte here). Chunks arrive in bursts (libuv reads a socket up to 32 times, 2 MiB,
- * before it serves another), so scanning each as it arrived could hold the loop 25 ms.
- */
-export const SCAN_SLICE_BYTES = 128 * 1024;
-
-/**
- * Feeds chunks to a scanner in slices of at most `sliceBytes`, one slice per turn of the event
- * loop (setImmediate: after the turn's reads, so other sockets are served between slices).
- */
-export class ScanQueue {
-  readonly scanner: TopLevelScanner;
-  private readonly sliceBytes: number;
-  private readonly schedule: (run: () => void) => void;
-  private queue: Buffer[] = [];
-  private next = 0;
-  private scheduled = false;
-  private waiters: (() => void)[] = [];
-
-  constructor(scanner: TopLevelScanner, options: { sliceBytes?: number; schedule?: (run: () => void) => void } = {}) {
-    this.scanner = scanner;
-    this.sliceBytes = options.sliceBytes ?? SCAN_SLICE_BYTES;
-    this.schedule = options.schedule ?? ((run) => setImmediate(run));
-  }
-
-  push(chunk: Buffer): void {
-    this.queue.push(chunk);
-    if (!this.scheduled) {
-      this.scheduled = true;
-      this.schedule(() => this.runSlice());
-    }
-  }
-
-  /** Resolves once every chunk pushed so far has been scanned (or the scan stopped). */
-  drained(): Promise<void> {
-    if (!this.scheduled) return Promise.resolve();
-    return new Promise((resolve) => this.waiters.push(resolve));
-  }
-
-  /** Drops what is not scanned yet (the body is refused or abandoned). */
-  clear(): void {
-    this.queue = [];
-    this.next = 0;
-  }
-
-  private runSlice(): void {
-    let room = this.sliceBytes;
-    while (room > 0 && this.next < this.queue.length) {
-      const chunk = this.queue[this.next]!;
-      const piece = chunk.length <= room ? chunk : chunk.subarray(0, room);
-      if (piece === chunk) this.next += 1;
-      else this.queue[this.next] = chunk.subarray(room);
-      room -= piece.length;
-      if (!this.scanner.feed(piece)) this.clear();
-    }
-    if (this.next < this.queue.length) {
-      this.schedule(() => this.runSlice());
-      return;
-    }
-    this.clear();
-    this.scheduled = false;
-    const waiters = this.waiters;
-    this.waiters = [];
-    for (const resolve of waiters) resolve();
-  }
 }
 
 /** The text of a string's raw contents; null when its escapes are not valid JSON. */

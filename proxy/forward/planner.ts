@@ -82,8 +82,9 @@ export function buildPlan(input: PlanInput): Plan | Promise<Plan> {
     }
   }
   const isChat = isChatCompletion(route);
-  const outputTokensBound = endpoint === 'generate' && parsed.kind === 'json' ? route.adapter.outputTokenLimit(parsed.value) : null;
-  const callsBound = parsed.kind === 'json' ? (route.adapter.perCallCount?.(parsed.value) ?? 1) : 1;
+  const limits = statedLimitsOf(parsed);
+  const outputTokensBound = endpoint === 'generate' && limits !== null ? route.adapter.outputTokenLimit(limits) : null;
+  const callsBound = limits !== null ? (route.adapter.perCallCount?.(limits) ?? 1) : 1;
   const audioSecondsBound = parsed.kind === 'form' ? uploadAudioSecondsBound(input.body.chunks, parsed.fields) : null;
   const cleanup = route.adapter.nativeRequest;
   if (
@@ -196,6 +197,7 @@ function translatedPlan(
 ): Plan | Promise<Plan> {
   const { parsed } = input;
   if (!isJsonObject(parsed)) return invalid('the request body must be a JSON object of the client protocol');
+  const limits = statedLimitsOf(parsed);
   const base = {
     protocol: input.protocol,
     mode: 'translate' as const,
@@ -207,8 +209,8 @@ function translatedPlan(
     usageAsked: true,
     contentType: upstreamContentType(parsed, input.contentType),
     droppedHeaderPrefixes: translation.clientHeaderPrefixes,
-    // The client's limit, as the translation carries it to chat's; a body too large to parse here states none.
-    outputTokensBound: endpoint === 'generate' && parsed.kind === 'json' ? clientAdapter.outputTokenLimit(parsed.value) : null,
+    // The client's limit, as the translation carries it to chat's; a body too large to parse here states it in its scan.
+    outputTokensBound: endpoint === 'generate' && limits !== null ? clientAdapter.outputTokenLimit(limits) : null,
     callsBound: 1,
     audioSecondsBound: null,
   };
@@ -253,6 +255,16 @@ function translatedPlan(
       throw error;
     },
   );
+}
+
+/**
+ * The members an output limit or a per-call count is read from: the parsed body, or, for a body too
+ * large to parse on the loop (a long agent session), the top-level numbers its scan read, so its
+ * stated limit is held against caps as a small body's is.
+ */
+function statedLimitsOf(parsed: ParsedBody): Record<string, unknown> | null {
+  if (parsed.kind === 'json') return parsed.value;
+  return parsed.kind === 'scanned-json' ? parsed.scan.numbers : null;
 }
 
 function translationUnavailable(reason: string): PlanRefusal {

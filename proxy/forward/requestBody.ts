@@ -1,7 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { bytesWithoutByteOrderMark } from '../core/byteOrderMark.ts';
 import { contentCodingOf, contentDecoder } from './answerDecoding.ts';
-import { SCAN_SLICE_BYTES, ScanQueue, TopLevelScanner, type TopLevelScan } from './jsonScan.ts';
+import { TopLevelScanner, type TopLevelScan } from './jsonScan.ts';
+import { SCAN_SLICE_BYTES, ScanQueue } from './scanQueue.ts';
 import { readFormFields, type FormFields } from './multipartForm.ts';
 
 export interface ClientBody {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ScanQueue, TopLevelScanner } from '../../../proxy/forward/jsonScan.ts';
+import { TopLevelScanner } from '../../../proxy/forward/jsonScan.ts';
+import { ScanQueue } from '../../../proxy/forward/scanQueue.ts';
 import { scanTopLevel } from '../../support/scanTopLevel.ts';
 /** Any limit does; Airlock's own is MAX_JSON_NESTING_DEPTH (server/defaults.ts). */
 const DEPTH_LIMIT = 1000;

@@ -143,6 +143,21 @@ describe('scanTopLevel', () => {
     expect(scanTopLevel([Buffer.from(testCase.json)]).model).toBe((JSON.parse(testCase.json) as { model: unknown }).model);
   });
 
+  it.each([
+    { json: '{"model":"m","max_tokens":32000,"stream":true}', numbers: { max_tokens: 32000 } },
+    { json: '{ "max_output_tokens" : 1e3 ,"n":2}', numbers: { max_output_tokens: 1000, n: 2 } },
+    { json: '{"max_completion_tokens":10,"max_tokens":20}', numbers: { max_completion_tokens: 10, max_tokens: 20 } },
+    { json: '{"max_tokens":5,"max_tokens":7}', numbers: { max_tokens: 7 } },
+    { json: '{"max_tokens":5,"max_tokens":"7"}', numbers: {} },
+    { json: '{"max_tokens":null}', numbers: {} },
+    { json: '{"messages":[{"max_tokens":9}],"metadata":{"n":3}}', numbers: {} },
+    { json: '{"temperature":0.5,"max_tokens":64}', numbers: { max_tokens: 64 } },
+  ])('reads the top-level numbers a budget holds, in any pieces: $json', ({ json, numbers }) => {
+    const body = Buffer.from(json);
+    // The same as JSON.parse's top-level numbers of those names.
+    for (let cut = 0; cut <= body.length; cut += 1) expect(scanTopLevel(splitAt(body, cut)).numbers).toEqual(numbers);
+  });
+
   it('locates a value from just after its colon to the comma or brace that ends it', () => {
     const body = Buffer.from('{"model" :  "m" ,"stream_options":\t{"a":[1,"},"]}\n}');
     const scan = scanTopLevel([body]);

@@ -3,7 +3,7 @@ import { PassThrough } from 'node:stream';
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { BodyTooLargeError, CONTIGUOUS_BODY_MIN_BYTES, readClientBody } from '../../../proxy/forward/requestBody.ts';
-import { SCAN_SLICE_BYTES } from '../../../proxy/forward/jsonScan.ts';
+import { SCAN_SLICE_BYTES } from '../../../proxy/forward/scanQueue.ts';
 import { MAX_JSON_NESTING_DEPTH } from '../../../proxy/contracts/defaults.ts';
 
 const LIMIT_BYTES = 1024 * 1024;

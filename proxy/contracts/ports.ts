@@ -103,6 +103,8 @@ export interface SpendCheckInput {
   method: string;
   upstreamPath: string;
   upstreamModel: string | null;
+  /** The name an alias or route resolved to `upstreamModel`: its price stands in where that has none. */
+  routedFrom?: string | null;
   /** Estimated from the request body; null where the body was not parsed or no cap needs it. */
   estimatedInputTokens: number | null;
   /** The most output tokens the request allows, when it states it (its max_tokens, per choice); null when unbounded. */

@@ -1,4 +1,4 @@
-import { costOf, findPrice } from '../spend/cost.ts';
+import { costOf, priceOfRequest } from '../spend/cost.ts';
 import { readChatCompletion } from '../protocols/chat/chatShapes.ts';
 import { answerTexts } from '../protocols/messageText.ts';
 import { byteEstimateTokens, inputTokensUpperBound } from '../spend/estimate.ts';
@@ -67,11 +67,11 @@ function answeredText(trace: RequestTrace): string {
  * an estimate instead of no spend at all.
  */
 export function streamProgressEstimate(
-  plan: Pick<ExchangePlan, 'byteLength' | 'upstreamModel' | 'textBody'>,
+  plan: Pick<ExchangePlan, 'byteLength' | 'upstreamModel' | 'routedFrom' | 'textBody'>,
   profile: Pick<Profile, 'prices' | 'priceMultiplier'>,
 ): ProgressEstimate {
   const inputTokens = bytesCountInput(plan) ? byteEstimateTokens(plan.byteLength) : 0;
-  const price = findPrice(profile.prices, plan.upstreamModel);
+  const price = priceOfRequest(profile.prices, plan);
   return (outputBytes) => {
     const usage = { inputTokens, outputTokens: byteEstimateTokens(outputBytes) };
     return { usage, costCredits: costOf(usage, price, profile.priceMultiplier).costCredits };
@@ -109,7 +109,7 @@ function priced(
   /** A model answered though no usage is known: a per-call price still applies. Without usage otherwise, nothing ran. */
   answered = usage !== null,
 ): TraceAccounting {
-  const price = findPrice(profile.prices, plan.upstreamModel);
+  const price = priceOfRequest(profile.prices, plan);
   const { costCredits } = answered ? costOf(usage, price, profile.priceMultiplier, calls) : { costCredits: null };
   return { usage, usageSource, costCredits };
 }

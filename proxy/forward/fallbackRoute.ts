@@ -113,6 +113,7 @@ export function fallbackRoute(gated: Gated, services: FallbackServices): Fallbac
       method: gated.method,
       upstreamPath: plan.upstreamPath,
       upstreamModel: plan.upstreamModel,
+      routedFrom: plan.routedFrom,
       outputTokensBound: plan.outputTokensBound,
       callsBound: plan.callsBound,
       audioSecondsBound: plan.audioSecondsBound,

@@ -54,6 +54,7 @@ function checkBudgets(planned: Planned, services: GateServices, firstOfKey: Idem
     method: planned.method,
     upstreamPath: plan.upstreamPath,
     upstreamModel: plan.upstreamModel,
+    routedFrom: plan.routedFrom,
     outputTokensBound: plan.outputTokensBound,
     callsBound: plan.callsBound,
     audioSecondsBound: plan.audioSecondsBound,

@@ -15,6 +15,12 @@ export interface ExchangePlan {
   readonly stream: boolean;
   readonly requestedModel: string | null;
   readonly upstreamModel: string | null;
+  /**
+   * The name aliases and routes resolved to `upstreamModel` (the client's, or a fallback step's):
+   * its price stands in where the gateway's id has none, as price lists are often keyed by the names
+   * clients send. Null when it names no model.
+   */
+  readonly routedFrom: string | null;
   /** The usage-only chunk is kept from the client when Airlock asked for it on the client's behalf. */
   readonly usageInjected: boolean;
   /** The gateway was asked for a stream's usage (chat's include_usage), by the client or by Airlock: a stream without it is not whole. */

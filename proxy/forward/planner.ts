@@ -64,8 +64,9 @@ export function buildPlan(input: PlanInput): Plan | Promise<Plan> {
   const { parsed, target } = input;
   if (parsed.kind === 'invalid') return invalid(parsed.message);
   const requestedModel = input.pathModel ?? modelOf(parsed);
+  const routedFrom = input.model ?? requestedModel;
   const { upstreamModel } = resolveUpstreamModel({
-    requestedModel: input.model ?? requestedModel,
+    requestedModel: routedFrom,
     aliases: target.profile.modelAliases,
     routes: target.profile.modelRoutes,
     // Only a JSON body gets the default spliced in: a form, a file or a GET goes unchanged, so it is not that model's request.
@@ -78,7 +79,7 @@ export function buildPlan(input: PlanInput): Plan | Promise<Plan> {
     const protocolKey = translation.modeKey;
     const nativeVerified = upstreamModel !== null && (input.nativeVerified?.(target.profile.id, protocolKey, upstreamModel) ?? false);
     if (chooseMode(target.profile.protocolModes[protocolKey], nativeVerified) === 'translate') {
-      return translatedPlan(input, translation, endpoint, requestedModel, upstreamModel, route.adapter);
+      return translatedPlan(input, translation, endpoint, { requestedModel, upstreamModel, routedFrom }, route.adapter);
     }
   }
   const isChat = isChatCompletion(route);
@@ -93,7 +94,7 @@ export function buildPlan(input: PlanInput): Plan | Promise<Plan> {
     upstreamModel !== null &&
     cleanup.needles.some((needle) => offsetsInChunks(input.body.chunks, needle, 1).length > 0)
   ) {
-    const models = { requestedModel, upstreamModel, outputTokensBound };
+    const models = { requestedModel, upstreamModel, routedFrom, outputTokensBound };
     const cleaned = nativeWithoutAirlockParts(input, translation.modeKey, cleanup, models);
     if (cleaned !== null) return cleaned;
   }
@@ -118,6 +119,7 @@ export function buildPlan(input: PlanInput): Plan | Promise<Plan> {
     stream: streamFlagOf(parsed),
     requestedModel,
     upstreamModel,
+    routedFrom,
     usageInjected: rewritten.usageInjected,
     usageAsked: rewritten.usageAsked,
     chatBody: isChat && parsed.kind === 'json' ? parsed.value : null,
@@ -143,10 +145,10 @@ function nativeWithoutAirlockParts(
   input: PlanInput,
   protocol: TranslatedProtocol,
   cleanup: NativeRequestCleanup,
-  models: { requestedModel: string | null; upstreamModel: string; outputTokensBound: number | null },
+  models: { requestedModel: string | null; upstreamModel: string; routedFrom: string | null; outputTokensBound: number | null },
 ): Plan | Promise<Plan> | null {
   const { parsed } = input;
-  const { requestedModel, upstreamModel, outputTokensBound } = models;
+  const { requestedModel, upstreamModel, routedFrom, outputTokensBound } = models;
   const planned = (bytes: Buffer, stream: boolean, notes: string[]): Plan => ({
     protocol: input.protocol,
     mode: 'native',
@@ -159,6 +161,7 @@ function nativeWithoutAirlockParts(
     stream,
     requestedModel,
     upstreamModel,
+    routedFrom,
     usageInjected: false,
     usageAsked: false,
     chatBody: null,
@@ -191,11 +194,11 @@ function translatedPlan(
   input: PlanInput,
   translation: ChatTranslation,
   endpoint: EndpointKind,
-  requestedModel: string | null,
-  upstreamModel: string | null,
+  models: { requestedModel: string | null; upstreamModel: string | null; routedFrom: string | null },
   clientAdapter: ProtocolAdapter,
 ): Plan | Promise<Plan> {
   const { parsed } = input;
+  const { requestedModel, upstreamModel, routedFrom } = models;
   if (!isJsonObject(parsed)) return invalid('the request body must be a JSON object of the client protocol');
   const limits = statedLimitsOf(parsed);
   const base = {
@@ -205,6 +208,7 @@ function translatedPlan(
     query: '',
     requestedModel,
     upstreamModel,
+    routedFrom,
     usageInjected: true,
     usageAsked: true,
     contentType: upstreamContentType(parsed, input.contentType),

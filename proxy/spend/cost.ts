@@ -61,6 +61,18 @@ export function outputCostOf(outputTokens: number, price: ModelPrice | undefined
   return ((outputTokens * price.outputPer1M) / TOKENS_PER_PRICE_UNIT) * multiplier;
 }
 
+/**
+ * The price of what a request runs: the gateway's model id's, else the price of the name an alias or
+ * route resolved to it (a price list keyed by the names clients send, Anthropic's or OpenAI's own,
+ * beside an alias to the gateway's id for the same model). Unpriced, its spend counted against no cap.
+ */
+export function priceOfRequest(
+  prices: readonly ModelPrice[],
+  models: { upstreamModel: string | null; routedFrom?: string | null },
+): ModelPrice | undefined {
+  return findPrice(prices, models.upstreamModel) ?? findPrice(prices, models.routedFrom ?? null);
+}
+
 /** Exact model id first; the gateway's ids are case-sensitive, but a user's price table may not be. */
 export function findPrice(prices: readonly ModelPrice[], model: string | null): ModelPrice | undefined {
   if (model === null) return undefined;

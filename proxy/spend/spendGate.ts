@@ -1,4 +1,4 @@
-import { findPrice, inputCostOf, outputCostOf } from './cost.ts';
+import { inputCostOf, outputCostOf, priceOfRequest } from './cost.ts';
 import type { LedgerGap } from '../contracts/log.ts';
 import type { Budget, Profile } from '../contracts/profile.ts';
 import type { ClientIdentity, LocalRefusal, SpendCheckInput, SpendGate, SpendOutcome, StepCheckInput } from '../contracts/ports.ts';
@@ -223,7 +223,7 @@ function heldCredits({ inputCredits, perCallCredits, audioCredits, outputCredits
 function upfrontOf(input: SpendCheckInput, capped: boolean): Upfront {
   if (input.estimatedInputTokens === null && !capped)
     return { inputCredits: null, perCallCredits: null, audioCredits: null, outputCredits: null };
-  const price = findPrice(input.profile.prices, input.upstreamModel);
+  const price = priceOfRequest(input.profile.prices, input);
   const multiplier = input.profile.priceMultiplier;
   return {
     inputCredits: input.estimatedInputTokens === null ? null : inputCostOf(input.estimatedInputTokens, price, multiplier),

@@ -25,7 +25,7 @@ describe('streamProgressEstimate', () => {
     { name: 'partial tokens round up', byteLength: 1, outputBytes: 4, usage: { inputTokens: 1, outputTokens: 2 }, cost: (2 + 16) / 1e6 },
   ])('$name', ({ byteLength, outputBytes, usage, cost }) => {
     const estimate = streamProgressEstimate(
-      { byteLength, upstreamModel: 'm', textBody: true },
+      { byteLength, upstreamModel: 'm', routedFrom: 'm', textBody: true },
       { prices, priceMultiplier: 1 },
     )(outputBytes);
     expect(estimate.usage).toEqual(usage);
@@ -33,7 +33,12 @@ describe('streamProgressEstimate', () => {
   });
 
   it('an unpriced model has usage and no cost', () => {
-    expect(streamProgressEstimate({ byteLength: 30, upstreamModel: 'other', textBody: true }, { prices, priceMultiplier: 1 })(3)).toEqual({
+    expect(
+      streamProgressEstimate(
+        { byteLength: 30, upstreamModel: 'other', routedFrom: 'other', textBody: true },
+        { prices, priceMultiplier: 1 },
+      )(3),
+    ).toEqual({
       usage: { inputTokens: 10, outputTokens: 1 },
       costCredits: null,
     });

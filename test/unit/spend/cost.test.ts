@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { costOf, findPrice, inputCostOf } from '../../../proxy/spend/cost.ts';
+import { costOf, findPrice, inputCostOf, priceOfRequest } from '../../../proxy/spend/cost.ts';
 import { CreditSum } from '../../../proxy/spend/creditSum.ts';
 import type { ModelPrice } from '../../../proxy/contracts/profile.ts';
 import type { TokenUsage } from '../../../proxy/contracts/usage.ts';
@@ -188,5 +188,26 @@ describe('costOf: audio billed by duration', () => {
     { name: 'priced per minute, only tokens reported', u: { inputTokens: 100, outputTokens: 10 }, price: whisper },
   ])('unknown, never 0: $name', ({ u, price }) => {
     expect(costOf(u, price, 1)).toEqual({ costCredits: null, priced: true });
+  });
+});
+
+describe('priceOfRequest', () => {
+  const prices: ModelPrice[] = [
+    { model: 'claude-sonnet-4-5', inputPer1M: 3 },
+    { model: 'gpt-4o-mini', inputPer1M: 0.15 },
+  ];
+  it.each([
+    { name: "the gateway id's own price", upstreamModel: 'gpt-4o-mini', routedFrom: 'claude-sonnet-4-5', priced: 'gpt-4o-mini' },
+    {
+      name: "the alias's price where the gateway id has none",
+      upstreamModel: 'vendor/sonnet',
+      routedFrom: 'claude-sonnet-4-5',
+      priced: 'claude-sonnet-4-5',
+    },
+    { name: 'no alias: the id alone', upstreamModel: 'gpt-4o-mini', routedFrom: 'gpt-4o-mini', priced: 'gpt-4o-mini' },
+    { name: 'neither priced', upstreamModel: 'vendor/x', routedFrom: 'x', priced: undefined },
+    { name: 'no model', upstreamModel: null, routedFrom: null, priced: undefined },
+  ])('$name', ({ upstreamModel, routedFrom, priced }) => {
+    expect(priceOfRequest(prices, { upstreamModel, routedFrom })?.model).toBe(priced);
   });
 });

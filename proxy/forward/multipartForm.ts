@@ -13,6 +13,8 @@ export interface FormFields {
   /** Where the model's value lies in the body, so an alias can replace it. */
   modelValue: ByteRange | null;
   stream: boolean;
+  /** The form's short numeric fields a budget reads (`n`: images an edit asks for), by name. */
+  numbers: Record<string, number>;
   parts: FormPartSummary[];
 }
 
@@ -34,6 +36,8 @@ const BOUNDARY = /;\s*boundary=(?:"([^"]+)"|([^;\s]+))/i;
 const MAX_PART_HEADER_BYTES = 2048;
 /** Field values kept for the log and read for the model: longer ones (a long prompt) are cut. */
 const MAX_FIELD_VALUE_BYTES = 256;
+/** Fields read as numbers: `n`, the images an edit or variation asks for, each billed. */
+const NUMERIC_FIELDS: ReadonlySet<string> = new Set(['n']);
 /** More parts than any API takes; past it the form is not read further. */
 const MAX_PARTS = 256;
 
@@ -51,7 +55,7 @@ export function readFormFields(chunks: readonly Buffer[], contentType: string | 
   const delimiters = offsetsInChunks(chunks, Buffer.from(`--${boundary}`), MAX_PARTS + 1);
   // A form holds at least one part between two delimiters.
   if (delimiters.length < 2) return null;
-  const fields: FormFields = { model: null, modelValue: null, stream: false, parts: [] };
+  const fields: FormFields = { model: null, modelValue: null, stream: false, numbers: {}, parts: [] };
   const delimiterLength = boundary.length + 2;
   for (let index = 0; index + 1 < delimiters.length; index += 1) {
     const headersStart = delimiters[index]! + delimiterLength + 2;
@@ -80,6 +84,7 @@ export function readFormFields(chunks: readonly Buffer[], contentType: string | 
       fields.modelValue = valueRange;
     }
     if (name === 'stream') fields.stream = value.trim().toLowerCase() === 'true';
+    if (NUMERIC_FIELDS.has(name) && /^\s*\d+\s*$/.test(value)) fields.numbers[name] = Number(value);
   }
   return fields;
 }

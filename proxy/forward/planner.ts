@@ -262,12 +262,13 @@ function translatedPlan(
 }
 
 /**
- * The members an output limit or a per-call count is read from: the parsed body, or, for a body too
+ * The members an output limit or a per-call count is read from: the parsed body; for a body too
  * large to parse on the loop (a long agent session), the top-level numbers its scan read, so its
- * stated limit is held against caps as a small body's is.
+ * stated limit is held against caps as a small body's is; for a form (an image edit), its `n`.
  */
 function statedLimitsOf(parsed: ParsedBody): Record<string, unknown> | null {
   if (parsed.kind === 'json') return parsed.value;
+  if (parsed.kind === 'form') return parsed.fields.numbers;
   return parsed.kind === 'scanned-json' ? parsed.scan.numbers : null;
 }
 

@@ -75,7 +75,7 @@ interface FormPart {
   value: Buffer;
 }
 
-function formParts(body: Buffer, contentType: string | undefined): FormPart[] | null {
+export function formParts(body: Buffer, contentType: string | undefined): FormPart[] | null {
   const boundary = /boundary=(?:"([^"]+)"|([^;\s]+))/i.exec(contentType ?? '');
   const delimiter = boundary?.[1] ?? boundary?.[2];
   if (delimiter === undefined) return null;

@@ -1,7 +1,7 @@
 import { brotliCompressSync, deflateSync, gzipSync, zstdCompressSync } from 'node:zlib';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { bearerCredentialOf } from './auth.ts';
-import { answerSpeech, answerTranscription } from './audio.ts';
+import { answerSpeech, answerTranscription, formParts } from './audio.ts';
 import { answerChat, type ChatSettings } from './chat.ts';
 import { answerLegacyCompletion } from './completions.ts';
 import { parseJsonBody } from './chatRequest.ts';
@@ -106,7 +106,7 @@ export async function dispatch(request: IncomingMessage, response: ServerRespons
     return;
   }
   if (answerMediaApi(request, response, route, body, state, voice, echoedKey)) return;
-  answerApi(response, route, body, state, voice, fault);
+  answerApi(response, route, { body, contentType: request.headers['content-type'] }, state, voice, fault);
 }
 
 /** The audio and legacy completion endpoints: what a client sends them and gets back (audio.ts, completions.ts). */
@@ -180,7 +180,7 @@ function answerGenericFault(response: ServerResponse, fault: Fault, voice: Voice
 function answerApi(
   response: ServerResponse,
   route: Route,
-  body: Buffer,
+  { body, contentType }: { body: Buffer; contentType: string | undefined },
   state: SimulatorState,
   voice: Voice,
   fault: Fault | undefined,
@@ -213,7 +213,7 @@ function answerApi(
       // A side-effect creation: every call makes a new image, so a replay is told apart from a resend.
       sendJson(response, 200, {
         created: Math.floor(Date.now() / 1000),
-        data: Array.from({ length: imageCountOf(body) }, () => ({
+        data: Array.from({ length: imageCountOf(body, contentType) }, () => ({
           url: `https://images.simulator.invalid/${state.nextSequence()}.png`,
           ...revisedPromptOf(body),
         })),
@@ -258,9 +258,13 @@ function createVideoTask(response: ServerResponse, body: Buffer, state: Simulato
 }
 
 /** `n` images (1 to 10, OpenAI's range for dall-e-2; 1 when absent). */
-function imageCountOf(body: Buffer): number {
+/** `n` of a generation's JSON, or of an edit's form (OpenAI's image edit is multipart/form-data). */
+function imageCountOf(body: Buffer, contentType: string | undefined): number {
   const json = parseJsonBody(body);
-  const count = json.ok ? json.value.n : undefined;
+  const formN = formParts(body, contentType)
+    ?.find((part) => part.name === 'n' && part.filename === null)
+    ?.value.toString('utf8');
+  const count = json.ok ? json.value.n : formN === undefined ? undefined : Number(formN);
   return typeof count === 'number' && Number.isInteger(count) && count >= 1 && count <= 10 ? count : 1;
 }
 

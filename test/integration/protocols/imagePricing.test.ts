@@ -60,3 +60,31 @@ describe('an image generation of n images under a daily cap', () => {
     expect(images.data).toHaveLength(2);
   });
 });
+
+describe('an image edit of n images under a daily cap', () => {
+  let harness: Harness;
+  let client: OpenAI;
+
+  beforeAll(async () => {
+    harness = await startHarness({
+      profile: { budget: { dailyCredits: 0.1 }, prices: [{ model: 'gpt-4o-mini', perCall: 0.04 }] },
+      spendGate: createSpendGate({ ledger: new SpendLedger(), clientBudget: () => undefined }),
+    });
+    client = new OpenAI({ baseURL: `${harness.proxy.url}/v1`, apiKey: 'client-placeholder', maxRetries: 0 });
+  });
+  afterAll(() => harness.close());
+
+  it('is refused before sending when the n images its form asks for would cross the cap', async () => {
+    // OpenAI's image edit is a multipart form: its `n` is a form field, and each image is billed.
+    const edit = (n: number) =>
+      client.images.edit({
+        model: 'gpt-4o-mini',
+        prompt: 'add a hat',
+        n,
+        image: new File([Buffer.from('PNG image')], 'cat.png', { type: 'image/png' }),
+      });
+    await expect(edit(3)).rejects.toMatchObject({ status: 402 });
+    expect(harness.simulator.received.filter((received) => received.path.endsWith('/images/edits'))).toHaveLength(0);
+    expect((await edit(2)).data).toHaveLength(2);
+  });
+});

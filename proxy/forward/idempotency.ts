@@ -36,7 +36,7 @@ export function claimIdempotency(
  * attempt (undici's FormData and httpx both pick it at random when the body is encoded), so a retry
  * of the same upload differs in it alone.
  */
-export function requestFingerprint(method: string, upstreamPath: string, body: readonly Buffer[], contentType: string | undefined): string {
+function requestFingerprint(method: string, upstreamPath: string, body: readonly Buffer[], contentType: string | undefined): string {
   const hash = createHash('sha256').update(`${method.toUpperCase()} ${upstreamPath}\u0000`);
   const boundary = formBoundaryOf(contentType);
   if (boundary === null) {

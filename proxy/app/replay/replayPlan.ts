@@ -87,8 +87,10 @@ function chooseProfile(input: ReplayPlanInput): string | ReplayRefusal {
 function chooseBody(input: ReplayPlanInput, contentType: string | undefined): { body: string | null } | ReplayRefusal {
   const { original, request } = input;
   const method = original.row.method.toUpperCase();
-  const edit = request.body;
-  const body = edit ?? original.bodies?.requestBody ?? null;
+  const logged = original.bodies?.requestBody ?? null;
+  // The window and the CLI send the logged text back as an edit when the user changed nothing.
+  const edit = request.body === logged ? undefined : request.body;
+  const body = edit ?? logged;
   if (edit === undefined) {
     if (original.bodies === null && !METHODS_WITHOUT_BODY.has(method))
       return refusal(
@@ -157,6 +159,6 @@ export function planReplay(input: ReplayPlanInput): ReplayPlan | ReplayRefusal {
     body: chosen.body,
     profileId,
     clientName: row.clientName,
-    edited: request.body !== undefined,
+    edited: request.body !== undefined && request.body !== (original.bodies?.requestBody ?? null),
   };
 }

@@ -53,13 +53,15 @@ export function ReplayPanel({ detail, running }: { detail: RequestDetail; runnin
   };
 
   const send = async () => {
-    const problem = editedBodyProblem(body, detail.requestBody?.contentType ?? null);
+    // An unchanged body is the proxy's to judge: it says why a body the log cut cannot be sent.
+    const unchanged = body === (loggedBody ?? '');
+    const problem = unchanged ? null : editedBodyProblem(body, detail.requestBody?.contentType ?? null);
     if (problem !== null) {
       setError(problem);
       return;
     }
     const request: ReplayRequest = {
-      ...(body === (loggedBody ?? '') && !detail.requestBody?.truncated ? {} : { body }),
+      ...(unchanged ? {} : { body }),
       ...(idempotencyKey.trim() ? { idempotencyKey: idempotencyKey.trim() } : {}),
       ...(profileId && profileId !== detail.profileId ? { profileId } : {}),
     };

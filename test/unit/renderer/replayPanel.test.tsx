@@ -88,15 +88,15 @@ function fakeClient(overrides: Partial<ControlClient>): ControlClient {
   });
 }
 
-async function openEditor(client: ControlClient) {
+async function openEditor(client: ControlClient, shown: RequestDetail = detail) {
   render(
     <ApiProvider client={client}>
-      <ReplayPanel detail={detail} />
+      <ReplayPanel detail={shown} />
     </ApiProvider>,
   );
   fireEvent.click(screen.getByRole('button', { name: 'Replay…' }));
   const editor = (await screen.findByLabelText('Request body (JSON)')) as HTMLTextAreaElement;
-  await waitFor(() => expect(editor.value).toBe(BODY));
+  await waitFor(() => expect(editor.value).toBe(shown.requestBody?.text));
   return editor;
 }
 
@@ -134,5 +134,19 @@ describe('ReplayPanel', () => {
     fireEvent.click(screen.getByRole('button', { name: 'Send replay' }));
     await screen.findByTestId('replay-comparison');
     expect(replay).toHaveBeenLastCalledWith('alk_1', { idempotencyKey: 'k-1' });
+  });
+
+  it('leaves a body the log cut unchanged to the proxy, which says why it is refused, instead of sending the cut text as an edit', async () => {
+    const cut = BODY.slice(0, 30);
+    const truncated: RequestDetail = {
+      ...detail,
+      requestBody: { sizeBytes: cut.length, truncated: true, contentType: 'application/json', text: cut },
+    };
+    const refusal = "The log kept only the first part of this request's body. Paste the whole body.";
+    const replay = vi.fn<ControlClient['replay']>().mockRejectedValueOnce(new ControlApiError(409, 'conflict', refusal, 'body'));
+    await openEditor(fakeClient({ profiles: async () => profiles, replay }), truncated);
+    fireEvent.click(screen.getByRole('button', { name: 'Send replay' }));
+    expect((await screen.findByRole('alert')).textContent).toBe(refusal);
+    expect(replay).toHaveBeenLastCalledWith('alk_1', {});
   });
 });

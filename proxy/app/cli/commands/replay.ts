@@ -53,7 +53,8 @@ async function bodyToSend(deps: CliDeps, id: string, flags: ReplayFlags): Promis
     timeoutMs: 10_000,
   });
   const edited = editInEditor(deps, logged.text);
-  return edited === logged.text && !logged.truncated ? undefined : edited;
+  // Unchanged, it is the logged body: the proxy refuses one the log cut, and says why.
+  return edited === logged.text ? undefined : edited;
 }
 
 const orDash = (value: string | number | null): string => (value === null ? '-' : String(value));

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApiErrorBody } from '../../../../proxy/contracts/controlApi.ts';
-import type { RequestDetail } from '../../../../proxy/contracts/requests.ts';
+import type { BodyTextResponse, RequestDetail } from '../../../../proxy/contracts/requests.ts';
 import type { TokenSecretResponse } from '../../../../proxy/contracts/clientTokens.ts';
 import type { ReplayRequest, ReplayResponse } from '../../../../proxy/contracts/replay.ts';
 import { startControlHarness, type ControlHarness } from '../../../support/controlHarness.ts';
@@ -149,6 +149,12 @@ describe('replay through the real proxy', () => {
     expect(truncated.status).toBe(409);
     expect(truncated.body.error).toMatchObject({ code: 'conflict', field: 'body' });
     expect(truncated.body.error.message).toMatch(/first part of this request's body.*--body-file/);
+    expect(upstreamCalls('/chat/completions')).toHaveLength(0);
+    // The window and `airlock replay --edit` send the logged text back when the user changed nothing.
+    const logged = await ok<BodyTextResponse>(`/requests/${truncatedId}/body/request`);
+    const sentBack = await replay(truncatedId, { body: logged.text });
+    expect(sentBack.status).toBe(409);
+    expect(sentBack.body.error.message).toMatch(/first part of this request's body/);
     expect(upstreamCalls('/chat/completions')).toHaveLength(0);
     const whole = await replay(truncatedId, {
       body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'short' }] }),

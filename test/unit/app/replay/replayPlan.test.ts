@@ -37,6 +37,13 @@ const cases: Case[] = [
   },
   { name: 'no body logged for a POST', bodies: null, expected: 'body_not_stored' },
   {
+    // The window and the CLI send the logged text back as an edit when the user changed nothing.
+    name: 'a cut body sent back unchanged as an edit',
+    bodies: { requestTruncated: true, requestBody: LOGGED_BODY.slice(0, 30), requestHeaders: { 'content-type': 'text/plain' } },
+    request: { body: LOGGED_BODY.slice(0, 30) },
+    expected: 'body_truncated',
+  },
+  {
     name: 'no body logged, but the edit gives one',
     bodies: null,
     request: { body: '{"b":2}' },

@@ -6,6 +6,7 @@ import { redactSecrets } from '../../core/redact.ts';
 import type { RequestLifecycleEvent } from '../../contracts/lifecycle.ts';
 import type { EndedRowSummary } from '../../contracts/log.ts';
 import type { RequestEvents } from '../../contracts/requestEvents.ts';
+import { capturedBodyText } from '../../store/write/bodyRecord.ts';
 import { maskedText, mergeUpdate, textTail, updateFromEvent } from './liveUpdates.ts';
 
 export interface LiveHubOptions {
@@ -101,9 +102,11 @@ export class LiveHub {
     if (!read) return null;
     const mask = this.#frameMask();
     const { body, truncated } = read.readBody();
+    // As the log will store it: an upload is described, not read as text (nor replayed as such).
+    const text = capturedBodyText(body, read.headers, truncated);
     return {
       requestHeaders: Object.fromEntries(Object.entries(read.headers).map(([name, value]) => [name, mask(value)])),
-      requestBody: body === null ? null : mask(body.toString('utf8')),
+      requestBody: text === null ? null : mask(text),
       requestTruncated: truncated,
     };
   }

@@ -3,6 +3,7 @@ import type { ReplayRefusalCode, ReplayRequest } from '../../contracts/replay.ts
 import { REDACTED } from '../../core/redact.ts';
 import { CLI_COMMAND } from '../../contracts/cli.ts';
 import { isSideEffectRequest } from '../../spend/idempotencyRequest.ts';
+import { isBinaryBodyDescription } from '../../store/write/bodyRecord.ts';
 
 /**
  * Headers of the original sent again: what selects the API's behaviour. Left out: content-length
@@ -101,6 +102,11 @@ function chooseBody(input: ReplayPlanInput, contentType: string | undefined): { 
       return refusal(
         'body_truncated',
         "The log kept only the first part of this request's body (bodies are captured up to 1 MiB), so resending it would send a cut-off request. Paste the whole body in the window's editor, or pass it with `--body-file <file>`.",
+      );
+    if (logged !== null && isBinaryBodyDescription(logged))
+      return refusal(
+        'body_not_stored',
+        "The log keeps only a description of this request's body (an upload such as audio, an image or a file is not logged), so resending it would send the description instead. Send the upload again from its client: a replay resends text bodies only.",
       );
   }
   if (body?.includes(REDACTED))

@@ -15,6 +15,15 @@ interface BodySize {
   truncated: boolean;
 }
 
+/** How the stored text of a binary body starts: it describes the body, it is not the body. */
+const BINARY_BODY_PREFIX = '[binary body not logged: ';
+const BINARY_BODY_DESCRIPTION = /^\[binary body not logged: (more than )?\d+ bytes(, [^\n]*)?\]$/;
+
+/** Whether a stored body is the description decodeBody puts in place of a binary body. */
+export function isBinaryBodyDescription(text: string): boolean {
+  return text.startsWith(BINARY_BODY_PREFIX) && BINARY_BODY_DESCRIPTION.test(text);
+}
+
 /**
  * Text as stored: binary payloads (uploads, images) are replaced by a short description, because
  * their bytes are useless to read and would only crowd out other requests under the size cap. The
@@ -23,7 +32,7 @@ interface BodySize {
 export function decodeBody(body: Buffer | null, contentType: string | undefined, size?: BodySize): string | null {
   if (body === null) return null;
   if ((contentType !== undefined && BINARY_CONTENT_TYPES.test(contentType)) || body.includes(0)) {
-    return `[binary body not logged: ${sizeText(body, size)} bytes${contentType ? `, ${contentType}` : ''}]`;
+    return `${BINARY_BODY_PREFIX}${sizeText(body, size)} bytes${contentType ? `, ${contentType}` : ''}]`;
   }
   return body.toString('utf8');
 }
@@ -75,16 +84,15 @@ export interface BodyTexts {
   response: string | null;
 }
 
+/** One captured body as stored text (decodeBody), read with the type and length its own headers give. */
+export function capturedBodyText(body: Buffer | null, headers: Record<string, string>, truncated: boolean): string | null {
+  return decodeBody(body, headerValue(headers, 'content-type'), { declared: headerValue(headers, 'content-length'), truncated });
+}
+
 export function bodyTextsOf(bodies: CapturedBodies): BodyTexts {
   return {
-    request: decodeBody(bodies.requestBody, headerValue(bodies.requestHeaders, 'content-type'), {
-      declared: headerValue(bodies.requestHeaders, 'content-length'),
-      truncated: bodies.requestBodyTruncated,
-    }),
-    response: decodeBody(bodies.responseBody, headerValue(bodies.responseHeaders, 'content-type'), {
-      declared: headerValue(bodies.responseHeaders, 'content-length'),
-      truncated: bodies.responseBodyTruncated,
-    }),
+    request: capturedBodyText(bodies.requestBody, bodies.requestHeaders, bodies.requestBodyTruncated),
+    response: capturedBodyText(bodies.responseBody, bodies.responseHeaders, bodies.responseBodyTruncated),
   };
 }
 

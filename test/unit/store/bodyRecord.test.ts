@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { bodyTextsOf, buildBodiesRecord, capUtf8, decodeBody } from '../../../proxy/store/write/bodyRecord.ts';
+import { bodyTextsOf, buildBodiesRecord, capUtf8, decodeBody, isBinaryBodyDescription } from '../../../proxy/store/write/bodyRecord.ts';
 import { findSentinel, SENTINEL_KEY } from '../../support/sentinel.ts';
 import { capturedBodies } from '../../support/lifecycleEvents.ts';
 
@@ -49,6 +49,17 @@ describe('decodeBody', () => {
 
   it('keeps a missing body missing', () => {
     expect(decodeBody(null, 'application/json')).toBeNull();
+  });
+
+  it('tells its description of a binary body from a text body (a replay must not send the description)', () => {
+    const described = [
+      decodeBody(Buffer.from([1, 2]), 'image/png'),
+      decodeBody(Buffer.from('--b\r\n'), 'multipart/form-data; boundary=b', { declared: '52428800', truncated: true }),
+      decodeBody(Buffer.from([0x61, 0]), undefined, { declared: undefined, truncated: true }),
+    ];
+    expect(described.map((text) => isBinaryBodyDescription(text ?? ''))).toEqual([true, true, true]);
+    const text = ['{"a":1}', '[binary body not logged: 3 bytes] and then a prompt', 'plain'];
+    expect(text.map(isBinaryBodyDescription)).toEqual([false, false, false]);
   });
 });
 

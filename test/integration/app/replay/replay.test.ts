@@ -178,6 +178,27 @@ describe('replay through the real proxy', () => {
     expect(tooLarge.body.error.message).toMatch(/larger than its control API takes \(6 MB\)/);
   });
 
+  it('refuses an upload the log keeps only as its description, instead of sending the description to the gateway', async () => {
+    const form = new FormData();
+    form.append('model', 'whisper-1');
+    form.append('file', new Blob([Buffer.from([0xff, 0xfb, 0x90, 0x00, 0xc4, 0x01])], { type: 'audio/mpeg' }), 'clip.mp3');
+    const uploaded = await fetch(`${harness.proxy.url}/v1/audio/transcriptions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${clientToken}` },
+      body: form,
+    });
+    await uploaded.arrayBuffer();
+    const originalId = uploaded.headers.get('x-airlock-request-id') ?? '';
+    await harness.log.flush();
+    harness.simulator.reset();
+
+    const refused = await replay(originalId);
+    expect(refused.status).toBe(409);
+    expect(refused.body.error).toMatchObject({ code: 'conflict', field: 'body' });
+    expect(refused.body.error.message).toMatch(/only a description of this request's body.*Send the upload again from its client/);
+    expect(upstreamCalls('/audio/transcriptions')).toHaveLength(0);
+  });
+
   it('applies the budget cap to a replay like any request: refused before the gateway, logged as a replay', async () => {
     const originalId = await send(
       '/v1/chat/completions',

@@ -200,4 +200,18 @@ describe('LiveHub', () => {
     hub.addClient((frame) => late.push(frame));
     expect(late[0]!.requests[0]!.appendText).toBe(sent);
   });
+
+  it("describes an in-flight upload's body as the log will, never as its bytes read as text", () => {
+    events.emit(start('r1'));
+    const upload = Buffer.concat([Buffer.from('--b\r\nContent-Type: audio/mpeg\r\n\r\n'), Buffer.from([0xff, 0xfb, 0x90, 0x00, 0xc4])]);
+    events.emit({
+      type: 'request',
+      requestId: 'r1',
+      requestHeaders: { 'content-type': 'multipart/form-data; boundary=b', 'content-length': String(upload.length) },
+      readBody: () => ({ body: upload, truncated: false }),
+    });
+    expect(hub.inFlightRequest('r1')?.requestBody).toBe(
+      `[binary body not logged: ${upload.length} bytes, multipart/form-data; boundary=b]`,
+    );
+  });
 });

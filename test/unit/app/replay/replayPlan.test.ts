@@ -44,6 +44,21 @@ const cases: Case[] = [
     expected: 'body_truncated',
   },
   {
+    name: 'an upload the log kept only as its description',
+    row: { clientPath: '/v1/audio/transcriptions', upstreamPath: '/v1/audio/transcriptions' },
+    bodies: {
+      requestBody: '[binary body not logged: 52428800 bytes, multipart/form-data; boundary=b]',
+      requestHeaders: { 'content-type': 'multipart/form-data; boundary=b' },
+    },
+    expected: 'body_not_stored',
+  },
+  {
+    name: 'the description of an upload sent back unchanged as an edit',
+    bodies: { requestBody: '[binary body not logged: 3 bytes, application/octet-stream]' },
+    request: { body: '[binary body not logged: 3 bytes, application/octet-stream]' },
+    expected: 'body_not_stored',
+  },
+  {
     name: 'no body logged, but the edit gives one',
     bodies: null,
     request: { body: '{"b":2}' },

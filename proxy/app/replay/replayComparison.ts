@@ -1,7 +1,13 @@
 import { diffWordsWithSpace } from 'diff';
+import type { RequestLifecycleEvent } from '../../contracts/lifecycle.ts';
 import type { StoredRequest } from '../../contracts/log.ts';
 import type { AnswerDiffPart, ReplayDifference, ReplaySide } from '../../contracts/replay.ts';
+import { redactSecrets } from '../../core/redact.ts';
 import { answerTexts } from '../../protocols/messageText.ts';
+import { capturedBodyText } from '../../store/write/bodyRecord.ts';
+
+type StartEvent = Extract<RequestLifecycleEvent, { type: 'start' }>;
+type EndEvent = Extract<RequestLifecycleEvent, { type: 'end' }>;
 
 /** Past these the word diff is left out (the texts are still shown side by side): it costs O(n·d). */
 const MAX_DIFF_TEXT_CHARS = 50_000;
@@ -39,6 +45,29 @@ export function replaySideOf(detail: StoredRequest): ReplaySide {
     costCredits: row.costCredits,
     durationMs: row.durationMs,
     answerText,
+  };
+}
+
+/**
+ * One side read from a replay's own start and end, for a replay whose row the log could not write
+ * (a full disk): the figures the row would hold, and the answer's text masked as the log masks it.
+ */
+export function replaySideOfEvents(start: StartEvent, end: EndEvent, knownSecrets: string[]): ReplaySide {
+  const masked = (text: string | null): string | null => (text === null ? null : redactSecrets(text, knownSecrets));
+  const { bodies } = end;
+  const responseBody = masked(capturedBodyText(bodies.responseBody, bodies.responseHeaders, bodies.responseBodyTruncated));
+  return {
+    id: end.requestId,
+    status: end.status,
+    errorClass: end.errorClass,
+    errorMessage: masked(end.errorMessage),
+    model: masked(end.responseModel ?? end.fallback?.upstreamModel ?? start.upstreamModel ?? start.requestedModel),
+    inputTokens: end.usage?.inputTokens ?? null,
+    outputTokens: end.usage?.outputTokens ?? null,
+    usageEstimated: end.usageSource === 'estimated',
+    costCredits: end.costCredits,
+    durationMs: end.durationMs,
+    answerText: masked(bodies.streamText) ?? (responseBody === null ? null : answerTextOfJson(responseBody)),
   };
 }
 

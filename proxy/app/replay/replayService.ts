@@ -2,9 +2,10 @@ import { request, type Dispatcher } from 'undici';
 import type { ConfigFile } from '../../contracts/config.ts';
 import type { StoredRequest } from '../../contracts/log.ts';
 import type { ReplayRequest, ReplayResponse } from '../../contracts/replay.ts';
+import type { RequestLifecycleEvent } from '../../contracts/lifecycle.ts';
 import type { RequestEvents } from '../../contracts/requestEvents.ts';
 import type { ReplayGrants } from '../../http/replayGrants.ts';
-import { replayDifference, replaySideOf } from './replayComparison.ts';
+import { replayDifference, replaySideOf, replaySideOfEvents } from './replayComparison.ts';
 import { isReplayRefusal, planReplay, type ReplayPlan, type ReplayRefusal } from './replayPlan.ts';
 
 export interface ReplayServiceDeps {
@@ -17,6 +18,14 @@ export interface ReplayServiceDeps {
   readRequest(id: string): StoredRequest | null;
   /** Writes what the log has queued, so the replay's row can be read. */
   flushLog(): Promise<void>;
+  /** Masked in a replay's answer read from its events, as the log masks its row. */
+  knownSecrets(): string[];
+}
+
+/** The replay's id, and its start and end as published (null when it had no start). */
+interface SentReplay {
+  replayId: string;
+  events: { start: StartEvent; end: EndEvent } | null;
 }
 
 export class ReplayRefusedError extends Error {
@@ -28,18 +37,26 @@ export class ReplayRefusedError extends Error {
   }
 }
 
+type StartEvent = Extract<RequestLifecycleEvent, { type: 'start' }>;
+type EndEvent = Extract<RequestLifecycleEvent, { type: 'end' }>;
+
 /**
  * Resolves once a request's end has been published, so the log (subscribed before this) has it.
  * Ends are noted from before the request is sent, since its id is known only with the answer's headers.
+ * The start and end of replays of the original are kept too: a full disk keeps a row from the log.
  */
 class EndWatch {
   readonly #ended = new Set<string>();
+  readonly #replays = new Map<string, { start: StartEvent; end: EndEvent | null }>();
   #waiting: { requestId: string; resolve: () => void } | null = null;
   readonly stop: () => void;
 
-  constructor(events: RequestEvents) {
+  constructor(events: RequestEvents, replayOf: string) {
     this.stop = events.subscribe((event) => {
+      if (event.type === 'start' && event.replayOf === replayOf) this.#replays.set(event.requestId, { start: event, end: null });
       if (event.type !== 'end') return;
+      const replay = this.#replays.get(event.requestId);
+      if (replay) replay.end = event;
       if (this.#waiting === null) this.#ended.add(event.requestId);
       else if (this.#waiting.requestId === event.requestId) this.#waiting.resolve();
     });
@@ -53,6 +70,12 @@ class EndWatch {
       signal.addEventListener('abort', () => reject(signal.reason), { once: true });
     });
   }
+
+  /** The replay's start and end as published; null when it had no start (refused before its row began). */
+  eventsOf(requestId: string): { start: StartEvent; end: EndEvent } | null {
+    const replay = this.#replays.get(requestId);
+    return replay?.end ? { start: replay.start, end: replay.end } : null;
+  }
 }
 
 /**
@@ -60,7 +83,7 @@ class EndWatch {
  * original's client and the chosen profile, and reads the answer to its end (a client that left
  * early would make it `client_aborted`). Returns the replay's request id once its row is ended.
  */
-async function send(plan: ReplayPlan, deps: ReplayServiceDeps, replayOf: string, signal: AbortSignal): Promise<string> {
+async function send(plan: ReplayPlan, deps: ReplayServiceDeps, replayOf: string, signal: AbortSignal): Promise<SentReplay> {
   const token = deps.config.clientTokens.find((record) => record.name === plan.clientName);
   const grant = deps.grants.issue({
     tokenName: plan.clientName,
@@ -68,7 +91,7 @@ async function send(plan: ReplayPlan, deps: ReplayServiceDeps, replayOf: string,
     defaultModel: token?.defaultModel ?? null,
     replayOf,
   });
-  const watch = new EndWatch(deps.events);
+  const watch = new EndWatch(deps.events, replayOf);
   try {
     const response = await request(`${deps.proxyUrl}${plan.clientPath}`, {
       method: plan.method as Dispatcher.HttpMethod,
@@ -85,7 +108,7 @@ async function send(plan: ReplayPlan, deps: ReplayServiceDeps, replayOf: string,
     const replayId = response.headers['x-airlock-request-id'];
     if (typeof replayId !== 'string') throw new Error('the proxy answered the replay without a request id');
     await watch.ended(replayId, signal);
-    return replayId;
+    return { replayId, events: watch.eventsOf(replayId) };
   } finally {
     watch.stop();
     deps.grants.revoke(grant);
@@ -106,12 +129,15 @@ export async function replayRequest(
     activeProfileId: deps.config.activeProfileId,
   });
   if (isReplayRefusal(plan)) throw new ReplayRefusedError(plan);
-  const replayId = await send(plan, deps, original.row.id, signal);
+  const { replayId, events } = await send(plan, deps, original.row.id, signal);
   await deps.flushLog();
   const replayed = deps.readRequest(replayId);
-  if (replayed === null) throw new Error(`the replay ${replayId} ended but its row is not in the log`);
+  // The replay ran (and was charged) even when the log cannot take its row (a full disk keeps it in
+  // memory): its own events still say what it answered.
+  const replaySide =
+    replayed !== null ? replaySideOf(replayed) : events !== null ? replaySideOfEvents(events.start, events.end, deps.knownSecrets()) : null;
+  if (replaySide === null) throw new Error(`the replay ${replayId} ended but its row is not in the log`);
   const originalSide = replaySideOf(original);
-  const replaySide = replaySideOf(replayed);
   return {
     replayOf: original.row.id,
     replayId,

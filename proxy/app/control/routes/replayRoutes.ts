@@ -52,6 +52,7 @@ export function replayRoutes(context: ControlContext): express.Router {
           config: deps.config.snapshot(),
           readRequest: (id) => deps.log.getRequest(id),
           flushLog: () => deps.log.flush(),
+          knownSecrets: () => deps.knownSecrets?.() ?? [],
         },
         left.signal,
       );

@@ -1,7 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { answerDiff, answerTextOfJson, replayDifference, replaySideOf } from '../../../../proxy/app/replay/replayComparison.ts';
+import {
+  answerDiff,
+  answerTextOfJson,
+  replayDifference,
+  replaySideOf,
+  replaySideOfEvents,
+} from '../../../../proxy/app/replay/replayComparison.ts';
 import type { ReplaySide } from '../../../../proxy/contracts/replay.ts';
 import { logDetail } from '../export/exportRows.ts';
+import { capturedBodies, endEvent, startEvent } from '../../../support/lifecycleEvents.ts';
+import { findSentinel, SENTINEL_KEY } from '../../../support/sentinel.ts';
 
 describe('answerTextOfJson', () => {
   it.each([
@@ -83,5 +91,30 @@ describe('replaySideOf', () => {
       model: 'gpt-4o-mini-2024-07-18',
       costCredits: expect.any(Number),
     });
+  });
+});
+
+describe('replaySideOfEvents (a replay whose row a full disk kept from the log)', () => {
+  it('holds the figures the row would, and masks a key the gateway echoed in the answer, the model or the error', () => {
+    const answered = endEvent('r2', {
+      responseModel: `m-${SENTINEL_KEY}`,
+      usageSource: 'estimated',
+      bodies: capturedBodies({ responseBody: Buffer.from(`{"choices":[{"message":{"content":"key ${SENTINEL_KEY}"}}]}`) }),
+    });
+    const side = replaySideOfEvents(startEvent('r2'), answered, [SENTINEL_KEY]);
+    expect(side).toMatchObject({ id: 'r2', status: 200, inputTokens: 10, outputTokens: 5, usageEstimated: true, costCredits: 0.25 });
+    expect(side.answerText).toBe('key [redacted]');
+    expect(findSentinel(JSON.stringify(side))).toBeNull();
+
+    const failed = endEvent('r3', {
+      status: 502,
+      errorClass: 'upstream_error',
+      errorMessage: `bad key ${SENTINEL_KEY}`,
+      responseModel: null,
+    });
+    const streamed = { ...failed, bodies: capturedBodies({ responseBody: null, streamText: 'partial' }) };
+    const failedSide = replaySideOfEvents(startEvent('r3', { upstreamModel: 'qwen-plus' }), streamed, [SENTINEL_KEY]);
+    expect(failedSide).toMatchObject({ status: 502, errorClass: 'upstream_error', model: 'qwen-plus', answerText: 'partial' });
+    expect(findSentinel(JSON.stringify(failedSide))).toBeNull();
   });
 });

@@ -128,6 +128,19 @@ describe('planReplay', () => {
     else if (expected.headers) expect(plan.headers).toMatchObject(expected.headers);
   });
 
+  it("a cut body names the setting that keeps more, not a fixed size (the limit is the user's to set)", () => {
+    const plan = planReplay({
+      original: logDetail({}, { requestTruncated: true }),
+      request: {},
+      profileIds: ['main'],
+      activeProfileId: 'main',
+    });
+    if (!isReplayRefusal(plan)) throw new Error('a cut body was not refused');
+    expect(plan.message).toContain('`airlock memory --body-capture-kib <KiB>`');
+    expect(plan.message).toContain('Body kept per request');
+    expect(plan.message).not.toMatch(/\d+ MiB/);
+  });
+
   it('every refusal says the cause and the fix', () => {
     for (const refused of cases.filter((entry) => typeof entry.expected === 'string')) {
       const plan = planReplay({

@@ -43,8 +43,19 @@ const REQUEST_COLUMNS: ReadonlyArray<readonly [header: string, cell: (row: Reque
   ['gateway_keys', (row) => (row.gatewayKeys ? gatewayKeysText(row.gatewayKeys) : null)],
 ];
 
-/** Free text from clients, gateways and the user's labels: masked again with the keys known now. */
-const MASKED_COLUMNS = new Set(['error_message', 'fallback_chain', 'gateway_keys']);
+/**
+ * Free text from clients, gateways and the user's labels: masked again with the keys known now
+ * (the log masked it with the keys it knew then; a client may paste a key as a model or a query).
+ */
+const MASKED_COLUMNS = new Set([
+  'path',
+  'requested_model',
+  'upstream_model',
+  'response_model',
+  'error_message',
+  'fallback_chain',
+  'gateway_keys',
+]);
 
 const SPEND_COLUMNS = [
   'day',

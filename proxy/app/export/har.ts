@@ -163,6 +163,10 @@ function timingsOf(row: RequestLogRow): HarEntry['timings'] {
   return { send: 0, wait, receive: total - wait };
 }
 
+function maskedOrNull(text: string | null, knownSecrets: string[]): string | null {
+  return text === null ? null : redactKnownSecrets(text, knownSecrets);
+}
+
 function airlockFields(row: RequestLogRow, knownSecrets: string[]): HarAirlockFields {
   return {
     id: row.id,
@@ -170,13 +174,13 @@ function airlockFields(row: RequestLogRow, knownSecrets: string[]): HarAirlockFi
     profileId: row.profileId,
     protocol: row.protocol,
     protocolMode: row.protocolMode,
-    requestedModel: row.requestedModel,
-    upstreamModel: row.upstreamModel,
-    responseModel: row.responseModel,
+    requestedModel: maskedOrNull(row.requestedModel, knownSecrets),
+    upstreamModel: maskedOrNull(row.upstreamModel, knownSecrets),
+    responseModel: maskedOrNull(row.responseModel, knownSecrets),
     stream: row.stream,
     state: row.state,
     errorClass: row.errorClass,
-    errorMessage: row.errorMessage === null ? null : redactKnownSecrets(row.errorMessage, knownSecrets),
+    errorMessage: maskedOrNull(row.errorMessage, knownSecrets),
     retries: row.retries,
     inputTokens: row.inputTokens,
     outputTokens: row.outputTokens,
@@ -195,7 +199,7 @@ function airlockFields(row: RequestLogRow, knownSecrets: string[]): HarAirlockFi
 function maskedHop(hop: FallbackHop, knownSecrets: string[]): FallbackHop {
   return {
     ...hop,
-    model: hop.model === null ? null : redactKnownSecrets(hop.model, knownSecrets),
+    model: maskedOrNull(hop.model, knownSecrets),
     ...(hop.note === undefined ? {} : { note: redactKnownSecrets(hop.note, knownSecrets) }),
   };
 }
@@ -215,7 +219,8 @@ function requestUrlOf(proxyUrl: string, clientPath: string): URL {
 /** One logged request as a HAR entry: what the client sent to Airlock and what it got back. */
 export function harEntryOf(detail: StoredRequest, options: HarOptions): HarEntry {
   const { row, bodies } = detail;
-  const url = requestUrlOf(options.proxyUrl, row.clientPath);
+  // Clients put keys in queries too (`?key=`): the path is masked like every text.
+  const url = requestUrlOf(options.proxyUrl, redactKnownSecrets(row.clientPath, options.knownSecrets));
   const postData = postDataOf(detail, options.knownSecrets);
   const content = responseContent(detail, options.knownSecrets);
   const timings = timingsOf(row);

@@ -91,6 +91,22 @@ describe('requestsCsv', () => {
       { fallback_chain: `b skipped (saw ${REDACTED})`, gateway_keys: `${REDACTED} (k1)` },
     ],
     [
+      // The log masked them with the keys it knew then; a key set since, or one a client pasted as a model, is known now.
+      'a key in the path or a model name is masked',
+      {
+        clientPath: `/v1/chat/completions?key=${SENTINEL_KEY}`,
+        requestedModel: `a-${SENTINEL_KEY}`,
+        upstreamModel: `b-${SENTINEL_KEY}`,
+        responseModel: `c-${SENTINEL_KEY}`,
+      },
+      {
+        path: `/v1/chat/completions?key=${REDACTED}`,
+        requested_model: `a-${REDACTED}`,
+        upstream_model: `b-${REDACTED}`,
+        response_model: `c-${REDACTED}`,
+      },
+    ],
+    [
       "a replay names its original, a turn its agent's session",
       { replayOf: 'alk_1699999999999_z', agentSessionId: '3f1c2a9e-session' },
       { replay_of: 'alk_1699999999999_z', agent_session: '3f1c2a9e-session' },

@@ -165,6 +165,20 @@ describe('harEntryOf never exports a credential', () => {
     expect(entry.request.headers.map((header) => header.name)).toEqual(['content-type', 'x-custom']);
   });
 
+  it('masks a known key in the URL and the model names, which the log masked only with the keys it knew then', () => {
+    const entry = entryOf(
+      logDetail({
+        clientPath: `/v1/chat/completions?key=${encodeURIComponent(SENTINEL_KEY)}`,
+        requestedModel: SENTINEL_KEY,
+        upstreamModel: SENTINEL_KEY,
+        responseModel: `m-${SENTINEL_KEY}`,
+      }),
+    );
+    expect(findSentinel(JSON.stringify(entry))).toBeNull();
+    expect(entry._airlock).toMatchObject({ requestedModel: REDACTED, upstreamModel: REDACTED, responseModel: `m-${REDACTED}` });
+    expect(entry.request.url).toMatch(/^http:\/\/127\.0\.0\.1:8642\/v1\/chat\/completions\?key=/);
+  });
+
   it('masks a known key in bodies, kept headers and the error message, in every form', () => {
     const text = JSON.stringify(entryOf(leaky));
     expect(findSentinel(text)).toBeNull();

@@ -6,6 +6,7 @@ import { FAILED_CODE, FAILED_EXIT_CODE } from '../airlockCommand.ts';
 import { openConfigStore, type ConfigStore } from '../../profiles/configStore.ts';
 import { createKeytarSecretStore } from '../../secrets/keytarStore.ts';
 import type { SecretStore } from '../../../contracts/secretStore.ts';
+import { terminalText } from '../../../core/terminalText.ts';
 
 /** What the profile, key and token commands touch; tests pass their own streams and stores. */
 export interface CliDeps {
@@ -61,6 +62,7 @@ export async function withCliErrors(command: Command, body: () => Promise<void>)
   }
 }
 
+/** One line of the CLI's output: texts from the log (prompts, answers, errors) never act on the terminal. */
 export function writeLine(stream: NodeJS.WritableStream, line: string): void {
-  stream.write(`${line}\n`);
+  stream.write(`${terminalText(line)}\n`);
 }

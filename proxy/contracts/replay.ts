@@ -18,6 +18,7 @@ export interface ReplayRequest {
 /** Why a replay was not sent, and the fix; the control API answers it as a 409 (`conflict`) or 400 (`invalid`). */
 export type ReplayRefusalCode =
   | 'not_a_request'
+  | 'path_redacted'
   | 'body_not_stored'
   | 'body_truncated'
   | 'body_redacted'

@@ -139,6 +139,12 @@ function replayedHeaders(logged: Record<string, string>, idempotencyKey: string 
 export function planReplay(input: ReplayPlanInput): ReplayPlan | ReplayRefusal {
   const { original, request } = input;
   const { row } = original;
+  // Before the check below: a path masked whole no longer starts with a slash either.
+  if (row.clientPath.includes(REDACTED))
+    return refusal(
+      'path_redacted',
+      `The path holds "${REDACTED}" where the log masked an id or a value that looked like a key (a file, thread or response id, a token in the query), so the replay would call another address. Send the request again from its client.`,
+    );
   if (!row.clientPath.startsWith('/'))
     return refusal(
       'not_a_request',

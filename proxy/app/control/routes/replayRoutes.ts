@@ -15,6 +15,7 @@ const replayRequestSchema = z.object({
 /** The part of the replay request a refusal points at, for the window to mark. */
 const FIELD_OF: Record<ReplayRefusalCode, string | undefined> = {
   not_a_request: undefined,
+  path_redacted: undefined,
   body_not_stored: 'body',
   body_truncated: 'body',
   body_redacted: 'body',

@@ -199,6 +199,23 @@ describe('replay through the real proxy', () => {
     expect(upstreamCalls('/audio/transcriptions')).toHaveLength(0);
   });
 
+  it('refuses a request whose path the log masked (an id that looks like a key), instead of sending the placeholder', async () => {
+    // OpenAI file ids are `file-` and 22-24 random letters and digits, which the log's shape check masks.
+    const reply = await rawRequest(`${harness.proxy.url}/v1/files/file-Xq7RtB2mKp9LwZ4nVc8HsJ3e/content`, {
+      method: 'GET',
+      headers: { authorization: `Bearer ${clientToken}` },
+    });
+    const originalId = String(reply.headers['x-airlock-request-id']);
+    await harness.log.flush();
+    expect((await ok<RequestDetail>(`/requests/${originalId}`)).clientPath).toContain('[redacted]');
+    harness.simulator.reset();
+
+    const refused = await replay(originalId);
+    expect(refused.status).toBe(409);
+    expect(refused.body.error.message).toMatch(/path holds "\[redacted\]".*from its client/);
+    expect(upstreamCalls('/files/')).toHaveLength(0);
+  });
+
   it('applies the budget cap to a replay like any request: refused before the gateway, logged as a replay', async () => {
     const originalId = await send(
       '/v1/chat/completions',

@@ -90,6 +90,18 @@ const cases: Case[] = [
     request: { idempotencyKey: ' k-1 ' },
     expected: { body: LOGGED_BODY, profileId: 'main', headers: { 'idempotency-key': 'k-1' } },
   },
+  {
+    // The log masks a path like any text: with an id that looks random (a thread, a file) the whole run goes.
+    name: 'a path the log masked',
+    row: { method: 'GET', clientPath: '[redacted]?limit=10', upstreamPath: '[redacted]?limit=10' },
+    bodies: null,
+    expected: 'path_redacted',
+  },
+  {
+    name: 'a path the log masked in part',
+    row: { clientPath: '/v1/chat/completions?token=[redacted]' },
+    expected: 'path_redacted',
+  },
   { name: 'a summary row of lost requests', row: { clientPath: '(requests not written to the log)' }, expected: 'not_a_request' },
   {
     name: 'API headers kept; session ids, SDK retry signals and user agent left out',

@@ -8,6 +8,10 @@ import type { ClientProtocol, ProtocolMode } from './usage.ts';
 /** `ok` = 2xx/3xx, `error` = anything else; a number = that exact status. */
 export type StatusFilter = 'ok' | 'error' | number;
 
+/** The longest search the log takes (UTF-16 units, as typed): each of its JSON forms becomes a LIKE pattern and trigram query. */
+export const MAX_SEARCH_TEXT_CHARS = 500;
+export const SEARCH_TEXT_TOO_LONG = `Search for at most ${MAX_SEARCH_TEXT_CHARS} characters: a shorter part of the text, one that few other requests hold, finds the request.`;
+
 export interface RequestFilters {
   fromMs?: number;
   toMs?: number;

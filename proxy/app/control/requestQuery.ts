@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { LOCAL_ERROR_CLASSES, UPSTREAM_ERROR_CLASSES } from '../../contracts/errors.ts';
 import { MAX_PAGE_LIMIT, type RequestCursor, type RequestListFilter } from '../../contracts/log.ts';
+import { MAX_SEARCH_TEXT_CHARS, SEARCH_TEXT_TOO_LONG } from '../../contracts/requests.ts';
 import { ApiError } from './http.ts';
 
 const optionalText = z.string().trim().min(1).max(500).optional();
@@ -9,7 +10,13 @@ const epochMs = z.coerce.number().int().nonnegative().optional();
  * SQLite's LIKE and FTS5 query parser both end text at a NUL: `ab\0cd` failed the search, `\0\0\0`
  * matched every request. No logged text holds one (a body with a NUL is logged as binary).
  */
-const searchText = optionalText.refine((text) => !text?.includes('\0'), 'a search cannot hold a NUL character');
+const searchText = z
+  .string()
+  .trim()
+  .min(1)
+  .max(MAX_SEARCH_TEXT_CHARS, SEARCH_TEXT_TOO_LONG)
+  .optional()
+  .refine((text) => !text?.includes('\0'), 'a search cannot hold a NUL character');
 
 const querySchema = z.object({
   fromMs: epochMs,

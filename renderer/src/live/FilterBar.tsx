@@ -27,6 +27,8 @@ export function FilterBar({ form, onChange }: FilterBarProps) {
           type="search"
           value={form.text}
           placeholder="text in bodies, paths, models"
+          aria-invalid={problems.text ? true : undefined}
+          aria-describedby={problems.text ? 'filter-problems' : undefined}
           onChange={(event) => set('text', event.target.value)}
         />
       </label>

@@ -1,5 +1,5 @@
 import type { ErrorClass } from '../../../proxy/contracts/errors.ts';
-import type { RequestFilters, StatusFilter } from '../../../proxy/contracts/requests.ts';
+import { MAX_SEARCH_TEXT_CHARS, SEARCH_TEXT_TOO_LONG, type RequestFilters, type StatusFilter } from '../../../proxy/contracts/requests.ts';
 
 export type TimeWindow = 'all' | '15m' | '1h' | '24h' | '7d';
 
@@ -60,6 +60,7 @@ export function filterProblems(form: FilterForm): Partial<Record<keyof FilterFor
   const problems: Partial<Record<keyof FilterForm, string>> = {};
   if (form.status.trim() !== '' && parseStatus(form.status) === undefined)
     problems.status = `"${form.status.trim()}" is not a status: type ok, error (or failed), or a code such as 429.`;
+  if (form.text.trim().length > MAX_SEARCH_TEXT_CHARS) problems.text = SEARCH_TEXT_TOO_LONG;
   if (form.model.includes('*') && !/^[^*]+\*$/.test(form.model.trim()))
     problems.model = 'Use * only at the end, after the start of an id: gpt-4* matches every id that starts with gpt-4.';
   return problems;
@@ -76,7 +77,7 @@ export function filtersFromForm(form: FilterForm, nowMs: number): RequestFilters
   if (status !== undefined) filters.status = status;
   if (form.errorClass) filters.errorClass = form.errorClass as ErrorClass;
   if (form.path.trim()) filters.path = form.path.trim();
-  if (form.text.trim()) filters.text = form.text.trim();
+  if (form.text.trim() && !filterProblems(form).text) filters.text = form.text.trim();
   return filters;
 }
 

@@ -54,6 +54,14 @@ describe('filterProblems', () => {
     expect(problems.status).toContain('"broken" is not a status');
     expect(problems.model).toContain('* only at the end');
   });
+
+  it('says a search longer than the log searches for, and leaves it out of the filters instead of failing the list', () => {
+    const pasted = 'a sentence from a long prompt. '.repeat(20);
+    const form = { ...EMPTY_FILTER_FORM, text: pasted };
+    expect(filterProblems(form).text).toMatch(/at most 500 characters.*shorter part/);
+    expect(filtersFromForm(form, 0).text).toBeUndefined();
+    expect(filterProblems({ ...EMPTY_FILTER_FORM, text: 'x'.repeat(500) }).text).toBeUndefined();
+  });
 });
 
 describe('list keyboard navigation', () => {

@@ -1,3 +1,4 @@
+import { MAX_SEARCH_TEXT_CHARS, SEARCH_TEXT_TOO_LONG } from '../../../contracts/requests.ts';
 import { createWriteStream } from 'node:fs';
 import { once } from 'node:events';
 import path from 'node:path';
@@ -52,7 +53,11 @@ function filterOf(flags: RequestExportFlags, nowMs: number): Omit<RequestListFil
   if (flags.profile) filter.profileId = flags.profile;
   if (flags.model) filter.model = flags.model;
   if (flags.client) filter.clientName = flags.client;
-  if (flags.text) filter.text = flags.text;
+  if (flags.text) {
+    // As the control API takes it: past this, its JSON forms outgrow SQLite's LIKE patterns.
+    if (flags.text.trim().length > MAX_SEARCH_TEXT_CHARS) throw new Error(`--text: ${SEARCH_TEXT_TOO_LONG}`);
+    filter.text = flags.text;
+  }
   if (flags.status !== undefined) {
     const status = flags.status.trim();
     if (status === 'ok' || status === 'error') filter.status = status;

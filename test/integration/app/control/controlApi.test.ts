@@ -187,6 +187,11 @@ describe('control API against a real proxy and the simulator', () => {
     expect(refused.error).toMatchObject({ field: 'text', message: expect.stringMatching(/NUL/) });
   });
 
+  it('refuses a search longer than it takes with the limit and the fix, not a validator phrase', async () => {
+    const refused = await call<{ error: { field: string; message: string } }>(`/requests?text=${'x'.repeat(501)}`, {}, 400);
+    expect(refused.error).toMatchObject({ field: 'text', message: expect.stringMatching(/at most 500 characters.*shorter part/) });
+  });
+
   it('costs priced requests and shows spend, budgets and rates', async () => {
     await call(
       '/profiles/main/prices',

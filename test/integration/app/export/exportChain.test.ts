@@ -169,6 +169,20 @@ describe('airlock request <id>, reading the log beside the running Airlock', () 
     expectNoCredential(run.stdout);
   });
 
+  it('export --text longer than a search takes fails with the limit and the fix, not an SQLite error', async () => {
+    // Each character outside ASCII is searched as \uXXXX too: 10 000 of them make a LIKE pattern past SQLite's 50 000 bytes.
+    const run = await runAirlock(harness.dataDir, harness.secrets, [
+      'export',
+      'requests',
+      '--format',
+      'csv',
+      '--text',
+      '提示'.repeat(5_000),
+    ]);
+    expect(run.exitCode).toBe(1);
+    expect(run.stderr).toMatch(/--text: Search for at most 500 characters/);
+  });
+
   it('an unknown id fails with the cause and where to find ids', async () => {
     const run = await runAirlock(harness.dataDir, harness.secrets, ['request', 'alk_0_nope']);
     expect(run.exitCode).toBe(1);

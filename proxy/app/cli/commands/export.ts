@@ -1,5 +1,5 @@
 import { MAX_SEARCH_TEXT_CHARS, SEARCH_TEXT_TOO_LONG } from '../../../contracts/requests.ts';
-import { createWriteStream } from 'node:fs';
+import { createWriteStream, fchmodSync } from 'node:fs';
 import { once } from 'node:events';
 import path from 'node:path';
 import type { Command } from 'commander';
@@ -78,7 +78,9 @@ async function toOutput(deps: CliDeps, out: string | undefined, write: (sink: Ex
   }
   const file = path.resolve(deps.cwd, out);
   const stream = createWriteStream(file, { mode: 0o600 });
-  await once(stream, 'open');
+  const [fd] = (await once(stream, 'open')) as [number];
+  // The mode applies only to a file it creates: one already there keeps its own, readable by others perhaps.
+  fchmodSync(fd, 0o600);
   try {
     await write(stream);
   } finally {

@@ -1,5 +1,5 @@
 import { parse } from 'csv-parse/sync';
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -121,6 +121,16 @@ describe('airlock export, reading the log beside the running Airlock', () => {
     const text = readFileSync(file, 'utf8');
     expect(harSchema.parse(JSON.parse(text)).log.entries).toHaveLength(requestIds.length);
     expectNoCredential(text);
+  });
+
+  it('over a file that others could read, the export is readable by its owner only too', async () => {
+    const file = path.join(outDir, 'shared.csv');
+    writeFileSync(file, 'an older file\n', { mode: 0o644 });
+    chmodSync(file, 0o644);
+    const run = await runAirlock(harness.dataDir, harness.secrets, ['export', 'requests', '--format', 'csv', '--out', file]);
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(readFileSync(file, 'utf8')).not.toContain('an older file');
   });
 
   it('requests as CSV on stdout, filtered by --since, --until and --status', async () => {

@@ -20,6 +20,7 @@ const ALLOWED_HEADER_NAMES: ReadonlySet<string> = new Set([
   'retry-after-ms',
   // Agents' session ids: what groups a row with its agent's other requests (never a credential).
   'session-id',
+  'session_id',
   'thread-id',
   'x-claude-code-session-id',
   'user-agent',

@@ -10,9 +10,10 @@ export const SUMMARY_MAX_CHARS = 120;
 
 /**
  * Headers agents name their session with: Claude Code sends x-claude-code-session-id; Codex sends
- * session-id and thread-id (codex-rs's model client). The first one present wins.
+ * session-id and thread-id (codex-rs's model client), and its earlier releases session_id
+ * (codex-api's requests/headers.rs). The first one present wins.
  */
-export const SESSION_HEADER_NAMES = ['x-claude-code-session-id', 'session-id', 'thread-id'] as const;
+export const SESSION_HEADER_NAMES = ['x-claude-code-session-id', 'session-id', 'thread-id', 'session_id'] as const;
 
 export function agentSessionIdOf(headers: Record<string, string>): string | null {
   // Read for every logged row: one pass over the headers, no lower-cased copy of them all.

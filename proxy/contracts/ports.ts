@@ -91,6 +91,14 @@ export interface HeldProfile {
   secrets: readonly string[];
 }
 
+/** How long an uploaded file's audio is, at most (audioDuration.ts). */
+export interface UploadAudio {
+  /** The most seconds the gateway may bill. */
+  seconds: number;
+  /** Read from the file's header (a WAV); otherwise bounded from its size, an over-count that is held but never refuses its own request. */
+  exact: boolean;
+}
+
 export interface SpendCheckInput {
   /** Airlock's request id: an admitted request's estimate is reserved until its outcome is recorded. */
   requestId: string;
@@ -111,8 +119,8 @@ export interface SpendCheckInput {
   outputTokensBound: number | null;
   /** How many per-call prices the request may be billed for (the images it asks for with `n`); 1 when absent. */
   callsBound?: number;
-  /** The most seconds of audio an upload may be billed for, held at a price per audio minute; null or absent when none. */
-  audioSecondsBound?: number | null;
+  /** The audio an upload may be billed for, at a price per audio minute; null or absent when none. */
+  uploadAudio?: UploadAudio | null;
 }
 
 export interface SpendOutcome {

@@ -1,5 +1,6 @@
 import { bytesIn } from './bodyRewrite.ts';
 import type { FormFields } from './multipartForm.ts';
+import type { UploadAudio } from '../contracts/ports.ts';
 
 /**
  * How many seconds of audio an upload may be billed for, known before it is sent, so a price per
@@ -9,17 +10,21 @@ import type { FormFields } from './multipartForm.ts';
  * codecs (telephone-grade AMR and Opus), an over-count for any common encoding (mp3 at 128 kbit/s
  * 16 times). The hold ends with the request, and the spend is then the seconds the gateway reported.
  */
+
 const FLOOR_BYTES_PER_SECOND = 1000;
 /** RIFF chunks before the samples (`fmt `, LIST metadata) fit in this; past it the length is bounded by bytes. */
 const WAV_HEAD_BYTES = 4096;
 
 /** The uploaded file's seconds of audio at most; null when the form holds no file. */
-export function audioSecondsBound(chunks: readonly Buffer[], fields: FormFields): number | null {
+export function uploadAudioOf(chunks: readonly Buffer[], fields: FormFields): UploadAudio | null {
   const file = fields.parts.find((part) => part.filename !== null);
   if (file === undefined) return null;
   const { start, end } = file.valueRange;
   const head = bytesIn(chunks, { start, end: Math.min(end, start + WAV_HEAD_BYTES) });
-  return wavSeconds(head, file.byteLength) ?? file.byteLength / FLOOR_BYTES_PER_SECOND;
+  const exactSeconds = wavSeconds(head, file.byteLength);
+  return exactSeconds === null
+    ? { seconds: file.byteLength / FLOOR_BYTES_PER_SECOND, exact: false }
+    : { seconds: exactSeconds, exact: true };
 }
 
 /** A RIFF/WAVE file's length from its `fmt ` byte rate and its `data` size (cut to the bytes present); null for anything else. */

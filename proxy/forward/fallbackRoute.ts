@@ -116,7 +116,7 @@ export function fallbackRoute(gated: Gated, services: FallbackServices): Fallbac
       routedFrom: plan.routedFrom,
       outputTokensBound: plan.outputTokensBound,
       callsBound: plan.callsBound,
-      audioSecondsBound: plan.audioSecondsBound,
+      uploadAudio: plan.uploadAudio,
       estimatedInputTokens: gate.needsInputEstimate(identity, target.profile) ? quickInputEstimate(plan).tokens : null,
     });
   }

@@ -57,7 +57,7 @@ function checkBudgets(planned: Planned, services: GateServices, firstOfKey: Idem
     routedFrom: plan.routedFrom,
     outputTokensBound: plan.outputTokensBound,
     callsBound: plan.callsBound,
-    audioSecondsBound: plan.audioSecondsBound,
+    uploadAudio: plan.uploadAudio,
   };
   const refusal = checkSpend(services.spendGate, spendInput, plan, stop.signal);
   if (refusal instanceof Promise) return refusal.then((counted) => passed(planned, firstOfKey, counted));

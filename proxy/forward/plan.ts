@@ -1,5 +1,6 @@
 import type { ClientProtocol, ProtocolMode } from '../contracts/usage.ts';
 import type { ResponseTranslator } from '../protocols/adapter.ts';
+import type { UploadAudio } from '../contracts/ports.ts';
 
 /** Everything decided about one request before it goes upstream; no stage changes it once made. */
 export interface ExchangePlan {
@@ -31,8 +32,8 @@ export interface ExchangePlan {
   readonly outputTokensBound: number | null;
   /** How many per-call prices it may be billed for (images asked for with `n`): held against budget caps. */
   readonly callsBound: number;
-  /** The most seconds of audio an upload may be billed for (audioDuration.ts); null when it uploads no file. */
-  readonly audioSecondsBound: number | null;
+  /** The audio an upload may be billed for (audioDuration.ts); null when it uploads no file. */
+  readonly uploadAudio: UploadAudio | null;
   /** The content type the gateway gets instead of the client's (a JSON body declared as a form, text or nothing); null keeps the client's. */
   readonly contentType: string | null;
   /** Client headers (by prefix) the gateway must not get: the client protocol's own, when translated. */

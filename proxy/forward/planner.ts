@@ -1,4 +1,4 @@
-import { audioSecondsBound as uploadAudioSecondsBound } from './audioDuration.ts';
+import { uploadAudioOf } from './audioDuration.ts';
 import type { ClientProtocol } from '../contracts/usage.ts';
 import { resolveUpstreamModel } from './modelRouting.ts';
 import type { ExchangePlan } from './plan.ts';
@@ -86,7 +86,7 @@ export function buildPlan(input: PlanInput): Plan | Promise<Plan> {
   const limits = statedLimitsOf(parsed);
   const outputTokensBound = endpoint === 'generate' && limits !== null ? route.adapter.outputTokenLimit(limits) : null;
   const callsBound = limits !== null ? (route.adapter.perCallCount?.(limits) ?? 1) : 1;
-  const audioSecondsBound = parsed.kind === 'form' ? uploadAudioSecondsBound(input.body.chunks, parsed.fields) : null;
+  const uploadAudio = parsed.kind === 'form' ? uploadAudioOf(input.body.chunks, parsed.fields) : null;
   const cleanup = route.adapter.nativeRequest;
   if (
     translation &&
@@ -125,7 +125,7 @@ export function buildPlan(input: PlanInput): Plan | Promise<Plan> {
     chatBody: isChat && parsed.kind === 'json' ? parsed.value : null,
     outputTokensBound,
     callsBound,
-    audioSecondsBound,
+    uploadAudio,
     contentType,
     droppedHeaderPrefixes: [],
     translator: null,
@@ -167,7 +167,7 @@ function nativeWithoutAirlockParts(
     chatBody: null,
     outputTokensBound,
     callsBound: 1,
-    audioSecondsBound: null,
+    uploadAudio: null,
     contentType: upstreamContentType(parsed, input.contentType),
     droppedHeaderPrefixes: [],
     translator: null,
@@ -216,7 +216,7 @@ function translatedPlan(
     // The client's limit, as the translation carries it to chat's; a body too large to parse here states it in its scan.
     outputTokensBound: endpoint === 'generate' && limits !== null ? clientAdapter.outputTokenLimit(limits) : null,
     callsBound: 1,
-    audioSecondsBound: null,
+    uploadAudio: null,
   };
   if (endpoint === 'count') {
     if (!translation.countAnswer) return invalid('Airlock cannot count tokens for this protocol without the gateway');

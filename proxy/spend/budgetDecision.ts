@@ -26,7 +26,7 @@ export interface BudgetDecisionInput {
   estimatedInputCredits: number | null;
   /** A per-call price (an image or video creation) times the multiplier: known exactly before sending; null when none. */
   perCallCredits?: number | null;
-  /** The most an upload's audio may cost at a price per audio minute, from its length or its bytes; null when none. */
+  /** An upload's audio at a price per audio minute, its length read from its header; null when none or only bounded by its size. */
   audioCredits?: number | null;
   /** Spend missing from the ledger (the log could not record it), and the time of the check. */
   ledgerGap?: { gap: LedgerGap; nowMs: number } | null;
@@ -78,8 +78,11 @@ export function decideBudget(input: BudgetDecisionInput): LocalRefusal | null {
       if (period.spent >= period.cap) {
         return budgetRefusal(owner, period.kind, `${capText} reached: ${spentText}`, period.field);
       }
-      if (upfront !== null && committed + upfront.credits > period.cap) {
-        return budgetRefusal(owner, period.kind, `${capText} would be crossed: ${spentText}, and ${upfront.text}`, period.field);
+      // Without an upfront figure (an upload bounded only by its size, an unpriced estimate) others' holds alone can fill the cap.
+      const wouldCross = upfront !== null ? committed + upfront.credits > period.cap : inFlight > 0 && committed >= period.cap;
+      if (wouldCross) {
+        const upfrontText = upfront === null ? '' : `, and ${upfront.text}`;
+        return budgetRefusal(owner, period.kind, `${capText} would be crossed: ${spentText}${upfrontText}`, period.field);
       }
     }
   }
@@ -98,7 +101,7 @@ function upfrontCredits(
   const parts: string[] = [];
   if (inputCredits !== null) parts.push(`this request's input is estimated at ${formatCredits(inputCredits)} credits`);
   if (perCallCredits !== null) parts.push(`its price per call is ${formatCredits(perCallCredits)} credits`);
-  if (audioCredits !== null) parts.push(`its audio may cost up to ${formatCredits(audioCredits)} credits`);
+  if (audioCredits !== null) parts.push(`its audio costs ${formatCredits(audioCredits)} credits`);
   if (parts.length === 0) return null;
   return { credits: (inputCredits ?? 0) + (perCallCredits ?? 0) + (audioCredits ?? 0), text: parts.join(' and ') };
 }

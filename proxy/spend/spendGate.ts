@@ -208,30 +208,36 @@ interface Upfront {
   inputCredits: number | null;
   /** A per-call price (an image or video creation's whole cost); only where a cap reads it. */
   perCallCredits: number | null;
-  /** The most an upload's audio may cost at a price per audio minute (whisper-1); only where a cap reads it. */
+  /** An upload's audio at a price per audio minute (whisper-1), when its header gives its length; only where a cap reads it. */
   audioCredits: number | null;
+  /** The same from a size-based bound (compressed audio): held, never checked against its own request, as an output limit. */
+  audioBoundCredits: number | null;
   /** The output its stated limit allows, at the output price; only where a cap reads it. Held, never checked against its own request. */
   outputCredits: number | null;
 }
 
-function heldCredits({ inputCredits, perCallCredits, audioCredits, outputCredits }: Upfront): number | null {
-  if (inputCredits === null && perCallCredits === null && audioCredits === null && outputCredits === null) return null;
-  return (inputCredits ?? 0) + (perCallCredits ?? 0) + (audioCredits ?? 0) + (outputCredits ?? 0);
+function heldCredits(upfront: Upfront): number | null {
+  const parts = [upfront.inputCredits, upfront.perCallCredits, upfront.audioCredits, upfront.audioBoundCredits, upfront.outputCredits];
+  if (parts.every((credits) => credits === null)) return null;
+  return parts.reduce<number>((sum, credits) => sum + (credits ?? 0), 0);
 }
 
 /** The price table is looked up once, and only when something reads the result. */
 function upfrontOf(input: SpendCheckInput, capped: boolean): Upfront {
   if (input.estimatedInputTokens === null && !capped)
-    return { inputCredits: null, perCallCredits: null, audioCredits: null, outputCredits: null };
+    return { inputCredits: null, perCallCredits: null, audioCredits: null, audioBoundCredits: null, outputCredits: null };
   const price = priceOfRequest(input.profile.prices, input);
   const multiplier = input.profile.priceMultiplier;
+  const audio = input.uploadAudio ?? null;
+  const audioCredits =
+    capped && price?.perAudioMinute !== undefined && audio !== null
+      ? (audio.seconds / SECONDS_PER_MINUTE) * price.perAudioMinute * multiplier
+      : null;
   return {
     inputCredits: input.estimatedInputTokens === null ? null : inputCostOf(input.estimatedInputTokens, price, multiplier),
     perCallCredits: capped && price?.perCall !== undefined ? price.perCall * multiplier * (input.callsBound ?? 1) : null,
-    audioCredits:
-      capped && price?.perAudioMinute !== undefined && input.audioSecondsBound != null
-        ? (input.audioSecondsBound / SECONDS_PER_MINUTE) * price.perAudioMinute * multiplier
-        : null,
+    audioCredits: audio?.exact === true ? audioCredits : null,
+    audioBoundCredits: audio?.exact === false ? audioCredits : null,
     outputCredits: capped && input.outputTokensBound !== null ? outputCostOf(input.outputTokensBound, price, multiplier) : null,
   };
 }

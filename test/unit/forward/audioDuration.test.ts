@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { audioSecondsBound } from '../../../proxy/forward/audioDuration.ts';
+import { uploadAudioOf } from '../../../proxy/forward/audioDuration.ts';
 import { readFormFields } from '../../../proxy/forward/multipartForm.ts';
+import type { UploadAudio } from '../../../proxy/contracts/ports.ts';
 
 const BOUNDARY = 'upload-boundary';
 
@@ -34,14 +35,14 @@ function form(file: Buffer, filename: string): Buffer[] {
   return [body.subarray(0, head.length + 10), body.subarray(head.length + 10)];
 }
 
-function boundOf(file: Buffer, filename: string): number | null {
+function boundOf(file: Buffer, filename: string): UploadAudio | null {
   const chunks = form(file, filename);
   const fields = readFormFields(chunks, `multipart/form-data; boundary=${BOUNDARY}`);
   if (fields === null) throw new Error('not a form');
-  return audioSecondsBound(chunks, fields);
+  return uploadAudioOf(chunks, fields);
 }
 
-describe('audioSecondsBound', () => {
+describe('uploadAudioOf', () => {
   it.each([
     { name: '16 kHz mono 16-bit, 3 s', file: wav({ sampleRate: 16_000, channels: 1, bitsPerSample: 16, dataBytes: 96_000 }), seconds: 3 },
     {
@@ -55,23 +56,23 @@ describe('audioSecondsBound', () => {
       seconds: 2,
     },
   ])('reads a WAV file exactly from its header: $name', ({ file, seconds }) => {
-    expect(boundOf(file, 'talk.wav')).toBeCloseTo(seconds, 9);
+    expect(boundOf(file, 'talk.wav')).toEqual({ seconds: expect.closeTo(seconds, 9), exact: true });
   });
 
   it('bounds a WAV whose header states more samples than it holds by the samples it holds', () => {
     const file = wav({ sampleRate: 16_000, channels: 1, bitsPerSample: 16, dataBytes: 32_000 });
     file.writeUInt32LE(0xffffffff, file.indexOf('data') + 4);
-    expect(boundOf(file, 'live.wav')).toBeCloseTo(1, 9);
+    expect(boundOf(file, 'live.wav')).toEqual({ seconds: expect.closeTo(1, 9), exact: true });
   });
 
   it('bounds compressed audio by its bytes at 8 kbit/s, an over-count for any common encoding', () => {
     // 64 kB of mp3 is 4 s at 128 kbit/s; at 8 kbit/s it would be 64 s.
-    expect(boundOf(Buffer.alloc(64_000, 0xff), 'talk.mp3')).toBe(64);
+    expect(boundOf(Buffer.alloc(64_000, 0xff), 'talk.mp3')).toEqual({ seconds: 64, exact: false });
   });
 
   it('knows nothing of a form without a file', () => {
     const chunks = [Buffer.from(`--${BOUNDARY}\r\nContent-Disposition: form-data; name="model"\r\n\r\nwhisper-1\r\n--${BOUNDARY}--\r\n`)];
     const fields = readFormFields(chunks, `multipart/form-data; boundary=${BOUNDARY}`);
-    expect(fields && audioSecondsBound(chunks, fields)).toBeNull();
+    expect(fields && uploadAudioOf(chunks, fields)).toBeNull();
   });
 });

@@ -190,10 +190,13 @@ describe('createSpendGate', () => {
   });
 
   it.each([
-    { name: 'one upload whose audio would cross the cap', spent: 4.5, running: 0, admitted: 0, seconds: 60 },
-    { name: 'parallel uploads racing the last credits', spent: 0, running: 10, admitted: 2, seconds: 120 },
-    { name: 'an upload of unknown length holds nothing but is still refused at the cap', spent: 5, running: 0, admitted: 0, seconds: null },
-  ])('counts the audio an upload may be billed for against daily caps before sending: $name', ({ spent, running, admitted, seconds }) => {
+    { name: 'one WAV whose audio would cross the cap', spent: 4.5, running: 0, admitted: 0, audio: { seconds: 60, exact: true } },
+    { name: 'parallel WAVs racing the last credits', spent: 0, running: 10, admitted: 2, audio: { seconds: 120, exact: true } },
+    // A size-based bound over-counts up to 16 times: it never refuses its own upload, as an output limit does not.
+    { name: 'one compressed upload bounded past the cap', spent: 4.5, running: 0, admitted: 1, audio: { seconds: 600, exact: false } },
+    { name: 'parallel compressed uploads held at their bounds', spent: 0, running: 10, admitted: 3, audio: { seconds: 120, exact: false } },
+    { name: 'an upload of unknown length holds nothing but is still refused at the cap', spent: 5, running: 0, admitted: 0, audio: null },
+  ])('counts the audio an upload may be billed for against daily caps before sending: $name', ({ spent, running, admitted, audio }) => {
     // 1 credit per audio minute, a 5-credit day: whisper-1 is billed by the minute of audio it hears.
     const { gate, input, spend } = setup({
       profile: { budget: { dailyCredits: 5 }, prices: [{ model: 'whisper-x', perAudioMinute: 1 }] },
@@ -203,7 +206,7 @@ describe('createSpendGate', () => {
       upstreamPath: '/audio/transcriptions',
       upstreamModel: 'whisper-x',
       estimatedInputTokens: null,
-      audioSecondsBound: seconds,
+      uploadAudio: audio,
     };
     const requests = Array.from({ length: Math.max(running, 1) }, () => gate.check(input(upload)));
     expect(requests.filter((refusal) => refusal === null)).toHaveLength(admitted);

@@ -18,10 +18,10 @@ import type { ConfigMutator } from '../profiles/configStore.ts';
 import { clientTokenAccount, gatewayKeyAccount, KeychainUnavailableError, type SecretStore } from '../../contracts/secretStore.ts';
 import { backupFolder, listBackups, readBackupCopy, readManifest, removeBackup, saveBackup, sha256 } from './backups.ts';
 import { chooseImportProfile, type ImportProfile } from './importProfile.ts';
-import { withoutAirlockEdits } from './laterEdits.ts';
 import { fileChange, masker, type SecretLabel } from './preview.ts';
 import { ConnectError, ConnectFileError, type FoundGateway, type ToolAdapter, type ToolFiles } from './toolAdapter.ts';
 import { adapterFor, TOOL_ADAPTERS } from './tools/index.ts';
+import { undoneText } from './undoFile.ts';
 
 export interface ConnectDeps {
   homeDir: string;
@@ -113,30 +113,34 @@ export class ConnectService {
       throw new ConnectError('not_found', `Airlock has not written ${adapterFor(tool).title}'s config, so there is nothing to undo.`);
     const manifest = readManifest(dataDir, tool, latest.id)!;
     const adapter = adapterFor(tool);
-    const refusal = (filePath: string) =>
-      new ConnectError(
-        'conflict',
-        `${filePath} changed after Airlock wrote it, so undo would lose those changes: restore it by hand from ${backupFolder(dataDir, tool, latest.id)}.`,
-      );
+    const folder = backupFolder(dataDir, tool, latest.id);
     const roleOf = new Map(Object.entries(this.#paths(adapter)).map(([role, filePath]) => [filePath, role]));
     // Every file's new text is settled before any is written: a refusal leaves all of them as they are.
     const undoneFiles = manifest.files.map((file) => {
       const current = readText(file.path, adapter.title);
       const before = file.copy === null ? null : readBackupCopy(dataDir, tool, latest.id, file.copy);
       if (current !== null && sha256(current) === file.writtenSha256) return { file, text: before };
-      if (current === null || !file.writtenCopy) throw refusal(file.path);
-      const merged = withoutAirlockEdits(before, readBackupCopy(dataDir, tool, latest.id, file.writtenCopy), current);
-      if (merged === null) throw refusal(file.path);
-      const role = roleOf.get(file.path);
-      // A line merge can leave a file its tool cannot read; that is refused rather than written.
-      if (role) {
-        try {
-          adapter.airlockToken({ [role]: merged }, this.#deps.proxyUrl());
-        } catch {
-          throw refusal(file.path);
-        }
+      if (current === null || !file.writtenCopy) {
+        throw new ConnectError(
+          'conflict',
+          `${file.path} ${current === null ? 'was deleted' : 'changed'} after Airlock wrote it: restore it by hand from ${folder}.`,
+        );
       }
-      return { file, text: before === null && merged.trim() === '' ? null : merged };
+      const written = readBackupCopy(dataDir, tool, latest.id, file.writtenCopy);
+      const proxyUrl = this.#deps.proxyUrl();
+      return {
+        file,
+        text: undoneText({
+          adapter,
+          role: roleOf.get(file.path),
+          filePath: file.path,
+          before,
+          written,
+          current,
+          proxyUrl,
+          backupFolder: folder,
+        }),
+      };
     });
     const restoredFiles: string[] = [];
     const removedFiles: string[] = [];

@@ -1,5 +1,6 @@
 import { applyEdits, modify, parse, printParseErrorCode, type JSONPath, type ParseError } from 'jsonc-parser';
 import { isRecord } from '../../core/isRecord.ts';
+import type { SettingsFormat } from './settingsUndo.ts';
 import { ConnectFileError } from './toolAdapter.ts';
 
 /**
@@ -30,6 +31,14 @@ export function parseJsonc(text: string | null, path: string): Record<string, un
     throw new ConnectFileError(`${path} does not hold a JSON object: fix or move the file, then connect again`);
   }
   return value as Record<string, unknown>;
+}
+
+/** A JSON or JSONC file read and edited as settings, for undo. */
+export function jsoncSettings(fileName: string): SettingsFormat {
+  return {
+    parse: (text) => parseJsonc(text, fileName),
+    edit: (text, path, value) => editJsonc(text, [{ path: [...path], value }], fileName),
+  };
 }
 
 /** A value to set (or undefined to remove) at a path. */

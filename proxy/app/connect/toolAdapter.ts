@@ -1,5 +1,6 @@
 import type { ConnectToolId } from '../../contracts/connect.ts';
 import { isRecord } from '../../core/isRecord.ts';
+import type { SettingsFormat } from './settingsUndo.ts';
 
 /** Where a tool looks for its files: the home directory and the variables that move them. */
 export interface ToolLocations {
@@ -49,6 +50,8 @@ export interface ToolAdapter {
   gateway(files: ToolFiles, proxyUrl: string): FoundGateway | null;
   /** Every value the files hold under a key-, token- or password-like name: masked in previews. */
   secretValues(files: ToolFiles): string[];
+  /** The roles whose files undo reads as settings, putting back each one Airlock changed (else it takes out Airlock's lines). */
+  settingsFormats?: Record<string, SettingsFormat>;
 }
 
 /** A setup Airlock refuses, with the cause and the fix; `code` is the control API's error code. */
@@ -96,10 +99,15 @@ const VARIABLE_NAME = /^[A-Z][A-Z0-9_]*$/;
 /** Shorter values are flags and placeholders; masking them would garble the preview. */
 const MIN_SECRET_LENGTH = 8;
 
+/** A setting whose name says it holds a secret (`apiKey`, `ANTHROPIC_AUTH_TOKEN`). */
+export function isSecretName(name: string): boolean {
+  return SECRET_NAME.test(name);
+}
+
 /** The string values under secret-like names anywhere in a parsed document. */
 export function secretsInTree(value: unknown, name = ''): string[] {
   if (typeof value === 'string')
-    return SECRET_NAME.test(name) && value.length >= MIN_SECRET_LENGTH && !VARIABLE_NAME.test(value) ? [value] : [];
+    return isSecretName(name) && value.length >= MIN_SECRET_LENGTH && !VARIABLE_NAME.test(value) ? [value] : [];
   if (Array.isArray(value)) return value.flatMap((item) => secretsInTree(item, name));
   if (typeof value === 'object' && value !== null) {
     return Object.entries(value).flatMap(([key, child]) => secretsInTree(child, key));

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { editJsonc, parseJsonc, type JsonEdit } from '../jsoncFile.ts';
+import { editJsonc, jsoncSettings, parseJsonc, type JsonEdit } from '../jsoncFile.ts';
 import { asRecord, isAirlockUrl, plainKey, secretsInTree, type ToolAdapter, type ToolFiles } from '../toolAdapter.ts';
 
 /**
@@ -70,4 +70,5 @@ export const claudeCodeAdapter: ToolAdapter = {
   secretValues(files) {
     return secretsInTree(parseJsonc(files[CONFIG] ?? null, 'settings.json'));
   },
+  settingsFormats: { [CONFIG]: jsoncSettings('settings.json') },
 };

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { editJsonc, parseJsonc, type JsonEdit } from '../jsoncFile.ts';
+import { editJsonc, jsoncSettings, parseJsonc, type JsonEdit } from '../jsoncFile.ts';
 import { asRecord, isAirlockUrl, openAiBase, plainKey, secretsInTree, type ToolAdapter, type ToolFiles } from '../toolAdapter.ts';
 
 /**
@@ -79,4 +79,5 @@ export const openCodeAdapter: ToolAdapter = {
   secretValues(files) {
     return secretsInTree(parsed(files));
   },
+  settingsFormats: { [CONFIG]: jsoncSettings('opencode.json') },
 };

@@ -1,6 +1,7 @@
 import path from 'node:path';
-import { isMap, isScalar, parseDocument, stringify } from 'yaml';
-import { ConnectFileError, isAirlockUrl, openAiBase, plainKey, secretsInTree, type ToolAdapter, type ToolFiles } from '../toolAdapter.ts';
+import { isMap, isScalar, stringify } from 'yaml';
+import { isAirlockUrl, openAiBase, plainKey, secretsInTree, type ToolAdapter, type ToolFiles } from '../toolAdapter.ts';
+import { yamlMappingDocument } from '../yamlFile.ts';
 
 /**
  * aider reads `.aider.conf.yml` from the home directory (then the git root and the current
@@ -17,14 +18,7 @@ const API_BASE = 'openai-api-base';
 const API_KEY = 'openai-api-key';
 
 function documentOf(text: string | null) {
-  const document = parseDocument(text ?? '');
-  const problem = document.errors[0];
-  if (problem)
-    throw new ConnectFileError(`.aider.conf.yml is not valid YAML (${problem.message}): fix or move the file, then connect again`);
-  if (document.contents !== null && !isMap(document.contents)) {
-    throw new ConnectFileError('.aider.conf.yml does not hold a YAML mapping of options: fix or move the file, then connect again');
-  }
-  return document;
+  return yamlMappingDocument(text, '.aider.conf.yml');
 }
 
 /** The text with the top-level option `key` set to `value`, every other byte kept. */

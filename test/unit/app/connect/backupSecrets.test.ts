@@ -1,0 +1,44 @@
+import { readdirSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { findSentinel, SENTINEL_KEY } from '../../../support/sentinel.ts';
+import { connectHarness, type ConnectHarness } from './connectHarness.ts';
+
+/** The user's own gateway key, in the tool's config before Connect replaced it: the backup keeps it. */
+const CLAUDE_SETTINGS = `{\n  "env": {\n    "ANTHROPIC_BASE_URL": "https://gw.example.com",\n    "ANTHROPIC_AUTH_TOKEN": "${SENTINEL_KEY}"\n  }\n}\n`;
+
+let harness: ConnectHarness;
+beforeEach(() => {
+  harness = connectHarness();
+});
+afterEach(() => harness.close());
+
+describe("Connect backups, which hold the user's original secrets", () => {
+  it('are 0600 files in 0700 folders under the data directory', async () => {
+    harness.writeHome('.claude/settings.json', CLAUDE_SETTINGS);
+    const { backupId } = await harness.service.apply('claude-code');
+    const folders = [
+      path.join(harness.dataDir, 'connect-backups'),
+      path.join(harness.dataDir, 'connect-backups', 'claude-code'),
+      path.join(harness.dataDir, 'connect-backups', 'claude-code', backupId!),
+    ];
+    for (const folder of folders) expect(statSync(folder).mode & 0o777).toBe(0o700);
+    const names = readdirSync(folders[2]!);
+    expect(names.length).toBeGreaterThan(0);
+    for (const name of names) expect(statSync(path.join(folders[2]!, name)).mode & 0o777).toBe(0o600);
+  });
+
+  it('a config that does not parse is reported without the line that holds its key', async () => {
+    // The YAML parser's message quotes the offending line, here the one with the key.
+    harness.writeHome('.aider.conf.yml', `openai-api-base: https://gw.example.com/v1\nopenai-api-key: ${SENTINEL_KEY}: x\n`);
+    const listed = (await harness.service.list()).tools.find((tool) => tool.id === 'aider')!;
+    expect(listed.problem).toMatch(/\.aider\.conf\.yml is not valid YAML .*line 2, column \d+/);
+    expect(findSentinel(JSON.stringify(listed))).toBeNull();
+    const refusal = await harness.service.apply('aider').then(
+      () => null,
+      (error: Error) => error,
+    );
+    expect(refusal?.message).toMatch(/is not valid YAML/);
+    expect(findSentinel(refusal!.message)).toBeNull();
+  });
+});

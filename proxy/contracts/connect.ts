@@ -38,7 +38,10 @@ export interface ConnectToolStatus {
   /** The name of the client token written for it, when connected with one Airlock knows. */
   tokenName: string | null;
   importCandidate: ImportCandidate | null;
-  /** Newest first; `undo` restores the first. */
+  /**
+   * Newest first; `undo` restores the first. Each holds the values Airlock replaced as they were,
+   * a key the tool's config held among them, until undo uses it or the user deletes them.
+   */
   backups: ConnectBackupInfo[];
   /** Why the file cannot be edited (it does not parse), with the fix; null when it can. */
   problem: string | null;
@@ -78,6 +81,12 @@ export interface ConnectPlanResponse {
 export interface ConnectApplyResponse extends ConnectPlanResponse {
   /** null when the files were already set up: nothing was written, so there is nothing to undo. */
   backupId: string | null;
+}
+
+export interface ConnectForgetBackupsResponse {
+  tool: ConnectToolId;
+  /** How many backups were deleted; 0 when there were none. */
+  removedBackups: number;
 }
 
 export interface ConnectUndoResponse {

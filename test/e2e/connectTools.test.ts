@@ -2,6 +2,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ConnectListResponse } from '../../proxy/contracts/connect.ts';
 import { gatewayKeyAccount } from '../../proxy/contracts/secretStore.ts';
 import { chatBody, JSON_HEADERS, rawRequest } from '../support/http.ts';
 import { findSentinel, SENTINEL_KEY } from '../support/sentinel.ts';
@@ -84,5 +85,20 @@ describe('Connect: one-click setup of a tool', () => {
     // The key left the plain files for good: the restored file names where it went.
     expect(restored).toContain('"ANTHROPIC_AUTH_TOKEN": "moved-to-airlock-keychain-profile-main"');
     expect(findSentinel(restored)).toBeNull();
+  });
+
+  it('deletes the backups from the window, leaving the file as Airlock wrote it', async () => {
+    const card = page.getByTestId('connect-claude-code');
+    await card.getByRole('button', { name: 'Apply to Claude Code' }).click();
+    await card.getByText('connected with client token "claude-code"').waitFor();
+    await card.getByText(/1 backup\(s\) in Airlock's data folder keep the values Airlock replaced/).waitFor();
+    const written = readFileSync(settingsPath, 'utf8');
+
+    await card.getByRole('button', { name: 'Delete backups of Claude Code' }).click();
+    await card.getByText('Deleted 1 backup(s) of Claude Code. Its config file stays as it is; undo is no longer possible.').waitFor();
+    await expect.poll(() => card.getByRole('button', { name: 'Undo for Claude Code' }).count()).toBe(0);
+    expect(readFileSync(settingsPath, 'utf8')).toBe(written);
+    const listed = (await (await session.harness.api('/connect')).json()) as ConnectListResponse;
+    expect(listed.tools.find((tool) => tool.id === 'claude-code')?.backups).toEqual([]);
   });
 });

@@ -116,6 +116,13 @@ export function removeBackup(dataDir: string, tool: ConnectToolId, id: string): 
   rmSync(path.join(toolDir(dataDir, tool), id), { recursive: true, force: true });
 }
 
+/** Deletes every backup of a tool (undo then has nothing to restore); returns how many there were. */
+export function removeAllBackups(dataDir: string, tool: ConnectToolId): number {
+  const count = listBackups(dataDir, tool).length;
+  rmSync(toolDir(dataDir, tool), { recursive: true, force: true });
+  return count;
+}
+
 function existsDir(folder: string): boolean {
   try {
     readdirSync(folder);

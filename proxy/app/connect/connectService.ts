@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { ConfigFile } from '../../contracts/config.ts';
 import type {
   ConnectApplyResponse,
+  ConnectForgetBackupsResponse,
   ConnectListResponse,
   ConnectPlanResponse,
   ConnectRequest,
@@ -16,7 +17,7 @@ import { writeFileAtomic } from '../profiles/atomicWrite.ts';
 import { addClientToken, addProfile, bumpKeysRevision } from '../profiles/configMutations.ts';
 import type { ConfigMutator } from '../profiles/configStore.ts';
 import { clientTokenAccount, gatewayKeyAccount, KeychainUnavailableError, type SecretStore } from '../../contracts/secretStore.ts';
-import { backupFolder, listBackups, readBackupCopy, readManifest, removeBackup, saveBackup, sha256 } from './backups.ts';
+import { backupFolder, listBackups, readBackupCopy, readManifest, removeAllBackups, removeBackup, saveBackup, sha256 } from './backups.ts';
 import { chooseImportProfile, type ImportProfile } from './importProfile.ts';
 import { fileChange, masker, type SecretLabel } from './preview.ts';
 import { ConnectError, ConnectFileError, type FoundGateway, type ToolAdapter, type ToolFiles } from './toolAdapter.ts';
@@ -157,6 +158,14 @@ export class ConnectService {
     }
     removeBackup(dataDir, tool, latest.id);
     return { tool, backupId: latest.id, restoredFiles, removedFiles };
+  }
+
+  /**
+   * Deletes a tool's backups, for a user done with undo: they hold the values Airlock replaced in
+   * plain text, the key the tool's config held before among them. The tool's files stay as they are.
+   */
+  async forgetBackups(tool: ConnectToolId): Promise<ConnectForgetBackupsResponse> {
+    return { tool, removedBackups: removeAllBackups(this.#deps.dataDir, tool) };
   }
 
   #paths(adapter: ToolAdapter): Record<string, string> {

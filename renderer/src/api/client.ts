@@ -42,6 +42,7 @@ import type {
   ConnectRequest,
   ConnectToolId,
   ConnectUndoResponse,
+  ConnectForgetBackupsResponse,
 } from '../../../proxy/contracts/connect.ts';
 import type { RequestExportFormat, TraceExportHeaderWrite, TraceExportView } from '../../../proxy/contracts/export.ts';
 import { requestQueryString } from './query.ts';
@@ -131,6 +132,7 @@ export interface ControlClient {
   planConnect(tool: ConnectToolId, request: ConnectRequest): Promise<ConnectPlanResponse>;
   applyConnect(tool: ConnectToolId, request: ConnectRequest): Promise<ConnectApplyResponse>;
   undoConnect(tool: ConnectToolId): Promise<ConnectUndoResponse>;
+  forgetConnectBackups(tool: ConnectToolId): Promise<ConnectForgetBackupsResponse>;
   /** The request log with the list's filters as HAR or CSV. */
   exportRequests(format: RequestExportFormat, filters: RequestFilters): Promise<ExportFile>;
   exportSpend(range: SpendRange): Promise<ExportFile>;
@@ -272,6 +274,7 @@ export function createControlClient(options: ControlClientOptions = {}): Control
     planConnect: (tool, request) => json('POST', `/connect/${tool}/plan`, request),
     applyConnect: (tool, request) => json('POST', `/connect/${tool}/apply`, request),
     undoConnect: (tool) => json('POST', `/connect/${tool}/undo`),
+    forgetConnectBackups: (tool) => json('DELETE', `/connect/${tool}/backups`),
     exportRequests: (format, filters) => {
       const query = requestQueryString(filters);
       return file(`/export/requests${query === '' ? '?' : `${query}&`}format=${format}`, `airlock-requests.${format}`);

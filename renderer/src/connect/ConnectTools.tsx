@@ -76,6 +76,15 @@ function ToolCard({ tool, model, onChanged }: { tool: ConnectToolStatus; model: 
       };
     }, true);
 
+  const forgetBackups = () =>
+    run(async () => {
+      const { removedBackups } = await api.forgetConnectBackups(tool.id);
+      return {
+        kind: 'done',
+        message: `Deleted ${removedBackups} backup(s) of ${tool.title}. Its config file stays as it is; undo is no longer possible.`,
+      };
+    }, true);
+
   return (
     <section className="card snippet" aria-labelledby={`connect-${tool.id}-title`} data-testid={`connect-${tool.id}`}>
       <header className="snippet-header">
@@ -104,11 +113,22 @@ function ToolCard({ tool, model, onChanged }: { tool: ConnectToolStatus; model: 
           Apply to {tool.title}
         </button>
         {tool.backups.length > 0 && (
-          <button type="button" disabled={busy} onClick={() => void undo()}>
-            Undo for {tool.title}
-          </button>
+          <>
+            <button type="button" disabled={busy} onClick={() => void undo()}>
+              Undo for {tool.title}
+            </button>
+            <button type="button" disabled={busy} onClick={() => void forgetBackups()}>
+              Delete backups of {tool.title}
+            </button>
+          </>
         )}
       </div>
+      {tool.backups.length > 0 && (
+        <p className="muted">
+          {tool.backups.length} backup(s) in Airlock's data folder keep the values Airlock replaced, a key the file held among them. Delete
+          them once you no longer need undo.
+        </p>
+      )}
       <FormError message={error} />
       {outcome?.kind === 'preview' && (
         <>

@@ -10,6 +10,7 @@ import { portOption } from './portOption.ts';
 interface ConnectOptions {
   dryRun?: boolean;
   undo?: boolean;
+  forgetBackups?: boolean;
   import?: boolean;
   model?: string;
   port: number;
@@ -27,6 +28,10 @@ export function registerConnectCommand(program: Command, deps: CliDeps = default
     .addArgument(program.createArgument('[tool]', 'the tool to set up').choices(CONNECT_TOOL_IDS))
     .option('--dry-run', 'show what would change, write nothing')
     .option('--undo', 'put back the file as it was before the last setup')
+    .option(
+      '--forget-backups',
+      "delete the tool's backups (they keep the values Airlock replaced, an old key among them); undo is then not possible",
+    )
     .option('--import', "move the gateway key in the tool's file into the keychain as a profile first")
     .option('--model <id>', 'the model the tool should ask for (left as it is when absent)')
     .addOption(portOption('the port Airlock listens on'))
@@ -60,6 +65,14 @@ export function registerConnectCommand(program: Command, deps: CliDeps = default
 }
 
 async function runForTool(service: ConnectService, tool: ConnectToolId, options: ConnectOptions, deps: CliDeps): Promise<void> {
+  if (options.forgetBackups) {
+    const { removedBackups } = await service.forgetBackups(tool);
+    writeLine(
+      deps.stdout,
+      removedBackups === 0 ? `${tool} has no backups.` : `Deleted ${removedBackups} backup(s) of ${tool}; its files stay as they are.`,
+    );
+    return;
+  }
   if (options.undo) {
     const undone = await service.undo(tool);
     for (const file of undone.restoredFiles) writeLine(deps.stdout, `Restored ${file}`);
@@ -108,7 +121,9 @@ function statusLine(status: ConnectToolStatus): string {
     status.importCandidate
       ? `key for ${status.importCandidate.baseUrl} ending in ${status.importCandidate.keyLastFour} can be imported (--import)`
       : null,
-    status.backups.length > 0 ? `${status.backups.length} backup(s), --undo restores the last` : null,
+    status.backups.length > 0
+      ? `${status.backups.length} backup(s), --undo restores the last, --forget-backups deletes them (they keep the values Airlock replaced)`
+      : null,
   ].filter((extra) => extra !== null);
   return [`${status.id.padEnd(12)}${state}`, `  ${status.files[0]}`, ...extras.map((extra) => `  ${extra}`)].join('\n');
 }

@@ -4,7 +4,7 @@ import type { ConnectService } from '../../connect/connectService.ts';
 import { param, type ControlContext } from '../context.ts';
 import { ApiError } from '../http.ts';
 
-/** Connect: list the tools, preview a setup, apply it, undo it (proxy/app/connect does the work). */
+/** Connect: list the tools, preview a setup, apply it, undo it, delete its backups (proxy/app/connect does the work). */
 export function connectRoutes(context: ControlContext): express.Router {
   const router = express.Router();
   const service = (): ConnectService => {
@@ -31,6 +31,10 @@ export function connectRoutes(context: ControlContext): express.Router {
 
   router.post('/connect/:tool/undo', async (req, res) => {
     res.json(await service().undo(tool(req.params)));
+  });
+
+  router.delete('/connect/:tool/backups', async (req, res) => {
+    res.json(await service().forgetBackups(tool(req.params)));
   });
 
   return router;

@@ -1,4 +1,4 @@
-import { readdirSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { findSentinel, SENTINEL_KEY } from '../../../support/sentinel.ts';
@@ -42,3 +42,28 @@ describe("Connect backups, which hold the user's original secrets", () => {
     expect(findSentinel(refusal!.message)).toBeNull();
   });
 });
+
+describe('forgetting backups', () => {
+  it("deletes every backup of a tool, and with them the user's old key, leaving the tool connected", async () => {
+    const file = harness.writeHome('.claude/settings.json', CLAUDE_SETTINGS);
+    await harness.service.apply('claude-code', { model: 'gpt-5' });
+    await harness.service.apply('claude-code', { model: 'gpt-5-mini' });
+    const written = readFileSync(file, 'utf8');
+    expect(findSentinel(filesUnder(harness.dataDir).join('\n'))).not.toBeNull();
+
+    expect(await harness.service.forgetBackups('claude-code')).toEqual({ tool: 'claude-code', removedBackups: 2 });
+    expect(findSentinel(filesUnder(harness.dataDir).join('\n'))).toBeNull();
+    expect(readFileSync(file, 'utf8')).toBe(written);
+    const listed = (await harness.service.list()).tools.find((tool) => tool.id === 'claude-code')!;
+    expect(listed).toMatchObject({ connected: true, backups: [] });
+    await expect(harness.service.undo('claude-code')).rejects.toThrow(/nothing to undo/);
+    expect(await harness.service.forgetBackups('claude-code')).toEqual({ tool: 'claude-code', removedBackups: 0 });
+  });
+});
+
+/** The text of every file under a folder. */
+function filesUnder(folder: string): string[] {
+  return readdirSync(folder, { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => readFileSync(path.join(entry.parentPath, entry.name), 'latin1'));
+}

@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -82,5 +82,17 @@ describe('airlock connect', () => {
     const nothing = await connect('codex', '--undo');
     expect(nothing.exitCode).toBe(1);
     expect(nothing.stderr).toBe("airlock: Airlock has not written Codex CLI's config, so there is nothing to undo.\n");
+  });
+
+  it('--forget-backups deletes the backups and the old key in them, leaving the file as it is', async () => {
+    writeFileSync(aiderFile(), `openai-api-base: https://gw.example.com/v1\nopenai-api-key: ${SENTINEL_KEY}\n`);
+    await connect('aider');
+    const written = readFileSync(aiderFile(), 'utf8');
+    expect((await connect()).stdout).toContain('1 backup(s), --undo restores the last, --forget-backups deletes them');
+    const forgot = await connect('aider', '--forget-backups');
+    expect(forgot.stdout).toBe('Deleted 1 backup(s) of aider; its files stay as they are.\n');
+    expect(existsSync(path.join(dataDir, 'connect-backups', 'aider'))).toBe(false);
+    expect(readFileSync(aiderFile(), 'utf8')).toBe(written);
+    expect((await connect('aider', '--forget-backups')).stdout).toBe('aider has no backups.\n');
   });
 });

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import type { ConnectBackupInfo, ConnectToolId } from '../../contracts/connect.ts';
@@ -13,6 +13,7 @@ import type { ConnectBackupInfo, ConnectToolId } from '../../contracts/connect.t
  */
 const BACKUP_DIR = 'connect-backups';
 const MANIFEST = 'manifest.json';
+const PRIVATE_DIR_MODE = 0o700;
 
 const manifestSchema = z.object({
   createdAtMs: z.number(),
@@ -85,13 +86,15 @@ export function backupFolder(dataDir: string, tool: ConnectToolId, id: string): 
 
 /** Saves the old texts before a write; returns the backup's id. */
 export function saveBackup(dataDir: string, tool: ConnectToolId, nowMs: number, files: readonly BackupFile[]): string {
-  mkdirSync(toolDir(dataDir, tool), { recursive: true, mode: 0o700 });
+  mkdirSync(toolDir(dataDir, tool), { recursive: true, mode: PRIVATE_DIR_MODE });
+  // mkdir leaves the mode of a folder that exists alone: one copied in or made by hand may be open to others.
+  for (const folder of [path.join(dataDir, BACKUP_DIR), toolDir(dataDir, tool)]) chmodSync(folder, PRIVATE_DIR_MODE);
   let id = stampOf(nowMs);
   for (let suffix = 2; readManifest(dataDir, tool, id) !== null || existsDir(path.join(toolDir(dataDir, tool), id)); suffix += 1) {
     id = `${stampOf(nowMs)}-${suffix}`;
   }
   const folder = path.join(toolDir(dataDir, tool), id);
-  mkdirSync(folder, { mode: 0o700 });
+  mkdirSync(folder, { mode: PRIVATE_DIR_MODE });
   const manifest: BackupManifest = {
     createdAtMs: nowMs,
     files: files.map((file, index) => {

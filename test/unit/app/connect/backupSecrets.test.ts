@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { chmodSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { findSentinel, SENTINEL_KEY } from '../../../support/sentinel.ts';
@@ -26,6 +26,17 @@ describe("Connect backups, which hold the user's original secrets", () => {
     const names = readdirSync(folders[2]!);
     expect(names.length).toBeGreaterThan(0);
     for (const name of names) expect(statSync(path.join(folders[2]!, name)).mode & 0o777).toBe(0o600);
+  });
+
+  it('makes an existing backups folder private again (copied in, made by hand, a loose umask)', async () => {
+    const folder = path.join(harness.dataDir, 'connect-backups', 'claude-code');
+    mkdirSync(folder, { recursive: true, mode: 0o755 });
+    chmodSync(path.dirname(folder), 0o755);
+    chmodSync(folder, 0o755);
+    harness.writeHome('.claude/settings.json', CLAUDE_SETTINGS);
+    await harness.service.apply('claude-code');
+    expect(statSync(path.dirname(folder)).mode & 0o777).toBe(0o700);
+    expect(statSync(folder).mode & 0o777).toBe(0o700);
   });
 
   it('a config that does not parse is reported without the line that holds its key', async () => {

@@ -20,7 +20,7 @@ import { clientTokenAccount, gatewayKeyAccount, KeychainUnavailableError, type S
 import { backupFolder, listBackups, readBackupCopy, readManifest, removeAllBackups, removeBackup, saveBackup, sha256 } from './backups.ts';
 import { chooseImportProfile, type ImportProfile } from './importProfile.ts';
 import { fileChange, masker, type SecretLabel } from './preview.ts';
-import { ConnectError, ConnectFileError, type FoundGateway, type ToolAdapter, type ToolFiles } from './toolAdapter.ts';
+import { ConnectError, ConnectFileError, type FoundGateway, movedKeyPlaceholder, type ToolAdapter, type ToolFiles } from './toolAdapter.ts';
 import { adapterFor, TOOL_ADAPTERS } from './tools/index.ts';
 import { undoneText } from './undoFile.ts';
 
@@ -338,5 +338,5 @@ const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 function redact(text: string | null, found: FoundGateway | null, profileId: string): string | null {
   if (text === null || found === null) return text;
-  return text.split(found.key).join(`moved-to-airlock-keychain-profile-${profileId}`);
+  return text.split(found.key).join(movedKeyPlaceholder(profileId));
 }

@@ -115,11 +115,20 @@ export function secretsInTree(value: unknown, name = ''): string[] {
   return [];
 }
 
-/** A string that is a usable key: set, not a reference to the environment or a file. */
+/**
+ * What an imported key is replaced with in a backup, so undo puts back a file naming where the key
+ * went. It is no key: the file is not offered for import again.
+ */
+export function movedKeyPlaceholder(profileId: string): string {
+  return `${MOVED_KEY_PREFIX}${profileId}`;
+}
+const MOVED_KEY_PREFIX = 'moved-to-airlock-keychain-profile-';
+
+/** A string that is a usable key: set, not a reference to the environment or a file, nor Airlock's placeholder. */
 export function plainKey(value: unknown): string | null {
   if (typeof value !== 'string') return null;
   const trimmed = value.trim();
-  if (trimmed === '' || /^\{(env|file):/.test(trimmed) || /^\$\{?[A-Z_]/.test(trimmed)) return null;
+  if (trimmed === '' || /^\{(env|file):/.test(trimmed) || /^\$\{?[A-Z_]/.test(trimmed) || trimmed.startsWith(MOVED_KEY_PREFIX)) return null;
   return trimmed;
 }
 

@@ -78,3 +78,16 @@ function filesUnder(folder: string): string[] {
     .filter((entry) => entry.isFile())
     .map((entry) => readFileSync(path.join(entry.parentPath, entry.name), 'latin1'));
 }
+
+describe('undo after an import', () => {
+  it('puts back a placeholder that is not offered as a key to import again', async () => {
+    harness.writeHome('.claude/settings.json', CLAUDE_SETTINGS);
+    await harness.service.apply('claude-code', { importKey: true });
+    await harness.service.undo('claude-code');
+
+    const listed = (await harness.service.list()).tools.find((tool) => tool.id === 'claude-code')!;
+    expect(listed.importCandidate).toBeNull();
+    await expect(harness.service.apply('claude-code', { importKey: true })).rejects.toThrow(/no key to import/);
+    expect(harness.store.snapshot().profiles.map((profile) => profile.id)).toEqual(['gw-example-com']);
+  });
+});

@@ -124,11 +124,18 @@ export function movedKeyPlaceholder(profileId: string): string {
 }
 const MOVED_KEY_PREFIX = 'moved-to-airlock-keychain-profile-';
 
-/** A string that is a usable key: set, not a reference to the environment or a file, nor Airlock's placeholder. */
+/** A string that is a usable key: set, not a reference (environment, file, Continue's `${{ secrets.X }}`), nor Airlock's placeholder. */
 export function plainKey(value: unknown): string | null {
   if (typeof value !== 'string') return null;
   const trimmed = value.trim();
-  if (trimmed === '' || /^\{(env|file):/.test(trimmed) || /^\$\{?[A-Z_]/.test(trimmed) || trimmed.startsWith(MOVED_KEY_PREFIX)) return null;
+  if (
+    trimmed === '' ||
+    /^\{(env|file):/.test(trimmed) ||
+    /^\$\{?[A-Z_]/.test(trimmed) ||
+    trimmed.startsWith('${{') ||
+    trimmed.startsWith(MOVED_KEY_PREFIX)
+  )
+    return null;
   return trimmed;
 }
 

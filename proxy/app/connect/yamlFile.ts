@@ -1,5 +1,10 @@
-import { type Document, isMap, parseDocument } from 'yaml';
+import { isDeepStrictEqual } from 'node:util';
+import { type Document, isMap, isScalar, isSeq, parseDocument, Scalar, stringify } from 'yaml';
+import { isRecord } from '../../core/isRecord.ts';
 import { ConnectFileError } from './toolAdapter.ts';
+
+/** A byte order mark a Windows editor saved: kept in the file, set aside while editing. */
+const BOM = '\uFEFF';
 
 /**
  * A YAML config read with the `yaml` package's document model, which keeps comments for edits in
@@ -19,4 +24,113 @@ export function yamlMappingDocument(text: string | null, fileName: string): Docu
     throw new ConnectFileError(`${fileName} does not hold a YAML mapping of options: fix or move the file, then connect again`);
   }
   return document;
+}
+
+/** A place in a YAML document: mapping keys and sequence indexes. */
+export type YamlPath = readonly (string | number)[];
+
+/**
+ * The text with the value at `path` set (undefined: removed). A scalar replaced by a scalar is
+ * rewritten at the range the parser found it, every other byte kept; anything else goes through the
+ * document model, printed in the file's own indentation, sequence style and line ends (the printer
+ * keeps comments but not, say, the spaces before one). The result is read back and must hold
+ * exactly the intended values, else the edit is refused rather than written.
+ */
+export function setYamlValue(text: string, fileName: string, path: YamlPath, value: unknown): string {
+  const document = yamlMappingDocument(withoutBom(text), fileName);
+  const node = document.getIn(path, true);
+  if (
+    isScalar(node) &&
+    node.range &&
+    isPlainValue(value) &&
+    isPlainValue(node.value) &&
+    node.type !== Scalar.BLOCK_FOLDED &&
+    node.type !== Scalar.BLOCK_LITERAL
+  ) {
+    const [start, end] = node.range;
+    const body = withoutBom(text);
+    const edited = `${body.slice(0, start)}${stringify(value).trimEnd()}${body.slice(end)}`;
+    document.setIn(path, value);
+    return checked(bomOf(text) + edited, document, fileName);
+  }
+  if (value === undefined) document.deleteIn(path);
+  else document.setIn(path, document.createNode(value));
+  return checked(printed(document, text), document, fileName);
+}
+
+/**
+ * The text with `value` added at the end of the sequence at `path` (created when absent). A mapping
+ * of scalars added to a block list is written as lines after its last item, lined up with it, every
+ * other byte kept; anything else goes through the document model as in setYamlValue.
+ */
+export function appendYamlItem(text: string, fileName: string, path: YamlPath, value: unknown): string {
+  const body = withoutBom(text);
+  const document = yamlMappingDocument(body, fileName);
+  const sequence = document.getIn(path, true);
+  if (sequence === undefined || sequence === null) {
+    document.setIn(path, document.createNode([value]));
+    return checked(printed(document, text), document, fileName);
+  }
+  if (!isSeq(sequence))
+    throw new ConnectFileError(
+      `${fileName}: "${path.join('.')}" is not a list, where Airlock adds an item: fix or move the file, then connect again`,
+    );
+  const first = sequence.items[0] as { range?: [number, number, number] } | undefined;
+  const last = sequence.items.at(-1) as { range?: [number, number, number] } | undefined;
+  const fields = isRecord(value) ? Object.entries(value) : [];
+  sequence.add(document.createNode(value));
+  if (sequence.flow || !first?.range || !last?.range || fields.length === 0 || !fields.every(([, field]) => isPlainValue(field))) {
+    return checked(printed(document, text), document, fileName);
+  }
+  // `  - name: x`: the dash's column, and the item's own column after it.
+  const itemStart = first.range[0];
+  const lineStart = body.lastIndexOf('\n', itemStart - 1) + 1;
+  const dashColumn = body.slice(lineStart, itemStart).lastIndexOf('-');
+  const itemColumn = itemStart - lineStart;
+  // An item whose dash is on a line of its own (`-` then the mapping below) is left to the printer.
+  if (dashColumn < 0) return checked(printed(document, text), document, fileName);
+  const eol = body.includes('\r\n') ? '\r\n' : '\n';
+  const lines = fields.map(([key, field], index) => {
+    const lead = index === 0 ? `${' '.repeat(dashColumn)}-${' '.repeat(itemColumn - dashColumn - 1)}` : ' '.repeat(itemColumn);
+    return `${lead}${stringify(key).trimEnd()}: ${stringify(field).trimEnd()}${eol}`;
+  });
+  // After the last item's line (its range may end before the line does, or the file without a line end).
+  let at = last.range[1];
+  if (at > 0 && body[at - 1] !== '\n') {
+    const lineEnd = body.indexOf('\n', at);
+    at = lineEnd === -1 ? body.length : lineEnd + 1;
+  }
+  const before = body.slice(0, at);
+  const edited = `${before}${before.endsWith('\n') ? '' : eol}${lines.join('')}${body.slice(at)}`;
+  return checked(bomOf(text) + edited, document, fileName);
+}
+
+function isPlainValue(value: unknown): value is string | number | boolean {
+  return typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean';
+}
+
+function withoutBom(text: string): string {
+  return text.startsWith(BOM) ? text.slice(BOM.length) : text;
+}
+
+function bomOf(text: string): string {
+  return text.startsWith(BOM) ? BOM : '';
+}
+
+/** The document printed like the original: its indentation, `- ` under or beside its key, CRLF, BOM; no line folding. */
+function printed(document: Document.Parsed, original: string): string {
+  const body = withoutBom(original);
+  const indent = /^( +)\S/m.exec(body)?.[1]?.length ?? 2;
+  // `key:` followed by `- item` at the same indentation: the sequence is not indented under its key.
+  const indentSeq = !/^( *)[^\s#-][^\n]*:[ \t]*\r?\n\1- /m.test(body);
+  const out = document.toString({ indent, indentSeq, lineWidth: 0, flowCollectionPadding: false });
+  return bomOf(original) + (body.includes('\r\n') ? out.replace(/\r?\n/g, '\r\n') : out);
+}
+
+function checked(text: string, intended: Document.Parsed, fileName: string): string {
+  const reread = parseDocument(withoutBom(text));
+  if (reread.errors.length > 0 || !isDeepStrictEqual(reread.toJS(), intended.toJS())) {
+    throw new ConnectFileError(`${fileName} could not be edited without changing other settings: make the change by hand`);
+  }
+  return text;
 }

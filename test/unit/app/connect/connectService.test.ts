@@ -78,6 +78,7 @@ describe('ConnectService against real files in a temporary HOME', () => {
       ['codex', false, false],
       ['opencode', false, false],
       ['aider', true, false],
+      ['continue', false, false],
     ]);
   });
 

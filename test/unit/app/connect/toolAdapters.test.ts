@@ -6,12 +6,15 @@ import { ConnectFileError, type ToolAdapter, type ToolFiles } from '../../../../
 import { aiderAdapter } from '../../../../proxy/app/connect/tools/aider.ts';
 import { claudeCodeAdapter } from '../../../../proxy/app/connect/tools/claudeCode.ts';
 import { codexAdapter } from '../../../../proxy/app/connect/tools/codex.ts';
+import { continueAdapter } from '../../../../proxy/app/connect/tools/continueDev.ts';
 import { openCodeAdapter } from '../../../../proxy/app/connect/tools/openCode.ts';
 import { findSentinel, SENTINEL_KEY } from '../../../support/sentinel.ts';
 
 const PROXY_URL = 'http://127.0.0.1:8642';
 const TOKEN = 'alk_connect_unit_token_0123456789';
 const GATEWAY = 'https://gw.example.com/v1';
+/** Continue's reference to a secret kept elsewhere (`${{ secrets.NAME }}`): no key in the file. */
+const CONTINUE_SECRET_REFERENCE = `$${'{{'} secrets.TEAM_KEY }}`;
 
 interface AdapterCase {
   adapter: ToolAdapter;
@@ -120,6 +123,26 @@ const cases: AdapterCase[] = [
       return { baseUrl: config['openai-api-base'], token: config['openai-api-key'], model: config.model?.replace(/^openai\//, '') };
     },
   },
+  {
+    adapter: continueAdapter,
+    commented: {
+      config: `# Continue\nname: My Config\nversion: 1.0.0\nschema: v1\n\nmodels:\n  # the team gateway\n  - name: Team GPT\n    provider: openai\n    model: gpt-4o\n    apiBase: https://other.example/v1\n    apiKey: ${CONTINUE_SECRET_REFERENCE}  # from the hub\n  - name: Autocomplete\n    provider: ollama\n    model: qwen2.5-coder:1.5b\n    roles: [autocomplete]\ncontext:\n  - provider: code\n`,
+      legacy: null,
+    },
+    kept: ['# Continue', '  # the team gateway', `apiKey: ${CONTINUE_SECRET_REFERENCE}`, '    roles: [autocomplete]', '  - provider: code'],
+    foreign: {
+      config: `name: Local\nversion: 1.0.0\nschema: v1\nmodels:\n  - name: Gateway\n    provider: openai\n    model: deepseek-chat\n    apiBase: ${GATEWAY}\n    apiKey: ${SENTINEL_KEY}\n`,
+      legacy: null,
+    },
+    broken: { config: 'models: [a, b\n', legacy: null },
+    effective: (files) => {
+      const config = parseYaml(files.config!) as { schema: string; models: Record<string, string>[] };
+      expect(config.schema).toBe('v1');
+      const entry = config.models.find((candidate) => candidate.apiBase?.startsWith(PROXY_URL));
+      expect(entry?.provider).toBe('openai');
+      return { baseUrl: entry?.apiBase, token: entry?.apiKey, model: entry?.model };
+    },
+  },
 ];
 
 const expectedBase = (adapter: ToolAdapter) => (adapter.id === 'claude-code' ? PROXY_URL : `${PROXY_URL}/v1`);
@@ -195,6 +218,8 @@ describe('adapter paths follow the variables that move each tool', () => {
     [openCodeAdapter, {}, '/home/u/.config/opencode/opencode.json'],
     [openCodeAdapter, { XDG_CONFIG_HOME: '/xdg' }, '/xdg/opencode/opencode.json'],
     [aiderAdapter, {}, '/home/u/.aider.conf.yml'],
+    [continueAdapter, {}, '/home/u/.continue/config.yaml'],
+    [continueAdapter, { CONTINUE_GLOBAL_DIR: '/cfg/continue' }, '/cfg/continue/config.yaml'],
   ] as const)('%s with %o', (adapter, env, expected) => {
     expect(Object.values(adapter.paths({ homeDir: '/home/u', env, exists: () => false }))[0]).toBe(expected);
   });

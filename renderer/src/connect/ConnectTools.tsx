@@ -159,7 +159,8 @@ export function ConnectTools({ model, onChanged }: { model: string | null; onCha
     <section className="connect-tools" aria-labelledby="connect-tools-title">
       <h3 id="connect-tools-title">Set up a tool in one click</h3>
       <p className="muted">
-        Airlock writes the tool's own config file with a client token made for it, keeps a backup, and can put the file back.
+        Airlock writes the tool's own config file with a client token made for it, keeps a backup, and can put the file back. Cline and Roo
+        Code keep their settings inside VS Code, where Airlock cannot write them safely: set them up by hand below.
       </p>
       <div className="snippets">
         {tools.value.tools.map((tool) => (

@@ -92,7 +92,10 @@ export function buildSnippets(input: SnippetInput): ConnectSnippet[] {
       id: 'cline',
       title: 'Cline',
       baseUrl: v1,
-      note: "In Cline's settings (VS Code side bar → Cline → gear).",
+      // Cline keeps its provider settings in VS Code's global state and its key in VS Code's secret
+      // storage (cline/cline#3056), which another program cannot write safely while VS Code runs; its
+      // Plan and Act modes can each have a provider (OmniRoute#4280 lists act/planMode keys).
+      note: "Cline keeps these in VS Code's own storage, which Airlock cannot write safely, so set them by hand: VS Code side bar → Cline → gear. If Plan and Act modes use different models, set both.",
       blocks: [
         {
           label: 'Settings',
@@ -104,11 +107,15 @@ export function buildSnippets(input: SnippetInput): ConnectSnippet[] {
       id: 'continue',
       title: 'Continue',
       baseUrl: v1,
-      note: "Add the model to Continue's config file and pick it in the model menu.",
+      note: "Set up in one click above, or add the model to Continue's config file by hand and pick it in the model menu.",
       blocks: [
         {
           label: '~/.continue/config.yaml',
+          // name, version and schema are required of a config.yaml (https://docs.continue.dev/reference).
           code: [
+            'name: Local Config',
+            'version: 1.0.0',
+            'schema: v1',
             'models:',
             '  - name: Airlock',
             '    provider: openai',

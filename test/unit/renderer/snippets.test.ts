@@ -34,6 +34,18 @@ describe('connect snippets', () => {
     expect(snippet.code).not.toContain('/v1/v1');
   });
 
+  it('says why Cline is set up by hand, and where, Plan and Act modes included', () => {
+    const note = byId('cline').note;
+    expect(note).toMatch(/VS Code's own storage/);
+    expect(note).toMatch(/by hand/);
+    expect(note).toMatch(/Plan and Act/);
+  });
+
+  it('gives Continue a config.yaml it can load on its own (name, version, schema)', () => {
+    const code = byId('continue').code;
+    for (const field of ['name: ', 'version: ', 'schema: v1']) expect(code).toContain(field);
+  });
+
   it('shows placeholders until a token and a model are chosen', () => {
     const placeholders = buildSnippets({ proxyUrl: `${proxyUrl}/`, token: null, model: null });
     for (const snippet of placeholders) {

@@ -1,5 +1,6 @@
 import { createTwoFilesPatch } from 'diff';
 import type { ConnectFileChange } from '../../contracts/connect.ts';
+import { redactSecrets } from '../../core/redact.ts';
 
 /** A secret and what a preview shows instead of it. */
 export interface SecretLabel {
@@ -13,7 +14,11 @@ export function masker(labels: readonly SecretLabel[]): (text: string) => string
   return (text) => ordered.reduce((masked, entry) => masked.split(entry.secret).join(entry.label), text);
 }
 
-/** The unified diff of one file (jsdiff), with secrets masked before it leaves the service. */
+/**
+ * The unified diff of one file (jsdiff), with secrets masked before it leaves the service: the
+ * known ones by their labels, then any other by its shape (a Bearer token, an sk- key, a long random
+ * run), as the log masks them: a key can sit under a name that does not say so (a custom header).
+ */
 export function fileChange(filePath: string, before: string | null, after: string, mask: (text: string) => string): ConnectFileChange {
   const unchanged = before === after;
   return {
@@ -22,10 +27,12 @@ export function fileChange(filePath: string, before: string | null, after: strin
     // jsdiff heads the patch with an `Index:` line and a rule, which say nothing the ---/+++ lines do not.
     diff: unchanged
       ? ''
-      : mask(
-          createTwoFilesPatch(filePath, filePath, before ?? '', after, 'now', 'after Airlock', { context: 3 }).replace(
-            /^Index: .*\n=+\n/,
-            '',
+      : redactSecrets(
+          mask(
+            createTwoFilesPatch(filePath, filePath, before ?? '', after, 'now', 'after Airlock', { context: 3 }).replace(
+              /^Index: .*\n=+\n/,
+              '',
+            ),
           ),
         ),
   };

@@ -91,3 +91,17 @@ describe('undo after an import', () => {
     expect(harness.store.snapshot().profiles.map((profile) => profile.id)).toEqual(['gw-example-com']);
   });
 });
+
+describe('previews of a file that holds a secret under a name that does not say so', () => {
+  it('mask it by its shape, as the logs do', async () => {
+    // LiteLLM's Claude Code page (docs.litellm.ai/docs/proxy/client_setup/claude_code) has a virtual
+    // key sent as `x-litellm-api-key: Bearer <key>`, a header set here with ANTHROPIC_CUSTOM_HEADERS.
+    harness.writeHome(
+      '.claude/settings.json',
+      `{\n  "env": {\n    "ANTHROPIC_CUSTOM_HEADERS": "x-litellm-api-key: Bearer ${SENTINEL_KEY}",\n    "ANTHROPIC_BASE_URL": "https://gw.example.com"\n  }\n}\n`,
+    );
+    const plan = await harness.service.plan('claude-code');
+    expect(plan.changes[0]!.diff).toContain('ANTHROPIC_CUSTOM_HEADERS');
+    expect(findSentinel(JSON.stringify(plan))).toBeNull();
+  });
+});

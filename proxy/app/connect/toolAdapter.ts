@@ -99,15 +99,14 @@ const VARIABLE_NAME = /^[A-Z][A-Z0-9_]*$/;
 /** Shorter values are flags and placeholders; masking them would garble the preview. */
 const MIN_SECRET_LENGTH = 8;
 
-/** A setting whose name says it holds a secret (`apiKey`, `ANTHROPIC_AUTH_TOKEN`). */
-export function isSecretName(name: string): boolean {
-  return SECRET_NAME.test(name);
+/** A value under a name that says it is a secret (`apiKey`, `ANTHROPIC_AUTH_TOKEN`), unless it names a variable. */
+export function holdsSecret(name: string, value: string): boolean {
+  return SECRET_NAME.test(name) && !VARIABLE_NAME.test(value);
 }
 
 /** The string values under secret-like names anywhere in a parsed document. */
 export function secretsInTree(value: unknown, name = ''): string[] {
-  if (typeof value === 'string')
-    return isSecretName(name) && value.length >= MIN_SECRET_LENGTH && !VARIABLE_NAME.test(value) ? [value] : [];
+  if (typeof value === 'string') return holdsSecret(name, value) && value.length >= MIN_SECRET_LENGTH ? [value] : [];
   if (Array.isArray(value)) return value.flatMap((item) => secretsInTree(item, name));
   if (typeof value === 'object' && value !== null) {
     return Object.entries(value).flatMap(([key, child]) => secretsInTree(child, key));

@@ -1,6 +1,6 @@
 import { withoutAirlockEdits } from './laterEdits.ts';
 import { type SettingConflict, undoSettings } from './settingsUndo.ts';
-import { ConnectError, isSecretName, type ToolAdapter } from './toolAdapter.ts';
+import { ConnectError, holdsSecret, type ToolAdapter } from './toolAdapter.ts';
 
 export interface FileToUndo {
   adapter: ToolAdapter;
@@ -76,6 +76,6 @@ const MAX_SHOWN_CHARACTERS = 80;
 /** A value for an error message: a token or key by its last four characters only. */
 function shownValue(name: string, value: unknown): string {
   const text = typeof value === 'string' ? value : JSON.stringify(value);
-  if (typeof value === 'string' && isSecretName(name)) return `a secret ending in ${value.slice(-4)}`;
+  if (typeof value === 'string' && holdsSecret(name, value)) return `a secret ending in ${value.slice(-4)}`;
   return text.length > MAX_SHOWN_CHARACTERS ? `${text.slice(0, MAX_SHOWN_CHARACTERS)}…` : JSON.stringify(value);
 }

@@ -34,7 +34,10 @@ export const CODEX_TOKEN_VARIABLE = 'AIRLOCK_API_KEY';
 const FORMAT = { inlineTableStart: 3 };
 
 function parsed(files: ToolFiles): Record<string, unknown> {
-  const text = files[CONFIG] ?? null;
+  return parsedToml(files[CONFIG] ?? null);
+}
+
+function parsedToml(text: string | null): Record<string, unknown> {
   if (text === null || text.trim() === '') return {};
   try {
     return parse(text) as Record<string, unknown>;
@@ -110,4 +113,32 @@ export const codexAdapter: ToolAdapter = {
   secretValues(files) {
     return [...secretsInTree(parsed(files)), ...parseDotenv(files[ENV] ?? null).values()].filter((value) => value.length >= 8);
   },
+  settingsFormats: {
+    // Codex saves its own settings into config.toml with toml_edit (a /model choice, a trusted directory).
+    [CONFIG]: {
+      parse: parsedToml,
+      edit(text, settingPath, value) {
+        const updated = structuredClone(parsedToml(text));
+        setAt(updated, settingPath, value);
+        return patch(text, updated, FORMAT);
+      },
+    },
+    [ENV]: {
+      parse: (text) => Object.fromEntries(parseDotenv(text)),
+      edit: (text, [name], value) => setDotenv(text, name!, value === undefined ? undefined : String(value)),
+    },
+  },
 };
+
+/** Sets (undefined: removes) the value at a path of a parsed document, making the tables on the way. */
+function setAt(root: Record<string, unknown>, settingPath: readonly string[], value: unknown): void {
+  let table = root;
+  for (const name of settingPath.slice(0, -1)) {
+    const next = asRecord(table[name]) ?? {};
+    table[name] = next;
+    table = next;
+  }
+  const last = settingPath.at(-1)!;
+  if (value === undefined) delete table[last];
+  else table[last] = value;
+}

@@ -130,7 +130,9 @@ describe('ConnectService against real files in a temporary HOME', () => {
     writeFileSync(file, edited);
     const refusal = await service.undo('codex').catch((error: unknown) => error);
     expect(refusal).toBeInstanceOf(ConnectError);
-    expect((refusal as ConnectError).message).toMatch(/changed after Airlock wrote it.*restore it by hand from/);
+    expect((refusal as ConnectError).message).toContain(
+      'model_providers.airlock.env_key was changed after Airlock set it to "AIRLOCK_API_KEY" (it is now "MY_OWN_KEY")',
+    );
     expect(readFileSync(file, 'utf8')).toBe(edited);
     expect(existsSync(path.join(homeDir, '.codex/.env'))).toBe(true);
   });

@@ -122,3 +122,24 @@ describe('undo after Claude Code changed its settings.json', () => {
     expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual(JSON.parse(ORIGINAL));
   });
 });
+
+describe('undo after Codex changed its config.toml', () => {
+  it('keeps the model and reasoning effort Codex saved after the line Airlock wrote', async () => {
+    const original = '# mine\nmodel = "o3"\napproval_policy = "on-request"\n\n[mcp_servers.docs]\ncommand = "npx"\n';
+    const file = harness.writeHome('.codex/config.toml', original);
+    await harness.service.apply('codex');
+    // Codex's /model saves the model and its reasoning effort with toml_edit (codex-rs core/src/config/edit.rs,
+    // ConfigEdit::SetModel), which appends a new top-level key after the last one: Airlock's model_provider.
+    writeFileSync(
+      file,
+      readFileSync(file, 'utf8')
+        .replace('model = "o3"', 'model = "gpt-5-codex"')
+        .replace('model_provider = "airlock"\n', 'model_provider = "airlock"\nmodel_reasoning_effort = "high"\n'),
+    );
+
+    await harness.service.undo('codex');
+    expect(readFileSync(file, 'utf8')).toBe(
+      '# mine\nmodel = "gpt-5-codex"\napproval_policy = "on-request"\nmodel_reasoning_effort = "high"\n\n[mcp_servers.docs]\ncommand = "npx"\n',
+    );
+  });
+});

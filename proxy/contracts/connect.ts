@@ -29,7 +29,7 @@ export interface ConnectBackupInfo {
 export interface ConnectToolStatus {
   id: ConnectToolId;
   title: string;
-  /** The files Airlock writes for this tool, in full (home expanded). */
+  /** The tool's files Airlock reads and writes, in full (home expanded), its main config first; Continue's config.json is only read. */
   files: string[];
   /** The tool's main config file exists: the tool is set up on this machine. */
   detected: boolean;

@@ -95,24 +95,41 @@ export function saveBackup(dataDir: string, tool: ConnectToolId, nowMs: number, 
   }
   const folder = path.join(toolDir(dataDir, tool), id);
   mkdirSync(folder, { mode: PRIVATE_DIR_MODE });
-  const manifest: BackupManifest = {
-    createdAtMs: nowMs,
-    files: files.map((file, index) => {
-      const copy = file.before === null ? null : `${index}-${path.basename(file.path)}`;
-      if (copy !== null) writeFileSync(path.join(folder, copy), file.before!, { mode: 0o600 });
-      const writtenCopy = `${index}-${path.basename(file.path)}.written`;
-      writeFileSync(path.join(folder, writtenCopy), file.written, { mode: 0o600 });
-      return {
-        path: file.path,
-        copy,
-        ...(file.mode === null ? {} : { mode: file.mode }),
-        writtenCopy,
-        writtenSha256: sha256(file.written),
-      };
-    }),
-  };
+  const manifest: BackupManifest = { createdAtMs: nowMs, files: files.map((file, index) => newEntry(folder, index, file)) };
   writeFileSync(path.join(folder, MANIFEST), `${JSON.stringify(manifest, null, 2)}\n`, { mode: 0o600 });
   return id;
+}
+
+/**
+ * Adds a later write of the same setup to a backup, when the files were still as Airlock wrote
+ * them: a file it holds gets the new text as what Airlock wrote, keeping the old text from before
+ * the first setup; a file it does not hold is added with its text now. Undo then goes back to the
+ * user's own files in one step, however often the tool was set up again (another model, say).
+ */
+export function extendBackup(dataDir: string, tool: ConnectToolId, id: string, files: readonly BackupFile[]): string {
+  const folder = backupFolder(dataDir, tool, id);
+  const manifest = readManifest(dataDir, tool, id)!;
+  for (const file of files) {
+    const entry = manifest.files.find((candidate) => candidate.path === file.path);
+    if (!entry) {
+      manifest.files.push(newEntry(folder, manifest.files.length, file));
+      continue;
+    }
+    const index = manifest.files.indexOf(entry);
+    entry.writtenCopy = entry.writtenCopy ?? `${index}-${path.basename(file.path)}.written`;
+    writeFileSync(path.join(folder, entry.writtenCopy), file.written, { mode: 0o600 });
+    entry.writtenSha256 = sha256(file.written);
+  }
+  writeFileSync(path.join(folder, MANIFEST), `${JSON.stringify(manifest, null, 2)}\n`, { mode: 0o600 });
+  return id;
+}
+
+function newEntry(folder: string, index: number, file: BackupFile): BackupManifest['files'][number] {
+  const copy = file.before === null ? null : `${index}-${path.basename(file.path)}`;
+  if (copy !== null) writeFileSync(path.join(folder, copy), file.before!, { mode: 0o600 });
+  const writtenCopy = `${index}-${path.basename(file.path)}.written`;
+  writeFileSync(path.join(folder, writtenCopy), file.written, { mode: 0o600 });
+  return { path: file.path, copy, ...(file.mode === null ? {} : { mode: file.mode }), writtenCopy, writtenSha256: sha256(file.written) };
 }
 
 export function removeBackup(dataDir: string, tool: ConnectToolId, id: string): void {

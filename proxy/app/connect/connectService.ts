@@ -17,7 +17,17 @@ import { writeFileAtomic } from '../profiles/atomicWrite.ts';
 import { addClientToken, addProfile, bumpKeysRevision } from '../profiles/configMutations.ts';
 import type { ConfigMutator } from '../profiles/configStore.ts';
 import { clientTokenAccount, gatewayKeyAccount, KeychainUnavailableError, type SecretStore } from '../../contracts/secretStore.ts';
-import { backupFolder, listBackups, readBackupCopy, readManifest, removeAllBackups, removeBackup, saveBackup, sha256 } from './backups.ts';
+import {
+  backupFolder,
+  extendBackup,
+  listBackups,
+  readBackupCopy,
+  readManifest,
+  removeAllBackups,
+  removeBackup,
+  saveBackup,
+  sha256,
+} from './backups.ts';
 import { chooseImportProfile, type ImportProfile } from './importProfile.ts';
 import { fileChange, masker, type SecretLabel } from './preview.ts';
 import { ConnectError, ConnectFileError, type FoundGateway, movedKeyPlaceholder, type ToolAdapter, type ToolFiles } from './toolAdapter.ts';
@@ -87,18 +97,19 @@ export class ConnectService {
       (role) => prepared.after[role] !== undefined && prepared.after[role] !== prepared.before[role],
     );
     if (changed.length === 0) return { ...this.#response(prepared), backupId: null };
-    const backupId = saveBackup(
-      this.#deps.dataDir,
-      adapter.id,
-      this.#deps.nowMs(),
-      changed.map((role) => ({
-        path: prepared.paths[role]!,
-        // A key moved to the keychain leaves the plain files, the backup included.
-        before: redact(prepared.before[role] ?? null, importProfile ? found : null, importProfile?.id ?? ''),
-        mode: prepared.before[role] === null ? null : statSync(prepared.paths[role]!).mode & 0o7777,
-        written: prepared.after[role]!,
-      })),
-    );
+    const files = changed.map((role) => ({
+      path: prepared.paths[role]!,
+      // A key moved to the keychain leaves the plain files, the backup included.
+      before: redact(prepared.before[role] ?? null, importProfile ? found : null, importProfile?.id ?? ''),
+      mode: prepared.before[role] === null ? null : statSync(prepared.paths[role]!).mode & 0o7777,
+      written: prepared.after[role]!,
+    }));
+    const { dataDir } = this.#deps;
+    const latest = listBackups(dataDir, adapter.id)[0];
+    const backupId =
+      latest && this.#stillAsWritten(latest.id, prepared)
+        ? extendBackup(dataDir, adapter.id, latest.id, files)
+        : saveBackup(dataDir, adapter.id, this.#deps.nowMs(), files);
     for (const role of changed) {
       const filePath = prepared.paths[role]!;
       mkdirSync(path.dirname(filePath), { recursive: true });
@@ -166,6 +177,18 @@ export class ConnectService {
    */
   async forgetBackups(tool: ConnectToolId): Promise<ConnectForgetBackupsResponse> {
     return { tool, removedBackups: removeAllBackups(this.#deps.dataDir, tool) };
+  }
+
+  /** Whether every file of a backup is still exactly what Airlock wrote: nobody changed it since. */
+  #stillAsWritten(backupId: string, prepared: Prepared): boolean {
+    const roleOf = new Map(Object.entries(prepared.paths).map(([role, filePath]) => [filePath, role]));
+    const manifest = readManifest(this.#deps.dataDir, prepared.adapter.id, backupId);
+    return (
+      manifest?.files.every((file) => {
+        const text = prepared.before[roleOf.get(file.path) ?? ''];
+        return typeof text === 'string' && sha256(text) === file.writtenSha256;
+      }) ?? false
+    );
   }
 
   #paths(adapter: ToolAdapter): Record<string, string> {

@@ -27,7 +27,7 @@ export function registerConnectCommand(program: Command, deps: CliDeps = default
     .description('set up a coding tool to use Airlock by writing its own config file (no tool: list the tools)')
     .addArgument(program.createArgument('[tool]', 'the tool to set up').choices(CONNECT_TOOL_IDS))
     .option('--dry-run', 'show what would change, write nothing')
-    .option('--undo', 'put back the file as it was before the last setup')
+    .option('--undo', "put back the tool's files as they were before Airlock set it up (keeping later changes of others)")
     .option(
       '--forget-backups',
       "delete the tool's backups (they keep the values Airlock replaced, an old key among them); undo is then not possible",

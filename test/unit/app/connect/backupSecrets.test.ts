@@ -62,7 +62,7 @@ describe('forgetting backups', () => {
     const written = readFileSync(file, 'utf8');
     expect(findSentinel(filesUnder(harness.dataDir).join('\n'))).not.toBeNull();
 
-    expect(await harness.service.forgetBackups('claude-code')).toEqual({ tool: 'claude-code', removedBackups: 2 });
+    expect(await harness.service.forgetBackups('claude-code')).toEqual({ tool: 'claude-code', removedBackups: 1 });
     expect(findSentinel(filesUnder(harness.dataDir).join('\n'))).toBeNull();
     expect(readFileSync(file, 'utf8')).toBe(written);
     const listed = (await harness.service.list()).tools.find((tool) => tool.id === 'claude-code')!;

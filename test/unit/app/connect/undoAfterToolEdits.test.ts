@@ -143,3 +143,31 @@ describe('undo after Codex changed its config.toml', () => {
     );
   });
 });
+
+describe('undo after setting a tool up more than once', () => {
+  it("puts back the user's own file in one step when nothing changed between the setups", async () => {
+    const file = harness.writeHome('.claude/settings.json', ORIGINAL);
+    const first = await harness.service.apply('claude-code', { model: 'gpt-5' });
+    const second = await harness.service.apply('claude-code', { model: 'gpt-5-mini' });
+    expect(second.backupId).toBe(first.backupId);
+    expect((await harness.service.list()).tools.find((tool) => tool.id === 'claude-code')!.backups).toHaveLength(1);
+
+    await harness.service.undo('claude-code');
+    expect(readFileSync(file, 'utf8')).toBe(ORIGINAL);
+    await expect(harness.service.undo('claude-code')).rejects.toThrow(/nothing to undo/);
+  });
+
+  it('keeps a setup of its own when the file changed between the setups, so undo keeps that change', async () => {
+    const file = harness.writeHome('.claude/settings.json', ORIGINAL);
+    await harness.service.apply('claude-code', { model: 'gpt-5' });
+    claudeCodeSaves(file, (settings) => {
+      settings.permissions = { allow: ['Bash(ls:*)'] };
+    });
+    await harness.service.apply('claude-code', { model: 'gpt-5-mini' });
+    expect((await harness.service.list()).tools.find((tool) => tool.id === 'claude-code')!.backups).toHaveLength(2);
+
+    await harness.service.undo('claude-code');
+    await harness.service.undo('claude-code');
+    expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual({ ...JSON.parse(ORIGINAL), permissions: { allow: ['Bash(ls:*)'] } });
+  });
+});

@@ -1,3 +1,4 @@
+import { redactSecrets } from '../../core/redact.ts';
 import { withoutAirlockEdits } from './laterEdits.ts';
 import { type SettingConflict, undoSettings } from './settingsUndo.ts';
 import { ConnectError, holdsSecret, type ToolAdapter } from './toolAdapter.ts';
@@ -73,9 +74,9 @@ function describe(conflict: SettingConflict): string {
 
 const MAX_SHOWN_CHARACTERS = 80;
 
-/** A value for an error message: a token or key by its last four characters only. */
+/** A value for an error message: a token or key by its last four characters only, any other secret by its shape. */
 function shownValue(name: string, value: unknown): string {
-  const text = typeof value === 'string' ? value : JSON.stringify(value);
   if (typeof value === 'string' && holdsSecret(name, value)) return `a secret ending in ${value.slice(-4)}`;
-  return text.length > MAX_SHOWN_CHARACTERS ? `${text.slice(0, MAX_SHOWN_CHARACTERS)}…` : JSON.stringify(value);
+  const text = redactSecrets(JSON.stringify(value));
+  return text.length > MAX_SHOWN_CHARACTERS ? `${text.slice(0, MAX_SHOWN_CHARACTERS)}…` : text;
 }

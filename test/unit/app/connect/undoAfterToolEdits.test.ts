@@ -1,6 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ConnectError } from '../../../../proxy/app/connect/toolAdapter.ts';
+import { findSentinel, SENTINEL_KEY } from '../../../support/sentinel.ts';
 import { connectHarness, PROXY_URL, type ConnectHarness } from './connectHarness.ts';
 
 /** The user's own gateway key, in settings.json before Connect replaced it with a client token. */
@@ -105,6 +106,21 @@ describe('undo after Claude Code changed its settings.json', () => {
     expect(message).toContain(`it is now a secret ending in ${otherKey.slice(-4)}`);
     expect(message).not.toContain(otherKey);
     expect(message).not.toMatch(/alk_[A-Za-z0-9_-]{20}/);
+  });
+
+  it('masks a key in a changed value whose name does not say it holds one', async () => {
+    const file = harness.writeHome('.claude/settings.json', ORIGINAL);
+    await harness.service.apply('claude-code');
+    // A key put in the URL's query, as Google's Gemini API takes it (?key=).
+    claudeCodeSaves(file, (settings) => {
+      settings.env.ANTHROPIC_BASE_URL = `https://gw.example.com/?key=${SENTINEL_KEY}`;
+    });
+    const message = await harness.service.undo('claude-code').then(
+      () => '',
+      (error: Error) => error.message,
+    );
+    expect(message).toContain('env.ANTHROPIC_BASE_URL was changed');
+    expect(findSentinel(message)).toBeNull();
   });
 
   it('undoes once the user set the changed setting back to their own value', async () => {

@@ -116,7 +116,8 @@ export interface ControlClient {
   testProfile(id: string, request: ProfileTestRequest): Promise<ProfileTestResult>;
   previewBaseUrl(value: string): Promise<BaseUrlPreview>;
   prices(id: string): Promise<PriceTable>;
-  savePrices(id: string, table: PriceTable): Promise<PriceTable>;
+  /** Saves what is given (the table, the multiplier or both); the answer is the whole table as saved. */
+  savePrices(id: string, changes: Partial<PriceTable>): Promise<PriceTable>;
   importPrices(id: string, format: PriceFormat, text: string): Promise<PriceTable>;
   exportPrices(id: string, format: PriceFormat): Promise<string>;
   models(refresh: boolean): Promise<ModelListResponse>;
@@ -127,7 +128,8 @@ export interface ControlClient {
   revokeToken(name: string): Promise<void>;
   resumeClient(name: string): Promise<ClientResumeResponse>;
   burstLimits(): Promise<BurstLimits>;
-  saveBurstLimits(limits: BurstLimits): Promise<BurstLimits>;
+  /** Saves the limits given; the answer holds both, the other as saved by whoever saved it last. */
+  saveBurstLimits(changes: Partial<BurstLimits>): Promise<BurstLimits>;
   connectTools(): Promise<ConnectListResponse>;
   planConnect(tool: ConnectToolId, request: ConnectRequest): Promise<ConnectPlanResponse>;
   applyConnect(tool: ConnectToolId, request: ConnectRequest): Promise<ConnectApplyResponse>;
@@ -142,7 +144,8 @@ export interface ControlClient {
   setTraceExportHeader(header: TraceExportHeaderWrite): Promise<TraceExportView>;
   removeTraceExportHeader(name: string): Promise<TraceExportView>;
   memoryLimits(): Promise<MemoryLimits>;
-  saveMemoryLimits(limits: MemoryLimits): Promise<MemoryLimits>;
+  /** Saves the limits given; the answer holds both, the other as saved by whoever saved it last. */
+  saveMemoryLimits(changes: Partial<MemoryLimits>): Promise<MemoryLimits>;
   /** Agents' sessions, newest activity first; `cursor` from the previous page. */
   agentSessions(cursor: string | null): Promise<AgentSessionPage>;
   /** A session's turns, oldest first, a page at a time; `cursor` from the previous page. */
@@ -258,7 +261,7 @@ export function createControlClient(options: ControlClientOptions = {}): Control
     testProfile: (id, request) => json('POST', `/profiles/${segment(id)}/test`, request),
     previewBaseUrl: (value) => json('GET', `/base-url?value=${segment(value)}`),
     prices: (id) => json('GET', `/profiles/${segment(id)}/prices`),
-    savePrices: (id, table) => json('PUT', `/profiles/${segment(id)}/prices`, table),
+    savePrices: (id, changes) => json('PUT', `/profiles/${segment(id)}/prices`, changes),
     importPrices: (id, format, text) => json('POST', `/profiles/${segment(id)}/prices/import`, { format, text }),
     exportPrices: async (id, format) => (await send('GET', `/profiles/${segment(id)}/prices/export?format=${format}`)).text(),
     models: (refresh) => json('GET', refresh ? '/models?refresh=1' : '/models'),
@@ -269,7 +272,7 @@ export function createControlClient(options: ControlClientOptions = {}): Control
     revokeToken: (name) => empty('DELETE', `/tokens/${segment(name)}`),
     resumeClient: (name) => json('POST', `/clients/${segment(name)}/resume`),
     burstLimits: () => json('GET', '/burst-limits'),
-    saveBurstLimits: (limits) => json('PUT', '/burst-limits', limits),
+    saveBurstLimits: (changes) => json('PUT', '/burst-limits', changes),
     connectTools: () => json('GET', '/connect'),
     planConnect: (tool, request) => json('POST', `/connect/${tool}/plan`, request),
     applyConnect: (tool, request) => json('POST', `/connect/${tool}/apply`, request),
@@ -285,7 +288,7 @@ export function createControlClient(options: ControlClientOptions = {}): Control
     setTraceExportHeader: (header) => json('PUT', '/settings/trace-export/headers', header),
     removeTraceExportHeader: (name) => json('DELETE', `/settings/trace-export/headers?name=${segment(name)}`),
     memoryLimits: () => json('GET', '/settings/memory'),
-    saveMemoryLimits: (limits) => json('PUT', '/settings/memory', limits),
+    saveMemoryLimits: (changes) => json('PUT', '/settings/memory', changes),
     agentSessions: (cursor) => json('GET', `/agent-sessions${cursor ? `?cursor=${segment(cursor)}` : ''}`),
     agentSession: (id, cursor) => json('GET', `/agent-sessions/${segment(id)}${cursor ? `?cursor=${segment(cursor)}` : ''}`),
     subscribeLive,

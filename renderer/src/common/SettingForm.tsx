@@ -23,6 +23,21 @@ export function useSetting<Saved, Draft>(load: () => Promise<Saved>, key: string
   return { saved, draft, setDraft, busy: action.busy, error: action.error, errorField: action.errorField, status: action.status, save };
 }
 
+/** A form of number fields, drafted as typed text by the field's name in the control API. */
+export type NumberDraft<Field extends string> = Partial<Record<Field, string>>;
+
+/**
+ * What a save of number fields sends: only the fields the user edited. The others stay as the
+ * proxy holds them when the save lands: another writer (the CLI, a hand edit of airlock.json) may
+ * have changed one since the form was filled, and sending the form's old value would undo it.
+ * Number('') is 0, which the proxy refuses with a message naming the field and its range.
+ */
+export function editedNumbers<Field extends string>(draft: NumberDraft<Field> | null): Partial<Record<Field, number>> {
+  return Object.fromEntries(Object.entries<string | undefined>(draft ?? {}).map(([field, text]) => [field, Number(text)])) as Partial<
+    Record<Field, number>
+  >;
+}
+
 /** The id of a setting form's refusal text, for a field to be described by it. */
 export const refusalMessageId = (formName: string): string => `${formName}-error`;
 

@@ -1,6 +1,6 @@
 import type { BurstLimits } from '../../../proxy/contracts/config.ts';
 import { useApi } from '../api/ApiContext.tsx';
-import { NumberField, SettingForm, useSetting } from '../common/SettingForm.tsx';
+import { editedNumbers, type NumberDraft, NumberField, SettingForm, useSetting } from '../common/SettingForm.tsx';
 import { ErrorState, Loading } from '../common/StateViews.tsx';
 
 const counted = (count: number, noun: string): string => `${count} ${noun}${count === 1 ? '' : 's'}`;
@@ -10,20 +10,17 @@ const describe = (limits: BurstLimits): string =>
 /** The burst guard's limits per client token: what pauses a runaway agent, editable where its pauses show. */
 export function BurstLimitsForm() {
   const api = useApi();
-  const setting = useSetting<BurstLimits, { requests: string; credits: string }>(() => api.burstLimits(), 'burst-limits');
+  const setting = useSetting<BurstLimits, NumberDraft<keyof BurstLimits>>(() => api.burstLimits(), 'burst-limits');
   const { saved, draft, setDraft } = setting;
 
   if (saved.kind === 'loading') return <Loading what="burst limits" />;
   if (saved.kind === 'error') return <ErrorState error={saved.error} onRetry={saved.reload} />;
-  const fields = draft ?? { requests: String(saved.value.maxRequestsPerMinute), credits: String(saved.value.maxCreditsPerMinute) };
+  const shown = (field: keyof BurstLimits): string => draft?.[field] ?? String(saved.value[field]);
+  const edit = (field: keyof BurstLimits) => (text: string) => setDraft({ ...draft, [field]: text });
 
   const save = () =>
     setting.save(async () => {
-      // Number('') is 0 and the proxy refuses it with a message, like any other bad value.
-      const limits = await api.saveBurstLimits({
-        maxRequestsPerMinute: Number(fields.requests),
-        maxCreditsPerMinute: Number(fields.credits),
-      });
+      const limits = await api.saveBurstLimits(editedNumbers(draft));
       return `Saved. ${describe(limits)}`;
     });
 
@@ -41,16 +38,16 @@ export function BurstLimitsForm() {
         label="Requests per minute"
         field="maxRequestsPerMinute"
         min={1}
-        value={fields.requests}
-        onChange={(requests) => setDraft({ ...fields, requests })}
+        value={shown('maxRequestsPerMinute')}
+        onChange={edit('maxRequestsPerMinute')}
       />
       <NumberField
         label="Credits per minute"
         field="maxCreditsPerMinute"
         min={0}
         step="any"
-        value={fields.credits}
-        onChange={(credits) => setDraft({ ...fields, credits })}
+        value={shown('maxCreditsPerMinute')}
+        onChange={edit('maxCreditsPerMinute')}
       />
       <button type="submit" disabled={setting.busy || draft === null}>
         Save limits

@@ -1,6 +1,6 @@
 import type { MemoryLimits } from '../../../proxy/contracts/config.ts';
 import { useApi } from '../api/ApiContext.tsx';
-import { NumberField, SettingForm, useSetting } from '../common/SettingForm.tsx';
+import { editedNumbers, type NumberDraft, NumberField, SettingForm, useSetting } from '../common/SettingForm.tsx';
 import { ErrorState, Loading } from '../common/StateViews.tsx';
 
 const describe = (limits: MemoryLimits): string =>
@@ -9,17 +9,17 @@ const describe = (limits: MemoryLimits): string =>
 /** What the request log may hold in memory: each body it keeps, and the work a saturating load leaves it behind on. */
 export function MemoryLimitsForm() {
   const api = useApi();
-  const setting = useSetting<MemoryLimits, { backlog: string; capture: string }>(() => api.memoryLimits(), 'memory-limits');
+  const setting = useSetting<MemoryLimits, NumberDraft<keyof MemoryLimits>>(() => api.memoryLimits(), 'memory-limits');
   const { saved, draft, setDraft } = setting;
 
   if (saved.kind === 'loading') return <Loading what="memory limits" />;
   if (saved.kind === 'error') return <ErrorState error={saved.error} onRetry={saved.reload} />;
-  const fields = draft ?? { backlog: String(saved.value.logBacklogMiB), capture: String(saved.value.bodyCaptureKiB) };
+  const shown = (field: keyof MemoryLimits): string => draft?.[field] ?? String(saved.value[field]);
+  const edit = (field: keyof MemoryLimits) => (text: string) => setDraft({ ...draft, [field]: text });
 
   const save = () =>
     setting.save(async () => {
-      // Number('') is 0 and the proxy refuses it with a message naming the field and its range.
-      const limits = await api.saveMemoryLimits({ logBacklogMiB: Number(fields.backlog), bodyCaptureKiB: Number(fields.capture) });
+      const limits = await api.saveMemoryLimits(editedNumbers(draft));
       return `Saved. ${describe(limits)}`;
     });
 
@@ -38,16 +38,16 @@ export function MemoryLimitsForm() {
         field="logBacklogMiB"
         min={8}
         max={1024}
-        value={fields.backlog}
-        onChange={(backlog) => setDraft({ ...fields, backlog })}
+        value={shown('logBacklogMiB')}
+        onChange={edit('logBacklogMiB')}
       />
       <NumberField
         label="Body kept per request (KiB, 16 to 16384)"
         field="bodyCaptureKiB"
         min={16}
         max={16384}
-        value={fields.capture}
-        onChange={(capture) => setDraft({ ...fields, capture })}
+        value={shown('bodyCaptureKiB')}
+        onChange={edit('bodyCaptureKiB')}
       />
       <button type="submit" disabled={setting.busy || draft === null}>
         Save memory limits

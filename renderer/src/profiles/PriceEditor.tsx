@@ -10,21 +10,27 @@ import { PriceRows } from './PriceRows.tsx';
 export function PriceEditor({ profileId }: { profileId: string }) {
   const api = useApi();
   const loaded = useAsync(() => api.prices(profileId), profileId);
-  const [draft, setDraft] = useState<PriceTable | null>(null);
+  // The table as last read or saved, and what the user changed of it: a save sends only that, as
+  // the profile form saves the multiplier too and another writer may have changed it meanwhile.
+  const [savedTable, setSavedTable] = useState<PriceTable | null>(null);
+  const [draft, setDraft] = useState<Partial<PriceTable> | null>(null);
   const [message, setMessage] = useState<{ kind: 'ok' | 'error'; text: string } | null>(null);
   const [format, setFormat] = useState<PriceFormat>('csv');
   const [exchange, setExchange] = useState('');
 
   if (loaded.kind === 'loading') return <Loading what="prices" />;
   if (loaded.kind === 'error') return <ErrorState error={loaded.error} onRetry={loaded.reload} />;
-  const table = draft ?? loaded.value;
+  const table: PriceTable = { ...(savedTable ?? loaded.value), ...draft };
 
   const act = async (action: () => Promise<PriceTable | string>, done: string) => {
     setMessage(null);
     try {
       const result = await action();
       if (typeof result === 'string') setExchange(result);
-      else setDraft(result);
+      else {
+        setSavedTable(result);
+        setDraft(null);
+      }
       setMessage({ kind: 'ok', text: done });
     } catch (caught) {
       setMessage({ kind: 'error', text: (caught as Error).message });
@@ -34,7 +40,7 @@ export function PriceEditor({ profileId }: { profileId: string }) {
   return (
     <fieldset className="prices">
       <legend>Prices (credits per 1M tokens, or per call)</legend>
-      <PriceRows prices={table.prices} onChange={(prices: ModelPrice[]) => setDraft({ ...table, prices })} />
+      <PriceRows prices={table.prices} onChange={(prices: ModelPrice[]) => setDraft({ ...draft, prices })} />
       <label>
         Multiplier for the whole profile
         <input
@@ -42,10 +48,14 @@ export function PriceEditor({ profileId }: { profileId: string }) {
           min={0}
           step={0.01}
           value={table.priceMultiplier}
-          onChange={(event) => setDraft({ ...table, priceMultiplier: Number(event.target.value) })}
+          onChange={(event) => setDraft({ ...draft, priceMultiplier: Number(event.target.value) })}
         />
       </label>
-      <button type="button" onClick={() => void act(() => api.savePrices(profileId, table), 'Prices saved.')}>
+      <button
+        type="button"
+        disabled={draft === null}
+        onClick={() => void act(() => api.savePrices(profileId, draft ?? {}), 'Prices saved.')}
+      >
         Save prices
       </button>
       <details>

@@ -8,19 +8,17 @@ import { addClientToken, removeClientToken, updateSettings } from '../../profile
 import { clientTokenAccount, KeychainUnavailableError } from '../../../contracts/secretStore.ts';
 import { param, type ControlContext } from '../context.ts';
 import { ApiError } from '../http.ts';
+import { settingUpdateSchema } from '../settingUpdate.ts';
 
 const createTokenSchema = z.object({
   name: z.string().regex(CLIENT_TOKEN_NAME_PATTERN, 'letters, digits, ., - and _ (at most 64)'),
   pinnedProfileId: z.string().min(1).nullable().optional(),
 });
 
-/** Both limits, each required: the config schema's defaults would otherwise fill in a field left out. */
-const burstLimitsUpdateSchema = z
-  .object({
-    maxRequestsPerMinute: burstLimitsSchema.shape.maxRequestsPerMinute.unwrap(),
-    maxCreditsPerMinute: burstLimitsSchema.shape.maxCreditsPerMinute.unwrap(),
-  })
-  .strict();
+const burstLimitsUpdateSchema = settingUpdateSchema({
+  maxRequestsPerMinute: burstLimitsSchema.shape.maxRequestsPerMinute.unwrap(),
+  maxCreditsPerMinute: burstLimitsSchema.shape.maxCreditsPerMinute.unwrap(),
+});
 
 /** Client tokens, the burst guard (its limits, resuming a paused client), and the model list. */
 export function clientRoutes(context: ControlContext): express.Router {
@@ -126,8 +124,10 @@ export function clientRoutes(context: ControlContext): express.Router {
 
   // The running guard reads the limits from the config at each request: saved here, they apply to the next one.
   router.put('/burst-limits', async (req, res) => {
-    const limits = burstLimitsUpdateSchema.parse(req.body);
-    const config = await deps.config.update((current) => updateSettings(current, { burstLimits: limits }));
+    const changes = burstLimitsUpdateSchema.parse(req.body);
+    const config = await deps.config.update((current) =>
+      updateSettings(current, { burstLimits: { ...current.settings.burstLimits, ...changes } }),
+    );
     const body: BurstLimits = config.settings.burstLimits;
     res.json(body);
   });

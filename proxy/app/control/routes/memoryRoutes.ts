@@ -1,16 +1,13 @@
 import express from 'express';
-import { z } from 'zod';
 import { memoryLimitsSchema, type MemoryLimits } from '../../../contracts/config.ts';
 import { updateSettings } from '../../profiles/configMutations.ts';
 import type { ControlContext } from '../context.ts';
+import { settingUpdateSchema } from '../settingUpdate.ts';
 
-/** Both limits, each required: the config schema's defaults would otherwise fill in a field left out. */
-const memoryLimitsUpdateSchema = z
-  .object({
-    logBacklogMiB: memoryLimitsSchema.shape.logBacklogMiB.unwrap(),
-    bodyCaptureKiB: memoryLimitsSchema.shape.bodyCaptureKiB.unwrap(),
-  })
-  .strict();
+const memoryLimitsUpdateSchema = settingUpdateSchema({
+  logBacklogMiB: memoryLimitsSchema.shape.logBacklogMiB.unwrap(),
+  bodyCaptureKiB: memoryLimitsSchema.shape.bodyCaptureKiB.unwrap(),
+});
 
 /** What the request log may hold in memory: read by the running proxy at each request, so a change applies to the next one. */
 export function memoryRoutes(context: ControlContext): express.Router {
@@ -23,8 +20,10 @@ export function memoryRoutes(context: ControlContext): express.Router {
   });
 
   router.put('/settings/memory', async (req, res) => {
-    const memoryLimits = memoryLimitsUpdateSchema.parse(req.body);
-    const config = await deps.config.update((current) => updateSettings(current, { memoryLimits }));
+    const changes = memoryLimitsUpdateSchema.parse(req.body);
+    const config = await deps.config.update((current) =>
+      updateSettings(current, { memoryLimits: { ...current.settings.memoryLimits, ...changes } }),
+    );
     const body: MemoryLimits = config.settings.memoryLimits;
     res.json(body);
   });

@@ -26,6 +26,7 @@ import { param, type ControlContext } from '../context.ts';
 import { ApiError } from '../http.ts';
 import { checkProfileSwitch } from '../profileSwitch.ts';
 import { runProfileTest } from '../profileTest.ts';
+import { settingUpdateSchema } from '../settingUpdate.ts';
 import { keyPoolRoutes, poolStatusesOf, withMaskedLabels } from './keyPoolRoutes.ts';
 import { keyAccountsOf } from '../../../contracts/keyPool.ts';
 
@@ -34,7 +35,8 @@ const MAX_KEY_CHARS = 16 * 1024;
 
 const keySchema = z.object({ key: z.string().max(MAX_KEY_CHARS) });
 const testSchema = z.object({ model: z.string().trim().min(1).max(200).optional() });
-const priceTableSchema = z.object({ prices: z.array(modelPriceSchema), priceMultiplier: priceMultiplierSchema });
+/** The table, the multiplier or both: the profile form edits the multiplier too, and either may have saved it last. */
+const priceTableUpdateSchema = settingUpdateSchema({ prices: z.array(modelPriceSchema), priceMultiplier: priceMultiplierSchema });
 const priceFormatSchema = z.enum(['json', 'csv']);
 const priceImportSchema = z.object({ format: priceFormatSchema, text: z.string().max(5 * 1024 * 1024) });
 
@@ -159,7 +161,7 @@ export function profileRoutes(context: ControlContext): express.Router {
   };
 
   router.put('/profiles/:id/prices', async (req, res) => {
-    res.json(await savePrices(param(req.params, 'id'), priceTableSchema.parse(req.body)));
+    res.json(await savePrices(param(req.params, 'id'), priceTableUpdateSchema.parse(req.body)));
   });
 
   router.post('/profiles/:id/prices/import', async (req, res) => {

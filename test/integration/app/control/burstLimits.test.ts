@@ -4,7 +4,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApiErrorBody } from '../../../../proxy/contracts/controlApi.ts';
 import type { BurstLimits } from '../../../../proxy/contracts/config.ts';
 import type { TokenListResponse } from '../../../../proxy/contracts/clientTokens.ts';
+import { runAirlock } from '../../../support/cliHarness.ts';
 import { chatBody, JSON_HEADERS, rawRequest } from '../../../support/http.ts';
+import { memorySecretStore } from '../../../support/memorySecretStore.ts';
 import { setUpMainProfileAndAgent, startControlHarness, type ControlHarness } from '../../../support/controlHarness.ts';
 
 let harness: ControlHarness;
@@ -47,7 +49,7 @@ describe('burst limits in the control API', () => {
       body: { maxRequestsPerMinute: 10, maxCreditsPerMinute: 'lots' },
       message: 'maxCreditsPerMinute: must be a number',
     },
-    { name: 'a limit left out', body: { maxRequestsPerMinute: 10 }, message: 'maxCreditsPerMinute: must be a number' },
+    { name: 'no limit at all', body: {}, message: 'give at least one of maxRequestsPerMinute, maxCreditsPerMinute' },
   ])('refuses $name with a message naming the field, and keeps the limits', async ({ body, message }) => {
     const response = await harness.api('/burst-limits', put(body));
     expect(response.status).toBe(400);
@@ -74,5 +76,16 @@ describe('burst limits in the control API', () => {
     expect(statuses).toEqual([200, 200, 403]);
     const tokens = (await (await harness.api('/tokens')).json()) as TokenListResponse;
     expect(tokens.tokens.find((token) => token.name === 'agent')?.paused).toBe(true);
+  });
+
+  it('saves only the limit it is sent: a window filled before `airlock limits` changed the other one does not undo it', async () => {
+    const cli = await runAirlock(harness.dataDir, memorySecretStore(), ['limits', '--credits-per-minute', '40']);
+    expect(cli.exitCode).toBe(0);
+
+    // The window was filled with the credits as they were and the user changed only the requests.
+    const response = await harness.api('/burst-limits', put({ maxRequestsPerMinute: 300 }));
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ maxRequestsPerMinute: 300, maxCreditsPerMinute: 40 });
+    expect(harness.store.snapshot().settings.burstLimits).toEqual({ maxRequestsPerMinute: 300, maxCreditsPerMinute: 40 });
   });
 });

@@ -244,6 +244,22 @@ describe('control API against a real proxy and the simulator', () => {
     expect(await exported.text()).toContain('qwen-plus');
   });
 
+  it('saves the price table or the multiplier alone, keeping the other as it is in the file', async () => {
+    await call('/profiles/main', put({ priceMultiplier: 1.5 }));
+    const pricesAlone = await call<{ priceMultiplier: number }>(
+      '/profiles/main/prices',
+      put({ prices: [{ model: 'qwen-plus', inputPer1M: 2, outputPer1M: 6 }] }),
+    );
+    expect(pricesAlone.priceMultiplier).toBe(1.5);
+    const multiplierAlone = await call<{ prices: unknown[]; priceMultiplier: number }>(
+      '/profiles/main/prices',
+      put({ priceMultiplier: 1 }),
+    );
+    expect(multiplierAlone).toEqual({ prices: [{ model: 'qwen-plus', inputPer1M: 2, outputPer1M: 6 }], priceMultiplier: 1 });
+    const neither = await call<{ error: { message: string } }>('/profiles/main/prices', put({}), 400);
+    expect(neither.error.message).toBe('give at least one of prices, priceMultiplier');
+  });
+
   it('lists the gateway models with the price and the user figures', async () => {
     const models = await call<ModelListResponse>('/models?refresh=1');
     expect(models.error).toBeNull();

@@ -4,7 +4,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApiErrorBody } from '../../../../proxy/contracts/controlApi.ts';
 import type { MemoryLimits } from '../../../../proxy/contracts/config.ts';
 import type { RequestDetail } from '../../../../proxy/contracts/requests.ts';
+import { runAirlock } from '../../../support/cliHarness.ts';
 import { chatBody, JSON_HEADERS, rawRequest } from '../../../support/http.ts';
+import { memorySecretStore } from '../../../support/memorySecretStore.ts';
 import { setUpMainProfileAndAgent, startControlHarness, type ControlHarness } from '../../../support/controlHarness.ts';
 
 let harness: ControlHarness;
@@ -46,7 +48,8 @@ describe('memory limits in the control API', () => {
     { name: 'a tiny backlog', body: { logBacklogMiB: 1, bodyCaptureKiB: 1024 }, message: 'logBacklogMiB: must be at least 8' },
     { name: 'a huge capture', body: { logBacklogMiB: 64, bodyCaptureKiB: 100_000 }, message: 'bodyCaptureKiB: must be at most 16384' },
     { name: 'a capture as text', body: { logBacklogMiB: 64, bodyCaptureKiB: 'big' }, message: 'bodyCaptureKiB: must be a number' },
-    { name: 'a limit left out', body: { logBacklogMiB: 64 }, message: 'bodyCaptureKiB: must be a number' },
+    { name: 'no limit at all', body: {}, message: 'give at least one of logBacklogMiB, bodyCaptureKiB' },
+    { name: 'a field it does not know', body: { bodyCaptureKib: 16 }, message: 'Unrecognized key: "bodyCaptureKib"' },
   ])('refuses $name with a message naming the field, and keeps the limits', async ({ body, message }) => {
     const response = await harness.api('/settings/memory', put(body));
     expect(response.status).toBe(400);
@@ -68,5 +71,16 @@ describe('memory limits in the control API', () => {
 
     const after = await loggedRequestOf(40_000);
     expect(after.requestBody).toMatchObject({ sizeBytes: 16 * 1024, truncated: true });
+  });
+
+  it('saves only the limit it is sent: a window filled before `airlock memory` changed the other one does not undo it', async () => {
+    const cli = await runAirlock(harness.dataDir, memorySecretStore(), ['memory', '--log-backlog-mib', '200']);
+    expect(cli.exitCode).toBe(0);
+
+    // The window was filled with the backlog as it was and the user changed only the capture.
+    const response = await harness.api('/settings/memory', put({ bodyCaptureKiB: 512 }));
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ logBacklogMiB: 200, bodyCaptureKiB: 512 });
+    expect(harness.store.snapshot().settings.memoryLimits).toEqual({ logBacklogMiB: 200, bodyCaptureKiB: 512 });
   });
 });

@@ -10,6 +10,7 @@ import { burstGuardOptionsFrom } from '../spend/burstGuard.ts';
 import { createSpendGate, type SpendGateControl } from '../spend/spendGate.ts';
 import { KeyPools } from '../spend/keyPool.ts';
 import { SpendLedger, spentSinceFromLog, type SpendScope } from '../spend/spendLedger.ts';
+import { LocalZoneWatch, osZoneReader, ZONE_CHECK_INTERVAL_MS } from '../core/localZone.ts';
 import { createCapabilityService, type CapabilityService } from './capabilities/capabilityService.ts';
 import { createControlRouter, type ControlApi } from './control/createControlRouter.ts';
 import { SESSIONS_FILE_NAME } from './control/sessionFile.ts';
@@ -174,6 +175,7 @@ async function startWithDataDir(options: AirlockOptions): Promise<Airlock> {
     spentSinceFromLog((query) => log.spendSince(query)),
     Date.now(),
   );
+  const stopFollowingZone = followOsTimeZone(ledger, log);
   const spendGate = createSpendGate({
     ledger,
     ledgerGap: (nowMs) => log.ledgerGap(nowMs),
@@ -234,6 +236,7 @@ async function startWithDataDir(options: AirlockOptions): Promise<Airlock> {
     controlRouter: control.router,
     idempotency: new IdempotencyCache({}, { store: log.idempotencyStore }),
   }).catch(async (error: unknown) => {
+    stopFollowingZone();
     control.close();
     following.stop();
     followingTraceHeaders.stop();
@@ -268,6 +271,7 @@ async function startWithDataDir(options: AirlockOptions): Promise<Airlock> {
       const report = await proxy.stop(stopOptions);
       await traceExport.stop();
       detachLog();
+      stopFollowingZone();
       control.close();
       following.stop();
       followingTraceHeaders.stop();
@@ -276,4 +280,32 @@ async function startWithDataDir(options: AirlockOptions): Promise<Airlock> {
       return report;
     },
   };
+}
+
+/**
+ * Today and this month follow the zone the OS shows (a laptop carried across zones), looked at
+ * once a minute off the request path; returns the function that stops it.
+ */
+function followOsTimeZone(ledger: SpendLedger, log: RequestLog): () => void {
+  const watch = new LocalZoneWatch({
+    readOsZone: osZoneReader(),
+    onChange: (zone) => {
+      ledger.followZoneChange(
+        spentSinceFromLog((query) => log.spendSince(query)),
+        Date.now(),
+      );
+      console.error(`[airlock] The time zone is now ${zone}: today's and this month's spend and caps follow it.`);
+    },
+  });
+  const look = (): void => {
+    try {
+      watch.check(Date.now());
+    } catch (error) {
+      console.error('[airlock] time zone:', error instanceof Error ? error.message : 'check failed');
+    }
+  };
+  look();
+  const timer = setInterval(look, ZONE_CHECK_INTERVAL_MS);
+  timer.unref();
+  return () => clearInterval(timer);
 }

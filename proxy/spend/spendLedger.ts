@@ -37,6 +37,7 @@ export function spentSinceFromLog(spendSince: (query: SpendSinceQuery) => number
 }
 
 interface ScopeTotals {
+  scope: SpendScope;
   dayStartMs: number;
   monthStartMs: number;
   day: CreditSum;
@@ -57,6 +58,7 @@ export class SpendLedger {
     const monthStartMs = startOfLocalMonthMs(nowMs);
     for (const scope of scopes) {
       this.#totals.set(scopeKey(scope), {
+        scope,
         dayStartMs,
         monthStartMs,
         day: new CreditSum(spentSince(scope, dayStartMs)),
@@ -79,11 +81,31 @@ export class SpendLedger {
     return { dayCredits: entry.day.credits, monthCredits: entry.month.credits };
   }
 
+  /**
+   * The OS's time zone changed (core/localZone.ts): today and this month now start where the new
+   * zone's do, earlier or later than before. Each total moves by what the log holds between the
+   * old start and the new one; spend the log has not written yet is recent, after both starts, so
+   * it stays counted here and is not counted twice. Rebuilding from the log would lose it instead.
+   */
+  followZoneChange(spentSince: SpentSince, nowMs: number): void {
+    const dayStartMs = startOfLocalDayMs(nowMs);
+    const monthStartMs = startOfLocalMonthMs(nowMs);
+    const moved = (scope: SpendScope, sum: CreditSum, fromMs: number, toMs: number): CreditSum =>
+      fromMs === toMs ? sum : new CreditSum(Math.max(0, sum.credits + spentSince(scope, toMs) - spentSince(scope, fromMs)));
+    for (const entry of this.#totals.values()) {
+      entry.day = moved(entry.scope, entry.day, entry.dayStartMs, dayStartMs);
+      entry.month = moved(entry.scope, entry.month, entry.monthStartMs, monthStartMs);
+      entry.dayStartMs = dayStartMs;
+      entry.monthStartMs = monthStartMs;
+    }
+  }
+
   #add(scope: SpendScope, credits: number, atMs: number): void {
     const key = scopeKey(scope);
     let entry = this.#totals.get(key);
     if (!entry) {
       entry = {
+        scope,
         dayStartMs: startOfLocalDayMs(atMs),
         monthStartMs: startOfLocalMonthMs(atMs),
         day: new CreditSum(),

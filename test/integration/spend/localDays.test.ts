@@ -2,7 +2,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { runInTimeZone } from '../../support/timeZoneChild.ts';
 import type { SpendRange } from '../../../proxy/contracts/spend.ts';
-import type { SpendReadings, TimedSpend } from './fixtures/localTimeSpend.ts';
+import type { SpendReadings, TimedSpend, ZoneChangeResult } from './fixtures/localTimeSpend.ts';
 
 const SCENARIOS = fileURLToPath(new URL('./fixtures/localTimeSpend.ts', import.meta.url));
 
@@ -106,5 +106,77 @@ describe('the Spend screen across a clock change', () => {
     expect(week.live).toEqual(week.rebuilt);
     const today = await readings(timeZone, { requests, readAt, range: 'today' });
     expect(today.chartHours).toEqual(hours);
+  });
+});
+
+/**
+ * A laptop carried across zones: the OS switches its zone, and the day cap, the month and the
+ * Spend screen follow the local day the OS shows from then on, without a restart. The running
+ * ledger must agree with one rebuilt from the log in the new zone (a restart there), and the zone
+ * is looked at no more than once a minute (the request path never reads it).
+ */
+describe('a change of the OS time zone while Airlock runs', () => {
+  it.each([
+    {
+      name: 'Paris to Tokyo in the evening: a new local day has begun',
+      timeZone: 'Europe/Paris',
+      osZone: 'Asia/Tokyo',
+      // Paris 09:00 and 21:00 on Mar 10; in Tokyo the second is 05:00 on Mar 11.
+      requests: [
+        { start: '2026-03-10T08:00:00Z', end: '2026-03-10T08:00:05Z', credits: 3 },
+        { start: '2026-03-10T20:00:00Z', end: '2026-03-10T20:00:05Z', credits: 5 },
+      ],
+      changedAt: '2026-03-10T20:30:00Z',
+      readAt: '2026-03-10T21:05:00Z',
+      today: '2026-03-11',
+      totals: { dayCredits: 5, monthCredits: 8 },
+    },
+    {
+      name: 'Paris to Tokyo in the morning: the same date, begun 8 hours earlier',
+      timeZone: 'Europe/Paris',
+      osZone: 'Asia/Tokyo',
+      // Paris 17:00 on Mar 9 is Tokyo 01:00 on Mar 10; Paris 10:00 on Mar 10 is Tokyo 18:00.
+      requests: [
+        { start: '2026-03-09T16:00:00Z', end: '2026-03-09T16:00:05Z', credits: 4 },
+        { start: '2026-03-10T09:00:00Z', end: '2026-03-10T09:00:05Z', credits: 3 },
+      ],
+      changedAt: '2026-03-10T09:30:00Z',
+      readAt: '2026-03-10T10:05:00Z',
+      today: '2026-03-10',
+      totals: { dayCredits: 7, monthCredits: 7 },
+    },
+    {
+      name: 'New York to Los Angeles over a month end: March is back to February',
+      timeZone: 'America/New_York',
+      osZone: 'America/Los_Angeles',
+      // New York 23:30 on Feb 28 and 01:30 on Mar 1 (Los Angeles 20:30 and 22:30 on Feb 28).
+      requests: [
+        { start: '2026-03-01T04:30:00Z', end: '2026-03-01T04:30:05Z', credits: 2 },
+        { start: '2026-03-01T06:30:00Z', end: '2026-03-01T06:30:05Z', credits: 6 },
+      ],
+      changedAt: '2026-03-01T07:00:00Z',
+      readAt: '2026-03-01T07:35:00Z',
+      today: '2026-02-28',
+      totals: { dayCredits: 8, monthCredits: 8 },
+    },
+  ])('$name', async ({ timeZone, osZone, requests, changedAt, readAt, today, totals }) => {
+    const at = Date.parse(changedAt);
+    // The first look is 30 s before the change; the next may come only a minute after it.
+    const checksAt = [at - 30_000, at, at + 29_999, at + 30_000].map((ms) => new Date(ms).toISOString());
+    const result = await runInTimeZone<ZoneChangeResult>(SCENARIOS, timeZone, 'zoneChange', {
+      requests,
+      osZone,
+      changedAt,
+      checksAt,
+      readAt,
+    });
+    // Looked at on the first check and a minute later only: the change is seen at that look.
+    expect(result.osZoneReads).toEqual([1, 1, 1, 2]);
+    expect(result.zoneChanges).toEqual([osZone]);
+    expect(result.today).toBe(today);
+    expect(result.readings.live).toEqual(totals);
+    expect(result.readings.rebuilt).toEqual(totals);
+    expect(result.readings.screenToday).toBe(totals.dayCredits);
+    expect(result.readings.budgetSpent).toEqual({ daily: totals.dayCredits, monthly: totals.monthCredits });
   });
 });

@@ -1,0 +1,44 @@
+import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { localtimeLinkZone, osZoneReader } from '../../../proxy/core/localZone.ts';
+
+let dir: string;
+
+beforeEach(() => {
+  dir = mkdtempSync(path.join(tmpdir(), 'airlock-zone-'));
+});
+
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+/** The OS's zone as /etc/localtime names it: Linux links into /usr/share/zoneinfo, macOS into /var/db/timezone/zoneinfo. */
+describe('reading the OS time zone', () => {
+  it.each([
+    { name: 'a Linux link', target: '/usr/share/zoneinfo/Europe/Paris', zone: 'Europe/Paris' },
+    { name: 'a macOS link', target: '/var/db/timezone/zoneinfo/America/Los_Angeles', zone: 'America/Los_Angeles' },
+    { name: 'a relative link', target: '../usr/share/zoneinfo/Asia/Kolkata', zone: 'Asia/Kolkata' },
+    { name: 'a link into posix/', target: '/usr/share/zoneinfo/posix/Asia/Tokyo', zone: 'Asia/Tokyo' },
+    { name: 'a link elsewhere (told apart, not named)', target: '/opt/zones/custom', zone: '/opt/zones/custom' },
+  ])('names the zone of $name', ({ target, zone }) => {
+    const link = path.join(dir, 'localtime');
+    symlinkSync(target, link);
+    expect(localtimeLinkZone(link)).toBe(zone);
+  });
+
+  it('cannot name the zone of a copied zone file or of none', () => {
+    const copied = path.join(dir, 'localtime');
+    writeFileSync(copied, 'TZif');
+    expect(localtimeLinkZone(copied)).toBeNull();
+    expect(localtimeLinkZone(path.join(dir, 'missing'))).toBeNull();
+  });
+
+  it('keeps a TZ the process was started with: the user chose it', () => {
+    expect(osZoneReader({ TZ: 'Asia/Kathmandu' }, 'linux')()).toBe('Asia/Kathmandu');
+    expect(osZoneReader({ TZ: 'Asia/Kathmandu' }, 'win32')()).toBe('Asia/Kathmandu');
+  });
+
+  it('asks V8 to detect the zone again on Windows, which has no link to read', () => {
+    expect(osZoneReader({}, 'win32')()).toBeNull();
+  });
+});

@@ -4,7 +4,7 @@ import type { ApiErrorBody, ApiErrorCode } from '../../contracts/controlApi.ts';
 import { PriceImportError } from '../../spend/pricesIo.ts';
 import { ConnectError } from '../connect/toolAdapter.ts';
 import { ConfigEditError } from '../profiles/configMutations.ts';
-import { ConfigBrokenError, ConfigBusyError, ConfigInvalidError } from '../profiles/configStore.ts';
+import { ConfigBrokenError, ConfigBusyError, ConfigInvalidError, ConfigLinkError } from '../profiles/configStore.ts';
 import { KeychainUnavailableError } from '../../contracts/secretStore.ts';
 import { TraceHeaderInputError } from '../export/traceHeaders.ts';
 
@@ -48,7 +48,7 @@ export function toApiError(error: unknown): ApiError {
   if (error instanceof ConfigEditError)
     return new ApiError(/^no (profile|client token|trace export header)/.test(error.message) ? 'not_found' : 'conflict', error.message);
   if (error instanceof ConfigInvalidError || error instanceof PriceImportError) return new ApiError('invalid', error.message);
-  if (error instanceof ConfigBrokenError) return new ApiError('unavailable', error.message);
+  if (error instanceof ConfigBrokenError || error instanceof ConfigLinkError) return new ApiError('unavailable', error.message);
   if (error instanceof ConfigBusyError) return new ApiError('conflict', error.message);
   if (error instanceof KeychainUnavailableError) return new ApiError('keychain_unavailable', error.message);
   // The router decodes path parameters (a request id): a broken %-escape is the address's fault.

@@ -1,4 +1,4 @@
-import { copyFileSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { copyFileSync, lstatSync, readdirSync, readFileSync, readlinkSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { CONFIG_FILE_NAME, type ConfigFile } from '../../contracts/config.ts';
 import { parseConfigText } from './configParse.ts';
@@ -62,6 +62,17 @@ function backUpBrokenFile(filePath: string, text: string): string {
 export function readConfigText(filePath: string): string | null {
   try {
     return readFileSync(filePath, 'utf8');
+  } catch (error) {
+    if (isNotFound(error)) return null;
+    throw error;
+  }
+}
+
+/** Where a symlink that points at nothing points, or null when the path is no such link. */
+export function danglingLinkTarget(filePath: string): string | null {
+  try {
+    if (!lstatSync(filePath).isSymbolicLink() || statStamp(filePath) !== null) return null;
+    return path.resolve(path.dirname(filePath), readlinkSync(filePath));
   } catch (error) {
     if (isNotFound(error)) return null;
     throw error;

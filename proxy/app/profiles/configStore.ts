@@ -1,10 +1,18 @@
-import { mkdirSync, watch, type FSWatcher } from 'node:fs';
+import { existsSync, mkdirSync, watch, type FSWatcher } from 'node:fs';
 import path from 'node:path';
 import lockfile from 'proper-lockfile';
 import { CONFIG_FILE_NAME, configFileSchema, emptyConfig, type ConfigFile } from '../../contracts/config.ts';
 import { formatPath, serializeConfig } from './configParse.ts';
 import { writeFileAtomic } from './atomicWrite.ts';
-import { readConfigFileState, readConfigText, sameStamp, statStamp, type FileStamp } from './configFileState.ts';
+import {
+  danglingLinkTarget,
+  readConfigFileState,
+  readConfigText,
+  sameStamp,
+  statStamp,
+  type ConfigFileState,
+  type FileStamp,
+} from './configFileState.ts';
 
 /** The file on disk does not validate: nothing is written until the user fixes or resets it. */
 export class ConfigBrokenError extends Error {
@@ -15,6 +23,23 @@ export class ConfigBrokenError extends Error {
     this.backupPath = backupPath;
   }
 }
+
+/**
+ * airlock.json is a symlink (dotfiles) that points at nothing Airlock can use: its target went
+ * after Airlock read it, or its folder does not exist. Nothing is written through it: a new file
+ * there would hold none of the user's other settings, or could not be made.
+ */
+export class ConfigLinkError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ConfigLinkError';
+  }
+}
+
+const linkGone = (target: string): ConfigLinkError =>
+  new ConfigLinkError(
+    `${CONFIG_FILE_NAME} is a link to ${target}, which is gone: Airlock keeps the settings it last read and saves nothing until it is back, or the link is replaced.`,
+  );
 
 /** A mutation produced a config the schema rejects (a bug or a bad value from a form). */
 export class ConfigInvalidError extends Error {
@@ -45,7 +70,27 @@ export interface OpenConfigStoreOptions {
   watch?: boolean;
   /** Backstop for file systems where fs.watch misses events. */
   pollIntervalMs?: number;
+  clock?: StoreClock;
 }
+
+/** The time a missing file is given to come back; a test's own. */
+export interface StoreClock {
+  nowMs(): number;
+  pause(ms: number): Promise<void>;
+}
+
+const SYSTEM_CLOCK: StoreClock = {
+  nowMs: Date.now,
+  pause: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+};
+
+/**
+ * How long a file read in this run may be missing before it counts as deleted. An editor's save
+ * that renames the file away and the new one in, or a sync tool's replace, leaves a gap of
+ * milliseconds; until then the settings read are kept and a save waits for the new file.
+ */
+export const MISSING_GRACE_MS = 1_000;
+const MISSING_RECHECK_MS = 20;
 
 /** Held only for one read-modify-write; stale after this long if its holder died. */
 const LOCK_STALE_MS = 10_000;
@@ -64,14 +109,18 @@ export class ConfigStore {
   readonly filePath: string;
   #snapshot: ConfigFile;
   #loadedStamp: FileStamp | null = null;
-  #problem: ConfigBrokenError | null = null;
+  #problem: ConfigBrokenError | ConfigLinkError | null = null;
+  /** When the file read in this run was first seen missing; null while it is there. */
+  #missingSinceMs: number | null = null;
+  readonly #clock: StoreClock;
   #listeners = new Set<ConfigListener>();
   #problemListeners = new Set<ProblemListener>();
   #watcher: FSWatcher | null = null;
   #pollTimer: NodeJS.Timeout | null = null;
 
-  constructor(dataDir: string) {
+  constructor(dataDir: string, clock: StoreClock = SYSTEM_CLOCK) {
     this.dataDir = dataDir;
+    this.#clock = clock;
     this.filePath = path.join(dataDir, CONFIG_FILE_NAME);
     this.#snapshot = deepFreeze(emptyConfig());
   }
@@ -99,24 +148,74 @@ export class ConfigStore {
   /** Re-reads the file if it changed since it was last loaded. */
   reload(): void {
     const stamp = statStamp(this.filePath);
-    const unchanged = stamp === null ? this.#loadedStamp === null && this.#problem === null : sameStamp(stamp, this.#loadedStamp);
-    if (unchanged) return;
+    if (stamp === null) {
+      this.#whileMissing();
+      return;
+    }
+    if (sameStamp(stamp, this.#loadedStamp) && this.#missingSinceMs === null) return;
     const state = readConfigFileState(this.filePath);
+    if (state.kind === 'missing') {
+      this.#whileMissing();
+      return;
+    }
+    this.#missingSinceMs = null;
     if (state.kind === 'broken') {
       this.#loadedStamp = state.stamp;
       this.#setProblem(new ConfigBrokenError(state.message, state.backupPath));
       return;
     }
     this.#setProblem(null);
-    this.#loadedStamp = state.kind === 'ok' ? state.stamp : null;
-    this.#publish(state.kind === 'ok' ? state.config : emptyConfig());
+    this.#loadedStamp = state.stamp;
+    this.#publish(state.config);
+  }
+
+  /**
+   * No file (or a link to none). Never read in this run: the empty config, and a broken file
+   * deleted is a start over. Read before: kept through an editor's rename-save; past the grace a
+   * deleted file is a start over (what the broken-file message offers), a link's gone target a
+   * problem that keeps the settings.
+   */
+  #whileMissing(): ConfigLinkError | null {
+    if (this.#loadedStamp === null) {
+      if (this.#problem !== null) {
+        this.#setProblem(null);
+        this.#publish(emptyConfig());
+      }
+      return null;
+    }
+    const nowMs = this.#clock.nowMs();
+    this.#missingSinceMs ??= nowMs;
+    if (nowMs - this.#missingSinceMs < MISSING_GRACE_MS) return null;
+    const target = danglingLinkTarget(this.filePath);
+    if (target !== null) return this.#setProblem(linkGone(target));
+    this.#loadedStamp = null;
+    this.#missingSinceMs = null;
+    this.#setProblem(null);
+    this.#publish(emptyConfig());
+    return null;
+  }
+
+  /** The file's state; one read in this run and now missing is given the grace to come back first. */
+  async #settledState(): Promise<ConfigFileState> {
+    let state = readConfigFileState(this.filePath);
+    if (state.kind !== 'missing' || this.#loadedStamp === null) return state;
+    const sinceMs = this.#missingSinceMs ?? this.#clock.nowMs();
+    while (state.kind === 'missing' && this.#clock.nowMs() - sinceMs < MISSING_GRACE_MS) {
+      await this.#clock.pause(MISSING_RECHECK_MS);
+      state = readConfigFileState(this.filePath);
+    }
+    if (state.kind !== 'missing') return state;
+    this.#missingSinceMs = sinceMs;
+    const linkProblem = this.#whileMissing();
+    if (linkProblem) throw linkProblem;
+    return state;
   }
 
   /** Applies `mutator` to the current file content under the cross-process lock and writes the result. */
   async update(mutator: ConfigMutator): Promise<ConfigFile> {
-    return this.#withLock(() => {
+    return this.#withLock(async () => {
       for (let attempt = 1; attempt <= MAX_UPDATE_ATTEMPTS; attempt += 1) {
-        const state = readConfigFileState(this.filePath);
+        const state = await this.#settledState();
         if (state.kind === 'broken') throw this.#setProblem(new ConfigBrokenError(state.message, state.backupPath));
         const next = mutator(structuredClone(state.kind === 'ok' ? state.config : emptyConfig()));
         // Editors and sync tools do not take Airlock's lock: a save of theirs since the read would
@@ -172,6 +271,13 @@ export class ConfigStore {
       const issue = validated.error.issues[0];
       throw new ConfigInvalidError(issue ? `${formatPath(issue.path) || 'config'}: ${issue.message}` : 'invalid config');
     }
+    // A link made before its file is written through (writeFileAtomic), unless its folder is not there (not cloned, not mounted).
+    const target = danglingLinkTarget(this.filePath);
+    if (target !== null && !existsSync(path.dirname(target))) {
+      throw new ConfigLinkError(
+        `${CONFIG_FILE_NAME} is a link to ${target}, whose folder ${path.dirname(target)} does not exist: create or mount it, or replace the link.`,
+      );
+    }
     writeFileAtomic(this.filePath, serializeConfig(validated.data));
     this.#loadedStamp = statStamp(this.filePath);
     this.#setProblem(null);
@@ -179,7 +285,7 @@ export class ConfigStore {
     return this.#snapshot;
   }
 
-  #setProblem<T extends ConfigBrokenError | null>(problem: T): T {
+  #setProblem<T extends ConfigBrokenError | ConfigLinkError | null>(problem: T): T {
     const changed = problem?.message !== this.#problem?.message;
     this.#problem = problem;
     if (changed) {
@@ -205,7 +311,7 @@ export class ConfigStore {
     }
   }
 
-  async #withLock<T>(action: () => T): Promise<T> {
+  async #withLock<T>(action: () => T | Promise<T>): Promise<T> {
     mkdirSync(this.dataDir, { recursive: true, mode: 0o700 });
     const release = await lockfile.lock(this.dataDir, {
       lockfilePath: `${this.filePath}.lock`,
@@ -213,7 +319,7 @@ export class ConfigStore {
       retries: LOCK_RETRIES,
     });
     try {
-      return action();
+      return await action();
     } finally {
       await release();
     }
@@ -221,7 +327,7 @@ export class ConfigStore {
 }
 
 export function openConfigStore(dataDir: string, options: OpenConfigStoreOptions = {}): ConfigStore {
-  const store = new ConfigStore(dataDir);
+  const store = new ConfigStore(dataDir, options.clock);
   store.reload();
   if (options.watch) store.startWatching(options.pollIntervalMs);
   return store;

@@ -32,8 +32,15 @@ export interface ProfileListResponse {
 /** POST /profiles */
 export type ProfileWriteRequest = ProfileInput;
 
-/** PUT /profiles/:id: only the fields sent change (a pool's keys have routes of their own). */
-export type ProfileUpdateRequest = Partial<Omit<ProfileInput, 'id' | 'keyPool'>>;
+/** The profile's settings PUT /profiles/:id can change. */
+type ProfileSettings = Omit<ProfileInput, 'id' | 'keyPool'>;
+
+/**
+ * PUT /profiles/:id: only the fields sent change (a pool's keys have routes of their own).
+ * `expected`: a field's value as the form was filled; one changed elsewhere since is refused (409)
+ * rather than overwritten, as a setting is often a group (fallbacks, budget, timeouts).
+ */
+export type ProfileUpdateRequest = Partial<ProfileSettings> & { expected?: Partial<ProfileSettings> };
 
 /** POST /profiles/:id/activate */
 export interface ActivateResponse {

@@ -128,12 +128,20 @@ const FORM_FIELDS = [
  * What saving the form of an existing profile sends (PUT /profiles/:id changes the fields it is
  * sent): only the settings that differ from `base`, the profile the form was filled from. Sending
  * the whole profile wrote back, without a word, what had been saved meanwhile by the price editor,
- * the CLI or an edit of airlock.json.
+ * the CLI or an edit of airlock.json. Each is sent with its value in `base`, so one changed
+ * elsewhere meanwhile too (a fallback the CLI added) is refused rather than overwritten.
  */
 export function profileSaveBody(form: ProfileForm, base: Profile): SaveBodyResult {
   const result = profileFromForm(form, base);
   if (!result.ok) return result;
   const edited = result.profile;
   const changed = FORM_FIELDS.filter((field) => JSON.stringify(edited[field]) !== JSON.stringify(base[field]));
-  return { ok: true, body: Object.fromEntries(changed.map((field) => [field, edited[field]])) };
+  if (changed.length === 0) return { ok: true, body: {} };
+  return {
+    ok: true,
+    body: {
+      ...Object.fromEntries(changed.map((field) => [field, edited[field]])),
+      expected: Object.fromEntries(changed.map((field) => [field, base[field]])),
+    },
+  };
 }

@@ -54,12 +54,13 @@ describe('saving the profile form', () => {
   it('sends only the fields the user changed, so what was saved elsewhere meanwhile stands', () => {
     const result = profileSaveBody({ ...formFromProfile(base), name: 'Work gateway' }, base);
     if (!result.ok) throw new Error(JSON.stringify(result.errors));
-    expect(result.body).toEqual({ name: 'Work gateway' });
-    const saved = requireProfile(updateProfile(configWith(savedElsewhere), 'work', result.body), 'work');
+    expect(result.body).toEqual({ name: 'Work gateway', expected: { name: 'Work' } });
+    const { expected: _filledWith, ...changes } = result.body;
+    const saved = requireProfile(updateProfile(configWith(savedElsewhere), 'work', changes), 'work');
     expect(saved).toEqual({ ...savedElsewhere, name: 'Work gateway' });
   });
 
-  it('sends a changed group of settings whole, and nothing when nothing changed', () => {
+  it('sends a changed group of settings whole with the value it replaces, and nothing when nothing changed', () => {
     const form = { ...formFromProfile(base), totalTimeoutMs: '60000', fallbacks: [{ from: '', to: 'gpt-4o-mini' }] };
     const result = profileSaveBody(form, base);
     expect(result).toEqual({
@@ -67,6 +68,8 @@ describe('saving the profile form', () => {
       body: {
         timeouts: { ...base.timeouts, totalTimeoutMs: 60_000 },
         fallbacks: [{ model: 'gpt-4o-mini' }],
+        // As the form was filled: a group changed elsewhere meanwhile is refused, not overwritten.
+        expected: { timeouts: base.timeouts, fallbacks: [] },
       },
     });
     expect(profileSaveBody(formFromProfile(base), base)).toEqual({ ok: true, body: {} });

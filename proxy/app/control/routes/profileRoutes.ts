@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from 'node:util';
 import express from 'express';
 import { z } from 'zod';
 import type {
@@ -17,6 +18,7 @@ import { isLocalRefusal } from '../../../contracts/ports.ts';
 import {
   addProfile,
   bumpKeysRevision,
+  ConfigEditError,
   removeProfile,
   requireProfile,
   setActiveProfile,
@@ -42,6 +44,25 @@ const priceImportSchema = z.object({ format: priceFormatSchema, text: z.string()
 
 /** The profile's fields without its id: PUT changes the fields it sends. */
 const profileUpdateSchema = profileSchema.omit({ id: true, keyPool: true }).partial();
+/** Each field's value as the form was filled, compared as sent (not through the schema's defaults). */
+const expectedSchema = z.record(z.string(), z.unknown()).optional();
+
+/**
+ * A form filled before the CLI (`profile fallback add`), a hand edit or another window changed a
+ * setting it then saves would write that setting back as it was: refused instead (409), the
+ * change made elsewhere kept. Fields the form did not change are not sent, so never refused.
+ */
+function refuseChangedElsewhere(config: ConfigFile, id: string, filledWith: Record<string, unknown> | undefined): ConfigFile {
+  const profile = requireProfile(config, id) as Record<string, unknown>;
+  for (const [field, value] of Object.entries(filledWith ?? {})) {
+    if (!isDeepStrictEqual(profile[field], value)) {
+      throw new ConfigEditError(
+        `${field} of profile "${id}" changed elsewhere (the CLI, airlock.json or another window) since the form was filled: reload the profile, then make the change again`,
+      );
+    }
+  }
+  return config;
+}
 
 /** Profiles, their keys (write-only), Test, prices, and the base URL preview. */
 export function profileRoutes(context: ControlContext): express.Router {
@@ -79,10 +100,11 @@ export function profileRoutes(context: ControlContext): express.Router {
 
   router.put('/profiles/:id', async (req, res) => {
     const id = param(req.params, 'id');
-    const body = (req.body ?? {}) as Record<string, unknown>;
+    const { expected, ...body } = (req.body ?? {}) as Record<string, unknown>;
     // Only the fields sent: the schema's defaults must not reset the ones left out (prices, budget…).
     const patch = Object.fromEntries(Object.entries(profileUpdateSchema.parse(body)).filter(([field]) => field in body));
-    await deps.config.update((current) => updateProfile(current, id, patch));
+    const filledWith = expectedSchema.parse(expected);
+    await deps.config.update((current) => updateProfile(refuseChangedElsewhere(current, id, filledWith), id, patch));
     changed();
     res.json(viewById(deps.config.snapshot(), id));
   });

@@ -9,6 +9,8 @@ import type { TokenSecretResponse } from '../../../../proxy/contracts/clientToke
 import { findSentinel, SENTINEL_KEY } from '../../../support/sentinel.ts';
 import { chatBody, JSON_HEADERS, rawRequest, sseData } from '../../../support/http.ts';
 import { CONTROL_TOKEN, startControlHarness, type ControlHarness } from '../../../support/controlHarness.ts';
+import { runAirlock } from '../../../support/cliHarness.ts';
+import { memorySecretStore } from '../../../support/memorySecretStore.ts';
 
 let harness: ControlHarness;
 /** Every control API body this file received, searched for the key at the end. */
@@ -258,6 +260,27 @@ describe('control API against a real proxy and the simulator', () => {
     expect(multiplierAlone).toEqual({ prices: [{ model: 'qwen-plus', inputPer1M: 2, outputPer1M: 6 }], priceMultiplier: 1 });
     const neither = await call<{ error: { message: string } }>('/profiles/main/prices', put({}), 400);
     expect(neither.error.message).toBe('give at least one of prices, priceMultiplier');
+  });
+
+  it('refuses a profile save over a setting changed elsewhere since the form was filled, and keeps that change', async () => {
+    const filled = await call<ProfileListResponse>('/profiles');
+    const fallbacksFilled = filled.profiles.find((view) => view.profile.id === 'main')?.profile.fallbacks;
+    // `airlock profile fallback add` in a terminal while the window's form is open.
+    const cli = await runAirlock(harness.dataDir, memorySecretStore(), ['profile', 'fallback', 'add', 'main', '--model', 'qwen-plus']);
+    expect(cli.exitCode).toBe(0);
+
+    const refused = await call<{ error: { code: string; message: string } }>(
+      '/profiles/main',
+      put({ fallbacks: [{ model: 'gpt-4o' }], expected: { fallbacks: fallbacksFilled } }),
+      409,
+    );
+    expect(refused.error.message).toBe(
+      'fallbacks of profile "main" changed elsewhere (the CLI, airlock.json or another window) since the form was filled: reload the profile, then make the change again',
+    );
+    expect(harness.store.snapshot().profiles.find((profile) => profile.id === 'main')?.fallbacks).toEqual([{ model: 'qwen-plus' }]);
+
+    const saved = await call<ProfileView>('/profiles/main', put({ fallbacks: [], expected: { fallbacks: [{ model: 'qwen-plus' }] } }));
+    expect(saved.profile.fallbacks).toEqual([]);
   });
 
   it('lists the gateway models with the price and the user figures', async () => {

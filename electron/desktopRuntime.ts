@@ -13,7 +13,6 @@ import { budgetProgress } from '../proxy/app/control/budgets.ts';
 import type { BudgetProgress } from '../proxy/contracts/spend.ts';
 import type { SwitchCheckResponse } from '../proxy/contracts/profileViews.ts';
 import type { ConfigFile } from '../proxy/contracts/config.ts';
-import { startOfLocalDayMs } from '../proxy/core/localPeriods.ts';
 import type { ConnectService } from '../proxy/app/connect/connectService.ts';
 import type { ConfigStore } from '../proxy/app/profiles/configStore.ts';
 import { startAirlock } from '../proxy/app/startAirlock.ts';
@@ -32,8 +31,8 @@ export interface DesktopRuntime {
   budgets(): BudgetProgress[];
   /** Clients the burst guard paused (in memory, so cheap to read on every refresh). */
   pausedClients(): PausedClient[];
-  /** Credits spent since local midnight, from the request log (so a restart does not reset the tray). */
-  todaySpendCredits(): number;
+  /** Credits spent since a local day's start, from the request log (so neither a restart nor a new time zone resets the tray). */
+  spentSince(dayStartMs: number): number;
   /** A client token to paste into a tool: the first one whose secret the keychain still holds. */
   readClientToken(): Promise<string | null>;
   /** What switching to the profile now would break (the window's switch-check), for the tray's warning. */
@@ -62,7 +61,7 @@ export async function startDesktopRuntime(options: DesktopRuntimeOptions): Promi
     connect: airlock.connect,
     budgets: () => budgetProgress(airlock.config.snapshot(), (query) => airlock.log.spendSince(query), Date.now()),
     pausedClients: () => airlock.spendGate.pausedClients().map((pause) => ({ name: pause.clientName, reason: pause.reason })),
-    todaySpendCredits: () => airlock.log.totals({ fromMs: startOfLocalDayMs(Date.now()), toMs: Date.now() }).costCredits,
+    spentSince: (dayStartMs) => airlock.log.totals({ fromMs: dayStartMs, toMs: Date.now() }).costCredits,
     readClientToken: () => firstClientToken(airlock.config.snapshot(), secrets),
     switchCheck: (profileId) => airlock.control.switchCheck(profileId),
     stop: async (drainMs) => {

@@ -245,12 +245,13 @@ function followTraffic(started: DesktopRuntime): void {
       traffic,
       { profileId, status: event.status, errorClass: event.errorClass, costCredits: event.costCredits },
       startOfLocalDayMs(Date.now()),
+      started.spentSince,
     );
     refresh();
   });
   // The day also rolls over when nothing is requested.
   setInterval(() => {
-    const rolled = rollDay(traffic, startOfLocalDayMs(Date.now()));
+    const rolled = rollDay(traffic, startOfLocalDayMs(Date.now()), started.spentSince);
     if (rolled !== traffic) {
       traffic = rolled;
       refresh();
@@ -270,7 +271,7 @@ async function startProxy(port: number): Promise<void> {
     const dataDir = resolveDataDir(process.env, process.platform, homedir());
     runtime = await startDesktopRuntime({ dataDir, port });
     proxyStatus = { status: 'serving', port: runtime.proxy.port, origin: runtime.proxy.url };
-    traffic = { ...traffic, todaySpendCredits: runtime.todaySpendCredits() };
+    traffic = { ...traffic, todaySpendCredits: runtime.spentSince(traffic.dayStartMs) };
     followTraffic(runtime);
     await refreshConnectTools();
   } catch (error) {

@@ -35,18 +35,32 @@ function withItem(items: readonly string[], item: string, present: boolean): rea
   return present ? [...items, item] : items.filter((existing) => existing !== item);
 }
 
-export function rollDay(state: TrafficState, dayStartMs: number): TrafficState {
+/** The request log's spend since a local day's start. */
+export type SpentSince = (dayStartMs: number) => number;
+
+/**
+ * A new local day starts from the spend the log holds for it, not from 0: after a change of time
+ * zone (a flight) the new day may have begun hours ago (core/localZone.ts).
+ */
+export function rollDay(state: TrafficState, dayStartMs: number, spentSince: SpentSince): TrafficState {
   return dayStartMs === state.dayStartMs
     ? state
     : {
         ...emptyTrafficState(dayStartMs),
+        todaySpendCredits: spentSince(dayStartMs),
         keyRejectedProfileIds: state.keyRejectedProfileIds,
         quotaExhaustedProfileIds: state.quotaExhaustedProfileIds,
       };
 }
 
-export function applyFinishedRequest(previous: TrafficState, request: FinishedRequest, dayStartMs: number): TrafficState {
-  const state = rollDay(previous, dayStartMs);
+/** `spentSince` is read only when the request is the first of a new day; the request itself is not in the log yet. */
+export function applyFinishedRequest(
+  previous: TrafficState,
+  request: FinishedRequest,
+  dayStartMs: number,
+  spentSince: SpentSince,
+): TrafficState {
+  const state = rollDay(previous, dayStartMs, spentSince);
   const todaySpendCredits = state.todaySpendCredits + (request.costCredits ?? 0);
   if (request.profileId === null) return { ...state, todaySpendCredits };
   const succeeded = request.status >= 200 && request.status < 300;

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { applyFinishedRequest, emptyTrafficState, type FinishedRequest, type TrafficState } from '../../../electron/logic/trafficState.ts';
+import {
+  applyFinishedRequest,
+  emptyTrafficState,
+  rollDay,
+  type FinishedRequest,
+  type TrafficState,
+} from '../../../electron/logic/trafficState.ts';
 
 const DAY = 1_000;
 const ok = (profileId: string | null, costCredits: number | null = null): FinishedRequest => ({
@@ -16,7 +22,7 @@ const failure = (profileId: string, status: number, errorClass: FinishedRequest[
 });
 
 function run(requests: FinishedRequest[], start: TrafficState = emptyTrafficState(DAY), dayStartMs = DAY): TrafficState {
-  return requests.reduce((state, request) => applyFinishedRequest(state, request, dayStartMs), start);
+  return requests.reduce((state, request) => applyFinishedRequest(state, request, dayStartMs, () => 0), start);
 }
 
 describe('applyFinishedRequest', () => {
@@ -41,7 +47,7 @@ describe('applyFinishedRequest', () => {
 
   it('a new day resets spend and budgets but keeps a rejected key', () => {
     const yesterday = run([ok('a', 3), failure('a', 429, 'budget_exceeded'), failure('b', 401, 'auth')]);
-    const today = applyFinishedRequest(yesterday, ok('c', 1), DAY + 86_400_000);
+    const today = applyFinishedRequest(yesterday, ok('c', 1), DAY + 86_400_000, () => 0);
     expect(today).toEqual({
       dayStartMs: DAY + 86_400_000,
       todaySpendCredits: 1,
@@ -49,5 +55,15 @@ describe('applyFinishedRequest', () => {
       quotaExhaustedProfileIds: [],
       budgetCapsReached: [],
     });
+  });
+
+  it('a new day starts from what the log holds for it: a time zone change can begin it hours ago', () => {
+    // Flown from Paris to Tokyo at 21:00: the new local day began at 17:00 Paris time, and 4 credits were spent since.
+    const paris = run([ok('a', 7)]);
+    const tokyoDayStartMs = DAY + 60_000;
+    const spentSince = (dayStartMs: number) => (dayStartMs === tokyoDayStartMs ? 4 : Number.NaN);
+    expect(rollDay(paris, tokyoDayStartMs, spentSince).todaySpendCredits).toBe(4);
+    expect(applyFinishedRequest(paris, ok('a', 1), tokyoDayStartMs, spentSince).todaySpendCredits).toBe(5);
+    expect(rollDay(paris, DAY, spentSince)).toBe(paris);
   });
 });

@@ -121,8 +121,8 @@ async function startWithDataDir(options: AirlockOptions): Promise<Airlock> {
       throw error;
     }
   }
-  const fileProblem = store.problem();
-  if (fileProblem) notices.push(fileProblem);
+  const fileNotice = store.problem() ?? store.startNotice();
+  if (fileNotice) notices.push(fileNotice);
   // `airlock serve` has no window: a hand edit it refuses (or its fix) is said on stderr as it happens.
   store.onProblemChange((problem) =>
     console.error(`[airlock] ${problem ?? `${CONFIG_FILE_NAME} is valid again; its settings are in use.`}`),

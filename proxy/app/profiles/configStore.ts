@@ -135,6 +135,16 @@ export class ConfigStore {
     return this.#problem?.message ?? null;
   }
 
+  /**
+   * What to tell the user at start about the file, or null: a symlink made before its file (a
+   * dotfiles tool) leaves Airlock with no settings, which would look like a lost config.
+   */
+  startNotice(): string | null {
+    const target = danglingLinkTarget(this.filePath);
+    if (target === null) return null;
+    return `${CONFIG_FILE_NAME} is a link to ${target}, which does not exist yet: Airlock starts with no settings, and the first save creates it.`;
+  }
+
   onChange(listener: ConfigListener): () => void {
     this.#listeners.add(listener);
     return () => this.#listeners.delete(listener);

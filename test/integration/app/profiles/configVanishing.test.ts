@@ -137,6 +137,7 @@ describe('airlock.json kept as a symlink whose target is gone or switched', () =
     writeFileSync(tracked, withProfiles('work'));
     symlinkSync(tracked, configPath());
     const store = open();
+    expect(store.startNotice()).toBeNull();
     renameSync(tracked, `${tracked}.moved`);
     store.reload();
     expect(store.problem()).toBeNull();
@@ -168,9 +169,12 @@ describe('airlock.json kept as a symlink whose target is gone or switched', () =
     );
   });
 
-  it('creates the tracked file through a link made before it, as a dotfiles tool may', async () => {
+  it('creates the tracked file through a link made before it, as a dotfiles tool may, and says so at start', async () => {
     symlinkSync(tracked, configPath());
     const store = open();
+    expect(store.startNotice()).toBe(
+      `airlock.json is a link to ${tracked}, which does not exist yet: Airlock starts with no settings, and the first save creates it.`,
+    );
     await store.update((config) => addProfile(config, { id: 'home', name: 'Home', baseUrl: 'https://home.example/v1' }));
     expect(profileIds(fileConfig(tracked))).toEqual(['home']);
   });

@@ -1,4 +1,4 @@
-import { readlinkSync } from 'node:fs';
+import { readlinkSync, statSync } from 'node:fs';
 
 /**
  * How often the OS's time zone is looked at. V8 reads the zone once and keeps it, so a laptop
@@ -71,14 +71,19 @@ export function osZoneReader(env: NodeJS.ProcessEnv = process.env, platform: Nod
   return () => localtimeLinkZone('/etc/localtime');
 }
 
-/** `Europe/Paris` from a link to `/usr/share/zoneinfo/Europe/Paris` (or `/var/db/timezone/zoneinfo/...` on macOS). */
+/**
+ * `Europe/Paris` from a link to `/usr/share/zoneinfo/Europe/Paris` (or `/var/db/timezone/zoneinfo/...`
+ * on macOS). A copied zone file is told by its identity instead: detecting its zone makes ICU
+ * compare it with every file under zoneinfo, too much to do each minute when nothing changed.
+ */
 export function localtimeLinkZone(linkPath: string): string | null {
   let target: string;
   try {
     target = readlinkSync(linkPath);
-  } catch {
-    // Not a link (a copied zone file) or none at all: V8 detects it again at each look.
-    return null;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EINVAL') return null;
+    const copied = statSync(linkPath, { throwIfNoEntry: false });
+    return copied ? `copied zone file ${copied.ino} ${copied.size} ${copied.mtimeMs}` : null;
   }
   const at = target.lastIndexOf('zoneinfo/');
   // A link elsewhere still tells a change apart: V8 reads the zone again when it moves.

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -26,10 +26,16 @@ describe('reading the OS time zone', () => {
     expect(localtimeLinkZone(link)).toBe(zone);
   });
 
-  it('cannot name the zone of a copied zone file or of none', () => {
+  it('tells a copied zone file by its identity, which a new copy changes, and none by null', () => {
     const copied = path.join(dir, 'localtime');
-    writeFileSync(copied, 'TZif');
-    expect(localtimeLinkZone(copied)).toBeNull();
+    writeFileSync(copied, 'TZif Europe/Paris');
+    const first = localtimeLinkZone(copied);
+    expect(first).toMatch(/^copied zone file /);
+    expect(localtimeLinkZone(copied)).toBe(first);
+    // A zone tool writes a new file and renames it over: another inode.
+    writeFileSync(`${copied}.new`, 'TZif Asia/Tokyo');
+    renameSync(`${copied}.new`, copied);
+    expect(localtimeLinkZone(copied)).not.toBe(first);
     expect(localtimeLinkZone(path.join(dir, 'missing'))).toBeNull();
   });
 

@@ -290,6 +290,7 @@ export class ConfigStore {
     }
     writeFileAtomic(this.filePath, serializeConfig(validated.data));
     this.#loadedStamp = statStamp(this.filePath);
+    this.#missingSinceMs = null;
     this.#setProblem(null);
     this.#publish(validated.data);
     return this.#snapshot;

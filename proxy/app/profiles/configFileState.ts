@@ -2,6 +2,7 @@ import { copyFileSync, lstatSync, readdirSync, readFileSync, readlinkSync, statS
 import path from 'node:path';
 import { CONFIG_FILE_NAME, type ConfigFile } from '../../contracts/config.ts';
 import { parseConfigText } from './configParse.ts';
+import { withoutByteOrderMark } from '../../core/byteOrderMark.ts';
 
 /** Identifies one version of the file on disk cheaply, without reading it. */
 export interface FileStamp {
@@ -58,14 +59,20 @@ function backUpBrokenFile(filePath: string, text: string): string {
   return backupPath;
 }
 
-/** The file's text now, or null when there is none: what a writer compares with what it read. */
+/**
+ * The file's text now, or null when there is none: what a writer compares with what it read. An
+ * empty file holds no settings either, and is what an editor saving in place leaves for a moment
+ * (VS Code truncates, then writes): read as none, it is given the time a missing file is.
+ */
 export function readConfigText(filePath: string): string | null {
+  let text: string;
   try {
-    return readFileSync(filePath, 'utf8');
+    text = readFileSync(filePath, 'utf8');
   } catch (error) {
     if (isNotFound(error)) return null;
     throw error;
   }
+  return withoutByteOrderMark(text).trim() === '' ? null : text;
 }
 
 /** Where a symlink that points at nothing points, or null when the path is no such link. */

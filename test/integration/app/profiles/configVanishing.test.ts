@@ -1,4 +1,15 @@
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -98,6 +109,35 @@ describe('airlock.json renamed away by an editor’s save', () => {
     const onDisk = fileConfig(configPath());
     expect(profileIds(onDisk)).toEqual(['work', 'home']);
     expect(onDisk.profiles[0]?.name).toBe('Edited');
+  });
+});
+
+// VS Code saves a file in place: truncated to 0 bytes, then written (microsoft/vscode#98063), and a
+// watcher can read it empty in between (microsoft/vscode#4727).
+describe('airlock.json saved in place by an editor (truncated, then written)', () => {
+  it('keeps the settings through the empty moment: no alarm, no copy of an empty "broken" file', () => {
+    writeFileSync(configPath(), withProfiles('work'));
+    const store = open();
+    writeFileSync(configPath(), '');
+    store.reload();
+    expect(profileIds(store.snapshot())).toEqual(['work']);
+    expect(store.problem()).toBeNull();
+    expect(readdirSync(dataDir).filter((name) => name.startsWith('airlock.json.broken-'))).toEqual([]);
+
+    writeFileSync(configPath(), withProfiles('work', 'home'));
+    store.reload();
+    expect(profileIds(store.snapshot())).toEqual(['work', 'home']);
+  });
+
+  it('a save made while it is empty waits for the editor’s content and makes its change on top of it', async () => {
+    writeFileSync(configPath(), withProfiles('work'));
+    const store = open();
+    writeFileSync(configPath(), '');
+    onPause = () => writeFileSync(configPath(), withProfiles('work', 'lab'));
+
+    await store.update((config) => addProfile(config, { id: 'home', name: 'Home', baseUrl: 'https://home.example/v1' }));
+
+    expect(profileIds(fileConfig(configPath()))).toEqual(['work', 'lab', 'home']);
   });
 });
 

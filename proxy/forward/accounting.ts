@@ -86,11 +86,12 @@ export function streamProgressEstimate(
  */
 export function accountFor(trace: RequestTrace, plan: ExchangePlan, profile: Profile): TraceAccounting | Promise<TraceAccounting> {
   const usage = trace.usage;
-  const reachedModel = trace.ttfbMs !== null && trace.status > 0 && trace.status < 400 && plan.upstreamModel !== null;
+  const answeredSuccess = (trace.status > 0 && trace.status < 400) || trace.successFailure === 'brokeOff';
+  const reachedModel = trace.ttfbMs !== null && answeredSuccess && plan.upstreamModel !== null;
   const text = !usage && reachedModel ? answeredText(trace) : '';
   // An error the gateway declared (a 200 holding only an error) before any answer: billed only at the usage it reported.
   const calls = trace.billedCalls;
-  if (usage || !reachedModel || (trace.declaredFailure && text === ''))
+  if (usage || !reachedModel || (trace.successFailure === 'declared' && text === ''))
     return priced(usage, usage ? 'reported' : null, plan, profile, calls);
   // Nothing of the request or its answer can be counted (an upload's audio, a transcript billed by its seconds):
   // no usage is made up, so the cost is a per-call price or unknown, never a count of bytes or zero.

@@ -1,11 +1,12 @@
 /**
  * How a relayed answer fails once its status said success: a body that is not what the client
  * asked for (answered as any failed exchange), or one that broke off (the client's stream ends
- * with its protocol's error event; a JSON body, whose headers are out, is cut).
+ * with its protocol's error event; a body its client got nothing of yet is answered as a failed
+ * exchange; one whose headers are out is cut).
  */
 import type { ServerResponse } from 'node:http';
 import type { ErrorClass, UpstreamErrorClass } from '../contracts/errors.ts';
-import { classifyNetworkFailure } from '../core/errorClass.ts';
+import { classifyNetworkFailure, type ExchangeFailureClass } from '../core/errorClass.ts';
 import type { ProtocolAdapter } from '../protocols/adapter.ts';
 import type { StreamEventTranslator } from '../protocols/streamTranslator.ts';
 import { replyFailure } from './failureReply.ts';
@@ -36,7 +37,7 @@ export function failAnswer(input: RelayInput, errorClass: UpstreamErrorClass, de
   replyFailure(input.res, input.trace, input.plan.protocol, failure, input.knownSecrets);
 }
 
-export function classifyStreamError(error: unknown, res: ServerResponse): ErrorClass {
+export function classifyStreamError(error: unknown, res: ServerResponse): ExchangeFailureClass | 'client_aborted' {
   // Our own abort reasons come back as the thrown value.
   if (res.destroyed || error === 'client_aborted') return 'client_aborted';
   if (error === 'timeout_total' || error === 'proxy_stopping') return error;
@@ -56,12 +57,7 @@ export function failMidStream(
     trace.failed('client_aborted', 'the client closed the stream before it ended');
     return;
   }
-  const timeoutMs =
-    errorClass === 'timeout_idle'
-      ? profile.timeouts.idleTimeoutMs
-      : errorClass === 'timeout_total'
-        ? profile.timeouts.totalTimeoutMs
-        : undefined;
+  const timeoutMs = timeoutOf(profile, errorClass);
   const stopped = errorClass === 'proxy_stopping';
   // The failure in the client protocol's own words (Anthropic's error type, the Responses code).
   const failureType = input.plan.translator?.failureType(errorClass, null) ?? 'api_error';
@@ -75,12 +71,43 @@ export function failMidStream(
   if (!res.destroyed) res.end(frame);
 }
 
+/**
+ * An answer that broke off mid-body. Its client got nothing yet (a protocol's JSON answer is read
+ * whole before its headers go out, and a passed body labelled JSON waits for its first byte): it
+ * gets the failure in its protocol, as any failed exchange, rather than a cut connection its SDK
+ * can only call a connection error. Once headers are out, cutting the connection is the only
+ * honest signal left for a body that is not a stream.
+ */
 export function failMidBody(input: RelayInput, error: unknown): void {
   const { res, trace } = input;
   const errorClass = classifyStreamError(error, res);
-  // Airlock's own abort reasons are their class as a plain string (timeout_idle, proxy_stopping).
-  const why = error instanceof Error ? error.message : `Airlock ended it (${String(error)})`;
-  trace.failed(errorClass, `the upstream answer broke off: ${why}`);
-  // Headers are out: the only honest signal left for a non-stream body is to cut the connection.
-  res.destroy();
+  const cause = `the upstream answer broke off: ${breakCause(error, errorClass, input.profile)}`;
+  if (errorClass === 'client_aborted' || res.headersSent) {
+    trace.failed(errorClass, cause);
+    res.destroy();
+    return;
+  }
+  const timeoutMs = timeoutOf(input.profile, errorClass);
+  const failure = {
+    errorClass,
+    upstreamStatus: null,
+    detail: timeoutMs === undefined ? {} : { timeoutMs },
+    upstreamRequestId: input.upstreamRequestId,
+  };
+  replyFailure(res, trace, input.plan.protocol, failure, input.knownSecrets);
+  // The row keeps what happened; the client's answer has the cause and the fix.
+  trace.failed(errorClass, cause);
+  trace.answerBrokeOff();
+}
+
+/** What broke an answer: the limit of Airlock's that ran out, the socket's own words, or Airlock's own reason for ending it. */
+export function breakCause(error: unknown, errorClass: ErrorClass, profile: RelayInput['profile']): string {
+  if (errorClass === 'timeout_idle') return `nothing came from the gateway for idleTimeoutMs = ${profile.timeouts.idleTimeoutMs} ms`;
+  if (errorClass === 'timeout_total') return `the request ran for totalTimeoutMs = ${profile.timeouts.totalTimeoutMs} ms`;
+  return error instanceof Error ? error.message : `Airlock ended it (${String(error)})`;
+}
+
+function timeoutOf(profile: RelayInput['profile'], errorClass: ErrorClass): number | undefined {
+  if (errorClass === 'timeout_idle') return profile.timeouts.idleTimeoutMs;
+  return errorClass === 'timeout_total' ? profile.timeouts.totalTimeoutMs : undefined;
 }

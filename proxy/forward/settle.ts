@@ -34,7 +34,7 @@ function end(gated: Gated, answered: ExchangeStep, spendGate: SpendGate | undefi
     // Only a rejected key opens the auth breaker: a model not open to it, or an empty balance, say nothing of the key.
     // A pool's keys each have their own breaker (spend/keyPool.ts): one bad key must not stop the profile.
     // An error inside a 200 never does: it may speak of the relay's own upstream key, and no client retries a 200.
-    keyRejected: trace.errorClass === 'auth' && !trace.declaredFailure && !isHeld(target) && target.keyLease === undefined,
+    keyRejected: trace.errorClass === 'auth' && trace.successFailure !== 'declared' && !isHeld(target) && target.keyLease === undefined,
     ...(isHeld(target) ? {} : { apiKey: target.apiKey }),
     costCredits: accounting.costCredits,
     startedAtMs: trace.startedAtMs,

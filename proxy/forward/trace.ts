@@ -68,7 +68,7 @@ export class RequestTrace {
   #ranInEarlierAttempt = false;
   #ranInThisAttempt = false;
   #upstreamAnswerComplete = false;
-  #declaredFailure = false;
+  #successFailure: 'declared' | 'brokeOff' | null = null;
   #started = false;
   private hasEnded = false;
   /** The fallback steps (contracts FallbackHop), empty until a request falls back; `#stepIndex` is the one tried now. */
@@ -131,9 +131,7 @@ export class RequestTrace {
   }
   /** The ids every attempt got, joined: the log keeps them all in its one column. */
   get upstreamRequestId(): string | null {
-    const ids = this.#upstreamRequestIds;
-    if (ids.length < 2) return ids[0] ?? null;
-    return ids.join(', ');
+    return this.#upstreamRequestIds.length === 0 ? null : this.#upstreamRequestIds.join(', ');
   }
 
   elapsedMs(): number {
@@ -145,7 +143,6 @@ export class RequestTrace {
     this.events.emit({ type: 'start', requestId: this.requestId, startedAtMs: this.startedAtMs, ...details });
   }
 
-  /** What the client sent, as the log keeps it (headers already cut to the allowlist). */
   /** The request is read: kept for the log, and published for the window while it runs (`request`). */
   requestReceived(headers: Record<string, string>, chunks: readonly Buffer[]): void {
     this.#requestHeaders = headers;
@@ -329,10 +326,14 @@ export class RequestTrace {
 
   /** The failure is an error the gateway declared in a 200 (protocols/declaredError.ts): billed only as reported, opens no breaker. */
   gatewayDeclaredFailure(): void {
-    this.#declaredFailure = true;
+    this.#successFailure = 'declared';
   }
-  get declaredFailure(): boolean {
-    return this.#declaredFailure;
+  /** A success broke off before its client got a byte, which was answered an error: the model ran, so it is billed all the same. */
+  answerBrokeOff(): void {
+    this.#successFailure = 'brokeOff';
+  }
+  get successFailure(): 'declared' | 'brokeOff' | null {
+    return this.#successFailure;
   }
 
   /** The request failed with this class; `status`, when given, is what its client is answered (or 499 for a client gone). */

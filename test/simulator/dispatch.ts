@@ -16,7 +16,7 @@ import { keyRateLimited, type KeyRequestLimits } from './keyLimits.ts';
 import type { AccountModels } from './modelCapabilities.ts';
 import { modelList, ownerOf } from './models.ts';
 import type { RequestRecorder } from './recorder.ts';
-import { cutConnection, sendHtml, sendJson, settledUnlessClosed, waitUnlessClosed } from './respond.ts';
+import { cutConnection, resetAfter, sendHtml, sendJson, settledUnlessClosed, waitUnlessClosed } from './respond.ts';
 import { pathnameOf, routeOf, type Route } from './routes.ts';
 import { videoBody, type TaskStore } from './tasks.ts';
 import { answerNative, type NativeProtocol } from './native.ts';
@@ -166,7 +166,8 @@ function answerGenericFault(response: ServerResponse, fault: Fault, voice: Voice
         ...(fault.encoding === undefined ? {} : { 'content-encoding': fault.encoding }),
         ...fault.headers,
       });
-      if (fault.stallAfterBytes === undefined) response.end(body);
+      if (fault.resetAfterBytes !== undefined) resetAfter(response, body.subarray(0, fault.resetAfterBytes));
+      else if (fault.stallAfterBytes === undefined) response.end(body);
       else response.write(body.subarray(0, fault.stallAfterBytes));
       return true;
     }

@@ -98,6 +98,16 @@ function responseEvents(model: string, id: string): string[] {
   ];
 }
 
+/** A native answer's events, each a whole SSE frame: a test scripts a stream that breaks at one of them. */
+export function nativeStreamEvents(protocol: NativeProtocol, model: string, id: string): string[] {
+  return protocol === 'messages' ? messageEvents(model, id) : responseEvents(model, id);
+}
+
+/** A native answer not streamed, as its JSON. */
+export function nativeAnswerBody(protocol: NativeProtocol, model: string, id: string): Record<string, unknown> {
+  return protocol === 'messages' ? messageBody(model, id) : responseBody(model, id, 'completed');
+}
+
 /** What the simulator signs its own thinking with; any other signature is one it cannot verify. */
 export const NATIVE_THINKING_SIGNATURE = 'sim-signed:EqQBCkYIBxgCKkA';
 export const NATIVE_ENCRYPTED_REASONING = 'sim-encrypted:gAAAAABo';
@@ -145,11 +155,11 @@ export async function answerNative(
   }
   const id = protocol === 'messages' ? `msg_${sequence}` : `resp_${sequence}`;
   if (json.stream !== true) {
-    sendJson(response, 200, protocol === 'messages' ? messageBody(model, id) : responseBody(model, id, 'completed'));
+    sendJson(response, 200, nativeAnswerBody(protocol, model, id));
     return;
   }
   startEventStream(response);
-  response.write((protocol === 'messages' ? messageEvents(model, id) : responseEvents(model, id)).join(''));
+  response.write(nativeStreamEvents(protocol, model, id).join(''));
   if (options.holdOpenAfterEnd && !closed.aborted) {
     await new Promise<void>((resolve) => closed.addEventListener('abort', () => resolve(), { once: true }));
   }

@@ -49,3 +49,10 @@ export function cutConnection(response: ServerResponse): void {
   const socket = response.socket;
   socket?.end(() => socket.destroy());
 }
+
+/** Sends the headers and these bytes, then resets the connection (RST, not FIN) once they are flushed. */
+export function resetAfter(response: ServerResponse, bytes: Buffer): void {
+  const socket = response.socket;
+  response.flushHeaders();
+  response.write(bytes, () => socket?.resetAndDestroy());
+}

@@ -113,6 +113,13 @@ export type Fault =
       earlyHints?: Record<string, string>;
       /** Sends only this many bytes of the body, then nothing more until the connection closes: a gateway stuck mid-answer. */
       stallAfterBytes?: number;
+      /**
+       * Sends the headers and this many bytes of the body (0: none, or part of a JSON line), then
+       * resets the connection (TCP RST): a gateway process that crashed mid-answer, or a load
+       * balancer or NAT dropping an idle-looking connection (AWS ALB/NLB send RST on idle timeout:
+       * https://docs.aws.amazon.com/elasticloadbalancing/latest/network/network-load-balancers.html#connection-idle-timeout).
+       */
+      resetAfterBytes?: number;
     })
   /** A video task is created (and billed), then the answer fails: with this status, or a cut connection. */
   | (PathMatch & { kind: 'createThenFail'; status?: number })

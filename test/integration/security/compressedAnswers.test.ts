@@ -120,7 +120,7 @@ describe('a gateway that compresses its answer although Airlock asked for none',
     expect(findSentinel(JSON.stringify(end))).toBeNull();
   });
 
-  it('a JSON answer labelled gzip that is not is cut off, and none of it is passed on', async () => {
+  it("a JSON answer labelled gzip that is not is answered as the gateway's error, and none of it is passed on", async () => {
     harness.simulator.script({
       kind: 'text',
       status: 200,
@@ -130,9 +130,14 @@ describe('a gateway that compresses its answer although Airlock asked for none',
       text: chatAnswerText(SENTINEL_KEY),
     });
     const ended = harness.nextEnd();
-    await expect(
-      rawRequest(`${harness.proxy.url}/v1/chat/completions`, { method: 'POST', headers: JSON_HEADERS, body: chatBody() }),
-    ).rejects.toThrow();
+    const response = await rawRequest(`${harness.proxy.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: JSON_HEADERS,
+      body: chatBody(),
+    });
+    expect(response.status).toBe(502);
+    expect(JSON.parse(response.body)).toMatchObject({ error: { type: 'upstream_error' } });
+    expect(findSentinel(response.body)).toBeNull();
     const end = await ended;
     expect(end.errorClass).toBe('upstream_error');
     expect(end.errorMessage).toContain('could not be decoded');

@@ -1,0 +1,123 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ErrorClass } from '../../../proxy/contracts/errors.ts';
+import { explainError } from '../../../proxy/core/errorClass.ts';
+import type { Fault } from '../../simulator/types.ts';
+import {
+  IDLE_TIMEOUT_MS,
+  runFault,
+  startMatrix,
+  STREAMED_TEXT,
+  upstreamPrefix,
+  upstreamStream,
+  VARIANTS,
+  variantName,
+  type MatrixHarnesses,
+  type Variant,
+} from '../../support/faultMatrix.ts';
+import { findSentinel } from '../../support/sentinel.ts';
+
+/**
+ * A gateway answer that breaks after its 200, for each protocol Airlock serves, streamed and
+ * whole, native and translated: the client's SDK must get an error in its protocol (never a cut
+ * connection when Airlock had sent nothing yet, never a fake end), with the cause and the fix; the
+ * row names the class and what happened; what reached the client is billed as an estimate.
+ */
+let matrix: MatrixHarnesses;
+beforeAll(async () => {
+  matrix = await startMatrix();
+});
+afterAll(async () => {
+  await matrix.close();
+});
+
+interface BreakCase {
+  name: string;
+  fault: (variant: Variant) => Fault;
+  errorClass: ErrorClass;
+  /** What the row's message says happened. */
+  cause: RegExp;
+  streamOnly?: boolean;
+  /** The client had the text before the break. */
+  textFirst: boolean;
+}
+
+const text = (variant: Variant) => upstreamPrefix(variant);
+const BREAKS: BreakCase[] = [
+  {
+    name: 'a stream that ends cleanly without [DONE] or its finish',
+    streamOnly: true,
+    fault: (variant) => {
+      const { events, textEvents } = upstreamStream(variant);
+      return { kind: 'text', status: 200, contentType: 'text/event-stream', text: events.slice(0, textEvents).join('') };
+    },
+    errorClass: 'stream_interrupted',
+    cause: /ended before its answer was whole/,
+    textFirst: true,
+  },
+  {
+    name: 'a connection reset right after the headers',
+    fault: (variant) => ({
+      kind: 'text',
+      status: 200,
+      contentType: text(variant).contentType,
+      text: text(variant).text,
+      resetAfterBytes: 0,
+    }),
+    errorClass: 'stream_interrupted',
+    cause: /ECONNRESET/,
+    textFirst: false,
+  },
+  {
+    name: 'a connection reset in the middle of a JSON line',
+    fault: (variant) => ({
+      kind: 'text',
+      status: 200,
+      contentType: text(variant).contentType,
+      text: text(variant).text,
+      resetAfterBytes: text(variant).midLine,
+    }),
+    errorClass: 'stream_interrupted',
+    cause: /ECONNRESET/,
+    textFirst: true,
+  },
+  {
+    name: 'a gateway that stalls mid-answer past the idle timeout',
+    fault: (variant) => ({
+      kind: 'text',
+      status: 200,
+      contentType: text(variant).contentType,
+      text: text(variant).text,
+      stallAfterBytes: text(variant).breakAt,
+    }),
+    errorClass: 'timeout_idle',
+    cause: new RegExp(`idleTimeoutMs = ${IDLE_TIMEOUT_MS} ms|timeout`, 'i'),
+    textFirst: true,
+  },
+];
+
+describe.each(BREAKS.filter((breakCase) => breakCase.streamOnly !== true))('$name', (breakCase) => {
+  const variants = VARIANTS.filter((variant) => !variant.stream && breakCase.streamOnly !== true);
+  it.each(variants.map((variant) => [variantName(variant), variant] as const))('%s', async (_name, variant) => {
+    const { outcome, end, harness } = await runFault(matrix, variant, breakCase.fault(variant));
+    // The SDK read an error of its own protocol, not a dropped connection.
+    expect(outcome.otherError).toBeNull();
+    expect(outcome.apiError).not.toBeNull();
+    const { fix } = explainError(breakCase.errorClass);
+    expect(outcome.apiError?.message).toContain(fix);
+    if (breakCase.errorClass === 'timeout_idle') expect(outcome.apiError?.message).toContain(`idleTimeoutMs = ${IDLE_TIMEOUT_MS} ms`);
+    // A stream's client keeps what it was sent; a whole answer that broke reached the client as nothing but the error.
+    const streamedText = variant.stream && breakCase.textFirst;
+    expect(outcome.text).toBe(streamedText ? STREAMED_TEXT : '');
+
+    expect(end.errorClass).toBe(breakCase.errorClass);
+    expect(end.errorMessage).toMatch(breakCase.cause);
+    // The gateway answered 200 and ran the model: its input at least is billed, and the text the client got.
+    expect(end.usageSource).toBe('estimated');
+    expect(end.usage?.inputTokens).toBeGreaterThan(0);
+    if (streamedText) expect(end.usage?.outputTokens).toBeGreaterThan(0);
+    expect(end.costCredits).toBeGreaterThan(0);
+    expect(harness.simulator.received).toHaveLength(1);
+    expect(findSentinel(outcome.seen)).toBeNull();
+    expect(findSentinel(JSON.stringify(end))).toBeNull();
+  });
+});

@@ -16,7 +16,7 @@ import { guardingEscapedKey, maskedEventsText, type StreamKeyGuard } from '../pr
 import type { RequestTrace } from './trace.ts';
 import { answerText, readBody, relayBody } from './upstreamBody.ts';
 import type { UpstreamResponse } from './upstreamClient.ts';
-import { classifyStreamError, failAnswer, failEmpty, failMidBody, failMidStream, failNotJson } from './relayFailures.ts';
+import { breakCause, classifyStreamError, failAnswer, failEmpty, failMidBody, failMidStream, failNotJson } from './relayFailures.ts';
 
 /** A protocol's JSON answer is read whole (to check it, read its usage, translate it); beyond this it is refused. */
 const PROTOCOL_JSON_LIMIT_BYTES = 64 * 1024 * 1024;
@@ -351,8 +351,11 @@ async function relayGuardedStream(
     // nothing. A translated stream's client gets its end only after the gateway's, so it never has.
     const clientHadAll = translator === null && observer.complete && observer.upstreamError === null;
     if (errorClass === 'client_aborted' && clientHadAll) return;
-    // An answer that does not decode (the only upstream_error here) is named as such in the row.
-    const cause = errorClass === 'upstream_error' ? (error as Error).message : undefined;
+    // The row says what broke it: a reset, a limit that ran out, an answer that does not decode (the only upstream_error here).
+    const cause =
+      errorClass === 'upstream_error'
+        ? (error as Error).message
+        : `the upstream stream broke off: ${breakCause(error, errorClass, input.profile)}`;
     return failMidStream(input, protocols.client, errorClass, translator, cause);
   }
   if (observer.upstreamError !== null) {

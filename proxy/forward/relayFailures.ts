@@ -6,7 +6,7 @@
  */
 import type { ServerResponse } from 'node:http';
 import type { ErrorClass, UpstreamErrorClass } from '../contracts/errors.ts';
-import { classifyNetworkFailure, type ExchangeFailureClass } from '../core/errorClass.ts';
+import { buildClientError, classifyNetworkFailure, type ExchangeFailureClass } from '../core/errorClass.ts';
 import type { ProtocolAdapter } from '../protocols/adapter.ts';
 import type { StreamEventTranslator } from '../protocols/streamTranslator.ts';
 import { replyFailure } from './failureReply.ts';
@@ -59,13 +59,15 @@ export function failMidStream(
   }
   const timeoutMs = timeoutOf(profile, errorClass);
   const stopped = errorClass === 'proxy_stopping';
-  // The failure in the client protocol's own words (Anthropic's error type, the Responses code).
+  const detail = timeoutMs !== undefined ? { timeoutMs } : {};
+  // The failure in the client protocol's own words (Anthropic's error type, the Responses code),
+  // with the cause and fix a native client gets in its own frame.
   const failureType = input.plan.translator?.failureType(errorClass, null) ?? 'api_error';
   const frame = translator
     ? translator
-        .fail({ type: failureType, message: stopped ? STOPPED_MESSAGE : `the stream broke before it ended (${errorClass})` })
+        .fail({ type: failureType, message: stopped ? STOPPED_MESSAGE : buildClientError(errorClass, detail).error.message })
         .join('')
-    : client.errors.streamFrame(errorClass, timeoutMs !== undefined ? { timeoutMs } : {});
+    : client.errors.streamFrame(errorClass, detail);
   trace.failed(errorClass, stopped ? STOPPED_MESSAGE : (cause ?? `the upstream stream ended before its answer was whole (${errorClass})`));
   input.onStreamFailure(errorClass);
   if (!res.destroyed) res.end(frame);

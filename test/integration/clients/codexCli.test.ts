@@ -1,4 +1,5 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { explainError } from '../../../proxy/core/errorClass.ts';
 import { DIALECTS as GATEWAY_DIALECTS, SEED_DIALECT } from '../../simulator/index.ts';
 import type { Dialect } from '../../simulator/dialect.ts';
 import { NATIVE_TEXT, NATIVE_USAGE } from '../../simulator/native.ts';
@@ -119,7 +120,8 @@ describe.each(DIALECTS)(
 
         expect(result.exitCode, transcript(result)).not.toBe(0);
         expect(result.stdout.trim()).toBe('');
-        expect(result.stderr).toContain('stream_interrupted');
+        // The cause and the fix, as a native client gets them (Codex prints the failed response's message).
+        expect(result.stderr).toContain(explainError('stream_interrupted').meaning);
         const exchanges = await settledExchanges(harness.events, firstEventIndex, SETTLE_TIMEOUT_MS);
         expect(exchanges.map(({ end }) => end.errorClass)).toEqual(['stream_interrupted']);
       },

@@ -152,9 +152,11 @@ export type ExchangeFailureClass = UpstreamErrorClass | 'proxy_stopping';
 /**
  * The status a client gets for a failure it should not retry is one no client retries: the
  * OpenAI and Anthropic SDKs and Claude Code retry 408, 409, 429 and 5xx (and Claude Code 401),
- * Codex 401, 429 and 5xx. So a missing model is 404 whatever the gateway said (new-api says 503),
- * an empty balance 402 (OpenAI says 429), and a wrong base URL 421 (Misdirected Request: the
- * address answered, but not as the API), never the 502 every client retries.
+ * Codex 401, 429 and 5xx; and `fetch` itself (so the Node SDKs, Claude Code and the AI SDK) sends
+ * a request again on a new connection after a 421 (the Fetch standard's HTTP-network-or-cache
+ * fetch, which undici follows). So a missing model is 404 whatever the gateway said (new-api says
+ * 503), an empty balance 402 (OpenAI says 429), and a wrong base URL 400 (the client's setup is
+ * wrong: the address answered, but not as the API), never the 502 every client retries.
  */
 const DEFAULT_STATUS: Record<ExchangeFailureClass, number> = {
   bad_request: 400,
@@ -166,7 +168,7 @@ const DEFAULT_STATUS: Record<ExchangeFailureClass, number> = {
   timeout_connect: 504,
   timeout_idle: 504,
   timeout_total: 504,
-  html_instead_of_json: 421,
+  html_instead_of_json: 400,
   stream_interrupted: 502,
   network: 502,
   proxy_stopping: 503,

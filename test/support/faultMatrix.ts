@@ -134,7 +134,7 @@ export function upstreamPrefix(variant: Variant): { text: string; contentType: s
 export interface ClientOutcome {
   text: string;
   /** An error the SDK parsed from the protocol (an API error, a failed response); null when it took the answer as whole. */
-  apiError: { status: number | undefined; type: string | null; message: string } | null;
+  apiError: { status: number | undefined; type: string | null; message: string; retryAfter?: string | null } | null;
   /** A failure the SDK could not read as the protocol's error (a cut connection, a broken body). */
   otherError: string | null;
   /** Every string the client saw, for the key search. */
@@ -144,11 +144,13 @@ export interface ClientOutcome {
 function apiErrorOf(error: unknown): ClientOutcome['apiError'] {
   if (error instanceof OpenAI.APIError && !(error instanceof OpenAI.APIConnectionError)) {
     const body = error.error as { type?: string; code?: string; error?: { type?: string } } | undefined;
-    return { status: error.status, type: body?.type ?? body?.code ?? null, message: error.message };
+    const retryAfter = error.headers?.get('retry-after') ?? null;
+    return { status: error.status, type: body?.type ?? body?.code ?? null, message: error.message, retryAfter };
   }
   if (error instanceof Anthropic.APIError && !(error instanceof Anthropic.APIConnectionError)) {
     const body = error.error as { error?: { type?: string } } | undefined;
-    return { status: error.status, type: body?.error?.type ?? null, message: error.message };
+    const retryAfter = error.headers?.get('retry-after') ?? null;
+    return { status: error.status, type: body?.error?.type ?? null, message: error.message, retryAfter };
   }
   return null;
 }
@@ -237,4 +239,18 @@ export async function runFault(
   const ended = harness.nextEnd();
   const outcome = await callThroughAirlock(harness, variant);
   return { outcome, end: await ended, harness };
+}
+
+/** The variant's request as plain HTTP (path and JSON body), for checking the bytes and headers a client gets. */
+export function rawRequestOf(variant: Variant): { path: string; body: string } {
+  const stream = variant.stream;
+  if (variant.client === 'messages') {
+    return {
+      path: '/v1/messages',
+      body: JSON.stringify({ model: MODEL, max_tokens: 64, stream, messages: [{ role: 'user', content: 'hi' }] }),
+    };
+  }
+  if (variant.client === 'responses')
+    return { path: '/v1/responses', body: JSON.stringify({ model: MODEL, input: 'hi', stream, store: false }) };
+  return { path: '/v1/chat/completions', body: JSON.stringify({ model: MODEL, stream, messages: [{ role: 'user', content: 'hi' }] }) };
 }

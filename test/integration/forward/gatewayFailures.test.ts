@@ -155,11 +155,11 @@ describe('final answers that no wait fixes', () => {
     expect(chatsSent(proxy)).toBe(1);
   });
 
-  it('a web page where the API should be is 421 with the base URL and its fix, sent once (item 11)', async () => {
+  it('a web page where the API should be is 400 with the base URL and its fix, sent once (item 11)', async () => {
     const proxy = await start('seed');
     proxy.simulator.script(...Array.from({ length: 4 }, () => ({ kind: 'html' as const, status: 200 })));
     const response = await chat(proxy);
-    expect(response.status).toBe(421);
+    expect(response.status).toBe(400);
     expect(response.headers['x-should-retry']).toBe('false');
     const error = errorOf(response);
     expect(error.type).toBe('html_instead_of_json');

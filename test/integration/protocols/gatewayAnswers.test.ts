@@ -1,0 +1,213 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ErrorClass } from '../../../proxy/contracts/errors.ts';
+import { explainError } from '../../../proxy/core/errorClass.ts';
+import type { Fault } from '../../simulator/types.ts';
+import {
+  harnessFor,
+  rawRequestOf,
+  runFault,
+  startMatrix,
+  STREAMED_TEXT,
+  upstreamPrefix,
+  VARIANTS,
+  variantName,
+  type MatrixHarnesses,
+  type Variant,
+} from '../../support/faultMatrix.ts';
+import { JSON_HEADERS, rawRequest } from '../../support/http.ts';
+import { findSentinel } from '../../support/sentinel.ts';
+
+/**
+ * A gateway (or what sits in front of it) that answers with an error, a page or a coded body, for
+ * each protocol Airlock serves, streamed and whole, native and translated: the client's SDK parses
+ * an error of its own protocol with the cause and the fix, the gateway gets the request once (no
+ * resend by Airlock or by the client's own HTTP stack), the row names the class, nothing is billed
+ * for a request no model ran, and the key is never echoed.
+ */
+let matrix: MatrixHarnesses;
+beforeAll(async () => {
+  matrix = await startMatrix();
+});
+afterAll(async () => {
+  await matrix.close();
+});
+
+interface ErrorCase {
+  name: string;
+  fault: Fault;
+  errorClass: ErrorClass;
+  /** The status an OpenAI-shaped client gets, and an Anthropic one. */
+  status: number;
+  anthropic: { status: number; type: string };
+  /** What the gateway said that must reach the client. */
+  said?: string;
+}
+
+const VLLM_CONTEXT =
+  "This model's maximum context length is 32768 tokens. However, you requested 40000 tokens (39000 in the messages, 1000 in the completion). Please reduce the length of the messages or completion.";
+const OPENROUTER_CONTEXT =
+  'This endpoint\'s maximum context length is 131072 tokens. However, you requested about 200000 tokens (199000 of text input, 1000 in the output). Please reduce the length of either one, or use the "middle-out" transform to compress your prompt automatically.';
+
+const ERRORS: ErrorCase[] = [
+  {
+    name: "nginx's 502 page",
+    fault: { kind: 'errorPage', status: 502, server: 'nginx' },
+    errorClass: 'upstream_error',
+    status: 502,
+    anthropic: { status: 502, type: 'api_error' },
+  },
+  {
+    name: "Cloudflare's 502 page",
+    fault: { kind: 'errorPage', status: 502, server: 'cloudflare' },
+    errorClass: 'upstream_error',
+    status: 502,
+    anthropic: { status: 502, type: 'api_error' },
+  },
+  {
+    name: 'a 200 whose body is not JSON (a maintenance text)',
+    fault: { kind: 'text', status: 200, text: 'Service temporarily under maintenance' },
+    errorClass: 'html_instead_of_json',
+    status: 400,
+    anthropic: { status: 400, type: 'invalid_request_error' },
+    said: 'Service temporarily under maintenance',
+  },
+  // vLLM before 0.9 answered its errors at the top level, later under `error` (vllm#4667, vllm#37011).
+  {
+    name: "vLLM's 400 for a context over the model's length (top level)",
+    fault: {
+      kind: 'status',
+      status: 400,
+      body: { object: 'error', message: VLLM_CONTEXT, type: 'BadRequestError', param: null, code: 400 },
+    },
+    errorClass: 'bad_request',
+    status: 400,
+    anthropic: { status: 400, type: 'invalid_request_error' },
+    said: VLLM_CONTEXT,
+  },
+  {
+    name: "vLLM's 400 for a context over the model's length (under error)",
+    fault: { kind: 'status', status: 400, body: { error: { message: VLLM_CONTEXT, type: 'BadRequestError', param: null, code: 400 } } },
+    errorClass: 'bad_request',
+    status: 400,
+    anthropic: { status: 400, type: 'invalid_request_error' },
+    said: VLLM_CONTEXT,
+  },
+  // LiteLLM's proxy prefixes its exception names and sends the status as a string code.
+  {
+    name: "LiteLLM's 400 ContextWindowExceededError",
+    fault: {
+      kind: 'status',
+      status: 400,
+      body: {
+        error: {
+          message: `litellm.ContextWindowExceededError: litellm.BadRequestError: ${VLLM_CONTEXT}`,
+          type: null,
+          param: null,
+          code: '400',
+        },
+      },
+    },
+    errorClass: 'bad_request',
+    status: 400,
+    anthropic: { status: 400, type: 'invalid_request_error' },
+    said: 'ContextWindowExceededError',
+  },
+  // OpenRouter: `{error:{message,code,metadata}}` with the status as a number (its docs' error shape).
+  {
+    name: "OpenRouter's 400 for a context over the endpoint's length",
+    fault: { kind: 'status', status: 400, body: { error: { message: OPENROUTER_CONTEXT, code: 400, metadata: { provider_name: null } } } },
+    errorClass: 'bad_request',
+    status: 400,
+    anthropic: { status: 400, type: 'invalid_request_error' },
+    said: "This endpoint's maximum context length",
+  },
+  // OpenRouter's 413 for an image over its limit (artokun/comfyui-mcp#2221).
+  {
+    name: "OpenRouter's 413",
+    fault: {
+      kind: 'status',
+      status: 413,
+      body: { error: { message: 'Downloaded image content cannot exceed 30MB', code: 413, metadata: { provider_name: null } } },
+    },
+    errorClass: 'bad_request',
+    status: 413,
+    anthropic: { status: 413, type: 'request_too_large' },
+    said: 'cannot exceed 30MB',
+  },
+  // Codex users met Cloudflare's own 413 page in front of a gateway (openai/codex#2908).
+  {
+    name: "Cloudflare's 413 page",
+    fault: { kind: 'errorPage', status: 413, server: 'cloudflare' },
+    errorClass: 'bad_request',
+    status: 413,
+    anthropic: { status: 413, type: 'request_too_large' },
+  },
+];
+
+const cases = (variants: readonly Variant[]) => variants.map((variant) => [variantName(variant), variant] as const);
+
+describe.each(ERRORS)('$name', (errorCase) => {
+  it.each(cases(VARIANTS))('%s', async (_name, variant) => {
+    const { outcome, end, harness } = await runFault(matrix, variant, errorCase.fault);
+    expect(outcome.otherError).toBeNull();
+    const anthropic = variant.client === 'messages';
+    expect(outcome.apiError).toMatchObject(anthropic ? errorCase.anthropic : { status: errorCase.status, type: errorCase.errorClass });
+    expect(outcome.apiError?.message).toContain(explainError(errorCase.errorClass).fix);
+    if (errorCase.said !== undefined) expect(outcome.apiError?.message).toContain(errorCase.said);
+    expect(outcome.text).toBe('');
+
+    expect(end.errorClass).toBe(errorCase.errorClass);
+    // No model ran: nothing is billed.
+    expect(end.costCredits).toBeNull();
+    // Sent once: neither Airlock nor the client's HTTP stack sent it again.
+    expect(harness.simulator.received).toHaveLength(1);
+    expect(findSentinel(outcome.seen)).toBeNull();
+    expect(findSentinel(JSON.stringify(end))).toBeNull();
+  });
+});
+
+describe('a 429 whose Retry-After is an HTTP date', () => {
+  it.each(cases(VARIANTS))('%s: the client gets it as sent, in its shape, once', async (_name, variant) => {
+    const retryAt = new Date(Date.now() + 30_000);
+    const { outcome, end, harness } = await runFault(matrix, variant, { kind: 'status', status: 429, retryAfterDate: retryAt });
+    expect(outcome.apiError).toMatchObject({
+      status: 429,
+      type: variant.client === 'messages' ? 'rate_limit_error' : 'rate_limited',
+      retryAfter: retryAt.toUTCString(),
+    });
+    expect(outcome.apiError?.message).toContain(explainError('rate_limited').fix);
+    expect(end.errorClass).toBe('rate_limited');
+    expect(end.bodies.responseHeaders['retry-after']).toBe(retryAt.toUTCString());
+    expect(harness.simulator.received).toHaveLength(1);
+  });
+});
+
+describe.each(['gzip', 'br'])('an answer the gateway sends %s-encoded', (encoding) => {
+  const coded = (variant: Variant): Fault => {
+    const { text, contentType } = upstreamPrefix(variant);
+    return { kind: 'text', status: 200, contentType, text, encoding };
+  };
+
+  it.each(cases(VARIANTS))('%s: the SDK reads it, the row has its usage as reported', async (_name, variant) => {
+    const { outcome, end } = await runFault(matrix, variant, coded(variant));
+    expect(outcome.apiError).toBeNull();
+    expect(outcome.otherError).toBeNull();
+    expect(outcome.text).toBe(STREAMED_TEXT);
+    expect(end.errorClass).toBeNull();
+    expect(end.usageSource).toBe('reported');
+    expect(end.costCredits).toBeGreaterThan(0);
+  });
+
+  it.each(cases(VARIANTS))('%s: the client gets the decoded bytes without the coding header', async (_name, variant) => {
+    const harness = harnessFor(matrix, variant);
+    harness.simulator.reset();
+    harness.simulator.script(coded(variant));
+    const request = rawRequestOf(variant);
+    const ended = harness.nextEnd();
+    const response = await rawRequest(`${harness.proxy.url}${request.path}`, { method: 'POST', headers: JSON_HEADERS, body: request.body });
+    expect(response.status).toBe(200);
+    expect(response.headers['content-encoding']).toBeUndefined();
+    expect(response.body).toContain(STREAMED_TEXT);
+    expect((await ended).bodies.responseBody?.toString('utf8')).toContain(STREAMED_TEXT);
+  });
+});

@@ -44,6 +44,8 @@ const RATE_LIMIT_CODES = new Set(['rate_limit_exceeded', 'rate_limit_error', 'th
  * - A 413 is a body over the gateway's size limit whatever its body: nginx's `client_max_body_size`
  *   answers with an HTML page (https://nginx.org/en/docs/http/ngx_http_core_module.html#client_max_body_size),
  *   which is no sign of a wrong base URL.
+ * - A 403 HTML page is a firewall in front of the gateway refusing the request (Cloudflare's "Sorry,
+ *   you have been blocked" or "Access denied" pages, nginx's `deny`), not a wrong address: bad_request.
  * - A 401 is a rejected key whatever its body, an HTML page included, unless it names a model the
  *   key may not use. Only `auth` opens the circuit breaker, so a 403 is `auth` only with an
  *   invalid-key code; any other 403 is bad_request (the request is refused, the key is fine).
@@ -64,7 +66,8 @@ export function classifyUpstreamResponse(input: UpstreamResponseSummary): Upstre
   const mentionsMissingModel = upstream.code === 'model_not_found' || MODEL_MISSING.test(said) || MODEL_NOT_OPEN.test(said);
   if (status >= 500) return status === 503 && upstream.message !== null && mentionsMissingModel ? 'model_not_found' : 'upstream_error';
   if (status === 401) return MODEL_NOT_OPEN.test(said) || upstream.codes.includes('key_model_access_denied') ? 'model_not_found' : 'auth';
-  if (status === 413) return 'bad_request';
+  // A 403 page is a firewall refusing the request (Cloudflare's block pages, nginx's deny): the address is right.
+  if (status === 413 || (status === 403 && html)) return 'bad_request';
   if (html && (input.expectJson || status >= 300)) return 'html_instead_of_json';
   if (status >= 300 && status < 400) return 'html_instead_of_json';
 

@@ -39,7 +39,7 @@ interface ErrorCase {
   /** The status an OpenAI-shaped client gets, and an Anthropic one. */
   status: number;
   anthropic: { status: number; type: string };
-  /** What the gateway said that must reach the client. */
+  /** What the gateway said, or the hint for it, that must reach the client. */
   said?: string;
 }
 
@@ -63,6 +63,19 @@ const ERRORS: ErrorCase[] = [
     status: 502,
     anthropic: { status: 502, type: 'api_error' },
   },
+  // A firewall in front of a gateway blocking an API client: Cloudflare's "Sorry, you have been blocked" and
+  // "Access denied" (error 1010) pages (JohnnyZ93/oai-compatible-copilot#287, openai/codex#4284), nginx's `deny`.
+  // The address is right: a new base URL fixes nothing.
+  ...(['cloudflare', 'nginx'] as const).map(
+    (server): ErrorCase => ({
+      name: `${server}'s 403 page`,
+      fault: { kind: 'errorPage', status: 403, server },
+      errorClass: 'bad_request',
+      status: 403,
+      anthropic: { status: 403, type: 'permission_error' },
+      said: 'a firewall in front of it',
+    }),
+  ),
   {
     name: 'a 200 whose body is not JSON (a maintenance text)',
     fault: { kind: 'text', status: 200, text: 'Service temporarily under maintenance' },

@@ -94,6 +94,8 @@ describe('classifyUpstreamResponse', () => {
     ['404 plain text body', 404, 'text/plain', 'Not Found', true, 'bad_request'],
     ['408', 408, JSON_TYPE, '', true, 'timeout_total'],
     ["413 HTML page (nginx's body size limit)", 413, 'text/html', HTML_PAGE, true, 'bad_request'],
+    // A firewall's block page (Cloudflare's, nginx's deny): the address is the gateway's, the request was refused.
+    ['403 HTML page', 403, 'text/html', HTML_PAGE, true, 'bad_request'],
     ['413 JSON', 413, JSON_TYPE, jsonError('Request too large'), true, 'bad_request'],
     ['422 JSON', 422, JSON_TYPE, jsonError('messages is required'), true, 'bad_request'],
     ['429', 429, JSON_TYPE, jsonError('rate limit'), true, 'rate_limited'],

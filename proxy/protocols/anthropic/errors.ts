@@ -2,6 +2,7 @@ import type { ErrorClass } from '../../contracts/errors.ts';
 import { buildClientError } from '../../core/errorClass.ts';
 import type { ProtocolErrors } from '../adapter.ts';
 import { sseFrame } from '../sse.ts';
+import { promptTooLongWords } from './promptTooLong.ts';
 
 /**
  * Errors in Anthropic's shape, for clients that speak Messages (Claude Code, the Anthropic SDK).
@@ -78,8 +79,12 @@ export function anthropicStatusFor(errorClass: ErrorClass, upstreamStatus: numbe
 export const anthropicErrors: ProtocolErrors = {
   status: anthropicStatusFor,
   // Anthropic's own error bodies carry the request id at the top level.
+  // A context overflow leads with Anthropic's own words for it, which Claude Code acts on (promptTooLong.ts).
   body: (status, errorClass, detail) => ({
-    ...anthropicErrorBody(status, buildClientError(errorClass, detail).error.message),
+    ...anthropicErrorBody(
+      status,
+      withPromptTooLong(promptTooLongWords(errorClass, detail), buildClientError(errorClass, detail).error.message),
+    ),
     ...(detail.upstreamRequestId ? { request_id: detail.upstreamRequestId } : {}),
   }),
   refusalBody: (refusal) => anthropicErrorBody(refusal.status, refusal.message),
@@ -87,3 +92,7 @@ export const anthropicErrors: ProtocolErrors = {
   streamFrame: (errorClass, detail) => sseFrame('error', anthropicErrorBody(502, buildClientError(errorClass, detail).error.message)),
   requestIdHeader: 'request-id',
 };
+
+function withPromptTooLong(words: string | null, message: string): string {
+  return words === null ? message : `${words} ${message}`;
+}

@@ -89,4 +89,24 @@ describe(`Claude Code ${installedVersion('@anthropic-ai/claude-code')} meets Air
     },
     TEST_TIMEOUT_MS,
   );
+
+  // vLLM's 400 for a context over the model's length (vllm#4667): Claude Code knows an overflow only
+  // by Anthropic's "prompt is too long" and then says so, rather than printing the raw API error.
+  it(
+    'takes a chat gateway\'s context overflow for its own "Prompt is too long"',
+    async () => {
+      const proxy = await start({});
+      const message = "This model's maximum context length is 32768 tokens. However, you requested 40000 tokens.";
+      proxy.simulator.script({
+        kind: 'status',
+        status: 400,
+        body: { object: 'error', message, type: 'BadRequestError', param: null, code: 400 },
+      });
+      const result = await runClaudePrint(proxy.proxy.url);
+      expect(result.exitCode, transcript(result)).not.toBe(0);
+      expect(`${result.stdout}${result.stderr}`).toMatch(/^Prompt is too long/m);
+      expect(endsOf(proxy, 'bad_request')).toBe(1);
+    },
+    TEST_TIMEOUT_MS,
+  );
 });

@@ -41,6 +41,12 @@ interface ErrorCase {
   anthropic: { status: number; type: string };
   /** What the gateway said, or the hint for it, that must reach the client. */
   said?: string;
+  /**
+   * What an Anthropic client must read in the message: Claude Code knows a context overflow only by
+   * Anthropic's own words, "prompt is too long: N tokens > M maximum" (anthropics/claude-code#820;
+   * its binary matches "prompt is too long" in the message and reads N and M after it).
+   */
+  anthropicSays?: string;
 }
 
 const VLLM_CONTEXT =
@@ -96,6 +102,7 @@ const ERRORS: ErrorCase[] = [
     status: 400,
     anthropic: { status: 400, type: 'invalid_request_error' },
     said: VLLM_CONTEXT,
+    anthropicSays: 'prompt is too long: 40000 tokens > 32768 maximum',
   },
   {
     name: "vLLM's 400 for a context over the model's length (under error)",
@@ -104,6 +111,7 @@ const ERRORS: ErrorCase[] = [
     status: 400,
     anthropic: { status: 400, type: 'invalid_request_error' },
     said: VLLM_CONTEXT,
+    anthropicSays: 'prompt is too long: 40000 tokens > 32768 maximum',
   },
   // LiteLLM's proxy prefixes its exception names and sends the status as a string code.
   {
@@ -124,6 +132,7 @@ const ERRORS: ErrorCase[] = [
     status: 400,
     anthropic: { status: 400, type: 'invalid_request_error' },
     said: 'ContextWindowExceededError',
+    anthropicSays: 'prompt is too long: 40000 tokens > 32768 maximum',
   },
   // OpenRouter: `{error:{message,code,metadata}}` with the status as a number (its docs' error shape).
   {
@@ -133,6 +142,7 @@ const ERRORS: ErrorCase[] = [
     status: 400,
     anthropic: { status: 400, type: 'invalid_request_error' },
     said: "This endpoint's maximum context length",
+    anthropicSays: 'prompt is too long: 200000 tokens > 131072 maximum',
   },
   // OpenRouter's 413 for an image over its limit (artokun/comfyui-mcp#2221).
   {
@@ -167,6 +177,7 @@ describe.each(ERRORS)('$name', (errorCase) => {
     expect(outcome.apiError).toMatchObject(anthropic ? errorCase.anthropic : { status: errorCase.status, type: errorCase.errorClass });
     expect(outcome.apiError?.message).toContain(explainError(errorCase.errorClass).fix);
     if (errorCase.said !== undefined) expect(outcome.apiError?.message).toContain(errorCase.said);
+    if (anthropic && errorCase.anthropicSays !== undefined) expect(outcome.apiError?.message).toContain(errorCase.anthropicSays);
     expect(outcome.text).toBe('');
 
     expect(end.errorClass).toBe(errorCase.errorClass);

@@ -7,13 +7,23 @@ import { sseFrame } from '../sse.ts';
 /**
  * The Responses API answers errors in OpenAI's shape. Mid-stream it sends an `error` event with the
  * code and message at the top level (the SDK's ResponseErrorEvent); the OpenAI body rides along
- * under `error`, which is what makes the SDK's stream reader raise it instead of yielding it.
+ * under `error`, which is what makes the SDK's stream reader raise it instead of yielding it. A
+ * `response.failed` follows for Codex, which skips `error` events and reads a stream's failure
+ * only from it (codex-rs/codex-api/src/sse/responses.rs): without it a break read as a stream
+ * closed before response.completed, with neither cause nor fix. The SDKs stop at the first frame.
  */
 export const responsesErrors: ProtocolErrors = {
   ...openAiErrors,
   streamFrame: (errorClass, detail) => {
     const body = buildClientError(errorClass, detail);
-    return sseFrame('error', { type: 'error', code: body.error.code, message: body.error.message, param: null, error: body.error });
+    const error = sseFrame('error', { type: 'error', code: body.error.code, message: body.error.message, param: null, error: body.error });
+    const response = {
+      object: 'response',
+      status: 'failed',
+      output: [],
+      error: { code: responsesFailureCode(errorClass), message: body.error.message },
+    };
+    return error + sseFrame('response.failed', { type: 'response.failed', response });
   },
 };
 

@@ -2,7 +2,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { explainError } from '../../../proxy/core/errorClass.ts';
 import { DIALECTS as GATEWAY_DIALECTS, SEED_DIALECT } from '../../simulator/index.ts';
 import type { Dialect } from '../../simulator/dialect.ts';
-import { NATIVE_TEXT, NATIVE_USAGE } from '../../simulator/native.ts';
+import { NATIVE_TEXT, NATIVE_USAGE, nativeStreamEvents } from '../../simulator/native.ts';
 import { startHarness, type Harness } from '../../support/proxyHarness.ts';
 import { expectBilledTranslations, type TokenPrice } from '../../support/clients/billedExchanges.ts';
 import { installedVersion } from '../../support/clients/clientBinaries.ts';
@@ -180,6 +180,24 @@ describe(`Codex CLI ${installedVersion('@openai/codex')} through Airlock to a ga
         usage: { inputTokens: NATIVE_USAGE.inputTokens, outputTokens: NATIVE_USAGE.outputTokens },
         usageSource: 'reported',
       });
+    },
+    TEST_TIMEOUT_MS,
+  );
+
+  // Codex reads a stream's failure only from response.failed and skips an `error` event
+  // (codex-rs/codex-api/src/sse/responses.rs): the native break must say why in that frame too.
+  it(
+    'prints the cause of a native stream that breaks, not only that it closed early',
+    async () => {
+      const events = nativeStreamEvents('responses', CLIENT_MODEL, 'broken');
+      const text = events.slice(0, 4).join('');
+      native.simulator.script({ kind: 'text', status: 200, contentType: 'text/event-stream', text, resetAfterBytes: text.length });
+      const firstEventIndex = native.events.length;
+      const result = await runCodex('Reply with the marker', { proxyUrl: native.proxy.url });
+      expect(result.exitCode, transcript(result)).not.toBe(0);
+      expect(result.stderr).toContain(explainError('stream_interrupted').meaning);
+      const exchanges = await settledExchanges(native.events, firstEventIndex, SETTLE_TIMEOUT_MS);
+      expect(exchanges.map(({ end }) => end.errorClass)).toEqual(['stream_interrupted']);
     },
     TEST_TIMEOUT_MS,
   );

@@ -4,6 +4,7 @@ import { explainError } from '../../../proxy/core/errorClass.ts';
 import type { Fault } from '../../simulator/types.ts';
 import {
   IDLE_TIMEOUT_MS,
+  rawRequestOf,
   runFault,
   startMatrix,
   STREAMED_TEXT,
@@ -14,6 +15,7 @@ import {
   type MatrixHarnesses,
   type Variant,
 } from '../../support/faultMatrix.ts';
+import { JSON_HEADERS, rawRequest, sseData } from '../../support/http.ts';
 import { findSentinel } from '../../support/sentinel.ts';
 
 /**
@@ -120,4 +122,40 @@ describe.each(BREAKS)('$name', (breakCase) => {
     expect(findSentinel(outcome.seen)).toBeNull();
     expect(findSentinel(JSON.stringify(end))).toBeNull();
   });
+});
+
+/**
+ * Codex reads a Responses stream's failure only from `response.failed` (its message shown, its code
+ * deciding whether it sends again) and skips an `error` event as unknown, so a native stream that
+ * broke with only that frame read to Codex as "stream closed before response.completed", without
+ * the cause or fix (codex-rs/codex-api/src/sse/responses.rs). The SDKs throw at the `error` frame first.
+ */
+describe('a native Responses stream that breaks', () => {
+  it.each(BREAKS.filter((breakCase) => breakCase.errorClass === 'stream_interrupted'))(
+    '$name: ends with response.failed after the error event, with the cause and fix',
+    async (breakCase) => {
+      const variant: Variant = { client: 'responses', mode: 'native', stream: true };
+      const harness = matrix.native;
+      harness.simulator.reset();
+      harness.simulator.script(breakCase.fault(variant));
+      const request = rawRequestOf(variant);
+      const ended = harness.nextEnd();
+      const response = await rawRequest(`${harness.proxy.url}${request.path}`, {
+        method: 'POST',
+        headers: JSON_HEADERS,
+        body: request.body,
+      });
+      await ended;
+      const events = response.body.split('\n\n').filter((event) => event.startsWith('event: '));
+      expect(events.at(-2)).toMatch(/^event: error\n/);
+      expect(events.at(-1)).toMatch(/^event: response\.failed\n/);
+      const failed = JSON.parse(sseData(events.at(-1) ?? '')[0] ?? '{}') as {
+        response: { status: string; error: { code: string; message: string } };
+      };
+      expect(failed.response.status).toBe('failed');
+      // Not one of the codes Codex gives up on: a break is sent again, as Codex does for a dropped stream.
+      expect(failed.response.error.code).toBe('server_error');
+      expect(failed.response.error.message).toContain(explainError('stream_interrupted').fix);
+    },
+  );
 });

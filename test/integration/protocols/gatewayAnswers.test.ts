@@ -15,7 +15,7 @@ import {
   type Variant,
 } from '../../support/faultMatrix.ts';
 import { JSON_HEADERS, rawRequest } from '../../support/http.ts';
-import { findSentinel } from '../../support/sentinel.ts';
+import { findSentinel, SENTINEL_KEY } from '../../support/sentinel.ts';
 
 /**
  * A gateway (or what sits in front of it) that answers with an error, a page or a coded body, for
@@ -82,6 +82,27 @@ const ERRORS: ErrorCase[] = [
       said: 'a firewall in front of it',
     }),
   ),
+  // A debugging proxy's error page that echoes the request's headers, the gateway key among them.
+  {
+    name: 'a 502 page echoing the Authorization header',
+    fault: {
+      kind: 'text',
+      status: 502,
+      contentType: 'text/html',
+      text: `<html><body><h1>502</h1><pre>Authorization: Bearer ${SENTINEL_KEY}</pre></body></html>`,
+    },
+    errorClass: 'upstream_error',
+    status: 502,
+    anthropic: { status: 502, type: 'api_error' },
+  },
+  {
+    name: 'a 200 whose body is not JSON and echoes the key',
+    fault: { kind: 'text', status: 200, text: `Unauthorized client ${SENTINEL_KEY}, try later` },
+    errorClass: 'html_instead_of_json',
+    status: 400,
+    anthropic: { status: 400, type: 'invalid_request_error' },
+    said: 'try later',
+  },
   {
     name: 'a 200 whose body is not JSON (a maintenance text)',
     fault: { kind: 'text', status: 200, text: 'Service temporarily under maintenance' },

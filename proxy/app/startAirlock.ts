@@ -135,12 +135,13 @@ async function startWithDataDir(options: AirlockOptions): Promise<Airlock> {
   const keys = new KeyCache(secrets);
   const following = keys.follow(config);
   await following.ready;
-  const keychainProblem = keys.keychainProblem();
-  if (keychainProblem) notices.push(keychainProblem);
   const envProfileId = options.commandLineBaseUrl ? COMMAND_LINE_PROFILE_ID : config.snapshot().activeProfileId;
   const envKey = envProfileId ? EnvKeySource.fromEnvironment(options.env, envProfileId) : null;
-  if (envKey) notices.push(`Using the gateway key from AIRLOCK_API_KEY for profile "${envKey.profileId}" for this run only.`);
+  // Set before the keychain's problem is read: with a key from the environment it no longer asks for one.
   keys.setEnvironmentKey(envKey);
+  const keychainProblem = keys.keychainProblem();
+  if (keychainProblem) notices.push(keychainProblem);
+  if (envKey) notices.push(`Using the gateway key from AIRLOCK_API_KEY for profile "${envKey.profileId}" for this run only.`);
   const controlToken = await loadControlToken(secrets);
   const traceHeaders = new TraceHeaderCache(secrets);
   const followingTraceHeaders = traceHeaders.follow(config);

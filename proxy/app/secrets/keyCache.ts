@@ -18,6 +18,9 @@ interface EnvironmentKey {
 
 const MIN_LENGTH_TO_SHOW_TAIL = 12;
 
+/** The way on without a keychain when this run already has its gateway key from the environment. */
+const ENVIRONMENT_KEY_FALLBACK = `go on without one: this run takes the gateway key from ${API_KEY_ENV_VAR}`;
+
 /**
  * A key replaced or removed is masked on: requests sent with it may still be running, a gateway may
  * echo it in a later answer (a task's result, an error quoting the key), and an agent may read it
@@ -62,7 +65,7 @@ export class KeyCache {
   #keys = new Map<string, string>();
   #retired: RetiredKey[] = [];
   readonly #nowMs: () => number;
-  #keychainProblem: string | null = null;
+  #keychainError: KeychainUnavailableError | null = null;
   #environmentKey: EnvironmentKey | null = null;
   /** Loads run one after another so an older, slower load never overwrites a newer one. */
   #queue: Promise<void> = Promise.resolve();
@@ -84,10 +87,10 @@ export class KeyCache {
           const key = await this.#secrets.get(account);
           if (key) next.set(account, key);
         }
-        this.#keychainProblem = null;
+        this.#keychainError = null;
       } catch (error) {
         if (!(error instanceof KeychainUnavailableError)) throw error;
-        this.#keychainProblem = error.message;
+        this.#keychainError = error;
         // Unread is not removed: the keys it gave before stay in use rather than failing every request as keyless.
         for (const account of accounts) {
           const held = this.#keys.get(account);
@@ -136,9 +139,10 @@ export class KeyCache {
     return key ? { set: true, lastFour: keyLastFour(key) } : { set: false, lastFour: null };
   }
 
-  /** Why keys could not be read (no keychain), or null. */
+  /** Why keys could not be read (no keychain), or null; it asks for AIRLOCK_API_KEY only when this run has none. */
   keychainProblem(): string | null {
-    return this.#keychainProblem;
+    if (this.#keychainError === null) return null;
+    return this.#environmentKey === null ? this.#keychainError.message : this.#keychainError.withFallback(ENVIRONMENT_KEY_FALLBACK).message;
   }
 
   /** For the request log's masking only: every key held, and those replaced or removed lately, so none can reach a stored body. */

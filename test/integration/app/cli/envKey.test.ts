@@ -10,7 +10,7 @@ import { openConfigStore } from '../../../../proxy/app/profiles/configStore.ts';
 import { startAirlock, type Airlock } from '../../../../proxy/app/startAirlock.ts';
 import { rawRequest } from '../../../support/http.ts';
 import { findSentinel, SENTINEL_KEY } from '../../../support/sentinel.ts';
-import { memorySecretStore } from '../../../support/memorySecretStore.ts';
+import { memorySecretStore, unavailableSecretStore } from '../../../support/memorySecretStore.ts';
 
 let airlock: Airlock;
 let dataDir: string;
@@ -51,5 +51,29 @@ describe('with AIRLOCK_API_KEY set', () => {
     expect(status.firstRun.hasKey).toBe(true);
     const profiles = await control<ProfileListResponse>('profiles');
     expect(profiles.profiles[0]?.key).toEqual({ set: true, lastFour: SENTINEL_KEY.slice(-4), fromEnvironment: true });
+  });
+});
+
+describe('with AIRLOCK_API_KEY set and no keychain', () => {
+  it("serve's start lines do not ask for AIRLOCK_API_KEY again: they say this run takes the key from it", async () => {
+    const noKeychainDir = mkdtempSync(path.join(tmpdir(), 'airlock-envkey-nokeychain-'));
+    const store = openConfigStore(noKeychainDir);
+    await store.update((config) => addProfile(config, { id: 'main', name: 'Main', baseUrl: 'http://127.0.0.1:9/v1' }, { activate: true }));
+    store.close();
+    const running = await startAirlock({
+      dataDir: noKeychainDir,
+      port: 0,
+      env: { AIRLOCK_API_KEY: SENTINEL_KEY },
+      secrets: unavailableSecretStore(),
+    });
+    try {
+      const printed = startupLines(running).join('\n');
+      expect(printed).toContain('no OS keychain');
+      expect(printed).not.toMatch(/set AIRLOCK_API_KEY/);
+      expect(printed).toContain('this run takes the gateway key from AIRLOCK_API_KEY');
+    } finally {
+      await running.stop();
+      rmSync(noKeychainDir, { recursive: true, force: true });
+    }
   });
 });

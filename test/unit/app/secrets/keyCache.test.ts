@@ -144,4 +144,13 @@ describe('KeyCache', () => {
     expect(cache.keychainProblem()).toContain('AIRLOCK_API_KEY');
     expect(cache.keyStatus('work').set).toBe(false);
   });
+
+  it('with a key from AIRLOCK_API_KEY, the keychain problem no longer asks the user to set it', async () => {
+    const cache = new KeyCache(unavailableSecretStore());
+    await cache.loadAll(['work']);
+    cache.setEnvironmentKey(EnvKeySource.fromEnvironment({ [API_KEY_ENV_VAR]: SENTINEL_KEY }, 'work'));
+    expect(cache.keychainProblem()).toContain('no D-Bus session');
+    expect(cache.keychainProblem()).not.toContain('set AIRLOCK_API_KEY');
+    expect(cache.keychainProblem()).toContain('this run takes the gateway key from AIRLOCK_API_KEY');
+  });
 });

@@ -111,14 +111,13 @@ export function startupProblemView(problem: StartupProblem, port: number): Start
     case 'port_in_use':
       return {
         title: `Port ${port} is taken`,
-        detail: `Another program (or another Airlock, e.g. \`airlock serve\`) is listening on 127.0.0.1:${port}. Airlock never moves to another port silently, because your clients are configured with this one.`,
+        detail: `Another program (or another Airlock, e.g. \`${CLI_COMMAND} serve\`) is listening on 127.0.0.1:${port}. Airlock never moves to another port silently, because your clients are configured with this one.`,
         fix: `Stop the other program (find it with \`lsof -i :${port}\` on macOS/Linux or \`netstat -ano | findstr :${port}\` on Windows), then quit and start Airlock again.`,
       };
     case 'data_dir_in_use':
       return {
         title: 'Another Airlock is running',
-        detail:
-          "Another Airlock, most likely `airlock serve` in a terminal, is running with the same profiles and request log. Two at once would both write the log, and this one would mark the other's requests as interrupted.",
+        detail: `Another Airlock, most likely \`${CLI_COMMAND} serve\` in a terminal, is running with the same profiles and request log. Two at once would both write the log, and this one would mark the other's requests as interrupted.`,
         fix: 'Stop the other one (Ctrl+C in its terminal, or quit it), then quit and start Airlock again.',
       };
     case 'log_damaged':

@@ -1,5 +1,6 @@
 import { closeSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import path from 'node:path';
+import { CLI_COMMAND } from '../contracts/cli.ts';
 
 export const LOCK_FILE_NAME = 'airlock.lock';
 
@@ -14,7 +15,7 @@ export class DataDirInUseError extends Error {
   constructor(dataDir: string, holderPid: number) {
     super(
       `Another Airlock (process ${holderPid}) is running with the data directory ${dataDir}. ` +
-        'Quit it (or stop its `airlock serve`) first, or give this one its own directory with --data-dir.',
+        `Quit it (or stop its \`${CLI_COMMAND} serve\`) first, or give this one its own directory with --data-dir.`,
     );
     this.name = 'DataDirInUseError';
     this.holderPid = holderPid;

@@ -1,4 +1,5 @@
 import type { ErrorClass } from '../contracts/errors.ts';
+import { CLI_COMMAND } from '../contracts/cli.ts';
 
 /** What a failure means and what fixes it, for the client's error message and the window. */
 export interface ErrorExplanation {
@@ -101,7 +102,7 @@ const EXPLANATIONS: Record<ErrorClass, ErrorExplanation> = {
   },
   request_too_large: {
     meaning: "The request body is larger than the profile's request body limit, so Airlock did not read or send it",
-    fix: 'Send a smaller request (fewer or smaller images, a shorter history), or raise the limit of the profile (window: Profiles, CLI: airlock profile set <id> --max-body-mib <MiB>, or maxRequestBodyMiB in airlock.json).',
+    fix: `Send a smaller request (fewer or smaller images, a shorter history), or raise the limit of the profile (window: Profiles, CLI: ${CLI_COMMAND} profile set <id> --max-body-mib <MiB>, or maxRequestBodyMiB in airlock.json).`,
     retryable: false,
   },
   budget_exceeded: {
@@ -121,7 +122,7 @@ const EXPLANATIONS: Record<ErrorClass, ErrorExplanation> = {
   },
   keys_cooling: {
     meaning: "Every key of the profile's key pool is rate limited by the gateway (or rejected), so Airlock sent nothing",
-    fix: 'Retry after the time given in Retry-After, or add another key to the pool (Profiles screen, or airlock key add <profile>).',
+    fix: `Retry after the time given in Retry-After, or add another key to the pool (Profiles screen, or ${CLI_COMMAND} key add <profile>).`,
     retryable: true,
   },
   proxy_paused: {
@@ -142,7 +143,7 @@ const EXPLANATIONS: Record<ErrorClass, ErrorExplanation> = {
     retryable: false,
   },
   proxy_stopping: {
-    meaning: 'Airlock was stopped (the app quit, or airlock serve was told to stop) while this request was still running, so it was ended',
+    meaning: `Airlock was stopped (the app quit, or ${CLI_COMMAND} serve was told to stop) while this request was still running, so it was ended`,
     fix: 'Retry once Airlock runs again; a stop waits a few seconds for streams to finish before it ends them.',
     retryable: true,
   },

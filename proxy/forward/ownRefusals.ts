@@ -1,6 +1,7 @@
 import type { LocalRefusal } from '../contracts/ports.ts';
 import type { Profile } from '../contracts/profile.ts';
 import type { BodyDecodingError, BodyTooLargeError } from './requestBody.ts';
+import { CLI_COMMAND } from '../contracts/cli.ts';
 
 /**
  * Airlock's own refusals of this stage, with statuses no client retries (see DEFAULT_STATUS in
@@ -38,7 +39,7 @@ export function bodyTooLarge(error: BodyTooLargeError, profile: Profile): LocalR
     errorClass: 'request_too_large',
     message:
       `${what} and sent nothing to the gateway. Send a smaller request, or raise the limit: in the Airlock window (Profiles, ` +
-      `Request body limit), with \`airlock profile set ${profile.id} --max-body-mib <MiB>\`, or as maxRequestBodyMiB in airlock.json.`,
+      `Request body limit), with \`${CLI_COMMAND} profile set ${profile.id} --max-body-mib <MiB>\`, or as maxRequestBodyMiB in airlock.json.`,
   };
 }
 

@@ -1,6 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { ClientAuthenticator, ClientIdentity, LocalRefusal } from '../contracts/ports.ts';
 import { generateToken, presentedTokens } from './clientTokens.ts';
+import { CLI_COMMAND } from '../contracts/cli.ts';
 
 /** Tells a replay grant from a client token at a glance; never written anywhere. */
 const REPLAY_GRANT_PREFIX = 'alkr_';
@@ -37,7 +38,7 @@ const GRANT_USED: LocalRefusal = {
   status: 401,
   errorClass: 'client_unauthorized',
   code: 'client_unauthorized',
-  message: 'This replay grant was already used or withdrawn: replay the request again from the Airlock window or `airlock replay`.',
+  message: `This replay grant was already used or withdrawn: replay the request again from the Airlock window or \`${CLI_COMMAND} replay\`.`,
 };
 
 /** Client tokens as before, and a request carrying a replay grant as the grant's identity. */

@@ -2,6 +2,7 @@ import { formatCredits } from '../../contracts/amounts.ts';
 import type { RequestLogRow } from '../../contracts/log.ts';
 import { gatewayKeysText, hopText } from '../export/chainText.ts';
 import { durationText } from '../sessions/timelineText.ts';
+import { CLI_COMMAND } from '../../contracts/cli.ts';
 
 /** One logged request as plain text for `airlock request <id>`. Pure: times in UTC, so output does not depend on the machine. */
 
@@ -46,8 +47,8 @@ export function requestText(row: RequestLogRow, replayIds: readonly string[]): s
     for (const [index, hop] of row.fallbackChain.entries()) lines.push(`  ${index + 1}. ${hopText(hop)}`);
   }
   if (row.gatewayKeys) lines.push(field('Keys', gatewayKeysText(row.gatewayKeys)));
-  if (row.agentSessionId) lines.push(field('Session', `${row.agentSessionId} (airlock sessions ${row.agentSessionId})`));
-  if (row.replayOf) lines.push(field('Replay of', `${row.replayOf} (airlock request ${row.replayOf})`));
+  if (row.agentSessionId) lines.push(field('Session', `${row.agentSessionId} (${CLI_COMMAND} sessions ${row.agentSessionId})`));
+  if (row.replayOf) lines.push(field('Replay of', `${row.replayOf} (${CLI_COMMAND} request ${row.replayOf})`));
   if (replayIds.length > 0) lines.push(field('Replays', replayIds.join(', ')));
   return lines;
 }

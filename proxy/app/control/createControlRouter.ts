@@ -22,6 +22,7 @@ import { ControlSessions, hashOf } from './sessions.ts';
 import { buildStatus } from './status.ts';
 import { createStaticUi, securityHeaders } from './staticUi.ts';
 import type { ControlContext } from './context.ts';
+import { CLI_COMMAND } from '../../contracts/cli.ts';
 
 /** Control API bodies are small JSON; a price import is the largest. */
 const JSON_BODY_LIMIT = '6mb';
@@ -83,7 +84,7 @@ export function createControlRouter(deps: ControlDeps): ControlApi {
     next(
       new ApiError(
         'unauthorized',
-        'This needs the Airlock control token: open the link `airlock serve` printed, or use the desktop window.',
+        `This needs the Airlock control token: open the link \`${CLI_COMMAND} serve\` printed, or use the desktop window.`,
       ),
     );
   };

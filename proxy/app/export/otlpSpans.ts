@@ -5,6 +5,7 @@ import { resourceFromAttributes } from '@opentelemetry/resources';
 import { BatchSpanProcessor, TracerProvider, type SpanExporter } from '@opentelemetry/sdk-trace';
 import { ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } from '@opentelemetry/semantic-conventions';
 import type { GenAiSpanData } from './genAiSpan.ts';
+import { CLI_COMMAND } from '../../contracts/cli.ts';
 
 /** Spans leave in batches at most this often: a trace shows up within seconds, a burst goes out as one request. */
 const EXPORT_DELAY_MS = 2_000;
@@ -34,7 +35,7 @@ function describeFailure(error: Error | undefined): string {
 
 function fixFor(error: Error | undefined): string {
   return isAuthRefusal(error)
-    ? 'the collector refused the credentials, spans are dropped until it takes them. Check the headers it needs (Connect > Trace export in the window, or `airlock export traces --header <name>`).'
+    ? `the collector refused the credentials, spans are dropped until it takes them. Check the headers it needs (Connect > Trace export in the window, or \`${CLI_COMMAND} export traces --header <name>\`).`
     : 'spans are dropped until it answers. Start the collector, or change or clear the OTLP endpoint (Connect > Trace export in the window).';
 }
 

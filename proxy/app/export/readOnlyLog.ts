@@ -4,6 +4,7 @@ import { DatabaseSync } from 'node:sqlite';
 import { RequestLogQueries } from '../../store/read/queries.ts';
 import { SessionQueries } from '../../store/read/sessionQueries.ts';
 import { DATABASE_FILE_NAME, readPragma, SCHEMA_VERSION } from '../../store/schema.ts';
+import { CLI_COMMAND } from '../../contracts/cli.ts';
 
 export interface ReadOnlyLog {
   queries: RequestLogQueries;
@@ -18,7 +19,8 @@ export interface ReadOnlyLog {
  */
 export function openLogForReading(dataDir: string): ReadOnlyLog {
   const file = join(dataDir, DATABASE_FILE_NAME);
-  if (!existsSync(file)) throw new Error(`no request log in ${dataDir}: start Airlock (airlock serve or the app) and send a request first`);
+  if (!existsSync(file))
+    throw new Error(`no request log in ${dataDir}: start Airlock (${CLI_COMMAND} serve or the app) and send a request first`);
   const db = new DatabaseSync(file, { readOnly: true, timeout: 5_000 });
   const version = Number(readPragma(db, 'user_version'));
   if (version !== SCHEMA_VERSION) {

@@ -19,8 +19,7 @@ import type { ConfigMutator } from '../profiles/configStore.ts';
 export const OTLP_HEADERS_ENV_VARS = ['OTEL_EXPORTER_OTLP_HEADERS', 'OTEL_EXPORTER_OTLP_TRACES_HEADERS'] as const;
 
 /** The way to run without a keychain, for header values. */
-export const TRACE_HEADERS_FALLBACK =
-  'set OTEL_EXPORTER_OTLP_HEADERS (name=value,…) in the environment of `airlock serve` for this run; Airlock never writes header values to a file';
+export const TRACE_HEADERS_FALLBACK = `set OTEL_EXPORTER_OTLP_HEADERS (name=value,…) in the environment of \`${CLI_COMMAND} serve\` for this run; Airlock never writes header values to a file`;
 
 /** A name or value that cannot be a header: `field` says which, the message never quotes a value. */
 export class TraceHeaderInputError extends Error {

@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { openLogForReading } from '../../export/readOnlyLog.ts';
 import { requestText } from '../requestText.ts';
 import { dataDirFor, defaultCliDeps, withCliErrors, writeLine, type CliDeps } from './cliContext.ts';
+import { CLI_COMMAND } from '../../../contracts/cli.ts';
 
 /**
  * `airlock request <id> [--json]`: one logged request, with the way it took (fallback steps, pool
@@ -12,7 +13,7 @@ export function registerRequestCommand(program: Command, deps: CliDeps = default
   program
     .command('request')
     .description('show one logged request: status, model, profile, duration, cost, its fallback chain, the pool keys it used, its replays')
-    .argument('<id>', 'the request id (x-airlock-request-id on every answer; the window and `airlock export` show it)')
+    .argument('<id>', `the request id (x-airlock-request-id on every answer; the window and \`${CLI_COMMAND} export\` show it)`)
     .option('--json', 'print the logged row as JSON (bodies left out) with the ids of its replays')
     .action((id: string, flags: { json?: boolean }, command: Command) =>
       withCliErrors(command, async () => {
@@ -21,7 +22,7 @@ export function registerRequestCommand(program: Command, deps: CliDeps = default
           const detail = log.queries.getRequest(id);
           if (detail === null)
             throw new Error(
-              `no request ${id} in the log: \`airlock export requests --format csv\` lists the ids (retention may have removed it)`,
+              `no request ${id} in the log: \`${CLI_COMMAND} export requests --format csv\` lists the ids (retention may have removed it)`,
             );
           const replayIds = log.queries.replaysOf(id);
           if (flags.json) writeLine(deps.stdout, JSON.stringify({ ...detail.row, replayIds }, null, 2));

@@ -3,13 +3,14 @@ import { connectRequestSchema, connectToolIdSchema, type ConnectToolId } from '.
 import type { ConnectService } from '../../connect/connectService.ts';
 import { param, type ControlContext } from '../context.ts';
 import { ApiError } from '../http.ts';
+import { CLI_COMMAND } from '../../../contracts/cli.ts';
 
 /** Connect: list the tools, preview a setup, apply it, undo it, delete its backups (proxy/app/connect does the work). */
 export function connectRoutes(context: ControlContext): express.Router {
   const router = express.Router();
   const service = (): ConnectService => {
     if (!context.deps.connect)
-      throw new ApiError('unavailable', 'Connect is not available in this proxy: start it with `airlock serve` or the app.');
+      throw new ApiError('unavailable', `Connect is not available in this proxy: start it with \`${CLI_COMMAND} serve\` or the app.`);
     return context.deps.connect;
   };
   const tool = (params: Record<string, string | string[] | undefined>): ConnectToolId => connectToolIdSchema.parse(param(params, 'tool'));

@@ -42,7 +42,7 @@ describe('one Airlock per data directory', () => {
     expect(run.code).toBe(1);
     expect(run.stderr).toBe(
       `airlock: Another Airlock (process ${process.pid}) is running with the data directory ${dataDir}. ` +
-        'Quit it (or stop its `airlock serve`) first, or give this one its own directory with --data-dir.\n',
+        'Quit it (or stop its `npx airlock serve`) first, or give this one its own directory with --data-dir.\n',
     );
   });
 

@@ -45,9 +45,9 @@ describe('requestText: one request for `airlock request`', () => {
       'a replay links to its original, and an original to its replays',
       { replayOf: 'alk_orig' },
       ['alk_r1', 'alk_r2'],
-      ['Replay of:  alk_orig (airlock request alk_orig)', 'Replays:    alk_r1, alk_r2'],
+      ['Replay of:  alk_orig (npx airlock request alk_orig)', 'Replays:    alk_r1, alk_r2'],
     ],
-    ["an agent's turn names its session", { agentSessionId: 's-1' }, [], ['Session:    s-1 (airlock sessions s-1)']],
+    ["an agent's turn names its session", { agentSessionId: 's-1' }, [], ['Session:    s-1 (npx airlock sessions s-1)']],
     [
       'a failure: status, class and message; unpriced, estimated figures said so',
       { status: 429, errorClass: 'rate_limited', errorMessage: 'slow down', costCredits: null },

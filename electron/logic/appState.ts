@@ -55,8 +55,8 @@ export interface AppState {
   keyRejectedProfileIds: readonly string[];
   /** Profiles whose gateway account has no balance or quota left, until a request on it succeeds. */
   quotaExhaustedProfileIds: readonly string[];
-  /** Human names of the caps reached today, e.g. "profile main: daily cap". */
-  budgetCapsReached: readonly string[];
+  /** Profiles whose budget refused a request today (ids: the tray and notifications show their names). */
+  budgetReachedProfileIds: readonly string[];
   /** Clients the burst guard paused: their requests are refused until resumed in the window. */
   pausedClients: readonly PausedClient[];
   hasClientToken: boolean;

@@ -29,7 +29,7 @@ export function composeAppState(
     todaySpendCredits: traffic.todaySpendCredits,
     keyRejectedProfileIds: traffic.keyRejectedProfileIds,
     quotaExhaustedProfileIds: traffic.quotaExhaustedProfileIds,
-    budgetCapsReached: traffic.budgetCapsReached,
+    budgetReachedProfileIds: traffic.budgetReachedProfileIds,
     pausedClients,
     hasClientToken: config.clientTokens.length > 0,
     startAtLogin: config.settings.startAtLogin,

@@ -1,5 +1,7 @@
 import { formatCredits } from '../../proxy/contracts/amounts.ts';
+import { showInvisible } from '../../proxy/contracts/displayText.ts';
 import type { AppState } from './appState.ts';
+import { profileName } from './profileNames.ts';
 
 /**
  * Which state changes deserve an OS notification: a budget cap at 50, 80 or 100% or reached, the key rejected by the
@@ -23,7 +25,7 @@ export function activeAlarms(state: AppState): Notice[] {
     });
   }
   for (const profileId of state.keyRejectedProfileIds) {
-    const name = state.profiles.find((profile) => profile.id === profileId)?.name ?? profileId;
+    const name = profileName(state.profiles, profileId);
     alarms.push({
       alarmKey: `key:${profileId}`,
       title: 'Gateway key rejected',
@@ -31,7 +33,7 @@ export function activeAlarms(state: AppState): Notice[] {
     });
   }
   for (const profileId of state.quotaExhaustedProfileIds) {
-    const name = state.profiles.find((profile) => profile.id === profileId)?.name ?? profileId;
+    const name = profileName(state.profiles, profileId);
     alarms.push({
       alarmKey: `quota:${profileId}`,
       title: 'Gateway account out of balance',
@@ -46,7 +48,7 @@ export function activeAlarms(state: AppState): Notice[] {
     });
   }
   for (const alert of state.budgetAlerts) {
-    const who = `${alert.scope === 'profile' ? 'Profile' : 'Client'} ${alert.subject}`;
+    const who = alert.scope === 'profile' ? `Profile "${profileName(state.profiles, alert.subject)}"` : `Client ${alert.subject}`;
     alarms.push({
       // One per share and period: passing 80% after 50% notifies again; a new period clears both.
       alarmKey: `budget-share:${alert.scope}:${alert.subject}:${alert.period}:${alert.percent}`,
@@ -54,14 +56,15 @@ export function activeAlarms(state: AppState): Notice[] {
       body: `${who}: ${formatCredits(alert.spentCredits)} of ${formatCredits(alert.capCredits)} credits ${alert.period === 'daily' ? 'today' : 'this month'}.${alert.percent === 100 ? ' Its requests are refused until the cap resets or you raise it.' : ''}`,
     });
   }
-  for (const cap of state.budgetCapsReached) {
+  for (const profileId of state.budgetReachedProfileIds) {
     alarms.push({
-      alarmKey: `budget:${cap}`,
+      alarmKey: `budget:${profileId}`,
       title: 'Budget reached',
-      body: `${cap}: requests are refused until the cap resets or you raise it.`,
+      body: `Profile "${profileName(state.profiles, profileId)}": requests are refused until the cap resets or you raise it.`,
     });
   }
-  return alarms;
+  // Profile names are the user's: an override in one (U+202E) is written out, as in the tray and the window.
+  return alarms.map((alarm) => ({ ...alarm, body: showInvisible(alarm.body) }));
 }
 
 export interface NotificationDecision {

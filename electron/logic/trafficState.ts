@@ -11,7 +11,8 @@ export interface TrafficState {
   keyRejectedProfileIds: readonly string[];
   /** Profiles whose gateway account said its balance or quota is used up; cleared by a success. */
   quotaExhaustedProfileIds: readonly string[];
-  budgetCapsReached: readonly string[];
+  /** Profiles whose budget refused a request; cleared by a success on them or the next day. */
+  budgetReachedProfileIds: readonly string[];
 }
 
 export interface FinishedRequest {
@@ -22,11 +23,7 @@ export interface FinishedRequest {
 }
 
 export function emptyTrafficState(dayStartMs: number): TrafficState {
-  return { dayStartMs, todaySpendCredits: 0, keyRejectedProfileIds: [], quotaExhaustedProfileIds: [], budgetCapsReached: [] };
-}
-
-export function budgetCapLabel(profileId: string): string {
-  return `profile ${profileId}`;
+  return { dayStartMs, todaySpendCredits: 0, keyRejectedProfileIds: [], quotaExhaustedProfileIds: [], budgetReachedProfileIds: [] };
 }
 
 function withItem(items: readonly string[], item: string, present: boolean): readonly string[] {
@@ -64,7 +61,6 @@ export function applyFinishedRequest(
   const todaySpendCredits = state.todaySpendCredits + (request.costCredits ?? 0);
   if (request.profileId === null) return { ...state, todaySpendCredits };
   const succeeded = request.status >= 200 && request.status < 300;
-  const budgetCap = budgetCapLabel(request.profileId);
   return {
     dayStartMs: state.dayStartMs,
     todaySpendCredits,
@@ -79,11 +75,11 @@ export function applyFinishedRequest(
       request.profileId,
       request.errorClass === 'quota_exhausted' || (!succeeded && state.quotaExhaustedProfileIds.includes(request.profileId)),
     ),
-    budgetCapsReached:
+    budgetReachedProfileIds:
       request.errorClass === 'budget_exceeded'
-        ? withItem(state.budgetCapsReached, budgetCap, true)
+        ? withItem(state.budgetReachedProfileIds, request.profileId, true)
         : succeeded
-          ? withItem(state.budgetCapsReached, budgetCap, false)
-          : state.budgetCapsReached,
+          ? withItem(state.budgetReachedProfileIds, request.profileId, false)
+          : state.budgetReachedProfileIds,
   };
 }

@@ -3,6 +3,8 @@ import { formatCredits, formatMoney } from '../../proxy/contracts/amounts.ts';
 import type { ConnectToolId } from '../../proxy/contracts/connect.ts';
 import type { AppState } from './appState.ts';
 import { buildConnectSubmenu } from './connectMenu.ts';
+import { profilesPhrase } from './profileNames.ts';
+import { profileItems } from './trayProfiles.ts';
 
 /**
  * The tray menu as data: a pure function of the app state, cheap enough to rebuild on every state
@@ -47,14 +49,6 @@ function addressItem(state: AppState): MenuItemModel {
   return { type: 'label', id: 'address', label };
 }
 
-function profileLabel(state: AppState, profile: AppState['profiles'][number]): string {
-  const marks = [
-    ...(state.keyRejectedProfileIds.includes(profile.id) ? ['key rejected'] : []),
-    ...(state.quotaExhaustedProfileIds.includes(profile.id) ? ['out of balance: top it up'] : []),
-  ];
-  return marks.length === 0 ? profile.name : `${profile.name} (${marks.join('; ')})`;
-}
-
 /** A paused client's agent gets refusals until someone resumes it, which only the window does. */
 function pausedClientItems(state: AppState): MenuItemModel[] {
   return state.pausedClients.map((client) => ({
@@ -63,18 +57,6 @@ function pausedClientItems(state: AppState): MenuItemModel[] {
     label: `Client ${client.name} paused (${client.reason}): open Airlock to resume`,
     enabled: true,
     action: { kind: 'openWindow' as const },
-  }));
-}
-
-function profileItems(state: AppState): MenuItemModel[] {
-  if (state.profiles.length === 0) return [{ type: 'label', id: 'profiles-empty', label: 'No profiles yet: open the window to add one' }];
-  return state.profiles.map((profile) => ({
-    type: 'radio' as const,
-    id: `profile:${profile.id}`,
-    label: profileLabel(state, profile),
-    checked: profile.id === state.activeProfileId,
-    enabled: true,
-    action: { kind: 'selectProfile' as const, profileId: profile.id },
   }));
 }
 
@@ -128,8 +110,14 @@ function pauseItem(state: AppState): MenuItemModel {
 export function buildTrayMenuModel(state: AppState): MenuItemModel[] {
   return [
     addressItem(state),
-    ...(state.budgetCapsReached.length > 0
-      ? [{ type: 'label' as const, id: 'budget', label: `Budget reached: ${state.budgetCapsReached.join(', ')}` }]
+    ...(state.budgetReachedProfileIds.length > 0
+      ? [
+          {
+            type: 'label' as const,
+            id: 'budget',
+            label: `Budget reached: ${profilesPhrase(state.profiles, state.budgetReachedProfileIds)}`,
+          },
+        ]
       : []),
     ...pausedClientItems(state),
     { type: 'separator', id: 'sep-profiles' },

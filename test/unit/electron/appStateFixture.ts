@@ -14,7 +14,7 @@ export function appState(overrides: Partial<AppState> = {}): AppState {
     todaySpendCredits: 12.5,
     keyRejectedProfileIds: [],
     quotaExhaustedProfileIds: [],
-    budgetCapsReached: [],
+    budgetReachedProfileIds: [],
     pausedClients: [],
     hasClientToken: true,
     startAtLogin: false,

@@ -11,7 +11,7 @@ describe('composeAppState', () => {
       clientTokens: [{ name: 't' }],
       settings: { notifications: false, startAtLogin: true },
     };
-    const traffic = { ...emptyTrafficState(0), todaySpendCredits: 2, keyRejectedProfileIds: ['a'], budgetCapsReached: ['profile a'] };
+    const traffic = { ...emptyTrafficState(0), todaySpendCredits: 2, keyRejectedProfileIds: ['a'], budgetReachedProfileIds: ['a'] };
     const connectTools = [{ id: 'codex' as const, title: 'Codex CLI', detected: true, connected: false, canUndo: false, problem: false }];
     const budgets = [
       {
@@ -41,7 +41,7 @@ describe('composeAppState', () => {
       todaySpendCredits: 2,
       keyRejectedProfileIds: ['a'],
       quotaExhaustedProfileIds: [],
-      budgetCapsReached: ['profile a'],
+      budgetReachedProfileIds: ['a'],
       pausedClients,
       hasClientToken: true,
       startAtLogin: true,

@@ -12,12 +12,16 @@ const failed = {
 describe('decideNotifications', () => {
   it.each<[string, Partial<AppState>, string[]]>([
     ['nothing wrong', {}, []],
-    ['budget cap reached', { budgetCapsReached: ['Main gateway: daily cap'] }, ['Budget reached']],
+    ['budget cap reached', { budgetReachedProfileIds: ['main'] }, ['Budget reached']],
     ['key rejected', { keyRejectedProfileIds: ['main'] }, ['Gateway key rejected']],
     ['proxy unable to start', { proxy: failed }, ['Airlock could not start']],
     ['gateway account out of balance', { quotaExhaustedProfileIds: ['main'] }, ['Gateway account out of balance']],
     ['client paused by the burst guard', { pausedClients: [{ name: 'aider', reason: '40 requests in 10 s' }] }, ['Client paused']],
-    ['two alarms at once', { keyRejectedProfileIds: ['main'], budgetCapsReached: ['daily'] }, ['Gateway key rejected', 'Budget reached']],
+    [
+      'two alarms at once',
+      { keyRejectedProfileIds: ['main'], budgetReachedProfileIds: ['main'] },
+      ['Gateway key rejected', 'Budget reached'],
+    ],
   ])('%s -> %j', (_name, overrides, titles) => {
     expect(decideNotifications(new Set(), appState(overrides)).notices.map((notice) => notice.title)).toEqual(titles);
   });
@@ -43,7 +47,7 @@ describe('decideNotifications', () => {
   });
 
   it('does not repeat an alarm that is still active, and repeats it after it cleared', () => {
-    const reached = appState({ budgetCapsReached: ['daily'] });
+    const reached = appState({ budgetReachedProfileIds: ['main'] });
     const first = decideNotifications(new Set(), reached);
     const again = decideNotifications(first.activeAlarmKeys, reached);
     expect(again.notices).toEqual([]);
@@ -53,9 +57,9 @@ describe('decideNotifications', () => {
   });
 
   it('notifies only the new alarm when a second one appears', () => {
-    const first = decideNotifications(new Set(), appState({ budgetCapsReached: ['daily'] }));
-    const next = decideNotifications(first.activeAlarmKeys, appState({ budgetCapsReached: ['daily', 'monthly'] }));
-    expect(next.notices.map((notice) => notice.alarmKey)).toEqual(['budget:monthly']);
+    const first = decideNotifications(new Set(), appState({ budgetReachedProfileIds: ['main'] }));
+    const next = decideNotifications(first.activeAlarmKeys, appState({ budgetReachedProfileIds: ['main', 'backup'] }));
+    expect(next.notices.map((notice) => notice.alarmKey)).toEqual(['budget:backup']);
   });
 
   it('shows nothing when the setting is off, and does not replay old alarms when it is turned on', () => {
@@ -76,9 +80,14 @@ describe('budget share notifications', () => {
   });
 
   it.each<[number, 50 | 80 | 100, string, string]>([
-    [5, 50, 'Budget 50% used', 'Profile main: 5 of 10 credits today.'],
-    [8.25, 80, 'Budget 80% used', 'Profile main: 8.25 of 10 credits today.'],
-    [10, 100, 'Budget used up', 'Profile main: 10 of 10 credits today. Its requests are refused until the cap resets or you raise it.'],
+    [5, 50, 'Budget 50% used', 'Profile "Main gateway": 5 of 10 credits today.'],
+    [8.25, 80, 'Budget 80% used', 'Profile "Main gateway": 8.25 of 10 credits today.'],
+    [
+      10,
+      100,
+      'Budget used up',
+      'Profile "Main gateway": 10 of 10 credits today. Its requests are refused until the cap resets or you raise it.',
+    ],
   ])('%d of 10 credits -> %s', (spent, percent, title, body) => {
     expect(decideNotifications(new Set(), appState({ budgetAlerts: [share(percent, spent)] })).notices).toEqual([
       { alarmKey: `budget-share:profile:main:daily:${percent}`, title, body },

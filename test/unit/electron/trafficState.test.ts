@@ -32,7 +32,7 @@ describe('applyFinishedRequest', () => {
     ['a later success clears it', [failure('a', 401, 'auth'), ok('a')], { keyRejectedProfileIds: [] }],
     ['another error keeps it', [failure('a', 401, 'auth'), failure('a', 502, 'upstream_error')], { keyRejectedProfileIds: ['a'] }],
     ['a success elsewhere keeps it', [failure('a', 401, 'auth'), ok('b')], { keyRejectedProfileIds: ['a'] }],
-    ['a budget refusal marks the cap', [failure('a', 429, 'budget_exceeded')], { budgetCapsReached: ['profile a'] }],
+    ['a budget refusal marks its profile', [failure('a', 402, 'budget_exceeded')], { budgetReachedProfileIds: ['a'] }],
     ['an empty balance marks its profile', [failure('a', 402, 'quota_exhausted')], { quotaExhaustedProfileIds: ['a'] }],
     [
       'another failure keeps it',
@@ -40,20 +40,20 @@ describe('applyFinishedRequest', () => {
       { quotaExhaustedProfileIds: ['a'] },
     ],
     ['a success after a top-up clears it', [failure('a', 402, 'quota_exhausted'), ok('a')], { quotaExhaustedProfileIds: [] }],
-    ['a success on the profile clears the cap', [failure('a', 429, 'budget_exceeded'), ok('a')], { budgetCapsReached: [] }],
+    ['a success on the profile clears it', [failure('a', 402, 'budget_exceeded'), ok('a')], { budgetReachedProfileIds: [] }],
   ])('%s', (_name, requests, expected) => {
     expect(run(requests)).toMatchObject(expected);
   });
 
   it('a new day resets spend and budgets but keeps a rejected key', () => {
-    const yesterday = run([ok('a', 3), failure('a', 429, 'budget_exceeded'), failure('b', 401, 'auth')]);
+    const yesterday = run([ok('a', 3), failure('a', 402, 'budget_exceeded'), failure('b', 401, 'auth')]);
     const today = applyFinishedRequest(yesterday, ok('c', 1), DAY + 86_400_000, () => 0);
     expect(today).toEqual({
       dayStartMs: DAY + 86_400_000,
       todaySpendCredits: 1,
       keyRejectedProfileIds: ['b'],
       quotaExhaustedProfileIds: [],
-      budgetCapsReached: [],
+      budgetReachedProfileIds: [],
     });
   });
 

@@ -111,9 +111,9 @@ describe('buildTrayMenuModel', () => {
   });
 
   it('marks a profile whose key was rejected and shows reached budgets', () => {
-    const items = buildTrayMenuModel(appState({ keyRejectedProfileIds: ['backup'], budgetCapsReached: ['Main gateway: daily cap'] }));
+    const items = buildTrayMenuModel(appState({ keyRejectedProfileIds: ['backup'], budgetReachedProfileIds: ['main'] }));
     expect(label(items, 'profile:backup')).toBe('Backup (key rejected)');
-    expect(label(items, 'budget')).toBe('Budget reached: Main gateway: daily cap');
+    expect(label(items, 'budget')).toBe('Budget reached: profile "Main gateway"');
   });
 
   it('marks a profile whose gateway account is out of balance, beside the rejected-key mark', () => {

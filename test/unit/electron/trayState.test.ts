@@ -15,15 +15,15 @@ describe('trayIconState precedence: error > budget > paused > serving', () => {
     ['serving', {}, 'serving'],
     ['starting counts as serving-to-be', { proxy: { status: 'starting', port: 8642 } }, 'serving'],
     ['paused', { proxy: paused }, 'paused'],
-    ['budget', { budgetCapsReached: ['daily'] }, 'budget'],
-    ['budget while paused', { proxy: paused, budgetCapsReached: ['daily'] }, 'budget'],
+    ['budget', { budgetReachedProfileIds: ['main'] }, 'budget'],
+    ['budget while paused', { proxy: paused, budgetReachedProfileIds: ['main'] }, 'budget'],
     ['key rejected', { keyRejectedProfileIds: ['main'] }, 'error'],
     [
       'gateway account out of balance, over a reached budget',
-      { quotaExhaustedProfileIds: ['main'], budgetCapsReached: ['daily'] },
+      { quotaExhaustedProfileIds: ['main'], budgetReachedProfileIds: ['main'] },
       'error',
     ],
-    ['key rejected with budget and paused', { proxy: paused, keyRejectedProfileIds: ['main'], budgetCapsReached: ['daily'] }, 'error'],
+    ['key rejected with budget and paused', { proxy: paused, keyRejectedProfileIds: ['main'], budgetReachedProfileIds: ['main'] }, 'error'],
     ['failed to start', { proxy: failed }, 'error'],
     ['a client paused by the burst guard', { pausedClients: [{ name: 'aider', reason: 'burst' }] }, 'budget'],
   ])('%s', (_name, overrides, expected) => {
@@ -41,7 +41,7 @@ describe('trayTooltip', () => {
     [{ keyRejectedProfileIds: ['main'] }, 'Airlock: the gateway rejected the key · Main gateway'],
     [{ pausedClients: [{ name: 'aider', reason: 'burst' }] }, 'Airlock: client aider paused by the burst guard · Main gateway'],
     [{ quotaExhaustedProfileIds: ['main'] }, 'Airlock: the gateway account is out of balance, top it up · Main gateway'],
-    [{ budgetCapsReached: ['Main gateway: daily cap'] }, 'Airlock: budget reached (Main gateway: daily cap)'],
+    [{ budgetReachedProfileIds: ['main'] }, 'Airlock: budget reached (profile "Main gateway")'],
   ])('%j', (overrides, expected) => {
     expect(trayTooltip(appState(overrides), 'Airlock')).toBe(expected);
   });

@@ -25,3 +25,30 @@ function nonEmpty(value: string | undefined): string | undefined {
   const trimmed = value?.trim();
   return trimmed ? trimmed : undefined;
 }
+
+/** The data directory cannot be written (its permissions, a read-only or full disk): said with the directory and the way out. */
+export class DataDirUnwritableError extends Error {
+  constructor(dataDir: string, reason: string) {
+    super(
+      `Airlock cannot write to its data directory ${dataDir} (${reason}). ` +
+        'Make it writable for your user, or give Airlock another one with --data-dir or AIRLOCK_DATA_DIR.',
+    );
+    this.name = 'DataDirUnwritableError';
+  }
+}
+
+/** The file system's codes that mean nothing can be written there, in words. */
+const UNWRITABLE_REASONS: Readonly<Record<string, string>> = {
+  EACCES: 'permission denied',
+  EPERM: 'permission denied',
+  EROFS: 'read-only file system',
+  ENOSPC: 'the disk is full',
+  EDQUOT: 'the disk quota is used up',
+};
+
+/** A file system error that says the data directory cannot be written, as a DataDirUnwritableError; any other error as it is. */
+export function asDataDirError(dataDir: string, error: unknown): unknown {
+  const code = (error as NodeJS.ErrnoException | null)?.code;
+  const reason = code === undefined ? undefined : UNWRITABLE_REASONS[code];
+  return reason === undefined ? error : new DataDirUnwritableError(dataDir, reason);
+}

@@ -31,7 +31,8 @@ import type { StopReport } from '../forward/shutdown.ts';
 import { startServer, type ProxyHandle } from '../http/startServer.ts';
 import { COMMAND_LINE_PROFILE_ID, overlayConfig, type ConfigSource } from './configOverlay.ts';
 import { ConnectService } from './connect/connectService.ts';
-import { lockDataDir } from './dataDirLock.ts';
+import { lockDataDir, type DataDirLock } from './dataDirLock.ts';
+import { asDataDirError } from './dataDir.ts';
 import { followTraceExport } from './export/traceExport.ts';
 import { makeDataDirPrivate } from './privateDataDir.ts';
 
@@ -86,8 +87,14 @@ function spendScopes(config: ConfigSource): SpendScope[] {
  * directory is locked to this process first (DataDirInUseError if another Airlock has it).
  */
 export async function startAirlock(options: AirlockOptions): Promise<Airlock> {
-  const privacyProblems = makeDataDirPrivate(options.dataDir);
-  const dataDirLock = lockDataDir(options.dataDir);
+  let privacyProblems: string[];
+  let dataDirLock: DataDirLock;
+  try {
+    privacyProblems = makeDataDirPrivate(options.dataDir);
+    dataDirLock = lockDataDir(options.dataDir);
+  } catch (error) {
+    throw asDataDirError(options.dataDir, error);
+  }
   try {
     const airlock = await startWithDataDir(options);
     // One stop however often it is asked for (SIGINT then SIGTERM): a second run closed the log

@@ -7,6 +7,7 @@ import { ConfigEditError } from '../profiles/configMutations.ts';
 import { ConfigBrokenError, ConfigBusyError, ConfigInvalidError, ConfigLinkError } from '../profiles/configStore.ts';
 import { KeychainUnavailableError } from '../../contracts/secretStore.ts';
 import { TraceHeaderInputError } from '../export/traceHeaders.ts';
+import { DataDirUnwritableError } from '../dataDir.ts';
 
 const STATUS_OF: Record<ApiErrorCode, number> = {
   unauthorized: 401,
@@ -50,6 +51,7 @@ export function toApiError(error: unknown): ApiError {
   if (error instanceof ConfigInvalidError || error instanceof PriceImportError) return new ApiError('invalid', error.message);
   if (error instanceof ConfigBrokenError || error instanceof ConfigLinkError) return new ApiError('unavailable', error.message);
   if (error instanceof ConfigBusyError) return new ApiError('conflict', error.message);
+  if (error instanceof DataDirUnwritableError) return new ApiError('unavailable', error.message);
   if (error instanceof KeychainUnavailableError) return new ApiError('keychain_unavailable', error.message);
   // The router decodes path parameters (a request id): a broken %-escape is the address's fault.
   if (error instanceof URIError) return new ApiError('invalid', 'The address holds a broken %-escape (% and two hex digits).');

@@ -1,6 +1,5 @@
 import { existsSync, mkdirSync, watch, type FSWatcher } from 'node:fs';
 import path from 'node:path';
-import lockfile from 'proper-lockfile';
 import { CONFIG_FILE_NAME, configFileSchema, emptyConfig, type ConfigFile } from '../../contracts/config.ts';
 import { formatPath, serializeConfig } from './configParse.ts';
 import { writeFileAtomic } from './atomicWrite.ts';
@@ -13,6 +12,8 @@ import {
   type ConfigFileState,
   type FileStamp,
 } from './configFileState.ts';
+import { lockConfigFile } from './configLock.ts';
+import { asDataDirError } from '../dataDir.ts';
 
 /** The file on disk does not validate: nothing is written until the user fixes or resets it. */
 export class ConfigBrokenError extends Error {
@@ -91,10 +92,6 @@ const SYSTEM_CLOCK: StoreClock = {
  */
 export const MISSING_GRACE_MS = 1_000;
 const MISSING_RECHECK_MS = 20;
-
-/** Held only for one read-modify-write; stale after this long if its holder died. */
-const LOCK_STALE_MS = 10_000;
-const LOCK_RETRIES = { retries: 100, factor: 1.3, minTimeout: 5, maxTimeout: 200, randomize: true };
 /** Reads again after another program's save landed mid-update; past this the user is asked to retry. */
 const MAX_UPDATE_ATTEMPTS = 3;
 
@@ -323,14 +320,16 @@ export class ConfigStore {
   }
 
   async #withLock<T>(action: () => T | Promise<T>): Promise<T> {
-    mkdirSync(this.dataDir, { recursive: true, mode: 0o700 });
-    const release = await lockfile.lock(this.dataDir, {
-      lockfilePath: `${this.filePath}.lock`,
-      stale: LOCK_STALE_MS,
-      retries: LOCK_RETRIES,
-    });
+    try {
+      mkdirSync(this.dataDir, { recursive: true, mode: 0o700 });
+    } catch (error) {
+      throw asDataDirError(this.dataDir, error);
+    }
+    const release = await lockConfigFile(this.dataDir, this.filePath);
     try {
       return await action();
+    } catch (error) {
+      throw asDataDirError(this.dataDir, error);
     } finally {
       await release();
     }

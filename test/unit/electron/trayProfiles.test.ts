@@ -27,6 +27,7 @@ function composed(
           costCredits: null,
         },
         0,
+        () => 0,
       ),
     emptyTrafficState(0),
   );

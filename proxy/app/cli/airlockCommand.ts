@@ -12,6 +12,18 @@ const USAGE_EXIT_CODE = 2;
 /** The error code of a command's own failure (withCliErrors); every other error is commander's, about the command line. */
 export const FAILED_CODE = 'airlock.failed';
 
+/**
+ * A value on the command line that cannot be used, found by the command itself (a --format, a
+ * --since, a number out of range): a mistake in the command line, so exit code 2 as for those
+ * commander finds (a --port that is not a port, a tool that does not exist), never 1.
+ */
+export class CommandLineError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'CommandLineError';
+  }
+}
+
 /** Commander's message as one line: "error: unknown command 'x'\n(Did you mean y?)" -> "unknown command 'x' (did you mean y?)". */
 function usageText(message: string): string {
   return message

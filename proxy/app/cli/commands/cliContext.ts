@@ -2,7 +2,7 @@ import { homedir } from 'node:os';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { resolveDataDir } from '../../dataDir.ts';
-import { FAILED_CODE, FAILED_EXIT_CODE } from '../airlockCommand.ts';
+import { CommandLineError, FAILED_CODE, FAILED_EXIT_CODE } from '../airlockCommand.ts';
 import { openConfigStore, type ConfigStore } from '../../profiles/configStore.ts';
 import { createKeytarSecretStore } from '../../secrets/keytarStore.ts';
 import type { SecretStore } from '../../../contracts/secretStore.ts';
@@ -50,13 +50,15 @@ export function configStoreFor(command: Command, deps: CliDeps): ConfigStore {
 }
 
 /**
- * Runs a command's body so that any failure is one clear line on stderr and exit code 1: the
- * messages are written for the user, and a stack trace would only hide them.
+ * Runs a command's body so that any failure is one clear line on stderr and exit code 1 (2 for a
+ * CommandLineError, with where the usage is): the messages are written for the user, and a stack
+ * trace would only hide them.
  */
 export async function withCliErrors(command: Command, body: () => Promise<void>): Promise<void> {
   try {
     await body();
   } catch (error) {
+    if (error instanceof CommandLineError) command.error(error.message);
     const message = error instanceof Error ? error.message : String(error);
     command.error(`airlock: ${message.replace(/\s*\n\s*/g, ' ')}`, { exitCode: FAILED_EXIT_CODE, code: FAILED_CODE });
   }

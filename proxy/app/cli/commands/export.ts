@@ -18,6 +18,7 @@ import { spendCsv } from '../../export/csv.ts';
 import { openLogForReading } from '../../export/readOnlyLog.ts';
 import { writeRequestExport, type ExportSink } from '../../export/requestExport.ts';
 import { parseMoment } from '../../export/since.ts';
+import { CommandLineError } from '../airlockCommand.ts';
 import { defaultCliDeps, withCliErrors, writeLine, type CliDeps } from './cliContext.ts';
 import { registerExportTracesCommand } from './exportTraces.ts';
 
@@ -43,13 +44,21 @@ interface SpendExportFlags {
 
 function oneOf<T extends string>(value: string, allowed: readonly T[], option: string): T {
   if ((allowed as readonly string[]).includes(value)) return value as T;
-  throw new Error(`${option} "${value}": use ${allowed.join(' or ')}`);
+  throw new CommandLineError(`${option} "${value}": use ${allowed.join(' or ')}`);
+}
+
+function momentOf(text: string, nowMs: number, option: string): number {
+  try {
+    return parseMoment(text, nowMs, option);
+  } catch (error) {
+    throw new CommandLineError(error instanceof Error ? error.message : String(error));
+  }
 }
 
 function filterOf(flags: RequestExportFlags, nowMs: number): Omit<RequestListFilter, 'beforeCursor' | 'limit'> {
   const filter: Omit<RequestListFilter, 'beforeCursor' | 'limit'> = {};
-  if (flags.since !== undefined) filter.fromMs = parseMoment(flags.since, nowMs, '--since');
-  if (flags.until !== undefined) filter.toMs = parseMoment(flags.until, nowMs, '--until');
+  if (flags.since !== undefined) filter.fromMs = momentOf(flags.since, nowMs, '--since');
+  if (flags.until !== undefined) filter.toMs = momentOf(flags.until, nowMs, '--until');
   if (flags.profile) filter.profileId = flags.profile;
   if (flags.model) filter.model = flags.model;
   if (flags.client) filter.clientName = flags.client;
@@ -62,7 +71,7 @@ function filterOf(flags: RequestExportFlags, nowMs: number): Omit<RequestListFil
     const status = flags.status.trim();
     if (status === 'ok' || status === 'error') filter.status = status;
     else if (/^\d{3}$/.test(status)) filter.status = Number(status);
-    else throw new Error(`--status "${flags.status}": use ok, error or a three-digit status`);
+    else throw new CommandLineError(`--status "${flags.status}": use ok, error or a three-digit status`);
   }
   return filter;
 }
@@ -148,8 +157,8 @@ export function registerExportCommands(program: Command, deps: CliDeps = default
         oneOf(flags.format, ['csv'] as const, '--format');
         const groupBy = spendGroupByOf(oneOf<SpendExportGroup>(flags.groupBy, SPEND_EXPORT_GROUPS, '--group-by'));
         const nowMs = deps.nowMs();
-        const fromMs = parseMoment(flags.since, nowMs, '--since');
-        const toMs = flags.until === undefined ? nowMs + 1 : parseMoment(flags.until, nowMs, '--until');
+        const fromMs = momentOf(flags.since, nowMs, '--since');
+        const toMs = flags.until === undefined ? nowMs + 1 : momentOf(flags.until, nowMs, '--until');
         const log = openLogForReading(dataDirOf(command, deps));
         try {
           const rows = log.queries.spendByDay({ fromMs, toMs, groupBy });

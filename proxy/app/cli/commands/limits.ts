@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { burstLimitsSchema, type BurstLimits } from '../../../contracts/config.ts';
 import { updateSettings } from '../../profiles/configMutations.ts';
+import { CommandLineError } from '../airlockCommand.ts';
 import { configStoreFor, defaultCliDeps, withCliErrors, writeLine, type CliDeps } from './cliContext.ts';
 
 function describeLimits(limits: BurstLimits): string {
@@ -15,7 +16,7 @@ function parsedLimits(current: BurstLimits, options: { requestsPerMinute?: strin
   });
   if (!result.success) {
     const field = result.error.issues[0]?.path[0] === 'maxRequestsPerMinute' ? '--requests-per-minute' : '--credits-per-minute';
-    throw new Error(`${field}: ${result.error.issues[0]?.message ?? 'invalid'}`);
+    throw new CommandLineError(`${field}: ${result.error.issues[0]?.message ?? 'invalid'}`);
   }
   return result.data;
 }

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { memoryLimitsSchema, type MemoryLimits } from '../../../contracts/config.ts';
 import { updateSettings } from '../../profiles/configMutations.ts';
+import { CommandLineError } from '../airlockCommand.ts';
 import { configStoreFor, defaultCliDeps, withCliErrors, writeLine, type CliDeps } from './cliContext.ts';
 
 const OPTION_OF_FIELD: Record<keyof MemoryLimits, string> = {
@@ -24,7 +25,7 @@ function parsedLimits(current: MemoryLimits, options: { logBacklogMib?: string; 
   if (result.success) return result.data;
   const issue = result.error.issues[0];
   const option = OPTION_OF_FIELD[issue?.path[0] as keyof MemoryLimits] ?? 'memory limit';
-  throw new Error(`${option}: ${issue?.message ?? 'invalid'}`);
+  throw new CommandLineError(`${option}: ${issue?.message ?? 'invalid'}`);
 }
 
 /** `airlock memory`: shows or sets what the request log may hold in memory; a running proxy applies a change to its next request. */

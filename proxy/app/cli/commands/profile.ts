@@ -5,6 +5,7 @@ import { addProfile, removeProfile, setActiveProfile, updateProfile } from '../.
 import { describeKeyStatus, keyLastFour } from '../../secrets/keyCache.ts';
 import { gatewayKeyAccount, KeychainUnavailableError, type SecretStore } from '../../../contracts/secretStore.ts';
 import { keyAccountsOf } from '../../../contracts/keyPool.ts';
+import { CommandLineError } from '../airlockCommand.ts';
 import { configStoreFor, defaultCliDeps, withCliErrors, writeLine, type CliDeps } from './cliContext.ts';
 import { CLI_COMMAND } from '../../../contracts/cli.ts';
 import { registerFallbackCommands } from './profileFallback.ts';
@@ -15,7 +16,7 @@ const MAX_BODY_HELP = 'largest request body to accept, in MiB (default 64); larg
 /** Commander hands options over as text; the profile schema says what a valid limit is. */
 function parsedBodyLimit(text: string): number {
   const result = maxRequestBodyMibSchema.safeParse(Number(text));
-  if (!result.success) throw new Error(`--max-body-mib: ${result.error.issues[0]?.message ?? 'invalid'}`);
+  if (!result.success) throw new CommandLineError(`--max-body-mib: ${result.error.issues[0]?.message ?? 'invalid'}`);
   return result.data;
 }
 

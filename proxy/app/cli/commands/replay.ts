@@ -7,6 +7,7 @@ import type { BodyTextResponse } from '../../../contracts/requests.ts';
 import { formatCredits } from '../../../contracts/amounts.ts';
 import { withoutGatewayKey } from '../../../core/apiKey.ts';
 import type { ReplayRequest, ReplayResponse, ReplaySide } from '../../../contracts/replay.ts';
+import { CommandLineError } from '../airlockCommand.ts';
 import { defaultCliDeps, withCliErrors, writeLine, type CliDeps } from './cliContext.ts';
 import { callControlApi } from './controlApi.ts';
 import { portOption } from './portOption.ts';
@@ -41,7 +42,7 @@ function editInEditor(deps: CliDeps, text: string): string {
 
 async function bodyToSend(deps: CliDeps, id: string, flags: ReplayFlags): Promise<string | undefined> {
   if (flags.bodyFile !== undefined) {
-    if (flags.edit) throw new Error('--edit and --body-file both give the body: use one.');
+    if (flags.edit) throw new CommandLineError('--edit and --body-file both give the body: use one.');
     return readFileSync(flags.bodyFile === '-' ? 0 : path.resolve(deps.cwd, flags.bodyFile), 'utf8');
   }
   if (!flags.edit) return undefined;

@@ -5,13 +5,14 @@ import { openLogForReading } from '../../export/readOnlyLog.ts';
 import { sessionPage } from '../../sessions/sessionList.ts';
 import { sessionTimeline } from '../../sessions/sessionTimeline.ts';
 import { sessionListText, timelineText } from '../../sessions/timelineText.ts';
+import { CommandLineError } from '../airlockCommand.ts';
 import { dataDirFor, defaultCliDeps, withCliErrors, writeLine, type CliDeps } from './cliContext.ts';
 import { CLI_COMMAND } from '../../../contracts/cli.ts';
 
 function limitOf(text: string): number {
   const limit = Number(text);
   if (!Number.isInteger(limit) || limit < 1 || limit > MAX_SESSION_PAGE_LIMIT)
-    throw new Error(`--limit "${text}": use a whole number from 1 to ${MAX_SESSION_PAGE_LIMIT}`);
+    throw new CommandLineError(`--limit "${text}": use a whole number from 1 to ${MAX_SESSION_PAGE_LIMIT}`);
   return limit;
 }
 

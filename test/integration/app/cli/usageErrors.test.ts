@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MAX_SESSION_PAGE_LIMIT } from '../../../../proxy/contracts/agentSessions.ts';
 import { runAirlockBin } from '../../../support/airlockBin.ts';
 
 let dataDir: string;
@@ -48,9 +49,33 @@ describe('a mistake in the command line', () => {
     expect(exit.stderr).toMatch(/\nairlock: `npx airlock key` needs one of the commands above\n$/);
   });
 
+  // A value the command checks itself is as much a mistake as one commander checks (`--port 80a`, `connect nope`):
+  // argparse's choices and clap's possible values exit 2 the same way.
+  it.each([
+    ['export requests --format pdf', 'airlock: --format "pdf": use har or csv; see `npx airlock export requests --help`\n'],
+    [
+      'export spend --since 7x',
+      'airlock: --since "7x": give a duration back from now (30m, 24h, 7d, 2w) or a date (2026-11-01, 2026-11-01T09:00); see `npx airlock export spend --help`\n',
+    ],
+    [
+      'export requests --format csv --status teapot',
+      'airlock: --status "teapot": use ok, error or a three-digit status; see `npx airlock export requests --help`\n',
+    ],
+    ['limits --requests-per-minute abc', 'airlock: --requests-per-minute: must be a number; see `npx airlock limits --help`\n'],
+    ['memory --body-capture-kib 0', 'airlock: --body-capture-kib: must be at least 16; see `npx airlock memory --help`\n'],
+    [
+      'sessions --limit 0',
+      `airlock: --limit "0": use a whole number from 1 to ${MAX_SESSION_PAGE_LIMIT}; see \`npx airlock sessions --help\`\n`,
+    ],
+  ])('`airlock %s`, a value the command cannot use, is a mistake too: exit code 2', async (args, line) => {
+    const exit = await runAirlockBin(['--data-dir', dataDir, ...args.split(' ')]);
+    expect(exit).toMatchObject({ code: 2, stdout: '', stderr: line });
+  });
+
   it('is told apart from a command that failed, which exits 1', async () => {
-    const exit = await runAirlockBin(['--data-dir', dataDir, 'export', 'requests', '--format', 'pdf']);
-    expect(exit).toMatchObject({ code: 1, stdout: '', stderr: 'airlock: --format "pdf": use har or csv\n' });
+    const exit = await runAirlockBin(['--data-dir', dataDir, 'profile', 'use', 'nope']);
+    expect(exit).toMatchObject({ code: 1, stdout: '' });
+    expect(exit.stderr).toMatch(/^airlock: no profile with id "nope"/);
   });
 
   it('`--help` lists the exit codes, on stdout, with exit code 0', async () => {

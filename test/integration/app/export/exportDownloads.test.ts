@@ -165,9 +165,9 @@ describe('airlock export, reading the log beside the running Airlock', () => {
     [['export', 'requests', '--format', 'pdf'], /--format "pdf": use har or csv/],
     [['export', 'requests', '--format', 'csv', '--since', 'last week'], /--since "last week": give a duration back from now/],
     [['export', 'spend', '--group-by', 'hour'], /--group-by "hour": use model or profile or client or none/],
-  ])('%j fails with a message that says what to use', async (args, message) => {
+  ])('%j is a mistake in the command line (exit 2) with a message that says what to use', async (args, message) => {
     const run = await runAirlock(harness.dataDir, harness.secrets, args);
-    expect(run.exitCode).toBe(1);
+    expect(run.exitCode).toBe(2);
     expect(run.stderr).toMatch(message);
   });
 

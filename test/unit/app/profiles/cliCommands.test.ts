@@ -56,15 +56,16 @@ describe('airlock profile', () => {
   });
 
   it.each([
-    [['profile', 'set', 'work', '--max-body-mib', '0'], 'airlock: --max-body-mib: must be at least 1 MiB'],
-    [['profile', 'set', 'work', '--max-body-mib', '1.5'], 'airlock: --max-body-mib: must be a whole number of MiB'],
-    [['profile', 'set', 'work', '--max-body-mib', 'lots'], 'airlock: --max-body-mib: must be a number'],
-    [['profile', 'set', 'work', '--max-body-mib', '4096'], 'airlock: --max-body-mib: must be at most 1024 MiB'],
-    [['profile', 'set', 'nope', '--max-body-mib', '8'], 'airlock: no profile with id "nope"'],
-  ])('refuses %j and keeps the limit', async (args, message) => {
+    // A value that is no limit is a mistake in the command line (2); a profile that does not exist, a failure (1).
+    [['profile', 'set', 'work', '--max-body-mib', '0'], 'airlock: --max-body-mib: must be at least 1 MiB', 2],
+    [['profile', 'set', 'work', '--max-body-mib', '1.5'], 'airlock: --max-body-mib: must be a whole number of MiB', 2],
+    [['profile', 'set', 'work', '--max-body-mib', 'lots'], 'airlock: --max-body-mib: must be a number', 2],
+    [['profile', 'set', 'work', '--max-body-mib', '4096'], 'airlock: --max-body-mib: must be at most 1024 MiB', 2],
+    [['profile', 'set', 'nope', '--max-body-mib', '8'], 'airlock: no profile with id "nope"', 1],
+  ])('refuses %j and keeps the limit', async (args, message, exitCode) => {
     await airlock(['profile', 'add', 'work', '--name', 'Work', '--base-url', 'https://gw.example/v1']);
     const refused = await airlock(args);
-    expect(refused.exitCode).toBe(1);
+    expect(refused.exitCode).toBe(exitCode);
     expect(refused.stderr.startsWith(message)).toBe(true);
     expect((await airlock(['profile', 'list'])).stdout).toContain('body limit: 64 MiB');
   });

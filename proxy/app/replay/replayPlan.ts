@@ -77,7 +77,13 @@ function chooseProfile(input: ReplayPlanInput): string | ReplayRefusal {
   const wanted = input.request.profileId ?? input.original.row.profileId ?? input.activeProfileId;
   if (wanted !== null && input.profileIds.includes(wanted)) return wanted;
   const known = input.profileIds.length > 0 ? ` (profiles: ${input.profileIds.join(', ')})` : '';
-  const cause = wanted === null ? 'There is no active profile to send it through' : `Profile "${wanted}" does not exist any more`;
+  const cause =
+    wanted === null
+      ? 'There is no active profile to send it through'
+      : wanted === input.request.profileId
+        ? `No profile with id "${wanted}"`
+        : // The active profile always exists (the config file's schema holds it to one): this is the original's.
+          `Profile "${wanted}", which the original request used, does not exist any more`;
   return refusal(
     'no_profile',
     `${cause}. Choose a profile for the replay${known}: \`${CLI_COMMAND} replay <id> --profile <id>\` or the window's profile menu.`,

@@ -166,3 +166,22 @@ describe('planReplay', () => {
     }
   });
 });
+
+describe('the profile a replay names', () => {
+  const plan = (request: ReplayRequest, rowProfileId: string) =>
+    planReplay({ original: logDetail({ profileId: rowProfileId }, {}), request, profileIds: ['main', 'spare'], activeProfileId: 'main' });
+
+  it('one the user typed that never existed is not said to be gone', () => {
+    const refused = plan({ profileId: 'nope' }, 'main');
+    expect(isReplayRefusal(refused) && refused.message).toMatch(
+      /^No profile with id "nope"\. Choose a profile for the replay \(profiles: main, spare\)/,
+    );
+  });
+
+  it("the original's, removed since, is said to be gone", () => {
+    const refused = plan({}, 'gone');
+    expect(isReplayRefusal(refused) && refused.message).toMatch(
+      /^Profile "gone", which the original request used, does not exist any more\./,
+    );
+  });
+});

@@ -27,7 +27,11 @@ export function registerTokenCommands(program: Command, deps: CliDeps = defaultC
           await deps.secrets().set(clientTokenAccount(name), secret);
         } catch (error) {
           if (!(error instanceof KeychainUnavailableError)) throw error;
-          writeLine(deps.stderr, `warning: not kept in the keychain (${error.message}); copy it now, it cannot be shown again.`);
+          // The token works without the keychain (airlock.json holds its hash); only showing it again needs the keychain.
+          writeLine(
+            deps.stderr,
+            `warning: no OS keychain (Secret Service) is available (${error.detail}), so the window cannot show this token again: copy it now. It works all the same.`,
+          );
         }
         writeLine(deps.stdout, secret);
         const target = options.profile ? `pinned to profile ${options.profile}` : 'follows the active profile';
@@ -66,7 +70,10 @@ export function registerTokenCommands(program: Command, deps: CliDeps = defaultC
           await deps.secrets().delete(clientTokenAccount(name));
         } catch (error) {
           if (!(error instanceof KeychainUnavailableError)) throw error;
-          writeLine(deps.stderr, `warning: its copy in the keychain could not be deleted: ${error.message}`);
+          writeLine(
+            deps.stderr,
+            `warning: no OS keychain (Secret Service) is available (${error.detail}), so its copy there, if any, was not deleted. The token no longer works all the same.`,
+          );
         }
         writeLine(deps.stdout, `Revoked client token "${name}".`);
       }),

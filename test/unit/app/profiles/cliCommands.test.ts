@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import packageJson from '../../../../package.json' with { type: 'json' };
 import { sha256Hex } from '../../../../proxy/http/clientTokens.ts';
 import { findSentinel, SENTINEL_KEY } from '../../../support/sentinel.ts';
-import { memorySecretStore } from '../../../support/memorySecretStore.ts';
+import { memorySecretStore, unavailableSecretStore } from '../../../support/memorySecretStore.ts';
 import { runAirlock, type CliRun } from '../../../support/cliHarness.ts';
 
 let dataDir: string;
@@ -135,6 +135,21 @@ describe('airlock token', () => {
     expect((await airlock(['token', 'revoke', 'claude'])).exitCode).toBe(0);
     expect(secrets.entries.has('client-token:claude')).toBe(false);
     expect((await airlock(['token', 'list'])).stdout).toContain('No client tokens');
+  });
+
+  it('without a keychain, still creates the token and says only what it costs: it cannot be shown again', async () => {
+    const created = await runAirlock(dataDir, unavailableSecretStore(), ['token', 'create', 'aider']);
+    expect(created.exitCode).toBe(0);
+    expect(created.stdout.trim()).toMatch(/^alk_[A-Za-z0-9_-]{43}$/);
+    expect(created.stderr).toContain(
+      'warning: no OS keychain (Secret Service) is available (no D-Bus session), so the window cannot show this token again: copy it now. It works all the same.',
+    );
+    // AIRLOCK_API_KEY gives a gateway key for one run; it has nothing to do with a client token.
+    expect(created.stderr).not.toContain('AIRLOCK_API_KEY');
+    const revoked = await runAirlock(dataDir, unavailableSecretStore(), ['token', 'revoke', 'aider']);
+    expect(revoked.exitCode).toBe(0);
+    expect(revoked.stderr).toContain('The token no longer works all the same.');
+    expect(revoked.stderr).not.toContain('AIRLOCK_API_KEY');
   });
 
   it.each([['bad name!'], ['']])('refuses the token name %j', async (name) => {

@@ -3,6 +3,7 @@ import { otlpEndpointInputSchema, type TraceExportSettings } from '../../../cont
 import { removeTraceHeader, setTraceHeader, traceHeaderNameOf, traceHeaderValueOf } from '../../export/traceHeaders.ts';
 import { updateSettings } from '../../profiles/configMutations.ts';
 import { describeKeyStatus, keyLastFour } from '../../secrets/keyCache.ts';
+import { CommandLineError } from '../airlockCommand.ts';
 import { configStoreFor, withCliErrors, writeLine, type CliDeps } from './cliContext.ts';
 import { readSecretInput } from './secretInput.ts';
 
@@ -28,7 +29,7 @@ function endpointOf(text: string): TraceExportSettings['otlpEndpoint'] {
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0];
   const holdsCredentials = issue?.code === 'custom';
-  throw new Error(
+  throw new CommandLineError(
     `--endpoint${holdsCredentials ? '' : ` "${text}"`}: ${issue?.message ?? 'invalid'}${holdsCredentials ? ' (--header <name>)' : ''}`,
   );
 }
@@ -65,7 +66,7 @@ export function registerExportTracesCommand(exportCommand: Command, deps: CliDep
         const store = configStoreFor(command, deps);
         const problem = store.problem();
         if (problem) throw new Error(problem);
-        if (flags.endpoint !== undefined && flags.off) throw new Error('give --endpoint <url> or --off, not both');
+        if (flags.endpoint !== undefined && flags.off) throw new CommandLineError('give --endpoint <url> or --off, not both');
         let endpoint: TraceExportSettings['otlpEndpoint'] | undefined;
         if (flags.off) endpoint = null;
         else if (flags.endpoint !== undefined) endpoint = endpointOf(flags.endpoint);

@@ -3,6 +3,7 @@ import { generateToken, tokenRecord } from '../../../http/clientTokens.ts';
 import { CLIENT_TOKEN_NAME_PATTERN } from '../../../contracts/config.ts';
 import { addClientToken, removeClientToken } from '../../profiles/configMutations.ts';
 import { clientTokenAccount, KeychainUnavailableError } from '../../../contracts/secretStore.ts';
+import { CommandLineError } from '../airlockCommand.ts';
 import { configStoreFor, defaultCliDeps, withCliErrors, writeLine, type CliDeps } from './cliContext.ts';
 import { CLI_COMMAND } from '../../../contracts/cli.ts';
 
@@ -17,7 +18,7 @@ export function registerTokenCommands(program: Command, deps: CliDeps = defaultC
     .action((name: string, options: { profile?: string }, command: Command) =>
       withCliErrors(command, async () => {
         if (!CLIENT_TOKEN_NAME_PATTERN.test(name)) {
-          throw new Error(`token name "${name}": use letters, digits, ., - and _ (at most 64)`);
+          throw new CommandLineError(`token name "${name}": use letters, digits, ., - and _ (at most 64)`);
         }
         const store = configStoreFor(command, deps);
         const secret = generateToken();

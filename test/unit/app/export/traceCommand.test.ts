@@ -40,9 +40,9 @@ describe('airlock export traces', () => {
     [['--endpoint', 'ftp://collector'], /--endpoint "ftp:\/\/collector": an http:\/\/ or https:\/\/ URL/],
     [['--endpoint', 'collector:4318'], /--endpoint "collector:4318": an http:\/\/ or https:\/\/ URL/],
     [['--endpoint', 'http://x', '--off'], /give --endpoint <url> or --off, not both/],
-  ])('refuses %j and says why', async (args, message) => {
+  ])('refuses %j and says why, as a mistake in the command line (exit 2)', async (args, message) => {
     const run = await airlock(['export', 'traces', ...args]);
-    expect(run.exitCode).toBe(1);
+    expect(run.exitCode).toBe(2);
     expect(run.stderr).toMatch(message);
   });
 });
@@ -55,7 +55,7 @@ describe('airlock export traces --endpoint with credentials in it', () => {
     async (endpoint) => {
       await airlock(['export', 'traces', '--endpoint', 'http://127.0.0.1:4318']);
       const run = await airlock(['export', 'traces', '--endpoint', endpoint]);
-      expect(run.exitCode).toBe(1);
+      expect(run.exitCode).toBe(2);
       expect(run.stderr).toMatch(/--endpoint: the URL holds credentials \(user:password@\).*--header/);
       expect(`${run.stdout}${run.stderr}`).not.toContain('TRACEKEY');
       expect(savedTraceExport()).toMatchObject({ otlpEndpoint: 'http://127.0.0.1:4318' });

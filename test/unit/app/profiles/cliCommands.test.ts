@@ -152,8 +152,8 @@ describe('airlock token', () => {
     expect(revoked.stderr).not.toContain('AIRLOCK_API_KEY');
   });
 
-  it.each([['bad name!'], ['']])('refuses the token name %j', async (name) => {
-    expect((await airlock(['token', 'create', name])).exitCode).toBe(1);
+  it.each([['bad name!'], ['']])('refuses the token name %j as a mistake in the command line (exit 2)', async (name) => {
+    expect((await airlock(['token', 'create', name])).exitCode).toBe(2);
   });
 });
 

@@ -1,5 +1,5 @@
 import { MAX_SEARCH_TEXT_CHARS, SEARCH_TEXT_TOO_LONG } from '../../../contracts/requests.ts';
-import { createWriteStream, fchmodSync } from 'node:fs';
+import { createWriteStream, fchmodSync, openSync } from 'node:fs';
 import { once } from 'node:events';
 import path from 'node:path';
 import type { Command } from 'commander';
@@ -76,6 +76,39 @@ function filterOf(flags: RequestExportFlags, nowMs: number): Omit<RequestListFil
   return filter;
 }
 
+/** Why --out cannot be written, in words, for the file system's usual codes. */
+const OUT_PROBLEMS: Readonly<Record<string, string>> = {
+  ENOENT: 'its folder does not exist',
+  ENOTDIR: 'a part of its path is a file',
+  EISDIR: 'it is a folder',
+  EACCES: 'permission denied',
+  EPERM: 'permission denied',
+  EROFS: 'read-only file system',
+};
+
+/**
+ * The --out file opened for writing and readable by its owner only: an export holds prompts and
+ * answers, and a file that already existed would otherwise keep its mode (0644 is common).
+ */
+function openOutput(file: string, warn: (line: string) => void): number {
+  let descriptor: number;
+  try {
+    descriptor = openSync(file, 'w', 0o600);
+  } catch (error) {
+    const problem = OUT_PROBLEMS[(error as NodeJS.ErrnoException).code ?? ''];
+    throw problem ? new Error(`cannot write --out ${file}: ${problem}`) : error;
+  }
+  try {
+    fchmodSync(descriptor, 0o600);
+  } catch (error) {
+    // Another user's file that this one may write: the export goes there, with its mode said.
+    warn(
+      `warning: ${file} keeps its permissions (${(error as NodeJS.ErrnoException).code ?? 'chmod failed'}): others may read this export.`,
+    );
+  }
+  return descriptor;
+}
+
 /**
  * Runs `write` into the --out file (created 0600: an export holds prompts and answers) or stdout,
  * and returns where it went, for the closing line on stderr.
@@ -86,10 +119,7 @@ async function toOutput(deps: CliDeps, out: string | undefined, write: (sink: Ex
     return 'stdout';
   }
   const file = path.resolve(deps.cwd, out);
-  const stream = createWriteStream(file, { mode: 0o600 });
-  const [fd] = (await once(stream, 'open')) as [number];
-  // The mode applies only to a file it creates: one already there keeps its own, readable by others perhaps.
-  fchmodSync(fd, 0o600);
+  const stream = createWriteStream(file, { fd: openOutput(file, (line) => writeLine(deps.stderr, line)) });
   try {
     await write(stream);
   } finally {

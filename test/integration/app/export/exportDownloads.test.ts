@@ -123,14 +123,20 @@ describe('airlock export, reading the log beside the running Airlock', () => {
     expectNoCredential(text);
   });
 
-  it('over a file that others could read, the export is readable by its owner only too', async () => {
+  it('over a file that others could read, leaves it readable by its owner only', async () => {
     const file = path.join(outDir, 'shared.csv');
-    writeFileSync(file, 'an older file\n', { mode: 0o644 });
+    writeFileSync(file, 'old\n', { mode: 0o644 });
     chmodSync(file, 0o644);
     const run = await runAirlock(harness.dataDir, harness.secrets, ['export', 'requests', '--format', 'csv', '--out', file]);
     expect(run.exitCode, run.stderr).toBe(0);
     expect(statSync(file).mode & 0o777).toBe(0o600);
-    expect(readFileSync(file, 'utf8')).not.toContain('an older file');
+    expect(readFileSync(file, 'utf8')).toMatch(/^id,/);
+  });
+
+  it('says which --out it cannot write, and why, in words', async () => {
+    const file = path.join(outDir, 'no-such-folder', 'requests.csv');
+    const run = await runAirlock(harness.dataDir, harness.secrets, ['export', 'requests', '--format', 'csv', '--out', file]);
+    expect(run).toMatchObject({ exitCode: 1, stdout: '', stderr: `airlock: cannot write --out ${file}: its folder does not exist\n` });
   });
 
   it('requests as CSV on stdout, filtered by --since, --until and --status', async () => {

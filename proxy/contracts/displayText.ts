@@ -3,16 +3,28 @@
  * every character after it up to the end of its line, the window's own words included.
  */
 const INVISIBLE_CHARACTERS = /[\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u2069\uFEFF]/g;
+const INVISIBLE_CHARACTER = new RegExp(INVISIBLE_CHARACTERS.source);
+
+/** ZWNJ and ZWJ: invisible, but writing needs them (emoji sequences, Persian and Indic words). */
+const JOINERS = new Set(['\u200C', '\u200D']);
+
+/** A visible non-ASCII code unit (a letter of another script, an emoji's surrogate or variation selector). */
+function isJoinable(unit: string | undefined): boolean {
+  return unit !== undefined && unit.charCodeAt(0) > 0x7f && !/\s/.test(unit) && !INVISIBLE_CHARACTER.test(unit);
+}
 
 /**
  * A name or message a client or gateway chose (a model id, a client or session name, an error), with
  * its invisible characters written out as ⟨U+202E⟩: a model id the gateway does not know because of
- * a zero-width space then shows why, and an override cannot turn the text around it backwards.
+ * a zero-width space then shows why, and an override cannot turn the text around it backwards. A
+ * joiner between two non-ASCII characters is left, as the emoji or the word needs it; among ASCII
+ * or at a word's edge it only hides a difference, and is written out.
  * Shared by the window and the desktop shell's tray and notifications.
  */
 export function showInvisible(text: string): string {
-  return text.replace(
-    INVISIBLE_CHARACTERS,
-    (character) => `⟨U+${(character.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0')}⟩`,
+  return text.replace(INVISIBLE_CHARACTERS, (character, offset: number) =>
+    JOINERS.has(character) && isJoinable(text[offset - 1]) && isJoinable(text[offset + 1])
+      ? character
+      : `⟨U+${(character.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0')}⟩`,
   );
 }

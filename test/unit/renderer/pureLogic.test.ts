@@ -161,4 +161,16 @@ describe('names a client or gateway chose', () => {
     expect(showInvisible('\uFEFFqwen\u2066-max\u2069')).toBe('⟨U+FEFF⟩qwen⟨U+2066⟩-max⟨U+2069⟩');
     expect(showInvisible('deepseek-chat 深度 عربى 👍')).toBe('deepseek-chat 深度 عربى 👍');
   });
+
+  it('leave the joiners that writing needs: in an emoji sequence, or a Persian or Hindi word', () => {
+    // ZWJ builds emoji sequences (Unicode TS #51); ZWNJ and ZWJ shape Persian and Indic words (Unicode 15, 23.2).
+    for (const text of ['Team 👩\u200D👩\u200D👧', 'Dev 🧑\u200D💻', 'می\u200Cخواهم', 'क्\u200Dष']) expect(showInvisible(text)).toBe(text);
+  });
+
+  it('still write out a joiner among ASCII or at the edge of a word, where it only hides a difference', () => {
+    expect(showInvisible('gpt\u200D-4o')).toBe('gpt⟨U+200D⟩-4o');
+    expect(showInvisible('\u200Cmain')).toBe('⟨U+200C⟩main');
+    expect(showInvisible('深度\u200D')).toBe('深度⟨U+200D⟩');
+    expect(showInvisible('👍\u200D gpt')).toBe('👍⟨U+200D⟩ gpt');
+  });
 });

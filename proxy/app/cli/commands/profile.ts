@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { normalizeBaseUrl } from '../../../core/baseUrl.ts';
 import { maxRequestBodyMibSchema, type Profile } from '../../../contracts/profile.ts';
-import { addProfile, removeProfile, setActiveProfile, updateProfile } from '../../profiles/configMutations.ts';
+import { addProfile, removeProfile, requireProfile, setActiveProfile, updateProfile } from '../../profiles/configMutations.ts';
 import { describeKeyStatus, keyLastFour } from '../../secrets/keyCache.ts';
 import { gatewayKeyAccount, KeychainUnavailableError, type SecretStore } from '../../../contracts/secretStore.ts';
 import { keyAccountsOf } from '../../../contracts/keyPool.ts';
@@ -75,13 +75,32 @@ export function registerProfileCommands(program: Command, deps: CliDeps = defaul
 
   profile
     .command('set <id>')
-    .description("change a profile's settings (a running proxy applies them at its next request)")
-    .requiredOption(MAX_BODY_OPTION, MAX_BODY_HELP)
-    .action((id: string, options: { maxBodyMib: string }, command: Command) =>
+    .description("change a profile's name, base URL or body limit; its key stays (a running proxy applies them at its next request)")
+    .option('--name <name>', 'display name')
+    .option('--base-url <url>', 'gateway address, e.g. https://host/v1')
+    .option(MAX_BODY_OPTION, MAX_BODY_HELP)
+    .action((id: string, options: { name?: string; baseUrl?: string; maxBodyMib?: string }, command: Command) =>
       withCliErrors(command, async () => {
-        const maxRequestBodyMiB = parsedBodyLimit(options.maxBodyMib);
-        await configStoreFor(command, deps).update((current) => updateProfile(current, id, { maxRequestBodyMiB }));
-        writeLine(deps.stdout, `Profile ${id} accepts request bodies up to ${maxRequestBodyMiB} MiB.`);
+        if (options.name === undefined && options.baseUrl === undefined && options.maxBodyMib === undefined)
+          throw new CommandLineError('give --name, --base-url or --max-body-mib');
+        const patch = {
+          ...(options.name === undefined ? {} : { name: options.name }),
+          ...(options.baseUrl === undefined ? {} : { baseUrl: options.baseUrl }),
+          ...(options.maxBodyMib === undefined ? {} : { maxRequestBodyMiB: parsedBodyLimit(options.maxBodyMib) }),
+        };
+        const config = await configStoreFor(command, deps).update((current) => updateProfile(current, id, patch));
+        const updated = requireProfile(config, id);
+        if (options.baseUrl !== undefined) {
+          const normalized = normalizeBaseUrl(options.baseUrl);
+          if (normalized.ok && normalized.warning) writeLine(deps.stderr, `warning: ${normalized.warning}`);
+        }
+        const renamed = [
+          ...(options.name === undefined ? [] : [`name "${updated.name}"`]),
+          ...(options.baseUrl === undefined ? [] : [`base URL ${updated.baseUrl}`]),
+        ];
+        if (renamed.length > 0) writeLine(deps.stdout, `Profile ${id}: ${renamed.join(', ')}.`);
+        if (options.maxBodyMib !== undefined)
+          writeLine(deps.stdout, `Profile ${id} accepts request bodies up to ${updated.maxRequestBodyMiB} MiB.`);
       }),
     );
 

@@ -55,6 +55,24 @@ describe('airlock profile', () => {
     expect((await airlock(['profile', 'list'])).stdout).toMatch(/home .* body limit: 64 MiB/);
   });
 
+  it('renames a profile and moves it to a corrected base URL, keeping its key and the rest', async () => {
+    await airlock(['profile', 'add', 'work', '--name', 'Work', '--base-url', 'https://gw.exmaple/v1', '--max-body-mib', '16']);
+    await airlock(['key', 'set', 'work'], SENTINEL_KEY);
+    const set = await airlock(['profile', 'set', 'work', '--name', 'Work gateway', '--base-url', 'https://gw.example/v1/chat/completions']);
+    expect(set.exitCode, set.stderr).toBe(0);
+    expect(set.stdout).toBe('Profile work: name "Work gateway", base URL https://gw.example/v1.\n');
+    expect((await airlock(['profile', 'list'])).stdout).toContain('work  Work gateway  https://gw.example/v1  key: set');
+    expect((await airlock(['profile', 'list'])).stdout).toContain('body limit: 16 MiB');
+    expect(secrets.entries.get('work')).toBe(SENTINEL_KEY);
+  });
+
+  it('`profile set` without a setting to change says which it takes (exit 2)', async () => {
+    await airlock(['profile', 'add', 'work', '--name', 'Work', '--base-url', 'https://gw.example/v1']);
+    const run = await airlock(['profile', 'set', 'work']);
+    expect(run.exitCode).toBe(2);
+    expect(run.stderr).toContain('give --name, --base-url or --max-body-mib');
+  });
+
   it.each([
     // A value that is no limit is a mistake in the command line (2); a profile that does not exist, a failure (1).
     [['profile', 'set', 'work', '--max-body-mib', '0'], 'airlock: --max-body-mib: must be at least 1 MiB', 2],

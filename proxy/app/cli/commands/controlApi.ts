@@ -61,12 +61,30 @@ async function send<T>(call: ControlCall, controlToken: string, waiting: Agent |
       ...(waiting ? { dispatcher: waiting } : {}),
       ...(call.timeoutMs === undefined ? {} : { signal: AbortSignal.timeout(call.timeoutMs) }),
     });
-  } catch {
-    throw new Error(`Airlock is not running on port ${call.port} (start it with \`${CLI_COMMAND} serve\` or the desktop app).`);
+  } catch (error) {
+    throw new Error(unreachedText(call, error));
   }
   if (!response.ok) {
     const body = (await response.json().catch(() => null)) as Partial<ApiErrorBody> | null;
-    throw new Error(body?.error?.message ?? `Airlock refused it (HTTP ${response.status}).`);
+    throw new Error(body?.error?.message ?? notAirlockText(call.port, `HTTP ${response.status}`));
   }
   return (await response.json()) as T;
+}
+
+function notAirlockText(port: number, detail?: string): string {
+  return `The program on port ${port} does not answer as Airlock does${detail ? ` (${detail})` : ''}: give Airlock's port with --port.`;
+}
+
+/**
+ * Why the call got no answer. Only a refused connection means nothing listens there: a program that
+ * is not Airlock (or an Airlock that hangs) holds the port, and starting Airlock there would fail.
+ */
+function unreachedText(call: ControlCall, error: unknown): string {
+  if (error instanceof Error && error.name === 'TimeoutError' && call.timeoutMs !== undefined) {
+    return `The program on port ${call.port} did not answer within ${call.timeoutMs / 1000} s: if it is Airlock, it is busy or stuck; otherwise give Airlock's port with --port.`;
+  }
+  const code = (error as { cause?: { code?: unknown } } | null)?.cause?.code;
+  if (code === 'ECONNREFUSED')
+    return `Airlock is not running on port ${call.port} (start it with \`${CLI_COMMAND} serve\` or the desktop app).`;
+  return notAirlockText(call.port);
 }

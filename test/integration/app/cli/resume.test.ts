@@ -1,4 +1,5 @@
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -56,9 +57,14 @@ describe('airlock resume <client>', () => {
     const notPaused = await runAirlock(dataDir, secrets, ['resume', 'quiet', '--port', String(airlock.proxy.port)]);
     expect(notPaused.exitCode).toBe(0);
     expect(notPaused.stdout).toContain('Client "quiet" was not paused.');
-    const notRunning = await runAirlock(dataDir, secrets, ['resume', 'looper', '--port', '9']);
+    // A port nothing listens on any more: the connection is refused. (Port 9 is one fetch will not even try.)
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const freedPort = (closed.address() as AddressInfo).port;
+    await new Promise((resolve) => closed.close(resolve));
+    const notRunning = await runAirlock(dataDir, secrets, ['resume', 'looper', '--port', String(freedPort)]);
     expect(notRunning.exitCode).toBe(1);
-    expect(notRunning.stderr).toContain('not running on port 9');
+    expect(notRunning.stderr).toContain(`Airlock is not running on port ${freedPort} (start it with`);
   });
 
   it('refuses a client that does not exist, naming the known ones, and exits 1', async () => {
@@ -75,5 +81,62 @@ describe('airlock resume <client>', () => {
       'airlock: no OS keychain (Secret Service) is available: no D-Bus session. Start a keyring (e.g. gnome-keyring) in this session, ' +
         'or resume the client in the window instead (without a keychain, only the running Airlock and its window have the control token).\n',
     );
+  });
+});
+
+describe('airlock resume on a port where another program listens', () => {
+  async function listening(onConnection: (socket: Socket) => void): Promise<{ port: number; close: () => Promise<void> }> {
+    const sockets = new Set<Socket>();
+    const server = createServer((socket) => {
+      sockets.add(socket);
+      onConnection(socket);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    return {
+      port: (server.address() as AddressInfo).port,
+      close: async () => {
+        for (const socket of sockets) socket.destroy();
+        await new Promise((resolve) => server.close(resolve));
+      },
+    };
+  }
+
+  it('that drops the connection: says it is not Airlock, not that Airlock is not running', async () => {
+    const other = await listening((socket) => socket.destroy());
+    try {
+      const run = await runAirlock(dataDir, secrets, ['resume', 'looper', '--port', String(other.port)]);
+      expect(run.exitCode).toBe(1);
+      expect(run.stderr).toBe(
+        `airlock: The program on port ${other.port} does not answer as Airlock does: give Airlock's port with --port.\n`,
+      );
+    } finally {
+      await other.close();
+    }
+  });
+
+  it('that answers HTTP, but not as Airlock: says so', async () => {
+    const other = await listening((socket) =>
+      socket.end('HTTP/1.1 404 Not Found\r\ncontent-type: text/html\r\ncontent-length: 9\r\n\r\nnot here\n'),
+    );
+    try {
+      const run = await runAirlock(dataDir, secrets, ['resume', 'looper', '--port', String(other.port)]);
+      expect(run.stderr).toBe(
+        `airlock: The program on port ${other.port} does not answer as Airlock does (HTTP 404): give Airlock's port with --port.\n`,
+      );
+    } finally {
+      await other.close();
+    }
+  });
+
+  it('that never answers: says it did not answer in time', async () => {
+    const other = await listening(() => undefined);
+    try {
+      const run = await runAirlock(dataDir, secrets, ['resume', 'looper', '--port', String(other.port)]);
+      expect(run.stderr).toBe(
+        `airlock: The program on port ${other.port} did not answer within 5 s: if it is Airlock, it is busy or stuck; otherwise give Airlock's port with --port.\n`,
+      );
+    } finally {
+      await other.close();
+    }
   });
 });

@@ -44,7 +44,17 @@ export function registerProfileCommands(program: Command, deps: CliDeps = defaul
         const normalized = normalizeBaseUrl(options.baseUrl);
         if (normalized.ok && normalized.warning) writeLine(deps.stderr, `warning: ${normalized.warning}`);
         writeLine(deps.stdout, `Added profile ${id} (${added?.baseUrl})${config.activeProfileId === id ? ', now active' : ''}.`);
-        writeLine(deps.stderr, `Next: store its gateway key with \`${CLI_COMMAND} key set ${id}\`.`);
+        const heldKey = await keyHeldFor(id, deps.secrets());
+        const heldTail = heldKey === null ? null : keyLastFour(heldKey);
+        // Keys are kept by profile id, for every data directory: a key already there goes to this profile's gateway.
+        writeLine(
+          deps.stderr,
+          heldKey === null
+            ? `Next: store its gateway key with \`${CLI_COMMAND} key set ${id}\`.`
+            : `warning: the OS keychain already holds a gateway key for a profile "${id}" (${heldTail ? `ends in ${heldTail}` : 'too short to show its end'}): ` +
+                `one removed earlier, or the profile "${id}" of another data directory. This profile sends it to ${added?.baseUrl}. ` +
+                `If it is not this gateway's key, replace it: \`${CLI_COMMAND} key set ${id}\`.`,
+        );
       }),
     );
 
@@ -141,6 +151,16 @@ export function registerProfileCommands(program: Command, deps: CliDeps = defaul
     );
 
   registerFallbackCommands(profile, deps);
+}
+
+/** The key the keychain holds for the profile id, or null (also without a keychain, which the next step reports). */
+async function keyHeldFor(profileId: string, secrets: SecretStore): Promise<string | null> {
+  try {
+    return await secrets.get(gatewayKeyAccount(profileId));
+  } catch (error) {
+    if (!(error instanceof KeychainUnavailableError)) throw error;
+    return null;
+  }
 }
 
 /** "set, ends in abcd" / "not set" per profile; the keys themselves are dropped at once. */

@@ -55,6 +55,18 @@ describe('airlock profile', () => {
     expect((await airlock(['profile', 'list'])).stdout).toMatch(/home .* body limit: 64 MiB/);
   });
 
+  it('warns when the keychain already holds a key for the new id, which this profile would send to its gateway', async () => {
+    // Left by a profile "work" removed while the keychain was locked, or the profile "work" of another data directory.
+    secrets.entries.set('work', SENTINEL_KEY);
+    const added = await airlock(['profile', 'add', 'work', '--name', 'Personal', '--base-url', 'https://personal.example/v1']);
+    expect(added.exitCode).toBe(0);
+    expect(added.stderr).toContain(
+      `warning: the OS keychain already holds a gateway key for a profile "work" (ends in ${SENTINEL_KEY.slice(-4)}): one removed earlier, or the profile "work" of another data directory. This profile sends it to https://personal.example/v1. If it is not this gateway's key, replace it: \`npx airlock key set work\`.`,
+    );
+    expect(added.stderr).not.toContain('Next: store its gateway key');
+    expect(findSentinel(added.stdout + added.stderr)).toBeNull();
+  });
+
   it('renames a profile and moves it to a corrected base URL, keeping its key and the rest', async () => {
     await airlock(['profile', 'add', 'work', '--name', 'Work', '--base-url', 'https://gw.exmaple/v1', '--max-body-mib', '16']);
     await airlock(['key', 'set', 'work'], SENTINEL_KEY);

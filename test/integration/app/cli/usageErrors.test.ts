@@ -72,6 +72,17 @@ describe('a mistake in the command line', () => {
     expect(exit).toMatchObject({ code: 2, stdout: '', stderr: line });
   });
 
+  it("an empty --data-dir (a script's unset variable) is refused, not taken for the default data directory", async () => {
+    // Were it taken as no option, the fallback is this test's directory, never the machine's own.
+    const exit = await runAirlockBin(['--data-dir', '', 'profile', 'remove', 'work'], { ...process.env, AIRLOCK_DATA_DIR: dataDir });
+    expect(exit).toMatchObject({
+      code: 2,
+      stdout: '',
+      stderr:
+        "airlock: option '--data-dir <dir>' argument '' is invalid. It is empty: give a directory, or leave the option out for the default one; see `npx airlock --help`\n",
+    });
+  });
+
   it('is told apart from a command that failed, which exits 1', async () => {
     const exit = await runAirlockBin(['--data-dir', dataDir, 'profile', 'use', 'nope']);
     expect(exit).toMatchObject({ code: 1, stdout: '' });

@@ -9,7 +9,10 @@ import { startAirlock, type Airlock } from '../startAirlock.ts';
 import type { RequestLogStatus } from '../../contracts/log.ts';
 import type { StopReport } from '../../forward/shutdown.ts';
 import { PortInUseError } from '../../http/startServer.ts';
-import { describeKeyStatus } from '../secrets/keyCache.ts';
+import { describeKeyStatus, type KeyStatus } from '../secrets/keyCache.ts';
+import { API_KEY_ENV_VAR } from '../secrets/envKeySource.ts';
+import { COMMAND_LINE_PROFILE_ID } from '../configOverlay.ts';
+import type { Profile } from '../../contracts/profile.ts';
 import { defaultCliDeps, type CliDeps } from './commands/cliContext.ts';
 import { portOption } from './commands/portOption.ts';
 import { CLI_COMMAND } from '../../contracts/cli.ts';
@@ -23,6 +26,16 @@ interface ServeOptions {
 /** How long a stop waits for streams in flight before it cuts them. */
 const DRAIN_ON_STOP_MS = 5_000;
 
+/** The served profile's key as the start lines say it: with the way to give it one when it has none. */
+function keyText(profile: Profile, status: KeyStatus): string {
+  const described = describeKeyStatus(status);
+  if (status.set) return described;
+  if (profile.id === COMMAND_LINE_PROFILE_ID)
+    return `${described}: a --base-url run takes it from ${API_KEY_ENV_VAR} only; set it and start again`;
+  const command = profile.keyPool === undefined ? `key set ${profile.id}` : `key list ${profile.id}`;
+  return `${described}: \`${CLI_COMMAND} ${command}\`, or ${API_KEY_ENV_VAR} for this run`;
+}
+
 export function startupLines(airlock: Airlock): string[] {
   const snapshot = airlock.config.snapshot();
   const active = snapshot.profiles.find((profile) => profile.id === snapshot.activeProfileId);
@@ -32,7 +45,7 @@ export function startupLines(airlock: Airlock): string[] {
     `  OpenAI-style base URL (OpenAI SDK, Codex, Cline, Continue, aider): ${url}/v1`,
     `  Anthropic-style base URL (Claude Code, Anthropic SDK):             ${url}`,
     active
-      ? `  Active profile: ${active.id} -> ${active.baseUrl} (key ${describeKeyStatus(airlock.keys.keyStatus(active.id, active.keyPool))})`
+      ? `  Active profile: ${active.id} -> ${active.baseUrl} (key ${keyText(active, airlock.keys.keyStatus(active.id, active.keyPool))})`
       : `  No active profile yet: \`${CLI_COMMAND} profile add <id> --name <name> --base-url <url> --activate\`, then \`${CLI_COMMAND} key set <id>\`.`,
   ];
   if (snapshot.settings.requireClientToken) {

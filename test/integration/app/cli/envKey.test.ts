@@ -77,3 +77,42 @@ describe('with AIRLOCK_API_KEY set and no keychain', () => {
     }
   });
 });
+
+describe('without a key for the profile served', () => {
+  async function startedWith(options: { commandLineBaseUrl?: string }): Promise<{ lines: string[]; stop: () => Promise<void> }> {
+    const directory = mkdtempSync(path.join(tmpdir(), 'airlock-nokey-'));
+    const store = openConfigStore(directory);
+    await store.update((config) => addProfile(config, { id: 'main', name: 'Main', baseUrl: 'http://127.0.0.1:9/v1' }, { activate: true }));
+    store.close();
+    const running = await startAirlock({ dataDir: directory, port: 0, env: {}, secrets: memorySecretStore(), ...options });
+    return {
+      lines: startupLines(running),
+      stop: async () => {
+        await running.stop();
+        rmSync(directory, { recursive: true, force: true });
+      },
+    };
+  }
+
+  it('serve says how to give the saved profile its key', async () => {
+    const started = await startedWith({});
+    try {
+      expect(started.lines.find((line) => line.includes('Active profile'))).toContain(
+        '(key not set: `npx airlock key set main`, or AIRLOCK_API_KEY for this run)',
+      );
+    } finally {
+      await started.stop();
+    }
+  });
+
+  it('serve --base-url says its key can only come from AIRLOCK_API_KEY', async () => {
+    const started = await startedWith({ commandLineBaseUrl: 'https://gw.example/v1' });
+    try {
+      expect(started.lines.find((line) => line.includes('Active profile'))).toContain(
+        '(key not set: a --base-url run takes it from AIRLOCK_API_KEY only; set it and start again)',
+      );
+    } finally {
+      await started.stop();
+    }
+  });
+});

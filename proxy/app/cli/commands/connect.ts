@@ -56,7 +56,15 @@ export function registerConnectCommand(program: Command, deps: CliDeps = default
             writeLine(deps.stderr, `Set one up with \`${CLI_COMMAND} connect <tool>\` (add --dry-run to preview).`);
             return;
           }
-          await runForTool(service, tool, options, deps);
+          const tokenName = await runForTool(service, tool, options, deps);
+          const { activeProfileId, clientTokens } = store.snapshot();
+          const followsActive = clientTokens.some((token) => token.name === tokenName && token.profileId === null);
+          // A token that follows the active profile, with none active: each of the tool's requests is refused.
+          if (followsActive && activeProfileId === null)
+            writeLine(
+              deps.stderr,
+              `Next: no profile is active yet, so Airlock refuses the tool's requests: add one with \`${CLI_COMMAND} profile add <id> --name <name> --base-url <url> --activate\`.`,
+            );
         } finally {
           store.close();
         }
@@ -64,20 +72,21 @@ export function registerConnectCommand(program: Command, deps: CliDeps = default
     );
 }
 
-async function runForTool(service: ConnectService, tool: ConnectToolId, options: ConnectOptions, deps: CliDeps): Promise<void> {
+/** Sets up (or previews, or undoes) one tool; resolves to the client token its setup uses, null when nothing was set up. */
+async function runForTool(service: ConnectService, tool: ConnectToolId, options: ConnectOptions, deps: CliDeps): Promise<string | null> {
   if (options.forgetBackups) {
     const { removedBackups } = await service.forgetBackups(tool);
     writeLine(
       deps.stdout,
       removedBackups === 0 ? `${tool} has no backups.` : `Deleted ${removedBackups} backup(s) of ${tool}; its files stay as they are.`,
     );
-    return;
+    return null;
   }
   if (options.undo) {
     const undone = await service.undo(tool);
     for (const file of undone.restoredFiles) writeLine(deps.stdout, `Restored ${file}`);
     for (const file of undone.removedFiles) writeLine(deps.stdout, `Removed ${file} (it did not exist before)`);
-    return;
+    return null;
   }
   const request = { ...(options.model ? { model: options.model } : {}), ...(options.import ? { importKey: true } : {}) };
   if (options.dryRun) {
@@ -87,7 +96,7 @@ async function runForTool(service: ConnectService, tool: ConnectToolId, options:
       deps.stderr,
       `Dry run: nothing was written. The setup would use client token "${plan.tokenName}"${plan.tokenCreated ? ' (created when applied)' : ''}.`,
     );
-    return;
+    return null;
   }
   const applied = await service.apply(tool, request);
   printChanges(applied.changes, deps);
@@ -100,6 +109,7 @@ async function runForTool(service: ConnectService, tool: ConnectToolId, options:
       ? `${token} Already set up: nothing was written.`
       : `${token} Backup ${applied.backupId}: undo with \`${CLI_COMMAND} connect ${tool} --undo\`.`,
   );
+  return applied.tokenName;
 }
 
 function printChanges(changes: readonly ConnectFileChange[], deps: CliDeps): void {

@@ -34,6 +34,16 @@ describe('airlock connect', () => {
     expect(run.stdout).toContain(`  ${aiderFile()}`);
   });
 
+  it('without an active profile, says the tool is refused until there is one, and how to add it', async () => {
+    const applied = await connect('aider');
+    expect(applied.exitCode).toBe(0);
+    expect(applied.stderr).toContain(
+      "Next: no profile is active yet, so Airlock refuses the tool's requests: add one with `npx airlock profile add <id> --name <name> --base-url <url> --activate`.",
+    );
+    await runAirlock(dataDir, secrets, ['profile', 'add', 'work', '--name', 'Work', '--base-url', 'https://gw.example/v1', '--activate']);
+    expect((await connect('codex')).stderr).not.toContain('no profile is active');
+  });
+
   it('--dry-run prints the diff and writes nothing', async () => {
     writeFileSync(aiderFile(), '# my options\ndark-mode: true\n');
     const run = await connect('aider', '--dry-run', '--model', 'deepseek-chat');

@@ -131,7 +131,11 @@ export function registerProfileCommands(program: Command, deps: CliDeps = defaul
           for (const account of removed ? keyAccountsOf(removed) : [gatewayKeyAccount(id)]) await deps.secrets().delete(account);
         } catch (error) {
           if (!(error instanceof KeychainUnavailableError)) throw error;
-          writeLine(deps.stderr, `warning: its key could not be deleted from the keychain: ${error.message}`);
+          // Keys are kept by profile id: one left there goes to the gateway of the next profile with this id.
+          writeLine(
+            deps.stderr,
+            `warning: no OS keychain (Secret Service) is available (${error.detail}), so its key, if it has one, stays there: a profile added later as "${id}" would use it.`,
+          );
         }
         writeLine(
           deps.stdout,

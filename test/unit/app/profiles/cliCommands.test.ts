@@ -67,6 +67,16 @@ describe('airlock profile', () => {
     expect(findSentinel(added.stdout + added.stderr)).toBeNull();
   });
 
+  it('removed without a keychain, says its key stays there and what that means, without the AIRLOCK_API_KEY advice', async () => {
+    await airlock(['profile', 'add', 'work', '--name', 'Work', '--base-url', 'https://gw.example/v1']);
+    const removed = await runAirlock(dataDir, unavailableSecretStore(), ['profile', 'remove', 'work']);
+    expect(removed.exitCode).toBe(0);
+    expect(removed.stderr).toContain(
+      'warning: no OS keychain (Secret Service) is available (no D-Bus session), so its key, if it has one, stays there: a profile added later as "work" would use it.',
+    );
+    expect(removed.stderr).not.toContain('AIRLOCK_API_KEY');
+  });
+
   it('renames a profile and moves it to a corrected base URL, keeping its key and the rest', async () => {
     await airlock(['profile', 'add', 'work', '--name', 'Work', '--base-url', 'https://gw.exmaple/v1', '--max-body-mib', '16']);
     await airlock(['key', 'set', 'work'], SENTINEL_KEY);

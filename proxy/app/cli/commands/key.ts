@@ -3,7 +3,7 @@ import { cleanApiKey } from '../../../core/apiKey.ts';
 import { redactKnownSecrets } from '../../../core/redact.ts';
 import { bumpKeysRevision, requireProfile } from '../../profiles/configMutations.ts';
 import type { ConfigStore } from '../../profiles/configStore.ts';
-import { addPoolKey, relabelPoolKey, removePoolKey, replacePoolKey } from '../../profiles/keyPoolEdits.ts';
+import { addPoolKey, relabelPoolKey, removePoolKey, replacePoolKey, requirePoolKey } from '../../profiles/keyPoolEdits.ts';
 import { describeKeyStatus, keyLastFour } from '../../secrets/keyCache.ts';
 import { gatewayKeyAccount } from '../../../contracts/secretStore.ts';
 import { poolKeyAccount } from '../../../contracts/keyPool.ts';
@@ -32,6 +32,8 @@ export function registerKeyCommands(program: Command, deps: CliDeps = defaultCli
             `profile ${profileId} holds a key pool: name the key to replace with --key <id> (\`${CLI_COMMAND} key list ${profileId}\`), or add one with \`${CLI_COMMAND} key add ${profileId}\``,
           );
         }
+        // Checked before the secret is asked for: a wrong id is better told before the user pastes a key.
+        if (options.key !== undefined) requirePoolKey(store.snapshot(), profileId, options.key);
         const cleaned = await readKey(deps, profileId);
         const status = describeKeyStatus({ set: true, lastFour: keyLastFour(cleaned) });
         if (options.key !== undefined) {

@@ -147,6 +147,14 @@ describe('airlock key', () => {
     expect(secrets.entries.size).toBe(0);
   });
 
+  it('set --key with an id the profile does not have says so before asking for the secret', async () => {
+    await airlock(['profile', 'add', 'work', '--name', 'Work', '--base-url', 'https://gw.example/v1']);
+    // No input: a prompt for the secret would come first and fail as an empty key.
+    const run = await airlock(['key', 'set', 'work', '--key', 'k9']);
+    expect(run.exitCode).toBe(1);
+    expect(run.stderr).toBe('airlock: profile "work" has no key pool: add keys with `npx airlock key add work`\n');
+  });
+
   it('takes no key on the command line', async () => {
     await airlock(['profile', 'add', 'work', '--name', 'Work', '--base-url', 'https://gw.example/v1']);
     const run = await airlock(['key', 'set', 'work', SENTINEL_KEY]);

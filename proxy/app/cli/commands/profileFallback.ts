@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import type { FallbackEntry } from '../../../contracts/profile.ts';
 import { CLI_COMMAND } from '../../../contracts/cli.ts';
 import { ConfigEditError, requireProfile, updateProfile } from '../../profiles/configMutations.ts';
+import { CommandLineError } from '../airlockCommand.ts';
 import { configStoreFor, withCliErrors, writeLine, type CliDeps } from './cliContext.ts';
 
 /**
@@ -60,6 +61,8 @@ export function registerFallbackCommands(profile: Command, deps: CliDeps): void 
     .description('remove the fallback at this position (as `list` numbers them)')
     .action((id: string, position: string, _options: unknown, command: Command) =>
       withCliErrors(command, async () => {
+        if (!/^\d+$/.test(position.trim()))
+          throw new CommandLineError(`position "${position}": give the number \`${CLI_COMMAND} profile fallback list ${id}\` shows`);
         const index = Number(position) - 1;
         await configStoreFor(command, deps).update((current) => {
           const { fallbacks } = requireProfile(current, id);

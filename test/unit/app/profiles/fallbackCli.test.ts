@@ -58,6 +58,12 @@ describe('airlock profile fallback', () => {
     expect(run.exitCode).not.toBe(0);
     expect(run.stderr).toContain('profile main has no fallback 1: positions are 1 to 0');
   });
+
+  it.each([['abc'], ['1.5'], ['']])('takes %j for a position as a mistake in the command line (exit 2)', async (position) => {
+    const run = await airlock(['profile', 'fallback', 'remove', 'main', position]);
+    expect(run.exitCode).toBe(2);
+    expect(run.stderr).toContain(`airlock: position "${position}": give the number \`npx airlock profile fallback list main\` shows`);
+  });
 });
 
 describe('fallbackProblems', () => {

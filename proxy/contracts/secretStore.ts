@@ -9,6 +9,11 @@ export interface SecretStore {
   set(account: string, secret: string): Promise<void>;
   /** True when something was deleted. */
   delete(account: string): Promise<boolean>;
+  /**
+   * Calls `listener` when a keychain that had stopped answering (a call past its wait) answers
+   * again, so what could not be read is read then. Returns the unsubscribe function.
+   */
+  onAnswersAgain?(listener: () => void): () => void;
 }
 
 export const KEYCHAIN_SERVICE = 'airlock';
@@ -44,5 +49,27 @@ export class KeychainUnavailableError extends Error {
   /** The same failure, naming the way to run without a keychain that fits the secret at hand. */
   withFallback(fallback: string): KeychainUnavailableError {
     return new KeychainUnavailableError(this.detail, fallback);
+  }
+}
+
+/**
+ * A keychain that is there but has not answered a call in time: an unlock prompt nobody answered,
+ * or a Secret Service or D-Bus that hangs. Unlike a missing keychain, waiting can end it.
+ */
+export class KeychainNotAnsweringError extends KeychainUnavailableError {
+  readonly waitedMs: number;
+
+  constructor(waitedMs: number, fallback: string = GATEWAY_KEY_FALLBACK) {
+    super(`it did not answer within ${Math.round(waitedMs / 1000)} s`, fallback);
+    this.name = 'KeychainNotAnsweringError';
+    this.waitedMs = waitedMs;
+    this.message =
+      `the OS keychain did not answer within ${Math.round(waitedMs / 1000)} s. It may be waiting for you to unlock it: ` +
+      'answer its password prompt. If no prompt is open, its service is stuck: on Linux restart gnome-keyring-daemon ' +
+      `(or log out and in). Airlock reads the keys as soon as it answers; until then ${fallback}`;
+  }
+
+  override withFallback(fallback: string): KeychainNotAnsweringError {
+    return new KeychainNotAnsweringError(this.waitedMs, fallback);
   }
 }

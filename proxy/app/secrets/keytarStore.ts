@@ -1,4 +1,5 @@
 import { KEYCHAIN_SERVICE, KeychainUnavailableError, type SecretStore } from '../../contracts/secretStore.ts';
+import { boundKeychainWaits, KEYCHAIN_ANSWER_WAIT_MS } from './boundedSecretStore.ts';
 
 interface KeytarModule {
   getPassword(service: string, account: string): Promise<string | null>;
@@ -9,9 +10,10 @@ interface KeytarModule {
 /**
  * The OS keychain through keytar (libsecret on Linux, Keychain on macOS, Credential Manager on
  * Windows). keytar is loaded lazily so a machine without libsecret or a Secret Service gets a
- * KeychainUnavailableError with a way forward, not a crash at start.
+ * KeychainUnavailableError with a way forward, not a crash at start. No call is waited for longer
+ * than `answerWaitMs` (boundedSecretStore.ts).
  */
-export function createKeytarSecretStore(service: string = KEYCHAIN_SERVICE): SecretStore {
+export function createKeytarSecretStore(service: string = KEYCHAIN_SERVICE, answerWaitMs: number = KEYCHAIN_ANSWER_WAIT_MS): SecretStore {
   let loaded: Promise<KeytarModule> | null = null;
   const keytar = (): Promise<KeytarModule> => {
     loaded ??= import('keytar').then(
@@ -22,11 +24,14 @@ export function createKeytarSecretStore(service: string = KEYCHAIN_SERVICE): Sec
     );
     return loaded;
   };
-  return {
-    get: (account) => callKeychain(async () => (await keytar()).getPassword(service, account)),
-    set: (account, secret) => callKeychain(async () => (await keytar()).setPassword(service, account, secret)),
-    delete: (account) => callKeychain(async () => (await keytar()).deletePassword(service, account)),
-  };
+  return boundKeychainWaits(
+    {
+      get: (account) => callKeychain(async () => (await keytar()).getPassword(service, account)),
+      set: (account, secret) => callKeychain(async () => (await keytar()).setPassword(service, account, secret)),
+      delete: (account) => callKeychain(async () => (await keytar()).deletePassword(service, account)),
+    },
+    answerWaitMs,
+  );
 }
 
 /** keytar's errors carry the platform's reason (no D-Bus, no Secret Service, locked); never the secret. */

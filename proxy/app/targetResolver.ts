@@ -1,7 +1,9 @@
 import type { ConfigFile } from '../contracts/config.ts';
+import type { Profile } from '../contracts/profile.ts';
 import type { ClientIdentity, LocalRefusal, TargetRefusal, TargetResolver, UpstreamTarget } from '../contracts/ports.ts';
 import { CLI_COMMAND } from '../contracts/cli.ts';
-import type { PoolKey } from '../contracts/keyPool.ts';
+import { keyAccountsOf, type PoolKey } from '../contracts/keyPool.ts';
+import type { KeychainUnavailableError } from '../contracts/secretStore.ts';
 import { isLocalRefusal } from '../contracts/ports.ts';
 import type { KeyPools, PoolKeyWithSecret } from '../spend/keyPool.ts';
 
@@ -11,8 +13,8 @@ interface KeySource {
   poolKeysForRequest?(profileId: string, pool: readonly PoolKey[]): PoolKeyWithSecret[];
   /** The profile's keys replaced or removed lately, masked in its answers (the key cache has them). */
   retiredKeysOf?(profileId: string): readonly string[];
-  /** Why the keychain could not be read, or null: a missing key is then not the user's doing. */
-  keychainProblem?(): string | null;
+  /** Why the keychain could not read the first of these accounts, or null: a missing key is then not the user's doing. */
+  unreadProblem?(accounts: readonly string[]): KeychainUnavailableError | null;
 }
 
 interface EnvKey {
@@ -43,17 +45,22 @@ export function createTargetResolver(
       // A key from the environment is one key for this run: it replaces the pool like the single key.
       if (environmentKey === null && profile.keyPool !== undefined && pools !== undefined && keys.poolKeysForRequest) {
         const poolKeys = keys.poolKeysForRequest(profileId, profile.keyPool);
-        if (poolKeys.length === 0) return noKey(profileId, keys.keychainProblem?.() ?? null, true);
+        if (poolKeys.length === 0) return noKey(profileId, unreadProblem(keys, profile), true);
         const lease = pools.lease(profile, poolKeys, Date.now());
         if (!isLocalRefusal(lease)) return { profile, apiKey: lease.current.apiKey, keyLease: lease, ...retiredKeys };
         // Held, not gone: the request may still go to the profile's fallback list.
         return { ...lease, held: { profile, secrets: poolKeys.map((key) => key.apiKey) } };
       }
       const apiKey = environmentKey ?? keys.getKeyForRequest(profileId);
-      if (!apiKey) return noKey(profileId, keys.keychainProblem?.() ?? null, false);
+      if (!apiKey) return noKey(profileId, unreadProblem(keys, profile), false);
       return environmentKey === null ? { profile, apiKey, ...retiredKeys } : { profile, apiKey, keyFromEnvironment: true, ...retiredKeys };
     },
   };
+}
+
+/** Why the keychain could not read this profile's keys; null when they were read. */
+function unreadProblem(keys: KeySource, profile: Profile): KeychainUnavailableError | null {
+  return keys.unreadProblem?.(keyAccountsOf(profile)) ?? null;
 }
 
 /**
@@ -61,14 +68,14 @@ export function createTargetResolver(
  * The fix named is one that works: a pool's key is set by its id, and an unreadable keychain is no
  * missing key (setting one would fail the same way).
  */
-function noKey(profileId: string, keychainProblem: string | null, pooled: boolean): LocalRefusal {
+function noKey(profileId: string, keychainProblem: KeychainUnavailableError | null, pooled: boolean): LocalRefusal {
   const setKey = pooled
     ? `Run \`${CLI_COMMAND} key set ${profileId} --key <id>\` (ids: \`${CLI_COMMAND} key list ${profileId}\`) or \`${CLI_COMMAND} key add ${profileId}\`, or set one in the Airlock window.`
     : `Run \`${CLI_COMMAND} key set ${profileId}\` or set it in the Airlock window.`;
   const message =
     keychainProblem === null
       ? `Profile "${profileId}" has no gateway key. ${setKey}`
-      : `Airlock could not read the gateway key of profile "${profileId}": ${keychainProblem}.`;
+      : `Airlock could not read the gateway key of profile "${profileId}": ${keychainProblem.message}.`;
   return { status: 403, errorClass: 'no_key', code: 'no_key', message };
 }
 

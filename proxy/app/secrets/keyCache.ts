@@ -65,7 +65,10 @@ export class KeyCache {
   #keys = new Map<string, string>();
   #retired: RetiredKey[] = [];
   readonly #nowMs: () => number;
-  #keychainError: KeychainUnavailableError | null = null;
+  /** Accounts the last load could not read, with the keychain's reason: a key there may exist. */
+  #unread = new Map<string, KeychainUnavailableError>();
+  /** The accounts the last load was for. */
+  #accounts: readonly string[] = [];
   #environmentKey: EnvironmentKey | null = null;
   /** Loads run one after another so an older, slower load never overwrites a newer one. */
   #queue: Promise<void> = Promise.resolve();
@@ -77,28 +80,29 @@ export class KeyCache {
 
   /**
    * Replaces the cache with the keys of exactly these keychain accounts (a profile id holds its single
-   * key). A keychain that cannot be read leaves the keys already held for them, with the problem said.
+   * key). An account the keychain cannot read keeps the key already held for it, with the problem
+   * said; the others are read all the same.
    */
   loadAll(accounts: readonly string[]): Promise<void> {
+    this.#accounts = accounts;
     return this.#enqueue(async () => {
       const next = new Map<string, string>();
-      try {
-        for (const account of accounts) {
+      const unread = new Map<string, KeychainUnavailableError>();
+      for (const account of accounts) {
+        try {
           const key = await this.#secrets.get(account);
           if (key) next.set(account, key);
-        }
-        this.#keychainError = null;
-      } catch (error) {
-        if (!(error instanceof KeychainUnavailableError)) throw error;
-        this.#keychainError = error;
-        // Unread is not removed: the keys it gave before stay in use rather than failing every request as keyless.
-        for (const account of accounts) {
+        } catch (error) {
+          if (!(error instanceof KeychainUnavailableError)) throw error;
+          unread.set(account, error);
+          // Unread is not removed: the key it gave before stays in use rather than failing every request as keyless.
           const held = this.#keys.get(account);
-          if (held !== undefined && !next.has(account)) next.set(account, held);
+          if (held !== undefined) next.set(account, held);
         }
       }
       for (const [account, key] of this.#keys) if (next.get(account) !== key) this.#retire(account, key);
       this.#keys = next;
+      this.#unread = unread;
     });
   }
 
@@ -139,10 +143,24 @@ export class KeyCache {
     return key ? { set: true, lastFour: keyLastFour(key) } : { set: false, lastFour: null };
   }
 
-  /** Why keys could not be read (no keychain), or null; it asks for AIRLOCK_API_KEY only when this run has none. */
+  /** Why keys could not be read (no keychain, or it refused some accounts), or null. */
   keychainProblem(): string | null {
-    if (this.#keychainError === null) return null;
-    return this.#environmentKey === null ? this.#keychainError.message : this.#keychainError.withFallback(ENVIRONMENT_KEY_FALLBACK).message;
+    const [first] = this.#unread.values();
+    if (first === undefined) return null;
+    // It asks for AIRLOCK_API_KEY only when this run has none.
+    const reason = this.#environmentKey === null ? first.message : first.withFallback(ENVIRONMENT_KEY_FALLBACK).message;
+    if (this.#unread.size === this.#accounts.length) return reason;
+    const accounts = [...this.#unread.keys()].map((account) => `"${account}"`).join(', ');
+    return `the keychain could not read the key under ${accounts}: ${reason}`;
+  }
+
+  /** The keychain's reason for the first of these accounts the last load could not read, or null. */
+  unreadProblem(accounts: readonly string[]): KeychainUnavailableError | null {
+    for (const account of accounts) {
+      const problem = this.#unread.get(account);
+      if (problem) return problem;
+    }
+    return null;
   }
 
   /** For the request log's masking only: every key held, and those replaced or removed lately, so none can reach a stored body. */
@@ -202,6 +220,7 @@ export class KeyCache {
 
   /** The account's key is now `key` (null: none); a different one it held before is retired. */
   #replace(account: string, key: string | null): void {
+    this.#unread.delete(account);
     const previous = this.#keys.get(account);
     if (previous !== undefined && previous !== key) this.#retire(account, previous);
     if (key) this.#keys.set(account, key);

@@ -5,6 +5,7 @@ import { createTargetResolver } from '../../../proxy/app/targetResolver.ts';
 import { EnvKeySource } from '../../../proxy/app/secrets/envKeySource.ts';
 import type { UpstreamTarget } from '../../../proxy/contracts/ports.ts';
 import { KeyPools } from '../../../proxy/spend/keyPool.ts';
+import { KeychainUnavailableError } from '../../../proxy/contracts/secretStore.ts';
 
 const keys = { a: 'sk-key-for-profile-a-0001', b: 'sk-key-for-profile-b-0002' } as Record<string, string>;
 const keySource = { getKeyForRequest: (profileId: string) => keys[profileId] ?? null };
@@ -37,6 +38,19 @@ describe('createTargetResolver', () => {
     expect(refusal).toMatchObject({ status: 403, errorClass: 'no_key', code });
     expect(refusal).toHaveProperty('message', expect.stringContaining(hint));
     expect(JSON.stringify(refusal)).not.toContain('sk-key');
+  });
+
+  it('a keychain that gave an error for this profile says so, not that the key is missing', () => {
+    const snapshot = setActiveProfile(config(), 'nokey');
+    const source = {
+      ...keySource,
+      unreadProblem: (accounts: readonly string[]) =>
+        accounts.includes('nokey') ? new KeychainUnavailableError('item access denied') : null,
+    };
+    const refusal = createTargetResolver({ snapshot: () => snapshot }, source).resolve({ tokenName: null, pinnedProfileId: null });
+    expect(refusal).toMatchObject({ status: 403, errorClass: 'no_key', code: 'no_key' });
+    expect(refusal).toHaveProperty('message', expect.stringContaining('could not read the gateway key of profile "nokey": '));
+    expect(refusal).toHaveProperty('message', expect.stringContaining('item access denied'));
   });
 
   it('a key from the environment serves only the profile it was given for', () => {
@@ -86,7 +100,7 @@ describe('createTargetResolver', () => {
     const snapshot = setActiveProfile(config(), 'nokey');
     const unreadable = {
       ...keySource,
-      keychainProblem: () => 'no OS keychain (Secret Service) is available: no D-Bus session. Start a keyring',
+      unreadProblem: () => new KeychainUnavailableError('no D-Bus session'),
     };
     const refusal = createTargetResolver({ snapshot: () => snapshot }, unreadable).resolve({ tokenName: null, pinnedProfileId: null });
     expect(refusal).toMatchObject({ status: 403, errorClass: 'no_key' });

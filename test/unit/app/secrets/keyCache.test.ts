@@ -5,6 +5,7 @@ import { API_KEY_ENV_VAR, EnvKeySource } from '../../../../proxy/app/secrets/env
 import { describeKeyStatus, KeyCache } from '../../../../proxy/app/secrets/keyCache.ts';
 import { SENTINEL_KEY } from '../../../support/sentinel.ts';
 import { memorySecretStore, unavailableSecretStore } from '../../../support/memorySecretStore.ts';
+import { KeychainUnavailableError, type SecretStore } from '../../../../proxy/contracts/secretStore.ts';
 
 /** A config source whose changes the test pushes by hand. */
 function configSource(initial: ConfigFile) {
@@ -136,6 +137,22 @@ describe('KeyCache', () => {
     await cache.loadAll(['work', 'home']);
     expect(cache.keychainProblem()).toBeNull();
     expect(cache.getKeyForRequest('home')).toBe('sk-home-key-000000000000');
+  });
+
+  it('a keychain that refuses one account still gives the others, and names the one it could not read', async () => {
+    const secrets = memorySecretStore({ work: SENTINEL_KEY, home: 'sk-home-key-000000000000' });
+    // macOS refuses one item whose access list leaves Airlock out; libsecret one in a locked collection of its own.
+    const refusesWork: SecretStore = {
+      ...secrets,
+      get: (account) => (account === 'work' ? Promise.reject(new KeychainUnavailableError('item access denied')) : secrets.get(account)),
+    };
+    const cache = new KeyCache(refusesWork);
+    await cache.loadAll(['work', 'home']);
+    expect(cache.getKeyForRequest('home')).toBe('sk-home-key-000000000000');
+    expect(cache.getKeyForRequest('work')).toBeNull();
+    expect(cache.unreadProblem(['work'])?.message).toContain('item access denied');
+    expect(cache.unreadProblem(['home'])).toBeNull();
+    expect(cache.keychainProblem()).toContain('"work"');
   });
 
   it('reports an unavailable keychain instead of failing', async () => {

@@ -146,8 +146,14 @@ async function startWithDataDir(options: AirlockOptions): Promise<Airlock> {
   const envKey = envProfileId ? EnvKeySource.fromEnvironment(options.env, envProfileId) : null;
   // Set before the keychain's problem is read: with a key from the environment it no longer asks for one.
   keys.setEnvironmentKey(envKey);
-  const keychainProblem = keys.keychainProblem();
+  let keychainProblem = keys.keychainProblem();
   if (keychainProblem) notices.push(keychainProblem);
+  // `airlock serve` said at start that keys could not be read: it says when they are.
+  const stopKeychainNews = keys.onChange(() => {
+    const problem = keys.keychainProblem();
+    if (keychainProblem !== null && problem === null) console.error('[airlock] The OS keychain answered: the gateway keys are read.');
+    keychainProblem = problem;
+  });
   if (envKey) notices.push(`Using the gateway key from AIRLOCK_API_KEY for profile "${envKey.profileId}" for this run only.`);
   const controlToken = await loadControlToken(secrets);
   const traceHeaders = new TraceHeaderCache(secrets);
@@ -247,6 +253,7 @@ async function startWithDataDir(options: AirlockOptions): Promise<Airlock> {
     stopFollowingZone();
     control.close();
     following.stop();
+    stopKeychainNews();
     followingTraceHeaders.stop();
     store.close();
     await log.close();
@@ -282,6 +289,7 @@ async function startWithDataDir(options: AirlockOptions): Promise<Airlock> {
       stopFollowingZone();
       control.close();
       following.stop();
+      stopKeychainNews();
       followingTraceHeaders.stop();
       store.close();
       await log.close();

@@ -3,7 +3,7 @@ import type { Profile } from '../contracts/profile.ts';
 import type { ClientIdentity, LocalRefusal, TargetRefusal, TargetResolver, UpstreamTarget } from '../contracts/ports.ts';
 import { CLI_COMMAND } from '../contracts/cli.ts';
 import { keyAccountsOf, type PoolKey } from '../contracts/keyPool.ts';
-import type { KeychainUnavailableError } from '../contracts/secretStore.ts';
+import { KeychainNotAnsweringError, type KeychainUnavailableError } from '../contracts/secretStore.ts';
 import { isLocalRefusal } from '../contracts/ports.ts';
 import type { KeyPools, PoolKeyWithSecret } from '../spend/keyPool.ts';
 
@@ -15,6 +15,8 @@ interface KeySource {
   retiredKeysOf?(profileId: string): readonly string[];
   /** Why the keychain could not read the first of these accounts, or null: a missing key is then not the user's doing. */
   unreadProblem?(accounts: readonly string[]): KeychainUnavailableError | null;
+  /** Asks the keychain once more for what it could not read (it may have been unlocked since). */
+  readUnreadAgain?(): void;
 }
 
 interface EnvKey {
@@ -58,17 +60,32 @@ export function createTargetResolver(
   };
 }
 
-/** Why the keychain could not read this profile's keys; null when they were read. */
+/** Why the keychain could not read this profile's keys, asking it again (the answer serves a later request); null when they were read. */
 function unreadProblem(keys: KeySource, profile: Profile): KeychainUnavailableError | null {
-  return keys.unreadProblem?.(keyAccountsOf(profile)) ?? null;
+  const problem = keys.unreadProblem?.(keyAccountsOf(profile)) ?? null;
+  if (problem) keys.readUnreadAgain?.();
+  return problem;
 }
+
+/** Seconds a client waits before asking again while the keychain has not answered (an unlock prompt may be open). */
+const KEYCHAIN_RETRY_AFTER_SECONDS = 5;
 
 /**
  * 403, not 5xx: every client retries 5xx, and a missing key is fixed by configuration, not by waiting.
  * The fix named is one that works: a pool's key is set by its id, and an unreadable keychain is no
- * missing key (setting one would fail the same way).
+ * missing key (setting one would fail the same way). A keychain that has not answered yet is the
+ * exception: waiting does fix it (the prompt answered, the key read), so it is a 503 with Retry-After.
  */
 function noKey(profileId: string, keychainProblem: KeychainUnavailableError | null, pooled: boolean): LocalRefusal {
+  if (keychainProblem instanceof KeychainNotAnsweringError) {
+    return {
+      status: 503,
+      errorClass: 'no_key',
+      code: 'keychain_not_answering',
+      message: `Airlock has not read the gateway key of profile "${profileId}" yet: ${keychainProblem.message}.`,
+      headers: { 'retry-after': String(KEYCHAIN_RETRY_AFTER_SECONDS) },
+    };
+  }
   const setKey = pooled
     ? `Run \`${CLI_COMMAND} key set ${profileId} --key <id>\` (ids: \`${CLI_COMMAND} key list ${profileId}\`) or \`${CLI_COMMAND} key add ${profileId}\`, or set one in the Airlock window.`
     : `Run \`${CLI_COMMAND} key set ${profileId}\` or set it in the Airlock window.`;

@@ -60,6 +60,8 @@ export function createControlRouter(deps: ControlDeps): ControlApi {
   const stopSummaries = deps.log.onRowSummaries((summaries) => hub.summariesWritten(summaries));
   // A hand edit of airlock.json that does not validate: the window's alarm comes and goes with it.
   const stopFileProblems = deps.config.onProblemChange(() => hub.statusChanged());
+  // A keychain read (one that had hung, at last): the keychain alarm and the keys' statuses may have changed.
+  const stopKeyChanges = deps.keys.onChange(() => hub.statusChanged());
   const context: ControlContext = {
     deps,
     hub,
@@ -134,6 +136,7 @@ export function createControlRouter(deps: ControlDeps): ControlApi {
       detach = null;
       stopSummaries();
       stopFileProblems();
+      stopKeyChanges();
       hub.close();
     },
   };

@@ -67,8 +67,10 @@ export class KeyCache {
   readonly #nowMs: () => number;
   /** Accounts the last load could not read, with the keychain's reason: a key there may exist. */
   #unread = new Map<string, KeychainUnavailableError>();
-  /** The accounts the last load was for. */
+  /** The accounts the last load was for: what a reading again reads. */
   #accounts: readonly string[] = [];
+  #readingAgain = false;
+  readonly #listeners = new Set<() => void>();
   #environmentKey: EnvironmentKey | null = null;
   /** Loads run one after another so an older, slower load never overwrites a newer one. */
   #queue: Promise<void> = Promise.resolve();
@@ -103,7 +105,28 @@ export class KeyCache {
       for (const [account, key] of this.#keys) if (next.get(account) !== key) this.#retire(account, key);
       this.#keys = next;
       this.#unread = unread;
+      for (const listener of [...this.#listeners]) listener();
     });
+  }
+
+  /**
+   * Reads the accounts the last load could not read once more (a request found one of their keys
+   * missing: the keychain may have been unlocked or started since). One reading at a time.
+   */
+  readUnreadAgain(): void {
+    if (this.#unread.size === 0 || this.#readingAgain) return;
+    this.#readingAgain = true;
+    this.loadAll(this.#accounts)
+      .catch(() => undefined)
+      .finally(() => {
+        this.#readingAgain = false;
+      });
+  }
+
+  /** Calls `listener` after each load (the keychain problem may have come or gone). Returns the unsubscribe function. */
+  onChange(listener: () => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
   }
 
   /** Re-reads one account's key (after another process changed it); a profile id is its single key's account. */
@@ -210,11 +233,17 @@ export class KeyCache {
       loadedFor = signature;
       return this.loadAll(accounts);
     };
-    const stop = config.onChange((snapshot) => {
+    const stopConfig = config.onChange((snapshot) => {
       loadIfChanged(snapshot).catch(() => {
         // loadAll reports an unavailable keychain through keychainProblem(); nothing else to do here.
       });
     });
+    // A call that had hung returned: what it held up can be read now.
+    const stopAnswers = this.#secrets.onAnswersAgain?.(() => this.readUnreadAgain());
+    const stop = (): void => {
+      stopConfig();
+      stopAnswers?.();
+    };
     return { ready: loadIfChanged(config.snapshot()), stop };
   }
 

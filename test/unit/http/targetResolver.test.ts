@@ -5,7 +5,7 @@ import { createTargetResolver } from '../../../proxy/app/targetResolver.ts';
 import { EnvKeySource } from '../../../proxy/app/secrets/envKeySource.ts';
 import type { UpstreamTarget } from '../../../proxy/contracts/ports.ts';
 import { KeyPools } from '../../../proxy/spend/keyPool.ts';
-import { KeychainUnavailableError } from '../../../proxy/contracts/secretStore.ts';
+import { KeychainNotAnsweringError, KeychainUnavailableError } from '../../../proxy/contracts/secretStore.ts';
 
 const keys = { a: 'sk-key-for-profile-a-0001', b: 'sk-key-for-profile-b-0002' } as Record<string, string>;
 const keySource = { getKeyForRequest: (profileId: string) => keys[profileId] ?? null };
@@ -40,12 +40,38 @@ describe('createTargetResolver', () => {
     expect(JSON.stringify(refusal)).not.toContain('sk-key');
   });
 
+  it('a keychain that has not answered yet is a retryable 503 naming the cause, and asks the keychain again', () => {
+    let rereads = 0;
+    const snapshot = setActiveProfile(config(), 'nokey');
+    const waiting = new KeychainNotAnsweringError(30_000);
+    const source = {
+      ...keySource,
+      unreadProblem: (accounts: readonly string[]) => (accounts.includes('nokey') ? waiting : null),
+      readUnreadAgain: () => {
+        rereads += 1;
+      },
+    };
+    const resolver = createTargetResolver({ snapshot: () => snapshot }, source);
+    const refusal = resolver.resolve({ tokenName: null, pinnedProfileId: null });
+    expect(refusal).toMatchObject({
+      status: 503,
+      errorClass: 'no_key',
+      code: 'keychain_not_answering',
+      headers: { 'retry-after': expect.any(String) },
+    });
+    expect(refusal).toHaveProperty('message', expect.stringContaining('did not answer within 30 s'));
+    expect(rereads).toBe(1);
+    // A profile whose key was read is served as before.
+    expect(resolver.resolve({ tokenName: null, pinnedProfileId: 'a' })).toMatchObject({ apiKey: keys.a });
+  });
+
   it('a keychain that gave an error for this profile says so, not that the key is missing', () => {
     const snapshot = setActiveProfile(config(), 'nokey');
     const source = {
       ...keySource,
       unreadProblem: (accounts: readonly string[]) =>
         accounts.includes('nokey') ? new KeychainUnavailableError('item access denied') : null,
+      readUnreadAgain: () => undefined,
     };
     const refusal = createTargetResolver({ snapshot: () => snapshot }, source).resolve({ tokenName: null, pinnedProfileId: null });
     expect(refusal).toMatchObject({ status: 403, errorClass: 'no_key', code: 'no_key' });

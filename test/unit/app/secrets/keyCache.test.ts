@@ -5,7 +5,7 @@ import { API_KEY_ENV_VAR, EnvKeySource } from '../../../../proxy/app/secrets/env
 import { describeKeyStatus, KeyCache } from '../../../../proxy/app/secrets/keyCache.ts';
 import { SENTINEL_KEY } from '../../../support/sentinel.ts';
 import { memorySecretStore, unavailableSecretStore } from '../../../support/memorySecretStore.ts';
-import { KeychainUnavailableError, type SecretStore } from '../../../../proxy/contracts/secretStore.ts';
+import { KeychainNotAnsweringError, KeychainUnavailableError, type SecretStore } from '../../../../proxy/contracts/secretStore.ts';
 
 /** A config source whose changes the test pushes by hand. */
 function configSource(initial: ConfigFile) {
@@ -153,6 +153,57 @@ describe('KeyCache', () => {
     expect(cache.unreadProblem(['work'])?.message).toContain('item access denied');
     expect(cache.unreadProblem(['home'])).toBeNull();
     expect(cache.keychainProblem()).toContain('"work"');
+  });
+
+  it('reads the keys it could not read as soon as the keychain answers again', async () => {
+    const secrets = memorySecretStore({ work: SENTINEL_KEY });
+    const answersAgain = new Set<() => void>();
+    let answering = false;
+    const stuckThenBack: SecretStore = {
+      ...secrets,
+      get: (account) => (answering ? secrets.get(account) : Promise.reject(new KeychainNotAnsweringError(30_000))),
+      onAnswersAgain: (listener) => {
+        answersAgain.add(listener);
+        return () => answersAgain.delete(listener);
+      },
+    };
+    const cache = new KeyCache(stuckThenBack);
+    const following = cache.follow(configSource(oneProfile));
+    await following.ready;
+    expect(cache.unreadProblem(['work'])).toBeInstanceOf(KeychainNotAnsweringError);
+    const changed = new Promise<void>((resolve) => cache.onChange(resolve));
+    answering = true;
+    for (const listener of answersAgain) listener();
+    await changed;
+    expect(cache.getKeyForRequest('work')).toBe(SENTINEL_KEY);
+    expect(cache.keychainProblem()).toBeNull();
+    following.stop();
+    expect(answersAgain.size).toBe(0);
+  });
+
+  it('a request that finds a key unread asks for one more reading, not one per request', async () => {
+    const secrets = memorySecretStore({ work: SENTINEL_KEY });
+    let unlocked = false;
+    let reads = 0;
+    const lockedThenUnlocked: SecretStore = {
+      ...secrets,
+      get: (account) => {
+        reads += 1;
+        return unlocked ? secrets.get(account) : Promise.reject(new KeychainUnavailableError('the collection is locked'));
+      },
+    };
+    const cache = new KeyCache(lockedThenUnlocked);
+    await cache.follow(configSource(oneProfile)).ready;
+    expect(reads).toBe(1);
+    unlocked = true;
+    const changed = new Promise<void>((resolve) => cache.onChange(resolve));
+    cache.readUnreadAgain();
+    cache.readUnreadAgain();
+    await changed;
+    expect(reads).toBe(2);
+    expect(cache.getKeyForRequest('work')).toBe(SENTINEL_KEY);
+    cache.readUnreadAgain();
+    expect(reads).toBe(2);
   });
 
   it('reports an unavailable keychain instead of failing', async () => {

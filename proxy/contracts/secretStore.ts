@@ -52,24 +52,35 @@ export class KeychainUnavailableError extends Error {
   }
 }
 
+/** What a call that has not answered was doing: what happens once the keychain answers differs. */
+export type KeychainCall = 'read' | 'save' | 'delete';
+
+const AFTER_NO_ANSWER: Record<KeychainCall, (fallback: string) => string> = {
+  read: (fallback) => `Airlock reads the keys as soon as it answers; until then ${fallback}`,
+  save: () => 'The secret may not have been saved: save it again once the keychain answers (Airlock wrote it nowhere else)',
+  delete: () => 'The secret may not have been deleted: delete it again once the keychain answers',
+};
+
 /**
  * A keychain that is there but has not answered a call in time: an unlock prompt nobody answered,
  * or a Secret Service or D-Bus that hangs. Unlike a missing keychain, waiting can end it.
  */
 export class KeychainNotAnsweringError extends KeychainUnavailableError {
   readonly waitedMs: number;
+  readonly call: KeychainCall;
 
-  constructor(waitedMs: number, fallback: string = GATEWAY_KEY_FALLBACK) {
+  constructor(waitedMs: number, call: KeychainCall = 'read', fallback: string = GATEWAY_KEY_FALLBACK) {
     super(`it did not answer within ${Math.round(waitedMs / 1000)} s`, fallback);
     this.name = 'KeychainNotAnsweringError';
     this.waitedMs = waitedMs;
+    this.call = call;
     this.message =
       `the OS keychain did not answer within ${Math.round(waitedMs / 1000)} s. It may be waiting for you to unlock it: ` +
       'answer its password prompt. If no prompt is open, its service is stuck: on Linux restart gnome-keyring-daemon ' +
-      `(or log out and in). Airlock reads the keys as soon as it answers; until then ${fallback}`;
+      `(or log out and in). ${AFTER_NO_ANSWER[call](fallback)}`;
   }
 
   override withFallback(fallback: string): KeychainNotAnsweringError {
-    return new KeychainNotAnsweringError(this.waitedMs, fallback);
+    return new KeychainNotAnsweringError(this.waitedMs, this.call, fallback);
   }
 }

@@ -1,4 +1,4 @@
-import { KeychainNotAnsweringError, type SecretStore } from '../../contracts/secretStore.ts';
+import { type KeychainCall, KeychainNotAnsweringError, type SecretStore } from '../../contracts/secretStore.ts';
 
 /**
  * How long a caller waits for one keychain call. Long enough to answer an unlock prompt (type a
@@ -9,7 +9,8 @@ import { KeychainNotAnsweringError, type SecretStore } from '../../contracts/sec
 export const KEYCHAIN_ANSWER_WAIT_MS = 30_000;
 
 interface Waiting {
-  giveUp(error: Error): void;
+  /** Fails the call with KeychainNotAnsweringError, said for what it was doing. */
+  giveUp(): void;
 }
 
 /**
@@ -22,12 +23,13 @@ interface Waiting {
  */
 export function boundKeychainWaits(inner: SecretStore, answerWaitMs: number = KEYCHAIN_ANSWER_WAIT_MS): SecretStore {
   let turn: Promise<void> = Promise.resolve();
-  let overdue: KeychainNotAnsweringError | null = null;
+  /** A call sent is past its wait: the keychain holds it. */
+  let overdue = false;
   const waiting = new Set<Waiting>();
   const listeners = new Set<() => void>();
 
-  const call = <T>(send: () => Promise<T>): Promise<T> => {
-    if (overdue) return Promise.reject(overdue);
+  const call = <T>(kind: KeychainCall, send: () => Promise<T>): Promise<T> => {
+    if (overdue) return Promise.reject(new KeychainNotAnsweringError(answerWaitMs, kind));
     return new Promise<T>((resolve, reject) => {
       let done = false;
       const finish = (settle: () => void): void => {
@@ -37,16 +39,15 @@ export function boundKeychainWaits(inner: SecretStore, answerWaitMs: number = KE
         waiting.delete(entry);
         settle();
       };
-      const entry: Waiting = { giveUp: (error) => finish(() => reject(error)) };
+      const entry: Waiting = { giveUp: () => finish(() => reject(new KeychainNotAnsweringError(answerWaitMs, kind))) };
       waiting.add(entry);
       const timer = setTimeout(() => {
-        const error = new KeychainNotAnsweringError(answerWaitMs);
         if (sent) {
           // This call holds the keychain: the ones behind it would only wait for it, so they fail now.
-          overdue = error;
-          for (const other of [...waiting]) other.giveUp(error);
+          overdue = true;
+          for (const other of [...waiting]) other.giveUp();
         }
-        entry.giveUp(error);
+        entry.giveUp();
       }, answerWaitMs);
       let sent = false;
       turn = turn.then(async () => {
@@ -60,7 +61,7 @@ export function boundKeychainWaits(inner: SecretStore, answerWaitMs: number = KE
           finish(() => reject(error));
         } finally {
           if (overdue) {
-            overdue = null;
+            overdue = false;
             for (const listener of [...listeners]) listener();
           }
         }
@@ -69,9 +70,9 @@ export function boundKeychainWaits(inner: SecretStore, answerWaitMs: number = KE
   };
 
   return {
-    get: (account) => call(() => inner.get(account)),
-    set: (account, secret) => call(() => inner.set(account, secret)),
-    delete: (account) => call(() => inner.delete(account)),
+    get: (account) => call('read', () => inner.get(account)),
+    set: (account, secret) => call('save', () => inner.set(account, secret)),
+    delete: (account) => call('delete', () => inner.delete(account)),
     onAnswersAgain(listener) {
       listeners.add(listener);
       return () => listeners.delete(listener);

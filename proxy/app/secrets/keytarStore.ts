@@ -14,6 +14,11 @@ interface KeytarModule {
  * than `answerWaitMs` (boundedSecretStore.ts).
  */
 export function createKeytarSecretStore(service: string = KEYCHAIN_SERVICE, answerWaitMs: number = KEYCHAIN_ANSWER_WAIT_MS): SecretStore {
+  return boundKeychainWaits(keytarCalls(service), answerWaitMs);
+}
+
+/** keytar's calls as they are, each waited for as long as it takes: for a process that bounds them itself. */
+export function keytarCalls(service: string = KEYCHAIN_SERVICE): SecretStore {
   let loaded: Promise<KeytarModule> | null = null;
   const keytar = (): Promise<KeytarModule> => {
     loaded ??= import('keytar').then(
@@ -24,14 +29,11 @@ export function createKeytarSecretStore(service: string = KEYCHAIN_SERVICE, answ
     );
     return loaded;
   };
-  return boundKeychainWaits(
-    {
-      get: (account) => callKeychain(async () => (await keytar()).getPassword(service, account)),
-      set: (account, secret) => callKeychain(async () => (await keytar()).setPassword(service, account, secret)),
-      delete: (account) => callKeychain(async () => (await keytar()).deletePassword(service, account)),
-    },
-    answerWaitMs,
-  );
+  return {
+    get: (account) => callKeychain(async () => (await keytar()).getPassword(service, account)),
+    set: (account, secret) => callKeychain(async () => (await keytar()).setPassword(service, account, secret)),
+    delete: (account) => callKeychain(async () => (await keytar()).deletePassword(service, account)),
+  };
 }
 
 /** keytar's errors carry the platform's reason (no D-Bus, no Secret Service, locked); never the secret. */

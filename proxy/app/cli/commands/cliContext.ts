@@ -4,7 +4,8 @@ import type { Command } from 'commander';
 import { resolveDataDir } from '../../dataDir.ts';
 import { CommandLineError, FAILED_CODE, FAILED_EXIT_CODE } from '../airlockCommand.ts';
 import { openConfigStore, type ConfigStore } from '../../profiles/configStore.ts';
-import { createKeytarSecretStore } from '../../secrets/keytarStore.ts';
+import { createKeychainHelperStore } from '../../secrets/keychainHelperStore.ts';
+import { KEYCHAIN_ANSWER_WAIT_MS } from '../../secrets/boundedSecretStore.ts';
 import type { SecretStore } from '../../../contracts/secretStore.ts';
 import { terminalText } from '../../../core/terminalText.ts';
 
@@ -30,12 +31,17 @@ export function defaultCliDeps(): CliDeps {
     platform: process.platform,
     homedir: homedir(),
     cwd: process.cwd(),
-    secrets: () => (secrets ??= createKeytarSecretStore()),
+    secrets: () => (secrets ??= cliKeychain()),
     stdin: process.stdin,
     stdout: process.stdout,
     stderr: process.stderr,
     nowMs: Date.now,
   };
+}
+
+/** The OS keychain as the CLI's commands use it: in a helper process, so a call that hangs cannot keep the command from ending. */
+export function cliKeychain(answerWaitMs: number = KEYCHAIN_ANSWER_WAIT_MS): SecretStore {
+  return createKeychainHelperStore(answerWaitMs);
 }
 
 /** The data directory chosen by the global `--data-dir` option (else the default one). */

@@ -1,6 +1,6 @@
 import type { ConfigFile } from '../../contracts/config.ts';
 import { API_KEY_ENV_VAR } from './envKeySource.ts';
-import { KeychainUnavailableError, type SecretStore } from '../../contracts/secretStore.ts';
+import { KeychainNotAnsweringError, KeychainUnavailableError, type SecretStore } from '../../contracts/secretStore.ts';
 import { keyAccountsOf, poolKeyAccount, type PoolKey } from '../../contracts/keyPool.ts';
 
 export interface KeyStatus {
@@ -140,7 +140,7 @@ export class KeyCache {
   /** Stores an already cleaned key in the keychain, then in memory, under a profile id (its single key) or a pool key's account. */
   setKey(account: string, key: string): Promise<void> {
     return this.#enqueue(async () => {
-      await this.#secrets.set(account, key);
+      await this.#unansweredIsUnread(account, this.#secrets.set(account, key));
       this.#replace(account, key);
     });
   }
@@ -148,9 +148,22 @@ export class KeyCache {
   deleteKey(account: string): Promise<boolean> {
     let deleted = false;
     return this.#enqueue(async () => {
-      deleted = await this.#secrets.delete(account);
+      deleted = await this.#unansweredIsUnread(account, this.#secrets.delete(account));
       this.#replace(account, null);
     }).then(() => deleted);
+  }
+
+  /**
+   * A change the keychain did not answer in time may still happen (the prompt answered late): the
+   * account is read again when the keychain answers, so the key sent is the one the keychain holds.
+   */
+  async #unansweredIsUnread<T>(account: string, change: Promise<T>): Promise<T> {
+    try {
+      return await change;
+    } catch (error) {
+      if (error instanceof KeychainNotAnsweringError) this.#unread.set(account, error);
+      throw error;
+    }
   }
 
   /** A key from the environment serves its profile this run (the target resolver sends it): statuses say so. */

@@ -206,6 +206,30 @@ describe('KeyCache', () => {
     expect(reads).toBe(2);
   });
 
+  it('a save the keychain did not answer in time is read again when it answers, so the cache holds what the keychain holds', async () => {
+    const secrets = memorySecretStore({ work: 'sk-old-key-00000000000000' });
+    const answersAgain = new Set<() => void>();
+    const slowSave: SecretStore = {
+      ...secrets,
+      // The save reaches the keychain (the prompt was answered late), but after the caller stopped waiting.
+      set: async (account, secret) => {
+        await secrets.set(account, secret);
+        throw new KeychainNotAnsweringError(30_000, 'save');
+      },
+      onAnswersAgain: (listener) => {
+        answersAgain.add(listener);
+        return () => answersAgain.delete(listener);
+      },
+    };
+    const cache = new KeyCache(slowSave);
+    await cache.follow(configSource(oneProfile)).ready;
+    await expect(cache.setKey('work', SENTINEL_KEY)).rejects.toThrow(/may not have been saved/);
+    const changed = new Promise<void>((resolve) => cache.onChange(resolve));
+    for (const listener of answersAgain) listener();
+    await changed;
+    expect(cache.getKeyForRequest('work')).toBe(SENTINEL_KEY);
+  });
+
   it('reports an unavailable keychain instead of failing', async () => {
     const cache = new KeyCache(unavailableSecretStore());
     await cache.loadAll(['work']);

@@ -17,7 +17,14 @@ import type { ConnectService } from '../proxy/app/connect/connectService.ts';
 import type { ConfigStore } from '../proxy/app/profiles/configStore.ts';
 import { startAirlock } from '../proxy/app/startAirlock.ts';
 import { createKeytarSecretStore } from '../proxy/app/secrets/keytarStore.ts';
-import { clientTokenAccount, KeychainUnavailableError, type SecretStore } from '../proxy/contracts/secretStore.ts';
+import {
+  clientTokenAccount,
+  KeychainNotAnsweringError,
+  type KeychainUnavailableError,
+  type SecretStore,
+} from '../proxy/contracts/secretStore.ts';
+import { keyAccountsOf } from '../proxy/contracts/keyPool.ts';
+import type { KeyCache } from '../proxy/app/secrets/keyCache.ts';
 import type { ProxyHandle } from '../proxy/http/startServer.ts';
 import type { PausedClient } from './logic/appState.ts';
 
@@ -43,16 +50,18 @@ export interface DesktopRuntime {
 export interface DesktopRuntimeOptions {
   dataDir: string;
   port: number;
+  /** The OS keychain (keytar) unless a test gives another. */
+  secrets?: SecretStore;
 }
 
 export async function startDesktopRuntime(options: DesktopRuntimeOptions): Promise<DesktopRuntime> {
-  const secrets = createKeytarSecretStore();
+  const secrets = options.secrets ?? createKeytarSecretStore();
   const airlock = await startAirlock({ dataDir: options.dataDir, port: options.port, env: process.env, secrets });
-  const keychainProblem = airlock.keys.keychainProblem();
-  if (keychainProblem !== null) {
+  const keychainFailure = unusableKeychain(airlock.config.snapshot(), airlock.keys);
+  if (keychainFailure !== null) {
     // The desktop app takes keys from the keychain only: without one it shows the fix instead.
     await airlock.stop();
-    throw new KeychainUnavailableError(keychainProblem);
+    throw keychainFailure;
   }
   return {
     proxy: airlock.proxy,
@@ -68,6 +77,18 @@ export async function startDesktopRuntime(options: DesktopRuntimeOptions): Promi
       await airlock.stop({ drainMs });
     },
   };
+}
+
+/**
+ * The keychain failed every key it was asked for, and not for want of time. One that has not answered
+ * yet (an unlock prompt open) or refused only some keys leaves the app running with the window's
+ * alarm: the keys are read as soon as it answers, where a failed start would need a restart.
+ */
+function unusableKeychain(snapshot: ConfigFile, keys: KeyCache): KeychainUnavailableError | null {
+  const problems = snapshot.profiles.flatMap(keyAccountsOf).map((account) => keys.unreadProblem([account]));
+  const [first] = problems;
+  if (!first || first instanceof KeychainNotAnsweringError) return null;
+  return problems.every((problem) => problem !== null && !(problem instanceof KeychainNotAnsweringError)) ? first : null;
 }
 
 async function firstClientToken(snapshot: ConfigFile, secrets: SecretStore): Promise<string | null> {

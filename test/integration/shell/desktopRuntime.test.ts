@@ -1,0 +1,56 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startDesktopRuntime } from '../../../electron/desktopRuntime.ts';
+import { addProfile } from '../../../proxy/app/profiles/configMutations.ts';
+import { openConfigStore } from '../../../proxy/app/profiles/configStore.ts';
+import { KeychainNotAnsweringError, KeychainUnavailableError, type SecretStore } from '../../../proxy/contracts/secretStore.ts';
+import { rawRequest } from '../../support/http.ts';
+
+let dataDir = '';
+
+afterEach(() => {
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+async function dataDirWithProfile(): Promise<string> {
+  const directory = mkdtempSync(path.join(tmpdir(), 'airlock-desktop-runtime-'));
+  const store = openConfigStore(directory);
+  await store.update((config) => addProfile(config, { id: 'work', name: 'Work', baseUrl: 'https://gw.example/v1' }, { activate: true }));
+  store.close();
+  return directory;
+}
+
+function failingKeychain(error: () => Error): SecretStore {
+  const fail = async (): Promise<never> => {
+    throw error();
+  };
+  return { get: fail, set: fail, delete: fail };
+}
+
+describe('the desktop runtime at start', () => {
+  it('runs when the keychain has not answered yet (an unlock prompt open), with the keychain alarm, so the keys are read when it answers', async () => {
+    dataDir = await dataDirWithProfile();
+    const runtime = await startDesktopRuntime({ dataDir, port: 0, secrets: failingKeychain(() => new KeychainNotAnsweringError(30_000)) });
+    try {
+      const status = await rawRequest(`${runtime.proxy.url}/_airlock/api/status`, {
+        headers: { authorization: `Bearer ${runtime.controlToken}` },
+      });
+      expect(status.status).toBe(200);
+      expect(JSON.parse(status.body).alarms).toContainEqual({
+        kind: 'keychain_unavailable',
+        message: expect.stringContaining('did not answer within 30 s'),
+      });
+    } finally {
+      await runtime.stop(0);
+    }
+  });
+
+  it('still shows the fix instead of running when there is no keychain at all', async () => {
+    dataDir = await dataDirWithProfile();
+    await expect(
+      startDesktopRuntime({ dataDir, port: 0, secrets: failingKeychain(() => new KeychainUnavailableError('no D-Bus session')) }),
+    ).rejects.toThrow(/no D-Bus session/);
+  });
+});

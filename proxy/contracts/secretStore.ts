@@ -35,13 +35,23 @@ export function traceHeaderAccount(headerName: string): string {
 /** The way to run without a keychain for a gateway key. */
 const GATEWAY_KEY_FALLBACK = 'set AIRLOCK_API_KEY for this run; Airlock never writes keys to a file';
 
-/** No keychain to keep secrets in: said plainly, with the one way to run anyway. */
+/**
+ * The platform's words for a keychain that is there but locked: libsecret's "…in a locked collection"
+ * (gnome-keyring, its unlock prompt dismissed or impossible), macOS's "User interaction is not allowed."
+ */
+const KEYCHAIN_LOCKED = /\blocked\b|interaction is not allowed/i;
+
+/** No keychain to keep secrets in, or a locked one: said plainly, with the one way to run anyway. */
 export class KeychainUnavailableError extends Error {
   /** The platform's reason, to say it again with another way forward (`withFallback`). */
   readonly detail: string;
 
   constructor(detail: string, fallback: string = GATEWAY_KEY_FALLBACK) {
-    super(`no OS keychain (Secret Service) is available: ${detail}. Start a keyring (e.g. gnome-keyring) in this session, or ${fallback}`);
+    super(
+      KEYCHAIN_LOCKED.test(detail)
+        ? `the OS keychain is locked (${detail}). Unlock it (on Linux in Passwords and Keys, or log out and in; on macOS in Keychain Access) and try again, or ${fallback}`
+        : `no OS keychain (Secret Service) is available: ${detail}. Start a keyring (e.g. gnome-keyring) in this session, or ${fallback}`,
+    );
     this.name = 'KeychainUnavailableError';
     this.detail = detail;
   }

@@ -29,6 +29,8 @@ export interface PrivateKeyring {
   bus: ChildProcess;
   /** The gnome-keyring-daemon this test started (SIGSTOP it for a Secret Service that hangs). */
   keyring: ChildProcess;
+  /** Locks the keyring's login collection, as a screen lock or a timeout does (Secret Service's Lock). */
+  lock(): Promise<void>;
   /** Ends both daemons (by their process ids) and removes the HOME. */
   stop(): Promise<void>;
 }
@@ -76,6 +78,25 @@ export async function startPrivateKeyring(): Promise<PrivateKeyring> {
     env,
     bus,
     keyring,
+    async lock() {
+      const locking = spawn(
+        'gdbus',
+        [
+          'call',
+          '--session',
+          '--dest',
+          'org.freedesktop.secrets',
+          '--object-path',
+          '/org/freedesktop/secrets',
+          '--method',
+          'org.freedesktop.Secret.Service.Lock',
+          "['/org/freedesktop/secrets/collection/login']",
+        ],
+        { env, stdio: 'ignore' },
+      );
+      const [code] = await once(locking, 'exit');
+      if (code !== 0) throw new Error(`gdbus could not lock the login collection (exit ${code})`);
+    },
     async stop() {
       for (const child of [keyring, bus]) {
         if (child.exitCode !== null || child.signalCode !== null) continue;

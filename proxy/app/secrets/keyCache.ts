@@ -20,6 +20,8 @@ const MIN_LENGTH_TO_SHOW_TAIL = 12;
 
 /** The way on without a keychain when this run already has its gateway key from the environment. */
 const ENVIRONMENT_KEY_FALLBACK = `go on without one: this run takes the gateway key from ${API_KEY_ENV_VAR}`;
+/** A held key the keychain read as empty with no change of keys said: the likeliest cause is a lock. */
+const EMPTY_BUT_HELD = 'it gave no key for an account that had one, and no key was changed: it is probably locked';
 
 /**
  * A key replaced or removed is masked on: requests sent with it may still be running, a gateway may
@@ -83,9 +85,11 @@ export class KeyCache {
   /**
    * Replaces the cache with the keys of exactly these keychain accounts (a profile id holds its single
    * key). An account the keychain cannot read keeps the key already held for it, with the problem
-   * said; the others are read all the same.
+   * said; the others are read all the same. `keysChanged: false` says nothing changed the keys since
+   * the last load (only the profile list did): an account that held a key and reads as empty then
+   * keeps it, since a locked keyring whose unlock prompt was dismissed answers with no key (libsecret).
    */
-  loadAll(accounts: readonly string[]): Promise<void> {
+  loadAll(accounts: readonly string[], { keysChanged = true }: { keysChanged?: boolean } = {}): Promise<void> {
     this.#accounts = accounts;
     return this.#enqueue(async () => {
       const next = new Map<string, string>();
@@ -93,7 +97,12 @@ export class KeyCache {
       for (const account of accounts) {
         try {
           const key = await this.#secrets.get(account);
+          const held = this.#keys.get(account);
           if (key) next.set(account, key);
+          else if (!keysChanged && held !== undefined) {
+            next.set(account, held);
+            unread.set(account, new KeychainUnavailableError(EMPTY_BUT_HELD));
+          }
         } catch (error) {
           if (!(error instanceof KeychainUnavailableError)) throw error;
           unread.set(account, error);
@@ -239,12 +248,15 @@ export class KeyCache {
    */
   follow(config: ConfigSource): { ready: Promise<void>; stop: () => void } {
     let loadedFor = '';
+    let loadedRevision: number | null = null;
     const loadIfChanged = (snapshot: ConfigFile): Promise<void> => {
       const accounts = snapshot.profiles.flatMap((profile) => keyAccountsOf(profile));
       const signature = `${snapshot.keysRevision}:${accounts.join('\n')}`;
       if (signature === loadedFor) return this.#queue;
       loadedFor = signature;
-      return this.loadAll(accounts);
+      const keysChanged = snapshot.keysRevision !== loadedRevision;
+      loadedRevision = snapshot.keysRevision;
+      return this.loadAll(accounts, { keysChanged });
     };
     const stopConfig = config.onChange((snapshot) => {
       loadIfChanged(snapshot).catch(() => {

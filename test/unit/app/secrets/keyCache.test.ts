@@ -230,6 +230,25 @@ describe('KeyCache', () => {
     expect(cache.getKeyForRequest('work')).toBe(SENTINEL_KEY);
   });
 
+  it('a held key read as empty keeps being sent unless the keys revision says keys changed (a locked keyring reads as empty)', async () => {
+    const secrets = memorySecretStore({ work: SENTINEL_KEY });
+    const config = configSource(oneProfile);
+    const cache = new KeyCache(secrets);
+    await cache.follow(config).ready;
+    secrets.entries.delete('work');
+    const reloaded = () => new Promise<void>((resolve) => cache.onChange(resolve));
+    let changed = reloaded();
+    config.push(addProfile(config.snapshot(), { id: 'home', name: 'Home', baseUrl: 'https://home.example/v1' }));
+    await changed;
+    expect(cache.getKeyForRequest('work')).toBe(SENTINEL_KEY);
+    expect(cache.keychainProblem()).toContain('probably locked');
+    changed = reloaded();
+    config.push(bumpKeysRevision(config.snapshot()));
+    await changed;
+    expect(cache.getKeyForRequest('work')).toBeNull();
+    expect(cache.keychainProblem()).toBeNull();
+  });
+
   it('reports an unavailable keychain instead of failing', async () => {
     const cache = new KeyCache(unavailableSecretStore());
     await cache.loadAll(['work']);

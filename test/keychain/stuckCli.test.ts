@@ -1,4 +1,7 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { createInterface } from 'node:readline';
+import { freePort } from '../support/freePort.ts';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -53,6 +56,38 @@ describe('airlock key set while the keychain does not answer', () => {
     expect(findSentinel(set.stdout + set.stderr)).toBeNull();
     for (const entry of readdirSync(dataDir, { withFileTypes: true, recursive: true }).filter((candidate) => candidate.isFile())) {
       expect(findSentinel(readFileSync(path.join(entry.parentPath, entry.name)))).toBeNull();
+    }
+  });
+
+  it('airlock serve started on it stops on Ctrl-C', async () => {
+    keyring = await startPrivateKeyring();
+    dataDir = mkdtempSync(path.join(tmpdir(), 'airlock-stuck-serve-'));
+    expect((await airlock(['profile', 'add', 'work', '--name', 'Work', '--base-url', 'https://gw.example/v1', '--activate'])).code).toBe(0);
+    keyring.bus.kill('SIGSTOP');
+    const serve = spawn(
+      process.execPath,
+      [fixture, String(ANSWER_WAIT_MS), '--data-dir', dataDir, 'serve', '--port', String(await freePort())],
+      {
+        env: keyring.env,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    const exited = once(serve, 'exit');
+    // Far past the bound: a serve still running then is hung in its exit (the stuck call holds a thread).
+    const hung = setTimeout(() => serve.kill('SIGKILL'), HUNG_AFTER_MS);
+    try {
+      const lines = createInterface({ input: serve.stdout })[Symbol.asyncIterator]();
+      let line = '';
+      while (!line.startsWith('  Note:')) {
+        const next = await lines.next();
+        if (next.done) throw new Error('airlock serve ended (or was killed as hung) before it served');
+        line = next.value;
+      }
+      expect(line).toContain('did not answer within 1 s');
+      serve.kill('SIGINT');
+      expect(await exited).toEqual([0, null]);
+    } finally {
+      clearTimeout(hung);
     }
   });
 });

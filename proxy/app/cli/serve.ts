@@ -145,6 +145,8 @@ export function registerServeCommand(program: Command, deps: CliDeps = defaultCl
           dataDir,
           port: options.port,
           env: deps.env,
+          // In the CLI's helper process: a keychain call that hangs then cannot keep Ctrl-C from stopping Airlock.
+          secrets: deps.secrets(),
           ...(options.profile ? { profileId: options.profile } : {}),
           ...(commandLineBaseUrl ? { commandLineBaseUrl } : {}),
         });

@@ -41,17 +41,30 @@ const GATEWAY_KEY_FALLBACK = 'set AIRLOCK_API_KEY for this run; Airlock never wr
  */
 const KEYCHAIN_LOCKED = /\blocked\b|interaction is not allowed/i;
 
-/** No keychain to keep secrets in, or a locked one: said plainly, with the one way to run anyway. */
+/**
+ * libsecret keeps the unique bus name (":1.42") of the Secret Service it first reached; once that
+ * daemon ended, D-Bus answers that the name is not provided, though a new daemon may serve the
+ * well-known name: only a process that connects again reaches it.
+ */
+const SECRET_SERVICE_GONE = /The name :[\d.]+ was not provided/;
+
+function explainKeychainFailure(detail: string, fallback: string): string {
+  if (KEYCHAIN_LOCKED.test(detail)) {
+    return `the OS keychain is locked (${detail}). Unlock it (on Linux in Passwords and Keys, or log out and in; on macOS in Keychain Access) and try again, or ${fallback}`;
+  }
+  if (SECRET_SERVICE_GONE.test(detail)) {
+    return `the Secret Service Airlock was using is gone (${detail}): its daemon ended or restarted. The keys already read stay in use. Restart Airlock to reach the keyring running now, or ${fallback}`;
+  }
+  return `no OS keychain (Secret Service) is available: ${detail}. Start a keyring (e.g. gnome-keyring) in this session, or ${fallback}`;
+}
+
+/** No keychain to keep secrets in, a locked one, or one that went away: said plainly, with the one way to run anyway. */
 export class KeychainUnavailableError extends Error {
   /** The platform's reason, to say it again with another way forward (`withFallback`). */
   readonly detail: string;
 
   constructor(detail: string, fallback: string = GATEWAY_KEY_FALLBACK) {
-    super(
-      KEYCHAIN_LOCKED.test(detail)
-        ? `the OS keychain is locked (${detail}). Unlock it (on Linux in Passwords and Keys, or log out and in; on macOS in Keychain Access) and try again, or ${fallback}`
-        : `no OS keychain (Secret Service) is available: ${detail}. Start a keyring (e.g. gnome-keyring) in this session, or ${fallback}`,
-    );
+    super(explainKeychainFailure(detail, fallback));
     this.name = 'KeychainUnavailableError';
     this.detail = detail;
   }

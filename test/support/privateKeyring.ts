@@ -28,7 +28,9 @@ export interface PrivateKeyring {
   /** The D-Bus daemon this test started (SIGSTOP it for a bus that never answers). */
   bus: ChildProcess;
   /** The gnome-keyring-daemon this test started (SIGSTOP it for a Secret Service that hangs). */
-  keyring: ChildProcess;
+  readonly keyring: ChildProcess;
+  /** Ends the keyring daemon as a crash does, then starts another on the same bus and files (as a session restarts it). */
+  restartKeyring(): Promise<void>;
   /** Locks the keyring's login collection, as a screen lock or a timeout does (Secret Service's Lock). */
   lock(): Promise<void>;
   /** Ends both daemons (by their process ids) and removes the HOME. */
@@ -62,22 +64,34 @@ export async function startPrivateKeyring(): Promise<PrivateKeyring> {
     if (address.includes('\n')) break;
   }
   env.DBUS_SESSION_BUS_ADDRESS = address.trim();
-  const keyring = spawn('gnome-keyring-daemon', ['--foreground', '--unlock', '--components=secrets'], {
-    env,
-    stdio: ['pipe', 'ignore', 'ignore'],
-  });
-  keyring.stdin!.end('test-keyring-password');
-  // Serving once it owns its name on the bus (gdbus waits for that event; glib 2.72+).
-  const waiter = spawn('gdbus', ['wait', '--session', '--timeout', '20', 'org.freedesktop.secrets'], { env, stdio: 'ignore' });
-  const [waitCode] = await once(waiter, 'exit');
-  if (waitCode !== 0)
-    throw new Error(`gnome-keyring-daemon did not take org.freedesktop.secrets on the private bus (gdbus wait: ${waitCode})`);
   const ended = (child: ChildProcess): Promise<unknown> =>
     child.exitCode !== null || child.signalCode !== null ? Promise.resolve() : once(child, 'exit');
+  const startKeyring = async (): Promise<ChildProcess> => {
+    const started = spawn('gnome-keyring-daemon', ['--foreground', '--unlock', '--components=secrets'], {
+      env,
+      stdio: ['pipe', 'ignore', 'ignore'],
+    });
+    started.stdin!.end('test-keyring-password');
+    // Serving once it owns its name on the bus (gdbus waits for that event; glib 2.72+).
+    const waiter = spawn('gdbus', ['wait', '--session', '--timeout', '20', 'org.freedesktop.secrets'], { env, stdio: 'ignore' });
+    const [waitCode] = await once(waiter, 'exit');
+    if (waitCode !== 0)
+      throw new Error(`gnome-keyring-daemon did not take org.freedesktop.secrets on the private bus (gdbus wait: ${waitCode})`);
+    return started;
+  };
+  let keyring = await startKeyring();
   return {
     env,
     bus,
-    keyring,
+    get keyring() {
+      return keyring;
+    },
+    async restartKeyring() {
+      const exited = ended(keyring);
+      keyring.kill('SIGKILL');
+      await exited;
+      keyring = await startKeyring();
+    },
     async lock() {
       const locking = spawn(
         'gdbus',

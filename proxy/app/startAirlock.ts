@@ -267,6 +267,7 @@ async function startWithDataDir(options: AirlockOptions): Promise<Airlock> {
     report: (message) => console.error(`[airlock] ${message}`),
     knownSecrets,
     headers: (settings) => traceHeaders.valuesFor(settings),
+    onHeadersReread: (listener) => traceHeaders.onValuesReread(listener),
   });
   control.attach(proxy);
   return {

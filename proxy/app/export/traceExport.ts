@@ -48,6 +48,8 @@ export interface TraceExportOptions {
   knownSecrets: () => string[];
   /** The values of the headers the setting names (TraceHeaderCache), read from the keychain. */
   headers: (settings: TraceExportSettings) => Promise<TraceHeaderValues>;
+  /** Tells when values the keychain could not give at first were read after all (it answered again). */
+  onHeadersReread?: (listener: () => void) => () => void;
 }
 
 const signatureOf = (settings: TraceExportSettings): string =>
@@ -130,10 +132,18 @@ export function followTraceExport(options: TraceExportOptions): TraceExport {
 
   apply(options.config.snapshot());
   const stopFollowing = options.config.onChange(apply);
+  // The export started without the headers the keychain could not give: it starts again with them.
+  const stopRereads = options.onHeadersReread?.(() => {
+    if (active === null) return;
+    stopExport(active);
+    active = null;
+    apply(options.config.snapshot());
+  });
 
   return {
     stop: async () => {
       stopFollowing();
+      stopRereads?.();
       if (active !== null) stopExport(active);
       active = null;
       await Promise.all([...stopping]);

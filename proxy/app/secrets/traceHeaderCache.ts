@@ -29,6 +29,9 @@ export class TraceHeaderCache {
   readonly #secrets: SecretStore;
   #reading: { signature: string; values: Promise<TraceHeaderValues> } | null = null;
   #current: TraceHeaderValues = NONE;
+  /** The last reading failed for the keychain (not for a value missing): one when it answers again may succeed. */
+  #keychainFailed = false;
+  readonly #listeners = new Set<() => void>();
 
   constructor(secrets: SecretStore) {
     this.#secrets = secrets;
@@ -38,9 +41,12 @@ export class TraceHeaderCache {
   valuesFor(settings: TraceExportSettings): Promise<TraceHeaderValues> {
     const signature = `${settings.headersRevision}:${settings.headerNames.join('\n')}`;
     if (this.#reading?.signature === signature) return this.#reading.values;
-    const values = this.#read(settings.headerNames).then((read) => {
+    const values = this.#read(settings.headerNames).then(({ keychainFailed, ...read }) => {
       // A slower, older reading never replaces a newer one.
-      if (this.#reading?.values === values) this.#current = read;
+      if (this.#reading?.values === values) {
+        this.#current = read;
+        this.#keychainFailed = keychainFailed;
+      }
       return read;
     });
     this.#reading = { signature, values };
@@ -49,12 +55,30 @@ export class TraceHeaderCache {
 
   /** Reads the values now and again whenever the setting changes. */
   follow(config: ConfigSource): { ready: Promise<TraceHeaderValues>; stop: () => void } {
-    const stop = config.onChange((snapshot) => {
+    const stopConfig = config.onChange((snapshot) => {
       this.valuesFor(snapshot.settings.traceExport).catch(() => {
         // An unreachable keychain is a problem() of the reading, not a failure; nothing else to do here.
       });
     });
+    // A keychain that had hung answers again: the values it could not give are read now, and the export told.
+    const stopAnswers = this.#secrets.onAnswersAgain?.(() => {
+      if (!this.#keychainFailed) return;
+      this.#reading = null;
+      void this.valuesFor(config.snapshot().settings.traceExport).then(() => {
+        for (const listener of [...this.#listeners]) listener();
+      });
+    });
+    const stop = (): void => {
+      stopConfig();
+      stopAnswers?.();
+    };
     return { ready: this.valuesFor(config.snapshot().settings.traceExport), stop };
+  }
+
+  /** Calls `listener` when values the keychain could not give were read after all. Returns the unsubscribe function. */
+  onValuesReread(listener: () => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
   }
 
   /** For masking only: every value held, in the forms an echo of it may take. */
@@ -75,8 +99,8 @@ export class TraceHeaderCache {
     return this.#current.problem;
   }
 
-  async #read(names: readonly string[]): Promise<TraceHeaderValues> {
-    if (names.length === 0) return NONE;
+  async #read(names: readonly string[]): Promise<TraceHeaderValues & { keychainFailed: boolean }> {
+    if (names.length === 0) return { ...NONE, keychainFailed: false };
     const values = new Map<string, string>();
     try {
       for (const name of names) {
@@ -85,9 +109,9 @@ export class TraceHeaderCache {
       }
     } catch (error) {
       if (!(error instanceof KeychainUnavailableError)) throw error;
-      return { values: new Map(), problem: error.withFallback(TRACE_HEADERS_FALLBACK).message };
+      return { values: new Map(), problem: error.withFallback(TRACE_HEADERS_FALLBACK).message, keychainFailed: true };
     }
     const missing = names.filter((name) => !values.has(name));
-    return { values, problem: missing.length === 0 ? null : missingHeadersProblem(missing) };
+    return { values, problem: missing.length === 0 ? null : missingHeadersProblem(missing), keychainFailed: false };
   }
 }

@@ -5,6 +5,10 @@ import { emptyConfig, type ConfigFile } from '../../../../proxy/contracts/config
 import type { RequestLifecycleEvent } from '../../../../proxy/contracts/lifecycle.ts';
 import { RequestEvents } from '../../../../proxy/contracts/requestEvents.ts';
 import { startOtlpReceiver, type OtlpReceiver } from '../../../support/otlpReceiver.ts';
+import { TraceHeaderCache } from '../../../../proxy/app/secrets/traceHeaderCache.ts';
+import { KeychainNotAnsweringError, type SecretStore, traceHeaderAccount } from '../../../../proxy/contracts/secretStore.ts';
+import { memorySecretStore } from '../../../support/memorySecretStore.ts';
+import { TRACE_HEADER_SENTINEL } from '../../../support/sentinel.ts';
 
 let receiver: OtlpReceiver | null = null;
 let traceExport: TraceExport | null = null;
@@ -14,10 +18,13 @@ afterEach(async () => {
   await receiver?.close();
 });
 
-/** A config that already names the endpoint when Airlock starts, as `airlock.json` would. */
-function configWith(otlpEndpoint: string): ConfigSource {
+/** A config that already names the endpoint (and headers) when Airlock starts, as `airlock.json` would. */
+function configWith(otlpEndpoint: string, headerNames: string[] = []): ConfigSource {
   const settings = emptyConfig().settings;
-  const config: ConfigFile = { ...emptyConfig(), settings: { ...settings, traceExport: { ...settings.traceExport, otlpEndpoint } } };
+  const config: ConfigFile = {
+    ...emptyConfig(),
+    settings: { ...settings, traceExport: { ...settings.traceExport, otlpEndpoint, headerNames, headersRevision: 1 } },
+  };
   return { snapshot: () => config, onChange: () => () => undefined };
 }
 
@@ -129,5 +136,48 @@ describe('trace export when its header values cannot be read', () => {
         /^trace export to http:\/\/127\.0\.0\.1:\d+\/v1\/traces: (the keychain holds no value|its headers could not be read \(keychain read broke\))/,
       ),
     ]);
+  });
+});
+
+describe('trace export when the keychain did not answer at start', () => {
+  it('starts again with the header once the keychain answers, instead of sending spans without it for the whole run', async () => {
+    receiver = await startOtlpReceiver();
+    const held = memorySecretStore({ [traceHeaderAccount('x-honeycomb-team')]: TRACE_HEADER_SENTINEL });
+    let answering = false;
+    const answersAgain = new Set<() => void>();
+    const slowKeychain: SecretStore = {
+      ...held,
+      get: (account) => (answering ? held.get(account) : Promise.reject(new KeychainNotAnsweringError(30_000))),
+      onAnswersAgain: (listener) => {
+        answersAgain.add(listener);
+        return () => answersAgain.delete(listener);
+      },
+    };
+    const config = configWith(receiver.url, ['x-honeycomb-team']);
+    const cache = new TraceHeaderCache(slowKeychain);
+    const following = cache.follow(config);
+    await following.ready;
+    const events = new RequestEvents();
+    traceExport = followTraceExport({
+      config,
+      events,
+      report: () => undefined,
+      knownSecrets: () => [],
+      headers: (settings) => cache.valuesFor(settings),
+      onHeadersReread: (listener) => cache.onValuesReread(listener),
+    });
+    publishRequest(events, 'alk_before_answer');
+    await expect.poll(() => receiver?.rawBodies.length).toBe(1);
+    expect(receiver.requestHeaders[0]?.['x-honeycomb-team']).toBeUndefined();
+
+    const reread = new Promise<void>((resolve) => cache.onValuesReread(resolve));
+    answering = true;
+    for (const listener of answersAgain) listener();
+    await reread;
+    publishRequest(events, 'alk_after_answer');
+    await expect.poll(() => receiver?.rawBodies.findIndex((body) => body.includes('alk_after_answer'))).toBeGreaterThan(0);
+    const index = receiver.rawBodies.findIndex((body) => body.includes('alk_after_answer'));
+    expect(receiver.requestHeaders[index]?.['x-honeycomb-team']).toBe(TRACE_HEADER_SENTINEL);
+    following.stop();
   });
 });

@@ -20,6 +20,9 @@ const MIN_LENGTH_TO_SHOW_TAIL = 12;
 
 /** The way on without a keychain when this run already has its gateway key from the environment. */
 const ENVIRONMENT_KEY_FALLBACK = `go on without one: this run takes the gateway key from ${API_KEY_ENV_VAR}`;
+/** How often requests that find a key unread may ask the keychain again: the Retry-After they are given (targetResolver.ts). */
+const READ_AGAIN_EVERY_MS = 5_000;
+
 /** A held key the keychain read as empty with no change of keys said: the likeliest cause is a lock. */
 const EMPTY_BUT_HELD = 'it gave no key for an account that had one, and no key was changed: it is probably locked';
 
@@ -72,6 +75,7 @@ export class KeyCache {
   /** The accounts the last load was for: what a reading again reads. */
   #accounts: readonly string[] = [];
   #readingAgain = false;
+  #readAgainNotBeforeMs = 0;
   readonly #listeners = new Set<() => void>();
   #environmentKey: EnvironmentKey | null = null;
   /** Loads run one after another so an older, slower load never overwrites a newer one. */
@@ -119,13 +123,23 @@ export class KeyCache {
   }
 
   /**
-   * Reads the accounts the last load could not read once more (a request found one of their keys
-   * missing: the keychain may have been unlocked or started since). One reading at a time.
+   * Reads the accounts the last load could not read once more, for a request that found one of their
+   * keys missing (the keychain may have been unlocked or started since): one reading at a time and
+   * one every few seconds, as each may start a keychain helper process or an unlock prompt. Returns
+   * the reading, or null when none was started.
    */
-  readUnreadAgain(): void {
-    if (this.#unread.size === 0 || this.#readingAgain) return;
+  readUnreadAgain(): Promise<void> | null {
+    const nowMs = this.#nowMs();
+    if (nowMs < this.#readAgainNotBeforeMs) return null;
+    const reading = this.#readUnread();
+    if (reading) this.#readAgainNotBeforeMs = nowMs + READ_AGAIN_EVERY_MS;
+    return reading;
+  }
+
+  #readUnread(): Promise<void> | null {
+    if (this.#unread.size === 0 || this.#readingAgain) return null;
     this.#readingAgain = true;
-    this.loadAll(this.#accounts)
+    return this.loadAll(this.#accounts)
       .catch(() => undefined)
       .finally(() => {
         this.#readingAgain = false;
@@ -264,7 +278,7 @@ export class KeyCache {
       });
     });
     // A call that had hung returned: what it held up can be read now.
-    const stopAnswers = this.#secrets.onAnswersAgain?.(() => this.readUnreadAgain());
+    const stopAnswers = this.#secrets.onAnswersAgain?.(() => void this.#readUnread());
     const stop = (): void => {
       stopConfig();
       stopAnswers?.();

@@ -249,6 +249,28 @@ describe('KeyCache', () => {
     expect(cache.keychainProblem()).toBeNull();
   });
 
+  it('requests that keep finding a key unread ask the keychain again at most every few seconds, not once per request', async () => {
+    let nowMs = 1_000_000;
+    let reads = 0;
+    const noService: SecretStore = {
+      ...memorySecretStore(),
+      get: () => {
+        reads += 1;
+        return Promise.reject(new KeychainUnavailableError('no Secret Service'));
+      },
+    };
+    const cache = new KeyCache(noService, () => nowMs);
+    await cache.follow(configSource(oneProfile)).ready;
+    await cache.readUnreadAgain();
+    expect(reads).toBe(2);
+    // A burst of requests right after: each reading would start a keychain helper process in `airlock serve`.
+    expect(cache.readUnreadAgain()).toBeNull();
+    expect(reads).toBe(2);
+    nowMs += 5_000;
+    await cache.readUnreadAgain();
+    expect(reads).toBe(3);
+  });
+
   it('reports an unavailable keychain instead of failing', async () => {
     const cache = new KeyCache(unavailableSecretStore());
     await cache.loadAll(['work']);

@@ -67,7 +67,11 @@ function unreadProblem(keys: KeySource, profile: Profile): KeychainUnavailableEr
   return problem;
 }
 
-/** Seconds a client waits before asking again while the keychain has not answered (an unlock prompt may be open). */
+/**
+ * Seconds a client waits before asking again while the keychain has not answered (an unlock prompt may
+ * be open). The OpenAI and Anthropic SDKs retry a 5xx twice by default, after Retry-After when given
+ * (openai-python's retry docs: 408, 409, 429 and 5xx), so a prompt answered within ~10 s loses no request.
+ */
 const KEYCHAIN_RETRY_AFTER_SECONDS = 5;
 
 /**

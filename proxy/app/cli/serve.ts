@@ -12,6 +12,7 @@ import { PortInUseError } from '../../http/startServer.ts';
 import { describeKeyStatus, type KeyStatus } from '../secrets/keyCache.ts';
 import { API_KEY_ENV_VAR } from '../secrets/envKeySource.ts';
 import { COMMAND_LINE_PROFILE_ID } from '../configOverlay.ts';
+import { keyAccountsOf } from '../../contracts/keyPool.ts';
 import type { Profile } from '../../contracts/profile.ts';
 import { defaultCliDeps, type CliDeps } from './commands/cliContext.ts';
 import { portOption } from './commands/portOption.ts';
@@ -27,9 +28,10 @@ interface ServeOptions {
 const DRAIN_ON_STOP_MS = 5_000;
 
 /** The served profile's key as the start lines say it: with the way to give it one when it has none. */
-function keyText(profile: Profile, status: KeyStatus): string {
+function keyText(airlock: Airlock, profile: Profile, status: KeyStatus): string {
   const described = describeKeyStatus(status);
   if (status.set) return described;
+  if (airlock.keys.unreadProblem(keyAccountsOf(profile)) !== null) return 'not read yet: see the note below';
   if (profile.id === COMMAND_LINE_PROFILE_ID)
     return `${described}: a --base-url run takes it from ${API_KEY_ENV_VAR} only; set it and start again`;
   const command = profile.keyPool === undefined ? `key set ${profile.id}` : `key list ${profile.id}`;
@@ -45,7 +47,7 @@ export function startupLines(airlock: Airlock): string[] {
     `  OpenAI-style base URL (OpenAI SDK, Codex, Cline, Continue, aider): ${url}/v1`,
     `  Anthropic-style base URL (Claude Code, Anthropic SDK):             ${url}`,
     active
-      ? `  Active profile: ${active.id} -> ${active.baseUrl} (key ${keyText(active, airlock.keys.keyStatus(active.id, active.keyPool))})`
+      ? `  Active profile: ${active.id} -> ${active.baseUrl} (key ${keyText(airlock, active, airlock.keys.keyStatus(active.id, active.keyPool))})`
       : `  No active profile yet: \`${CLI_COMMAND} profile add <id> --name <name> --base-url <url> --activate\`, then \`${CLI_COMMAND} key set <id>\`.`,
   ];
   if (snapshot.settings.requireClientToken) {
@@ -59,6 +61,8 @@ export function startupLines(airlock: Airlock): string[] {
   for (const notice of airlock.notices) lines.push(`  Note: ${notice}`);
   return lines;
 }
+
+/** The key's status; "not set" only when the keychain said so, not when it could not be read (the note says why). */
 
 /** What a stop did to the requests still running, and what the log could not record, when either is worth saying. */
 export function stopLines(report: StopReport, logStatus: Pick<RequestLogStatus, 'unwritten' | 'reason'>): string[] {

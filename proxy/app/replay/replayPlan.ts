@@ -107,7 +107,7 @@ function chooseBody(input: ReplayPlanInput, contentType: string | undefined): { 
     if (original.bodies?.requestTruncated)
       return refusal(
         'body_truncated',
-        "The log kept only the first part of this request's body (the size it keeps is Connect > Memory > Body kept per request, or `airlock memory --body-capture-kib <KiB>`, for later requests), so resending it would send a cut-off request. Paste the whole body in the window's editor, or pass it with `--body-file <file>`.",
+        `The log kept only the first part of this request's body (the size it keeps is Connect > Memory > Body kept per request, or \`${CLI_COMMAND} memory --body-capture-kib <KiB>\`, for later requests), so resending it would send a cut-off request. Paste the whole body in the window's editor, or pass it with \`--body-file <file>\`.`,
       );
     if (logged !== null && isBinaryBodyDescription(logged))
       return refusal(

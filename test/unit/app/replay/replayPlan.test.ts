@@ -148,7 +148,7 @@ describe('planReplay', () => {
       activeProfileId: 'main',
     });
     if (!isReplayRefusal(plan)) throw new Error('a cut body was not refused');
-    expect(plan.message).toContain('`airlock memory --body-capture-kib <KiB>`');
+    expect(plan.message).toContain('`npx airlock memory --body-capture-kib <KiB>`');
     expect(plan.message).toContain('Body kept per request');
     expect(plan.message).not.toMatch(/\d+ MiB/);
   });

@@ -74,7 +74,7 @@ export async function answerChat(
   const plan: ReplyPlan = { ...basePlan, usage: usageWithReasoning(basePlan.usage, reasoning) };
   const stream = voice.dialect.stream;
   if (!request.stream) {
-    const body = withReasoning(completionBody(plan), reasoning, stream.reasoningField);
+    const body = withReasoning(completionBody(plan, voice.dialect.usageWording), reasoning, stream.reasoningField);
     if (fault?.kind === 'cutAfter') {
       // A non-streaming reply broken off halfway through its JSON.
       const text = JSON.stringify(body);
@@ -87,7 +87,13 @@ export async function answerChat(
     return;
   }
   const pieceChars = fault?.kind === 'echoKey' ? (fault.deltaChars ?? ECHO_DELTA_CHARS) : undefined;
-  const streamPlan = planDialectStream({ plan, reasoning }, settings.streamChunkCount, request.includeUsage, stream, pieceChars);
+  const streamPlan = planDialectStream(
+    { plan, reasoning, usageWording: voice.dialect.usageWording },
+    settings.streamChunkCount,
+    request.includeUsage,
+    stream,
+    pieceChars,
+  );
   const framing = framingFor(stream, brokenStreamErrorData(voice, plan));
   await writeChatStream(response, streamPlan, streamShapeFor(fault, settings.streamChunkIntervalMs), closed, framing);
 }

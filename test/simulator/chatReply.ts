@@ -1,12 +1,19 @@
 import type { ChatRequest } from './chatRequest.ts';
 import type { Fault, ScriptedToolCall } from './types.ts';
+import { wordedUsage, type UsageWording } from './usageWording.ts';
 
 type ReplyFault = Extract<Fault, { kind: 'reply' }>;
 
+/** The counts a reply is billed at; a dialect words them on the wire (usageWording.ts). */
 export interface Usage {
   prompt_tokens: number;
+  /** The thinking included, as reasoning models bill it. */
   completion_tokens: number;
   total_tokens: number;
+  /** Of `prompt_tokens`, those read from the prompt cache. */
+  cachedTokens?: number;
+  /** Of `completion_tokens`, the model's thinking. */
+  reasoningTokens?: number;
 }
 
 export interface ToolCallPlan extends ScriptedToolCall {
@@ -58,14 +65,17 @@ export function planReply(request: ChatRequest, identity: ReplyIdentity, reply?:
     content,
     toolCalls,
     finishReason: toolCalls.length > 0 ? 'tool_calls' : 'stop',
-    usage:
-      reply?.usage === false
-        ? null
-        : { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens },
+    usage: reply?.usage === false ? null : usageOf(promptTokens, completionTokens, reply?.cachedTokens),
   };
 }
 
-export function completionBody(plan: ReplyPlan): object {
+function usageOf(promptTokens: number, completionTokens: number, cachedTokens: number | undefined): Usage {
+  const usage: Usage = { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens };
+  if (cachedTokens !== undefined) usage.cachedTokens = Math.min(cachedTokens, promptTokens);
+  return usage;
+}
+
+export function completionBody(plan: ReplyPlan, wording: UsageWording = 'openai'): object {
   const message: Record<string, unknown> = { role: 'assistant', content: plan.content };
   if (plan.toolCalls.length > 0) {
     message.tool_calls = plan.toolCalls.map((call) => ({
@@ -81,7 +91,7 @@ export function completionBody(plan: ReplyPlan): object {
     model: plan.model,
     choices: [{ index: 0, message, finish_reason: plan.finishReason }],
   };
-  if (plan.usage !== null) body.usage = plan.usage;
+  if (plan.usage !== null) body.usage = wordedUsage(plan.usage, wording);
   return body;
 }
 
@@ -142,6 +152,6 @@ export function planStream(plan: ReplyPlan, pieceCount: number, includeUsage: bo
     }
   });
   const tail = [deltaChunk({}, plan.finishReason)];
-  if (includeUsage && plan.usage !== null) tail.push(chunk([], { usage: plan.usage }));
+  if (includeUsage && plan.usage !== null) tail.push(chunk([], { usage: wordedUsage(plan.usage, 'openai') }));
   return { head: deltaChunk({ role: 'assistant', content: plan.content === null ? null : '' }), deltas, tail };
 }

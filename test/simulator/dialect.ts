@@ -1,3 +1,5 @@
+import type { UsageWording } from './usageWording.ts';
+
 /**
  * A dialect is how one kind of real gateway says the things the seed contract leaves open: the
  * shape of its error bodies, where its request id travels, how its streams end and what they carry
@@ -97,6 +99,8 @@ export interface Dialect {
   /** The response header carrying the gateway's request id, or null for a gateway that sends none. */
   requestIdHeader: string | null;
   stream: StreamDialect;
+  /** How its answers word their token usage (usageWording.ts). */
+  usageWording: UsageWording;
   errors: Partial<Record<CanonicalErrorCode, ErrorOverride>>;
   /**
    * How a failure of the model behind the gateway is answered once the gateway has accepted the
@@ -134,6 +138,7 @@ export const SEED_DIALECT: Dialect = {
     errorFrame: 'errorBody',
     doneAfterError: false,
   },
+  usageWording: 'openai',
   errors: {},
   acceptedFailure: 'status',
   returnedReasoning: 'ignored',

@@ -1,5 +1,6 @@
 import { estimateTokens, planStream, splitText, type ReplyPlan, type StreamPlan, type Usage } from './chatReply.ts';
 import type { StreamDialect } from './dialect.ts';
+import { wordedUsage, type UsageWording } from './usageWording.ts';
 
 /**
  * A streamed reply as a dialect's gateway sends it: reasoning deltas before the answer, usage
@@ -11,13 +12,16 @@ export interface DialectReply {
   plan: ReplyPlan;
   /** A reasoning model's thinking, streamed before the answer; null for other models. */
   reasoning: string | null;
+  /** How the gateway words the usage; OpenAI's when not said. */
+  usageWording?: UsageWording;
 }
 
 /** Usage with the reasoning counted as completion tokens, as reasoning models bill it. */
 export function usageWithReasoning(usage: Usage | null, reasoning: string | null): Usage | null {
   if (usage === null || reasoning === null) return usage;
-  const completionTokens = usage.completion_tokens + estimateTokens(reasoning.length);
-  return { ...usage, completion_tokens: completionTokens, total_tokens: usage.prompt_tokens + completionTokens };
+  const reasoningTokens = estimateTokens(reasoning.length);
+  const completionTokens = usage.completion_tokens + reasoningTokens;
+  return { ...usage, completion_tokens: completionTokens, total_tokens: usage.prompt_tokens + completionTokens, reasoningTokens };
 }
 
 /** The non-streaming body's message gains the reasoning under the dialect's field name. */
@@ -47,9 +51,11 @@ export function planDialectStream(
         }));
   const deltas = [...reasoningDeltas, ...base.deltas];
   const [finish] = base.tail as [Chunk];
-  const usage = reply.plan.usage;
-  if (usage === null || !(includeUsage || dialect.usageWithoutAsking)) return { head: base.head, deltas, tail: [finish] };
+  const planned = reply.plan.usage;
+  if (planned === null || !(includeUsage || dialect.usageWithoutAsking)) return { head: base.head, deltas, tail: [finish] };
 
+  const word = (counts: Usage) => wordedUsage(counts, reply.usageWording ?? 'openai');
+  const usage = word(planned);
   const usageChunk = { ...envelope, usage };
   switch (dialect.usagePlacement) {
     case 'afterFinish':
@@ -59,26 +65,24 @@ export function planDialectStream(
     case 'inFinish':
       return { head: base.head, deltas, tail: [{ ...finish, usage }] };
     case 'everyChunk':
-      return withRunningUsage(base.head, deltas, finish, usage);
+      return withRunningUsage(base.head, deltas, finish, planned, word);
   }
 }
 
 /** Every chunk carries the usage so far: completion tokens grow with the chunks, the last one holds the total. */
-function withRunningUsage(head: object, deltas: object[], finish: Chunk, total: Usage): StreamPlan {
+function withRunningUsage(head: object, deltas: object[], finish: Chunk, total: Usage, word: (counts: Usage) => object): StreamPlan {
   const chunks = [head, ...deltas];
   const withUsage = chunks.map((chunk, index) => {
     const completionTokens = Math.floor((total.completion_tokens * index) / chunks.length);
-    return {
-      ...chunk,
-      usage: {
-        prompt_tokens: total.prompt_tokens,
-        completion_tokens: completionTokens,
-        total_tokens: total.prompt_tokens + completionTokens,
-      },
+    const running = {
+      prompt_tokens: total.prompt_tokens,
+      completion_tokens: completionTokens,
+      total_tokens: total.prompt_tokens + completionTokens,
     };
+    return { ...chunk, usage: word(running) };
   });
   const [first, ...rest] = withUsage as [object, ...object[]];
-  return { head: first, deltas: rest, tail: [{ ...finish, usage: total }] };
+  return { head: first, deltas: rest, tail: [{ ...finish, usage: word(total) }] };
 }
 
 /** How the writer frames what it sends. */

@@ -191,11 +191,28 @@ const openrouter: Dialect = {
  * - A tool-call turn sent back without its `reasoning_content` is refused with a 400 "Missing
  *   `reasoning_content` field in the assistant message at message index N"
  *   (https://github.com/CherryHQ/cherry-studio/issues/11751, which quotes the docs' thinking_mode#tool-calls).
+ * - Prompt-cache hits and misses are top-level `prompt_cache_hit_tokens` / `prompt_cache_miss_tokens`,
+ *   adding up to `prompt_tokens`, with no `prompt_tokens_details` (usageWording.ts cites the sources).
  */
 const deepseek: Dialect = {
   ...SEED_DIALECT,
   name: 'deepseek',
+  usageWording: 'deepseek',
   returnedReasoning: 'requiredOnToolCalls',
+};
+
+/**
+ * Google's OpenAI-compatible Gemini endpoint (generativelanguage.googleapis.com/v1beta/openai).
+ * - A stream carries a running usage on every chunk, the finish chunk holding the total, with no
+ *   usage-only chunk, asked for or not: https://discuss.ai.google.dev/t/127400 and
+ *   https://discuss.ai.google.dev/t/92785.
+ * - `completion_tokens` leaves the thinking out, `total_tokens` counts it (usageWording.ts).
+ */
+const gemini: Dialect = {
+  ...SEED_DIALECT,
+  name: 'gemini',
+  stream: { ...SEED_DIALECT.stream, usagePlacement: 'everyChunk', usageWithoutAsking: true },
+  usageWording: 'gemini',
 };
 
 /**
@@ -220,6 +237,7 @@ export const DIALECTS = {
   vllm,
   openrouter,
   deepseek,
+  gemini,
   cerebras,
 } as const satisfies Record<string, Dialect>;
 

@@ -145,6 +145,8 @@ export type Fault =
       model?: string;
       /** false omits usage entirely (also from streams that asked for it). */
       usage?: false;
+      /** Of the prompt's tokens, these many were read from the prompt cache (worded as the dialect words it). */
+      cachedTokens?: number;
       /** Thinking sent before the answer in the dialect's reasoning field. */
       reasoning?: string;
     })

@@ -3,7 +3,7 @@ import { thinkingFieldOf, type ReasoningField } from './returnedReasoning.ts';
 import type { TokenUsage } from '../../contracts/usage.ts';
 import type { SseEvent } from '../sse.ts';
 import { eventJson } from '../sse.ts';
-import { usageFromChatChunk } from './usage.ts';
+import { usageFromChatChunk, usageFromChatResponse } from './usage.ts';
 import { isRecord } from '../../core/isRecord.ts';
 import { finishReasonOf } from './finishReason.ts';
 
@@ -11,13 +11,6 @@ import { finishReasonOf } from './finishReason.ts';
  * Lenient readers for what a Chat Completions upstream sends back. Unknown fields are ignored;
  * only a shape that cannot carry a reply at all is refused.
  */
-
-const usageSchema = z.object({
-  prompt_tokens: z.number().nonnegative().optional(),
-  completion_tokens: z.number().nonnegative().optional(),
-  prompt_tokens_details: z.object({ cached_tokens: z.number().nonnegative().nullish() }).nullish(),
-  completion_tokens_details: z.object({ reasoning_tokens: z.number().nonnegative().nullish() }).nullish(),
-});
 
 const completionSchema = z.object({
   choices: z
@@ -36,7 +29,6 @@ const completionSchema = z.object({
       }),
     )
     .min(1),
-  usage: usageSchema.nullish(),
 });
 
 export interface ToolCallDelta {
@@ -72,16 +64,6 @@ export interface ChatCompletionReading {
   toolCalls: { id: string; name: string; arguments: string }[];
   finishReason: string | null;
   usage: TokenUsage | null;
-}
-
-export function readChatUsage(usage: z.infer<typeof usageSchema> | null | undefined): TokenUsage | null {
-  if (!usage) return null;
-  const result: TokenUsage = { inputTokens: usage.prompt_tokens ?? 0, outputTokens: usage.completion_tokens ?? 0 };
-  const cached = usage.prompt_tokens_details?.cached_tokens;
-  const reasoning = usage.completion_tokens_details?.reasoning_tokens;
-  if (typeof cached === 'number') result.cachedInputTokens = cached;
-  if (typeof reasoning === 'number') result.reasoningTokens = reasoning;
-  return result;
 }
 
 const EMPTY_READING: ChatChunkReading = {
@@ -166,7 +148,8 @@ export function readChatCompletion(json: unknown): ChatCompletionReading | null 
       arguments: call.function.arguments ?? '',
     })),
     finishReason: finishReasonOf(choice.finish_reason),
-    usage: readChatUsage(parsed.data.usage),
+    // Read as it is billed, so a translated client is shown the counts it is charged for.
+    usage: usageFromChatResponse(json),
   };
 }
 

@@ -33,7 +33,9 @@ function usageFromObject(value: unknown): TokenUsage | null {
   const outputTokens = value['completion_tokens'] === undefined ? 0 : tokenCount(value['completion_tokens']);
   if (inputTokens === null || outputTokens === null) return null;
   const usage: TokenUsage = { inputTokens, outputTokens };
-  const cachedInputTokens = tokenCount(nested(value, 'prompt_tokens_details', 'cached_tokens'));
+  // DeepSeek names its cache hits top-level instead, inside prompt_tokens all the same (its chat API reference).
+  const cachedInputTokens =
+    tokenCount(nested(value, 'prompt_tokens_details', 'cached_tokens')) ?? tokenCount(value['prompt_cache_hit_tokens']);
   if (cachedInputTokens !== null) usage.cachedInputTokens = cachedInputTokens;
   // OpenRouter reports prompt-cache writes here, inside prompt_tokens.
   const cacheWriteInputTokens = tokenCount(nested(value, 'prompt_tokens_details', 'cache_write_tokens'));

@@ -242,7 +242,7 @@ describe('asynchronous video tasks', () => {
     expect((await post('/videos', { model: 'nope', prompt: 'x' })).status).toBe(400);
     expect((await post('/videos', { model: 'qwen-plus' })).status).toBe(400);
     expect(simulator.tasks()).toEqual([]);
-    expect(Object.keys(DIALECTS)).toEqual(['seed', 'openai', 'new-api', 'litellm', 'vllm', 'openrouter', 'deepseek', 'cerebras']);
+    expect(Object.keys(DIALECTS)).toEqual(['seed', 'openai', 'new-api', 'litellm', 'vllm', 'openrouter', 'deepseek', 'gemini', 'cerebras']);
   });
 });
 

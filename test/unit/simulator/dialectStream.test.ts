@@ -82,6 +82,7 @@ describe('planDialectStream: reasoning', () => {
       prompt_tokens: usage.prompt_tokens,
       completion_tokens: usage.completion_tokens + 10,
       total_tokens: usage.total_tokens + 10,
+      reasoningTokens: 10,
     });
     expect(usageWithReasoning(usage, null)).toBe(usage);
     const body = withReasoning({ choices: [{ message: { role: 'assistant', content: 'a' } }] }, 'why', 'reasoning_content');

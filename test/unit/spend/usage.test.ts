@@ -27,6 +27,22 @@ describe('usageFromChatResponse', () => {
       usage: { inputTokens: 194, outputTokens: 2, cachedInputTokens: 0, cacheWriteInputTokens: 100 },
     },
     {
+      // DeepSeek: hits and misses top-level, adding up to prompt_tokens (api-docs.deepseek.com/api/create-chat-completion; BerriAI/litellm#5017).
+      name: 'DeepSeek cache hits',
+      json: {
+        usage: { prompt_tokens: 100, completion_tokens: 5, total_tokens: 105, prompt_cache_hit_tokens: 80, prompt_cache_miss_tokens: 20 },
+      },
+      usage: { inputTokens: 100, outputTokens: 5, cachedInputTokens: 80 },
+    },
+    {
+      // A relay that also fills OpenAI's field: it is the one read (both say the same where both are right).
+      name: "OpenAI's cached_tokens before DeepSeek's hits",
+      json: {
+        usage: { prompt_tokens: 100, completion_tokens: 5, prompt_tokens_details: { cached_tokens: 80 }, prompt_cache_hit_tokens: 30 },
+      },
+      usage: { inputTokens: 100, outputTokens: 5, cachedInputTokens: 80 },
+    },
+    {
       name: 'embedding (no completion tokens)',
       json: { usage: { prompt_tokens: 7, total_tokens: 7 } },
       usage: { inputTokens: 7, outputTokens: 0 },

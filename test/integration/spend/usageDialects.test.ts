@@ -1,0 +1,97 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { DialectName } from '../../simulator/index.ts';
+import type { Fault } from '../../simulator/types.ts';
+import { chatBody, JSON_HEADERS, rawRequest, sseData } from '../../support/http.ts';
+import { startHarness, type Harness } from '../../support/proxyHarness.ts';
+
+/**
+ * One reply, worded as each gateway words its usage (test/simulator/usageWording.ts), must cost
+ * the same and show the client the same counts: cache reads at the cached price, thinking as
+ * output, whatever field the gateway put them in. OpenAI's wording is the reference.
+ */
+const PRICE = { model: 'gpt-4o-mini', inputPer1M: 2, cachedInputPer1M: 0.5, outputPer1M: 8 };
+/** 400 characters: 100 prompt tokens in the simulator's count, 64 of them read from the cache. */
+const PROMPT = 'a'.repeat(400);
+const CACHED_TOKENS = 64;
+
+let harness: Harness;
+beforeAll(async () => {
+  harness = await startHarness({
+    profile: {
+      prices: [PRICE],
+      modelRoutes: [
+        { pattern: 'claude-*', target: 'gpt-4o-mini' },
+        { pattern: 'gpt-5*', target: 'gpt-4o-mini' },
+      ],
+    },
+  });
+});
+afterAll(async () => {
+  await harness.close();
+});
+beforeEach(() => harness.simulator.reset());
+
+type End = Awaited<ReturnType<Harness['nextEnd']>>;
+
+const send = async (dialect: DialectName, fault: Fault, path: string, body: string): Promise<{ body: string; end: End }> => {
+  harness.simulator.useDialect(dialect);
+  harness.simulator.script(fault);
+  const ended = harness.nextEnd();
+  const response = await rawRequest(`${harness.proxy.url}${path}`, { method: 'POST', headers: JSON_HEADERS, body });
+  expect(response.status, response.body).toBe(200);
+  return { body: response.body, end: await ended };
+};
+
+const reply = (cachedTokens?: number): Fault => ({
+  kind: 'reply',
+  content: 'The answer.',
+  reasoning: 'Thinking it over, step by step, before answering.',
+  ...(cachedTokens === undefined ? {} : { cachedTokens }),
+});
+const chat = (stream: boolean) => chatBody({ stream, messages: [{ role: 'user', content: PROMPT }] });
+
+describe('a chat answer is priced at the counts the gateway billed, however it words them', () => {
+  it('the reference: OpenAI wording, cache reads inside the prompt tokens and thinking inside the completion', async () => {
+    const { end } = await send('openai', reply(CACHED_TOKENS), '/v1/chat/completions', chat(false));
+    const usage = end.usage!;
+    expect(usage).toMatchObject({ inputTokens: 100, cachedInputTokens: CACHED_TOKENS });
+    expect(usage.reasoningTokens).toBeGreaterThan(0);
+    expect(usage.outputTokens).toBeGreaterThan(usage.reasoningTokens!);
+    expect(end.costCredits).toBeCloseTo((36 * 2 + 64 * 0.5 + usage.outputTokens * 8) / 1e6, 12);
+  });
+
+  it.each<[DialectName, number | undefined, boolean]>([
+    ['deepseek', CACHED_TOKENS, false],
+    ['deepseek', CACHED_TOKENS, true],
+  ])('%s (cached %s, stream %s)', async (dialect, cachedTokens, stream) => {
+    const reference = await send('openai', reply(cachedTokens), '/v1/chat/completions', chat(stream));
+    const worded = await send(dialect, reply(cachedTokens), '/v1/chat/completions', chat(stream));
+    const { inputTokens, outputTokens, cachedInputTokens } = reference.end.usage!;
+    expect(worded.end.usageSource).toBe('reported');
+    expect(worded.end.usage).toMatchObject({ inputTokens, outputTokens, ...(cachedTokens ? { cachedInputTokens } : {}) });
+    expect(worded.end.costCredits).toBeCloseTo(reference.end.costCredits!, 12);
+  });
+});
+
+describe("a translated client sees the gateway's counts in its own shape", () => {
+  const messages = (stream: boolean) =>
+    JSON.stringify({ model: 'claude-haiku-4-5', max_tokens: 256, stream, messages: [{ role: 'user', content: PROMPT }] });
+  /** The usage a Messages answer ends with: the body's, or the last message_delta's. */
+  const messagesUsage = (body: string, stream: boolean) =>
+    stream
+      ? (sseData(body)
+          .map((data) => JSON.parse(data) as { type: string; usage?: Record<string, number> })
+          .findLast((event) => event.type === 'message_delta')?.usage ?? null)
+      : (JSON.parse(body) as { usage: Record<string, number> }).usage;
+
+  it.each([false, true])('Messages from DeepSeek: cache hits as cache reads, apart from input_tokens (stream %s)', async (stream) => {
+    const { body, end } = await send('deepseek', reply(CACHED_TOKENS), '/v1/messages', messages(stream));
+    const usage = end.usage!;
+    expect(usage.cachedInputTokens).toBe(CACHED_TOKENS);
+    expect(messagesUsage(body, stream)).toMatchObject({
+      input_tokens: usage.inputTokens - CACHED_TOKENS,
+      cache_read_input_tokens: CACHED_TOKENS,
+      output_tokens: usage.outputTokens,
+    });
+  });
+});

@@ -1,0 +1,30 @@
+import type { Usage } from './chatReply.ts';
+
+/**
+ * How a gateway words the usage of a chat answer, from the same counts (the plan's `Usage`):
+ * - openai: cached tokens inside `prompt_tokens` and named in `prompt_tokens_details.cached_tokens`,
+ *   thinking inside `completion_tokens` and named in `completion_tokens_details.reasoning_tokens`
+ *   (OpenAI's chat reference; details only where the plan has them, so plain answers look as before)
+ * - deepseek: cache hits and misses as top-level `prompt_cache_hit_tokens` and
+ *   `prompt_cache_miss_tokens`, which add up to `prompt_tokens`, and no `prompt_tokens_details`
+ *   (api-docs.deepseek.com/api/create-chat-completion; a response quoted in BerriAI/litellm#5017;
+ *   NousResearch/hermes-agent#65678)
+ * - gemini: Google's OpenAI-compatible endpoint leaves the thinking out of `completion_tokens`
+ *   while `total_tokens` counts it, and names no details (a streamed reply with completion 1,
+ *   prompt 9, total 103: discuss.ai.google.dev/t/127400; the same gap in gateways translating
+ *   Gemini: router-for-me/CLIProxyAPI#5733, mozilla-ai/any-llm#1290)
+ */
+export type UsageWording = 'openai' | 'deepseek' | 'gemini';
+
+export function wordedUsage(usage: Usage, wording: UsageWording): Record<string, unknown> {
+  const { prompt_tokens, completion_tokens, total_tokens, cachedTokens, reasoningTokens } = usage;
+  const counts: Record<string, unknown> = { prompt_tokens, completion_tokens, total_tokens };
+  if (wording === 'gemini') return { ...counts, completion_tokens: completion_tokens - (reasoningTokens ?? 0) };
+  if (reasoningTokens !== undefined) counts.completion_tokens_details = { reasoning_tokens: reasoningTokens };
+  if (wording === 'deepseek') {
+    const hit = cachedTokens ?? 0;
+    return { ...counts, prompt_cache_hit_tokens: hit, prompt_cache_miss_tokens: prompt_tokens - hit };
+  }
+  if (cachedTokens !== undefined) counts.prompt_tokens_details = { cached_tokens: cachedTokens };
+  return counts;
+}

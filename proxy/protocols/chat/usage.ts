@@ -32,7 +32,7 @@ function usageFromObject(value: unknown): TokenUsage | null {
   // Embedding responses report prompt tokens only; a present but malformed count is no usage.
   const outputTokens = value['completion_tokens'] === undefined ? 0 : tokenCount(value['completion_tokens']);
   if (inputTokens === null || outputTokens === null) return null;
-  const usage: TokenUsage = { inputTokens, outputTokens };
+  const usage: TokenUsage = { inputTokens, outputTokens: outputTokens + unnamedOutputTokens(value, inputTokens, outputTokens) };
   // DeepSeek names its cache hits top-level instead, inside prompt_tokens all the same (its chat API reference).
   const cachedInputTokens =
     tokenCount(nested(value, 'prompt_tokens_details', 'cached_tokens')) ?? tokenCount(value['prompt_cache_hit_tokens']);
@@ -41,8 +41,19 @@ function usageFromObject(value: unknown): TokenUsage | null {
   const cacheWriteInputTokens = tokenCount(nested(value, 'prompt_tokens_details', 'cache_write_tokens'));
   if (cacheWriteInputTokens !== null && cacheWriteInputTokens > 0) usage.cacheWriteInputTokens = cacheWriteInputTokens;
   const reasoningTokens = tokenCount(nested(value, 'completion_tokens_details', 'reasoning_tokens'));
-  if (reasoningTokens !== null) usage.reasoningTokens = reasoningTokens;
+  const unnamed = usage.outputTokens - outputTokens;
+  if (reasoningTokens !== null || unnamed > 0) usage.reasoningTokens = reasoningTokens ?? unnamed;
   return usage;
+}
+
+/**
+ * Output that `total_tokens` counts and `completion_tokens` leaves out: the thinking, in Gemini's
+ * OpenAI-compatible answers and gateways translating Gemini (discuss.ai.google.dev/t/127400,
+ * router-for-me/CLIProxyAPI#5733). Gemini bills it as output; OpenAI's own total is the sum, so 0 there.
+ */
+function unnamedOutputTokens(value: Record<string, unknown>, inputTokens: number, outputTokens: number): number {
+  const totalTokens = tokenCount(value['total_tokens']);
+  return totalTokens === null ? 0 : Math.max(0, totalTokens - inputTokens - outputTokens);
 }
 
 function nested(record: Record<string, unknown>, outer: string, inner: string): unknown {

@@ -63,6 +63,8 @@ describe('a chat answer is priced at the counts the gateway billed, however it w
   it.each<[DialectName, number | undefined, boolean]>([
     ['deepseek', CACHED_TOKENS, false],
     ['deepseek', CACHED_TOKENS, true],
+    ['gemini', undefined, false],
+    ['gemini', undefined, true],
   ])('%s (cached %s, stream %s)', async (dialect, cachedTokens, stream) => {
     const reference = await send('openai', reply(cachedTokens), '/v1/chat/completions', chat(stream));
     const worded = await send(dialect, reply(cachedTokens), '/v1/chat/completions', chat(stream));
@@ -76,6 +78,7 @@ describe('a chat answer is priced at the counts the gateway billed, however it w
 describe("a translated client sees the gateway's counts in its own shape", () => {
   const messages = (stream: boolean) =>
     JSON.stringify({ model: 'claude-haiku-4-5', max_tokens: 256, stream, messages: [{ role: 'user', content: PROMPT }] });
+  const responses = (stream: boolean) => JSON.stringify({ model: 'gpt-5-codex', input: PROMPT, stream });
   /** The usage a Messages answer ends with: the body's, or the last message_delta's. */
   const messagesUsage = (body: string, stream: boolean) =>
     stream
@@ -83,6 +86,12 @@ describe("a translated client sees the gateway's counts in its own shape", () =>
           .map((data) => JSON.parse(data) as { type: string; usage?: Record<string, number> })
           .findLast((event) => event.type === 'message_delta')?.usage ?? null)
       : (JSON.parse(body) as { usage: Record<string, number> }).usage;
+  const responsesUsage = (body: string, stream: boolean) =>
+    stream
+      ? (sseData(body)
+          .map((data) => JSON.parse(data) as { type: string; response?: { usage: Record<string, unknown> } })
+          .find((event) => event.type === 'response.completed')?.response?.usage ?? null)
+      : (JSON.parse(body) as { usage: Record<string, unknown> }).usage;
 
   it.each([false, true])('Messages from DeepSeek: cache hits as cache reads, apart from input_tokens (stream %s)', async (stream) => {
     const { body, end } = await send('deepseek', reply(CACHED_TOKENS), '/v1/messages', messages(stream));
@@ -92,6 +101,16 @@ describe("a translated client sees the gateway's counts in its own shape", () =>
       input_tokens: usage.inputTokens - CACHED_TOKENS,
       cache_read_input_tokens: CACHED_TOKENS,
       output_tokens: usage.outputTokens,
+    });
+  });
+
+  it.each([false, true])('Responses from Gemini: the thinking counted as output (stream %s)', async (stream) => {
+    const reference = await send('openai', reply(), '/v1/responses', responses(stream));
+    const { body, end } = await send('gemini', reply(), '/v1/responses', responses(stream));
+    expect(end.usage!.outputTokens).toBe(reference.end.usage!.outputTokens);
+    expect(responsesUsage(body, stream)).toMatchObject({
+      input_tokens: reference.end.usage!.inputTokens,
+      output_tokens: reference.end.usage!.outputTokens,
     });
   });
 });

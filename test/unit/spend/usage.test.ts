@@ -43,6 +43,23 @@ describe('usageFromChatResponse', () => {
       usage: { inputTokens: 100, outputTokens: 5, cachedInputTokens: 80 },
     },
     {
+      // Gemini's OpenAI-compatible endpoint: total_tokens counts the thinking completion_tokens leaves out (discuss.ai.google.dev/t/127400).
+      name: 'thinking outside completion_tokens, inside total_tokens',
+      json: { usage: { prompt_tokens: 9, completion_tokens: 3, total_tokens: 105 } },
+      usage: { inputTokens: 9, outputTokens: 96, reasoningTokens: 93 },
+    },
+    {
+      // A Gemini translation that names it (router-for-me/CLIProxyAPI#5733): completion 0, reasoning 60, total 81.
+      name: 'named thinking outside completion_tokens',
+      json: { usage: { prompt_tokens: 21, completion_tokens: 0, total_tokens: 81, completion_tokens_details: { reasoning_tokens: 60 } } },
+      usage: { inputTokens: 21, outputTokens: 60, reasoningTokens: 60 },
+    },
+    {
+      name: 'a total below the parts changes nothing',
+      json: { usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 12 } },
+      usage: { inputTokens: 10, outputTokens: 5 },
+    },
+    {
       name: 'embedding (no completion tokens)',
       json: { usage: { prompt_tokens: 7, total_tokens: 7 } },
       usage: { inputTokens: 7, outputTokens: 0 },

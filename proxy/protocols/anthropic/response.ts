@@ -12,6 +12,7 @@ export interface AnthropicUsage {
   input_tokens: number;
   output_tokens: number;
   cache_read_input_tokens?: number;
+  cache_creation_input_tokens?: number;
 }
 
 export type AnthropicResponseTranslation =
@@ -34,16 +35,22 @@ export function anthropicStopReason(finishReason: string | null, hasToolCalls: b
   return 'end_turn';
 }
 
-/** Anthropic counts cache reads apart from `input_tokens`; chat counts them inside prompt_tokens. */
+/**
+ * Anthropic counts cache reads and writes apart from `input_tokens`; chat counts both inside
+ * prompt_tokens (writes as OpenRouter's and OpenAI's `cache_write_tokens`). A client prices each
+ * part at its own rate, so writes left in `input_tokens` would read as plain input to it.
+ */
 export function anthropicUsage(usage: TokenUsage | null): AnthropicUsage {
   if (usage === null) return { input_tokens: 0, output_tokens: 0 };
   const cached = usage.cachedInputTokens;
-  if (cached === undefined) return { input_tokens: usage.inputTokens, output_tokens: usage.outputTokens };
-  return {
-    input_tokens: Math.max(0, usage.inputTokens - cached),
+  const written = usage.cacheWriteInputTokens;
+  const shown: AnthropicUsage = {
+    input_tokens: Math.max(0, usage.inputTokens - (cached ?? 0) - (written ?? 0)),
     output_tokens: usage.outputTokens,
-    cache_read_input_tokens: cached,
   };
+  if (cached !== undefined) shown.cache_read_input_tokens = cached;
+  if (written !== undefined) shown.cache_creation_input_tokens = written;
+  return shown;
 }
 
 /**

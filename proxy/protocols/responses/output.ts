@@ -25,9 +25,12 @@ export function responseEnding(finishReason: string | null): { status: 'complete
 }
 
 export function responsesUsage(usage: TokenUsage): Record<string, unknown> {
+  const inputDetails: Record<string, number> = { cached_tokens: usage.cachedInputTokens ?? 0 };
+  // Where OpenAI names prompt-cache writes in a Responses usage; only when there are some.
+  if (usage.cacheWriteInputTokens !== undefined) inputDetails.cache_write_tokens = usage.cacheWriteInputTokens;
   return {
     input_tokens: usage.inputTokens,
-    input_tokens_details: { cached_tokens: usage.cachedInputTokens ?? 0 },
+    input_tokens_details: inputDetails,
     output_tokens: usage.outputTokens,
     output_tokens_details: { reasoning_tokens: usage.reasoningTokens ?? 0 },
     total_tokens: usage.inputTokens + usage.outputTokens,

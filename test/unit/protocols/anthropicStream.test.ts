@@ -115,6 +115,17 @@ describe('createAnthropicStreamTranslator', () => {
     expect(rebuildMessage(frames).messageDelta['usage']).toEqual({ input_tokens: 40, output_tokens: 5, cache_read_input_tokens: 60 });
   });
 
+  it('reports prompt-cache writes apart from input_tokens, as Anthropic counts them', () => {
+    const usage = { prompt_tokens: 200, completion_tokens: 5, prompt_tokens_details: { cached_tokens: 60, cache_write_tokens: 100 } };
+    const frames = translate([textChunk('x'), finishChunk('stop'), { id: 'chatcmpl-1', choices: [], usage }]);
+    expect(rebuildMessage(frames).messageDelta['usage']).toEqual({
+      input_tokens: 40,
+      output_tokens: 5,
+      cache_read_input_tokens: 60,
+      cache_creation_input_tokens: 100,
+    });
+  });
+
   it('streams text, then a tool call whose partial_json pieces are the upstream pieces unchanged', () => {
     const pieces = ['{"ci', 'ty":', ' "Par', 'is"}'];
     const chunks = [

@@ -53,6 +53,20 @@ describe('chatToAnthropicResponse', () => {
     expect(result.ok && String(result.body['id'])).toMatch(/^msg_[0-9a-f]{32}$/);
   });
 
+  it.each([
+    // OpenRouter (openrouter.ai/docs/use-cases/usage-accounting) and OpenAI's newer models: writes inside prompt_tokens.
+    [
+      'reads and writes',
+      { cached_tokens: 20, cache_write_tokens: 100 },
+      { input_tokens: 80, cache_read_input_tokens: 20, cache_creation_input_tokens: 100 },
+    ],
+    ['writes only', { cache_write_tokens: 100 }, { input_tokens: 100, cache_creation_input_tokens: 100 }],
+  ])('reports prompt-cache %s apart from input_tokens, as Anthropic counts them', (_name, details, shown) => {
+    const usage = { prompt_tokens: 200, completion_tokens: 7, total_tokens: 207, prompt_tokens_details: details };
+    const result = chatToAnthropicResponse(chatReply({ content: 'x' }, 'stop', usage), { requestedModel: 'm' });
+    expect(result.ok && result.body['usage']).toEqual({ ...shown, output_tokens: 7 });
+  });
+
   it('gives a refusal as text: Anthropic has no refusal block', () => {
     const result = chatToAnthropicResponse(chatReply({ content: null, refusal: 'I cannot do that.' }, 'stop'), { requestedModel: 'm' });
     expect(result.ok && result.body['content']).toEqual([{ type: 'text', text: 'I cannot do that.' }]);
@@ -112,6 +126,15 @@ describe('chatToResponsesResponse', () => {
         incomplete_details: null,
         error: null,
       },
+    });
+  });
+
+  it('names prompt-cache writes as OpenAI does in a Responses usage (input_tokens_details.cache_write_tokens)', () => {
+    const usage = { prompt_tokens: 200, completion_tokens: 7, prompt_tokens_details: { cached_tokens: 20, cache_write_tokens: 100 } };
+    const result = chatToResponsesResponse(chatReply({ content: 'x' }, 'stop', usage), options);
+    expect(result.ok && result.body['usage']).toMatchObject({
+      input_tokens: 200,
+      input_tokens_details: { cached_tokens: 20, cache_write_tokens: 100 },
     });
   });
 

@@ -88,6 +88,14 @@ describe('readAnswer: each protocol reads the usage of its own JSON answers', ()
       },
       { inputTokens: 12, outputTokens: 4, cachedInputTokens: 2, reasoningTokens: 1 },
     ],
+    [
+      // OpenAI's Responses usage names cache writes (GPT-5.6 bills them at 1.25x input: coder/mux#3705, a live answer quoted).
+      'Responses with cache writes',
+      responsesAdapter,
+      'generate',
+      { usage: { input_tokens: 4000, input_tokens_details: { cached_tokens: 0, cache_write_tokens: 3207 }, output_tokens: 4 } },
+      { inputTokens: 4000, outputTokens: 4, cacheWriteInputTokens: 3207 },
+    ],
     ['embeddings', passthroughAdapter, 'other', { usage: { prompt_tokens: 7, total_tokens: 7 } }, { inputTokens: 7, outputTokens: 0 }],
     [
       'images (gpt-image)',

@@ -36,8 +36,10 @@ export class AnthropicStreamObserver implements StreamObserver {
       const other = delta?.thinking ?? delta?.partial_json;
       if (typeof other === 'string') this.sink.onOtherOutput?.(other);
     } else if (type === 'message_delta' && typeof json.usage === 'object' && json.usage !== null) {
-      // message_delta's counts are cumulative; the input ones it may leave out are message_start's.
-      const usage = anthropicUsageOf({ ...this.startUsage, ...(json.usage as Record<string, unknown>) });
+      // message_delta's counts are cumulative; the input ones it leaves out, or sends as null
+      // (OpenRouter's Messages API does), are message_start's, as the Anthropic SDKs' MessageStream reads them.
+      const given = Object.entries(json.usage).filter(([, value]) => value !== null);
+      const usage = anthropicUsageOf({ ...this.startUsage, ...Object.fromEntries(given) });
       if (usage) this.sink.onUsage(usage);
     }
     return true;

@@ -213,6 +213,30 @@ describe('the Messages and Responses observers: whole at their final event', () 
       [{ inputTokens: 12, outputTokens: 4 }],
       null,
     ],
+    [
+      // OpenRouter's Messages API writes every count message_delta does not carry as null (the
+      // MessagesDeltaEvent example of its API schema); the Anthropic SDKs' MessageStream then keeps message_start's.
+      'Messages whose message_delta names the counts it leaves out as null',
+      anthropicAdapter,
+      [
+        named('message_start', {
+          type: 'message_start',
+          message: {
+            model: 'm',
+            usage: { input_tokens: 12, cache_read_input_tokens: 100, cache_creation_input_tokens: 5, output_tokens: 1 },
+          },
+        }),
+        named('message_delta', {
+          type: 'message_delta',
+          delta: { stop_reason: 'end_turn' },
+          usage: { input_tokens: null, cache_read_input_tokens: null, cache_creation_input_tokens: null, output_tokens: 4 },
+        }),
+        messageStop,
+      ],
+      true,
+      [{ inputTokens: 117, outputTokens: 4, cachedInputTokens: 100, cacheWriteInputTokens: 5 }],
+      null,
+    ],
     ['Responses to response.completed', responsesAdapter, [completed], true, [{ inputTokens: 12, outputTokens: 4 }], null],
     ['Responses that failed', responsesAdapter, [failed], false, [], 'model overloaded'],
     ['Responses cut before its final event', responsesAdapter, [named('response.created', { type: 'response.created' })], false, [], null],

@@ -57,7 +57,8 @@ export class ChatStreamObserver implements StreamObserver {
     if (!chunk) return true;
     // OpenAI, vLLM and LiteLLM send `{error}` alone; OpenRouter a chunk with `error` and finish_reason "error".
     this.upstreamError = errorMemberOf(chunk) ?? this.upstreamError;
-    if (!this.modelSeen && typeof chunk.model === 'string') {
+    // Azure's first chunk (prompt filter results, no choices) says model "": no model is named there.
+    if (!this.modelSeen && typeof chunk.model === 'string' && chunk.model !== '') {
       this.modelSeen = true;
       this.sink.onModel(chunk.model);
     }

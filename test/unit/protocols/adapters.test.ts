@@ -174,6 +174,20 @@ describe('the chat observer: when a stream is whole, and which usage is final', 
     expect(seen.usages.map((usage) => usage.outputTokens)).toEqual(completions);
   });
 
+  it("takes the model from the first chunk that names one: Azure's first chunk has model '' and no choices", () => {
+    // Azure OpenAI's prompt filter chunk: {"choices":[],"created":0,"id":"","model":"",...} (AbanteAI/mentat#429, Azure/azure-sdk-for-go#21086).
+    const models: string[] = [];
+    const observer = chatAdapter.stream.observer(
+      { onDelta: () => undefined, onModel: (model) => models.push(model), onUsage: () => undefined },
+      { dropUsageOnlyChunks: false, usageAsked: true },
+    );
+    const filterChunk = data({ id: '', object: '', created: 0, model: '', choices: [], prompt_filter_results: [{ prompt_index: 0 }] });
+    for (const event of [filterChunk, data({ model: 'gpt-4o-mini', choices: [{ index: 0, delta: { content: 'a' } }] }), DONE]) {
+      observer.observe(event);
+    }
+    expect(models).toEqual(['gpt-4o-mini']);
+  });
+
   it('keeps the usage-only chunk from a client that never asked for it', () => {
     expect(observe(chatAdapter, [text('a'), finish(), usageOnly(2)], { dropUsageOnlyChunks: true, usageAsked: true }).passed).toEqual([
       true,

@@ -42,8 +42,11 @@ export type ErrorBodyStyle =
  * - beforeFinish: the usage-only chunk first, then the finish chunk (an order a relay that
  *   reassembles chunks can produce; it tests that a reader does not depend on the order)
  * - everyChunk: on every chunk, counting up to the total on the last one
+ * - afterFinishWithChoice: a chunk of its own after the finish chunk, whose choices hold one
+ *   choice with an empty delta and no finish_reason instead of none (LiteLLM's proxy:
+ *   https://github.com/BerriAI/litellm/issues/28735, #8450)
  */
-export type UsagePlacement = 'afterFinish' | 'inFinish' | 'beforeFinish' | 'everyChunk';
+export type UsagePlacement = 'afterFinish' | 'inFinish' | 'beforeFinish' | 'everyChunk' | 'afterFinishWithChoice';
 
 export interface StreamDialect {
   /** Ends a finished stream with `data: [DONE]`. */

@@ -66,6 +66,8 @@ export function planDialectStream(
       return { head: base.head, deltas, tail: [{ ...finish, usage }] };
     case 'everyChunk':
       return withRunningUsage(base.head, deltas, finish, planned, word);
+    case 'afterFinishWithChoice':
+      return { head: base.head, deltas, tail: [finish, { ...usageChunk, choices: [{ index: 0, delta: {}, finish_reason: null }] }] };
   }
 }
 

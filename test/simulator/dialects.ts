@@ -90,10 +90,13 @@ const newApi: Dialect = {
  *   https://github.com/BerriAI/litellm/issues/14144.
  * - Its rate limiter answers 429 `throttling_error` with a Retry-After header (tests script the
  *   header): https://github.com/BerriAI/litellm/pull/4706, https://docs.litellm.ai/docs/routing.
+ * - A stream's usage chunk holds a choice with an empty delta instead of `choices: []`:
+ *   https://github.com/BerriAI/litellm/issues/28735.
  */
 const litellm: Dialect = {
   ...SEED_DIALECT,
   name: 'litellm',
+  stream: { ...SEED_DIALECT.stream, usagePlacement: 'afterFinishWithChoice' },
   errorBody: 'litellm',
   requestIdHeader: 'x-litellm-call-id',
   errors: {
@@ -172,6 +175,7 @@ const vllm: Dialect = {
  * - Only an invalid request or missing credits get the error's own status; once the model
  *   started, the status is 200 and the error is the body, or in a stream the error chunk above
  *   (errors page, and its "Streaming Error Formats": https://openrouter.ai/docs/api/reference/errors-and-debugging).
+ * - Usage names what it charged, `cost`, in its own credits (usageWording.ts).
  */
 const openrouter: Dialect = {
   ...SEED_DIALECT,
@@ -180,6 +184,7 @@ const openrouter: Dialect = {
   requestIdHeader: 'x-generation-id',
   stream: { ...SEED_DIALECT.stream, keepAliveComment: ': OPENROUTER PROCESSING', errorFrame: 'chunkWithFinishError' },
   acceptedFailure: 'ok200',
+  usageWording: 'openrouter',
   errors: {
     insufficient_quota: { status: 402, message: () => 'Insufficient credits. Add more using https://openrouter.ai/credits' },
   },

@@ -13,8 +13,13 @@ import type { Usage } from './chatReply.ts';
  *   while `total_tokens` counts it, and names no details (a streamed reply with completion 1,
  *   prompt 9, total 103: discuss.ai.google.dev/t/127400; the same gap in gateways translating
  *   Gemini: router-for-me/CLIProxyAPI#5733, mozilla-ai/any-llm#1290)
+ * - openrouter: OpenAI's, plus the `cost` it charged in its own credits (USD) and `cost_details`
+ *   (openrouter.ai/docs/use-cases/usage-accounting)
  */
-export type UsageWording = 'openai' | 'deepseek' | 'gemini';
+export type UsageWording = 'openai' | 'deepseek' | 'gemini' | 'openrouter';
+
+/** What the simulated OpenRouter charges, in its credits: any figure, as long as no test can take it for Airlock's. */
+const OPENROUTER_CREDITS_PER_TOKEN = 0.000_003;
 
 export function wordedUsage(usage: Usage, wording: UsageWording): Record<string, unknown> {
   const { prompt_tokens, completion_tokens, total_tokens, cachedTokens, reasoningTokens } = usage;
@@ -26,5 +31,9 @@ export function wordedUsage(usage: Usage, wording: UsageWording): Record<string,
     return { ...counts, prompt_cache_hit_tokens: hit, prompt_cache_miss_tokens: prompt_tokens - hit };
   }
   if (cachedTokens !== undefined) counts.prompt_tokens_details = { cached_tokens: cachedTokens };
+  if (wording === 'openrouter') {
+    const cost = total_tokens * OPENROUTER_CREDITS_PER_TOKEN;
+    return { ...counts, cost, cost_details: { upstream_inference_cost: null } };
+  }
   return counts;
 }

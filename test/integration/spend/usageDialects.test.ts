@@ -65,6 +65,13 @@ describe('a chat answer is priced at the counts the gateway billed, however it w
     ['deepseek', CACHED_TOKENS, true],
     ['gemini', undefined, false],
     ['gemini', undefined, true],
+    // Usage on a chunk of its own that still holds a choice: final once the stream says [DONE].
+    ['litellm', CACHED_TOKENS, true],
+    // Usage naming its own `cost` in OpenRouter's credits: priced at the profile's prices all the same.
+    ['openrouter', CACHED_TOKENS, false],
+    ['openrouter', CACHED_TOKENS, true],
+    ['new-api', CACHED_TOKENS, true],
+    ['vllm', CACHED_TOKENS, true],
   ])('%s (cached %s, stream %s)', async (dialect, cachedTokens, stream) => {
     const reference = await send('openai', reply(cachedTokens), '/v1/chat/completions', chat(stream));
     const worded = await send(dialect, reply(cachedTokens), '/v1/chat/completions', chat(stream));

@@ -35,6 +35,7 @@ describe('planDialectStream: where usage goes', () => {
     ['beforeFinish', ['usage-only+usage', 'finish:stop']],
     ['inFinish', ['finish:stop+usage']],
     ['everyChunk', ['finish:stop+usage']],
+    ['afterFinishWithChoice', ['finish:stop', 'delta+usage']],
   ])('%s', (usagePlacement, tail) => {
     const stream = streamWith({ usagePlacement });
     expect(stream.tail.map(describeChunk)).toEqual(tail);

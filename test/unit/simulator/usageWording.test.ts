@@ -31,6 +31,11 @@ describe('wordedUsage: the same counts as each gateway words them', () => {
       },
     ],
     ['gemini', counts, { prompt_tokens: 100, completion_tokens: 10, total_tokens: 130 }],
+    [
+      'openrouter',
+      { prompt_tokens: 1, completion_tokens: 2, total_tokens: 3 },
+      { prompt_tokens: 1, completion_tokens: 2, total_tokens: 3, cost: 0.000_009, cost_details: { upstream_inference_cost: null } },
+    ],
   ])('%s', (wording, usage, worded) => {
     expect(wordedUsage(usage, wording)).toEqual(worded);
   });

@@ -24,6 +24,15 @@ describe('costOf', () => {
       calls: 1,
       cost: 2,
     },
+    {
+      // Chat's completion_tokens and Responses' output_tokens already hold the reasoning: it is never added again.
+      name: 'reasoning is part of the output, priced once',
+      u: { inputTokens: 0, outputTokens: 1_000_000, reasoningTokens: 900_000 },
+      price: chat,
+      multiplier: 1,
+      calls: 1,
+      cost: 8,
+    },
     { name: 'cached count above input is capped', u: usage(100, 0, 500), price: cached, multiplier: 1, calls: 1, cost: 0.00005 },
     { name: 'per call', u: null, price: image, multiplier: 1, calls: 1, cost: 0.3 },
     { name: 'per call times calls and multiplier', u: null, price: image, multiplier: 2, calls: 4, cost: 2.4 },

@@ -49,7 +49,8 @@ function usageFromObject(value: unknown): TokenUsage | null {
 /**
  * Output that `total_tokens` counts and `completion_tokens` leaves out: the thinking, in Gemini's
  * OpenAI-compatible answers and gateways translating Gemini (discuss.ai.google.dev/t/127400,
- * router-for-me/CLIProxyAPI#5733). Gemini bills it as output; OpenAI's own total is the sum, so 0 there.
+ * router-for-me/CLIProxyAPI#5733), and xAI's reasoning (named beside completion_tokens: vercel/ai#12425).
+ * Both bill it as output; OpenAI's own total is the sum, so 0 there.
  */
 function unnamedOutputTokens(value: Record<string, unknown>, inputTokens: number, outputTokens: number): number {
   const totalTokens = tokenCount(value['total_tokens']);

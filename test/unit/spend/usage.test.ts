@@ -55,6 +55,20 @@ describe('usageFromChatResponse', () => {
       usage: { inputTokens: 21, outputTokens: 60, reasoningTokens: 60 },
     },
     {
+      // xAI counts reasoning beside completion_tokens, inside total_tokens (docs.x.ai consumption page; a real answer in Wei-Shaw/sub2api#5771).
+      name: 'xAI reasoning beside completion_tokens',
+      json: {
+        usage: {
+          prompt_tokens: 10120,
+          completion_tokens: 1499,
+          total_tokens: 14428,
+          prompt_tokens_details: { cached_tokens: 128 },
+          completion_tokens_details: { reasoning_tokens: 2809 },
+        },
+      },
+      usage: { inputTokens: 10120, outputTokens: 4308, cachedInputTokens: 128, reasoningTokens: 2809 },
+    },
+    {
       name: 'a total below the parts changes nothing',
       json: { usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 12 } },
       usage: { inputTokens: 10, outputTokens: 5 },

@@ -54,7 +54,9 @@ function usageFromObject(value: unknown): TokenUsage | null {
  */
 function unnamedOutputTokens(value: Record<string, unknown>, inputTokens: number, outputTokens: number): number {
   const totalTokens = tokenCount(value['total_tokens']);
-  return totalTokens === null ? 0 : Math.max(0, totalTokens - inputTokens - outputTokens);
+  // An embedding's usage has no completion, so nothing was written to think with.
+  if (totalTokens === null || value['completion_tokens'] === undefined) return 0;
+  return Math.max(0, totalTokens - inputTokens - outputTokens);
 }
 
 function nested(record: Record<string, unknown>, outer: string, inner: string): unknown {

@@ -74,6 +74,12 @@ describe('usageFromChatResponse', () => {
       usage: { inputTokens: 10, outputTokens: 5 },
     },
     {
+      // An answer with no completion has no thinking: a total above its prompt count is no output.
+      name: 'embedding whose total is above its prompt tokens',
+      json: { usage: { prompt_tokens: 0, total_tokens: 7 } },
+      usage: { inputTokens: 0, outputTokens: 0 },
+    },
+    {
       name: 'embedding (no completion tokens)',
       json: { usage: { prompt_tokens: 7, total_tokens: 7 } },
       usage: { inputTokens: 7, outputTokens: 0 },

@@ -14,8 +14,8 @@ import { isChatStreamEnd } from './streamEnd.ts';
  * gateways that never send `[DONE]` exist (the stream then just ends), and a stream cut before
  * the finish chunk or before the usage chunk still never looks whole.
  *
- * Usage counts as reported only when it is final: on a usage-only chunk, on a finish chunk, or
- * the last seen before `[DONE]`. Some gateways put a running count on every chunk; a stream cut
+ * Usage counts as reported only when it is final: on a usage-only chunk (or a chunk of usage alone
+ * once every choice finished), on a finish chunk, or the last seen before `[DONE]`. Some gateways put a running count on every chunk; a stream cut
  * halfway then has a partial count, which is held back so the request is estimated instead.
  */
 export class ChatStreamObserver implements StreamObserver {
@@ -37,8 +37,7 @@ export class ChatStreamObserver implements StreamObserver {
 
   get complete(): boolean {
     if (this.sawDone) return true;
-    const finished = this.finishedChoices.size > 0 && this.openChoices.size === 0;
-    return finished && (!this.options.usageAsked || this.usageReported);
+    return this.allChoicesFinished() && (!this.options.usageAsked || this.usageReported);
   }
 
   observe(event: SseEvent): boolean {
@@ -62,14 +61,22 @@ export class ChatStreamObserver implements StreamObserver {
       this.modelSeen = true;
       this.sink.onModel(chunk.model);
     }
+    const finishedBefore = this.allChoicesFinished();
     const finishing = this.readChoices(chunk.choices);
     const usage = usageFromChatChunk(chunk);
-    const usageOnly = isUsageOnlyChunk(chunk);
+    // Once every choice finished, a chunk of usage alone is the usage chunk, whatever its choices
+    // hold: LiteLLM's holds one with an empty delta and no finish_reason (BerriAI/litellm#28735).
+    const usageOnly =
+      isUsageOnlyChunk(chunk) || (usage !== null && finishedBefore && this.allChoicesFinished() && holdsNothing(chunk.choices));
     if (usage) {
       this.heldUsage = usage;
       if (usageOnly || finishing) this.reportHeldUsage();
     }
     return !(this.options.dropUsageOnlyChunks && usageOnly);
+  }
+
+  private allChoicesFinished(): boolean {
+    return this.finishedChoices.size > 0 && this.openChoices.size === 0;
   }
 
   /** Hands every choice's text to the sink; true when a choice finished in this chunk. */
@@ -123,6 +130,18 @@ export class ChatStreamObserver implements StreamObserver {
     this.heldUsage = null;
     this.usageReported = true;
   }
+}
+
+/** Choices that say nothing: no finish_reason, and deltas whose fields are all empty or null. */
+function holdsNothing(choices: unknown): boolean {
+  if (!Array.isArray(choices)) return false;
+  return choices.every(
+    (choice) =>
+      isRecord(choice) &&
+      finishReasonOf(choice['finish_reason']) === null &&
+      (choice['delta'] === undefined ||
+        (isRecord(choice['delta']) && Object.values(choice['delta']).every((value) => value === null || value === ''))),
+  );
 }
 
 /**

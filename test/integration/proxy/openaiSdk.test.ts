@@ -67,7 +67,8 @@ describe.each(DIALECTS)('the official openai SDK through Airlock to a %s gateway
     });
     const chunks = [];
     for await (const chunk of stream) chunks.push(chunk);
-    expect(chunks.at(-1)?.choices).toEqual([]);
+    // The chunk the gateway put its usage in, as sent: one of its own with choices [] where the gateway sends that.
+    if (GATEWAY_DIALECTS[dialect].stream.usagePlacement === 'afterFinish') expect(chunks.at(-1)?.choices).toEqual([]);
     expect(chunks.at(-1)?.usage?.completion_tokens).toBeGreaterThan(0);
   });
 

@@ -140,6 +140,9 @@ const text = (content: string, usage?: object) =>
 const finish = (usage?: object) => data({ choices: [{ index: 0, delta: {}, finish_reason: 'stop' }], ...(usage ? { usage } : {}) });
 const usageOnly = (completion: number) => data({ choices: [], usage: { prompt_tokens: 5, completion_tokens: completion } });
 const running = (completion: number) => ({ prompt_tokens: 5, completion_tokens: completion });
+/** LiteLLM's usage chunk: a choice with an empty delta instead of `choices: []` (BerriAI/litellm#28735). */
+const usageWithEmptyChoice = (completion: number) =>
+  data({ choices: [{ index: 0, delta: {}, finish_reason: null }], usage: { prompt_tokens: 5, completion_tokens: completion } });
 
 describe('the chat observer: when a stream is whole, and which usage is final', () => {
   it.each<[string, SseEvent[], boolean, number[], Partial<ObserverOptions>?]>([
@@ -148,6 +151,7 @@ describe('the chat observer: when a stream is whole, and which usage is final', 
     ['no [DONE], usage on the finish chunk', [text('a'), finish(running(2))], true, [2]],
     ['no [DONE], usage before the finish chunk', [text('a'), usageOnly(2), finish()], true, [2]],
     ['no [DONE], a running count on every chunk', [text('a', running(1)), text('b', running(2)), finish(running(3))], true, [3]],
+    ['no [DONE], usage after the finish on a chunk with an empty choice', [text('a'), finish(), usageWithEmptyChoice(2)], true, [2]],
     ['cut before the finish chunk', [text('a'), text('b')], false, []],
     ['cut after the finish, before the usage asked for', [text('a'), finish()], false, []],
     ['finish without usage, when none was asked', [text('a'), finish()], true, [], { usageAsked: false }],
@@ -194,6 +198,18 @@ describe('the chat observer: when a stream is whole, and which usage is final', 
       true,
       false,
     ]);
+  });
+
+  it("keeps LiteLLM's usage chunk from a client that never asked for it: its last chunk would say no finish_reason", () => {
+    const events = [text('a'), finish(), usageWithEmptyChoice(2), DONE];
+    expect(observe(chatAdapter, events, { dropUsageOnlyChunks: true, usageAsked: true }).passed).toEqual([true, true, false, true]);
+    expect(observe(chatAdapter, events, { dropUsageOnlyChunks: false, usageAsked: true }).passed).toEqual([true, true, true, true]);
+  });
+
+  it('passes a running count on a chunk before the finish: the chunk is no usage chunk, nor its count final', () => {
+    const events = [text('a', running(1)), data({ choices: [{ index: 0, delta: {} }], usage: running(2) })];
+    const seen = observe(chatAdapter, events, { dropUsageOnlyChunks: true, usageAsked: true });
+    expect(seen).toMatchObject({ passed: [true, true], usages: [], complete: false });
   });
 });
 

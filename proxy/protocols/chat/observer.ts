@@ -132,16 +132,16 @@ export class ChatStreamObserver implements StreamObserver {
   }
 }
 
-/** Choices that say nothing: no finish_reason, and deltas whose fields are all empty or null. */
+const saysNothing = (value: unknown): boolean => value === undefined || value === null || value === '';
+
+/** Choices that say nothing: no finish_reason, no legacy `text`, and deltas whose fields are all empty or null. */
 function holdsNothing(choices: unknown): boolean {
   if (!Array.isArray(choices)) return false;
-  return choices.every(
-    (choice) =>
-      isRecord(choice) &&
-      finishReasonOf(choice['finish_reason']) === null &&
-      (choice['delta'] === undefined ||
-        (isRecord(choice['delta']) && Object.values(choice['delta']).every((value) => value === null || value === ''))),
-  );
+  return choices.every((choice) => {
+    if (!isRecord(choice) || finishReasonOf(choice['finish_reason']) !== null || !saysNothing(choice['text'])) return false;
+    const delta = choice['delta'];
+    return delta === undefined || (isRecord(delta) && Object.values(delta).every(saysNothing));
+  });
 }
 
 /**

@@ -206,6 +206,16 @@ describe('the chat observer: when a stream is whole, and which usage is final', 
     expect(observe(chatAdapter, events, { dropUsageOnlyChunks: false, usageAsked: true }).passed).toEqual([true, true, true, true]);
   });
 
+  it('passes a chunk after the finish that still carries text (a legacy completion): it is no usage chunk', () => {
+    const late = data({ choices: [{ index: 0, text: 'x', finish_reason: null }], usage: running(2) });
+    expect(observe(chatAdapter, [text('a'), finish(), late, DONE], { dropUsageOnlyChunks: true, usageAsked: true }).passed).toEqual([
+      true,
+      true,
+      true,
+      true,
+    ]);
+  });
+
   it('passes a running count on a chunk before the finish: the chunk is no usage chunk, nor its count final', () => {
     const events = [text('a', running(1)), data({ choices: [{ index: 0, delta: {} }], usage: running(2) })];
     const seen = observe(chatAdapter, events, { dropUsageOnlyChunks: true, usageAsked: true });

@@ -10,9 +10,15 @@ export function usageFromChatResponse(json: unknown): TokenUsage | null {
   return usageFromObject(json['usage']);
 }
 
-/** The same for one parsed SSE chunk; only the final usage chunk normally carries it. */
+/**
+ * The same for one parsed SSE chunk; only the final usage chunk normally carries it. Moonshot
+ * (Kimi) puts it inside the finishing choice instead (earendil-works/pi#2017).
+ */
 export function usageFromChatChunk(chunk: unknown): TokenUsage | null {
-  return usageFromChatResponse(chunk);
+  if (!isRecord(chunk)) return null;
+  const choices = chunk['choices'];
+  const [first] = Array.isArray(choices) ? choices : [];
+  return usageFromObject(chunk['usage']) ?? (isRecord(first) ? usageFromObject(first['usage']) : null);
 }
 
 /**
@@ -33,9 +39,12 @@ function usageFromObject(value: unknown): TokenUsage | null {
   const outputTokens = value['completion_tokens'] === undefined ? 0 : tokenCount(value['completion_tokens']);
   if (inputTokens === null || outputTokens === null) return null;
   const usage: TokenUsage = { inputTokens, outputTokens: outputTokens + unnamedOutputTokens(value, inputTokens, outputTokens) };
-  // DeepSeek names its cache hits top-level instead, inside prompt_tokens all the same (its chat API reference).
+  // DeepSeek and Kimi name their cache hits top-level instead, inside prompt_tokens all the same
+  // (their chat API references: `prompt_cache_hit_tokens`, `cached_tokens`).
   const cachedInputTokens =
-    tokenCount(nested(value, 'prompt_tokens_details', 'cached_tokens')) ?? tokenCount(value['prompt_cache_hit_tokens']);
+    tokenCount(nested(value, 'prompt_tokens_details', 'cached_tokens')) ??
+    tokenCount(value['prompt_cache_hit_tokens']) ??
+    tokenCount(value['cached_tokens']);
   if (cachedInputTokens !== null) usage.cachedInputTokens = cachedInputTokens;
   // OpenRouter reports prompt-cache writes here, inside prompt_tokens.
   const cacheWriteInputTokens = tokenCount(nested(value, 'prompt_tokens_details', 'cache_write_tokens'));

@@ -43,6 +43,12 @@ describe('usageFromChatResponse', () => {
       usage: { inputTokens: 100, outputTokens: 5, cachedInputTokens: 80 },
     },
     {
+      // Kimi (Moonshot): a top-level cached_tokens, inside prompt_tokens (platform.kimi.ai/docs/api/chat; earendil-works/pi#8075).
+      name: 'Kimi cache hits',
+      json: { usage: { prompt_tokens: 19, completion_tokens: 13, total_tokens: 32, cached_tokens: 12 } },
+      usage: { inputTokens: 19, outputTokens: 13, cachedInputTokens: 12 },
+    },
+    {
       // Gemini's OpenAI-compatible endpoint: total_tokens counts the thinking completion_tokens leaves out (discuss.ai.google.dev/t/127400).
       name: 'thinking outside completion_tokens, inside total_tokens',
       json: { usage: { prompt_tokens: 9, completion_tokens: 3, total_tokens: 105 } },
@@ -117,6 +123,15 @@ describe('stream chunks', () => {
       chunk: { choices: [{ index: 0, delta: {}, finish_reason: 'stop' }], usage: { prompt_tokens: 3, completion_tokens: 4 } },
       usageOnly: false,
       usage: { inputTokens: 3, outputTokens: 4 },
+    },
+    {
+      // Moonshot streams its usage inside the finishing choice, not beside it (earendil-works/pi#2017).
+      name: 'usage inside the choice (Moonshot)',
+      chunk: {
+        choices: [{ index: 0, delta: {}, finish_reason: 'stop', usage: { prompt_tokens: 3, completion_tokens: 4, cached_tokens: 2 } }],
+      },
+      usageOnly: false,
+      usage: { inputTokens: 3, outputTokens: 4, cachedInputTokens: 2 },
     },
     { name: 'content delta', chunk: { choices: [{ index: 0, delta: { content: 'hi' } }] }, usageOnly: false, usage: null },
     { name: 'usage: null on every chunk', chunk: { choices: [], usage: null }, usageOnly: false, usage: null },

@@ -13,6 +13,8 @@ export interface AnthropicUsage {
   output_tokens: number;
   cache_read_input_tokens?: number;
   cache_creation_input_tokens?: number;
+  /** The writes by cache lifetime, where the gateway told them apart (a 1-hour write costs more). */
+  cache_creation?: { ephemeral_5m_input_tokens: number; ephemeral_1h_input_tokens: number };
 }
 
 export type AnthropicResponseTranslation =
@@ -50,6 +52,10 @@ export function anthropicUsage(usage: TokenUsage | null): AnthropicUsage {
   };
   if (cached !== undefined) shown.cache_read_input_tokens = cached;
   if (written !== undefined) shown.cache_creation_input_tokens = written;
+  const written1h = usage.cacheWrite1hInputTokens;
+  if (written !== undefined && written1h !== undefined) {
+    shown.cache_creation = { ephemeral_5m_input_tokens: Math.max(0, written - written1h), ephemeral_1h_input_tokens: written1h };
+  }
   return shown;
 }
 

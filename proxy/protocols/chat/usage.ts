@@ -46,9 +46,17 @@ function usageFromObject(value: unknown): TokenUsage | null {
     tokenCount(value['prompt_cache_hit_tokens']) ??
     tokenCount(value['cached_tokens']);
   if (cachedInputTokens !== null) usage.cachedInputTokens = cachedInputTokens;
-  // OpenRouter reports prompt-cache writes here, inside prompt_tokens.
-  const cacheWriteInputTokens = tokenCount(nested(value, 'prompt_tokens_details', 'cache_write_tokens'));
+  // Prompt-cache writes, inside prompt_tokens: OpenRouter's and OpenAI's cache_write_tokens; LiteLLM's
+  // cache_creation_tokens, or in older versions only Anthropic's cache_creation_input_tokens beside the counts,
+  // with the 1-hour part in cache_creation_token_details (litellm/types/utils.py Usage).
+  const cacheWriteInputTokens =
+    tokenCount(nested(value, 'prompt_tokens_details', 'cache_write_tokens')) ??
+    tokenCount(nested(value, 'prompt_tokens_details', 'cache_creation_tokens')) ??
+    tokenCount(value['cache_creation_input_tokens']);
   if (cacheWriteInputTokens !== null && cacheWriteInputTokens > 0) usage.cacheWriteInputTokens = cacheWriteInputTokens;
+  const lifetimes = nested(value, 'prompt_tokens_details', 'cache_creation_token_details');
+  const cacheWrite1hInputTokens = isRecord(lifetimes) ? tokenCount(lifetimes['ephemeral_1h_input_tokens']) : null;
+  if (cacheWrite1hInputTokens !== null && cacheWrite1hInputTokens > 0) usage.cacheWrite1hInputTokens = cacheWrite1hInputTokens;
   const reasoningTokens = tokenCount(nested(value, 'completion_tokens_details', 'reasoning_tokens'));
   const unnamed = usage.outputTokens - outputTokens;
   if (reasoningTokens !== null || unnamed > 0) usage.reasoningTokens = reasoningTokens ?? unnamed;

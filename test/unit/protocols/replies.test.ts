@@ -61,6 +61,15 @@ describe('chatToAnthropicResponse', () => {
       { input_tokens: 80, cache_read_input_tokens: 20, cache_creation_input_tokens: 100 },
     ],
     ['writes only', { cache_write_tokens: 100 }, { input_tokens: 100, cache_creation_input_tokens: 100 }],
+    [
+      'writes of both lifetimes',
+      { cache_write_tokens: 100, cache_creation_token_details: { ephemeral_5m_input_tokens: 40, ephemeral_1h_input_tokens: 60 } },
+      {
+        input_tokens: 100,
+        cache_creation_input_tokens: 100,
+        cache_creation: { ephemeral_5m_input_tokens: 40, ephemeral_1h_input_tokens: 60 },
+      },
+    ],
   ])('reports prompt-cache %s apart from input_tokens, as Anthropic counts them', (_name, details, shown) => {
     const usage = { prompt_tokens: 200, completion_tokens: 7, total_tokens: 207, prompt_tokens_details: details };
     const result = chatToAnthropicResponse(chatReply({ content: 'x' }, 'stop', usage), { requestedModel: 'm' });

@@ -43,6 +43,39 @@ describe('usageFromChatResponse', () => {
       usage: { inputTokens: 100, outputTokens: 5, cachedInputTokens: 80 },
     },
     {
+      // LiteLLM in front of Anthropic: writes as cache_write_tokens and cache_creation_tokens, split by lifetime in
+      // cache_creation_token_details (litellm/types/utils.py PromptTokensDetailsWrapper and Usage).
+      name: 'cache writes split by lifetime (LiteLLM)',
+      json: {
+        usage: {
+          prompt_tokens: 1000,
+          completion_tokens: 5,
+          prompt_tokens_details: {
+            cached_tokens: 600,
+            cache_write_tokens: 300,
+            cache_creation_tokens: 300,
+            cache_creation_token_details: { ephemeral_5m_input_tokens: 100, ephemeral_1h_input_tokens: 200 },
+          },
+          cache_creation_input_tokens: 300,
+          cache_read_input_tokens: 600,
+        },
+      },
+      usage: { inputTokens: 1000, outputTokens: 5, cachedInputTokens: 600, cacheWriteInputTokens: 300, cacheWrite1hInputTokens: 200 },
+    },
+    {
+      // Older LiteLLM: the writes only as Anthropic names them, beside the OpenAI counts.
+      name: 'cache writes as a top-level cache_creation_input_tokens',
+      json: {
+        usage: {
+          prompt_tokens: 1000,
+          completion_tokens: 5,
+          prompt_tokens_details: { cached_tokens: 600 },
+          cache_creation_input_tokens: 300,
+        },
+      },
+      usage: { inputTokens: 1000, outputTokens: 5, cachedInputTokens: 600, cacheWriteInputTokens: 300 },
+    },
+    {
       // Kimi (Moonshot): a top-level cached_tokens, inside prompt_tokens (platform.kimi.ai/docs/api/chat; earendil-works/pi#8075).
       name: 'Kimi cache hits',
       json: { usage: { prompt_tokens: 19, completion_tokens: 13, total_tokens: 32, cached_tokens: 12 } },

@@ -1,5 +1,7 @@
 import { costOf, priceOfRequest } from '../spend/cost.ts';
 import { readChatCompletion } from '../protocols/chat/chatShapes.ts';
+import { routeFor } from '../protocols/registry.ts';
+import { statedUsageIn } from '../protocols/statedUsage.ts';
 import { answerTexts } from '../protocols/messageText.ts';
 import { byteEstimateTokens, inputTokensUpperBound } from '../spend/estimate.ts';
 import { tokenEstimator } from '../spend/tokenEstimator.ts';
@@ -96,9 +98,23 @@ export function accountFor(trace: RequestTrace, plan: ExchangePlan, profile: Pro
   // Nothing of the request or its answer can be counted (an upload's audio, a transcript billed by its seconds):
   // no usage is made up, so the cost is a per-call price or unknown, never a count of bytes or zero.
   if (text === '' && quickInputEstimate(plan).tokens === null) return priced(null, null, plan, profile, calls, true);
+  const stated = statedStreamUsage(trace, plan);
+  if (stated !== null) {
+    // The gateway stated the input (and its cache reads and writes) before the stream broke: only the output is a guess.
+    return estimateOutputTokens(text).then((outputTokens) =>
+      priced({ ...stated, outputTokens: Math.max(outputTokens, stated.outputTokens) }, 'estimated', plan, profile, calls),
+    );
+  }
   return Promise.all([estimateInputTokens(plan), estimateOutputTokens(text)]).then(([inputTokens, outputTokens]) =>
     priced({ inputTokens: inputTokens ?? 0, outputTokens }, 'estimated', plan, profile, calls),
   );
+}
+
+/** What a stream that ended without its final usage stated before (message_start's counts, a running count). */
+function statedStreamUsage(trace: RequestTrace, plan: ExchangePlan): TokenUsage | null {
+  if (!trace.responseHeaders['content-type']?.includes('text/event-stream')) return null;
+  const captured = trace.responseBody.toBuffer();
+  return captured === null ? null : statedUsageIn(routeFor(plan.upstreamPath, plan.method).adapter, captured);
 }
 
 function priced(

@@ -111,6 +111,11 @@ export interface StreamSink {
   /** What the model wrote besides the answer's text (reasoning, tool-call arguments): billed output all the same. */
   onOtherOutput?(text: string): void;
   onUsage(usage: TokenUsage): void;
+  /**
+   * A count the gateway stated before its final one (Messages' message_start, a running chat count):
+   * its input side is exact, so a stream cut before its final usage is estimated from it.
+   */
+  onStatedUsage?(usage: TokenUsage): void;
   onModel(model: string): void;
 }
 

@@ -29,6 +29,8 @@ export class AnthropicStreamObserver implements StreamObserver {
       const message = json.message as { model?: unknown; usage?: unknown } | undefined;
       if (typeof message?.model === 'string') this.sink.onModel(message.model);
       if (typeof message?.usage === 'object' && message.usage !== null) this.startUsage = message.usage as Record<string, unknown>;
+      const stated = anthropicUsageOf(this.startUsage);
+      if (stated) this.sink.onStatedUsage?.(stated);
     } else if (type === 'content_block_delta') {
       const delta = json.delta as { text?: unknown; thinking?: unknown; partial_json?: unknown } | undefined;
       if (typeof delta?.text === 'string') this.sink.onDelta(delta.text);

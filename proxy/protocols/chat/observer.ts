@@ -71,6 +71,7 @@ export class ChatStreamObserver implements StreamObserver {
     if (usage) {
       this.heldUsage = usage;
       if (usageOnly || finishing) this.reportHeldUsage();
+      else this.sink.onStatedUsage?.(usage);
     }
     return !(this.options.dropUsageOnlyChunks && usageOnly);
   }

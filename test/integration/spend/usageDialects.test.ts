@@ -121,3 +121,24 @@ describe("a translated client sees the gateway's counts in its own shape", () =>
     });
   });
 });
+
+describe('a stream cut before its final usage', () => {
+  /** A running count on every chunk, as vLLM's continuous_usage_stats and Gemini send it, with OpenAI's cache field. */
+  const running = (content: string, completionTokens: number) =>
+    `data: ${JSON.stringify({
+      model: 'gpt-4o-mini',
+      choices: [{ index: 0, delta: { content }, finish_reason: null }],
+      usage: { prompt_tokens: 100, completion_tokens: completionTokens, prompt_tokens_details: { cached_tokens: CACHED_TOKENS } },
+    })}\n\n`;
+
+  it('is estimated from the input the gateway stated, cache reads at the cached price, not from a count of the request', async () => {
+    harness.simulator.script({ kind: 'bodyChunks', chunks: [running('A long answer', 3), running(', cut', 5)] });
+    const ended = harness.nextEnd();
+    await rawRequest(`${harness.proxy.url}/v1/chat/completions`, { method: 'POST', headers: JSON_HEADERS, body: chat(true) });
+    const end = await ended;
+    expect(end).toMatchObject({ errorClass: 'stream_interrupted', usageSource: 'estimated' });
+    expect(end.usage).toMatchObject({ inputTokens: 100, cachedInputTokens: CACHED_TOKENS });
+    expect(end.usage!.outputTokens).toBeGreaterThanOrEqual(5);
+    expect(end.costCredits).toBeCloseTo((36 * 2 + 64 * 0.5 + end.usage!.outputTokens * 8) / 1e6, 12);
+  });
+});

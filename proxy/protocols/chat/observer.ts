@@ -15,8 +15,9 @@ import { isChatStreamEnd } from './streamEnd.ts';
  * the finish chunk or before the usage chunk still never looks whole.
  *
  * Usage counts as reported only when it is final: on a usage-only chunk (or a chunk of usage alone
- * once every choice finished), on a finish chunk, or the last seen before `[DONE]`. Some gateways put a running count on every chunk; a stream cut
- * halfway then has a partial count, which is held back so the request is estimated instead.
+ * once every choice finished), on a finish chunk, or the last seen before `[DONE]`. Some gateways
+ * put a running count on every chunk; a stream cut halfway then has a partial count, which is held
+ * back (only stated, for its input) so the request is estimated instead.
  */
 export class ChatStreamObserver implements StreamObserver {
   readonly wholeAtCleanEnd = false;

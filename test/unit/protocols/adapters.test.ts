@@ -254,6 +254,24 @@ describe('the Messages and Responses observers: whole at their final event', () 
       null,
     ],
     [
+      // message_delta's counts are cumulative (Messages streaming reference): a second one, as server tools send,
+      // replaces the first, never adds to it (PostHog/posthog-python 7.75.4 fixed stacking them).
+      'Messages with two message_delta events: the last is the total',
+      anthropicAdapter,
+      [
+        messageStart,
+        named('message_delta', { type: 'message_delta', delta: {}, usage: { output_tokens: 4 } }),
+        named('message_delta', { type: 'message_delta', delta: { stop_reason: 'end_turn' }, usage: { output_tokens: 9 } }),
+        messageStop,
+      ],
+      true,
+      [
+        { inputTokens: 12, outputTokens: 4 },
+        { inputTokens: 12, outputTokens: 9 },
+      ],
+      null,
+    ],
+    [
       // OpenRouter's Messages API writes every count message_delta does not carry as null (the
       // MessagesDeltaEvent example of its API schema); the Anthropic SDKs' MessageStream then keeps message_start's.
       'Messages whose message_delta names the counts it leaves out as null',

@@ -2,6 +2,7 @@ import { type ChildProcess, fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { KEYCHAIN_SERVICE, type KeychainCall, KeychainUnavailableError, type SecretStore } from '../../contracts/secretStore.ts';
 import { boundKeychainWaits, KEYCHAIN_ANSWER_WAIT_MS } from './boundedSecretStore.ts';
+import { withoutGatewayKey } from '../../core/apiKey.ts';
 
 /** One keychain call sent to the helper process. */
 export interface HelperCall {
@@ -28,50 +29,60 @@ export function createKeychainHelperStore(answerWaitMs: number = KEYCHAIN_ANSWER
   return boundKeychainWaits(keychainInHelper(service), answerWaitMs);
 }
 
-function keychainInHelper(service: string): SecretStore {
-  let helper: ChildProcess | null = null;
-  let nextId = 1;
-  const pending = new Map<number, (answer: HelperAnswer | KeychainUnavailableError) => void>();
+/** Every helper running, killed when Airlock exits (one listener for them all). */
+const runningHelpers = new Set<ChildProcess>();
+process.once('exit', () => {
+  for (const child of runningHelpers) child.kill('SIGKILL');
+});
 
-  const started = (): ChildProcess => {
+function keychainInHelper(service: string): SecretStore {
+  let helper: { child: ChildProcess; pending: Map<number, (answer: HelperAnswer | KeychainUnavailableError) => void> } | null = null;
+  let nextId = 1;
+
+  const started = (): NonNullable<typeof helper> => {
     if (helper) return helper;
-    const child = fork(HELPER, [service], { stdio: ['ignore', 'ignore', 'ignore', 'ipc'] });
+    // Its environment without the gateway key a run may hold in AIRLOCK_API_KEY: the helper reads the keychain only.
+    const child = fork(HELPER, [service], { stdio: ['ignore', 'ignore', 'ignore', 'ipc'], env: withoutGatewayKey(process.env) });
+    // Each helper settles only the calls sent to it: one ended for idleness must not fail its successor's.
+    const own = { child, pending: new Map<number, (answer: HelperAnswer | KeychainUnavailableError) => void>() };
     child.on('message', (answer: HelperAnswer) => {
-      const settle = pending.get(answer.id);
-      pending.delete(answer.id);
+      const settle = own.pending.get(answer.id);
+      own.pending.delete(answer.id);
       settle?.(answer);
       // Idle once the caller had its turn to send the next call (a reading of several accounts does at once): it ends,
       // so a running Airlock keeps no process for its rare keychain calls.
       setImmediate(() => {
-        if (pending.size > 0 || helper !== child) return;
+        if (own.pending.size > 0 || helper !== own) return;
         helper = null;
         child.kill();
       });
     });
     child.on('exit', () => {
-      if (helper === child) helper = null;
-      for (const [id, settle] of [...pending]) {
-        pending.delete(id);
+      runningHelpers.delete(child);
+      if (helper === own) helper = null;
+      for (const [id, settle] of [...own.pending]) {
+        own.pending.delete(id);
         settle(new KeychainUnavailableError('the keychain helper process ended'));
       }
     });
     child.unref();
     child.channel?.unref();
-    helper = child;
-    return child;
+    runningHelpers.add(child);
+    helper = own;
+    return own;
   };
-  process.once('exit', () => helper?.kill('SIGKILL'));
 
   const call = (kind: KeychainCall, account: string, secret?: string): Promise<string | boolean | null> =>
     new Promise((resolve, reject) => {
       const id = nextId++;
+      const { child, pending } = started();
       pending.set(id, (answer) => {
         if (answer instanceof Error) reject(answer);
         else if ('failure' in answer) reject(new KeychainUnavailableError(answer.failure));
         else resolve(answer.value);
       });
       const message: HelperCall = secret === undefined ? { id, kind, account } : { id, kind, account, secret };
-      started().send(message);
+      child.send(message);
     });
 
   return {

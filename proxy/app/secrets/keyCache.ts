@@ -72,8 +72,12 @@ export class KeyCache {
   readonly #nowMs: () => number;
   /** Accounts the last load could not read, with the keychain's reason: a key there may exist. */
   #unread = new Map<string, KeychainUnavailableError>();
-  /** The accounts the last load was for: what a reading again reads. */
+  /** The accounts the latest load asked for (set when asked, so a reading again covers a load still queued). */
   #accounts: readonly string[] = [];
+  /** The accounts the last load that ran was for: the ones `#unread` describes. */
+  #loadedAccounts: readonly string[] = [];
+  /** Accounts whose save or delete the keychain did not answer: their next reading takes the keychain's word. */
+  #unansweredChanges = new Set<string>();
   #readingAgain = false;
   #readAgainNotBeforeMs = 0;
   readonly #listeners = new Set<() => void>();
@@ -102,8 +106,10 @@ export class KeyCache {
         try {
           const key = await this.#secrets.get(account);
           const held = this.#keys.get(account);
+          const changed = keysChanged || this.#unansweredChanges.has(account);
+          this.#unansweredChanges.delete(account);
           if (key) next.set(account, key);
-          else if (!keysChanged && held !== undefined) {
+          else if (!changed && held !== undefined) {
             next.set(account, held);
             unread.set(account, new KeychainUnavailableError(EMPTY_BUT_HELD));
           }
@@ -118,6 +124,7 @@ export class KeyCache {
       for (const [account, key] of this.#keys) if (next.get(account) !== key) this.#retire(account, key);
       this.#keys = next;
       this.#unread = unread;
+      this.#loadedAccounts = accounts;
       for (const listener of [...this.#listeners]) listener();
     });
   }
@@ -139,7 +146,8 @@ export class KeyCache {
   #readUnread(): Promise<void> | null {
     if (this.#unread.size === 0 || this.#readingAgain) return null;
     this.#readingAgain = true;
-    return this.loadAll(this.#accounts)
+    // Only the profile list may have changed since: a held key read as empty is a locked keyring's answer, kept.
+    return this.loadAll(this.#accounts, { keysChanged: false })
       .catch(() => undefined)
       .finally(() => {
         this.#readingAgain = false;
@@ -184,7 +192,10 @@ export class KeyCache {
     try {
       return await change;
     } catch (error) {
-      if (error instanceof KeychainNotAnsweringError) this.#unread.set(account, error);
+      if (error instanceof KeychainNotAnsweringError) {
+        this.#unread.set(account, error);
+        this.#unansweredChanges.add(account);
+      }
       throw error;
     }
   }
@@ -208,7 +219,9 @@ export class KeyCache {
     if (first === undefined) return null;
     // It asks for AIRLOCK_API_KEY only when this run has none.
     const reason = this.#environmentKey === null ? first.message : first.withFallback(ENVIRONMENT_KEY_FALLBACK).message;
-    if (this.#unread.size === this.#accounts.length) return reason;
+    const everyAccount =
+      this.#unread.size === this.#loadedAccounts.length && this.#loadedAccounts.every((account) => this.#unread.has(account));
+    if (everyAccount) return reason;
     const accounts = [...this.#unread.keys()].map((account) => `"${account}"`).join(', ');
     return `the keychain could not read the key under ${accounts}: ${reason}`;
   }
@@ -289,6 +302,7 @@ export class KeyCache {
   /** The account's key is now `key` (null: none); a different one it held before is retired. */
   #replace(account: string, key: string | null): void {
     this.#unread.delete(account);
+    this.#unansweredChanges.delete(account);
     const previous = this.#keys.get(account);
     if (previous !== undefined && previous !== key) this.#retire(account, previous);
     if (key) this.#keys.set(account, key);

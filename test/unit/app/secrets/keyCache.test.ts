@@ -249,6 +249,52 @@ describe('KeyCache', () => {
     expect(cache.keychainProblem()).toBeNull();
   });
 
+  it('reading again for an unread profile keeps another held key a locked keyring reads as empty', async () => {
+    // The reviewer's case: 'work' held, the keyring locks, 'home' was never readable, a request for 'home' reads again.
+    const secrets = memorySecretStore({ work: SENTINEL_KEY });
+    const config = configSource(oneProfile);
+    const cache = new KeyCache({
+      ...secrets,
+      get: (account) => (account === 'home' ? Promise.reject(new KeychainUnavailableError('refused')) : secrets.get(account)),
+    });
+    await cache.follow(config).ready;
+    secrets.entries.delete('work');
+    let changed = new Promise<void>((resolve) => cache.onChange(resolve));
+    config.push(addProfile(config.snapshot(), { id: 'home', name: 'Home', baseUrl: 'https://home.example/v1' }));
+    await changed;
+    changed = new Promise<void>((resolve) => cache.onChange(resolve));
+    cache.readUnreadAgain();
+    await changed;
+    expect(cache.getKeyForRequest('work')).toBe(SENTINEL_KEY);
+  });
+
+  it('a delete the keychain did not answer is taken at its word on the reading again: the deleted key is not sent', async () => {
+    const secrets = memorySecretStore({ work: SENTINEL_KEY });
+    const cache = new KeyCache({
+      ...secrets,
+      delete: async (account) => {
+        await secrets.delete(account);
+        throw new KeychainNotAnsweringError(30_000, 'delete');
+      },
+    });
+    await cache.follow(configSource(oneProfile)).ready;
+    await expect(cache.deleteKey('work')).rejects.toThrow(KeychainNotAnsweringError);
+    await cache.readUnreadAgain();
+    expect(cache.getKeyForRequest('work')).toBeNull();
+  });
+
+  it('names the accounts it could not read unless it could read none of those loaded', async () => {
+    const secrets = memorySecretStore({ work: SENTINEL_KEY });
+    const cache = new KeyCache({
+      ...secrets,
+      // A save for a new account that timed out marks it unread; the loaded 'work' was read.
+      set: () => Promise.reject(new KeychainNotAnsweringError(30_000, 'save')),
+    });
+    await cache.follow(configSource(oneProfile)).ready;
+    await expect(cache.setKey('other', 'sk-other-key-000000000000')).rejects.toThrow(KeychainNotAnsweringError);
+    expect(cache.keychainProblem()).toMatch(/^the keychain could not read the key under "other"/);
+  });
+
   it('requests that keep finding a key unread ask the keychain again at most every few seconds, not once per request', async () => {
     let nowMs = 1_000_000;
     let reads = 0;

@@ -102,3 +102,8 @@ export interface CapturedBodies {
   /** For streams: each event's arrival in ms since the request started, in order (absent: none timed). */
   eventOffsetsMs?: Uint32Array | null;
 }
+
+/** A request's first event: what it is and where it goes. */
+export type RequestStartEvent = Extract<RequestLifecycleEvent, { type: 'start' }>;
+/** A request's last event: how it ended and what it cost. */
+export type RequestEndEvent = Extract<RequestLifecycleEvent, { type: 'end' }>;

@@ -10,6 +10,11 @@ export function withoutByteOrderMark(text: string): string {
   return text.startsWith(BYTE_ORDER_MARK) ? text.slice(BYTE_ORDER_MARK.length) : text;
 }
 
+/** The mark a text starts with, or '': a file edited in place is written back with it. */
+export function byteOrderMarkOf(text: string): string {
+  return text.startsWith(BYTE_ORDER_MARK) ? BYTE_ORDER_MARK : '';
+}
+
 /** The same for bytes not yet decoded (the first read of a body). */
 export function bytesWithoutByteOrderMark(bytes: Buffer): Buffer {
   return bytes.subarray(0, UTF8_BYTE_ORDER_MARK.length).equals(UTF8_BYTE_ORDER_MARK) ? bytes.subarray(UTF8_BYTE_ORDER_MARK.length) : bytes;

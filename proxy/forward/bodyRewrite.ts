@@ -61,6 +61,12 @@ function streamOptionsOf(chunks: readonly Buffer[], range: ByteRange | null): un
 
 /** Bytes [start, end) of the chunks taken as one body (a copy only when they span chunks). */
 export function bytesIn(chunks: readonly Buffer[], range: ByteRange): Buffer {
+  const pieces = piecesIn(chunks, range);
+  return pieces.length === 1 ? pieces[0]! : Buffer.concat(pieces);
+}
+
+/** The same bytes as views of the chunks they lie in, uncopied (a hash can take them one by one). */
+export function piecesIn(chunks: readonly Buffer[], range: ByteRange): Buffer[] {
   const pieces: Buffer[] = [];
   let offset = 0;
   for (const chunk of chunks) {
@@ -69,7 +75,7 @@ export function bytesIn(chunks: readonly Buffer[], range: ByteRange): Buffer {
       pieces.push(chunk.subarray(Math.max(0, range.start - offset), Math.min(chunk.length, range.end - offset)));
     offset = chunkEnd;
   }
-  return pieces.length === 1 ? pieces[0]! : Buffer.concat(pieces);
+  return pieces;
 }
 
 /** Top-level members to set: a member the body has gets its value replaced, a missing one is added after the `{`. */

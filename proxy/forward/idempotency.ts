@@ -6,7 +6,7 @@ import type { StoredResponse } from '../contracts/idempotencyStore.ts';
 import type { IdempotencyCache, IdempotencyClaim, IdempotencyTicket } from '../spend/idempotencyCache.ts';
 import { idempotencyKeyOf, isSideEffectRequest } from '../spend/idempotencyRequest.ts';
 import { firstOutcome } from './upstreamExecution.ts';
-import { bytesIn } from './bodyRewrite.ts';
+import { piecesIn } from './bodyRewrite.ts';
 import { ownTextBuffer } from './capture.ts';
 import { formBoundaryOf } from './multipartForm.ts';
 import type { RequestTrace } from './trace.ts';
@@ -46,11 +46,11 @@ function requestFingerprint(method: string, upstreamPath: string, body: readonly
   const delimiter = Buffer.from(`--${boundary}`);
   let from = 0;
   for (const at of offsetsInChunks(body, delimiter, Number.POSITIVE_INFINITY)) {
-    hash.update(bytesIn(body, { start: from, end: at }));
+    for (const piece of piecesIn(body, { start: from, end: at })) hash.update(piece);
     hash.update('--\u0000');
     from = at + delimiter.length;
   }
-  hash.update(bytesIn(body, { start: from, end: Number.POSITIVE_INFINITY }));
+  for (const piece of piecesIn(body, { start: from, end: Number.POSITIVE_INFINITY })) hash.update(piece);
   return hash.digest('hex');
 }
 

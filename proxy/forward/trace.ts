@@ -131,7 +131,8 @@ export class RequestTrace {
   }
   /** The ids every attempt got, joined: the log keeps them all in its one column. */
   get upstreamRequestId(): string | null {
-    return this.#upstreamRequestIds.length === 0 ? null : this.#upstreamRequestIds.join(', ');
+    const ids = this.#upstreamRequestIds;
+    return ids.length < 2 ? (ids[0] ?? null) : ids.join(', ');
   }
 
   elapsedMs(): number {

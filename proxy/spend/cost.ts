@@ -45,8 +45,14 @@ export function costOf(usage: TokenUsage | null, price: ModelPrice | undefined, 
 
   let credits = (price.perCall ?? 0) * calls;
   if (usage) credits += tokenCredits(usage, price);
-  if (audioSeconds !== undefined) credits += (audioSeconds / SECONDS_PER_MINUTE) * (price.perAudioMinute ?? 0);
+  if (audioSeconds !== undefined) credits += audioCostOf(audioSeconds, price, 1) ?? 0;
   return { costCredits: credits * multiplier, priced: true };
+}
+
+/** Credits for seconds of audio at a price per audio minute (whisper-1, billed to the second); null without such a price. */
+export function audioCostOf(audioSeconds: number, price: ModelPrice | undefined, multiplier: number): number | null {
+  if (!price || price.perAudioMinute === undefined) return null;
+  return (audioSeconds / SECONDS_PER_MINUTE) * price.perAudioMinute * multiplier;
 }
 
 /** Input-side credits for a token count (the budget's per-request cap uses this before sending). */
@@ -70,7 +76,10 @@ export function priceOfRequest(
   prices: readonly ModelPrice[],
   models: { upstreamModel: string | null; routedFrom?: string | null },
 ): ModelPrice | undefined {
-  return findPrice(prices, models.upstreamModel) ?? findPrice(prices, models.routedFrom ?? null);
+  const routedFrom = models.routedFrom ?? null;
+  const price = findPrice(prices, models.upstreamModel);
+  // Without an alias the two names are one: a second search would fail as the first did.
+  return price !== undefined || routedFrom === models.upstreamModel ? price : findPrice(prices, routedFrom);
 }
 
 /** Exact model id first; the gateway's ids are case-sensitive, but a user's price table may not be. */

@@ -1,4 +1,4 @@
-import { inputCostOf, outputCostOf, priceOfRequest } from './cost.ts';
+import { audioCostOf, inputCostOf, outputCostOf, priceOfRequest } from './cost.ts';
 import type { LedgerGap } from '../contracts/log.ts';
 import type { Budget, Profile } from '../contracts/profile.ts';
 import type { ClientIdentity, LocalRefusal, SpendCheckInput, SpendGate, SpendOutcome, StepCheckInput } from '../contracts/ports.ts';
@@ -201,8 +201,6 @@ function spendScopes(profileId: string, clientName: string | null): SpendScope[]
   return scopes;
 }
 
-const SECONDS_PER_MINUTE = 60;
-
 /** What a request commits before its answer, at its profile's prices. */
 interface Upfront {
   inputCredits: number | null;
@@ -216,10 +214,10 @@ interface Upfront {
   outputCredits: number | null;
 }
 
-function heldCredits(upfront: Upfront): number | null {
-  const parts = [upfront.inputCredits, upfront.perCallCredits, upfront.audioCredits, upfront.audioBoundCredits, upfront.outputCredits];
-  if (parts.every((credits) => credits === null)) return null;
-  return parts.reduce<number>((sum, credits) => sum + (credits ?? 0), 0);
+function heldCredits({ inputCredits, perCallCredits, audioCredits, audioBoundCredits, outputCredits }: Upfront): number | null {
+  const audio = audioCredits ?? audioBoundCredits;
+  if (inputCredits === null && perCallCredits === null && audio === null && outputCredits === null) return null;
+  return (inputCredits ?? 0) + (perCallCredits ?? 0) + (audio ?? 0) + (outputCredits ?? 0);
 }
 
 /** The price table is looked up once, and only when something reads the result. */
@@ -229,10 +227,7 @@ function upfrontOf(input: SpendCheckInput, capped: boolean): Upfront {
   const price = priceOfRequest(input.profile.prices, input);
   const multiplier = input.profile.priceMultiplier;
   const audio = input.uploadAudio ?? null;
-  const audioCredits =
-    capped && price?.perAudioMinute !== undefined && audio !== null
-      ? (audio.seconds / SECONDS_PER_MINUTE) * price.perAudioMinute * multiplier
-      : null;
+  const audioCredits = capped && audio !== null ? audioCostOf(audio.seconds, price, multiplier) : null;
   return {
     inputCredits: input.estimatedInputTokens === null ? null : inputCostOf(input.estimatedInputTokens, price, multiplier),
     perCallCredits: capped && price?.perCall !== undefined ? price.perCall * multiplier * (input.callsBound ?? 1) : null,

@@ -62,8 +62,6 @@ export function startupLines(airlock: Airlock): string[] {
   return lines;
 }
 
-/** The key's status; "not set" only when the keychain said so, not when it could not be read (the note says why). */
-
 /** What a stop did to the requests still running, and what the log could not record, when either is worth saying. */
 export function stopLines(report: StopReport, logStatus: Pick<RequestLogStatus, 'unwritten' | 'reason'>): string[] {
   const lines: string[] = [];

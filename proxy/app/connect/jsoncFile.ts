@@ -1,17 +1,10 @@
 import { applyEdits, modify, parse, printParseErrorCode, type JSONPath, type ParseError } from 'jsonc-parser';
 import { isRecord } from '../../core/isRecord.ts';
+// A byte order mark a Windows editor saved: Claude Code strips it before parsing settings.json, while
+// jsonc-parser calls it an invalid symbol. It is set aside for the parse and kept in the file.
+import { byteOrderMarkOf, withoutByteOrderMark } from '../../core/byteOrderMark.ts';
 import type { SettingsFormat } from './settingsUndo.ts';
 import { ConnectFileError } from './toolAdapter.ts';
-
-/**
- * A byte order mark a Windows editor saved: Claude Code strips it before parsing settings.json,
- * while jsonc-parser calls it an invalid symbol. It is set aside for the parse and kept in the file.
- */
-const BOM = '\uFEFF';
-
-function withoutBom(text: string): string {
-  return text.startsWith(BOM) ? text.slice(BOM.length) : text;
-}
 
 /**
  * JSON and JSONC files edited in place with jsonc-parser: each change is an edit of the text at
@@ -20,7 +13,7 @@ function withoutBom(text: string): string {
 export function parseJsonc(text: string | null, path: string): Record<string, unknown> {
   if (text === null || text.trim() === '') return {};
   const errors: ParseError[] = [];
-  const value: unknown = parse(withoutBom(text), errors, { allowTrailingComma: true, disallowComments: false });
+  const value: unknown = parse(withoutByteOrderMark(text), errors, { allowTrailingComma: true, disallowComments: false });
   const first = errors[0];
   if (first) {
     throw new ConnectFileError(
@@ -51,8 +44,8 @@ export interface JsonEdit {
 export function editJsonc(text: string | null, edits: readonly JsonEdit[], fileName: string): string {
   const root = parseJsonc(text, fileName);
   for (const edit of edits) if (edit.value !== undefined) refuseBlockedPath(root, edit.path, fileName);
-  const bom = text?.startsWith(BOM) ? BOM : '';
-  let result = text === null || text.trim() === '' ? '{}\n' : withoutBom(text);
+  const bom = text === null ? '' : byteOrderMarkOf(text);
+  let result = text === null || text.trim() === '' ? '{}\n' : withoutByteOrderMark(text);
   const formattingOptions = { ...detectIndent(result), eol: result.includes('\r\n') ? '\r\n' : '\n' };
   for (const edit of edits) {
     result = applyEdits(result, modify(result, edit.path, edit.value, { formattingOptions }));

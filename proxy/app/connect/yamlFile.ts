@@ -1,10 +1,8 @@
 import { isDeepStrictEqual } from 'node:util';
 import { type Document, isMap, isScalar, isSeq, parseDocument, Scalar, stringify } from 'yaml';
 import { isRecord } from '../../core/isRecord.ts';
+import { byteOrderMarkOf, withoutByteOrderMark } from '../../core/byteOrderMark.ts';
 import { ConnectFileError } from './toolAdapter.ts';
-
-/** A byte order mark a Windows editor saved: kept in the file, set aside while editing. */
-const BOM = '\uFEFF';
 
 /**
  * A YAML config read with the `yaml` package's document model, which keeps comments for edits in
@@ -37,7 +35,7 @@ export type YamlPath = readonly (string | number)[];
  * exactly the intended values, else the edit is refused rather than written.
  */
 export function setYamlValue(text: string, fileName: string, path: YamlPath, value: unknown): string {
-  const document = yamlMappingDocument(withoutBom(text), fileName);
+  const document = yamlMappingDocument(withoutByteOrderMark(text), fileName);
   const node = document.getIn(path, true);
   if (
     isScalar(node) &&
@@ -48,10 +46,10 @@ export function setYamlValue(text: string, fileName: string, path: YamlPath, val
     node.type !== Scalar.BLOCK_LITERAL
   ) {
     const [start, end] = node.range;
-    const body = withoutBom(text);
+    const body = withoutByteOrderMark(text);
     const edited = `${body.slice(0, start)}${stringify(value).trimEnd()}${body.slice(end)}`;
     document.setIn(path, value);
-    return checked(bomOf(text) + edited, document, fileName);
+    return checked(byteOrderMarkOf(text) + edited, document, fileName);
   }
   if (value === undefined) document.deleteIn(path);
   else document.setIn(path, document.createNode(value));
@@ -64,7 +62,7 @@ export function setYamlValue(text: string, fileName: string, path: YamlPath, val
  * other byte kept; anything else goes through the document model as in setYamlValue.
  */
 export function appendYamlItem(text: string, fileName: string, path: YamlPath, value: unknown): string {
-  const body = withoutBom(text);
+  const body = withoutByteOrderMark(text);
   const document = yamlMappingDocument(body, fileName);
   const sequence = document.getIn(path, true);
   if (sequence === undefined || sequence === null) {
@@ -102,33 +100,25 @@ export function appendYamlItem(text: string, fileName: string, path: YamlPath, v
   }
   const before = body.slice(0, at);
   const edited = `${before}${before.endsWith('\n') ? '' : eol}${lines.join('')}${body.slice(at)}`;
-  return checked(bomOf(text) + edited, document, fileName);
+  return checked(byteOrderMarkOf(text) + edited, document, fileName);
 }
 
 function isPlainValue(value: unknown): value is string | number | boolean {
   return typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean';
 }
 
-function withoutBom(text: string): string {
-  return text.startsWith(BOM) ? text.slice(BOM.length) : text;
-}
-
-function bomOf(text: string): string {
-  return text.startsWith(BOM) ? BOM : '';
-}
-
 /** The document printed like the original: its indentation, `- ` under or beside its key, CRLF, BOM; no line folding. */
 function printed(document: Document.Parsed, original: string): string {
-  const body = withoutBom(original);
+  const body = withoutByteOrderMark(original);
   const indent = /^( +)\S/m.exec(body)?.[1]?.length ?? 2;
   // `key:` followed by `- item` at the same indentation: the sequence is not indented under its key.
   const indentSeq = !/^( *)[^\s#-][^\n]*:[ \t]*\r?\n\1- /m.test(body);
   const out = document.toString({ indent, indentSeq, lineWidth: 0, flowCollectionPadding: false });
-  return bomOf(original) + (body.includes('\r\n') ? out.replace(/\r?\n/g, '\r\n') : out);
+  return byteOrderMarkOf(original) + (body.includes('\r\n') ? out.replace(/\r?\n/g, '\r\n') : out);
 }
 
 function checked(text: string, intended: Document.Parsed, fileName: string): string {
-  const reread = parseDocument(withoutBom(text));
+  const reread = parseDocument(withoutByteOrderMark(text));
   if (reread.errors.length > 0 || !isDeepStrictEqual(reread.toJS(), intended.toJS())) {
     throw new ConnectFileError(`${fileName} could not be edited without changing other settings: make the change by hand`);
   }

@@ -1,8 +1,5 @@
 import { redactSecrets, redactsNone } from '../../core/redact.ts';
-import type { RequestLifecycleEvent } from '../../contracts/lifecycle.ts';
-
-type StartEvent = Extract<RequestLifecycleEvent, { type: 'start' }>;
-type EndEvent = Extract<RequestLifecycleEvent, { type: 'end' }>;
+import type { RequestStartEvent as StartEvent, RequestEndEvent as EndEvent } from '../../contracts/lifecycle.ts';
 
 /**
  * Attribute names of the OpenTelemetry GenAI semantic conventions (client inference span, semconv

@@ -1,14 +1,12 @@
 import packageJson from '../../../package.json' with { type: 'json' };
 import type { ConfigFile, TraceExportSettings } from '../../contracts/config.ts';
-import type { RequestLifecycleEvent } from '../../contracts/lifecycle.ts';
+import type { RequestStartEvent as StartEvent } from '../../contracts/lifecycle.ts';
 import type { RequestEvents } from '../../contracts/requestEvents.ts';
 import { redactKnownSecrets } from '../../core/redact.ts';
 import type { ConfigSource } from '../configOverlay.ts';
 import type { TraceHeaderValues } from '../secrets/traceHeaderCache.ts';
 import { genAiSpanOf, maskedSpan, upstreamServerOf, type GenAiSpanData } from './genAiSpan.ts';
 import type { SpanSink } from './otlpSpans.ts';
-
-type StartEvent = Extract<RequestLifecycleEvent, { type: 'start' }>;
 
 /** Spans of requests that end while the SDK is still loading wait for it, up to this many. */
 const MAX_WAITING_SPANS = 10_000;

@@ -1,13 +1,10 @@
 import { diffWordsWithSpace } from 'diff';
-import type { RequestLifecycleEvent } from '../../contracts/lifecycle.ts';
+import type { RequestStartEvent as StartEvent, RequestEndEvent as EndEvent } from '../../contracts/lifecycle.ts';
 import type { StoredRequest } from '../../contracts/log.ts';
 import type { AnswerDiffPart, ReplayDifference, ReplaySide } from '../../contracts/replay.ts';
 import { redactSecrets } from '../../core/redact.ts';
 import { answerTexts } from '../../protocols/messageText.ts';
 import { capturedBodyText } from '../../store/write/bodyRecord.ts';
-
-type StartEvent = Extract<RequestLifecycleEvent, { type: 'start' }>;
-type EndEvent = Extract<RequestLifecycleEvent, { type: 'end' }>;
 
 /** Past these the word diff is left out (the texts are still shown side by side): it costs O(n·d). */
 const MAX_DIFF_TEXT_CHARS = 50_000;

@@ -2,7 +2,7 @@ import { request, type Dispatcher } from 'undici';
 import type { ConfigFile } from '../../contracts/config.ts';
 import type { StoredRequest } from '../../contracts/log.ts';
 import type { ReplayRequest, ReplayResponse } from '../../contracts/replay.ts';
-import type { RequestLifecycleEvent } from '../../contracts/lifecycle.ts';
+import type { RequestStartEvent as StartEvent, RequestEndEvent as EndEvent } from '../../contracts/lifecycle.ts';
 import type { RequestEvents } from '../../contracts/requestEvents.ts';
 import type { ReplayGrants } from '../../http/replayGrants.ts';
 import { replayDifference, replaySideOf, replaySideOfEvents } from './replayComparison.ts';
@@ -36,9 +36,6 @@ export class ReplayRefusedError extends Error {
     this.refusal = refusal;
   }
 }
-
-type StartEvent = Extract<RequestLifecycleEvent, { type: 'start' }>;
-type EndEvent = Extract<RequestLifecycleEvent, { type: 'end' }>;
 
 /**
  * Resolves once a request's end has been published, so the log (subscribed before this) has it.

@@ -64,9 +64,16 @@ export class TraceHeaderCache {
     const stopAnswers = this.#secrets.onAnswersAgain?.(() => {
       if (!this.#keychainFailed) return;
       this.#reading = null;
-      void this.valuesFor(config.snapshot().settings.traceExport).then(() => {
-        for (const listener of [...this.#listeners]) listener();
-      });
+      this.valuesFor(config.snapshot().settings.traceExport).then(
+        () => {
+          // Told only when the values were read this time: a reading that failed again changes nothing for the export.
+          if (this.#keychainFailed) return;
+          for (const listener of [...this.#listeners]) listener();
+        },
+        () => {
+          // As for a change of settings: the reading's problem() says it; nothing else to do here.
+        },
+      );
     });
     const stop = (): void => {
       stopConfig();

@@ -1,9 +1,13 @@
 import type { RequestLogRow, UsageSource } from '../../contracts/log.ts';
 import type { TokenUsage } from '../../contracts/usage.ts';
-import type { RequestFallback, RequestLifecycleEvent } from '../../contracts/lifecycle.ts';
+import type {
+  RequestFallback,
+  RequestLifecycleEvent,
+  RequestStartEvent as StartEvent,
+  RequestEndEvent as EndEvent,
+} from '../../contracts/lifecycle.ts';
 import { redactKnownSecrets, redactSecrets, redactsNone } from '../../core/redact.ts';
 
-type StartEvent = Extract<RequestLifecycleEvent, { type: 'start' }>;
 /** The events that change a row after it started (deltas only feed the live view). */
 export type RowUpdateEvent = Extract<RequestLifecycleEvent, { type: 'headers' | 'usage' | 'progress' | 'end' }>;
 
@@ -134,8 +138,6 @@ function endedRow(row: RequestLogRow, event: Extract<RowUpdateEvent, { type: 'en
   }
   return ended;
 }
-
-type EndEvent = Extract<RequestLifecycleEvent, { type: 'end' }>;
 
 /**
  * Whether applying `end` alone gives the same row as applying `event` first: then `event` need

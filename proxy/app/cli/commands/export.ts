@@ -64,7 +64,7 @@ function filterOf(flags: RequestExportFlags, nowMs: number): Omit<RequestListFil
   if (flags.client) filter.clientName = flags.client;
   if (flags.text) {
     // As the control API takes it: past this, its JSON forms outgrow SQLite's LIKE patterns.
-    if (flags.text.trim().length > MAX_SEARCH_TEXT_CHARS) throw new Error(`--text: ${SEARCH_TEXT_TOO_LONG}`);
+    if (flags.text.trim().length > MAX_SEARCH_TEXT_CHARS) throw new CommandLineError(`--text: ${SEARCH_TEXT_TOO_LONG}`);
     filter.text = flags.text;
   }
   if (flags.status !== undefined) {

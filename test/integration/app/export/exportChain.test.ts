@@ -179,7 +179,8 @@ describe('airlock request <id>, reading the log beside the running Airlock', () 
       '--text',
       '提示'.repeat(5_000),
     ]);
-    expect(run.exitCode).toBe(1);
+    // A value on the command line the command cannot use is a usage error (README: exit 2).
+    expect(run.exitCode).toBe(2);
     expect(run.stderr).toMatch(/--text: Search for at most 500 characters/);
   });
 

@@ -1,6 +1,7 @@
 import { statfsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DatabaseSync } from 'node:sqlite';
+import { startOfLocalMonthMs } from '../core/localPeriods.ts';
 import type { IdempotencyStore } from '../contracts/idempotencyStore.ts';
 import type { EndedRowSummary, LedgerGap, RequestLogStatus } from '../contracts/log.ts';
 import type { RequestEvents } from '../contracts/requestEvents.ts';
@@ -273,7 +274,9 @@ class SqliteRequestLog implements RequestLog {
   }
 
   async runRetention(): Promise<RetentionResult | null> {
-    const result = await this.thread.runRetention(this.retention, this.now());
+    const nowMs = this.now();
+    // The month is cut in this thread's zone: the log thread does not follow a change of the OS's zone.
+    const result = await this.thread.runRetention(this.retention, nowMs, startOfLocalMonthMs(nowMs));
     if (result !== null && !this.closed) this.safely(() => this.updateBodiesSwitch(result.usedBytes));
     return result;
   }

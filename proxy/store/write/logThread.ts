@@ -74,9 +74,9 @@ const reclaimer = startMemoryReclaimer(
 );
 
 /** Retention deletes bodies the full-text backlog may count, so the backlog is counted again after. */
-function retain(policy: RetentionPolicy, nowMs: number): RetentionResult | null {
+function retain(policy: RetentionPolicy, nowMs: number, keepRowsFromMs: number): RetentionResult | null {
   try {
-    const result = runRetention(db, policy, nowMs);
+    const result = runRetention(db, policy, nowMs, keepRowsFromMs);
     ingest.recountBacklog();
     ingest.retryUnwritten();
     return result;
@@ -111,7 +111,7 @@ function handle(message: ToLogThread): void {
       ingest.setBodiesDisabled(message.reason);
       return;
     case 'retain':
-      send({ type: 'retained', id: message.id, result: retain(message.policy, message.nowMs) });
+      send({ type: 'retained', id: message.id, result: retain(message.policy, message.nowMs, message.keepRowsFromMs) });
       return;
     case 'autocheckpoint':
       if (message.on) checkpointOnOwnConnection(db);

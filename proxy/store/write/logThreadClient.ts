@@ -142,12 +142,13 @@ export class LogThreadClient {
   /**
    * Applies the retention policy on the thread, after what is queued so far: its deletes and
    * compaction take seconds on a large log, which the forwarding event loop must not wait for.
-   * Resolves with null if it failed (reported through onError) or the thread is gone.
+   * Resolves with null if it failed (reported through onError) or the thread is gone. Rows from
+   * `keepRowsFromMs` on stay (retention.ts).
    */
-  async runRetention(policy: RetentionPolicy, nowMs: number): Promise<RetentionResult | null> {
+  async runRetention(policy: RetentionPolicy, nowMs: number, keepRowsFromMs: number): Promise<RetentionResult | null> {
     if (this.stopped) return null;
     this.postPending();
-    return this.request((id) => ({ type: 'retain', id, policy, nowMs }));
+    return this.request((id) => ({ type: 'retain', id, policy, nowMs, keepRowsFromMs }));
   }
 
   /** Sends a message that the thread answers with its id, and waits for that answer. */

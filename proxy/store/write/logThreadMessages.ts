@@ -24,7 +24,7 @@ export type ToLogThread =
   | { type: 'fold'; entries: SpendEntry[]; secrets: string[] }
   | { type: 'flush'; id: number }
   | { type: 'bodies'; reason: string | null }
-  | { type: 'retain'; id: number; policy: RetentionPolicy; nowMs: number }
+  | { type: 'retain'; id: number; policy: RetentionPolicy; nowMs: number; keepRowsFromMs: number }
   | { type: 'autocheckpoint'; on: boolean }
   | { type: 'close' };
 

@@ -100,14 +100,14 @@ function deleteOldestBodies(db: DatabaseSync, usedBytes: number, bytesToFree: nu
   return deleted;
 }
 
-function deleteOldestRows(db: DatabaseSync, count: number): number {
+function deleteOldestRows(db: DatabaseSync, count: number, keepRowsFromMs: number): number {
   return Number(
     db
       .prepare(
         `DELETE FROM requests WHERE id IN (
-           SELECT id FROM requests WHERE state != 'in_flight' ORDER BY started_at_ms, id LIMIT ?)`,
+           SELECT id FROM requests WHERE state != 'in_flight' AND started_at_ms < ? ORDER BY started_at_ms, id LIMIT ?)`,
       )
-      .run(count).changes,
+      .run(keepRowsFromMs, count).changes,
   );
 }
 
@@ -132,16 +132,19 @@ function compact(db: DatabaseSync): void {
 
 /**
  * Applies the policy: bodies past their age, rows past theirs, then (if still above the size
- * limit) the oldest bodies and, only when no body is left, the oldest rows. Deleted pages count as
+ * limit) the oldest bodies and, only when no body is left, the oldest rows. Rows started at or
+ * after `keepRowsFromMs` (the start of the local month, which the caller's zone decides) are never
+ * deleted: a restart seeds monthly caps and the Spend screen's month from them, and 30 days back
+ * reaches into a 31-day month. Deleted pages count as
  * free at once, so the size passes measure without compacting; the one compaction at the end
  * rewrites the full-text index (over a second for a 200 MB log), which each pass used to repeat.
  * Runs off the request path, on the log thread: at open and on a timer.
  */
-export function runRetention(db: DatabaseSync, policy: RetentionPolicy, nowMs: number): RetentionResult {
+export function runRetention(db: DatabaseSync, policy: RetentionPolicy, nowMs: number, keepRowsFromMs: number): RetentionResult {
   // Pieces go with the last body holding them: the ids the writer keeps for them may be gone.
   let result: RetentionResult;
   try {
-    result = deleteBeyond(db, policy, nowMs);
+    result = deleteBeyond(db, policy, nowMs, keepRowsFromMs);
   } catch (error) {
     forgetRecentPieces(db);
     throw error;
@@ -150,9 +153,9 @@ export function runRetention(db: DatabaseSync, policy: RetentionPolicy, nowMs: n
   return result;
 }
 
-function deleteBeyond(db: DatabaseSync, policy: RetentionPolicy, nowMs: number): RetentionResult {
+function deleteBeyond(db: DatabaseSync, policy: RetentionPolicy, nowMs: number, keepRowsFromMs: number): RetentionResult {
   let bodiesDeleted = deleteBodiesOlderThan(db, nowMs - policy.bodyMaxAgeDays * DAY_MS);
-  let rowsDeleted = deleteRowsOlderThan(db, nowMs - policy.maxAgeDays * DAY_MS);
+  let rowsDeleted = deleteRowsOlderThan(db, Math.min(nowMs - policy.maxAgeDays * DAY_MS, keepRowsFromMs));
 
   let usedBytes = usedDatabaseBytes(db);
   for (let pass = 0; pass < MAX_SIZE_PASSES && usedBytes > policy.maxTotalBytes; pass += 1) {
@@ -160,7 +163,7 @@ function deleteBeyond(db: DatabaseSync, policy: RetentionPolicy, nowMs: number):
     let deleted = deleteOldestBodies(db, usedBytes, bytesToFree);
     bodiesDeleted += deleted;
     if (deleted === 0) {
-      deleted = deleteOldestRows(db, Math.max(DELETE_CHUNK, Math.ceil(bytesToFree / ESTIMATED_ROW_BYTES)));
+      deleted = deleteOldestRows(db, Math.max(DELETE_CHUNK, Math.ceil(bytesToFree / ESTIMATED_ROW_BYTES)), keepRowsFromMs);
       rowsDeleted += deleted;
     }
     if (deleted === 0) break;

@@ -1,3 +1,4 @@
+import { startOfLocalMonthMs } from '../../../proxy/core/localPeriods.ts';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { describe, expect, it } from 'vitest';
@@ -109,7 +110,9 @@ describe('request bodies stored as pieces', () => {
     write(writer, rows, bodies);
     indexEveryBody(db);
 
-    expect(runRetention(db, { maxAgeDays: 30, maxTotalBytes: Number.MAX_SAFE_INTEGER, bodyMaxAgeDays: 7 }, NOW_MS)).toMatchObject({
+    expect(
+      runRetention(db, { maxAgeDays: 30, maxTotalBytes: Number.MAX_SAFE_INTEGER, bodyMaxAgeDays: 7 }, NOW_MS, startOfLocalMonthMs(NOW_MS)),
+    ).toMatchObject({
       bodiesDeleted: 3,
       rowsDeleted: 0,
     });
@@ -122,7 +125,10 @@ describe('request bodies stored as pieces', () => {
     expect(count(db, "SELECT COUNT(*) FROM body_chunks WHERE text LIKE '%QUESTION-1 %'")).toBe(0);
     db.exec("INSERT INTO body_chunks_fts (body_chunks_fts) VALUES ('integrity-check')");
 
-    expect(runRetention(db, { maxAgeDays: 30, maxTotalBytes: Number.MAX_SAFE_INTEGER, bodyMaxAgeDays: -1 }, NOW_MS).bodiesDeleted).toBe(3);
+    expect(
+      runRetention(db, { maxAgeDays: 30, maxTotalBytes: Number.MAX_SAFE_INTEGER, bodyMaxAgeDays: -1 }, NOW_MS, startOfLocalMonthMs(NOW_MS))
+        .bodiesDeleted,
+    ).toBe(3);
     for (const table of ['body_chunks', 'request_body_chunks', 'request_body_chunk_lists', 'body_chunks_unindexed'])
       expect({ table, rows: count(db, `SELECT COUNT(*) FROM ${table}`) }).toEqual({ table, rows: 0 });
     db.exec("INSERT INTO body_chunks_fts (body_chunks_fts) VALUES ('integrity-check')");
@@ -135,7 +141,10 @@ describe('request bodies stored as pieces', () => {
     const rows = [...turnRows('old', 3, 8), ...turnRows('new', 1, 0)];
     // One turn a batch, as at an agent's pace: the writer keeps each turn's pieces for the next.
     for (const index of [0, 1, 2]) write(writer, [rows[index] as RequestLogRow], [bodies[index] ?? '']);
-    expect(runRetention(db, { maxAgeDays: 30, maxTotalBytes: Number.MAX_SAFE_INTEGER, bodyMaxAgeDays: 7 }, NOW_MS).bodiesDeleted).toBe(3);
+    expect(
+      runRetention(db, { maxAgeDays: 30, maxTotalBytes: Number.MAX_SAFE_INTEGER, bodyMaxAgeDays: 7 }, NOW_MS, startOfLocalMonthMs(NOW_MS))
+        .bodiesDeleted,
+    ).toBe(3);
     expect(count(db, 'SELECT COUNT(*) FROM body_chunks')).toBe(0);
 
     write(writer, [rows[3] as RequestLogRow], [bodies[3] ?? '']);
@@ -178,7 +187,12 @@ describe('request bodies stored as pieces', () => {
     indexEveryBody(db);
     const usedBytes = usedDatabaseBytes(db);
 
-    const result = runRetention(db, { maxAgeDays: 30, maxTotalBytes: usedBytes - 150_000, bodyMaxAgeDays: 30 }, NOW_MS);
+    const result = runRetention(
+      db,
+      { maxAgeDays: 30, maxTotalBytes: usedBytes - 150_000, bodyMaxAgeDays: 30 },
+      NOW_MS,
+      startOfLocalMonthMs(NOW_MS),
+    );
     expect(result).toMatchObject({ rowsDeleted: 0 });
     expect(result.usedBytes).toBeLessThanOrEqual(usedBytes - 150_000);
     const kept = rows.filter((row) => (queries.getRequest(row.id)?.bodies ?? null) !== null);

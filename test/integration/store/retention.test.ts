@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { afterEach, describe, expect, it } from 'vitest';
+import { startOfLocalMonthMs } from '../../../proxy/core/localPeriods.ts';
 import { DATABASE_FILE_NAME } from '../../../proxy/store/schema.ts';
 import type { RequestLog } from '../../../proxy/store/requestLog.ts';
 import { capturedBodies, endEvent, startEvent, TEST_NOW_MS } from '../../support/lifecycleEvents.ts';
@@ -97,6 +98,22 @@ describe('retention', () => {
     const tiny = temp.reopen({ retention: { maxTotalBytes: 1 } });
     await tiny.flush();
     expect(withBodies(tiny, ids)).toEqual([]);
-    expect(present(tiny, ids)).toEqual([]);
+    // Rows of this month hold its spend, which monthly caps count: the size limit does not take them.
+    expect(present(tiny, ids)).toEqual(ids);
+  });
+
+  it("keeps every row of the current local month, past their age or the size limit, so the month's spend stays whole", async () => {
+    // The 31st of a 31-day month: 30 days back is still this month, and a restart seeds caps from the log.
+    const nowMs = new Date(2026, 0, 31, 12, 0).getTime();
+    const firstOfMonthMs = new Date(2026, 0, 1, 0, 30).getTime();
+    const lastMonthMs = new Date(2025, 11, 31, 23, 30).getTime();
+    temp = openTempLog({ now: () => nowMs, retention: { maxAgeDays: 30 } });
+    emitFinished(temp, 'first-of-month', firstOfMonthMs);
+    emitFinished(temp, 'last-month', lastMonthMs);
+    await temp.log.flush();
+
+    expect(await temp.log.runRetention()).toMatchObject({ rowsDeleted: 1 });
+    expect(present(temp.log, ['first-of-month', 'last-month'])).toEqual(['first-of-month']);
+    expect(temp.log.spendSince({ sinceMs: startOfLocalMonthMs(nowMs) })).toBeCloseTo(0.25, 12);
   });
 });

@@ -1,6 +1,7 @@
-import { closeSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { CLI_COMMAND } from '../contracts/cli.ts';
+import { DatabaseSync } from 'node:sqlite';
 
 export const LOCK_FILE_NAME = 'airlock.lock';
 
@@ -10,11 +11,11 @@ export const LOCK_FILE_NAME = 'airlock.lock';
  * lock, but `airlock serve` (on another port) could still start beside it.
  */
 export class DataDirInUseError extends Error {
-  readonly holderPid: number;
+  readonly holderPid: number | null;
 
-  constructor(dataDir: string, holderPid: number) {
+  constructor(dataDir: string, holderPid: number | null) {
     super(
-      `Another Airlock (process ${holderPid}) is running with the data directory ${dataDir}. ` +
+      `Another Airlock (${holderPid === null ? 'starting now' : `process ${holderPid}`}) is running with the data directory ${dataDir}. ` +
         `Quit it (or stop its \`${CLI_COMMAND} serve\`) first, or give this one its own directory with --data-dir.`,
     );
     this.name = 'DataDirInUseError';
@@ -28,9 +29,18 @@ export interface DataDirLock {
 
 export interface LockOptions {
   pid?: number;
-  /** Whether a process runs; tests pass their own. */
+  /** Whether a process runs (for the text lock of an earlier Airlock); tests pass their own. */
   isRunning?: (pid: number) => boolean;
 }
+
+const SQLITE_BUSY = 5;
+/**
+ * Lock files this process holds, by path, with the PID they hold. POSIX drops a process's fcntl
+ * locks on a file when it closes any descriptor of it, so this process must not open its own lock
+ * file again: a second start in it is refused from here.
+ */
+const heldByThisProcess = new Map<string, number>();
+const SQLITE_HEADER = 'SQLite format 3\0';
 
 function processIsRunning(pid: number): boolean {
   try {
@@ -42,41 +52,102 @@ function processIsRunning(pid: number): boolean {
   }
 }
 
-function holderOf(file: string): number | null {
+const isBusy = (error: unknown): boolean => ((error as { errcode?: unknown }).errcode as number) % 256 === SQLITE_BUSY;
+
+function inodeOf(file: string): bigint | null {
   try {
-    const pid = Number.parseInt(readFileSync(file, 'utf8'), 10);
-    return Number.isInteger(pid) && pid > 0 ? pid : null;
+    return statSync(file, { bigint: true }).ino;
   } catch {
     return null;
   }
 }
 
 /**
- * Takes the data directory for this process: a lock file created exclusively, holding the PID. A
- * lock whose process is gone (a crash, kill -9) or that holds no PID is taken over; one whose
- * process runs is a DataDirInUseError. Release removes the file if it is still this process's.
+ * Earlier Airlocks wrote their PID as text and judged a lock by whether that PID ran. Such a lock
+ * whose process runs is still honoured (an older Airlock may run), any other is removed.
+ */
+function clearTextLock(dataDir: string, file: string, isRunning: (pid: number) => boolean): void {
+  let text: string;
+  try {
+    text = readFileSync(file, 'latin1');
+  } catch {
+    return;
+  }
+  if (text.length === 0 || text.startsWith(SQLITE_HEADER)) return;
+  const pid = Number.parseInt(text, 10);
+  if (Number.isInteger(pid) && pid > 0 && isRunning(pid)) throw new DataDirInUseError(dataDir, pid);
+  rmSync(file, { force: true });
+}
+
+function holderPid(db: DatabaseSync): number | null {
+  try {
+    const pid = Number(db.prepare('SELECT pid FROM holder').get()?.pid);
+    return Number.isInteger(pid) && pid > 0 ? pid : null;
+  } catch {
+    // The holder has not written its PID yet.
+    return null;
+  }
+}
+
+/** Takes the write lock of the lock database, or throws DataDirInUseError naming its holder. */
+function takeWriteLock(db: DatabaseSync, dataDir: string): void {
+  try {
+    db.exec('BEGIN IMMEDIATE');
+  } catch (error) {
+    if (!isBusy(error)) throw error;
+    throw new DataDirInUseError(dataDir, holderPid(db));
+  }
+}
+
+/**
+ * Takes the data directory for this process: the write lock of a small SQLite database, held open
+ * for the whole run. The OS keeps that lock (fcntl on Unix, LockFileEx on Windows) only while the
+ * process lives, so a crash or kill -9 frees it, and a PID handed to another program since cannot
+ * pass for a running Airlock. The holder's PID is stored in it for the refusal. Release removes
+ * the file while still holding the lock; a start that opened the file before that finds it gone
+ * once locked, and tries again on a new one.
  */
 export function lockDataDir(dataDir: string, options: LockOptions = {}): DataDirLock {
-  const file = path.join(dataDir, LOCK_FILE_NAME);
+  const file = path.resolve(dataDir, LOCK_FILE_NAME);
   const pid = options.pid ?? process.pid;
-  const isRunning = options.isRunning ?? processIsRunning;
-  // Two tries: the second follows the removal of a stale lock, and a start that raced us to it wins.
-  for (let attempt = 0; attempt < 2; attempt += 1) {
-    let descriptor: number;
+  const heldPid = heldByThisProcess.get(file);
+  if (heldPid !== undefined) throw new DataDirInUseError(dataDir, heldPid);
+  clearTextLock(dataDir, file, options.isRunning ?? processIsRunning);
+  for (let attempt = 0; attempt < 3; attempt += 1) {
+    // Created 0600 before SQLite opens it, which would make it readable by everyone.
+    closeSync(openSync(file, 'a', 0o600));
+    const openedInode = inodeOf(file);
+    const db = new DatabaseSync(file, { timeout: 0 });
     try {
-      descriptor = openSync(file, 'wx', 0o600);
+      takeWriteLock(db, dataDir);
+      if (openedInode === null || inodeOf(file) !== openedInode) {
+        db.close();
+        continue;
+      }
+      db.exec('CREATE TABLE IF NOT EXISTS holder (pid INTEGER NOT NULL)');
+      db.exec('DELETE FROM holder');
+      db.prepare('INSERT INTO holder (pid) VALUES (?)').run(pid);
+      db.exec('COMMIT');
+      // Readers see the PID now; the write lock held from here on is the lock itself.
+      takeWriteLock(db, dataDir);
+      if (holderPid(db) !== pid) {
+        db.exec('ROLLBACK');
+        db.close();
+        continue;
+      }
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-      const holder = holderOf(file);
-      if (holder !== null && isRunning(holder)) throw new DataDirInUseError(dataDir, holder);
-      rmSync(file, { force: true });
-      continue;
+      db.close();
+      throw error;
     }
-    writeSync(descriptor, `${pid}\n`);
-    closeSync(descriptor);
+    heldByThisProcess.set(file, pid);
+    let released = false;
     return {
       release() {
-        if (holderOf(file) === pid) rmSync(file, { force: true });
+        if (released) return;
+        released = true;
+        rmSync(file, { force: true });
+        db.close();
+        heldByThisProcess.delete(file);
       },
     };
   }

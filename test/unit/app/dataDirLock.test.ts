@@ -22,16 +22,17 @@ const isRunning = (pid: number): boolean => pid === RUNNING_PID;
 describe('lockDataDir', () => {
   it.each([
     { name: 'no lock yet', lockText: undefined },
-    { name: 'the lock of a process that is gone (a crash)', lockText: '31337\n' },
+    { name: "an earlier Airlock's text lock whose process is gone (a crash)", lockText: '31337\n' },
     { name: 'a lock with no PID in it', lockText: 'garbage' },
     { name: 'an empty lock', lockText: '' },
-  ])('takes the directory over $name, writing its own PID', ({ lockText }) => {
-    const { dir, lockFile } = dataDir(lockText);
-    lockDataDir(dir, { pid: 1000, isRunning });
-    expect(readFileSync(lockFile, 'utf8')).toBe('1000\n');
+  ])('takes the directory over $name, and then refuses it to others naming its PID', ({ lockText }) => {
+    const { dir } = dataDir(lockText);
+    const lock = lockDataDir(dir, { pid: 1000, isRunning });
+    expect(() => lockDataDir(dir, { pid: 2000, isRunning })).toThrow('Another Airlock (process 1000) is running');
+    lock.release();
   });
 
-  it('refuses a directory whose lock holder runs, naming the process, the directory and the fix', () => {
+  it("refuses a directory whose earlier Airlock's text lock names a running process, naming the process, the directory and the fix", () => {
     const { dir, lockFile } = dataDir(`${RUNNING_PID}\n`);
     const attempt = () => lockDataDir(dir, { pid: 1000, isRunning });
     expect(attempt).toThrow(DataDirInUseError);
@@ -40,25 +41,16 @@ describe('lockDataDir', () => {
     expect(readFileSync(lockFile, 'utf8')).toBe(`${RUNNING_PID}\n`);
   });
 
-  it('refuses a second lock while the first is held, and allows one after release', () => {
+  it('refuses a second lock while the first is held, and allows one after release, which removes the file', () => {
     const { dir, lockFile } = dataDir();
     const first = lockDataDir(dir, { pid: RUNNING_PID, isRunning });
     expect(() => lockDataDir(dir, { pid: 1000, isRunning })).toThrow(DataDirInUseError);
     first.release();
     expect(existsSync(lockFile)).toBe(false);
-    lockDataDir(dir, { pid: 1000, isRunning });
-    expect(readFileSync(lockFile, 'utf8')).toBe('1000\n');
+    lockDataDir(dir, { pid: 1000, isRunning }).release();
   });
 
-  it('release leaves a lock that another process has taken over', () => {
-    const { dir, lockFile } = dataDir();
-    const mine = lockDataDir(dir, { pid: 1000, isRunning });
-    writeFileSync(lockFile, `${RUNNING_PID}\n`);
-    mine.release();
-    expect(readFileSync(lockFile, 'utf8')).toBe(`${RUNNING_PID}\n`);
-  });
-
-  it('knows a real running process from a finished one by default', () => {
+  it("knows a real running process from a finished one by default, for an earlier Airlock's text lock", () => {
     const { dir } = dataDir(`${process.pid}\n`);
     expect(() => lockDataDir(dir, { pid: 1000 })).toThrow(DataDirInUseError);
   });

@@ -7,7 +7,7 @@ import type { EndedRowSummary, LedgerGap, RequestLogStatus } from '../contracts/
 import type { RequestEvents } from '../contracts/requestEvents.ts';
 import { DEFAULT_BODY_CAP_BYTES } from './write/bodyRecord.ts';
 import { SqliteIdempotencyStore } from './write/idempotentAnswers.ts';
-import { isDamageError, recordCleanClose } from './logCheck.ts';
+import { isDamageError, recordCleanClose, RequestLogUnreadableError } from './logCheck.ts';
 import { LogThreadClient } from './write/logThreadClient.ts';
 import { RequestLogQueries } from './read/queries.ts';
 import { SessionQueries } from './read/sessionQueries.ts';
@@ -101,6 +101,21 @@ function lowDiskReason(minFreeDiskBytes: number): string {
 }
 
 /**
+ * The log's file could not be opened or upgraded (a full disk, permissions): the start fails
+ * naming the file, the cause and the fix, not with SQLite's bare words. A plain Error (a log of a
+ * newer Airlock) already says what to do.
+ */
+function openMainConnection(options: RequestLogOptions): DatabaseSync {
+  try {
+    return openLogDatabase({ dataDir: options.dataDir, maxDbBytes: options.maxDbBytes });
+  } catch (error) {
+    const fromTheDisk =
+      (error as { errcode?: unknown; code?: unknown }).errcode !== undefined || typeof (error as { code?: unknown }).code === 'string';
+    throw fromTheDisk ? new RequestLogUnreadableError(join(options.dataDir, DATABASE_FILE_NAME), error) : error;
+  }
+}
+
+/**
  * The main thread's side of the log: it reads (queries, the idempotency store) on its own
  * connection, while the log thread turns events into rows, writes them and applies retention.
  */
@@ -148,7 +163,7 @@ class SqliteRequestLog implements RequestLog {
       if (isDamageError(error)) this.damageSeen = true;
       reportError(error);
     };
-    this.db = openLogDatabase({ dataDir: options.dataDir, maxDbBytes: options.maxDbBytes });
+    this.db = openMainConnection(options);
     leaveCheckpointsToThread(this.db);
     // This connection writes only keyed image and video creations, from the thread that forwards.
     // The log thread holds the write lock for up to a second or two (an index rewrite): waiting

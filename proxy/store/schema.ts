@@ -256,8 +256,9 @@ export function openLogDatabase(options: OpenLogDatabaseOptions): DatabaseSync {
     // NORMAL in WAL mode: a power cut may lose the last commits, never corrupts the file.
     db.exec('PRAGMA synchronous = NORMAL');
     db.exec('PRAGMA foreign_keys = ON');
-    migrate(db);
+    // Before the migrations: an upgrade's new tables are writes like any other.
     if (options.maxDbBytes !== undefined) applyMaxDbBytes(db, options.maxDbBytes);
+    migrate(db);
     return db;
   } catch (error) {
     db.close();
@@ -279,7 +280,8 @@ function migrate(db: DatabaseSync): void {
       db.exec(`PRAGMA user_version = ${next + 1}`);
       db.exec('COMMIT');
     } catch (error) {
-      db.exec('ROLLBACK');
+      // A full disk can end the transaction itself: a ROLLBACK then would hide the cause.
+      if (db.isTransaction) db.exec('ROLLBACK');
       throw error;
     }
   }

@@ -1,10 +1,11 @@
-import { closeSync, openSync, readdirSync, readFileSync } from 'node:fs';
+import { closeSync, openSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import type { DatabaseSync } from 'node:sqlite';
+import { DatabaseSync } from 'node:sqlite';
 import { describe, expect, it } from 'vitest';
 import { checkLogFiles, diskFullFix, RequestLogUnreadableError } from '../../../proxy/store/logCheck.ts';
 import { recoverDamagedLog, RequestLogDamagedError } from '../../../proxy/store/logRecovery.ts';
-import { DATABASE_FILE_NAME } from '../../../proxy/store/schema.ts';
+import { createRequestLog } from '../../../proxy/store/requestLog.ts';
+import { DATABASE_FILE_NAME, MIGRATIONS, readPragma, SCHEMA_VERSION } from '../../../proxy/store/schema.ts';
 import { overwrite, seedLog, spendRow } from './damagedLogFixture.ts';
 import { tempDirPerTest } from './tempLog.ts';
 
@@ -67,6 +68,56 @@ describe('a damaged log whose fresh log cannot be made', () => {
     const recovered = recoverDamagedLog(dir());
     expect(recovered?.recoveredRequests).toBe(3);
     expect(recovered?.recoveredTodayCredits).toBeCloseTo(1.2, 9);
+  });
+});
+
+/** A log written by an Airlock of schema `version`, holding `rows` requests of 1 credit each. */
+function olderLog(version: number, rows: number): void {
+  const db = new DatabaseSync(dbPath());
+  db.exec('PRAGMA auto_vacuum = INCREMENTAL');
+  db.exec('PRAGMA journal_mode = WAL');
+  for (const [index, migration] of MIGRATIONS.slice(0, version).entries()) {
+    db.exec(migration);
+    db.exec(`PRAGMA user_version = ${index + 1}`);
+  }
+  const insert = db.prepare(
+    `INSERT INTO requests (id, started_at_ms, method, client_path, upstream_path, protocol, protocol_mode, state, cost_credits)
+     VALUES (?, ?, 'POST', '/v1/chat/completions', '', 'openai', 'native', 'done', 1)`,
+  );
+  for (let index = 0; index < rows; index += 1) insert.run(`alk_older_${index}`, Date.now() - index);
+  db.close();
+}
+
+function schemaVersion(): number {
+  const db = new DatabaseSync(dbPath(), { readOnly: true });
+  try {
+    return Number(readPragma(db, 'user_version'));
+  } finally {
+    db.close();
+  }
+}
+
+describe('an upgrade whose migration the disk cannot take', () => {
+  it('fails the start naming the log, the full disk and the fix, keeps the old log whole, and migrates once there is room', () => {
+    const OLDER_SCHEMA = 3;
+    olderLog(OLDER_SCHEMA, 500);
+    // The size limit stands for a full disk: the file has no room for the tables the upgrade adds.
+    const fullDiskBytes = statSync(dbPath()).size;
+    const start = () => createRequestLog({ dataDir: dir(), knownSecrets: () => [], maxDbBytes: fullDiskBytes });
+    expect(start).toThrow(RequestLogUnreadableError);
+    expect(start).toThrow(`Airlock could not read its request log ${dbPath()}: database or disk is full.`);
+    expect(start).toThrow(`The disk holding ${dir()} is full: free space there, then start Airlock again.`);
+    // Each migration commits whole or not at all: the ones that fit stay, the rest wait for room.
+    expect(schemaVersion()).toBeGreaterThanOrEqual(OLDER_SCHEMA);
+    expect(schemaVersion()).toBeLessThan(SCHEMA_VERSION);
+
+    const log = createRequestLog({ dataDir: dir(), knownSecrets: () => [] });
+    try {
+      expect(schemaVersion()).toBe(SCHEMA_VERSION);
+      expect(log.spendSince({ sinceMs: 0 })).toBe(500);
+    } finally {
+      void log.close();
+    }
   });
 });
 

@@ -1,5 +1,6 @@
 import type { DatabaseSync } from 'node:sqlite';
-import { usedDatabaseBytes } from '../schema.ts';
+import { readPragma, usedDatabaseBytes } from '../schema.ts';
+import { isDiskFullError } from './writer.ts';
 import { forgetRecentPieces } from './recentPieces.ts';
 
 export interface RetentionPolicy {
@@ -122,13 +123,51 @@ function inTransaction(db: DatabaseSync, work: () => void): void {
   }
 }
 
-/** Drops deleted entries from the full-text index and hands free pages back to the file system. */
+/**
+ * Drops deleted entries from the full-text index, then hands free pages back to the file system.
+ * The index rewrite needs room for a new copy of the index: on a full disk it waits for a later
+ * pass (searches stay right meanwhile), and the pages the deletes freed are handed back all the
+ * same, which is what gives the disk its room again.
+ */
 function compact(db: DatabaseSync): void {
-  db.exec("INSERT INTO request_bodies_fts (request_bodies_fts) VALUES ('optimize')");
-  db.exec("INSERT INTO body_chunks_fts (body_chunks_fts) VALUES ('optimize')");
-  db.exec('PRAGMA incremental_vacuum');
-  db.exec('PRAGMA wal_checkpoint(TRUNCATE)');
+  for (const index of ['request_bodies_fts', 'body_chunks_fts']) {
+    try {
+      db.exec(`INSERT INTO ${index} (${index}) VALUES ('optimize')`);
+    } catch (error) {
+      if (!isDiskFullError(error)) throw error;
+    }
+  }
+  returnFreePages(db);
 }
+
+/** Pages moved per step at first; the WAL must hold a step's pages until its checkpoint. */
+const VACUUM_STEP_PAGES = 4096;
+const MIN_VACUUM_STEP_PAGES = 8;
+
+/**
+ * Moves free pages to the end of the file and cuts them off, a step at a time, each step's WAL
+ * checkpointed and truncated: a step that finds no room for its WAL is retried smaller, so a
+ * nearly full disk still gets its space back.
+ */
+function returnFreePages(db: DatabaseSync): void {
+  let stepPages = VACUUM_STEP_PAGES;
+  for (let freePages = freelistCount(db); freePages > 0; ) {
+    try {
+      db.exec(`PRAGMA incremental_vacuum(${stepPages})`);
+      db.exec('PRAGMA wal_checkpoint(TRUNCATE)');
+    } catch (error) {
+      if (!isDiskFullError(error) || stepPages <= MIN_VACUUM_STEP_PAGES) throw error;
+      stepPages = Math.max(MIN_VACUUM_STEP_PAGES, Math.floor(stepPages / 8));
+      continue;
+    }
+    const left = freelistCount(db);
+    // A step that freed nothing (a reader holds the pages) ends the pass; the next one goes on.
+    if (left >= freePages) return;
+    freePages = left;
+  }
+}
+
+const freelistCount = (db: DatabaseSync): number => Number(readPragma(db, 'freelist_count'));
 
 /**
  * Applies the policy: bodies past their age, rows past theirs, then (if still above the size
@@ -169,9 +208,9 @@ function deleteBeyond(db: DatabaseSync, policy: RetentionPolicy, nowMs: number, 
     if (deleted === 0) break;
     usedBytes = usedDatabaseBytes(db);
   }
-  if (bodiesDeleted + rowsDeleted > 0) {
-    compact(db);
-    usedBytes = usedDatabaseBytes(db);
-  }
+  if (bodiesDeleted + rowsDeleted > 0) compact(db);
+  // Pages an earlier pass freed but could not hand back (a full disk) go back now.
+  else returnFreePages(db);
+  usedBytes = usedDatabaseBytes(db);
   return { bodiesDeleted, rowsDeleted, usedBytes };
 }

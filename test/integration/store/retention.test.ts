@@ -1,8 +1,10 @@
+import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startOfLocalMonthMs } from '../../../proxy/core/localPeriods.ts';
-import { DATABASE_FILE_NAME } from '../../../proxy/store/schema.ts';
+import { DATABASE_FILE_NAME, openLogDatabase, readPragma } from '../../../proxy/store/schema.ts';
+import { DEFAULT_RETENTION, runRetention } from '../../../proxy/store/write/retention.ts';
 import type { RequestLog } from '../../../proxy/store/requestLog.ts';
 import { capturedBodies, endEvent, startEvent, TEST_NOW_MS } from '../../support/lifecycleEvents.ts';
 import { openTempLog, type TempLog } from './tempLog.ts';
@@ -116,4 +118,51 @@ describe('retention', () => {
     expect(present(temp.log, ['first-of-month', 'last-month'])).toEqual(['first-of-month']);
     expect(temp.log.spendSince({ sinceMs: startOfLocalMonthMs(nowMs) })).toBeCloseTo(0.25, 12);
   });
+
+  it('gives the space of what it deleted back to the disk when the disk is full, and of what an earlier pass could not', async () => {
+    temp = openTempLog();
+    const ids = Array.from({ length: 60 }, (_, index) => `r${String(index).padStart(2, '0')}`);
+    // The oldest sixth is 8 days old: past the body age.
+    for (const [index, id] of ids.entries()) emitFinished(temp, id, TEST_NOW_MS - (index < 10 ? 8 * DAY_MS : MINUTE_MS) + index, 20_000);
+    await temp.log.flush();
+    await temp.log.close();
+    const logPath = join(temp.dataDir, DATABASE_FILE_NAME);
+    const fullBytes = statSync(logPath).size;
+    const policy = { ...DEFAULT_RETENTION, bodyMaxAgeDays: 7 };
+    const db = openLogDatabase({ dataDir: temp.dataDir });
+    try {
+      // No room to rewrite the index nor to move pages: the deletes commit, the space stays in the file.
+      expect(() =>
+        runRetention(fullDisk(db, ["'optimize'", 'incremental_vacuum']), policy, TEST_NOW_MS, startOfLocalMonthMs(TEST_NOW_MS)),
+      ).toThrow('database or disk is full');
+      expect(statSync(logPath).size).toBe(fullBytes);
+      const freedBytes = Number(readPragma(db, 'freelist_count')) * Number(readPragma(db, 'page_size'));
+      expect(freedBytes).toBeGreaterThan(0);
+      // The next pass deletes nothing new, and still hands that space back, with no room for the index rewrite either.
+      expect(runRetention(fullDisk(db, ["'optimize'"]), policy, TEST_NOW_MS, startOfLocalMonthMs(TEST_NOW_MS))).toMatchObject({
+        bodiesDeleted: 0,
+      });
+      expect(Number(readPragma(db, 'freelist_count'))).toBe(0);
+      expect(statSync(logPath).size).toBeLessThanOrEqual(fullBytes - freedBytes);
+    } finally {
+      db.close();
+    }
+  });
 });
+
+/** The connection as on a full disk: statements holding one of `failing` need room there is not. */
+function fullDisk(db: DatabaseSync, failing: string[]): DatabaseSync {
+  return new Proxy(db, {
+    get(target, name) {
+      if (name === 'exec') {
+        return (sql: string) => {
+          if (failing.some((part) => sql.includes(part)))
+            throw Object.assign(new Error('database or disk is full'), { code: 'ERR_SQLITE_ERROR', errcode: 13 });
+          target.exec(sql);
+        };
+      }
+      const value: unknown = Reflect.get(target, name);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+}

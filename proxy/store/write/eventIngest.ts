@@ -50,8 +50,6 @@ function summaryOf(bodies: CapturedBodies, texts: BodyTexts, row: RequestLogRow)
   };
 }
 
-const ageMs = (row: RequestLogRow, nowMs: number): number => nowMs - row.startedAtMs;
-
 export interface EventIngestOptions {
   bodyCapBytes: number;
   onError: (error: unknown) => void;
@@ -82,8 +80,12 @@ export class EventIngest {
   private readonly selectInFlightRow: StatementSync;
   /** Events not yet written per request: a row with more events still to come is written once, with the last. */
   private readonly pendingEventsByRequest = new Map<string, number>();
-  /** Requests in flight whose latest state is not written yet: younger than the in-flight row delay. */
-  private readonly heldInFlight = new Set<string>();
+  /**
+   * Requests in flight whose latest state is not written yet (younger than the in-flight row
+   * delay), with when it is due on the monotonic clock: a wall clock set back would hold it as
+   * long as the clock went back, and a crash meanwhile would leave no row for its spend.
+   */
+  private readonly heldInFlight = new Map<string, number>();
   private heldTimer: NodeJS.Timeout | null = null;
   private readonly inFlightRowDelayMs: number;
   /** The secrets of the latest batch, to mask rows written later by the held-row timer. */
@@ -139,7 +141,7 @@ export class EventIngest {
    * could not take again: a flush or close wants everything.
    */
   writeHeldRows(): void {
-    this.writeHeld(Number.NEGATIVE_INFINITY);
+    this.writeHeld(Number.POSITIVE_INFINITY);
     this.recorder.retry();
   }
 
@@ -175,24 +177,21 @@ export class EventIngest {
   /** Sets the timer for when the oldest held request reaches the in-flight row delay. */
   private scheduleHeldRows(): void {
     if (this.heldTimer !== null || this.heldInFlight.size === 0) return;
-    let oldestStartMs = Number.POSITIVE_INFINITY;
-    for (const requestId of this.heldInFlight) oldestStartMs = Math.min(oldestStartMs, this.drafts.get(requestId)?.startedAtMs ?? 0);
-    const dueInMs = Math.max(0, oldestStartMs + this.inFlightRowDelayMs - Date.now());
+    const dueInMs = Math.max(0, Math.min(...this.heldInFlight.values()) - performance.now());
     this.heldTimer = setTimeout(() => {
       this.heldTimer = null;
-      this.writeHeld(this.inFlightRowDelayMs);
+      this.writeHeld(performance.now());
       this.scheduleHeldRows();
     }, dueInMs);
     this.heldTimer.unref();
   }
 
-  /** Writes the held in-flight rows of requests running for at least `minAgeMs`. */
-  private writeHeld(minAgeMs: number): void {
-    const nowMs = Date.now();
+  /** Writes the held in-flight rows due by `dueByMs` on the monotonic clock. */
+  private writeHeld(dueByMs: number): void {
     const rows: RequestLogRow[] = [];
-    for (const requestId of this.heldInFlight) {
+    for (const [requestId, dueAtMs] of this.heldInFlight) {
       const draft = this.drafts.get(requestId);
-      if (draft !== undefined && ageMs(draft, nowMs) < minAgeMs) continue;
+      if (draft !== undefined && dueAtMs > dueByMs) continue;
       this.heldInFlight.delete(requestId);
       if (draft !== undefined) rows.push(draft);
     }
@@ -273,19 +272,25 @@ export class EventIngest {
    */
   private rowsToWrite(touched: Iterable<RequestLogRow>): RequestLogRow[] {
     const nowMs = Date.now();
+    const monotonicNowMs = performance.now();
     const rows: RequestLogRow[] = [];
     for (const row of touched) {
       if (row.state === 'in_flight') {
         if (this.pendingEventsByRequest.has(row.id)) continue;
-        if (!row.stream && ageMs(row, nowMs) < this.inFlightRowDelayMs) {
-          this.heldInFlight.add(row.id);
-          continue;
-        }
+        if (!row.stream && this.stillHeld(row, nowMs, monotonicNowMs)) continue;
       }
       this.heldInFlight.delete(row.id);
       rows.push(row);
     }
     return rows;
+  }
+
+  /** Holds a non-streaming row until the delay has passed since its start (its wall-clock age when first seen). */
+  private stillHeld(row: RequestLogRow, nowMs: number, monotonicNowMs: number): boolean {
+    const dueAtMs = this.heldInFlight.get(row.id) ?? monotonicNowMs + this.inFlightRowDelayMs - Math.max(0, nowMs - row.startedAtMs);
+    if (dueAtMs <= monotonicNowMs) return false;
+    this.heldInFlight.set(row.id, dueAtMs);
+    return true;
   }
 
   /**

@@ -102,7 +102,7 @@ describe('EventIngest rows of requests in flight', () => {
   });
 
   it('writes a held row when its request reaches the delay, not a whole delay after it was held', () => {
-    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date', 'performance'] });
     try {
       const ingest = newThread(500);
       ingest.ingest([startEvent('started-earlier', { startedAtMs: Date.now() - 400 })], [], true);
@@ -110,6 +110,20 @@ describe('EventIngest rows of requests in flight', () => {
       expect(new RequestLogQueries(db).getRequest('started-earlier')).toBeNull();
       vi.advanceTimersByTime(1);
       expect(new RequestLogQueries(db).getRequest('started-earlier')?.row.state).toBe('in_flight');
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('writes a held row when its request has run for the delay, though the clock was set back meanwhile', () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date', 'performance'] });
+    try {
+      const ingest = newThread(500);
+      ingest.ingest([startEvent('running', { startedAtMs: Date.now() })], [], true);
+      // NTP or the user sets the clock back an hour while the request runs.
+      vi.setSystemTime(Date.now() - 3_600_000);
+      vi.advanceTimersByTime(500);
+      expect(new RequestLogQueries(db).getRequest('running')?.row.state).toBe('in_flight');
     } finally {
       vi.useRealTimers();
     }

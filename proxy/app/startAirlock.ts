@@ -181,7 +181,6 @@ async function startWithDataDir(options: AirlockOptions): Promise<Airlock> {
     onError: (error) => console.error('[airlock] request log:', error instanceof Error ? error.message : 'failed'),
     onRecordingChange: (message) => console.error(`[airlock] request log: ${message}`),
   });
-  log.markInterruptedFromPreviousRun();
   if (log.startNotice !== null) notices.push(log.startNotice);
   const ledger = new SpendLedger();
   ledger.seed(

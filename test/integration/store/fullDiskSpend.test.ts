@@ -80,6 +80,30 @@ describe('a full disk while requests are forwarded', () => {
     expect(said.at(-1)).toMatch(/^\[airlock\] request log: .*Every request and its figures are logged\.$/);
   });
 
+  it('starts and forwards after a crash left rows in flight that the full disk cannot mark interrupted', async () => {
+    const crashed = new DatabaseSync(path.join(disk.dataDir, DATABASE_FILE_NAME));
+    try {
+      const insert = crashed.prepare(
+        `INSERT INTO requests (id, started_at_ms, method, client_path, upstream_path, protocol, protocol_mode, state, cost_credits)
+         VALUES (?, ?, 'POST', '/v1/chat/completions', '', 'openai', 'native', 'in_flight', 0.5)`,
+      );
+      for (let index = 0; index < 300; index += 1) insert.run(`alk_in_flight_${index}`, Date.now() - index);
+    } finally {
+      crashed.close();
+    }
+    disk.fill();
+    const printed = vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    try {
+      current = await disk.start();
+    } finally {
+      printed.mockRestore();
+    }
+    const [answered] = await current.chat(disk.freeToken);
+    expect(answered?.status, answered?.body).toBe(200);
+    // Their spend still counts while they wait to be marked.
+    expect((await current.status()).todaySpend.credits).toBeGreaterThanOrEqual(150);
+  });
+
   it('a restart counts the spend it could not write, so a daily cap holds', async () => {
     current = await disk.start();
     await current.chat(disk.agentToken, REQUESTS);

@@ -103,9 +103,9 @@ function takeWriteLock(db: DatabaseSync, dataDir: string): void {
  * Takes the data directory for this process: the write lock of a small SQLite database, held open
  * for the whole run. The OS keeps that lock (fcntl on Unix, LockFileEx on Windows) only while the
  * process lives, so a crash or kill -9 frees it, and a PID handed to another program since cannot
- * pass for a running Airlock. The holder's PID is stored in it for the refusal. Release removes
- * the file while still holding the lock; a start that opened the file before that finds it gone
- * once locked, and tries again on a new one.
+ * pass for a running Airlock. The holder's PID is stored in it for the refusal. The file is kept
+ * after release; a start that opened a file someone removed or replaced meanwhile finds that once
+ * locked, and tries again on the new one.
  */
 export function lockDataDir(dataDir: string, options: LockOptions = {}): DataDirLock {
   const file = path.resolve(dataDir, LOCK_FILE_NAME);
@@ -119,14 +119,16 @@ export function lockDataDir(dataDir: string, options: LockOptions = {}): DataDir
     const openedInode = inodeOf(file);
     const db = new DatabaseSync(file, { timeout: 0 });
     try {
+      // No journal file: a kept lock file is taken again by writing the PID in place, with no
+      // new disk space, so a full disk does not stop the start here.
+      db.exec('PRAGMA journal_mode = MEMORY');
       takeWriteLock(db, dataDir);
       if (openedInode === null || inodeOf(file) !== openedInode) {
         db.close();
         continue;
       }
-      db.exec('CREATE TABLE IF NOT EXISTS holder (pid INTEGER NOT NULL)');
-      db.exec('DELETE FROM holder');
-      db.prepare('INSERT INTO holder (pid) VALUES (?)').run(pid);
+      db.exec('CREATE TABLE IF NOT EXISTS holder (id INTEGER PRIMARY KEY CHECK (id = 1), pid INTEGER NOT NULL)');
+      db.prepare('INSERT INTO holder (id, pid) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET pid = excluded.pid').run(pid);
       db.exec('COMMIT');
       // Readers see the PID now; the write lock held from here on is the lock itself.
       takeWriteLock(db, dataDir);
@@ -145,7 +147,6 @@ export function lockDataDir(dataDir: string, options: LockOptions = {}): DataDir
       release() {
         if (released) return;
         released = true;
-        rmSync(file, { force: true });
         db.close();
         heldByThisProcess.delete(file);
       },

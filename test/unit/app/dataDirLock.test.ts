@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -41,13 +41,24 @@ describe('lockDataDir', () => {
     expect(readFileSync(lockFile, 'utf8')).toBe(`${RUNNING_PID}\n`);
   });
 
-  it('refuses a second lock while the first is held, and allows one after release, which removes the file', () => {
-    const { dir, lockFile } = dataDir();
+  it('refuses a second lock while the first is held, and allows one after release', () => {
+    const { dir } = dataDir();
     const first = lockDataDir(dir, { pid: RUNNING_PID, isRunning });
     expect(() => lockDataDir(dir, { pid: 1000, isRunning })).toThrow(DataDirInUseError);
     first.release();
-    expect(existsSync(lockFile)).toBe(false);
     lockDataDir(dir, { pid: 1000, isRunning }).release();
+  });
+
+  it('is taken again with no new disk space, so a start on a full disk is not refused by its own lock', () => {
+    const { dir, lockFile } = dataDir();
+    lockDataDir(dir, { pid: 1000, isRunning }).release();
+    const keptBytes = statSync(lockFile).size;
+    const again = lockDataDir(dir, { pid: 2000, isRunning });
+    // The PID is written in place and no rollback journal is made beside the file.
+    expect(readdirSync(dir)).toEqual([LOCK_FILE_NAME]);
+    expect(statSync(lockFile).size).toBe(keptBytes);
+    expect(() => lockDataDir(dir, { pid: 3000, isRunning })).toThrow('Another Airlock (process 2000) is running');
+    again.release();
   });
 
   it("knows a real running process from a finished one by default, for an earlier Airlock's text lock", () => {

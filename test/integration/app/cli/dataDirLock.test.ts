@@ -1,12 +1,12 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DataDirInUseError, LOCK_FILE_NAME, lockDataDir } from '../../../../proxy/app/dataDirLock.ts';
+import { DataDirInUseError, lockDataDir } from '../../../../proxy/app/dataDirLock.ts';
 import { startAirlock, type Airlock } from '../../../../proxy/app/startAirlock.ts';
 import { rawRequest } from '../../../support/http.ts';
 import { memorySecretStore } from '../../../support/memorySecretStore.ts';
@@ -71,9 +71,8 @@ describe('one Airlock per data directory', () => {
 
   it('frees the directory on stop, for the next start', async () => {
     await running.stop();
-    expect(existsSync(path.join(dataDir, LOCK_FILE_NAME))).toBe(false);
     running = await startAirlock({ dataDir, port: 0, env: {}, secrets: memorySecretStore() });
-    expect(existsSync(path.join(dataDir, LOCK_FILE_NAME))).toBe(true);
+    expect(() => lockDataDir(dataDir)).toThrow(`Another Airlock (process ${process.pid}) is running`);
   });
 });
 

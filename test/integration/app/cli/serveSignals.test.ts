@@ -1,8 +1,8 @@
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LOCK_FILE_NAME } from '../../../../proxy/app/dataDirLock.ts';
+import { lockDataDir } from '../../../../proxy/app/dataDirLock.ts';
 import { addClientToken } from '../../../../proxy/app/profiles/configMutations.ts';
 import { openConfigStore } from '../../../../proxy/app/profiles/configStore.ts';
 import { generateToken, tokenRecord } from '../../../../proxy/http/clientTokens.ts';
@@ -61,7 +61,8 @@ describe('`airlock serve` and repeated signals', () => {
     release();
     expect((await answer).status).toBe(200);
     expect(await serve.exited).toMatchObject({ code: 0, signal: null });
-    expect(existsSync(path.join(dataDir, LOCK_FILE_NAME))).toBe(false);
+    // The directory is free for the next start.
+    lockDataDir(dataDir).release();
   });
 
   it('stops at once on a third signal, saying so, with the exit code of a process ended by it', async () => {

@@ -7,6 +7,7 @@ import type { EndedRowSummary, LedgerGap, RequestLogStatus } from '../contracts/
 import type { RequestEvents } from '../contracts/requestEvents.ts';
 import { DEFAULT_BODY_CAP_BYTES } from './write/bodyRecord.ts';
 import { SqliteIdempotencyStore } from './write/idempotentAnswers.ts';
+import { bodiesOffReason } from './bodiesSwitch.ts';
 import { isDamageError, recordCleanClose, RequestLogUnreadableError } from './logCheck.ts';
 import { LogThreadClient } from './write/logThreadClient.ts';
 import { RequestLogQueries } from './read/queries.ts';
@@ -93,11 +94,6 @@ function freeDiskBytes(dir: string): number | null {
   } catch {
     return null;
   }
-}
-
-function lowDiskReason(minFreeDiskBytes: number): string {
-  const megabytes = Math.round(minFreeDiskBytes / (1024 * 1024));
-  return `Less than ${megabytes} MB is free on the disk: request bodies are no longer logged. Free disk space to turn bodies back on.`;
 }
 
 /**
@@ -304,17 +300,17 @@ class SqliteRequestLog implements RequestLog {
     }
   }
 
-  /** Bodies go off below the free-space floor and come back once space was freed. */
+  /** Bodies go off below the free-space floor and come back once space was freed (bodiesSwitch.ts). */
   private updateBodiesSwitch(usedBytes: number): void {
-    const freeBytes = freeDiskBytes(this.options.dataDir);
-    if (freeBytes !== null && freeBytes < this.minFreeDiskBytes) {
-      this.setBodiesDisabled(lowDiskReason(this.minFreeDiskBytes));
-      return;
-    }
-    const reason = this.bodiesDisabledReason;
-    if (reason === null) return;
-    const spaceFreed = this.usedBytesWhenBodiesDisabled !== null && usedBytes < this.usedBytesWhenBodiesDisabled;
-    if (reason === lowDiskReason(this.minFreeDiskBytes) || spaceFreed) this.setBodiesDisabled(null);
+    const reason = bodiesOffReason({
+      reason: this.bodiesDisabledReason,
+      freeDiskBytes: freeDiskBytes(this.options.dataDir),
+      minFreeDiskBytes: this.minFreeDiskBytes,
+      usedBytes,
+      usedBytesWhenDisabled: this.usedBytesWhenBodiesDisabled,
+      sizeLimited: this.options.maxDbBytes !== undefined,
+    });
+    if (reason !== this.bodiesDisabledReason) this.setBodiesDisabled(reason);
   }
 
   status(): RequestLogStatus {

@@ -1,0 +1,32 @@
+import { describe, expect, it } from 'vitest';
+import { bodiesOffReason, lowDiskReason } from '../../../proxy/store/bodiesSwitch.ts';
+import { DISK_FULL_REASON } from '../../../proxy/store/write/writer.ts';
+
+const MIN_FREE_BYTES = 100 * 1024 * 1024;
+const GB = 1024 ** 3;
+const base = {
+  minFreeDiskBytes: MIN_FREE_BYTES,
+  usedBytes: 300 * 1024 * 1024,
+  usedBytesWhenDisabled: 290 * 1024 * 1024,
+  sizeLimited: false,
+};
+
+describe('bodiesOffReason', () => {
+  it.each([
+    { name: 'bodies on, room on the disk', reason: null, freeDiskBytes: 50 * GB, expected: null },
+    { name: 'under the free-space floor', reason: null, freeDiskBytes: MIN_FREE_BYTES - 1, expected: lowDiskReason(MIN_FREE_BYTES) },
+    { name: 'back over the floor', reason: lowDiskReason(MIN_FREE_BYTES), freeDiskBytes: MIN_FREE_BYTES * 2, expected: null },
+    // The alarm says to free disk space: once the user did, bodies come back, though the log grew since.
+    { name: 'a full disk the user freed', reason: DISK_FULL_REASON, freeDiskBytes: 50 * GB, expected: null },
+    { name: 'a full disk still full', reason: DISK_FULL_REASON, freeDiskBytes: 0, expected: lowDiskReason(MIN_FREE_BYTES) },
+    { name: 'free space unknown', reason: DISK_FULL_REASON, freeDiskBytes: null, expected: DISK_FULL_REASON },
+  ])('$name', ({ reason, freeDiskBytes, expected }) => {
+    expect(bodiesOffReason({ ...base, reason, freeDiskBytes })).toBe(expected);
+  });
+
+  it('keeps a log at its own size limit off until retention made room in it, whatever the disk has', () => {
+    const full = { ...base, reason: DISK_FULL_REASON, freeDiskBytes: 50 * GB, sizeLimited: true };
+    expect(bodiesOffReason(full)).toBe(DISK_FULL_REASON);
+    expect(bodiesOffReason({ ...full, usedBytes: base.usedBytesWhenDisabled - 1 })).toBeNull();
+  });
+});

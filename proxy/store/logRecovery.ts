@@ -1,4 +1,4 @@
-import { existsSync, renameSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { DatabaseSync } from 'node:sqlite';
 import { startOfLocalDayMs, startOfLocalMonthMs } from '../core/localPeriods.ts';
@@ -48,11 +48,16 @@ interface MovedLog {
   companions: string[];
 }
 
-/** Renames the database and its WAL and shm together; `shownPath` is the database's new path (or its WAL's, if it had none). */
-function moveAside(dataDir: string, nowMs: number): MovedLog {
+/** A name no file of the log's set holds yet. */
+function freeAsideName(dataDir: string, nowMs: number): string {
   let name = asideName(nowMs, 0);
   for (let attempt = 1; DATABASE_SUFFIXES.some((suffix) => existsSync(join(dataDir, `${name}${suffix}`))); attempt += 1)
     name = asideName(nowMs, attempt);
+  return name;
+}
+
+/** Renames the database and its WAL and shm together; `shownPath` is the database's new path (or its WAL's, if it had none). */
+function moveAside(dataDir: string, name: string): MovedLog {
   const moved: Record<string, string | null> = {};
   for (const suffix of DATABASE_SUFFIXES) {
     const from = join(dataDir, `${DATABASE_FILE_NAME}${suffix}`);
@@ -77,13 +82,27 @@ function moveAside(dataDir: string, nowMs: number): MovedLog {
 }
 
 /** Undoes moveAside after the fresh log could not be made: the damaged log is read again at the next start. */
-function putBack(dataDir: string, aside: MovedLog): void {
+function putBack(dataDir: string, aside: MovedLog, earlierMarker: string | null): void {
   for (const suffix of DATABASE_SUFFIXES) rmSync(join(dataDir, `${DATABASE_FILE_NAME}${suffix}`), { force: true });
-  rmSync(lostSpendMarkerPath(dataDir), { force: true });
+  restoreMarker(dataDir, earlierMarker);
   for (const suffix of DATABASE_SUFFIXES) {
     const from = aside.moved[suffix];
     if (from) renameSync(from, join(dataDir, `${DATABASE_FILE_NAME}${suffix}`));
   }
+}
+
+function readMarkerText(dataDir: string): string | null {
+  try {
+    return readFileSync(lostSpendMarkerPath(dataDir), 'utf8');
+  } catch {
+    return null;
+  }
+}
+
+/** Puts back the marker an earlier loss left, or none. */
+function restoreMarker(dataDir: string, earlierMarker: string | null): void {
+  if (earlierMarker === null) rmSync(lostSpendMarkerPath(dataDir), { force: true });
+  else writeFileSync(lostSpendMarkerPath(dataDir), earlierMarker, { mode: 0o600 });
 }
 
 function creditsText(credits: number): string {
@@ -131,7 +150,8 @@ export interface LogRecoveryIo {
  * log; the report says what happened and where the old file is. A log that cannot be read for
  * any other reason (I/O, full disk), or a fresh log that cannot be made, fails the start and
  * leaves the old log in place, to be read again at the next start. When nothing could be read
- * back, a marker keeps capped budgets refused over the lost spend's day and month.
+ * back, a marker keeps capped budgets refused over the lost spend's day and month; it also
+ * stands from the move until the rows read back are committed, should the process die between.
  */
 export function recoverDamagedLog(dataDir: string, nowMs: number = Date.now(), io: LogRecoveryIo = {}): LogRecoveryReport | null {
   const verdict = checkLogFiles(dataDir, DATABASE_FILE_NAME, io.openForCheck);
@@ -144,7 +164,18 @@ export function recoverDamagedLog(dataDir: string, nowMs: number = Date.now(), i
   } catch (error) {
     salvageError = error instanceof Error ? error.message : String(error);
   }
-  const aside = moveAside(dataDir, nowMs);
+  const asideNameChosen = freeAsideName(dataDir, nowMs);
+  // From the move until the rows read back are committed, a kill would leave a sound, empty log
+  // and caps passing on it: the marker stands for that spend meanwhile.
+  const earlierMarker = readMarkerText(dataDir);
+  writeLostSpendMarker(dataDir, nowMs, join(dataDir, asideNameChosen));
+  let aside: MovedLog;
+  try {
+    aside = moveAside(dataDir, asideNameChosen);
+  } catch (error) {
+    restoreMarker(dataDir, earlierMarker);
+    throw error;
+  }
   let imported: { requests: number; idempotentAnswers: number };
   try {
     const db = (io.openFreshLog ?? openLogDatabase)({ dataDir });
@@ -155,8 +186,9 @@ export function recoverDamagedLog(dataDir: string, nowMs: number = Date.now(), i
     }
     // Nothing read back: what the log held is unknown, so caps must not pass on an empty ledger.
     if (salvageError !== null || salvage.requests.size === 0) writeLostSpendMarker(dataDir, nowMs, aside.shownPath);
+    else restoreMarker(dataDir, earlierMarker);
   } catch (error) {
-    putBack(dataDir, aside);
+    putBack(dataDir, aside, earlierMarker);
     const cause = error instanceof Error ? error.message : String(error);
     throw new RequestLogDamagedError(
       `The request log ${dbPath} is damaged (${verdict.reason}), and a fresh log could not be started beside it: ${cause}. ` +

@@ -1,6 +1,9 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, truncateSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { generateToken, tokenRecord } from '../../../proxy/http/clientTokens.ts';
 import { startupLines } from '../../../proxy/app/cli/serve.ts';
@@ -18,6 +21,8 @@ import { memorySecretStore } from '../../support/memorySecretStore.ts';
 import { BODY_MARKER, overwrite, pageHolding, seedLog, spendRow } from './damagedLogFixture.ts';
 
 const PAGE_BYTES = 4096;
+const NODE_BINARY = fileURLToPath(new URL('../../../node_modules/.bin/node', import.meta.url));
+const RECOVER_UNTIL_KILLED = fileURLToPath(new URL('./fixtures/recoverUntilKilled.ts', import.meta.url));
 /** Three requests of 0.4 credits: 1.2 spent today, over the profile's daily cap of 1. */
 const SPENT_TODAY = [spendRow('alk_spent_1', 0.4), spendRow('alk_spent_2', 0.4), spendRow('alk_spent_3', 0.4)];
 const DAILY_CAP_CREDITS = 1;
@@ -185,5 +190,19 @@ describe('a damaged request log at start', () => {
     await status(running);
     const admitted = await chat(running);
     expect(admitted.status, admitted.body).toBe(200);
+  });
+
+  it('killed while the rows read back go into the fresh log, the next start refuses capped budgets rather than admit on a log without them', async () => {
+    seedLog(dataDir, { rows: SPENT_TODAY });
+    overwrite(dbPath(), 0, Buffer.from('this is not a database header any more'));
+    const child = spawn(NODE_BINARY, [RECOVER_UNTIL_KILLED, dataDir], { stdio: 'ignore' });
+    const [, signal] = (await once(child, 'exit')) as [number | null, NodeJS.Signals | null];
+    expect(signal).toBe('SIGKILL');
+
+    const running = await start();
+    const refused = await chat(running);
+    expect(refused.status, refused.body).toBe(507);
+    expect(JSON.parse(refused.body).error.code).toBe('ledger_incomplete');
+    expect(simulator.received).toHaveLength(0);
   });
 });

@@ -66,13 +66,23 @@ export function diskFullFix(dataDir: string, cause: unknown): string | null {
  * damage, so nothing is moved aside and the start fails, naming the file and the cause.
  */
 export class RequestLogUnreadableError extends Error {
-  constructor(path: string, cause: unknown) {
+  /** `said` replaces the message built from the cause where the cause and fix are known better. */
+  constructor(path: string, cause: unknown, said?: string) {
     const message = cause instanceof Error ? cause.message : String(cause);
     const fix =
       diskFullFix(dirname(path), cause) ??
       `Nothing was moved or changed: fix what stops ${path} from being read (its permissions, the disk), then start Airlock again.`;
-    super(`Airlock could not read its request log ${path}: ${message}. ${fix}`);
+    super(said ?? `Airlock could not read its request log ${path}: ${message}. ${fix}`);
     this.name = 'RequestLogUnreadableError';
+  }
+
+  /** A directory (a sync tool's conflict, a mistaken mkdir) where the log file belongs. */
+  static directoryInPlace(path: string): RequestLogUnreadableError {
+    return new RequestLogUnreadableError(
+      path,
+      'it is a directory',
+      `${path} is a directory, not the request log file: move it out of ${dirname(path)} (or delete it), then start Airlock again; it starts a fresh log.`,
+    );
   }
 }
 
@@ -183,6 +193,7 @@ function judgeLogFiles(dataDir: string, databaseFileName: string, dbPath: string
       ? { sound: false, reason: `${databaseFileName} is missing but its WAL is not` }
       : { sound: true, quickCheckMs: null };
   }
+  if (statSync(dbPath).isDirectory()) throw RequestLogUnreadableError.directoryInPlace(dbPath);
   const structural = structuralProblem(dbPath, walPath);
   if (structural !== null) return { sound: false, reason: structural };
   if (existsSync(walPath)) {

@@ -1,4 +1,4 @@
-import { closeSync, openSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { describe, expect, it } from 'vitest';
@@ -46,6 +46,18 @@ describe('a start check that cannot read the log', () => {
     expect(readFileSync(`${dbPath()}-wal`).equals(before)).toBe(true);
     // Once the disk answers again the log is sound and left alone.
     expect(recoverDamagedLog(dir())).toBeNull();
+  });
+});
+
+describe('a directory where the log file belongs', () => {
+  it('is named as such, with the fix, and nothing is moved', () => {
+    mkdirSync(dbPath());
+    const start = () => recoverDamagedLog(dir());
+    expect(start).toThrow(RequestLogUnreadableError);
+    expect(start).toThrow(
+      `${dbPath()} is a directory, not the request log file: move it out of ${dir()} (or delete it), then start Airlock again; it starts a fresh log.`,
+    );
+    expect(statSync(dbPath()).isDirectory()).toBe(true);
   });
 });
 

@@ -2,6 +2,7 @@ import { closeSync, openSync, readFileSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { CLI_COMMAND } from '../contracts/cli.ts';
 import { DatabaseSync } from 'node:sqlite';
+import { isDamageError } from '../store/logCheck.ts';
 
 export const LOCK_FILE_NAME = 'airlock.lock';
 
@@ -139,7 +140,11 @@ export function lockDataDir(dataDir: string, options: LockOptions = {}): DataDir
       }
     } catch (error) {
       db.close();
-      throw error;
+      if (!isDamageError(error)) throw error;
+      // Torn pages (a power cut while the PID was written, with no journal on disk): it holds
+      // nothing worth keeping, and no one holds a lock they could not write their PID under.
+      rmSync(file, { force: true });
+      continue;
     }
     heldByThisProcess.set(file, pid);
     let released = false;

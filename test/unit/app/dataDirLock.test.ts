@@ -32,6 +32,17 @@ describe('lockDataDir', () => {
     lock.release();
   });
 
+  it('takes over a lock file whose pages were torn (a power cut while its PID was written)', () => {
+    const { dir, lockFile } = dataDir();
+    lockDataDir(dir, { pid: 1000, isRunning }).release();
+    const torn = readFileSync(lockFile);
+    torn.fill(0xab, 100);
+    writeFileSync(lockFile, torn);
+    const lock = lockDataDir(dir, { pid: 2000, isRunning });
+    expect(() => lockDataDir(dir, { pid: 3000, isRunning })).toThrow('Another Airlock (process 2000) is running');
+    lock.release();
+  });
+
   it("refuses a directory whose earlier Airlock's text lock names a running process, naming the process, the directory and the fix", () => {
     const { dir, lockFile } = dataDir(`${RUNNING_PID}\n`);
     const attempt = () => lockDataDir(dir, { pid: 1000, isRunning });

@@ -17,7 +17,7 @@ import { DATABASE_FILE_NAME, databaseFileBytes, openLogDatabase, usedDatabaseByt
 import { UnwrittenMirror } from './write/unwrittenMirror.ts';
 import { summaryRowOf } from './write/unwrittenRows.ts';
 import { spendByDayWith, spendSinceWith, totalsWith, type SpendEntry } from './write/unwrittenSpend.ts';
-import { clearUnwrittenSpend, readSavedSpend } from './write/unwrittenSpendFile.ts';
+import { clearUnwrittenSpend, readSavedSpend, takeUnsavedMark } from './write/unwrittenSpendFile.ts';
 import { LogWriter } from './write/writer.ts';
 import {
   checkpointOnOwnConnection,
@@ -171,7 +171,9 @@ class SqliteRequestLog implements RequestLog {
     // Before the thread starts: the ledger is seeded from the totals right after, and the spend
     // must then be in the database or in the mirror, not in both.
     const saved = readSavedSpend(options.dataDir);
-    this.unwritten = new UnwrittenMirror(options.dataDir, saved, saved.kind === 'saved' && this.writeSummaries(saved.entries));
+    // Before the summaries: writing them clears this run's mark, not an earlier run's loss.
+    const unsaved = takeUnsavedMark(options.dataDir);
+    this.unwritten = new UnwrittenMirror(options.dataDir, saved, saved.kind === 'saved' && this.writeSummaries(saved.entries), unsaved);
     this.startNotice = this.unwritten.startNotice;
     this.thread = new LogThreadClient({
       dataDir: options.dataDir,

@@ -6,7 +6,7 @@ import type { LedgerGap, UnwrittenStatus } from '../../contracts/log.ts';
 import { readLostSpendMarker } from '../lostSpendMarker.ts';
 import { MAX_UNWRITTEN_ROWS } from './unwrittenRows.ts';
 import type { SpendEntry, UnwrittenState } from './unwrittenSpend.ts';
-import { reserveSpace, unwrittenSpendPath, type SavedSpend } from './unwrittenSpendFile.ts';
+import { reserveSpace, unwrittenSpendPath, type SavedSpend, type UnsavedMark } from './unwrittenSpendFile.ts';
 
 /** A damaged record is moved here, so a later save cannot hide that its spend is unknown. */
 export const DAMAGED_SPEND_FILE_NAME = 'unwritten-spend.damaged.json';
@@ -33,8 +33,11 @@ export class UnwrittenMirror {
   /** What a user must know at start about an earlier run's unwritten spend. */
   readonly startNotice: string | null;
 
-  /** `writtenAtOpen`: the saved spend is in the database already, as summary rows. */
-  constructor(dataDir: string, saved: SavedSpend, writtenAtOpen: boolean) {
+  /**
+   * `writtenAtOpen`: the saved spend is in the database already, as summary rows. `unsaved`: an
+   * earlier run's mark of spend it could not save (takeUnsavedMark), taken before that write.
+   */
+  constructor(dataDir: string, saved: SavedSpend, writtenAtOpen: boolean, unsaved: UnsavedMark | null) {
     this.#dataDir = dataDir;
     if (saved.kind === 'saved' && writtenAtOpen) {
       this.startNotice =
@@ -53,6 +56,12 @@ export class UnwrittenMirror {
     } else {
       reserveSpace(dataDir);
       this.startNotice = null;
+    }
+    if (unsaved !== null) {
+      this.#lost.push({ path: unsaved.path, lastLossMs: unsaved.lastLossMs, reason: unsavedReason(unsaved.path, unsaved.lastLossMs) });
+      this.startNotice = [this.startNotice, `Capped budgets are refused for now. ${unsavedReason(unsaved.path, unsaved.lastLossMs)}`]
+        .filter((notice) => notice !== null)
+        .join(' ');
     }
     const lostLog = readLostSpendMarker(dataDir);
     if (lostLog !== null) this.#lost.push({ path: lostLog.path, lastLossMs: lostLog.lastLossMs, reason: lostLogReason(lostLog) });
@@ -143,6 +152,14 @@ function moveAside(path: string, aside: string): string {
   } catch {
     return path;
   }
+}
+
+function unsavedReason(path: string, lastLossMs: number): string {
+  return (
+    `An earlier run could not save the spend of requests it could not write to its log (the disk was full) before it stopped, ` +
+    `so what it spent up to ${new Date(lastLossMs).toLocaleString()} is unknown. Caps whose day or month holds that time are ` +
+    `refused until it ends; to accept the loss now, delete ${path}.`
+  );
 }
 
 function damagedReason(path: string, savedAtMs: number): string {

@@ -1,4 +1,16 @@
-import { closeSync, fsyncSync, openSync, readFileSync, renameSync, rmSync, statfsSync, statSync, writeFileSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  fsyncSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statfsSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { isDiskFullError } from './writer.ts';
 import type { SpendEntry } from './unwrittenSpend.ts';
@@ -16,6 +28,57 @@ export const UNWRITTEN_SPEND_FILE_NAME = 'unwritten-spend.json';
  */
 export const SPACE_RESERVE_FILE_NAME = 'unwritten-spend.reserve';
 export const SPACE_RESERVE_BYTES = 256 * 1024;
+/**
+ * Left, empty, while spend could not be saved: a stop or a crash then forgets spend the record
+ * lacks. Its modification time is the last such spend (touched at each failed save: no new room
+ * needed); the next start turns it into a loss that keeps capped budgets refused.
+ */
+export const UNSAVED_SPEND_FILE_NAME = 'unwritten-spend.unsaved';
+
+export function unsavedSpendPath(dataDir: string): string {
+  return join(dataDir, UNSAVED_SPEND_FILE_NAME);
+}
+
+/** An earlier run's mark is moved here at start, where the user deletes it to accept the loss. */
+export const UNSAVED_LOST_FILE_NAME = 'unwritten-spend.lost';
+
+export interface UnsavedMark {
+  path: string;
+  /** The last spend that could not be saved. */
+  lastLossMs: number;
+}
+
+/**
+ * The loss an earlier run left by spend it could not save: its mark is moved to the lost file
+ * (rename keeps its time; this run's own failures make a new mark), which stands at every start
+ * until the user deletes it or its month ends. Null without one. Taken before anything at start
+ * can clear the mark.
+ */
+export function takeUnsavedMark(dataDir: string): UnsavedMark | null {
+  const mark = unsavedSpendPath(dataDir);
+  const lost = join(dataDir, UNSAVED_LOST_FILE_NAME);
+  try {
+    renameSync(mark, lost);
+  } catch (error) {
+    // It could not be moved: it stands where it is.
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') return { path: mark, lastLossMs: modifiedAtMs(mark) };
+  }
+  try {
+    return { path: lost, lastLossMs: statSync(lost).mtimeMs };
+  } catch {
+    return null;
+  }
+}
+
+function markUnsaved(dataDir: string, nowMs: number): void {
+  const path = unsavedSpendPath(dataDir);
+  try {
+    closeSync(openSync(path, 'a', 0o600));
+    utimesSync(path, nowMs / 1000, nowMs / 1000);
+  } catch {
+    // Not even a name fits: nothing more can be left for the next start.
+  }
+}
 /** Below this much free space, retrying the rows would only eat the room the saved spend needs. */
 const MIN_FREE_BYTES_TO_RETRY = 2 * SPACE_RESERVE_BYTES;
 
@@ -121,6 +184,14 @@ export function hasRoomToRetry(dataDir: string): boolean {
  */
 export function saveUnwrittenSpend(dataDir: string, entries: readonly SpendEntry[], nowMs: number): string | null {
   const text = JSON.stringify({ version: FORMAT_VERSION, savedAtMs: nowMs, entries });
+  const failure = writeWithReserve(dataDir, text);
+  // The record holds all of this run's unwritten spend again once a save succeeds.
+  if (failure === null) rmSync(unsavedSpendPath(dataDir), { force: true });
+  else markUnsaved(dataDir, nowMs);
+  return failure;
+}
+
+function writeWithReserve(dataDir: string, text: string): string | null {
   try {
     writeAtomically(dataDir, text);
     return null;
@@ -139,6 +210,7 @@ export function saveUnwrittenSpend(dataDir: string, entries: readonly SpendEntry
 /** The spend is in the database now: the file goes, and the room is taken again for next time. */
 export function clearUnwrittenSpend(dataDir: string): void {
   rmSync(unwrittenSpendPath(dataDir), { force: true });
+  rmSync(unsavedSpendPath(dataDir), { force: true });
   reserveSpace(dataDir);
 }
 

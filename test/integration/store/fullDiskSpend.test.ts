@@ -6,7 +6,7 @@ import { startOfLocalDayMs } from '../../../proxy/core/localPeriods.ts';
 import { DATABASE_FILE_NAME } from '../../../proxy/store/schema.ts';
 import { DAMAGED_SPEND_FILE_NAME } from '../../../proxy/store/write/unwrittenMirror.ts';
 import { SUMMARY_ROW_PATH } from '../../../proxy/store/write/unwrittenRows.ts';
-import { UNWRITTEN_SPEND_FILE_NAME } from '../../../proxy/store/write/unwrittenSpendFile.ts';
+import { UNSAVED_LOST_FILE_NAME, UNWRITTEN_SPEND_FILE_NAME } from '../../../proxy/store/write/unwrittenSpendFile.ts';
 import { startGatewaySimulator, type GatewaySimulator } from '../../simulator/index.ts';
 import { prepareFullDisk, type FullDisk, type RunningAirlock } from './fullDiskAirlock.ts';
 
@@ -178,6 +178,38 @@ describe('a full disk while requests are forwarded', () => {
     disk.freeSpace();
     await current.airlock.log.flush();
     expect(current.airlock.log.status().ledgerGap).toBeNull();
+    const [admitted] = await current.chat(disk.agentToken);
+    expect(admitted?.status, admitted?.body).toBe(200);
+  });
+
+  it('a restart after a run that could not save that spend keeps caps refused, not passed on what was saved', async () => {
+    mkdirSync(path.join(disk.dataDir, `${UNWRITTEN_SPEND_FILE_NAME}.tmp`, 'occupied'), { recursive: true });
+    await disk.setMainBudget({ dailyCredits: 1_000 });
+    current = await disk.start();
+    await current.chat(disk.agentToken, REQUESTS);
+    await current.airlock.log.flush();
+    expect(current.airlock.log.status().unwritten).toMatchObject({ saved: false });
+    // Stopped (or killed) while the disk is still full: the rows it held in memory are gone.
+    await current.airlock.stop();
+    current = null;
+
+    rmSync(path.join(disk.dataDir, `${UNWRITTEN_SPEND_FILE_NAME}.tmp`), { recursive: true });
+    disk.fill();
+    current = await disk.start();
+    const [refused] = await current.chat(disk.agentToken);
+    expect(refused?.status, refused?.body).toBe(507);
+    expect(JSON.parse(refused?.body ?? '{}').error.code).toBe('ledger_incomplete');
+    expect(current.airlock.notices.join('\n')).toContain('could not save');
+    await current.airlock.stop();
+    current = null;
+
+    // With room again, the saved part goes into the log, and the loss still stands until accepted.
+    disk.freeSpace();
+    current = await disk.start();
+    const [stillRefused] = await current.chat(disk.agentToken);
+    expect(stillRefused?.status, stillRefused?.body).toBe(507);
+    rmSync(path.join(disk.dataDir, UNSAVED_LOST_FILE_NAME));
+    await current.status();
     const [admitted] = await current.chat(disk.agentToken);
     expect(admitted?.status, admitted?.body).toBe(200);
   });

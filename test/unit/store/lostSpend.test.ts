@@ -23,7 +23,7 @@ afterEach(() => {
 describe('spend lost with a damaged log that gave nothing back', () => {
   it('is a ledger gap until the user deletes the marker, noticed at the next recheck', () => {
     writeLostSpendMarker(dataDir, NOW, join(dataDir, 'requests-damaged-x.db'));
-    mirror = new UnwrittenMirror(dataDir, { kind: 'none' }, false);
+    mirror = new UnwrittenMirror(dataDir, { kind: 'none' }, false, null);
     const gap = mirror.ledgerGap(NOW);
     expect(gap?.lastLossMs).toBe(NOW);
     expect(gap?.reason).toContain(`moved to ${join(dataDir, 'requests-damaged-x.db')}`);
@@ -36,7 +36,7 @@ describe('spend lost with a damaged log that gave nothing back', () => {
 
   it('ends with the month that holds it, and its marker goes with it', () => {
     writeLostSpendMarker(dataDir, NOW, join(dataDir, 'requests-damaged-x.db'));
-    mirror = new UnwrittenMirror(dataDir, { kind: 'none' }, false);
+    mirror = new UnwrittenMirror(dataDir, { kind: 'none' }, false, null);
     expect(mirror.ledgerGap(NEXT_MONTH)).toBeNull();
     mirror.recheckLostSpend(NEXT_MONTH);
     expect(() => writeFileSync(lostSpendMarkerPath(dataDir), '', { flag: 'wx' })).not.toThrow();
@@ -45,7 +45,7 @@ describe('spend lost with a damaged log that gave nothing back', () => {
   it('a damaged spend record stands beside it, each with its own file to delete', () => {
     writeFileSync(join(dataDir, UNWRITTEN_SPEND_FILE_NAME), '{"version":1,"entr');
     writeLostSpendMarker(dataDir, NOW, join(dataDir, 'requests-damaged-x.db'));
-    mirror = new UnwrittenMirror(dataDir, { kind: 'damaged', path: join(dataDir, UNWRITTEN_SPEND_FILE_NAME), savedAtMs: NOW }, false);
+    mirror = new UnwrittenMirror(dataDir, { kind: 'damaged', path: join(dataDir, UNWRITTEN_SPEND_FILE_NAME), savedAtMs: NOW }, false, null);
     rmSync(lostSpendMarkerPath(dataDir));
     mirror.recheckLostSpend(NOW);
     expect(mirror.ledgerGap(NOW)?.reason).toContain(join(dataDir, DAMAGED_SPEND_FILE_NAME));

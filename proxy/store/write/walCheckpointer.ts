@@ -90,6 +90,7 @@ export function startWalCheckpointer(databasePath: string, options: CheckpointOp
   let closing = false;
   // A thread that died is not started again: the writer checkpoints on its own from then on.
   let died = false;
+  const reportFailure = failureReporter(options.onError);
   const start = (): void => {
     const worker = startBackgroundWorker(CHECKPOINT_THREAD_SOURCE, {
       eval: true,
@@ -100,7 +101,7 @@ export function startWalCheckpointer(databasePath: string, options: CheckpointOp
         stopAfterQuietChecks: options.stopAfterQuietChecks ?? Number.POSITIVE_INFINITY,
       },
     });
-    worker.on('message', (message: string) => options.onError(new Error(`WAL checkpoint failed: ${message}`)));
+    worker.on('message', reportFailure);
     worker.on('error', (error) => options.onError(error));
     // Not events.once: it rejects when the thread reports an error, and the exit still follows.
     const exited = new Promise<void>((resolve) => {
@@ -133,5 +134,28 @@ export function startWalCheckpointer(databasePath: string, options: CheckpointOp
       running.worker.postMessage('close');
       await running.exited;
     },
+  };
+}
+
+/** A reminder of a failure that goes on (a full disk) every this many checks: about ten minutes at one a second. */
+export const REPEATED_FAILURE_REMINDER_EVERY = 600;
+
+/**
+ * The thread reports each failed checkpoint, once a second while the disk stays full: said once,
+ * again when the reason changes, and as a reminder now and then, not as a line a second on stderr.
+ */
+export function failureReporter(onError: (error: Error) => void): (message: string) => void {
+  let last: string | null = null;
+  let repeats = 0;
+  return (message) => {
+    if (message === last) {
+      repeats += 1;
+      if (repeats % REPEATED_FAILURE_REMINDER_EVERY !== 0) return;
+      onError(new Error(`WAL checkpoint still failing (${repeats} more times): ${message}`));
+      return;
+    }
+    last = message;
+    repeats = 0;
+    onError(new Error(`WAL checkpoint failed: ${message}`));
   };
 }

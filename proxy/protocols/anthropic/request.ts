@@ -61,12 +61,19 @@ function translateMessage(message: AnthropicRequest['messages'][number], notes: 
   if (typeof message.content === 'string') {
     return { ok: true, messages: [{ role: message.role, content: message.content }] };
   }
-  if (message.content.some((block) => block.type === 'document')) {
+  if (message.content.some(holdsDocument)) {
     return badRequest('document blocks (PDF) cannot be translated to Chat Completions; use a model served natively');
   }
   if (message.role === 'system') return { ok: true, messages: [{ role: 'system', content: textOf(message.content, notes) }] };
   if (message.role === 'assistant') return { ok: true, messages: assistantMessages(message.content, notes) };
   return { ok: true, messages: userMessages(message.content, notes) };
+}
+
+/** A document, or a tool's result holding one (Claude Code's Read of a PDF): no chat part carries it. */
+function holdsDocument(block: AnthropicContentBlock): boolean {
+  if (block.type === 'document') return true;
+  if (block.type !== 'tool_result' || !Array.isArray(block.content)) return false;
+  return block.content.some((part) => part.type === 'unsupported' && part.originalType === 'document');
 }
 
 /** tool_result blocks become tool messages, which must directly follow the assistant's calls. */

@@ -366,6 +366,28 @@ describe('anthropicToChatRequest: refusals', () => {
       'messages.0.content.0.source.data',
     ],
     [{ ...base, messages: [{ role: 'user', content: [{ type: 'document', source: {} }] }] }, 'document blocks'],
+    // Claude Code's Read tool answers a PDF with a document block inside the tool_result (its
+    // toolResult builder maps a read's documents to base64 application/pdf blocks): dropped, the
+    // model would read the file as empty.
+    [
+      {
+        ...base,
+        messages: [
+          { role: 'assistant', content: [{ type: 'tool_use', id: 't1', name: 'Read', input: { file_path: 'a.pdf' } }] },
+          {
+            role: 'user',
+            content: [
+              {
+                type: 'tool_result',
+                tool_use_id: 't1',
+                content: [{ type: 'document', source: { type: 'base64', media_type: 'application/pdf', data: 'JVBERi0=' } }],
+              },
+            ],
+          },
+        ],
+      },
+      'document blocks',
+    ],
     [{ ...base, messages: [{ role: 'user', content: 'x' }], tools: [{ name: 'broken' }] }, 'tools.0.input_schema'],
   ])('%j is refused with a 400 naming %s', (body, expected) => {
     const result = anthropicToChatRequest(body, options);

@@ -48,7 +48,7 @@ export function anthropicToChatRequest(body: unknown, options: AnthropicTranslat
   if (request.stop_sequences !== undefined && request.stop_sequences.length > 0) chatBody['stop'] = request.stop_sequences;
   Object.assign(chatBody, userField(request.metadata?.user_id, notes));
   Object.assign(chatBody, toolFields(request, notes));
-  Object.assign(chatBody, reasoningFields(request, options, notes));
+  Object.assign(chatBody, reasoningFields(request, options, notes), outputFormatFields(request, notes));
   const stream = request.stream === true;
   if (stream) {
     chatBody['stream'] = true;
@@ -210,12 +210,33 @@ export function effortForThinkingBudget(budgetTokens: number): 'low' | 'medium' 
   return 'high';
 }
 
+/** Anthropic's effort levels above high (xhigh, max) have no level every chat gateway takes. */
+const CHAT_EFFORTS: ReadonlySet<string> = new Set(['low', 'medium', 'high']);
+
+/** output_config.effort, when given, is the client's own level; else one is read from thinking. */
 function reasoningFields(request: AnthropicRequest, options: AnthropicTranslationOptions, notes: string[]): Record<string, unknown> {
   const thinking = request.thinking;
-  if (thinking === undefined || thinking.type === 'disabled') return {};
+  const effort = request.output_config?.effort;
+  if (thinking?.type === 'disabled' || (thinking === undefined && effort === undefined)) return {};
   if (options.upstreamSupportsReasoningEffort !== true) {
-    notes.push('dropped thinking: the upstream model takes no reasoning_effort');
+    notes.push(`dropped ${thinking === undefined ? 'output_config.effort' : 'thinking'}: the upstream model takes no reasoning_effort`);
     return {};
   }
-  return { reasoning_effort: thinking.type === 'enabled' ? effortForThinkingBudget(thinking.budget_tokens) : 'medium' };
+  if (effort === undefined) {
+    return { reasoning_effort: thinking?.type === 'enabled' ? effortForThinkingBudget(thinking.budget_tokens) : 'medium' };
+  }
+  if (CHAT_EFFORTS.has(effort)) return { reasoning_effort: effort };
+  notes.push(`approximated output_config.effort ${effort} as reasoning_effort high, the highest chat gateways share`);
+  return { reasoning_effort: 'high' };
+}
+
+/** Structured outputs must match their schema: chat's strict json_schema format says the same. */
+function outputFormatFields(request: AnthropicRequest, notes: string[]): Record<string, unknown> {
+  const format = request.output_config?.format;
+  if (format === undefined) return {};
+  if (format.type === 'json_schema' && format.schema !== undefined) {
+    return { response_format: { type: 'json_schema', json_schema: { name: 'output', schema: format.schema, strict: true } } };
+  }
+  notes.push(`dropped output_config.format of type ${format.type}`);
+  return {};
 }

@@ -78,6 +78,13 @@ export const anthropicRequestSchema = z.object({
       z.object({ type: z.literal('none') }),
     ])
     .optional(),
+  // Claude Code sends effort here beside adaptive thinking, and format for structured outputs.
+  output_config: z
+    .object({
+      effort: z.string().optional(),
+      format: z.looseObject({ type: z.string(), schema: z.record(z.string(), z.unknown()).optional() }).optional(),
+    })
+    .optional(),
   thinking: z
     .discriminatedUnion('type', [
       z.object({ type: z.literal('enabled'), budget_tokens: z.number().int().positive() }),

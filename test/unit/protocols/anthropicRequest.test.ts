@@ -346,6 +346,32 @@ describe('anthropicToChatRequest: parameters', () => {
     );
   });
 
+  // Claude Code 2.1 sends adaptive thinking with output_config.effort (default high); the effort
+  // levels are Anthropic's (platform.claude.com/docs/en/build-with-claude/effort: low to max).
+  it.each([
+    ['low', 'low', []],
+    ['medium', 'medium', []],
+    ['high', 'high', []],
+    ['xhigh', 'high', ['approximated output_config.effort xhigh as reasoning_effort high, the highest chat gateways share']],
+    ['max', 'high', ['approximated output_config.effort max as reasoning_effort high, the highest chat gateways share']],
+  ])('output_config.effort %s maps to reasoning_effort %s, over the thinking mode', (effort, chatEffort, notes) => {
+    const result = chatBodyOf(
+      { ...base, messages, thinking: { type: 'adaptive' }, output_config: { effort } },
+      { upstreamSupportsReasoningEffort: true },
+    );
+    expect(result.chatBody['reasoning_effort']).toBe(chatEffort);
+    expect(result.notes).toEqual(notes);
+  });
+
+  // Structured outputs (platform.claude.com/docs/en/build-with-claude/structured-outputs): the
+  // answer must match the schema, which is chat's strict json_schema response_format.
+  it('maps output_config.format json_schema to a strict json_schema response_format', () => {
+    const schema = { type: 'object', properties: { ok: { type: 'boolean' } }, required: ['ok'], additionalProperties: false };
+    const result = chatBodyOf({ ...base, messages, output_config: { format: { type: 'json_schema', schema } } });
+    expect(result.chatBody['response_format']).toEqual({ type: 'json_schema', json_schema: { name: 'output', schema, strict: true } });
+    expect(result.notes).toEqual([]);
+  });
+
   it('drops thinking with a note when the upstream takes no reasoning_effort', () => {
     const result = chatBodyOf({ ...base, messages, thinking: { type: 'enabled', budget_tokens: 2048 } });
     expect(result.chatBody).not.toHaveProperty('reasoning_effort');

@@ -71,7 +71,11 @@ export async function answerChat(
   const basePlan = planReply(request, { sequence: context.sequence, createdS: Math.floor(Date.now() / 1000) }, reply);
   const reasoning =
     reply?.reasoning ?? (capabilitiesOf(context.account, request.model).reasoning ? `Thinking about: ${request.lastUserText}` : null);
-  const plan: ReplyPlan = { ...basePlan, usage: usageWithReasoning(basePlan.usage, reasoning) };
+  const plan: ReplyPlan = {
+    ...basePlan,
+    usage: usageWithReasoning(basePlan.usage, reasoning),
+    matchedStop: voice.dialect.namesMatchedStop ? basePlan.matchedStop : null,
+  };
   const stream = voice.dialect.stream;
   if (!request.stream) {
     const body = withReasoning(completionBody(plan, voice.dialect.usageWording), reasoning, stream.reasoningField);

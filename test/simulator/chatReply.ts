@@ -28,6 +28,8 @@ export interface ReplyPlan {
   content: string | null;
   toolCalls: ToolCallPlan[];
   finishReason: 'stop' | 'tool_calls';
+  /** The stop sequence the content was cut at, as the choice's `stop_reason` names it (null: not named). */
+  matchedStop: string | null;
   usage: Usage | null;
 }
 
@@ -54,7 +56,8 @@ export function planReply(request: ChatRequest, identity: ReplyIdentity, reply?:
   const forcedCall = request.forcedToolName ? [{ name: request.forcedToolName, arguments: '{}' }] : [];
   const scriptedCalls = request.hasTools ? (reply?.toolCalls ?? forcedCall) : [];
   const toolCalls = scriptedCalls.map((call, index) => ({ ...call, id: `call_${identity.sequence}_${index}` }));
-  const content = reply?.content ?? (toolCalls.length > 0 ? null : defaultReplyContent(request.lastUserText));
+  const fullContent = reply?.content ?? (toolCalls.length > 0 ? null : defaultReplyContent(request.lastUserText));
+  const { content, matchedStop } = cutAtStop(fullContent, request.stop);
   const completionChars = (content?.length ?? 0) + toolCalls.reduce((sum, call) => sum + call.name.length + call.arguments.length, 0);
   const promptTokens = estimateTokens(request.promptChars);
   const completionTokens = estimateTokens(completionChars);
@@ -65,8 +68,19 @@ export function planReply(request: ChatRequest, identity: ReplyIdentity, reply?:
     content,
     toolCalls,
     finishReason: toolCalls.length > 0 ? 'tool_calls' : 'stop',
+    matchedStop,
     usage: reply?.usage === false ? null : usageOf(promptTokens, completionTokens, reply?.cachedTokens),
   };
+}
+
+/** A model stops before the first stop sequence it would write; the sequence is not sent. */
+function cutAtStop(content: string | null, stop: readonly string[]): { content: string | null; matchedStop: string | null } {
+  let cut: { at: number; sequence: string } | null = null;
+  for (const sequence of stop) {
+    const at = content?.indexOf(sequence) ?? -1;
+    if (at !== -1 && (cut === null || at < cut.at)) cut = { at, sequence };
+  }
+  return cut === null ? { content, matchedStop: null } : { content: content!.slice(0, cut.at), matchedStop: cut.sequence };
 }
 
 function usageOf(promptTokens: number, completionTokens: number, cachedTokens: number | undefined): Usage {
@@ -89,10 +103,14 @@ export function completionBody(plan: ReplyPlan, wording: UsageWording = 'openai'
     object: 'chat.completion',
     created: plan.created,
     model: plan.model,
-    choices: [{ index: 0, message, finish_reason: plan.finishReason }],
+    choices: [{ index: 0, message, finish_reason: plan.finishReason, ...stopReasonField(plan) }],
   };
   if (plan.usage !== null) body.usage = wordedUsage(plan.usage, wording);
   return body;
+}
+
+function stopReasonField(plan: ReplyPlan): object {
+  return plan.matchedStop === null ? {} : { stop_reason: plan.matchedStop };
 }
 
 /** Splits text into at most `count` non-empty pieces at code point boundaries. */
@@ -151,7 +169,7 @@ export function planStream(plan: ReplyPlan, pieceCount: number, includeUsage: bo
       deltas.push(deltaChunk({ tool_calls: [{ index, function: { arguments: piece } }] }));
     }
   });
-  const tail = [deltaChunk({}, plan.finishReason)];
+  const tail = [chunk([{ index: 0, delta: {}, finish_reason: plan.finishReason, ...stopReasonField(plan) }])];
   if (includeUsage && plan.usage !== null) tail.push(chunk([], { usage: wordedUsage(plan.usage, 'openai') }));
   return { head: deltaChunk({ role: 'assistant', content: plan.content === null ? null : '' }), deltas, tail };
 }

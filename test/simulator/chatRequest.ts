@@ -10,6 +10,8 @@ export interface ChatRequest {
   /** Characters of message text (images excluded): what the context limit and usage count. */
   promptChars: number;
   lastUserText: string;
+  /** The request's stop sequences (`stop`, a string or up to four): the reply ends before the first found. */
+  stop: string[];
 }
 
 export interface ChatLimits {
@@ -102,8 +104,14 @@ export function validateChatRequest(json: Record<string, unknown>, limits: ChatL
       forcedToolName: forcedToolName(json),
       promptChars,
       lastUserText,
+      stop: stopSequences(json.stop),
     },
   };
+}
+
+function stopSequences(stop: unknown): string[] {
+  const sequences = Array.isArray(stop) ? stop : [stop];
+  return sequences.filter((sequence): sequence is string => typeof sequence === 'string' && sequence !== '');
 }
 
 function forcedToolName(json: Record<string, unknown>): string | null {

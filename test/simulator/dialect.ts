@@ -121,6 +121,11 @@ export interface Dialect {
    * refused as an unknown property (Cerebras).
    */
   returnedReasoning: 'ignored' | 'requiredOnToolCalls' | 'refused';
+  /**
+   * Names the stop string that ended a reply in the choice's `stop_reason` (vLLM); otherwise a
+   * matched stop sequence is told only as finish_reason `stop`, like the model's own end (OpenAI).
+   */
+  namesMatchedStop: boolean;
 }
 
 /**
@@ -145,4 +150,5 @@ export const SEED_DIALECT: Dialect = {
   errors: {},
   acceptedFailure: 'status',
   returnedReasoning: 'ignored',
+  namesMatchedStop: false,
 };

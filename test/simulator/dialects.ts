@@ -145,6 +145,8 @@ const litellm: Dialect = {
  *   comes the same way, in a 200 stream, since the headers went out first; LiteLLM reads such a
  *   stream as an empty success (https://github.com/BerriAI/litellm/issues/40578).
  * - Tools need --enable-auto-tool-choice, else a 400.
+ * - A choice names the stop string that ended it in `stop_reason` (null for the end token):
+ *   vllm/entrypoints/openai/protocol.py ChatCompletionResponseChoice, ChatCompletionResponseStreamChoice.
  */
 const vllm: Dialect = {
   ...SEED_DIALECT,
@@ -153,6 +155,7 @@ const vllm: Dialect = {
   requestIdHeader: null,
   stream: { ...SEED_DIALECT.stream, doneAfterError: true },
   acceptedFailure: 'ok200WhenStreaming',
+  namesMatchedStop: true,
   errors: {
     invalid_api_key: { style: 'error-string', message: () => 'Unauthorized' },
     model_not_found: { status: 404, type: 'NotFoundError', code: null, message: (model) => `The model \`${model}\` does not exist.` },

@@ -6,7 +6,7 @@ import { isRecord } from '../../core/isRecord.ts';
 
 /** Chat Completions reply -> Anthropic Messages reply (the non-streaming form). */
 
-export type AnthropicStopReason = 'end_turn' | 'max_tokens' | 'tool_use' | 'refusal';
+export type AnthropicStopReason = 'end_turn' | 'max_tokens' | 'tool_use' | 'refusal' | 'stop_sequence';
 
 export interface AnthropicUsage {
   input_tokens: number;
@@ -26,15 +26,25 @@ export function newAnthropicMessageId(): string {
 }
 
 /**
- * Chat has no `stop_sequence` reason: a matched stop sequence reads as `end_turn`, and the
- * sequence itself is unknown (`stop_sequence: null`). Some upstreams finish a tool call with
- * `stop`, so any tool call makes it `tool_use`.
+ * Chat has no `stop_sequence` reason: a matched stop sequence reads as `end_turn` (`stop_sequence:
+ * null`) unless the gateway names it (`stopSequence`, vLLM's). Some upstreams finish a tool call
+ * with `stop`, so any tool call makes it `tool_use`.
  */
-export function anthropicStopReason(finishReason: string | null, hasToolCalls: boolean): AnthropicStopReason {
+function anthropicStopReason(finishReason: string | null, hasToolCalls: boolean, stopSequence: string | null): AnthropicStopReason {
   if (finishReason === 'tool_calls' || finishReason === 'function_call' || hasToolCalls) return 'tool_use';
   if (finishReason === 'length') return 'max_tokens';
   if (finishReason === 'content_filter') return 'refusal';
-  return 'end_turn';
+  return stopSequence === null ? 'end_turn' : 'stop_sequence';
+}
+
+/** Anthropic's `stop_reason` and `stop_sequence`: the sequence only with its reason. */
+export function anthropicStop(
+  finishReason: string | null,
+  hasToolCalls: boolean,
+  stopSequence: string | null,
+): { stop_reason: AnthropicStopReason; stop_sequence: string | null } {
+  const reason = anthropicStopReason(finishReason, hasToolCalls, stopSequence);
+  return { stop_reason: reason, stop_sequence: reason === 'stop_sequence' ? stopSequence : null };
 }
 
 /**
@@ -91,8 +101,7 @@ export function chatToAnthropicResponse(
     role: 'assistant',
     model: options.requestedModel,
     content,
-    stop_reason: anthropicStopReason(reply.finishReason, reply.toolCalls.length > 0),
-    stop_sequence: null,
+    ...anthropicStop(reply.finishReason, reply.toolCalls.length > 0, reply.stopSequence),
     usage: anthropicUsage(reply.usage),
   };
   return { ok: true, body, usage: reply.usage, notes };

@@ -4,7 +4,7 @@ import type { BlockEvent } from '../chat/chatStreamBlocks.ts';
 import { sseFrame } from '../sse.ts';
 import { STREAM_ENDED_EARLY_MESSAGE } from '../streamTranslator.ts';
 import type { ChatStreamTranslator, StreamFailure } from '../streamTranslator.ts';
-import { anthropicStopReason, anthropicUsage } from './response.ts';
+import { anthropicStop, anthropicUsage } from './response.ts';
 
 /**
  * Chat Completions stream chunks -> Anthropic Messages SSE frames. Each method returns complete
@@ -15,6 +15,7 @@ export function createAnthropicStreamTranslator(options: { requestedModel: strin
   const blocks = createChatStreamBlocks(`toolu_${options.messageId}`);
   let started = false;
   let ended = false;
+  let stopSequence: string | null = null;
 
   function start(): string[] {
     if (started) return [];
@@ -42,6 +43,7 @@ export function createAnthropicStreamTranslator(options: { requestedModel: strin
     push(reading) {
       if (ended) return [];
       if (reading.errorMessage !== null) return fail({ type: 'api_error', message: reading.errorMessage });
+      if (reading.stopSequence !== null) stopSequence = reading.stopSequence;
       return [...start(), ...blocks.apply(reading).flatMap(renderBlockEvent)];
     },
     finish() {
@@ -50,7 +52,7 @@ export function createAnthropicStreamTranslator(options: { requestedModel: strin
       if (finishReason === null) return fail({ type: 'api_error', message: STREAM_ENDED_EARLY_MESSAGE });
       ended = true;
       const frames = [...start(), ...blocks.closeAll().flatMap(renderBlockEvent)];
-      const delta = { stop_reason: anthropicStopReason(finishReason, blocks.hasToolCalls()), stop_sequence: null };
+      const delta = anthropicStop(finishReason, blocks.hasToolCalls(), stopSequence);
       frames.push(sseFrame('message_delta', { type: 'message_delta', delta, usage: anthropicUsage(blocks.usage()) }));
       frames.push(sseFrame('message_stop', { type: 'message_stop' }));
       return frames;

@@ -26,6 +26,7 @@ const completionSchema = z.object({
             .nullish(),
         }),
         finish_reason: z.string().nullish(),
+        stop_reason: z.unknown().optional(),
       }),
     )
     .min(1),
@@ -49,6 +50,8 @@ export interface ChatChunkReading {
   refusalDelta: string | null;
   toolCallDeltas: ToolCallDelta[];
   finishReason: string | null;
+  /** The stop sequence that ended the answer, where the gateway names it (stopSequenceOf). */
+  stopSequence: string | null;
   usage: TokenUsage | null;
   /** Set when the chunk is an upstream error event or not a readable chunk: the stream has failed. */
   errorMessage: string | null;
@@ -63,6 +66,7 @@ export interface ChatCompletionReading {
   reasoningField: ReasoningField | null;
   toolCalls: { id: string; name: string; arguments: string }[];
   finishReason: string | null;
+  stopSequence: string | null;
   usage: TokenUsage | null;
 }
 
@@ -73,9 +77,21 @@ const EMPTY_READING: ChatChunkReading = {
   refusalDelta: null,
   toolCallDeltas: [],
   finishReason: null,
+  stopSequence: null,
   usage: null,
   errorMessage: null,
 };
+
+/**
+ * Chat's finish_reason `stop` covers a stop sequence and the model's own end alike; vLLM names the
+ * stop string that matched in the choice's `stop_reason` (null for the end token, a number for a
+ * stop token id: vllm/entrypoints/openai/protocol.py, ChatCompletionResponseChoice).
+ */
+function stopSequenceOf(choice: Record<string, unknown> | undefined): string | null {
+  if (choice?.['finish_reason'] !== 'stop') return null;
+  const matched = choice['stop_reason'];
+  return typeof matched === 'string' && matched !== '' ? matched : null;
+}
 
 type Json = Record<string, unknown>;
 const stringOrNull = (value: unknown): string | null => (typeof value === 'string' ? value : null);
@@ -126,6 +142,7 @@ export function readChatChunk(chunk: Json): ChatChunkReading {
       };
     }),
     finishReason: finishReasonOf(choice?.finish_reason),
+    stopSequence: stopSequenceOf(choice),
     usage: usageFromChatChunk(chunk),
     errorMessage: null,
   };
@@ -148,6 +165,7 @@ export function readChatCompletion(json: unknown): ChatCompletionReading | null 
       arguments: call.function.arguments ?? '',
     })),
     finishReason: finishReasonOf(choice.finish_reason),
+    stopSequence: stopSequenceOf(choice),
     // Read as it is billed, so a translated client is shown the counts it is charged for.
     usage: usageFromChatResponse(json),
   };
@@ -174,7 +192,12 @@ export function completionAsChunk(json: unknown): Json | null {
     tool_calls: toolCalls,
   };
   // The answer is whole by definition: one without a finish_reason still finished.
-  const choice = { index: 0, delta, finish_reason: reply.finishReason ?? 'stop' };
+  const choice = {
+    index: 0,
+    delta,
+    finish_reason: reply.finishReason ?? 'stop',
+    ...(reply.stopSequence === null ? {} : { stop_reason: reply.stopSequence }),
+  };
   return { choices: [choice], usage: (json as { usage?: unknown }).usage ?? null };
 }
 

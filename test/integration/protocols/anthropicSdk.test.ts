@@ -69,6 +69,25 @@ describe.each(DIALECTS)('the official Anthropic SDK against a Chat-Completions-o
     expect(final.content.map((block) => (block.type === 'text' ? block.text : '')).join('')).not.toBe('');
   });
 
+  // A gateway that names the stop string that matched (vLLM's stop_reason) lets the client be told
+  // which one, as Anthropic does; elsewhere chat's finish_reason `stop` cannot tell it from the model's own end.
+  it.each([false, true])('ends at a stop sequence, named where the gateway names it (stream: %s)', async (stream) => {
+    harness.simulator.script({ kind: 'reply', content: 'alpha###beta' });
+    const client = authStyles[0][1]();
+    const request = {
+      model: 'claude-haiku-4-5',
+      max_tokens: 64,
+      stop_sequences: ['###'],
+      messages: [{ role: 'user' as const, content: 'Go' }],
+    };
+    const message = stream ? await client.messages.stream(request).finalMessage() : await client.messages.create(request);
+    const sent = JSON.parse(harness.simulator.received[0]!.body.toString('utf8')) as { stop?: unknown };
+    expect(sent.stop).toEqual(['###']);
+    expect(message.content).toEqual([expect.objectContaining({ type: 'text', text: 'alpha' })]);
+    const named = GATEWAY_DIALECTS[dialect].namesMatchedStop;
+    expect([message.stop_reason, message.stop_sequence]).toEqual(named ? ['stop_sequence', '###'] : ['end_turn', null]);
+  });
+
   it('streams a tool call and takes its result back on the next turn', async () => {
     harness.simulator.script({ kind: 'reply', toolCalls: [{ name: 'get_weather', arguments: '{"city":"Zürich","unit":"°C"}' }] });
     const client = authStyles[0][1]();

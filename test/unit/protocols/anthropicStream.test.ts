@@ -259,6 +259,12 @@ describe('createAnthropicStreamTranslator', () => {
     expect(messageDelta['delta']).toMatchObject({ stop_reason: 'end_turn' });
   });
 
+  it("reports the stop sequence vLLM names in the finishing chunk's stop_reason", () => {
+    const finish = { id: 'chatcmpl-1', choices: [{ index: 0, delta: {}, finish_reason: 'stop', stop_reason: '###' }] };
+    const frames = translate([textChunk('a'), finish, usageChunk(3, 1)]);
+    expect(rebuildMessage(frames).messageDelta['delta']).toEqual({ stop_reason: 'stop_sequence', stop_sequence: '###' });
+  });
+
   it('turns a stop finish with tool calls into tool_use', () => {
     const frames = translate([toolChunk({ index: 0, id: 'c', name: 'n', arguments: '{}' }), finishChunk('stop')]);
     expect(rebuildMessage(frames).messageDelta['delta']).toMatchObject({ stop_reason: 'tool_use' });

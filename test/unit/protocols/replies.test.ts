@@ -53,6 +53,19 @@ describe('chatToAnthropicResponse', () => {
     expect(result.ok && String(result.body['id'])).toMatch(/^msg_[0-9a-f]{32}$/);
   });
 
+  // vLLM names the stop string that ended the answer in the choice's stop_reason (null for EOS,
+  // a number for a stop token id: vllm/entrypoints/openai/protocol.py, ChatCompletionResponseChoice).
+  it.each([
+    ['END', 'stop_sequence', 'END'],
+    [null, 'end_turn', null],
+    [128009, 'end_turn', null],
+  ])("vLLM's stop_reason %j -> stop_reason %s, stop_sequence %j", (vllmStopReason, stopReason, stopSequence) => {
+    const chat = chatReply({ content: 'x' }, 'stop');
+    const choice = { ...chat.choices[0], stop_reason: vllmStopReason };
+    const result = chatToAnthropicResponse({ ...chat, choices: [choice] }, { requestedModel: 'm' });
+    expect(result.ok && [result.body['stop_reason'], result.body['stop_sequence']]).toEqual([stopReason, stopSequence]);
+  });
+
   it.each([
     // OpenRouter (openrouter.ai/docs/use-cases/usage-accounting) and OpenAI's newer models: writes inside prompt_tokens.
     [

@@ -10,6 +10,7 @@ const request: ChatRequest = {
   forcedToolName: null,
   promptChars: 10,
   lastUserText: 'hello',
+  stop: [],
 };
 const identity = { sequence: 'sim000007', createdS: 1_700_000_000 };
 
@@ -53,6 +54,14 @@ describe('planReply', () => {
     const plan = planReply(request, identity, { kind: 'reply', content: 'fixed', model: 'gpt-4o', usage: false });
     expect(plan).toMatchObject({ content: 'fixed', model: 'gpt-4o', usage: null });
     expect(completionBody(plan)).not.toHaveProperty('usage');
+  });
+
+  // OpenAI's `stop`: generation stops before the sequence, which is not returned.
+  it('ends the reply before the first stop sequence found, which the plan names', () => {
+    const plan = planReply({ ...request, stop: ['##', '|'] }, identity, { kind: 'reply', content: 'a|b##c' });
+    expect(plan).toMatchObject({ content: 'a', finishReason: 'stop', matchedStop: '|' });
+    expect(completionBody(plan)).toMatchObject({ choices: [{ message: { content: 'a' }, finish_reason: 'stop', stop_reason: '|' }] });
+    expect(planReply(request, identity, { kind: 'reply', content: 'a|b' })).toMatchObject({ content: 'a|b', matchedStop: null });
   });
 
   it('calls tools only when the request offered tools', () => {

@@ -61,6 +61,7 @@ describe('validateChatRequest', () => {
         stream: true,
         stream_options: { include_usage: true },
         tools: [{ type: 'function', function: { name: 'f' } }],
+        stop: ['###', '', 7],
         messages: [
           { role: 'system', content: 'be brief' },
           user([
@@ -82,6 +83,7 @@ describe('validateChatRequest', () => {
         forcedToolName: null,
         promptChars: 12,
         lastUserText: 'look',
+        stop: ['###'],
       },
     });
   });

@@ -13,6 +13,7 @@ const request: ChatRequest = {
   forcedToolName: null,
   promptChars: 40,
   lastUserText: 'hi',
+  stop: [],
 };
 const plan = planReply(request, { sequence: 'sim000001', createdS: 1_700_000_000 }, { kind: 'reply', content: 'abcdef' });
 const usage = plan.usage!;

@@ -219,7 +219,8 @@ function reasoningFields(request: AnthropicRequest, options: AnthropicTranslatio
   const effort = request.output_config?.effort;
   if (thinking?.type === 'disabled' || (thinking === undefined && effort === undefined)) return {};
   if (options.upstreamSupportsReasoningEffort !== true) {
-    notes.push(`dropped ${thinking === undefined ? 'output_config.effort' : 'thinking'}: the upstream model takes no reasoning_effort`);
+    const dropped = [...(thinking === undefined ? [] : ['thinking']), ...(effort === undefined ? [] : ['output_config.effort'])];
+    notes.push(`dropped ${dropped.join(' and ')}: the upstream model takes no reasoning_effort`);
     return {};
   }
   if (effort === undefined) {

@@ -372,6 +372,12 @@ describe('anthropicToChatRequest: parameters', () => {
     expect(result.notes).toEqual([]);
   });
 
+  it("names Claude Code's output_config.effort in the note when the upstream takes no reasoning_effort", () => {
+    const result = chatBodyOf({ ...base, messages, thinking: { type: 'adaptive' }, output_config: { effort: 'low' } });
+    expect(result.chatBody).not.toHaveProperty('reasoning_effort');
+    expect(result.notes).toEqual(['dropped thinking and output_config.effort: the upstream model takes no reasoning_effort']);
+  });
+
   it('drops thinking with a note when the upstream takes no reasoning_effort', () => {
     const result = chatBodyOf({ ...base, messages, thinking: { type: 'enabled', budget_tokens: 2048 } });
     expect(result.chatBody).not.toHaveProperty('reasoning_effort');

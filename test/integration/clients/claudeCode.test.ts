@@ -1,3 +1,5 @@
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { DIALECTS as GATEWAY_DIALECTS, SEED_DIALECT } from '../../simulator/index.ts';
 import type { Dialect } from '../../simulator/dialect.ts';
@@ -163,6 +165,40 @@ describe(`Claude Code ${installedVersion('@anthropic-ai/claude-code')} through A
         .flatMap((event) => event.message?.content ?? []);
       expect(blocks).toContainEqual(expect.objectContaining({ type: 'thinking', thinking: reasoning }));
       expect(blocks).toContainEqual(expect.objectContaining({ type: 'text', text: 'airlock-plain-answer' }));
+    },
+    TEST_TIMEOUT_MS,
+  );
+});
+
+/** A one-page PDF: Claude Code's Read tool sends a PDF whole, as a document block in a user message after the tool result. */
+const ONE_PAGE_PDF = [
+  '%PDF-1.4',
+  '1 0 obj << /Type /Catalog /Pages 2 0 R >> endobj',
+  '2 0 obj << /Type /Pages /Kids [3 0 R] /Count 1 >> endobj',
+  '3 0 obj << /Type /Page /Parent 2 0 R /MediaBox [0 0 200 200] >> endobj',
+  'trailer << /Root 1 0 R >>',
+  '%%EOF',
+].join('\n');
+
+describe(`Claude Code ${installedVersion('@anthropic-ai/claude-code')} reading a PDF through Airlock's translation`, () => {
+  beforeAll(() => harness.simulator.useDialect('seed'));
+
+  it(
+    // No fault: this guards it. A chat gateway has no part for a PDF, and a conversation without it would
+    // have the model answer about a file it never saw.
+    'is told the PDF cannot be translated, and the model is never sent the conversation without it',
+    async () => {
+      await writeFile(join(sandbox.workDir, 'report.pdf'), ONE_PAGE_PDF);
+      harness.simulator.script(
+        { kind: 'reply', toolCalls: [{ name: 'Read', arguments: JSON.stringify({ file_path: join(sandbox.workDir, 'report.pdf') }) }] },
+        { kind: 'reply', content: 'answer-without-the-pdf' },
+      );
+
+      const result = await runClaudePrint('ANTHROPIC_API_KEY', 'Summarise report.pdf');
+
+      expect(`${result.stdout}${result.stderr}`, transcript(result)).toMatch(/document blocks \(PDF\)/);
+      expect(result.stdout).not.toContain('answer-without-the-pdf');
+      expect(receivedChatRequests(harness.simulator)).toHaveLength(1);
     },
     TEST_TIMEOUT_MS,
   );

@@ -1,3 +1,5 @@
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { explainError } from '../../../proxy/core/errorClass.ts';
 import { DIALECTS as GATEWAY_DIALECTS, SEED_DIALECT } from '../../simulator/index.ts';
@@ -147,6 +149,30 @@ describe(`Codex CLI ${installedVersion('@openai/codex')} through Airlock to a re
       const completed = items.filter((event) => event.type === 'item.completed').map((event) => event.item);
       expect(completed).toContainEqual(expect.objectContaining({ type: 'reasoning', text: expect.stringContaining(reasoning) }));
       expect(completed.at(-1)).toMatchObject({ type: 'agent_message', text: 'airlock-codex-answer' });
+    },
+    TEST_TIMEOUT_MS,
+  );
+});
+
+describe(`Codex CLI ${installedVersion('@openai/codex')} asking for structured output through Airlock's translation`, () => {
+  beforeAll(() => harness.simulator.useDialect('seed'));
+
+  // `codex exec --output-schema` asks for the final answer as JSON matching the schema (text.format
+  // json_schema); the chat form of that is response_format json_schema (platform.openai.com structured outputs).
+  it(
+    'sends the schema on as a json_schema response_format',
+    async () => {
+      const schema = { type: 'object', properties: { ok: { type: 'boolean' } }, required: ['ok'], additionalProperties: false };
+      const schemaPath = join(sandbox.workDir, 'schema.json');
+      await writeFile(schemaPath, JSON.stringify(schema));
+      harness.simulator.script({ kind: 'reply', content: '{"ok":true}' });
+
+      const result = await runCodex('Answer in JSON', { extraArgs: ['--output-schema', schemaPath] });
+
+      expect(result.exitCode, transcript(result)).toBe(0);
+      expect(result.stdout.trim()).toBe('{"ok":true}');
+      const sent = JSON.parse(harness.simulator.received[0]!.body.toString('utf8')) as { response_format?: unknown };
+      expect(sent.response_format).toMatchObject({ type: 'json_schema', json_schema: { schema } });
     },
     TEST_TIMEOUT_MS,
   );

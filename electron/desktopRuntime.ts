@@ -9,6 +9,7 @@
  * The cost is that the proxy shares the main process's event loop; it is I/O-bound, its log
  * writes are batched off the request path, and the main process does little else.
  */
+import { homedir } from 'node:os';
 import { budgetProgress } from '../proxy/app/control/budgets.ts';
 import type { BudgetProgress } from '../proxy/contracts/spend.ts';
 import type { SwitchCheckResponse } from '../proxy/contracts/profileViews.ts';
@@ -17,6 +18,7 @@ import type { ConnectService } from '../proxy/app/connect/connectService.ts';
 import type { ConfigStore } from '../proxy/app/profiles/configStore.ts';
 import { startAirlock } from '../proxy/app/startAirlock.ts';
 import { createKeytarSecretStore } from '../proxy/app/secrets/keytarStore.ts';
+import { secretStoreForDataDir, UnscopedKeyError } from '../proxy/app/secrets/dataDirSecrets.ts';
 import {
   clientTokenAccount,
   KeychainNotAnsweringError,
@@ -50,12 +52,14 @@ export interface DesktopRuntime {
 export interface DesktopRuntimeOptions {
   dataDir: string;
   port: number;
-  /** The OS keychain (keytar) unless a test gives another. */
+  /** The OS keychain (keytar), with the data directory's own accounts (secretStoreForDataDir), unless a test gives another. */
   secrets?: SecretStore;
 }
 
 export async function startDesktopRuntime(options: DesktopRuntimeOptions): Promise<DesktopRuntime> {
-  const secrets = options.secrets ?? createKeytarSecretStore();
+  const secrets =
+    options.secrets ??
+    secretStoreForDataDir(createKeytarSecretStore(), options.dataDir, { env: process.env, platform: process.platform, homedir: homedir() });
   const airlock = await startAirlock({ dataDir: options.dataDir, port: options.port, env: process.env, secrets });
   const keychainFailure = unusableKeychain(airlock.config.snapshot(), airlock.keys);
   if (keychainFailure !== null) {
@@ -82,13 +86,18 @@ export async function startDesktopRuntime(options: DesktopRuntimeOptions): Promi
 /**
  * The keychain failed every key it was asked for, and not for want of time. One that has not answered
  * yet (an unlock prompt open) or refused only some keys leaves the app running with the window's
- * alarm: the keys are read as soon as it answers, where a failed start would need a restart.
+ * alarm: the keys are read as soon as it answers, where a failed start would need a restart. So does
+ * a key held only under the account every data directory shares: the alarm names the way to set it.
  */
 function unusableKeychain(snapshot: ConfigFile, keys: KeyCache): KeychainUnavailableError | null {
   const problems = snapshot.profiles.flatMap(keyAccountsOf).map((account) => keys.unreadProblem([account]));
   const [first] = problems;
-  if (!first || first instanceof KeychainNotAnsweringError) return null;
-  return problems.every((problem) => problem !== null && !(problem instanceof KeychainNotAnsweringError)) ? first : null;
+  if (!first || !isKeychainFailure(first)) return null;
+  return problems.every((problem) => problem !== null && isKeychainFailure(problem)) ? first : null;
+}
+
+function isKeychainFailure(problem: KeychainUnavailableError): boolean {
+  return !(problem instanceof KeychainNotAnsweringError) && !(problem instanceof UnscopedKeyError);
 }
 
 async function firstClientToken(snapshot: ConfigFile, secrets: SecretStore): Promise<string | null> {

@@ -9,8 +9,11 @@ export const PRODUCT_NAME = 'Airlock';
  * share one file. Pure: the caller passes the environment, platform and home directory.
  */
 export function resolveDataDir(env: NodeJS.ProcessEnv, platform: NodeJS.Platform, homedir: string, flag?: string): string {
-  const explicit = nonEmpty(flag) ?? nonEmpty(env.AIRLOCK_DATA_DIR);
-  if (explicit) return explicit;
+  return nonEmpty(flag) ?? nonEmpty(env.AIRLOCK_DATA_DIR) ?? defaultDataDir(env, platform, homedir);
+}
+
+/** The data directory used when none is named: the desktop app's (Electron's `userData` for "Airlock"). */
+export function defaultDataDir(env: NodeJS.ProcessEnv, platform: NodeJS.Platform, homedir: string): string {
   switch (platform) {
     case 'win32':
       return path.win32.join(nonEmpty(env.APPDATA) ?? path.win32.join(homedir, 'AppData', 'Roaming'), PRODUCT_NAME);

@@ -26,6 +26,7 @@ import { KeyCache } from './secrets/keyCache.ts';
 import { TraceHeaderCache } from './secrets/traceHeaderCache.ts';
 import { environmentHeaderSecrets } from './export/traceHeaders.ts';
 import { createKeytarSecretStore } from './secrets/keytarStore.ts';
+import { secretStoreForDataDir } from './secrets/dataDirSecrets.ts';
 import type { SecretStore } from '../contracts/secretStore.ts';
 import type { StopReport } from '../forward/shutdown.ts';
 import { startServer, type ProxyHandle } from '../http/startServer.ts';
@@ -44,6 +45,7 @@ export interface AirlockOptions {
   profileId?: string;
   /** A normalised base URL for a one-run profile (its key from AIRLOCK_API_KEY). */
   commandLineBaseUrl?: string;
+  /** The keychain as this data directory sees it; by default the OS keychain, with the data directory's own accounts (secretStoreForDataDir). */
   secrets?: SecretStore;
   uiDir?: string;
   /** A hard limit on the request log's database; past it writes fail as on a full disk. None by default. */
@@ -138,7 +140,13 @@ async function startWithDataDir(options: AirlockOptions): Promise<Airlock> {
     ...(options.profileId ? { activeProfileId: options.profileId } : {}),
     ...(options.commandLineBaseUrl ? { commandLineBaseUrl: options.commandLineBaseUrl } : {}),
   });
-  const secrets = options.secrets ?? createKeytarSecretStore();
+  const secrets =
+    options.secrets ??
+    secretStoreForDataDir(createKeytarSecretStore(), options.dataDir, {
+      env: options.env,
+      platform: process.platform,
+      homedir: options.homeDir ?? homedir(),
+    });
   const keys = new KeyCache(secrets);
   const following = keys.follow(config);
   await following.ready;

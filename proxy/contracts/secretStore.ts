@@ -2,7 +2,8 @@
  * Where secrets live: the OS keychain in production. Accounts under one service name:
  * a profile id holds that profile's gateway key, `client-token:<name>` a client token,
  * `control-token` the window's control token, `trace-header:<name>` the value of a header
- * sent to the trace collector.
+ * sent to the trace collector. A data directory other than the default one has these under its own
+ * prefix (app/secrets/dataDirSecrets.ts), so one directory's key never goes to another's gateway.
  */
 export interface SecretStore {
   get(account: string): Promise<string | null>;

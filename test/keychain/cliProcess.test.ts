@@ -1,14 +1,18 @@
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { homedir, tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createKeytarSecretStore } from '../../proxy/app/secrets/keytarStore.ts';
+import { secretStoreForDataDir } from '../../proxy/app/secrets/dataDirSecrets.ts';
+import type { SecretStore } from '../../proxy/contracts/secretStore.ts';
 import { findSentinel, SENTINEL_KEY } from '../support/sentinel.ts';
 
 const mainScript = path.join(import.meta.dirname, '..', '..', 'proxy', 'app', 'cli', 'main.ts');
-const secrets = createKeytarSecretStore();
+const keychain = createKeytarSecretStore();
 let dataDir: string;
+/** The keychain as the command sees it for this (not the default) data directory: under its own accounts. */
+let secrets: SecretStore;
 
 interface Finished {
   code: number;
@@ -28,6 +32,7 @@ function airlock(args: string[], input = ''): Promise<Finished> {
 
 beforeEach(() => {
   dataDir = mkdtempSync(path.join(tmpdir(), 'airlock-keychain-process-'));
+  secrets = secretStoreForDataDir(keychain, dataDir, { env: process.env, platform: process.platform, homedir: homedir() });
 });
 
 afterEach(async () => {

@@ -11,6 +11,7 @@ import type { StopReport } from '../../forward/shutdown.ts';
 import { PortInUseError } from '../../http/startServer.ts';
 import { describeKeyStatus, type KeyStatus } from '../secrets/keyCache.ts';
 import { API_KEY_ENV_VAR } from '../secrets/envKeySource.ts';
+import { UnscopedKeyError } from '../secrets/dataDirSecrets.ts';
 import { COMMAND_LINE_PROFILE_ID } from '../configOverlay.ts';
 import { keyAccountsOf } from '../../contracts/keyPool.ts';
 import type { Profile } from '../../contracts/profile.ts';
@@ -31,7 +32,9 @@ const DRAIN_ON_STOP_MS = 5_000;
 function keyText(airlock: Airlock, profile: Profile, status: KeyStatus): string {
   const described = describeKeyStatus(status);
   if (status.set) return described;
-  if (airlock.keys.unreadProblem(keyAccountsOf(profile)) !== null) return 'not read yet: see the note below';
+  const unread = airlock.keys.unreadProblem(keyAccountsOf(profile));
+  if (unread instanceof UnscopedKeyError) return 'not set for this data directory: see the note below';
+  if (unread !== null) return 'not read yet: see the note below';
   if (profile.id === COMMAND_LINE_PROFILE_ID)
     return `${described}: a --base-url run takes it from ${API_KEY_ENV_VAR} only; set it and start again`;
   const command = profile.keyPool === undefined ? `key set ${profile.id}` : `key list ${profile.id}`;
@@ -148,7 +151,7 @@ export function registerServeCommand(program: Command, deps: CliDeps = defaultCl
           port: options.port,
           env: deps.env,
           // In the CLI's helper process: a keychain call that hangs then cannot keep Ctrl-C from stopping Airlock.
-          secrets: deps.secrets(),
+          secrets: deps.secrets(dataDir),
           ...(options.profile ? { profileId: options.profile } : {}),
           ...(commandLineBaseUrl ? { commandLineBaseUrl } : {}),
         });

@@ -6,6 +6,7 @@ import { CommandLineError, FAILED_CODE, FAILED_EXIT_CODE } from '../airlockComma
 import { openConfigStore, type ConfigStore } from '../../profiles/configStore.ts';
 import { createKeychainHelperStore } from '../../secrets/keychainHelperStore.ts';
 import { KEYCHAIN_ANSWER_WAIT_MS } from '../../secrets/boundedSecretStore.ts';
+import { secretStoreForDataDir } from '../../secrets/dataDirSecrets.ts';
 import type { SecretStore } from '../../../contracts/secretStore.ts';
 import { terminalText } from '../../../core/terminalText.ts';
 
@@ -15,7 +16,8 @@ export interface CliDeps {
   platform: NodeJS.Platform;
   homedir: string;
   cwd: string;
-  secrets: () => SecretStore;
+  /** The keychain as this data directory sees it (its own accounts: secrets/dataDirSecrets.ts). */
+  secrets: (dataDir: string) => SecretStore;
   stdin: NodeJS.ReadableStream & { isTTY?: boolean };
   /** Results a script may capture (a new token, a list). */
   stdout: NodeJS.WritableStream;
@@ -25,13 +27,15 @@ export interface CliDeps {
 }
 
 export function defaultCliDeps(): CliDeps {
-  let secrets: SecretStore | null = null;
+  let keychain: SecretStore | null = null;
+  const host = { env: process.env, platform: process.platform, homedir: homedir() };
   return {
-    env: process.env,
-    platform: process.platform,
-    homedir: homedir(),
+    ...host,
     cwd: process.cwd(),
-    secrets: () => (secrets ??= cliKeychain()),
+    secrets: (dataDir) => {
+      keychain ??= cliKeychain();
+      return secretStoreForDataDir(keychain, dataDir, host);
+    },
     stdin: process.stdin,
     stdout: process.stdout,
     stderr: process.stderr,
@@ -48,6 +52,11 @@ export function cliKeychain(answerWaitMs: number = KEYCHAIN_ANSWER_WAIT_MS): Sec
 export function dataDirFor(command: Command, deps: CliDeps): string {
   const flag = command.optsWithGlobals<{ dataDir?: string }>().dataDir;
   return path.resolve(deps.cwd, resolveDataDir(deps.env, deps.platform, deps.homedir, flag));
+}
+
+/** The keychain as the data directory chosen by the global `--data-dir` option sees it. */
+export function secretsFor(command: Command, deps: CliDeps): SecretStore {
+  return deps.secrets(dataDirFor(command, deps));
 }
 
 /** The config store of the data directory chosen by the global `--data-dir` option. */

@@ -47,7 +47,7 @@ export function registerConnectCommand(program: Command, deps: CliDeps = default
             env: deps.env,
             dataDir,
             config: store,
-            secrets: deps.secrets(),
+            secrets: deps.secrets(dataDir),
             proxyUrl: () => `http://${DEFAULT_HOST}:${options.port}`,
             nowMs: deps.nowMs,
           });

@@ -1,8 +1,7 @@
 import { Agent, fetch, type Response } from 'undici';
 import { CONTROL_API_PREFIX, type ApiErrorBody } from '../../../contracts/controlApi.ts';
 import { CLI_COMMAND } from '../../../contracts/cli.ts';
-import { CONTROL_TOKEN_ACCOUNT, KeychainUnavailableError } from '../../../contracts/secretStore.ts';
-import type { CliDeps } from './cliContext.ts';
+import { CONTROL_TOKEN_ACCOUNT, KeychainUnavailableError, type SecretStore } from '../../../contracts/secretStore.ts';
 
 export interface ControlCall {
   port: number;
@@ -17,12 +16,13 @@ export interface ControlCall {
 }
 
 /**
- * One call to the running Airlock's control API with the control token from the keychain: for
+ * One call to the running Airlock's control API with the control token from the keychain (as its
+ * data directory sees it, `secrets`): for
  * what lives in that process (the burst guard's pauses, the spend gate a replay must pass).
  * A refusal becomes an Error carrying the API's own explanation.
  */
-export async function callControlApi<T>(deps: CliDeps, call: ControlCall): Promise<T> {
-  const controlToken = await controlTokenOf(deps, call.instead);
+export async function callControlApi<T>(secrets: SecretStore, call: ControlCall): Promise<T> {
+  const controlToken = await controlTokenOf(secrets, call.instead);
   if (!controlToken) throw new Error(`no control token in the keychain: is Airlock set up on this machine? ${call.instead}`);
   // fetch's default 300 s wait for headers would cut off a replay of a slow model's answer.
   const waiting = call.timeoutMs === undefined ? new Agent({ headersTimeout: 0, bodyTimeout: 0 }) : undefined;
@@ -38,9 +38,9 @@ export async function callControlApi<T>(deps: CliDeps, call: ControlCall): Promi
  * only, so the keychain error's usual way forward (AIRLOCK_API_KEY, for the gateway key) does not
  * help here: the window does.
  */
-async function controlTokenOf(deps: CliDeps, instead: string): Promise<string | null> {
+async function controlTokenOf(secrets: SecretStore, instead: string): Promise<string | null> {
   try {
-    return await deps.secrets().get(CONTROL_TOKEN_ACCOUNT);
+    return await secrets.get(CONTROL_TOKEN_ACCOUNT);
   } catch (error) {
     if (!(error instanceof KeychainUnavailableError)) throw error;
     const windowWay = `${instead.charAt(0).toLowerCase()}${instead.slice(1).replace(/\.$/, '')}`;

@@ -8,7 +8,7 @@ import { describeKeyStatus, keyLastFour } from '../../secrets/keyCache.ts';
 import { gatewayKeyAccount } from '../../../contracts/secretStore.ts';
 import { poolKeyAccount } from '../../../contracts/keyPool.ts';
 import { CLI_COMMAND } from '../../../contracts/cli.ts';
-import { configStoreFor, defaultCliDeps, withCliErrors, writeLine, type CliDeps } from './cliContext.ts';
+import { configStoreFor, secretsFor, defaultCliDeps, withCliErrors, writeLine, type CliDeps } from './cliContext.ts';
 import { readSecretInput } from './secretInput.ts';
 
 /**
@@ -37,11 +37,11 @@ export function registerKeyCommands(program: Command, deps: CliDeps = defaultCli
         const cleaned = await readKey(deps, profileId);
         const status = describeKeyStatus({ set: true, lastFour: keyLastFour(cleaned) });
         if (options.key !== undefined) {
-          await replacePoolKey({ secrets: deps.secrets(), config: store }, profileId, options.key, cleaned);
+          await replacePoolKey({ secrets: secretsFor(command, deps), config: store }, profileId, options.key, cleaned);
           writeLine(deps.stdout, `Saved a new secret for key ${options.key} of profile ${profileId} in the OS keychain (${status}).`);
           return;
         }
-        await deps.secrets().set(gatewayKeyAccount(profileId), cleaned);
+        await secretsFor(command, deps).set(gatewayKeyAccount(profileId), cleaned);
         await store.update(bumpKeysRevision);
         writeLine(deps.stdout, `Saved the key of profile ${profileId} in the OS keychain (${status}).`);
       }),
@@ -55,11 +55,12 @@ export function registerKeyCommands(program: Command, deps: CliDeps = defaultCli
         const store = configStoreFor(command, deps);
         const profile = requireExistingProfile(store, profileId);
         if (profile.keyPool !== undefined) {
-          for (const entry of profile.keyPool) await removePoolKey({ secrets: deps.secrets(), config: store }, profileId, entry.id);
+          for (const entry of profile.keyPool)
+            await removePoolKey({ secrets: secretsFor(command, deps), config: store }, profileId, entry.id);
           writeLine(deps.stdout, `Deleted the ${profile.keyPool.length} key(s) of the pool of profile ${profileId}.`);
           return;
         }
-        const deleted = await deps.secrets().delete(gatewayKeyAccount(profileId));
+        const deleted = await secretsFor(command, deps).delete(gatewayKeyAccount(profileId));
         if (deleted) await store.update(bumpKeysRevision);
         writeLine(deps.stdout, deleted ? `Deleted the key of profile ${profileId}.` : `Profile ${profileId} had no key.`);
       }),
@@ -74,7 +75,7 @@ export function registerKeyCommands(program: Command, deps: CliDeps = defaultCli
         const store = configStoreFor(command, deps);
         requireExistingProfile(store, profileId);
         const cleaned = await readKey(deps, profileId);
-        const entry = await addPoolKey({ secrets: deps.secrets(), config: store }, profileId, options.label, cleaned);
+        const entry = await addPoolKey({ secrets: secretsFor(command, deps), config: store }, profileId, options.label, cleaned);
         const status = describeKeyStatus({ set: true, lastFour: keyLastFour(cleaned) });
         writeLine(deps.stdout, `Added key ${entry.id} ("${entry.label}") to the pool of profile ${profileId} (${status}).`);
       }),
@@ -87,7 +88,7 @@ export function registerKeyCommands(program: Command, deps: CliDeps = defaultCli
       withCliErrors(command, async () => {
         const store = configStoreFor(command, deps);
         requireExistingProfile(store, profileId);
-        await removePoolKey({ secrets: deps.secrets(), config: store }, profileId, keyId);
+        await removePoolKey({ secrets: secretsFor(command, deps), config: store }, profileId, keyId);
         writeLine(deps.stdout, `Removed key ${keyId} from the pool of profile ${profileId}.`);
       }),
     );
@@ -99,7 +100,7 @@ export function registerKeyCommands(program: Command, deps: CliDeps = defaultCli
       withCliErrors(command, async () => {
         const store = configStoreFor(command, deps);
         requireExistingProfile(store, profileId);
-        const entry = await relabelPoolKey({ secrets: deps.secrets(), config: store }, profileId, keyId, label);
+        const entry = await relabelPoolKey({ secrets: secretsFor(command, deps), config: store }, profileId, keyId, label);
         writeLine(deps.stdout, `Key ${entry.id} of profile ${profileId} is now "${entry.label}".`);
       }),
     );
@@ -111,7 +112,7 @@ export function registerKeyCommands(program: Command, deps: CliDeps = defaultCli
       withCliErrors(command, async () => {
         const store = configStoreFor(command, deps);
         const profile = requireExistingProfile(store, profileId);
-        const secrets = deps.secrets();
+        const secrets = secretsFor(command, deps);
         if (profile.keyPool === undefined) {
           const single = await secrets.get(gatewayKeyAccount(profileId));
           writeLine(

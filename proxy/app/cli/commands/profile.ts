@@ -5,8 +5,9 @@ import { addProfile, removeProfile, requireProfile, setActiveProfile, updateProf
 import { describeKeyStatus, keyLastFour } from '../../secrets/keyCache.ts';
 import { gatewayKeyAccount, KeychainUnavailableError, type SecretStore } from '../../../contracts/secretStore.ts';
 import { keyAccountsOf } from '../../../contracts/keyPool.ts';
+import { UnscopedKeyError } from '../../secrets/dataDirSecrets.ts';
 import { CommandLineError } from '../airlockCommand.ts';
-import { configStoreFor, defaultCliDeps, withCliErrors, writeLine, type CliDeps } from './cliContext.ts';
+import { configStoreFor, secretsFor, defaultCliDeps, withCliErrors, writeLine, type CliDeps } from './cliContext.ts';
 import { CLI_COMMAND } from '../../../contracts/cli.ts';
 import { registerFallbackCommands } from './profileFallback.ts';
 
@@ -44,9 +45,9 @@ export function registerProfileCommands(program: Command, deps: CliDeps = defaul
         const normalized = normalizeBaseUrl(options.baseUrl);
         if (normalized.ok && normalized.warning) writeLine(deps.stderr, `warning: ${normalized.warning}`);
         writeLine(deps.stdout, `Added profile ${id} (${added?.baseUrl})${config.activeProfileId === id ? ', now active' : ''}.`);
-        const heldKey = await keyHeldFor(id, deps.secrets());
+        const heldKey = await keyHeldFor(id, secretsFor(command, deps));
         const heldTail = heldKey === null ? null : keyLastFour(heldKey);
-        // Keys are kept by profile id, for every data directory: a key already there goes to this profile's gateway.
+        // The default data directory's keys are kept by profile id alone (every directory's were, before): a key already there goes to this profile's gateway.
         writeLine(
           deps.stderr,
           heldKey === null
@@ -71,7 +72,7 @@ export function registerProfileCommands(program: Command, deps: CliDeps = defaul
           writeLine(deps.stdout, `No profiles yet: add one with \`${CLI_COMMAND} profile add <id> --name <name> --base-url <url>\`.`);
           return;
         }
-        const statuses = await keyStatuses(config.profiles, deps.secrets());
+        const statuses = await keyStatuses(config.profiles, secretsFor(command, deps));
         if (statuses.problem) writeLine(deps.stderr, `warning: ${statuses.problem}`);
         for (const entry of config.profiles) {
           const marker = entry.id === config.activeProfileId ? '*' : ' ';
@@ -128,7 +129,7 @@ export function registerProfileCommands(program: Command, deps: CliDeps = defaul
         });
         try {
           // Every key of a pool too: none stays behind in the keychain.
-          for (const account of removed ? keyAccountsOf(removed) : [gatewayKeyAccount(id)]) await deps.secrets().delete(account);
+          for (const account of removed ? keyAccountsOf(removed) : [gatewayKeyAccount(id)]) await secretsFor(command, deps).delete(account);
         } catch (error) {
           if (!(error instanceof KeychainUnavailableError)) throw error;
           // Keys are kept by profile id: one left there goes to the gateway of the next profile with this id.
@@ -173,6 +174,8 @@ async function keyStatuses(
   secrets: SecretStore,
 ): Promise<{ byId: Map<string, string>; problem: string | null }> {
   const byId = new Map<string, string>();
+  /** A key held only where every data directory shares it: not used here, and the way to set this one's is said. */
+  let unscoped: string | null = null;
   try {
     for (const entry of profiles) {
       if (entry.keyPool !== undefined) {
@@ -180,10 +183,16 @@ async function keyStatuses(
         byId.set(entry.id, `pool of ${entry.keyPool.length} (${held.length} in the keychain; \`${CLI_COMMAND} key list ${entry.id}\`)`);
         continue;
       }
-      const key = await secrets.get(gatewayKeyAccount(entry.id));
-      byId.set(entry.id, describeKeyStatus(key ? { set: true, lastFour: keyLastFour(key) } : { set: false, lastFour: null }));
+      try {
+        const key = await secrets.get(gatewayKeyAccount(entry.id));
+        byId.set(entry.id, describeKeyStatus(key ? { set: true, lastFour: keyLastFour(key) } : { set: false, lastFour: null }));
+      } catch (error) {
+        if (!(error instanceof UnscopedKeyError)) throw error;
+        byId.set(entry.id, 'not set for this data directory');
+        unscoped ??= error.message;
+      }
     }
-    return { byId, problem: null };
+    return { byId, problem: unscoped };
   } catch (error) {
     if (!(error instanceof KeychainUnavailableError)) throw error;
     for (const entry of profiles) byId.set(entry.id, 'unknown (no keychain)');

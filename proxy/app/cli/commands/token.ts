@@ -4,7 +4,7 @@ import { CLIENT_TOKEN_NAME_PATTERN } from '../../../contracts/config.ts';
 import { addClientToken, removeClientToken } from '../../profiles/configMutations.ts';
 import { clientTokenAccount, KeychainUnavailableError } from '../../../contracts/secretStore.ts';
 import { CommandLineError } from '../airlockCommand.ts';
-import { configStoreFor, defaultCliDeps, withCliErrors, writeLine, type CliDeps } from './cliContext.ts';
+import { configStoreFor, secretsFor, defaultCliDeps, withCliErrors, writeLine, type CliDeps } from './cliContext.ts';
 import { CLI_COMMAND } from '../../../contracts/cli.ts';
 
 /** `airlock token create|list|revoke`: the local tokens each tool uses to reach the proxy. */
@@ -25,7 +25,7 @@ export function registerTokenCommands(program: Command, deps: CliDeps = defaultC
         await store.update((config) => addClientToken(config, tokenRecord(name, secret, options.profile ?? null, deps.nowMs())));
         try {
           // Kept in the keychain too, so the window can show it again later.
-          await deps.secrets().set(clientTokenAccount(name), secret);
+          await secretsFor(command, deps).set(clientTokenAccount(name), secret);
         } catch (error) {
           if (!(error instanceof KeychainUnavailableError)) throw error;
           // The token works without the keychain (airlock.json holds its hash); only showing it again needs the keychain.
@@ -68,7 +68,7 @@ export function registerTokenCommands(program: Command, deps: CliDeps = defaultC
       withCliErrors(command, async () => {
         await configStoreFor(command, deps).update((config) => removeClientToken(config, name));
         try {
-          await deps.secrets().delete(clientTokenAccount(name));
+          await secretsFor(command, deps).delete(clientTokenAccount(name));
         } catch (error) {
           if (!(error instanceof KeychainUnavailableError)) throw error;
           writeLine(

@@ -6,6 +6,9 @@ import { startDesktopRuntime } from '../../../electron/desktopRuntime.ts';
 import { addProfile } from '../../../proxy/app/profiles/configMutations.ts';
 import { openConfigStore } from '../../../proxy/app/profiles/configStore.ts';
 import { KeychainNotAnsweringError, KeychainUnavailableError, type SecretStore } from '../../../proxy/contracts/secretStore.ts';
+import { secretStoreForDataDir } from '../../../proxy/app/secrets/dataDirSecrets.ts';
+import { memorySecretStore } from '../../support/memorySecretStore.ts';
+import { SENTINEL_KEY } from '../../support/sentinel.ts';
 import { rawRequest } from '../../support/http.ts';
 
 let dataDir = '';
@@ -42,6 +45,27 @@ describe('the desktop runtime at start', () => {
         kind: 'keychain_unavailable',
         message: expect.stringContaining('did not answer within 30 s'),
       });
+    } finally {
+      await runtime.stop(0);
+    }
+  });
+
+  it('runs with the alarm naming the command when its data directory finds the key only under the account every directory shares', async () => {
+    dataDir = await dataDirWithProfile();
+    const host = { env: {}, platform: 'linux' as const, homedir: '/nonexistent-home' };
+    const secrets = secretStoreForDataDir(memorySecretStore({ work: SENTINEL_KEY }), dataDir, host);
+    const runtime = await startDesktopRuntime({ dataDir, port: 0, secrets });
+    try {
+      const status = await rawRequest(`${runtime.proxy.url}/_airlock/api/status`, {
+        headers: { authorization: `Bearer ${runtime.controlToken}` },
+      });
+      const { alarms, activeProfile } = JSON.parse(status.body);
+      expect(alarms).toContainEqual({
+        kind: 'keychain_unavailable',
+        message: expect.stringContaining(`npx airlock key set work --data-dir ${dataDir}`),
+      });
+      expect(activeProfile.key.set).toBe(false);
+      expect(status.body).not.toContain(SENTINEL_KEY);
     } finally {
       await runtime.stop(0);
     }

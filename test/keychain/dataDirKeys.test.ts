@@ -79,7 +79,8 @@ afterEach(async () => {
   for (const directory of [firstDir, secondDir, configHome]) rmSync(directory, { recursive: true, force: true });
 });
 
-describe('a profile id used in two data directories', () => {
+// Each test runs the real `airlock` up to eight times, each a Node start with its keychain helper: past the project's 30 s on a busy 2-core machine.
+describe('a profile id used in two data directories', { timeout: 90_000 }, () => {
   it("never sends one directory's key to the other directory's gateway", async () => {
     expect(
       (await airlock(['--data-dir', firstDir, 'profile', 'add', 'work', '--name', 'Work', '--base-url', firstGateway.baseUrl])).code,

@@ -112,7 +112,10 @@ describe('a profile id used in two data directories', { timeout: 90_000 }, () =>
     expect(listed.stdout).toContain('key: not set for this data directory');
     expect(listed.stderr).toContain(fix);
 
-    const { port, startLines } = await serve(secondDir);
+    const { port } = await serve(secondDir);
+    // The notes follow the window's link, in a write of their own.
+    await serving?.printed(/Note: .*key set work --data-dir/);
+    const startLines = serving?.stdout() ?? '';
     expect(startLines).toContain('key not set for this data directory: see the note below');
     expect(startLines).toContain(fix);
     const openAi = await chat(port, token);

@@ -1,14 +1,16 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { CONFIG_FILE_NAME, emptyConfig } from '../../../proxy/contracts/config.ts';
 import { addClientToken, addProfile, setActiveProfile } from '../../../proxy/app/profiles/configMutations.ts';
 import { serializeConfig } from '../../../proxy/app/profiles/configParse.ts';
-import { clientTokenAccount, gatewayKeyAccount, KEYCHAIN_SERVICE } from '../../../proxy/contracts/secretStore.ts';
+import { clientTokenAccount, gatewayKeyAccount } from '../../../proxy/contracts/secretStore.ts';
+import { secretStoreForDataDir } from '../../../proxy/app/secrets/dataDirSecrets.ts';
+import { keytarCalls } from '../../../proxy/app/secrets/keytarStore.ts';
 import { generateToken, tokenRecord } from '../../../proxy/http/clientTokens.ts';
 import { startGatewaySimulator, type GatewaySimulator } from '../../simulator/index.ts';
-import { app, memoryKeytar, recorder, type MenuTemplateItem } from '../../support/electronStandIn.ts';
+import { app, recorder, type MenuTemplateItem } from '../../support/electronStandIn.ts';
 import { chatBody, JSON_HEADERS, rawRequest } from '../../support/http.ts';
 import { SENTINEL_KEY } from '../../support/sentinel.ts';
 import { RELAUNCHED_ENV } from '../../../electron/logic/memoryLaunch.ts';
@@ -54,9 +56,11 @@ beforeAll(async () => {
   config = addProfile(config, { id: 'backup', name: 'Backup gateway', baseUrl: gateway.baseUrl });
   config = addClientToken(config, tokenRecord('agent', clientToken, null, Date.now()));
   writeFileSync(join(dataDir, CONFIG_FILE_NAME), serializeConfig(setActiveProfile(config, 'main')));
-  await memoryKeytar.setPassword(KEYCHAIN_SERVICE, gatewayKeyAccount('main'), SENTINEL_KEY);
-  await memoryKeytar.setPassword(KEYCHAIN_SERVICE, gatewayKeyAccount('backup'), SENTINEL_KEY);
-  await memoryKeytar.setPassword(KEYCHAIN_SERVICE, clientTokenAccount('agent'), clientToken);
+  // The data directory is not the default one: its secrets are under its own accounts (dataDirSecrets.ts).
+  const secrets = secretStoreForDataDir(keytarCalls(), dataDir, { env: process.env, platform: process.platform, homedir: homedir() });
+  await secrets.set(gatewayKeyAccount('main'), SENTINEL_KEY);
+  await secrets.set(gatewayKeyAccount('backup'), SENTINEL_KEY);
+  await secrets.set(clientTokenAccount('agent'), clientToken);
   vi.stubEnv('AIRLOCK_DATA_DIR', dataDir);
   vi.stubEnv('AIRLOCK_PORT', '0');
   // As the instance the app relaunched for memory (electronRelaunch.test.ts): it runs on, whatever it lacks.

@@ -55,6 +55,8 @@ export function ProfileEditor({ existing, onSaved }: ProfileEditorProps) {
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [saveError, setSaveError] = useState<string | null>(null);
   const [saving, setSaving] = useState(false);
+  // A save refused because a field it changed was changed elsewhere (409): the refusal asks for a reload.
+  const [changedElsewhere, setChangedElsewhere] = useState(false);
   const set = <K extends keyof ProfileForm>(key: K, value: ProfileForm[K]) => setForm((previous) => ({ ...previous, [key]: value }));
 
   const update = async (profile: Profile, changes: ProfileUpdateRequest): Promise<ProfileView> => {
@@ -84,14 +86,31 @@ export function ProfileEditor({ existing, onSaved }: ProfileEditorProps) {
     if (!send) return;
     setErrors({});
     setSaveError(null);
+    setChangedElsewhere(false);
     setSaving(true);
     try {
       onSaved(await send());
     } catch (caught) {
       if (caught instanceof ControlApiError && caught.field) setErrors({ [caught.field]: caught.message });
       else setSaveError((caught as Error).message);
+      setChangedElsewhere(caught instanceof ControlApiError && caught.code === 'conflict' && base !== null);
     } finally {
       setSaving(false);
+    }
+  };
+
+  /** Fills the form again from the profile as the proxy now holds it; the user's edits are dropped, as the refusal says. */
+  const reload = async (id: string) => {
+    setSaveError(null);
+    setChangedElsewhere(false);
+    try {
+      const current = (await api.profiles()).profiles.find((view) => view.profile.id === id);
+      if (!current) throw new Error(`Profile "${id}" no longer exists: it was removed elsewhere.`);
+      setBase(current.profile);
+      setForm(formFromProfile(current.profile));
+      setErrors({});
+    } catch (caught) {
+      setSaveError((caught as Error).message);
     }
   };
 
@@ -224,6 +243,11 @@ export function ProfileEditor({ existing, onSaved }: ProfileEditorProps) {
         ))}
       </fieldset>
       <FormError message={saveError} />
+      {changedElsewhere && base && (
+        <button type="button" onClick={() => void reload(base.id)}>
+          Reload the profile
+        </button>
+      )}
       {Object.keys(errors).length > 0 && (
         <p className="field-error" role="alert">
           Check the marked fields: {Object.keys(errors).join(', ')}.

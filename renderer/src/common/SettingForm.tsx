@@ -4,20 +4,23 @@ import { useAsync } from './useAsync.ts';
 import { useSaveAction } from './useSaveAction.ts';
 
 /**
- * A setting the proxy holds, edited as a draft: load it, keep the edits, save, reload. The draft is
+ * A setting the proxy holds, edited as a draft: load it, keep the edits, save, show the answer. The draft is
  * null while nothing is edited, so a save button can stay off until something changed.
  */
 export function useSetting<Saved, Draft>(load: () => Promise<Saved>, key: string) {
   const saved = useAsync(load, key);
   const [draft, setDraft] = useState<Draft | null>(null);
   const action = useSaveAction();
-  /** Runs `send`, then drops the draft and reads the setting again; its result is the status line. */
-  const save = async (send: () => Promise<string | null>): Promise<void> => {
+  /**
+   * Runs `send`, then drops the draft and shows the setting as the proxy answered it (what another
+   * writer changed meanwhile included); `statusOf` words the status line from it.
+   */
+  const save = async (send: () => Promise<Saved>, statusOf: (answer: Saved) => string | null): Promise<void> => {
     await action.run(async () => {
-      const status = await send();
+      const answer = await send();
       setDraft(null);
-      saved.reload();
-      return status;
+      saved.replace(answer);
+      return statusOf(answer);
     });
   };
   return { saved, draft, setDraft, busy: action.busy, error: action.error, errorField: action.errorField, status: action.status, save };

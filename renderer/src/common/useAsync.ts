@@ -4,11 +4,12 @@ import { ReconnectContext } from './ScreenBoundary.tsx';
 export type AsyncState<T> = { kind: 'loading' } | { kind: 'error'; error: Error } | { kind: 'ready'; value: T };
 
 /**
- * Runs `load` when `key` changes and exposes loading / error / ready; `reload` runs it again.
+ * Runs `load` when `key` changes and exposes loading / error / ready; `reload` runs it again, and
+ * `replace` shows a value the caller got otherwise (a save's answer) in place of the loaded one.
  * A result that arrives after a newer load started is dropped, so fast typing cannot show stale data.
  * A load that failed runs again when the window gets the proxy back.
  */
-export function useAsync<T>(load: () => Promise<T>, key: string): AsyncState<T> & { reload: () => void } {
+export function useAsync<T>(load: () => Promise<T>, key: string): AsyncState<T> & { reload: () => void; replace: (value: T) => void } {
   const [state, setState] = useState<AsyncState<T>>({ kind: 'loading' });
   const generation = useRef(0);
   const loadRef = useRef(load);
@@ -40,5 +41,11 @@ export function useAsync<T>(load: () => Promise<T>, key: string): AsyncState<T> 
     if (failed.current) run();
   }, [reconnects, run]);
 
-  return { ...state, reload: run };
+  const replace = useCallback((value: T) => {
+    // A load still under way read the value before it was replaced: its result is dropped.
+    generation.current++;
+    setState({ kind: 'ready', value });
+  }, []);
+
+  return { ...state, reload: run, replace };
 }

@@ -19,10 +19,10 @@ export function BurstLimitsForm() {
   const edit = (field: keyof BurstLimits) => (text: string) => setDraft({ ...draft, [field]: text });
 
   const save = () =>
-    setting.save(async () => {
-      const limits = await api.saveBurstLimits(editedNumbers(draft));
-      return `Saved. ${describe(limits)}`;
-    });
+    setting.save(
+      () => api.saveBurstLimits(editedNumbers(draft)),
+      (limits) => `Saved. ${describe(limits)}`,
+    );
 
   return (
     <SettingForm

@@ -18,10 +18,10 @@ export function MemoryLimitsForm() {
   const edit = (field: keyof MemoryLimits) => (text: string) => setDraft({ ...draft, [field]: text });
 
   const save = () =>
-    setting.save(async () => {
-      const limits = await api.saveMemoryLimits(editedNumbers(draft));
-      return `Saved. ${describe(limits)}`;
-    });
+    setting.save(
+      () => api.saveMemoryLimits(editedNumbers(draft)),
+      (limits) => `Saved. ${describe(limits)}`,
+    );
 
   return (
     <SettingForm

@@ -15,11 +15,11 @@ export function TraceExportSetting() {
   const endpoint = draft ?? saved.value.otlpEndpoint ?? '';
 
   const save = (value: string) =>
-    setting.save(async () => {
+    setting.save(
       // The proxy checks the URL and names what is wrong; a blank field turns the export off.
-      const result = await api.saveTraceExport({ otlpEndpoint: value.trim() === '' ? null : value.trim() });
-      return result.otlpEndpoint ? `Saved. Spans go to ${result.otlpEndpoint} from the next request on.` : 'Trace export is off.';
-    });
+      () => api.saveTraceExport({ otlpEndpoint: value.trim() === '' ? null : value.trim() }),
+      (result) => (result.otlpEndpoint ? `Saved. Spans go to ${result.otlpEndpoint} from the next request on.` : 'Trace export is off.'),
+    );
 
   return (
     <>

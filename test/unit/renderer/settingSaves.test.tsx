@@ -76,3 +76,45 @@ describe('a settings save sends only the fields the user edited', () => {
     expect(savePrices.mock.calls[1]).toEqual(['main', { priceMultiplier: 2 }]);
   });
 });
+
+/**
+ * The save's answer is the setting as the proxy now holds it, with what another writer changed
+ * meanwhile: the form shows it at once, not what it was filled with until a second read lands
+ * (or never, when that read fails as the proxy stops).
+ */
+describe('a settings save shows what the proxy answered', () => {
+  it('the memory form shows the saved field and the CLI change the answer holds', async () => {
+    let loads = 0;
+    // The second read (after the save) never lands: the form must not need it.
+    const memoryLimits = () =>
+      ++loads === 1 ? Promise.resolve({ logBacklogMiB: 64, bodyCaptureKiB: 1024 }) : new Promise<MemoryLimits>(() => {});
+    const saveMemoryLimits = async (changes: Partial<MemoryLimits>) => ({ logBacklogMiB: 200, bodyCaptureKiB: 1024, ...changes });
+    render(
+      <ApiProvider client={clientWith({ memoryLimits, saveMemoryLimits })}>
+        <MemoryLimitsForm />
+      </ApiProvider>,
+    );
+    fireEvent.change(await screen.findByLabelText(/Body kept per request/), { target: { value: '256' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Save memory limits' }));
+    await screen.findByText(/^Saved\./);
+    expect((screen.getByLabelText(/Body kept per request/) as HTMLInputElement).value).toBe('256');
+    expect((screen.getByLabelText(/Log backlog/) as HTMLInputElement).value).toBe('200');
+  });
+
+  it('the burst form shows the saved field and the CLI change the answer holds', async () => {
+    let loads = 0;
+    const burstLimits = () =>
+      ++loads === 1 ? Promise.resolve({ maxRequestsPerMinute: 120, maxCreditsPerMinute: 5 }) : new Promise<BurstLimits>(() => {});
+    const saveBurstLimits = async (changes: Partial<BurstLimits>) => ({ maxRequestsPerMinute: 120, maxCreditsPerMinute: 40, ...changes });
+    render(
+      <ApiProvider client={clientWith({ burstLimits, saveBurstLimits })}>
+        <BurstLimitsForm />
+      </ApiProvider>,
+    );
+    fireEvent.change(await screen.findByLabelText('Requests per minute'), { target: { value: '300' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Save limits' }));
+    await screen.findByText(/^Saved\./);
+    expect((screen.getByLabelText('Requests per minute') as HTMLInputElement).value).toBe('300');
+    expect((screen.getByLabelText('Credits per minute') as HTMLInputElement).value).toBe('40');
+  });
+});

@@ -1,5 +1,5 @@
 import type { ErrorClass, OpenAiErrorBody } from '../contracts/errors.ts';
-import { explainError } from './errorExplanations.ts';
+import { BAD_REQUEST_STATUS_HINTS, explainError } from './errorExplanations.ts';
 import { isUnknownIssuerCode } from './osCaStore.ts';
 import { redactSecrets } from './redact.ts';
 
@@ -55,13 +55,6 @@ export function networkCodeHint(code: string | undefined, osCaStoreTrusted: bool
   if (isUnknownIssuerCode(code)) return osCaStoreTrusted ? UNKNOWN_ISSUER_AFTER_OS_STORE_HINT : UNKNOWN_ISSUER_HINT;
   return NETWORK_CODE_HINTS[code];
 }
-
-/** Hints for the gateway statuses of a refused request whose fix is specific. */
-const BAD_REQUEST_STATUS_HINTS: Record<number, string> = {
-  403: 'The gateway, or a firewall in front of it (Cloudflare\'s "you have been blocked" or "Access denied" page), refused this request: it may block your network, country or VPN, the client\'s HTTP signature, or words in the request. Try from another network or without the VPN, or ask the gateway\'s operator; the base URL is not the cause.',
-  404: 'The gateway has no endpoint at this path: check the path and that the gateway offers this API.',
-  413: 'The request body is over the size limit of the gateway (or a proxy in front of it): send a smaller request, or check the size limit the gateway documents.',
-};
 
 const MAX_UPSTREAM_MESSAGE_CHARS = 500;
 const MAX_CODE_CHARS = 64;

@@ -157,3 +157,46 @@ const EXPLANATIONS: Record<ErrorClass, ErrorExplanation> = {
 export function explainError(errorClass: ErrorClass): ErrorExplanation {
   return EXPLANATIONS[errorClass];
 }
+
+/** Hints for the gateway statuses of a refused request whose fix is specific. */
+export const BAD_REQUEST_STATUS_HINTS: Record<number, string> = {
+  403: 'The gateway, or a firewall in front of it (Cloudflare\'s "you have been blocked" or "Access denied" page), refused this request: it may block your network, country or VPN, the client\'s HTTP signature, or words in the request. Try from another network or without the VPN, or ask the gateway\'s operator; the base URL is not the cause.',
+  404: 'The gateway has no endpoint at this path: check the path and that the gateway offers this API.',
+  413: 'The request body is over the size limit of the gateway (or a proxy in front of it): send a smaller request, or check the size limit the gateway documents.',
+};
+
+/** The keychain has not answered yet (proxy/app/targetResolver.ts: a 503 with Retry-After, not the 403 of a missing key). */
+const KEYCHAIN_NOT_ANSWERING: ErrorExplanation = {
+  meaning:
+    "The OS keychain had not yet given Airlock the profile's gateway key (an unlock prompt may be open, or the keyring is locked), so nothing was sent",
+  fix: 'Answer the keychain prompt or unlock the keyring: Airlock reads the key again, and a retry after the Retry-After it gave goes through. Setting the key again would meet the same keychain.',
+  retryable: true,
+};
+
+/** Idempotency-key refusals (proxy/spend/idempotencyCache.ts): 422 another request under the key, 409 a first whose answer cannot be given. */
+const IDEMPOTENCY_REFUSALS: Record<number, ErrorExplanation> = {
+  422: {
+    meaning: 'This idempotency key was already used for a different request (another body or path), so Airlock sent nothing',
+    fix: 'Use a new idempotency key for a new request, or send the first request unchanged to get its answer.',
+    retryable: false,
+  },
+  409: {
+    meaning:
+      'A request with this idempotency key was already sent (or Airlock could not check), and its answer cannot be given, so Airlock did not send it again and create the task twice',
+    fix: 'The message above says what became of the first request: check the gateway for the task, repeat with the same idempotency key later if the first is still running, or use a new idempotency key to create a new task.',
+    retryable: false,
+  },
+};
+
+/**
+ * The explanation of a request that failed with `status`: some classes hold refusals of different
+ * causes, which their status tells apart, and the class alone would contradict the refusal's message.
+ */
+export function explainErrorAt(errorClass: ErrorClass, status: number | null): ErrorExplanation {
+  const explained = EXPLANATIONS[errorClass];
+  if (status === null) return explained;
+  if (errorClass === 'no_key' && status === 503) return KEYCHAIN_NOT_ANSWERING;
+  if (errorClass === 'invalid_request') return IDEMPOTENCY_REFUSALS[status] ?? explained;
+  const hint = errorClass === 'bad_request' ? BAD_REQUEST_STATUS_HINTS[status] : undefined;
+  return hint ? { ...explained, fix: hint } : explained;
+}

@@ -3,7 +3,7 @@ import type { MoneyAmount } from '../../contracts/status.ts';
 import type { ErrorClass, ErrorExplanation } from '../../contracts/errors.ts';
 import type { StoredRequest, RequestLogRow } from '../../contracts/log.ts';
 import { toCny, toUsdApprox } from '../../spend/constants.ts';
-import { explainError } from '../../core/errorClass.ts';
+import { explainErrorAt } from '../../core/errorExplanations.ts';
 import { redactKnownSecrets } from '../../core/redact.ts';
 
 /** Bodies up to this size travel with the detail; larger ones are fetched when opened. */
@@ -19,8 +19,9 @@ export function errorTitle(errorClass: ErrorClass): string {
   return words.charAt(0).toUpperCase() + words.slice(1);
 }
 
-export function explanationOf(errorClass: ErrorClass): ErrorExplanation {
-  const explained = explainError(errorClass);
+/** `status`: the answer's, which tells apart refusals of one class (a keychain not answering from a missing key). */
+export function explanationOf(errorClass: ErrorClass, status: number | null = null): ErrorExplanation {
+  const explained = explainErrorAt(errorClass, status);
   return { errorClass, title: errorTitle(errorClass), meaning: explained.meaning, fix: explained.fix, retryable: explained.retryable };
 }
 
@@ -81,7 +82,7 @@ export function detailOf({ row, bodies }: StoredRequest, knownSecrets: string[] 
     modelMismatch: row.modelMismatch,
     upstreamModel: row.upstreamModel,
     errorMessage: row.errorMessage,
-    explanation: row.errorClass ? explanationOf(row.errorClass) : null,
+    explanation: row.errorClass ? explanationOf(row.errorClass, row.status) : null,
     cachedInputTokens: row.cachedInputTokens,
     reasoningTokens: row.reasoningTokens,
     requestHeaders: bodies?.requestHeaders ?? {},

@@ -1,0 +1,62 @@
+import { describe, expect, it } from 'vitest';
+import type { ErrorClass } from '../../../../proxy/contracts/errors.ts';
+import { detailOf } from '../../../../proxy/app/control/mapping.ts';
+import { rowFromStart } from '../../../../proxy/store/write/rowDraft.ts';
+
+/**
+ * The request detail explains a failure under the refusal's own message: an explanation of the
+ * class alone contradicted the message where one class holds refusals of different causes, told
+ * apart by their status (proxy/app/targetResolver.ts, proxy/spend/idempotencyCache.ts).
+ */
+function failedRow(errorClass: ErrorClass, status: number) {
+  return {
+    ...rowFromStart({
+      type: 'start',
+      requestId: 'alk_1',
+      startedAtMs: Date.UTC(2026, 0, 2),
+      method: 'POST',
+      clientPath: '/v1/chat/completions',
+      upstreamPath: 'chat/completions',
+      profileId: 'main',
+      clientName: 'cli',
+      protocol: 'openai',
+      protocolMode: 'native',
+      requestedModel: 'gpt-4o-mini',
+      upstreamModel: 'gpt-4o-mini',
+      stream: false,
+      notes: [],
+    }),
+    state: 'done' as const,
+    status,
+    errorClass,
+  };
+}
+
+const explained = (errorClass: ErrorClass, status: number) => detailOf({ row: failedRow(errorClass, status), bodies: null }).explanation;
+
+describe('the explanation of a refusal whose status names its cause', () => {
+  it('a key the keychain has not given yet (503) is not explained as a missing key, and waiting is the fix', () => {
+    const explanation = explained('no_key', 503);
+    expect(explanation?.meaning).not.toMatch(/no gateway key stored/);
+    expect(explanation?.fix).not.toMatch(/Store the key/);
+    expect(explanation?.fix).toMatch(/keychain/i);
+    expect(explanation?.retryable).toBe(true);
+    // The profile with no key at all keeps its own explanation.
+    expect(explained('no_key', 403)?.fix).toMatch(/Store the key/);
+  });
+
+  it('an idempotency key reused with another request (422) is not explained as malformed JSON', () => {
+    for (const status of [422, 409]) {
+      const explanation = explained('invalid_request', status);
+      expect(explanation?.meaning).not.toMatch(/malformed JSON/);
+      expect(explanation?.fix).toMatch(/idempotency key/);
+    }
+    expect(explained('invalid_request', 400)?.meaning).toMatch(/malformed JSON/);
+  });
+
+  it("a gateway's or its firewall's 403 is not explained as a request to fix", () => {
+    const explanation = explained('bad_request', 403);
+    expect(explanation?.fix).not.toMatch(/^Fix the request/);
+    expect(explanation?.fix).toMatch(/firewall/);
+  });
+});

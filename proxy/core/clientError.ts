@@ -68,10 +68,10 @@ export function buildClientError(errorClass: ErrorClass, detail: ClientErrorDeta
 
   const statusHint =
     errorClass === 'bad_request' && detail.upstreamStatus !== undefined ? BAD_REQUEST_STATUS_HINTS[detail.upstreamStatus] : undefined;
-  if (statusHint) parts.push(statusHint);
   const networkHint = errorClass === 'network' ? networkCodeHint(detail.upstreamCode, detail.osCaStoreTrusted ?? false) : undefined;
   if (networkHint) parts.push(networkHint);
-  parts.push(fix);
+  // A status hint is that status's own fix: the generic one ("check the parameters, shorten the conversation") would contradict a firewall's 403.
+  parts.push(statusHint ?? fix);
   if (errorClass === 'model_not_found' && detail.suggestions && detail.suggestions.length > 0) {
     parts.push(`Did you mean: ${detail.suggestions.join(', ')}?`);
   }

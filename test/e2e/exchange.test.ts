@@ -197,7 +197,7 @@ describe('finding requests', () => {
     await facets.locator('summary', { hasText: /^Endpoint \(/ }).click();
 
     await rows.first().click();
-    await detail().getByRole('button', { name: 'Show only requests with client exchange-e2e' }).click();
+    await detail().getByRole('button', { name: 'Only these: requests with client exchange-e2e' }).click();
     await expect.poll(() => page.getByLabel('Client', { exact: true }).inputValue()).toBe('exchange-e2e');
     await session.shot('63-live-filtered-by-click');
   });

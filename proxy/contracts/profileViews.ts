@@ -12,6 +12,8 @@ export interface KeyStatus {
   lastFour: string | null;
   /** The key is AIRLOCK_API_KEY's, for this run only (it wins over the keychain's). */
   fromEnvironment?: true;
+  /** No key is held because the keychain did not give it (not answering, locked, refused): one may well be stored. */
+  unread?: true;
 }
 
 export interface ProfileView {

@@ -84,7 +84,11 @@ export function buildStatus({ deps, proxy, keyRejectedProfiles, quotaExhaustedPr
     alarms,
     firstRun: {
       hasProfile: config.profiles.length > 0,
-      hasKey: config.profiles.some((profile) => deps.keys.keyStatus(profile.id, profile.keyPool).set),
+      // A key the keychain has not given yet is probably stored: the first-run steps do not ask for it again.
+      hasKey: config.profiles.some((profile) => {
+        const key = deps.keys.keyStatus(profile.id, profile.keyPool);
+        return key.set || key.unread === true;
+      }),
       hasClientToken: config.clientTokens.length > 0 || !config.settings.requireClientToken,
     },
   };

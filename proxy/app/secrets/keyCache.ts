@@ -3,12 +3,9 @@ import { API_KEY_ENV_VAR } from './envKeySource.ts';
 import { KeychainNotAnsweringError, KeychainUnavailableError, type SecretStore } from '../../contracts/secretStore.ts';
 import { keyAccountsOf, poolKeyAccount, type PoolKey } from '../../contracts/keyPool.ts';
 
-export interface KeyStatus {
-  set: boolean;
-  lastFour: string | null;
-  /** The key is AIRLOCK_API_KEY's, for this run only. */
-  fromEnvironment?: true;
-}
+import type { KeyStatus } from '../../contracts/profileViews.ts';
+
+export type { KeyStatus };
 
 /** A key set for one profile from the environment (EnvKeySource). */
 interface EnvironmentKey {
@@ -48,6 +45,7 @@ export function keyLastFour(key: string): string | null {
 
 /** How the CLI and the window describe a key: "set, ends in abcd", "from AIRLOCK_API_KEY for this run, ends in abcd" or "not set". */
 export function describeKeyStatus(status: KeyStatus): string {
+  if (status.unread) return 'not read yet (the keychain has not given it)';
   if (!status.set) return 'not set';
   const set = status.fromEnvironment ? `from ${API_KEY_ENV_VAR} for this run` : 'set';
   return status.lastFour ? `${set}, ends in ${status.lastFour}` : `${set} (too short to show its end)`;
@@ -210,7 +208,10 @@ export class KeyCache {
     const fromEnvironment = this.#environmentKey?.keyFor(profileId) ?? null;
     if (fromEnvironment !== null) return { set: true, lastFour: keyLastFour(fromEnvironment), fromEnvironment: true };
     const key = pool === undefined ? this.#keys.get(profileId) : this.poolKeysForRequest(profileId, pool)[0]?.apiKey;
-    return key ? { set: true, lastFour: keyLastFour(key) } : { set: false, lastFour: null };
+    if (key) return { set: true, lastFour: keyLastFour(key) };
+    return this.unreadProblem(keyAccountsOf({ id: profileId, keyPool: pool })) === null
+      ? { set: false, lastFour: null }
+      : { set: false, lastFour: null, unread: true };
   }
 
   /** Why keys could not be read (no keychain, or it refused some accounts), or null. */

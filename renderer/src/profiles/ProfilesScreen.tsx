@@ -43,7 +43,7 @@ export function ProfilesScreen({ onChanged }: { onChanged: () => void }) {
                 onClick={() => setSelection({ kind: 'profile', id: view.profile.id })}
               >
                 {view.profile.name} {view.active && <span className="badge">active</span>}{' '}
-                {!view.key.set && <span className="badge warn">no key</span>}
+                {!view.key.set && <span className="badge warn">{view.key.unread ? 'key not read' : 'no key'}</span>}
               </button>
             </li>
           ))}

@@ -29,7 +29,11 @@ export function StatusBar({ status, connected, onTogglePause, onResumeClient }: 
       </button>
       <span className="status-item">
         Profile: <strong>{status.activeProfile ? status.activeProfile.name : 'none'}</strong>
-        {status.activeProfile && !status.activeProfile.key.set ? ' (no key set)' : null}
+        {status.activeProfile && !status.activeProfile.key.set
+          ? status.activeProfile.key.unread
+            ? ' (key not read yet)'
+            : ' (no key set)'
+          : null}
         {status.activeProfile?.key.fromEnvironment ? ' (key from AIRLOCK_API_KEY)' : null}
       </span>
       <span className="status-item">

@@ -153,6 +153,9 @@ describe('KeyCache', () => {
     expect(cache.unreadProblem(['work'])?.message).toContain('item access denied');
     expect(cache.unreadProblem(['home'])).toBeNull();
     expect(cache.keychainProblem()).toContain('"work"');
+    // Whether "work" has a key is not known: the window must not say it has none.
+    expect(cache.keyStatus('work')).toEqual({ set: false, lastFour: null, unread: true });
+    expect(cache.keyStatus('home')).toEqual({ set: true, lastFour: '0000' });
   });
 
   it('reads the keys it could not read as soon as the keychain answers again', async () => {

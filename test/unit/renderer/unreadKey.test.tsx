@@ -1,0 +1,47 @@
+// @vitest-environment happy-dom
+import { cleanup, fireEvent, render, screen } from '@testing-library/react';
+import { afterEach, describe, expect, it } from 'vitest';
+import { profileSchema } from '../../../proxy/contracts/profile.ts';
+import type { ProfileListResponse } from '../../../proxy/contracts/profileViews.ts';
+import { ApiProvider } from '../../../renderer/src/api/ApiContext.tsx';
+import type { ControlClient } from '../../../renderer/src/api/client.ts';
+import { ProfilesScreen } from '../../../renderer/src/profiles/ProfilesScreen.tsx';
+
+afterEach(cleanup);
+
+function clientWith(methods: Partial<ControlClient>): ControlClient {
+  return new Proxy(methods as ControlClient, {
+    get: (target, name: string) => target[name as keyof ControlClient] ?? (() => Promise.reject(new Error(`unexpected call ${name}`))),
+  });
+}
+
+/**
+ * A key the keychain has not given (an unlock prompt still open, a locked keyring, one account
+ * refused) may well be there: the window says it was not read, not that there is none, which
+ * would send the user to type a key that is stored (and whose save meets the same keychain).
+ */
+describe('a profile whose key the keychain has not given', () => {
+  it('is not marked "no key" or "Not set"', async () => {
+    const list: ProfileListResponse = {
+      profiles: [
+        {
+          profile: profileSchema.parse({ id: 'main', name: 'Main gateway', baseUrl: 'https://gateway.example/v1' }),
+          active: true,
+          key: { set: false, lastFour: null, unread: true },
+        },
+      ],
+      activeProfileId: 'main',
+      keychain: { available: false, message: 'the keychain did not answer within 30 s (an unlock prompt may be open)' },
+    };
+    render(
+      <ApiProvider client={clientWith({ profiles: async () => list, prices: async () => ({ prices: [], priceMultiplier: 1 }) })}>
+        <ProfilesScreen onChanged={() => undefined} />
+      </ApiProvider>,
+    );
+    const entry = await screen.findByRole('button', { name: /Main gateway/ });
+    expect(entry.textContent).not.toContain('no key');
+    expect(entry.textContent).toContain('key not read');
+    fireEvent.click(entry);
+    expect((await screen.findByTestId('key-status')).textContent).toMatch(/^Not read yet/);
+  });
+});

@@ -45,7 +45,9 @@ export type PoolKeyState =
   /** The gateway rejected the key (401/403): skipped until then, then tried once (the auth breaker, per key). */
   | { state: 'rejected'; status: number; retryAtMs: number }
   /** The key is in the profile file but not in the keychain. */
-  | { state: 'missing' };
+  | { state: 'missing' }
+  /** The keychain did not give the key (not answering, locked, refused): it is probably there. */
+  | { state: 'unread' };
 
 export interface PoolKeyStatus {
   id: string;

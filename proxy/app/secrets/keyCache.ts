@@ -251,8 +251,10 @@ export class KeyCache {
 
   /** One pool key's status: whether the keychain holds it, and its last four characters. */
   poolKeyStatus(profileId: string, keyId: string): KeyStatus {
-    const key = this.#keys.get(poolKeyAccount(profileId, keyId));
-    return key ? { set: true, lastFour: keyLastFour(key) } : { set: false, lastFour: null };
+    const account = poolKeyAccount(profileId, keyId);
+    const key = this.#keys.get(account);
+    if (key) return { set: true, lastFour: keyLastFour(key) };
+    return this.#unread.has(account) ? { set: false, lastFour: null, unread: true } : { set: false, lastFour: null };
   }
 
   /** For the target resolver only: the key injected into the upstream request. */

@@ -16,6 +16,8 @@ export function describePoolKeyState(state: PoolKeyState): string {
       return `rejected by the gateway (HTTP ${state.status}): left out, tried once more at ${formatTimestamp(state.retryAtMs)}; replace it if it was revoked`;
     case 'missing':
       return 'not in the keychain: replace it or remove it';
+    case 'unread':
+      return 'not read yet: the keychain has not given it to Airlock (see the keychain note); it is probably stored';
   }
 }
 

@@ -45,3 +45,12 @@ describe('a profile whose key the keychain has not given', () => {
     expect((await screen.findByTestId('key-status')).textContent).toMatch(/^Not read yet/);
   });
 });
+
+describe('a pooled key the keychain has not given', () => {
+  it('is not called missing from the keychain', async () => {
+    const { describePoolKeyState } = await import('../../../renderer/src/profiles/KeyPoolField.tsx');
+    const said = describePoolKeyState({ state: 'unread' });
+    expect(said).not.toContain('not in the keychain');
+    expect(said).toMatch(/^not read yet/);
+  });
+});

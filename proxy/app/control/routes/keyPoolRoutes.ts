@@ -41,7 +41,9 @@ export function poolStatusesOf(deps: ControlDeps, profile: Profile, nowMs: numbe
       // A label written into the file by hand could hold a key: the window never gets one.
       label: redactKnownSecrets(entry.label, deps.knownSecrets?.() ?? []),
       lastFour: held.lastFour,
-      status: held.set ? (deps.keyPools?.stateOf(profile.id, entry.id, nowMs) ?? { state: 'ready' }) : { state: 'missing' },
+      status: held.set
+        ? (deps.keyPools?.stateOf(profile.id, entry.id, nowMs) ?? { state: 'ready' })
+        : { state: held.unread ? 'unread' : 'missing' },
     };
   });
 }

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { emptyConfig, type ConfigFile } from '../../../../proxy/contracts/config.ts';
 import { addProfile, bumpKeysRevision } from '../../../../proxy/app/profiles/configMutations.ts';
 import { API_KEY_ENV_VAR, EnvKeySource } from '../../../../proxy/app/secrets/envKeySource.ts';
+import { poolKeyAccount } from '../../../../proxy/contracts/keyPool.ts';
 import { describeKeyStatus, KeyCache } from '../../../../proxy/app/secrets/keyCache.ts';
 import { SENTINEL_KEY } from '../../../support/sentinel.ts';
 import { memorySecretStore, unavailableSecretStore } from '../../../support/memorySecretStore.ts';
@@ -156,6 +157,21 @@ describe('KeyCache', () => {
     // Whether "work" has a key is not known: the window must not say it has none.
     expect(cache.keyStatus('work')).toEqual({ set: false, lastFour: null, unread: true });
     expect(cache.keyStatus('home')).toEqual({ set: true, lastFour: '0000' });
+  });
+
+  it("says a pool's key the keychain refused is unread, not missing", async () => {
+    const secrets = memorySecretStore({ 'work#k2': SENTINEL_KEY });
+    const refusesK1: SecretStore = {
+      ...secrets,
+      get: (account) =>
+        account === poolKeyAccount('work', 'k1')
+          ? Promise.reject(new KeychainUnavailableError('item access denied'))
+          : secrets.get(account),
+    };
+    const cache = new KeyCache(refusesK1);
+    await cache.loadAll([poolKeyAccount('work', 'k1'), poolKeyAccount('work', 'k3')]);
+    expect(cache.poolKeyStatus('work', 'k1')).toEqual({ set: false, lastFour: null, unread: true });
+    expect(cache.poolKeyStatus('work', 'k3')).toEqual({ set: false, lastFour: null });
   });
 
   it('reads the keys it could not read as soon as the keychain answers again', async () => {

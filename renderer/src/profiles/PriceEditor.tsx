@@ -39,7 +39,7 @@ export function PriceEditor({ profileId }: { profileId: string }) {
 
   return (
     <fieldset className="prices">
-      <legend>Prices (credits per 1M tokens, or per call)</legend>
+      <legend>Prices (credits per 1M tokens, per call or per audio minute)</legend>
       <PriceRows prices={table.prices} onChange={(prices: ModelPrice[]) => setDraft({ ...draft, prices })} />
       <label>
         Multiplier for the whole profile

@@ -94,7 +94,17 @@ describe('Connect: one-click setup of a tool', () => {
     await card.getByText(/1 backup\(s\) in Airlock's data folder keep the values Airlock replaced/).waitFor();
     const written = readFileSync(settingsPath, 'utf8');
 
-    await card.getByRole('button', { name: 'Delete backups of Claude Code' }).click();
+    // Deleting them ends undo for good: it asks first, and keeping them changes nothing.
+    await card.getByRole('button', { name: 'Delete backups of Claude Code…' }).click();
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Keep them');
+    await page.keyboard.press('Enter');
+    await card.getByRole('button', { name: 'Delete backups of Claude Code…' }).waitFor();
+    expect(
+      ((await (await session.harness.api('/connect')).json()) as ConnectListResponse).tools.find((tool) => tool.id === 'claude-code')
+        ?.backups,
+    ).toHaveLength(1);
+    await card.getByRole('button', { name: 'Delete backups of Claude Code…' }).click();
+    await card.getByRole('button', { name: 'Delete 1 backup(s) of Claude Code' }).click();
     await card.getByText('Deleted 1 backup(s) of Claude Code. Its config file stays as it is; undo is no longer possible.').waitFor();
     await expect.poll(() => card.getByRole('button', { name: 'Undo for Claude Code' }).count()).toBe(0);
     expect(readFileSync(settingsPath, 'utf8')).toBe(written);

@@ -63,7 +63,7 @@ describe('screens with the settings added lately', () => {
     expect(findSentinel(await page.content())).toBeNull();
     await card.getByRole('button', { name: 'Apply to Continue' }).click();
     await card.getByText(/connected with client token/).waitFor();
-    await card.getByRole('button', { name: 'Delete backups of Continue' }).waitFor();
+    await card.getByRole('button', { name: 'Delete backups of Continue…' }).waitFor();
     expect(findSentinel(await page.content())).toBeNull();
     expect(await axeViolations(page)).toEqual([]);
     expect(await sidewaysOverflow(page)).toEqual([]);

@@ -1,4 +1,4 @@
-import { useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import type { ConnectFileChange, ConnectToolStatus } from '../../../proxy/contracts/connect.ts';
 import { useApi } from '../api/ApiContext.tsx';
 import { ErrorState, FormError, Loading } from '../common/StateViews.tsx';
@@ -39,6 +39,12 @@ function ToolCard({ tool, model, onChanged }: { tool: ConnectToolStatus; model: 
   const api = useApi();
   const [importKey, setImportKey] = useState(false);
   const [outcome, setOutcome] = useState<Outcome | null>(null);
+  const [confirmingDelete, setConfirmingDelete] = useState(false);
+  const keepBackups = useRef<HTMLButtonElement>(null);
+  // The button pressed is gone: focus goes to the safe choice, so Enter keeps the backups.
+  useEffect(() => {
+    if (confirmingDelete) keepBackups.current?.focus();
+  }, [confirmingDelete]);
   const save = useSaveAction();
   const { busy, error } = save;
   const request = { ...(model ? { model } : {}), ...(importKey && tool.importCandidate ? { importKey: true } : {}) };
@@ -117,9 +123,30 @@ function ToolCard({ tool, model, onChanged }: { tool: ConnectToolStatus; model: 
             <button type="button" disabled={busy} onClick={() => void undo()}>
               Undo for {tool.title}
             </button>
-            <button type="button" disabled={busy} onClick={() => void forgetBackups()}>
-              Delete backups of {tool.title}
-            </button>
+            {confirmingDelete ? (
+              <fieldset className="confirm">
+                <legend className="visually-hidden">Confirm deleting the backups of {tool.title}</legend>
+                <span className="warn">Undo is no longer possible after this.</span>{' '}
+                <button
+                  type="button"
+                  className="danger"
+                  disabled={busy}
+                  onClick={() => {
+                    setConfirmingDelete(false);
+                    void forgetBackups();
+                  }}
+                >
+                  Delete {tool.backups.length} backup(s) of {tool.title}
+                </button>
+                <button type="button" ref={keepBackups} onClick={() => setConfirmingDelete(false)}>
+                  Keep them
+                </button>
+              </fieldset>
+            ) : (
+              <button type="button" disabled={busy} onClick={() => setConfirmingDelete(true)}>
+                Delete backups of {tool.title}…
+              </button>
+            )}
           </>
         )}
       </div>

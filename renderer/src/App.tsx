@@ -173,7 +173,14 @@ export function App() {
             guarded('The Live screen', <LiveScreen store={store} proxyUrl={proxyUrl} firstRun={live.status?.firstRun ?? null} />)}
           {screen === 'sessions' && guarded('The Sessions screen', <SessionsScreen />)}
           {screen === 'spend' && guarded('The Spend screen', <SpendScreen />)}
-          {screen === 'profiles' && guarded('The Profiles screen', <ProfilesScreen onChanged={live.refreshStatus} />)}
+          {screen === 'profiles' &&
+            guarded(
+              'The Profiles screen',
+              <ProfilesScreen
+                onChanged={live.refreshStatus}
+                keychainProblem={live.status?.alarms.find((alarm) => alarm.kind === 'keychain_unavailable')?.message ?? null}
+              />,
+            )}
           {screen === 'models' && guarded('The Models screen', <ModelsScreen />)}
           {screen === 'connect' && guarded('The Connect screen', <ConnectScreen proxyUrl={proxyUrl} />)}
         </main>

@@ -8,9 +8,13 @@ import { ProfileEditor } from './ProfileEditor.tsx';
 
 type Selection = { kind: 'none' } | { kind: 'new' } | { kind: 'profile'; id: string };
 
-export function ProfilesScreen({ onChanged }: { onChanged: () => void }) {
+/**
+ * `keychainProblem`: the status's keychain alarm. When it comes, changes or goes (the keychain
+ * answered and the keys were read again), the list is read again: its keys and note follow.
+ */
+export function ProfilesScreen({ onChanged, keychainProblem }: { onChanged: () => void; keychainProblem: string | null }) {
   const api = useApi();
-  const list = useAsync(() => api.profiles(), 'profiles');
+  const list = useAsync(() => api.profiles(), `profiles:${keychainProblem ?? ''}`);
   const [selection, setSelection] = useState<Selection>({ kind: 'none' });
 
   const afterChange = (select: Selection) => {

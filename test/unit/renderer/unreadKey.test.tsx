@@ -1,5 +1,5 @@
 // @vitest-environment happy-dom
-import { cleanup, fireEvent, render, screen } from '@testing-library/react';
+import { cleanup, fireEvent, render, screen, waitFor } from '@testing-library/react';
 import { afterEach, describe, expect, it } from 'vitest';
 import { profileSchema } from '../../../proxy/contracts/profile.ts';
 import type { ProfileListResponse } from '../../../proxy/contracts/profileViews.ts';
@@ -35,7 +35,7 @@ describe('a profile whose key the keychain has not given', () => {
     };
     render(
       <ApiProvider client={clientWith({ profiles: async () => list, prices: async () => ({ prices: [], priceMultiplier: 1 }) })}>
-        <ProfilesScreen onChanged={() => undefined} />
+        <ProfilesScreen onChanged={() => undefined} keychainProblem={list.keychain.message} />
       </ApiProvider>,
     );
     const entry = await screen.findByRole('button', { name: /Main gateway/ });
@@ -52,5 +52,38 @@ describe('a pooled key the keychain has not given', () => {
     const said = describePoolKeyState({ state: 'unread' });
     expect(said).not.toContain('not in the keychain');
     expect(said).toMatch(/^not read yet/);
+  });
+});
+
+describe('the Profiles screen when the keychain answers again', () => {
+  it('reads the profiles again: the keychain note and "key not read" go once the keys are read', async () => {
+    const profile = profileSchema.parse({ id: 'main', name: 'Main gateway', baseUrl: 'https://gateway.example/v1' });
+    const unreadList: ProfileListResponse = {
+      profiles: [{ profile, active: true, key: { set: false, lastFour: null, unread: true } }],
+      activeProfileId: 'main',
+      keychain: { available: false, message: 'the OS keychain did not answer within 30 s' },
+    };
+    const readList: ProfileListResponse = {
+      profiles: [{ profile, active: true, key: { set: true, lastFour: 'a8c1' } }],
+      activeProfileId: 'main',
+      keychain: { available: true, message: null },
+    };
+    let keychainAnswered = false;
+    const client = clientWith({ profiles: async () => (keychainAnswered ? readList : unreadList) });
+    const { rerender } = render(
+      <ApiProvider client={client}>
+        <ProfilesScreen onChanged={() => undefined} keychainProblem="the OS keychain did not answer within 30 s" />
+      </ApiProvider>,
+    );
+    await screen.findByText(/key not read/);
+    // The keys are read again: the status the window is sent loses its keychain alarm.
+    keychainAnswered = true;
+    rerender(
+      <ApiProvider client={client}>
+        <ProfilesScreen onChanged={() => undefined} keychainProblem={null} />
+      </ApiProvider>,
+    );
+    await waitFor(() => expect(screen.queryByText(/key not read/)).toBeNull());
+    expect(screen.queryByText(/did not answer/)).toBeNull();
   });
 });

@@ -1,4 +1,4 @@
-import { useState, type ReactNode } from 'react';
+import { useRef, useState, type ReactNode } from 'react';
 import type { Profile } from '../../../proxy/contracts/profile.ts';
 import type { ProfileUpdateRequest, ProfileView } from '../../../proxy/contracts/profileViews.ts';
 import { useApi } from '../api/ApiContext.tsx';
@@ -57,6 +57,7 @@ export function ProfileEditor({ existing, onSaved }: ProfileEditorProps) {
   const [saving, setSaving] = useState(false);
   // A save refused because a field it changed was changed elsewhere (409): the refusal asks for a reload.
   const [changedElsewhere, setChangedElsewhere] = useState(false);
+  const nameField = useRef<HTMLInputElement>(null);
   const set = <K extends keyof ProfileForm>(key: K, value: ProfileForm[K]) => setForm((previous) => ({ ...previous, [key]: value }));
 
   const update = async (profile: Profile, changes: ProfileUpdateRequest): Promise<ProfileView> => {
@@ -109,6 +110,8 @@ export function ProfileEditor({ existing, onSaved }: ProfileEditorProps) {
       setBase(current.profile);
       setForm(formFromProfile(current.profile));
       setErrors({});
+      // The reload button is gone: the keyboard goes on from the form's first field.
+      nameField.current?.focus();
     } catch (caught) {
       setSaveError((caught as Error).message);
     }
@@ -137,7 +140,12 @@ export function ProfileEditor({ existing, onSaved }: ProfileEditorProps) {
         </label>
         <label className="field">
           Name
-          <input value={form.name} aria-invalid={errors.name ? true : undefined} onChange={(event) => set('name', event.target.value)} />
+          <input
+            ref={nameField}
+            value={form.name}
+            aria-invalid={errors.name ? true : undefined}
+            onChange={(event) => set('name', event.target.value)}
+          />
           {errors.name && <span className="field-error">{errors.name}</span>}
         </label>
         <BaseUrlField value={form.baseUrl} error={errors.baseUrl} onChange={(value) => set('baseUrl', value)} />

@@ -51,5 +51,7 @@ describe('a profile save refused because the profile changed elsewhere', () => {
     await vi.waitFor(() => expect((screen.getByLabelText('Name') as HTMLInputElement).value).toBe('Main (renamed by the CLI)'));
     expect((screen.getByLabelText('Daily cap') as HTMLInputElement).value).toBe('50');
     expect(screen.queryByRole('alert')).toBeNull();
+    // The button pressed is gone: focus goes to the form's first field, not to the page's start.
+    expect(document.activeElement).toBe(screen.getByLabelText('Name'));
   });
 });

@@ -149,7 +149,7 @@ const EXPLANATIONS: Record<ErrorClass, ErrorExplanation> = {
   },
   ledger_incomplete: {
     meaning: 'Airlock cannot tell what this budget has spent, because spend it could not record is missing from its log',
-    fix: 'Free disk space where Airlock keeps its data; the budget is enforced again once the spend is recorded or its period ends.',
+    fix: 'If the disk where Airlock keeps its data is full, free space: the caps are checked again once the spend is recorded. Spend an earlier run could not save stands until its day or month ends; to accept that loss sooner, delete the file the message names.',
     retryable: false,
   },
 };

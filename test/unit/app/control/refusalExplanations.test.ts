@@ -60,3 +60,11 @@ describe('the explanation of a refusal whose status names its cause', () => {
     expect(explanation?.fix).toMatch(/firewall/);
   });
 });
+
+describe('the explanation of a cap refused for spend the log is missing', () => {
+  it('names every way back, not only freeing disk space: spend a past run lost stands until its period ends or the user accepts it', () => {
+    const fix = explained('ledger_incomplete', 507)?.fix ?? '';
+    expect(fix).toMatch(/disk/);
+    expect(fix).toMatch(/delete the file the message names/);
+  });
+});

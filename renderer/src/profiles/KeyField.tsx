@@ -6,7 +6,7 @@ import { useSaveAction } from '../common/useSaveAction.ts';
 
 function describeKey(status: KeyStatus): string {
   if (status.unread)
-    return 'Not read yet: the keychain has not given it to Airlock (see the keychain note). It is probably stored; saving one now meets the same keychain.';
+    return 'Not read yet: the keychain has not given it to Airlock (see the keychain note). It may well be stored; a key saved now meets the same keychain.';
   if (!status.set) return 'Not set';
   const tail = status.lastFour ? `, ends in …${status.lastFour}` : '';
   // The environment's key wins for this run: a key saved here is used once Airlock runs without it.

@@ -17,7 +17,7 @@ export function describePoolKeyState(state: PoolKeyState): string {
     case 'missing':
       return 'not in the keychain: replace it or remove it';
     case 'unread':
-      return 'not read yet: the keychain has not given it to Airlock (see the keychain note); it is probably stored';
+      return 'not read yet: the keychain has not given it to Airlock (see the keychain note); it may well be stored';
   }
 }
 

@@ -58,6 +58,19 @@ describe('screens with the settings added lately', () => {
     await page.goto(session.screenUrl('connect'));
     const card = page.getByTestId('connect-continue');
     await card.getByText('found, not connected').waitFor();
+    // The import checkbox sits at the start of its sentence, as a checkbox does, not alone on a line above it.
+    const onOneLine = await card.getByRole('checkbox').evaluate((box) => {
+      const words = [...(box.parentElement?.childNodes ?? [])].find((node) => node.nodeType === Node.TEXT_NODE && node.textContent?.trim());
+      if (!words) return false;
+      const range = document.createRange();
+      range.selectNodeContents(words);
+      const firstLine = range.getClientRects()[0];
+      const square = box.getBoundingClientRect();
+      return (
+        firstLine !== undefined && square.top < firstLine.bottom && square.bottom > firstLine.top && square.right <= firstLine.left + 1
+      );
+    });
+    expect(onOneLine).toBe(true);
     await card.getByRole('button', { name: 'Preview changes for Continue' }).click();
     await card.locator('pre').waitFor();
     expect(findSentinel(await page.content())).toBeNull();

@@ -29,7 +29,17 @@ export type PoolKey = z.infer<typeof poolKeySchema>;
 
 /** The keychain account of one key of a profile's pool; the first key keeps the profile's own account. */
 export function poolKeyAccount(profileId: string, keyId: string): string {
-  return keyId === FIRST_POOL_KEY_ID ? profileId : `${profileId}:key:${keyId}`;
+  return keyId === FIRST_POOL_KEY_ID ? profileId : `${profileId}${POOL_KEY_SEPARATOR}${keyId}`;
+}
+
+const POOL_KEY_SEPARATOR = ':key:';
+
+/** The profile and pool key a gateway key's account names (poolKeyAccount's inverse); keyId null for the profile's own. */
+export function gatewayKeyOfAccount(account: string): { profileId: string; keyId: string | null } {
+  const at = account.indexOf(POOL_KEY_SEPARATOR);
+  return at === -1
+    ? { profileId: account, keyId: null }
+    : { profileId: account.slice(0, at), keyId: account.slice(at + POOL_KEY_SEPARATOR.length) };
 }
 
 /** The keychain accounts a profile's key(s) live under: the pool's, or the profile's single one. */

@@ -24,13 +24,21 @@ export function gatewayKeyAccount(profileId: string): string {
   return profileId;
 }
 
+const CLIENT_TOKEN_PREFIX = 'client-token:';
+const TRACE_HEADER_PREFIX = 'trace-header:';
+
 export function clientTokenAccount(tokenName: string): string {
-  return `client-token:${tokenName}`;
+  return `${CLIENT_TOKEN_PREFIX}${tokenName}`;
 }
 
 /** A trace export header's value, under its lowercase name (contracts/traceHeaders.ts). */
 export function traceHeaderAccount(headerName: string): string {
-  return `trace-header:${headerName}`;
+  return `${TRACE_HEADER_PREFIX}${headerName}`;
+}
+
+/** Whether an account holds a gateway key (a profile's own or its pool's); the others are named by kind. */
+export function isGatewayKeyAccount(account: string): boolean {
+  return account !== CONTROL_TOKEN_ACCOUNT && !account.startsWith(CLIENT_TOKEN_PREFIX) && !account.startsWith(TRACE_HEADER_PREFIX);
 }
 
 /** The way to run without a keychain for a gateway key. */

@@ -2,7 +2,8 @@ import { createHash } from 'node:crypto';
 import { realpathSync } from 'node:fs';
 import path from 'node:path';
 import { CLI_COMMAND } from '../../contracts/cli.ts';
-import { CONTROL_TOKEN_ACCOUNT, KeychainUnavailableError, type SecretStore } from '../../contracts/secretStore.ts';
+import { isGatewayKeyAccount, KeychainUnavailableError, type SecretStore } from '../../contracts/secretStore.ts';
+import { gatewayKeyOfAccount } from '../../contracts/keyPool.ts';
 import { defaultDataDir } from '../dataDir.ts';
 
 /**
@@ -66,14 +67,9 @@ export class UnscopedKeyError extends KeychainUnavailableError {
   }
 }
 
-/** Accounts that hold a gateway key: a profile's own and its pool's (`<profile>:key:<id>`); the others are named by kind. */
-function isGatewayKeyAccount(account: string): boolean {
-  return account !== CONTROL_TOKEN_ACCOUNT && !account.startsWith('client-token:') && !account.startsWith('trace-header:');
-}
-
 function setKeyCommand(account: string, dataDir: string): string {
-  const [profileId, poolKeyId] = account.split(':key:');
-  const keyOption = poolKeyId === undefined ? '' : ` --key ${poolKeyId}`;
+  const { profileId, keyId } = gatewayKeyOfAccount(account);
+  const keyOption = keyId === null ? '' : ` --key ${keyId}`;
   return `${CLI_COMMAND} key set ${profileId}${keyOption} --data-dir ${shellWord(dataDir)}`;
 }
 

@@ -1,7 +1,7 @@
 import type { ConfigFile } from '../../contracts/config.ts';
 import { API_KEY_ENV_VAR } from './envKeySource.ts';
 import { KeychainNotAnsweringError, KeychainUnavailableError, type SecretStore } from '../../contracts/secretStore.ts';
-import { keyAccountsOf, poolKeyAccount, type PoolKey } from '../../contracts/keyPool.ts';
+import { gatewayKeyOfAccount, keyAccountsOf, poolKeyAccount, type PoolKey } from '../../contracts/keyPool.ts';
 
 import type { KeyStatus } from '../../contracts/profileViews.ts';
 
@@ -313,8 +313,7 @@ export class KeyCache {
   }
 
   #retire(account: string, key: string): void {
-    // A pool key's account is `<profile>:key:<id>`; a profile id holds no colon.
-    const profileId = account.split(':', 1)[0] ?? account;
+    const { profileId } = gatewayKeyOfAccount(account);
     const others = this.#retired.filter((entry) => entry.key !== key);
     this.#retired = [...others, { key, profileId, retiredAtMs: this.#nowMs() }].slice(-MAX_RETIRED_KEYS);
   }

@@ -138,6 +138,7 @@ function dispatchAttempt(
   const settled = (): void => signal.removeEventListener('abort', onAbort);
   // Only for an answer compressed although Airlock asked for none (answerDecoding.ts).
   let decoder: Transform | null = null;
+  let codedBytes = 0;
   agentFor(request.connectTimeoutMs).dispatch(options, {
     onRequestStart(started) {
       controller = started;
@@ -163,13 +164,21 @@ function dispatchAttempt(
       resolve({ statusCode, headers: decoder === null ? headers : decodedHeaders(headers), body });
     },
     onResponseData(_controller, chunk) {
-      if (decoder !== null) decoder.write(chunk);
-      else body?.push(chunk);
+      if (decoder === null) body?.push(chunk);
+      else {
+        codedBytes += chunk.length;
+        decoder.write(chunk);
+      }
     },
     onResponseEnd() {
       settled();
-      if (decoder !== null) decoder.end();
-      else body?.finish();
+      // No bytes has no coded form (a decoder fed nothing fails): a HEAD's answer, a 204 or a 304
+      // carries its GET's Content-Encoding with no body (RFC 9110 sections 9.3.2, 15.3.5, 15.4.5).
+      if (decoder !== null && codedBytes > 0) decoder.end();
+      else {
+        decoder?.destroy();
+        body?.finish();
+      }
     },
     onResponseError(_controller, error) {
       settled();

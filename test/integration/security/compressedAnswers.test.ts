@@ -102,6 +102,17 @@ describe('a gateway that compresses its answer although Airlock asked for none',
     expect(harness.simulator.received).toHaveLength(1);
   });
 
+  // RFC 9110 section 9.3.2: a HEAD's answer carries the headers its GET's would, Content-Encoding
+  // included, and no body; so do a 204 and a 304 (sections 15.3.5, 15.4.5). No bytes: nothing to decode.
+  it("a HEAD's answer, labelled gzip as its GET's would be, is the gateway's answer and no decoding failure", async () => {
+    harness.simulator.script({ kind: 'text', path: '/files', status: 200, encoding: 'gzip', text: 'notes' });
+    const { response, end } = await send('/v1/files/file-1/content', { method: 'HEAD' });
+    expect(response.status).toBe(200);
+    expect(response.headers['content-encoding']).toBeUndefined();
+    expect(end.errorClass).toBeNull();
+    expect(harness.simulator.received).toHaveLength(1);
+  });
+
   it('a stream labelled gzip that is not ends with an error event, and none of it is passed on', async () => {
     harness.simulator.script({
       kind: 'text',

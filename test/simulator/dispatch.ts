@@ -162,16 +162,20 @@ function answerGenericFault(response: ServerResponse, fault: Fault, voice: Voice
       if (fault.earlyHints !== undefined) response.writeEarlyHints(fault.earlyHints);
       response.writeHead(fault.status, {
         'content-type': fault.contentType ?? 'text/plain; charset=utf-8',
-        'content-length': body.length,
+        ...(fault.trailers === undefined ? { 'content-length': body.length } : { trailer: Object.keys(fault.trailers).join(', ') }),
         ...(fault.encoding === undefined ? {} : { 'content-encoding': fault.encoding }),
         ...fault.headers,
       });
+      if (fault.trailers !== undefined) response.addTrailers(fault.trailers);
       if (fault.resetAfterBytes !== undefined) resetAfter(response, body.subarray(0, fault.resetAfterBytes));
       else if (fault.stallAfterBytes === undefined) response.end(body);
       else response.write(body.subarray(0, fault.stallAfterBytes));
       return true;
     }
     case 'hang':
+      return true;
+    case 'closeUnanswered':
+      response.socket?.destroy();
       return true;
     default:
       return false;

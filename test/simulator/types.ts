@@ -109,6 +109,11 @@ export type Fault =
       mislabelled?: true;
       /** More headers, as sent (a redirect's Location, say). */
       headers?: Record<string, string>;
+      /**
+       * Sent chunked (no Content-Length) with these trailer fields after the body (RFC 9110 section
+       * 6.5), as a gRPC-gateway or a server that computes a checksum while streaming may send them.
+       */
+      trailers?: Record<string, string>;
       /** A 103 Early Hints with these headers first, as a CDN in front of the gateway may send (RFC 8297). */
       earlyHints?: Record<string, string>;
       /** Sends only this many bytes of the body, then nothing more until the connection closes: a gateway stuck mid-answer. */
@@ -134,6 +139,13 @@ export type Fault =
   | (PathMatch & { kind: 'noDone' })
   | (PathMatch & { kind: 'errorEvent'; afterChunks: number })
   | (PathMatch & { kind: 'hang' })
+  /**
+   * Takes the request, then closes the connection without a byte of answer: what a client sees when
+   * the server closed an idle keep-alive connection just as the request went out on it (Node's
+   * "socket hang up", undici's "other side closed"; nodejs/node#47130, hyperium/hyper#3553). The
+   * client cannot tell whether the server read the request before it closed.
+   */
+  | (PathMatch & { kind: 'closeUnanswered' })
   /** Takes the request, then waits for `released` before answering as usual: a gateway still working on a task. */
   | (PathMatch & { kind: 'hold'; arrived: () => void; released: Promise<void> })
   | (PathMatch & {

@@ -79,7 +79,8 @@ describe('a client that sends its headers and part of its body, then leaves', ()
   it('sends nothing to the gateway and ends its row as the client’s abort', async () => {
     const socket = connect(harness.proxy.port, '127.0.0.1');
     const ended = harness.nextEnd();
-    // curl's way for a large body: the headers, then the body once told to go on.
+    // curl's way for a large body: the headers, then the body once told to go on (or after waiting
+    // 1 s: https://curl.se/libcurl/c/CURLOPT_EXPECT_100_TIMEOUT_MS.html). The 100 comes at once.
     socket.write(
       `POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1:${harness.proxy.port}\r\nContent-Type: application/json\r\n` +
         'Content-Length: 100000\r\nExpect: 100-continue\r\n\r\n',

@@ -1,4 +1,5 @@
 import { once } from 'node:events';
+import { get } from 'node:http';
 import { connect } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { DEFAULT_STREAM_CHUNK_COUNT, startGatewaySimulator, type GatewaySimulator } from '../../simulator/index.ts';
@@ -205,6 +206,41 @@ describe('hang and client aborts', () => {
   it('rejects waitForClose when the socket stays open', async () => {
     await (await fetch(`${simulator.baseUrl}/models`, { headers: HEADERS })).text();
     await expect(simulator.waitForClose(0, 20)).rejects.toThrow(/not closed within 20 ms/);
+  });
+});
+
+describe('connection faults', () => {
+  it('closes the connection on a request without a byte of answer', async () => {
+    simulator.script({ kind: 'closeUnanswered' });
+    const socket = connect(simulator.port, '127.0.0.1');
+    let answered = '';
+    socket.on('data', (chunk: Buffer) => {
+      answered += chunk.toString('latin1');
+    });
+    socket.write('GET /v1/models HTTP/1.1\r\nHost: x\r\n\r\n');
+    await once(socket, 'close');
+    expect(answered).toBe('');
+    expect(simulator.received).toHaveLength(1);
+  });
+
+  it('sends a text body chunked with the trailer fields after it', async () => {
+    simulator.script({ kind: 'text', status: 200, text: 'body', trailers: { 'x-checksum': 'abc' } });
+    const { headers, text, trailers } = await new Promise<{
+      headers: Record<string, unknown>;
+      text: string;
+      trailers: Record<string, unknown>;
+    }>((resolve, reject) => {
+      get(`${simulator.baseUrl}/models`, { headers: HEADERS }, (response) => {
+        let body = '';
+        response.on('data', (chunk: Buffer) => {
+          body += chunk.toString('utf8');
+        });
+        response.on('end', () => resolve({ headers: response.headers, text: body, trailers: response.trailers }));
+      }).on('error', reject);
+    });
+    expect(headers).toMatchObject({ 'transfer-encoding': 'chunked', trailer: 'x-checksum' });
+    expect(text).toBe('body');
+    expect(trailers).toEqual({ 'x-checksum': 'abc' });
   });
 });
 

@@ -78,6 +78,7 @@ export class SpendLedger {
     const entry = this.#totals.get(scopeKey(scope));
     if (!entry) return ZERO_TOTALS;
     rollForward(entry, nowMs);
+    followClockSetBack(entry, nowMs);
     return { dayCredits: entry.day.credits, monthCredits: entry.month.credits };
   }
 
@@ -131,6 +132,17 @@ function rollForward(entry: ScopeTotals, nowMs: number): void {
     entry.monthStartMs = monthStartMs;
     entry.month = new CreditSum();
   }
+}
+
+/**
+ * The clock was set back past the start of the current period (it ran ahead and was corrected):
+ * what was spent under the wrong date was spent now, so the totals are kept, and the period starts
+ * where the clock's does, so new spend counts again. Only the reading of now (admission) does this:
+ * a record's start may be legitimately earlier (a request begun yesterday).
+ */
+function followClockSetBack(entry: ScopeTotals, nowMs: number): void {
+  entry.dayStartMs = Math.min(entry.dayStartMs, startOfLocalDayMs(nowMs));
+  entry.monthStartMs = Math.min(entry.monthStartMs, startOfLocalMonthMs(nowMs));
 }
 
 export function scopeKey(scope: SpendScope): string {

@@ -87,6 +87,18 @@ describe('SpendLedger', () => {
     expect(ledger.totals(work, local(0, 15))).toEqual({ dayCredits: 0, monthCredits: 2 });
   });
 
+  it.each([
+    { name: 'a day', ahead: local(0, 16, 10), corrected: local(0, 15, 10), nextDay: local(0, 16, 0) },
+    { name: 'into the next month', ahead: local(1, 1, 10), corrected: local(0, 31, 10), nextDay: local(1, 1, 0) },
+  ])('a clock set back $name after spending keeps that spend as of now and counts new spend', ({ ahead, corrected, nextDay }) => {
+    const ledger = new SpendLedger();
+    ledger.record({ profileId: 'work', clientName: null, costCredits: 2, atMs: ahead });
+    expect(ledger.totals(work, corrected)).toEqual({ dayCredits: 2, monthCredits: 2 });
+    ledger.record({ profileId: 'work', clientName: null, costCredits: 1, atMs: corrected + 60_000 });
+    expect(ledger.totals(work, corrected + 120_000)).toEqual({ dayCredits: 3, monthCredits: 3 });
+    expect(ledger.totals(work, nextDay).dayCredits).toBe(0);
+  });
+
   it('counts a million costs under a millionth of a credit each (they were rounded away)', () => {
     const ledger = new SpendLedger();
     for (let request = 0; request < 1_000_000; request += 1) {

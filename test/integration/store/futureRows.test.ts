@@ -1,0 +1,45 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { endEvent, startEvent, TEST_NOW_MS } from '../../support/lifecycleEvents.ts';
+import { openTempLog, type TempLog } from './tempLog.ts';
+import { startOfLocalDayMs, startOfLocalMonthMs } from '../../../proxy/core/localPeriods.ts';
+
+const DAY_MS = 86_400_000;
+
+let temp: TempLog | undefined;
+afterEach(async () => {
+  await temp?.cleanup();
+  temp = undefined;
+});
+
+/** A request of 3 credits written while the machine's clock said `startedAtMs`. */
+function emitFinished(log: TempLog, id: string, startedAtMs: number): void {
+  log.events.emit(startEvent(id, { startedAtMs, profileId: 'work' }));
+  log.events.emit(endEvent(id, { costCredits: 3 }));
+}
+
+describe('rows dated after the log opens (the clock was ahead when they were written)', () => {
+  it('count as of the start that finds them: today and this month once, not every day until their date', async () => {
+    temp = openTempLog({ now: () => TEST_NOW_MS + 3 * DAY_MS });
+    emitFinished(temp, 'ahead', TEST_NOW_MS + 3 * DAY_MS);
+    await temp.log.flush();
+    await temp.log.close();
+
+    // The clock was set right: the next start is three days before the row's date.
+    const today = temp.reopen({ now: () => TEST_NOW_MS });
+    const dayStartMs = startOfLocalDayMs(TEST_NOW_MS);
+    expect(today.spendSince({ sinceMs: dayStartMs, profileId: 'work' })).toBe(3);
+    expect(today.spendSince({ sinceMs: startOfLocalMonthMs(TEST_NOW_MS), profileId: 'work' })).toBe(3);
+    // The status bar, the Spend screen and its chart read up to now: the row is there, in today's bucket.
+    expect(today.totals({ fromMs: dayStartMs, toMs: TEST_NOW_MS + 1 }).costCredits).toBe(3);
+    expect(today.spendByDay({ fromMs: dayStartMs, toMs: TEST_NOW_MS + 1, groupBy: null }).map((row) => row.costCredits)).toEqual([3]);
+    const row = today.getRequest('ahead')?.row;
+    expect(row?.startedAtMs).toBe(TEST_NOW_MS);
+    expect(row?.notes.at(-1)).toMatch(/dated .* when written, after the clock at a later start: counted from then/);
+    expect(today.startNotice).toMatch(/1 request was dated after now/);
+    await today.close();
+
+    const nextDay = temp.reopen({ now: () => TEST_NOW_MS + DAY_MS });
+    expect(nextDay.spendSince({ sinceMs: startOfLocalDayMs(TEST_NOW_MS + DAY_MS), profileId: 'work' })).toBe(0);
+    expect(nextDay.startNotice).toBeNull();
+  });
+});

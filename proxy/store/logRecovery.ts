@@ -2,7 +2,8 @@ import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'nod
 import { dirname, join } from 'node:path';
 import type { DatabaseSync } from 'node:sqlite';
 import { startOfLocalDayMs, startOfLocalMonthMs } from '../core/localPeriods.ts';
-import { checkLogFiles, DATABASE_SUFFIXES, diskFullFix, type OpenForCheck } from './logCheck.ts';
+import { checkLogFiles, DATABASE_SUFFIXES, diskFullFix, RequestLogUnreadableError, type OpenForCheck } from './logCheck.ts';
+import { foreignWalReason } from './foreignWal.ts';
 import { importSalvage, REQUEST_FIELD, salvageLogFiles, type LogSalvage } from './logSalvage.ts';
 import { LOST_SPEND_MARKER_FILE_NAME, lostSpendMarkerPath, writeLostSpendMarker } from './lostSpendMarker.ts';
 import { DATABASE_FILE_NAME, openLogDatabase, type OpenLogDatabaseOptions } from './schema.ts';
@@ -32,13 +33,15 @@ export class RequestLogDamagedError extends Error {
   }
 }
 
+type AsideKind = 'damaged' | 'foreign';
+
 /** `requests-damaged-20250102T030405Z.db`: the time in the name, `.db` kept so SQLite tools open it with its WAL. */
-function asideName(nowMs: number, attempt: number): string {
+function asideName(kind: AsideKind, nowMs: number, attempt: number): string {
   const stamp = new Date(nowMs)
     .toISOString()
     .replace(/[-:]/g, '')
     .replace(/\.\d{3}Z$/, 'Z');
-  return `requests-damaged-${stamp}${attempt === 0 ? '' : `-${attempt + 1}`}.db`;
+  return `requests-${kind}-${stamp}${attempt === 0 ? '' : `-${attempt + 1}`}.db`;
 }
 
 interface MovedLog {
@@ -49,17 +52,17 @@ interface MovedLog {
 }
 
 /** A name no file of the log's set holds yet. */
-function freeAsideName(dataDir: string, nowMs: number): string {
-  let name = asideName(nowMs, 0);
+function freeAsideName(dataDir: string, nowMs: number, kind: AsideKind = 'damaged'): string {
+  let name = asideName(kind, nowMs, 0);
   for (let attempt = 1; DATABASE_SUFFIXES.some((suffix) => existsSync(join(dataDir, `${name}${suffix}`))); attempt += 1)
-    name = asideName(nowMs, attempt);
+    name = asideName(kind, nowMs, attempt);
   return name;
 }
 
-/** Renames the database and its WAL and shm together; `shownPath` is the database's new path (or its WAL's, if it had none). */
-function moveAside(dataDir: string, name: string): MovedLog {
+/** Renames the database and its WAL and shm together (or only those `suffixes`); `shownPath` is the database's new path (or its WAL's, if it had none). */
+function moveAside(dataDir: string, name: string, suffixes: readonly string[] = DATABASE_SUFFIXES): MovedLog {
   const moved: Record<string, string | null> = {};
-  for (const suffix of DATABASE_SUFFIXES) {
+  for (const suffix of suffixes) {
     const from = join(dataDir, `${DATABASE_FILE_NAME}${suffix}`);
     const to = join(dataDir, `${name}${suffix}`);
     if (!existsSync(from)) {
@@ -70,7 +73,7 @@ function moveAside(dataDir: string, name: string): MovedLog {
       renameSync(from, to);
     } catch (error) {
       throw new RequestLogDamagedError(
-        `The request log ${from} is damaged and could not be moved aside (${(error as Error).message}). ` +
+        `The request log ${from} ${suffixes.includes('') ? 'is damaged' : 'belongs to another database'} and could not be moved aside (${(error as Error).message}). ` +
           `Move ${DATABASE_FILE_NAME}, ${DATABASE_FILE_NAME}-wal and ${DATABASE_FILE_NAME}-shm out of ${dataDir} yourself, then start Airlock again: it starts a fresh log.`,
       );
     }
@@ -154,8 +157,9 @@ export interface LogRecoveryIo {
  * stands from the move until the rows read back are committed, should the process die between.
  */
 export function recoverDamagedLog(dataDir: string, nowMs: number = Date.now(), io: LogRecoveryIo = {}): LogRecoveryReport | null {
+  const foreign = setForeignWalAside(dataDir, nowMs);
   const verdict = checkLogFiles(dataDir, DATABASE_FILE_NAME, io.openForCheck);
-  if (verdict.sound) return null;
+  if (verdict.sound) return foreign;
   const dbPath = join(dataDir, DATABASE_FILE_NAME);
   let salvage: LogSalvage = { requests: new Map(), idempotentAnswers: new Map() };
   let salvageError: string | null = null;
@@ -205,5 +209,36 @@ export function recoverDamagedLog(dataDir: string, nowMs: number = Date.now(), i
     recoveredMonthCredits: counted ? spendSince(salvage, startOfLocalMonthMs(nowMs)) : 0,
     salvageError,
   };
-  return { ...report, message: describe(report, aside.companions) };
+  return { ...report, message: [foreign?.message, describe(report, aside.companions)].filter(Boolean).join(' ') };
+}
+
+/**
+ * A WAL written for another database (foreignWal.ts) is moved aside with its shm, unread, before
+ * anything opens the log: SQLite would replay it over the log's pages. The log then opens as its
+ * file holds it (and is checked as usual); the report says where the WAL went.
+ */
+function setForeignWalAside(dataDir: string, nowMs: number): LogRecoveryReport | null {
+  const dbPath = join(dataDir, DATABASE_FILE_NAME);
+  let reason: string | null;
+  try {
+    reason = foreignWalReason(dbPath, `${dbPath}-wal`);
+  } catch (error) {
+    throw new RequestLogUnreadableError(dbPath, error);
+  }
+  if (reason === null) return null;
+  const aside = moveAside(dataDir, freeAsideName(dataDir, nowMs, 'foreign'), ['-wal', '-shm']);
+  const movedTo = aside.moved['-wal'] as string;
+  return {
+    reason,
+    movedTo,
+    recoveredRequests: 0,
+    recoveredIdempotentAnswers: 0,
+    recoveredTodayCredits: 0,
+    recoveredMonthCredits: 0,
+    salvageError: null,
+    message:
+      `The write-ahead log beside the request log (${DATABASE_FILE_NAME}-wal) belongs to another database: ${reason}. ` +
+      `SQLite would have replayed it over this log's requests, so it was moved, unread, to ${movedTo} and the log opened without it; ` +
+      `nothing in it is counted. If it is the WAL of a log copied here, put it back beside that log's ${DATABASE_FILE_NAME} to read it.`,
+  };
 }

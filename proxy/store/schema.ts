@@ -1,3 +1,4 @@
+import { randomInt } from 'node:crypto';
 import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
@@ -259,6 +260,7 @@ export function openLogDatabase(options: OpenLogDatabaseOptions): DatabaseSync {
     // Before the migrations: an upgrade's new tables are writes like any other.
     if (options.maxDbBytes !== undefined) applyMaxDbBytes(db, options.maxDbBytes);
     migrate(db);
+    giveIdentity(db);
     return db;
   } catch (error) {
     db.close();
@@ -284,6 +286,20 @@ function migrate(db: DatabaseSync): void {
       if (db.isTransaction) db.exec('ROLLBACK');
       throw error;
     }
+  }
+}
+
+/**
+ * A random application_id per log, in the header of page 1, so every image of page 1 a WAL holds
+ * names the database it was written for (foreignWal.ts): the WAL's own header names none, and
+ * SQLite replays any WAL beside the file. Best effort: without it (a full disk) the check cannot
+ * tell, as before, and the next open tries again.
+ */
+function giveIdentity(db: DatabaseSync): void {
+  try {
+    if (Number(readPragma(db, 'application_id')) === 0) db.exec(`PRAGMA application_id = ${randomInt(1, 2 ** 31)}`);
+  } catch {
+    // Left without one: see above.
   }
 }
 

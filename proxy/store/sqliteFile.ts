@@ -12,6 +12,7 @@ export type RecordFields = Array<FileValue | undefined>;
 
 const HEADER_MAGIC = Buffer.from('SQLite format 3\0', 'latin1');
 export const DB_HEADER_BYTES = 100;
+export const APPLICATION_ID_OFFSET = 68;
 const WAL_HEADER_BYTES = 32;
 const WAL_FRAME_HEADER_BYTES = 24;
 const WAL_MAGIC_LITTLE_ENDIAN = 0x377f0682;
@@ -27,6 +28,8 @@ export interface DbHeader {
   reservedBytes: number;
   /** The page count the header states, or null where SQLite would not trust it. */
   pageCount: number | null;
+  /** PRAGMA application_id: Airlock gives each log a random one (schema.ts). */
+  applicationId: number;
 }
 
 function pageSizeOf(raw: number): number | null {
@@ -45,7 +48,12 @@ export function parseDbHeader(bytes: Buffer): DbHeader | { problem: string } {
   }
   const statedPages = bytes.readUInt32BE(28);
   const pageCountValid = statedPages > 0 && bytes.readUInt32BE(92) === bytes.readUInt32BE(24);
-  return { pageSizeBytes, reservedBytes: bytes[20] ?? 0, pageCount: pageCountValid ? statedPages : null };
+  return {
+    pageSizeBytes,
+    reservedBytes: bytes[20] ?? 0,
+    pageCount: pageCountValid ? statedPages : null,
+    applicationId: bytes.readUInt32BE(APPLICATION_ID_OFFSET),
+  };
 }
 
 export interface WalFrame {

@@ -21,6 +21,14 @@ export function formatCredits(credits: number | null): string {
   return credits.toLocaleString('en-US', { maximumFractionDigits: size < 1 ? 4 : 2 });
 }
 
+/**
+ * What a gateway said it charged (OpenRouter's credits, LiteLLM's dollars), in its own unit: six
+ * significant digits, since a request's charge is often a few ten-thousandths.
+ */
+export function formatGatewayCharge(charge: number): string {
+  return charge.toLocaleString('en-US', { maximumSignificantDigits: 6, maximumFractionDigits: 20 });
+}
+
 /** Two decimals, and "<¥0.01" for an amount above zero that would otherwise read ¥0.00. */
 export function formatMoney(amount: number, currency: 'CNY' | 'USD'): string {
   const symbol = currency === 'CNY' ? '¥' : '$';

@@ -59,6 +59,8 @@ export interface RequestLogRow {
   reasoningTokens: number | null;
   /** null means unpriced (never shown as 0). */
   costCredits: number | null;
+  /** What the gateway said it charged, in its own unit (TokenUsage.gatewayCost); absent when it said nothing. */
+  gatewayCost?: number;
   usageSource: UsageSource | null;
   state: RequestState;
   /**

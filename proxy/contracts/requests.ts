@@ -97,6 +97,8 @@ export interface RequestDetail extends RequestSummary {
   explanation: ErrorExplanation | null;
   cachedInputTokens: number | null;
   reasoningTokens: number | null;
+  /** What the gateway said it charged, in its own unit, beside Airlock's `costCredits`; null when it said nothing. */
+  gatewayCost: number | null;
   requestHeaders: Record<string, string>;
   responseHeaders: Record<string, string>;
   requestBody: BodyView | null;

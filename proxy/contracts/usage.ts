@@ -10,6 +10,11 @@ export interface TokenUsage {
   reasoningTokens?: number;
   /** Seconds of input audio, for a model billed by duration (whisper-1's usage `{type: "duration", seconds}`). */
   audioSeconds?: number;
+  /**
+   * What the gateway says it charged, in its own unit (OpenRouter's `usage.cost` in its credits,
+   * LiteLLM's price in USD): shown beside Airlock's price, never priced nor counted against caps.
+   */
+  gatewayCost?: number;
 }
 
 /** Which wire protocol the client spoke, and whether Airlock translated it to Chat Completions. */

@@ -231,6 +231,11 @@ export const MIGRATIONS: readonly string[] = [
   -- answer: each key keeps a hash of its first request. Older entries keep NULL and are not compared.
   ALTER TABLE idempotent_answers ADD COLUMN request_fingerprint TEXT;
   `,
+  `
+  -- What the gateway says it charged (OpenRouter's usage.cost, LiteLLM's response cost), in its own
+  -- unit, beside Airlock's price of the request; NULL when it says nothing. Never counted by caps.
+  ALTER TABLE requests ADD COLUMN gateway_cost REAL;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -10,6 +10,7 @@ import { returnedReasoningRefusal } from './returnedReasoning.ts';
 import { cutConnection, sendJson } from './respond.ts';
 import { streamShapeFor, writeChatStream, writeRawChunks } from './stream.ts';
 import type { Fault } from './types.ts';
+import { liteLlmResponseCost } from './usageWording.ts';
 import { sendGatewayError, type Voice } from './voice.ts';
 
 /** A model repeating a pasted key streams it a few characters at a time. */
@@ -78,7 +79,11 @@ export async function answerChat(
   };
   const stream = voice.dialect.stream;
   if (!request.stream) {
-    const body = withReasoning(completionBody(plan, voice.dialect.usageWording), reasoning, stream.reasoningField);
+    const wording = voice.dialect.usageWording;
+    // LiteLLM states a reply's cost in its body only when it streams; otherwise in a header (usageWording.ts).
+    const costHeader: Record<string, string> =
+      wording === 'litellm' && plan.usage !== null ? { 'x-litellm-response-cost': String(liteLlmResponseCost(plan.usage)) } : {};
+    const body = withReasoning(completionBody(plan, wording === 'litellm' ? 'openai' : wording), reasoning, stream.reasoningField);
     if (fault?.kind === 'cutAfter') {
       // A non-streaming reply broken off halfway through its JSON.
       const text = JSON.stringify(body);
@@ -87,7 +92,7 @@ export async function answerChat(
       cutConnection(response);
       return;
     }
-    sendJson(response, 200, body);
+    sendJson(response, 200, body, costHeader);
     return;
   }
   const pieceChars = fault?.kind === 'echoKey' ? (fault.deltaChars ?? ECHO_DELTA_CHARS) : undefined;

@@ -92,6 +92,8 @@ const newApi: Dialect = {
  *   header): https://github.com/BerriAI/litellm/pull/4706, https://docs.litellm.ai/docs/routing.
  * - A stream's usage chunk holds a choice with an empty delta instead of `choices: []`:
  *   https://github.com/BerriAI/litellm/issues/28735.
+ * - It states its own price of a reply: `usage.cost` on a stream, the `x-litellm-response-cost`
+ *   header otherwise (usageWording.ts).
  */
 const litellm: Dialect = {
   ...SEED_DIALECT,
@@ -99,6 +101,7 @@ const litellm: Dialect = {
   stream: { ...SEED_DIALECT.stream, usagePlacement: 'afterFinishWithChoice' },
   errorBody: 'litellm',
   requestIdHeader: 'x-litellm-call-id',
+  usageWording: 'litellm',
   errors: {
     invalid_api_key: {
       type: 'token_not_found_in_db',

@@ -15,11 +15,27 @@ import type { Usage } from './chatReply.ts';
  *   Gemini: router-for-me/CLIProxyAPI#5733, mozilla-ai/any-llm#1290)
  * - openrouter: OpenAI's, plus the `cost` it charged in its own credits (USD) and `cost_details`
  *   (openrouter.ai/docs/use-cases/usage-accounting)
+ * - litellm: OpenAI's, plus the `cost` LiteLLM priced the reply at (USD, its own cost map) on a
+ *   stream's usage (`include_cost_in_streaming_usage`, the default since BerriAI/litellm#39069); a
+ *   reply that did not stream states it in the `x-litellm-response-cost` header only
+ *   (docs.litellm.ai/docs/proxy/response_headers; BerriAI/litellm#12689, #41486): see chat.ts
  */
-export type UsageWording = 'openai' | 'deepseek' | 'gemini' | 'openrouter';
+export type UsageWording = 'openai' | 'deepseek' | 'gemini' | 'openrouter' | 'litellm';
 
 /** What the simulated OpenRouter charges, in its credits: any figure, as long as no test can take it for Airlock's. */
 const OPENROUTER_CREDITS_PER_TOKEN = 0.000_003;
+/** What the simulated LiteLLM prices a token at, in USD: another figure no test can take for Airlock's. */
+const LITELLM_USD_PER_TOKEN = 0.000_007;
+
+/** The simulated OpenRouter's charge for a reply, as its usage states it. */
+export function openRouterCost(usage: Usage): number {
+  return usage.total_tokens * OPENROUTER_CREDITS_PER_TOKEN;
+}
+
+/** The simulated LiteLLM's price of a reply, as its stream's usage or its header states it. */
+export function liteLlmResponseCost(usage: Usage): number {
+  return usage.total_tokens * LITELLM_USD_PER_TOKEN;
+}
 
 export function wordedUsage(usage: Usage, wording: UsageWording): Record<string, unknown> {
   const { prompt_tokens, completion_tokens, total_tokens, cachedTokens, reasoningTokens } = usage;
@@ -31,9 +47,7 @@ export function wordedUsage(usage: Usage, wording: UsageWording): Record<string,
     return { ...counts, prompt_cache_hit_tokens: hit, prompt_cache_miss_tokens: prompt_tokens - hit };
   }
   if (cachedTokens !== undefined) counts.prompt_tokens_details = { cached_tokens: cachedTokens };
-  if (wording === 'openrouter') {
-    const cost = total_tokens * OPENROUTER_CREDITS_PER_TOKEN;
-    return { ...counts, cost, cost_details: { upstream_inference_cost: null } };
-  }
+  if (wording === 'openrouter') return { ...counts, cost: openRouterCost(usage), cost_details: { upstream_inference_cost: null } };
+  if (wording === 'litellm') return { ...counts, cost: liteLlmResponseCost(usage) };
   return counts;
 }

@@ -1,4 +1,4 @@
-import { formatCredits } from '../../contracts/amounts.ts';
+import { formatCredits, formatGatewayCharge } from '../../contracts/amounts.ts';
 import type { RequestLogRow } from '../../contracts/log.ts';
 import { gatewayKeysText, hopText } from '../export/chainText.ts';
 import { durationText } from '../sessions/timelineText.ts';
@@ -40,6 +40,9 @@ export function requestText(row: RequestLogRow, replayIds: readonly string[]): s
     field('Client', row.clientName ?? '—'),
     field('Duration', `${durationText(row.durationMs)}${row.ttfbMs === null ? '' : ` (first byte ${durationText(row.ttfbMs)})`}`),
     field('Cost', costText(row)),
+    ...(row.gatewayCost === undefined
+      ? []
+      : [field('Charged', `${formatGatewayCharge(row.gatewayCost)} as the gateway stated it, in its own unit (budgets count the cost)`)]),
     field('Retries', String(row.retries)),
   ];
   if (row.fallbackChain) {

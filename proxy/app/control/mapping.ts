@@ -85,6 +85,7 @@ export function detailOf({ row, bodies }: StoredRequest, knownSecrets: string[] 
     explanation: row.errorClass ? explanationOf(row.errorClass, row.status) : null,
     cachedInputTokens: row.cachedInputTokens,
     reasoningTokens: row.reasoningTokens,
+    gatewayCost: row.gatewayCost ?? null,
     requestHeaders: bodies?.requestHeaders ?? {},
     responseHeaders: bodies?.responseHeaders ?? {},
     requestBody: bodies

@@ -60,6 +60,9 @@ function usageFromObject(value: unknown): TokenUsage | null {
   const reasoningTokens = tokenCount(nested(value, 'completion_tokens_details', 'reasoning_tokens'));
   const unnamed = usage.outputTokens - outputTokens;
   if (reasoningTokens !== null || unnamed > 0) usage.reasoningTokens = reasoningTokens ?? unnamed;
+  // The gateway's own charge: OpenRouter's (openrouter.ai/docs/use-cases/usage-accounting), LiteLLM's on a stream.
+  const gatewayCost = value['cost'];
+  if (typeof gatewayCost === 'number' && Number.isFinite(gatewayCost) && gatewayCost >= 0) usage.gatewayCost = gatewayCost;
   return usage;
 }
 

@@ -39,6 +39,7 @@ export const REQUEST_COLUMNS = [
   'fallback_chain',
   'gateway_keys',
   'replay_of',
+  'gateway_cost',
 ] as const;
 
 /**
@@ -68,6 +69,7 @@ export const COLUMNS_SET_AFTER_START = [
   'summary',
   'fallback_chain',
   'gateway_keys',
+  'gateway_cost',
 ] as const satisfies ReadonlyArray<(typeof REQUEST_COLUMNS)[number]>;
 
 type SqlValue = string | number | null | Uint8Array;
@@ -109,6 +111,7 @@ export function rowToParams(row: RequestLogRow): SqlValue[] {
     row.fallbackChain === undefined ? null : JSON.stringify(row.fallbackChain),
     row.gatewayKeys === undefined ? null : JSON.stringify(row.gatewayKeys),
     row.replayOf,
+    row.gatewayCost ?? null,
   ];
 }
 
@@ -151,6 +154,7 @@ export function rowFromRecord(record: SqlRecord): RequestLogRow {
     ...fallbackChainOf(record.fallback_chain),
     ...gatewayKeysOf(record.gateway_keys),
     replayOf: text(record.replay_of),
+    ...(record.gateway_cost === null || record.gateway_cost === undefined ? {} : { gatewayCost: Number(record.gateway_cost) }),
   };
 }
 

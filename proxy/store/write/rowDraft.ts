@@ -63,6 +63,7 @@ function withUsage(row: RequestLogRow, usage: TokenUsage | null, source: UsageSo
     cachedInputTokens: usage.cachedInputTokens ?? null,
     reasoningTokens: usage.reasoningTokens ?? null,
     usageSource: source,
+    ...(usage.gatewayCost === undefined ? {} : { gatewayCost: usage.gatewayCost }),
   };
 }
 
@@ -135,6 +136,7 @@ function endedRow(row: RequestLogRow, event: Extract<RowUpdateEvent, { type: 'en
     ended.cachedInputTokens = usage.cachedInputTokens ?? null;
     ended.reasoningTokens = usage.reasoningTokens ?? null;
     ended.usageSource = event.usageSource ?? 'reported';
+    if (usage.gatewayCost !== undefined) ended.gatewayCost = usage.gatewayCost;
   }
   return ended;
 }

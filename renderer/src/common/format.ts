@@ -3,7 +3,7 @@ import { formatCredits } from '../../../proxy/contracts/amounts.ts';
 /** Display formatting for the window; amounts arrive already converted from the proxy. */
 
 /** Shared with the proxy, the tray and the CLI, so an amount reads the same everywhere. */
-export { formatCredits, formatMoney } from '../../../proxy/contracts/amounts.ts';
+export { formatCredits, formatGatewayCharge, formatMoney } from '../../../proxy/contracts/amounts.ts';
 
 /** A request that reached no model (refused, failed before an answer) has no usage: its cost is none, not "unpriced". */
 function reachedNoModel(row: { costCredits: number | null; inputTokens: number | null }): boolean {

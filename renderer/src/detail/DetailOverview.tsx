@@ -2,7 +2,15 @@ import type { RequestDetail } from '../../../proxy/contracts/requests.ts';
 import type { FilterField } from '../live/filterForm.ts';
 import { CopyButton } from '../common/CopyButton.tsx';
 import { FallbackChain } from './FallbackChain.tsx';
-import { describeCost, formatDuration, formatTimestamp, formatTokens, showInvisible, timeZoneName } from '../common/format.ts';
+import {
+  describeCost,
+  formatDuration,
+  formatGatewayCharge,
+  formatTimestamp,
+  formatTokens,
+  showInvisible,
+  timeZoneName,
+} from '../common/format.ts';
 import { sessionHash } from '../common/useHashRoute.ts';
 
 function IdValue({ label, value }: { label: string; value: string | null }) {
@@ -112,6 +120,15 @@ export function DetailOverview({ detail, onFilter }: { detail: RequestDetail; on
       </dd>
       <dt>Cost</dt>
       <dd>{describeCost(detail)}</dd>
+      {detail.gatewayCost !== null && (
+        <>
+          <dt>Gateway's charge</dt>
+          <dd data-testid="gateway-charge">
+            {formatGatewayCharge(detail.gatewayCost)}{' '}
+            <span className="muted">as the gateway stated it, in its own unit; budgets count Airlock's cost above</span>
+          </dd>
+        </>
+      )}
       <dt>Gateway request id</dt>
       <dd>
         <IdValue label="gateway request id" value={detail.upstreamRequestId} />

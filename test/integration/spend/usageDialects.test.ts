@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { DialectName } from '../../simulator/index.ts';
 import type { Fault } from '../../simulator/types.ts';
+import type { Usage } from '../../simulator/chatReply.ts';
+import { liteLlmResponseCost, openRouterCost } from '../../simulator/usageWording.ts';
 import { chatBody, JSON_HEADERS, rawRequest, sseData } from '../../support/http.ts';
 import { startHarness, type Harness } from '../../support/proxyHarness.ts';
 
@@ -78,6 +80,34 @@ describe('a chat answer is priced at the counts the gateway billed, however it w
     const { inputTokens, outputTokens, cachedInputTokens } = reference.end.usage!;
     expect(worded.end.usageSource).toBe('reported');
     expect(worded.end.usage).toMatchObject({ inputTokens, outputTokens, ...(cachedTokens ? { cachedInputTokens } : {}) });
+    expect(worded.end.costCredits).toBeCloseTo(reference.end.costCredits!, 12);
+  });
+});
+
+describe("the gateway's own statement of its charge is kept beside Airlock's price, which it does not change", () => {
+  // OpenRouter states its charge in usage.cost; LiteLLM in usage.cost on a stream, else in x-litellm-response-cost (usageWording.ts).
+  it.each<[DialectName, boolean, (usage: Usage) => number]>([
+    ['openrouter', false, openRouterCost],
+    ['openrouter', true, openRouterCost],
+    ['litellm', false, liteLlmResponseCost],
+    ['litellm', true, liteLlmResponseCost],
+  ])('%s (stream %s)', async (dialect, stream, statedCost) => {
+    const reference = await send('openai', reply(CACHED_TOKENS), '/v1/chat/completions', chat(stream));
+    const worded = await send(dialect, reply(CACHED_TOKENS), '/v1/chat/completions', chat(stream));
+    const { inputTokens, outputTokens } = reference.end.usage!;
+    const sent: Usage = { prompt_tokens: inputTokens, completion_tokens: outputTokens, total_tokens: inputTokens + outputTokens };
+    expect(worded.end.usage?.gatewayCost).toBeCloseTo(statedCost(sent), 12);
+    expect(worded.end.costCredits).toBeCloseTo(reference.end.costCredits!, 12);
+    expect(reference.end.usage?.gatewayCost).toBeUndefined();
+  });
+
+  it.each([false, true])('OpenRouter behind a translated Messages client (stream %s)', async (stream) => {
+    const body = JSON.stringify({ model: 'claude-haiku-4-5', max_tokens: 256, stream, messages: [{ role: 'user', content: PROMPT }] });
+    const reference = await send('openai', reply(CACHED_TOKENS), '/v1/messages', body);
+    const worded = await send('openrouter', reply(CACHED_TOKENS), '/v1/messages', body);
+    const { inputTokens, outputTokens } = reference.end.usage!;
+    const sent: Usage = { prompt_tokens: inputTokens, completion_tokens: outputTokens, total_tokens: inputTokens + outputTokens };
+    expect(worded.end.usage?.gatewayCost).toBeCloseTo(openRouterCost(sent), 12);
     expect(worded.end.costCredits).toBeCloseTo(reference.end.costCredits!, 12);
   });
 });

@@ -176,57 +176,60 @@ describe('RequestList', () => {
   });
 });
 
+const failedDetail: RequestDetail = {
+  id: 'r1',
+  startedAtMs: 0,
+  state: 'done',
+  clientName: 'aider',
+  profileId: 'main',
+  requestedModel: 'gpt-5x',
+  responseModel: null,
+  upstreamModel: 'gpt-5x',
+  modelMismatch: false,
+  upstreamRequestId: null,
+  protocol: 'openai',
+  protocolMode: 'native',
+  ttfbMs: 20,
+  durationMs: 25,
+  inputTokens: null,
+  outputTokens: null,
+  cachedInputTokens: null,
+  reasoningTokens: null,
+  costCredits: null,
+  gatewayCost: null,
+  usageEstimated: false,
+  agentSessionId: null,
+  summary: null,
+  method: 'POST',
+  clientPath: '/v1/chat/completions',
+  upstreamPath: '/v1/chat/completions',
+  status: 404,
+  errorClass: 'model_not_found',
+  errorMessage: 'The model gpt-5x does not exist',
+  explanation: {
+    errorClass: 'model_not_found',
+    title: 'Model not found',
+    meaning: 'The gateway does not know this model id',
+    fix: 'List the models and copy the exact id.',
+    retryable: false,
+  },
+  requestHeaders: {},
+  responseHeaders: {},
+  requestBody: null,
+  responseBody: null,
+  notes: ['Bodies not kept: the request log had over 32 MB of work waiting (a load taking every core).'],
+  streamText: null,
+  streamEvents: null,
+  streamEventOffsetsMs: null,
+  stream: false,
+  retries: 0,
+  replayOf: null,
+  replayIds: [],
+};
+
 describe('RequestDetailPanel', () => {
   it('shows a failure with its class, meaning and fix, and closes on Escape', async () => {
-    const detail: RequestDetail = {
-      id: 'r1',
-      startedAtMs: 0,
-      state: 'done',
-      clientName: 'aider',
-      profileId: 'main',
-      requestedModel: 'gpt-5x',
-      responseModel: null,
-      upstreamModel: 'gpt-5x',
-      modelMismatch: false,
-      upstreamRequestId: null,
-      protocol: 'openai',
-      protocolMode: 'native',
-      ttfbMs: 20,
-      durationMs: 25,
-      inputTokens: null,
-      outputTokens: null,
-      cachedInputTokens: null,
-      reasoningTokens: null,
-      costCredits: null,
-      usageEstimated: false,
-      agentSessionId: null,
-      summary: null,
-      method: 'POST',
-      clientPath: '/v1/chat/completions',
-      upstreamPath: '/v1/chat/completions',
-      status: 404,
-      errorClass: 'model_not_found',
-      errorMessage: 'The model gpt-5x does not exist',
-      explanation: {
-        errorClass: 'model_not_found',
-        title: 'Model not found',
-        meaning: 'The gateway does not know this model id',
-        fix: 'List the models and copy the exact id.',
-        retryable: false,
-      },
-      requestHeaders: {},
-      responseHeaders: {},
-      requestBody: null,
-      responseBody: null,
-      notes: ['Bodies not kept: the request log had over 32 MB of work waiting (a load taking every core).'],
-      streamText: null,
-      streamEvents: null,
-      streamEventOffsetsMs: null,
-      stream: false,
-      retries: 0,
-      replayOf: null,
-      replayIds: [],
-    };
+    const detail = failedDetail;
     const onClose = vi.fn();
     render(
       <ApiProvider client={fakeClient({ request: async () => detail })}>
@@ -241,6 +244,29 @@ describe('RequestDetailPanel', () => {
     expect(screen.getByRole('button', { name: 'Copy support info' })).toBeTruthy();
     fireEvent.keyDown(screen.getByLabelText('Request detail'), { key: 'Escape' });
     expect(onClose).toHaveBeenCalled();
+  });
+
+  it("shows the gateway's stated charge beside Airlock's cost, in the gateway's own unit", async () => {
+    const answered: RequestDetail = {
+      ...failedDetail,
+      status: 200,
+      errorClass: null,
+      errorMessage: null,
+      explanation: null,
+      inputTokens: 100,
+      outputTokens: 16,
+      costCredits: 0.0021,
+      gatewayCost: 0.000348,
+      notes: [],
+    };
+    render(
+      <ApiProvider client={fakeClient({ request: async () => answered })}>
+        <RequestDetailPanel requestId="r1" highlight="" liveRow={undefined} proxyUrl="http://127.0.0.1:1" onClose={vi.fn()} />
+      </ApiProvider>,
+    );
+    const charge = await screen.findByTestId('gateway-charge');
+    expect(charge.textContent).toMatch(/^0\.000348 as the gateway stated it, in its own unit/);
+    expect(charge.textContent).toMatch(/budgets count Airlock's cost/);
   });
 });
 

@@ -33,6 +33,7 @@ const detail: RequestDetail = {
   explanation: null,
   cachedInputTokens: null,
   reasoningTokens: null,
+  gatewayCost: null,
   requestHeaders: {},
   responseHeaders: {},
   requestBody: { sizeBytes: BODY.length, truncated: false, contentType: 'application/json', text: BODY },

@@ -17,6 +17,14 @@ describe('requestText: one request for `airlock request`', () => {
     ]);
   });
 
+  it("the gateway's stated charge, beside Airlock's cost", () => {
+    expect(requestText(logRow({ gatewayCost: 0.000348 }), []).slice(6, 9)).toEqual([
+      'Cost:       0.0042 credits',
+      'Charged:    0.000348 as the gateway stated it, in its own unit (budgets count the cost)',
+      'Retries:    0',
+    ]);
+  });
+
   it.each<[string, Partial<RequestLogRow>, string[], string[]]>([
     [
       'a request that fell back: each step on its own numbered line',

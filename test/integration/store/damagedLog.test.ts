@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, truncateSync, utimesSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, readdirSync, rmSync, statSync, truncateSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -156,6 +156,30 @@ describe('a damaged request log at start', () => {
     const running = await start();
     const asidePath = await expectRecovered(running, /write-ahead log.*damaged/);
     expect(existsSync(`${asidePath}-wal`)).toBe(true);
+  });
+
+  it("a WAL from another data directory: set aside unread, the status says where, and the log's own spend still holds the cap", async () => {
+    seedLog(dataDir, { rows: SPENT_TODAY });
+    // Another log's WAL (a kill left it) copied in beside ours: replayed, its 0.02 credits would replace our 1.2.
+    const other = mkdtempSync(join(tmpdir(), 'airlock-other-log-'));
+    try {
+      seedLog(other, { rows: [spendRow('alk_theirs_1', 0.01)], walRows: [spendRow('alk_theirs_2', 0.01)] });
+      copyFileSync(join(other, `${DATABASE_FILE_NAME}-wal`), `${dbPath()}-wal`);
+    } finally {
+      rmSync(other, { recursive: true, force: true });
+    }
+
+    const running = await start();
+    const aside = readdirSync(dataDir).filter((name) => /^requests-foreign-\d{8}T\d{6}Z\.db-wal$/.test(name));
+    expect(aside).toHaveLength(1);
+    const asidePath = join(dataDir, aside[0] as string);
+    expect(running.logRecovery?.movedTo).toBe(asidePath);
+    expect(startupLines(running).join('\n')).toContain(`moved, unread, to ${asidePath}`);
+    const alarm = (await status(running)).alarms.find((each) => each.kind === 'log_recovered');
+    expect(alarm?.message).toMatch(/belongs to another database/);
+    const refused = await chat(running);
+    expect(refused.status, refused.body).toBe(402);
+    expect(simulator.received).toHaveLength(0);
   });
 
   it('leaves a sound log where it is, and a clean close spares the next start the full check', async () => {

@@ -169,15 +169,16 @@ class SqliteRequestLog implements RequestLog {
     this.db.exec(`PRAGMA busy_timeout = ${MAIN_CONNECTION_BUSY_TIMEOUT_MS}`);
     // Maintenance at open must not stop logging: a full disk here only means less is cleaned up.
     this.safely(() => this.markInterruptedFromPreviousRun());
-    const openedAtMs = this.now();
-    let futureRows = 0;
-    this.safely(() => (futureRows = redateFutureRows(this.db, openedAtMs)));
     // Before the thread starts: the ledger is seeded from the totals right after, and the spend
     // must then be in the database or in the mirror, not in both.
     const saved = readSavedSpend(options.dataDir);
     // Before the summaries: writing them clears this run's mark, not an earlier run's loss.
     const unsaved = takeUnsavedMark(options.dataDir);
     this.unwritten = new UnwrittenMirror(options.dataDir, saved, saved.kind === 'saved' && this.writeSummaries(saved.entries), unsaved);
+    // After the summaries: an earlier run's saved spend is dated by its day, which may lie ahead too.
+    const openedAtMs = this.now();
+    let futureRows = 0;
+    this.safely(() => (futureRows = redateFutureRows(this.db, openedAtMs)));
     const notices = [futureRowsNotice(futureRows, openedAtMs), this.unwritten.startNotice].filter((notice) => notice !== null);
     this.startNotice = notices.length === 0 ? null : notices.join(' ');
     this.thread = new LogThreadClient({

@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { endEvent, startEvent, TEST_NOW_MS } from '../../support/lifecycleEvents.ts';
 import { openTempLog, type TempLog } from './tempLog.ts';
 import { startOfLocalDayMs, startOfLocalMonthMs } from '../../../proxy/core/localPeriods.ts';
+import { saveUnwrittenSpend } from '../../../proxy/store/write/unwrittenSpendFile.ts';
 
 const DAY_MS = 86_400_000;
 
@@ -41,5 +42,36 @@ describe('rows dated after the log opens (the clock was ahead when they were wri
     const nextDay = temp.reopen({ now: () => TEST_NOW_MS + DAY_MS });
     expect(nextDay.spendSince({ sinceMs: startOfLocalDayMs(TEST_NOW_MS + DAY_MS), profileId: 'work' })).toBe(0);
     expect(nextDay.startNotice).toBeNull();
+  });
+
+  it("date an earlier run's saved spend for a day ahead at this start too, once it is written as a summary row", async () => {
+    temp = openTempLog();
+    await temp.log.close();
+    const aheadDayMs = startOfLocalDayMs(TEST_NOW_MS + 2 * DAY_MS);
+    saveUnwrittenSpend(
+      temp.dataDir,
+      [
+        {
+          dayStartMs: aheadDayMs,
+          profileId: 'work',
+          clientName: null,
+          model: 'gpt-4o',
+          requests: 2,
+          errors: 0,
+          costCredits: 5,
+          unpricedRequests: 0,
+          inputTokens: 20,
+          outputTokens: 4,
+          cachedInputTokens: 0,
+          reasoningTokens: 0,
+        },
+      ],
+      aheadDayMs,
+    );
+    const today = temp.reopen({ now: () => TEST_NOW_MS });
+    expect(today.totals({ fromMs: startOfLocalDayMs(TEST_NOW_MS), toMs: TEST_NOW_MS + 1 }).costCredits).toBe(5);
+    await today.close();
+    const nextDay = temp.reopen({ now: () => TEST_NOW_MS + DAY_MS });
+    expect(nextDay.spendSince({ sinceMs: startOfLocalDayMs(TEST_NOW_MS + DAY_MS), profileId: 'work' })).toBe(0);
   });
 });

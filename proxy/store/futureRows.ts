@@ -25,6 +25,6 @@ export function redateFutureRows(db: DatabaseSync, nowMs: number): number {
 /** What the start output says about rows it dated at now; null when there were none. */
 export function futureRowsNotice(count: number, nowMs: number): string | null {
   if (count === 0) return null;
-  const rows = count === 1 ? '1 request was' : `${count} requests were`;
-  return `${rows} dated after now (the clock was ahead when written): they now count as of ${new Date(nowMs).toISOString()}, toward today's and this month's spend and caps.`;
+  const [rows, counts] = count === 1 ? ['1 request was', 'it now counts'] : [`${count} requests were`, 'they now count'];
+  return `${rows} dated after now (the clock was ahead when written): ${counts} as of ${new Date(nowMs).toISOString()}, toward today's and this month's spend and caps.`;
 }

@@ -9,7 +9,8 @@ import type { Profile } from '../contracts/profile.ts';
 import type { TokenUsage } from '../contracts/usage.ts';
 import type { ExchangePlan } from './plan.ts';
 import type { ProgressEstimate } from './progressTick.ts';
-import type { RequestTrace, TraceAccounting } from './trace.ts';
+import type { RequestTrace } from './trace.ts';
+import type { TraceAccounting } from './traceShapes.ts';
 
 /** Past this a request would wait for its count about 10 ms per 100 KB: bytes are counted instead. */
 const TOKENIZE_LIMIT_CHARS = 256 * 1024;

@@ -19,6 +19,8 @@ import type { ForwardShutdown } from './shutdown.ts';
 import { isHeld, secretsOf, type HeldTarget, type RequestTarget } from './stageRecords.ts';
 import type { RequestTrace } from './trace.ts';
 import { sendWithRetries, type AttemptsResult } from './upstreamAttempts.ts';
+import { planWithoutReasoningEffort, type ReasoningEffortRefusals } from './reasoningEffortRefusals.ts';
+import { RESENT_WITHOUT_REASONING_EFFORT_NOTE } from '../protocols/chat/reasoningEffort.ts';
 
 /** Made once: an Error per request (its stack trace) cost more than the rest of the exchange's own work. */
 const NOT_RELAYED = new Error('the answer was not relayed');
@@ -38,6 +40,8 @@ export interface ExchangeContext {
   runsOnWithoutClient?: boolean;
   /** The profile's fallback list, when it has one: asked after a step failed before any byte reached the client. */
   fallback?: FallbackRoute | null;
+  /** Where a model's refusal of `reasoning_effort` is kept, so that its later requests leave it out. */
+  reasoningEffortRefusals?: ReasoningEffortRefusals;
 }
 
 /**
@@ -86,6 +90,13 @@ export async function exchange(context: ExchangeContext): Promise<ExchangeStep> 
         clientHeaders: req.headers,
         ...(lease ? { keyLease: lease } : {}),
       });
+      const withoutEffort = result.kind === 'error' ? planWithoutReasoningEffort(plan, result) : null;
+      if (withoutEffort !== null) {
+        context.reasoningEffortRefusals?.remember(target.profile, plan.upstreamModel ?? '');
+        trace.resentChanged(RESENT_WITHOUT_REASONING_EFFORT_NOTE);
+        step = { plan: withoutEffort, target };
+        continue;
+      }
       const failure = failedStep(result, trace.upstreamMayHaveRun);
       const next = failure === null || !context.fallback ? null : await context.fallback.next(failure, step);
       if (next === null) {

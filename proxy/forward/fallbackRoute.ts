@@ -7,7 +7,7 @@ import { idempotencyKeyOf } from '../spend/idempotencyRequest.ts';
 import { quickInputEstimate } from './accounting.ts';
 import { decideFallback, type FailedStep } from './fallback.ts';
 import type { ExchangePlan } from './plan.ts';
-import { buildPlan, type NativeProtocolCheck } from './planner.ts';
+import { buildPlan, type NativeProtocolCheck, type ReasoningEffortCheck } from './planner.ts';
 import { isHeld, type Gated, type RequestTarget } from './stageRecords.ts';
 import type { TranslationThread } from './translation/translationThreadClient.ts';
 
@@ -26,6 +26,7 @@ export interface FallbackServices {
   targets: TargetResolver;
   spendGate?: SpendGate;
   nativeVerified?: NativeProtocolCheck;
+  reasoningEffortRefused?: ReasoningEffortCheck;
   translation?: TranslationThread;
 }
 
@@ -71,6 +72,7 @@ export function fallbackRoute(gated: Gated, services: FallbackServices): Fallbac
       identity,
       target,
       ...(services.nativeVerified ? { nativeVerified: services.nativeVerified } : {}),
+      ...(services.reasoningEffortRefused ? { reasoningEffortRefused: services.reasoningEffortRefused } : {}),
       ...(services.translation ? { translation: services.translation } : {}),
       ...(entry.model === undefined ? {} : { model: entry.model }),
     });

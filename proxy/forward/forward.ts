@@ -10,8 +10,9 @@ import { routeFor } from '../protocols/registry.ts';
 import { exchange } from './exchange.ts';
 import { fallbackRoute, type ExchangeStep, type FallbackServices } from './fallbackRoute.ts';
 import { gate, type GateServices } from './gate.ts';
-import { beginTrace, plan } from './planRequest.ts';
-import type { NativeProtocolCheck } from './planner.ts';
+import { beginTrace, plan, type PlanSeams } from './planRequest.ts';
+import type { NativeProtocolCheck, ReasoningEffortCheck } from './planner.ts';
+import { ReasoningEffortRefusals } from './reasoningEffortRefusals.ts';
 import { settle } from './settle.ts';
 import type { ForwardShutdown } from './shutdown.ts';
 import { ANSWERED, isRefused, type ForwardRequest, type Refused, type StopBeforeExchange } from './stageRecords.ts';
@@ -42,6 +43,8 @@ export interface ForwardOptions {
 interface StageServices {
   options: ForwardOptions;
   admit: AdmitServices;
+  plan: PlanSeams;
+  reasoningEffortRefusals: ReasoningEffortRefusals;
   gate: GateServices;
   fallback: FallbackServices;
 }
@@ -53,10 +56,18 @@ function protocolOfPath(path: string, method: string): ClientProtocol {
 /** The proxy's one route: every client request that is not for the window comes through here. */
 export function createForwardHandler(options: ForwardOptions): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
   const { shutdown, services } = options;
+  const reasoningEffortRefusals = new ReasoningEffortRefusals();
+  const reasoningEffortRefused: ReasoningEffortCheck = (profile, model) => reasoningEffortRefusals.refused(profile, model);
   // What each stage is given, made once rather than spread anew for every request.
   const stages: StageServices = {
     options,
     admit: { ...services, isPaused: options.isPaused },
+    plan: {
+      reasoningEffortRefused,
+      ...(options.nativeVerified ? { nativeVerified: options.nativeVerified } : {}),
+      ...(options.translation ? { translation: options.translation } : {}),
+    },
+    reasoningEffortRefusals,
     gate: {
       ...(services.spendGate ? { spendGate: services.spendGate } : {}),
       ...(options.idempotency ? { idempotency: options.idempotency } : {}),
@@ -66,6 +77,7 @@ export function createForwardHandler(options: ForwardOptions): (req: IncomingMes
       ...(services.spendGate ? { spendGate: services.spendGate } : {}),
       ...(options.nativeVerified ? { nativeVerified: options.nativeVerified } : {}),
       ...(options.translation ? { translation: options.translation } : {}),
+      reasoningEffortRefused,
     },
   };
   return async (req, res) => {
@@ -95,7 +107,7 @@ async function forward(request: ForwardRequest, stages: StageServices): Promise<
   const { options } = stages;
   const admitted = admit(request, stages.admit);
   if (isRefused(admitted)) return refuse(request, admitted);
-  const planned = await plan(admitted, options);
+  const planned = await plan(admitted, stages.plan);
   if (planned === ANSWERED) return;
   if (isRefused(planned)) return refuse(request, planned);
   const gating = gate(planned, stages.gate);
@@ -114,6 +126,7 @@ async function forward(request: ForwardRequest, stages: StageServices): Promise<
       runsOnWithoutClient: gated.firstOfKey !== null,
       shutdown: options.shutdown,
       fallback: fallbackRoute(gated, stages.fallback),
+      reasoningEffortRefusals: stages.reasoningEffortRefusals,
     });
   } finally {
     const settling = settle(gated, answered, options.services.spendGate);

@@ -2,7 +2,7 @@ import { MAX_JSON_NESTING_DEPTH, PARSE_ON_LOOP_MAX_BYTES, PARSE_ON_LOOP_MAX_STRU
 import { pickAllowedHeaders } from '../core/headerAllowlist.ts';
 import { STOPPED, untilStopped } from './shutdown.ts';
 import type { ExchangePlan } from './plan.ts';
-import { buildPlan, type NativeProtocolCheck } from './planner.ts';
+import { buildPlan, type NativeProtocolCheck, type ReasoningEffortCheck } from './planner.ts';
 import { bodyLimitBytes, bodyTooLarge, STOPPING, undecodableBody } from './ownRefusals.ts';
 import {
   BodyDecodingError,
@@ -18,6 +18,7 @@ import type { TranslationThread } from './translation/translationThreadClient.ts
 
 export interface PlanSeams {
   nativeVerified?: NativeProtocolCheck;
+  reasoningEffortRefused?: ReasoningEffortCheck;
   translation?: TranslationThread;
 }
 
@@ -68,6 +69,7 @@ export async function plan(admitted: Admitted, seams: PlanSeams): Promise<Planne
     identity,
     target,
     nativeVerified: seams.nativeVerified,
+    reasoningEffortRefused: seams.reasoningEffortRefused,
     translation: seams.translation,
   });
   // Only a plan that waits (a translation on its thread) needs to listen for the stop meanwhile.

@@ -6,6 +6,7 @@ import { rewriteJsonBody } from './bodyRewrite.ts';
 import { rewriteFormModel } from './multipartForm.ts';
 import { isJsonObject, streamFlagOf, modelOf, upstreamContentType, type ClientBody, type ParsedBody } from './requestBody.ts';
 import type { ClientIdentity, LocalRefusal, UpstreamTarget } from '../contracts/ports.ts';
+import type { Profile } from '../contracts/profile.ts';
 import type { ChatTranslation, EndpointKind, NativeRequestCleanup, ProtocolAdapter, TranslatedProtocol } from '../protocols/adapter.ts';
 import { chooseMode } from '../protocols/protocolMode.ts';
 import { isChatCompletion, routeFor } from '../protocols/registry.ts';
@@ -13,6 +14,9 @@ import { answerCount } from './localAnswers.ts';
 import { chatRequestFor, nativeBody } from './translation/translationJob.ts';
 import { translationThread, TranslationUnavailableError, type TranslationThread } from './translation/translationThreadClient.ts';
 import { offsetsInChunks } from '../core/chunkSearch.ts';
+
+/** Whether the gateway refused `reasoning_effort` for this profile's model (ReasoningEffortRefusals.refused). */
+export type ReasoningEffortCheck = (profile: Profile, upstreamModel: string) => boolean;
 
 /** Whether the capability check has shown that the gateway speaks this protocol natively for a model. */
 export type NativeProtocolCheck = (profileId: string, protocol: TranslatedProtocol, upstreamModel: string) => boolean;
@@ -32,6 +36,8 @@ export interface PlanInput {
   /** Only its profile: a plan never depends on the key (a held profile has none to send with). */
   target: Pick<UpstreamTarget, 'profile'>;
   nativeVerified?: NativeProtocolCheck;
+  /** Whether the gateway refused `reasoning_effort` for a model (reasoningEffortRefusals.ts); never, unless given. */
+  reasoningEffortRefused?: ReasoningEffortCheck;
   /** Where heavy bodies are translated; the process's shared thread unless given. */
   translation?: TranslationThread;
   /** A fallback step's model, routed through the target's aliases instead of the one the client named. */
@@ -181,7 +187,7 @@ function nativeWithoutAirlockParts(
   if (parsed.kind !== 'scanned-json') return null;
   // A heavy body is read off the forwarding loop, as a translated one is.
   const { chunks, byteLength } = input.body;
-  return (input.translation ?? translationThread).translate(protocol, chunks, byteLength, upstreamModel, true).then(
+  return (input.translation ?? translationThread).translate(protocol, chunks, byteLength, upstreamModel, { native: true }).then(
     (sent) => (sent.ok ? planned(sent.sentJson, sent.stream, sent.notes) : invalid(sent.message)),
     (error: unknown) => {
       if (error instanceof TranslationUnavailableError) return translationUnavailable(error.message);
@@ -197,7 +203,7 @@ function translatedPlan(
   models: { requestedModel: string | null; upstreamModel: string | null; routedFrom: string | null },
   clientAdapter: ProtocolAdapter,
 ): Plan | Promise<Plan> {
-  const { parsed } = input;
+  const { parsed, target } = input;
   const { requestedModel, upstreamModel, routedFrom } = models;
   if (!isJsonObject(parsed)) return invalid('the request body must be a JSON object of the client protocol');
   const limits = statedLimitsOf(parsed);
@@ -246,13 +252,15 @@ function translatedPlan(
     translator: translation.responseTranslator(requestedModel),
     notes,
   });
+  const reasoningEffortRefused = input.reasoningEffortRefused?.(target.profile, upstreamModel) ?? false;
   if (parsed.kind === 'json') {
-    const request = chatRequestFor(protocol, parsed.value, upstreamModel);
+    const request = chatRequestFor(protocol, parsed.value, upstreamModel, reasoningEffortRefused);
     if (!request.ok) return invalid(request.message);
     return planned(Buffer.from(JSON.stringify(request.chatBody)), request.stream, request.notes, request.chatBody);
   }
   // Parsed, translated and serialized off the forwarding loop; the budget then goes by its bytes.
-  return (input.translation ?? translationThread).translate(protocol, input.body.chunks, input.body.byteLength, upstreamModel).then(
+  const thread = input.translation ?? translationThread;
+  return thread.translate(protocol, input.body.chunks, input.body.byteLength, upstreamModel, { reasoningEffortRefused }).then(
     (translated) => (translated.ok ? planned(translated.sentJson, translated.stream, translated.notes, null) : invalid(translated.message)),
     (error: unknown) => {
       if (error instanceof TranslationUnavailableError) return translationUnavailable(error.message);

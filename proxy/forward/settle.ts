@@ -4,7 +4,7 @@ import { accountFor } from './accounting.ts';
 import type { ExchangeStep } from './fallbackRoute.ts';
 import { settleIdempotency } from './idempotency.ts';
 import { isHeld, secretsOf, type Gated } from './stageRecords.ts';
-import type { TraceAccounting } from './trace.ts';
+import type { TraceAccounting } from './traceShapes.ts';
 
 /**
  * The settle stage, after the exchange whatever its outcome: a keyed creation's answer kept for its

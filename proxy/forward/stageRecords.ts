@@ -5,7 +5,8 @@ import type { IdempotencyTicket } from '../spend/idempotencyCache.ts';
 import type { UnsentStep } from './fallback.ts';
 import type { ExchangePlan } from './plan.ts';
 import type { ClientBody, ParsedBody } from './requestBody.ts';
-import type { RequestTrace, TraceStart } from './trace.ts';
+import type { RequestTrace } from './trace.ts';
+import type { TraceStart } from './traceShapes.ts';
 
 /**
  * The records the forwarding stages hand on (admit → plan → gate → exchange → settle). Each stage

@@ -9,17 +9,9 @@ import { flattenHeaders } from './headers.ts';
 import { EventOffsetRecorder } from '../core/eventOffsets.ts';
 import { newRequestId } from '../core/requestId.ts';
 import { progressTick, streamStartsEstimating, streamStopsEstimating, type ProgressEstimate } from './progressTick.ts';
+import type { TraceAccounting, TraceStart } from './traceShapes.ts';
 
 const NOTHING_CAPTURED: CapturedBody = { truncated: false, toBuffer: () => null };
-
-/** What a request's `start` event says beyond the ids the trace assigns itself. */
-export type TraceStart = Omit<Extract<RequestLifecycleEvent, { type: 'start' }>, 'type' | 'requestId' | 'startedAtMs'>;
-
-export interface TraceAccounting {
-  usage: TokenUsage | null;
-  usageSource: 'reported' | 'estimated' | null;
-  costCredits: number | null;
-}
 
 /**
  * One request's observable state. It publishes lifecycle events and collects what the log keeps;
@@ -78,8 +70,9 @@ export class RequestTrace {
   #stepOutcomeKnown = false;
   /** Retries made before the current step: each step has its own profile's retries. */
   #retriesBeforeStep = 0;
-  /** The current step's resends on a pool's next key. */
+  /** The current step's resends that are none of the profile's retries: on a pool's next key, or changed after a refusal. */
   #stepKeySwitches = 0;
+  #laterNotes: string[] | null = null; // changes made after the row began (a resend without what the gateway refused)
 
   constructor(events: RequestEvents, captureLimitBytes: number) {
     this.events = events;
@@ -189,6 +182,12 @@ export class RequestTrace {
   keySwitched(): void {
     this.retried();
     this.#stepKeySwitches += 1;
+  }
+
+  /** Resent changed as `note` says, after an answer that ran nothing: not one of the profile's retries either. */
+  resentChanged(note: string): void {
+    this.keySwitched();
+    this.#laterNotes = [...(this.#laterNotes ?? []), note];
   }
 
   /**
@@ -393,6 +392,7 @@ export class RequestTrace {
     };
     // The optional fields are set only when there are some (no spread of a fresh object per request).
     if (this.#gatewayKeys.length > 0) event.gatewayKeys = this.#gatewayKeys;
+    if (this.#laterNotes !== null) event.logNotes = this.#laterNotes;
     const fallback = this.fallback;
     if (fallback !== undefined) event.fallback = fallback;
     this.events.emit(event);

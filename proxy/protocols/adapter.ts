@@ -140,12 +140,20 @@ export interface StreamObserver {
 /** The client protocols Airlock translates to Chat Completions and back, by their `protocolModes` key (the profile schema is the one list). */
 export type TranslatedProtocol = keyof Profile['protocolModes'];
 
+export interface ChatRequestOptions {
+  upstreamModel: string;
+  /** Ask for the usage chunk at the end of a stream (`stream_options.include_usage`). */
+  includeUsage: boolean;
+  /** The gateway refused `reasoning_effort` for this model (chat/reasoningEffort.ts): the client's effort is dropped with a note. */
+  reasoningEffortRefused: boolean;
+}
+
 /** Translation to and from Chat Completions, for a client protocol the gateway may not speak. */
 export interface ChatTranslation {
   /** The key of the profile's `protocolModes` that chooses native or translated (and names the translation's jobs). */
   readonly modeKey: TranslatedProtocol;
   /** The client's request body (parsed) as a Chat Completions request. */
-  toChatRequest(body: unknown, options: { upstreamModel: string; includeUsage: boolean }): ChatRequestTranslation;
+  toChatRequest(body: unknown, options: ChatRequestOptions): ChatRequestTranslation;
   /** Headers only this protocol's API reads (by prefix): dropped when the gateway gets Chat Completions instead. */
   readonly clientHeaderPrefixes: readonly string[];
   /**

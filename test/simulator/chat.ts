@@ -6,6 +6,7 @@ import { streamErrorEvent } from './errors.ts';
 import { renderError } from './gatewayErrors.ts';
 import { capabilitiesOf, capabilityRefusal, type AccountModels } from './modelCapabilities.ts';
 import { answerModelFailure, streamErrorData } from './modelFailure.ts';
+import { reasoningEffortRefusal } from './reasoningEffort.ts';
 import { returnedReasoningRefusal } from './returnedReasoning.ts';
 import { cutConnection, sendJson } from './respond.ts';
 import { streamShapeFor, writeChatStream, writeRawChunks } from './stream.ts';
@@ -45,9 +46,11 @@ export async function answerChat(
   sentKey: string | null = null,
 ): Promise<void> {
   const { voice } = context;
+  const capabilities = capabilitiesOf(context.account, String(json.model));
   const refusal =
     capabilityRefusal(context.account, json) ??
-    returnedReasoningRefusal(voice.dialect, capabilitiesOf(context.account, String(json.model)), json.messages);
+    reasoningEffortRefusal(voice.dialect, capabilities, json) ??
+    returnedReasoningRefusal(voice.dialect, capabilities, json.messages);
   if (refusal !== null) {
     sendGatewayError(response, voice, refusal.status, refusal.body, { subject: refusal.subject });
     return;

@@ -82,7 +82,8 @@ export type CanonicalErrorCode =
   | 'not_found'
   | 'tools_unsupported'
   | 'image_input_unsupported'
-  | 'stream_unsupported';
+  | 'stream_unsupported'
+  | 'reasoning_effort_unsupported';
 
 /** What a dialect says instead of the canonical error; unset fields keep the canonical value. */
 export interface ErrorOverride {
@@ -126,6 +127,12 @@ export interface Dialect {
    * matched stop sequence is told only as finish_reason `stop`, like the model's own end (OpenAI).
    */
   namesMatchedStop: boolean;
+  /**
+   * What becomes of `reasoning_effort` sent for a model that does not take it
+   * (ModelCapabilities.reasoningEffort): refused with a 400 naming the parameter (OpenAI, LiteLLM
+   * without drop_params), or ignored (OpenRouter, LiteLLM with drop_params).
+   */
+  unsupportedReasoningEffort: 'refused' | 'ignored';
 }
 
 /**
@@ -151,4 +158,5 @@ export const SEED_DIALECT: Dialect = {
   acceptedFailure: 'status',
   returnedReasoning: 'ignored',
   namesMatchedStop: false,
+  unsupportedReasoningEffort: 'refused',
 };

@@ -18,6 +18,8 @@ import { SEED_DIALECT, type Dialect } from './dialect.ts';
  *   https://github.com/ChatGPTNextWeb/NextChat/issues/5410, https://github.com/vllm-project/vllm/issues/11629
  * - Reasoning models of OpenAI-compatible APIs stream their thinking as `reasoning_content`:
  *   https://api-docs.deepseek.com/guides/reasoning_model
+ * - `reasoning_effort` for a model without reasoning is a 400 naming it (gatewayErrors.ts
+ *   reasoningEffortUnsupported cites the sources).
  */
 const openai: Dialect = {
   ...SEED_DIALECT,
@@ -94,6 +96,10 @@ const newApi: Dialect = {
  *   https://github.com/BerriAI/litellm/issues/28735.
  * - It states its own price of a reply: `usage.cost` on a stream, the `x-litellm-response-cost`
  *   header otherwise (usageWording.ts).
+ * - A parameter the model's provider does not take (`reasoning_effort` for gpt-4o, gemini-2.5-pro)
+ *   is a 400 UnsupportedParamsError naming it, type and param None, unless the proxy sets
+ *   drop_params (then it is dropped): https://docs.litellm.ai/docs/completion/drop_params,
+ *   https://github.com/BerriAI/litellm/issues/11921, https://github.com/BerriAI/litellm/issues/22721.
  */
 const litellm: Dialect = {
   ...SEED_DIALECT,
@@ -129,6 +135,13 @@ const litellm: Dialect = {
       message: () => 'Budget has been exceeded! Current cost: 10.02, Max budget: 10.0',
     },
     rate_limit_exceeded: { status: 429, type: 'throttling_error', message: () => 'Max parallel request limit reached.' },
+    reasoning_effort_unsupported: {
+      type: 'None',
+      param: null,
+      message: (model) =>
+        `litellm.UnsupportedParamsError: openai does not support parameters: ['reasoning_effort'], for model=${model}. ` +
+        'To drop these, set `litellm.drop_params=True` or for proxy:\n\n`litellm_settings:\n drop_params: true`\n.',
+    },
   },
 };
 
@@ -182,6 +195,9 @@ const vllm: Dialect = {
  *   started, the status is 200 and the error is the body, or in a stream the error chunk above
  *   (errors page, and its "Streaming Error Formats": https://openrouter.ai/docs/api/reference/errors-and-debugging).
  * - Usage names what it charged, `cost`, in its own credits (usageWording.ts).
+ * - `reasoning_effort` is its normalised reasoning control across providers, and a level the model
+ *   behind does not have is taken without an error (xhigh for o1):
+ *   https://openrouter.ai/docs/use-cases/reasoning-tokens, https://github.com/enricoros/big-AGI/issues/940.
  */
 const openrouter: Dialect = {
   ...SEED_DIALECT,
@@ -191,6 +207,7 @@ const openrouter: Dialect = {
   stream: { ...SEED_DIALECT.stream, keepAliveComment: ': OPENROUTER PROCESSING', errorFrame: 'chunkWithFinishError' },
   acceptedFailure: 'ok200',
   usageWording: 'openrouter',
+  unsupportedReasoningEffort: 'ignored',
   errors: {
     insufficient_quota: { status: 402, message: () => 'Insufficient credits. Add more using https://openrouter.ai/credits' },
   },

@@ -44,6 +44,21 @@ export function streamUnsupported(): SimulatedErrorBody {
 }
 
 /**
+ * OpenAI's answer to `reasoning_effort` for a model without reasoning: a 400 naming the parameter,
+ * code `unsupported_parameter` (its body for the Responses form, `reasoning.effort`:
+ * https://github.com/BoundaryML/baml/pull/2708; the chat 400 for gpt-4.1 and gpt-4o:
+ * https://github.com/BerriAI/litellm/issues/40470).
+ */
+export function reasoningEffortUnsupported(): SimulatedErrorBody {
+  return errorBody(
+    "Unsupported parameter: 'reasoning_effort' is not supported with this model.",
+    'invalid_request_error',
+    'reasoning_effort_unsupported',
+    'reasoning_effort',
+  );
+}
+
+/**
  * The canonical codes the simulator uses internally, mapped to the code OpenAI puts on the wire
  * when no dialect says otherwise.
  */
@@ -51,6 +66,7 @@ const WIRE_CODE: Partial<Record<CanonicalErrorCode, string | null>> = {
   tools_unsupported: 'invalid_request_error',
   image_input_unsupported: null,
   stream_unsupported: 'unsupported_value',
+  reasoning_effort_unsupported: 'unsupported_parameter',
   model_not_open: 'model_not_found',
 };
 

@@ -11,9 +11,11 @@ export interface ModelCapabilities {
   stream: boolean;
   /** Thinks before answering and sends the thinking (reasoning_content or reasoning). */
   reasoning: boolean;
+  /** Takes `reasoning_effort`; one that does not has it refused or ignored, as its dialect does (reasoningEffort.ts). */
+  reasoningEffort: boolean;
 }
 
-export const FULL_CAPABILITIES: ModelCapabilities = { tools: true, images: true, stream: true, reasoning: false };
+export const FULL_CAPABILITIES: ModelCapabilities = { tools: true, images: true, stream: true, reasoning: false, reasoningEffort: true };
 
 export interface CapabilityRefusal {
   status: number;

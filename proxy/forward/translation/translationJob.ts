@@ -6,9 +6,17 @@ import { ownTextBuffer } from '../capture.ts';
 
 export type { TranslatedProtocol };
 
-/** The Chat Completions request for a client's body (already parsed) in a protocol Airlock translates. */
-export function chatRequestFor(protocol: TranslatedProtocol, body: unknown, upstreamModel: string): ChatRequestTranslation {
-  return translationFor(protocol).toChatRequest(body, { upstreamModel, includeUsage: true });
+/**
+ * The Chat Completions request for a client's body (already parsed) in a protocol Airlock
+ * translates; `reasoningEffortRefused`: the gateway refused `reasoning_effort` for the model.
+ */
+export function chatRequestFor(
+  protocol: TranslatedProtocol,
+  body: unknown,
+  upstreamModel: string,
+  reasoningEffortRefused: boolean,
+): ChatRequestTranslation {
+  return translationFor(protocol).toChatRequest(body, { upstreamModel, includeUsage: true, reasoningEffortRefused });
 }
 
 /** A client body, as its bytes, to translate; or, `native`, to send in its own protocol without what Airlock made under translation. */
@@ -17,6 +25,8 @@ export interface TranslationJob {
   json: Uint8Array;
   upstreamModel: string;
   native: boolean;
+  /** The gateway refused `reasoning_effort` for the model (a translated job only). */
+  reasoningEffortRefused: boolean;
 }
 
 /** The body to send (Chat Completions, or the client's protocol for a native job), serialized; or why it cannot be. */
@@ -35,7 +45,7 @@ export function translateJsonBytes(job: TranslationJob): TranslatedBody {
     return { ok: false, message: `the request body is not valid JSON (${(error as Error).message})` };
   }
   if (job.native) return nativeBody(job.protocol, value, job.upstreamModel);
-  const request = chatRequestFor(job.protocol, value, job.upstreamModel);
+  const request = chatRequestFor(job.protocol, value, job.upstreamModel, job.reasoningEffortRefused);
   if (!request.ok) return { ok: false, message: request.message };
   return { ok: true, sentJson: ownTextBuffer(JSON.stringify(request.chatBody)), stream: request.stream, notes: request.notes };
 }

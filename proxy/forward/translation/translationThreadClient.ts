@@ -72,8 +72,11 @@ export class TranslationThread {
     chunks: readonly Buffer[],
     byteLength: number,
     upstreamModel: string,
-    /** Send natively: the body only loses what Airlock made under translation (NativeRequestCleanup). */
-    native = false,
+    /**
+     * `native`: send natively, the body only losing what Airlock made under translation
+     * (NativeRequestCleanup); `reasoningEffortRefused`: the gateway refused `reasoning_effort` for the model.
+     */
+    { native = false, reasoningEffortRefused = false }: { native?: boolean; reasoningEffortRefused?: boolean } = {},
   ): Promise<TranslatedBody> {
     const json = await copyInSlices(chunks, byteLength);
     if (!this.thread.available) {
@@ -83,7 +86,7 @@ export class TranslationThread {
     }
     if (byteLength >= RETIRE_AFTER_JOB_BYTES) this.retireWhenIdle = true;
     return new Promise((resolve, reject) => {
-      this.thread.ask({ resolve, reject }, (id) => ({ id, protocol, json, upstreamModel, native }), [json.buffer]);
+      this.thread.ask({ resolve, reject }, (id) => ({ id, protocol, json, upstreamModel, native, reasoningEffortRefused }), [json.buffer]);
     });
   }
 

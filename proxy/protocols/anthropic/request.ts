@@ -1,6 +1,8 @@
 import { badRequest, describeSchemaError, unknownFieldNotes } from '../requestResult.ts';
 import { isReturnableReasoning, joinedReasoning } from '../chat/returnedReasoning.ts';
+import { setReasoningEffortLast } from '../chat/reasoningEffort.ts';
 import type { ChatRequestTranslation } from '../requestResult.ts';
+import type { ChatRequestOptions } from '../adapter.ts';
 import { imagePart, textPart, userContent, withLeadingSystem } from '../chat/chatMessages.ts';
 import type { ChatContentPart, ChatFunctionTool, ChatMessage, ChatToolCall, ChatToolChoice } from '../chat/chatMessages.ts';
 import { ANTHROPIC_TRANSLATED_FIELDS, anthropicRequestSchema } from './requestSchema.ts';
@@ -8,20 +10,12 @@ import type { AnthropicContentBlock, AnthropicImageBlock, AnthropicRequest } fro
 
 /** Anthropic Messages request -> Chat Completions request. Pure; `notes` list what was dropped. */
 
-export interface AnthropicTranslationOptions {
-  upstreamModel: string;
-  /** Ask for the usage chunk at the end of a stream (`stream_options.include_usage`). */
-  includeUsage: boolean;
-  /** The upstream model takes `reasoning_effort`; otherwise `thinking` is dropped with a note. */
-  upstreamSupportsReasoningEffort?: boolean;
-}
-
 /** Tells the model a tool failed; chat tool messages have no error flag. */
 export const TOOL_ERROR_PREFIX = '[tool error] ';
 
 type MessageResult = { ok: true; messages: ChatMessage[] } | { ok: false; status: 400; message: string };
 
-export function anthropicToChatRequest(body: unknown, options: AnthropicTranslationOptions): ChatRequestTranslation {
+export function anthropicToChatRequest(body: unknown, options: ChatRequestOptions): ChatRequestTranslation {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) return badRequest('the request body must be a JSON object');
   const parsed = anthropicRequestSchema.safeParse(body);
   if (!parsed.success) return badRequest(`invalid Messages request: ${describeSchemaError(parsed.error)}`);
@@ -48,12 +42,14 @@ export function anthropicToChatRequest(body: unknown, options: AnthropicTranslat
   if (request.stop_sequences !== undefined && request.stop_sequences.length > 0) chatBody['stop'] = request.stop_sequences;
   Object.assign(chatBody, userField(request.metadata?.user_id, notes));
   Object.assign(chatBody, toolFields(request, notes));
-  Object.assign(chatBody, reasoningFields(request, options, notes), outputFormatFields(request, notes));
+  Object.assign(chatBody, outputFormatFields(request, notes));
   const stream = request.stream === true;
   if (stream) {
     chatBody['stream'] = true;
     if (options.includeUsage) chatBody['stream_options'] = { include_usage: true };
   }
+  const effort = reasoningEffort(request, options, notes);
+  if (effort !== null) setReasoningEffortLast(chatBody, effort);
   return { ok: true, chatBody, stream, notes };
 }
 
@@ -213,22 +209,20 @@ export function effortForThinkingBudget(budgetTokens: number): 'low' | 'medium' 
 /** Anthropic's effort levels above high (xhigh, max) have no level every chat gateway takes. */
 const CHAT_EFFORTS: ReadonlySet<string> = new Set(['low', 'medium', 'high']);
 
-/** output_config.effort, when given, is the client's own level; else one is read from thinking. */
-function reasoningFields(request: AnthropicRequest, options: AnthropicTranslationOptions, notes: string[]): Record<string, unknown> {
+/** output_config.effort, when given, is the client's own level; else one is read from thinking. Null: none to send. */
+function reasoningEffort(request: AnthropicRequest, options: ChatRequestOptions, notes: string[]): string | null {
   const thinking = request.thinking;
   const effort = request.output_config?.effort;
-  if (thinking?.type === 'disabled' || (thinking === undefined && effort === undefined)) return {};
-  if (options.upstreamSupportsReasoningEffort !== true) {
+  if (thinking?.type === 'disabled' || (thinking === undefined && effort === undefined)) return null;
+  if (options.reasoningEffortRefused) {
     const dropped = [...(thinking === undefined ? [] : ['thinking']), ...(effort === undefined ? [] : ['output_config.effort'])];
-    notes.push(`dropped ${dropped.join(' and ')}: the upstream model takes no reasoning_effort`);
-    return {};
+    notes.push(`dropped ${dropped.join(' and ')}: the gateway refused reasoning_effort for this model`);
+    return null;
   }
-  if (effort === undefined) {
-    return { reasoning_effort: thinking?.type === 'enabled' ? effortForThinkingBudget(thinking.budget_tokens) : 'medium' };
-  }
-  if (CHAT_EFFORTS.has(effort)) return { reasoning_effort: effort };
+  if (effort === undefined) return thinking?.type === 'enabled' ? effortForThinkingBudget(thinking.budget_tokens) : 'medium';
+  if (CHAT_EFFORTS.has(effort)) return effort;
   notes.push(`approximated output_config.effort ${effort} as reasoning_effort high, the highest chat gateways share`);
-  return { reasoning_effort: 'high' };
+  return 'high';
 }
 
 /** Structured outputs must match their schema: chat's strict json_schema format says the same. */

@@ -1,26 +1,21 @@
 import { badRequest, describeSchemaError, unknownFieldNotes } from '../requestResult.ts';
 import type { ChatRequestTranslation } from '../requestResult.ts';
+import type { ChatRequestOptions } from '../adapter.ts';
 import { imagePart, textPart, userContent, withLeadingSystem } from '../chat/chatMessages.ts';
 import type { AssistantMessage, ChatContentPart, ChatFunctionTool, ChatMessage, ChatToolChoice } from '../chat/chatMessages.ts';
 import { isReturnableReasoning, joinedReasoning } from '../chat/returnedReasoning.ts';
+import { setReasoningEffortLast } from '../chat/reasoningEffort.ts';
 import { RESPONSES_TRANSLATED_FIELDS, responsesRequestSchema } from './requestSchema.ts';
 import type { ResponsesContentPart, ResponsesInputItem, ResponsesRequest } from './requestSchema.ts';
 
 /** Responses API request -> Chat Completions request. Pure; `notes` list what was dropped. */
-
-export interface ResponsesTranslationOptions {
-  upstreamModel: string;
-  includeUsage: boolean;
-  /** The upstream model takes `reasoning_effort`; otherwise `reasoning.effort` is dropped with a note. */
-  upstreamSupportsReasoningEffort?: boolean;
-}
 
 export const PREVIOUS_RESPONSE_ID_MESSAGE =
   'previous_response_id is not supported: Airlock keeps no server-side state; send the full input (Codex: store=false does this)';
 
 type Refusal = { ok: false; status: 400; message: string };
 
-export function responsesToChatRequest(body: unknown, options: ResponsesTranslationOptions): ChatRequestTranslation {
+export function responsesToChatRequest(body: unknown, options: ChatRequestOptions): ChatRequestTranslation {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) return badRequest('the request body must be a JSON object');
   const parsed = responsesRequestSchema.safeParse(body);
   if (!parsed.success) return badRequest(`invalid Responses request: ${describeSchemaError(parsed.error)}`);
@@ -40,15 +35,15 @@ export function responsesToChatRequest(body: unknown, options: ResponsesTranslat
   if (request.temperature != null) chatBody['temperature'] = request.temperature;
   if (request.top_p != null) chatBody['top_p'] = request.top_p;
   Object.assign(chatBody, toolFields(request, notes), outputFormatFields(request, notes));
-  const effort = request.reasoning?.effort;
-  if (effort) {
-    if (options.upstreamSupportsReasoningEffort === true) chatBody['reasoning_effort'] = effort;
-    else notes.push('dropped reasoning.effort: the upstream model takes no reasoning_effort');
-  }
   const stream = request.stream === true;
   if (stream) {
     chatBody['stream'] = true;
     if (options.includeUsage) chatBody['stream_options'] = { include_usage: true };
+  }
+  const effort = request.reasoning?.effort;
+  if (effort) {
+    if (options.reasoningEffortRefused) notes.push('dropped reasoning.effort: the gateway refused reasoning_effort for this model');
+    else setReasoningEffortLast(chatBody, effort);
   }
   return { ok: true, chatBody, stream, notes };
 }

@@ -12,7 +12,11 @@ let simulator: GatewaySimulator;
 beforeAll(async () => {
   simulator = await startGatewaySimulator({
     closedModels: ['glm-4.6'],
-    modelCapabilities: { 'deepseek-chat': { reasoning: true }, 'qwen-vl-max': { tools: false, stream: false } },
+    modelCapabilities: {
+      'deepseek-chat': { reasoning: true },
+      'qwen-vl-max': { tools: false, stream: false },
+      'gpt-4o-mini': { reasoningEffort: false },
+    },
   });
 });
 afterAll(() => simulator.close());
@@ -208,6 +212,39 @@ describe('per-model capabilities', () => {
     expect((await chat({ ...hello, model: 'glm-4.6' })).status).toBe(403);
     const listed = (await (await fetch(`${simulator.baseUrl}/models`, { headers: AUTH })).json()) as { data: Array<{ id: string }> };
     expect(listed.data.map((model) => model.id)).toContain('glm-4.6');
+  });
+});
+
+describe('reasoning_effort for a model that does not take it', () => {
+  it.each([
+    [
+      'openai',
+      400,
+      {
+        error: {
+          message: "Unsupported parameter: 'reasoning_effort' is not supported with this model.",
+          param: 'reasoning_effort',
+          code: 'unsupported_parameter',
+        },
+      },
+    ],
+    [
+      'litellm',
+      400,
+      {
+        error: {
+          message: expect.stringMatching(/^litellm\.UnsupportedParamsError: .*\['reasoning_effort'\], for model=gpt-4o-mini/),
+          code: '400',
+        },
+      },
+    ],
+    ['openrouter', 200, { choices: [{ finish_reason: 'stop' }] }],
+  ] as const)('in %s is answered %i', async (dialect, status, body) => {
+    simulator.useDialect(dialect);
+    const reply = await chat({ ...hello, model: 'gpt-4o-mini', reasoning_effort: 'high' });
+    expect(reply.status).toBe(status);
+    expect(await reply.json()).toMatchObject(body);
+    expect((await chat({ ...hello, model: 'deepseek-chat', reasoning_effort: 'high' })).status).toBe(200);
   });
 });
 

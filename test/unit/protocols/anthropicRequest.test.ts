@@ -1,13 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { TOOL_ERROR_PREFIX, anthropicToChatRequest } from '../../../proxy/protocols/anthropic/request.ts';
 
-const options = { upstreamModel: 'gw-model', includeUsage: true };
+const options = { upstreamModel: 'gw-model', includeUsage: true, reasoningEffortRefused: false };
 const base = { model: 'claude-sonnet-4-5', max_tokens: 1024 };
 
-function chatBodyOf(
-  body: Record<string, unknown>,
-  extraOptions: Partial<typeof options & { upstreamSupportsReasoningEffort: boolean }> = {},
-) {
+function chatBodyOf(body: Record<string, unknown>, extraOptions: Partial<typeof options> = {}) {
   const result = anthropicToChatRequest(body, { ...options, ...extraOptions });
   if (!result.ok) throw new Error(`unexpected refusal: ${result.message}`);
   return result;
@@ -340,10 +337,11 @@ describe('anthropicToChatRequest: parameters', () => {
     [{ type: 'enabled', budget_tokens: 8000 }, 'medium'],
     [{ type: 'enabled', budget_tokens: 31999 }, 'high'],
     [{ type: 'adaptive' }, 'medium'],
-  ])('thinking %j maps to reasoning_effort %s when the upstream takes it', (thinking, effort) => {
-    expect(chatBodyOf({ ...base, messages, thinking }, { upstreamSupportsReasoningEffort: true }).chatBody['reasoning_effort']).toBe(
-      effort,
-    );
+  ])('thinking %j maps to reasoning_effort %s, the last member sent', (thinking, effort) => {
+    const { chatBody } = chatBodyOf({ ...base, messages, thinking, stream: true });
+    expect(chatBody['reasoning_effort']).toBe(effort);
+    // Last, so that a gateway's refusal of it can take it off the bytes sent (chat/reasoningEffort.ts).
+    expect(Object.keys(chatBody).at(-1)).toBe('reasoning_effort');
   });
 
   // Claude Code 2.1 sends adaptive thinking with output_config.effort (default high); the effort
@@ -355,10 +353,7 @@ describe('anthropicToChatRequest: parameters', () => {
     ['xhigh', 'high', ['approximated output_config.effort xhigh as reasoning_effort high, the highest chat gateways share']],
     ['max', 'high', ['approximated output_config.effort max as reasoning_effort high, the highest chat gateways share']],
   ])('output_config.effort %s maps to reasoning_effort %s, over the thinking mode', (effort, chatEffort, notes) => {
-    const result = chatBodyOf(
-      { ...base, messages, thinking: { type: 'adaptive' }, output_config: { effort } },
-      { upstreamSupportsReasoningEffort: true },
-    );
+    const result = chatBodyOf({ ...base, messages, thinking: { type: 'adaptive' }, output_config: { effort } });
     expect(result.chatBody['reasoning_effort']).toBe(chatEffort);
     expect(result.notes).toEqual(notes);
   });
@@ -372,16 +367,19 @@ describe('anthropicToChatRequest: parameters', () => {
     expect(result.notes).toEqual([]);
   });
 
-  it("names Claude Code's output_config.effort in the note when the upstream takes no reasoning_effort", () => {
-    const result = chatBodyOf({ ...base, messages, thinking: { type: 'adaptive' }, output_config: { effort: 'low' } });
+  it("names Claude Code's output_config.effort in the note when the gateway refused reasoning_effort for the model", () => {
+    const result = chatBodyOf(
+      { ...base, messages, thinking: { type: 'adaptive' }, output_config: { effort: 'low' } },
+      { reasoningEffortRefused: true },
+    );
     expect(result.chatBody).not.toHaveProperty('reasoning_effort');
-    expect(result.notes).toEqual(['dropped thinking and output_config.effort: the upstream model takes no reasoning_effort']);
+    expect(result.notes).toEqual(['dropped thinking and output_config.effort: the gateway refused reasoning_effort for this model']);
   });
 
-  it('drops thinking with a note when the upstream takes no reasoning_effort', () => {
-    const result = chatBodyOf({ ...base, messages, thinking: { type: 'enabled', budget_tokens: 2048 } });
+  it('drops thinking with a note when the gateway refused reasoning_effort for the model', () => {
+    const result = chatBodyOf({ ...base, messages, thinking: { type: 'enabled', budget_tokens: 2048 } }, { reasoningEffortRefused: true });
     expect(result.chatBody).not.toHaveProperty('reasoning_effort');
-    expect(result.notes).toEqual(['dropped thinking: the upstream model takes no reasoning_effort']);
+    expect(result.notes).toEqual(['dropped thinking: the gateway refused reasoning_effort for this model']);
   });
 });
 

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { PREVIOUS_RESPONSE_ID_MESSAGE, responsesToChatRequest } from '../../../proxy/protocols/responses/request.ts';
 
-const options = { upstreamModel: 'gw-model', includeUsage: true };
+const options = { upstreamModel: 'gw-model', includeUsage: true, reasoningEffortRefused: false };
 const base = { model: 'gpt-5-codex' };
 
-function translated(body: Record<string, unknown>, extra: { upstreamSupportsReasoningEffort?: boolean; includeUsage?: boolean } = {}) {
+function translated(body: Record<string, unknown>, extra: Partial<typeof options> = {}) {
   const result = responsesToChatRequest({ ...base, ...body }, { ...options, ...extra });
   if (!result.ok) throw new Error(`unexpected refusal: ${result.message}`);
   return result;
@@ -291,12 +291,14 @@ describe('responsesToChatRequest: parameters', () => {
   });
 
   it.each([
-    [true, { reasoning_effort: 'high' }, []],
-    [false, {}, ['dropped reasoning.effort: the upstream model takes no reasoning_effort']],
-  ])('reasoning.effort with upstream support %s', (supported, expectedFields, expectedNotes) => {
-    const result = translated({ input, reasoning: { effort: 'high', summary: 'auto' } }, { upstreamSupportsReasoningEffort: supported });
-    expect(result.chatBody['reasoning_effort']).toEqual((expectedFields as Record<string, unknown>)['reasoning_effort']);
+    [false, 'high', []],
+    [true, undefined, ['dropped reasoning.effort: the gateway refused reasoning_effort for this model']],
+  ])('reasoning.effort when the gateway refused reasoning_effort for the model: %s', (refused, sentEffort, expectedNotes) => {
+    const result = translated({ input, stream: true, reasoning: { effort: 'high', summary: 'auto' } }, { reasoningEffortRefused: refused });
+    expect(result.chatBody['reasoning_effort']).toEqual(sentEffort);
     expect(result.notes).toEqual(expectedNotes);
+    // Sent last, so that a gateway's refusal of it can take it off the bytes sent (chat/reasoningEffort.ts).
+    if (sentEffort !== undefined) expect(Object.keys(result.chatBody).at(-1)).toBe('reasoning_effort');
   });
 
   it('asks for the usage chunk when streaming', () => {

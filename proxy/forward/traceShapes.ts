@@ -1,0 +1,12 @@
+import type { RequestLifecycleEvent } from '../contracts/lifecycle.ts';
+import type { TokenUsage } from '../contracts/usage.ts';
+
+/** What a request's `start` event says beyond the ids the trace assigns itself. */
+export type TraceStart = Omit<Extract<RequestLifecycleEvent, { type: 'start' }>, 'type' | 'requestId' | 'startedAtMs'>;
+
+/** What settle tells the trace of the request's usage and price when it ends. */
+export interface TraceAccounting {
+  usage: TokenUsage | null;
+  usageSource: 'reported' | 'estimated' | null;
+  costCredits: number | null;
+}

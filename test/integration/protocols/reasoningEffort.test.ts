@@ -1,0 +1,95 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { DIALECTS } from '../../simulator/index.ts';
+import { startHarness, type Harness } from '../../support/proxyHarness.ts';
+import { sdkClients } from '../../support/reasoningHarness.ts';
+
+/**
+ * The effort a Codex or Claude Code user picks reaches a chat gateway as `reasoning_effort`. A
+ * model that does not take it is refused with a 400 naming it by OpenAI and by LiteLLM without
+ * drop_params, and the parameter is ignored by OpenRouter (test/simulator/dialects.ts cites each):
+ * after such a 400, which ran nothing and cost nothing, Airlock sends the request again without
+ * the parameter and leaves it out of that model's later requests.
+ */
+const REASONING_MODEL = 'deepseek-chat';
+/** Models without reasoning, one per test: what Airlock learns of one stays for the proxy's life. */
+const WITHOUT_EFFORT = { openai: 'gpt-4o-mini', litellm: 'qwen-vl-max', openrouter: 'qwen-plus', claudeCode: 'claude-sonnet-4-5' };
+
+let harness: Harness;
+
+beforeAll(async () => {
+  harness = await startHarness({
+    simulator: {
+      modelCapabilities: {
+        ...Object.fromEntries(Object.values(WITHOUT_EFFORT).map((model) => [model, { reasoningEffort: false }])),
+        [REASONING_MODEL]: { reasoning: true },
+      },
+    },
+  });
+});
+afterAll(async () => {
+  await harness.close();
+});
+beforeEach(() => harness.simulator.reset());
+
+const { anthropic, openai } = sdkClients(() => harness);
+
+/** The `reasoning_effort` of each chat request the gateway got, in order (undefined: not sent). */
+function sentEfforts(): unknown[] {
+  return harness.simulator.received.map(
+    (request) => (JSON.parse(request.body.toString('utf8')) as Record<string, unknown>)['reasoning_effort'],
+  );
+}
+
+async function codexTurn(model: string): Promise<string> {
+  const stream = openai().responses.stream({ model, input: 'Say hi.', reasoning: { effort: 'high' }, store: false });
+  return (await stream.finalResponse()).status ?? 'none';
+}
+
+describe.each([
+  ['openai', DIALECTS.openai, WITHOUT_EFFORT.openai],
+  ['litellm', DIALECTS.litellm, WITHOUT_EFFORT.litellm],
+])('where %s refuses reasoning_effort for a model', (_name, dialect, model) => {
+  beforeAll(() => harness.simulator.useDialect(dialect));
+
+  it("takes Codex's request again without it, and leaves it out of the model's later requests", async () => {
+    const ended = harness.nextEnd();
+    expect(await codexTurn(model)).toBe('completed');
+    expect(sentEfforts()).toEqual(['high', undefined]);
+    const row = await ended;
+    expect(row.status).toBe(200);
+    expect(row.logNotes).toEqual(['resent without reasoning_effort: the gateway refused it for this model (400)']);
+
+    expect(await codexTurn(model)).toBe('completed');
+    expect(sentEfforts()).toEqual(['high', undefined, undefined]);
+  });
+
+  it('still sends it for a model that takes it', async () => {
+    expect(await codexTurn(REASONING_MODEL)).toBe('completed');
+    expect(sentEfforts()).toEqual(['high']);
+  });
+});
+
+describe('on a gateway that ignores a reasoning_effort its model does not take (openrouter)', () => {
+  beforeAll(() => harness.simulator.useDialect(DIALECTS.openrouter));
+
+  it("sends Codex's effort once, as it is", async () => {
+    expect(await codexTurn(WITHOUT_EFFORT.openrouter)).toBe('completed');
+    expect(sentEfforts()).toEqual(['high']);
+  });
+});
+
+describe("Claude Code's thinking budget", () => {
+  beforeAll(() => harness.simulator.useDialect(DIALECTS.openai));
+
+  const thinking = { type: 'enabled' as const, budget_tokens: 20_000 };
+  const messages = [{ role: 'user' as const, content: 'Say hi.' }];
+
+  it.each([
+    [REASONING_MODEL, ['high']],
+    [WITHOUT_EFFORT.claudeCode, ['high', undefined]],
+  ])('for %s goes as reasoning_effort (sent %j)', async (model, efforts) => {
+    const answer = await anthropic().messages.stream({ model, max_tokens: 32_000, thinking, messages }).finalMessage();
+    expect(answer.stop_reason).toBe('end_turn');
+    expect(sentEfforts()).toEqual(efforts);
+  });
+});

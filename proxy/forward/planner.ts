@@ -8,6 +8,7 @@ import { isJsonObject, streamFlagOf, modelOf, upstreamContentType, type ClientBo
 import type { ClientIdentity, LocalRefusal, UpstreamTarget } from '../contracts/ports.ts';
 import type { Profile } from '../contracts/profile.ts';
 import type { ChatTranslation, EndpointKind, NativeRequestCleanup, ProtocolAdapter, TranslatedProtocol } from '../protocols/adapter.ts';
+import type { ClientToolNames } from '../protocols/requestResult.ts';
 import { chooseMode } from '../protocols/protocolMode.ts';
 import { isChatCompletion, routeFor } from '../protocols/registry.ts';
 import { answerCount } from './localAnswers.ts';
@@ -241,7 +242,13 @@ function translatedPlan(
   }
   if (upstreamModel === null || requestedModel === null) return invalid('the request names no model');
   const protocol = translation.modeKey;
-  const planned = (bytes: Buffer, stream: boolean, notes: string[], chatBody: Record<string, unknown> | null): Plan => ({
+  const planned = (
+    bytes: Buffer,
+    stream: boolean,
+    notes: string[],
+    chatBody: Record<string, unknown> | null,
+    clientToolNames: ClientToolNames = {},
+  ): Plan => ({
     ...base,
     upstreamPath: 'chat/completions',
     body: [bytes],
@@ -249,19 +256,22 @@ function translatedPlan(
     textBody: true,
     stream,
     chatBody,
-    translator: translation.responseTranslator(requestedModel),
+    translator: translation.responseTranslator(requestedModel, clientToolNames),
     notes,
   });
   const reasoningEffortRefused = input.reasoningEffortRefused?.(target.profile, upstreamModel) ?? false;
   if (parsed.kind === 'json') {
     const request = chatRequestFor(protocol, parsed.value, upstreamModel, reasoningEffortRefused);
     if (!request.ok) return invalid(request.message);
-    return planned(Buffer.from(JSON.stringify(request.chatBody)), request.stream, request.notes, request.chatBody);
+    return planned(Buffer.from(JSON.stringify(request.chatBody)), request.stream, request.notes, request.chatBody, request.clientToolNames);
   }
   // Parsed, translated and serialized off the forwarding loop; the budget then goes by its bytes.
   const thread = input.translation ?? translationThread;
   return thread.translate(protocol, input.body.chunks, input.body.byteLength, upstreamModel, { reasoningEffortRefused }).then(
-    (translated) => (translated.ok ? planned(translated.sentJson, translated.stream, translated.notes, null) : invalid(translated.message)),
+    (translated) =>
+      translated.ok
+        ? planned(translated.sentJson, translated.stream, translated.notes, null, translated.clientToolNames)
+        : invalid(translated.message),
     (error: unknown) => {
       if (error instanceof TranslationUnavailableError) return translationUnavailable(error.message);
       throw error;

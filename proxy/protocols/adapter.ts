@@ -4,7 +4,7 @@ import type { Profile } from '../contracts/profile.ts';
 import type { ClientProtocol, TokenUsage } from '../contracts/usage.ts';
 import type { ClientErrorDetail } from '../core/errorClass.ts';
 import type { KeyMasker } from '../core/keyMasker.ts';
-import type { ChatRequestTranslation } from './requestResult.ts';
+import type { ChatRequestTranslation, ClientToolNames } from './requestResult.ts';
 import type { SseEvent } from './sse.ts';
 import type { StreamKeyGuard } from './streamKeyGuard.ts';
 import type { StreamEventTranslator } from './streamTranslator.ts';
@@ -161,8 +161,11 @@ export interface ChatTranslation {
    * of the input: under translation the gateway has nothing to count with.
    */
   countAnswer?(inputTokens: number): object;
-  /** Turns the gateway's Chat Completions answers back into this protocol for the model the client asked for. */
-  responseTranslator(requestedModel: string): ResponseTranslator;
+  /**
+   * Turns the gateway's Chat Completions answers back into this protocol for the model the client
+   * asked for, naming the called tools as the client does (the translation's `clientToolNames`).
+   */
+  responseTranslator(requestedModel: string, clientToolNames: ClientToolNames): ResponseTranslator;
 }
 
 export interface ResponseTranslator {

@@ -5,8 +5,20 @@ import type { z } from 'zod';
  * a translation that changes the request must never be silent.
  */
 export type ChatRequestTranslation =
-  | { ok: true; chatBody: Record<string, unknown>; stream: boolean; notes: string[] }
+  | { ok: true; chatBody: Record<string, unknown>; stream: boolean; notes: string[]; clientToolNames?: ClientToolNames }
   | { ok: false; status: 400; message: string };
+
+/** A tool the client names with a namespace as well (a Responses `namespace` tool's member). */
+export interface ClientToolName {
+  namespace: string;
+  name: string;
+}
+
+/**
+ * The chat function names given to client tools that chat cannot name as the client does, to the
+ * client's names, for the answer's calls. A plain object: it crosses from the translation thread.
+ */
+export type ClientToolNames = Readonly<Record<string, ClientToolName>>;
 
 export function badRequest(message: string): { ok: false; status: 400; message: string } {
   return { ok: false, status: 400, message };

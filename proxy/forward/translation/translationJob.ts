@@ -1,7 +1,7 @@
 import type { TranslatedProtocol } from '../../protocols/adapter.ts';
 import { nativeRequestFor, translationFor } from '../../protocols/registry.ts';
 import { isRecord } from '../../core/isRecord.ts';
-import type { ChatRequestTranslation } from '../../protocols/requestResult.ts';
+import type { ChatRequestTranslation, ClientToolNames } from '../../protocols/requestResult.ts';
 import { ownTextBuffer } from '../capture.ts';
 
 export type { TranslatedProtocol };
@@ -30,7 +30,9 @@ export interface TranslationJob {
 }
 
 /** The body to send (Chat Completions, or the client's protocol for a native job), serialized; or why it cannot be. */
-export type TranslatedBody = { ok: true; sentJson: Buffer; stream: boolean; notes: string[] } | { ok: false; message: string };
+export type TranslatedBody =
+  | { ok: true; sentJson: Buffer; stream: boolean; notes: string[]; clientToolNames?: ClientToolNames }
+  | { ok: false; message: string };
 
 /**
  * Parses, translates and serializes a body in one go: the translation thread's whole job, also run
@@ -47,7 +49,9 @@ export function translateJsonBytes(job: TranslationJob): TranslatedBody {
   if (job.native) return nativeBody(job.protocol, value, job.upstreamModel);
   const request = chatRequestFor(job.protocol, value, job.upstreamModel, job.reasoningEffortRefused);
   if (!request.ok) return { ok: false, message: request.message };
-  return { ok: true, sentJson: ownTextBuffer(JSON.stringify(request.chatBody)), stream: request.stream, notes: request.notes };
+  const sentJson = ownTextBuffer(JSON.stringify(request.chatBody));
+  const { stream, notes, clientToolNames } = request;
+  return { ok: true, sentJson, stream, notes, ...(clientToolNames ? { clientToolNames } : {}) };
 }
 
 /** A native body without the parts Airlock made under translation (NativeRequestCleanup), with the gateway's model id. */

@@ -32,10 +32,10 @@ export const responsesAdapter: ProtocolAdapter = {
     modeKey: 'responses',
     clientHeaderPrefixes: [],
     toChatRequest: responsesToChatRequest,
-    responseTranslator: (requestedModel) => ({
-      createStream: () => fromChatEvents(createResponsesStreamTranslator({ requestedModel, responseId: newResponseId() })),
+    responseTranslator: (requestedModel, clientToolNames) => ({
+      createStream: () => fromChatEvents(createResponsesStreamTranslator({ requestedModel, responseId: newResponseId(), clientToolNames })),
       translateJson: (chatJson) => {
-        const result = chatToResponsesResponse(chatJson, { requestedModel, responseId: newResponseId() });
+        const result = chatToResponsesResponse(chatJson, { requestedModel, responseId: newResponseId(), clientToolNames });
         if (!result.ok) throw new Error(result.message);
         return result.body;
       },

@@ -1,6 +1,8 @@
 import type { TokenUsage } from '../../contracts/usage.ts';
 import { reasoningMark } from '../chat/returnedReasoning.ts';
 import type { StreamBlock } from '../chat/chatStreamBlocks.ts';
+import type { ClientToolNames } from '../requestResult.ts';
+import { calledTool } from './namespacedTools.ts';
 
 /** Building blocks of a Responses API reply, shared by the plain and the streaming translator. */
 
@@ -77,7 +79,13 @@ export function reasoningSummaryPart(text: string): Record<string, unknown> {
   return { type: 'summary_text', text };
 }
 
-export function outputItem(responseId: string, block: StreamBlock, status: 'in_progress' | 'completed'): Record<string, unknown> {
+/** `clientToolNames`: the request's tools chat could not name as the client does (namespacedTools.ts). */
+export function outputItem(
+  responseId: string,
+  block: StreamBlock,
+  status: 'in_progress' | 'completed',
+  clientToolNames: ClientToolNames,
+): Record<string, unknown> {
   const id = outputItemId(responseId, block);
   if (block.kind === 'reasoning') {
     const summary = status === 'completed' ? [reasoningSummaryPart(block.text)] : [];
@@ -89,5 +97,6 @@ export function outputItem(responseId: string, block: StreamBlock, status: 'in_p
     const content = status === 'completed' ? [part] : [];
     return { id, type: 'message', status, role: 'assistant', content };
   }
-  return { id, type: 'function_call', status, call_id: block.callId, name: block.name, arguments: block.arguments };
+  const tool = calledTool(clientToolNames, block.name);
+  return { id, type: 'function_call', status, call_id: block.callId, ...tool, arguments: block.arguments };
 }

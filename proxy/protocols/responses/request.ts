@@ -6,7 +6,8 @@ import type { AssistantMessage, ChatContentPart, ChatFunctionTool, ChatMessage, 
 import { isReturnableReasoning, joinedReasoning } from '../chat/returnedReasoning.ts';
 import { setReasoningEffortLast } from '../chat/reasoningEffort.ts';
 import { RESPONSES_TRANSLATED_FIELDS, responsesRequestSchema } from './requestSchema.ts';
-import type { ResponsesContentPart, ResponsesInputItem, ResponsesRequest } from './requestSchema.ts';
+import type { ResponsesContentPart, ResponsesFunctionTool, ResponsesInputItem, ResponsesRequest } from './requestSchema.ts';
+import { NamespacedToolNamer } from './namespacedTools.ts';
 
 /** Responses API request -> Chat Completions request. Pure; `notes` list what was dropped. */
 
@@ -25,7 +26,8 @@ export function responsesToChatRequest(body: unknown, options: ChatRequestOption
 
   const messages: ChatMessage[] = [];
   if (request.instructions) messages.push({ role: 'system', content: request.instructions });
-  const translated = inputMessages(request.input ?? [], notes);
+  const namer = namespacedToolNamer(request.tools ?? []);
+  const translated = inputMessages(request.input ?? [], notes, namer);
   if (!translated.ok) return translated;
   messages.push(...translated.messages);
   if (messages.length === 0) return badRequest('input is required: the request has no messages');
@@ -34,7 +36,7 @@ export function responsesToChatRequest(body: unknown, options: ChatRequestOption
   if (request.max_output_tokens != null) chatBody['max_tokens'] = request.max_output_tokens;
   if (request.temperature != null) chatBody['temperature'] = request.temperature;
   if (request.top_p != null) chatBody['top_p'] = request.top_p;
-  Object.assign(chatBody, toolFields(request, notes), outputFormatFields(request, notes));
+  Object.assign(chatBody, toolFields(request, notes, namer), outputFormatFields(request, notes));
   const stream = request.stream === true;
   if (stream) {
     chatBody['stream'] = true;
@@ -45,10 +47,15 @@ export function responsesToChatRequest(body: unknown, options: ChatRequestOption
     if (options.reasoningEffortRefused) notes.push('dropped reasoning.effort: the gateway refused reasoning_effort for this model');
     else setReasoningEffortLast(chatBody, effort);
   }
-  return { ok: true, chatBody, stream, notes };
+  const clientToolNames = namer.clientNames();
+  return { ok: true, chatBody, stream, notes, ...(Object.keys(clientToolNames).length > 0 ? { clientToolNames } : {}) };
 }
 
-function inputMessages(input: string | ResponsesInputItem[], notes: string[]): { ok: true; messages: ChatMessage[] } | Refusal {
+function inputMessages(
+  input: string | ResponsesInputItem[],
+  notes: string[],
+  namer: NamespacedToolNamer,
+): { ok: true; messages: ChatMessage[] } | Refusal {
   if (typeof input === 'string') return { ok: true, messages: [{ role: 'user', content: input }] };
   const messages: ChatMessage[] = [];
   // Chat tool messages carry text only; images a tool returned follow them as a user message.
@@ -71,7 +78,8 @@ function inputMessages(input: string | ResponsesInputItem[], notes: string[]): {
     }
     flushToolImages();
     if (item.type === 'function_call') {
-      const call = { id: item.call_id, type: 'function' as const, function: { name: item.name, arguments: item.arguments } };
+      const name = item.namespace ? namer.callName({ namespace: item.namespace, name: item.name }) : item.name;
+      const call = { id: item.call_id, type: 'function' as const, function: { name, arguments: item.arguments } };
       const last = messages.at(-1);
       // Consecutive calls (and calls right after the assistant's text) form one assistant turn.
       const turn: AssistantMessage = last?.role === 'assistant' ? last : { role: 'assistant', content: null };
@@ -153,17 +161,23 @@ function partsToText(parts: ResponsesContentPart[], images: ChatContentPart[], n
   return texts.join('');
 }
 
-function toolFields(request: ResponsesRequest, notes: string[]): Record<string, unknown> {
+function toolFields(request: ResponsesRequest, notes: string[], namer: NamespacedToolNamer): Record<string, unknown> {
   const tools: ChatFunctionTool[] = [];
+  const unsupported = (originalType: string): void =>
+    addNote(notes, `dropped ${originalType} tools: Chat Completions has function tools only`);
   for (const tool of request.tools ?? []) {
-    if (tool.type === 'unsupported') {
-      addNote(notes, `dropped ${tool.originalType} tools: Chat Completions has function tools only`);
-      continue;
+    if (tool.type === 'unsupported') unsupported(tool.originalType);
+    else if (tool.type === 'function') tools.push(chatFunctionTool(tool, tool.name, tool.description));
+    else {
+      for (const member of tool.tools) {
+        if (member.type === 'unsupported') unsupported(member.originalType);
+        else {
+          // Chat has no namespace to describe: its words go with each of its tools.
+          const description = [tool.description, member.description].filter(Boolean).join('\n\n');
+          tools.push(chatFunctionTool(member, namer.name({ namespace: tool.name, name: member.name }), description));
+        }
+      }
     }
-    const fn: ChatFunctionTool['function'] = { name: tool.name, parameters: tool.parameters ?? { type: 'object', properties: {} } };
-    if (tool.description) fn.description = tool.description;
-    if (tool.strict != null) fn.strict = tool.strict;
-    tools.push({ type: 'function', function: fn });
   }
   if (tools.length === 0) {
     if (request.tool_choice !== undefined) notes.push('dropped tool_choice: no function tools to choose from');
@@ -174,10 +188,28 @@ function toolFields(request: ResponsesRequest, notes: string[]): Record<string, 
   const choice = request.tool_choice;
   if (choice === undefined) return fields;
   if (typeof choice === 'string') fields['tool_choice'] = choice;
-  else if (choice.type === 'function' && choice.name)
-    fields['tool_choice'] = { type: 'function', function: { name: choice.name } } satisfies ChatToolChoice;
-  else notes.push(`dropped tool_choice of type ${choice.type}`);
+  else if (choice.type === 'function' && choice.name) {
+    const name = choice.namespace ? namer.callName({ namespace: choice.namespace, name: choice.name }) : choice.name;
+    fields['tool_choice'] = { type: 'function', function: { name } } satisfies ChatToolChoice;
+  } else notes.push(`dropped tool_choice of type ${choice.type}`);
   return fields;
+}
+
+/** Names every namespace's tools first, so the calls in the input get the names their tools are offered under. */
+function namespacedToolNamer(tools: NonNullable<ResponsesRequest['tools']>): NamespacedToolNamer {
+  const namer = new NamespacedToolNamer(tools.flatMap((tool) => (tool.type === 'function' ? [tool.name] : [])));
+  for (const tool of tools) {
+    if (tool.type !== 'namespace') continue;
+    for (const member of tool.tools) if (member.type === 'function') namer.name({ namespace: tool.name, name: member.name });
+  }
+  return namer;
+}
+
+function chatFunctionTool(tool: ResponsesFunctionTool, name: string, description: string | null | undefined): ChatFunctionTool {
+  const fn: ChatFunctionTool['function'] = { name, parameters: tool.parameters ?? { type: 'object', properties: {} } };
+  if (description) fn.description = description;
+  if (tool.strict != null) fn.strict = tool.strict;
+  return { type: 'function', function: fn };
 }
 
 function outputFormatFields(request: ResponsesRequest, notes: string[]): Record<string, unknown> {

@@ -31,6 +31,8 @@ const inputItem = z.preprocess(
       type: z.literal('function_call'),
       call_id: z.string().min(1),
       name: z.string().min(1),
+      // A call of a namespace's tool (namespacedTools.ts).
+      namespace: z.string().min(1).nullish(),
       arguments: z.string(),
     }),
     function_call_output: z.object({
@@ -49,13 +51,24 @@ const inputItem = z.preprocess(
 
 export type ResponsesInputItem = z.output<typeof inputItem>;
 
+const functionTool = z.object({
+  type: z.literal('function'),
+  name: z.string().min(1),
+  description: z.string().nullish(),
+  parameters: z.record(z.string(), z.unknown()).nullish(),
+  strict: z.boolean().nullish(),
+});
+
+export type ResponsesFunctionTool = z.output<typeof functionTool>;
+
 const tool = typedBlockSchema({
-  function: z.object({
-    type: z.literal('function'),
+  function: functionTool,
+  // Function tools grouped under a name (Codex's sub-agent and MCP tools): namespacedTools.ts.
+  namespace: z.object({
+    type: z.literal('namespace'),
     name: z.string().min(1),
     description: z.string().nullish(),
-    parameters: z.record(z.string(), z.unknown()).nullish(),
-    strict: z.boolean().nullish(),
+    tools: z.array(typedBlockSchema({ function: functionTool })),
   }),
 });
 
@@ -64,7 +77,12 @@ export const responsesRequestSchema = z.object({
   input: z.union([z.string(), z.array(inputItem)]).optional(),
   instructions: z.string().nullish(),
   tools: z.array(tool).optional(),
-  tool_choice: z.union([z.enum(['auto', 'none', 'required']), z.looseObject({ type: z.string(), name: z.string().optional() })]).optional(),
+  tool_choice: z
+    .union([
+      z.enum(['auto', 'none', 'required']),
+      z.looseObject({ type: z.string(), name: z.string().optional(), namespace: z.string().optional() }),
+    ])
+    .optional(),
   parallel_tool_calls: z.boolean().nullish(),
   store: z.boolean().nullish(),
   include: z.array(z.string()).nullish(),

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { TokenUsage } from '../../contracts/usage.ts';
 import { readChatCompletion } from '../chat/chatShapes.ts';
 import type { StreamBlock } from '../chat/chatStreamBlocks.ts';
+import type { ClientToolNames } from '../requestResult.ts';
 import { outputItem, responseEnding, responseSnapshot } from './output.ts';
 
 /** Chat Completions reply -> Responses API reply (the non-streaming form). */
@@ -16,7 +17,7 @@ export function newResponseId(): string {
 
 export function chatToResponsesResponse(
   chatJson: unknown,
-  options: { requestedModel: string; responseId: string; createdAtSec?: number },
+  options: { requestedModel: string; responseId: string; createdAtSec?: number; clientToolNames?: ClientToolNames },
 ): ResponsesResponseTranslation {
   const reply = readChatCompletion(chatJson);
   if (reply === null) return { ok: false, message: 'the upstream reply has no choices to translate' };
@@ -35,7 +36,7 @@ export function chatToResponsesResponse(
     createdAtSec: options.createdAtSec ?? Math.floor(Date.now() / 1000),
     status: ending.status,
     incompleteReason: ending.incompleteReason,
-    output: blocks.map((block) => outputItem(options.responseId, block, 'completed')),
+    output: blocks.map((block) => outputItem(options.responseId, block, 'completed', options.clientToolNames ?? {})),
     usage: reply.usage,
   });
   return { ok: true, body, usage: reply.usage };

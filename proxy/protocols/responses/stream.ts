@@ -5,6 +5,8 @@ import { STREAM_ENDED_EARLY_MESSAGE } from '../streamTranslator.ts';
 import type { ChatStreamTranslator, StreamFailure } from '../streamTranslator.ts';
 import { outputItem, outputItemId, outputTextPart, reasoningSummaryPart, refusalPart, responseEnding, responseSnapshot } from './output.ts';
 import type { ResponseSnapshotInput } from './output.ts';
+import type { ClientToolNames } from '../requestResult.ts';
+import { calledTool } from './namespacedTools.ts';
 
 /**
  * Chat Completions stream chunks -> Responses API SSE frames, as Codex CLI reads them. Every
@@ -16,7 +18,10 @@ export function createResponsesStreamTranslator(options: {
   requestedModel: string;
   responseId: string;
   createdAtSec?: number;
+  /** The request's tools chat could not name as the client does (namespacedTools.ts). */
+  clientToolNames?: ClientToolNames;
 }): ChatStreamTranslator {
+  const clientToolNames = options.clientToolNames ?? {};
   const blocks = createChatStreamBlocks(`call_${options.responseId}`);
   const createdAtSec = options.createdAtSec ?? Math.floor(Date.now() / 1000);
   const completedItems: Record<string, unknown>[] = [];
@@ -50,7 +55,10 @@ export function createResponsesStreamTranslator(options: {
     const output_index = block.position;
     const item_id = outputItemId(options.responseId, block);
     if (event.type === 'start') {
-      const added = frame('response.output_item.added', { output_index, item: outputItem(options.responseId, block, 'in_progress') });
+      const added = frame('response.output_item.added', {
+        output_index,
+        item: outputItem(options.responseId, block, 'in_progress', clientToolNames),
+      });
       if (block.kind === 'tool') return [added];
       if (block.kind === 'reasoning') {
         return [
@@ -71,14 +79,15 @@ export function createResponsesStreamTranslator(options: {
       return [frame('response.output_text.delta', { item_id, output_index, content_index: 0, delta: event.piece, logprobs: [] })];
     }
     // Frames are built in the order they are written: sequence numbers are taken as they are built.
-    const item = outputItem(options.responseId, block, 'completed');
+    const item = outputItem(options.responseId, block, 'completed', clientToolNames);
     completedItems.push(item);
     return [...doneFrames(block, item_id, output_index), frame('response.output_item.done', { output_index, item })];
   }
 
   function doneFrames(block: BlockEvent['block'], item_id: string, output_index: number): string[] {
     if (block.kind === 'tool') {
-      return [frame('response.function_call_arguments.done', { item_id, output_index, name: block.name, arguments: block.arguments })];
+      const { name } = calledTool(clientToolNames, block.name);
+      return [frame('response.function_call_arguments.done', { item_id, output_index, name, arguments: block.arguments })];
     }
     if (block.kind === 'reasoning') {
       const part = { item_id, output_index, summary_index: 0 };

@@ -154,6 +154,38 @@ describe(`Codex CLI ${installedVersion('@openai/codex')} through Airlock to a re
   );
 });
 
+// Codex groups its sub-agent tools in a Responses `namespace` tool (multi_agent_v1, sent by default
+// since openai/codex#23475) and routes a call only by its `namespace` and bare `name` together
+// (https://github.com/butterbase-ai/butterbase/pull/134, https://github.com/JiuliNuoyi/CodexRosetta/pull/11).
+describe(`Codex CLI ${installedVersion('@openai/codex')} sub-agent tools through Airlock's translation`, () => {
+  beforeAll(() => harness.simulator.useDialect('seed'));
+
+  it(
+    "offers its namespaced tools as chat functions, and the model's call of one reaches the tool",
+    async () => {
+      const waitAgent = 'multi_agent_v1__wait_agent';
+      harness.simulator.script(
+        { kind: 'reply', toolCalls: [{ name: waitAgent, arguments: JSON.stringify({ targets: ['no-such-agent'] }) }] },
+        { kind: 'reply', content: 'final-answer-after-wait' },
+      );
+
+      const result = await runCodex('Wait for the sub-agent');
+
+      expect(result.exitCode, transcript(result)).toBe(0);
+      expect(result.stdout.trim()).toBe('final-answer-after-wait');
+      const [toolTurn, resultTurn, ...extra] = receivedChatRequests(harness.simulator);
+      expect(extra).toEqual([]);
+      expect(toolTurn?.toolNames).toEqual(expect.arrayContaining(['multi_agent_v1__spawn_agent', waitAgent, 'exec_command']));
+      for (const name of toolTurn?.toolNames ?? []) expect(name).toMatch(/^[a-zA-Z0-9_-]{1,64}$/);
+      // Codex answers a call it cannot route with "unsupported call: <name>" as the tool's output.
+      const output = toolResultFor(resultTurn!, waitAgent)?.content;
+      expect(output).toBeDefined();
+      expect(output).not.toContain('unsupported call');
+    },
+    TEST_TIMEOUT_MS,
+  );
+});
+
 describe(`Codex CLI ${installedVersion('@openai/codex')} asking for structured output through Airlock's translation`, () => {
   beforeAll(() => harness.simulator.useDialect('seed'));
 

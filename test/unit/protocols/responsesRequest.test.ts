@@ -225,9 +225,9 @@ describe('responsesToChatRequest: parameters', () => {
     { type: 'web_search' },
     { type: 'local_shell' },
     { type: 'custom', name: 'apply_patch', format: { type: 'grammar' } },
-    { type: 'namespace', name: 'mcp', tools: [] },
   ];
 
+  // A namespace's function tools are translated too: responsesNamespacedTools.test.ts.
   it('translates function tools and drops every other tool type with a note, never an error', () => {
     const result = translated({ input, tools, tool_choice: 'auto', parallel_tool_calls: false });
     expect(result.chatBody).toMatchObject({
@@ -245,7 +245,6 @@ describe('responsesToChatRequest: parameters', () => {
       'dropped web_search tools: Chat Completions has function tools only',
       'dropped local_shell tools: Chat Completions has function tools only',
       'dropped custom tools: Chat Completions has function tools only',
-      'dropped namespace tools: Chat Completions has function tools only',
     ]);
   });
 

@@ -1,0 +1,85 @@
+import { createHash } from 'node:crypto';
+import type { ClientToolName, ClientToolNames } from '../requestResult.ts';
+
+/**
+ * A Responses `namespace` tool groups function tools under one name (Codex sends its sub-agent
+ * tools as `multi_agent_v1`, and MCP servers' tools as `mcp__<server>__`: openai/codex
+ * codex-rs/tools/src/tool_spec.rs). Chat has no namespaces, and its function names must match
+ * ^[a-zA-Z0-9_-]{1,64}$, so each member goes as a function of its own, named
+ * `<namespace>__<name>`; Codex routes a call only by its namespace and bare name together, so the
+ * answer's call gets them back (ClientToolNames, read by output.ts).
+ */
+
+const CHAT_NAME_MAX_CHARS = 64;
+const NAME_HASH_CHARS = 8;
+const SEPARATOR = '__';
+
+/** The chat function name a namespaced tool is offered under, before any clash with another name. */
+export function chatNameOf(tool: ClientToolName): string {
+  // An MCP namespace (`mcp__server__`) already ends in the separator: its tools keep the names Codex gave them before namespaces.
+  const joined = tool.namespace.endsWith(SEPARATOR) ? `${tool.namespace}${tool.name}` : `${tool.namespace}${SEPARATOR}${tool.name}`;
+  const safe = joined.replace(/[^a-zA-Z0-9_-]/g, '_');
+  return safe.length <= CHAT_NAME_MAX_CHARS ? safe : hashed(safe, tool);
+}
+
+/** Cut to fit, and told apart from any other cut of the same start by a hash of the whole. */
+function hashed(name: string, tool: ClientToolName): string {
+  const hash = createHash('sha256').update(`${tool.namespace}\n${tool.name}`).digest('hex').slice(0, NAME_HASH_CHARS);
+  return `${name.slice(0, CHAT_NAME_MAX_CHARS - NAME_HASH_CHARS - 1)}_${hash}`;
+}
+
+/**
+ * Names one request's namespaced tools for chat: each name unique, none of them a plain function
+ * tool's. History calls (a `function_call` item with its namespace) get the name their tool has.
+ */
+export class NamespacedToolNamer {
+  private readonly taken: Set<string>;
+  private readonly chatNames = new Map<string, string>();
+  private readonly byChatName: Record<string, ClientToolName> = {};
+
+  constructor(plainToolNames: Iterable<string>) {
+    this.taken = new Set(plainToolNames);
+  }
+
+  /** The chat name of a namespace's tool, given once per tool. */
+  name(tool: ClientToolName): string {
+    const key = toolKey(tool);
+    const given = this.chatNames.get(key);
+    if (given !== undefined) return given;
+    const preferred = chatNameOf(tool);
+    const chatName = this.taken.has(preferred) ? hashed(preferred, tool) : preferred;
+    this.taken.add(chatName);
+    this.chatNames.set(key, chatName);
+    this.byChatName[chatName] = tool;
+    return chatName;
+  }
+
+  /** The name a call of this tool went as: its tool's, or for a tool no longer offered, the one it would get. */
+  callName(tool: ClientToolName): string {
+    return this.chatNames.get(toolKey(tool)) ?? chatNameOf(tool);
+  }
+
+  /**
+   * Each chat name given, to the tool it stands for; and a member's bare name where it is that of
+   * one tool only and of no plain tool, since some models call a tool by its bare name (DeepSeek:
+   * https://github.com/router-for-me/CLIProxyAPI/issues/4106).
+   */
+  clientNames(): ClientToolNames {
+    const names: Record<string, ClientToolName> = { ...this.byChatName };
+    const bareCounts = new Map<string, number>();
+    for (const tool of Object.values(this.byChatName)) bareCounts.set(tool.name, (bareCounts.get(tool.name) ?? 0) + 1);
+    for (const tool of Object.values(this.byChatName)) {
+      if (bareCounts.get(tool.name) === 1 && !this.taken.has(tool.name)) names[tool.name] = tool;
+    }
+    return names;
+  }
+}
+
+function toolKey(tool: ClientToolName): string {
+  return `${tool.namespace}\n${tool.name}`;
+}
+
+/** The call's tool as the client names it: a namespace's tool gets its namespace back. */
+export function calledTool(names: ClientToolNames, chatName: string): { name: string; namespace?: string } {
+  return Object.hasOwn(names, chatName) ? names[chatName]! : { name: chatName };
+}

@@ -92,9 +92,9 @@ export async function exchange(context: ExchangeContext): Promise<ExchangeStep> 
       });
       const withoutEffort = result.kind === 'error' ? planWithoutReasoningEffort(plan, result) : null;
       if (withoutEffort !== null) {
-        context.reasoningEffortRefusals?.remember(target.profile, plan.upstreamModel ?? '');
+        context.reasoningEffortRefusals?.remember(target.profile, plan.upstreamModel ?? '', withoutEffort.refusedEffort);
         trace.resentChanged(RESENT_WITHOUT_REASONING_EFFORT_NOTE);
-        step = { plan: withoutEffort, target };
+        step = { plan: withoutEffort.plan, target };
         continue;
       }
       const failure = failedStep(result, trace.upstreamMayHaveRun);

@@ -26,7 +26,7 @@ export interface FallbackServices {
   targets: TargetResolver;
   spendGate?: SpendGate;
   nativeVerified?: NativeProtocolCheck;
-  reasoningEffortRefused?: ReasoningEffortCheck;
+  refusedReasoningEfforts?: ReasoningEffortCheck;
   translation?: TranslationThread;
 }
 
@@ -72,7 +72,7 @@ export function fallbackRoute(gated: Gated, services: FallbackServices): Fallbac
       identity,
       target,
       ...(services.nativeVerified ? { nativeVerified: services.nativeVerified } : {}),
-      ...(services.reasoningEffortRefused ? { reasoningEffortRefused: services.reasoningEffortRefused } : {}),
+      ...(services.refusedReasoningEfforts ? { refusedReasoningEfforts: services.refusedReasoningEfforts } : {}),
       ...(services.translation ? { translation: services.translation } : {}),
       ...(entry.model === undefined ? {} : { model: entry.model }),
     });

@@ -57,13 +57,13 @@ function protocolOfPath(path: string, method: string): ClientProtocol {
 export function createForwardHandler(options: ForwardOptions): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
   const { shutdown, services } = options;
   const reasoningEffortRefusals = new ReasoningEffortRefusals();
-  const reasoningEffortRefused: ReasoningEffortCheck = (profile, model) => reasoningEffortRefusals.refused(profile, model);
+  const refusedReasoningEfforts: ReasoningEffortCheck = (profile, model) => reasoningEffortRefusals.refused(profile, model);
   // What each stage is given, made once rather than spread anew for every request.
   const stages: StageServices = {
     options,
     admit: { ...services, isPaused: options.isPaused },
     plan: {
-      reasoningEffortRefused,
+      refusedReasoningEfforts,
       ...(options.nativeVerified ? { nativeVerified: options.nativeVerified } : {}),
       ...(options.translation ? { translation: options.translation } : {}),
     },
@@ -77,7 +77,7 @@ export function createForwardHandler(options: ForwardOptions): (req: IncomingMes
       ...(services.spendGate ? { spendGate: services.spendGate } : {}),
       ...(options.nativeVerified ? { nativeVerified: options.nativeVerified } : {}),
       ...(options.translation ? { translation: options.translation } : {}),
-      reasoningEffortRefused,
+      refusedReasoningEfforts,
     },
   };
   return async (req, res) => {

@@ -18,7 +18,7 @@ import type { TranslationThread } from './translation/translationThreadClient.ts
 
 export interface PlanSeams {
   nativeVerified?: NativeProtocolCheck;
-  reasoningEffortRefused?: ReasoningEffortCheck;
+  refusedReasoningEfforts?: ReasoningEffortCheck;
   translation?: TranslationThread;
 }
 
@@ -69,7 +69,7 @@ export async function plan(admitted: Admitted, seams: PlanSeams): Promise<Planne
     identity,
     target,
     nativeVerified: seams.nativeVerified,
-    reasoningEffortRefused: seams.reasoningEffortRefused,
+    refusedReasoningEfforts: seams.refusedReasoningEfforts,
     translation: seams.translation,
   });
   // Only a plan that waits (a translation on its thread) needs to listen for the stop meanwhile.

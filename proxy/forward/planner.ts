@@ -16,8 +16,8 @@ import { chatRequestFor, nativeBody } from './translation/translationJob.ts';
 import { translationThread, TranslationUnavailableError, type TranslationThread } from './translation/translationThreadClient.ts';
 import { offsetsInChunks } from '../core/chunkSearch.ts';
 
-/** Whether the gateway refused `reasoning_effort` for this profile's model (ReasoningEffortRefusals.refused). */
-export type ReasoningEffortCheck = (profile: Profile, upstreamModel: string) => boolean;
+/** The `reasoning_effort` levels the gateway refused for this profile's model (ReasoningEffortRefusals.refused). */
+export type ReasoningEffortCheck = (profile: Profile, upstreamModel: string) => readonly string[];
 
 /** Whether the capability check has shown that the gateway speaks this protocol natively for a model. */
 export type NativeProtocolCheck = (profileId: string, protocol: TranslatedProtocol, upstreamModel: string) => boolean;
@@ -37,8 +37,8 @@ export interface PlanInput {
   /** Only its profile: a plan never depends on the key (a held profile has none to send with). */
   target: Pick<UpstreamTarget, 'profile'>;
   nativeVerified?: NativeProtocolCheck;
-  /** Whether the gateway refused `reasoning_effort` for a model (reasoningEffortRefusals.ts); never, unless given. */
-  reasoningEffortRefused?: ReasoningEffortCheck;
+  /** The `reasoning_effort` levels the gateway refused for a model (reasoningEffortRefusals.ts); none, unless given. */
+  refusedReasoningEfforts?: ReasoningEffortCheck;
   /** Where heavy bodies are translated; the process's shared thread unless given. */
   translation?: TranslationThread;
   /** A fallback step's model, routed through the target's aliases instead of the one the client named. */
@@ -259,15 +259,15 @@ function translatedPlan(
     translator: translation.responseTranslator(requestedModel, clientToolNames),
     notes,
   });
-  const reasoningEffortRefused = input.reasoningEffortRefused?.(target.profile, upstreamModel) ?? false;
+  const refusedReasoningEfforts = input.refusedReasoningEfforts?.(target.profile, upstreamModel) ?? [];
   if (parsed.kind === 'json') {
-    const request = chatRequestFor(protocol, parsed.value, upstreamModel, reasoningEffortRefused);
+    const request = chatRequestFor(protocol, parsed.value, upstreamModel, refusedReasoningEfforts);
     if (!request.ok) return invalid(request.message);
     return planned(Buffer.from(JSON.stringify(request.chatBody)), request.stream, request.notes, request.chatBody, request.clientToolNames);
   }
   // Parsed, translated and serialized off the forwarding loop; the budget then goes by its bytes.
   const thread = input.translation ?? translationThread;
-  return thread.translate(protocol, input.body.chunks, input.body.byteLength, upstreamModel, { reasoningEffortRefused }).then(
+  return thread.translate(protocol, input.body.chunks, input.body.byteLength, upstreamModel, { refusedReasoningEfforts }).then(
     (translated) =>
       translated.ok
         ? planned(translated.sentJson, translated.stream, translated.notes, null, translated.clientToolNames)

@@ -8,19 +8,23 @@ import {
 import type { ExchangePlan } from './plan.ts';
 
 /**
- * The models whose gateway refused `reasoning_effort` (protocols/chat/reasoningEffort.ts), per
- * profile and base URL: their translated requests leave it out, with a note. Kept while the proxy
- * runs: after a restart one request learns it again, at the cost of a 400 that ran nothing.
+ * The `reasoning_effort` levels a gateway refused for a model (protocols/chat/reasoningEffort.ts),
+ * per profile and base URL: the model's translated requests leave such a level out, with a note.
+ * Per level, since a refusal may be of one level only (`xhigh` on a model whose highest is `high`),
+ * and a model that takes none refuses each level once. Kept while the proxy runs: after a restart
+ * one request learns it again, at the cost of a 400 that ran nothing.
  */
 export class ReasoningEffortRefusals {
-  private readonly refusedModels = new Set<string>();
+  private readonly refusedLevels = new Map<string, string[]>();
 
-  refused(profile: Profile, upstreamModel: string): boolean {
-    return this.refusedModels.has(refusalKey(profile, upstreamModel));
+  refused(profile: Profile, upstreamModel: string): readonly string[] {
+    return this.refusedLevels.get(refusalKey(profile, upstreamModel)) ?? [];
   }
 
-  remember(profile: Profile, upstreamModel: string): void {
-    this.refusedModels.add(refusalKey(profile, upstreamModel));
+  remember(profile: Profile, upstreamModel: string, effort: string): void {
+    const key = refusalKey(profile, upstreamModel);
+    const levels = this.refusedLevels.get(key) ?? [];
+    if (!levels.includes(effort)) this.refusedLevels.set(key, [...levels, effort]);
   }
 }
 
@@ -35,11 +39,16 @@ function refusalKey(profile: Profile, upstreamModel: string): string {
  * no retry of a request that may have run (docs/gateway-spec.md §7: fix the request). Null when
  * the answer is another, or the request sent no effort.
  */
-export function planWithoutReasoningEffort(plan: ExchangePlan, answer: { status: number; bodyText: string }): ExchangePlan | null {
+export function planWithoutReasoningEffort(
+  plan: ExchangePlan,
+  answer: { status: number; bodyText: string },
+): { plan: ExchangePlan; refusedEffort: string } | null {
   if (plan.mode !== 'translate' || plan.body?.length !== 1 || !refusesReasoningEffort(answer.status, answer.bodyText)) return null;
-  const body = bytesWithoutReasoningEffort(plan.body[0]!);
-  if (body === null) return null;
+  const without = bytesWithoutReasoningEffort(plan.body[0]!);
+  if (without === null) return null;
+  const { body, effort } = without;
   const chatBody = plan.chatBody === null ? null : { ...plan.chatBody };
   if (chatBody !== null) delete chatBody[REASONING_EFFORT_FIELD];
-  return { ...plan, body: [body], byteLength: body.length, chatBody, notes: [...plan.notes, RESENT_WITHOUT_REASONING_EFFORT_NOTE] };
+  const notes = [...plan.notes, RESENT_WITHOUT_REASONING_EFFORT_NOTE];
+  return { plan: { ...plan, body: [body], byteLength: body.length, chatBody, notes }, refusedEffort: effort };
 }

@@ -144,8 +144,8 @@ export interface ChatRequestOptions {
   upstreamModel: string;
   /** Ask for the usage chunk at the end of a stream (`stream_options.include_usage`). */
   includeUsage: boolean;
-  /** The gateway refused `reasoning_effort` for this model (chat/reasoningEffort.ts): the client's effort is dropped with a note. */
-  reasoningEffortRefused: boolean;
+  /** The `reasoning_effort` levels the gateway refused for this model (chat/reasoningEffort.ts): not sent, with a note. */
+  refusedReasoningEfforts: readonly string[];
 }
 
 /** Translation to and from Chat Completions, for a client protocol the gateway may not speak. */

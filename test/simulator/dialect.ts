@@ -83,7 +83,8 @@ export type CanonicalErrorCode =
   | 'tools_unsupported'
   | 'image_input_unsupported'
   | 'stream_unsupported'
-  | 'reasoning_effort_unsupported';
+  | 'reasoning_effort_unsupported'
+  | 'reasoning_effort_level_unsupported';
 
 /** What a dialect says instead of the canonical error; unset fields keep the canonical value. */
 export interface ErrorOverride {

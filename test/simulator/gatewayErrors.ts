@@ -59,6 +59,23 @@ export function reasoningEffortUnsupported(): SimulatedErrorBody {
 }
 
 /**
+ * OpenAI's answer to a `reasoning_effort` level the model does not have (`none` for a model before
+ * gpt-5.1, `xhigh` before gpt-5.1-codex-max): a 400 listing the levels it has
+ * (https://github.com/Kilo-Org/cloud/pull/3807; the levels per model:
+ * https://learn.microsoft.com/en-us/javascript/api/@azure/ai-projects/reasoningeffort).
+ */
+export function reasoningEffortLevelUnsupported(level: string, levels: readonly string[]): SimulatedErrorBody {
+  const listed = levels.map((known) => `'${known}'`);
+  const supported = listed.length > 1 ? `${listed.slice(0, -1).join(', ')}, and ${listed.at(-1)}` : (listed[0] ?? '');
+  return errorBody(
+    `Unsupported value: 'reasoning_effort' does not support '${level}' with this model. Supported values are: ${supported}.`,
+    'invalid_request_error',
+    'reasoning_effort_level_unsupported',
+    'reasoning_effort',
+  );
+}
+
+/**
  * The canonical codes the simulator uses internally, mapped to the code OpenAI puts on the wire
  * when no dialect says otherwise.
  */
@@ -67,6 +84,7 @@ const WIRE_CODE: Partial<Record<CanonicalErrorCode, string | null>> = {
   image_input_unsupported: null,
   stream_unsupported: 'unsupported_value',
   reasoning_effort_unsupported: 'unsupported_parameter',
+  reasoning_effort_level_unsupported: 'unsupported_value',
   model_not_open: 'model_not_found',
 };
 

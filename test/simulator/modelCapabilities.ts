@@ -13,9 +13,18 @@ export interface ModelCapabilities {
   reasoning: boolean;
   /** Takes `reasoning_effort`; one that does not has it refused or ignored, as its dialect does (reasoningEffort.ts). */
   reasoningEffort: boolean;
+  /** The `reasoning_effort` levels it takes, when not every one: another is refused (reasoningEffort.ts). */
+  reasoningEffortLevels: readonly string[] | null;
 }
 
-export const FULL_CAPABILITIES: ModelCapabilities = { tools: true, images: true, stream: true, reasoning: false, reasoningEffort: true };
+export const FULL_CAPABILITIES: ModelCapabilities = {
+  tools: true,
+  images: true,
+  stream: true,
+  reasoning: false,
+  reasoningEffort: true,
+  reasoningEffortLevels: null,
+};
 
 export interface CapabilityRefusal {
   status: number;

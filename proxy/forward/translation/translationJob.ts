@@ -8,15 +8,15 @@ export type { TranslatedProtocol };
 
 /**
  * The Chat Completions request for a client's body (already parsed) in a protocol Airlock
- * translates; `reasoningEffortRefused`: the gateway refused `reasoning_effort` for the model.
+ * translates; `refusedReasoningEfforts`: the `reasoning_effort` levels the gateway refused for the model.
  */
 export function chatRequestFor(
   protocol: TranslatedProtocol,
   body: unknown,
   upstreamModel: string,
-  reasoningEffortRefused: boolean,
+  refusedReasoningEfforts: readonly string[],
 ): ChatRequestTranslation {
-  return translationFor(protocol).toChatRequest(body, { upstreamModel, includeUsage: true, reasoningEffortRefused });
+  return translationFor(protocol).toChatRequest(body, { upstreamModel, includeUsage: true, refusedReasoningEfforts });
 }
 
 /** A client body, as its bytes, to translate; or, `native`, to send in its own protocol without what Airlock made under translation. */
@@ -25,8 +25,8 @@ export interface TranslationJob {
   json: Uint8Array;
   upstreamModel: string;
   native: boolean;
-  /** The gateway refused `reasoning_effort` for the model (a translated job only). */
-  reasoningEffortRefused: boolean;
+  /** The `reasoning_effort` levels the gateway refused for the model (a translated job only). */
+  refusedReasoningEfforts: readonly string[];
 }
 
 /** The body to send (Chat Completions, or the client's protocol for a native job), serialized; or why it cannot be. */
@@ -47,7 +47,7 @@ export function translateJsonBytes(job: TranslationJob): TranslatedBody {
     return { ok: false, message: `the request body is not valid JSON (${(error as Error).message})` };
   }
   if (job.native) return nativeBody(job.protocol, value, job.upstreamModel);
-  const request = chatRequestFor(job.protocol, value, job.upstreamModel, job.reasoningEffortRefused);
+  const request = chatRequestFor(job.protocol, value, job.upstreamModel, job.refusedReasoningEfforts);
   if (!request.ok) return { ok: false, message: request.message };
   const sentJson = ownTextBuffer(JSON.stringify(request.chatBody));
   const { stream, notes, clientToolNames } = request;

@@ -74,9 +74,9 @@ export class TranslationThread {
     upstreamModel: string,
     /**
      * `native`: send natively, the body only losing what Airlock made under translation
-     * (NativeRequestCleanup); `reasoningEffortRefused`: the gateway refused `reasoning_effort` for the model.
+     * (NativeRequestCleanup); `refusedReasoningEfforts`: the `reasoning_effort` levels the gateway refused for the model.
      */
-    { native = false, reasoningEffortRefused = false }: { native?: boolean; reasoningEffortRefused?: boolean } = {},
+    { native = false, refusedReasoningEfforts = [] }: { native?: boolean; refusedReasoningEfforts?: readonly string[] } = {},
   ): Promise<TranslatedBody> {
     const json = await copyInSlices(chunks, byteLength);
     if (!this.thread.available) {
@@ -86,7 +86,7 @@ export class TranslationThread {
     }
     if (byteLength >= RETIRE_AFTER_JOB_BYTES) this.retireWhenIdle = true;
     return new Promise((resolve, reject) => {
-      this.thread.ask({ resolve, reject }, (id) => ({ id, protocol, json, upstreamModel, native, reasoningEffortRefused }), [json.buffer]);
+      this.thread.ask({ resolve, reject }, (id) => ({ id, protocol, json, upstreamModel, native, refusedReasoningEfforts }), [json.buffer]);
     });
   }
 

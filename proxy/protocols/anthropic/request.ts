@@ -214,11 +214,14 @@ function reasoningEffort(request: AnthropicRequest, options: ChatRequestOptions,
   const thinking = request.thinking;
   const effort = request.output_config?.effort;
   if (thinking?.type === 'disabled' || (thinking === undefined && effort === undefined)) return null;
-  if (options.reasoningEffortRefused) {
-    const dropped = [...(thinking === undefined ? [] : ['thinking']), ...(effort === undefined ? [] : ['output_config.effort'])];
-    notes.push(`dropped ${dropped.join(' and ')}: the gateway refused reasoning_effort for this model`);
-    return null;
-  }
+  const chatEffort = chatEffortOf(thinking, effort, notes);
+  if (!options.refusedReasoningEfforts.includes(chatEffort)) return chatEffort;
+  const dropped = [...(thinking === undefined ? [] : ['thinking']), ...(effort === undefined ? [] : ['output_config.effort'])];
+  notes.push(`dropped ${dropped.join(' and ')}: the gateway refused reasoning_effort ${chatEffort} for this model`);
+  return null;
+}
+
+function chatEffortOf(thinking: AnthropicRequest['thinking'], effort: string | undefined, notes: string[]): string {
   if (effort === undefined) return thinking?.type === 'enabled' ? effortForThinkingBudget(thinking.budget_tokens) : 'medium';
   if (CHAT_EFFORTS.has(effort)) return effort;
   notes.push(`approximated output_config.effort ${effort} as reasoning_effort high, the highest chat gateways share`);

@@ -44,7 +44,8 @@ export function responsesToChatRequest(body: unknown, options: ChatRequestOption
   }
   const effort = request.reasoning?.effort;
   if (effort) {
-    if (options.reasoningEffortRefused) notes.push('dropped reasoning.effort: the gateway refused reasoning_effort for this model');
+    if (options.refusedReasoningEfforts.includes(effort))
+      notes.push(`dropped reasoning.effort: the gateway refused reasoning_effort ${effort} for this model`);
     else setReasoningEffortLast(chatBody, effort);
   }
   const clientToolNames = namer.clientNames();

@@ -30,7 +30,7 @@ describe('TranslationThread', () => {
     const thread = new TranslationThread();
     const body = chunked(MESSAGES_BODY);
     const translated = await thread.translate('messages', body.chunks, body.byteLength, 'gpt-4o-mini');
-    const onLoop = chatRequestFor('messages', MESSAGES_BODY, 'gpt-4o-mini', false);
+    const onLoop = chatRequestFor('messages', MESSAGES_BODY, 'gpt-4o-mini', []);
     if (!translated.ok || !onLoop.ok) throw new Error('expected both translations to succeed');
     expect(translated.sentJson.toString('utf8')).toBe(JSON.stringify(onLoop.chatBody));
     expect({ stream: translated.stream, notes: translated.notes }).toEqual({ stream: onLoop.stream, notes: onLoop.notes });

@@ -13,6 +13,8 @@ import { sdkClients } from '../../support/reasoningHarness.ts';
 const REASONING_MODEL = 'deepseek-chat';
 /** Models without reasoning, one per test: what Airlock learns of one stays for the proxy's life. */
 const WITHOUT_EFFORT = { openai: 'gpt-4o-mini', litellm: 'qwen-vl-max', openrouter: 'qwen-plus', claudeCode: 'claude-sonnet-4-5' };
+/** A reasoning model whose highest level is `high` (OpenAI's models before gpt-5.1-codex-max refuse `xhigh`). */
+const MODEL_WITHOUT_XHIGH = 'glm-4.6';
 
 let harness: Harness;
 
@@ -22,6 +24,7 @@ beforeAll(async () => {
       modelCapabilities: {
         ...Object.fromEntries(Object.values(WITHOUT_EFFORT).map((model) => [model, { reasoningEffort: false }])),
         [REASONING_MODEL]: { reasoning: true },
+        [MODEL_WITHOUT_XHIGH]: { reasoningEffortLevels: ['low', 'medium', 'high'] },
       },
     },
   });
@@ -40,8 +43,8 @@ function sentEfforts(): unknown[] {
   );
 }
 
-async function codexTurn(model: string): Promise<string> {
-  const stream = openai().responses.stream({ model, input: 'Say hi.', reasoning: { effort: 'high' }, store: false });
+async function codexTurn(model: string, effort: 'high' | 'xhigh' = 'high'): Promise<string> {
+  const stream = openai().responses.stream({ model, input: 'Say hi.', reasoning: { effort }, store: false });
   return (await stream.finalResponse()).status ?? 'none';
 }
 
@@ -66,6 +69,17 @@ describe.each([
   it('still sends it for a model that takes it', async () => {
     expect(await codexTurn(REASONING_MODEL)).toBe('completed');
     expect(sentEfforts()).toEqual(['high']);
+  });
+});
+
+describe('where openai refuses a level of reasoning_effort the model does not have', () => {
+  beforeAll(() => harness.simulator.useDialect(DIALECTS.openai));
+
+  it('leaves out only that level from the later requests, and still sends the others', async () => {
+    expect(await codexTurn(MODEL_WITHOUT_XHIGH, 'xhigh')).toBe('completed');
+    expect(await codexTurn(MODEL_WITHOUT_XHIGH, 'high')).toBe('completed');
+    expect(await codexTurn(MODEL_WITHOUT_XHIGH, 'xhigh')).toBe('completed');
+    expect(sentEfforts()).toEqual(['xhigh', undefined, 'high', undefined]);
   });
 });
 

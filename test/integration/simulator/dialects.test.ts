@@ -16,6 +16,7 @@ beforeAll(async () => {
       'deepseek-chat': { reasoning: true },
       'qwen-vl-max': { tools: false, stream: false },
       'gpt-4o-mini': { reasoningEffort: false },
+      'claude-sonnet-4-5': { reasoningEffortLevels: ['low', 'medium', 'high'] },
     },
   });
 });
@@ -246,6 +247,21 @@ describe('reasoning_effort for a model that does not take it', () => {
     expect(await reply.json()).toMatchObject(body);
     expect((await chat({ ...hello, model: 'deepseek-chat', reasoning_effort: 'high' })).status).toBe(200);
   });
+});
+
+it('refuses a reasoning_effort level the model does not have, naming the levels it has, and takes the others', async () => {
+  simulator.useDialect('openai');
+  const reply = await chat({ ...hello, model: 'claude-sonnet-4-5', reasoning_effort: 'xhigh' });
+  expect(reply.status).toBe(400);
+  expect(await reply.json()).toMatchObject({
+    error: {
+      message:
+        "Unsupported value: 'reasoning_effort' does not support 'xhigh' with this model. Supported values are: 'low', 'medium', and 'high'.",
+      param: 'reasoning_effort',
+      code: 'unsupported_value',
+    },
+  });
+  expect((await chat({ ...hello, model: 'claude-sonnet-4-5', reasoning_effort: 'high' })).status).toBe(200);
 });
 
 describe('asynchronous video tasks', () => {

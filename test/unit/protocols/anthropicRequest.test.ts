@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { TOOL_ERROR_PREFIX, anthropicToChatRequest } from '../../../proxy/protocols/anthropic/request.ts';
 
-const options = { upstreamModel: 'gw-model', includeUsage: true, reasoningEffortRefused: false };
+const options = { upstreamModel: 'gw-model', includeUsage: true, refusedReasoningEfforts: [] as string[] };
 const base = { model: 'claude-sonnet-4-5', max_tokens: 1024 };
 
 function chatBodyOf(body: Record<string, unknown>, extraOptions: Partial<typeof options> = {}) {
@@ -367,19 +367,21 @@ describe('anthropicToChatRequest: parameters', () => {
     expect(result.notes).toEqual([]);
   });
 
-  it("names Claude Code's output_config.effort in the note when the gateway refused reasoning_effort for the model", () => {
+  it("names Claude Code's output_config.effort in the note when the gateway refused its level of reasoning_effort for the model", () => {
     const result = chatBodyOf(
       { ...base, messages, thinking: { type: 'adaptive' }, output_config: { effort: 'low' } },
-      { reasoningEffortRefused: true },
+      { refusedReasoningEfforts: ['low'] },
     );
     expect(result.chatBody).not.toHaveProperty('reasoning_effort');
-    expect(result.notes).toEqual(['dropped thinking and output_config.effort: the gateway refused reasoning_effort for this model']);
+    expect(result.notes).toEqual(['dropped thinking and output_config.effort: the gateway refused reasoning_effort low for this model']);
   });
 
-  it('drops thinking with a note when the gateway refused reasoning_effort for the model', () => {
-    const result = chatBodyOf({ ...base, messages, thinking: { type: 'enabled', budget_tokens: 2048 } }, { reasoningEffortRefused: true });
+  it('drops thinking with a note when the gateway refused its level of reasoning_effort for the model, and only then', () => {
+    const thinking = { type: 'enabled', budget_tokens: 2048 };
+    expect(chatBodyOf({ ...base, messages, thinking }, { refusedReasoningEfforts: ['high'] }).chatBody['reasoning_effort']).toBe('low');
+    const result = chatBodyOf({ ...base, messages, thinking }, { refusedReasoningEfforts: ['low'] });
     expect(result.chatBody).not.toHaveProperty('reasoning_effort');
-    expect(result.notes).toEqual(['dropped thinking: the gateway refused reasoning_effort for this model']);
+    expect(result.notes).toEqual(['dropped thinking: the gateway refused reasoning_effort low for this model']);
   });
 });
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { PREVIOUS_RESPONSE_ID_MESSAGE, responsesToChatRequest } from '../../../proxy/protocols/responses/request.ts';
 
-const options = { upstreamModel: 'gw-model', includeUsage: true, reasoningEffortRefused: false };
+const options = { upstreamModel: 'gw-model', includeUsage: true, refusedReasoningEfforts: [] as string[] };
 const base = { model: 'gpt-5-codex' };
 
 function translated(body: Record<string, unknown>, extra: Partial<typeof options> = {}) {
@@ -290,10 +290,14 @@ describe('responsesToChatRequest: parameters', () => {
   });
 
   it.each([
-    [false, 'high', []],
-    [true, undefined, ['dropped reasoning.effort: the gateway refused reasoning_effort for this model']],
-  ])('reasoning.effort when the gateway refused reasoning_effort for the model: %s', (refused, sentEffort, expectedNotes) => {
-    const result = translated({ input, stream: true, reasoning: { effort: 'high', summary: 'auto' } }, { reasoningEffortRefused: refused });
+    [[], 'high', []],
+    [['xhigh'], 'high', []],
+    [['xhigh', 'high'], undefined, ['dropped reasoning.effort: the gateway refused reasoning_effort high for this model']],
+  ])('reasoning.effort high when the gateway refused the levels %j for the model', (refused, sentEffort, expectedNotes) => {
+    const result = translated(
+      { input, stream: true, reasoning: { effort: 'high', summary: 'auto' } },
+      { refusedReasoningEfforts: refused },
+    );
     expect(result.chatBody['reasoning_effort']).toEqual(sentEffort);
     expect(result.notes).toEqual(expectedNotes);
     // Sent last, so that a gateway's refusal of it can take it off the bytes sent (chat/reasoningEffort.ts).

@@ -1,10 +1,5 @@
 import type { Profile } from '../contracts/profile.ts';
-import {
-  bytesWithoutReasoningEffort,
-  REASONING_EFFORT_FIELD,
-  refusesReasoningEffort,
-  RESENT_WITHOUT_REASONING_EFFORT_NOTE,
-} from '../protocols/chat/reasoningEffort.ts';
+import { bytesWithoutReasoningEffort, REASONING_EFFORT_FIELD, refusesReasoningEffort } from '../protocols/chat/reasoningEffort.ts';
 import type { ExchangePlan } from './plan.ts';
 
 /**
@@ -49,6 +44,6 @@ export function planWithoutReasoningEffort(
   const { body, effort } = without;
   const chatBody = plan.chatBody === null ? null : { ...plan.chatBody };
   if (chatBody !== null) delete chatBody[REASONING_EFFORT_FIELD];
-  const notes = [...plan.notes, RESENT_WITHOUT_REASONING_EFFORT_NOTE];
-  return { plan: { ...plan, body: [body], byteLength: body.length, chatBody, notes }, refusedEffort: effort };
+  // The row's notes were written when it began: the resend's own goes with its end (RequestTrace.resentChanged).
+  return { plan: { ...plan, body: [body], byteLength: body.length, chatBody }, refusedEffort: effort };
 }

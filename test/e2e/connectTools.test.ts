@@ -111,4 +111,28 @@ describe('Connect: one-click setup of a tool', () => {
     const listed = (await (await session.harness.api('/connect')).json()) as ConnectListResponse;
     expect(listed.tools.find((tool) => tool.id === 'claude-code')?.backups).toEqual([]);
   });
+
+  it("with the model left blank, keeps the model the tool has instead of writing the gateway's first", async () => {
+    // The model decides what a tool's requests cost: a blank field must not pick one for every tool.
+    const codexConfig = path.join(session.harness.homeDir, '.codex', 'config.toml');
+    mkdirSync(path.dirname(codexConfig), { recursive: true });
+    writeFileSync(codexConfig, 'model = "my-own-model"\n');
+    await page.goto(session.screenUrl('connect'));
+    const card = page.getByTestId('connect-codex');
+    await card.getByRole('button', { name: 'Apply to Codex CLI' }).waitFor();
+    // The gateway's models are loaded (they fill the field's suggestions) and the field is left blank.
+    await expect.poll(() => page.locator('#connect-models option').count()).toBeGreaterThan(0);
+    expect(await page.getByLabel('Model', { exact: true }).inputValue()).toBe('');
+
+    await card.getByRole('button', { name: 'Apply to Codex CLI' }).click();
+    await card.getByText(/connected with client token/).waitFor();
+    const written = readFileSync(codexConfig, 'utf8');
+    expect(written).toContain('model_provider = "airlock"');
+    expect(written).toMatch(/^model = "my-own-model"$/m);
+
+    // A model typed is the one written.
+    await page.getByLabel('Model', { exact: true }).fill('chosen-model');
+    await card.getByRole('button', { name: 'Apply to Codex CLI' }).click();
+    await expect.poll(() => readFileSync(codexConfig, 'utf8')).toMatch(/^model = "chosen-model"$/m);
+  });
 });

@@ -88,10 +88,13 @@ export function ConnectScreen({ proxyUrl }: { proxyUrl: string }) {
   const { busy, error } = save;
 
   const modelIds = models.kind === 'ready' ? models.value.models.map((row) => row.id) : [];
-  const chosenModel = model.trim() || modelIds[0] || null;
+  const typedModel = model.trim() || null;
+  // The snippets are read before they are copied, so they may show the gateway's first model as an
+  // example; the one-click setups write only a model the user typed (the model sets what a tool spends).
+  const exampleModel = typedModel ?? modelIds[0] ?? null;
   const snippets = useMemo(
-    () => buildSnippets({ proxyUrl, token: secret?.token ?? null, model: chosenModel }),
-    [proxyUrl, secret, chosenModel],
+    () => buildSnippets({ proxyUrl, token: secret?.token ?? null, model: exampleModel }),
+    [proxyUrl, secret, exampleModel],
   );
 
   const act = (action: () => Promise<TokenSecretResponse>, isNew: boolean) =>
@@ -135,7 +138,7 @@ export function ConnectScreen({ proxyUrl }: { proxyUrl: string }) {
           <input
             list="connect-models"
             value={model}
-            placeholder={modelIds[0] ?? 'a model id'}
+            placeholder="blank: each tool keeps its own"
             onChange={(event) => setModel(event.target.value)}
           />
           <datalist id="connect-models">
@@ -155,7 +158,7 @@ export function ConnectScreen({ proxyUrl }: { proxyUrl: string }) {
         )
       )}
       {error !== null && <ErrorState error={{ message: error }} />}
-      <ConnectTools model={chosenModel} onChanged={tokens.reload} />
+      <ConnectTools model={typedModel} onChanged={tokens.reload} />
       <div className="snippets">
         {snippets.map((snippet) => (
           <SnippetCard

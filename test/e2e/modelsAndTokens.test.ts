@@ -126,6 +126,47 @@ describe('client tokens on Connect', () => {
   });
 });
 
+describe('the Revoke confirmation and the keyboard', () => {
+  // WAI-ARIA APG alert dialog: focus goes to the least destructive choice when it opens, Escape
+  // closes it, and closing gives focus back to what opened it (or, that gone, to a sensible place).
+  const focusedName = () => page.evaluate(() => document.activeElement?.getAttribute('aria-label') ?? document.activeElement?.textContent);
+
+  it('takes focus to Keep it, gives it back to the Revoke button on Keep it or Escape, and to the list once revoked', async () => {
+    await createClientToken(session.harness, 'keyboard');
+    await page.goto(session.screenUrl('connect'));
+    // The screen may be open already (a hash route): read its token list anew.
+    await page.reload();
+    const tokensTable = page.locator('section.tokens');
+    const trigger = tokensTable.getByRole('button', { name: 'Revoke keyboard…' });
+    await trigger.focus();
+
+    await page.keyboard.press('Enter');
+    const confirmation = tokensTable.getByRole('alertdialog', { name: 'Revoke keyboard?' });
+    await confirmation.waitFor();
+    expect(await confirmation.getAttribute('aria-describedby')).not.toBeNull();
+    expect(await focusedName()).toBe('Keep it');
+    await page.keyboard.press('Enter');
+    await expect.poll(() => confirmation.count()).toBe(0);
+    expect(await focusedName()).toBe('Revoke keyboard…');
+
+    await page.keyboard.press('Enter');
+    await confirmation.waitFor();
+    expect(await focusedName()).toBe('Keep it');
+    await page.keyboard.press('Escape');
+    await expect.poll(() => confirmation.count()).toBe(0);
+    expect(await focusedName()).toBe('Revoke keyboard…');
+
+    await page.keyboard.press('Enter');
+    await confirmation.waitFor();
+    await page.keyboard.press('Shift+Tab');
+    expect(await focusedName()).toBe('Revoke keyboard');
+    await page.keyboard.press('Enter');
+    await expect.poll(() => tokensTable.getByRole('rowheader', { name: 'keyboard', exact: true }).count()).toBe(0);
+    // The row and its button are gone: focus is on the token list's heading, not lost to the page.
+    await expect.poll(focusedName).toBe('Client tokens');
+  });
+});
+
 describe('burst limits on Connect', () => {
   it('shows the limits, refuses a bad one with its reason, saves a good one the proxy applies, and a paused client resumes', async () => {
     await page.goto(session.screenUrl('connect'));

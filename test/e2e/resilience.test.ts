@@ -115,7 +115,7 @@ describe('client tokens', () => {
     await session.shot('51-connect-new-token');
 
     await table.getByRole('button', { name: 'Revoke no-keychain…' }).click();
-    const confirm = table.getByRole('group', { name: 'Confirm revoking no-keychain' });
+    const confirm = table.getByRole('alertdialog', { name: 'Revoke no-keychain?' });
     await confirm.waitFor();
     expect((await chatWith(orphan)).status).toBe(200);
     await confirm.getByRole('button', { name: 'Keep it' }).click();

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { DEFAULT_HOST } from '../contracts/defaults.ts';
 import { bodyCaptureBytes, CONFIG_FILE_NAME, logBacklogBytes, MAX_BODY_CAPTURE_BYTES } from '../contracts/config.ts';
 import { createClientAuthenticator } from '../http/clientAuthenticator.ts';
-import { loadControlToken } from '../http/controlToken.ts';
+import { ControlTokens, followKeychainControlToken, loadControlToken } from '../http/controlToken.ts';
 import { ReplayGrants, withReplayGrants } from '../http/replayGrants.ts';
 import { createTargetResolver } from './targetResolver.ts';
 import { burstGuardOptionsFrom } from '../spend/burstGuard.ts';
@@ -164,6 +164,9 @@ async function startWithDataDir(options: AirlockOptions): Promise<Airlock> {
   });
   if (envKey) notices.push(`Using the gateway key from AIRLOCK_API_KEY for profile "${envKey.profileId}" for this run only.`);
   const controlToken = await loadControlToken(secrets);
+  const controlTokens = new ControlTokens(controlToken.token);
+  // A keychain that did not answer at start: the CLI's token (the one it holds) works once it answers.
+  const stopFollowingControlToken = followKeychainControlToken(secrets, controlToken, controlTokens);
   const traceHeaders = new TraceHeaderCache(secrets);
   const followingTraceHeaders = traceHeaders.follow(config);
   // Read before the log starts, so it masks them from the first row; the export reports what is missing.
@@ -175,7 +178,7 @@ async function startWithDataDir(options: AirlockOptions): Promise<Airlock> {
   const knownSecrets = (): string[] => [
     ...keys.secretsForMasking(),
     ...(envKey ? envKey.secretsForMasking() : []),
-    controlToken.token,
+    ...controlTokens.all(),
     ...traceHeaders.secretsForMasking(),
     ...environmentTraceHeaderSecrets,
   ];
@@ -225,7 +228,7 @@ async function startWithDataDir(options: AirlockOptions): Promise<Airlock> {
   });
   const replayGrants = new ReplayGrants();
   const control = createControlRouter({
-    controlToken: controlToken.token,
+    controlToken: controlTokens,
     config: {
       snapshot: () => config.snapshot(),
       update: (mutator) => store.update(mutator),
@@ -261,6 +264,7 @@ async function startWithDataDir(options: AirlockOptions): Promise<Airlock> {
     control.close();
     following.stop();
     stopKeychainNews();
+    stopFollowingControlToken();
     followingTraceHeaders.stop();
     store.close();
     await log.close();
@@ -298,6 +302,7 @@ async function startWithDataDir(options: AirlockOptions): Promise<Airlock> {
       control.close();
       following.stop();
       stopKeychainNews();
+      stopFollowingControlToken();
       followingTraceHeaders.stop();
       store.close();
       await log.close();

@@ -45,10 +45,11 @@ export interface ControlApi {
  */
 export function createControlRouter(deps: ControlDeps): ControlApi {
   const nowMs = deps.nowMs ?? Date.now;
+  const runToken = typeof deps.controlToken === 'string' ? deps.controlToken : deps.controlToken.token;
   const sessions = new ControlSessions({
     controlToken: deps.controlToken,
     nowMs,
-    ...(deps.sessionsFile ? { persistence: sessionFile(deps.sessionsFile, hashOf(deps.controlToken)) } : {}),
+    ...(deps.sessionsFile ? { persistence: sessionFile(deps.sessionsFile, hashOf(runToken)) } : {}),
   });
   let proxy: ProxyControl | null = null;
   let detach: (() => void) | null = null;

@@ -12,6 +12,7 @@ import type { TraceHeaderCache } from '../secrets/traceHeaderCache.ts';
 import type { KeyPools } from '../../spend/keyPool.ts';
 import type { SecretStore } from '../../contracts/secretStore.ts';
 import type { ReplayGrants } from '../../http/replayGrants.ts';
+import type { ControlTokens } from '../../http/controlToken.ts';
 
 /** The parts of the running proxy (ProxyHandle) the control API reads and drives. */
 export interface ProxyControl {
@@ -58,8 +59,8 @@ export type ControlLog = Pick<
 
 /** Everything the control routes call: the same modules the CLI and the proxy use, nothing of its own. */
 export interface ControlDeps {
-  /** The control token (never a client token). */
-  controlToken: string;
+  /** The control token (never a client token), or the tokens this run takes (ControlTokens). */
+  controlToken: string | ControlTokens;
   config: ControlConfig;
   keys: KeyCache;
   /** How each pooled key stands (cooling, rejected); absent, every pooled key shows as ready. */

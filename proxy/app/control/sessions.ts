@@ -1,6 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { createControlTokenCheck } from '../../http/controlToken.ts';
-import { secretsEqual } from '../../http/clientTokens.ts';
+import { ControlTokens, createControlTokenCheck } from '../../http/controlToken.ts';
 import { CONTROL_SESSION_COOKIE, CONTROL_PREFIX } from '../../contracts/controlApi.ts';
 import type { SessionPersistence } from './sessionFile.ts';
 
@@ -10,7 +9,8 @@ export const LOGIN_CODE_TTL_MS = 2 * 60_000;
 export const SESSION_TTL_MS = 12 * 60 * 60_000;
 
 export interface ControlSessionsOptions {
-  controlToken: string;
+  /** One token, or those a run takes (this run's and, once a late keychain answers, the one it holds). */
+  controlToken: string | ControlTokens;
   nowMs?: () => number;
   /** Keeps the sessions across restarts; without it they live in memory only. */
   persistence?: SessionPersistence;
@@ -27,15 +27,15 @@ const newSecret = (): string => randomBytes(32).toString('base64url');
  */
 export class ControlSessions {
   readonly #checkBearer: (authorization: string | undefined) => boolean;
-  readonly #controlToken: string;
+  readonly #controlTokens: ControlTokens;
   readonly #nowMs: () => number;
   readonly #codes = new Map<string, number>();
   readonly #sessions: Map<string, number>;
   readonly #persistence: SessionPersistence | undefined;
 
   constructor(options: ControlSessionsOptions) {
-    this.#controlToken = options.controlToken;
-    this.#checkBearer = createControlTokenCheck(options.controlToken);
+    this.#controlTokens = typeof options.controlToken === 'string' ? new ControlTokens(options.controlToken) : options.controlToken;
+    this.#checkBearer = createControlTokenCheck(this.#controlTokens);
     this.#nowMs = options.nowMs ?? Date.now;
     this.#persistence = options.persistence;
     this.#sessions = this.#persistence?.load() ?? new Map();
@@ -60,7 +60,7 @@ export class ControlSessions {
 
   /** The control token typed into the sign-in page also opens a session. */
   exchangeControlToken(token: string): string | null {
-    return secretsEqual(token, this.#controlToken) ? this.#newSession() : null;
+    return this.#controlTokens.matches(token) ? this.#newSession() : null;
   }
 
   isAuthorized(authorization: string | undefined, cookieHeader: string | undefined): boolean {

@@ -203,8 +203,8 @@ class SqliteRequestLog implements RequestLog {
       },
     });
     this.checkpointer = this.startCheckpointer();
-    this.queries = new RequestLogQueries(this.db);
-    this.sessions = new SessionQueries(this.db);
+    this.queries = new RequestLogQueries(this.db, options.knownSecrets);
+    this.sessions = new SessionQueries(this.db, options.knownSecrets);
     this.idempotencyStore = new SqliteIdempotencyStore(this.db, options.knownSecrets);
     this.listRequests = this.queries.listRequests.bind(this.queries);
     this.facets = this.queries.facets.bind(this.queries);

@@ -13,11 +13,12 @@ export interface ReadOnlyLog {
 }
 
 /**
- * The request log opened for reading only, for `airlock export` and `airlock sessions`: it works beside a running
+ * The request log opened for reading only, for `airlock export`, `airlock request` and `airlock sessions`, masked with
+ * `knownSecrets` as it is read: it works beside a running
  * Airlock (WAL lets a reader see every committed row while the log thread writes) and never
  * changes the file, so it needs no lock on the data directory.
  */
-export function openLogForReading(dataDir: string): ReadOnlyLog {
+export function openLogForReading(dataDir: string, knownSecrets: readonly string[] = []): ReadOnlyLog {
   const file = join(dataDir, DATABASE_FILE_NAME);
   if (!existsSync(file))
     throw new Error(`no request log in ${dataDir}: start Airlock (${CLI_COMMAND} serve or the app) and send a request first`);
@@ -29,5 +30,8 @@ export function openLogForReading(dataDir: string): ReadOnlyLog {
       `the request log in ${dataDir} has schema ${version}, this Airlock reads ${SCHEMA_VERSION}: ${version < SCHEMA_VERSION ? 'start this Airlock once to update it' : 'update Airlock'}, then export again`,
     );
   }
-  return { queries: new RequestLogQueries(db), sessions: new SessionQueries(db), close: () => db.close() };
+  // A row keeps the secrets known when it was written masked; those known now are masked as it is read.
+  const secrets = [...knownSecrets];
+  const secretsNow = (): string[] => secrets;
+  return { queries: new RequestLogQueries(db, secretsNow), sessions: new SessionQueries(db, secretsNow), close: () => db.close() };
 }

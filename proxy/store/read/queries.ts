@@ -20,6 +20,7 @@ import { localBuckets, type LocalBucket } from '../../core/localPeriods.ts';
 import { summarizeModelStats } from './modelStats.ts';
 import { bodiesFromRecord, rowFromRecord } from '../write/rowCodec.ts';
 import { StatementCache } from './statementCache.ts';
+import { maskedRows, maskedStoredRequest, NO_SECRETS, type SecretsNow } from './secretsNow.ts';
 
 type SqlParam = string | number;
 
@@ -171,9 +172,12 @@ function bucketsJson(buckets: readonly LocalBucket[]): string {
 /** Read side of the request log. Every method is one indexed query (statements are cached). */
 export class RequestLogQueries {
   private readonly statements: StatementCache;
+  private readonly secretsNow: SecretsNow;
 
-  constructor(db: DatabaseSync) {
+  /** Rows and bodies are read masked with the secrets known now (secretsNow.ts). */
+  constructor(db: DatabaseSync, secretsNow: SecretsNow = NO_SECRETS) {
     this.statements = new StatementCache(db);
+    this.secretsNow = secretsNow;
   }
 
   listRequests(filter: RequestListFilter): RequestPage {
@@ -189,7 +193,7 @@ export class RequestLogQueries {
     const records = this.statements
       .get(`SELECT * FROM requests ${sql} ORDER BY started_at_ms DESC, id DESC LIMIT ?`)
       .all(...params, limit + 1);
-    const rows = records.slice(0, limit).map(rowFromRecord);
+    const rows = maskedRows(records.slice(0, limit).map(rowFromRecord), this.secretsNow);
     const last = rows.at(-1);
     const nextCursor = records.length > limit && last !== undefined ? { startedAtMs: last.startedAtMs, id: last.id } : null;
     return { rows, nextCursor };
@@ -216,10 +220,13 @@ export class RequestLogQueries {
     const record = this.statements.get('SELECT * FROM requests WHERE id = ?').get(id);
     if (record === undefined) return null;
     const bodies = this.statements.get('SELECT * FROM request_bodies WHERE request_id = ?').get(id);
-    if (bodies === undefined) return { row: rowFromRecord(record), bodies: null };
+    if (bodies === undefined) return maskedStoredRequest({ row: rowFromRecord(record), bodies: null }, this.secretsNow);
     const stored = bodiesFromRecord(bodies);
     const pieced = this.requestBodyFromChunks(Number(bodies.body_id));
-    return { row: rowFromRecord(record), bodies: pieced === null ? stored : { ...stored, requestBody: pieced } };
+    return maskedStoredRequest(
+      { row: rowFromRecord(record), bodies: pieced === null ? stored : { ...stored, requestBody: pieced } },
+      this.secretsNow,
+    );
   }
 
   /**

@@ -5,6 +5,7 @@ import { DERIVED_SESSION_PREFIX } from '../write/agentSession.ts';
 import { rowFromRecord } from '../write/rowCodec.ts';
 import { IS_ERROR, UNPRICED } from './queries.ts';
 import { StatementCache } from './statementCache.ts';
+import { maskedRows, maskNow, NO_SECRETS, type SecretsNow } from './secretsNow.ts';
 
 /** A session's figures over its rows; `WHERE` comes after. */
 const AGGREGATE = `SELECT agent_session_id AS id, COUNT(*) AS turns, MIN(started_at_ms) AS startedAtMs,
@@ -36,9 +37,12 @@ export interface SessionTurnsQuery {
  */
 export class SessionQueries {
   private readonly statements: StatementCache;
+  private readonly secretsNow: SecretsNow;
 
-  constructor(db: DatabaseSync) {
+  /** Rows and first prompts are read masked with the secrets known now (secretsNow.ts). */
+  constructor(db: DatabaseSync, secretsNow: SecretsNow = NO_SECRETS) {
     this.statements = new StatementCache(db);
+    this.secretsNow = secretsNow;
   }
 
   /**
@@ -85,12 +89,16 @@ export class SessionQueries {
             .get(sessionId, cursor.startedAtMs, cursor.id)?.n ?? 0,
         )
       : 0;
-    return { rows: records.slice(0, query.limit).map(rowFromRecord), turnsBefore, hasMore: records.length > query.limit };
+    return {
+      rows: maskedRows(records.slice(0, query.limit).map(rowFromRecord), this.secretsNow),
+      turnsBefore,
+      hasMore: records.length > query.limit,
+    };
   }
 
   /** The session's last `limit` requests up to and including `cursor`, oldest first: what a page's first turns compare with. */
   turnsThrough(sessionId: string, cursor: RequestCursor, limit: number): RequestLogRow[] {
-    return this.statements
+    const rows = this.statements
       .get(
         `SELECT * FROM requests WHERE agent_session_id = ? AND (started_at_ms, id) <= (?, ?)
        ORDER BY started_at_ms DESC, id DESC LIMIT ?`,
@@ -98,6 +106,7 @@ export class SessionQueries {
       .all(sessionId, cursor.startedAtMs, cursor.id, limit)
       .map(rowFromRecord)
       .reverse();
+    return maskedRows(rows, this.secretsNow);
   }
 
   private summaryOf(record: Record<string, unknown>): AgentSessionSummary {
@@ -108,7 +117,7 @@ export class SessionQueries {
       id,
       source: id.startsWith(DERIVED_SESSION_PREFIX) ? 'derived' : 'agent',
       clientName: typeof first?.client_name === 'string' ? first.client_name : null,
-      firstPrompt: typeof first?.summary === 'string' ? first.summary : null,
+      firstPrompt: typeof first?.summary === 'string' ? (maskNow(this.secretsNow)?.(first.summary) ?? first.summary) : null,
       startedAtMs,
       durationMs: Math.max(0, Number(record.endMs) - startedAtMs),
       turns: Number(record.turns),

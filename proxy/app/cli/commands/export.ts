@@ -21,6 +21,7 @@ import { parseMoment } from '../../export/since.ts';
 import { CommandLineError } from '../airlockCommand.ts';
 import { defaultCliDeps, withCliErrors, writeLine, type CliDeps } from './cliContext.ts';
 import { registerExportTracesCommand } from './exportTraces.ts';
+import { secretsForLogReads } from './logSecrets.ts';
 
 interface RequestExportFlags {
   format: string;
@@ -154,7 +155,8 @@ export function registerExportCommands(program: Command, deps: CliDeps = default
       withCliErrors(command, async () => {
         const format = oneOf<RequestExportFormat>(flags.format, REQUEST_EXPORT_FORMATS, '--format');
         const filter = filterOf(flags, deps.nowMs());
-        const log = openLogForReading(dataDirOf(command, deps));
+        const knownSecrets = await secretsForLogReads(command, deps);
+        const log = openLogForReading(dataDirOf(command, deps), knownSecrets);
         let count = 0;
         try {
           const where = await toOutput(deps, flags.out, async (sink) => {
@@ -163,7 +165,7 @@ export function registerExportCommands(program: Command, deps: CliDeps = default
               filter,
               // The port is not known from the file: entries name the default address, which HAR needs to have a URL.
               proxyUrl: `http://127.0.0.1:${DEFAULT_PORT}`,
-              knownSecrets: [],
+              knownSecrets,
               airlockVersion: packageJson.version,
             });
           });

@@ -8,6 +8,7 @@ import { sessionListText, timelineText } from '../../sessions/timelineText.ts';
 import { CommandLineError } from '../airlockCommand.ts';
 import { dataDirFor, defaultCliDeps, withCliErrors, writeLine, type CliDeps } from './cliContext.ts';
 import { CLI_COMMAND } from '../../../contracts/cli.ts';
+import { secretsForLogReads } from './logSecrets.ts';
 
 function limitOf(text: string): number {
   const limit = Number(text);
@@ -29,7 +30,8 @@ export function registerSessionsCommand(program: Command, deps: CliDeps = defaul
     .action((id: string | undefined, flags: { limit: string }, command: Command) =>
       withCliErrors(command, async () => {
         const limit = limitOf(flags.limit);
-        const log = openLogForReading(dataDirFor(command, deps));
+        const knownSecrets = await secretsForLogReads(command, deps);
+        const log = openLogForReading(dataDirFor(command, deps), knownSecrets);
         try {
           if (id === undefined) {
             const page = sessionPage(log.sessions, { limit });
@@ -43,7 +45,7 @@ export function registerSessionsCommand(program: Command, deps: CliDeps = defaul
           do {
             const result = await sessionTimeline(source, id, {
               limit: MAX_TURN_PAGE_LIMIT,
-              knownSecrets: [],
+              knownSecrets,
               ...(cursor ? { afterCursor: cursor } : {}),
             });
             if (result === null)

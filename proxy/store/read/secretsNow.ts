@@ -1,0 +1,57 @@
+import type { RequestBodiesRecord, RequestLogRow, StoredRequest } from '../../contracts/log.ts';
+import { knownSecretForms, replaceSecretForms } from '../../core/redact.ts';
+import { maskRowText } from '../write/rowDraft.ts';
+
+/**
+ * The secrets known at the time of a read. A row is masked with those known when it was written;
+ * a key learned later (a second pool key, a new key a user had pasted into a prompt first) is in
+ * no old row's masking, so every read masks once more with the secrets known now. Only the known
+ * secrets: the shapes were masked at write.
+ */
+export type SecretsNow = () => string[];
+
+export const NO_SECRETS: SecretsNow = () => [];
+
+type Mask = (text: string) => string;
+
+/** The mask for the secrets known now, or null when none is known (nothing to do). */
+export function maskNow(secretsNow: SecretsNow): Mask | null {
+  const forms = knownSecretForms(secretsNow());
+  return forms.length === 0 ? null : (text) => replaceSecretForms(text, forms);
+}
+
+/**
+ * A row's free text masked. The agent session id is kept as stored: it is the key its session is
+ * looked up by (masked at write with the secrets known then).
+ */
+function maskedRow(row: RequestLogRow, mask: Mask): RequestLogRow {
+  return { ...maskRowText(row, mask), agentSessionId: row.agentSessionId };
+}
+
+export function maskedRows(rows: RequestLogRow[], secretsNow: SecretsNow): RequestLogRow[] {
+  const mask = maskNow(secretsNow);
+  return mask === null ? rows : rows.map((row) => maskedRow(row, mask));
+}
+
+function maskedHeaders(headers: Record<string, string>, mask: Mask): Record<string, string> {
+  return Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, mask(value)]));
+}
+
+function maskedBodies(bodies: RequestBodiesRecord, mask: Mask): RequestBodiesRecord {
+  const maskNullable = (text: string | null): string | null => (text === null ? null : mask(text));
+  return {
+    ...bodies,
+    requestHeaders: maskedHeaders(bodies.requestHeaders, mask),
+    responseHeaders: maskedHeaders(bodies.responseHeaders, mask),
+    requestBody: maskNullable(bodies.requestBody),
+    responseBody: maskNullable(bodies.responseBody),
+    streamText: maskNullable(bodies.streamText),
+    rawEvents: maskNullable(bodies.rawEvents),
+  };
+}
+
+export function maskedStoredRequest(stored: StoredRequest, secretsNow: SecretsNow): StoredRequest {
+  const mask = maskNow(secretsNow);
+  if (mask === null) return stored;
+  return { row: maskedRow(stored.row, mask), bodies: stored.bodies === null ? null : maskedBodies(stored.bodies, mask) };
+}

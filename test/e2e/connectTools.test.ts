@@ -96,9 +96,18 @@ describe('Connect: one-click setup of a tool', () => {
 
     // Deleting them ends undo for good: it asks first, and keeping them changes nothing.
     await card.getByRole('button', { name: 'Delete backups of Claude Code…' }).click();
+    const confirmation = card.getByRole('alertdialog', { name: 'Delete the backups of Claude Code?' });
+    await confirmation.waitFor();
     expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Keep them');
     await page.keyboard.press('Enter');
     await card.getByRole('button', { name: 'Delete backups of Claude Code…' }).waitFor();
+    // Closed, it gives focus back to the button that opened it (WAI-ARIA APG alert dialog); Escape closes it too.
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Delete backups of Claude Code…');
+    await page.keyboard.press('Enter');
+    await confirmation.waitFor();
+    await page.keyboard.press('Escape');
+    await expect.poll(() => confirmation.count()).toBe(0);
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Delete backups of Claude Code…');
     expect(
       ((await (await session.harness.api('/connect')).json()) as ConnectListResponse).tools.find((tool) => tool.id === 'claude-code')
         ?.backups,
@@ -106,6 +115,8 @@ describe('Connect: one-click setup of a tool', () => {
     await card.getByRole('button', { name: 'Delete backups of Claude Code…' }).click();
     await card.getByRole('button', { name: 'Delete 1 backup(s) of Claude Code' }).click();
     await card.getByText('Deleted 1 backup(s) of Claude Code. Its config file stays as it is; undo is no longer possible.').waitFor();
+    // Its button went with the backups: focus is on the tool's title, not lost to the page.
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Claude Code');
     await expect.poll(() => card.getByRole('button', { name: 'Undo for Claude Code' }).count()).toBe(0);
     expect(readFileSync(settingsPath, 'utf8')).toBe(written);
     const listed = (await (await session.harness.api('/connect')).json()) as ConnectListResponse;

@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState } from 'react';
 import type { ConnectFileChange, ConnectToolStatus } from '../../../proxy/contracts/connect.ts';
 import { useApi } from '../api/ApiContext.tsx';
+import { ConfirmChoice } from '../common/ConfirmChoice.tsx';
 import { ErrorState, FormError, Loading } from '../common/StateViews.tsx';
 import { useAsync } from '../common/useAsync.ts';
 import { useSaveAction } from '../common/useSaveAction.ts';
@@ -40,11 +41,15 @@ function ToolCard({ tool, model, onChanged }: { tool: ConnectToolStatus; model: 
   const [importKey, setImportKey] = useState(false);
   const [outcome, setOutcome] = useState<Outcome | null>(null);
   const [confirmingDelete, setConfirmingDelete] = useState(false);
-  const keepBackups = useRef<HTMLButtonElement>(null);
-  // The button pressed is gone: focus goes to the safe choice, so Enter keeps the backups.
+  // Kept, the backups' Delete… button is back: focus returns to it once it is rendered.
+  const [refocusDeleteButton, setRefocusDeleteButton] = useState(false);
+  const deleteButton = useRef<HTMLButtonElement>(null);
+  const title = useRef<HTMLHeadingElement>(null);
   useEffect(() => {
-    if (confirmingDelete) keepBackups.current?.focus();
-  }, [confirmingDelete]);
+    if (!refocusDeleteButton) return;
+    deleteButton.current?.focus();
+    setRefocusDeleteButton(false);
+  }, [refocusDeleteButton]);
   const save = useSaveAction();
   const { busy, error } = save;
   const request = { ...(model ? { model } : {}), ...(importKey && tool.importCandidate ? { importKey: true } : {}) };
@@ -94,7 +99,9 @@ function ToolCard({ tool, model, onChanged }: { tool: ConnectToolStatus; model: 
   return (
     <section className="card snippet" aria-labelledby={`connect-${tool.id}-title`} data-testid={`connect-${tool.id}`}>
       <header className="snippet-header">
-        <h3 id={`connect-${tool.id}-title`}>{tool.title}</h3>
+        <h3 id={`connect-${tool.id}-title`} ref={title} tabIndex={-1}>
+          {tool.title}
+        </h3>
         <span className="muted">{stateText(tool)}</span>
       </header>
       <p className="muted">
@@ -124,26 +131,25 @@ function ToolCard({ tool, model, onChanged }: { tool: ConnectToolStatus; model: 
               Undo for {tool.title}
             </button>
             {confirmingDelete ? (
-              <fieldset className="confirm">
-                <legend className="visually-hidden">Confirm deleting the backups of {tool.title}</legend>
-                <span className="warn">Undo is no longer possible after this.</span>{' '}
-                <button
-                  type="button"
-                  className="danger"
-                  disabled={busy}
-                  onClick={() => {
-                    setConfirmingDelete(false);
-                    void forgetBackups();
-                  }}
-                >
-                  Delete {tool.backups.length} backup(s) of {tool.title}
-                </button>
-                <button type="button" ref={keepBackups} onClick={() => setConfirmingDelete(false)}>
-                  Keep them
-                </button>
-              </fieldset>
+              <ConfirmChoice
+                question={`Delete the backups of ${tool.title}?`}
+                warning="Undo is no longer possible after this."
+                confirmLabel={`Delete ${tool.backups.length} backup(s) of ${tool.title}`}
+                cancelLabel="Keep them"
+                disabled={busy}
+                onConfirm={() => {
+                  setConfirmingDelete(false);
+                  // The backups and this button are going: focus waits on the tool's title.
+                  title.current?.focus();
+                  void forgetBackups();
+                }}
+                onCancel={() => {
+                  setConfirmingDelete(false);
+                  setRefocusDeleteButton(true);
+                }}
+              />
             ) : (
-              <button type="button" disabled={busy} onClick={() => setConfirmingDelete(true)}>
+              <button type="button" ref={deleteButton} disabled={busy} onClick={() => setConfirmingDelete(true)}>
                 Delete backups of {tool.title}…
               </button>
             )}

@@ -1,42 +1,8 @@
-import { useEffect, useId, useRef, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import type { TokenView } from '../../../proxy/contracts/clientTokens.ts';
 import { useApi } from '../api/ApiContext.tsx';
+import { ConfirmChoice } from '../common/ConfirmChoice.tsx';
 import { FormError } from '../common/StateViews.tsx';
-
-/**
- * Asks before a token is revoked, as an alert dialog (WAI-ARIA APG): it takes focus on its safe
- * choice, so Enter keeps the token, and Escape keeps it too.
- */
-function RevokeConfirmation({ name, onRevoke, onKeep }: { name: string; onRevoke: () => void; onKeep: () => void }) {
-  const keepButton = useRef<HTMLButtonElement>(null);
-  const titleId = useId();
-  const warningId = useId();
-  useEffect(() => keepButton.current?.focus(), []);
-  return (
-    <div
-      className="confirm"
-      role="alertdialog"
-      aria-labelledby={titleId}
-      aria-describedby={warningId}
-      onKeyDown={(event) => {
-        if (event.key === 'Escape') onKeep();
-      }}
-    >
-      <span id={titleId} className="visually-hidden">
-        Revoke {name}?
-      </span>
-      <span id={warningId} className="warn">
-        Tools using it are refused at once.
-      </span>{' '}
-      <button type="button" className="danger" onClick={onRevoke}>
-        Revoke {name}
-      </button>
-      <button type="button" ref={keepButton} onClick={onKeep}>
-        Keep it
-      </button>
-    </div>
-  );
-}
 
 /** Existing client tokens: whether each can be shown again, lift a burst-guard pause, or revoke (after a confirmation). */
 export function TokensTable({
@@ -120,7 +86,14 @@ export function TokensTable({
                     </button>
                   )}
                   {confirming === token.name ? (
-                    <RevokeConfirmation name={token.name} onRevoke={() => revoke(token.name)} onKeep={() => keep(token.name)} />
+                    <ConfirmChoice
+                      question={`Revoke ${token.name}?`}
+                      warning="Tools using it are refused at once."
+                      confirmLabel={`Revoke ${token.name}`}
+                      cancelLabel="Keep it"
+                      onConfirm={() => revoke(token.name)}
+                      onCancel={() => keep(token.name)}
+                    />
                   ) : (
                     <button
                       type="button"

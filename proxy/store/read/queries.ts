@@ -20,7 +20,7 @@ import { localBuckets, type LocalBucket } from '../../core/localPeriods.ts';
 import { summarizeModelStats } from './modelStats.ts';
 import { bodiesFromRecord, rowFromRecord } from '../write/rowCodec.ts';
 import { StatementCache } from './statementCache.ts';
-import { maskedRows, maskedStoredRequest, NO_SECRETS, type SecretsNow } from './secretsNow.ts';
+import { maskedFacetCounts, maskedRows, maskedStoredRequest, NO_SECRETS, type SecretsNow } from './secretsNow.ts';
 
 type SqlParam = string | number;
 
@@ -211,7 +211,10 @@ export class RequestLogQueries {
          GROUP BY value ORDER BY count DESC, value LIMIT ${FACET_LIMIT}`,
         )
         .all(...where.params);
-      counts[dimension] = records.map((record) => ({ value: String(record.value), count: Number(record.count) }));
+      counts[dimension] = maskedFacetCounts(
+        records.map((record) => ({ value: String(record.value), count: Number(record.count) })),
+        this.secretsNow,
+      );
     }
     return counts;
   }

@@ -55,3 +55,18 @@ export function maskedStoredRequest(stored: StoredRequest, secretsNow: SecretsNo
   if (mask === null) return stored;
   return { row: maskedRow(stored.row, mask), bodies: stored.bodies === null ? null : maskedBodies(stored.bodies, mask) };
 }
+
+/**
+ * A filter menu's values (a path, a model) masked; values that mask alike become one entry. A
+ * masked value filters nothing, which is the price of not showing the key.
+ */
+export function maskedFacetCounts(counts: { value: string; count: number }[], secretsNow: SecretsNow): { value: string; count: number }[] {
+  const mask = maskNow(secretsNow);
+  if (mask === null) return counts;
+  const byValue = new Map<string, number>();
+  for (const { value, count } of counts) {
+    const masked = mask(value);
+    byValue.set(masked, (byValue.get(masked) ?? 0) + count);
+  }
+  return [...byValue].map(([value, count]) => ({ value, count }));
+}

@@ -34,6 +34,13 @@ async function logThenSetKey(): Promise<string> {
   });
   expect(answer.status).toBe(200);
   const requestId = (await harness.loggedDetail(answer)).row.id;
+  // A client that put it in the path too (a query parameter), which the filters' endpoint menu lists.
+  const inPath = await rawRequest(`${harness.proxy.url}/v1/chat/completions?note=${LATER_KEY}`, {
+    method: 'POST',
+    headers: { ...JSON_HEADERS, authorization: `Bearer ${token}` },
+    body: chatBody(),
+  });
+  await harness.loggedDetail(inPath);
   // Not a secret yet: the request shows it as it was sent.
   expect(findSentinel(await (await harness.api(`/requests/${requestId}`)).text(), LATER_KEY)).not.toBeNull();
 
@@ -60,6 +67,7 @@ describe('a key learned after a row was written', () => {
       await (await harness.api(`/requests/${requestId}`)).text(),
       await (await harness.api(`/requests/${requestId}/body/request`)).text(),
       await (await harness.api('/agent-sessions')).text(),
+      await (await harness.api('/requests/facets')).text(),
     ];
     for (const text of texts) expect(findSentinel(text, LATER_KEY)).toBeNull();
     expect(texts[1]).toContain('My new gateway key is [redacted]');

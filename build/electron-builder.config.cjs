@@ -10,7 +10,9 @@ module.exports = {
   directories: { output: 'release', buildResources: 'build' },
   // The proxy is bundled into dist-electron/main.js; its runtime dependencies come from node_modules.
   files: ['package.json', 'dist-electron/**/*', 'renderer/dist/**/*', 'build/icons/tray/**/*', '!**/*.map'],
-  // Native modules cannot be loaded from inside the asar archive.
+  // Native modules cannot be loaded from inside the asar archive. keytar is loaded in the keychain's
+  // utility process (dist-electron/keychainUtilityProcess.js, in the asar: a utility process reads
+  // the asar as the main process does), which finds its .node here.
   asarUnpack: ['node_modules/keytar/**/*.node'],
   npmRebuild: true,
   // The keychain trusts the signed app, so nothing may run other code as it: no ELECTRON_RUN_AS_NODE,
@@ -18,7 +20,8 @@ module.exports = {
   // private CA is reached through the OS certificate store instead, which the proxy loads the first
   // time a gateway's certificate has an issuer Node does not know: proxy/core/osCaStore.ts) and no
   // --inspect, and the app only from its asar. Nothing in the app runs itself as Node: its threads
-  // are worker_threads. Asar integrity validation is left off until a signed build has been checked
+  // are worker_threads, and its keychain helper a utilityProcess (which Electron's fuses tutorial
+  // recommends where runAsNode is off: it needs no ELECTRON_RUN_AS_NODE). Asar integrity validation is left off until a signed build has been checked
   // with it (a wrong hash stops the app from starting).
   electronFuses: {
     runAsNode: false,

@@ -3,11 +3,12 @@
  * (startAirlock), in the Electron main process, with keys read from the OS keychain here and
  * nowhere else.
  *
- * In-process rather than in a utilityProcess: the keys then never cross a process boundary (a
- * utility process would need them sent over IPC or a second keychain reader), and the tray reads
- * paused state, in-flight count and lifecycle events directly without a mirrored state protocol.
- * The cost is that the proxy shares the main process's event loop; it is I/O-bound, its log
- * writes are batched off the request path, and the main process does little else.
+ * The proxy in-process rather than in a utilityProcess: the tray reads paused state, in-flight
+ * count and lifecycle events directly without a mirrored state protocol. The cost is that the
+ * proxy shares the main process's event loop; it is I/O-bound, its log writes are batched off the
+ * request path, and the main process does little else. Only the keychain's calls are made in a
+ * utility process (keychainUtility.ts): keytar cannot cancel a call that never returns, and one
+ * held in the main process would keep the app from quitting.
  */
 import { homedir } from 'node:os';
 import { budgetProgress } from '../proxy/app/control/budgets.ts';
@@ -17,7 +18,6 @@ import type { ConfigFile } from '../proxy/contracts/config.ts';
 import type { ConnectService } from '../proxy/app/connect/connectService.ts';
 import type { ConfigStore } from '../proxy/app/profiles/configStore.ts';
 import { startAirlock } from '../proxy/app/startAirlock.ts';
-import { createKeytarSecretStore } from '../proxy/app/secrets/keytarStore.ts';
 import { secretStoreForDataDir, UnscopedKeyError } from '../proxy/app/secrets/dataDirSecrets.ts';
 import {
   clientTokenAccount,
@@ -52,14 +52,16 @@ export interface DesktopRuntime {
 export interface DesktopRuntimeOptions {
   dataDir: string;
   port: number;
-  /** The OS keychain (keytar), with the data directory's own accounts (secretStoreForDataDir), unless a test gives another. */
-  secrets?: SecretStore;
+  /** The OS keychain (keychainUtility.ts, or a test's), read with the data directory's own accounts (secretStoreForDataDir). */
+  keychain: SecretStore;
 }
 
 export async function startDesktopRuntime(options: DesktopRuntimeOptions): Promise<DesktopRuntime> {
-  const secrets =
-    options.secrets ??
-    secretStoreForDataDir(createKeytarSecretStore(), options.dataDir, { env: process.env, platform: process.platform, homedir: homedir() });
+  const secrets = secretStoreForDataDir(options.keychain, options.dataDir, {
+    env: process.env,
+    platform: process.platform,
+    homedir: homedir(),
+  });
   const airlock = await startAirlock({ dataDir: options.dataDir, port: options.port, env: process.env, secrets });
   const keychainFailure = unusableKeychain(airlock.config.snapshot(), airlock.keys);
   if (keychainFailure !== null) {

@@ -16,6 +16,7 @@ import { DEFAULT_PORT } from '../proxy/contracts/defaults.ts';
 import { startOfLocalDayMs } from '../proxy/core/localPeriods.ts';
 import { type DesktopRuntime, startDesktopRuntime } from './desktopRuntime.ts';
 import { registerIpcHandlers } from './ipcHandlers.ts';
+import { createKeychainUtilityStore } from './keychainUtility.ts';
 import type { BudgetProgress } from '../proxy/contracts/spend.ts';
 import type { AppState } from './logic/appState.ts';
 import { composeAppState, portFromEnv } from './logic/composeState.ts';
@@ -269,7 +270,7 @@ function followTraffic(started: DesktopRuntime): void {
 async function startProxy(port: number): Promise<void> {
   try {
     const dataDir = resolveDataDir(process.env, process.platform, homedir());
-    runtime = await startDesktopRuntime({ dataDir, port });
+    runtime = await startDesktopRuntime({ dataDir, port, keychain: createKeychainUtilityStore() });
     proxyStatus = { status: 'serving', port: runtime.proxy.port, origin: runtime.proxy.url };
     traffic = { ...traffic, todaySpendCredits: runtime.spentSince(traffic.dayStartMs) };
     followTraffic(runtime);

@@ -5,7 +5,8 @@ import { defineConfig, type EnvironmentOptions } from 'vite';
 
 /**
  * Bundles the Electron main process (ESM: Electron 45 loads an ESM main, and package.json says
- * "type": "module"), the request log's, the tokenizer's and the translation threads and the preload (CommonJS: a sandboxed preload cannot be an ES module) into
+ * "type": "module"), the request log's, the tokenizer's and the translation threads, the keychain's
+ * utility process and the preload (CommonJS: a sandboxed preload cannot be an ES module) into
  * dist-electron/. Runtime dependencies stay external: electron-builder ships them in node_modules,
  * and native or CommonJS ones (keytar, express) must not be inlined into an ES module.
  */
@@ -43,11 +44,13 @@ export default defineConfig({
     tokenizerThread: electronEntry('proxy/spend/tokenizerThread.ts', 'es', 'tokenizerThread.js', false),
     // The thread that translates heavy request bodies, the same way (translationThreadClient.ts).
     translationThread: electronEntry('proxy/forward/translation/translationThread.ts', 'es', 'translationThread.js', false),
+    // The keychain's utility process, the same way (keychainUtility.ts); keytar stays external, loaded there.
+    keychainUtility: electronEntry('electron/keychainUtilityProcess.ts', 'es', 'keychainUtilityProcess.js', false),
   },
   builder: {
     // In order: the main build empties dist-electron/ first.
     async buildApp(builder) {
-      for (const name of ['main', 'preload', 'logThread', 'tokenizerThread', 'translationThread']) {
+      for (const name of ['main', 'preload', 'logThread', 'tokenizerThread', 'translationThread', 'keychainUtility']) {
         const environment = builder.environments[name];
         if (environment) await builder.build(environment);
       }

@@ -1,13 +1,16 @@
 import { EventEmitter } from 'node:events';
 import { fileURLToPath } from 'node:url';
+import { utilityProcessStandIn } from './utilityProcessStandIn.ts';
 
 /**
  * A recording stand-in for the parts of Electron's main-process API that electron/main.ts uses,
  * so the real main.ts runs in Node (the Electron binary cannot be had on every machine). It
  * behaves like Electron where main.ts depends on it: app events in Electron's order (a prevented
  * before-quit stops the quit; windows get close, then closed), menus built from templates whose
- * click handlers run as a click in the tray would, windows that emit ready-to-show after loading.
- * Everything a user would see (tray menus, tooltips, notifications, windows) is recorded.
+ * click handlers run as a click in the tray would, windows that emit ready-to-show after loading,
+ * utility processes that are real child processes (utilityProcessStandIn.ts). Everything a user
+ * would see (tray menus, tooltips, notifications, windows) is recorded, and so are utility
+ * processes' starts, ends and kills.
  */
 
 export interface MenuTemplateItem {
@@ -121,6 +124,12 @@ class FakeBrowserWindow extends EventEmitter {
 class FakeApp extends EventEmitter {
   readonly isPackaged = false;
   exited = false;
+  ready = false;
+  /**
+   * Electron ends the process where the stand-in records `app:exit`; a test that runs main.ts in a
+   * process of its own sets this to process.exit, so that exit is real.
+   */
+  endProcess: ((code: number) => void) | null = null;
   getName(): string {
     return 'Airlock';
   }
@@ -131,7 +140,11 @@ class FakeApp extends EventEmitter {
     return true;
   }
   whenReady(): Promise<void> {
+    this.ready = true;
     return Promise.resolve();
+  }
+  isReady(): boolean {
+    return this.ready;
   }
   setLoginItemSettings(settings: unknown): void {
     recorder.record(`app:login-item ${JSON.stringify(settings)}`);
@@ -147,6 +160,7 @@ class FakeApp extends EventEmitter {
   exit(code = 0): void {
     this.exited = true;
     recorder.record(`app:exit ${code}`);
+    this.endProcess?.(code);
   }
   /** Electron's order: before-quit (preventable), every window closed, will-quit, quit; then the process ends. */
   quit(): void {
@@ -161,6 +175,7 @@ class FakeApp extends EventEmitter {
     this.emit('quit');
     this.exited = true;
     recorder.record('app:exit');
+    this.endProcess?.(0);
   }
 }
 
@@ -245,6 +260,10 @@ export const electronModule = {
     },
   },
   ipcMain: { handle: (channel: string) => recorder.record(`ipc:handle ${channel}`) },
+  utilityProcess: utilityProcessStandIn(
+    (event) => recorder.record(event),
+    () => app.isReady(),
+  ),
   session: {
     defaultSession: {
       setPermissionRequestHandler: () => undefined,
@@ -252,14 +271,4 @@ export const electronModule = {
       webRequest: { onHeadersReceived: () => undefined },
     },
   },
-};
-
-/** The OS keychain, in memory: what keytar would keep. */
-const keychain = new Map<string, string>();
-export const memoryKeytar = {
-  getPassword: async (service: string, account: string) => keychain.get(`${service}/${account}`) ?? null,
-  setPassword: async (service: string, account: string, password: string) => {
-    keychain.set(`${service}/${account}`, password);
-  },
-  deletePassword: async (service: string, account: string) => keychain.delete(`${service}/${account}`),
 };

@@ -6,7 +6,6 @@ import { startDesktopRuntime } from '../../../electron/desktopRuntime.ts';
 import { addProfile } from '../../../proxy/app/profiles/configMutations.ts';
 import { openConfigStore } from '../../../proxy/app/profiles/configStore.ts';
 import { KeychainNotAnsweringError, KeychainUnavailableError, type SecretStore } from '../../../proxy/contracts/secretStore.ts';
-import { secretStoreForDataDir } from '../../../proxy/app/secrets/dataDirSecrets.ts';
 import { memorySecretStore } from '../../support/memorySecretStore.ts';
 import { SENTINEL_KEY } from '../../support/sentinel.ts';
 import { rawRequest } from '../../support/http.ts';
@@ -35,7 +34,7 @@ function failingKeychain(error: () => Error): SecretStore {
 describe('the desktop runtime at start', () => {
   it('runs when the keychain has not answered yet (an unlock prompt open), with the keychain alarm, so the keys are read when it answers', async () => {
     dataDir = await dataDirWithProfile();
-    const runtime = await startDesktopRuntime({ dataDir, port: 0, secrets: failingKeychain(() => new KeychainNotAnsweringError(30_000)) });
+    const runtime = await startDesktopRuntime({ dataDir, port: 0, keychain: failingKeychain(() => new KeychainNotAnsweringError(30_000)) });
     try {
       const status = await rawRequest(`${runtime.proxy.url}/_airlock/api/status`, {
         headers: { authorization: `Bearer ${runtime.controlToken}` },
@@ -52,9 +51,8 @@ describe('the desktop runtime at start', () => {
 
   it('runs with the alarm naming the command when its data directory finds the key only under the account every directory shares', async () => {
     dataDir = await dataDirWithProfile();
-    const host = { env: {}, platform: 'linux' as const, homedir: '/nonexistent-home' };
-    const secrets = secretStoreForDataDir(memorySecretStore({ work: SENTINEL_KEY }), dataDir, host);
-    const runtime = await startDesktopRuntime({ dataDir, port: 0, secrets });
+    // A temporary directory is never the default one: the runtime reads its keys under its own accounts.
+    const runtime = await startDesktopRuntime({ dataDir, port: 0, keychain: memorySecretStore({ work: SENTINEL_KEY }) });
     try {
       const status = await rawRequest(`${runtime.proxy.url}/_airlock/api/status`, {
         headers: { authorization: `Bearer ${runtime.controlToken}` },
@@ -74,7 +72,7 @@ describe('the desktop runtime at start', () => {
   it('still shows the fix instead of running when there is no keychain at all', async () => {
     dataDir = await dataDirWithProfile();
     await expect(
-      startDesktopRuntime({ dataDir, port: 0, secrets: failingKeychain(() => new KeychainUnavailableError('no D-Bus session')) }),
+      startDesktopRuntime({ dataDir, port: 0, keychain: failingKeychain(() => new KeychainUnavailableError('no D-Bus session')) }),
     ).rejects.toThrow(/no D-Bus session/);
   });
 });

@@ -14,16 +14,21 @@ import { app, recorder, type MenuTemplateItem } from '../../support/electronStan
 import { chatBody, JSON_HEADERS, rawRequest } from '../../support/http.ts';
 import { SENTINEL_KEY } from '../../support/sentinel.ts';
 import { RELAUNCHED_ENV } from '../../../electron/logic/memoryLaunch.ts';
+import { KEYCHAIN_DIR_ENV } from '../../support/fileKeytar.ts';
+
+const STAND_IN_HOOKS = new URL('../../support/standInHooks.ts', import.meta.url).href;
 
 /**
  * The real electron/main.ts (startup, tray, profile switch, notifications, quit) against a
- * recording stand-in for Electron's API and an in-memory keychain, with its proxy in-process as
- * the desktop app runs it. `npm run test:electron` runs the built app in the real binary instead.
+ * recording stand-in for Electron's API and a keychain in files, read by the app's keychain helper
+ * in a utility process (a child process here), with its proxy in-process as the desktop app runs it. `npm run test:electron` runs the built app in the real binary instead.
  */
 vi.mock('electron', async () => (await import('../../support/electronStandIn.ts')).electronModule);
-vi.mock('keytar', async () => ({ default: (await import('../../support/electronStandIn.ts')).memoryKeytar }));
+// The keychain the app's helper (a child process) reads too: standInHooks.ts gives it the same one.
+vi.mock('keytar', () => import('../../support/fileKeytar.ts'));
 
 let dataDir = '';
+const keychainDir = mkdtempSync(join(tmpdir(), 'airlock-shell-keychain-'));
 let gateway: GatewaySimulator;
 const clientToken = generateToken();
 
@@ -56,6 +61,8 @@ beforeAll(async () => {
   config = addProfile(config, { id: 'backup', name: 'Backup gateway', baseUrl: gateway.baseUrl });
   config = addClientToken(config, tokenRecord('agent', clientToken, null, Date.now()));
   writeFileSync(join(dataDir, CONFIG_FILE_NAME), serializeConfig(setActiveProfile(config, 'main')));
+  vi.stubEnv(KEYCHAIN_DIR_ENV, keychainDir);
+  vi.stubEnv('NODE_OPTIONS', `--import=${STAND_IN_HOOKS}`);
   // The data directory is not the default one: its secrets are under its own accounts (dataDirSecrets.ts).
   const secrets = secretStoreForDataDir(keytarCalls(), dataDir, { env: process.env, platform: process.platform, homedir: homedir() });
   await secrets.set(gatewayKeyAccount('main'), SENTINEL_KEY);
@@ -79,6 +86,7 @@ afterAll(async () => {
   await gateway?.close();
   vi.unstubAllEnvs();
   if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  rmSync(keychainDir, { recursive: true, force: true });
 });
 
 describe('electron/main.ts in the stand-in', () => {
@@ -86,6 +94,8 @@ describe('electron/main.ts in the stand-in', () => {
     await expect.poll(() => recorder.events).toContain('window:show');
     expect(recorder.events).toContain(`window:load ${proxyOrigin()}/_airlock/`);
     expect(recorder.events.filter((event) => event.startsWith('app:relaunch'))).toEqual([]);
+    // The keys were read by the keychain helper, a utility process (keychainUtility.ts).
+    expect(recorder.events).toContainEqual(expect.stringMatching(/^utility:spawn Airlock keychain keychainUtilityProcess\.ts \d+$/));
     expect(labels()).toEqual(expect.arrayContaining(['Main gateway', 'Backup gateway', 'Pause proxy', 'Open Airlock', 'Quit Airlock']));
     expect(item('profile:main')?.checked).toBe(true);
     expect(recorder.trayTooltips.at(-1)).toContain('Airlock');

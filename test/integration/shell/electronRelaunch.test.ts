@@ -12,7 +12,6 @@ import { recorder } from '../../support/electronStandIn.ts';
  * takes the single-instance lock or starts its proxy.
  */
 vi.mock('electron', async () => (await import('../../support/electronStandIn.ts')).electronModule);
-vi.mock('keytar', async () => ({ default: (await import('../../support/electronStandIn.ts')).memoryKeytar }));
 
 const dataDir = mkdtempSync(join(tmpdir(), 'airlock-relaunch-'));
 

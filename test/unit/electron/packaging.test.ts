@@ -87,3 +87,30 @@ describe('icons', () => {
     for (const icon of [config.mac.icon, config.win.icon, config.linux.icon]) expect(existsSync(new URL(icon, root))).toBe(true);
   });
 });
+
+describe('the Electron bundles (electron/vite.config.ts)', () => {
+  // threadScriptUrl finds a worker thread's or the keychain helper's script beside main.js by its source's name.
+  it('builds every entry, each named after its source, the keychain helper among them', async () => {
+    const { default: viteConfig } = await import('../../../electron/vite.config.ts');
+    const environments = Object.entries(viteConfig.environments ?? {});
+    const outputs = environments.map(([, environment]) => {
+      const lib = environment.build?.lib;
+      if (!lib || typeof lib.entry !== 'string' || typeof lib.fileName !== 'function') throw new Error('an entry without a lib build');
+      return { entry: lib.entry, fileName: lib.fileName('es', 'entry') };
+    });
+    for (const { entry, fileName } of outputs) {
+      expect(existsSync(new URL(entry, root))).toBe(true);
+      expect(fileName.replace(/\.c?js$/, '')).toBe(entry.replace(/^.*\//, '').replace(/\.ts$/, ''));
+    }
+    expect(outputs).toContainEqual({ entry: 'electron/keychainUtilityProcess.ts', fileName: 'keychainUtilityProcess.js' });
+
+    const built: unknown[] = [];
+    const builderEnvironments = Object.fromEntries(environments.map(([name]) => [name, { name }]));
+    await viteConfig.builder?.buildApp?.({
+      environments: builderEnvironments,
+      build: async (environment: unknown) => void built.push(environment),
+    } as never);
+    expect(built).toEqual(expect.arrayContaining(Object.values(builderEnvironments)));
+    expect(built).toHaveLength(environments.length);
+  });
+});

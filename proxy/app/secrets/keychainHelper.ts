@@ -1,6 +1,7 @@
 /**
  * The keychain helper process (keychainHelperStore.ts starts it): one keytar call per message on
- * its IPC channel, each answered by id. Its parent kills it when a call does not answer in time.
+ * its IPC channel, each answered by id. Its parent ends it once idle and kills it at exit; a call
+ * past its wait is left to answer late (the keychain answering again is news: boundedSecretStore.ts).
  */
 import { keytarCalls } from './keytarStore.ts';
 import { answerHelperCall, type HelperCall } from './keychainHelperProtocol.ts';

@@ -21,6 +21,19 @@ export const STOPPING: LocalRefusal = {
   headers: { 'x-should-retry': 'false' },
 };
 
+/**
+ * A WebSocket handshake: Airlock relays HTTP only. 426 is the answer on which Codex goes over to
+ * HTTP at once, where it retries any other handshake failure first (openai/codex
+ * codex-rs/core/tests/suite: websocket_fallback_switches_to_http_on_upgrade_required_connect).
+ */
+export const WEBSOCKET_UNSUPPORTED: LocalRefusal = {
+  status: 426,
+  errorClass: 'invalid_request',
+  message:
+    'Airlock relays requests over HTTP, not over a WebSocket, so nothing was sent to the gateway. Send the request over HTTP ' +
+    '(Codex does so by itself after this answer).',
+};
+
 const MIB = 1024 * 1024;
 
 export function bodyLimitBytes(profile: Profile): number {

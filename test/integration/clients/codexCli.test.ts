@@ -11,7 +11,8 @@ import { installedVersion } from '../../support/clients/clientBinaries.ts';
 import { createClientSandbox, type ClientSandbox } from '../../support/clients/clientSandbox.ts';
 import { settledExchanges } from '../../support/clients/exchanges.ts';
 import { receivedChatRequests, toolResultFor } from '../../support/clients/receivedChat.ts';
-import { runCodexExec } from '../../support/clients/agentRuns.ts';
+import { runCodexExec, type AgentRun } from '../../support/clients/agentRuns.ts';
+import { startHeaderTap } from '../../support/clients/headerTap.ts';
 import { transcript, type CliResult } from '../../support/clients/runCli.ts';
 
 const TEST_TIMEOUT_MS = 60_000;
@@ -49,7 +50,10 @@ afterEach(async () => {
 });
 
 /** `codex exec` with a fresh CODEX_HOME whose only provider is Airlock (or `proxyUrl`); shell commands run read-only sandboxed. */
-function runCodex(prompt: string, options: { proxyUrl?: string; extraArgs?: readonly string[] } = {}): Promise<CliResult> {
+function runCodex(
+  prompt: string,
+  options: { proxyUrl?: string; extraArgs?: readonly string[]; codexProvider?: AgentRun['codexProvider'] } = {},
+): Promise<CliResult> {
   return runCodexExec({
     sandbox,
     proxyUrl: options.proxyUrl ?? harness.proxy.url,
@@ -57,6 +61,7 @@ function runCodex(prompt: string, options: { proxyUrl?: string; extraArgs?: read
     model: CLIENT_MODEL,
     prompt,
     ...(options.extraArgs ? { extraArgs: options.extraArgs } : {}),
+    ...(options.codexProvider ? { codexProvider: options.codexProvider } : {}),
   });
 }
 
@@ -205,6 +210,41 @@ describe(`Codex CLI ${installedVersion('@openai/codex')} asking for structured o
       expect(result.stdout.trim()).toBe('{"ok":true}');
       const sent = JSON.parse(harness.simulator.received[0]!.body.toString('utf8')) as { response_format?: unknown };
       expect(sent.response_format).toMatchObject({ type: 'json_schema', json_schema: { schema } });
+    },
+    TEST_TIMEOUT_MS,
+  );
+});
+
+// Codex tries the Responses API over a WebSocket first when its provider supports one (the built-in
+// OpenAI provider does, so `openai_base_url` pointed at Airlock does too). It retries a failed
+// handshake like a broken stream and goes over to HTTP at once only on a 426 (openai/codex
+// codex-rs/core/tests/suite: websocket_fallback_switches_to_http_on_upgrade_required_connect).
+describe(`Codex CLI ${installedVersion('@openai/codex')} with its WebSocket transport on`, () => {
+  beforeAll(() => harness.simulator.useDialect('seed'));
+
+  it(
+    'is told once that Airlock speaks HTTP, never sends the handshake to the gateway, and answers over HTTP',
+    async () => {
+      harness.simulator.script({ kind: 'reply', content: 'airlock-codex-answer' });
+      const tap = await startHeaderTap(harness.proxy.url);
+      const firstEventIndex = harness.events.length;
+      try {
+        const result = await runCodex('Reply with the marker', {
+          proxyUrl: tap.url,
+          codexProvider: { supportsWebsockets: true, maxRetries: 2 },
+        });
+        expect(result.exitCode, transcript(result)).toBe(0);
+        expect(result.stdout.trim()).toBe('airlock-codex-answer');
+        expect(tap.answers.map(({ method, path, status }) => [method, path, status])).toEqual([
+          ['GET', '/v1/responses', 426],
+          ['POST', '/v1/responses', 200],
+        ]);
+      } finally {
+        await tap.close();
+      }
+      expect(harness.simulator.received.map(({ method, path }) => [method, path])).toEqual([['POST', '/v1/chat/completions']]);
+      const exchanges = await settledExchanges(harness.events, firstEventIndex, SETTLE_TIMEOUT_MS);
+      expect(exchanges.map(({ start }) => [start.method, start.clientPath])).toEqual([['POST', '/v1/responses']]);
     },
     TEST_TIMEOUT_MS,
   );

@@ -2,7 +2,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { claudeCodeCli, codexCli } from './clientBinaries.ts';
 import { offlineClientEnv, type ClientSandbox } from './clientSandbox.ts';
-import { codexConfigToml } from './codexConfig.ts';
+import { codexConfigToml, type CodexProviderSettings } from './codexConfig.ts';
 import { runCli, type CliResult } from './runCli.ts';
 
 const CLI_TIMEOUT_MS = 45_000;
@@ -29,6 +29,8 @@ export interface AgentRun {
   prompt: string;
   /** More of the CLI's own flags, such as the tools Claude Code may run unasked. */
   extraArgs?: readonly string[];
+  /** Codex's provider settings a test is about (its retries, the WebSocket transport). */
+  codexProvider?: Pick<CodexProviderSettings, 'maxRetries' | 'supportsWebsockets'>;
 }
 
 /** `claude -p` offline with a fresh config dir, its only endpoint `proxyUrl`, the token as its API key. */
@@ -56,7 +58,7 @@ export async function runCodexExec(run: AgentRun): Promise<CliResult> {
   await mkdir(codexHome, { recursive: true });
   await writeFile(
     join(codexHome, 'config.toml'),
-    codexConfigToml({ proxyUrl: run.proxyUrl, model: run.model, tokenEnvVariable: CODEX_TOKEN_VARIABLE }),
+    codexConfigToml({ ...run.codexProvider, proxyUrl: run.proxyUrl, model: run.model, tokenEnvVariable: CODEX_TOKEN_VARIABLE }),
   );
   return runCli({
     cli: codexCli(),

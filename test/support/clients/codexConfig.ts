@@ -6,6 +6,11 @@ export interface CodexProviderSettings {
   tokenEnvVariable: string;
   /** Codex's own retries of a failed request and of a failed stream; off unless a test is about them. */
   maxRetries?: number;
+  /**
+   * Codex first tries the Responses API over a WebSocket (a GET upgrade of `<base>/responses`) when
+   * the provider says it supports one, as the built-in OpenAI provider does; off unless a test is about it.
+   */
+  supportsWebsockets?: boolean;
 }
 
 /**
@@ -32,6 +37,7 @@ export function codexConfigToml(settings: CodexProviderSettings): string {
     `env_key = ${JSON.stringify(settings.tokenEnvVariable)}`,
     `request_max_retries = ${settings.maxRetries ?? 0}`,
     `stream_max_retries = ${settings.maxRetries ?? 0}`,
+    ...(settings.supportsWebsockets ? ['supports_websockets = true'] : []),
     '',
   ].join('\n');
 }

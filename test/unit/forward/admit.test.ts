@@ -44,3 +44,21 @@ describe('admit', () => {
     expect(JSON.stringify(refused)).not.toContain(POOL_SECRET);
   });
 });
+
+describe('admit, a request asking to change protocol', () => {
+  const withUpgrade = (upgrade: string) =>
+    admit({ req: { headers: { connection: 'Upgrade', upgrade } }, method: 'GET' } as unknown as ForwardRequest, {
+      authenticator,
+      targets: { resolve: () => ({ profile: profile([]), apiKey: POOL_SECRET }) },
+      isPaused: () => true,
+    });
+
+  it('a WebSocket handshake is answered 426 before anything else, and leaves no row', () => {
+    expect(withUpgrade('websocket')).toMatchObject({ refusal: { status: 426 }, unlogged: true });
+  });
+
+  // curl --http2 on an http:// URL offers h2c and takes an HTTP/1.1 answer (RFC 9113 dropped the upgrade; RFC 7540 section 3.2 let servers ignore it).
+  it('an h2c upgrade is not a WebSocket: it goes on as a plain request', () => {
+    expect(withUpgrade('h2c')).toMatchObject({ refusal: { errorClass: 'proxy_paused' } });
+  });
+});

@@ -14,6 +14,25 @@ import { NamespacedToolNamer } from './namespacedTools.ts';
 export const PREVIOUS_RESPONSE_ID_MESSAGE =
   'previous_response_id is not supported: Airlock keeps no server-side state; send the full input (Codex: store=false does this)';
 
+/**
+ * Remote compaction is state only OpenAI's Responses API keeps: Codex asks for it (an input ending in
+ * `compaction_trigger`) on OpenAI's and Azure's providers only, and sends the `compaction` item it
+ * got back in place of the conversation it summarises. A chat model answers the first as an
+ * ordinary turn (billed, then thrown away by Codex) and without the second never sees the
+ * conversation, so both are refused before anything is sent (the refusal says so).
+ */
+const REMOTE_COMPACTION_MESSAGES: Record<string, string> = {
+  compaction_trigger:
+    "the input has a compaction_trigger item: Codex asked for remote compaction, which only OpenAI's Responses API performs, " +
+    'and this gateway is reached through Chat Completions. Point Codex at Airlock as a custom provider ' +
+    '([model_providers.airlock] with wire_api = "responses", as Airlock\'s Connect writes it) instead of openai_base_url: ' +
+    'Codex then compacts with an ordinary summary request',
+  compaction:
+    "the input holds a compaction item, the encrypted summary of the earlier conversation that only OpenAI's Responses API " +
+    'can read (a chat model would answer without that conversation). Start a new session, or send it to a profile ' +
+    'that speaks Responses natively',
+};
+
 type Refusal = { ok: false; status: 400; message: string };
 
 export function responsesToChatRequest(body: unknown, options: ChatRequestOptions): ChatRequestTranslation {
@@ -98,6 +117,8 @@ function inputMessages(
       // Other thinking is the upstream's own earlier thoughts, which a chat gateway cannot take back.
       if (isReturnableReasoning(item.encrypted_content)) thoughts.push(...summaryTexts(item));
     } else if (item.type === 'unsupported') {
+      const remoteCompaction = REMOTE_COMPACTION_MESSAGES[item.originalType];
+      if (remoteCompaction !== undefined) return badRequest(remoteCompaction);
       addNote(notes, `dropped input items of type ${item.originalType}`);
     }
   }

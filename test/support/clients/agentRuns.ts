@@ -29,8 +29,8 @@ export interface AgentRun {
   prompt: string;
   /** More of the CLI's own flags, such as the tools Claude Code may run unasked. */
   extraArgs?: readonly string[];
-  /** Codex's provider settings a test is about (its retries, the WebSocket transport). */
-  codexProvider?: Pick<CodexProviderSettings, 'maxRetries' | 'supportsWebsockets'>;
+  /** Codex's settings a test is about (its retries, the WebSocket transport, when it compacts). */
+  codexProvider?: Pick<CodexProviderSettings, 'maxRetries' | 'supportsWebsockets' | 'autoCompactTokenLimit'>;
 }
 
 /** `claude -p` offline with a fresh config dir, its only endpoint `proxyUrl`, the token as its API key. */

@@ -11,6 +11,8 @@ export interface CodexProviderSettings {
    * the provider says it supports one, as the built-in OpenAI provider does; off unless a test is about it.
    */
   supportsWebsockets?: boolean;
+  /** Codex compacts the conversation once a turn's tokens pass this (model_auto_compact_token_limit). */
+  autoCompactTokenLimit?: number;
 }
 
 /**
@@ -23,6 +25,7 @@ export function codexConfigToml(settings: CodexProviderSettings): string {
     `model = ${JSON.stringify(settings.model)}`,
     'model_provider = "airlock"',
     'check_for_update_on_startup = false',
+    ...(settings.autoCompactTokenLimit === undefined ? [] : [`model_auto_compact_token_limit = ${settings.autoCompactTokenLimit}`]),
     '',
     '[analytics]',
     'enabled = false',

@@ -215,6 +215,16 @@ describe('responsesToChatRequest: input', () => {
     expect(result.chatBody['messages']).toEqual([{ role: 'user', content: 'hi' }]);
     expect(result.notes).toEqual(['dropped input items of type local_shell_call']);
   });
+
+  // The remote compaction of codex-rs (core/src/compact.rs, OpenAI and Azure providers): state only
+  // OpenAI keeps. Dropped, the trigger became a billed ordinary turn and the compaction lost the conversation.
+  it.each([
+    ['a compaction request', { type: 'compaction_trigger' }, /Codex asked for remote compaction.*model_providers\.airlock/],
+    ['an earlier compaction', { type: 'compaction', encrypted_content: 'gAAA' }, /encrypted summary of the earlier conversation/],
+  ])('refuses %s, which a chat model cannot do or read', (_label, item, message) => {
+    const result = responsesToChatRequest({ ...base, input: [{ role: 'user', content: 'hi' }, item] }, options);
+    expect(result).toMatchObject({ ok: false, status: 400, message: expect.stringMatching(message) });
+  });
 });
 
 describe('responsesToChatRequest: parameters', () => {

@@ -29,6 +29,8 @@ export interface AgentRun {
   prompt: string;
   /** More of the CLI's own flags, such as the tools Claude Code may run unasked. */
   extraArgs?: readonly string[];
+  /** When this settles the CLI gets a Ctrl-C (runCli's interruptWhen). */
+  interruptWhen?: Promise<unknown>;
   /** Codex's settings a test is about (its retries, the WebSocket transport, when it compacts). */
   codexProvider?: Pick<CodexProviderSettings, 'maxRetries' | 'supportsWebsockets' | 'autoCompactTokenLimit'>;
 }
@@ -49,6 +51,7 @@ export function runClaudeCodePrint(run: AgentRun): Promise<CliResult> {
       DISABLE_ERROR_REPORTING: '1',
     }),
     timeoutMs: CLI_TIMEOUT_MS,
+    ...(run.interruptWhen ? { interruptWhen: run.interruptWhen } : {}),
   });
 }
 
@@ -66,5 +69,6 @@ export async function runCodexExec(run: AgentRun): Promise<CliResult> {
     cwd: run.sandbox.workDir,
     env: offlineClientEnv(run.sandbox.homeDir, { CODEX_HOME: codexHome, [CODEX_TOKEN_VARIABLE]: run.token }),
     timeoutMs: CLI_TIMEOUT_MS,
+    ...(run.interruptWhen ? { interruptWhen: run.interruptWhen } : {}),
   });
 }

@@ -40,3 +40,19 @@ export async function settledExchanges(
     await sleep(POLL_INTERVAL_MS);
   }
 }
+
+/** The first event of `type` among `events` from `fromIndex` on, as soon as it is published. */
+export async function firstEventOf<Type extends RequestLifecycleEvent['type']>(
+  events: readonly RequestLifecycleEvent[],
+  fromIndex: number,
+  type: Type,
+  timeoutMs: number,
+): Promise<Extract<RequestLifecycleEvent, { type: Type }>> {
+  const deadlineMs = Date.now() + timeoutMs;
+  for (;;) {
+    const found = events.slice(fromIndex).find((event): event is Extract<RequestLifecycleEvent, { type: Type }> => event.type === type);
+    if (found !== undefined) return found;
+    if (Date.now() >= deadlineMs) throw new Error(`no ${type} event through the proxy`);
+    await sleep(POLL_INTERVAL_MS);
+  }
+}

@@ -13,6 +13,8 @@ export interface CliRun {
   cwd: string;
   env: NodeJS.ProcessEnv;
   timeoutMs: number;
+  /** When this settles, the CLI gets SIGINT as a terminal's Ctrl-C sends it: to its whole process group. */
+  interruptWhen?: Promise<unknown>;
 }
 
 export interface CliResult {
@@ -24,10 +26,10 @@ export interface CliResult {
   timedOut: boolean;
 }
 
-/** Kills a process group we created; it may already be gone. */
-function killGroup(groupId: number): void {
+/** Signals a process group we created; it may already be gone. */
+function killGroup(groupId: number, signal: NodeJS.Signals = 'SIGKILL'): void {
   try {
-    process.kill(-groupId, 'SIGKILL');
+    process.kill(-groupId, signal);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ESRCH') throw error;
   }
@@ -57,6 +59,10 @@ export function runCli(run: CliRun): Promise<CliResult> {
       timedOut = !exited;
       if (groupId !== undefined) killGroup(groupId);
     }, run.timeoutMs);
+    const interrupt = (): void => {
+      if (!exited && groupId !== undefined) killGroup(groupId, 'SIGINT');
+    };
+    run.interruptWhen?.then(interrupt, interrupt);
     child.on('error', (error) => {
       clearTimeout(timer);
       reject(error);

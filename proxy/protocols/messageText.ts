@@ -50,13 +50,22 @@ export function messagesOf(request: Json): Json[] | null {
   return null;
 }
 
-/** The last user message's text of a chat, Messages or Responses request; null when none has text. */
+/**
+ * What a client writes into a user message for the model, not from the user: Claude Code's
+ * `<system-reminder>` blocks, before the prompt and after tool results (anthropics/claude-code#52018).
+ */
+const CLIENT_REMINDER = /<system-reminder>[\s\S]*?<\/system-reminder>/g;
+
+/**
+ * The last user message's text of a chat, Messages or Responses request, without the reminders a
+ * client added (CLIENT_REMINDER); null when none has other text.
+ */
 export function lastUserText(request: Json): string | null {
   const messages = messagesOf(request) ?? [];
   for (let index = messages.length - 1; index >= 0; index -= 1) {
     const message = messages[index];
     if (!isRecord(message) || message.role !== 'user') continue;
-    const text = contentText(message.content, 'textBlocks');
+    const text = contentText(message.content, 'textBlocks').replace(CLIENT_REMINDER, '');
     if (text.trim() !== '') return text;
   }
   return null;

@@ -53,6 +53,45 @@ describe('a row summary', () => {
       },
       'Read the file',
     ],
+    // Claude Code puts <system-reminder> blocks for the model into user messages, before the prompt
+    // and in tool results (anthropics/claude-code#52018, #17601): they are not what the user wrote.
+    [
+      "Messages: Claude Code's reminder blocks before the prompt are not the prompt",
+      {
+        ...none,
+        requestBody: json({
+          messages: [
+            {
+              role: 'user',
+              content: [
+                { type: 'text', text: '<system-reminder>\nAvailable agent types: ...\n</system-reminder>' },
+                { type: 'text', text: '<system-reminder>\nSkills: ...\n</system-reminder>\n\nFix the flaky test' },
+              ],
+            },
+          ],
+        }),
+      },
+      'Fix the flaky test',
+    ],
+    [
+      'Messages: a tool-result turn whose only text is a reminder is skipped for the prompt before it',
+      {
+        ...none,
+        requestBody: json({
+          messages: [
+            { role: 'user', content: [{ type: 'text', text: 'Read the file' }] },
+            {
+              role: 'user',
+              content: [
+                { type: 'tool_result', tool_use_id: 't', content: 'data' },
+                { type: 'text', text: '<system-reminder>The task tools have not been used.</system-reminder>' },
+              ],
+            },
+          ],
+        }),
+      },
+      'Read the file',
+    ],
     ['Responses: a string input', { ...none, requestBody: json({ input: 'Summarise this repo' }) }, 'Summarise this repo'],
     [
       'Responses: input items',

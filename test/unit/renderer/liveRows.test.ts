@@ -89,4 +89,35 @@ describe('LiveStore', () => {
     store.publish();
     expect(store.getSnapshot().order).toEqual(['b']);
   });
+
+  // After a reconnect or a filter change the list starts over from the log: a request that ends
+  // after the log was read but whose end frame arrives before the page was dropped as unknown, and
+  // the page then showed it streaming for good.
+  it('ends a row the log listed in flight when its end came live before the page', () => {
+    const store = new LiveStore();
+    store.reset({});
+    store.applyFrame({ requests: [delta('a', 'the last words'), end('a', { outputTokens: 5 })], status: null });
+    store.addPage([{ ...applyUpdate(undefined, start('a', 100))!, state: 'in_flight', status: 200 }]);
+    store.publish();
+    expect(store.getSnapshot().rows.get('a')).toMatchObject({ state: 'done', status: 200, outputTokens: 5, text: '' });
+  });
+
+  it('shows a row the log listed in flight with the text that came live before the page', () => {
+    const store = new LiveStore();
+    store.reset({});
+    store.applyFrame({ requests: [delta('a', 'so '), delta('a', 'far')], status: null });
+    store.addPage([{ ...applyUpdate(undefined, start('a', 100))!, status: 200 }]);
+    store.applyFrame({ requests: [delta('a', '!')], status: null });
+    store.publish();
+    expect(store.getSnapshot().rows.get('a')).toMatchObject({ state: 'in_flight', text: 'so far!' });
+  });
+
+  it('keeps what the log says of a row that had ended, over live updates from before its end', () => {
+    const store = new LiveStore();
+    store.reset({});
+    store.applyFrame({ requests: [{ requestId: 'a', appendText: 'x', fields: { outputTokens: 2, usageEstimated: true } }], status: null });
+    store.addPage([{ ...applyUpdate(undefined, start('a', 100))!, state: 'done', status: 200, outputTokens: 9, usageEstimated: false }]);
+    store.publish();
+    expect(store.getSnapshot().rows.get('a')).toMatchObject({ state: 'done', outputTokens: 9, usageEstimated: false, text: '' });
+  });
 });

@@ -1,4 +1,5 @@
 import { mkdtempSync, rmSync } from 'node:fs';
+import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
@@ -124,6 +125,55 @@ describe('the proxy restarting under an open window', () => {
     await page.unroute(events);
     await page.locator('.status-bar .dot.running').waitFor();
     await expect.poll(() => page.locator(`.request-row[data-request-id="${requestId}"]`).count()).toBe(1);
+  });
+});
+
+/** A chat stream's event carrying `content`, as the gateway sends it. */
+const chatChunk = (content: string): string =>
+  `data: ${JSON.stringify({ id: 'chatcmpl-1', object: 'chat.completion.chunk', created: 1, model: 'gpt-4o-mini', choices: [{ index: 0, delta: { content }, finish_reason: null }] })}\n\n`;
+
+/** Sends a streamed chat request and resolves its request id once the answer's first text arrived. */
+function streamStarted(url: string, token: string): Promise<{ requestId: string; ended: Promise<void> }> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { method: 'POST', headers: { ...JSON_HEADERS, authorization: `Bearer ${token}` } }, (res) => {
+      const ended = new Promise<void>((settle) => res.once('close', settle));
+      res.once('data', () => resolve({ requestId: String(res.headers['x-airlock-request-id']), ended }));
+      res.on('error', () => undefined);
+    });
+    req.on('error', reject);
+    req.end(chatBody({ stream: true, messages: [{ role: 'user', content: 'still streaming when the proxy went away' }] }));
+  });
+}
+
+describe('a stream shown live when the proxy restarts', () => {
+  it('shows how it ended once the window is back, not a row still streaming', async () => {
+    const origin = running().proxy.url;
+    await page.goto(`${origin}/_airlock/#/live`);
+    await page.locator('[role="listbox"], .state-empty').first().waitFor();
+    await page.locator('.status-bar .dot.running').waitFor();
+    // The gateway sends its first text, then nothing more: the stream runs until the proxy stops.
+    const first = chatChunk('half an answer');
+    simulator.script({
+      kind: 'text',
+      status: 200,
+      contentType: 'text/event-stream',
+      text: `${first}${chatChunk(' and the rest')}`,
+      stallAfterBytes: first.length,
+    });
+    const stream = await streamStarted(`${origin}/v1/chat/completions`, clientToken);
+    const row = page.locator(`.request-row[data-request-id="${stream.requestId}"]`);
+    await row.getByText('streaming', { exact: true }).waitFor();
+
+    const events = '**/_airlock/api/events';
+    await page.route(events, (route) => route.abort('connectionrefused'));
+    await restart();
+    await stream.ended;
+    await page.locator('.status-bar .dot.offline').waitFor();
+    await page.unroute(events);
+    await page.locator('.status-bar .dot.running').waitFor();
+    // The stop ended it (its error class says so); the log has that end, the window shows it.
+    await expect.poll(() => row.getByText('proxy_stopping').count()).toBe(1);
+    expect(await row.getByText('streaming', { exact: true }).count()).toBe(0);
   });
 });
 

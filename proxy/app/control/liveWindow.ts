@@ -56,7 +56,7 @@ export class LiveWindow {
   }
 
   #write(frame: LiveFrame): void {
-    if (this.#res.write(`event: ${LIVE_EVENT_NAME}\ndata: ${JSON.stringify(frame)}\n\n`)) return;
+    if (this.#res.write(sseMessageOf(frame))) return;
     this.#held = new HeldFrames();
     this.#res.once('drain', this.#drained);
   }
@@ -75,6 +75,22 @@ export class LiveWindow {
     this.#held = null;
     this.#res.destroy();
   }
+}
+
+/**
+ * Each frame's SSE message, made at the first window that sends it: the hub hands every window the
+ * same frame, so the text is made once per frame, not once per window on the forwarding thread.
+ * Weak, so a frame's text goes when the frame does (after the hub's flush).
+ */
+const sseMessages = new WeakMap<LiveFrame, string>();
+
+function sseMessageOf(frame: LiveFrame): string {
+  let message = sseMessages.get(frame);
+  if (message === undefined) {
+    message = `event: ${LIVE_EVENT_NAME}\ndata: ${JSON.stringify(frame)}\n\n`;
+    sseMessages.set(frame, message);
+  }
+  return message;
 }
 
 /**

@@ -174,13 +174,22 @@ describe('a window that stops reading its live feed', () => {
     ]);
     // A new request per frame, each with a stream's full tail: nothing merges away. The socket's
     // buffers take some first; past them what is held grows by a frame a turn until the limit.
+    // What waits on the socket in the proxy is never more than the frame that found it full: the
+    // rest is merged and held, up to the limit, so a window that never reads costs a bounded amount.
     let frames = 0;
+    let mostQueuedBytes = 0;
+    let largestFrameBytes = 0;
     while (!res.destroyed && frames < 4_096) {
-      window.send(frameOf([{ ...started(`r${frames}`), appendText: 'x'.repeat(LIVE_TEXT_LIMIT_CHARS) }]));
+      const frame = frameOf([{ ...started(`r${frames}`), appendText: 'x'.repeat(LIVE_TEXT_LIMIT_CHARS) }]);
+      largestFrameBytes = Math.max(largestFrameBytes, JSON.stringify(frame).length + 64);
+      window.send(frame);
+      mostQueuedBytes = Math.max(mostQueuedBytes, res.writableLength);
       frames += 1;
       await turn();
     }
     expect(res.destroyed).toBe(true);
+    expect(frames * largestFrameBytes).toBeGreaterThan(2 * maxHeldChars);
+    expect(mostQueuedBytes).toBeLessThanOrEqual(res.writableHighWaterMark + largestFrameBytes);
     expect(await readsOn(stalled)).toBe('closed');
   });
 });

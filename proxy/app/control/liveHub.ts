@@ -3,10 +3,11 @@ import type { LiveFrame, LiveRequestUpdate } from '../../contracts/liveEvents.ts
 import type { RequestSummary } from '../../contracts/requests.ts';
 import type { StatusResponse } from '../../contracts/status.ts';
 import { redactSecrets } from '../../core/redact.ts';
-import type { RequestLifecycleEvent } from '../../contracts/lifecycle.ts';
+import type { RequestEndEvent, RequestLifecycleEvent } from '../../contracts/lifecycle.ts';
 import type { EndedRowSummary } from '../../contracts/log.ts';
 import type { RequestEvents } from '../../contracts/requestEvents.ts';
 import { capturedBodyText } from '../../store/write/bodyRecord.ts';
+import { agentSessionIdOf } from '../../store/write/exchangeSummary.ts';
 import { maskedText, mergeUpdate, textTail, updateFromEvent } from './liveUpdates.ts';
 
 export interface LiveHubOptions {
@@ -74,9 +75,13 @@ export class LiveHub {
   /** Adds a window; it first gets one frame with every request in flight, in full. */
   addClient(sink: FrameSink): () => void {
     const mask = this.#frameMask();
-    const requests: LiveRequestUpdate[] = [...this.#inFlight].map(([requestId, entry]) =>
-      maskedUpdate({ requestId, fields: { ...entry.fields }, appendText: entry.text }, mask),
-    );
+    const requests: LiveRequestUpdate[] = [...this.#inFlight].map(([requestId, entry]) => {
+      const fields: Partial<RequestSummary> = { ...entry.fields };
+      // Read here, not as each request arrives: with no window open the hub does nothing per request for it.
+      const read = this.#requests.get(requestId);
+      if (read) fields.agentSessionId = agentSessionIdOf(read.headers);
+      return maskedUpdate({ requestId, fields, appendText: entry.text }, mask);
+    });
     sink({ requests, status: this.#options.status() });
     this.#sinks.add(sink);
     return () => this.#sinks.delete(sink);
@@ -133,43 +138,64 @@ export class LiveHub {
     this.#sinks.clear();
   }
 
+  /**
+   * Keeps what a window that connects later is first sent (the requests in flight), and with a
+   * window open merges the event's update into the next frame. With none open, events that change
+   * nothing in flight (a request's headers and body, its end) cost no update, and a delta only
+   * its stream's tail.
+   */
   #onEvent(event: RequestLifecycleEvent): void {
+    const watched = this.#sinks.size > 0;
+    if (event.type === 'request' || event.type === 'end') {
+      if (event.type === 'request') this.#keepRequest(event);
+      else this.#forget(event);
+      if (watched) this.#merge(event, updateFromEvent(event));
+      return;
+    }
+    if (event.type === 'delta' && !watched) {
+      const entry = this.#inFlight.get(event.requestId);
+      if (entry) entry.text = textTail(entry.text, event.text);
+      return;
+    }
     const update = updateFromEvent(event);
-    this.#track(event, update);
-    if (this.#sinks.size === 0) return;
+    this.#follow(event, update);
+    if (watched) this.#merge(event, update);
+  }
+
+  #merge(event: RequestLifecycleEvent, update: LiveRequestUpdate): void {
     mergeUpdate(this.#pending, update);
     if (event.type === 'start' || event.type === 'end') this.#statusDirty = true;
     this.#schedule();
   }
 
-  #track(event: RequestLifecycleEvent, update: LiveRequestUpdate): void {
+  /** A request in flight as its events change it. */
+  #follow(event: RequestLifecycleEvent, update: LiveRequestUpdate): void {
     if (event.type === 'start') {
       this.#inFlight.set(event.requestId, { fields: { ...update.fields }, text: '' });
       this.#profileOf.set(event.requestId, event.profileId);
-      return;
-    }
-    if (event.type === 'request') {
-      if (!this.#inFlight.has(event.requestId)) return;
-      this.#requests.set(event.requestId, { headers: event.requestHeaders, readBody: event.readBody });
-      return;
-    }
-    if (event.type === 'end') {
-      this.#inFlight.delete(event.requestId);
-      this.#requests.delete(event.requestId);
-      const profileId = this.#profileOf.get(event.requestId);
-      this.#profileOf.delete(event.requestId);
-      if (profileId) {
-        if (event.errorClass === 'auth') this.#keyRejected.add(profileId);
-        else if (event.status < 400) this.#keyRejected.delete(profileId);
-        if (event.errorClass === 'quota_exhausted') this.#quotaExhausted.add(profileId);
-        else if (event.status < 400) this.#quotaExhausted.delete(profileId);
-      }
       return;
     }
     const entry = this.#inFlight.get(event.requestId);
     if (!entry) return;
     Object.assign(entry.fields, update.fields);
     if (update.appendText) entry.text = textTail(entry.text, update.appendText);
+  }
+
+  #keepRequest(event: Extract<RequestLifecycleEvent, { type: 'request' }>): void {
+    if (this.#inFlight.has(event.requestId))
+      this.#requests.set(event.requestId, { headers: event.requestHeaders, readBody: event.readBody });
+  }
+
+  #forget(event: RequestEndEvent): void {
+    this.#inFlight.delete(event.requestId);
+    this.#requests.delete(event.requestId);
+    const profileId = this.#profileOf.get(event.requestId);
+    this.#profileOf.delete(event.requestId);
+    if (!profileId) return;
+    if (event.errorClass === 'auth') this.#keyRejected.add(profileId);
+    else if (event.status < 400) this.#keyRejected.delete(profileId);
+    if (event.errorClass === 'quota_exhausted') this.#quotaExhausted.add(profileId);
+    else if (event.status < 400) this.#quotaExhausted.delete(profileId);
   }
 
   #schedule(): void {

@@ -214,4 +214,20 @@ describe('LiveHub', () => {
       `[binary body not logged: ${upload.length} bytes, multipart/form-data; boundary=b]`,
     );
   });
+
+  it("gives a window that connects mid-stream the request's agent session, as the windows already open got it", () => {
+    const open: LiveFrame[] = [];
+    hub.addClient((frame) => open.push(frame));
+    events.emit(start('r1'));
+    events.emit({
+      type: 'request',
+      requestId: 'r1',
+      requestHeaders: { 'content-type': 'application/json', 'X-Claude-Code-Session-Id': 'session-7' },
+      readBody: () => ({ body: null, truncated: false }),
+    });
+    vi.advanceTimersByTime(100);
+    expect(open[1]!.requests[0]!.fields.agentSessionId).toBe('session-7');
+    hub.addClient((frame) => frames.push(frame));
+    expect(frames[0]!.requests[0]!.fields.agentSessionId).toBe('session-7');
+  });
 });

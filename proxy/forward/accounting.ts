@@ -11,6 +11,7 @@ import type { ExchangePlan } from './plan.ts';
 import type { ProgressEstimate } from './progressTick.ts';
 import type { RequestTrace } from './trace.ts';
 import type { TraceAccounting } from './traceShapes.ts';
+import { withUnstatedRuns, type RunEstimate, type UnstatedRun } from './unstatedRuns.ts';
 
 /** Past this a request would wait for its count about 10 ms per 100 KB: bytes are counted instead. */
 const TOKENIZE_LIMIT_CHARS = 256 * 1024;
@@ -88,6 +89,24 @@ export function streamProgressEstimate(
  * An answer that was only an error the gateway declared is never estimated: nothing was answered.
  */
 export function accountFor(trace: RequestTrace, plan: ExchangePlan, profile: Profile): TraceAccounting | Promise<TraceAccounting> {
+  const answered = accountForAnswer(trace, plan, profile);
+  const runs = trace.attempts.unstated;
+  if (runs.length === 0) return answered;
+  // Attempts the gateway had and may bill, with no usage stated: each counts its input, as its hold did.
+  return Promise.all([answered, Promise.all(runs.map(runEstimate))]).then(([accounting, estimates]) =>
+    withUnstatedRuns(accounting, estimates),
+  );
+}
+
+/** One such attempt's input, at its own step's input (and per-call) price. */
+async function runEstimate(run: UnstatedRun): Promise<RunEstimate> {
+  const inputTokens = await estimateInputTokens(run.plan);
+  const usage = inputTokens === null ? null : { inputTokens, outputTokens: 0 };
+  const price = priceOfRequest(run.profile.prices, run.plan);
+  return { inputTokens, costCredits: costOf(usage, price, run.profile.priceMultiplier).costCredits };
+}
+
+function accountForAnswer(trace: RequestTrace, plan: ExchangePlan, profile: Profile): TraceAccounting | Promise<TraceAccounting> {
   const usage = trace.usage;
   const answeredSuccess = (trace.status > 0 && trace.status < 400) || trace.successFailure === 'brokeOff';
   const reachedModel = trace.ttfbMs !== null && answeredSuccess && plan.upstreamModel !== null;

@@ -10,6 +10,7 @@ import { EventOffsetRecorder } from '../core/eventOffsets.ts';
 import { newRequestId } from '../core/requestId.ts';
 import { progressTick, streamStartsEstimating, streamStopsEstimating, type ProgressEstimate } from './progressTick.ts';
 import type { TraceAccounting, TraceStart } from './traceShapes.ts';
+import { AttemptRuns } from './unstatedRuns.ts';
 
 const NOTHING_CAPTURED: CapturedBody = { truncated: false, toBuffer: () => null };
 
@@ -56,9 +57,8 @@ export class RequestTrace {
   readonly #gatewayKeys: GatewayKeyUse[] = [];
   #usage: TokenUsage | null = null;
   #billedCalls = 1;
-  /** Whether an earlier attempt, or this one as last judged, may have run at the gateway. */
-  #ranInEarlierAttempt = false;
-  #ranInThisAttempt = false;
+  /** Whether each attempt may have run at the gateway, and those it may bill with no usage stated. */
+  readonly attempts = new AttemptRuns();
   #upstreamAnswerComplete = false;
   #successFailure: 'declared' | 'brokeOff' | null = null;
   #started = false;
@@ -113,7 +113,7 @@ export class RequestTrace {
   }
   /** Some attempt may have run at the gateway (upstreamExecution.ts decides): it is never given up, nor its key's repeat resent. */
   get upstreamMayHaveRun(): boolean {
-    return this.#ranInEarlierAttempt || this.#ranInThisAttempt;
+    return this.attempts.mayHaveRun;
   }
   /** The gateway's whole answer arrived (a success read to its end, or an error status with its body). */
   get upstreamAnswerComplete(): boolean {
@@ -168,13 +168,12 @@ export class RequestTrace {
    * then its answer: a 4xx says it did not). An earlier attempt that may have run stays counted.
    */
   attemptMayHaveRun(mayHaveRun: boolean): void {
-    this.#ranInThisAttempt = mayHaveRun;
+    this.attempts.judged(mayHaveRun);
   }
 
   /** The current attempt is over and a further one is about to be sent. */
   retried(): void {
-    this.#ranInEarlierAttempt ||= this.#ranInThisAttempt;
-    this.#ranInThisAttempt = false;
+    this.attempts.nextAttempt();
     this.#retries += 1;
   }
 
@@ -205,8 +204,7 @@ export class RequestTrace {
     }
     this.#steps.push({ profileId: next.profileId, model: next.model, status: null, errorClass: null });
     this.#stepIndex = this.#steps.length - 1;
-    this.#ranInEarlierAttempt ||= this.#ranInThisAttempt;
-    this.#ranInThisAttempt = false;
+    this.attempts.nextAttempt();
     this.#retriesBeforeStep = this.#retries;
     this.#stepKeySwitches = 0;
   }
@@ -392,7 +390,8 @@ export class RequestTrace {
     };
     // The optional fields are set only when there are some (no spread of a fresh object per request).
     if (this.#gatewayKeys.length > 0) event.gatewayKeys = this.#gatewayKeys;
-    if (this.#laterNotes !== null) event.logNotes = this.#laterNotes;
+    const notes = accounting.note === undefined ? this.#laterNotes : [...(this.#laterNotes ?? []), accounting.note];
+    if (notes !== null) event.logNotes = notes;
     const fallback = this.fallback;
     if (fallback !== undefined) event.fallback = fallback;
     this.events.emit(event);

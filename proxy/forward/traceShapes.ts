@@ -9,4 +9,6 @@ export interface TraceAccounting {
   usage: TokenUsage | null;
   usageSource: 'reported' | 'estimated' | null;
   costCredits: number | null;
+  /** Said on the row beside the cost: attempts the gateway may bill that no answer priced (unstatedRuns.ts). */
+  note?: string;
 }

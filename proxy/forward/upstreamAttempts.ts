@@ -17,6 +17,7 @@ import { idempotencyKeyOf } from '../spend/idempotencyRequest.ts';
 import { clientRetriesItself } from './clientRetries.ts';
 import { dispatchUpstream, type UpstreamResponse } from './upstreamClient.ts';
 import { mayHaveExecuted, type UpstreamAttempt } from './upstreamExecution.ts';
+import { billedWithoutUsage } from './unstatedRuns.ts';
 
 const ERROR_BODY_LIMIT_BYTES = 256 * 1024;
 /**
@@ -77,16 +78,17 @@ export async function sendWithRetries(input: AttemptsInput): Promise<AttemptsRes
         },
       });
     } catch (error) {
+      // Ended unanswered (the client gone, a timeout, a reset): judged before the abort returns, since it may be billed.
+      const mayHaveRun = attemptEnded(input, { reachedSocket, answered: false });
       const aborted = watch.reason();
       if (aborted !== null) return { kind: 'aborted', reason: aborted };
       const errorClass = classifyNetworkFailure(error);
-      const mayHaveRun = judgeAttempt(trace, { reachedSocket, answered: false });
       const code = networkFailureCode(error);
       if (await retried(input, { kind: 'network', errorClass, mayHaveExecuted: mayHaveRun, code })) continue;
       const abortedWaiting = watch.reason();
       return abortedWaiting === null ? { kind: 'network', errorClass, error } : { kind: 'aborted', reason: abortedWaiting };
     }
-    judgeAttempt(trace, { reachedSocket, answered: true, status: response.statusCode });
+    attemptEnded(input, { reachedSocket, answered: true, status: response.statusCode });
     // A gateway may build its request id from what it was sent: the id is logged and shown.
     const picked = pickUpstreamRequestId(response.headers);
     const upstreamRequestId = picked === null ? null : input.keyMasker.maskText(picked);
@@ -165,6 +167,12 @@ function judgeAttempt(trace: RequestTrace, attempt: UpstreamAttempt): boolean {
   const mayHaveRun = mayHaveExecuted(attempt);
   trace.attemptMayHaveRun(mayHaveRun);
   return mayHaveRun;
+}
+
+/** The attempt's last judgement; one the gateway may bill with no usage stated is kept for the row's cost (unstatedRuns.ts). */
+function attemptEnded(input: AttemptsInput, attempt: UpstreamAttempt): boolean {
+  if (billedWithoutUsage(attempt)) input.trace.attempts.ranUnstated({ plan: input.plan, profile: input.profile });
+  return judgeAttempt(input.trace, attempt);
 }
 
 /** Decides, and waits out the backoff; false when the answer goes to the client. */

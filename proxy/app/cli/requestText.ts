@@ -53,5 +53,7 @@ export function requestText(row: RequestLogRow, replayIds: readonly string[]): s
   if (row.agentSessionId) lines.push(field('Session', `${row.agentSessionId} (${CLI_COMMAND} sessions ${row.agentSessionId})`));
   if (row.replayOf) lines.push(field('Replay of', `${row.replayOf} (${CLI_COMMAND} request ${row.replayOf})`));
   if (replayIds.length > 0) lines.push(field('Replays', replayIds.join(', ')));
+  // What the log says of the request beyond its figures: a cost the gateway may bill with no usage stated, say.
+  for (const note of row.notes) lines.push(field('Note', note));
   return lines;
 }

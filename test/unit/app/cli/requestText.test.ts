@@ -64,6 +64,15 @@ describe('requestText: one request for `airlock request`', () => {
     ],
     ['estimated tokens are marked', { usageSource: 'estimated' }, [], ['Cost:       0.0042 credits (tokens estimated)']],
     [
+      "the log's notes, such as a cost the gateway may bill with no usage stated",
+      { usageSource: 'estimated', notes: ['May be billed: the gateway had the prompt in an attempt that stated no usage.'] },
+      [],
+      [
+        'Cost:       0.0042 credits (tokens estimated)',
+        'Note:       May be billed: the gateway had the prompt in an attempt that stated no usage.',
+      ],
+    ],
+    [
       'a request still running',
       { state: 'in_flight', status: null, durationMs: null, ttfbMs: null },
       [],

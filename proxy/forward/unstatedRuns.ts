@@ -1,0 +1,83 @@
+import type { Profile } from '../contracts/profile.ts';
+import type { ExchangePlan } from './plan.ts';
+import type { TraceAccounting } from './traceShapes.ts';
+import { mayHaveExecuted, type UpstreamAttempt } from './upstreamExecution.ts';
+
+/**
+ * What a gateway, or a proxy in front of it, answers when it gave up waiting while its provider had
+ * the prompt: 504, and Cloudflare's 524 (the origin took past 100 s; BlockRunAI/blockrun-mcp#73
+ * was charged for such a 524). 500, 502 and 503 say no provider ran it, and gateways bill none of
+ * them (novita.ai/docs/guides/llm-billing; new-api hands back its pre-charge on a relay error).
+ */
+const GAVE_UP_WAITING_STATUSES = new Set([504, 524]);
+
+/**
+ * Whether an ended attempt may be billed although no answer states its usage: the gateway had the
+ * request (upstreamExecution.ts) and then no answer came (the client left, a timeout, a reset), or
+ * only its timeout. Providers run a prompt as soon as they have it and bill a request cancelled
+ * before its first token: Novita bills a 499, new-api bills its prompt estimate on `client_gone`
+ * (QuantumNous/new-api#4167), Bedrock bills a request whose client left (BerriAI/litellm#13245).
+ * A success is priced by its own usage, or its estimate (accounting.ts); a 4xx ran nothing.
+ */
+export function billedWithoutUsage(attempt: UpstreamAttempt): boolean {
+  if (!mayHaveExecuted(attempt)) return false;
+  return !attempt.answered || (attempt.status !== undefined && GAVE_UP_WAITING_STATUSES.has(attempt.status));
+}
+
+/** One such attempt, priced on its own fallback step's model and profile. */
+export interface UnstatedRun {
+  plan: ExchangePlan;
+  profile: Profile;
+}
+
+/** What one such attempt is taken to cost: its input (null when its bytes are no tokens), at its input price. */
+export interface RunEstimate {
+  inputTokens: number | null;
+  costCredits: number | null;
+}
+
+/** Whether the gateway may have run the request, attempt by attempt, and which attempts it may bill unstated. */
+export class AttemptRuns {
+  #ranInEarlierAttempt = false;
+  #ranInThisAttempt = false;
+  readonly #unstated: UnstatedRun[] = [];
+
+  get mayHaveRun(): boolean {
+    return this.#ranInEarlierAttempt || this.#ranInThisAttempt;
+  }
+  /** The current attempt as judged so far; a later judgement of it replaces this one. */
+  judged(mayHaveRun: boolean): void {
+    this.#ranInThisAttempt = mayHaveRun;
+  }
+  /** The current attempt is over and another (a retry, a fallback step) goes out. */
+  nextAttempt(): void {
+    this.#ranInEarlierAttempt ||= this.#ranInThisAttempt;
+    this.#ranInThisAttempt = false;
+  }
+  ranUnstated(run: UnstatedRun): void {
+    this.#unstated.push(run);
+  }
+  get unstated(): readonly UnstatedRun[] {
+    return this.#unstated;
+  }
+}
+
+/**
+ * The answer's accounting with the attempts that may be billed unstated: their estimated input
+ * counts in the cost (so toward the caps), labelled in a note. Without an answer's usage the row's
+ * usage is their input, marked estimated; with one (a resend answered) it stays as the gateway
+ * stated it, and only the cost grows. A cost no attempt could price stays unknown, never 0.
+ */
+export function withUnstatedRuns(answered: TraceAccounting, runs: readonly RunEstimate[]): TraceAccounting {
+  if (runs.length === 0) return answered;
+  const counted = runs.filter((run) => run.inputTokens !== null);
+  const priced = runs.filter((run) => run.costCredits !== null);
+  const runCredits = priced.reduce((sum, run) => sum + (run.costCredits ?? 0), 0);
+  const costCredits =
+    priced.length === 0 ? answered.costCredits : answered.costCredits === null ? runCredits : answered.costCredits + runCredits;
+  const attempts = runs.length === 1 ? 'an attempt' : `${runs.length} attempts`;
+  const note = `May be billed: the gateway had the prompt in ${attempts} that stated no usage, counted at the prompt's estimated input.`;
+  if (answered.usage !== null || counted.length === 0) return { ...answered, costCredits, note };
+  const inputTokens = counted.reduce((sum, run) => sum + (run.inputTokens ?? 0), 0);
+  return { usage: { inputTokens, outputTokens: 0 }, usageSource: 'estimated', costCredits, note };
+}

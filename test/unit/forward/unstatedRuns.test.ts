@@ -1,0 +1,93 @@
+import { describe, expect, it } from 'vitest';
+import { billedWithoutUsage, withUnstatedRuns } from '../../../proxy/forward/unstatedRuns.ts';
+import type { TraceAccounting } from '../../../proxy/forward/traceShapes.ts';
+import type { UpstreamAttempt } from '../../../proxy/forward/upstreamExecution.ts';
+
+/**
+ * Which ended attempts the gateway may bill although no answer of it states usage. Providers run a
+ * prompt as soon as they have it and bill a request cancelled before its first token (Novita's 499
+ * rule, novita.ai/docs/guides/llm-billing; new-api bills the prompt estimate on client_gone,
+ * QuantumNous/new-api#4167; Bedrock behind LiteLLM bills a disconnected request whole, BerriAI/litellm#13245).
+ */
+describe('an attempt the gateway may bill with no usage stated', () => {
+  it.each<{ name: string; attempt: UpstreamAttempt; billed: boolean }>([
+    { name: 'connect refused or timed out: never reached the gateway', attempt: { reachedSocket: false, answered: false }, billed: false },
+    { name: 'the client left before the headers, the prompt sent', attempt: { reachedSocket: true, answered: false }, billed: true },
+    { name: "Airlock's idle timeout before the first byte", attempt: { reachedSocket: true, answered: false }, billed: true },
+    {
+      name: 'a success: its own usage (or estimate) prices it',
+      attempt: { reachedSocket: true, answered: true, status: 200 },
+      billed: false,
+    },
+    { name: 'a 400: the gateway refused it', attempt: { reachedSocket: true, answered: true, status: 400 }, billed: false },
+    { name: 'a 401: the key was refused', attempt: { reachedSocket: true, answered: true, status: 401 }, billed: false },
+    { name: 'a 429: nothing ran', attempt: { reachedSocket: true, answered: true, status: 429 }, billed: false },
+    { name: "a 500: the gateway's own failure", attempt: { reachedSocket: true, answered: true, status: 500 }, billed: false },
+    { name: 'a 502: no valid answer from its provider', attempt: { reachedSocket: true, answered: true, status: 502 }, billed: false },
+    { name: 'a 503: no provider took it', attempt: { reachedSocket: true, answered: true, status: 503 }, billed: false },
+    {
+      name: 'a 504: the gateway gave up waiting on its provider',
+      attempt: { reachedSocket: true, answered: true, status: 504 },
+      billed: true,
+    },
+    { name: "Cloudflare's 524: the origin ran past 100 s", attempt: { reachedSocket: true, answered: true, status: 524 }, billed: true },
+  ])('$name: $billed', ({ attempt, billed }) => {
+    expect(billedWithoutUsage(attempt)).toBe(billed);
+  });
+});
+
+const NO_ANSWER: TraceAccounting = { usage: null, usageSource: null, costCredits: null };
+const REPORTED: TraceAccounting = { usage: { inputTokens: 100, outputTokens: 20 }, usageSource: 'reported', costCredits: 0.5 };
+
+describe('the accounting with the attempts that stated no usage', () => {
+  it.each<{
+    name: string;
+    answered: TraceAccounting;
+    runs: { inputTokens: number | null; costCredits: number | null }[];
+    expected: TraceAccounting;
+  }>([
+    { name: 'none: the answer alone', answered: REPORTED, runs: [], expected: REPORTED },
+    {
+      name: 'no answer, one attempt: its input as an estimate',
+      answered: NO_ANSWER,
+      runs: [{ inputTokens: 1000, costCredits: 0.003 }],
+      expected: { usage: { inputTokens: 1000, outputTokens: 0 }, usageSource: 'estimated', costCredits: 0.003 },
+    },
+    {
+      name: 'no answer, three attempts: each input counted',
+      answered: NO_ANSWER,
+      runs: [
+        { inputTokens: 1000, costCredits: 0.003 },
+        { inputTokens: 1000, costCredits: 0.003 },
+        { inputTokens: 1000, costCredits: 0.003 },
+      ],
+      expected: { usage: { inputTokens: 3000, outputTokens: 0 }, usageSource: 'estimated', costCredits: 0.009 },
+    },
+    {
+      name: 'no answer, unpriced: tokens kept, cost unknown (never 0)',
+      answered: NO_ANSWER,
+      runs: [{ inputTokens: 1000, costCredits: null }],
+      expected: { usage: { inputTokens: 1000, outputTokens: 0 }, usageSource: 'estimated', costCredits: null },
+    },
+    {
+      name: 'no answer, an upload whose input cannot be counted, priced per call',
+      answered: NO_ANSWER,
+      runs: [{ inputTokens: null, costCredits: 0.04 }],
+      expected: { usage: null, usageSource: null, costCredits: 0.04 },
+    },
+    {
+      name: 'a retry answered with usage: its usage stays, the earlier input adds to the cost',
+      answered: REPORTED,
+      runs: [{ inputTokens: 1000, costCredits: 0.003 }],
+      expected: { usage: REPORTED.usage, usageSource: 'reported', costCredits: 0.503 },
+    },
+  ])('$name', ({ answered, runs, expected }) => {
+    const accounting = withUnstatedRuns(answered, runs);
+    expect(accounting.usage).toEqual(expected.usage);
+    expect(accounting.usageSource).toBe(expected.usageSource);
+    if (expected.costCredits == null) expect(accounting.costCredits).toBeNull();
+    else expect(accounting.costCredits).toBeCloseTo(expected.costCredits, 12);
+    if (runs.length === 0) expect(accounting.note).toBeUndefined();
+    else expect(accounting.note).toMatch(/^May be billed: the gateway had the prompt/);
+  });
+});

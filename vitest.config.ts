@@ -7,6 +7,17 @@ import { defineConfig } from 'vitest/config';
  */
 const EVENT_WAIT_LIMIT = { timeout: 30_000, interval: 50 };
 
+/**
+ * Node options of every test process. `--no-wasm-code-gc`: Node 24's V8 (13.6) can free a shared
+ * Wasm-to-JS import wrapper twice when a thread tiers an import up while a Wasm code GC frees that
+ * wrapper, and the process aborts ("Check failed: jit_page.has_value()", nodejs/node#66366, fixed in
+ * V8 9b8ca54d5a, not in 24.x). Tests make it likely: every Airlock thread strips its .ts with
+ * Node's WebAssembly stripper, and a test stops the threads while the next one's tier up. Without
+ * code GC, dead Wasm code goes only with its module: nothing a test process notices.
+ * test/integration/core/wasmCodeGc.test.ts checks the option reaches the test processes.
+ */
+const TEST_PROCESS_ARGS = ['--no-wasm-code-gc'];
+
 // One project per kind of test (see DESIGN.md); `npm test` runs unit, integration and e2e here,
 // and the keychain project inside a private D-Bus session (test/keychain/run.sh).
 export default defineConfig({
@@ -15,6 +26,7 @@ export default defineConfig({
       {
         test: {
           name: 'unit',
+          execArgv: TEST_PROCESS_ARGS,
           include: ['test/unit/**/*.test.ts', 'test/unit/**/*.test.tsx'],
           environment: 'node',
           // Unit tests mock no modules and restore what they change (fake timers, temp dirs), so files
@@ -25,6 +37,7 @@ export default defineConfig({
       {
         test: {
           name: 'integration',
+          execArgv: TEST_PROCESS_ARGS,
           include: ['test/integration/**/*.test.ts'],
           expect: { poll: EVENT_WAIT_LIMIT },
           testTimeout: 30_000,
@@ -35,6 +48,7 @@ export default defineConfig({
       {
         test: {
           name: 'e2e',
+          execArgv: TEST_PROCESS_ARGS,
           include: ['test/e2e/**/*.test.ts'],
           expect: { poll: EVENT_WAIT_LIMIT },
           testTimeout: 60_000,
@@ -45,6 +59,7 @@ export default defineConfig({
       {
         test: {
           name: 'keychain',
+          execArgv: TEST_PROCESS_ARGS,
           include: ['test/keychain/**/*.test.ts'],
           testTimeout: 30_000,
           fileParallelism: false,

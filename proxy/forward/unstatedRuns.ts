@@ -12,15 +12,16 @@ import { mayHaveExecuted, type UpstreamAttempt } from './upstreamExecution.ts';
 const GAVE_UP_WAITING_STATUSES = new Set([504, 524]);
 
 /**
- * Whether an ended attempt may be billed although no answer states its usage: the gateway had the
+ * Whether an ended attempt may be billed although no answer states its usage: it called a model
+ * (a model list, a file's download run none, and are priced at nothing), the gateway had the
  * request (upstreamExecution.ts) and then no answer came (the client left, a timeout, a reset), or
  * only its timeout. Providers run a prompt as soon as they have it and bill a request cancelled
  * before its first token: Novita bills a 499, new-api bills its prompt estimate on `client_gone`
  * (QuantumNous/new-api#4167), Bedrock bills a request whose client left (BerriAI/litellm#13245).
  * A success is priced by its own usage, or its estimate (accounting.ts); a 4xx ran nothing.
  */
-export function billedWithoutUsage(attempt: UpstreamAttempt): boolean {
-  if (!mayHaveExecuted(attempt)) return false;
+export function billedWithoutUsage(attempt: UpstreamAttempt, plan: Pick<ExchangePlan, 'upstreamModel'>): boolean {
+  if (plan.upstreamModel === null || !mayHaveExecuted(attempt)) return false;
   return !attempt.answered || (attempt.status !== undefined && GAVE_UP_WAITING_STATUSES.has(attempt.status));
 }
 
@@ -66,17 +67,22 @@ export class AttemptRuns {
  * The answer's accounting with the attempts that may be billed unstated: their estimated input
  * counts in the cost (so toward the caps), labelled in a note. Without an answer's usage the row's
  * usage is their input, marked estimated; with one (a resend answered) it stays as the gateway
- * stated it, and only the cost grows. A cost no attempt could price stays unknown, never 0.
+ * stated it, and only the cost grows. A cost no attempt could price stays unknown, never 0. The
+ * note says what was counted: the input, or else a per-call price; with neither, the row is the
+ * answer's alone and says nothing it did not count.
  */
 export function withUnstatedRuns(answered: TraceAccounting, runs: readonly RunEstimate[]): TraceAccounting {
-  if (runs.length === 0) return answered;
   const counted = runs.filter((run) => run.inputTokens !== null);
   const priced = runs.filter((run) => run.costCredits !== null);
+  if (counted.length === 0 && priced.length === 0) return answered;
   const runCredits = priced.reduce((sum, run) => sum + (run.costCredits ?? 0), 0);
   const costCredits =
     priced.length === 0 ? answered.costCredits : answered.costCredits === null ? runCredits : answered.costCredits + runCredits;
   const attempts = runs.length === 1 ? 'an attempt' : `${runs.length} attempts`;
-  const note = `May be billed: the gateway had the prompt in ${attempts} that stated no usage, counted at the prompt's estimated input.`;
+  const note =
+    counted.length > 0
+      ? `May be billed: the gateway had the prompt in ${attempts} that stated no usage, counted at the prompt's estimated input.`
+      : `May be billed: the gateway had the request in ${attempts} that stated no usage, counted at its per-call price.`;
   if (answered.usage !== null || counted.length === 0) return { ...answered, costCredits, note };
   const inputTokens = counted.reduce((sum, run) => sum + (run.inputTokens ?? 0), 0);
   return { usage: { inputTokens, outputTokens: 0 }, usageSource: 'estimated', costCredits, note };

@@ -171,7 +171,7 @@ function judgeAttempt(trace: RequestTrace, attempt: UpstreamAttempt): boolean {
 
 /** The attempt's last judgement; one the gateway may bill with no usage stated is kept for the row's cost (unstatedRuns.ts). */
 function attemptEnded(input: AttemptsInput, attempt: UpstreamAttempt): boolean {
-  if (billedWithoutUsage(attempt)) input.trace.attempts.ranUnstated({ plan: input.plan, profile: input.profile });
+  if (billedWithoutUsage(attempt, input.plan)) input.trace.attempts.ranUnstated({ plan: input.plan, profile: input.profile });
   return judgeAttempt(input.trace, attempt);
 }
 

@@ -49,6 +49,9 @@ describe('the gateway closes a pooled connection as the request goes out on it',
     expect(response.status).toBe(200);
     expect(end).toMatchObject({ errorClass: null, retries: 1 });
     expect(harness.simulator.received).toHaveLength(2);
+    // The first attempt called no model: nothing of it may be billed, so nothing is priced or said of it.
+    expect(end).toMatchObject({ usage: null, costCredits: null });
+    expect(end.logNotes ?? []).not.toContainEqual(expect.stringMatching(/May be billed/));
   });
 });
 

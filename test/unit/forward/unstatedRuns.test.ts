@@ -9,8 +9,10 @@ import type { UpstreamAttempt } from '../../../proxy/forward/upstreamExecution.t
  * rule, novita.ai/docs/guides/llm-billing; new-api bills the prompt estimate on client_gone,
  * QuantumNous/new-api#4167; Bedrock behind LiteLLM bills a disconnected request whole, BerriAI/litellm#13245).
  */
+const MODEL_CALL = { upstreamModel: 'gpt-4o-mini' };
+
 describe('an attempt the gateway may bill with no usage stated', () => {
-  it.each<{ name: string; attempt: UpstreamAttempt; billed: boolean }>([
+  it.each<{ name: string; attempt: UpstreamAttempt; billed: boolean; plan?: { upstreamModel: string | null } }>([
     { name: 'connect refused or timed out: never reached the gateway', attempt: { reachedSocket: false, answered: false }, billed: false },
     { name: 'the client left before the headers, the prompt sent', attempt: { reachedSocket: true, answered: false }, billed: true },
     { name: "Airlock's idle timeout before the first byte", attempt: { reachedSocket: true, answered: false }, billed: true },
@@ -31,11 +33,24 @@ describe('an attempt the gateway may bill with no usage stated', () => {
       billed: true,
     },
     { name: "Cloudflare's 524: the origin ran past 100 s", attempt: { reachedSocket: true, answered: true, status: 524 }, billed: true },
-  ])('$name: $billed', ({ attempt, billed }) => {
-    expect(billedWithoutUsage(attempt)).toBe(billed);
+    {
+      name: 'a model list (no model called) left unanswered: nothing to bill',
+      attempt: { reachedSocket: true, answered: false },
+      plan: { upstreamModel: null },
+      billed: false,
+    },
+    {
+      name: "a model list answered with the gateway's 504: nothing to bill",
+      attempt: { reachedSocket: true, answered: true, status: 504 },
+      plan: { upstreamModel: null },
+      billed: false,
+    },
+  ])('$name: $billed', ({ attempt, billed, plan = MODEL_CALL }) => {
+    expect(billedWithoutUsage(attempt, plan)).toBe(billed);
   });
 });
 
+const INPUT_COUNTED_NOTE = /^May be billed: the gateway had the prompt .* counted at the prompt's estimated input\.$/;
 const NO_ANSWER: TraceAccounting = { usage: null, usageSource: null, costCredits: null };
 const REPORTED: TraceAccounting = { usage: { inputTokens: 100, outputTokens: 20 }, usageSource: 'reported', costCredits: 0.5 };
 
@@ -45,6 +60,8 @@ describe('the accounting with the attempts that stated no usage', () => {
     answered: TraceAccounting;
     runs: { inputTokens: number | null; costCredits: number | null }[];
     expected: TraceAccounting;
+    /** The row's note, or none when nothing was counted. */
+    note?: RegExp | null;
   }>([
     { name: 'none: the answer alone', answered: REPORTED, runs: [], expected: REPORTED },
     {
@@ -74,6 +91,14 @@ describe('the accounting with the attempts that stated no usage', () => {
       answered: NO_ANSWER,
       runs: [{ inputTokens: null, costCredits: 0.04 }],
       expected: { usage: null, usageSource: null, costCredits: 0.04 },
+      note: /^May be billed: .* counted at its per-call price\.$/,
+    },
+    {
+      name: 'no answer, an upload neither counted nor priced: no cost, and no note claiming one',
+      answered: NO_ANSWER,
+      runs: [{ inputTokens: null, costCredits: null }],
+      expected: NO_ANSWER,
+      note: null,
     },
     {
       name: 'a retry answered with usage: its usage stays, the earlier input adds to the cost',
@@ -81,13 +106,13 @@ describe('the accounting with the attempts that stated no usage', () => {
       runs: [{ inputTokens: 1000, costCredits: 0.003 }],
       expected: { usage: REPORTED.usage, usageSource: 'reported', costCredits: 0.503 },
     },
-  ])('$name', ({ answered, runs, expected }) => {
+  ])('$name', ({ answered, runs, expected, note = INPUT_COUNTED_NOTE }) => {
     const accounting = withUnstatedRuns(answered, runs);
     expect(accounting.usage).toEqual(expected.usage);
     expect(accounting.usageSource).toBe(expected.usageSource);
     if (expected.costCredits == null) expect(accounting.costCredits).toBeNull();
     else expect(accounting.costCredits).toBeCloseTo(expected.costCredits, 12);
-    if (runs.length === 0) expect(accounting.note).toBeUndefined();
-    else expect(accounting.note).toMatch(/^May be billed: the gateway had the prompt/);
+    if (runs.length === 0 || note === null) expect(accounting.note).toBeUndefined();
+    else expect(accounting.note).toMatch(note);
   });
 });

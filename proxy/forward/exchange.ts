@@ -20,7 +20,7 @@ import { isHeld, secretsOf, type HeldTarget, type RequestTarget } from './stageR
 import type { RequestTrace } from './trace.ts';
 import { sendWithRetries, type AttemptsResult } from './upstreamAttempts.ts';
 import { planWithoutReasoningEffort, type ReasoningEffortRefusals } from './reasoningEffortRefusals.ts';
-import { RESENT_WITHOUT_REASONING_EFFORT_NOTE } from '../protocols/chat/reasoningEffort.ts';
+import { RESENT_AND_REFUSED_AGAIN_NOTE, RESENT_WITHOUT_REASONING_EFFORT_NOTE } from '../protocols/chat/reasoningEffort.ts';
 
 /** Made once: an Error per request (its stack trace) cost more than the rest of the exchange's own work. */
 const NOT_RELAYED = new Error('the answer was not relayed');
@@ -67,6 +67,8 @@ export async function exchange(context: ExchangeContext): Promise<ExchangeStep> 
     const first = isHeld(own) ? await firstFallbackStep(context, own) : { plan: context.plan, target: own };
     if (first === null) return { plan: context.plan, target: context.target };
     let step = first;
+    // The level a resend left out after a 400 refused it: remembered once the resend's answer confirms it.
+    let resentWithoutEffort: string | null = null;
     for (;;) {
       const { plan, target } = step;
       if (plan.stream && plan.upstreamModel !== null) trace.estimateProgressWith(streamProgressEstimate(plan, target.profile));
@@ -90,10 +92,12 @@ export async function exchange(context: ExchangeContext): Promise<ExchangeStep> 
         clientHeaders: req.headers,
         ...(lease ? { keyLease: lease } : {}),
       });
+      if (resentWithoutEffort !== null) effortResendAnswered(context, step, resentWithoutEffort, result);
+      resentWithoutEffort = null;
       const withoutEffort = result.kind === 'error' ? planWithoutReasoningEffort(plan, result) : null;
       if (withoutEffort !== null) {
-        context.reasoningEffortRefusals?.remember(target.profile, plan.upstreamModel ?? '', withoutEffort.refusedEffort);
-        trace.resentChanged(RESENT_WITHOUT_REASONING_EFFORT_NOTE);
+        trace.keySwitched();
+        resentWithoutEffort = withoutEffort.refusedEffort;
         step = { plan: withoutEffort.plan, target };
         continue;
       }
@@ -123,6 +127,18 @@ async function firstFallbackStep(context: ExchangeContext, target: HeldTarget): 
   context.trace.failed(refusal.errorClass, refusal.message, refusal.status);
   sendRefusal(context.res, plan.protocol, refusal);
   return null;
+}
+
+/**
+ * The request resent without the `reasoning_effort` a 400 refused: refused again with a 400, the
+ * first 400 was not about the effort (the request has another fault), so its answer goes to the
+ * client and the level is not left out of the model's later requests. Otherwise it is.
+ */
+function effortResendAnswered(context: ExchangeContext, step: SendableStep, refusedEffort: string, result: AttemptsResult): void {
+  const refusedAgain = result.kind === 'error' && result.status === 400;
+  if (!refusedAgain) context.reasoningEffortRefusals?.remember(step.target.profile, step.plan.upstreamModel ?? '', refusedEffort);
+  // The row's notes were written when it began: the resend's own goes with its end.
+  context.trace.notedLater(refusedAgain ? RESENT_AND_REFUSED_AGAIN_NOTE : RESENT_WITHOUT_REASONING_EFFORT_NOTE);
 }
 
 function failedStep(result: AttemptsResult, mayHaveRun: boolean): FailedStep | null {

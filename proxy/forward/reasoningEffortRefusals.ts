@@ -44,6 +44,5 @@ export function planWithoutReasoningEffort(
   const { body, effort } = without;
   const chatBody = plan.chatBody === null ? null : { ...plan.chatBody };
   if (chatBody !== null) delete chatBody[REASONING_EFFORT_FIELD];
-  // The row's notes were written when it began: the resend's own goes with its end (RequestTrace.resentChanged).
   return { plan: { ...plan, body: [body], byteLength: body.length, chatBody }, refusedEffort: effort };
 }

@@ -177,15 +177,14 @@ export class RequestTrace {
     this.#retries += 1;
   }
 
-  /** Resent on the pool's next key: a resend in the row, not one of the profile's retries (a 503 next still gets them). */
+  /** Resent on the pool's next key, or changed after a refusal: in the row, not one of the profile's retries. */
   keySwitched(): void {
     this.retried();
     this.#stepKeySwitches += 1;
   }
 
-  /** Resent changed as `note` says, after an answer that ran nothing: not one of the profile's retries either. */
-  resentChanged(note: string): void {
-    this.keySwitched();
+  /** What became of a change made after the row began (a resend without what the gateway refused), for the row's end. */
+  notedLater(note: string): void {
     this.#laterNotes = [...(this.#laterNotes ?? []), note];
   }
 

@@ -1,3 +1,5 @@
+import { isRecord } from '../../core/isRecord.ts';
+
 /**
  * `reasoning_effort` on a translated chat request. Chat gateways differ on a model that does not
  * take it, or a level of it the model does not have: OpenAI and LiteLLM (without drop_params)
@@ -12,6 +14,9 @@ export const REASONING_EFFORT_FIELD = 'reasoning_effort';
 
 /** What the log says of a request sent again without the parameter. */
 export const RESENT_WITHOUT_REASONING_EFFORT_NOTE = 'resent without reasoning_effort: the gateway refused it for this model (400)';
+/** What the log says when the request without it was refused again: the first 400 was about something else. */
+export const RESENT_AND_REFUSED_AGAIN_NOTE =
+  'resent without reasoning_effort and refused again (400): the refusal was not of reasoning_effort, which is still sent';
 
 /**
  * Sets the effort as the body's last member, after `stream` and `stream_options`: a refusal can
@@ -22,9 +27,48 @@ export function setReasoningEffortLast(chatBody: Record<string, unknown>, effort
   chatBody[REASONING_EFFORT_FIELD] = effort;
 }
 
-/** A 400 whose body names the parameter: the gateway or its model does not take it. */
+/**
+ * A 400 that refuses the parameter itself, or its level: the error's `param` names it (OpenAI's
+ * `unsupported_parameter` and `unsupported_value`), or its message says it is unsupported, not
+ * supported, unknown or unrecognized right where it names it (OpenAI's wordings, LiteLLM's
+ * UnsupportedParamsError listing it). A body that merely holds the name (a list of the parameters
+ * a model takes, the request echoed or quoted in an error about something else) is no refusal: it
+ * would drop the user's effort for the model's every later request.
+ */
 export function refusesReasoningEffort(status: number, bodyText: string): boolean {
-  return status === 400 && bodyText.includes(REASONING_EFFORT_FIELD);
+  if (status !== 400 || !bodyText.includes(REASONING_EFFORT_FIELD)) return false;
+  const error = errorOf(bodyText);
+  if (error === null) return REFUSAL_WORDINGS.some((wording) => wording.test(bodyText));
+  if (error['param'] === REASONING_EFFORT_FIELD) return true;
+  const message = error['message'];
+  return typeof message === 'string' && REFUSAL_WORDINGS.some((wording) => wording.test(message));
+}
+
+/** The name as an error quotes it: bare, or in quotes or backticks. */
+const QUOTED_FIELD = `['"\`]?${REASONING_EFFORT_FIELD}['"\`]?`;
+const REFUSAL_WORDINGS = [
+  // "Unsupported parameter: 'reasoning_effort' ...", "Unsupported value: 'reasoning_effort' does not support 'none'",
+  // "Unrecognized request argument supplied: reasoning_effort", "Unknown parameter: reasoning_effort".
+  new RegExp(
+    `\\b(?:unsupported|unknown|unrecognized)(?: request)? (?:parameter|param|argument|field|value)s?(?: supplied)?:? ${QUOTED_FIELD}(?![\\w.])`,
+    'i',
+  ),
+  // "'reasoning_effort' is not supported", "reasoning_effort is unsupported".
+  new RegExp(`(?<![\\w.])${QUOTED_FIELD} (?:is|are) (?:not supported|unsupported)`, 'i'),
+  // LiteLLM: "does not support parameters: ['logit_bias', 'reasoning_effort']": the list right after the words.
+  new RegExp(`does not support param(?:eter)?s?: \\[[^\\]]*['"]${REASONING_EFFORT_FIELD}['"]`, 'i'),
+];
+
+/** The `error` object of an OpenAI-shaped body (or the body itself); null when the body is no JSON object. */
+function errorOf(bodyText: string): Record<string, unknown> | null {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(bodyText);
+  } catch {
+    return null;
+  }
+  if (!isRecord(parsed)) return null;
+  return isRecord(parsed['error']) ? parsed['error'] : parsed;
 }
 
 /** Longest tail a translated body's effort member takes (`,"reasoning_effort":"<level>"}`), with room for any level. */

@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { DIALECTS } from '../../simulator/index.ts';
+import { DEFAULT_MODEL_IDS } from '../../simulator/models.ts';
 import { startHarness, type Harness } from '../../support/proxyHarness.ts';
+import { JSON_HEADERS, rawRequest } from '../../support/http.ts';
 import { sdkClients } from '../../support/reasoningHarness.ts';
 
 /**
@@ -15,12 +17,15 @@ const REASONING_MODEL = 'deepseek-chat';
 const WITHOUT_EFFORT = { openai: 'gpt-4o-mini', litellm: 'qwen-vl-max', openrouter: 'qwen-plus', claudeCode: 'claude-sonnet-4-5' };
 /** A reasoning model whose highest level is `high` (OpenAI's models before gpt-5.1-codex-max refuse `xhigh`). */
 const MODEL_WITHOUT_XHIGH = 'glm-4.6';
+/** Reasoning models the gateway answers 400 for another reason, one per test. */
+const MODELS_REFUSED_OTHERWISE = ['gpt-5-mini', 'gpt-5-nano'];
 
 let harness: Harness;
 
 beforeAll(async () => {
   harness = await startHarness({
     simulator: {
+      models: [...DEFAULT_MODEL_IDS, ...MODELS_REFUSED_OTHERWISE],
       modelCapabilities: {
         ...Object.fromEntries(Object.values(WITHOUT_EFFORT).map((model) => [model, { reasoningEffort: false }])),
         [REASONING_MODEL]: { reasoning: true },
@@ -80,6 +85,65 @@ describe('where openai refuses a level of reasoning_effort the model does not ha
     expect(await codexTurn(MODEL_WITHOUT_XHIGH, 'high')).toBe('completed');
     expect(await codexTurn(MODEL_WITHOUT_XHIGH, 'xhigh')).toBe('completed');
     expect(sentEfforts()).toEqual(['xhigh', undefined, 'high', undefined]);
+  });
+});
+
+/** A Codex turn as raw HTTP, not streamed: the client's answer, whatever its status. */
+function rawCodexTurn(model: string) {
+  const body = JSON.stringify({ model, input: 'Say hi.', reasoning: { effort: 'high' }, store: false });
+  return rawRequest(`${harness.proxy.url}/v1/responses`, { method: 'POST', headers: JSON_HEADERS, body });
+}
+
+/** OpenAI's error body (test/simulator/gatewayErrors.ts words it alike). */
+const openAiError = (message: string, param: string | null, code: string | null) => ({
+  error: { message, type: 'invalid_request_error', param, code },
+});
+
+describe('a 400 that is not a refusal of reasoning_effort', () => {
+  beforeAll(() => harness.simulator.useDialect(DIALECTS.openai));
+
+  it('naming it only among the parameters the model takes: passed on, nothing resent, the effort kept', async () => {
+    const model = MODELS_REFUSED_OTHERWISE[0]!;
+    harness.simulator.script({
+      kind: 'status',
+      status: 400,
+      body: openAiError(
+        "Unsupported parameter: 'logit_bias'. Supported parameters are: model, messages, max_completion_tokens, reasoning_effort, stream.",
+        'logit_bias',
+        'unsupported_parameter',
+      ),
+    });
+    const ended = harness.nextEnd();
+    const refused = await rawCodexTurn(model);
+    expect(refused.status).toBe(400);
+    expect(refused.body).toContain('logit_bias');
+    expect((await ended).logNotes ?? []).toEqual([]);
+    expect(sentEfforts()).toEqual(['high']);
+
+    expect(await codexTurn(model)).toBe('completed');
+    expect(sentEfforts()).toEqual(['high', 'high']);
+  });
+
+  it('refused again without it: the second answer is passed on, and the effort is not remembered as refused', async () => {
+    const model = MODELS_REFUSED_OTHERWISE[1]!;
+    const refusal = openAiError(
+      "Unsupported parameter: 'reasoning_effort' is not supported with this model.",
+      'reasoning_effort',
+      'unsupported_parameter',
+    );
+    const tooLong = openAiError("This model's maximum context length is 400000 tokens.", 'messages', 'context_length_exceeded');
+    harness.simulator.script({ kind: 'status', status: 400, body: refusal }, { kind: 'status', status: 400, body: tooLong });
+    const ended = harness.nextEnd();
+    const refused = await rawCodexTurn(model);
+    expect(sentEfforts()).toEqual(['high', undefined]);
+    expect(refused.status).toBe(400);
+    expect(refused.body).toContain('maximum context length');
+    const row = await ended;
+    expect(row.logNotes ?? []).not.toContain('resent without reasoning_effort: the gateway refused it for this model (400)');
+    expect(row.logNotes?.join(' ')).toMatch(/refused again/);
+
+    expect(await codexTurn(model)).toBe('completed');
+    expect(sentEfforts()).toEqual(['high', undefined, 'high']);
   });
 });
 

@@ -1,5 +1,5 @@
 import type { Profile } from '../contracts/profile.ts';
-import { bytesWithoutReasoningEffort, REASONING_EFFORT_FIELD, refusesReasoningEffort } from '../protocols/chat/reasoningEffort.ts';
+import { requestWithoutRefusedEffort } from '../protocols/chat/reasoningEffort.ts';
 import type { ExchangePlan } from './plan.ts';
 
 /**
@@ -30,19 +30,18 @@ function refusalKey(profile: Profile, upstreamModel: string): string {
 
 /**
  * The translated request again without its `reasoning_effort`, when the gateway's answer was a 400
- * naming it: such an answer ran nothing (a 400 is never billed), so sending the request fixed is
- * no retry of a request that may have run (docs/gateway-spec.md §7: fix the request). Null when
- * the answer is another, or the request sent no effort.
+ * refusing it (the chat protocol reads the answer and cuts the body: protocols/chat/reasoningEffort.ts):
+ * such an answer ran nothing (a 400 is never billed), so sending the request fixed is no retry of a
+ * request that may have run (docs/gateway-spec.md §7: fix the request). Null when the answer is
+ * another, or the request sent no effort.
  */
 export function planWithoutReasoningEffort(
   plan: ExchangePlan,
   answer: { status: number; bodyText: string },
 ): { plan: ExchangePlan; refusedEffort: string } | null {
-  if (plan.mode !== 'translate' || plan.body?.length !== 1 || !refusesReasoningEffort(answer.status, answer.bodyText)) return null;
-  const without = bytesWithoutReasoningEffort(plan.body[0]!);
+  if (plan.mode !== 'translate' || plan.body?.length !== 1) return null;
+  const without = requestWithoutRefusedEffort({ body: plan.body[0]!, chatBody: plan.chatBody }, answer);
   if (without === null) return null;
-  const { body, effort } = without;
-  const chatBody = plan.chatBody === null ? null : { ...plan.chatBody };
-  if (chatBody !== null) delete chatBody[REASONING_EFFORT_FIELD];
-  return { plan: { ...plan, body: [body], byteLength: body.length, chatBody }, refusedEffort: effort };
+  const { body, chatBody, refusedEffort } = without;
+  return { plan: { ...plan, body: [body], byteLength: body.length, chatBody }, refusedEffort };
 }

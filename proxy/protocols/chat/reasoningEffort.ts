@@ -6,8 +6,8 @@ import { isRecord } from '../../core/isRecord.ts';
  * refuse the request with a 400 naming the parameter, OpenRouter and LiteLLM with drop_params
  * take it and ignore it, relays (new-api) pass on what their channel says. Which models take which
  * levels is listed nowhere a gateway states, so it is sent, and a 400 naming it, which ran nothing
- * and cost nothing, tells Airlock to send the request again without it and to leave that level
- * out of the model's later requests (forward/reasoningEffortRefusals.ts).
+ * and cost nothing, tells Airlock to send the request again without it (requestWithoutRefusedEffort)
+ * and to leave that level out of the model's later requests (forward/reasoningEffortRefusals.ts).
  */
 
 export const REASONING_EFFORT_FIELD = 'reasoning_effort';
@@ -81,4 +81,27 @@ export function bytesWithoutReasoningEffort(body: Buffer): { body: Buffer; effor
   const match = EFFORT_TAIL.exec(tail);
   if (match === null) return null;
   return { body: Buffer.concat([body.subarray(0, body.length - match[0].length), Buffer.from('}')]), effort: match[1]! };
+}
+
+/** A translated chat request as sent: its bytes, and its body as parsed (null when not kept). */
+export interface SentChatRequest {
+  body: Buffer;
+  chatBody: Record<string, unknown> | null;
+}
+
+/**
+ * The request again without its `reasoning_effort`, when the gateway's answer refused it: its
+ * bytes with the trailing member cut, its parsed body without it (a copy: the plan's own is left as
+ * it was), and the level refused. Null when the answer is another, or the request sent no effort.
+ */
+export function requestWithoutRefusedEffort(
+  sent: SentChatRequest,
+  answer: { status: number; bodyText: string },
+): (SentChatRequest & { refusedEffort: string }) | null {
+  if (!refusesReasoningEffort(answer.status, answer.bodyText)) return null;
+  const without = bytesWithoutReasoningEffort(sent.body);
+  if (without === null) return null;
+  const chatBody = sent.chatBody === null ? null : { ...sent.chatBody };
+  if (chatBody !== null) delete chatBody[REASONING_EFFORT_FIELD];
+  return { body: without.body, chatBody, refusedEffort: without.effort };
 }

@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { bytesWithoutReasoningEffort, refusesReasoningEffort } from '../../../proxy/protocols/chat/reasoningEffort.ts';
+import {
+  bytesWithoutReasoningEffort,
+  refusesReasoningEffort,
+  requestWithoutRefusedEffort,
+} from '../../../proxy/protocols/chat/reasoningEffort.ts';
 
 /** OpenAI's error body, as the simulator's gatewayErrors.ts words it. */
 const openAiError = (message: string, param: string | null, code: string | null): string =>
@@ -98,5 +102,39 @@ describe('bytesWithoutReasoningEffort', () => {
   ])('%s without its trailing effort is %j', (sent, expected) => {
     const without = bytesWithoutReasoningEffort(Buffer.from(sent));
     expect(without === null ? null : { body: without.body.toString('utf8'), effort: without.effort }).toEqual(expected);
+  });
+});
+
+describe('the chat request again without the effort a gateway refused', () => {
+  const refusal = {
+    status: 400,
+    bodyText: openAiError("Unsupported parameter: 'reasoning_effort' is not supported.", 'reasoning_effort', null),
+  };
+  const otherError = { status: 400, bodyText: openAiError("This model's maximum context length is 8192 tokens.", 'messages', null) };
+  const sent = '{"model":"m","messages":[],"stream":true,"reasoning_effort":"high"}';
+  const parsed = { model: 'm', messages: [], stream: true, reasoning_effort: 'high' };
+
+  it.each<[string, { status: number; bodyText: string }, string, Record<string, unknown> | null, object | null]>([
+    [
+      'refused: its bytes and its parsed body without it, and the level',
+      refusal,
+      sent,
+      parsed,
+      { body: '{"model":"m","messages":[],"stream":true}', chatBody: { model: 'm', messages: [], stream: true }, refusedEffort: 'high' },
+    ],
+    [
+      'refused, its body not kept parsed',
+      refusal,
+      sent,
+      null,
+      { body: '{"model":"m","messages":[],"stream":true}', chatBody: null, refusedEffort: 'high' },
+    ],
+    ['another error: none', otherError, sent, parsed, null],
+    ['refused, but the request sent no effort: none', refusal, '{"model":"m","messages":[]}', { model: 'm', messages: [] }, null],
+  ])('%s', (_name, answer, body, chatBody, expected) => {
+    const without = requestWithoutRefusedEffort({ body: Buffer.from(body), chatBody }, answer);
+    expect(without === null ? null : { ...without, body: without.body.toString('utf8') }).toEqual(expected);
+    // The plan's own parsed body is never changed: a fallback step may still send it.
+    if (chatBody !== null && body === sent) expect(chatBody).toHaveProperty('reasoning_effort', 'high');
   });
 });

@@ -114,7 +114,7 @@ function accountForAnswer(trace: RequestTrace, plan: ExchangePlan, profile: Prof
   // An error the gateway declared (a 200 holding only an error) before any answer: billed only at the usage it reported.
   const calls = trace.billedCalls;
   if (usage || !reachedModel || (trace.successFailure === 'declared' && text === ''))
-    return priced(usage && withStatedCharge(usage, trace.responseHeaders), usage ? 'reported' : null, plan, profile, calls);
+    return priced(usage, usage ? 'reported' : null, plan, profile, calls);
   // Nothing of the request or its answer can be counted (an upload's audio, a transcript billed by its seconds):
   // no usage is made up, so the cost is a per-call price or unknown, never a count of bytes or zero.
   if (text === '' && quickInputEstimate(plan).tokens === null) return priced(null, null, plan, profile, calls, true);
@@ -135,17 +135,6 @@ function statedStreamUsage(trace: RequestTrace, plan: ExchangePlan): TokenUsage 
   if (!trace.responseHeaders['content-type']?.includes('text/event-stream')) return null;
   const captured = trace.responseBody.toBuffer();
   return captured === null ? null : statedUsageIn(routeFor(plan.upstreamPath, plan.method).adapter, captured);
-}
-
-/**
- * LiteLLM states its price of a reply that did not stream in a header, not in the usage
- * (docs.litellm.ai/docs/proxy/response_headers): kept beside the usage like OpenRouter's `usage.cost`.
- */
-function withStatedCharge(usage: TokenUsage, responseHeaders: Record<string, string>): TokenUsage {
-  const stated = responseHeaders['x-litellm-response-cost'];
-  if (usage.gatewayCost !== undefined || stated === undefined || stated.trim() === '') return usage;
-  const gatewayCost = Number(stated);
-  return Number.isFinite(gatewayCost) && gatewayCost >= 0 ? { ...usage, gatewayCost } : usage;
 }
 
 function priced(

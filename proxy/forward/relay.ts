@@ -148,13 +148,14 @@ function recordPassedAnswer(input: RelayInput, upstream: ProtocolRoute): void {
     // Not JSON (an embedding in another format, say): nothing to account from it.
     return;
   }
-  const declared = recordAnswerFields(trace, upstream, json);
+  const declared = recordAnswerFields(input, upstream, json);
   if (declared !== null) recordDeclaredError(input, declared, 'body');
 }
 
 /** Usage and model into the trace; returns the error the answer holds instead of an answer, if it does. */
-function recordAnswerFields(trace: RequestTrace, upstream: ProtocolRoute, json: object): DeclaredError | null {
-  const { usage, model, error, calls } = upstream.adapter.readAnswer(json, upstream.endpoint);
+function recordAnswerFields(input: RelayInput, upstream: ProtocolRoute, json: object): DeclaredError | null {
+  const { trace } = input;
+  const { usage, model, error, calls } = upstream.adapter.readAnswer(json, upstream.endpoint, input.response.headers);
   if (model !== null) trace.modelAnswered(model);
   if (calls !== undefined) trace.callsAnswered(calls);
   if (usage) trace.setUsage(usage);
@@ -206,7 +207,7 @@ async function relayProtocolJson(
   if (text.trim() === '') return failEmpty(input);
   const answer = parseJsonObject(text);
   if (answer === null) return failNotJson(input, text);
-  const declared = recordAnswerFields(trace, protocols.upstream, answer);
+  const declared = recordAnswerFields(input, protocols.upstream, answer);
   if (declared !== null && plan.translator) {
     // Translated, the client would get an empty answer in its protocol: it gets the error in its shape instead.
     failAnswer(input, declaredErrorClass(declared), declaredErrorDetail(input, declared));

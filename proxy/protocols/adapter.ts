@@ -22,8 +22,11 @@ export interface ProtocolAdapter {
   readonly endpoints: Readonly<Record<string, EndpointKind>>;
   readonly errors: ProtocolErrors;
   readonly stream: ProtocolStream;
-  /** Usage and model in one of this protocol's JSON answers (null fields where it has none). */
-  readAnswer(json: object, endpoint: EndpointKind): AnswerReading;
+  /**
+   * Usage and model in one of this protocol's JSON answers (null fields where it has none): an
+   * answer that did not stream, so its headers, sent with it whole, may state its price too.
+   */
+  readAnswer(json: object, endpoint: EndpointKind, headers: AnswerHeaders): AnswerReading;
   /** The most output tokens a generate request may be billed for, from the limit it states; null without one. */
   outputTokenLimit(body: Record<string, unknown>): number | null;
   /** How many per-call prices a request may be billed for, where more than one (images asked for with `n`). */
@@ -33,6 +36,9 @@ export interface ProtocolAdapter {
   /** What a request sent natively must lose of what Airlock's translation gave its client earlier in the session. */
   readonly nativeRequest?: NativeRequestCleanup;
 }
+
+/** The gateway's headers of an answer, as Node gives them (names lower-cased). */
+export type AnswerHeaders = Readonly<Record<string, string | string[] | undefined>>;
 
 /**
  * Parts of a request that Airlock made under translation (its marked thinking) and no native API

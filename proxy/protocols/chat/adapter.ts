@@ -4,7 +4,7 @@ import { modelOf, tokenLimitOf } from '../fields.ts';
 import { ChatKeyGuard } from './keyGuard.ts';
 import { openAiErrors } from './errors.ts';
 import { ChatStreamObserver } from './observer.ts';
-import { usageFromChatResponse } from './usage.ts';
+import { usageFromChatResponse, usageWithStatedPrice } from './usage.ts';
 
 /** Chat Completions: the protocol every gateway speaks (docs/gateway-spec.md §1), and the one the others translate to. */
 export const chatAdapter: ProtocolAdapter = {
@@ -15,7 +15,11 @@ export const chatAdapter: ProtocolAdapter = {
     observer: (sink, options) => new ChatStreamObserver(sink, options),
     keyGuard: (masker) => new ChatKeyGuard(masker),
   },
-  readAnswer: (json) => ({ usage: usageFromChatResponse(json), model: modelOf(json), error: chatAnswerErrorOf(json) }),
+  readAnswer: (json, _endpoint, headers) => ({
+    usage: usageWithStatedPrice(usageFromChatResponse(json), headers),
+    model: modelOf(json),
+    error: chatAnswerErrorOf(json),
+  }),
   outputTokenLimit: chatOutputTokenLimit,
 };
 

@@ -1,5 +1,6 @@
 import { isRecord } from '../../core/isRecord.ts';
 import type { TokenUsage } from '../../contracts/usage.ts';
+import type { AnswerHeaders } from '../adapter.ts';
 
 /**
  * Reads the OpenAI `usage` object from a Chat Completions response or stream chunk. Anything
@@ -8,6 +9,20 @@ import type { TokenUsage } from '../../contracts/usage.ts';
 export function usageFromChatResponse(json: unknown): TokenUsage | null {
   if (!isRecord(json)) return null;
   return usageFromObject(json['usage']);
+}
+
+/**
+ * The usage of an answer that did not stream, with LiteLLM's price of it: stated in the
+ * `x-litellm-response-cost` header, not in the usage (docs.litellm.ai/docs/proxy/response_headers),
+ * kept beside `usage.cost` like OpenRouter's, which wins. Only such an answer: a stream's headers go
+ * out before its usage exists, and LiteLLM states a stream's price in its `usage.cost` instead
+ * (BerriAI/litellm#12689 asked for the header on streams).
+ */
+export function usageWithStatedPrice(usage: TokenUsage | null, headers: AnswerHeaders): TokenUsage | null {
+  const stated = headers['x-litellm-response-cost'];
+  if (usage === null || usage.gatewayCost !== undefined || typeof stated !== 'string' || stated.trim() === '') return usage;
+  const gatewayCost = Number(stated);
+  return Number.isFinite(gatewayCost) && gatewayCost >= 0 ? { ...usage, gatewayCost } : usage;
 }
 
 /**

@@ -2,7 +2,7 @@ import { isRecord } from '../../core/isRecord.ts';
 import type { ProtocolAdapter } from '../adapter.ts';
 import { openAiErrors } from '../chat/errors.ts';
 import { ChatKeyGuard } from '../chat/keyGuard.ts';
-import { usageFromChatResponse } from '../chat/usage.ts';
+import { usageFromChatResponse, usageWithStatedPrice } from '../chat/usage.ts';
 import { openAiAnswerErrorOf } from '../declaredError.ts';
 import { modelOf, tokenLimitOf } from '../fields.ts';
 import { responsesUsageOf } from '../responses/usage.ts';
@@ -24,11 +24,14 @@ export const passthroughAdapter: ProtocolAdapter = {
     // Legacy completions stream `choices[].text`, which the chat guard watches too.
     keyGuard: (masker) => new ChatKeyGuard(masker),
   },
-  readAnswer: (json) => {
+  readAnswer: (json, _endpoint, headers) => {
     const usage = (json as { usage?: unknown }).usage;
     const images = imagesIn(json);
     return {
-      usage: usageFromChatResponse(json) ?? audioUsageOf(json as Record<string, unknown>) ?? responsesUsageOf(usage),
+      usage: usageWithStatedPrice(
+        usageFromChatResponse(json) ?? audioUsageOf(json as Record<string, unknown>) ?? responsesUsageOf(usage),
+        headers,
+      ),
       model: modelOf(json),
       error: openAiAnswerErrorOf(json as Record<string, unknown>),
       ...(images > 1 ? { calls: images } : {}),

@@ -101,6 +101,31 @@ describe("the gateway's own statement of its charge is kept beside Airlock's pri
     expect(reference.end.usage?.gatewayCost).toBeUndefined();
   });
 
+  it("a stream's headers say nothing of its price: they go out before its usage exists", async () => {
+    // A proxy in front of LiteLLM, or a LiteLLM that sends its non-stream header on a stream too (it does not: BerriAI/litellm#12689).
+    const stream = [
+      'data: {"id":"c1","object":"chat.completion.chunk","model":"gpt-4o-mini","choices":[{"index":0,"delta":{"content":"Hi."}}]}',
+      'data: {"id":"c1","object":"chat.completion.chunk","model":"gpt-4o-mini","choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}',
+      'data: {"id":"c1","object":"chat.completion.chunk","model":"gpt-4o-mini","choices":[],"usage":{"prompt_tokens":12,"completion_tokens":3,"total_tokens":15}}',
+      'data: [DONE]',
+    ];
+    const { end } = await send(
+      'litellm',
+      {
+        kind: 'text',
+        status: 200,
+        contentType: 'text/event-stream',
+        text: `${stream.join('\n\n')}\n\n`,
+        headers: { 'x-litellm-response-cost': '0.5' },
+      },
+      '/v1/chat/completions',
+      chat(true),
+    );
+    expect(end.usageSource).toBe('reported');
+    expect(end.usage).toMatchObject({ inputTokens: 12, outputTokens: 3 });
+    expect(end.usage?.gatewayCost).toBeUndefined();
+  });
+
   it.each([false, true])('OpenRouter behind a translated Messages client (stream %s)', async (stream) => {
     const body = JSON.stringify({ model: 'claude-haiku-4-5', max_tokens: 256, stream, messages: [{ role: 'user', content: PROMPT }] });
     const reference = await send('openai', reply(CACHED_TOKENS), '/v1/messages', body);

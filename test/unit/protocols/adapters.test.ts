@@ -106,7 +106,7 @@ describe('readAnswer: each protocol reads the usage of its own JSON answers', ()
     ],
     ['no usage', passthroughAdapter, 'other', { data: [] }, null],
   ])('%s', (_name, adapter, endpoint, json, usage) => {
-    expect(adapter.readAnswer(json, endpoint).usage).toEqual(usage);
+    expect(adapter.readAnswer(json, endpoint, {}).usage).toEqual(usage);
   });
 });
 

@@ -11,7 +11,7 @@ import { findSentinel, SENTINEL_KEY } from '../../support/sentinel.ts';
 
 /** The class an answer's declared error gets, or null when the answer is an answer. */
 function answerClass(adapter: ProtocolAdapter, endpoint: EndpointKind, json: object): UpstreamErrorClass | null {
-  const { error } = adapter.readAnswer(json, endpoint);
+  const { error } = adapter.readAnswer(json, endpoint, {});
   return error === null ? null : declaredErrorClass(error);
 }
 

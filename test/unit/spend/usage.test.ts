@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import type { ProtocolAdapter } from '../../../proxy/protocols/adapter.ts';
+import { chatAdapter } from '../../../proxy/protocols/chat/adapter.ts';
 import { isUsageOnlyChunk, usageFromChatChunk, usageFromChatResponse } from '../../../proxy/protocols/chat/usage.ts';
+import { passthroughAdapter } from '../../../proxy/protocols/passthrough/adapter.ts';
 
 describe('usageFromChatResponse', () => {
   it.each([
@@ -172,5 +175,76 @@ describe('stream chunks', () => {
   ])('$name', ({ chunk, usageOnly, usage }) => {
     expect(isUsageOnlyChunk(chunk)).toBe(usageOnly);
     expect(usageFromChatChunk(chunk)).toEqual(usage);
+  });
+});
+
+/**
+ * LiteLLM states its price of a reply that did not stream in `x-litellm-response-cost`
+ * (docs.litellm.ai/docs/proxy/response_headers), and of a stream in `usage.cost` (BerriAI/litellm#12689:
+ * no header on a stream). Read where the chat dialect reads a JSON answer's usage, beside `usage.cost`.
+ */
+describe("the gateway's stated price of an answer that did not stream", () => {
+  const counts = { prompt_tokens: 10, completion_tokens: 5 };
+  it.each<{
+    name: string;
+    adapter: ProtocolAdapter;
+    json: object;
+    headers: Record<string, string>;
+    gatewayCost: number | undefined | null;
+  }>([
+    {
+      name: "LiteLLM's header on a chat answer",
+      adapter: chatAdapter,
+      json: { usage: counts },
+      headers: { 'x-litellm-response-cost': '0.00042' },
+      gatewayCost: 0.00042,
+    },
+    {
+      name: 'the usage naming its cost wins over the header',
+      adapter: chatAdapter,
+      json: { usage: { ...counts, cost: 0.001 } },
+      headers: { 'x-litellm-response-cost': '0.00042' },
+      gatewayCost: 0.001,
+    },
+    {
+      name: 'an empty header',
+      adapter: chatAdapter,
+      json: { usage: counts },
+      headers: { 'x-litellm-response-cost': ' ' },
+      gatewayCost: undefined,
+    },
+    {
+      name: 'a header that is no number',
+      adapter: chatAdapter,
+      json: { usage: counts },
+      headers: { 'x-litellm-response-cost': 'n/a' },
+      gatewayCost: undefined,
+    },
+    {
+      name: 'a negative header',
+      adapter: chatAdapter,
+      json: { usage: counts },
+      headers: { 'x-litellm-response-cost': '-1' },
+      gatewayCost: undefined,
+    },
+    { name: 'no header', adapter: chatAdapter, json: { usage: counts }, headers: {}, gatewayCost: undefined },
+    {
+      name: 'a header with no usage makes none',
+      adapter: chatAdapter,
+      json: { choices: [] },
+      headers: { 'x-litellm-response-cost': '0.00042' },
+      gatewayCost: null,
+    },
+    {
+      name: "LiteLLM's header on an embeddings answer",
+      adapter: passthroughAdapter,
+      json: { data: [], usage: { prompt_tokens: 10 } },
+      headers: { 'x-litellm-response-cost': '0.00001' },
+      gatewayCost: 0.00001,
+    },
+  ])('$name', ({ adapter, json, headers, gatewayCost }) => {
+    const { usage } = adapter.readAnswer(json, 'generate', headers);
+    if (gatewayCost === null) expect(usage).toBeNull();
+    else expect(usage?.gatewayCost).toBe(gatewayCost);
   });
 });

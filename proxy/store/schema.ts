@@ -295,10 +295,11 @@ function migrate(db: DatabaseSync): void {
 }
 
 /**
- * A random application_id per log, in the header of page 1, so every image of page 1 a WAL holds
- * names the database it was written for (foreignWal.ts): the WAL's own header names none, and
- * SQLite replays any WAL beside the file. Best effort: without it (a full disk) the check cannot
- * tell, as before, and the next open tries again.
+ * A random application_id per log, in the header of page 1, so the image of page 1 a WAL would
+ * install, its newest, names the database it was written for (foreignWal.ts): the WAL's own
+ * header names none, and SQLite replays any WAL beside the file. Images of page 1 written before
+ * this in the same WAL (the pragmas, the migrations) hold none. Best effort: without it (a full
+ * disk) the check cannot tell, as before, and the next open tries again.
  */
 function giveIdentity(db: DatabaseSync): void {
   try {

@@ -48,7 +48,7 @@ export function spendRow(id: string, costCredits: number, overrides: Partial<Req
   };
 }
 
-function batchOf(rows: RequestLogRow[]): LogBatch {
+export function batchOf(rows: RequestLogRow[]): LogBatch {
   return {
     rows,
     bodies: rows.map((row) => ({
@@ -80,6 +80,8 @@ export interface SeedOptions {
   /** Each committed on its own after the checkpoint, so they live only in the WAL, as a crash leaves them. */
   walRows?: RequestLogRow[];
   answers?: KeyedAnswer[];
+  /** The log's application_id, set before `rows`: 0 is a log an Airlock from before the ids wrote. */
+  applicationId?: number;
 }
 
 /**
@@ -90,6 +92,7 @@ export function seedLog(dataDir: string, options: SeedOptions): void {
   const seedDir = mkdtempSync(join(tmpdir(), 'airlock-seed-'));
   const db = openLogDatabase({ dataDir: seedDir });
   try {
+    if (options.applicationId !== undefined) db.exec(`PRAGMA application_id = ${options.applicationId}`);
     const writer = new LogWriter(db);
     if (options.rows?.length) writeOrThrow(writer, batchOf(options.rows));
     const store = new SqliteIdempotencyStore(db, () => []);

@@ -18,7 +18,9 @@ import { APPLICATION_ID_OFFSET, parseDbHeader, scanWal } from './sqliteFile.ts';
  * this same log restored beside its later WAL (same id: quick_check judges the result).
  */
 export function foreignWalReason(dbPath: string, walPath: string): string | null {
-  if (!existsSync(dbPath) || !existsSync(walPath) || statSync(dbPath).size === 0) return null;
+  const dbStats = statSync(dbPath, { throwIfNoEntry: false });
+  // A directory where the log belongs is for the log check to name (logCheck.ts), with its fix.
+  if (!dbStats?.isFile() || dbStats.size === 0 || !existsSync(walPath)) return null;
   const header = parseDbHeader(readHeaderBytes(dbPath));
   if ('problem' in header || header.applicationId === 0) return null;
   const installed = scanWal(walPath).frames.findLast((frame) => frame.replayed && frame.pageNumber === 1);

@@ -1,4 +1,4 @@
-import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { closeSync, copyFileSync, mkdirSync, openSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { describe, expect, it } from 'vitest';
@@ -58,6 +58,18 @@ describe('a directory where the log file belongs', () => {
       `${dbPath()} is a directory, not the request log file: move it out of ${dir()} (or delete it), then start Airlock again; it starts a fresh log.`,
     );
     expect(statSync(dbPath()).isDirectory()).toBe(true);
+  });
+
+  it('is named as such when a WAL lies beside it too', () => {
+    const other = join(dir(), 'other');
+    mkdirSync(other);
+    seedLog(other, { walRows: SPENT });
+    mkdirSync(dbPath());
+    copyFileSync(join(other, `${DATABASE_FILE_NAME}-wal`), `${dbPath()}-wal`);
+    const start = () => recoverDamagedLog(dir());
+    expect(start).toThrow(`${dbPath()} is a directory, not the request log file`);
+    expect(statSync(dbPath()).isDirectory()).toBe(true);
+    expect(statSync(`${dbPath()}-wal`).isFile()).toBe(true);
   });
 });
 

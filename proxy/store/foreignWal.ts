@@ -1,6 +1,6 @@
-import { closeSync, existsSync, openSync, readSync, statSync } from 'node:fs';
+import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import { readHeaderBytes } from './logCheck.ts';
-import { APPLICATION_ID_OFFSET, parseDbHeader, scanWal } from './sqliteFile.ts';
+import { APPLICATION_ID_OFFSET, parseDbHeader, type WalScan } from './sqliteFile.ts';
 
 /**
  * Why the WAL beside the log was written for another database, or null (it is the log's own, or
@@ -16,14 +16,15 @@ import { APPLICATION_ID_OFFSET, parseDbHeader, scanWal } from './sqliteFile.ts';
  * have put the id in the file since. A log without an id yet (first opened by an older Airlock)
  * or a WAL without page 1 cannot be judged and is left to SQLite, as before; so is a backup of
  * this same log restored beside its later WAL (same id: quick_check judges the result).
+ * `wal` is the scan of `walPath`, which the log check reuses.
  */
-export function foreignWalReason(dbPath: string, walPath: string): string | null {
+export function foreignWalReason(dbPath: string, walPath: string, wal: WalScan): string | null {
   const dbStats = statSync(dbPath, { throwIfNoEntry: false });
   // A directory where the log belongs is for the log check to name (logCheck.ts), with its fix.
-  if (!dbStats?.isFile() || dbStats.size === 0 || !existsSync(walPath)) return null;
+  if (!dbStats?.isFile() || dbStats.size === 0) return null;
   const header = parseDbHeader(readHeaderBytes(dbPath));
   if ('problem' in header || header.applicationId === 0) return null;
-  const installed = scanWal(walPath).frames.findLast((frame) => frame.replayed && frame.pageNumber === 1);
+  const installed = wal.frames.findLast((frame) => frame.replayed && frame.pageNumber === 1);
   if (installed === undefined) return null;
   const fd = openSync(walPath, 'r');
   try {

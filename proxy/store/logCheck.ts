@@ -1,7 +1,7 @@
 import { closeSync, existsSync, openSync, readFileSync, readSync, rmSync, statfsSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
-import { DB_HEADER_BYTES, parseDbHeader, scanWal } from './sqliteFile.ts';
+import { DB_HEADER_BYTES, parseDbHeader, scanWal, type WalScan } from './sqliteFile.ts';
 
 /**
  * Whether the request log can be opened as it is. Cheap checks run at every start: the header,
@@ -172,19 +172,31 @@ function quickCheckFindings(dbPath: string, open: OpenForCheck): string | null {
 
 /**
  * Judges `<dataDir>/<databaseFileName>` and its WAL before anything opens them. Only damage makes
- * a verdict; any other failure to read them throws RequestLogUnreadableError.
+ * a verdict; any other failure to read them throws RequestLogUnreadableError. `scannedWal` is the
+ * WAL as the caller already scanned it, so a large one a crash left is read once per start.
  */
-export function checkLogFiles(dataDir: string, databaseFileName: string, open: OpenForCheck = openForCheck): LogVerdict {
+export function checkLogFiles(
+  dataDir: string,
+  databaseFileName: string,
+  open: OpenForCheck = openForCheck,
+  scannedWal: WalScan | null = null,
+): LogVerdict {
   const dbPath = join(dataDir, databaseFileName);
   try {
-    return judgeLogFiles(dataDir, databaseFileName, dbPath, open);
+    return judgeLogFiles(dataDir, databaseFileName, dbPath, open, scannedWal);
   } catch (error) {
     if (error instanceof RequestLogUnreadableError) throw error;
     throw new RequestLogUnreadableError(dbPath, error);
   }
 }
 
-function judgeLogFiles(dataDir: string, databaseFileName: string, dbPath: string, open: OpenForCheck): LogVerdict {
+function judgeLogFiles(
+  dataDir: string,
+  databaseFileName: string,
+  dbPath: string,
+  open: OpenForCheck,
+  scannedWal: WalScan | null,
+): LogVerdict {
   const walPath = `${dbPath}-wal`;
   const cleanClose = takeCleanClose(dataDir);
   if (!existsSync(dbPath)) {
@@ -197,7 +209,7 @@ function judgeLogFiles(dataDir: string, databaseFileName: string, dbPath: string
   const structural = structuralProblem(dbPath, walPath);
   if (structural !== null) return { sound: false, reason: structural };
   if (existsSync(walPath)) {
-    const walProblem = scanWal(walPath).problem;
+    const walProblem = (scannedWal ?? scanWal(walPath)).problem;
     if (walProblem !== null) return { sound: false, reason: `its write-ahead log (${databaseFileName}-wal) is damaged: ${walProblem}` };
   }
   const stamp = fileStamp(dbPath);

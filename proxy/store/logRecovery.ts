@@ -7,6 +7,7 @@ import { foreignWalReason } from './foreignWal.ts';
 import { importSalvage, REQUEST_FIELD, salvageLogFiles, type LogSalvage } from './logSalvage.ts';
 import { LOST_SPEND_MARKER_FILE_NAME, lostSpendMarkerPath, writeLostSpendMarker } from './lostSpendMarker.ts';
 import { DATABASE_FILE_NAME, openLogDatabase, type OpenLogDatabaseOptions } from './schema.ts';
+import { scanWal, type WalScan } from './sqliteFile.ts';
 
 /** A damaged request log that was set aside at start, and what was read back from it. */
 export interface LogRecoveryReport {
@@ -157,14 +158,14 @@ export interface LogRecoveryIo {
  * stands from the move until the rows read back are committed, should the process die between.
  */
 export function recoverDamagedLog(dataDir: string, nowMs: number = Date.now(), io: LogRecoveryIo = {}): LogRecoveryReport | null {
-  const foreign = setForeignWalAside(dataDir, nowMs);
-  const verdict = checkLogFiles(dataDir, DATABASE_FILE_NAME, io.openForCheck);
+  const { report: foreign, wal } = setForeignWalAside(dataDir, nowMs);
+  const verdict = checkLogFiles(dataDir, DATABASE_FILE_NAME, io.openForCheck, wal);
   if (verdict.sound) return foreign;
   const dbPath = join(dataDir, DATABASE_FILE_NAME);
   let salvage: LogSalvage = { requests: new Map(), idempotentAnswers: new Map() };
   let salvageError: string | null = null;
   try {
-    salvage = salvageLogFiles(dbPath, `${dbPath}-wal`, nowMs);
+    salvage = salvageLogFiles(dbPath, `${dbPath}-wal`, nowMs, wal);
   } catch (error) {
     salvageError = error instanceof Error ? error.message : String(error);
   }
@@ -215,20 +216,24 @@ export function recoverDamagedLog(dataDir: string, nowMs: number = Date.now(), i
 /**
  * A WAL written for another database (foreignWal.ts) is moved aside with its shm, unread, before
  * anything opens the log: SQLite would replay it over the log's pages. The log then opens as its
- * file holds it (and is checked as usual); the report says where the WAL went.
+ * file holds it (and is checked as usual); the report says where the WAL went. `wal` is the scan
+ * of the WAL left beside the log, for the log check (null: none is).
  */
-function setForeignWalAside(dataDir: string, nowMs: number): LogRecoveryReport | null {
+function setForeignWalAside(dataDir: string, nowMs: number): { report: LogRecoveryReport | null; wal: WalScan | null } {
   const dbPath = join(dataDir, DATABASE_FILE_NAME);
+  const walPath = `${dbPath}-wal`;
+  let wal: WalScan | null;
   let reason: string | null;
   try {
-    reason = foreignWalReason(dbPath, `${dbPath}-wal`);
+    wal = existsSync(walPath) ? scanWal(walPath) : null;
+    reason = wal === null ? null : foreignWalReason(dbPath, walPath, wal);
   } catch (error) {
     throw new RequestLogUnreadableError(dbPath, error);
   }
-  if (reason === null) return null;
+  if (reason === null) return { report: null, wal };
   const aside = moveAside(dataDir, freeAsideName(dataDir, nowMs, 'foreign'), ['-wal', '-shm']);
   const movedTo = aside.moved['-wal'] as string;
-  return {
+  const report: LogRecoveryReport = {
     reason,
     movedTo,
     recoveredRequests: 0,
@@ -241,4 +246,5 @@ function setForeignWalAside(dataDir: string, nowMs: number): LogRecoveryReport |
       `SQLite would have replayed it over this log's requests, so it was moved, unread, to ${movedTo} and the log opened without it; ` +
       `nothing in it is counted. If it is the WAL of a log copied here, put it back beside that log's ${DATABASE_FILE_NAME} to read it.`,
   };
+  return { report, wal: null };
 }

@@ -125,12 +125,20 @@ function answerIsBetter(candidate: RecordFields, current: RecordFields): boolean
 /** Node's SQLite writes 4096-byte pages unless told otherwise; used when no header says. */
 const DEFAULT_PAGE_BYTES = 4096;
 
-/** Reads every row it can from `dbPath` and its WAL (either may be missing or damaged). */
-export function salvageLogFiles(dbPath: string | null, walPath: string | null, nowMs: number): LogSalvage {
+/**
+ * Reads every row it can from `dbPath` and its WAL (either may be missing or damaged);
+ * `scannedWal` is the WAL as the start check already scanned it.
+ */
+export function salvageLogFiles(
+  dbPath: string | null,
+  walPath: string | null,
+  nowMs: number,
+  scannedWal: WalScan | null = null,
+): LogSalvage {
   const salvage: LogSalvage = { requests: new Map(), idempotentAnswers: new Map() };
   const db = dbPath !== null && existsSync(dbPath) ? dbPath : null;
   const walFile = walPath !== null && existsSync(walPath) ? walPath : null;
-  const wal: WalScan | null = walFile === null ? null : scanWal(walFile);
+  const wal: WalScan | null = walFile === null ? null : (scannedWal ?? scanWal(walFile));
   const header = db === null ? null : parseDbHeader(readHeaderBytes(db));
   const fromHeader = header !== null && !('problem' in header) ? header : null;
   const pageSizeBytes = fromHeader?.pageSizeBytes ?? wal?.pageSizeBytes ?? DEFAULT_PAGE_BYTES;

@@ -1,0 +1,13 @@
+import { anthropicToChatRequest } from '../../../proxy/protocols/anthropic/request.ts';
+
+/** Translation options of a gateway that takes every reasoning level: tests override one at a time. */
+export const options = { upstreamModel: 'gw-model', includeUsage: true, refusedReasoningEfforts: [] as string[] };
+/** The fields every Anthropic Messages request needs besides its messages. */
+export const base = { model: 'claude-sonnet-4-5', max_tokens: 1024 };
+
+/** The chat request and notes a translation makes; a refusal fails the test with its message. */
+export function chatBodyOf(body: Record<string, unknown>, extraOptions: Partial<typeof options> = {}) {
+  const result = anthropicToChatRequest(body, { ...options, ...extraOptions });
+  if (!result.ok) throw new Error(`unexpected refusal: ${result.message}`);
+  return result;
+}

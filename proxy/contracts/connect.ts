@@ -39,6 +39,11 @@ export interface ConnectToolStatus {
   tokenName: string | null;
   importCandidate: ImportCandidate | null;
   /**
+   * The model the tool's config makes it ask for now; null when it sets none, so the tool would ask
+   * for its built-in default, which the gateway may not serve: connecting it then needs a model.
+   */
+  model: string | null;
+  /**
    * Newest first; `undo` restores the first. Each holds the values Airlock replaced as they were,
    * a key the tool's config held among them, until undo uses it or the user deletes them.
    */

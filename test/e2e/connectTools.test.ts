@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -145,5 +145,30 @@ describe('Connect: one-click setup of a tool', () => {
     await page.getByLabel('Model', { exact: true }).fill('chosen-model');
     await card.getByRole('button', { name: 'Apply to Codex CLI' }).click();
     await expect.poll(() => readFileSync(codexConfig, 'utf8')).toMatch(/^model = "chosen-model"$/m);
+  });
+  it('with the model left blank, asks for one before applying to a tool that has no model of its own', async () => {
+    // A fresh aider config names no model: aider would ask the gateway for its built-in default, which the
+    // gateway may not serve (a 404 on the first request), so the window asks instead of applying blind.
+    const aiderConfig = path.join(session.harness.homeDir, '.aider.conf.yml');
+    await page.goto(session.screenUrl('connect'));
+    const card = page.getByTestId('connect-aider');
+    const apply = card.getByRole('button', { name: 'Apply to aider' });
+    await apply.waitFor();
+    // The field may still hold a model typed earlier on this screen.
+    await page.getByLabel('Model', { exact: true }).fill('');
+    await card.getByText('aider has no model of its own set').waitFor();
+    // Applied anyway, it is refused with the fix, and nothing is written.
+    await apply.click();
+    await expect.poll(() => card.getByText(/choose the model aider should ask Airlock for/).count()).toBe(1);
+    expect(existsSync(aiderConfig)).toBe(false);
+    // A tool with a model of its own (Claude Code's settings name "opus") gets no such warning.
+    const claudeCard = page.getByTestId('connect-claude-code');
+    expect(await claudeCard.getByText(/has no model of its own/).count()).toBe(0);
+
+    await page.getByLabel('Model', { exact: true }).fill('gw-model');
+    await expect.poll(() => card.getByText(/Type the model aider should ask for/).count()).toBe(0);
+    await apply.click();
+    await card.getByText(/connected with client token/).waitFor();
+    expect(readFileSync(aiderConfig, 'utf8')).toMatch(/^model: openai\/gw-model$/m);
   });
 });

@@ -221,12 +221,13 @@ export class ConnectService {
         ...base,
         connected: record !== null,
         tokenName: record?.name ?? null,
+        model: adapter.model(files, proxyUrl),
         importCandidate: found ? { baseUrl: found.baseUrl, keyLastFour: found.key.slice(-4), location: found.location } : null,
         problem: null,
       };
     } catch (error) {
       if (!(error instanceof ConnectFileError)) throw error;
-      return { ...base, connected: false, tokenName: null, importCandidate: null, problem: error.message };
+      return { ...base, connected: false, tokenName: null, model: null, importCandidate: null, problem: error.message };
     }
   }
 
@@ -255,6 +256,15 @@ export class ConnectService {
     }
     const token = await this.#chooseToken(adapter, files, proxyUrl);
     const after = adapter.connect(files, { proxyUrl, token: token.secret, model: request.model, dropGatewayKey: importProfile !== null });
+    // A tool left without a model asks the gateway for its built-in default (Codex's OpenAI model, Claude
+    // Code's claude-*), which the gateway may not serve: its first request would fail with model not found.
+    // The user names the model; Airlock never picks one, since the model sets what the tool spends.
+    if (adapter.model(after, proxyUrl) === null) {
+      throw new ConnectError(
+        'invalid',
+        `${adapter.title} has no model of its own set in ${Object.values(paths)[0]}, so it would ask the gateway for its built-in default, which the gateway may not have: choose the model ${adapter.title} should ask Airlock for (Model on the Connect screen, --model in the CLI), then connect again.`,
+      );
+    }
     const labels: SecretLabel[] = [
       {
         secret: token.secret,

@@ -46,6 +46,11 @@ export interface ToolAdapter {
   connect(files: ToolFiles, settings: ConnectSettings): ToolFiles;
   /** The token the files send to this Airlock, or null when they point elsewhere. */
   airlockToken(files: ToolFiles, proxyUrl: string): string | null;
+  /**
+   * The model id the files make the tool ask for, as the gateway receives it; null when they set
+   * none and the tool would ask for its built-in default, which the gateway may not serve.
+   */
+  model(files: ToolFiles, proxyUrl: string): string | null;
   /** A gateway other than Airlock with a key in the files, or null. */
   gateway(files: ToolFiles, proxyUrl: string): FoundGateway | null;
   /** Every value the files hold under a key-, token- or password-like name: masked in previews. */
@@ -136,6 +141,11 @@ export function plainKey(value: unknown): string | null {
   )
     return null;
   return trimmed;
+}
+
+/** A model id as a setting holds it: a non-blank string, else null. */
+export function modelId(value: unknown): string | null {
+  return typeof value === 'string' && value.trim() !== '' ? value.trim() : null;
 }
 
 export function asRecord(value: unknown): Record<string, unknown> | null {

@@ -138,7 +138,7 @@ export function ConnectScreen({ proxyUrl }: { proxyUrl: string }) {
           <input
             list="connect-models"
             value={model}
-            placeholder="blank: each tool keeps its own"
+            placeholder="blank: each tool keeps the model it has"
             onChange={(event) => setModel(event.target.value)}
           />
           <datalist id="connect-models">

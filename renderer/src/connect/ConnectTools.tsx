@@ -52,6 +52,10 @@ function ToolCard({ tool, model, onChanged }: { tool: ConnectToolStatus; model: 
   }, [refocusDeleteButton]);
   const save = useSaveAction();
   const { busy, error } = save;
+  // Without a model, a tool whose config names none asks the gateway for its built-in default, which the
+  // gateway may not serve (404 on its first request): the user picks one rather than Airlock guessing.
+  // Said before Apply; the proxy refuses such an apply too, reading the files as they are by then.
+  const needsModel = model === null && tool.model === null && tool.problem === null;
   const request = { ...(model ? { model } : {}), ...(importKey && tool.importCandidate ? { importKey: true } : {}) };
 
   // The outcome stays until the next one replaces it: a failed apply still shows the preview before it.
@@ -117,6 +121,12 @@ function ToolCard({ tool, model, onChanged }: { tool: ConnectToolStatus; model: 
           <input type="checkbox" checked={importKey} onChange={(event) => setImportKey(event.target.checked)} />
           Move the key ending in {tool.importCandidate.keyLastFour} for {tool.importCandidate.baseUrl} into the keychain as a profile
         </label>
+      )}
+      {needsModel && (
+        <p className="warn" role="alert">
+          {tool.title} has no model of its own set, so it would ask the gateway for its built-in default, which the gateway may not have.
+          Type the model {tool.title} should ask for in Model above, then apply.
+        </p>
       )}
       <div className="connect-tool-actions">
         <button type="button" disabled={busy || tool.problem !== null} onClick={() => void preview()}>

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { isMap, isScalar, stringify } from 'yaml';
-import { isAirlockUrl, openAiBase, plainKey, secretsInTree, type ToolAdapter, type ToolFiles } from '../toolAdapter.ts';
+import { isAirlockUrl, modelId, openAiBase, plainKey, secretsInTree, type ToolAdapter, type ToolFiles } from '../toolAdapter.ts';
 import { yamlMappingDocument } from '../yamlFile.ts';
 
 /**
@@ -70,6 +70,11 @@ export const aiderAdapter: ToolAdapter = {
   airlockToken(files, proxyUrl) {
     const config = values(files);
     return isAirlockUrl(config[API_BASE], proxyUrl) ? plainKey(config[API_KEY]) : null;
+  },
+  model(files) {
+    // `openai/<id>` sends <id> to the OpenAI-compatible endpoint; without `model` aider picks its own default.
+    const model = modelId(values(files).model);
+    return model?.startsWith('openai/') ? modelId(model.slice('openai/'.length)) : model;
   },
   gateway(files, proxyUrl) {
     const config = values(files);

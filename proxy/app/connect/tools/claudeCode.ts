@@ -1,13 +1,14 @@
 import path from 'node:path';
 import { editJsonc, jsoncSettings, parseJsonc, type JsonEdit } from '../jsoncFile.ts';
-import { asRecord, isAirlockUrl, plainKey, secretsInTree, type ToolAdapter, type ToolFiles } from '../toolAdapter.ts';
+import { asRecord, isAirlockUrl, modelId, plainKey, secretsInTree, type ToolAdapter, type ToolFiles } from '../toolAdapter.ts';
 
 /**
  * Claude Code reads `~/.claude/settings.json` (or `$CLAUDE_CONFIG_DIR/settings.json`) and applies
  * its `env` block to every run; ANTHROPIC_AUTH_TOKEN goes out as `Authorization: Bearer`,
  * ANTHROPIC_API_KEY as `x-api-key`, and with both set both headers go out, so the key one is
  * removed. Sources: https://code.claude.com/docs/en/settings and /env-vars (the `env` setting,
- * ANTHROPIC_BASE_URL / ANTHROPIC_AUTH_TOKEN / ANTHROPIC_API_KEY / ANTHROPIC_MODEL).
+ * ANTHROPIC_BASE_URL / ANTHROPIC_AUTH_TOKEN / ANTHROPIC_API_KEY / ANTHROPIC_MODEL, and the `model`
+ * setting, which ANTHROPIC_MODEL overrides; without either it asks for its default claude-* model).
  */
 const CONFIG = 'config';
 const BASE_URL = 'ANTHROPIC_BASE_URL';
@@ -57,6 +58,9 @@ export const claudeCodeAdapter: ToolAdapter = {
     const env = envBlock(files, 'settings.json');
     if (!isAirlockUrl(env[BASE_URL], proxyUrl) || PROVIDER_SWITCHES.some((name) => switchedOn(env[name]))) return null;
     return plainKey(env[AUTH_TOKEN]) ?? plainKey(env[API_KEY]);
+  },
+  model(files) {
+    return modelId(envBlock(files, 'settings.json')[MODEL]) ?? modelId(parseJsonc(files[CONFIG] ?? null, 'settings.json').model);
   },
   gateway(files, proxyUrl) {
     const env = envBlock(files, 'settings.json');

@@ -5,6 +5,7 @@ import {
   asRecord,
   ConnectFileError,
   isAirlockUrl,
+  modelId,
   openAiBase,
   plainKey,
   secretsInTree,
@@ -101,6 +102,10 @@ export const codexAdapter: ToolAdapter = {
     const table = provider(config, config.model_provider);
     if (!table || !isAirlockUrl(table.base_url, proxyUrl)) return null;
     return providerKey(table, files)?.key ?? null;
+  },
+  model(files) {
+    // Without `model`, Codex asks for its built-in OpenAI model id, whatever the provider.
+    return modelId(parsed(files).model);
   },
   gateway(files, proxyUrl) {
     const config = parsed(files);

@@ -5,6 +5,7 @@ import {
   ConnectError,
   ConnectFileError,
   isAirlockUrl,
+  modelId,
   openAiBase,
   plainKey,
   secretsInTree,
@@ -118,6 +119,13 @@ export const continueAdapter: ToolAdapter = {
   airlockToken(files, proxyUrl) {
     const entry = modelEntries(files[CONFIG] ?? null).find((candidate) => pointsAtAirlock(candidate, proxyUrl));
     return entry ? plainKey(entry.fields.apiKey) : null;
+  },
+  model(files, proxyUrl) {
+    // The model of an entry through Airlock, else the OpenAI-compatible one connecting sends through it.
+    const entries = modelEntries(files[CONFIG] ?? null);
+    const entry =
+      entries.find((candidate) => pointsAtAirlock(candidate, proxyUrl)) ?? entries.find((candidate) => isOtherOpenAi(candidate, proxyUrl));
+    return modelId(entry?.fields.model);
   },
   gateway(files, proxyUrl) {
     const found = foundGateway(files, proxyUrl);

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { editJsonc, jsoncSettings, parseJsonc, type JsonEdit } from '../jsoncFile.ts';
-import { asRecord, isAirlockUrl, openAiBase, plainKey, secretsInTree, type ToolAdapter, type ToolFiles } from '../toolAdapter.ts';
+import { asRecord, isAirlockUrl, modelId, openAiBase, plainKey, secretsInTree, type ToolAdapter, type ToolFiles } from '../toolAdapter.ts';
 
 /**
  * OpenCode's global config is `~/.config/opencode/opencode.json` (`$XDG_CONFIG_HOME` moves it; an
@@ -66,6 +66,11 @@ export const openCodeAdapter: ToolAdapter = {
   airlockToken(files, proxyUrl) {
     const options = asRecord(providerOf(parsed(files), PROVIDER_ID)?.options);
     return options && isAirlockUrl(options.baseURL, proxyUrl) ? plainKey(options.apiKey) : null;
+  },
+  model(files) {
+    // `provider/model`: the gateway gets the part after the provider.
+    const model = modelId(parsed(files).model);
+    return model?.includes('/') ? modelId(model.slice(model.indexOf('/') + 1)) : model;
   },
   gateway(files, proxyUrl) {
     const config = parsed(files);

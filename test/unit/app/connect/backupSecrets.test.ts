@@ -5,7 +5,7 @@ import { findSentinel, SENTINEL_KEY } from '../../../support/sentinel.ts';
 import { connectHarness, type ConnectHarness } from './connectHarness.ts';
 
 /** The user's own gateway key, in the tool's config before Connect replaced it: the backup keeps it. */
-const CLAUDE_SETTINGS = `{\n  "env": {\n    "ANTHROPIC_BASE_URL": "https://gw.example.com",\n    "ANTHROPIC_AUTH_TOKEN": "${SENTINEL_KEY}"\n  }\n}\n`;
+const CLAUDE_SETTINGS = `{\n  "model": "gw-model",\n  "env": {\n    "ANTHROPIC_BASE_URL": "https://gw.example.com",\n    "ANTHROPIC_AUTH_TOKEN": "${SENTINEL_KEY}"\n  }\n}\n`;
 
 let harness: ConnectHarness;
 beforeEach(() => {
@@ -98,7 +98,7 @@ describe('previews of a file that holds a secret under a name that does not say 
     // key sent as `x-litellm-api-key: Bearer <key>`, a header set here with ANTHROPIC_CUSTOM_HEADERS.
     harness.writeHome(
       '.claude/settings.json',
-      `{\n  "env": {\n    "ANTHROPIC_CUSTOM_HEADERS": "x-litellm-api-key: Bearer ${SENTINEL_KEY}",\n    "ANTHROPIC_BASE_URL": "https://gw.example.com"\n  }\n}\n`,
+      `{\n  "model": "gw-model",\n  "env": {\n    "ANTHROPIC_CUSTOM_HEADERS": "x-litellm-api-key: Bearer ${SENTINEL_KEY}",\n    "ANTHROPIC_BASE_URL": "https://gw.example.com"\n  }\n}\n`,
     );
     const plan = await harness.service.plan('claude-code');
     expect(plan.changes[0]!.diff).toContain('ANTHROPIC_CUSTOM_HEADERS');

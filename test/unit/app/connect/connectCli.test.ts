@@ -35,13 +35,13 @@ describe('airlock connect', () => {
   });
 
   it('without an active profile, says the tool is refused until there is one, and how to add it', async () => {
-    const applied = await connect('aider');
+    const applied = await connect('aider', '--model', 'gw-model');
     expect(applied.exitCode).toBe(0);
     expect(applied.stderr).toContain(
       "Next: no profile is active yet, so Airlock refuses the tool's requests: add one with `npx airlock profile add <id> --name <name> --base-url <url> --activate`.",
     );
     await runAirlock(dataDir, secrets, ['profile', 'add', 'work', '--name', 'Work', '--base-url', 'https://gw.example/v1', '--activate']);
-    expect((await connect('codex')).stderr).not.toContain('no profile is active');
+    expect((await connect('codex', '--model', 'gw-model')).stderr).not.toContain('no profile is active');
   });
 
   it('--dry-run prints the diff and writes nothing', async () => {
@@ -57,7 +57,7 @@ describe('airlock connect', () => {
 
   it('applies on the given port, reports the token and backup, and --undo puts the file back', async () => {
     writeFileSync(aiderFile(), '# my options\ndark-mode: true\n');
-    const applied = await connect('aider', '--port', '9911');
+    const applied = await connect('aider', '--port', '9911', '--model', 'gw-model');
     expect(applied.exitCode).toBe(0);
     expect(applied.stderr).toMatch(/Created client token "aider"\. Backup \d{8}T\d+Z: undo with `npx airlock connect aider --undo`/);
     const written = readFileSync(aiderFile(), 'utf8');
@@ -76,13 +76,23 @@ describe('airlock connect', () => {
     writeFileSync(aiderFile(), `openai-api-base: https://gw.example.com/v1\nopenai-api-key: ${SENTINEL_KEY}\n`);
     const listing = await connect();
     expect(listing.stdout).toContain(`key for https://gw.example.com/v1 ending in ${SENTINEL_KEY.slice(-4)} can be imported (--import)`);
-    const dry = await connect('aider', '--import', '--dry-run');
-    const run = await connect('aider', '--import');
+    const dry = await connect('aider', '--import', '--dry-run', '--model', 'gw-model');
+    const run = await connect('aider', '--import', '--model', 'gw-model');
     expect(run.exitCode).toBe(0);
     expect(run.stderr).toContain('The gateway key is now in the OS keychain, in profile "gw-example-com".');
     expect(secrets.entries.get(gatewayKeyAccount('gw-example-com'))).toBe(SENTINEL_KEY);
     for (const output of [listing, dry, run]) expect(findSentinel(output.stdout + output.stderr)).toBeNull();
     expect(findSentinel(readFileSync(aiderFile(), 'utf8'))).toBeNull();
+  });
+
+  it('refuses to connect a tool that names no model of its own without --model, naming the tool, and writes nothing', async () => {
+    // A fresh Codex config gets model_provider = "airlock" and no model: Codex would ask the gateway for
+    // its built-in OpenAI model id, a 404 on a gateway without it.
+    const refused = await connect('codex');
+    expect(refused.exitCode).toBe(1);
+    expect(refused.stderr).toContain('Codex CLI has no model of its own set in');
+    expect(refused.stderr).toContain('choose the model Codex CLI should ask Airlock for');
+    expect(existsSync(path.join(homeDir, '.codex'))).toBe(false);
   });
 
   it('refuses an unknown tool (a mistake in the command line: exit 2) and a nothing-to-undo (exit 1) with one line', async () => {
@@ -96,7 +106,7 @@ describe('airlock connect', () => {
 
   it('--forget-backups deletes the backups and the old key in them, leaving the file as it is', async () => {
     writeFileSync(aiderFile(), `openai-api-base: https://gw.example.com/v1\nopenai-api-key: ${SENTINEL_KEY}\n`);
-    await connect('aider');
+    await connect('aider', '--model', 'gw-model');
     const written = readFileSync(aiderFile(), 'utf8');
     expect((await connect()).stdout).toContain('1 backup(s), --undo restores the last, --forget-backups deletes them');
     const forgot = await connect('aider', '--forget-backups');

@@ -82,6 +82,26 @@ describe('ConnectService against real files in a temporary HOME', () => {
     ]);
   });
 
+  it('reports the model each tool asks for now, and none for a tool that would fall back to its built-in default', async () => {
+    // A tool without a model of its own asks the gateway for its built-in id (Codex's OpenAI model, Claude Code's
+    // claude-*, aider's default), which a gateway without that model answers 404: the window must know which.
+    writeHome('.claude/settings.json', CLAUDE_SETTINGS);
+    writeHome('.codex/config.toml', 'model_provider = "airlock"\n');
+    writeHome('.aider.conf.yml', 'model: openai/gw-model\n');
+    writeHome('.config/opencode/opencode.json', '{ "model": "airlock/gw-other" }\n');
+    const { tools } = await service.list();
+    expect(tools.map((tool) => [tool.id, tool.model])).toEqual([
+      ['claude-code', 'opus'],
+      ['codex', null],
+      ['opencode', 'gw-other'],
+      ['aider', 'gw-model'],
+      ['continue', null],
+    ]);
+    // ANTHROPIC_MODEL in the env block wins over the settings' model, as in Claude Code.
+    writeHome('.claude/settings.json', '{ "model": "opus", "env": { "ANTHROPIC_MODEL": "gw-claude" } }\n');
+    expect((await service.list()).tools[0]!.model).toBe('gw-claude');
+  });
+
   it('plans without writing anything, the new token masked in the diff', async () => {
     const plan = await service.plan('codex', { model: 'gpt-5' });
     expect(plan).toMatchObject({ tool: 'codex', tokenName: 'codex', tokenCreated: true });

@@ -24,6 +24,8 @@ export interface Harness {
   profile: Profile;
   /** Every lifecycle event published, in order. */
   events: RequestLifecycleEvent[];
+  /** Listens to each lifecycle event as it is published (after `events` has it); returns the unsubscribe function. */
+  subscribe(listener: (event: RequestLifecycleEvent) => void): () => void;
   /** Resolves with the `end` event of the next request to finish. */
   nextEnd(): Promise<Extract<RequestLifecycleEvent, { type: 'end' }>>;
   close(): Promise<void>;
@@ -66,6 +68,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     simulator,
     profile,
     events: seen,
+    subscribe: (listener) => events.subscribe(listener),
     nextEnd: () => new Promise((resolve) => endWaiters.push(resolve)),
     async close() {
       await proxy.stop();

@@ -83,7 +83,7 @@ describe.each(CLIENTS)('%s interrupted mid-answer through Airlock', (_name, runA
         token: 'alk_interrupted_client',
         model,
         prompt: 'Tell me a story',
-        interruptWhen: firstEventOf(harness.events, firstEventIndex, 'delta', SETTLE_TIMEOUT_MS),
+        interruptWhen: firstEventOf(harness, firstEventIndex, 'delta', SETTLE_TIMEOUT_MS),
       });
       expect(result.timedOut, transcript(result)).toBe(false);
 

@@ -41,18 +41,35 @@ export async function settledExchanges(
   }
 }
 
-/** The first event of `type` among `events` from `fromIndex` on, as soon as it is published. */
-export async function firstEventOf<Type extends RequestLifecycleEvent['type']>(
-  events: readonly RequestLifecycleEvent[],
+/** The lifecycle events published so far, and a listener for each next one (the proxy harness). */
+export interface LifecycleEventFeed {
+  events: readonly RequestLifecycleEvent[];
+  subscribe(listener: (event: RequestLifecycleEvent) => void): () => void;
+}
+
+/**
+ * The first event of `type` in the feed from `fromIndex` on, resolved by the publication itself: a
+ * test interrupting a client at its first delta acts at that delta, not up to a poll later.
+ */
+export function firstEventOf<Type extends RequestLifecycleEvent['type']>(
+  feed: LifecycleEventFeed,
   fromIndex: number,
   type: Type,
   timeoutMs: number,
 ): Promise<Extract<RequestLifecycleEvent, { type: Type }>> {
-  const deadlineMs = Date.now() + timeoutMs;
-  for (;;) {
-    const found = events.slice(fromIndex).find((event): event is Extract<RequestLifecycleEvent, { type: Type }> => event.type === type);
-    if (found !== undefined) return found;
-    if (Date.now() >= deadlineMs) throw new Error(`no ${type} event through the proxy`);
-    await sleep(POLL_INTERVAL_MS);
-  }
+  const isWanted = (event: RequestLifecycleEvent): event is Extract<RequestLifecycleEvent, { type: Type }> => event.type === type;
+  const found = feed.events.slice(fromIndex).find(isWanted);
+  if (found !== undefined) return Promise.resolve(found);
+  return new Promise((resolve, reject) => {
+    const unsubscribe = feed.subscribe((event) => {
+      if (!isWanted(event)) return;
+      clearTimeout(deadline);
+      unsubscribe();
+      resolve(event);
+    });
+    const deadline = setTimeout(() => {
+      unsubscribe();
+      reject(new Error(`no ${type} event through the proxy in ${timeoutMs} ms`));
+    }, timeoutMs);
+  });
 }

@@ -24,7 +24,7 @@ import { openConfigStore, type ConfigStore } from './profiles/configStore.ts';
 import { EnvKeySource } from './secrets/envKeySource.ts';
 import { KeyCache } from './secrets/keyCache.ts';
 import { TraceHeaderCache } from './secrets/traceHeaderCache.ts';
-import { environmentHeaderSecrets } from './export/traceHeaders.ts';
+import { knownSecretsFrom } from './secrets/knownSecrets.ts';
 import { createKeytarSecretStore } from './secrets/keytarStore.ts';
 import { secretStoreForDataDir } from './secrets/dataDirSecrets.ts';
 import type { SecretStore } from '../contracts/secretStore.ts';
@@ -171,17 +171,15 @@ async function startWithDataDir(options: AirlockOptions): Promise<Airlock> {
   const followingTraceHeaders = traceHeaders.follow(config);
   // Read before the log starts, so it masks them from the first row; the export reports what is missing.
   await followingTraceHeaders.ready;
-  const environmentTraceHeaderSecrets = environmentHeaderSecrets(options.env);
 
   const logRecovery = recoverDamagedLog(options.dataDir);
   if (logRecovery) notices.push(logRecovery.message);
-  const knownSecrets = (): string[] => [
-    ...keys.secretsForMasking(),
-    ...(envKey ? envKey.secretsForMasking() : []),
-    ...controlTokens.all(),
-    ...traceHeaders.secretsForMasking(),
-    ...environmentTraceHeaderSecrets,
-  ];
+  const knownSecrets = knownSecretsFrom({
+    gatewayKeys: () => keys.secretsForMasking(),
+    controlTokens: () => controlTokens.all(),
+    traceHeaderValues: () => traceHeaders.values(),
+    env: options.env,
+  });
   const log = createRequestLog({
     dataDir: options.dataDir,
     ...(options.maxLogBytes === undefined ? {} : { maxDbBytes: options.maxLogBytes }),

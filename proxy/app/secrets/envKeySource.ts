@@ -25,11 +25,6 @@ export class EnvKeySource {
     return new EnvKeySource(profileId, cleaned.key);
   }
 
-  /** For the request log's masking only. */
-  secretsForMasking(): string[] {
-    return [this.#key];
-  }
-
   keyFor(profileId: string): string | null {
     return profileId === this.profileId ? this.#key : null;
   }

@@ -1,7 +1,7 @@
 import type { ConfigFile, TraceExportSettings } from '../../contracts/config.ts';
 import { KeychainUnavailableError, traceHeaderAccount, type SecretStore } from '../../contracts/secretStore.ts';
 import type { TraceExportHeaderView } from '../../contracts/traceHeaders.ts';
-import { headerValueSecrets, missingHeadersProblem, TRACE_HEADERS_FALLBACK } from '../export/traceHeaders.ts';
+import { missingHeadersProblem, TRACE_HEADERS_FALLBACK } from '../export/traceHeaders.ts';
 import { keyLastFour } from './keyCache.ts';
 
 /** The header values of one reading of the keychain. */
@@ -88,9 +88,9 @@ export class TraceHeaderCache {
     return () => this.#listeners.delete(listener);
   }
 
-  /** For masking only: every value held, in the forms an echo of it may take. */
-  secretsForMasking(): string[] {
-    return [...this.#current.values.values()].flatMap(headerValueSecrets);
+  /** For masking only (knownSecretsFrom): every value held, as stored. */
+  values(): string[] {
+    return [...this.#current.values.values()];
   }
 
   /** The headers named in the setting, as the window and the CLI show them. */

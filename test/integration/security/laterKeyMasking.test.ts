@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { TokenSecretResponse } from '../../../proxy/contracts/clientTokens.ts';
 import type { RequestPage } from '../../../proxy/contracts/requests.ts';
 import { runAirlock } from '../../support/cliHarness.ts';
 import { type ControlHarness, setUpMainProfileAndAgent, startControlHarness } from '../../support/controlHarness.ts';
@@ -86,5 +87,26 @@ describe('a key learned after a row was written', () => {
     for (const run of [request, har, csv, sessions]) {
       expect(findSentinel(run.stdout + run.stderr, LATER_KEY)).toBeNull();
     }
+  });
+
+  it('is masked in what the CLI reads when its environment holds it as a trace export header value', async () => {
+    // `airlock serve` masks the OTLP header values from its environment (environmentHeaderSecrets); the CLI,
+    // run in the same environment, must know them too, or a row quoting one prints it.
+    const headerSecret = 'otlpHEADERsentinel7Qw3';
+    await requestLoggedThenKeySet();
+    const { token } = await harness.json<TokenSecretResponse>('/tokens', { method: 'POST', body: JSON.stringify({ name: 'tracing' }) });
+    const answer = await rawRequest(`${harness.proxy.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { ...JSON_HEADERS, authorization: `Bearer ${token}` },
+      body: chatBody({ messages: [{ role: 'user', content: `The tracing header is ${headerSecret}` }] }),
+    });
+    expect(answer.status).toBe(200);
+    const requestId = (await harness.loggedDetail(answer)).row.id;
+    const env = { OTEL_EXPORTER_OTLP_HEADERS: `x-honeycomb-team=${headerSecret}` };
+    const request = await runAirlock(harness.dataDir, harness.secrets, ['request', requestId, '--json'], '', undefined, env);
+    expect(request.exitCode).toBe(0);
+    expect(request.stdout).toContain('The tracing header is [redacted]');
+    const har = await runAirlock(harness.dataDir, harness.secrets, ['export', 'requests', '--format', 'har'], '', undefined, env);
+    for (const run of [request, har]) expect(findSentinel(run.stdout + run.stderr, headerSecret)).toBeNull();
   });
 });

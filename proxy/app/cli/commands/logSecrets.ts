@@ -1,43 +1,53 @@
 import type { Command } from 'commander';
-import { API_KEY_ENV_VAR, cleanApiKey } from '../../../core/apiKey.ts';
 import { keyAccountsOf } from '../../../contracts/keyPool.ts';
 import { CONTROL_TOKEN_ACCOUNT, KeychainUnavailableError, traceHeaderAccount } from '../../../contracts/secretStore.ts';
+import { knownSecretsFrom } from '../../secrets/knownSecrets.ts';
 import { configStoreFor, secretsFor, writeLine, type CliDeps } from './cliContext.ts';
 
 /**
  * The secrets the running Airlock masks, as far as the CLI can know them, for what it reads from the
  * log: a row is masked with the keys known when it was written, and a key set later (a second pool
- * key, a key pasted into a prompt before it was set) would otherwise print as it was logged. Every
- * profile's keys, the control token and the trace export's header values from the keychain (as this
- * data directory sees it), and AIRLOCK_API_KEY. Keys replaced lately are known to the running Airlock only.
+ * key, a key pasted into a prompt before it was set) would otherwise print as it was logged. The
+ * kinds are knownSecretsFrom's, read from the keychain as this data directory sees it and from the
+ * CLI's environment. Keys replaced lately are known to the running Airlock only.
  */
 export async function secretsForLogReads(command: Command, deps: CliDeps): Promise<string[]> {
   const store = configStoreFor(command, deps);
   const config = store.snapshot();
   store.close();
-  const accounts = [
-    ...config.profiles.flatMap((profile) => keyAccountsOf(profile)),
-    CONTROL_TOKEN_ACCOUNT,
-    ...config.settings.traceExport.headerNames.map(traceHeaderAccount),
-  ];
+  const read = keychainReader(command, deps);
+  const gatewayKeys = await read(config.profiles.flatMap((profile) => keyAccountsOf(profile)));
+  const controlTokens = await read([CONTROL_TOKEN_ACCOUNT]);
+  const traceHeaderValues = await read(config.settings.traceExport.headerNames.map(traceHeaderAccount));
+  return knownSecretsFrom({
+    gatewayKeys: () => gatewayKeys,
+    controlTokens: () => controlTokens,
+    traceHeaderValues: () => traceHeaderValues,
+    env: deps.env,
+  })();
+}
+
+/** Reads accounts from the keychain; once it does not answer, warns one time and reads nothing more. */
+function keychainReader(command: Command, deps: CliDeps): (accounts: string[]) => Promise<string[]> {
   const secrets = secretsFor(command, deps);
-  const found: string[] = [];
-  for (const account of accounts) {
-    try {
-      const secret = await secrets.get(account);
-      if (secret) found.push(secret);
-    } catch (error) {
-      if (!(error instanceof KeychainUnavailableError)) throw error;
-      // The output is still masked with the keys known when each row was written, and by their shapes.
-      writeLine(
-        deps.stderr,
-        `Warning: the keychain could not be read (${error.detail}): a key set after a request was logged may show as it was logged.`,
-      );
-      break;
+  let unavailable = false;
+  return async (accounts) => {
+    const found: string[] = [];
+    for (const account of accounts) {
+      if (unavailable) break;
+      try {
+        const secret = await secrets.get(account);
+        if (secret) found.push(secret);
+      } catch (error) {
+        if (!(error instanceof KeychainUnavailableError)) throw error;
+        unavailable = true;
+        // The output is still masked with the keys known when each row was written, and by their shapes.
+        writeLine(
+          deps.stderr,
+          `Warning: the keychain could not be read (${error.detail}): a key set after a request was logged may show as it was logged.`,
+        );
+      }
     }
-  }
-  const fromEnvironment = deps.env[API_KEY_ENV_VAR];
-  const cleaned = fromEnvironment === undefined ? null : cleanApiKey(fromEnvironment);
-  if (cleaned?.ok) found.push(cleaned.key);
-  return found;
+    return found;
+  };
 }

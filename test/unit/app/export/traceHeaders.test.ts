@@ -114,12 +114,12 @@ describe('TraceHeaderCache', () => {
     const read = await cache.valuesFor(settings(['x-honeycomb-team']));
     expect(read).toEqual({ values: new Map([['x-honeycomb-team', TRACE_HEADER_SENTINEL]]), problem: null });
     expect(cache.views(['x-honeycomb-team'])).toEqual([{ name: 'x-honeycomb-team', set: true, lastFour: '7Q2x' }]);
-    expect(cache.secretsForMasking()).toEqual([TRACE_HEADER_SENTINEL]);
+    expect(cache.values()).toEqual([TRACE_HEADER_SENTINEL]);
 
     await secrets.set('trace-header:x-honeycomb-team', 'another-team-key-9876');
     expect(cache.valuesFor(settings(['x-honeycomb-team']))).toBe(cache.valuesFor(settings(['x-honeycomb-team'])));
     expect((await cache.valuesFor(settings(['x-honeycomb-team'], 2))).values.get('x-honeycomb-team')).toBe('another-team-key-9876');
-    expect(cache.secretsForMasking()).toEqual(['another-team-key-9876']);
+    expect(cache.values()).toEqual(['another-team-key-9876']);
   });
 
   it('names a header without a value and the way to set it', async () => {

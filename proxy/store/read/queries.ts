@@ -20,7 +20,15 @@ import { localBuckets, type LocalBucket } from '../../core/localPeriods.ts';
 import { summarizeModelStats } from './modelStats.ts';
 import { bodiesFromRecord, rowFromRecord } from '../write/rowCodec.ts';
 import { StatementCache } from './statementCache.ts';
-import { maskedFacetCounts, maskedRows, maskedStoredRequest, NO_SECRETS, type SecretsNow } from './secretsNow.ts';
+import {
+  maskedFacetCounts,
+  maskedRows,
+  maskedSpendGroups,
+  maskedStoredRequest,
+  maskNow,
+  NO_SECRETS,
+  type SecretsNow,
+} from './secretsNow.ts';
 
 type SqlParam = string | number;
 
@@ -282,7 +290,7 @@ export class RequestLogQueries {
                GROUP BY day, grp ORDER BY day, grp`,
             )
             .all(query.utcOffsetMinutes * 60_000, query.fromMs, query.toMs);
-    return records.map((record) => ({
+    const rows = records.map((record) => ({
       day: String(record.day),
       group: record.grp === null ? null : String(record.grp),
       requests: Number(record.requests),
@@ -291,6 +299,8 @@ export class RequestLogQueries {
       inputTokens: Number(record.inputTokens),
       outputTokens: Number(record.outputTokens),
     }));
+    // Models and client names are logged text, masked like the rows; a session id is kept as the key its session is found by.
+    return query.groupBy === 'model' || query.groupBy === 'client' ? maskedSpendGroups(rows, this.secretsNow) : rows;
   }
 
   totals(query: TotalsQuery): LogTotals {
@@ -326,8 +336,15 @@ export class RequestLogQueries {
     const records = this.statements.get(sql, { returnArrays: true }).all(range.fromMs, range.toMs) as unknown as Array<
       [string, number, number | null, number | null]
     >;
+    // Masked before grouping, so models whose names mask alike are summarized as one.
+    const mask = maskNow(this.secretsNow);
     return summarizeModelStats(
-      records.map(([model, isError, durationMs, ttfbMs]) => ({ model, isError: isError === 1, durationMs, ttfbMs })),
+      records.map(([model, isError, durationMs, ttfbMs]) => ({
+        model: mask === null ? model : mask(model),
+        isError: isError === 1,
+        durationMs,
+        ttfbMs,
+      })),
     );
   }
 

@@ -1,4 +1,4 @@
-import type { RequestBodiesRecord, RequestLogRow, StoredRequest } from '../../contracts/log.ts';
+import type { RequestBodiesRecord, RequestLogRow, SpendByDayRow, StoredRequest } from '../../contracts/log.ts';
 import { knownSecretForms, replaceSecretForms } from '../../core/redact.ts';
 import { maskRowText } from '../write/rowDraft.ts';
 
@@ -69,4 +69,33 @@ export function maskedFacetCounts(counts: { value: string; count: number }[], se
     byValue.set(masked, (byValue.get(masked) ?? 0) + count);
   }
   return [...byValue].map(([value, count]) => ({ value, count }));
+}
+
+/**
+ * Spend rows grouped by a logged text (a model, a client name) masked; rows of one bucket whose
+ * groups mask alike are summed into one, as the filter menus merge their values.
+ */
+export function maskedSpendGroups(rows: SpendByDayRow[], secretsNow: SecretsNow): SpendByDayRow[] {
+  const mask = maskNow(secretsNow);
+  if (mask === null) return rows;
+  const merged = new Map<string, SpendByDayRow>();
+  for (const row of rows) {
+    const group = row.group === null ? null : mask(row.group);
+    const key = JSON.stringify([row.day, group]);
+    const earlier = merged.get(key);
+    merged.set(
+      key,
+      earlier === undefined
+        ? { ...row, group }
+        : {
+            ...earlier,
+            requests: earlier.requests + row.requests,
+            costCredits: earlier.costCredits + row.costCredits,
+            unpricedRequests: earlier.unpricedRequests + row.unpricedRequests,
+            inputTokens: earlier.inputTokens + row.inputTokens,
+            outputTokens: earlier.outputTokens + row.outputTokens,
+          },
+    );
+  }
+  return [...merged.values()];
 }

@@ -86,7 +86,7 @@ describe.each(DIALECTS)(
 
         expect(result.exitCode, transcript(result)).toBe(0);
         expect(result.stdout.trim()).toBe('airlock-plain-answer');
-        const exchanges = await settledExchanges(harness.events, firstEventIndex, SETTLE_TIMEOUT_MS);
+        const exchanges = await settledExchanges(harness, firstEventIndex, SETTLE_TIMEOUT_MS);
         expect(exchanges.map(({ start }) => start.clientPath)).toEqual(['/v1/messages?beta=true']);
         expectBilledTranslations(exchanges, 'anthropic', PRICE);
         const [upstream] = receivedChatRequests(harness.simulator);
@@ -118,7 +118,7 @@ describe.each(DIALECTS)(
         expect(toolTurn?.toolNames).toContain('Bash');
         // Only a shell that ran the command joins the two printf arguments into the marker.
         expect(toolResultFor(resultTurn!, 'Bash')?.content).toContain('airlock-tool-ok');
-        const exchanges = await settledExchanges(harness.events, firstEventIndex, SETTLE_TIMEOUT_MS);
+        const exchanges = await settledExchanges(harness, firstEventIndex, SETTLE_TIMEOUT_MS);
         expect(exchanges).toHaveLength(2);
         expectBilledTranslations(exchanges, 'anthropic', PRICE);
       },
@@ -135,7 +135,7 @@ describe.each(DIALECTS)(
 
         expect(result.exitCode, transcript(result)).toBe(0);
         expect(result.stdout.trim()).toBe('answer-after-fallback');
-        const [broken, fallback, ...extra] = await settledExchanges(harness.events, firstEventIndex, SETTLE_TIMEOUT_MS);
+        const [broken, fallback, ...extra] = await settledExchanges(harness, firstEventIndex, SETTLE_TIMEOUT_MS);
         expect(extra).toEqual([]);
         expect(broken?.start.stream).toBe(true);
         expect(broken?.end).toMatchObject({ errorClass: 'stream_interrupted', usageSource: 'estimated' });

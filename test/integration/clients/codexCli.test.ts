@@ -80,7 +80,7 @@ describe.each(DIALECTS)(
 
         expect(result.exitCode, transcript(result)).toBe(0);
         expect(result.stdout.trim()).toBe('airlock-codex-answer');
-        const exchanges = await settledExchanges(harness.events, firstEventIndex, SETTLE_TIMEOUT_MS);
+        const exchanges = await settledExchanges(harness, firstEventIndex, SETTLE_TIMEOUT_MS);
         expect(exchanges.map(({ start }) => [start.clientPath, start.stream])).toEqual([['/v1/responses', true]]);
         expectBilledTranslations(exchanges, 'responses', PRICE);
         const [upstream] = receivedChatRequests(harness.simulator);
@@ -110,7 +110,7 @@ describe.each(DIALECTS)(
         expect(toolTurn?.toolNames).toContain('exec_command');
         // Only a shell that ran the command joins the two printf arguments into the marker.
         expect(toolResultFor(resultTurn!, 'exec_command')?.content).toContain('airlock-tool-ok');
-        const exchanges = await settledExchanges(harness.events, firstEventIndex, SETTLE_TIMEOUT_MS);
+        const exchanges = await settledExchanges(harness, firstEventIndex, SETTLE_TIMEOUT_MS);
         expect(exchanges).toHaveLength(2);
         expectBilledTranslations(exchanges, 'responses', PRICE);
       },
@@ -129,7 +129,7 @@ describe.each(DIALECTS)(
         expect(result.stdout.trim()).toBe('');
         // The cause and the fix, as a native client gets them (Codex prints the failed response's message).
         expect(result.stderr).toContain(explainError('stream_interrupted').meaning);
-        const exchanges = await settledExchanges(harness.events, firstEventIndex, SETTLE_TIMEOUT_MS);
+        const exchanges = await settledExchanges(harness, firstEventIndex, SETTLE_TIMEOUT_MS);
         expect(exchanges.map(({ end }) => end.errorClass)).toEqual(['stream_interrupted']);
       },
       TEST_TIMEOUT_MS,
@@ -243,7 +243,7 @@ describe(`Codex CLI ${installedVersion('@openai/codex')} with its WebSocket tran
         await tap.close();
       }
       expect(harness.simulator.received.map(({ method, path }) => [method, path])).toEqual([['POST', '/v1/chat/completions']]);
-      const exchanges = await settledExchanges(harness.events, firstEventIndex, SETTLE_TIMEOUT_MS);
+      const exchanges = await settledExchanges(harness, firstEventIndex, SETTLE_TIMEOUT_MS);
       expect(exchanges.map(({ start }) => [start.method, start.clientPath])).toEqual([['POST', '/v1/responses']]);
     },
     TEST_TIMEOUT_MS,
@@ -270,7 +270,7 @@ describe(`Codex CLI ${installedVersion('@openai/codex')} through Airlock to a ga
       const result = await runCodex('Reply with the marker', { proxyUrl: native.proxy.url });
       expect(result.exitCode, transcript(result)).toBe(0);
       expect(result.stdout.trim()).toBe(NATIVE_TEXT);
-      const exchanges = await settledExchanges(native.events, firstEventIndex, SETTLE_TIMEOUT_MS);
+      const exchanges = await settledExchanges(native, firstEventIndex, SETTLE_TIMEOUT_MS);
       expect(exchanges.map(({ start }) => [start.clientPath, start.protocolMode])).toEqual([['/v1/responses', 'native']]);
       expect(exchanges[0]?.end).toMatchObject({
         status: 200,
@@ -294,7 +294,7 @@ describe(`Codex CLI ${installedVersion('@openai/codex')} through Airlock to a ga
       const result = await runCodex('Reply with the marker', { proxyUrl: native.proxy.url });
       expect(result.exitCode, transcript(result)).not.toBe(0);
       expect(result.stderr).toContain(explainError('stream_interrupted').meaning);
-      const exchanges = await settledExchanges(native.events, firstEventIndex, SETTLE_TIMEOUT_MS);
+      const exchanges = await settledExchanges(native, firstEventIndex, SETTLE_TIMEOUT_MS);
       expect(exchanges.map(({ end }) => end.errorClass)).toEqual(['stream_interrupted']);
     },
     TEST_TIMEOUT_MS,

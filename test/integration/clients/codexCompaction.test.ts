@@ -93,7 +93,7 @@ describe(`Codex CLI ${installedVersion('@openai/codex')} compacting through Airl
       expect(result.exitCode, transcript(result)).toBe(0);
       expect(result.stderr).toContain('context compacted');
       expect(result.stdout.trim()).toBe('final-answer-after-compaction');
-      const exchanges = await settledExchanges(harness.events, firstEventIndex, SETTLE_TIMEOUT_MS);
+      const exchanges = await settledExchanges(harness, firstEventIndex, SETTLE_TIMEOUT_MS);
       expect(exchanges).toHaveLength(3);
       expectBilledTranslations(exchanges, 'responses', PRICE);
     },
@@ -109,7 +109,7 @@ describe(`Codex CLI ${installedVersion('@openai/codex')} compacting through Airl
       expect(result.stderr, transcript(result)).toMatch(/compaction_trigger.*model_providers\.airlock/);
       // The tool turn only: the compaction request never reached the gateway, so it cost nothing.
       expect(harness.simulator.received.map(({ method, path }) => [method, path])).toEqual([['POST', '/v1/chat/completions']]);
-      const exchanges = await settledExchanges(harness.events, firstEventIndex, SETTLE_TIMEOUT_MS);
+      const exchanges = await settledExchanges(harness, firstEventIndex, SETTLE_TIMEOUT_MS);
       const refused = exchanges.filter(({ end }) => end.errorClass !== null);
       expect(refused.length).toBeGreaterThan(0);
       for (const { end } of refused) expect(end).toMatchObject({ status: 400, costCredits: null });

@@ -89,7 +89,7 @@ describe.each(CLIENTS)('%s interrupted mid-answer through Airlock', (_name, runA
 
       await harness.simulator.waitForClose(0, SETTLE_TIMEOUT_MS);
       expect(harness.simulator.received).toHaveLength(1);
-      const [interrupted, ...others] = await settledExchanges(harness.events, firstEventIndex, SETTLE_TIMEOUT_MS);
+      const [interrupted, ...others] = await settledExchanges(harness, firstEventIndex, SETTLE_TIMEOUT_MS);
       expect(others).toEqual([]);
       expect(interrupted?.end).toMatchObject({ errorClass: 'client_aborted', usageSource: 'estimated' });
       const inputTokens = interrupted?.end.usage?.inputTokens ?? 0;

@@ -1,4 +1,3 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { RequestLifecycleEvent } from '../../../proxy/contracts/lifecycle.ts';
 
 type StartEvent = Extract<RequestLifecycleEvent, { type: 'start' }>;
@@ -9,8 +8,6 @@ export interface Exchange {
   start: StartEvent;
   end: EndEvent;
 }
-
-const POLL_INTERVAL_MS = 20;
 
 function pairUp(events: readonly RequestLifecycleEvent[]): { exchanges: Exchange[]; openCount: number } {
   const ends = new Map<string, EndEvent>();
@@ -24,21 +21,21 @@ function pairUp(events: readonly RequestLifecycleEvent[]): { exchanges: Exchange
 }
 
 /**
- * The exchanges among `events` from `fromIndex` on, once every started request has ended. A CLI
- * can exit as soon as it read a stream's last event, a moment before the proxy publishes `end`.
+ * The exchanges in the feed from `fromIndex` on, once every started request has ended, resolved by
+ * the last `end` itself. A CLI can exit as soon as it read a stream's last event, a moment before the
+ * proxy publishes `end`.
  */
-export async function settledExchanges(
-  events: readonly RequestLifecycleEvent[],
-  fromIndex: number,
-  timeoutMs: number,
-): Promise<Exchange[]> {
-  const deadlineMs = Date.now() + timeoutMs;
-  for (;;) {
-    const { exchanges, openCount } = pairUp(events.slice(fromIndex));
-    if (openCount === 0) return exchanges;
-    if (Date.now() >= deadlineMs) throw new Error(`${openCount} request(s) through the proxy never ended`);
-    await sleep(POLL_INTERVAL_MS);
-  }
+export function settledExchanges(feed: LifecycleEventFeed, fromIndex: number, timeoutMs: number): Promise<Exchange[]> {
+  const settled = (): Exchange[] | null => {
+    const { exchanges, openCount } = pairUp(feed.events.slice(fromIndex));
+    return openCount === 0 ? exchanges : null;
+  };
+  return whenPublished(
+    feed,
+    settled,
+    timeoutMs,
+    () => `${pairUp(feed.events.slice(fromIndex)).openCount} request(s) through the proxy never ended`,
+  );
 }
 
 /** The lifecycle events published so far, and a listener for each next one (the proxy harness). */
@@ -58,18 +55,37 @@ export function firstEventOf<Type extends RequestLifecycleEvent['type']>(
   timeoutMs: number,
 ): Promise<Extract<RequestLifecycleEvent, { type: Type }>> {
   const isWanted = (event: RequestLifecycleEvent): event is Extract<RequestLifecycleEvent, { type: Type }> => event.type === type;
-  const found = feed.events.slice(fromIndex).find(isWanted);
-  if (found !== undefined) return Promise.resolve(found);
+  return whenPublished(
+    feed,
+    () => feed.events.slice(fromIndex).find(isWanted) ?? null,
+    timeoutMs,
+    () => `no ${type} event through the proxy in ${timeoutMs} ms`,
+  );
+}
+
+/**
+ * What `found` reads from the feed, now or right after the publication that makes it non-null;
+ * `timeoutMs` only bounds the wait, with `failure` as the error.
+ */
+function whenPublished<Found>(
+  feed: LifecycleEventFeed,
+  found: () => Found | null,
+  timeoutMs: number,
+  failure: () => string,
+): Promise<Found> {
+  const already = found();
+  if (already !== null) return Promise.resolve(already);
   return new Promise((resolve, reject) => {
-    const unsubscribe = feed.subscribe((event) => {
-      if (!isWanted(event)) return;
+    const unsubscribe = feed.subscribe(() => {
+      const now = found();
+      if (now === null) return;
       clearTimeout(deadline);
       unsubscribe();
-      resolve(event);
+      resolve(now);
     });
     const deadline = setTimeout(() => {
       unsubscribe();
-      reject(new Error(`no ${type} event through the proxy in ${timeoutMs} ms`));
+      reject(new Error(failure()));
     }, timeoutMs);
   });
 }

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { RequestLifecycleEvent } from '../../../proxy/contracts/lifecycle.ts';
 import { RequestEvents } from '../../../proxy/contracts/requestEvents.ts';
-import { firstEventOf } from '../../support/clients/exchanges.ts';
+import { firstEventOf, settledExchanges } from '../../support/clients/exchanges.ts';
+import { endEvent, startEvent } from '../../support/lifecycleEvents.ts';
 
 /** A feed as the proxy harness keeps it: every event so far, and the events themselves to listen to. */
 function eventFeed() {
@@ -39,5 +40,32 @@ describe('firstEventOf', () => {
   it('rejects naming the event when none is published in time', async () => {
     const { feed } = eventFeed();
     await expect(firstEventOf(feed, 0, 'end', 1)).rejects.toThrow(/no end event/);
+  });
+});
+
+describe('settledExchanges', () => {
+  const start = (requestId: string) => startEvent(requestId);
+  const end = (requestId: string) => endEvent(requestId);
+
+  it('resolves when the last started request ends, not on a later poll', async () => {
+    const { feed, publish } = eventFeed();
+    publish(start('r1'));
+    publish(start('r2'));
+    let settled: unknown = null;
+    void settledExchanges(feed, 0, 60_000).then((exchanges) => {
+      settled = exchanges.map((exchange) => exchange.start.requestId);
+    });
+    publish(end('r1'));
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    expect(settled).toBeNull();
+    publish(end('r2'));
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    expect(settled).toEqual(['r1', 'r2']);
+  });
+
+  it('rejects counting the requests that never ended', async () => {
+    const { feed, publish } = eventFeed();
+    publish(start('r1'));
+    await expect(settledExchanges(feed, 0, 1)).rejects.toThrow(/1 request\(s\) through the proxy never ended/);
   });
 });

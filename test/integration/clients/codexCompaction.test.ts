@@ -7,6 +7,7 @@ import { CODEX_EXEC_FLAGS, runCodexExec } from '../../support/clients/agentRuns.
 import { codexCli, installedVersion } from '../../support/clients/clientBinaries.ts';
 import { createClientSandbox, offlineClientEnv, type ClientSandbox } from '../../support/clients/clientSandbox.ts';
 import { settledExchanges } from '../../support/clients/exchanges.ts';
+import { codexOpenAiProviderToml } from '../../support/clients/codexConfig.ts';
 import { runCli, transcript, type CliResult } from '../../support/clients/runCli.ts';
 
 /**
@@ -53,19 +54,7 @@ const toolCallThenAnswers = () =>
 async function runCodexOnOpenAiProvider(prompt: string): Promise<CliResult> {
   const codexHome = join(sandbox.homeDir, '.codex');
   await mkdir(codexHome, { recursive: true });
-  const config = [
-    `model = ${JSON.stringify(CLIENT_MODEL)}`,
-    `openai_base_url = ${JSON.stringify(`${harness.proxy.url}/v1`)}`,
-    'check_for_update_on_startup = false',
-    `model_auto_compact_token_limit = ${COMPACT_AFTER_TOKENS}`,
-    '',
-    '[analytics]',
-    'enabled = false',
-    '',
-    '[feedback]',
-    'enabled = false',
-    '',
-  ].join('\n');
+  const config = codexOpenAiProviderToml({ proxyUrl: harness.proxy.url, model: CLIENT_MODEL, autoCompactTokenLimit: COMPACT_AFTER_TOKENS });
   await writeFile(join(codexHome, 'config.toml'), config);
   return runCli({
     cli: codexCli(),

@@ -15,17 +15,12 @@ export interface CodexProviderSettings {
   autoCompactTokenLimit?: number;
 }
 
-/**
- * config.toml for CODEX_HOME: one custom provider at Airlock speaking Responses, and nothing
- * that reaches elsewhere (no update check, analytics or feedback upload). Retries are off (unless
- * asked for) so a proxy failure shows up as one failed request rather than a slow test.
- */
-export function codexConfigToml(settings: CodexProviderSettings): string {
+/** What keeps Codex from reaching anywhere but Airlock: no update check, analytics or feedback upload. */
+function offlineSettings(model: string, autoCompactTokenLimit: number | undefined): string[] {
   return [
-    `model = ${JSON.stringify(settings.model)}`,
-    'model_provider = "airlock"',
+    `model = ${JSON.stringify(model)}`,
     'check_for_update_on_startup = false',
-    ...(settings.autoCompactTokenLimit === undefined ? [] : [`model_auto_compact_token_limit = ${settings.autoCompactTokenLimit}`]),
+    ...(autoCompactTokenLimit === undefined ? [] : [`model_auto_compact_token_limit = ${autoCompactTokenLimit}`]),
     '',
     '[analytics]',
     'enabled = false',
@@ -33,6 +28,18 @@ export function codexConfigToml(settings: CodexProviderSettings): string {
     '[feedback]',
     'enabled = false',
     '',
+  ];
+}
+
+/**
+ * config.toml for CODEX_HOME: one custom provider at Airlock speaking Responses, and nothing
+ * that reaches elsewhere. Retries are off (unless asked for) so a proxy failure shows up as one
+ * failed request rather than a slow test.
+ */
+export function codexConfigToml(settings: CodexProviderSettings): string {
+  return [
+    'model_provider = "airlock"',
+    ...offlineSettings(settings.model, settings.autoCompactTokenLimit),
     '[model_providers.airlock]',
     'name = "Airlock"',
     `base_url = ${JSON.stringify(`${settings.proxyUrl}/v1`)}`,
@@ -42,5 +49,13 @@ export function codexConfigToml(settings: CodexProviderSettings): string {
     `stream_max_retries = ${settings.maxRetries ?? 0}`,
     ...(settings.supportsWebsockets ? ['supports_websockets = true'] : []),
     '',
+  ].join('\n');
+}
+
+/** config.toml for CODEX_HOME: OpenAI's built-in provider pointed at Airlock (`openai_base_url`), as a user may set it by hand. */
+export function codexOpenAiProviderToml(settings: Pick<CodexProviderSettings, 'proxyUrl' | 'model' | 'autoCompactTokenLimit'>): string {
+  return [
+    `openai_base_url = ${JSON.stringify(`${settings.proxyUrl}/v1`)}`,
+    ...offlineSettings(settings.model, settings.autoCompactTokenLimit),
   ].join('\n');
 }

@@ -243,3 +243,11 @@ export interface LedgerGap {
   /** What was lost, where, and the fix; said in refusals and in the window. */
   reason: string;
 }
+
+/**
+ * A row's label for a cost counted at the input of `attempts` (e.g. "an attempt") the gateway had,
+ * none of them stating usage: the live accounting's, and a crash's in-flight row's at the next start.
+ */
+export function unstatedInputNote(attempts: string): string {
+  return `May be billed: the gateway had the prompt in ${attempts} that stated no usage, counted at the prompt's estimated input.`;
+}

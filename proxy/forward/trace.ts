@@ -163,10 +163,7 @@ export class RequestTrace {
     if (upstreamRequestId !== null) this.#upstreamRequestIds.push(upstreamRequestId);
   }
 
-  /**
-   * Whether the current attempt may have run at the gateway, as judged so far (reaching a socket,
-   * then its answer: a 4xx says it did not). An earlier attempt that may have run stays counted.
-   */
+  /** Whether the current attempt may have run at the gateway so far (a socket reached; an answer's 4xx says not): AttemptRuns. */
   attemptMayHaveRun(mayHaveRun: boolean): void {
     this.attempts.judged(mayHaveRun);
   }
@@ -304,8 +301,12 @@ export class RequestTrace {
       this.measuredBytes += Buffer.byteLength(part);
     }
     const bytesPerChar = this.measuredChars > 0 ? this.measuredBytes / this.measuredChars : 1;
-    const { usage, costCredits } = estimate(Math.round(this.streamedChars * bytesPerChar));
-    this.events.emit({ type: 'progress', requestId: this.requestId, usage, costCredits });
+    this.estimated(estimate(Math.round(this.streamedChars * bytesPerChar)));
+  }
+
+  /** The request's use so far as estimated, for its in-flight row: what a crash leaves counted. */
+  estimated(estimate: ReturnType<ProgressEstimate>): void {
+    this.events.emit({ type: 'progress', requestId: this.requestId, ...estimate });
   }
 
   /** What a per-call price is billed for: the request, or each image it made (relays bill `n` images). */

@@ -1,3 +1,4 @@
+import { unstatedInputNote } from '../contracts/log.ts';
 import type { Profile } from '../contracts/profile.ts';
 import type { ExchangePlan } from './plan.ts';
 import type { TraceAccounting } from './traceShapes.ts';
@@ -81,7 +82,7 @@ export function withUnstatedRuns(answered: TraceAccounting, runs: readonly RunEs
   const attempts = runs.length === 1 ? 'an attempt' : `${runs.length} attempts`;
   const note =
     counted.length > 0
-      ? `May be billed: the gateway had the prompt in ${attempts} that stated no usage, counted at the prompt's estimated input.`
+      ? unstatedInputNote(attempts)
       : `May be billed: the gateway had the request in ${attempts} that stated no usage, counted at its per-call price.`;
   if (answered.usage !== null || counted.length === 0) return { ...answered, costCredits, note };
   const inputTokens = counted.reduce((sum, run) => sum + (run.inputTokens ?? 0), 0);

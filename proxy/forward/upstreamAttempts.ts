@@ -18,6 +18,7 @@ import { clientRetriesItself } from './clientRetries.ts';
 import { dispatchUpstream, type UpstreamResponse } from './upstreamClient.ts';
 import { mayHaveExecuted, type UpstreamAttempt } from './upstreamExecution.ts';
 import { billedWithoutUsage } from './unstatedRuns.ts';
+import { streamProgressEstimate } from './accounting.ts';
 
 const ERROR_BODY_LIMIT_BYTES = 256 * 1024;
 /**
@@ -74,7 +75,8 @@ export async function sendWithRetries(input: AttemptsInput): Promise<AttemptsRes
         idleTimeoutMs: profile.timeouts.idleTimeoutMs,
         onReachedSocket: () => {
           reachedSocket = true;
-          judgeAttempt(trace, { reachedSocket, answered: false });
+          const ranBefore = trace.upstreamMayHaveRun;
+          if (judgeAttempt(trace, { reachedSocket, answered: false }) && !ranBefore) recordInputSent(input);
         },
       });
     } catch (error) {
@@ -167,6 +169,19 @@ function judgeAttempt(trace: RequestTrace, attempt: UpstreamAttempt): boolean {
   const mayHaveRun = mayHaveExecuted(attempt);
   trace.attemptMayHaveRun(mayHaveRun);
   return mayHaveRun;
+}
+
+/**
+ * The gateway may run the request from here: its in-flight row carries the input estimate (bytes,
+ * as a stream's progress counts them), so a crash before the answer leaves it counted at the next
+ * start, as the end would count an attempt left unanswered (unstatedRuns.ts). It rides the row's
+ * own write (a non-stream's is held, IN_FLIGHT_ROW_DELAY_MS), and an end replaces it. A request
+ * whose bytes are no tokens (an upload's audio) records none: its cost is no count of bytes.
+ */
+function recordInputSent(input: AttemptsInput): void {
+  if (input.plan.upstreamModel === null) return;
+  const estimate = streamProgressEstimate(input.plan, input.profile)(0);
+  if (estimate.usage.inputTokens > 0) input.trace.estimated(estimate);
 }
 
 /** The attempt's last judgement; one the gateway may bill with no usage stated is kept for the row's cost (unstatedRuns.ts). */

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { DatabaseSync } from 'node:sqlite';
 import { startOfLocalMonthMs } from '../core/localPeriods.ts';
 import type { IdempotencyStore } from '../contracts/idempotencyStore.ts';
-import type { EndedRowSummary, LedgerGap, RequestLogStatus } from '../contracts/log.ts';
+import { unstatedInputNote, type EndedRowSummary, type LedgerGap, type RequestLogStatus } from '../contracts/log.ts';
 import type { RequestEvents } from '../contracts/requestEvents.ts';
 import { DEFAULT_BODY_CAP_BYTES } from './write/bodyRecord.ts';
 import { SqliteIdempotencyStore } from './write/idempotentAnswers.ts';
@@ -288,8 +288,17 @@ class SqliteRequestLog implements RequestLog {
     }
   }
 
+  /**
+   * A row that carries only its input estimate was waiting for the gateway's answer (or its first
+   * text) when the run ended: labelled as the live accounting labels an attempt left unanswered.
+   */
   markInterruptedFromPreviousRun(): number {
-    return Number(this.db.prepare("UPDATE requests SET state = 'interrupted' WHERE state = 'in_flight'").run().changes);
+    const marked = this.db.prepare(
+      `UPDATE requests SET state = 'interrupted',
+         notes = CASE WHEN usage_source = 'estimated' AND output_tokens = 0 THEN json_insert(notes, '$[#]', ?) ELSE notes END
+       WHERE state = 'in_flight'`,
+    );
+    return Number(marked.run(unstatedInputNote('an attempt')).changes);
   }
 
   async runRetention(): Promise<RetentionResult | null> {

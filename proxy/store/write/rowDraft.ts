@@ -137,6 +137,13 @@ function endedRow(row: RequestLogRow, event: Extract<RowUpdateEvent, { type: 'en
     ended.reasoningTokens = usage.reasoningTokens ?? null;
     ended.usageSource = event.usageSource ?? 'reported';
     if (usage.gatewayCost !== undefined) ended.gatewayCost = usage.gatewayCost;
+  } else if (row.usageSource === 'estimated') {
+    // The in-flight estimate only stood until the end: one that counts nothing (a 4xx, a request that never ran) drops it.
+    ended.inputTokens = null;
+    ended.outputTokens = null;
+    ended.cachedInputTokens = null;
+    ended.reasoningTokens = null;
+    ended.usageSource = null;
   }
   return ended;
 }
@@ -149,7 +156,8 @@ export function isSupersededByEnd(
   event: Extract<RequestLifecycleEvent, { type: 'headers' | 'usage' | 'progress' }>,
   end: EndEvent,
 ): boolean {
-  if (event.type === 'progress') return end.usage !== null;
+  // An end replaces an estimate with its own usage, or drops it.
+  if (event.type === 'progress') return true;
   if (event.type === 'headers') return end.ttfbMs !== null && (end.upstreamRequestId !== null || event.upstreamRequestId === null);
   return end.usage !== null && (end.responseModel !== null || event.responseModel === null);
 }

@@ -276,7 +276,7 @@ describe('isSupersededByEnd', () => {
     ['not usage when the end has none', usage('gpt-4o-x'), { usage: null }, false],
     ['not usage whose model the end lacks', usage('gpt-4o-x'), { responseModel: null }, false],
     ['progress, when the end has usage', progress, {}, true],
-    ['not progress when the end has no usage', progress, { usage: null }, false],
+    ['progress, when the end has no usage: the end drops the estimate', progress, { usage: null }, true],
   ])('%s', (_name, between, endOverrides, superseded) => {
     const start = rowFromStart(startEvent('r1'));
     const end = endEvent('r1', endOverrides);

@@ -47,6 +47,9 @@ describe('a request the gateway had, with no usage ever stated', () => {
     client.on('error', () => undefined);
     client.end(BODY);
     await held.arrived;
+    // Already in its in-flight row, so a crash now leaves it counted (crashBeforeHeaders.test.ts).
+    const inFlightEstimate = h.events.find((event) => event.type === 'progress');
+    expect(inFlightEstimate).toMatchObject({ usage: { outputTokens: 0 } });
     client.destroy();
     const end = await ended;
     held.release();
@@ -105,6 +108,8 @@ describe('a request the gateway never had', () => {
     const end = await ended;
     expect(end).toMatchObject({ usage: null, usageSource: null, costCredits: null });
     expect(end.logNotes ?? []).not.toContainEqual(expect.stringMatching(/May be billed/));
+    // Nor did its in-flight row carry an estimate a crash would have counted.
+    expect(h.events.filter((event) => event.type === 'progress')).toEqual([]);
     expect(spentToday()).toBe(0);
   });
 

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, statSync, watch, type FSWatcher } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -11,6 +11,7 @@ import { DATABASE_FILE_NAME } from '../../../proxy/store/schema.ts';
 import { startGatewaySimulator, type GatewaySimulator } from '../../simulator/index.ts';
 import { startAirlockChild, type AirlockChild } from '../../support/airlockChild.ts';
 import { chatBody, JSON_HEADERS, rawRequest } from '../../support/http.ts';
+import { untilLogShows } from '../../support/logFileWrites.ts';
 
 /**
  * Airlock killed while requests wait for the gateway's first byte. The gateway had each prompt and
@@ -24,13 +25,12 @@ const PRICES = [{ model: 'gpt-4o-mini', inputPer1M: INPUT_PER_1M, outputPer1M: 1
 const PROMPT = 'Describe the lighthouse lens. '.repeat(400);
 /** Below what either request's input is estimated at. */
 const DAILY_CAP_CREDITS = 0.5;
-const LOG_FILES = new Set([DATABASE_FILE_NAME, `${DATABASE_FILE_NAME}-wal`]);
 
 let simulator: GatewaySimulator;
 let dataDir: string;
 let running: AirlockChild | null = null;
 let releaseGateway: () => void = () => undefined;
-let logWatcher: FSWatcher | null = null;
+let stopWatching: () => void = () => undefined;
 beforeEach(async () => {
   simulator = await startGatewaySimulator();
   dataDir = mkdtempSync(path.join(tmpdir(), 'airlock-crash-before-headers-'));
@@ -41,8 +41,7 @@ afterEach(async () => {
     await running.exited;
     running = null;
   }
-  logWatcher?.close();
-  logWatcher = null;
+  stopWatching();
   releaseGateway();
   await simulator.close();
   rmSync(dataDir, { recursive: true, force: true });
@@ -60,37 +59,14 @@ function readRows(): Array<Record<string, unknown>> {
   }
 }
 
-/** The log's files as last written: a reader changes neither's size or modification time. */
-function logFilesStamp(): string {
-  return [...LOG_FILES]
-    .map((name) => {
-      const stats = statSync(path.join(dataDir, name), { throwIfNoEntry: false });
-      return stats === undefined ? '-' : `${stats.size}:${stats.mtimeMs}`;
-    })
-    .join(' ');
-}
-
-/**
- * Resolves once `count` in-flight rows carry a cost, re-reading at each write to the log's files
- * (no timed polling). A read of the log itself wakes the watcher too: those events are told apart
- * by the files' unchanged stamp, or the watcher would read on and on.
- */
+/** Resolves once `count` in-flight rows carry a cost, checking at each write to the log. */
 function rowsCosted(count: number): Promise<void> {
-  const costed = () => readRows().filter((row) => row.state === 'in_flight' && Number(row.cost_credits) > 0).length >= count;
-  let lastStamp = '';
-  const writtenSinceLastRead = (): boolean => {
-    const stamp = logFilesStamp();
-    if (stamp === lastStamp) return false;
-    lastStamp = stamp;
-    return true;
-  };
-  return new Promise((resolve) => {
-    // Watching starts before the first read, so no write falls between the two.
-    logWatcher = watch(dataDir, (_event, fileName) => {
-      if (fileName !== null && LOG_FILES.has(fileName) && writtenSinceLastRead() && costed()) resolve();
-    });
-    if (writtenSinceLastRead() && costed()) resolve();
-  });
+  const waiting = untilLogShows(
+    dataDir,
+    () => readRows().filter((row) => row.state === 'in_flight' && Number(row.cost_credits) > 0).length >= count,
+  );
+  stopWatching = waiting.stop;
+  return waiting.shown;
 }
 
 function sendAndForget(port: number, headers: Record<string, string>, body: string): void {
@@ -115,8 +91,6 @@ describe('kill -9 while requests wait for the gateway’s first byte', () => {
     // The log is read only once both are at the gateway: each read of it wakes the watcher again.
     await Promise.all(held.map((request) => request.arrived));
     await rowsCosted(2);
-    logWatcher?.close();
-    logWatcher = null;
 
     process.kill(running.pid, 'SIGKILL');
     await running.exited;

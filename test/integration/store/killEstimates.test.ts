@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, watch } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
@@ -11,6 +11,7 @@ import { startGatewaySimulator, type GatewaySimulator } from '../../simulator/in
 import { startAirlockChild, type AirlockChild } from '../../support/airlockChild.ts';
 import { chatBody, JSON_HEADERS, rawRequest } from '../../support/http.ts';
 import { hasChatText, openStream } from '../../support/openStream.ts';
+import { untilLogShows } from '../../support/logFileWrites.ts';
 
 const STREAMS = 50;
 const LONG_REPLY = 'a long answer '.repeat(1_000);
@@ -18,8 +19,6 @@ const LONG_REPLY = 'a long answer '.repeat(1_000);
 const PRICES = [{ model: 'gpt-4o-mini', inputPer1M: 1_000, outputPer1M: 1_000 }];
 /** Below what 50 streams' estimates add up to, input alone. */
 const DAILY_CAP_CREDITS = 1;
-/** The files whose changes are the log's writes: its WAL, and the database at a checkpoint. */
-const LOG_FILES = new Set([DATABASE_FILE_NAME, `${DATABASE_FILE_NAME}-wal`]);
 
 let simulator: GatewaySimulator;
 let dataDir: string;
@@ -51,29 +50,9 @@ function rowsWithEstimatesNow(): number {
   return readRows().filter((row) => row.state === 'in_flight' && Number(row.cost_credits) > 0 && Number(row.output_tokens) > 0).length;
 }
 
-/**
- * Resolves once every stream's in-flight row carries an estimate, reading the rows again at each
- * write the log makes to its files (a reader changes neither): no timed polling. If they never
- * do, the test's own timeout ends the wait.
- */
+/** Resolves once every stream's in-flight row carries an estimate, checking at each write to the log. */
 function allRowsEstimated(): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const check = (): void => {
-      try {
-        if (rowsWithEstimatesNow() < STREAMS) return;
-        watcher.close();
-        resolve();
-      } catch (error) {
-        watcher.close();
-        reject(error);
-      }
-    };
-    // Watching starts before the first read, so no write falls between the two.
-    const watcher = watch(dataDir, (_event, fileName) => {
-      if (fileName !== null && LOG_FILES.has(fileName)) check();
-    });
-    check();
-  });
+  return untilLogShows(dataDir, () => rowsWithEstimatesNow() >= STREAMS).shown;
 }
 
 describe('kill -9 during 50 streams', () => {

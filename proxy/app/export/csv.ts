@@ -41,6 +41,9 @@ const REQUEST_COLUMNS: ReadonlyArray<readonly [header: string, cell: (row: Reque
   ['replay_of', (row) => row.replayOf],
   ['fallback_chain', (row) => (row.fallbackChain ? fallbackChainText(row.fallbackChain) : null)],
   ['gateway_keys', (row) => (row.gatewayKeys ? gatewayKeysText(row.gatewayKeys) : null)],
+  // What the gateway said it charged, in its own unit (OpenRouter's credits, LiteLLM's USD), never
+  // Airlock's credits: a column of its own for reconciling the price table against the gateway's bill.
+  ['gateway_cost_gateway_unit', (row) => amount(row.gatewayCost ?? null)],
 ];
 
 /**

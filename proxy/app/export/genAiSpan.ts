@@ -38,6 +38,8 @@ const AIRLOCK = {
   protocol: 'airlock.client_protocol',
   retries: 'airlock.retries',
   costCredits: 'airlock.cost_credits',
+  /** What the gateway said it charged, in its own unit (OpenRouter's credits, LiteLLM's USD), never Airlock's credits. */
+  gatewayCost: 'airlock.gateway_cost_gateway_unit',
   usageSource: 'airlock.usage_source',
 } as const;
 
@@ -110,6 +112,7 @@ export function genAiSpanOf(start: StartEvent, end: EndEvent, server: UpstreamSe
     [AIRLOCK.profile, start.profileId],
     [AIRLOCK.requestedModel, start.requestedModel !== requestModel ? start.requestedModel : null],
     [AIRLOCK.costCredits, end.costCredits],
+    [AIRLOCK.gatewayCost, end.usage?.gatewayCost],
     [AIRLOCK.usageSource, end.usageSource],
   ];
   for (const [name, value] of optional) if (value !== null && value !== undefined) attributes[name] = value;

@@ -86,6 +86,8 @@ type HarAirlockFields = Pick<
   fallbackChain: FallbackHop[] | null;
   /** A pooled profile's key per attempt, by id and label only; null for a single key. */
   gatewayKeys: GatewayKeyUse[] | null;
+  /** What the gateway said it charged, in its own unit (OpenRouter's credits, LiteLLM's USD), not credits; null when it said nothing. */
+  gatewayCostGatewayUnit: number | null;
 };
 
 export interface HarLog {
@@ -192,6 +194,7 @@ function airlockFields(row: RequestLogRow, knownSecrets: string[]): HarAirlockFi
     replayOf: row.replayOf,
     fallbackChain: row.fallbackChain?.map((hop) => maskedHop(hop, knownSecrets)) ?? null,
     gatewayKeys: row.gatewayKeys?.map((use) => ({ ...use, label: redactKnownSecrets(use.label, knownSecrets) })) ?? null,
+    gatewayCostGatewayUnit: row.gatewayCost ?? null,
   };
 }
 

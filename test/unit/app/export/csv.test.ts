@@ -111,6 +111,12 @@ describe('requestsCsv', () => {
       { replayOf: 'alk_1699999999999_z', agentSessionId: '3f1c2a9e-session' },
       { replay_of: 'alk_1699999999999_z', agent_session: '3f1c2a9e-session' },
     ],
+    [
+      "the gateway's own statement of its charge in a column of its own unit, beside Airlock's cost and never in it",
+      { gatewayCost: 0.000348 },
+      { gateway_cost_gateway_unit: '0.000348', cost_credits: '0.0042' },
+    ],
+    ['a gateway that stated no charge: that cell empty, never 0', {}, { gateway_cost_gateway_unit: '' }],
   ])('%s', (_name, overrides, expected) => {
     const [record] = parsed(requestsCsv([logRow(overrides)], { header: true, knownSecrets: [SENTINEL_KEY] }));
     expect(record).toMatchObject(expected);
@@ -122,6 +128,11 @@ describe('requestsCsv', () => {
     const records = parsed(first + next);
     expect(records.map((record) => record.id)).toEqual(['a', 'b', 'c']);
     expect(Object.keys(records[0] ?? {})).toContain('cost_credits');
+  });
+
+  it("adds the gateway's charge as the last column, so spreadsheets built on the earlier columns keep their places", () => {
+    const header = Object.keys(parsed(requestsCsv([logRow()], { header: true, knownSecrets: [] }))[0] ?? {});
+    expect(header.at(-1)).toBe('gateway_cost_gateway_unit');
   });
 
   it('an empty export is the header line alone', () => {

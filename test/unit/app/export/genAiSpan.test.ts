@@ -114,6 +114,13 @@ describe('genAiSpanOf: the GenAI semantic conventions for one request', () => {
       null,
     ],
     ['an unclassified HTTP error: error.type is the status', { stream: false }, { status: 404 }, { 'error.type': '404' }, 'HTTP 404'],
+    [
+      "the gateway's own statement of its charge, in its own unit beside Airlock's cost",
+      {},
+      { usage: { ...END.usage!, gatewayCost: 0.000348 } },
+      { 'airlock.gateway_cost_gateway_unit': 0.000348, 'airlock.cost_credits': 0.01 },
+      null,
+    ],
   ])('%s', (_name, start, end, attributes, errorDescription) => {
     const span = genAiSpanOf({ ...START, ...start }, { ...END, ...end }, { address: 'gateway.example', port: 443 });
     expect(span.attributes).toMatchObject(attributes);
@@ -141,6 +148,7 @@ describe('genAiSpanOf: the GenAI semantic conventions for one request', () => {
       ].sort(),
     );
     expect(span.attributes).not.toHaveProperty('error.type');
+    expect(genAiSpanOf(START, END, null).attributes).not.toHaveProperty('airlock.gateway_cost_gateway_unit');
   });
 });
 

@@ -119,6 +119,12 @@ describe('harEntryOf: the way a request took, in _airlock', () => {
     ['a replay names its original', { replayOf: 'alk_1699999999999_z' }, { replayOf: 'alk_1699999999999_z' }],
     ["an agent's turn names its session", { agentSessionId: 'claude-session-1' }, { agentSessionId: 'claude-session-1' }],
     [
+      "the gateway's own statement of its charge, in its own unit beside Airlock's cost",
+      { gatewayCost: 0.000348 },
+      { gatewayCostGatewayUnit: 0.000348, costCredits: 0.0042 },
+    ],
+    ['a gateway that stated no charge: said as null', {}, { gatewayCostGatewayUnit: null }],
+    [
       'a key in a step or a label is masked',
       {
         fallbackChain: [{ profileId: 'b', model: SENTINEL_KEY, status: null, errorClass: null, note: `saw ${SENTINEL_KEY}` }],

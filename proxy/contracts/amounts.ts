@@ -29,6 +29,11 @@ export function formatGatewayCharge(charge: number): string {
   return charge.toLocaleString('en-US', { maximumSignificantDigits: 6, maximumFractionDigits: 20 });
 }
 
+/** Two sums of what gateways stated they charged, each null when none was stated: null only when both are. */
+export function addGatewayCosts(sum: number | null, added: number | null): number | null {
+  return sum === null ? added : sum + (added ?? 0);
+}
+
 /** Two decimals, and "<¥0.01" for an amount above zero that would otherwise read ¥0.00. */
 export function formatMoney(amount: number, currency: 'CNY' | 'USD'): string {
   const symbol = currency === 'CNY' ? '¥' : '$';

@@ -176,6 +176,13 @@ export interface SpendByDayRow {
   unpricedRequests: number;
   inputTokens: number;
   outputTokens: number;
+  /**
+   * What the gateway itself stated it charged (RequestLogRow.gatewayCost), summed in its own unit and
+   * never added to the credits; null when no request stated one.
+   */
+  gatewayCost: number | null;
+  /** Requests the model answered (usage reported or estimated) without such a statement: `gatewayCost` leaves them out. */
+  unstatedRequests: number;
 }
 
 export interface TotalsQuery extends TimeRange {

@@ -12,6 +12,10 @@ export interface SpendRow {
   costCredits: number;
   /** Requests with no price: counted, never costed as 0. */
   unpricedRequests: number;
+  /** What the gateway stated it charged, in its own unit, beside the credits (SpendByDayRow.gatewayCost); null when none did. */
+  gatewayCost: number | null;
+  /** Answered requests whose gateway stated no charge: the sum above is partial while any are. */
+  unstatedRequests: number;
 }
 
 export interface SpendDay {
@@ -19,6 +23,10 @@ export interface SpendDay {
   day: string;
   /** Credits per model id. */
   creditsByModel: Record<string, number>;
+  /** The day's sum of what the gateway stated it charged, in its own unit; null when none did. */
+  gatewayCost: number | null;
+  /** The day's answered requests whose gateway stated no charge. */
+  unstatedRequests: number;
 }
 
 /** The shares of a cap at which the window and the tray alert, not only when it is reached. */

@@ -1,5 +1,6 @@
 import type { SpendDay, SpendRange, SpendResponse, SpendRow } from '../../contracts/spend.ts';
 import type { SpendByDayRow } from '../../contracts/log.ts';
+import { addGatewayCosts } from '../../contracts/amounts.ts';
 import { CNY_PER_CREDIT, TOP_UP_DISCOUNT_TIERS, USD_PER_CREDIT_APPROX } from '../../spend/constants.ts';
 import { startOfLocalDayMs } from '../../core/localPeriods.ts';
 import { budgetProgress } from './budgets.ts';
@@ -22,24 +23,37 @@ export function sumByGroup(rows: readonly SpendByDayRow[], missingKey = UNKNOWN_
   const groups = new Map<string, SpendRow>();
   for (const row of rows) {
     const key = row.group ?? missingKey;
-    const sum = groups.get(key) ?? { key, requests: 0, inputTokens: 0, outputTokens: 0, costCredits: 0, unpricedRequests: 0 };
+    const sum = groups.get(key) ?? {
+      key,
+      requests: 0,
+      inputTokens: 0,
+      outputTokens: 0,
+      costCredits: 0,
+      unpricedRequests: 0,
+      gatewayCost: null,
+      unstatedRequests: 0,
+    };
     sum.requests += row.requests;
     sum.inputTokens += row.inputTokens;
     sum.outputTokens += row.outputTokens;
     sum.costCredits += row.costCredits;
     sum.unpricedRequests += row.unpricedRequests;
+    sum.gatewayCost = addGatewayCosts(sum.gatewayCost, row.gatewayCost);
+    sum.unstatedRequests += row.unstatedRequests;
     groups.set(key, sum);
   }
   return [...groups.values()].sort((a, b) => b.costCredits - a.costCredits || b.requests - a.requests || a.key.localeCompare(b.key));
 }
 
-/** Per-day rows grouped by model → one entry per day with credits per model. */
+/** Per-day rows grouped by model → one entry per day with credits per model and the gateway's statement of the day. */
 export function daysByModel(rows: readonly SpendByDayRow[]): SpendDay[] {
   const days = new Map<string, SpendDay>();
   for (const row of rows) {
-    const day = days.get(row.day) ?? { day: row.day, creditsByModel: {} };
+    const day = days.get(row.day) ?? emptyDay(row.day);
     const model = row.group ?? UNKNOWN_GROUP;
     day.creditsByModel[model] = (day.creditsByModel[model] ?? 0) + row.costCredits;
+    day.gatewayCost = addGatewayCosts(day.gatewayCost, row.gatewayCost);
+    day.unstatedRequests += row.unstatedRequests;
     days.set(row.day, day);
   }
   return [...days.values()].sort((a, b) => a.day.localeCompare(b.day));
@@ -47,12 +61,16 @@ export function daysByModel(rows: readonly SpendByDayRow[]): SpendDay[] {
 
 /** Today's hours so far, each named "HH:00", with credits per model (hours without spend included, so the chart shows the day). */
 export function hoursByModel(rows: readonly SpendByDayRow[], nowMs: number): SpendDay[] {
-  const byHour = new Map(daysByModel(rows).map((hour) => [hour.day.slice(-2), hour.creditsByModel]));
+  const byHour = new Map(daysByModel(rows).map((hour) => [hour.day.slice(-2), hour]));
   const currentHour = new Date(nowMs).getHours();
   return Array.from({ length: currentHour + 1 }, (_, hour) => {
     const name = String(hour).padStart(2, '0');
-    return { day: `${name}:00`, creditsByModel: byHour.get(name) ?? {} };
+    return { ...(byHour.get(name) ?? emptyDay('')), day: `${name}:00` };
   });
+}
+
+function emptyDay(day: string): SpendDay {
+  return { day, creditsByModel: {}, gatewayCost: null, unstatedRequests: 0 };
 }
 
 export function buildSpend(deps: ControlDeps, range: SpendRange, nowMs: number): SpendResponse {

@@ -70,6 +70,10 @@ const SPEND_COLUMNS = [
   'output_tokens',
   'cost_credits',
   'cost_cny',
+  // Last, so spreadsheets built on the earlier columns keep their places: the gateway's own
+  // statement (in its unit, empty when none) and how many answered requests it leaves out.
+  'gateway_cost_gateway_unit',
+  'requests_without_gateway_cost',
 ] as const;
 
 export interface RequestsCsvOptions {
@@ -100,6 +104,8 @@ export function spendCsv(rows: readonly SpendByDayRow[], groupBy: SpendGroupBy):
     row.outputTokens,
     amount(row.costCredits),
     amount(toCny(row.costCredits)),
+    amount(row.gatewayCost),
+    row.unstatedRequests,
   ]);
   return spreadsheetCsv(records, SPEND_COLUMNS);
 }

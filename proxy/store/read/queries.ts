@@ -38,6 +38,9 @@ type SqlParam = string | number;
  */
 export const UNPRICED = '(cost_credits IS NULL AND usage_source IS NOT NULL)';
 
+/** A request the model answered whose gateway stated no charge of its own (gateway_cost): a sum of statements leaves it out. */
+const UNSTATED = '(gateway_cost IS NULL AND usage_source IS NOT NULL)';
+
 export const DEFAULT_PAGE_LIMIT = 100;
 
 /** An error is anything classified as one or answered with a 4xx/5xx status. */
@@ -270,7 +273,8 @@ export class RequestLogQueries {
   spendByDay(query: SpendByDayQuery): SpendByDayRow[] {
     const group = query.groupBy === null ? 'NULL' : GROUP_COLUMNS[query.groupBy];
     const sums = `${group} AS grp, COUNT(*) AS requests, TOTAL(cost_credits) AS costCredits, SUM(${UNPRICED}) AS unpricedRequests,
-         TOTAL(input_tokens) AS inputTokens, TOTAL(output_tokens) AS outputTokens`;
+         TOTAL(input_tokens) AS inputTokens, TOTAL(output_tokens) AS outputTokens,
+         SUM(gateway_cost) AS gatewayCost, SUM(${UNSTATED}) AS unstatedRequests`;
     const bucket = query.bucket ?? 'day';
     const records =
       query.utcOffsetMinutes === undefined
@@ -298,6 +302,9 @@ export class RequestLogQueries {
       unpricedRequests: Number(record.unpricedRequests),
       inputTokens: Number(record.inputTokens),
       outputTokens: Number(record.outputTokens),
+      // SUM, not TOTAL: NULL when no request stated a charge, which is no charge of 0.
+      gatewayCost: record.gatewayCost === null ? null : Number(record.gatewayCost),
+      unstatedRequests: Number(record.unstatedRequests),
     }));
     // Models and client names are logged text, masked like the rows; a session id is kept as the key its session is found by.
     return query.groupBy === 'model' || query.groupBy === 'client' ? maskedSpendGroups(rows, this.secretsNow) : rows;

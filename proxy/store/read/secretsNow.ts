@@ -1,4 +1,5 @@
 import type { RequestBodiesRecord, RequestLogRow, SpendByDayRow, StoredRequest } from '../../contracts/log.ts';
+import { addGatewayCosts } from '../../contracts/amounts.ts';
 import { knownSecretForms, replaceSecretForms } from '../../core/redact.ts';
 import { maskRowText } from '../write/rowDraft.ts';
 
@@ -94,6 +95,8 @@ export function maskedSpendGroups(rows: SpendByDayRow[], secretsNow: SecretsNow)
             unpricedRequests: earlier.unpricedRequests + row.unpricedRequests,
             inputTokens: earlier.inputTokens + row.inputTokens,
             outputTokens: earlier.outputTokens + row.outputTokens,
+            gatewayCost: addGatewayCosts(earlier.gatewayCost, row.gatewayCost),
+            unstatedRequests: earlier.unstatedRequests + row.unstatedRequests,
           },
     );
   }

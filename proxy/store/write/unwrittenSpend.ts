@@ -149,9 +149,22 @@ export function spendByDayWith(
     const group = query.groupBy === null ? null : GROUP_OF[query.groupBy](entry);
     let row = rows.find((candidate) => candidate.day === day && candidate.group === group);
     if (row === undefined) {
-      row = { day, group, requests: 0, costCredits: 0, unpricedRequests: 0, inputTokens: 0, outputTokens: 0 };
+      row = {
+        day,
+        group,
+        requests: 0,
+        costCredits: 0,
+        unpricedRequests: 0,
+        inputTokens: 0,
+        outputTokens: 0,
+        gatewayCost: null,
+        unstatedRequests: 0,
+      };
       rows.push(row);
     }
+    // Whether the gateway stated a charge for rows that are not in the log is not kept: all count as
+    // without one, so the gateway's sum beside them is never read as complete.
+    row.unstatedRequests += entry.requests;
     row.requests += entry.requests;
     row.costCredits += entry.costCredits;
     row.unpricedRequests += entry.unpricedRequests;

@@ -6,6 +6,7 @@ import { formatCredits, formatMoney } from '../common/format.ts';
 import { ErrorState, Loading } from '../common/StateViews.tsx';
 import { useAsync } from '../common/useAsync.ts';
 import { ExportButtons } from '../export/ExportButtons.tsx';
+import { GatewayChargeByDay } from './GatewayCharges.tsx';
 import { SpendChart } from './SpendChart.tsx';
 import { BudgetList, SpendTable } from './SpendTables.tsx';
 import { TopUpEstimate } from './TopUpEstimate.tsx';
@@ -65,6 +66,7 @@ export function SpendScreen() {
           ) : (
             <SpendChart days={spend.value.perDay} label="Credits per day by model" />
           )}
+          <GatewayChargeByDay days={spend.value.perDay} />
           <div className="tables">
             <SpendTable title="Per model" keyLabel="Model" rows={spend.value.perModel} />
             <SpendTable title="Per client" keyLabel="Client" rows={spend.value.perClient} />

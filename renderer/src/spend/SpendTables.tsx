@@ -1,7 +1,10 @@
 import type { BudgetProgress, SpendRow } from '../../../proxy/contracts/spend.ts';
 import { formatCredits, formatTokens, showInvisible } from '../common/format.ts';
+import { anyGatewayCharge, gatewayChargeText } from './GatewayCharges.tsx';
 
 export function SpendTable({ title, keyLabel, rows }: { title: string; keyLabel: string; rows: SpendRow[] }) {
+  // The gateway's own figures only where it stated any: most gateways state none.
+  const stated = anyGatewayCharge(rows);
   return (
     <section className="spend-table">
       <h3>{title}</h3>
@@ -16,6 +19,7 @@ export function SpendTable({ title, keyLabel, rows }: { title: string; keyLabel:
               <th scope="col">Tokens in</th>
               <th scope="col">Tokens out</th>
               <th scope="col">Credits</th>
+              {stated && <th scope="col">Gateway's charge (its unit)</th>}
             </tr>
           </thead>
           <tbody>
@@ -34,6 +38,7 @@ export function SpendTable({ title, keyLabel, rows }: { title: string; keyLabel:
                     </span>
                   )}
                 </td>
+                {stated && <td>{gatewayChargeText(row.gatewayCost, row.unstatedRequests)}</td>}
               </tr>
             ))}
           </tbody>

@@ -243,8 +243,29 @@ describe('aggregates', () => {
     const range = { fromMs: dayOne - DAY_MS, toMs: dayTwo + DAY_MS, utcOffsetMinutes: 0 };
 
     expect(temp.log.spendByDay({ ...range, groupBy: null })).toEqual([
-      { day: '2026-01-14', group: null, requests: 2, costCredits: 3, unpricedRequests: 1, inputTokens: 10, outputTokens: 2 },
-      { day: '2026-01-15', group: null, requests: 1, costCredits: 4, unpricedRequests: 0, inputTokens: 4, outputTokens: 1 },
+      // No gateway here states its charge: no such sum, and every answered request said as without one.
+      {
+        day: '2026-01-14',
+        group: null,
+        requests: 2,
+        costCredits: 3,
+        unpricedRequests: 1,
+        inputTokens: 10,
+        outputTokens: 2,
+        gatewayCost: null,
+        unstatedRequests: 2,
+      },
+      {
+        day: '2026-01-15',
+        group: null,
+        requests: 1,
+        costCredits: 4,
+        unpricedRequests: 0,
+        inputTokens: 4,
+        outputTokens: 1,
+        gatewayCost: null,
+        unstatedRequests: 1,
+      },
     ]);
     expect(temp.log.spendByDay({ ...range, groupBy: 'model' }).map((row) => [row.day, row.group, row.costCredits])).toEqual([
       ['2026-01-14', 'free-model', 0],

@@ -94,12 +94,23 @@ describe('totals with what the database could not take', () => {
 
   it('spendByDay merges into the day and group rows, adding new ones in order', () => {
     const fromDatabase: SpendByDayRow[] = [
-      { day: '2026-03-15', group: 'codex', requests: 4, costCredits: 2, unpricedRequests: 0, inputTokens: 0, outputTokens: 0 },
+      {
+        day: '2026-03-15',
+        group: 'codex',
+        requests: 4,
+        costCredits: 2,
+        unpricedRequests: 0,
+        inputTokens: 0,
+        outputTokens: 0,
+        gatewayCost: 0.3,
+        unstatedRequests: 1,
+      },
     ];
     const rows = spendByDayWith(fromDatabase, entries, { fromMs: local(1, 0), toMs: local(20, 0), groupBy: 'client' });
-    expect(rows.map(({ day, group, requests, costCredits }) => ({ day, group, requests, costCredits }))).toEqual([
-      { day: '2026-03-14', group: 'aider', requests: 1, costCredits: 0.25 },
-      { day: '2026-03-15', group: 'codex', requests: 5, costCredits: 2.5 },
+    // Whether the gateway stated a charge for a row not in the log is unknown: counted as without one, the sum kept.
+    expect(rows).toMatchObject([
+      { day: '2026-03-14', group: 'aider', requests: 1, costCredits: 0.25, gatewayCost: null, unstatedRequests: 1 },
+      { day: '2026-03-15', group: 'codex', requests: 5, costCredits: 2.5, gatewayCost: 0.3, unstatedRequests: 2 },
     ]);
     expect(fromDatabase[0]?.requests).toBe(4);
   });

@@ -46,7 +46,14 @@ describe('parseRequestQuery', () => {
 });
 
 describe('spend aggregation', () => {
-  const row = (day: string, group: string | null, costCredits: number, requests = 1, unpricedRequests = 0): SpendByDayRow => ({
+  const row = (
+    day: string,
+    group: string | null,
+    costCredits: number,
+    requests = 1,
+    unpricedRequests = 0,
+    statement: Pick<SpendByDayRow, 'gatewayCost' | 'unstatedRequests'> = { gatewayCost: null, unstatedRequests: 0 },
+  ): SpendByDayRow => ({
     day,
     group,
     requests,
@@ -54,32 +61,64 @@ describe('spend aggregation', () => {
     unpricedRequests,
     inputTokens: 10 * requests,
     outputTokens: 20 * requests,
+    ...statement,
   });
-  const rows = [row('2026-01-01', 'a', 1.5), row('2026-01-02', 'a', 0.25, 2), row('2026-01-02', 'b', 3), row('2026-01-01', null, 0, 1, 1)];
+  const rows = [
+    row('2026-01-01', 'a', 1.5, 1, 0, { gatewayCost: 1.4, unstatedRequests: 0 }),
+    // The gateway stated the charge of one of the two.
+    row('2026-01-02', 'a', 0.25, 2, 0, { gatewayCost: 0.2, unstatedRequests: 1 }),
+    row('2026-01-02', 'b', 3, 1, 0, { gatewayCost: null, unstatedRequests: 1 }),
+    row('2026-01-01', null, 0, 1, 1),
+  ];
 
-  it('sums per group, most expensive first, unknown groups named', () => {
+  it("sums per group, most expensive first, unknown groups named, the gateway's statement apart from the credits", () => {
     expect(sumByGroup(rows)).toEqual([
-      { key: 'b', requests: 1, inputTokens: 10, outputTokens: 20, costCredits: 3, unpricedRequests: 0 },
-      { key: 'a', requests: 3, inputTokens: 30, outputTokens: 60, costCredits: 1.75, unpricedRequests: 0 },
-      { key: '(unknown)', requests: 1, inputTokens: 10, outputTokens: 20, costCredits: 0, unpricedRequests: 1 },
+      {
+        key: 'b',
+        requests: 1,
+        inputTokens: 10,
+        outputTokens: 20,
+        costCredits: 3,
+        unpricedRequests: 0,
+        gatewayCost: null,
+        unstatedRequests: 1,
+      },
+      {
+        key: 'a',
+        requests: 3,
+        inputTokens: 30,
+        outputTokens: 60,
+        costCredits: 1.75,
+        unpricedRequests: 0,
+        gatewayCost: expect.closeTo(1.6, 12),
+        unstatedRequests: 1,
+      },
+      {
+        key: '(unknown)',
+        requests: 1,
+        inputTokens: 10,
+        outputTokens: 20,
+        costCredits: 0,
+        unpricedRequests: 1,
+        gatewayCost: null,
+        unstatedRequests: 0,
+      },
     ]);
   });
 
-  it('pivots days by model in date order', () => {
+  it("pivots days by model in date order, with the day's statement by the gateway", () => {
     expect(daysByModel(rows)).toEqual([
-      { day: '2026-01-01', creditsByModel: { a: 1.5, '(unknown)': 0 } },
-      { day: '2026-01-02', creditsByModel: { a: 0.25, b: 3 } },
+      { day: '2026-01-01', creditsByModel: { a: 1.5, '(unknown)': 0 }, gatewayCost: 1.4, unstatedRequests: 0 },
+      { day: '2026-01-02', creditsByModel: { a: 0.25, b: 3 }, gatewayCost: 0.2, unstatedRequests: 2 },
     ]);
   });
 
   it("names today's hours HH:00 up to the current one, empty hours included", () => {
-    const hourRows = [
-      { day: '2026-01-02 01', group: 'a', requests: 1, costCredits: 2, unpricedRequests: 0, inputTokens: 1, outputTokens: 1 },
-    ];
+    const hourRows = [row('2026-01-02 01', 'a', 2, 1, 0, { gatewayCost: 1.9, unstatedRequests: 0 })];
     expect(hoursByModel(hourRows, new Date(2026, 0, 2, 2, 30).getTime())).toEqual([
-      { day: '00:00', creditsByModel: {} },
-      { day: '01:00', creditsByModel: { a: 2 } },
-      { day: '02:00', creditsByModel: {} },
+      { day: '00:00', creditsByModel: {}, gatewayCost: null, unstatedRequests: 0 },
+      { day: '01:00', creditsByModel: { a: 2 }, gatewayCost: 1.9, unstatedRequests: 0 },
+      { day: '02:00', creditsByModel: {}, gatewayCost: null, unstatedRequests: 0 },
     ]);
   });
 

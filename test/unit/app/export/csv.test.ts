@@ -153,6 +153,8 @@ describe('spendCsv', () => {
     unpricedRequests: 0,
     inputTokens: 300,
     outputTokens: 120,
+    gatewayCost: null,
+    unstatedRequests: 0,
     ...overrides,
   });
 
@@ -172,6 +174,18 @@ describe('spendCsv', () => {
       [day({ unpricedRequests: 2, costCredits: 0 })],
       'client',
       [{ unpriced_requests: '2', cost_credits: '0' }],
+    ],
+    [
+      "the gateway's own statement in its unit beside the credits, with the answered requests it leaves out",
+      [day({ gatewayCost: 0.1 + 0.2, unstatedRequests: 1 })],
+      'model',
+      [{ cost_credits: '1.5', gateway_cost_gateway_unit: '0.3', requests_without_gateway_cost: '1' }],
+    ],
+    [
+      'a gateway that stated nothing: its sum empty, never 0, and every answered request counted without one',
+      [day({ unstatedRequests: 3 })],
+      'model',
+      [{ gateway_cost_gateway_unit: '', requests_without_gateway_cost: '3' }],
     ],
   ])('%s', (_name, rows, groupBy, expected) => {
     const records = parsed(spendCsv(rows, groupBy));

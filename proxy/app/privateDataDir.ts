@@ -1,6 +1,7 @@
 import { chmodSync, mkdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { CAPABILITIES_FILE_NAME } from './capabilities/capabilityService.ts';
+import { REASONING_EFFORT_REFUSALS_FILE_NAME } from './capabilities/reasoningEffortFile.ts';
 import { CONFIG_FILE_NAME } from '../contracts/config.ts';
 import { DATABASE_FILE_NAME } from '../store/schema.ts';
 import { LOCK_FILE_NAME } from './dataDirLock.ts';
@@ -15,6 +16,7 @@ const PRIVATE_FILE_MODE = 0o600;
 const OWN_FILES = [
   CONFIG_FILE_NAME,
   CAPABILITIES_FILE_NAME,
+  REASONING_EFFORT_REFUSALS_FILE_NAME,
   LOCK_FILE_NAME,
   SESSIONS_FILE_NAME,
   DATABASE_FILE_NAME,

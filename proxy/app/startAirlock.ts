@@ -12,6 +12,7 @@ import { KeyPools } from '../spend/keyPool.ts';
 import { SpendLedger, spentSinceFromLog, type SpendScope } from '../spend/spendLedger.ts';
 import { LocalZoneWatch, osZoneReader, ZONE_CHECK_INTERVAL_MS } from '../core/localZone.ts';
 import { createCapabilityService, type CapabilityService } from './capabilities/capabilityService.ts';
+import { keepReasoningEffortRefusals } from './capabilities/reasoningEffortFile.ts';
 import { createControlRouter, type ControlApi } from './control/createControlRouter.ts';
 import { SESSIONS_FILE_NAME } from './control/sessionFile.ts';
 import { IdempotencyCache } from '../spend/idempotencyCache.ts';
@@ -213,6 +214,8 @@ async function startWithDataDir(options: AirlockOptions): Promise<Airlock> {
       return isLocalRefusal(target) ? null : target;
     },
   });
+  const reasoningEfforts = keepReasoningEffortRefusals(options.dataDir, (message) => console.error(`[airlock] ${message}`));
+  if (reasoningEfforts.notice !== null) notices.push(reasoningEfforts.notice);
   let proxyUrl = `http://${DEFAULT_HOST}:${options.port}`;
   const connect = new ConnectService({
     homeDir: options.homeDir ?? homedir(),
@@ -254,6 +257,7 @@ async function startWithDataDir(options: AirlockOptions): Promise<Airlock> {
     events,
     services: { authenticator: withReplayGrants(createClientAuthenticator(config), replayGrants), targets, spendGate },
     nativeVerified: (profileId, protocol, model) => capabilities.nativeVerified(profileId, protocol, model),
+    reasoningEffortRefusals: reasoningEfforts.refusals,
     captureLimitBytes: () => bodyCaptureBytes(config.snapshot().settings.memoryLimits),
     controlRouter: control.router,
     idempotency: new IdempotencyCache({}, { store: log.idempotencyStore }),

@@ -38,6 +38,8 @@ export interface ForwardOptions {
   /** Ends the exchanges still running when the proxy stops, and tells when their rows are out. */
   shutdown: ForwardShutdown;
   translation?: TranslationThread;
+  /** The `reasoning_effort` refusals learned, kept across restarts by the app; unless given, for this proxy's life only. */
+  reasoningEffortRefusals?: ReasoningEffortRefusals;
 }
 
 interface StageServices {
@@ -56,7 +58,7 @@ function protocolOfPath(path: string, method: string): ClientProtocol {
 /** The proxy's one route: every client request that is not for the window comes through here. */
 export function createForwardHandler(options: ForwardOptions): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
   const { shutdown, services } = options;
-  const reasoningEffortRefusals = new ReasoningEffortRefusals();
+  const reasoningEffortRefusals = options.reasoningEffortRefusals ?? new ReasoningEffortRefusals();
   const refusedReasoningEfforts: ReasoningEffortCheck = (profile, model) => reasoningEffortRefusals.refused(profile, model);
   // What each stage is given, made once rather than spread anew for every request.
   const stages: StageServices = {

@@ -2,30 +2,64 @@ import type { Profile } from '../contracts/profile.ts';
 import { requestWithoutRefusedEffort } from '../protocols/chat/reasoningEffort.ts';
 import type { ExchangePlan } from './plan.ts';
 
+/** The levels one gateway (a profile at a base URL) refused for one model. */
+export interface RefusedEfforts {
+  profileId: string;
+  baseUrl: string;
+  model: string;
+  levels: string[];
+}
+
+interface ReasoningEffortRefusalsOptions {
+  /** What earlier runs learned (app/capabilities/reasoningEffortFile.ts reads it at start). */
+  known?: readonly RefusedEfforts[];
+  /** Told every refusal learned, with all of them, to keep them for the next run. */
+  onLearned?: (all: RefusedEfforts[]) => void;
+}
+
 /**
  * The `reasoning_effort` levels a gateway refused for a model (protocols/chat/reasoningEffort.ts),
  * per profile and base URL: the model's translated requests leave such a level out, with a note.
  * Per level, since a refusal may be of one level only (`xhigh` on a model whose highest is `high`),
- * and a model that takes none refuses each level once. Kept while the proxy runs: after a restart
- * one request learns it again, at the cost of a 400 that ran nothing.
+ * and a model that takes none refuses each level once. Kept across restarts when `onLearned` keeps
+ * them: otherwise each start paid one refused 400 per model and level again.
  */
 export class ReasoningEffortRefusals {
-  private readonly refusedLevels = new Map<string, string[]>();
+  private readonly refusedLevels = new Map<string, RefusedEfforts>();
+  private readonly onLearned: ((all: RefusedEfforts[]) => void) | undefined;
+
+  constructor(options: ReasoningEffortRefusalsOptions = {}) {
+    this.onLearned = options.onLearned;
+    for (const known of options.known ?? []) {
+      for (const level of known.levels) this.add(known.profileId, known.baseUrl, known.model, level);
+    }
+  }
 
   refused(profile: Profile, upstreamModel: string): readonly string[] {
-    return this.refusedLevels.get(refusalKey(profile, upstreamModel)) ?? [];
+    return this.refusedLevels.get(refusalKey(profile.id, profile.baseUrl, upstreamModel))?.levels ?? [];
   }
 
   remember(profile: Profile, upstreamModel: string, effort: string): void {
-    const key = refusalKey(profile, upstreamModel);
-    const levels = this.refusedLevels.get(key) ?? [];
-    if (!levels.includes(effort)) this.refusedLevels.set(key, [...levels, effort]);
+    if (this.add(profile.id, profile.baseUrl, upstreamModel, effort)) this.onLearned?.(this.all());
+  }
+
+  all(): RefusedEfforts[] {
+    return [...this.refusedLevels.values()].map((refused) => ({ ...refused, levels: [...refused.levels] }));
+  }
+
+  /** Whether the level was new. */
+  private add(profileId: string, baseUrl: string, model: string, level: string): boolean {
+    const key = refusalKey(profileId, baseUrl, model);
+    const refused = this.refusedLevels.get(key) ?? { profileId, baseUrl, model, levels: [] };
+    if (refused.levels.includes(level)) return false;
+    this.refusedLevels.set(key, { ...refused, levels: [...refused.levels, level] });
+    return true;
   }
 }
 
 /** Another base URL is another gateway, whose models may take the parameter. */
-function refusalKey(profile: Profile, upstreamModel: string): string {
-  return `${profile.id}\n${profile.baseUrl}\n${upstreamModel}`;
+function refusalKey(profileId: string, baseUrl: string, upstreamModel: string): string {
+  return `${profileId}\n${baseUrl}\n${upstreamModel}`;
 }
 
 /**

@@ -6,6 +6,7 @@ import { RequestEvents } from '../contracts/requestEvents.ts';
 import { createForwardHandler, type PipelineServices } from '../forward/forward.ts';
 import type { IdempotencyCache } from '../spend/idempotencyCache.ts';
 import type { NativeProtocolCheck } from '../forward/planner.ts';
+import type { ReasoningEffortRefusals } from '../forward/reasoningEffortRefusals.ts';
 import { ForwardShutdown, type StopReport } from '../forward/shutdown.ts';
 import { TranslationThread } from '../forward/translation/translationThreadClient.ts';
 import { closeUpstreamAgents } from '../forward/upstreamClient.ts';
@@ -27,6 +28,8 @@ export interface ServerOptions {
   idempotency?: IdempotencyCache;
   /** Where heavy Messages and Responses bodies are translated; unless given, a thread of the proxy's own, stopped with it. */
   translation?: TranslationThread;
+  /** The `reasoning_effort` refusals learned, as kept in the data directory; unless given, for this proxy's life only. */
+  reasoningEffortRefusals?: ReasoningEffortRefusals;
 }
 
 export interface ProxyHandle {
@@ -105,6 +108,7 @@ export async function startServer(options: ServerOptions): Promise<ProxyHandle> 
     shutdown,
     ...(options.nativeVerified ? { nativeVerified: options.nativeVerified } : {}),
     ...(options.idempotency ? { idempotency: options.idempotency } : {}),
+    ...(options.reasoningEffortRefusals ? { reasoningEffortRefusals: options.reasoningEffortRefusals } : {}),
     translation,
   });
   app.use(forward);

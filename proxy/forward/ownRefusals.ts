@@ -25,6 +25,8 @@ export const STOPPING: LocalRefusal = {
  * A WebSocket handshake: Airlock relays HTTP only. 426 is the answer on which Codex goes over to
  * HTTP at once, where it retries any other handshake failure first (openai/codex
  * codex-rs/core/tests/suite: websocket_fallback_switches_to_http_on_upgrade_required_connect).
+ * A 426 must name the protocol to use in Upgrade (RFC 9110 section 15.5.22), announced in
+ * Connection (section 7.8); Codex reads only the status.
  */
 export const WEBSOCKET_UNSUPPORTED: LocalRefusal = {
   status: 426,
@@ -32,6 +34,7 @@ export const WEBSOCKET_UNSUPPORTED: LocalRefusal = {
   message:
     'Airlock relays requests over HTTP, not over a WebSocket, so nothing was sent to the gateway. Send the request over HTTP ' +
     '(Codex does so by itself after this answer).',
+  headers: { upgrade: 'HTTP/1.1', connection: 'Upgrade' },
 };
 
 const MIB = 1024 * 1024;

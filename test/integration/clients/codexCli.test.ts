@@ -239,6 +239,8 @@ describe(`Codex CLI ${installedVersion('@openai/codex')} with its WebSocket tran
           ['GET', '/v1/responses', 426],
           ['POST', '/v1/responses', 200],
         ]);
+        // RFC 9110 section 15.5.22: a 426 names the protocol to use in Upgrade (section 7.8: with Connection: Upgrade).
+        expect(tap.answers[0]?.headers).toMatchObject({ upgrade: 'HTTP/1.1', connection: expect.stringMatching(/upgrade/i) });
       } finally {
         await tap.close();
       }

@@ -8,10 +8,14 @@ export type ChatRequestTranslation =
   | { ok: true; chatBody: Record<string, unknown>; stream: boolean; notes: string[]; clientToolNames?: ClientToolNames }
   | { ok: false; status: 400; message: string };
 
-/** A tool the client names with a namespace as well (a Responses `namespace` tool's member). */
+/**
+ * A client tool chat cannot name or call as the client does: a Responses `namespace` tool's member
+ * (named with its namespace as well), or a custom tool, whose call carries raw text (`freeform`).
+ */
 export interface ClientToolName {
-  namespace: string;
+  namespace?: string;
   name: string;
+  freeform?: true;
 }
 
 /**

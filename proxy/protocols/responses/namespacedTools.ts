@@ -10,12 +10,15 @@ import type { ClientToolName, ClientToolNames } from '../requestResult.ts';
  * answer's call gets them back (ClientToolNames, read by output.ts).
  */
 
+/** A namespace's member, as the client names it. */
+export type NamespacedTool = Required<Pick<ClientToolName, 'namespace' | 'name'>>;
+
 const CHAT_NAME_MAX_CHARS = 64;
 const NAME_HASH_CHARS = 8;
 const SEPARATOR = '__';
 
 /** The chat function name a namespaced tool is offered under, before any clash with another name. */
-export function chatNameOf(tool: ClientToolName): string {
+export function chatNameOf(tool: NamespacedTool): string {
   // An MCP namespace (`mcp__server__`) already ends in the separator: its tools keep the names Codex gave them before namespaces.
   const joined = tool.namespace.endsWith(SEPARATOR) ? `${tool.namespace}${tool.name}` : `${tool.namespace}${SEPARATOR}${tool.name}`;
   const safe = joined.replace(/[^a-zA-Z0-9_-]/g, '_');
@@ -23,7 +26,7 @@ export function chatNameOf(tool: ClientToolName): string {
 }
 
 /** Cut to fit, and told apart from any other cut of the same start by a hash of the whole. */
-function hashed(name: string, tool: ClientToolName): string {
+function hashed(name: string, tool: NamespacedTool): string {
   const hash = createHash('sha256').update(`${tool.namespace}\n${tool.name}`).digest('hex').slice(0, NAME_HASH_CHARS);
   return `${name.slice(0, CHAT_NAME_MAX_CHARS - NAME_HASH_CHARS - 1)}_${hash}`;
 }
@@ -41,8 +44,8 @@ export class NamespacedToolNamer {
     this.taken = new Set(plainToolNames);
   }
 
-  /** The chat name of a namespace's tool, given once per tool. */
-  name(tool: ClientToolName): string {
+  /** The chat name of a namespace's tool, given once per tool; a custom tool's calls carry raw text (`freeform`). */
+  name(tool: NamespacedTool, freeform = false): string {
     const key = toolKey(tool);
     const given = this.chatNames.get(key);
     if (given !== undefined) return given;
@@ -50,12 +53,12 @@ export class NamespacedToolNamer {
     const chatName = this.taken.has(preferred) ? hashed(preferred, tool) : preferred;
     this.taken.add(chatName);
     this.chatNames.set(key, chatName);
-    this.byChatName[chatName] = tool;
+    this.byChatName[chatName] = freeform ? { ...tool, freeform } : tool;
     return chatName;
   }
 
   /** The name a call of this tool went as: its tool's, or for a tool no longer offered, the one it would get. */
-  callName(tool: ClientToolName): string {
+  callName(tool: NamespacedTool): string {
     return this.chatNames.get(toolKey(tool)) ?? chatNameOf(tool);
   }
 
@@ -75,11 +78,11 @@ export class NamespacedToolNamer {
   }
 }
 
-function toolKey(tool: ClientToolName): string {
+function toolKey(tool: NamespacedTool): string {
   return `${tool.namespace}\n${tool.name}`;
 }
 
-/** The call's tool as the client names it: a namespace's tool gets its namespace back. */
-export function calledTool(names: ClientToolNames, chatName: string): { name: string; namespace?: string } {
+/** The call's tool as the client names it (a namespace's tool gets its namespace back), and whether it is a custom tool. */
+export function calledTool(names: ClientToolNames, chatName: string): ClientToolName {
   return Object.hasOwn(names, chatName) ? names[chatName]! : { name: chatName };
 }

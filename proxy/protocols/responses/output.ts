@@ -3,6 +3,7 @@ import { reasoningMark } from '../chat/returnedReasoning.ts';
 import type { StreamBlock } from '../chat/chatStreamBlocks.ts';
 import type { ClientToolNames } from '../requestResult.ts';
 import { calledTool } from './namespacedTools.ts';
+import { customToolInput } from './customTools.ts';
 
 /** Building blocks of a Responses API reply, shared by the plain and the streaming translator. */
 
@@ -54,11 +55,19 @@ export function responseSnapshot(input: ResponseSnapshotInput): Record<string, u
 }
 
 const ITEM_ID_PREFIX = { reasoning: 'rs', text: 'msg', refusal: 'msg', tool: 'fc' } as const;
+/** OpenAI's prefix for a custom tool call's item. */
+const CUSTOM_TOOL_CALL_ID_PREFIX = 'ctc';
 
 /** Item ids are derived from the response id so that they are unique and reproducible. */
-export function outputItemId(responseId: string, block: StreamBlock): string {
+export function outputItemId(responseId: string, block: StreamBlock, clientToolNames: ClientToolNames): string {
   const base = responseId.startsWith('resp_') ? responseId.slice('resp_'.length) : responseId;
-  return `${ITEM_ID_PREFIX[block.kind]}_${base}_${block.position}`;
+  const prefix = isCustomToolCall(block, clientToolNames) ? CUSTOM_TOOL_CALL_ID_PREFIX : ITEM_ID_PREFIX[block.kind];
+  return `${prefix}_${base}_${block.position}`;
+}
+
+/** A call of a custom tool (customTools.ts): its item carries the raw text, not the function's arguments. */
+export function isCustomToolCall(block: StreamBlock, clientToolNames: ClientToolNames): boolean {
+  return block.kind === 'tool' && calledTool(clientToolNames, block.name).freeform === true;
 }
 
 export function outputTextPart(text: string): Record<string, unknown> {
@@ -86,7 +95,7 @@ export function outputItem(
   status: 'in_progress' | 'completed',
   clientToolNames: ClientToolNames,
 ): Record<string, unknown> {
-  const id = outputItemId(responseId, block);
+  const id = outputItemId(responseId, block, clientToolNames);
   if (block.kind === 'reasoning') {
     const summary = status === 'completed' ? [reasoningSummaryPart(block.text)] : [];
     // Clients hand encrypted_content back as they got it: Airlock's mark of where this thinking came from (returnedReasoning.ts).
@@ -97,6 +106,11 @@ export function outputItem(
     const content = status === 'completed' ? [part] : [];
     return { id, type: 'message', status, role: 'assistant', content };
   }
-  const tool = calledTool(clientToolNames, block.name);
+  const { freeform, ...tool } = calledTool(clientToolNames, block.name);
+  // A custom call's text is known only once its arguments are whole (JSON): in progress it has none yet.
+  if (freeform) {
+    const input = status === 'completed' ? customToolInput(block.arguments) : '';
+    return { id, type: 'custom_tool_call', status, call_id: block.callId, ...tool, input };
+  }
   return { id, type: 'function_call', status, call_id: block.callId, ...tool, arguments: block.arguments };
 }

@@ -2,12 +2,14 @@ import { badRequest, describeSchemaError, unknownFieldNotes } from '../requestRe
 import type { ChatRequestTranslation } from '../requestResult.ts';
 import type { ChatRequestOptions } from '../adapter.ts';
 import { imagePart, textPart, userContent, withLeadingSystem } from '../chat/chatMessages.ts';
-import type { AssistantMessage, ChatContentPart, ChatFunctionTool, ChatMessage, ChatToolChoice } from '../chat/chatMessages.ts';
+import type { AssistantMessage, ChatContentPart, ChatMessage, ChatToolCall } from '../chat/chatMessages.ts';
 import { isReturnableReasoning, joinedReasoning } from '../chat/returnedReasoning.ts';
 import { setReasoningEffortLast } from '../chat/reasoningEffort.ts';
 import { RESPONSES_TRANSLATED_FIELDS, responsesRequestSchema } from './requestSchema.ts';
-import type { ResponsesContentPart, ResponsesFunctionTool, ResponsesInputItem, ResponsesRequest } from './requestSchema.ts';
-import { NamespacedToolNamer } from './namespacedTools.ts';
+import type { ResponsesContentPart, ResponsesInputItem, ResponsesRequest } from './requestSchema.ts';
+import type { NamespacedToolNamer } from './namespacedTools.ts';
+import { customToolArguments } from './customTools.ts';
+import { addNote, clientToolNames, namespacedToolNamer, toolFields } from './requestTools.ts';
 
 /** Responses API request -> Chat Completions request. Pure; `notes` list what was dropped. */
 
@@ -45,7 +47,8 @@ export function responsesToChatRequest(body: unknown, options: ChatRequestOption
 
   const messages: ChatMessage[] = [];
   if (request.instructions) messages.push({ role: 'system', content: request.instructions });
-  const namer = namespacedToolNamer(request.tools ?? []);
+  const tools = request.tools ?? [];
+  const namer = namespacedToolNamer(tools);
   const translated = inputMessages(request.input ?? [], notes, namer);
   if (!translated.ok) return translated;
   messages.push(...translated.messages);
@@ -55,7 +58,7 @@ export function responsesToChatRequest(body: unknown, options: ChatRequestOption
   if (request.max_output_tokens != null) chatBody['max_tokens'] = request.max_output_tokens;
   if (request.temperature != null) chatBody['temperature'] = request.temperature;
   if (request.top_p != null) chatBody['top_p'] = request.top_p;
-  Object.assign(chatBody, toolFields(request, notes, namer), outputFormatFields(request, notes));
+  Object.assign(chatBody, toolFields(tools, request, notes, namer), outputFormatFields(request, notes));
   const stream = request.stream === true;
   if (stream) {
     chatBody['stream'] = true;
@@ -67,8 +70,8 @@ export function responsesToChatRequest(body: unknown, options: ChatRequestOption
       notes.push(`dropped reasoning.effort: the gateway refused reasoning_effort ${effort} for this model`);
     else setReasoningEffortLast(chatBody, effort);
   }
-  const clientToolNames = namer.clientNames();
-  return { ok: true, chatBody, stream, notes, ...(Object.keys(clientToolNames).length > 0 ? { clientToolNames } : {}) };
+  const calledToolNames = clientToolNames(tools, namer);
+  return { ok: true, chatBody, stream, notes, ...(Object.keys(calledToolNames).length > 0 ? { clientToolNames: calledToolNames } : {}) };
 }
 
 function inputMessages(
@@ -89,7 +92,7 @@ function inputMessages(
   // Thinking that may go back (returnedReasoning.ts), until the tool call it led to.
   let thoughts: string[] = [];
   for (const item of input) {
-    if (item.type === 'function_call_output') {
+    if (item.type === 'function_call_output' || item.type === 'custom_tool_call_output') {
       thoughts = [];
       const content = typeof item.output === 'string' ? item.output : partsToText(item.output, toolImages, notes);
       if (typeof content !== 'string') return content;
@@ -97,9 +100,8 @@ function inputMessages(
       continue;
     }
     flushToolImages();
-    if (item.type === 'function_call') {
-      const name = item.namespace ? namer.callName({ namespace: item.namespace, name: item.name }) : item.name;
-      const call = { id: item.call_id, type: 'function' as const, function: { name, arguments: item.arguments } };
+    if (item.type === 'function_call' || item.type === 'custom_tool_call') {
+      const call = toolCall(item, namer);
       const last = messages.at(-1);
       // Consecutive calls (and calls right after the assistant's text) form one assistant turn.
       const turn: AssistantMessage = last?.role === 'assistant' ? last : { role: 'assistant', content: null };
@@ -124,6 +126,16 @@ function inputMessages(
   }
   flushToolImages();
   return { ok: true, messages };
+}
+
+/** A call in the input as chat's, under the name its tool is offered under; a custom tool's text goes as its one argument. */
+function toolCall(
+  item: Extract<ResponsesInputItem, { type: 'function_call' | 'custom_tool_call' }>,
+  namer: NamespacedToolNamer,
+): ChatToolCall {
+  const name = item.namespace ? namer.callName({ namespace: item.namespace, name: item.name }) : item.name;
+  const chatArguments = item.type === 'custom_tool_call' ? customToolArguments(item.input) : item.arguments;
+  return { id: item.call_id, type: 'function', function: { name, arguments: chatArguments } };
 }
 
 function summaryTexts(item: Extract<ResponsesInputItem, { type: 'reasoning' }>): string[] {
@@ -183,57 +195,6 @@ function partsToText(parts: ResponsesContentPart[], images: ChatContentPart[], n
   return texts.join('');
 }
 
-function toolFields(request: ResponsesRequest, notes: string[], namer: NamespacedToolNamer): Record<string, unknown> {
-  const tools: ChatFunctionTool[] = [];
-  const unsupported = (originalType: string): void =>
-    addNote(notes, `dropped ${originalType} tools: Chat Completions has function tools only`);
-  for (const tool of request.tools ?? []) {
-    if (tool.type === 'unsupported') unsupported(tool.originalType);
-    else if (tool.type === 'function') tools.push(chatFunctionTool(tool, tool.name, tool.description));
-    else {
-      for (const member of tool.tools) {
-        if (member.type === 'unsupported') unsupported(member.originalType);
-        else {
-          // Chat has no namespace to describe: its words go with each of its tools.
-          const description = [tool.description, member.description].filter(Boolean).join('\n\n');
-          tools.push(chatFunctionTool(member, namer.name({ namespace: tool.name, name: member.name }), description));
-        }
-      }
-    }
-  }
-  if (tools.length === 0) {
-    if (request.tool_choice !== undefined) notes.push('dropped tool_choice: no function tools to choose from');
-    return {};
-  }
-  const fields: Record<string, unknown> = { tools };
-  if (request.parallel_tool_calls != null) fields['parallel_tool_calls'] = request.parallel_tool_calls;
-  const choice = request.tool_choice;
-  if (choice === undefined) return fields;
-  if (typeof choice === 'string') fields['tool_choice'] = choice;
-  else if (choice.type === 'function' && choice.name) {
-    const name = choice.namespace ? namer.callName({ namespace: choice.namespace, name: choice.name }) : choice.name;
-    fields['tool_choice'] = { type: 'function', function: { name } } satisfies ChatToolChoice;
-  } else notes.push(`dropped tool_choice of type ${choice.type}`);
-  return fields;
-}
-
-/** Names every namespace's tools first, so the calls in the input get the names their tools are offered under. */
-function namespacedToolNamer(tools: NonNullable<ResponsesRequest['tools']>): NamespacedToolNamer {
-  const namer = new NamespacedToolNamer(tools.flatMap((tool) => (tool.type === 'function' ? [tool.name] : [])));
-  for (const tool of tools) {
-    if (tool.type !== 'namespace') continue;
-    for (const member of tool.tools) if (member.type === 'function') namer.name({ namespace: tool.name, name: member.name });
-  }
-  return namer;
-}
-
-function chatFunctionTool(tool: ResponsesFunctionTool, name: string, description: string | null | undefined): ChatFunctionTool {
-  const fn: ChatFunctionTool['function'] = { name, parameters: tool.parameters ?? { type: 'object', properties: {} } };
-  if (description) fn.description = description;
-  if (tool.strict != null) fn.strict = tool.strict;
-  return { type: 'function', function: fn };
-}
-
 function outputFormatFields(request: ResponsesRequest, notes: string[]): Record<string, unknown> {
   if (request.text?.verbosity) notes.push('dropped text.verbosity: Chat Completions has no equivalent');
   const format = request.text?.format;
@@ -246,8 +207,4 @@ function outputFormatFields(request: ResponsesRequest, notes: string[]): Record<
   }
   notes.push(`dropped text.format of type ${format.type}`);
   return {};
-}
-
-function addNote(notes: string[], note: string): void {
-  if (!notes.includes(note)) notes.push(note);
 }

@@ -40,6 +40,19 @@ const inputItem = z.preprocess(
       call_id: z.string().min(1),
       output: z.union([z.string(), z.array(contentPart)]),
     }),
+    // A call of a custom (freeform) tool, whose input is raw text (customTools.ts).
+    custom_tool_call: z.object({
+      type: z.literal('custom_tool_call'),
+      call_id: z.string().min(1),
+      name: z.string().min(1),
+      namespace: z.string().min(1).nullish(),
+      input: z.string(),
+    }),
+    custom_tool_call_output: z.object({
+      type: z.literal('custom_tool_call_output'),
+      call_id: z.string().min(1),
+      output: z.union([z.string(), z.array(contentPart)]),
+    }),
     // Read back only where Airlock's own mark says its thinking may go back (returnedReasoning.ts).
     reasoning: z.object({
       type: z.literal('reasoning'),
@@ -61,16 +74,29 @@ const functionTool = z.object({
 
 export type ResponsesFunctionTool = z.output<typeof functionTool>;
 
+/** A tool whose input is raw text, optionally held to a grammar (Codex's apply_patch): customTools.ts. */
+const customTool = z.object({
+  type: z.literal('custom'),
+  name: z.string().min(1),
+  description: z.string().nullish(),
+  format: z.looseObject({ type: z.string(), syntax: z.string().nullish(), definition: z.string().nullish() }).nullish(),
+});
+
+export type ResponsesCustomTool = z.output<typeof customTool>;
+
 const tool = typedBlockSchema({
   function: functionTool,
-  // Function tools grouped under a name (Codex's sub-agent and MCP tools): namespacedTools.ts.
+  custom: customTool,
+  // Tools grouped under a name (Codex's sub-agent and MCP tools): namespacedTools.ts.
   namespace: z.object({
     type: z.literal('namespace'),
     name: z.string().min(1),
     description: z.string().nullish(),
-    tools: z.array(typedBlockSchema({ function: functionTool })),
+    tools: z.array(typedBlockSchema({ function: functionTool, custom: customTool })),
   }),
 });
+
+export type ResponsesTool = z.output<typeof tool>;
 
 export const responsesRequestSchema = z.object({
   model: z.string().min(1, 'model is required'),

@@ -3,10 +3,20 @@ import type { BlockEvent } from '../chat/chatStreamBlocks.ts';
 import { sseFrame } from '../sse.ts';
 import { STREAM_ENDED_EARLY_MESSAGE } from '../streamTranslator.ts';
 import type { ChatStreamTranslator, StreamFailure } from '../streamTranslator.ts';
-import { outputItem, outputItemId, outputTextPart, reasoningSummaryPart, refusalPart, responseEnding, responseSnapshot } from './output.ts';
+import {
+  isCustomToolCall,
+  outputItem,
+  outputItemId,
+  outputTextPart,
+  reasoningSummaryPart,
+  refusalPart,
+  responseEnding,
+  responseSnapshot,
+} from './output.ts';
 import type { ResponseSnapshotInput } from './output.ts';
 import type { ClientToolNames } from '../requestResult.ts';
 import { calledTool } from './namespacedTools.ts';
+import { customToolInput } from './customTools.ts';
 
 /**
  * Chat Completions stream chunks -> Responses API SSE frames, as Codex CLI reads them. Every
@@ -53,7 +63,7 @@ export function createResponsesStreamTranslator(options: {
   function render(event: BlockEvent): string[] {
     const block = event.block;
     const output_index = block.position;
-    const item_id = outputItemId(options.responseId, block);
+    const item_id = outputItemId(options.responseId, block, clientToolNames);
     if (event.type === 'start') {
       const added = frame('response.output_item.added', {
         output_index,
@@ -70,6 +80,8 @@ export function createResponsesStreamTranslator(options: {
       return [added, frame('response.content_part.added', { item_id, output_index, content_index: 0, part })];
     }
     if (event.type === 'delta') {
+      // A custom call's pieces are of the JSON around its text: the text goes at the end, whole (doneFrames).
+      if (isCustomToolCall(block, clientToolNames)) return [];
       if (block.kind === 'tool') return [frame('response.function_call_arguments.delta', { item_id, output_index, delta: event.piece })];
       if (block.kind === 'reasoning') {
         return [frame('response.reasoning_summary_text.delta', { item_id, output_index, summary_index: 0, delta: event.piece })];
@@ -85,6 +97,11 @@ export function createResponsesStreamTranslator(options: {
   }
 
   function doneFrames(block: BlockEvent['block'], item_id: string, output_index: number): string[] {
+    if (isCustomToolCall(block, clientToolNames)) {
+      const input = customToolInput(block.kind === 'tool' ? block.arguments : '');
+      const inputDelta = input === '' ? [] : [frame('response.custom_tool_call_input.delta', { item_id, output_index, delta: input })];
+      return [...inputDelta, frame('response.custom_tool_call_input.done', { item_id, output_index, input })];
+    }
     if (block.kind === 'tool') {
       const { name } = calledTool(clientToolNames, block.name);
       return [frame('response.function_call_arguments.done', { item_id, output_index, name, arguments: block.arguments })];

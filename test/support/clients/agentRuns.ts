@@ -8,17 +8,15 @@ import { runCli, type CliResult } from './runCli.ts';
 const CLI_TIMEOUT_MS = 45_000;
 const CODEX_TOKEN_VARIABLE = 'AIRLOCK_CLIENT_TOKEN';
 
-/** `codex exec` run once and offline: its config as given only, no git checks, no history, plain text, shell commands read-only. */
-export const CODEX_EXEC_FLAGS: readonly string[] = [
-  'exec',
-  '--strict-config',
-  '--skip-git-repo-check',
-  '--ephemeral',
-  '--color',
-  'never',
-  '--sandbox',
-  'read-only',
-];
+type CodexSandboxMode = 'read-only' | 'workspace-write';
+
+/** `codex exec` run once and offline: its config as given only, no git checks, no history, plain text, in the sandbox given. */
+function codexExecFlags(sandboxMode: CodexSandboxMode): string[] {
+  return ['exec', '--strict-config', '--skip-git-repo-check', '--ephemeral', '--color', 'never', '--sandbox', sandboxMode];
+}
+
+/** `codex exec` once and offline, its shell commands read-only. */
+export const CODEX_EXEC_FLAGS: readonly string[] = codexExecFlags('read-only');
 
 /** One agent run: which Airlock (or tap in front of it) it talks to, with which client token and model. */
 export interface AgentRun {
@@ -33,6 +31,8 @@ export interface AgentRun {
   interruptWhen?: Promise<unknown>;
   /** Codex's settings a test is about (its retries, the WebSocket transport, when it compacts). */
   codexProvider?: Pick<CodexProviderSettings, 'maxRetries' | 'supportsWebsockets' | 'autoCompactTokenLimit'>;
+  /** Codex may edit files in the sandbox's work dir (a test about edits); read-only otherwise. */
+  writable?: boolean;
 }
 
 /** `claude -p` offline with a fresh config dir, its only endpoint `proxyUrl`, the token as its API key. */
@@ -65,7 +65,7 @@ export async function runCodexExec(run: AgentRun): Promise<CliResult> {
   );
   return runCli({
     cli: codexCli(),
-    args: [...CODEX_EXEC_FLAGS, ...(run.extraArgs ?? []), run.prompt],
+    args: [...codexExecFlags(run.writable ? 'workspace-write' : 'read-only'), ...(run.extraArgs ?? []), run.prompt],
     cwd: run.sandbox.workDir,
     env: offlineClientEnv(run.sandbox.homeDir, { CODEX_HOME: codexHome, [CODEX_TOKEN_VARIABLE]: run.token }),
     timeoutMs: CLI_TIMEOUT_MS,

@@ -109,10 +109,9 @@ describe('responsesToChatRequest: namespace tools', () => {
   });
 
   it('drops a namespace tool chat cannot carry, with the note a plain one gets', () => {
-    const custom = { type: 'custom', name: 'exec', format: { type: 'grammar' } };
-    const result = translated({ tools: [namespace('code', [custom, fn('wait')])] });
+    const result = translated({ tools: [namespace('code', [{ type: 'web_search' }, fn('wait')])] });
     expect((result.chatBody['tools'] as unknown[]).length).toBe(1);
-    expect(result.notes).toEqual(['dropped custom tools: Chat Completions has function tools only']);
+    expect(result.notes).toEqual(['dropped web_search tools: Chat Completions has function tools only']);
   });
 
   it('sends a namespaced call in the input, and a tool_choice naming one, under the chat name of its tool', () => {

@@ -237,8 +237,8 @@ describe('responsesToChatRequest: parameters', () => {
     { type: 'custom', name: 'apply_patch', format: { type: 'grammar' } },
   ];
 
-  // A namespace's function tools are translated too: responsesNamespacedTools.test.ts.
-  it('translates function tools and drops every other tool type with a note, never an error', () => {
+  // A namespace's tools are translated too (responsesNamespacedTools.test.ts), custom tools as functions (responsesCustomTools.test.ts).
+  it('translates function and custom tools and drops every other tool type with a note, never an error', () => {
     const result = translated({ input, tools, tool_choice: 'auto', parallel_tool_calls: false });
     expect(result.chatBody).toMatchObject({
       tools: [
@@ -247,6 +247,7 @@ describe('responsesToChatRequest: parameters', () => {
           function: { name: 'shell', description: 'Run a command', parameters: { type: 'object', properties: {} }, strict: false },
         },
         { type: 'function', function: { name: 'no_params', parameters: { type: 'object', properties: {} } } },
+        { type: 'function', function: { name: 'apply_patch', parameters: { properties: { input: { type: 'string' } } } } },
       ],
       tool_choice: 'auto',
       parallel_tool_calls: false,
@@ -254,7 +255,6 @@ describe('responsesToChatRequest: parameters', () => {
     expect(result.notes).toEqual([
       'dropped web_search tools: Chat Completions has function tools only',
       'dropped local_shell tools: Chat Completions has function tools only',
-      'dropped custom tools: Chat Completions has function tools only',
     ]);
   });
 

@@ -1,0 +1,79 @@
+import type { ChatFunctionTool, ChatToolChoice } from '../chat/chatMessages.ts';
+import type { ClientToolName, ClientToolNames } from '../requestResult.ts';
+import { customChatTool } from './customTools.ts';
+import { NamespacedToolNamer } from './namespacedTools.ts';
+import type { ResponsesFunctionTool, ResponsesRequest, ResponsesTool } from './requestSchema.ts';
+
+/** A Responses request's tools -> chat function tools, and the names the answer's calls go back under. */
+
+/** Names every namespace's tools first, so the calls in the input get the names their tools are offered under. */
+export function namespacedToolNamer(tools: readonly ResponsesTool[]): NamespacedToolNamer {
+  const namer = new NamespacedToolNamer(tools.flatMap((tool) => (tool.type === 'function' || tool.type === 'custom' ? [tool.name] : [])));
+  for (const tool of tools) {
+    if (tool.type !== 'namespace') continue;
+    for (const member of tool.tools) {
+      if (member.type !== 'unsupported') namer.name({ namespace: tool.name, name: member.name }, member.type === 'custom');
+    }
+  }
+  return namer;
+}
+
+/** The chat names the answer's calls must be told apart by: namespaces' members, and custom tools (their calls carry raw text). */
+export function clientToolNames(tools: readonly ResponsesTool[], namer: NamespacedToolNamer): ClientToolNames {
+  const names: Record<string, ClientToolName> = { ...namer.clientNames() };
+  for (const tool of tools) if (tool.type === 'custom') names[tool.name] = { name: tool.name, freeform: true };
+  return names;
+}
+
+export function toolFields(
+  tools: readonly ResponsesTool[],
+  request: ResponsesRequest,
+  notes: string[],
+  namer: NamespacedToolNamer,
+): Record<string, unknown> {
+  const chatTools: ChatFunctionTool[] = [];
+  const unsupported = (originalType: string): void =>
+    addNote(notes, `dropped ${originalType} tools: Chat Completions has function tools only`);
+  for (const tool of tools) {
+    if (tool.type === 'unsupported') unsupported(tool.originalType);
+    else if (tool.type === 'function') chatTools.push(chatFunctionTool(tool, tool.name, tool.description));
+    else if (tool.type === 'custom') chatTools.push(customChatTool(tool, tool.name, tool.description));
+    else {
+      for (const member of tool.tools) {
+        if (member.type === 'unsupported') {
+          unsupported(member.originalType);
+          continue;
+        }
+        // Chat has no namespace to describe: its words go with each of its tools.
+        const description = [tool.description, member.description].filter(Boolean).join('\n\n');
+        const name = namer.name({ namespace: tool.name, name: member.name });
+        chatTools.push(member.type === 'custom' ? customChatTool(member, name, description) : chatFunctionTool(member, name, description));
+      }
+    }
+  }
+  if (chatTools.length === 0) {
+    if (request.tool_choice !== undefined) notes.push('dropped tool_choice: no function tools to choose from');
+    return {};
+  }
+  const fields: Record<string, unknown> = { tools: chatTools };
+  if (request.parallel_tool_calls != null) fields['parallel_tool_calls'] = request.parallel_tool_calls;
+  const choice = request.tool_choice;
+  if (choice === undefined) return fields;
+  if (typeof choice === 'string') fields['tool_choice'] = choice;
+  else if ((choice.type === 'function' || choice.type === 'custom') && choice.name) {
+    const name = choice.namespace ? namer.callName({ namespace: choice.namespace, name: choice.name }) : choice.name;
+    fields['tool_choice'] = { type: 'function', function: { name } } satisfies ChatToolChoice;
+  } else notes.push(`dropped tool_choice of type ${choice.type}`);
+  return fields;
+}
+
+function chatFunctionTool(tool: ResponsesFunctionTool, name: string, description: string | null | undefined): ChatFunctionTool {
+  const fn: ChatFunctionTool['function'] = { name, parameters: tool.parameters ?? { type: 'object', properties: {} } };
+  if (description) fn.description = description;
+  if (tool.strict != null) fn.strict = tool.strict;
+  return { type: 'function', function: fn };
+}
+
+export function addNote(notes: string[], note: string): void {
+  if (!notes.includes(note)) notes.push(note);
+}

@@ -1,0 +1,66 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { startHarness, type Harness } from '../../support/proxyHarness.ts';
+import { installedVersion } from '../../support/clients/clientBinaries.ts';
+import { createClientSandbox, type ClientSandbox } from '../../support/clients/clientSandbox.ts';
+import { receivedChatRequests, toolResultFor } from '../../support/clients/receivedChat.ts';
+import { runCodexExec } from '../../support/clients/agentRuns.ts';
+import { transcript, type CliResult } from '../../support/clients/runCli.ts';
+
+/**
+ * The tools Codex offers the newest models, through Airlock's translation to a chat gateway. Which
+ * tools a model gets comes from Codex's bundled model catalog: gpt-5.5 gets `apply_patch` as a
+ * custom (freeform) tool (apply_patch_tool_type "freeform").
+ */
+const TEST_TIMEOUT_MS = 60_000;
+const GATEWAY_MODEL = 'gpt-4o-mini';
+
+let harness: Harness;
+let sandbox: ClientSandbox;
+
+beforeAll(async () => {
+  harness = await startHarness({ profile: { modelRoutes: [{ pattern: 'gpt-*', target: GATEWAY_MODEL }] } });
+  harness.simulator.useDialect('seed');
+});
+afterAll(async () => {
+  await harness.close();
+});
+beforeEach(async () => {
+  harness.simulator.reset();
+  sandbox = await createClientSandbox('codex');
+});
+afterEach(async () => {
+  await sandbox.remove();
+});
+
+function runCodex(model: string, prompt: string, options: { writable?: boolean } = {}): Promise<CliResult> {
+  return runCodexExec({ sandbox, proxyUrl: harness.proxy.url, token: 'alk_codex_client', model, prompt, ...options });
+}
+
+describe(`Codex CLI ${installedVersion('@openai/codex')} editing files through Airlock's translation`, () => {
+  it(
+    "offers apply_patch to the chat model, and the model's call of it edits the file",
+    async () => {
+      const patch = '*** Begin Patch\n*** Add File: hello.txt\n+airlock-patched\n*** End Patch\n';
+      harness.simulator.script(
+        { kind: 'reply', toolCalls: [{ name: 'apply_patch', arguments: JSON.stringify({ input: patch }) }] },
+        { kind: 'reply', content: 'final-answer-after-patch' },
+      );
+
+      const result = await runCodex('gpt-5.5', 'Create hello.txt', { writable: true });
+
+      expect(result.exitCode, transcript(result)).toBe(0);
+      expect(result.stdout.trim()).toBe('final-answer-after-patch');
+      expect(await readFile(join(sandbox.workDir, 'hello.txt'), 'utf8')).toBe('airlock-patched\n');
+      const [toolTurn, resultTurn, ...extra] = receivedChatRequests(harness.simulator);
+      expect(extra).toEqual([]);
+      expect(toolTurn?.toolNames).toContain('apply_patch');
+      // The patch went back to the model as the call it made, and Codex's answer to it as the tool's result.
+      const call = resultTurn?.messages.flatMap((message) => message.tool_calls ?? []).find((c) => c.function.name === 'apply_patch');
+      expect(JSON.parse(call?.function.arguments ?? '{}')).toEqual({ input: patch });
+      expect(toolResultFor(resultTurn!, 'apply_patch')?.content).toContain('hello.txt');
+    },
+    TEST_TIMEOUT_MS,
+  );
+});

@@ -14,13 +14,25 @@ import type { ClientToolName, ClientToolNames } from '../requestResult.ts';
 export type NamespacedTool = Required<Pick<ClientToolName, 'namespace' | 'name'>>;
 
 const CHAT_NAME_MAX_CHARS = 64;
+/**
+ * The namespace Codex puts its own tools in when it sends them in `additional_tools`: the default
+ * namespace of OpenAI's function tools (its models call them `functions.<name>`). Its tools keep
+ * their bare names, the ones Codex's instructions use, and Codex runs a call of them with or without
+ * the namespace (seen with Codex 0.169; https://github.com/theopenco/llmgateway/pull/3613 does the same).
+ */
+const DEFAULT_NAMESPACE = 'functions';
 const NAME_HASH_CHARS = 8;
 const SEPARATOR = '__';
 
 /** The chat function name a namespaced tool is offered under, before any clash with another name. */
 export function chatNameOf(tool: NamespacedTool): string {
   // An MCP namespace (`mcp__server__`) already ends in the separator: its tools keep the names Codex gave them before namespaces.
-  const joined = tool.namespace.endsWith(SEPARATOR) ? `${tool.namespace}${tool.name}` : `${tool.namespace}${SEPARATOR}${tool.name}`;
+  const joined =
+    tool.namespace === DEFAULT_NAMESPACE
+      ? tool.name
+      : tool.namespace.endsWith(SEPARATOR)
+        ? `${tool.namespace}${tool.name}`
+        : `${tool.namespace}${SEPARATOR}${tool.name}`;
   const safe = joined.replace(/[^a-zA-Z0-9_-]/g, '_');
   return safe.length <= CHAT_NAME_MAX_CHARS ? safe : hashed(safe, tool);
 }

@@ -6,7 +6,7 @@ import type { AssistantMessage, ChatContentPart, ChatMessage, ChatToolCall } fro
 import { isReturnableReasoning, joinedReasoning } from '../chat/returnedReasoning.ts';
 import { setReasoningEffortLast } from '../chat/reasoningEffort.ts';
 import { RESPONSES_TRANSLATED_FIELDS, responsesRequestSchema } from './requestSchema.ts';
-import type { ResponsesContentPart, ResponsesInputItem, ResponsesRequest } from './requestSchema.ts';
+import type { ResponsesContentPart, ResponsesInputItem, ResponsesRequest, ResponsesTool } from './requestSchema.ts';
 import type { NamespacedToolNamer } from './namespacedTools.ts';
 import { customToolArguments } from './customTools.ts';
 import { addNote, clientToolNames, namespacedToolNamer, toolFields } from './requestTools.ts';
@@ -47,7 +47,7 @@ export function responsesToChatRequest(body: unknown, options: ChatRequestOption
 
   const messages: ChatMessage[] = [];
   if (request.instructions) messages.push({ role: 'system', content: request.instructions });
-  const tools = request.tools ?? [];
+  const tools = [...(request.tools ?? []), ...inputTools(request.input ?? [])];
   const namer = namespacedToolNamer(tools);
   const translated = inputMessages(request.input ?? [], notes, namer);
   if (!translated.ok) return translated;
@@ -72,6 +72,15 @@ export function responsesToChatRequest(body: unknown, options: ChatRequestOption
   }
   const calledToolNames = clientToolNames(tools, namer);
   return { ok: true, chatBody, stream, notes, ...(Object.keys(calledToolNames).length > 0 ? { clientToolNames: calledToolNames } : {}) };
+}
+
+/**
+ * Codex 0.144 and later send some models' tools (gpt-5.6-sol's) in `additional_tools` input items
+ * instead of `tools` (https://github.com/theopenco/llmgateway/pull/3613): chat takes them as the request's tools.
+ */
+function inputTools(input: string | ResponsesInputItem[]): ResponsesTool[] {
+  if (typeof input === 'string') return [];
+  return input.flatMap((item) => (item.type === 'additional_tools' ? item.tools : []));
 }
 
 function inputMessages(
@@ -118,6 +127,8 @@ function inputMessages(
     } else if (item.type === 'reasoning') {
       // Other thinking is the upstream's own earlier thoughts, which a chat gateway cannot take back.
       if (isReturnableReasoning(item.encrypted_content)) thoughts.push(...summaryTexts(item));
+    } else if (item.type === 'additional_tools') {
+      // Its tools are offered with the request's (inputTools).
     } else if (item.type === 'unsupported') {
       const remoteCompaction = REMOTE_COMPACTION_MESSAGES[item.originalType];
       if (remoteCompaction !== undefined) return badRequest(remoteCompaction);

@@ -18,6 +18,40 @@ const contentPart = typedBlockSchema({
 
 export type ResponsesContentPart = z.output<typeof contentPart>;
 
+const functionTool = z.object({
+  type: z.literal('function'),
+  name: z.string().min(1),
+  description: z.string().nullish(),
+  parameters: z.record(z.string(), z.unknown()).nullish(),
+  strict: z.boolean().nullish(),
+});
+
+export type ResponsesFunctionTool = z.output<typeof functionTool>;
+
+/** A tool whose input is raw text, optionally held to a grammar (Codex's apply_patch): customTools.ts. */
+const customTool = z.object({
+  type: z.literal('custom'),
+  name: z.string().min(1),
+  description: z.string().nullish(),
+  format: z.looseObject({ type: z.string(), syntax: z.string().nullish(), definition: z.string().nullish() }).nullish(),
+});
+
+export type ResponsesCustomTool = z.output<typeof customTool>;
+
+const tool = typedBlockSchema({
+  function: functionTool,
+  custom: customTool,
+  // Tools grouped under a name (Codex's sub-agent and MCP tools): namespacedTools.ts.
+  namespace: z.object({
+    type: z.literal('namespace'),
+    name: z.string().min(1),
+    description: z.string().nullish(),
+    tools: z.array(typedBlockSchema({ function: functionTool, custom: customTool })),
+  }),
+});
+
+export type ResponsesTool = z.output<typeof tool>;
+
 const inputItem = z.preprocess(
   // An item with a role and no type is the short form of a message item.
   (item) => (typeof item === 'object' && item !== null && !('type' in item) && 'role' in item ? { ...item, type: 'message' } : item),
@@ -53,6 +87,8 @@ const inputItem = z.preprocess(
       call_id: z.string().min(1),
       output: z.union([z.string(), z.array(contentPart)]),
     }),
+    // Tools Codex sends in the input rather than in `tools` (request.ts).
+    additional_tools: z.object({ type: z.literal('additional_tools'), tools: z.array(tool) }),
     // Read back only where Airlock's own mark says its thinking may go back (returnedReasoning.ts).
     reasoning: z.object({
       type: z.literal('reasoning'),
@@ -63,40 +99,6 @@ const inputItem = z.preprocess(
 );
 
 export type ResponsesInputItem = z.output<typeof inputItem>;
-
-const functionTool = z.object({
-  type: z.literal('function'),
-  name: z.string().min(1),
-  description: z.string().nullish(),
-  parameters: z.record(z.string(), z.unknown()).nullish(),
-  strict: z.boolean().nullish(),
-});
-
-export type ResponsesFunctionTool = z.output<typeof functionTool>;
-
-/** A tool whose input is raw text, optionally held to a grammar (Codex's apply_patch): customTools.ts. */
-const customTool = z.object({
-  type: z.literal('custom'),
-  name: z.string().min(1),
-  description: z.string().nullish(),
-  format: z.looseObject({ type: z.string(), syntax: z.string().nullish(), definition: z.string().nullish() }).nullish(),
-});
-
-export type ResponsesCustomTool = z.output<typeof customTool>;
-
-const tool = typedBlockSchema({
-  function: functionTool,
-  custom: customTool,
-  // Tools grouped under a name (Codex's sub-agent and MCP tools): namespacedTools.ts.
-  namespace: z.object({
-    type: z.literal('namespace'),
-    name: z.string().min(1),
-    description: z.string().nullish(),
-    tools: z.array(typedBlockSchema({ function: functionTool, custom: customTool })),
-  }),
-});
-
-export type ResponsesTool = z.output<typeof tool>;
 
 export const responsesRequestSchema = z.object({
   model: z.string().min(1, 'model is required'),

@@ -11,7 +11,8 @@ import { transcript, type CliResult } from '../../support/clients/runCli.ts';
 /**
  * The tools Codex offers the newest models, through Airlock's translation to a chat gateway. Which
  * tools a model gets comes from Codex's bundled model catalog: gpt-5.5 gets `apply_patch` as a
- * custom (freeform) tool (apply_patch_tool_type "freeform").
+ * custom (freeform) tool (apply_patch_tool_type "freeform"); gpt-5.6-sol gets all its tools in an
+ * `additional_tools` input item instead of `tools`, among them `exec`, a custom tool running JavaScript.
  */
 const TEST_TIMEOUT_MS = 60_000;
 const GATEWAY_MODEL = 'gpt-4o-mini';
@@ -60,6 +61,40 @@ describe(`Codex CLI ${installedVersion('@openai/codex')} editing files through A
       const call = resultTurn?.messages.flatMap((message) => message.tool_calls ?? []).find((c) => c.function.name === 'apply_patch');
       expect(JSON.parse(call?.function.arguments ?? '{}')).toEqual({ input: patch });
       expect(toolResultFor(resultTurn!, 'apply_patch')?.content).toContain('hello.txt');
+    },
+    TEST_TIMEOUT_MS,
+  );
+});
+
+describe(`Codex CLI ${installedVersion('@openai/codex')} with its tools in an additional_tools item, through Airlock's translation`, () => {
+  it(
+    "offers them to the chat model, and the model's calls reach them: Codex's JavaScript tool and a sub-agent tool",
+    async () => {
+      const listAgents = 'collaboration__list_agents';
+      harness.simulator.script(
+        {
+          kind: 'reply',
+          toolCalls: [
+            { name: 'exec', arguments: JSON.stringify({ input: "text('airlock-exec-' + 6 * 7)" }) },
+            { name: listAgents, arguments: '{}' },
+          ],
+        },
+        { kind: 'reply', content: 'final-answer-after-exec' },
+      );
+
+      const result = await runCodex('gpt-5.6-sol', 'Run the script');
+
+      expect(result.exitCode, transcript(result)).toBe(0);
+      expect(result.stdout.trim()).toBe('final-answer-after-exec');
+      const [toolTurn, resultTurn, ...extra] = receivedChatRequests(harness.simulator);
+      expect(extra).toEqual([]);
+      expect(toolTurn?.toolNames).toEqual(expect.arrayContaining(['exec', 'wait', listAgents]));
+      // Only Codex's JavaScript runtime makes the marker out of the script.
+      expect(toolResultFor(resultTurn!, 'exec')?.content).toContain('airlock-exec-42');
+      // Codex answers a call it cannot route with "unsupported call: <name>" as the tool's output.
+      const listed = toolResultFor(resultTurn!, listAgents)?.content;
+      expect(listed).toBeDefined();
+      expect(listed).not.toContain('unsupported call');
     },
     TEST_TIMEOUT_MS,
   );

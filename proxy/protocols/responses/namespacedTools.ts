@@ -90,6 +90,21 @@ export class NamespacedToolNamer {
   }
 }
 
+/**
+ * The dotted names a model may call a tool by instead of the one it is offered under: a namespace's
+ * member as `<namespace>.<member>`, an MCP namespace also without its trailing separator (an Ollama
+ * model called `mcp__node_repl__`'s `js` as `mcp__node_repl.js`: https://github.com/openai/codex/issues/23186),
+ * and a plain tool as `functions.<name>`, in the default namespace (GPT-5.6:
+ * https://github.com/tontinton/maki/pull/518). Codex runs such a call only once it has its
+ * namespace and bare name back; a dotted name sent back to a chat gateway in the history is refused.
+ */
+export function dottedNames(tool: ClientToolName): string[] {
+  if (tool.namespace === undefined) return [`${DEFAULT_NAMESPACE}.${tool.name}`];
+  const names = [`${tool.namespace}.${tool.name}`];
+  if (tool.namespace.endsWith(SEPARATOR)) names.push(`${tool.namespace.slice(0, -SEPARATOR.length)}.${tool.name}`);
+  return names;
+}
+
 function toolKey(tool: NamespacedTool): string {
   return `${tool.namespace}\n${tool.name}`;
 }

@@ -1,7 +1,7 @@
 import type { ChatFunctionTool, ChatToolChoice } from '../chat/chatMessages.ts';
 import type { ClientToolName, ClientToolNames } from '../requestResult.ts';
 import { customChatTool } from './customTools.ts';
-import { NamespacedToolNamer } from './namespacedTools.ts';
+import { dottedNames, NamespacedToolNamer } from './namespacedTools.ts';
 import type { ResponsesFunctionTool, ResponsesRequest, ResponsesTool } from './requestSchema.ts';
 
 /** A Responses request's tools -> chat function tools, and the names the answer's calls go back under. */
@@ -18,10 +18,20 @@ export function namespacedToolNamer(tools: readonly ResponsesTool[]): Namespaced
   return namer;
 }
 
-/** The chat names the answer's calls must be told apart by: namespaces' members, and custom tools (their calls carry raw text). */
+/**
+ * The chat names the answer's calls must be told apart by: namespaces' members, custom tools (their
+ * calls carry raw text), and the dotted names a model may call any tool by.
+ */
 export function clientToolNames(tools: readonly ResponsesTool[], namer: NamespacedToolNamer): ClientToolNames {
-  const names: Record<string, ClientToolName> = { ...namer.clientNames() };
-  for (const tool of tools) if (tool.type === 'custom') names[tool.name] = { name: tool.name, freeform: true };
+  const namespaced = namer.clientNames();
+  const names: Record<string, ClientToolName> = { ...namespaced };
+  const plain = tools.flatMap((tool): ClientToolName[] =>
+    tool.type === 'custom' ? [{ name: tool.name, freeform: true }] : tool.type === 'function' ? [{ name: tool.name }] : [],
+  );
+  for (const tool of plain) if (tool.freeform) names[tool.name] = tool;
+  for (const tool of new Set([...plain, ...Object.values(namespaced)])) {
+    for (const dotted of dottedNames(tool)) if (!Object.hasOwn(names, dotted)) names[dotted] = tool;
+  }
   return names;
 }
 

@@ -45,14 +45,14 @@ describe('responsesToChatRequest: custom tools', () => {
     expect(input?.description).toContain('lark');
     expect(input?.description).toContain(GRAMMAR);
     expect(result.notes).toEqual([]);
-    expect(result.clientToolNames).toEqual({ apply_patch: { name: 'apply_patch', freeform: true } });
+    expect(result.clientToolNames?.['apply_patch']).toEqual({ name: 'apply_patch', freeform: true });
   });
 
   it('offers a custom tool without a grammar as one taking plain text', () => {
     const result = translated({ tools: [{ type: 'custom', name: 'note', format: { type: 'text' } }] });
     const [tool] = result.chatBody['tools'] as ChatTool[];
     expect(tool?.function.parameters).toMatchObject({ properties: { input: { type: 'string' } }, required: ['input'] });
-    expect(result.clientToolNames).toEqual({ note: { name: 'note', freeform: true } });
+    expect(result.clientToolNames?.['note']).toEqual({ name: 'note', freeform: true });
   });
 
   it("offers a namespace's custom tool under its namespaced name, still freeform", () => {

@@ -88,6 +88,11 @@ describe('responsesToChatRequest: namespace tools', () => {
       multi_agent_v1__wait_agent: { namespace: 'multi_agent_v1', name: 'wait_agent' },
       spawn_agent: { namespace: 'multi_agent_v1', name: 'spawn_agent' },
       wait_agent: { namespace: 'multi_agent_v1', name: 'wait_agent' },
+      // The dotted names some models call a tool by (below).
+      'multi_agent_v1.spawn_agent': { namespace: 'multi_agent_v1', name: 'spawn_agent' },
+      'multi_agent_v1.wait_agent': { namespace: 'multi_agent_v1', name: 'wait_agent' },
+      'functions.exec_command': { name: 'exec_command' },
+      'functions.view_image': { name: 'view_image' },
     });
   });
 
@@ -165,5 +170,42 @@ describe('a call of a namespace tool in the answer', () => {
     expect(items).toEqual([expect.objectContaining(expected), expect.objectContaining(expected)]);
     const done = frames.find((frame) => frame.event === 'response.function_call_arguments.done');
     expect(done?.data['name']).toBe(expected.name);
+  });
+});
+
+/**
+ * Some models call a tool by a dotted name instead of the one it is offered under: a namespace's
+ * member as `<namespace>.<member>` (an Ollama model called `mcp__node_repl__`'s `js` as
+ * `mcp__node_repl.js`, which Codex refused until it came back with its namespace:
+ * https://github.com/openai/codex/issues/23186; GPT-4o wrote `cc_code.MigrateCodeToCalc` for
+ * `cc_code-MigrateCodeToCalc`: https://github.com/microsoft/semantic-kernel/issues/8292), and a plain
+ * tool as `functions.<name>`, the default namespace (GPT-5.6: https://github.com/tontinton/maki/pull/518).
+ */
+describe('a call of a tool by a dotted name in the answer', () => {
+  const APPLY_PATCH = { type: 'custom', name: 'apply_patch', format: { type: 'grammar', syntax: 'lark', definition: 'start: x' } };
+  const MCP = namespace('mcp__node_repl__', [fn('js')]);
+  const clientToolNames: ClientToolNames = translated({ tools: [fn('exec_command'), APPLY_PATCH, MULTI_AGENT, MCP] }).clientToolNames ?? {};
+
+  it.each([
+    ['multi_agent_v1.wait_agent', { type: 'function_call', namespace: 'multi_agent_v1', name: 'wait_agent' }],
+    ['mcp__node_repl.js', { type: 'function_call', namespace: 'mcp__node_repl__', name: 'js' }],
+    ['mcp__node_repl__.js', { type: 'function_call', namespace: 'mcp__node_repl__', name: 'js' }],
+    ['functions.exec_command', { type: 'function_call', name: 'exec_command' }],
+    ['functions.apply_patch', { type: 'custom_tool_call', name: 'apply_patch' }],
+    ['other.wait_agent', { type: 'function_call', name: 'other.wait_agent' }],
+  ])('%s comes back as %j', (chatName, expected) => {
+    const reply = {
+      choices: [
+        {
+          message: { tool_calls: [{ id: 'call_1', type: 'function', function: { name: chatName, arguments: '{"input":"x"}' } }] },
+          finish_reason: 'tool_calls',
+        },
+      ],
+    };
+    const result = chatToResponsesResponse(reply, { requestedModel: 'gpt-5.5', responseId: 'resp_1', clientToolNames });
+    if (!result.ok) throw new Error(result.message);
+    const [item] = result.body['output'] as Record<string, unknown>[];
+    expect(item).toMatchObject({ call_id: 'call_1', ...expected });
+    if (!('namespace' in expected)) expect(item).not.toHaveProperty('namespace');
   });
 });

@@ -7,6 +7,7 @@ import { responsesUsageOf } from './usage.ts';
 const WHOLE_TYPES = new Set(['response.completed', 'response.incomplete']);
 const OTHER_OUTPUT_TYPES = new Set([
   'response.function_call_arguments.delta',
+  'response.custom_tool_call_input.delta',
   'response.reasoning_text.delta',
   'response.reasoning_summary_text.delta',
 ]);
@@ -27,7 +28,7 @@ export class ResponsesStreamObserver implements StreamObserver {
     if (!json) return true;
     const type = eventType(event, json);
     if (type === 'response.output_text.delta' && typeof json.delta === 'string') this.sink.onDelta(json.delta);
-    // Reasoning and a function call's arguments are billed output too: a stream without usage is estimated with them.
+    // Reasoning and a tool call's arguments or input are billed output too: a stream without usage is estimated with them.
     else if (OTHER_OUTPUT_TYPES.has(type) && typeof json.delta === 'string') this.sink.onOtherOutput?.(json.delta);
     if (type === 'error' || type === 'response.failed') this.upstreamError = responsesErrorEventOf(json, type);
     if (WHOLE_TYPES.has(type) || type === 'response.failed') {

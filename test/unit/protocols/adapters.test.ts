@@ -350,6 +350,16 @@ describe('the observers: output besides the answer text, for a usage estimate', 
       ],
       ['think', '{"a":1}'],
     ],
+    [
+      // Codex's apply_patch on gpt-5.5 and later, from a gateway speaking Responses natively.
+      'Responses: a custom tool call input',
+      responsesAdapter,
+      [
+        named('response.custom_tool_call_input.delta', { type: 'response.custom_tool_call_input.delta', delta: '*** Begin Patch' }),
+        named('response.output_text.delta', { type: 'response.output_text.delta', delta: 'shown' }),
+      ],
+      ['*** Begin Patch'],
+    ],
   ])('%s', (_name, adapter, events, other) => {
     const seen = { deltas: [] as string[], other: [] as string[] };
     const observer = adapter.stream.observer(

@@ -97,8 +97,8 @@ export function createResponsesStreamTranslator(options: {
   }
 
   function doneFrames(block: BlockEvent['block'], item_id: string, output_index: number): string[] {
-    if (isCustomToolCall(block, clientToolNames)) {
-      const input = customToolInput(block.kind === 'tool' ? block.arguments : '');
+    if (block.kind === 'tool' && isCustomToolCall(block, clientToolNames)) {
+      const input = customToolInput(block.arguments);
       const inputDelta = input === '' ? [] : [frame('response.custom_tool_call_input.delta', { item_id, output_index, delta: input })];
       return [...inputDelta, frame('response.custom_tool_call_input.done', { item_id, output_index, input })];
     }

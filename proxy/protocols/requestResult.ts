@@ -10,12 +10,14 @@ export type ChatRequestTranslation =
 
 /**
  * A client tool chat cannot name or call as the client does: a Responses `namespace` tool's member
- * (named with its namespace as well), or a custom tool, whose call carries raw text (`freeform`).
+ * (named with its namespace as well), a custom tool, whose call carries raw text (`freeform`), or a
+ * client-executed tool search, whose call is an item of its own (`toolSearch`).
  */
 export interface ClientToolName {
   namespace?: string;
   name: string;
   freeform?: true;
+  toolSearch?: true;
 }
 
 /**

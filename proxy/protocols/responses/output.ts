@@ -4,6 +4,7 @@ import type { StreamBlock } from '../chat/chatStreamBlocks.ts';
 import type { ClientToolNames } from '../requestResult.ts';
 import { calledTool } from './namespacedTools.ts';
 import { customToolInput } from './customTools.ts';
+import { toolSearchArguments } from './toolSearch.ts';
 
 /** Building blocks of a Responses API reply, shared by the plain and the streaming translator. */
 
@@ -57,17 +58,27 @@ export function responseSnapshot(input: ResponseSnapshotInput): Record<string, u
 const ITEM_ID_PREFIX = { reasoning: 'rs', text: 'msg', refusal: 'msg', tool: 'fc' } as const;
 /** OpenAI's prefix for a custom tool call's item. */
 const CUSTOM_TOOL_CALL_ID_PREFIX = 'ctc';
+const TOOL_SEARCH_CALL_ID_PREFIX = 'tsc';
 
 /** Item ids are derived from the response id so that they are unique and reproducible. */
 export function outputItemId(responseId: string, block: StreamBlock, clientToolNames: ClientToolNames): string {
   const base = responseId.startsWith('resp_') ? responseId.slice('resp_'.length) : responseId;
-  const prefix = isCustomToolCall(block, clientToolNames) ? CUSTOM_TOOL_CALL_ID_PREFIX : ITEM_ID_PREFIX[block.kind];
+  const prefix = isCustomToolCall(block, clientToolNames)
+    ? CUSTOM_TOOL_CALL_ID_PREFIX
+    : isToolSearchCall(block, clientToolNames)
+      ? TOOL_SEARCH_CALL_ID_PREFIX
+      : ITEM_ID_PREFIX[block.kind];
   return `${prefix}_${base}_${block.position}`;
 }
 
 /** A call of a custom tool (customTools.ts): its item carries the raw text, not the function's arguments. */
 export function isCustomToolCall(block: StreamBlock, clientToolNames: ClientToolNames): boolean {
   return block.kind === 'tool' && calledTool(clientToolNames, block.name).freeform === true;
+}
+
+/** A call of a client-executed tool search (toolSearch.ts): its item carries the arguments as an object. */
+export function isToolSearchCall(block: StreamBlock, clientToolNames: ClientToolNames): boolean {
+  return block.kind === 'tool' && calledTool(clientToolNames, block.name).toolSearch === true;
 }
 
 export function outputTextPart(text: string): Record<string, unknown> {
@@ -106,7 +117,12 @@ export function outputItem(
     const content = status === 'completed' ? [part] : [];
     return { id, type: 'message', status, role: 'assistant', content };
   }
-  const { freeform, ...tool } = calledTool(clientToolNames, block.name);
+  const { freeform, toolSearch, ...tool } = calledTool(clientToolNames, block.name);
+  // Its arguments are an object, whole only once the chat arguments are: in progress it has none yet.
+  if (toolSearch) {
+    const searchArguments = status === 'completed' ? toolSearchArguments(block.arguments) : {};
+    return { id, type: 'tool_search_call', status, call_id: block.callId, execution: 'client', arguments: searchArguments };
+  }
   // A custom call's text is known only once its arguments are whole (JSON): in progress it has none yet.
   if (freeform) {
     const input = status === 'completed' ? customToolInput(block.arguments) : '';

@@ -9,7 +9,8 @@ import { RESPONSES_TRANSLATED_FIELDS, responsesRequestSchema } from './requestSc
 import type { ResponsesContentPart, ResponsesInputItem, ResponsesRequest, ResponsesTool } from './requestSchema.ts';
 import type { NamespacedToolNamer } from './namespacedTools.ts';
 import { customToolArguments } from './customTools.ts';
-import { addNote, clientToolNames, namespacedToolNamer, toolFields } from './requestTools.ts';
+import { addNote, chatToolNames, clientToolNames, namespacedToolNamer, toolFields } from './requestTools.ts';
+import { foundToolsMessage, TOOL_SEARCH_NAME, toolSearchCallArguments } from './toolSearch.ts';
 
 /** Responses API request -> Chat Completions request. Pure; `notes` list what was dropped. */
 
@@ -36,6 +37,9 @@ const REMOTE_COMPACTION_MESSAGES: Record<string, string> = {
 };
 
 type Refusal = { ok: false; status: 400; message: string };
+
+/** A tool search item without a call id is one OpenAI's servers ran: chat has no call to pair it with (its tools are still offered). */
+const SERVER_TOOL_SEARCH_NOTE = 'dropped tool search items without a call_id (server-executed)';
 
 export function responsesToChatRequest(body: unknown, options: ChatRequestOptions): ChatRequestTranslation {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) return badRequest('the request body must be a JSON object');
@@ -76,11 +80,12 @@ export function responsesToChatRequest(body: unknown, options: ChatRequestOption
 
 /**
  * Codex 0.144 and later send some models' tools (gpt-5.6-sol's) in `additional_tools` input items
- * instead of `tools` (https://github.com/theopenco/llmgateway/pull/3613): chat takes them as the request's tools.
+ * instead of `tools` (https://github.com/theopenco/llmgateway/pull/3613), and the tools a tool search
+ * found come in its `tool_search_output` (toolSearch.ts): chat takes them all as the request's tools.
  */
 function inputTools(input: string | ResponsesInputItem[]): ResponsesTool[] {
   if (typeof input === 'string') return [];
-  return input.flatMap((item) => (item.type === 'additional_tools' ? item.tools : []));
+  return input.flatMap((item) => (item.type === 'additional_tools' || item.type === 'tool_search_output' ? item.tools : []));
 }
 
 function inputMessages(
@@ -108,9 +113,18 @@ function inputMessages(
       messages.push({ role: 'tool', tool_call_id: item.call_id, content });
       continue;
     }
+    if (item.type === 'tool_search_output' && item.call_id) {
+      thoughts = [];
+      messages.push({ role: 'tool', tool_call_id: item.call_id, content: foundToolsMessage(chatToolNames(item.tools, namer)) });
+      continue;
+    }
     flushToolImages();
-    if (item.type === 'function_call' || item.type === 'custom_tool_call') {
+    if (item.type === 'function_call' || item.type === 'custom_tool_call' || item.type === 'tool_search_call') {
       const call = toolCall(item, namer);
+      if (call === null) {
+        addNote(notes, SERVER_TOOL_SEARCH_NOTE);
+        continue;
+      }
       const last = messages.at(-1);
       // Consecutive calls (and calls right after the assistant's text) form one assistant turn.
       const turn: AssistantMessage = last?.role === 'assistant' ? last : { role: 'assistant', content: null };
@@ -129,6 +143,8 @@ function inputMessages(
       if (isReturnableReasoning(item.encrypted_content)) thoughts.push(...summaryTexts(item));
     } else if (item.type === 'additional_tools') {
       // Its tools are offered with the request's (inputTools).
+    } else if (item.type === 'tool_search_output') {
+      addNote(notes, SERVER_TOOL_SEARCH_NOTE);
     } else if (item.type === 'unsupported') {
       const remoteCompaction = REMOTE_COMPACTION_MESSAGES[item.originalType];
       if (remoteCompaction !== undefined) return badRequest(remoteCompaction);
@@ -141,9 +157,13 @@ function inputMessages(
 
 /** A call in the input as chat's, under the name its tool is offered under; a custom tool's text goes as its one argument. */
 function toolCall(
-  item: Extract<ResponsesInputItem, { type: 'function_call' | 'custom_tool_call' }>,
+  item: Extract<ResponsesInputItem, { type: 'function_call' | 'custom_tool_call' | 'tool_search_call' }>,
   namer: NamespacedToolNamer,
-): ChatToolCall {
+): ChatToolCall | null {
+  if (item.type === 'tool_search_call') {
+    if (!item.call_id) return null;
+    return { id: item.call_id, type: 'function', function: { name: TOOL_SEARCH_NAME, arguments: toolSearchCallArguments(item.arguments) } };
+  }
   const name = item.namespace ? namer.callName({ namespace: item.namespace, name: item.name }) : item.name;
   const chatArguments = item.type === 'custom_tool_call' ? customToolArguments(item.input) : item.arguments;
   return { id: item.call_id, type: 'function', function: { name, arguments: chatArguments } };

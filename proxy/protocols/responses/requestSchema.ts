@@ -38,6 +38,16 @@ const customTool = z.object({
 
 export type ResponsesCustomTool = z.output<typeof customTool>;
 
+/** A search for tools the client kept back; translated only when the client runs it (toolSearch.ts). */
+const toolSearchTool = z.object({
+  type: z.literal('tool_search'),
+  execution: z.string().nullish(),
+  description: z.string().nullish(),
+  parameters: z.record(z.string(), z.unknown()).nullish(),
+});
+
+export type ResponsesToolSearchTool = z.output<typeof toolSearchTool>;
+
 const tool = typedBlockSchema({
   function: functionTool,
   custom: customTool,
@@ -48,6 +58,7 @@ const tool = typedBlockSchema({
     description: z.string().nullish(),
     tools: z.array(typedBlockSchema({ function: functionTool, custom: customTool })),
   }),
+  tool_search: toolSearchTool,
 });
 
 export type ResponsesTool = z.output<typeof tool>;
@@ -86,6 +97,19 @@ const inputItem = z.preprocess(
       type: z.literal('custom_tool_call_output'),
       call_id: z.string().min(1),
       output: z.union([z.string(), z.array(contentPart)]),
+    }),
+    // A tool search the client ran, and the tools it found (toolSearch.ts).
+    tool_search_call: z.object({
+      type: z.literal('tool_search_call'),
+      call_id: z.string().min(1).nullish(),
+      execution: z.string().nullish(),
+      arguments: z.unknown(),
+    }),
+    tool_search_output: z.object({
+      type: z.literal('tool_search_output'),
+      call_id: z.string().min(1).nullish(),
+      execution: z.string().nullish(),
+      tools: z.array(tool),
     }),
     // Tools Codex sends in the input rather than in `tools` (request.ts).
     additional_tools: z.object({ type: z.literal('additional_tools'), tools: z.array(tool) }),

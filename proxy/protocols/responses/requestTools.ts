@@ -3,12 +3,13 @@ import type { ClientToolName, ClientToolNames } from '../requestResult.ts';
 import { customChatTool } from './customTools.ts';
 import { dottedNames, NamespacedToolNamer } from './namespacedTools.ts';
 import type { ResponsesFunctionTool, ResponsesRequest, ResponsesTool } from './requestSchema.ts';
+import { isClientToolSearch, TOOL_SEARCH_NAME, toolSearchChatTool } from './toolSearch.ts';
 
 /** A Responses request's tools -> chat function tools, and the names the answer's calls go back under. */
 
 /** Names every namespace's tools first, so the calls in the input get the names their tools are offered under. */
 export function namespacedToolNamer(tools: readonly ResponsesTool[]): NamespacedToolNamer {
-  const namer = new NamespacedToolNamer(tools.flatMap((tool) => (tool.type === 'function' || tool.type === 'custom' ? [tool.name] : [])));
+  const namer = new NamespacedToolNamer(tools.flatMap((tool) => plainClientTool(tool)?.name ?? []));
   for (const tool of tools) {
     if (tool.type !== 'namespace') continue;
     for (const member of tool.tools) {
@@ -25,14 +26,28 @@ export function namespacedToolNamer(tools: readonly ResponsesTool[]): Namespaced
 export function clientToolNames(tools: readonly ResponsesTool[], namer: NamespacedToolNamer): ClientToolNames {
   const namespaced = namer.clientNames();
   const names: Record<string, ClientToolName> = { ...namespaced };
-  const plain = tools.flatMap((tool): ClientToolName[] =>
-    tool.type === 'custom' ? [{ name: tool.name, freeform: true }] : tool.type === 'function' ? [{ name: tool.name }] : [],
-  );
-  for (const tool of plain) if (tool.freeform) names[tool.name] = tool;
+  const plain = tools.flatMap((tool) => plainClientTool(tool) ?? []);
+  for (const tool of plain) if (tool.freeform || tool.toolSearch) names[tool.name] = tool;
   for (const tool of new Set([...plain, ...Object.values(namespaced)])) {
     for (const dotted of dottedNames(tool)) if (!Object.hasOwn(names, dotted)) names[dotted] = tool;
   }
   return names;
+}
+
+/** A tool offered under its own name, as the client names it; null for a namespace or a tool chat cannot offer. */
+function plainClientTool(tool: ResponsesTool): ClientToolName | null {
+  if (tool.type === 'custom') return { name: tool.name, freeform: true };
+  if (tool.type === 'function') return { name: tool.name };
+  if (tool.type === 'tool_search' && isClientToolSearch(tool)) return { name: TOOL_SEARCH_NAME, toolSearch: true };
+  return null;
+}
+
+/** The chat names the tools go as (what a tool search found, told to the model). */
+export function chatToolNames(tools: readonly ResponsesTool[], namer: NamespacedToolNamer): string[] {
+  return tools.flatMap((tool) => {
+    if (tool.type !== 'namespace') return plainClientTool(tool)?.name ?? [];
+    return tool.tools.flatMap((member) => (member.type === 'unsupported' ? [] : [namer.name({ namespace: tool.name, name: member.name })]));
+  });
 }
 
 export function toolFields(
@@ -42,13 +57,23 @@ export function toolFields(
   namer: NamespacedToolNamer,
 ): Record<string, unknown> {
   const chatTools: ChatFunctionTool[] = [];
+  // A tool found by more than one search is in more than one output: chat takes each name once.
+  const offered = new Set<string>();
+  const offer = (chatTool: ChatFunctionTool): void => {
+    if (offered.has(chatTool.function.name)) return;
+    offered.add(chatTool.function.name);
+    chatTools.push(chatTool);
+  };
   const unsupported = (originalType: string): void =>
     addNote(notes, `dropped ${originalType} tools: Chat Completions has function tools only`);
   for (const tool of tools) {
     if (tool.type === 'unsupported') unsupported(tool.originalType);
-    else if (tool.type === 'function') chatTools.push(chatFunctionTool(tool, tool.name, tool.description));
-    else if (tool.type === 'custom') chatTools.push(customChatTool(tool, tool.name, tool.description));
-    else {
+    else if (tool.type === 'function') offer(chatFunctionTool(tool, tool.name, tool.description));
+    else if (tool.type === 'custom') offer(customChatTool(tool, tool.name, tool.description));
+    else if (tool.type === 'tool_search') {
+      if (isClientToolSearch(tool)) offer(toolSearchChatTool(tool));
+      else addNote(notes, 'dropped tool_search tools: only the Responses API runs a server-executed tool search');
+    } else {
       for (const member of tool.tools) {
         if (member.type === 'unsupported') {
           unsupported(member.originalType);
@@ -57,7 +82,7 @@ export function toolFields(
         // Chat has no namespace to describe: its words go with each of its tools.
         const description = [tool.description, member.description].filter(Boolean).join('\n\n');
         const name = namer.name({ namespace: tool.name, name: member.name });
-        chatTools.push(member.type === 'custom' ? customChatTool(member, name, description) : chatFunctionTool(member, name, description));
+        offer(member.type === 'custom' ? customChatTool(member, name, description) : chatFunctionTool(member, name, description));
       }
     }
   }

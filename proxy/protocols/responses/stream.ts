@@ -5,6 +5,7 @@ import { STREAM_ENDED_EARLY_MESSAGE } from '../streamTranslator.ts';
 import type { ChatStreamTranslator, StreamFailure } from '../streamTranslator.ts';
 import {
   isCustomToolCall,
+  isToolSearchCall,
   outputItem,
   outputItemId,
   outputTextPart,
@@ -81,7 +82,8 @@ export function createResponsesStreamTranslator(options: {
     }
     if (event.type === 'delta') {
       // A custom call's pieces are of the JSON around its text: the text goes at the end, whole (doneFrames).
-      if (isCustomToolCall(block, clientToolNames)) return [];
+      // A tool search's arguments are an object, given whole in its item only.
+      if (isCustomToolCall(block, clientToolNames) || isToolSearchCall(block, clientToolNames)) return [];
       if (block.kind === 'tool') return [frame('response.function_call_arguments.delta', { item_id, output_index, delta: event.piece })];
       if (block.kind === 'reasoning') {
         return [frame('response.reasoning_summary_text.delta', { item_id, output_index, summary_index: 0, delta: event.piece })];
@@ -102,6 +104,7 @@ export function createResponsesStreamTranslator(options: {
       const inputDelta = input === '' ? [] : [frame('response.custom_tool_call_input.delta', { item_id, output_index, delta: input })];
       return [...inputDelta, frame('response.custom_tool_call_input.done', { item_id, output_index, input })];
     }
+    if (isToolSearchCall(block, clientToolNames)) return [];
     if (block.kind === 'tool') {
       const { name } = calledTool(clientToolNames, block.name);
       return [frame('response.function_call_arguments.done', { item_id, output_index, name, arguments: block.arguments })];

@@ -1,11 +1,13 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startHarness, type Harness } from '../../support/proxyHarness.ts';
 import { installedVersion } from '../../support/clients/clientBinaries.ts';
 import { createClientSandbox, type ClientSandbox } from '../../support/clients/clientSandbox.ts';
 import { receivedChatRequests, toolResultFor } from '../../support/clients/receivedChat.ts';
-import { runCodexExec } from '../../support/clients/agentRuns.ts';
+import { runCodexExec, type AgentRun } from '../../support/clients/agentRuns.ts';
+import { MCP_STAND_IN_MARKER, MCP_STAND_IN_SERVER } from '../../support/clients/mcpStandIn.ts';
 import { transcript, type CliResult } from '../../support/clients/runCli.ts';
 
 /**
@@ -35,7 +37,7 @@ afterEach(async () => {
   await sandbox.remove();
 });
 
-function runCodex(model: string, prompt: string, options: { writable?: boolean } = {}): Promise<CliResult> {
+function runCodex(model: string, prompt: string, options: Pick<AgentRun, 'writable' | 'codexProvider'> = {}): Promise<CliResult> {
   return runCodexExec({ sandbox, proxyUrl: harness.proxy.url, token: 'alk_codex_client', model, prompt, ...options });
 }
 
@@ -95,6 +97,39 @@ describe(`Codex CLI ${installedVersion('@openai/codex')} with its tools in an ad
       const listed = toolResultFor(resultTurn!, listAgents)?.content;
       expect(listed).toBeDefined();
       expect(listed).not.toContain('unsupported call');
+    },
+    TEST_TIMEOUT_MS,
+  );
+});
+
+describe(`Codex CLI ${installedVersion('@openai/codex')} finding an MCP tool with tool_search, through Airlock's translation`, () => {
+  it(
+    "offers tool_search to the chat model, Codex runs the model's search, and the model calls the MCP tool it found",
+    async () => {
+      // Codex keeps MCP tools out of gpt-5.5's tools until a search finds them (CommandCodeAI/command-code#893).
+      const forecast = 'mcp__weather__forecast';
+      harness.simulator.script(
+        { kind: 'reply', toolCalls: [{ name: 'tool_search', arguments: JSON.stringify({ query: 'weather forecast' }) }] },
+        { kind: 'reply', toolCalls: [{ name: forecast, arguments: JSON.stringify({ city: 'Paris' }) }] },
+        { kind: 'reply', content: 'final-answer-after-forecast' },
+      );
+      const mcpServer = [process.execPath, fileURLToPath(new URL('../../support/clients/mcpStandIn.ts', import.meta.url))];
+
+      const result = await runCodex('gpt-5.5', 'Weather in Paris?', {
+        codexProvider: { mcpServers: { [MCP_STAND_IN_SERVER]: mcpServer } },
+      });
+
+      expect(result.exitCode, transcript(result)).toBe(0);
+      expect(result.stdout.trim()).toBe('final-answer-after-forecast');
+      const [searchTurn, foundTurn, resultTurn, ...extra] = receivedChatRequests(harness.simulator);
+      expect(extra).toEqual([]);
+      expect(searchTurn?.toolNames).toContain('tool_search');
+      expect(searchTurn?.toolNames).not.toContain(forecast);
+      // Codex's search found the tool: the model is told so, and offered it.
+      expect(toolResultFor(foundTurn!, 'tool_search')?.content).toContain(forecast);
+      expect(foundTurn?.toolNames).toContain(forecast);
+      // Only the MCP server writes the marker: Codex routed the call to it.
+      expect(toolResultFor(resultTurn!, forecast)?.content).toContain(`${MCP_STAND_IN_MARKER}: sunny in Paris`);
     },
     TEST_TIMEOUT_MS,
   );

@@ -29,8 +29,8 @@ export interface AgentRun {
   extraArgs?: readonly string[];
   /** When this settles the CLI gets a Ctrl-C (runCli's interruptWhen). */
   interruptWhen?: Promise<unknown>;
-  /** Codex's settings a test is about (its retries, the WebSocket transport, when it compacts). */
-  codexProvider?: Pick<CodexProviderSettings, 'maxRetries' | 'supportsWebsockets' | 'autoCompactTokenLimit'>;
+  /** Codex's settings a test is about (its retries, the WebSocket transport, when it compacts, its MCP servers). */
+  codexProvider?: Pick<CodexProviderSettings, 'maxRetries' | 'supportsWebsockets' | 'autoCompactTokenLimit' | 'mcpServers'>;
   /** Codex may edit files in the sandbox's work dir (a test about edits); read-only otherwise. */
   writable?: boolean;
 }

@@ -13,6 +13,22 @@ export interface CodexProviderSettings {
   supportsWebsockets?: boolean;
   /** Codex compacts the conversation once a turn's tokens pass this (model_auto_compact_token_limit). */
   autoCompactTokenLimit?: number;
+  /**
+   * Stdio MCP servers Codex launches, by name: the command and its arguments. Their tools run
+   * unasked: `codex exec` never asks, and refuses an unapproved MCP call ("MCP tool call requires
+   * approval, but approval policy is never").
+   */
+  mcpServers?: Record<string, readonly string[]>;
+}
+
+function mcpServerSections(servers: Record<string, readonly string[]>): string[] {
+  return Object.entries(servers).flatMap(([name, [command, ...args]]) => [
+    `[mcp_servers.${name}]`,
+    `command = ${JSON.stringify(command)}`,
+    `args = ${JSON.stringify(args)}`,
+    'default_tools_approval_mode = "approve"',
+    '',
+  ]);
 }
 
 /** What keeps Codex from reaching anywhere but Airlock: no update check, analytics or feedback upload. */
@@ -49,6 +65,7 @@ export function codexConfigToml(settings: CodexProviderSettings): string {
     `stream_max_retries = ${settings.maxRetries ?? 0}`,
     ...(settings.supportsWebsockets ? ['supports_websockets = true'] : []),
     '',
+    ...mcpServerSections(settings.mcpServers ?? {}),
   ].join('\n');
 }
 

@@ -91,21 +91,52 @@ function messageItems(message: Json): ConversationItem[] {
   return [...reasoning, ...contentItems(message.content, role), ...chatToolCalls(message.tool_calls)];
 }
 
+export interface ToolCallText {
+  name: string;
+  callId: string | null;
+  argumentsText: string;
+}
+
+/** A Responses item calling a tool (Codex's tool search among them: its arguments are an object); null for any other. */
+export function responsesToolCall(item: JsonObject): ToolCallText | null {
+  const callId = idOf(item.call_id);
+  switch (item.type) {
+    case 'function_call':
+      return { name: stringOr(item.name, '?'), callId, argumentsText: asText(item.arguments ?? '') };
+    case 'custom_tool_call':
+      return { name: stringOr(item.name, '?'), callId, argumentsText: asText(item.input ?? '') };
+    case 'local_shell_call':
+      return { name: 'local_shell', callId, argumentsText: asText(item.action ?? {}) };
+    case 'tool_search_call':
+      return { name: 'tool_search', callId, argumentsText: asText(item.arguments ?? {}) };
+    default:
+      return null;
+  }
+}
+
+/** The tools a tool search found, by name (a namespace's as `<namespace>.<name>`). */
+function foundToolNames(tools: Json): string[] {
+  if (!Array.isArray(tools)) return [];
+  return tools.filter(isRecord).flatMap((tool) => {
+    if (tool.type !== 'namespace') return [stringOr(tool.name, '?')];
+    const members = Array.isArray(tool.tools) ? tool.tools.filter(isRecord) : [];
+    return members.map((member) => `${stringOr(tool.name, '?')}.${stringOr(member.name, '?')}`);
+  });
+}
+
 /** A Responses input or output item. */
 export function responsesItemItems(item: Json): ConversationItem[] {
   if (typeof item === 'string') return [textItem('user', item)];
   if (!isRecord(item)) return [];
+  const call = responsesToolCall(item);
+  if (call !== null) return [toolCallItem(call.name, call.callId, call.argumentsText)];
   switch (item.type) {
-    case 'function_call':
-      return [toolCallItem(stringOr(item.name, '?'), idOf(item.call_id), asText(item.arguments ?? ''))];
-    case 'custom_tool_call':
-      return [toolCallItem(stringOr(item.name, '?'), idOf(item.call_id), asText(item.input ?? ''))];
-    case 'local_shell_call':
-      return [toolCallItem('local_shell', idOf(item.call_id), asText(item.action ?? {}))];
     case 'function_call_output':
     case 'custom_tool_call_output':
     case 'local_shell_call_output':
       return [{ kind: 'tool_result', callId: idOf(item.call_id), isError: false, ...cutText(resultText(item.output)) }];
+    case 'tool_search_output':
+      return [{ kind: 'tool_result', callId: idOf(item.call_id), isError: false, ...cutText(foundToolNames(item.tools).join(', ')) }];
     case 'reasoning': {
       const summary = Array.isArray(item.summary) ? resultText(item.summary) : '';
       return summary === '' ? [] : [textItem('reasoning', summary)];

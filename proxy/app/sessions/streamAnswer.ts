@@ -1,7 +1,7 @@
 import { createParser } from 'eventsource-parser';
 import type { ConversationItem } from '../../contracts/agentSessions.ts';
 import { isRecord } from '../../core/isRecord.ts';
-import { answerItemsOfJson, textItem, toolCallItem } from './conversationItems.ts';
+import { answerItemsOfJson, responsesToolCall, textItem, toolCallItem, type ToolCallText } from './conversationItems.ts';
 
 /**
  * A streamed answer, rebuilt from the raw events the log kept, as items: the text, reasoning and
@@ -9,17 +9,11 @@ import { answerItemsOfJson, textItem, toolCallItem } from './conversationItems.t
  * by their data (a translated stream logs the gateway's chat events).
  */
 
-interface PendingCall {
-  name: string;
-  callId: string | null;
-  argumentsText: string;
-}
-
 /** Accumulates the events of one stream in the order they came. */
 class StreamAssembly {
   private text = '';
   private reasoning = '';
-  private readonly calls = new Map<string, PendingCall>();
+  private readonly calls = new Map<string, ToolCallText>();
   /** Responses' final event holds the whole answer: when it came, it is the answer. */
   completed: ConversationItem[] | null = null;
 
@@ -29,7 +23,7 @@ class StreamAssembly {
     else if (typeof data.type === 'string') this.addMessages(data);
   }
 
-  private call(key: string, name: string, callId: string | null): PendingCall {
+  private call(key: string, name: string, callId: string | null): ToolCallText {
     let call = this.calls.get(key);
     if (call === undefined) {
       call = { name, callId, argumentsText: '' };
@@ -80,14 +74,10 @@ class StreamAssembly {
     if (data.type === 'response.output_text.delta' && typeof data.delta === 'string') this.text += data.delta;
     else if (data.type === 'response.reasoning_summary_text.delta' && typeof data.delta === 'string') this.reasoning += data.delta;
     else if (data.type === 'response.output_item.done' && isRecord(data.item)) {
-      const item = data.item;
-      if (item.type === 'function_call' || item.type === 'custom_tool_call') {
-        const call = this.call(
-          `responses:${String(data.output_index ?? this.calls.size)}`,
-          String(item.name ?? '?'),
-          typeof item.call_id === 'string' ? item.call_id : null,
-        );
-        call.argumentsText = String(item.arguments ?? item.input ?? '');
+      const called = responsesToolCall(data.item);
+      if (called !== null) {
+        const call = this.call(`responses:${String(data.output_index ?? this.calls.size)}`, called.name, called.callId);
+        call.argumentsText = called.argumentsText;
       }
     }
   }

@@ -132,6 +132,12 @@ describe('a streamed answer rebuilt from its raw events', () => {
     expect(answerItemsOfStream(raw)).toEqual(EXPECTED);
   });
 
+  it('reads a tool search Codex runs from a Responses stream cut before its completed event', () => {
+    const item = { type: 'tool_search_call', call_id: 's', execution: 'client', arguments: { query: 'weather' } };
+    const raw = sse([['response.output_item.done', { type: 'response.output_item.done', output_index: 0, item }]]);
+    expect(answerItemsOfStream(raw)).toEqual([{ kind: 'tool_call', name: 'tool_search', callId: 's', text: '{"query":"weather"}' }]);
+  });
+
   it('keeps reasoning apart from the answer', () => {
     const raw = sse([
       [null, { choices: [{ delta: { reasoning_content: 'Think first.' } }] }],
@@ -190,6 +196,28 @@ describe('request items', () => {
     ).toEqual([
       { kind: 'tool_call', name: 'apply_patch', callId: 'p', text: '*** Begin Patch' },
       { kind: 'tool_result', callId: 'p', isError: false, text: 'Done' },
+    ]);
+  });
+
+  it('reads Codex’s tool search: the search as a call of tool_search, and the tools it found as its result', () => {
+    const forecast = { type: 'function', name: 'forecast', description: 'Weather forecast', parameters: {} };
+    expect(
+      requestItems({
+        input: [
+          { type: 'tool_search_call', call_id: 's', execution: 'client', arguments: { query: 'weather' } },
+          {
+            type: 'tool_search_output',
+            call_id: 's',
+            execution: 'client',
+            tools: [{ type: 'namespace', name: 'mcp__weather__', tools: [forecast] }],
+          },
+          { type: 'tool_search_output', call_id: 'n', execution: 'client', tools: [] },
+        ],
+      }),
+    ).toEqual([
+      { kind: 'tool_call', name: 'tool_search', callId: 's', text: '{"query":"weather"}' },
+      { kind: 'tool_result', callId: 's', isError: false, text: 'mcp__weather__.forecast' },
+      { kind: 'tool_result', callId: 'n', isError: false, text: '' },
     ]);
   });
 

@@ -207,14 +207,17 @@ async function startWithDataDir(options: AirlockOptions): Promise<Airlock> {
   });
   const keyPools = new KeyPools();
   const targets = createTargetResolver(config, keys, envKey, keyPools);
+  // What a data file written while running could not keep: there is no start notice left to carry it.
+  const reportOnStderr = (message: string): void => console.error(`[airlock] ${message}`);
   const capabilities = createCapabilityService({
     dataDir: options.dataDir,
     resolveTarget: (profileId) => {
       const target = targets.resolve({ tokenName: null, pinnedProfileId: profileId });
       return isLocalRefusal(target) ? null : target;
     },
+    report: reportOnStderr,
   });
-  const reasoningEfforts = keepReasoningEffortRefusals(options.dataDir, (message) => console.error(`[airlock] ${message}`));
+  const reasoningEfforts = keepReasoningEffortRefusals(options.dataDir, reportOnStderr);
   if (reasoningEfforts.notice !== null) notices.push(reasoningEfforts.notice);
   let proxyUrl = `http://${DEFAULT_HOST}:${options.port}`;
   const connect = new ConnectService({

@@ -83,13 +83,25 @@ async function runProbe(target: UpstreamTarget, probe: CapabilityProbe): Promise
 export function createCapabilityService(options: {
   dataDir: string;
   resolveTarget: (profileId: string) => UpstreamTarget | null;
+  /** Says what went wrong that the user should know (a result that could not be written). */
+  report: (message: string) => void;
   nowMs?: () => number;
 }): CapabilityService {
   const filePath = path.join(options.dataDir, CAPABILITIES_FILE_NAME);
   const nowMs = options.nowMs ?? Date.now;
   const file = readFile(filePath);
   const badges = (profileId: string, model: string): CapabilityBadge[] => file.profiles[profileId]?.[model] ?? unchecked();
-  const save = (): void => writeFileAtomic(filePath, `${JSON.stringify(file, null, 2)}\n`);
+  const save = (): void => {
+    try {
+      writeFileAtomic(filePath, `${JSON.stringify(file, null, 2)}\n`);
+    } catch (error) {
+      // Thrown from the background probe it would be a rejection no one handles, which ends the
+      // process; the results are a cache, so a failed write costs only their probes after a restart.
+      options.report(
+        `could not keep capability results in ${filePath} (${(error as Error).message}): they are used until Airlock stops, and checked again after a restart.`,
+      );
+    }
+  };
   /** When each (profile, model, capability) detection last started, so a busy client sets off one probe, not one per request. */
   const detectionsStarted = new Map<string, number>();
 

@@ -22,7 +22,11 @@ afterAll(async () => {
 describe('the capability check against a Chat-Completions-only gateway', () => {
   it('finds chat, streaming, tools and images, and no native Anthropic or Responses API', async () => {
     const profile = profileSchema.parse({ id: 'sim', name: 'Simulator', baseUrl: simulator.baseUrl });
-    const service = createCapabilityService({ dataDir, resolveTarget: () => ({ profile, apiKey: SENTINEL_KEY }) });
+    const reports: string[] = [];
+    const report = (message: string): void => {
+      reports.push(message);
+    };
+    const service = createCapabilityService({ dataDir, resolveTarget: () => ({ profile, apiKey: SENTINEL_KEY }), report });
     const badges = await service.check('sim', 'gpt-4o-mini');
     expect(Object.fromEntries(badges.map((badge) => [badge.capability, badge.supported]))).toEqual({
       chat: true,
@@ -33,8 +37,9 @@ describe('the capability check against a Chat-Completions-only gateway', () => {
       responses_native: false,
     });
     expect(service.nativeVerified('sim', 'messages', 'gpt-4o-mini')).toBe(false);
-    const reopened = createCapabilityService({ dataDir, resolveTarget: () => null });
+    const reopened = createCapabilityService({ dataDir, resolveTarget: () => null, report });
     expect(reopened.badges('sim', 'gpt-4o-mini')).toEqual(badges);
     expect(readFileSync(path.join(dataDir, CAPABILITIES_FILE_NAME), 'utf8')).not.toContain(SENTINEL_KEY);
+    expect(reports).toEqual([]);
   });
 });

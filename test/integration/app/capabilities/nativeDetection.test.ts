@@ -15,8 +15,12 @@ import { SENTINEL_KEY } from '../../../support/sentinel.ts';
  */
 let harness: Harness | null = null;
 let dataDir: string | null = null;
+/** What the service said went wrong: nothing, in these tests. */
+let reports: string[] = [];
 
 afterEach(async () => {
+  expect(reports).toEqual([]);
+  reports = [];
   await harness?.close();
   harness = null;
   if (dataDir !== null) rmSync(dataDir, { recursive: true, force: true });
@@ -34,7 +38,11 @@ async function start(
     nativeVerified: (profileId, protocol, model) => service?.nativeVerified(profileId, protocol, model) ?? false,
   });
   const { profile } = harness;
-  service = createCapabilityService({ dataDir, resolveTarget: () => ({ profile, apiKey: SENTINEL_KEY }) });
+  service = createCapabilityService({
+    dataDir,
+    resolveTarget: () => ({ profile, apiKey: SENTINEL_KEY }),
+    report: (message) => reports.push(message),
+  });
   return service;
 }
 

@@ -217,6 +217,7 @@ async function startWithDataDir(options: AirlockOptions): Promise<Airlock> {
     },
     report: reportOnStderr,
   });
+  if (capabilities.startNotice !== null) notices.push(capabilities.startNotice);
   const reasoningEfforts = keepReasoningEffortRefusals(options.dataDir, reportOnStderr);
   if (reasoningEfforts.notice !== null) notices.push(reasoningEfforts.notice);
   let proxyUrl = `http://${DEFAULT_HOST}:${options.port}`;

@@ -1,11 +1,9 @@
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import { z } from 'zod';
 import type { Capability, CapabilityBadge } from '../../contracts/models.ts';
 import { buildUpstreamHeaders } from '../../forward/headers.ts';
 import { fetchUpstreamText } from '../../forward/upstreamClient.ts';
 import type { UpstreamTarget } from '../../contracts/ports.ts';
-import { writeFileAtomic } from '../profiles/atomicWrite.ts';
+import { keepJsonFile, type EntriesRead } from '../keptJsonFile.ts';
 import { capabilityProbes, interpretProbe, type CapabilityProbe } from './probes.ts';
 
 export const CAPABILITIES_FILE_NAME = 'capabilities.json';
@@ -15,17 +13,15 @@ const CAPABILITY_ORDER: Capability[] = ['chat', 'stream', 'tools', 'image_input'
 /** A detection that found nothing either way (auth, rate limit, a fault, no answer) is tried again after this. */
 const DETECTION_RETRY_MS = 10 * 60_000;
 
-const fileSchema = z.object({
-  version: z.literal(1),
-  profiles: z.record(
-    z.string(),
-    z.record(
-      z.string(),
-      z.array(z.object({ capability: z.enum(CAPABILITY_ORDER), supported: z.boolean().nullable(), checkedAtMs: z.number().nullable() })),
-    ),
-  ),
-});
-type CapabilityFile = z.infer<typeof fileSchema>;
+const FORMAT_VERSION = 1;
+
+const fileSchema = z.object({ version: z.literal(FORMAT_VERSION), profiles: z.record(z.string(), z.unknown()) });
+const modelsSchema = z.record(z.string(), z.unknown());
+const badgesSchema = z.array(
+  z.object({ capability: z.enum(CAPABILITY_ORDER), supported: z.boolean().nullable(), checkedAtMs: z.number().nullable() }),
+);
+/** Per profile id, per model: the badges last found. */
+type CapabilityResults = Record<string, Record<string, CapabilityBadge[]>>;
 
 export interface CapabilityService {
   badges(profileId: string, model: string): CapabilityBadge[];
@@ -37,19 +33,38 @@ export interface CapabilityService {
    * the protocol's own shape.
    */
   nativeVerified(profileId: string, protocol: 'messages' | 'responses', model: string): boolean;
+  /** For the start notices: a capabilities.json that could not be wholly read, where it went, what was kept. */
+  readonly startNotice: string | null;
 }
 
 function unchecked(): CapabilityBadge[] {
   return CAPABILITY_ORDER.map((capability) => ({ capability, supported: null, checkedAtMs: null }));
 }
 
-function readFile(filePath: string): CapabilityFile {
-  try {
-    return fileSchema.parse(JSON.parse(readFileSync(filePath, 'utf8')));
-  } catch {
-    // Missing or unreadable: the results are a cache, re-checked on demand.
-    return { version: 1, profiles: {} };
+/** Model by model: one damaged result does not cost the others; a profile's that is no object at all counts as one. */
+function readResults(json: unknown): EntriesRead<CapabilityResults> | null {
+  const file = fileSchema.safeParse(json);
+  if (!file.success) return null;
+  const usable: CapabilityResults = {};
+  let entries = 0;
+  let unread = 0;
+  for (const [profileId, models] of Object.entries(file.data.profiles)) {
+    const parsedModels = modelsSchema.safeParse(models);
+    if (!parsedModels.success) {
+      entries += 1;
+      unread += 1;
+      continue;
+    }
+    const readable: Record<string, CapabilityBadge[]> = {};
+    for (const [model, badges] of Object.entries(parsedModels.data)) {
+      entries += 1;
+      const parsed = badgesSchema.safeParse(badges);
+      if (parsed.success) readable[model] = parsed.data;
+      else unread += 1;
+    }
+    usable[profileId] = readable;
   }
+  return { usable, entries, unread };
 }
 
 async function runProbe(target: UpstreamTarget, probe: CapabilityProbe): Promise<boolean | null> {
@@ -78,7 +93,8 @@ async function runProbe(target: UpstreamTarget, probe: CapabilityProbe): Promise
 
 /**
  * Runs the probes on demand (one at a time: they spend the user's credits, a few tokens each) and
- * keeps the results in `capabilities.json` in the data directory.
+ * keeps the results in `capabilities.json` in the data directory (keptJsonFile.ts: a file that
+ * cannot be wholly read is moved aside, never written over; a failed write is reported).
  */
 export function createCapabilityService(options: {
   dataDir: string;
@@ -87,21 +103,25 @@ export function createCapabilityService(options: {
   report: (message: string) => void;
   nowMs?: () => number;
 }): CapabilityService {
-  const filePath = path.join(options.dataDir, CAPABILITIES_FILE_NAME);
   const nowMs = options.nowMs ?? Date.now;
-  const file = readFile(filePath);
-  const badges = (profileId: string, model: string): CapabilityBadge[] => file.profiles[profileId]?.[model] ?? unchecked();
-  const save = (): void => {
-    try {
-      writeFileAtomic(filePath, `${JSON.stringify(file, null, 2)}\n`);
-    } catch (error) {
-      // Thrown from the background probe it would be a rejection no one handles, which ends the
-      // process; the results are a cache, so a failed write costs only their probes after a restart.
-      options.report(
-        `could not keep capability results in ${filePath} (${(error as Error).message}): they are used until Airlock stops, and checked again after a restart.`,
-      );
-    }
-  };
+  const file = keepJsonFile<CapabilityResults>({
+    dataDir: options.dataDir,
+    fileName: CAPABILITIES_FILE_NAME,
+    readEntries: readResults,
+    empty: {},
+    what: 'capability results',
+    // The results are a cache: a lost write costs their probes again, never the request or the process.
+    lossOnFailedWrite: 'they are used until Airlock stops, and checked again after a restart',
+    usedInstead: (kept) =>
+      kept === 0
+        ? 'capabilities are checked again: by a check in the window, or one probe per model for native Messages and Responses in auto mode'
+        : `the ${kept} model results it held that could be read are used, the rest checked again`,
+    report: options.report,
+    nowMs: nowMs(),
+  });
+  const results = file.read;
+  const badges = (profileId: string, model: string): CapabilityBadge[] => results[profileId]?.[model] ?? unchecked();
+  const save = (): void => file.save({ version: FORMAT_VERSION, profiles: results });
   /** When each (profile, model, capability) detection last started, so a busy client sets off one probe, not one per request. */
   const detectionsStarted = new Map<string, number>();
 
@@ -118,7 +138,7 @@ export function createCapabilityService(options: {
       const current = badges(profileId, model).filter((badge) => badge.capability !== capability);
       const updated = [...current, { capability, supported, checkedAtMs: nowMs() }];
       updated.sort((a, b) => CAPABILITY_ORDER.indexOf(a.capability) - CAPABILITY_ORDER.indexOf(b.capability));
-      file.profiles[profileId] = { ...file.profiles[profileId], [model]: updated };
+      results[profileId] = { ...results[profileId], [model]: updated };
       save();
     });
   }
@@ -128,14 +148,15 @@ export function createCapabilityService(options: {
     async check(profileId, model) {
       const target = options.resolveTarget(profileId);
       if (!target) throw new Error(`profile "${profileId}" has no gateway key or does not exist`);
-      const results: CapabilityBadge[] = [];
+      const found: CapabilityBadge[] = [];
       for (const probe of capabilityProbes(model)) {
-        results.push({ capability: probe.capability, supported: await runProbe(target, probe), checkedAtMs: nowMs() });
+        found.push({ capability: probe.capability, supported: await runProbe(target, probe), checkedAtMs: nowMs() });
       }
-      file.profiles[profileId] = { ...file.profiles[profileId], [model]: results };
+      results[profileId] = { ...results[profileId], [model]: found };
       save();
-      return results;
+      return found;
     },
+    startNotice: file.notice,
     nativeVerified(profileId, protocol, model) {
       const capability: Capability = protocol === 'messages' ? 'messages_native' : 'responses_native';
       const supported = badges(profileId, model).find((badge) => badge.capability === capability)?.supported ?? null;

@@ -95,7 +95,7 @@ describe("the data directory and the files Airlock writes in it are the user's a
     const old = new DatabaseSync(path.join(dataDir, 'requests.db'));
     old.exec('PRAGMA journal_mode = WAL; CREATE TABLE leftover (x); INSERT INTO leftover VALUES (1);');
     old.close();
-    writeFileSync(path.join(dataDir, 'capabilities.json'), '{}\n', { mode: 0o644 });
+    writeFileSync(path.join(dataDir, 'capabilities.json'), '{"version": 1, "profiles": {}}\n', { mode: 0o644 });
     chmodSync(path.join(dataDir, 'airlock.json'), 0o644);
     expect(modeOf(path.join(dataDir, 'requests.db'))).toBe('644');
 

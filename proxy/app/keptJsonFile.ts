@@ -1,0 +1,121 @@
+import { existsSync, readFileSync, renameSync } from 'node:fs';
+import path from 'node:path';
+import { writeFileAtomic } from './profiles/atomicWrite.ts';
+
+/** What a file of this Airlock's shape and version held: the entries that could be read, and how many could not. */
+export interface EntriesRead<T> {
+  usable: T;
+  entries: number;
+  unread: number;
+}
+
+interface KeptJsonFile<T> {
+  /** What the file held that could be read; the empty value when there was no file or nothing could be. */
+  read: T;
+  /** For the start notices: a file that could not be wholly read, where it went, what was kept. */
+  notice: string | null;
+  /** Writes the file atomically; a failure is reported, never thrown (see keepJsonFile). */
+  save(content: unknown): void;
+}
+
+interface KeptJsonFileOptions<T> {
+  dataDir: string;
+  fileName: string;
+  /** Reads the parsed JSON entry by entry, so one damaged entry does not cost the others; null when it is not a shape or version this Airlock writes. */
+  readEntries: (json: unknown) => EntriesRead<T> | null;
+  empty: T;
+  /** What is kept, said as "a reasoning_effort refusal" or "capability results", for a failed write. */
+  what: string;
+  /** What a lost write costs the user, after the failure ("it is learned again after a restart"). */
+  lossOnFailedWrite: string;
+  /** What this run does instead, given how many entries could be read (0 when none). */
+  usedInstead: (keptEntries: number) => string;
+  /** Says a failed write as it happens (stderr): there is no start notice left to carry it. */
+  report: (message: string) => void;
+  nowMs: number;
+}
+
+type AsideKind = 'damaged' | 'foreign';
+
+interface FileReading<T> {
+  read: T;
+  keptEntries: number;
+  /** Why the file is not wholly usable; null when it is, or there is none. */
+  problem: { kind: AsideKind; reason: string } | null;
+}
+
+function readKept<T>(filePath: string, options: KeptJsonFileOptions<T>): FileReading<T> {
+  const nothing = (problem: FileReading<T>['problem']): FileReading<T> => ({ read: options.empty, keptEntries: 0, problem });
+  let text: string;
+  try {
+    text = readFileSync(filePath, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return nothing(null);
+    return nothing({ kind: 'damaged', reason: `it could not be read: ${code ?? (error as Error).message}` });
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    return nothing({ kind: 'damaged', reason: 'it is not whole JSON' });
+  }
+  const entries = options.readEntries(json);
+  if (entries === null) return nothing({ kind: 'foreign', reason: 'its shape or version is not one this Airlock writes' });
+  const keptEntries = entries.entries - entries.unread;
+  return {
+    read: entries.usable,
+    keptEntries,
+    problem:
+      entries.unread === 0 ? null : { kind: 'damaged', reason: `${entries.unread} of its ${entries.entries} entries could not be read` },
+  };
+}
+
+/** `capabilities-damaged-20261127T141500Z.json`, a name no file holds yet. */
+function freeAsideName(dataDir: string, fileName: string, kind: AsideKind, nowMs: number): string {
+  const stamp = new Date(nowMs)
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d{3}Z$/, 'Z');
+  const base = `${path.basename(fileName, '.json')}-${kind}-${stamp}`;
+  let name = `${base}.json`;
+  for (let attempt = 2; existsSync(path.join(dataDir, name)); attempt += 1) name = `${base}-${attempt}.json`;
+  return path.join(dataDir, name);
+}
+
+/**
+ * One of Airlock's JSON files in the data directory that keeps what it learned (capabilities.json,
+ * reasoning-effort-refusals.json), read at start and written atomically. A file that cannot be
+ * wholly read is the user's results: it is moved aside as it was, never overwritten, what could be
+ * read is used, and a notice says so; one that cannot be moved is left alone and nothing is written
+ * over it this run. A failed write is reported, not thrown: the writes come from requests and
+ * background probes, where a throw would fail the request or end the process, for a cache.
+ */
+export function keepJsonFile<T>(options: KeptJsonFileOptions<T>): KeptJsonFile<T> {
+  const filePath = path.join(options.dataDir, options.fileName);
+  const { read, keptEntries, problem } = readKept(filePath, options);
+  let notice: string | null = null;
+  let writable = true;
+  if (problem !== null) {
+    const what = problem.kind === 'damaged' ? `was damaged (${problem.reason})` : `is not one this Airlock writes (${problem.reason})`;
+    const used = options.usedInstead(keptEntries);
+    const aside = freeAsideName(options.dataDir, options.fileName, problem.kind, options.nowMs);
+    try {
+      renameSync(filePath, aside);
+      notice = `${filePath} ${what}: it was moved to ${aside} as it was; ${used}.`;
+    } catch (error) {
+      writable = false;
+      const cause = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+      notice = `${filePath} ${what} and could not be moved aside (${cause}): it is left as it was and nothing is written over it this run; ${used}.`;
+    }
+  }
+  const save = (content: unknown): void => {
+    if (!writable) return;
+    try {
+      writeFileAtomic(filePath, `${JSON.stringify(content, null, 2)}\n`);
+    } catch (error) {
+      options.report(`could not keep ${options.what} in ${filePath} (${(error as Error).message}): ${options.lossOnFailedWrite}.`);
+    }
+  };
+  return { read, notice, save };
+}

@@ -1,0 +1,108 @@
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { CAPABILITIES_FILE_NAME, createCapabilityService } from '../../../../proxy/app/capabilities/capabilityService.ts';
+import { startAirlock } from '../../../../proxy/app/startAirlock.ts';
+import { profileSchema } from '../../../../proxy/contracts/profile.ts';
+import { startGatewaySimulator, type GatewaySimulator } from '../../../simulator/index.ts';
+import { memorySecretStore } from '../../../support/memorySecretStore.ts';
+import { SENTINEL_KEY } from '../../../support/sentinel.ts';
+
+/**
+ * A capabilities.json Airlock cannot wholly read (torn, edited by hand, written by another version)
+ * is the user's check results: it is moved aside as it was, never written over, what could be read
+ * is used, and the start says so, as for reasoning-effort-refusals.json.
+ */
+const MODEL = 'gpt-4o-mini';
+const CHECKED_AT_MS = 1_700_000_000_000;
+const toolsResult = [{ capability: 'tools', supported: true, checkedAtMs: CHECKED_AT_MS }];
+
+let simulator: GatewaySimulator;
+let dataDir: string;
+let reports: string[];
+
+beforeAll(async () => {
+  simulator = await startGatewaySimulator();
+});
+afterAll(async () => {
+  await simulator.close();
+});
+beforeEach(() => {
+  dataDir = mkdtempSync(path.join(tmpdir(), 'airlock-capabilities-file-'));
+  reports = [];
+});
+afterEach(() => {
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+function openService() {
+  const profile = profileSchema.parse({ id: 'sim', name: 'Simulator', baseUrl: simulator.baseUrl });
+  return createCapabilityService({
+    dataDir,
+    resolveTarget: () => ({ profile, apiKey: SENTINEL_KEY }),
+    report: (message) => reports.push(message),
+  });
+}
+
+/** Files in the data directory set aside from capabilities.json, with their text. */
+function setAside(): Record<string, string> {
+  const names = readdirSync(dataDir).filter((name) => name.startsWith('capabilities') && name !== CAPABILITIES_FILE_NAME);
+  return Object.fromEntries(names.map((name) => [name, readFileSync(path.join(dataDir, name), 'utf8')]));
+}
+
+describe('a capabilities.json Airlock cannot read', () => {
+  it.each([
+    ['damaged', '{"version": 1, "profiles": {"sim": {', /damaged/],
+    ['foreign', JSON.stringify({ version: 2, results: { sim: { [MODEL]: 'all' } } }), /not one this Airlock writes/],
+  ])('%s: is kept aside as it was, never written over, and said', async (_kind, text, wording) => {
+    writeFileSync(path.join(dataDir, CAPABILITIES_FILE_NAME), text);
+
+    const service = openService();
+    expect(service.startNotice).toMatch(wording);
+    expect(Object.values(setAside())).toEqual([text]);
+    expect(service.startNotice).toContain(Object.keys(setAside())[0]);
+    expect(service.badges('sim', MODEL).every((badge) => badge.supported === null)).toBe(true);
+
+    // A check writes a new file; the one set aside stays as it was.
+    const badges = await service.check('sim', MODEL);
+    expect(Object.values(setAside())).toEqual([text]);
+    expect(openService().badges('sim', MODEL)).toEqual(badges);
+    expect(reports).toEqual([]);
+  });
+
+  it('with one result damaged: uses the others, keeps the file as it was aside, and says how many it left out', () => {
+    const text = JSON.stringify({
+      version: 1,
+      profiles: { sim: { [MODEL]: toolsResult, 'gpt-4o': [{ capability: 'tools', supported: 'yes', checkedAtMs: CHECKED_AT_MS }] } },
+    });
+    writeFileSync(path.join(dataDir, CAPABILITIES_FILE_NAME), text);
+
+    const service = openService();
+    expect(service.startNotice).toMatch(/1 of its 2/);
+    expect(service.badges('sim', MODEL)).toEqual(toolsResult);
+    expect(service.badges('sim', 'gpt-4o').every((badge) => badge.supported === null)).toBe(true);
+    expect(Object.values(setAside())).toEqual([text]);
+  });
+
+  it('a whole file is read as it is, with no notice and nothing set aside', () => {
+    const text = JSON.stringify({ version: 1, profiles: { sim: { [MODEL]: toolsResult } } });
+    writeFileSync(path.join(dataDir, CAPABILITIES_FILE_NAME), text);
+
+    const service = openService();
+    expect(service.startNotice).toBeNull();
+    expect(service.badges('sim', MODEL)).toEqual(toolsResult);
+    expect(setAside()).toEqual({});
+  });
+
+  it("is among Airlock's start notices", async () => {
+    writeFileSync(path.join(dataDir, CAPABILITIES_FILE_NAME), '{"version": 1, "prof');
+    const airlock = await startAirlock({ dataDir, port: 0, env: {}, secrets: memorySecretStore({}) });
+    try {
+      const notice = airlock.notices.find((line) => line.includes(CAPABILITIES_FILE_NAME));
+      expect(notice).toContain(Object.keys(setAside())[0]);
+    } finally {
+      await airlock.stop();
+    }
+  });
+});

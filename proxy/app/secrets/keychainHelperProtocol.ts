@@ -42,7 +42,8 @@ export interface KeychainHelper {
 /** What a started helper tells: each answer, and its end (for whatever reason). */
 export interface KeychainHelperEvents {
   answered(answer: HelperAnswer): void;
-  ended(): void;
+  /** `cause`: why it could not be started or reached (EMFILE), when that is why it ended. */
+  ended(cause?: string): void;
 }
 
 /** Starts a helper process for the keychain's `service`. */
@@ -77,11 +78,12 @@ export function keychainInHelper(start: StartKeychainHelper, service: string): S
             own.child.kill();
           });
         },
-        ended() {
+        ended(cause) {
           if (helper === own) helper = null;
+          const reason = cause === undefined ? 'the keychain helper process ended' : `the keychain helper process failed (${cause})`;
           for (const [id, settle] of [...pending]) {
             pending.delete(id);
-            settle(new KeychainUnavailableError('the keychain helper process ended'));
+            settle(new KeychainUnavailableError(reason));
           }
         },
       }),

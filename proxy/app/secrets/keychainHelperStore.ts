@@ -33,8 +33,21 @@ function forkNodeHelper(service: string, events: KeychainHelperEvents): Keychain
     runningHelpers.delete(child);
     events.ended();
   });
+  // A helper that could not be started (no file descriptor or process left: EMFILE, EAGAIN) or sent a
+  // call (it died before its exit was seen) is told by an 'error' event, which ends Airlock unless
+  // listened to. Its calls fail as the keychain unavailable; one that never started has no exit to wait for.
+  child.on('error', (error: NodeJS.ErrnoException) => {
+    if (child.pid === undefined) runningHelpers.delete(child);
+    events.ended(error.code ?? 'unknown error');
+  });
   child.unref();
   child.channel?.unref();
   runningHelpers.add(child);
-  return { send: (call) => child.send(call), kill: () => child.kill() };
+  return {
+    // No channel (never made, or closed as the helper died): the call is failed by that 'error' or exit.
+    send: (call) => {
+      if (child.connected) child.send(call);
+    },
+    kill: () => child.kill(),
+  };
 }

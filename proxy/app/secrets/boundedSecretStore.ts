@@ -1,3 +1,4 @@
+import { redactSecrets } from '../../core/redact.ts';
 import { type KeychainCall, KeychainNotAnsweringError, type SecretStore } from '../../contracts/secretStore.ts';
 
 /**
@@ -11,6 +12,18 @@ export const KEYCHAIN_ANSWER_WAIT_MS = 30_000;
 interface Waiting {
   /** Fails the call with KeychainNotAnsweringError, said for what it was doing. */
   giveUp(): void;
+}
+
+/**
+ * A listener that throws must not reject the chain every later call waits on (those would never be
+ * sent), nor keep the other listeners from hearing it.
+ */
+function tellAnswersAgain(listener: () => void): void {
+  try {
+    listener();
+  } catch (error) {
+    console.error(`[airlock] after the keychain answered again: ${redactSecrets(error instanceof Error ? error.message : String(error))}`);
+  }
 }
 
 /**
@@ -62,7 +75,7 @@ export function boundKeychainWaits(inner: SecretStore, answerWaitMs: number = KE
         } finally {
           if (overdue) {
             overdue = false;
-            for (const listener of [...listeners]) listener();
+            for (const listener of [...listeners]) tellAnswersAgain(listener);
           }
         }
       });

@@ -79,4 +79,28 @@ describe('boundKeychainWaits', () => {
     keychain.held[0]!.answer('key-a');
     expect(await read).toBe('key-a');
   });
+
+  it('a listener that throws when the keychain answers again neither stops later calls nor the other listeners', async () => {
+    const keychain = heldKeychain();
+    const secrets = boundKeychainWaits(keychain.store, 30_000);
+    const consoleError = vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    secrets.onAnswersAgain?.(() => {
+      throw new Error('listener failed');
+    });
+    const other = vi.fn();
+    secrets.onAnswersAgain?.(other);
+    const stuck = expect(secrets.get('a')).rejects.toBeInstanceOf(KeychainNotAnsweringError);
+    await vi.advanceTimersByTimeAsync(30_000);
+    await stuck;
+    keychain.held[0]!.answer('key-a');
+    await vi.advanceTimersByTimeAsync(0);
+    expect(other).toHaveBeenCalledTimes(1);
+    expect(consoleError).toHaveBeenCalledWith(expect.stringContaining('listener failed'));
+    const later = secrets.get('b');
+    await vi.advanceTimersByTimeAsync(0);
+    expect(keychain.sent).toEqual(['get a', 'get b']);
+    keychain.held[1]!.answer('key-b');
+    expect(await later).toBe('key-b');
+    consoleError.mockRestore();
+  });
 });

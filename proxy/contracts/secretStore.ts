@@ -57,7 +57,16 @@ const KEYCHAIN_LOCKED = /\blocked\b|interaction is not allowed/i;
  */
 const SECRET_SERVICE_GONE = /The name :[\d.]+ was not provided/;
 
+/**
+ * The system refused Airlock a new process or file (Node's fork reports it as `spawn EMFILE` and the
+ * like): the keychain is fine, so telling the user to start one sends them the wrong way.
+ */
+const SYSTEM_OUT_OF_RESOURCES = /\b(EMFILE|ENFILE|EAGAIN|ENOMEM)\b/;
+
 function explainKeychainFailure(detail: string, fallback: string): string {
+  if (SYSTEM_OUT_OF_RESOURCES.test(detail)) {
+    return `the system refused Airlock what it needs to reach the OS keychain (${detail}): it is out of open files, processes or memory. Close programs or raise the limit (ulimit -n), then try again; the next keychain call tries anew. Or ${fallback}`;
+  }
   if (KEYCHAIN_LOCKED.test(detail)) {
     return `the OS keychain is locked (${detail}). Unlock it (on Linux in Passwords and Keys, or log out and in; on macOS in Keychain Access) and try again, or ${fallback}`;
   }

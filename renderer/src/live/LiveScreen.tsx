@@ -1,5 +1,5 @@
 import { runningReplayOf } from '../detail/replayForm.ts';
-import { useMemo, useRef, useState, useSyncExternalStore } from 'react';
+import { useCallback, useEffect, useMemo, useRef, useState, useSyncExternalStore } from 'react';
 import { Group, Panel, Separator } from 'react-resizable-panels';
 import type { FirstRunSteps } from '../../../proxy/contracts/status.ts';
 import { useApi } from '../api/ApiContext.tsx';
@@ -36,8 +36,11 @@ export function LiveScreen({ store, proxyUrl, firstRun }: LiveScreenProps) {
 
   const filtered = JSON.stringify(filters) !== '{}';
   const filterBy = (field: FilterField | keyof FilterForm, value: string) => setForm((current) => ({ ...current, [field]: value }));
-  // Counted again when the filters change or the list grew by a page's worth of live rows.
-  const facets = useAsync(() => api.requestFacets(filters), `${JSON.stringify(filters)}:${Math.floor(snapshot.order.length / 200)}`);
+  // Counted again when the filters change or the list took in a page's worth of rows (its length stops at LIVE_ROWS_KEPT).
+  const facets = useAsync(() => api.requestFacets(filters), `${JSON.stringify(filters)}:${Math.floor(snapshot.rowsAdded / 200)}`);
+  const showRows = useCallback((rows: number) => store.showRows(rows), [store]);
+  // Off the Live screen the list shows nothing: only the newest rows are kept.
+  useEffect(() => () => showRows(0), [showRows]);
   const empty = snapshot.order.length === 0;
 
   return (
@@ -61,7 +64,8 @@ export function LiveScreen({ store, proxyUrl, firstRun }: LiveScreenProps) {
                 onNearEnd={pages.loadMore}
                 onLoadToEnd={pages.loadToEnd}
                 onFilter={filterBy}
-                hasMore={pages.kind === 'idle' ? pages.hasMore : true}
+                onRowsShown={showRows}
+                hasMore={pages.kind === 'idle' ? pages.hasMore || snapshot.olderRowsMoved : true}
               />
             )}
           </div>

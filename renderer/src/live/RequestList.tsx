@@ -1,6 +1,6 @@
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { useEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react';
-import type { LiveSnapshot } from './liveStore.ts';
+import { LIVE_ROWS_KEPT, type LiveSnapshot } from './liveStore.ts';
 import type { FilterField } from './filterForm.ts';
 import { collapseRefusals, entryRequestId } from './refusalGroups.ts';
 import { RefusalGroupRow, RequestListHeader, RequestRow } from './RequestRow.tsx';
@@ -20,6 +20,8 @@ interface RequestListProps {
   onLoadToEnd: () => void;
   /** Older rows exist in the log beyond those loaded. */
   hasMore: boolean;
+  /** How deep the list shows, in rows from the top (Infinity while End heads for the oldest): the store keeps those. */
+  onRowsShown: (rows: number) => void;
   onFilter: (field: FilterField, value: string) => void;
 }
 
@@ -45,7 +47,17 @@ export function nextIndex(key: string, current: number, count: number): number |
   }
 }
 
-export function RequestList({ snapshot, selectedId, onSelect, onOpen, onNearEnd, onLoadToEnd, hasMore, onFilter }: RequestListProps) {
+export function RequestList({
+  snapshot,
+  selectedId,
+  onSelect,
+  onOpen,
+  onNearEnd,
+  onLoadToEnd,
+  hasMore,
+  onFilter,
+  onRowsShown,
+}: RequestListProps) {
   const scrollRef = useRef<HTMLDivElement>(null);
   /** End was pressed before the oldest row was loaded: go there once it is. */
   const [endPending, setEndPending] = useState(false);
@@ -71,6 +83,13 @@ export function RequestList({ snapshot, selectedId, onSelect, onOpen, onNearEnd,
   useEffect(() => {
     if (entries.length > 0 && lastVisible >= entries.length - PAGE_ROWS) onNearEnd();
   }, [lastVisible, entries.length, onNearEnd]);
+
+  // A group stands for several rows: its oldest (its key) is how deep the user sees.
+  const deepestEntry = entries[lastVisible];
+  const deepestRowId = deepestEntry === undefined ? null : deepestEntry.kind === 'row' ? deepestEntry.id : deepestEntry.key;
+  useEffect(() => {
+    onRowsShown(endPending ? Number.POSITIVE_INFINITY : deepestRowId === null ? 0 : order.indexOf(deepestRowId) + 1);
+  }, [endPending, deepestRowId, order, onRowsShown]);
 
   useEffect(() => {
     if (!endPending || hasMore) return;
@@ -172,12 +191,15 @@ export function RequestList({ snapshot, selectedId, onSelect, onOpen, onNearEnd,
         </div>
       </div>
       <p className="list-count muted">
-        {order.length.toLocaleString()} {order.length === 1 ? 'request' : 'requests'}
-        {hasMore
-          ? endPending
-            ? ' loaded; loading the older ones to reach the oldest…'
-            : ' loaded; scroll down or press End for older ones'
-          : ''}
+        {snapshot.olderRowsMoved && !endPending
+          ? `Live keeps the newest ${LIVE_ROWS_KEPT.toLocaleString()} requests; older ones moved to the log: scroll down or press End to load them`
+          : `${order.length.toLocaleString()} ${order.length === 1 ? 'request' : 'requests'}${
+              hasMore
+                ? endPending
+                  ? ' loaded; loading the older ones to reach the oldest…'
+                  : ' loaded; scroll down or press End for older ones'
+                : ''
+            }`}
       </p>
     </div>
   );

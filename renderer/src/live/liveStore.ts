@@ -9,10 +9,25 @@ import { applyUpdate, insertionIndex, matchesFilters, type LiveRow } from './liv
  */
 const MAX_UPDATES_BEFORE_PAGE = 1_000;
 
+/**
+ * The newest rows the Live list keeps while it shows its top; older ones go back to the log, from
+ * which scrolling down (or End) pages them in again. A row costs about 1.4 KB and every painted
+ * frame copies and groups the list: 1,000 rows are 1.8 MB and 0.3 ms a frame, a day of busy agents
+ * (50,000) 65 MB and 13 ms, most of a frame. The list shows about 25 rows at a time and a page is
+ * 200: 1,000 is five pages, forty screens of scrolling back.
+ */
+export const LIVE_ROWS_KEPT = 1_000;
+/** Rows kept past the deepest one the list shows: a page loaded below the user is not dropped as it arrives. */
+const ROWS_KEPT_PAST_VIEW = 200;
+
 export interface LiveSnapshot {
   order: readonly string[];
   rows: ReadonlyMap<string, LiveRow>;
   version: number;
+  /** Rows older than the last one were dropped (LIVE_ROWS_KEPT): the log has them, the next page starts there. */
+  olderRowsMoved: boolean;
+  /** Rows taken in since the last reset, live or paged; it only grows, while the list itself stays bounded. */
+  rowsAdded: number;
 }
 
 /**
@@ -24,7 +39,13 @@ export class LiveStore {
   private rows = new Map<string, LiveRow>();
   private order: string[] = [];
   private version = 0;
-  private published: LiveSnapshot = { order: [], rows: this.rows, version: 0 };
+  private olderRowsMoved = false;
+  private rowsAdded = 0;
+  /** How deep the list shows (rows from the top, Infinity while End heads for the oldest): those rows are not dropped. */
+  private rowsShown = 0;
+  /** Times rows were dropped: a page asked for before a drop would leave a gap (see `drops`). */
+  private dropCount = 0;
+  private published: LiveSnapshot = { order: [], rows: this.rows, version: 0, olderRowsMoved: false, rowsAdded: 0 };
   private readonly listeners = new Set<() => void>();
   private filters: RequestFilters = {};
   /**
@@ -48,8 +69,35 @@ export class LiveStore {
     this.rows = new Map();
     this.order = [];
     this.updatesBeforePage = new Map();
+    this.olderRowsMoved = false;
+    this.rowsAdded = 0;
+    this.rowsShown = 0;
     this.version += 1;
     this.publish();
+  }
+
+  /**
+   * The list shows rows down to this many from the top. Rows go at the next arrival, not as the
+   * user scrolls: only arrivals grow the list, and a list that changed under a scroll would jump.
+   */
+  showRows(count: number): void {
+    this.rowsShown = count;
+  }
+
+  /** Whether older rows were dropped since the last page: the next page then starts at `oldestStartedAtMs`. */
+  get droppedOlderRows(): boolean {
+    return this.olderRowsMoved;
+  }
+
+  /** Counts every drop, so a page load can tell whether rows went while it was under way. */
+  get drops(): number {
+    return this.dropCount;
+  }
+
+  /** When the oldest row kept started; null with no row. */
+  oldestStartedAtMs(): number | null {
+    const oldest = this.order.at(-1);
+    return oldest === undefined ? null : (this.rows.get(oldest)?.startedAtMs ?? null);
   }
 
   applyFrame(frame: LiveFrame): void {
@@ -62,24 +110,43 @@ export class LiveStore {
       }
       if (!existing && !matchesFilters(next, this.filters)) continue;
       this.rows.set(next.id, next);
-      if (!existing) this.order.splice(insertionIndex(this.order, this.rows, next.startedAtMs), 0, next.id);
+      if (!existing) this.insert(next);
       this.version += 1;
     }
+    this.dropOlderRows();
   }
 
   /** Adds a page from the log; rows already known live keep their live state. */
   addPage(items: readonly RequestSummary[]): void {
     const updatesBeforePage = this.updatesBeforePage;
     this.updatesBeforePage = null;
+    // A page continues the list from its oldest row (the caller drops one asked for before a drop).
+    this.olderRowsMoved = false;
     for (const item of items) {
       if (this.rows.has(item.id)) continue;
       const logged: LiveRow = { ...item, text: '' };
       // Only a row still in flight in the log: one that ended there is newer than any live update from before its end.
       const early = item.state === 'in_flight' ? updatesBeforePage?.get(item.id) : undefined;
-      this.rows.set(item.id, early === undefined ? logged : (applyUpdate(logged, early) ?? logged));
-      this.order.splice(insertionIndex(this.order, this.rows, item.startedAtMs), 0, item.id);
+      const row = early === undefined ? logged : (applyUpdate(logged, early) ?? logged);
+      this.rows.set(item.id, row);
+      this.insert(row);
       this.version += 1;
     }
+  }
+
+  private insert(row: LiveRow): void {
+    this.order.splice(insertionIndex(this.order, this.rows, row.startedAtMs), 0, row.id);
+    this.rowsAdded += 1;
+  }
+
+  /** Drops the oldest rows past the newest LIVE_ROWS_KEPT, unless the list shows them (see `showRows`). */
+  private dropOlderRows(): void {
+    const kept = Math.max(LIVE_ROWS_KEPT, this.rowsShown + ROWS_KEPT_PAST_VIEW);
+    if (this.order.length <= kept) return;
+    for (const id of this.order.splice(kept)) this.rows.delete(id);
+    this.olderRowsMoved = true;
+    this.dropCount += 1;
+    this.version += 1;
   }
 
   private keepUntilPage(update: LiveRequestUpdate): void {
@@ -96,7 +163,13 @@ export class LiveStore {
 
   publish(): void {
     if (this.published.version === this.version && this.published.rows === this.rows) return;
-    this.published = { order: this.order.slice(), rows: this.rows, version: this.version };
+    this.published = {
+      order: this.order.slice(),
+      rows: this.rows,
+      version: this.version,
+      olderRowsMoved: this.olderRowsMoved,
+      rowsAdded: this.rowsAdded,
+    };
     for (const listener of this.listeners) listener();
   }
 }

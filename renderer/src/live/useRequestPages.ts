@@ -1,5 +1,5 @@
 import { useCallback, useContext, useEffect, useRef, useState } from 'react';
-import type { RequestFilters } from '../../../proxy/contracts/requests.ts';
+import type { RequestFilters, RequestListQuery } from '../../../proxy/contracts/requests.ts';
 import { MAX_PAGE_LIMIT } from '../../../proxy/contracts/log.ts';
 import type { ControlClient } from '../api/client.ts';
 import { ReconnectContext } from '../common/ScreenBoundary.tsx';
@@ -32,10 +32,16 @@ export function useRequestPages(
       const current = generation.current;
       if (first) setState({ kind: 'loading' });
       const limit = toEnd.current ? MAX_PAGE_LIMIT : PAGE_SIZE;
-      client.listRequests({ ...filters, limit, ...(first || cursor.current === null ? {} : { cursor: cursor.current }) }).then(
+      const dropsAtRequest = store.drops;
+      client.listRequests({ ...filters, limit, ...(first ? {} : nextPagePosition(store, filters, cursor.current)) }).then(
         (page) => {
           busy.current = false;
           if (current !== generation.current) return;
+          // Rows went back to the log while this page was under way: it would follow them with a gap.
+          if (!first && store.drops !== dropsAtRequest) {
+            load(false);
+            return;
+          }
           cursor.current = page.nextCursor;
           store.addPage(page.items);
           store.publish();
@@ -68,14 +74,25 @@ export function useRequestPages(
   }, [filters, store, load, returns]);
 
   const loadMore = useCallback(() => {
-    if (cursor.current !== null) load(false);
-  }, [load]);
+    if (cursor.current !== null || store.droppedOlderRows) load(false);
+  }, [load, store]);
 
   const loadToEnd = useCallback(() => {
-    if (cursor.current === null) return;
+    if (cursor.current === null && !store.droppedOlderRows) return;
     toEnd.current = true;
     load(false);
-  }, [load]);
+  }, [load, store]);
 
   return { ...state, loadMore, loadToEnd, retry: () => load(true) };
+}
+
+/**
+ * Where the next older page starts: after the last page, or, once the list dropped its oldest rows
+ * (LIVE_ROWS_KEPT), at the oldest row it kept; rows of that same millisecond it has are skipped
+ * by `addPage`, the rest fill in what it dropped.
+ */
+function nextPagePosition(store: LiveStore, filters: RequestFilters, cursor: string | null): Partial<RequestListQuery> {
+  const oldestKeptMs = store.droppedOlderRows ? store.oldestStartedAtMs() : null;
+  if (oldestKeptMs !== null) return { toMs: Math.min(filters.toMs ?? oldestKeptMs, oldestKeptMs) };
+  return cursor === null ? {} : { cursor };
 }

@@ -7,7 +7,7 @@ import type { ControlClient } from '../../../renderer/src/api/client.ts';
 import { TokensTable } from '../../../renderer/src/connect/TokensTable.tsx';
 import { RequestDetailPanel } from '../../../renderer/src/detail/RequestDetailPanel.tsx';
 import { applyUpdate } from '../../../renderer/src/live/liveRows.ts';
-import { LiveStore } from '../../../renderer/src/live/liveStore.ts';
+import { LIVE_ROWS_KEPT, LiveStore } from '../../../renderer/src/live/liveStore.ts';
 import { RequestList } from '../../../renderer/src/live/RequestList.tsx';
 import { KeyField } from '../../../renderer/src/profiles/KeyField.tsx';
 import { StatusBar } from '../../../renderer/src/status/StatusBar.tsx';
@@ -137,6 +137,7 @@ describe('RequestList', () => {
         onNearEnd={() => undefined}
         onFilter={vi.fn()}
         onLoadToEnd={() => undefined}
+        onRowsShown={vi.fn()}
         hasMore={false}
       />,
     );
@@ -165,6 +166,7 @@ describe('RequestList', () => {
         onNearEnd={() => undefined}
         onFilter={vi.fn()}
         onLoadToEnd={onLoadToEnd}
+        onRowsShown={vi.fn()}
         hasMore
       />,
     );
@@ -173,6 +175,38 @@ describe('RequestList', () => {
     fireEvent.keyDown(screen.getByRole('listbox'), { key: 'End' });
     expect(onLoadToEnd).toHaveBeenCalledTimes(1);
     expect(screen.getByText('1 request loaded; loading the older ones to reach the oldest…')).toBeTruthy();
+  });
+
+  it('says when its oldest rows moved to the log, and how to get them back', () => {
+    const store = new LiveStore();
+    store.reset({});
+    store.addPage([]);
+    for (let index = 0; index <= LIVE_ROWS_KEPT; index += 1) {
+      store.applyFrame({
+        requests: [{ requestId: `r${index}`, appendText: '', fields: { startedAtMs: index, state: 'done', status: 200 } }],
+        status: null,
+      });
+    }
+    store.publish();
+    const onRowsShown = vi.fn();
+    render(
+      <RequestList
+        snapshot={store.getSnapshot()}
+        selectedId={null}
+        onSelect={vi.fn()}
+        onOpen={vi.fn()}
+        onNearEnd={() => undefined}
+        onFilter={vi.fn()}
+        onLoadToEnd={() => undefined}
+        onRowsShown={onRowsShown}
+        hasMore
+      />,
+    );
+    expect(
+      screen.getByText(
+        `Live keeps the newest ${LIVE_ROWS_KEPT.toLocaleString()} requests; older ones moved to the log: scroll down or press End to load them`,
+      ),
+    ).toBeTruthy();
   });
 });
 

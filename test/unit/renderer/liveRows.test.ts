@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { LIVE_TEXT_LIMIT_CHARS, type LiveRequestUpdate } from '../../../proxy/contracts/liveEvents.ts';
 import type { RequestFilters } from '../../../proxy/contracts/requests.ts';
 import { applyUpdate, matchesFilters, type LiveRow } from '../../../renderer/src/live/liveRows.ts';
-import { LiveStore } from '../../../renderer/src/live/liveStore.ts';
+import { LIVE_ROWS_KEPT, LiveStore } from '../../../renderer/src/live/liveStore.ts';
 
 const start = (requestId: string, startedAtMs: number, fields: Partial<LiveRow> = {}): LiveRequestUpdate => ({
   requestId,
@@ -119,5 +119,53 @@ describe('LiveStore', () => {
     store.addPage([{ ...applyUpdate(undefined, start('a', 100))!, state: 'done', status: 200, outputTokens: 9, usageEstimated: false }]);
     store.publish();
     expect(store.getSnapshot().rows.get('a')).toMatchObject({ state: 'done', outputTokens: 9, usageEstimated: false, text: '' });
+  });
+});
+
+/** A request that started at `startedAtMs` and ended, as two live frames bring it. */
+function arriveAndEnd(store: LiveStore, requestId: string, startedAtMs: number): void {
+  store.applyFrame({ requests: [start(requestId, startedAtMs), delta(requestId, 'some text')], status: null });
+  store.applyFrame({ requests: [end(requestId)], status: null });
+}
+
+// A window left open all day beside busy agents (issue 20: lean all day): every request that came
+// live stayed in the list, about 1.4 KB each, and the list's work per painted frame grew with it.
+describe('LiveStore over a day of live requests', () => {
+  it('keeps the newest LIVE_ROWS_KEPT rows and says older ones moved to the log', () => {
+    const store = new LiveStore();
+    store.reset({});
+    store.addPage([]);
+    const arrivals = 20 * LIVE_ROWS_KEPT;
+    for (let index = 0; index < arrivals; index += 1) arriveAndEnd(store, `r${index}`, index);
+    store.publish();
+    const snapshot = store.getSnapshot();
+    expect(snapshot.order).toHaveLength(LIVE_ROWS_KEPT);
+    expect(snapshot.rows.size).toBe(LIVE_ROWS_KEPT);
+    expect(snapshot.order[0]).toBe(`r${arrivals - 1}`);
+    expect(snapshot.order.at(-1)).toBe(`r${arrivals - LIVE_ROWS_KEPT}`);
+    expect(snapshot.olderRowsMoved).toBe(true);
+  });
+
+  it('keeps the rows the list shows below the newest ones, and lets them go at the next arrival once it shows the top again', () => {
+    const store = new LiveStore();
+    store.reset({});
+    const logged = Array.from({ length: 3 * LIVE_ROWS_KEPT }, (_, index) => ({
+      ...applyUpdate(undefined, start(`old${index}`, -index))!,
+      state: 'done' as const,
+    }));
+    store.addPage(logged);
+    // The user paged down to the oldest of them and looks at it while requests keep coming.
+    store.showRows(logged.length);
+    for (let index = 0; index < 100; index += 1) arriveAndEnd(store, `new${index}`, index + 1);
+    store.publish();
+    expect(store.getSnapshot().order).toContain(`old${logged.length - 1}`);
+    expect(store.getSnapshot().olderRowsMoved).toBe(false);
+
+    store.showRows(30);
+    arriveAndEnd(store, 'next', 1_000);
+    store.publish();
+    expect(store.getSnapshot().order).toHaveLength(LIVE_ROWS_KEPT);
+    expect(store.getSnapshot().rows.size).toBe(LIVE_ROWS_KEPT);
+    expect(store.getSnapshot().olderRowsMoved).toBe(true);
   });
 });

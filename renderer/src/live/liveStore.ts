@@ -63,17 +63,39 @@ export class LiveStore {
 
   getSnapshot = (): LiveSnapshot => this.published;
 
-  /** Starts over for a new set of filters (the caller then loads the first page). */
+  /**
+   * Starts over for a new set of filters (the caller then loads the first page). A running row's
+   * text so far is kept for the page, which lists the row without it: the log has no text of a
+   * running stream, and the feed sends only what comes next.
+   */
   reset(filters: RequestFilters): void {
+    const textsSoFar = new Map<string, LiveRequestUpdate>();
+    for (const row of this.rows.values()) {
+      if (row.state === 'in_flight' && row.text !== '' && textsSoFar.size < MAX_UPDATES_BEFORE_PAGE)
+        textsSoFar.set(row.id, { requestId: row.id, fields: {}, appendText: row.text });
+    }
     this.filters = filters;
     this.rows = new Map();
     this.order = [];
-    this.updatesBeforePage = new Map();
+    this.updatesBeforePage = textsSoFar;
     this.olderRowsMoved = false;
     this.rowsAdded = 0;
     this.rowsShown = 0;
     this.version += 1;
     this.publish();
+  }
+
+  /**
+   * The live channel (re)connected: its first frame sends each running stream's text so far in
+   * full, so what the rows hold now would be doubled. Called before that frame, unlike the reset
+   * that follows a return, which React runs later (the frame may come first; its text was then lost).
+   */
+  channelConnected(): void {
+    for (const [id, row] of this.rows) {
+      if (row.state !== 'in_flight' || row.text === '') continue;
+      this.rows.set(id, { ...row, text: '' });
+      this.version += 1;
+    }
   }
 
   /**

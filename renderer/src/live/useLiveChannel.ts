@@ -50,6 +50,8 @@ export function useLiveChannel(
         if (scheduled === 0) scheduled = requestAnimationFrame(paint);
       },
       onConnectionChange: (isConnected) => {
+        // Here, before the connection's first frame, not in an effect of the render it causes.
+        if (isConnected) store.channelConnected();
         setConnected(isConnected);
         if (isConnected) client.status().then(setStatus, () => undefined);
       },

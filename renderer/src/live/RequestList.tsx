@@ -84,12 +84,16 @@ export function RequestList({
     if (entries.length > 0 && lastVisible >= entries.length - PAGE_ROWS) onNearEnd();
   }, [lastVisible, entries.length, onNearEnd]);
 
-  // A group stands for several rows: its oldest (its key) is how deep the user sees.
-  const deepestEntry = entries[lastVisible];
-  const deepestRowId = deepestEntry === undefined ? null : deepestEntry.kind === 'row' ? deepestEntry.id : deepestEntry.key;
+  // How deep the user sees, in rows, taken when the view moves (a scroll, End), not as rows arrive:
+  // refusals joining a group line above it would push it deeper with each one, and keep them all.
+  const shown = useRef({ entries, order });
+  shown.current = { entries, order };
   useEffect(() => {
-    onRowsShown(endPending ? Number.POSITIVE_INFINITY : deepestRowId === null ? 0 : order.indexOf(deepestRowId) + 1);
-  }, [endPending, deepestRowId, order, onRowsShown]);
+    const deepest = shown.current.entries[lastVisible];
+    // A group stands for several rows: its oldest (its key) is the deepest it shows.
+    const deepestRowId = deepest === undefined ? null : deepest.kind === 'row' ? deepest.id : deepest.key;
+    onRowsShown(endPending ? Number.POSITIVE_INFINITY : deepestRowId === null ? 0 : shown.current.order.indexOf(deepestRowId) + 1);
+  }, [endPending, lastVisible, onRowsShown]);
 
   useEffect(() => {
     if (!endPending || hasMore) return;

@@ -210,6 +210,41 @@ describe('RequestList', () => {
   });
 });
 
+// A client retrying a refused request in a loop (a revoked token, a paused client): its refusals
+// collapse into one line at the top, which the list shows, so how deep it showed grew with every
+// refusal and the list kept them all.
+describe('RequestList under a storm of identical refusals', () => {
+  it('keeps the store bounded although the refusals show as one line', () => {
+    const store = new LiveStore();
+    store.reset({});
+    store.addPage([]);
+    const refusal = (index: number) => ({
+      requestId: `refused${index}`,
+      appendText: '',
+      fields: { startedAtMs: index, state: 'done' as const, status: 403, errorClass: 'client_paused' as const, clientName: 'cline' },
+    });
+    const props = {
+      selectedId: null,
+      onSelect: vi.fn(),
+      onOpen: vi.fn(),
+      onNearEnd: () => undefined,
+      onFilter: vi.fn(),
+      onLoadToEnd: () => undefined,
+      onRowsShown: (rows: number) => store.showRows(rows),
+      hasMore: false,
+    };
+    store.applyFrame({ requests: [refusal(0)], status: null });
+    store.publish();
+    const { rerender } = render(<RequestList snapshot={store.getSnapshot()} {...props} />);
+    for (let index = 1; index <= 3 * LIVE_ROWS_KEPT; index += 1) {
+      store.applyFrame({ requests: [refusal(index)], status: null });
+      store.publish();
+      if (index % 50 === 0) rerender(<RequestList snapshot={store.getSnapshot()} {...props} />);
+    }
+    expect(store.getSnapshot().rows.size).toBe(LIVE_ROWS_KEPT);
+  });
+});
+
 const failedDetail: RequestDetail = {
   id: 'r1',
   startedAtMs: 0,

@@ -123,6 +123,7 @@ export class LiveStore {
   }
 
   applyFrame(frame: LiveFrame): void {
+    const rowsBefore = this.order.length;
     for (const update of frame.requests) {
       const existing = this.rows.get(update.requestId);
       const next = applyUpdate(existing, update);
@@ -135,7 +136,7 @@ export class LiveStore {
       if (!existing) this.insert(next);
       this.version += 1;
     }
-    this.dropOlderRows();
+    if (this.order.length > rowsBefore) this.dropOlderRows();
   }
 
   /** Adds a page from the log; rows already known live keep their live state. */

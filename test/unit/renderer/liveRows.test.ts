@@ -162,6 +162,10 @@ describe('LiveStore over a day of live requests', () => {
     expect(store.getSnapshot().olderRowsMoved).toBe(false);
 
     store.showRows(30);
+    // An update to a row it has (a summary the log wrote) is not an arrival: the list does not change under the user.
+    store.applyFrame({ requests: [{ requestId: 'old0', appendText: '', fields: { summary: 'written' } }], status: null });
+    store.publish();
+    expect(store.getSnapshot().rows.size).toBe(logged.length + 100);
     arriveAndEnd(store, 'next', 1_000);
     store.publish();
     expect(store.getSnapshot().order).toHaveLength(LIVE_ROWS_KEPT);

@@ -2,7 +2,7 @@ import { useVirtualizer } from '@tanstack/react-virtual';
 import { useEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react';
 import { LIVE_ROWS_KEPT, type LiveSnapshot } from './liveStore.ts';
 import type { FilterField } from './filterForm.ts';
-import { collapseRefusals, entryRequestId } from './refusalGroups.ts';
+import { collapseRefusals, entryRequestId, type ListEntry } from './refusalGroups.ts';
 import { RefusalGroupRow, RequestListHeader, RequestRow } from './RequestRow.tsx';
 
 export const ROW_HEIGHT_PX = 32;
@@ -20,7 +20,7 @@ interface RequestListProps {
   onLoadToEnd: () => void;
   /** Older rows exist in the log beyond those loaded. */
   hasMore: boolean;
-  /** How deep the list shows, in rows from the top (Infinity while End heads for the oldest): the store keeps those. */
+  /** The view moved: it shows rows down to this many from the top (Infinity while End heads for the oldest); the store keeps those. */
   onRowsShown: (rows: number) => void;
   onFilter: (field: FilterField, value: string) => void;
 }
@@ -45,6 +45,13 @@ export function nextIndex(key: string, current: number, count: number): number |
     default:
       return null;
   }
+}
+
+/** Rows from the top through the line at `lineIndex`; a group line's oldest row (its key) is the deepest it shows. */
+function rowsThrough(entries: readonly ListEntry[], order: readonly string[], lineIndex: number): number {
+  const line = entries[lineIndex];
+  if (line === undefined) return 0;
+  return order.indexOf(line.kind === 'row' ? line.id : line.key) + 1;
 }
 
 export function RequestList({
@@ -80,30 +87,34 @@ export function RequestList({
   const items = virtualizer.getVirtualItems();
   const lastVisible = items.at(-1)?.index ?? 0;
 
+  // How deep the user sees, in rows, taken when the view moves (a scroll, End), never as rows come
+  // or go: refusals joining a group line above the view pushed it deeper with each one, and a short
+  // list's last lines came and went with the rows dropped at its end; either way it kept them all.
+  const view = useRef({ entries, order, lastVisible, endPending });
+  view.current = { entries, order, lastVisible, endPending };
+  const scrollOffsetPx = virtualizer.scrollOffset ?? 0;
+  // biome-ignore lint/correctness/useExhaustiveDependencies: `scrollOffsetPx` is not read; a new one means the view moved
+  useEffect(() => {
+    const current = view.current;
+    if (!current.endPending) onRowsShown(rowsThrough(current.entries, current.order, current.lastVisible));
+  }, [scrollOffsetPx, onRowsShown]);
+
+  // After the depth above: rows dropped since the view last moved are read back only once it moved (olderRowsWanted).
   useEffect(() => {
     if (entries.length > 0 && lastVisible >= entries.length - PAGE_ROWS) onNearEnd();
   }, [lastVisible, entries.length, onNearEnd]);
-
-  // How deep the user sees, in rows, taken when the view moves (a scroll, End), not as rows arrive:
-  // refusals joining a group line above it would push it deeper with each one, and keep them all.
-  const shown = useRef({ entries, order });
-  shown.current = { entries, order };
-  useEffect(() => {
-    const deepest = shown.current.entries[lastVisible];
-    // A group stands for several rows: its oldest (its key) is the deepest it shows.
-    const deepestRowId = deepest === undefined ? null : deepest.kind === 'row' ? deepest.id : deepest.key;
-    onRowsShown(endPending ? Number.POSITIVE_INFINITY : deepestRowId === null ? 0 : shown.current.order.indexOf(deepestRowId) + 1);
-  }, [endPending, lastVisible, onRowsShown]);
 
   useEffect(() => {
     if (!endPending || hasMore) return;
     setEndPending(false);
     const oldest = entries.at(-1);
+    // The list goes to its end: every row is in view until the scroll there says how deep it shows.
+    onRowsShown(order.length);
     if (oldest) {
       onSelect(entryRequestId(oldest));
       virtualizer.scrollToIndex(entries.length - 1, { align: 'auto' });
     }
-  }, [endPending, hasMore, entries, onSelect, virtualizer]);
+  }, [endPending, hasMore, entries, order, onSelect, onRowsShown, virtualizer]);
 
   // -1 also when the filters hid the selected row: the list then points at no row (the detail may still show it).
   const selectedIndex =
@@ -130,8 +141,13 @@ export function RequestList({
     event.preventDefault();
     if (event.key === 'End' && hasMore) {
       setEndPending(true);
+      // Heading for the oldest row: every row loaded on the way is kept.
+      onRowsShown(Number.POSITIVE_INFINITY);
       onLoadToEnd();
-    } else setEndPending(false);
+    } else if (endPending) {
+      setEndPending(false);
+      onRowsShown(order.length);
+    }
     const entry = entries[index];
     if (entry) {
       onSelect(entryRequestId(entry));

@@ -45,6 +45,8 @@ export class LiveStore {
   private rowsShown = 0;
   /** Times rows were dropped: a page asked for before a drop would leave a gap (see `drops`). */
   private dropCount = 0;
+  /** The view moved (`showRows`) since rows were last dropped: only then are they read back from the log. */
+  private viewMovedSinceDrop = false;
   private published: LiveSnapshot = { order: [], rows: this.rows, version: 0, olderRowsMoved: false, rowsAdded: 0 };
   private readonly listeners = new Set<() => void>();
   private filters: RequestFilters = {};
@@ -99,16 +101,26 @@ export class LiveStore {
   }
 
   /**
-   * The list shows rows down to this many from the top. Rows go at the next arrival, not as the
-   * user scrolls: only arrivals grow the list, and a list that changed under a scroll would jump.
+   * The view moved (a scroll, End) and shows rows down to this many from the top. Rows go at the
+   * next arrival, not as the user scrolls: only arrivals grow the list, and a list that changed
+   * under a scroll would jump.
    */
   showRows(count: number): void {
     this.rowsShown = count;
+    this.viewMovedSinceDrop = true;
   }
 
   /** Whether older rows were dropped since the last page: the next page then starts at `oldestStartedAtMs`. */
   get droppedOlderRows(): boolean {
     return this.olderRowsMoved;
+  }
+
+  /**
+   * Whether the dropped rows may be read back: only once the view moved since. A short list is
+   * always near its end, and read back at once each row a request pushed out, a page per request.
+   */
+  get olderRowsWanted(): boolean {
+    return this.olderRowsMoved && this.viewMovedSinceDrop;
   }
 
   /** Counts every drop, so a page load can tell whether rows went while it was under way. */
@@ -168,6 +180,7 @@ export class LiveStore {
     if (this.order.length <= kept) return;
     for (const id of this.order.splice(kept)) this.rows.delete(id);
     this.olderRowsMoved = true;
+    this.viewMovedSinceDrop = false;
     this.dropCount += 1;
     this.version += 1;
   }

@@ -74,7 +74,7 @@ export function useRequestPages(
   }, [filters, store, load, returns]);
 
   const loadMore = useCallback(() => {
-    if (cursor.current !== null || store.droppedOlderRows) load(false);
+    if (store.droppedOlderRows ? store.olderRowsWanted : cursor.current !== null) load(false);
   }, [load, store]);
 
   const loadToEnd = useCallback(() => {

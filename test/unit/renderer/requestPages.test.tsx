@@ -106,6 +106,8 @@ describe('the live list after its oldest rows went back to the log', () => {
     store.publish();
     expect(store.getSnapshot().order.at(-1)).toBe('new0');
 
+    // The user scrolls down to the oldest row kept.
+    store.showRows(LIVE_ROWS_KEPT);
     result.current.loadMore();
     await waitFor(() => expect(store.getSnapshot().order.length).toBeGreaterThan(LIVE_ROWS_KEPT));
     // The page starts at the oldest row kept (known, so skipped) and goes on with the newest dropped.
@@ -133,16 +135,45 @@ describe('a page under way when the list drops its oldest rows', () => {
     arrive(LIVE_ROWS_KEPT, 2_000);
 
     const release = log.hold();
+    // The user scrolls down to the oldest row kept: a page more is kept below it.
+    store.showRows(LIVE_ROWS_KEPT);
     result.current.loadMore();
     await waitFor(() => expect(log.queries).toHaveLength(2));
-    // While that page is on its way, 50 more requests push the 50 oldest rows kept out.
-    arrive(50, 5_000);
+    // While that page is on its way, 250 more requests push the 50 oldest rows kept out.
+    arrive(250, 5_000);
     release();
-    await waitFor(() => expect(store.getSnapshot().order.length).toBeGreaterThan(LIVE_ROWS_KEPT));
+    const kept = LIVE_ROWS_KEPT + 200;
+    await waitFor(() => expect(store.getSnapshot().order.length).toBeGreaterThan(kept));
     store.publish();
     const order = store.getSnapshot().order;
-    expect(order.slice(LIVE_ROWS_KEPT - 1, LIVE_ROWS_KEPT + 2)).toEqual(['new2050', 'new2049', 'new2048']);
+    expect(order.slice(kept - 1, kept + 2)).toEqual(['new2050', 'new2049', 'new2048']);
     expect(order).toContain('new2000');
     expect(order).toContain('old1500');
+  });
+});
+
+describe('the live list after rows went back to the log while nobody scrolled', () => {
+  // A short list (a storm of refusals shown as one line, a few rows under it) is always "near its
+  // end": each request that pushed a row out had the list read it back from the log at once, a
+  // page read per request for as long as the storm lasted.
+  it('reads no page for them until the user moves the view', async () => {
+    const logged = Array.from({ length: 1_500 }, (_, index) => row(`old${index + 1}`, index + 1, 'done'));
+    const log = keysetLog(logged);
+    const store = new LiveStore();
+    const filters = {};
+    const { result } = renderHook(() => useRequestPages(log.client, store, filters));
+    await waitFor(() => expect(store.getSnapshot().order).toHaveLength(PAGE_SIZE));
+    for (let index = 0; index < LIVE_ROWS_KEPT; index += 1) {
+      const arrived = row(`new${index}`, 2_000 + index, 'done');
+      logged.push(arrived);
+      store.applyFrame({ requests: [{ requestId: arrived.id, fields: arrived, appendText: '' }], status: null });
+    }
+    const reads = log.queries.length;
+    result.current.loadMore();
+    expect(log.queries).toHaveLength(reads);
+
+    store.showRows(LIVE_ROWS_KEPT);
+    result.current.loadMore();
+    expect(log.queries).toHaveLength(reads + 1);
   });
 });

@@ -26,9 +26,13 @@ afterAll(async () => {
   await session?.close();
 });
 
-/** Sends `count` chat requests through the window's proxy; resolves their request ids in the order they were sent. */
-function sendRequests(count: number): Promise<string[]> {
-  return sendIds(session, token, count);
+/**
+ * Sends `count` chat requests through the window's proxy; resolves their request ids in the order
+ * they were sent. The first goes alone, so it is the oldest row whatever the others' order.
+ */
+async function sendRequests(count: number): Promise<string[]> {
+  const first = await sendIds(session, token, 1);
+  return [...first, ...(await sendIds(session, token, count - 1))];
 }
 
 /** The option elements in the DOM with their place in the list, in list order. */

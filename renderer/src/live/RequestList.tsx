@@ -99,7 +99,7 @@ export function RequestList({
     if (!current.endPending) onRowsShown(rowsThrough(current.entries, current.order, current.lastVisible));
   }, [scrollOffsetPx, onRowsShown]);
 
-  // After the depth above: rows dropped since the view last moved are read back only once it moved (olderRowsWanted).
+  // After the depth is taken: rows dropped since the view last moved are read back only once it moved (olderRowsWanted).
   useEffect(() => {
     if (entries.length > 0 && lastVisible >= entries.length - PAGE_ROWS) onNearEnd();
   }, [lastVisible, entries.length, onNearEnd]);

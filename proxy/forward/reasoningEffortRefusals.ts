@@ -18,13 +18,22 @@ interface ReasoningEffortRefusalsOptions {
 }
 
 /**
+ * How many (profile, base URL, model) refusals are kept. Model names come from clients and base URLs
+ * from edits, so a proxy left running would otherwise keep one entry per name it ever saw; a gateway
+ * lists a few hundred models at most. One forgotten costs one 400 that ran nothing, then is learned again.
+ */
+export const MAX_MODELS_REMEMBERED = 1024;
+
+/**
  * The `reasoning_effort` levels a gateway refused for a model (protocols/chat/reasoningEffort.ts),
  * per profile and base URL: the model's translated requests leave such a level out, with a note.
  * Per level, since a refusal may be of one level only (`xhigh` on a model whose highest is `high`),
  * and a model that takes none refuses each level once. Kept across restarts when `onLearned` keeps
- * them: otherwise each start paid one refused 400 per model and level again.
+ * them: otherwise each start paid one refused 400 per model and level again. Past
+ * MAX_MODELS_REMEMBERED the model learned of longest ago is forgotten (and left out of what is kept).
  */
 export class ReasoningEffortRefusals {
+  /** In the order last learned (a Map keeps insertion order): the first is the one to forget. */
   private readonly refusedLevels = new Map<string, RefusedEfforts>();
   private readonly onLearned: ((all: RefusedEfforts[]) => void) | undefined;
 
@@ -47,12 +56,17 @@ export class ReasoningEffortRefusals {
     return [...this.refusedLevels.values()].map((refused) => ({ ...refused, levels: [...refused.levels] }));
   }
 
-  /** Whether the level was new. */
+  /** Whether the level was new. A model learned of again moves to the newest place. */
   private add(profileId: string, baseUrl: string, model: string, level: string): boolean {
     const key = refusalKey(profileId, baseUrl, model);
     const refused = this.refusedLevels.get(key) ?? { profileId, baseUrl, model, levels: [] };
     if (refused.levels.includes(level)) return false;
+    this.refusedLevels.delete(key);
     this.refusedLevels.set(key, { ...refused, levels: [...refused.levels, level] });
+    if (this.refusedLevels.size > MAX_MODELS_REMEMBERED) {
+      const oldest = this.refusedLevels.keys().next();
+      if (!oldest.done) this.refusedLevels.delete(oldest.value);
+    }
     return true;
   }
 }

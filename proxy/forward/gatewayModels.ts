@@ -23,15 +23,16 @@ const HINT_LIST_TTL_MS = 5 * 60_000;
 /** A hint holds up a failed request's answer: it waits this long for the list at most. */
 const HINT_FETCH_TIMEOUT_MS = 3_000;
 
-const lists = new Map<string, GatewayModelList>();
-
-/** A profile's list belongs to its base URL too: an edited URL is another gateway. */
-function cacheKey(profile: { id: string; baseUrl: string }): string {
-  return `${profile.id}\u0000${profile.baseUrl}`;
-}
+/**
+ * Per profile, the list of the base URL it was fetched from: an edited URL is another gateway, whose
+ * list replaces the old one (lists run to thousands of ids, and one kept per URL a profile ever had
+ * would stay for the proxy's life).
+ */
+const lists = new Map<string, { baseUrl: string; list: GatewayModelList }>();
 
 export function cachedGatewayModels(profile: { id: string; baseUrl: string }): GatewayModelList | null {
-  return lists.get(cacheKey(profile)) ?? null;
+  const cached = lists.get(profile.id);
+  return cached?.baseUrl === profile.baseUrl ? cached.list : null;
 }
 
 /** Fetches GET {base_url}/models with the profile's key and caches the list; a failure keeps the cached one. */
@@ -55,7 +56,7 @@ export async function fetchGatewayModels(target: UpstreamTarget, nowMs: number, 
     });
     if (errorClass !== null) return { ok: false, errorClass };
     const list = { fetchedAtMs: nowMs, ids: modelIdsFrom(bodyText, [target.apiKey]) };
-    lists.set(cacheKey(target.profile), list);
+    lists.set(target.profile.id, { baseUrl: target.profile.baseUrl, list });
     return { ok: true, list };
   } catch (error) {
     return { ok: false, errorClass: classifyNetworkFailure(error) };

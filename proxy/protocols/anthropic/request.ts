@@ -3,7 +3,7 @@ import { isReturnableReasoning, joinedReasoning } from '../chat/returnedReasonin
 import { setReasoningEffortLast } from '../chat/reasoningEffort.ts';
 import type { ChatRequestTranslation } from '../requestResult.ts';
 import type { ChatRequestOptions } from '../adapter.ts';
-import { imagePart, textPart, userContent, withLeadingSystem } from '../chat/chatMessages.ts';
+import { foundToolsMessage, imagePart, textPart, userContent, withLeadingSystem } from '../chat/chatMessages.ts';
 import type { ChatContentPart, ChatFunctionTool, ChatMessage, ChatToolCall, ChatToolChoice } from '../chat/chatMessages.ts';
 import { ANTHROPIC_TRANSLATED_FIELDS, anthropicRequestSchema } from './requestSchema.ts';
 import type { AnthropicContentBlock, AnthropicImageBlock, AnthropicRequest } from './requestSchema.ts';
@@ -126,11 +126,16 @@ function toolResultContent(
   const prefix = block.is_error === true ? TOOL_ERROR_PREFIX : '';
   if (block.content === undefined || typeof block.content === 'string') return prefix + (block.content ?? '');
   const texts: string[] = [];
+  const foundTools: string[] = [];
   for (const part of block.content) {
     if (part.type === 'text') texts.push(part.text);
     else if (part.type === 'image') toolImages.push(imagePart(imageUrl(part)));
+    else if (part.type === 'tool_reference') foundTools.push(part.tool_name);
     else notes.push(`dropped a ${part.originalType} block inside a tool result`);
   }
+  // A deferred tool is offered to chat as a plain function (its defer_loading dropped), so a search's
+  // references only need to tell the model that the tools it found can now be called.
+  if (foundTools.length > 0) texts.push(foundToolsMessage(foundTools));
   return prefix + texts.join('\n');
 }
 

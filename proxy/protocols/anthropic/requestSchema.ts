@@ -16,10 +16,15 @@ const imageBlock = z.object({
   ]),
 });
 
+// What a client-run tool search found (Claude Code's ToolSearch): Anthropic loads the named deferred tool.
+const toolReferenceBlock = z.object({ type: z.literal('tool_reference'), tool_name: z.string().min(1) });
+
 const toolResultBlock = z.object({
   type: z.literal('tool_result'),
   tool_use_id: z.string().min(1),
-  content: z.union([z.string(), z.array(typedBlockSchema({ text: textBlock, image: imageBlock }))]).optional(),
+  content: z
+    .union([z.string(), z.array(typedBlockSchema({ text: textBlock, image: imageBlock, tool_reference: toolReferenceBlock }))])
+    .optional(),
   is_error: z.boolean().optional(),
 });
 

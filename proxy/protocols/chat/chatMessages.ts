@@ -38,6 +38,15 @@ export function userContent(parts: ChatContentPart[]): string | ChatContentPart[
   return parts.map((part) => (part.type === 'text' ? part.text : '')).join('\n\n');
 }
 
+/**
+ * The tool message a client-run tool search's result becomes (Codex's tool_search_output, Claude
+ * Code's tool_reference blocks): the chat names of the tools it found, now among the request's tools.
+ */
+export function foundToolsMessage(chatNames: readonly string[]): string {
+  if (chatNames.length === 0) return 'No tools matched the search.';
+  return `Tools found, now available to call: ${chatNames.join(', ')}`;
+}
+
 export function textPart(text: string): ChatContentPart {
   return { type: 'text', text };
 }

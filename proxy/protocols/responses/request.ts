@@ -1,7 +1,7 @@
 import { badRequest, describeSchemaError, unknownFieldNotes } from '../requestResult.ts';
 import type { ChatRequestTranslation } from '../requestResult.ts';
 import type { ChatRequestOptions } from '../adapter.ts';
-import { imagePart, textPart, userContent, withLeadingSystem } from '../chat/chatMessages.ts';
+import { foundToolsMessage, imagePart, textPart, userContent, withLeadingSystem } from '../chat/chatMessages.ts';
 import type { AssistantMessage, ChatContentPart, ChatMessage, ChatToolCall } from '../chat/chatMessages.ts';
 import { isReturnableReasoning, joinedReasoning } from '../chat/returnedReasoning.ts';
 import { setReasoningEffortLast } from '../chat/reasoningEffort.ts';
@@ -10,7 +10,7 @@ import type { ResponsesContentPart, ResponsesInputItem, ResponsesRequest, Respon
 import type { NamespacedToolNamer } from './namespacedTools.ts';
 import { customToolArguments } from './customTools.ts';
 import { addNote, chatToolNames, clientToolNames, namespacedToolNamer, toolFields } from './requestTools.ts';
-import { foundToolsMessage, TOOL_SEARCH_NAME, toolSearchCallArguments } from './toolSearch.ts';
+import { TOOL_SEARCH_NAME, toolSearchCallArguments } from './toolSearch.ts';
 
 /** Responses API request -> Chat Completions request. Pure; `notes` list what was dropped. */
 

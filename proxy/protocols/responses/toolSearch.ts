@@ -40,9 +40,3 @@ export function toolSearchArguments(chatArguments: string): Record<string, unkno
   }
   return { query: chatArguments };
 }
-
-/** The tool result a search's output becomes: the chat names of the tools it found, now among the request's tools. */
-export function foundToolsMessage(chatNames: readonly string[]): string {
-  if (chatNames.length === 0) return 'No tools matched the search.';
-  return `Tools found, now available to call: ${chatNames.join(', ')}`;
-}

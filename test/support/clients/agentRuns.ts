@@ -33,6 +33,8 @@ export interface AgentRun {
   codexProvider?: Pick<CodexProviderSettings, 'maxRetries' | 'supportsWebsockets' | 'autoCompactTokenLimit' | 'mcpServers'>;
   /** Codex may edit files in the sandbox's work dir (a test about edits); read-only otherwise. */
   writable?: boolean;
+  /** Claude Code's settings a test is about, as its environment variables (ENABLE_TOOL_SEARCH). */
+  claudeCodeEnv?: Record<string, string>;
 }
 
 /** `claude -p` offline with a fresh config dir, its only endpoint `proxyUrl`, the token as its API key. */
@@ -49,6 +51,7 @@ export function runClaudeCodePrint(run: AgentRun): Promise<CliResult> {
       DISABLE_AUTOUPDATER: '1',
       DISABLE_TELEMETRY: '1',
       DISABLE_ERROR_REPORTING: '1',
+      ...run.claudeCodeEnv,
     }),
     timeoutMs: CLI_TIMEOUT_MS,
     ...(run.interruptWhen ? { interruptWhen: run.interruptWhen } : {}),

@@ -4,7 +4,8 @@ import { setReasoningEffortLast } from '../chat/reasoningEffort.ts';
 import type { ChatRequestTranslation } from '../requestResult.ts';
 import type { ChatRequestOptions } from '../adapter.ts';
 import { foundToolsMessage, imagePart, textPart, userContent, withLeadingSystem } from '../chat/chatMessages.ts';
-import type { ChatContentPart, ChatFunctionTool, ChatMessage, ChatToolCall, ChatToolChoice } from '../chat/chatMessages.ts';
+import type { ChatContentPart, ChatMessage, ChatToolCall } from '../chat/chatMessages.ts';
+import { toolFields } from './tools.ts';
 import { ANTHROPIC_TRANSLATED_FIELDS, anthropicRequestSchema } from './requestSchema.ts';
 import type { AnthropicContentBlock, AnthropicImageBlock, AnthropicRequest } from './requestSchema.ts';
 
@@ -41,7 +42,9 @@ export function anthropicToChatRequest(body: unknown, options: ChatRequestOption
   if (request.top_k !== undefined) notes.push('dropped top_k: Chat Completions has no equivalent');
   if (request.stop_sequences !== undefined && request.stop_sequences.length > 0) chatBody['stop'] = request.stop_sequences;
   Object.assign(chatBody, userField(request.metadata?.user_id, notes));
-  Object.assign(chatBody, toolFields(request, notes));
+  const tools = toolFields(request, notes);
+  if (!tools.ok) return tools;
+  Object.assign(chatBody, tools.fields);
   Object.assign(chatBody, outputFormatFields(request, notes));
   const stream = request.stream === true;
   if (stream) {
@@ -160,35 +163,6 @@ function noteDropped(block: AnthropicContentBlock, notes: string[]): void {
   const type = block.type === 'unsupported' ? block.originalType : block.type;
   const note = `dropped ${type} blocks`;
   if (!notes.includes(note)) notes.push(note);
-}
-
-function toolFields(request: AnthropicRequest, notes: string[]): Record<string, unknown> {
-  const tools: ChatFunctionTool[] = [];
-  for (const tool of request.tools ?? []) {
-    if (tool.type === 'custom') {
-      const fn: ChatFunctionTool['function'] = { name: tool.name, parameters: tool.input_schema };
-      if (tool.description !== undefined) fn.description = tool.description;
-      tools.push({ type: 'function', function: fn });
-    } else notes.push(`dropped server tool ${tool.originalType}: it runs at Anthropic only`);
-  }
-  if (tools.length === 0) {
-    if (request.tool_choice !== undefined) notes.push('dropped tool_choice: no tools to choose from');
-    return {};
-  }
-  const fields: Record<string, unknown> = { tools };
-  const choice = request.tool_choice;
-  if (choice === undefined) return fields;
-  const chatChoice: ChatToolChoice =
-    choice.type === 'auto'
-      ? 'auto'
-      : choice.type === 'any'
-        ? 'required'
-        : choice.type === 'none'
-          ? 'none'
-          : { type: 'function', function: { name: choice.name } };
-  fields['tool_choice'] = chatChoice;
-  if (choice.type !== 'none' && choice.disable_parallel_tool_use === true) fields['parallel_tool_calls'] = false;
-  return fields;
 }
 
 /**

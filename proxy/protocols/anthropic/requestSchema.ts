@@ -43,17 +43,20 @@ export type AnthropicContentBlock = z.output<typeof anthropicContentBlock>;
 export type AnthropicImageBlock = z.output<typeof imageBlock>;
 
 // A tool without `type` is a custom (client-side) tool; typed ones such as web search or code
-// execution are server tools that run at Anthropic and have no chat equivalent.
+// execution are server tools that run at Anthropic and have no chat equivalent. A server tool keeps
+// its name: tool_choice may name it.
+const customTool = z.object({
+  type: z.literal('custom'),
+  name: z.string().min(1),
+  description: z.string().optional(),
+  input_schema: z.record(z.string(), z.unknown()),
+});
+const serverTool = z
+  .looseObject({ type: z.string().refine((type) => type !== 'custom'), name: z.string().optional() })
+  .transform((tool) => ({ type: 'server' as const, originalType: tool.type, name: tool.name }));
 const toolSchema = z.preprocess(
   (tool) => (typeof tool === 'object' && tool !== null && !('type' in tool) ? { ...tool, type: 'custom' } : tool),
-  typedBlockSchema({
-    custom: z.object({
-      type: z.literal('custom'),
-      name: z.string().min(1),
-      description: z.string().optional(),
-      input_schema: z.record(z.string(), z.unknown()),
-    }),
-  }),
+  z.union([customTool, serverTool]),
 );
 
 export const anthropicRequestSchema = z.object({

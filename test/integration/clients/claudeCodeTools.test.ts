@@ -81,3 +81,26 @@ describe(`${CLAUDE_CODE} finding an MCP tool with ToolSearch, through Airlock's 
     TEST_TIMEOUT_MS,
   );
 });
+
+describe(`${CLAUDE_CODE} searching the web through Airlock's translation`, () => {
+  it(
+    'learns in the WebSearch tool result that web search runs only at Anthropic, and the session goes on',
+    async () => {
+      harness.simulator.script(
+        { kind: 'reply', toolCalls: [{ name: 'WebSearch', arguments: JSON.stringify({ query: 'airlock gateway' }) }] },
+        { kind: 'reply', content: 'final-answer-without-search' },
+      );
+
+      const result = await runClaude('Search the web for airlock', { extraArgs: ['--allowedTools', 'WebSearch'] });
+
+      expect(result.exitCode, transcript(result)).toBe(0);
+      expect(result.stdout.trim()).toBe('final-answer-without-search');
+      // WebSearch's own request (only the web_search server tool, forced) never reached the chat model.
+      const [searchTurn, resultTurn, ...extra] = receivedChatRequests(harness.simulator);
+      expect(extra).toEqual([]);
+      expect(searchTurn?.toolNames).toContain('WebSearch');
+      expect(toolResultFor(resultTurn!, 'WebSearch')?.content).toMatch(/web_search_20250305.*runs only at Anthropic/);
+    },
+    TEST_TIMEOUT_MS,
+  );
+});

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { base, chatBodyOf } from './anthropicRequestHelpers.ts';
+import { anthropicToChatRequest } from '../../../proxy/protocols/anthropic/request.ts';
+import { base, chatBodyOf, options } from './anthropicRequestHelpers.ts';
 
 /**
  * Claude Code 2.1.197 with ENABLE_TOOL_SEARCH=true (captured): its MCP tools and most built-ins are
@@ -43,5 +44,34 @@ describe("anthropicToChatRequest: Claude Code's tool search", () => {
       },
     ]);
     expect(result.notes.filter((note) => note.includes('tool_reference'))).toEqual([]);
+  });
+});
+
+/**
+ * Claude Code's WebSearch tool is run by Claude Code as a request of its own whose only tool is
+ * Anthropic's server tool web_search_20250305, forced by tool_choice (captured from 2.1.197). A chat
+ * model cannot search: answered anyway, its made-up text came back to Claude Code as search results.
+ */
+describe('anthropicToChatRequest: a request that forces a server tool', () => {
+  const webSearch = { type: 'web_search_20250305', name: 'web_search', max_uses: 8 };
+  const searchRequest = {
+    ...base,
+    messages: [{ role: 'user', content: 'Perform a web search for the query: airlock' }],
+    tools: [webSearch],
+  };
+
+  it.each([
+    ['names it', { type: 'tool', name: 'web_search' }],
+    ['requires a tool and has no other', { type: 'any' }],
+  ])('is refused with what runs where when tool_choice %s', (_case, toolChoice) => {
+    const result = anthropicToChatRequest({ ...searchRequest, tool_choice: toolChoice }, options);
+    expect(result).toEqual({ ok: false, status: 400, message: expect.stringMatching(/web_search_20250305.*runs only at Anthropic/) });
+    expect(result.ok ? '' : result.message).toMatch(/deny its WebSearch tool .*settings\)$/);
+  });
+
+  it('still drops a server tool the model may leave unused, with a note', () => {
+    const result = chatBodyOf({ ...searchRequest, tool_choice: { type: 'auto' } });
+    expect(result.chatBody).not.toHaveProperty('tools');
+    expect(result.notes).toContain('dropped server tool web_search_20250305: it runs at Anthropic only');
   });
 });

@@ -91,7 +91,7 @@ describe('anthropicToChatRequest: parameters', () => {
   });
 
   it('drops tool_choice when no tool survives translation', () => {
-    const result = chatBodyOf({ ...base, messages, tools: [tools[2]], tool_choice: { type: 'any' } });
+    const result = chatBodyOf({ ...base, messages, tools: [tools[2]], tool_choice: { type: 'auto' } });
     expect(result.chatBody).not.toHaveProperty('tool_choice');
     expect(result.chatBody).not.toHaveProperty('tools');
     expect(result.notes).toContain('dropped tool_choice: no tools to choose from');

@@ -1,0 +1,62 @@
+import type { ChatFunctionTool, ChatToolChoice } from '../chat/chatMessages.ts';
+import { badRequest } from '../requestResult.ts';
+import type { AnthropicRequest } from './requestSchema.ts';
+
+type ToolFields = { ok: true; fields: Record<string, unknown> } | { ok: false; status: 400; message: string };
+
+/**
+ * Custom tools become chat functions. Server tools run at Anthropic only (its tool reference:
+ * platform.claude.com/docs/en/agents-and-tools/tool-use/tool-reference) and are dropped with a note,
+ * unless tool_choice makes the model use one: then the answer could only pass made-up text off as the
+ * tool's outcome, so the request is refused instead.
+ */
+export function toolFields(request: AnthropicRequest, notes: string[]): ToolFields {
+  const tools: ChatFunctionTool[] = [];
+  const serverTools: { originalType: string; name: string | undefined }[] = [];
+  for (const tool of request.tools ?? []) {
+    if (tool.type === 'custom') {
+      const fn: ChatFunctionTool['function'] = { name: tool.name, parameters: tool.input_schema };
+      if (tool.description !== undefined) fn.description = tool.description;
+      tools.push({ type: 'function', function: fn });
+    } else {
+      serverTools.push(tool);
+      notes.push(`dropped server tool ${tool.originalType}: it runs at Anthropic only`);
+    }
+  }
+  const choice = request.tool_choice;
+  const forced = choice?.type === 'tool' ? serverTools.find((tool) => tool.name === choice.name) : undefined;
+  const required = choice?.type === 'any' && tools.length === 0 ? serverTools[0] : undefined;
+  const refused = forced ?? required;
+  if (refused !== undefined) return badRequest(forcedServerToolMessage(refused));
+  if (tools.length === 0) {
+    if (choice !== undefined) notes.push('dropped tool_choice: no tools to choose from');
+    return { ok: true, fields: {} };
+  }
+  const fields: Record<string, unknown> = { tools };
+  if (choice === undefined) return { ok: true, fields };
+  const chatChoice: ChatToolChoice =
+    choice.type === 'auto'
+      ? 'auto'
+      : choice.type === 'any'
+        ? 'required'
+        : choice.type === 'none'
+          ? 'none'
+          : { type: 'function', function: { name: choice.name } };
+  fields['tool_choice'] = chatChoice;
+  if (choice.type !== 'none' && choice.disable_parallel_tool_use === true) fields['parallel_tool_calls'] = false;
+  return { ok: true, fields };
+}
+
+/**
+ * Claude Code's WebSearch tool sends a request of its own that forces `web_search`; the refusal reaches
+ * the model as the tool's result, so it says to go on without the tool and how to stop it being
+ * offered. No closing period: the planner adds what was (not) sent.
+ */
+function forcedServerToolMessage(tool: { originalType: string; name: string | undefined }): string {
+  const named = tool.name === undefined ? tool.originalType : `${tool.name} (${tool.originalType})`;
+  return (
+    `${named} is a server tool that runs only at Anthropic; this model is served through a Chat Completions gateway, ` +
+    'which cannot run it. Go on without it, and do not call it again in this session. ' +
+    "To stop Claude Code offering it, deny its WebSearch tool (permissions.deny in Claude Code's settings)"
+  );
+}

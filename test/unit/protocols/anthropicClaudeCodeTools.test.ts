@@ -7,8 +7,9 @@ import { base, chatBodyOf, options } from './anthropicRequestHelpers.ts';
  * kept out of `tools` and named in a system reminder; the client-run ToolSearch tool answers with a
  * tool_result holding `tool_reference` blocks, and from the next request on the tools found are in
  * `tools` with `defer_loading: true`. Anthropic's API expands each reference into the tool's
- * definition (docs: "Tool search tool", custom tool search implementations return tool_reference
- * blocks); a chat model has only what the messages and tools say.
+ * definition (dev.to/oldeucryptoboi/how-tool-search-defers-tools-to-save-tokens-3ln5; users turn it
+ * on behind proxies with ENABLE_TOOL_SEARCH, modelcontextprotocol/go-sdk#762); a chat model has only
+ * what the messages and tools say.
  */
 const forecastTool = {
   name: 'mcp__weather__forecast',

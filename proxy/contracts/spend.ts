@@ -29,6 +29,9 @@ export interface SpendDay {
   unstatedRequests: number;
 }
 
+/** A request a cap refuses gets 402, not 429: every client retries a 429 (Claude Code ten times), and a budget does not refill in seconds. */
+export const BUDGET_REFUSAL_STATUS = 402;
+
 /** The shares of a cap at which the window and the tray alert, not only when it is reached. */
 export const BUDGET_ALERT_PERCENTS = [50, 80, 100] as const;
 export type BudgetAlertPercent = (typeof BUDGET_ALERT_PERCENTS)[number];

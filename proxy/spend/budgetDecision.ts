@@ -2,6 +2,7 @@ import { formatCredits } from '../contracts/amounts.ts';
 import type { LedgerGap } from '../contracts/log.ts';
 import type { Budget } from '../contracts/profile.ts';
 import type { LocalRefusal } from '../contracts/ports.ts';
+import { BUDGET_REFUSAL_STATUS } from '../contracts/spend.ts';
 import { startOfLocalDayMs, startOfLocalMonthMs } from '../core/localPeriods.ts';
 import type { SpendTotals } from './spendLedger.ts';
 
@@ -146,9 +147,8 @@ function budgetRefusal(owner: BudgetOwner, kind: BudgetCapKind, reason: string, 
       : owner.kind === 'profile'
         ? `Raise or remove budget.${field} on the Profiles screen or in the profile file.`
         : `Raise or remove budget.${field} of client token '${owner.name}' on the Clients screen or in the config file.`;
-  // 402, not 429: every client retries a 429 (Claude Code ten times), and a budget does not refill in seconds.
   return {
-    status: 402,
+    status: BUDGET_REFUSAL_STATUS,
     errorClass: 'budget_exceeded',
     code: 'budget_exceeded',
     message: `Airlock refused this request locally (nothing was sent to the gateway): ${reason}. ${howToRaise}`,

@@ -1,4 +1,4 @@
-import type { BudgetProgress, SpendRow } from '../../../proxy/contracts/spend.ts';
+import { BUDGET_REFUSAL_STATUS, type BudgetProgress, type SpendRow } from '../../../proxy/contracts/spend.ts';
 import { formatCredits, formatTokens, showInvisible } from '../common/format.ts';
 import { anyGatewayCharge, gatewayChargeText } from './GatewayCharges.tsx';
 
@@ -72,7 +72,8 @@ export function BudgetList({ budgets }: { budgets: BudgetProgress[] }) {
                 />
                 {budget.reached && (
                   <strong className="warn">
-                    Cap reached: new requests get 429 from Airlock and reach nothing upstream until the period ends or the cap is raised.
+                    Cap reached: new requests get {BUDGET_REFUSAL_STATUS} from Airlock and reach nothing upstream until the period ends or
+                    the cap is raised.
                   </strong>
                 )}
               </li>
@@ -81,7 +82,8 @@ export function BudgetList({ budgets }: { budgets: BudgetProgress[] }) {
         </ul>
       )}
       <p className="muted">
-        At a cap, Airlock refuses the request locally with 429 and a message that names the cap; nothing is sent to the gateway.
+        At a cap, Airlock refuses the request locally with {BUDGET_REFUSAL_STATUS} and a message that names the cap; nothing is sent to the
+        gateway.
       </p>
     </section>
   );

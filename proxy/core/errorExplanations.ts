@@ -107,7 +107,7 @@ const EXPLANATIONS: Record<ErrorClass, ErrorExplanation> = {
   },
   budget_exceeded: {
     meaning: 'This request would go over the spending budget set in Airlock',
-    fix: 'Raise or reset the budget in the Airlock window, or wait for the next period.',
+    fix: "Raise the cap the message names (a profile's on the Profiles screen, a client token's in airlock.json), or wait for the next period.",
     retryable: false,
   },
   client_paused: {

@@ -143,10 +143,11 @@ function uncountable(owner: BudgetOwner, kind: BudgetCapKind, capText: string): 
 function budgetRefusal(owner: BudgetOwner, kind: BudgetCapKind, reason: string, field: keyof Budget | null): LocalRefusal {
   const howToRaise =
     field === null
-      ? 'Check the prices and the price multiplier of the profiles this spend was counted on (Profiles screen or profile file).'
+      ? 'Check the prices and the price multiplier of the profiles this spend was counted on (Profiles screen or airlock.json in the data directory).'
       : owner.kind === 'profile'
-        ? `Raise or remove budget.${field} on the Profiles screen or in the profile file.`
-        : `Raise or remove budget.${field} of client token '${owner.name}' on the Clients screen or in the config file.`;
+        ? `Raise or remove budget.${field} on the Profiles screen or in airlock.json in the data directory.`
+        : // No screen or command sets a client token's budget: airlock.json is the one place.
+          `Raise or remove budget.${field} of client token '${owner.name}' in airlock.json in the data directory (its entry under clientTokens).`;
   return {
     status: BUDGET_REFUSAL_STATUS,
     errorClass: 'budget_exceeded',

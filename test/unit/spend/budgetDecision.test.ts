@@ -112,10 +112,14 @@ describe('decideBudget refuses', () => {
   });
 
   it.each([
-    { owner: profile({ dailyCredits: 1 }, 1), fix: 'Raise or remove budget.dailyCredits on the Profiles screen or in the profile file.' },
+    // The places a user can reach: the window has a Profiles screen, and client tokens' budgets are set in airlock.json only.
+    {
+      owner: profile({ dailyCredits: 1 }, 1),
+      fix: 'Raise or remove budget.dailyCredits on the Profiles screen or in airlock.json in the data directory.',
+    },
     {
       owner: client({ monthlyCredits: 1 }, 0, 1),
-      fix: "Raise or remove budget.monthlyCredits of client token 'cursor' on the Clients screen or in the config file.",
+      fix: "Raise or remove budget.monthlyCredits of client token 'cursor' in airlock.json in the data directory (its entry under clientTokens).",
     },
   ])('says how to raise the $owner.kind cap', ({ owner, fix }) => {
     expect(decideBudget({ owners: [owner], estimatedInputCredits: null })?.message).toContain(fix);

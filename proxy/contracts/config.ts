@@ -70,7 +70,8 @@ export const traceExportSchema = z.object({
  * written before still loads.
  */
 export const otlpEndpointInputSchema = traceExportSchema.shape.otlpEndpoint.unwrap().refine((endpoint) => {
-  if (endpoint === null) return true;
+  // zod runs this even when the URL check failed: that check's issue is the one to report, not URL's throw.
+  if (endpoint === null || !URL.canParse(endpoint)) return true;
   const url = new URL(endpoint);
   return url.username === '' && url.password === '';
 }, "the URL holds credentials (user:password@): remove them and send the collector's key as a trace export header, which the OS keychain keeps");

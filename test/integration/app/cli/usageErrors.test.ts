@@ -67,6 +67,10 @@ describe('a mistake in the command line', () => {
       'sessions --limit 0',
       `airlock: --limit "0": use a whole number from 1 to ${MAX_SESSION_PAGE_LIMIT}; see \`npx airlock sessions --help\`\n`,
     ],
+    [
+      'export traces --endpoint notaurl',
+      'airlock: --endpoint "notaurl": an http:// or https:// URL; see `npx airlock export traces --help`\n',
+    ],
   ])('`airlock %s`, a value the command cannot use, is a mistake too: exit code 2', async (args, line) => {
     const exit = await runAirlockBin(['--data-dir', dataDir, ...args.split(' ')]);
     expect(exit).toMatchObject({ code: 2, stdout: '', stderr: line });

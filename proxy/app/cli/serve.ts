@@ -140,7 +140,7 @@ export function registerServeCommand(program: Command, deps: CliDeps = defaultCl
       let commandLineBaseUrl: string | undefined;
       if (options.baseUrl !== undefined) {
         const normalized = normalizeBaseUrl(options.baseUrl);
-        if (!normalized.ok) return failStart(deps, `--base-url: ${normalized.reason}`);
+        if (!normalized.ok) command.error(`--base-url: ${normalized.reason}`);
         if (normalized.warning) deps.stderr.write(`warning: ${normalized.warning}\n`);
         commandLineBaseUrl = normalized.baseUrl;
       }

@@ -21,6 +21,13 @@ function parsedBodyLimit(text: string): number {
   return result.data;
 }
 
+/** A base URL that can never be a gateway's is a mistake in the command line, told before anything is written. */
+function checkedBaseUrl(text: string): string {
+  const normalized = normalizeBaseUrl(text);
+  if (!normalized.ok) throw new CommandLineError(`--base-url: ${normalized.reason}`);
+  return text;
+}
+
 /** `airlock profile add|list|set|remove|use`. */
 export function registerProfileCommands(program: Command, deps: CliDeps = defaultCliDeps()): void {
   const profile = program
@@ -39,7 +46,11 @@ export function registerProfileCommands(program: Command, deps: CliDeps = defaul
         const store = configStoreFor(command, deps);
         const bodyLimit = options.maxBodyMib === undefined ? {} : { maxRequestBodyMiB: parsedBodyLimit(options.maxBodyMib) };
         const config = await store.update((current) =>
-          addProfile(current, { id, name: options.name, baseUrl: options.baseUrl, ...bodyLimit }, { activate: options.activate === true }),
+          addProfile(
+            current,
+            { id, name: options.name, baseUrl: checkedBaseUrl(options.baseUrl), ...bodyLimit },
+            { activate: options.activate === true },
+          ),
         );
         const added = config.profiles.find((candidate) => candidate.id === id);
         const normalized = normalizeBaseUrl(options.baseUrl);
@@ -96,7 +107,7 @@ export function registerProfileCommands(program: Command, deps: CliDeps = defaul
           throw new CommandLineError('give --name, --base-url or --max-body-mib');
         const patch = {
           ...(options.name === undefined ? {} : { name: options.name }),
-          ...(options.baseUrl === undefined ? {} : { baseUrl: options.baseUrl }),
+          ...(options.baseUrl === undefined ? {} : { baseUrl: checkedBaseUrl(options.baseUrl) }),
           ...(options.maxBodyMib === undefined ? {} : { maxRequestBodyMiB: parsedBodyLimit(options.maxBodyMib) }),
         };
         const config = await configStoreFor(command, deps).update((current) => updateProfile(current, id, patch));

@@ -42,7 +42,7 @@ export function registerFallbackCommands(profile: Command, deps: CliDeps): void 
     .action((id: string, options: { profile?: string; model?: string }, command: Command) =>
       withCliErrors(command, async () => {
         if (options.profile === undefined && options.model === undefined) {
-          throw new ConfigEditError('name the fallback with --model <model>, --profile <profileId>, or both');
+          throw new CommandLineError('name the fallback with --model <model>, --profile <profileId>, or both');
         }
         const entry: FallbackEntry = {
           ...(options.profile === undefined ? {} : { profileId: options.profile }),

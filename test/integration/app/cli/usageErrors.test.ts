@@ -71,6 +71,22 @@ describe('a mistake in the command line', () => {
       'export traces --endpoint notaurl',
       'airlock: --endpoint "notaurl": an http:// or https:// URL; see `npx airlock export traces --help`\n',
     ],
+    [
+      'profile add gw --name Gateway --base-url ftp://gw.example/v1',
+      'airlock: --base-url: The base URL uses ftp:, but only https: and http: are supported; see `npx airlock profile add --help`\n',
+    ],
+    [
+      'profile set gw --base-url ftp://gw.example/v1',
+      'airlock: --base-url: The base URL uses ftp:, but only https: and http: are supported; see `npx airlock profile set --help`\n',
+    ],
+    [
+      'serve --base-url ftp://gw.example/v1',
+      'airlock: --base-url: The base URL uses ftp:, but only https: and http: are supported; see `npx airlock serve --help`\n',
+    ],
+    [
+      'profile fallback add gw',
+      'airlock: name the fallback with --model <model>, --profile <profileId>, or both; see `npx airlock profile fallback add --help`\n',
+    ],
   ])('`airlock %s`, a value the command cannot use, is a mistake too: exit code 2', async (args, line) => {
     const exit = await runAirlockBin(['--data-dir', dataDir, ...args.split(' ')]);
     expect(exit).toMatchObject({ code: 2, stdout: '', stderr: line });

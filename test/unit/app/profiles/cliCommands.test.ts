@@ -112,7 +112,6 @@ describe('airlock profile', () => {
 
   it.each([
     [['profile', 'use', 'nope'], 'airlock: no profile with id "nope"'],
-    [['profile', 'add', 'x', '--name', 'X', '--base-url', 'ftp://x.example'], 'airlock: The base URL uses ftp:'],
     [['key', 'set', 'nope'], 'airlock: no profile with id "nope"'],
     [['token', 'revoke', 'nope'], 'airlock: no client token named "nope"'],
   ])('%j fails with one line on stderr and exit code 1', async (args, message) => {

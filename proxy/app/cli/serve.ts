@@ -139,6 +139,8 @@ export function registerServeCommand(program: Command, deps: CliDeps = defaultCl
       const dataDir = path.resolve(deps.cwd, resolveDataDir(deps.env, deps.platform, deps.homedir, dataDirFlag));
       let commandLineBaseUrl: string | undefined;
       if (options.baseUrl !== undefined) {
+        // --base-url serves a profile of its own for the run: the one --profile names would silently not be served.
+        if (options.profile !== undefined) command.error('give --base-url <url> or --profile <id>, not both');
         const normalized = normalizeBaseUrl(options.baseUrl);
         if (!normalized.ok) command.error(`--base-url: ${normalized.reason}`);
         if (normalized.warning) deps.stderr.write(`warning: ${normalized.warning}\n`);

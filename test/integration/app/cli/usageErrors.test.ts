@@ -83,6 +83,11 @@ describe('a mistake in the command line', () => {
       'serve --base-url ftp://gw.example/v1',
       'airlock: --base-url: The base URL uses ftp:, but only https: and http: are supported; see `npx airlock serve --help`\n',
     ],
+    // --base-url makes a profile of its own for the run: the one --profile names would silently not be served.
+    [
+      'serve --base-url https://gw.example/v1 --profile gw',
+      'airlock: give --base-url <url> or --profile <id>, not both; see `npx airlock serve --help`\n',
+    ],
     [
       'profile fallback add gw',
       'airlock: name the fallback with --model <model>, --profile <profileId>, or both; see `npx airlock profile fallback add --help`\n',

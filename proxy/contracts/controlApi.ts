@@ -11,6 +11,11 @@ export const CONTROL_API_PREFIX = `${CONTROL_PREFIX}/api`;
 /** Page that receives `#code=<one-time code>` from the URL `airlock serve` prints. */
 export const CONTROL_LOGIN_PATH = `${CONTROL_PREFIX}/login`;
 export const CONTROL_SESSION_COOKIE = 'airlock_session';
+
+/** POST /login-links (control token only): a fresh sign-in link, for `airlock window` once the printed one is used or expired. */
+export interface LoginLinkResponse {
+  url: string;
+}
 /** Live events are merged server-side and sent at most once per this interval. */
 export const LIVE_FRAME_INTERVAL_MS = 100;
 

@@ -12,6 +12,7 @@ import { registerSessionsCommand } from './commands/sessions.ts';
 import { registerReplayCommand } from './commands/replay.ts';
 import { registerRequestCommand } from './commands/request.ts';
 import { registerTokenCommands } from './commands/token.ts';
+import { registerWindowCommand } from './commands/window.ts';
 import { registerResumeCommand } from './resume.ts';
 import { registerServeCommand } from './serve.ts';
 
@@ -38,6 +39,7 @@ export function createProgram(deps: CliDeps = defaultCliDeps()): AirlockCommand 
     .addHelpText('after', '\nExit codes: 0 done, 1 failed, 2 a mistake in the command line.');
   for (const register of [
     registerServeCommand,
+    registerWindowCommand,
     registerProfileCommands,
     registerKeyCommands,
     registerTokenCommands,

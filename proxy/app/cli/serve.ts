@@ -60,7 +60,9 @@ export function startupLines(airlock: Airlock): string[] {
         : `  Clients need an Airlock client token as their API key: create one with \`${CLI_COMMAND} token create <name>\`.`,
     );
   }
-  lines.push(`  Window (opens signed in; the link works once, for 2 minutes): ${airlock.control.createLoginUrl()}`);
+  lines.push(
+    `  Window (opens signed in; the link works once, for 2 minutes, \`${CLI_COMMAND} window\` prints another): ${airlock.control.createLoginUrl()}`,
+  );
   for (const notice of airlock.notices) lines.push(`  Note: ${notice}`);
   return lines;
 }

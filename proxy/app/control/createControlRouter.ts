@@ -16,7 +16,7 @@ import { memoryRoutes } from './routes/memoryRoutes.ts';
 import { profileRoutes } from './routes/profileRoutes.ts';
 import { replayRoutes } from './routes/replayRoutes.ts';
 import { requestRoutes } from './routes/requestRoutes.ts';
-import { sessionRoutes } from './routes/sessionRoutes.ts';
+import { loginLinkRoutes, sessionRoutes } from './routes/sessionRoutes.ts';
 import { sessionFile } from './sessionFile.ts';
 import { ControlSessions, hashOf } from './sessions.ts';
 import { buildStatus } from './status.ts';
@@ -92,6 +92,11 @@ export function createControlRouter(deps: ControlDeps): ControlApi {
     );
   };
 
+  const createLoginUrl = (): string => {
+    if (!proxy) throw new Error('createLoginUrl() needs attach() first: the URL names the port the proxy listens on');
+    return `${proxy.url}${CONTROL_LOGIN_PATH}#code=${sessions.issueLoginCode()}`;
+  };
+
   const api = express.Router();
   api.use(express.json({ limit: JSON_BODY_LIMIT }));
   api.use((_req, res, next) => {
@@ -100,6 +105,7 @@ export function createControlRouter(deps: ControlDeps): ControlApi {
   });
   api.use(sessionRoutes(sessions));
   api.use(requireControlAuth);
+  api.use(loginLinkRoutes(createLoginUrl));
   api.use(requestRoutes(context));
   api.use(replayRoutes(context));
   api.use(profileRoutes(context));
@@ -124,10 +130,7 @@ export function createControlRouter(deps: ControlDeps): ControlApi {
       proxy = proxyControl;
       detach = hub.attach(proxyControl.events);
     },
-    createLoginUrl() {
-      if (!proxy) throw new Error('createLoginUrl() needs attach() first: the URL names the port the proxy listens on');
-      return `${proxy.url}${CONTROL_LOGIN_PATH}#code=${sessions.issueLoginCode()}`;
-    },
+    createLoginUrl,
     switchCheck(profileId) {
       const profile = requireProfile(deps.config.snapshot(), profileId);
       return checkProfileSwitch(deps, profile, proxy?.inFlightCount() ?? 0, nowMs());

@@ -14,7 +14,7 @@ export function SignIn({ problem, onSignedIn }: { problem: string | null; onSign
       <h1>Airlock</h1>
       <p>
         Open the link <code>{CLI_COMMAND} serve</code> printed in its terminal: it signs this browser in once. Links work for two minutes
-        and only once; restart <code>{CLI_COMMAND} serve</code> for a fresh one.
+        and only once; <code>{CLI_COMMAND} window</code> prints a fresh one.
       </p>
       <form
         onSubmit={(event) => {

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { ApiError } from '../http.ts';
 import { sessionCookie, type ControlSessions } from '../sessions.ts';
 import { CLI_COMMAND } from '../../../contracts/cli.ts';
+import type { LoginLinkResponse } from '../../../contracts/controlApi.ts';
 
 const sessionRequestSchema = z.union([
   z.object({ code: z.string().min(1).max(200) }),
@@ -19,13 +20,23 @@ export function sessionRoutes(sessions: ControlSessions): express.Router {
       throw new ApiError(
         'unauthorized',
         'code' in request
-          ? `This sign-in link was already used or has expired (links work once, for two minutes). Restart \`${CLI_COMMAND} serve\` for a new one, or paste the control token.`
+          ? `This sign-in link was already used or has expired (links work once, for two minutes). Run \`${CLI_COMMAND} window\` for a new one.`
           : 'That is not the control token.',
       );
     }
     res.setHeader('Set-Cookie', sessionCookie(sessionId));
     res.setHeader('Cache-Control', 'no-store');
     res.json({ ok: true });
+  });
+  return router;
+}
+
+/** POST /login-links: behind the control token, so only who may use the window already can mint a way into it. */
+export function loginLinkRoutes(createLoginUrl: () => string): express.Router {
+  const router = express.Router();
+  router.post('/login-links', (_req, res) => {
+    const body: LoginLinkResponse = { url: createLoginUrl() };
+    res.json(body);
   });
   return router;
 }

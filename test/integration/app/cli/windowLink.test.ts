@@ -1,0 +1,78 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { generateToken, tokenRecord } from '../../../../proxy/http/clientTokens.ts';
+import { addClientToken, addProfile } from '../../../../proxy/app/profiles/configMutations.ts';
+import { openConfigStore } from '../../../../proxy/app/profiles/configStore.ts';
+import { startAirlock, type Airlock } from '../../../../proxy/app/startAirlock.ts';
+import { CONTROL_API_PREFIX, CONTROL_SESSION_COOKIE } from '../../../../proxy/contracts/controlApi.ts';
+import { gatewayKeyAccount } from '../../../../proxy/contracts/secretStore.ts';
+import { startGatewaySimulator, type GatewaySimulator } from '../../../simulator/index.ts';
+import { JSON_HEADERS, rawRequest } from '../../../support/http.ts';
+import { SENTINEL_KEY } from '../../../support/sentinel.ts';
+import { runAirlock } from '../../../support/cliHarness.ts';
+import { memorySecretStore, unavailableSecretStore } from '../../../support/memorySecretStore.ts';
+
+let simulator: GatewaySimulator;
+let airlock: Airlock;
+let dataDir: string;
+const secrets = memorySecretStore({ [gatewayKeyAccount('main')]: SENTINEL_KEY });
+const clientToken = generateToken();
+
+beforeAll(async () => {
+  simulator = await startGatewaySimulator({ recordBodies: false });
+  dataDir = mkdtempSync(path.join(tmpdir(), 'airlock-window-link-'));
+  const store = openConfigStore(dataDir);
+  await store.update((config) => addProfile(config, { id: 'main', name: 'Main', baseUrl: simulator.baseUrl }, { activate: true }));
+  await store.update((config) => addClientToken(config, tokenRecord('looper', clientToken, null, Date.now())));
+  store.close();
+  airlock = await startAirlock({ dataDir, port: 0, env: {}, secrets });
+});
+afterAll(async () => {
+  await airlock.stop();
+  await simulator.close();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+/** What the window's sign-in page does with a link's code: trade it for a session. */
+function signInWith(link: string) {
+  const code = new URL(link).hash.replace(/^#code=/, '');
+  return rawRequest(`${airlock.proxy.url}${CONTROL_API_PREFIX}/session`, {
+    method: 'POST',
+    headers: JSON_HEADERS,
+    body: JSON.stringify({ code }),
+  });
+}
+
+describe('airlock window', () => {
+  it('prints a fresh sign-in link once the one serve printed was used or expired, without a restart', async () => {
+    expect((await signInWith(airlock.control.createLoginUrl())).status).toBe(200);
+
+    const run = await runAirlock(dataDir, secrets, ['window', '--port', String(airlock.proxy.port)]);
+    expect(run.exitCode).toBe(0);
+    const link = run.stdout.trim();
+    expect(link.startsWith(`${airlock.proxy.url}/_airlock/login#code=`)).toBe(true);
+    const signedIn = await signInWith(link);
+    expect(signedIn.status).toBe(200);
+    expect(String(signedIn.headers['set-cookie'])).toMatch(new RegExp(`^${CONTROL_SESSION_COOKIE}=`));
+    // Like the one serve printed, it works once.
+    expect((await signInWith(link)).status).toBe(401);
+  });
+
+  it('is no way in for a client token: only the control token mints links', async () => {
+    const minted = await rawRequest(`${airlock.proxy.url}${CONTROL_API_PREFIX}/login-links`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${clientToken}` },
+    });
+    expect(minted.status).toBe(401);
+    expect(minted.body).not.toContain('#code=');
+  });
+
+  it('without a keychain, says the way that is left: restart serve', async () => {
+    const run = await runAirlock(dataDir, unavailableSecretStore(), ['window', '--port', String(airlock.proxy.port)]);
+    expect(run.exitCode).toBe(1);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toContain('restart `npx airlock serve`, which prints a new link');
+  });
+});

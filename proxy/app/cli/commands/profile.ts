@@ -32,7 +32,10 @@ function checkedBaseUrl(text: string): string {
 export function registerProfileCommands(program: Command, deps: CliDeps = defaultCliDeps()): void {
   const profile = program
     .command('profile')
-    .description(`gateway profiles (base URL, aliases, timeouts); keys are set with \`${CLI_COMMAND} key set\``);
+    .description(
+      "gateway profiles (base URL, body limit, fallbacks; aliases, routes, timeouts, prices and budgets on the window's " +
+        `Profiles screen); keys are set with \`${CLI_COMMAND} key set\``,
+    );
 
   profile
     .command('add <id>')

@@ -1,6 +1,6 @@
 import type { StoredRequest } from '../../contracts/log.ts';
 import type { ControlContext } from './context.ts';
-import { notFound } from './http.ts';
+import { ApiError } from './http.ts';
 
 /**
  * A request as the log's read side holds it. In flight, the log has the row but not yet the
@@ -8,7 +8,7 @@ import { notFound } from './http.ts';
  */
 export function loggedWithInFlightBodies(context: ControlContext, id: string): StoredRequest {
   const logged = context.deps.log.getRequest(id);
-  if (!logged) throw notFound('The request');
+  if (!logged) throw new ApiError('not_found', `Request ${id} is not in the log (a mistyped id, or retention removed it).`);
   const inFlight = logged.bodies === null ? context.hub.inFlightRequest(id) : null;
   if (!inFlight) return logged;
   return {

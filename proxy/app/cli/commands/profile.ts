@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { normalizeBaseUrl } from '../../../core/baseUrl.ts';
-import { maxRequestBodyMibSchema, type Profile } from '../../../contracts/profile.ts';
+import { maxRequestBodyMibSchema, profileSchema, type Profile } from '../../../contracts/profile.ts';
 import { addProfile, removeProfile, requireProfile, setActiveProfile, updateProfile } from '../../profiles/configMutations.ts';
 import { describeKeyStatus, keyLastFour } from '../../secrets/keyCache.ts';
 import { gatewayKeyAccount, KeychainUnavailableError, type SecretStore } from '../../../contracts/secretStore.ts';
@@ -28,6 +28,13 @@ function checkedBaseUrl(text: string): string {
   return text;
 }
 
+/** An id the profile schema refuses is a typo on the command line, as a token name is for `token create`. */
+function checkedProfileId(id: string): string {
+  const result = profileSchema.shape.id.safeParse(id);
+  if (!result.success) throw new CommandLineError(`id "${id}": ${result.error.issues[0]?.message ?? 'invalid'}`);
+  return id;
+}
+
 /** `airlock profile add|list|set|remove|use`. */
 export function registerProfileCommands(program: Command, deps: CliDeps = defaultCliDeps()): void {
   const profile = program
@@ -51,7 +58,7 @@ export function registerProfileCommands(program: Command, deps: CliDeps = defaul
         const config = await store.update((current) =>
           addProfile(
             current,
-            { id, name: options.name, baseUrl: checkedBaseUrl(options.baseUrl), ...bodyLimit },
+            { id: checkedProfileId(id), name: options.name, baseUrl: checkedBaseUrl(options.baseUrl), ...bodyLimit },
             { activate: options.activate === true },
           ),
         );

@@ -76,6 +76,10 @@ describe('a mistake in the command line', () => {
       'airlock: --base-url: The base URL uses ftp:, but only https: and http: are supported; see `npx airlock profile add --help`\n',
     ],
     [
+      'profile add Work --name Work --base-url https://gw.example/v1',
+      'airlock: id "Work": lowercase letters, digits, - and _ (at most 64); see `npx airlock profile add --help`\n',
+    ],
+    [
       'profile set gw --base-url ftp://gw.example/v1',
       'airlock: --base-url: The base URL uses ftp:, but only https: and http: are supported; see `npx airlock profile set --help`\n',
     ],

@@ -8,7 +8,7 @@ import { ApiError } from './http.ts';
  */
 export function loggedWithInFlightBodies(context: ControlContext, id: string): StoredRequest {
   const logged = context.deps.log.getRequest(id);
-  if (!logged) throw new ApiError('not_found', `Request ${id} is not in the log (a mistyped id, or retention removed it).`);
+  if (!logged) throw new ApiError('not_found', `Request ${id} was not found in the log (a mistyped id, or retention removed it).`);
   const inFlight = logged.bodies === null ? context.hub.inFlightRequest(id) : null;
   if (!inFlight) return logged;
   return {

@@ -102,6 +102,6 @@ describe('airlock replay <id>', () => {
     expect(run.stderr).toMatch(/^airlock: This creates a paid job.*--idempotency-key/);
     const unknown = await runAirlock(dataDir, secrets, ['replay', 'alk_nope', '--port', port()]);
     // Which id, and why it may be missing, as `airlock request` says it: a mistyped id is the usual cause.
-    expect(unknown.stderr).toBe('airlock: Request alk_nope is not in the log (a mistyped id, or retention removed it).\n');
+    expect(unknown.stderr).toBe('airlock: Request alk_nope was not found in the log (a mistyped id, or retention removed it).\n');
   });
 });

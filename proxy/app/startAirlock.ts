@@ -37,6 +37,8 @@ import { lockDataDir, type DataDirLock } from './dataDirLock.ts';
 import { asDataDirError } from './dataDir.ts';
 import { followTraceExport } from './export/traceExport.ts';
 import { makeDataDirPrivate } from './privateDataDir.ts';
+import { NoticeBoard } from './noticeBoard.ts';
+import type { NoticeKind } from '../contracts/notices.ts';
 
 export interface AirlockOptions {
   dataDir: string;
@@ -68,8 +70,10 @@ export interface Airlock {
   connect: ConnectService;
   /** Opens the control API (and the window); never a client token. */
   controlToken: string;
-  /** Things the user should know at start (no keychain, broken config file, a damaged log set aside). */
+  /** Things the user should know at start (no keychain, broken config file, a damaged log set aside), as `airlock serve` prints them. */
   notices: string[];
+  /** Those and what goes wrong while running, for the window and the desktop notifications. */
+  noticeBoard: NoticeBoard;
   /** The request log was damaged and set aside at this start; null when it was sound. */
   logRecovery: LogRecoveryReport | null;
   /** Stops the proxy (see ProxyHandle.stop), then writes every row still queued and closes the log; once, however often called. */
@@ -99,13 +103,12 @@ export async function startAirlock(options: AirlockOptions): Promise<Airlock> {
     throw asDataDirError(options.dataDir, error);
   }
   try {
-    const airlock = await startWithDataDir(options);
+    const airlock = await startWithDataDir(options, privacyProblems);
     // One stop however often it is asked for (SIGINT then SIGTERM): a second run closed the log
     // under the first and failed, and `airlock serve` exits at once on a failed stop.
     let stopping: Promise<StopReport> | null = null;
     return {
       ...airlock,
-      notices: [...privacyProblems, ...airlock.notices],
       stop(stopOptions) {
         stopping ??= airlock.stop(stopOptions).then((report) => {
           dataDirLock.release();
@@ -120,8 +123,17 @@ export async function startAirlock(options: AirlockOptions): Promise<Airlock> {
   }
 }
 
-async function startWithDataDir(options: AirlockOptions): Promise<Airlock> {
-  const notices: string[] = [];
+async function startWithDataDir(options: AirlockOptions, privacyProblems: string[]): Promise<Airlock> {
+  const notices: string[] = [...privacyProblems];
+  // The secrets to mask are known once the keychain and the tokens are read; nothing said before holds one.
+  let secretsToMask: () => string[] = () => [];
+  const noticeBoard = new NoticeBoard({ knownSecrets: () => secretsToMask() });
+  if (privacyProblems.length > 0) noticeBoard.report('data_dir_not_private', privacyProblems.join(' '));
+  const notice = (kind: NoticeKind, message: string | null): void => {
+    if (message === null) return;
+    notices.push(message);
+    noticeBoard.report(kind, message);
+  };
   const store = openConfigStore(options.dataDir, { watch: true });
   if (options.profileId) {
     try {
@@ -131,8 +143,10 @@ async function startWithDataDir(options: AirlockOptions): Promise<Airlock> {
       throw error;
     }
   }
-  const fileNotice = store.problem() ?? store.startNotice();
-  if (fileNotice) notices.push(fileNotice);
+  // A file that does not validate is the window's alarm already (config_invalid); serve prints it here.
+  const fileProblem = store.problem();
+  if (fileProblem) notices.push(fileProblem);
+  else notice('config_file', store.startNotice());
   // `airlock serve` has no window: a hand edit it refuses (or its fix) is said on stderr as it happens.
   store.onProblemChange((problem) =>
     console.error(`[airlock] ${problem ?? `${CONFIG_FILE_NAME} is valid again; its settings are in use.`}`),
@@ -156,14 +170,14 @@ async function startWithDataDir(options: AirlockOptions): Promise<Airlock> {
   // Set before the keychain's problem is read: with a key from the environment it no longer asks for one.
   keys.setEnvironmentKey(envKey);
   let keychainProblem = keys.keychainProblem();
-  if (keychainProblem) notices.push(keychainProblem);
+  notice('keychain_unavailable', keychainProblem);
   // `airlock serve` said at start that keys could not be read: it says when they are.
   const stopKeychainNews = keys.onChange(() => {
     const problem = keys.keychainProblem();
     if (keychainProblem !== null && problem === null) console.error('[airlock] The OS keychain answered: the gateway keys are read.');
     keychainProblem = problem;
   });
-  if (envKey) notices.push(`Using the gateway key from AIRLOCK_API_KEY for profile "${envKey.profileId}" for this run only.`);
+  if (envKey) notice('environment_key', `Using the gateway key from AIRLOCK_API_KEY for profile "${envKey.profileId}" for this run only.`);
   const controlToken = await loadControlToken(secrets);
   const controlTokens = new ControlTokens(controlToken.token);
   // A keychain that did not answer at start: the CLI's token (the one it holds) works once it answers.
@@ -174,13 +188,14 @@ async function startWithDataDir(options: AirlockOptions): Promise<Airlock> {
   await followingTraceHeaders.ready;
 
   const logRecovery = recoverDamagedLog(options.dataDir);
-  if (logRecovery) notices.push(logRecovery.message);
+  notice('log_recovered', logRecovery?.message ?? null);
   const knownSecrets = knownSecretsFrom({
     gatewayKeys: () => keys.secretsForMasking(),
     controlTokens: () => controlTokens.all(),
     traceHeaderValues: () => traceHeaders.values(),
     env: options.env,
   });
+  secretsToMask = knownSecrets;
   const log = createRequestLog({
     dataDir: options.dataDir,
     ...(options.maxLogBytes === undefined ? {} : { maxDbBytes: options.maxLogBytes }),
@@ -191,7 +206,7 @@ async function startWithDataDir(options: AirlockOptions): Promise<Airlock> {
     onError: (error) => console.error('[airlock] request log:', error instanceof Error ? error.message : 'failed'),
     onRecordingChange: (message) => console.error(`[airlock] request log: ${message}`),
   });
-  if (log.startNotice !== null) notices.push(log.startNotice);
+  notice('log_start', log.startNotice);
   const ledger = new SpendLedger();
   ledger.seed(
     spendScopes(config),
@@ -217,9 +232,9 @@ async function startWithDataDir(options: AirlockOptions): Promise<Airlock> {
     },
     report: reportOnStderr,
   });
-  if (capabilities.startNotice !== null) notices.push(capabilities.startNotice);
+  notice('capabilities_file', capabilities.startNotice);
   const reasoningEfforts = keepReasoningEffortRefusals(options.dataDir, reportOnStderr);
-  if (reasoningEfforts.notice !== null) notices.push(reasoningEfforts.notice);
+  notice('reasoning_efforts_file', reasoningEfforts.notice);
   let proxyUrl = `http://${DEFAULT_HOST}:${options.port}`;
   const connect = new ConnectService({
     homeDir: options.homeDir ?? homedir(),
@@ -253,6 +268,7 @@ async function startWithDataDir(options: AirlockOptions): Promise<Airlock> {
     replayGrants,
     sessionsFile: path.join(options.dataDir, SESSIONS_FILE_NAME),
     startupAlarms: logRecovery ? [{ kind: 'log_recovered', message: logRecovery.message }] : [],
+    notices: noticeBoard,
     ...(options.uiDir ? { uiDir: options.uiDir } : {}),
   });
   const events = new RequestEvents();
@@ -299,6 +315,7 @@ async function startWithDataDir(options: AirlockOptions): Promise<Airlock> {
     connect,
     controlToken: controlToken.token,
     notices,
+    noticeBoard,
     logRecovery,
     async stop(stopOptions) {
       const report = await proxy.stop(stopOptions);

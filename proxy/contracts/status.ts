@@ -1,3 +1,4 @@
+import type { Notice } from './notices.ts';
 import type { KeyStatus } from './profileViews.ts';
 
 /** The control API's status (GET /status, pause and resume): what the status bar and the tray show. */
@@ -45,6 +46,8 @@ export interface StatusResponse {
   activeProfile: { id: string; name: string; key: KeyStatus } | null;
   todaySpend: MoneyAmount;
   alarms: Alarm[];
+  /** What this run found at start or while running (newest first), until dismissed; none an alarm already shows. */
+  notices: Notice[];
   firstRun: FirstRunSteps;
 }
 

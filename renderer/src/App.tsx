@@ -143,6 +143,9 @@ export function App() {
   const resumeClient = (clientName: string) => {
     api.resumeClient(clientName).then(live.refreshStatus, live.refreshStatus);
   };
+  const dismissNotice = (noticeId: string) => {
+    api.dismissNotice(noticeId).then(live.refreshStatus, live.refreshStatus);
+  };
   const guarded = (what: string, content: ReactNode) => (
     <ScreenBoundary
       key={screen}
@@ -184,7 +187,13 @@ export function App() {
           {screen === 'models' && guarded('The Models screen', <ModelsScreen />)}
           {screen === 'connect' && guarded('The Connect screen', <ConnectScreen proxyUrl={proxyUrl} />)}
         </main>
-        <StatusBar status={live.status} connected={live.connected} onTogglePause={togglePause} onResumeClient={resumeClient} />
+        <StatusBar
+          status={live.status}
+          connected={live.connected}
+          onTogglePause={togglePause}
+          onResumeClient={resumeClient}
+          onDismissNotice={dismissNotice}
+        />
       </div>
     </ReconnectContext.Provider>
   );

@@ -13,6 +13,7 @@ import { connectRoutes } from './routes/connectRoutes.ts';
 import { exportRoutes } from './routes/exportRoutes.ts';
 import { traceExportRoutes } from './routes/traceExportRoutes.ts';
 import { memoryRoutes } from './routes/memoryRoutes.ts';
+import { noticeRoutes } from './routes/noticeRoutes.ts';
 import { profileRoutes } from './routes/profileRoutes.ts';
 import { replayRoutes } from './routes/replayRoutes.ts';
 import { requestRoutes } from './routes/requestRoutes.ts';
@@ -63,6 +64,8 @@ export function createControlRouter(deps: ControlDeps): ControlApi {
   const stopFileProblems = deps.config.onProblemChange(() => hub.statusChanged());
   // A keychain read (one that had hung, at last): the keychain alarm and the keys' statuses may have changed.
   const stopKeyChanges = deps.keys.onChange(() => hub.statusChanged());
+  // A problem reported or dismissed: the window's notices follow.
+  const stopNotices = deps.notices?.onChange(() => hub.statusChanged());
   const context: ControlContext = {
     deps,
     hub,
@@ -114,6 +117,7 @@ export function createControlRouter(deps: ControlDeps): ControlApi {
   api.use(exportRoutes(context));
   api.use(traceExportRoutes(context));
   api.use(memoryRoutes(context));
+  api.use(noticeRoutes(context));
   api.use(agentSessionRoutes(context));
   api.use((_req, _res, next) => next(new ApiError('not_found', 'No such control API endpoint.')));
   api.use(apiErrorHandler);
@@ -141,6 +145,7 @@ export function createControlRouter(deps: ControlDeps): ControlApi {
       stopSummaries();
       stopFileProblems();
       stopKeyChanges();
+      stopNotices?.();
       hub.close();
     },
   };

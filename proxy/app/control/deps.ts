@@ -13,6 +13,7 @@ import type { KeyPools } from '../../spend/keyPool.ts';
 import type { SecretStore } from '../../contracts/secretStore.ts';
 import type { ReplayGrants } from '../../http/replayGrants.ts';
 import type { ControlTokens } from '../../http/controlToken.ts';
+import type { NoticeBoard } from '../noticeBoard.ts';
 
 /** The parts of the running proxy (ProxyHandle) the control API reads and drives. */
 export interface ProxyControl {
@@ -82,6 +83,8 @@ export interface ControlDeps {
   connect?: ConnectService;
   /** What this start found and the user must see for the whole run (a damaged log set aside). */
   startupAlarms?: readonly Alarm[];
+  /** What this run found at start and since (a data file set aside, a failed save): the window's notices. */
+  notices?: NoticeBoard;
   /** Where the window's sessions are kept (hashed) across restarts; in memory only without it. */
   sessionsFile?: string;
   /** The built window (renderer/dist); defaults to the repository's. */

@@ -82,6 +82,8 @@ export function buildStatus({ deps, proxy, keyRejectedProfiles, quotaExhaustedPr
     activeProfile: active ? { id: active.id, name: active.name, key: deps.keys.keyStatus(active.id, active.keyPool) } : null,
     todaySpend: moneyOf(today.costCredits),
     alarms,
+    // An alarm that shows the same problem as it stands now says it already.
+    notices: (deps.notices?.list() ?? []).filter((notice) => !alarms.some((alarm) => alarm.kind === notice.kind)),
     firstRun: {
       hasProfile: config.profiles.length > 0,
       // A key the keychain has not given yet is probably stored: the first-run steps do not ask for it again.

@@ -32,6 +32,7 @@ import type {
   TokenSecretResponse,
 } from '../../../proxy/contracts/clientTokens.ts';
 import type { PauseResponse, StatusResponse } from '../../../proxy/contracts/status.ts';
+import type { NoticeDismissResponse } from '../../../proxy/contracts/notices.ts';
 import type { RequestFacets } from '../../../proxy/contracts/requestFacets.ts';
 import type { SpendRange, SpendResponse } from '../../../proxy/contracts/spend.ts';
 import type { AgentSessionPage, AgentSessionTimeline } from '../../../proxy/contracts/agentSessions.ts';
@@ -91,6 +92,8 @@ export interface ControlClient {
   createSession(request: SessionRequest): Promise<void>;
   status(): Promise<StatusResponse>;
   setPaused(paused: boolean): Promise<PauseResponse>;
+  /** Hides one of the status's notices until it happens again. */
+  dismissNotice(id: string): Promise<NoticeDismissResponse>;
   listRequests(query: RequestListQuery): Promise<RequestPage>;
   /** The values the matching requests hold, with counts, for the filter menus. */
   requestFacets(filters: RequestFilters): Promise<RequestFacets>;
@@ -240,6 +243,7 @@ export function createControlClient(options: ControlClientOptions = {}): Control
     },
     status: () => json('GET', '/status'),
     setPaused: (paused) => json('POST', paused ? '/pause' : '/resume'),
+    dismissNotice: (id) => json('POST', `/notices/${segment(id)}/dismiss`),
     listRequests: (query) => json('GET', `/requests${requestQueryString(query)}`),
     requestFacets: (filters) => json('GET', `/requests/facets${requestQueryString(filters)}`),
     request: (id) => json('GET', `/requests/${segment(id)}`),

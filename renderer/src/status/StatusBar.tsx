@@ -1,5 +1,5 @@
 import type { StatusResponse } from '../../../proxy/contracts/status.ts';
-import { formatCredits, formatMoney } from '../common/format.ts';
+import { formatCredits, formatMoney, formatTimestamp } from '../common/format.ts';
 
 interface StatusBarProps {
   status: StatusResponse | null;
@@ -7,9 +7,11 @@ interface StatusBarProps {
   onTogglePause: () => void;
   /** Lifts a burst-guard pause of one client (its alarm's Resume button). */
   onResumeClient: (clientName: string) => void;
+  /** Hides a notice until it happens again. */
+  onDismissNotice: (noticeId: string) => void;
 }
 
-export function StatusBar({ status, connected, onTogglePause, onResumeClient }: StatusBarProps) {
+export function StatusBar({ status, connected, onTogglePause, onResumeClient, onDismissNotice }: StatusBarProps) {
   if (!status) {
     return (
       <footer className="status-bar" role="status">
@@ -41,7 +43,7 @@ export function StatusBar({ status, connected, onTogglePause, onResumeClient }: 
         {formatMoney(status.todaySpend.usdApprox, 'USD')})
       </span>
       <span className="status-item">{status.inFlight} in flight</span>
-      {status.alarms.length > 0 && (
+      {(status.alarms.length > 0 || status.notices.length > 0) && (
         <div role="alert" aria-label="Alarms">
           <ul className="alarms">
             {status.alarms.map((alarm) => (
@@ -52,6 +54,15 @@ export function StatusBar({ status, connected, onTogglePause, onResumeClient }: 
                     Resume {alarm.clientName}
                   </button>
                 )}
+              </li>
+            ))}
+            {status.notices.map((notice) => (
+              <li key={notice.id} className={`alarm notice notice-${notice.kind}`}>
+                <time dateTime={new Date(notice.atMs).toISOString()}>{formatTimestamp(notice.atMs)}</time> {notice.cause}{' '}
+                <span className="notice-fix">{notice.fix}</span>
+                <button type="button" onClick={() => onDismissNotice(notice.id)}>
+                  Dismiss
+                </button>
               </li>
             ))}
           </ul>

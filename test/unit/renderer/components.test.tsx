@@ -57,6 +57,7 @@ describe('a key from AIRLOCK_API_KEY', () => {
           connected
           onTogglePause={vi.fn()}
           onResumeClient={vi.fn()}
+          onDismissNotice={vi.fn()}
           status={{
             proxyUrl: 'http://127.0.0.1:8642',
             paused: false,
@@ -64,6 +65,7 @@ describe('a key from AIRLOCK_API_KEY', () => {
             activeProfile: { id: 'main', name: 'Main gateway', key },
             todaySpend: { credits: 0, cny: 0, usdApprox: 0 },
             alarms: [],
+            notices: [],
             firstRun: { hasProfile: true, hasKey: true, hasClientToken: true },
           }}
         />
@@ -348,6 +350,7 @@ describe('StatusBar', () => {
         connected
         onTogglePause={onTogglePause}
         onResumeClient={onResumeClient}
+        onDismissNotice={vi.fn()}
         status={{
           proxyUrl: 'http://127.0.0.1:8642',
           paused: true,
@@ -358,6 +361,7 @@ describe('StatusBar', () => {
             { kind: 'key_rejected', profileId: 'main', message: 'The gateway rejected the key of profile main' },
             { kind: 'client_paused', clientName: 'aider', message: 'Client aider is paused: 61 requests in a minute' },
           ],
+          notices: [],
           firstRun: { hasProfile: true, hasKey: true, hasClientToken: true },
         }}
       />,

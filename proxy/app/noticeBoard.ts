@@ -1,0 +1,96 @@
+import type { Notice, NoticeKind } from '../contracts/notices.ts';
+import { redactSecrets } from '../core/redact.ts';
+
+/** Kinds are few; the bound only keeps a run that keeps failing from growing the list. */
+const DEFAULT_NOTICE_LIMIT = 20;
+
+/** What the user can do, by kind: the causes come from many places, the fix is the kind's. */
+const FIX_BY_KIND: Record<NoticeKind, string> = {
+  data_dir_not_private: 'Run the chmod command it names (or make the data directory yours), then restart Airlock.',
+  config_file: 'Create the file the link points to, or save any setting in Airlock and it is created there.',
+  keychain_unavailable: 'Unlock or start the OS keychain: Airlock reads the keys as soon as it answers.',
+  environment_key: 'Nothing to do for this run; start Airlock without AIRLOCK_API_KEY to use the key kept in the keychain.',
+  log_recovered: 'Nothing to do: a new request log is in use. Keep or delete the damaged one it names.',
+  log_start: 'Nothing more than it says: where caps are refused for now, deleting the file it names accepts the loss.',
+  capabilities_file: 'Nothing to do: models are checked again as needed. Keep or delete the file set aside.',
+  reasoning_efforts_file: 'Nothing to do: refusals are learned again as needed. Keep or delete the file set aside.',
+  capabilities_not_saved: 'Free space on the disk that holds the data directory, or make the directory writable again.',
+  reasoning_efforts_not_saved: 'Free space on the disk that holds the data directory, or make the directory writable again.',
+  request_log_failed: 'If it keeps happening, free disk space for the data directory and restart Airlock.',
+  trace_export_failed: 'Check the trace export endpoint and its headers under the export settings, and that the collector is running.',
+};
+
+export interface NoticeBoardOptions {
+  /** The gateway keys and tokens: masked in every cause, as everywhere the proxy shows text. */
+  knownSecrets: () => string[];
+  nowMs?: () => number;
+  limit?: number;
+}
+
+/**
+ * The problems of this run the user should see, whoever shows them (the window's status, the
+ * desktop notifications): the last few, one per kind (a newer one replaces it), each masked. A
+ * dismissed one is gone until it is reported again; one reported again unchanged while shown only
+ * moves its time, so a failure that repeats does not notify again.
+ */
+export class NoticeBoard {
+  readonly #options: NoticeBoardOptions;
+  readonly #nowMs: () => number;
+  readonly #limit: number;
+  /** In the order reported, oldest first. */
+  readonly #byKind = new Map<NoticeKind, Notice>();
+  readonly #listeners = new Set<() => void>();
+  #reported = 0;
+
+  constructor(options: NoticeBoardOptions) {
+    this.#options = options;
+    this.#nowMs = options.nowMs ?? Date.now;
+    this.#limit = options.limit ?? DEFAULT_NOTICE_LIMIT;
+  }
+
+  /** Keeps the problem as its kind's notice and returns it, masked (for stderr too). */
+  report(kind: NoticeKind, cause: string): Notice {
+    const maskedCause = redactSecrets(cause, this.#options.knownSecrets());
+    const shown = this.#byKind.get(kind);
+    this.#byKind.delete(kind);
+    const notice: Notice =
+      shown?.cause === maskedCause
+        ? { ...shown, atMs: this.#nowMs() }
+        : { id: `${kind}-${++this.#reported}`, kind, atMs: this.#nowMs(), cause: maskedCause, fix: FIX_BY_KIND[kind] };
+    this.#byKind.set(kind, notice);
+    for (const oldest of this.#byKind.keys()) {
+      if (this.#byKind.size <= this.#limit) break;
+      this.#byKind.delete(oldest);
+    }
+    this.#changed();
+    return notice;
+  }
+
+  /** The problem is over (the keychain answered, the collector takes spans again): its notice goes. */
+  resolve(kind: NoticeKind): void {
+    if (this.#byKind.delete(kind)) this.#changed();
+  }
+
+  /** Newest first. */
+  list(): Notice[] {
+    return [...this.#byKind.values()].reverse();
+  }
+
+  /** False when no notice has this id (dismissed already, or replaced by a newer one). */
+  dismiss(id: string): boolean {
+    const notice = [...this.#byKind.values()].find((candidate) => candidate.id === id);
+    if (notice === undefined) return false;
+    this.#byKind.delete(notice.kind);
+    this.#changed();
+    return true;
+  }
+
+  onChange(listener: () => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  #changed(): void {
+    for (const listener of this.#listeners) listener();
+  }
+}

@@ -1,0 +1,32 @@
+/** What Airlock found at start or while running that the user should know, as the window and the tray get it. */
+
+export type NoticeKind =
+  | 'data_dir_not_private'
+  | 'config_file'
+  | 'keychain_unavailable'
+  | 'environment_key'
+  | 'log_recovered'
+  | 'log_start'
+  | 'capabilities_file'
+  | 'reasoning_efforts_file'
+  | 'capabilities_not_saved'
+  | 'reasoning_efforts_not_saved'
+  | 'request_log_failed'
+  | 'trace_export_failed';
+
+export interface Notice {
+  /** New each time the problem happens again (a dismissed one comes back under a new id). */
+  id: string;
+  kind: NoticeKind;
+  /** When it last happened. */
+  atMs: number;
+  /** What happened, in words, masked. */
+  cause: string;
+  /** What the user can do about it. */
+  fix: string;
+}
+
+/** POST /notices/:id/dismiss */
+export interface NoticeDismissResponse {
+  notices: Notice[];
+}

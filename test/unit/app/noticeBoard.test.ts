@@ -1,0 +1,68 @@
+import { describe, expect, it } from 'vitest';
+import { NoticeBoard } from '../../../proxy/app/noticeBoard.ts';
+import { findSentinel, SENTINEL_KEY } from '../../support/sentinel.ts';
+
+function board(limit?: number) {
+  let nowMs = 1_000;
+  const notices = new NoticeBoard({ knownSecrets: () => [SENTINEL_KEY], nowMs: () => nowMs, ...(limit === undefined ? {} : { limit }) });
+  return { notices, tick: () => (nowMs += 1_000) };
+}
+
+describe('NoticeBoard', () => {
+  it('masks the key in a cause, in every form the proxy masks', () => {
+    const { notices } = board();
+    const shown = notices.report(
+      'trace_export_failed',
+      `collector said: bad header Bearer ${SENTINEL_KEY} (${encodeURIComponent(SENTINEL_KEY)})`,
+    );
+    expect(findSentinel(JSON.stringify(notices.list()))).toBeNull();
+    expect(findSentinel(shown.cause)).toBeNull();
+    expect(shown.cause).toContain('[redacted]');
+  });
+
+  it('keeps one notice per kind, the newest replacing the older, each with its time and its kind’s fix', () => {
+    const { notices, tick } = board();
+    const first = notices.report('request_log_failed', 'the request log thread stopped');
+    tick();
+    const second = notices.report('request_log_failed', 'the request log thread stopped several times in a row');
+    expect(notices.list()).toEqual([second]);
+    expect(second.id).not.toBe(first.id);
+    expect(second.atMs).toBe(2_000);
+    expect(second.fix).not.toBe('');
+  });
+
+  it('a repeat of the same problem while shown only moves its time: same id, so it does not notify again', () => {
+    const { notices, tick } = board();
+    const first = notices.report('capabilities_not_saved', 'ENOSPC');
+    tick();
+    const repeat = notices.report('capabilities_not_saved', 'ENOSPC');
+    expect(repeat.id).toBe(first.id);
+    expect(notices.list()).toEqual([{ ...first, atMs: 2_000 }]);
+  });
+
+  it('a dismissed notice stays away until it happens again, then comes back under a new id', () => {
+    const { notices } = board();
+    const first = notices.report('capabilities_not_saved', 'ENOSPC');
+    expect(notices.dismiss(first.id)).toBe(true);
+    expect(notices.list()).toEqual([]);
+    expect(notices.dismiss(first.id)).toBe(false);
+    const again = notices.report('capabilities_not_saved', 'ENOSPC');
+    expect(notices.list()).toEqual([again]);
+    expect(again.id).not.toBe(first.id);
+  });
+
+  it('holds the last N, newest first, and tells its listeners of each change', () => {
+    const { notices } = board(2);
+    let changes = 0;
+    notices.onChange(() => {
+      changes += 1;
+    });
+    notices.report('environment_key', 'a');
+    notices.report('log_start', 'b');
+    notices.report('trace_export_failed', 'c');
+    expect(notices.list().map((notice) => notice.kind)).toEqual(['trace_export_failed', 'log_start']);
+    notices.resolve('trace_export_failed');
+    expect(notices.list().map((notice) => notice.kind)).toEqual(['log_start']);
+    expect(changes).toBe(4);
+  });
+});

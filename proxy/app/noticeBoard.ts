@@ -17,6 +17,7 @@ const FIX_BY_KIND: Record<NoticeKind, string> = {
   capabilities_not_saved: 'Free space on the disk that holds the data directory, or make the directory writable again.',
   reasoning_efforts_not_saved: 'Free space on the disk that holds the data directory, or make the directory writable again.',
   request_log_failed: 'If it keeps happening, free disk space for the data directory and restart Airlock.',
+  idempotency_store_failed: 'Free disk space for the data directory; if it keeps happening, restart Airlock.',
   trace_export_failed: 'Check the trace export endpoint and its headers under the export settings, and that the collector is running.',
 };
 

@@ -134,6 +134,10 @@ async function startWithDataDir(options: AirlockOptions, privacyProblems: string
     notices.push(message);
     noticeBoard.report(kind, message);
   };
+  // Said while running: on stderr for `airlock serve`, in the window and notifications for the desktop.
+  const tell = (kind: NoticeKind, message: string): void => {
+    console.error(`[airlock] ${noticeBoard.report(kind, message).cause}`);
+  };
   const store = openConfigStore(options.dataDir, { watch: true });
   if (options.profileId) {
     try {
@@ -171,10 +175,14 @@ async function startWithDataDir(options: AirlockOptions, privacyProblems: string
   keys.setEnvironmentKey(envKey);
   let keychainProblem = keys.keychainProblem();
   notice('keychain_unavailable', keychainProblem);
-  // `airlock serve` said at start that keys could not be read: it says when they are.
+  // Keys that cannot be read (a keychain helper that cannot start) are said when it happens, and when they are read again.
   const stopKeychainNews = keys.onChange(() => {
     const problem = keys.keychainProblem();
-    if (keychainProblem !== null && problem === null) console.error('[airlock] The OS keychain answered: the gateway keys are read.');
+    if (problem !== null && problem !== keychainProblem) tell('keychain_unavailable', problem);
+    if (keychainProblem !== null && problem === null) {
+      noticeBoard.resolve('keychain_unavailable');
+      console.error('[airlock] The OS keychain answered: the gateway keys are read.');
+    }
     keychainProblem = problem;
   });
   if (envKey) notice('environment_key', `Using the gateway key from AIRLOCK_API_KEY for profile "${envKey.profileId}" for this run only.`);
@@ -203,7 +211,7 @@ async function startWithDataDir(options: AirlockOptions, privacyProblems: string
     backlogBytes: () => logBacklogBytes(config.snapshot().settings.memoryLimits),
     // The capture (bodyCaptureKiB, read per request) cuts bodies; the log thread's cut is only a backstop.
     bodyCapBytes: MAX_BODY_CAPTURE_BYTES,
-    onError: (error) => console.error('[airlock] request log:', error instanceof Error ? error.message : 'failed'),
+    onError: (error) => tell('request_log_failed', `request log: ${error instanceof Error ? error.message : 'failed'}`),
     onRecordingChange: (message) => console.error(`[airlock] request log: ${message}`),
   });
   notice('log_start', log.startNotice);
@@ -222,18 +230,16 @@ async function startWithDataDir(options: AirlockOptions, privacyProblems: string
   });
   const keyPools = new KeyPools();
   const targets = createTargetResolver(config, keys, envKey, keyPools);
-  // What a data file written while running could not keep: there is no start notice left to carry it.
-  const reportOnStderr = (message: string): void => console.error(`[airlock] ${message}`);
   const capabilities = createCapabilityService({
     dataDir: options.dataDir,
     resolveTarget: (profileId) => {
       const target = targets.resolve({ tokenName: null, pinnedProfileId: profileId });
       return isLocalRefusal(target) ? null : target;
     },
-    report: reportOnStderr,
+    report: (message) => tell('capabilities_not_saved', message),
   });
   notice('capabilities_file', capabilities.startNotice);
-  const reasoningEfforts = keepReasoningEffortRefusals(options.dataDir, reportOnStderr);
+  const reasoningEfforts = keepReasoningEffortRefusals(options.dataDir, (message) => tell('reasoning_efforts_not_saved', message));
   notice('reasoning_efforts_file', reasoningEfforts.notice);
   let proxyUrl = `http://${DEFAULT_HOST}:${options.port}`;
   const connect = new ConnectService({
@@ -280,7 +286,15 @@ async function startWithDataDir(options: AirlockOptions, privacyProblems: string
     reasoningEffortRefusals: reasoningEfforts.refusals,
     captureLimitBytes: () => bodyCaptureBytes(config.snapshot().settings.memoryLimits),
     controlRouter: control.router,
-    idempotency: new IdempotencyCache({}, { store: log.idempotencyStore }),
+    idempotency: new IdempotencyCache(
+      {},
+      {
+        store: log.idempotencyStore,
+        // A write goes on from memory (a repeat after a restart is sent again); a read refuses the key.
+        onStoreError: (error) =>
+          tell('idempotency_store_failed', `idempotency keys' store: ${error instanceof Error ? error.message : 'failed'}`),
+      },
+    ),
   }).catch(async (error: unknown) => {
     stopFollowingZone();
     control.close();
@@ -297,7 +311,11 @@ async function startWithDataDir(options: AirlockOptions, privacyProblems: string
   const traceExport = followTraceExport({
     config,
     events: proxy.events,
-    report: (message) => console.error(`[airlock] ${message}`),
+    report: (message, outcome) => {
+      if (outcome !== 'working') return tell('trace_export_failed', message);
+      noticeBoard.resolve('trace_export_failed');
+      console.error(`[airlock] ${message}`);
+    },
     knownSecrets,
     headers: (settings) => traceHeaders.valuesFor(settings),
     onHeadersReread: (listener) => traceHeaders.onValuesReread(listener),

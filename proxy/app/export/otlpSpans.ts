@@ -12,6 +12,9 @@ const EXPORT_DELAY_MS = 2_000;
 /** A collector that does not answer in this time is skipped for that batch, never waited on by a request. */
 const EXPORT_TIMEOUT_MS = 10_000;
 
+/** Says what the export does wrong, or `working` once it works again after a failure. */
+export type TraceExportReport = (message: string, outcome?: 'working') => void;
+
 export interface SpanSink {
   record(span: GenAiSpanData): void;
   /** Sends what is queued, then stops. */
@@ -40,14 +43,14 @@ function fixFor(error: Error | undefined): string {
 }
 
 /** Tells the user once when the collector stops taking spans, and once when it takes them again. */
-function reportingExporter(exporter: SpanExporter, url: string, report: (message: string) => void): SpanExporter {
+function reportingExporter(exporter: SpanExporter, url: string, report: TraceExportReport): SpanExporter {
   let failing = false;
   return {
     export(spans, resultCallback) {
       exporter.export(spans, (result) => {
         const failed = result.code !== ExportResultCode.SUCCESS;
         if (failed && !failing) report(`trace export to ${url} failed (${describeFailure(result.error)}): ${fixFor(result.error)}`);
-        else if (!failed && failing) report(`trace export to ${url} works again.`);
+        else if (!failed && failing) report(`trace export to ${url} works again.`, 'working');
         failing = failed;
         resultCallback(result);
       });
@@ -63,7 +66,7 @@ export interface OtlpSpanSinkOptions {
   headers: Record<string, string>;
   airlockVersion: string;
   /** Already masks what it is given (traceExport.ts). */
-  report: (message: string) => void;
+  report: TraceExportReport;
 }
 
 /**

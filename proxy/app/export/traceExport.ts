@@ -6,7 +6,7 @@ import { redactKnownSecrets } from '../../core/redact.ts';
 import type { ConfigSource } from '../configOverlay.ts';
 import type { TraceHeaderValues } from '../secrets/traceHeaderCache.ts';
 import { genAiSpanOf, maskedSpan, upstreamServerOf, type GenAiSpanData } from './genAiSpan.ts';
-import type { SpanSink } from './otlpSpans.ts';
+import type { SpanSink, TraceExportReport } from './otlpSpans.ts';
 
 /** Spans of requests that end while the SDK is still loading wait for it, up to this many. */
 const MAX_WAITING_SPANS = 10_000;
@@ -40,8 +40,8 @@ export interface TraceExport {
 export interface TraceExportOptions {
   config: ConfigSource;
   events: RequestEvents;
-  /** Failures of the collector, in words for the user (stderr for `airlock serve`). */
-  report: (message: string) => void;
+  /** Failures of the collector, in words for the user (stderr for `airlock serve`, the window's notices). */
+  report: TraceExportReport;
   /** The gateway keys (and local tokens): the events hold texts as clients and the gateway sent them, unmasked. */
   knownSecrets: () => string[];
   /** The values of the headers the setting names (TraceHeaderCache), read from the keychain. */
@@ -64,7 +64,7 @@ export function followTraceExport(options: TraceExportOptions): TraceExport {
   let active: ActiveExport | null = null;
   /** Exports being stopped (an endpoint changed): each sends what it queued. */
   const stopping = new Set<Promise<void>>();
-  const report = (message: string): void => options.report(redactKnownSecrets(message, options.knownSecrets()));
+  const report: TraceExportReport = (message, outcome) => options.report(redactKnownSecrets(message, options.knownSecrets()), outcome);
 
   const start = (settings: TraceExportSettings & { otlpEndpoint: string }): ActiveExport => {
     const url = tracesUrlOf(settings.otlpEndpoint);

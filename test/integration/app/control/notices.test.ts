@@ -1,17 +1,18 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { CAPABILITIES_FILE_NAME } from '../../../../proxy/app/capabilities/capabilityService.ts';
 import { REASONING_EFFORT_REFUSALS_FILE_NAME } from '../../../../proxy/app/capabilities/reasoningEffortFile.ts';
-import { addProfile, updateSettings } from '../../../../proxy/app/profiles/configMutations.ts';
+import { addProfile, bumpKeysRevision, updateSettings } from '../../../../proxy/app/profiles/configMutations.ts';
 import { openConfigStore } from '../../../../proxy/app/profiles/configStore.ts';
 import { startAirlock, type Airlock } from '../../../../proxy/app/startAirlock.ts';
-import { gatewayKeyAccount, type SecretStore } from '../../../../proxy/contracts/secretStore.ts';
+import { gatewayKeyAccount, KeychainUnavailableError, type SecretStore } from '../../../../proxy/contracts/secretStore.ts';
 import type { Settings } from '../../../../proxy/contracts/config.ts';
 import type { StatusResponse } from '../../../../proxy/contracts/status.ts';
 import { startGatewaySimulator, type GatewaySimulator } from '../../../simulator/index.ts';
-import { rawRequest } from '../../../support/http.ts';
+import { chatBody, JSON_HEADERS, rawRequest } from '../../../support/http.ts';
+import { startOtlpReceiver } from '../../../support/otlpReceiver.ts';
 import { memorySecretStore } from '../../../support/memorySecretStore.ts';
 import { findSentinel, SENTINEL_KEY } from '../../../support/sentinel.ts';
 
@@ -20,6 +21,8 @@ import { findSentinel, SENTINEL_KEY } from '../../../support/sentinel.ts';
  * while running (a capability result it could not save) reaches the window through the status it
  * reads, not only `airlock serve`'s terminal; a dismissed notice stays away until it happens again.
  */
+const MODEL = 'gpt-4o-mini';
+
 let simulator: GatewaySimulator;
 let airlock: Airlock | null = null;
 let dataDir: string;
@@ -94,6 +97,86 @@ describe("the window's status", () => {
     expect(dismissed.status).toBe(200);
     const after = await control<StatusResponse>(running, 'GET', 'status');
     expect(after.body.notices.map((notice) => notice.kind)).toEqual(['reasoning_efforts_file']);
+  });
+
+  it('carries a capability result that could not be saved while running, masked, until dismissed; it comes back when it happens again', async () => {
+    // The data directory's name holds the key, so the save failure's message (it names the file) does too.
+    const running = await start({ keychainKey: SENTINEL_KEY, dirPrefix: `airlock-notices-${SENTINEL_KEY}-` });
+    // A directory where the file goes: the atomic write's rename fails, as on a disk that refuses it.
+    mkdirSync(path.join(dataDir, CAPABILITIES_FILE_NAME));
+
+    const check = await control<unknown>(running, 'POST', `models/${MODEL}/capabilities`);
+    expect(check.status).toBe(200);
+    const { body: status, text } = await control<StatusResponse>(running, 'GET', 'status');
+    const saveFailure = status.notices.find((notice) => notice.kind === 'capabilities_not_saved');
+    expect(saveFailure?.cause).toContain(CAPABILITIES_FILE_NAME);
+    expect(saveFailure?.cause).toContain('[redacted]');
+    expect(findSentinel(text)).toBeNull();
+
+    const dismissed = await control<unknown>(running, 'POST', `notices/${encodeURIComponent(saveFailure?.id ?? '')}/dismiss`);
+    expect(dismissed.status).toBe(200);
+    const afterDismiss = await control<StatusResponse>(running, 'GET', 'status');
+    expect(afterDismiss.body.notices.some((notice) => notice.kind === 'capabilities_not_saved')).toBe(false);
+
+    await control<unknown>(running, 'POST', `models/${MODEL}/capabilities`);
+    const again = await control<StatusResponse>(running, 'GET', 'status');
+    const back = again.body.notices.find((notice) => notice.kind === 'capabilities_not_saved');
+    expect(back).toBeDefined();
+    expect(back?.id).not.toBe(saveFailure?.id);
+  });
+
+  it('carries a trace export that fails while running, until the collector takes spans again', async () => {
+    const receiver = await startOtlpReceiver();
+    try {
+      const running = await start({
+        keychainKey: SENTINEL_KEY,
+        settings: (settings) => ({
+          requireClientToken: false,
+          traceExport: { ...settings.traceExport, otlpEndpoint: receiver.url, headersRevision: 1 },
+        }),
+      });
+      const statusNotices = async () => (await control<StatusResponse>(running, 'GET', 'status')).body.notices.map((notice) => notice.kind);
+      const sendRequest = () =>
+        rawRequest(`${running.proxy.url}/v1/chat/completions`, { method: 'POST', headers: JSON_HEADERS, body: chatBody() });
+      // 400 is not retryable in OTLP/HTTP: the exporter gives the batch up at once.
+      receiver.refuseWith(400);
+      expect((await sendRequest()).status).toBe(200);
+      await expect.poll(statusNotices).toContain('trace_export_failed');
+
+      receiver.refuseWith(null);
+      expect((await sendRequest()).status).toBe(200);
+      await expect.poll(statusNotices).not.toContain('trace_export_failed');
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  it('a keychain that stops answering while running is a notice for the desktop (the window shows its alarm), gone once it answers', async () => {
+    const keychain = memorySecretStore({ [gatewayKeyAccount('sim')]: SENTINEL_KEY });
+    let helperCannotStart = false;
+    const secrets: SecretStore = {
+      ...keychain,
+      get: (account) =>
+        helperCannotStart
+          ? Promise.reject(new KeychainUnavailableError('its helper process could not start (EMFILE)'))
+          : keychain.get(account),
+    };
+    const running = await start({ secrets });
+    const boardKinds = () => running.noticeBoard.list().map((notice) => notice.kind);
+    expect(boardKinds()).not.toContain('keychain_unavailable');
+
+    helperCannotStart = true;
+    // Another process changed a key: this run reads the keys again.
+    await running.store.update(bumpKeysRevision);
+    await expect.poll(boardKinds).toContain('keychain_unavailable');
+    expect(running.noticeBoard.list().find((notice) => notice.kind === 'keychain_unavailable')?.cause).toMatch(/EMFILE/);
+    const { body: status } = await control<StatusResponse>(running, 'GET', 'status');
+    expect(status.alarms.map((alarm) => alarm.kind)).toContain('keychain_unavailable');
+    expect(status.notices.map((notice) => notice.kind)).not.toContain('keychain_unavailable');
+
+    helperCannotStart = false;
+    await running.store.update(bumpKeysRevision);
+    await expect.poll(boardKinds).not.toContain('keychain_unavailable');
   });
 
   it('refuses to dismiss a notice it does not hold', async () => {

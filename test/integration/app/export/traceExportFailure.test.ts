@@ -77,11 +77,15 @@ describe('trace export when the collector refuses', () => {
   it('says once what failed and what to do, and once when spans go through again', async () => {
     receiver = await startOtlpReceiver();
     const reports: string[] = [];
+    const outcomes: (string | undefined)[] = [];
     const events = new RequestEvents();
     traceExport = followTraceExport({
       config: configWith(receiver.url),
       events,
-      report: (message) => reports.push(message),
+      report: (message, outcome) => {
+        reports.push(message);
+        outcomes.push(outcome);
+      },
       knownSecrets: () => [],
       headers: async () => ({ values: new Map(), problem: null }),
     });
@@ -102,6 +106,8 @@ describe('trace export when the collector refuses', () => {
     await expect.poll(() => receiver?.spans.map((span) => span.attributes['airlock.request_id'])).toEqual(['alk_taken']);
     await expect.poll(() => reports.length).toBe(2);
     expect(reports[1]).toMatch(/works again/);
+    // The failure's notice goes away with it (the window's notices, startAirlock.ts).
+    expect(outcomes).toEqual([undefined, 'working']);
   });
 });
 

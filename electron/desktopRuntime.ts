@@ -29,6 +29,7 @@ import { keyAccountsOf } from '../proxy/contracts/keyPool.ts';
 import type { KeyCache } from '../proxy/app/secrets/keyCache.ts';
 import type { ProxyHandle } from '../proxy/http/startServer.ts';
 import type { PausedClient } from './logic/appState.ts';
+import type { Notice } from '../proxy/contracts/notices.ts';
 
 export interface DesktopRuntime {
   proxy: ProxyHandle;
@@ -46,6 +47,9 @@ export interface DesktopRuntime {
   readClientToken(): Promise<string | null>;
   /** What switching to the profile now would break (the window's switch-check), for the tray's warning. */
   switchCheck(profileId: string): Promise<SwitchCheckResponse>;
+  /** What the proxy found at start and since, newest first, until dismissed in the window. */
+  notices(): Notice[];
+  onNoticesChange(listener: () => void): () => void;
   stop(drainMs: number): Promise<void>;
 }
 
@@ -79,6 +83,8 @@ export async function startDesktopRuntime(options: DesktopRuntimeOptions): Promi
     spentSince: (dayStartMs) => airlock.log.totals({ fromMs: dayStartMs, toMs: Date.now() }).costCredits,
     readClientToken: () => firstClientToken(airlock.config.snapshot(), secrets),
     switchCheck: (profileId) => airlock.control.switchCheck(profileId),
+    notices: () => airlock.noticeBoard.list(),
+    onNoticesChange: (listener) => airlock.noticeBoard.onChange(listener),
     stop: async (drainMs) => {
       await airlock.stop({ drainMs });
     },

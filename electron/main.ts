@@ -26,6 +26,7 @@ import { classifyStartupError, drainThenQuit, startupProblemView } from './logic
 import { appUiUrl, DEFAULT_EXTERNAL_ORIGINS, gatewayOrigins } from './logic/navigation.ts';
 import { planMemoryRelaunch } from './logic/memoryLaunch.ts';
 import { decideNotifications } from './logic/notifications.ts';
+import { decideNoticeNotifications } from './logic/noticeNotifications.ts';
 import { problemPageDataUrl } from './logic/problemPage.ts';
 import { applyFinishedRequest, emptyTrafficState, rollDay, type TrafficState } from './logic/trafficState.ts';
 import { switchFromTray } from './logic/traySwitch.ts';
@@ -42,6 +43,8 @@ let runtime: DesktopRuntime | null = null;
 let proxyStatus: AppState['proxy'] = { status: 'starting', port: DEFAULT_PORT };
 let traffic: TrafficState = emptyTrafficState(startOfLocalDayMs(Date.now()));
 let alarmKeys: ReadonlySet<string> = new Set();
+/** null until the window's first showing is decided: the start notices notify only if it stays closed (opened at login). */
+let noticeIds: ReadonlySet<string> | null = null;
 let quitting = false;
 let tray: TrayController | null = null;
 let connectTools: AppState['connectTools'] = [];
@@ -96,8 +99,17 @@ function refresh(): void {
   tray?.render(state);
   const decision = decideNotifications(alarmKeys, state);
   alarmKeys = decision.activeAlarmKeys;
+  const notices =
+    noticeIds === null
+      ? null
+      : decideNoticeNotifications(noticeIds, runtime?.notices() ?? [], {
+          windowShown: mainWindow.isShown(),
+          notificationsEnabled: state.notificationsEnabled,
+        });
+  noticeIds = notices?.seenIds ?? null;
   if (Notification.isSupported())
-    for (const notice of decision.notices) new Notification({ title: notice.title, body: notice.body }).show();
+    for (const notice of [...decision.notices, ...(notices?.notifications ?? [])])
+      new Notification({ title: notice.title, body: notice.body }).show();
 }
 
 /** Re-reads which tools' configs exist and point at Airlock (the files can change behind the app's back). */
@@ -274,6 +286,7 @@ async function startProxy(port: number): Promise<void> {
     proxyStatus = { status: 'serving', port: runtime.proxy.port, origin: runtime.proxy.url };
     traffic = { ...traffic, todaySpendCredits: runtime.spentSince(traffic.dayStartMs) };
     followTraffic(runtime);
+    runtime.onNoticesChange(refresh);
     await refreshConnectTools();
   } catch (error) {
     proxyStatus = { status: 'failed', port, problem: classifyStartupError(error, port) };
@@ -370,5 +383,7 @@ if (memoryRelaunch !== null) {
     // wasOpenedAtLogin is macOS's; elsewhere the login entry passes the hidden flag.
     const openedAtLogin = process.argv.includes(HIDDEN_AT_LOGIN_ARG) || (process.platform === 'darwin' && wasOpenedAtLogin());
     if (!openedAtLogin || proxyStatus.status === 'failed') mainWindow.show(windowUrl());
+    noticeIds = new Set();
+    refresh();
   });
 }

@@ -34,6 +34,8 @@ export function hardenSession(session: Session, proxyOrigin: () => string | null
 export class MainWindow {
   readonly #deps: MainWindowDeps;
   #window: BrowserWindow | null = null;
+  /** Created and loading: it shows itself once ready, so it counts as shown already. */
+  #showingOnReady = false;
 
   constructor(deps: MainWindowDeps) {
     this.#deps = deps;
@@ -44,6 +46,11 @@ export class MainWindow {
     const window = this.#window ?? this.#create(url);
     if (window.webContents.getURL() !== url && !window.webContents.isLoading()) void window.loadURL(url);
     this.#bringForward();
+  }
+
+  /** On screen: not closed (hidden), minimized or never opened. */
+  isShown(): boolean {
+    return this.#showingOnReady || this.#presence() === 'visible';
   }
 
   #bringForward(): void {
@@ -87,7 +94,11 @@ export class MainWindow {
     contents.on('will-navigate', (event) => guardNavigation(event, event.url));
     contents.on('will-redirect', (event) => guardNavigation(event, event.url));
     contents.on('will-attach-webview', (event) => event.preventDefault());
-    window.once('ready-to-show', () => window.show());
+    this.#showingOnReady = true;
+    window.once('ready-to-show', () => {
+      this.#showingOnReady = false;
+      window.show();
+    });
     window.on('close', (event) => {
       if (decideWindowClose(this.#deps.appIsQuitting()) === 'hide') {
         event.preventDefault();
@@ -96,6 +107,7 @@ export class MainWindow {
     });
     window.on('closed', () => {
       this.#window = null;
+      this.#showingOnReady = false;
     });
     void window.loadURL(url);
     this.#window = window;

@@ -1,8 +1,9 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startDesktopRuntime } from '../../../electron/desktopRuntime.ts';
+import { CAPABILITIES_FILE_NAME } from '../../../proxy/app/capabilities/capabilityService.ts';
 import { addProfile } from '../../../proxy/app/profiles/configMutations.ts';
 import { openConfigStore } from '../../../proxy/app/profiles/configStore.ts';
 import { KeychainNotAnsweringError, KeychainUnavailableError, type SecretStore } from '../../../proxy/contracts/secretStore.ts';
@@ -64,6 +65,29 @@ describe('the desktop runtime at start', () => {
       });
       expect(activeProfile.key.set).toBe(false);
       expect(status.body).not.toContain(SENTINEL_KEY);
+    } finally {
+      await runtime.stop(0);
+    }
+  });
+
+  it("hands the shell the proxy's notices and tells it when they change, for its desktop notifications", async () => {
+    dataDir = await dataDirWithProfile();
+    writeFileSync(path.join(dataDir, CAPABILITIES_FILE_NAME), '{"version": 1, "prof');
+    const runtime = await startDesktopRuntime({ dataDir, port: 0, keychain: memorySecretStore({}) });
+    try {
+      const [setAside] = runtime.notices();
+      expect(setAside?.kind).toBe('capabilities_file');
+      let changes = 0;
+      runtime.onNoticesChange(() => {
+        changes += 1;
+      });
+      const dismissed = await rawRequest(`${runtime.proxy.url}/_airlock/api/notices/${setAside?.id}/dismiss`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${runtime.controlToken}` },
+      });
+      expect(dismissed.status).toBe(200);
+      expect(changes).toBe(1);
+      expect(runtime.notices()).toEqual([]);
     } finally {
       await runtime.stop(0);
     }

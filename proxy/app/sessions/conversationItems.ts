@@ -28,12 +28,21 @@ export function toolCallItem(name: string, callId: string | null, argumentsText:
 
 const asText = (value: Json): string => (typeof value === 'string' ? value : JSON.stringify(value ?? null));
 
-/** A tool result's content: a string, or blocks whose text parts are joined. */
+/**
+ * A tool result's content: a string, or blocks whose text parts are joined. The tools a Claude Code
+ * ToolSearch found (`tool_reference` blocks) read as one line of their names, as Codex's search output does.
+ */
 function resultText(content: Json): string {
   if (typeof content === 'string') return content;
-  if (Array.isArray(content))
-    return content.map((block) => (isRecord(block) && typeof block.text === 'string' ? block.text : asText(block))).join('\n');
-  return asText(content);
+  if (!Array.isArray(content)) return asText(content);
+  const lines: string[] = [];
+  const foundTools: string[] = [];
+  for (const block of content) {
+    if (isRecord(block) && block.type === 'tool_reference') foundTools.push(stringOr(block.tool_name, '?'));
+    else lines.push(isRecord(block) && typeof block.text === 'string' ? block.text : asText(block));
+  }
+  if (foundTools.length > 0) lines.push(foundTools.join(', '));
+  return lines.join('\n');
 }
 
 const roleKind = (role: Json): 'system' | 'user' | 'assistant' =>

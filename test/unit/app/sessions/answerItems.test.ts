@@ -221,6 +221,24 @@ describe('request items', () => {
     ]);
   });
 
+  it('reads Claude Code’s ToolSearch result as the names of the tools it found, as Codex’s is read', () => {
+    const found = [
+      { type: 'tool_reference', tool_name: 'mcp__weather__forecast' },
+      { type: 'tool_reference', tool_name: 'mcp__weather__alerts' },
+    ];
+    expect(
+      requestItems({
+        messages: [
+          { role: 'assistant', content: [{ type: 'tool_use', id: 't', name: 'ToolSearch', input: { query: 'weather' } }] },
+          { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't', content: found }] },
+        ],
+      }),
+    ).toEqual([
+      { kind: 'tool_call', name: 'ToolSearch', callId: 't', text: '{"query":"weather"}' },
+      { kind: 'tool_result', callId: 't', isError: false, text: 'mcp__weather__forecast, mcp__weather__alerts' },
+    ]);
+  });
+
   it('is null for a body without messages or input', () => {
     expect(requestItems({ model: 'm', prompt: 'legacy completion' })).toBeNull();
   });

@@ -6,6 +6,7 @@ import type { ChatRequestOptions } from '../adapter.ts';
 import { foundToolsMessage, imagePart, textPart, userContent, withLeadingSystem } from '../chat/chatMessages.ts';
 import type { ChatContentPart, ChatMessage, ChatToolCall } from '../chat/chatMessages.ts';
 import { toolFields } from './tools.ts';
+import { contextManagementNotes } from './contextManagement.ts';
 import { ANTHROPIC_TRANSLATED_FIELDS, anthropicRequestSchema } from './requestSchema.ts';
 import type { AnthropicContentBlock, AnthropicImageBlock, AnthropicRequest } from './requestSchema.ts';
 
@@ -51,6 +52,7 @@ export function anthropicToChatRequest(body: unknown, options: ChatRequestOption
     chatBody['stream'] = true;
     if (options.includeUsage) chatBody['stream_options'] = { include_usage: true };
   }
+  contextManagementNotes(request.context_management, notes);
   const effort = reasoningEffort(request, options, notes);
   if (effort !== null) setReasoningEffortLast(chatBody, effort);
   return { ok: true, chatBody, stream, notes };

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { typedBlockSchema } from '../typedBlockSchema.ts';
+import { contextManagementSchema } from './contextManagement.ts';
 
 /**
  * The parts of an Anthropic Messages request that Airlock translates. Objects strip keys they do
@@ -93,6 +94,7 @@ export const anthropicRequestSchema = z.object({
       format: z.looseObject({ type: z.string(), schema: z.record(z.string(), z.unknown()).optional() }).optional(),
     })
     .optional(),
+  context_management: contextManagementSchema.optional(),
   thinking: z
     .discriminatedUnion('type', [
       z.object({ type: z.literal('enabled'), budget_tokens: z.number().int().positive() }),

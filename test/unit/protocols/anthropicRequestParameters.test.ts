@@ -15,7 +15,7 @@ describe('anthropicToChatRequest: parameters', () => {
       stop_sequences: ['END'],
       metadata: { user_id: 'user-42' },
       service_tier: 'auto',
-      context_management: {},
+      container: 'container_1',
     });
     expect(result.chatBody).toEqual({
       model: 'gw-model',
@@ -28,7 +28,7 @@ describe('anthropicToChatRequest: parameters', () => {
     });
     expect(result.stream).toBe(false);
     expect(result.notes).toEqual([
-      'dropped unsupported fields: service_tier, context_management',
+      'dropped unsupported fields: service_tier, container',
       'dropped top_k: Chat Completions has no equivalent',
     ]);
   });

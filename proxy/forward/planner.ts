@@ -52,14 +52,10 @@ export interface PlanRefusal {
 /** `localAnswer`: answered by Airlock itself, nothing sent upstream (Anthropic `count_tokens`). */
 export type Plan = (ExchangePlan & { localAnswer?: Promise<object> }) | PlanRefusal;
 
-function invalid(message: string): PlanRefusal {
-  return {
-    refusal: {
-      status: 400,
-      errorClass: 'invalid_request',
-      message: `${message}. Nothing was sent to the gateway; fix the request and retry.`,
-    },
-  };
+/** `unfixable`: no fixed retry can be served (protocols/requestResult.ts), so none is asked for. */
+function invalid(message: string, unfixable = false): PlanRefusal {
+  const ending = unfixable ? 'Nothing was sent to the gateway.' : 'Nothing was sent to the gateway; fix the request and retry.';
+  return { refusal: { status: 400, errorClass: 'invalid_request', message: `${message}. ${ending}` } };
 }
 
 /**
@@ -262,7 +258,7 @@ function translatedPlan(
   const refusedReasoningEfforts = input.refusedReasoningEfforts?.(target.profile, upstreamModel) ?? [];
   if (parsed.kind === 'json') {
     const request = chatRequestFor(protocol, parsed.value, upstreamModel, refusedReasoningEfforts);
-    if (!request.ok) return invalid(request.message);
+    if (!request.ok) return invalid(request.message, request.unfixable);
     return planned(Buffer.from(JSON.stringify(request.chatBody)), request.stream, request.notes, request.chatBody, request.clientToolNames);
   }
   // Parsed, translated and serialized off the forwarding loop; the budget then goes by its bytes.
@@ -271,7 +267,7 @@ function translatedPlan(
     (translated) =>
       translated.ok
         ? planned(translated.sentJson, translated.stream, translated.notes, null, translated.clientToolNames)
-        : invalid(translated.message),
+        : invalid(translated.message, translated.unfixable),
     (error: unknown) => {
       if (error instanceof TranslationUnavailableError) return translationUnavailable(error.message);
       throw error;

@@ -6,7 +6,19 @@ import type { z } from 'zod';
  */
 export type ChatRequestTranslation =
   | { ok: true; chatBody: Record<string, unknown>; stream: boolean; notes: string[]; clientToolNames?: ClientToolNames }
-  | { ok: false; status: 400; message: string };
+  | RequestRefusal;
+
+/**
+ * Why a request cannot be translated. `unfixable`: no fix to the request makes it servable through a
+ * chat gateway (what it asks for runs only at the client's own provider), so the refusal must not ask
+ * for a fixed retry; its message says what to do instead.
+ */
+export interface RequestRefusal {
+  ok: false;
+  status: 400;
+  message: string;
+  unfixable?: true;
+}
 
 /**
  * A client tool chat cannot name or call as the client does: a Responses `namespace` tool's member
@@ -26,8 +38,12 @@ export interface ClientToolName {
  */
 export type ClientToolNames = Readonly<Record<string, ClientToolName>>;
 
-export function badRequest(message: string): { ok: false; status: 400; message: string } {
+export function badRequest(message: string): RequestRefusal {
   return { ok: false, status: 400, message };
+}
+
+export function unfixableRequest(message: string): RequestRefusal {
+  return { ok: false, status: 400, message, unfixable: true };
 }
 
 /** zod issues as one readable line each, with the JSON path, e.g. `messages.1.content: Invalid input`. */

@@ -32,7 +32,7 @@ export interface TranslationJob {
 /** The body to send (Chat Completions, or the client's protocol for a native job), serialized; or why it cannot be. */
 export type TranslatedBody =
   | { ok: true; sentJson: Buffer; stream: boolean; notes: string[]; clientToolNames?: ClientToolNames }
-  | { ok: false; message: string };
+  | { ok: false; message: string; unfixable?: true };
 
 /**
  * Parses, translates and serializes a body in one go: the translation thread's whole job, also run
@@ -48,7 +48,7 @@ export function translateJsonBytes(job: TranslationJob): TranslatedBody {
   }
   if (job.native) return nativeBody(job.protocol, value, job.upstreamModel);
   const request = chatRequestFor(job.protocol, value, job.upstreamModel, job.refusedReasoningEfforts);
-  if (!request.ok) return { ok: false, message: request.message };
+  if (!request.ok) return { ok: false, message: request.message, ...(request.unfixable ? { unfixable: true } : {}) };
   const sentJson = ownTextBuffer(JSON.stringify(request.chatBody));
   const { stream, notes, clientToolNames } = request;
   return { ok: true, sentJson, stream, notes, ...(clientToolNames ? { clientToolNames } : {}) };

@@ -104,7 +104,7 @@ export class TranslationThread {
 }
 
 function translatedBody(message: FromTranslationThread): TranslatedBody {
-  if (!message.ok) return { ok: false, message: message.message };
+  if (!message.ok) return { ok: false, message: message.message, ...(message.unfixable ? { unfixable: true } : {}) };
   // Moved from the thread as a plain Uint8Array: a Buffer view of the same memory, no copy.
   const bytes = message.sentJson;
   return {

@@ -1,8 +1,8 @@
 import type { ChatFunctionTool, ChatToolChoice } from '../chat/chatMessages.ts';
-import { badRequest } from '../requestResult.ts';
+import { unfixableRequest, type RequestRefusal } from '../requestResult.ts';
 import type { AnthropicRequest } from './requestSchema.ts';
 
-type ToolFields = { ok: true; fields: Record<string, unknown> } | { ok: false; status: 400; message: string };
+type ToolFields = { ok: true; fields: Record<string, unknown> } | RequestRefusal;
 
 /**
  * Custom tools become chat functions. Server tools run at Anthropic only (its tool reference:
@@ -27,7 +27,7 @@ export function toolFields(request: AnthropicRequest, notes: string[]): ToolFiel
   const forced = choice?.type === 'tool' ? serverTools.find((tool) => tool.name === choice.name) : undefined;
   const required = choice?.type === 'any' && tools.length === 0 ? serverTools[0] : undefined;
   const refused = forced ?? required;
-  if (refused !== undefined) return badRequest(forcedServerToolMessage(refused));
+  if (refused !== undefined) return unfixableRequest(forcedServerToolMessage(refused));
   if (tools.length === 0) {
     if (choice !== undefined) notes.push('dropped tool_choice: no tools to choose from');
     return { ok: true, fields: {} };
@@ -50,7 +50,7 @@ export function toolFields(request: AnthropicRequest, notes: string[]): ToolFiel
 /**
  * Claude Code's WebSearch tool sends a request of its own that forces `web_search`; the refusal reaches
  * the model as the tool's result, so it says to go on without the tool and how to stop it being
- * offered. No closing period: the planner adds what was (not) sent.
+ * offered. No closing period: the planner adds that nothing was sent.
  */
 function forcedServerToolMessage(tool: { originalType: string; name: string | undefined }): string {
   const named = tool.name === undefined ? tool.originalType : `${tool.name} (${tool.originalType})`;

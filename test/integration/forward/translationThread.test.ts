@@ -50,6 +50,20 @@ describe('TranslationThread', () => {
     });
   });
 
+  it('says across the thread that no fix can serve a refused request (a server tool it forces)', async () => {
+    const thread = new TranslationThread();
+    const forced = chunked({
+      ...MESSAGES_BODY,
+      tools: [{ type: 'web_search_20250305', name: 'web_search' }],
+      tool_choice: { type: 'tool', name: 'web_search' },
+    });
+    await expect(thread.translate('messages', forced.chunks, forced.byteLength, 'm')).resolves.toEqual({
+      ok: false,
+      message: expect.stringContaining('runs only at Anthropic'),
+      unfixable: true,
+    });
+  });
+
   it('stops its thread once idle after a heavy job, so the heap that job grew goes back, and starts a new one for the next', async () => {
     const thread = new TranslationThread();
     const light = chunked(MESSAGES_BODY);

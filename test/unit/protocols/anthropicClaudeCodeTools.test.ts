@@ -66,7 +66,13 @@ describe('anthropicToChatRequest: a request that forces a server tool', () => {
     ['requires a tool and has no other', { type: 'any' }],
   ])('is refused with what runs where when tool_choice %s', (_case, toolChoice) => {
     const result = anthropicToChatRequest({ ...searchRequest, tool_choice: toolChoice }, options);
-    expect(result).toEqual({ ok: false, status: 400, message: expect.stringMatching(/web_search_20250305.*runs only at Anthropic/) });
+    // Unfixable: no retry can be served, so the planner asks for none.
+    expect(result).toEqual({
+      ok: false,
+      status: 400,
+      message: expect.stringMatching(/web_search_20250305.*runs only at Anthropic/),
+      unfixable: true,
+    });
     expect(result.ok ? '' : result.message).toMatch(/deny its WebSearch tool .*settings\)$/);
   });
 

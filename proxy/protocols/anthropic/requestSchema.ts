@@ -43,21 +43,21 @@ export const anthropicContentBlock = typedBlockSchema({
 export type AnthropicContentBlock = z.output<typeof anthropicContentBlock>;
 export type AnthropicImageBlock = z.output<typeof imageBlock>;
 
-// A tool without `type` is a custom (client-side) tool; typed ones such as web search or code
-// execution are server tools that run at Anthropic and have no chat equivalent. A server tool keeps
-// its name: tool_choice may name it.
+// A tool without `type` is a custom tool; a typed one is Anthropic-defined (definedTools.ts): a client
+// tool such as bash or the text editor, or a server tool such as web search. It keeps its name, which
+// tool_choice may name, and its settings (a computer's display size).
 const customTool = z.object({
   type: z.literal('custom'),
   name: z.string().min(1),
   description: z.string().optional(),
   input_schema: z.record(z.string(), z.unknown()),
 });
-const serverTool = z
+const anthropicDefinedTool = z
   .looseObject({ type: z.string().refine((type) => type !== 'custom'), name: z.string().optional() })
-  .transform((tool) => ({ type: 'server' as const, originalType: tool.type, name: tool.name }));
+  .transform(({ type, name, ...settings }) => ({ type: 'anthropic' as const, originalType: type, name, settings }));
 const toolSchema = z.preprocess(
   (tool) => (typeof tool === 'object' && tool !== null && !('type' in tool) ? { ...tool, type: 'custom' } : tool),
-  z.union([customTool, serverTool]),
+  z.union([customTool, anthropicDefinedTool]),
 );
 
 export const anthropicRequestSchema = z.object({

@@ -112,6 +112,7 @@ function translatedBody(message: FromTranslationThread): TranslatedBody {
     sentJson: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength),
     stream: message.stream,
     notes: message.notes,
+    ...(message.clientToolNames ? { clientToolNames: message.clientToolNames } : {}),
   };
 }
 

@@ -64,6 +64,28 @@ describe('TranslationThread', () => {
     });
   });
 
+  it("keeps the names of client tools chat cannot name as the client does (Codex's apply_patch), for the answer's calls", async () => {
+    const thread = new TranslationThread();
+    const responsesBody = {
+      model: 'gpt-5-codex',
+      input: [{ type: 'message', role: 'user', content: [{ type: 'input_text', text: 'Patch it' }] }],
+      tools: [
+        {
+          type: 'custom',
+          name: 'apply_patch',
+          description: 'Applies a patch',
+          format: { type: 'grammar', syntax: 'lark', definition: 'start: "x"' },
+        },
+      ],
+    };
+    const body = chunked(responsesBody);
+    const translated = await thread.translate('responses', body.chunks, body.byteLength, 'gpt-4o-mini');
+    const onLoop = chatRequestFor('responses', responsesBody, 'gpt-4o-mini', []);
+    if (!translated.ok || !onLoop.ok) throw new Error('expected both translations to succeed');
+    expect(onLoop.clientToolNames).toMatchObject({ apply_patch: { name: 'apply_patch', freeform: true } });
+    expect(translated.clientToolNames).toEqual(onLoop.clientToolNames);
+  });
+
   it('stops its thread once idle after a heavy job, so the heap that job grew goes back, and starts a new one for the next', async () => {
     const thread = new TranslationThread();
     const light = chunked(MESSAGES_BODY);

@@ -1,7 +1,7 @@
-import { badRequest, describeSchemaError, unknownFieldNotes } from '../requestResult.ts';
+import { badRequest, describeSchemaError, unfixableRequest, unknownFieldNotes } from '../requestResult.ts';
 import { isReturnableReasoning, joinedReasoning } from '../chat/returnedReasoning.ts';
 import { setReasoningEffortLast } from '../chat/reasoningEffort.ts';
-import type { ChatRequestTranslation } from '../requestResult.ts';
+import type { ChatRequestTranslation, RequestRefusal } from '../requestResult.ts';
 import type { ChatRequestOptions } from '../adapter.ts';
 import { foundToolsMessage, imagePart, textPart, userContent, withLeadingSystem } from '../chat/chatMessages.ts';
 import type { ChatContentPart, ChatMessage, ChatToolCall } from '../chat/chatMessages.ts';
@@ -15,7 +15,7 @@ import type { AnthropicContentBlock, AnthropicImageBlock, AnthropicRequest } fro
 /** Tells the model a tool failed; chat tool messages have no error flag. */
 export const TOOL_ERROR_PREFIX = '[tool error] ';
 
-type MessageResult = { ok: true; messages: ChatMessage[] } | { ok: false; status: 400; message: string };
+type MessageResult = { ok: true; messages: ChatMessage[] } | RequestRefusal;
 
 export function anthropicToChatRequest(body: unknown, options: ChatRequestOptions): ChatRequestTranslation {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) return badRequest('the request body must be a JSON object');
@@ -63,7 +63,7 @@ function translateMessage(message: AnthropicRequest['messages'][number], notes: 
     return { ok: true, messages: [{ role: message.role, content: message.content }] };
   }
   if (message.content.some(holdsDocument)) {
-    return badRequest('document blocks (PDF) cannot be translated to Chat Completions; use a model served natively');
+    return unfixableRequest('document blocks (PDF) cannot be translated to Chat Completions; use a model served natively');
   }
   if (message.role === 'system') return { ok: true, messages: [{ role: 'system', content: textOf(message.content, notes) }] };
   if (message.role === 'assistant') return { ok: true, messages: assistantMessages(message.content, notes) };

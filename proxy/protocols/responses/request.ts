@@ -1,5 +1,5 @@
-import { badRequest, describeSchemaError, unknownFieldNotes } from '../requestResult.ts';
-import type { ChatRequestTranslation } from '../requestResult.ts';
+import { badRequest, describeSchemaError, unfixableRequest, unknownFieldNotes } from '../requestResult.ts';
+import type { ChatRequestTranslation, RequestRefusal } from '../requestResult.ts';
 import type { ChatRequestOptions } from '../adapter.ts';
 import { foundToolsMessage, imagePart, textPart, userContent, withLeadingSystem } from '../chat/chatMessages.ts';
 import type { AssistantMessage, ChatContentPart, ChatMessage, ChatToolCall } from '../chat/chatMessages.ts';
@@ -36,7 +36,7 @@ const REMOTE_COMPACTION_MESSAGES: Record<string, string> = {
     'that speaks Responses natively',
 };
 
-type Refusal = { ok: false; status: 400; message: string };
+type Refusal = RequestRefusal;
 
 /** A tool search item without a call id is one OpenAI's servers ran: chat has no call to pair it with (its tools are still offered). */
 const SERVER_TOOL_SEARCH_NOTE = 'dropped tool search items without a call_id (server-executed)';
@@ -46,7 +46,7 @@ export function responsesToChatRequest(body: unknown, options: ChatRequestOption
   const parsed = responsesRequestSchema.safeParse(body);
   if (!parsed.success) return badRequest(`invalid Responses request: ${describeSchemaError(parsed.error)}`);
   const request = parsed.data;
-  if (request.previous_response_id) return badRequest(PREVIOUS_RESPONSE_ID_MESSAGE);
+  if (request.previous_response_id) return unfixableRequest(PREVIOUS_RESPONSE_ID_MESSAGE);
   const notes = unknownFieldNotes(body as Record<string, unknown>, RESPONSES_TRANSLATED_FIELDS);
 
   const messages: ChatMessage[] = [];
@@ -147,7 +147,7 @@ function inputMessages(
       addNote(notes, SERVER_TOOL_SEARCH_NOTE);
     } else if (item.type === 'unsupported') {
       const remoteCompaction = REMOTE_COMPACTION_MESSAGES[item.originalType];
-      if (remoteCompaction !== undefined) return badRequest(remoteCompaction);
+      if (remoteCompaction !== undefined) return unfixableRequest(remoteCompaction);
       addNote(notes, `dropped input items of type ${item.originalType}`);
     }
   }
@@ -206,7 +206,7 @@ function contentPart(part: ResponsesContentPart, notes: string[]): ChatContentPa
         );
       return imagePart(part.image_url, part.detail ?? undefined);
     case 'input_file':
-      return badRequest('input_file parts cannot be translated to Chat Completions; use a model served natively');
+      return unfixableRequest('input_file parts cannot be translated to Chat Completions; use a model served natively');
     case 'unsupported':
       addNote(notes, `dropped content parts of type ${part.originalType}`);
       return null;

@@ -1,22 +1,20 @@
 import type { ServerResponse } from 'node:http';
-import type { ErrorClass, UpstreamErrorClass } from '../contracts/errors.ts';
+import type { ErrorClass } from '../contracts/errors.ts';
 import type { Profile } from '../contracts/profile.ts';
 import { buildClientResponseHeaders } from './headers.ts';
 import { holdsEscapedKey, maskEscapedKey } from '../core/escapedKey.ts';
-import type { ClientErrorDetail } from '../core/clientError.ts';
 import type { KeyMasker } from '../core/keyMasker.ts';
 import type { ExchangePlan } from './plan.ts';
-import type { DeclaredError, ObserverOptions, ProtocolAdapter, ResponseTranslator, StreamSink } from '../protocols/adapter.ts';
+import type { DeclaredError, ResponseTranslator } from '../protocols/adapter.ts';
 import { completionAsChunk } from '../protocols/chat/chatShapes.ts';
-import { declaredErrorClass, declaredErrorExplained, declaredFailureMessage, type DeclaredErrorPlace } from '../protocols/declaredError.ts';
-import { adapterNamed, routeFor, type ProtocolRoute } from '../protocols/registry.ts';
-import { formatSseEvent, type SseEvent } from '../protocols/sse.ts';
-import { createSseRelay, type TextGuard } from '../protocols/sseRelay.ts';
-import { guardingEscapedKey, maskedEventsText, type StreamKeyGuard } from '../protocols/streamKeyGuard.ts';
+import { declaredErrorClass } from '../protocols/declaredError.ts';
+import type { ProtocolRoute } from '../protocols/registry.ts';
+import { declaredErrorDetail, protocolsOf, recordDeclaredError, type RelayProtocols } from './answerRecords.ts';
+import { relayStream } from './streamRelay.ts';
 import type { RequestTrace } from './trace.ts';
 import { answerText, readBody, relayBody } from './upstreamBody.ts';
 import type { UpstreamResponse } from './upstreamClient.ts';
-import { breakCause, classifyStreamError, failAnswer, failEmpty, failMidBody, failMidStream, failNotJson } from './relayFailures.ts';
+import { failAnswer, failEmpty, failMidBody, failNotJson } from './relayFailures.ts';
 
 /** A protocol's JSON answer is read whole (to check it, read its usage, translate it); beyond this it is refused. */
 const PROTOCOL_JSON_LIMIT_BYTES = 64 * 1024 * 1024;
@@ -37,27 +35,6 @@ export interface RelayInput {
   knownSecrets: readonly string[];
   /** The gateway's id for this answer (key masked): an answer that turns out to be a failure passes it on. */
   upstreamRequestId: string | null;
-}
-
-/** The trace as the protocol observers see it: the few things they report. */
-function sinkFor(trace: RequestTrace): StreamSink {
-  return {
-    onDelta: (text) => trace.delta(text),
-    onOtherOutput: (text) => trace.otherOutput(text),
-    onUsage: (usage) => trace.setUsage(usage),
-    onModel: (model) => {
-      trace.modelAnswered(model);
-    },
-  };
-}
-
-/** What the gateway speaks on this exchange (its route decides, translated or not), and what the client speaks. */
-function protocolsOf(plan: ExchangePlan): { upstream: ProtocolRoute; client: ProtocolAdapter } {
-  return { upstream: routeFor(plan.upstreamPath, plan.method), client: adapterNamed(plan.protocol) };
-}
-
-function observerOptions(plan: ExchangePlan): ObserverOptions {
-  return { dropUsageOnlyChunks: plan.usageInjected, usageAsked: plan.usageAsked };
 }
 
 /** The upstream answered with success: pass it on as it arrives, translated where the plan says. */
@@ -163,33 +140,11 @@ function recordAnswerFields(input: RelayInput, upstream: ProtocolRoute, json: ob
 }
 
 /**
- * A 200 that holds an error (declaredError.ts): the client got the bytes as sent, status and all,
- * so its tools behave as they would without Airlock; the row gets the class and a message with
- * the cause and fix, and the trace knows the answer was an error (no estimate is billed for it).
- */
-function recordDeclaredError(input: RelayInput, declared: DeclaredError, place: DeclaredErrorPlace): UpstreamErrorClass {
-  const errorClass = declaredErrorClass(declared);
-  input.trace.failed(errorClass, declaredFailureMessage(errorClass, declared, place, input.knownSecrets));
-  input.trace.gatewayDeclaredFailure();
-  return errorClass;
-}
-
-/** What a declared error said, for the error the client gets in its own protocol (known secrets removed). */
-function declaredErrorDetail(input: RelayInput, declared: DeclaredError): ClientErrorDetail {
-  const upstreamCode = declared.code ?? declared.type;
-  return { upstreamMessage: declared.message, knownSecrets: [...input.knownSecrets], ...(upstreamCode !== null ? { upstreamCode } : {}) };
-}
-
-/**
  * A chat, Messages or Responses answer (not streamed): parsed once for its usage, checked to be
  * JSON (a 200 that is not, a maintenance text say, is the wrong address answering, never passed on
  * as a success) and translated where the plan says.
  */
-async function relayProtocolJson(
-  input: RelayInput,
-  protocols: ReturnType<typeof protocolsOf>,
-  headers: Record<string, string | string[]>,
-): Promise<void> {
+async function relayProtocolJson(input: RelayInput, protocols: RelayProtocols, headers: Record<string, string | string[]>): Promise<void> {
   const { res, plan, trace, response } = input;
   let bytes: Buffer;
   try {
@@ -274,104 +229,4 @@ function parseJsonObject(text: string): object | null {
   } catch {
     return null;
   }
-}
-
-async function relayStream(input: RelayInput, protocols: ReturnType<typeof protocolsOf>): Promise<void> {
-  const { trace, keyMasker } = input;
-  const keyGuard = (): StreamKeyGuard => guardingEscapedKey(protocols.upstream.adapter.stream.keyGuard(keyMasker), keyMasker);
-  const guard = keyGuard();
-  const textGuard = keyMasker.chunkStream();
-  try {
-    await relayGuardedStream(input, protocols, guard, textGuard);
-  } finally {
-    // The raw events kept for the log would still spell out a key the client never saw: masked
-    // when something was, and when the stream ended (cut, or its client gone) while text was held back.
-    const mayHoldKey = guard.masked || textGuard.masked || guard.holding || textGuard.holding;
-    const raw = mayHoldKey ? trace.responseBody.toBuffer() : null;
-    if (raw !== null) trace.answerBytesMasked(maskedEventsText(raw, keyMasker, keyGuard()));
-  }
-}
-
-async function relayGuardedStream(
-  input: RelayInput,
-  protocols: ReturnType<typeof protocolsOf>,
-  guard: StreamKeyGuard,
-  textGuard: TextGuard,
-): Promise<void> {
-  const { res, plan, trace, response } = input;
-  const observer = protocols.upstream.adapter.stream.observer(sinkFor(trace), observerOptions(plan));
-  const responseTranslator = plan.translator;
-  const translator = responseTranslator?.createStream() ?? null;
-  const render =
-    responseTranslator && translator
-      ? (event: SseEvent): string => {
-          observer.observe(event);
-          const declared = observer.upstreamError;
-          if (declared === null) return translator.push(event).join('');
-          // The client's error event says what the gateway's did (an overload, a rate limit), as a whole answer would.
-          const errorClass = declaredErrorClass(declared);
-          const message = declaredErrorExplained(errorClass, declared, input.knownSecrets);
-          return translator.fail({ type: responseTranslator.failureType(errorClass, declared.status), message }).join('');
-        }
-      : (event: SseEvent): string => (observer.observe(event) ? formatSseEvent(event) : '');
-  // One upstream event may come out as several (text held back before it, handed on now).
-  let rendered = '';
-  const renderOne = (event: SseEvent): void => {
-    rendered += render(event);
-  };
-  const transform = (event: SseEvent): string => {
-    rendered = '';
-    guard.relay(event, renderOne);
-    return rendered;
-  };
-  let clientHasRoom = true;
-  const relay = createSseRelay(
-    transform,
-    (frames) => {
-      // A client that is gone has nothing to wait for: a keyed creation's answer is only read on.
-      clientHasRoom = res.destroyed || res.write(frames);
-    },
-    textGuard,
-  );
-  try {
-    await relayBody(
-      response.body,
-      res,
-      (chunk) => {
-        trace.answerBytes(chunk);
-        clientHasRoom = true;
-        const events = relay.feed(chunk);
-        if (events > 0) trace.streamEventsArrived(events);
-        return clientHasRoom;
-      },
-      { readOnWithoutClient: input.readsOnWithoutClient === true },
-    );
-  } catch (error) {
-    const errorClass = classifyStreamError(error, res);
-    // A client that leaves once it has the whole answer (Codex closes at response.completed) aborted
-    // nothing. A translated stream's client gets its end only after the gateway's, so it never has.
-    const clientHadAll = translator === null && observer.complete && observer.upstreamError === null;
-    if (errorClass === 'client_aborted' && clientHadAll) return;
-    // The row says what broke it: a reset, a limit that ran out, an answer that does not decode (the only upstream_error here).
-    const cause =
-      errorClass === 'upstream_error'
-        ? (error as Error).message
-        : `the upstream stream broke off: ${breakCause(error, errorClass, input.profile)}`;
-    return failMidStream(input, protocols.client, errorClass, translator, cause);
-  }
-  if (observer.upstreamError !== null) {
-    const declared = observer.upstreamError;
-    const errorClass = recordDeclaredError(input, declared, (trace.streamText() ?? '') === '' ? 'stream' : 'stream after text');
-    // An error only its event name calls one: the client's SDK reads it as an error in its protocol's own frame.
-    const unread = declared.unreadByClients === true && translator === null && !observer.complete;
-    res.end(unread ? protocols.client.errors.streamFrame(errorClass, declaredErrorDetail(input, declared)) : undefined);
-    return;
-  }
-  if (!observer.complete && !observer.wholeAtCleanEnd) return failMidStream(input, protocols.client, 'stream_interrupted', translator);
-  // `[DONE]` ends a chat stream, but a translated answer is whole only with the finish_reason its ending is made from.
-  if (translator && !translator.hasFinishReason()) {
-    return failMidStream(input, protocols.client, 'stream_interrupted', translator, 'the gateway ended the stream without a finish_reason');
-  }
-  if (translator) res.write(translator.finish().join(''));
-  res.end();
 }

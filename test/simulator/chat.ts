@@ -62,7 +62,12 @@ export async function answerChat(
     return;
   }
   if (fault?.kind === 'bodyChunks') {
-    await writeRawChunks(response, fault.chunks, fault.intervalMs ?? settings.streamChunkIntervalMs, closed);
+    await writeRawChunks(
+      response,
+      fault.chunks,
+      { intervalMs: fault.intervalMs ?? settings.streamChunkIntervalMs, holdOpen: fault.holdOpen === true },
+      closed,
+    );
     return;
   }
   const request = validated.value;

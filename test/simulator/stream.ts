@@ -66,11 +66,11 @@ export async function writeChatStream(
   response.end();
 }
 
-/** Raw bytes for SSE boundary tests: one write per given chunk, nothing added. */
+/** Raw bytes for SSE boundary tests: one write per given chunk, nothing added; ended unless `holdOpen`. */
 export async function writeRawChunks(
   response: ServerResponse,
   chunks: readonly string[],
-  intervalMs: number,
+  { intervalMs, holdOpen }: { intervalMs: number; holdOpen: boolean },
   closed: AbortSignal,
 ): Promise<void> {
   startEventStream(response);
@@ -78,5 +78,5 @@ export async function writeRawChunks(
     if (!(await waitUnlessClosed(intervalMs, closed))) return;
     response.write(chunk);
   }
-  response.end();
+  if (!holdOpen) response.end();
 }

@@ -162,7 +162,18 @@ export type Fault =
       /** Thinking sent before the answer in the dialect's reasoning field. */
       reasoning?: string;
     })
-  | (PathMatch & { kind: 'bodyChunks'; chunks: string[]; intervalMs?: number })
+  | (PathMatch & {
+      kind: 'bodyChunks';
+      chunks: string[];
+      intervalMs?: number;
+      /**
+       * After the last chunk the response stays open until the other side closes it: a gateway that
+       * has sent its whole stream, `[DONE]` included, and lingers before ending the body
+       * (earendil-works/pi#7954: an OpenAI-compatible gateway did so, and the OpenAI SDK, which reads
+       * on after `[DONE]` until the body ends, hung).
+       */
+      holdOpen?: true;
+    })
   /**
    * The model behind the gateway fails after the gateway accepted the request, answered as the
    * dialect answers that (Dialect.acceptedFailure): with `status`, or with 200 and the error as

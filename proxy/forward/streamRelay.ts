@@ -1,0 +1,159 @@
+import type { ObserverOptions, StreamSink } from '../protocols/adapter.ts';
+import { declaredErrorClass, declaredErrorExplained } from '../protocols/declaredError.ts';
+import { formatSseEvent, type SseEvent } from '../protocols/sse.ts';
+import { createSseRelay, type TextGuard } from '../protocols/sseRelay.ts';
+import { guardingEscapedKey, maskedEventsText, type StreamKeyGuard } from '../protocols/streamKeyGuard.ts';
+import { declaredErrorDetail, recordDeclaredError, type RelayProtocols } from './answerRecords.ts';
+import type { ExchangePlan } from './plan.ts';
+import type { RelayInput } from './relay.ts';
+import { breakCause, classifyStreamError, failMidStream } from './relayFailures.ts';
+import type { RequestTrace } from './trace.ts';
+import { relayBody } from './upstreamBody.ts';
+
+/**
+ * How long a gateway has to end its body once the answer in it is whole (its protocol's end came).
+ * Relays keep a stream open after `[DONE]` (earendil-works/pi#7954), and the OpenAI and Anthropic
+ * SDKs read on to the body's end: the client waited for the idle timeout and then got an error
+ * after a whole answer. Within this a gateway that ends its body keeps its connection for the
+ * next request; past it, the client's stream ends and the gateway's connection is closed.
+ */
+const END_GRACE_MS = 500;
+
+/** The grace's abort reason: the answer was whole, nothing failed. Made once, as it is no failure to trace. */
+const ANSWER_WAS_WHOLE = new Error('the gateway kept its stream open after the answer was whole');
+
+/** The trace as the protocol observers see it: the few things they report. */
+function sinkFor(trace: RequestTrace): StreamSink {
+  return {
+    onDelta: (text) => trace.delta(text),
+    onOtherOutput: (text) => trace.otherOutput(text),
+    onUsage: (usage) => trace.setUsage(usage),
+    onModel: (model) => {
+      trace.modelAnswered(model);
+    },
+  };
+}
+
+function observerOptions(plan: ExchangePlan): ObserverOptions {
+  return { dropUsageOnlyChunks: plan.usageInjected, usageAsked: plan.usageAsked };
+}
+
+/** Relays an event stream event by event, key masked, translated where the plan says. */
+export async function relayStream(input: RelayInput, protocols: RelayProtocols): Promise<void> {
+  const { trace, keyMasker } = input;
+  const keyGuard = (): StreamKeyGuard => guardingEscapedKey(protocols.upstream.adapter.stream.keyGuard(keyMasker), keyMasker);
+  const guard = keyGuard();
+  const textGuard = keyMasker.chunkStream();
+  try {
+    await relayGuardedStream(input, protocols, guard, textGuard);
+  } finally {
+    // The raw events kept for the log would still spell out a key the client never saw: masked
+    // when something was, and when the stream ended (cut, or its client gone) while text was held back.
+    const mayHoldKey = guard.masked || textGuard.masked || guard.holding || textGuard.holding;
+    const raw = mayHoldKey ? trace.responseBody.toBuffer() : null;
+    if (raw !== null) trace.answerBytesMasked(maskedEventsText(raw, keyMasker, keyGuard()));
+  }
+}
+async function relayGuardedStream(
+  input: RelayInput,
+  protocols: RelayProtocols,
+  guard: StreamKeyGuard,
+  textGuard: TextGuard,
+): Promise<void> {
+  const { res, plan, trace, response } = input;
+  const observer = protocols.upstream.adapter.stream.observer(sinkFor(trace), observerOptions(plan));
+  const responseTranslator = plan.translator;
+  const translator = responseTranslator?.createStream() ?? null;
+  const render =
+    responseTranslator && translator
+      ? (event: SseEvent): string => {
+          observer.observe(event);
+          const declared = observer.upstreamError;
+          if (declared === null) return translator.push(event).join('');
+          // The client's error event says what the gateway's did (an overload, a rate limit), as a whole answer would.
+          const errorClass = declaredErrorClass(declared);
+          const message = declaredErrorExplained(errorClass, declared, input.knownSecrets);
+          return translator.fail({ type: responseTranslator.failureType(errorClass, declared.status), message }).join('');
+        }
+      : (event: SseEvent): string => (observer.observe(event) ? formatSseEvent(event) : '');
+  // One upstream event may come out as several (text held back before it, handed on now).
+  let rendered = '';
+  const renderOne = (event: SseEvent): void => {
+    rendered += render(event);
+  };
+  const transform = (event: SseEvent): string => {
+    rendered = '';
+    guard.relay(event, renderOne);
+    return rendered;
+  };
+  let clientHasRoom = true;
+  // Set once the answer is whole: the gateway's body then has END_GRACE_MS to end.
+  let graceTimer: NodeJS.Timeout | null = null;
+  // A translated client gets its end as soon as the answer is whole: nothing after it is translated.
+  let clientEnded = false;
+  const endWhole = (): void => {
+    if (translator && !clientEnded) res.write(translator.finish().join(''));
+    clientEnded = true;
+    res.end();
+  };
+  const answerWhole = (): boolean =>
+    observer.complete && observer.upstreamError === null && (translator === null || translator.hasFinishReason());
+  const relay = createSseRelay(
+    transform,
+    (frames) => {
+      // A client that is gone has nothing to wait for: a keyed creation's answer is only read on.
+      clientHasRoom = res.destroyed || res.write(frames);
+    },
+    textGuard,
+  );
+  try {
+    await relayBody(
+      response.body,
+      res,
+      (chunk) => {
+        trace.answerBytes(chunk);
+        if (clientEnded) return true;
+        clientHasRoom = true;
+        const events = relay.feed(chunk);
+        if (events > 0) trace.streamEventsArrived(events);
+        if (graceTimer === null && answerWhole()) {
+          graceTimer = setTimeout(() => response.body.abort(ANSWER_WAS_WHOLE), END_GRACE_MS);
+          if (translator) endWhole();
+        }
+        return clientHasRoom;
+      },
+      { readOnWithoutClient: input.readsOnWithoutClient === true },
+    );
+  } catch (error) {
+    // Whatever ends the body once the client has its end (the grace, a reset, the client leaving), the answer was whole.
+    if (error === ANSWER_WAS_WHOLE || clientEnded) return endWhole();
+    const errorClass = classifyStreamError(error, res);
+    // A client that leaves once it has the whole answer (Codex closes at response.completed) aborted
+    // nothing. A translated stream's client gets its end only after the gateway's, so it never has.
+    const clientHadAll = translator === null && observer.complete && observer.upstreamError === null;
+    if (errorClass === 'client_aborted' && clientHadAll) return;
+    // The row says what broke it: a reset, a limit that ran out, an answer that does not decode (the only upstream_error here).
+    const cause =
+      errorClass === 'upstream_error'
+        ? (error as Error).message
+        : `the upstream stream broke off: ${breakCause(error, errorClass, input.profile)}`;
+    return failMidStream(input, protocols.client, errorClass, translator, cause);
+  } finally {
+    if (graceTimer !== null) clearTimeout(graceTimer);
+  }
+  if (clientEnded) return endWhole();
+  if (observer.upstreamError !== null) {
+    const declared = observer.upstreamError;
+    const errorClass = recordDeclaredError(input, declared, (trace.streamText() ?? '') === '' ? 'stream' : 'stream after text');
+    // An error only its event name calls one: the client's SDK reads it as an error in its protocol's own frame.
+    const unread = declared.unreadByClients === true && translator === null && !observer.complete;
+    res.end(unread ? protocols.client.errors.streamFrame(errorClass, declaredErrorDetail(input, declared)) : undefined);
+    return;
+  }
+  if (!observer.complete && !observer.wholeAtCleanEnd) return failMidStream(input, protocols.client, 'stream_interrupted', translator);
+  // `[DONE]` ends a chat stream, but a translated answer is whole only with the finish_reason its ending is made from.
+  if (translator && !translator.hasFinishReason()) {
+    return failMidStream(input, protocols.client, 'stream_interrupted', translator, 'the gateway ended the stream without a finish_reason');
+  }
+  endWhole();
+}

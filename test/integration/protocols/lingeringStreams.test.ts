@@ -1,0 +1,67 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { NATIVE_TEXT } from '../../simulator/native.ts';
+import { callThroughAirlock, MODEL, PRICE, STREAMED_TEXT, upstreamStream, variantName, type Variant } from '../../support/faultMatrix.ts';
+import { startHarness, type Harness } from '../../support/proxyHarness.ts';
+import { findSentinel } from '../../support/sentinel.ts';
+
+/**
+ * A gateway that has sent its whole stream (`[DONE]`, `message_stop`, `response.completed`) and
+ * then keeps the body open: relays do this (earendil-works/pi#7954, an OpenAI-compatible gateway
+ * lingering after the answer). The OpenAI and Anthropic SDKs read on after the end marker until the
+ * body ends, so the client waited for Airlock's idle timeout (5 minutes by default) and then got a
+ * timeout error after a whole answer, which Codex sends again. The client gets its end, the row is
+ * a success, and the gateway's connection is closed rather than held.
+ */
+
+/** Long enough that only the answer's end, never the idle timeout, can end these streams within the test's time. */
+const IDLE_TIMEOUT_MS = 120_000;
+
+let chatGateway: Harness;
+let nativeGateway: Harness;
+
+beforeAll(async () => {
+  const profile = (mode: 'native' | 'translate') => ({
+    prices: [PRICE],
+    protocolModes: { messages: mode, responses: mode },
+    timeouts: { connectTimeoutMs: 5000, idleTimeoutMs: IDLE_TIMEOUT_MS, totalTimeoutMs: 600_000 },
+  });
+  chatGateway = await startHarness({ profile: profile('translate'), simulator: { models: [MODEL] } });
+  nativeGateway = await startHarness({
+    profile: profile('native'),
+    simulator: { models: [MODEL], nativeProtocols: ['messages', 'responses'], holdNativeStreamsOpen: true },
+  });
+});
+afterAll(async () => {
+  await chatGateway.close();
+  await nativeGateway.close();
+});
+
+const VARIANTS: Variant[] = [
+  { client: 'chat', mode: 'native', stream: true },
+  { client: 'messages', mode: 'translate', stream: true },
+  { client: 'responses', mode: 'translate', stream: true },
+  { client: 'messages', mode: 'native', stream: true },
+  { client: 'responses', mode: 'native', stream: true },
+];
+
+describe('a gateway that keeps the stream open after its answer is whole', () => {
+  it.each(VARIANTS.map((variant) => [variantName(variant), variant] as const))(
+    '%s: the client gets its end, the row is a success',
+    async (_name, variant) => {
+      const native = variant.client !== 'chat' && variant.mode === 'native';
+      const harness = native ? nativeGateway : chatGateway;
+      harness.simulator.reset();
+      // A chat gateway's whole stream, [DONE] included, then nothing; the native simulator holds its streams open itself.
+      if (!native) harness.simulator.script({ kind: 'bodyChunks', chunks: upstreamStream(variant).events, holdOpen: true });
+      const ended = harness.nextEnd();
+      const outcome = await callThroughAirlock(harness, variant);
+      expect(outcome).toMatchObject({ apiError: null, otherError: null });
+      expect(outcome.text).toBe(native ? NATIVE_TEXT : STREAMED_TEXT);
+      const end = await ended;
+      expect(end).toMatchObject({ status: 200, errorClass: null, usageSource: 'reported' });
+      expect(findSentinel(outcome.seen)).toBeNull();
+      // The lingering upstream connection is closed, not held until the idle timeout.
+      await harness.simulator.waitForClose(0, 10_000);
+    },
+  );
+});

@@ -8,9 +8,10 @@ import type { ExchangePlan } from './plan.ts';
 import type { DeclaredError, ResponseTranslator } from '../protocols/adapter.ts';
 import { completionAsChunk } from '../protocols/chat/chatShapes.ts';
 import { declaredErrorClass } from '../protocols/declaredError.ts';
-import type { ProtocolRoute } from '../protocols/registry.ts';
+import { isChatCompletion, type ProtocolRoute } from '../protocols/registry.ts';
 import { declaredErrorDetail, protocolsOf, recordDeclaredError, type RelayProtocols } from './answerRecords.ts';
 import { relayStream } from './streamRelay.ts';
+import { readStreamAsCompletion } from './wholeFromStream.ts';
 import type { RequestTrace } from './trace.ts';
 import { answerText, readBody, relayBody } from './upstreamBody.ts';
 import type { UpstreamResponse } from './upstreamClient.ts';
@@ -47,6 +48,12 @@ export async function relayResponse(input: RelayInput): Promise<void> {
   const headers = buildClientResponseHeaders(response.headers, { bodyRewritten: isSse || readWhole });
   input.keyMasker.maskHeaderValues(headers);
   trace.responseHeadersSent(headers);
+  if (isSse && !plan.stream && isChatCompletion(protocols.upstream)) {
+    const completion = await readStreamAsCompletion(input, protocols);
+    return completion === null
+      ? undefined
+      : answerProtocolJson({ ...input, contentType: 'application/json' }, protocols, headers, completion);
+  }
   if (isSse) {
     res.writeHead(response.statusCode, {
       ...headers,
@@ -145,7 +152,7 @@ function recordAnswerFields(input: RelayInput, upstream: ProtocolRoute, json: ob
  * as a success) and translated where the plan says.
  */
 async function relayProtocolJson(input: RelayInput, protocols: RelayProtocols, headers: Record<string, string | string[]>): Promise<void> {
-  const { res, plan, trace, response } = input;
+  const { trace, response } = input;
   let bytes: Buffer;
   try {
     const chunks = await readBody(response.body, {
@@ -158,6 +165,12 @@ async function relayProtocolJson(input: RelayInput, protocols: RelayProtocols, h
   } catch (error) {
     return failMidBody(input, error);
   }
+  answerProtocolJson(input, protocols, headers, bytes);
+}
+
+/** A protocol's whole answer, read: checked, its usage recorded, translated where the plan says, and sent. */
+function answerProtocolJson(input: RelayInput, protocols: RelayProtocols, headers: Record<string, string | string[]>, bytes: Buffer) {
+  const { res, plan, trace, response } = input;
   const text = answerText(bytes);
   if (text.trim() === '') return failEmpty(input);
   const answer = parseJsonObject(text);

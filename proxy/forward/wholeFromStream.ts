@@ -1,0 +1,50 @@
+import { holdsEscapedKey } from '../core/escapedKey.ts';
+import { completionOfStream } from '../protocols/chat/streamAsCompletion.ts';
+import { declaredErrorClass } from '../protocols/declaredError.ts';
+import { guardingEscapedKey, maskedEventsText } from '../protocols/streamKeyGuard.ts';
+import { declaredErrorDetail, type RelayProtocols } from './answerRecords.ts';
+import type { RelayInput } from './relay.ts';
+import { failAnswer, failMidBody } from './relayFailures.ts';
+import { readBody } from './upstreamBody.ts';
+
+/** Read whole, as a JSON answer is; beyond this the answer is refused. */
+const STREAM_READ_LIMIT_BYTES = 64 * 1024 * 1024;
+
+/**
+ * A request for a whole chat answer that the gateway answered with an event stream, as servers
+ * that stream regardless do (kaito-project/kaito#1880, unslothai/unsloth#6570,
+ * diegosouzapw/OmniRoute#10239): the SDKs read a whole answer with JSON.parse and failed on the
+ * events. It is read to its end and put together into the completion the client asked for, judged
+ * whole and failed as a stream is. Returns its JSON, or null once the client got the failure.
+ */
+export async function readStreamAsCompletion(input: RelayInput, protocols: RelayProtocols): Promise<Buffer | null> {
+  const { trace, plan, keyMasker } = input;
+  let chunks: Buffer[];
+  try {
+    chunks = await readBody(input.response.body, {
+      keepBytes: STREAM_READ_LIMIT_BYTES,
+      maxBytes: STREAM_READ_LIMIT_BYTES,
+      onChunk: (chunk) => trace.answerBytes(chunk),
+    });
+  } catch (error) {
+    failMidBody(input, error);
+    return null;
+  }
+  const streamed = completionOfStream(chunks, { dropUsageOnlyChunks: false, usageAsked: plan.usageAsked });
+  if (streamed.error !== null) {
+    failAnswer(input, declaredErrorClass(streamed.error), declaredErrorDetail(input, streamed.error));
+    trace.gatewayDeclaredFailure();
+    return null;
+  }
+  if (!streamed.whole) {
+    failMidBody(input, new Error("the gateway's event stream ended before its answer was whole"));
+    return null;
+  }
+  const text = JSON.stringify(streamed.completion);
+  // Put together, deltas can spell out a key no single event held: the log's copy of the events is masked across them too.
+  if (keyMasker.holdsForm(text) || holdsEscapedKey(keyMasker, text)) {
+    const guard = guardingEscapedKey(protocols.upstream.adapter.stream.keyGuard(keyMasker), keyMasker);
+    trace.answerBytesMasked(maskedEventsText(Buffer.concat(chunks), keyMasker, guard));
+  }
+  return Buffer.from(text);
+}

@@ -1,0 +1,141 @@
+import { createParser } from 'eventsource-parser';
+import { isRecord } from '../../core/isRecord.ts';
+import type { DeclaredError, ObserverOptions } from '../adapter.ts';
+import { eventJson, SseTextDecoder } from '../sse.ts';
+import { finishReasonOf } from './finishReason.ts';
+import { ChatStreamObserver } from './observer.ts';
+import { thinkingFieldOf } from './returnedReasoning.ts';
+import { isChatStreamEnd } from './streamEnd.ts';
+
+type Json = Record<string, unknown>;
+
+interface AssembledCall {
+  id: string | null;
+  name: string;
+  arguments: string;
+}
+
+interface AssembledChoice {
+  content: string | null;
+  /** Thinking, under the field it came in (`reasoning_content` or `reasoning`). */
+  thinking: Map<string, string>;
+  refusal: string | null;
+  calls: Map<number, AssembledCall>;
+  finishReason: string | null;
+  stopReason: unknown;
+}
+
+/** A piece of text added to what came before; absent pieces leave it as it was. */
+const joined = (before: string | null, piece: unknown): string | null => (typeof piece === 'string' ? (before ?? '') + piece : before);
+
+/**
+ * A chat stream put together into the one `chat.completion` it amounts to, for a client that asked
+ * for a whole answer from a gateway that streamed anyway. Each choice's text, thinking, refusal and
+ * tool calls are joined by index as the OpenAI SDKs' stream helpers join them; a call's id and name
+ * come from its first piece that has them (DashScope and GLM repeat them as "" on later pieces).
+ */
+export class ChatCompletionAssembler {
+  readonly #head: Json = {};
+  readonly #choices = new Map<number, AssembledChoice>();
+  #usage: unknown = null;
+
+  add(chunk: Json): void {
+    for (const field of ['id', 'created', 'model', 'system_fingerprint'] as const) {
+      if (this.#head[field] === undefined && chunk[field] !== undefined && chunk[field] !== '') this.#head[field] = chunk[field];
+    }
+    if (isRecord(chunk.usage)) this.#usage = chunk.usage;
+    if (!Array.isArray(chunk.choices)) return;
+    for (const [position, choice] of chunk.choices.entries()) {
+      if (!isRecord(choice)) continue;
+      this.#addChoice(typeof choice.index === 'number' ? choice.index : position, choice);
+    }
+  }
+
+  #addChoice(index: number, choice: Json): void {
+    const assembled = this.#choices.get(index) ?? {
+      content: null,
+      thinking: new Map<string, string>(),
+      refusal: null,
+      calls: new Map<number, AssembledCall>(),
+      finishReason: null,
+      stopReason: undefined,
+    };
+    this.#choices.set(index, assembled);
+    const delta = isRecord(choice.delta) ? choice.delta : {};
+    assembled.content = joined(assembled.content, delta.content);
+    assembled.refusal = joined(assembled.refusal, delta.refusal);
+    const thinkingField = thinkingFieldOf(delta);
+    if (thinkingField !== null) assembled.thinking.set(thinkingField, (assembled.thinking.get(thinkingField) ?? '') + delta[thinkingField]);
+    if (Array.isArray(delta.tool_calls)) {
+      for (const [position, call] of delta.tool_calls.entries()) if (isRecord(call)) addCallPiece(assembled.calls, position, call);
+    }
+    assembled.finishReason = finishReasonOf(choice.finish_reason) ?? assembled.finishReason;
+    if (choice.stop_reason !== undefined) assembled.stopReason = choice.stop_reason;
+  }
+
+  completion(): Json {
+    const choices = [...this.#choices.entries()]
+      .sort(([a], [b]) => a - b)
+      .map(([index, choice]) => ({
+        index,
+        message: messageOf(choice),
+        finish_reason: choice.finishReason,
+        ...(choice.stopReason === undefined ? {} : { stop_reason: choice.stopReason }),
+        logprobs: null,
+      }));
+    return { ...this.#head, object: 'chat.completion', choices, ...(this.#usage === null ? {} : { usage: this.#usage }) };
+  }
+}
+
+function addCallPiece(calls: Map<number, AssembledCall>, position: number, piece: Json): void {
+  const index = typeof piece.index === 'number' ? piece.index : position;
+  const call = calls.get(index) ?? { id: null, name: '', arguments: '' };
+  calls.set(index, call);
+  const fn = isRecord(piece.function) ? piece.function : {};
+  if (call.id === null && typeof piece.id === 'string' && piece.id !== '') call.id = piece.id;
+  if (call.name === '' && typeof fn.name === 'string') call.name = fn.name;
+  if (typeof fn.arguments === 'string') call.arguments += fn.arguments;
+}
+
+function messageOf(choice: AssembledChoice): Json {
+  const calls = [...choice.calls.entries()]
+    .sort(([a], [b]) => a - b)
+    .map(([, call]) => ({ id: call.id ?? '', type: 'function', function: { name: call.name, arguments: call.arguments } }));
+  return {
+    role: 'assistant',
+    content: choice.content,
+    ...Object.fromEntries(choice.thinking),
+    ...(choice.refusal === null ? {} : { refusal: choice.refusal }),
+    ...(calls.length === 0 ? {} : { tool_calls: calls }),
+  };
+}
+
+export interface StreamedCompletion {
+  completion: Json;
+  /** The stream said its answer was whole (`[DONE]`, or every choice finished), as a streamed answer's is judged. */
+  whole: boolean;
+  /** An error the gateway sent in the stream instead of (or after part of) the answer. */
+  error: DeclaredError | null;
+}
+
+const IGNORED = (): void => undefined;
+
+/** A whole chat event stream's bytes as the completion they amount to; nothing after `[DONE]` counts, as for the SDKs. */
+export function completionOfStream(chunks: readonly Buffer[], options: ObserverOptions): StreamedCompletion {
+  // The completion's own usage and model are read from it afterwards, as any whole answer's are.
+  const observer = new ChatStreamObserver({ onDelta: IGNORED, onUsage: IGNORED, onModel: IGNORED }, options);
+  const assembler = new ChatCompletionAssembler();
+  let ended = false;
+  const parser = createParser({
+    onEvent(event) {
+      if (ended) return;
+      observer.observe(event);
+      ended = isChatStreamEnd(event);
+      const chunk = ended ? null : eventJson(event);
+      if (chunk !== null) assembler.add(chunk);
+    },
+  });
+  const decoder = new SseTextDecoder();
+  for (const chunk of chunks) parser.feed(decoder.decode(chunk));
+  return { completion: assembler.completion(), whole: observer.complete, error: observer.upstreamError };
+}

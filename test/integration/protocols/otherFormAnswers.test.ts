@@ -1,0 +1,69 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  runFault,
+  startMatrix,
+  STREAMED_TEXT,
+  upstreamStream,
+  variantName,
+  type MatrixHarnesses,
+  type Variant,
+} from '../../support/faultMatrix.ts';
+import { findSentinel } from '../../support/sentinel.ts';
+
+/**
+ * A chat gateway that answers in the other form than the request asked for, seen through each
+ * client's own SDK (Claude Code and Codex on a translated exchange, an OpenAI SDK script on chat).
+ */
+let matrix: MatrixHarnesses;
+beforeAll(async () => {
+  matrix = await startMatrix();
+});
+afterAll(async () => {
+  await matrix.close();
+});
+
+const CHAT_GATEWAY_VARIANTS = (stream: boolean): Variant[] => [
+  { client: 'chat', mode: 'native', stream },
+  { client: 'messages', mode: 'translate', stream },
+  { client: 'responses', mode: 'translate', stream },
+];
+
+/**
+ * Servers that stream whatever the request asked: kaito-project/kaito#1880 and
+ * unslothai/unsloth#6570 (`stream: false` ignored), diegosouzapw/OmniRoute#10239 (a request without
+ * `stream` streamed). A client that asked for one JSON answer reads it with JSON.parse: the SDKs
+ * failed on the event stream ("Cannot read properties of undefined"), and the row said success.
+ */
+describe('a request for a whole answer that the gateway answers with an event stream', () => {
+  it.each(CHAT_GATEWAY_VARIANTS(false).map((variant) => [variantName(variant), variant] as const))(
+    '%s: the client gets the whole answer it asked for',
+    async (_name, variant) => {
+      const { events } = upstreamStream({ ...variant, stream: true });
+      const { outcome, end } = await runFault(matrix, variant, {
+        kind: 'text',
+        status: 200,
+        contentType: 'text/event-stream',
+        text: events.join(''),
+      });
+      expect(outcome).toMatchObject({ apiError: null, otherError: null, text: STREAMED_TEXT });
+      expect(end).toMatchObject({ status: 200, errorClass: null, usageSource: 'reported', usage: { inputTokens: 7, outputTokens: 5 } });
+      expect(findSentinel(outcome.seen)).toBeNull();
+    },
+  );
+
+  it.each(CHAT_GATEWAY_VARIANTS(false).map((variant) => [variantName(variant), variant] as const))(
+    '%s: a stream cut before its finish is the broken answer it is, not a whole one',
+    async (_name, variant) => {
+      const { events, textEvents } = upstreamStream({ ...variant, stream: true });
+      const { outcome, end } = await runFault(matrix, variant, {
+        kind: 'text',
+        status: 200,
+        contentType: 'text/event-stream',
+        text: events.slice(0, textEvents).join(''),
+      });
+      expect(outcome.otherError).toBeNull();
+      expect(outcome.apiError).not.toBeNull();
+      expect(end.errorClass).toBe('stream_interrupted');
+    },
+  );
+});

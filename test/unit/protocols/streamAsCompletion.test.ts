@@ -1,0 +1,74 @@
+import { describe, expect, it } from 'vitest';
+import { completionOfStream } from '../../../proxy/protocols/chat/streamAsCompletion.ts';
+
+const frame = (chunk: object | string): string => `data: ${typeof chunk === 'string' ? chunk : JSON.stringify(chunk)}\n\n`;
+const chunk = (choices: object[], extra: object = {}): object => ({
+  id: 'c1',
+  object: 'chat.completion.chunk',
+  created: 5,
+  model: 'm',
+  choices,
+  ...extra,
+});
+const read = (frames: string[]) => completionOfStream([Buffer.from(frames.join(''))], { dropUsageOnlyChunks: false, usageAsked: false });
+
+describe('a chat stream put together into one completion', () => {
+  it('joins each choice by index: text, thinking, and tool calls whose id and name come once (DashScope repeats them as "")', () => {
+    const { completion, whole, error } = read([
+      frame(chunk([{ index: 0, delta: { role: 'assistant', reasoning_content: 'Let me ' } }])),
+      frame(chunk([{ index: 1, delta: { role: 'assistant', content: 'Sec' } }])),
+      frame(
+        chunk([
+          {
+            index: 0,
+            delta: {
+              reasoning_content: 'look.',
+              tool_calls: [{ index: 0, id: 'call_1', type: 'function', function: { name: 'read', arguments: '{"pa' } }],
+            },
+          },
+        ]),
+      ),
+      frame(
+        chunk([
+          {
+            index: 0,
+            delta: { tool_calls: [{ index: 0, id: '', function: { name: '', arguments: 'th":"a"}' } }] },
+            finish_reason: 'tool_calls',
+          },
+        ]),
+      ),
+      frame(chunk([{ index: 1, delta: { content: 'ond' }, finish_reason: 'stop' }])),
+      frame(chunk([], { usage: { prompt_tokens: 3, completion_tokens: 4, total_tokens: 7 } })),
+      frame('[DONE]'),
+      frame(chunk([{ index: 1, delta: { content: ' after the end' } }])),
+    ]);
+    expect({ whole, error }).toEqual({ whole: true, error: null });
+    expect(completion).toEqual({
+      id: 'c1',
+      created: 5,
+      model: 'm',
+      object: 'chat.completion',
+      choices: [
+        {
+          index: 0,
+          message: {
+            role: 'assistant',
+            content: null,
+            reasoning_content: 'Let me look.',
+            tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'read', arguments: '{"path":"a"}' } }],
+          },
+          finish_reason: 'tool_calls',
+          logprobs: null,
+        },
+        { index: 1, message: { role: 'assistant', content: 'Second' }, finish_reason: 'stop', logprobs: null },
+      ],
+      usage: { prompt_tokens: 3, completion_tokens: 4, total_tokens: 7 },
+    });
+  });
+
+  it('is not whole before its finish, and an error in it is the answer', () => {
+    expect(read([frame(chunk([{ index: 0, delta: { content: 'Hal' } }]))]).whole).toBe(false);
+    const failed = read([frame(chunk([{ index: 0, delta: { content: 'Hal' } }])), frame({ error: { message: 'overloaded', code: 529 } })]);
+    expect(failed.error?.message).toBe('overloaded');
+  });
+});

@@ -7,6 +7,7 @@ import type { KeyMasker } from '../core/keyMasker.ts';
 import type { ExchangePlan } from './plan.ts';
 import type { DeclaredError, ResponseTranslator } from '../protocols/adapter.ts';
 import { completionAsChunk } from '../protocols/chat/chatShapes.ts';
+import { completionAsStream } from '../protocols/chat/completionAsStream.ts';
 import { declaredErrorClass } from '../protocols/declaredError.ts';
 import { isChatCompletion, type ProtocolRoute } from '../protocols/registry.ts';
 import { declaredErrorDetail, protocolsOf, recordDeclaredError, type RelayProtocols } from './answerRecords.ts';
@@ -184,6 +185,10 @@ function answerProtocolJson(input: RelayInput, protocols: RelayProtocols, header
   }
   if (declared !== null) recordDeclaredError(input, declared, 'body');
   if (plan.translator && plan.stream) return relayWholeAsStream(input, plan.translator, answer, headers);
+  // A chat client that asked for a stream reads a JSON body as no events at all: an empty answer, no error.
+  const chatStream =
+    plan.stream && isChatCompletion(protocols.upstream) ? completionAsStream(answer, plan.usageAsked && !plan.usageInjected) : null;
+  if (chatStream !== null) return sendWholeStream(input, headers, chatStream);
   // As received, the key masked by a mask of its own length (as a passed-through body is); translated, rewritten anyway.
   let payload: Buffer;
   if (plan.translator) {
@@ -226,7 +231,11 @@ function relayWholeAsStream(
     return;
   }
   const stream = translator.createStream();
-  const frames = [...stream.push({ data: JSON.stringify(chunk) }), ...stream.finish()].join('');
+  sendWholeStream(input, headers, [...stream.push({ data: JSON.stringify(chunk) }), ...stream.finish()].join(''));
+}
+
+/** A whole answer turned into the events the client asked for, sent at once, key masked. */
+function sendWholeStream(input: RelayInput, headers: Record<string, string | string[]>, frames: string): void {
   input.res.writeHead(input.response.statusCode, {
     ...headers,
     'content-type': 'text/event-stream; charset=utf-8',

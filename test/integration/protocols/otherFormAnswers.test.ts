@@ -3,6 +3,7 @@ import {
   runFault,
   startMatrix,
   STREAMED_TEXT,
+  upstreamAnswer,
   upstreamStream,
   variantName,
   type MatrixHarnesses,
@@ -64,6 +65,32 @@ describe('a request for a whole answer that the gateway answers with an event st
       expect(outcome.otherError).toBeNull();
       expect(outcome.apiError).not.toBeNull();
       expect(end.errorClass).toBe('stream_interrupted');
+    },
+  );
+});
+
+/**
+ * Servers that answer a streamed request whole (BaseIntelligence/bounty-challenge#17821: a handler
+ * that always returns JSON). The OpenAI SDKs parse the JSON body as events, find none, and end the
+ * stream empty without an error: the script's user got an empty answer. A Responses client on a
+ * translated exchange is covered by streamAnsweredWhole.test.ts.
+ */
+describe('a streamed request that the gateway answers whole', () => {
+  const variants: Variant[] = [
+    { client: 'chat', mode: 'native', stream: true },
+    { client: 'messages', mode: 'translate', stream: true },
+  ];
+  it.each(variants.map((variant) => [variantName(variant), variant] as const))(
+    '%s: the client gets the answer as the events it asked for',
+    async (_name, variant) => {
+      const { outcome, end } = await runFault(matrix, variant, {
+        kind: 'text',
+        status: 200,
+        contentType: 'application/json',
+        text: upstreamAnswer(variant),
+      });
+      expect(outcome).toMatchObject({ apiError: null, otherError: null, text: STREAMED_TEXT });
+      expect(end).toMatchObject({ status: 200, errorClass: null, usageSource: 'reported', usage: { inputTokens: 7, outputTokens: 5 } });
     },
   );
 });

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { completionAsStream } from '../../../proxy/protocols/chat/completionAsStream.ts';
 import { completionOfStream } from '../../../proxy/protocols/chat/streamAsCompletion.ts';
 
 const frame = (chunk: object | string): string => `data: ${typeof chunk === 'string' ? chunk : JSON.stringify(chunk)}\n\n`;
@@ -70,5 +71,43 @@ describe('a chat stream put together into one completion', () => {
     expect(read([frame(chunk([{ index: 0, delta: { content: 'Hal' } }]))]).whole).toBe(false);
     const failed = read([frame(chunk([{ index: 0, delta: { content: 'Hal' } }])), frame({ error: { message: 'overloaded', code: 529 } })]);
     expect(failed.error?.message).toBe('overloaded');
+  });
+});
+
+describe('a whole completion as the chat stream a client asked for', () => {
+  const completion = {
+    id: 'c2',
+    object: 'chat.completion',
+    created: 6,
+    model: 'm',
+    choices: [
+      {
+        index: 0,
+        message: {
+          role: 'assistant',
+          content: null,
+          tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'read', arguments: '{}' } }],
+        },
+        finish_reason: 'tool_calls',
+        logprobs: null,
+      },
+    ],
+    usage: { prompt_tokens: 3, completion_tokens: 4, total_tokens: 7 },
+  };
+
+  it('reads back as the same completion, its usage in a chunk of its own only when asked for, ending in [DONE]', () => {
+    const withUsage = completionAsStream(completion, true) ?? '';
+    expect(withUsage.endsWith('data: [DONE]\n\n')).toBe(true);
+    expect(completionOfStream([Buffer.from(withUsage)], { dropUsageOnlyChunks: false, usageAsked: true })).toEqual({
+      completion,
+      whole: true,
+      error: null,
+    });
+    const withoutUsage = completionAsStream(completion, false) ?? '';
+    expect(withoutUsage).not.toContain('usage');
+  });
+
+  it('is nothing for an answer without choices', () => {
+    expect(completionAsStream({ error: { message: 'no' } }, false)).toBeNull();
   });
 });

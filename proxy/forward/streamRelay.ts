@@ -92,6 +92,7 @@ async function relayGuardedStream(
   // A translated client gets its end as soon as the answer is whole: nothing after it is translated.
   let clientEnded = false;
   const endWhole = (): void => {
+    if (res.destroyed) return;
     if (translator && !clientEnded) res.write(translator.finish().join(''));
     clientEnded = true;
     res.end();
@@ -125,13 +126,10 @@ async function relayGuardedStream(
       { readOnWithoutClient: input.readsOnWithoutClient === true },
     );
   } catch (error) {
-    // Whatever ends the body once the client has its end (the grace, a reset, the client leaving), the answer was whole.
-    if (error === ANSWER_WAS_WHOLE || clientEnded) return endWhole();
+    // Whatever ends the body once the answer is whole failed nothing: the grace, a reset, a coding's
+    // lost trailer, or a client that leaves with all of it (Codex closes at response.completed).
+    if (graceTimer !== null && observer.upstreamError === null) return endWhole();
     const errorClass = classifyStreamError(error, res);
-    // A client that leaves once it has the whole answer (Codex closes at response.completed) aborted
-    // nothing. A translated stream's client gets its end only after the gateway's, so it never has.
-    const clientHadAll = translator === null && observer.complete && observer.upstreamError === null;
-    if (errorClass === 'client_aborted' && clientHadAll) return;
     // The row says what broke it: a reset, a limit that ran out, an answer that does not decode (the only upstream_error here).
     const cause =
       errorClass === 'upstream_error'
@@ -141,7 +139,6 @@ async function relayGuardedStream(
   } finally {
     if (graceTimer !== null) clearTimeout(graceTimer);
   }
-  if (clientEnded) return endWhole();
   if (observer.upstreamError !== null) {
     const declared = observer.upstreamError;
     const errorClass = recordDeclaredError(input, declared, (trace.streamText() ?? '') === '' ? 'stream' : 'stream after text');

@@ -65,3 +65,32 @@ describe('a gateway that keeps the stream open after its answer is whole', () =>
     },
   );
 });
+
+/**
+ * A connection reset once the whole stream is through, as a load balancer may send on closing
+ * (AWS's reset on idle, see the simulator's resetAfterBytes): the row called a whole answer
+ * interrupted, and a chat client got an error frame after `[DONE]`, which the OpenAI SDKs skip
+ * but the AI SDK (opencode), reading on past `[DONE]`, throws on.
+ */
+describe('a connection that breaks after the answer is whole', () => {
+  it.each(
+    VARIANTS.filter((variant) => variant.mode === 'translate' || variant.client === 'chat').map(
+      (variant) => [variantName(variant), variant] as const,
+    ),
+  )('%s: the row is a success and the client gets no error', async (_name, variant) => {
+    chatGateway.simulator.reset();
+    const whole = upstreamStream(variant).events.join('');
+    chatGateway.simulator.script({
+      kind: 'text',
+      status: 200,
+      contentType: 'text/event-stream',
+      text: `${whole}: closing\n\n`,
+      resetAfterBytes: whole.length + 3,
+    });
+    const ended = chatGateway.nextEnd();
+    const outcome = await callThroughAirlock(chatGateway, variant);
+    expect(outcome).toMatchObject({ apiError: null, otherError: null, text: STREAMED_TEXT });
+    expect(outcome.seen).not.toContain('stream_interrupted');
+    expect(await ended).toMatchObject({ status: 200, errorClass: null, usageSource: 'reported' });
+  });
+});

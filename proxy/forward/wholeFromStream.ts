@@ -5,7 +5,7 @@ import { guardingEscapedKey, maskedEventsText } from '../protocols/streamKeyGuar
 import { declaredErrorDetail, type RelayProtocols } from './answerRecords.ts';
 import type { RelayInput } from './relay.ts';
 import { failAnswer, failMidBody } from './relayFailures.ts';
-import { readBody } from './upstreamBody.ts';
+import { answerText, readBody } from './upstreamBody.ts';
 
 /** Read whole, as a JSON answer is; beyond this the answer is refused. */
 const STREAM_READ_LIMIT_BYTES = 64 * 1024 * 1024;
@@ -30,14 +30,17 @@ export async function readStreamAsCompletion(input: RelayInput, protocols: Relay
     failMidBody(input, error);
     return null;
   }
+  const labelled = jsonUnderStreamLabel(answerText(Buffer.concat(chunks)));
+  if (labelled !== null) return Buffer.from(labelled);
   const streamed = completionOfStream(chunks, { dropUsageOnlyChunks: false, usageAsked: plan.usageAsked });
   if (streamed.error !== null) {
     failAnswer(input, declaredErrorClass(streamed.error), declaredErrorDetail(input, streamed.error));
     trace.gatewayDeclaredFailure();
     return null;
   }
-  if (!streamed.whole) {
-    failMidBody(input, new Error("the gateway's event stream ended before its answer was whole"));
+  if (!streamed.whole || !streamed.answered) {
+    const cause = streamed.answered ? 'ended before its answer was whole' : 'held no answer';
+    failMidBody(input, new Error(`the gateway's event stream ${cause}`));
     return null;
   }
   const text = JSON.stringify(streamed.completion);
@@ -47,4 +50,16 @@ export async function readStreamAsCompletion(input: RelayInput, protocols: Relay
     trace.answerBytesMasked(maskedEventsText(Buffer.concat(chunks), keyMasker, guard));
   }
   return Buffer.from(text);
+}
+
+/**
+ * A body labelled an event stream that is one JSON answer, a `data: [DONE]` perhaps after it
+ * (decolua/9router#3492, #3301: a relay that took a request without `stream` for a streamed one
+ * framed its whole answer so): that answer's text, else null.
+ */
+function jsonUnderStreamLabel(text: string): string | null {
+  const answer = text.trimStart();
+  if (!answer.startsWith('{')) return null;
+  const framed = answer.search(/\n\s*data:/);
+  return framed === -1 ? answer : answer.slice(0, framed);
 }

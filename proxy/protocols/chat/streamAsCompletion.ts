@@ -114,6 +114,8 @@ export interface StreamedCompletion {
   completion: Json;
   /** The stream said its answer was whole (`[DONE]`, or every choice finished), as a streamed answer's is judged. */
   whole: boolean;
+  /** It held a choice at all: `[DONE]` alone is no answer. */
+  answered: boolean;
   /** An error the gateway sent in the stream instead of (or after part of) the answer. */
   error: DeclaredError | null;
 }
@@ -137,5 +139,7 @@ export function completionOfStream(chunks: readonly Buffer[], options: ObserverO
   });
   const decoder = new SseTextDecoder();
   for (const chunk of chunks) parser.feed(decoder.decode(chunk));
-  return { completion: assembler.completion(), whole: observer.complete, error: observer.upstreamError };
+  const completion = assembler.completion();
+  const answered = Array.isArray(completion.choices) && completion.choices.length > 0;
+  return { completion, whole: observer.complete, answered, error: observer.upstreamError };
 }

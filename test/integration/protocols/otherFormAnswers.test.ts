@@ -52,6 +52,36 @@ describe('a request for a whole answer that the gateway answers with an event st
     },
   );
 
+  // decolua/9router#3492: the whole answer's JSON under an event-stream label, with `data: [DONE]` after it.
+  it.each(CHAT_GATEWAY_VARIANTS(false).map((variant) => [variantName(variant), variant] as const))(
+    '%s: one JSON answer under the event-stream label, [DONE] after it, is that answer',
+    async (_name, variant) => {
+      const { outcome, end } = await runFault(matrix, variant, {
+        kind: 'text',
+        status: 200,
+        contentType: 'text/event-stream',
+        text: `${upstreamAnswer(variant)}\n\ndata: [DONE]\n\n`,
+      });
+      expect(outcome).toMatchObject({ apiError: null, otherError: null, text: STREAMED_TEXT });
+      expect(end).toMatchObject({ status: 200, errorClass: null, usageSource: 'reported', usage: { inputTokens: 7, outputTokens: 5 } });
+    },
+  );
+
+  it.each(CHAT_GATEWAY_VARIANTS(false).map((variant) => [variantName(variant), variant] as const))(
+    '%s: a stream with no answer in it is no empty success',
+    async (_name, variant) => {
+      const { outcome, end } = await runFault(matrix, variant, {
+        kind: 'text',
+        status: 200,
+        contentType: 'text/event-stream',
+        text: 'data: [DONE]\n\n',
+      });
+      expect(outcome.otherError).toBeNull();
+      expect(outcome.apiError).not.toBeNull();
+      expect(end.errorClass).toBe('stream_interrupted');
+    },
+  );
+
   it.each(CHAT_GATEWAY_VARIANTS(false).map((variant) => [variantName(variant), variant] as const))(
     '%s: a stream cut before its finish is the broken answer it is, not a whole one',
     async (_name, variant) => {

@@ -15,7 +15,7 @@ const read = (frames: string[]) => completionOfStream([Buffer.from(frames.join('
 
 describe('a chat stream put together into one completion', () => {
   it('joins each choice by index: text, thinking, and tool calls whose id and name come once (DashScope repeats them as "")', () => {
-    const { completion, whole, error } = read([
+    const { completion, whole, answered, error } = read([
       frame(chunk([{ index: 0, delta: { role: 'assistant', reasoning_content: 'Let me ' } }])),
       frame(chunk([{ index: 1, delta: { role: 'assistant', content: 'Sec' } }])),
       frame(
@@ -43,7 +43,7 @@ describe('a chat stream put together into one completion', () => {
       frame('[DONE]'),
       frame(chunk([{ index: 1, delta: { content: ' after the end' } }])),
     ]);
-    expect({ whole, error }).toEqual({ whole: true, error: null });
+    expect({ whole, answered, error }).toEqual({ whole: true, answered: true, error: null });
     expect(completion).toEqual({
       id: 'c1',
       created: 5,
@@ -101,6 +101,7 @@ describe('a whole completion as the chat stream a client asked for', () => {
     expect(completionOfStream([Buffer.from(withUsage)], { dropUsageOnlyChunks: false, usageAsked: true })).toEqual({
       completion,
       whole: true,
+      answered: true,
       error: null,
     });
     const withoutUsage = completionAsStream(completion, false) ?? '';

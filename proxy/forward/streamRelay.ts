@@ -97,6 +97,11 @@ async function relayGuardedStream(
     clientEnded = true;
     res.end();
   };
+  // A client still taking in what it was sent holds the gateway's later bytes back, not the gateway: its turn comes first.
+  const endLingering = (): void => {
+    if (res.writableNeedDrain) graceTimer = setTimeout(endLingering, END_GRACE_MS);
+    else response.body.abort(ANSWER_WAS_WHOLE);
+  };
   const answerWhole = (): boolean =>
     observer.complete && observer.upstreamError === null && (translator === null || translator.hasFinishReason());
   const relay = createSseRelay(
@@ -118,7 +123,7 @@ async function relayGuardedStream(
         const events = relay.feed(chunk);
         if (events > 0) trace.streamEventsArrived(events);
         if (graceTimer === null && answerWhole()) {
-          graceTimer = setTimeout(() => response.body.abort(ANSWER_WAS_WHOLE), END_GRACE_MS);
+          graceTimer = setTimeout(endLingering, END_GRACE_MS);
           if (translator) endWhole();
         }
         return clientHasRoom;

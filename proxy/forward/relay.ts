@@ -12,7 +12,7 @@ import { declaredErrorClass } from '../protocols/declaredError.ts';
 import { isChatCompletion, type ProtocolRoute } from '../protocols/registry.ts';
 import { declaredErrorDetail, protocolsOf, recordDeclaredError, type RelayProtocols } from './answerRecords.ts';
 import { relayStream } from './streamRelay.ts';
-import { readStreamAsCompletion } from './wholeFromStream.ts';
+import { readStreamAsAnswer } from './wholeFromStream.ts';
 import type { RequestTrace } from './trace.ts';
 import { answerText, readBody, relayBody } from './upstreamBody.ts';
 import type { UpstreamResponse } from './upstreamClient.ts';
@@ -49,11 +49,10 @@ export async function relayResponse(input: RelayInput): Promise<void> {
   const headers = buildClientResponseHeaders(response.headers, { bodyRewritten: isSse || readWhole });
   input.keyMasker.maskHeaderValues(headers);
   trace.responseHeadersSent(headers);
-  if (isSse && !plan.stream && isChatCompletion(protocols.upstream)) {
-    const completion = await readStreamAsCompletion(input, protocols);
-    return completion === null
-      ? undefined
-      : answerProtocolJson({ ...input, contentType: 'application/json' }, protocols, headers, completion);
+  const wholeAnswer = protocols.upstream.endpoint === 'generate' ? protocols.upstream.adapter.stream.wholeAnswer : undefined;
+  if (isSse && !plan.stream && wholeAnswer) {
+    const answer = await readStreamAsAnswer(input, protocols, wholeAnswer);
+    return answer === null ? undefined : answerProtocolJson({ ...input, contentType: 'application/json' }, protocols, headers, answer);
   }
   if (isSse) {
     res.writeHead(response.statusCode, {

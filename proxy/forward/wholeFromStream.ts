@@ -1,5 +1,5 @@
 import { holdsEscapedKey } from '../core/escapedKey.ts';
-import { completionOfStream } from '../protocols/chat/streamAsCompletion.ts';
+import type { ProtocolStream } from '../protocols/adapter.ts';
 import { declaredErrorClass } from '../protocols/declaredError.ts';
 import { guardingEscapedKey, maskedEventsText } from '../protocols/streamKeyGuard.ts';
 import { declaredErrorDetail, type RelayProtocols } from './answerRecords.ts';
@@ -11,13 +11,18 @@ import { answerText, readBody } from './upstreamBody.ts';
 const STREAM_READ_LIMIT_BYTES = 64 * 1024 * 1024;
 
 /**
- * A request for a whole chat answer that the gateway answered with an event stream, as servers
- * that stream regardless do (kaito-project/kaito#1880, unslothai/unsloth#6570,
- * diegosouzapw/OmniRoute#10239): the SDKs read a whole answer with JSON.parse and failed on the
- * events. It is read to its end and put together into the completion the client asked for, judged
- * whole and failed as a stream is. Returns its JSON, or null once the client got the failure.
+ * A request for a whole answer that the gateway answered with an event stream, as servers that
+ * stream regardless do (chat: kaito-project/kaito#1880, unslothai/unsloth#6570,
+ * diegosouzapw/OmniRoute#10239; Responses: the ChatGPT backend Codex uses, farion1231/cc-switch#2216):
+ * the SDKs read a whole answer with JSON.parse and failed on the events. It is read to its end and
+ * put together by its protocol into the answer the client asked for, judged whole and failed as a
+ * stream is. Returns that answer's JSON, or null once the client got the failure.
  */
-export async function readStreamAsCompletion(input: RelayInput, protocols: RelayProtocols): Promise<Buffer | null> {
+export async function readStreamAsAnswer(
+  input: RelayInput,
+  protocols: RelayProtocols,
+  wholeAnswer: NonNullable<ProtocolStream['wholeAnswer']>,
+): Promise<Buffer | null> {
   const { trace, plan, keyMasker } = input;
   let chunks: Buffer[];
   try {
@@ -32,7 +37,7 @@ export async function readStreamAsCompletion(input: RelayInput, protocols: Relay
   }
   const labelled = jsonUnderStreamLabel(answerText(Buffer.concat(chunks)));
   if (labelled !== null) return Buffer.from(labelled);
-  const streamed = completionOfStream(chunks, { dropUsageOnlyChunks: false, usageAsked: plan.usageAsked });
+  const streamed = wholeAnswer(chunks, { dropUsageOnlyChunks: false, usageAsked: plan.usageAsked });
   if (streamed.error !== null) {
     failAnswer(input, declaredErrorClass(streamed.error), declaredErrorDetail(input, streamed.error));
     trace.gatewayDeclaredFailure();
@@ -43,7 +48,7 @@ export async function readStreamAsCompletion(input: RelayInput, protocols: Relay
     failMidBody(input, new Error(`the gateway's event stream ${cause}`));
     return null;
   }
-  const text = JSON.stringify(streamed.completion);
+  const text = JSON.stringify(streamed.answer);
   // Put together, deltas can spell out a key no single event held: the log's copy of the events is masked across them too.
   if (keyMasker.holdsForm(text) || holdsEscapedKey(keyMasker, text)) {
     const guard = guardingEscapedKey(protocols.upstream.adapter.stream.keyGuard(keyMasker), keyMasker);

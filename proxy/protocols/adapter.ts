@@ -102,7 +102,26 @@ export interface ProtocolStream {
   observer(sink: StreamSink, options: ObserverOptions): StreamObserver;
   /** Masks the key in the fields this protocol's clients assemble across events. */
   keyGuard(masker: KeyMasker): StreamKeyGuard;
+  /**
+   * A whole stream's bytes as the one answer they amount to, for a client that asked for a whole
+   * answer from a gateway that streamed anyway (forward/wholeFromStream.ts); absent: passed on as sent.
+   */
+  wholeAnswer?(chunks: readonly Buffer[], options: ObserverOptions): StreamedAnswer;
 }
+
+/** A stream read whole as its answer. */
+export interface StreamedAnswer {
+  answer: Record<string, unknown>;
+  /** The stream said its answer was whole, as its observer judges a streamed answer. */
+  whole: boolean;
+  /** It held an answer at all (a chat `[DONE]` alone holds none). */
+  answered: boolean;
+  /** An error the gateway sent in the stream instead of (or after part of) the answer. */
+  error: DeclaredError | null;
+}
+
+/** A sink for an observer read only for completeness and errors: what it reports is read from the whole answer instead. */
+export const UNREPORTED: StreamSink = { onDelta: () => undefined, onUsage: () => undefined, onModel: () => undefined };
 
 export interface ObserverOptions {
   /** Airlock asked for the usage chunk on the client's behalf: it is kept from the client. */

@@ -4,6 +4,7 @@ import { modelOf, tokenLimitOf } from '../fields.ts';
 import { ChatKeyGuard } from './keyGuard.ts';
 import { openAiErrors } from './errors.ts';
 import { ChatStreamObserver } from './observer.ts';
+import { completionOfStream } from './streamAsCompletion.ts';
 import { usageFromChatResponse, usageWithStatedPrice } from './usage.ts';
 
 /** Chat Completions: the protocol every gateway speaks (docs/gateway-spec.md §1), and the one the others translate to. */
@@ -14,6 +15,7 @@ export const chatAdapter: ProtocolAdapter = {
   stream: {
     observer: (sink, options) => new ChatStreamObserver(sink, options),
     keyGuard: (masker) => new ChatKeyGuard(masker),
+    wholeAnswer: completionOfStream,
   },
   readAnswer: (json, _endpoint, headers) => ({
     usage: usageWithStatedPrice(usageFromChatResponse(json), headers),

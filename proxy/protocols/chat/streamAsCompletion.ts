@@ -1,7 +1,6 @@
-import { createParser } from 'eventsource-parser';
 import { isRecord } from '../../core/isRecord.ts';
-import type { DeclaredError, ObserverOptions } from '../adapter.ts';
-import { eventJson, SseTextDecoder } from '../sse.ts';
+import { type ObserverOptions, type StreamedAnswer, UNREPORTED } from '../adapter.ts';
+import { eventJson, readSseEvents } from '../sse.ts';
 import { finishReasonOf } from './finishReason.ts';
 import { ChatStreamObserver } from './observer.ts';
 import { thinkingFieldOf } from './returnedReasoning.ts';
@@ -110,36 +109,20 @@ function messageOf(choice: AssembledChoice): Json {
   };
 }
 
-export interface StreamedCompletion {
-  completion: Json;
-  /** The stream said its answer was whole (`[DONE]`, or every choice finished), as a streamed answer's is judged. */
-  whole: boolean;
-  /** It held a choice at all: `[DONE]` alone is no answer. */
-  answered: boolean;
-  /** An error the gateway sent in the stream instead of (or after part of) the answer. */
-  error: DeclaredError | null;
-}
-
-const IGNORED = (): void => undefined;
-
 /** A whole chat event stream's bytes as the completion they amount to; nothing after `[DONE]` counts, as for the SDKs. */
-export function completionOfStream(chunks: readonly Buffer[], options: ObserverOptions): StreamedCompletion {
+export function completionOfStream(chunks: readonly Buffer[], options: ObserverOptions): StreamedAnswer {
   // The completion's own usage and model are read from it afterwards, as any whole answer's are.
-  const observer = new ChatStreamObserver({ onDelta: IGNORED, onUsage: IGNORED, onModel: IGNORED }, options);
+  const observer = new ChatStreamObserver(UNREPORTED, options);
   const assembler = new ChatCompletionAssembler();
   let ended = false;
-  const parser = createParser({
-    onEvent(event) {
-      if (ended) return;
-      observer.observe(event);
-      ended = isChatStreamEnd(event);
-      const chunk = ended ? null : eventJson(event);
-      if (chunk !== null) assembler.add(chunk);
-    },
+  readSseEvents(chunks, (event) => {
+    if (ended) return;
+    observer.observe(event);
+    ended = isChatStreamEnd(event);
+    const chunk = ended ? null : eventJson(event);
+    if (chunk !== null) assembler.add(chunk);
   });
-  const decoder = new SseTextDecoder();
-  for (const chunk of chunks) parser.feed(decoder.decode(chunk));
-  const completion = assembler.completion();
-  const answered = Array.isArray(completion.choices) && completion.choices.length > 0;
-  return { completion, whole: observer.complete, answered, error: observer.upstreamError };
+  const answer = assembler.completion();
+  const answered = Array.isArray(answer.choices) && answer.choices.length > 0;
+  return { answer, whole: observer.complete, answered, error: observer.upstreamError };
 }

@@ -9,6 +9,7 @@ import { ResponsesStreamObserver } from './observer.ts';
 import { responsesToChatRequest } from './request.ts';
 import { chatToResponsesResponse, newResponseId } from './response.ts';
 import { createResponsesStreamTranslator } from './stream.ts';
+import { responseOfStream } from './streamAsAnswer.ts';
 import { responsesUsageOf } from './usage.ts';
 
 /** The Responses API (Codex CLI, the OpenAI SDK's responses), native or translated to Chat Completions. */
@@ -19,6 +20,7 @@ export const responsesAdapter: ProtocolAdapter = {
   stream: {
     observer: (sink) => new ResponsesStreamObserver(sink),
     keyGuard: (masker) => new ResponsesKeyGuard(masker),
+    wholeAnswer: responseOfStream,
   },
   readAnswer: (json) => ({
     usage: responsesUsageOf((json as { usage?: unknown }).usage),

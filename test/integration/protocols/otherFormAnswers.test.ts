@@ -29,6 +29,11 @@ const CHAT_GATEWAY_VARIANTS = (stream: boolean): Variant[] => [
   { client: 'responses', mode: 'translate', stream },
 ];
 
+const NATIVE_VARIANTS: Variant[] = [
+  { client: 'messages', mode: 'native', stream: false },
+  { client: 'responses', mode: 'native', stream: false },
+];
+
 /**
  * Servers that stream whatever the request asked: kaito-project/kaito#1880 and
  * unslothai/unsloth#6570 (`stream: false` ignored), diegosouzapw/OmniRoute#10239 (a request without
@@ -49,6 +54,39 @@ describe('a request for a whole answer that the gateway answers with an event st
       expect(outcome).toMatchObject({ apiError: null, otherError: null, text: STREAMED_TEXT });
       expect(end).toMatchObject({ status: 200, errorClass: null, usageSource: 'reported', usage: { inputTokens: 7, outputTokens: 5 } });
       expect(findSentinel(outcome.seen)).toBeNull();
+    },
+  );
+
+  // A native gateway too: the ChatGPT backend Codex uses answers every Responses request as a stream
+  // (farion1231/cc-switch#2216: a proxy's request with stream false got `event: response.created`).
+  it.each(NATIVE_VARIANTS.map((variant) => [variantName(variant), variant] as const))(
+    '%s: the client gets the whole answer it asked for',
+    async (_name, variant) => {
+      const { events } = upstreamStream({ ...variant, stream: true });
+      const { outcome, end } = await runFault(matrix, variant, {
+        kind: 'text',
+        status: 200,
+        contentType: 'text/event-stream',
+        text: events.join(''),
+      });
+      expect(outcome).toMatchObject({ apiError: null, otherError: null, text: STREAMED_TEXT });
+      expect(end).toMatchObject({ status: 200, errorClass: null, usageSource: 'reported' });
+    },
+  );
+
+  it.each(NATIVE_VARIANTS.map((variant) => [variantName(variant), variant] as const))(
+    '%s: a stream cut before its end is the broken answer it is',
+    async (_name, variant) => {
+      const { events, textEvents } = upstreamStream({ ...variant, stream: true });
+      const { outcome, end } = await runFault(matrix, variant, {
+        kind: 'text',
+        status: 200,
+        contentType: 'text/event-stream',
+        text: events.slice(0, textEvents).join(''),
+      });
+      expect(outcome.otherError).toBeNull();
+      expect(outcome.apiError).not.toBeNull();
+      expect(end.errorClass).toBe('stream_interrupted');
     },
   );
 

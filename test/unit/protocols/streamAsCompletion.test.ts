@@ -15,7 +15,12 @@ const read = (frames: string[]) => completionOfStream([Buffer.from(frames.join('
 
 describe('a chat stream put together into one completion', () => {
   it('joins each choice by index: text, thinking, and tool calls whose id and name come once (DashScope repeats them as "")', () => {
-    const { completion, whole, answered, error } = read([
+    const {
+      answer: completion,
+      whole,
+      answered,
+      error,
+    } = read([
       frame(chunk([{ index: 0, delta: { role: 'assistant', reasoning_content: 'Let me ' } }])),
       frame(chunk([{ index: 1, delta: { role: 'assistant', content: 'Sec' } }])),
       frame(
@@ -99,7 +104,7 @@ describe('a whole completion as the chat stream a client asked for', () => {
     const withUsage = completionAsStream(completion, true) ?? '';
     expect(withUsage.endsWith('data: [DONE]\n\n')).toBe(true);
     expect(completionOfStream([Buffer.from(withUsage)], { dropUsageOnlyChunks: false, usageAsked: true })).toEqual({
-      completion,
+      answer: completion,
       whole: true,
       answered: true,
       error: null,

@@ -1,0 +1,63 @@
+import { isRecord } from '../../core/isRecord.ts';
+import { type StreamedAnswer, UNREPORTED } from '../adapter.ts';
+import { eventJson, eventType, readSseEvents } from '../sse.ts';
+import { AnthropicStreamObserver } from './observer.ts';
+
+type Json = Record<string, unknown>;
+
+/** Adds one content_block_delta to its block, as the Anthropic SDKs' MessageStream does. */
+function addDelta(block: Json, delta: Json, toolInputs: Map<Json, string>): void {
+  if (delta.type === 'text_delta' && typeof delta.text === 'string') block.text = `${block.text ?? ''}${delta.text}`;
+  else if (delta.type === 'thinking_delta' && typeof delta.thinking === 'string')
+    block.thinking = `${block.thinking ?? ''}${delta.thinking}`;
+  else if (delta.type === 'signature_delta' && typeof delta.signature === 'string') block.signature = delta.signature;
+  else if (delta.type === 'input_json_delta' && typeof delta.partial_json === 'string') {
+    toolInputs.set(block, (toolInputs.get(block) ?? '') + delta.partial_json);
+  } else if (delta.type === 'citations_delta' && delta.citation !== undefined) {
+    block.citations = [...(Array.isArray(block.citations) ? block.citations : []), delta.citation];
+  }
+}
+
+/** A tool call's input, streamed as JSON text: parsed once whole ('' is the empty input, as the SDKs read it). */
+function toolInputOf(json: string): unknown {
+  if (json === '') return {};
+  try {
+    return JSON.parse(json);
+  } catch {
+    return json;
+  }
+}
+
+/**
+ * A whole Messages event stream's bytes as the message they amount to: message_start's message,
+ * its content blocks built from their deltas, and message_delta's stop reason and final counts
+ * (the counts it leaves out, or sends as null, are message_start's).
+ */
+export function messageOfStream(chunks: readonly Buffer[]): StreamedAnswer {
+  const observer = new AnthropicStreamObserver(UNREPORTED);
+  let message: Json = {};
+  const blocks = new Map<number, Json>();
+  const toolInputs = new Map<Json, string>();
+  readSseEvents(chunks, (event) => {
+    if (observer.complete) return;
+    observer.observe(event);
+    const json = eventJson(event);
+    if (json === null) return;
+    const type = eventType(event, json);
+    const index = typeof json.index === 'number' ? json.index : -1;
+    if (type === 'message_start' && isRecord(json.message)) message = { ...json.message };
+    else if (type === 'content_block_start' && isRecord(json.content_block)) blocks.set(index, { ...json.content_block });
+    else if (type === 'content_block_delta' && isRecord(json.delta)) {
+      const block = blocks.get(index);
+      if (block) addDelta(block, json.delta, toolInputs);
+    } else if (type === 'message_delta') {
+      if (isRecord(json.delta)) message = { ...message, ...json.delta };
+      const given = isRecord(json.usage) ? Object.entries(json.usage).filter(([, value]) => value !== null) : [];
+      message.usage = { ...(isRecord(message.usage) ? message.usage : {}), ...Object.fromEntries(given) };
+    }
+  });
+  for (const [block, input] of toolInputs) block.input = toolInputOf(input);
+  const content = [...blocks.entries()].sort(([a], [b]) => a - b).map(([, block]) => block);
+  const answered = message.type === 'message';
+  return { answer: { ...message, content }, whole: observer.complete, answered, error: observer.upstreamError };
+}

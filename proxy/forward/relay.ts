@@ -7,9 +7,8 @@ import type { KeyMasker } from '../core/keyMasker.ts';
 import type { ExchangePlan } from './plan.ts';
 import type { DeclaredError, ResponseTranslator } from '../protocols/adapter.ts';
 import { completionAsChunk } from '../protocols/chat/chatShapes.ts';
-import { completionAsStream } from '../protocols/chat/completionAsStream.ts';
 import { declaredErrorClass } from '../protocols/declaredError.ts';
-import { isChatCompletion, type ProtocolRoute } from '../protocols/registry.ts';
+import type { ProtocolRoute } from '../protocols/registry.ts';
 import { declaredErrorDetail, protocolsOf, recordDeclaredError, type RelayProtocols } from './answerRecords.ts';
 import { relayStream } from './streamRelay.ts';
 import { readStreamAsAnswer } from './wholeFromStream.ts';
@@ -184,10 +183,10 @@ function answerProtocolJson(input: RelayInput, protocols: RelayProtocols, header
   }
   if (declared !== null) recordDeclaredError(input, declared, 'body');
   if (plan.translator && plan.stream) return relayWholeAsStream(input, plan.translator, answer, headers);
-  // A chat client that asked for a stream reads a JSON body as no events at all: an empty answer, no error.
-  const chatStream =
-    plan.stream && isChatCompletion(protocols.upstream) ? completionAsStream(answer, plan.usageAsked && !plan.usageInjected) : null;
-  if (chatStream !== null) return sendWholeStream(input, headers, chatStream);
+  // A client that asked for a stream reads a JSON body as no events at all: an empty answer, no error.
+  const asStream = plan.stream ? protocols.upstream.adapter.stream.answerAsStream : undefined;
+  const events = asStream?.(answer, plan.usageAsked && !plan.usageInjected) ?? null;
+  if (events !== null) return sendWholeStream(input, headers, events);
   // As received, the key masked by a mask of its own length (as a passed-through body is); translated, rewritten anyway.
   let payload: Buffer;
   if (plan.translator) {

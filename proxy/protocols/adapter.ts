@@ -107,6 +107,11 @@ export interface ProtocolStream {
    * answer from a gateway that streamed anyway (forward/wholeFromStream.ts); absent: passed on as sent.
    */
   wholeAnswer?(chunks: readonly Buffer[], options: ObserverOptions): StreamedAnswer;
+  /**
+   * A whole answer as this protocol's stream, for a client that asked for one from a gateway that
+   * answered whole (`withUsage`: the client asked for chat's usage chunk); null when it holds no answer.
+   */
+  answerAsStream?(answer: object, withUsage: boolean): string | null;
 }
 
 /** A stream read whole as its answer. */

@@ -6,7 +6,7 @@ import { anthropicErrors, anthropicErrorType, anthropicStatusFor } from './error
 import { anthropicNativeRequest } from './nativeRequest.ts';
 import { AnthropicKeyGuard } from './keyGuard.ts';
 import { AnthropicStreamObserver } from './observer.ts';
-import { messageOfStream } from './streamAsAnswer.ts';
+import { messageAsStream, messageOfStream } from './streamAsAnswer.ts';
 import { anthropicToChatRequest } from './request.ts';
 import { chatToAnthropicResponse, newAnthropicMessageId } from './response.ts';
 import { createAnthropicStreamTranslator } from './stream.ts';
@@ -21,6 +21,7 @@ export const anthropicAdapter: ProtocolAdapter = {
     observer: (sink) => new AnthropicStreamObserver(sink),
     keyGuard: (masker) => new AnthropicKeyGuard(masker),
     wholeAnswer: messageOfStream,
+    answerAsStream: messageAsStream,
   },
   // A count runs no model and Anthropic does not bill it: it is recorded as using no tokens.
   readAnswer: (json, endpoint) => ({

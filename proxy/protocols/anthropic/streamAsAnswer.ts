@@ -1,6 +1,6 @@
 import { isRecord } from '../../core/isRecord.ts';
 import { type StreamedAnswer, UNREPORTED } from '../adapter.ts';
-import { eventJson, eventType, readSseEvents } from '../sse.ts';
+import { eventJson, eventType, readSseEvents, sseFrame } from '../sse.ts';
 import { AnthropicStreamObserver } from './observer.ts';
 
 type Json = Record<string, unknown>;
@@ -60,4 +60,49 @@ export function messageOfStream(chunks: readonly Buffer[]): StreamedAnswer {
   const content = [...blocks.entries()].sort(([a], [b]) => a - b).map(([, block]) => block);
   const answered = message.type === 'message';
   return { answer: { ...message, content }, whole: observer.complete, answered, error: observer.upstreamError };
+}
+
+/** A block as content_block_start opens it, and the deltas that fill it in. */
+function blockEvents(block: Json): { start: Json; deltas: Json[] } {
+  if (block.type === 'text' && typeof block.text === 'string') {
+    return { start: { ...block, text: '' }, deltas: [{ type: 'text_delta', text: block.text }] };
+  }
+  if (block.type === 'tool_use') {
+    return { start: { ...block, input: {} }, deltas: [{ type: 'input_json_delta', partial_json: JSON.stringify(block.input ?? {}) }] };
+  }
+  if (block.type === 'thinking' && typeof block.thinking === 'string') {
+    const signature = typeof block.signature === 'string' ? [{ type: 'signature_delta', signature: block.signature }] : [];
+    return {
+      start: { ...block, thinking: '', signature: '' },
+      deltas: [{ type: 'thinking_delta', thinking: block.thinking }, ...signature],
+    };
+  }
+  // Whole as it is (redacted thinking, a server tool's result): no delta builds it.
+  return { start: block, deltas: [] };
+}
+
+/**
+ * A whole message as the Messages stream a client asked for: message_start, each content block
+ * opened, filled in by one delta and stopped, message_delta with the stop reason and output count,
+ * message_stop. Null when it is no message (an error).
+ */
+export function messageAsStream(message: object): string | null {
+  if (!isRecord(message) || message.type !== 'message' || !Array.isArray(message.content)) return null;
+  const usage = isRecord(message.usage) ? message.usage : {};
+  let frames = sseFrame('message_start', {
+    type: 'message_start',
+    message: { ...message, content: [], stop_reason: null, stop_sequence: null, usage: { ...usage, output_tokens: 0 } },
+  });
+  for (const [index, block] of message.content.filter(isRecord).entries()) {
+    const { start, deltas } = blockEvents(block);
+    frames += sseFrame('content_block_start', { type: 'content_block_start', index, content_block: start });
+    for (const delta of deltas) frames += sseFrame('content_block_delta', { type: 'content_block_delta', index, delta });
+    frames += sseFrame('content_block_stop', { type: 'content_block_stop', index });
+  }
+  frames += sseFrame('message_delta', {
+    type: 'message_delta',
+    delta: { stop_reason: message.stop_reason ?? 'end_turn', stop_sequence: message.stop_sequence ?? null },
+    usage: { output_tokens: usage.output_tokens ?? 0 },
+  });
+  return frames + sseFrame('message_stop', { type: 'message_stop' });
 }

@@ -3,6 +3,7 @@ import { errorMemberOf } from '../declaredError.ts';
 import { modelOf, tokenLimitOf } from '../fields.ts';
 import { ChatKeyGuard } from './keyGuard.ts';
 import { openAiErrors } from './errors.ts';
+import { completionAsStream } from './completionAsStream.ts';
 import { ChatStreamObserver } from './observer.ts';
 import { completionOfStream } from './streamAsCompletion.ts';
 import { usageFromChatResponse, usageWithStatedPrice } from './usage.ts';
@@ -16,6 +17,7 @@ export const chatAdapter: ProtocolAdapter = {
     observer: (sink, options) => new ChatStreamObserver(sink, options),
     keyGuard: (masker) => new ChatKeyGuard(masker),
     wholeAnswer: completionOfStream,
+    answerAsStream: completionAsStream,
   },
   readAnswer: (json, _endpoint, headers) => ({
     usage: usageWithStatedPrice(usageFromChatResponse(json), headers),

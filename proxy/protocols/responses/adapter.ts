@@ -9,7 +9,7 @@ import { ResponsesStreamObserver } from './observer.ts';
 import { responsesToChatRequest } from './request.ts';
 import { chatToResponsesResponse, newResponseId } from './response.ts';
 import { createResponsesStreamTranslator } from './stream.ts';
-import { responseOfStream } from './streamAsAnswer.ts';
+import { responseAsStream, responseOfStream } from './streamAsAnswer.ts';
 import { responsesUsageOf } from './usage.ts';
 
 /** The Responses API (Codex CLI, the OpenAI SDK's responses), native or translated to Chat Completions. */
@@ -21,6 +21,7 @@ export const responsesAdapter: ProtocolAdapter = {
     observer: (sink) => new ResponsesStreamObserver(sink),
     keyGuard: (masker) => new ResponsesKeyGuard(masker),
     wholeAnswer: responseOfStream,
+    answerAsStream: responseAsStream,
   },
   readAnswer: (json) => ({
     usage: responsesUsageOf((json as { usage?: unknown }).usage),

@@ -1,7 +1,9 @@
 import { isRecord } from '../../core/isRecord.ts';
 import { type StreamedAnswer, UNREPORTED } from '../adapter.ts';
-import { eventJson, readSseEvents } from '../sse.ts';
+import { eventJson, readSseEvents, sseFrame } from '../sse.ts';
 import { ResponsesStreamObserver } from './observer.ts';
+
+type Json = Record<string, unknown>;
 
 /**
  * A whole Responses event stream's bytes as the response they amount to: the final event
@@ -9,7 +11,7 @@ import { ResponsesStreamObserver } from './observer.ts';
  */
 export function responseOfStream(chunks: readonly Buffer[]): StreamedAnswer {
   const observer = new ResponsesStreamObserver(UNREPORTED);
-  let answer: Record<string, unknown> = {};
+  let answer: Json = {};
   readSseEvents(chunks, (event) => {
     if (observer.complete) return;
     observer.observe(event);
@@ -17,4 +19,39 @@ export function responseOfStream(chunks: readonly Buffer[]): StreamedAnswer {
     if (observer.complete && isRecord(response)) answer = response;
   });
   return { answer, whole: observer.complete, answered: Array.isArray(answer.output), error: observer.upstreamError };
+}
+
+/**
+ * A whole response as the Responses stream a client asked for: response.created, each output item
+ * added and done (a message's text parts as one delta each, which Codex and the SDKs print), then
+ * the final event with the whole response. Null when it holds no output (an error).
+ */
+export function responseAsStream(response: object): string | null {
+  if (!isRecord(response) || !Array.isArray(response.output)) return null;
+  const frames: string[] = [];
+  const emit = (type: string, data: Json): void => {
+    frames.push(sseFrame(type, { type, sequence_number: frames.length, ...data }));
+  };
+  emit('response.created', { response: { ...response, status: 'in_progress', output: [] } });
+  for (const [outputIndex, item] of response.output.entries()) {
+    if (!isRecord(item)) continue;
+    const parts = Array.isArray(item.content) ? item.content.filter(isRecord) : null;
+    emit('response.output_item.added', {
+      output_index: outputIndex,
+      item: { ...item, status: 'in_progress', ...(parts ? { content: [] } : {}) },
+    });
+    for (const [contentIndex, part] of (parts ?? []).entries()) {
+      const at = { item_id: item.id, output_index: outputIndex, content_index: contentIndex };
+      const text = typeof part.text === 'string' ? part.text : null;
+      emit('response.content_part.added', { ...at, part: text === null ? part : { ...part, text: '' } });
+      if (part.type === 'output_text' && text !== null) {
+        emit('response.output_text.delta', { ...at, delta: text, logprobs: [] });
+        emit('response.output_text.done', { ...at, text, logprobs: [] });
+      }
+      emit('response.content_part.done', { ...at, part });
+    }
+    emit('response.output_item.done', { output_index: outputIndex, item });
+  }
+  emit(response.status === 'incomplete' ? 'response.incomplete' : 'response.completed', { response });
+  return frames.join('');
 }

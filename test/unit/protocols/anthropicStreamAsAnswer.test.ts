@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { messageOfStream } from '../../../proxy/protocols/anthropic/streamAsAnswer.ts';
+import { messageAsStream, messageOfStream } from '../../../proxy/protocols/anthropic/streamAsAnswer.ts';
 
 const frame = (type: string, data: object): string => `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
 
@@ -56,5 +56,31 @@ describe('a Messages stream read whole as its message', () => {
   it('is not whole without message_stop', () => {
     const start = frame('message_start', { message: { id: 'msg_1', type: 'message', role: 'assistant', content: [] } });
     expect(messageOfStream([Buffer.from(start)]).whole).toBe(false);
+  });
+});
+
+describe('a whole message as the Messages stream a client asked for', () => {
+  it('reads back as the same message', () => {
+    const message = {
+      id: 'msg_2',
+      type: 'message',
+      role: 'assistant',
+      model: 'm',
+      content: [
+        { type: 'thinking', thinking: 'Hm.', signature: 'sig' },
+        { type: 'text', text: 'Done.' },
+        { type: 'tool_use', id: 'tu_2', name: 'write', input: { path: 'b', lines: [1, 2] } },
+      ],
+      stop_reason: 'tool_use',
+      stop_sequence: null,
+      usage: { input_tokens: 4, output_tokens: 6 },
+    };
+    const stream = messageAsStream(message) ?? '';
+    expect(stream.endsWith('event: message_stop\ndata: {"type":"message_stop"}\n\n')).toBe(true);
+    expect(messageOfStream([Buffer.from(stream)])).toEqual({ answer: message, whole: true, answered: true, error: null });
+  });
+
+  it('is nothing for an error', () => {
+    expect(messageAsStream({ type: 'error', error: { type: 'overloaded_error', message: 'busy' } })).toBeNull();
   });
 });

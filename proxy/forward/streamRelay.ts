@@ -17,10 +17,10 @@ import { relayBody } from './upstreamBody.ts';
  * after a whole answer. Within this a gateway that ends its body keeps its connection for the
  * next request; past it, the client's stream ends and the gateway's connection is closed.
  */
-const END_GRACE_MS = 500;
+export const END_GRACE_MS = 500;
 
 /** The grace's abort reason: the answer was whole, nothing failed. Made once, as it is no failure to trace. */
-const ANSWER_WAS_WHOLE = new Error('the gateway kept its stream open after the answer was whole');
+export const ANSWER_WAS_WHOLE = new Error('the gateway kept its stream open after the answer was whole');
 
 /** The trace as the protocol observers see it: the few things they report. */
 function sinkFor(trace: RequestTrace): StreamSink {

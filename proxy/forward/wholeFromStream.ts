@@ -1,14 +1,19 @@
 import { holdsEscapedKey } from '../core/escapedKey.ts';
-import type { ProtocolStream } from '../protocols/adapter.ts';
+import { type ProtocolStream, UNREPORTED } from '../protocols/adapter.ts';
 import { declaredErrorClass } from '../protocols/declaredError.ts';
+import { createSseRelay } from '../protocols/sseRelay.ts';
 import { guardingEscapedKey, maskedEventsText } from '../protocols/streamKeyGuard.ts';
 import { declaredErrorDetail, type RelayProtocols } from './answerRecords.ts';
 import type { RelayInput } from './relay.ts';
 import { failAnswer, failMidBody } from './relayFailures.ts';
+import { ANSWER_WAS_WHOLE, END_GRACE_MS } from './streamRelay.ts';
 import { answerText, readBody } from './upstreamBody.ts';
 
 /** Read whole, as a JSON answer is; beyond this the answer is refused. */
 const STREAM_READ_LIMIT_BYTES = 64 * 1024 * 1024;
+
+/** The events are read only to learn when the answer is whole: nothing is written anywhere. */
+const NO_CLIENT = (): void => undefined;
 
 /**
  * A request for a whole answer that the gateway answered with an event stream, as servers that
@@ -24,20 +29,40 @@ export async function readStreamAsAnswer(
   wholeAnswer: NonNullable<ProtocolStream['wholeAnswer']>,
 ): Promise<Buffer | null> {
   const { trace, plan, keyMasker } = input;
-  let chunks: Buffer[];
+  const options = { dropUsageOnlyChunks: false, usageAsked: plan.usageAsked };
+  // Read as it comes too, to know when it is whole: a gateway may keep the body open after that (streamRelay.ts).
+  const observer = protocols.upstream.adapter.stream.observer(UNREPORTED, options);
+  const events = createSseRelay((event) => {
+    observer.observe(event);
+    return '';
+  }, NO_CLIENT);
+  const chunks: Buffer[] = [];
+  let graceTimer: NodeJS.Timeout | null = null;
   try {
-    chunks = await readBody(input.response.body, {
-      keepBytes: STREAM_READ_LIMIT_BYTES,
+    await readBody(input.response.body, {
+      keepBytes: 0,
       maxBytes: STREAM_READ_LIMIT_BYTES,
-      onChunk: (chunk) => trace.answerBytes(chunk),
+      onChunk: (chunk) => {
+        trace.answerBytes(chunk);
+        chunks.push(chunk);
+        events.feed(chunk);
+        if (graceTimer === null && observer.complete) {
+          graceTimer = setTimeout(() => input.response.body.abort(ANSWER_WAS_WHOLE), END_GRACE_MS);
+        }
+      },
     });
   } catch (error) {
-    failMidBody(input, error);
-    return null;
+    // Once the answer is whole, whatever ends the body (the grace, a reset) failed nothing, as for a stream.
+    if (graceTimer === null) {
+      failMidBody(input, error);
+      return null;
+    }
+  } finally {
+    if (graceTimer !== null) clearTimeout(graceTimer);
   }
   const labelled = jsonUnderStreamLabel(answerText(Buffer.concat(chunks)));
   if (labelled !== null) return Buffer.from(labelled);
-  const streamed = wholeAnswer(chunks, { dropUsageOnlyChunks: false, usageAsked: plan.usageAsked });
+  const streamed = wholeAnswer(chunks, options);
   if (streamed.error !== null) {
     failAnswer(input, declaredErrorClass(streamed.error), declaredErrorDetail(input, streamed.error));
     trace.gatewayDeclaredFailure();

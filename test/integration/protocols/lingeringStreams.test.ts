@@ -94,3 +94,23 @@ describe('a connection that breaks after the answer is whole', () => {
     expect(await ended).toMatchObject({ status: 200, errorClass: null, usageSource: 'reported' });
   });
 });
+
+/** Both quirks at once: a gateway that streams a request for a whole answer (otherFormAnswers.test.ts) and lingers after it. */
+describe('a request for a whole answer that the gateway streams and keeps open', () => {
+  const whole = VARIANTS.filter((variant) => variant.mode === 'translate' || variant.client === 'chat').map((variant) => ({
+    ...variant,
+    stream: false,
+  }));
+  it.each(whole.map((variant) => [variantName(variant), variant] as const))(
+    '%s: the client gets the whole answer, the row is a success',
+    async (_name, variant) => {
+      chatGateway.simulator.reset();
+      chatGateway.simulator.script({ kind: 'bodyChunks', chunks: upstreamStream({ ...variant, stream: true }).events, holdOpen: true });
+      const ended = chatGateway.nextEnd();
+      const outcome = await callThroughAirlock(chatGateway, variant);
+      expect(outcome).toMatchObject({ apiError: null, otherError: null, text: STREAMED_TEXT });
+      expect(await ended).toMatchObject({ status: 200, errorClass: null, usageSource: 'reported' });
+      await chatGateway.simulator.waitForClose(0, 10_000);
+    },
+  );
+});

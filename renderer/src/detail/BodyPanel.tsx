@@ -1,4 +1,4 @@
-import { useState } from 'react';
+import { useMemo, useState } from 'react';
 import { defaultStyles, JsonView } from 'react-json-view-lite';
 import type { BodyPart, BodyView } from '../../../proxy/contracts/requests.ts';
 import { useApi } from '../api/ApiContext.tsx';
@@ -55,12 +55,16 @@ interface BodyContentProps {
 }
 
 function BodyContent({ part, text, truncated, eventOffsetsMs, highlight }: BodyContentProps) {
-  const json = part === 'stream-events' ? null : parseJson(text);
+  // Read once per body: the detail renders again at each frame of a running request's stream, and a body is up to megabytes.
+  const { json, raw } = useMemo(() => {
+    if (part === 'stream-events') return { json: null, raw: text };
+    const json = parseJson(text);
+    return { json, raw: json === null ? prettyBody(text) : JSON.stringify(json, null, 2) };
+  }, [part, text]);
   const matches = matchRanges(text, highlight).length;
   const structured = part === 'stream-events' || json !== null;
   // A search match is shown where it is: in the raw text, marked.
   const [mode, setMode] = useState<Mode>(structured && matches === 0 ? 'structured' : 'raw');
-  const raw = part === 'stream-events' ? text : prettyBody(text);
   return (
     <div className="body-content">
       <div className="body-toolbar">

@@ -1,4 +1,4 @@
-import { forwardRef, type KeyboardEvent } from 'react';
+import { forwardRef, type KeyboardEvent, useMemo } from 'react';
 import type { RequestDetail } from '../../../proxy/contracts/requests.ts';
 import { useApi } from '../api/ApiContext.tsx';
 import { CopyButton } from '../common/CopyButton.tsx';
@@ -119,16 +119,14 @@ export const RequestDetailPanel = forwardRef<HTMLElement, RequestDetailPanelProp
 
 /** The request's turns and the answer, when the request body is a chat, Messages or Responses call logged in full. */
 function Conversation({ detail, highlight, liveText }: { detail: RequestDetail; highlight: string; liveText: string | null }) {
-  const requestText = detail.requestBody?.text;
-  if (!requestText || detail.requestBody?.truncated) return null;
-  const turns = requestTurns(requestText);
+  const requestText = detail.requestBody?.truncated ? undefined : detail.requestBody?.text;
+  const responseText = detail.responseBody?.text;
+  // Read once per body, not at each frame of the running request's stream (a body is up to 64 KB here).
+  const turns = useMemo(() => (requestText ? requestTurns(requestText) : null), [requestText]);
+  const loggedAnswer = useMemo(() => (responseText ? responseTurn(responseText) : null), [responseText]);
   if (!turns || turns.length === 0) return null;
   const answerText = liveText ?? detail.streamText;
   const answer: Turn | null =
-    answerText !== null && answerText !== ''
-      ? { role: 'assistant', parts: [{ kind: 'text', text: answerText }] }
-      : detail.responseBody?.text
-        ? responseTurn(detail.responseBody.text)
-        : null;
+    answerText !== null && answerText !== '' ? { role: 'assistant', parts: [{ kind: 'text', text: answerText }] } : loggedAnswer;
   return <ConversationView turns={answer ? [...turns, answer] : turns} highlight={highlight} />;
 }

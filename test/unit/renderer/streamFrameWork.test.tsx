@@ -1,0 +1,128 @@
+// @vitest-environment happy-dom
+import { act, cleanup, fireEvent, render, screen } from '@testing-library/react';
+import { afterEach, describe, expect, it } from 'vitest';
+import { IN_FLIGHT_SUMMARY_DEFAULTS } from '../../../proxy/contracts/liveEvents.ts';
+import type { BodyView, RequestDetail, RequestSummary } from '../../../proxy/contracts/requests.ts';
+import { ApiProvider } from '../../../renderer/src/api/ApiContext.tsx';
+import type { ControlClient } from '../../../renderer/src/api/client.ts';
+import { LiveScreen } from '../../../renderer/src/live/LiveScreen.tsx';
+import { LiveStore } from '../../../renderer/src/live/liveStore.ts';
+import { countRenderWork } from '../../support/renderWork.ts';
+
+afterEach(() => {
+  cleanup();
+  window.location.hash = '';
+});
+
+/** Painted frames of one stream a test sends: enough that per-frame work shows many times over. */
+const STREAM_FRAMES = 10;
+/** The detail sends a body with itself up to 64 KB (INLINE_BODY_LIMIT_BYTES); past it, the body is fetched when opened. */
+const INLINE_BODY_BYTES = 60_000;
+const LARGE_BODY_BYTES = 100_000;
+
+const summary = (id: string, startedAtMs: number, running: boolean): RequestSummary => ({
+  ...IN_FLIGHT_SUMMARY_DEFAULTS,
+  id,
+  startedAtMs,
+  state: running ? 'in_flight' : 'done',
+  clientName: 'claude-code',
+  profileId: 'main',
+  clientPath: '/v1/messages',
+  requestedModel: 'claude-sonnet',
+  stream: true,
+  status: 200,
+});
+
+/** A Claude Code turn's body: the system prompt and a long history of messages, about `bytes` long. */
+function agentBody(bytes: number): string {
+  const messages: { role: string; content: string }[] = [];
+  for (let turn = 0; JSON.stringify(messages).length < bytes; turn += 1)
+    messages.push({ role: turn % 2 === 0 ? 'user' : 'assistant', content: `turn ${turn}: ${'read the file and edit it. '.repeat(20)}` });
+  return JSON.stringify({ model: 'claude-sonnet', system: 'You are Claude Code.', stream: true, messages });
+}
+
+function detailOf(row: RequestSummary, body: string): RequestDetail {
+  const requestBody: BodyView = {
+    sizeBytes: body.length,
+    truncated: false,
+    contentType: 'application/json',
+    text: body.length <= INLINE_BODY_BYTES ? body : null,
+  };
+  return {
+    ...row,
+    upstreamPath: '/v1/chat/completions',
+    upstreamRequestId: null,
+    protocol: 'anthropic',
+    protocolMode: 'translate',
+    retries: 0,
+    modelMismatch: false,
+    upstreamModel: 'claude-sonnet',
+    errorMessage: null,
+    explanation: null,
+    cachedInputTokens: null,
+    reasoningTokens: null,
+    gatewayCost: null,
+    requestHeaders: { 'content-type': 'application/json' },
+    responseHeaders: {},
+    requestBody,
+    responseBody: null,
+    notes: [],
+    streamText: null,
+    streamEvents: null,
+    streamEventOffsetsMs: null,
+    replayIds: [],
+  };
+}
+
+/** The Live screen over a log of `rowCount` requests, the newest (`running`) still streaming and selected when `select`. */
+async function liveScreenWithStream({ rowCount, body = '', select }: { rowCount: number; body?: string; select: boolean }) {
+  const rows = Array.from({ length: rowCount }, (_, index) =>
+    summary(index === 0 ? 'running' : `done${index}`, rowCount - index, index === 0),
+  );
+  const client = {
+    listRequests: async () => ({ items: rows, nextCursor: null }),
+    requestFacets: () => new Promise(() => undefined),
+    request: async () => detailOf(rows[0] as RequestSummary, body),
+    requestBody: async () => ({ text: body, truncated: false }),
+  } as unknown as ControlClient;
+  window.location.hash = select ? '#/live/running' : '#/live';
+  const store = new LiveStore();
+  render(
+    <ApiProvider client={client}>
+      <LiveScreen store={store} proxyUrl="http://127.0.0.1:1" firstRun={null} />
+    </ApiProvider>,
+  );
+  await screen.findByText(`${rowCount} requests`);
+  const streamFrames = (frames: number) =>
+    countRenderWork(() => {
+      for (let frame = 0; frame < frames; frame += 1)
+        act(() => {
+          store.applyFrame({ requests: [{ requestId: 'running', fields: {}, appendText: `token${frame} ` }], status: null });
+          store.publish();
+        });
+    });
+  return { streamFrames };
+}
+
+/** Opens a body panel as a click on its summary does. */
+async function openBody(title: string): Promise<void> {
+  const panel = screen.getByText(title).closest('details') as HTMLDetailsElement;
+  panel.open = true;
+  fireEvent(panel, new Event('toggle'));
+  await screen.findByRole('button', { name: 'Raw' });
+}
+
+describe('the detail of a running request, while its stream paints', () => {
+  it.each([
+    ['sent with the detail (its conversation shown)', INLINE_BODY_BYTES],
+    ['fetched when opened', LARGE_BODY_BYTES],
+  ])('parses a request body %s once, not once a frame', async (_name, bodyBytes) => {
+    const body = agentBody(bodyBytes);
+    const { streamFrames } = await liveScreenWithStream({ rowCount: 5, body, select: true });
+    await openBody('Request body');
+    const work = streamFrames(STREAM_FRAMES);
+    expect(screen.getByTestId('live-text').textContent).toContain(`token${STREAM_FRAMES - 1}`);
+    // Parsed before the stream's frames, none of them parses it again.
+    expect(work.jsonCharsParsed).toBeLessThan(body.length);
+  });
+});

@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'react';
+import { useCallback, useEffect, useState } from 'react';
 
 export const SCREENS = ['live', 'sessions', 'spend', 'profiles', 'models', 'connect'] as const;
 export type Screen = (typeof SCREENS)[number];
@@ -61,11 +61,12 @@ export function useRequestIdInHash(): [string | null, (requestId: string | null)
     window.addEventListener('hashchange', onChange);
     return () => window.removeEventListener('hashchange', onChange);
   }, []);
-  const select = (next: string | null) => {
+  // The same function at every render: each list row takes it, and a new one would render every row again at each frame.
+  const select = useCallback((next: string | null) => {
     setRequestId(next);
     // Replaced, not pushed: moving through the list with the arrows must not fill the history.
     if (window.location.hash !== requestHash(next)) window.history.replaceState(null, '', requestHash(next));
-  };
+  }, []);
   return [requestId, select];
 }
 

@@ -35,7 +35,11 @@ export function LiveScreen({ store, proxyUrl, firstRun }: LiveScreenProps) {
   const listFocusRef = useRef<HTMLDivElement>(null);
 
   const filtered = JSON.stringify(filters) !== '{}';
-  const filterBy = (field: FilterField | keyof FilterForm, value: string) => setForm((current) => ({ ...current, [field]: value }));
+  // Stable, as `onSelect` is: every list row takes it, and a new one would render every row again at each frame.
+  const filterBy = useCallback(
+    (field: FilterField | keyof FilterForm, value: string) => setForm((current) => ({ ...current, [field]: value })),
+    [],
+  );
   // Counted again when the filters change or the list took in a page's worth of rows (its length stops at LIVE_ROWS_KEPT).
   const facets = useAsync(() => api.requestFacets(filters), `${JSON.stringify(filters)}:${Math.floor(snapshot.rowsAdded / 200)}`);
   const showRows = useCallback((rows: number) => store.showRows(rows), [store]);

@@ -1,5 +1,5 @@
 import { useVirtualizer } from '@tanstack/react-virtual';
-import { useEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react';
+import { useCallback, useEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react';
 import { LIVE_ROWS_KEPT, type LiveSnapshot } from './liveStore.ts';
 import type { FilterField } from './filterForm.ts';
 import { collapseRefusals, entryRequestId, type ListEntry } from './refusalGroups.ts';
@@ -73,7 +73,7 @@ export function RequestList({
   const [expanded, setExpanded] = useState<ReadonlySet<string>>(() => new Set());
   // biome-ignore lint/correctness/useExhaustiveDependencies: the rows map is mutated in place; `snapshot.version` is what says it changed
   const entries = useMemo(() => collapseRefusals(order, rows, expanded), [order, snapshot.version, expanded]);
-  const expand = (key: string) => setExpanded((current) => new Set([...current, key]));
+  const expand = useCallback((key: string) => setExpanded((current) => new Set([...current, key])), []);
   const virtualizer = useVirtualizer({
     count: entries.length,
     getScrollElement: () => scrollRef.current,

@@ -165,7 +165,17 @@ interface RefusalGroupRowProps {
 }
 
 /** A run of identical refusals (a paused client retrying, a budget cap) as one line; a click or Enter opens it. */
-export function RefusalGroupRow({ groupKey, newest, oldest, count, selected, top, position, setSize, onExpand }: RefusalGroupRowProps) {
+export const RefusalGroupRow = memo(function RefusalGroupRow({
+  groupKey,
+  newest,
+  oldest,
+  count,
+  selected,
+  top,
+  position,
+  setSize,
+  onExpand,
+}: RefusalGroupRowProps) {
   const span = `${formatTimestamp(oldest.startedAtMs)} – ${formatTimestamp(newest.startedAtMs)}`;
   return (
     // biome-ignore lint/a11y/useFocusableInteractive: the listbox keeps the focus and points at the active row (aria-activedescendant), so rows are not tab stops
@@ -189,7 +199,7 @@ export function RefusalGroupRow({ groupKey, newest, oldest, count, selected, top
       </span>
     </div>
   );
-}
+});
 
 export function RequestListHeader() {
   return (

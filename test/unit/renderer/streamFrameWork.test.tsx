@@ -1,6 +1,6 @@
 // @vitest-environment happy-dom
 import { act, cleanup, fireEvent, render, screen } from '@testing-library/react';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { IN_FLIGHT_SUMMARY_DEFAULTS } from '../../../proxy/contracts/liveEvents.ts';
 import type { BodyView, RequestDetail, RequestSummary } from '../../../proxy/contracts/requests.ts';
 import { ApiProvider } from '../../../renderer/src/api/ApiContext.tsx';
@@ -11,8 +11,12 @@ import { countRenderWork } from '../../support/renderWork.ts';
 
 afterEach(() => {
   cleanup();
+  vi.restoreAllMocks();
   window.location.hash = '';
 });
+
+/** How tall the list's view is: happy-dom lays nothing out, and a view of no height shows no row. */
+const VIEW_HEIGHT_PX = 800;
 
 /** Painted frames of one stream a test sends: enough that per-frame work shows many times over. */
 const STREAM_FRAMES = 10;
@@ -75,10 +79,24 @@ function detailOf(row: RequestSummary, body: string): RequestDetail {
 }
 
 /** The Live screen over a log of `rowCount` requests, the newest (`running`) still streaming and selected when `select`. */
-async function liveScreenWithStream({ rowCount, body = '', select }: { rowCount: number; body?: string; select: boolean }) {
+async function liveScreenWithStream({
+  rowCount,
+  body = '',
+  select,
+  refusals = 0,
+}: {
+  rowCount: number;
+  body?: string;
+  select: boolean;
+  /** The oldest this many rows are identical refusals (a paused client retrying): the list shows them as one line. */
+  refusals?: number;
+}) {
+  // Today, as an agent's requests are: the list writes today's as a time of day.
+  const startedAtMs = Date.now();
   const rows = Array.from({ length: rowCount }, (_, index) =>
-    summary(index === 0 ? 'running' : `done${index}`, rowCount - index, index === 0),
+    summary(index === 0 ? 'running' : `done${index}`, startedAtMs - index * 1_000, index === 0),
   );
+  for (const row of rows.slice(rowCount - refusals)) Object.assign(row, { status: 403, errorClass: 'client_paused' });
   const client = {
     listRequests: async () => ({ items: rows, nextCursor: null }),
     requestFacets: () => new Promise(() => undefined),
@@ -86,6 +104,7 @@ async function liveScreenWithStream({ rowCount, body = '', select }: { rowCount:
     requestBody: async () => ({ text: body, truncated: false }),
   } as unknown as ControlClient;
   window.location.hash = select ? '#/live/running' : '#/live';
+  vi.spyOn(HTMLElement.prototype, 'clientHeight', 'get').mockReturnValue(VIEW_HEIGHT_PX);
   const store = new LiveStore();
   render(
     <ApiProvider client={client}>
@@ -124,5 +143,20 @@ describe('the detail of a running request, while its stream paints', () => {
     expect(screen.getByTestId('live-text').textContent).toContain(`token${STREAM_FRAMES - 1}`);
     // Parsed before the stream's frames, none of them parses it again.
     expect(work.jsonCharsParsed).toBeLessThan(body.length);
+  });
+});
+
+describe('the Live list, while a stream paints', () => {
+  it('renders again only the row whose text grew, however many rows it shows', async () => {
+    const fewRows = await liveScreenWithStream({ rowCount: 2, select: false });
+    const withFewRows = fewRows.streamFrames(STREAM_FRAMES);
+    cleanup();
+    const manyRows = await liveScreenWithStream({ rowCount: 40, select: false, refusals: 5 });
+    expect(document.querySelectorAll('[role="option"]').length).toBeGreaterThan(2);
+    expect(screen.getByText('5 ×')).toBeTruthy();
+    const withManyRows = manyRows.streamFrames(STREAM_FRAMES);
+    // The streaming row writes its time at each frame; the rows that did not change write nothing.
+    expect(withFewRows.timesFormatted).toBeGreaterThan(0);
+    expect(withManyRows.timesFormatted).toBe(withFewRows.timesFormatted);
   });
 });

@@ -37,12 +37,16 @@ const summary = (id: string, startedAtMs: number, running: boolean): RequestSumm
   status: 200,
 });
 
-/** A Claude Code turn's body: the system prompt and a long history of messages, about `bytes` long. */
+/** A Claude Code turn's body: the system prompt and a long history of messages, at most `bytes` long. */
 function agentBody(bytes: number): string {
   const messages: { role: string; content: string }[] = [];
-  for (let turn = 0; JSON.stringify(messages).length < bytes; turn += 1)
+  const bodyOf = () => JSON.stringify({ model: 'claude-sonnet', system: 'You are Claude Code.', stream: true, messages });
+  for (let turn = 0; ; turn += 1) {
     messages.push({ role: turn % 2 === 0 ? 'user' : 'assistant', content: `turn ${turn}: ${'read the file and edit it. '.repeat(20)}` });
-  return JSON.stringify({ model: 'claude-sonnet', system: 'You are Claude Code.', stream: true, messages });
+    if (bodyOf().length > bytes) break;
+  }
+  messages.pop();
+  return bodyOf();
 }
 
 function detailOf(row: RequestSummary, body: string): RequestDetail {
@@ -139,6 +143,8 @@ describe('the detail of a running request, while its stream paints', () => {
     const body = agentBody(bodyBytes);
     const { streamFrames } = await liveScreenWithStream({ rowCount: 5, body, select: true });
     await openBody('Request body');
+    // A body sent with the detail shows as the conversation too, which reads it as well.
+    expect(screen.queryByRole('heading', { name: 'Conversation' }) !== null).toBe(body.length <= INLINE_BODY_BYTES);
     const work = streamFrames(STREAM_FRAMES);
     expect(screen.getByTestId('live-text').textContent).toContain(`token${STREAM_FRAMES - 1}`);
     // Parsed before the stream's frames, none of them parses it again.

@@ -1,4 +1,4 @@
-import { useMemo, useState } from 'react';
+import { memo, useMemo, useState } from 'react';
 import { defaultStyles, JsonView } from 'react-json-view-lite';
 import type { BodyPart, BodyView } from '../../../proxy/contracts/requests.ts';
 import { useApi } from '../api/ApiContext.tsx';
@@ -103,8 +103,11 @@ function BodyContent({ part, text, truncated, eventOffsetsMs, highlight }: BodyC
   );
 }
 
-/** A body, rendered (and fetched, when large) only once the user opens it, or at once when the search matched in it. */
-export function BodyPanel({
+/**
+ * A body, rendered (and fetched, when large) only once the user opens it, or at once when the search matched in it.
+ * Memoised: a running request's detail renders again at each stream frame, and a search is marked over the whole body.
+ */
+export const BodyPanel = memo(function BodyPanel({
   requestId,
   part,
   title,
@@ -157,4 +160,4 @@ export function BodyPanel({
       )}
     </details>
   );
-}
+});

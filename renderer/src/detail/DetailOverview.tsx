@@ -1,3 +1,4 @@
+import { memo } from 'react';
 import type { RequestDetail } from '../../../proxy/contracts/requests.ts';
 import type { FilterField } from '../live/filterForm.ts';
 import { CopyButton } from '../common/CopyButton.tsx';
@@ -47,7 +48,14 @@ function FilterBy({
   );
 }
 
-export function DetailOverview({ detail, onFilter }: { detail: RequestDetail; onFilter?: (field: FilterField, value: string) => void }) {
+/** Memoised: a running request's detail renders again at each frame of its stream, and none of this changes with it. */
+export const DetailOverview = memo(function DetailOverview({
+  detail,
+  onFilter,
+}: {
+  detail: RequestDetail;
+  onFilter?: (field: FilterField, value: string) => void;
+}) {
   return (
     <dl className="overview">
       <dt>Started</dt>
@@ -151,4 +159,4 @@ export function DetailOverview({ detail, onFilter }: { detail: RequestDetail; on
       )}
     </dl>
   );
-}
+});

@@ -1,5 +1,18 @@
-/** `open`: shown unfolded, e.g. a failure's response headers (a 429's Retry-After is the answer to "when may I retry"). */
-export function HeadersTable({ title, headers, open = false }: { title: string; headers: Record<string, string>; open?: boolean }) {
+import { memo } from 'react';
+
+/**
+ * `open`: shown unfolded, e.g. a failure's response headers (a 429's Retry-After is the answer to "when may I retry").
+ * Memoised, as the detail's other logged parts: they do not change with a running request's stream frames.
+ */
+export const HeadersTable = memo(function HeadersTable({
+  title,
+  headers,
+  open = false,
+}: {
+  title: string;
+  headers: Record<string, string>;
+  open?: boolean;
+}) {
   const entries = Object.entries(headers);
   return (
     <details className="headers" open={open || undefined}>
@@ -24,4 +37,4 @@ export function HeadersTable({ title, headers, open = false }: { title: string; 
       )}
     </details>
   );
-}
+});

@@ -1,4 +1,4 @@
-import { forwardRef, type KeyboardEvent, useMemo } from 'react';
+import { forwardRef, type KeyboardEvent, memo, useMemo } from 'react';
 import type { RequestDetail } from '../../../proxy/contracts/requests.ts';
 import { useApi } from '../api/ApiContext.tsx';
 import { CopyButton } from '../common/CopyButton.tsx';
@@ -67,20 +67,7 @@ export const RequestDetailPanel = forwardRef<HTMLElement, RequestDetailPanelProp
       {state.kind === 'ready' && (
         <>
           {state.detail.explanation && <ErrorExplanationView explanation={state.detail.explanation} message={state.detail.errorMessage} />}
-          <div className="actions">
-            <CopyButton text={buildSupportInfo(state.detail)} label="Copy support info" />
-            <CopyButton
-              text={buildCurl({
-                proxyUrl,
-                method: state.detail.method,
-                clientPath: state.detail.clientPath,
-                stream: state.detail.stream,
-                body: state.detail.requestBody?.text ?? null,
-                bodyTruncated: state.detail.requestBody?.truncated ?? false,
-              })}
-              label="Copy as curl"
-            />
-          </div>
+          <DetailActions detail={state.detail} proxyUrl={proxyUrl} />
           <ReplayLinks detail={state.detail} />
           <DetailOverview detail={state.detail} onFilter={onFilter} />
           {!inFlight && <ReplayPanel key={state.detail.id} detail={state.detail} running={runningReplay} />}
@@ -128,5 +115,25 @@ function Conversation({ detail, highlight, liveText }: { detail: RequestDetail; 
   const answerText = liveText ?? detail.streamText;
   const answer: Turn | null =
     answerText !== null && answerText !== '' ? { role: 'assistant', parts: [{ kind: 'text', text: answerText }] } : loggedAnswer;
-  return <ConversationView turns={answer ? [...turns, answer] : turns} highlight={highlight} />;
+  return <ConversationView turns={turns} answer={answer} highlight={highlight} />;
 }
+
+/** What to copy for support or to send again; memoised, as the curl command quotes the whole body. */
+const DetailActions = memo(function DetailActions({ detail, proxyUrl }: { detail: RequestDetail; proxyUrl: string }) {
+  return (
+    <div className="actions">
+      <CopyButton text={buildSupportInfo(detail)} label="Copy support info" />
+      <CopyButton
+        text={buildCurl({
+          proxyUrl,
+          method: detail.method,
+          clientPath: detail.clientPath,
+          stream: detail.stream,
+          body: detail.requestBody?.text ?? null,
+          bodyTruncated: detail.requestBody?.truncated ?? false,
+        })}
+        label="Copy as curl"
+      />
+    </div>
+  );
+});

@@ -1,5 +1,5 @@
 // @vitest-environment happy-dom
-import { act, cleanup, fireEvent, render, screen } from '@testing-library/react';
+import { act, cleanup, fireEvent, render, screen, waitFor } from '@testing-library/react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { IN_FLIGHT_SUMMARY_DEFAULTS } from '../../../proxy/contracts/liveEvents.ts';
 import type { BodyView, RequestDetail, RequestSummary } from '../../../proxy/contracts/requests.ts';
@@ -116,6 +116,11 @@ async function liveScreenWithStream({
     </ApiProvider>,
   );
   await screen.findByText(`${rowCount} requests`);
+  const search = async (text: string) => {
+    fireEvent.change(screen.getByRole('searchbox'), { target: { value: text } });
+    // The list searches once the typing settles; the detail then marks the matches.
+    await waitFor(() => expect(document.querySelector('.conversation mark')).not.toBeNull());
+  };
   const streamFrames = (frames: number) =>
     countRenderWork(() => {
       for (let frame = 0; frame < frames; frame += 1)
@@ -124,7 +129,7 @@ async function liveScreenWithStream({
           store.publish();
         });
     });
-  return { streamFrames };
+  return { streamFrames, search };
 }
 
 /** Opens a body panel as a click on its summary does. */
@@ -149,6 +154,20 @@ describe('the detail of a running request, while its stream paints', () => {
     expect(screen.getByTestId('live-text').textContent).toContain(`token${STREAM_FRAMES - 1}`);
     // Parsed before the stream's frames, none of them parses it again.
     expect(work.jsonCharsParsed).toBeLessThan(body.length);
+  });
+
+  it('renders again only what the stream changed: no search marks redone over the body, no times rewritten', async () => {
+    const body = agentBody(INLINE_BODY_BYTES);
+    const listAlone = await liveScreenWithStream({ rowCount: 5, select: false });
+    const withListAlone = listAlone.streamFrames(STREAM_FRAMES);
+    cleanup();
+    const withDetail = await liveScreenWithStream({ rowCount: 5, body, select: true });
+    await withDetail.search('edit');
+    await openBody('Request body');
+    const work = withDetail.streamFrames(STREAM_FRAMES);
+    // Marking a search lowercases the text searched: the answer's text so far, never again the body.
+    expect(work.charsLowercased).toBeLessThan(body.length);
+    expect(work.timesFormatted).toBe(withListAlone.timesFormatted);
   });
 });
 

@@ -9,14 +9,19 @@ export interface RenderWork {
   charsLowercased: number;
   /** Moments written as a time of day (formatTimestamp): a list row writes two each time it renders. */
   timesFormatted: number;
+  /** Rows read from the Live list's rows (the map passed as `rows`): grouping the list reads every one. */
+  rowLookups: number;
+  /** Lookups in every other Map: React's own, and the list virtualizer's sizes, one per line it measures. */
+  otherMapLookups: number;
 }
 
 /** Counts `run`'s work (sync: a React `act` whose updates are flushed when it returns). */
-export function countRenderWork(run: () => void): RenderWork {
-  const work: RenderWork = { jsonParses: 0, jsonCharsParsed: 0, charsLowercased: 0, timesFormatted: 0 };
+export function countRenderWork(run: () => void, rows?: ReadonlyMap<unknown, unknown>): RenderWork {
+  const work: RenderWork = { jsonParses: 0, jsonCharsParsed: 0, charsLowercased: 0, timesFormatted: 0, rowLookups: 0, otherMapLookups: 0 };
   const parse = JSON.parse;
   const toLowerCase = String.prototype.toLowerCase;
   const toLocaleTimeString = Date.prototype.toLocaleTimeString;
+  const get = Map.prototype.get;
   const spies = [
     vi.spyOn(JSON, 'parse').mockImplementation((text: string, reviver?: Parameters<typeof JSON.parse>[1]) => {
       work.jsonParses += 1;
@@ -30,6 +35,11 @@ export function countRenderWork(run: () => void): RenderWork {
     vi.spyOn(Date.prototype, 'toLocaleTimeString').mockImplementation(function (this: Date, ...args) {
       work.timesFormatted += 1;
       return toLocaleTimeString.apply(this, args);
+    }),
+    vi.spyOn(Map.prototype, 'get').mockImplementation(function (this: Map<unknown, unknown>, key: unknown) {
+      if (this === rows) work.rowLookups += 1;
+      else work.otherMapLookups += 1;
+      return get.call(this, key);
     }),
   ];
   try {

@@ -71,8 +71,8 @@ export function RequestList({
   const { order, rows } = snapshot;
   /** Groups of identical refusals the user opened. */
   const [expanded, setExpanded] = useState<ReadonlySet<string>>(() => new Set());
-  // biome-ignore lint/correctness/useExhaustiveDependencies: the rows map is mutated in place; `snapshot.version` is what says it changed
-  const entries = useMemo(() => collapseRefusals(order, rows, expanded), [order, snapshot.version, expanded]);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: the rows map is mutated in place; `snapshot.listVersion` says when its lines may have changed
+  const entries = useMemo(() => collapseRefusals(order, rows, expanded), [order, snapshot.listVersion, expanded]);
   const expand = useCallback((key: string) => setExpanded((current) => new Set([...current, key])), []);
   const virtualizer = useVirtualizer({
     count: entries.length,

@@ -12,8 +12,8 @@ const MAX_UPDATES_BEFORE_PAGE = 1_000;
 /**
  * The newest rows the Live list keeps while it shows its top; older ones go back to the log, from
  * which scrolling down (or End) pages them in again. A row costs about 1.4 KB and every painted
- * frame copies and groups the list: 1,000 rows are 1.8 MB and 0.3 ms a frame, a day of busy agents
- * (50,000) 65 MB and 13 ms, most of a frame. The list shows about 25 rows at a time and a page is
+ * frame that adds a row or changes one's summary (not a stream's text) copies and groups the list:
+ * 1,000 rows are 1.8 MB and 0.3 ms a frame, a day of busy agents (50,000) 65 MB and 13 ms, most of a frame. The list shows about 25 rows at a time and a page is
  * 200: 1,000 is five pages, forty screens of scrolling back.
  */
 export const LIVE_ROWS_KEPT = 1_000;
@@ -24,6 +24,12 @@ export interface LiveSnapshot {
   order: readonly string[];
   rows: ReadonlyMap<string, LiveRow>;
   version: number;
+  /**
+   * Changes when the list's lines may have: a row came or went, or a row's summary changed. Not for
+   * a stream's text, which is most frames: the list is not grouped again for them, and `order` is
+   * the same array.
+   */
+  listVersion: number;
   /** Rows older than the last one were dropped (LIVE_ROWS_KEPT): the log has them, the next page starts there. */
   olderRowsMoved: boolean;
   /** Rows taken in since the last reset, live or paged; it only grows, while the list itself stays bounded. */
@@ -39,6 +45,7 @@ export class LiveStore {
   private rows = new Map<string, LiveRow>();
   private order: string[] = [];
   private version = 0;
+  private listVersion = 0;
   private olderRowsMoved = false;
   private rowsAdded = 0;
   /** How deep the list shows (rows from the top, Infinity while End heads for the oldest): those rows are not dropped. */
@@ -47,7 +54,7 @@ export class LiveStore {
   private dropCount = 0;
   /** The view moved (`showRows`) since rows were last dropped: only then are they read back from the log. */
   private viewMovedSinceDrop = false;
-  private published: LiveSnapshot = { order: [], rows: this.rows, version: 0, olderRowsMoved: false, rowsAdded: 0 };
+  private published: LiveSnapshot = { order: [], rows: this.rows, version: 0, listVersion: 0, olderRowsMoved: false, rowsAdded: 0 };
   private readonly listeners = new Set<() => void>();
   private filters: RequestFilters = {};
   /**
@@ -84,6 +91,7 @@ export class LiveStore {
     this.rowsAdded = 0;
     this.rowsShown = 0;
     this.version += 1;
+    this.listVersion += 1;
     this.publish();
   }
 
@@ -146,6 +154,7 @@ export class LiveStore {
       if (!existing && !matchesFilters(next, this.filters)) continue;
       this.rows.set(next.id, next);
       if (!existing) this.insert(next);
+      else if (Object.keys(update.fields).length > 0) this.listVersion += 1;
       this.version += 1;
     }
     if (this.order.length > rowsBefore) this.dropOlderRows();
@@ -172,6 +181,7 @@ export class LiveStore {
   private insert(row: LiveRow): void {
     this.order.splice(insertionIndex(this.order, this.rows, row.startedAtMs), 0, row.id);
     this.rowsAdded += 1;
+    this.listVersion += 1;
   }
 
   /** Drops the oldest rows past the newest LIVE_ROWS_KEPT, unless the list shows them (see `showRows`). */
@@ -183,6 +193,7 @@ export class LiveStore {
     this.viewMovedSinceDrop = false;
     this.dropCount += 1;
     this.version += 1;
+    this.listVersion += 1;
   }
 
   private keepUntilPage(update: LiveRequestUpdate): void {
@@ -199,10 +210,12 @@ export class LiveStore {
 
   publish(): void {
     if (this.published.version === this.version && this.published.rows === this.rows) return;
+    const listChanged = this.published.listVersion !== this.listVersion || this.published.rows !== this.rows;
     this.published = {
-      order: this.order.slice(),
+      order: listChanged ? this.order.slice() : this.published.order,
       rows: this.rows,
       version: this.version,
+      listVersion: this.listVersion,
       olderRowsMoved: this.olderRowsMoved,
       rowsAdded: this.rowsAdded,
     };

@@ -130,6 +130,30 @@ function arriveAndEnd(store: LiveStore, requestId: string, startedAtMs: number):
 
 // A window left open all day beside busy agents (issue 20: lean all day): every request that came
 // live stayed in the list, about 1.4 KB each, and the list's work per painted frame grew with it.
+describe("LiveStore's list version", () => {
+  it("stays for a stream's text, so the list's lines are not worked out again, and moves when a row comes or its summary changes", () => {
+    const store = new LiveStore();
+    store.applyFrame({ requests: [start('a', 1), start('b', 2)], status: null });
+    store.publish();
+    const before = store.getSnapshot();
+    store.applyFrame({ requests: [delta('a', 'Hello')], status: null });
+    store.publish();
+    const afterText = store.getSnapshot();
+    expect(afterText.rows.get('a')?.text).toBe('Hello');
+    expect(afterText.listVersion).toBe(before.listVersion);
+    expect(afterText.order).toBe(before.order);
+    // A refusal can join a group of identical ones: its end changes the lines.
+    store.applyFrame({ requests: [end('a', { status: 403, errorClass: 'client_paused' })], status: null });
+    store.publish();
+    const afterEnd = store.getSnapshot();
+    expect(afterEnd.listVersion).not.toBe(afterText.listVersion);
+    store.applyFrame({ requests: [start('c', 3)], status: null });
+    store.publish();
+    expect(store.getSnapshot().listVersion).not.toBe(afterEnd.listVersion);
+    expect(store.getSnapshot().order).toEqual(['c', 'b', 'a']);
+  });
+});
+
 describe('LiveStore over a day of live requests', () => {
   it('keeps the newest LIVE_ROWS_KEPT rows and says older ones moved to the log', () => {
     const store = new LiveStore();

@@ -40,6 +40,7 @@ describe('runningReplayOf', () => {
     order: rows.map((each) => each.id),
     rows: new Map(rows.map((each) => [each.id, each])),
     version: 1,
+    listVersion: 1,
     olderRowsMoved: false,
     rowsAdded: rows.length,
   });

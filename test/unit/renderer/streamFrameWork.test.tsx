@@ -6,7 +6,7 @@ import type { BodyView, RequestDetail, RequestSummary } from '../../../proxy/con
 import { ApiProvider } from '../../../renderer/src/api/ApiContext.tsx';
 import type { ControlClient } from '../../../renderer/src/api/client.ts';
 import { LiveScreen } from '../../../renderer/src/live/LiveScreen.tsx';
-import { LiveStore } from '../../../renderer/src/live/liveStore.ts';
+import { LIVE_ROWS_KEPT, LiveStore } from '../../../renderer/src/live/liveStore.ts';
 import { countRenderWork } from '../../support/renderWork.ts';
 
 afterEach(() => {
@@ -115,7 +115,7 @@ async function liveScreenWithStream({
       <LiveScreen store={store} proxyUrl="http://127.0.0.1:1" firstRun={null} />
     </ApiProvider>,
   );
-  await screen.findByText(`${rowCount} requests`);
+  await screen.findByText(`${rowCount.toLocaleString()} requests`);
   const search = async (text: string) => {
     fireEvent.change(screen.getByRole('searchbox'), { target: { value: text } });
     // The list searches once the typing settles; the detail then marks the matches.
@@ -128,7 +128,7 @@ async function liveScreenWithStream({
           store.applyFrame({ requests: [{ requestId: 'running', fields: {}, appendText: `token${frame} ` }], status: null });
           store.publish();
         });
-    });
+    }, store.getSnapshot().rows);
   return { streamFrames, search };
 }
 
@@ -183,5 +183,16 @@ describe('the Live list, while a stream paints', () => {
     // The streaming row writes its time at each frame; the rows that did not change write nothing.
     expect(withFewRows.timesFormatted).toBeGreaterThan(0);
     expect(withManyRows.timesFormatted).toBe(withFewRows.timesFormatted);
+  });
+
+  it("does not group its lines again when only a stream's text grew", async () => {
+    const shortList = await liveScreenWithStream({ rowCount: 40, select: false, refusals: 5 });
+    const withShortList = shortList.streamFrames(STREAM_FRAMES);
+    cleanup();
+    const longList = await liveScreenWithStream({ rowCount: LIVE_ROWS_KEPT, select: false, refusals: 5 });
+    const withLongList = longList.streamFrames(STREAM_FRAMES);
+    // The rows in view are read to render them, the same in both; the rest of the list is not read at all.
+    expect(withShortList.rowLookups).toBeGreaterThan(0);
+    expect(withLongList.rowLookups).toBe(withShortList.rowLookups);
   });
 });

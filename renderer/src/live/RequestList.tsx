@@ -74,15 +74,20 @@ export function RequestList({
   // biome-ignore lint/correctness/useExhaustiveDependencies: the rows map is mutated in place; `snapshot.listVersion` says when its lines may have changed
   const entries = useMemo(() => collapseRefusals(order, rows, expanded), [order, snapshot.listVersion, expanded]);
   const expand = useCallback((key: string) => setExpanded((current) => new Set([...current, key])), []);
+  // A new key function makes the virtualizer place every line again (each frame, 1,000 lines): new only with new lines.
+  const lineKey = useCallback(
+    (index: number) => {
+      const entry = entries[index];
+      return entry === undefined ? index : entry.kind === 'row' ? entry.id : `group:${entry.key}`;
+    },
+    [entries],
+  );
   const virtualizer = useVirtualizer({
     count: entries.length,
     getScrollElement: () => scrollRef.current,
     estimateSize: () => ROW_HEIGHT_PX,
     overscan: 12,
-    getItemKey: (index) => {
-      const entry = entries[index];
-      return entry === undefined ? index : entry.kind === 'row' ? entry.id : `group:${entry.key}`;
-    },
+    getItemKey: lineKey,
   });
   const items = virtualizer.getVirtualItems();
   const lastVisible = items.at(-1)?.index ?? 0;

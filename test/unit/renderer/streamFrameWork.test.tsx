@@ -195,4 +195,14 @@ describe('the Live list, while a stream paints', () => {
     expect(withShortList.rowLookups).toBeGreaterThan(0);
     expect(withLongList.rowLookups).toBe(withShortList.rowLookups);
   });
+
+  it("does not measure its lines again when only a stream's text grew", async () => {
+    const shortList = await liveScreenWithStream({ rowCount: 40, select: false });
+    const withShortList = shortList.streamFrames(STREAM_FRAMES);
+    cleanup();
+    const longList = await liveScreenWithStream({ rowCount: LIVE_ROWS_KEPT, select: false });
+    const withLongList = longList.streamFrames(STREAM_FRAMES);
+    // Rendering the one row that changed looks up as much in a list of 1,000 as in one of 40.
+    expect(withLongList.otherMapLookups).toBe(withShortList.otherMapLookups);
+  });
 });

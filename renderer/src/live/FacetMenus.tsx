@@ -1,3 +1,4 @@
+import { memo } from 'react';
 import type { FacetValue, RequestFacets } from '../../../proxy/contracts/requestFacets.ts';
 import type { FacetDimension } from '../../../proxy/contracts/log.ts';
 import type { FilterForm } from './filterForm.ts';
@@ -14,9 +15,10 @@ const MENUS: { dimension: FacetDimension; title: string; field: keyof FilterForm
 
 /**
  * What the listed requests hold, per dimension, with counts: open a menu and pick a value to
- * filter by it. Values already chosen show as pressed; picking one again clears it.
+ * filter by it. Values already chosen show as pressed; picking one again clears it. Memoised: the
+ * Live screen renders at each stream frame, and the menus hold up to 180 values.
  */
-export function FacetMenus({
+export const FacetMenus = memo(function FacetMenus({
   facets,
   form,
   onPick,
@@ -56,4 +58,4 @@ export function FacetMenus({
       })}
     </nav>
   );
-}
+});

@@ -2,6 +2,7 @@
 import { act, cleanup, fireEvent, render, screen, waitFor } from '@testing-library/react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { IN_FLIGHT_SUMMARY_DEFAULTS } from '../../../proxy/contracts/liveEvents.ts';
+import type { RequestFacets } from '../../../proxy/contracts/requestFacets.ts';
 import type { BodyView, RequestDetail, RequestSummary } from '../../../proxy/contracts/requests.ts';
 import { ApiProvider } from '../../../renderer/src/api/ApiContext.tsx';
 import type { ControlClient } from '../../../renderer/src/api/client.ts';
@@ -88,12 +89,15 @@ async function liveScreenWithStream({
   body = '',
   select,
   refusals = 0,
+  facets,
 }: {
   rowCount: number;
   body?: string;
   select: boolean;
   /** The oldest this many rows are identical refusals (a paused client retrying): the list shows them as one line. */
   refusals?: number;
+  /** What the filter menus list; without, they stay loading. */
+  facets?: RequestFacets;
 }) {
   // Today, as an agent's requests are: the list writes today's as a time of day.
   const startedAtMs = Date.now();
@@ -103,7 +107,7 @@ async function liveScreenWithStream({
   for (const row of rows.slice(rowCount - refusals)) Object.assign(row, { status: 403, errorClass: 'client_paused' });
   const client = {
     listRequests: async () => ({ items: rows, nextCursor: null }),
-    requestFacets: () => new Promise(() => undefined),
+    requestFacets: () => (facets ? Promise.resolve(facets) : new Promise(() => undefined)),
     request: async () => detailOf(rows[0] as RequestSummary, body),
     requestBody: async () => ({ text: body, truncated: false }),
   } as unknown as ControlClient;
@@ -204,5 +208,27 @@ describe('the Live list, while a stream paints', () => {
     const withLongList = longList.streamFrames(STREAM_FRAMES);
     // Rendering the one row that changed looks up as much in a list of 1,000 as in one of 40.
     expect(withLongList.otherMapLookups).toBe(withShortList.otherMapLookups);
+  });
+
+  it('leaves the filter menus as they are', async () => {
+    const values = (dimension: string, count: number) =>
+      Array.from({ length: count }, (_, index) => ({ value: `${dimension}${index}`, label: `${dimension} ${index}`, count: index + 1 }));
+    const menus = (count: number): RequestFacets => ({
+      status: values('status', count),
+      errorClass: values('error', count),
+      model: values('model', count),
+      client: values('client', count),
+      profile: values('profile', count),
+      endpoint: values('/v1/path', count),
+    });
+    const fewValues = await liveScreenWithStream({ rowCount: 5, select: false, facets: menus(1) });
+    await screen.findByRole('navigation', { name: 'Facets' });
+    const withFewValues = fewValues.streamFrames(STREAM_FRAMES);
+    cleanup();
+    const manyValues = await liveScreenWithStream({ rowCount: 5, select: false, facets: menus(30) });
+    await screen.findByRole('navigation', { name: 'Facets' });
+    const withManyValues = manyValues.streamFrames(STREAM_FRAMES);
+    // Each value's count is written once, when the menus load, not again at each frame.
+    expect(withManyValues.numbersFormatted).toBe(withFewValues.numbersFormatted);
   });
 });

@@ -46,7 +46,7 @@ export function responsesToChatRequest(body: unknown, options: ChatRequestOption
   const parsed = responsesRequestSchema.safeParse(body);
   if (!parsed.success) return badRequest(`invalid Responses request: ${describeSchemaError(parsed.error)}`);
   const request = parsed.data;
-  if (request.previous_response_id) return unfixableRequest(PREVIOUS_RESPONSE_ID_MESSAGE);
+  if (request.previous_response_id) return badRequest(PREVIOUS_RESPONSE_ID_MESSAGE);
   const notes = unknownFieldNotes(body as Record<string, unknown>, RESPONSES_TRANSLATED_FIELDS);
 
   const messages: ChatMessage[] = [];

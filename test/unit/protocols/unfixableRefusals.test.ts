@@ -11,7 +11,6 @@ const responses = (input: unknown, extra: Record<string, unknown> = {}) => respo
  */
 describe('refusals no fixed retry can serve through a chat gateway', () => {
   it.each([
-    ['a Responses previous_response_id (state only OpenAI keeps)', () => responses('hi', { previous_response_id: 'resp_1' })],
     ["Codex's remote compaction request", () => responses([{ role: 'user', content: 'hi' }, { type: 'compaction_trigger' }])],
     [
       'an earlier remote compaction',
@@ -50,6 +49,8 @@ describe('refusals no fixed retry can serve through a chat gateway', () => {
     ['a Responses body that is not an object', () => responsesToChatRequest([], options)],
     ['a Responses request with no messages', () => responses([])],
     ['an input_image without image_url', () => responses([{ role: 'user', content: [{ type: 'input_image', file_id: 'f' }] }])],
+    // Its message says to send the whole conversation instead (store: false), which the client can do.
+    ['a Responses previous_response_id', () => responses('hi', { previous_response_id: 'resp_1' })],
   ])('%s is a request the client can fix', (_label, translate) => {
     const result = translate();
     expect(result.ok).toBe(false);

@@ -1,12 +1,23 @@
-import { memo } from 'react';
+import { useVirtualizer } from '@tanstack/react-virtual';
+import { memo, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import { Highlighted } from './Highlighted.tsx';
-import type { Turn } from './conversation.ts';
+import type { Turn, TurnPart } from './conversation.ts';
+import { collapsedNote, NEWEST_TURNS_SHOWN, showEarlierLabel, shownTurns } from './conversationWindow.ts';
 
 const ROLE_LABELS: Record<Turn['role'], string> = { system: 'System', user: 'User', assistant: 'Assistant', tool: 'Tool result' };
 
-function TurnItem({ turn, highlight }: { turn: Turn; highlight: string }) {
+/** A turn's height before it is measured; the virtualiser measures each once shown. */
+const ESTIMATED_TURN_PX = 120;
+
+function CutNote({ part }: { part: TurnPart }) {
+  if (part.kind === 'image' || part.omittedChars === undefined) return null;
+  return <span className="muted"> … {part.omittedChars.toLocaleString()} more characters, in the request body below</span>;
+}
+
+/** Memoised: a running request's answer grows at each stream frame, and a turn's search marks are redone only when it or the search changed. */
+const TurnItem = memo(function TurnItem({ turn, highlight }: { turn: Turn; highlight: string }) {
   return (
-    <li className={`turn turn-${turn.role}`}>
+    <div className={`turn turn-${turn.role}`}>
       <span className="turn-role">{ROLE_LABELS[turn.role]}</span>
       {turn.parts.length === 0 && <p className="muted">(empty)</p>}
       {turn.parts.map((part, partIndex) => {
@@ -21,6 +32,7 @@ function TurnItem({ turn, highlight }: { turn: Turn; highlight: string }) {
           return (
             <p key={key} className="turn-text">
               <Highlighted text={part.text} needle={highlight} />
+              <CutNote part={part} />
             </p>
           );
         return (
@@ -30,34 +42,91 @@ function TurnItem({ turn, highlight }: { turn: Turn; highlight: string }) {
             </span>
             <pre>
               <Highlighted text={part.text} needle={highlight} />
+              <CutNote part={part} />
             </pre>
           </div>
         );
       })}
-    </li>
+    </div>
+  );
+});
+
+/**
+ * The turns shown and the answer, only those in view in the DOM: an agent's history is hundreds of
+ * turns, each with the files its tools read. It opens at its end, the newest turns.
+ */
+function TurnList({
+  turns,
+  firstShown,
+  answer,
+  highlight,
+}: {
+  turns: Turn[];
+  /** Index of `turns[0]` in the whole conversation: a turn keeps its key as earlier ones are shown. */
+  firstShown: number;
+  answer: Turn | null;
+  highlight: string;
+}) {
+  const scrollRef = useRef<HTMLDivElement>(null);
+  const count = turns.length + (answer ? 1 : 0);
+  const virtualizer = useVirtualizer({
+    count,
+    getScrollElement: () => scrollRef.current,
+    estimateSize: () => ESTIMATED_TURN_PX,
+    overscan: 4,
+    getItemKey: (index) => (index < turns.length ? firstShown + index : 'answer'),
+  });
+  // Opened at the newest turn; when earlier turns are shown, the view stays on the turn it showed first.
+  const shownFrom = useRef<number | null>(null);
+  useLayoutEffect(() => {
+    const previous = shownFrom.current;
+    shownFrom.current = firstShown;
+    if (previous === null) virtualizer.scrollToIndex(count - 1, { align: 'end' });
+    else if (previous !== firstShown) virtualizer.scrollToIndex(previous - firstShown, { align: 'start' });
+  }, [firstShown, count, virtualizer]);
+  return (
+    // biome-ignore lint/a11y/noNoninteractiveTabindex: the turns scroll; keyboard users must be able to focus them to scroll them
+    <div ref={scrollRef} className="conversation-scroll" tabIndex={0}>
+      <ol className="conversation-turns" style={{ height: `${virtualizer.getTotalSize()}px` }}>
+        {virtualizer.getVirtualItems().map((item) => {
+          const turn = item.index < turns.length ? turns[item.index] : answer;
+          return turn ? (
+            <li
+              key={item.key}
+              ref={virtualizer.measureElement}
+              data-index={item.index}
+              className="conversation-slot"
+              style={{ transform: `translateY(${item.start}px)` }}
+            >
+              <TurnItem turn={turn} highlight={highlight} />
+            </li>
+          ) : null;
+        })}
+      </ol>
+    </div>
   );
 }
 
 /**
- * The request's turns, memoised apart from the answer: while a request runs its answer grows at
- * each stream frame, and an agent's history is hundreds of turns, searched for marks at each render.
+ * The request's messages and the answer as a conversation; the raw bodies stay below it. The newest
+ * turns show first, earlier ones when asked for; key it by the body, so another body opens at its end.
  */
-const RequestTurns = memo(function RequestTurns({ turns, highlight }: { turns: Turn[]; highlight: string }) {
-  return turns.map((turn, index) => (
-    // biome-ignore lint/suspicious/noArrayIndexKey: turns never reorder; their place is their identity
-    <TurnItem key={index} turn={turn} highlight={highlight} />
-  ));
-});
-
-/** The request's messages and the answer as a conversation; the raw bodies stay below it. */
 export function ConversationView({ turns, answer, highlight }: { turns: Turn[]; answer: Turn | null; highlight: string }) {
+  const [shownCount, setShownCount] = useState(NEWEST_TURNS_SHOWN);
+  const { firstShown, collapsed, nextStep } = shownTurns(turns.length, shownCount);
+  const shown = useMemo(() => turns.slice(firstShown), [turns, firstShown]);
   return (
     <section className="conversation" aria-labelledby="conversation-title">
       <h3 id="conversation-title">Conversation</h3>
-      <ol>
-        <RequestTurns turns={turns} highlight={highlight} />
-        {answer && <TurnItem turn={answer} highlight={highlight} />}
-      </ol>
+      {collapsed > 0 && (
+        <p className="conversation-collapsed">
+          <span className="muted">{collapsedNote(collapsed, turns.length)}</span>{' '}
+          <button type="button" onClick={() => setShownCount((count) => count + nextStep)}>
+            {showEarlierLabel(nextStep)}
+          </button>
+        </p>
+      )}
+      <TurnList turns={shown} firstShown={firstShown} answer={answer} highlight={highlight} />
     </section>
   );
 }

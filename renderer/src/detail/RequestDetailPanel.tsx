@@ -6,7 +6,7 @@ import { ErrorState, Loading } from '../common/StateViews.tsx';
 import type { FilterField } from '../live/filterForm.ts';
 import type { LiveRow } from '../live/liveRows.ts';
 import { BodyPanel } from './BodyPanel.tsx';
-import { requestTurns, responseTurn, type Turn } from './conversation.ts';
+import { responseTurn, type Turn } from './conversation.ts';
 import { ConversationView } from './ConversationView.tsx';
 import { Highlighted } from './Highlighted.tsx';
 import { buildCurl, buildSupportInfo } from './copyText.ts';
@@ -16,6 +16,7 @@ import { HeadersTable } from './HeadersTable.tsx';
 import { ReplayLinks } from './ReplayLinks.tsx';
 import { ReplayPanel } from './ReplayPanel.tsx';
 import { useRequestDetail } from './useRequestDetail.ts';
+import { useRequestTurns } from './useRequestTurns.ts';
 
 interface RequestDetailPanelProps {
   requestId: string;
@@ -106,16 +107,22 @@ export const RequestDetailPanel = forwardRef<HTMLElement, RequestDetailPanelProp
 
 /** The request's turns and the answer, when the request body is a chat, Messages or Responses call logged in full. */
 function Conversation({ detail, highlight, liveText }: { detail: RequestDetail; highlight: string; liveText: string | null }) {
-  const requestText = detail.requestBody?.truncated ? undefined : detail.requestBody?.text;
+  const turns = useRequestTurns(detail.id, detail.clientPath, detail.requestBody);
   const responseText = detail.responseBody?.text;
-  // Read once per body, not at each frame of the running request's stream (a body is up to 64 KB here).
-  const turns = useMemo(() => (requestText ? requestTurns(requestText) : null), [requestText]);
+  // Read once per body, not at each frame of the running request's stream.
   const loggedAnswer = useMemo(() => (responseText ? responseTurn(responseText) : null), [responseText]);
-  if (!turns || turns.length === 0) return null;
+  if (turns.kind === 'none') return null;
+  if (turns.kind !== 'ready')
+    return (
+      <section className="conversation" aria-labelledby="conversation-title">
+        <h3 id="conversation-title">Conversation</h3>
+        {turns.kind === 'loading' ? <Loading what="the conversation" /> : <ErrorState error={turns.error} />}
+      </section>
+    );
   const answerText = liveText ?? detail.streamText;
   const answer: Turn | null =
     answerText !== null && answerText !== '' ? { role: 'assistant', parts: [{ kind: 'text', text: answerText }] } : loggedAnswer;
-  return <ConversationView turns={turns} answer={answer} highlight={highlight} />;
+  return <ConversationView key={detail.id} turns={turns.turns} answer={answer} highlight={highlight} />;
 }
 
 /** What to copy for support or to send again; memoised, as the curl command quotes the whole body. */

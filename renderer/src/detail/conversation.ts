@@ -5,11 +5,18 @@
 
 export type TurnRole = 'system' | 'user' | 'assistant' | 'tool';
 
+/** `omittedChars`: how much of a long text (a file a tool read) was cut from what the conversation shows. */
 export type TurnPart =
-  | { kind: 'text'; text: string }
-  | { kind: 'tool_call'; name: string; text: string }
-  | { kind: 'tool_result'; name: string | null; text: string }
+  | { kind: 'text'; text: string; omittedChars?: number }
+  | { kind: 'tool_call'; name: string; text: string; omittedChars?: number }
+  | { kind: 'tool_result'; name: string | null; text: string; omittedChars?: number }
   | { kind: 'image' };
+
+/**
+ * A part shows at most this much of its text: an agent's history holds whole files as tool results,
+ * and the body panel below shows them in full. The sessions timeline cuts at the same length.
+ */
+export const PART_TEXT_LIMIT_CHARS = 4_000;
 
 export interface Turn {
   role: TurnRole;
@@ -80,6 +87,11 @@ function turnOf(message: Json): Turn {
   return { role, parts: [...partsOf(message.content), ...toolCallsOf(message)] };
 }
 
+function cutPart(part: TurnPart): TurnPart {
+  if (part.kind === 'image' || part.text.length <= PART_TEXT_LIMIT_CHARS) return part;
+  return { ...part, text: part.text.slice(0, PART_TEXT_LIMIT_CHARS), omittedChars: part.text.length - PART_TEXT_LIMIT_CHARS };
+}
+
 /** The turns a request body asks with (chat `messages`, Messages `system` + `messages`, Responses `instructions` + `input`); null when it is neither. */
 export function requestTurns(bodyText: string): Turn[] | null {
   let body: unknown;
@@ -97,9 +109,9 @@ export function requestTurns(bodyText: string): Turn[] | null {
     : typeof body.input === 'string'
       ? [{ role: 'user', content: body.input }]
       : body.input;
-  if (!Array.isArray(messages)) return turns.length > 0 ? turns : null;
-  for (const message of messages) if (isObject(message)) turns.push(turnOf(message));
-  return turns;
+  if (!Array.isArray(messages) && turns.length === 0) return null;
+  if (Array.isArray(messages)) for (const message of messages) if (isObject(message)) turns.push(turnOf(message));
+  return turns.map((turn) => ({ ...turn, parts: turn.parts.map(cutPart) }));
 }
 
 /** The answer in a (non-streamed) response body: the chat choice's message, or the Messages content; null when there is none. */

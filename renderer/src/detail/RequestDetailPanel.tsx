@@ -116,7 +116,14 @@ function Conversation({ detail, highlight, liveText }: { detail: RequestDetail; 
     return (
       <section className="conversation" aria-labelledby="conversation-title">
         <h3 id="conversation-title">Conversation</h3>
-        {turns.kind === 'loading' ? <Loading what="the conversation" /> : <ErrorState error={turns.error} />}
+        {turns.kind === 'loading' && <Loading what="the conversation" />}
+        {turns.kind === 'error' && <ErrorState error={turns.error} />}
+        {turns.kind === 'cut' && (
+          <p className="muted">
+            The request body was cut when logged, at the log's limit (Body kept per request, on the Connect screen), so its conversation
+            cannot be read from it.
+          </p>
+        )}
       </section>
     );
   const answerText = liveText ?? detail.streamText;

@@ -22,7 +22,7 @@ const LAST_PROMPT = 'Now run the parser tests again';
 /** How tall the conversation's view is: happy-dom lays nothing out, and a view of no height shows no turn. */
 const VIEW_HEIGHT_PX = 800;
 
-function detailWithBody(sizeBytes: number, text: string | null): RequestDetail {
+function detailWithBody(sizeBytes: number, text: string | null, truncated = false): RequestDetail {
   return {
     ...IN_FLIGHT_SUMMARY_DEFAULTS,
     id: 'alk_large',
@@ -48,7 +48,7 @@ function detailWithBody(sizeBytes: number, text: string | null): RequestDetail {
     gatewayCost: null,
     requestHeaders: { 'content-type': 'application/json' },
     responseHeaders: {},
-    requestBody: { sizeBytes, truncated: false, contentType: 'application/json', text },
+    requestBody: { sizeBytes, truncated, contentType: 'application/json', text },
     responseBody: null,
     notes: [],
     streamText: 'I ran them: all pass.',
@@ -62,14 +62,16 @@ function detailWithBody(sizeBytes: number, text: string | null): RequestDetail {
 const readTurnsHere: ReadTurns = async (bodyText) => requestTurns(bodyText);
 
 /** The detail of a request whose body is too large to come with it, as the Live screen shows it. */
-function renderLargeDetail() {
+function renderLargeDetail({ cutWhenLogged = false } = {}) {
   const body = claudeCodeBody(LARGE_BODY_BYTES, LAST_PROMPT);
   const bodyFetches: string[] = [];
+  // The log keeps a body up to its capture limit (1 MiB by default); past it the body is cut, and no longer JSON.
+  const logged = cutWhenLogged ? body.text.slice(0, body.text.length / 2) : body.text;
   const client = {
-    request: async () => detailWithBody(Buffer.byteLength(body.text), null),
+    request: async () => detailWithBody(Buffer.byteLength(body.text), null, cutWhenLogged),
     requestBody: async (id: string) => {
       bodyFetches.push(id);
-      return { text: body.text, truncated: false };
+      return { text: logged, truncated: cutWhenLogged };
     },
   } as unknown as ControlClient;
   vi.spyOn(HTMLElement.prototype, 'clientHeight', 'get').mockReturnValue(VIEW_HEIGHT_PX);
@@ -97,6 +99,14 @@ describe('the conversation of a request body too large to come with its detail',
     expect(conversation.textContent).toContain(`calls ${toolName(body.toolCalls)}`);
     expect(conversation.textContent).toContain('I ran them: all pass.');
     expect(bodyFetches).toEqual(['alk_large']);
+  });
+
+  it('says why there is none when the log cut the body at its capture limit, without fetching it', async () => {
+    const { bodyFetches } = renderLargeDetail({ cutWhenLogged: true });
+    const conversation = await screen.findByRole('region', { name: 'Conversation' });
+    expect(conversation.textContent).toContain('The request body was cut when logged');
+    expect(conversation.textContent).toContain('Body kept per request');
+    expect(bodyFetches).toEqual([]);
   });
 });
 

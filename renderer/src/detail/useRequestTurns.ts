@@ -44,6 +44,8 @@ export function useRequestTurns(requestId: string, clientPath: string, body: Bod
       .requestBody(requestId, 'request')
       .then(async (fetchedBody) => {
         if (fetchedBody.truncated) return settle(CUT);
+        // Another request was opened meanwhile (arrowing down the list): its body is not read for nothing.
+        if (!current) return;
         const turns = await readTurns(fetchedBody.text);
         settle(turns && turns.length > 0 ? { kind: 'ready', turns } : NONE);
       })

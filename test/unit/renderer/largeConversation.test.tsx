@@ -110,6 +110,44 @@ describe('the conversation of a request body too large to come with its detail',
   });
 });
 
+describe('opening another request before a large body came', () => {
+  it('does not read the first body, which nobody will see', async () => {
+    const first = claudeCodeBody(LARGE_BODY_BYTES, 'first request');
+    const second = claudeCodeBody(LARGE_BODY_BYTES, 'second request');
+    const firstBody = Promise.withResolvers<{ text: string; truncated: boolean }>();
+    const read: string[] = [];
+    const readTurnsCounted: ReadTurns = async (bodyText) => {
+      read.push(bodyText === first.text ? 'first' : 'second');
+      return requestTurns(bodyText);
+    };
+    const client = {
+      request: async (id: string) => ({ ...detailWithBody(LARGE_BODY_BYTES, null), id }),
+      requestBody: (id: string) => (id === 'first' ? firstBody.promise : Promise.resolve({ text: second.text, truncated: false })),
+    } as unknown as ControlClient;
+    vi.spyOn(HTMLElement.prototype, 'clientHeight', 'get').mockReturnValue(VIEW_HEIGHT_PX);
+    const panel = (requestId: string) => (
+      <ApiProvider client={client}>
+        <TurnReaderContext.Provider value={readTurnsCounted}>
+          <RequestDetailPanel
+            requestId={requestId}
+            highlight=""
+            liveRow={undefined}
+            proxyUrl="http://127.0.0.1:1"
+            onClose={() => undefined}
+          />
+        </TurnReaderContext.Provider>
+      </ApiProvider>
+    );
+    const { rerender } = render(panel('first'));
+    await screen.findByText('Loading the conversation…');
+    rerender(panel('second'));
+    await screen.findByText('second request');
+    firstBody.resolve({ text: first.text, truncated: false });
+    await firstBody.promise;
+    expect(read).toEqual(['second']);
+  });
+});
+
 /** The turns a claudeCodeBody reads as: the system prompt, the task, a call and its result per tool call, the last prompt. */
 const turnCountOf = (toolCalls: number): number => 2 + 2 * toolCalls + 1;
 

@@ -23,7 +23,7 @@ export const END_GRACE_MS = 500;
 export const ANSWER_WAS_WHOLE = new Error('the gateway kept its stream open after the answer was whole');
 
 /** The trace as the protocol observers see it: the few things they report. */
-function sinkFor(trace: RequestTrace): StreamSink {
+export function sinkFor(trace: RequestTrace): StreamSink {
   return {
     onDelta: (text) => trace.delta(text),
     onOtherOutput: (text) => trace.otherOutput(text),

@@ -1,12 +1,13 @@
 import { holdsEscapedKey } from '../core/escapedKey.ts';
-import { type ProtocolStream, UNREPORTED } from '../protocols/adapter.ts';
+import type { ProtocolStream } from '../protocols/adapter.ts';
 import { declaredErrorClass } from '../protocols/declaredError.ts';
+import type { SseEvent } from '../protocols/sse.ts';
 import { createSseRelay } from '../protocols/sseRelay.ts';
 import { guardingEscapedKey, maskedEventsText } from '../protocols/streamKeyGuard.ts';
 import { declaredErrorDetail, type RelayProtocols } from './answerRecords.ts';
 import type { RelayInput } from './relay.ts';
 import { failAnswer, failMidBody } from './relayFailures.ts';
-import { ANSWER_WAS_WHOLE, END_GRACE_MS } from './streamRelay.ts';
+import { ANSWER_WAS_WHOLE, END_GRACE_MS, sinkFor } from './streamRelay.ts';
 import { answerText, readBody } from './upstreamBody.ts';
 
 /** Read whole, as a JSON answer is; beyond this the answer is refused. */
@@ -30,10 +31,16 @@ export async function readStreamAsAnswer(
 ): Promise<Buffer | null> {
   const { trace, plan, keyMasker } = input;
   const options = { dropUsageOnlyChunks: false, usageAsked: plan.usageAsked };
-  // Read as it comes too, to know when it is whole: a gateway may keep the body open after that (streamRelay.ts).
-  const observer = protocols.upstream.adapter.stream.observer(UNREPORTED, options);
-  const events = createSseRelay((event) => {
+  // Read as it comes too, to know when it is whole (a gateway may keep the body open after that: streamRelay.ts),
+  // and to give the trace its text and usage as a relayed stream does: without usage, the output is estimated from that text.
+  const observer = protocols.upstream.adapter.stream.observer(sinkFor(trace), options);
+  // The text reported is the window's and the log's: the key masked in it as for a relayed stream.
+  const guard = guardingEscapedKey(protocols.upstream.adapter.stream.keyGuard(keyMasker), keyMasker);
+  const observe = (event: SseEvent): void => {
     observer.observe(event);
+  };
+  const events = createSseRelay((event) => {
+    guard.relay(event, observe);
     return '';
   }, NO_CLIENT);
   const chunks: Buffer[] = [];

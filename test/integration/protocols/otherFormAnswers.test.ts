@@ -90,6 +90,20 @@ describe('a request for a whole answer that the gateway answers with an event st
     },
   );
 
+  // A gateway that streams anyway often sends no usage chunk (it was not asked for one): the output is then estimated from the text.
+  it.each(CHAT_GATEWAY_VARIANTS(false).map((variant) => [variantName(variant), variant] as const))(
+    '%s: a stream without usage is billed for the text it wrote, whole or cut',
+    async (_name, variant) => {
+      const { events, textEvents } = upstreamStream({ ...variant, stream: true });
+      const withoutUsage = events.filter((event) => !event.includes('"usage"'));
+      for (const text of [withoutUsage.join(''), withoutUsage.slice(0, textEvents).join('')]) {
+        const { end } = await runFault(matrix, variant, { kind: 'text', status: 200, contentType: 'text/event-stream', text });
+        expect(end.usageSource).toBe('estimated');
+        expect(end.usage?.outputTokens).toBeGreaterThan(0);
+      }
+    },
+  );
+
   // decolua/9router#3492: the whole answer's JSON under an event-stream label, with `data: [DONE]` after it.
   it.each(CHAT_GATEWAY_VARIANTS(false).map((variant) => [variantName(variant), variant] as const))(
     '%s: one JSON answer under the event-stream label, [DONE] after it, is that answer',

@@ -182,6 +182,9 @@ function answerProtocolJson(input: RelayInput, protocols: RelayProtocols, header
     return;
   }
   if (declared !== null) recordDeclaredError(input, declared, 'body');
+  // Its escapes spell the key out to a parse, the log's reader's too, whatever form the client gets it in.
+  const escapesMasked = holdsEscapedKey(input.keyMasker, text) ? maskEscapedKey(input.keyMasker, text) : null;
+  if (escapesMasked !== null) trace.answerBytesMasked(escapesMasked);
   if (plan.translator && plan.stream) return relayWholeAsStream(input, plan.translator, answer, headers);
   // A client that asked for a stream reads a JSON body as no events at all: an empty answer, no error.
   const asStream = plan.stream ? protocols.upstream.adapter.stream.answerAsStream : undefined;
@@ -196,11 +199,8 @@ function answerProtocolJson(input: RelayInput, protocols: RelayProtocols, header
       const upstreamMessage = input.keyMasker.maskText(`the gateway's answer could not be translated: ${(error as Error).message}`);
       return failAnswer(input, 'upstream_error', { upstreamMessage });
     }
-  } else if (holdsEscapedKey(input.keyMasker, text)) {
-    // Its escapes spelled the key out to a client's parse, and to the log's reader.
-    const masked = maskEscapedKey(input.keyMasker, text);
-    trace.answerBytesMasked(masked);
-    payload = Buffer.from(masked);
+  } else if (escapesMasked !== null) {
+    payload = Buffer.from(escapesMasked);
   } else {
     payload = input.keyMasker.maskBytes(bytes);
   }

@@ -1,9 +1,8 @@
-import { holdsEscapedKey } from '../core/escapedKey.ts';
 import type { ProtocolStream } from '../protocols/adapter.ts';
 import { declaredErrorClass } from '../protocols/declaredError.ts';
 import type { SseEvent } from '../protocols/sse.ts';
 import { createSseRelay } from '../protocols/sseRelay.ts';
-import { guardingEscapedKey, maskedEventsText } from '../protocols/streamKeyGuard.ts';
+import { guardingEscapedKey, maskedEventsText, type StreamKeyGuard } from '../protocols/streamKeyGuard.ts';
 import { declaredErrorDetail, type RelayProtocols } from './answerRecords.ts';
 import type { RelayInput } from './relay.ts';
 import { failAnswer, failMidBody } from './relayFailures.ts';
@@ -35,7 +34,8 @@ export async function readStreamAsAnswer(
   // and to give the trace its text and usage as a relayed stream does: without usage, the output is estimated from that text.
   const observer = protocols.upstream.adapter.stream.observer(sinkFor(trace), options);
   // The text reported is the window's and the log's: the key masked in it as for a relayed stream.
-  const guard = guardingEscapedKey(protocols.upstream.adapter.stream.keyGuard(keyMasker), keyMasker);
+  const guarded = (): StreamKeyGuard => guardingEscapedKey(protocols.upstream.adapter.stream.keyGuard(keyMasker), keyMasker);
+  const guard = guarded();
   const observe = (event: SseEvent): void => {
     observer.observe(event);
   };
@@ -81,11 +81,10 @@ export async function readStreamAsAnswer(
     return null;
   }
   const text = JSON.stringify(streamed.answer);
-  // Put together, deltas can spell out a key no single event held: the log's copy of the events is masked across them too.
-  if (keyMasker.holdsForm(text) || holdsEscapedKey(keyMasker, text)) {
-    const guard = guardingEscapedKey(protocols.upstream.adapter.stream.keyGuard(keyMasker), keyMasker);
-    trace.answerBytesMasked(maskedEventsText(Buffer.concat(chunks), keyMasker, guard));
-  }
+  // The log's copy of the events is masked as a relayed stream's is: a key JSON-escaped in any field (one the answer
+  // leaves out too), and one the deltas spell out across events, which only the answer put together may show.
+  const raw = guard.masked || guard.holding || keyMasker.holdsForm(text) ? trace.responseBody.toBuffer() : null;
+  if (raw !== null) trace.answerBytesMasked(maskedEventsText(raw, keyMasker, guarded()));
   return Buffer.from(text);
 }
 

@@ -186,3 +186,30 @@ describe('the key JSON-escaped in an answer that is not streamed', () => {
     expect(findSentinel(end.errorMessage ?? '')).toBeNull();
   });
 });
+
+describe('the key JSON-escaped in an answer in the other form than the request asked for', () => {
+  const escaped = SENTINEL_KEY.replaceAll('-', '\\u002d');
+
+  it('a streamed request answered whole: neither the client nor the log gets it', async () => {
+    const text = chatAnswerText(`the key is ${SENTINEL_KEY}`).replace(SENTINEL_KEY, escaped);
+    harness.simulator.script({ kind: 'text', status: 200, text, contentType: 'application/json' });
+    const { response, end } = await post('/v1/chat/completions', chatBody({ stream: true }));
+    expect(findSentinelInStream(response.body)).toBeNull();
+    expect(findSentinel(JSON.stringify(JSON.parse(end.bodies.responseBody?.toString('utf8') ?? '{}')))).toBeNull();
+  });
+
+  it('a request for a whole answer answered as a stream, the key in a field the answer leaves out: the log keeps none', async () => {
+    const chunk = (fields: string): string =>
+      `data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"gpt-4o-mini",${fields}}\n\n`;
+    const text = [
+      chunk(`"x_debug":"${escaped}","choices":[{"index":0,"delta":{"role":"assistant","content":"hi"},"finish_reason":null}]`),
+      chunk('"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]'),
+      'data: [DONE]\n\n',
+    ].join('');
+    harness.simulator.script({ kind: 'text', status: 200, text, contentType: 'text/event-stream' });
+    const { response, end } = await post('/v1/chat/completions', chatBody());
+    expect(JSON.parse(response.body)).toMatchObject({ choices: [{ message: { content: 'hi' } }] });
+    expect(findSentinel(JSON.stringify(JSON.parse(response.body)))).toBeNull();
+    expect(findSentinelInStream(end.bodies.responseBody?.toString('utf8') ?? '')).toBeNull();
+  });
+});

@@ -174,17 +174,18 @@ function answerProtocolJson(input: RelayInput, protocols: RelayProtocols, header
   if (text.trim() === '') return failEmpty(input);
   const answer = parseJsonObject(text);
   if (answer === null) return failNotJson(input, text);
+  // Its escapes spell the key out to a parse, the log's reader's too, whatever form the client gets it in.
+  const escapesMasked = holdsEscapedKey(input.keyMasker, text) ? maskEscapedKey(input.keyMasker, text) : null;
+  if (escapesMasked !== null) trace.answerBytesMasked(escapesMasked);
   const declared = recordAnswerFields(input, protocols.upstream, answer);
-  if (declared !== null && plan.translator) {
-    // Translated, the client would get an empty answer in its protocol: it gets the error in its shape instead.
+  if (declared !== null && (plan.translator || plan.stream)) {
+    // Translated, the client would get an empty answer in its protocol; streamed, its SDK reads the JSON as no
+    // events and ends empty, no error. Nothing is sent yet: it gets the error in its shape, with the status its retries key on.
     failAnswer(input, declaredErrorClass(declared), declaredErrorDetail(input, declared));
     trace.gatewayDeclaredFailure();
     return;
   }
   if (declared !== null) recordDeclaredError(input, declared, 'body');
-  // Its escapes spell the key out to a parse, the log's reader's too, whatever form the client gets it in.
-  const escapesMasked = holdsEscapedKey(input.keyMasker, text) ? maskEscapedKey(input.keyMasker, text) : null;
-  if (escapesMasked !== null) trace.answerBytesMasked(escapesMasked);
   if (plan.translator && plan.stream) return relayWholeAsStream(input, plan.translator, answer, headers);
   // A client that asked for a stream reads a JSON body as no events at all: an empty answer, no error.
   const asStream = plan.stream ? protocols.upstream.adapter.stream.answerAsStream : undefined;

@@ -52,6 +52,12 @@ export function responseAsStream(response: object): string | null {
     }
     emit('response.output_item.done', { output_index: outputIndex, item });
   }
-  emit(response.status === 'incomplete' ? 'response.incomplete' : 'response.completed', { response });
+  emit(finalEventOf(response.status), { response });
   return frames.join('');
+}
+
+/** The event that ends a response of this status: Codex and the SDKs take response.completed as a finished turn, however empty. */
+function finalEventOf(status: unknown): string {
+  if (status === 'incomplete') return 'response.incomplete';
+  return status === 'failed' ? 'response.failed' : 'response.completed';
 }

@@ -5,6 +5,7 @@ import {
   STREAMED_TEXT,
   upstreamAnswer,
   upstreamStream,
+  MODEL,
   variantName,
   type MatrixHarnesses,
   type Variant,
@@ -175,6 +176,45 @@ describe('a streamed request that the gateway answers whole', () => {
       });
       expect(outcome).toMatchObject({ apiError: null, otherError: null, text: STREAMED_TEXT });
       expect(end).toMatchObject({ status: 200, errorClass: null, usageSource: 'reported' });
+    },
+  );
+
+  /**
+   * A 200 whose whole body is only an error (declaredError.ts cites the relays that send one). Passed
+   * on as it came, the SDKs read no events from it and end the stream empty, without an error: an
+   * overloaded_error Claude Code would retry became an empty turn, and a failed response a finished one.
+   */
+  const failures: [Variant, string][] = [
+    [
+      { client: 'chat', mode: 'native', stream: true },
+      JSON.stringify({ error: { message: 'upstream overloaded', type: 'server_error', code: 503 } }),
+    ],
+    [
+      { client: 'messages', mode: 'native', stream: true },
+      JSON.stringify({ type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } }),
+    ],
+    [
+      { client: 'responses', mode: 'native', stream: true },
+      JSON.stringify({
+        id: 'resp_1',
+        object: 'response',
+        created_at: 1,
+        model: MODEL,
+        status: 'failed',
+        output: [],
+        error: { code: 'server_error', message: 'The model failed' },
+        usage: null,
+      }),
+    ],
+  ];
+  it.each(failures.map(([variant, text]) => [variantName(variant), variant, text] as const))(
+    '%s: an error in the whole answer reaches the client as an error',
+    async (_name, variant, text) => {
+      const { outcome, end } = await runFault(matrix, variant, { kind: 'text', status: 200, contentType: 'application/json', text });
+      expect(outcome.otherError).toBeNull();
+      // An overload or a server error, which the SDKs and Claude Code or Codex retry.
+      expect(outcome.apiError?.status).toBeGreaterThanOrEqual(500);
+      expect(end.errorClass).not.toBeNull();
     },
   );
 });

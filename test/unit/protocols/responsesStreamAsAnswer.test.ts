@@ -36,4 +36,11 @@ describe('a whole response and the Responses stream it amounts to', () => {
     expect(responseAsStream({ ...response, status: 'incomplete' })).toContain('event: response.incomplete');
     expect(responseAsStream({ error: { message: 'no' } })).toBeNull();
   });
+
+  // Codex and the OpenAI SDK read response.completed as a finished turn, however empty: a failed response is their error.
+  it('ends a failed response with response.failed', () => {
+    const failed = { ...response, status: 'failed', output: [], error: { code: 'server_error', message: 'The model failed' } };
+    const types = [...(responseAsStream(failed) ?? '').matchAll(/^event: (.+)$/gm)].map((match) => match[1]);
+    expect(types).toEqual(['response.created', 'response.failed']);
+  });
 });

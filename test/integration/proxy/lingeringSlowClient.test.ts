@@ -1,0 +1,104 @@
+import { createServer, request, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, afterEach, beforeAll, expect, it, vi } from 'vitest';
+import { END_GRACE_MS } from '../../../proxy/forward/streamRelay.ts';
+import { startHarness, type Harness } from '../../support/proxyHarness.ts';
+
+/**
+ * A gateway that sends its whole answer, then more bytes than the sockets between it and the client
+ * hold (keep-alive comments, then `[DONE]`), and keeps its body open (earendil-works/pi#7954): the
+ * grace it gets to end its body must not cut what a slow client has not taken in yet. Far more than
+ * the kernel's socket buffers hold, so the client's socket is full when the grace runs out.
+ */
+const TRAILING_BYTES = 32 * 1024 * 1024;
+const COMMENT = `: ${'keep-alive '.repeat(5950)}\n\n`;
+
+const chunk = (delta: object, finishReason: string | null): string =>
+  `data: ${JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', created: 1, model: 'gpt-4o-mini', choices: [{ index: 0, delta, finish_reason: finishReason }] })}\n\n`;
+const ANSWER = chunk({ role: 'assistant', content: 'The whole answer.' }, null) + chunk({}, 'stop');
+/** Airlock asks for it on the client's behalf (the client did not): the client never gets it. */
+const USAGE = `data: ${JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', created: 1, model: 'gpt-4o-mini', choices: [], usage: { prompt_tokens: 3, completion_tokens: 4, total_tokens: 7 } })}\n\n`;
+const DONE = 'data: [DONE]\n\n';
+const COMMENTS = Math.ceil(TRAILING_BYTES / COMMENT.length);
+
+let upstream: Server;
+let harness: Harness;
+/** The gateway wrote all it had (the answer, its trailing bytes and [DONE]); its body stays open. */
+const sent = { all: false };
+
+beforeAll(async () => {
+  upstream = createServer((_req, res) => {
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    sent.all = false;
+    res.write(ANSWER + USAGE);
+    let written = 0;
+    const pump = (): void => {
+      while (written < COMMENTS) {
+        written += 1;
+        if (!res.write(COMMENT)) return void res.once('drain', pump);
+      }
+      res.write(DONE);
+      sent.all = true;
+    };
+    pump();
+  });
+  await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
+  harness = await startHarness({ profile: { baseUrl: `http://127.0.0.1:${(upstream.address() as AddressInfo).port}/v1` } });
+});
+
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+
+afterAll(async () => {
+  await harness.close();
+  upstream.closeAllConnections();
+  await new Promise((resolve) => upstream.close(resolve));
+});
+
+/** Resolves once the grace a relayed stream gives its gateway has run out the first time (its timer's callback ran). */
+function graceRanOut(): Promise<void> {
+  const setTimer = globalThis.setTimeout;
+  return new Promise((resolve) => {
+    vi.spyOn(globalThis, 'setTimeout').mockImplementation(((callback: (...args: unknown[]) => void, ms?: number, ...args: unknown[]) => {
+      if (ms !== END_GRACE_MS || new Error().stack?.includes('streamRelay.ts') !== true) return setTimer(callback, ms, ...args);
+      return setTimer(() => {
+        callback(...args);
+        resolve();
+      }, ms);
+    }) as typeof setTimeout);
+  });
+}
+
+function open(): Promise<IncomingMessage> {
+  return new Promise((resolve, reject) => {
+    const body = JSON.stringify({ model: 'gpt-4o-mini', stream: true, messages: [{ role: 'user', content: 'hi' }] });
+    const req = request(
+      `${harness.proxy.url}/v1/chat/completions`,
+      { method: 'POST', headers: { 'content-type': 'application/json' } },
+      resolve,
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+async function readAll(res: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const piece of res as AsyncIterable<Buffer>) chunks.push(piece);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+it('a client still taking in what it was sent when the grace runs out gets every byte the gateway sent', async () => {
+  const ranOut = graceRanOut();
+  const ended = harness.nextEnd();
+  // The client reads nothing until the grace has run out: its socket fills, and the gateway's wait behind it.
+  const res = await open();
+  expect(res.statusCode).toBe(200);
+  await ranOut;
+  expect(sent.all).toBe(false);
+  const received = await readAll(res);
+  expect(sent.all).toBe(true);
+  expect(received).toBe(ANSWER + COMMENT.repeat(COMMENTS) + DONE);
+  expect(await ended).toMatchObject({ status: 200, errorClass: null });
+});

@@ -32,7 +32,9 @@ export async function readStreamAsAnswer(
   const options = { dropUsageOnlyChunks: false, usageAsked: plan.usageAsked };
   // Read as it comes too, to know when it is whole (a gateway may keep the body open after that: streamRelay.ts),
   // and to give the trace its text and usage as a relayed stream does: without usage, the output is estimated from that text.
-  const observer = protocols.upstream.adapter.stream.observer(sinkFor(trace), options);
+  // Its end is the stream's end, not the answer's: a gateway sends usage after the last finish_reason, asked or not,
+  // and the grace must not cut it off (the answer is judged whole with the request's own options below).
+  const observer = protocols.upstream.adapter.stream.observer(sinkFor(trace), { ...options, usageAsked: true });
   // The text reported is the window's and the log's: the key masked in it as for a relayed stream.
   const guarded = (): StreamKeyGuard => guardingEscapedKey(protocols.upstream.adapter.stream.keyGuard(keyMasker), keyMasker);
   const guard = guarded();

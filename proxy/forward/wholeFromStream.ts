@@ -35,17 +35,28 @@ export async function readStreamAsAnswer(
   // Its end is the stream's end, not the answer's: a gateway sends usage after the last finish_reason, asked or not,
   // and the grace must not cut it off (the answer is judged whole with the request's own options below).
   const observer = protocols.upstream.adapter.stream.observer(sinkFor(trace), { ...options, usageAsked: true });
-  // The text reported is the window's and the log's: the key masked in it as for a relayed stream.
+  // The same events, parsed once, put together into the answer.
+  const assembler = wholeAnswer(options);
+  // What the trace, the answer and the log get is masked as a relayed stream's is: across deltas, escaped, and in any field.
   const guarded = (): StreamKeyGuard => guardingEscapedKey(protocols.upstream.adapter.stream.keyGuard(keyMasker), keyMasker);
   const guard = guarded();
-  const observe = (event: SseEvent): void => {
+  const textGuard = keyMasker.chunkStream();
+  const read = (event: SseEvent): void => {
     observer.observe(event);
+    assembler.add(event);
   };
-  const events = createSseRelay((event) => {
-    guard.relay(event, observe);
-    return '';
-  }, NO_CLIENT);
-  const chunks: Buffer[] = [];
+  const events = createSseRelay(
+    (event) => {
+      guard.relay(event, read);
+      return '';
+    },
+    NO_CLIENT,
+    textGuard,
+  );
+  // A body that starts as a JSON object is one answer under the label: only then are its bytes kept.
+  let firstByte: number | undefined;
+  let bodyStarted = false;
+  const jsonChunks: Buffer[] = [];
   let graceTimer: NodeJS.Timeout | null = null;
   try {
     await readBody(input.response.body, {
@@ -53,7 +64,9 @@ export async function readStreamAsAnswer(
       maxBytes: STREAM_READ_LIMIT_BYTES,
       onChunk: (chunk) => {
         trace.answerBytes(chunk);
-        chunks.push(chunk);
+        firstByte ??= firstByteOf(chunk, !bodyStarted);
+        bodyStarted = true;
+        if (firstByte === OPEN_BRACE) jsonChunks.push(chunk);
         events.feed(chunk);
         if (graceTimer === null && observer.complete) {
           graceTimer = setTimeout(() => input.response.body.abort(ANSWER_WAS_WHOLE), END_GRACE_MS);
@@ -69,9 +82,8 @@ export async function readStreamAsAnswer(
   } finally {
     if (graceTimer !== null) clearTimeout(graceTimer);
   }
-  const labelled = jsonUnderStreamLabel(answerText(Buffer.concat(chunks)));
-  if (labelled !== null) return Buffer.from(labelled);
-  const streamed = wholeAnswer(chunks, options);
+  if (firstByte === OPEN_BRACE) return Buffer.from(jsonUnderStreamLabel(answerText(Buffer.concat(jsonChunks))));
+  const streamed = assembler.result();
   if (streamed.error !== null) {
     failAnswer(input, declaredErrorClass(streamed.error), declaredErrorDetail(input, streamed.error));
     trace.gatewayDeclaredFailure();
@@ -82,22 +94,29 @@ export async function readStreamAsAnswer(
     failMidBody(input, new Error(`the gateway's event stream ${cause}`));
     return null;
   }
-  const text = JSON.stringify(streamed.answer);
   // The log's copy of the events is masked as a relayed stream's is: a key JSON-escaped in any field (one the answer
-  // leaves out too), and one the deltas spell out across events, which only the answer put together may show.
-  const raw = guard.masked || guard.holding || keyMasker.holdsForm(text) ? trace.responseBody.toBuffer() : null;
+  // leaves out too), and one the deltas spell out across events, which only the answer put together shows.
+  const raw = guard.masked || guard.holding || textGuard.masked ? trace.responseBody.toBuffer() : null;
   if (raw !== null) trace.answerBytesMasked(maskedEventsText(raw, keyMasker, guarded()));
-  return Buffer.from(text);
+  return Buffer.from(JSON.stringify(streamed.answer));
+}
+
+const OPEN_BRACE = 0x7b;
+const BLANK_BYTES = new Set([0x20, 0x09, 0x0a, 0x0d]);
+
+/** The chunk's first byte that is not white space (at the body's start, after a byte order mark), if it has one. */
+function firstByteOf(chunk: Buffer, bodyStart: boolean): number | undefined {
+  let at = bodyStart && chunk[0] === 0xef && chunk[1] === 0xbb && chunk[2] === 0xbf ? 3 : 0;
+  while (at < chunk.length && BLANK_BYTES.has(chunk[at] as number)) at += 1;
+  return chunk[at];
 }
 
 /**
  * A body labelled an event stream that is one JSON answer, a `data: [DONE]` perhaps after it
  * (decolua/9router#3492, #3301: a relay that took a request without `stream` for a streamed one
- * framed its whole answer so): that answer's text, else null.
+ * framed its whole answer so): that answer's text.
  */
-function jsonUnderStreamLabel(text: string): string | null {
-  const answer = text.trimStart();
-  if (!answer.startsWith('{')) return null;
-  const framed = answer.search(/\n\s*data:/);
-  return framed === -1 ? answer : answer.slice(0, framed);
+function jsonUnderStreamLabel(text: string): string {
+  const framed = text.search(/\n\s*data:/);
+  return framed === -1 ? text : text.slice(0, framed);
 }

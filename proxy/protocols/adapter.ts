@@ -103,15 +103,22 @@ export interface ProtocolStream {
   /** Masks the key in the fields this protocol's clients assemble across events. */
   keyGuard(masker: KeyMasker): StreamKeyGuard;
   /**
-   * A whole stream's bytes as the one answer they amount to, for a client that asked for a whole
+   * Puts a stream together into the one answer it amounts to, for a client that asked for a whole
    * answer from a gateway that streamed anyway (forward/wholeFromStream.ts); absent: passed on as sent.
    */
-  wholeAnswer?(chunks: readonly Buffer[], options: ObserverOptions): StreamedAnswer;
+  wholeAnswer?(options: ObserverOptions): StreamAssembler;
   /**
    * A whole answer as this protocol's stream, for a client that asked for one from a gateway that
    * answered whole (`withUsage`: the client asked for chat's usage chunk); null when it holds no answer.
    */
   answerAsStream?(answer: object, withUsage: boolean): string | null;
+}
+
+/** A stream put together event by event as it is read: the events are the ones the stream's other readers parsed. */
+export interface StreamAssembler {
+  add(event: SseEvent): void;
+  /** What the events added so far amount to. */
+  result(): StreamedAnswer;
 }
 
 /** A stream read whole as its answer. */

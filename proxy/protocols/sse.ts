@@ -1,4 +1,4 @@
-import { createParser, type EventSourceMessage } from 'eventsource-parser';
+import type { EventSourceMessage } from 'eventsource-parser';
 import { isRecord } from '../core/isRecord.ts';
 
 /**
@@ -78,11 +78,4 @@ export function formatSseEvent(event: EventSourceMessage): string {
   if (event.id !== undefined) frame += `id: ${event.id}\n`;
   for (const line of event.data.split('\n')) frame += `data: ${line}\n`;
   return `${frame}\n`;
-}
-
-/** Every event of a whole stream's bytes, in order (comments and an event left without its blank line are not events). */
-export function readSseEvents(chunks: readonly Buffer[], onEvent: (event: SseEvent) => void): void {
-  const parser = createParser({ onEvent });
-  const decoder = new SseTextDecoder();
-  for (const chunk of chunks) parser.feed(decoder.decode(chunk));
 }

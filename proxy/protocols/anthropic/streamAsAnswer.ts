@@ -1,6 +1,6 @@
 import { isRecord } from '../../core/isRecord.ts';
-import { type StreamedAnswer, UNREPORTED } from '../adapter.ts';
-import { eventJson, eventType, readSseEvents, sseFrame } from '../sse.ts';
+import { type StreamAssembler, UNREPORTED } from '../adapter.ts';
+import { eventJson, eventType, sseFrame } from '../sse.ts';
 import { AnthropicStreamObserver } from './observer.ts';
 
 type Json = Record<string, unknown>;
@@ -29,37 +29,42 @@ function toolInputOf(json: string): unknown {
 }
 
 /**
- * A whole Messages event stream's bytes as the message they amount to: message_start's message,
- * its content blocks built from their deltas, and message_delta's stop reason and final counts
- * (the counts it leaves out, or sends as null, are message_start's).
+ * A Messages stream put together as the message it amounts to: message_start's message, its content
+ * blocks built from their deltas, and message_delta's stop reason and final counts (the counts it
+ * leaves out, or sends as null, are message_start's).
  */
-export function messageOfStream(chunks: readonly Buffer[]): StreamedAnswer {
+export function messageOfStream(): StreamAssembler {
   const observer = new AnthropicStreamObserver(UNREPORTED);
   let message: Json = {};
   const blocks = new Map<number, Json>();
   const toolInputs = new Map<Json, string>();
-  readSseEvents(chunks, (event) => {
-    if (observer.complete) return;
-    observer.observe(event);
-    const json = eventJson(event);
-    if (json === null) return;
-    const type = eventType(event, json);
-    const index = typeof json.index === 'number' ? json.index : -1;
-    if (type === 'message_start' && isRecord(json.message)) message = { ...json.message };
-    else if (type === 'content_block_start' && isRecord(json.content_block)) blocks.set(index, { ...json.content_block });
-    else if (type === 'content_block_delta' && isRecord(json.delta)) {
-      const block = blocks.get(index);
-      if (block) addDelta(block, json.delta, toolInputs);
-    } else if (type === 'message_delta') {
-      if (isRecord(json.delta)) message = { ...message, ...json.delta };
-      const given = isRecord(json.usage) ? Object.entries(json.usage).filter(([, value]) => value !== null) : [];
-      message.usage = { ...(isRecord(message.usage) ? message.usage : {}), ...Object.fromEntries(given) };
-    }
-  });
-  for (const [block, input] of toolInputs) block.input = toolInputOf(input);
-  const content = [...blocks.entries()].sort(([a], [b]) => a - b).map(([, block]) => block);
-  const answered = message.type === 'message';
-  return { answer: { ...message, content }, whole: observer.complete, answered, error: observer.upstreamError };
+  return {
+    add(event) {
+      if (observer.complete) return;
+      observer.observe(event);
+      const json = eventJson(event);
+      if (json === null) return;
+      const type = eventType(event, json);
+      const index = typeof json.index === 'number' ? json.index : -1;
+      if (type === 'message_start' && isRecord(json.message)) message = { ...json.message };
+      else if (type === 'content_block_start' && isRecord(json.content_block)) blocks.set(index, { ...json.content_block });
+      else if (type === 'content_block_delta' && isRecord(json.delta)) {
+        const block = blocks.get(index);
+        if (block) addDelta(block, json.delta, toolInputs);
+      } else if (type === 'message_delta') {
+        if (isRecord(json.delta)) message = { ...message, ...json.delta };
+        const given = isRecord(json.usage) ? Object.entries(json.usage).filter(([, value]) => value !== null) : [];
+        message.usage = { ...(isRecord(message.usage) ? message.usage : {}), ...Object.fromEntries(given) };
+      }
+    },
+    result() {
+      const content = [...blocks.entries()]
+        .sort(([a], [b]) => a - b)
+        .map(([, block]) => (toolInputs.has(block) ? { ...block, input: toolInputOf(toolInputs.get(block) ?? '') } : block));
+      const answered = message.type === 'message';
+      return { answer: { ...message, content }, whole: observer.complete, answered, error: observer.upstreamError };
+    },
+  };
 }
 
 /** A block as content_block_start opens it, and the deltas that fill it in. */

@@ -1,6 +1,6 @@
 import { isRecord } from '../../core/isRecord.ts';
-import { type ObserverOptions, type StreamedAnswer, UNREPORTED } from '../adapter.ts';
-import { eventJson, readSseEvents } from '../sse.ts';
+import { type ObserverOptions, type StreamAssembler, UNREPORTED } from '../adapter.ts';
+import { eventJson } from '../sse.ts';
 import { finishReasonOf } from './finishReason.ts';
 import { ChatStreamObserver } from './observer.ts';
 import { thinkingFieldOf } from './returnedReasoning.ts';
@@ -109,20 +109,24 @@ function messageOf(choice: AssembledChoice): Json {
   };
 }
 
-/** A whole chat event stream's bytes as the completion they amount to; nothing after `[DONE]` counts, as for the SDKs. */
-export function completionOfStream(chunks: readonly Buffer[], options: ObserverOptions): StreamedAnswer {
+/** A chat stream put together as the completion it amounts to; nothing after `[DONE]` counts, as for the SDKs. */
+export function completionOfStream(options: ObserverOptions): StreamAssembler {
   // The completion's own usage and model are read from it afterwards, as any whole answer's are.
   const observer = new ChatStreamObserver(UNREPORTED, options);
   const assembler = new ChatCompletionAssembler();
   let ended = false;
-  readSseEvents(chunks, (event) => {
-    if (ended) return;
-    observer.observe(event);
-    ended = isChatStreamEnd(event);
-    const chunk = ended ? null : eventJson(event);
-    if (chunk !== null) assembler.add(chunk);
-  });
-  const answer = assembler.completion();
-  const answered = Array.isArray(answer.choices) && answer.choices.length > 0;
-  return { answer, whole: observer.complete, answered, error: observer.upstreamError };
+  return {
+    add(event) {
+      if (ended) return;
+      observer.observe(event);
+      ended = isChatStreamEnd(event);
+      const chunk = ended ? null : eventJson(event);
+      if (chunk !== null) assembler.add(chunk);
+    },
+    result() {
+      const answer = assembler.completion();
+      const answered = Array.isArray(answer.choices) && answer.choices.length > 0;
+      return { answer, whole: observer.complete, answered, error: observer.upstreamError };
+    },
+  };
 }

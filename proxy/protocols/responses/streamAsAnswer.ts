@@ -1,24 +1,26 @@
 import { isRecord } from '../../core/isRecord.ts';
-import { type StreamedAnswer, UNREPORTED } from '../adapter.ts';
-import { eventJson, readSseEvents, sseFrame } from '../sse.ts';
+import { type StreamAssembler, UNREPORTED } from '../adapter.ts';
+import { eventJson, sseFrame } from '../sse.ts';
 import { ResponsesStreamObserver } from './observer.ts';
 
 type Json = Record<string, unknown>;
 
 /**
- * A whole Responses event stream's bytes as the response they amount to: the final event
+ * A Responses stream put together as the response it amounts to: the final event
  * (`response.completed` or `response.incomplete`) carries the whole response object itself.
  */
-export function responseOfStream(chunks: readonly Buffer[]): StreamedAnswer {
+export function responseOfStream(): StreamAssembler {
   const observer = new ResponsesStreamObserver(UNREPORTED);
   let answer: Json = {};
-  readSseEvents(chunks, (event) => {
-    if (observer.complete) return;
-    observer.observe(event);
-    const response = eventJson(event)?.response;
-    if (observer.complete && isRecord(response)) answer = response;
-  });
-  return { answer, whole: observer.complete, answered: Array.isArray(answer.output), error: observer.upstreamError };
+  return {
+    add(event) {
+      if (observer.complete) return;
+      observer.observe(event);
+      const response = observer.complete ? eventJson(event)?.response : undefined;
+      if (isRecord(response)) answer = response;
+    },
+    result: () => ({ answer, whole: observer.complete, answered: Array.isArray(answer.output), error: observer.upstreamError }),
+  };
 }
 
 /**

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
   runFault,
   startMatrix,
@@ -104,6 +104,26 @@ describe('a request for a whole answer that the gateway answers with an event st
       }
     },
   );
+
+  // Read as it comes (for its text, usage and end) and put together into the answer from those same events: each parsed once.
+  it('chat, whole: each event of the stream is parsed once', async () => {
+    const variant: Variant = { client: 'chat', mode: 'native', stream: false };
+    const { events } = upstreamStream({ ...variant, stream: true });
+    const parse = vi.spyOn(JSON, 'parse');
+    try {
+      const { outcome } = await runFault(matrix, variant, {
+        kind: 'text',
+        status: 200,
+        contentType: 'text/event-stream',
+        text: events.join(''),
+      });
+      expect(outcome.text).toBe(STREAMED_TEXT);
+      const eventParses = parse.mock.calls.filter(([text]) => typeof text === 'string' && text.includes('"chat.completion.chunk"'));
+      expect(eventParses).toHaveLength(events.filter((event) => event.includes('"chat.completion.chunk"')).length);
+    } finally {
+      parse.mockRestore();
+    }
+  });
 
   // decolua/9router#3492: the whole answer's JSON under an event-stream label, with `data: [DONE]` after it.
   it.each(CHAT_GATEWAY_VARIANTS(false).map((variant) => [variantName(variant), variant] as const))(

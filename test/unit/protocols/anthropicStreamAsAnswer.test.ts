@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { messageAsStream, messageOfStream } from '../../../proxy/protocols/anthropic/streamAsAnswer.ts';
+import { assembled } from '../../support/sseEvents.ts';
 
 const frame = (type: string, data: object): string => `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
 
@@ -32,7 +33,7 @@ describe('a Messages stream read whole as its message', () => {
       frame('message_delta', { delta: { stop_reason: 'tool_use', stop_sequence: null }, usage: { input_tokens: null, output_tokens: 12 } }),
       frame('message_stop', {}),
     ];
-    expect(messageOfStream([Buffer.from(stream.join(''))])).toEqual({
+    expect(assembled(messageOfStream(), stream.join(''))).toEqual({
       answer: {
         id: 'msg_1',
         type: 'message',
@@ -55,7 +56,7 @@ describe('a Messages stream read whole as its message', () => {
 
   it('is not whole without message_stop', () => {
     const start = frame('message_start', { message: { id: 'msg_1', type: 'message', role: 'assistant', content: [] } });
-    expect(messageOfStream([Buffer.from(start)]).whole).toBe(false);
+    expect(assembled(messageOfStream(), start).whole).toBe(false);
   });
 });
 
@@ -77,7 +78,7 @@ describe('a whole message as the Messages stream a client asked for', () => {
     };
     const stream = messageAsStream(message) ?? '';
     expect(stream.endsWith('event: message_stop\ndata: {"type":"message_stop"}\n\n')).toBe(true);
-    expect(messageOfStream([Buffer.from(stream)])).toEqual({ answer: message, whole: true, answered: true, error: null });
+    expect(assembled(messageOfStream(), stream)).toEqual({ answer: message, whole: true, answered: true, error: null });
   });
 
   it('is nothing for an error', () => {

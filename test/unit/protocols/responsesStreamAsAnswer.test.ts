@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { responseAsStream, responseOfStream } from '../../../proxy/protocols/responses/streamAsAnswer.ts';
+import { assembled } from '../../support/sseEvents.ts';
 
 const response = {
   id: 'resp_1',
@@ -29,7 +30,7 @@ describe('a whole response and the Responses stream it amounts to', () => {
     expect(types).toContain('response.output_text.delta');
     expect(types.filter((type) => type === 'response.output_item.done')).toHaveLength(3);
     expect(types.at(-1)).toBe('response.completed');
-    expect(responseOfStream([Buffer.from(stream)])).toEqual({ answer: response, whole: true, answered: true, error: null });
+    expect(assembled(responseOfStream(), stream)).toEqual({ answer: response, whole: true, answered: true, error: null });
   });
 
   it('ends an incomplete response with response.incomplete, and is nothing for an error', () => {

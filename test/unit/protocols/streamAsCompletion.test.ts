@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { completionAsStream } from '../../../proxy/protocols/chat/completionAsStream.ts';
 import { completionOfStream } from '../../../proxy/protocols/chat/streamAsCompletion.ts';
+import { assembled } from '../../support/sseEvents.ts';
 
 const frame = (chunk: object | string): string => `data: ${typeof chunk === 'string' ? chunk : JSON.stringify(chunk)}\n\n`;
 const chunk = (choices: object[], extra: object = {}): object => ({
@@ -11,7 +12,7 @@ const chunk = (choices: object[], extra: object = {}): object => ({
   choices,
   ...extra,
 });
-const read = (frames: string[]) => completionOfStream([Buffer.from(frames.join(''))], { dropUsageOnlyChunks: false, usageAsked: false });
+const read = (frames: string[]) => assembled(completionOfStream({ dropUsageOnlyChunks: false, usageAsked: false }), frames.join(''));
 
 describe('a chat stream put together into one completion', () => {
   it('joins each choice by index: text, thinking, and tool calls whose id and name come once (DashScope repeats them as "")', () => {
@@ -103,7 +104,7 @@ describe('a whole completion as the chat stream a client asked for', () => {
   it('reads back as the same completion, its usage in a chunk of its own only when asked for, ending in [DONE]', () => {
     const withUsage = completionAsStream(completion, true) ?? '';
     expect(withUsage.endsWith('data: [DONE]\n\n')).toBe(true);
-    expect(completionOfStream([Buffer.from(withUsage)], { dropUsageOnlyChunks: false, usageAsked: true })).toEqual({
+    expect(assembled(completionOfStream({ dropUsageOnlyChunks: false, usageAsked: true }), withUsage)).toEqual({
       answer: completion,
       whole: true,
       answered: true,

@@ -19,6 +19,13 @@ import type { ClientToolNames } from '../requestResult.ts';
 import { calledTool } from './namespacedTools.ts';
 import { customToolInput } from './customTools.ts';
 
+/** What a block's item is, found once at its start: its pieces (a tool's arguments come a few characters each) only look it up. */
+interface ItemShape {
+  itemId: string;
+  customCall: boolean;
+  toolSearch: boolean;
+}
+
 /**
  * Chat Completions stream chunks -> Responses API SSE frames, as Codex CLI reads them. Every
  * event carries `type` and a rising `sequence_number`. The stream ends with response.completed
@@ -61,10 +68,23 @@ export function createResponsesStreamTranslator(options: {
     return [frame('response.created', { response }), frame('response.in_progress', { response })];
   }
 
+  const shapes = new Map<number, ItemShape>();
+  function shapeOf(block: BlockEvent['block']): ItemShape {
+    let shape = shapes.get(block.position);
+    if (shape === undefined) {
+      const customCall = isCustomToolCall(block, clientToolNames);
+      const toolSearch = !customCall && isToolSearchCall(block, clientToolNames);
+      shape = { itemId: outputItemId(options.responseId, block, clientToolNames), customCall, toolSearch };
+      shapes.set(block.position, shape);
+    }
+    return shape;
+  }
+
   function render(event: BlockEvent): string[] {
     const block = event.block;
     const output_index = block.position;
-    const item_id = outputItemId(options.responseId, block, clientToolNames);
+    const shape = shapeOf(block);
+    const item_id = shape.itemId;
     if (event.type === 'start') {
       const added = frame('response.output_item.added', {
         output_index,
@@ -83,7 +103,7 @@ export function createResponsesStreamTranslator(options: {
     if (event.type === 'delta') {
       // A custom call's pieces are of the JSON around its text: the text goes at the end, whole (doneFrames).
       // A tool search's arguments are an object, given whole in its item only.
-      if (isCustomToolCall(block, clientToolNames) || isToolSearchCall(block, clientToolNames)) return [];
+      if (shape.customCall || shape.toolSearch) return [];
       if (block.kind === 'tool') return [frame('response.function_call_arguments.delta', { item_id, output_index, delta: event.piece })];
       if (block.kind === 'reasoning') {
         return [frame('response.reasoning_summary_text.delta', { item_id, output_index, summary_index: 0, delta: event.piece })];
@@ -95,16 +115,17 @@ export function createResponsesStreamTranslator(options: {
     // Frames are built in the order they are written: sequence numbers are taken as they are built.
     const item = outputItem(options.responseId, block, 'completed', clientToolNames);
     completedItems.push(item);
-    return [...doneFrames(block, item_id, output_index), frame('response.output_item.done', { output_index, item })];
+    return [...doneFrames(block, shape, output_index), frame('response.output_item.done', { output_index, item })];
   }
 
-  function doneFrames(block: BlockEvent['block'], item_id: string, output_index: number): string[] {
-    if (block.kind === 'tool' && isCustomToolCall(block, clientToolNames)) {
+  function doneFrames(block: BlockEvent['block'], shape: ItemShape, output_index: number): string[] {
+    const item_id = shape.itemId;
+    if (block.kind === 'tool' && shape.customCall) {
       const input = customToolInput(block.arguments);
       const inputDelta = input === '' ? [] : [frame('response.custom_tool_call_input.delta', { item_id, output_index, delta: input })];
       return [...inputDelta, frame('response.custom_tool_call_input.done', { item_id, output_index, input })];
     }
-    if (isToolSearchCall(block, clientToolNames)) return [];
+    if (shape.toolSearch) return [];
     if (block.kind === 'tool') {
       const { name } = calledTool(clientToolNames, block.name);
       return [frame('response.function_call_arguments.done', { item_id, output_index, name, arguments: block.arguments })];

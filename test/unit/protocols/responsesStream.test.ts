@@ -244,3 +244,38 @@ describe('createResponsesStreamTranslator failures', () => {
     expect(JSON.stringify(frames.at(-1)?.data)).toContain('model busy');
   });
 });
+
+describe('a tool call streamed in many pieces', () => {
+  /** The request's tool names, counting each look-up of a name in them. */
+  function countedNames(): { names: Record<string, never>; lookups: () => number } {
+    let lookups = 0;
+    const names = new Proxy<Record<string, never>>(
+      {},
+      {
+        getOwnPropertyDescriptor(target, property) {
+          lookups += 1;
+          return Reflect.getOwnPropertyDescriptor(target, property);
+        },
+        has(target, property) {
+          lookups += 1;
+          return Reflect.has(target, property);
+        },
+      },
+    );
+    return { names, lookups: () => lookups };
+  }
+
+  // Codex's tool calls stream their arguments a few characters a piece: what the call is, is known at its start.
+  it('looks its tool up a fixed number of times, not once or more a piece', () => {
+    const lookupsFor = (pieces: number): number => {
+      const { names, lookups } = countedNames();
+      const translator = fedChunks(createResponsesStreamTranslator({ ...options, clientToolNames: names }));
+      translator.push(toolChunk({ index: 0, id: 'call_1', name: 'exec_command', arguments: '' }));
+      for (let piece = 0; piece < pieces; piece += 1) translator.push(toolChunk({ index: 0, arguments: 'x' }));
+      translator.push(finishChunk('tool_calls'));
+      translator.finish();
+      return lookups();
+    };
+    expect(lookupsFor(100)).toBe(lookupsFor(1));
+  });
+});

@@ -90,26 +90,32 @@ export class NamespacedToolNamer {
   }
 }
 
-/**
- * The dotted names a model may call a tool by instead of the one it is offered under: a namespace's
- * member as `<namespace>.<member>`, an MCP namespace also without its trailing separator (an Ollama
- * model called `mcp__node_repl__`'s `js` as `mcp__node_repl.js`: https://github.com/openai/codex/issues/23186),
- * and a plain tool as `functions.<name>`, in the default namespace (GPT-5.6:
- * https://github.com/tontinton/maki/pull/518). Codex runs such a call only once it has its
- * namespace and bare name back; a dotted name sent back to a chat gateway in the history is refused.
- */
-export function dottedNames(tool: ClientToolName): string[] {
-  if (tool.namespace === undefined) return [`${DEFAULT_NAMESPACE}.${tool.name}`];
-  const names = [`${tool.namespace}.${tool.name}`];
-  if (tool.namespace.endsWith(SEPARATOR)) names.push(`${tool.namespace.slice(0, -SEPARATOR.length)}.${tool.name}`);
-  return names;
-}
-
 function toolKey(tool: NamespacedTool): string {
   return `${tool.namespace}\n${tool.name}`;
 }
 
 /** The call's tool as the client names it (a namespace's tool gets its namespace back), and whether it is a custom tool. */
 export function calledTool(names: ClientToolNames, chatName: string): ClientToolName {
-  return Object.hasOwn(names, chatName) ? names[chatName]! : { name: chatName };
+  if (Object.hasOwn(names, chatName)) return names[chatName]!;
+  // No tool's name has a dot (chat's and the Responses API's names allow none): one is a dotted name, read only here.
+  const dot = chatName.lastIndexOf('.');
+  return (dot === -1 ? null : dottedTool(names, chatName.slice(0, dot), chatName.slice(dot + 1))) ?? { name: chatName };
+}
+
+/**
+ * The tool a model called by a dotted name instead of the one it is offered under: a namespace's
+ * member as `<namespace>.<member>`, an MCP namespace also without its trailing separator (an Ollama
+ * model called `mcp__node_repl__`'s `js` as `mcp__node_repl.js`: https://github.com/openai/codex/issues/23186),
+ * and a plain tool as `functions.<name>`, in the default namespace (GPT-5.6:
+ * https://github.com/tontinton/maki/pull/518). Codex runs such a call only once it has its
+ * namespace and bare name back; a dotted name sent back to a chat gateway in the history is refused.
+ */
+function dottedTool(names: ClientToolNames, namespace: string, member: string): ClientToolName | null {
+  for (const tool of Object.values(names)) {
+    if (tool.name === member && (tool.namespace === namespace || tool.namespace === `${namespace}${SEPARATOR}`)) return tool;
+  }
+  if (namespace !== DEFAULT_NAMESPACE) return null;
+  // A plain tool: only a custom tool or a tool search has an entry (a namespace's member under its bare name is not one).
+  const plain = Object.hasOwn(names, member) ? names[member]! : null;
+  return plain !== null && plain.namespace === undefined ? plain : { name: member };
 }

@@ -1,7 +1,7 @@
 import type { ChatFunctionTool, ChatToolChoice } from '../chat/chatMessages.ts';
 import type { ClientToolName, ClientToolNames } from '../requestResult.ts';
 import { customChatTool } from './customTools.ts';
-import { dottedNames, NamespacedToolNamer } from './namespacedTools.ts';
+import { NamespacedToolNamer } from './namespacedTools.ts';
 import type { ResponsesFunctionTool, ResponsesRequest, ResponsesTool } from './requestSchema.ts';
 import { isClientToolSearch, TOOL_SEARCH_NAME, toolSearchChatTool } from './toolSearch.ts';
 
@@ -20,16 +20,14 @@ export function namespacedToolNamer(tools: readonly ResponsesTool[]): Namespaced
 }
 
 /**
- * The chat names the answer's calls must be told apart by: namespaces' members, custom tools (their
- * calls carry raw text), and the dotted names a model may call any tool by.
+ * The chat names the answer's calls must be told apart by: namespaces' members and custom tools
+ * (their calls carry raw text). A dotted name a model may call a tool by is read from the call (calledTool).
  */
 export function clientToolNames(tools: readonly ResponsesTool[], namer: NamespacedToolNamer): ClientToolNames {
-  const namespaced = namer.clientNames();
-  const names: Record<string, ClientToolName> = { ...namespaced };
-  const plain = tools.flatMap((tool) => plainClientTool(tool) ?? []);
-  for (const tool of plain) if (tool.freeform || tool.toolSearch) names[tool.name] = tool;
-  for (const tool of new Set([...plain, ...Object.values(namespaced)])) {
-    for (const dotted of dottedNames(tool)) if (!Object.hasOwn(names, dotted)) names[dotted] = tool;
+  const names: Record<string, ClientToolName> = namer.clientNames();
+  for (const tool of tools) {
+    const plain = plainClientTool(tool);
+    if (plain?.freeform || plain?.toolSearch) names[plain.name] = plain;
   }
   return names;
 }

@@ -88,12 +88,12 @@ describe('responsesToChatRequest: namespace tools', () => {
       multi_agent_v1__wait_agent: { namespace: 'multi_agent_v1', name: 'wait_agent' },
       spawn_agent: { namespace: 'multi_agent_v1', name: 'spawn_agent' },
       wait_agent: { namespace: 'multi_agent_v1', name: 'wait_agent' },
-      // The dotted names some models call a tool by (below).
-      'multi_agent_v1.spawn_agent': { namespace: 'multi_agent_v1', name: 'spawn_agent' },
-      'multi_agent_v1.wait_agent': { namespace: 'multi_agent_v1', name: 'wait_agent' },
-      'functions.exec_command': { name: 'exec_command' },
-      'functions.view_image': { name: 'view_image' },
     });
+  });
+
+  // Codex sends dozens of plain tools: a dotted name (below) is read from the call's name when no tool has it, not made for each tool.
+  it('has no names to give back for a request whose tools are all plain functions', () => {
+    expect(translated({ tools: [fn('exec_command'), fn('view_image')] }).clientToolNames).toBeUndefined();
   });
 
   it.each([

@@ -97,9 +97,13 @@ async function relayGuardedStream(
     clientEnded = true;
     res.end();
   };
-  // A client still taking in what it was sent holds the gateway's later bytes back, not the gateway: its turn comes first.
+  // A client still taking in what it was sent holds the gateway's later bytes back, not the gateway: once it has
+  // drained, the gateway has its grace again for what it still sends.
+  const graceAgain = (): void => {
+    graceTimer = setTimeout(endLingering, END_GRACE_MS);
+  };
   const endLingering = (): void => {
-    if (res.writableNeedDrain) graceTimer = setTimeout(endLingering, END_GRACE_MS);
+    if (res.writableNeedDrain) res.once('drain', graceAgain);
     else response.body.abort(ANSWER_WAS_WHOLE);
   };
   const answerWhole = (): boolean =>
@@ -143,6 +147,7 @@ async function relayGuardedStream(
     return failMidStream(input, protocols.client, errorClass, translator, cause);
   } finally {
     if (graceTimer !== null) clearTimeout(graceTimer);
+    res.off('drain', graceAgain);
   }
   if (observer.upstreamError !== null) {
     const declared = observer.upstreamError;

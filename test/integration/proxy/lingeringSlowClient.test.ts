@@ -23,13 +23,25 @@ const COMMENTS = Math.ceil(TRAILING_BYTES / COMMENT.length);
 
 let upstream: Server;
 let harness: Harness;
+/** What the gateway sends: the answer and then more than the sockets hold, or the answer's end in one large final read. */
+let answers: 'trailing' | 'largeFinal' = 'trailing';
 /** The gateway wrote all it had (the answer, its trailing bytes and [DONE]); its body stays open. */
 const sent = { all: false };
+/** Resolves when the gateway's connection of the current answer closes. */
+let upstreamClosed: Promise<void> = Promise.resolve();
+
+/** A translated client's answer in one read, its text larger than a client socket takes at once (16 KB). */
+const LARGE_TEXT = 'x'.repeat(256 * 1024);
 
 beforeAll(async () => {
-  upstream = createServer((_req, res) => {
+  upstream = createServer((req, res) => {
+    upstreamClosed = new Promise((resolve) => req.socket.once('close', () => resolve()));
     res.writeHead(200, { 'content-type': 'text/event-stream' });
     sent.all = false;
+    if (answers === 'largeFinal') {
+      res.write(chunk({ role: 'assistant', content: LARGE_TEXT }, 'stop') + USAGE);
+      return;
+    }
     res.write(ANSWER + USAGE);
     let written = 0;
     const pump = (): void => {
@@ -56,30 +68,34 @@ afterAll(async () => {
   await new Promise((resolve) => upstream.close(resolve));
 });
 
-/** Resolves once the grace a relayed stream gives its gateway has run out the first time (its timer's callback ran). */
-function graceRanOut(): Promise<void> {
+/**
+ * The grace a relayed stream gives its gateway: a promise of its first running out (its timer's
+ * callback ran), and how many graces were started from inside that callback.
+ */
+function watchGrace(): { ranOut: Promise<void>; startedAsItRanOut: () => number } {
   const setTimer = globalThis.setTimeout;
-  return new Promise((resolve) => {
+  let runningOut = false;
+  let startedAsItRanOut = 0;
+  const ranOut = new Promise<void>((resolve) => {
     vi.spyOn(globalThis, 'setTimeout').mockImplementation(((callback: (...args: unknown[]) => void, ms?: number, ...args: unknown[]) => {
       if (ms !== END_GRACE_MS || new Error().stack?.includes('streamRelay.ts') !== true) return setTimer(callback, ms, ...args);
+      if (runningOut) startedAsItRanOut += 1;
       return setTimer(() => {
+        runningOut = true;
         callback(...args);
+        runningOut = false;
         resolve();
       }, ms);
     }) as typeof setTimeout);
   });
+  return { ranOut, startedAsItRanOut: () => startedAsItRanOut };
 }
 
-function open(): Promise<IncomingMessage> {
+function open(path: string, body: object): Promise<IncomingMessage> {
   return new Promise((resolve, reject) => {
-    const body = JSON.stringify({ model: 'gpt-4o-mini', stream: true, messages: [{ role: 'user', content: 'hi' }] });
-    const req = request(
-      `${harness.proxy.url}/v1/chat/completions`,
-      { method: 'POST', headers: { 'content-type': 'application/json' } },
-      resolve,
-    );
+    const req = request(`${harness.proxy.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' } }, resolve);
     req.on('error', reject);
-    req.end(body);
+    req.end(JSON.stringify(body));
   });
 }
 
@@ -90,13 +106,16 @@ async function readAll(res: IncomingMessage): Promise<string> {
 }
 
 it('a client still taking in what it was sent when the grace runs out gets every byte the gateway sent', async () => {
-  const ranOut = graceRanOut();
+  answers = 'trailing';
+  const grace = watchGrace();
   const ended = harness.nextEnd();
   // The client reads nothing until the grace has run out: its socket fills, and the gateway's wait behind it.
-  const res = await open();
+  const res = await open('/v1/chat/completions', { model: 'gpt-4o-mini', stream: true, messages: [{ role: 'user', content: 'hi' }] });
   expect(res.statusCode).toBe(200);
-  await ranOut;
+  await grace.ranOut;
   expect(sent.all).toBe(false);
+  // Its drain is what the relay waits for, not another grace after another while the socket stays full.
+  expect(grace.startedAsItRanOut()).toBe(0);
   const received = await readAll(res);
   expect(sent.all).toBe(true);
   expect(received).toBe(ANSWER + COMMENT.repeat(COMMENTS) + DONE);

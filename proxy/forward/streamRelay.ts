@@ -130,7 +130,8 @@ async function relayGuardedStream(
           graceTimer = setTimeout(endLingering, END_GRACE_MS);
           if (translator) endWhole();
         }
-        return clientHasRoom;
+        // A client that got its end takes nothing more: were its socket full, its close would cut the gateway's grace short.
+        return clientEnded || clientHasRoom;
       },
       { readOnWithoutClient: input.readsOnWithoutClient === true },
     );

@@ -121,3 +121,24 @@ it('a client still taking in what it was sent when the grace runs out gets every
   expect(received).toBe(ANSWER + COMMENT.repeat(COMMENTS) + DONE);
   expect(await ended).toMatchObject({ status: 200, errorClass: null });
 });
+
+// A translated client gets its end with the answer's: when that last write filled its socket, the gateway still has its grace.
+it('a translated client whose last write filled its socket leaves the gateway its grace', async () => {
+  answers = 'largeFinal';
+  const grace = watchGrace();
+  const ended = harness.nextEnd();
+  const res = await open('/v1/messages', {
+    model: 'gpt-4o-mini',
+    max_tokens: 64,
+    stream: true,
+    messages: [{ role: 'user', content: 'hi' }],
+  });
+  const received = await readAll(res);
+  expect(received).toContain('event: message_stop');
+  expect(received).toContain(LARGE_TEXT);
+  // The gateway's connection is closed by the grace's end, not as soon as the client has its answer.
+  const first = await Promise.race([grace.ranOut.then(() => 'grace ran out'), upstreamClosed.then(() => 'gateway closed')]);
+  expect(first).toBe('grace ran out');
+  await upstreamClosed;
+  expect(await ended).toMatchObject({ status: 200, errorClass: null });
+});

@@ -22,8 +22,11 @@ import { sendWithRetries, type AttemptsResult } from './upstreamAttempts.ts';
 import { planWithoutReasoningEffort, type ReasoningEffortRefusals } from './reasoningEffortRefusals.ts';
 import { RESENT_AND_REFUSED_AGAIN_NOTE, RESENT_WITHOUT_REASONING_EFFORT_NOTE } from '../protocols/chat/reasoningEffort.ts';
 
-/** Made once: an Error per request (its stack trace) cost more than the rest of the exchange's own work. */
-const NOT_RELAYED = new Error('the answer was not relayed');
+/**
+ * A string: an Error per request (its stack trace) cost more than the rest of the exchange's own work, and
+ * one Error shared by every request would carry whatever is added to it to all of them.
+ */
+const NOT_RELAYED = 'the answer was not relayed';
 
 export interface ExchangeContext {
   req: IncomingMessage;

@@ -19,8 +19,11 @@ import { relayBody } from './upstreamBody.ts';
  */
 export const END_GRACE_MS = 500;
 
-/** The grace's abort reason: the answer was whole, nothing failed. Made once, as it is no failure to trace. */
-export const ANSWER_WAS_WHOLE = new Error('the gateway kept its stream open after the answer was whole');
+/**
+ * The grace's abort reason: the answer was whole, nothing failed. A string, as Airlock's other abort reasons
+ * are: no stack trace made per request, and nothing anyone adds to it reaches another request.
+ */
+export const ANSWER_WAS_WHOLE = 'the gateway kept its stream open after the answer was whole';
 
 /** The trace as the protocol observers see it: the few things they report. */
 export function sinkFor(trace: RequestTrace): StreamSink {

@@ -2,6 +2,7 @@ import { createServer, request, type IncomingMessage, type Server } from 'node:h
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, expect, it, vi } from 'vitest';
 import { END_GRACE_MS } from '../../../proxy/forward/streamRelay.ts';
+import { UpstreamBody } from '../../../proxy/forward/upstreamBody.ts';
 import { startHarness, type Harness } from '../../support/proxyHarness.ts';
 
 /**
@@ -126,6 +127,7 @@ it('a client still taking in what it was sent when the grace runs out gets every
 it('a translated client whose last write filled its socket leaves the gateway its grace', async () => {
   answers = 'largeFinal';
   const grace = watchGrace();
+  const aborts = vi.spyOn(UpstreamBody.prototype, 'abort');
   const ended = harness.nextEnd();
   const res = await open('/v1/messages', {
     model: 'gpt-4o-mini',
@@ -140,5 +142,8 @@ it('a translated client whose last write filled its socket leaves the gateway it
   const first = await Promise.race([grace.ranOut.then(() => 'grace ran out'), upstreamClosed.then(() => 'gateway closed')]);
   expect(first).toBe('grace ran out');
   await upstreamClosed;
+  // Every request's body ends with the same reasons (the grace's, the exchange's own): nothing added to one reaches another request.
+  expect(aborts.mock.calls.length).toBeGreaterThan(0);
+  for (const [reason] of aborts.mock.calls) expect(Object.isFrozen(reason)).toBe(true);
   expect(await ended).toMatchObject({ status: 200, errorClass: null });
 });

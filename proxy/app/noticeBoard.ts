@@ -72,9 +72,13 @@ export class NoticeBoard {
     if (this.#byKind.delete(kind)) this.#changed();
   }
 
-  /** Newest first. */
+  /**
+   * Newest first, masked again with the secrets known now: a notice from early in start-up was
+   * reported before the keys and tokens were read.
+   */
   list(): Notice[] {
-    return [...this.#byKind.values()].reverse();
+    const secrets = this.#options.knownSecrets();
+    return [...this.#byKind.values()].reverse().map((notice) => ({ ...notice, cause: redactSecrets(notice.cause, secrets) }));
   }
 
   /** False when no notice has this id (dismissed already, or replaced by a newer one). */

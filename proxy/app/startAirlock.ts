@@ -26,6 +26,7 @@ import { EnvKeySource } from './secrets/envKeySource.ts';
 import { KeyCache } from './secrets/keyCache.ts';
 import { TraceHeaderCache } from './secrets/traceHeaderCache.ts';
 import { knownSecretsFrom } from './secrets/knownSecrets.ts';
+import { redactKnownSecrets } from '../core/redact.ts';
 import { createKeytarSecretStore } from './secrets/keytarStore.ts';
 import { secretStoreForDataDir } from './secrets/dataDirSecrets.ts';
 import type { SecretStore } from '../contracts/secretStore.ts';
@@ -125,13 +126,15 @@ export async function startAirlock(options: AirlockOptions): Promise<Airlock> {
 
 async function startWithDataDir(options: AirlockOptions, privacyProblems: string[]): Promise<Airlock> {
   const notices: string[] = [...privacyProblems];
-  // The secrets to mask are known once the keychain and the tokens are read; nothing said before holds one.
+  // The secrets to mask are known once the keychain and the tokens are read; what is said before
+  // (a data directory's name may hold a key) is masked again then, and the board masks at each list().
   let secretsToMask: () => string[] = () => [];
   const noticeBoard = new NoticeBoard({ knownSecrets: () => secretsToMask() });
   if (privacyProblems.length > 0) noticeBoard.report('data_dir_not_private', privacyProblems.join(' '));
   const notice = (kind: NoticeKind, message: string | null): void => {
     if (message === null) return;
-    notices.push(message);
+    // Only the known secrets: the shapes would mask the timestamped name of a file set aside.
+    notices.push(redactKnownSecrets(message, secretsToMask()));
     noticeBoard.report(kind, message);
   };
   // Said while running: on stderr for `airlock serve`, in the window and notifications for the desktop.
@@ -204,6 +207,7 @@ async function startWithDataDir(options: AirlockOptions, privacyProblems: string
     env: options.env,
   });
   secretsToMask = knownSecrets;
+  notices.splice(0, notices.length, ...notices.map((line) => redactKnownSecrets(line, knownSecrets())));
   const log = createRequestLog({
     dataDir: options.dataDir,
     ...(options.maxLogBytes === undefined ? {} : { maxDbBytes: options.maxLogBytes }),

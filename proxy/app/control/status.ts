@@ -1,6 +1,7 @@
 import type { Alarm, StatusResponse } from '../../contracts/status.ts';
 import type { BudgetProgress } from '../../contracts/spend.ts';
 import { formatCredits } from '../../contracts/amounts.ts';
+import { redactSecrets } from '../../core/redact.ts';
 import { startOfLocalDayMs } from '../../core/localPeriods.ts';
 import { budgetProgress } from './budgets.ts';
 import type { ControlDeps, ProxyControl } from './deps.ts';
@@ -75,13 +76,15 @@ export function buildStatus({ deps, proxy, keyRejectedProfiles, quotaExhaustedPr
   const keychainProblem = deps.keys.keychainProblem();
   if (keychainProblem) alarms.push({ kind: 'keychain_unavailable', message: keychainProblem });
 
+  // Alarm messages name files of the data directory, whose path may hold a key.
+  const secrets = deps.knownSecrets?.() ?? [];
   return {
     proxyUrl: proxy?.url ?? '',
     paused: proxy?.isPaused() ?? false,
     inFlight: proxy?.inFlightCount() ?? 0,
     activeProfile: active ? { id: active.id, name: active.name, key: deps.keys.keyStatus(active.id, active.keyPool) } : null,
     todaySpend: moneyOf(today.costCredits),
-    alarms,
+    alarms: alarms.map((alarm) => ({ ...alarm, message: redactSecrets(alarm.message, secrets) })),
     // An alarm that shows the same problem as it stands now says it already.
     notices: (deps.notices?.list() ?? []).filter((notice) => !alarms.some((alarm) => alarm.kind === notice.kind)),
     firstRun: {

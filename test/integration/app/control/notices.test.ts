@@ -7,6 +7,8 @@ import { REASONING_EFFORT_REFUSALS_FILE_NAME } from '../../../../proxy/app/capab
 import { addProfile, bumpKeysRevision, updateSettings } from '../../../../proxy/app/profiles/configMutations.ts';
 import { openConfigStore } from '../../../../proxy/app/profiles/configStore.ts';
 import { startAirlock, type Airlock } from '../../../../proxy/app/startAirlock.ts';
+import { startupLines } from '../../../../proxy/app/cli/serve.ts';
+import { decideNoticeNotifications } from '../../../../electron/logic/noticeNotifications.ts';
 import { gatewayKeyAccount, KeychainUnavailableError, type SecretStore } from '../../../../proxy/contracts/secretStore.ts';
 import type { Settings } from '../../../../proxy/contracts/config.ts';
 import type { StatusResponse } from '../../../../proxy/contracts/status.ts';
@@ -45,6 +47,8 @@ interface StartOptions {
   dirPrefix?: string;
   settings?: (settings: Settings) => Partial<Settings>;
   secrets?: SecretStore;
+  /** Damages the data directory's files before Airlock starts. */
+  beforeStart?: (dataDir: string) => void;
 }
 
 async function start(options: StartOptions = {}): Promise<Airlock> {
@@ -57,6 +61,7 @@ async function start(options: StartOptions = {}): Promise<Airlock> {
   store.close();
   writeFileSync(path.join(dataDir, CAPABILITIES_FILE_NAME), '{"version": 1, "prof');
   writeFileSync(path.join(dataDir, REASONING_EFFORT_REFUSALS_FILE_NAME), '{"version": 1, "refus');
+  options.beforeStart?.(dataDir);
   const secrets = options.secrets ?? memorySecretStore(options.keychainKey ? { [gatewayKeyAccount('sim')]: options.keychainKey } : {});
   airlock = await startAirlock({ dataDir, port: 0, env: options.env ?? {}, secrets });
   return airlock;
@@ -86,6 +91,32 @@ describe("the window's status", () => {
     // `airlock serve` still prints them.
     expect(running.notices.some((line) => line.includes(CAPABILITIES_FILE_NAME))).toBe(true);
     expect(running.notices.some((line) => line.includes('AIRLOCK_API_KEY'))).toBe(true);
+  });
+
+  it('masks a key of no known shape in the notices said before the keys were read, wherever they are shown', async () => {
+    // No sk-, hex or Bearer shape: only masking by the key itself hides it.
+    const plainKey = 'gw_Plain_Key_Value_42';
+    const running = await start({
+      keychainKey: plainKey,
+      dirPrefix: `airlock-notices-${plainKey}-`,
+      beforeStart: (dir) => {
+        // A damaged log: its notice and alarm name the data directory, whose name holds the key.
+        writeFileSync(path.join(dir, 'requests.db'), 'not a database'.repeat(100));
+      },
+    });
+    const board = running.noticeBoard.list();
+    expect(board.map((notice) => notice.kind)).toContain('log_recovered');
+    expect(JSON.stringify(board)).not.toContain(plainKey);
+    expect(JSON.stringify(board)).toContain('[redacted]');
+    const osNotifications = decideNoticeNotifications(new Set(), board, { windowShown: false, notificationsEnabled: true });
+    expect(osNotifications.notifications.length).toBeGreaterThan(0);
+    expect(JSON.stringify(osNotifications)).not.toContain(plainKey);
+    const serveLines = startupLines(running);
+    expect(serveLines.some((line) => line.includes(CAPABILITIES_FILE_NAME))).toBe(true);
+    expect(serveLines.join('\n')).not.toContain(plainKey);
+    const { body: status, text } = await control<StatusResponse>(running, 'GET', 'status');
+    expect(status.alarms.some((alarm) => alarm.kind === 'log_recovered')).toBe(true);
+    expect(text).not.toContain(plainKey);
   });
 
   it('drops a notice the window dismissed', async () => {

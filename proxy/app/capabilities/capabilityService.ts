@@ -16,7 +16,6 @@ const DETECTION_RETRY_MS = 10 * 60_000;
 const FORMAT_VERSION = 1;
 
 const fileSchema = z.object({ version: z.literal(FORMAT_VERSION), profiles: z.record(z.string(), z.unknown()) });
-const modelsSchema = z.record(z.string(), z.unknown());
 const badgesSchema = z.array(
   z.object({ capability: z.enum(CAPABILITY_ORDER), supported: z.boolean().nullable(), checkedAtMs: z.number().nullable() }),
 );
@@ -49,17 +48,18 @@ function readResults(json: unknown): EntriesRead<CapabilityResults> | null {
   let entries = 0;
   let unread = 0;
   for (const [profileId, models] of Object.entries(file.data.profiles)) {
-    const parsedModels = modelsSchema.safeParse(models);
-    if (!parsedModels.success) {
+    // Read as parsed, not through a zod record: its copy assigns `__proto__`, a model name like any other.
+    if (typeof models !== 'object' || models === null || Array.isArray(models)) {
       entries += 1;
       unread += 1;
       continue;
     }
     const readable: Record<string, CapabilityBadge[]> = {};
-    for (const [model, badges] of Object.entries(parsedModels.data)) {
+    for (const [model, badges] of Object.entries(models)) {
       entries += 1;
       const parsed = badgesSchema.safeParse(badges);
-      if (parsed.success) readable[model] = parsed.data;
+      if (parsed.success)
+        Object.defineProperty(readable, model, { value: parsed.data, enumerable: true, writable: true, configurable: true });
       else unread += 1;
     }
     usable[profileId] = readable;
@@ -120,7 +120,11 @@ export function createCapabilityService(options: {
     nowMs: nowMs(),
   });
   const results = file.read;
-  const badges = (profileId: string, model: string): CapabilityBadge[] => results[profileId]?.[model] ?? unchecked();
+  // Own entries only: a client's model named `constructor` or `__proto__` is not Object's.
+  const badges = (profileId: string, model: string): CapabilityBadge[] => {
+    const models = Object.hasOwn(results, profileId) ? results[profileId] : undefined;
+    return models !== undefined && Object.hasOwn(models, model) ? models[model]! : unchecked();
+  };
   const save = (): void => file.save({ version: FORMAT_VERSION, profiles: results });
   /** When each (profile, model, capability) detection last started, so a busy client sets off one probe, not one per request. */
   const detectionsStarted = new Map<string, number>();

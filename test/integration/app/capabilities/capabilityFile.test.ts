@@ -106,3 +106,24 @@ describe('a capabilities.json Airlock cannot read', () => {
     }
   });
 });
+
+describe("a client's model named like an object's own property", () => {
+  it.each(['constructor', 'toString', '__proto__', 'hasOwnProperty'])(
+    '%s: is an unchecked model like any other, and its results are kept as its own',
+    async (model) => {
+      writeFileSync(
+        path.join(dataDir, CAPABILITIES_FILE_NAME),
+        JSON.stringify({ version: 1, profiles: { sim: { [MODEL]: toolsResult } } }),
+      );
+      const service = openService();
+      expect(service.badges('sim', model).every((badge) => badge.supported === null)).toBe(true);
+      expect(service.badges('other', model).every((badge) => badge.supported === null)).toBe(true);
+      expect(service.nativeVerified('sim', 'messages', model)).toBe(false);
+
+      const badges = await service.check('sim', model);
+      expect(service.badges('sim', model)).toEqual(badges);
+      expect(openService().badges('sim', model)).toEqual(badges);
+      expect(openService().badges('sim', MODEL)).toEqual(toolsResult);
+    },
+  );
+});

@@ -70,7 +70,9 @@ export function hoursByModel(rows: readonly SpendByDayRow[], nowMs: number): Spe
 }
 
 function emptyDay(day: string): SpendDay {
-  return { day, creditsByModel: {}, gatewayCost: null, unstatedRequests: 0 };
+  // No prototype: a client's model is named `constructor` or `__proto__` as well as anything else.
+  const creditsByModel: Record<string, number> = Object.create(null);
+  return { day, creditsByModel, gatewayCost: null, unstatedRequests: 0 };
 }
 
 export function buildSpend(deps: ControlDeps, range: SpendRange, nowMs: number): SpendResponse {

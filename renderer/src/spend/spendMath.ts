@@ -13,8 +13,10 @@ export function chartData(days: readonly SpendDay[]): ChartData {
     for (const [model, credits] of Object.entries(day.creditsByModel)) totals.set(model, (totals.get(model) ?? 0) + credits);
   const models = [...totals.entries()].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).map(([model]) => model);
   const rows = days.map((day) => {
-    const row: Record<string, number | string> = { day: day.day };
-    for (const model of models) row[model] = day.creditsByModel[model] ?? 0;
+    // No prototype, own entries only: a client's model may be named `constructor` or `__proto__`.
+    const row: Record<string, number | string> = Object.create(null);
+    row.day = day.day;
+    for (const model of models) row[model] = Object.hasOwn(day.creditsByModel, model) ? day.creditsByModel[model]! : 0;
     return row;
   });
   return { rows, models };

@@ -136,6 +136,30 @@ describe('spend display', () => {
       { day: '2026-01-02', a: 2, b: 0 },
     ]);
   });
+
+  it("charts a model named like an object's own property as a model, 0 on a day without it", () => {
+    // As the window gets them: parsed from the answer's JSON.
+    const days = JSON.parse(
+      '[{"day":"2026-01-01","creditsByModel":{"a":1},"gatewayCost":null,"unstatedRequests":0},' +
+        '{"day":"2026-01-02","creditsByModel":{"constructor":2,"__proto__":3},"gatewayCost":null,"unstatedRequests":0}]',
+    );
+    const data = chartData(days);
+    expect(data.models).toEqual(['__proto__', 'constructor', 'a']);
+    expect(data.rows.map((row) => Object.entries(row))).toEqual([
+      [
+        ['day', '2026-01-01'],
+        ['__proto__', 0],
+        ['constructor', 0],
+        ['a', 1],
+      ],
+      [
+        ['day', '2026-01-02'],
+        ['__proto__', 3],
+        ['constructor', 2],
+        ['a', 0],
+      ],
+    ]);
+  });
 });
 
 describe('a request cost in the Live list and the detail', () => {

@@ -113,6 +113,18 @@ describe('spend aggregation', () => {
     ]);
   });
 
+  it("keeps a client's model named like an object's own property as a model, its credits a number", () => {
+    const named = [row('2026-01-01', 'constructor', 1), row('2026-01-01', '__proto__', 2), row('2026-01-01', 'toString', 3)];
+    const [day] = daysByModel([...named, ...named]);
+    expect(Object.entries(day?.creditsByModel ?? {})).toEqual([
+      ['constructor', 2],
+      ['__proto__', 4],
+      ['toString', 6],
+    ]);
+    // What the window reads: the JSON of the answer.
+    expect(Object.keys(JSON.parse(JSON.stringify(day)).creditsByModel)).toEqual(['constructor', '__proto__', 'toString']);
+  });
+
   it("names today's hours HH:00 up to the current one, empty hours included", () => {
     const hourRows = [row('2026-01-02 01', 'a', 2, 1, 0, { gatewayCost: 1.9, unstatedRequests: 0 })];
     expect(hoursByModel(hourRows, new Date(2026, 0, 2, 2, 30).getTime())).toEqual([

@@ -108,7 +108,7 @@ export function createControlRouter(deps: ControlDeps): ControlApi {
   });
   api.use(sessionRoutes(sessions));
   api.use(requireControlAuth);
-  api.use(loginLinkRoutes(createLoginUrl));
+  api.use(loginLinkRoutes(createLoginUrl, sessions));
   api.use(requestRoutes(context));
   api.use(replayRoutes(context));
   api.use(profileRoutes(context));

@@ -63,6 +63,11 @@ export class ControlSessions {
     return this.#controlTokens.matches(token) ? this.#newSession() : null;
   }
 
+  /** The control token itself, not a session: what may mint a way in (a session could renew itself forever). */
+  hasControlToken(authorization: string | undefined): boolean {
+    return authorization !== undefined && this.#checkBearer(authorization);
+  }
+
   isAuthorized(authorization: string | undefined, cookieHeader: string | undefined): boolean {
     if (authorization !== undefined) return this.#checkBearer(authorization);
     const sessionId = sessionIdFromCookie(cookieHeader);

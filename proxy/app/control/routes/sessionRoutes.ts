@@ -31,10 +31,16 @@ export function sessionRoutes(sessions: ControlSessions): express.Router {
   return router;
 }
 
-/** POST /login-links: behind the control token, so only who may use the window already can mint a way into it. */
-export function loginLinkRoutes(createLoginUrl: () => string): express.Router {
+/**
+ * POST /login-links: the control token only (contracts/controlApi.ts), never a session's cookie: its
+ * link would trade for a fresh session, so a session could outlive its end by renewing itself.
+ */
+export function loginLinkRoutes(createLoginUrl: () => string, sessions: ControlSessions): express.Router {
   const router = express.Router();
-  router.post('/login-links', (_req, res) => {
+  router.post('/login-links', (req, res) => {
+    if (!sessions.hasControlToken(req.headers.authorization)) {
+      throw new ApiError('unauthorized', `Only the control token mints sign-in links: run \`${CLI_COMMAND} window\`.`);
+    }
     const body: LoginLinkResponse = { url: createLoginUrl() };
     res.json(body);
   });

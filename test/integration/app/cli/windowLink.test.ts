@@ -69,6 +69,18 @@ describe('airlock window', () => {
     expect(minted.body).not.toContain('#code=');
   });
 
+  it("is no way to stay signed in for a browser's session: its cookie mints no link", async () => {
+    const signedIn = await signInWith(airlock.control.createLoginUrl());
+    const cookie = String(signedIn.headers['set-cookie']).split(';')[0] ?? '';
+    expect(cookie).toMatch(new RegExp(`^${CONTROL_SESSION_COOKIE}=`));
+    // The cookie opens the window's API (it is a session), but a link would trade for a fresh session past its end.
+    const status = await rawRequest(`${airlock.proxy.url}${CONTROL_API_PREFIX}/status`, { headers: { cookie } });
+    expect(status.status).toBe(200);
+    const minted = await rawRequest(`${airlock.proxy.url}${CONTROL_API_PREFIX}/login-links`, { method: 'POST', headers: { cookie } });
+    expect(minted.status).toBe(401);
+    expect(minted.body).not.toContain('#code=');
+  });
+
   it('without a keychain, says the way that is left: restart serve', async () => {
     const run = await runAirlock(dataDir, unavailableSecretStore(), ['window', '--port', String(airlock.proxy.port)]);
     expect(run.exitCode).toBe(1);

@@ -114,7 +114,10 @@ export function keepJsonFile<T>(options: KeptJsonFileOptions<T>): KeptJsonFile<T
     try {
       writeFileAtomic(filePath, `${JSON.stringify(content, null, 2)}\n`);
     } catch (error) {
-      options.report(`could not keep ${options.what} in ${filePath} (${(error as Error).message}): ${options.lossOnFailedWrite}.`);
+      // The code, not the message: it names the write's random temp file, and a cause that differs
+      // at each failed save would be a new notice (and OS notification) each time.
+      const cause = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+      options.report(`could not keep ${options.what} in ${filePath} (${cause}): ${options.lossOnFailedWrite}.`);
     }
   };
   return { read, notice, save };

@@ -143,6 +143,8 @@ export const REPEATED_FAILURE_REMINDER_EVERY = 600;
 /**
  * The thread reports each failed checkpoint, once a second while the disk stays full: said once,
  * again when the reason changes, and as a reminder now and then, not as a line a second on stderr.
+ * A reminder says the same words (no count): the notice board keeps it as the same notice, where a
+ * new text was a new notice and OS notification every ten minutes.
  */
 export function failureReporter(onError: (error: Error) => void): (message: string) => void {
   let last: string | null = null;
@@ -151,11 +153,10 @@ export function failureReporter(onError: (error: Error) => void): (message: stri
     if (message === last) {
       repeats += 1;
       if (repeats % REPEATED_FAILURE_REMINDER_EVERY !== 0) return;
-      onError(new Error(`WAL checkpoint still failing (${repeats} more times): ${message}`));
-      return;
+    } else {
+      last = message;
+      repeats = 0;
     }
-    last = message;
-    repeats = 0;
     onError(new Error(`WAL checkpoint failed: ${message}`));
   };
 }

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createCapabilityService, CAPABILITIES_FILE_NAME } from '../../../../proxy/app/capabilities/capabilityService.ts';
 import { profileSchema } from '../../../../proxy/contracts/profile.ts';
+import { NoticeBoard } from '../../../../proxy/app/noticeBoard.ts';
 import { startGatewaySimulator, type GatewaySimulator } from '../../../simulator/index.ts';
 import { SENTINEL_KEY } from '../../../support/sentinel.ts';
 
@@ -77,5 +78,25 @@ describe('a capability result that cannot be written', () => {
     expect(service.badges('sim', MODEL)).toEqual(badges);
     expect(reports).toHaveLength(1);
     expect(reports[0]).toContain(path.join(dataDir, CAPABILITIES_FILE_NAME));
+  });
+});
+
+describe('a save that keeps failing', () => {
+  it('is one notice, not a new one (and a new OS notification) per failed save', async () => {
+    const board = new NoticeBoard({ knownSecrets: () => [] });
+    const profile = profileSchema.parse({ id: 'sim', name: 'Simulator', baseUrl: simulator.baseUrl });
+    const service = createCapabilityService({
+      dataDir,
+      resolveTarget: () => ({ profile, apiKey: SENTINEL_KEY }),
+      report: (message) => board.report('capabilities_not_saved', message),
+    });
+    rmSync(dataDir, { recursive: true, force: true });
+
+    await service.check('sim', MODEL);
+    const [first] = board.list();
+    await service.check('sim', 'gpt-4o');
+    expect(board.list()).toEqual([{ ...first, atMs: expect.any(Number) }]);
+    // The cause still says why, in words that do not change from one failed write to the next.
+    expect(first?.cause).toMatch(/ENOENT/);
   });
 });

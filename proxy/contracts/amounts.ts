@@ -34,6 +34,11 @@ export function addGatewayCosts(sum: number | null, added: number | null): numbe
   return sum === null ? added : sum + (added ?? 0);
 }
 
+/** The profiles of two sums of stated charges, sorted, each once (SpendByDayRow.gatewayCostProfiles). */
+export function joinGatewayCostProfiles(a: readonly string[], b: readonly string[]): string[] {
+  return [...new Set([...a, ...b])].sort();
+}
+
 /** Two decimals, and "<¥0.01" for an amount above zero that would otherwise read ¥0.00. */
 export function formatMoney(amount: number, currency: 'CNY' | 'USD'): string {
   const symbol = currency === 'CNY' ? '¥' : '$';

@@ -181,6 +181,11 @@ export interface SpendByDayRow {
    * never added to the credits; null when no request stated one.
    */
   gatewayCost: number | null;
+  /**
+   * The profiles whose gateways stated those charges, sorted: each states in its own unit (OpenRouter
+   * credits, LiteLLM USD), so a sum over more than one is no figure at all.
+   */
+  gatewayCostProfiles: string[];
   /** Requests the model answered (usage reported or estimated) without such a statement: `gatewayCost` leaves them out. */
   unstatedRequests: number;
 }

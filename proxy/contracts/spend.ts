@@ -14,6 +14,8 @@ export interface SpendRow {
   unpricedRequests: number;
   /** What the gateway stated it charged, in its own unit, beside the credits (SpendByDayRow.gatewayCost); null when none did. */
   gatewayCost: number | null;
+  /** Gateways of several profiles stated charges here, each in its own unit: `gatewayCost` is null, never their sum. */
+  gatewayCostMixed: boolean;
   /** Answered requests whose gateway stated no charge: the sum above is partial while any are. */
   unstatedRequests: number;
 }
@@ -25,6 +27,8 @@ export interface SpendDay {
   creditsByModel: Record<string, number>;
   /** The day's sum of what the gateway stated it charged, in its own unit; null when none did. */
   gatewayCost: number | null;
+  /** As SpendRow.gatewayCostMixed: several profiles' gateways stated charges that day, so no sum is given. */
+  gatewayCostMixed: boolean;
   /** The day's answered requests whose gateway stated no charge. */
   unstatedRequests: number;
 }

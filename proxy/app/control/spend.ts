@@ -1,6 +1,6 @@
 import type { SpendDay, SpendRange, SpendResponse, SpendRow } from '../../contracts/spend.ts';
 import type { SpendByDayRow } from '../../contracts/log.ts';
-import { addGatewayCosts } from '../../contracts/amounts.ts';
+import { addGatewayCosts, joinGatewayCostProfiles } from '../../contracts/amounts.ts';
 import { CNY_PER_CREDIT, TOP_UP_DISCOUNT_TIERS, USD_PER_CREDIT_APPROX } from '../../spend/constants.ts';
 import { startOfLocalDayMs } from '../../core/localPeriods.ts';
 import { budgetProgress } from './budgets.ts';
@@ -18,45 +18,70 @@ export function rangeStartMs(range: SpendRange, nowMs: number): number {
   return startOfLocalDayMs(startOfLocalDayMs(nowMs) - (RANGE_DAYS[range] - 1) * DAY_MS + DAY_MS / 2);
 }
 
+/** The gateways' stated charges of several rows: their sum while one profile's gateway stated them all. */
+class StatedCharges {
+  #sum: number | null = null;
+  #profiles: string[] = [];
+
+  add(row: SpendByDayRow): void {
+    this.#sum = addGatewayCosts(this.#sum, row.gatewayCost);
+    this.#profiles = joinGatewayCostProfiles(this.#profiles, row.gatewayCostProfiles);
+  }
+
+  /** Each gateway states in its own unit: a sum over two profiles would add credits to dollars. */
+  get figure(): { gatewayCost: number | null; gatewayCostMixed: boolean } {
+    const mixed = this.#profiles.length > 1;
+    return { gatewayCost: mixed ? null : this.#sum, gatewayCostMixed: mixed };
+  }
+}
+
 /** Per-day rows of one grouping → one row per group, most expensive first. */
 export function sumByGroup(rows: readonly SpendByDayRow[], missingKey = UNKNOWN_GROUP): SpendRow[] {
-  const groups = new Map<string, SpendRow>();
+  const groups = new Map<string, { sum: SpendRow; charges: StatedCharges }>();
   for (const row of rows) {
     const key = row.group ?? missingKey;
-    const sum = groups.get(key) ?? {
-      key,
-      requests: 0,
-      inputTokens: 0,
-      outputTokens: 0,
-      costCredits: 0,
-      unpricedRequests: 0,
-      gatewayCost: null,
-      unstatedRequests: 0,
+    const group = groups.get(key) ?? {
+      sum: {
+        key,
+        requests: 0,
+        inputTokens: 0,
+        outputTokens: 0,
+        costCredits: 0,
+        unpricedRequests: 0,
+        gatewayCost: null,
+        gatewayCostMixed: false,
+        unstatedRequests: 0,
+      },
+      charges: new StatedCharges(),
     };
+    const { sum } = group;
     sum.requests += row.requests;
     sum.inputTokens += row.inputTokens;
     sum.outputTokens += row.outputTokens;
     sum.costCredits += row.costCredits;
     sum.unpricedRequests += row.unpricedRequests;
-    sum.gatewayCost = addGatewayCosts(sum.gatewayCost, row.gatewayCost);
+    group.charges.add(row);
     sum.unstatedRequests += row.unstatedRequests;
-    groups.set(key, sum);
+    groups.set(key, group);
   }
-  return [...groups.values()].sort((a, b) => b.costCredits - a.costCredits || b.requests - a.requests || a.key.localeCompare(b.key));
+  return [...groups.values()]
+    .map(({ sum, charges }) => ({ ...sum, ...charges.figure }))
+    .sort((a, b) => b.costCredits - a.costCredits || b.requests - a.requests || a.key.localeCompare(b.key));
 }
 
 /** Per-day rows grouped by model → one entry per day with credits per model and the gateway's statement of the day. */
 export function daysByModel(rows: readonly SpendByDayRow[]): SpendDay[] {
-  const days = new Map<string, SpendDay>();
+  const days = new Map<string, { day: SpendDay; charges: StatedCharges }>();
   for (const row of rows) {
-    const day = days.get(row.day) ?? emptyDay(row.day);
+    const entry = days.get(row.day) ?? { day: emptyDay(row.day), charges: new StatedCharges() };
+    const { day } = entry;
     const model = row.group ?? UNKNOWN_GROUP;
     day.creditsByModel[model] = (day.creditsByModel[model] ?? 0) + row.costCredits;
-    day.gatewayCost = addGatewayCosts(day.gatewayCost, row.gatewayCost);
+    entry.charges.add(row);
     day.unstatedRequests += row.unstatedRequests;
-    days.set(row.day, day);
+    days.set(row.day, entry);
   }
-  return [...days.values()].sort((a, b) => a.day.localeCompare(b.day));
+  return [...days.values()].map(({ day, charges }) => ({ ...day, ...charges.figure })).sort((a, b) => a.day.localeCompare(b.day));
 }
 
 /** Today's hours so far, each named "HH:00", with credits per model (hours without spend included, so the chart shows the day). */
@@ -72,7 +97,7 @@ export function hoursByModel(rows: readonly SpendByDayRow[], nowMs: number): Spe
 function emptyDay(day: string): SpendDay {
   // No prototype: a client's model is named `constructor` or `__proto__` as well as anything else.
   const creditsByModel: Record<string, number> = Object.create(null);
-  return { day, creditsByModel, gatewayCost: null, unstatedRequests: 0 };
+  return { day, creditsByModel, gatewayCost: null, gatewayCostMixed: false, unstatedRequests: 0 };
 }
 
 export function buildSpend(deps: ControlDeps, range: SpendRange, nowMs: number): SpendResponse {

@@ -74,6 +74,8 @@ const SPEND_COLUMNS = [
   // statement (in its unit, empty when none) and how many answered requests it leaves out.
   'gateway_cost_gateway_unit',
   'requests_without_gateway_cost',
+  // Whose unit the figure is in; with more than one, the figure is empty (a sum of two units is none).
+  'gateway_cost_profiles',
 ] as const;
 
 export interface RequestsCsvOptions {
@@ -104,8 +106,9 @@ export function spendCsv(rows: readonly SpendByDayRow[], groupBy: SpendGroupBy):
     row.outputTokens,
     amount(row.costCredits),
     amount(toCny(row.costCredits)),
-    amount(row.gatewayCost),
+    amount(row.gatewayCostProfiles.length > 1 ? null : row.gatewayCost),
     row.unstatedRequests,
+    row.gatewayCostProfiles.join(' '),
   ]);
   return spreadsheetCsv(records, SPEND_COLUMNS);
 }

@@ -274,7 +274,8 @@ export class RequestLogQueries {
     const group = query.groupBy === null ? 'NULL' : GROUP_COLUMNS[query.groupBy];
     const sums = `${group} AS grp, COUNT(*) AS requests, TOTAL(cost_credits) AS costCredits, SUM(${UNPRICED}) AS unpricedRequests,
          TOTAL(input_tokens) AS inputTokens, TOTAL(output_tokens) AS outputTokens,
-         SUM(gateway_cost) AS gatewayCost, SUM(${UNSTATED}) AS unstatedRequests`;
+         SUM(gateway_cost) AS gatewayCost, SUM(${UNSTATED}) AS unstatedRequests,
+         json_group_array(DISTINCT profile_id) FILTER (WHERE gateway_cost IS NOT NULL AND profile_id IS NOT NULL) AS gatewayCostProfiles`;
     const bucket = query.bucket ?? 'day';
     const records =
       query.utcOffsetMinutes === undefined
@@ -304,6 +305,7 @@ export class RequestLogQueries {
       outputTokens: Number(record.outputTokens),
       // SUM, not TOTAL: NULL when no request stated a charge, which is no charge of 0.
       gatewayCost: record.gatewayCost === null ? null : Number(record.gatewayCost),
+      gatewayCostProfiles: (JSON.parse(String(record.gatewayCostProfiles)) as string[]).sort(),
       unstatedRequests: Number(record.unstatedRequests),
     }));
     // Models and client names are logged text, masked like the rows; a session id is kept as the key its session is found by.

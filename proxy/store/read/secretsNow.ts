@@ -1,5 +1,5 @@
 import type { RequestBodiesRecord, RequestLogRow, SpendByDayRow, StoredRequest } from '../../contracts/log.ts';
-import { addGatewayCosts } from '../../contracts/amounts.ts';
+import { addGatewayCosts, joinGatewayCostProfiles } from '../../contracts/amounts.ts';
 import { knownSecretForms, replaceSecretForms } from '../../core/redact.ts';
 import { maskRowText } from '../write/rowDraft.ts';
 
@@ -96,6 +96,7 @@ export function maskedSpendGroups(rows: SpendByDayRow[], secretsNow: SecretsNow)
             inputTokens: earlier.inputTokens + row.inputTokens,
             outputTokens: earlier.outputTokens + row.outputTokens,
             gatewayCost: addGatewayCosts(earlier.gatewayCost, row.gatewayCost),
+            gatewayCostProfiles: joinGatewayCostProfiles(earlier.gatewayCostProfiles, row.gatewayCostProfiles),
             unstatedRequests: earlier.unstatedRequests + row.unstatedRequests,
           },
     );

@@ -158,6 +158,7 @@ export function spendByDayWith(
         inputTokens: 0,
         outputTokens: 0,
         gatewayCost: null,
+        gatewayCostProfiles: [],
         unstatedRequests: 0,
       };
       rows.push(row);

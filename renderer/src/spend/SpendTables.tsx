@@ -38,7 +38,7 @@ export function SpendTable({ title, keyLabel, rows }: { title: string; keyLabel:
                     </span>
                   )}
                 </td>
-                {stated && <td>{gatewayChargeText(row.gatewayCost, row.unstatedRequests)}</td>}
+                {stated && <td>{gatewayChargeText(row)}</td>}
               </tr>
             ))}
           </tbody>

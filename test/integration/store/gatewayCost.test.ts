@@ -2,6 +2,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { endEvent, startEvent, TEST_STARTED_AT_MS } from '../../support/lifecycleEvents.ts';
 import { openTempLog, type TempLog } from './tempLog.ts';
 import { detailOf } from '../../../proxy/app/control/mapping.ts';
+import { daysByModel, sumByGroup } from '../../../proxy/app/control/spend.ts';
+import { spendCsv } from '../../../proxy/app/export/csv.ts';
 
 const DAY_MS = 86_400_000;
 
@@ -51,6 +53,40 @@ describe("the gateway's stated charge in the spend per day and model", () => {
       { group: 'alpha', costCredits: 1, gatewayCost: expect.closeTo(0.0007, 12), unstatedRequests: 1 },
       // No statement at all: no sum (null, never 0), and the answered request said as without one.
       { group: 'beta', costCredits: 1, gatewayCost: null, unstatedRequests: 1 },
+    ]);
+  });
+});
+
+describe("the gateway's stated charges of two profiles", () => {
+  it('are never added into one figure: each row names the profiles whose units it holds, and a mixed one shows no sum', async () => {
+    temp = openTempLog();
+    const seed = (id: string, profileId: string, gatewayCost: number) => {
+      temp!.events.emit(startEvent(id, { profileId, requestedModel: 'alpha', upstreamModel: 'alpha' }));
+      temp!.events.emit(
+        endEvent(id, { responseModel: 'alpha', usage: { inputTokens: 10, outputTokens: 5, gatewayCost }, costCredits: 0.25 }),
+      );
+    };
+    // OpenRouter states credits, LiteLLM states USD: two units.
+    seed('o1', 'openrouter', 0.002);
+    seed('l1', 'litellm', 0.0004);
+    seed('l2', 'litellm', 0.0001);
+    await temp.log.flush();
+    const range = { fromMs: TEST_STARTED_AT_MS - DAY_MS, toMs: TEST_STARTED_AT_MS + DAY_MS };
+
+    const [byModel] = temp.log.spendByDay({ ...range, groupBy: 'model' });
+    expect(byModel?.gatewayCostProfiles).toEqual(['litellm', 'openrouter']);
+    const [modelRow] = sumByGroup(temp.log.spendByDay({ ...range, groupBy: 'model' }));
+    expect(modelRow).toMatchObject({ gatewayCost: null, gatewayCostMixed: true });
+    const [day] = daysByModel(temp.log.spendByDay({ ...range, groupBy: 'model' }));
+    expect(day).toMatchObject({ gatewayCost: null, gatewayCostMixed: true });
+    const csv = spendCsv(temp.log.spendByDay({ ...range, groupBy: 'model' }), 'model');
+    expect(csv).not.toContain('0.0025');
+
+    // Per profile each figure is one gateway's, in its unit.
+    const byProfile = sumByGroup(temp.log.spendByDay({ ...range, groupBy: 'profile' }));
+    expect(byProfile.map(({ key, gatewayCost, gatewayCostMixed }) => ({ key, gatewayCost, gatewayCostMixed }))).toEqual([
+      { key: 'litellm', gatewayCost: expect.closeTo(0.0005, 12), gatewayCostMixed: false },
+      { key: 'openrouter', gatewayCost: 0.002, gatewayCostMixed: false },
     ]);
   });
 });

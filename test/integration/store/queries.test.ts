@@ -253,6 +253,7 @@ describe('aggregates', () => {
         inputTokens: 10,
         outputTokens: 2,
         gatewayCost: null,
+        gatewayCostProfiles: [],
         unstatedRequests: 2,
       },
       {
@@ -264,6 +265,7 @@ describe('aggregates', () => {
         inputTokens: 4,
         outputTokens: 1,
         gatewayCost: null,
+        gatewayCostProfiles: [],
         unstatedRequests: 1,
       },
     ]);

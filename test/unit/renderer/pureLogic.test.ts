@@ -127,8 +127,8 @@ describe('spend display', () => {
 
   it('stacks a chart per day with the most expensive model first and zeros for missing days', () => {
     const data = chartData([
-      { day: '2026-01-01', creditsByModel: { a: 1, b: 5 }, gatewayCost: null, unstatedRequests: 0 },
-      { day: '2026-01-02', creditsByModel: { a: 2 }, gatewayCost: null, unstatedRequests: 0 },
+      { day: '2026-01-01', creditsByModel: { a: 1, b: 5 }, gatewayCost: null, gatewayCostMixed: false, unstatedRequests: 0 },
+      { day: '2026-01-02', creditsByModel: { a: 2 }, gatewayCost: null, gatewayCostMixed: false, unstatedRequests: 0 },
     ]);
     expect(data.models).toEqual(['b', 'a']);
     expect(data.rows).toEqual([

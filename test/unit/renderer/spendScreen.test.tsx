@@ -5,6 +5,7 @@ import type { SpendDay, SpendResponse, SpendRow } from '../../../proxy/contracts
 import { ApiProvider } from '../../../renderer/src/api/ApiContext.tsx';
 import type { ControlClient } from '../../../renderer/src/api/client.ts';
 import { SpendScreen } from '../../../renderer/src/spend/SpendScreen.tsx';
+import { MIXED_UNITS_TEXT } from '../../../renderer/src/spend/GatewayCharges.tsx';
 
 afterEach(cleanup);
 
@@ -19,6 +20,7 @@ function spendRow(key: string, overrides: Partial<SpendRow> = {}): SpendRow {
     costCredits: 1,
     unpricedRequests: 0,
     gatewayCost: null,
+    gatewayCostMixed: false,
     unstatedRequests: 0,
     ...overrides,
   };
@@ -59,10 +61,25 @@ describe("the Spend screen beside the gateway's own statement of its charge", ()
   it('shows per model and per day what the gateway stated, in its unit, saying how many requests it leaves out', async () => {
     await renderSpend(
       spendResponse(
-        [spendRow('alpha', { gatewayCost: 0.0007, unstatedRequests: 1 }), spendRow('beta', { gatewayCost: null, unstatedRequests: 1 })],
         [
-          { day: '2026-01-14', creditsByModel: { alpha: 0.25, beta: 0.5 }, gatewayCost: 0.0003, unstatedRequests: 0 },
-          { day: '2026-01-15', creditsByModel: { alpha: 0.75, beta: 0.5 }, gatewayCost: 0.0004, unstatedRequests: 2 },
+          spendRow('alpha', { gatewayCost: 0.0007, gatewayCostMixed: false, unstatedRequests: 1 }),
+          spendRow('beta', { gatewayCost: null, gatewayCostMixed: false, unstatedRequests: 1 }),
+        ],
+        [
+          {
+            day: '2026-01-14',
+            creditsByModel: { alpha: 0.25, beta: 0.5 },
+            gatewayCost: 0.0003,
+            gatewayCostMixed: false,
+            unstatedRequests: 0,
+          },
+          {
+            day: '2026-01-15',
+            creditsByModel: { alpha: 0.75, beta: 0.5 },
+            gatewayCost: 0.0004,
+            gatewayCostMixed: false,
+            unstatedRequests: 2,
+          },
         ],
       ),
     );
@@ -86,10 +103,21 @@ describe("the Spend screen beside the gateway's own statement of its charge", ()
     await renderSpend(
       spendResponse(
         [spendRow('alpha', { unstatedRequests: 2 })],
-        [{ day: '2026-01-15', creditsByModel: { alpha: 1 }, gatewayCost: null, unstatedRequests: 2 }],
+        [{ day: '2026-01-15', creditsByModel: { alpha: 1 }, gatewayCost: null, gatewayCostMixed: false, unstatedRequests: 2 }],
       ),
     );
     expect(screen.queryByRole('columnheader', { name: "Gateway's charge (its unit)" })).toBeNull();
     expect(screen.queryByRole('heading', { name: "Per day, beside the gateway's statement" })).toBeNull();
+  });
+
+  it("shows no sum where several profiles' gateways stated charges, each in its own unit", async () => {
+    await renderSpend(
+      spendResponse(
+        [spendRow('alpha', { gatewayCostMixed: true })],
+        [{ day: '2026-01-15', creditsByModel: { alpha: 1 }, gatewayCost: null, gatewayCostMixed: true, unstatedRequests: 0 }],
+      ),
+    );
+    expect(cellsOf(sectionOf('Per model'), 'alpha').at(-1)).toBe(MIXED_UNITS_TEXT);
+    expect(cellsOf(sectionOf("Per day, beside the gateway's statement"), '2026-01-15')).toEqual(['1', MIXED_UNITS_TEXT]);
   });
 });

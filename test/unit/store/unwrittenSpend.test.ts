@@ -103,6 +103,7 @@ describe('totals with what the database could not take', () => {
         inputTokens: 0,
         outputTokens: 0,
         gatewayCost: 0.3,
+        gatewayCostProfiles: ['home'],
         unstatedRequests: 1,
       },
     ];

@@ -52,7 +52,7 @@ describe('spend aggregation', () => {
     costCredits: number,
     requests = 1,
     unpricedRequests = 0,
-    statement: Pick<SpendByDayRow, 'gatewayCost' | 'unstatedRequests'> = { gatewayCost: null, unstatedRequests: 0 },
+    statement: Partial<Pick<SpendByDayRow, 'gatewayCost' | 'gatewayCostProfiles' | 'unstatedRequests'>> = {},
   ): SpendByDayRow => ({
     day,
     group,
@@ -61,6 +61,9 @@ describe('spend aggregation', () => {
     unpricedRequests,
     inputTokens: 10 * requests,
     outputTokens: 20 * requests,
+    gatewayCost: null,
+    gatewayCostProfiles: statement.gatewayCost === undefined || statement.gatewayCost === null ? [] : ['gw'],
+    unstatedRequests: 0,
     ...statement,
   });
   const rows = [
@@ -81,6 +84,7 @@ describe('spend aggregation', () => {
         costCredits: 3,
         unpricedRequests: 0,
         gatewayCost: null,
+        gatewayCostMixed: false,
         unstatedRequests: 1,
       },
       {
@@ -91,6 +95,7 @@ describe('spend aggregation', () => {
         costCredits: 1.75,
         unpricedRequests: 0,
         gatewayCost: expect.closeTo(1.6, 12),
+        gatewayCostMixed: false,
         unstatedRequests: 1,
       },
       {
@@ -101,6 +106,7 @@ describe('spend aggregation', () => {
         costCredits: 0,
         unpricedRequests: 1,
         gatewayCost: null,
+        gatewayCostMixed: false,
         unstatedRequests: 0,
       },
     ]);
@@ -108,8 +114,8 @@ describe('spend aggregation', () => {
 
   it("pivots days by model in date order, with the day's statement by the gateway", () => {
     expect(daysByModel(rows)).toEqual([
-      { day: '2026-01-01', creditsByModel: { a: 1.5, '(unknown)': 0 }, gatewayCost: 1.4, unstatedRequests: 0 },
-      { day: '2026-01-02', creditsByModel: { a: 0.25, b: 3 }, gatewayCost: 0.2, unstatedRequests: 2 },
+      { day: '2026-01-01', creditsByModel: { a: 1.5, '(unknown)': 0 }, gatewayCost: 1.4, gatewayCostMixed: false, unstatedRequests: 0 },
+      { day: '2026-01-02', creditsByModel: { a: 0.25, b: 3 }, gatewayCost: 0.2, gatewayCostMixed: false, unstatedRequests: 2 },
     ]);
   });
 
@@ -128,9 +134,9 @@ describe('spend aggregation', () => {
   it("names today's hours HH:00 up to the current one, empty hours included", () => {
     const hourRows = [row('2026-01-02 01', 'a', 2, 1, 0, { gatewayCost: 1.9, unstatedRequests: 0 })];
     expect(hoursByModel(hourRows, new Date(2026, 0, 2, 2, 30).getTime())).toEqual([
-      { day: '00:00', creditsByModel: {}, gatewayCost: null, unstatedRequests: 0 },
-      { day: '01:00', creditsByModel: { a: 2 }, gatewayCost: 1.9, unstatedRequests: 0 },
-      { day: '02:00', creditsByModel: {}, gatewayCost: null, unstatedRequests: 0 },
+      { day: '00:00', creditsByModel: {}, gatewayCost: null, gatewayCostMixed: false, unstatedRequests: 0 },
+      { day: '01:00', creditsByModel: { a: 2 }, gatewayCost: 1.9, gatewayCostMixed: false, unstatedRequests: 0 },
+      { day: '02:00', creditsByModel: {}, gatewayCost: null, gatewayCostMixed: false, unstatedRequests: 0 },
     ]);
   });
 

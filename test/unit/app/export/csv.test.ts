@@ -154,6 +154,7 @@ describe('spendCsv', () => {
     inputTokens: 300,
     outputTokens: 120,
     gatewayCost: null,
+    gatewayCostProfiles: [],
     unstatedRequests: 0,
     ...overrides,
   });
@@ -177,9 +178,15 @@ describe('spendCsv', () => {
     ],
     [
       "the gateway's own statement in its unit beside the credits, with the answered requests it leaves out",
-      [day({ gatewayCost: 0.1 + 0.2, unstatedRequests: 1 })],
+      [day({ gatewayCost: 0.1 + 0.2, gatewayCostProfiles: ['litellm'], unstatedRequests: 1 })],
       'model',
-      [{ cost_credits: '1.5', gateway_cost_gateway_unit: '0.3', requests_without_gateway_cost: '1' }],
+      [{ cost_credits: '1.5', gateway_cost_gateway_unit: '0.3', requests_without_gateway_cost: '1', gateway_cost_profiles: 'litellm' }],
+    ],
+    [
+      "two profiles' gateways, two units: no sum, and the profiles named",
+      [day({ gatewayCost: 0.5, gatewayCostProfiles: ['litellm', 'openrouter'] })],
+      'model',
+      [{ gateway_cost_gateway_unit: '', gateway_cost_profiles: 'litellm openrouter' }],
     ],
     [
       'a gateway that stated nothing: its sum empty, never 0, and every answered request counted without one',

@@ -1,3 +1,4 @@
+import { addGatewayCosts, joinGatewayCostProfiles } from '../../contracts/amounts.ts';
 import { localDayName, startOfLocalDayMs } from '../../core/localPeriods.ts';
 import type { LogTotals, RequestLogRow, SpendByDayQuery, SpendByDayRow, SpendSinceQuery, TotalsQuery } from '../../contracts/log.ts';
 
@@ -13,6 +14,10 @@ export interface SpendEntry extends LogTotals {
   clientName: string | null;
   /** The model sent upstream, else the one requested (the log's model column). */
   model: string | null;
+  /** What this profile's gateway stated it charged, in its unit (SpendByDayRow.gatewayCost); null when none did. */
+  gatewayCost: number | null;
+  /** Answered requests (usage reported or estimated) without such a statement, as the log's query counts them. */
+  unstatedRequests: number;
 }
 
 /** What the log thread tells the main thread about rows it could not write yet. */
@@ -45,6 +50,8 @@ function emptyEntry(group: Pick<SpendEntry, 'dayStartMs' | 'profileId' | 'client
     outputTokens: 0,
     cachedInputTokens: 0,
     reasoningTokens: 0,
+    gatewayCost: null,
+    unstatedRequests: 0,
   };
 }
 
@@ -66,6 +73,8 @@ export function addRow(entries: Map<string, SpendEntry>, row: RequestLogRow, sig
   entry.outputTokens += sign * (row.outputTokens ?? 0);
   entry.cachedInputTokens += sign * (row.cachedInputTokens ?? 0);
   entry.reasoningTokens += sign * (row.reasoningTokens ?? 0);
+  if (row.gatewayCost !== undefined) entry.gatewayCost = addGatewayCosts(entry.gatewayCost, sign * row.gatewayCost);
+  else if (row.usageSource !== null) entry.unstatedRequests += sign;
   entries.set(key, entry);
 }
 
@@ -81,6 +90,8 @@ export function addEntry(entries: Map<string, SpendEntry>, added: SpendEntry, si
   entry.outputTokens += sign * added.outputTokens;
   entry.cachedInputTokens += sign * added.cachedInputTokens;
   entry.reasoningTokens += sign * added.reasoningTokens;
+  if (added.gatewayCost !== null) entry.gatewayCost = addGatewayCosts(entry.gatewayCost, sign * added.gatewayCost);
+  entry.unstatedRequests += sign * added.unstatedRequests;
   entries.set(key, entry);
 }
 
@@ -163,9 +174,11 @@ export function spendByDayWith(
       };
       rows.push(row);
     }
-    // Whether the gateway stated a charge for rows that are not in the log is not kept: all count as
-    // without one, so the gateway's sum beside them is never read as complete.
-    row.unstatedRequests += entry.requests;
+    row.gatewayCost = addGatewayCosts(row.gatewayCost, entry.gatewayCost);
+    if (entry.gatewayCost !== null && entry.profileId !== null) {
+      row.gatewayCostProfiles = joinGatewayCostProfiles(row.gatewayCostProfiles, [entry.profileId]);
+    }
+    row.unstatedRequests += entry.unstatedRequests;
     row.requests += entry.requests;
     row.costCredits += entry.costCredits;
     row.unpricedRequests += entry.unpricedRequests;

@@ -102,7 +102,21 @@ function entriesOf(json: unknown): SpendEntry[] | null {
   if (typeof json !== 'object' || json === null) return null;
   const file = json as { version?: unknown; entries?: unknown };
   if (file.version !== FORMAT_VERSION || !Array.isArray(file.entries)) return null;
-  return file.entries.every(isEntry) ? (file.entries as SpendEntry[]) : null;
+  return file.entries.every(isEntry) ? (file.entries as SavedEntry[]).map(withStatement) : null;
+}
+
+/**
+ * An entry saved before the gateway's statement was kept has none: its requests all count as
+ * without one, as they did then, so the gateway's sum beside them is never read as complete.
+ */
+type SavedEntry = Omit<SpendEntry, 'gatewayCost' | 'unstatedRequests'> & Partial<Pick<SpendEntry, 'gatewayCost' | 'unstatedRequests'>>;
+
+function withStatement(entry: SavedEntry): SpendEntry {
+  return {
+    ...entry,
+    gatewayCost: entry.gatewayCost ?? null,
+    unstatedRequests: entry.unstatedRequests ?? entry.requests,
+  };
 }
 
 function isEntry(value: unknown): boolean {
@@ -114,7 +128,9 @@ function isEntry(value: unknown): boolean {
     typeof entry.costCredits === 'number' &&
     Number.isFinite(entry.costCredits) &&
     COUNT_FIELDS.every(isCount) &&
-    NAME_FIELDS.every((field) => entry[field] === null || typeof entry[field] === 'string')
+    NAME_FIELDS.every((field) => entry[field] === null || typeof entry[field] === 'string') &&
+    (entry.gatewayCost === undefined || entry.gatewayCost === null || Number.isFinite(entry.gatewayCost)) &&
+    (entry.unstatedRequests === undefined || Number.isInteger(entry.unstatedRequests))
   );
 }
 

@@ -64,6 +64,8 @@ describe('rows dated after the log opens (the clock was ahead when they were wri
           outputTokens: 4,
           cachedInputTokens: 0,
           reasoningTokens: 0,
+          gatewayCost: null,
+          unstatedRequests: 0,
         },
       ],
       aheadDayMs,

@@ -27,6 +27,8 @@ const ENTRY: SpendEntry = {
   outputTokens: 6,
   cachedInputTokens: 0,
   reasoningTokens: 0,
+  gatewayCost: null,
+  unstatedRequests: 0,
 };
 
 describe('the saved record of unwritten spend', () => {
@@ -42,10 +44,18 @@ describe('the saved record of unwritten spend', () => {
     expect(statSync(join(dataDir(), SPACE_RESERVE_FILE_NAME)).size).toBe(SPACE_RESERVE_BYTES);
   });
 
+  it("saved before the gateway's statement was kept: its requests count as without one, as they did", () => {
+    const { gatewayCost: _gatewayCost, unstatedRequests: _unstated, ...earlier } = { ...ENTRY, gatewayCost: 0.5 };
+    writeFileSync(join(dataDir(), UNWRITTEN_SPEND_FILE_NAME), JSON.stringify({ version: 1, savedAtMs: 1, entries: [earlier] }));
+    const read = readSavedSpend(dataDir());
+    expect(read.kind === 'saved' && read.entries).toEqual([{ ...ENTRY, gatewayCost: null, unstatedRequests: ENTRY.requests }]);
+  });
+
   it.each([
     ['cut short', '{"version":1,"entries":[{"dayStartMs":'],
     ['another version', JSON.stringify({ version: 2, savedAtMs: 1, entries: [] })],
     ['an entry of the wrong shape', JSON.stringify({ version: 1, savedAtMs: 1, entries: [{ ...ENTRY, requests: 'three' }] })],
+    ['a statement of the wrong shape', JSON.stringify({ version: 1, savedAtMs: 1, entries: [{ ...ENTRY, gatewayCost: 'free' }] })],
   ])('is damaged when %s, with the time it last changed', (_name, text) => {
     writeFileSync(join(dataDir(), UNWRITTEN_SPEND_FILE_NAME), text);
     const read = readSavedSpend(dataDir());

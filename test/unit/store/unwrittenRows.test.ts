@@ -65,6 +65,8 @@ describe('UnwrittenRows', () => {
       outputTokens: 14,
       cachedInputTokens: 0,
       reasoningTokens: 0,
+      gatewayCost: null,
+      unstatedRequests: 0,
     };
     const rows = new UnwrittenRows(10, [carried]);
     expect(rows.isEmpty).toBe(false);

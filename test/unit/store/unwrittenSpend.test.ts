@@ -116,3 +116,17 @@ describe('totals with what the database could not take', () => {
     expect(fromDatabase[0]?.requests).toBe(4);
   });
 });
+
+describe("the gateway's stated charge of requests kept only as spend", () => {
+  it('is kept with its profile, and only answered requests without one count as missing it', () => {
+    const entries = entriesOf([
+      row({ id: 'stated', profileId: 'work', costCredits: 0.5, gatewayCost: 0.01 }),
+      row({ id: 'silent', profileId: 'work', costCredits: 0.5 }),
+      // Neither reached a model: nothing to state, as the log's own query counts them.
+      row({ id: 'failed', profileId: 'work', status: 502, errorClass: 'upstream_error', usageSource: null }),
+      row({ id: 'refused', profileId: 'work', status: 402, errorClass: 'budget_exceeded', usageSource: null }),
+    ]);
+    const [day] = spendByDayWith([], entries, { fromMs: local(1, 0), toMs: local(20, 0), groupBy: null });
+    expect(day).toMatchObject({ requests: 4, gatewayCost: 0.01, gatewayCostProfiles: ['work'], unstatedRequests: 1 });
+  });
+});

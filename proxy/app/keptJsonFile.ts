@@ -40,8 +40,11 @@ type AsideKind = 'damaged' | 'foreign';
 interface FileReading<T> {
   read: T;
   keptEntries: number;
-  /** Why the file is not wholly usable; null when it is, or there is none. */
-  problem: { kind: AsideKind; reason: string } | null;
+  /**
+   * Why the file is not wholly usable; null when it is, or there is none. `unread`: reading it
+   * failed (EIO, EMFILE, EACCES), which says nothing of what it holds: it is left where it is.
+   */
+  problem: { kind: AsideKind | 'unread'; reason: string } | null;
 }
 
 function readKept<T>(filePath: string, options: KeptJsonFileOptions<T>): FileReading<T> {
@@ -52,7 +55,7 @@ function readKept<T>(filePath: string, options: KeptJsonFileOptions<T>): FileRea
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') return nothing(null);
-    return nothing({ kind: 'damaged', reason: `it could not be read: ${code ?? (error as Error).message}` });
+    return nothing({ kind: 'unread', reason: code ?? (error as Error).message });
   }
   let json: unknown;
   try {
@@ -88,7 +91,8 @@ function freeAsideName(dataDir: string, fileName: string, kind: AsideKind, nowMs
  * reasoning-effort-refusals.json), read at start and written atomically. A file that cannot be
  * wholly read is the user's results: it is moved aside as it was, never overwritten, what could be
  * read is used, and a notice says so; one that cannot be moved is left alone and nothing is written
- * over it this run. A failed write is reported, not thrown: the writes come from requests and
+ * over it this run, as is one whose reading failed (a disk error, too many open files): that says
+ * nothing of what it holds. A failed write is reported, not thrown: the writes come from requests and
  * background probes, where a throw would fail the request or end the process, for a cache.
  */
 export function keepJsonFile<T>(options: KeptJsonFileOptions<T>): KeptJsonFile<T> {
@@ -96,7 +100,10 @@ export function keepJsonFile<T>(options: KeptJsonFileOptions<T>): KeptJsonFile<T
   const { read, keptEntries, problem } = readKept(filePath, options);
   let notice: string | null = null;
   let writable = true;
-  if (problem !== null) {
+  if (problem?.kind === 'unread') {
+    writable = false;
+    notice = `${filePath} could not be read (${problem.reason}): it is left as it was and nothing is written over it this run; ${options.usedInstead(0)}.`;
+  } else if (problem !== null) {
     const what = problem.kind === 'damaged' ? `was damaged (${problem.reason})` : `is not one this Airlock writes (${problem.reason})`;
     const used = options.usedInstead(keptEntries);
     const aside = freeAsideName(options.dataDir, options.fileName, problem.kind, options.nowMs);

@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -93,6 +93,21 @@ describe('a capabilities.json Airlock cannot read', () => {
     expect(service.startNotice).toBeNull();
     expect(service.badges('sim', MODEL)).toEqual(toolsResult);
     expect(setAside()).toEqual({});
+  });
+
+  it('that cannot be read for now (EIO, EMFILE, EACCES; here EISDIR) is left where it is, never written over this run, and said', async () => {
+    // A directory where the file goes: reading it fails, as a disk error or too many open files would.
+    mkdirSync(path.join(dataDir, CAPABILITIES_FILE_NAME));
+
+    const service = openService();
+    expect(service.startNotice).toMatch(/could not be read \(EISDIR\)/);
+    expect(service.startNotice).toMatch(/left as it was/);
+    expect(setAside()).toEqual({});
+    expect(statSync(path.join(dataDir, CAPABILITIES_FILE_NAME)).isDirectory()).toBe(true);
+    // Nothing is written over it: a check's results are kept in memory, no failure said.
+    const badges = await service.check('sim', MODEL);
+    expect(service.badges('sim', MODEL)).toEqual(badges);
+    expect(reports).toEqual([]);
   });
 
   it("is among Airlock's start notices", async () => {

@@ -13,6 +13,7 @@ const TITLE_BY_KIND: Record<NoticeKind, string> = {
   capabilities_not_saved: 'Airlock could not save capability results',
   reasoning_efforts_not_saved: 'Airlock could not save a reasoning_effort refusal',
   request_log_failed: 'The request log failed',
+  request_log_stopped: 'The request log stopped: requests are not logged',
   idempotency_store_failed: 'Airlock could not keep idempotency keys',
   trace_export_failed: 'Trace export failed',
 };

@@ -1,5 +1,6 @@
 import type { Notice, NoticeKind } from '../contracts/notices.ts';
 import { redactSecrets } from '../core/redact.ts';
+import { RequestLogStoppedError } from '../store/write/logThreadClient.ts';
 
 /** Kinds are few; the bound only keeps a run that keeps failing from growing the list. */
 const DEFAULT_NOTICE_LIMIT = 20;
@@ -17,9 +18,18 @@ const FIX_BY_KIND: Record<NoticeKind, string> = {
   capabilities_not_saved: 'Free space on the disk that holds the data directory, or make the directory writable again.',
   reasoning_efforts_not_saved: 'Free space on the disk that holds the data directory, or make the directory writable again.',
   request_log_failed: 'If it keeps happening, free disk space for the data directory and restart Airlock.',
+  request_log_stopped: 'Restart Airlock: no request is logged until then. If it stops again, free disk space for the data directory.',
   idempotency_store_failed: 'Free disk space for the data directory; if it keeps happening, restart Airlock.',
   trace_export_failed: 'Check the trace export endpoint and its headers under the export settings, and that the collector is running.',
 };
+
+/**
+ * A log that stopped for good is its own notice: under one kind, a later minor failure (a WAL
+ * checkpoint, the full-text backfill) replaced it, and the user no longer saw that nothing is logged.
+ */
+export function requestLogNoticeKind(error: unknown): NoticeKind {
+  return error instanceof RequestLogStoppedError ? 'request_log_stopped' : 'request_log_failed';
+}
 
 export interface NoticeBoardOptions {
   /** The gateway keys and tokens: masked in every cause, as everywhere the proxy shows text. */

@@ -12,6 +12,7 @@ export type NoticeKind =
   | 'capabilities_not_saved'
   | 'reasoning_efforts_not_saved'
   | 'request_log_failed'
+  | 'request_log_stopped'
   | 'idempotency_store_failed'
   | 'trace_export_failed';
 

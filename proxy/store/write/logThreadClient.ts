@@ -14,6 +14,9 @@ import { trimWhenIdle } from '../../core/memoryReclaimer.ts';
 /** The thread's script: `logThread.ts`, or the bundled `logThread.js` next to main.js. */
 const LOG_THREAD_URL = threadScriptUrl(import.meta.url, 'logThread');
 
+/** The log gave up: no request is logged until Airlock restarts (not one failure among others). */
+export class RequestLogStoppedError extends Error {}
+
 /** A thread that died is started again this many times in a row before the log gives up. */
 const MAX_RESTARTS = 3;
 /** The OS thread's name (at most 15 characters on Linux), by which its priority is lowered. */
@@ -328,7 +331,9 @@ export class LogThreadClient {
     if (this.restarts >= MAX_RESTARTS) {
       this.stopped = true;
       this.options.onError(
-        new Error('the request log thread stopped several times in a row; requests are no longer logged until Airlock restarts'),
+        new RequestLogStoppedError(
+          'the request log thread stopped several times in a row; requests are no longer logged until Airlock restarts',
+        ),
       );
       return;
     }

@@ -2,7 +2,12 @@ import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { describe, expect, it, vi } from 'vitest';
 import { DEFAULT_RECLAIM_OPTIONS, startMemoryReclaimer } from '../../../proxy/core/memoryReclaimer.ts';
-import { bodiesNotKeptNote, LogThreadClient, type LogThreadOptions } from '../../../proxy/store/write/logThreadClient.ts';
+import {
+  bodiesNotKeptNote,
+  LogThreadClient,
+  RequestLogStoppedError,
+  type LogThreadOptions,
+} from '../../../proxy/store/write/logThreadClient.ts';
 import { SUMMARY_ROW_PATH } from '../../../proxy/store/write/unwrittenRows.ts';
 import { capturedBodies, endEvent, startEvent } from '../../support/lifecycleEvents.ts';
 import { tempDirPerTest } from './tempLog.ts';
@@ -34,6 +39,8 @@ describe('LogThreadClient', () => {
     expect(said.filter((message) => message.includes('could not open its database'))).toHaveLength(4);
     expect(said.filter((message) => message.includes('a new one logs the requests that follow'))).toHaveLength(3);
     expect(said.at(-1)).toMatch(/stopped several times in a row; requests are no longer logged until Airlock restarts/);
+    // Its own kind of error: the window keeps it apart from minor failures (requestLogNoticeKind).
+    expect(errors.at(-1)).toBeInstanceOf(RequestLogStoppedError);
     client.enqueue(startEvent('after'));
     await expect(client.flush()).resolves.toBeUndefined();
     await expect(client.close()).resolves.toBeUndefined();

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { NoticeBoard } from '../../../proxy/app/noticeBoard.ts';
+import { NoticeBoard, requestLogNoticeKind } from '../../../proxy/app/noticeBoard.ts';
+import { RequestLogStoppedError } from '../../../proxy/store/write/logThreadClient.ts';
 import { findSentinel, SENTINEL_KEY } from '../../support/sentinel.ts';
 
 function board(limit?: number) {
@@ -29,6 +30,16 @@ describe('NoticeBoard', () => {
     expect(second.id).not.toBe(first.id);
     expect(second.atMs).toBe(2_000);
     expect(second.fix).not.toBe('');
+  });
+
+  it('a minor request log error later does not hide that logging stopped', () => {
+    const { notices, tick } = board();
+    const reportLogError = (error: Error) => notices.report(requestLogNoticeKind(error), `request log: ${error.message}`);
+    const stopped = reportLogError(new RequestLogStoppedError('requests are no longer logged until Airlock restarts'));
+    tick();
+    const checkpoint = reportLogError(new Error('WAL checkpoint failed: database or disk is full'));
+    expect(notices.list()).toEqual([checkpoint, stopped]);
+    expect(stopped.fix).toMatch(/restart/i);
   });
 
   it('a repeat of the same problem while shown only moves its time: same id, so it does not notify again', () => {

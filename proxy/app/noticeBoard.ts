@@ -105,7 +105,15 @@ export class NoticeBoard {
     return () => this.#listeners.delete(listener);
   }
 
+  /** Each listener on its own: one that throws must not fail the report() of whoever had a problem to say, nor silence the rest. */
   #changed(): void {
-    for (const listener of this.#listeners) listener();
+    for (const listener of [...this.#listeners]) {
+      try {
+        listener();
+      } catch (error) {
+        const message = error instanceof Error ? error.message : String(error);
+        console.error(`[airlock] after a notice changed: ${redactSecrets(message, this.#options.knownSecrets())}`);
+      }
+    }
   }
 }

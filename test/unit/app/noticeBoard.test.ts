@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { NoticeBoard, requestLogNoticeKind } from '../../../proxy/app/noticeBoard.ts';
 import { RequestLogStoppedError } from '../../../proxy/store/write/logThreadClient.ts';
 import { findSentinel, SENTINEL_KEY } from '../../support/sentinel.ts';
@@ -75,5 +75,24 @@ describe('NoticeBoard', () => {
     notices.resolve('trace_export_failed');
     expect(notices.list().map((notice) => notice.kind)).toEqual(['log_start']);
     expect(changes).toBe(4);
+  });
+
+  it('a listener that throws neither escapes into the reporter nor keeps the later listeners from hearing', () => {
+    const { notices } = board();
+    const heard: string[] = [];
+    notices.onChange(() => {
+      throw new Error(`window gone ${SENTINEL_KEY}`);
+    });
+    notices.onChange(() => heard.push('tray'));
+    const consoleError = vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    try {
+      expect(() => notices.report('capabilities_not_saved', 'ENOSPC')).not.toThrow();
+      expect(heard).toEqual(['tray']);
+      // Said, masked, rather than lost.
+      expect(consoleError).toHaveBeenCalledTimes(1);
+      expect(findSentinel(JSON.stringify(consoleError.mock.calls))).toBeNull();
+    } finally {
+      consoleError.mockRestore();
+    }
   });
 });

@@ -1,5 +1,5 @@
 import type { StatusResponse } from '../../../proxy/contracts/status.ts';
-import { formatCredits, formatMoney, formatTimestamp } from '../common/format.ts';
+import { formatCredits, formatMoney, formatTimestamp, showInvisible } from '../common/format.ts';
 
 interface StatusBarProps {
   status: StatusResponse | null;
@@ -48,7 +48,8 @@ export function StatusBar({ status, connected, onTogglePause, onResumeClient, on
           <ul className="alarms">
             {status.alarms.map((alarm) => (
               <li key={`${alarm.kind}:${alarm.profileId ?? ''}:${alarm.clientName ?? ''}`} className={`alarm alarm-${alarm.kind}`}>
-                {alarm.message}
+                {/* Messages and causes name models, files and errors others chose: an override (U+202E) is written out, as in the OS notification. */}
+                {showInvisible(alarm.message)}
                 {alarm.kind === 'client_paused' && alarm.clientName && (
                   <button type="button" onClick={() => onResumeClient(alarm.clientName as string)}>
                     Resume {alarm.clientName}
@@ -58,7 +59,7 @@ export function StatusBar({ status, connected, onTogglePause, onResumeClient, on
             ))}
             {status.notices.map((notice) => (
               <li key={notice.id} className={`alarm notice notice-${notice.kind}`}>
-                <time dateTime={new Date(notice.atMs).toISOString()}>{formatTimestamp(notice.atMs)}</time> {notice.cause}{' '}
+                <time dateTime={new Date(notice.atMs).toISOString()}>{formatTimestamp(notice.atMs)}</time> {showInvisible(notice.cause)}{' '}
                 <span className="notice-fix">{notice.fix}</span>
                 <button type="button" onClick={() => onDismissNotice(notice.id)}>
                   Dismiss

@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { Notice } from '../../../proxy/contracts/notices.ts';
 import type { StatusResponse } from '../../../proxy/contracts/status.ts';
 import { StatusBar } from '../../../renderer/src/status/StatusBar.tsx';
+import { decideNoticeNotifications } from '../../../electron/logic/noticeNotifications.ts';
 
 afterEach(cleanup);
 
@@ -45,6 +46,22 @@ describe('the status bar', () => {
     expect(alarms.textContent).toContain(notice.fix);
     fireEvent.click(within(alarms).getByRole('button', { name: 'Dismiss' }));
     expect(onDismissNotice).toHaveBeenCalledWith('n1');
+  });
+
+  it('writes out an invisible or bidi character in a cause or an alarm, as the OS notification does', () => {
+    // A model or file name chosen by a client: an override would turn the window's own words around it backwards.
+    const reversed = { ...notice, cause: 'could not keep capability results for model gpt\u202E4o (ENOSPC)' };
+    const status = { ...statusWith([reversed]), alarms: [{ kind: 'log_degraded' as const, message: 'request log: model a\u200Bb' }] };
+    render(<StatusBar connected status={status} onTogglePause={vi.fn()} onResumeClient={vi.fn()} onDismissNotice={vi.fn()} />);
+    const alarms = screen.getByRole('alert', { name: 'Alarms' });
+    expect(alarms.textContent).toContain('gpt⟨U+202E⟩4o');
+    expect(alarms.textContent).toContain('a⟨U+200B⟩b');
+    expect(alarms.textContent).not.toMatch(/[\u202E\u200B]/);
+    const [notification] = decideNoticeNotifications(new Set(), [reversed], {
+      windowShown: false,
+      notificationsEnabled: true,
+    }).notifications;
+    expect(notification?.body).toContain('gpt⟨U+202E⟩4o');
   });
 
   it('shows no alarm area when there is neither an alarm nor a notice', () => {

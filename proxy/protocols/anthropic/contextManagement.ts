@@ -22,7 +22,7 @@ const NOT_DONE: Readonly<Record<string, string>> = {
 export function contextManagementNotes(contextManagement: z.output<typeof contextManagementSchema> | undefined, notes: string[]): void {
   for (const edit of contextManagement?.edits ?? []) {
     if (keepsAllThinking(edit)) continue;
-    notes.push(`dropped context_management edit ${edit.type}: ${NOT_DONE[edit.type] ?? 'not applied'}`);
+    notes.push(`dropped context_management edit ${edit.type}: ${Object.hasOwn(NOT_DONE, edit.type) ? NOT_DONE[edit.type] : 'not applied'}`);
   }
 }
 

@@ -51,6 +51,7 @@ describe('anthropicToChatRequest: context_management', () => {
       { type: 'clear_everything_20990101' },
       'dropped context_management edit clear_everything_20990101: not applied',
     ],
+    ["an edit named like an object's own property", { type: 'constructor' }, 'dropped context_management edit constructor: not applied'],
   ])('drops an edit that would change the context with a note saying what was not done: %s', (_case, edit, note) => {
     const result = chatBodyOf({
       ...base,

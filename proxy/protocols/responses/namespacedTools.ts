@@ -50,7 +50,7 @@ function hashed(name: string, tool: NamespacedTool): string {
 export class NamespacedToolNamer {
   private readonly taken: Set<string>;
   private readonly chatNames = new Map<string, string>();
-  private readonly byChatName: Record<string, ClientToolName> = {};
+  private readonly byChatName: Record<string, ClientToolName> = toolNameRecord({});
 
   constructor(plainToolNames: Iterable<string>) {
     this.taken = new Set(plainToolNames);
@@ -80,7 +80,7 @@ export class NamespacedToolNamer {
    * https://github.com/router-for-me/CLIProxyAPI/issues/4106).
    */
   clientNames(): ClientToolNames {
-    const names: Record<string, ClientToolName> = { ...this.byChatName };
+    const names = toolNameRecord(this.byChatName);
     const bareCounts = new Map<string, number>();
     for (const tool of Object.values(this.byChatName)) bareCounts.set(tool.name, (bareCounts.get(tool.name) ?? 0) + 1);
     for (const tool of Object.values(this.byChatName)) {
@@ -92,6 +92,14 @@ export class NamespacedToolNamer {
 
 function toolKey(tool: NamespacedTool): string {
   return `${tool.namespace}\n${tool.name}`;
+}
+
+/**
+ * A copy of `names` with no prototype: a client names its tools, and `__proto__` assigned on a plain
+ * object sets its prototype instead of naming a tool (the lookups read own entries only).
+ */
+export function toolNameRecord(names: Readonly<Record<string, ClientToolName>>): Record<string, ClientToolName> {
+  return Object.assign(Object.create(null) as Record<string, ClientToolName>, names);
 }
 
 /** The call's tool as the client names it (a namespace's tool gets its namespace back), and whether it is a custom tool. */

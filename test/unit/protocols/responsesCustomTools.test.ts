@@ -48,6 +48,14 @@ describe('responsesToChatRequest: custom tools', () => {
     expect(result.clientToolNames?.['apply_patch']).toEqual({ name: 'apply_patch', freeform: true });
   });
 
+  it("keeps a custom tool named like an object's own property as its own name: its calls come back as custom", () => {
+    for (const name of ['__proto__', 'constructor']) {
+      const result = translated({ tools: [{ ...APPLY_PATCH, name }] });
+      const names = result.clientToolNames ?? {};
+      expect(Object.hasOwn(names, name) ? names[name] : undefined).toEqual({ name, freeform: true });
+    }
+  });
+
   it('offers a custom tool without a grammar as one taking plain text', () => {
     const result = translated({ tools: [{ type: 'custom', name: 'note', format: { type: 'text' } }] });
     const [tool] = result.chatBody['tools'] as ChatTool[];

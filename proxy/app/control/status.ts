@@ -1,7 +1,7 @@
 import type { Alarm, StatusResponse } from '../../contracts/status.ts';
 import type { BudgetProgress } from '../../contracts/spend.ts';
 import { formatCredits } from '../../contracts/amounts.ts';
-import { redactSecrets } from '../../core/redact.ts';
+import { redactKnownSecrets } from '../../core/redact.ts';
 import { startOfLocalDayMs } from '../../core/localPeriods.ts';
 import { budgetProgress } from './budgets.ts';
 import type { ControlDeps, ProxyControl } from './deps.ts';
@@ -84,7 +84,7 @@ export function buildStatus({ deps, proxy, keyRejectedProfiles, quotaExhaustedPr
     inFlight: proxy?.inFlightCount() ?? 0,
     activeProfile: active ? { id: active.id, name: active.name, key: deps.keys.keyStatus(active.id, active.keyPool) } : null,
     todaySpend: moneyOf(today.costCredits),
-    alarms: alarms.map((alarm) => ({ ...alarm, message: redactSecrets(alarm.message, secrets) })),
+    alarms: alarms.map((alarm) => ({ ...alarm, message: redactKnownSecrets(alarm.message, secrets) })),
     // An alarm that shows the same problem as it stands now says it already.
     notices: (deps.notices?.list() ?? []).filter((notice) => !alarms.some((alarm) => alarm.kind === notice.kind)),
     firstRun: {

@@ -7,7 +7,7 @@ import { foundToolsMessage, imagePart, textPart, userContent, withLeadingSystem 
 import type { ChatContentPart, ChatMessage, ChatToolCall } from '../chat/chatMessages.ts';
 import { toolFields } from './tools.ts';
 import { contextManagementNotes } from './contextManagement.ts';
-import { ANTHROPIC_TRANSLATED_FIELDS, anthropicRequestSchema } from './requestSchema.ts';
+import { anthropicRequestSchema, anthropicTranslatedFields } from './requestSchema.ts';
 import type { AnthropicContentBlock, AnthropicImageBlock, AnthropicRequest } from './requestSchema.ts';
 
 /** Anthropic Messages request -> Chat Completions request. Pure; `notes` list what was dropped. */
@@ -19,10 +19,10 @@ type MessageResult = { ok: true; messages: ChatMessage[] } | RequestRefusal;
 
 export function anthropicToChatRequest(body: unknown, options: ChatRequestOptions): ChatRequestTranslation {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) return badRequest('the request body must be a JSON object');
-  const parsed = anthropicRequestSchema.safeParse(body);
+  const parsed = anthropicRequestSchema().safeParse(body);
   if (!parsed.success) return badRequest(`invalid Messages request: ${describeSchemaError(parsed.error)}`);
   const request = parsed.data;
-  const notes = unknownFieldNotes(body as Record<string, unknown>, ANTHROPIC_TRANSLATED_FIELDS);
+  const notes = unknownFieldNotes(body as Record<string, unknown>, anthropicTranslatedFields());
 
   const messages: ChatMessage[] = [];
   const systemText = request.system === undefined ? '' : textOf(request.system, notes);

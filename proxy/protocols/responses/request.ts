@@ -5,7 +5,7 @@ import { foundToolsMessage, imagePart, textPart, userContent, withLeadingSystem 
 import type { AssistantMessage, ChatContentPart, ChatMessage, ChatToolCall } from '../chat/chatMessages.ts';
 import { isReturnableReasoning, joinedReasoning } from '../chat/returnedReasoning.ts';
 import { setReasoningEffortLast } from '../chat/reasoningEffort.ts';
-import { RESPONSES_TRANSLATED_FIELDS, responsesRequestSchema } from './requestSchema.ts';
+import { responsesRequestSchema, responsesTranslatedFields } from './requestSchema.ts';
 import type { ResponsesContentPart, ResponsesInputItem, ResponsesRequest, ResponsesTool } from './requestSchema.ts';
 import type { NamespacedToolNamer } from './namespacedTools.ts';
 import { customToolArguments } from './customTools.ts';
@@ -43,11 +43,11 @@ const SERVER_TOOL_SEARCH_NOTE = 'dropped tool search items without a call_id (se
 
 export function responsesToChatRequest(body: unknown, options: ChatRequestOptions): ChatRequestTranslation {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) return badRequest('the request body must be a JSON object');
-  const parsed = responsesRequestSchema.safeParse(body);
+  const parsed = responsesRequestSchema().safeParse(body);
   if (!parsed.success) return badRequest(`invalid Responses request: ${describeSchemaError(parsed.error)}`);
   const request = parsed.data;
   if (request.previous_response_id) return badRequest(PREVIOUS_RESPONSE_ID_MESSAGE);
-  const notes = unknownFieldNotes(body as Record<string, unknown>, RESPONSES_TRANSLATED_FIELDS);
+  const notes = unknownFieldNotes(body as Record<string, unknown>, responsesTranslatedFields());
 
   const messages: ChatMessage[] = [];
   if (request.instructions) messages.push({ role: 'system', content: request.instructions });

@@ -86,6 +86,8 @@ async function relayGuardedStream(
   };
   const transform = (event: SseEvent): string => {
     rendered = '';
+    // After a translated client's end the gateway's later events are only counted, for the log's event times.
+    if (clientEnded) return rendered;
     guard.relay(event, renderOne);
     return rendered;
   };
@@ -125,10 +127,10 @@ async function relayGuardedStream(
       res,
       (chunk) => {
         trace.answerBytes(chunk);
-        if (clientEnded) return true;
         clientHasRoom = true;
         const events = relay.feed(chunk);
         if (events > 0) trace.streamEventsArrived(events);
+        if (clientEnded) return true;
         if (graceTimer === null && answerWhole()) {
           graceTimer = setTimeout(endLingering, END_GRACE_MS);
           if (translator) endWhole();

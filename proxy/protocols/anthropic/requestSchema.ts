@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { requestSchemaOnDemand } from '../requestSchemaOnDemand.ts';
 import { typedBlockSchema } from '../typedBlockSchema.ts';
 import { contextManagementSchema } from './contextManagement.ts';
 
@@ -110,21 +111,9 @@ export type AnthropicImageBlock = z.output<Schemas['imageBlock']>;
 export type AnthropicContentBlock = z.output<Schemas['contentBlock']>;
 export type AnthropicRequest = z.output<Schemas['request']>;
 
-let built: { schemas: Schemas; translatedFields: ReadonlySet<string> } | undefined;
+const onDemand = requestSchemaOnDemand(() => buildSchemas().request);
 
-function schemasBuilt(): NonNullable<typeof built> {
-  if (built === undefined) {
-    const schemas = buildSchemas();
-    built = { schemas, translatedFields: new Set(Object.keys(schemas.request.shape)) };
-  }
-  return built;
-}
-
-export function anthropicRequestSchema(): Schemas['request'] {
-  return schemasBuilt().schemas.request;
-}
+export const anthropicRequestSchema = onDemand.schema;
 
 /** The request's members the translation reads; the others are named in a note. */
-export function anthropicTranslatedFields(): ReadonlySet<string> {
-  return schemasBuilt().translatedFields;
-}
+export const anthropicTranslatedFields = onDemand.translatedFields;

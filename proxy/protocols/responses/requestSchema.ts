@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { requestSchemaOnDemand } from '../requestSchemaOnDemand.ts';
 import { typedBlockSchema } from '../typedBlockSchema.ts';
 
 /**
@@ -157,21 +158,9 @@ export type ResponsesTool = z.output<Schemas['tool']>;
 export type ResponsesInputItem = z.output<Schemas['inputItem']>;
 export type ResponsesRequest = z.output<Schemas['request']>;
 
-let built: { schemas: Schemas; translatedFields: ReadonlySet<string> } | undefined;
+const onDemand = requestSchemaOnDemand(() => buildSchemas().request);
 
-function schemasBuilt(): NonNullable<typeof built> {
-  if (built === undefined) {
-    const schemas = buildSchemas();
-    built = { schemas, translatedFields: new Set(Object.keys(schemas.request.shape)) };
-  }
-  return built;
-}
-
-export function responsesRequestSchema(): Schemas['request'] {
-  return schemasBuilt().schemas.request;
-}
+export const responsesRequestSchema = onDemand.schema;
 
 /** The request's members the translation reads; the others are named in a note. */
-export function responsesTranslatedFields(): ReadonlySet<string> {
-  return schemasBuilt().translatedFields;
-}
+export const responsesTranslatedFields = onDemand.translatedFields;

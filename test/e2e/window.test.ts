@@ -179,6 +179,9 @@ describe('the window in Chromium against a real proxy and the simulator', () => 
     const hourTicks = await ticks.allTextContents();
     expect(hourTicks.every((tick) => /^\d\d:00$/.test(tick))).toBe(true);
     expect(hourTicks.length).toBeGreaterThan(0);
+    // Each model is a series named for it, with a bar for the hour it spent in.
+    expect(await page.locator('.spend-chart .recharts-legend-item-text').allTextContents()).toContain('gpt-4o-mini');
+    expect(await page.locator('.spend-chart .recharts-bar-rectangle path').count()).toBeGreaterThan(0);
     // A model without a price links to where prices are set.
     expect(await page.getByRole('link', { name: 'set prices' }).first().getAttribute('href')).toBe('#/profiles');
     await shot('08-spend');

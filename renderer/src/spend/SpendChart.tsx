@@ -1,7 +1,7 @@
 import { Bar, BarChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import type { SpendDay } from '../../../proxy/contracts/spend.ts';
 import { showInvisible } from '../common/format.ts';
-import { chartData } from './spendMath.ts';
+import { type ChartRow, chartData } from './spendMath.ts';
 
 /** Enough distinct hues for a legend; colours repeat after that, the tooltip still names each model. */
 const SERIES_COLOURS = ['#4e79a7', '#f28e2b', '#e15759', '#76b7b2', '#59a14f', '#edc948', '#b07aa1', '#ff9da7', '#9c755f', '#bab0ac'];
@@ -34,7 +34,9 @@ export function SpendChart({ days, label }: { days: SpendDay[]; label: string })
           {models.map((model, index) => (
             <Bar
               key={model}
-              dataKey={model}
+              // A function, not the model as a key path: a model's id may hold dots or be named `day`.
+              dataKey={(row: ChartRow) => row.credits[model]}
+              name={model}
               stackId="credits"
               fill={SERIES_COLOURS[index % SERIES_COLOURS.length]}
               isAnimationActive={false}

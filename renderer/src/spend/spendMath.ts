@@ -1,8 +1,13 @@
 import type { SpendDay, SpendResponse, TopUpTier } from '../../../proxy/contracts/spend.ts';
 
+/** One bucket of the chart: its day, and credits per model id apart from it (a model may be named `day`). */
+export interface ChartRow {
+  day: string;
+  credits: Record<string, number>;
+}
+
 export interface ChartData {
-  /** One entry per day: `day` plus credits per model id. */
-  rows: Record<string, number | string>[];
+  rows: ChartRow[];
   /** Model ids, largest total first, so the legend lists the expensive ones first. */
   models: string[];
 }
@@ -14,10 +19,9 @@ export function chartData(days: readonly SpendDay[]): ChartData {
   const models = [...totals.entries()].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).map(([model]) => model);
   const rows = days.map((day) => {
     // No prototype, own entries only: a client's model may be named `constructor` or `__proto__`.
-    const row: Record<string, number | string> = Object.create(null);
-    row.day = day.day;
-    for (const model of models) row[model] = Object.hasOwn(day.creditsByModel, model) ? day.creditsByModel[model]! : 0;
-    return row;
+    const credits: Record<string, number> = Object.create(null);
+    for (const model of models) credits[model] = Object.hasOwn(day.creditsByModel, model) ? day.creditsByModel[model]! : 0;
+    return { day: day.day, credits };
   });
   return { rows, models };
 }

@@ -131,10 +131,17 @@ describe('spend display', () => {
       { day: '2026-01-02', creditsByModel: { a: 2 }, gatewayCost: null, gatewayCostMixed: false, unstatedRequests: 0 },
     ]);
     expect(data.models).toEqual(['b', 'a']);
-    expect(data.rows).toEqual([
+    expect(data.rows.map((row) => ({ day: row.day, ...row.credits }))).toEqual([
       { day: '2026-01-01', a: 1, b: 5 },
       { day: '2026-01-02', a: 2, b: 0 },
     ]);
+  });
+
+  it('keeps a model named `day` apart from the day it is charted on', () => {
+    const data = chartData([
+      { day: '2026-01-01', creditsByModel: { day: 4, 'gpt-4.1': 1 }, gatewayCost: null, gatewayCostMixed: false, unstatedRequests: 0 },
+    ]);
+    expect(data.rows).toEqual([{ day: '2026-01-01', credits: { day: 4, 'gpt-4.1': 1 } }]);
   });
 
   it("charts a model named like an object's own property as a model, 0 on a day without it", () => {
@@ -145,18 +152,22 @@ describe('spend display', () => {
     );
     const data = chartData(days);
     expect(data.models).toEqual(['__proto__', 'constructor', 'a']);
-    expect(data.rows.map((row) => Object.entries(row))).toEqual([
+    expect(data.rows.map((row) => [row.day, Object.entries(row.credits)])).toEqual([
       [
-        ['day', '2026-01-01'],
-        ['__proto__', 0],
-        ['constructor', 0],
-        ['a', 1],
+        '2026-01-01',
+        [
+          ['__proto__', 0],
+          ['constructor', 0],
+          ['a', 1],
+        ],
       ],
       [
-        ['day', '2026-01-02'],
-        ['__proto__', 3],
-        ['constructor', 2],
-        ['a', 0],
+        '2026-01-02',
+        [
+          ['__proto__', 3],
+          ['constructor', 2],
+          ['a', 0],
+        ],
       ],
     ]);
   });

@@ -41,20 +41,38 @@ function observerOptions(plan: ExchangePlan): ObserverOptions {
   return { dropUsageOnlyChunks: plan.usageInjected, usageAsked: plan.usageAsked };
 }
 
-/** Relays an event stream event by event, key masked, translated where the plan says. */
-export async function relayStream(input: RelayInput, protocols: RelayProtocols): Promise<void> {
+/**
+ * The key guards a stream's events pass through (the protocol's, across deltas and JSON-escaped,
+ * and the raw text's), and the masking of the log's copy of the raw events once they ended: they
+ * would still spell out a key the client never saw, where something was masked, or where the
+ * stream ended (cut, or its client gone) while text was held back.
+ */
+export function streamKeyGuards(
+  input: RelayInput,
+  protocols: RelayProtocols,
+): { guard: StreamKeyGuard; textGuard: TextGuard; maskLogCopy(): void } {
   const { trace, keyMasker } = input;
   const keyGuard = (): StreamKeyGuard => guardingEscapedKey(protocols.upstream.adapter.stream.keyGuard(keyMasker), keyMasker);
   const guard = keyGuard();
   const textGuard = keyMasker.chunkStream();
+  return {
+    guard,
+    textGuard,
+    maskLogCopy() {
+      const mayHoldKey = guard.masked || textGuard.masked || guard.holding || textGuard.holding;
+      const raw = mayHoldKey ? trace.responseBody.toBuffer() : null;
+      if (raw !== null) trace.answerBytesMasked(maskedEventsText(raw, keyMasker, keyGuard()));
+    },
+  };
+}
+
+/** Relays an event stream event by event, key masked, translated where the plan says. */
+export async function relayStream(input: RelayInput, protocols: RelayProtocols): Promise<void> {
+  const { guard, textGuard, maskLogCopy } = streamKeyGuards(input, protocols);
   try {
     await relayGuardedStream(input, protocols, guard, textGuard);
   } finally {
-    // The raw events kept for the log would still spell out a key the client never saw: masked
-    // when something was, and when the stream ended (cut, or its client gone) while text was held back.
-    const mayHoldKey = guard.masked || textGuard.masked || guard.holding || textGuard.holding;
-    const raw = mayHoldKey ? trace.responseBody.toBuffer() : null;
-    if (raw !== null) trace.answerBytesMasked(maskedEventsText(raw, keyMasker, keyGuard()));
+    maskLogCopy();
   }
 }
 async function relayGuardedStream(

@@ -2,11 +2,10 @@ import type { ProtocolStream } from '../protocols/adapter.ts';
 import { declaredErrorClass } from '../protocols/declaredError.ts';
 import type { SseEvent } from '../protocols/sse.ts';
 import { createSseRelay } from '../protocols/sseRelay.ts';
-import { guardingEscapedKey, maskedEventsText, type StreamKeyGuard } from '../protocols/streamKeyGuard.ts';
 import { declaredErrorDetail, type RelayProtocols } from './answerRecords.ts';
 import type { RelayInput } from './relay.ts';
 import { failAnswer, failMidBody } from './relayFailures.ts';
-import { ANSWER_WAS_WHOLE, END_GRACE_MS, sinkFor } from './streamRelay.ts';
+import { ANSWER_WAS_WHOLE, END_GRACE_MS, sinkFor, streamKeyGuards } from './streamRelay.ts';
 import { answerText, readBody } from './upstreamBody.ts';
 
 /** Read whole, as a JSON answer is; beyond this the answer is refused. */
@@ -28,7 +27,7 @@ export async function readStreamAsAnswer(
   protocols: RelayProtocols,
   wholeAnswer: NonNullable<ProtocolStream['wholeAnswer']>,
 ): Promise<Buffer | null> {
-  const { trace, plan, keyMasker } = input;
+  const { trace, plan } = input;
   const options = { dropUsageOnlyChunks: false, usageAsked: plan.usageAsked };
   // Read as it comes too, to know when it is whole (a gateway may keep the body open after that: streamRelay.ts),
   // and to give the trace its text and usage as a relayed stream does: without usage, the output is estimated from that text.
@@ -38,9 +37,7 @@ export async function readStreamAsAnswer(
   // The same events, parsed once, put together into the answer.
   const assembler = wholeAnswer(options);
   // What the trace, the answer and the log get is masked as a relayed stream's is: across deltas, escaped, and in any field.
-  const guarded = (): StreamKeyGuard => guardingEscapedKey(protocols.upstream.adapter.stream.keyGuard(keyMasker), keyMasker);
-  const guard = guarded();
-  const textGuard = keyMasker.chunkStream();
+  const { guard, textGuard, maskLogCopy } = streamKeyGuards(input, protocols);
   const read = (event: SseEvent): void => {
     observer.observe(event);
     assembler.add(event);
@@ -96,8 +93,7 @@ export async function readStreamAsAnswer(
   }
   // The log's copy of the events is masked as a relayed stream's is: a key JSON-escaped in any field (one the answer
   // leaves out too), and one the deltas spell out across events, which only the answer put together shows.
-  const raw = guard.masked || guard.holding || textGuard.masked ? trace.responseBody.toBuffer() : null;
-  if (raw !== null) trace.answerBytesMasked(maskedEventsText(raw, keyMasker, guarded()));
+  maskLogCopy();
   return Buffer.from(JSON.stringify(streamed.answer));
 }
 

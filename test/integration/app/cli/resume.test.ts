@@ -3,15 +3,14 @@ import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { generateToken, tokenRecord } from '../../../../proxy/http/clientTokens.ts';
-import { addClientToken, addProfile } from '../../../../proxy/app/profiles/configMutations.ts';
-import { openConfigStore } from '../../../../proxy/app/profiles/configStore.ts';
+import { generateToken } from '../../../../proxy/http/clientTokens.ts';
 import { startAirlock, type Airlock } from '../../../../proxy/app/startAirlock.ts';
 import { gatewayKeyAccount } from '../../../../proxy/contracts/secretStore.ts';
 import { startGatewaySimulator, type GatewaySimulator } from '../../../simulator/index.ts';
 import { rawRequest } from '../../../support/http.ts';
 import { SENTINEL_KEY } from '../../../support/sentinel.ts';
 import { runAirlock } from '../../../support/cliHarness.ts';
+import { seedDataDir } from '../../../support/dataDirSeed.ts';
 import { memorySecretStore, unavailableSecretStore } from '../../../support/memorySecretStore.ts';
 
 let simulator: GatewaySimulator;
@@ -23,11 +22,7 @@ const token = generateToken();
 beforeAll(async () => {
   simulator = await startGatewaySimulator({ recordBodies: false });
   dataDir = mkdtempSync(path.join(tmpdir(), 'airlock-resume-'));
-  const store = openConfigStore(dataDir);
-  await store.update((config) => addProfile(config, { id: 'main', name: 'Main', baseUrl: simulator.baseUrl }, { activate: true }));
-  await store.update((config) => addClientToken(config, tokenRecord('looper', token, null, Date.now())));
-  await store.update((config) => addClientToken(config, tokenRecord('quiet', generateToken(), null, Date.now())));
-  store.close();
+  await seedDataDir(dataDir, simulator.baseUrl, { looper: token, quiet: generateToken() });
   airlock = await startAirlock({ dataDir, port: 0, env: {}, secrets });
 });
 afterAll(async () => {

@@ -2,9 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { generateToken, tokenRecord } from '../../../../proxy/http/clientTokens.ts';
-import { addClientToken, addProfile } from '../../../../proxy/app/profiles/configMutations.ts';
-import { openConfigStore } from '../../../../proxy/app/profiles/configStore.ts';
+import { generateToken } from '../../../../proxy/http/clientTokens.ts';
 import { startAirlock, type Airlock } from '../../../../proxy/app/startAirlock.ts';
 import { CONTROL_API_PREFIX, CONTROL_SESSION_COOKIE } from '../../../../proxy/contracts/controlApi.ts';
 import { gatewayKeyAccount } from '../../../../proxy/contracts/secretStore.ts';
@@ -12,6 +10,7 @@ import { startGatewaySimulator, type GatewaySimulator } from '../../../simulator
 import { JSON_HEADERS, rawRequest } from '../../../support/http.ts';
 import { SENTINEL_KEY } from '../../../support/sentinel.ts';
 import { runAirlock } from '../../../support/cliHarness.ts';
+import { seedDataDir } from '../../../support/dataDirSeed.ts';
 import { memorySecretStore, unavailableSecretStore } from '../../../support/memorySecretStore.ts';
 
 let simulator: GatewaySimulator;
@@ -23,10 +22,7 @@ const clientToken = generateToken();
 beforeAll(async () => {
   simulator = await startGatewaySimulator({ recordBodies: false });
   dataDir = mkdtempSync(path.join(tmpdir(), 'airlock-window-link-'));
-  const store = openConfigStore(dataDir);
-  await store.update((config) => addProfile(config, { id: 'main', name: 'Main', baseUrl: simulator.baseUrl }, { activate: true }));
-  await store.update((config) => addClientToken(config, tokenRecord('looper', clientToken, null, Date.now())));
-  store.close();
+  await seedDataDir(dataDir, simulator.baseUrl, { looper: clientToken });
   airlock = await startAirlock({ dataDir, port: 0, env: {}, secrets });
 });
 afterAll(async () => {

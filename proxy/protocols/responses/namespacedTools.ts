@@ -77,9 +77,9 @@ export class NamespacedToolNamer {
   /**
    * Each chat name given, to the tool it stands for; and a member's bare name where it is that of
    * one tool only and of no plain tool, since some models call a tool by its bare name (DeepSeek:
-   * https://github.com/router-for-me/CLIProxyAPI/issues/4106).
+   * https://github.com/router-for-me/CLIProxyAPI/issues/4106). A fresh record: the caller may add to it.
    */
-  clientNames(): ClientToolNames {
+  clientNames(): Record<string, ClientToolName> {
     const names = toolNameRecord(this.byChatName);
     const bareCounts = new Map<string, number>();
     for (const tool of Object.values(this.byChatName)) bareCounts.set(tool.name, (bareCounts.get(tool.name) ?? 0) + 1);

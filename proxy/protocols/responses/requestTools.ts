@@ -1,7 +1,7 @@
 import type { ChatFunctionTool, ChatToolChoice } from '../chat/chatMessages.ts';
 import type { ClientToolName, ClientToolNames } from '../requestResult.ts';
 import { customChatTool } from './customTools.ts';
-import { NamespacedToolNamer, toolNameRecord } from './namespacedTools.ts';
+import { NamespacedToolNamer } from './namespacedTools.ts';
 import type { ResponsesFunctionTool, ResponsesRequest, ResponsesTool } from './requestSchema.ts';
 import { isClientToolSearch, TOOL_SEARCH_NAME, toolSearchChatTool } from './toolSearch.ts';
 
@@ -24,7 +24,7 @@ export function namespacedToolNamer(tools: readonly ResponsesTool[]): Namespaced
  * (their calls carry raw text). A dotted name a model may call a tool by is read from the call (calledTool).
  */
 export function clientToolNames(tools: readonly ResponsesTool[], namer: NamespacedToolNamer): ClientToolNames {
-  const names = toolNameRecord(namer.clientNames());
+  const names = namer.clientNames();
   for (const tool of tools) {
     const plain = plainClientTool(tool);
     if (plain?.freeform || plain?.toolSearch) names[plain.name] = plain;

@@ -1,6 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { Readable, type Transform } from 'node:stream';
-import { Agent, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
+import { Agent } from './undiciAgent.ts';
 import { COPY_SLICE_BYTES, inTurnSlices } from '../core/copyInSlices.ts';
 import { networkFailureCode } from '../core/errorClass.ts';
 import { isUnknownIssuerCode, osCaStoreTried, trustOsCaStore } from '../core/osCaStore.ts';

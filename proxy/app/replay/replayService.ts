@@ -1,4 +1,4 @@
-import { request, type Dispatcher } from 'undici';
+import { type IncomingMessage, request } from 'node:http';
 import type { ConfigFile } from '../../contracts/config.ts';
 import type { StoredRequest } from '../../contracts/log.ts';
 import type { ReplayRequest, ReplayResponse } from '../../contracts/replay.ts';
@@ -76,6 +76,21 @@ class EndWatch {
 }
 
 /**
+ * One request to the proxy's own address over node:http (undici's request API would load all of
+ * undici into every proxy's heap, see forward/undiciAgent.ts). No timeouts of its own: the proxy's
+ * total and idle timeouts bound the exchange, and these would cut a long stream short.
+ */
+function sendToProxy(url: string, plan: ReplayPlan, authorization: string, signal: AbortSignal): Promise<IncomingMessage> {
+  const headers: Record<string, string> = { ...plan.headers, authorization };
+  if (plan.body !== null) headers['content-length'] = String(Buffer.byteLength(plan.body));
+  return new Promise((resolve, reject) => {
+    const outgoing = request(url, { method: plan.method, headers, signal }, resolve);
+    outgoing.on('error', reject);
+    outgoing.end(plan.body ?? undefined);
+  });
+}
+
+/**
  * Sends the plan to the proxy's own address as its client would, under a one-time grant for the
  * original's client and the chosen profile, and reads the answer to its end (a client that left
  * early would make it `client_aborted`). Returns the replay's request id once its row is ended.
@@ -90,16 +105,8 @@ async function send(plan: ReplayPlan, deps: ReplayServiceDeps, replayOf: string,
   });
   const watch = new EndWatch(deps.events, replayOf);
   try {
-    const response = await request(`${deps.proxyUrl}${plan.clientPath}`, {
-      method: plan.method as Dispatcher.HttpMethod,
-      headers: { ...plan.headers, authorization: `Bearer ${grant}` },
-      body: plan.body,
-      signal,
-      // The proxy's own total and idle timeouts bound the exchange; these would cut a long stream short.
-      headersTimeout: 0,
-      bodyTimeout: 0,
-    });
-    for await (const _chunk of response.body) {
+    const response = await sendToProxy(`${deps.proxyUrl}${plan.clientPath}`, plan, `Bearer ${grant}`, signal);
+    for await (const _chunk of response) {
       // Read to the end and dropped: the log keeps the answer.
     }
     const replayId = response.headers['x-airlock-request-id'];

@@ -241,9 +241,11 @@ export class ConfigStore {
     });
   }
 
+  /**
+   * Idempotent: one poll however often it is called (close clears only the one it holds); a call
+   * after the watcher failed makes a new watcher beside the poll that went on.
+   */
   startWatching(pollIntervalMs = 2_000): void {
-    if (this.#watcher) return;
-    mkdirSync(this.dataDir, { recursive: true, mode: 0o700 });
     const onEvent = (): void => {
       try {
         this.reload();
@@ -251,12 +253,17 @@ export class ConfigStore {
         // A read racing a rename or a permission change: the next event or poll retries.
       }
     };
-    this.#watcher = watch(this.dataDir, { persistent: false }, (_event, fileName) => {
-      if (fileName === null || fileName === CONFIG_FILE_NAME) onEvent();
-    });
-    this.#watcher.on('error', () => this.#stopWatcher());
-    this.#pollTimer = setInterval(onEvent, pollIntervalMs);
-    this.#pollTimer.unref();
+    if (this.#watcher === null) {
+      mkdirSync(this.dataDir, { recursive: true, mode: 0o700 });
+      this.#watcher = watch(this.dataDir, { persistent: false }, (_event, fileName) => {
+        if (fileName === null || fileName === CONFIG_FILE_NAME) onEvent();
+      });
+      this.#watcher.on('error', () => this.#stopWatcher());
+    }
+    if (this.#pollTimer === null) {
+      this.#pollTimer = setInterval(onEvent, pollIntervalMs);
+      this.#pollTimer.unref();
+    }
   }
 
   close(): void {

@@ -1,9 +1,10 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import fs, { type FSWatcher, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { syncBuiltinESMExports } from 'node:module';
 import { promisify } from 'node:util';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { addProfile, setActiveProfile } from '../../../../proxy/app/profiles/configMutations.ts';
 import { ConfigBrokenError, openConfigStore, type ConfigStore } from '../../../../proxy/app/profiles/configStore.ts';
 import { parseConfigText } from '../../../../proxy/app/profiles/configParse.ts';
@@ -115,4 +116,43 @@ describe('ConfigStore', () => {
       for (let index = 0; index < 20; index += 1) expect(aliases).toContain(`${prefix}-${index}`);
     }
   }, 60_000);
+
+  it('watched again after its watcher failed, keeps one poll, and close stops it', async () => {
+    // The store's `watch` is node:fs's named export: the spy reaches it through syncBuiltinESMExports.
+    const realWatch = fs.watch;
+    const watchers: FSWatcher[] = [];
+    const watchSpy = vi.spyOn(fs, 'watch').mockImplementation(((...args: Parameters<typeof fs.watch>) => {
+      const watcher = realWatch(...args);
+      watchers.push(watcher);
+      return watcher;
+    }) as typeof fs.watch);
+    syncBuiltinESMExports();
+    const started = new Set<NodeJS.Timeout>();
+    const cleared = new Set<unknown>();
+    const realSetInterval = globalThis.setInterval;
+    const realClearInterval = globalThis.clearInterval;
+    const setIntervalSpy = vi.spyOn(globalThis, 'setInterval').mockImplementation(((...args: Parameters<typeof setInterval>) => {
+      const timer = realSetInterval(...args);
+      started.add(timer);
+      return timer;
+    }) as typeof setInterval);
+    const clearIntervalSpy = vi.spyOn(globalThis, 'clearInterval').mockImplementation((timer) => {
+      cleared.add(timer);
+      realClearInterval(timer);
+    });
+    try {
+      const store = open(true);
+      // Windows reports EPERM on a watched directory that is deleted (nodejs/node#31702); the store keeps polling.
+      watchers[0]?.emit('error', Object.assign(new Error('EPERM: operation not permitted, watch'), { code: 'EPERM' }));
+      store.startWatching(50);
+      store.close();
+      expect(started.size).toBeGreaterThan(0);
+      expect([...started].filter((timer) => !cleared.has(timer))).toEqual([]);
+    } finally {
+      watchSpy.mockRestore();
+      syncBuiltinESMExports();
+      setIntervalSpy.mockRestore();
+      clearIntervalSpy.mockRestore();
+    }
+  });
 });

@@ -133,7 +133,7 @@ async function startWithDataDir(options: AirlockOptions, privacyProblems: string
   if (privacyProblems.length > 0) noticeBoard.report('data_dir_not_private', privacyProblems.join(' '));
   const notice = (kind: NoticeKind, message: string | null): void => {
     if (message === null) return;
-    // Only the known secrets: the shapes would mask the timestamped name of a file set aside.
+    // Only the known secrets, as the alarms: a start notice names paths, and one the user chose may look like a token.
     notices.push(redactKnownSecrets(message, secretsToMask()));
     noticeBoard.report(kind, message);
   };

@@ -21,6 +21,22 @@ describe('NoticeBoard', () => {
     expect(shown.cause).toContain('[redacted]');
   });
 
+  it('keeps the names of files Airlock moved aside and its data directory readable, while a key of any shape is masked', () => {
+    // No sk-, hex or Bearer shape, nor random enough: only knowing it masks it.
+    const plainKey = 'gw_Plain_Key_Value_42';
+    const notices = new NoticeBoard({ knownSecrets: () => [plainKey] });
+    const movedTo = '/home/ada/.config/Airlock/capabilities-damaged-20261127T140700Z.json';
+    const setAside = `/home/ada/.config/Airlock/capabilities.json was damaged (it is not whole JSON): it was moved to ${movedTo} as it was.`;
+    // A key nobody told the board of, in two shapes: an sk- key and a random-looking token.
+    const unknownKeys = ['sk-proj-Zq8Xw2Vb6Nm4Lk9Jh3Gf5Dd', 'AIzaSyB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY'];
+    notices.report('capabilities_file', setAside);
+    notices.report('trace_export_failed', `collector said ${plainKey} and ${unknownKeys.join(' then ')}`);
+
+    const [trace, capabilities] = notices.list();
+    expect(capabilities?.cause).toBe(setAside);
+    expect(trace?.cause).toBe('collector said [redacted] and [redacted] then [redacted]');
+  });
+
   it('keeps one notice per kind, the newest replacing the older, each with its time and its kind’s fix', () => {
     const { notices, tick } = board();
     const first = notices.report('request_log_failed', 'the request log thread stopped');

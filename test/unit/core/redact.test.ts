@@ -95,6 +95,7 @@ describe('redactSecrets by shape, with no known secrets', () => {
     ['the shortest sk- key, alone', `sk-${'a1'.repeat(6)}`, '[redacted]'],
     ['a Bearer token of 8 characters, the rest of the text short words', 'Bearer abcdefgh', 'Bearer [redacted]'],
     ['a random run of exactly 32 characters', 'k aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY end', 'k [redacted] end'],
+    ['a random run with a time stamp beside it', 'k aB3dE5fG7hJ9kL1mN3pQ-20261127T140700Z end', 'k [redacted] end'],
   ])('removes %s', (_label, text, expected) => {
     expect(redactSecrets(text)).toBe(expected);
   });
@@ -119,6 +120,11 @@ describe('redactSecrets by shape, with no known secrets', () => {
     // A random 32-digit hex key has a letter in all but 3 in 10 million draws; a number is no key.
     ['a long number', 'pi is 3.14159265358979323846264338327950288419716939937510 and 2^128 is 340282366920938463463374607431768211456'],
     ['a run of digits in a stream', '0123456789'.repeat(20)],
+    [
+      'a data file Airlock moved aside, in its data directory',
+      'moved to /home/ada/.config/Airlock/capabilities-damaged-20261127T140700Z.json',
+    ],
+    ['a request log Airlock moved aside, the second that second', 'moved to requests-damaged-20250102T030405Z-2.db'],
   ])('keeps %s', (_label, text) => {
     expect(redactSecrets(text)).toBe(text);
   });

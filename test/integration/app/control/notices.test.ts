@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -118,6 +118,21 @@ describe("the window's status", () => {
     // Masked by the key itself, not by shape: the alarm still names the file it set aside.
     expect(status.alarms.find((alarm) => alarm.kind === 'log_recovered')?.message).toMatch(/requests-damaged-\d{8}T\d{6}Z\.db/);
     expect(text).not.toContain(plainKey);
+  });
+
+  it('names the files it moved aside where they are now, readable in the board and the status', async () => {
+    const running = await start({ keychainKey: SENTINEL_KEY });
+    const movedAside = readdirSync(dataDir)
+      .filter((name) => /-damaged-\d{8}T\d{6}Z\.json$/.test(name))
+      .map((name) => path.join(dataDir, name));
+    expect(movedAside).toHaveLength(2);
+    const { body: status, text } = await control<StatusResponse>(running, 'GET', 'status');
+    for (const notices of [running.noticeBoard.list(), status.notices]) {
+      const causes = notices.map((notice) => notice.cause).join('\n');
+      for (const file of movedAside) expect(causes).toContain(file);
+      expect(causes).not.toContain('[redacted]');
+    }
+    expect(findSentinel(text)).toBeNull();
   });
 
   it('drops a notice the window dismissed', async () => {

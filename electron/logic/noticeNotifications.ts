@@ -16,6 +16,10 @@ const TITLE_BY_KIND: Record<NoticeKind, string> = {
   request_log_stopped: 'The request log stopped: requests are not logged',
   idempotency_store_failed: 'Airlock could not keep idempotency keys',
   trace_export_failed: 'Trace export failed',
+  token_estimates_failed: "Airlock's token estimates failed",
+  translation_failed: "Airlock's translation thread failed",
+  os_certificates_unreadable: "Airlock could not read this computer's certificate store",
+  unexpected_error: 'Airlock failed unexpectedly',
 };
 
 export interface NoticeNotification {

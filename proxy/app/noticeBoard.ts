@@ -21,6 +21,13 @@ const FIX_BY_KIND: Record<NoticeKind, string> = {
   request_log_stopped: 'Restart Airlock: no request is logged until then. If it stops again, free disk space for the data directory.',
   idempotency_store_failed: 'Free disk space for the data directory; if it keeps happening, restart Airlock.',
   trace_export_failed: 'Check the trace export endpoint and its headers under the export settings, and that the collector is running.',
+  token_estimates_failed:
+    'Nothing to do for one failure: byte counts, which count high, stood in. If it says they count bytes until a restart, restart Airlock.',
+  translation_failed:
+    'Nothing to do for one failure: that request was refused and nothing was sent. If it says large bodies are refused, restart Airlock.',
+  os_certificates_unreadable:
+    "Make this computer's certificate store readable (or install the gateway's certificate authority there again), then restart Airlock.",
+  unexpected_error: 'A fault in Airlock: try again, and if it keeps happening, report it with these words.',
 };
 
 /**

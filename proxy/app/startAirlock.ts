@@ -40,6 +40,7 @@ import { followTraceExport } from './export/traceExport.ts';
 import { makeDataDirPrivate } from './privateDataDir.ts';
 import { NoticeBoard, requestLogNoticeKind } from './noticeBoard.ts';
 import type { NoticeKind } from '../contracts/notices.ts';
+import { onProcessProblem } from '../core/processProblems.ts';
 
 export interface AirlockOptions {
   dataDir: string;
@@ -141,6 +142,7 @@ async function startWithDataDir(options: AirlockOptions, privacyProblems: string
   const tell = (kind: NoticeKind, message: string): void => {
     console.error(`[airlock] ${noticeBoard.report(kind, message).cause}`);
   };
+  const tellUnexpectedError = (message: string): void => tell('unexpected_error', message);
   const store = openConfigStore(options.dataDir, { watch: true });
   if (options.profileId) {
     try {
@@ -279,9 +281,13 @@ async function startWithDataDir(options: AirlockOptions, privacyProblems: string
     sessionsFile: path.join(options.dataDir, SESSIONS_FILE_NAME),
     startupAlarms: logRecovery ? [{ kind: 'log_recovered', message: logRecovery.message }] : [],
     notices: noticeBoard,
+    reportUnexpectedError: tellUnexpectedError,
     ...(options.uiDir ? { uiDir: options.uiDir } : {}),
   });
   const events = new RequestEvents();
+  // The tokenizer and translation threads and the OS certificate store are the process's, used by
+  // requests: heard from here (nothing was sent before) until this run stops.
+  const stopHearingProcessProblems = onProcessProblem(tell);
   const proxy = await startServer({
     port: options.port,
     events,
@@ -290,6 +296,7 @@ async function startWithDataDir(options: AirlockOptions, privacyProblems: string
     reasoningEffortRefusals: reasoningEfforts.refusals,
     captureLimitBytes: () => bodyCaptureBytes(config.snapshot().settings.memoryLimits),
     controlRouter: control.router,
+    reportUnexpectedError: tellUnexpectedError,
     idempotency: new IdempotencyCache(
       {},
       {
@@ -306,6 +313,7 @@ async function startWithDataDir(options: AirlockOptions, privacyProblems: string
     stopKeychainNews();
     stopFollowingControlToken();
     followingTraceHeaders.stop();
+    stopHearingProcessProblems();
     store.close();
     await log.close();
     throw error;
@@ -349,6 +357,7 @@ async function startWithDataDir(options: AirlockOptions, privacyProblems: string
       stopKeychainNews();
       stopFollowingControlToken();
       followingTraceHeaders.stop();
+      stopHearingProcessProblems();
       store.close();
       await log.close();
       return report;

@@ -14,7 +14,11 @@ export type NoticeKind =
   | 'request_log_failed'
   | 'request_log_stopped'
   | 'idempotency_store_failed'
-  | 'trace_export_failed';
+  | 'trace_export_failed'
+  | 'token_estimates_failed'
+  | 'translation_failed'
+  | 'os_certificates_unreadable'
+  | 'unexpected_error';
 
 export interface Notice {
   /** New each time the problem happens again (a dismissed one comes back under a new id). */

@@ -1,4 +1,5 @@
 import tls from 'node:tls';
+import { reportProcessProblem } from './processProblems.ts';
 
 /**
  * Node's codes for a certificate chain that ends at no CA it trusts, as it gives them for a server
@@ -37,7 +38,7 @@ export function osCaStoreTrusted(): boolean {
  * so their next connections use it. Not at start, where every user paid for it: 45-64 ms and
  * 5-12 MB, while most gateways have public certificates; and the packaged app cannot be given
  * NODE_EXTRA_CA_CERTS (its fuses drop NODE_OPTIONS, and that with it). Says on stderr that it did
- * and why. Returns whether the store is trusted now.
+ * and why; a store it cannot read is a process problem (a notice in the app). Returns whether the store is trusted now.
  */
 export function trustOsCaStore(why: string): boolean {
   if (osStore !== 'not_tried') return osStore === 'trusted';
@@ -50,7 +51,10 @@ export function trustOsCaStore(why: string): boolean {
     );
   } catch (error) {
     osStore = 'unavailable';
-    console.error(`[airlock] ${why}, and this computer's certificate store could not be read: ${(error as Error).message}`);
+    reportProcessProblem(
+      'os_certificates_unreadable',
+      `${why}, and this computer's certificate store could not be read: ${(error as Error).message}`,
+    );
   }
   return osStore === 'trusted';
 }

@@ -23,16 +23,25 @@ export function isAppRoute(requestTarget: string): boolean {
   return path === '/' || path === '/favicon.ico' || path === '/favicon.ico/' || path.startsWith(CONTROL_PREFIX_LOWER);
 }
 
-/** The answer when a handler throws: a generic JSON 500; the cause goes to the console, redacted (it may quote a key). */
-export function answerUnexpectedError(error: unknown, res: ServerResponse): void {
-  console.error('[airlock] unexpected error:', error instanceof Error ? redactSecrets(error.message) : 'unknown');
+/** Where a handler's unexpected error is said when the run names no place: stderr, masked by shape (no keys are known here). */
+export function sayUnexpectedErrorOnStderr(message: string): void {
+  console.error(`[airlock] ${redactSecrets(message)}`);
+}
+
+/**
+ * The answer when a handler throws: a generic JSON 500; the cause goes to `report` (startAirlock's
+ * notices and stderr), which masks it: it may quote a key.
+ */
+export function answerUnexpectedError(error: unknown, res: ServerResponse, report: (message: string) => void): void {
+  report(`a request failed unexpectedly: ${error instanceof Error ? error.message : 'unknown error'}`);
   if (res.headersSent) {
     res.destroy();
     return;
   }
   const payload = JSON.stringify({
     error: {
-      message: 'Airlock failed unexpectedly; the request was not completed. See the Airlock log.',
+      message:
+        "Airlock failed unexpectedly; the request was not completed. Airlock's notices (in its window, or on the terminal it runs in) say why.",
       type: 'internal',
       code: 'internal',
     },
@@ -46,6 +55,8 @@ export interface DispatchOptions {
   app: RequestListener;
   forward: (req: IncomingMessage, res: ServerResponse) => Promise<void>;
   port: () => number;
+  /** Where a handler's unexpected error is said (answerUnexpectedError). */
+  reportUnexpectedError: (message: string) => void;
 }
 
 /**
@@ -55,7 +66,7 @@ export interface DispatchOptions {
  * (refusals included, so they are answered by the same middleware as before) goes through Express.
  */
 export function createRequestDispatch(options: DispatchOptions): RequestListener {
-  const { app, forward, port } = options;
+  const { app, forward, port, reportUnexpectedError } = options;
   return (req, res) => {
     const target = req.url ?? '';
     const refused = guardRefusal(req.headers.host, req.headers.origin, target, port()) !== null;
@@ -65,6 +76,6 @@ export function createRequestDispatch(options: DispatchOptions): RequestListener
       app(req, res);
       return;
     }
-    forward(req, res).catch((error: unknown) => answerUnexpectedError(error, res));
+    forward(req, res).catch((error: unknown) => answerUnexpectedError(error, res, reportUnexpectedError));
   };
 }

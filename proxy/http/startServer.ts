@@ -11,7 +11,7 @@ import { ForwardShutdown, type StopReport } from '../forward/shutdown.ts';
 import { TranslationThread } from '../forward/translation/translationThreadClient.ts';
 import { closeUpstreamAgents } from '../forward/upstreamClient.ts';
 import { CAPTURE_LIMIT_BYTES, CONTROL_PREFIX, DEFAULT_HOST } from '../contracts/defaults.ts';
-import { answerUnexpectedError, createRequestDispatch } from './requestDispatch.ts';
+import { answerUnexpectedError, createRequestDispatch, sayUnexpectedErrorOnStderr } from './requestDispatch.ts';
 import { startForwardingReclaimer } from './forwardingReclaimer.ts';
 
 export interface ServerOptions {
@@ -30,6 +30,8 @@ export interface ServerOptions {
   translation?: TranslationThread;
   /** The `reasoning_effort` refusals learned, as kept in the data directory; unless given, for this proxy's life only. */
   reasoningEffortRefusals?: ReasoningEffortRefusals;
+  /** Where a handler's unexpected error is said (startAirlock: the notices, and stderr); stderr unless given. */
+  reportUnexpectedError?: (message: string) => void;
 }
 
 export interface ProxyHandle {
@@ -112,9 +114,10 @@ export async function startServer(options: ServerOptions): Promise<ProxyHandle> 
     translation,
   });
   app.use(forward);
-  const lastResort: ErrorRequestHandler = (error: unknown, _req, res, _next) => answerUnexpectedError(error, res);
+  const reportUnexpectedError = options.reportUnexpectedError ?? sayUnexpectedErrorOnStderr;
+  const lastResort: ErrorRequestHandler = (error: unknown, _req, res, _next) => answerUnexpectedError(error, res, reportUnexpectedError);
   app.use(lastResort);
-  const dispatch = createRequestDispatch({ app, forward, port: () => port });
+  const dispatch = createRequestDispatch({ app, forward, port: () => port, reportUnexpectedError });
 
   // requireHostHeader off: a request without Host must reach the guard and get its 403, not Node's bare 400.
   const server = createServer({ keepAliveTimeout: CLIENT_KEEP_ALIVE_MS, noDelay: true, requireHostHeader: false }, dispatch);

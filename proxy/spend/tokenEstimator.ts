@@ -1,5 +1,6 @@
 import { copyInSlices } from '../core/copyInSlices.ts';
 import { IDLE_THREAD_STOP_MS, OnDemandThread } from '../core/onDemandThread.ts';
+import { reportProcessProblem } from '../core/processProblems.ts';
 import { threadScriptUrl } from '../core/threadScript.ts';
 import { byteEstimateTokens } from './estimate.ts';
 import type { FromTokenizerThread, TokenCountRequest, ToTokenizerThread } from './tokenizerMessages.ts';
@@ -30,7 +31,7 @@ export class TokenEstimator {
   private readonly thread: OnDemandThread<ToTokenizerThread, FromTokenizerThread, Pending>;
 
   constructor(options: { threadUrl?: URL; onFailure?: (reason: string) => void; stopWhenIdleMs?: number } = {}) {
-    const onFailure = options.onFailure ?? ((reason) => console.error(`[airlock] token estimates: ${reason}`));
+    const onFailure = options.onFailure ?? ((reason) => reportProcessProblem('token_estimates_failed', `token estimates: ${reason}`));
     this.thread = new OnDemandThread({
       scriptUrl: options.threadUrl ?? TOKENIZER_THREAD_URL,
       threadName: TOKENIZER_THREAD_NAME,

@@ -24,6 +24,7 @@ import { buildStatus } from './status.ts';
 import { createStaticUi, securityHeaders } from './staticUi.ts';
 import type { ControlContext } from './context.ts';
 import { CLI_COMMAND } from '../../contracts/cli.ts';
+import { sayUnexpectedErrorOnStderr } from '../../http/requestDispatch.ts';
 
 /** Control API bodies are small JSON; a price import is the largest. */
 const JSON_BODY_LIMIT = '6mb';
@@ -120,7 +121,7 @@ export function createControlRouter(deps: ControlDeps): ControlApi {
   api.use(noticeRoutes(context));
   api.use(agentSessionRoutes(context));
   api.use((_req, _res, next) => next(new ApiError('not_found', 'No such control API endpoint.')));
-  api.use(apiErrorHandler);
+  api.use(apiErrorHandler(deps.reportUnexpectedError ?? sayUnexpectedErrorOnStderr));
 
   const router = express.Router();
   router.use(securityHeaders);

@@ -85,6 +85,8 @@ export interface ControlDeps {
   startupAlarms?: readonly Alarm[];
   /** What this run found at start and since (a data file set aside, a failed save): the window's notices. */
   notices?: NoticeBoard;
+  /** Where a failure the API did not expect is said (startAirlock: the notices, and stderr); stderr unless given. */
+  reportUnexpectedError?: (message: string) => void;
   /** Where the window's sessions are kept (hashed) across restarts; in memory only without it. */
   sessionsFile?: string;
   /** The built window (renderer/dist); defaults to the repository's. */

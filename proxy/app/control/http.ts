@@ -62,15 +62,18 @@ export function toApiError(error: unknown): ApiError {
     // A replay's edited body is the one large thing the window or the CLI sends here.
     return new ApiError('invalid', 'The request to Airlock is larger than its control API takes (6 MB). Send a smaller body.', 'body');
   }
-  return new ApiError('internal', 'Airlock failed to do this; see the Airlock log for details.');
+  return new ApiError('internal', 'Airlock failed to do this; its notices (in its window, or on the terminal it runs in) say why.');
 }
 
-export const apiErrorHandler: ErrorRequestHandler = (error: unknown, _req, res, _next) => {
-  const apiError = toApiError(error);
-  if (apiError.code === 'internal')
-    console.error('[airlock] control API failed:', error instanceof Error ? error.message : 'unknown error');
-  const body: ApiErrorBody = {
-    error: { code: apiError.code, message: apiError.message, ...(apiError.field ? { field: apiError.field } : {}) },
+/** Answers a failure in the API's shape; one the modules below did not expect is said to `reportUnexpected`, which masks it. */
+export function apiErrorHandler(reportUnexpected: (message: string) => void): ErrorRequestHandler {
+  return (error: unknown, _req, res, _next) => {
+    const apiError = toApiError(error);
+    if (apiError.code === 'internal')
+      reportUnexpected(`the control API failed unexpectedly: ${error instanceof Error ? error.message : 'unknown error'}`);
+    const body: ApiErrorBody = {
+      error: { code: apiError.code, message: apiError.message, ...(apiError.field ? { field: apiError.field } : {}) },
+    };
+    res.status(STATUS_OF[apiError.code]).json(body);
   };
-  res.status(STATUS_OF[apiError.code]).json(body);
-};
+}

@@ -1,5 +1,6 @@
 import { copyInSlices } from '../../core/copyInSlices.ts';
 import { IDLE_THREAD_STOP_MS, OnDemandThread } from '../../core/onDemandThread.ts';
+import { reportProcessProblem } from '../../core/processProblems.ts';
 import { threadScriptUrl } from '../../core/threadScript.ts';
 import type { TranslatedBody, TranslatedProtocol } from './translationJob.ts';
 import type { FromTranslationThread, ToTranslationThread } from './translationThreadMessages.ts';
@@ -42,7 +43,7 @@ export class TranslationThread {
   private retireWhenIdle = false;
 
   constructor(options: { threadUrl?: URL; onFailure?: (reason: string) => void; stopWhenIdleMs?: number } = {}) {
-    const onFailure = options.onFailure ?? ((reason) => console.error(`[airlock] translation: ${reason}`));
+    const onFailure = options.onFailure ?? ((reason) => reportProcessProblem('translation_failed', `translation: ${reason}`));
     this.thread = new OnDemandThread({
       scriptUrl: options.threadUrl ?? TRANSLATION_THREAD_URL,
       threadName: TRANSLATION_THREAD_NAME,

@@ -87,13 +87,17 @@ describe('a failure inside the forward handler', () => {
     expect(response.headers['content-type']).toBe('application/json; charset=utf-8');
     expect(JSON.parse(response.body)).toEqual({
       error: {
-        message: 'Airlock failed unexpectedly; the request was not completed. See the Airlock log.',
+        message:
+          "Airlock failed unexpectedly; the request was not completed. Airlock's notices (in its window, or on the terminal it runs in) say why.",
         type: 'internal',
         code: 'internal',
       },
     });
     expect(response.body).not.toContain(SENTINEL_KEY);
-    expect(consoleError).toHaveBeenCalledWith('[airlock] unexpected error:', expect.stringContaining('identity store unreadable'));
+    // No run gave the server a place to report to: stderr, as `airlock serve` had it.
+    expect(consoleError).toHaveBeenCalledWith(
+      expect.stringMatching(/^\[airlock\] a request failed unexpectedly: identity store unreadable/),
+    );
     expect(JSON.stringify(consoleError.mock.calls)).not.toContain(SENTINEL_KEY);
     consoleError.mockRestore();
   });

@@ -2,9 +2,6 @@ import type { Notice, NoticeKind } from '../contracts/notices.ts';
 import { redactSecrets } from '../core/redact.ts';
 import { RequestLogStoppedError } from '../store/write/logThreadClient.ts';
 
-/** Kinds are few; the bound only keeps a run that keeps failing from growing the list. */
-const DEFAULT_NOTICE_LIMIT = 20;
-
 /** What the user can do, by kind: the causes come from many places, the fix is the kind's. */
 const FIX_BY_KIND: Record<NoticeKind, string> = {
   data_dir_not_private: 'Run the chmod command it names (or make the data directory yours), then restart Airlock.',
@@ -42,19 +39,18 @@ export interface NoticeBoardOptions {
   /** The gateway keys and tokens: masked in every cause, as everywhere the proxy shows text. */
   knownSecrets: () => string[];
   nowMs?: () => number;
-  limit?: number;
 }
 
 /**
  * The problems of this run the user should see, whoever shows them (the window's status, the
- * desktop notifications): the last few, one per kind (a newer one replaces it), each masked. A
- * dismissed one is gone until it is reported again; one reported again unchanged while shown only
- * moves its time, so a failure that repeats does not notify again.
+ * desktop notifications): one per kind (a newer one replaces it), so never more than there are
+ * kinds however often a run fails, each masked. A dismissed one is gone until it is reported again;
+ * one reported again unchanged while shown only moves its time, so a failure that repeats does not
+ * notify again.
  */
 export class NoticeBoard {
   readonly #options: NoticeBoardOptions;
   readonly #nowMs: () => number;
-  readonly #limit: number;
   /** In the order reported, oldest first. */
   readonly #byKind = new Map<NoticeKind, Notice>();
   readonly #listeners = new Set<() => void>();
@@ -63,7 +59,6 @@ export class NoticeBoard {
   constructor(options: NoticeBoardOptions) {
     this.#options = options;
     this.#nowMs = options.nowMs ?? Date.now;
-    this.#limit = options.limit ?? DEFAULT_NOTICE_LIMIT;
   }
 
   /** Keeps the problem as its kind's notice and returns it, masked (for stderr too). */
@@ -76,10 +71,6 @@ export class NoticeBoard {
         ? { ...shown, atMs: this.#nowMs() }
         : { id: `${kind}-${++this.#reported}`, kind, atMs: this.#nowMs(), cause: maskedCause, fix: FIX_BY_KIND[kind] };
     this.#byKind.set(kind, notice);
-    for (const oldest of this.#byKind.keys()) {
-      if (this.#byKind.size <= this.#limit) break;
-      this.#byKind.delete(oldest);
-    }
     this.#changed();
     return notice;
   }

@@ -3,9 +3,9 @@ import { NoticeBoard, requestLogNoticeKind } from '../../../proxy/app/noticeBoar
 import { RequestLogStoppedError } from '../../../proxy/store/write/logThreadClient.ts';
 import { findSentinel, SENTINEL_KEY } from '../../support/sentinel.ts';
 
-function board(limit?: number) {
+function board() {
   let nowMs = 1_000;
-  const notices = new NoticeBoard({ knownSecrets: () => [SENTINEL_KEY], nowMs: () => nowMs, ...(limit === undefined ? {} : { limit }) });
+  const notices = new NoticeBoard({ knownSecrets: () => [SENTINEL_KEY], nowMs: () => nowMs });
   return { notices, tick: () => (nowMs += 1_000) };
 }
 
@@ -78,8 +78,8 @@ describe('NoticeBoard', () => {
     expect(again.id).not.toBe(first.id);
   });
 
-  it('holds the last N, newest first, and tells its listeners of each change', () => {
-    const { notices } = board(2);
+  it('lists newest first, a kind reported again moving to the front, and tells its listeners of each change', () => {
+    const { notices } = board();
     let changes = 0;
     notices.onChange(() => {
       changes += 1;
@@ -87,10 +87,11 @@ describe('NoticeBoard', () => {
     notices.report('environment_key', 'a');
     notices.report('log_start', 'b');
     notices.report('trace_export_failed', 'c');
-    expect(notices.list().map((notice) => notice.kind)).toEqual(['trace_export_failed', 'log_start']);
+    notices.report('environment_key', 'd');
+    expect(notices.list().map((notice) => notice.kind)).toEqual(['environment_key', 'trace_export_failed', 'log_start']);
     notices.resolve('trace_export_failed');
-    expect(notices.list().map((notice) => notice.kind)).toEqual(['log_start']);
-    expect(changes).toBe(4);
+    expect(notices.list().map((notice) => notice.kind)).toEqual(['environment_key', 'log_start']);
+    expect(changes).toBe(5);
   });
 
   it('a listener that throws neither escapes into the reporter nor keeps the later listeners from hearing', () => {

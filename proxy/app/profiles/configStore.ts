@@ -255,10 +255,14 @@ export class ConfigStore {
     };
     if (this.#watcher === null) {
       mkdirSync(this.dataDir, { recursive: true, mode: 0o700 });
-      this.#watcher = watch(this.dataDir, { persistent: false }, (_event, fileName) => {
-        if (fileName === null || fileName === CONFIG_FILE_NAME) onEvent();
-      });
-      this.#watcher.on('error', () => this.#stopWatcher());
+      try {
+        this.#watcher = watch(this.dataDir, { persistent: false }, (_event, fileName) => {
+          if (fileName === null || fileName === CONFIG_FILE_NAME) onEvent();
+        });
+        this.#watcher.on('error', () => this.#stopWatcher());
+      } catch {
+        // No watcher to be had (Linux's inotify limit, ENOSPC): the poll below still sees every change.
+      }
     }
     if (this.#pollTimer === null) {
       this.#pollTimer = setInterval(onEvent, pollIntervalMs);

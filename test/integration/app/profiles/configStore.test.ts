@@ -155,4 +155,26 @@ describe('ConfigStore', () => {
       clearIntervalSpy.mockRestore();
     }
   });
+  it('opens and follows changes by its poll when no directory watcher can be made (the inotify limit)', async () => {
+    // Linux refuses a new watcher at once with ENOSPC once fs.inotify.max_user_watches is used up
+    // (inotify(7)); editors and file-watching dev servers often use it all.
+    const watchSpy = vi.spyOn(fs, 'watch').mockImplementation(() => {
+      throw Object.assign(new Error('ENOSPC: System limit for number of file watchers reached, watch'), { code: 'ENOSPC' });
+    });
+    syncBuiltinESMExports();
+    try {
+      const store = open(true);
+      expect(watchSpy).toHaveBeenCalled();
+      const seen = new Promise<string | null>((resolve) => store.onChange((config) => resolve(config.activeProfileId)));
+      const written = openConfigStore(dataDir);
+      stores.push(written);
+      await written.update((config) =>
+        setActiveProfile(addProfile(config, { id: 'watched', name: 'Watched', baseUrl: 'https://gateway.example/v1' }), 'watched'),
+      );
+      expect(await seen).toBe('watched');
+    } finally {
+      watchSpy.mockRestore();
+      syncBuiltinESMExports();
+    }
+  });
 });

@@ -1,4 +1,5 @@
-import { createServer, type ServerResponse } from 'node:http';
+import type { ServerResponse } from 'node:http';
+import { createServer } from '../core/nodeHttp.ts';
 import type { AddressInfo } from 'node:net';
 import express, { type ErrorRequestHandler, type Router } from 'express';
 import { createRequestGuards } from './requestGuards.ts';

@@ -1,4 +1,5 @@
-import { type IncomingMessage, request } from 'node:http';
+import type { IncomingMessage } from 'node:http';
+import { request } from '../../core/nodeHttp.ts';
 import type { ConfigFile } from '../../contracts/config.ts';
 import type { StoredRequest } from '../../contracts/log.ts';
 import type { ReplayRequest, ReplayResponse } from '../../contracts/replay.ts';

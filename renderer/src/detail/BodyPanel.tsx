@@ -1,10 +1,10 @@
 import { memo, useMemo, useState } from 'react';
 import { defaultStyles, JsonView } from 'react-json-view-lite';
 import type { BodyPart, BodyView } from '../../../proxy/contracts/requests.ts';
-import { useApi } from '../api/ApiContext.tsx';
 import { CopyButton } from '../common/CopyButton.tsx';
 import { ErrorState, Loading } from '../common/StateViews.tsx';
 import { prettyBody } from './copyText.ts';
+import type { FetchBody } from './bodyFetch.ts';
 import { Highlighted, matchRanges } from './Highlighted.tsx';
 import { StreamEventsTable } from './StreamEventsTable.tsx';
 
@@ -108,14 +108,14 @@ function BodyContent({ part, text, truncated, eventOffsetsMs, highlight }: BodyC
  * Memoised: a running request's detail renders again at each stream frame, and a search is marked over the whole body.
  */
 export const BodyPanel = memo(function BodyPanel({
-  requestId,
+  fetchBody,
   part,
   title,
   view,
   eventOffsetsMs = null,
   highlight = '',
 }: {
-  requestId: string;
+  fetchBody: FetchBody;
   part: BodyPart;
   title: string;
   view: BodyView | null;
@@ -123,7 +123,6 @@ export const BodyPanel = memo(function BodyPanel({
   eventOffsetsMs?: number[] | null;
   highlight?: string;
 }) {
-  const api = useApi();
   const inlineMatch = view?.text != null && matchRanges(view.text, highlight).length > 0;
   const [loaded, setLoaded] = useState<Loaded>(() =>
     inlineMatch && view?.text != null ? { kind: 'ready', text: view.text, truncated: view.truncated } : { kind: 'closed' },
@@ -138,7 +137,7 @@ export const BodyPanel = memo(function BodyPanel({
       return;
     }
     setLoaded({ kind: 'loading' });
-    api.requestBody(requestId, part).then(
+    fetchBody(part).then(
       (body) => setLoaded({ kind: 'ready', text: body.text, truncated: body.truncated }),
       (error: Error) => setLoaded({ kind: 'error', error }),
     );

@@ -6,6 +6,7 @@ import { useApi } from '../api/ApiContext.tsx';
 import { ControlApiError } from '../api/client.ts';
 import { FormError } from '../common/StateViews.tsx';
 import type { LiveRow } from '../live/liveRows.ts';
+import type { FetchBody } from './bodyFetch.ts';
 import { ReplayComparison } from './ReplayComparison.tsx';
 import { editedBodyProblem } from './replayForm.ts';
 
@@ -15,7 +16,16 @@ type Phase = { kind: 'closed' } | { kind: 'editing' } | { kind: 'sending' } | { 
  * Replay in the request detail: the logged body in an editor (checked as JSON before it is sent),
  * sent again through the proxy, and the new answer beside the old.
  */
-export function ReplayPanel({ detail, running }: { detail: RequestDetail; running?: LiveRow | undefined }) {
+export function ReplayPanel({
+  detail,
+  fetchBody,
+  running,
+}: {
+  detail: RequestDetail;
+  /** The detail's fetch of its bodies, which the conversation and the body panel share. */
+  fetchBody: FetchBody;
+  running?: LiveRow | undefined;
+}) {
   const api = useApi();
   const editorId = useId();
   const keyId = useId();
@@ -34,7 +44,7 @@ export function ReplayPanel({ detail, running }: { detail: RequestDetail; runnin
     let text = detail.requestBody?.text ?? null;
     if (text === null && detail.requestBody !== null) {
       try {
-        text = (await api.requestBody(detail.id, 'request')).text;
+        text = (await fetchBody('request')).text;
       } catch (cause) {
         setError((cause as Error).message);
       }

@@ -6,6 +6,7 @@ import { ErrorState, Loading } from '../common/StateViews.tsx';
 import type { FilterField } from '../live/filterForm.ts';
 import type { LiveRow } from '../live/liveRows.ts';
 import { BodyPanel } from './BodyPanel.tsx';
+import { type FetchBody, sharedBodyFetch } from './bodyFetch.ts';
 import { responseTurn, type Turn } from './conversation.ts';
 import { ConversationView } from './ConversationView.tsx';
 import { Highlighted } from './Highlighted.tsx';
@@ -38,6 +39,8 @@ export const RequestDetailPanel = forwardRef<HTMLElement, RequestDetailPanelProp
 ) {
   const api = useApi();
   const state = useRequestDetail(api, requestId, liveRow?.state);
+  // The detail is keyed by its request: one fetch per body for all the views below.
+  const fetchBody = useMemo(() => sharedBodyFetch(api, requestId), [api, requestId]);
   const inFlight = liveRow?.state === 'in_flight';
 
   const onKeyDown = (event: KeyboardEvent<HTMLElement>) => {
@@ -71,7 +74,7 @@ export const RequestDetailPanel = forwardRef<HTMLElement, RequestDetailPanelProp
           <DetailActions detail={state.detail} proxyUrl={proxyUrl} />
           <ReplayLinks detail={state.detail} />
           <DetailOverview detail={state.detail} onFilter={onFilter} />
-          {!inFlight && <ReplayPanel key={state.detail.id} detail={state.detail} running={runningReplay} />}
+          {!inFlight && <ReplayPanel key={state.detail.id} detail={state.detail} fetchBody={fetchBody} running={runningReplay} />}
           {!inFlight && state.detail.streamText !== null && (
             <section aria-label="Stream text">
               <h3>Stream text</h3>
@@ -80,18 +83,18 @@ export const RequestDetailPanel = forwardRef<HTMLElement, RequestDetailPanelProp
               </pre>
             </section>
           )}
-          <Conversation detail={state.detail} highlight={highlight} liveText={inFlight ? liveRow.text : null} />
+          <Conversation detail={state.detail} fetchBody={fetchBody} highlight={highlight} liveText={inFlight ? liveRow.text : null} />
           <HeadersTable title="Request headers (masked)" headers={state.detail.requestHeaders} />
           <HeadersTable
             title="Response headers"
             headers={state.detail.responseHeaders}
             open={state.detail.errorClass !== null && Object.keys(state.detail.responseHeaders).length > 0}
           />
-          <BodyPanel requestId={requestId} part="request" title="Request body" view={state.detail.requestBody} highlight={highlight} />
-          <BodyPanel requestId={requestId} part="response" title="Response body" view={state.detail.responseBody} highlight={highlight} />
+          <BodyPanel fetchBody={fetchBody} part="request" title="Request body" view={state.detail.requestBody} highlight={highlight} />
+          <BodyPanel fetchBody={fetchBody} part="response" title="Response body" view={state.detail.responseBody} highlight={highlight} />
           {state.detail.stream && (
             <BodyPanel
-              requestId={requestId}
+              fetchBody={fetchBody}
               part="stream-events"
               title="Stream events"
               view={state.detail.streamEvents}
@@ -106,8 +109,18 @@ export const RequestDetailPanel = forwardRef<HTMLElement, RequestDetailPanelProp
 });
 
 /** The request's turns and the answer, when the request body is a chat, Messages or Responses call logged in full. */
-function Conversation({ detail, highlight, liveText }: { detail: RequestDetail; highlight: string; liveText: string | null }) {
-  const turns = useRequestTurns(detail.id, detail.clientPath, detail.requestBody);
+function Conversation({
+  detail,
+  fetchBody,
+  highlight,
+  liveText,
+}: {
+  detail: RequestDetail;
+  fetchBody: FetchBody;
+  highlight: string;
+  liveText: string | null;
+}) {
+  const turns = useRequestTurns(detail.id, detail.clientPath, detail.requestBody, fetchBody);
   const responseText = detail.responseBody?.text;
   // Read once per body, not at each frame of the running request's stream.
   const loggedAnswer = useMemo(() => (responseText ? responseTurn(responseText) : null), [responseText]);

@@ -1,6 +1,6 @@
 import { useContext, useEffect, useMemo, useState } from 'react';
 import type { BodyView } from '../../../proxy/contracts/requests.ts';
-import { useApi } from '../api/ApiContext.tsx';
+import type { FetchBody } from './bodyFetch.ts';
 import { requestTurns, type Turn } from './conversation.ts';
 import { TurnReaderContext } from './turnReader.ts';
 
@@ -21,11 +21,10 @@ const CONVERSATION_PATH = /\/(?:chat\/completions|messages|responses)(?:\?|$)/;
 
 /**
  * A request body's turns. A body sent with the detail (up to 64 KB) is read here, once per body; a
- * larger one, which the detail does not carry, is fetched once per request and read off the main
+ * larger one, which the detail does not carry, is fetched (once for all the detail's views) and read off the main
  * thread, where a body of several MB would stall the window.
  */
-export function useRequestTurns(requestId: string, clientPath: string, body: BodyView | null): TurnsState {
-  const api = useApi();
+export function useRequestTurns(requestId: string, clientPath: string, body: BodyView | null, fetchBody: FetchBody): TurnsState {
   const readTurns = useContext(TurnReaderContext);
   const inlineText = body !== null && !body.truncated ? body.text : null;
   const inlineTurns = useMemo(() => (inlineText === null ? null : requestTurns(inlineText)), [inlineText]);
@@ -40,8 +39,7 @@ export function useRequestTurns(requestId: string, clientPath: string, body: Bod
       if (current) setRead({ requestId, state });
     };
     setRead({ requestId, state: LOADING });
-    api
-      .requestBody(requestId, 'request')
+    fetchBody('request')
       .then(async (fetchedBody) => {
         if (fetchedBody.truncated) return settle(CUT);
         // Another request was opened meanwhile (arrowing down the list): its body is not read for nothing.
@@ -53,7 +51,7 @@ export function useRequestTurns(requestId: string, clientPath: string, body: Bod
     return () => {
       current = false;
     };
-  }, [api, readTurns, requestId, fetched]);
+  }, [fetchBody, readTurns, requestId, fetched]);
 
   if (body?.truncated && conversationPath) return CUT;
   if (inlineText !== null) return inlineTurns && inlineTurns.length > 0 ? { kind: 'ready', turns: inlineTurns } : NONE;

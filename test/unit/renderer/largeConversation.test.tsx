@@ -1,5 +1,5 @@
 // @vitest-environment happy-dom
-import { cleanup, fireEvent, render, screen } from '@testing-library/react';
+import { cleanup, fireEvent, render, screen, waitFor } from '@testing-library/react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { IN_FLIGHT_SUMMARY_DEFAULTS } from '../../../proxy/contracts/liveEvents.ts';
 import type { RequestDetail } from '../../../proxy/contracts/requests.ts';
@@ -73,6 +73,8 @@ function renderLargeDetail({ cutWhenLogged = false } = {}) {
       bodyFetches.push(id);
       return { text: logged, truncated: cutWhenLogged };
     },
+    // The replay editor's profile menu: none but the original's.
+    profiles: async () => ({ profiles: [], activeProfileId: 'main', keychain: { available: true, message: null } }),
   } as unknown as ControlClient;
   vi.spyOn(HTMLElement.prototype, 'clientHeight', 'get').mockReturnValue(VIEW_HEIGHT_PX);
   render(
@@ -107,6 +109,21 @@ describe('the conversation of a request body too large to come with its detail',
     expect(conversation.textContent).toContain('The request body was cut when logged');
     expect(conversation.textContent).toContain('Body kept per request');
     expect(bodyFetches).toEqual([]);
+  });
+});
+
+describe("a large request body's views", () => {
+  it('fetch it from the proxy once between them: the conversation, the body panel and the replay editor', async () => {
+    const { body, bodyFetches } = renderLargeDetail();
+    await screen.findByText(LAST_PROMPT);
+    const panel = screen.getByText('Request body').closest('details') as HTMLDetailsElement;
+    panel.open = true;
+    fireEvent(panel, new Event('toggle'));
+    await screen.findByRole('button', { name: 'Raw' });
+    fireEvent.click(screen.getByRole('button', { name: 'Replay…' }));
+    const editor = (await screen.findByLabelText('Request body (JSON)')) as HTMLTextAreaElement;
+    await waitFor(() => expect(editor.value).toBe(body.text));
+    expect(bodyFetches).toEqual(['alk_large']);
   });
 });
 

@@ -7,6 +7,7 @@ import { IN_FLIGHT_SUMMARY_DEFAULTS } from '../../../proxy/contracts/liveEvents.
 import type { ReplayResponse } from '../../../proxy/contracts/replay.ts';
 import { ApiProvider } from '../../../renderer/src/api/ApiContext.tsx';
 import { ControlApiError, type ControlClient } from '../../../renderer/src/api/client.ts';
+import { sharedBodyFetch } from '../../../renderer/src/detail/bodyFetch.ts';
 import { ReplayPanel } from '../../../renderer/src/detail/ReplayPanel.tsx';
 
 afterEach(cleanup);
@@ -92,7 +93,7 @@ function fakeClient(overrides: Partial<ControlClient>): ControlClient {
 async function openEditor(client: ControlClient, shown: RequestDetail = detail) {
   render(
     <ApiProvider client={client}>
-      <ReplayPanel detail={shown} />
+      <ReplayPanel detail={shown} fetchBody={sharedBodyFetch(client, shown.id)} />
     </ApiProvider>,
   );
   fireEvent.click(screen.getByRole('button', { name: 'Replay…' }));

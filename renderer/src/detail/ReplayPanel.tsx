@@ -1,4 +1,4 @@
-import { useId, useState } from 'react';
+import { memo, useId, useState } from 'react';
 import type { ProfileView } from '../../../proxy/contracts/profileViews.ts';
 import type { RequestDetail } from '../../../proxy/contracts/requests.ts';
 import type { ReplayRequest, ReplayResponse } from '../../../proxy/contracts/replay.ts';
@@ -9,6 +9,34 @@ import type { LiveRow } from '../live/liveRows.ts';
 import type { FetchBody } from './bodyFetch.ts';
 import { ReplayComparison } from './ReplayComparison.tsx';
 import { editedBodyProblem } from './replayForm.ts';
+
+/**
+ * The body being edited. Memoised: the panel renders again at each delta of a replay that streams, and
+ * React reads a controlled textarea's whole value each time it renders it (an agent's body is megabytes).
+ */
+const BodyEditor = memo(function BodyEditor({
+  id,
+  body,
+  invalid,
+  onEdit,
+}: {
+  id: string;
+  body: string;
+  invalid: boolean;
+  onEdit: (body: string) => void;
+}) {
+  return (
+    <textarea
+      id={id}
+      className="replay-editor"
+      spellCheck={false}
+      rows={12}
+      value={body}
+      onChange={(event) => onEdit(event.target.value)}
+      aria-invalid={invalid}
+    />
+  );
+});
 
 type Phase = { kind: 'closed' } | { kind: 'editing' } | { kind: 'sending' } | { kind: 'done'; answer: ReplayResponse };
 
@@ -125,15 +153,7 @@ export function ReplayPanel({
             </>
           )}
           <label htmlFor={editorId}>Request body (JSON)</label>
-          <textarea
-            id={editorId}
-            className="replay-editor"
-            spellCheck={false}
-            rows={12}
-            value={body}
-            onChange={(event) => setBody(event.target.value)}
-            aria-invalid={error !== null}
-          />
+          <BodyEditor id={editorId} body={body} invalid={error !== null} onEdit={setBody} />
           {askKey && (
             <>
               <label htmlFor={keyId}>Idempotency key for this replay</label>

@@ -8,6 +8,7 @@ import type { ReplayResponse } from '../../../proxy/contracts/replay.ts';
 import { ApiProvider } from '../../../renderer/src/api/ApiContext.tsx';
 import { ControlApiError, type ControlClient } from '../../../renderer/src/api/client.ts';
 import { sharedBodyFetch } from '../../../renderer/src/detail/bodyFetch.ts';
+import type { LiveRow } from '../../../renderer/src/live/liveRows.ts';
 import { ReplayPanel } from '../../../renderer/src/detail/ReplayPanel.tsx';
 
 afterEach(cleanup);
@@ -136,6 +137,31 @@ describe('ReplayPanel', () => {
     fireEvent.click(screen.getByRole('button', { name: 'Send replay' }));
     await screen.findByTestId('replay-comparison');
     expect(replay).toHaveBeenLastCalledWith('alk_1', { idempotencyKey: 'k-1' });
+  });
+
+  it('leaves the editor alone while the replay streams: each delta renders the answer so far, not the body being edited', async () => {
+    const replay = Promise.withResolvers<ReplayResponse>();
+    const client = fakeClient({ profiles: async () => profiles, replay: () => replay.promise });
+    const panel = (running?: LiveRow) => (
+      <ApiProvider client={client}>
+        <ReplayPanel detail={detail} fetchBody={sharedBodyFetch(client, detail.id)} running={running} />
+      </ApiProvider>
+    );
+    const { rerender } = render(panel());
+    fireEvent.click(screen.getByRole('button', { name: 'Replay…' }));
+    const editor = (await screen.findByLabelText('Request body (JSON)')) as HTMLTextAreaElement;
+    await waitFor(() => expect(editor.value).toBe(BODY));
+    fireEvent.click(screen.getByRole('button', { name: 'Send replay' }));
+    await screen.findByRole('button', { name: 'Replaying…' });
+    // React reads a controlled textarea's value each time it renders it: for a body of megabytes, a copy of it a frame.
+    const editorReads = vi.spyOn(editor, 'value', 'get');
+    const running: LiveRow = { ...detail, id: 'alk_2', state: 'in_flight', replayOf: detail.id, text: '' };
+    const frames = ['Io', ' and', ' Europa'];
+    for (let frame = 1; frame <= frames.length; frame += 1) rerender(panel({ ...running, text: frames.slice(0, frame).join('') }));
+    expect(screen.getByTestId('replay-live-text').textContent).toBe('Io and Europa');
+    expect(editorReads).not.toHaveBeenCalled();
+    replay.resolve(answer);
+    await screen.findByTestId('replay-comparison');
   });
 
   it('leaves a body the log cut unchanged to the proxy, which says why it is refused, instead of sending the cut text as an edit', async () => {

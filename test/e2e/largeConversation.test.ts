@@ -58,4 +58,28 @@ describe("a large request's conversation in the window", () => {
     expect(await sidewaysOverflow(page)).toEqual([]);
     await session.shot('62-detail-large-conversation');
   });
+
+  it('opens on a search match in an earlier, collapsed turn, shown and marked', async () => {
+    // Only the task that opened the session says it: the first user turn, long collapsed by the newest 20.
+    const word = 'flaky';
+    expect(body.text.split(word)).toHaveLength(2);
+    await page.goto(session.screenUrl('live'));
+    await page.getByRole('searchbox', { name: 'Search' }).fill(word);
+    await expect.poll(() => page.locator('.request-row:not(.header)').count()).toBe(1);
+    await page.locator('.request-row:not(.header)').first().click();
+    const conversation = page.getByRole('region', { name: 'Conversation' });
+    const mark = conversation.locator('.conversation-scroll mark');
+    await mark.first().waitFor();
+    expect(await mark.allTextContents()).toEqual([word]);
+    // In view: in the conversation's scroll and in the detail's, not merely somewhere in the page.
+    const inView = await mark.evaluate((marked) =>
+      ['.conversation-scroll', '.detail'].every((scroller) => {
+        const view = (marked.closest(scroller) as HTMLElement).getBoundingClientRect();
+        const at = marked.getBoundingClientRect();
+        return at.top >= view.top && at.bottom <= view.bottom;
+      }),
+    );
+    expect(inView).toBe(true);
+    await session.shot('63-detail-conversation-search-match');
+  });
 });

@@ -1,8 +1,8 @@
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { memo, useLayoutEffect, useMemo, useRef, useState } from 'react';
-import { Highlighted } from './Highlighted.tsx';
+import { Highlighted, holdsMatch } from './Highlighted.tsx';
 import type { Turn, TurnPart } from './conversation.ts';
-import { collapsedNote, NEWEST_TURNS_SHOWN, showEarlierLabel, shownTurns } from './conversationWindow.ts';
+import { collapsedNote, NEWEST_TURNS_SHOWN, showEarlierLabel, shownCountFor, shownTurns } from './conversationWindow.ts';
 
 const ROLE_LABELS: Record<Turn['role'], string> = { system: 'System', user: 'User', assistant: 'Assistant', tool: 'Tool result' };
 
@@ -51,6 +51,12 @@ const TurnItem = memo(function TurnItem({ turn, highlight }: { turn: Turn; highl
   );
 });
 
+/** The index of the first turn whose shown text holds the search, null when none does. */
+function firstTurnMatching(turns: Turn[], highlight: string): number | null {
+  const index = turns.findIndex((turn) => turn.parts.some((part) => part.kind !== 'image' && holdsMatch(part.text, highlight)));
+  return index === -1 ? null : index;
+}
+
 /**
  * The turns shown and the answer, only those in view in the DOM: an agent's history is hundreds of
  * turns, each with the files its tools read. It opens at its end, the newest turns.
@@ -58,12 +64,15 @@ const TurnItem = memo(function TurnItem({ turn, highlight }: { turn: Turn; highl
 function TurnList({
   turns,
   firstShown,
+  firstMatch,
   answer,
   highlight,
 }: {
   turns: Turn[];
   /** Index of `turns[0]` in the whole conversation: a turn keeps its key as earlier ones are shown. */
   firstShown: number;
+  /** Index in the whole conversation of the first turn the search matched, scrolled to when it changes; null for none. */
+  firstMatch: number | null;
   answer: Turn | null;
   highlight: string;
 }) {
@@ -84,6 +93,12 @@ function TurnList({
     if (previous === null) virtualizer.scrollToIndex(count - 1, { align: 'end' });
     else if (previous !== firstShown) virtualizer.scrollToIndex(previous - firstShown, { align: 'start' });
   }, [firstShown, count, virtualizer]);
+  // After the scroll above: a search match is what the user came for, wherever it is in the turns and the detail.
+  useLayoutEffect(() => {
+    if (firstMatch === null) return;
+    virtualizer.scrollToIndex(firstMatch - (shownFrom.current ?? 0), { align: 'start' });
+    scrollRef.current?.scrollIntoView({ block: 'start' });
+  }, [firstMatch, virtualizer]);
   return (
     // biome-ignore lint/a11y/noNoninteractiveTabindex: the turns scroll; keyboard users must be able to focus them to scroll them
     <div ref={scrollRef} className="conversation-scroll" tabIndex={0}>
@@ -109,10 +124,13 @@ function TurnList({
 
 /**
  * The request's messages and the answer as a conversation; the raw bodies stay below it. The newest
- * turns show first, earlier ones when asked for; key it by the body, so another body opens at its end.
+ * turns show first, earlier ones when asked for or when the search matched in them (it opens on the
+ * first match); key it by the body, so another body opens at its end.
  */
 export function ConversationView({ turns, answer, highlight }: { turns: Turn[]; answer: Turn | null; highlight: string }) {
-  const [shownCount, setShownCount] = useState(NEWEST_TURNS_SHOWN);
+  const [askedCount, setAskedCount] = useState(NEWEST_TURNS_SHOWN);
+  const firstMatch = useMemo(() => firstTurnMatching(turns, highlight), [turns, highlight]);
+  const shownCount = shownCountFor(turns.length, askedCount, firstMatch);
   const { firstShown, collapsed, nextStep } = shownTurns(turns.length, shownCount);
   const shown = useMemo(() => turns.slice(firstShown), [turns, firstShown]);
   return (
@@ -121,12 +139,12 @@ export function ConversationView({ turns, answer, highlight }: { turns: Turn[]; 
       {collapsed > 0 && (
         <p className="conversation-collapsed">
           <span className="muted">{collapsedNote(collapsed, turns.length)}</span>{' '}
-          <button type="button" onClick={() => setShownCount((count) => count + nextStep)}>
+          <button type="button" onClick={() => setAskedCount(shownCount + nextStep)}>
             {showEarlierLabel(nextStep)}
           </button>
         </p>
       )}
-      <TurnList turns={shown} firstShown={firstShown} answer={answer} highlight={highlight} />
+      <TurnList turns={shown} firstShown={firstShown} firstMatch={firstMatch} answer={answer} highlight={highlight} />
     </section>
   );
 }

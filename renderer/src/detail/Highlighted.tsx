@@ -1,6 +1,15 @@
+/** The search text as matched: trimmed, any case. */
+const searchedFor = (needle: string): string => needle.trim().toLowerCase();
+
+/** Whether `needle` occurs in `text` (any case); false for an empty search. */
+export function holdsMatch(text: string, needle: string): boolean {
+  const trimmed = searchedFor(needle);
+  return trimmed !== '' && text.toLowerCase().includes(trimmed);
+}
+
 /** Where `needle` occurs in `text` (any case), as [start, end) ranges. */
 export function matchRanges(text: string, needle: string): [number, number][] {
-  const trimmed = needle.trim().toLowerCase();
+  const trimmed = searchedFor(needle);
   if (trimmed === '') return [];
   const haystack = text.toLowerCase();
   const ranges: [number, number][] = [];

@@ -18,6 +18,14 @@ export interface ShownTurns {
   nextStep: number;
 }
 
+/**
+ * How many of the newest turns to show so that `firstMatch` (a search match's turn) is among them:
+ * the user found the request by that word, and a match in a collapsed turn showed nowhere.
+ */
+export function shownCountFor(turnCount: number, shownCount: number, firstMatch: number | null): number {
+  return firstMatch === null ? shownCount : Math.max(shownCount, turnCount - firstMatch);
+}
+
 /** The newest `shownCount` of `turnCount` turns. */
 export function shownTurns(turnCount: number, shownCount: number): ShownTurns {
   const firstShown = Math.max(0, turnCount - shownCount);

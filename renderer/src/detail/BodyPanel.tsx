@@ -1,10 +1,11 @@
-import { memo, useMemo, useState } from 'react';
+import { memo, useContext, useEffect, useMemo, useState } from 'react';
 import { defaultStyles, JsonView } from 'react-json-view-lite';
 import type { BodyPart, BodyView } from '../../../proxy/contracts/requests.ts';
 import { CopyButton } from '../common/CopyButton.tsx';
 import { ErrorState, Loading } from '../common/StateViews.tsx';
-import { prettyBody } from './copyText.ts';
 import type { FetchBody } from './bodyFetch.ts';
+import { BodyReaderContext } from './bodyReader.ts';
+import { type BodyTree, readBodyTree } from './bodyTree.ts';
 import { Highlighted, matchRanges } from './Highlighted.tsx';
 import { StreamEventsTable } from './StreamEventsTable.tsx';
 
@@ -37,13 +38,58 @@ type Loaded =
 
 type Mode = 'structured' | 'raw';
 
-function parseJson(text: string): object | null {
-  try {
-    const value: unknown = JSON.parse(text);
-    return typeof value === 'object' && value !== null ? value : null;
-  } catch {
-    return null;
-  }
+type TreeState = { kind: 'reading' } | { kind: 'error'; error: Error } | { kind: 'ready'; tree: BodyTree };
+
+const READING: TreeState = { kind: 'reading' };
+
+/**
+ * A body up to this long is read on the main thread, at once (the detail sends one up to 64 KB with
+ * itself); a longer one in the body worker, as parsing and writing out megabytes would stall the window.
+ */
+const READ_HERE_MAX_CHARS = 64 * 1024;
+
+/**
+ * A list or object with more entries opens closed, a click opens it: an agent's history is thousands
+ * of messages, and rendering them all at once stalled the window for the tree's opening.
+ */
+const OPEN_ENTRIES_MAX = 100;
+
+/** The tree opens its first three levels, but no long list. */
+const expandFirstLevels = (level: number, value: object): boolean =>
+  level < 3 && (Array.isArray(value) ? value.length : Object.keys(value).length) <= OPEN_ENTRIES_MAX;
+
+/**
+ * Memoised on the body's value: react-json-view-lite sets every node open or closed again whenever
+ * it renders with another `shouldExpandNode`, which closed what the user had opened and rendered all
+ * of a large body's nodes again (a search typed while the tree is open, the detail read again).
+ */
+const JsonTree = memo(function JsonTree({ json }: { json: object }) {
+  return <JsonView data={json} style={JSON_STYLES} shouldExpandNode={expandFirstLevels} clickToExpandNode />;
+});
+
+/** A body's tree and pretty text: read here when small, in the body worker when large. */
+function useBodyTree(part: BodyPart, text: string): TreeState {
+  const reader = useContext(BodyReaderContext);
+  const readHere = part === 'stream-events' || text.length <= READ_HERE_MAX_CHARS;
+  // Read once per body: the detail renders again at each frame of a running request's stream.
+  const readNow = useMemo(
+    () => (!readHere ? null : part === 'stream-events' ? { json: null, pretty: text } : readBodyTree(text)),
+    [readHere, part, text],
+  );
+  const [read, setRead] = useState<{ text: string; state: TreeState } | null>(null);
+  useEffect(() => {
+    if (readHere) return;
+    let current = true;
+    reader.tree(text).then(
+      (tree) => current && setRead({ text, state: { kind: 'ready', tree } }),
+      (error: Error) => current && setRead({ text, state: { kind: 'error', error } }),
+    );
+    return () => {
+      current = false;
+    };
+  }, [reader, readHere, text]);
+  if (readNow) return { kind: 'ready', tree: readNow };
+  return read?.text === text ? read.state : READING;
 }
 
 interface BodyContentProps {
@@ -54,13 +100,15 @@ interface BodyContentProps {
   highlight: string;
 }
 
-function BodyContent({ part, text, truncated, eventOffsetsMs, highlight }: BodyContentProps) {
-  // Read once per body: the detail renders again at each frame of a running request's stream, and a body is up to megabytes.
-  const { json, raw } = useMemo(() => {
-    if (part === 'stream-events') return { json: null, raw: text };
-    const json = parseJson(text);
-    return { json, raw: json === null ? prettyBody(text) : JSON.stringify(json, null, 2) };
-  }, [part, text]);
+function BodyContent(props: BodyContentProps) {
+  const read = useBodyTree(props.part, props.text);
+  if (read.kind === 'reading') return <Loading what="the body" />;
+  if (read.kind === 'error') return <ErrorState error={read.error} />;
+  return <BodyViews {...props} tree={read.tree} />;
+}
+
+function BodyViews({ part, text, truncated, eventOffsetsMs, highlight, tree }: BodyContentProps & { tree: BodyTree }) {
+  const { json, pretty: raw } = tree;
   const matches = matchRanges(text, highlight).length;
   const structured = part === 'stream-events' || json !== null;
   // A search match is shown where it is: in the raw text, marked.
@@ -89,9 +137,7 @@ function BodyContent({ part, text, truncated, eventOffsetsMs, highlight }: BodyC
       {mode === 'structured' && part === 'stream-events' && (
         <StreamEventsTable raw={text} offsetsMs={eventOffsetsMs} highlight={highlight} />
       )}
-      {mode === 'structured' && json !== null && (
-        <JsonView data={json} style={JSON_STYLES} shouldExpandNode={(level) => level < 3} clickToExpandNode />
-      )}
+      {mode === 'structured' && json !== null && <JsonTree json={json} />}
       {mode === 'raw' && (
         // biome-ignore lint/a11y/noNoninteractiveTabindex: a body scrolls; keyboard users must be able to focus it to scroll it
         <pre className="body-text" tabIndex={0}>

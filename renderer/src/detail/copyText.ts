@@ -44,15 +44,6 @@ export function buildSupportInfo(detail: RequestDetail): string {
   return lines.join('\n');
 }
 
-/** Pretty JSON when the text is JSON, otherwise the text as it is. */
-export function prettyBody(text: string): string {
-  try {
-    return JSON.stringify(JSON.parse(text), null, 2);
-  } catch {
-    return text;
-  }
-}
-
 /** The message inside an OpenAI- or Anthropic-shaped error body; other text unchanged. */
 export function readableErrorMessage(text: string): string {
   try {

@@ -2,7 +2,7 @@ import { useContext, useEffect, useMemo, useState } from 'react';
 import type { BodyView } from '../../../proxy/contracts/requests.ts';
 import type { FetchBody } from './bodyFetch.ts';
 import { requestTurns, type Turn } from './conversation.ts';
-import { TurnReaderContext } from './turnReader.ts';
+import { BodyReaderContext } from './bodyReader.ts';
 
 /** `cut`: the log kept the body only up to its capture limit, and a cut body is no JSON to read turns from. */
 export type TurnsState =
@@ -25,7 +25,7 @@ const CONVERSATION_PATH = /\/(?:chat\/completions|messages|responses)(?:\?|$)/;
  * thread, where a body of several MB would stall the window.
  */
 export function useRequestTurns(requestId: string, clientPath: string, body: BodyView | null, fetchBody: FetchBody): TurnsState {
-  const readTurns = useContext(TurnReaderContext);
+  const reader = useContext(BodyReaderContext);
   const inlineText = body !== null && !body.truncated ? body.text : null;
   const inlineTurns = useMemo(() => (inlineText === null ? null : requestTurns(inlineText)), [inlineText]);
   const conversationPath = CONVERSATION_PATH.test(clientPath);
@@ -44,14 +44,14 @@ export function useRequestTurns(requestId: string, clientPath: string, body: Bod
         if (fetchedBody.truncated) return settle(CUT);
         // Another request was opened meanwhile (arrowing down the list): its body is not read for nothing.
         if (!current) return;
-        const turns = await readTurns(fetchedBody.text);
+        const turns = await reader.turns(fetchedBody.text);
         settle(turns && turns.length > 0 ? { kind: 'ready', turns } : NONE);
       })
       .catch((error: Error) => settle({ kind: 'error', error }));
     return () => {
       current = false;
     };
-  }, [fetchBody, readTurns, requestId, fetched]);
+  }, [fetchBody, reader, requestId, fetched]);
 
   if (body?.truncated && conversationPath) return CUT;
   if (inlineText !== null) return inlineTurns && inlineTurns.length > 0 ? { kind: 'ready', turns: inlineTurns } : NONE;

@@ -2,7 +2,8 @@ import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import type { RequestDetail } from '../../../proxy/contracts/requests.ts';
 import { shellQuote } from '../../../renderer/src/common/shell.ts';
-import { buildCurl, buildSupportInfo, prettyBody, readableErrorMessage } from '../../../renderer/src/detail/copyText.ts';
+import { readBodyTree } from '../../../renderer/src/detail/bodyTree.ts';
+import { buildCurl, buildSupportInfo, readableErrorMessage } from '../../../renderer/src/detail/copyText.ts';
 import { SENTINEL_KEY } from '../../support/sentinel.ts';
 
 describe('shellQuote', () => {
@@ -68,12 +69,13 @@ describe('buildSupportInfo', () => {
   });
 });
 
-describe('prettyBody', () => {
+describe('readBodyTree', () => {
   it.each([
-    ['{"a":1}', '{\n  "a": 1\n}'],
-    ['not json', 'not json'],
-  ])('%s', (text, expected) => {
-    expect(prettyBody(text)).toBe(expected);
+    ['{"a":1}', { a: 1 }, '{\n  "a": 1\n}'],
+    ['"a string"', null, '"a string"'],
+    ['not json', null, 'not json'],
+  ])('%s', (text, json, pretty) => {
+    expect(readBodyTree(text)).toEqual({ json, pretty });
   });
 });
 

@@ -8,7 +8,8 @@ import type { ControlClient } from '../../../renderer/src/api/client.ts';
 import { requestTurns } from '../../../renderer/src/detail/conversation.ts';
 import { EARLIER_TURNS_STEP, NEWEST_TURNS_SHOWN, shownTurns } from '../../../renderer/src/detail/conversationWindow.ts';
 import { RequestDetailPanel } from '../../../renderer/src/detail/RequestDetailPanel.tsx';
-import { type ReadTurns, TurnReaderContext } from '../../../renderer/src/detail/turnReader.ts';
+import { type BodyReader, BodyReaderContext } from '../../../renderer/src/detail/bodyReader.ts';
+import { bodyReaderHere } from './bodyReaderHere.ts';
 import { claudeCodeBody, toolName } from '../../support/claudeCodeBody.ts';
 
 afterEach(() => {
@@ -58,9 +59,6 @@ function detailWithBody(sizeBytes: number, text: string | null, truncated = fals
   };
 }
 
-/** happy-dom has no workers: the body is read on the test's thread (the e2e test reads it in Chromium's worker). */
-const readTurnsHere: ReadTurns = async (bodyText) => requestTurns(bodyText);
-
 /** The detail of a request whose body is too large to come with it, as the Live screen shows it. */
 function renderLargeDetail({ cutWhenLogged = false } = {}) {
   const body = claudeCodeBody(LARGE_BODY_BYTES, LAST_PROMPT);
@@ -79,7 +77,7 @@ function renderLargeDetail({ cutWhenLogged = false } = {}) {
   vi.spyOn(HTMLElement.prototype, 'clientHeight', 'get').mockReturnValue(VIEW_HEIGHT_PX);
   render(
     <ApiProvider client={client}>
-      <TurnReaderContext.Provider value={readTurnsHere}>
+      <BodyReaderContext.Provider value={bodyReaderHere}>
         <RequestDetailPanel
           requestId="alk_large"
           highlight=""
@@ -87,7 +85,7 @@ function renderLargeDetail({ cutWhenLogged = false } = {}) {
           proxyUrl="http://127.0.0.1:1"
           onClose={() => undefined}
         />
-      </TurnReaderContext.Provider>
+      </BodyReaderContext.Provider>
     </ApiProvider>,
   );
   return { body, bodyFetches };
@@ -133,9 +131,12 @@ describe('opening another request before a large body came', () => {
     const second = claudeCodeBody(LARGE_BODY_BYTES, 'second request');
     const firstBody = Promise.withResolvers<{ text: string; truncated: boolean }>();
     const read: string[] = [];
-    const readTurnsCounted: ReadTurns = async (bodyText) => {
-      read.push(bodyText === first.text ? 'first' : 'second');
-      return requestTurns(bodyText);
+    const readTurnsCounted: BodyReader = {
+      ...bodyReaderHere,
+      turns: async (bodyText) => {
+        read.push(bodyText === first.text ? 'first' : 'second');
+        return requestTurns(bodyText);
+      },
     };
     const client = {
       request: async (id: string) => ({ ...detailWithBody(LARGE_BODY_BYTES, null), id }),
@@ -144,7 +145,7 @@ describe('opening another request before a large body came', () => {
     vi.spyOn(HTMLElement.prototype, 'clientHeight', 'get').mockReturnValue(VIEW_HEIGHT_PX);
     const panel = (requestId: string) => (
       <ApiProvider client={client}>
-        <TurnReaderContext.Provider value={readTurnsCounted}>
+        <BodyReaderContext.Provider value={readTurnsCounted}>
           <RequestDetailPanel
             requestId={requestId}
             highlight=""
@@ -152,7 +153,7 @@ describe('opening another request before a large body came', () => {
             proxyUrl="http://127.0.0.1:1"
             onClose={() => undefined}
           />
-        </TurnReaderContext.Provider>
+        </BodyReaderContext.Provider>
       </ApiProvider>
     );
     const { rerender } = render(panel('first'));

@@ -8,8 +8,8 @@ import { ApiProvider } from '../../../renderer/src/api/ApiContext.tsx';
 import type { ControlClient } from '../../../renderer/src/api/client.ts';
 import { LiveScreen } from '../../../renderer/src/live/LiveScreen.tsx';
 import { LIVE_ROWS_KEPT, LiveStore } from '../../../renderer/src/live/liveStore.ts';
-import { requestTurns } from '../../../renderer/src/detail/conversation.ts';
-import { type ReadTurns, TurnReaderContext } from '../../../renderer/src/detail/turnReader.ts';
+import { BodyReaderContext } from '../../../renderer/src/detail/bodyReader.ts';
+import { bodyReaderHere } from './bodyReaderHere.ts';
 import { countRenderWork } from '../../support/renderWork.ts';
 
 afterEach(() => {
@@ -85,9 +85,6 @@ function detailOf(row: RequestSummary, body: string): RequestDetail {
   };
 }
 
-/** happy-dom has no workers: a large body's turns are read on the test's thread, before the stream's frames. */
-const readTurnsHere: ReadTurns = async (bodyText) => requestTurns(bodyText);
-
 /** The Live screen over a log of `rowCount` requests, the newest (`running`) still streaming and selected when `select`. */
 async function liveScreenWithStream({
   rowCount,
@@ -121,9 +118,9 @@ async function liveScreenWithStream({
   const store = new LiveStore();
   render(
     <ApiProvider client={client}>
-      <TurnReaderContext.Provider value={readTurnsHere}>
+      <BodyReaderContext.Provider value={bodyReaderHere}>
         <LiveScreen store={store} proxyUrl="http://127.0.0.1:1" firstRun={null} />
-      </TurnReaderContext.Provider>
+      </BodyReaderContext.Provider>
     </ApiProvider>,
   );
   await screen.findByText(`${rowCount.toLocaleString()} requests`);

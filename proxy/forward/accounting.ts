@@ -11,6 +11,7 @@ import type { ExchangePlan } from './plan.ts';
 import type { ProgressEstimate } from './progressTick.ts';
 import type { RequestTrace } from './trace.ts';
 import type { TraceAccounting } from './traceShapes.ts';
+import { answerText, jsonUnderStreamLabel } from './upstreamBody.ts';
 import { withUnstatedRuns, type RunEstimate, type UnstatedRun } from './unstatedRuns.ts';
 
 /** Past this a request would wait for its count about 10 ms per 100 KB: bytes are counted instead. */
@@ -54,7 +55,8 @@ function answeredText(trace: RequestTrace): string {
   const body = trace.responseBody.toBuffer();
   if (!body) return '';
   try {
-    const answer: unknown = JSON.parse(body.toString('utf8'));
+    // One JSON answer may come under the event-stream label, `data: [DONE]` after it: its text is still what the model wrote.
+    const answer: unknown = JSON.parse(jsonUnderStreamLabel(answerText(body)));
     const reply = readChatCompletion(answer);
     // Another shape (a legacy completion's `choices[].text`): its text parts.
     if (reply === null) return answerTexts(answer).join('');

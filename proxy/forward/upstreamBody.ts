@@ -114,6 +114,16 @@ export function answerText(bytes: Buffer): string {
 }
 
 /**
+ * A body labelled an event stream that is one JSON answer, a `data: [DONE]` perhaps after it
+ * (decolua/9router#3492, #3301: a relay that took a request without `stream` for a streamed one
+ * framed its whole answer so): that answer's text. Any other text is returned as it is.
+ */
+export function jsonUnderStreamLabel(text: string): string {
+  const framed = text.search(/\n\s*data:/);
+  return framed === -1 ? text : text.slice(0, framed);
+}
+
+/**
  * Reads a whole body as the chunks it came in: the first `keepBytes` are kept and the rest read and
  * dropped, and past `maxBytes` the answer is aborted and the read fails. `onChunk` sees every chunk as it
  * comes, so a log keeps what arrived even of an answer that broke.

@@ -6,7 +6,7 @@ import { declaredErrorDetail, type RelayProtocols } from './answerRecords.ts';
 import type { RelayInput } from './relay.ts';
 import { failAnswer, failMidBody } from './relayFailures.ts';
 import { ANSWER_WAS_WHOLE, END_GRACE_MS, sinkFor, streamKeyGuards } from './streamRelay.ts';
-import { answerText, readBody } from './upstreamBody.ts';
+import { answerText, jsonUnderStreamLabel, readBody } from './upstreamBody.ts';
 
 /** Read whole, as a JSON answer is; beyond this the answer is refused. */
 const STREAM_READ_LIMIT_BYTES = 64 * 1024 * 1024;
@@ -105,14 +105,4 @@ function firstByteOf(chunk: Buffer, bodyStart: boolean): number | undefined {
   let at = bodyStart && chunk[0] === 0xef && chunk[1] === 0xbb && chunk[2] === 0xbf ? 3 : 0;
   while (at < chunk.length && BLANK_BYTES.has(chunk[at] as number)) at += 1;
   return chunk[at];
-}
-
-/**
- * A body labelled an event stream that is one JSON answer, a `data: [DONE]` perhaps after it
- * (decolua/9router#3492, #3301: a relay that took a request without `stream` for a streamed one
- * framed its whole answer so): that answer's text.
- */
-function jsonUnderStreamLabel(text: string): string {
-  const framed = text.search(/\n\s*data:/);
-  return framed === -1 ? text : text.slice(0, framed);
 }

@@ -6,6 +6,7 @@ import {
   upstreamAnswer,
   upstreamStream,
   MODEL,
+  VARIANTS,
   variantName,
   type MatrixHarnesses,
   type Variant,
@@ -34,6 +35,12 @@ const NATIVE_VARIANTS: Variant[] = [
   { client: 'messages', mode: 'native', stream: false },
   { client: 'responses', mode: 'native', stream: false },
 ];
+
+/** The variant's whole answer as a relay sends it when it was not asked for usage: without any. */
+function answerWithoutUsage(variant: Variant): string {
+  const { usage: _usage, ...answer } = JSON.parse(upstreamAnswer(variant)) as Record<string, unknown>;
+  return JSON.stringify(answer);
+}
 
 /**
  * Servers that stream whatever the request asked: kaito-project/kaito#1880 and
@@ -220,6 +227,34 @@ describe('a streamed request that the gateway answers whole', () => {
       // An overload or a server error, which the SDKs and Claude Code or Codex retry.
       expect(outcome.apiError?.status).toBeGreaterThanOrEqual(500);
       expect(end.errorClass).not.toBeNull();
+    },
+  );
+});
+
+/**
+ * One JSON answer under the event-stream label, `data: [DONE]` after it (decolua/9router#3492), from a relay that
+ * was not asked for usage and sent none: the output is estimated from the answer's text, as it is for that answer
+ * under its own JSON label, whether the client asked for a stream or not. Read as events, it held no text and was
+ * billed for its input alone.
+ */
+describe('an answer without usage under the event-stream label', () => {
+  it.each(VARIANTS.map((variant) => [variantName(variant), variant] as const))(
+    '%s: it is billed for the text it wrote',
+    async (_name, variant) => {
+      const answer = answerWithoutUsage(variant);
+      const labelledJson = await runFault(matrix, variant, { kind: 'text', status: 200, contentType: 'application/json', text: answer });
+      const { end } = await runFault(matrix, variant, {
+        kind: 'text',
+        status: 200,
+        contentType: 'text/event-stream',
+        text: `${answer}\n\ndata: [DONE]\n\n`,
+      });
+      expect(labelledJson.end.usage?.outputTokens).toBeGreaterThan(0);
+      expect(end).toMatchObject({
+        usageSource: 'estimated',
+        usage: labelledJson.end.usage,
+        costCredits: labelledJson.end.costCredits,
+      });
     },
   );
 });

@@ -1,3 +1,4 @@
+import { isRecord } from '../../core/isRecord.ts';
 import type { DeclaredError, StreamObserver, StreamSink } from '../adapter.ts';
 import { eventJson, eventType, type SseEvent } from '../sse.ts';
 import { responsesErrorEventOf } from './declaredError.ts';
@@ -30,6 +31,8 @@ export class ResponsesStreamObserver implements StreamObserver {
     if (type === 'response.output_text.delta' && typeof json.delta === 'string') this.sink.onDelta(json.delta);
     // Reasoning and a tool call's arguments or input are billed output too: a stream without usage is estimated with them.
     else if (OTHER_OUTPUT_TYPES.has(type) && typeof json.delta === 'string') this.sink.onOtherOutput?.(json.delta);
+    // A tool search's arguments come with no delta of their own, whole in its item (toolSearch.ts): counted once, when done.
+    else if (type === 'response.output_item.done') this.reportToolSearch(json.item);
     if (type === 'error' || type === 'response.failed') this.upstreamError = responsesErrorEventOf(json, type);
     if (WHOLE_TYPES.has(type) || type === 'response.failed') {
       this.complete = WHOLE_TYPES.has(type);
@@ -39,5 +42,11 @@ export class ResponsesStreamObserver implements StreamObserver {
       if (usage) this.sink.onUsage(usage);
     }
     return true;
+  }
+
+  private reportToolSearch(item: unknown): void {
+    if (!isRecord(item) || item.type !== 'tool_search_call' || item.arguments === undefined) return;
+    const written = typeof item.arguments === 'string' ? item.arguments : JSON.stringify(item.arguments);
+    this.sink.onOtherOutput?.(written);
   }
 }

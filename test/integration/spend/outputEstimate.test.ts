@@ -44,3 +44,66 @@ describe('an answer without reported usage', () => {
     expect(end.usage?.outputTokens).toBeLessThan(Buffer.byteLength(written) + 100);
   });
 });
+
+/**
+ * Codex 0.169 offers gpt-5.5 a client-run `tool_search` and keeps its MCP tools back until the model
+ * searches (toolSearch.ts). Through a gateway that speaks Responses itself, the model's search comes
+ * as a `tool_search_call` item whose `arguments` is an object given whole in the item: the openai
+ * SDK's ResponseToolSearchCall (openai-node 6.x) has `arguments: unknown` and no delta event of its own.
+ */
+describe('a native Responses stream without reported usage', () => {
+  const SEARCH_ARGUMENTS = { query: 'tools that read the weather forecast, the rain radar and the pollen count for a city', limit: 8 };
+  const SEARCH_CALL = { id: 'tsc_1', type: 'tool_search_call', call_id: 'call_s1', execution: 'client', arguments: SEARCH_ARGUMENTS };
+  const event = (type: string, fields: object): string => `event: ${type}\ndata: ${JSON.stringify({ type, ...fields })}\n\n`;
+  const response = (status: string, output: object[]): object => ({
+    id: 'resp_s1',
+    object: 'response',
+    created_at: 1,
+    status,
+    model: PRICE.model,
+    output,
+    usage: null,
+  });
+
+  let native: Harness;
+  beforeAll(async () => {
+    native = await startHarness({
+      profile: { prices: [PRICE], protocolModes: { responses: 'native' } },
+      simulator: { nativeProtocols: ['responses'] },
+    });
+  });
+  afterAll(async () => {
+    await native?.close();
+  });
+
+  it("estimates the output of a tool search from the search's arguments", async () => {
+    native.simulator.script({
+      kind: 'text',
+      status: 200,
+      contentType: 'text/event-stream',
+      text: [
+        event('response.created', { response: response('in_progress', []) }),
+        event('response.output_item.added', { output_index: 0, item: { ...SEARCH_CALL, status: 'in_progress' } }),
+        event('response.output_item.done', { output_index: 0, item: { ...SEARCH_CALL, status: 'completed' } }),
+        event('response.completed', { response: response('completed', [{ ...SEARCH_CALL, status: 'completed' }]) }),
+      ].join(''),
+    });
+    const ended = native.nextEnd();
+    const answer = await rawRequest(`${native.proxy.url}/v1/responses`, {
+      method: 'POST',
+      headers: { ...JSON_HEADERS, authorization: `Bearer ${SENTINEL_KEY}` },
+      body: JSON.stringify({
+        model: PRICE.model,
+        input: 'What is the weather in Paris?',
+        stream: true,
+        tools: [{ type: 'tool_search', execution: 'client', parameters: { type: 'object' } }],
+      }),
+    });
+    expect(answer.status, answer.body).toBe(200);
+    const end = await ended;
+    expect(end.usageSource).toBe('estimated');
+    const written = JSON.stringify(SEARCH_ARGUMENTS);
+    expect(end.usage?.outputTokens).toBeGreaterThan(Buffer.byteLength(written) / 6);
+    expect(end.usage?.outputTokens).toBeLessThan(Buffer.byteLength(written) + 100);
+  });
+});

@@ -61,7 +61,7 @@ const MAX_CODE_CHARS = 64;
 
 /** The OpenAI-shaped body a client gets: cause, fix, and what the gateway said (with secrets removed). */
 export function buildClientError(errorClass: ErrorClass, detail: ClientErrorDetail = {}): OpenAiErrorBody {
-  const { meaning, fix } = explainError(errorClass);
+  const { meaning, fix } = explainError(errorClass, detail.upstreamCode);
   const secrets = detail.knownSecrets ?? [];
   // A hand-edited config may hold a key in the base URL it names.
   const parts = [`${meaning}${redactSecrets(causeSuffix(errorClass, detail), secrets)}.`];

@@ -1,4 +1,5 @@
 import type { UpstreamErrorClass } from '../contracts/errors.ts';
+import { HTTP_PARSER_ERROR, isInvalidHttpCode } from './errorExplanations.ts';
 import { extractUpstreamError, isErrorOnlyBody } from './upstreamErrorBody.ts';
 
 export { explainError } from './errorExplanations.ts';
@@ -121,6 +122,8 @@ export function classifyNetworkFailure(error: unknown): UpstreamErrorClass {
     if (link['name'] === 'AnswerDecodingError') return 'upstream_error';
     const code = link['code'];
     if (typeof code === 'string' && code in CODE_CLASSES) return CODE_CLASSES[code]!;
+    // undici's HTTP parser refused the answer: the gateway answered, in no valid HTTP, and may have run the request.
+    if (isInvalidHttpCode(parserFailureCode(link))) return 'upstream_error';
   }
   return 'network';
 }
@@ -128,9 +131,21 @@ export function classifyNetworkFailure(error: unknown): UpstreamErrorClass {
 /** The first error code in the chain (`ENOTFOUND`, `UND_ERR_SOCKET`…), for the message and the log. */
 export function networkFailureCode(error: unknown): string | null {
   for (const link of causeChain(error)) {
-    if (isObject(link) && typeof link['code'] === 'string') return link['code'];
+    if (!isObject(link)) continue;
+    if (typeof link['code'] === 'string') return link['code'];
+    const parserCode = parserFailureCode(link);
+    if (parserCode !== null) return parserCode;
   }
   return null;
+}
+
+/**
+ * undici's HTTP parser error: `HPE_…`, or its name where undici 7 leaves the code unset (client-h1.js
+ * looks the llhttp error number up in a table keyed by name).
+ */
+function parserFailureCode(link: Record<string, unknown>): string | null {
+  if (typeof link['code'] === 'string') return link['code'].startsWith('HPE_') ? link['code'] : null;
+  return link['name'] === HTTP_PARSER_ERROR ? HTTP_PARSER_ERROR : null;
 }
 
 const MAX_CAUSE_DEPTH = 8;

@@ -42,7 +42,7 @@ const EXPLANATIONS: Record<ErrorClass, ErrorExplanation> = {
   },
   upstream_error: {
     meaning:
-      'The gateway got no valid answer from the model behind it (model fault, a long task past its proxy timeout, a body too large, or a protocol mismatch)',
+      'The gateway got no valid answer from the model behind it (model fault, a long task past its proxy timeout, a body too large, or a protocol mismatch), or its own answer was not valid HTTP',
     fix: 'Retry once later; if it persists, compare a short non-streaming request with a streaming one and try another model.',
     retryable: true,
   },
@@ -154,7 +154,29 @@ const EXPLANATIONS: Record<ErrorClass, ErrorExplanation> = {
   },
 };
 
-export function explainError(errorClass: ErrorClass): ErrorExplanation {
+/**
+ * An answer undici's HTTP parser refused (its codes start `HPE_`): the gateway took the whole request
+ * and answered in no HTTP a client reads, so it may have run and charged it. Not a network fault, and
+ * a resend of the same request pays again for an answer that will most likely be refused the same way.
+ */
+const INVALID_HTTP_ANSWER: ErrorExplanation = {
+  meaning:
+    "The gateway's answer was not valid HTTP/1.1, so Airlock could not read it (a server that writes something else among its headers, or a service other than an HTTP server at the base URL's host and port)",
+  fix: "The request reached the gateway, which may have run and charged it, so Airlock did not send it again; do not resend it unchanged. Check that the base URL's host and port are the gateway's; if they are, report the time and model to the gateway's operator.",
+  retryable: false,
+};
+
+/** The name of undici's HTTP parser error, its code where it has none of llhttp's `HPE_…` (errorClass.ts). */
+export const HTTP_PARSER_ERROR = 'HTTPParserError';
+
+/** Whether a failure's code is undici's HTTP parser refusing the answer. */
+export function isInvalidHttpCode(code: string | null | undefined): boolean {
+  return code === HTTP_PARSER_ERROR || code?.startsWith('HPE_') === true;
+}
+
+/** `upstreamCode`: the failure's code, where it says more than the class (an answer that is not HTTP). */
+export function explainError(errorClass: ErrorClass, upstreamCode?: string | null): ErrorExplanation {
+  if (errorClass === 'upstream_error' && isInvalidHttpCode(upstreamCode)) return INVALID_HTTP_ANSWER;
   return EXPLANATIONS[errorClass];
 }
 

@@ -48,7 +48,12 @@ export function replyFailure(
   if (failure.retryAfterMs) headers['retry-after-ms'] = failure.retryAfterMs;
   if (upstreamRequestId) headers[adapterNamed(protocol).errors.requestIdHeader] = upstreamRequestId;
   const untrustedCertificate = errorClass === 'network' && isUnknownIssuerCode(failure.detail.upstreamCode);
-  if (!explainError(errorClass).retryable || errorClass === 'proxy_stopping' || failure.refusesRetry === true || untrustedCertificate) {
+  if (
+    !explainError(errorClass, failure.detail.upstreamCode).retryable ||
+    errorClass === 'proxy_stopping' ||
+    failure.refusesRetry === true ||
+    untrustedCertificate
+  ) {
     headers['x-should-retry'] = 'false';
   }
   trace.failed(errorClass, JSON.stringify(body), status);

@@ -30,7 +30,7 @@ export function testStep(
     return { ...base, ok: true, meaning, fix: null };
   }
   const errorClass = probe.errorClass ?? 'network';
-  const explained = explainError(errorClass);
+  const explained = explainError(errorClass, probe.networkCode);
   const hint = errorClass === 'network' ? networkCodeHint(probe.networkCode, osCaStoreTrusted()) : undefined;
   return {
     ...base,

@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { RequestLogQueries } from '../../store/read/queries.ts';
+import { NO_SECRETS, type SecretsNow } from '../../store/read/secretsNow.ts';
 import { SessionQueries } from '../../store/read/sessionQueries.ts';
 import { DATABASE_FILE_NAME, readPragma, SCHEMA_VERSION } from '../../store/schema.ts';
 import { CLI_COMMAND } from '../../contracts/cli.ts';
@@ -14,11 +15,11 @@ export interface ReadOnlyLog {
 
 /**
  * The request log opened for reading only, for `airlock export`, `airlock request` and `airlock sessions`, masked with
- * `knownSecrets` as it is read: it works beside a running
+ * the secrets `secretsNow` gives as it is read: it works beside a running
  * Airlock (WAL lets a reader see every committed row while the log thread writes) and never
  * changes the file, so it needs no lock on the data directory.
  */
-export function openLogForReading(dataDir: string, knownSecrets: readonly string[] = []): ReadOnlyLog {
+export function openLogForReading(dataDir: string, secretsNow: SecretsNow = NO_SECRETS): ReadOnlyLog {
   const file = join(dataDir, DATABASE_FILE_NAME);
   if (!existsSync(file))
     throw new Error(`no request log in ${dataDir}: start Airlock (${CLI_COMMAND} serve or the app) and send a request first`);
@@ -31,7 +32,5 @@ export function openLogForReading(dataDir: string, knownSecrets: readonly string
     );
   }
   // A row keeps the secrets known when it was written masked; those known now are masked as it is read.
-  const secrets = [...knownSecrets];
-  const secretsNow = (): string[] => secrets;
   return { queries: new RequestLogQueries(db, secretsNow), sessions: new SessionQueries(db, secretsNow), close: () => db.close() };
 }

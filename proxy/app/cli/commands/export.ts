@@ -21,7 +21,7 @@ import { parseMoment } from '../../export/since.ts';
 import { CommandLineError } from '../airlockCommand.ts';
 import { defaultCliDeps, withCliErrors, writeLine, type CliDeps } from './cliContext.ts';
 import { registerExportTracesCommand } from './exportTraces.ts';
-import { secretsForLogReads } from './logSecrets.ts';
+import { openLogWithSecrets } from './logSecrets.ts';
 
 interface RequestExportFlags {
   format: string;
@@ -155,8 +155,7 @@ export function registerExportCommands(program: Command, deps: CliDeps = default
       withCliErrors(command, async () => {
         const format = oneOf<RequestExportFormat>(flags.format, REQUEST_EXPORT_FORMATS, '--format');
         const filter = filterOf(flags, deps.nowMs());
-        const knownSecrets = await secretsForLogReads(command, deps);
-        const log = openLogForReading(dataDirOf(command, deps), knownSecrets);
+        const { log, knownSecrets } = await openLogWithSecrets(command, deps);
         let count = 0;
         try {
           const where = await toOutput(deps, flags.out, async (sink) => {

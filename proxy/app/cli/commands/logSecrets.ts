@@ -2,7 +2,25 @@ import type { Command } from 'commander';
 import { keyAccountsOf } from '../../../contracts/keyPool.ts';
 import { CONTROL_TOKEN_ACCOUNT, KeychainUnavailableError, traceHeaderAccount } from '../../../contracts/secretStore.ts';
 import { knownSecretsFrom } from '../../secrets/knownSecrets.ts';
-import { configStoreFor, secretsFor, writeLine, type CliDeps } from './cliContext.ts';
+import { openLogForReading, type ReadOnlyLog } from '../../export/readOnlyLog.ts';
+import { configStoreFor, dataDirFor, secretsFor, writeLine, type CliDeps } from './cliContext.ts';
+
+/**
+ * The data directory's request log, opened for reading, and the secrets it is masked with as it is read
+ * (secretsForLogReads). The keychain is read only once the log is there to read: each read may prompt
+ * (macOS) or wait out a locked keyring, for nothing where there is no log, or one of another schema.
+ */
+export async function openLogWithSecrets(command: Command, deps: CliDeps): Promise<{ log: ReadOnlyLog; knownSecrets: string[] }> {
+  const knownSecrets: string[] = [];
+  const log = openLogForReading(dataDirFor(command, deps), () => knownSecrets);
+  try {
+    knownSecrets.push(...(await secretsForLogReads(command, deps)));
+  } catch (error) {
+    log.close();
+    throw error;
+  }
+  return { log, knownSecrets };
+}
 
 /**
  * The secrets the running Airlock masks, as far as the CLI can know them, for what it reads from the
@@ -11,7 +29,7 @@ import { configStoreFor, secretsFor, writeLine, type CliDeps } from './cliContex
  * kinds are knownSecretsFrom's, read from the keychain as this data directory sees it and from the
  * CLI's environment. Keys replaced lately are known to the running Airlock only.
  */
-export async function secretsForLogReads(command: Command, deps: CliDeps): Promise<string[]> {
+async function secretsForLogReads(command: Command, deps: CliDeps): Promise<string[]> {
   const store = configStoreFor(command, deps);
   const config = store.snapshot();
   store.close();

@@ -1,9 +1,8 @@
 import type { Command } from 'commander';
-import { openLogForReading } from '../../export/readOnlyLog.ts';
 import { requestText } from '../requestText.ts';
-import { dataDirFor, defaultCliDeps, withCliErrors, writeLine, type CliDeps } from './cliContext.ts';
+import { defaultCliDeps, withCliErrors, writeLine, type CliDeps } from './cliContext.ts';
 import { CLI_COMMAND } from '../../../contracts/cli.ts';
-import { secretsForLogReads } from './logSecrets.ts';
+import { openLogWithSecrets } from './logSecrets.ts';
 
 /**
  * `airlock request <id> [--json]`: one logged request, with the way it took (fallback steps, pool
@@ -18,7 +17,7 @@ export function registerRequestCommand(program: Command, deps: CliDeps = default
     .option('--json', 'print the logged row as JSON (bodies left out) with the ids of its replays')
     .action((id: string, flags: { json?: boolean }, command: Command) =>
       withCliErrors(command, async () => {
-        const log = openLogForReading(dataDirFor(command, deps), await secretsForLogReads(command, deps));
+        const { log } = await openLogWithSecrets(command, deps);
         try {
           const detail = log.queries.getRequest(id);
           if (detail === null)

@@ -1,14 +1,13 @@
 import type { Command } from 'commander';
 import { DEFAULT_SESSION_PAGE_LIMIT, MAX_SESSION_PAGE_LIMIT, MAX_TURN_PAGE_LIMIT } from '../../../contracts/agentSessions.ts';
 import type { RequestCursor } from '../../../contracts/log.ts';
-import { openLogForReading } from '../../export/readOnlyLog.ts';
 import { sessionPage } from '../../sessions/sessionList.ts';
 import { sessionTimeline } from '../../sessions/sessionTimeline.ts';
 import { sessionListText, timelineText } from '../../sessions/timelineText.ts';
 import { CommandLineError } from '../airlockCommand.ts';
-import { dataDirFor, defaultCliDeps, withCliErrors, writeLine, type CliDeps } from './cliContext.ts';
+import { defaultCliDeps, withCliErrors, writeLine, type CliDeps } from './cliContext.ts';
 import { CLI_COMMAND } from '../../../contracts/cli.ts';
-import { secretsForLogReads } from './logSecrets.ts';
+import { openLogWithSecrets } from './logSecrets.ts';
 
 function limitOf(text: string): number {
   const limit = Number(text);
@@ -30,8 +29,7 @@ export function registerSessionsCommand(program: Command, deps: CliDeps = defaul
     .action((id: string | undefined, flags: { limit: string }, command: Command) =>
       withCliErrors(command, async () => {
         const limit = limitOf(flags.limit);
-        const knownSecrets = await secretsForLogReads(command, deps);
-        const log = openLogForReading(dataDirFor(command, deps), knownSecrets);
+        const { log, knownSecrets } = await openLogWithSecrets(command, deps);
         try {
           if (id === undefined) {
             const page = sessionPage(log.sessions, { limit });

@@ -13,7 +13,7 @@ import { declaredErrorDetail, protocolsOf, recordDeclaredError, type RelayProtoc
 import { relayStream } from './streamRelay.ts';
 import { readStreamAsAnswer } from './wholeFromStream.ts';
 import type { RequestTrace } from './trace.ts';
-import { answerText, readBody, relayBody } from './upstreamBody.ts';
+import { answerText, jsonUnderStreamLabel, readBody, relayBody } from './upstreamBody.ts';
 import type { UpstreamResponse } from './upstreamClient.ts';
 import { failAnswer, failEmpty, failMidBody, failNotJson } from './relayFailures.ts';
 
@@ -61,7 +61,9 @@ export async function relayResponse(input: RelayInput): Promise<void> {
       'x-accel-buffering': 'no',
     });
     res.flushHeaders();
-    return relayStream(input, protocols);
+    const answerWholeJson = (bytes: Buffer): void =>
+      answerProtocolJson(input, protocols, headers, Buffer.from(jsonUnderStreamLabel(answerText(bytes))));
+    return relayStream(input, protocols, answerWholeJson);
   }
   if (readWhole) return relayProtocolJson(input, protocols, headers);
   return relayPassedBody(input, protocols.upstream, headers);
@@ -191,6 +193,9 @@ function answerProtocolJson(input: RelayInput, protocols: RelayProtocols, header
   const asStream = plan.stream ? protocols.upstream.adapter.stream.answerAsStream : undefined;
   const events = asStream?.(answer, plan.usageAsked && !plan.usageInjected) ?? null;
   if (events !== null) return sendWholeStream(input, headers, events);
+  // The event stream is open already (one JSON answer under its label), and the answer makes no events.
+  if (res.headersSent)
+    return failAnswer(input, 'upstream_error', { upstreamMessage: "the gateway's answer holds no reply to send as events" });
   // As received, the key masked by a mask of its own length (as a passed-through body is); translated, rewritten anyway.
   let payload: Buffer;
   if (plan.translator) {
@@ -235,11 +240,14 @@ function relayWholeAsStream(
 
 /** A whole answer turned into the events the client asked for, sent at once, key masked. */
 function sendWholeStream(input: RelayInput, headers: Record<string, string | string[]>, frames: string): void {
-  input.res.writeHead(input.response.statusCode, {
-    ...headers,
-    'content-type': 'text/event-stream; charset=utf-8',
-    'cache-control': 'no-cache',
-  });
+  // One JSON answer under the event-stream label: the stream's headers went out before its body came.
+  if (!input.res.headersSent) {
+    input.res.writeHead(input.response.statusCode, {
+      ...headers,
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-cache',
+    });
+  }
   input.res.end(input.keyMasker.maskText(frames));
 }
 

@@ -8,6 +8,7 @@ import type { ServerResponse } from 'node:http';
 import type { ErrorClass, UpstreamErrorClass } from '../contracts/errors.ts';
 import { buildClientError, classifyNetworkFailure, type ExchangeFailureClass } from '../core/errorClass.ts';
 import type { ProtocolAdapter } from '../protocols/adapter.ts';
+import { adapterNamed } from '../protocols/registry.ts';
 import type { StreamEventTranslator } from '../protocols/streamTranslator.ts';
 import { replyFailure } from './failureReply.ts';
 import type { RelayInput } from './relay.ts';
@@ -33,8 +34,16 @@ export function failEmpty(input: RelayInput): void {
 
 /** A success status whose answer is a failure after all: answered as any failed exchange is (failureReply.ts). */
 export function failAnswer(input: RelayInput, errorClass: UpstreamErrorClass, detail: ErrorDetail): void {
+  const { res, trace, plan } = input;
+  if (res.headersSent) {
+    // An event stream already open (one JSON answer under its label) ends with its protocol's error event.
+    const failed = { ...detail, knownSecrets: [...input.knownSecrets] };
+    trace.failed(errorClass, buildClientError(errorClass, failed).error.message);
+    if (!res.destroyed) res.end(adapterNamed(plan.protocol).errors.streamFrame(errorClass, failed));
+    return;
+  }
   const failure = { errorClass, upstreamStatus: null, detail, upstreamRequestId: input.upstreamRequestId };
-  replyFailure(input.res, input.trace, input.plan.protocol, failure, input.knownSecrets);
+  replyFailure(res, trace, plan.protocol, failure, input.knownSecrets);
 }
 
 export function classifyStreamError(error: unknown, res: ServerResponse): ExchangeFailureClass | 'client_aborted' {

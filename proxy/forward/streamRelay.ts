@@ -8,7 +8,7 @@ import type { ExchangePlan } from './plan.ts';
 import type { RelayInput } from './relay.ts';
 import { breakCause, classifyStreamError, failMidStream } from './relayFailures.ts';
 import type { RequestTrace } from './trace.ts';
-import { relayBody } from './upstreamBody.ts';
+import { firstByteOf, OPEN_BRACE, relayBody } from './upstreamBody.ts';
 
 /**
  * How long a gateway has to end its body once the answer in it is whole (its protocol's end came).
@@ -66,11 +66,19 @@ export function streamKeyGuards(
   };
 }
 
-/** Relays an event stream event by event, key masked, translated where the plan says. */
-export async function relayStream(input: RelayInput, protocols: RelayProtocols): Promise<void> {
+/** Held whole, as a JSON answer is read; beyond this the answer is cut. */
+const WHOLE_JSON_LIMIT_BYTES = 64 * 1024 * 1024;
+
+/**
+ * Relays an event stream event by event, key masked, translated where the plan says. A body that
+ * starts as a JSON object is one whole answer under the label (wholeFromStream.ts): read as events it
+ * held none, and the client got an empty stream. It is held to its end and given to `answerWholeJson`,
+ * which sends it as the events the client asked for.
+ */
+export async function relayStream(input: RelayInput, protocols: RelayProtocols, answerWholeJson: (bytes: Buffer) => void): Promise<void> {
   const { guard, textGuard, maskLogCopy } = streamKeyGuards(input, protocols);
   try {
-    await relayGuardedStream(input, protocols, guard, textGuard);
+    await relayGuardedStream(input, protocols, { guard, textGuard, answerWholeJson });
   } finally {
     maskLogCopy();
   }
@@ -78,8 +86,7 @@ export async function relayStream(input: RelayInput, protocols: RelayProtocols):
 async function relayGuardedStream(
   input: RelayInput,
   protocols: RelayProtocols,
-  guard: StreamKeyGuard,
-  textGuard: TextGuard,
+  { guard, textGuard, answerWholeJson }: { guard: StreamKeyGuard; textGuard: TextGuard; answerWholeJson: (bytes: Buffer) => void },
 ): Promise<void> {
   const { res, plan, trace, response } = input;
   const observer = protocols.upstream.adapter.stream.observer(sinkFor(trace), observerOptions(plan));
@@ -139,12 +146,24 @@ async function relayGuardedStream(
     },
     textGuard,
   );
+  let firstByte: number | undefined;
+  let bodyStarted = false;
+  const wholeJson: Buffer[] = [];
+  let wholeJsonBytes = 0;
   try {
     await relayBody(
       response.body,
       res,
       (chunk) => {
         trace.answerBytes(chunk);
+        firstByte ??= firstByteOf(chunk, !bodyStarted);
+        bodyStarted = true;
+        if (firstByte === OPEN_BRACE) {
+          wholeJson.push(chunk);
+          wholeJsonBytes += chunk.length;
+          if (wholeJsonBytes > WHOLE_JSON_LIMIT_BYTES) response.body.abort(new Error(`the answer is over ${WHOLE_JSON_LIMIT_BYTES} bytes`));
+          return true;
+        }
         clientHasRoom = true;
         const events = relay.feed(chunk);
         if (events > 0) trace.streamEventsArrived(events);
@@ -173,6 +192,7 @@ async function relayGuardedStream(
     if (graceTimer !== null) clearTimeout(graceTimer);
     res.off('drain', graceAgain);
   }
+  if (firstByte === OPEN_BRACE) return answerWholeJson(Buffer.concat(wholeJson));
   if (observer.upstreamError !== null) {
     const declared = observer.upstreamError;
     const errorClass = recordDeclaredError(input, declared, (trace.streamText() ?? '') === '' ? 'stream' : 'stream after text');

@@ -123,6 +123,17 @@ export function jsonUnderStreamLabel(text: string): string {
   return framed === -1 ? text : text.slice(0, framed);
 }
 
+/** A JSON object's first byte. */
+export const OPEN_BRACE = 0x7b;
+const BLANK_BYTES = new Set([0x20, 0x09, 0x0a, 0x0d]);
+
+/** The chunk's first byte that is not white space (at the body's start, after a byte order mark), if it has one. */
+export function firstByteOf(chunk: Buffer, bodyStart: boolean): number | undefined {
+  let at = bodyStart && chunk[0] === 0xef && chunk[1] === 0xbb && chunk[2] === 0xbf ? 3 : 0;
+  while (at < chunk.length && BLANK_BYTES.has(chunk[at] as number)) at += 1;
+  return chunk[at];
+}
+
 /**
  * Reads a whole body as the chunks it came in: the first `keepBytes` are kept and the rest read and
  * dropped, and past `maxBytes` the answer is aborted and the read fails. `onChunk` sees every chunk as it

@@ -6,7 +6,7 @@ import { declaredErrorDetail, type RelayProtocols } from './answerRecords.ts';
 import type { RelayInput } from './relay.ts';
 import { failAnswer, failMidBody } from './relayFailures.ts';
 import { ANSWER_WAS_WHOLE, END_GRACE_MS, sinkFor, streamKeyGuards } from './streamRelay.ts';
-import { answerText, jsonUnderStreamLabel, readBody } from './upstreamBody.ts';
+import { answerText, firstByteOf, jsonUnderStreamLabel, OPEN_BRACE, readBody } from './upstreamBody.ts';
 
 /** Read whole, as a JSON answer is; beyond this the answer is refused. */
 const STREAM_READ_LIMIT_BYTES = 64 * 1024 * 1024;
@@ -95,14 +95,4 @@ export async function readStreamAsAnswer(
   // leaves out too), and one the deltas spell out across events, which only the answer put together shows.
   maskLogCopy();
   return Buffer.from(JSON.stringify(streamed.answer));
-}
-
-const OPEN_BRACE = 0x7b;
-const BLANK_BYTES = new Set([0x20, 0x09, 0x0a, 0x0d]);
-
-/** The chunk's first byte that is not white space (at the body's start, after a byte order mark), if it has one. */
-function firstByteOf(chunk: Buffer, bodyStart: boolean): number | undefined {
-  let at = bodyStart && chunk[0] === 0xef && chunk[1] === 0xbb && chunk[2] === 0xbf ? 3 : 0;
-  while (at < chunk.length && BLANK_BYTES.has(chunk[at] as number)) at += 1;
-  return chunk[at];
 }

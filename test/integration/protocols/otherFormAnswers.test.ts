@@ -191,6 +191,24 @@ describe('a streamed request that the gateway answers whole', () => {
     },
   );
 
+  // The same whole answer under the event-stream label (decolua/9router#3492 frames one so, `data: [DONE]` after it):
+  // read as events it held none, and the client got an empty stream (chat: one that ended with [DONE], a success) or an error.
+  it.each(
+    [...variants, { client: 'responses', mode: 'translate', stream: true } as const].flatMap((variant) => [
+      [`${variantName(variant)}, [DONE] after it`, variant, '\n\ndata: [DONE]\n\n'] as const,
+      [variantName(variant), variant, ''] as const,
+    ]),
+  )('%s: under the event-stream label, the client gets the answer as the events it asked for', async (_name, variant, after) => {
+    const { outcome, end } = await runFault(matrix, variant, {
+      kind: 'text',
+      status: 200,
+      contentType: 'text/event-stream',
+      text: `${upstreamAnswer(variant)}${after}`,
+    });
+    expect(outcome).toMatchObject({ apiError: null, otherError: null, text: STREAMED_TEXT });
+    expect(end).toMatchObject({ status: 200, errorClass: null, usageSource: 'reported' });
+  });
+
   /**
    * A 200 whose whole body is only an error (declaredError.ts cites the relays that send one). Passed
    * on as it came, the SDKs read no events from it and end the stream empty, without an error: an
@@ -219,6 +237,18 @@ describe('a streamed request that the gateway answers whole', () => {
       }),
     ],
   ];
+  // Under the event-stream label its headers are out before the body shows it is an error: the stream ends with the error event.
+  it.each(failures.map(([variant, text]) => [variantName(variant), variant, text] as const))(
+    '%s: an error in the whole answer under the event-stream label ends the stream with an error event',
+    async (_name, variant, text) => {
+      const { outcome, end } = await runFault(matrix, variant, { kind: 'text', status: 200, contentType: 'text/event-stream', text });
+      expect(outcome.otherError).toBeNull();
+      expect(outcome.apiError).not.toBeNull();
+      expect(outcome.text).toBe('');
+      expect(end.errorClass).not.toBeNull();
+    },
+  );
+
   it.each(failures.map(([variant, text]) => [variantName(variant), variant, text] as const))(
     '%s: an error in the whole answer reaches the client as an error',
     async (_name, variant, text) => {

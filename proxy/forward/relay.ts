@@ -5,13 +5,13 @@ import { buildClientResponseHeaders } from './headers.ts';
 import { holdsEscapedKey, maskEscapedKey } from '../core/escapedKey.ts';
 import type { KeyMasker } from '../core/keyMasker.ts';
 import type { ExchangePlan } from './plan.ts';
-import type { DeclaredError, ResponseTranslator } from '../protocols/adapter.ts';
+import type { DeclaredError, ProtocolStream, ResponseTranslator } from '../protocols/adapter.ts';
 import { completionAsChunk } from '../protocols/chat/chatShapes.ts';
 import { declaredErrorClass } from '../protocols/declaredError.ts';
 import type { ProtocolRoute } from '../protocols/registry.ts';
 import { declaredErrorDetail, protocolsOf, recordDeclaredError, type RelayProtocols } from './answerRecords.ts';
 import { relayStream } from './streamRelay.ts';
-import { readStreamAsAnswer } from './wholeFromStream.ts';
+import { answerOfEvents, readStreamAsAnswer } from './wholeFromStream.ts';
 import type { RequestTrace } from './trace.ts';
 import { answerText, jsonUnderStreamLabel, readBody, relayBody } from './upstreamBody.ts';
 import type { UpstreamResponse } from './upstreamClient.ts';
@@ -48,7 +48,7 @@ export async function relayResponse(input: RelayInput): Promise<void> {
   const headers = buildClientResponseHeaders(response.headers, { bodyRewritten: isSse || readWhole });
   input.keyMasker.maskHeaderValues(headers);
   trace.responseHeadersSent(headers);
-  const wholeAnswer = protocols.upstream.endpoint === 'generate' ? protocols.upstream.adapter.stream.wholeAnswer : undefined;
+  const wholeAnswer = wholeAnswerOf(protocols);
   if (isSse && !plan.stream && wholeAnswer) {
     const answer = await readStreamAsAnswer(input, protocols, wholeAnswer);
     return answer === null ? undefined : answerProtocolJson({ ...input, contentType: 'application/json' }, protocols, headers, answer);
@@ -67,6 +67,14 @@ export async function relayResponse(input: RelayInput): Promise<void> {
   }
   if (readWhole) return relayProtocolJson(input, protocols, headers);
   return relayPassedBody(input, protocols.upstream, headers);
+}
+
+/** How a protocol's event stream starts (an event's name or data), where its label said JSON. */
+const EVENT_STREAM_START = /^(?:event|data):/;
+
+/** What puts a protocol's events together into its whole answer; none for an endpoint that is not a model's answer. */
+function wholeAnswerOf(protocols: RelayProtocols): ProtocolStream['wholeAnswer'] {
+  return protocols.upstream.endpoint === 'generate' ? protocols.upstream.adapter.stream.wholeAnswer : undefined;
 }
 
 /** Bytes kept of an answer labelled JSON that is not, for the error message. */
@@ -175,7 +183,14 @@ function answerProtocolJson(input: RelayInput, protocols: RelayProtocols, header
   const text = answerText(bytes);
   if (text.trim() === '') return failEmpty(input);
   const answer = parseJsonObject(text);
-  if (answer === null) return failNotJson(input, text);
+  if (answer === null) {
+    // An event stream under a JSON label: the answer it amounts to, as for one under its own label (wholeFromStream.ts).
+    const wholeAnswer = wholeAnswerOf(protocols);
+    if (wholeAnswer === undefined || !EVENT_STREAM_START.test(text.trimStart())) return failNotJson(input, text);
+    const assembled = answerOfEvents(input, protocols, wholeAnswer, bytes);
+    if (assembled !== null) answerProtocolJson(input, protocols, headers, assembled);
+    return;
+  }
   // Its escapes spell the key out to a parse, the log's reader's too, whatever form the client gets it in.
   const escapesMasked = holdsEscapedKey(input.keyMasker, text) ? maskEscapedKey(input.keyMasker, text) : null;
   if (escapesMasked !== null) trace.answerBytesMasked(escapesMasked);

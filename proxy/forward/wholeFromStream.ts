@@ -27,6 +27,64 @@ export async function readStreamAsAnswer(
   protocols: RelayProtocols,
   wholeAnswer: NonNullable<ProtocolStream['wholeAnswer']>,
 ): Promise<Buffer | null> {
+  const { trace } = input;
+  const reader = streamAnswerReader(input, protocols, wholeAnswer);
+  let graceTimer: NodeJS.Timeout | null = null;
+  try {
+    await readBody(input.response.body, {
+      keepBytes: 0,
+      maxBytes: STREAM_READ_LIMIT_BYTES,
+      onChunk: (chunk) => {
+        trace.answerBytes(chunk);
+        reader.feed(chunk);
+        if (graceTimer === null && reader.complete) {
+          graceTimer = setTimeout(() => input.response.body.abort(ANSWER_WAS_WHOLE), END_GRACE_MS);
+        }
+      },
+    });
+  } catch (error) {
+    // Once the answer is whole, whatever ends the body (the grace, a reset) failed nothing, as for a stream.
+    if (graceTimer === null) {
+      failMidBody(input, error);
+      return null;
+    }
+  } finally {
+    if (graceTimer !== null) clearTimeout(graceTimer);
+  }
+  return reader.answer();
+}
+
+/**
+ * An event stream under a JSON label (microsoft/foundry-dev-tools#195: a proxy answered `stream: true`
+ * with `application/json`), read whole as a JSON answer is: put together as a stream read as an answer
+ * is, for a client that asked for a stream or not. Read as JSON, it was the wrong address answering,
+ * and the answer the model wrote was billed nothing. Returns that answer's JSON, or null once the client got the failure.
+ */
+export function answerOfEvents(
+  input: RelayInput,
+  protocols: RelayProtocols,
+  wholeAnswer: NonNullable<ProtocolStream['wholeAnswer']>,
+  bytes: Buffer,
+): Buffer | null {
+  const reader = streamAnswerReader(input, protocols, wholeAnswer);
+  reader.feed(bytes);
+  return reader.answer();
+}
+
+/** A stream's bytes, fed as they come, read into the one answer they amount to. */
+interface StreamAnswerReader {
+  feed(chunk: Buffer): void;
+  /** The answer is whole (its protocol's end came): a gateway may keep its body open after it. */
+  readonly complete: boolean;
+  /** Once the bytes ended: the answer's JSON, or null once the client got the failure. */
+  answer(): Buffer | null;
+}
+
+function streamAnswerReader(
+  input: RelayInput,
+  protocols: RelayProtocols,
+  wholeAnswer: NonNullable<ProtocolStream['wholeAnswer']>,
+): StreamAnswerReader {
   const { trace, plan } = input;
   const options = { dropUsageOnlyChunks: false, usageAsked: plan.usageAsked };
   // Read as it comes too, to know when it is whole (a gateway may keep the body open after that: streamRelay.ts),
@@ -54,45 +112,33 @@ export async function readStreamAsAnswer(
   let firstByte: number | undefined;
   let bodyStarted = false;
   const jsonChunks: Buffer[] = [];
-  let graceTimer: NodeJS.Timeout | null = null;
-  try {
-    await readBody(input.response.body, {
-      keepBytes: 0,
-      maxBytes: STREAM_READ_LIMIT_BYTES,
-      onChunk: (chunk) => {
-        trace.answerBytes(chunk);
-        firstByte ??= firstByteOf(chunk, !bodyStarted);
-        bodyStarted = true;
-        if (firstByte === OPEN_BRACE) jsonChunks.push(chunk);
-        events.feed(chunk);
-        if (graceTimer === null && observer.complete) {
-          graceTimer = setTimeout(() => input.response.body.abort(ANSWER_WAS_WHOLE), END_GRACE_MS);
-        }
-      },
-    });
-  } catch (error) {
-    // Once the answer is whole, whatever ends the body (the grace, a reset) failed nothing, as for a stream.
-    if (graceTimer === null) {
-      failMidBody(input, error);
-      return null;
-    }
-  } finally {
-    if (graceTimer !== null) clearTimeout(graceTimer);
-  }
-  if (firstByte === OPEN_BRACE) return Buffer.from(jsonUnderStreamLabel(answerText(Buffer.concat(jsonChunks))));
-  const streamed = assembler.result();
-  if (streamed.error !== null) {
-    failAnswer(input, declaredErrorClass(streamed.error), declaredErrorDetail(input, streamed.error));
-    trace.gatewayDeclaredFailure();
-    return null;
-  }
-  if (!streamed.whole || !streamed.answered) {
-    const cause = streamed.answered ? 'ended before its answer was whole' : 'held no answer';
-    failMidBody(input, new Error(`the gateway's event stream ${cause}`));
-    return null;
-  }
-  // The log's copy of the events is masked as a relayed stream's is: a key JSON-escaped in any field (one the answer
-  // leaves out too), and one the deltas spell out across events, which only the answer put together shows.
-  maskLogCopy();
-  return Buffer.from(JSON.stringify(streamed.answer));
+  return {
+    feed(chunk) {
+      firstByte ??= firstByteOf(chunk, !bodyStarted);
+      bodyStarted = true;
+      if (firstByte === OPEN_BRACE) jsonChunks.push(chunk);
+      events.feed(chunk);
+    },
+    get complete() {
+      return observer.complete;
+    },
+    answer() {
+      if (firstByte === OPEN_BRACE) return Buffer.from(jsonUnderStreamLabel(answerText(Buffer.concat(jsonChunks))));
+      const streamed = assembler.result();
+      if (streamed.error !== null) {
+        failAnswer(input, declaredErrorClass(streamed.error), declaredErrorDetail(input, streamed.error));
+        trace.gatewayDeclaredFailure();
+        return null;
+      }
+      if (!streamed.whole || !streamed.answered) {
+        const cause = streamed.answered ? 'ended before its answer was whole' : 'held no answer';
+        failMidBody(input, new Error(`the gateway's event stream ${cause}`));
+        return null;
+      }
+      // The log's copy of the events is masked as a relayed stream's is: a key JSON-escaped in any field (one the answer
+      // leaves out too), and one the deltas spell out across events, which only the answer put together shows.
+      maskLogCopy();
+      return Buffer.from(JSON.stringify(streamed.answer));
+    },
+  };
 }

@@ -288,3 +288,44 @@ describe('an answer without usage under the event-stream label', () => {
     },
   );
 });
+
+/**
+ * An event stream under a JSON label: microsoft/foundry-dev-tools#195 (a proxy in front of OpenAI
+ * answered `stream: true` with `Content-Type: application/json`), and a relay that streams whatever was
+ * asked under the label of what was asked. Read as a JSON answer it was the wrong address answering (a
+ * 400 no client retries, "check the base URL") and nothing was billed, though the model had answered.
+ */
+describe('an event stream under a JSON label', () => {
+  it.each(VARIANTS.map((variant) => [variantName(variant), variant] as const))(
+    '%s: the client gets the answer it asked for, billed as streamed',
+    async (_name, variant) => {
+      const { events } = upstreamStream({ ...variant, stream: true });
+      const { outcome, end } = await runFault(matrix, variant, {
+        kind: 'text',
+        status: 200,
+        contentType: 'application/json',
+        text: events.join(''),
+      });
+      expect(outcome).toMatchObject({ apiError: null, otherError: null, text: STREAMED_TEXT });
+      expect(end).toMatchObject({ status: 200, errorClass: null, usageSource: 'reported' });
+      expect(end.costCredits).toBeGreaterThan(0);
+    },
+  );
+
+  it.each(VARIANTS.map((variant) => [variantName(variant), variant] as const))(
+    '%s: cut before its end, it is the broken answer it is, and billed for the text it wrote',
+    async (_name, variant) => {
+      const { events, textEvents } = upstreamStream({ ...variant, stream: true });
+      const { outcome, end } = await runFault(matrix, variant, {
+        kind: 'text',
+        status: 200,
+        contentType: 'application/json',
+        text: events.slice(0, textEvents).join(''),
+      });
+      expect(outcome.otherError).toBeNull();
+      expect(outcome.apiError).not.toBeNull();
+      expect(end.errorClass).toBe('stream_interrupted');
+      expect(end.usage?.outputTokens).toBeGreaterThan(0);
+    },
+  );
+});

@@ -182,7 +182,7 @@ async function relayGuardedStream(
     // lost trailer, or a client that leaves with all of it (Codex closes at response.completed).
     if (graceTimer !== null && observer.upstreamError === null) return endWhole();
     const errorClass = classifyStreamError(error, res);
-    // The row says what broke it: a reset, a limit that ran out, an answer that does not decode (the only upstream_error here).
+    // The row says what broke it: a reset, a limit that ran out, an answer that does not decode or is not valid HTTP (the upstream_errors here).
     const cause =
       errorClass === 'upstream_error'
         ? (error as Error).message

@@ -2,7 +2,7 @@ import { costOf, priceOfRequest } from '../spend/cost.ts';
 import { readChatCompletion } from '../protocols/chat/chatShapes.ts';
 import { routeFor } from '../protocols/registry.ts';
 import { statedUsageIn } from '../protocols/statedUsage.ts';
-import { answerTexts } from '../protocols/messageText.ts';
+import { answerOtherOutputTexts, answerTexts } from '../protocols/messageText.ts';
 import { byteEstimateTokens, inputTokensUpperBound } from '../spend/estimate.ts';
 import { tokenEstimator } from '../spend/tokenEstimator.ts';
 import type { Profile } from '../contracts/profile.ts';
@@ -58,8 +58,8 @@ function answeredText(trace: RequestTrace): string {
     // One JSON answer may come under the event-stream label, `data: [DONE]` after it: its text is still what the model wrote.
     const answer: unknown = JSON.parse(jsonUnderStreamLabel(answerText(body)));
     const reply = readChatCompletion(answer);
-    // Another shape (a legacy completion's `choices[].text`): its text parts.
-    if (reply === null) return answerTexts(answer).join('');
+    // Another shape (a legacy completion's `choices[].text`, a native Messages or Responses answer): its text, thinking and tool calls.
+    if (reply === null) return [...answerTexts(answer), ...answerOtherOutputTexts(answer)].join('');
     return reply.reasoning + reply.text + reply.toolCalls.map((call) => call.name + call.arguments).join('');
   } catch {
     return '';

@@ -91,3 +91,34 @@ export function answerTexts(answer: Json): string[] {
     ...output.flatMap((item) => (isRecord(item) && item.type === 'message' ? contentTexts(item.content, 'textBlocks') : [])),
   ];
 }
+
+/** A tool call's input as the model wrote it: a string as it is, an object as its JSON. */
+function writtenInput(value: Json): string[] {
+  if (typeof value === 'string') return [value];
+  return value === undefined || value === null ? [] : [JSON.stringify(value)];
+}
+
+/**
+ * What else than its text a whole Messages or Responses answer holds that its model wrote, billed
+ * as output: Messages' thinking and tool_use inputs; Responses' reasoning (summary and text) and its
+ * function, custom tool and tool search calls' inputs. For the estimate of an answer without usage
+ * (chat's are read with its reply).
+ */
+export function answerOtherOutputTexts(answer: Json): string[] {
+  if (!isRecord(answer)) return [];
+  const content = Array.isArray(answer.content) ? answer.content : [];
+  const output = Array.isArray(answer.output) ? answer.output : [];
+  return [
+    ...content.flatMap((block) => {
+      if (!isRecord(block)) return [];
+      if (block.type === 'thinking' && typeof block.thinking === 'string') return [block.thinking];
+      return block.type === 'tool_use' || block.type === 'server_tool_use' ? writtenInput(block.input) : [];
+    }),
+    ...output.flatMap((item) => {
+      if (!isRecord(item)) return [];
+      if (item.type === 'reasoning') return [...contentTexts(item.summary, 'anyBlock'), ...contentTexts(item.content, 'anyBlock')];
+      if (item.type === 'function_call' || item.type === 'tool_search_call') return writtenInput(item.arguments);
+      return item.type === 'custom_tool_call' ? writtenInput(item.input) : [];
+    }),
+  ];
+}

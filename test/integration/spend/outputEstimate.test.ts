@@ -107,3 +107,99 @@ describe('a native Responses stream without reported usage', () => {
     expect(end.usage?.outputTokens).toBeLessThan(Buffer.byteLength(written) + 100);
   });
 });
+
+/**
+ * A whole answer from a gateway that speaks Messages or Responses itself, without usage: its tool
+ * calls and thinking are billed output as a chat answer's are (Anthropic's Messages reference: a
+ * tool_use block's `input` object, a thinking block's `thinking`; OpenAI's Responses reference: a
+ * function_call's `arguments` string, a reasoning item's summary text).
+ */
+describe('a native whole answer without reported usage', () => {
+  let native: Harness;
+  beforeAll(async () => {
+    native = await startHarness({
+      profile: { prices: [PRICE], protocolModes: { messages: 'native', responses: 'native' } },
+      simulator: { nativeProtocols: ['messages', 'responses'] },
+    });
+  });
+  afterAll(async () => {
+    await native?.close();
+  });
+
+  const FILE_INPUT = { path: 'src/generated.ts', content: FILE_TEXT };
+  it.each([
+    {
+      name: "a Messages tool_use's input",
+      path: '/v1/messages',
+      request: { model: PRICE.model, max_tokens: 4096, messages: [{ role: 'user', content: 'write it' }] },
+      answer: {
+        id: 'msg_1',
+        type: 'message',
+        role: 'assistant',
+        model: PRICE.model,
+        content: [{ type: 'tool_use', id: 'toolu_1', name: 'write_file', input: FILE_INPUT }],
+        stop_reason: 'tool_use',
+      },
+      written: JSON.stringify(FILE_INPUT),
+    },
+    {
+      name: 'Messages thinking',
+      path: '/v1/messages',
+      request: { model: PRICE.model, max_tokens: 4096, messages: [{ role: 'user', content: 'think' }] },
+      answer: {
+        id: 'msg_2',
+        type: 'message',
+        role: 'assistant',
+        model: PRICE.model,
+        content: [
+          { type: 'thinking', thinking: THINKING, signature: 'sig' },
+          { type: 'text', text: 'ok' },
+        ],
+        stop_reason: 'end_turn',
+      },
+      written: THINKING,
+    },
+    {
+      name: "a Responses function_call's arguments",
+      path: '/v1/responses',
+      request: { model: PRICE.model, input: 'write it' },
+      answer: {
+        id: 'resp_1',
+        object: 'response',
+        status: 'completed',
+        model: PRICE.model,
+        output: [{ type: 'function_call', id: 'fc_1', call_id: 'call_1', name: 'write_file', arguments: WRITE_FILE.arguments }],
+      },
+      written: WRITE_FILE.arguments,
+    },
+    {
+      name: 'Responses reasoning',
+      path: '/v1/responses',
+      request: { model: PRICE.model, input: 'think' },
+      answer: {
+        id: 'resp_2',
+        object: 'response',
+        status: 'completed',
+        model: PRICE.model,
+        output: [
+          { type: 'reasoning', id: 'rs_1', summary: [{ type: 'summary_text', text: THINKING }] },
+          { type: 'message', id: 'msg_1', role: 'assistant', content: [{ type: 'output_text', text: 'ok', annotations: [] }] },
+        ],
+      },
+      written: THINKING,
+    },
+  ])('estimates the output of $name from what the model wrote', async ({ path, request, answer, written }) => {
+    native.simulator.script({ kind: 'text', status: 200, contentType: 'application/json', text: JSON.stringify(answer) });
+    const ended = native.nextEnd();
+    const response = await rawRequest(`${native.proxy.url}${path}`, {
+      method: 'POST',
+      headers: { ...JSON_HEADERS, authorization: `Bearer ${SENTINEL_KEY}` },
+      body: JSON.stringify(request),
+    });
+    expect(response.status, response.body).toBe(200);
+    const end = await ended;
+    expect(end.usageSource).toBe('estimated');
+    expect(end.usage?.outputTokens).toBeGreaterThan(Buffer.byteLength(written) / 6);
+    expect(end.usage?.outputTokens).toBeLessThan(Buffer.byteLength(written) + 100);
+  });
+});

@@ -1,3 +1,4 @@
+import { holdsEscapedForm } from './escapedSecrets.ts';
 import { knownSecretForms, REDACTED, replaceSecretForms } from './redact.ts';
 
 /**
@@ -114,7 +115,7 @@ export function sameLengthMask(length: number): string {
   return length >= REDACTED.length ? REDACTED + '*'.repeat(length - REDACTED.length) : '*'.repeat(length);
 }
 
-const sameLengthMaskOf = (form: string): string => sameLengthMask(form.length);
+const sameLengthMaskOf = (replaced: string): string => sameLengthMask(replaced.length);
 
 /**
  * Text that arrives in pieces, passed on piece by piece: nothing is held back except an end that
@@ -225,6 +226,9 @@ export class KeyChunkStream {
 
 /** Chunks up to this size are searched as text: a native Buffer search costs more to call than to run. */
 const SEARCH_AS_TEXT_BYTES = 16 * 1024;
+const PERCENT = 0x25;
+const BACKSLASH = 0x5c;
+const AMPERSAND = 0x26;
 
 /** Bytes relayed chunk by chunk, each form masked by one of its own length (a Content-Length was sent). */
 export class KeyByteStream {
@@ -303,7 +307,7 @@ export class KeyMasker {
     return text.length < this.minFormChars ? text : replaceSecretForms(text, this.#forms);
   }
 
-  /** A whole body, each form masked by one of its own length (as the relay masks it chunk by chunk). */
+  /** A whole body, each form (escaped too) masked by one of its own length (as the relay masks it chunk by chunk). */
   maskBytes(bytes: Buffer): Buffer {
     if (!this.holdsFormBytes(bytes)) return bytes;
     // Forms are ASCII: in latin1 text of bytes, offsets and lengths stay those of the bytes.
@@ -342,17 +346,25 @@ export class KeyMasker {
     return new KeyByteStream(this);
   }
 
+  /** Whether the text holds a form as written, or escaped (escapedSecrets.ts). */
   holdsForm(text: string): boolean {
     if (text.length < this.minFormChars) return false;
     for (const form of this.#forms) if (text.includes(form)) return true;
-    return false;
+    return holdsEscapedForm(text, this.#forms);
+  }
+
+  /** Whether the text holds a form only escaped: its reader's parse would spell out the key the raw search missed. */
+  holdsEscapedForm(text: string): boolean {
+    return text.length >= this.minFormChars && holdsEscapedForm(text, this.#forms);
   }
 
   holdsFormBytes(bytes: Buffer): boolean {
     if (bytes.length < this.minFormChars) return false;
     if (bytes.length <= SEARCH_AS_TEXT_BYTES) return this.holdsForm(bytes.toString('latin1'));
     for (const form of this.#formBytes) if (bytes.includes(form)) return true;
-    return false;
+    // A large body is made text only when it holds a character an escape begins with.
+    const mayEscape = bytes.includes(PERCENT) || bytes.includes(BACKSLASH) || bytes.includes(AMPERSAND);
+    return mayEscape && holdsEscapedForm(bytes.toString('latin1'), this.#forms);
   }
 
   mayBeginForm(code: number): boolean {

@@ -1,3 +1,5 @@
+import { holdsEscapedForm, replaceEscapedForms } from './escapedSecrets.ts';
+
 /**
  * Removes secrets from text that may leave the proxy (error messages, logs). Known secrets go in
  * every form a leak could take; unknown ones are caught by their shape.
@@ -78,12 +80,13 @@ export function redactKnownSecrets(text: string, knownSecrets: string[]): string
 
 /**
  * Every form replaced in the order given (knownSecretForms': longest first, so a longer form is
- * never cut by a shorter one), by the word or by what `replacementOf` makes of the form.
+ * never cut by a shorter one), by the word or by what `replacementOf` makes of the text it
+ * replaces; then every form a reader would see once the text's escapes are undone (escapedSecrets.ts).
  */
-export function replaceSecretForms(text: string, forms: readonly string[], replacementOf?: (form: string) => string): string {
+export function replaceSecretForms(text: string, forms: readonly string[], replacementOf?: (replaced: string) => string): string {
   let result = text;
   for (const form of forms) if (result.includes(form)) result = result.replaceAll(form, replacementOf?.(form) ?? REDACTED);
-  return result;
+  return replaceEscapedForms(result, forms, replacementOf ?? (() => REDACTED));
 }
 
 export function redactSecrets(text: string, knownSecrets: string[] = []): string {
@@ -107,9 +110,11 @@ export function redactsNone(texts: readonly string[], knownSecrets: string[]): b
   return redactSecrets(joined, knownSecrets) === joined;
 }
 
-/** Whether any form of a known secret occurs in these bytes (text or binary: every form is ASCII). */
+/** Whether any form of a known secret occurs in these bytes, also escaped (text or binary: every form is ASCII). */
 export function containsKnownSecret(bytes: Buffer, knownSecrets: string[]): boolean {
-  return knownSecretForms(knownSecrets).some((form) => bytes.includes(form));
+  const forms = knownSecretForms(knownSecrets);
+  // Forms are ASCII: in latin1 text of bytes they read as they do in the bytes.
+  return forms.some((form) => bytes.includes(form)) || holdsEscapedForm(bytes.toString('latin1'), forms);
 }
 
 /**

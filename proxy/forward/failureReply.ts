@@ -1,7 +1,6 @@
 import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
 import type { ClientProtocol } from '../contracts/usage.ts';
 import { explainError, statusForClass, type ExchangeFailureClass } from '../core/errorClass.ts';
-import { holdsEscapedKey, maskEscapedKey } from '../core/escapedKey.ts';
 import { isUnknownIssuerCode } from '../core/osCaStore.ts';
 import type { KeyMasker } from '../core/keyMasker.ts';
 import { adapterNamed } from '../protocols/registry.ts';
@@ -71,7 +70,5 @@ export function upstreamErrorRecord(
   keyMasker.maskHeaderValues(copy);
   const flat: Record<string, string> = {};
   for (const [name, value] of Object.entries(copy)) flat[name] = Array.isArray(value) ? value.join(', ') : value;
-  // A key its JSON escapes would spell out to whoever reads the logged body is masked too.
-  const text = holdsEscapedKey(keyMasker, bodyText) ? maskEscapedKey(keyMasker, bodyText) : bodyText;
-  return { headers: flat, body: keyMasker.maskBytes(Buffer.from(text)) };
+  return { headers: flat, body: keyMasker.maskBytes(Buffer.from(bodyText)) };
 }

@@ -2,7 +2,6 @@ import type { ServerResponse } from 'node:http';
 import type { ErrorClass } from '../contracts/errors.ts';
 import type { Profile } from '../contracts/profile.ts';
 import { buildClientResponseHeaders } from './headers.ts';
-import { holdsEscapedKey, maskEscapedKey } from '../core/escapedKey.ts';
 import type { KeyMasker } from '../core/keyMasker.ts';
 import type { ExchangePlan } from './plan.ts';
 import type { DeclaredError, ProtocolStream, ResponseTranslator } from '../protocols/adapter.ts';
@@ -192,7 +191,7 @@ function answerProtocolJson(input: RelayInput, protocols: RelayProtocols, header
     return;
   }
   // Its escapes spell the key out to a parse, the log's reader's too, whatever form the client gets it in.
-  const escapesMasked = holdsEscapedKey(input.keyMasker, text) ? maskEscapedKey(input.keyMasker, text) : null;
+  const escapesMasked = input.keyMasker.holdsEscapedForm(text) ? input.keyMasker.maskText(text) : null;
   if (escapesMasked !== null) trace.answerBytesMasked(escapesMasked);
   const declared = recordAnswerFields(input, protocols.upstream, answer);
   if (declared !== null && (plan.translator || plan.stream)) {

@@ -1,5 +1,4 @@
 import { createParser } from 'eventsource-parser';
-import { holdsEscapedKey, maskEscapedKey } from '../core/escapedKey.ts';
 import type { KeyMasker, KeyTextStream } from '../core/keyMasker.ts';
 import { formatSseComment, formatSseEvent, SseTextDecoder, type SseEvent } from './sse.ts';
 
@@ -137,16 +136,17 @@ export abstract class FieldKeyGuard<Key> implements StreamKeyGuard {
 }
 
 /**
- * The protocol's guard behind one that masks the key wherever an event's JSON spells it out with
- * escapes (`\u002d`, `\/`): the raw text was searched for the key's forms before the parser, but the
- * client's parse undoes escapes, in any field, not only those the protocol's guard follows.
+ * The protocol's guard behind one that masks the key wherever an event spells it out with escapes
+ * (`\u002d`, `\/`, `%2D`, `&#45;`): the text guard before the parser searches each chunk, but an
+ * escaped key cut across two chunks is whole only in the event, and the client's parse undoes JSON
+ * escapes in any field, not only those the protocol's guard follows.
  */
 export function guardingEscapedKey(guard: StreamKeyGuard, masker: KeyMasker): StreamKeyGuard {
   let masked = false;
   return {
     relay(event, emit) {
-      if (holdsEscapedKey(masker, event.data)) {
-        event.data = maskEscapedKey(masker, event.data);
+      if (masker.holdsEscapedForm(event.data)) {
+        event.data = masker.maskText(event.data);
         // Read again from the masked data by whoever reads it first.
         delete event.parsedData;
         masked = true;

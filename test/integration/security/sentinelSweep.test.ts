@@ -13,7 +13,7 @@ import { gatewayKeyAccount } from '../../../proxy/contracts/secretStore.ts';
 import { buildSupportInfo } from '../../../renderer/src/detail/copyText.ts';
 import { startGatewaySimulator, type GatewaySimulator } from '../../simulator/index.ts';
 import { DEFAULT_MODEL_IDS } from '../../simulator/models.ts';
-import { chatBody, JSON_HEADERS, rawRequest } from '../../support/http.ts';
+import { chatAnswerText, chatBody, JSON_HEADERS, rawRequest } from '../../support/http.ts';
 import { findSentinel, findSentinelInStream, SENTINEL_KEY } from '../../support/sentinel.ts';
 import { memorySecretStore } from '../../support/memorySecretStore.ts';
 
@@ -88,7 +88,10 @@ beforeAll(async () => {
   }
   // A gateway that echoes the caller's key, here in a model id of its list (as a fine-tune's id
   // carries its owner's name): the Models screen and the "did you mean" hints show that list.
-  simulator = await startGatewaySimulator({ models: [...DEFAULT_MODEL_IDS, `ft:gpt-4o-mini:${SENTINEL_KEY}`] });
+  // One id holds it percent-encoded, as a gateway that builds ids from URL parts may write it.
+  simulator = await startGatewaySimulator({
+    models: [...DEFAULT_MODEL_IDS, `ft:gpt-4o-mini:${SENTINEL_KEY}`, `ft:gpt-4o-mini:${escapedKeys.percentDashes}`],
+  });
   dataDir = mkdtempSync(path.join(tmpdir(), 'airlock-sentinel-'));
   const store = openConfigStore(dataDir);
   await store.update((config) =>
@@ -107,6 +110,83 @@ afterAll(async () => {
   await simulator.close();
   rmSync(dataDir, { recursive: true, force: true });
 });
+
+/**
+ * The key as a gateway may write it escaped for where it puts it: each reader undoes the escapes.
+ * A URL may percent-encode any character (RFC 3986 sections 2.1 and 2.3: %2D is `-` to a reader),
+ * JSON may write any as \uXXXX (RFC 8259 section 7), and an HTML page any as a character reference
+ * (WHATWG HTML section 13.5; OWASP ESAPI's HTML encoder writes every non-alphanumeric character but
+ * `,.-_` and space so, a key's `/`, `+` and `=` among them).
+ */
+const escapedKeys = {
+  percentDashes: SENTINEL_KEY.replaceAll('-', '%2D'),
+  percentEvery: [...SENTINEL_KEY].map((char) => `%${char.charCodeAt(0).toString(16).toUpperCase()}`).join(''),
+  jsonEvery: [...SENTINEL_KEY].map((char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`).join(''),
+  htmlEvery: [...SENTINEL_KEY].map((char) => `&#${char.charCodeAt(0)};`).join(''),
+  htmlDashes: SENTINEL_KEY.replaceAll('-', '&#x2d;'),
+};
+
+/** Requests answered by a gateway that echoes the key escaped, in headers and bodies, on each kind of answer. */
+async function callsWithEscapedEchoes(): Promise<void> {
+  const { percentDashes, percentEvery, jsonEvery, htmlEvery, htmlDashes } = escapedKeys;
+  // An error whose headers carry it as an OAuth error (RFC 6750 section 3) and a cookie would.
+  simulator.script({
+    kind: 'text',
+    status: 400,
+    contentType: 'application/json',
+    text: `{"error":{"message":"Incorrect API key provided: ${percentEvery}","type":"invalid_request_error"}}`,
+    headers: {
+      'www-authenticate': `Bearer error="invalid_token", error_description="${percentDashes}"`,
+      'x-request-id': `req_${percentDashes}`,
+      'set-cookie': `gw_key=${percentEvery}; Path=/`,
+    },
+  });
+  await call('/v1/chat/completions', { method: 'POST', body: chatBody() });
+  // An error page from a proxy's template, and an error that is neither JSON nor HTML.
+  simulator.script({
+    kind: 'text',
+    status: 404,
+    contentType: 'text/html',
+    text: `<html><body><p>Key ${htmlEvery} not found</p></body></html>`,
+  });
+  await call('/v1/chat/completions', { method: 'POST', body: chatBody() });
+  simulator.script({
+    kind: 'text',
+    status: 400,
+    contentType: 'multipart/form-data; boundary=b',
+    text: `--b\r\nContent-Disposition: form-data; name="error"\r\n\r\ninvalid key ${percentDashes}\r\n--b--\r\n`,
+  });
+  await call('/v1/chat/completions', { method: 'POST', body: chatBody() });
+  // Passed-through answers: a list, a file, and a redirect to storage whose Location and page hold it.
+  simulator.script({
+    kind: 'text',
+    path: '/models',
+    status: 200,
+    contentType: 'application/json',
+    text: `{"object":"list","data":[{"id":"m-${jsonEvery}"}]}`,
+  });
+  await call('/v1/models');
+  simulator.script({ kind: 'text', path: '/files', status: 200, text: `key=${htmlDashes}\n` });
+  await call('/v1/files/file-1/content');
+  simulator.script({
+    kind: 'text',
+    path: '/files',
+    status: 302,
+    contentType: 'text/html',
+    text: `<a href="https://storage.invalid/f?key=${htmlDashes}">moved</a>`,
+    headers: { location: `https://storage.invalid/f?key=${percentEvery}` },
+  });
+  await call('/v1/files/file-1/content');
+  // A model's answer and a stream whose escaped key is cut across two reads.
+  simulator.script({ kind: 'text', status: 200, contentType: 'application/json', text: chatAnswerText('KEY').replace('KEY', jsonEvery) });
+  await call('/v1/chat/completions', { method: 'POST', body: chatBody() });
+  const chunk = (content: string): string =>
+    `data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"gpt-4o-mini","choices":[{"index":0,"delta":{"content":"${content}"},"finish_reason":null}]}\n\n`;
+  const keyed = chunk(`key ${percentEvery}`);
+  const cutAt = keyed.indexOf(percentEvery) + Math.floor(percentEvery.length / 2);
+  simulator.script({ kind: 'bodyChunks', chunks: [keyed.slice(0, cutAt), keyed.slice(cutAt), 'data: [DONE]\n\n'] });
+  await call('/v1/chat/completions', { method: 'POST', body: chatBody({ stream: true }) });
+}
 
 /**
  * What a client receives is checked whole: headers, the body as sent, and for streams every text
@@ -172,6 +252,7 @@ describe('the gateway key never leaves the keychain and the upstream header', ()
     // A front end that compresses although Airlock asked for none: the answer is decoded, so the key is found and masked.
     simulator.script({ kind: 'text', path: '/files', status: 200, encoding: 'gzip', text: `notes\nkey=${SENTINEL_KEY}\n` });
     const compressedId = await call('/v1/files/file-1/content');
+    await callsWithEscapedEchoes();
     // Last, because a rejected key opens the profile's circuit breaker for the requests after it.
     simulator.script({ kind: 'status', status: 401 });
     await call('/v1/chat/completions', { method: 'POST', body: chatBody() });
@@ -208,6 +289,11 @@ describe('the gateway key never leaves the keychain and the upstream header', ()
       headers: control,
     });
     expect((JSON.parse(compressedBody.body) as { text?: string }).text).toContain('notes\nkey=');
+    for (const format of ['har', 'csv']) {
+      const exported = await rawRequest(`${airlock.proxy.url}/_airlock/api/export/requests?format=${format}`, { headers: control });
+      expect(exported.status).toBe(200);
+      seen.push({ where: `export ${format}`, text: exported.body });
+    }
     for (const endpoint of ['status', 'profiles', 'tokens', 'spend', 'models']) {
       seen.push({ where: endpoint, text: (await rawRequest(`${airlock.proxy.url}/_airlock/api/${endpoint}`, { headers: control })).body });
     }

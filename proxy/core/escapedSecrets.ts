@@ -1,0 +1,106 @@
+/**
+ * Where a gateway puts a key back, it may escape it for that place, and whoever reads it there
+ * undoes the escapes: the key is then in no form the text shows, yet whole to its reader. The
+ * escapes read here are each place's way of writing any character: percent-encoding in a URL or a
+ * form (RFC 3986 section 2.1: any octet as %XX, either case of hex), JSON's `\uXXXX` and `\/`
+ * (RFC 8259 section 7; PHP's json_encode writes `\/`), and HTML character references, numeric or
+ * named (`&#45;`, `&#x2d;`, `&sol;`: WHATWG HTML section 13.5). Each escape is matched whole, left
+ * to right, so the `u` after an escaped backslash (`\\u002d`, the text `\u002d`) is never taken for
+ * an escape. Only the key's own span is replaced: the text around it keeps its escapes and means
+ * what it meant (JSON stays JSON, a URL stays that URL).
+ */
+const ESCAPE =
+  /%([0-9a-fA-F]{2})|\\u([0-9a-fA-F]{4})|\\([\s\S])|&#(?:[xX]([0-9a-fA-F]{1,6})|([0-9]{1,7}));?|&(lowbar|period|sol|plus|equals);/g;
+/**
+ * The start of an escape that may write a key's character: a text without one is read as it is, at
+ * the cost of one native search (a JSON text's `\n` and `\"` alone, the common case, need no more).
+ */
+const MAY_ESCAPE = /%[0-9a-fA-F]{2}|\\u|\\\/|&#|&(?:lowbar|period|sol|plus|equals);/;
+/** The named references of characters a key or its encodings may hold (the others are letters and digits). */
+const NAMED_CHARACTERS: Readonly<Record<string, string>> = { lowbar: '_', period: '.', sol: '/', plus: '+', equals: '=' };
+const FIRST_PRINTABLE = 0x20;
+const LAST_PRINTABLE = 0x7e;
+
+/** The printable ASCII character an escape writes (every form of a key is made of those), or null: read as written. */
+function escapedCharacter(match: RegExpExecArray | string[]): string | null {
+  const [, percentHex, jsonHex, jsonOther, htmlHex, htmlDecimal, htmlName] = match;
+  if (jsonOther !== undefined) return jsonOther === '/' ? '/' : null;
+  if (htmlName !== undefined) return NAMED_CHARACTERS[htmlName] ?? null;
+  const hex = percentHex ?? jsonHex ?? htmlHex;
+  const code = hex === undefined ? Number.parseInt(htmlDecimal ?? '', 10) : Number.parseInt(hex, 16);
+  return code >= FIRST_PRINTABLE && code <= LAST_PRINTABLE ? String.fromCharCode(code) : null;
+}
+
+/** The text as its reader reads it, or null when it has no escape of a printable character. */
+function unescapedReading(text: string): string | null {
+  if (!MAY_ESCAPE.test(text)) return null;
+  let changed = false;
+  const reading = text.replace(ESCAPE, (...match: string[]) => {
+    const character = escapedCharacter(match);
+    if (character === null) return match[0] as string;
+    changed = true;
+    return character;
+  });
+  return changed ? reading : null;
+}
+
+/** Whether the text spells out one of the forms only once its escapes are undone (the raw forms are the caller's). */
+export function holdsEscapedForm(text: string, forms: readonly string[]): boolean {
+  const reading = unescapedReading(text);
+  if (reading === null) return false;
+  for (const form of forms) if (reading.includes(form)) return true;
+  return false;
+}
+
+/** Where each character of the reading stands in the text: it starts at `starts[i]` and ends before `ends[i]`. */
+function readingMap(text: string): { reading: string; starts: number[]; ends: number[] } {
+  let reading = '';
+  const starts: number[] = [];
+  const ends: number[] = [];
+  const copyPlain = (from: number, to: number): void => {
+    for (let index = from; index < to; index += 1) {
+      starts.push(index);
+      ends.push(index + 1);
+    }
+    reading += text.slice(from, to);
+  };
+  let copiedUpTo = 0;
+  for (const match of text.matchAll(ESCAPE)) {
+    const character = escapedCharacter(match);
+    if (character === null) continue;
+    copyPlain(copiedUpTo, match.index);
+    starts.push(match.index);
+    ends.push(match.index + match[0].length);
+    reading += character;
+    copiedUpTo = match.index + match[0].length;
+  }
+  copyPlain(copiedUpTo, text.length);
+  return { reading, starts, ends };
+}
+
+/**
+ * Each escaped occurrence of a form replaced, in the text as written, by the word or by what
+ * `replacementOf` makes of the escaped text it replaces. Forms come longest first, so a longer
+ * form is never cut by a shorter one.
+ */
+export function replaceEscapedForms(text: string, forms: readonly string[], replacement: (escaped: string) => string): string {
+  if (!holdsEscapedForm(text, forms)) return text;
+  const { reading, starts, ends } = readingMap(text);
+  const spans: Array<{ from: number; to: number }> = [];
+  const overlaps = (from: number, to: number): boolean => spans.some((span) => from < span.to && span.from < to);
+  for (const form of forms) {
+    for (let at = reading.indexOf(form); at !== -1; at = reading.indexOf(form, at + form.length)) {
+      const from = starts[at] as number;
+      const to = ends[at + form.length - 1] as number;
+      if (!overlaps(from, to)) spans.push({ from, to });
+    }
+  }
+  spans.sort((a, b) => a.from - b.from);
+  let result = '';
+  let copiedUpTo = 0;
+  for (const { from, to } of spans) {
+    result += text.slice(copiedUpTo, from) + replacement(text.slice(from, to));
+    copiedUpTo = to;
+  }
+  return result + text.slice(copiedUpTo);
+}

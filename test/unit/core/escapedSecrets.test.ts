@@ -1,0 +1,64 @@
+import { describe, expect, it } from 'vitest';
+import { KeyMasker, sameLengthMask } from '../../../proxy/core/keyMasker.ts';
+import { REDACTED, redactKnownSecrets } from '../../../proxy/core/redact.ts';
+import { SENTINEL_KEY } from '../../support/sentinel.ts';
+
+const masker = KeyMasker.for(SENTINEL_KEY);
+const code = (char: string): number => char.charCodeAt(0);
+const escapeEvery = (text: string): string =>
+  [...text].map((char) => `\\u${code(char).toString(16).padStart(4, '0').toUpperCase()}`).join('');
+const percentEvery = (text: string): string => [...text].map((char) => `%${code(char).toString(16).padStart(2, '0')}`).join('');
+const entityEvery = (text: string): string => [...text].map((char) => `&#${code(char)};`).join('');
+
+describe('a key written with escapes', () => {
+  it.each([
+    ['its dashes as \\u002d', SENTINEL_KEY.replaceAll('-', '\\u002d')],
+    ['every character as an upper-case \\u escape', escapeEvery(SENTINEL_KEY)],
+    ['its dashes percent-encoded', SENTINEL_KEY.replaceAll('-', '%2D')],
+    ['every character percent-encoded, lower-case hex', percentEvery(SENTINEL_KEY)],
+    ['every character as a decimal HTML reference', entityEvery(SENTINEL_KEY)],
+    ['its dashes as hexadecimal HTML references', SENTINEL_KEY.replaceAll('-', '&#x2D;')],
+    ['escapes of three kinds mixed', SENTINEL_KEY.replace('-', '%2d').replace('-', '\\u002D').replace('-', '&#45;')],
+  ])('is found and masked with %s, the text around it as written', (_name, escaped) => {
+    const text = `{"m":"caf\\u00e9 100% &amp; key=${escaped}&next=1"}`;
+    expect(masker.holdsForm(text)).toBe(true);
+    expect(masker.holdsEscapedForm(text)).toBe(true);
+    expect(masker.maskText(text)).toBe(`{"m":"caf\\u00e9 100% &amp; key=${REDACTED}&next=1"}`);
+    expect(redactKnownSecrets(text, [SENTINEL_KEY])).toBe(masker.maskText(text));
+    // Bytes keep their length (a Content-Length was sent): the mask is as long as the escaped key.
+    const bytes = masker.maskBytes(Buffer.from(text)).toString('latin1');
+    expect(bytes).toBe(text.replace(escaped, sameLengthMask(escaped.length)));
+  });
+
+  it('finds a key holding / written as \\/ or &sol;', () => {
+    const slashKey = 'sk-or/v1/0123456789abcdef';
+    const slashMasker = KeyMasker.for(slashKey);
+    expect(slashMasker.holdsForm(`{"m":"${slashKey.replaceAll('/', '\\/').replace('-', '\\u002d')}"}`)).toBe(true);
+    expect(slashMasker.maskText(`<p>${slashKey.replaceAll('/', '&sol;')}</p>`)).toBe(`<p>${REDACTED}</p>`);
+  });
+
+  it('reads no further a text without escapes, or with escapes that spell no key', () => {
+    expect(masker.holdsForm(`{"m":"a line\\nand \\"quotes\\""}`)).toBe(false);
+    expect(masker.holdsForm(`{"m":"caf\\u00e9 sk\\u002dairlock 50%2D &#45;"}`)).toBe(false);
+    const plain = 'a line\\nand 100% &amp; more';
+    expect(masker.maskText(plain)).toBe(plain);
+  });
+
+  it('takes an escaped backslash before u002d for the text it is, not for an escape', () => {
+    const text = JSON.stringify({ m: SENTINEL_KEY.replaceAll('-', '\\u002d') });
+    expect(JSON.parse(text).m).not.toContain(SENTINEL_KEY);
+    expect(masker.holdsForm(text)).toBe(false);
+  });
+
+  it('keeps a JSON text meaning what it meant, but for the key, cut short too', () => {
+    const value = { id: 7, quote: '"\\\u00e9\n', [SENTINEL_KEY]: [`a ${SENTINEL_KEY} b`, { deep: SENTINEL_KEY }] };
+    const escaped = JSON.stringify(value).replaceAll('-', '\\u002d').replaceAll('\u00e9', '\\u00e9');
+    expect(JSON.parse(masker.maskText(escaped))).toEqual({
+      id: 7,
+      quote: '"\\\u00e9\n',
+      [REDACTED]: [`a ${REDACTED} b`, { deep: REDACTED }],
+    });
+    const cut = `{"m":"\\u0022${SENTINEL_KEY.replaceAll('-', '\\u002d')}\\u005c`;
+    expect(masker.maskText(cut)).toBe(`{"m":"\\u0022${REDACTED}\\u005c`);
+  });
+});

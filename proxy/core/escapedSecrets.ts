@@ -16,6 +16,8 @@ const ESCAPE =
  * the cost of one native search (a JSON text's `\n` and `\"` alone, the common case, need no more).
  */
 const MAY_ESCAPE = /%[0-9a-fA-F]{2}|\\u|\\\/|&#|&(?:lowbar|period|sol|plus|equals);/;
+/** The most characters one escape takes (`&#x00002d;`): an escaped form is at most this many times its length. */
+export const MAX_ESCAPE_CHARS = 10;
 /** The named references of characters a key or its encodings may hold (the others are letters and digits). */
 const NAMED_CHARACTERS: Readonly<Record<string, string>> = { lowbar: '_', period: '.', sol: '/', plus: '+', equals: '=' };
 const FIRST_PRINTABLE = 0x20;

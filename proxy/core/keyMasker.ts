@@ -1,4 +1,4 @@
-import { holdsEscapedForm } from './escapedSecrets.ts';
+import { holdsEscapedForm, MAX_ESCAPE_CHARS } from './escapedSecrets.ts';
 import { knownSecretForms, REDACTED, replaceSecretForms } from './redact.ts';
 
 /**
@@ -369,6 +369,11 @@ export class KeyMasker {
 
   mayBeginForm(code: number): boolean {
     return code < 128 && this.#automaton.classOf[code] !== NO_CLASS;
+  }
+
+  /** No form, however escaped, is longer than this. */
+  get longestEscapedChars(): number {
+    return this.#maxFormChars * MAX_ESCAPE_CHARS;
   }
 
   /** No end longer than this can still begin a form (a whole form is masked, not held). */

@@ -100,7 +100,7 @@ export async function sendWithRetries(input: AttemptsInput): Promise<AttemptsRes
       input.keyLease?.record({ kind: 'answered' }, Date.now());
       return { kind: 'answer', response, contentType, upstreamRequestId };
     }
-    const bodyText = await readCapped(response.body, ERROR_BODY_LIMIT_BYTES);
+    const bodyText = await readCappedMasked(response.body, ERROR_BODY_LIMIT_BYTES, input.keyMasker);
     // Its client gone (or the total time or the proxy's stop) while the error's body came: nothing is sent again.
     const abortedReading = watch.reason();
     if (abortedReading !== null) return { kind: 'aborted', reason: abortedReading };
@@ -217,17 +217,21 @@ async function retried(input: AttemptsInput, outcome: AttemptOutcome): Promise<b
 }
 
 /**
- * An error answer's body as text, up to `limitBytes`. One that breaks off (the idle timeout, a cut,
- * our own abort) gives what came: its status already says what failed, and a throw here ended the
- * request as Airlock's own unexpected failure, with no row class.
+ * An error answer's body as text, up to `limitBytes`, the key masked. One that breaks off (the idle
+ * timeout, a cut, our own abort) gives what came: its status already says what failed, and a throw
+ * here ended the request as Airlock's own unexpected failure, with no row class. The key is masked
+ * before the cut, over enough bytes past it to hold the longest escaped form: cut first, a key
+ * across the cut kept its start, which no mask of the whole key matches any more.
  */
-async function readCapped(body: UpstreamBody, limitBytes: number): Promise<string> {
+async function readCappedMasked(body: UpstreamBody, limitBytes: number, keyMasker: KeyMasker): Promise<string> {
+  const readBytesWanted = limitBytes + keyMasker.longestEscapedChars;
   const kept: Buffer[] = [];
   let readBytes = 0;
   const keep = (chunk: Buffer): void => {
-    if (readBytes < limitBytes) kept.push(chunk);
+    if (readBytes < readBytesWanted) kept.push(chunk);
     readBytes += chunk.length;
   };
   await readBody(body, { keepBytes: 0, maxBytes: ERROR_BODY_READ_MAX_BYTES, onChunk: keep }).catch(() => undefined);
-  return answerText(Buffer.concat(kept).subarray(0, limitBytes));
+  const masked = keyMasker.maskText(answerText(Buffer.concat(kept).subarray(0, readBytesWanted)));
+  return Buffer.byteLength(masked) <= limitBytes ? masked : Buffer.from(masked).subarray(0, limitBytes).toString('utf8');
 }

@@ -16,6 +16,8 @@ export interface HarnessOptions {
   translation?: TranslationThread;
   /** The capability check's answer to "does the gateway speak this protocol natively" (none: never). */
   nativeVerified?: NativeProtocolCheck;
+  /** The profile's gateway key (the simulator accepts it); SENTINEL_KEY unless given. */
+  apiKey?: string;
 }
 
 export interface Harness {
@@ -36,7 +38,8 @@ export interface Harness {
  * sentinel key (no profile file, no keychain): the proxy core's behaviour in isolation.
  */
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
-  const simulator = await startGatewaySimulator(options.simulator);
+  const apiKey = options.apiKey ?? SENTINEL_KEY;
+  const simulator = await startGatewaySimulator({ validKeys: [apiKey], ...options.simulator });
   const profile = profileSchema.parse({
     id: 'test',
     name: 'Test gateway',
@@ -57,7 +60,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     events,
     services: {
       authenticator: { authenticate: () => identity },
-      targets: { resolve: () => ({ profile, apiKey: SENTINEL_KEY }) },
+      targets: { resolve: () => ({ profile, apiKey }) },
       ...(options.spendGate ? { spendGate: options.spendGate } : {}),
     },
     ...(options.translation ? { translation: options.translation } : {}),

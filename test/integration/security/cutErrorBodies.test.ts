@@ -1,0 +1,59 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { chatBody, JSON_HEADERS, rawRequest } from '../../support/http.ts';
+import { startHarness, type Harness } from '../../support/proxyHarness.ts';
+
+/**
+ * A key of 32 hex characters and no prefix, as Azure OpenAI's are (GitGuardian's detector for them
+ * lists such keys: docs.gitguardian.com/secrets-detection/secrets-detection-engine/detectors/specifics/azure_open_ai_api_key).
+ * The log's masking by shape takes a hex run for a key only from 32 characters on, so a cut
+ * leaving most of this key is masked only where the key itself is known.
+ */
+const HEX_KEY = '3f9c0a7be2d14c68a5b1e07f4d92c8ab';
+/** What Airlock keeps of a gateway's error body (upstreamAttempts.ts). */
+const ERROR_BODY_LIMIT_BYTES = 256 * 1024;
+
+let harness: Harness;
+
+beforeAll(async () => {
+  harness = await startHarness({ apiKey: HEX_KEY, profile: { retry: { maxRetries: 0, maxRetryAfterMs: 0 } } });
+});
+afterAll(() => harness.close());
+beforeEach(() => harness.simulator.reset());
+
+/** An error body that quotes the key so that Airlock's cut falls `keyCharsKept` characters into it. */
+function errorBodyCutInKey(keyCharsKept: number, key: string): string {
+  const prefix = '{"error":{"message":"Incorrect API key provided: ';
+  const filler = 'x'.repeat(ERROR_BODY_LIMIT_BYTES - keyCharsKept - prefix.length);
+  return `${prefix}${filler}${key}, see the docs"}}`;
+}
+
+describe('an error body longer than Airlock keeps, the key where the cut falls', () => {
+  it.each([
+    ['raw', HEX_KEY],
+    ['percent-encoded', [...HEX_KEY].map((char) => `%${char.charCodeAt(0).toString(16)}`).join('')],
+  ])('%s: the log keeps none of the key, not even the part before the cut', async (_form, written) => {
+    for (const keyCharsKept of [4, written.length / 2, written.length - 2]) {
+      harness.simulator.script({
+        kind: 'text',
+        status: 400,
+        contentType: 'application/json',
+        text: errorBodyCutInKey(keyCharsKept, written),
+      });
+      const ended = harness.nextEnd();
+      const response = await rawRequest(`${harness.proxy.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: JSON_HEADERS,
+        body: chatBody(),
+      });
+      const end = await ended;
+      expect(response.status).toBe(400);
+      const logged = end.bodies.responseBody?.toString('utf8') ?? '';
+      // The body was kept up to the limit, and what was kept of the key is masked with it.
+      expect(logged.startsWith('{"error":{"message":"Incorrect API key provided: xxx')).toBe(true);
+      expect(logged.length).toBeGreaterThan(ERROR_BODY_LIMIT_BYTES - written.length - 20);
+      expect(logged).not.toContain(HEX_KEY.slice(0, 4));
+      expect(logged).not.toContain(written.slice(0, 4));
+      expect(response.body).not.toContain(HEX_KEY.slice(0, 4));
+    }
+  });
+});

@@ -1,3 +1,8 @@
+import type { KeyMasker } from '../core/keyMasker.ts';
+
+/** What a capture needs of the key's masker: how far past its limit a form may reach, and the masking. */
+export type CaptureKeyMasker = Pick<KeyMasker, 'maskBytes' | 'longestEscapedChars'>;
+
 /**
  * A captured body can be held long after its request: a keyed creation's answer for the whole
  * replay window (the idempotency cache), any body until the log's next post. A slice of Node's
@@ -28,28 +33,35 @@ export interface CapturedBody {
   toBuffer(): Buffer | null;
 }
 
-/** Keeps the first `limitBytes` of a body by reference (no copies) for the log. */
+/**
+ * Keeps the first `limitBytes` of a body by reference (no copies) for the log. Given the key the
+ * body may echo, it keeps enough bytes past the limit to hold any form of the key, and a body cut
+ * there is masked before it is cut: cut first, a key across the cut kept its start, which no mask of
+ * the whole key (the log's, later) matches any more.
+ */
 export class BodyCapture implements CapturedBody {
   private chunks: Buffer[] = [];
   private capturedBytes = 0;
   truncated = false;
   private readonly limitBytes: number;
+  private readonly keptBytes: number;
+  private readonly keyMasker: CaptureKeyMasker | null;
 
-  constructor(limitBytes: number) {
+  constructor(limitBytes: number, keyMasker: CaptureKeyMasker | null = null) {
     this.limitBytes = limitBytes;
+    this.keyMasker = keyMasker;
+    this.keptBytes = limitBytes + (keyMasker?.longestEscapedChars ?? 0);
   }
 
   add(chunk: Buffer): void {
-    if (this.truncated) return;
-    const room = this.limitBytes - this.capturedBytes;
-    if (chunk.length > room) {
-      if (room > 0) this.chunks.push(chunk.subarray(0, room));
-      this.capturedBytes += Math.max(room, 0);
-      this.truncated = true;
+    if (this.capturedBytes >= this.keptBytes) {
+      this.truncated ||= chunk.length > 0;
       return;
     }
-    this.chunks.push(chunk);
-    this.capturedBytes += chunk.length;
+    const room = this.keptBytes - this.capturedBytes;
+    this.chunks.push(chunk.length > room ? chunk.subarray(0, room) : chunk);
+    this.capturedBytes += Math.min(chunk.length, room);
+    this.truncated ||= this.capturedBytes > this.limitBytes || chunk.length > room;
   }
 
   /** What was captured, rewritten (masked): it replaces the chunks, and counts as captured whatever its length. */
@@ -63,6 +75,15 @@ export class BodyCapture implements CapturedBody {
   toBuffer(): Buffer | null {
     const [first] = this.chunks;
     if (first === undefined) return null;
+    if (this.capturedBytes > this.limitBytes) {
+      const whole = ownCopy(this.chunks, this.capturedBytes);
+      // Masked by masks of their own length, so the cut stays where the limit puts it.
+      const masked = this.keyMasker === null ? whole : this.keyMasker.maskBytes(whole);
+      const cut = ownCopy([masked.subarray(0, this.limitBytes)], this.limitBytes);
+      this.chunks = [cut];
+      this.capturedBytes = cut.length;
+      return cut;
+    }
     // Most bodies arrive in one chunk, a view of one socket read: hand that out rather than copying it.
     if (this.chunks.length === 1 && first.buffer.byteLength <= first.length * MAX_BACKING_PER_CAPTURED_BYTE) return first;
     const joined = ownCopy(this.chunks, this.capturedBytes);

@@ -207,7 +207,7 @@ async function answer(
   }
   const record = upstreamErrorRecord(result.headers, result.bodyText, keyMasker);
   trace.answered(result.status, record.headers);
-  trace.answerBytes(record.body);
+  trace.answerBytes(record.body, keyMasker);
   trace.answerComplete();
   if (result.kind === 'pool_exhausted') {
     // The gateway's 429 is in the log; the client learns that the whole pool waits, and for how long.

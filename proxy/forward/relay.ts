@@ -103,7 +103,7 @@ async function relayPassedBody(input: RelayInput, upstream: ProtocolRoute, heade
       response.body,
       res,
       (chunk) => {
-        trace.answerBytes(chunk);
+        trace.answerBytes(chunk, input.keyMasker);
         if (answer.verdict === 'pass') return pass(chunk);
         if (heldBytes < NOT_JSON_KEPT_BYTES) held.push(chunk);
         heldBytes += chunk.length;
@@ -166,7 +166,7 @@ async function relayProtocolJson(input: RelayInput, protocols: RelayProtocols, h
     const chunks = await readBody(response.body, {
       keepBytes: PROTOCOL_JSON_LIMIT_BYTES,
       maxBytes: PROTOCOL_JSON_LIMIT_BYTES,
-      onChunk: (chunk) => trace.answerBytes(chunk),
+      onChunk: (chunk) => trace.answerBytes(chunk, input.keyMasker),
     });
     // Most answers arrive in one read: that chunk is the whole body, no copy needed.
     bytes = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks);

@@ -155,7 +155,7 @@ async function relayGuardedStream(
       response.body,
       res,
       (chunk) => {
-        trace.answerBytes(chunk);
+        trace.answerBytes(chunk, input.keyMasker);
         firstByte ??= firstByteOf(chunk, !bodyStarted);
         bodyStarted = true;
         if (firstByte === OPEN_BRACE) {

@@ -4,7 +4,7 @@ import type { TokenUsage } from '../contracts/usage.ts';
 import type { RequestFallback, RequestLifecycleEvent } from '../contracts/lifecycle.ts';
 import type { FallbackHop } from '../contracts/log.ts';
 import type { RequestEvents } from '../contracts/requestEvents.ts';
-import { BodyCapture, type CapturedBody } from './capture.ts';
+import { BodyCapture, type CapturedBody, type CaptureKeyMasker } from './capture.ts';
 import { flattenHeaders } from './headers.ts';
 import { EventOffsetRecorder } from '../core/eventOffsets.ts';
 import { newRequestId } from '../core/requestId.ts';
@@ -242,9 +242,9 @@ export class RequestTrace {
     return this.#responseBody ?? NOTHING_CAPTURED;
   }
 
-  /** Bytes of the gateway's answer (or of its error, key masked) arrived. */
-  answerBytes(chunk: Buffer): void {
-    this.#responseBody ??= new BodyCapture(this.captureLimitBytes);
+  /** Bytes of the gateway's answer (or of its error, key masked) arrived; the log's copy is cut with the key masked. */
+  answerBytes(chunk: Buffer, keyMasker: CaptureKeyMasker): void {
+    this.#responseBody ??= new BodyCapture(this.captureLimitBytes, keyMasker);
     this.#responseBody.add(chunk);
   }
 

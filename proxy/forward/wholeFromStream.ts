@@ -35,7 +35,7 @@ export async function readStreamAsAnswer(
       keepBytes: 0,
       maxBytes: STREAM_READ_LIMIT_BYTES,
       onChunk: (chunk) => {
-        trace.answerBytes(chunk);
+        trace.answerBytes(chunk, input.keyMasker);
         reader.feed(chunk);
         if (graceTimer === null && reader.complete) {
           graceTimer = setTimeout(() => input.response.body.abort(ANSWER_WAS_WHOLE), END_GRACE_MS);

@@ -18,6 +18,8 @@ export interface HarnessOptions {
   nativeVerified?: NativeProtocolCheck;
   /** The profile's gateway key (the simulator accepts it); SENTINEL_KEY unless given. */
   apiKey?: string;
+  /** What the log keeps of each body (the `bodyCaptureKiB` setting); CAPTURE_LIMIT_BYTES unless given. */
+  captureLimitBytes?: number;
 }
 
 export interface Harness {
@@ -65,6 +67,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     },
     ...(options.translation ? { translation: options.translation } : {}),
     ...(options.nativeVerified ? { nativeVerified: options.nativeVerified } : {}),
+    ...(options.captureLimitBytes === undefined ? {} : { captureLimitBytes: () => options.captureLimitBytes as number }),
   });
   return {
     proxy,

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { chatBody, JSON_HEADERS, rawRequest } from '../../support/http.ts';
+import { chatAnswerText, chatBody, JSON_HEADERS, rawRequest } from '../../support/http.ts';
 import { startHarness, type Harness } from '../../support/proxyHarness.ts';
 
 /**
@@ -19,6 +19,8 @@ beforeAll(async () => {
 });
 afterAll(() => harness.close());
 beforeEach(() => harness.simulator.reset());
+
+const errorJson = (message: string): string => JSON.stringify({ error: { message, type: 'invalid_request_error' } });
 
 /** An error body that quotes the key so that Airlock's cut falls `keyCharsKept` characters into it. */
 function errorBodyCutInKey(keyCharsKept: number, key: string): string {
@@ -54,6 +56,54 @@ describe('an error body longer than Airlock keeps, the key where the cut falls',
       expect(logged).not.toContain(HEX_KEY.slice(0, 4));
       expect(logged).not.toContain(written.slice(0, 4));
       expect(response.body).not.toContain(HEX_KEY.slice(0, 4));
+    }
+  });
+});
+
+describe('an answer longer than the log keeps of a body, the key where the cut falls', () => {
+  /** The smallest `bodyCaptureKiB` the settings allow: the log keeps the first 16 KiB of each body. */
+  const captureLimitBytes = 16 * 1024;
+  let small: Harness;
+
+  beforeAll(async () => {
+    small = await startHarness({ apiKey: HEX_KEY, captureLimitBytes, profile: { retry: { maxRetries: 0, maxRetryAfterMs: 0 } } });
+  });
+  afterAll(() => small.close());
+
+  /** The text `wrap` makes of a filler and the key, the key's `keyCharsKept`-th character the capture's last byte. */
+  const cutInKey = (wrap: (inner: string) => string, keyCharsKept: number): string => {
+    const innerAt = wrap('(inner)').indexOf('(inner)');
+    return wrap(`${'x'.repeat(captureLimitBytes - keyCharsKept - innerAt)}${HEX_KEY}`);
+  };
+
+  it.each([
+    [
+      'a passed-through file',
+      'GET',
+      '/v1/files/file-1/content',
+      200,
+      'text/plain',
+      (kept: number) => cutInKey((inner) => `key: ${inner}\n`, kept),
+    ],
+    ['a chat answer', 'POST', '/v1/chat/completions', 200, 'application/json', (kept: number) => cutInKey(chatAnswerText, kept)],
+    ['a gateway error', 'POST', '/v1/chat/completions', 400, 'application/json', (kept: number) => cutInKey(errorJson, kept)],
+  ])('%s: the log keeps none of the key, and the client gets it masked whole', async (_name, method, path, status, contentType, text) => {
+    for (const keyCharsKept of [4, 16, 30]) {
+      const body = text(keyCharsKept);
+      small.simulator.script({ kind: 'text', status, contentType, text: body });
+      const ended = small.nextEnd();
+      const response = await rawRequest(`${small.proxy.url}${path}`, {
+        method,
+        headers: JSON_HEADERS,
+        ...(method === 'POST' ? { body: chatBody() } : {}),
+      });
+      const end = await ended;
+      expect(response.status).toBe(status);
+      expect(response.body).not.toContain(HEX_KEY.slice(0, 4));
+      expect(end.bodies.responseBodyTruncated).toBe(true);
+      const logged = end.bodies.responseBody?.toString('utf8') ?? '';
+      expect(Buffer.byteLength(logged)).toBeLessThanOrEqual(captureLimitBytes);
+      expect(logged).not.toContain(HEX_KEY.slice(0, 4));
     }
   });
 });

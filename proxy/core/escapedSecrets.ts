@@ -34,7 +34,7 @@ function escapedCharacter(match: RegExpExecArray | string[]): string | null {
 }
 
 /** The text as its reader reads it, or null when it has no escape of a printable character. */
-function unescapedReading(text: string): string | null {
+export function unescapedReading(text: string): string | null {
   if (!MAY_ESCAPE.test(text)) return null;
   let changed = false;
   const reading = text.replace(ESCAPE, (...match: string[]) => {
@@ -105,4 +105,29 @@ export function replaceEscapedForms(text: string, forms: readonly string[], repl
     copiedUpTo = to;
   }
   return result + text.slice(copiedUpTo);
+}
+
+/** An escape cut short by the text's end (`%2`, `\u00`, `&#x2`, `&low`): the next piece may complete it. */
+const ESCAPE_CUT_SHORT = /(?:%[0-9a-fA-F]?|\\(?:u[0-9a-fA-F]{0,3})?|&#?[xX]?[0-9a-fA-F]*|&[a-z]{1,6})$/;
+/** The characters an escape, whole or cut short, may end with: `%`, `\`, `&`, `#`, `;`, letters and digits. */
+const ESCAPE_END = new Uint8Array(128);
+for (const char of '%\\&#;0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz') ESCAPE_END[char.charCodeAt(0)] = 1;
+
+/** Whether a text ending with this character may end with an escape, whole or cut short. */
+export function mayEndEscape(code: number): boolean {
+  return code < 128 && ESCAPE_END[code] === 1;
+}
+
+/**
+ * How many of the text's last characters could be the start of an escaped form, to be held until
+ * the next piece decides: an escape cut short, and before it the escapes and characters whose
+ * reading could begin a form (`readingHeldChars` says how many of a reading's last characters could).
+ */
+export function escapedHeldChars(text: string, readingHeldChars: (reading: string) => number): number {
+  if (!/[%\\&]/.test(text)) return 0;
+  const cutShort = ESCAPE_CUT_SHORT.exec(text)?.[0].length ?? 0;
+  const whole = text.slice(0, text.length - cutShort);
+  const { reading, starts } = readingMap(whole);
+  const heldReading = readingHeldChars(reading);
+  return (heldReading === 0 ? 0 : whole.length - (starts[reading.length - heldReading] as number)) + cutShort;
 }

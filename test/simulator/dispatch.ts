@@ -16,7 +16,7 @@ import { keyRateLimited, type KeyRequestLimits } from './keyLimits.ts';
 import type { AccountModels } from './modelCapabilities.ts';
 import { modelList, ownerOf } from './models.ts';
 import type { RequestRecorder } from './recorder.ts';
-import { cutConnection, resetAfter, sendHtml, sendJson, settledUnlessClosed, waitUnlessClosed } from './respond.ts';
+import { cutConnection, resetAfter, sendHtml, sendJson, settledUnlessClosed, waitUnlessClosed, writeInTwoParts } from './respond.ts';
 import { pathnameOf, routeOf, type Route } from './routes.ts';
 import { videoBody, type TaskStore } from './tasks.ts';
 import { answerNative, type NativeProtocol } from './native.ts';
@@ -158,6 +158,15 @@ function answerGenericFault(response: ServerResponse, fault: Fault, voice: Voice
       return true;
     }
     case 'text': {
+      if (fault.pausedAt !== undefined) {
+        response.writeHead(fault.status, {
+          'content-type': fault.contentType ?? 'text/plain; charset=utf-8',
+          ...(fault.encoding === undefined ? {} : { 'content-encoding': fault.encoding }),
+          ...fault.headers,
+        });
+        void writeInTwoParts(response, Buffer.from(fault.text), fault.pausedAt.byte, fault.pausedAt.until, fault.encoding);
+        return true;
+      }
       const body = fault.mislabelled ? Buffer.from(fault.text) : encoded(fault.text, fault.encoding);
       if (fault.earlyHints !== undefined) response.writeEarlyHints(fault.earlyHints);
       response.writeHead(fault.status, {

@@ -1,5 +1,7 @@
 import type { ServerResponse } from 'node:http';
+import { once } from 'node:events';
 import { setTimeout as delay } from 'node:timers/promises';
+import { createBrotliCompress, createDeflate, createGzip, createZstdCompress, type BrotliCompress, type Gzip } from 'node:zlib';
 
 export function sendJson(response: ServerResponse, status: number, body: object, headers: Record<string, string> = {}): void {
   const text = JSON.stringify(body);
@@ -55,4 +57,38 @@ export function resetAfter(response: ServerResponse, bytes: Buffer): void {
   const socket = response.socket;
   response.flushHeaders();
   response.write(bytes, () => socket?.resetAndDestroy());
+}
+
+const COMPRESSORS: Readonly<Record<string, () => Gzip | BrotliCompress>> = {
+  gzip: createGzip,
+  deflate: createDeflate,
+  br: createBrotliCompress,
+  zstd: createZstdCompress,
+};
+
+/**
+ * Writes `body` in two parts, the second once `until` settles, then ends. With a coding zlib has,
+ * each part is compressed as it goes and the first is flushed: a block of its own.
+ */
+export async function writeInTwoParts(
+  response: ServerResponse,
+  body: Buffer,
+  at: number,
+  until: Promise<unknown>,
+  encoding?: string,
+): Promise<void> {
+  const compressor = encoding === undefined ? undefined : COMPRESSORS[encoding]?.();
+  if (compressor === undefined) {
+    response.write(body.subarray(0, at));
+    await until.catch(() => undefined);
+    response.end(body.subarray(at));
+    return;
+  }
+  compressor.on('data', (chunk: Buffer) => response.write(chunk));
+  compressor.write(body.subarray(0, at));
+  await new Promise<void>((resolve) => compressor.flush(() => resolve()));
+  await until.catch(() => undefined);
+  compressor.end(body.subarray(at));
+  await once(compressor, 'end');
+  response.end();
 }

@@ -116,6 +116,13 @@ export type Fault =
       trailers?: Record<string, string>;
       /** A 103 Early Hints with these headers first, as a CDN in front of the gateway may send (RFC 8297). */
       earlyHints?: Record<string, string>;
+      /**
+       * Sent chunked in two writes, the body's first `byte` bytes, then the rest once `until` settles:
+       * a body that reaches Airlock in two reads, however a socket would have joined them. With
+       * `encoding`, the first part is a compressed block of its own (flushed, as a server that
+       * compresses as it streams does: zlib's Z_SYNC_FLUSH, https://www.zlib.net/manual.html#Basic).
+       */
+      pausedAt?: { byte: number; until: Promise<unknown> };
       /** Sends only this many bytes of the body, then nothing more until the connection closes: a gateway stuck mid-answer. */
       stallAfterBytes?: number;
       /**

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { REDACTED } from '../../../proxy/core/redact.ts';
 import { sameLengthMask } from '../../../proxy/core/keyMasker.ts';
 import { chatAnswerText, chatBody, JSON_HEADERS, rawRequest, sseData } from '../../support/http.ts';
+import { openStream } from '../../support/openStream.ts';
 import { startHarness, type Harness } from '../../support/proxyHarness.ts';
 import { findSentinel, findSentinelInStream, SENTINEL_KEY } from '../../support/sentinel.ts';
 
@@ -211,5 +212,34 @@ describe('the key JSON-escaped in an answer in the other form than the request a
     expect(JSON.parse(response.body)).toMatchObject({ choices: [{ message: { content: 'hi' } }] });
     expect(findSentinel(JSON.stringify(JSON.parse(response.body)))).toBeNull();
     expect(findSentinelInStream(end.bodies.responseBody?.toString('utf8') ?? '')).toBeNull();
+  });
+});
+
+describe('a key escaped and cut across two reads of a passed-through body', () => {
+  /** Every character percent-encoded, as a URL may write it (RFC 3986 section 2.1). */
+  const percentEvery = [...SENTINEL_KEY].map((char) => `%${char.charCodeAt(0).toString(16).toUpperCase()}`).join('');
+
+  it.each([['plain'], ['gzip'], ['br']])('%s: the client gets it masked whole, the rest as sent', async (coding) => {
+    let release: () => void = () => undefined;
+    const secondRead = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const text = `key: ${percentEvery}\n`;
+    harness.simulator.script({
+      kind: 'text',
+      path: '/files',
+      status: 200,
+      text,
+      ...(coding === 'plain' ? {} : { encoding: coding }),
+      pausedAt: { byte: 'key: '.length + Math.floor(percentEvery.length / 2), until: secondRead },
+    });
+    const ended = harness.nextEnd();
+    const stream = openStream(`${harness.proxy.url}/v1/files/file-1/content`, JSON_HEADERS, '{}');
+    // The first read has gone through Airlock to the client before the second is sent.
+    await stream.started;
+    release();
+    const { body } = await stream.outcome;
+    await ended;
+    expect(body).toBe(`key: ${sameLengthMask(percentEvery.length)}\n`);
   });
 });

@@ -62,3 +62,30 @@ describe('a key written with escapes', () => {
     expect(masker.maskText(cut)).toBe(`{"m":"\\u0022${REDACTED}\\u005c`);
   });
 });
+
+describe('an escaped key cut across two pieces of a relayed body', () => {
+  it.each([
+    ['percent-encoded', percentEvery(SENTINEL_KEY)],
+    ['JSON-escaped', escapeEvery(SENTINEL_KEY)],
+    ['as HTML references', entityEvery(SENTINEL_KEY)],
+  ])('%s, wherever the cut falls: bytes and text come out masked whole, the rest as sent', (_name, escaped) => {
+    const text = `key=${escaped}&next=1; 100%`;
+    // A reference is read whole without its `;` too (HTML reads `&#49` so): cut just before its last
+    // `;`, the key is masked without it, and the `;` passes on its own.
+    const semicolonLeft = (mask: string): string[] => (escaped.endsWith(';') ? [`key=${mask};&next=1; 100%`] : []);
+    for (let cut = 1; cut < text.length; cut += 1) {
+      const bytes = masker.byteStream();
+      const passedBytes = Buffer.concat([
+        bytes.push(Buffer.from(text.slice(0, cut))),
+        bytes.push(Buffer.from(text.slice(cut))),
+        bytes.end(),
+      ]).toString('latin1');
+      expect([`key=${sameLengthMask(escaped.length)}&next=1; 100%`, ...semicolonLeft(sameLengthMask(escaped.length - 1))]).toContain(
+        passedBytes,
+      );
+      const chunks = masker.chunkStream();
+      const passedText = chunks.push(text.slice(0, cut)) + chunks.push(text.slice(cut)) + chunks.end();
+      expect([`key=${REDACTED}&next=1; 100%`, ...semicolonLeft(REDACTED)]).toContain(passedText);
+    }
+  });
+});

@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { REDACTED } from '../../../proxy/core/redact.ts';
 import { chatBody, JSON_HEADERS, rawRequest } from '../../support/http.ts';
+import { setUpMainProfileAndAgent, startControlHarness } from '../../support/controlHarness.ts';
 import { startHarness, type Harness } from '../../support/proxyHarness.ts';
 import { findSentinel, SENTINEL_KEY } from '../../support/sentinel.ts';
 
@@ -92,4 +93,26 @@ describe('a gateway that redirects, with the key in its headers', () => {
       expect(elsewhereHits).toBe(0);
     },
   );
+});
+
+describe('the calls Airlock makes on its own, answered by a redirect to another host', () => {
+  it('the Test button, the model list and a capability check follow none: the key goes to the gateway only', async () => {
+    const control = await startControlHarness();
+    try {
+      await setUpMainProfileAndAgent(control);
+      const redirect = { kind: 'text', status: 307, contentType: 'text/plain', text: 'moved', headers: keyedHeaders() } as const;
+      control.simulator.script(redirect, redirect, redirect, redirect);
+      const answers = [
+        await control.api('/profiles/main/test', { method: 'POST', body: JSON.stringify({ model: 'gpt-4o-mini' }) }),
+        await control.api('/models?refresh=1'),
+        await control.api('/models/gpt-4o-mini/capabilities', { method: 'POST' }),
+      ];
+      for (const answer of answers)
+        expect(findSentinel(JSON.stringify(Object.fromEntries(answer.headers)) + (await answer.text()))).toBeNull();
+      expect(control.simulator.received.length).toBeGreaterThanOrEqual(3);
+      expect(elsewhereHits).toBe(0);
+    } finally {
+      await control.close();
+    }
+  });
 });

@@ -52,6 +52,14 @@ describe('OTLP spans never carry the gateway key', () => {
     expect(findSentinel(JSON.stringify(span))).toBeNull();
   });
 
+  it('a gateway that answers with the key percent-encoded as its model (%2D for each dash): masked as well', async () => {
+    harness.simulator.script({ kind: 'reply', model: `ft:${SENTINEL_KEY.replaceAll('-', '%2D')}` });
+    const reply = await chat(harness, token);
+    const span = await spanFor(reply);
+    expect(span.attributes['gen_ai.response.model']).toBe(`ft:${REDACTED}`);
+    expect(findSentinel(JSON.stringify(span))).toBeNull();
+  });
+
   it('nothing the collector received holds the key', () => {
     expect(findSentinel(receiver.rawBodies.join('\n'))).toBeNull();
   });

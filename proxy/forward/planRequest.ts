@@ -1,5 +1,6 @@
 import { MAX_JSON_NESTING_DEPTH, PARSE_ON_LOOP_MAX_BYTES, PARSE_ON_LOOP_MAX_STRUCTURAL_MARKS } from '../contracts/defaults.ts';
 import { pickAllowedHeaders } from '../core/headerAllowlist.ts';
+import { KeyMasker } from '../core/keyMasker.ts';
 import { STOPPED, untilStopped } from './shutdown.ts';
 import type { ExchangePlan } from './plan.ts';
 import { buildPlan, type NativeProtocolCheck, type ReasoningEffortCheck } from './planner.ts';
@@ -13,7 +14,7 @@ import {
   streamFlagOf,
   type ClientBody,
 } from './requestBody.ts';
-import { ANSWERED, type Admitted, type Planned, type Refused } from './stageRecords.ts';
+import { ANSWERED, secretsOf, type Admitted, type Planned, type Refused } from './stageRecords.ts';
 import type { TranslationThread } from './translation/translationThreadClient.ts';
 
 export interface PlanSeams {
@@ -90,7 +91,7 @@ export async function plan(admitted: Admitted, seams: PlanSeams): Promise<Planne
     notes: exchangePlan.notes,
     upstreamPath: exchangePlan.upstreamPath,
   });
-  trace.requestReceived(pickAllowedHeaders(req.headers), body.chunks);
+  trace.requestReceived(pickAllowedHeaders(req.headers), body.chunks, KeyMasker.forKeys(secretsOf(target)));
   if (!localAnswer) {
     const clientBody = target.profile.fallbacks.length > 0 ? { body, parsed } : null;
     return { ...admitted, plan: exchangePlan, clientBody };

@@ -137,11 +137,11 @@ export class RequestTrace {
     this.events.emit({ type: 'start', requestId: this.requestId, startedAtMs: this.startedAtMs, ...details });
   }
 
-  /** The request is read: kept for the log, and published for the window while it runs (`request`). */
-  requestReceived(headers: Record<string, string>, chunks: readonly Buffer[]): void {
+  /** The request is read: kept for the log (cut with the key masked), and published for the window while it runs (`request`). */
+  requestReceived(headers: Record<string, string>, chunks: readonly Buffer[], keyMasker: CaptureKeyMasker): void {
     this.#requestHeaders = headers;
     if (chunks.length > 0) {
-      this.#requestBody ??= new BodyCapture(this.captureLimitBytes);
+      this.#requestBody ??= new BodyCapture(this.captureLimitBytes, keyMasker);
       for (const chunk of chunks) this.#requestBody.add(chunk);
     }
     if (!this.#started || !this.events.hasListeners) return;

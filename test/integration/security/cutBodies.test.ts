@@ -107,3 +107,25 @@ describe('an answer longer than the log keeps of a body, the key where the cut f
     }
   });
 });
+
+describe('a request longer than the log keeps of a body, the key the user pasted where the cut falls', () => {
+  it('the log keeps none of it (an agent that read a .env file sends it on every turn)', async () => {
+    const captureLimitBytes = 16 * 1024;
+    const small = await startHarness({ apiKey: HEX_KEY, captureLimitBytes });
+    try {
+      for (const keyCharsKept of [4, 16, 30]) {
+        const wrap = (inner: string): string => chatBody({ messages: [{ role: 'user', content: `.env: OPENAI_API_KEY=${inner}` }] });
+        const innerAt = wrap('(inner)').indexOf('(inner)');
+        const body = wrap(`${'x'.repeat(captureLimitBytes - keyCharsKept - innerAt)}${HEX_KEY}`);
+        const ended = small.nextEnd();
+        const response = await rawRequest(`${small.proxy.url}/v1/chat/completions`, { method: 'POST', headers: JSON_HEADERS, body });
+        const end = await ended;
+        expect(response.status).toBe(200);
+        expect(end.bodies.requestBodyTruncated).toBe(true);
+        expect(end.bodies.requestBody?.toString('utf8')).not.toContain(HEX_KEY.slice(0, 4));
+      }
+    } finally {
+      await small.close();
+    }
+  });
+});

@@ -12,10 +12,10 @@
 const ESCAPE =
   /%([0-9a-fA-F]{2})|\\u([0-9a-fA-F]{4})|\\([\s\S])|&#(?:[xX]([0-9a-fA-F]{1,6})|([0-9]{1,7}));?|&(lowbar|period|sol|plus|equals);/g;
 /**
- * The start of an escape that may write a key's character: a text without one is read as it is, at
- * the cost of one native search (a JSON text's `\n` and `\"` alone, the common case, need no more).
+ * An escape of a printable ASCII character: a text without one is read as it is, at the cost of one
+ * native search (a JSON text's `\n`, `\"` and `\u4f60` alone, the common case, need no more).
  */
-const MAY_ESCAPE = /%[0-9a-fA-F]{2}|\\u|\\\/|&#|&(?:lowbar|period|sol|plus|equals);/;
+const MAY_ESCAPE = /%[2-7][0-9a-fA-F]|\\u00[2-7][0-9a-fA-F]|\\\/|&#|&(?:lowbar|period|sol|plus|equals);/;
 /** The most characters one escape takes (`&#x00002d;`): an escaped form is at most this many times its length. */
 export const MAX_ESCAPE_CHARS = 10;
 /** The named references of characters a key or its encodings may hold (the others are letters and digits). */

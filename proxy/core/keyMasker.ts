@@ -11,6 +11,8 @@ import { knownSecretForms, REDACTED, replaceSecretForms } from './redact.ts';
  */
 
 const EMPTY = Buffer.alloc(0);
+/** The characters an escape begins with: a piece without any can hold no part of an escaped form. */
+const MAY_BEGIN_ESCAPE = /[%\\&]/;
 
 /** What replaces a form where the length must not change (a body whose Content-Length is already sent). */
 export function sameLengthMask(length: number): string {
@@ -21,10 +23,10 @@ const sameLengthMaskOf = (replaced: string): string => sameLengthMask(replaced.l
 
 /**
  * Text that arrives in pieces, passed on piece by piece: nothing is held back except an end that
- * could still be the start of the key, and only until the next piece decides it. A run of at least
- * half the key that breaks off, or that the text ends on, is masked as the key would be.
+ * could still be the start of the key as written, and only until the next piece decides it. A run
+ * of at least half the key that breaks off, or that the text ends on, is masked as the key would be.
  */
-export class KeyTextStream {
+class RawKeyTextStream {
   readonly #automaton: FormAutomaton;
   #state = 0;
   #held = '';
@@ -84,6 +86,51 @@ export class KeyTextStream {
     if (held === '' || !longRun) return held;
     this.masked = true;
     return REDACTED;
+  }
+}
+
+/**
+ * Text that arrives in pieces, the key masked as written and escaped (a model that writes a URL
+ * with the key percent-encoded, a few characters a delta): a piece with no character an escape
+ * begins with goes straight to the raw forms' stream; otherwise the text is masked and an end that
+ * could begin an escaped form is held until the next piece decides, before it goes on.
+ */
+export class KeyTextStream {
+  readonly #masker: KeyMasker;
+  readonly #raw: RawKeyTextStream;
+  #held = '';
+  #masked = false;
+
+  constructor(masker: KeyMasker, automaton: FormAutomaton) {
+    this.#masker = masker;
+    this.#raw = new RawKeyTextStream(automaton);
+  }
+
+  get holding(): boolean {
+    return this.#held !== '' || this.#raw.holding;
+  }
+
+  /** Whether anything was masked so far. */
+  get masked(): boolean {
+    return this.#masked || this.#raw.masked;
+  }
+
+  push(piece: string): string {
+    if (this.#held === '' && !MAY_BEGIN_ESCAPE.test(piece)) return this.#raw.push(piece);
+    const text = this.#masker.maskText(this.#held + piece);
+    this.#masked ||= text !== this.#held + piece;
+    const hold = this.#masker.escapedHeldChars(text);
+    this.#held = text.slice(text.length - hold);
+    return this.#raw.push(text.slice(0, text.length - hold));
+  }
+
+  /** The text ended: what was held, unless it is too much of the key to show. */
+  end(): string {
+    const held = this.#held;
+    this.#held = '';
+    const longRun = held !== '' && this.#masker.isLongRun(held);
+    this.#masked ||= longRun;
+    return this.#raw.push(longRun ? REDACTED : held) + this.#raw.end();
   }
 }
 
@@ -236,7 +283,7 @@ export class KeyMasker {
   }
 
   textStream(): KeyTextStream {
-    return new KeyTextStream(this.#automaton);
+    return new KeyTextStream(this, this.#automaton);
   }
 
   /** Decoded text relayed chunk by chunk (an event stream, re-framed anyway): each form becomes the word. */
@@ -293,11 +340,13 @@ export class KeyMasker {
     const last = text.charCodeAt(text.length - 1);
     if (Number.isNaN(last) || !this.mayEndHeldText(last)) return 0;
     const asWritten = this.mayBeginForm(last) ? this.#readingHeldChars(text) : 0;
+    return Math.max(asWritten, this.escapedHeldChars(text));
+  }
+
+  /** How many of the last characters could be the start of a form that holds an escape. */
+  escapedHeldChars(text: string): number {
     const tail = text.length > this.longestEscapedChars ? text.slice(text.length - this.longestEscapedChars) : text;
-    return Math.max(
-      asWritten,
-      escapedHeldChars(tail, (reading) => this.#readingHeldChars(reading)),
-    );
+    return escapedHeldChars(tail, (reading) => this.#readingHeldChars(reading));
   }
 
   #readingHeldChars(text: string): number {

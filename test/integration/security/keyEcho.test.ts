@@ -243,3 +243,28 @@ describe('a key escaped and cut across two reads of a passed-through body', () =
     expect(body).toBe(`key: ${sameLengthMask(percentEvery.length)}\n`);
   });
 });
+
+describe('a key escaped and streamed a few characters a delta', () => {
+  const chunk = (content: string, finish: string | null = null): string =>
+    `data: ${JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', created: 1, model: 'gpt-4o-mini', choices: [{ index: 0, delta: { content }, finish_reason: finish }] })}\n\n`;
+  /** The key as a model writes it into a URL it builds, every character percent-encoded, and as an HTML page's references. */
+  const escapings = [
+    ['percent-encoded', [...SENTINEL_KEY].map((char) => `%${char.charCodeAt(0).toString(16).toUpperCase()}`).join('')],
+    ['as HTML references', SENTINEL_KEY.replaceAll('-', '&#45;')],
+  ];
+
+  it.each(escapings)('%s: the text the client assembles, and the events Airlock keeps and shows, spell no key', async (_name, escaped) => {
+    const deltas = ['curl "https://api.example/v1?key='];
+    for (let at = 0; at < escaped.length; at += 3) deltas.push(escaped.slice(at, at + 3));
+    deltas.push('" # 100% done');
+    harness.simulator.script({
+      kind: 'bodyChunks',
+      chunks: [...deltas.map((delta) => chunk(delta)), chunk('', 'stop'), 'data: [DONE]\n\n'],
+    });
+    const { response, end } = await post('/v1/chat/completions', chatBody({ stream: true }));
+    expect(chatText(response.body)).toBe(`curl "https://api.example/v1?key=${REDACTED}" # 100% done`);
+    expect(findSentinelInStream(response.body)).toBeNull();
+    expect(end.bodies.streamText).toBe(chatText(response.body));
+    expect(findSentinelInStream(end.bodies.responseBody?.toString('utf8') ?? '')).toBeNull();
+  });
+});

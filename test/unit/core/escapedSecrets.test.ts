@@ -63,12 +63,12 @@ describe('a key written with escapes', () => {
   });
 });
 
-describe('an escaped key cut across two pieces of a relayed body', () => {
+describe('an escaped key cut across two pieces of a relayed body or a streamed field', () => {
   it.each([
     ['percent-encoded', percentEvery(SENTINEL_KEY)],
     ['JSON-escaped', escapeEvery(SENTINEL_KEY)],
     ['as HTML references', entityEvery(SENTINEL_KEY)],
-  ])('%s, wherever the cut falls: bytes and text come out masked whole, the rest as sent', (_name, escaped) => {
+  ])('%s, wherever the cut falls: bytes, chunks and field text come out masked whole, the rest as sent', (_name, escaped) => {
     const text = `key=${escaped}&next=1; 100%`;
     // A reference is read whole without its `;` too (HTML reads `&#49` so): cut just before its last
     // `;`, the key is masked without it, and the `;` passes on its own.
@@ -82,6 +82,10 @@ describe('an escaped key cut across two pieces of a relayed body', () => {
       ]).toString('latin1');
       expect([`key=${sameLengthMask(escaped.length)}&next=1; 100%`, ...semicolonLeft(sameLengthMask(escaped.length - 1))]).toContain(
         passedBytes,
+      );
+      const pieces = masker.textStream();
+      expect([`key=${REDACTED}&next=1; 100%`, ...semicolonLeft(REDACTED)]).toContain(
+        pieces.push(text.slice(0, cut)) + pieces.push(text.slice(cut)) + pieces.end(),
       );
       const chunks = masker.chunkStream();
       const passedText = chunks.push(text.slice(0, cut)) + chunks.push(text.slice(cut)) + chunks.end();

@@ -1,4 +1,4 @@
-import { Agent, fetch, type Response } from 'undici';
+import type { Agent, Response } from 'undici';
 import { CONTROL_API_PREFIX, type ApiErrorBody } from '../../../contracts/controlApi.ts';
 import { CLI_COMMAND } from '../../../contracts/cli.ts';
 import { CONTROL_TOKEN_ACCOUNT, KeychainUnavailableError, type SecretStore } from '../../../contracts/secretStore.ts';
@@ -24,10 +24,13 @@ export interface ControlCall {
 export async function callControlApi<T>(secrets: SecretStore, call: ControlCall): Promise<T> {
   const controlToken = await controlTokenOf(secrets, call.instead);
   if (!controlToken) throw new Error(`no control token in the keychain: is Airlock set up on this machine? ${call.instead}`);
+  // Loaded here, not with this module: `airlock serve` loads every command's module, and undici's
+  // index would stay in the proxy's heap all day for calls only the short-lived commands make.
+  const undici = await import('undici');
   // fetch's default 300 s wait for headers would cut off a replay of a slow model's answer.
-  const waiting = call.timeoutMs === undefined ? new Agent({ headersTimeout: 0, bodyTimeout: 0 }) : undefined;
+  const waiting = call.timeoutMs === undefined ? new undici.Agent({ headersTimeout: 0, bodyTimeout: 0 }) : undefined;
   try {
-    return await send<T>(call, controlToken, waiting);
+    return await send<T>(undici.fetch, call, controlToken, waiting);
   } finally {
     await waiting?.close();
   }
@@ -48,7 +51,12 @@ async function controlTokenOf(secrets: SecretStore, instead: string): Promise<st
   }
 }
 
-async function send<T>(call: ControlCall, controlToken: string, waiting: Agent | undefined): Promise<T> {
+async function send<T>(
+  fetch: typeof import('undici').fetch,
+  call: ControlCall,
+  controlToken: string,
+  waiting: Agent | undefined,
+): Promise<T> {
   let response: Response;
   try {
     response = await fetch(`http://127.0.0.1:${call.port}${CONTROL_API_PREFIX}${call.path}`, {

@@ -65,9 +65,14 @@ export function toApiError(error: unknown): ApiError {
   return new ApiError('internal', 'Airlock failed to do this; its notices (in its window, or on the terminal it runs in) say why.');
 }
 
-/** Answers a failure in the API's shape; one the modules below did not expect is said to `reportUnexpected`, which masks it. */
+/**
+ * Answers a failure in the API's shape; one the modules below did not expect is said to `reportUnexpected`, which masks it.
+ * A response its client already closed gets neither: the failure is the client leaving (a replay's
+ * caller pressing Ctrl-C throws on its aborted signal), not a fault in Airlock, and no one reads the answer.
+ */
 export function apiErrorHandler(reportUnexpected: (message: string) => void): ErrorRequestHandler {
   return (error: unknown, _req, res, _next) => {
+    if (res.destroyed && !res.writableFinished) return;
     const apiError = toApiError(error);
     if (apiError.code === 'internal')
       reportUnexpected(`the control API failed unexpectedly: ${error instanceof Error ? error.message : 'unknown error'}`);

@@ -40,7 +40,7 @@ export function replayRoutes(context: ControlContext): express.Router {
     // The window closing mid-replay ends it as a client leaving would.
     const left = new AbortController();
     res.once('close', () => {
-      if (!res.writableFinished) left.abort(new Error('the window left before the replay ended'));
+      if (!res.writableFinished) left.abort();
     });
     try {
       const answer = await replayRequest(
@@ -59,6 +59,9 @@ export function replayRoutes(context: ControlContext): express.Router {
       );
       res.json(answer);
     } catch (error) {
+      // Its caller left (Ctrl-C on `airlock replay`, the window reloading): the replay's row already
+      // says client_aborted, and there is no one to answer.
+      if (left.signal.aborted) return;
       if (error instanceof ReplayRefusedError) {
         const { code } = error.refusal;
         throw new ApiError(code === 'invalid_json' ? 'invalid' : 'conflict', error.message, FIELD_OF[code]);

@@ -30,24 +30,32 @@ export function sayUnexpectedErrorOnStderr(message: string): void {
 
 /**
  * The answer when a handler throws: a generic JSON 500; the cause goes to `report` (startAirlock's
- * notices and stderr), which masks it: it may quote a key.
+ * notices and stderr), which masks it: it may quote a key. The client is answered first and the
+ * report is guarded: a report that threw (the notice board reads its known secrets) must neither
+ * leave the client waiting nor reject unhandled, which ends the process on Node 24.
  */
 export function answerUnexpectedError(error: unknown, res: ServerResponse, report: (message: string) => void): void {
-  report(`a request failed unexpectedly: ${error instanceof Error ? error.message : 'unknown error'}`);
-  if (res.headersSent) {
-    res.destroy();
-    return;
+  if (res.headersSent) res.destroy();
+  else {
+    const payload = JSON.stringify({
+      error: {
+        message:
+          "Airlock failed unexpectedly; the request was not completed. Airlock's notices (in its window, or on the terminal it runs in) say why.",
+        type: 'internal',
+        code: 'internal',
+      },
+    });
+    res.writeHead(500, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(payload) });
+    res.end(payload);
   }
-  const payload = JSON.stringify({
-    error: {
-      message:
-        "Airlock failed unexpectedly; the request was not completed. Airlock's notices (in its window, or on the terminal it runs in) say why.",
-      type: 'internal',
-      code: 'internal',
-    },
-  });
-  res.writeHead(500, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(payload) });
-  res.end(payload);
+  const message = `a request failed unexpectedly: ${error instanceof Error ? error.message : 'unknown error'}`;
+  try {
+    report(message);
+  } catch (reportError) {
+    sayUnexpectedErrorOnStderr(
+      `${message}; reporting it failed too: ${reportError instanceof Error ? reportError.message : 'unknown error'}`,
+    );
+  }
 }
 
 export interface DispatchOptions {

@@ -1,5 +1,5 @@
 import type { Notice, NoticeKind } from '../contracts/notices.ts';
-import { redactSecrets } from '../core/redact.ts';
+import { redactKnownSecrets, redactSecrets } from '../core/redact.ts';
 import { RequestLogStoppedError } from '../store/write/logThreadClient.ts';
 
 /** What the user can do, by kind: the causes come from many places, the fix is the kind's. */
@@ -38,7 +38,43 @@ export function requestLogNoticeKind(error: unknown): NoticeKind {
 export interface NoticeBoardOptions {
   /** The gateway keys and tokens: masked in every cause, as everywhere the proxy shows text. */
   knownSecrets: () => string[];
+  /** Airlock's data directory: it and the files Airlock moved aside in it are named readable (see readablePathsIn). */
+  dataDir?: string;
   nowMs?: () => number;
+}
+
+/**
+ * The name Airlock gives a file it moves aside (keptJsonFile.ts, logRecovery.ts):
+ * `capabilities-damaged-20261127T140700Z.json`, `requests-foreign-20250102T030405Z-2.db-wal`.
+ */
+const ASIDE_NAME = String.raw`[a-z][a-z-]*-(?:damaged|foreign)-\d{8}T\d{6}Z(?:-\d+)?\.[a-z]+(?:-wal|-shm)?`;
+/** Stand-ins no shape's run holds (private-use characters around an index), so masking leaves them whole. */
+const PLACEHOLDER = /\uE000(\d+)\uE001/g;
+
+/**
+ * Masks a cause as everywhere (redactSecrets), except the data directory and the files Airlock moved
+ * aside in it: their time stamp (digits and capitals) and the words and directories around it look
+ * like a token, and the user must find the file the notice says to keep or delete. Only those exact
+ * paths, which begin with the data directory, are spared the masking by shape; known secrets are
+ * masked in them too.
+ */
+function maskCause(cause: string, knownSecrets: string[], readablePaths: RegExp | null): string {
+  if (readablePaths === null) return redactSecrets(cause, knownSecrets);
+  const kept: string[] = [];
+  const guarded = cause.replace(readablePaths, (readablePath) => `\uE000${kept.push(readablePath) - 1}\uE001`);
+  return redactSecrets(guarded, knownSecrets).replace(PLACEHOLDER, (placeholder, index: string) => {
+    const readablePath = kept[Number(index)];
+    return readablePath === undefined ? placeholder : redactKnownSecrets(readablePath, knownSecrets);
+  });
+}
+
+/** The data directory, alone or followed by the name of a file Airlock moved aside in it; null for none (or the root). */
+function readablePathsIn(dataDir: string | undefined): RegExp | null {
+  // Paths in causes are joined to it (path.join), which drops a separator it ends with.
+  const dir = dataDir?.replace(/[\\/]+$/, '') ?? '';
+  if (dir === '') return null;
+  const escapedDir = dir.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  return new RegExp(String.raw`${escapedDir}(?:[\\/]${ASIDE_NAME})?`, 'g');
 }
 
 /**
@@ -51,6 +87,7 @@ export interface NoticeBoardOptions {
 export class NoticeBoard {
   readonly #options: NoticeBoardOptions;
   readonly #nowMs: () => number;
+  readonly #readablePaths: RegExp | null;
   /** In the order reported, oldest first. */
   readonly #byKind = new Map<NoticeKind, Notice>();
   readonly #listeners = new Set<() => void>();
@@ -59,11 +96,12 @@ export class NoticeBoard {
   constructor(options: NoticeBoardOptions) {
     this.#options = options;
     this.#nowMs = options.nowMs ?? Date.now;
+    this.#readablePaths = readablePathsIn(options.dataDir);
   }
 
   /** Keeps the problem as its kind's notice and returns it, masked (for stderr too). */
   report(kind: NoticeKind, cause: string): Notice {
-    const maskedCause = redactSecrets(cause, this.#options.knownSecrets());
+    const maskedCause = maskCause(cause, this.#options.knownSecrets(), this.#readablePaths);
     const shown = this.#byKind.get(kind);
     this.#byKind.delete(kind);
     const notice: Notice =
@@ -86,7 +124,9 @@ export class NoticeBoard {
    */
   list(): Notice[] {
     const secrets = this.#options.knownSecrets();
-    return [...this.#byKind.values()].reverse().map((notice) => ({ ...notice, cause: redactSecrets(notice.cause, secrets) }));
+    return [...this.#byKind.values()]
+      .reverse()
+      .map((notice) => ({ ...notice, cause: maskCause(notice.cause, secrets, this.#readablePaths) }));
   }
 
   /** False when no notice has this id (dismissed already, or replaced by a newer one). */

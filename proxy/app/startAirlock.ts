@@ -130,7 +130,7 @@ async function startWithDataDir(options: AirlockOptions, privacyProblems: string
   // The secrets to mask are known once the keychain and the tokens are read; what is said before
   // (a data directory's name may hold a key) is masked again then, and the board masks at each list().
   let secretsToMask: () => string[] = () => [];
-  const noticeBoard = new NoticeBoard({ knownSecrets: () => secretsToMask() });
+  const noticeBoard = new NoticeBoard({ knownSecrets: () => secretsToMask(), dataDir: options.dataDir });
   if (privacyProblems.length > 0) noticeBoard.report('data_dir_not_private', privacyProblems.join(' '));
   const notice = (kind: NoticeKind, message: string | null): void => {
     if (message === null) return;

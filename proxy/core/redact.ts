@@ -118,19 +118,14 @@ export function containsKnownSecret(bytes: Buffer, knownSecrets: string[]): bool
 }
 
 /**
- * The UTC time in the name of a file Airlock moves aside (`capabilities-damaged-20261127T140700Z.json`):
- * 16 characters of digits and capitals, which with the lower-case words and path around it made the
- * file's name, and the data directory before it, look like a token.
- */
-const ASIDE_TIME_STAMP = /^\d{8}T\d{6}Z$/;
-
-/**
  * Model ids and URL paths are long too (`deepseek-ai/DeepSeek-R1-Distill-Qwen-32B`), but made of
- * short words; a token mixes cases and digits in a long unbroken chunk, which a time stamp is not.
+ * short words; a token mixes cases and digits in a long unbroken chunk. No chunk is let off for its
+ * form (a time stamp): a token can hold one between its dashes. The notice board keeps the names of
+ * files Airlock moved aside readable itself (noticeBoard.ts).
  */
 function looksRandom(run: string): boolean {
-  const chunkLengths = run.split(/[-_/]/).map((chunk) => (ASIDE_TIME_STAMP.test(chunk) ? 0 : chunk.length));
-  return Math.max(...chunkLengths) >= MIN_RANDOM_CHUNK && /[a-z]/.test(run) && /[A-Z]/.test(run) && /[0-9]/.test(run);
+  const longestChunk = Math.max(...run.split(/[-_/]/).map((chunk) => chunk.length));
+  return longestChunk >= MIN_RANDOM_CHUNK && /[a-z]/.test(run) && /[A-Z]/.test(run) && /[0-9]/.test(run);
 }
 
 /** Callers pass the same few secret lists again and again; a handful of entries covers them. */

@@ -24,17 +24,23 @@ describe('NoticeBoard', () => {
   it('keeps the names of files Airlock moved aside and its data directory readable, while a key of any shape is masked', () => {
     // No sk-, hex or Bearer shape, nor random enough: only knowing it masks it.
     const plainKey = 'gw_Plain_Key_Value_42';
-    const notices = new NoticeBoard({ knownSecrets: () => [plainKey] });
-    const movedTo = '/home/ada/.config/Airlock/capabilities-damaged-20261127T140700Z.json';
-    const setAside = `/home/ada/.config/Airlock/capabilities.json was damaged (it is not whole JSON): it was moved to ${movedTo} as it was.`;
-    // A key nobody told the board of, in two shapes: an sk- key and a random-looking token.
-    const unknownKeys = ['sk-proj-Zq8Xw2Vb6Nm4Lk9Jh3Gf5Dd', 'AIzaSyB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY'];
+    const dataDir = '/home/ada/.config/Airlock';
+    const notices = new NoticeBoard({ knownSecrets: () => [plainKey], dataDir });
+    const movedTo = `${dataDir}/capabilities-damaged-20261127T140700Z.json`;
+    const setAside = `${dataDir}/capabilities.json was damaged (it is not whole JSON): it was moved to ${movedTo} as it was.`;
+    // A key nobody told the board of, in three shapes: an sk- key, a random-looking token, and one
+    // holding a time stamp like the moved file's (only the board's own paths are read as names).
+    const unknownKeys = [
+      'sk-proj-Zq8Xw2Vb6Nm4Lk9Jh3Gf5Dd',
+      'AIzaSyB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY',
+      'AIzaSyA1b2C3d4E-20261127T140700Z_x9Y8z7',
+    ];
     notices.report('capabilities_file', setAside);
     notices.report('trace_export_failed', `collector said ${plainKey} and ${unknownKeys.join(' then ')}`);
 
     const [trace, capabilities] = notices.list();
     expect(capabilities?.cause).toBe(setAside);
-    expect(trace?.cause).toBe('collector said [redacted] and [redacted] then [redacted]');
+    expect(trace?.cause).toBe('collector said [redacted] and [redacted] then [redacted] then [redacted]');
   });
 
   it('keeps one notice per kind, the newest replacing the older, each with its time and its kind’s fix', () => {

@@ -8,7 +8,7 @@ import type { ExchangePlan } from './plan.ts';
 import type { RelayInput } from './relay.ts';
 import { breakCause, classifyStreamError, failMidStream } from './relayFailures.ts';
 import type { RequestTrace } from './trace.ts';
-import { firstByteOf, OPEN_BRACE, relayBody } from './upstreamBody.ts';
+import { firstByteOf, holdsWholeJsonAnswer, OPEN_BRACE, relayBody } from './upstreamBody.ts';
 
 /**
  * How long a gateway has to end its body once the answer in it is whole (its protocol's end came).
@@ -162,6 +162,8 @@ async function relayGuardedStream(
           wholeJson.push(chunk);
           wholeJsonBytes += chunk.length;
           if (wholeJsonBytes > WHOLE_JSON_LIMIT_BYTES) response.body.abort(new Error(`the answer is over ${WHOLE_JSON_LIMIT_BYTES} bytes`));
+          // Whole, it has the grace a stream has to end: a gateway that keeps it open would hold the client to the idle timeout.
+          else if (graceTimer === null && holdsWholeJsonAnswer(wholeJson)) graceTimer = setTimeout(endLingering, END_GRACE_MS);
           return true;
         }
         clientHasRoom = true;
@@ -180,6 +182,7 @@ async function relayGuardedStream(
   } catch (error) {
     // Whatever ends the body once the answer is whole failed nothing: the grace, a reset, a coding's
     // lost trailer, or a client that leaves with all of it (Codex closes at response.completed).
+    if (graceTimer !== null && firstByte === OPEN_BRACE) return answerWholeJson(Buffer.concat(wholeJson));
     if (graceTimer !== null && observer.upstreamError === null) return endWhole();
     const errorClass = classifyStreamError(error, res);
     // The row says what broke it: a reset, a limit that ran out, an answer that does not decode or is not valid HTTP (the upstream_errors here).

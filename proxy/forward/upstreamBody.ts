@@ -123,6 +123,23 @@ export function jsonUnderStreamLabel(text: string): string {
   return framed === -1 ? text : text.slice(0, framed);
 }
 
+/**
+ * Whether the bytes held of one JSON answer under the event-stream label are that answer whole (a
+ * `data: [DONE]` perhaps after it): a gateway may keep the body open after it, as after a stream's end.
+ * Read only when the chunk ends as a JSON object or `[DONE]` does, so a long answer is not parsed at each chunk.
+ */
+export function holdsWholeJsonAnswer(chunks: readonly Buffer[]): boolean {
+  const last = chunks.at(-1);
+  if (last === undefined || !ENDS_WHOLE.test(last.subarray(-64).toString('latin1'))) return false;
+  try {
+    JSON.parse(jsonUnderStreamLabel(answerText(Buffer.concat(chunks))));
+    return true;
+  } catch {
+    return false;
+  }
+}
+const ENDS_WHOLE = /[}\]]\s*$/;
+
 /** A JSON object's first byte. */
 export const OPEN_BRACE = 0x7b;
 const BLANK_BYTES = new Set([0x20, 0x09, 0x0a, 0x0d]);

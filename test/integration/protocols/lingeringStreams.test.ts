@@ -1,6 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NATIVE_TEXT } from '../../simulator/native.ts';
-import { callThroughAirlock, MODEL, PRICE, STREAMED_TEXT, upstreamStream, variantName, type Variant } from '../../support/faultMatrix.ts';
+import {
+  callThroughAirlock,
+  MODEL,
+  PRICE,
+  STREAMED_TEXT,
+  upstreamAnswer,
+  upstreamStream,
+  variantName,
+  type Variant,
+} from '../../support/faultMatrix.ts';
 import { startHarness, type Harness } from '../../support/proxyHarness.ts';
 import { findSentinel } from '../../support/sentinel.ts';
 
@@ -113,4 +122,25 @@ describe('a request for a whole answer that the gateway streams and keeps open',
       await chatGateway.simulator.waitForClose(0, 10_000);
     },
   );
+});
+
+/**
+ * A streamed request answered with one whole JSON answer under the event-stream label (decolua/9router#3492
+ * frames one so) by a gateway that then keeps the body open, as the lingering relays above do: Airlock held
+ * the JSON to the body's end, so the client waited for the idle timeout and got an error after all.
+ */
+describe('one JSON answer under the event-stream label, the stream kept open after it', () => {
+  it.each(
+    VARIANTS.filter((variant) => variant.mode === 'translate' || variant.client === 'chat').map(
+      (variant) => [variantName(variant), variant] as const,
+    ),
+  )('%s: the client gets the whole answer and its end, the row is a success', async (_name, variant) => {
+    chatGateway.simulator.reset();
+    chatGateway.simulator.script({ kind: 'bodyChunks', chunks: [upstreamAnswer(variant)], holdOpen: true });
+    const ended = chatGateway.nextEnd();
+    const outcome = await callThroughAirlock(chatGateway, variant);
+    expect(outcome).toMatchObject({ apiError: null, otherError: null, text: STREAMED_TEXT });
+    expect(await ended).toMatchObject({ status: 200, errorClass: null, usageSource: 'reported' });
+    await chatGateway.simulator.waitForClose(0, 10_000);
+  });
 });

@@ -6,7 +6,7 @@ import { declaredErrorDetail, type RelayProtocols } from './answerRecords.ts';
 import type { RelayInput } from './relay.ts';
 import { failAnswer, failMidBody } from './relayFailures.ts';
 import { ANSWER_WAS_WHOLE, END_GRACE_MS, sinkFor, streamKeyGuards } from './streamRelay.ts';
-import { answerText, firstByteOf, jsonUnderStreamLabel, OPEN_BRACE, readBody } from './upstreamBody.ts';
+import { answerText, firstByteOf, holdsWholeJsonAnswer, jsonUnderStreamLabel, OPEN_BRACE, readBody } from './upstreamBody.ts';
 
 /** Read whole, as a JSON answer is; beyond this the answer is refused. */
 const STREAM_READ_LIMIT_BYTES = 64 * 1024 * 1024;
@@ -74,7 +74,7 @@ export function answerOfEvents(
 /** A stream's bytes, fed as they come, read into the one answer they amount to. */
 interface StreamAnswerReader {
   feed(chunk: Buffer): void;
-  /** The answer is whole (its protocol's end came): a gateway may keep its body open after it. */
+  /** The answer is whole (its protocol's end came, or the one JSON answer under the label parsed): a gateway may keep its body open after it. */
   readonly complete: boolean;
   /** Once the bytes ended: the answer's JSON, or null once the client got the failure. */
   answer(): Buffer | null;
@@ -112,15 +112,19 @@ function streamAnswerReader(
   let firstByte: number | undefined;
   let bodyStarted = false;
   const jsonChunks: Buffer[] = [];
+  let jsonWhole = false;
   return {
     feed(chunk) {
       firstByte ??= firstByteOf(chunk, !bodyStarted);
       bodyStarted = true;
-      if (firstByte === OPEN_BRACE) jsonChunks.push(chunk);
+      if (firstByte === OPEN_BRACE) {
+        jsonChunks.push(chunk);
+        jsonWhole ||= holdsWholeJsonAnswer(jsonChunks);
+      }
       events.feed(chunk);
     },
     get complete() {
-      return observer.complete;
+      return observer.complete || jsonWhole;
     },
     answer() {
       if (firstByte === OPEN_BRACE) return Buffer.from(jsonUnderStreamLabel(answerText(Buffer.concat(jsonChunks))));

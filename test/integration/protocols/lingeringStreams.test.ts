@@ -131,9 +131,9 @@ describe('a request for a whole answer that the gateway streams and keeps open',
  */
 describe('one JSON answer under the event-stream label, the stream kept open after it', () => {
   it.each(
-    VARIANTS.filter((variant) => variant.mode === 'translate' || variant.client === 'chat').map(
-      (variant) => [variantName(variant), variant] as const,
-    ),
+    VARIANTS.filter((variant) => variant.mode === 'translate' || variant.client === 'chat')
+      .flatMap((variant) => [variant, { ...variant, stream: false }])
+      .map((variant) => [variantName(variant), variant] as const),
   )('%s: the client gets the whole answer and its end, the row is a success', async (_name, variant) => {
     chatGateway.simulator.reset();
     chatGateway.simulator.script({ kind: 'bodyChunks', chunks: [upstreamAnswer(variant)], holdOpen: true });

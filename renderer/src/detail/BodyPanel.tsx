@@ -177,7 +177,8 @@ export const BodyPanel = memo(function BodyPanel({
   if (!view) return <p className="muted">{title}: none recorded.</p>;
 
   const open = () => {
-    if (loaded.kind !== 'closed') return;
+    // Opened again after a failed fetch, it asks again (sharedBodyFetch forgot the failure).
+    if (loaded.kind === 'loading' || loaded.kind === 'ready') return;
     if (view.text !== null) {
       setLoaded({ kind: 'ready', text: view.text, truncated: view.truncated });
       return;

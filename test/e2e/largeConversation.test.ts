@@ -82,4 +82,21 @@ describe("a large request's conversation in the window", () => {
     expect(inView).toBe(true);
     await session.shot('63-detail-conversation-search-match');
   });
+
+  it('stays on the newest turns and the detail on its overview for a word only the system prompt holds', async () => {
+    // Claude Code's system prompt holds most words a user searches for; opening on it showed every turn and scrolled the detail away.
+    const word = 'interactive';
+    expect(body.text.split(word)).toHaveLength(2);
+    await page.goto(session.screenUrl('live'));
+    // The log holds this one request, so the list shows it before the search applies: wait for the searched list.
+    const searched = page.waitForResponse((response) => response.url().includes('/requests?') && response.url().includes(word));
+    await page.getByRole('searchbox', { name: 'Search' }).fill(word);
+    await searched;
+    await expect.poll(() => page.locator('.request-row:not(.header)').count()).toBe(1);
+    await page.locator('.request-row:not(.header)').first().click();
+    const conversation = page.getByRole('region', { name: 'Conversation' });
+    await conversation.locator('.turn').first().waitFor();
+    expect(await conversation.textContent()).toMatch(/Showing the newest 20 of \d+ turns/);
+    expect(await page.locator('.detail').evaluate((detail) => detail.scrollTop)).toBe(0);
+  });
 });

@@ -51,9 +51,20 @@ const TurnItem = memo(function TurnItem({ turn, highlight }: { turn: Turn; highl
   );
 });
 
-/** The index of the first turn whose shown text holds the search, null when none does. */
-function firstTurnMatching(turns: Turn[], highlight: string): number | null {
-  const index = turns.findIndex((turn) => turn.parts.some((part) => part.kind !== 'image' && holdsMatch(part.text, highlight)));
+const turnMatches = (turn: Turn, highlight: string): boolean =>
+  turn.parts.some((part) => part.kind !== 'image' && holdsMatch(part.text, highlight));
+
+/**
+ * The turn a search opens the conversation on: the newest that holds it, the answer (index
+ * `turns.length`) first; null when none does. Never the system prompt: an agent's is long and holds
+ * most words a user searches for ("error", "file", "test"), and opening on it showed every turn and
+ * scrolled the detail away from its overview; the body panel below marks a match in it. The newest
+ * turns are shown, so this is among them when one of them matches, and otherwise the newest of the
+ * collapsed ones that does: the one nearest to what the user was reading.
+ */
+function searchTarget(turns: Turn[], answer: Turn | null, highlight: string): number | null {
+  if (answer !== null && turnMatches(answer, highlight)) return turns.length;
+  const index = turns.findLastIndex((turn) => turn.role !== 'system' && turnMatches(turn, highlight));
   return index === -1 ? null : index;
 }
 
@@ -64,15 +75,15 @@ function firstTurnMatching(turns: Turn[], highlight: string): number | null {
 function TurnList({
   turns,
   firstShown,
-  firstMatch,
+  searchMatch,
   answer,
   highlight,
 }: {
   turns: Turn[];
   /** Index of `turns[0]` in the whole conversation: a turn keeps its key as earlier ones are shown. */
   firstShown: number;
-  /** Index in the whole conversation of the first turn the search matched, scrolled to when it changes; null for none. */
-  firstMatch: number | null;
+  /** Index in the whole conversation of the turn the search opens on (searchTarget), scrolled to when it changes; null for none. */
+  searchMatch: number | null;
   answer: Turn | null;
   highlight: string;
 }) {
@@ -95,10 +106,10 @@ function TurnList({
   }, [firstShown, count, virtualizer]);
   // After the scroll above: a search match is what the user came for, wherever it is in the turns and the detail.
   useLayoutEffect(() => {
-    if (firstMatch === null) return;
-    virtualizer.scrollToIndex(firstMatch - (shownFrom.current ?? 0), { align: 'start' });
+    if (searchMatch === null) return;
+    virtualizer.scrollToIndex(searchMatch - (shownFrom.current ?? 0), { align: 'start' });
     scrollRef.current?.scrollIntoView({ block: 'start' });
-  }, [firstMatch, virtualizer]);
+  }, [searchMatch, virtualizer]);
   return (
     // biome-ignore lint/a11y/noNoninteractiveTabindex: the turns scroll; keyboard users must be able to focus them to scroll them
     <div ref={scrollRef} className="conversation-scroll" tabIndex={0}>
@@ -124,13 +135,13 @@ function TurnList({
 
 /**
  * The request's messages and the answer as a conversation; the raw bodies stay below it. The newest
- * turns show first, earlier ones when asked for or when the search matched in them (it opens on the
- * first match); key it by the body, so another body opens at its end.
+ * turns show first, earlier ones when asked for or when the search matched only in them (it opens on
+ * the match, see searchTarget); key it by the body, so another body opens at its end.
  */
 export function ConversationView({ turns, answer, highlight }: { turns: Turn[]; answer: Turn | null; highlight: string }) {
   const [askedCount, setAskedCount] = useState(NEWEST_TURNS_SHOWN);
-  const firstMatch = useMemo(() => firstTurnMatching(turns, highlight), [turns, highlight]);
-  const shownCount = shownCountFor(turns.length, askedCount, firstMatch);
+  const searchMatch = useMemo(() => searchTarget(turns, answer, highlight), [turns, answer, highlight]);
+  const shownCount = shownCountFor(turns.length, askedCount, searchMatch);
   const { firstShown, collapsed, nextStep } = shownTurns(turns.length, shownCount);
   const shown = useMemo(() => turns.slice(firstShown), [turns, firstShown]);
   return (
@@ -144,7 +155,7 @@ export function ConversationView({ turns, answer, highlight }: { turns: Turn[]; 
           </button>
         </p>
       )}
-      <TurnList turns={shown} firstShown={firstShown} firstMatch={firstMatch} answer={answer} highlight={highlight} />
+      <TurnList turns={shown} firstShown={firstShown} searchMatch={searchMatch} answer={answer} highlight={highlight} />
     </section>
   );
 }

@@ -1,4 +1,4 @@
-import type { Page } from 'playwright-core';
+import type { Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { JSON_HEADERS, rawRequest } from '../support/http.ts';
 import { claudeCodeBody } from '../support/claudeCodeBody.ts';
@@ -19,6 +19,8 @@ interface LongTasks {
 let session: WindowSession;
 let page: Page;
 let requestId = '';
+/** The body's messages: its history and the newest prompt. */
+let messageCount = 0;
 
 beforeAll(async () => {
   session = await openWindowSession();
@@ -27,10 +29,12 @@ beforeAll(async () => {
   const limits = await session.harness.api('/settings/memory', { method: 'PUT', body: JSON.stringify({ bodyCaptureKiB: 4096 }) });
   expect(limits.status).toBe(200);
   const token = await createClientToken(session.harness, 'claude-code');
+  const body = claudeCodeBody(BODY_BYTES, LAST_PROMPT);
+  messageCount = body.toolCalls * 2 + 2;
   const answer = await rawRequest(`${session.harness.proxy.url}/v1/messages`, {
     method: 'POST',
     headers: { ...JSON_HEADERS, 'x-api-key': token, 'anthropic-version': '2023-06-01' },
-    body: claudeCodeBody(BODY_BYTES, LAST_PROMPT).text,
+    body: body.text,
   });
   expect(answer.status).toBe(200);
   requestId = String(answer.headers['x-airlock-request-id']);
@@ -41,6 +45,49 @@ afterAll(async () => {
   await session?.close();
 });
 
+/** A long task is script's; a long animation frame also counts the style, layout and paint it caused. */
+const TASKS_AND_FRAMES = ['longtask', 'long-animation-frame'];
+
+/** Starts counting the page's long tasks (and frames): each is reported once it ended. */
+async function countLongTasks(entryTypes: string[] = TASKS_AND_FRAMES): Promise<void> {
+  await page.evaluate((types) => {
+    const seen: PerformanceEntry[] = [];
+    const observer = new PerformanceObserver((entries) => seen.push(...entries.getEntries()));
+    for (const type of types) observer.observe({ type });
+    (window as unknown as { longTasks: LongTasks }).longTasks = { observer, seen };
+  }, entryTypes);
+}
+
+/** The long tasks and frames since `countLongTasks`, in ms, up to the frame that paints what was started. */
+function longTasksSinceCounted(): Promise<number[]> {
+  return page.evaluate(
+    (limitMs) =>
+      new Promise<number[]>((resolve) =>
+        requestAnimationFrame(() =>
+          setTimeout(() => {
+            const { observer, seen } = (window as unknown as { longTasks: LongTasks }).longTasks;
+            const durations = [...seen, ...observer.takeRecords()].map((entry) => Math.round(entry.duration));
+            observer.disconnect();
+            resolve(durations.filter((durationMs) => durationMs > limitMs));
+          }),
+        ),
+      ),
+    LONG_TASK_MS,
+  );
+}
+
+/** Opens the request's detail and its request body's tree. */
+async function openBodyTree(): Promise<Locator> {
+  await page.goto(session.screenUrl('live'));
+  await page.goto(session.screenUrl(`live/${encodeURIComponent(requestId)}`));
+  await page.getByRole('region', { name: 'Conversation' }).getByText(LAST_PROMPT, { exact: true }).waitFor();
+  const summary = page.locator('details.body-panel > summary', { hasText: 'Request body' });
+  await summary.click();
+  const tree = summary.locator('..').locator('.json-tree');
+  await tree.getByText('messages').first().waitFor();
+  return tree;
+}
+
 describe("a large request body's tree in the window", () => {
   it('opens without a main-thread task or frame over 50 ms, its body fetched once for the tree and the conversation', async () => {
     let bodyFetches = 0;
@@ -49,36 +96,40 @@ describe("a large request body's tree in the window", () => {
     });
     await page.goto(session.screenUrl(`live/${encodeURIComponent(requestId)}`));
     await page.getByRole('region', { name: 'Conversation' }).getByText(LAST_PROMPT, { exact: true }).waitFor();
-    // Counted from here: the tree's opening alone (Chromium reports each once it ended).
-    await page.evaluate(() => {
-      const seen: PerformanceEntry[] = [];
-      const observer = new PerformanceObserver((entries) => seen.push(...entries.getEntries()));
-      // A long task is script's; a long animation frame also counts the style, layout and paint it caused.
-      observer.observe({ type: 'longtask' });
-      observer.observe({ type: 'long-animation-frame' });
-      (window as unknown as { longTasks: LongTasks }).longTasks = { observer, seen };
-    });
+    // Counted from here: the tree's opening alone.
+    await countLongTasks();
     const summary = page.locator('details.body-panel > summary', { hasText: 'Request body' });
-    const panel = summary.locator('..');
     await summary.click();
-    await panel.locator('.json-tree').getByText('messages').first().waitFor();
-    // What the tree's rendering started ends with the frame that paints it.
-    const longTasksMs = await page.evaluate(
-      (limitMs) =>
-        new Promise<number[]>((resolve) =>
-          requestAnimationFrame(() =>
-            setTimeout(() => {
-              const { observer, seen } = (window as unknown as { longTasks: LongTasks }).longTasks;
-              const durations = [...seen, ...observer.takeRecords()].map((entry) => Math.round(entry.duration));
-              observer.disconnect();
-              resolve(durations.filter((durationMs) => durationMs > limitMs));
-            }),
-          ),
-        ),
-      LONG_TASK_MS,
-    );
-    expect(longTasksMs).toEqual([]);
+    await summary.locator('..').locator('.json-tree').getByText('messages').first().waitFor();
+    expect(await longTasksSinceCounted()).toEqual([]);
     expect(bodyFetches).toBe(1);
     await session.shot('64-detail-large-body-tree');
+  });
+
+  it("opens an agent's 1,788 messages a page at a time, without a task or frame over 50 ms, keeping what was opened", async () => {
+    const tree = await openBodyTree();
+    const messagesLabel = tree.locator('.json-key', { hasText: /^messages:$/ });
+    const messages = messagesLabel.locator('..');
+    const shownMessages = messages.locator(':scope > [role="group"] > [role="treeitem"]').filter({ hasNot: page.locator('.json-more') });
+    await countLongTasks();
+    await messagesLabel.click();
+    await shownMessages.first().waitFor();
+    expect(await longTasksSinceCounted()).toEqual([]);
+    expect(await shownMessages.count()).toBe(100);
+    expect(await messages.getByRole('button', { name: `Show all ${messageCount.toLocaleString('en-US')}`, exact: true }).count()).toBe(1);
+
+    // What the user opened stays open as more is shown.
+    const firstContentLabel = shownMessages.first().locator('.json-key', { hasText: /^content:$/ });
+    const firstContent = firstContentLabel.locator('..');
+    await firstContentLabel.click();
+    expect(await firstContent.getAttribute('aria-expanded')).toBe('true');
+    // Script alone: the frame's layout grows with the entries shown, as scrolling through them would.
+    await countLongTasks(['longtask']);
+    await messages.getByRole('button', { name: /^Show 100 more/ }).click();
+    await expect.poll(() => shownMessages.count()).toBe(200);
+    expect(await longTasksSinceCounted()).toEqual([]);
+    expect(await firstContent.getAttribute('aria-expanded')).toBe('true');
+    await messages.getByRole('button', { name: /^Show 100 more/ }).scrollIntoViewIfNeeded();
+    await session.shot('65-detail-large-body-tree-paged');
   });
 });

@@ -1,5 +1,4 @@
 import { memo, useContext, useEffect, useMemo, useState } from 'react';
-import { defaultStyles, JsonView } from 'react-json-view-lite';
 import type { BodyPart, BodyView } from '../../../proxy/contracts/requests.ts';
 import { CopyButton } from '../common/CopyButton.tsx';
 import { ErrorState, Loading } from '../common/StateViews.tsx';
@@ -7,6 +6,7 @@ import type { FetchBody } from './bodyFetch.ts';
 import { BodyReaderContext } from './bodyReader.ts';
 import { type BodyTree, readBodyTree } from './bodyTree.ts';
 import { Highlighted, matchRanges } from './Highlighted.tsx';
+import { JsonTree } from './JsonTree.tsx';
 import { StreamEventsTable } from './StreamEventsTable.tsx';
 
 function formatBytes(bytes: number): string {
@@ -14,21 +14,6 @@ function formatBytes(bytes: number): string {
   if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`;
   return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 }
-
-/** The library's layout classes, with colours of our own so both themes keep their contrast. */
-const JSON_STYLES = {
-  ...defaultStyles,
-  container: 'json-tree',
-  label: 'json-key',
-  clickableLabel: 'json-key json-clickable',
-  stringValue: 'json-string',
-  numberValue: 'json-number',
-  booleanValue: 'json-literal',
-  nullValue: 'json-literal',
-  undefinedValue: 'json-literal',
-  otherValue: 'json-literal',
-  punctuation: 'json-punctuation',
-};
 
 type Loaded =
   | { kind: 'closed' }
@@ -47,25 +32,6 @@ const READING: TreeState = { kind: 'reading' };
  * itself); a longer one in the body worker, as parsing and writing out megabytes would stall the window.
  */
 const READ_HERE_MAX_CHARS = 64 * 1024;
-
-/**
- * A list or object with more entries opens closed, a click opens it: an agent's history is thousands
- * of messages, and rendering them all at once stalled the window for the tree's opening.
- */
-const OPEN_ENTRIES_MAX = 100;
-
-/** The tree opens its first three levels, but no long list. */
-const expandFirstLevels = (level: number, value: object): boolean =>
-  level < 3 && (Array.isArray(value) ? value.length : Object.keys(value).length) <= OPEN_ENTRIES_MAX;
-
-/**
- * Memoised on the body's value: react-json-view-lite sets every node open or closed again whenever
- * it renders with another `shouldExpandNode`, which closed what the user had opened and rendered all
- * of a large body's nodes again (a search typed while the tree is open, the detail read again).
- */
-const JsonTree = memo(function JsonTree({ json }: { json: object }) {
-  return <JsonView data={json} style={JSON_STYLES} shouldExpandNode={expandFirstLevels} clickToExpandNode />;
-});
 
 /** A body's tree and pretty text: read here when small, in the body worker when large. */
 function useBodyTree(part: BodyPart, text: string): TreeState {

@@ -1,10 +1,11 @@
 // @vitest-environment happy-dom
-import { cleanup, fireEvent, render, screen } from '@testing-library/react';
+import { cleanup, fireEvent, render, screen, waitFor } from '@testing-library/react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { BodyView } from '../../../proxy/contracts/requests.ts';
 import { BodyPanel } from '../../../renderer/src/detail/BodyPanel.tsx';
 import { type BodyReader, BodyReaderContext } from '../../../renderer/src/detail/bodyReader.ts';
 import { readBodyTree } from '../../../renderer/src/detail/bodyTree.ts';
+import { PAGE_ENTRIES, ShowMore, shownEntryAt, shownTree } from '../../../renderer/src/detail/treePages.ts';
 import { claudeCodeBody } from '../../support/claudeCodeBody.ts';
 
 afterEach(() => {
@@ -74,5 +75,68 @@ describe("a large body's tree", () => {
     rerender(panel(reader, 'parser'));
     expect(screen.getByText(/matches? for “parser”/)).toBeTruthy();
     expect(treeNode('messages').getAttribute('aria-expanded')).toBe('true');
+  });
+
+  it('shows a long list a page at a time, and keeps what the user opened in it when more is shown', async () => {
+    const reader: BodyReader = { turns: async () => null, tree: async (text) => readBodyTree(text) };
+    render(panel(reader, ''));
+    await openTree();
+    const messageCount = body.toolCalls * 2 + 2;
+    expect(messageCount).toBeGreaterThan(PAGE_ENTRIES);
+    expect(messageCount).toBeLessThanOrEqual(2 * PAGE_ENTRIES);
+    fireEvent.click(screen.getByText('messages:'));
+    const shownMessages = () =>
+      [...(treeNode('messages').querySelector('[role="group"]')?.children ?? [])].filter((entry) => !entry.querySelector('.json-more'));
+    expect(shownMessages()).toHaveLength(PAGE_ENTRIES);
+    // Opened by the user: the first message's content.
+    const firstContent = [...shownMessages()[0]!.querySelectorAll('[role="treeitem"]')].find((item) =>
+      item.textContent?.startsWith('content:'),
+    )!;
+    fireEvent.click(firstContent.querySelector('.json-key')!);
+    expect(firstContent.getAttribute('aria-expanded')).toBe('true');
+    // The rest is less than a page: one control shows it, from the keyboard as well.
+    const showRest = await screen.findByRole('button', { name: `Show ${messageCount - PAGE_ENTRIES} more` });
+    expect(screen.queryByRole('button', { name: /^Show all/ })).toBeNull();
+    fireEvent.keyDown(showRest, { key: 'Enter' });
+    await waitFor(() => expect(shownMessages()).toHaveLength(messageCount));
+    expect(screen.queryByRole('button', { name: /^Show \d+ more/ })).toBeNull();
+    expect(firstContent.isConnected).toBe(true);
+    expect(firstContent.getAttribute('aria-expanded')).toBe('true');
+  });
+});
+
+describe("a tree's pages", () => {
+  const entries = 2 * PAGE_ENTRIES + 50;
+  const object = Object.fromEntries(Array.from({ length: entries }, (_, index) => [`key${index}`, { index }]));
+  const list = Array.from({ length: entries }, (_, index) => index);
+
+  it('cuts a long list or object to its first page, then a page more or all, as its controls say', () => {
+    const firstPage = shownTree({ object, list }, new Map()) as { object: Record<string, unknown>; list: unknown[] };
+    expect(firstPage.list.slice(0, PAGE_ENTRIES)).toEqual(list.slice(0, PAGE_ENTRIES));
+    const listControls = firstPage.list.slice(PAGE_ENTRIES) as ShowMore[];
+    expect(listControls.map((control) => [control.toISOString(), control.listPath, control.shownAfter])).toEqual([
+      [`Show ${PAGE_ENTRIES} more (${(entries - PAGE_ENTRIES).toLocaleString()} not shown)`, '1', 2 * PAGE_ENTRIES],
+      [`Show all ${entries.toLocaleString()}`, '1', entries],
+    ]);
+    const objectKeys = Object.keys(firstPage.object);
+    expect(objectKeys.slice(0, PAGE_ENTRIES)).toEqual(Object.keys(object).slice(0, PAGE_ENTRIES));
+    expect(objectKeys.slice(PAGE_ENTRIES).map((key) => (firstPage.object[key] as ShowMore).shownAfter)).toEqual([
+      2 * PAGE_ENTRIES,
+      entries,
+    ]);
+    // A control is found where the tree lists it: entry 1 of the body, then its entry after the page.
+    expect(shownEntryAt(firstPage, [1, PAGE_ENTRIES + 1])).toBe(listControls[1]);
+
+    const secondPage = shownTree({ object, list }, new Map([['0', 2 * PAGE_ENTRIES]])) as { object: Record<string, unknown> };
+    const secondKeys = Object.keys(secondPage.object);
+    expect(secondKeys.slice(0, 2 * PAGE_ENTRIES)).toEqual(Object.keys(object).slice(0, 2 * PAGE_ENTRIES));
+    expect(secondKeys.slice(2 * PAGE_ENTRIES).map((key) => (secondPage.object[key] as ShowMore).toISOString())).toEqual(['Show 50 more']);
+  });
+
+  it("names an object's controls with keys the object does not have", () => {
+    const taken = { ...object, '…': 'a key of its own' };
+    const shown = shownTree(taken, new Map()) as Record<string, unknown>;
+    expect(shown['…']).toBeUndefined();
+    expect(Object.values(shown).filter((value) => value instanceof ShowMore)).toHaveLength(2);
   });
 });

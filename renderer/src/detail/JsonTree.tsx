@@ -1,0 +1,91 @@
+import { type KeyboardEvent, memo, type MouseEvent, useEffect, useMemo, useRef, useState } from 'react';
+import { defaultStyles, JsonView } from 'react-json-view-lite';
+import { PAGE_ENTRIES, ShowMore, type ShownEntries, shownEntryAt, shownTree } from './treePages.ts';
+
+/** The class of a "show more" control: the library's `otherValue`, which no JSON value has (treePages.ts). */
+const SHOW_MORE_CLASS = 'json-more';
+
+/** The library's layout classes, with colours of our own so both themes keep their contrast. */
+const JSON_STYLES = {
+  ...defaultStyles,
+  container: 'json-tree',
+  label: 'json-key',
+  clickableLabel: 'json-key json-clickable',
+  stringValue: 'json-string',
+  numberValue: 'json-number',
+  booleanValue: 'json-literal',
+  nullValue: 'json-literal',
+  undefinedValue: 'json-literal',
+  otherValue: SHOW_MORE_CLASS,
+  punctuation: 'json-punctuation',
+};
+
+/**
+ * The tree opens its first three levels, but no list or object of more than a page: an agent's
+ * history is thousands of messages, and its first page of each still costs a render; a click opens it.
+ */
+const expandFirstLevels = (level: number, value: object): boolean =>
+  level < 3 && (Array.isArray(value) ? value.length : Object.keys(value).length) <= PAGE_ENTRIES;
+
+/** A tree item's place in the tree: its index in each list or object from the top (the library's ARIA tree: item, group, item). */
+function itemIndexes(item: Element): number[] {
+  const indexes: number[] = [];
+  for (let at = item; at.parentElement?.getAttribute('role') === 'group'; ) {
+    const group = at.parentElement;
+    indexes.unshift(Array.prototype.indexOf.call(group.children, at));
+    const owner = group.parentElement;
+    if (owner === null) break;
+    at = owner;
+  }
+  return indexes;
+}
+
+/** Gives each "show more" control a button's role, so it is named, reached by the tree's arrow keys and read as one. */
+function markControls(container: Element): void {
+  for (const control of container.querySelectorAll(`.${SHOW_MORE_CLASS}:not([role])`)) {
+    control.setAttribute('role', 'button');
+    control.setAttribute('tabindex', '-1');
+  }
+}
+
+/**
+ * A body's JSON tree, a page of entries at a time. Memoised on the body's value: react-json-view-lite
+ * sets every node open or closed again whenever it renders with another `shouldExpandNode`, which closed
+ * what the user had opened (a search typed while the tree is open, the detail read again). Showing more
+ * keeps each shown entry at its place, so the library keeps what the user opened in it.
+ */
+export const JsonTree = memo(function JsonTree({ json }: { json: object }) {
+  const [shown, setShown] = useState<ShownEntries>(new Map());
+  const tree = useMemo(() => shownTree(json, shown) as object, [json, shown]);
+  const containerRef = useRef<HTMLDivElement>(null);
+
+  // The library renders the controls, and renders again by itself when a node is opened.
+  useEffect(() => {
+    const container = containerRef.current;
+    if (container === null) return;
+    markControls(container);
+    const observer = new MutationObserver(() => markControls(container));
+    observer.observe(container, { childList: true, subtree: true });
+    return () => observer.disconnect();
+  }, []);
+
+  /** Shows more of a list when `target` is one of its controls; whether it was. */
+  const showMore = (target: EventTarget): boolean => {
+    const item = target instanceof Element ? target.closest(`.${SHOW_MORE_CLASS}`)?.closest('[role="treeitem"]') : null;
+    const control = item ? shownEntryAt(tree, itemIndexes(item)) : null;
+    if (!(control instanceof ShowMore)) return false;
+    setShown((current) => new Map(current).set(control.listPath, control.shownAfter));
+    return true;
+  };
+  const onClick = (event: MouseEvent) => showMore(event.target);
+  const onKeyDown = (event: KeyboardEvent) => {
+    if ((event.key === 'Enter' || event.key === ' ') && showMore(event.target)) event.preventDefault();
+  };
+
+  return (
+    // biome-ignore lint/a11y/noStaticElementInteractions: the controls inside are buttons (markControls); the library renders them, so their events are read here
+    <div ref={containerRef} onClick={onClick} onKeyDown={onKeyDown}>
+      <JsonView data={tree} style={JSON_STYLES} shouldExpandNode={expandFirstLevels} clickToExpandNode />
+    </div>
+  );
+});

@@ -65,7 +65,7 @@ export async function answerChat(
     await writeRawChunks(
       response,
       fault.chunks,
-      { intervalMs: fault.intervalMs ?? settings.streamChunkIntervalMs, holdOpen: fault.holdOpen === true },
+      { intervalMs: fault.intervalMs ?? settings.streamChunkIntervalMs, holdOpen: fault.holdOpen === true, pause: fault.pause },
       closed,
     );
     return;

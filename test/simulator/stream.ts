@@ -3,7 +3,7 @@ import type { StreamPlan } from './chatReply.ts';
 import { SEED_DIALECT } from './dialect.ts';
 import { framingFor, type StreamFraming } from './dialectStream.ts';
 import { streamErrorEvent } from './errors.ts';
-import { cutConnection, startEventStream, waitUnlessClosed } from './respond.ts';
+import { cutConnection, settledUnlessClosed, startEventStream, waitUnlessClosed } from './respond.ts';
 import type { Fault } from './types.ts';
 
 /** How a stream misbehaves, if at all. */
@@ -70,11 +70,16 @@ export async function writeChatStream(
 export async function writeRawChunks(
   response: ServerResponse,
   chunks: readonly string[],
-  { intervalMs, holdOpen }: { intervalMs: number; holdOpen: boolean },
+  {
+    intervalMs,
+    holdOpen,
+    pause,
+  }: { intervalMs: number; holdOpen: boolean; pause?: { beforeChunk: number; until: Promise<unknown> } | undefined },
   closed: AbortSignal,
 ): Promise<void> {
   startEventStream(response);
-  for (const chunk of chunks) {
+  for (const [index, chunk] of chunks.entries()) {
+    if (index === pause?.beforeChunk && !(await settledUnlessClosed(pause.until, closed))) return;
     if (!(await waitUnlessClosed(intervalMs, closed))) return;
     response.write(chunk);
   }

@@ -180,6 +180,8 @@ export type Fault =
        * on after `[DONE]` until the body ends, hung).
        */
       holdOpen?: true;
+      /** Sends the chunks before `beforeChunk`, then waits for `until`: a stream a test holds mid-answer for as long as it needs. */
+      pause?: { beforeChunk: number; until: Promise<unknown> };
     })
   /**
    * The model behind the gateway fails after the gateway accepted the request, answered as the

@@ -69,17 +69,34 @@ export const JsonTree = memo(function JsonTree({ json }: { json: object }) {
     return () => observer.disconnect();
   }, []);
 
+  // A control used from the keyboard goes as its entries come: focus moves to the first of them, once rendered.
+  const focusNext = useRef<{ list: Element; index: number } | null>(null);
+  useEffect(() => {
+    const next = focusNext.current;
+    focusNext.current = null;
+    const container = containerRef.current;
+    if (next === null || container === null) return;
+    markControls(container);
+    const target = [...next.list.children].slice(next.index).flatMap((entry) => entry.querySelector('[role="button"]') ?? [])[0];
+    if (!(target instanceof HTMLElement)) return;
+    // The library's roving tab stop: one button of the tree takes Tab.
+    for (const button of container.querySelectorAll<HTMLElement>('[role="button"][tabindex="0"]')) button.tabIndex = -1;
+    target.tabIndex = 0;
+    target.focus();
+  });
+
   /** Shows more of a list when `target` is one of its controls; whether it was. */
-  const showMore = (target: EventTarget): boolean => {
+  const showMore = (target: EventTarget, byKeyboard: boolean): boolean => {
     const item = target instanceof Element ? target.closest(`.${SHOW_MORE_CLASS}`)?.closest('[role="treeitem"]') : null;
     const control = item ? shownEntryAt(tree, itemIndexes(item)) : null;
-    if (!(control instanceof ShowMore)) return false;
+    if (!item?.parentElement || !(control instanceof ShowMore)) return false;
+    if (byKeyboard) focusNext.current = { list: item.parentElement, index: [...item.parentElement.children].indexOf(item) };
     setShown((current) => new Map(current).set(control.listPath, control.shownAfter));
     return true;
   };
-  const onClick = (event: MouseEvent) => showMore(event.target);
+  const onClick = (event: MouseEvent) => showMore(event.target, false);
   const onKeyDown = (event: KeyboardEvent) => {
-    if ((event.key === 'Enter' || event.key === ' ') && showMore(event.target)) event.preventDefault();
+    if ((event.key === 'Enter' || event.key === ' ') && showMore(event.target, true)) event.preventDefault();
   };
 
   return (

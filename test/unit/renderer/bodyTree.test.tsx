@@ -100,6 +100,8 @@ describe("a large body's tree", () => {
     fireEvent.keyDown(showRest, { key: 'Enter' });
     await waitFor(() => expect(shownMessages()).toHaveLength(messageCount));
     expect(screen.queryByRole('button', { name: /^Show \d+ more/ })).toBeNull();
+    // The keyboard goes on where the control was: the first entry it showed.
+    expect(shownMessages()[PAGE_ENTRIES]?.contains(document.activeElement)).toBe(true);
     expect(firstContent.isConnected).toBe(true);
     expect(firstContent.getAttribute('aria-expanded')).toBe('true');
   });

@@ -151,4 +151,27 @@ describe("a large request body's tree in the window", () => {
     await messages.getByRole('button', { name: /^Show 100 more/ }).scrollIntoViewIfNeeded();
     await session.shot('65-detail-large-body-tree-paged');
   });
+
+  it("marks the list's search in the tree's shown entries, and in those shown later", async () => {
+    // Each assistant message's role: the first page of the messages holds 50, the second 50 more.
+    const needle = 'assistant';
+    const treeMarks = () =>
+      page.evaluate(() => [...(CSS.highlights.get('body-search') ?? [])].map((range) => (range as Range).toString().toLowerCase()));
+    await page.goto(session.screenUrl('live'));
+    await page.getByRole('searchbox', { name: 'Search' }).fill(needle);
+    await page.goto(session.screenUrl(`live/${encodeURIComponent(requestId)}`));
+    const summary = page.locator('details.body-panel > summary', { hasText: 'Request body' });
+    await summary.click();
+    const panel = summary.locator('..');
+    // A match opens the body in its Raw view, marked; the tree is a click away.
+    await panel.getByRole('button', { name: 'Tree' }).click();
+    const messagesLabel = panel.locator('.json-tree .json-key', { hasText: /^messages:$/ });
+    await messagesLabel.click();
+    await panel.getByRole('button', { name: /^Show 100 more/ }).waitFor();
+    await expect.poll(treeMarks).toEqual(Array(50).fill(needle));
+    await panel.getByRole('button', { name: /^Show 100 more/ }).click();
+    await expect.poll(treeMarks).toEqual(Array(100).fill(needle));
+    await page.getByRole('searchbox', { name: 'Search' }).fill('');
+    await expect.poll(treeMarks).toEqual([]);
+  });
 });

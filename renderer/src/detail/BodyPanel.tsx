@@ -103,7 +103,7 @@ function BodyViews({ part, text, truncated, eventOffsetsMs, highlight, tree }: B
       {mode === 'structured' && part === 'stream-events' && (
         <StreamEventsTable raw={text} offsetsMs={eventOffsetsMs} highlight={highlight} />
       )}
-      {mode === 'structured' && json !== null && <JsonTree json={json} />}
+      {mode === 'structured' && json !== null && <JsonTree json={json} highlight={highlight} />}
       {mode === 'raw' && (
         // biome-ignore lint/a11y/noNoninteractiveTabindex: a body scrolls; keyboard users must be able to focus it to scroll it
         <pre className="body-text" tabIndex={0}>

@@ -1,5 +1,6 @@
 import { type KeyboardEvent, memo, type MouseEvent, useEffect, useMemo, useRef, useState } from 'react';
 import { defaultStyles, JsonView } from 'react-json-view-lite';
+import { matchRanges } from './Highlighted.tsx';
 import { PAGE_ENTRIES, ShowMore, type ShownEntries, shownEntryAt, shownTree } from './treePages.ts';
 
 /** The class of a "show more" control: the library's `otherValue`, which no JSON value has (treePages.ts). */
@@ -48,26 +49,81 @@ function markControls(container: Element): void {
   }
 }
 
+/** The CSS highlight that marks the search in the trees (styles.css, `::highlight`). */
+const SEARCH_HIGHLIGHT = 'body-search';
+
+/** The search's matches in each open tree: one highlight holds them all. */
+const searchMarks = new Map<Element, Range[]>();
+
+function showSearchMarks(): void {
+  // happy-dom has no CSS highlights; Chromium has them since 105.
+  if (typeof CSS === 'undefined' || CSS.highlights === undefined) return;
+  const marks = new Highlight();
+  for (const ranges of searchMarks.values()) for (const range of ranges) marks.add(range);
+  CSS.highlights.set(SEARCH_HIGHLIGHT, marks);
+}
+
 /**
- * A body's JSON tree, a page of entries at a time. Memoised on the body's value: react-json-view-lite
- * sets every node open or closed again whenever it renders with another `shouldExpandNode`, which closed
- * what the user had opened (a search typed while the tree is open, the detail read again). Showing more
- * keeps each shown entry at its place, so the library keeps what the user opened in it.
+ * Marks `needle` in the text a tree shows. The library renders its text itself, so the matches are
+ * marked where they are rendered (CSS Custom Highlight API) rather than by rewriting the text.
  */
-export const JsonTree = memo(function JsonTree({ json }: { json: object }) {
+function markSearch(container: Element, needle: string): void {
+  const ranges: Range[] = [];
+  if (needle.trim() !== '') {
+    const texts = document.createTreeWalker(container, NodeFilter.SHOW_TEXT);
+    for (let text = texts.nextNode(); text !== null; text = texts.nextNode()) {
+      for (const [start, end] of matchRanges(text.textContent ?? '', needle)) {
+        const range = document.createRange();
+        range.setStart(text, start);
+        range.setEnd(text, end);
+        ranges.push(range);
+      }
+    }
+  }
+  if (ranges.length === 0 && !searchMarks.has(container)) return;
+  if (ranges.length === 0) searchMarks.delete(container);
+  else searchMarks.set(container, ranges);
+  showSearchMarks();
+}
+
+/** The library's tree, rendered again only when the shown value changes (not for a search). */
+const LibraryTree = memo(function LibraryTree({ tree }: { tree: object }) {
+  return <JsonView data={tree} style={JSON_STYLES} shouldExpandNode={expandFirstLevels} clickToExpandNode />;
+});
+
+/**
+ * A body's JSON tree, a page of entries at a time, the search (`highlight`) marked in what it shows.
+ * Memoised, and the library's part on the shown value alone: react-json-view-lite sets every node open
+ * or closed again whenever it renders with another `shouldExpandNode`, which closed what the user had
+ * opened (a search typed while the tree is open, the detail read again). Showing more keeps each shown
+ * entry at its place, so the library keeps what the user opened in it.
+ */
+export const JsonTree = memo(function JsonTree({ json, highlight }: { json: object; highlight: string }) {
   const [shown, setShown] = useState<ShownEntries>(new Map());
   const tree = useMemo(() => shownTree(json, shown) as object, [json, shown]);
   const containerRef = useRef<HTMLDivElement>(null);
+  const highlightRef = useRef(highlight);
 
-  // The library renders the controls, and renders again by itself when a node is opened.
+  // The library renders the controls and the text, and renders again by itself when a node is opened.
   useEffect(() => {
     const container = containerRef.current;
     if (container === null) return;
-    markControls(container);
-    const observer = new MutationObserver(() => markControls(container));
-    observer.observe(container, { childList: true, subtree: true });
-    return () => observer.disconnect();
+    const marked = () => {
+      markControls(container);
+      markSearch(container, highlightRef.current);
+    };
+    marked();
+    const observer = new MutationObserver(marked);
+    observer.observe(container, { childList: true, subtree: true, characterData: true });
+    return () => {
+      observer.disconnect();
+      markSearch(container, '');
+    };
   }, []);
+  useEffect(() => {
+    highlightRef.current = highlight;
+    if (containerRef.current !== null) markSearch(containerRef.current, highlight);
+  }, [highlight]);
 
   // A control used from the keyboard goes as its entries come: focus moves to the first of them, once rendered.
   const focusNext = useRef<{ list: Element; index: number } | null>(null);
@@ -102,7 +158,7 @@ export const JsonTree = memo(function JsonTree({ json }: { json: object }) {
   return (
     // biome-ignore lint/a11y/noStaticElementInteractions: the controls inside are buttons (markControls); the library renders them, so their events are read here
     <div ref={containerRef} onClick={onClick} onKeyDown={onKeyDown}>
-      <JsonView data={tree} style={JSON_STYLES} shouldExpandNode={expandFirstLevels} clickToExpandNode />
+      <LibraryTree tree={tree} />
     </div>
   );
 });

@@ -6,6 +6,7 @@ import { startServer, type ProxyHandle } from '../../proxy/http/startServer.ts';
 import type { NativeProtocolCheck } from '../../proxy/forward/planner.ts';
 import type { TranslationThread } from '../../proxy/forward/translation/translationThreadClient.ts';
 import { startGatewaySimulator, type GatewaySimulator, type SimulatorOptions } from '../simulator/index.ts';
+import { chatBody, JSON_HEADERS, rawRequest, type RawResponse } from './http.ts';
 import { SENTINEL_KEY } from './sentinel.ts';
 
 export interface HarnessOptions {
@@ -32,6 +33,8 @@ export interface Harness {
   subscribe(listener: (event: RequestLifecycleEvent) => void): () => void;
   /** Resolves with the `end` event of the next request to finish. */
   nextEnd(): Promise<Extract<RequestLifecycleEvent, { type: 'end' }>>;
+  /** Sends one chat POST as a plain client (`body`, else a short chat) and resolves with its answer and the request's `end` event. */
+  postChat(body?: string): Promise<{ response: RawResponse; end: Extract<RequestLifecycleEvent, { type: 'end' }> }>;
   close(): Promise<void>;
 }
 
@@ -69,13 +72,19 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     ...(options.nativeVerified ? { nativeVerified: options.nativeVerified } : {}),
     ...(options.captureLimitBytes === undefined ? {} : { captureLimitBytes: () => options.captureLimitBytes as number }),
   });
+  const nextEnd = (): Promise<Extract<RequestLifecycleEvent, { type: 'end' }>> => new Promise((resolve) => endWaiters.push(resolve));
   return {
     proxy,
     simulator,
     profile,
     events: seen,
     subscribe: (listener) => events.subscribe(listener),
-    nextEnd: () => new Promise((resolve) => endWaiters.push(resolve)),
+    nextEnd,
+    async postChat(body = chatBody()) {
+      const ended = nextEnd();
+      const response = await rawRequest(`${proxy.url}/v1/chat/completions`, { method: 'POST', headers: JSON_HEADERS, body });
+      return { response, end: await ended };
+    },
     async close() {
       await proxy.stop();
       await simulator.close();

@@ -1,7 +1,6 @@
 import { createServer, type AddressInfo, type Server } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { explanationOf } from '../../../proxy/app/control/mapping.ts';
-import { chatBody, JSON_HEADERS, rawRequest } from '../../support/http.ts';
 import { startHarness } from '../../support/proxyHarness.ts';
 import { findSentinel } from '../../support/sentinel.ts';
 
@@ -55,13 +54,7 @@ describe('a gateway answering a chat POST with something that is not valid HTTP'
       },
     });
     try {
-      const ended = harness.nextEnd();
-      const response = await rawRequest(`${harness.proxy.url}/v1/chat/completions`, {
-        method: 'POST',
-        headers: JSON_HEADERS,
-        body: chatBody(),
-      });
-      const end = await ended;
+      const { response, end } = await harness.postChat();
       expect(requestsReceived).toBe(1);
       expect(response.status).toBe(502);
       const { error } = JSON.parse(response.body) as { error: { message: string; type: string } };

@@ -41,13 +41,7 @@ describe('an error body longer than Airlock keeps, the key where the cut falls',
         contentType: 'application/json',
         text: errorBodyCutInKey(keyCharsKept, written),
       });
-      const ended = harness.nextEnd();
-      const response = await rawRequest(`${harness.proxy.url}/v1/chat/completions`, {
-        method: 'POST',
-        headers: JSON_HEADERS,
-        body: chatBody(),
-      });
-      const end = await ended;
+      const { response, end } = await harness.postChat();
       expect(response.status).toBe(400);
       const logged = end.bodies.responseBody?.toString('utf8') ?? '';
       // The body was kept up to the limit, and what was kept of the key is masked with it.

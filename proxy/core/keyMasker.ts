@@ -77,6 +77,14 @@ class RawKeyTextStream {
     return copiedUpTo === 0 && heldFrom === text.length ? text : passed + text.slice(copiedUpTo, heldFrom);
   }
 
+  /** Gives back what it holds, unread, and starts afresh: read again with what follows, it leads to the same state. */
+  release(): string {
+    const held = this.#held;
+    this.#held = '';
+    this.#state = 0;
+    return held;
+  }
+
   /** The text ended: what was held, unless it is too much of the key to show. */
   end(): string {
     const held = this.#held;
@@ -117,8 +125,11 @@ export class KeyTextStream {
 
   push(piece: string): string {
     if (this.#held === '' && !MAY_BEGIN_ESCAPE.test(piece)) return this.#raw.push(piece);
-    const text = this.#masker.maskText(this.#held + piece);
-    this.#masked ||= text !== this.#held + piece;
+    // The raw stream's held end comes first: a key whose start is written as is (`sk`, held there)
+    // and whose rest is escaped is one form only when both are read together.
+    const unmasked = this.#raw.release() + this.#held + piece;
+    const text = this.#masker.maskText(unmasked);
+    this.#masked ||= text !== unmasked;
     const hold = this.#masker.escapedHeldChars(text);
     this.#held = text.slice(text.length - hold);
     return this.#raw.push(text.slice(0, text.length - hold));

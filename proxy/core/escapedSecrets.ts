@@ -11,17 +11,44 @@
  */
 const ESCAPE =
   /%([0-9a-fA-F]{2})|\\u([0-9a-fA-F]{4})|\\([\s\S])|&#(?:[xX]([0-9a-fA-F]{1,6})|([0-9]{1,7}));?|&(lowbar|period|sol|plus|equals);/g;
-/**
- * An escape of a printable ASCII character: a text without one is read as it is, at the cost of one
- * native search (a JSON text's `\n`, `\"` and `\u4f60` alone, the common case, need no more).
- */
-const MAY_ESCAPE = /%[2-7][0-9a-fA-F]|\\u00[2-7][0-9a-fA-F]|\\\/|&#|&(?:lowbar|period|sol|plus|equals);/;
 /** The most characters one escape takes (`&#x00002d;`): an escaped form is at most this many times its length. */
 export const MAX_ESCAPE_CHARS = 10;
 /** The named references of characters a key or its encodings may hold (the others are letters and digits). */
 const NAMED_CHARACTERS: Readonly<Record<string, string>> = { lowbar: '_', period: '.', sol: '/', plus: '+', equals: '=' };
 const FIRST_PRINTABLE = 0x20;
 const LAST_PRINTABLE = 0x7e;
+
+/**
+ * Per list of forms (a masker's, a secret list's; both are kept and passed again), an escape of a
+ * character some form holds: a text without one is read as it is, at the cost of one native search.
+ * An escape of any other character can spell no part of a form, and is common: Go's encoding/json
+ * writes `<`, `>` and `&` as `\u003c`, `\u003e` and `\u0026` by default (one-api and new-api are Go),
+ * JSON writers escape `"`, and HTML escapes `'` as `&#39;`.
+ */
+const formEscapesByForms = new WeakMap<readonly string[], RegExp>();
+
+function formEscapesOf(forms: readonly string[]): RegExp {
+  let formEscapes = formEscapesByForms.get(forms);
+  if (formEscapes === undefined) {
+    formEscapes = escapesOfCharacters(new Set(forms.join('')));
+    formEscapesByForms.set(forms, formEscapes);
+  }
+  return formEscapes;
+}
+
+/** Every escape ESCAPE reads as one of these characters (its hex in either case, a reference's leading zeros too), or none. */
+function escapesOfCharacters(characters: ReadonlySet<string>): RegExp {
+  const codes = [...characters]
+    .map((character) => character.charCodeAt(0))
+    .filter((code) => code >= FIRST_PRINTABLE && code <= LAST_PRINTABLE);
+  if (codes.length === 0) return /(?!)/;
+  const hex = `(?:${codes.map((code) => code.toString(16)).join('|')})`;
+  const names = Object.keys(NAMED_CHARACTERS).filter((name) => characters.has(NAMED_CHARACTERS[name] as string));
+  const escapes = [`%${hex}`, String.raw`\\u00${hex}`, `&#x0*${hex}`, `&#0*(?:${codes.join('|')})`];
+  if (characters.has('/')) escapes.push(String.raw`\\\/`);
+  if (names.length > 0) escapes.push(`&(?:${names.join('|')});`);
+  return new RegExp(escapes.join('|'), 'i');
+}
 
 /** The printable ASCII character an escape writes (every form of a key is made of those), or null: read as written. */
 function escapedCharacter(match: RegExpExecArray | string[]): string | null {
@@ -33,9 +60,9 @@ function escapedCharacter(match: RegExpExecArray | string[]): string | null {
   return code >= FIRST_PRINTABLE && code <= LAST_PRINTABLE ? String.fromCharCode(code) : null;
 }
 
-/** The text as its reader reads it, or null when it has no escape of a printable character. */
-export function unescapedReading(text: string): string | null {
-  if (!MAY_ESCAPE.test(text)) return null;
+/** The text as its reader reads it, or null when it has no escape of a character the forms hold. */
+export function unescapedReading(text: string, forms: readonly string[]): string | null {
+  if (!formEscapesOf(forms).test(text)) return null;
   let changed = false;
   const reading = text.replace(ESCAPE, (...match: string[]) => {
     const character = escapedCharacter(match);
@@ -48,7 +75,7 @@ export function unescapedReading(text: string): string | null {
 
 /** Whether the text spells out one of the forms only once its escapes are undone (the raw forms are the caller's). */
 export function holdsEscapedForm(text: string, forms: readonly string[]): boolean {
-  const reading = unescapedReading(text);
+  const reading = unescapedReading(text, forms);
   if (reading === null) return false;
   for (const form of forms) if (reading.includes(form)) return true;
   return false;

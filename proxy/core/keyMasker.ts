@@ -365,6 +365,6 @@ export class KeyMasker {
   }
 
   isLongRun(held: string): boolean {
-    return this.#automaton.maskOnBreak[this.#automaton.stateAfter(unescapedReading(held) ?? held, 0)] === 1;
+    return this.#automaton.maskOnBreak[this.#automaton.stateAfter(unescapedReading(held, this.#forms) ?? held, 0)] === 1;
   }
 }

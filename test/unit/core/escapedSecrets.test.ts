@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { KeyMasker, sameLengthMask } from '../../../proxy/core/keyMasker.ts';
-import { REDACTED, redactKnownSecrets } from '../../../proxy/core/redact.ts';
+import { unescapedReading } from '../../../proxy/core/escapedSecrets.ts';
+import { knownSecretForms, REDACTED, redactKnownSecrets } from '../../../proxy/core/redact.ts';
 import { SENTINEL_KEY } from '../../support/sentinel.ts';
 
 const masker = KeyMasker.for(SENTINEL_KEY);
@@ -91,5 +92,38 @@ describe('an escaped key cut across two pieces of a relayed body or a streamed f
       const passedText = chunks.push(text.slice(0, cut)) + chunks.push(text.slice(cut)) + chunks.end();
       expect([`key=${REDACTED}&next=1; 100%`, ...semicolonLeft(REDACTED)]).toContain(passedText);
     }
+  });
+});
+
+/**
+ * Go's encoding/json writes `<`, `>` and `&` in strings as `\u003c`, `\u003e` and `\u0026` unless
+ * told not to (its Marshal doc: HTML-safe by default), so a Go-built gateway (one-api, new-api)
+ * escapes them in every event that carries code or HTML. No form of the key holds any of them: such
+ * an escape can never spell part of the key, and the event is read as written.
+ */
+describe('escapes of characters no form of the key holds', () => {
+  const forms = knownSecretForms([SENTINEL_KEY]);
+  const goEscaped = (text: string): string => text.replaceAll('<', '\\u003c').replaceAll('>', '\\u003e').replaceAll('&', '\\u0026');
+  const event = `data: ${goEscaped(JSON.stringify({ choices: [{ delta: { content: '<div class="a">x && y</div> 100% sk' } }] }))}`;
+
+  it('leave an event without the key unread: it takes no escaped reading', () => {
+    expect(event).toContain('\\u003cdiv');
+    expect(unescapedReading(event, forms)).toBeNull();
+    expect(masker.holdsForm(event)).toBe(false);
+    expect(masker.holdsEscapedForm(event)).toBe(false);
+  });
+
+  it.each([
+    ['its dashes as \\u002d', SENTINEL_KEY.replaceAll('-', '\\u002d')],
+    ['every character as an upper-case \\u escape', escapeEvery(SENTINEL_KEY)],
+    ['every character percent-encoded, lower-case hex', percentEvery(SENTINEL_KEY)],
+    ['every character as a decimal HTML reference', entityEvery(SENTINEL_KEY)],
+    ['its dashes as zero-padded hexadecimal HTML references', SENTINEL_KEY.replaceAll('-', '&#x0002D;')],
+    ['its dashes as zero-padded decimal HTML references', SENTINEL_KEY.replaceAll('-', '&#0045;')],
+  ])('still read, next to them, where they write the key %s', (_name, escaped) => {
+    const text = `${event.slice(0, -2)} ${escaped}"}`;
+    expect(unescapedReading(text, forms)).not.toBeNull();
+    expect(masker.holdsForm(text)).toBe(true);
+    expect(masker.maskText(text)).toBe(`${event.slice(0, -2)} ${REDACTED}"}`);
   });
 });

@@ -182,7 +182,12 @@ async function relayGuardedStream(
   } catch (error) {
     // Whatever ends the body once the answer is whole failed nothing: the grace, a reset, a coding's
     // lost trailer, or a client that leaves with all of it (Codex closes at response.completed).
-    if (graceTimer !== null && firstByte === OPEN_BRACE) return answerWholeJson(Buffer.concat(wholeJson));
+    if (graceTimer !== null && firstByte === OPEN_BRACE) {
+      // Read for its usage all the same (the gateway bills it whole), but sent only now: a client gone already got none of it.
+      answerWholeJson(Buffer.concat(wholeJson));
+      if (classifyStreamError(error, res) === 'client_aborted') failMidStream(input, protocols.client, 'client_aborted', translator);
+      return;
+    }
     if (graceTimer !== null && observer.upstreamError === null) return endWhole();
     const errorClass = classifyStreamError(error, res);
     // The row says what broke it: a reset, a limit that ran out, an answer that does not decode or is not valid HTTP (the upstream_errors here).

@@ -1,15 +1,18 @@
+import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NATIVE_TEXT } from '../../simulator/native.ts';
 import {
   callThroughAirlock,
   MODEL,
   PRICE,
+  rawRequestOf,
   STREAMED_TEXT,
   upstreamAnswer,
   upstreamStream,
   variantName,
   type Variant,
 } from '../../support/faultMatrix.ts';
+import { JSON_HEADERS } from '../../support/http.ts';
 import { startHarness, type Harness } from '../../support/proxyHarness.ts';
 import { findSentinel } from '../../support/sentinel.ts';
 
@@ -141,6 +144,41 @@ describe('one JSON answer under the event-stream label, the stream kept open aft
     const outcome = await callThroughAirlock(chatGateway, variant);
     expect(outcome).toMatchObject({ apiError: null, otherError: null, text: STREAMED_TEXT });
     expect(await ended).toMatchObject({ status: 200, errorClass: null, usageSource: 'reported' });
+    await chatGateway.simulator.waitForClose(0, 10_000);
+  });
+});
+
+/** Sends `body` to `url` and closes the connection as soon as the answer's headers are in. */
+function closeAtHeaders(url: string, body: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { method: 'POST', headers: JSON_HEADERS }, () => {
+      req.destroy();
+      resolve();
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+/**
+ * The same JSON answer, its client gone during the grace: the client gets nothing of it until the
+ * body ends (it is sent whole then), so one that leaves in between got nothing, yet the row said
+ * success. Airlock's headers go out after the gateway's came with the JSON right behind them: by the
+ * time the client has them, the JSON is whole and its grace runs (the usage it reports, billed, shows
+ * it was read; without it the row would be estimated).
+ */
+describe('one JSON answer under the event-stream label, its client gone before the gateway ends it', () => {
+  it.each(
+    VARIANTS.filter((variant) => variant.mode === 'translate' || variant.client === 'chat').map(
+      (variant) => [variantName(variant), variant] as const,
+    ),
+  )('%s: the row is client_aborted, its usage billed as reported', async (_name, variant) => {
+    chatGateway.simulator.reset();
+    chatGateway.simulator.script({ kind: 'bodyChunks', chunks: [upstreamAnswer(variant)], holdOpen: true });
+    const ended = chatGateway.nextEnd();
+    const { path, body } = rawRequestOf(variant);
+    await closeAtHeaders(`${chatGateway.proxy.url}${path}`, body);
+    expect(await ended).toMatchObject({ status: 200, errorClass: 'client_aborted', usageSource: 'reported' });
     await chatGateway.simulator.waitForClose(0, 10_000);
   });
 });

@@ -4,10 +4,10 @@ import { knownSecretForms, REDACTED, replaceSecretForms } from './redact.ts';
 
 /**
  * Keeps the gateway key (every form redact.ts knows: raw, URL-encoded, base64 and base64url at
- * each alignment, also escaped as escapedSecrets.ts reads escapes) out of what the gateway sends back to a client: whole texts (headers, a
- * rewritten body), text that arrives in pieces (a field streamed delta by delta) and bytes (a
- * body relayed chunk by chunk). Only the key is touched, never anything that merely looks like one:
- * the answer is the client's data.
+ * each alignment, also escaped as escapedSecrets.ts reads escapes) out of what the gateway sends
+ * back to a client: whole texts (headers, a rewritten body), text that arrives in pieces (a field
+ * streamed delta by delta) and bytes (a body relayed chunk by chunk). Only the key is touched,
+ * never anything that merely looks like one: the answer is the client's data.
  */
 
 const EMPTY = Buffer.alloc(0);
@@ -146,9 +146,11 @@ export class KeyTextStream {
 }
 
 /**
- * Text relayed chunk by chunk. Each chunk costs one native search per form and a look at its last
- * character: only when that character can begin a form is the chunk's end examined and, if it
- * could be the start of the key, held until the next chunk.
+ * Text relayed chunk by chunk. Each chunk costs one native search per form, one for an escape of
+ * a character the forms hold (escapedSecrets.ts; only a chunk with one is read unescaped), and a
+ * look at its last character: only when that character can begin a form or end an escape is the
+ * chunk's end examined and, if it could be the start of the key as written or escaped, held until
+ * the next chunk.
  */
 export class KeyChunkStream {
   readonly #masker: KeyMasker;

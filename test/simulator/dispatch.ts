@@ -84,7 +84,7 @@ export async function dispatch(request: IncomingMessage, response: ServerRespons
     if (!(await settledUnlessClosed(fault.until, closed))) return;
     fault = undefined;
   }
-  if (fault !== undefined && answerGenericFault(response, fault, voice, sequence)) return;
+  if (fault !== undefined && answerGenericFault(response, fault, voice, sequence, closed)) return;
 
   if (route.kind === 'misrouted') {
     sendHtml(response, 404, notFoundPage(pathnameOf(entry.path)));
@@ -132,7 +132,7 @@ function answerMediaApi(
 }
 
 /** Faults that replace the whole answer. Returns false for faults that only shape a reply. */
-function answerGenericFault(response: ServerResponse, fault: Fault, voice: Voice, sequence: string): boolean {
+function answerGenericFault(response: ServerResponse, fault: Fault, voice: Voice, sequence: string, closed: AbortSignal): boolean {
   switch (fault.kind) {
     case 'status': {
       const retryAfter = fault.retryAfterDate?.toUTCString() ?? (fault.retryAfterS === undefined ? undefined : String(fault.retryAfterS));
@@ -164,7 +164,7 @@ function answerGenericFault(response: ServerResponse, fault: Fault, voice: Voice
           ...(fault.encoding === undefined ? {} : { 'content-encoding': fault.encoding }),
           ...fault.headers,
         });
-        void writeInTwoParts(response, Buffer.from(fault.text), fault.pausedAt.byte, fault.pausedAt.until, fault.encoding);
+        void writeInTwoParts(response, Buffer.from(fault.text), fault.pausedAt.byte, fault.pausedAt.until, closed, fault.encoding);
         return true;
       }
       const body = fault.mislabelled ? Buffer.from(fault.text) : encoded(fault.text, fault.encoding);

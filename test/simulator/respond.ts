@@ -67,27 +67,31 @@ const COMPRESSORS: Readonly<Record<string, () => Gzip | BrotliCompress>> = {
 };
 
 /**
- * Writes `body` in two parts, the second once `until` settles, then ends. With a coding zlib has,
- * each part is compressed as it goes and the first is flushed: a block of its own.
+ * Writes `body` in two parts, the second once `until` settles, then ends; nothing more once the
+ * client closed the connection instead. With a coding zlib has, each part is compressed as it goes
+ * and the first is flushed: a block of its own.
  */
 export async function writeInTwoParts(
   response: ServerResponse,
   body: Buffer,
   at: number,
   until: Promise<unknown>,
+  closed: AbortSignal,
   encoding?: string,
 ): Promise<void> {
   const compressor = encoding === undefined ? undefined : COMPRESSORS[encoding]?.();
   if (compressor === undefined) {
     response.write(body.subarray(0, at));
-    await until.catch(() => undefined);
-    response.end(body.subarray(at));
+    if (await settledUnlessClosed(until, closed)) response.end(body.subarray(at));
     return;
   }
   compressor.on('data', (chunk: Buffer) => response.write(chunk));
   compressor.write(body.subarray(0, at));
   await new Promise<void>((resolve) => compressor.flush(() => resolve()));
-  await until.catch(() => undefined);
+  if (!(await settledUnlessClosed(until, closed))) {
+    compressor.destroy();
+    return;
+  }
   compressor.end(body.subarray(at));
   await once(compressor, 'end');
   response.end();

@@ -11,7 +11,7 @@ import type { ExchangePlan } from './plan.ts';
 import type { ProgressEstimate } from './progressTick.ts';
 import type { RequestTrace } from './trace.ts';
 import type { TraceAccounting } from './traceShapes.ts';
-import { answerText, jsonUnderStreamLabel } from './upstreamBody.ts';
+import { jsonUnderStreamLabel } from './upstreamBody.ts';
 import { withUnstatedRuns, type RunEstimate, type UnstatedRun } from './unstatedRuns.ts';
 
 /** Past this a request would wait for its count about 10 ms per 100 KB: bytes are counted instead. */
@@ -56,7 +56,7 @@ function answeredText(trace: RequestTrace): string {
   if (!body) return '';
   try {
     // One JSON answer may come under the event-stream label, `data: [DONE]` after it: its text is still what the model wrote.
-    const answer: unknown = JSON.parse(jsonUnderStreamLabel(answerText(body)));
+    const answer: unknown = JSON.parse(jsonUnderStreamLabel(body));
     const reply = readChatCompletion(answer);
     // Another shape (a legacy completion's `choices[].text`, a native Messages or Responses answer): its text, thinking and tool calls.
     if (reply === null) return [...answerTexts(answer), ...answerOtherOutputTexts(answer)].join('');

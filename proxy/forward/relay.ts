@@ -61,7 +61,7 @@ export async function relayResponse(input: RelayInput): Promise<void> {
     });
     res.flushHeaders();
     const answerWholeJson = (bytes: Buffer): void =>
-      answerProtocolJson(input, protocols, headers, Buffer.from(jsonUnderStreamLabel(answerText(bytes))));
+      answerProtocolJson(input, protocols, headers, Buffer.from(jsonUnderStreamLabel(bytes)));
     return relayStream(input, protocols, answerWholeJson);
   }
   if (readWhole) return relayProtocolJson(input, protocols, headers);

@@ -114,11 +114,13 @@ export function answerText(bytes: Buffer): string {
 }
 
 /**
- * A body labelled an event stream that is one JSON answer, a `data: [DONE]` perhaps after it
- * (decolua/9router#3492, #3301: a relay that took a request without `stream` for a streamed one
- * framed its whole answer so): that answer's text. Any other text is returned as it is.
+ * An answer's bytes as text for JSON.parse, where a body labelled an event stream may be one JSON
+ * answer with a `data: [DONE]` after it (decolua/9router#3492, #3301: a relay that took a request
+ * without `stream` for a streamed one framed its whole answer so): that answer's text. Any other
+ * text is returned as it is.
  */
-export function jsonUnderStreamLabel(text: string): string {
+export function jsonUnderStreamLabel(bytes: Buffer): string {
+  const text = answerText(bytes);
   const framed = text.search(/\n\s*data:/);
   return framed === -1 ? text : text.slice(0, framed);
 }
@@ -132,7 +134,7 @@ export function holdsWholeJsonAnswer(chunks: readonly Buffer[]): boolean {
   const last = chunks.at(-1);
   if (last === undefined || !ENDS_WHOLE.test(last.subarray(-64).toString('latin1'))) return false;
   try {
-    JSON.parse(jsonUnderStreamLabel(answerText(Buffer.concat(chunks))));
+    JSON.parse(jsonUnderStreamLabel(Buffer.concat(chunks)));
     return true;
   } catch {
     return false;

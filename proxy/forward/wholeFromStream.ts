@@ -6,7 +6,7 @@ import { declaredErrorDetail, type RelayProtocols } from './answerRecords.ts';
 import type { RelayInput } from './relay.ts';
 import { failAnswer, failMidBody } from './relayFailures.ts';
 import { ANSWER_WAS_WHOLE, END_GRACE_MS, sinkFor, streamKeyGuards } from './streamRelay.ts';
-import { answerText, firstByteOf, holdsWholeJsonAnswer, jsonUnderStreamLabel, OPEN_BRACE, readBody } from './upstreamBody.ts';
+import { firstByteOf, holdsWholeJsonAnswer, jsonUnderStreamLabel, OPEN_BRACE, readBody } from './upstreamBody.ts';
 
 /** Read whole, as a JSON answer is; beyond this the answer is refused. */
 const STREAM_READ_LIMIT_BYTES = 64 * 1024 * 1024;
@@ -127,7 +127,7 @@ function streamAnswerReader(
       return observer.complete || jsonWhole;
     },
     answer() {
-      if (firstByte === OPEN_BRACE) return Buffer.from(jsonUnderStreamLabel(answerText(Buffer.concat(jsonChunks))));
+      if (firstByte === OPEN_BRACE) return Buffer.from(jsonUnderStreamLabel(Buffer.concat(jsonChunks)));
       const streamed = assembler.result();
       if (streamed.error !== null) {
         failAnswer(input, declaredErrorClass(streamed.error), declaredErrorDetail(input, streamed.error));

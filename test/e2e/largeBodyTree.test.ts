@@ -61,12 +61,7 @@ describe("a large request body's tree in the window", () => {
     page.on('request', (request) => {
       if (request.url().endsWith(`/requests/${requestId}/body/request`)) bodyFetches += 1;
     });
-    await page.goto(session.screenUrl(`live/${encodeURIComponent(requestId)}`));
-    await page.getByRole('region', { name: 'Conversation' }).getByText(LAST_PROMPT, { exact: true }).waitFor();
-    const summary = page.locator('details.body-panel > summary', { hasText: 'Request body' });
-    await summary.click();
-    const tree = summary.locator('..').locator('.json-tree');
-    await tree.getByText('messages').first().waitFor();
+    const tree = await openBodyTree();
     // Before, the tree opened three levels deep: every one of the 1,788 messages and their fields at once.
     const messages = tree.locator('.json-key', { hasText: /^messages:$/ }).locator('..');
     expect(await messages.getAttribute('aria-expanded')).toBe('false');

@@ -1,6 +1,7 @@
 import { existsSync, readFileSync, renameSync } from 'node:fs';
 import path from 'node:path';
 import { writeFileAtomic } from './profiles/atomicWrite.ts';
+import { asideName, type AsideKind } from '../core/asideName.ts';
 
 /** What a file of this Airlock's shape and version held: the entries that could be read, and how many could not. */
 export interface EntriesRead<T> {
@@ -34,8 +35,6 @@ interface KeptJsonFileOptions<T> {
   report: (message: string) => void;
   nowMs: number;
 }
-
-type AsideKind = 'damaged' | 'foreign';
 
 interface FileReading<T> {
   read: T;
@@ -76,13 +75,9 @@ function readKept<T>(filePath: string, options: KeptJsonFileOptions<T>): FileRea
 
 /** `capabilities-damaged-20261127T141500Z.json`, a name no file holds yet. */
 function freeAsideName(dataDir: string, fileName: string, kind: AsideKind, nowMs: number): string {
-  const stamp = new Date(nowMs)
-    .toISOString()
-    .replace(/[-:]/g, '')
-    .replace(/\.\d{3}Z$/, 'Z');
-  const base = `${path.basename(fileName, '.json')}-${kind}-${stamp}`;
-  let name = `${base}.json`;
-  for (let attempt = 2; existsSync(path.join(dataDir, name)); attempt += 1) name = `${base}-${attempt}.json`;
+  const base = path.basename(fileName, '.json');
+  let name = asideName(base, kind, nowMs, 1, '.json');
+  for (let copy = 2; existsSync(path.join(dataDir, name)); copy += 1) name = asideName(base, kind, nowMs, copy, '.json');
   return path.join(dataDir, name);
 }
 

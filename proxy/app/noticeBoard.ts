@@ -1,6 +1,7 @@
 import type { Notice, NoticeKind } from '../contracts/notices.ts';
 import { redactKnownSecrets, redactSecrets } from '../core/redact.ts';
 import { RequestLogStoppedError } from '../store/write/logThreadClient.ts';
+import { ASIDE_NAME_SOURCE } from '../core/asideName.ts';
 
 /** What the user can do, by kind: the causes come from many places, the fix is the kind's. */
 const FIX_BY_KIND: Record<NoticeKind, string> = {
@@ -43,11 +44,6 @@ export interface NoticeBoardOptions {
   nowMs?: () => number;
 }
 
-/**
- * The name Airlock gives a file it moves aside (keptJsonFile.ts, logRecovery.ts):
- * `capabilities-damaged-20261127T140700Z.json`, `requests-foreign-20250102T030405Z-2.db-wal`.
- */
-const ASIDE_NAME = String.raw`[a-z][a-z-]*-(?:damaged|foreign)-\d{8}T\d{6}Z(?:-\d+)?\.[a-z]+(?:-wal|-shm)?`;
 /** Stand-ins no shape's run holds (private-use characters around an index), so masking leaves them whole. */
 const PLACEHOLDER = /\uE000(\d+)\uE001/g;
 
@@ -74,7 +70,7 @@ function readablePathsIn(dataDir: string | undefined): RegExp | null {
   const dir = dataDir?.replace(/[\\/]+$/, '') ?? '';
   if (dir === '') return null;
   const escapedDir = dir.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-  return new RegExp(String.raw`${escapedDir}(?:[\\/]${ASIDE_NAME})?`, 'g');
+  return new RegExp(String.raw`${escapedDir}(?:[\\/]${ASIDE_NAME_SOURCE})?`, 'g');
 }
 
 /**

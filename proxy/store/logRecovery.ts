@@ -8,6 +8,7 @@ import { importSalvage, REQUEST_FIELD, salvageLogFiles, type LogSalvage } from '
 import { LOST_SPEND_MARKER_FILE_NAME, lostSpendMarkerPath, writeLostSpendMarker } from './lostSpendMarker.ts';
 import { DATABASE_FILE_NAME, openLogDatabase, type OpenLogDatabaseOptions } from './schema.ts';
 import { scanWal, type WalScan } from './sqliteFile.ts';
+import { asideName, type AsideKind } from '../core/asideName.ts';
 
 /** A damaged request log that was set aside at start, and what was read back from it. */
 export interface LogRecoveryReport {
@@ -34,17 +35,6 @@ export class RequestLogDamagedError extends Error {
   }
 }
 
-type AsideKind = 'damaged' | 'foreign';
-
-/** `requests-damaged-20250102T030405Z.db`: the time in the name, `.db` kept so SQLite tools open it with its WAL. */
-function asideName(kind: AsideKind, nowMs: number, attempt: number): string {
-  const stamp = new Date(nowMs)
-    .toISOString()
-    .replace(/[-:]/g, '')
-    .replace(/\.\d{3}Z$/, 'Z');
-  return `requests-${kind}-${stamp}${attempt === 0 ? '' : `-${attempt + 1}`}.db`;
-}
-
 interface MovedLog {
   /** New path by suffix, null for a file there was not. */
   moved: Record<string, string | null>;
@@ -54,9 +44,10 @@ interface MovedLog {
 
 /** A name no file of the log's set holds yet. */
 function freeAsideName(dataDir: string, nowMs: number, kind: AsideKind = 'damaged'): string {
-  let name = asideName(kind, nowMs, 0);
-  for (let attempt = 1; DATABASE_SUFFIXES.some((suffix) => existsSync(join(dataDir, `${name}${suffix}`))); attempt += 1)
-    name = asideName(kind, nowMs, attempt);
+  // `.db` kept, so SQLite tools open it with its WAL.
+  let name = asideName('requests', kind, nowMs, 1, '.db');
+  for (let copy = 2; DATABASE_SUFFIXES.some((suffix) => existsSync(join(dataDir, `${name}${suffix}`))); copy += 1)
+    name = asideName('requests', kind, nowMs, copy, '.db');
   return name;
 }
 

@@ -1,9 +1,7 @@
 import { flushCompileCache } from 'node:module';
 import { constants } from 'node:os';
 import { pruneStaleCompileCaches } from './compileCache.ts';
-import path from 'node:path';
 import type { Command } from 'commander';
-import { resolveDataDir } from '../dataDir.ts';
 import { normalizeBaseUrl } from '../../core/baseUrl.ts';
 import { startAirlock, type Airlock } from '../startAirlock.ts';
 import type { RequestLogStatus } from '../../contracts/log.ts';
@@ -15,7 +13,7 @@ import { UnscopedKeyError } from '../secrets/dataDirSecrets.ts';
 import { COMMAND_LINE_PROFILE_ID } from '../configOverlay.ts';
 import { keyAccountsOf } from '../../contracts/keyPool.ts';
 import type { Profile } from '../../contracts/profile.ts';
-import { defaultCliDeps, type CliDeps } from './commands/cliContext.ts';
+import { dataDirFor, defaultCliDeps, type CliDeps } from './commands/cliContext.ts';
 import { portOption } from './commands/portOption.ts';
 import { CLI_COMMAND } from '../../contracts/cli.ts';
 
@@ -137,8 +135,7 @@ export function registerServeCommand(program: Command, deps: CliDeps = defaultCl
     .option('--base-url <url>', 'serve a gateway for this run only (key from AIRLOCK_API_KEY), without a saved profile')
     .option('--profile <id>', 'serve this profile instead of the active one')
     .action(async (options: ServeOptions, command: Command) => {
-      const dataDirFlag = command.optsWithGlobals<{ dataDir?: string }>().dataDir;
-      const dataDir = path.resolve(deps.cwd, resolveDataDir(deps.env, deps.platform, deps.homedir, dataDirFlag));
+      const dataDir = dataDirFor(command, deps);
       let commandLineBaseUrl: string | undefined;
       if (options.baseUrl !== undefined) {
         // --base-url serves a profile of its own for the run: the one --profile names would silently not be served.

@@ -13,13 +13,12 @@ import {
   type SpendExportGroup,
 } from '../../../contracts/export.ts';
 import type { RequestListFilter } from '../../../contracts/log.ts';
-import { resolveDataDir } from '../../dataDir.ts';
 import { spendCsv } from '../../export/csv.ts';
 import { openLogForReading } from '../../export/readOnlyLog.ts';
 import { writeRequestExport, type ExportSink } from '../../export/requestExport.ts';
 import { parseMoment } from '../../export/since.ts';
 import { CommandLineError } from '../airlockCommand.ts';
-import { defaultCliDeps, withCliErrors, writeLine, type CliDeps } from './cliContext.ts';
+import { dataDirFor, defaultCliDeps, withCliErrors, writeLine, type CliDeps } from './cliContext.ts';
 import { registerExportTracesCommand } from './exportTraces.ts';
 import { openLogWithSecrets } from './logSecrets.ts';
 
@@ -130,11 +129,6 @@ async function toOutput(deps: CliDeps, out: string | undefined, write: (sink: Ex
   return file;
 }
 
-function dataDirOf(command: Command, deps: CliDeps): string {
-  const flag = command.optsWithGlobals<{ dataDir?: string }>().dataDir;
-  return path.resolve(deps.cwd, resolveDataDir(deps.env, deps.platform, deps.homedir, flag));
-}
-
 /** `airlock export requests|spend|traces`: the request log as HAR or CSV, spend as CSV, read from the data directory's log; the trace export setting. */
 export function registerExportCommands(program: Command, deps: CliDeps = defaultCliDeps()): void {
   const exportCommand = program.command('export').description('write the request log (HAR, CSV) or spend (CSV) to a file or stdout');
@@ -190,7 +184,7 @@ export function registerExportCommands(program: Command, deps: CliDeps = default
         const nowMs = deps.nowMs();
         const fromMs = momentOf(flags.since, nowMs, '--since');
         const toMs = flags.until === undefined ? nowMs + 1 : momentOf(flags.until, nowMs, '--until');
-        const log = openLogForReading(dataDirOf(command, deps));
+        const log = openLogForReading(dataDirFor(command, deps));
         try {
           const rows = log.queries.spendByDay({ fromMs, toMs, groupBy });
           const where = await toOutput(deps, flags.out, async (sink) => {

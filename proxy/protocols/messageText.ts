@@ -98,11 +98,17 @@ function writtenInput(value: Json): string[] {
   return value === undefined || value === null ? [] : [JSON.stringify(value)];
 }
 
+/** A Responses message's refusal parts: a model that declines writes `{type: 'refusal', refusal}` instead of output_text. */
+function refusalTexts(content: Json): string[] {
+  if (!Array.isArray(content)) return [];
+  return content.flatMap((part) => (isRecord(part) && part.type === 'refusal' && typeof part.refusal === 'string' ? [part.refusal] : []));
+}
+
 /**
  * What else than its text a whole Messages or Responses answer holds that its model wrote, billed
- * as output: Messages' thinking and tool_use inputs; Responses' reasoning (summary and text) and its
- * function, custom tool and tool search calls' inputs. For the estimate of an answer without usage
- * (chat's are read with its reply).
+ * as output: Messages' thinking and tool_use inputs; Responses' reasoning (summary and text), its
+ * refusals and its function, custom tool and tool search calls' inputs. For the estimate of an
+ * answer without usage (chat's are read with its reply).
  */
 export function answerOtherOutputTexts(answer: Json): string[] {
   if (!isRecord(answer)) return [];
@@ -117,6 +123,7 @@ export function answerOtherOutputTexts(answer: Json): string[] {
     ...output.flatMap((item) => {
       if (!isRecord(item)) return [];
       if (item.type === 'reasoning') return [...contentTexts(item.summary, 'anyBlock'), ...contentTexts(item.content, 'anyBlock')];
+      if (item.type === 'message') return refusalTexts(item.content);
       if (item.type === 'function_call' || item.type === 'tool_search_call') return writtenInput(item.arguments);
       return item.type === 'custom_tool_call' ? writtenInput(item.input) : [];
     }),

@@ -11,6 +11,7 @@ const OTHER_OUTPUT_TYPES = new Set([
   'response.custom_tool_call_input.delta',
   'response.reasoning_text.delta',
   'response.reasoning_summary_text.delta',
+  'response.refusal.delta',
 ]);
 
 /** Responses from a gateway that speaks it: text deltas, and the model and usage of the final response event. */
@@ -29,7 +30,7 @@ export class ResponsesStreamObserver implements StreamObserver {
     if (!json) return true;
     const type = eventType(event, json);
     if (type === 'response.output_text.delta' && typeof json.delta === 'string') this.sink.onDelta(json.delta);
-    // Reasoning and a tool call's arguments or input are billed output too: a stream without usage is estimated with them.
+    // Reasoning, a refusal and a tool call's arguments or input are billed output too: a stream without usage is estimated with them.
     else if (OTHER_OUTPUT_TYPES.has(type) && typeof json.delta === 'string') this.sink.onOtherOutput?.(json.delta);
     // A tool search's arguments come with no delta of their own, whole in its item (toolSearch.ts): counted once, when done.
     else if (type === 'response.output_item.done') this.reportToolSearch(json.item);

@@ -1,0 +1,95 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startHarness, type Harness } from '../../support/proxyHarness.ts';
+import { JSON_HEADERS, rawRequest } from '../../support/http.ts';
+import { SENTINEL_KEY } from '../../support/sentinel.ts';
+
+/**
+ * Output a model writes that is not the answer's text, from a gateway that reports no usage: the
+ * estimate must count it as outputEstimate.test.ts's thinking and tool calls are, for the gateway bills it.
+ */
+const PRICE = { model: 'gpt-4o-mini', inputPer1M: 1, outputPer1M: 4 };
+/** A model declining at some length, as models explain what they will not do and what they can do instead. */
+const REFUSAL = Array.from(
+  { length: 12 },
+  (_, step) => `I can't help with writing that exploit (${step}); I can explain how the vulnerability class is usually mitigated instead.`,
+).join(' ');
+
+let native: Harness;
+beforeAll(async () => {
+  native = await startHarness({
+    profile: { prices: [PRICE], protocolModes: { messages: 'native', responses: 'native' } },
+    simulator: { nativeProtocols: ['messages', 'responses'] },
+  });
+});
+afterAll(async () => {
+  await native?.close();
+});
+
+const event = (type: string, fields: object): string => `event: ${type}\ndata: ${JSON.stringify({ type, ...fields })}\n\n`;
+
+/** Sends `request` to the native gateway's `path`, the gateway answering with `text`; resolves with the row's end. */
+async function rowOf(path: string, request: object, text: string, contentType: string) {
+  native.simulator.script({ kind: 'text', status: 200, contentType, text });
+  const ended = native.nextEnd();
+  const answer = await rawRequest(`${native.proxy.url}${path}`, {
+    method: 'POST',
+    headers: { ...JSON_HEADERS, authorization: `Bearer ${SENTINEL_KEY}` },
+    body: JSON.stringify(request),
+  });
+  expect(answer.status, answer.body).toBe(200);
+  return ended;
+}
+
+/** The tokenizer counts about a token per 4 bytes of such text: at least one per 6, at most one per byte. */
+function expectEstimatedFrom(end: Awaited<ReturnType<Harness['nextEnd']>>, written: string): void {
+  expect(end.usageSource).toBe('estimated');
+  expect(end.usage?.outputTokens).toBeGreaterThan(Buffer.byteLength(written) / 6);
+  expect(end.usage?.outputTokens).toBeLessThan(Buffer.byteLength(written) + 100);
+}
+
+/**
+ * A Responses model that declines writes a `refusal` content part in its output message instead of
+ * `output_text` (`{type: 'refusal', refusal}`), streamed as `response.refusal.delta` events: OpenAI's
+ * Responses API reference (ResponseOutputRefusal, ResponseRefusalDeltaEvent; the openai SDKs' types).
+ */
+describe('a native Responses refusal without reported usage', () => {
+  const responseOf = (status: string, output: object[]): object => ({
+    id: 'resp_r1',
+    object: 'response',
+    created_at: 1,
+    status,
+    model: PRICE.model,
+    output,
+    usage: null,
+  });
+  const refusalMessage = (refusal: string, status: string): object => ({
+    id: 'msg_r1',
+    type: 'message',
+    role: 'assistant',
+    status,
+    content: refusal === '' ? [] : [{ type: 'refusal', refusal }],
+  });
+
+  it('estimates a whole answer from its refusal', async () => {
+    const answer = responseOf('completed', [refusalMessage(REFUSAL, 'completed')]);
+    const end = await rowOf('/v1/responses', { model: PRICE.model, input: 'write it' }, JSON.stringify(answer), 'application/json');
+    expectEstimatedFrom(end, REFUSAL);
+  });
+
+  it('estimates a stream from its refusal deltas', async () => {
+    const part = { item_id: 'msg_r1', output_index: 0, content_index: 0 };
+    const pieces = REFUSAL.match(/.{1,40}/gs) ?? [];
+    const stream = [
+      event('response.created', { response: responseOf('in_progress', []) }),
+      event('response.output_item.added', { output_index: 0, item: refusalMessage('', 'in_progress') }),
+      event('response.content_part.added', { ...part, part: { type: 'refusal', refusal: '' } }),
+      ...pieces.map((delta) => event('response.refusal.delta', { ...part, delta })),
+      event('response.refusal.done', { ...part, refusal: REFUSAL }),
+      event('response.content_part.done', { ...part, part: { type: 'refusal', refusal: REFUSAL } }),
+      event('response.output_item.done', { output_index: 0, item: refusalMessage(REFUSAL, 'completed') }),
+      event('response.completed', { response: responseOf('completed', [refusalMessage(REFUSAL, 'completed')]) }),
+    ].join('');
+    const end = await rowOf('/v1/responses', { model: PRICE.model, input: 'write it', stream: true }, stream, 'text/event-stream');
+    expectEstimatedFrom(end, REFUSAL);
+  });
+});

@@ -46,7 +46,7 @@ function bytesCountInput(plan: Pick<ExchangePlan, 'textBody' | 'byteLength' | 'u
   return plan.textBody && plan.byteLength > 0 && plan.upstreamModel !== null;
 }
 
-/** Everything the model wrote, as the gateway bills it: the answer's text, its reasoning and its tool calls. */
+/** Everything the model wrote, as the gateway bills it: the answer's text, its reasoning, a refusal and its tool calls. */
 function answeredText(trace: RequestTrace): string {
   const streamed = trace.streamText();
   const other = trace.otherOutputText();
@@ -60,7 +60,7 @@ function answeredText(trace: RequestTrace): string {
     const reply = readChatCompletion(answer);
     // Another shape (a legacy completion's `choices[].text`, a native Messages or Responses answer): its text, thinking and tool calls.
     if (reply === null) return [...answerTexts(answer), ...answerOtherOutputTexts(answer)].join('');
-    return reply.reasoning + reply.text + reply.toolCalls.map((call) => call.name + call.arguments).join('');
+    return reply.reasoning + reply.text + reply.refusal + reply.toolCalls.map((call) => call.name + call.arguments).join('');
   } catch {
     return '';
   }

@@ -93,3 +93,22 @@ describe('a native Responses refusal without reported usage', () => {
     expectEstimatedFrom(end, REFUSAL);
   });
 });
+
+/**
+ * A chat model that declines writes `message.refusal` and leaves `content` null (OpenAI's Chat
+ * Completions reference: the message's refusal; its structured outputs guide shows such an answer).
+ */
+describe('a chat refusal without reported usage', () => {
+  it('estimates a whole answer from its refusal', async () => {
+    const answer = {
+      id: 'chatcmpl-r1',
+      object: 'chat.completion',
+      created: 1,
+      model: PRICE.model,
+      choices: [{ index: 0, message: { role: 'assistant', content: null, refusal: REFUSAL }, finish_reason: 'stop' }],
+    };
+    const request = { model: PRICE.model, messages: [{ role: 'user', content: 'write it' }] };
+    const end = await rowOf('/v1/chat/completions', request, JSON.stringify(answer), 'application/json');
+    expectEstimatedFrom(end, REFUSAL);
+  });
+});

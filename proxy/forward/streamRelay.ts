@@ -30,6 +30,7 @@ export function sinkFor(trace: RequestTrace): StreamSink {
   return {
     onDelta: (text) => trace.delta(text),
     onOtherOutput: (text) => trace.otherOutput(text),
+    onOpaqueOutput: (bytes) => trace.opaqueOutput(bytes),
     onUsage: (usage) => trace.setUsage(usage),
     onModel: (model) => {
       trace.modelAnswered(model);

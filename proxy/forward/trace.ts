@@ -11,6 +11,7 @@ import { newRequestId } from '../core/requestId.ts';
 import { progressTick, streamStartsEstimating, streamStopsEstimating, type ProgressEstimate } from './progressTick.ts';
 import type { TraceAccounting, TraceStart } from './traceShapes.ts';
 import { AttemptRuns } from './unstatedRuns.ts';
+import { WrittenOutput } from './writtenOutput.ts';
 
 const NOTHING_CAPTURED: CapturedBody = { truncated: false, toBuffer: () => null };
 
@@ -28,18 +29,10 @@ export class RequestTrace {
   #responseBody: BodyCapture | null = null;
   /** Made at a stream's first event. */
   #eventOffsets: EventOffsetRecorder | null = null;
-  private streamTextParts: string[] | null = null;
-  private streamTextBytes = 0;
-  private otherOutputParts: string[] | null = null; // made at the first piece: most answers have none
-  private otherOutputChars = 0;
-  /** UTF-16 units of all text received (the parts kept stop at the capture limit). */
-  private streamedChars = 0;
+  /** What a stream's model wrote, made at its first piece: an answer that did not stream has none. */
+  #written: WrittenOutput | null = null;
   private progressEstimate: ProgressEstimate | null = null;
   private progressTickRecorded = -1;
-  /** The parts already measured in UTF-8 bytes, for the bytes-per-character ratio. */
-  private measuredParts = 0;
-  private measuredChars = 0;
-  private measuredBytes = 0;
   private readonly captureLimitBytes: number;
   #requestHeaders: Record<string, string> = {};
   #responseHeaders: Record<string, string> | null = {};
@@ -276,12 +269,7 @@ export class RequestTrace {
   }
 
   delta(text: string): void {
-    if (this.streamTextParts === null) this.streamTextParts = [];
-    if (this.streamTextBytes < this.captureLimitBytes) {
-      this.streamTextParts.push(text);
-      this.streamTextBytes += text.length;
-    }
-    this.streamedChars += text.length;
+    this.written().text(text);
     if (this.events.hasListeners) this.events.emit({ type: 'delta', requestId: this.requestId, text });
     if (this.progressEstimate !== null && this.progressTickRecorded !== progressTick()) this.recordProgress(this.progressEstimate);
   }
@@ -294,14 +282,7 @@ export class RequestTrace {
 
   private recordProgress(estimate: ProgressEstimate): void {
     this.progressTickRecorded = progressTick();
-    const parts = this.streamTextParts ?? [];
-    for (; this.measuredParts < parts.length; this.measuredParts += 1) {
-      const part = parts[this.measuredParts] ?? '';
-      this.measuredChars += part.length;
-      this.measuredBytes += Buffer.byteLength(part);
-    }
-    const bytesPerChar = this.measuredChars > 0 ? this.measuredBytes / this.measuredChars : 1;
-    this.estimated(estimate(Math.round(this.streamedChars * bytesPerChar)));
+    this.estimated(estimate(this.written().answerTextBytes()));
   }
 
   /** The request's use so far as estimated, for its in-flight row: what a crash leaves counted. */
@@ -341,20 +322,31 @@ export class RequestTrace {
     if (status !== undefined) this.#status = status;
   }
 
-  streamText(): string | null {
-    return this.streamTextParts === null ? null : this.streamTextParts.join('');
+  private written(): WrittenOutput {
+    this.#written ??= new WrittenOutput(this.captureLimitBytes);
+    return this.#written;
   }
 
-  /** Streamed reasoning and tool-call arguments, up to the capture limit: only a usage estimate reads them. */
+  streamText(): string | null {
+    return this.#written?.answerText() ?? null;
+  }
+
+  /** Streamed reasoning, tool-call arguments and refusals, up to the capture limit: only a usage estimate reads them. */
   otherOutput(text: string): void {
-    if (this.otherOutputChars >= this.captureLimitBytes) return;
-    this.otherOutputParts ??= [];
-    this.otherOutputParts.push(text);
-    this.otherOutputChars += text.length;
+    this.written().other(text);
   }
 
   otherOutputText(): string {
-    return this.otherOutputParts?.join('') ?? '';
+    return this.#written?.otherText() ?? '';
+  }
+
+  /** Streamed output with no text, only its size (redacted thinking): only a usage estimate reads it. */
+  opaqueOutput(bytes: number): void {
+    this.written().opaque(bytes);
+  }
+
+  get opaqueOutputBytes(): number {
+    return this.#written?.opaqueBytes ?? 0;
   }
 
   /** Publishes the end once; later calls (a close after an error) are ignored. */

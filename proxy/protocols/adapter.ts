@@ -147,6 +147,8 @@ export interface StreamSink {
   onDelta(text: string): void;
   /** What the model wrote besides the answer's text (reasoning, tool-call arguments): billed output all the same. */
   onOtherOutput?(text: string): void;
+  /** Billed output that comes with no text to count, only its size in bytes (Messages' redacted thinking, encrypted). */
+  onOpaqueOutput?(bytes: number): void;
   onUsage(usage: TokenUsage): void;
   /**
    * A count the gateway stated before its final one (Messages' message_start, a running chat count):

@@ -1,4 +1,5 @@
 import { isRecord } from '../core/isRecord.ts';
+import { redactedThinkingBytes } from './anthropic/redactedThinking.ts';
 /**
  * The text of a content value, a message and an answer in the three conversation shapes (chat
  * completions, Anthropic Messages, Responses), read from the body itself. Pure. One owner, so the
@@ -128,4 +129,10 @@ export function answerOtherOutputTexts(answer: Json): string[] {
       return item.type === 'custom_tool_call' ? writtenInput(item.input) : [];
     }),
   ];
+}
+
+/** The bytes of what a whole answer's model wrote with no text to count (Messages' redacted thinking), for the same estimate. */
+export function answerOpaqueOutputBytes(answer: Json): number {
+  if (!isRecord(answer) || !Array.isArray(answer.content)) return 0;
+  return answer.content.reduce((bytes: number, block: Json) => bytes + redactedThinkingBytes(block), 0);
 }

@@ -1,6 +1,7 @@
 import type { DeclaredError, StreamObserver, StreamSink } from '../adapter.ts';
 import { eventJson, eventType, type SseEvent } from '../sse.ts';
 import { anthropicErrorOf } from './declaredError.ts';
+import { redactedThinkingBytes } from './redactedThinking.ts';
 import { anthropicUsageOf } from './usage.ts';
 
 /**
@@ -31,6 +32,10 @@ export class AnthropicStreamObserver implements StreamObserver {
       if (typeof message?.usage === 'object' && message.usage !== null) this.startUsage = message.usage as Record<string, unknown>;
       const stated = anthropicUsageOf(this.startUsage);
       if (stated) this.sink.onStatedUsage?.(stated);
+    } else if (type === 'content_block_start') {
+      // Redacted thinking comes whole in its start, with no deltas.
+      const bytes = redactedThinkingBytes(json.content_block);
+      if (bytes > 0) this.sink.onOpaqueOutput?.(bytes);
     } else if (type === 'content_block_delta') {
       const delta = json.delta as { text?: unknown; thinking?: unknown; partial_json?: unknown } | undefined;
       if (typeof delta?.text === 'string') this.sink.onDelta(delta.text);

@@ -112,3 +112,52 @@ describe('a chat refusal without reported usage', () => {
     expectEstimatedFrom(end, REFUSAL);
   });
 });
+
+/**
+ * Anthropic returns thinking its safety systems flagged encrypted, as a `redacted_thinking` block whose
+ * `data` is opaque (Anthropic's extended thinking guide, "Thinking redaction"; Bedrock's Claude guide,
+ * "Thinking encryption"), and thinking is billed as output tokens. Streamed, the block comes whole in its
+ * content_block_start, with no deltas (zendev-sh/goai#93, pacifio/cersei#36).
+ */
+describe('a native Messages answer with redacted thinking, without reported usage', () => {
+  /** A stand-in for the encrypted thinking: opaque bytes, base64 as Anthropic sends them. */
+  const REDACTED_DATA = Buffer.alloc(3000, 'EmwKAhgBEgy3va3pzix').toString('base64');
+  const THINKING_BYTES = Buffer.from(REDACTED_DATA, 'base64').length;
+  const REQUEST = { model: PRICE.model, max_tokens: 4096, messages: [{ role: 'user', content: 'think' }] };
+  const message = (content: object[]): object => ({
+    id: 'msg_rt1',
+    type: 'message',
+    role: 'assistant',
+    model: PRICE.model,
+    content,
+    stop_reason: content.length === 0 ? null : 'end_turn',
+    stop_sequence: null,
+  });
+  const REDACTED = { type: 'redacted_thinking', data: REDACTED_DATA };
+
+  /** Counted from its size: no fewer tokens than a text of that many bytes would have, no more than one per byte. */
+  function expectEstimatedFromSize(end: Awaited<ReturnType<Harness['nextEnd']>>): void {
+    expect(end.usageSource).toBe('estimated');
+    expect(end.usage?.outputTokens).toBeGreaterThan(THINKING_BYTES / 6);
+    expect(end.usage?.outputTokens).toBeLessThan(THINKING_BYTES + 100);
+  }
+
+  it('estimates a whole answer from the size of its redacted thinking', async () => {
+    const answer = message([REDACTED, { type: 'text', text: 'ok' }]);
+    expectEstimatedFromSize(await rowOf('/v1/messages', REQUEST, JSON.stringify(answer), 'application/json'));
+  });
+
+  it('estimates a stream from the size of its redacted thinking', async () => {
+    const stream = [
+      event('message_start', { message: message([]) }),
+      event('content_block_start', { index: 0, content_block: REDACTED }),
+      event('content_block_stop', { index: 0 }),
+      event('content_block_start', { index: 1, content_block: { type: 'text', text: '' } }),
+      event('content_block_delta', { index: 1, delta: { type: 'text_delta', text: 'ok' } }),
+      event('content_block_stop', { index: 1 }),
+      event('message_delta', { delta: { stop_reason: 'end_turn', stop_sequence: null } }),
+      event('message_stop', {}),
+    ].join('');
+    expectEstimatedFromSize(await rowOf('/v1/messages', { ...REQUEST, stream: true }, stream, 'text/event-stream'));
+  });
+});

@@ -1,0 +1,70 @@
+/**
+ * What a model wrote, as its stream's observer reported it (streamRelay.ts sinkFor): the answer's
+ * text, for the log and the window, and what else it wrote, for a usage estimate; each kept up to
+ * the capture limit. The answer's whole length is counted past it, for the in-flight estimate.
+ */
+export class WrittenOutput {
+  readonly #limitChars: number;
+  #textParts: string[] | null = null;
+  #textChars = 0;
+  /** UTF-16 units of all the answer's text received (the parts kept stop at the limit). */
+  #allTextChars = 0;
+  /** The parts already measured in UTF-8 bytes, for the bytes-per-character ratio. */
+  #measuredParts = 0;
+  #measuredChars = 0;
+  #measuredBytes = 0;
+  #otherParts: string[] = [];
+  #otherChars = 0;
+  #opaqueBytes = 0;
+
+  constructor(limitChars: number) {
+    this.#limitChars = limitChars;
+  }
+
+  /** A piece of the answer's text. */
+  text(piece: string): void {
+    this.#textParts ??= [];
+    if (this.#textChars < this.#limitChars) {
+      this.#textParts.push(piece);
+      this.#textChars += piece.length;
+    }
+    this.#allTextChars += piece.length;
+  }
+
+  /** The answer's text as kept; null when none came. */
+  answerText(): string | null {
+    return this.#textParts === null ? null : this.#textParts.join('');
+  }
+
+  /** UTF-8 bytes of all the answer's text so far: each part kept is measured once, and their ratio applied to the whole. */
+  answerTextBytes(): number {
+    const parts = this.#textParts ?? [];
+    for (; this.#measuredParts < parts.length; this.#measuredParts += 1) {
+      const part = parts[this.#measuredParts] ?? '';
+      this.#measuredChars += part.length;
+      this.#measuredBytes += Buffer.byteLength(part);
+    }
+    const bytesPerChar = this.#measuredChars > 0 ? this.#measuredBytes / this.#measuredChars : 1;
+    return Math.round(this.#allTextChars * bytesPerChar);
+  }
+
+  /** A piece of reasoning, a tool call's arguments or a refusal. */
+  other(piece: string): void {
+    if (this.#otherChars >= this.#limitChars) return;
+    this.#otherParts.push(piece);
+    this.#otherChars += piece.length;
+  }
+
+  otherText(): string {
+    return this.#otherParts.join('');
+  }
+
+  /** Output that came with no text to count, only its size (redacted thinking, encrypted). */
+  opaque(bytes: number): void {
+    this.#opaqueBytes += bytes;
+  }
+
+  get opaqueBytes(): number {
+    return this.#opaqueBytes;
+  }
+}

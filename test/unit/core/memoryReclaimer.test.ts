@@ -56,7 +56,7 @@ describe('compactingCollector', () => {
   });
 });
 
-/** Checks every second; any idle loop counts, and a collection is due after two idle checks in a row. */
+/** Checks every second; any idle loop counts, and a collection is due after two idle checks in a row; no follow-ups. */
 const DUE_AFTER_TWO_IDLE_SECONDS = {
   ...DEFAULT_RECLAIM_OPTIONS,
   checkIntervalMs: 1_000,
@@ -64,6 +64,7 @@ const DUE_AFTER_TWO_IDLE_SECONDS = {
   maxIdleUtilization: 1,
   idleIntervals: 2,
   startupCollectionMs: null,
+  followUpCollections: 0,
 };
 
 describe('startMemoryReclaimer', () => {
@@ -148,6 +149,57 @@ describe('startMemoryReclaimer', () => {
     vi.advanceTimersByTime(1_000);
     expect(releaseFreed).toHaveBeenCalledTimes(1);
     expect(collect).toHaveBeenCalledTimes(1);
+    reclaimer.stop();
+  });
+
+  it('collects again at the idle checks right after a burst, then trims; a busy check ends the follow-ups', () => {
+    vi.useFakeTimers();
+    const order: string[] = [];
+    let check = 0;
+    let busyAt = -1;
+    const options = { ...DUE_AFTER_TWO_IDLE_SECONDS, followUpCollections: 2 };
+    const start = () =>
+      startMemoryReclaimer(
+        () => check === busyAt,
+        options,
+        () => order.push(`collect ${check}`),
+        () => order.push(`trim ${check}`),
+      );
+    const quiet = start();
+    for (check = 1; check <= 5; check += 1) vi.advanceTimersByTime(1_000);
+    // Due at the second idle check, again at the next two, and the trim after them (a collection
+    // is due at every second idle check here, so one follows the trim at check 5).
+    expect(order.slice(0, 4)).toEqual(['collect 2', 'collect 3', 'collect 4', 'trim 5']);
+    quiet.stop();
+
+    order.length = 0;
+    busyAt = 3;
+    const interrupted = start();
+    for (check = 1; check <= 4; check += 1) vi.advanceTimersByTime(1_000);
+    expect(order).toEqual(['collect 2', 'trim 4']);
+    interrupted.stop();
+  });
+
+  it('follows no start-up collection with more: only its trim', () => {
+    vi.useFakeTimers();
+    const order: string[] = [];
+    let check = 0;
+    const options = {
+      ...DEFAULT_RECLAIM_OPTIONS,
+      checkIntervalMs: 1_000,
+      maxIdleUtilization: 1,
+      startupCollectionMs: 500,
+      followUpCollections: 2,
+    };
+    const reclaimer = startMemoryReclaimer(
+      () => false,
+      options,
+      () => order.push(`collect ${check}`),
+      () => order.push(`trim ${check}`),
+    );
+    vi.advanceTimersByTime(500);
+    for (check = 1; check <= 3; check += 1) vi.advanceTimersByTime(1_000);
+    expect(order).toEqual(['collect 0', 'trim 1']);
     reclaimer.stop();
   });
 

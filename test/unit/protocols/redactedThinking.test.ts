@@ -16,6 +16,9 @@ describe('redactedThinkingBytes', () => {
     ['base64 without its padding', CIPHERTEXT.subarray(0, 701).toString('base64').replace(/=+$/, '')],
     ['base64 of a length needing no padding', CIPHERTEXT.subarray(0, 702).toString('base64')],
     ['the URL-safe alphabet', CIPHERTEXT.toString('base64url')],
+    // Whitespace decodes to nothing (as Buffer.from skips it): a relay that wraps or indents the data adds no thinking.
+    ['base64 wrapped in lines of 76, as MIME writes it', (CIPHERTEXT.toString('base64').match(/.{1,76}/g) ?? []).join('\r\n')],
+    ['base64 with spaces and tabs', CIPHERTEXT.toString('base64').replace(/(.{10})/g, '$1 \t')],
   ])('counts the decoded bytes of %s', (_, data) => {
     expect(redactedThinkingBytes(redacted(data))).toBe(Buffer.from(data, 'base64').length);
     expect(redactedThinkingBytes(redacted(data))).toBeGreaterThan(0);

@@ -23,7 +23,18 @@ export class AnthropicStreamObserver implements StreamObserver {
     const json = eventJson(event);
     if (!json) return true;
     const type = eventType(event, json);
-    if (type === 'message_stop') this.complete = true;
+    // The answer's deltas are nearly every event of a stream: they are told apart first.
+    if (type === 'content_block_delta') {
+      const delta = json.delta as { text?: unknown; thinking?: unknown; partial_json?: unknown } | undefined;
+      if (typeof delta?.text === 'string') this.sink.onDelta(delta.text);
+      // Thinking and a tool call's input are billed output too: a stream without usage is estimated with them.
+      const other = delta?.thinking ?? delta?.partial_json;
+      if (typeof other === 'string') this.sink.onOtherOutput?.(other);
+    } else if (type === 'content_block_start') {
+      // Redacted thinking comes whole in its start, with no deltas.
+      const bytes = redactedThinkingBytes(json.content_block);
+      if (bytes > 0) this.sink.onOpaqueOutput?.(bytes);
+    } else if (type === 'message_stop') this.complete = true;
     else if (type === 'error')
       this.upstreamError = anthropicErrorOf(json) ?? { message: 'error event', code: null, type: null, status: null };
     else if (type === 'message_start') {
@@ -32,16 +43,6 @@ export class AnthropicStreamObserver implements StreamObserver {
       if (typeof message?.usage === 'object' && message.usage !== null) this.startUsage = message.usage as Record<string, unknown>;
       const stated = anthropicUsageOf(this.startUsage);
       if (stated) this.sink.onStatedUsage?.(stated);
-    } else if (type === 'content_block_start') {
-      // Redacted thinking comes whole in its start, with no deltas.
-      const bytes = redactedThinkingBytes(json.content_block);
-      if (bytes > 0) this.sink.onOpaqueOutput?.(bytes);
-    } else if (type === 'content_block_delta') {
-      const delta = json.delta as { text?: unknown; thinking?: unknown; partial_json?: unknown } | undefined;
-      if (typeof delta?.text === 'string') this.sink.onDelta(delta.text);
-      // Thinking and a tool call's input are billed output too: a stream without usage is estimated with them.
-      const other = delta?.thinking ?? delta?.partial_json;
-      if (typeof other === 'string') this.sink.onOtherOutput?.(other);
     } else if (type === 'message_delta' && typeof json.usage === 'object' && json.usage !== null) {
       // message_delta's counts are cumulative; the input ones it leaves out, or sends as null
       // (OpenRouter's Messages API does), are message_start's, as the Anthropic SDKs' MessageStream reads them.

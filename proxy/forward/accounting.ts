@@ -29,9 +29,9 @@ interface AnsweredOutput {
 const NOTHING_WRITTEN: AnsweredOutput = { text: '', opaqueBytes: 0 };
 
 /**
- * What the model wrote has its text tokenized; output with no text (redacted thinking, encrypted) is
- * counted from its bytes at the rate used wherever text is not tokenized: tokenizing its base64 would
- * count about a token per byte, some four times what a text of that size holds.
+ * What the model wrote has its text tokenized; output with no text (a Messages `redacted_thinking`
+ * block's data) is counted from its decoded bytes at the rate used wherever text is not tokenized:
+ * tokenizing its base64 would count about a token per byte, some four times what a text of that size holds.
  */
 function estimateOutputTokens({ text, opaqueBytes }: AnsweredOutput): Promise<number> {
   const textTokens =

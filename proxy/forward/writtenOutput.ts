@@ -59,7 +59,7 @@ export class WrittenOutput {
     return this.#otherParts.join('');
   }
 
-  /** Output that came with no text to count, only its size (redacted thinking, encrypted). */
+  /** Output that came with no text to count, only its size: a Messages `redacted_thinking` block's decoded bytes. */
   opaque(bytes: number): void {
     this.#opaqueBytes += bytes;
   }

@@ -147,7 +147,7 @@ export interface StreamSink {
   onDelta(text: string): void;
   /** What the model wrote besides the answer's text (reasoning, tool-call arguments): billed output all the same. */
   onOtherOutput?(text: string): void;
-  /** Billed output that comes with no text to count, only its size in bytes (Messages' redacted thinking, encrypted). */
+  /** Billed output that comes with no text to count, only its size in bytes: the decoded `data` of a Messages `redacted_thinking` block. */
   onOpaqueOutput?(bytes: number): void;
   onUsage(usage: TokenUsage): void;
   /**

@@ -1,12 +1,11 @@
 import { costOf, priceOfRequest } from '../spend/cost.ts';
-import { readChatCompletion } from '../protocols/chat/chatShapes.ts';
 import { routeFor } from '../protocols/registry.ts';
 import { statedUsageIn } from '../protocols/statedUsage.ts';
-import { answerOpaqueOutputBytes, answerOtherOutputTexts, answerTexts } from '../protocols/messageText.ts';
-import { byteEstimateTokens, inputTokensUpperBound } from '../spend/estimate.ts';
+import { byteEstimateTokens, inputTokensUpperBound, TOKENIZE_LIMIT_CHARS } from '../spend/estimate.ts';
 import { tokenEstimator } from '../spend/tokenEstimator.ts';
 import type { Profile } from '../contracts/profile.ts';
 import type { TokenUsage } from '../contracts/usage.ts';
+import { OutputTally, writtenInAnswer } from './outputTally.ts';
 import type { ExchangePlan } from './plan.ts';
 import type { ProgressEstimate } from './progressTick.ts';
 import type { RequestTrace } from './trace.ts';
@@ -14,29 +13,21 @@ import type { TraceAccounting } from './traceShapes.ts';
 import { jsonUnderStreamLabel } from './upstreamBody.ts';
 import { withUnstatedRuns, type RunEstimate, type UnstatedRun } from './unstatedRuns.ts';
 
-/** Past this a request would wait for its count about 10 ms per 100 KB: bytes are counted instead. */
-const TOKENIZE_LIMIT_CHARS = 256 * 1024;
+const NOTHING_WRITTEN = new OutputTally();
 
 /**
- * Everything the model wrote, as the gateway bills it: the answer's text, its reasoning, a refusal and
- * its tool calls, and the bytes of what it wrote with no text to count.
+ * What the model wrote has its texts tokenized, or past the tokenizer's limit their bytes counted;
+ * output with no text (a Messages `redacted_thinking` block's data) is counted from its decoded bytes
+ * at the rate used wherever text is not tokenized: tokenizing its base64 would count about a token per
+ * byte, some four times what a text of that size holds.
  */
-interface AnsweredOutput {
-  text: string;
-  opaqueBytes: number;
-}
-
-const NOTHING_WRITTEN: AnsweredOutput = { text: '', opaqueBytes: 0 };
-
-/**
- * What the model wrote has its text tokenized; output with no text (a Messages `redacted_thinking`
- * block's data) is counted from its decoded bytes at the rate used wherever text is not tokenized:
- * tokenizing its base64 would count about a token per byte, some four times what a text of that size holds.
- */
-function estimateOutputTokens({ text, opaqueBytes }: AnsweredOutput): Promise<number> {
-  const textTokens =
-    text.length > TOKENIZE_LIMIT_CHARS ? Promise.resolve(byteEstimateTokens(Buffer.byteLength(text))) : tokenEstimator.textTokens(text);
-  return textTokens.then((tokens) => tokens + byteEstimateTokens(opaqueBytes));
+function estimateOutputTokens(tally: OutputTally): Promise<number> {
+  const { answerText, otherText, textBytes, opaqueBytes } = tally.written();
+  const opaqueTokens = byteEstimateTokens(opaqueBytes);
+  if (textBytes !== null) return Promise.resolve(byteEstimateTokens(textBytes) + opaqueTokens);
+  return Promise.all([tokenEstimator.textTokens(answerText), tokenEstimator.textTokens(otherText)]).then(
+    ([answerTokens, otherTokens]) => answerTokens + otherTokens + opaqueTokens,
+  );
 }
 
 /**
@@ -62,30 +53,22 @@ function bytesCountInput(plan: Pick<ExchangePlan, 'textBody' | 'byteLength' | 'u
   return plan.textBody && plan.byteLength > 0 && plan.upstreamModel !== null;
 }
 
-/** What the model wrote: a stream's as its observer reported it, else the whole answer's. */
-function answeredOutput(trace: RequestTrace): AnsweredOutput {
-  const streamed = trace.streamText();
-  const other = trace.otherOutputText();
-  const opaqueBytes = trace.opaqueOutputBytes;
-  // A stream that only called a tool has no answer text, yet it is a stream.
-  if (streamed !== null || other !== '' || opaqueBytes > 0) return { text: (streamed ?? '') + other, opaqueBytes };
+/**
+ * What the model wrote: a stream's as its observer reported it, else a protocol's whole answer as it
+ * was read (relay.ts), else a passed-through answer (a legacy completion) from the log's copy.
+ */
+function answeredOutput(trace: RequestTrace): OutputTally {
+  const written = trace.outputWritten;
+  if (written !== null) return written;
   const body = trace.responseBody.toBuffer();
   if (!body) return NOTHING_WRITTEN;
   try {
     // One JSON answer may come under the event-stream label, `data: [DONE]` after it: its text is still what the model wrote.
-    const answer: unknown = JSON.parse(jsonUnderStreamLabel(body));
-    const reply = readChatCompletion(answer);
-    // Another shape (a legacy completion's `choices[].text`, a native Messages or Responses answer): its text, thinking and tool calls.
-    if (reply === null)
-      return { text: [...answerTexts(answer), ...answerOtherOutputTexts(answer)].join(''), opaqueBytes: answerOpaqueOutputBytes(answer) };
-    const toolCalls = reply.toolCalls.map((call) => call.name + call.arguments).join('');
-    return { text: reply.reasoning + reply.text + reply.refusal + toolCalls, opaqueBytes: 0 };
+    return writtenInAnswer(JSON.parse(jsonUnderStreamLabel(body)));
   } catch {
     return NOTHING_WRITTEN;
   }
 }
-
-const wroteNothing = ({ text, opaqueBytes }: AnsweredOutput): boolean => text === '' && opaqueBytes === 0;
 
 /**
  * What a stream has used so far, without the tokenizer (it runs every second per stream): the
@@ -136,11 +119,11 @@ function accountForAnswer(trace: RequestTrace, plan: ExchangePlan, profile: Prof
   const output = !usage && reachedModel ? answeredOutput(trace) : NOTHING_WRITTEN;
   // An error the gateway declared (a 200 holding only an error) before any answer: billed only at the usage it reported.
   const calls = trace.billedCalls;
-  if (usage || !reachedModel || (trace.successFailure === 'declared' && wroteNothing(output)))
+  if (usage || !reachedModel || (trace.successFailure === 'declared' && output.empty))
     return priced(usage, usage ? 'reported' : null, plan, profile, calls);
   // Nothing of the request or its answer can be counted (an upload's audio, a transcript billed by its seconds):
   // no usage is made up, so the cost is a per-call price or unknown, never a count of bytes or zero.
-  if (wroteNothing(output) && quickInputEstimate(plan).tokens === null) return priced(null, null, plan, profile, calls, true);
+  if (output.empty && quickInputEstimate(plan).tokens === null) return priced(null, null, plan, profile, calls, true);
   const stated = statedStreamUsage(trace, plan);
   if (stated !== null) {
     // The gateway stated the input (and its cache reads and writes) before the stream broke: only the output is a guess.

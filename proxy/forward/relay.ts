@@ -15,6 +15,7 @@ import type { RequestTrace } from './trace.ts';
 import { answerText, jsonUnderStreamLabel, readBody, relayBody } from './upstreamBody.ts';
 import type { UpstreamResponse } from './upstreamClient.ts';
 import { failAnswer, failEmpty, failMidBody, failNotJson } from './relayFailures.ts';
+import { writtenInAnswer } from './outputTally.ts';
 
 /** A protocol's JSON answer is read whole (to check it, read its usage, translate it); beyond this it is refused. */
 const PROTOCOL_JSON_LIMIT_BYTES = 64 * 1024 * 1024;
@@ -194,6 +195,8 @@ function answerProtocolJson(input: RelayInput, protocols: RelayProtocols, header
   const escapesMasked = input.keyMasker.holdsEscapedForm(text) ? input.keyMasker.maskText(text) : null;
   if (escapesMasked !== null) trace.answerBytesMasked(escapesMasked);
   const declared = recordAnswerFields(input, protocols.upstream, answer);
+  // Without usage the output is estimated: from all of the answer, read here, not the log's copy cut at its limit.
+  if (trace.usage === null) trace.wholeAnswerWrote(writtenInAnswer(answer));
   if (declared !== null && (plan.translator || plan.stream)) {
     // Translated, the client would get an empty answer in its protocol; streamed, its SDK reads the JSON as no
     // events and ends empty, no error. Nothing is sent yet: it gets the error in its shape, with the status its retries key on.

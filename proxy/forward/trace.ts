@@ -12,6 +12,7 @@ import { progressTick, streamStartsEstimating, streamStopsEstimating, type Progr
 import type { TraceAccounting, TraceStart } from './traceShapes.ts';
 import { AttemptRuns } from './unstatedRuns.ts';
 import { WrittenOutput } from './writtenOutput.ts';
+import type { OutputTally } from './outputTally.ts';
 
 const NOTHING_CAPTURED: CapturedBody = { truncated: false, toBuffer: () => null };
 
@@ -31,6 +32,7 @@ export class RequestTrace {
   #eventOffsets: EventOffsetRecorder | null = null;
   /** What a stream's model wrote, made at its first piece: an answer that did not stream has none. */
   #written: WrittenOutput | null = null;
+  #wholeAnswerWritten: OutputTally | null = null;
   private progressEstimate: ProgressEstimate | null = null;
   private progressTickRecorded = -1;
   private readonly captureLimitBytes: number;
@@ -331,13 +333,9 @@ export class RequestTrace {
     return this.#written?.answerText() ?? null;
   }
 
-  /** Streamed reasoning, tool-call arguments and refusals, up to the capture limit: only a usage estimate reads them. */
+  /** Streamed reasoning, tool-call arguments and refusals: only a usage estimate reads them. */
   otherOutput(text: string): void {
     this.written().other(text);
-  }
-
-  otherOutputText(): string {
-    return this.#written?.otherText() ?? '';
   }
 
   /** Streamed output with no text, only its size (redacted thinking): only a usage estimate reads it. */
@@ -345,8 +343,14 @@ export class RequestTrace {
     this.written().opaque(bytes);
   }
 
-  get opaqueOutputBytes(): number {
-    return this.#written?.opaqueBytes ?? 0;
+  /** What a whole answer without usage holds that its model wrote, read where it was parsed (relay.ts). */
+  wholeAnswerWrote(tally: OutputTally): void {
+    this.#wholeAnswerWritten = tally;
+  }
+
+  /** All the model wrote, for a usage estimate: its stream's, else its whole answer's; null when neither was read. */
+  get outputWritten(): OutputTally | null {
+    return this.#written?.tally ?? this.#wholeAnswerWritten;
   }
 
   /** Publishes the end once; later calls (a close after an error) are ignored. */

@@ -1,7 +1,9 @@
+import { OutputTally } from './outputTally.ts';
+
 /**
  * What a model wrote, as its stream's observer reported it (streamRelay.ts sinkFor): the answer's
- * text, for the log and the window, and what else it wrote, for a usage estimate; each kept up to
- * the capture limit. The answer's whole length is counted past it, for the in-flight estimate.
+ * text, for the log and the window, kept up to the capture limit, its whole length counted past it
+ * for the in-flight estimate; and all it wrote, for a usage estimate (OutputTally).
  */
 export class WrittenOutput {
   readonly #limitChars: number;
@@ -13,9 +15,7 @@ export class WrittenOutput {
   #measuredParts = 0;
   #measuredChars = 0;
   #measuredBytes = 0;
-  #otherParts: string[] = [];
-  #otherChars = 0;
-  #opaqueBytes = 0;
+  readonly tally = new OutputTally();
 
   constructor(limitChars: number) {
     this.#limitChars = limitChars;
@@ -29,6 +29,7 @@ export class WrittenOutput {
       this.#textChars += piece.length;
     }
     this.#allTextChars += piece.length;
+    this.tally.answer(piece);
   }
 
   /** The answer's text as kept; null when none came. */
@@ -50,21 +51,11 @@ export class WrittenOutput {
 
   /** A piece of reasoning, a tool call's arguments or a refusal. */
   other(piece: string): void {
-    if (this.#otherChars >= this.#limitChars) return;
-    this.#otherParts.push(piece);
-    this.#otherChars += piece.length;
-  }
-
-  otherText(): string {
-    return this.#otherParts.join('');
+    this.tally.other(piece);
   }
 
   /** Output that came with no text to count, only its size: a Messages `redacted_thinking` block's decoded bytes. */
   opaque(bytes: number): void {
-    this.#opaqueBytes += bytes;
-  }
-
-  get opaqueBytes(): number {
-    return this.#opaqueBytes;
+    this.tally.opaque(bytes);
   }
 }

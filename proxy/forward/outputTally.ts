@@ -1,0 +1,90 @@
+import { readChatCompletion } from '../protocols/chat/chatShapes.ts';
+import { answerOpaqueOutputBytes, answerOtherOutputTexts, answerTexts } from '../protocols/messageText.ts';
+import { TOKENIZE_LIMIT_CHARS } from '../spend/estimate.ts';
+
+/** What a tally holds for the estimate: texts to tokenize, or past the limit only their bytes. */
+export interface WrittenForEstimate {
+  answerText: string;
+  otherText: string;
+  /** UTF-8 bytes of both texts, once together they passed TOKENIZE_LIMIT_CHARS (the texts are then empty); else null. */
+  textBytes: number | null;
+  opaqueBytes: number;
+}
+
+/**
+ * Everything a model wrote, as a usage estimate counts it (accounting.ts) and the gateway bills it:
+ * the answer's text; the rest it wrote (reasoning, a refusal, tool calls); and the bytes of what came
+ * with no text to count. It is fed all of an answer as it passes, not the log's copy, which stops at
+ * the capture limit. The texts are kept to be tokenized, each on its own (a thinking block and a text
+ * block are counted the same whichever order a protocol gives them in), until together they pass
+ * TOKENIZE_LIMIT_CHARS, where the tokenizer is not used: then only their bytes are counted on.
+ */
+export class OutputTally {
+  #answerParts: string[] = [];
+  #otherParts: string[] = [];
+  #chars = 0;
+  #textBytes: number | null = null;
+  #opaqueBytes = 0;
+
+  /** A piece of the answer's text. */
+  answer(piece: string): void {
+    this.#add(this.#answerParts, piece);
+  }
+
+  /** A piece of reasoning, a refusal or a tool call. */
+  other(piece: string): void {
+    this.#add(this.#otherParts, piece);
+  }
+
+  /** Output with no text to count, by its size. */
+  opaque(bytes: number): void {
+    this.#opaqueBytes += bytes;
+  }
+
+  #add(parts: string[], piece: string): void {
+    if (this.#textBytes !== null) {
+      this.#textBytes += Buffer.byteLength(piece);
+      return;
+    }
+    parts.push(piece);
+    this.#chars += piece.length;
+    if (this.#chars <= TOKENIZE_LIMIT_CHARS) return;
+    // Past the limit the texts are only measured: what was kept is measured once and let go.
+    this.#textBytes = [...this.#answerParts, ...this.#otherParts].reduce((bytes, part) => bytes + Buffer.byteLength(part), 0);
+    this.#answerParts = [];
+    this.#otherParts = [];
+  }
+
+  get empty(): boolean {
+    return this.#chars === 0 && this.#opaqueBytes === 0;
+  }
+
+  written(): WrittenForEstimate {
+    return {
+      answerText: this.#answerParts.join(''),
+      otherText: this.#otherParts.join(''),
+      textBytes: this.#textBytes,
+      opaqueBytes: this.#opaqueBytes,
+    };
+  }
+}
+
+/**
+ * What a whole answer's model wrote, read from its JSON: a chat completion's reply (its text; its
+ * reasoning, refusal and tool calls), else any other shape's text, thinking, refusals and tool calls
+ * (a legacy completion's `choices[].text`, a native Messages or Responses answer) and what of it has
+ * no text (Messages' redacted thinking).
+ */
+export function writtenInAnswer(answer: unknown): OutputTally {
+  const tally = new OutputTally();
+  const reply = readChatCompletion(answer);
+  if (reply === null) {
+    for (const text of answerTexts(answer)) tally.answer(text);
+    for (const text of answerOtherOutputTexts(answer)) tally.other(text);
+    tally.opaque(answerOpaqueOutputBytes(answer));
+    return tally;
+  }
+  tally.answer(reply.text);
+  for (const text of [reply.reasoning, reply.refusal, ...reply.toolCalls.map((call) => call.name + call.arguments)]) tally.other(text);
+  return tally;
+}

@@ -5,7 +5,7 @@ import { byteEstimateTokens, inputTokensUpperBound, TOKENIZE_LIMIT_CHARS } from 
 import { tokenEstimator } from '../spend/tokenEstimator.ts';
 import type { Profile } from '../contracts/profile.ts';
 import type { TokenUsage } from '../contracts/usage.ts';
-import { OutputTally, writtenInAnswer } from './outputTally.ts';
+import { OutputTally, writtenInAnswer, type SignedThinkingSize } from './outputTally.ts';
 import type { ExchangePlan } from './plan.ts';
 import type { ProgressEstimate } from './progressTick.ts';
 import type { RequestTrace } from './trace.ts';
@@ -17,17 +17,28 @@ const NOTHING_WRITTEN = new OutputTally();
 
 /**
  * What the model wrote has its texts tokenized, or past the tokenizer's limit their bytes counted;
- * output with no text (a Messages `redacted_thinking` block's data) is counted from its decoded bytes
- * at the rate used wherever text is not tokenized: tokenizing its base64 would count about a token per
- * byte, some four times what a text of that size holds.
+ * output with no text (a Messages `redacted_thinking` block's data, a thinking signature) is counted
+ * from its decoded bytes at the rate used wherever text is not tokenized: tokenizing its base64 would
+ * count about a token per byte, some four times what a text of that size holds.
  */
-function estimateOutputTokens(tally: OutputTally): Promise<number> {
-  const { answerText, otherText, textBytes, opaqueBytes } = tally.written();
-  const opaqueTokens = byteEstimateTokens(opaqueBytes);
-  if (textBytes !== null) return Promise.resolve(byteEstimateTokens(textBytes) + opaqueTokens);
-  return Promise.all([tokenEstimator.textTokens(answerText), tokenEstimator.textTokens(otherText)]).then(
-    ([answerTokens, otherTokens]) => answerTokens + otherTokens + opaqueTokens,
-  );
+async function estimateOutputTokens(tally: OutputTally): Promise<number> {
+  const { answerText, otherText, textBytes, opaqueBytes, signedThinking } = tally.written();
+  const textTokens =
+    textBytes === null ? [tokenEstimator.textTokens(answerText), tokenEstimator.textTokens(otherText)] : [byteEstimateTokens(textBytes)];
+  const counts = await Promise.all([...textTokens, ...signedThinking.map(signedBeyondVisible(textBytes !== null))]);
+  return counts.reduce((sum, tokens) => sum + tokens, byteEstimateTokens(opaqueBytes));
+}
+
+/**
+ * A signed thinking block counts as the larger of its visible thinking (counted with the other text)
+ * and its signature at the byte rate: what the signature holds beyond what is shown. Claude 4's
+ * summary or omitted thinking counts as its signature; Claude 3.7's full thinking is not counted twice.
+ */
+function signedBeyondVisible(pastTokenizeLimit: boolean): (block: SignedThinkingSize) => Promise<number> {
+  return async ({ visibleThinking, visibleBytes, signatureBytes }) => {
+    const visibleTokens = pastTokenizeLimit ? byteEstimateTokens(visibleBytes) : await tokenEstimator.textTokens(visibleThinking);
+    return Math.max(0, byteEstimateTokens(signatureBytes) - visibleTokens);
+  };
 }
 
 /**

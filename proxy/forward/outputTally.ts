@@ -1,5 +1,11 @@
 import { readChatCompletion } from '../protocols/chat/chatShapes.ts';
-import { answerOpaqueOutputBytes, answerOtherOutputTexts, answerTexts } from '../protocols/messageText.ts';
+import {
+  answerOpaqueOutputBytes,
+  answerOtherOutputTexts,
+  answerSignedThinking,
+  answerTexts,
+  type SignedThinking,
+} from '../protocols/messageText.ts';
 import { TOKENIZE_LIMIT_CHARS } from '../spend/estimate.ts';
 
 /** What a tally holds for the estimate: texts to tokenize, or past the limit only their bytes. */
@@ -9,6 +15,13 @@ export interface WrittenForEstimate {
   /** UTF-8 bytes of both texts, once together they passed TOKENIZE_LIMIT_CHARS (the texts are then empty); else null. */
   textBytes: number | null;
   opaqueBytes: number;
+  /** Thinking blocks whose signature may hold more than they show; past the limit their visible thinking is '' and only its bytes count. */
+  signedThinking: SignedThinkingSize[];
+}
+
+/** A signed thinking block as the estimate weighs it: its visible thinking (also among the other text), measured too. */
+export interface SignedThinkingSize extends SignedThinking {
+  visibleBytes: number;
 }
 
 /**
@@ -25,6 +38,7 @@ export class OutputTally {
   #chars = 0;
   #textBytes: number | null = null;
   #opaqueBytes = 0;
+  #signedThinking: SignedThinkingSize[] = [];
 
   /** A piece of the answer's text. */
   answer(piece: string): void {
@@ -41,6 +55,12 @@ export class OutputTally {
     this.#opaqueBytes += bytes;
   }
 
+  /** A thinking block's signature, and its visible thinking, already given as other output. */
+  signedThinking(visibleThinking: string, signatureBytes: number): void {
+    const visibleBytes = Buffer.byteLength(visibleThinking);
+    this.#signedThinking.push({ visibleThinking: this.#textBytes === null ? visibleThinking : '', visibleBytes, signatureBytes });
+  }
+
   #add(parts: string[], piece: string): void {
     if (this.#textBytes !== null) {
       this.#textBytes += Buffer.byteLength(piece);
@@ -53,10 +73,11 @@ export class OutputTally {
     this.#textBytes = [...this.#answerParts, ...this.#otherParts].reduce((bytes, part) => bytes + Buffer.byteLength(part), 0);
     this.#answerParts = [];
     this.#otherParts = [];
+    for (const block of this.#signedThinking) block.visibleThinking = '';
   }
 
   get empty(): boolean {
-    return this.#chars === 0 && this.#opaqueBytes === 0;
+    return this.#chars === 0 && this.#opaqueBytes === 0 && this.#signedThinking.length === 0;
   }
 
   written(): WrittenForEstimate {
@@ -65,6 +86,7 @@ export class OutputTally {
       otherText: this.#otherParts.join(''),
       textBytes: this.#textBytes,
       opaqueBytes: this.#opaqueBytes,
+      signedThinking: this.#signedThinking,
     };
   }
 }
@@ -72,8 +94,8 @@ export class OutputTally {
 /**
  * What a whole answer's model wrote, read from its JSON: a chat completion's reply (its text; its
  * reasoning, refusal and tool calls), else any other shape's text, thinking, refusals and tool calls
- * (a legacy completion's `choices[].text`, a native Messages or Responses answer) and what of it has
- * no text (Messages' redacted thinking).
+ * (a legacy completion's `choices[].text`, a native Messages or Responses answer), what of it has
+ * no text (Messages' redacted thinking) and Messages' thinking signatures.
  */
 export function writtenInAnswer(answer: unknown): OutputTally {
   const tally = new OutputTally();
@@ -82,6 +104,7 @@ export function writtenInAnswer(answer: unknown): OutputTally {
     for (const text of answerTexts(answer)) tally.answer(text);
     for (const text of answerOtherOutputTexts(answer)) tally.other(text);
     tally.opaque(answerOpaqueOutputBytes(answer));
+    for (const { visibleThinking, signatureBytes } of answerSignedThinking(answer)) tally.signedThinking(visibleThinking, signatureBytes);
     return tally;
   }
   tally.answer(reply.text);

@@ -29,8 +29,10 @@ export const ANSWER_WAS_WHOLE = 'the gateway kept its stream open after the answ
 export function sinkFor(trace: RequestTrace): StreamSink {
   return {
     onDelta: (text) => trace.delta(text),
-    onOtherOutput: (text) => trace.otherOutput(text),
-    onOpaqueOutput: (bytes) => trace.opaqueOutput(bytes),
+    // What else the model wrote only a usage estimate reads.
+    onOtherOutput: (text) => trace.streamOutput().other(text),
+    onOpaqueOutput: (bytes) => trace.streamOutput().opaque(bytes),
+    onSignedThinking: (visibleThinking, signatureBytes) => trace.streamOutput().signedThinking(visibleThinking, signatureBytes),
     onUsage: (usage) => trace.setUsage(usage),
     onModel: (model) => {
       trace.modelAnswered(model);

@@ -271,7 +271,7 @@ export class RequestTrace {
   }
 
   delta(text: string): void {
-    this.written().text(text);
+    this.streamOutput().text(text);
     if (this.events.hasListeners) this.events.emit({ type: 'delta', requestId: this.requestId, text });
     if (this.progressEstimate !== null && this.progressTickRecorded !== progressTick()) this.recordProgress(this.progressEstimate);
   }
@@ -284,7 +284,7 @@ export class RequestTrace {
 
   private recordProgress(estimate: ProgressEstimate): void {
     this.progressTickRecorded = progressTick();
-    this.estimated(estimate(this.written().answerTextBytes()));
+    this.estimated(estimate(this.streamOutput().answerTextBytes()));
   }
 
   /** The request's use so far as estimated, for its in-flight row: what a crash leaves counted. */
@@ -324,23 +324,14 @@ export class RequestTrace {
     if (status !== undefined) this.#status = status;
   }
 
-  private written(): WrittenOutput {
+  /** What a stream's model wrote: its observer reports the answer's text through `delta`, the rest (streamRelay.ts sinkFor) here. */
+  streamOutput(): WrittenOutput {
     this.#written ??= new WrittenOutput(this.captureLimitBytes);
     return this.#written;
   }
 
   streamText(): string | null {
     return this.#written?.answerText() ?? null;
-  }
-
-  /** Streamed reasoning, tool-call arguments and refusals: only a usage estimate reads them. */
-  otherOutput(text: string): void {
-    this.written().other(text);
-  }
-
-  /** Streamed output with no text, only its size (redacted thinking): only a usage estimate reads it. */
-  opaqueOutput(bytes: number): void {
-    this.written().opaque(bytes);
   }
 
   /** What a whole answer without usage holds that its model wrote, read where it was parsed (relay.ts). */

@@ -58,4 +58,9 @@ export class WrittenOutput {
   opaque(bytes: number): void {
     this.tally.opaque(bytes);
   }
+
+  /** A thinking block's signature and its visible thinking: on Claude 4 models the signature holds more. */
+  signedThinking(visibleThinking: string, signatureBytes: number): void {
+    this.tally.signedThinking(visibleThinking, signatureBytes);
+  }
 }

@@ -149,6 +149,11 @@ export interface StreamSink {
   onOtherOutput?(text: string): void;
   /** Billed output that comes with no text to count, only its size in bytes: the decoded `data` of a Messages `redacted_thinking` block. */
   onOpaqueOutput?(bytes: number): void;
+  /**
+   * A thinking block's signature, with the block's visible thinking (already reported as other output): on
+   * Claude 4 models the signature holds the full thinking, billed, of which the visible is a summary or nothing.
+   */
+  onSignedThinking?(visibleThinking: string, signatureBytes: number): void;
   onUsage(usage: TokenUsage): void;
   /**
    * A count the gateway stated before its final one (Messages' message_start, a running chat count):

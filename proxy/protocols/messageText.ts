@@ -1,5 +1,5 @@
 import { isRecord } from '../core/isRecord.ts';
-import { redactedThinkingBytes } from './anthropic/redactedThinking.ts';
+import { redactedThinkingBytes, thinkingSignatureBytes } from './anthropic/encryptedThinking.ts';
 /**
  * The text of a content value, a message and an answer in the three conversation shapes (chat
  * completions, Anthropic Messages, Responses), read from the body itself. Pure. One owner, so the
@@ -135,4 +135,20 @@ export function answerOtherOutputTexts(answer: Json): string[] {
 export function answerOpaqueOutputBytes(answer: Json): number {
   if (!isRecord(answer) || !Array.isArray(answer.content)) return 0;
   return answer.content.reduce((bytes: number, block: Json) => bytes + redactedThinkingBytes(block), 0);
+}
+
+/** A thinking block's visible thinking and the bytes of its signature, which on Claude 4 models holds the full thinking. */
+export interface SignedThinking {
+  visibleThinking: string;
+  signatureBytes: number;
+}
+
+/** A whole Messages answer's signed thinking blocks, for the same estimate (the visible thinking is among answerOtherOutputTexts too). */
+export function answerSignedThinking(answer: Json): SignedThinking[] {
+  if (!isRecord(answer) || !Array.isArray(answer.content)) return [];
+  return answer.content.flatMap((block: Json) => {
+    if (!isRecord(block) || block.type !== 'thinking') return [];
+    const signatureBytes = thinkingSignatureBytes(block.signature);
+    return signatureBytes > 0 ? [{ visibleThinking: typeof block.thinking === 'string' ? block.thinking : '', signatureBytes }] : [];
+  });
 }

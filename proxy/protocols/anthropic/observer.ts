@@ -1,7 +1,7 @@
 import type { DeclaredError, StreamObserver, StreamSink } from '../adapter.ts';
 import { eventJson, eventType, type SseEvent } from '../sse.ts';
 import { anthropicErrorOf } from './declaredError.ts';
-import { redactedThinkingBytes } from './redactedThinking.ts';
+import { redactedThinkingBytes, thinkingSignatureBytes } from './encryptedThinking.ts';
 import { anthropicUsageOf } from './usage.ts';
 
 /**
@@ -13,6 +13,8 @@ export class AnthropicStreamObserver implements StreamObserver {
   readonly wholeAtCleanEnd = false;
   upstreamError: DeclaredError | null = null;
   private startUsage: Record<string, unknown> = {};
+  /** The visible thinking of the block being streamed, for its signature (blocks stream one after another). */
+  private blockThinking = '';
   private readonly sink: StreamSink;
 
   constructor(sink: StreamSink) {
@@ -25,12 +27,16 @@ export class AnthropicStreamObserver implements StreamObserver {
     const type = eventType(event, json);
     // The answer's deltas are nearly every event of a stream: they are told apart first.
     if (type === 'content_block_delta') {
-      const delta = json.delta as { text?: unknown; thinking?: unknown; partial_json?: unknown } | undefined;
+      const delta = json.delta as { text?: unknown; thinking?: unknown; partial_json?: unknown; signature?: unknown } | undefined;
       if (typeof delta?.text === 'string') this.sink.onDelta(delta.text);
       // Thinking and a tool call's input are billed output too: a stream without usage is estimated with them.
-      const other = delta?.thinking ?? delta?.partial_json;
-      if (typeof other === 'string') this.sink.onOtherOutput?.(other);
+      else if (typeof delta?.thinking === 'string') {
+        this.sink.onOtherOutput?.(delta.thinking);
+        this.blockThinking += delta.thinking;
+      } else if (typeof delta?.partial_json === 'string') this.sink.onOtherOutput?.(delta.partial_json);
+      else if (delta?.signature !== undefined) this.signed(delta.signature);
     } else if (type === 'content_block_start') {
+      this.blockThinking = '';
       // Redacted thinking comes whole in its start, with no deltas.
       const bytes = redactedThinkingBytes(json.content_block);
       if (bytes > 0) this.sink.onOpaqueOutput?.(bytes);
@@ -51,5 +57,12 @@ export class AnthropicStreamObserver implements StreamObserver {
       if (usage) this.sink.onUsage(usage);
     }
     return true;
+  }
+
+  /** A thinking block's signature_delta, just before its stop: on Claude 4 models its full thinking, encrypted. */
+  private signed(signature: unknown): void {
+    const signatureBytes = thinkingSignatureBytes(signature);
+    if (signatureBytes > 0) this.sink.onSignedThinking?.(this.blockThinking, signatureBytes);
+    this.blockThinking = '';
   }
 }

@@ -24,3 +24,13 @@ export function redactedThinkingBytes(block: unknown): number {
   if (!isRecord(block) || block.type !== 'redacted_thinking' || typeof block.data !== 'string') return 0;
   return base64DecodedBytes(block.data);
 }
+
+/**
+ * The bytes of a thinking block's `signature` (base64), 0 when it has none. Claude 4 models return
+ * their thinking summarized or omitted, the full thinking encrypted in the signature (Bedrock's Claude
+ * guide, "Thinking encryption"), and bill all of it: its decoded size stands for that thinking as
+ * redacted thinking's does. Claude 3.7 shows its full thinking with a short signature.
+ */
+export function thinkingSignatureBytes(signature: unknown): number {
+  return typeof signature === 'string' ? base64DecodedBytes(signature) : 0;
+}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { redactedThinkingBytes } from '../../../proxy/protocols/anthropic/redactedThinking.ts';
+import { redactedThinkingBytes } from '../../../proxy/protocols/anthropic/encryptedThinking.ts';
 
 /** Bytes that are no text, of a length base64 pads (1 and 2 bytes over a multiple of 3), and with the bytes base64url spells `-` and `_`. */
 const CIPHERTEXT = Buffer.from([...Array.from({ length: 700 }, (_, index) => (index * 37) % 256), 0xfb, 0xff, 0xfe]);

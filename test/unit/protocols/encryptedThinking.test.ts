@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { redactedThinkingBytes } from '../../../proxy/protocols/anthropic/encryptedThinking.ts';
+import { redactedThinkingBytes, thinkingSignatureBytes } from '../../../proxy/protocols/anthropic/encryptedThinking.ts';
 
 /** Bytes that are no text, of a length base64 pads (1 and 2 bytes over a multiple of 3), and with the bytes base64url spells `-` and `_`. */
 const CIPHERTEXT = Buffer.from([...Array.from({ length: 700 }, (_, index) => (index * 37) % 256), 0xfb, 0xff, 0xfe]);
@@ -34,5 +34,18 @@ describe('redactedThinkingBytes', () => {
     ['null', null],
   ])('counts 0 for %s', (_, block) => {
     expect(redactedThinkingBytes(block)).toBe(0);
+  });
+});
+
+/** A thinking block's `signature` is base64 as redacted data is (Bedrock's Claude guide, "Thinking encryption"). */
+describe('thinkingSignatureBytes', () => {
+  it('counts the decoded bytes of a signature, whitespace left out', () => {
+    const wrapped = (CIPHERTEXT.toString('base64').match(/.{1,76}/g) ?? []).join('\n');
+    expect(thinkingSignatureBytes(wrapped)).toBe(CIPHERTEXT.length);
+    expect(thinkingSignatureBytes(CIPHERTEXT.toString('base64url'))).toBe(CIPHERTEXT.length);
+  });
+
+  it.each([undefined, null, 42, { data: 'abc' }, ''])('counts 0 for a signature that is %o', (signature) => {
+    expect(thinkingSignatureBytes(signature)).toBe(0);
   });
 });

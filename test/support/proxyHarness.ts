@@ -35,6 +35,15 @@ export interface Harness {
   nextEnd(): Promise<Extract<RequestLifecycleEvent, { type: 'end' }>>;
   /** Sends one chat POST as a plain client (`body`, else a short chat) and resolves with its answer and the request's `end` event. */
   postChat(body?: string): Promise<{ response: RawResponse; end: Extract<RequestLifecycleEvent, { type: 'end' }> }>;
+  /**
+   * Scripts the gateway's next answer as `text` under `contentType`, sends `request` to `path` as a
+   * client that holds the key itself, and resolves with the answer and the request's `end` event.
+   */
+  postAnswered(
+    path: string,
+    request: object,
+    gatewayAnswer: { text: string; contentType: string },
+  ): Promise<{ response: RawResponse; end: Extract<RequestLifecycleEvent, { type: 'end' }> }>;
   close(): Promise<void>;
 }
 
@@ -83,6 +92,16 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     async postChat(body = chatBody()) {
       const ended = nextEnd();
       const response = await rawRequest(`${proxy.url}/v1/chat/completions`, { method: 'POST', headers: JSON_HEADERS, body });
+      return { response, end: await ended };
+    },
+    async postAnswered(path, request, gatewayAnswer) {
+      simulator.script({ kind: 'text', status: 200, ...gatewayAnswer });
+      const ended = nextEnd();
+      const response = await rawRequest(`${proxy.url}${path}`, {
+        method: 'POST',
+        headers: { ...JSON_HEADERS, authorization: `Bearer ${apiKey}` },
+        body: JSON.stringify(request),
+      });
       return { response, end: await ended };
     },
     async close() {

@@ -1,7 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHarness, type Harness } from '../../support/proxyHarness.ts';
-import { JSON_HEADERS, rawRequest } from '../../support/http.ts';
-import { SENTINEL_KEY } from '../../support/sentinel.ts';
 import { byteEstimateTokens, estimateTextTokens } from '../../../proxy/spend/estimate.ts';
 
 /**
@@ -70,15 +68,10 @@ function messageStream(thinking: string, signature: string): string {
 }
 
 async function rowOf(stream: boolean, text: string): Promise<Awaited<ReturnType<Harness['nextEnd']>>> {
-  native.simulator.script({ kind: 'text', status: 200, contentType: stream ? 'text/event-stream' : 'application/json', text });
-  const ended = native.nextEnd();
-  const answer = await rawRequest(`${native.proxy.url}/v1/messages`, {
-    method: 'POST',
-    headers: { ...JSON_HEADERS, authorization: `Bearer ${SENTINEL_KEY}` },
-    body: JSON.stringify({ ...REQUEST, stream }),
-  });
-  expect(answer.status, answer.body).toBe(200);
-  return ended;
+  const contentType = stream ? 'text/event-stream' : 'application/json';
+  const { response, end } = await native.postAnswered('/v1/messages', { ...REQUEST, stream }, { text, contentType });
+  expect(response.status, response.body).toBe(200);
+  return end;
 }
 
 describe('a native Messages answer with signed thinking, without reported usage', () => {

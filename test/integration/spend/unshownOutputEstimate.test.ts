@@ -1,7 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHarness, type Harness } from '../../support/proxyHarness.ts';
-import { JSON_HEADERS, rawRequest } from '../../support/http.ts';
-import { SENTINEL_KEY } from '../../support/sentinel.ts';
 import { byteEstimateTokens, estimateTextTokens } from '../../../proxy/spend/estimate.ts';
 
 /**
@@ -29,16 +27,10 @@ afterAll(async () => {
 const event = (type: string, fields: object): string => `event: ${type}\ndata: ${JSON.stringify({ type, ...fields })}\n\n`;
 
 /** Sends `request` to the native gateway's `path`, the gateway answering with `text`; resolves with the row's end. */
-async function rowOf(path: string, request: object, text: string, contentType: string) {
-  native.simulator.script({ kind: 'text', status: 200, contentType, text });
-  const ended = native.nextEnd();
-  const answer = await rawRequest(`${native.proxy.url}${path}`, {
-    method: 'POST',
-    headers: { ...JSON_HEADERS, authorization: `Bearer ${SENTINEL_KEY}` },
-    body: JSON.stringify(request),
-  });
-  expect(answer.status, answer.body).toBe(200);
-  return ended;
+async function rowOf(path: string, request: object, text: string, contentType: string): Promise<RowEnd> {
+  const { response, end } = await native.postAnswered(path, request, { text, contentType });
+  expect(response.status, response.body).toBe(200);
+  return end;
 }
 
 type RowEnd = Awaited<ReturnType<Harness['nextEnd']>>;
@@ -239,15 +231,9 @@ describe('a Messages answer without reported usage, translated or native', () =>
 
   /** Sends a Messages request through `harness`, its gateway answering `text`; resolves with the row's end. */
   async function messagesRow(harness: Harness, stream: boolean, text: string, contentType: string): Promise<RowEnd> {
-    harness.simulator.script({ kind: 'text', status: 200, contentType, text });
-    const ended = harness.nextEnd();
-    const answer = await rawRequest(`${harness.proxy.url}/v1/messages`, {
-      method: 'POST',
-      headers: { ...JSON_HEADERS, authorization: `Bearer ${SENTINEL_KEY}` },
-      body: JSON.stringify({ ...REQUEST, stream }),
-    });
-    expect(answer.status, answer.body).toBe(200);
-    return ended;
+    const { response, end } = await harness.postAnswered('/v1/messages', { ...REQUEST, stream }, { text, contentType });
+    expect(response.status, response.body).toBe(200);
+    return end;
   }
 
   const completion = {

@@ -61,6 +61,13 @@ export class OutputTally {
     this.#signedThinking.push({ visibleThinking: this.#textBytes === null ? visibleThinking : '', visibleBytes, signatureBytes });
   }
 
+  /** Answer text too large to have been kept, known by its UTF-8 bytes: counted as text past the limit is. */
+  answerBytes(bytes: number): void {
+    if (bytes === 0) return;
+    this.#chars += bytes;
+    this.#textBytes = this.#measuredTextBytes() + bytes;
+  }
+
   #add(parts: string[], piece: string): void {
     if (this.#textBytes !== null) {
       this.#textBytes += Buffer.byteLength(piece);
@@ -68,12 +75,17 @@ export class OutputTally {
     }
     parts.push(piece);
     this.#chars += piece.length;
-    if (this.#chars <= TOKENIZE_LIMIT_CHARS) return;
-    // Past the limit the texts are only measured: what was kept is measured once and let go.
-    this.#textBytes = [...this.#answerParts, ...this.#otherParts].reduce((bytes, part) => bytes + Buffer.byteLength(part), 0);
+    if (this.#chars > TOKENIZE_LIMIT_CHARS) this.#textBytes = this.#measuredTextBytes();
+  }
+
+  /** The texts' bytes, from now on only measured: what was kept is measured once and let go. */
+  #measuredTextBytes(): number {
+    if (this.#textBytes !== null) return this.#textBytes;
+    const bytes = [...this.#answerParts, ...this.#otherParts].reduce((sum, part) => sum + Buffer.byteLength(part), 0);
     this.#answerParts = [];
     this.#otherParts = [];
     for (const block of this.#signedThinking) block.visibleThinking = '';
+    return bytes;
   }
 
   get empty(): boolean {

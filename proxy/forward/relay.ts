@@ -16,6 +16,7 @@ import { answerText, jsonUnderStreamLabel, readBody, relayBody } from './upstrea
 import type { UpstreamResponse } from './upstreamClient.ts';
 import { failAnswer, failEmpty, failMidBody, failNotJson } from './relayFailures.ts';
 import { writtenInAnswer } from './outputTally.ts';
+import { LargeAnswerMembers, type PassedAnswerMembers, writtenInMembers } from './passedAnswerMembers.ts';
 
 /** A protocol's JSON answer is read whole (to check it, read its usage, translate it); beyond this it is refused. */
 const PROTOCOL_JSON_LIMIT_BYTES = 64 * 1024 * 1024;
@@ -91,6 +92,8 @@ async function relayPassedBody(input: RelayInput, upstream: ProtocolRoute, heade
   const answer: { verdict: 'pending' | 'pass' | 'notJson' } = { verdict: contentType?.toLowerCase().includes('json') ? 'pending' : 'pass' };
   const held: Buffer[] = [];
   let heldBytes = 0;
+  // Its usage and model are read from it where it says JSON (or nothing); other bodies (audio, files) are not decoded.
+  const largeAnswer = contentType === null || contentType.toLowerCase().includes('json') ? new LargeAnswerMembers() : null;
   // The Content-Length is out with the headers: the key becomes a mask of its own length.
   const keyFree = input.keyMasker.byteStream();
   const pass = (chunk: Buffer): boolean => {
@@ -105,6 +108,7 @@ async function relayPassedBody(input: RelayInput, upstream: ProtocolRoute, heade
       res,
       (chunk) => {
         trace.answerBytes(chunk, input.keyMasker);
+        largeAnswer?.passed(chunk, trace.responseBody.truncated);
         if (answer.verdict === 'pass') return pass(chunk);
         if (heldBytes < NOT_JSON_KEPT_BYTES) held.push(chunk);
         heldBytes += chunk.length;
@@ -124,14 +128,16 @@ async function relayPassedBody(input: RelayInput, upstream: ProtocolRoute, heade
   if (answer.verdict === 'notJson') return failNotJson(input, Buffer.concat(held).toString('utf8'));
   if (answer.verdict === 'pending') res.writeHead(response.statusCode, headers);
   res.end(keyFree.end());
-  recordPassedAnswer(input, upstream);
+  if (largeAnswer !== null) recordPassedAnswer(input, upstream, largeAnswer);
 }
 
-/** Usage, model and a declared error of an answer passed through. Bodies labelled as something else (audio, files) are not decoded at all. */
-function recordPassedAnswer(input: RelayInput, upstream: ProtocolRoute): void {
-  const { trace, contentType } = input;
-  if (trace.responseBody.truncated) return;
-  if (contentType !== null && !contentType.toLowerCase().includes('json')) return;
+/** Usage, model and a declared error of an answer passed through: from the log's copy, or past its limit from what passed. */
+function recordPassedAnswer(input: RelayInput, upstream: ProtocolRoute, largeAnswer: LargeAnswerMembers): void {
+  const { trace } = input;
+  if (trace.responseBody.truncated) {
+    recordLargeAnswer(input, upstream, largeAnswer.members());
+    return;
+  }
   const body = trace.responseBody.toBuffer();
   if (!body) return;
   let json: object;
@@ -142,6 +148,18 @@ function recordPassedAnswer(input: RelayInput, upstream: ProtocolRoute): void {
     return;
   }
   const declared = recordAnswerFields(input, upstream, json);
+  if (declared !== null) recordDeclaredError(input, declared, 'body');
+}
+
+/**
+ * An answer larger than the log keeps (an embeddings batch, a long completion): read from the members
+ * kept as it passed, not the log's cut copy, so the gateway's usage is billed; without it, what the
+ * model wrote is estimated from all of it.
+ */
+function recordLargeAnswer(input: RelayInput, upstream: ProtocolRoute, members: PassedAnswerMembers | null): void {
+  if (members?.kept == null) return;
+  const declared = recordAnswerFields(input, upstream, members.kept);
+  if (input.trace.usage === null) input.trace.wholeAnswerWrote(writtenInMembers(members));
   if (declared !== null) recordDeclaredError(input, declared, 'body');
 }
 

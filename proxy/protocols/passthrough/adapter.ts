@@ -43,6 +43,9 @@ export const passthroughAdapter: ProtocolAdapter = {
   perCallCount: (body) => Math.max(tokenLimitOf(body['n']) ?? 1, 1),
 };
 
+/** The top-level members of an answer passed through that hold what its model wrote: a legacy completion's text. */
+export const WRITTEN_MEMBERS: readonly string[] = ['choices'];
+
 /**
  * The images an images answer holds (`data` items with a `url` or `b64_json`): priced per image, as
  * OpenAI bills them and relays do (`n` times the price). An embeddings answer's `data` holds none.

@@ -35,7 +35,18 @@ export interface PassedAnswerMembers {
   /** Null when the answer was no JSON object, was cut short, or its kept members do not parse. */
   kept: object | null;
   droppedValueBytes: ReadonlyMap<string, number>;
+  /** The items counted (CountedItems) of the member counted, when it was too large to keep; else null. */
+  countedItems: number | null;
 }
+
+/** Items of a top-level array member to count as they pass: objects holding one of `keys` with a string value. */
+export interface CountedItems {
+  member: string;
+  keys: readonly string[];
+}
+
+/** A counted item's keys longer than this are none of those looked for. */
+const MAX_ITEM_KEY_BYTES = 32;
 
 /**
  * Reads the top-level members of a JSON object as its bytes pass, keeping each one's raw bytes
@@ -63,6 +74,22 @@ export class TopLevelMembers {
   #pieceStart = 0;
   readonly #kept: Buffer[] = [];
   readonly #dropped = new Map<string, number>();
+  readonly #countedItems: CountedItems | null;
+  /** Reading the counted member's value, an array: its items, the one being read, and its key being read. */
+  #counting = false;
+  #itemCount = 0;
+  #itemsOfDropped: number | null = null;
+  #itemMatched = false;
+  #itemKeyExpected = false;
+  #itemKey: Buffer[] | null = null;
+  #itemKeyStart = 0;
+  #lastItemKey: string | null = null;
+  /** A key looked for was read: the item matches if its value is a string. */
+  #itemValueMatches = false;
+
+  constructor(countedItems: CountedItems | null = null) {
+    this.#countedItems = countedItems;
+  }
 
   feed(chunk: Buffer): void {
     if (this.#stopped) {
@@ -70,8 +97,10 @@ export class TopLevelMembers {
       return;
     }
     this.#pieceStart = 0;
+    this.#itemKeyStart = 0;
     const end = this.#walk(chunk);
     if (this.#memberOpen) this.#take(chunk.subarray(this.#pieceStart, end));
+    if (this.#itemKey !== null) this.#takeItemKey(chunk.subarray(this.#itemKeyStart, end));
     if (this.#stopped) this.#checkTrailing(chunk, end);
   }
 
@@ -103,12 +132,17 @@ export class TopLevelMembers {
         if (backslashAt !== -1 && backslashAt < index) backslashAt = chunk.indexOf(BACKSLASH, index);
         const stop = quoteAt === -1 ? backslashAt : backslashAt === -1 ? quoteAt : Math.min(quoteAt, backslashAt);
         if (stop === -1) return length;
-        if (stop === backslashAt) this.#escaped = true;
-        else this.#inString = false;
+        if (stop === backslashAt) {
+          this.#escaped = true;
+        } else {
+          this.#inString = false;
+          if (this.#itemKey !== null) this.#endItemKey(chunk.subarray(this.#itemKeyStart, stop));
+        }
         index = stop + 1;
         continue;
       }
-      const marks = this.#depth > 1 ? DEEP_MARKS : TOP_MARKS;
+      // A counted item's own members are read as the top level's are; deeper, only nesting and strings matter.
+      const marks = this.#depth > 1 && !(this.#counting && this.#depth <= 3) ? DEEP_MARKS : TOP_MARKS;
       while (index < length && marks[chunk[index]!] === 0) index += 1;
       if (index === length) return length;
       if (!this.#structure(chunk, index)) return index + 1;
@@ -124,6 +158,7 @@ export class TopLevelMembers {
       this.#started = true;
       if (byte !== OPEN_BRACE) return this.#stop();
     }
+    if (this.#counting && this.#depth >= 2) this.#itemStructure(byte, index);
     if (this.#depth === 1 && (byte === COMMA || byte === CLOSE_BRACE)) {
       this.#endMember(chunk, index);
       if (byte === COMMA) {
@@ -138,6 +173,8 @@ export class TopLevelMembers {
         return true;
       case OPEN_BRACE:
       case OPEN_BRACKET:
+        // The counted member's value is no array: there are no items to count.
+        if (this.#depth === 1 && byte === OPEN_BRACE) this.#counting = false;
         this.#depth += 1;
         if (this.#depth === 1) this.#expectingKey = true;
         return true;
@@ -174,6 +211,48 @@ export class TopLevelMembers {
     const keyBytes = this.#member === null ? null : Buffer.concat([...this.#member, chunk.subarray(this.#pieceStart, index)]);
     this.#memberKey = keyBytes === null ? null : parseKey(keyBytes);
     this.#valueOffset = this.#memberBytes + index + 1 - this.#pieceStart;
+    this.#counting = this.#countedItems !== null && this.#memberKey === this.#countedItems.member;
+    this.#itemCount = 0;
+  }
+
+  /** A byte that matters inside the counted member's array (depth 2) or one of its items (depth 3). */
+  #itemStructure(byte: number, index: number): void {
+    if (this.#depth === 2) {
+      if (byte !== OPEN_BRACE) return;
+      this.#itemMatched = false;
+      this.#itemKeyExpected = true;
+      this.#itemValueMatches = false;
+      return;
+    }
+    if (this.#depth !== 3) return;
+    const valueMatches = this.#itemValueMatches;
+    this.#itemValueMatches = false;
+    if (byte === QUOTE) {
+      if (valueMatches) this.#itemMatched = true;
+      if (!this.#itemKeyExpected) return;
+      this.#itemKey = [];
+      this.#itemKeyStart = index + 1;
+    } else if (byte === COLON) {
+      this.#itemKeyExpected = false;
+      this.#itemValueMatches = this.#lastItemKey !== null && (this.#countedItems?.keys.includes(this.#lastItemKey) ?? false);
+    } else if (byte === COMMA) {
+      this.#itemKeyExpected = true;
+    } else if (byte === CLOSE_BRACE && this.#itemMatched) {
+      this.#itemCount += 1;
+    }
+  }
+
+  #takeItemKey(piece: Buffer): void {
+    const held = this.#itemKey;
+    if (held === null) return;
+    if (held.reduce((bytes, part) => bytes + part.length, piece.length) > MAX_ITEM_KEY_BYTES) this.#itemKey = null;
+    else held.push(piece);
+  }
+
+  #endItemKey(piece: Buffer): void {
+    this.#takeItemKey(piece);
+    this.#lastItemKey = this.#itemKey === null ? null : Buffer.concat(this.#itemKey).toString('utf8');
+    this.#itemKey = null;
   }
 
   #endMember(chunk: Buffer, index: number): void {
@@ -181,6 +260,8 @@ export class TopLevelMembers {
     this.#take(chunk.subarray(this.#pieceStart, index));
     if (this.#member !== null) this.#kept.push(Buffer.concat(this.#member));
     else if (this.#memberKey !== null) this.#dropped.set(this.#memberKey, this.#memberBytes - this.#valueOffset);
+    if (this.#counting) this.#itemsOfDropped = this.#member === null ? this.#itemCount : null;
+    this.#counting = false;
     this.#memberOpen = false;
     this.#member = null;
     this.#memberBytes = 0;
@@ -195,12 +276,12 @@ export class TopLevelMembers {
   }
 
   members(): PassedAnswerMembers {
-    const droppedValueBytes = this.#dropped;
-    if (!this.#closed) return { kept: null, droppedValueBytes };
+    const read = { kept: null, droppedValueBytes: this.#dropped, countedItems: this.#itemsOfDropped };
+    if (!this.#closed) return read;
     try {
-      return { kept: JSON.parse(`{${this.#kept.map((member) => member.toString('utf8')).join(',')}}`) as object, droppedValueBytes };
+      return { ...read, kept: JSON.parse(`{${this.#kept.map((member) => member.toString('utf8')).join(',')}}`) as object };
     } catch {
-      return { kept: null, droppedValueBytes };
+      return read;
     }
   }
 }
@@ -224,6 +305,11 @@ function parseKey(bytes: Buffer): string | null {
 export class LargeAnswerMembers {
   #head: Buffer[] | null = [];
   #scan: TopLevelMembers | null = null;
+  readonly #countedItems: CountedItems | null;
+
+  constructor(countedItems: CountedItems | null = null) {
+    this.#countedItems = countedItems;
+  }
 
   /** A chunk passed; `captureCut` once the log's copy stopped short of the answer. */
   passed(chunk: Buffer, captureCut: boolean): void {
@@ -233,7 +319,7 @@ export class LargeAnswerMembers {
     }
     this.#head?.push(chunk);
     if (!captureCut || this.#head === null) return;
-    const scan = new TopLevelMembers();
+    const scan = new TopLevelMembers(this.#countedItems);
     for (const held of this.#head) scan.feed(held);
     this.#head = null;
     this.#scan = scan;

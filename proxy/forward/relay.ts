@@ -93,7 +93,8 @@ async function relayPassedBody(input: RelayInput, upstream: ProtocolRoute, heade
   const held: Buffer[] = [];
   let heldBytes = 0;
   // Its usage and model are read from it where it says JSON (or nothing); other bodies (audio, files) are not decoded.
-  const largeAnswer = contentType === null || contentType.toLowerCase().includes('json') ? new LargeAnswerMembers() : null;
+  const readsJson = contentType === null || contentType.toLowerCase().includes('json');
+  const largeAnswer = readsJson ? new LargeAnswerMembers(upstream.adapter.billedAnswerItems ?? null) : null;
   // The Content-Length is out with the headers: the key becomes a mask of its own length.
   const keyFree = input.keyMasker.byteStream();
   const pass = (chunk: Buffer): boolean => {
@@ -159,6 +160,8 @@ function recordPassedAnswer(input: RelayInput, upstream: ProtocolRoute, largeAns
 function recordLargeAnswer(input: RelayInput, upstream: ProtocolRoute, members: PassedAnswerMembers | null): void {
   if (members?.kept == null) return;
   const declared = recordAnswerFields(input, upstream, members.kept);
+  // Images too large to keep, counted as they passed: billed each, as readAnswer bills those it reads.
+  if (members.countedItems !== null && members.countedItems > 1) input.trace.callsAnswered(members.countedItems);
   if (input.trace.usage === null) input.trace.wholeAnswerWrote(writtenInMembers(members));
   if (declared !== null) recordDeclaredError(input, declared, 'body');
 }

@@ -31,6 +31,11 @@ export interface ProtocolAdapter {
   outputTokenLimit(body: Record<string, unknown>): number | null;
   /** How many per-call prices a request may be billed for, where more than one (images asked for with `n`). */
   perCallCount?(body: Record<string, unknown>): number;
+  /**
+   * The items of a whole answer billed each as a call (images), as a top-level array member and the
+   * keys an item holds as a string: counted as they pass in an answer too large to read whole.
+   */
+  readonly billedAnswerItems?: { member: string; keys: readonly string[] };
   /** Present for a protocol that reaches a Chat Completions gateway by translation. */
   readonly translation?: ChatTranslation;
   /** What a request sent natively must lose of what Airlock's translation gave its client earlier in the session. */

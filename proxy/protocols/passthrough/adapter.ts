@@ -15,6 +15,9 @@ import { PassthroughStreamObserver } from './observer.ts';
  * as chat's `prompt_tokens` (embeddings), as `input_tokens`/`output_tokens` (images, audio), or as
  * seconds of audio (whisper-1's transcriptions, audioUsage.ts).
  */
+/** An images answer's images: `data` items with a `url` or `b64_json`. */
+const IMAGE_ITEMS = { member: 'data', keys: ['url', 'b64_json'] } as const;
+
 export const passthroughAdapter: ProtocolAdapter = {
   name: 'openai',
   endpoints: {},
@@ -41,6 +44,7 @@ export const passthroughAdapter: ProtocolAdapter = {
   outputTokenLimit: () => null,
   // An images request's `n` (OpenAI's default is 1): each image is billed, as its answer's images are counted.
   perCallCount: (body) => Math.max(tokenLimitOf(body['n']) ?? 1, 1),
+  billedAnswerItems: IMAGE_ITEMS,
 };
 
 /** The top-level members of an answer passed through that hold what its model wrote: a legacy completion's text. */
@@ -51,7 +55,7 @@ export const WRITTEN_MEMBERS: readonly string[] = ['choices'];
  * OpenAI bills them and relays do (`n` times the price). An embeddings answer's `data` holds none.
  */
 function imagesIn(json: object): number {
-  const { data } = json as { data?: unknown };
+  const data = (json as Record<string, unknown>)[IMAGE_ITEMS.member];
   if (!Array.isArray(data)) return 0;
-  return data.filter((item) => isRecord(item) && (typeof item.url === 'string' || typeof item.b64_json === 'string')).length;
+  return data.filter((item) => isRecord(item) && IMAGE_ITEMS.keys.some((key) => typeof item[key] === 'string')).length;
 }

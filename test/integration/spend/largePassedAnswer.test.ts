@@ -10,8 +10,11 @@ import { byteEstimateTokens, estimateTextTokens } from '../../../proxy/spend/est
 /** The least the log may keep of each body (the `bodyCaptureKiB` setting's minimum, 16 KiB). */
 const CAPTURE_LIMIT_BYTES = 16 * 1024;
 const EMBEDDING_MODEL = 'text-embedding-3-small';
+const IMAGE_MODEL = 'gpt-image-1';
+const IMAGE_PRICE_PER_CALL = 0.04;
 const PRICES = [
   { model: EMBEDDING_MODEL, inputPer1M: 0.02 },
+  { model: IMAGE_MODEL, perCall: IMAGE_PRICE_PER_CALL },
   { model: LEGACY_COMPLETION_MODEL, inputPer1M: 1.5, outputPer1M: 2 },
 ];
 /** A RAG indexing batch: enough chunks that the vectors pass what the log keeps. */
@@ -111,5 +114,15 @@ describe('an answer passed through, larger than the log keeps', () => {
     // Its text's bytes, with at most the JSON around it.
     expect(end.usage?.outputTokens).toBeGreaterThanOrEqual(byteEstimateTokens(Buffer.byteLength(hugeText)));
     expect(end.usage?.outputTokens).toBeLessThanOrEqual(byteEstimateTokens(answerBytes));
+  });
+
+  // gpt-image-1 answers every image as base64 (`b64_json`; `url` unsupported), per openai-node's Images.Image type docs.
+  it('bills each image of an answer too large to keep', async () => {
+    const images = 3;
+    const b64 = Buffer.alloc(KEPT_MEMBER_BYTES / 2, 7).toString('base64');
+    const answer = { created: 1, data: Array.from({ length: images }, () => ({ b64_json: b64, url: null })) };
+    harness.simulator.script({ kind: 'text', status: 200, contentType: 'application/json', text: JSON.stringify(answer) });
+    const { end } = await post('/v1/images/generations', { model: IMAGE_MODEL, prompt: 'three cats', n: images });
+    expect(end.costCredits).toBeCloseTo(images * IMAGE_PRICE_PER_CALL, 12);
   });
 });

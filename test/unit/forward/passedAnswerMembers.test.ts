@@ -50,6 +50,40 @@ describe('TopLevelMembers', () => {
   });
 });
 
+describe('TopLevelMembers counting items', () => {
+  const IMAGES = { member: 'data', keys: ['url', 'b64_json'] };
+  const big = 'A'.repeat(KEPT_MEMBER_BYTES);
+
+  function counted(answer: object, chunkBytes: number): number | null {
+    const members = new TopLevelMembers(IMAGES);
+    for (const chunk of chunksOf(JSON.stringify(answer), chunkBytes)) members.feed(chunk);
+    return members.members().countedItems;
+  }
+
+  it.each([1, 5, 64 * 1024])('counts the items holding a key looked for as a string (%i-byte chunks)', (size) => {
+    const data = [
+      { url: null, b64_json: big },
+      { revised_prompt: 'a "url": "x"', url: 'https://x' },
+      { url: null },
+      { nested: { url: 'https://deeper' }, b64_json: 7 },
+      { b64_json: 'short' },
+    ];
+    expect(counted({ created: 1, data, usage: { input_tokens: 3 } }, size)).toBe(3);
+  });
+
+  it('counts nothing of a member kept (its items are read whole), nor of one that is no array', () => {
+    expect(counted({ data: [{ url: 'https://x' }, { url: 'https://y' }] }, 7)).toBeNull();
+    expect(counted({ data: { url: 'https://x', b64_json: big } }, 1024)).toBeNull();
+  });
+
+  it('counts no embeddings as images', () => {
+    const embedding = Array.from({ length: 64 }, (_, index) => index / 7);
+    const data = Array.from({ length: 300 }, (_, index) => ({ object: 'embedding', index, embedding }));
+    expect(JSON.stringify(data).length).toBeGreaterThan(KEPT_MEMBER_BYTES);
+    expect(counted({ object: 'list', data, model: 'm' }, 4096)).toBe(0);
+  });
+});
+
 describe('LargeAnswerMembers', () => {
   it('reads nothing while the log keeps the whole answer, and all of it once the log is cut', () => {
     const text = JSON.stringify(TRICKY);
@@ -72,6 +106,7 @@ describe('writtenInMembers', () => {
         ['choices', 300_000],
         ['data', 900_000],
       ]),
+      countedItems: null,
     });
     expect(written.written()).toMatchObject({ textBytes: 300_000, answerText: '', otherText: '' });
     expect(written.empty).toBe(false);

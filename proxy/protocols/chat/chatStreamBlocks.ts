@@ -70,15 +70,20 @@ export function createChatStreamBlocks(callIdPrefix: string): ChatStreamBlocks {
   /**
    * A new id is a new call, also where an upstream numbers every call `index: 0`; pieces without
    * an id continue the latest call with their index (or the latest call when there is no index).
+   * A new id without a name at the index of a call already begun continues that call: Poolside
+   * gives a call's later pieces another id than its first (poolsideai/pool#9), and a new call
+   * always comes with its name.
    */
   function toolTarget(delta: ToolCallDelta): TrackedBlock {
     const tools = tracked.filter((entry) => entry.block.kind === 'tool');
+    const atIndex = delta.index === null ? undefined : tools.findLast((entry) => entry.chatIndex === delta.index);
     const existing =
       delta.id !== null
-        ? tools.find((entry) => entry.block.kind === 'tool' && entry.block.callId === delta.id)
+        ? (tools.find((entry) => entry.block.kind === 'tool' && entry.block.callId === delta.id) ??
+          (delta.name === null ? atIndex : undefined))
         : delta.index === null
           ? tools.at(-1)
-          : tools.findLast((entry) => entry.chatIndex === delta.index);
+          : atIndex;
     if (existing) return existing;
     const callId = delta.id ?? `${callIdPrefix}_${tracked.length}`;
     return append({ position: tracked.length, kind: 'tool', callId, name: delta.name ?? '', arguments: '' }, delta.index ?? tools.length);

@@ -1,0 +1,98 @@
+import Anthropic from '@anthropic-ai/sdk';
+import OpenAI from 'openai';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { startHarness, type Harness } from '../../support/proxyHarness.ts';
+import { findSentinel } from '../../support/sentinel.ts';
+
+/**
+ * Tool calls as real OpenAI-compatible servers stream them, where they differ from OpenAI (an id and
+ * the name on a call's first piece only), read by the official SDKs through Airlock's translation:
+ * Claude Code and Codex run a call only by its name and its whole JSON input.
+ */
+let harness: Harness;
+
+beforeAll(async () => {
+  harness = await startHarness({
+    profile: {
+      modelRoutes: [
+        { pattern: 'claude-*', target: 'gpt-4o-mini' },
+        { pattern: 'gpt-5*', target: 'gpt-4o-mini' },
+      ],
+    },
+  });
+});
+afterAll(async () => {
+  await harness.close();
+});
+beforeEach(() => harness.simulator.reset());
+
+const USAGE = { prompt_tokens: 30, completion_tokens: 12, total_tokens: 42 };
+const event = (json: object | string): string => `data: ${typeof json === 'string' ? json : JSON.stringify(json)}\n\n`;
+const chunk = (delta: object, finishReason: string | null = null, usage?: object): string =>
+  event({
+    id: 'chatcmpl-1',
+    object: 'chat.completion.chunk',
+    created: 1,
+    model: 'gpt-4o-mini',
+    choices: usage ? [] : [{ index: 0, delta, finish_reason: finishReason }],
+    ...(usage ? { usage } : {}),
+  });
+const piece = (call: object): string => chunk({ tool_calls: [call] });
+
+const INPUT = { command: 'ls -la' };
+
+/**
+ * Poolside's chat endpoint sends one id with a call's name on its first piece and another id on
+ * every later piece of the same call (same index): https://github.com/poolsideai/pool/issues/9.
+ */
+const POOLSIDE_CALL = [
+  chunk({ role: 'assistant', content: null }),
+  piece({ index: 0, id: 'call_first', type: 'function', function: { name: 'Bash', arguments: '' } }),
+  piece({ index: 0, id: 'call_later', type: 'function', function: { arguments: '{"command":' } }),
+  piece({ index: 0, id: 'call_later', type: 'function', function: { arguments: '"ls -la"}' } }),
+  chunk({}, 'tool_calls'),
+  chunk({}, null, USAGE),
+  event('[DONE]'),
+];
+
+describe('a call whose later pieces carry another id than its first (Poolside)', () => {
+  it('reaches an Anthropic client as one tool_use with its name and whole input', async () => {
+    harness.simulator.script({ kind: 'bodyChunks', chunks: POOLSIDE_CALL });
+    const ended = harness.nextEnd();
+    const client = new Anthropic({ baseURL: harness.proxy.url, apiKey: 'alk_client', maxRetries: 0 });
+    const message = await client.messages
+      .stream({
+        model: 'claude-sonnet-4-6',
+        max_tokens: 256,
+        tools: [{ name: 'Bash', input_schema: { type: 'object', properties: { command: { type: 'string' } } } }],
+        messages: [{ role: 'user', content: 'list the files' }],
+      })
+      .finalMessage();
+    expect(message.stop_reason).toBe('tool_use');
+    expect(message.content).toEqual([{ type: 'tool_use', id: 'call_first', name: 'Bash', input: INPUT }]);
+    const end = await ended;
+    expect(end).toMatchObject({ status: 200, errorClass: null, usageSource: 'reported', usage: { inputTokens: 30, outputTokens: 12 } });
+    expect(findSentinel(JSON.stringify(message) + JSON.stringify(end))).toBeNull();
+  });
+
+  it('reaches a Responses client as one function_call with its name and whole arguments', async () => {
+    harness.simulator.script({ kind: 'bodyChunks', chunks: POOLSIDE_CALL });
+    const ended = harness.nextEnd();
+    const client = new OpenAI({ baseURL: `${harness.proxy.url}/v1`, apiKey: 'alk_client', maxRetries: 0 });
+    const stream = await client.responses.create({
+      model: 'gpt-5-codex',
+      input: 'list the files',
+      tools: [
+        { type: 'function', name: 'Bash', strict: false, parameters: { type: 'object', properties: { command: { type: 'string' } } } },
+      ],
+      stream: true,
+      store: false,
+    });
+    let completed: OpenAI.Responses.Response | null = null;
+    for await (const streamed of stream) if (streamed.type === 'response.completed') completed = streamed.response;
+    const calls = completed?.output.filter((item) => item.type === 'function_call');
+    expect(calls).toEqual([expect.objectContaining({ call_id: 'call_first', name: 'Bash' })]);
+    expect(JSON.parse(calls?.[0]?.arguments ?? 'null')).toEqual(INPUT);
+    expect(await ended).toMatchObject({ status: 200, errorClass: null, usageSource: 'reported' });
+  });
+});

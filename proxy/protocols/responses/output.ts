@@ -128,5 +128,16 @@ export function outputItem(
     const input = status === 'completed' ? customToolInput(block.arguments) : '';
     return { id, type: 'custom_tool_call', status, call_id: block.callId, ...tool, input };
   }
-  return { id, type: 'function_call', status, call_id: block.callId, ...tool, arguments: block.arguments };
+  const callArguments = status === 'completed' ? functionCallArguments(block.arguments) : block.arguments;
+  return { id, type: 'function_call', status, call_id: block.callId, ...tool, arguments: callArguments };
+}
+
+/**
+ * A whole function call's arguments as the Responses API gives them, JSON text its clients parse:
+ * `{}` where the chat call's are empty, as some servers send them for a tool without parameters
+ * (sigoden/aichat#1217, microsoft/vscode-copilot-chat#1560); `""` made the Agents SDK throw
+ * (openai/openai-agents-js#664).
+ */
+export function functionCallArguments(chatArguments: string): string {
+  return chatArguments.trim() === '' ? '{}' : chatArguments;
 }

@@ -4,6 +4,7 @@ import { sseFrame } from '../sse.ts';
 import { STREAM_ENDED_EARLY_MESSAGE } from '../streamTranslator.ts';
 import type { ChatStreamTranslator, StreamFailure } from '../streamTranslator.ts';
 import {
+  functionCallArguments,
   isCustomToolCall,
   isToolSearchCall,
   outputItem,
@@ -128,7 +129,13 @@ export function createResponsesStreamTranslator(options: {
     if (shape.toolSearch) return [];
     if (block.kind === 'tool') {
       const { name } = calledTool(clientToolNames, block.name);
-      return [frame('response.function_call_arguments.done', { item_id, output_index, name, arguments: block.arguments })];
+      const callArguments = functionCallArguments(block.arguments);
+      // Clients that join the deltas get what the done event says.
+      const rest =
+        callArguments === block.arguments
+          ? []
+          : [frame('response.function_call_arguments.delta', { item_id, output_index, delta: callArguments })];
+      return [...rest, frame('response.function_call_arguments.done', { item_id, output_index, name, arguments: callArguments })];
     }
     if (block.kind === 'reasoning') {
       const part = { item_id, output_index, summary_index: 0 };

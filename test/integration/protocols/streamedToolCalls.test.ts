@@ -96,3 +96,66 @@ describe('a call whose later pieces carry another id than its first (Poolside)',
     expect(await ended).toMatchObject({ status: 200, errorClass: null, usageSource: 'reported' });
   });
 });
+
+/**
+ * A call of a tool that takes no parameters, its arguments `""` rather than `{}`, as some models'
+ * servers send it (sigoden/aichat#1217, microsoft/vscode-copilot-chat#1560). OpenAI's Responses API
+ * gives a function call's arguments as JSON text, and its clients parse them: the Agents SDK threw
+ * on `""` (openai/openai-agents-js#664).
+ */
+describe('a call of a tool without parameters whose arguments are empty', () => {
+  const TOOLS: OpenAI.Responses.Tool[] = [
+    { type: 'function', name: 'list_mcp_resources', strict: false, parameters: { type: 'object', properties: {} } },
+  ];
+  const STREAMED = [
+    piece({ index: 0, id: 'call_list', type: 'function', function: { name: 'list_mcp_resources', arguments: '' } }),
+    chunk({}, 'tool_calls'),
+    chunk({}, null, USAGE),
+    event('[DONE]'),
+  ];
+  const WHOLE = JSON.stringify({
+    id: 'chatcmpl-1',
+    object: 'chat.completion',
+    created: 1,
+    model: 'gpt-4o-mini',
+    choices: [
+      {
+        index: 0,
+        message: {
+          role: 'assistant',
+          content: null,
+          tool_calls: [{ id: 'call_list', type: 'function', function: { name: 'list_mcp_resources', arguments: '' } }],
+        },
+        finish_reason: 'tool_calls',
+      },
+    ],
+    usage: USAGE,
+  });
+  const client = () => new OpenAI({ baseURL: `${harness.proxy.url}/v1`, apiKey: 'alk_client', maxRetries: 0 });
+
+  it('reaches a streaming Responses client as a function_call whose arguments are the empty object', async () => {
+    harness.simulator.script({ kind: 'bodyChunks', chunks: STREAMED });
+    const ended = harness.nextEnd();
+    const stream = await client().responses.create({ model: 'gpt-5-codex', input: 'list', tools: TOOLS, stream: true, store: false });
+    let deltas = '';
+    let done: string | null = null;
+    let completed: OpenAI.Responses.Response | null = null;
+    for await (const streamed of stream) {
+      if (streamed.type === 'response.function_call_arguments.delta') deltas += streamed.delta;
+      if (streamed.type === 'response.function_call_arguments.done') done = streamed.arguments;
+      if (streamed.type === 'response.completed') completed = streamed.response;
+    }
+    expect(deltas).toBe('{}');
+    expect(done).toBe('{}');
+    expect(completed?.output).toEqual([expect.objectContaining({ type: 'function_call', name: 'list_mcp_resources', arguments: '{}' })]);
+    expect(await ended).toMatchObject({ status: 200, errorClass: null, usageSource: 'reported' });
+  });
+
+  it('reaches a Responses client asking for a whole answer as a function_call whose arguments are the empty object', async () => {
+    harness.simulator.script({ kind: 'text', status: 200, contentType: 'application/json', text: WHOLE });
+    const ended = harness.nextEnd();
+    const response = await client().responses.create({ model: 'gpt-5-codex', input: 'list', tools: TOOLS, store: false });
+    expect(response.output).toEqual([expect.objectContaining({ type: 'function_call', name: 'list_mcp_resources', arguments: '{}' })]);
+    expect(await ended).toMatchObject({ status: 200, errorClass: null, usageSource: 'reported' });
+  });
+});

@@ -80,6 +80,7 @@ export function chatToAnthropicResponse(
   const reply = readChatCompletion(chatJson);
   if (reply === null) return { ok: false, message: 'the upstream reply has no choices to translate' };
   const notes: string[] = [];
+  const messageId = options.messageId ?? newAnthropicMessageId();
   const content: Record<string, unknown>[] = [];
   // The thinking block comes first, as Anthropic's own answers order it; see emptyContentBlock in stream.ts for the signature.
   if (reply.reasoning !== '') {
@@ -93,10 +94,12 @@ export function chatToAnthropicResponse(
   // Anthropic has no refusal block: a model that declines says so in text, as the stream's refusal block is rendered.
   if (reply.refusal !== '') content.push({ type: 'text', text: reply.refusal });
   for (const call of reply.toolCalls) {
-    content.push({ type: 'tool_use', id: call.id, name: call.name, input: parseToolInput(call.arguments, call.name, notes) });
+    // A call without an id is named as a streamed one is (stream.ts).
+    const id = call.id ?? `toolu_${messageId}_${content.length}`;
+    content.push({ type: 'tool_use', id, name: call.name, input: parseToolInput(call.arguments, call.name, notes) });
   }
   const body = {
-    id: options.messageId ?? newAnthropicMessageId(),
+    id: messageId,
     type: 'message',
     role: 'assistant',
     model: options.requestedModel,

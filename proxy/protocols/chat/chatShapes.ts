@@ -22,7 +22,7 @@ const completionSchema = z.object({
           reasoning: z.string().nullish(),
           refusal: z.string().nullish(),
           tool_calls: z
-            .array(z.object({ id: z.string(), function: z.object({ name: z.string(), arguments: z.string().nullish() }) }))
+            .array(z.object({ id: z.string().nullish(), function: z.object({ name: z.string(), arguments: z.string().nullish() }) }))
             .nullish(),
         }),
         finish_reason: z.string().nullish(),
@@ -64,7 +64,11 @@ export interface ChatCompletionReading {
   /** The model's thinking, '' when it sent none. */
   reasoning: string;
   reasoningField: ReasoningField | null;
-  toolCalls: { id: string; name: string; arguments: string }[];
+  /**
+   * `id` is null where the gateway gave none or an empty one (llama.cpp's server: ggml-org/llama.cpp#11992):
+   * the translator names the call, as it names a streamed one.
+   */
+  toolCalls: { id: string | null; name: string; arguments: string }[];
   finishReason: string | null;
   stopSequence: string | null;
   usage: TokenUsage | null;
@@ -160,7 +164,7 @@ export function readChatCompletion(json: unknown): ChatCompletionReading | null 
     reasoning: reasoningField === null ? '' : (choice.message[reasoningField] ?? ''),
     reasoningField,
     toolCalls: (choice.message.tool_calls ?? []).map((call) => ({
-      id: call.id,
+      id: nonEmptyOrNull(call.id),
       name: call.function.name,
       arguments: call.function.arguments ?? '',
     })),
@@ -180,7 +184,7 @@ export function completionAsChunk(json: unknown): Json | null {
   if (reply === null) return null;
   const toolCalls = reply.toolCalls.map((call, index) => ({
     index,
-    id: call.id,
+    ...(call.id === null ? {} : { id: call.id }),
     type: 'function',
     function: { name: call.name, arguments: call.arguments },
   }));

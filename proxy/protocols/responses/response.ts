@@ -27,7 +27,9 @@ export function chatToResponsesResponse(
   if (reply.text !== '') blocks.push({ position: blocks.length, kind: 'text', text: reply.text });
   if (reply.refusal !== '') blocks.push({ position: blocks.length, kind: 'refusal', text: reply.refusal });
   for (const call of reply.toolCalls) {
-    blocks.push({ position: blocks.length, kind: 'tool', callId: call.id, name: call.name, arguments: call.arguments });
+    // A call without an id is named as a streamed one is (stream.ts).
+    const callId = call.id ?? `call_${options.responseId}_${blocks.length}`;
+    blocks.push({ position: blocks.length, kind: 'tool', callId, name: call.name, arguments: call.arguments });
   }
   const ending = responseEnding(reply.finishReason);
   const body = responseSnapshot({

@@ -159,3 +159,72 @@ describe('a call of a tool without parameters whose arguments are empty', () => 
     expect(await ended).toMatchObject({ status: 200, errorClass: null, usageSource: 'reported' });
   });
 });
+
+/**
+ * A whole answer whose tool calls carry no id, or an empty one: llama.cpp's server answered so
+ * (ggml-org/llama.cpp#11992), and a gateway in front of it passes it on (an empty id:
+ * Arize-ai/openinference#2240). The AI SDK's OpenAI-compatible reader makes one up for a whole
+ * answer (anomalyco/opencode#25925 says so of its non-streaming path).
+ */
+describe('a whole answer whose tool calls have no id', () => {
+  const answer = (ids: Array<string | undefined>) =>
+    JSON.stringify({
+      id: 'chatcmpl-1',
+      object: 'chat.completion',
+      created: 1,
+      model: 'gpt-4o-mini',
+      choices: [
+        {
+          index: 0,
+          message: {
+            role: 'assistant',
+            content: null,
+            tool_calls: ids.map((id, position) => ({
+              ...(id === undefined ? {} : { id }),
+              type: 'function',
+              function: { name: 'Bash', arguments: JSON.stringify({ command: `ls ${position}` }) },
+            })),
+          },
+          finish_reason: 'tool_calls',
+        },
+      ],
+      usage: USAGE,
+    });
+  const bash = { name: 'Bash', input_schema: { type: 'object' as const, properties: { command: { type: 'string' } } } };
+
+  it('reaches an Anthropic client as tool_use blocks, each with an id of its own', async () => {
+    harness.simulator.script({ kind: 'text', status: 200, contentType: 'application/json', text: answer([undefined, '']) });
+    const ended = harness.nextEnd();
+    const client = new Anthropic({ baseURL: harness.proxy.url, apiKey: 'alk_client', maxRetries: 0 });
+    const message = await client.messages.create({
+      model: 'claude-sonnet-4-6',
+      max_tokens: 256,
+      tools: [bash],
+      messages: [{ role: 'user', content: 'list the files twice' }],
+    });
+    const uses = message.content.filter((block) => block.type === 'tool_use');
+    expect(uses.map((use) => use.input)).toEqual([{ command: 'ls 0' }, { command: 'ls 1' }]);
+    const ids = uses.map((use) => use.id);
+    expect(ids.every((id) => id.length > 0)).toBe(true);
+    expect(new Set(ids).size).toBe(2);
+    expect(await ended).toMatchObject({ status: 200, errorClass: null, usageSource: 'reported' });
+  });
+
+  it('reaches a Responses client as function_call items, each with a call_id of its own', async () => {
+    harness.simulator.script({ kind: 'text', status: 200, contentType: 'application/json', text: answer([undefined, '']) });
+    const ended = harness.nextEnd();
+    const client = new OpenAI({ baseURL: `${harness.proxy.url}/v1`, apiKey: 'alk_client', maxRetries: 0 });
+    const response = await client.responses.create({
+      model: 'gpt-5-codex',
+      input: 'list the files twice',
+      tools: [{ type: 'function', name: 'Bash', strict: false, parameters: bash.input_schema }],
+      store: false,
+    });
+    const calls = response.output.filter((item) => item.type === 'function_call');
+    expect(calls.map((call) => JSON.parse(call.arguments))).toEqual([{ command: 'ls 0' }, { command: 'ls 1' }]);
+    const ids = calls.map((call) => call.call_id);
+    expect(ids.every((id) => id.length > 0)).toBe(true);
+    expect(new Set(ids).size).toBe(2);
+    expect(await ended).toMatchObject({ status: 200, errorClass: null, usageSource: 'reported' });
+  });
+});

@@ -22,7 +22,7 @@ const completionSchema = z.object({
           reasoning: z.string().nullish(),
           refusal: z.string().nullish(),
           tool_calls: z
-            .array(z.object({ id: z.string().nullish(), function: z.object({ name: z.string(), arguments: z.string().nullish() }) }))
+            .array(z.object({ id: z.string().nullish(), function: z.object({ name: z.string(), arguments: z.unknown() }) }))
             .nullish(),
         }),
         finish_reason: z.string().nullish(),
@@ -99,6 +99,16 @@ function stopSequenceOf(choice: Record<string, unknown> | undefined): string | n
 
 type Json = Record<string, unknown>;
 const stringOrNull = (value: unknown): string | null => (typeof value === 'string' ? value : null);
+
+/**
+ * A tool call's arguments (or a streamed piece of them) as text, null when it has none. Hugging
+ * Face TGI and llama.cpp's server give them as the JSON object itself rather than its text
+ * (huggingface/text-generation-inference#2461, ggml-org/llama.cpp#20198).
+ */
+export function toolArgumentsText(value: unknown): string | null {
+  if (typeof value === 'string') return value;
+  return isRecord(value) ? JSON.stringify(value) : null;
+}
 /** DashScope and GLM repeat a tool call's `id` and `name` as "" on every continuation delta: no new call, no new name. */
 const nonEmptyOrNull = (value: unknown): string | null => (typeof value === 'string' && value !== '' ? value : null);
 
@@ -142,7 +152,7 @@ export function readChatChunk(chunk: Json): ChatChunkReading {
         index: typeof call.index === 'number' && Number.isInteger(call.index) && call.index >= 0 ? call.index : null,
         id: nonEmptyOrNull(call.id),
         name: nonEmptyOrNull(fn.name),
-        argumentsPiece: stringOrNull(fn.arguments),
+        argumentsPiece: toolArgumentsText(fn.arguments),
       };
     }),
     finishReason: finishReasonOf(choice?.finish_reason),
@@ -166,7 +176,7 @@ export function readChatCompletion(json: unknown): ChatCompletionReading | null 
     toolCalls: (choice.message.tool_calls ?? []).map((call) => ({
       id: nonEmptyOrNull(call.id),
       name: call.function.name,
-      arguments: call.function.arguments ?? '',
+      arguments: toolArgumentsText(call.function.arguments) ?? '',
     })),
     finishReason: finishReasonOf(choice.finish_reason),
     stopSequence: stopSequenceOf(choice),

@@ -1,6 +1,7 @@
 import { isRecord } from '../../core/isRecord.ts';
 import { type ObserverOptions, type StreamAssembler, UNREPORTED } from '../adapter.ts';
 import { eventJson } from '../sse.ts';
+import { toolArgumentsText } from './chatShapes.ts';
 import { finishReasonOf } from './finishReason.ts';
 import { ChatStreamObserver } from './observer.ts';
 import { thinkingFieldOf } from './returnedReasoning.ts';
@@ -93,7 +94,7 @@ function addCallPiece(calls: Map<number, AssembledCall>, position: number, piece
   const fn = isRecord(piece.function) ? piece.function : {};
   if (call.id === null && typeof piece.id === 'string' && piece.id !== '') call.id = piece.id;
   if (call.name === '' && typeof fn.name === 'string') call.name = fn.name;
-  if (typeof fn.arguments === 'string') call.arguments += fn.arguments;
+  call.arguments += toolArgumentsText(fn.arguments) ?? '';
 }
 
 function messageOf(choice: AssembledChoice): Json {

@@ -228,3 +228,63 @@ describe('a whole answer whose tool calls have no id', () => {
     expect(await ended).toMatchObject({ status: 200, errorClass: null, usageSource: 'reported' });
   });
 });
+
+/**
+ * Arguments given as a JSON object rather than its text: Hugging Face TGI's chat endpoint answers so
+ * (huggingface/text-generation-inference#2461), and llama.cpp's server did, streamed and whole
+ * (ggml-org/llama.cpp#20198, #20202).
+ */
+describe('a tool call whose arguments are an object', () => {
+  const ARGUMENTS = { command: 'git status', timeout: 30 };
+  const call = { id: 'call_obj', type: 'function', function: { name: 'Bash', arguments: ARGUMENTS } };
+  const WHOLE = JSON.stringify({
+    id: 'chatcmpl-1',
+    object: 'chat.completion',
+    created: 1,
+    model: 'gpt-4o-mini',
+    choices: [{ index: 0, message: { role: 'assistant', content: null, tool_calls: [call] }, finish_reason: 'tool_calls' }],
+    usage: USAGE,
+  });
+  const STREAMED = [piece({ index: 0, ...call }), chunk({}, 'tool_calls'), chunk({}, null, USAGE), event('[DONE]')];
+  const request = {
+    model: 'claude-sonnet-4-6',
+    max_tokens: 256,
+    tools: [{ name: 'Bash', input_schema: { type: 'object' as const, properties: { command: { type: 'string' } } } }],
+    messages: [{ role: 'user' as const, content: 'show the status' }],
+  };
+  const client = () => new Anthropic({ baseURL: harness.proxy.url, apiKey: 'alk_client', maxRetries: 0 });
+
+  it.each([
+    ['whole', WHOLE],
+    ['streamed', STREAMED],
+  ])('reaches an Anthropic client as a tool_use holding them (%s)', async (_form, answer) => {
+    harness.simulator.script(
+      typeof answer === 'string'
+        ? { kind: 'text', status: 200, contentType: 'application/json', text: answer }
+        : { kind: 'bodyChunks', chunks: answer },
+    );
+    const ended = harness.nextEnd();
+    const message =
+      typeof answer === 'string' ? await client().messages.create(request) : await client().messages.stream(request).finalMessage();
+    expect(message.content).toEqual([{ type: 'tool_use', id: 'call_obj', name: 'Bash', input: ARGUMENTS }]);
+    expect(await ended).toMatchObject({ status: 200, errorClass: null, usageSource: 'reported' });
+  });
+
+  it('reaches a streaming Responses client as a function_call with their JSON text', async () => {
+    harness.simulator.script({ kind: 'bodyChunks', chunks: STREAMED });
+    const ended = harness.nextEnd();
+    const openai = new OpenAI({ baseURL: `${harness.proxy.url}/v1`, apiKey: 'alk_client', maxRetries: 0 });
+    const stream = await openai.responses.create({
+      model: 'gpt-5-codex',
+      input: 'show the status',
+      tools: [{ type: 'function', name: 'Bash', strict: false, parameters: request.tools[0]!.input_schema }],
+      stream: true,
+      store: false,
+    });
+    let completed: OpenAI.Responses.Response | null = null;
+    for await (const streamed of stream) if (streamed.type === 'response.completed') completed = streamed.response;
+    const [functionCall] = completed?.output ?? [];
+    expect(functionCall?.type === 'function_call' && JSON.parse(functionCall.arguments)).toEqual(ARGUMENTS);
+    expect(await ended).toMatchObject({ status: 200, errorClass: null });
+  });
+});

@@ -73,6 +73,18 @@ describe('a chat stream put together into one completion', () => {
     });
   });
 
+  // TGI's and llama.cpp's servers give a call's arguments as the object itself (huggingface/text-generation-inference#2461, ggml-org/llama.cpp#20198).
+  it('keeps tool call arguments streamed as an object, as their JSON text', () => {
+    const call = { index: 0, id: 'call_1', type: 'function', function: { name: 'read', arguments: { path: 'a.txt' } } };
+    const { answer } = read([
+      frame(chunk([{ index: 0, delta: { role: 'assistant', tool_calls: [call] } }])),
+      frame(chunk([{ index: 0, delta: {}, finish_reason: 'tool_calls' }])),
+      frame('[DONE]'),
+    ]);
+    const [choice] = (answer as { choices: [{ message: { tool_calls: [{ function: { arguments: string } }] } }] }).choices;
+    expect(JSON.parse(choice.message.tool_calls[0].function.arguments)).toEqual({ path: 'a.txt' });
+  });
+
   it('is not whole before its finish, and an error in it is the answer', () => {
     expect(read([frame(chunk([{ index: 0, delta: { content: 'Hal' } }]))]).whole).toBe(false);
     const failed = read([frame(chunk([{ index: 0, delta: { content: 'Hal' } }])), frame({ error: { message: 'overloaded', code: 529 } })]);

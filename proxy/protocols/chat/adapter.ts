@@ -1,6 +1,7 @@
 import type { DeclaredError, ProtocolAdapter } from '../adapter.ts';
 import { errorMemberOf } from '../declaredError.ts';
 import { modelOf, tokenLimitOf } from '../fields.ts';
+import { choiceErrorOf } from './choiceError.ts';
 import { ChatKeyGuard } from './keyGuard.ts';
 import { openAiErrors } from './errors.ts';
 import { completionAsStream } from './completionAsStream.ts';
@@ -34,9 +35,12 @@ function chatOutputTokenLimit(body: Record<string, unknown>): number | null {
   return Math.max(...limits) * Math.max(tokenLimitOf(body['n']) ?? 1, 1);
 }
 
-/** A chat answer without a choice, holding an `error` (OpenRouter, One API before mid-2023: see declaredError.ts). */
+/**
+ * A chat answer without a choice, holding an `error` (OpenRouter, One API before mid-2023: see
+ * declaredError.ts), or one whose choice ended with an error of its own (choiceError.ts).
+ */
 function chatAnswerErrorOf(json: object): DeclaredError | null {
   const { choices } = json as { choices?: unknown };
-  if (Array.isArray(choices) && choices.length > 0) return null;
+  if (Array.isArray(choices) && choices.length > 0) return choiceErrorOf(choices);
   return errorMemberOf(json as Record<string, unknown>);
 }

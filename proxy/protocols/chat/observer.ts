@@ -6,6 +6,7 @@ import { isUsageOnlyChunk, usageFromChatChunk } from './usage.ts';
 import { isRecord } from '../../core/isRecord.ts';
 import { thinkingFieldOf } from './returnedReasoning.ts';
 import { finishReasonOf } from './finishReason.ts';
+import { choiceErrorOf } from './choiceError.ts';
 import { isChatStreamEnd } from './streamEnd.ts';
 
 /**
@@ -55,8 +56,8 @@ export class ChatStreamObserver implements StreamObserver {
       return true;
     }
     if (!chunk) return true;
-    // OpenAI, vLLM and LiteLLM send `{error}` alone; OpenRouter a chunk with `error` and finish_reason "error".
-    this.upstreamError = errorMemberOf(chunk) ?? this.upstreamError;
+    // OpenAI, vLLM and LiteLLM send `{error}` alone; OpenRouter a chunk with `error` and finish_reason "error", or the error on the choice.
+    this.upstreamError = errorMemberOf(chunk) ?? choiceErrorOf(chunk.choices) ?? this.upstreamError;
     // Azure's first chunk (prompt filter results, no choices) says model "": no model is named there.
     if (!this.modelSeen && typeof chunk.model === 'string' && chunk.model !== '') {
       this.modelSeen = true;

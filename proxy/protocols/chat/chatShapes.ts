@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { thinkingFieldOf, type ReasoningField } from './returnedReasoning.ts';
+import type { ReasoningField } from './returnedReasoning.ts';
+import { chatThinkingOf, contentOf } from './contentParts.ts';
 import type { TokenUsage } from '../../contracts/usage.ts';
 import type { SseEvent } from '../sse.ts';
 import { eventJson } from '../sse.ts';
@@ -17,7 +18,7 @@ const completionSchema = z.object({
     .array(
       z.object({
         message: z.object({
-          content: z.string().nullish(),
+          content: z.union([z.string(), z.array(z.unknown())]).nullish(),
           reasoning_content: z.string().nullish(),
           reasoning: z.string().nullish(),
           refusal: z.string().nullish(),
@@ -140,11 +141,11 @@ export function readChatChunk(chunk: Json): ChatChunkReading {
   const choice = (choices ?? []).find((candidate: unknown) => isRecord(candidate) && (candidate.index ?? 0) === 0) as Json | undefined;
   const delta = isRecord(choice?.delta) ? choice.delta : null;
   const calls = Array.isArray(delta?.tool_calls) ? delta.tool_calls : [];
-  const reasoningField = thinkingFieldOf(delta);
+  const thinking = chatThinkingOf(delta);
   return {
-    textDelta: stringOrNull(delta?.content),
-    reasoningDelta: reasoningField === null ? null : (delta?.[reasoningField] as string),
-    reasoningField,
+    textDelta: contentOf(delta?.content).text,
+    reasoningDelta: thinking?.text ?? null,
+    reasoningField: thinking?.field ?? null,
     refusalDelta: stringOrNull(delta?.refusal),
     toolCallDeltas: calls.filter(isRecord).map((call) => {
       const fn = isRecord(call.function) ? call.function : {};
@@ -167,12 +168,12 @@ export function readChatCompletion(json: unknown): ChatCompletionReading | null 
   if (!parsed.success) return null;
   const [choice] = parsed.data.choices;
   if (!choice) return null;
-  const reasoningField = thinkingFieldOf(choice.message);
+  const thinking = chatThinkingOf(choice.message);
   return {
-    text: choice.message.content ?? '',
+    text: contentOf(choice.message.content).text ?? '',
     refusal: choice.message.refusal ?? '',
-    reasoning: reasoningField === null ? '' : (choice.message[reasoningField] ?? ''),
-    reasoningField,
+    reasoning: thinking?.text ?? '',
+    reasoningField: thinking?.field ?? null,
     toolCalls: (choice.message.tool_calls ?? []).map((call) => ({
       id: nonEmptyOrNull(call.id),
       name: call.function.name,

@@ -8,6 +8,8 @@ import { isChatStreamEnd } from './streamEnd.ts';
 /** Legacy completions stream `choices[].text`. */
 const LEGACY_TEXT_FIELD = 'text';
 const TOOL_FIELD_PREFIX = 'tool ';
+/** The text of Mistral's thinking parts (contentParts.ts), a field of its own beside `content`. */
+const THINKING_PARTS_FIELD = 'thinking parts';
 
 /**
  * Chat Completions (and legacy completions): per choice, clients concatenate `content`,
@@ -59,6 +61,7 @@ export class ChatKeyGuard extends FieldKeyGuard<string> {
     if (isRecord(delta)) {
       // Named reads, not a loop over the names: each site then sees one property, the cheap case on every delta.
       if (typeof delta.content === 'string') this.fields.guard(this.#key(index, 'content'), delta, 'content');
+      else if (Array.isArray(delta.content)) this.#guardContentParts(delta.content, index);
       if (typeof delta.reasoning_content === 'string') this.fields.guard(this.#key(index, 'reasoning_content'), delta, 'reasoning_content');
       if (typeof delta.reasoning === 'string') this.fields.guard(this.#key(index, 'reasoning'), delta, 'reasoning');
       if (typeof delta.refusal === 'string') this.fields.guard(this.#key(index, 'refusal'), delta, 'refusal');
@@ -72,6 +75,21 @@ export class ChatKeyGuard extends FieldKeyGuard<string> {
     }
     if (typeof choice.text === 'string') this.fields.guard(this.#key(index, LEGACY_TEXT_FIELD), choice, LEGACY_TEXT_FIELD);
     if (finishReasonOf(choice.finish_reason) !== null && this.#flushChoice(choice, index)) this.fields.noteReshaped();
+  }
+
+  /** Mistral's content parts: text parts run on as `content` (a client joins them with string content), thinking parts' text as a field of its own. */
+  #guardContentParts(parts: unknown[], index: number): void {
+    for (const part of parts) {
+      if (!isRecord(part)) continue;
+      if (part.type !== 'thinking') {
+        this.fields.guard(this.#key(index, 'content'), part, 'text');
+        continue;
+      }
+      if (typeof part.thinking === 'string') this.fields.guard(this.#key(index, THINKING_PARTS_FIELD), part, 'thinking');
+      else if (Array.isArray(part.thinking)) {
+        for (const inner of part.thinking) if (isRecord(inner)) this.fields.guard(this.#key(index, THINKING_PARTS_FIELD), inner, 'text');
+      }
+    }
   }
 
   /** The choice ended: its held text goes in this chunk, appended to the fields it belongs to. */
@@ -90,6 +108,10 @@ export class ChatKeyGuard extends FieldKeyGuard<string> {
       }
       if (!isRecord(choice.delta)) choice.delta = {};
       const delta = choice.delta as Json;
+      if (field === THINKING_PARTS_FIELD || (field === 'content' && Array.isArray(delta.content))) {
+        delta.content = [...contentPartsOf(delta.content), field === 'content' ? { type: 'text', text: rest } : thinkingPart(rest)];
+        continue;
+      }
       if (!field.startsWith(TOOL_FIELD_PREFIX)) {
         delta[field] = `${typeof delta[field] === 'string' ? delta[field] : ''}${rest}`;
         continue;
@@ -117,3 +139,11 @@ export class ChatKeyGuard extends FieldKeyGuard<string> {
     }
   }
 }
+
+/** A delta's content as a list of parts, to add a held part to: string content becomes a text part. */
+function contentPartsOf(content: unknown): unknown[] {
+  if (Array.isArray(content)) return content;
+  return typeof content === 'string' && content !== '' ? [{ type: 'text', text: content }] : [];
+}
+
+const thinkingPart = (text: string): Json => ({ type: 'thinking', thinking: [{ type: 'text', text }] });

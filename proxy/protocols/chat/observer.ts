@@ -4,7 +4,7 @@ import { eventJson, type SseEvent } from '../sse.ts';
 import { errorMemberOf } from '../declaredError.ts';
 import { isUsageOnlyChunk, usageFromChatChunk } from './usage.ts';
 import { isRecord } from '../../core/isRecord.ts';
-import { thinkingFieldOf } from './returnedReasoning.ts';
+import { chatThinkingOf, contentOf } from './contentParts.ts';
 import { finishReasonOf } from './finishReason.ts';
 import { choiceErrorOf } from './choiceError.ts';
 import { isChatStreamEnd } from './streamEnd.ts';
@@ -95,9 +95,9 @@ export class ChatStreamObserver implements StreamObserver {
         text,
       } = choice as { index?: unknown; delta?: { content?: unknown }; finish_reason?: unknown; text?: unknown };
       const choiceIndex = typeof index === 'number' ? index : position;
-      // A legacy completion's chunk writes its text in `text`, a chat chunk's in `delta.content`.
-      const content = delta?.content ?? text;
-      if (typeof content === 'string' && content.length > 0) this.sink.onDelta(content);
+      // A legacy completion's chunk writes its text in `text`, a chat chunk's in `delta.content` (a string, or Mistral's parts).
+      const content = contentOf(delta?.content ?? text).text;
+      if (content !== null && content.length > 0) this.sink.onDelta(content);
       if (isRecord(delta)) this.readOtherOutput(delta);
       if (finishReasonOf(finishReason) !== null) {
         finishing = true;
@@ -112,8 +112,7 @@ export class ChatStreamObserver implements StreamObserver {
 
   /** Thinking, a refusal and tool calls are output the gateway bills: a stream without usage is estimated with them. */
   private readOtherOutput(delta: Record<string, unknown>): void {
-    const reasoningField = thinkingFieldOf(delta);
-    const reasoning = reasoningField === null ? '' : (delta[reasoningField] as string);
+    const reasoning = chatThinkingOf(delta)?.text ?? '';
     if (reasoning.length > 0) this.sink.onOtherOutput?.(reasoning);
     const refusal = delta['refusal'];
     if (typeof refusal === 'string' && refusal.length > 0) this.sink.onOtherOutput?.(refusal);

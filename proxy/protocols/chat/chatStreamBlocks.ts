@@ -71,8 +71,8 @@ export function createChatStreamBlocks(callIdPrefix: string): ChatStreamBlocks {
    * A new id is a new call, also where an upstream numbers every call `index: 0`; pieces without
    * an id continue the latest call with their index (or the latest call when there is no index).
    * A new id without a name at the index of a call already begun continues that call: Poolside
-   * gives a call's later pieces another id than its first (poolsideai/pool#9), and a new call
-   * always comes with its name.
+   * gives a call's later pieces another id than its first (poolsideai/pool#9), LM Studio a new one
+   * on each (NousResearch/hermes-agent#106943), and a new call always comes with its name.
    */
   function toolTarget(delta: ToolCallDelta): TrackedBlock {
     const tools = tracked.filter((entry) => entry.block.kind === 'tool');

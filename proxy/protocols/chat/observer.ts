@@ -5,6 +5,7 @@ import { errorMemberOf } from '../declaredError.ts';
 import { isUsageOnlyChunk, usageFromChatChunk } from './usage.ts';
 import { isRecord } from '../../core/isRecord.ts';
 import { chatThinkingOf, contentOf } from './contentParts.ts';
+import { toolArgumentsText } from './chatShapes.ts';
 import { finishReasonOf } from './finishReason.ts';
 import { choiceErrorOf } from './choiceError.ts';
 import { isChatStreamEnd } from './streamEnd.ts';
@@ -121,7 +122,7 @@ export class ChatStreamObserver implements StreamObserver {
     for (const call of calls) {
       const fn = isRecord(call) ? call['function'] : null;
       if (!isRecord(fn)) continue;
-      const written = `${typeof fn['name'] === 'string' ? fn['name'] : ''}${typeof fn['arguments'] === 'string' ? fn['arguments'] : ''}`;
+      const written = `${typeof fn['name'] === 'string' ? fn['name'] : ''}${toolArgumentsText(fn['arguments']) ?? ''}`;
       if (written.length > 0) this.sink.onOtherOutput?.(written);
     }
   }

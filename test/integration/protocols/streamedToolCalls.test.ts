@@ -288,3 +288,27 @@ describe('a tool call whose arguments are an object', () => {
     expect(await ended).toMatchObject({ status: 200, errorClass: null });
   });
 });
+
+describe('a streamed tool call whose arguments are an object, from a gateway that reports no usage', () => {
+  const LONG = { command: 'find . -name "*.ts" -not -path "./node_modules/*" | xargs wc -l | sort -n | tail -20' };
+  const streamed = (args: unknown) => [
+    piece({ index: 0, id: 'call_est', type: 'function', function: { name: 'Bash', arguments: args } }),
+    chunk({}, 'tool_calls'),
+    event('[DONE]'),
+  ];
+
+  it('is estimated as the same output as its JSON text', async () => {
+    const estimateOf = async (args: unknown) => {
+      harness.simulator.script({ kind: 'bodyChunks', chunks: streamed(args) });
+      const ended = harness.nextEnd();
+      await new Anthropic({ baseURL: harness.proxy.url, apiKey: 'alk_client', maxRetries: 0 }).messages
+        .stream({ model: 'claude-sonnet-4-6', max_tokens: 256, messages: [{ role: 'user', content: 'count lines' }] })
+        .finalMessage();
+      return (await ended).usage;
+    };
+    const asText = await estimateOf(JSON.stringify(LONG));
+    const asObject = await estimateOf(LONG);
+    expect(asText?.outputTokens).toBeGreaterThan(10);
+    expect(asObject).toEqual(asText);
+  });
+});

@@ -8,6 +8,7 @@ import { capabilitiesOf, capabilityRefusal, type AccountModels } from './modelCa
 import { answerModelFailure, streamErrorData } from './modelFailure.ts';
 import { reasoningEffortRefusal } from './reasoningEffort.ts';
 import { returnedReasoningRefusal } from './returnedReasoning.ts';
+import { thoughtSignatureFor, thoughtSignatureRefusal } from './thoughtSignatures.ts';
 import { cutConnection, sendJson } from './respond.ts';
 import { streamShapeFor, writeChatStream, writeRawChunks } from './stream.ts';
 import type { Fault } from './types.ts';
@@ -50,7 +51,8 @@ export async function answerChat(
   const refusal =
     capabilityRefusal(context.account, json) ??
     reasoningEffortRefusal(voice.dialect, capabilities, json) ??
-    returnedReasoningRefusal(voice.dialect, capabilities, json.messages);
+    returnedReasoningRefusal(voice.dialect, capabilities, json.messages) ??
+    thoughtSignatureRefusal(voice.dialect, json.messages);
   if (refusal !== null) {
     sendGatewayError(response, voice, refusal.status, refusal.body, { subject: refusal.subject });
     return;
@@ -84,6 +86,10 @@ export async function answerChat(
     ...basePlan,
     usage: usageWithReasoning(basePlan.usage, reasoning),
     matchedStop: voice.dialect.namesMatchedStop ? basePlan.matchedStop : null,
+    // The step's first call is signed, as Gemini signs it.
+    toolCalls: basePlan.toolCalls.map((call, index) =>
+      voice.dialect.signsToolCalls && index === 0 ? { ...call, thoughtSignature: thoughtSignatureFor(call.id) } : call,
+    ),
   };
   const stream = voice.dialect.stream;
   if (!request.stream) {

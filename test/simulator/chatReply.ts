@@ -18,6 +18,8 @@ export interface Usage {
 
 export interface ToolCallPlan extends ScriptedToolCall {
   id: string;
+  /** Gemini's `extra_content.google.thought_signature` (thoughtSignatures.ts). */
+  thoughtSignature?: string;
 }
 
 /** Everything a reply says, decided once so the JSON and the stream forms agree. */
@@ -96,6 +98,7 @@ export function completionBody(plan: ReplyPlan, wording: UsageWording = 'openai'
       id: call.id,
       type: 'function',
       function: { name: call.name, arguments: call.arguments },
+      ...signatureField(call),
     }));
   }
   const body: Record<string, unknown> = {
@@ -164,7 +167,11 @@ export function planStream(plan: ReplyPlan, pieceCount: number, includeUsage: bo
     for (const piece of pieces) deltas.push(deltaChunk({ content: piece }));
   }
   plan.toolCalls.forEach((call, index) => {
-    deltas.push(deltaChunk({ tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.name, arguments: '' } }] }));
+    deltas.push(
+      deltaChunk({
+        tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.name, arguments: '' }, ...signatureField(call) }],
+      }),
+    );
     for (const piece of splitText(call.arguments, pieceCount)) {
       deltas.push(deltaChunk({ tool_calls: [{ index, function: { arguments: piece } }] }));
     }
@@ -172,4 +179,8 @@ export function planStream(plan: ReplyPlan, pieceCount: number, includeUsage: bo
   const tail = [chunk([{ index: 0, delta: {}, finish_reason: plan.finishReason, ...stopReasonField(plan) }])];
   if (includeUsage && plan.usage !== null) tail.push(chunk([], { usage: wordedUsage(plan.usage, 'openai') }));
   return { head: deltaChunk({ role: 'assistant', content: plan.content === null ? null : '' }), deltas, tail };
+}
+
+function signatureField(call: ToolCallPlan): object {
+  return call.thoughtSignature === undefined ? {} : { extra_content: { google: { thought_signature: call.thoughtSignature } } };
 }

@@ -134,6 +134,11 @@ export interface Dialect {
    * without drop_params), or ignored (OpenRouter, LiteLLM with drop_params).
    */
   unsupportedReasoningEffort: 'refused' | 'ignored';
+  /**
+   * Signs each model step's first function call and refuses a turn sent back without the
+   * signature (Gemini 3; thoughtSignatures.ts).
+   */
+  signsToolCalls: boolean;
 }
 
 /**
@@ -160,4 +165,5 @@ export const SEED_DIALECT: Dialect = {
   returnedReasoning: 'ignored',
   namesMatchedStop: false,
   unsupportedReasoningEffort: 'refused',
+  signsToolCalls: false,
 };

@@ -235,12 +235,15 @@ const deepseek: Dialect = {
  *   usage-only chunk, asked for or not: https://discuss.ai.google.dev/t/127400 and
  *   https://discuss.ai.google.dev/t/92785.
  * - `completion_tokens` leaves the thinking out, `total_tokens` counts it (usageWording.ts).
+ * - Gemini 3 signs its function calls and refuses a tool turn sent back without the signature
+ *   (thoughtSignatures.ts).
  */
 const gemini: Dialect = {
   ...SEED_DIALECT,
   name: 'gemini',
   stream: { ...SEED_DIALECT.stream, usagePlacement: 'everyChunk', usageWithoutAsking: true },
   usageWording: 'gemini',
+  signsToolCalls: true,
 };
 
 /**

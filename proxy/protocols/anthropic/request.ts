@@ -9,6 +9,7 @@ import { toolFields } from './tools.ts';
 import { contextManagementNotes } from './contextManagement.ts';
 import { anthropicRequestSchema, anthropicTranslatedFields } from './requestSchema.ts';
 import type { AnthropicContentBlock, AnthropicImageBlock, AnthropicRequest } from './requestSchema.ts';
+import { chatCallId, chatCallIdentity } from '../chat/thoughtSignature.ts';
 
 /** Anthropic Messages request -> Chat Completions request. Pure; `notes` list what was dropped. */
 
@@ -87,7 +88,7 @@ function userMessages(blocks: AnthropicContentBlock[], notes: string[]): ChatMes
     else if (block.type === 'image') parts.push(imagePart(imageUrl(block)));
     else if (block.type === 'tool_result') {
       const content = toolResultContent(block, toolImages, notes);
-      toolMessages.push({ role: 'tool', tool_call_id: block.tool_use_id, content });
+      toolMessages.push({ role: 'tool', tool_call_id: chatCallId(block.tool_use_id), content });
     } else noteDropped(block, notes);
   }
   // Chat tool messages carry text only: images a tool returned follow as a user message.
@@ -104,7 +105,11 @@ function assistantMessages(blocks: AnthropicContentBlock[], notes: string[]): Ch
   for (const block of blocks) {
     if (block.type === 'text') texts.push(block.text);
     else if (block.type === 'tool_use') {
-      toolCalls.push({ id: block.id, type: 'function', function: { name: block.name, arguments: JSON.stringify(block.input ?? {}) } });
+      toolCalls.push({
+        ...chatCallIdentity(block.id),
+        type: 'function',
+        function: { name: block.name, arguments: JSON.stringify(block.input ?? {}) },
+      });
     } else if (block.type === 'thinking' && isReturnableReasoning(block.signature)) {
       if (block.thinking) thoughts.push(block.thinking);
     } else noteDropped(block, notes);

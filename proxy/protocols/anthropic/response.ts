@@ -3,6 +3,7 @@ import { reasoningMark } from '../chat/returnedReasoning.ts';
 import type { TokenUsage } from '../../contracts/usage.ts';
 import { readChatCompletion } from '../chat/chatShapes.ts';
 import { isRecord } from '../../core/isRecord.ts';
+import { clientCallId } from '../chat/thoughtSignature.ts';
 
 /** Chat Completions reply -> Anthropic Messages reply (the non-streaming form). */
 
@@ -95,7 +96,7 @@ export function chatToAnthropicResponse(
   if (reply.refusal !== '') content.push({ type: 'text', text: reply.refusal });
   for (const call of reply.toolCalls) {
     // A call without an id is named as a streamed one is (stream.ts).
-    const id = call.id ?? `toolu_${messageId}_${content.length}`;
+    const id = clientCallId(call.id ?? `toolu_${messageId}_${content.length}`, call.thoughtSignature);
     content.push({ type: 'tool_use', id, name: call.name, input: parseToolInput(call.arguments, call.name, notes) });
   }
   const body = {

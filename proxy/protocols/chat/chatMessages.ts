@@ -4,6 +4,8 @@ export type ChatContentPart = { type: 'text'; text: string } | { type: 'image_ur
 
 export interface ChatToolCall {
   id: string;
+  /** Gemini's thought signature, given back on the call it came with (thoughtSignature.ts). */
+  extra_content?: { google: { thought_signature: string } };
   type: 'function';
   function: { name: string; arguments: string };
 }

@@ -7,6 +7,7 @@ import { eventJson } from '../sse.ts';
 import { usageFromChatChunk, usageFromChatResponse } from './usage.ts';
 import { isRecord } from '../../core/isRecord.ts';
 import { finishReasonOf } from './finishReason.ts';
+import { thoughtSignatureOf } from './thoughtSignature.ts';
 
 /**
  * Lenient readers for what a Chat Completions upstream sends back. Unknown fields are ignored;
@@ -23,7 +24,13 @@ const completionSchema = z.object({
           reasoning: z.string().nullish(),
           refusal: z.string().nullish(),
           tool_calls: z
-            .array(z.object({ id: z.string().nullish(), function: z.object({ name: z.string(), arguments: z.unknown() }) }))
+            .array(
+              z.object({
+                id: z.string().nullish(),
+                function: z.object({ name: z.string(), arguments: z.unknown() }),
+                extra_content: z.unknown().optional(),
+              }),
+            )
             .nullish(),
         }),
         finish_reason: z.string().nullish(),
@@ -39,6 +46,8 @@ export interface ToolCallDelta {
   id: string | null;
   name: string | null;
   argumentsPiece: string | null;
+  /** Gemini's signature of the call (thoughtSignature.ts), on the piece that carries it. */
+  thoughtSignature: string | null;
 }
 
 export interface ChatChunkReading {
@@ -69,7 +78,7 @@ export interface ChatCompletionReading {
    * `id` is null where the gateway gave none or an empty one (llama.cpp's server: ggml-org/llama.cpp#11992):
    * the translator names the call, as it names a streamed one.
    */
-  toolCalls: { id: string | null; name: string; arguments: string }[];
+  toolCalls: { id: string | null; name: string; arguments: string; thoughtSignature: string | null }[];
   finishReason: string | null;
   stopSequence: string | null;
   usage: TokenUsage | null;
@@ -154,6 +163,7 @@ export function readChatChunk(chunk: Json): ChatChunkReading {
         id: nonEmptyOrNull(call.id),
         name: nonEmptyOrNull(fn.name),
         argumentsPiece: toolArgumentsText(fn.arguments),
+        thoughtSignature: thoughtSignatureOf(call),
       };
     }),
     finishReason: finishReasonOf(choice?.finish_reason),
@@ -178,6 +188,7 @@ export function readChatCompletion(json: unknown): ChatCompletionReading | null 
       id: nonEmptyOrNull(call.id),
       name: call.function.name,
       arguments: toolArgumentsText(call.function.arguments) ?? '',
+      thoughtSignature: thoughtSignatureOf(call),
     })),
     finishReason: finishReasonOf(choice.finish_reason),
     stopSequence: stopSequenceOf(choice),
@@ -198,6 +209,7 @@ export function completionAsChunk(json: unknown): Json | null {
     ...(call.id === null ? {} : { id: call.id }),
     type: 'function',
     function: { name: call.name, arguments: call.arguments },
+    ...(call.thoughtSignature === null ? {} : { extra_content: { google: { thought_signature: call.thoughtSignature } } }),
   }));
   // The thinking keeps the field it came in: that decides whether it may go back (returnedReasoning.ts).
   const delta = {

@@ -1,6 +1,7 @@
 import type { TokenUsage } from '../../contracts/usage.ts';
 import type { ChatChunkReading, ToolCallDelta } from './chatShapes.ts';
 import type { ReasoningField } from './returnedReasoning.ts';
+import { clientCallId } from './thoughtSignature.ts';
 
 /**
  * Turns Chat Completions stream chunks into an ordered sequence of output blocks (reasoning,
@@ -19,6 +20,7 @@ export type StreamBlock =
   | { position: number; kind: 'text'; text: string }
   /** The model declining (`delta.refusal`): Responses has a content part for it, Anthropic shows it as text. */
   | { position: number; kind: 'refusal'; text: string }
+  /** `callId`: the id the client is given, Gemini's thought signature folded in (thoughtSignature.ts). */
   | { position: number; kind: 'tool'; callId: string; name: string; arguments: string };
 
 /** Each event carries a copy of the block as it was at that moment. */
@@ -30,6 +32,8 @@ export type BlockEvent =
 interface TrackedBlock {
   block: StreamBlock;
   chatIndex: number | null;
+  /** A tool call's id as the gateway gave it. */
+  chatId: string | null;
   heldPieces: string[];
   started: boolean;
   /** No more pieces will come (a later block began, or the stream ended). */
@@ -52,10 +56,10 @@ export function createChatStreamBlocks(callIdPrefix: string): ChatStreamBlocks {
   let finishReason: string | null = null;
   let usage: TokenUsage | null = null;
 
-  function append(block: StreamBlock, chatIndex: number | null): TrackedBlock {
+  function append(block: StreamBlock, chatIndex: number | null, chatId: string | null = null): TrackedBlock {
     const last = tracked.at(-1);
     if (last && last.block.kind !== 'tool') last.closed = true;
-    const entry: TrackedBlock = { block, chatIndex, heldPieces: [], started: false, closed: false, stopped: false };
+    const entry: TrackedBlock = { block, chatIndex, chatId, heldPieces: [], started: false, closed: false, stopped: false };
     tracked.push(entry);
     return entry;
   }
@@ -79,14 +83,14 @@ export function createChatStreamBlocks(callIdPrefix: string): ChatStreamBlocks {
     const atIndex = delta.index === null ? undefined : tools.findLast((entry) => entry.chatIndex === delta.index);
     const existing =
       delta.id !== null
-        ? (tools.find((entry) => entry.block.kind === 'tool' && entry.block.callId === delta.id) ??
-          (delta.name === null ? atIndex : undefined))
+        ? (tools.find((entry) => entry.chatId === delta.id) ?? (delta.name === null ? atIndex : undefined))
         : delta.index === null
           ? tools.at(-1)
           : atIndex;
     if (existing) return existing;
-    const callId = delta.id ?? `${callIdPrefix}_${tracked.length}`;
-    return append({ position: tracked.length, kind: 'tool', callId, name: delta.name ?? '', arguments: '' }, delta.index ?? tools.length);
+    const callId = clientCallId(delta.id ?? `${callIdPrefix}_${tracked.length}`, delta.thoughtSignature);
+    const block: StreamBlock = { position: tracked.length, kind: 'tool', callId, name: delta.name ?? '', arguments: '' };
+    return append(block, delta.index ?? tools.length, delta.id);
   }
 
   function canStart(entry: TrackedBlock, ending: boolean): boolean {

@@ -11,6 +11,7 @@ import type { NamespacedToolNamer } from './namespacedTools.ts';
 import { customToolArguments } from './customTools.ts';
 import { addNote, chatToolNames, clientToolNames, namespacedToolNamer, toolFields } from './requestTools.ts';
 import { TOOL_SEARCH_NAME, toolSearchCallArguments } from './toolSearch.ts';
+import { chatCallId, chatCallIdentity } from '../chat/thoughtSignature.ts';
 
 /** Responses API request -> Chat Completions request. Pure; `notes` list what was dropped. */
 
@@ -110,12 +111,12 @@ function inputMessages(
       thoughts = [];
       const content = typeof item.output === 'string' ? item.output : partsToText(item.output, toolImages, notes);
       if (typeof content !== 'string') return content;
-      messages.push({ role: 'tool', tool_call_id: item.call_id, content });
+      messages.push({ role: 'tool', tool_call_id: chatCallId(item.call_id), content });
       continue;
     }
     if (item.type === 'tool_search_output' && item.call_id) {
       thoughts = [];
-      messages.push({ role: 'tool', tool_call_id: item.call_id, content: foundToolsMessage(chatToolNames(item.tools, namer)) });
+      messages.push({ role: 'tool', tool_call_id: chatCallId(item.call_id), content: foundToolsMessage(chatToolNames(item.tools, namer)) });
       continue;
     }
     flushToolImages();
@@ -162,11 +163,15 @@ function toolCall(
 ): ChatToolCall | null {
   if (item.type === 'tool_search_call') {
     if (!item.call_id) return null;
-    return { id: item.call_id, type: 'function', function: { name: TOOL_SEARCH_NAME, arguments: toolSearchCallArguments(item.arguments) } };
+    return {
+      ...chatCallIdentity(item.call_id),
+      type: 'function',
+      function: { name: TOOL_SEARCH_NAME, arguments: toolSearchCallArguments(item.arguments) },
+    };
   }
   const name = item.namespace ? namer.callName({ namespace: item.namespace, name: item.name }) : item.name;
   const chatArguments = item.type === 'custom_tool_call' ? customToolArguments(item.input) : item.arguments;
-  return { id: item.call_id, type: 'function', function: { name, arguments: chatArguments } };
+  return { ...chatCallIdentity(item.call_id), type: 'function', function: { name, arguments: chatArguments } };
 }
 
 function summaryTexts(item: Extract<ResponsesInputItem, { type: 'reasoning' }>): string[] {

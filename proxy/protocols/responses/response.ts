@@ -4,6 +4,7 @@ import { readChatCompletion } from '../chat/chatShapes.ts';
 import type { StreamBlock } from '../chat/chatStreamBlocks.ts';
 import type { ClientToolNames } from '../requestResult.ts';
 import { outputItem, responseEnding, responseSnapshot } from './output.ts';
+import { clientCallId } from '../chat/thoughtSignature.ts';
 
 /** Chat Completions reply -> Responses API reply (the non-streaming form). */
 
@@ -28,7 +29,7 @@ export function chatToResponsesResponse(
   if (reply.refusal !== '') blocks.push({ position: blocks.length, kind: 'refusal', text: reply.refusal });
   for (const call of reply.toolCalls) {
     // A call without an id is named as a streamed one is (stream.ts).
-    const callId = call.id ?? `call_${options.responseId}_${blocks.length}`;
+    const callId = clientCallId(call.id ?? `call_${options.responseId}_${blocks.length}`, call.thoughtSignature);
     blocks.push({ position: blocks.length, kind: 'tool', callId, name: call.name, arguments: call.arguments });
   }
   const ending = responseEnding(reply.finishReason);

@@ -112,10 +112,14 @@ describe.each(DIALECTS)('the official Anthropic SDK against a Chat-Completions-o
     });
     expect(second.content[0]?.type).toBe('text');
     const sent = JSON.parse(harness.simulator.received[1]!.body.toString('utf8')) as {
-      messages: { role: string; tool_call_id?: string; content?: unknown }[];
+      messages: { role: string; tool_call_id?: string; tool_calls?: { id: string }[]; content?: unknown }[];
     };
+    // The result answers the call as the gateway named it (Gemini's signature rides in the client's id: thoughtSignatures.test.ts).
+    const calledId = sent.messages.find((message) => message.role === 'assistant')?.tool_calls?.[0]?.id;
+    expect(calledId).toMatch(/^call_/);
+    expect(toolUse!.id.startsWith(calledId ?? '-')).toBe(true);
     const toolMessage = sent.messages.find((message) => message.role === 'tool');
-    expect(toolMessage?.tool_call_id).toBe(toolUse!.id);
+    expect(toolMessage?.tool_call_id).toBe(calledId);
     expect(toolMessage?.content).toBe('21 degrees');
   });
 

@@ -1,0 +1,44 @@
+import { isRecord } from '../../core/isRecord.ts';
+
+/**
+ * Gemini's OpenAI-compatible endpoint signs a turn's function calls: the call carries
+ * `extra_content.google.thought_signature`, and a later request that sends the call back without it
+ * is refused with a 400 (Google's "Thought signatures" guide; relays that dropped it broke every
+ * second tool turn: continuedev/continue#8865, strands-agents/sdk-python#1212). Anthropic Messages
+ * and Responses have no field for it, but their clients send a call's id back unchanged, with the
+ * call and with its result: a translated call carries the signature in its id, and the chat request
+ * gets it back on the call it came with. A call that came without one keeps its id as it was, so no
+ * other gateway is ever sent the field.
+ */
+const SIGNED_ID_SEPARATOR = '__sig_';
+
+export interface ChatCallIdentity {
+  id: string;
+  extra_content?: { google: { thought_signature: string } };
+}
+
+/** The signature a chat tool call (whole, or a stream's piece) carries, or null. */
+export function thoughtSignatureOf(call: unknown): string | null {
+  if (!isRecord(call) || !isRecord(call.extra_content) || !isRecord(call.extra_content.google)) return null;
+  const signature = call.extra_content.google.thought_signature;
+  return typeof signature === 'string' && signature !== '' ? signature : null;
+}
+
+/** The id a translated client is given for a chat call: its own, with the signature folded in when it has one (base64url: ids allow letters, digits, `_` and `-`). */
+export function clientCallId(chatId: string, signature: string | null): string {
+  return signature === null ? chatId : `${chatId}${SIGNED_ID_SEPARATOR}${Buffer.from(signature, 'utf8').toString('base64url')}`;
+}
+
+/** A client's call id as the chat gateway first gave it, with the signature that came with the call. */
+export function chatCallIdentity(clientId: string): ChatCallIdentity {
+  const at = clientId.indexOf(SIGNED_ID_SEPARATOR);
+  if (at < 0) return { id: clientId };
+  const signature = Buffer.from(clientId.slice(at + SIGNED_ID_SEPARATOR.length), 'base64url').toString('utf8');
+  return { id: clientId.slice(0, at), extra_content: { google: { thought_signature: signature } } };
+}
+
+/** The chat id a tool result answers: the call's own, without the signature. */
+export function chatCallId(clientId: string): string {
+  const at = clientId.indexOf(SIGNED_ID_SEPARATOR);
+  return at < 0 ? clientId : clientId.slice(0, at);
+}

@@ -1,0 +1,37 @@
+import { describe, expect, it } from 'vitest';
+import { chatCallId, chatCallIdentity, clientCallId, thoughtSignatureOf } from '../../../proxy/protocols/chat/thoughtSignature.ts';
+
+/** Anthropic's tool_use ids: letters, digits, `_` and `-` (its Messages API refuses others). */
+const ANTHROPIC_ID = /^[A-Za-z0-9_-]+$/;
+
+describe('thoughtSignatureOf', () => {
+  it.each([
+    { name: 'a signed call', call: { id: 'c1', extra_content: { google: { thought_signature: 'Cs4B+/x==' } } }, expected: 'Cs4B+/x==' },
+    { name: 'no extra_content', call: { id: 'c1' }, expected: null },
+    { name: 'an empty signature', call: { extra_content: { google: { thought_signature: '' } } }, expected: null },
+    { name: 'a signature that is no string', call: { extra_content: { google: { thought_signature: 7 } } }, expected: null },
+    { name: 'another vendor', call: { extra_content: { other: { thought_signature: 'x' } } }, expected: null },
+    { name: 'not an object', call: 'c1', expected: null },
+  ])('$name -> $expected', ({ call, expected }) => {
+    expect(thoughtSignatureOf(call)).toBe(expected);
+  });
+});
+
+describe('a call id round trip through a client', () => {
+  it.each([
+    { name: 'Gemini-style base64 with + / and padding', id: 'function-call-1234', signature: 'Cs4B+/AbC==' },
+    { name: 'a signature with characters outside base64', id: 'call_abc', signature: 'ünï code ✓' },
+    { name: 'an id holding underscores', id: 'call__x_y', signature: 'CiQB' },
+  ])('$name: the client id is a valid Anthropic id and gives the call and the signature back', ({ id, signature }) => {
+    const clientId = clientCallId(id, signature);
+    expect(clientId).toMatch(ANTHROPIC_ID);
+    expect(chatCallIdentity(clientId)).toEqual({ id, extra_content: { google: { thought_signature: signature } } });
+    expect(chatCallId(clientId)).toBe(id);
+  });
+
+  it('leaves an unsigned call id as it is, both ways', () => {
+    expect(clientCallId('call_1', null)).toBe('call_1');
+    expect(chatCallIdentity('call_1')).toEqual({ id: 'call_1' });
+    expect(chatCallId('toolu_01ABC')).toBe('toolu_01ABC');
+  });
+});

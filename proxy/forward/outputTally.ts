@@ -40,6 +40,13 @@ export class OutputTally {
   #opaqueBytes = 0;
   #signedThinking: SignedThinkingSize[] = [];
 
+  /** What an answer no reading could take apart wrote, counted from its bytes as text past the tokenizer's limit is. */
+  static ofBytes(answerBytes: number): OutputTally {
+    const tally = new OutputTally();
+    tally.#textBytes = answerBytes;
+    return tally;
+  }
+
   /** A piece of the answer's text. */
   answer(piece: string): void {
     this.#add(this.#answerParts, piece);
@@ -89,7 +96,7 @@ export class OutputTally {
   }
 
   get empty(): boolean {
-    return this.#chars === 0 && this.#opaqueBytes === 0 && this.#signedThinking.length === 0;
+    return this.#chars === 0 && !this.#textBytes && this.#opaqueBytes === 0 && this.#signedThinking.length === 0;
   }
 
   written(): WrittenForEstimate {
@@ -122,4 +129,17 @@ export function writtenInAnswer(answer: unknown): OutputTally {
   tally.answer(reply.text);
   for (const text of [reply.reasoning, reply.refusal, ...reply.toolCalls.map((call) => call.name + call.arguments)]) tally.other(text);
   return tally;
+}
+
+/**
+ * writtenInAnswer of a whole answer as relayed, which must not fail it: an answer its reading cannot
+ * take apart (a tool input nested deeper than JSON.stringify recurses overflows the stack) counts as
+ * its bytes at the byte rate, as a text past the tokenizer's limit does.
+ */
+export function writtenInWholeAnswer(answer: unknown, answerBytes: number): OutputTally {
+  try {
+    return writtenInAnswer(answer);
+  } catch {
+    return OutputTally.ofBytes(answerBytes);
+  }
 }

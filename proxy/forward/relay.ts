@@ -15,7 +15,7 @@ import type { RequestTrace } from './trace.ts';
 import { answerText, jsonUnderStreamLabel, readBody, relayBody } from './upstreamBody.ts';
 import type { UpstreamResponse } from './upstreamClient.ts';
 import { failAnswer, failEmpty, failMidBody, failNotJson } from './relayFailures.ts';
-import { writtenInAnswer } from './outputTally.ts';
+import { writtenInWholeAnswer } from './outputTally.ts';
 import { LargeAnswerMembers, type PassedAnswerMembers, writtenInMembers } from './passedAnswerMembers.ts';
 
 /** A protocol's JSON answer is read whole (to check it, read its usage, translate it); beyond this it is refused. */
@@ -200,7 +200,7 @@ async function relayProtocolJson(input: RelayInput, protocols: RelayProtocols, h
 
 /** A protocol's whole answer, read: checked, its usage recorded, translated where the plan says, and sent. */
 function answerProtocolJson(input: RelayInput, protocols: RelayProtocols, headers: Record<string, string | string[]>, bytes: Buffer) {
-  const { res, plan, trace, response } = input;
+  const { trace } = input;
   const text = answerText(bytes);
   if (text.trim() === '') return failEmpty(input);
   const answer = parseJsonObject(text);
@@ -216,8 +216,25 @@ function answerProtocolJson(input: RelayInput, protocols: RelayProtocols, header
   const escapesMasked = input.keyMasker.holdsEscapedForm(text) ? input.keyMasker.maskText(text) : null;
   if (escapesMasked !== null) trace.answerBytesMasked(escapesMasked);
   const declared = recordAnswerFields(input, protocols.upstream, answer);
+  sendProtocolAnswer(input, protocols, headers, { bytes, answer, declared, escapesMasked });
   // Without usage the output is estimated: from all of the answer, read here, not the log's copy cut at its limit.
-  if (trace.usage === null) trace.wholeAnswerWrote(writtenInAnswer(answer));
+  // Only once the answer is sent: reading it for the estimate never holds the client up, nor fails its answer.
+  if (trace.usage === null) trace.wholeAnswerWrote(writtenInWholeAnswer(answer, bytes.length));
+}
+
+/** A protocol's whole answer, parsed and recorded: the client gets it (or the error it declared) as the plan says. */
+function sendProtocolAnswer(
+  input: RelayInput,
+  protocols: RelayProtocols,
+  headers: Record<string, string | string[]>,
+  {
+    bytes,
+    answer,
+    declared,
+    escapesMasked,
+  }: { bytes: Buffer; answer: object; declared: DeclaredError | null; escapesMasked: string | null },
+) {
+  const { res, plan, trace, response } = input;
   if (declared !== null && (plan.translator || plan.stream)) {
     // Translated, the client would get an empty answer in its protocol; streamed, its SDK reads the JSON as no
     // events and ends empty, no error. Nothing is sent yet: it gets the error in its shape, with the status its retries key on.

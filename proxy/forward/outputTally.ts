@@ -24,6 +24,13 @@ export interface SignedThinkingSize extends SignedThinking {
   visibleBytes: number;
 }
 
+/** A thinking block as it came: the pieces it showed (let go past the limit), their bytes, and its signature's. */
+interface ThinkingBlock {
+  shownParts: string[];
+  shownBytes: number;
+  signatureBytes: number;
+}
+
 /**
  * Everything a model wrote, as a usage estimate counts it (accounting.ts) and the gateway bills it:
  * the answer's text; the rest it wrote (reasoning, a refusal, tool calls); and the bytes of what came
@@ -31,6 +38,7 @@ export interface SignedThinkingSize extends SignedThinking {
  * the capture limit. The texts are kept to be tokenized, each on its own (a thinking block and a text
  * block are counted the same whichever order a protocol gives them in), until together they pass
  * TOKENIZE_LIMIT_CHARS, where the tokenizer is not used: then only their bytes are counted on.
+ * Thinking is also kept by its block, to be weighed against the block's signature.
  */
 export class OutputTally {
   #answerParts: string[] = [];
@@ -38,7 +46,8 @@ export class OutputTally {
   #chars = 0;
   #textBytes: number | null = null;
   #opaqueBytes = 0;
-  #signedThinking: SignedThinkingSize[] = [];
+  /** By the block's index: a signature may come in pieces, or after the next block started. */
+  readonly #thinkingBlocks = new Map<number, ThinkingBlock>();
 
   /** What an answer no reading could take apart wrote, counted from its bytes as text past the tokenizer's limit is. */
   static ofBytes(answerBytes: number): OutputTally {
@@ -62,10 +71,37 @@ export class OutputTally {
     this.#opaqueBytes += bytes;
   }
 
-  /** A thinking block's signature, and its visible thinking, already given as other output. */
-  signedThinking(visibleThinking: string, signatureBytes: number): void {
-    const visibleBytes = Buffer.byteLength(visibleThinking);
-    this.#signedThinking.push({ visibleThinking: this.#textBytes === null ? visibleThinking : '', visibleBytes, signatureBytes });
+  /** A piece of a thinking block's visible thinking, streamed: other output, and its block's. */
+  thinking(blockIndex: number, piece: string): void {
+    this.other(piece);
+    this.#shown(blockIndex, piece);
+  }
+
+  /** The decoded bytes of a thinking block's signature so far. */
+  thinkingSignature(blockIndex: number, signatureBytes: number): void {
+    this.#block(blockIndex).signatureBytes = signatureBytes;
+  }
+
+  /** A whole answer's signed thinking block: its visible thinking, already given as other output, and its signature. */
+  signedThinking(blockIndex: number, visibleThinking: string, signatureBytes: number): void {
+    this.#shown(blockIndex, visibleThinking);
+    this.thinkingSignature(blockIndex, signatureBytes);
+  }
+
+  #block(blockIndex: number): ThinkingBlock {
+    let block = this.#thinkingBlocks.get(blockIndex);
+    if (block === undefined) {
+      block = { shownParts: [], shownBytes: 0, signatureBytes: 0 };
+      this.#thinkingBlocks.set(blockIndex, block);
+    }
+    return block;
+  }
+
+  #shown(blockIndex: number, piece: string): void {
+    const block = this.#block(blockIndex);
+    block.shownBytes += Buffer.byteLength(piece);
+    // The same strings as the other output's, shared; past the limit only their bytes count.
+    if (this.#textBytes === null) block.shownParts.push(piece);
   }
 
   /** Answer text too large to have been kept, known by its UTF-8 bytes: counted as text past the limit is. */
@@ -91,21 +127,28 @@ export class OutputTally {
     const bytes = [...this.#answerParts, ...this.#otherParts].reduce((sum, part) => sum + Buffer.byteLength(part), 0);
     this.#answerParts = [];
     this.#otherParts = [];
-    for (const block of this.#signedThinking) block.visibleThinking = '';
+    for (const block of this.#thinkingBlocks.values()) block.shownParts = [];
     return bytes;
   }
 
   get empty(): boolean {
-    return this.#chars === 0 && !this.#textBytes && this.#opaqueBytes === 0 && this.#signedThinking.length === 0;
+    return this.#chars === 0 && !this.#textBytes && this.#opaqueBytes === 0 && this.#thinkingBlocks.size === 0;
   }
 
   written(): WrittenForEstimate {
+    const signedThinking = [...this.#thinkingBlocks.values()]
+      .filter((block) => block.signatureBytes > 0)
+      .map((block) => ({
+        visibleThinking: block.shownParts.join(''),
+        visibleBytes: block.shownBytes,
+        signatureBytes: block.signatureBytes,
+      }));
     return {
       answerText: this.#answerParts.join(''),
       otherText: this.#otherParts.join(''),
       textBytes: this.#textBytes,
       opaqueBytes: this.#opaqueBytes,
-      signedThinking: this.#signedThinking,
+      signedThinking,
     };
   }
 }
@@ -123,7 +166,8 @@ export function writtenInAnswer(answer: unknown): OutputTally {
     for (const text of answerTexts(answer)) tally.answer(text);
     for (const text of answerOtherOutputTexts(answer)) tally.other(text);
     tally.opaque(answerOpaqueOutputBytes(answer));
-    for (const { visibleThinking, signatureBytes } of answerSignedThinking(answer)) tally.signedThinking(visibleThinking, signatureBytes);
+    for (const [blockIndex, { visibleThinking, signatureBytes }] of answerSignedThinking(answer).entries())
+      tally.signedThinking(blockIndex, visibleThinking, signatureBytes);
     return tally;
   }
   tally.answer(reply.text);

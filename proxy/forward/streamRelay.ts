@@ -32,7 +32,8 @@ export function sinkFor(trace: RequestTrace): StreamSink {
     // What else the model wrote only a usage estimate reads.
     onOtherOutput: (text) => trace.streamOutput().other(text),
     onOpaqueOutput: (bytes) => trace.streamOutput().opaque(bytes),
-    onSignedThinking: (visibleThinking, signatureBytes) => trace.streamOutput().signedThinking(visibleThinking, signatureBytes),
+    onThinking: (blockIndex, text) => trace.streamOutput().thinking(blockIndex, text),
+    onThinkingSignature: (blockIndex, signatureBytes) => trace.streamOutput().thinkingSignature(blockIndex, signatureBytes),
     onUsage: (usage) => trace.setUsage(usage),
     onModel: (model) => {
       trace.modelAnswered(model);

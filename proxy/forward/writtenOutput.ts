@@ -59,8 +59,13 @@ export class WrittenOutput {
     this.tally.opaque(bytes);
   }
 
-  /** A thinking block's signature and its visible thinking: on Claude 4 models the signature holds more. */
-  signedThinking(visibleThinking: string, signatureBytes: number): void {
-    this.tally.signedThinking(visibleThinking, signatureBytes);
+  /** A piece of a thinking block's visible thinking, by the block's index. */
+  thinking(blockIndex: number, piece: string): void {
+    this.tally.thinking(blockIndex, piece);
+  }
+
+  /** The decoded bytes of a thinking block's signature so far: on Claude 4 models it holds more than the block shows. */
+  thinkingSignature(blockIndex: number, signatureBytes: number): void {
+    this.tally.thinkingSignature(blockIndex, signatureBytes);
   }
 }

@@ -154,11 +154,14 @@ export interface StreamSink {
   onOtherOutput?(text: string): void;
   /** Billed output that comes with no text to count, only its size in bytes: the decoded `data` of a Messages `redacted_thinking` block. */
   onOpaqueOutput?(bytes: number): void;
+  /** A piece of a Messages thinking block's visible thinking, by the block's `index`: billed output, as other output is. */
+  onThinking?(blockIndex: number, text: string): void;
   /**
-   * A thinking block's signature, with the block's visible thinking (already reported as other output): on
-   * Claude 4 models the signature holds the full thinking, billed, of which the visible is a summary or nothing.
+   * The decoded bytes of a thinking block's signature so far, by the block's `index` (a relay may split it, or
+   * send it after the next block started): on Claude 4 models it holds the full thinking, billed, of which
+   * the visible is a summary or nothing.
    */
-  onSignedThinking?(visibleThinking: string, signatureBytes: number): void;
+  onThinkingSignature?(blockIndex: number, signatureBytes: number): void;
   onUsage(usage: TokenUsage): void;
   /**
    * A count the gateway stated before its final one (Messages' message_start, a running chat count):

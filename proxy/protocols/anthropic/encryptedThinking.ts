@@ -3,15 +3,26 @@ import { isRecord } from '../../core/isRecord.ts';
 /** Whitespace a relay may wrap or indent base64 with: it decodes to nothing. */
 const WHITESPACE = /\s/;
 const WHITESPACE_RUNS = /\s+/g;
+const PADDING = /=+$/;
 
 /**
- * The bytes `data` (base64, standard or URL-safe, padded or not) decodes to, without decoding it.
- * Buffer.byteLength's base64 count is a length formula that counts whitespace as data: it is taken
- * out first, only when there is any (a search of the string, no copy in the usual case).
+ * The characters of base64 `data` (standard or URL-safe, padded or not) that carry data: whitespace and
+ * padding taken out, the whitespace only when there is any (a search of the string, no copy in the usual
+ * case). Counted so, the pieces of one base64 text add up to the whole's count wherever it was split.
  */
-function base64DecodedBytes(data: string): number {
+export function base64DataChars(data: string): number {
   const compact = WHITESPACE.test(data) ? data.replace(WHITESPACE_RUNS, '') : data;
-  return Buffer.byteLength(compact, 'base64');
+  const padding = PADDING.exec(compact.slice(-2));
+  return compact.length - (padding?.[0].length ?? 0);
+}
+
+/** The bytes `chars` base64 data characters decode to (4 characters to 3 bytes), without decoding them. */
+export function base64DataBytes(chars: number): number {
+  return Math.floor((chars * 3) / 4);
+}
+
+function base64DecodedBytes(data: string): number {
+  return base64DataBytes(base64DataChars(data));
 }
 
 /**

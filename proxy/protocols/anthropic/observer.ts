@@ -1,7 +1,7 @@
 import type { DeclaredError, StreamObserver, StreamSink } from '../adapter.ts';
 import { eventJson, eventType, type SseEvent } from '../sse.ts';
 import { anthropicErrorOf } from './declaredError.ts';
-import { redactedThinkingBytes, thinkingSignatureBytes } from './encryptedThinking.ts';
+import { base64DataBytes, base64DataChars, redactedThinkingBytes } from './encryptedThinking.ts';
 import { anthropicUsageOf } from './usage.ts';
 
 /**
@@ -13,8 +13,8 @@ export class AnthropicStreamObserver implements StreamObserver {
   readonly wholeAtCleanEnd = false;
   upstreamError: DeclaredError | null = null;
   private startUsage: Record<string, unknown> = {};
-  /** The visible thinking of the block being streamed, for its signature (blocks stream one after another). */
-  private blockThinking = '';
+  /** Each thinking block's signature so far, in base64 data characters, by the block's index: pieces add up to the whole. */
+  private readonly signatureChars = new Map<number, number>();
   private readonly sink: StreamSink;
 
   constructor(sink: StreamSink) {
@@ -30,13 +30,10 @@ export class AnthropicStreamObserver implements StreamObserver {
       const delta = json.delta as { text?: unknown; thinking?: unknown; partial_json?: unknown; signature?: unknown } | undefined;
       if (typeof delta?.text === 'string') this.sink.onDelta(delta.text);
       // Thinking and a tool call's input are billed output too: a stream without usage is estimated with them.
-      else if (typeof delta?.thinking === 'string') {
-        this.sink.onOtherOutput?.(delta.thinking);
-        this.blockThinking += delta.thinking;
-      } else if (typeof delta?.partial_json === 'string') this.sink.onOtherOutput?.(delta.partial_json);
-      else if (delta?.signature !== undefined) this.signed(delta.signature);
+      else if (typeof delta?.thinking === 'string') this.sink.onThinking?.(blockIndexOf(json), delta.thinking);
+      else if (typeof delta?.partial_json === 'string') this.sink.onOtherOutput?.(delta.partial_json);
+      else if (typeof delta?.signature === 'string') this.signed(blockIndexOf(json), delta.signature);
     } else if (type === 'content_block_start') {
-      this.blockThinking = '';
       // Redacted thinking comes whole in its start, with no deltas.
       const bytes = redactedThinkingBytes(json.content_block);
       if (bytes > 0) this.sink.onOpaqueOutput?.(bytes);
@@ -59,10 +56,19 @@ export class AnthropicStreamObserver implements StreamObserver {
     return true;
   }
 
-  /** A thinking block's signature_delta, just before its stop: on Claude 4 models its full thinking, encrypted. */
-  private signed(signature: unknown): void {
-    const signatureBytes = thinkingSignatureBytes(signature);
-    if (signatureBytes > 0) this.sink.onSignedThinking?.(this.blockThinking, signatureBytes);
-    this.blockThinking = '';
+  /**
+   * A piece of a thinking block's signature: Anthropic sends it whole in one signature_delta just before the
+   * block's stop, but a relay may split it or send it after the next block started (OpenRouter,
+   * rikkahub/rikkahub#1076). It is counted with its own block, all its pieces together.
+   */
+  private signed(blockIndex: number, signature: string): void {
+    const chars = (this.signatureChars.get(blockIndex) ?? 0) + base64DataChars(signature);
+    this.signatureChars.set(blockIndex, chars);
+    if (chars > 0) this.sink.onThinkingSignature?.(blockIndex, base64DataBytes(chars));
   }
+}
+
+/** A content block event's `index`: which block of the message it belongs to (0 when a relay leaves it out). */
+function blockIndexOf(json: Record<string, unknown>): number {
+  return typeof json.index === 'number' ? json.index : 0;
 }

@@ -10,6 +10,7 @@ import { byteEstimateTokens } from '../../../proxy/spend/estimate.ts';
  */
 const PRICE = { model: 'claude-opus-4-8', inputPer1M: 5, outputPer1M: 25 };
 const REQUEST = { model: PRICE.model, max_tokens: 16000, messages: [{ role: 'user', content: 'which option?' }] };
+const REPLY = 'The third option.';
 
 let native: Harness;
 beforeAll(async () => {
@@ -23,6 +24,18 @@ afterAll(async () => {
 });
 
 type RowEnd = Awaited<ReturnType<Harness['nextEnd']>>;
+const event = (type: string, fields: object): string => `event: ${type}\ndata: ${JSON.stringify({ type, ...fields })}\n\n`;
+const message = (content: object[], usage?: object): object => ({
+  id: 'msg_p1',
+  type: 'message',
+  role: 'assistant',
+  model: PRICE.model,
+  content,
+  stop_reason: content.length === 0 ? null : 'end_turn',
+  stop_sequence: null,
+  ...(usage === undefined ? {} : { usage }),
+});
+
 async function rowOf(stream: boolean, text: string): Promise<{ status: number; end: RowEnd }> {
   native.simulator.script({ kind: 'text', status: 200, contentType: stream ? 'text/event-stream' : 'application/json', text });
   const ended = native.nextEnd();
@@ -52,5 +65,63 @@ describe('a native Messages answer whose tool input nests deeper than JSON.strin
     expect(end.usageSource).toBe('estimated');
     // Its tool input cannot be written out again to be counted: the answer's bytes stand for it, at the byte rate.
     expect(end.usage?.outputTokens).toBe(byteEstimateTokens(Buffer.byteLength(answerText(''))));
+  });
+});
+
+/**
+ * A Claude 3.7 style block: thinking shown in full, its signature short; the whole answer is the reference.
+ * Anthropic streams one signature_delta per block (pydantic/pydantic-ai#7777, vercel/ai#19663: a live
+ * capture shows one), but its SDKs append each piece, so a relay may split it; and OpenRouter's
+ * Messages stream was seen sending it after the next block's events (rikkahub/rikkahub#1076).
+ */
+describe('a signed thinking block streamed in another order than Anthropic sends, without usage', () => {
+  const FULL_THINKING = Array.from({ length: 120 }, (_, step) => `Step ${step}: weigh option ${step % 3} against the last one.`).join(' ');
+  const SIGNATURE = Buffer.from(Array.from({ length: 600 }, (_, index) => (index * 131 + 7) % 256)).toString('base64');
+  const whole = message([
+    { type: 'thinking', thinking: FULL_THINKING, signature: SIGNATURE },
+    { type: 'text', text: REPLY },
+  ]);
+  const thinkingDeltas = (FULL_THINKING.match(/.{1,60}/gs) ?? []).map((piece) =>
+    event('content_block_delta', { index: 0, delta: { type: 'thinking_delta', thinking: piece } }),
+  );
+  const signatureDeltas = (pieces: string[]): string[] =>
+    pieces.map((signature) => event('content_block_delta', { index: 0, delta: { type: 'signature_delta', signature } }));
+  const textBlock = [
+    event('content_block_start', { index: 1, content_block: { type: 'text', text: '' } }),
+    event('content_block_delta', { index: 1, delta: { type: 'text_delta', text: REPLY } }),
+  ];
+  const end = [event('message_delta', { delta: { stop_reason: 'end_turn', stop_sequence: null } }), event('message_stop', {})];
+  const start = [
+    event('message_start', { message: message([]) }),
+    event('content_block_start', { index: 0, content_block: { type: 'thinking', thinking: '', signature: '' } }),
+  ];
+
+  it('counts a signature in two signature_delta pieces as one', async () => {
+    const reference = (await rowOf(false, JSON.stringify(whole))).end.usage?.outputTokens;
+    const half = SIGNATURE.length / 2;
+    const split = [
+      ...start,
+      ...thinkingDeltas,
+      ...signatureDeltas([SIGNATURE.slice(0, half), SIGNATURE.slice(half)]),
+      event('content_block_stop', { index: 0 }),
+      ...textBlock,
+      event('content_block_stop', { index: 1 }),
+      ...end,
+    ].join('');
+    expect((await rowOf(true, split)).end.usage?.outputTokens).toBe(reference);
+  });
+
+  it('counts a signature that comes after the next block started with its own block (OpenRouter, rikkahub/rikkahub#1076)', async () => {
+    const reference = (await rowOf(false, JSON.stringify(whole))).end.usage?.outputTokens;
+    const late = [
+      ...start,
+      ...thinkingDeltas,
+      ...textBlock,
+      ...signatureDeltas([SIGNATURE]),
+      event('content_block_stop', { index: 0 }),
+      event('content_block_stop', { index: 1 }),
+      ...end,
+    ].join('');
+    expect((await rowOf(true, late)).end.usage?.outputTokens).toBe(reference);
   });
 });

@@ -366,6 +366,8 @@ describe('the observers: output besides the answer text, for a usage estimate', 
       {
         onDelta: (delta) => seen.deltas.push(delta),
         onOtherOutput: (written) => seen.other.push(written),
+        // Messages thinking is other output reported by its block, for its signature.
+        onThinking: (_blockIndex, written) => seen.other.push(written),
         onModel: () => undefined,
         onUsage: () => undefined,
       },

@@ -41,13 +41,23 @@ interface ThinkingBlock {
  * Thinking is also kept by its block, to be weighed against the block's signature.
  */
 export class OutputTally {
-  #answerParts: string[] = [];
+  #answerParts: string[];
   #otherParts: string[] = [];
   #chars = 0;
   #textBytes: number | null = null;
   #opaqueBytes = 0;
   /** By the block's index: a signature may come in pieces, or after the next block started. */
   readonly #thinkingBlocks = new Map<number, ThinkingBlock>();
+
+  /** `answerParts`: where the answer's pieces are held, shared with the log's copy of a stream's text (writtenOutput.ts). */
+  constructor(answerParts: string[] = []) {
+    this.#answerParts = answerParts;
+  }
+
+  /** Whether it still holds the texts to tokenize them; past TOKENIZE_LIMIT_CHARS it only measures them. */
+  get keepsTexts(): boolean {
+    return this.#textBytes === null;
+  }
 
   /** What an answer no reading could take apart wrote, counted from its bytes as text past the tokenizer's limit is. */
   static ofBytes(answerBytes: number): OutputTally {
@@ -121,7 +131,7 @@ export class OutputTally {
     if (this.#chars > TOKENIZE_LIMIT_CHARS) this.#textBytes = this.#measuredTextBytes();
   }
 
-  /** The texts' bytes, from now on only measured: what was kept is measured once and let go. */
+  /** The texts' bytes, from now on only measured: what was kept is measured once and let go (a stream's log keeps its own part). */
   #measuredTextBytes(): number {
     if (this.#textBytes !== null) return this.#textBytes;
     const bytes = [...this.#answerParts, ...this.#otherParts].reduce((sum, part) => sum + Buffer.byteLength(part), 0);

@@ -3,11 +3,16 @@ import { OutputTally } from './outputTally.ts';
 /**
  * What a model wrote, as its stream's observer reported it (streamRelay.ts sinkFor): the answer's
  * text, for the log and the window, kept up to the capture limit, its whole length counted past it
- * for the in-flight estimate; and all it wrote, for a usage estimate (OutputTally).
+ * for the in-flight estimate; and all it wrote, for a usage estimate (OutputTally). The answer's
+ * pieces are held once for both: the log reads the first of them, the tally all of them while it
+ * tokenizes; past both limits none is held.
  */
 export class WrittenOutput {
   readonly #limitChars: number;
-  #textParts: string[] | null = null;
+  #textCame = false;
+  /** The answer's pieces: the first `#loggedParts` are the log's; the tally adds the rest while it keeps texts. */
+  readonly #textParts: string[] = [];
+  #loggedParts = 0;
   #textChars = 0;
   /** UTF-16 units of all the answer's text received (the parts kept stop at the limit). */
   #allTextChars = 0;
@@ -15,7 +20,7 @@ export class WrittenOutput {
   #measuredParts = 0;
   #measuredChars = 0;
   #measuredBytes = 0;
-  readonly tally = new OutputTally();
+  readonly tally = new OutputTally(this.#textParts);
 
   constructor(limitChars: number) {
     this.#limitChars = limitChars;
@@ -23,25 +28,34 @@ export class WrittenOutput {
 
   /** A piece of the answer's text. */
   text(piece: string): void {
-    this.#textParts ??= [];
-    if (this.#textChars < this.#limitChars) {
-      this.#textParts.push(piece);
+    this.#textCame = true;
+    const logged = this.#textChars < this.#limitChars;
+    if (logged) {
+      this.#loggedParts += 1;
       this.#textChars += piece.length;
     }
     this.#allTextChars += piece.length;
+    // While the tally keeps texts it adds the piece to the shared parts itself.
+    if (!this.tally.keepsTexts && logged) this.#textParts.push(piece);
     this.tally.answer(piece);
+    // Once the tally only measures, the parts beyond the log's are let go.
+    if (!this.tally.keepsTexts && this.#textParts.length > this.#loggedParts) this.#textParts.length = this.#loggedParts;
+  }
+
+  /** Pieces of the answer's text held, for the log and the estimate together. */
+  get heldTextPieces(): number {
+    return this.#textParts.length;
   }
 
   /** The answer's text as kept; null when none came. */
   answerText(): string | null {
-    return this.#textParts === null ? null : this.#textParts.join('');
+    return this.#textCame ? this.#textParts.slice(0, this.#loggedParts).join('') : null;
   }
 
   /** UTF-8 bytes of all the answer's text so far: each part kept is measured once, and their ratio applied to the whole. */
   answerTextBytes(): number {
-    const parts = this.#textParts ?? [];
-    for (; this.#measuredParts < parts.length; this.#measuredParts += 1) {
-      const part = parts[this.#measuredParts] ?? '';
+    for (; this.#measuredParts < this.#loggedParts; this.#measuredParts += 1) {
+      const part = this.#textParts[this.#measuredParts] ?? '';
       this.#measuredChars += part.length;
       this.#measuredBytes += Buffer.byteLength(part);
     }

@@ -30,10 +30,10 @@ export function sinkFor(trace: RequestTrace): StreamSink {
   return {
     onDelta: (text) => trace.delta(text),
     // What else the model wrote only a usage estimate reads.
-    onOtherOutput: (text) => trace.streamOutput().other(text),
-    onOpaqueOutput: (bytes) => trace.streamOutput().opaque(bytes),
-    onThinking: (blockIndex, text) => trace.streamOutput().thinking(blockIndex, text),
-    onThinkingSignature: (blockIndex, signatureBytes) => trace.streamOutput().thinkingSignature(blockIndex, signatureBytes),
+    onOtherOutput: (text) => trace.otherOutput(text),
+    onOpaqueOutput: (bytes) => trace.opaqueOutput(bytes),
+    onThinking: (blockIndex, text) => trace.thinkingOutput(blockIndex, text),
+    onThinkingSignature: (blockIndex, signatureBytes) => trace.thinkingSignature(blockIndex, signatureBytes),
     onUsage: (usage) => trace.setUsage(usage),
     onModel: (model) => {
       trace.modelAnswered(model);

@@ -271,7 +271,7 @@ export class RequestTrace {
   }
 
   delta(text: string): void {
-    this.streamOutput().text(text);
+    this.#streamOutput().text(text);
     if (this.events.hasListeners) this.events.emit({ type: 'delta', requestId: this.requestId, text });
     if (this.progressEstimate !== null && this.progressTickRecorded !== progressTick()) this.recordProgress(this.progressEstimate);
   }
@@ -284,7 +284,7 @@ export class RequestTrace {
 
   private recordProgress(estimate: ProgressEstimate): void {
     this.progressTickRecorded = progressTick();
-    this.estimated(estimate(this.streamOutput().answerTextBytes()));
+    this.estimated(estimate(this.#streamOutput().answerTextBytes()));
   }
 
   /** The request's use so far as estimated, for its in-flight row: what a crash leaves counted. */
@@ -324,21 +324,34 @@ export class RequestTrace {
     if (status !== undefined) this.#status = status;
   }
 
-  /** What a stream's model wrote: its observer reports the answer's text through `delta`, the rest (streamRelay.ts sinkFor) here. */
-  streamOutput(): WrittenOutput {
+  /** Made at a stream's first piece: its observer reports the answer's text through `delta`, the rest through the transitions below. */
+  #streamOutput(): WrittenOutput {
     this.#written ??= new WrittenOutput(this.captureLimitBytes);
     return this.#written;
   }
-
+  /** The stream's model wrote this besides its answer's text (reasoning, a refusal, a tool call): only a usage estimate reads it. */
+  otherOutput(text: string): void {
+    this.#streamOutput().other(text);
+  }
+  /** The stream's model wrote output with no text to count, of this size (redacted thinking's decoded bytes). */
+  opaqueOutput(bytes: number): void {
+    this.#streamOutput().opaque(bytes);
+  }
+  /** A piece of a stream's thinking block, by the block's index. */
+  thinkingOutput(blockIndex: number, text: string): void {
+    this.#streamOutput().thinking(blockIndex, text);
+  }
+  /** The decoded bytes of a stream's thinking block's signature so far, by the block's index. */
+  thinkingSignature(blockIndex: number, signatureBytes: number): void {
+    this.#streamOutput().thinkingSignature(blockIndex, signatureBytes);
+  }
   streamText(): string | null {
     return this.#written?.answerText() ?? null;
   }
-
   /** What a whole answer without usage holds that its model wrote, read where it was parsed (relay.ts). */
   wholeAnswerWrote(tally: OutputTally): void {
     this.#wholeAnswerWritten = tally;
   }
-
   /** All the model wrote, for a usage estimate: its stream's, else its whole answer's; null when neither was read. */
   get outputWritten(): OutputTally | null {
     return this.#written?.tally ?? this.#wholeAnswerWritten;

@@ -99,6 +99,12 @@ function writtenInput(value: Json): string[] {
   return value === undefined || value === null ? [] : [JSON.stringify(value)];
 }
 
+/** A tool call as its model wrote it: its name, then its input (a chat answer's call counts `name + arguments` so). */
+function writtenCall(name: Json, input: Json): string[] {
+  const written = `${typeof name === 'string' ? name : ''}${writtenInput(input).join('')}`;
+  return written === '' ? [] : [written];
+}
+
 /** A Responses message's refusal parts: a model that declines writes `{type: 'refusal', refusal}` instead of output_text. */
 function refusalTexts(content: Json): string[] {
   if (!Array.isArray(content)) return [];
@@ -107,8 +113,8 @@ function refusalTexts(content: Json): string[] {
 
 /**
  * What else than its text a whole Messages or Responses answer holds that its model wrote, billed
- * as output: Messages' thinking and tool_use inputs; Responses' reasoning (summary and text), its
- * refusals and its function, custom tool and tool search calls' inputs. For the estimate of an
+ * as output: Messages' thinking and tool_use names and inputs; Responses' reasoning (summary and text),
+ * its refusals, its function and custom tool calls' names and inputs and its tool searches' arguments. For the estimate of an
  * answer without usage (chat's are read with its reply).
  */
 export function answerOtherOutputTexts(answer: Json): string[] {
@@ -119,14 +125,15 @@ export function answerOtherOutputTexts(answer: Json): string[] {
     ...content.flatMap((block) => {
       if (!isRecord(block)) return [];
       if (block.type === 'thinking' && typeof block.thinking === 'string') return [block.thinking];
-      return block.type === 'tool_use' || block.type === 'server_tool_use' ? writtenInput(block.input) : [];
+      return block.type === 'tool_use' || block.type === 'server_tool_use' ? writtenCall(block.name, block.input) : [];
     }),
     ...output.flatMap((item) => {
       if (!isRecord(item)) return [];
       if (item.type === 'reasoning') return [...contentTexts(item.summary, 'anyBlock'), ...contentTexts(item.content, 'anyBlock')];
       if (item.type === 'message') return refusalTexts(item.content);
-      if (item.type === 'function_call' || item.type === 'tool_search_call') return writtenInput(item.arguments);
-      return item.type === 'custom_tool_call' ? writtenInput(item.input) : [];
+      if (item.type === 'function_call') return writtenCall(item.name, item.arguments);
+      if (item.type === 'tool_search_call') return writtenInput(item.arguments);
+      return item.type === 'custom_tool_call' ? writtenCall(item.name, item.input) : [];
     }),
   ];
 }

@@ -1,3 +1,4 @@
+import { isRecord } from '../../core/isRecord.ts';
 import type { DeclaredError, StreamObserver, StreamSink } from '../adapter.ts';
 import { eventJson, eventType, type SseEvent } from '../sse.ts';
 import { anthropicErrorOf } from './declaredError.ts';
@@ -37,6 +38,9 @@ export class AnthropicStreamObserver implements StreamObserver {
       // Redacted thinking comes whole in its start, with no deltas.
       const bytes = redactedThinkingBytes(json.content_block);
       if (bytes > 0) this.sink.onOpaqueOutput?.(bytes);
+      // A tool call's name, which the model wrote, comes only in its start; its input follows in deltas.
+      const toolName = toolNameOf(json.content_block);
+      if (toolName !== null) this.sink.onOtherOutput?.(toolName);
     } else if (type === 'message_stop') this.complete = true;
     else if (type === 'error')
       this.upstreamError = anthropicErrorOf(json) ?? { message: 'error event', code: null, type: null, status: null };
@@ -71,4 +75,10 @@ export class AnthropicStreamObserver implements StreamObserver {
 /** A content block event's `index`: which block of the message it belongs to (0 when a relay leaves it out). */
 function blockIndexOf(json: Record<string, unknown>): number {
   return typeof json.index === 'number' ? json.index : 0;
+}
+
+/** The name of a content block that is a tool call (a client's tool_use, a server_tool_use), else null. */
+function toolNameOf(block: unknown): string | null {
+  if (!isRecord(block) || (block.type !== 'tool_use' && block.type !== 'server_tool_use')) return null;
+  return typeof block.name === 'string' && block.name !== '' ? block.name : null;
 }

@@ -14,6 +14,9 @@ const OTHER_OUTPUT_TYPES = new Set([
   'response.refusal.delta',
 ]);
 
+/** Output items that call a tool by a name the model wrote. */
+const TOOL_CALL_TYPES: ReadonlySet<unknown> = new Set(['function_call', 'custom_tool_call']);
+
 /** Responses from a gateway that speaks it: text deltas, and the model and usage of the final response event. */
 export class ResponsesStreamObserver implements StreamObserver {
   complete = false;
@@ -34,6 +37,8 @@ export class ResponsesStreamObserver implements StreamObserver {
     else if (OTHER_OUTPUT_TYPES.has(type) && typeof json.delta === 'string') this.sink.onOtherOutput?.(json.delta);
     // A tool search's arguments come with no delta of their own, whole in its item (toolSearch.ts): counted once, when done.
     else if (type === 'response.output_item.done') this.reportToolSearch(json.item);
+    // A function or custom tool call's name, which the model wrote, comes only in its item; its input follows in deltas.
+    else if (type === 'response.output_item.added') this.reportToolName(json.item);
     if (type === 'error' || type === 'response.failed') this.upstreamError = responsesErrorEventOf(json, type);
     if (WHOLE_TYPES.has(type) || type === 'response.failed') {
       this.complete = WHOLE_TYPES.has(type);
@@ -43,6 +48,11 @@ export class ResponsesStreamObserver implements StreamObserver {
       if (usage) this.sink.onUsage(usage);
     }
     return true;
+  }
+
+  private reportToolName(item: unknown): void {
+    if (!isRecord(item) || !TOOL_CALL_TYPES.has(item.type) || typeof item.name !== 'string' || item.name === '') return;
+    this.sink.onOtherOutput?.(item.name);
   }
 
   private reportToolSearch(item: unknown): void {

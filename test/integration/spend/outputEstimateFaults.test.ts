@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHarness, type Harness } from '../../support/proxyHarness.ts';
 import { JSON_HEADERS, rawRequest } from '../../support/http.ts';
 import { SENTINEL_KEY } from '../../support/sentinel.ts';
-import { byteEstimateTokens } from '../../../proxy/spend/estimate.ts';
+import { byteEstimateTokens, estimateTextTokens } from '../../../proxy/spend/estimate.ts';
 
 /**
  * Answers without reported usage whose estimate went wrong, or broke the answer: each case asserts
@@ -123,5 +123,103 @@ describe('a signed thinking block streamed in another order than Anthropic sends
       ...end,
     ].join('');
     expect((await rowOf(true, late)).end.usage?.outputTokens).toBe(reference);
+  });
+});
+
+/** Claude Code's usual turn: a tool call. Translated (chat) and native (Messages), the model wrote the same. */
+describe('a tool-call turn without usage, translated or native, whole or streamed', () => {
+  let translated: Harness;
+  beforeAll(async () => {
+    translated = await startHarness({ profile: { prices: [PRICE], protocolModes: { messages: 'translate' } } });
+  });
+  afterAll(async () => {
+    await translated?.close();
+  });
+
+  it('estimates the same output', async () => {
+    const input = { path: 'src/cache.ts' };
+    const completion = {
+      id: 'chatcmpl-t',
+      object: 'chat.completion',
+      created: 1,
+      model: PRICE.model,
+      choices: [
+        {
+          index: 0,
+          message: {
+            role: 'assistant',
+            content: null,
+            tool_calls: [{ id: 'c1', type: 'function', function: { name: 'read_file', arguments: JSON.stringify(input) } }],
+          },
+          finish_reason: 'tool_calls',
+        },
+      ],
+    };
+    translated.simulator.script({ kind: 'text', status: 200, contentType: 'application/json', text: JSON.stringify(completion) });
+    const endedTranslated = translated.nextEnd();
+    await rawRequest(`${translated.proxy.url}/v1/messages`, {
+      method: 'POST',
+      headers: { ...JSON_HEADERS, authorization: `Bearer ${SENTINEL_KEY}` },
+      body: JSON.stringify(REQUEST),
+    });
+    const throughChat = await endedTranslated;
+    const throughMessages = (await rowOf(false, JSON.stringify(message([{ type: 'tool_use', id: 'c1', name: 'read_file', input }])))).end;
+    // The model wrote the tool's name and its input: counted both ways, as the chat answer's call is.
+    expect(throughMessages.usage?.outputTokens).toBe(estimateTextTokens(`read_file${JSON.stringify(input)}`));
+    expect(throughChat.usage?.outputTokens).toBe(throughMessages.usage?.outputTokens);
+    const streamed = [
+      event('message_start', { message: message([]) }),
+      event('content_block_start', { index: 0, content_block: { type: 'tool_use', id: 'c1', name: 'read_file', input: {} } }),
+      event('content_block_delta', { index: 0, delta: { type: 'input_json_delta', partial_json: '{"path":' } }),
+      event('content_block_delta', { index: 0, delta: { type: 'input_json_delta', partial_json: '"src/cache.ts"}' } }),
+      event('content_block_stop', { index: 0 }),
+      event('message_delta', { delta: { stop_reason: 'tool_use', stop_sequence: null } }),
+      event('message_stop', {}),
+    ].join('');
+    expect((await rowOf(true, streamed)).end.usage?.outputTokens).toBe(throughMessages.usage?.outputTokens);
+  });
+});
+
+/** Codex's usual turn: a function call, from a gateway that speaks Responses itself; the name is written as the chat call's is. */
+describe('a Responses function call without usage, whole or streamed', () => {
+  let responses: Harness;
+  beforeAll(async () => {
+    responses = await startHarness({
+      profile: { prices: [PRICE], protocolModes: { responses: 'native' } },
+      simulator: { nativeProtocols: ['responses'] },
+    });
+  });
+  afterAll(async () => {
+    await responses?.close();
+  });
+
+  const ARGUMENTS = JSON.stringify({ path: 'src/cache.ts' });
+  const call = { type: 'function_call', id: 'fc_1', call_id: 'call_1', name: 'read_file', arguments: ARGUMENTS, status: 'completed' };
+  const response = (status: string, output: object[]): object => ({ id: 'resp_t', object: 'response', status, model: PRICE.model, output });
+
+  async function outputTokensOf(stream: boolean, text: string): Promise<number | undefined> {
+    const contentType = stream ? 'text/event-stream' : 'application/json';
+    const { response: answer, end } = await responses.postAnswered(
+      '/v1/responses',
+      { model: PRICE.model, input: 'read it', stream },
+      { text, contentType },
+    );
+    expect(answer.status, answer.body).toBe(200);
+    expect(end.usageSource).toBe('estimated');
+    return end.usage?.outputTokens;
+  }
+
+  it('counts the name with the arguments', async () => {
+    const expected = estimateTextTokens(`read_file${ARGUMENTS}`);
+    expect(await outputTokensOf(false, JSON.stringify(response('completed', [call])))).toBe(expected);
+    const streamed = [
+      event('response.created', { response: response('in_progress', []) }),
+      event('response.output_item.added', { output_index: 0, item: { ...call, arguments: '', status: 'in_progress' } }),
+      event('response.function_call_arguments.delta', { output_index: 0, item_id: 'fc_1', delta: ARGUMENTS.slice(0, 9) }),
+      event('response.function_call_arguments.delta', { output_index: 0, item_id: 'fc_1', delta: ARGUMENTS.slice(9) }),
+      event('response.output_item.done', { output_index: 0, item: call }),
+      event('response.completed', { response: response('completed', [call]) }),
+    ].join('');
+    expect(await outputTokensOf(true, streamed)).toBe(expected);
   });
 });

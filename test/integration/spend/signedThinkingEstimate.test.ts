@@ -98,6 +98,9 @@ describe('a native Messages answer with signed thinking, without reported usage'
       { type: 'tool_use', id: 'toolu_1', name: 'read_file', input: { path: 'src/cache.ts' } },
     ]);
     const end = await rowOf(false, JSON.stringify(whole));
-    expect(end.usage?.outputTokens).toBe(byteEstimateTokens(SIGNED_BYTES) + estimateTextTokens(JSON.stringify({ path: 'src/cache.ts' })));
+    // The tool call as the model wrote it: its name, then its input.
+    expect(end.usage?.outputTokens).toBe(
+      byteEstimateTokens(SIGNED_BYTES) + estimateTextTokens(`read_file${JSON.stringify({ path: 'src/cache.ts' })}`),
+    );
   });
 });

@@ -351,6 +351,37 @@ describe('the observers: output besides the answer text, for a usage estimate', 
       ['think', '{"a":1}'],
     ],
     [
+      'Messages: a tool call, its name in its start',
+      anthropicAdapter,
+      [
+        named('content_block_start', {
+          type: 'content_block_start',
+          index: 0,
+          content_block: { type: 'tool_use', id: 't1', name: 'read_file', input: {} },
+        }),
+        named('content_block_delta', {
+          type: 'content_block_delta',
+          index: 0,
+          delta: { type: 'input_json_delta', partial_json: '{"a":1}' },
+        }),
+        named('content_block_delta', { type: 'content_block_delta', index: 1, delta: { type: 'text_delta', text: 'shown' } }),
+      ],
+      ['read_file', '{"a":1}'],
+    ],
+    [
+      'Responses: a function call, its name in its item',
+      responsesAdapter,
+      [
+        named('response.output_item.added', {
+          type: 'response.output_item.added',
+          item: { type: 'function_call', id: 'fc_1', call_id: 'c1', name: 'read_file', arguments: '' },
+        }),
+        named('response.function_call_arguments.delta', { type: 'response.function_call_arguments.delta', delta: '{"a":1}' }),
+        named('response.output_text.delta', { type: 'response.output_text.delta', delta: 'shown' }),
+      ],
+      ['read_file', '{"a":1}'],
+    ],
+    [
       // Codex's apply_patch on gpt-5.5 and later, from a gateway speaking Responses natively.
       'Responses: a custom tool call input',
       responsesAdapter,

@@ -65,7 +65,8 @@ describe('the Messages observer: thinking and signatures by their block', () => 
       [0, signatureBytes],
       [2, signatureBytes],
     ]);
-    expect(other).toEqual(['{"path":"a"}']);
+    // The tool's name and its input, as the model wrote them.
+    expect(other).toEqual(['read', '{"path":"a"}']);
   });
 
   it('adds up a signature split into pieces, wherever the split falls, and one sent after the next block started', () => {

@@ -12,9 +12,11 @@ const MAX_DIFF_EDITS = 2_000;
 
 /**
  * The answer's text from a JSON answer in any of the three protocols; null when it holds none. Its
- * parts run together, as a stream's text deltas do, so a JSON answer compares with a streamed one.
+ * parts run together, as a stream's text deltas do, so a JSON answer compares with a streamed one;
+ * joined, they are masked again: the log masked the body, where a key split across two parts
+ * (Mistral's content parts) was in no part whole.
  */
-export function answerTextOfJson(body: string): string | null {
+export function answerTextOfJson(body: string, knownSecrets: string[]): string | null {
   let value: unknown;
   try {
     value = JSON.parse(body);
@@ -22,14 +24,16 @@ export function answerTextOfJson(body: string): string | null {
     return null;
   }
   const parts = answerTexts(value);
-  return parts.length === 0 ? null : parts.join('');
+  return parts.length === 0 ? null : redactSecrets(parts.join(''), knownSecrets);
 }
 
 /** What the log holds of one side: figures from the row, the answer's text from its bodies. */
-export function replaySideOf(detail: StoredRequest): ReplaySide {
+export function replaySideOf(detail: StoredRequest, knownSecrets: string[]): ReplaySide {
   const { row, bodies } = detail;
   const answerText =
-    bodies === null ? null : (bodies.streamText ?? (bodies.responseBody === null ? null : answerTextOfJson(bodies.responseBody)));
+    bodies === null
+      ? null
+      : (bodies.streamText ?? (bodies.responseBody === null ? null : answerTextOfJson(bodies.responseBody, knownSecrets)));
   return {
     id: row.id,
     status: row.status,
@@ -64,7 +68,7 @@ export function replaySideOfEvents(start: StartEvent, end: EndEvent, knownSecret
     usageEstimated: end.usageSource === 'estimated',
     costCredits: end.costCredits,
     durationMs: end.durationMs,
-    answerText: masked(bodies.streamText) ?? (responseBody === null ? null : answerTextOfJson(responseBody)),
+    answerText: masked(bodies.streamText) ?? (responseBody === null ? null : answerTextOfJson(responseBody, knownSecrets)),
   };
 }
 

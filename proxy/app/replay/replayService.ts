@@ -139,10 +139,15 @@ export async function replayRequest(
   const replayed = deps.readRequest(replayId);
   // The replay ran (and was charged) even when the log cannot take its row (a full disk keeps it in
   // memory): its own events still say what it answered.
+  const knownSecrets = deps.knownSecrets();
   const replaySide =
-    replayed !== null ? replaySideOf(replayed) : events !== null ? replaySideOfEvents(events.start, events.end, deps.knownSecrets()) : null;
+    replayed !== null
+      ? replaySideOf(replayed, knownSecrets)
+      : events !== null
+        ? replaySideOfEvents(events.start, events.end, knownSecrets)
+        : null;
   if (replaySide === null) throw new Error(`the replay ${replayId} ended but its row is not in the log`);
-  const originalSide = replaySideOf(original);
+  const originalSide = replaySideOf(original, knownSecrets);
   return {
     replayOf: original.row.id,
     replayId,

@@ -21,7 +21,7 @@ describe('answerTextOfJson', () => {
     ['an error body', '{"error":{"message":"nope"}}', null],
     ['not JSON', 'Bad gateway', null],
   ])('%s', (_name, body, expected) => {
-    expect(answerTextOfJson(body)).toBe(expected);
+    expect(answerTextOfJson(body, [SENTINEL_KEY])).toBe(expected);
   });
 });
 
@@ -82,11 +82,28 @@ describe('replayDifference', () => {
   });
 });
 
+describe('a key the log found in no part whole', () => {
+  it('is masked once the parts are joined (a key split across two content parts)', () => {
+    const cut = 14;
+    const parts = [
+      { type: 'text', text: `Your key: ${SENTINEL_KEY.slice(0, cut)}` },
+      { type: 'text', text: SENTINEL_KEY.slice(cut) },
+    ];
+    const body = JSON.stringify({ choices: [{ index: 0, message: { role: 'assistant', content: parts } }] });
+    const text = answerTextOfJson(body, [SENTINEL_KEY]);
+    expect(text).toMatch(/^Your key: /);
+    expect(findSentinel(text ?? '')).toBeNull();
+    expect(findSentinel(replaySideOf(logDetail({}, { responseBody: body }), [SENTINEL_KEY]).answerText ?? '')).toBeNull();
+  });
+});
+
 describe('replaySideOf', () => {
   it('reads a stream from its text and a JSON answer from its body', () => {
-    expect(replaySideOf(logDetail({}, {})).answerText).toBe('hello');
-    expect(replaySideOf(logDetail({ stream: true }, { responseBody: null, streamText: 'streamed' })).answerText).toBe('streamed');
-    expect(replaySideOf(logDetail({}, null))).toMatchObject({
+    expect(replaySideOf(logDetail({}, {}), [SENTINEL_KEY]).answerText).toBe('hello');
+    expect(replaySideOf(logDetail({ stream: true }, { responseBody: null, streamText: 'streamed' }), [SENTINEL_KEY]).answerText).toBe(
+      'streamed',
+    );
+    expect(replaySideOf(logDetail({}, null), [SENTINEL_KEY])).toMatchObject({
       answerText: null,
       model: 'gpt-4o-mini-2024-07-18',
       costCredits: expect.any(Number),

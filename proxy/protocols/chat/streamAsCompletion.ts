@@ -4,7 +4,7 @@ import { eventJson } from '../sse.ts';
 import { toolArgumentsText } from './chatShapes.ts';
 import { finishReasonOf } from './finishReason.ts';
 import { ChatStreamObserver } from './observer.ts';
-import { thinkingFieldOf } from './returnedReasoning.ts';
+import { chatThinkingOf, contentOf } from './contentParts.ts';
 import { isChatStreamEnd } from './streamEnd.ts';
 
 type Json = Record<string, unknown>;
@@ -13,6 +13,8 @@ interface AssembledCall {
   id: string | null;
   name: string;
   arguments: string;
+  /** Gemini's thought signature and what else rides beside it (thoughtSignature.ts), as the call's first piece with it had it. */
+  extraContent: unknown;
 }
 
 interface AssembledChoice {
@@ -62,10 +64,11 @@ export class ChatCompletionAssembler {
     };
     this.#choices.set(index, assembled);
     const delta = isRecord(choice.delta) ? choice.delta : {};
-    assembled.content = joined(assembled.content, delta.content);
+    // Content parts (Mistral's reasoning models) are text and thinking, as a whole answer's are read.
+    assembled.content = joined(assembled.content, contentOf(delta.content).text);
     assembled.refusal = joined(assembled.refusal, delta.refusal);
-    const thinkingField = thinkingFieldOf(delta);
-    if (thinkingField !== null) assembled.thinking.set(thinkingField, (assembled.thinking.get(thinkingField) ?? '') + delta[thinkingField]);
+    const thinking = chatThinkingOf(delta);
+    if (thinking !== null) assembled.thinking.set(thinking.field, (assembled.thinking.get(thinking.field) ?? '') + thinking.text);
     if (Array.isArray(delta.tool_calls)) {
       for (const [position, call] of delta.tool_calls.entries()) if (isRecord(call)) addCallPiece(assembled.calls, position, call);
     }
@@ -89,18 +92,24 @@ export class ChatCompletionAssembler {
 
 function addCallPiece(calls: Map<number, AssembledCall>, position: number, piece: Json): void {
   const index = typeof piece.index === 'number' ? piece.index : position;
-  const call = calls.get(index) ?? { id: null, name: '', arguments: '' };
+  const call = calls.get(index) ?? { id: null, name: '', arguments: '', extraContent: undefined };
   calls.set(index, call);
   const fn = isRecord(piece.function) ? piece.function : {};
   if (call.id === null && typeof piece.id === 'string' && piece.id !== '') call.id = piece.id;
   if (call.name === '' && typeof fn.name === 'string') call.name = fn.name;
+  if (call.extraContent === undefined && piece.extra_content !== undefined) call.extraContent = piece.extra_content;
   call.arguments += toolArgumentsText(fn.arguments) ?? '';
 }
 
 function messageOf(choice: AssembledChoice): Json {
   const calls = [...choice.calls.entries()]
     .sort(([a], [b]) => a - b)
-    .map(([, call]) => ({ id: call.id ?? '', type: 'function', function: { name: call.name, arguments: call.arguments } }));
+    .map(([, call]) => ({
+      id: call.id ?? '',
+      type: 'function',
+      function: { name: call.name, arguments: call.arguments },
+      ...(call.extraContent === undefined ? {} : { extra_content: call.extraContent }),
+    }));
   return {
     role: 'assistant',
     content: choice.content,

@@ -92,6 +92,47 @@ describe('a chat stream put together into one completion', () => {
   });
 });
 
+describe('a chat stream of relay dialects put together', () => {
+  it("keeps Mistral's content parts as text and thinking (docs.mistral.ai/capabilities/reasoning)", () => {
+    const thinkingPart = { type: 'thinking', thinking: [{ type: 'text', text: 'A greeting.' }] };
+    const { answer } = read([
+      frame(chunk([{ index: 0, delta: { role: 'assistant', content: [thinkingPart] } }])),
+      frame(chunk([{ index: 0, delta: { content: [{ type: 'text', text: 'Hel' }] } }])),
+      frame(chunk([{ index: 0, delta: { content: 'lo' }, finish_reason: 'stop' }])),
+      frame('[DONE]'),
+    ]);
+    expect(answer).toMatchObject({ choices: [{ message: { content: 'Hello', reasoning: 'A greeting.' } }] });
+  });
+
+  it("keeps Gemini's thought signature on the call it came with (thoughtSignature.ts)", () => {
+    const extra = { google: { thought_signature: 'Cs4B+/x==' } };
+    const { answer } = read([
+      frame(
+        chunk([
+          {
+            index: 0,
+            delta: {
+              tool_calls: [{ index: 0, id: 'c1', type: 'function', function: { name: 'ls', arguments: '{}' }, extra_content: extra }],
+            },
+          },
+        ]),
+      ),
+      frame(
+        chunk([
+          { index: 0, delta: { tool_calls: [{ index: 1, id: 'c2', type: 'function', function: { name: 'pwd', arguments: '{}' } }] } },
+        ]),
+      ),
+      frame(chunk([{ index: 0, delta: {}, finish_reason: 'tool_calls' }])),
+      frame('[DONE]'),
+    ]);
+    const calls = (answer as { choices: { message: { tool_calls: object[] } }[] }).choices[0]?.message.tool_calls;
+    expect(calls).toEqual([
+      { id: 'c1', type: 'function', function: { name: 'ls', arguments: '{}' }, extra_content: extra },
+      { id: 'c2', type: 'function', function: { name: 'pwd', arguments: '{}' } },
+    ]);
+  });
+});
+
 describe('a whole completion as the chat stream a client asked for', () => {
   const completion = {
     id: 'c2',

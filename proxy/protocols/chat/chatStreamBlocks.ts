@@ -76,16 +76,14 @@ export function createChatStreamBlocks(callIdPrefix: string): ChatStreamBlocks {
    * an id continue the latest call with their index (or the latest call when there is no index).
    * A new id without a name at the index of a call already begun continues that call: Poolside
    * gives a call's later pieces another id than its first (poolsideai/pool#9), LM Studio a new one
-   * on each (NousResearch/hermes-agent#106943), while that call's arguments are unfinished: a call
-   * whose name comes after its first piece (vercel/ai#14722) follows a finished one as its own.
+   * on each (NousResearch/hermes-agent#106943), and a new call always comes with its name.
    */
   function toolTarget(delta: ToolCallDelta): TrackedBlock {
     const tools = tracked.filter((entry) => entry.block.kind === 'tool');
     const atIndex = delta.index === null ? undefined : tools.findLast((entry) => entry.chatIndex === delta.index);
     const existing =
       delta.id !== null
-        ? (tools.find((entry) => entry.chatId === delta.id) ??
-          (delta.name === null && atIndex !== undefined && !argumentsFinished(atIndex) ? atIndex : undefined))
+        ? (tools.find((entry) => entry.chatId === delta.id) ?? (delta.name === null ? atIndex : undefined))
         : delta.index === null
           ? tools.at(-1)
           : atIndex;
@@ -144,17 +142,4 @@ export function createChatStreamBlocks(callIdPrefix: string): ChatStreamBlocks {
     usage: () => usage,
     hasToolCalls: () => tracked.some((entry) => entry.block.kind === 'tool'),
   };
-}
-
-/** Whether a call's arguments so far are one whole JSON value: a later piece then begins another call. */
-function argumentsFinished(entry: TrackedBlock): boolean {
-  if (entry.block.kind !== 'tool') return false;
-  const text = (entry.block.arguments + entry.heldPieces.join('')).trim();
-  if (!text.endsWith('}')) return false;
-  try {
-    JSON.parse(text);
-    return true;
-  } catch {
-    return false;
-  }
 }

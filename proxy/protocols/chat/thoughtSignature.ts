@@ -10,7 +10,7 @@ import { isRecord } from '../../core/isRecord.ts';
  * gets it back on the call it came with. A call that came without one keeps its id as it was, so no
  * other gateway is ever sent the field.
  */
-const SIGNED_ID_SEPARATOR = '__sig_';
+export const SIGNED_ID_SEPARATOR = '__sig_';
 
 export interface ChatCallIdentity {
   id: string;

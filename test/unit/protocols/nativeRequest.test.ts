@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { anthropicNativeRequest } from '../../../proxy/protocols/anthropic/nativeRequest.ts';
 import { responsesNativeRequest } from '../../../proxy/protocols/responses/nativeRequest.ts';
+import { clientCallId } from '../../../proxy/protocols/chat/thoughtSignature.ts';
 
 /** What a native request loses of what Airlock's translation gave its client earlier in the session. */
 describe('anthropicNativeRequest', () => {
@@ -55,5 +56,74 @@ describe('responsesNativeRequest', () => {
       note: 'dropped 2 reasoning items Airlock made under translation',
     });
     expect(responsesNativeRequest.clean({ model: 'm', input: 'airlock:reasoning' })).toBeNull();
+  });
+});
+
+/** A call id Airlock gave a translated client for a Gemini call it signed (thoughtSignature.ts). */
+const signedId = clientCallId('call_g1', `Cs4B+/${'A'.repeat(900)}==`);
+
+describe('a session gone native after Gemini turns (OpenAI caps call_id at 64 characters: openai/codex#14355)', () => {
+  it('gives a Messages tool_use and its tool_result the gateway id back, leaving other ids alone', () => {
+    const messages = [
+      { role: 'user', content: 'ls' },
+      {
+        role: 'assistant',
+        content: [
+          { type: 'tool_use', id: signedId, name: 'shell', input: {} },
+          { type: 'tool_use', id: 'toolu_2', name: 'pwd', input: {} },
+        ],
+      },
+      {
+        role: 'user',
+        content: [
+          { type: 'tool_result', tool_use_id: signedId, content: 'a.txt' },
+          { type: 'tool_result', tool_use_id: 'toolu_2', content: '/' },
+        ],
+      },
+    ];
+    expect(anthropicNativeRequest.clean({ model: 'm', messages })).toEqual({
+      body: {
+        model: 'm',
+        messages: [
+          { role: 'user', content: 'ls' },
+          {
+            role: 'assistant',
+            content: [
+              { type: 'tool_use', id: 'call_g1', name: 'shell', input: {} },
+              { type: 'tool_use', id: 'toolu_2', name: 'pwd', input: {} },
+            ],
+          },
+          {
+            role: 'user',
+            content: [
+              { type: 'tool_result', tool_use_id: 'call_g1', content: 'a.txt' },
+              { type: 'tool_result', tool_use_id: 'toolu_2', content: '/' },
+            ],
+          },
+        ],
+      },
+      note: "gave 2 tool ids their gateway's form, without a thought signature",
+    });
+  });
+
+  it('gives a Responses call and its output the gateway id back', () => {
+    const input = [
+      { role: 'user', content: 'ls' },
+      { type: 'function_call', id: 'fc_1', call_id: signedId, name: 'shell', arguments: '{}' },
+      { type: 'function_call_output', call_id: signedId, output: 'a.txt' },
+    ];
+    const cleaned = responsesNativeRequest.clean({ model: 'm', input });
+    expect(cleaned?.body.input).toEqual([
+      { role: 'user', content: 'ls' },
+      { type: 'function_call', id: 'fc_1', call_id: 'call_g1', name: 'shell', arguments: '{}' },
+      { type: 'function_call_output', call_id: 'call_g1', output: 'a.txt' },
+    ]);
+    expect(cleaned?.note).toBe("gave 2 call ids their gateway's form, without a thought signature");
+  });
+
+  it('is looked for only in a body holding the separator (the needles)', () => {
+    const body = Buffer.from(JSON.stringify({ input: [{ type: 'function_call_output', call_id: signedId }] }));
+    expect(responsesNativeRequest.needles.some((needle) => body.includes(needle))).toBe(true);
+    expect(anthropicNativeRequest.needles.some((needle) => body.includes(needle))).toBe(true);
   });
 });

@@ -9,7 +9,7 @@ import { toolFields } from './tools.ts';
 import { contextManagementNotes } from './contextManagement.ts';
 import { anthropicRequestSchema, anthropicTranslatedFields } from './requestSchema.ts';
 import type { AnthropicContentBlock, AnthropicImageBlock, AnthropicRequest } from './requestSchema.ts';
-import { chatCallId, chatCallIdentity } from '../chat/thoughtSignature.ts';
+import { chatCallId, chatCallIdentity, signaturesOfCurrentTurnOnly } from '../chat/thoughtSignature.ts';
 
 /** Anthropic Messages request -> Chat Completions request. Pure; `notes` list what was dropped. */
 
@@ -33,6 +33,7 @@ export function anthropicToChatRequest(body: unknown, options: ChatRequestOption
     if (!translated.ok) return translated;
     messages.push(...translated.messages);
   }
+  signaturesOfCurrentTurnOnly(messages);
 
   const chatBody: Record<string, unknown> = {
     model: options.upstreamModel,

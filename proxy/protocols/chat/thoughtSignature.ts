@@ -1,4 +1,5 @@
 import { isRecord } from '../../core/isRecord.ts';
+import type { ChatMessage } from './chatMessages.ts';
 
 /**
  * Gemini's OpenAI-compatible endpoint signs a turn's function calls: the call carries
@@ -41,4 +42,20 @@ export function chatCallIdentity(clientId: string): ChatCallIdentity {
 export function chatCallId(clientId: string): string {
   const at = clientId.indexOf(SIGNED_ID_SEPARATOR);
   return at < 0 ? clientId : clientId.slice(0, at);
+}
+
+/**
+ * Keeps signatures on the current turn's calls only (since the last user message that does not
+ * follow tool results: those are the results' images or words added to them): Gemini checks no other (Google's guide), and after a switch to another model,
+ * one that refuses unknown members (Mistral's 422 `extra_forbidden`, Cerebras) would refuse every
+ * turn while an older Gemini call stayed in the history.
+ */
+export function signaturesOfCurrentTurnOnly(messages: ChatMessage[]): void {
+  const turnStart = messages.findLastIndex((message, index) => message.role === 'user' && messages[index - 1]?.role !== 'tool');
+  for (let index = 0; index < turnStart; index += 1) {
+    const message = messages[index];
+    if (message?.role !== 'assistant' || message.tool_calls === undefined) continue;
+    if (!message.tool_calls.some((call) => call.extra_content !== undefined)) continue;
+    message.tool_calls = message.tool_calls.map(({ extra_content: _signature, ...call }) => call);
+  }
 }

@@ -11,7 +11,7 @@ import type { NamespacedToolNamer } from './namespacedTools.ts';
 import { customToolArguments } from './customTools.ts';
 import { addNote, chatToolNames, clientToolNames, namespacedToolNamer, toolFields } from './requestTools.ts';
 import { TOOL_SEARCH_NAME, toolSearchCallArguments } from './toolSearch.ts';
-import { chatCallId, chatCallIdentity } from '../chat/thoughtSignature.ts';
+import { chatCallId, chatCallIdentity, signaturesOfCurrentTurnOnly } from '../chat/thoughtSignature.ts';
 
 /** Responses API request -> Chat Completions request. Pure; `notes` list what was dropped. */
 
@@ -58,6 +58,7 @@ export function responsesToChatRequest(body: unknown, options: ChatRequestOption
   if (!translated.ok) return translated;
   messages.push(...translated.messages);
   if (messages.length === 0) return badRequest('input is required: the request has no messages');
+  signaturesOfCurrentTurnOnly(messages);
 
   const chatBody: Record<string, unknown> = { model: options.upstreamModel, messages: withLeadingSystem(messages) };
   if (request.max_output_tokens != null) chatBody['max_tokens'] = request.max_output_tokens;

@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { chatCallId, chatCallIdentity, clientCallId, thoughtSignatureOf } from '../../../proxy/protocols/chat/thoughtSignature.ts';
+import type { ChatMessage } from '../../../proxy/protocols/chat/chatMessages.ts';
+import {
+  chatCallId,
+  chatCallIdentity,
+  clientCallId,
+  signaturesOfCurrentTurnOnly,
+  thoughtSignatureOf,
+} from '../../../proxy/protocols/chat/thoughtSignature.ts';
 
 /** Anthropic's tool_use ids: letters, digits, `_` and `-` (its Messages API refuses others). */
 const ANTHROPIC_ID = /^[A-Za-z0-9_-]+$/;
@@ -33,5 +40,32 @@ describe('a call id round trip through a client', () => {
     expect(clientCallId('call_1', null)).toBe('call_1');
     expect(chatCallIdentity('call_1')).toEqual({ id: 'call_1' });
     expect(chatCallId('toolu_01ABC')).toBe('toolu_01ABC');
+  });
+});
+
+describe('signaturesOfCurrentTurnOnly', () => {
+  const signed = (id: string) => ({
+    ...chatCallIdentity(clientCallId(id, `sig-${id}`)),
+    type: 'function' as const,
+    function: { name: 'ls', arguments: '{}' },
+  });
+  const plain = (id: string) => ({ id, type: 'function' as const, function: { name: 'ls', arguments: '{}' } });
+
+  it('keeps the signatures since the user last wrote (a message after tool results, as their images, is not that), and drops older ones', () => {
+    const messages: ChatMessage[] = [
+      { role: 'user', content: 'first' },
+      { role: 'assistant', content: null, tool_calls: [signed('a')] },
+      { role: 'tool', tool_call_id: 'a', content: 'x' },
+      { role: 'assistant', content: 'Done.' },
+      { role: 'user', content: 'second' },
+      { role: 'assistant', content: null, tool_calls: [signed('b')] },
+      { role: 'tool', tool_call_id: 'b', content: 'y' },
+      { role: 'user', content: [{ type: 'image_url', image_url: { url: 'data:image/png;base64,AA' } }] },
+      { role: 'assistant', content: null, tool_calls: [signed('c')] },
+      { role: 'tool', tool_call_id: 'c', content: 'z' },
+    ];
+    signaturesOfCurrentTurnOnly(messages);
+    const calls = messages.flatMap((message) => (message.role === 'assistant' ? (message.tool_calls ?? []) : []));
+    expect(calls).toEqual([plain('a'), signed('b'), signed('c')]);
   });
 });

@@ -1,3 +1,4 @@
+import { BACKSLASH, CLOSE_BRACE, CLOSE_BRACKET, COLON, COMMA, OPEN_BRACE, OPEN_BRACKET, QUOTE } from '../core/jsonBytes.ts';
 /**
  * Finds the top-level `model` (string) and `stream` (boolean) of a JSON object held as chunks,
  * without materialising it, and measures what parsing it would cost: run on every JSON body as it
@@ -43,14 +44,6 @@ export interface ByteRange {
 /** The top-level members whose bytes are located; their texts are decoded by the caller only when needed. */
 type LocatedKey = 'model' | 'stream_options';
 
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const OPEN_BRACE = 0x7b;
-const CLOSE_BRACE = 0x7d;
-const OPEN_BRACKET = 0x5b;
-const CLOSE_BRACKET = 0x5d;
-const COLON = 0x3a;
-const COMMA = 0x2c;
 /** Bytes of a string looked at one by one before its end is searched for natively. */
 const SHORT_STRING_BYTES = 32;
 /** Top-level members whose value is a literal (true, false, a number), read as the scan passes. */

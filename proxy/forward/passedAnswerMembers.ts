@@ -1,6 +1,7 @@
 import { TOKENIZE_LIMIT_CHARS } from '../spend/estimate.ts';
 import { WRITTEN_MEMBERS } from '../protocols/passthrough/adapter.ts';
 import { type OutputTally, writtenInAnswer } from './outputTally.ts';
+import { BACKSLASH, CLOSE_BRACE, CLOSE_BRACKET, COLON, COMMA, OPEN_BRACE, OPEN_BRACKET, QUOTE } from '../core/jsonBytes.ts';
 
 /**
  * Bytes a top-level member may take and still be kept. A larger one (an embeddings batch's vectors,
@@ -8,15 +9,6 @@ import { type OutputTally, writtenInAnswer } from './outputTally.ts';
  * would count it by its bytes anyway, the tokenizer not being used past TOKENIZE_LIMIT_CHARS.
  */
 export const KEPT_MEMBER_BYTES = TOKENIZE_LIMIT_CHARS;
-
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const OPEN_BRACE = 0x7b;
-const CLOSE_BRACE = 0x7d;
-const OPEN_BRACKET = 0x5b;
-const CLOSE_BRACKET = 0x5d;
-const COLON = 0x3a;
-const COMMA = 0x2c;
 
 /** Bytes that matter outside strings: in the top-level object, and deeper (only nesting and strings). */
 const TOP_MARKS = marksOf([QUOTE, OPEN_BRACE, CLOSE_BRACE, OPEN_BRACKET, CLOSE_BRACKET, COLON, COMMA]);

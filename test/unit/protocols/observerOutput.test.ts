@@ -1,0 +1,103 @@
+import { describe, expect, it } from 'vitest';
+import type { ProtocolAdapter } from '../../../proxy/protocols/adapter.ts';
+import { anthropicAdapter } from '../../../proxy/protocols/anthropic/adapter.ts';
+import { chatAdapter } from '../../../proxy/protocols/chat/adapter.ts';
+import { responsesAdapter } from '../../../proxy/protocols/responses/adapter.ts';
+import type { SseEvent } from '../../../proxy/protocols/sse.ts';
+
+const data = (json: object): SseEvent => ({ data: JSON.stringify(json) });
+const named = (event: string, json: object): SseEvent => ({ event, data: JSON.stringify(json) });
+const text = (content: string): SseEvent => data({ choices: [{ index: 0, delta: { content }, finish_reason: null }] });
+
+describe('the observers: output besides the answer text, for a usage estimate', () => {
+  it.each<[string, ProtocolAdapter, SseEvent[], string[]]>([
+    [
+      'chat: reasoning and a tool call streamed in pieces',
+      chatAdapter,
+      [
+        data({ choices: [{ index: 0, delta: { reasoning_content: 'think' } }] }),
+        data({ choices: [{ index: 0, delta: { reasoning: 'more' } }] }),
+        data({ choices: [{ index: 0, delta: { tool_calls: [{ index: 0, function: { name: 'write', arguments: '{"a"' } }] } }] }),
+        data({ choices: [{ index: 0, delta: { tool_calls: [{ index: 0, function: { arguments: ':1}' } }] } }] }),
+        text('shown'),
+      ],
+      ['think', 'more', 'write{"a"', ':1}'],
+    ],
+    [
+      'Messages: thinking and a tool input',
+      anthropicAdapter,
+      [
+        named('content_block_delta', { type: 'content_block_delta', delta: { type: 'thinking_delta', thinking: 'think' } }),
+        named('content_block_delta', { type: 'content_block_delta', delta: { type: 'input_json_delta', partial_json: '{"a":1}' } }),
+        named('content_block_delta', { type: 'content_block_delta', delta: { type: 'text_delta', text: 'shown' } }),
+      ],
+      ['think', '{"a":1}'],
+    ],
+    [
+      'Responses: reasoning and function call arguments',
+      responsesAdapter,
+      [
+        named('response.reasoning_summary_text.delta', { type: 'response.reasoning_summary_text.delta', delta: 'think' }),
+        named('response.function_call_arguments.delta', { type: 'response.function_call_arguments.delta', delta: '{"a":1}' }),
+        named('response.output_text.delta', { type: 'response.output_text.delta', delta: 'shown' }),
+      ],
+      ['think', '{"a":1}'],
+    ],
+    [
+      'Messages: a tool call, its name in its start',
+      anthropicAdapter,
+      [
+        named('content_block_start', {
+          type: 'content_block_start',
+          index: 0,
+          content_block: { type: 'tool_use', id: 't1', name: 'read_file', input: {} },
+        }),
+        named('content_block_delta', {
+          type: 'content_block_delta',
+          index: 0,
+          delta: { type: 'input_json_delta', partial_json: '{"a":1}' },
+        }),
+        named('content_block_delta', { type: 'content_block_delta', index: 1, delta: { type: 'text_delta', text: 'shown' } }),
+      ],
+      ['read_file', '{"a":1}'],
+    ],
+    [
+      'Responses: a function call, its name in its item',
+      responsesAdapter,
+      [
+        named('response.output_item.added', {
+          type: 'response.output_item.added',
+          item: { type: 'function_call', id: 'fc_1', call_id: 'c1', name: 'read_file', arguments: '' },
+        }),
+        named('response.function_call_arguments.delta', { type: 'response.function_call_arguments.delta', delta: '{"a":1}' }),
+        named('response.output_text.delta', { type: 'response.output_text.delta', delta: 'shown' }),
+      ],
+      ['read_file', '{"a":1}'],
+    ],
+    [
+      // Codex's apply_patch on gpt-5.5 and later, from a gateway speaking Responses natively.
+      'Responses: a custom tool call input',
+      responsesAdapter,
+      [
+        named('response.custom_tool_call_input.delta', { type: 'response.custom_tool_call_input.delta', delta: '*** Begin Patch' }),
+        named('response.output_text.delta', { type: 'response.output_text.delta', delta: 'shown' }),
+      ],
+      ['*** Begin Patch'],
+    ],
+  ])('%s', (_name, adapter, events, other) => {
+    const seen = { deltas: [] as string[], other: [] as string[] };
+    const observer = adapter.stream.observer(
+      {
+        onDelta: (delta) => seen.deltas.push(delta),
+        onOtherOutput: (written) => seen.other.push(written),
+        // Messages thinking is other output reported by its block, for its signature.
+        onThinking: (_blockIndex, written) => seen.other.push(written),
+        onModel: () => undefined,
+        onUsage: () => undefined,
+      },
+      { dropUsageOnlyChunks: false, usageAsked: false },
+    );
+    for (const event of events) observer.observe(event);
+    expect(seen).toEqual({ deltas: ['shown'], other });
+  });
+});

@@ -57,7 +57,17 @@ export class ResponsesStreamObserver implements StreamObserver {
 
   private reportToolSearch(item: unknown): void {
     if (!isRecord(item) || item.type !== 'tool_search_call' || item.arguments === undefined) return;
-    const written = typeof item.arguments === 'string' ? item.arguments : JSON.stringify(item.arguments);
+    if (typeof item.arguments === 'string') {
+      this.sink.onOtherOutput?.(item.arguments);
+      return;
+    }
+    let written: string;
+    try {
+      written = JSON.stringify(item.arguments);
+    } catch {
+      // Nested past the stack (JSON.parse took it, JSON.stringify recurses): the estimate goes without it, the stream on.
+      return;
+    }
     this.sink.onOtherOutput?.(written);
   }
 }

@@ -101,3 +101,21 @@ describe('the observers: output besides the answer text, for a usage estimate', 
     expect(seen).toEqual({ deltas: ['shown'], other });
   });
 });
+
+describe('the Responses observer on arguments nested past the stack', () => {
+  it('goes on to the usage after a tool_search_call whose arguments JSON.stringify cannot write', () => {
+    // Written out by hand: JSON.stringify cannot write it either.
+    const deep = `${'['.repeat(20_000)}${']'.repeat(20_000)}`;
+    const usages: unknown[] = [];
+    const observer = responsesAdapter.stream.observer(
+      { onDelta: () => undefined, onModel: () => undefined, onUsage: (usage) => usages.push(usage), onOtherOutput: () => undefined },
+      { dropUsageOnlyChunks: false, usageAsked: true },
+    );
+    const item = `{"type":"tool_search_call","id":"ts_1","call_id":"c1","arguments":${deep}}`;
+    const data = `{"type":"response.output_item.done","output_index":0,"item":${item}}`;
+    expect(() => observer.observe({ event: 'response.output_item.done', data })).not.toThrow();
+    const usage = { input_tokens: 3, output_tokens: 2, total_tokens: 5 };
+    observer.observe(named('response.completed', { type: 'response.completed', response: { model: 'm', usage } }));
+    expect(usages).toHaveLength(1);
+  });
+});

@@ -110,3 +110,15 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     },
   };
 }
+
+/** A harness that translates: Claude Code's and Codex's model names routed to the gateway's chat model. */
+export function startTranslatingHarness(): Promise<Harness> {
+  return startHarness({
+    profile: {
+      modelRoutes: [
+        { pattern: 'claude-*', target: 'gpt-4o-mini' },
+        { pattern: 'gpt-5*', target: 'gpt-4o-mini' },
+      ],
+    },
+  });
+}

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { JSON_HEADERS, rawRequest, sseData } from '../../support/http.ts';
-import { startHarness, type Harness } from '../../support/proxyHarness.ts';
+import { startTranslatingHarness, type Harness } from '../../support/proxyHarness.ts';
 import { findSentinel } from '../../support/sentinel.ts';
 
 /**
@@ -13,14 +13,7 @@ import { findSentinel } from '../../support/sentinel.ts';
 let harness: Harness;
 
 beforeAll(async () => {
-  harness = await startHarness({
-    profile: {
-      modelRoutes: [
-        { pattern: 'claude-*', target: 'gpt-4o-mini' },
-        { pattern: 'gpt-5*', target: 'gpt-4o-mini' },
-      ],
-    },
-  });
+  harness = await startTranslatingHarness();
 });
 afterAll(async () => {
   await harness.close();

@@ -2,7 +2,7 @@ import { createParser } from 'eventsource-parser';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { SEED_DIALECT } from '../../simulator/index.ts';
 import { chatBody, JSON_HEADERS, rawRequest } from '../../support/http.ts';
-import { startHarness, type Harness } from '../../support/proxyHarness.ts';
+import { startTranslatingHarness, type Harness } from '../../support/proxyHarness.ts';
 
 /**
  * A gateway's SSE framing, whatever form the spec allows it
@@ -14,14 +14,7 @@ import { startHarness, type Harness } from '../../support/proxyHarness.ts';
 let harness: Harness;
 
 beforeAll(async () => {
-  harness = await startHarness({
-    profile: {
-      modelRoutes: [
-        { pattern: 'claude-*', target: 'gpt-4o-mini' },
-        { pattern: 'gpt-5*', target: 'gpt-4o-mini' },
-      ],
-    },
-  });
+  harness = await startTranslatingHarness();
 });
 afterAll(async () => {
   await harness.close();

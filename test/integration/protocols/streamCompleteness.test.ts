@@ -2,7 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { SEED_DIALECT } from '../../simulator/index.ts';
 import type { Dialect, UsagePlacement } from '../../simulator/dialect.ts';
 import { chatBody, JSON_HEADERS, rawRequest, sseData } from '../../support/http.ts';
-import { startHarness, type Harness } from '../../support/proxyHarness.ts';
+import { startTranslatingHarness, type Harness } from '../../support/proxyHarness.ts';
 
 /**
  * Completeness is the protocol's to decide: a chat stream is whole at `[DONE]`, or when it ends
@@ -16,14 +16,7 @@ function dialect(sendDone: boolean, usagePlacement: UsagePlacement): Dialect {
 let harness: Harness;
 
 beforeAll(async () => {
-  harness = await startHarness({
-    profile: {
-      modelRoutes: [
-        { pattern: 'claude-*', target: 'gpt-4o-mini' },
-        { pattern: 'gpt-5*', target: 'gpt-4o-mini' },
-      ],
-    },
-  });
+  harness = await startTranslatingHarness();
 });
 afterAll(async () => {
   await harness.close();

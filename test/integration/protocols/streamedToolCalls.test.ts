@@ -1,7 +1,7 @@
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startHarness, type Harness } from '../../support/proxyHarness.ts';
+import { startTranslatingHarness, type Harness } from '../../support/proxyHarness.ts';
 import { findSentinel } from '../../support/sentinel.ts';
 
 /**
@@ -12,14 +12,7 @@ import { findSentinel } from '../../support/sentinel.ts';
 let harness: Harness;
 
 beforeAll(async () => {
-  harness = await startHarness({
-    profile: {
-      modelRoutes: [
-        { pattern: 'claude-*', target: 'gpt-4o-mini' },
-        { pattern: 'gpt-5*', target: 'gpt-4o-mini' },
-      ],
-    },
-  });
+  harness = await startTranslatingHarness();
 });
 afterAll(async () => {
   await harness.close();

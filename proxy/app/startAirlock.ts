@@ -288,6 +288,18 @@ async function startWithDataDir(options: AirlockOptions, privacyProblems: string
   // The tokenizer and translation threads and the OS certificate store are the process's, used by
   // requests: heard from here (nothing was sent before) until this run stops.
   const stopHearingProcessProblems = onProcessProblem(tell);
+  /** Ends what this start began around the server, whether the server started or failed to. */
+  const stopServices = async (): Promise<void> => {
+    stopFollowingZone();
+    control.close();
+    following.stop();
+    stopKeychainNews();
+    stopFollowingControlToken();
+    followingTraceHeaders.stop();
+    stopHearingProcessProblems();
+    store.close();
+    await log.close();
+  };
   const proxy = await startServer({
     port: options.port,
     events,
@@ -307,15 +319,7 @@ async function startWithDataDir(options: AirlockOptions, privacyProblems: string
       },
     ),
   }).catch(async (error: unknown) => {
-    stopFollowingZone();
-    control.close();
-    following.stop();
-    stopKeychainNews();
-    stopFollowingControlToken();
-    followingTraceHeaders.stop();
-    stopHearingProcessProblems();
-    store.close();
-    await log.close();
+    await stopServices();
     throw error;
   });
   proxyUrl = proxy.url;
@@ -351,15 +355,7 @@ async function startWithDataDir(options: AirlockOptions, privacyProblems: string
       const report = await proxy.stop(stopOptions);
       await traceExport.stop();
       detachLog();
-      stopFollowingZone();
-      control.close();
-      following.stop();
-      stopKeychainNews();
-      stopFollowingControlToken();
-      followingTraceHeaders.stop();
-      stopHearingProcessProblems();
-      store.close();
-      await log.close();
+      await stopServices();
       return report;
     },
   };

@@ -207,7 +207,8 @@ async function relayGuardedStream(
   if (firstByte === OPEN_BRACE) return answerWholeJson(Buffer.concat(wholeJson));
   if (observer.upstreamError !== null) {
     const declared = observer.upstreamError;
-    const errorClass = recordDeclaredError(input, declared, (trace.streamText() ?? '') === '' ? 'stream' : 'stream after text');
+    // A tool call or reasoning is part of the answer as much as text is (and billed as output).
+    const errorClass = recordDeclaredError(input, declared, trace.outputWritten?.empty === false ? 'stream after output' : 'stream');
     // An error only its event name calls one: the client's SDK reads it as an error in its protocol's own frame.
     const unread = declared.unreadByClients === true && translator === null && !observer.complete;
     res.end(unread ? protocols.client.errors.streamFrame(errorClass, declaredErrorDetail(input, declared)) : undefined);

@@ -58,13 +58,16 @@ export function declaredErrorClass(error: DeclaredError): UpstreamErrorClass {
   return classifyUpstreamResponse({ status, contentType: 'application/json', bodyText, expectJson: true }) ?? 'upstream_error';
 }
 
-/** Where the error came: as the whole body, or as an event of a stream (after part of the answer, or as all of it). */
-export type DeclaredErrorPlace = 'body' | 'stream' | 'stream after text';
+/**
+ * Where the error came: as the whole body, or as an event of a stream, after part of the answer
+ * (its text, reasoning or a tool call) or as all of it.
+ */
+export type DeclaredErrorPlace = 'body' | 'stream' | 'stream after output';
 
 const PLACE_WORDS: Record<DeclaredErrorPlace, string> = {
   body: 'The gateway answered HTTP 200, but its body is an error, not an answer',
   stream: 'The gateway answered HTTP 200, but its stream carried an error, not an answer',
-  'stream after text': 'The gateway answered HTTP 200, but its stream ended with an error after part of the answer',
+  'stream after output': 'The gateway answered HTTP 200, but its stream ended with an error after part of the answer',
 };
 
 /** The log's message: where the error came, then its cause and fix (known secrets removed). */

@@ -227,8 +227,8 @@ describe('declaredFailureMessage: the cause and the fix, never the key', () => {
     ['a body', 'body', /^The gateway answered HTTP 200, but its body is an error, not an answer\./],
     ['a stream', 'stream', /^The gateway answered HTTP 200, but its stream carried an error, not an answer\./],
     [
-      'a stream after text',
-      'stream after text',
+      'a stream after part of the answer',
+      'stream after output',
       /^The gateway answered HTTP 200, but its stream ended with an error after part of the answer\./,
     ],
   ])('%s', (_name, place, opening) => {

@@ -174,10 +174,10 @@ async function relayGuardedStream(
         const events = relay.feed(chunk);
         if (events > 0) trace.streamEventsArrived(events);
         if (clientEnded) return true;
-        if (graceTimer === null && answerWhole()) {
-          graceTimer = setTimeout(endLingering, END_GRACE_MS);
-          if (translator) endWhole();
-        }
+        if (graceTimer === null && answerWhole()) graceTimer = setTimeout(endLingering, END_GRACE_MS);
+        // A translated client's usage is said once, at its end: it waits for a usage the gateway may restate
+        // (the last wins, as for a chat client reading on), else for the body's end or the grace's.
+        if (translator && graceTimer !== null && answerWhole() && observer.usageSettled !== false) endWhole();
         // A client that got its end takes nothing more: were its socket full, its close would cut the gateway's grace short.
         return clientEnded || clientHasRoom;
       },

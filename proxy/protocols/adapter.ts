@@ -187,6 +187,11 @@ export interface StreamObserver {
   readonly wholeAtCleanEnd: boolean;
   /** An error the upstream sent inside the stream, if any: the stream is then a failure, however it ends. */
   readonly upstreamError: DeclaredError | null;
+  /**
+   * Whole, the stream may still restate its usage (a chat stream's usage chunk after a count on its finish chunk)
+   * until this is true; absent: its usage is settled once it is whole.
+   */
+  readonly usageSettled?: boolean;
 }
 
 /** The client protocols Airlock translates to Chat Completions and back, by their `protocolModes` key (the profile schema is the one list). */

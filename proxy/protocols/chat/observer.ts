@@ -20,6 +20,11 @@ import { isChatStreamEnd } from './streamEnd.ts';
  * once every choice finished), on a finish chunk, or the last seen before `[DONE]`. Some gateways
  * put a running count on every chunk; a stream cut halfway then has a partial count, which is held
  * back (only stated, for its input) so the request is estimated instead.
+ *
+ * A usage stated again wins over the one before, for the bill and for a translated client alike
+ * (the relay ends a translated client only once `usageSettled`): OpenAI's usage chunk, the last before
+ * `[DONE]`, counts the entire request (its API reference, `stream_options.include_usage`), and relays
+ * state partial counts before it, on text chunks or on the finish chunk (router-for-me/CLIProxyAPI#3077).
  */
 export class ChatStreamObserver implements StreamObserver {
   readonly wholeAtCleanEnd = false;
@@ -30,6 +35,7 @@ export class ChatStreamObserver implements StreamObserver {
   private readonly finishedChoices = new Set<number>();
   private heldUsage: TokenUsage | null = null;
   private usageReported = false;
+  private usageChunkAfterFinish = false;
   private readonly sink: StreamSink;
   private readonly options: ObserverOptions;
 
@@ -41,6 +47,14 @@ export class ChatStreamObserver implements StreamObserver {
   get complete(): boolean {
     if (this.sawDone) return true;
     return this.allChoicesFinished() && (!this.options.usageAsked || this.usageReported);
+  }
+
+  /**
+   * No later event may state another usage: `[DONE]` came, or the usage chunk after every choice finished.
+   * A count on a finish chunk makes the answer whole, but the usage chunk may still restate it.
+   */
+  get usageSettled(): boolean {
+    return this.sawDone || this.usageChunkAfterFinish;
   }
 
   observe(event: SseEvent): boolean {
@@ -72,6 +86,7 @@ export class ChatStreamObserver implements StreamObserver {
     const usageOnly =
       isUsageOnlyChunk(chunk) || (usage !== null && finishedBefore && this.allChoicesFinished() && holdsNothing(chunk.choices));
     if (usage) {
+      this.usageChunkAfterFinish ||= usageOnly && this.allChoicesFinished();
       this.heldUsage = usage;
       if (usageOnly || finishing) this.reportHeldUsage();
       else this.sink.onStatedUsage?.(usage);

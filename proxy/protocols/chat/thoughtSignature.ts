@@ -13,6 +13,13 @@ import type { ChatMessage } from './chatMessages.ts';
  */
 export const SIGNED_ID_SEPARATOR = '__sig_';
 
+/**
+ * What the base64url after the separator holds before the signature. A gateway's own id may hold the
+ * separator too (ids are the gateway's to choose): it is split only where what follows decodes to this
+ * and encodes back the same, which no id Airlock did not sign does by chance.
+ */
+const SIGNED_FORM_PREFIX = 'airlock-sig:';
+
 export interface ChatCallIdentity {
   id: string;
   extra_content?: { google: { thought_signature: string } };
@@ -27,21 +34,37 @@ export function thoughtSignatureOf(call: unknown): string | null {
 
 /** The id a translated client is given for a chat call: its own, with the signature folded in when it has one (base64url: ids allow letters, digits, `_` and `-`). */
 export function clientCallId(chatId: string, signature: string | null): string {
-  return signature === null ? chatId : `${chatId}${SIGNED_ID_SEPARATOR}${Buffer.from(signature, 'utf8').toString('base64url')}`;
+  if (signature === null) return chatId;
+  return `${chatId}${SIGNED_ID_SEPARATOR}${Buffer.from(SIGNED_FORM_PREFIX + signature, 'utf8').toString('base64url')}`;
 }
 
 /** A client's call id as the chat gateway first gave it, with the signature that came with the call. */
 export function chatCallIdentity(clientId: string): ChatCallIdentity {
-  const at = clientId.indexOf(SIGNED_ID_SEPARATOR);
-  if (at < 0) return { id: clientId };
-  const signature = Buffer.from(clientId.slice(at + SIGNED_ID_SEPARATOR.length), 'base64url').toString('utf8');
-  return { id: clientId.slice(0, at), extra_content: { google: { thought_signature: signature } } };
+  const signed = signedCallId(clientId);
+  if (signed === null) return { id: clientId };
+  return { id: signed.chatId, extra_content: { google: { thought_signature: signed.signature } } };
 }
 
 /** The chat id a tool result answers: the call's own, without the signature. */
 export function chatCallId(clientId: string): string {
-  const at = clientId.indexOf(SIGNED_ID_SEPARATOR);
-  return at < 0 ? clientId : clientId.slice(0, at);
+  return signedCallId(clientId)?.chatId ?? clientId;
+}
+
+/**
+ * The gateway's id and the signature of an id Airlock signed, or null. Each separator is tried from the
+ * first: the gateway's id may hold one, and base64url's letters may spell one inside the signature's.
+ */
+function signedCallId(clientId: string): { chatId: string; signature: string } | null {
+  for (let at = clientId.indexOf(SIGNED_ID_SEPARATOR); at >= 0; at = clientId.indexOf(SIGNED_ID_SEPARATOR, at + 1)) {
+    const encoded = clientId.slice(at + SIGNED_ID_SEPARATOR.length);
+    const decoded = Buffer.from(encoded, 'base64url');
+    if (decoded.toString('base64url') !== encoded) continue;
+    const signedForm = decoded.toString('utf8');
+    if (signedForm.length > SIGNED_FORM_PREFIX.length && signedForm.startsWith(SIGNED_FORM_PREFIX)) {
+      return { chatId: clientId.slice(0, at), signature: signedForm.slice(SIGNED_FORM_PREFIX.length) };
+    }
+  }
+  return null;
 }
 
 /**

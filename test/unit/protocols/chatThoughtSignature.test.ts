@@ -69,3 +69,16 @@ describe('signaturesOfCurrentTurnOnly', () => {
     expect(calls).toEqual([plain('a'), signed('b'), signed('c')]);
   });
 });
+
+describe('a gateway id that itself holds the separator', () => {
+  it.each(['call__sig_abc', 'fc__sig_YWJj', 'a__sig___sig_b'])('%s, unsigned, goes back to the gateway whole', (id) => {
+    expect(chatCallIdentity(id)).toEqual({ id });
+    expect(chatCallId(id)).toBe(id);
+  });
+
+  it('signed, is split only where Airlock folded the signature in', () => {
+    const clientId = clientCallId('fn__sig_YWJj', 'Cs4B+/x==');
+    expect(chatCallIdentity(clientId)).toEqual({ id: 'fn__sig_YWJj', extra_content: { google: { thought_signature: 'Cs4B+/x==' } } });
+    expect(chatCallId(clientId)).toBe('fn__sig_YWJj');
+  });
+});

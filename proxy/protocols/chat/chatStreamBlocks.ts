@@ -34,6 +34,9 @@ interface TrackedBlock {
   chatIndex: number | null;
   /** A tool call's id as the gateway gave it. */
   chatId: string | null;
+  /** A tool call's id before any signature: the gateway's, or one made for it. */
+  unsignedCallId: string | null;
+  signed: boolean;
   heldPieces: string[];
   started: boolean;
   /** No more pieces will come (a later block began, or the stream ended). */
@@ -59,7 +62,18 @@ export function createChatStreamBlocks(callIdPrefix: string): ChatStreamBlocks {
   function append(block: StreamBlock, chatIndex: number | null, chatId: string | null = null): TrackedBlock {
     const last = tracked.at(-1);
     if (last && last.block.kind !== 'tool') last.closed = true;
-    const entry: TrackedBlock = { block, chatIndex, chatId, heldPieces: [], started: false, closed: false, stopped: false };
+    const unsignedCallId = block.kind === 'tool' ? block.callId : null;
+    const entry: TrackedBlock = {
+      block,
+      chatIndex,
+      chatId,
+      unsignedCallId,
+      signed: false,
+      heldPieces: [],
+      started: false,
+      closed: false,
+      stopped: false,
+    };
     tracked.push(entry);
     return entry;
   }
@@ -88,9 +102,20 @@ export function createChatStreamBlocks(callIdPrefix: string): ChatStreamBlocks {
           ? tools.at(-1)
           : atIndex;
     if (existing) return existing;
-    const callId = clientCallId(delta.id ?? `${callIdPrefix}_${tracked.length}`, delta.thoughtSignature);
+    const callId = delta.id ?? `${callIdPrefix}_${tracked.length}`;
     const block: StreamBlock = { position: tracked.length, kind: 'tool', callId, name: delta.name ?? '', arguments: '' };
     return append(block, delta.index ?? tools.length, delta.id);
+  }
+
+  /**
+   * Gemini signs a call once, and a relay that re-chunks it may put the signature on any of its pieces
+   * (ServiceNow/eva#206 read it from every chunk). A call whose start is still held is begun with it;
+   * one begun already has it from its stop on (a Responses item's `.done`, the item Codex keeps).
+   */
+  function sign(entry: TrackedBlock, signature: string | null): void {
+    if (signature === null || entry.signed || entry.block.kind !== 'tool' || entry.unsignedCallId === null) return;
+    entry.signed = true;
+    entry.block.callId = clientCallId(entry.unsignedCallId, signature);
   }
 
   function canStart(entry: TrackedBlock, ending: boolean): boolean {
@@ -131,6 +156,7 @@ export function createChatStreamBlocks(callIdPrefix: string): ChatStreamBlocks {
       for (const delta of reading.toolCallDeltas) {
         const entry = toolTarget(delta);
         if (entry.block.kind === 'tool' && entry.block.name === '' && delta.name) entry.block.name = delta.name;
+        sign(entry, delta.thoughtSignature);
         if (delta.argumentsPiece) entry.heldPieces.push(delta.argumentsPiece);
       }
       if (reading.finishReason !== null) finishReason = reading.finishReason;

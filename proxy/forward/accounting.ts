@@ -123,6 +123,14 @@ async function runEstimate(run: UnstatedRun): Promise<RunEstimate> {
   return { inputTokens, costCredits: costOf(usage, price, run.profile.priceMultiplier).costCredits };
 }
 
+/**
+ * The usage the answer's row will hold (reported, else estimated as above), known before the row
+ * ends: a translated client is told it where the gateway stated none (streamRelay.ts).
+ */
+export async function answerUsageAsBilled(trace: RequestTrace, plan: ExchangePlan, profile: Profile): Promise<TokenUsage | null> {
+  return (await accountForAnswer(trace, plan, profile)).usage;
+}
+
 function accountForAnswer(trace: RequestTrace, plan: ExchangePlan, profile: Profile): TraceAccounting | Promise<TraceAccounting> {
   const usage = trace.usage;
   const answeredSuccess = (trace.status > 0 && trace.status < 400) || trace.successFailure === 'brokeOff';

@@ -1,8 +1,11 @@
+import type { TokenUsage } from '../contracts/usage.ts';
 import type { ObserverOptions, StreamSink } from '../protocols/adapter.ts';
 import { declaredErrorClass, declaredErrorExplained } from '../protocols/declaredError.ts';
 import { formatSseEvent, type SseEvent } from '../protocols/sse.ts';
 import { createSseRelay, type TextGuard } from '../protocols/sseRelay.ts';
 import { guardingEscapedKey, maskedEventsText, type StreamKeyGuard } from '../protocols/streamKeyGuard.ts';
+import type { StreamEventTranslator } from '../protocols/streamTranslator.ts';
+import { answerUsageAsBilled } from './accounting.ts';
 import { declaredErrorDetail, recordDeclaredError, type RelayProtocols } from './answerRecords.ts';
 import type { ExchangePlan } from './plan.ts';
 import type { RelayInput } from './relay.ts';
@@ -125,11 +128,12 @@ async function relayGuardedStream(
   let graceTimer: NodeJS.Timeout | null = null;
   // A translated client gets its end as soon as the answer is whole: nothing after it is translated.
   let clientEnded = false;
-  const endWhole = (): void => {
-    if (res.destroyed) return;
-    if (translator && !clientEnded) res.write(translator.finish().join(''));
+  let clientEnding: Promise<void> | null = null;
+  const endWhole = (): Promise<void> => {
+    if (res.destroyed) return Promise.resolve();
     clientEnded = true;
-    res.end();
+    clientEnding ??= endTranslatedClient(input, translator);
+    return clientEnding;
   };
   // A client still taking in what it was sent holds the gateway's later bytes back, not the gateway: once it has
   // drained, the gateway has its grace again for what it still sends.
@@ -177,7 +181,7 @@ async function relayGuardedStream(
         if (graceTimer === null && answerWhole()) graceTimer = setTimeout(endLingering, END_GRACE_MS);
         // A translated client's usage is said once, at its end: it waits for a usage the gateway may restate
         // (the last wins, as for a chat client reading on), else for the body's end or the grace's.
-        if (translator && graceTimer !== null && answerWhole() && observer.usageSettled !== false) endWhole();
+        if (translator && graceTimer !== null && answerWhole() && observer.usageSettled !== false) void endWhole();
         // A client that got its end takes nothing more: were its socket full, its close would cut the gateway's grace short.
         return clientEnded || clientHasRoom;
       },
@@ -192,7 +196,7 @@ async function relayGuardedStream(
       if (classifyStreamError(error, res) === 'client_aborted') failMidStream(input, protocols.client, 'client_aborted', translator);
       return;
     }
-    if (graceTimer !== null && observer.upstreamError === null) return endWhole();
+    if (graceTimer !== null && observer.upstreamError === null) return await endWhole();
     const errorClass = classifyStreamError(error, res);
     // The row says what broke it: a reset, a limit that ran out, an answer that does not decode or is not valid HTTP (the upstream_errors here).
     const cause =
@@ -219,5 +223,29 @@ async function relayGuardedStream(
   if (translator && !translator.hasFinishReason()) {
     return failMidStream(input, protocols.client, 'stream_interrupted', translator, 'the gateway ended the stream without a finish_reason');
   }
-  endWhole();
+  await endWhole();
+}
+
+/**
+ * A whole answer's end, for a translated client its final events first. Where the gateway stated no
+ * usage they state the row's estimate, not nothing: Claude Code sizes its context (and arms its
+ * compaction) by message_delta's usage, Codex by response.completed's.
+ */
+async function endTranslatedClient(input: RelayInput, translator: StreamEventTranslator | null): Promise<void> {
+  const { res, trace } = input;
+  if (translator !== null) {
+    const unreportedUsage = trace.usage === null ? await estimatedUsage(input) : null;
+    if (res.destroyed) return;
+    res.write(translator.finish(unreportedUsage).join(''));
+  }
+  res.end();
+}
+
+/** The row's estimate; none (the client's usage left unstated, as before) if the tokenizer's thread failed. */
+async function estimatedUsage(input: RelayInput): Promise<TokenUsage | null> {
+  try {
+    return await answerUsageAsBilled(input.trace, input.plan, input.profile);
+  } catch {
+    return null;
+  }
 }

@@ -1,3 +1,4 @@
+import type { TokenUsage } from '../contracts/usage.ts';
 import { chatChunkOf, type ChatChunkReading } from './chat/chatShapes.ts';
 import { isChatStreamEnd } from './chat/streamEnd.ts';
 import type { SseEvent } from './sse.ts';
@@ -19,9 +20,10 @@ export interface ChatStreamTranslator {
   /**
    * The upstream stream ended whole (the chat adapter's completeness rule). Without a
    * finish_reason seen, the reply is incomplete and this fails the stream instead of pretending
-   * it completed.
+   * it completed. `unreportedUsage`: what the answer's usage is billed as when the gateway stated
+   * none (Airlock's estimate), stated to the client instead of nothing.
    */
-  finish(): string[];
+  finish(unreportedUsage?: TokenUsage | null): string[];
   fail(error: StreamFailure): string[];
   /** A finish_reason has come: finish() would complete the answer rather than fail it. */
   hasFinishReason(): boolean;
@@ -32,7 +34,7 @@ export const STREAM_ENDED_EARLY_MESSAGE = 'the upstream stream ended before the 
 /** A translator fed the gateway's events as they were parsed once (`[DONE]`, what follows it and non-JSON events carry nothing to translate). */
 export interface StreamEventTranslator {
   push(event: SseEvent): string[];
-  finish(): string[];
+  finish(unreportedUsage?: TokenUsage | null): string[];
   fail(error: StreamFailure): string[];
   hasFinishReason(): boolean;
 }
@@ -45,7 +47,7 @@ export function fromChatEvents(translator: ChatStreamTranslator): StreamEventTra
       const reading = ended ? null : chatChunkOf(event);
       return reading === null ? [] : translator.push(reading);
     },
-    finish: () => translator.finish(),
+    finish: (unreportedUsage) => translator.finish(unreportedUsage),
     fail: (error) => translator.fail(error),
     hasFinishReason: () => translator.hasFinishReason(),
   };

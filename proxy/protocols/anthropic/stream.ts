@@ -46,14 +46,14 @@ export function createAnthropicStreamTranslator(options: { requestedModel: strin
       if (reading.stopSequence !== null) stopSequence = reading.stopSequence;
       return [...start(), ...blocks.apply(reading).flatMap(renderBlockEvent)];
     },
-    finish() {
+    finish(unreportedUsage = null) {
       if (ended) return [];
       const finishReason = blocks.finishReason();
       if (finishReason === null) return fail({ type: 'api_error', message: STREAM_ENDED_EARLY_MESSAGE });
       ended = true;
       const frames = [...start(), ...blocks.closeAll().flatMap(renderBlockEvent)];
       const delta = anthropicStop(finishReason, blocks.hasToolCalls(), stopSequence);
-      frames.push(sseFrame('message_delta', { type: 'message_delta', delta, usage: anthropicUsage(blocks.usage()) }));
+      frames.push(sseFrame('message_delta', { type: 'message_delta', delta, usage: anthropicUsage(blocks.usage() ?? unreportedUsage) }));
       frames.push(sseFrame('message_stop', { type: 'message_stop' }));
       return frames;
     },

@@ -170,14 +170,14 @@ export function createResponsesStreamTranslator(options: {
       if (reading.errorMessage !== null) return fail({ type: 'server_error', message: reading.errorMessage });
       return [...start(), ...blocks.apply(reading).flatMap(render)];
     },
-    finish() {
+    finish(unreportedUsage = null) {
       if (ended) return [];
       const finishReason = blocks.finishReason();
       if (finishReason === null) return fail({ type: 'server_error', message: STREAM_ENDED_EARLY_MESSAGE });
       ended = true;
       const frames = [...start(), ...blocks.closeAll().flatMap(render)];
       const ending = responseEnding(finishReason);
-      const response = snapshot({ ...ending, output: completedItems, usage: blocks.usage() });
+      const response = snapshot({ ...ending, output: completedItems, usage: blocks.usage() ?? unreportedUsage });
       frames.push(frame(ending.status === 'completed' ? 'response.completed' : 'response.incomplete', { response }));
       return frames;
     },

@@ -126,7 +126,7 @@ async function relayGuardedStream(
   let clientHasRoom = true;
   // Set once the answer is whole: the gateway's body then has END_GRACE_MS to end.
   let graceTimer: NodeJS.Timeout | null = null;
-  // A translated client gets its end as soon as the answer is whole: nothing after it is translated.
+  // A translated client gets its end once the answer is whole and its usage settled: nothing after it is translated.
   let clientEnded = false;
   let clientEnding: Promise<void> | null = null;
   const endWhole = (): Promise<void> => {

@@ -82,3 +82,11 @@ describe.each(FIRST_PARTS)('a stream whose first part is %s, then an error', (_p
     expect(end.errorMessage).toMatch(AFTER_PART);
   });
 });
+
+describe('a stream whose first chunk says nothing (its role, empty content), then an error', () => {
+  it('is logged as carrying an error, not an answer', async () => {
+    harness.simulator.script({ kind: 'bodyChunks', chunks: [chunk({ role: 'assistant', content: '' }), OPENROUTER_ERROR] });
+    const { end } = await send('/v1/messages', MESSAGES);
+    expect(end.errorMessage).toMatch(/^The gateway answered HTTP 200, but its stream carried an error, not an answer\./);
+  });
+});

@@ -8,8 +8,9 @@ import { startTranslatingHarness, type Harness } from '../../support/proxyHarnes
  * (and arms its auto-compaction) from message_delta's cumulative usage (Anthropic's streaming docs),
  * taking its input_tokens where above zero and message_start's otherwise: a relay that left
  * message_delta without a real input count kept every conversation at a fixed size, and
- * auto-compaction never armed (MadAppGang/claudish#152). Codex takes its context use from
- * response.completed's usage, which was null. claude-code-router's adapter sends 0 here too
+ * auto-compaction never armed (MadAppGang/claudish#152). Codex decides its auto-compaction from the
+ * last response's reported total_tokens (openai/codex#11132), and a backend without usage left it at 0
+ * and never compacting (openai/codex#9223); response.completed's was null. claude-code-router's adapter sends 0 here too
  * (musistudio/llms anthropic.transformer.ts): a count of nothing, which no answer had.
  */
 let harness: Harness;

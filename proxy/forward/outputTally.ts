@@ -1,4 +1,5 @@
 import { readChatCompletion } from '../protocols/chat/chatShapes.ts';
+import { RelayThinkingReader } from '../protocols/chat/relayThinking.ts';
 import {
   answerOpaqueOutputBytes,
   answerOtherOutputTexts,
@@ -181,7 +182,16 @@ export function writtenInAnswer(answer: unknown): OutputTally {
     return tally;
   }
   tally.answer(reply.text);
-  for (const text of [reply.reasoning, reply.refusal, ...reply.toolCalls.map((call) => call.name + call.arguments)]) tally.other(text);
+  // A relay's thinking blocks hold the same thinking as its text field, each with the signature that may hold more.
+  if (reply.relayThinking === null) tally.other(reply.reasoning);
+  else
+    new RelayThinkingReader({
+      onThinking: (blockIndex, text) => tally.thinking(blockIndex, text),
+      onThinkingSignature: (blockIndex, bytes) => tally.thinkingSignature(blockIndex, bytes),
+      onOpaqueOutput: (bytes) => tally.opaque(bytes),
+      onOtherOutput: (text) => tally.other(text),
+    }).read(reply.relayThinking);
+  for (const text of [reply.refusal, ...reply.toolCalls.map((call) => call.name + call.arguments)]) tally.other(text);
   return tally;
 }
 

@@ -8,6 +8,7 @@ import { usageFromChatChunk, usageFromChatResponse } from './usage.ts';
 import { isRecord } from '../../core/isRecord.ts';
 import { finishReasonOf } from './finishReason.ts';
 import { thoughtSignatureOf } from './thoughtSignature.ts';
+import { relayThinkingOf, type RelayThinking } from './relayThinking.ts';
 
 /**
  * Lenient readers for what a Chat Completions upstream sends back. Unknown fields are ignored;
@@ -23,6 +24,8 @@ const completionSchema = z.object({
           reasoning_content: z.string().nullish(),
           reasoning: z.string().nullish(),
           refusal: z.string().nullish(),
+          thinking_blocks: z.array(z.unknown()).nullish(),
+          reasoning_details: z.array(z.unknown()).nullish(),
           tool_calls: z
             .array(
               z.object({
@@ -74,6 +77,8 @@ export interface ChatCompletionReading {
   /** The model's thinking, '' when it sent none. */
   reasoning: string;
   reasoningField: ReasoningField | null;
+  /** The same thinking as a relay's blocks, with their signatures (relayThinking.ts); null when it sent none. */
+  relayThinking: RelayThinking | null;
   /**
    * `id` is null where the gateway gave none or an empty one (llama.cpp's server: ggml-org/llama.cpp#11992):
    * the translator names the call, as it names a streamed one.
@@ -184,6 +189,7 @@ export function readChatCompletion(json: unknown): ChatCompletionReading | null 
     refusal: choice.message.refusal ?? '',
     reasoning: thinking?.text ?? '',
     reasoningField: thinking?.field ?? null,
+    relayThinking: relayThinkingOf(choice.message),
     toolCalls: (choice.message.tool_calls ?? []).map((call) => ({
       id: nonEmptyOrNull(call.id),
       name: call.function.name,

@@ -9,6 +9,7 @@ import { toolArgumentsText } from './chatShapes.ts';
 import { finishReasonOf } from './finishReason.ts';
 import { choiceErrorOf } from './choiceError.ts';
 import { isChatStreamEnd } from './streamEnd.ts';
+import { RelayThinkingReader, relayThinkingOf } from './relayThinking.ts';
 
 /**
  * Chat Completions: `data: {chunk}` … and, from most gateways, `data: [DONE]`. The answer is
@@ -38,10 +39,17 @@ export class ChatStreamObserver implements StreamObserver {
   private usageChunkAfterFinish = false;
   private readonly sink: StreamSink;
   private readonly options: ObserverOptions;
+  private readonly relayThinking: RelayThinkingReader;
 
   constructor(sink: StreamSink, options: ObserverOptions) {
     this.sink = sink;
     this.options = options;
+    this.relayThinking = new RelayThinkingReader({
+      onThinking: (blockIndex, text) => sink.onThinking?.(blockIndex, text),
+      onThinkingSignature: (blockIndex, bytes) => sink.onThinkingSignature?.(blockIndex, bytes),
+      onOpaqueOutput: (bytes) => sink.onOpaqueOutput?.(bytes),
+      onOtherOutput: (text) => sink.onOtherOutput?.(text),
+    });
   }
 
   get complete(): boolean {
@@ -128,8 +136,13 @@ export class ChatStreamObserver implements StreamObserver {
 
   /** Thinking, a refusal and tool calls are output the gateway bills: a stream without usage is estimated with them. */
   private readOtherOutput(delta: Record<string, unknown>): void {
-    const reasoning = chatThinkingOf(delta)?.text ?? '';
-    if (reasoning.length > 0) this.sink.onOtherOutput?.(reasoning);
+    // A relay's thinking blocks hold the same thinking as its text field, and the signature that may hold more.
+    const relayThinking = relayThinkingOf(delta);
+    if (relayThinking !== null) this.relayThinking.read(relayThinking);
+    else {
+      const reasoning = chatThinkingOf(delta)?.text ?? '';
+      if (reasoning.length > 0) this.sink.onOtherOutput?.(reasoning);
+    }
     const refusal = delta['refusal'];
     if (typeof refusal === 'string' && refusal.length > 0) this.sink.onOtherOutput?.(refusal);
     const calls = delta['tool_calls'];

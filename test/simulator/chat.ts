@@ -9,6 +9,7 @@ import { answerModelFailure, streamErrorData } from './modelFailure.ts';
 import { reasoningEffortRefusal } from './reasoningEffort.ts';
 import { returnedReasoningRefusal } from './returnedReasoning.ts';
 import { thoughtSignatureFor, thoughtSignatureRefusal } from './thoughtSignatures.ts';
+import { dropsRelayThinking, relayThinkingFields, relayThinkingRefusal } from './relayThinking.ts';
 import { cutConnection, sendJson } from './respond.ts';
 import { streamShapeFor, writeChatStream, writeRawChunks } from './stream.ts';
 import type { Fault } from './types.ts';
@@ -52,7 +53,8 @@ export async function answerChat(
     capabilityRefusal(context.account, json) ??
     reasoningEffortRefusal(voice.dialect, capabilities, json) ??
     returnedReasoningRefusal(voice.dialect, capabilities, json.messages) ??
-    thoughtSignatureRefusal(voice.dialect, json.messages);
+    thoughtSignatureRefusal(voice.dialect, json.messages) ??
+    relayThinkingRefusal(voice.dialect, json.messages);
   if (refusal !== null) {
     sendGatewayError(response, voice, refusal.status, refusal.body, { subject: refusal.subject });
     return;
@@ -80,8 +82,8 @@ export async function answerChat(
   }
   const reply = fault?.kind === 'reply' ? fault : fault?.kind === 'echoKey' && sentKey !== null ? echoReply(sentKey) : undefined;
   const basePlan = planReply(request, { sequence: context.sequence, createdS: Math.floor(Date.now() / 1000) }, reply);
-  const reasoning =
-    reply?.reasoning ?? (capabilitiesOf(context.account, request.model).reasoning ? `Thinking about: ${request.lastUserText}` : null);
+  const thinks = capabilitiesOf(context.account, request.model).reasoning && !dropsRelayThinking(voice.dialect, json.messages);
+  const reasoning = reply?.reasoning ?? (thinks ? `Thinking about: ${request.lastUserText}` : null);
   const plan: ReplyPlan = {
     ...basePlan,
     usage: usageWithReasoning(basePlan.usage, reasoning),
@@ -97,7 +99,9 @@ export async function answerChat(
     // LiteLLM states a reply's cost in its body only when it streams; otherwise in a header (usageWording.ts).
     const costHeader: Record<string, string> =
       wording === 'litellm' && plan.usage !== null ? { 'x-litellm-response-cost': String(liteLlmResponseCost(plan.usage)) } : {};
-    const body = withReasoning(completionBody(plan, wording === 'litellm' ? 'openai' : wording), reasoning, stream.reasoningField);
+    const body = withReasoning(completionBody(plan, wording === 'litellm' ? 'openai' : wording), reasoning, stream.reasoningField, {
+      ...(reasoning === null ? {} : relayThinkingFields(voice.dialect, reasoning)),
+    });
     if (fault?.kind === 'cutAfter') {
       // A non-streaming reply broken off halfway through its JSON.
       const text = JSON.stringify(body);
@@ -111,7 +115,7 @@ export async function answerChat(
   }
   const pieceChars = fault?.kind === 'echoKey' ? (fault.deltaChars ?? ECHO_DELTA_CHARS) : undefined;
   const streamPlan = planDialectStream(
-    { plan, reasoning, usageWording: voice.dialect.usageWording },
+    { plan, reasoning, usageWording: voice.dialect.usageWording, thinkingRelay: voice.dialect },
     settings.streamChunkCount,
     request.includeUsage,
     stream,

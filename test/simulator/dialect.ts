@@ -139,6 +139,11 @@ export interface Dialect {
    * signature (Gemini 3; thoughtSignatures.ts).
    */
   signsToolCalls: boolean;
+  /**
+   * Relays Claude's signed thinking blocks beside the thinking text, in LiteLLM's `thinking_blocks` or
+   * OpenRouter's `reasoning_details`, and wants them back on the current turn's tool calls (relayThinking.ts); null: none.
+   */
+  relaysClaudeThinking: 'thinking_blocks' | 'reasoning_details' | null;
 }
 
 /**
@@ -166,4 +171,5 @@ export const SEED_DIALECT: Dialect = {
   namesMatchedStop: false,
   unsupportedReasoningEffort: 'refused',
   signsToolCalls: false,
+  relaysClaudeThinking: null,
 };

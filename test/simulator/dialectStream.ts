@@ -1,5 +1,6 @@
 import { estimateTokens, planStream, splitText, type ReplyPlan, type StreamPlan, type Usage } from './chatReply.ts';
-import type { StreamDialect } from './dialect.ts';
+import type { Dialect, StreamDialect } from './dialect.ts';
+import { relayThinkingPieceFields, relayThinkingSignatureDelta } from './relayThinking.ts';
 import { wordedUsage, type UsageWording } from './usageWording.ts';
 
 /**
@@ -14,6 +15,8 @@ export interface DialectReply {
   reasoning: string | null;
   /** How the gateway words the usage; OpenAI's when not said. */
   usageWording?: UsageWording;
+  /** A relay that signs Claude's thinking (Dialect.relaysClaudeThinking): its blocks stream beside the thinking. */
+  thinkingRelay?: Dialect;
 }
 
 /** Usage with the reasoning counted as completion tokens, as reasoning models bill it. */
@@ -24,11 +27,17 @@ export function usageWithReasoning(usage: Usage | null, reasoning: string | null
   return { ...usage, completion_tokens: completionTokens, total_tokens: usage.prompt_tokens + completionTokens, reasoningTokens };
 }
 
-/** The non-streaming body's message gains the reasoning under the dialect's field name. */
-export function withReasoning(body: object, reasoning: string | null, field: StreamDialect['reasoningField']): object {
+/** The non-streaming body's message gains the reasoning under the dialect's field name, and `besides` (a relay's signed blocks). */
+export function withReasoning(
+  body: object,
+  reasoning: string | null,
+  field: StreamDialect['reasoningField'],
+  besides: object = {},
+): object {
   if (reasoning === null) return body;
   const typed = body as { choices: Array<{ message: Record<string, unknown> }> };
-  return { ...typed, choices: typed.choices.map((choice) => ({ ...choice, message: { ...choice.message, [field]: reasoning } })) };
+  const message = (choice: { message: Record<string, unknown> }) => ({ ...choice.message, [field]: reasoning, ...besides });
+  return { ...typed, choices: typed.choices.map((choice) => ({ ...choice, message: message(choice) })) };
 }
 
 type Chunk = Record<string, unknown> & { choices: unknown[] };
@@ -42,13 +51,18 @@ export function planDialectStream(
 ): StreamPlan {
   const base = planStream(reply.plan, pieceCount, false, pieceChars);
   const envelope = { ...(base.head as Chunk), choices: [] };
+  const relay = reply.thinkingRelay;
+  const reasoningDelta = (delta: object): object => ({ ...envelope, choices: [{ index: 0, delta, finish_reason: null }] });
+  const signatureDelta = reply.reasoning === null || relay === undefined ? null : relayThinkingSignatureDelta(relay, reply.reasoning);
   const reasoningDeltas =
     reply.reasoning === null
       ? []
-      : splitText(reply.reasoning, pieceCount).map((piece) => ({
-          ...envelope,
-          choices: [{ index: 0, delta: { [dialect.reasoningField]: piece }, finish_reason: null }],
-        }));
+      : [
+          ...splitText(reply.reasoning, pieceCount).map((piece) =>
+            reasoningDelta({ [dialect.reasoningField]: piece, ...(relay === undefined ? {} : relayThinkingPieceFields(relay, piece)) }),
+          ),
+          ...(signatureDelta === null ? [] : [reasoningDelta(signatureDelta)]),
+        ];
   const deltas = [...reasoningDeltas, ...base.deltas];
   const [finish] = base.tail as [Chunk];
   const planned = reply.plan.usage;

@@ -214,6 +214,20 @@ const openrouter: Dialect = {
 };
 
 /**
+ * LiteLLM in front of Claude with thinking on: its signed thinking_blocks (relayThinking.ts). Apart
+ * from DIALECTS, whose every test of every gateway would then meet thinking in its answers.
+ */
+export const litellmClaude: Dialect = { ...litellm, name: 'litellm-claude', relaysClaudeThinking: 'thinking_blocks' };
+
+/** OpenRouter in front of Claude with reasoning on: thinking as `reasoning`, signed in reasoning_details (relayThinking.ts). Apart likewise. */
+export const openrouterClaude: Dialect = {
+  ...openrouter,
+  name: 'openrouter-claude',
+  stream: { ...openrouter.stream, reasoningField: 'reasoning' },
+  relaysClaudeThinking: 'reasoning_details',
+};
+
+/**
  * DeepSeek's own API in thinking mode.
  * - Thinking streams as `reasoning_content`: https://api-docs.deepseek.com/guides/reasoning_model
  * - A tool-call turn sent back without its `reasoning_content` is refused with a 400 "Missing

@@ -4,7 +4,8 @@ import { setReasoningEffortLast } from '../chat/reasoningEffort.ts';
 import type { ChatRequestTranslation, RequestRefusal } from '../requestResult.ts';
 import type { ChatRequestOptions } from '../adapter.ts';
 import { foundToolsMessage, imagePart, textPart, userContent, withLeadingSystem } from '../chat/chatMessages.ts';
-import type { ChatContentPart, ChatMessage, ChatToolCall } from '../chat/chatMessages.ts';
+import type { AssistantMessage, ChatContentPart, ChatMessage, ChatToolCall } from '../chat/chatMessages.ts';
+import { addRelayThinking, joinedRelayThinking, relayThinkingOfMark, type RelayThinking } from '../chat/relayThinking.ts';
 import { toolFields } from './tools.ts';
 import { contextManagementNotes } from './contextManagement.ts';
 import { anthropicRequestSchema, anthropicTranslatedFields } from './requestSchema.ts';
@@ -101,8 +102,9 @@ function userMessages(blocks: AnthropicContentBlock[], notes: string[]): ChatMes
 function assistantMessages(blocks: AnthropicContentBlock[], notes: string[]): ChatMessage[] {
   const texts: string[] = [];
   const toolCalls: ChatToolCall[] = [];
-  // Thinking that may go back to the gateway (returnedReasoning.ts); other thinking is dropped.
+  // Thinking that may go back to the gateway (returnedReasoning.ts), a relay's signed blocks (relayThinking.ts); other thinking is dropped.
   const thoughts: string[] = [];
+  let relayThinking: RelayThinking | null = null;
   for (const block of blocks) {
     if (block.type === 'text') texts.push(block.text);
     else if (block.type === 'tool_use') {
@@ -111,22 +113,25 @@ function assistantMessages(blocks: AnthropicContentBlock[], notes: string[]): Ch
         type: 'function',
         function: { name: block.name, arguments: JSON.stringify(block.input ?? {}) },
       });
-    } else if (block.type === 'thinking' && isReturnableReasoning(block.signature)) {
-      if (block.thinking) thoughts.push(block.thinking);
+    } else if (block.type === 'thinking') {
+      const relay = relayThinkingOfMark(block.signature);
+      if (relay !== null) relayThinking = joinedRelayThinking(relayThinking, relay);
+      else if (!isReturnableReasoning(block.signature)) noteDropped(block, notes);
+      else if (block.thinking) thoughts.push(block.thinking);
     } else noteDropped(block, notes);
   }
   const content = texts.length > 0 ? texts.join('') : null;
   if (content === null && toolCalls.length === 0) return [];
   if (toolCalls.length === 0) return [{ role: 'assistant', content }];
-  // Only a tool-call turn takes its thinking back: there DeepSeek asks for it.
-  return [
-    {
-      role: 'assistant',
-      content,
-      tool_calls: toolCalls,
-      ...(thoughts.length > 0 ? { reasoning_content: joinedReasoning(undefined, thoughts) } : {}),
-    },
-  ];
+  // Only a tool-call turn takes its thinking back: there DeepSeek asks for it, and Claude behind a relay.
+  const turn: AssistantMessage = {
+    role: 'assistant',
+    content,
+    tool_calls: toolCalls,
+    ...(thoughts.length > 0 ? { reasoning_content: joinedReasoning(undefined, thoughts) } : {}),
+  };
+  if (relayThinking !== null) addRelayThinking(turn, relayThinking);
+  return [turn];
 }
 
 function toolResultContent(

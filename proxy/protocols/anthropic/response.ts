@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { reasoningMark } from '../chat/returnedReasoning.ts';
+import { signedRelayThinking, thinkingMark } from '../chat/relayThinking.ts';
 import type { TokenUsage } from '../../contracts/usage.ts';
 import { readChatCompletion } from '../chat/chatShapes.ts';
 import { isRecord } from '../../core/isRecord.ts';
@@ -84,11 +84,11 @@ export function chatToAnthropicResponse(
   const messageId = options.messageId ?? newAnthropicMessageId();
   const content: Record<string, unknown>[] = [];
   // The thinking block comes first, as Anthropic's own answers order it; see emptyContentBlock in stream.ts for the signature.
-  if (reply.reasoning !== '') {
+  if (reply.reasoning !== '' || signedRelayThinking(reply.relayThinking) !== null) {
     content.push({
       type: 'thinking',
       thinking: reply.reasoning,
-      signature: reasoningMark(reply.reasoningField ?? 'reasoning_content'),
+      signature: thinkingMark(reply.reasoningField ?? 'reasoning_content', reply.relayThinking),
     });
   }
   if (reply.text !== '') content.push({ type: 'text', text: reply.text });

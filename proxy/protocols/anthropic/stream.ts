@@ -1,5 +1,5 @@
 import { createChatStreamBlocks } from '../chat/chatStreamBlocks.ts';
-import { reasoningMark } from '../chat/returnedReasoning.ts';
+import { thinkingMark } from '../chat/relayThinking.ts';
 import type { BlockEvent } from '../chat/chatStreamBlocks.ts';
 import { sseFrame } from '../sse.ts';
 import { STREAM_ENDED_EARLY_MESSAGE } from '../streamTranslator.ts';
@@ -80,13 +80,14 @@ function renderBlockEvent(event: BlockEvent): string[] {
   const stop = sseFrame('content_block_stop', { type: 'content_block_stop', index });
   if (block.kind !== 'reasoning') return [stop];
   // As Anthropic sends a thinking block's signature: one delta just before the block stops.
-  const signature = { type: 'signature_delta', signature: reasoningMark(block.field) };
+  const signature = { type: 'signature_delta', signature: thinkingMark(block.field, block.relayThinking) };
   return [sseFrame('content_block_delta', { type: 'content_block_delta', index, delta: signature }), stop];
 }
 
 /**
  * A chat model's thinking becomes a thinking block whose signature is no Anthropic one: Airlock's
- * mark of where its thinking came from (returnedReasoning.ts), sent at its end.
+ * mark of where its thinking came from (returnedReasoning.ts), or the relay's own signed blocks
+ * (relayThinking.ts), sent at its end.
  * A refusal is text: Anthropic has no refusal block (its `refusal` stop reason is a classifier's, not the model's words).
  */
 function emptyContentBlock(block: BlockEvent['block']): Record<string, unknown> {

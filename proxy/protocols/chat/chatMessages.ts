@@ -10,12 +10,17 @@ export interface ChatToolCall {
   function: { name: string; arguments: string };
 }
 
-/** `reasoning_content`: thinking handed back for a tool-call turn (returnedReasoning.ts). */
+/**
+ * `reasoning_content`: thinking handed back for a tool-call turn (returnedReasoning.ts);
+ * `thinking_blocks`, `reasoning_details`: a relay's signed thinking blocks, handed back likewise (relayThinking.ts).
+ */
 export interface AssistantMessage {
   role: 'assistant';
   content: string | null;
   tool_calls?: ChatToolCall[];
   reasoning_content?: string;
+  thinking_blocks?: Record<string, unknown>[];
+  reasoning_details?: Record<string, unknown>[];
 }
 
 export type ChatMessage =

@@ -59,6 +59,8 @@ export interface ChatChunkReading {
   reasoningDelta: string | null;
   /** Which of the two it came in: null when the chunk has no thinking. */
   reasoningField: ReasoningField | null;
+  /** Pieces of a relay's thinking blocks (relayThinking.ts), the signatures among them. */
+  relayThinking: RelayThinking | null;
   /** The model declining (OpenAI's `refusal`), streamed instead of `content`. */
   refusalDelta: string | null;
   toolCallDeltas: ToolCallDelta[];
@@ -93,6 +95,7 @@ const EMPTY_READING: ChatChunkReading = {
   textDelta: null,
   reasoningDelta: null,
   reasoningField: null,
+  relayThinking: null,
   refusalDelta: null,
   toolCallDeltas: [],
   finishReason: null,
@@ -160,6 +163,7 @@ export function readChatChunk(chunk: Json): ChatChunkReading {
     textDelta: contentOf(delta?.content).text,
     reasoningDelta: thinking?.text ?? null,
     reasoningField: thinking?.field ?? null,
+    relayThinking: relayThinkingOf(delta),
     refusalDelta: stringOrNull(delta?.refusal),
     toolCallDeltas: calls.filter(isRecord).map((call) => {
       const fn = isRecord(call.function) ? call.function : {};
@@ -221,6 +225,7 @@ export function completionAsChunk(json: unknown): Json | null {
   const delta = {
     content: reply.text,
     [reply.reasoningField ?? 'reasoning_content']: reply.reasoning,
+    ...(reply.relayThinking === null ? {} : { [reply.relayThinking.field]: reply.relayThinking.blocks }),
     ...(reply.refusal === '' ? {} : { refusal: reply.refusal }),
     tool_calls: toolCalls,
   };

@@ -2,6 +2,7 @@ import type { TokenUsage } from '../../contracts/usage.ts';
 import type { ChatChunkReading, ToolCallDelta } from './chatShapes.ts';
 import type { ReasoningField } from './returnedReasoning.ts';
 import { clientCallId } from './thoughtSignature.ts';
+import { joinedRelayThinking, signedRelayThinking, type RelayThinking } from './relayThinking.ts';
 
 /**
  * Turns Chat Completions stream chunks into an ordered sequence of output blocks (reasoning,
@@ -15,8 +16,11 @@ import { clientCallId } from './thoughtSignature.ts';
  */
 
 export type StreamBlock =
-  /** `field`: the chat field the thinking came in, which decides whether it may go back (returnedReasoning.ts). */
-  | { position: number; kind: 'reasoning'; text: string; field: ReasoningField }
+  /**
+   * `field`: the chat field the thinking came in, which decides whether it may go back (returnedReasoning.ts);
+   * `relayThinking`: a relay's thinking blocks so far, signatures included (relayThinking.ts).
+   */
+  | { position: number; kind: 'reasoning'; text: string; field: ReasoningField; relayThinking?: RelayThinking }
   | { position: number; kind: 'text'; text: string }
   /** The model declining (`delta.refusal`): Responses has a content part for it, Anthropic shows it as text. */
   | { position: number; kind: 'refusal'; text: string }
@@ -150,6 +154,13 @@ export function createChatStreamBlocks(callIdPrefix: string): ChatStreamBlocks {
     apply(reading) {
       if (reading.reasoningDelta !== null && reading.reasoningDelta !== '') {
         textTarget('reasoning', reading.reasoningField ?? 'reasoning_content').heldPieces.push(reading.reasoningDelta);
+      }
+      // A relay's blocks go with the thinking they came with; a signature alone (omitted thinking) makes a block of its own.
+      const last = tracked.at(-1);
+      const reasoningOpen = last?.block.kind === 'reasoning' && !last.closed;
+      if (reading.relayThinking !== null && (reasoningOpen || signedRelayThinking(reading.relayThinking) !== null)) {
+        const { block } = textTarget('reasoning', reading.reasoningField ?? 'reasoning_content');
+        if (block.kind === 'reasoning') block.relayThinking = joinedRelayThinking(block.relayThinking, reading.relayThinking);
       }
       if (reading.textDelta !== null && reading.textDelta !== '') textTarget('text').heldPieces.push(reading.textDelta);
       if (reading.refusalDelta !== null && reading.refusalDelta !== '') textTarget('refusal').heldPieces.push(reading.refusalDelta);

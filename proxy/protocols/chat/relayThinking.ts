@@ -1,5 +1,7 @@
 import { isRecord } from '../../core/isRecord.ts';
 import { base64DataBytes, base64DataChars } from '../anthropic/encryptedThinking.ts';
+import type { AssistantMessage } from './chatMessages.ts';
+import { AIRLOCK_MARK_PREFIX, reasoningMark, type ReasoningField } from './returnedReasoning.ts';
 
 /**
  * Relays that put Claude behind a chat completions API hand on its thinking blocks, signatures
@@ -13,6 +15,12 @@ import { base64DataBytes, base64DataChars } from '../anthropic/encryptedThinking
  *   the signature in a piece of its own (openrouter.ai/docs/use-cases/reasoning-tokens; the recorded
  *   streams of charmbracelet/fantasy's TestOpenRouterThinking cassettes).
  * The signature of a Claude 4 model holds its full thinking, of which the text is a summary or nothing.
+ *
+ * Claude refuses a tool result whose assistant turn lost its thinking blocks (LiteLLM passes the 400
+ * on, unless told to drop thinking for that turn), and OpenRouter drops the thinking quietly: the
+ * blocks must go back as they came, on the assistant message. The path is stateless, so they ride
+ * in the thinking block's signature or the reasoning item's encrypted_content a translated client
+ * hands back unchanged (returnedReasoning.ts), and go back on the tool-call turn they led to.
  */
 export type RelayThinkingField = 'thinking_blocks' | 'reasoning_details';
 
@@ -32,18 +40,104 @@ export function relayThinkingOf(fields: Record<string, unknown> | null | undefin
   return null;
 }
 
-const nonEmptyString = (value: unknown): string => (typeof value === 'string' ? value : '');
+/** A field's text, '' when it holds none (absent, null, not a string). */
+const stringOf = (value: unknown): string => (typeof value === 'string' ? value : '');
 
 /** A block's (or a streamed piece's) visible thinking: LiteLLM's `thinking`, OpenRouter's `text` or `summary`. */
 function visibleTextOf(block: RelayBlock): string {
-  return nonEmptyString(block.thinking) || nonEmptyString(block.text) || nonEmptyString(block.summary);
+  return stringOf(block.thinking) || stringOf(block.text) || stringOf(block.summary);
 }
 
 /** Claude's redacted thinking: its encrypted `data`. LiteLLM keeps Anthropic's block; OpenRouter calls it reasoning.encrypted, in Anthropic's format. */
 function redactedDataOf(block: RelayBlock): string {
-  if (block.type === 'redacted_thinking') return nonEmptyString(block.data);
+  if (block.type === 'redacted_thinking') return stringOf(block.data);
   const anthropicFormat = typeof block.format === 'string' && block.format.startsWith('anthropic');
-  return block.type === 'reasoning.encrypted' && anthropicFormat ? nonEmptyString(block.data) : '';
+  return block.type === 'reasoning.encrypted' && anthropicFormat ? stringOf(block.data) : '';
+}
+
+/** Whether the blocks hold what only the relay can verify: a signature, or redacted or encrypted thinking. */
+function holdsSignedThinking(blocks: readonly RelayBlock[]): boolean {
+  return blocks.some((block) => stringOf(block.signature) !== '' || stringOf(block.data) !== '');
+}
+
+/** Relay thinking that must go back to the relay (signed), or null. */
+export function signedRelayThinking(thinking: RelayThinking | null | undefined): RelayThinking | null {
+  return thinking !== null && thinking !== undefined && holdsSignedThinking(thinking.blocks) ? thinking : null;
+}
+
+/** The string fields a streamed piece adds to its block's: the rest (type, format, index, id) come with its first piece. */
+const APPENDED_FIELDS = ['thinking', 'text', 'summary', 'data', 'signature'] as const;
+
+function appended(block: RelayBlock, piece: RelayBlock): RelayBlock {
+  const joined: RelayBlock = { ...piece, ...block };
+  for (const field of APPENDED_FIELDS) {
+    const added = stringOf(piece[field]);
+    if (added !== '') joined[field] = stringOf(block[field]) + added;
+  }
+  return joined;
+}
+
+/** The piece without its null fields: LiteLLM's thinking pieces say `signature: null`, which no block sent back may say. */
+function withoutNullFields(piece: RelayBlock): RelayBlock {
+  return Object.fromEntries(Object.entries(piece).filter(([, value]) => value !== null));
+}
+
+/** Which block a piece continues, or -1 for a block of its own: OpenRouter's by index and type, LiteLLM's the open one (see RelayThinkingReader). */
+function continuedBlock(field: RelayThinkingField, blocks: readonly RelayBlock[], piece: RelayBlock): number {
+  if (field === 'reasoning_details') {
+    if (typeof piece.index !== 'number') return -1;
+    return blocks.findLastIndex((block) => block.index === piece.index && block.type === piece.type);
+  }
+  const last = blocks.at(-1);
+  if (last?.type !== 'thinking' || piece.type !== 'thinking' || stringOf(last.signature) !== '') return -1;
+  return blocks.length - 1;
+}
+
+/** Relay thinking with more pieces (a stream's, or another block's handed back): each joined to the block it continues. */
+export function joinedRelayThinking(earlier: RelayThinking | null | undefined, more: RelayThinking): RelayThinking {
+  // Another relay's blocks (a session moved between profiles) replace the earlier relay's: neither takes the other's.
+  if (earlier !== null && earlier !== undefined && earlier.field !== more.field) return more;
+  const blocks = [...(earlier?.blocks ?? [])];
+  for (const piece of more.blocks) {
+    const at = continuedBlock(more.field, blocks, piece);
+    if (at < 0) blocks.push(withoutNullFields(piece));
+    else blocks[at] = appended(blocks[at] as RelayBlock, piece);
+  }
+  return { field: more.field, blocks };
+}
+
+/**
+ * The mark a translated thinking block's signature or reasoning item's encrypted_content carries:
+ * the relay's signed blocks when it sent some (`airlock:thinking_blocks:<base64url JSON>`), else
+ * where its thinking came from (returnedReasoning.ts).
+ */
+export function thinkingMark(field: ReasoningField, relay: RelayThinking | null | undefined): string {
+  const signed = signedRelayThinking(relay);
+  if (signed === null) return reasoningMark(field);
+  return `${AIRLOCK_MARK_PREFIX}${signed.field}:${Buffer.from(JSON.stringify(signed.blocks)).toString('base64url')}`;
+}
+
+/** The relay thinking a mark a client handed back carries, or null (another mark, another signature, or not one at all). */
+export function relayThinkingOfMark(mark: unknown): RelayThinking | null {
+  if (typeof mark !== 'string') return null;
+  for (const field of ['thinking_blocks', 'reasoning_details'] as const) {
+    const prefix = `${AIRLOCK_MARK_PREFIX}${field}:`;
+    if (!mark.startsWith(prefix)) continue;
+    try {
+      const blocks: unknown = JSON.parse(Buffer.from(mark.slice(prefix.length), 'base64url').toString('utf8'));
+      return Array.isArray(blocks) ? { field, blocks: blocks.filter(isRecord) } : null;
+    } catch {
+      // Not one Airlock made: nothing to send back.
+      return null;
+    }
+  }
+  return null;
+}
+
+/** Gives a tool-call turn the relay's blocks handed back for it, after any it has. */
+export function addRelayThinking(turn: AssistantMessage, relay: RelayThinking): void {
+  const earlier = turn[relay.field];
+  turn[relay.field] = joinedRelayThinking(earlier === undefined ? null : { field: relay.field, blocks: earlier }, relay).blocks;
 }
 
 /** What the output estimate is told of relay thinking: a block's visible thinking, its signature's bytes so far, redacted thinking's bytes. */
@@ -81,7 +175,7 @@ export class RelayThinkingReader {
         continue;
       }
       const text = visibleTextOf(block);
-      const signature = nonEmptyString(block.signature);
+      const signature = stringOf(block.signature);
       if (field === 'reasoning_details' && block.type === 'reasoning.summary') {
         if (text !== '') this.#sink.onOtherOutput(text);
         continue;

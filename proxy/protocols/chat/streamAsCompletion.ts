@@ -6,6 +6,7 @@ import { finishReasonOf } from './finishReason.ts';
 import { ChatStreamObserver } from './observer.ts';
 import { chatThinkingOf, contentOf } from './contentParts.ts';
 import { isChatStreamEnd } from './streamEnd.ts';
+import { joinedRelayThinking, relayThinkingOf, type RelayThinking } from './relayThinking.ts';
 
 type Json = Record<string, unknown>;
 
@@ -21,6 +22,8 @@ interface AssembledChoice {
   content: string | null;
   /** Thinking, under the field it came in (`reasoning_content` or `reasoning`). */
   thinking: Map<string, string>;
+  /** A relay's thinking blocks, their pieces joined (relayThinking.ts). */
+  relayThinking: RelayThinking | null;
   refusal: string | null;
   calls: Map<number, AssembledCall>;
   finishReason: string | null;
@@ -32,8 +35,8 @@ const joined = (before: string | null, piece: unknown): string | null => (typeof
 
 /**
  * A chat stream put together into the one `chat.completion` it amounts to, for a client that asked
- * for a whole answer from a gateway that streamed anyway. Each choice's text, thinking, refusal and
- * tool calls are joined by index as the OpenAI SDKs' stream helpers join them; a call's id and name
+ * for a whole answer from a gateway that streamed anyway. Each choice's text, thinking (a relay's
+ * signed blocks too), refusal and tool calls are joined by index as the OpenAI SDKs' stream helpers join them; a call's id and name
  * come from its first piece that has them (DashScope and GLM repeat them as "" on later pieces).
  */
 export class ChatCompletionAssembler {
@@ -57,6 +60,7 @@ export class ChatCompletionAssembler {
     const assembled = this.#choices.get(index) ?? {
       content: null,
       thinking: new Map<string, string>(),
+      relayThinking: null,
       refusal: null,
       calls: new Map<number, AssembledCall>(),
       finishReason: null,
@@ -69,6 +73,8 @@ export class ChatCompletionAssembler {
     assembled.refusal = joined(assembled.refusal, delta.refusal);
     const thinking = chatThinkingOf(delta);
     if (thinking !== null) assembled.thinking.set(thinking.field, (assembled.thinking.get(thinking.field) ?? '') + thinking.text);
+    const relayThinking = relayThinkingOf(delta);
+    if (relayThinking !== null) assembled.relayThinking = joinedRelayThinking(assembled.relayThinking, relayThinking);
     if (Array.isArray(delta.tool_calls)) {
       for (const [position, call] of delta.tool_calls.entries()) if (isRecord(call)) addCallPiece(assembled.calls, position, call);
     }
@@ -114,6 +120,7 @@ function messageOf(choice: AssembledChoice): Json {
     role: 'assistant',
     content: choice.content,
     ...Object.fromEntries(choice.thinking),
+    ...(choice.relayThinking === null ? {} : { [choice.relayThinking.field]: choice.relayThinking.blocks }),
     ...(choice.refusal === null ? {} : { refusal: choice.refusal }),
     ...(calls.length === 0 ? {} : { tool_calls: calls }),
   };

@@ -77,7 +77,11 @@ export function signaturesOfCurrentTurnOnly(messages: ChatMessage[]): void {
   const turnStart = messages.findLastIndex((message, index) => message.role === 'user' && messages[index - 1]?.role !== 'tool');
   for (let index = 0; index < turnStart; index += 1) {
     const message = messages[index];
-    if (message?.role !== 'assistant' || message.tool_calls === undefined) continue;
+    if (message?.role !== 'assistant') continue;
+    // A relay's thinking blocks likewise (relayThinking.ts): Claude needs those of the current turn's tool calls only.
+    delete message.thinking_blocks;
+    delete message.reasoning_details;
+    if (message.tool_calls === undefined) continue;
     if (!message.tool_calls.some((call) => call.extra_content !== undefined)) continue;
     message.tool_calls = message.tool_calls.map(({ extra_content: _signature, ...call }) => call);
   }

@@ -1,5 +1,5 @@
 import type { TokenUsage } from '../../contracts/usage.ts';
-import { reasoningMark } from '../chat/returnedReasoning.ts';
+import { thinkingMark } from '../chat/relayThinking.ts';
 import type { StreamBlock } from '../chat/chatStreamBlocks.ts';
 import type { ClientToolNames } from '../requestResult.ts';
 import { calledTool } from './namespacedTools.ts';
@@ -109,8 +109,9 @@ export function outputItem(
   const id = outputItemId(responseId, block, clientToolNames);
   if (block.kind === 'reasoning') {
     const summary = status === 'completed' ? [reasoningSummaryPart(block.text)] : [];
-    // Clients hand encrypted_content back as they got it: Airlock's mark of where this thinking came from (returnedReasoning.ts).
-    return { id, type: 'reasoning', status, summary, encrypted_content: reasoningMark(block.field) };
+    // Clients hand encrypted_content back as they got it: Airlock's mark of where this thinking came from
+    // (returnedReasoning.ts), or the relay's signed blocks (relayThinking.ts).
+    return { id, type: 'reasoning', status, summary, encrypted_content: thinkingMark(block.field, block.relayThinking) };
   }
   if (block.kind === 'text' || block.kind === 'refusal') {
     const part = block.kind === 'text' ? outputTextPart(block.text) : refusalPart(block.text);

@@ -4,6 +4,7 @@ import type { ChatRequestOptions } from '../adapter.ts';
 import { foundToolsMessage, imagePart, textPart, userContent, withLeadingSystem } from '../chat/chatMessages.ts';
 import type { AssistantMessage, ChatContentPart, ChatMessage, ChatToolCall } from '../chat/chatMessages.ts';
 import { isReturnableReasoning, joinedReasoning } from '../chat/returnedReasoning.ts';
+import { addRelayThinking, joinedRelayThinking, relayThinkingOfMark, type RelayThinking } from '../chat/relayThinking.ts';
 import { setReasoningEffortLast } from '../chat/reasoningEffort.ts';
 import { responsesRequestSchema, responsesTranslatedFields } from './requestSchema.ts';
 import type { ResponsesContentPart, ResponsesInputItem, ResponsesRequest, ResponsesTool } from './requestSchema.ts';
@@ -105,18 +106,23 @@ function inputMessages(
     messages.push({ role: 'user', content: toolImages });
     toolImages = [];
   };
-  // Thinking that may go back (returnedReasoning.ts), until the tool call it led to.
+  // Thinking that may go back (returnedReasoning.ts) and a relay's signed blocks (relayThinking.ts), until the tool call they led to.
   let thoughts: string[] = [];
+  let relayThinking: RelayThinking | null = null;
+  const forgetThinking = (): void => {
+    thoughts = [];
+    relayThinking = null;
+  };
   for (const item of input) {
     if (item.type === 'function_call_output' || item.type === 'custom_tool_call_output') {
-      thoughts = [];
+      forgetThinking();
       const content = typeof item.output === 'string' ? item.output : partsToText(item.output, toolImages, notes);
       if (typeof content !== 'string') return content;
       messages.push({ role: 'tool', tool_call_id: chatCallId(item.call_id), content });
       continue;
     }
     if (item.type === 'tool_search_output' && item.call_id) {
-      thoughts = [];
+      forgetThinking();
       messages.push({ role: 'tool', tool_call_id: chatCallId(item.call_id), content: foundToolsMessage(chatToolNames(item.tools, namer)) });
       continue;
     }
@@ -133,16 +139,19 @@ function inputMessages(
       if (turn !== last) messages.push(turn);
       turn.tool_calls = [...(turn.tool_calls ?? []), call];
       if (thoughts.length > 0) turn.reasoning_content = joinedReasoning(turn.reasoning_content, thoughts);
-      thoughts = [];
+      if (relayThinking !== null) addRelayThinking(turn, relayThinking);
+      forgetThinking();
     } else if (item.type === 'message') {
       // An assistant's text may be followed by its calls, in the same turn: its thinking waits for them.
-      if (item.role !== 'assistant') thoughts = [];
+      if (item.role !== 'assistant') forgetThinking();
       const message = messageItem(item, notes);
       if ('ok' in message) return message;
       messages.push(message);
     } else if (item.type === 'reasoning') {
       // Other thinking is the upstream's own earlier thoughts, which a chat gateway cannot take back.
-      if (isReturnableReasoning(item.encrypted_content)) thoughts.push(...summaryTexts(item));
+      const relay = relayThinkingOfMark(item.encrypted_content);
+      if (relay !== null) relayThinking = joinedRelayThinking(relayThinking, relay);
+      else if (isReturnableReasoning(item.encrypted_content)) thoughts.push(...summaryTexts(item));
     } else if (item.type === 'additional_tools') {
       // Its tools are offered with the request's (inputTools).
     } else if (item.type === 'tool_search_output') {

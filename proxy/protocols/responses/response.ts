@@ -5,6 +5,7 @@ import type { StreamBlock } from '../chat/chatStreamBlocks.ts';
 import type { ClientToolNames } from '../requestResult.ts';
 import { outputItem, responseEnding, responseSnapshot } from './output.ts';
 import { clientCallId } from '../chat/thoughtSignature.ts';
+import { signedRelayThinking } from '../chat/relayThinking.ts';
 
 /** Chat Completions reply -> Responses API reply (the non-streaming form). */
 
@@ -23,8 +24,11 @@ export function chatToResponsesResponse(
   const reply = readChatCompletion(chatJson);
   if (reply === null) return { ok: false, message: 'the upstream reply has no choices to translate' };
   const blocks: StreamBlock[] = [];
-  if (reply.reasoning !== '')
-    blocks.push({ position: 0, kind: 'reasoning', text: reply.reasoning, field: reply.reasoningField ?? 'reasoning_content' });
+  const relayThinking = signedRelayThinking(reply.relayThinking);
+  if (reply.reasoning !== '' || relayThinking !== null) {
+    const field = reply.reasoningField ?? 'reasoning_content';
+    blocks.push({ position: 0, kind: 'reasoning', text: reply.reasoning, field, ...(relayThinking === null ? {} : { relayThinking }) });
+  }
   if (reply.text !== '') blocks.push({ position: blocks.length, kind: 'text', text: reply.text });
   if (reply.refusal !== '') blocks.push({ position: blocks.length, kind: 'refusal', text: reply.refusal });
   for (const call of reply.toolCalls) {

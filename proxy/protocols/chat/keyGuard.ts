@@ -4,12 +4,15 @@ import { FieldKeyGuard, type Emit, type Json } from '../streamKeyGuard.ts';
 import { isRecord } from '../../core/isRecord.ts';
 import { finishReasonOf } from './finishReason.ts';
 import { isChatStreamEnd } from './streamEnd.ts';
+import type { RelayThinkingField } from './relayThinking.ts';
 
 /** Legacy completions stream `choices[].text`. */
 const LEGACY_TEXT_FIELD = 'text';
 const TOOL_FIELD_PREFIX = 'tool ';
 /** The text of Mistral's thinking parts (contentParts.ts), a field of its own beside `content`. */
 const THINKING_PARTS_FIELD = 'thinking parts';
+/** A relay's thinking blocks (relayThinking.ts): LiteLLM's run on as one text, OpenRouter's by their `index`. */
+const RELAY_BLOCKS_PREFIX = 'relay ';
 
 /**
  * Chat Completions (and legacy completions): per choice, clients concatenate `content`,
@@ -65,6 +68,8 @@ export class ChatKeyGuard extends FieldKeyGuard<string> {
       if (typeof delta.reasoning_content === 'string') this.fields.guard(this.#key(index, 'reasoning_content'), delta, 'reasoning_content');
       if (typeof delta.reasoning === 'string') this.fields.guard(this.#key(index, 'reasoning'), delta, 'reasoning');
       if (typeof delta.refusal === 'string') this.fields.guard(this.#key(index, 'refusal'), delta, 'refusal');
+      if (Array.isArray(delta.thinking_blocks)) this.#guardRelayBlocks(delta.thinking_blocks, index, 'thinking_blocks');
+      if (Array.isArray(delta.reasoning_details)) this.#guardRelayBlocks(delta.reasoning_details, index, 'reasoning_details');
       if (Array.isArray(delta.tool_calls)) {
         delta.tool_calls.forEach((call: unknown, position) => {
           if (!isRecord(call) || !isRecord(call.function)) return;
@@ -92,6 +97,25 @@ export class ChatKeyGuard extends FieldKeyGuard<string> {
     }
   }
 
+  /**
+   * A relay's thinking blocks repeat the thinking text beside it, and a translated client gets them
+   * in its thinking's signature: their text is guarded as a field of its own. A block ends with its
+   * signature, so what its text held back goes in the signature's piece, the block whole before it.
+   */
+  #guardRelayBlocks(blocks: unknown[], index: number, field: RelayThinkingField): void {
+    for (const block of blocks) {
+      if (!isRecord(block)) continue;
+      const key = this.#key(index, relayBlocksKey(field, block.index));
+      const property = relayTextProperty(field, block);
+      this.fields.guard(key, block, property);
+      if (typeof block.signature !== 'string' || block.signature === '') continue;
+      const rest = this.fields.end(key);
+      if (rest === '') continue;
+      block[property] = `${typeof block[property] === 'string' ? block[property] : ''}${rest}`;
+      this.fields.noteReshaped();
+    }
+  }
+
   /** The choice ended: its held text goes in this chunk, appended to the fields it belongs to. */
   #flushChoice(choice: Json, index: number): boolean {
     let changed = false;
@@ -108,6 +132,10 @@ export class ChatKeyGuard extends FieldKeyGuard<string> {
       }
       if (!isRecord(choice.delta)) choice.delta = {};
       const delta = choice.delta as Json;
+      if (field.startsWith(RELAY_BLOCKS_PREFIX)) {
+        addRelayBlockPiece(delta, field.slice(RELAY_BLOCKS_PREFIX.length), rest);
+        continue;
+      }
       if (field === THINKING_PARTS_FIELD || (field === 'content' && Array.isArray(delta.content))) {
         delta.content = [...contentPartsOf(delta.content), field === 'content' ? { type: 'text', text: rest } : thinkingPart(rest)];
         continue;
@@ -147,3 +175,22 @@ function contentPartsOf(content: unknown): unknown[] {
 }
 
 const thinkingPart = (text: string): Json => ({ type: 'thinking', thinking: [{ type: 'text', text }] });
+
+/** A relay block's guarded field: LiteLLM's blocks run on as one, OpenRouter's are told apart by their index. */
+function relayBlocksKey(field: RelayThinkingField, blockIndex: unknown): string {
+  return field === 'thinking_blocks' ? `${RELAY_BLOCKS_PREFIX}${field}` : `${RELAY_BLOCKS_PREFIX}${field} ${Number(blockIndex ?? 0)}`;
+}
+
+/** Where a relay block's text is: LiteLLM's `thinking`, OpenRouter's `summary` on a summary, else `text`. */
+function relayTextProperty(field: RelayThinkingField, block: Json): string {
+  if (field === 'thinking_blocks') return 'thinking';
+  return block.type === 'reasoning.summary' ? 'summary' : 'text';
+}
+
+/** Text a relay block held back when its choice ended without a signature: a piece of its own, of that block. */
+function addRelayBlockPiece(delta: Json, relayField: string, rest: string): void {
+  const [field, blockIndex] = relayField.split(' ') as [RelayThinkingField, string | undefined];
+  const piece =
+    field === 'thinking_blocks' ? { type: 'thinking', thinking: rest } : { type: 'reasoning.text', text: rest, index: Number(blockIndex) };
+  delta[field] = [...(Array.isArray(delta[field]) ? delta[field] : []), piece];
+}

@@ -16,7 +16,8 @@ import { sdkClients, startReasoningHarness } from '../../support/reasoningHarnes
  * item with its encrypted_content (asked for with `include: ["reasoning.encrypted_content"]`): the
  * blocks ride there and go back as they came, whether the first turn came streamed or whole.
  */
-const PROMPT = 'List the files.';
+// Its thinking ends as the gateway key begins: the key guard holds that end back until the block's signature.
+const PROMPT = 'List the files named sk-air';
 const THINKING = `Thinking about: ${PROMPT}`;
 const SHELL_CALL = { name: 'shell', arguments: '{"command":"ls"}' };
 const RELAY_FIELDS = ['thinking_blocks', 'reasoning_details'];

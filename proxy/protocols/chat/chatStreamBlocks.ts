@@ -122,6 +122,23 @@ export function createChatStreamBlocks(callIdPrefix: string): ChatStreamBlocks {
     entry.block.callId = clientCallId(entry.unsignedCallId, signature);
   }
 
+  /**
+   * A relay's blocks go with the thinking they came with. A signature alone makes a thinking block of
+   * its own: omitted thinking, or a signature that came after the text moved on (OpenRouter's may),
+   * which then carries the unsigned blocks of the thinking before it, whose mark carried none.
+   */
+  function addRelayThinking(pieces: RelayThinking, field: ReasoningField): void {
+    const last = tracked.at(-1);
+    const reasoningOpen = last?.block.kind === 'reasoning' && !last.closed;
+    if (!reasoningOpen && signedRelayThinking(pieces) === null) return;
+    const before = tracked.findLast((entry) => entry.block.kind === 'reasoning')?.block;
+    const { block } = textTarget('reasoning', field);
+    if (block.kind !== 'reasoning') return;
+    const unsignedBefore = !reasoningOpen && before?.kind === 'reasoning' && signedRelayThinking(before.relayThinking) === null;
+    const earlier = unsignedBefore ? before.relayThinking : block.relayThinking;
+    block.relayThinking = joinedRelayThinking(earlier, pieces);
+  }
+
   function canStart(entry: TrackedBlock, ending: boolean): boolean {
     return ending || entry.block.kind !== 'tool' || entry.block.name !== '';
   }
@@ -155,13 +172,7 @@ export function createChatStreamBlocks(callIdPrefix: string): ChatStreamBlocks {
       if (reading.reasoningDelta !== null && reading.reasoningDelta !== '') {
         textTarget('reasoning', reading.reasoningField ?? 'reasoning_content').heldPieces.push(reading.reasoningDelta);
       }
-      // A relay's blocks go with the thinking they came with; a signature alone (omitted thinking) makes a block of its own.
-      const last = tracked.at(-1);
-      const reasoningOpen = last?.block.kind === 'reasoning' && !last.closed;
-      if (reading.relayThinking !== null && (reasoningOpen || signedRelayThinking(reading.relayThinking) !== null)) {
-        const { block } = textTarget('reasoning', reading.reasoningField ?? 'reasoning_content');
-        if (block.kind === 'reasoning') block.relayThinking = joinedRelayThinking(block.relayThinking, reading.relayThinking);
-      }
+      if (reading.relayThinking !== null) addRelayThinking(reading.relayThinking, reading.reasoningField ?? 'reasoning_content');
       if (reading.textDelta !== null && reading.textDelta !== '') textTarget('text').heldPieces.push(reading.textDelta);
       if (reading.refusalDelta !== null && reading.refusalDelta !== '') textTarget('refusal').heldPieces.push(reading.refusalDelta);
       for (const delta of reading.toolCallDeltas) {

@@ -1,5 +1,6 @@
 import type { Notice, NoticeKind } from '../contracts/notices.ts';
 import { redactKnownSecrets, redactSecrets } from '../core/redact.ts';
+import { isDamageError } from '../store/logCheck.ts';
 import { RequestLogStoppedError } from '../store/write/logThreadClient.ts';
 import { ASIDE_NAME_SOURCE } from '../core/asideName.ts';
 
@@ -34,6 +35,16 @@ const FIX_BY_KIND: Record<NoticeKind, string> = {
  */
 export function requestLogNoticeKind(error: unknown): NoticeKind {
   return error instanceof RequestLogStoppedError ? 'request_log_stopped' : 'request_log_failed';
+}
+
+/**
+ * A request log failure in words. A damaged file says what restarting does, since its kind's fix
+ * (free disk space) would not help: a start checks the log and sets a damaged one aside.
+ */
+export function requestLogFailureCause(error: unknown): string {
+  const cause = `request log: ${error instanceof Error ? error.message : 'failed'}`;
+  if (!isDamageError(error)) return cause;
+  return `${cause}. The file is damaged; forwarding goes on. Restart Airlock: the start checks the log, moves a damaged one aside and reads its requests back into a fresh log.`;
 }
 
 export interface NoticeBoardOptions {

@@ -38,7 +38,7 @@ import { lockDataDir, type DataDirLock } from './dataDirLock.ts';
 import { asDataDirError } from './dataDir.ts';
 import { followTraceExport } from './export/traceExport.ts';
 import { makeDataDirPrivate } from './privateDataDir.ts';
-import { NoticeBoard, requestLogNoticeKind } from './noticeBoard.ts';
+import { NoticeBoard, requestLogFailureCause, requestLogNoticeKind } from './noticeBoard.ts';
 import type { NoticeKind } from '../contracts/notices.ts';
 import { onProcessProblem } from '../core/processProblems.ts';
 
@@ -217,7 +217,7 @@ async function startWithDataDir(options: AirlockOptions, privacyProblems: string
     backlogBytes: () => logBacklogBytes(config.snapshot().settings.memoryLimits),
     // The capture (bodyCaptureKiB, read per request) cuts bodies; the log thread's cut is only a backstop.
     bodyCapBytes: MAX_BODY_CAPTURE_BYTES,
-    onError: (error) => tell(requestLogNoticeKind(error), `request log: ${error instanceof Error ? error.message : 'failed'}`),
+    onError: (error) => tell(requestLogNoticeKind(error), requestLogFailureCause(error)),
     onRecordingChange: (message) => console.error(`[airlock] request log: ${message}`),
   });
   notice('log_start', log.startNotice);

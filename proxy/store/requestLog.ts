@@ -206,18 +206,21 @@ class SqliteRequestLog implements RequestLog {
     this.queries = new RequestLogQueries(this.db, options.knownSecrets);
     this.sessions = new SessionQueries(this.db, options.knownSecrets);
     this.idempotencyStore = new SqliteIdempotencyStore(this.db, options.knownSecrets);
-    this.listRequests = this.queries.listRequests.bind(this.queries);
-    this.facets = this.queries.facets.bind(this.queries);
-    this.getRequest = this.queries.getRequest.bind(this.queries);
-    this.replaysOf = this.queries.replaysOf.bind(this.queries);
+    const queries = this.queries;
+    this.listRequests = (query) => this.read(() => queries.listRequests(query));
+    this.facets = (query) => this.read(() => queries.facets(query));
+    this.getRequest = (id) => this.read(() => queries.getRequest(id));
+    this.replaysOf = (id) => this.read(() => queries.replaysOf(id));
     // Requests the database could not take (a full disk), or that were folded while the log thread
     // was behind and have not reached it, count as if it had them.
     const unwrittenEntries = (): SpendEntry[] => [...this.unwritten.entries, ...this.thread.foldedSpend()];
     this.spendByDay = (query) =>
-      query.bucket === 'hour' ? this.queries.spendByDay(query) : spendByDayWith(this.queries.spendByDay(query), unwrittenEntries(), query);
-    this.totals = (query) => totalsWith(this.queries.totals(query), unwrittenEntries(), query);
-    this.modelStats = this.queries.modelStats.bind(this.queries);
-    this.spendSince = (query) => spendSinceWith(this.queries.spendSince(query), unwrittenEntries(), query);
+      this.read(() =>
+        query.bucket === 'hour' ? queries.spendByDay(query) : spendByDayWith(queries.spendByDay(query), unwrittenEntries(), query),
+      );
+    this.totals = (query) => this.read(() => totalsWith(queries.totals(query), unwrittenEntries(), query));
+    this.modelStats = (query) => this.read(() => queries.modelStats(query));
+    this.spendSince = (query) => this.read(() => spendSinceWith(queries.spendSince(query), unwrittenEntries(), query));
 
     // A disk already short of space turns bodies off before the first request, not after retention.
     this.safely(() => this.updateBodiesSwitch(usedDatabaseBytes(this.db)));
@@ -307,6 +310,21 @@ class SqliteRequestLog implements RequestLog {
     const result = await this.thread.runRetention(this.retention, nowMs, startOfLocalMonthMs(nowMs));
     if (result !== null && !this.closed) this.safely(() => this.updateBodiesSwitch(result.usedBytes));
     return result;
+  }
+
+  /**
+   * A read on this connection (the window's lists, totals, the ledger's seed) that finds the file
+   * damaged is reported as the log thread's writes are: the user is told, and no clean close is
+   * recorded, so the next start checks the file and sets it aside. Recorded, the next start skipped
+   * its check and failed on the damaged page.
+   */
+  private read<T>(query: () => T): T {
+    try {
+      return query();
+    } catch (error) {
+      if (isDamageError(error)) this.onError(error);
+      throw error;
+    }
   }
 
   private safely(work: () => unknown): void {

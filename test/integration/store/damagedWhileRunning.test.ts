@@ -1,0 +1,95 @@
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { addClientToken, addProfile } from '../../../proxy/app/profiles/configMutations.ts';
+import { openConfigStore } from '../../../proxy/app/profiles/configStore.ts';
+import { startAirlock, type Airlock } from '../../../proxy/app/startAirlock.ts';
+import { gatewayKeyAccount } from '../../../proxy/contracts/secretStore.ts';
+import { generateToken, tokenRecord } from '../../../proxy/http/clientTokens.ts';
+import { DATABASE_FILE_NAME } from '../../../proxy/store/schema.ts';
+import { startGatewaySimulator, type GatewaySimulator } from '../../simulator/index.ts';
+import { chatBody, JSON_HEADERS, rawRequest } from '../../support/http.ts';
+import { memorySecretStore } from '../../support/memorySecretStore.ts';
+import { SENTINEL_KEY } from '../../support/sentinel.ts';
+import { overwrite, pageHolding, seedLog, spendRow } from './damagedLogFixture.ts';
+
+const PAGE_BYTES = 4096;
+/** Enough rows of today that their table spans many pages; one in the middle is the one damaged. */
+const SEEDED = Array.from({ length: 300 }, (_, index) => spendRow(`alk_seed_${String(index).padStart(4, '0')}`, 0.01));
+const DAMAGED_ROW = 'up-alk_seed_0150';
+
+let simulator: GatewaySimulator;
+let dataDir: string;
+let airlock: Airlock | null = null;
+const clientToken = generateToken();
+
+beforeAll(async () => {
+  simulator = await startGatewaySimulator();
+});
+afterAll(async () => {
+  await simulator.close();
+});
+beforeEach(async () => {
+  simulator.reset();
+  dataDir = mkdtempSync(join(tmpdir(), 'airlock-damaged-running-'));
+  const store = openConfigStore(dataDir);
+  await store.update((config) => addProfile(config, { id: 'main', name: 'Main', baseUrl: simulator.baseUrl }, { activate: true }));
+  await store.update((config) => addClientToken(config, tokenRecord('agent', clientToken, null, Date.now())));
+  store.close();
+});
+afterEach(async () => {
+  await airlock?.stop();
+  airlock = null;
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+async function start(): Promise<Airlock> {
+  airlock = await startAirlock({ dataDir, port: 0, env: {}, secrets: memorySecretStore({ [gatewayKeyAccount('main')]: SENTINEL_KEY }) });
+  return airlock;
+}
+
+const chat = (running: Airlock) =>
+  rawRequest(`${running.proxy.url}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { ...JSON_HEADERS, authorization: `Bearer ${clientToken}` },
+    body: chatBody(),
+  });
+
+const controlGet = (running: Airlock, path: string) =>
+  rawRequest(`${running.proxy.url}/_airlock/api${path}`, { headers: { authorization: `Bearer ${running.controlToken}` } });
+
+/**
+ * A page of the log overwritten under the running proxy (a disk or file system fault, another
+ * program writing the file), found by the window's reads rather than by a log write: forwarding
+ * goes on, the user is told, and the run does not record a clean close over the damage, which
+ * made the next start skip its check and then fail on the damaged page.
+ */
+describe('a request log damaged while Airlock runs, found by a read of the window', () => {
+  it('is said, forwarding goes on, and the next start sets it aside and keeps its spend', async () => {
+    const said = vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    seedLog(dataDir, { rows: SEEDED });
+    const running = await start();
+    expect((await chat(running)).status).toBe(200);
+    await running.log.flush();
+
+    const dbPath = join(dataDir, DATABASE_FILE_NAME);
+    overwrite(dbPath, pageHolding(dbPath, DAMAGED_ROW, PAGE_BYTES), Buffer.alloc(PAGE_BYTES, 0x5a));
+    expect((await controlGet(running, '/requests?limit=500')).status).toBe(500);
+    // Forwarding never waits on the log.
+    expect((await chat(running)).status).toBe(200);
+    const told = said.mock.calls.map((call) => String(call[0])).join('\n');
+    expect(told).toMatch(/request log: .*malformed.*restart/i);
+    expect(running.notices.join('\n') + told).not.toContain(SENTINEL_KEY);
+
+    await running.stop();
+    airlock = null;
+    said.mockRestore();
+    const restarted = await start();
+    expect(restarted.logRecovery?.movedTo).toMatch(/requests-damaged-\d{8}T\d{6}Z\.db$/);
+    expect(readdirSync(dataDir).some((name) => /^requests-damaged-/.test(name))).toBe(true);
+    // Every seeded row but those on the damaged page is read back, so today's spend still counts them.
+    expect(restarted.logRecovery?.recoveredRequests).toBeGreaterThan(SEEDED.length / 2);
+    expect((await chat(restarted)).status).toBe(200);
+  });
+});

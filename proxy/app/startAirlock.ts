@@ -18,7 +18,7 @@ import { SESSIONS_FILE_NAME } from './control/sessionFile.ts';
 import { IdempotencyCache } from '../spend/idempotencyCache.ts';
 import { RequestEvents } from '../contracts/requestEvents.ts';
 import { isLocalRefusal } from '../contracts/ports.ts';
-import { recoverDamagedLog, type LogRecoveryReport } from '../store/logRecovery.ts';
+import type { LogRecoveryReport } from '../store/logRecovery.ts';
 import { createRequestLog, type RequestLog } from '../store/requestLog.ts';
 import { requireProfile } from './profiles/configMutations.ts';
 import { openConfigStore, type ConfigStore } from './profiles/configStore.ts';
@@ -39,6 +39,7 @@ import { asDataDirError } from './dataDir.ts';
 import { followTraceExport } from './export/traceExport.ts';
 import { makeDataDirPrivate } from './privateDataDir.ts';
 import { NoticeBoard, requestLogFailureCause, requestLogNoticeKind } from './noticeBoard.ts';
+import { openSeededLog } from './seededLog.ts';
 import type { NoticeKind } from '../contracts/notices.ts';
 import { onProcessProblem } from '../core/processProblems.ts';
 
@@ -200,8 +201,6 @@ async function startWithDataDir(options: AirlockOptions, privacyProblems: string
   // Read before the log starts, so it masks them from the first row; the export reports what is missing.
   await followingTraceHeaders.ready;
 
-  const logRecovery = recoverDamagedLog(options.dataDir);
-  notice('log_recovered', logRecovery?.message ?? null);
   const knownSecrets = knownSecretsFrom({
     gatewayKeys: () => keys.secretsForMasking(),
     controlTokens: () => controlTokens.all(),
@@ -210,23 +209,32 @@ async function startWithDataDir(options: AirlockOptions, privacyProblems: string
   });
   secretsToMask = knownSecrets;
   notices.splice(0, notices.length, ...notices.map((line) => redactKnownSecrets(line, knownSecrets())));
-  const log = createRequestLog({
-    dataDir: options.dataDir,
-    ...(options.maxLogBytes === undefined ? {} : { maxDbBytes: options.maxLogBytes }),
-    knownSecrets,
-    backlogBytes: () => logBacklogBytes(config.snapshot().settings.memoryLimits),
-    // The capture (bodyCaptureKiB, read per request) cuts bodies; the log thread's cut is only a backstop.
-    bodyCapBytes: MAX_BODY_CAPTURE_BYTES,
-    onError: (error) => tell(requestLogNoticeKind(error), requestLogFailureCause(error)),
-    onRecordingChange: (message) => console.error(`[airlock] request log: ${message}`),
-  });
-  notice('log_start', log.startNotice);
   const ledger = new SpendLedger();
-  ledger.seed(
-    spendScopes(config),
-    spentSinceFromLog((query) => log.spendSince(query)),
-    Date.now(),
+  const opened = await openSeededLog(
+    options.dataDir,
+    () =>
+      createRequestLog({
+        dataDir: options.dataDir,
+        ...(options.maxLogBytes === undefined ? {} : { maxDbBytes: options.maxLogBytes }),
+        knownSecrets,
+        backlogBytes: () => logBacklogBytes(config.snapshot().settings.memoryLimits),
+        // The capture (bodyCaptureKiB, read per request) cuts bodies; the log thread's cut is only a backstop.
+        bodyCapBytes: MAX_BODY_CAPTURE_BYTES,
+        onError: (error) => tell(requestLogNoticeKind(error), requestLogFailureCause(error)),
+        onRecordingChange: (message) => console.error(`[airlock] request log: ${message}`),
+      }),
+    (opening) =>
+      ledger.seed(
+        spendScopes(config),
+        spentSinceFromLog((query) => opening.spendSince(query)),
+        Date.now(),
+      ),
   );
+  const { log, recovery: logRecovery } = opened;
+  // The damage the first log met is mended now: its "restart Airlock" would send the user looking for nothing.
+  if (opened.damageFound) noticeBoard.resolve('request_log_failed');
+  notice('log_recovered', logRecovery?.message ?? null);
+  notice('log_start', log.startNotice);
   const stopFollowingZone = followOsTimeZone(ledger, log);
   const spendGate = createSpendGate({
     ledger,

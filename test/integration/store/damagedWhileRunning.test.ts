@@ -7,6 +7,7 @@ import { openConfigStore } from '../../../proxy/app/profiles/configStore.ts';
 import { startAirlock, type Airlock } from '../../../proxy/app/startAirlock.ts';
 import { gatewayKeyAccount } from '../../../proxy/contracts/secretStore.ts';
 import { generateToken, tokenRecord } from '../../../proxy/http/clientTokens.ts';
+import { recordCleanClose } from '../../../proxy/store/logCheck.ts';
 import { DATABASE_FILE_NAME } from '../../../proxy/store/schema.ts';
 import { startGatewaySimulator, type GatewaySimulator } from '../../simulator/index.ts';
 import { chatBody, JSON_HEADERS, rawRequest } from '../../support/http.ts';
@@ -91,5 +92,40 @@ describe('a request log damaged while Airlock runs, found by a read of the windo
     // Every seeded row but those on the damaged page is read back, so today's spend still counts them.
     expect(restarted.logRecovery?.recoveredRequests).toBeGreaterThan(SEEDED.length / 2);
     expect((await chat(restarted)).status).toBe(200);
+  });
+});
+
+/**
+ * A storage fault while Airlock was stopped changes a page but not the file's size or time, so the
+ * clean close recorded before it spares the start its check: the first read of the damaged page
+ * (the ledger's seed of today's spend) must set the log aside then, not fail the start.
+ */
+describe('a request log damaged at rest after a clean close, its size and time unchanged', () => {
+  it('is set aside at start, its spend read back, and Airlock forwards', async () => {
+    seedLog(dataDir, { rows: SEEDED });
+    await (await start()).stop();
+    airlock = null;
+
+    const dbPath = join(dataDir, DATABASE_FILE_NAME);
+    overwrite(dbPath, pageHolding(dbPath, DAMAGED_ROW, PAGE_BYTES), Buffer.alloc(PAGE_BYTES, 0x5a));
+    // The record now matches the file as a fault that keeps its size and time leaves it.
+    recordCleanClose(dataDir, DATABASE_FILE_NAME);
+
+    const said = vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    try {
+      const restarted = await start();
+      expect(restarted.logRecovery?.movedTo).toMatch(/requests-damaged-\d{8}T\d{6}Z\.db$/);
+      expect(restarted.logRecovery?.recoveredRequests).toBeGreaterThan(SEEDED.length / 2);
+      expect((await chat(restarted)).status).toBe(200);
+      // The window says the log was set aside, and no longer asks for a restart that was already done.
+      const status = JSON.parse((await controlGet(restarted, '/status')).body) as {
+        alarms: Array<{ kind: string }>;
+        notices: Array<{ kind: string }>;
+      };
+      expect(status.alarms.map((alarm) => alarm.kind)).toContain('log_recovered');
+      expect(status.notices.map((notice) => notice.kind)).not.toContain('request_log_failed');
+    } finally {
+      said.mockRestore();
+    }
   });
 });

@@ -89,6 +89,28 @@ function isQuotaAnswer(status: number, codes: readonly string[], said: string): 
   return status === 402 || codes.some((code) => QUOTA_CODES.has(code)) || QUOTA_WORDING.test(said);
 }
 
+/**
+ * What the gateway said in an error answer: its error's message, else the body itself when it is
+ * plain words, neither JSON nor a page (Cloudflare's `error code: 1010`, a proxy's `Forbidden`).
+ * Those words were dropped, and a client got only the status's generic cause.
+ */
+export function upstreamErrorWords(bodyText: string, contentType: string | null): string | null {
+  const message = extractUpstreamError(bodyText).message;
+  if (message !== null) return message;
+  const text = bodyText.trim();
+  if (text === '' || isHtml(contentType, text) || parsesAsJson(text)) return null;
+  return text;
+}
+
+function parsesAsJson(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 export function isHtml(contentType: string | null, bodyText: string): boolean {
   if (contentType !== null && /text\/html|application\/xhtml/i.test(contentType)) return true;
   const start = bodyText.trimStart().slice(0, 256).toLowerCase();

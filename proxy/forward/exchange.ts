@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ErrorClass } from '../contracts/errors.ts';
-import { networkFailureCode } from '../core/errorClass.ts';
+import { networkFailureCode, upstreamErrorWords } from '../core/errorClass.ts';
 import { KeyMasker } from '../core/keyMasker.ts';
 import { isUnknownIssuerCode, osCaStoreTrusted } from '../core/osCaStore.ts';
 import { extractUpstreamError } from '../core/upstreamErrorBody.ts';
@@ -11,7 +11,7 @@ import { replyFailure, upstreamErrorRecord } from './failureReply.ts';
 import type { FailedStep } from './fallback.ts';
 import { answeredByHeader, type ExchangeStep, type FallbackRoute, type SendableStep } from './fallbackRoute.ts';
 import { suggestModels } from './gatewayModels.ts';
-import { buildUpstreamHeaders } from './headers.ts';
+import { buildUpstreamHeaders, headerValue } from './headers.ts';
 import { retryAdviceOf } from './retryPolicy.ts';
 import type { ExchangePlan } from './plan.ts';
 import { relayResponse } from './relay.ts';
@@ -216,6 +216,7 @@ async function answer(
     return;
   }
   const upstream = extractUpstreamError(result.bodyText);
+  const said = upstreamErrorWords(result.bodyText, headerValue(result.headers, 'content-type'));
   // Passed on as sent, but never with the key: a gateway may echo what it was sent in any header.
   const advice = retryAdviceOf(result.headers);
   const masked = (value: string | null): string | null => (value === null ? null : keyMasker.maskText(value));
@@ -233,7 +234,7 @@ async function answer(
       refusesRetry: advice.refusesRetry,
       upstreamRequestId: result.upstreamRequestId,
       detail: {
-        ...(upstream.message !== null ? { upstreamMessage: upstream.message } : {}),
+        ...(said !== null ? { upstreamMessage: said } : {}),
         ...(upstream.code !== null ? { upstreamCode: upstream.code } : {}),
         ...(suggestions ? { suggestions } : {}),
         profileName: profile.name,

@@ -83,6 +83,17 @@ const ERRORS: ErrorCase[] = [
       said: 'a firewall in front of it',
     }),
   ),
+  // Cloudflare refuses a client's HTTP signature at the edge with a plain-text `error code: 1010`, the
+  // same 403 from every endpoint and for any key (cth9191/higgsfield-api-skill#1): those words are the
+  // only sign of what refused the request, and the client must see them.
+  {
+    name: "Cloudflare's plain-text 403 (error code 1010)",
+    fault: { kind: 'text', status: 403, contentType: 'text/plain; charset=UTF-8', text: 'error code: 1010' },
+    errorClass: 'bad_request',
+    status: 403,
+    anthropic: { status: 403, type: 'permission_error' },
+    said: 'error code: 1010',
+  },
   // A debugging proxy's error page that echoes the request's headers, the gateway key among them.
   {
     name: 'a 502 page echoing the Authorization header',

@@ -1,3 +1,4 @@
+import { statfsSync } from 'node:fs';
 import { DISK_FULL_REASON } from './write/writer.ts';
 
 export function lowDiskReason(minFreeDiskBytes: number): string {
@@ -31,4 +32,99 @@ export function bodiesOffReason(state: BodiesSwitchState): string | null {
   const diskHasRoom = state.freeDiskBytes !== null && state.freeDiskBytes > state.minFreeDiskBytes;
   if (state.reason === DISK_FULL_REASON && !state.sizeLimited && diskHasRoom) return null;
   return state.reason;
+}
+
+/**
+ * While bodies are off, how often the switch looks whether space came back: the log thread's
+ * writes say when the disk is full, but nothing says when the user freed it. Read only at the
+ * next retention run (every ten minutes), the alarm kept calling a freed disk full and no body
+ * was kept until then. A check is a statfs and two pragmas.
+ */
+export const BODIES_RECHECK_INTERVAL_MS = 2_000;
+
+export interface BodiesSwitchOptions {
+  dataDir: string;
+  minFreeDiskBytes: number;
+  /** The log has a size limit of its own (see BodiesSwitchState). */
+  sizeLimited: boolean;
+  /** Bytes the log's pages hold now. */
+  usedBytes: () => number;
+  /** The switch turned bodies off or on: the log thread must follow. */
+  onSwitch: (reason: string | null) => void;
+  /** Why bodies are off changed, whoever changed it. */
+  onChange: () => void;
+  onError: (error: unknown) => void;
+}
+
+/** The main thread's side of the bodies switch: the reason, the log's size when it went off, and the recheck while off. */
+export class BodiesSwitch {
+  readonly #options: BodiesSwitchOptions;
+  #reason: string | null = null;
+  #usedBytesWhenDisabled: number | null = null;
+  #recheck: NodeJS.Timeout | null = null;
+
+  constructor(options: BodiesSwitchOptions) {
+    this.#options = options;
+  }
+
+  /** Why bodies are not logged now; null while they are. */
+  get reason(): string | null {
+    return this.#reason;
+  }
+
+  /** Mirrors the log thread's switch (a write found the disk full) or this one's own decision. */
+  note(reason: string | null): void {
+    const changed = reason !== this.#reason;
+    this.#reason = reason;
+    if (reason === null) {
+      this.#usedBytesWhenDisabled = null;
+      this.#stopRecheck();
+    } else {
+      if (this.#usedBytesWhenDisabled === null) this.#safely(() => (this.#usedBytesWhenDisabled = this.#options.usedBytes()));
+      this.#recheck ??= setInterval(() => this.#safely(() => this.update(this.#options.usedBytes())), BODIES_RECHECK_INTERVAL_MS);
+      this.#recheck.unref();
+    }
+    if (changed) this.#options.onChange();
+  }
+
+  /** Bodies go off below the free-space floor and come back once space was freed (bodiesOffReason). */
+  update(usedBytes: number): void {
+    const reason = bodiesOffReason({
+      reason: this.#reason,
+      freeDiskBytes: freeDiskBytes(this.#options.dataDir),
+      minFreeDiskBytes: this.#options.minFreeDiskBytes,
+      usedBytes,
+      usedBytesWhenDisabled: this.#usedBytesWhenDisabled,
+      sizeLimited: this.#options.sizeLimited,
+    });
+    if (reason === this.#reason) return;
+    this.note(reason);
+    this.#options.onSwitch(reason);
+  }
+
+  close(): void {
+    this.#stopRecheck();
+  }
+
+  #stopRecheck(): void {
+    if (this.#recheck !== null) clearInterval(this.#recheck);
+    this.#recheck = null;
+  }
+
+  #safely(work: () => unknown): void {
+    try {
+      work();
+    } catch (error) {
+      this.#options.onError(error);
+    }
+  }
+}
+
+function freeDiskBytes(dir: string): number | null {
+  try {
+    const stats = statfsSync(dir);
+    return Number(stats.bavail) * Number(stats.bsize);
+  } catch {
+    return null;
+  }
 }

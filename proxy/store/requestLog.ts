@@ -1,4 +1,3 @@
-import { statfsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DatabaseSync } from 'node:sqlite';
 import { startOfLocalMonthMs } from '../core/localPeriods.ts';
@@ -7,7 +6,7 @@ import { unstatedInputNote, type EndedRowSummary, type LedgerGap, type RequestLo
 import type { RequestEvents } from '../contracts/requestEvents.ts';
 import { DEFAULT_BODY_CAP_BYTES } from './write/bodyRecord.ts';
 import { SqliteIdempotencyStore } from './write/idempotentAnswers.ts';
-import { bodiesOffReason } from './bodiesSwitch.ts';
+import { BodiesSwitch } from './bodiesSwitch.ts';
 import { isDamageError, recordCleanClose, RequestLogUnreadableError } from './logCheck.ts';
 import { LogThreadClient } from './write/logThreadClient.ts';
 import { RequestLogQueries } from './read/queries.ts';
@@ -88,15 +87,6 @@ export const DEFAULT_RETENTION_INTERVAL_MS = 10 * 60_000;
 export const DEFAULT_MIN_FREE_DISK_BYTES = 100 * 1024 * 1024;
 const MAIN_CONNECTION_BUSY_TIMEOUT_MS = 250;
 
-function freeDiskBytes(dir: string): number | null {
-  try {
-    const stats = statfsSync(dir);
-    return Number(stats.bavail) * Number(stats.bsize);
-  } catch {
-    return null;
-  }
-}
-
 /**
  * The log's file could not be opened or upgraded (a full disk, permissions): the start fails
  * naming the file, the cause and the fix, not with SQLite's bare words. A plain Error (a log of a
@@ -124,14 +114,11 @@ class SqliteRequestLog implements RequestLog {
   private readonly queries: RequestLogQueries;
   private readonly options: RequestLogOptions;
   private readonly retention: RetentionPolicy;
-  private readonly minFreeDiskBytes: number;
   private readonly now: () => number;
   private readonly onError: (error: unknown) => void;
   private readonly retentionTimer: NodeJS.Timeout;
-  /** Why bodies are not logged, as the log thread last reported or was told; null while they are. */
-  private bodiesDisabledReason: string | null = null;
-  /** Database size when bodies were turned off: they come back once retention freed space. */
-  private usedBytesWhenBodiesDisabled: number | null = null;
+  /** Why bodies are not logged, as the log thread last reported or was told, and when they come back. */
+  private readonly bodies: BodiesSwitch;
   private closed = false;
   private lastDbBytes = 0;
   /** SQLite called the file damaged this run: the next start must check it, so no clean close is recorded. */
@@ -153,7 +140,6 @@ class SqliteRequestLog implements RequestLog {
   constructor(options: RequestLogOptions) {
     this.options = options;
     this.retention = { ...DEFAULT_RETENTION, ...options.retention };
-    this.minFreeDiskBytes = options.minFreeDiskBytes ?? DEFAULT_MIN_FREE_DISK_BYTES;
     this.now = options.now ?? Date.now;
     const reportError = options.onError ?? ((error) => console.error('[airlock] request log write failed:', error));
     this.onError = (error) => {
@@ -161,6 +147,15 @@ class SqliteRequestLog implements RequestLog {
       reportError(error);
     };
     this.db = openMainConnection(options);
+    this.bodies = new BodiesSwitch({
+      dataDir: options.dataDir,
+      minFreeDiskBytes: options.minFreeDiskBytes ?? DEFAULT_MIN_FREE_DISK_BYTES,
+      sizeLimited: options.maxDbBytes !== undefined,
+      usedBytes: () => usedDatabaseBytes(this.db),
+      onSwitch: (reason) => this.thread.setBodiesDisabled(reason),
+      onChange: () => this.options.onRecordingChange?.(this.describeRecording()),
+      onError: this.onError,
+    });
     leaveCheckpointsToThread(this.db);
     // This connection writes only keyed image and video creations, from the thread that forwards.
     // The log thread holds the write lock for up to a second or two (an index rewrite): waiting
@@ -188,7 +183,7 @@ class SqliteRequestLog implements RequestLog {
       postIntervalMs: options.flushIntervalMs ?? DEFAULT_FLUSH_INTERVAL_MS,
       knownSecrets: options.knownSecrets,
       onError: this.onError,
-      onBodiesState: (reason) => this.noteBodiesState(reason),
+      onBodiesState: (reason) => this.bodies.note(reason),
       onSummaries: (summaries) => {
         for (const listener of this.summaryListeners) listener(summaries);
       },
@@ -223,7 +218,7 @@ class SqliteRequestLog implements RequestLog {
     this.spendSince = (query) => this.read(() => spendSinceWith(queries.spendSince(query), unwrittenEntries(), query));
 
     // A disk already short of space turns bodies off before the first request, not after retention.
-    this.safely(() => this.updateBodiesSwitch(usedDatabaseBytes(this.db)));
+    this.safely(() => this.bodies.update(usedDatabaseBytes(this.db)));
     void this.runRetention();
     this.retentionTimer = setInterval(() => void this.runRetention(), options.retentionIntervalMs ?? DEFAULT_RETENTION_INTERVAL_MS);
     this.retentionTimer.unref();
@@ -265,20 +260,6 @@ class SqliteRequestLog implements RequestLog {
     return this.closed ? Promise.resolve() : this.thread.flush();
   }
 
-  /** Mirrors the log thread's switch; the database size when bodies went off tells when space was freed. */
-  private noteBodiesState(reason: string | null): void {
-    const changed = reason !== this.bodiesDisabledReason;
-    this.bodiesDisabledReason = reason;
-    if (changed) this.options.onRecordingChange?.(this.describeRecording());
-    if (reason === null) this.usedBytesWhenBodiesDisabled = null;
-    else if (this.usedBytesWhenBodiesDisabled === null) this.safely(() => (this.usedBytesWhenBodiesDisabled = usedDatabaseBytes(this.db)));
-  }
-
-  private setBodiesDisabled(reason: string | null): void {
-    this.noteBodiesState(reason);
-    this.thread.setBodiesDisabled(reason);
-  }
-
   /** Writes an earlier run's unwritten spend as summary rows; false if the database cannot take them yet. */
   private writeSummaries(entries: readonly SpendEntry[]): boolean {
     try {
@@ -308,7 +289,7 @@ class SqliteRequestLog implements RequestLog {
     const nowMs = this.now();
     // The month is cut in this thread's zone: the log thread does not follow a change of the OS's zone.
     const result = await this.thread.runRetention(this.retention, nowMs, startOfLocalMonthMs(nowMs));
-    if (result !== null && !this.closed) this.safely(() => this.updateBodiesSwitch(result.usedBytes));
+    if (result !== null && !this.closed) this.safely(() => this.bodies.update(result.usedBytes));
     return result;
   }
 
@@ -335,22 +316,9 @@ class SqliteRequestLog implements RequestLog {
     }
   }
 
-  /** Bodies go off below the free-space floor and come back once space was freed (bodiesSwitch.ts). */
-  private updateBodiesSwitch(usedBytes: number): void {
-    const reason = bodiesOffReason({
-      reason: this.bodiesDisabledReason,
-      freeDiskBytes: freeDiskBytes(this.options.dataDir),
-      minFreeDiskBytes: this.minFreeDiskBytes,
-      usedBytes,
-      usedBytesWhenDisabled: this.usedBytesWhenBodiesDisabled,
-      sizeLimited: this.options.maxDbBytes !== undefined,
-    });
-    if (reason !== this.bodiesDisabledReason) this.setBodiesDisabled(reason);
-  }
-
   status(): RequestLogStatus {
     if (!this.closed) this.safely(() => (this.lastDbBytes = databaseFileBytes(this.db)));
-    const bodiesReason = this.bodiesDisabledReason ?? this.thread.behindReason;
+    const bodiesReason = this.bodies.reason ?? this.thread.behindReason;
     const unwritten = this.unwritten.status();
     this.unwritten.recheckLostSpend(this.now());
     return {
@@ -369,7 +337,7 @@ class SqliteRequestLog implements RequestLog {
   /** What is and is not recorded, in words: bodies (a full disk, or the log thread behind), then rows. */
   private describeRecording(): string {
     const everyRow = this.thread.foldsRequests ? null : 'Every request and its figures are logged.';
-    const parts = [this.bodiesDisabledReason, this.thread.behindReason, this.unwritten.describe() ?? everyRow];
+    const parts = [this.bodies.reason, this.thread.behindReason, this.unwritten.describe() ?? everyRow];
     return parts.filter((part) => part !== null).join(' ');
   }
 
@@ -381,6 +349,7 @@ class SqliteRequestLog implements RequestLog {
     this.safely(() => this.db.exec('PRAGMA optimize'));
     this.closed = true;
     clearInterval(this.retentionTimer);
+    this.bodies.close();
     this.unwritten.close();
     await this.checkpointer.close();
     this.db.close();

@@ -1,6 +1,7 @@
 import { MAX_UNWRITTEN_ROWS, UnwrittenRows } from './unwrittenRows.ts';
 import type { SpendEntry, UnwrittenState } from './unwrittenSpend.ts';
-import type { LogBatch, LogWriter } from './writer.ts';
+import type { RequestLogRow } from '../../contracts/log.ts';
+import { DISK_FULL_REASON, withBodiesNotKept, type LogBatch, type LogWriter } from './writer.ts';
 
 /** How often rows kept in memory are tried again while the database cannot take them. */
 const UNWRITTEN_RETRY_INTERVAL_MS = 1_000;
@@ -58,18 +59,23 @@ export class RowRecorder {
     }
   }
 
-  /** Writes the batch, or keeps its rows (bodies are dropped: they are off on a full disk anyway). */
+  /** Writes the batch, or keeps its rows (bodies are dropped: they are off on a full disk anyway, and each row that had some says so). */
   write(batch: LogBatch): 'written' | 'written_without_bodies' | 'kept' {
     if (batch.rows.length === 0 && batch.bodies.length === 0) return 'written';
+    // Queued behind rows the database could not take: the disk has had no room.
+    let bodiesLostBecause = DISK_FULL_REASON;
     if (this.#rows.keptRows === 0) {
       const result = this.#writer.write(batch);
       if (result.outcome !== 'failed') {
         this.#rows.noteWritten(batch.rows);
         return result.outcome;
       }
-      if (!result.diskFull) this.#report(result.error);
+      if (!result.diskFull) {
+        this.#report(result.error);
+        bodiesLostBecause = `the request log could not write them (${result.error instanceof Error ? result.error.message : String(result.error)}).`;
+      }
     }
-    this.#rows.keep(batch.rows);
+    this.#rows.keep(rowsWithoutBodies(batch, bodiesLostBecause));
     this.#changed = true;
     this.#scheduleRetry(UNWRITTEN_RETRY_INTERVAL_MS);
     return 'kept';
@@ -169,4 +175,15 @@ export class RowRecorder {
     this.#lastErrorMessage = message;
     this.#options.onError(error);
   }
+}
+
+/**
+ * The batch's rows as kept in memory, without its bodies: a row that had some says why, as the rows
+ * after it do. The first batch a full disk refuses fails with its bodies and again without them,
+ * and its rows (a stream's end, its in-flight row already written) were written later without a word.
+ */
+function rowsWithoutBodies(batch: LogBatch, reason: string): RequestLogRow[] {
+  if (batch.bodies.length === 0) return batch.rows;
+  const hadBodies = new Set(batch.bodies.map((body) => body.requestId));
+  return batch.rows.map((row) => (hadBodies.has(row.id) ? withBodiesNotKept(row, reason) : row));
 }

@@ -59,3 +59,52 @@ describe('RowRecorder on a full disk', () => {
     }
   });
 });
+
+/**
+ * The disk fills between a stream's start and its end (its in-flight row written, then nothing
+ * fits): the end's batch fails with its bodies and then without them, and its row waits in memory.
+ * Written once space returns, it has no bodies, and its detail must say why, as every later row's does.
+ */
+describe('RowRecorder when the disk fills under a batch that carries bodies', () => {
+  it('writes the row it kept, once there is room, noting that its bodies were not kept', () => {
+    const written: RequestLogRow[] = [];
+    let diskFull = true;
+    const fillingWriter = {
+      write: (batch: { rows: RequestLogRow[] }) => {
+        if (diskFull)
+          return { outcome: 'failed', error: Object.assign(new Error('database or disk is full'), { errcode: 13 }), diskFull: true };
+        written.push(...batch.rows);
+        return { outcome: 'written' };
+      },
+    } as unknown as LogWriter;
+    const recorder = new RowRecorder(fillingWriter, {
+      store: { save: () => null, clear: () => {}, hasRoom: () => !diskFull },
+      carried: [],
+      onChange: () => {},
+      onError: (error) => {
+        throw error;
+      },
+    });
+    try {
+      const record = {
+        requestHeaders: {},
+        responseHeaders: {},
+        requestBody: '{"messages":[]}',
+        requestTruncated: false,
+        responseBody: null,
+        responseTruncated: false,
+        streamText: 'hello',
+        rawEvents: 'data: [DONE]\n\n',
+        rawEventOffsetsMs: [1],
+      };
+      expect(recorder.write({ rows: [row('streamed', 1)], bodies: [{ requestId: 'streamed', record }] })).toBe('kept');
+      diskFull = false;
+      recorder.retry();
+      expect(written.map((each) => each.id)).toEqual(['streamed']);
+      expect(written[0]?.notes).toEqual([expect.stringMatching(/^Bodies not kept: .*full/)]);
+      expect(written[0]?.costCredits).toBe(1);
+    } finally {
+      recorder.close();
+    }
+  });
+});

@@ -23,14 +23,41 @@ function budgetWarningMessage(budget: BudgetProgress): string {
 /** A file the schema refuses is never half-applied (DESIGN.md, "airlock.json is never half-read"). */
 const LAST_GOOD_SETTINGS = 'Until then Airlock keeps using the settings it last read, and saves nothing.';
 
+type LogSpend = { todayCredits: number; budgets: BudgetProgress[] } | { todayCredits: number; budgets: []; unreadable: string };
+
+/**
+ * Today's spend and the budgets' progress, as the log holds them. A log that cannot be read (a page
+ * damaged under the running proxy) failed the whole status, and the window showed none of its
+ * alarms and notices, the one saying so among them: today's spend then comes from the ledger, which
+ * counted it as it was spent.
+ */
+function readLogSpend(deps: ControlDeps, config: ReturnType<ControlDeps['config']['snapshot']>, nowMs: number): LogSpend {
+  try {
+    const today = deps.log.totals({ fromMs: startOfLocalDayMs(nowMs), toMs: nowMs + 1 });
+    return { todayCredits: today.costCredits, budgets: budgetProgress(config, deps.log.spendSince, nowMs) };
+  } catch (error) {
+    const ledger = deps.spendGate?.ledger;
+    const todayCredits = config.profiles.reduce(
+      (sum, profile) => sum + (ledger?.totals({ kind: 'profile', profileId: profile.id }, nowMs).dayCredits ?? 0),
+      0,
+    );
+    const cause = error instanceof Error ? error.message : String(error);
+    return {
+      todayCredits,
+      budgets: [],
+      unreadable: `The request log cannot be read (${cause}): the spend shown is what Airlock counted as requests ended, and forwarding goes on. Restart Airlock: the start checks the log, moves a damaged one aside and reads its requests back.`,
+    };
+  }
+}
+
 /** The status bar's content, and the alarms a user must see without looking for them. */
 export function buildStatus({ deps, proxy, keyRejectedProfiles, quotaExhaustedProfiles = [], nowMs }: StatusInputs): StatusResponse {
   const config = deps.config.snapshot();
   const active = config.profiles.find((profile) => profile.id === config.activeProfileId) ?? null;
-  const today = deps.log.totals({ fromMs: startOfLocalDayMs(nowMs), toMs: nowMs + 1 });
   const alarms: Alarm[] = [...(deps.startupAlarms ?? [])];
+  const logRead = readLogSpend(deps, config, nowMs);
 
-  for (const budget of budgetProgress(config, deps.log.spendSince, nowMs)) {
+  for (const budget of logRead.budgets) {
     if (budget.alertPercent === null) continue;
     const subject = budget.scope === 'profile' ? { profileId: budget.subject } : { clientName: budget.subject };
     if (!budget.reached) {
@@ -61,7 +88,9 @@ export function buildStatus({ deps, proxy, keyRejectedProfiles, quotaExhaustedPr
     alarms.push({ kind: 'client_paused', clientName: pause.clientName, message: `Client ${pause.clientName} is paused: ${pause.reason}` });
   }
   const logStatus = deps.log.status();
-  if (logStatus.reason !== null) alarms.push({ kind: 'log_degraded', message: logStatus.reason });
+  // One alarm of the kind: the window keys its alarms by kind.
+  const logProblems = ['unreadable' in logRead ? logRead.unreadable : null, logStatus.reason].filter((problem) => problem !== null);
+  if (logProblems.length > 0) alarms.push({ kind: 'log_degraded', message: logProblems.join(' ') });
   if (logStatus.ledgerGap !== null) {
     alarms.push({
       kind: 'ledger_incomplete',
@@ -83,7 +112,7 @@ export function buildStatus({ deps, proxy, keyRejectedProfiles, quotaExhaustedPr
     paused: proxy?.isPaused() ?? false,
     inFlight: proxy?.inFlightCount() ?? 0,
     activeProfile: active ? { id: active.id, name: active.name, key: deps.keys.keyStatus(active.id, active.keyPool) } : null,
-    todaySpend: moneyOf(today.costCredits),
+    todaySpend: moneyOf(logRead.todayCredits),
     alarms: alarms.map((alarm) => ({ ...alarm, message: redactKnownSecrets(alarm.message, secrets) })),
     // An alarm that shows the same problem as it stands now says it already.
     notices: (deps.notices?.list() ?? []).filter((notice) => !alarms.some((alarm) => alarm.kind === notice.kind)),

@@ -82,6 +82,12 @@ describe('a request log damaged while Airlock runs, found by a read of the windo
     const told = said.mock.calls.map((call) => String(call[0])).join('\n');
     expect(told).toMatch(/request log: .*malformed.*restart/i);
     expect(running.notices.join('\n') + told).not.toContain(SENTINEL_KEY);
+    // The window's status still answers (its today's spend reads the damaged page), with the damage among its alarms.
+    const statusReply = await controlGet(running, '/status');
+    expect(statusReply.status, statusReply.body).toBe(200);
+    const status = JSON.parse(statusReply.body) as { alarms: Array<{ kind: string; message: string }>; todaySpend: { credits: number } };
+    expect(status.alarms.find((alarm) => alarm.kind === 'log_degraded')?.message).toMatch(/cannot be read.*malformed.*Restart Airlock/);
+    expect(status.todaySpend.credits).toBeGreaterThan(0);
 
     await running.stop();
     airlock = null;

@@ -1,7 +1,8 @@
 import { MAX_UNWRITTEN_ROWS, UnwrittenRows } from './unwrittenRows.ts';
 import type { SpendEntry, UnwrittenState } from './unwrittenSpend.ts';
 import type { RequestLogRow } from '../../contracts/log.ts';
-import { DISK_FULL_REASON, withBodiesNotKept, type LogBatch, type LogWriter } from './writer.ts';
+import { isDamageError } from '../logCheck.ts';
+import { DISK_FULL_REASON, withBodiesNotKept, type LogBatch, type LogWriter, type WriteOutcome } from './writer.ts';
 
 /** How often rows kept in memory are tried again while the database cannot take them. */
 const UNWRITTEN_RETRY_INTERVAL_MS = 1_000;
@@ -46,6 +47,8 @@ export class RowRecorder {
   #savedText: string | null = null;
   /** The state last told to the main thread, so an unchanged one is not sent again. */
   #reportedText: string | null = null;
+  /** Why the database last refused rows for another cause than space, told with the state. */
+  #refusal: UnwrittenState['refusal'] = null;
 
   constructor(writer: LogWriter, options: RowRecorderOptions) {
     this.#writer = writer;
@@ -70,9 +73,10 @@ export class RowRecorder {
         this.#rows.noteWritten(batch.rows);
         return result.outcome;
       }
+      this.#noteRefusal(result);
       if (!result.diskFull) {
         this.#report(result.error);
-        bodiesLostBecause = `the request log could not write them (${result.error instanceof Error ? result.error.message : String(result.error)}).`;
+        bodiesLostBecause = `the request log could not write them (${errorMessageOf(result.error)}).`;
       }
     }
     this.#rows.keep(rowsWithoutBodies(batch, bodiesLostBecause));
@@ -112,10 +116,11 @@ export class RowRecorder {
     if (entries.length === 0) {
       this.#savedText = null;
       this.#reportedText = null;
+      this.#refusal = null;
       if (!this.#reportedUnwritten) return;
       this.#options.store.clear();
       this.#reportedUnwritten = false;
-      this.#options.onChange({ entries, keptRows: 0, foldedRequests: 0, saved: true, saveError: null });
+      this.#options.onChange({ entries, keptRows: 0, foldedRequests: 0, saved: true, saveError: null, refusal: null });
       return;
     }
     const text = JSON.stringify(entries);
@@ -128,6 +133,7 @@ export class RowRecorder {
       foldedRequests: this.#rows.foldedRequests,
       saved: saveError === null,
       saveError,
+      refusal: this.#refusal,
     };
     const reportedText = JSON.stringify(state);
     if (reportedText === this.#reportedText) return;
@@ -147,6 +153,7 @@ export class RowRecorder {
         this.#rows.written(chunk);
         continue;
       }
+      this.#noteRefusal(result);
       if (result.diskFull) return;
       // Refused twice for another reason than space: the rows go, their spend stays.
       this.#report(result.error);
@@ -156,7 +163,10 @@ export class RowRecorder {
     if (summaries.length === 0) return;
     const result = this.#writer.write({ rows: summaries, bodies: [] });
     if (result.outcome !== 'failed') this.#rows.summariesWritten();
-    else if (!result.diskFull) this.#report(result.error);
+    else {
+      this.#noteRefusal(result);
+      if (!result.diskFull) this.#report(result.error);
+    }
   }
 
   #scheduleRetry(delayMs: number): void {
@@ -168,9 +178,14 @@ export class RowRecorder {
     this.#retryTimer.unref();
   }
 
+  /** A full disk clears an earlier refusal: what stops the rows now is space. */
+  #noteRefusal(result: Extract<WriteOutcome, { outcome: 'failed' }>): void {
+    this.#refusal = result.diskFull ? null : { cause: errorMessageOf(result.error), damaged: isDamageError(result.error) };
+  }
+
   /** The same failure once, not at every retry. */
   #report(error: unknown): void {
-    const message = error instanceof Error ? error.message : String(error);
+    const message = errorMessageOf(error);
     if (message === this.#lastErrorMessage) return;
     this.#lastErrorMessage = message;
     this.#options.onError(error);
@@ -186,4 +201,8 @@ function rowsWithoutBodies(batch: LogBatch, reason: string): RequestLogRow[] {
   if (batch.bodies.length === 0) return batch.rows;
   const hadBodies = new Set(batch.bodies.map((body) => body.requestId));
   return batch.rows.map((row) => (hadBodies.has(row.id) ? withBodiesNotKept(row, reason) : row));
+}
+
+function errorMessageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }

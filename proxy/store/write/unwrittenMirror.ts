@@ -44,7 +44,14 @@ export class UnwrittenMirror {
         `An earlier run could not write ${sumOf(saved.entries, 'requests')} request(s) to the request log (the disk was full); ` +
         `their spend, ${formatCredits(sumOf(saved.entries, 'costCredits'))} credits, is now in the log as summary rows.`;
     } else if (saved.kind === 'saved') {
-      this.#state = { entries: saved.entries, keptRows: 0, foldedRequests: sumOf(saved.entries, 'requests'), saved: true, saveError: null };
+      this.#state = {
+        entries: saved.entries,
+        keptRows: 0,
+        foldedRequests: sumOf(saved.entries, 'requests'),
+        saved: true,
+        saveError: null,
+        refusal: null,
+      };
       this.startNotice =
         `An earlier run could not write ${sumOf(saved.entries, 'requests')} request(s) to the request log (the disk was full). ` +
         `Their spend, ${formatCredits(sumOf(saved.entries, 'costCredits'))} credits saved in ${saved.path}, counts in totals and budgets, ` +
@@ -123,10 +130,14 @@ export class UnwrittenMirror {
     const counted = status.saved
       ? ` Totals and budgets count them, and their spend is saved in ${file}, so a restart counts it too.`
       : ' Totals and budgets count them while Airlock runs, but their spend could not be saved outside the log, so capped budgets are refused until it can be.';
-    return (
-      `The disk holding ${this.#dataDir} is full (or the log reached its size limit): ${status.requests} request(s) costing ` +
-      `${formatCredits(status.costCredits)} credits are not in the request log yet.${kept}${folded}${counted} Free disk space to record them.`
-    );
+    const missing = `${status.requests} request(s) costing ${formatCredits(status.costCredits)} credits are not in the request log yet.`;
+    // A refusal that is not for want of space is no full disk: freeing space would change nothing.
+    const refusal = this.#state?.refusal ?? null;
+    if (refusal !== null) {
+      const lead = refusal.damaged ? `The request log is damaged (${refusal.cause})` : `The request log refused rows (${refusal.cause})`;
+      return `${lead}: ${missing}${kept}${folded}${counted} Restart Airlock: the start checks the log, moves a damaged one aside and reads its requests back.`;
+    }
+    return `The disk holding ${this.#dataDir} is full (or the log reached its size limit): ${missing}${kept}${folded}${counted} Free disk space to record them.`;
   }
 
   ledgerGap(nowMs: number): LedgerGap | null {

@@ -31,6 +31,8 @@ export interface UnwrittenState {
   saved: boolean;
   /** Why it could not be saved, when it could not. */
   saveError: string | null;
+  /** Why the database last refused rows for another cause than space (a damaged file); null on a full disk. */
+  refusal: { cause: string; damaged: boolean } | null;
 }
 
 const GROUP_SEPARATOR = '\u0000';

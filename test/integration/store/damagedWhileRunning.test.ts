@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -98,6 +98,40 @@ describe('a request log damaged while Airlock runs, found by a read of the windo
     // Every seeded row but those on the damaged page is read back, so today's spend still counts them.
     expect(restarted.logRecovery?.recoveredRequests).toBeGreaterThan(SEEDED.length / 2);
     expect((await chat(restarted)).status).toBe(200);
+  });
+});
+
+/**
+ * The damaged page is one the log thread writes to (an index of the requests it logs): its rows are
+ * refused, their spend kept as summary rows and saved. The alarm said the disk was full and to free
+ * space, which changes nothing here.
+ */
+describe('a request log damaged while Airlock runs, found by its writes', () => {
+  it('says the log is damaged and to restart, not that the disk is full', async () => {
+    const said = vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    try {
+      seedLog(dataDir, { rows: SEEDED });
+      const running = await start();
+      expect((await chat(running)).status).toBe(200);
+      await running.log.flush();
+
+      // Every page of the indexes over the requests' ids: each new row's entries go to one of them.
+      const dbPath = join(dataDir, DATABASE_FILE_NAME);
+      const file = readFileSync(dbPath);
+      for (let offset = 0; offset < file.length; offset += PAGE_BYTES) {
+        const page = file.subarray(offset, offset + PAGE_BYTES).toString('latin1');
+        if (page.includes('alk_seed_') && !page.includes('up-alk_seed_')) overwrite(dbPath, offset, Buffer.alloc(PAGE_BYTES, 0x5a));
+      }
+      for (let index = 0; index < 3; index += 1) expect((await chat(running)).status).toBe(200);
+      await running.log.flush();
+
+      const degraded = running.log.status();
+      expect(degraded.unwritten?.requests).toBeGreaterThan(0);
+      expect(degraded.reason).toMatch(/request log is damaged.*malformed.*Restart Airlock/);
+      expect(degraded.reason).not.toMatch(/disk .* is full|Free disk space/);
+    } finally {
+      said.mockRestore();
+    }
   });
 });
 

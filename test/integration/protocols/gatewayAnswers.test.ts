@@ -94,6 +94,16 @@ const ERRORS: ErrorCase[] = [
     anthropic: { status: 403, type: 'permission_error' },
     said: 'error code: 1010',
   },
+  // OpenRouter answers a model its provider geo-blocks with a 403 naming the model and the region
+  // (standardagents/dmux#43, anomalyco/opencode#19117): the model exists, and a region is no key problem.
+  {
+    name: "OpenRouter's 403 for a model not available in the caller's region",
+    fault: { kind: 'status', status: 403, body: { error: { message: 'This model is not available in your region.', code: 403 } } },
+    errorClass: 'bad_request',
+    status: 403,
+    anthropic: { status: 403, type: 'permission_error' },
+    said: 'This model is not available in your region.',
+  },
   // A debugging proxy's error page that echoes the request's headers, the gateway key among them.
   {
     name: 'a 502 page echoing the Authorization header',

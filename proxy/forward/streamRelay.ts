@@ -218,7 +218,10 @@ async function relayGuardedStream(
     res.end(unread ? protocols.client.errors.streamFrame(errorClass, declaredErrorDetail(input, declared)) : undefined);
     return;
   }
-  if (!observer.complete && !observer.wholeAtCleanEnd) return failMidStream(input, protocols.client, 'stream_interrupted', translator);
+  if (!observer.complete && !observer.wholeAtCleanEnd) {
+    const cause = `the gateway ended the stream cleanly before its answer was whole, without ${observer.awaiting} (stream_interrupted)`;
+    return failMidStream(input, protocols.client, 'stream_interrupted', translator, cause);
+  }
   // `[DONE]` ends a chat stream, but a translated answer is whole only with the finish_reason its ending is made from.
   if (translator && !translator.hasFinishReason()) {
     return failMidStream(input, protocols.client, 'stream_interrupted', translator, 'the gateway ended the stream without a finish_reason');

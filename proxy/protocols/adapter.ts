@@ -192,6 +192,8 @@ export interface StreamObserver {
    * until this is true; absent: its usage is settled once it is whole.
    */
   readonly usageSettled?: boolean;
+  /** What the answer still lacks to be whole, in the protocol's words: the row's cause when the stream ends cleanly without it. */
+  readonly awaiting: string;
 }
 
 /** The client protocols Airlock translates to Chat Completions and back, by their `protocolModes` key (the profile schema is the one list). */

@@ -12,6 +12,7 @@ import { anthropicUsageOf } from './usage.ts';
 export class AnthropicStreamObserver implements StreamObserver {
   complete = false;
   readonly wholeAtCleanEnd = false;
+  readonly awaiting = 'message_stop';
   upstreamError: DeclaredError | null = null;
   private startUsage: Record<string, unknown> = {};
   /** Each thinking block's signature so far, in base64 data characters, by the block's index: pieces add up to the whole. */

@@ -65,6 +65,11 @@ export class ChatStreamObserver implements StreamObserver {
     return this.sawDone || this.usageChunkAfterFinish;
   }
 
+  get awaiting(): string {
+    if (!this.allChoicesFinished()) return 'a finish_reason on every choice or [DONE]';
+    return 'the usage chunk it was asked for (stream_options.include_usage) or [DONE]';
+  }
+
   observe(event: SseEvent): boolean {
     // Passed on as sent, but no client reads what follows [DONE]: neither text, usage nor an error counts.
     if (this.sawDone) return true;

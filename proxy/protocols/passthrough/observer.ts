@@ -37,6 +37,11 @@ export class PassthroughStreamObserver implements StreamObserver {
     return this.#completion === null;
   }
 
+  /** Only a legacy completion has an end to wait for; any other stream is whole when it ends cleanly. */
+  get awaiting(): string {
+    return this.#completion?.awaiting ?? 'nothing';
+  }
+
   get upstreamError(): DeclaredError | null {
     return this.#completion?.upstreamError ?? this.#upstreamError;
   }

@@ -21,6 +21,7 @@ const TOOL_CALL_TYPES: ReadonlySet<unknown> = new Set(['function_call', 'custom_
 export class ResponsesStreamObserver implements StreamObserver {
   complete = false;
   readonly wholeAtCleanEnd = false;
+  readonly awaiting = 'response.completed or response.incomplete';
   upstreamError: DeclaredError | null = null;
   private readonly sink: StreamSink;
 

@@ -53,7 +53,7 @@ const BREAKS: BreakCase[] = [
       return { kind: 'text', status: 200, contentType: 'text/event-stream', text: events.slice(0, textEvents).join('') };
     },
     errorClass: 'stream_interrupted',
-    cause: /ended before its answer was whole/,
+    cause: /ended the stream cleanly before its answer was whole, without/,
     textFirst: true,
   },
   {

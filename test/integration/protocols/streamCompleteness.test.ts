@@ -131,6 +131,23 @@ describe('a stream that ends after its finish chunk without [DONE] or the usage 
     expect(end.errorClass).toBe('stream_interrupted');
   });
 
+  // The text is all there and its finish came: the row must say what made it incomplete, or it reads as Airlock's mistake.
+  it.each([
+    ['the client', '/v1/chat/completions', withOptions({ include_usage: true }, '')],
+    [
+      'Airlock, for a Messages client',
+      '/v1/messages',
+      JSON.stringify({ model: 'claude-haiku-4-5', max_tokens: 64, stream: true, messages: [{ role: 'user', content: 'hi' }] }),
+    ],
+  ])('names the usage chunk the gateway left out, asked for by %s', async (_asker, path, body) => {
+    harness.simulator.script({ kind: 'bodyChunks', chunks: frames });
+    const { end } = await streamed(path, body);
+    expect(end.errorClass).toBe('stream_interrupted');
+    expect(end.errorMessage).toMatch(
+      /ended the stream cleanly .*without the usage chunk it was asked for \(stream_options\.include_usage\) or \[DONE\]/,
+    );
+  });
+
   it('is whole when usage was not asked for: stream_options too large to read on the forwarding loop are left as they are', async () => {
     harness.simulator.script({ kind: 'bodyChunks', chunks: frames });
     const { end } = await streamed('/v1/chat/completions', withOptions({ include_usage: false, note: 'n'.repeat(5000) }, padding));

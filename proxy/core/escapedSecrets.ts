@@ -9,9 +9,14 @@
  * an escape. Only the key's own span is replaced: the text around it keeps its escapes and means
  * what it meant (JSON stays JSON, a URL stays that URL).
  */
+// A numeric reference's leading zeros are read however many (HTML reads every digit, WHATWG HTML 13.2.5.80):
+// counted among the digits, `&#000000045;` was read as `&#0000000` and `45;`, and a key padded so passed unmasked.
 const ESCAPE =
-  /%([0-9a-fA-F]{2})|\\u([0-9a-fA-F]{4})|\\([\s\S])|&#(?:[xX]([0-9a-fA-F]{1,6})|([0-9]{1,7}));?|&(lowbar|period|sol|plus|equals);/g;
-/** The most characters one escape takes (`&#x00002d;`): an escaped form is at most this many times its length. */
+  /%([0-9a-fA-F]{2})|\\u([0-9a-fA-F]{4})|\\([\s\S])|&#(?:[xX]0*([0-9a-fA-F]{1,6})|0*([0-9]{1,7}));?|&(lowbar|period|sol|plus|equals);/g;
+/**
+ * The most characters one escape takes (`&#x00002d;`): an escaped form is at most this many times its length.
+ * A form whose references are padded past that is masked in a whole text or event; across a cut, only within it.
+ */
 export const MAX_ESCAPE_CHARS = 10;
 /** The named references of characters a key or its encodings may hold (the others are letters and digits). */
 const NAMED_CHARACTERS: Readonly<Record<string, string>> = { lowbar: '_', period: '.', sol: '/', plus: '+', equals: '=' };

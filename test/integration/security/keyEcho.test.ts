@@ -251,6 +251,8 @@ describe('a key escaped and streamed a few characters a delta', () => {
   const escapings = [
     ['percent-encoded', [...SENTINEL_KEY].map((char) => `%${char.charCodeAt(0).toString(16).toUpperCase()}`).join('')],
     ['as HTML references', SENTINEL_KEY.replaceAll('-', '&#45;')],
+    // HTML reads a numeric reference's digits however many there are (WHATWG HTML 13.2.5.80).
+    ['as HTML references padded with zeros', SENTINEL_KEY.replaceAll('-', '&#x00000002d;')],
   ];
 
   it.each(escapings)('%s: the text the client assembles, and the events Airlock keeps and shows, spell no key', async (_name, escaped) => {

@@ -20,6 +20,9 @@ describe('a key written with escapes', () => {
     ['every character as a decimal HTML reference', entityEvery(SENTINEL_KEY)],
     ['its dashes as hexadecimal HTML references', SENTINEL_KEY.replaceAll('-', '&#x2D;')],
     ['escapes of three kinds mixed', SENTINEL_KEY.replace('-', '%2d').replace('-', '\\u002D').replace('-', '&#45;')],
+    // WHATWG HTML 13.2.5.80: a numeric reference's digits are read however many there are, leading zeros too.
+    ['its dashes as decimal HTML references padded past seven digits', SENTINEL_KEY.replaceAll('-', '&#000000045;')],
+    ['its dashes as hexadecimal HTML references padded past six digits', SENTINEL_KEY.replaceAll('-', '&#x00000002D;')],
   ])('is found and masked with %s, the text around it as written', (_name, escaped) => {
     const text = `{"m":"caf\\u00e9 100% &amp; key=${escaped}&next=1"}`;
     expect(masker.holdsForm(text)).toBe(true);

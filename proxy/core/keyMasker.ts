@@ -1,5 +1,6 @@
 import { escapedHeldChars, holdsEscapedForm, MAX_ESCAPE_CHARS, mayEndEscape, unescapedReading } from './escapedSecrets.ts';
 import { FormAutomaton, NO_CLASS } from './formAutomaton.ts';
+import { KeyTextStream } from './keyTextStream.ts';
 import { knownSecretForms, REDACTED, replaceSecretForms } from './redact.ts';
 
 /**
@@ -11,8 +12,6 @@ import { knownSecretForms, REDACTED, replaceSecretForms } from './redact.ts';
  */
 
 const EMPTY = Buffer.alloc(0);
-/** The characters an escape begins with: a piece without any can hold no part of an escaped form. */
-const MAY_BEGIN_ESCAPE = /[%\\&]/;
 
 /** What replaces a form where the length must not change (a body whose Content-Length is already sent). */
 export function sameLengthMask(length: number): string {
@@ -20,130 +19,6 @@ export function sameLengthMask(length: number): string {
 }
 
 const sameLengthMaskOf = (replaced: string): string => sameLengthMask(replaced.length);
-
-/**
- * Text that arrives in pieces, passed on piece by piece: nothing is held back except an end that
- * could still be the start of the key as written, and only until the next piece decides it. A run
- * of at least half the key that breaks off, or that the text ends on, is masked as the key would be.
- */
-class RawKeyTextStream {
-  readonly #automaton: FormAutomaton;
-  #state = 0;
-  #held = '';
-  /** Whether anything was masked so far. */
-  masked = false;
-
-  constructor(automaton: FormAutomaton) {
-    this.#automaton = automaton;
-  }
-
-  get holding(): boolean {
-    return this.#held !== '';
-  }
-
-  /** The text to pass on now: this piece after what was held, masked, without the end held back. */
-  push(piece: string): string {
-    const heldChars = this.#held.length;
-    // From the start state, text without a form's first character can neither begin nor hold one.
-    if (heldChars === 0 && !this.#automaton.mayBeginFormIn(piece)) return piece;
-    // The automaton's tables as locals: this loop runs for every character a stream carries.
-    const { next, stride, classOf, depth, matchChars, maskOnBreak } = this.#automaton;
-    const text = heldChars === 0 ? piece : this.#held + piece;
-    let state = this.#state;
-    let passed = '';
-    let copiedUpTo = 0;
-    for (let index = heldChars; index < text.length; index += 1) {
-      const code = text.charCodeAt(index);
-      const cls = code < 128 ? classOf[code]! : NO_CLASS;
-      let following = next[state * stride + cls]!;
-      if (maskOnBreak[state] === 1 && depth[following]! <= depth[state]!) {
-        passed += text.slice(copiedUpTo, index - depth[state]!) + REDACTED;
-        copiedUpTo = index;
-        this.masked = true;
-        following = next[cls]!;
-      }
-      state = following;
-      const matched = matchChars[state]!;
-      if (matched !== 0) {
-        passed += text.slice(copiedUpTo, index + 1 - matched) + REDACTED;
-        copiedUpTo = index + 1;
-        this.masked = true;
-        state = 0;
-      }
-    }
-    const heldFrom = text.length - depth[state]!;
-    this.#state = state;
-    this.#held = heldFrom === text.length ? '' : text.slice(heldFrom);
-    return copiedUpTo === 0 && heldFrom === text.length ? text : passed + text.slice(copiedUpTo, heldFrom);
-  }
-
-  /** Gives back what it holds, unread, and starts afresh: read again with what follows, it leads to the same state. */
-  release(): string {
-    const held = this.#held;
-    this.#held = '';
-    this.#state = 0;
-    return held;
-  }
-
-  /** The text ended: what was held, unless it is too much of the key to show. */
-  end(): string {
-    const held = this.#held;
-    const longRun = this.#automaton.maskOnBreak[this.#state] === 1;
-    this.#held = '';
-    this.#state = 0;
-    if (held === '' || !longRun) return held;
-    this.masked = true;
-    return REDACTED;
-  }
-}
-
-/**
- * Text that arrives in pieces, the key masked as written and escaped (a model that writes a URL
- * with the key percent-encoded, a few characters a delta): a piece with no character an escape
- * begins with goes straight to the raw forms' stream; otherwise the text is masked and an end that
- * could begin an escaped form is held until the next piece decides, before it goes on.
- */
-export class KeyTextStream {
-  readonly #masker: KeyMasker;
-  readonly #raw: RawKeyTextStream;
-  #held = '';
-  #masked = false;
-
-  constructor(masker: KeyMasker, automaton: FormAutomaton) {
-    this.#masker = masker;
-    this.#raw = new RawKeyTextStream(automaton);
-  }
-
-  get holding(): boolean {
-    return this.#held !== '' || this.#raw.holding;
-  }
-
-  /** Whether anything was masked so far. */
-  get masked(): boolean {
-    return this.#masked || this.#raw.masked;
-  }
-
-  push(piece: string): string {
-    if (this.#held === '' && !MAY_BEGIN_ESCAPE.test(piece)) return this.#raw.push(piece);
-    // The raw stream's held end comes first: a key whose start is written as is (`sk`, held there)
-    // and whose rest is escaped is one form only when both are read together.
-    const unmasked = this.#raw.release() + this.#held + piece;
-    const text = this.#masker.maskText(unmasked);
-    this.#masked ||= text !== unmasked;
-    const hold = this.#masker.escapedHeldChars(text);
-    this.#held = text.slice(text.length - hold);
-    return this.#raw.push(text.slice(0, text.length - hold));
-  }
-
-  /** The text ended: what was held, unless it is too much of the key to show. */
-  end(): string {
-    const held = this.#held;
-    this.#held = '';
-    const longRun = held !== '' && this.#masker.isLongRun(held);
-    this.#masked ||= longRun;
-    return this.#raw.push(longRun ? REDACTED : held) + this.#raw.end();
-  }
-}
 
 /**
  * Text relayed chunk by chunk. Each chunk costs one native search per form, one for an escape of

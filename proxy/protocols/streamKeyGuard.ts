@@ -1,5 +1,6 @@
 import { createParser } from 'eventsource-parser';
-import type { KeyMasker, KeyTextStream } from '../core/keyMasker.ts';
+import type { KeyMasker } from '../core/keyMasker.ts';
+import type { KeyTextStream } from '../core/keyTextStream.ts';
 import { formatSseComment, formatSseEvent, SseTextDecoder, type SseEvent } from './sse.ts';
 
 /**
@@ -104,6 +105,19 @@ export class FieldStreams<Key> {
     if (stream === undefined) return '';
     this.#streams.delete(key);
     const rest = stream.end();
+    this.#masked ||= stream.masked;
+    return rest;
+  }
+
+  /**
+   * The field pauses, its choice gone on to another (the answer's text after the thinking): what it
+   * holds, handed on now ('' if nothing), so it reaches the client before what comes next. A key the
+   * field then goes on to spell is still masked (KeyTextStream.handOn).
+   */
+  handOn(key: Key): string {
+    const stream = this.#streams.get(key);
+    if (stream === undefined) return '';
+    const rest = stream.handOn();
     this.#masked ||= stream.masked;
     return rest;
   }

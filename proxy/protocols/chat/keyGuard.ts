@@ -13,6 +13,7 @@ const TOOL_FIELD_PREFIX = 'tool ';
 const THINKING_PARTS_FIELD = 'thinking parts';
 /** A relay's thinking blocks (relayThinking.ts): LiteLLM's run on as one text, OpenRouter's by their `index`. */
 const RELAY_BLOCKS_PREFIX = 'relay ';
+const RELAY_THINKING_FIELDS: readonly RelayThinkingField[] = ['thinking_blocks', 'reasoning_details'];
 
 /**
  * Chat Completions (and legacy completions): per choice, clients concatenate `content`,
@@ -51,6 +52,7 @@ export class ChatKeyGuard extends FieldKeyGuard<string> {
       return;
     }
     this.#lastChunk = chunk;
+    if (this.fields.holding) this.#handOnPaused(chunk, choices, emit);
     for (let position = 0; position < choices.length; position += 1) {
       const choice: unknown = choices[position];
       if (isRecord(choice)) this.#guardChoice(choice, typeof choice.index === 'number' ? choice.index : position);
@@ -116,13 +118,71 @@ export class ChatKeyGuard extends FieldKeyGuard<string> {
     }
   }
 
+  /**
+   * A choice that goes on to other fields than those holding text (its answer after its thinking, a
+   * tool call after text) gets their held text first, in a chunk of its own: held to the finish, it
+   * came after the rest, and a translated client showed it as a block of its own (a second thinking
+   * block after Claude Code's text, a reasoning item after Codex's message).
+   */
+  #handOnPaused(chunk: Json, choices: unknown[], emit: Emit): void {
+    const handed: Json[] = [];
+    choices.forEach((choice: unknown, position) => {
+      if (!isRecord(choice)) return;
+      const index = typeof choice.index === 'number' ? choice.index : position;
+      const carried = this.#fieldsCarried(choice, index);
+      if (carried.size === 0) return;
+      const paused = this.#holdingKeysOf(index).filter((key) => !carried.has(key));
+      const handedChoice: Json = { index, delta: {}, finish_reason: null };
+      if (this.#addHeld(handedChoice, index, paused, (key) => this.fields.handOn(key))) handed.push(handedChoice);
+    });
+    if (handed.length === 0) return;
+    const { id, object, created, model } = chunk;
+    emit({ data: JSON.stringify({ id, object, created, model, choices: handed }) });
+  }
+
+  /** The keys of the fields this choice's delta carries text (or a tool call) in. */
+  #fieldsCarried(choice: Json, index: number): Set<string> {
+    const carried = new Set<string>();
+    const delta = isRecord(choice.delta) ? choice.delta : {};
+    for (const field of ['content', 'reasoning_content', 'reasoning', 'refusal']) {
+      if (typeof delta[field] === 'string' && delta[field] !== '') carried.add(this.#key(index, field));
+    }
+    if (Array.isArray(delta.content)) {
+      for (const part of delta.content) {
+        if (isRecord(part)) carried.add(this.#key(index, part.type === 'thinking' ? THINKING_PARTS_FIELD : 'content'));
+      }
+    }
+    if (Array.isArray(delta.tool_calls)) {
+      delta.tool_calls.forEach((call: unknown, position) => {
+        const callIndex = isRecord(call) && typeof call.index === 'number' ? call.index : position;
+        carried.add(this.#key(index, `${TOOL_FIELD_PREFIX}${callIndex}`));
+      });
+    }
+    for (const field of RELAY_THINKING_FIELDS) {
+      const blocks = delta[field];
+      if (!Array.isArray(blocks)) continue;
+      for (const block of blocks) if (isRecord(block)) carried.add(this.#key(index, relayBlocksKey(field, block.index)));
+    }
+    if (typeof choice.text === 'string' && choice.text !== '') carried.add(this.#key(index, LEGACY_TEXT_FIELD));
+    return carried;
+  }
+
+  #holdingKeysOf(index: number): string[] {
+    const prefix = `${index} `;
+    return this.fields.holdingKeys().filter((key) => key.startsWith(prefix));
+  }
+
   /** The choice ended: its held text goes in this chunk, appended to the fields it belongs to. */
   #flushChoice(choice: Json, index: number): boolean {
+    return this.#addHeld(choice, index, this.#holdingKeysOf(index), (key) => this.fields.end(key));
+  }
+
+  /** The text `take` gives of each field, appended to the choice where that field belongs. */
+  #addHeld(choice: Json, index: number, keys: readonly string[], take: (key: string) => string): boolean {
     let changed = false;
     const prefix = `${index} `;
-    for (const key of this.fields.holdingKeys()) {
-      if (!key.startsWith(prefix)) continue;
-      const rest = this.fields.end(key);
+    for (const key of keys) {
+      const rest = take(key);
       if (rest === '') continue;
       changed = true;
       const field = key.slice(prefix.length);

@@ -151,10 +151,18 @@ export class KeyMasker {
     return Buffer.from(replaceSecretForms(bytes.toString('latin1'), this.#forms, sameLengthMaskOf), 'latin1');
   }
 
-  /** Masks the values in place; true if any changed. */
-  maskHeaderValues(headers: Record<string, string | string[]>): boolean {
+  /**
+   * Masks the values in place, and drops a header whose name holds the key (a name cannot hold the
+   * mask: brackets are no token characters, RFC 9110 section 5.6.2); true if any changed.
+   */
+  maskHeaders(headers: Record<string, string | string[]>): boolean {
     let changed = false;
     for (const name of Object.keys(headers)) {
+      if (this.holdsForm(name)) {
+        delete headers[name];
+        changed = true;
+        continue;
+      }
       const value = headers[name]!;
       if (typeof value === 'string') {
         const masked = this.maskText(value);

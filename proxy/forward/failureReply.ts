@@ -67,7 +67,7 @@ export function upstreamErrorRecord(
 ): { headers: Record<string, string>; body: Buffer } {
   const copy: Record<string, string | string[]> = {};
   for (const [name, value] of Object.entries(headers)) if (value !== undefined) copy[name] = value;
-  keyMasker.maskHeaderValues(copy);
+  keyMasker.maskHeaders(copy);
   const flat: Record<string, string> = {};
   for (const [name, value] of Object.entries(copy)) flat[name] = Array.isArray(value) ? value.join(', ') : value;
   return { headers: flat, body: keyMasker.maskBytes(Buffer.from(bodyText)) };

@@ -110,6 +110,6 @@ function checkSpend(
 /** A replay is what the first client received: the key masked as the relay masked it. */
 function withoutKey(response: StoredResponse, keyMasker: KeyMasker): StoredResponse {
   const headers: Record<string, string | string[]> = { ...response.headers };
-  keyMasker.maskHeaderValues(headers);
+  keyMasker.maskHeaders(headers);
   return { ...response, headers: headers as Record<string, string>, body: keyMasker.maskBytes(response.body) };
 }

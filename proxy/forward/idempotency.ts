@@ -102,7 +102,7 @@ export function settleIdempotency(ticket: IdempotencyTicket, trace: RequestTrace
   // Kept masked with the keys of the step that answered: a repeat is masked again only with the
   // request's own profile's keys, and a fallback profile's gateway may have echoed its key.
   const headers: Record<string, string> = answered ? { ...trace.responseHeaders } : { 'content-type': 'application/json' };
-  keyMasker.maskHeaderValues(headers);
+  keyMasker.maskHeaders(headers);
   ticket.complete({
     status: trace.status,
     headers,

@@ -47,7 +47,7 @@ export async function relayResponse(input: RelayInput): Promise<void> {
   // A protocol's own JSON answer is read whole first; anything else passes through as it arrives.
   const readWhole = !isSse && protocols.upstream.endpoint !== 'other';
   const headers = buildClientResponseHeaders(response.headers, { bodyRewritten: isSse || readWhole });
-  input.keyMasker.maskHeaderValues(headers);
+  input.keyMasker.maskHeaders(headers);
   trace.responseHeadersSent(headers);
   const wholeAnswer = wholeAnswerOf(protocols);
   if (isSse && !plan.stream && wholeAnswer) {

@@ -67,10 +67,15 @@ function maskedCapped(text: string | null, capBytes: number, secrets: string[]):
 
 function maskedHeaders(headers: Record<string, string>, secrets: string[]): Record<string, string> {
   const picked = pickAllowedHeaders(headers);
-  // Header values rarely hold a secret: one check over them all before masking each.
-  if (redactsNone(Object.values(picked), secrets)) return picked;
-  for (const name of Object.keys(picked)) picked[name] = redactSecrets(picked[name] ?? '', secrets);
-  return picked;
+  const names = Object.keys(picked);
+  // Headers rarely hold a secret: one check over them all before masking each.
+  if (redactsNone([...names, ...Object.values(picked)], secrets)) return picked;
+  const masked: Record<string, string> = {};
+  for (const name of names) {
+    // A name that holds a secret is dropped: an allowed prefix (`x-ratelimit-`) does not make the rest of it safe.
+    if (redactSecrets(name, secrets) === name) masked[name] = redactSecrets(picked[name] ?? '', secrets);
+  }
+  return masked;
 }
 
 function headerValue(headers: Record<string, string>, wanted: string): string | undefined {

@@ -45,21 +45,21 @@ describe('a placeholder key of a local gateway', () => {
   });
 });
 
-describe('KeyMasker.maskHeaderValues', () => {
+describe('KeyMasker.maskHeaders', () => {
   it('masks every value that holds the key, in lists too, and says whether it changed any', () => {
     const headers: Record<string, string | string[]> = {
       'x-request-id': `req_${SENTINEL_KEY}`,
       'set-thing': ['a', `b ${base64(SENTINEL_KEY)}`],
       'content-type': 'application/json',
     };
-    expect(masker.maskHeaderValues(headers)).toBe(true);
+    expect(masker.maskHeaders(headers)).toBe(true);
     expect(headers).toEqual({
       'x-request-id': `req_${REDACTED}`,
       'set-thing': ['a', expect.stringContaining(REDACTED)],
       'content-type': 'application/json',
     });
     expect(findSentinel(JSON.stringify(headers))).toBeNull();
-    expect(masker.maskHeaderValues({ 'x-request-id': 'req_123' })).toBe(false);
+    expect(masker.maskHeaders({ 'x-request-id': 'req_123' })).toBe(false);
   });
 });
 

@@ -30,7 +30,7 @@ describe('KeyMasker.forKeys (a key pool)', () => {
 
   it('masks header values holding either key', () => {
     const headers: Record<string, string | string[]> = { 'x-request-id': `req_${SECOND_SENTINEL_KEY}`, via: [`a ${SENTINEL_KEY}`] };
-    expect(masker.maskHeaderValues(headers)).toBe(true);
+    expect(masker.maskHeaders(headers)).toBe(true);
     expect(leaks(JSON.stringify(headers))).toEqual([null, null]);
   });
 

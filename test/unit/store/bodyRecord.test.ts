@@ -92,6 +92,24 @@ describe('buildBodiesRecord masking', () => {
   });
 });
 
+describe('buildBodiesRecord header names', () => {
+  it('drops a kept header whose name holds a secret (names are lower case: a key of lower-case hex comes through whole)', () => {
+    const lowerCaseKey = '5e7f3a9c2e5b8d41f6a0c3e9b7d2f5a8';
+    const record = buildBodiesRecord(
+      capturedBodies({
+        requestHeaders: { [`x-stainless-${lowerCaseKey}`]: '1', 'x-stainless-lang': 'js' },
+        responseHeaders: { [`x-ratelimit-${lowerCaseKey}`]: '10', 'x-ratelimit-remaining-requests': '9' },
+      }),
+      false,
+      1024 * 1024,
+      [lowerCaseKey],
+    );
+    expect(findSentinel(JSON.stringify(record), lowerCaseKey)).toBeNull();
+    expect(record.requestHeaders).toEqual({ 'x-stainless-lang': 'js' });
+    expect(record.responseHeaders).toEqual({ 'x-ratelimit-remaining-requests': '9' });
+  });
+});
+
 describe('buildBodiesRecord shape', () => {
   it('stores a stream response as raw events and keeps the assembled text', () => {
     const record = buildBodiesRecord(

@@ -34,8 +34,11 @@ export function maskedRows(rows: RequestLogRow[], secretsNow: SecretsNow): Reque
   return mask === null ? rows : rows.map((row) => maskedRow(row, mask));
 }
 
+/** The values masked; a header whose name holds a secret is left out, as the log leaves it out at write (bodyRecord.ts). */
 function maskedHeaders(headers: Record<string, string>, mask: Mask): Record<string, string> {
-  return Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, mask(value)]));
+  const masked: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) if (mask(name) === name) masked[name] = mask(value);
+  return masked;
 }
 
 function maskedBodies(bodies: RequestBodiesRecord, mask: Mask): RequestBodiesRecord {

@@ -11,12 +11,17 @@ import { findSentinel } from '../../support/sentinel.ts';
  * whole: an Azure OpenAI key's 32 hexadecimal characters, as here.
  */
 const LOWER_CASE_KEY = '5e7f3a9c2e5b8d41f6a0c3e9b7d2f5a8';
+/**
+ * The key the profile gets after the answer quoting it was logged: short and plain (as in
+ * laterKeyMasking.test.ts), so no shape masks it at write, and only the read's masking knows it.
+ */
+const LATER_KEY = 'gwlatersentinelkey8zp4';
 
 let harness: ControlHarness;
 let clientToken = '';
 
 beforeAll(async () => {
-  harness = await startControlHarness({ simulator: { validKeys: [LOWER_CASE_KEY] } });
+  harness = await startControlHarness({ simulator: { validKeys: [LOWER_CASE_KEY, LATER_KEY] } });
   const post = (path: string, body: unknown, method = 'POST') =>
     harness.json(path, { method, headers: JSON_HEADERS, body: JSON.stringify(body) });
   await post('/profiles', { id: 'main', name: 'Main', baseUrl: harness.simulator.baseUrl });
@@ -62,5 +67,27 @@ describe('the key in the name of a header the gateway answers with', () => {
     expect(findSentinel(detail, LOWER_CASE_KEY)).toBeNull();
     const har = await (await harness.api('/export/requests?format=har')).text();
     expect(findSentinel(har, LOWER_CASE_KEY)).toBeNull();
+  });
+});
+
+describe('the name of a logged header holding a key Airlock learns later', () => {
+  it('is left out when the row is read', async () => {
+    harness.simulator.script({
+      kind: 'text',
+      status: 200,
+      contentType: 'application/json',
+      text: chatAnswerText('hi'),
+      headers: { [`x-ratelimit-${LATER_KEY}`]: '10', 'x-ratelimit-remaining-requests': '9' },
+    });
+    const response = await rawRequest(`${harness.proxy.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { ...JSON_HEADERS, authorization: `Bearer ${clientToken}` },
+      body: chatBody(),
+    });
+    expect(findSentinel(JSON.stringify(await harness.loggedDetail(response)), LATER_KEY)).not.toBeNull();
+    await harness.json('/profiles/main/key', { method: 'PUT', headers: JSON_HEADERS, body: JSON.stringify({ key: LATER_KEY }) });
+    const detail = await (await harness.api(`/requests/${String(response.headers['x-airlock-request-id'])}`)).text();
+    expect(findSentinel(detail, LATER_KEY)).toBeNull();
+    expect(detail).toContain('x-ratelimit-remaining-requests');
   });
 });

@@ -107,8 +107,8 @@ export class ChatKeyGuard extends FieldKeyGuard<string> {
   #guardRelayBlocks(blocks: unknown[], index: number, field: RelayThinkingField): void {
     for (const block of blocks) {
       if (!isRecord(block)) continue;
-      const key = this.#key(index, relayBlocksKey(field, block.index));
       const property = relayTextProperty(field, block);
+      const key = this.#key(index, relayBlocksKey(field, block.index, property));
       this.fields.guard(key, block, property);
       if (typeof block.signature !== 'string' || block.signature === '') continue;
       const rest = this.fields.end(key);
@@ -161,7 +161,9 @@ export class ChatKeyGuard extends FieldKeyGuard<string> {
     for (const field of RELAY_THINKING_FIELDS) {
       const blocks = delta[field];
       if (!Array.isArray(blocks)) continue;
-      for (const block of blocks) if (isRecord(block)) carried.add(this.#key(index, relayBlocksKey(field, block.index)));
+      for (const block of blocks) {
+        if (isRecord(block)) carried.add(this.#key(index, relayBlocksKey(field, block.index, relayTextProperty(field, block))));
+      }
     }
     if (typeof choice.text === 'string' && choice.text !== '') carried.add(this.#key(index, LEGACY_TEXT_FIELD));
     return carried;
@@ -236,9 +238,14 @@ function contentPartsOf(content: unknown): unknown[] {
 
 const thinkingPart = (text: string): Json => ({ type: 'thinking', thinking: [{ type: 'text', text }] });
 
-/** A relay block's guarded field: LiteLLM's blocks run on as one, OpenRouter's are told apart by their index. */
-function relayBlocksKey(field: RelayThinkingField, blockIndex: unknown): string {
-  return field === 'thinking_blocks' ? `${RELAY_BLOCKS_PREFIX}${field}` : `${RELAY_BLOCKS_PREFIX}${field} ${Number(blockIndex ?? 0)}`;
+/**
+ * A relay block's guarded field: LiteLLM's blocks run on as one, OpenRouter's are told apart by their
+ * index and the property holding their text (openai-python's stream helper joins details by index).
+ */
+function relayBlocksKey(field: RelayThinkingField, blockIndex: unknown, property: string): string {
+  return field === 'thinking_blocks'
+    ? `${RELAY_BLOCKS_PREFIX}${field}`
+    : `${RELAY_BLOCKS_PREFIX}${field} ${Number(blockIndex ?? 0)} ${property}`;
 }
 
 /** Where a relay block's text is: LiteLLM's `thinking`, OpenRouter's `summary` on a summary, else `text`. */
@@ -249,8 +256,10 @@ function relayTextProperty(field: RelayThinkingField, block: Json): string {
 
 /** Text a relay block held back when its choice ended without a signature: a piece of its own, of that block. */
 function addRelayBlockPiece(delta: Json, relayField: string, rest: string): void {
-  const [field, blockIndex] = relayField.split(' ') as [RelayThinkingField, string | undefined];
+  const [field, blockIndex, property = 'text'] = relayField.split(' ') as [RelayThinkingField, string | undefined, string | undefined];
   const piece =
-    field === 'thinking_blocks' ? { type: 'thinking', thinking: rest } : { type: 'reasoning.text', text: rest, index: Number(blockIndex) };
+    field === 'thinking_blocks'
+      ? { type: 'thinking', thinking: rest }
+      : { type: property === 'summary' ? 'reasoning.summary' : 'reasoning.text', [property]: rest, index: Number(blockIndex) };
   delta[field] = [...(Array.isArray(delta[field]) ? delta[field] : []), piece];
 }

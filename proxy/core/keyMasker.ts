@@ -12,6 +12,7 @@ import { knownSecretForms, REDACTED, replaceSecretForms } from './redact.ts';
  */
 
 const EMPTY = Buffer.alloc(0);
+const SPAN_MARK = '\u0000';
 
 /** What replaces a form where the length must not change (a body whose Content-Length is already sent). */
 export function sameLengthMask(length: number): string {
@@ -142,6 +143,25 @@ export class KeyMasker {
 
   maskText(text: string): string {
     return text.length < this.minFormChars ? text : replaceSecretForms(text, this.#forms);
+  }
+
+  /** Where the text holds a form, as written or escaped: the spans a mask would replace, in order. */
+  maskedSpans(text: string): Array<{ from: number; to: number }> {
+    if (!this.holdsForm(text)) return [];
+    // A character no form holds, nor text worth masking: where the filled text has it, a form was.
+    const filled = replaceSecretForms(text, this.#forms, (replaced) => SPAN_MARK.repeat(replaced.length));
+    const spans: Array<{ from: number; to: number }> = [];
+    let from = -1;
+    // Every mask has the length of what it replaced: offsets in the filled text are the text's.
+    for (let index = 0; index <= filled.length; index += 1) {
+      const marked = index < filled.length && filled[index] === SPAN_MARK && text[index] !== SPAN_MARK;
+      if (marked && from === -1) from = index;
+      else if (!marked && from !== -1) {
+        spans.push({ from, to: index });
+        from = -1;
+      }
+    }
+    return spans;
   }
 
   /** A whole body, each form (escaped too) masked by one of its own length (as the relay masks it chunk by chunk). */

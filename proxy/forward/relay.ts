@@ -212,11 +212,18 @@ function answerProtocolJson(input: RelayInput, protocols: RelayProtocols, header
     if (assembled !== null) answerProtocolJson(input, protocols, headers, assembled);
     return;
   }
-  // Its escapes spell the key out to a parse, the log's reader's too, whatever form the client gets it in.
-  const escapesMasked = input.keyMasker.holdsEscapedForm(text) ? input.keyMasker.maskText(text) : null;
-  if (escapesMasked !== null) trace.answerBytesMasked(escapesMasked);
+  const { keyMasker } = input;
+  // Fields a client joins (chat's logprob tokens) masked in the answer, which is then written anew; else
+  // its escapes, which spell the key out to a parse, the log's reader's too, whatever form the client gets it in.
+  const joinedMasked = protocols.upstream.adapter.maskJoinedFields?.(answer, keyMasker) === true;
+  const rewritten = joinedMasked
+    ? keyMasker.maskText(JSON.stringify(answer))
+    : keyMasker.holdsEscapedForm(text)
+      ? keyMasker.maskText(text)
+      : null;
+  if (rewritten !== null) trace.answerBytesMasked(rewritten);
   const declared = recordAnswerFields(input, protocols.upstream, answer);
-  sendProtocolAnswer(input, protocols, headers, { bytes, answer, declared, escapesMasked });
+  sendProtocolAnswer(input, protocols, headers, { bytes, answer, declared, rewritten });
   // Without usage the output is estimated: from all of the answer, read here, not the log's copy cut at its limit.
   // Only once the answer is sent: reading it for the estimate never holds the client up, nor fails its answer.
   if (trace.usage === null) trace.wholeAnswerWrote(writtenInWholeAnswer(answer, bytes.length));
@@ -227,12 +234,7 @@ function sendProtocolAnswer(
   input: RelayInput,
   protocols: RelayProtocols,
   headers: Record<string, string | string[]>,
-  {
-    bytes,
-    answer,
-    declared,
-    escapesMasked,
-  }: { bytes: Buffer; answer: object; declared: DeclaredError | null; escapesMasked: string | null },
+  { bytes, answer, declared, rewritten }: { bytes: Buffer; answer: object; declared: DeclaredError | null; rewritten: string | null },
 ) {
   const { res, plan, trace, response } = input;
   if (declared !== null && (plan.translator || plan.stream)) {
@@ -260,8 +262,8 @@ function sendProtocolAnswer(
       const upstreamMessage = input.keyMasker.maskText(`the gateway's answer could not be translated: ${(error as Error).message}`);
       return failAnswer(input, 'upstream_error', { upstreamMessage });
     }
-  } else if (escapesMasked !== null) {
-    payload = Buffer.from(escapesMasked);
+  } else if (rewritten !== null) {
+    payload = Buffer.from(rewritten);
   } else {
     payload = input.keyMasker.maskBytes(bytes);
   }

@@ -27,6 +27,11 @@ export interface ProtocolAdapter {
    * answer that did not stream, so its headers, sent with it whole, may state its price too.
    */
   readAnswer(json: object, endpoint: EndpointKind, headers: AnswerHeaders): AnswerReading;
+  /**
+   * Masks the key, in place, in a whole answer's fields a client joins into text that no one string
+   * holds (chat's logprob tokens); true if any changed, and the answer is then written anew.
+   */
+  maskJoinedFields?(answer: object, masker: KeyMasker): boolean;
   /** The most output tokens a generate request may be billed for, from the limit it states; null without one. */
   outputTokenLimit(body: Record<string, unknown>): number | null;
   /** How many per-call prices a request may be billed for, where more than one (images asked for with `n`). */

@@ -3,6 +3,7 @@ import { errorMemberOf } from '../declaredError.ts';
 import { modelOf, tokenLimitOf } from '../fields.ts';
 import { choiceErrorOf } from './choiceError.ts';
 import { ChatKeyGuard } from './keyGuard.ts';
+import { maskLogprobTokens } from './logprobTokens.ts';
 import { openAiErrors } from './errors.ts';
 import { completionAsStream } from './completionAsStream.ts';
 import { ChatStreamObserver } from './observer.ts';
@@ -25,6 +26,7 @@ export const chatAdapter: ProtocolAdapter = {
     model: modelOf(json),
     error: chatAnswerErrorOf(json),
   }),
+  maskJoinedFields: maskLogprobTokens,
   outputTokenLimit: chatOutputTokenLimit,
 };
 

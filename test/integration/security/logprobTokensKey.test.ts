@@ -1,0 +1,72 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chatBody, JSON_HEADERS, rawRequest } from '../../support/http.ts';
+import { startHarness, type Harness } from '../../support/proxyHarness.ts';
+import { findSentinel, SENTINEL_KEY } from '../../support/sentinel.ts';
+
+/**
+ * A chat answer with `logprobs` lists each token of the text with its UTF-8 `bytes` and the likeliest
+ * alternatives (platform.openai.com/docs/api-reference/chat/object, `choices[].logprobs.content`):
+ * a script that asked for them can join the tokens back into the text. A key the model repeats is
+ * masked in `content`; it must not be whole in the tokens either.
+ */
+let harness: Harness;
+
+beforeAll(async () => {
+  harness = await startHarness();
+});
+afterAll(() => harness.close());
+
+interface TokenLogprob {
+  token: string;
+  logprob: number;
+  bytes: number[] | null;
+  top_logprobs: Array<{ token: string; logprob: number; bytes: number[] | null }>;
+}
+
+const logprob = (token: string): TokenLogprob => ({
+  token,
+  logprob: -0.25,
+  bytes: [...Buffer.from(token)],
+  top_logprobs: [{ token, logprob: -0.25, bytes: [...Buffer.from(token)] }],
+});
+
+describe('a whole chat answer whose logprobs spell out the key', () => {
+  it('gives the client and the log tokens that join into the text as masked, each with its own bytes', async () => {
+    const text = `Your key is ${SENTINEL_KEY}, keep it.`;
+    const tokens = text.match(/.{1,4}/g) ?? [];
+    const answer = {
+      id: 'chatcmpl-1',
+      object: 'chat.completion',
+      created: 1,
+      model: 'gpt-4o-mini',
+      choices: [
+        {
+          index: 0,
+          message: { role: 'assistant', content: text },
+          logprobs: { content: tokens.map(logprob), refusal: null },
+          finish_reason: 'stop',
+        },
+      ],
+      usage: { prompt_tokens: 5, completion_tokens: tokens.length, total_tokens: 5 + tokens.length },
+    };
+    harness.simulator.script({ kind: 'text', status: 200, contentType: 'application/json', text: JSON.stringify(answer) });
+    const ended = harness.nextEnd();
+    const response = await rawRequest(`${harness.proxy.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: JSON_HEADERS,
+      body: chatBody({ logprobs: true, top_logprobs: 1 }),
+    });
+    const end = await ended;
+    const received = JSON.parse(response.body) as { choices: [{ message: { content: string }; logprobs: { content: TokenLogprob[] } }] };
+    const [choice] = received.choices;
+    expect(choice.logprobs.content.map((entry) => entry.token).join('')).toBe('Your key is [redacted], keep it.');
+    for (const entry of choice.logprobs.content) {
+      expect(Buffer.from(entry.bytes ?? []).toString('utf8')).toBe(entry.token);
+      for (const alternative of entry.top_logprobs) expect(findSentinel(alternative.token)).toBeNull();
+    }
+    expect(findSentinel(choice.logprobs.content.map((entry) => entry.top_logprobs[0]?.token ?? '').join(''))).toBeNull();
+    expect(findSentinel(choice.logprobs.content.map((entry) => Buffer.from(entry.bytes ?? []).toString('latin1')).join(''))).toBeNull();
+    const logged = JSON.parse(end.bodies.responseBody?.toString('utf8') ?? '{}') as typeof received;
+    expect(findSentinel(logged.choices[0].logprobs.content.map((entry) => entry.token).join(''))).toBeNull();
+  });
+});

@@ -5,6 +5,8 @@ import { isRecord } from '../../core/isRecord.ts';
 import { finishReasonOf } from './finishReason.ts';
 import { isChatStreamEnd } from './streamEnd.ts';
 import type { RelayThinkingField } from './relayThinking.ts';
+import { LogprobGuard } from './logprobGuard.ts';
+import type { KeyMasker } from '../../core/keyMasker.ts';
 
 /** Legacy completions stream `choices[].text`. */
 const LEGACY_TEXT_FIELD = 'text';
@@ -21,9 +23,23 @@ const RELAY_THINKING_FIELDS: readonly RelayThinkingField[] = ['thinking_blocks',
  * arguments; a choice ends with its finish_reason, the stream with [DONE].
  */
 export class ChatKeyGuard extends FieldKeyGuard<string> {
+  readonly #logprobs: LogprobGuard;
   #lastChunk: Json = {};
   /** Field keys by choice and field name, made once: a key made per delta cost an allocation and a hash each time. */
   readonly #keys: Array<Record<string, string>> = [];
+
+  constructor(masker: KeyMasker) {
+    super(masker);
+    this.#logprobs = new LogprobGuard(masker);
+  }
+
+  override get masked(): boolean {
+    return this.fields.masked || this.#logprobs.masked;
+  }
+
+  override get holding(): boolean {
+    return this.fields.holding || this.#logprobs.holding;
+  }
 
   #key(index: number, field: string): string {
     let keys = this.#keys[index];
@@ -81,7 +97,9 @@ export class ChatKeyGuard extends FieldKeyGuard<string> {
       }
     }
     if (typeof choice.text === 'string') this.fields.guard(this.#key(index, LEGACY_TEXT_FIELD), choice, LEGACY_TEXT_FIELD);
-    if (finishReasonOf(choice.finish_reason) !== null && this.#flushChoice(choice, index)) this.fields.noteReshaped();
+    const finished = finishReasonOf(choice.finish_reason) !== null;
+    if (this.#logprobs.guard(choice, index, finished)) this.fields.noteReshaped();
+    if (finished && this.#flushChoice(choice, index)) this.fields.noteReshaped();
   }
 
   /** Mistral's content parts: text parts run on as `content` (a client joins them with string content), thinking parts' text as a field of its own. */
@@ -221,9 +239,11 @@ export class ChatKeyGuard extends FieldKeyGuard<string> {
   /** [DONE] came while choices still held text (no finish_reason): a chunk of its own hands it on first. */
   #flushAll(emit: Emit): void {
     const indexes = new Set(this.fields.holdingKeys().map((key) => Number(key.slice(0, key.indexOf(' ')))));
+    for (const index of this.#logprobs.heldChoices()) indexes.add(index);
     for (const index of indexes) {
       const choice: Json = { index, delta: {}, finish_reason: null };
-      if (!this.#flushChoice(choice, index)) continue;
+      const logprobsChanged = this.#logprobs.guard(choice, index, true);
+      if (!this.#flushChoice(choice, index) && !logprobsChanged) continue;
       const { id, object, created, model } = this.#lastChunk;
       emit({ data: JSON.stringify({ id, object, created, model, choices: [choice] }) });
     }

@@ -24,8 +24,9 @@ export function maskLogprobTokens(answer: object, masker: KeyMasker): boolean {
   return changed;
 }
 
-function maskTokens(entries: unknown[], masker: KeyMasker): boolean {
-  const tokens = entries.map((entry) => (isRecord(entry) && typeof entry.token === 'string' ? entry.token : ''));
+/** Masks the tokens a form spans when joined (see maskLogprobTokens); true if any changed. */
+export function maskTokens(entries: unknown[], masker: KeyMasker): boolean {
+  const tokens = tokensOf(entries);
   const joined = tokens.join('');
   const spans = masker.maskedSpans(joined);
   if (spans.length === 0) return false;
@@ -44,6 +45,20 @@ function maskTokens(entries: unknown[], masker: KeyMasker): boolean {
       rewriteEntry(entries[position] as Json, masked + joined.slice(copiedUpTo, tokenTo));
     }
     tokenFrom = tokenTo;
+  });
+  return true;
+}
+
+/** The token of each entry, '' where an entry has none. */
+export function tokensOf(entries: readonly unknown[]): string[] {
+  return entries.map((entry) => (isRecord(entry) && typeof entry.token === 'string' ? entry.token : ''));
+}
+
+/** The entries, a run of half the key or more that the stream ended on masked: the first token carries the mask. */
+export function maskedIfLongRun(entries: unknown[], masker: KeyMasker): boolean {
+  if (entries.length === 0 || !masker.isLongRun(tokensOf(entries).join(''))) return false;
+  entries.forEach((entry, position) => {
+    if (isRecord(entry)) rewriteEntry(entry, position === 0 ? REDACTED : '');
   });
   return true;
 }

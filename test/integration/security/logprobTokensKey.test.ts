@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chatBody, JSON_HEADERS, rawRequest } from '../../support/http.ts';
+import { chatBody, JSON_HEADERS, rawRequest, sseData } from '../../support/http.ts';
 import { startHarness, type Harness } from '../../support/proxyHarness.ts';
-import { findSentinel, SENTINEL_KEY } from '../../support/sentinel.ts';
+import { findSentinel, findSentinelInStream, SENTINEL_KEY } from '../../support/sentinel.ts';
 
 /**
  * A chat answer with `logprobs` lists each token of the text with its UTF-8 `bytes` and the likeliest
@@ -68,5 +68,56 @@ describe('a whole chat answer whose logprobs spell out the key', () => {
     expect(findSentinel(choice.logprobs.content.map((entry) => Buffer.from(entry.bytes ?? []).toString('latin1')).join(''))).toBeNull();
     const logged = JSON.parse(end.bodies.responseBody?.toString('utf8') ?? '{}') as typeof received;
     expect(findSentinel(logged.choices[0].logprobs.content.map((entry) => entry.token).join(''))).toBeNull();
+  });
+});
+
+describe('a chat stream whose logprobs spell out the key, a token a chunk', () => {
+  /** Each chunk's content delta and its logprob entries, in order, as a client collects them. */
+  function collected(body: string): { content: string; entries: TokenLogprob[] } {
+    let content = '';
+    const entries: TokenLogprob[] = [];
+    for (const data of sseData(body)) {
+      if (data === '[DONE]') continue;
+      const [choice] = (
+        JSON.parse(data) as { choices: Array<{ delta?: { content?: string }; logprobs?: { content?: TokenLogprob[] | null } | null }> }
+      ).choices;
+      content += choice?.delta?.content ?? '';
+      entries.push(...(choice?.logprobs?.content ?? []));
+    }
+    return { content, entries };
+  }
+
+  it.each([
+    ['ended by its finish', true],
+    ['ended by [DONE] alone (relays without a finish chunk)', false],
+  ])('%s: the client and the log get tokens that join into the text as masked, each with its own bytes', async (_end, withFinish) => {
+    const text = `Your key is ${SENTINEL_KEY}, keep its`;
+    const chunk = (choice: object): string =>
+      `data: ${JSON.stringify({ id: 'chatcmpl-1', object: 'chat.completion.chunk', created: 1, model: 'gpt-4o-mini', choices: [choice] })}\n\n`;
+    harness.simulator.script({
+      kind: 'bodyChunks',
+      chunks: [
+        ...(text.match(/.{1,4}/g) ?? []).map((token) =>
+          chunk({ index: 0, delta: { content: token }, logprobs: { content: [logprob(token)], refusal: null }, finish_reason: null }),
+        ),
+        ...(withFinish ? [chunk({ index: 0, delta: {}, logprobs: null, finish_reason: 'stop' })] : []),
+        'data: [DONE]\n\n',
+      ],
+    });
+    const ended = harness.nextEnd();
+    const response = await rawRequest(`${harness.proxy.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: JSON_HEADERS,
+      body: chatBody({ stream: true, logprobs: true, top_logprobs: 1 }),
+    });
+    const end = await ended;
+    const { content, entries } = collected(response.body);
+    expect(content).toBe('Your key is [redacted], keep its');
+    expect(entries.map((entry) => entry.token).join('')).toBe(content);
+    for (const entry of entries) expect(Buffer.from(entry.bytes ?? []).toString('utf8')).toBe(entry.token);
+    expect(findSentinelInStream(response.body)).toBeNull();
+    expect(findSentinel(entries.map((entry) => Buffer.from(entry.bytes ?? []).toString('latin1')).join(''))).toBeNull();
+    const logged = collected(end.bodies.responseBody?.toString('utf8') ?? '');
+    expect(logged.entries.map((entry) => entry.token).join('')).toBe(content);
   });
 });

@@ -16,6 +16,11 @@ const THINKING_PARTS_FIELD = 'thinking parts';
 /** A relay's thinking blocks (relayThinking.ts): LiteLLM's run on as one text, OpenRouter's by their `index`. */
 const RELAY_BLOCKS_PREFIX = 'relay ';
 const RELAY_THINKING_FIELDS: readonly RelayThinkingField[] = ['thinking_blocks', 'reasoning_details'];
+/**
+ * Text a client joins inside a delta's object: an audio answer's `transcript` (gpt-4o-audio) and the
+ * legacy `function_call`'s `arguments`; openai-node's ChatCompletionStream appends both. The field is the object's name.
+ */
+const NESTED_TEXT: Readonly<Record<string, string>> = { audio: 'transcript', function_call: 'arguments' };
 
 /**
  * Chat Completions (and legacy completions): per choice, clients concatenate `content`,
@@ -88,6 +93,11 @@ export class ChatKeyGuard extends FieldKeyGuard<string> {
       if (typeof delta.refusal === 'string') this.fields.guard(this.#key(index, 'refusal'), delta, 'refusal');
       if (Array.isArray(delta.thinking_blocks)) this.#guardRelayBlocks(delta.thinking_blocks, index, 'thinking_blocks');
       if (Array.isArray(delta.reasoning_details)) this.#guardRelayBlocks(delta.reasoning_details, index, 'reasoning_details');
+      if (isRecord(delta.audio) && typeof delta.audio.transcript === 'string')
+        this.fields.guard(this.#key(index, 'audio'), delta.audio, 'transcript');
+      if (isRecord(delta.function_call) && typeof delta.function_call.arguments === 'string') {
+        this.fields.guard(this.#key(index, 'function_call'), delta.function_call, 'arguments');
+      }
       if (Array.isArray(delta.tool_calls)) {
         delta.tool_calls.forEach((call: unknown, position) => {
           if (!isRecord(call) || !isRecord(call.function)) return;
@@ -184,6 +194,11 @@ export class ChatKeyGuard extends FieldKeyGuard<string> {
       }
     }
     if (typeof choice.text === 'string' && choice.text !== '') carried.add(this.#key(index, LEGACY_TEXT_FIELD));
+    for (const field in NESTED_TEXT) {
+      const holder = delta[field];
+      const text = isRecord(holder) ? holder[NESTED_TEXT[field] as string] : undefined;
+      if (typeof text === 'string' && text !== '') carried.add(this.#key(index, field));
+    }
     return carried;
   }
 
@@ -214,6 +229,13 @@ export class ChatKeyGuard extends FieldKeyGuard<string> {
       const delta = choice.delta as Json;
       if (field.startsWith(RELAY_BLOCKS_PREFIX)) {
         addRelayBlockPiece(delta, field.slice(RELAY_BLOCKS_PREFIX.length), rest);
+        continue;
+      }
+      const nestedProperty = NESTED_TEXT[field];
+      if (nestedProperty !== undefined) {
+        const holder = isRecord(delta[field]) ? (delta[field] as Json) : {};
+        holder[nestedProperty] = `${typeof holder[nestedProperty] === 'string' ? holder[nestedProperty] : ''}${rest}`;
+        delta[field] = holder;
         continue;
       }
       if (field === THINKING_PARTS_FIELD || (field === 'content' && Array.isArray(delta.content))) {

@@ -64,6 +64,31 @@ describe('chat streams', () => {
     expect(findSentinel(out.map((event) => event.data).join(''))).toBeNull();
   });
 
+  it("keeps OpenRouter's reasoning details with the reasoning they repeat, one event each, and masks both", () => {
+    // OpenRouter repeats each reasoning piece in `reasoning_details` (its reasoning-tokens guide); a piece
+    // ending in what could begin the key is held in both, and is no field "paused" while the next piece
+    // carries both again: no chunk of its own may come between them.
+    const thinking = `so ${said} is`;
+    const events = [
+      ...pieces(thinking).map((piece) => chunk({ reasoning: piece, reasoning_details: [{ type: 'reasoning.text', text: piece, index: 0 }] })),
+      chunk({ reasoning_details: [{ type: 'reasoning.text', signature: 'sig', index: 0 }] }),
+      ...pieces('fine').map((piece) => chunk({ content: piece })),
+      chunk({}, 'stop'),
+      { data: '[DONE]' },
+    ];
+    const { out } = run('chat', events);
+    const deltas = parsed(out).map((json) => json.choices[0].delta);
+    const reasoning = deltas.map((delta) => delta.reasoning ?? '').join('');
+    const details = deltas.flatMap((delta) => delta.reasoning_details ?? []).map((detail) => detail.text ?? '').join('');
+    expect(reasoning).toBe(`so my key is ${REDACTED} is`);
+    expect(details).toBe(reasoning);
+    // The reasoning's held `s` goes on before the answer's first piece, not after it.
+    const firstContent = deltas.findIndex((delta) => delta.content !== undefined);
+    expect(deltas.slice(firstContent).some((delta) => delta.reasoning !== undefined)).toBe(false);
+    expect(out).toHaveLength(events.length + 1);
+    expect(findSentinel(out.map((event) => event.data).join(''))).toBeNull();
+  });
+
   it('masks a key split across deltas from a gateway that sends finish_reason "" on every chunk', () => {
     // Ollama (ollama#4357), sglang (sglang#3912) and Sensenova (axonhub#2073) mark unfinished chunks with "", not null.
     const events = [...pieces(said).map((piece) => chunk({ content: piece }, '')), chunk({}, 'stop'), { data: '[DONE]' }];

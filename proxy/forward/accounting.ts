@@ -15,17 +15,33 @@ import { withUnstatedRuns, type RunEstimate, type UnstatedRun } from './unstated
 
 const NOTHING_WRITTEN = new OutputTally();
 
+/** How texts are counted: by the tokenizer's thread, or by their bytes at once (a deliberate over-count). */
+interface TextCounting {
+  textTokens: (text: string) => Promise<number>;
+  chatInputTokens: (plan: ExchangePlan) => Promise<number>;
+}
+
+const TOKENIZER_COUNTING: TextCounting = {
+  textTokens: (text) => tokenEstimator.textTokens(text),
+  chatInputTokens: (plan) => tokenEstimator.chatInputTokens(plan.body ?? [], plan.byteLength),
+};
+
+const BYTE_COUNTING: TextCounting = {
+  textTokens: (text) => Promise.resolve(byteEstimateTokens(Buffer.byteLength(text))),
+  chatInputTokens: (plan) => Promise.resolve(byteEstimateTokens(plan.byteLength)),
+};
+
 /**
  * What the model wrote has its texts tokenized, or past the tokenizer's limit their bytes counted;
  * output with no text (a Messages `redacted_thinking` block's data, a thinking signature) is counted
  * from its decoded bytes at the rate used wherever text is not tokenized: tokenizing its base64 would
  * count about a token per byte, some four times what a text of that size holds.
  */
-async function estimateOutputTokens(tally: OutputTally): Promise<number> {
+async function estimateOutputTokens(tally: OutputTally, counting: TextCounting): Promise<number> {
   const { answerText, otherText, textBytes, opaqueBytes, signedThinking } = tally.written();
   const textTokens =
-    textBytes === null ? [tokenEstimator.textTokens(answerText), tokenEstimator.textTokens(otherText)] : [byteEstimateTokens(textBytes)];
-  const counts = await Promise.all([...textTokens, ...signedThinking.map(signedBeyondVisible(textBytes !== null))]);
+    textBytes === null ? [counting.textTokens(answerText), counting.textTokens(otherText)] : [byteEstimateTokens(textBytes)];
+  const counts = await Promise.all([...textTokens, ...signedThinking.map(signedBeyondVisible(textBytes !== null, counting))]);
   return counts.reduce((sum, tokens) => sum + tokens, byteEstimateTokens(opaqueBytes));
 }
 
@@ -34,9 +50,9 @@ async function estimateOutputTokens(tally: OutputTally): Promise<number> {
  * and its signature at the byte rate: what the signature holds beyond what is shown. Claude 4's
  * summary or omitted thinking counts as its signature; Claude 3.7's full thinking is not counted twice.
  */
-function signedBeyondVisible(pastTokenizeLimit: boolean): (block: SignedThinkingSize) => Promise<number> {
+function signedBeyondVisible(pastTokenizeLimit: boolean, counting: TextCounting): (block: SignedThinkingSize) => Promise<number> {
   return async ({ visibleThinking, visibleBytes, signatureBytes }) => {
-    const visibleTokens = pastTokenizeLimit ? byteEstimateTokens(visibleBytes) : await tokenEstimator.textTokens(visibleThinking);
+    const visibleTokens = pastTokenizeLimit ? byteEstimateTokens(visibleBytes) : await counting.textTokens(visibleThinking);
     return Math.max(0, byteEstimateTokens(signatureBytes) - visibleTokens);
   };
 }
@@ -52,9 +68,8 @@ export function quickInputEstimate(plan: ExchangePlan): { tokens: number | null;
   return { tokens: null, countRefines: false };
 }
 
-export async function estimateInputTokens(plan: ExchangePlan): Promise<number | null> {
-  if (plan.chatBody && plan.body && plan.byteLength <= TOKENIZE_LIMIT_CHARS)
-    return tokenEstimator.chatInputTokens(plan.body, plan.byteLength);
+export async function estimateInputTokens(plan: ExchangePlan, counting = TOKENIZER_COUNTING): Promise<number | null> {
+  if (plan.chatBody && plan.body && plan.byteLength <= TOKENIZE_LIMIT_CHARS) return counting.chatInputTokens(plan);
   if (bytesCountInput(plan)) return byteEstimateTokens(plan.byteLength);
   return null;
 }
@@ -124,14 +139,22 @@ async function runEstimate(run: UnstatedRun): Promise<RunEstimate> {
 }
 
 /**
- * The usage the answer's row will hold (reported, else estimated as above), known before the row
- * ends: a translated client is told it where the gateway stated none (streamRelay.ts).
+ * The usage a translated client is told where the gateway stated none (streamRelay.ts): the row's
+ * estimate (as above) while the tokenizer's thread runs, a count that takes milliseconds; else
+ * counted by bytes at once, an over-count: loading the tokenizer (0.3-0.5 s, again after its idle
+ * stop) would hold the client's end, and its agent's next turn, for a figure it only sizes its context by.
  */
-export async function answerUsageAsBilled(trace: RequestTrace, plan: ExchangePlan, profile: Profile): Promise<TokenUsage | null> {
-  return (await accountForAnswer(trace, plan, profile)).usage;
+export async function answerUsageForClient(trace: RequestTrace, plan: ExchangePlan, profile: Profile): Promise<TokenUsage | null> {
+  const counting = tokenEstimator.running ? TOKENIZER_COUNTING : BYTE_COUNTING;
+  return (await accountForAnswer(trace, plan, profile, counting)).usage;
 }
 
-function accountForAnswer(trace: RequestTrace, plan: ExchangePlan, profile: Profile): TraceAccounting | Promise<TraceAccounting> {
+function accountForAnswer(
+  trace: RequestTrace,
+  plan: ExchangePlan,
+  profile: Profile,
+  counting = TOKENIZER_COUNTING,
+): TraceAccounting | Promise<TraceAccounting> {
   const usage = trace.usage;
   const answeredSuccess = (trace.status > 0 && trace.status < 400) || trace.successFailure === 'brokeOff';
   const reachedModel = trace.ttfbMs !== null && answeredSuccess && plan.upstreamModel !== null;
@@ -146,11 +169,11 @@ function accountForAnswer(trace: RequestTrace, plan: ExchangePlan, profile: Prof
   const stated = statedStreamUsage(trace, plan);
   if (stated !== null) {
     // The gateway stated the input (and its cache reads and writes) before the stream broke: only the output is a guess.
-    return estimateOutputTokens(output).then((outputTokens) =>
+    return estimateOutputTokens(output, counting).then((outputTokens) =>
       priced({ ...stated, outputTokens: Math.max(outputTokens, stated.outputTokens) }, 'estimated', plan, profile, calls),
     );
   }
-  return Promise.all([estimateInputTokens(plan), estimateOutputTokens(output)]).then(([inputTokens, outputTokens]) =>
+  return Promise.all([estimateInputTokens(plan, counting), estimateOutputTokens(output, counting)]).then(([inputTokens, outputTokens]) =>
     priced({ inputTokens: inputTokens ?? 0, outputTokens }, 'estimated', plan, profile, calls),
   );
 }

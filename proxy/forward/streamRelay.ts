@@ -5,7 +5,7 @@ import { formatSseEvent, type SseEvent } from '../protocols/sse.ts';
 import { createSseRelay, type TextGuard } from '../protocols/sseRelay.ts';
 import { guardingEscapedKey, maskedEventsText, type StreamKeyGuard } from '../protocols/streamKeyGuard.ts';
 import type { StreamEventTranslator } from '../protocols/streamTranslator.ts';
-import { answerUsageAsBilled } from './accounting.ts';
+import { answerUsageForClient } from './accounting.ts';
 import { declaredErrorDetail, recordDeclaredError, type RelayProtocols } from './answerRecords.ts';
 import type { ExchangePlan } from './plan.ts';
 import type { RelayInput } from './relay.ts';
@@ -231,7 +231,7 @@ async function relayGuardedStream(
 
 /**
  * A whole answer's end, for a translated client its final events first. Where the gateway stated no
- * usage they state the row's estimate, not nothing: Claude Code sizes its context (and arms its
+ * usage they state an estimate, not nothing: Claude Code sizes its context (and arms its
  * compaction) by message_delta's usage, Codex by response.completed's.
  */
 async function endTranslatedClient(input: RelayInput, translator: StreamEventTranslator | null): Promise<void> {
@@ -244,10 +244,10 @@ async function endTranslatedClient(input: RelayInput, translator: StreamEventTra
   res.end();
 }
 
-/** The row's estimate; none (the client's usage left unstated, as before) if the tokenizer's thread failed. */
+/** The estimate (accounting.ts); none (the client's usage left unstated, as before) if it failed. */
 async function estimatedUsage(input: RelayInput): Promise<TokenUsage | null> {
   try {
-    return await answerUsageAsBilled(input.trace, input.plan, input.profile);
+    return await answerUsageForClient(input.trace, input.plan, input.profile);
   } catch {
     return null;
   }

@@ -45,6 +45,11 @@ export class TokenEstimator {
     });
   }
 
+  /** Whether the tokenizer's thread is started: a count then waits milliseconds, not its load. */
+  get running(): boolean {
+    return this.thread.running;
+  }
+
   /** Input tokens of a JSON request body (Chat Completions or Anthropic Messages), given as its chunks. */
   async chatInputTokens(chunks: readonly Buffer[], byteLength: number): Promise<number> {
     // One exact-size copy, transferred: the chunks stay with the request, which is still sending them.

@@ -1,4 +1,5 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { tokenEstimator } from '../../../proxy/spend/tokenEstimator.ts';
 import { JSON_HEADERS, rawRequest, sseData } from '../../support/http.ts';
 import { startTranslatingHarness, type Harness } from '../../support/proxyHarness.ts';
 
@@ -22,6 +23,7 @@ afterAll(async () => {
   await harness.close();
 });
 beforeEach(() => harness.simulator.reset());
+afterEach(() => vi.restoreAllMocks());
 
 const PROMPT = 'Tell me about the files in this directory and what each is for.';
 
@@ -35,7 +37,10 @@ async function send(path: string, body: object) {
   return { events, end: await ended };
 }
 
-describe('a translated stream whose gateway reported no usage', () => {
+describe('a translated stream whose gateway reported no usage, the tokenizer running', () => {
+  // Counted once before, so its thread runs (it stops after 5 idle minutes).
+  beforeAll(() => tokenEstimator.textTokens('warm'));
+
   it("Claude Code's message_delta states the row's estimate", async () => {
     const { events, end } = await send('/v1/messages', {
       model: 'claude-haiku-4-5',
@@ -57,5 +62,51 @@ describe('a translated stream whose gateway reported no usage', () => {
     };
     expect(end.usage?.outputTokens).toBeGreaterThan(0);
     expect(completed.response.usage).toMatchObject({ input_tokens: end.usage?.inputTokens, output_tokens: end.usage?.outputTokens });
+  });
+});
+
+describe('a translated stream whose gateway reported no usage, the tokenizer stopped', () => {
+  /**
+   * The tokenizer's thread loads for 0.3-0.5 s when started: the client's end must not wait for it.
+   * Its counts are held until the client has its whole answer; were the end waiting for them, the
+   * client's answer would never end.
+   */
+  function holdTokenizer(): () => void {
+    vi.spyOn(tokenEstimator, 'running', 'get').mockReturnValue(false);
+    let release = (): void => undefined;
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const textTokens = tokenEstimator.textTokens.bind(tokenEstimator);
+    const chatInputTokens = tokenEstimator.chatInputTokens.bind(tokenEstimator);
+    vi.spyOn(tokenEstimator, 'textTokens').mockImplementation(async (text) => {
+      await released;
+      return textTokens(text);
+    });
+    vi.spyOn(tokenEstimator, 'chatInputTokens').mockImplementation(async (chunks, byteLength) => {
+      await released;
+      return chatInputTokens(chunks, byteLength);
+    });
+    return release;
+  }
+
+  it("Claude Code's message_delta states a byte estimate at once, at least the row's", async () => {
+    const release = holdTokenizer();
+    const ended = harness.nextEnd();
+    harness.simulator.script({ kind: 'reply', content: 'There are three files: a readme, a licence and the source.', usage: false });
+    const response = await rawRequest(`${harness.proxy.url}/v1/messages`, {
+      method: 'POST',
+      headers: JSON_HEADERS,
+      body: JSON.stringify({ model: 'claude-haiku-4-5', max_tokens: 256, stream: true, messages: [{ role: 'user', content: PROMPT }] }),
+    });
+    release();
+    const end = await ended;
+    const delta = sseData(response.body)
+      .filter((data) => data !== '[DONE]')
+      .map((data) => JSON.parse(data) as { type: string; usage?: { input_tokens: number; output_tokens: number } })
+      .find((event) => event.type === 'message_delta');
+    expect(end).toMatchObject({ errorClass: null, usageSource: 'estimated' });
+    expect(delta?.usage?.output_tokens).toBeGreaterThanOrEqual(end.usage?.outputTokens ?? Number.POSITIVE_INFINITY);
+    expect(delta?.usage?.input_tokens).toBeGreaterThanOrEqual(end.usage?.inputTokens ?? Number.POSITIVE_INFINITY);
   });
 });

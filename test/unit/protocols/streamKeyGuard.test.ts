@@ -70,7 +70,9 @@ describe('chat streams', () => {
     // carries both again: no chunk of its own may come between them.
     const thinking = `so ${said} is`;
     const events = [
-      ...pieces(thinking).map((piece) => chunk({ reasoning: piece, reasoning_details: [{ type: 'reasoning.text', text: piece, index: 0 }] })),
+      ...pieces(thinking).map((piece) =>
+        chunk({ reasoning: piece, reasoning_details: [{ type: 'reasoning.text', text: piece, index: 0 }] }),
+      ),
       chunk({ reasoning_details: [{ type: 'reasoning.text', signature: 'sig', index: 0 }] }),
       ...pieces('fine').map((piece) => chunk({ content: piece })),
       chunk({}, 'stop'),
@@ -79,7 +81,10 @@ describe('chat streams', () => {
     const { out } = run('chat', events);
     const deltas = parsed(out).map((json) => json.choices[0].delta);
     const reasoning = deltas.map((delta) => delta.reasoning ?? '').join('');
-    const details = deltas.flatMap((delta) => delta.reasoning_details ?? []).map((detail) => detail.text ?? '').join('');
+    const details = deltas
+      .flatMap((delta) => delta.reasoning_details ?? [])
+      .map((detail) => detail.text ?? '')
+      .join('');
     expect(reasoning).toBe(`so my key is ${REDACTED} is`);
     expect(details).toBe(reasoning);
     // The reasoning's held `s` goes on before the answer's first piece, not after it.

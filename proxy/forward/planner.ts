@@ -10,6 +10,7 @@ import type { Profile } from '../contracts/profile.ts';
 import type { ChatTranslation, EndpointKind, NativeRequestCleanup, ProtocolAdapter, TranslatedProtocol } from '../protocols/adapter.ts';
 import type { ClientToolNames } from '../protocols/requestResult.ts';
 import { chooseMode } from '../protocols/protocolMode.ts';
+import { gatewayTagOf } from '../protocols/chat/returnedReasoning.ts';
 import { isChatCompletion, routeFor } from '../protocols/registry.ts';
 import { answerCount } from './localAnswers.ts';
 import { chatRequestFor, nativeBody } from './translation/translationJob.ts';
@@ -238,6 +239,8 @@ function translatedPlan(
   }
   if (upstreamModel === null || requestedModel === null) return invalid('the request names no model');
   const protocol = translation.modeKey;
+  // Thinking a translated client hands back goes only to the gateway it came from (returnedReasoning.ts): a fallback step's may refuse it.
+  const gatewayTag = gatewayTagOf(target.profile.baseUrl);
   const planned = (
     bytes: Buffer,
     stream: boolean,
@@ -252,18 +255,18 @@ function translatedPlan(
     textBody: true,
     stream,
     chatBody,
-    translator: translation.responseTranslator(requestedModel, clientToolNames),
+    translator: translation.responseTranslator(requestedModel, clientToolNames, gatewayTag),
     notes,
   });
   const refusedReasoningEfforts = input.refusedReasoningEfforts?.(target.profile, upstreamModel) ?? [];
   if (parsed.kind === 'json') {
-    const request = chatRequestFor(protocol, parsed.value, upstreamModel, refusedReasoningEfforts);
+    const request = chatRequestFor(protocol, parsed.value, upstreamModel, refusedReasoningEfforts, gatewayTag);
     if (!request.ok) return invalid(request.message, request.unfixable);
     return planned(Buffer.from(JSON.stringify(request.chatBody)), request.stream, request.notes, request.chatBody, request.clientToolNames);
   }
   // Parsed, translated and serialized off the forwarding loop; the budget then goes by its bytes.
   const thread = input.translation ?? translationThread;
-  return thread.translate(protocol, input.body.chunks, input.body.byteLength, upstreamModel, { refusedReasoningEfforts }).then(
+  return thread.translate(protocol, input.body.chunks, input.body.byteLength, upstreamModel, { refusedReasoningEfforts, gatewayTag }).then(
     (translated) =>
       translated.ok
         ? planned(translated.sentJson, translated.stream, translated.notes, null, translated.clientToolNames)

@@ -210,6 +210,8 @@ export interface ChatRequestOptions {
   includeUsage: boolean;
   /** The `reasoning_effort` levels the gateway refused for this model (chat/reasoningEffort.ts): not sent, with a note. */
   refusedReasoningEfforts: readonly string[];
+  /** The gateway the request goes to (gatewayTagOf): only thinking its own answers carried goes back. */
+  gatewayTag: string;
 }
 
 /** Translation to and from Chat Completions, for a client protocol the gateway may not speak. */
@@ -227,9 +229,10 @@ export interface ChatTranslation {
   countAnswer?(inputTokens: number): object;
   /**
    * Turns the gateway's Chat Completions answers back into this protocol for the model the client
-   * asked for, naming the called tools as the client does (the translation's `clientToolNames`).
+   * asked for, naming the called tools as the client does (the translation's `clientToolNames`), its
+   * thinking marked as the gateway `gatewayTag` names' (returnedReasoning.ts).
    */
-  responseTranslator(requestedModel: string, clientToolNames: ClientToolNames): ResponseTranslator;
+  responseTranslator(requestedModel: string, clientToolNames: ClientToolNames, gatewayTag: string): ResponseTranslator;
 }
 
 export interface ResponseTranslator {

@@ -8,15 +8,17 @@ export type { TranslatedProtocol };
 
 /**
  * The Chat Completions request for a client's body (already parsed) in a protocol Airlock
- * translates; `refusedReasoningEfforts`: the `reasoning_effort` levels the gateway refused for the model.
+ * translates; `refusedReasoningEfforts`: the `reasoning_effort` levels the gateway refused for the model;
+ * `gatewayTag`: the gateway it goes to (gatewayTagOf), which alone gets back the thinking its answers carried.
  */
 export function chatRequestFor(
   protocol: TranslatedProtocol,
   body: unknown,
   upstreamModel: string,
   refusedReasoningEfforts: readonly string[],
+  gatewayTag: string,
 ): ChatRequestTranslation {
-  return translationFor(protocol).toChatRequest(body, { upstreamModel, includeUsage: true, refusedReasoningEfforts });
+  return translationFor(protocol).toChatRequest(body, { upstreamModel, includeUsage: true, refusedReasoningEfforts, gatewayTag });
 }
 
 /** A client body, as its bytes, to translate; or, `native`, to send in its own protocol without what Airlock made under translation. */
@@ -27,6 +29,8 @@ export interface TranslationJob {
   native: boolean;
   /** The `reasoning_effort` levels the gateway refused for the model (a translated job only). */
   refusedReasoningEfforts: readonly string[];
+  /** The gateway a translated job goes to (gatewayTagOf). */
+  gatewayTag: string;
 }
 
 /** The body to send (Chat Completions, or the client's protocol for a native job), serialized; or why it cannot be. */
@@ -47,7 +51,7 @@ export function translateJsonBytes(job: TranslationJob): TranslatedBody {
     return { ok: false, message: `the request body is not valid JSON (${(error as Error).message})` };
   }
   if (job.native) return nativeBody(job.protocol, value, job.upstreamModel);
-  const request = chatRequestFor(job.protocol, value, job.upstreamModel, job.refusedReasoningEfforts);
+  const request = chatRequestFor(job.protocol, value, job.upstreamModel, job.refusedReasoningEfforts, job.gatewayTag);
   if (!request.ok) return { ok: false, message: request.message, ...(request.unfixable ? { unfixable: true } : {}) };
   const sentJson = ownTextBuffer(JSON.stringify(request.chatBody));
   const { stream, notes, clientToolNames } = request;

@@ -75,9 +75,14 @@ export class TranslationThread {
     upstreamModel: string,
     /**
      * `native`: send natively, the body only losing what Airlock made under translation
-     * (NativeRequestCleanup); `refusedReasoningEfforts`: the `reasoning_effort` levels the gateway refused for the model.
+     * (NativeRequestCleanup); `refusedReasoningEfforts`: the `reasoning_effort` levels the gateway refused for the model;
+     * `gatewayTag`: the gateway a translated body goes to (gatewayTagOf; none for a native one, which marks nothing).
      */
-    { native = false, refusedReasoningEfforts = [] }: { native?: boolean; refusedReasoningEfforts?: readonly string[] } = {},
+    {
+      native = false,
+      refusedReasoningEfforts = [],
+      gatewayTag = '',
+    }: { native?: boolean; refusedReasoningEfforts?: readonly string[]; gatewayTag?: string } = {},
   ): Promise<TranslatedBody> {
     const json = await copyInSlices(chunks, byteLength);
     if (!this.thread.available) {
@@ -87,7 +92,9 @@ export class TranslationThread {
     }
     if (byteLength >= RETIRE_AFTER_JOB_BYTES) this.retireWhenIdle = true;
     return new Promise((resolve, reject) => {
-      this.thread.ask({ resolve, reject }, (id) => ({ id, protocol, json, upstreamModel, native, refusedReasoningEfforts }), [json.buffer]);
+      this.thread.ask({ resolve, reject }, (id) => ({ id, protocol, json, upstreamModel, native, refusedReasoningEfforts, gatewayTag }), [
+        json.buffer,
+      ]);
     });
   }
 

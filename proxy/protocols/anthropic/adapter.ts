@@ -38,9 +38,10 @@ export const anthropicAdapter: ProtocolAdapter = {
     clientHeaderPrefixes: ['anthropic-'],
     countAnswer: (inputTokens) => ({ input_tokens: inputTokens }),
     toChatRequest: anthropicToChatRequest,
-    responseTranslator: (requestedModel) => ({
-      createStream: () => fromChatEvents(createAnthropicStreamTranslator({ requestedModel, messageId: newAnthropicMessageId() })),
-      translateJson: (chatJson) => unwrap(chatToAnthropicResponse(chatJson, { requestedModel })),
+    responseTranslator: (requestedModel, _clientToolNames, gatewayTag) => ({
+      createStream: () =>
+        fromChatEvents(createAnthropicStreamTranslator({ requestedModel, messageId: newAnthropicMessageId(), gatewayTag })),
+      translateJson: (chatJson) => unwrap(chatToAnthropicResponse(chatJson, { requestedModel, gatewayTag })),
       // Claude Code retries an error event only when its type is overloaded_error: mid-stream it has no status.
       failureType: (errorClass, upstreamStatus) => anthropicErrorType(anthropicStatusFor(errorClass, upstreamStatus)),
     }),

@@ -30,7 +30,7 @@ export function anthropicToChatRequest(body: unknown, options: ChatRequestOption
   const systemText = request.system === undefined ? '' : textOf(request.system, notes);
   if (systemText !== '') messages.push({ role: 'system', content: systemText });
   for (const message of request.messages) {
-    const translated = translateMessage(message, notes);
+    const translated = translateMessage(message, options.gatewayTag, notes);
     if (!translated.ok) return translated;
     messages.push(...translated.messages);
   }
@@ -61,7 +61,7 @@ export function anthropicToChatRequest(body: unknown, options: ChatRequestOption
   return { ok: true, chatBody, stream, notes };
 }
 
-function translateMessage(message: AnthropicRequest['messages'][number], notes: string[]): MessageResult {
+function translateMessage(message: AnthropicRequest['messages'][number], gatewayTag: string, notes: string[]): MessageResult {
   if (typeof message.content === 'string') {
     return { ok: true, messages: [{ role: message.role, content: message.content }] };
   }
@@ -69,7 +69,7 @@ function translateMessage(message: AnthropicRequest['messages'][number], notes: 
     return unfixableRequest('document blocks (PDF) cannot be translated to Chat Completions; use a model served natively');
   }
   if (message.role === 'system') return { ok: true, messages: [{ role: 'system', content: textOf(message.content, notes) }] };
-  if (message.role === 'assistant') return { ok: true, messages: assistantMessages(message.content, notes) };
+  if (message.role === 'assistant') return { ok: true, messages: assistantMessages(message.content, gatewayTag, notes) };
   return { ok: true, messages: userMessages(message.content, notes) };
 }
 
@@ -99,10 +99,10 @@ function userMessages(blocks: AnthropicContentBlock[], notes: string[]): ChatMes
   return allParts.length > 0 ? [...toolMessages, { role: 'user', content: userContent(allParts) }] : toolMessages;
 }
 
-function assistantMessages(blocks: AnthropicContentBlock[], notes: string[]): ChatMessage[] {
+function assistantMessages(blocks: AnthropicContentBlock[], gatewayTag: string, notes: string[]): ChatMessage[] {
   const texts: string[] = [];
   const toolCalls: ChatToolCall[] = [];
-  // Thinking that may go back to the gateway (returnedReasoning.ts), a relay's signed blocks (relayThinking.ts); other thinking is dropped.
+  // Thinking that may go back to this gateway (returnedReasoning.ts), its relay's signed blocks (relayThinking.ts); other thinking is dropped.
   const thoughts: string[] = [];
   let relayThinking: RelayThinking | null = null;
   for (const block of blocks) {
@@ -114,9 +114,9 @@ function assistantMessages(blocks: AnthropicContentBlock[], notes: string[]): Ch
         function: { name: block.name, arguments: JSON.stringify(block.input ?? {}) },
       });
     } else if (block.type === 'thinking') {
-      const relay = relayThinkingOfMark(block.signature);
+      const relay = relayThinkingOfMark(block.signature, gatewayTag);
       if (relay !== null) relayThinking = joinedRelayThinking(relayThinking, relay);
-      else if (!isReturnableReasoning(block.signature)) noteDropped(block, notes);
+      else if (!isReturnableReasoning(block.signature, gatewayTag)) noteDropped(block, notes);
       else if (block.thinking) thoughts.push(block.thinking);
     } else noteDropped(block, notes);
   }

@@ -76,7 +76,7 @@ export function anthropicUsage(usage: TokenUsage | null): AnthropicUsage {
  */
 export function chatToAnthropicResponse(
   chatJson: unknown,
-  options: { requestedModel: string; messageId?: string },
+  options: { requestedModel: string; messageId?: string; gatewayTag: string },
 ): AnthropicResponseTranslation {
   const reply = readChatCompletion(chatJson);
   if (reply === null) return { ok: false, message: 'the upstream reply has no choices to translate' };
@@ -88,7 +88,7 @@ export function chatToAnthropicResponse(
     content.push({
       type: 'thinking',
       thinking: reply.reasoning,
-      signature: thinkingMark(reply.reasoningField ?? 'reasoning_content', reply.relayThinking),
+      signature: thinkingMark(reply.reasoningField ?? 'reasoning_content', reply.relayThinking, options.gatewayTag),
     });
   }
   if (reply.text !== '') content.push({ type: 'text', text: reply.text });

@@ -11,7 +11,12 @@ import { anthropicStop, anthropicUsage } from './response.ts';
  * frames to write in order. The usage chunk (include_usage) comes after the finish_reason chunk,
  * so `message_delta` with stop_reason and usage is written by finish(), at the upstream's end.
  */
-export function createAnthropicStreamTranslator(options: { requestedModel: string; messageId: string }): ChatStreamTranslator {
+/** `gatewayTag`: the gateway that answers, named in a thinking block's mark (returnedReasoning.ts). */
+export function createAnthropicStreamTranslator(options: {
+  requestedModel: string;
+  messageId: string;
+  gatewayTag: string;
+}): ChatStreamTranslator {
   const blocks = createChatStreamBlocks(`toolu_${options.messageId}`);
   let started = false;
   let ended = false;
@@ -44,14 +49,14 @@ export function createAnthropicStreamTranslator(options: { requestedModel: strin
       if (ended) return [];
       if (reading.errorMessage !== null) return fail({ type: 'api_error', message: reading.errorMessage });
       if (reading.stopSequence !== null) stopSequence = reading.stopSequence;
-      return [...start(), ...blocks.apply(reading).flatMap(renderBlockEvent)];
+      return [...start(), ...blocks.apply(reading).flatMap((event) => renderBlockEvent(event, options.gatewayTag))];
     },
     finish(unreportedUsage = null) {
       if (ended) return [];
       const finishReason = blocks.finishReason();
       if (finishReason === null) return fail({ type: 'api_error', message: STREAM_ENDED_EARLY_MESSAGE });
       ended = true;
-      const frames = [...start(), ...blocks.closeAll().flatMap(renderBlockEvent)];
+      const frames = [...start(), ...blocks.closeAll().flatMap((event) => renderBlockEvent(event, options.gatewayTag))];
       const delta = anthropicStop(finishReason, blocks.hasToolCalls(), stopSequence);
       frames.push(sseFrame('message_delta', { type: 'message_delta', delta, usage: anthropicUsage(blocks.usage() ?? unreportedUsage) }));
       frames.push(sseFrame('message_stop', { type: 'message_stop' }));
@@ -62,7 +67,7 @@ export function createAnthropicStreamTranslator(options: { requestedModel: strin
   };
 }
 
-function renderBlockEvent(event: BlockEvent): string[] {
+function renderBlockEvent(event: BlockEvent, gatewayTag: string): string[] {
   const index = event.block.position;
   const block = event.block;
   if (event.type === 'start') {
@@ -80,7 +85,7 @@ function renderBlockEvent(event: BlockEvent): string[] {
   const stop = sseFrame('content_block_stop', { type: 'content_block_stop', index });
   if (block.kind !== 'reasoning') return [stop];
   // As Anthropic sends a thinking block's signature: one delta just before the block stops.
-  const signature = { type: 'signature_delta', signature: thinkingMark(block.field, block.relayThinking) };
+  const signature = { type: 'signature_delta', signature: thinkingMark(block.field, block.relayThinking, gatewayTag) };
   return [sseFrame('content_block_delta', { type: 'content_block_delta', index, delta: signature }), stop];
 }
 

@@ -108,20 +108,24 @@ export function joinedRelayThinking(earlier: RelayThinking | null | undefined, m
 
 /**
  * The mark a translated thinking block's signature or reasoning item's encrypted_content carries:
- * the relay's signed blocks when it sent some (`airlock:thinking_blocks:<base64url JSON>`), else
- * where its thinking came from (returnedReasoning.ts).
+ * the relay's signed blocks when it sent some, with the gateway that sent them
+ * (`airlock:thinking_blocks:<gateway tag>:<base64url JSON>`), else where its thinking came from
+ * (returnedReasoning.ts).
  */
-export function thinkingMark(field: ReasoningField, relay: RelayThinking | null | undefined): string {
+export function thinkingMark(field: ReasoningField, relay: RelayThinking | null | undefined, gatewayTag: string): string {
   const signed = signedRelayThinking(relay);
-  if (signed === null) return reasoningMark(field);
-  return `${AIRLOCK_MARK_PREFIX}${signed.field}:${Buffer.from(JSON.stringify(signed.blocks)).toString('base64url')}`;
+  if (signed === null) return reasoningMark(field, gatewayTag);
+  return `${AIRLOCK_MARK_PREFIX}${signed.field}:${gatewayTag}:${Buffer.from(JSON.stringify(signed.blocks)).toString('base64url')}`;
 }
 
-/** The relay thinking a mark a client handed back carries, or null (another mark, another signature, or not one at all). */
-export function relayThinkingOfMark(mark: unknown): RelayThinking | null {
+/**
+ * The relay thinking a mark a client handed back carries for the gateway `gatewayTag` names, or null
+ * (another gateway's, a mark made before marks named one, another mark, or not one at all).
+ */
+export function relayThinkingOfMark(mark: unknown, gatewayTag: string): RelayThinking | null {
   if (typeof mark !== 'string') return null;
   for (const field of ['thinking_blocks', 'reasoning_details'] as const) {
-    const prefix = `${AIRLOCK_MARK_PREFIX}${field}:`;
+    const prefix = `${AIRLOCK_MARK_PREFIX}${field}:${gatewayTag}:`;
     if (!mark.startsWith(prefix)) continue;
     try {
       const blocks: unknown = JSON.parse(Buffer.from(mark.slice(prefix.length), 'base64url').toString('utf8'));

@@ -1,3 +1,5 @@
+import { hash } from 'node:crypto';
+
 /**
  * A chat gateway's thinking comes as `reasoning_content` (DeepSeek, Qwen, GLM, Kimi, older vLLM)
  * or as `reasoning` (OpenRouter, Cerebras, newer vLLM), and gateways disagree on taking it back:
@@ -10,7 +12,9 @@
  * thinking came from, in the one opaque field the client hands back unchanged: a thinking block's
  * `signature`, a reasoning item's `encrypted_content`. Every one Airlock makes is marked, so a
  * session that later goes to a gateway natively can leave them out (nativeRequest.ts in each
- * protocol): no native API can verify them.
+ * protocol): no native API can verify them. Each names the gateway that sent the thinking
+ * (gatewayTagOf): a fallback step's gateway never sent it, and a strict one refuses a member it does not
+ * know ("Extra inputs are not permitted", BerriAI/litellm#15758), so it goes back only where it came from.
  */
 export type ReasoningField = 'reasoning_content' | 'reasoning';
 
@@ -23,14 +27,25 @@ export function thinkingFieldOf(fields: { reasoning_content?: unknown; reasoning
 /** What every mark starts with, and what a native request is searched for before it is read (nativeRequest.ts). */
 export const AIRLOCK_MARK_PREFIX = 'airlock:';
 
-/** The mark for thinking that came in `field`: `airlock:reasoning_content` or `airlock:reasoning`. */
-export function reasoningMark(field: ReasoningField): string {
-  return `${AIRLOCK_MARK_PREFIX}${field}`;
+/**
+ * The gateway a mark names: a short digest of its base URL (the URL itself stays out of the client's
+ * hands). Two profiles on one gateway share it, as they share what the gateway can verify.
+ */
+export function gatewayTagOf(baseUrl: string): string {
+  return hash('sha256', baseUrl, 'base64url').slice(0, 12);
 }
 
-/** Whether thinking a client handed back with this mark goes to the gateway again. */
-export function isReturnableReasoning(mark: unknown): boolean {
-  return mark === reasoningMark('reasoning_content');
+/**
+ * The mark for thinking that came in `field` from the gateway `gatewayTag` names: `airlock:reasoning_content:<tag>`.
+ * A mark made before marks named their gateway (`airlock:reasoning_content`) names none, so its thinking goes to none.
+ */
+export function reasoningMark(field: ReasoningField, gatewayTag: string): string {
+  return `${AIRLOCK_MARK_PREFIX}${field}:${gatewayTag}`;
+}
+
+/** Whether thinking a client handed back with this mark goes to the gateway `gatewayTag` names. */
+export function isReturnableReasoning(mark: unknown, gatewayTag: string): boolean {
+  return mark === reasoningMark('reasoning_content', gatewayTag);
 }
 
 /** Whether an opaque field holds Airlock's mark: thinking Airlock made from a chat gateway's. */

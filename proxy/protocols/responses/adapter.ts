@@ -35,10 +35,11 @@ export const responsesAdapter: ProtocolAdapter = {
     modeKey: 'responses',
     clientHeaderPrefixes: [],
     toChatRequest: responsesToChatRequest,
-    responseTranslator: (requestedModel, clientToolNames) => ({
-      createStream: () => fromChatEvents(createResponsesStreamTranslator({ requestedModel, responseId: newResponseId(), clientToolNames })),
+    responseTranslator: (requestedModel, clientToolNames, gatewayTag) => ({
+      createStream: () =>
+        fromChatEvents(createResponsesStreamTranslator({ requestedModel, responseId: newResponseId(), clientToolNames, gatewayTag })),
       translateJson: (chatJson) => {
-        const result = chatToResponsesResponse(chatJson, { requestedModel, responseId: newResponseId(), clientToolNames });
+        const result = chatToResponsesResponse(chatJson, { requestedModel, responseId: newResponseId(), clientToolNames, gatewayTag });
         if (!result.ok) throw new Error(result.message);
         return result.body;
       },

@@ -55,7 +55,7 @@ export function responsesToChatRequest(body: unknown, options: ChatRequestOption
   if (request.instructions) messages.push({ role: 'system', content: request.instructions });
   const tools = [...(request.tools ?? []), ...inputTools(request.input ?? [])];
   const namer = namespacedToolNamer(tools);
-  const translated = inputMessages(request.input ?? [], notes, namer);
+  const translated = inputMessages(request.input ?? [], options.gatewayTag, notes, namer);
   if (!translated.ok) return translated;
   messages.push(...translated.messages);
   if (messages.length === 0) return badRequest('input is required: the request has no messages');
@@ -93,6 +93,7 @@ function inputTools(input: string | ResponsesInputItem[]): ResponsesTool[] {
 
 function inputMessages(
   input: string | ResponsesInputItem[],
+  gatewayTag: string,
   notes: string[],
   namer: NamespacedToolNamer,
 ): { ok: true; messages: ChatMessage[] } | Refusal {
@@ -106,7 +107,7 @@ function inputMessages(
     messages.push({ role: 'user', content: toolImages });
     toolImages = [];
   };
-  // Thinking that may go back (returnedReasoning.ts) and a relay's signed blocks (relayThinking.ts), until the tool call they led to.
+  // Thinking that may go back to this gateway (returnedReasoning.ts) and its relay's signed blocks (relayThinking.ts), until the tool call they led to.
   let thoughts: string[] = [];
   let relayThinking: RelayThinking | null = null;
   const forgetThinking = (): void => {
@@ -149,9 +150,9 @@ function inputMessages(
       messages.push(message);
     } else if (item.type === 'reasoning') {
       // Other thinking is the upstream's own earlier thoughts, which a chat gateway cannot take back.
-      const relay = relayThinkingOfMark(item.encrypted_content);
+      const relay = relayThinkingOfMark(item.encrypted_content, gatewayTag);
       if (relay !== null) relayThinking = joinedRelayThinking(relayThinking, relay);
-      else if (isReturnableReasoning(item.encrypted_content)) thoughts.push(...summaryTexts(item));
+      else if (isReturnableReasoning(item.encrypted_content, gatewayTag)) thoughts.push(...summaryTexts(item));
     } else if (item.type === 'additional_tools') {
       // Its tools are offered with the request's (inputTools).
     } else if (item.type === 'tool_search_output') {

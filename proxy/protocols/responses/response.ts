@@ -19,7 +19,7 @@ export function newResponseId(): string {
 
 export function chatToResponsesResponse(
   chatJson: unknown,
-  options: { requestedModel: string; responseId: string; createdAtSec?: number; clientToolNames?: ClientToolNames },
+  options: { requestedModel: string; responseId: string; gatewayTag: string; createdAtSec?: number; clientToolNames?: ClientToolNames },
 ): ResponsesResponseTranslation {
   const reply = readChatCompletion(chatJson);
   if (reply === null) return { ok: false, message: 'the upstream reply has no choices to translate' };
@@ -43,7 +43,7 @@ export function chatToResponsesResponse(
     createdAtSec: options.createdAtSec ?? Math.floor(Date.now() / 1000),
     status: ending.status,
     incompleteReason: ending.incompleteReason,
-    output: blocks.map((block) => outputItem(options.responseId, block, 'completed', options.clientToolNames ?? {})),
+    output: blocks.map((block) => outputItem(options.responseId, block, 'completed', options.clientToolNames ?? {}, options.gatewayTag)),
     usage: reply.usage,
   });
   return { ok: true, body, usage: reply.usage };

@@ -29,8 +29,8 @@ describe('TranslationThread', () => {
   it('translates on its own thread to exactly what the forwarding loop would send', async () => {
     const thread = new TranslationThread();
     const body = chunked(MESSAGES_BODY);
-    const translated = await thread.translate('messages', body.chunks, body.byteLength, 'gpt-4o-mini');
-    const onLoop = chatRequestFor('messages', MESSAGES_BODY, 'gpt-4o-mini', []);
+    const translated = await thread.translate('messages', body.chunks, body.byteLength, 'gpt-4o-mini', { gatewayTag: 'gw' });
+    const onLoop = chatRequestFor('messages', MESSAGES_BODY, 'gpt-4o-mini', [], 'gw');
     if (!translated.ok || !onLoop.ok) throw new Error('expected both translations to succeed');
     expect(translated.sentJson.toString('utf8')).toBe(JSON.stringify(onLoop.chatBody));
     expect({ stream: translated.stream, notes: translated.notes }).toEqual({ stream: onLoop.stream, notes: onLoop.notes });
@@ -79,8 +79,8 @@ describe('TranslationThread', () => {
       ],
     };
     const body = chunked(responsesBody);
-    const translated = await thread.translate('responses', body.chunks, body.byteLength, 'gpt-4o-mini');
-    const onLoop = chatRequestFor('responses', responsesBody, 'gpt-4o-mini', []);
+    const translated = await thread.translate('responses', body.chunks, body.byteLength, 'gpt-4o-mini', { gatewayTag: 'gw' });
+    const onLoop = chatRequestFor('responses', responsesBody, 'gpt-4o-mini', [], 'gw');
     if (!translated.ok || !onLoop.ok) throw new Error('expected both translations to succeed');
     expect(onLoop.clientToolNames).toMatchObject({ apply_patch: { name: 'apply_patch', freeform: true } });
     expect(translated.clientToolNames).toEqual(onLoop.clientToolNames);
@@ -131,7 +131,7 @@ describe('TranslationThread', () => {
     const failures: string[] = [];
     const thread = new TranslationThread({ onFailure: (reason) => failures.push(reason) });
     const body = chunked(MESSAGES_BODY);
-    await thread.translate('messages', body.chunks, body.byteLength, 'gpt-4o-mini');
+    await thread.translate('messages', body.chunks, body.byteLength, 'gpt-4o-mini', { gatewayTag: 'gw' });
     expect(thread.threadRunning).toBe(true);
     await thread.close();
     expect(thread.threadRunning).toBe(false);

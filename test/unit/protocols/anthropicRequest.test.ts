@@ -188,7 +188,7 @@ describe('anthropicToChatRequest: messages', () => {
           {
             role: 'assistant',
             content: [
-              { type: 'thinking', thinking: 'said', signature: 'airlock:reasoning_content' },
+              { type: 'thinking', thinking: 'said', signature: 'airlock:reasoning_content:gw' },
               { type: 'text', text: 'ok' },
             ],
           },
@@ -196,7 +196,7 @@ describe('anthropicToChatRequest: messages', () => {
           {
             role: 'assistant',
             content: [
-              { type: 'thinking', thinking: 'look first', signature: 'airlock:reasoning_content' },
+              { type: 'thinking', thinking: 'look first', signature: 'airlock:reasoning_content:gw' },
               { type: 'tool_use', id: 'toolu_1', name: 'ls', input: {} },
             ],
           },

@@ -68,17 +68,23 @@ describe('relay thinking read for the estimate', () => {
 });
 
 describe("relay thinking carried in a translated client's thinking", () => {
-  it('marks signed blocks only, and reads back only its own marks', () => {
+  it('marks signed blocks only, and reads back only its own marks, for the gateway that sent them', () => {
     const signed = litellm({ type: 'thinking', thinking: 'a', signature: 'SIG' });
-    expect(relayThinkingOfMark(thinkingMark('reasoning_content', signed))).toEqual(signed);
-    expect(thinkingMark('reasoning', openrouter({ type: 'reasoning.text', text: 'a', index: 0 }))).toBe('airlock:reasoning');
-    expect(relayThinkingOfMark('airlock:thinking_blocks:not json')).toBeNull();
-    expect(relayThinkingOfMark('EqoBCkgIARAB')).toBeNull();
+    expect(relayThinkingOfMark(thinkingMark('reasoning_content', signed, 'gw'), 'gw')).toEqual(signed);
+    expect(relayThinkingOfMark(thinkingMark('reasoning_content', signed, 'gw'), 'other-gw')).toBeNull();
+    expect(thinkingMark('reasoning', openrouter({ type: 'reasoning.text', text: 'a', index: 0 }), 'gw')).toBe('airlock:reasoning:gw');
+    expect(relayThinkingOfMark('airlock:thinking_blocks:gw:not json', 'gw')).toBeNull();
+    expect(relayThinkingOfMark('EqoBCkgIARAB', 'gw')).toBeNull();
+    // Made before marks named their gateway: whose it was is unknown.
+    const unnamed = `airlock:thinking_blocks:${Buffer.from(JSON.stringify(signed.blocks)).toString('base64url')}`;
+    expect(relayThinkingOfMark(unnamed, 'gw')).toBeNull();
   });
 
   it('goes back on the tool-call turn whole, though its signature came after the text moved on', () => {
     const format = 'anthropic-claude-v1';
-    const translator = fedChunks(createAnthropicStreamTranslator({ requestedModel: 'claude-sonnet-4-5', messageId: 'msg_1' }));
+    const translator = fedChunks(
+      createAnthropicStreamTranslator({ gatewayTag: 'gw', requestedModel: 'claude-sonnet-4-5', messageId: 'msg_1' }),
+    );
     const delta = (fields: object, finishReason: string | null = null) => ({
       choices: [{ index: 0, delta: fields, finish_reason: finishReason }],
     });

@@ -9,7 +9,7 @@ import { chatToResponsesResponse } from '../../../proxy/protocols/responses/resp
  * https://github.com/SaladDay/cc-switch-cli/issues/466). Its `functions` namespace is Codex's own
  * tools, which Codex runs whether a call names that namespace or not (seen with Codex 0.169).
  */
-const options = { upstreamModel: 'gw-model', includeUsage: true, refusedReasoningEfforts: [] as string[] };
+const options = { upstreamModel: 'gw-model', includeUsage: true, refusedReasoningEfforts: [] as string[], gatewayTag: 'gw' };
 const parameters = { type: 'object', properties: {} };
 const EXEC = {
   type: 'custom',
@@ -92,7 +92,12 @@ describe('responsesToChatRequest: tools in an additional_tools input item', () =
         },
       ],
     };
-    const result = chatToResponsesResponse(reply, { requestedModel: 'gpt-5.6-sol', responseId: 'resp_1', clientToolNames });
+    const result = chatToResponsesResponse(reply, {
+      gatewayTag: 'gw',
+      requestedModel: 'gpt-5.6-sol',
+      responseId: 'resp_1',
+      clientToolNames,
+    });
     if (!result.ok) throw new Error(result.message);
     expect(result.body['output']).toEqual([
       expect.objectContaining({ type: 'custom_tool_call', call_id: 'call_e1', namespace: 'functions', name: 'exec', input: 'text(1)' }),

@@ -13,7 +13,7 @@ import { characterPieces, fedChunks, finishChunk, parseFrames, toolChunk } from 
  * tool goes as a function taking one string, `input` (the JSON form of apply_patch Codex itself
  * has: create_apply_patch_json_tool in openai/codex), and the call comes back as a custom tool call.
  */
-const options = { upstreamModel: 'gw-model', includeUsage: true, refusedReasoningEfforts: [] as string[] };
+const options = { upstreamModel: 'gw-model', includeUsage: true, refusedReasoningEfforts: [] as string[], gatewayTag: 'gw' };
 const GRAMMAR = 'start: begin_patch hunk+ end_patch\nbegin_patch: "*** Begin Patch" LF';
 const APPLY_PATCH = {
   type: 'custom',
@@ -128,7 +128,7 @@ describe("a model's call of a custom tool in the answer", () => {
         },
       ],
     };
-    const result = chatToResponsesResponse(reply, { requestedModel: 'gpt-5.5', responseId: 'resp_1', clientToolNames });
+    const result = chatToResponsesResponse(reply, { gatewayTag: 'gw', requestedModel: 'gpt-5.5', responseId: 'resp_1', clientToolNames });
     if (!result.ok) throw new Error(result.message);
     const [item] = result.body['output'] as Record<string, unknown>[];
     expect(item).toEqual({
@@ -142,7 +142,9 @@ describe("a model's call of a custom tool in the answer", () => {
   });
 
   it('comes back in a stream as a custom tool call with its input events, however the arguments were cut', () => {
-    const translator = fedChunks(createResponsesStreamTranslator({ requestedModel: 'gpt-5.5', responseId: 'resp_1', clientToolNames }));
+    const translator = fedChunks(
+      createResponsesStreamTranslator({ gatewayTag: 'gw', requestedModel: 'gpt-5.5', responseId: 'resp_1', clientToolNames }),
+    );
     const chunks = [
       toolChunk({ index: 0, id: 'call_p1', name: 'apply_patch', arguments: '' }),
       ...characterPieces(wrapped).map((piece) => toolChunk({ index: 0, arguments: piece })),

@@ -13,7 +13,7 @@ import { fedChunks, finishChunk, parseFrames, toolChunk } from './chatChunks.ts'
  * it (https://github.com/butterbase-ai/butterbase/pull/134).
  */
 const CHAT_FUNCTION_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
-const options = { upstreamModel: 'gw-model', includeUsage: true, refusedReasoningEfforts: [] as string[] };
+const options = { upstreamModel: 'gw-model', includeUsage: true, refusedReasoningEfforts: [] as string[], gatewayTag: 'gw' };
 const parameters = { type: 'object', properties: { targets: { type: 'array', items: { type: 'string' } } } };
 
 const fn = (name: string, description?: string) => ({
@@ -155,7 +155,12 @@ describe('a call of a namespace tool in the answer', () => {
         },
       ],
     };
-    const result = chatToResponsesResponse(reply, { requestedModel: 'gpt-5-codex', responseId: 'resp_1', clientToolNames });
+    const result = chatToResponsesResponse(reply, {
+      gatewayTag: 'gw',
+      requestedModel: 'gpt-5-codex',
+      responseId: 'resp_1',
+      clientToolNames,
+    });
     if (!result.ok) throw new Error(result.message);
     const [item] = result.body['output'] as Record<string, unknown>[];
     expect(item).toMatchObject({ type: 'function_call', call_id: 'call_1', ...expected });
@@ -163,7 +168,9 @@ describe('a call of a namespace tool in the answer', () => {
   });
 
   it.each(calls)('%s comes back in a stream as %j, in every frame naming it', (chatName, expected) => {
-    const translator = fedChunks(createResponsesStreamTranslator({ requestedModel: 'gpt-5-codex', responseId: 'resp_1', clientToolNames }));
+    const translator = fedChunks(
+      createResponsesStreamTranslator({ gatewayTag: 'gw', requestedModel: 'gpt-5-codex', responseId: 'resp_1', clientToolNames }),
+    );
     const chunks = [toolChunk({ index: 0, id: 'call_1', name: chatName, arguments: '{}' }), finishChunk('tool_calls')];
     const frames = parseFrames([...chunks.flatMap((chunk) => translator.push(chunk)), ...translator.finish()]);
     const items = frames.filter((frame) => frame.event.startsWith('response.output_item.')).map((frame) => frame.data['item']);
@@ -202,7 +209,7 @@ describe('a call of a tool by a dotted name in the answer', () => {
         },
       ],
     };
-    const result = chatToResponsesResponse(reply, { requestedModel: 'gpt-5.5', responseId: 'resp_1', clientToolNames });
+    const result = chatToResponsesResponse(reply, { gatewayTag: 'gw', requestedModel: 'gpt-5.5', responseId: 'resp_1', clientToolNames });
     if (!result.ok) throw new Error(result.message);
     const [item] = result.body['output'] as Record<string, unknown>[];
     expect(item).toMatchObject({ call_id: 'call_1', ...expected });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { PREVIOUS_RESPONSE_ID_MESSAGE, responsesToChatRequest } from '../../../proxy/protocols/responses/request.ts';
 
-const options = { upstreamModel: 'gw-model', includeUsage: true, refusedReasoningEfforts: [] as string[] };
+const options = { upstreamModel: 'gw-model', includeUsage: true, refusedReasoningEfforts: [] as string[], gatewayTag: 'gw' };
 const base = { model: 'gpt-5-codex' };
 
 function translated(body: Record<string, unknown>, extra: Partial<typeof options> = {}) {
@@ -30,7 +30,7 @@ describe('responsesToChatRequest: thinking handed back', () => {
     {
       name: "Airlock's mark: on the tool-call turn it led to, also after the turn's text",
       input: [
-        thought('look first', 'airlock:reasoning_content'),
+        thought('look first', 'airlock:reasoning_content:gw'),
         { role: 'assistant', content: 'Let me look.' },
         shellCall('call_1', 'ls'),
       ],
@@ -55,7 +55,7 @@ describe('responsesToChatRequest: thinking handed back', () => {
   it('thinking that led to no tool call is not sent with a later one', () => {
     const input = [
       { role: 'user', content: 'hi' },
-      thought('just greet', 'airlock:reasoning_content'),
+      thought('just greet', 'airlock:reasoning_content:gw'),
       { role: 'user', content: 'now list' },
       shellCall('call_1', 'ls'),
     ];

@@ -14,7 +14,7 @@ import { characterPieces, fedChunks, finishChunk, parseFrames, toolChunk } from 
  * `tools` are the tools found, in Responses form (namespaces of function tools). OpenAI's API
  * offers the model those tools from then on; chat has no such item, so they are offered as tools.
  */
-const options = { upstreamModel: 'gw-model', includeUsage: true, refusedReasoningEfforts: [] as string[] };
+const options = { upstreamModel: 'gw-model', includeUsage: true, refusedReasoningEfforts: [] as string[], gatewayTag: 'gw' };
 // As Codex 0.169 sent it to gpt-5.5 (captured), its description cut short.
 const TOOL_SEARCH = {
   type: 'tool_search',
@@ -173,13 +173,15 @@ describe("a model's call of tool_search in the answer", () => {
         },
       ],
     };
-    const result = chatToResponsesResponse(reply, { requestedModel: 'gpt-5.5', responseId: 'resp_1', clientToolNames });
+    const result = chatToResponsesResponse(reply, { gatewayTag: 'gw', requestedModel: 'gpt-5.5', responseId: 'resp_1', clientToolNames });
     if (!result.ok) throw new Error(result.message);
     expect(result.body['output']).toEqual([searchItem('completed', expected)]);
   });
 
   it('comes back in a stream as a tool_search_call item, whole once its arguments are, however they were cut', () => {
-    const translator = fedChunks(createResponsesStreamTranslator({ requestedModel: 'gpt-5.5', responseId: 'resp_1', clientToolNames }));
+    const translator = fedChunks(
+      createResponsesStreamTranslator({ gatewayTag: 'gw', requestedModel: 'gpt-5.5', responseId: 'resp_1', clientToolNames }),
+    );
     const chunks = [
       toolChunk({ index: 0, id: 'call_s1', name: 'tool_search', arguments: '' }),
       ...characterPieces(chatArguments).map((piece) => toolChunk({ index: 0, arguments: piece })),

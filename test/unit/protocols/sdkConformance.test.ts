@@ -40,7 +40,7 @@ const messageParams = { model: 'claude-airlock-test', max_tokens: 100, messages:
 describe('Anthropic SDK reads the translated stream', () => {
   it('rebuilds text, both tool calls with parsed input, stop reason and usage', async () => {
     const body = framesFor(
-      createAnthropicStreamTranslator({ requestedModel: 'claude-airlock-test', messageId: 'msg_sdk' }),
+      createAnthropicStreamTranslator({ gatewayTag: 'gw', requestedModel: 'claude-airlock-test', messageId: 'msg_sdk' }),
       toolTurn,
       'finish',
     );
@@ -56,14 +56,18 @@ describe('Anthropic SDK reads the translated stream', () => {
   });
 
   it('raises the error event of a failed stream as an error', async () => {
-    const body = framesFor(createAnthropicStreamTranslator({ requestedModel: 'm', messageId: 'msg_fail' }), [textChunk('par')], 'fail');
+    const body = framesFor(
+      createAnthropicStreamTranslator({ gatewayTag: 'gw', requestedModel: 'm', messageId: 'msg_fail' }),
+      [textChunk('par')],
+      'fail',
+    );
     const client = new Anthropic({ apiKey: 'test', baseURL: 'http://127.0.0.1:9', fetch: fetchReturning(body), maxRetries: 0 });
     await expect(client.messages.stream(messageParams).finalMessage()).rejects.toThrow(/upstream broke/);
   });
 
   it('reads the non-streaming reply and the error body', async () => {
     const chat = { choices: [{ message: { content: 'Hi!' }, finish_reason: 'stop' }], usage: { prompt_tokens: 3, completion_tokens: 2 } };
-    const translated = chatToAnthropicResponse(chat, { requestedModel: 'claude-airlock-test' });
+    const translated = chatToAnthropicResponse(chat, { gatewayTag: 'gw', requestedModel: 'claude-airlock-test' });
     if (!translated.ok) throw new Error(translated.message);
     const ok = new Anthropic({
       apiKey: 'test',
@@ -91,7 +95,11 @@ describe('OpenAI SDK reads the translated Responses stream', () => {
   const responseParams = { model: 'gpt-5-codex', input: 'weather?' };
 
   it('rebuilds the output items and usage from the events', async () => {
-    const body = framesFor(createResponsesStreamTranslator({ requestedModel: 'gpt-5-codex', responseId: 'resp_sdk' }), toolTurn, 'finish');
+    const body = framesFor(
+      createResponsesStreamTranslator({ gatewayTag: 'gw', requestedModel: 'gpt-5-codex', responseId: 'resp_sdk' }),
+      toolTurn,
+      'finish',
+    );
     const client = new OpenAI({ apiKey: 'test', baseURL: 'http://127.0.0.1:9/v1', fetch: fetchReturning(body), maxRetries: 0 });
     const response = await client.responses.stream(responseParams).finalResponse();
     expect(response.status).toBe('completed');
@@ -105,7 +113,11 @@ describe('OpenAI SDK reads the translated Responses stream', () => {
 
   it('rebuilds a refusal as the refusal content part of the message', async () => {
     const refusal = [refusalChunk('I cannot '), refusalChunk('do that.'), finishChunk('stop')];
-    const body = framesFor(createResponsesStreamTranslator({ requestedModel: 'gpt-5-codex', responseId: 'resp_no' }), refusal, 'finish');
+    const body = framesFor(
+      createResponsesStreamTranslator({ gatewayTag: 'gw', requestedModel: 'gpt-5-codex', responseId: 'resp_no' }),
+      refusal,
+      'finish',
+    );
     const client = new OpenAI({ apiKey: 'test', baseURL: 'http://127.0.0.1:9/v1', fetch: fetchReturning(body), maxRetries: 0 });
     const response = await client.responses.stream(responseParams).finalResponse();
     expect(response.output).toEqual([
@@ -114,7 +126,11 @@ describe('OpenAI SDK reads the translated Responses stream', () => {
   });
 
   it('never reports a failed stream as completed', async () => {
-    const body = framesFor(createResponsesStreamTranslator({ requestedModel: 'm', responseId: 'resp_fail' }), [textChunk('par')], 'fail');
+    const body = framesFor(
+      createResponsesStreamTranslator({ gatewayTag: 'gw', requestedModel: 'm', responseId: 'resp_fail' }),
+      [textChunk('par')],
+      'fail',
+    );
     const client = new OpenAI({ apiKey: 'test', baseURL: 'http://127.0.0.1:9/v1', fetch: fetchReturning(body), maxRetries: 0 });
     const events: string[] = [];
     for await (const event of await client.responses.create({ ...responseParams, stream: true })) events.push(event.type);

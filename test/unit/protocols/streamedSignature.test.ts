@@ -35,7 +35,10 @@ function translated(translator: Parameters<typeof fedChunks>[0], chunks: object[
 
 describe('a signature on a later piece of a streamed call', () => {
   it('reaches Codex in the call it records (output_item.done) and in response.completed', () => {
-    const frames = translated(createResponsesStreamTranslator({ requestedModel: 'gpt-5-codex', responseId: 'resp_1' }), LATE_SIGNED_CALL);
+    const frames = translated(
+      createResponsesStreamTranslator({ gatewayTag: 'gw', requestedModel: 'gpt-5-codex', responseId: 'resp_1' }),
+      LATE_SIGNED_CALL,
+    );
     const done = frames.find((frame) => frame.event === 'response.output_item.done')?.data.item as { call_id: string };
     expect(chatCallIdentity(done.call_id)).toEqual({ id: 'call_1', extra_content: { google: { thought_signature: SIGNATURE } } });
     const completed = frames.find((frame) => frame.event === 'response.completed')?.data.response as { output: { call_id: string }[] };
@@ -43,12 +46,15 @@ describe('a signature on a later piece of a streamed call', () => {
   });
 
   it('reaches Claude Code in the id of a call not yet begun for it (a second call, held behind the first)', () => {
-    const frames = translated(createAnthropicStreamTranslator({ requestedModel: 'claude-sonnet-4-5', messageId: 'msg_1' }), [
-      piece({ id: 'call_0', name: 'read', arguments: '{}' }),
-      piece({ index: 1, id: 'call_1', name: 'shell', arguments: '{"command":' }),
-      piece({ index: 1, arguments: '"ls"}', signed: true }),
-      finishChunk('tool_calls'),
-    ]);
+    const frames = translated(
+      createAnthropicStreamTranslator({ gatewayTag: 'gw', requestedModel: 'claude-sonnet-4-5', messageId: 'msg_1' }),
+      [
+        piece({ id: 'call_0', name: 'read', arguments: '{}' }),
+        piece({ index: 1, id: 'call_1', name: 'shell', arguments: '{"command":' }),
+        piece({ index: 1, arguments: '"ls"}', signed: true }),
+        finishChunk('tool_calls'),
+      ],
+    );
     const ids = frames
       .filter((frame) => frame.event === 'content_block_start')
       .map((frame) => (frame.data.content_block as { id: string }).id);

@@ -53,14 +53,15 @@ function isUnverifiableThinking(block: unknown): boolean {
   return isAirlockMark(block.signature) || block.signature === '' || block.signature === undefined;
 }
 
-/** A tool_use or tool_result block with its id as the gateway gave it; the block itself when it carries no signature. */
+/**
+ * A tool_use or tool_result block with its id as the gateway gave it; the block itself when Airlock
+ * signed none (a gateway's own id may hold the separator: thoughtSignature.ts).
+ */
 function withGatewayToolId(block: unknown): unknown {
   if (!isRecord(block)) return block;
-  if (block.type === 'tool_use' && typeof block.id === 'string' && block.id.includes(SIGNED_ID_SEPARATOR)) {
-    return { ...block, id: chatCallId(block.id) };
-  }
-  if (block.type === 'tool_result' && typeof block.tool_use_id === 'string' && block.tool_use_id.includes(SIGNED_ID_SEPARATOR)) {
-    return { ...block, tool_use_id: chatCallId(block.tool_use_id) };
-  }
-  return block;
+  const idField = block.type === 'tool_use' ? 'id' : block.type === 'tool_result' ? 'tool_use_id' : null;
+  const id = idField === null ? undefined : block[idField];
+  if (idField === null || typeof id !== 'string') return block;
+  const gatewayId = chatCallId(id);
+  return gatewayId === id ? block : { ...block, [idField]: gatewayId };
 }

@@ -21,9 +21,12 @@ export const responsesNativeRequest: NativeRequestCleanup = {
     const dropped = input.length - kept.length;
     let unsigned = 0;
     const cleaned = kept.map((item: unknown) => {
-      if (!isRecord(item) || typeof item.call_id !== 'string' || !item.call_id.includes(SIGNED_ID_SEPARATOR)) return item;
+      if (!isRecord(item) || typeof item.call_id !== 'string') return item;
+      // A gateway's own id may hold the separator: only an id Airlock signed changes (thoughtSignature.ts).
+      const gatewayId = chatCallId(item.call_id);
+      if (gatewayId === item.call_id) return item;
       unsigned += 1;
-      return { ...item, call_id: chatCallId(item.call_id) };
+      return { ...item, call_id: gatewayId };
     });
     if (dropped === 0 && unsigned === 0) return null;
     const notes = [

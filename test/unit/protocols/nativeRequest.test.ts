@@ -121,6 +121,39 @@ describe('a session gone native after Gemini turns (OpenAI caps call_id at 64 ch
     expect(cleaned?.note).toBe("gave 2 call ids their gateway's form, without a thought signature");
   });
 
+  // Ids are the gateway's to choose: one may hold the separator without Airlock having signed it.
+  const gatewayOwnId = 'call__sig_abc';
+
+  it("leaves a Messages body whose ids hold the separator but no signature of Airlock's as it is", () => {
+    const messages = [
+      { role: 'user', content: 'ls' },
+      { role: 'assistant', content: [{ type: 'tool_use', id: gatewayOwnId, name: 'shell', input: {} }] },
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: gatewayOwnId, content: 'a.txt' }] },
+    ];
+    expect(anthropicNativeRequest.clean({ model: 'm', messages })).toBeNull();
+  });
+
+  it("leaves a Responses body whose call ids hold the separator but no signature of Airlock's as it is", () => {
+    const input = [
+      { role: 'user', content: 'ls' },
+      { type: 'function_call', id: 'fc_1', call_id: gatewayOwnId, name: 'shell', arguments: '{}' },
+      { type: 'function_call_output', call_id: gatewayOwnId, output: 'a.txt' },
+    ];
+    expect(responsesNativeRequest.clean({ model: 'm', input })).toBeNull();
+  });
+
+  it('counts only the ids it changed', () => {
+    const input = [
+      { type: 'function_call', id: 'fc_1', call_id: gatewayOwnId, name: 'shell', arguments: '{}' },
+      { type: 'function_call_output', call_id: gatewayOwnId, output: 'a.txt' },
+      { type: 'function_call', id: 'fc_2', call_id: signedId, name: 'shell', arguments: '{}' },
+      { type: 'function_call_output', call_id: signedId, output: 'b.txt' },
+    ];
+    const cleaned = responsesNativeRequest.clean({ model: 'm', input });
+    expect(cleaned?.note).toBe("gave 2 call ids their gateway's form, without a thought signature");
+    expect(cleaned?.body.input).toEqual([input[0], input[1], { ...input[2], call_id: 'call_g1' }, { ...input[3], call_id: 'call_g1' }]);
+  });
+
   it('is looked for only in a body holding the separator (the needles)', () => {
     const body = Buffer.from(JSON.stringify({ input: [{ type: 'function_call_output', call_id: signedId }] }));
     expect(responsesNativeRequest.needles.some((needle) => body.includes(needle))).toBe(true);

@@ -2,6 +2,21 @@ import { describe, expect, it } from 'vitest';
 import { anthropicNativeRequest } from '../../../proxy/protocols/anthropic/nativeRequest.ts';
 import { responsesNativeRequest } from '../../../proxy/protocols/responses/nativeRequest.ts';
 import { clientCallId } from '../../../proxy/protocols/chat/thoughtSignature.ts';
+import { thinkingMark, type RelayThinking } from '../../../proxy/protocols/chat/relayThinking.ts';
+
+const litellmThinking: RelayThinking = { field: 'thinking_blocks', blocks: [{ type: 'thinking', thinking: 'x', signature: 'EqoBsig' }] };
+const openrouterThinking: RelayThinking = {
+  field: 'reasoning_details',
+  blocks: [{ type: 'reasoning.text', text: 'x', signature: 'EqoBsig', format: 'anthropic-claude-v1', index: 0 }],
+};
+
+/**
+ * The marks a relay's signed thinking rides in (relayThinking.ts): a session that goes native partway
+ * hands them back, and no native API can verify them.
+ */
+const litellmMark = thinkingMark('reasoning_content', litellmThinking, 'gw');
+const openrouterMark = thinkingMark('reasoning', openrouterThinking, 'gw');
+const unnamedRelayMark = `airlock:thinking_blocks:${Buffer.from(JSON.stringify(litellmThinking.blocks)).toString('base64url')}`;
 
 /** What a native request loses of what Airlock's translation gave its client earlier in the session. */
 describe('anthropicNativeRequest', () => {
@@ -11,6 +26,9 @@ describe('anthropicNativeRequest', () => {
     ['the reasoning_content mark', 'airlock:reasoning_content'],
     ['the reasoning mark', 'airlock:reasoning'],
     ['an empty signature (an Airlock before every block was marked)', ''],
+    ["LiteLLM's signed blocks", litellmMark],
+    ["OpenRouter's signed blocks", openrouterMark],
+    ["a relay's blocks marked before marks named their gateway", unnamedRelayMark],
   ])('leaves out a thinking block with %s, and an assistant turn it leaves empty', (_label, signature) => {
     const messages = [
       { role: 'user', content: 'hi' },
@@ -56,6 +74,20 @@ describe('responsesNativeRequest', () => {
       note: 'dropped 2 reasoning items Airlock made under translation',
     });
     expect(responsesNativeRequest.clean({ model: 'm', input: 'airlock:reasoning' })).toBeNull();
+  });
+
+  it("leaves out the reasoning items that carry a relay's signed blocks", () => {
+    const input = [
+      { role: 'user', content: 'go' },
+      { type: 'reasoning', summary: [{ type: 'summary_text', text: 'x' }], encrypted_content: litellmMark },
+      { type: 'reasoning', summary: [{ type: 'summary_text', text: 'x' }], encrypted_content: openrouterMark },
+      { type: 'reasoning', summary: [], encrypted_content: unnamedRelayMark },
+      { type: 'function_call', id: 'fc_1', call_id: 'call_1', name: 'ls', arguments: '{}' },
+    ];
+    expect(responsesNativeRequest.clean({ model: 'm', input })).toEqual({
+      body: { model: 'm', input: [input[0], input[4]] },
+      note: 'dropped 3 reasoning items Airlock made under translation',
+    });
   });
 });
 

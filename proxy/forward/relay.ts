@@ -223,7 +223,10 @@ function answerProtocolJson(input: RelayInput, protocols: RelayProtocols, header
       : null;
   if (rewritten !== null) trace.answerBytesMasked(rewritten);
   const declared = recordAnswerFields(input, protocols.upstream, answer);
-  sendProtocolAnswer(input, protocols, headers, { bytes, answer, declared, rewritten });
+  // Translated from its masked text, as a stream from its guarded events: what the translation encodes
+  // (a relay's thinking in its mark) then holds the mask, not the key's encoding with a mask cut into it.
+  const translatedFrom = input.plan.translator ? (maskedAnswerOf(keyMasker, text, rewritten) ?? answer) : answer;
+  sendProtocolAnswer(input, protocols, headers, { bytes, answer: translatedFrom, declared, rewritten });
   // Without usage the output is estimated: from all of the answer, read here, not the log's copy cut at its limit.
   // Only once the answer is sent: reading it for the estimate never holds the client up, nor fails its answer.
   if (trace.usage === null) trace.wholeAnswerWrote(writtenInWholeAnswer(answer, bytes.length));
@@ -306,6 +309,12 @@ function sendWholeStream(input: RelayInput, headers: Record<string, string | str
     });
   }
   input.res.end(input.keyMasker.maskText(frames));
+}
+
+/** The answer as its masked text reads; null when the text holds no form of the key. */
+function maskedAnswerOf(keyMasker: KeyMasker, text: string, rewritten: string | null): object | null {
+  if (rewritten !== null) return parseJsonObject(rewritten);
+  return keyMasker.holdsForm(text) ? parseJsonObject(keyMasker.maskText(text)) : null;
 }
 
 function parseJsonObject(text: string): object | null {

@@ -1,3 +1,4 @@
+import { hash } from 'node:crypto';
 import type { Dialect } from './dialect.ts';
 import { errorBody } from './errors.ts';
 import type { CapabilityRefusal } from './modelCapabilities.ts';
@@ -21,9 +22,13 @@ import type { CapabilityRefusal } from './modelCapabilities.ts';
  */
 const FORMAT = 'anthropic-claude-v1';
 
-/** The signature the simulator gives thinking: base64 standing for the thinking encrypted, as Claude's. */
+/**
+ * The signature the simulator gives thinking: opaque, as Claude's (Anthropic's extended-thinking docs: an
+ * encrypted field to hand back unchanged), yet checkable here, a digest of the thinking. Not the thinking in
+ * base64: no relay sends that, and a key in the thinking would then be in the signature too.
+ */
 export function relayThinkingSignature(thinking: string): string {
-  return `EqoB${Buffer.from(`signed:${thinking}`).toString('base64')}`;
+  return `EqoB${hash('sha256', `signed:${thinking}`, 'base64')}`;
 }
 
 /** The message fields a whole answer's signed thinking adds, in the dialect's shape. */

@@ -23,8 +23,11 @@ import { BODY_MARKER, overwrite, pageHolding, seedLog, spendRow } from './damage
 const PAGE_BYTES = 4096;
 const NODE_BINARY = fileURLToPath(new URL('../../../node_modules/.bin/node', import.meta.url));
 const RECOVER_UNTIL_KILLED = fileURLToPath(new URL('./fixtures/recoverUntilKilled.ts', import.meta.url));
-/** Three requests of 0.4 credits: 1.2 spent today, over the profile's daily cap of 1. */
-const SPENT_TODAY = [spendRow('alk_spent_1', 0.4), spendRow('alk_spent_2', 0.4), spendRow('alk_spent_3', 0.4)];
+/**
+ * Three requests of 0.4 credits: 1.2 spent today, over the profile's daily cap of 1. Dated when a test
+ * seeds them, not when the file loads: a run that crossed midnight counted them as yesterday's.
+ */
+const spentToday = () => [spendRow('alk_spent_1', 0.4), spendRow('alk_spent_2', 0.4), spendRow('alk_spent_3', 0.4)];
 const DAILY_CAP_CREDITS = 1;
 
 let simulator: GatewaySimulator;
@@ -107,7 +110,7 @@ async function expectRecovered(running: Airlock, reason: RegExp): Promise<string
 
 describe('a damaged request log at start', () => {
   it('cut short: starts on a fresh log and keeps the spend of the pages that remain', async () => {
-    seedLog(dataDir, { rows: SPENT_TODAY });
+    seedLog(dataDir, { rows: spentToday() });
     // The rows sit on early pages; the bodies' overflow pages fill the end of the file.
     truncateSync(dbPath(), statSync(dbPath()).size - 4 * PAGE_BYTES);
 
@@ -118,7 +121,7 @@ describe('a damaged request log at start', () => {
 
   it('header overwritten: SQLite calls it "not a database"; the rows and a keyed creation\'s answer are read from the pages', async () => {
     seedLog(dataDir, {
-      rows: SPENT_TODAY,
+      rows: spentToday(),
       answers: [{ profileId: 'main', idempotencyKey: 'image-1', body: '{"data":[{"url":"https://x/1.png"}]}' }],
     });
     overwrite(dbPath(), 0, Buffer.from('this is not a database header any more'));
@@ -137,7 +140,7 @@ describe('a damaged request log at start', () => {
   });
 
   it('garbage in a middle page that only quick_check finds, in a log that was closed cleanly', async () => {
-    seedLog(dataDir, { rows: SPENT_TODAY });
+    seedLog(dataDir, { rows: spentToday() });
     recordCleanClose(dataDir, DATABASE_FILE_NAME);
     overwrite(dbPath(), pageHolding(dbPath(), BODY_MARKER, PAGE_BYTES), Buffer.alloc(PAGE_BYTES, 0xab));
     // A write moves the modification time; set it apart explicitly, since one clock tick may cover both.
@@ -149,7 +152,7 @@ describe('a damaged request log at start', () => {
   });
 
   it('a damaged WAL, whose commits SQLite would drop without a word, after a crash', async () => {
-    seedLog(dataDir, { walRows: SPENT_TODAY });
+    seedLog(dataDir, { walRows: spentToday() });
     // The second frame of the first commit: SQLite replays none of the three commits after it.
     overwrite(`${dbPath()}-wal`, 32 + (24 + PAGE_BYTES) + 24 + 100, Buffer.alloc(64, 0xab));
 
@@ -159,7 +162,7 @@ describe('a damaged request log at start', () => {
   });
 
   it("a WAL from another data directory: set aside unread, the status says where, and the log's own spend still holds the cap", async () => {
-    seedLog(dataDir, { rows: SPENT_TODAY });
+    seedLog(dataDir, { rows: spentToday() });
     // Another log's WAL (a kill left it) copied in beside ours: replayed, its 0.02 credits would replace our 1.2.
     const other = mkdtempSync(join(tmpdir(), 'airlock-other-log-'));
     try {
@@ -183,7 +186,7 @@ describe('a damaged request log at start', () => {
   });
 
   it('leaves a sound log where it is, and a clean close spares the next start the full check', async () => {
-    seedLog(dataDir, { rows: SPENT_TODAY });
+    seedLog(dataDir, { rows: spentToday() });
     const first = await start();
     expect(first.logRecovery).toBeNull();
     expect((await chat(first)).status).toBe(402);
@@ -196,7 +199,7 @@ describe('a damaged request log at start', () => {
   });
 
   it('with nothing read back, daily caps are refused as unknowable until the marker is deleted, not admitted on an empty ledger', async () => {
-    seedLog(dataDir, { rows: SPENT_TODAY });
+    seedLog(dataDir, { rows: spentToday() });
     writeFileSync(dbPath(), Buffer.alloc(statSync(dbPath()).size, 0xab));
 
     const running = await start();
@@ -217,7 +220,7 @@ describe('a damaged request log at start', () => {
   });
 
   it('killed while the rows read back go into the fresh log, the next start refuses capped budgets rather than admit on a log without them', async () => {
-    seedLog(dataDir, { rows: SPENT_TODAY });
+    seedLog(dataDir, { rows: spentToday() });
     overwrite(dbPath(), 0, Buffer.from('this is not a database header any more'));
     const child = spawn(NODE_BINARY, [RECOVER_UNTIL_KILLED, dataDir], { stdio: 'ignore' });
     const [, signal] = (await once(child, 'exit')) as [number | null, NodeJS.Signals | null];

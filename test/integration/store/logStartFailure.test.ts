@@ -11,7 +11,8 @@ import { tempDirPerTest } from './tempLog.ts';
 
 const dir = tempDirPerTest('airlock-log-start-failure-');
 const dbPath = (): string => join(dir(), DATABASE_FILE_NAME);
-const SPENT = [spendRow('alk_spent_1', 0.4), spendRow('alk_spent_2', 0.4), spendRow('alk_spent_3', 0.4)];
+/** Dated when a test seeds them, not when the file loads: a run across midnight counted them as yesterday's. */
+const spent = () => [spendRow('alk_spent_1', 0.4), spendRow('alk_spent_2', 0.4), spendRow('alk_spent_3', 0.4)];
 
 /** What SQLite throws when the disk fails under it: not damage, and nothing to move aside for. */
 function sqliteError(message: string, errcode: number): Error {
@@ -24,7 +25,7 @@ const damagedNames = (): string[] => readdirSync(dir()).filter((name) => name.in
 
 describe('a start check that cannot read the log', () => {
   it('is not taken for damage: the check throws, naming the file and the cause', () => {
-    seedLog(dir(), { walRows: SPENT });
+    seedLog(dir(), { walRows: spent() });
     const failingOpen = (): DatabaseSync => {
       throw sqliteError('disk I/O error', SQLITE_IOERR);
     };
@@ -34,7 +35,7 @@ describe('a start check that cannot read the log', () => {
   });
 
   it('names the full disk and the fix, and leaves the sound log and its WAL where they are', () => {
-    seedLog(dir(), { walRows: SPENT });
+    seedLog(dir(), { walRows: spent() });
     const before = readFileSync(`${dbPath()}-wal`);
     const failingOpen = (): DatabaseSync => {
       throw sqliteError('database or disk is full', SQLITE_FULL);
@@ -63,7 +64,7 @@ describe('a directory where the log file belongs', () => {
   it('is named as such when a WAL lies beside it too', () => {
     const other = join(dir(), 'other');
     mkdirSync(other);
-    seedLog(other, { walRows: SPENT });
+    seedLog(other, { walRows: spent() });
     mkdirSync(dbPath());
     copyFileSync(join(other, `${DATABASE_FILE_NAME}-wal`), `${dbPath()}-wal`);
     const start = () => recoverDamagedLog(dir());
@@ -75,7 +76,7 @@ describe('a directory where the log file belongs', () => {
 
 describe('a damaged log whose fresh log cannot be made', () => {
   it('puts the damaged log back, so its spend is read back at the next start', () => {
-    seedLog(dir(), { rows: SPENT });
+    seedLog(dir(), { rows: spent() });
     overwrite(dbPath(), 0, Buffer.from('this is not a database header any more'));
     const damagedBytes = readFileSync(dbPath());
     const fullDiskFreshLog = (): DatabaseSync => {

@@ -1,6 +1,6 @@
 import { escapedHeldChars, holdsEscapedForm, MAX_ESCAPE_CHARS, mayEndEscape, unescapedReading } from './escapedSecrets.ts';
 import { FormAutomaton, NO_CLASS } from './formAutomaton.ts';
-import { KeyTextStream } from './keyTextStream.ts';
+import { KeyTextStream, walkForms } from './keyTextStream.ts';
 import { knownSecretForms, REDACTED, replaceSecretForms } from './redact.ts';
 
 /**
@@ -162,6 +162,27 @@ export class KeyMasker {
       }
     }
     return spans;
+  }
+
+  /**
+   * `maskedSpans`, and each run of half the key or more that breaks off: what a text stream masks of
+   * the same text (keyTextStream.ts), for what must agree with a streamed field (its logprob tokens).
+   */
+  streamedSpans(text: string): Array<{ from: number; to: number }> {
+    const spans = this.maskedSpans(text);
+    if (!this.#automaton.mayBeginFormIn(text)) return spans;
+    const walked: number[] = [];
+    walkForms(this.#automaton, text, 0, 0, walked);
+    for (let at = 0; at < walked.length; at += 2) spans.push({ from: walked[at]!, to: walked[at + 1]! });
+    spans.sort((a, b) => a.from - b.from);
+    // A form as written is found by both: overlapping spans become one.
+    const merged: Array<{ from: number; to: number }> = [];
+    for (const span of spans) {
+      const last = merged[merged.length - 1];
+      if (last !== undefined && span.from < last.to) last.to = Math.max(last.to, span.to);
+      else merged.push({ ...span });
+    }
+    return merged;
   }
 
   /** A whole body, each form (escaped too) masked by one of its own length (as the relay masks it chunk by chunk). */

@@ -5,6 +5,35 @@ import { REDACTED } from './redact.ts';
 /** The characters an escape begins with: a piece without any can hold no part of an escaped form. */
 const MAY_BEGIN_ESCAPE = /[%\\&]/;
 
+/** The spans one walk masks, reused: a walk runs for every piece a stream carries. */
+const MASKED_SPANS: number[] = [];
+
+/**
+ * Reads `text` from `from` on, the automaton in `state`: adds to `spans` (as from, to pairs) what a
+ * stream masks, each form as written and each run of at least half the key where it breaks off;
+ * gives the state it ends in. The one rule of the text stream and of what must agree with it.
+ */
+export function walkForms(automaton: FormAutomaton, text: string, from: number, state: number, spans: number[]): number {
+  // The automaton's tables as locals: this loop runs for every character a stream carries.
+  const { next, stride, classOf, depth, matchChars, maskOnBreak } = automaton;
+  for (let index = from; index < text.length; index += 1) {
+    const code = text.charCodeAt(index);
+    const cls = code < 128 ? classOf[code]! : NO_CLASS;
+    let following = next[state * stride + cls]!;
+    if (maskOnBreak[state] === 1 && depth[following]! <= depth[state]!) {
+      spans.push(index - depth[state]!, index);
+      following = next[cls]!;
+    }
+    state = following;
+    const matched = matchChars[state]!;
+    if (matched !== 0) {
+      spans.push(index + 1 - matched, index + 1);
+      state = 0;
+    }
+  }
+  return state;
+}
+
 /**
  * Text that arrives in pieces, passed on piece by piece: nothing is held back except an end that
  * could still be the start of the key as written, and only until the next piece decides it. A run
@@ -33,33 +62,19 @@ class RawKeyTextStream {
     const readChars = this.#shown.length + this.#held.length;
     // From the start state, text without a form's first character can neither begin nor hold one.
     if (readChars === 0 && !this.#automaton.mayBeginFormIn(piece)) return piece;
-    // The automaton's tables as locals: this loop runs for every character a stream carries.
-    const { next, stride, classOf, depth, matchChars, maskOnBreak } = this.#automaton;
     const text = readChars === 0 ? piece : this.#shown + this.#held + piece;
-    let state = this.#state;
+    const spans = MASKED_SPANS;
+    spans.length = 0;
+    const state = walkForms(this.#automaton, text, readChars, this.#state, spans);
     let passed = '';
     // What was shown already is never passed again: a mask that begins in it covers only what follows.
     let copiedUpTo = this.#shown.length;
-    for (let index = readChars; index < text.length; index += 1) {
-      const code = text.charCodeAt(index);
-      const cls = code < 128 ? classOf[code]! : NO_CLASS;
-      let following = next[state * stride + cls]!;
-      if (maskOnBreak[state] === 1 && depth[following]! <= depth[state]!) {
-        passed += text.slice(copiedUpTo, Math.max(copiedUpTo, index - depth[state]!)) + REDACTED;
-        copiedUpTo = index;
-        this.masked = true;
-        following = next[cls]!;
-      }
-      state = following;
-      const matched = matchChars[state]!;
-      if (matched !== 0) {
-        passed += text.slice(copiedUpTo, Math.max(copiedUpTo, index + 1 - matched)) + REDACTED;
-        copiedUpTo = index + 1;
-        this.masked = true;
-        state = 0;
-      }
+    for (let at = 0; at < spans.length; at += 2) {
+      passed += text.slice(copiedUpTo, Math.max(copiedUpTo, spans[at]!)) + REDACTED;
+      copiedUpTo = spans[at + 1]!;
     }
-    const runFrom = text.length - depth[state]!;
+    if (spans.length > 0) this.masked = true;
+    const runFrom = text.length - this.#automaton.depth[state]!;
     const heldFrom = Math.max(runFrom, copiedUpTo);
     this.#state = state;
     this.#shown = runFrom < copiedUpTo ? text.slice(runFrom, copiedUpTo) : '';

@@ -10,7 +10,8 @@ const TOKEN_LISTS = ['content', 'refusal'] as const;
  * A stream's logprob entries, per choice and list: a client joins their tokens into the text, so
  * a key streamed a token a chunk is in no one chunk. The entries whose tokens end in what could
  * begin the key are held back, whole (their token and logprob stay together), and go out with the
- * next chunk's entries or at the choice's finish; the tokens a whole form spans are masked.
+ * next chunk's entries or at the choice's finish; the tokens are masked where the field's text
+ * stream masks the text they join into.
  */
 export class LogprobGuard {
   readonly #masker: KeyMasker;
@@ -42,7 +43,8 @@ export class LogprobGuard {
       const arrived = isRecord(logprobs) && Array.isArray(logprobs[list]) ? (logprobs[list] as unknown[]) : [];
       if (held.length === 0 && arrived.length === 0) continue;
       const entries = held.length === 0 ? arrived : [...held, ...arrived];
-      let masked = maskTokens(entries, this.#masker);
+      // Masked as the field's own stream masks it (a run of half the key that breaks off too): the joined tokens are its text.
+      let masked = maskTokens(entries, (joined) => this.#masker.streamedSpans(joined));
       let holdFrom = this.#heldFrom(entries);
       if (finished) {
         masked = maskedIfLongRun(entries.slice(holdFrom), this.#masker) || masked;

@@ -18,17 +18,17 @@ export function maskLogprobTokens(answer: object, masker: KeyMasker): boolean {
   for (const choice of choices) {
     if (!isRecord(choice) || !isRecord(choice.logprobs)) continue;
     for (const list of [choice.logprobs.content, choice.logprobs.refusal]) {
-      if (Array.isArray(list) && maskTokens(list, masker)) changed = true;
+      if (Array.isArray(list) && maskTokens(list, (joined) => masker.maskedSpans(joined))) changed = true;
     }
   }
   return changed;
 }
 
-/** Masks the tokens a form spans when joined (see maskLogprobTokens); true if any changed. */
-export function maskTokens(entries: unknown[], masker: KeyMasker): boolean {
+/** Masks the tokens the spans of their joined text cover (see maskLogprobTokens); true if any changed. */
+export function maskTokens(entries: unknown[], spansOf: (joined: string) => Array<{ from: number; to: number }>): boolean {
   const tokens = tokensOf(entries);
   const joined = tokens.join('');
-  const spans = masker.maskedSpans(joined);
+  const spans = spansOf(joined);
   if (spans.length === 0) return false;
   let tokenFrom = 0;
   tokens.forEach((token, position) => {

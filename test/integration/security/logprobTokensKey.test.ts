@@ -1,3 +1,4 @@
+import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chatBody, JSON_HEADERS, rawRequest, sseData } from '../../support/http.ts';
 import { startHarness, type Harness } from '../../support/proxyHarness.ts';
@@ -119,5 +120,54 @@ describe('a chat stream whose logprobs spell out the key, a token a chunk', () =
     expect(findSentinel(entries.map((entry) => Buffer.from(entry.bytes ?? []).toString('latin1')).join(''))).toBeNull();
     const logged = collected(end.bodies.responseBody?.toString('utf8') ?? '');
     expect(logged.entries.map((entry) => entry.token).join('')).toBe(content);
+  });
+});
+
+describe('a chat stream whose logprobs spell most of the key, then break off', () => {
+  it('gives an OpenAI SDK client and the log tokens masked where the content is, not the run in clear', async () => {
+    // Half the key or more, then other text: the content's stream masks such a run where it breaks off.
+    const run = SENTINEL_KEY.slice(0, 40);
+    const text = `see ${run} then more words here`;
+    const chunk = (choice: object): string =>
+      `data: ${JSON.stringify({ id: 'chatcmpl-1', object: 'chat.completion.chunk', created: 1, model: 'gpt-4o-mini', choices: [choice] })}\n\n`;
+    harness.simulator.script({
+      kind: 'bodyChunks',
+      chunks: [
+        chunk({ index: 0, delta: { role: 'assistant', content: '' }, logprobs: null, finish_reason: null }),
+        ...(text.match(/.{1,3}/g) ?? []).map((token) =>
+          chunk({ index: 0, delta: { content: token }, logprobs: { content: [logprob(token)], refusal: null }, finish_reason: null }),
+        ),
+        chunk({ index: 0, delta: {}, logprobs: null, finish_reason: 'stop' }),
+        'data: [DONE]\n\n',
+      ],
+    });
+    const ended = harness.nextEnd();
+    const client = new OpenAI({ baseURL: `${harness.proxy.url}/v1`, apiKey: 'client-placeholder', maxRetries: 0 });
+    const stream = client.chat.completions.stream({
+      model: 'gpt-4o-mini',
+      messages: [{ role: 'user', content: 'hi' }],
+      logprobs: true,
+      top_logprobs: 1,
+    });
+    const answer = await stream.finalChatCompletion();
+    const end = await ended;
+    const [choice] = answer.choices;
+    const entries = choice?.logprobs?.content ?? [];
+    expect(choice?.message.content).toBe('see [redacted] then more words here');
+    expect(entries.map((entry) => entry.token).join('')).toBe(choice?.message.content);
+    for (const entry of entries) {
+      expect(Buffer.from(entry.bytes ?? []).toString('utf8')).toBe(entry.token);
+    }
+    const halfKey = SENTINEL_KEY.slice(0, SENTINEL_KEY.length / 2);
+    expect(entries.flatMap((entry) => entry.top_logprobs.map((alternative) => alternative.token)).join('')).not.toContain(halfKey);
+    const logged = end.bodies.responseBody?.toString('utf8') ?? '';
+    const loggedTokens = sseData(logged)
+      .filter((data) => data !== '[DONE]')
+      .flatMap((data) => (JSON.parse(data) as { choices: Array<{ logprobs?: { content?: TokenLogprob[] | null } | null }> }).choices)
+      .flatMap((loggedChoice) => loggedChoice.logprobs?.content ?? [])
+      .map((entry) => entry.token)
+      .join('');
+    expect(loggedTokens).toBe('see [redacted] then more words here');
+    expect(logged).not.toContain(halfKey);
   });
 });

@@ -36,8 +36,12 @@ const QUOTA_WORDING = /insufficient[ _](credits|balance|quota)|budget has been e
  * `RegionError` "not available in your country" (anomalyco/opencode#43692). The model exists and the
  * key is fine: read as a missing model, the client was told to pick another model of a list it had.
  */
+/**
+ * The region word stands alone: joined to other word characters by - _ . / it is part of a model or
+ * deployment id (`gpt-4o-region-eu`), no refusal for where the caller is.
+ */
 const REGION_BLOCK =
-  /not (available|supported|allowed) in your (region|country|territory|location)|(country|region|territory)[^.\n]{0,40}not supported|unsupported_country_region_territory|RegionError/i;
+  /not (available|supported|allowed) in your (region|country|territory|location)|(?<!\w[-./]?)(country|region|territory)(?![-./]?\w)[^.\n]{0,40}not supported|unsupported_country_region_territory|RegionError/i;
 /** Codes that say the key itself was rejected, whatever the status (a 403 with one is a rejected key too). */
 const INVALID_KEY_CODES = new Set(['invalid_api_key', 'token_not_found_in_db', 'invalid_token', 'authentication_error', 'unauthorized']);
 /** Codes of a rate limit (OpenAI's code and type, LiteLLM's type), for an error that came without its status. */
@@ -60,8 +64,9 @@ const RATE_LIMIT_CODES = new Set(['rate_limit_exceeded', 'rate_limit_error', 'th
  *   invalid-key code; any other 403 is bad_request (the request is refused, the key is fine).
  * - Otherwise HTML where JSON was expected is html_instead_of_json at any status, and so is a 3xx
  *   (the address redirects: wrong scheme, host or path); the fix is the same, correct the base URL.
- * - A refusal for the caller's region or country is never a missing model nor a rejected key
- *   (REGION_BLOCK): a 403 then gets the firewall's cause and fix.
+ * - A refusal for the caller's region or country is no missing model unless the gateway's code says
+ *   model_not_found (REGION_BLOCK): a 403 then gets the firewall's cause and fix. A 401 stays a
+ *   rejected key: gateways refuse a region with 403 (OpenAI, OpenRouter) or 400 (Gemini), not 401.
  * - A JSON 404 that does not mention a model is bad_request: the gateway has no such endpoint, so
  *   retrying cannot help and the client must change the path or the API it uses.
  * - 529 (overloaded) is upstream_error and is not retried: it is not in rule 1's list.
@@ -75,8 +80,9 @@ export function classifyUpstreamResponse(input: UpstreamResponseSummary): Upstre
   if (status === 408 || status === 504 || status === 524) return 'timeout_total';
   if (status === 429) return 'rate_limited';
   const regionBlocked = REGION_BLOCK.test(said) || upstream.codes.some((code) => REGION_BLOCK.test(code));
+  // The gateway's own code says more than its words: a region refusal overrides the wording alone.
   const mentionsMissingModel =
-    !regionBlocked && (upstream.code === 'model_not_found' || MODEL_MISSING.test(said) || MODEL_NOT_OPEN.test(said));
+    upstream.code === 'model_not_found' || (!regionBlocked && (MODEL_MISSING.test(said) || MODEL_NOT_OPEN.test(said)));
   if (status >= 500) return status === 503 && upstream.message !== null && mentionsMissingModel ? 'model_not_found' : 'upstream_error';
   if (status === 401) return MODEL_NOT_OPEN.test(said) || upstream.codes.includes('key_model_access_denied') ? 'model_not_found' : 'auth';
   // A 403 page is a firewall refusing the request (Cloudflare's block pages, nginx's deny): the address is right.

@@ -88,6 +88,33 @@ describe('classifyUpstreamResponse', () => {
     ],
     ['403 model not open', 403, JSON_TYPE, jsonError('model gpt-4o is not available for your account'), true, 'model_not_found'],
     ['404 model', 404, JSON_TYPE, jsonError('The model `x` does not exist or you do not have access to it.'), true, 'model_not_found'],
+    // A region word inside a model or deployment id (Azure deployment names are free text) is no region refusal.
+    [
+      '404 model_not_found for a model id holding "region"',
+      404,
+      JSON_TYPE,
+      jsonError('The model `gpt-4o-region-eu` is not supported on this endpoint', 'model_not_found'),
+      true,
+      'model_not_found',
+    ],
+    [
+      '404 for a model id holding "territory"',
+      404,
+      JSON_TYPE,
+      jsonError('Unknown model: llama-3-territory-8b is not supported'),
+      true,
+      'model_not_found',
+    ],
+    [
+      '404 detail for a model id holding "country"',
+      404,
+      JSON_TYPE,
+      '{"detail":"Model not found: country_music_gen not supported"}',
+      true,
+      'model_not_found',
+    ],
+    // OpenAI's region refusal (home-assistant/core#120072): its words alone, the code aside, still read as one.
+    ['403 OpenAI region refusal', 403, JSON_TYPE, jsonError('Country, region, or territory not supported'), true, 'bad_request'],
     ['404 HTML page', 404, 'text/html', HTML_PAGE, true, 'html_instead_of_json'],
     ['404 HTML page for a non-JSON client', 404, 'text/html', HTML_PAGE, false, 'html_instead_of_json'],
     ['404 JSON unknown path', 404, JSON_TYPE, jsonError('Invalid URL (POST /v1/foo)'), true, 'bad_request'],

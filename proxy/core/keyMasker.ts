@@ -103,6 +103,17 @@ export class KeyByteStream {
  */
 export const MIN_MASKED_KEY_CHARS = 8;
 
+/**
+ * The secrets a header name is searched for: a dropped name is a header lost, and a shorter secret
+ * is a word names hold by chance (`x` in every `x-request-id`, `token` in `x-ratelimit-remaining-tokens`).
+ */
+export function headerNameSecrets(secrets: string[]): string[] {
+  // The same list when nothing is left out: masking caches its forms by the list.
+  return secrets.every((secret) => secret.length >= MIN_MASKED_KEY_CHARS)
+    ? secrets
+    : secrets.filter((secret) => secret.length >= MIN_MASKED_KEY_CHARS);
+}
+
 /** Keys masked at once; more than the profiles of one run would be unusual. */
 const MAX_CACHED_MASKERS = 8;
 const maskersByKey = new Map<string, KeyMasker>();

@@ -1,5 +1,6 @@
 import type { RequestBodiesRecord, RequestLogRow, SpendByDayRow, StoredRequest } from '../../contracts/log.ts';
 import { addGatewayCosts, joinGatewayCostProfiles } from '../../contracts/amounts.ts';
+import { headerNameSecrets } from '../../core/keyMasker.ts';
 import { knownSecretForms, replaceSecretForms } from '../../core/redact.ts';
 import { maskRowText } from '../write/rowDraft.ts';
 
@@ -17,7 +18,11 @@ type Mask = (text: string) => string;
 
 /** The mask for the secrets known now, or null when none is known (nothing to do). */
 export function maskNow(secretsNow: SecretsNow): Mask | null {
-  const forms = knownSecretForms(secretsNow());
+  return maskOf(secretsNow());
+}
+
+function maskOf(secrets: string[]): Mask | null {
+  const forms = knownSecretForms(secrets);
   return forms.length === 0 ? null : (text) => replaceSecretForms(text, forms);
 }
 
@@ -34,19 +39,22 @@ export function maskedRows(rows: RequestLogRow[], secretsNow: SecretsNow): Reque
   return mask === null ? rows : rows.map((row) => maskedRow(row, mask));
 }
 
-/** The values masked; a header whose name holds a secret is left out, as the log leaves it out at write (bodyRecord.ts). */
-function maskedHeaders(headers: Record<string, string>, mask: Mask): Record<string, string> {
+/**
+ * The values masked; a header whose name holds a secret (`nameMask`'s, headerNameSecrets) is left
+ * out, as the log leaves it out at write (bodyRecord.ts).
+ */
+function maskedHeaders(headers: Record<string, string>, mask: Mask, nameMask: Mask | null): Record<string, string> {
   const masked: Record<string, string> = {};
-  for (const [name, value] of Object.entries(headers)) if (mask(name) === name) masked[name] = mask(value);
+  for (const [name, value] of Object.entries(headers)) if (nameMask === null || nameMask(name) === name) masked[name] = mask(value);
   return masked;
 }
 
-function maskedBodies(bodies: RequestBodiesRecord, mask: Mask): RequestBodiesRecord {
+function maskedBodies(bodies: RequestBodiesRecord, mask: Mask, nameMask: Mask | null): RequestBodiesRecord {
   const maskNullable = (text: string | null): string | null => (text === null ? null : mask(text));
   return {
     ...bodies,
-    requestHeaders: maskedHeaders(bodies.requestHeaders, mask),
-    responseHeaders: maskedHeaders(bodies.responseHeaders, mask),
+    requestHeaders: maskedHeaders(bodies.requestHeaders, mask, nameMask),
+    responseHeaders: maskedHeaders(bodies.responseHeaders, mask, nameMask),
     requestBody: maskNullable(bodies.requestBody),
     responseBody: maskNullable(bodies.responseBody),
     streamText: maskNullable(bodies.streamText),
@@ -55,9 +63,11 @@ function maskedBodies(bodies: RequestBodiesRecord, mask: Mask): RequestBodiesRec
 }
 
 export function maskedStoredRequest(stored: StoredRequest, secretsNow: SecretsNow): StoredRequest {
-  const mask = maskNow(secretsNow);
+  const secrets = secretsNow();
+  const mask = maskOf(secrets);
   if (mask === null) return stored;
-  return { row: maskedRow(stored.row, mask), bodies: stored.bodies === null ? null : maskedBodies(stored.bodies, mask) };
+  const bodies = stored.bodies === null ? null : maskedBodies(stored.bodies, mask, maskOf(headerNameSecrets(secrets)));
+  return { row: maskedRow(stored.row, mask), bodies };
 }
 
 /**

@@ -2,6 +2,7 @@ import type { RequestBodiesRecord } from '../../contracts/log.ts';
 import { redactSecrets, redactsNone } from '../../core/redact.ts';
 import type { CapturedBodies } from '../../contracts/lifecycle.ts';
 import { pickAllowedHeaders } from '../../core/headerAllowlist.ts';
+import { headerNameSecrets } from '../../core/keyMasker.ts';
 
 export const DEFAULT_BODY_CAP_BYTES = 1024 * 1024;
 
@@ -71,9 +72,10 @@ function maskedHeaders(headers: Record<string, string>, secrets: string[]): Reco
   // Headers rarely hold a secret: one check over them all before masking each.
   if (redactsNone([...names, ...Object.values(picked)], secrets)) return picked;
   const masked: Record<string, string> = {};
+  const nameSecrets = headerNameSecrets(secrets);
   for (const name of names) {
     // A name that holds a secret is dropped: an allowed prefix (`x-ratelimit-`) does not make the rest of it safe.
-    if (redactSecrets(name, secrets) === name) masked[name] = redactSecrets(picked[name] ?? '', secrets);
+    if (redactSecrets(name, nameSecrets) === name) masked[name] = redactSecrets(picked[name] ?? '', secrets);
   }
   return masked;
 }

@@ -2,6 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { bodyTextsOf, buildBodiesRecord, capUtf8, decodeBody, isBinaryBodyDescription } from '../../../proxy/store/write/bodyRecord.ts';
 import { findSentinel, SENTINEL_KEY } from '../../support/sentinel.ts';
 import { capturedBodies } from '../../support/lifecycleEvents.ts';
+import { maskedStoredRequest } from '../../../proxy/store/read/secretsNow.ts';
+import { logDetail } from '../app/export/exportRows.ts';
 
 describe('capUtf8', () => {
   it.each([
@@ -107,6 +109,36 @@ describe('buildBodiesRecord header names', () => {
     expect(findSentinel(JSON.stringify(record), lowerCaseKey)).toBeNull();
     expect(record.requestHeaders).toEqual({ 'x-stainless-lang': 'js' });
     expect(record.responseHeaders).toEqual({ 'x-ratelimit-remaining-requests': '9' });
+  });
+});
+
+describe('header names and a short gateway key (a local placeholder such as OPENAI_API_KEY=x)', () => {
+  const shortKeys = ['x', 'token', 'session'];
+  const headers = () => ({
+    requestHeaders: { 'x-claude-code-session-id': 's-1', 'x-stainless-lang': 'js' },
+    responseHeaders: { 'x-request-id': 'req-1', 'x-ratelimit-remaining-tokens': '9000' },
+  });
+  const namesOf = (record: { requestHeaders: object; responseHeaders: object } | null | undefined) =>
+    [...Object.keys(record?.requestHeaders ?? {}), ...Object.keys(record?.responseHeaders ?? {})].sort();
+  const allNames = ['x-claude-code-session-id', 'x-ratelimit-remaining-tokens', 'x-request-id', 'x-stainless-lang'];
+
+  it('keeps the headers whose names merely hold it, when the row is written', () => {
+    expect(namesOf(buildBodiesRecord(capturedBodies(headers()), false, 1024 * 1024, shortKeys))).toEqual(allNames);
+  });
+
+  it('keeps them when the row is read', () => {
+    expect(namesOf(maskedStoredRequest(logDetail({}, headers()), () => shortKeys).bodies)).toEqual(allNames);
+  });
+
+  it('still masks it in header values and bodies', () => {
+    const record = buildBodiesRecord(
+      capturedBodies({ requestHeaders: { 'user-agent': 'token-cli/1.0' }, requestBody: Buffer.from('{"note":"token"}') }),
+      false,
+      1024 * 1024,
+      shortKeys,
+    );
+    expect(record.requestBody).not.toContain('token');
+    expect(record.requestHeaders['user-agent']).toMatch(/^\[redacted\]/);
   });
 });
 

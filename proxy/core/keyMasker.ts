@@ -176,14 +176,16 @@ export class KeyMasker {
   }
 
   /**
-   * `maskedSpans`, and each run of half the key or more that breaks off: what a text stream masks of
-   * the same text (keyTextStream.ts), for what must agree with a streamed field (its logprob tokens).
+   * `maskedSpans`, and each run of half the key or more that breaks off (or, when the text `ended`,
+   * that it ends on): what a text stream masks of the same text (keyTextStream.ts), for what must
+   * agree with a streamed field (its logprob tokens).
    */
-  streamedSpans(text: string): Array<{ from: number; to: number }> {
+  streamedSpans(text: string, ended: boolean): Array<{ from: number; to: number }> {
     const spans = this.maskedSpans(text);
     if (!this.#automaton.mayBeginFormIn(text)) return spans;
     const walked: number[] = [];
-    walkForms(this.#automaton, text, 0, 0, walked);
+    const state = walkForms(this.#automaton, text, 0, 0, walked);
+    if (ended && this.#automaton.maskOnBreak[state] === 1) walked.push(text.length - this.#automaton.depth[state]!, text.length);
     for (let at = 0; at < walked.length; at += 2) spans.push({ from: walked[at]!, to: walked[at + 1]! });
     spans.sort((a, b) => a.from - b.from);
     // A form as written is found by both: overlapping spans become one.

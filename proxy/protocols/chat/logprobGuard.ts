@@ -44,9 +44,10 @@ export class LogprobGuard {
       if (held.length === 0 && arrived.length === 0) continue;
       const entries = held.length === 0 ? arrived : [...held, ...arrived];
       // Masked as the field's own stream masks it (a run of half the key that breaks off too): the joined tokens are its text.
-      let masked = maskTokens(entries, (joined) => this.#masker.streamedSpans(joined));
+      let masked = maskTokens(entries, (joined) => this.#masker.streamedSpans(joined, finished));
       let holdFrom = this.#heldFrom(entries);
       if (finished) {
+        // What is still held could begin an escaped form, which the stream's walk does not read: the long-run rule on the whole.
         masked = maskedIfLongRun(entries.slice(holdFrom), this.#masker) || masked;
         holdFrom = entries.length;
       }

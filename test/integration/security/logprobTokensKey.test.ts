@@ -123,21 +123,30 @@ describe('a chat stream whose logprobs spell out the key, a token a chunk', () =
   });
 });
 
-describe('a chat stream whose logprobs spell most of the key, then break off', () => {
-  it('gives an OpenAI SDK client and the log tokens masked where the content is, not the run in clear', async () => {
-    // Half the key or more, then other text: the content's stream masks such a run where it breaks off.
-    const run = SENTINEL_KEY.slice(0, 40);
-    const text = `see ${run} then more words here`;
+describe('a chat stream whose logprobs spell most of the key, not all of it', () => {
+  // Half the key or more: the content's stream masks such a run where it breaks off or the text ends on it.
+  const run = SENTINEL_KEY.slice(0, 40);
+  it.each([
+    ['broken off mid-stream', ' then more words here', false, 'see [redacted] then more words here'],
+    ['broken off in the chunk that finishes the choice', ' then', true, 'see [redacted] then'],
+    ['ended on at the finish', '', false, 'see [redacted]'],
+  ])('%s: an OpenAI SDK client and the log get tokens masked where the content is', async (_case, after, finishedByLast, expected) => {
     const chunk = (choice: object): string =>
       `data: ${JSON.stringify({ id: 'chatcmpl-1', object: 'chat.completion.chunk', created: 1, model: 'gpt-4o-mini', choices: [choice] })}\n\n`;
+    const tokens = [...(`see ${run}`.match(/.{1,3}/g) ?? []), ...(after === '' ? [] : [after])];
     harness.simulator.script({
       kind: 'bodyChunks',
       chunks: [
         chunk({ index: 0, delta: { role: 'assistant', content: '' }, logprobs: null, finish_reason: null }),
-        ...(text.match(/.{1,3}/g) ?? []).map((token) =>
-          chunk({ index: 0, delta: { content: token }, logprobs: { content: [logprob(token)], refusal: null }, finish_reason: null }),
+        ...tokens.map((token, position) =>
+          chunk({
+            index: 0,
+            delta: { content: token },
+            logprobs: { content: [logprob(token)], refusal: null },
+            finish_reason: finishedByLast && position === tokens.length - 1 ? 'stop' : null,
+          }),
         ),
-        chunk({ index: 0, delta: {}, logprobs: null, finish_reason: 'stop' }),
+        ...(finishedByLast ? [] : [chunk({ index: 0, delta: {}, logprobs: null, finish_reason: 'stop' })]),
         'data: [DONE]\n\n',
       ],
     });
@@ -153,7 +162,7 @@ describe('a chat stream whose logprobs spell most of the key, then break off', (
     const end = await ended;
     const [choice] = answer.choices;
     const entries = choice?.logprobs?.content ?? [];
-    expect(choice?.message.content).toBe('see [redacted] then more words here');
+    expect(choice?.message.content).toBe(expected);
     expect(entries.map((entry) => entry.token).join('')).toBe(choice?.message.content);
     for (const entry of entries) {
       expect(Buffer.from(entry.bytes ?? []).toString('utf8')).toBe(entry.token);
@@ -167,7 +176,7 @@ describe('a chat stream whose logprobs spell most of the key, then break off', (
       .flatMap((loggedChoice) => loggedChoice.logprobs?.content ?? [])
       .map((entry) => entry.token)
       .join('');
-    expect(loggedTokens).toBe('see [redacted] then more words here');
+    expect(loggedTokens).toBe(expected);
     expect(logged).not.toContain(halfKey);
   });
 });

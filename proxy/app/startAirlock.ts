@@ -234,7 +234,7 @@ async function startWithDataDir(options: AirlockOptions, privacyProblems: string
   // The damage the first log met is mended now: its "restart Airlock" would send the user looking for nothing.
   if (opened.damageFound) noticeBoard.resolve('request_log_failed');
   notice('log_recovered', logRecovery?.message ?? null);
-  notice('log_start', log.startNotice);
+  notice('log_start', opened.startNotice);
   const stopFollowingZone = followOsTimeZone(ledger, log);
   const spendGate = createSpendGate({
     ledger,

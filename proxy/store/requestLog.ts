@@ -76,8 +76,8 @@ export interface RequestLog extends QueryMethods {
   readonly idempotencyStore: IdempotencyStore;
   /** Spend missing from the log that no one can account for: capped budgets cannot be checked. */
   ledgerGap(nowMs: number): LedgerGap | null;
-  /** What a user must know at open about an earlier run's unwritten spend; null when nothing. */
-  readonly startNotice: string | null;
+  /** What a user must know at open (an earlier run's unwritten spend, rows dated ahead), one notice a cause. */
+  readonly startNotices: readonly string[];
   /** Requests grouped by agent session. */
   readonly sessions: SessionQueries;
 }
@@ -134,7 +134,7 @@ class SqliteRequestLog implements RequestLog {
   readonly modelStats: RequestLogQueries['modelStats'];
   readonly spendSince: RequestLogQueries['spendSince'];
   readonly idempotencyStore: IdempotencyStore;
-  readonly startNotice: string | null;
+  readonly startNotices: readonly string[];
   readonly sessions: SessionQueries;
 
   constructor(options: RequestLogOptions) {
@@ -174,8 +174,8 @@ class SqliteRequestLog implements RequestLog {
     const openedAtMs = this.now();
     let futureRows = 0;
     this.safely(() => (futureRows = redateFutureRows(this.db, openedAtMs)));
-    const notices = [futureRowsNotice(futureRows, openedAtMs), this.unwritten.startNotice].filter((notice) => notice !== null);
-    this.startNotice = notices.length === 0 ? null : notices.join(' ');
+    const futureNotice = futureRowsNotice(futureRows, openedAtMs);
+    this.startNotices = [...(futureNotice === null ? [] : [futureNotice]), ...this.unwritten.startNotices];
     this.thread = new LogThreadClient({
       dataDir: options.dataDir,
       ...(options.maxDbBytes === undefined ? {} : { maxDbBytes: options.maxDbBytes }),

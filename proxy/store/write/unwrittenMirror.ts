@@ -1,4 +1,4 @@
-import { existsSync, renameSync, rmSync } from 'node:fs';
+import { existsSync, renameSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { startOfLocalMonthMs } from '../../core/localPeriods.ts';
 import { formatCredits } from '../../contracts/amounts.ts';
@@ -30,8 +30,8 @@ export class UnwrittenMirror {
   #state: UnwrittenState | null = null;
   #lost: LostSpend[] = [];
   #recheckTimer: NodeJS.Timeout | null = null;
-  /** What a user must know at start about an earlier run's unwritten spend. */
-  readonly startNotice: string | null;
+  /** What a user must know at start about an earlier run's unwritten spend, one notice a cause. */
+  readonly startNotices: readonly string[];
 
   /**
    * `writtenAtOpen`: the saved spend is in the database already, as summary rows. `unsaved`: an
@@ -39,10 +39,12 @@ export class UnwrittenMirror {
    */
   constructor(dataDir: string, saved: SavedSpend, writtenAtOpen: boolean, unsaved: UnsavedMark | null) {
     this.#dataDir = dataDir;
+    const notices: string[] = [];
     if (saved.kind === 'saved' && writtenAtOpen) {
-      this.startNotice =
+      notices.push(
         `An earlier run could not write ${sumOf(saved.entries, 'requests')} request(s) to the request log (the disk was full); ` +
-        `their spend, ${formatCredits(sumOf(saved.entries, 'costCredits'))} credits, is now in the log as summary rows.`;
+          `their spend, ${formatCredits(sumOf(saved.entries, 'costCredits'))} credits, is now in the log as summary rows.`,
+      );
     } else if (saved.kind === 'saved') {
       this.#state = {
         entries: saved.entries,
@@ -52,24 +54,27 @@ export class UnwrittenMirror {
         saveError: null,
         refusal: null,
       };
-      this.startNotice =
+      notices.push(
         `An earlier run could not write ${sumOf(saved.entries, 'requests')} request(s) to the request log (the disk was full). ` +
-        `Their spend, ${formatCredits(sumOf(saved.entries, 'costCredits'))} credits saved in ${saved.path}, counts in totals and budgets, ` +
-        'and is written to the log as summary rows once it has room.';
-    } else if (saved.kind === 'damaged') {
-      const path = moveAside(saved.path, join(dataDir, DAMAGED_SPEND_FILE_NAME));
-      this.#lost.push({ path, lastLossMs: saved.savedAtMs, reason: damagedReason(path, saved.savedAtMs) });
-      this.startNotice = `Capped budgets are refused for now. ${damagedReason(path, saved.savedAtMs)}`;
-    } else {
+          `Their spend, ${formatCredits(sumOf(saved.entries, 'costCredits'))} credits saved in ${saved.path}, counts in totals and budgets, ` +
+          'and is written to the log as summary rows once it has room.',
+      );
+    } else if (saved.kind === 'none') {
       reserveSpace(dataDir);
-      this.startNotice = null;
+    }
+    // A record moved aside by an earlier start (or by a log of this start that was then set aside)
+    // stands until the user deletes it or its month ends, as its reason says; a newly damaged one replaces it.
+    const damaged = saved.kind === 'damaged' ? damagedRecordMovedAside(saved, dataDir) : damagedRecordLeft(dataDir);
+    if (damaged !== null) {
+      const reason = damagedReason(damaged.path, damaged.savedAtMs);
+      this.#lost.push({ path: damaged.path, lastLossMs: damaged.savedAtMs, reason });
+      notices.push(`Capped budgets are refused for now. ${reason}`);
     }
     if (unsaved !== null) {
       this.#lost.push({ path: unsaved.path, lastLossMs: unsaved.lastLossMs, reason: unsavedReason(unsaved.path, unsaved.lastLossMs) });
-      this.startNotice = [this.startNotice, `Capped budgets are refused for now. ${unsavedReason(unsaved.path, unsaved.lastLossMs)}`]
-        .filter((notice) => notice !== null)
-        .join(' ');
+      notices.push(`Capped budgets are refused for now. ${unsavedReason(unsaved.path, unsaved.lastLossMs)}`);
     }
+    this.startNotices = notices;
     const lostLog = readLostSpendMarker(dataDir);
     if (lostLog !== null) this.#lost.push({ path: lostLog.path, lastLossMs: lostLog.lastLossMs, reason: lostLogReason(lostLog) });
     if (this.#lost.length > 0) {
@@ -156,12 +161,23 @@ export class UnwrittenMirror {
   }
 }
 
-function moveAside(path: string, aside: string): string {
+/** Moves a damaged record aside; it stays where it is if it cannot be moved. Rename keeps its time, read again at the next start. */
+function damagedRecordMovedAside(record: { path: string; savedAtMs: number }, dataDir: string): { path: string; savedAtMs: number } {
   try {
-    renameSync(path, aside);
-    return aside;
+    const aside = join(dataDir, DAMAGED_SPEND_FILE_NAME);
+    renameSync(record.path, aside);
+    return { path: aside, savedAtMs: record.savedAtMs };
   } catch {
-    return path;
+    return record;
+  }
+}
+
+function damagedRecordLeft(dataDir: string): { path: string; savedAtMs: number } | null {
+  const path = join(dataDir, DAMAGED_SPEND_FILE_NAME);
+  try {
+    return { path, savedAtMs: statSync(path).mtimeMs };
+  } catch {
+    return null;
   }
 }
 

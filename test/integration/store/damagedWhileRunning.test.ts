@@ -1,14 +1,16 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { addClientToken, addProfile } from '../../../proxy/app/profiles/configMutations.ts';
+import { addClientToken, addProfile, updateProfile } from '../../../proxy/app/profiles/configMutations.ts';
 import { openConfigStore } from '../../../proxy/app/profiles/configStore.ts';
 import { startAirlock, type Airlock } from '../../../proxy/app/startAirlock.ts';
 import { gatewayKeyAccount } from '../../../proxy/contracts/secretStore.ts';
 import { generateToken, tokenRecord } from '../../../proxy/http/clientTokens.ts';
 import { recordCleanClose } from '../../../proxy/store/logCheck.ts';
 import { DATABASE_FILE_NAME } from '../../../proxy/store/schema.ts';
+import { DAMAGED_SPEND_FILE_NAME } from '../../../proxy/store/write/unwrittenMirror.ts';
+import { UNWRITTEN_SPEND_FILE_NAME } from '../../../proxy/store/write/unwrittenSpendFile.ts';
 import { startGatewaySimulator, type GatewaySimulator } from '../../simulator/index.ts';
 import { chatBody, JSON_HEADERS, rawRequest } from '../../support/http.ts';
 import { memorySecretStore } from '../../support/memorySecretStore.ts';
@@ -164,6 +166,44 @@ describe('a request log damaged at rest after a clean close, its size and time u
       };
       expect(status.alarms.map((alarm) => alarm.kind)).toContain('log_recovered');
       expect(status.notices.map((notice) => notice.kind)).not.toContain('request_log_failed');
+    } finally {
+      said.mockRestore();
+    }
+  });
+});
+
+/**
+ * One storage fault can damage the spend record beside the log too. The first log opened moved the
+ * record aside and kept the loss in memory only; the seed then failed on the damaged page, and the
+ * fresh log found no record: capped budgets were admitted on a ledger missing an earlier run's spend.
+ */
+describe('a request log damaged at rest with a damaged record of unwritten spend beside it', () => {
+  it('still refuses capped budgets and says why, after the log is set aside', async () => {
+    seedLog(dataDir, { rows: SEEDED });
+    await (await start()).stop();
+    airlock = null;
+    const store = openConfigStore(dataDir);
+    await store.update((config) => updateProfile(config, 'main', { budget: { monthlyCredits: 1_000 } }));
+    store.close();
+
+    const dbPath = join(dataDir, DATABASE_FILE_NAME);
+    overwrite(dbPath, pageHolding(dbPath, DAMAGED_ROW, PAGE_BYTES), Buffer.alloc(PAGE_BYTES, 0x5a));
+    recordCleanClose(dataDir, DATABASE_FILE_NAME);
+    writeFileSync(join(dataDir, UNWRITTEN_SPEND_FILE_NAME), '{not json');
+
+    const said = vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    try {
+      const restarted = await start();
+      expect(restarted.logRecovery?.movedTo).toMatch(/requests-damaged-/);
+      const moved = join(dataDir, DAMAGED_SPEND_FILE_NAME);
+      expect(restarted.log.ledgerGap(Date.now())?.reason).toContain(moved);
+      // Told once, though both logs of this start found the loss.
+      expect(restarted.notices.join('\n').split(`is damaged (moved to ${moved})`)).toHaveLength(2);
+      const status = JSON.parse((await controlGet(restarted, '/status')).body) as { alarms: Array<{ kind: string }> };
+      expect(status.alarms.map((alarm) => alarm.kind)).toContain('ledger_incomplete');
+      const refused = await chat(restarted);
+      expect(refused.status, refused.body).toBe(507);
+      expect(JSON.parse(refused.body).error.code).toBe('ledger_incomplete');
     } finally {
       said.mockRestore();
     }

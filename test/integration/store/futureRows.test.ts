@@ -36,12 +36,12 @@ describe('rows dated after the log opens (the clock was ahead when they were wri
     const row = today.getRequest('ahead')?.row;
     expect(row?.startedAtMs).toBe(TEST_NOW_MS);
     expect(row?.notes.at(-1)).toMatch(/dated .* when written, after the clock at a later start: counted from then/);
-    expect(today.startNotice).toMatch(/1 request was dated after now/);
+    expect(today.startNotices.join(' ')).toMatch(/1 request was dated after now/);
     await today.close();
 
     const nextDay = temp.reopen({ now: () => TEST_NOW_MS + DAY_MS });
     expect(nextDay.spendSince({ sinceMs: startOfLocalDayMs(TEST_NOW_MS + DAY_MS), profileId: 'work' })).toBe(0);
-    expect(nextDay.startNotice).toBeNull();
+    expect(nextDay.startNotices).toEqual([]);
   });
 
   it("date an earlier run's saved spend for a day ahead at this start too, once it is written as a summary row", async () => {

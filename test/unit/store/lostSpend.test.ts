@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -49,5 +49,19 @@ describe('spend lost with a damaged log that gave nothing back', () => {
     rmSync(lostSpendMarkerPath(dataDir));
     mirror.recheckLostSpend(NOW);
     expect(mirror.ledgerGap(NOW)?.reason).toContain(join(dataDir, DAMAGED_SPEND_FILE_NAME));
+  });
+
+  it('a damaged spend record moved aside by an earlier start still stands at the next, until deleted', () => {
+    writeFileSync(join(dataDir, UNWRITTEN_SPEND_FILE_NAME), '{"version":1,"entr');
+    new UnwrittenMirror(dataDir, { kind: 'damaged', path: join(dataDir, UNWRITTEN_SPEND_FILE_NAME), savedAtMs: NOW }, false, null).close();
+    const moved = join(dataDir, DAMAGED_SPEND_FILE_NAME);
+    utimesSync(moved, NOW / 1000, NOW / 1000);
+
+    mirror = new UnwrittenMirror(dataDir, { kind: 'none' }, false, null);
+    expect(mirror.ledgerGap(NOW)).toMatchObject({ lastLossMs: NOW });
+    expect(mirror.startNotices.join(' ')).toContain(`is damaged (moved to ${moved})`);
+    rmSync(moved);
+    mirror.recheckLostSpend(NOW);
+    expect(mirror.ledgerGap(NOW)).toBeNull();
   });
 });

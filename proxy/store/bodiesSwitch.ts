@@ -21,15 +21,30 @@ export interface BodiesSwitchState {
 }
 
 /**
+ * How far over the floor free space must be before bodies come back: a tenth of the floor (10 MB
+ * at the default 100 MB). Near the floor, the WAL growing and truncated at each checkpoint (about
+ * 4 MB at SQLite's default 1000-page autocheckpoint) and other programs' files move free space
+ * across it; without a margin each move flipped bodies at the next recheck, printing a line on
+ * `airlock serve` and changing the window's alarm every few seconds.
+ */
+export function backOnMarginBytes(minFreeDiskBytes: number): number {
+  return Math.ceil(minFreeDiskBytes / 10);
+}
+
+/**
  * Why bodies should be off now, or null to log them: off below the free-space floor, back once
- * the disk is over it again (after a write found it full too) or retention freed pages in the log.
+ * the disk is over it again by the margin (after a write found it full too) or retention freed
+ * pages in the log.
  */
 export function bodiesOffReason(state: BodiesSwitchState): string | null {
-  if (state.freeDiskBytes !== null && state.freeDiskBytes < state.minFreeDiskBytes) return lowDiskReason(state.minFreeDiskBytes);
-  if (state.reason === null || state.reason === lowDiskReason(state.minFreeDiskBytes)) return null;
+  const floorBytes = state.minFreeDiskBytes;
+  if (state.freeDiskBytes !== null && state.freeDiskBytes < floorBytes) return lowDiskReason(floorBytes);
+  if (state.reason === null) return null;
+  const diskHasRoom =
+    state.freeDiskBytes !== null && state.freeDiskBytes > floorBytes && state.freeDiskBytes >= floorBytes + backOnMarginBytes(floorBytes);
+  if (state.reason === lowDiskReason(floorBytes)) return state.freeDiskBytes === null || diskHasRoom ? null : state.reason;
   if (state.usedBytesWhenDisabled !== null && state.usedBytes < state.usedBytesWhenDisabled) return null;
   // A full disk the user freed, as the alarm asks: the log's own size may have grown since.
-  const diskHasRoom = state.freeDiskBytes !== null && state.freeDiskBytes > state.minFreeDiskBytes;
   if (state.reason === DISK_FULL_REASON && !state.sizeLimited && diskHasRoom) return null;
   return state.reason;
 }
@@ -87,7 +102,7 @@ export class BodiesSwitch {
     if (changed) this.#options.onChange();
   }
 
-  /** Bodies go off below the free-space floor and come back once space was freed (bodiesOffReason). */
+  /** Bodies go off below the free-space floor and come back once space was freed past a margin (bodiesOffReason). */
   update(usedBytes: number): void {
     const reason = bodiesOffReason({
       reason: this.#reason,

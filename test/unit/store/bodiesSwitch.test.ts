@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { bodiesOffReason, lowDiskReason } from '../../../proxy/store/bodiesSwitch.ts';
+import { backOnMarginBytes, bodiesOffReason, lowDiskReason } from '../../../proxy/store/bodiesSwitch.ts';
 import { DISK_FULL_REASON } from '../../../proxy/store/write/writer.ts';
 
 const MIN_FREE_BYTES = 100 * 1024 * 1024;
@@ -16,6 +16,25 @@ describe('bodiesOffReason', () => {
     { name: 'bodies on, room on the disk', reason: null, freeDiskBytes: 50 * GB, expected: null },
     { name: 'under the free-space floor', reason: null, freeDiskBytes: MIN_FREE_BYTES - 1, expected: lowDiskReason(MIN_FREE_BYTES) },
     { name: 'back over the floor', reason: lowDiskReason(MIN_FREE_BYTES), freeDiskBytes: MIN_FREE_BYTES * 2, expected: null },
+    // Hovering at the floor (the WAL growing and truncated at checkpoints) must not flip bodies every recheck.
+    {
+      name: 'just over the floor',
+      reason: lowDiskReason(MIN_FREE_BYTES),
+      freeDiskBytes: MIN_FREE_BYTES + 1,
+      expected: lowDiskReason(MIN_FREE_BYTES),
+    },
+    {
+      name: 'over the floor by the margin',
+      reason: lowDiskReason(MIN_FREE_BYTES),
+      freeDiskBytes: MIN_FREE_BYTES + backOnMarginBytes(MIN_FREE_BYTES),
+      expected: null,
+    },
+    {
+      name: 'a full disk freed to just over the floor',
+      reason: DISK_FULL_REASON,
+      freeDiskBytes: MIN_FREE_BYTES + 1,
+      expected: DISK_FULL_REASON,
+    },
     // The alarm says to free disk space: once the user did, bodies come back, though the log grew since.
     { name: 'a full disk the user freed', reason: DISK_FULL_REASON, freeDiskBytes: 50 * GB, expected: null },
     { name: 'a full disk still full', reason: DISK_FULL_REASON, freeDiskBytes: 0, expected: lowDiskReason(MIN_FREE_BYTES) },

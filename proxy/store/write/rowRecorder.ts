@@ -65,8 +65,7 @@ export class RowRecorder {
   /** Writes the batch, or keeps its rows (bodies are dropped: they are off on a full disk anyway, and each row that had some says so). */
   write(batch: LogBatch): 'written' | 'written_without_bodies' | 'kept' {
     if (batch.rows.length === 0 && batch.bodies.length === 0) return 'written';
-    // Queued behind rows the database could not take: the disk has had no room.
-    let bodiesLostBecause = DISK_FULL_REASON;
+    // Queued behind rows the database could not take: for want of room, unless it last refused them for another cause.
     if (this.#rows.keptRows === 0) {
       const result = this.#writer.write(batch);
       if (result.outcome !== 'failed') {
@@ -74,12 +73,12 @@ export class RowRecorder {
         return result.outcome;
       }
       this.#noteRefusal(result);
-      if (!result.diskFull) {
-        this.#report(result.error);
-        bodiesLostBecause = `the request log could not write them (${errorMessageOf(result.error)}).`;
-      }
+      if (!result.diskFull) this.#report(result.error);
     }
-    this.#rows.keep(rowsWithoutBodies(batch, bodiesLostBecause));
+    const refusal = this.#refusal;
+    this.#rows.keep(
+      rowsWithoutBodies(batch, refusal === null ? DISK_FULL_REASON : `the request log could not write them (${refusal.cause}).`),
+    );
     this.#changed = true;
     this.#scheduleRetry(UNWRITTEN_RETRY_INTERVAL_MS);
     return 'kept';

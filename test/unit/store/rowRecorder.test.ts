@@ -108,3 +108,52 @@ describe('RowRecorder when the disk fills under a batch that carries bodies', ()
     }
   });
 });
+
+/**
+ * Rows kept after a refusal that was not for space (a locked database): those queued behind them
+ * lost their bodies for the same refusal, and said the disk was full and to free space, which
+ * changes nothing.
+ */
+describe('RowRecorder behind rows a locked database refused', () => {
+  it('notes the refusal, not a full disk, on the queued rows that lost their bodies', () => {
+    const written: RequestLogRow[] = [];
+    let locked = true;
+    const lockedWriter = {
+      write: (batch: { rows: RequestLogRow[] }) => {
+        if (locked) return { outcome: 'failed', error: Object.assign(new Error('database is locked'), { errcode: 5 }), diskFull: false };
+        written.push(...batch.rows);
+        return { outcome: 'written' };
+      },
+    } as unknown as LogWriter;
+    const reported: unknown[] = [];
+    const recorder = new RowRecorder(lockedWriter, {
+      store: { save: () => null, clear: () => {}, hasRoom: () => true },
+      carried: [],
+      onChange: () => {},
+      onError: (error) => reported.push(error),
+    });
+    try {
+      expect(recorder.write({ rows: [row('first', 1)], bodies: [] })).toBe('kept');
+      const record = {
+        requestHeaders: {},
+        responseHeaders: {},
+        requestBody: '{"messages":[]}',
+        requestTruncated: false,
+        responseBody: '{}',
+        responseTruncated: false,
+        streamText: null,
+        rawEvents: null,
+        rawEventOffsetsMs: null,
+      };
+      expect(recorder.write({ rows: [row('queued', 1)], bodies: [{ requestId: 'queued', record }] })).toBe('kept');
+      locked = false;
+      recorder.retry();
+      expect(written.map((each) => each.id)).toEqual(['first', 'queued']);
+      expect(written[1]?.notes).toEqual([expect.stringMatching(/^Bodies not kept: .*database is locked/)]);
+      expect(written[1]?.notes?.join(' ')).not.toMatch(/full|Free disk space/i);
+      expect(reported).toHaveLength(1);
+    } finally {
+      recorder.close();
+    }
+  });
+});

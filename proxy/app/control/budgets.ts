@@ -3,16 +3,13 @@ import type { Budget } from '../../contracts/profile.ts';
 import type { ConfigFile } from '../../contracts/config.ts';
 import type { SpendSinceQuery } from '../../contracts/log.ts';
 import { startOfLocalDayMs, startOfLocalMonthMs } from '../../core/localPeriods.ts';
+import { spentSinceFromLog, type SpendLedger, type SpendScope } from '../../spend/spendLedger.ts';
 
 type SpendSince = (query: SpendSinceQuery) => number;
+/** Credits a scope spent in a cap's period, which began at `sinceMs`. */
+type SpentIn = (scope: SpendScope, period: BudgetProgress['period'], sinceMs: number) => number;
 
-function progressFor(
-  scope: BudgetProgress['scope'],
-  subject: string,
-  budget: Budget | undefined,
-  spentSince: (sinceMs: number) => number,
-  nowMs: number,
-): BudgetProgress[] {
+function progressFor(scope: SpendScope, budget: Budget | undefined, spentIn: SpentIn, nowMs: number): BudgetProgress[] {
   const periods: { period: BudgetProgress['period']; capCredits: number | undefined; sinceMs: number }[] = [
     { period: 'daily', capCredits: budget?.dailyCredits, sinceMs: startOfLocalDayMs(nowMs) },
     { period: 'monthly', capCredits: budget?.monthlyCredits, sinceMs: startOfLocalMonthMs(nowMs) },
@@ -20,10 +17,10 @@ function progressFor(
   return periods
     .filter((entry): entry is typeof entry & { capCredits: number } => entry.capCredits !== undefined)
     .map(({ period, capCredits, sinceMs }) => {
-      const spentCredits = spentSince(sinceMs);
+      const spentCredits = spentIn(scope, period, sinceMs);
       return {
-        scope,
-        subject,
+        scope: scope.kind,
+        subject: scope.kind === 'profile' ? scope.profileId : scope.clientName,
         period,
         capCredits,
         spentCredits,
@@ -43,12 +40,25 @@ export function budgetAlertPercent(spentCredits: number, capCredits: number): Bu
 
 /** Every daily and monthly cap of profiles and client tokens, with what the log says was spent. */
 export function budgetProgress(config: ConfigFile, spendSince: SpendSince, nowMs: number): BudgetProgress[] {
+  const spentSince = spentSinceFromLog(spendSince);
+  return progressOfEveryCap(config, (scope, _period, sinceMs) => spentSince(scope, sinceMs), nowMs);
+}
+
+/** The same from the ledger the spend gate enforces caps from: what the window shows while the log cannot be read. */
+export function ledgerBudgetProgress(config: ConfigFile, ledger: SpendLedger, nowMs: number): BudgetProgress[] {
+  return progressOfEveryCap(
+    config,
+    (scope, period) => {
+      const totals = ledger.totals(scope, nowMs);
+      return period === 'daily' ? totals.dayCredits : totals.monthCredits;
+    },
+    nowMs,
+  );
+}
+
+function progressOfEveryCap(config: ConfigFile, spentIn: SpentIn, nowMs: number): BudgetProgress[] {
   return [
-    ...config.profiles.flatMap((profile) =>
-      progressFor('profile', profile.id, profile.budget, (sinceMs) => spendSince({ sinceMs, profileId: profile.id }), nowMs),
-    ),
-    ...config.clientTokens.flatMap((token) =>
-      progressFor('client', token.name, token.budget, (sinceMs) => spendSince({ sinceMs, clientName: token.name }), nowMs),
-    ),
+    ...config.profiles.flatMap((profile) => progressFor({ kind: 'profile', profileId: profile.id }, profile.budget, spentIn, nowMs)),
+    ...config.clientTokens.flatMap((token) => progressFor({ kind: 'client', clientName: token.name }, token.budget, spentIn, nowMs)),
   ];
 }

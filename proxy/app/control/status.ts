@@ -3,7 +3,8 @@ import type { BudgetProgress } from '../../contracts/spend.ts';
 import { formatCredits } from '../../contracts/amounts.ts';
 import { redactKnownSecrets } from '../../core/redact.ts';
 import { startOfLocalDayMs } from '../../core/localPeriods.ts';
-import { budgetProgress } from './budgets.ts';
+import { isDamageError } from '../../store/logCheck.ts';
+import { budgetProgress, ledgerBudgetProgress } from './budgets.ts';
 import type { ControlDeps, ProxyControl } from './deps.ts';
 import { moneyOf } from './mapping.ts';
 
@@ -23,13 +24,16 @@ function budgetWarningMessage(budget: BudgetProgress): string {
 /** A file the schema refuses is never half-applied (DESIGN.md, "airlock.json is never half-read"). */
 const LAST_GOOD_SETTINGS = 'Until then Airlock keeps using the settings it last read, and saves nothing.';
 
-type LogSpend = { todayCredits: number; budgets: BudgetProgress[] } | { todayCredits: number; budgets: []; unreadable: string };
+type LogSpend =
+  | { todayCredits: number; budgets: BudgetProgress[] }
+  | { todayCredits: number; budgets: BudgetProgress[]; unreadable: string };
 
 /**
  * Today's spend and the budgets' progress, as the log holds them. A log that cannot be read (a page
  * damaged under the running proxy) failed the whole status, and the window showed none of its
- * alarms and notices, the one saying so among them: today's spend then comes from the ledger, which
- * counted it as it was spent.
+ * alarms and notices, the one saying so among them: today's spend and the budgets then come from
+ * the ledger, which counted spend as it happened and enforces the caps. Only damage is called
+ * damage: another error (a busy database, a bug) is named as it is, and a restart is not promised to mend it.
  */
 function readLogSpend(deps: ControlDeps, config: ReturnType<ControlDeps['config']['snapshot']>, nowMs: number): LogSpend {
   try {
@@ -42,10 +46,13 @@ function readLogSpend(deps: ControlDeps, config: ReturnType<ControlDeps['config'
       0,
     );
     const cause = error instanceof Error ? error.message : String(error);
+    const counted = 'the spend shown is what Airlock counted as requests ended, and forwarding goes on.';
     return {
       todayCredits,
-      budgets: [],
-      unreadable: `The request log cannot be read (${cause}): the spend shown is what Airlock counted as requests ended, and forwarding goes on. Restart Airlock: the start checks the log, moves a damaged one aside and reads its requests back.`,
+      budgets: ledger === undefined ? [] : ledgerBudgetProgress(config, ledger, nowMs),
+      unreadable: isDamageError(error)
+        ? `The request log cannot be read (${cause}): ${counted} Restart Airlock: the start checks the log, moves a damaged one aside and reads its requests back.`
+        : `The request log cannot be read (${cause}): ${counted}`,
     };
   }
 }

@@ -3,6 +3,7 @@ import { budgetAlertPercent, budgetProgress } from '../../../../proxy/app/contro
 import type { ControlDeps } from '../../../../proxy/app/control/deps.ts';
 import { buildStatus } from '../../../../proxy/app/control/status.ts';
 import { configFileSchema, CONFIG_VERSION, type ConfigFile } from '../../../../proxy/contracts/config.ts';
+import { SpendLedger } from '../../../../proxy/spend/spendLedger.ts';
 
 describe('budgetAlertPercent', () => {
   it.each([
@@ -67,5 +68,48 @@ describe('budget alerts in the progress and the window status', () => {
       ['budget_warning', 'Client codex has used 50% of its daily budget (1 of 2 credits today); at the cap its requests are refused.'],
     ]);
     expect(status({ profile: 10, client: 0 }).map(([kind]) => kind)).toEqual(['budget_reached']);
+  });
+});
+
+/** A log whose reads throw, with the ledger the spend gate enforces caps from. */
+function statusWithUnreadableLog(readError: Error) {
+  const ledger = new SpendLedger();
+  const nowMs = Date.UTC(2026, 10, 26, 12);
+  ledger.record({ profileId: 'main', clientName: 'codex', costCredits: 10, atMs: nowMs - 1000 });
+  const unreadable = () => {
+    throw readError;
+  };
+  return buildStatus({
+    deps: {
+      config: { snapshot: () => config, problem: () => null },
+      log: { totals: unreadable, spendSince: unreadable, status: () => ({ reason: null, ledgerGap: null }) },
+      keys: { keyStatus: () => ({ set: true, lastFour: 'wxyz' }), keychainProblem: () => null },
+      spendGate: { ledger, pausedClients: () => [] },
+    } as unknown as ControlDeps,
+    proxy: null,
+    keyRejectedProfiles: [],
+    nowMs,
+  });
+}
+
+describe('the window status while the request log cannot be read', () => {
+  it('keeps the budget alarms, from the ledger caps are enforced from', () => {
+    const status = statusWithUnreadableLog(Object.assign(new Error('database disk image is malformed'), { errcode: 11 }));
+    expect(status.todaySpend.credits).toBe(10);
+    const kinds = status.alarms.map((alarm) => [alarm.kind, alarm.message.match(/profile main|client codex/)?.[0] ?? null]);
+    expect(kinds).toEqual(
+      expect.arrayContaining([
+        ['budget_reached', 'profile main'],
+        ['budget_reached', 'client codex'],
+      ]),
+    );
+    expect(status.alarms.find((alarm) => alarm.kind === 'log_degraded')?.message).toMatch(/malformed.*Restart Airlock.*damaged/);
+  });
+
+  it('says what failed, not that the log is damaged, for an error that is no damage', () => {
+    const status = statusWithUnreadableLog(Object.assign(new Error('database is locked'), { errcode: 5 }));
+    const message = status.alarms.find((alarm) => alarm.kind === 'log_degraded')?.message ?? '';
+    expect(message).toContain('database is locked');
+    expect(message).not.toMatch(/damaged|Restart Airlock/);
   });
 });

@@ -1,6 +1,17 @@
 import { isDamageError } from '../store/logCheck.ts';
 import { recoverDamagedLog, type LogRecoveryReport } from '../store/logRecovery.ts';
 import type { RequestLog } from '../store/requestLog.ts';
+import { requestLogNoticeKind, type NoticeBoard } from './noticeBoard.ts';
+
+export interface SeededLogOptions {
+  dataDir: string;
+  /** Opens the log, which tells its failures to `onError`. */
+  open: (onError: (error: unknown) => void) => RequestLog;
+  seed: (log: RequestLog) => void;
+  /** Tells the user of a log failure, as a notice of its kind (requestLogNoticeKind). */
+  tellFailure: (error: unknown) => void;
+  notices: NoticeBoard;
+}
 
 /**
  * Checks the request log, opens it and seeds the spend ledger from it. The check skips quick_check
@@ -8,31 +19,39 @@ import type { RequestLog } from '../store/requestLog.ts';
  * both is then found only by the first read of the damaged page, the ledger's seed, which failed
  * the start with SQLite's "database disk image is malformed". That log is closed (having seen the
  * damage, it records no clean close), checked again in full, set aside with its rows read back,
- * and a fresh log opened and seeded. `damageFound` says the first log told of the damage it met.
+ * and a fresh log opened and seeded.
  * `startNotice` is both logs' notices: the first may have consumed a file of the data directory
  * (moved a damaged spend record aside, written saved spend as summary rows) that the fresh one no longer finds.
  */
 export async function openSeededLog(
-  dataDir: string,
-  open: () => RequestLog,
-  seed: (log: RequestLog) => void,
-): Promise<{ log: RequestLog; recovery: LogRecoveryReport | null; damageFound: boolean; startNotice: string | null }> {
+  options: SeededLogOptions,
+): Promise<{ log: RequestLog; recovery: LogRecoveryReport | null; startNotice: string | null }> {
+  const { dataDir, open, seed, tellFailure, notices } = options;
   const recovery = recoverDamagedLog(dataDir);
-  const log = open();
+  const damageNoticeIds: string[] = [];
+  const log = open((error) => {
+    tellFailure(error);
+    // One notice a kind: the one of this error's kind now is the one it raised.
+    const raised = isDamageError(error) ? notices.list().find((notice) => notice.kind === requestLogNoticeKind(error)) : undefined;
+    if (raised !== undefined) damageNoticeIds.push(raised.id);
+  });
   try {
     seed(log);
-    return { log, recovery, damageFound: false, startNotice: joined(log.startNotices) };
+    return { log, recovery, startNotice: joined(log.startNotices) };
   } catch (error) {
     if (!isDamageError(error)) throw error;
     await log.close();
   }
   // The first check took the clean close record, so this one runs quick_check.
   const recheck = recoverDamagedLog(dataDir);
-  const fresh = open();
+  const fresh = open(tellFailure);
   seed(fresh);
+  // The damage the first log met is mended now: its "restart Airlock" would send the user looking for
+  // nothing. Only its notice goes: one the fresh log raised at open is news.
+  for (const id of damageNoticeIds) notices.dismiss(id);
   // A loss both logs found on disk (the same file and time) is told once.
   const startNotice = joined([...new Set([...log.startNotices, ...fresh.startNotices])]);
-  return { log: fresh, recovery: recheck ?? recovery, damageFound: true, startNotice };
+  return { log: fresh, recovery: recheck ?? recovery, startNotice };
 }
 
 function joined(notices: readonly string[]): string | null {

@@ -210,9 +210,9 @@ async function startWithDataDir(options: AirlockOptions, privacyProblems: string
   secretsToMask = knownSecrets;
   notices.splice(0, notices.length, ...notices.map((line) => redactKnownSecrets(line, knownSecrets())));
   const ledger = new SpendLedger();
-  const opened = await openSeededLog(
-    options.dataDir,
-    () =>
+  const opened = await openSeededLog({
+    dataDir: options.dataDir,
+    open: (onError) =>
       createRequestLog({
         dataDir: options.dataDir,
         ...(options.maxLogBytes === undefined ? {} : { maxDbBytes: options.maxLogBytes }),
@@ -220,19 +220,19 @@ async function startWithDataDir(options: AirlockOptions, privacyProblems: string
         backlogBytes: () => logBacklogBytes(config.snapshot().settings.memoryLimits),
         // The capture (bodyCaptureKiB, read per request) cuts bodies; the log thread's cut is only a backstop.
         bodyCapBytes: MAX_BODY_CAPTURE_BYTES,
-        onError: (error) => tell(requestLogNoticeKind(error), requestLogFailureCause(error)),
+        onError,
         onRecordingChange: (message) => console.error(`[airlock] request log: ${message}`),
       }),
-    (opening) =>
+    seed: (opening) =>
       ledger.seed(
         spendScopes(config),
         spentSinceFromLog((query) => opening.spendSince(query)),
         Date.now(),
       ),
-  );
+    tellFailure: (error) => tell(requestLogNoticeKind(error), requestLogFailureCause(error)),
+    notices: noticeBoard,
+  });
   const { log, recovery: logRecovery } = opened;
-  // The damage the first log met is mended now: its "restart Airlock" would send the user looking for nothing.
-  if (opened.damageFound) noticeBoard.resolve('request_log_failed');
   notice('log_recovered', logRecovery?.message ?? null);
   notice('log_start', opened.startNotice);
   const stopFollowingZone = followOsTimeZone(ledger, log);

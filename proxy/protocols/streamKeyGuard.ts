@@ -122,6 +122,12 @@ export class FieldStreams<Key> {
     return rest;
   }
 
+  /** Whether no field but `key` holds text: its next piece takes what it holds on. */
+  holdsNoneBut(key: Key): boolean {
+    for (const [other, stream] of this.#streams) if (other !== key && stream.holding) return false;
+    return true;
+  }
+
   /** The fields still holding text (most streams end with none). */
   holdingKeys(): Key[] {
     const keys: Key[] = [];

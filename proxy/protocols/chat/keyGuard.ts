@@ -15,6 +15,8 @@ const TOOL_FIELD_PREFIX = 'tool ';
 const THINKING_PARTS_FIELD = 'thinking parts';
 /** A relay's thinking blocks (relayThinking.ts): LiteLLM's run on as one text, OpenRouter's by their `index`. */
 const RELAY_BLOCKS_PREFIX = 'relay ';
+/** A delta's fields that hold text as a plain string. */
+const PLAIN_TEXT_FIELDS = ['content', 'reasoning_content', 'reasoning', 'refusal'] as const;
 const RELAY_THINKING_FIELDS: readonly RelayThinkingField[] = ['thinking_blocks', 'reasoning_details'];
 /**
  * Text a client joins inside a delta's object: an audio answer's `transcript` (gpt-4o-audio) and the
@@ -73,7 +75,7 @@ export class ChatKeyGuard extends FieldKeyGuard<string> {
       return;
     }
     this.#lastChunk = chunk;
-    if (this.fields.holding) this.#handOnPaused(chunk, choices, emit);
+    if (this.fields.holding && !this.#goesOnWhereHeld(choices)) this.#handOnPaused(chunk, choices, emit);
     for (let position = 0; position < choices.length; position += 1) {
       const choice: unknown = choices[position];
       if (isRecord(choice)) this.#guardChoice(choice, typeof choice.index === 'number' ? choice.index : position);
@@ -168,11 +170,27 @@ export class ChatKeyGuard extends FieldKeyGuard<string> {
     emit({ data: JSON.stringify({ id, object, created, model, choices: handed }) });
   }
 
+  /**
+   * The common case, told without #handOnPaused's lists: one choice whose delta goes on in the one
+   * field holding text (a streamed answer's next piece), so nothing paused has anything to hand on.
+   */
+  #goesOnWhereHeld(choices: unknown[]): boolean {
+    const choice = choices.length === 1 ? choices[0] : undefined;
+    if (!isRecord(choice) || !isRecord(choice.delta)) return false;
+    const index = typeof choice.index === 'number' ? choice.index : 0;
+    const delta = choice.delta;
+    for (const field of PLAIN_TEXT_FIELDS) {
+      const text = delta[field];
+      if (typeof text === 'string' && text !== '') return this.fields.holdsNoneBut(this.#key(index, field));
+    }
+    return false;
+  }
+
   /** The keys of the fields this choice's delta carries text (or a tool call) in. */
   #fieldsCarried(choice: Json, index: number): Set<string> {
     const carried = new Set<string>();
     const delta = isRecord(choice.delta) ? choice.delta : {};
-    for (const field of ['content', 'reasoning_content', 'reasoning', 'refusal']) {
+    for (const field of PLAIN_TEXT_FIELDS) {
       if (typeof delta[field] === 'string' && delta[field] !== '') carried.add(this.#key(index, field));
     }
     if (Array.isArray(delta.content)) {

@@ -109,7 +109,7 @@ function assistantMessages(blocks: AnthropicContentBlock[], gatewayTag: string, 
     if (block.type === 'text') texts.push(block.text);
     else if (block.type === 'tool_use') {
       toolCalls.push({
-        ...chatCallIdentity(block.id),
+        ...chatCallIdentity(block.id, gatewayTag),
         type: 'function',
         function: { name: block.name, arguments: JSON.stringify(block.input ?? {}) },
       });

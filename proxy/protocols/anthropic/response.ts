@@ -96,7 +96,7 @@ export function chatToAnthropicResponse(
   if (reply.refusal !== '') content.push({ type: 'text', text: reply.refusal });
   for (const call of reply.toolCalls) {
     // A call without an id is named as a streamed one is (stream.ts).
-    const id = clientCallId(call.id ?? `toolu_${messageId}_${content.length}`, call.thoughtSignature);
+    const id = clientCallId(call.id ?? `toolu_${messageId}_${content.length}`, call.thoughtSignature, options.gatewayTag);
     content.push({ type: 'tool_use', id, name: call.name, input: parseToolInput(call.arguments, call.name, notes) });
   }
   const body = {

@@ -17,7 +17,7 @@ export function createAnthropicStreamTranslator(options: {
   messageId: string;
   gatewayTag: string;
 }): ChatStreamTranslator {
-  const blocks = createChatStreamBlocks(`toolu_${options.messageId}`);
+  const blocks = createChatStreamBlocks(`toolu_${options.messageId}`, options.gatewayTag);
   let started = false;
   let ended = false;
   let stopSequence: string | null = null;

@@ -57,8 +57,11 @@ export interface ChatStreamBlocks {
   hasToolCalls(): boolean;
 }
 
-/** `callIdPrefix` names tool calls whose upstream sent no id; it must be unique per response. */
-export function createChatStreamBlocks(callIdPrefix: string): ChatStreamBlocks {
+/**
+ * `callIdPrefix` names tool calls whose upstream sent no id; it must be unique per response.
+ * `gatewayTag`: the gateway that answers, named in a signed call's id (thoughtSignature.ts).
+ */
+export function createChatStreamBlocks(callIdPrefix: string, gatewayTag: string): ChatStreamBlocks {
   const tracked: TrackedBlock[] = [];
   let finishReason: string | null = null;
   let usage: TokenUsage | null = null;
@@ -119,7 +122,7 @@ export function createChatStreamBlocks(callIdPrefix: string): ChatStreamBlocks {
   function sign(entry: TrackedBlock, signature: string | null): void {
     if (signature === null || entry.signed || entry.block.kind !== 'tool' || entry.unsignedCallId === null) return;
     entry.signed = true;
-    entry.block.callId = clientCallId(entry.unsignedCallId, signature);
+    entry.block.callId = clientCallId(entry.unsignedCallId, signature, gatewayTag);
   }
 
   /**

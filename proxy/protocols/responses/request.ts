@@ -129,7 +129,7 @@ function inputMessages(
     }
     flushToolImages();
     if (item.type === 'function_call' || item.type === 'custom_tool_call' || item.type === 'tool_search_call') {
-      const call = toolCall(item, namer);
+      const call = toolCall(item, gatewayTag, namer);
       if (call === null) {
         addNote(notes, SERVER_TOOL_SEARCH_NOTE);
         continue;
@@ -167,22 +167,26 @@ function inputMessages(
   return { ok: true, messages };
 }
 
-/** A call in the input as chat's, under the name its tool is offered under; a custom tool's text goes as its one argument. */
+/**
+ * A call in the input as chat's, under the name its tool is offered under; a custom tool's text goes as its one argument;
+ * its signature only to the gateway `gatewayTag` names when that one signed it (thoughtSignature.ts).
+ */
 function toolCall(
   item: Extract<ResponsesInputItem, { type: 'function_call' | 'custom_tool_call' | 'tool_search_call' }>,
+  gatewayTag: string,
   namer: NamespacedToolNamer,
 ): ChatToolCall | null {
   if (item.type === 'tool_search_call') {
     if (!item.call_id) return null;
     return {
-      ...chatCallIdentity(item.call_id),
+      ...chatCallIdentity(item.call_id, gatewayTag),
       type: 'function',
       function: { name: TOOL_SEARCH_NAME, arguments: toolSearchCallArguments(item.arguments) },
     };
   }
   const name = item.namespace ? namer.callName({ namespace: item.namespace, name: item.name }) : item.name;
   const chatArguments = item.type === 'custom_tool_call' ? customToolArguments(item.input) : item.arguments;
-  return { ...chatCallIdentity(item.call_id), type: 'function', function: { name, arguments: chatArguments } };
+  return { ...chatCallIdentity(item.call_id, gatewayTag), type: 'function', function: { name, arguments: chatArguments } };
 }
 
 function summaryTexts(item: Extract<ResponsesInputItem, { type: 'reasoning' }>): string[] {

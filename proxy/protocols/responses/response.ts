@@ -33,7 +33,7 @@ export function chatToResponsesResponse(
   if (reply.refusal !== '') blocks.push({ position: blocks.length, kind: 'refusal', text: reply.refusal });
   for (const call of reply.toolCalls) {
     // A call without an id is named as a streamed one is (stream.ts).
-    const callId = clientCallId(call.id ?? `call_${options.responseId}_${blocks.length}`, call.thoughtSignature);
+    const callId = clientCallId(call.id ?? `call_${options.responseId}_${blocks.length}`, call.thoughtSignature, options.gatewayTag);
     blocks.push({ position: blocks.length, kind: 'tool', callId, name: call.name, arguments: call.arguments });
   }
   const ending = responseEnding(reply.finishReason);

@@ -43,7 +43,7 @@ export function createResponsesStreamTranslator(options: {
   clientToolNames?: ClientToolNames;
 }): ChatStreamTranslator {
   const clientToolNames = options.clientToolNames ?? {};
-  const blocks = createChatStreamBlocks(`call_${options.responseId}`);
+  const blocks = createChatStreamBlocks(`call_${options.responseId}`, options.gatewayTag);
   const createdAtSec = options.createdAtSec ?? Math.floor(Date.now() / 1000);
   const completedItems: Record<string, unknown>[] = [];
   let sequenceNumber = 0;

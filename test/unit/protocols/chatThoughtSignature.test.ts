@@ -7,9 +7,13 @@ import {
   signaturesOfCurrentTurnOnly,
   thoughtSignatureOf,
 } from '../../../proxy/protocols/chat/thoughtSignature.ts';
+import { gatewayTagOf } from '../../../proxy/protocols/chat/returnedReasoning.ts';
 
 /** Anthropic's tool_use ids: letters, digits, `_` and `-` (its Messages API refuses others). */
 const ANTHROPIC_ID = /^[A-Za-z0-9_-]+$/;
+/** The gateway that signed the calls, and a fallback step's (gatewayTagOf). */
+const SIGNED_BY = gatewayTagOf('https://generativelanguage.googleapis.com/v1beta/openai');
+const FALLBACK = gatewayTagOf('https://api.mistral.ai/v1');
 
 describe('thoughtSignatureOf', () => {
   it.each([
@@ -30,22 +34,41 @@ describe('a call id round trip through a client', () => {
     { name: 'a signature with characters outside base64', id: 'call_abc', signature: 'ünï code ✓' },
     { name: 'an id holding underscores', id: 'call__x_y', signature: 'CiQB' },
   ])('$name: the client id is a valid Anthropic id and gives the call and the signature back', ({ id, signature }) => {
-    const clientId = clientCallId(id, signature);
+    const clientId = clientCallId(id, signature, SIGNED_BY);
     expect(clientId).toMatch(ANTHROPIC_ID);
-    expect(chatCallIdentity(clientId)).toEqual({ id, extra_content: { google: { thought_signature: signature } } });
+    expect(chatCallIdentity(clientId, SIGNED_BY)).toEqual({ id, extra_content: { google: { thought_signature: signature } } });
     expect(chatCallId(clientId)).toBe(id);
   });
 
   it('leaves an unsigned call id as it is, both ways', () => {
-    expect(clientCallId('call_1', null)).toBe('call_1');
-    expect(chatCallIdentity('call_1')).toEqual({ id: 'call_1' });
+    expect(clientCallId('call_1', null, SIGNED_BY)).toBe('call_1');
+    expect(chatCallIdentity('call_1', SIGNED_BY)).toEqual({ id: 'call_1' });
     expect(chatCallId('toolu_01ABC')).toBe('toolu_01ABC');
+  });
+});
+
+describe('the gateway a signature goes back to', () => {
+  it("goes to the gateway that signed the call, and to a fallback step's as the plain call", () => {
+    const clientId = clientCallId('call_g1', 'Cs4B+/AbC==', SIGNED_BY);
+    expect(chatCallIdentity(clientId, SIGNED_BY)).toEqual({
+      id: 'call_g1',
+      extra_content: { google: { thought_signature: 'Cs4B+/AbC==' } },
+    });
+    expect(chatCallIdentity(clientId, FALLBACK)).toEqual({ id: 'call_g1' });
+    expect(chatCallId(clientId)).toBe('call_g1');
+  });
+
+  it('an id signed before signed ids named their gateway goes back as its plain call, its signature to no gateway', () => {
+    const untagged = `call_g1__sig_${Buffer.from('airlock-sig:Cs4B+/AbC==').toString('base64url')}`;
+    expect(chatCallIdentity(untagged, SIGNED_BY)).toEqual({ id: 'call_g1' });
+    expect(chatCallIdentity(untagged, FALLBACK)).toEqual({ id: 'call_g1' });
+    expect(chatCallId(untagged)).toBe('call_g1');
   });
 });
 
 describe('signaturesOfCurrentTurnOnly', () => {
   const signed = (id: string) => ({
-    ...chatCallIdentity(clientCallId(id, `sig-${id}`)),
+    ...chatCallIdentity(clientCallId(id, `sig-${id}`, SIGNED_BY), SIGNED_BY),
     type: 'function' as const,
     function: { name: 'ls', arguments: '{}' },
   });
@@ -72,13 +95,16 @@ describe('signaturesOfCurrentTurnOnly', () => {
 
 describe('a gateway id that itself holds the separator', () => {
   it.each(['call__sig_abc', 'fc__sig_YWJj', 'a__sig___sig_b'])('%s, unsigned, goes back to the gateway whole', (id) => {
-    expect(chatCallIdentity(id)).toEqual({ id });
+    expect(chatCallIdentity(id, SIGNED_BY)).toEqual({ id });
     expect(chatCallId(id)).toBe(id);
   });
 
   it('signed, is split only where Airlock folded the signature in', () => {
-    const clientId = clientCallId('fn__sig_YWJj', 'Cs4B+/x==');
-    expect(chatCallIdentity(clientId)).toEqual({ id: 'fn__sig_YWJj', extra_content: { google: { thought_signature: 'Cs4B+/x==' } } });
+    const clientId = clientCallId('fn__sig_YWJj', 'Cs4B+/x==', SIGNED_BY);
+    expect(chatCallIdentity(clientId, SIGNED_BY)).toEqual({
+      id: 'fn__sig_YWJj',
+      extra_content: { google: { thought_signature: 'Cs4B+/x==' } },
+    });
     expect(chatCallId(clientId)).toBe('fn__sig_YWJj');
   });
 });

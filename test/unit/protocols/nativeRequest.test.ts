@@ -92,7 +92,7 @@ describe('responsesNativeRequest', () => {
 });
 
 /** A call id Airlock gave a translated client for a Gemini call it signed (thoughtSignature.ts). */
-const signedId = clientCallId('call_g1', `Cs4B+/${'A'.repeat(900)}==`);
+const signedId = clientCallId('call_g1', `Cs4B+/${'A'.repeat(900)}==`, 'gw');
 
 describe('a session gone native after Gemini turns (OpenAI caps call_id at 64 characters: openai/codex#14355)', () => {
   it('gives a Messages tool_use and its tool_result the gateway id back, leaving other ids alone', () => {

@@ -40,7 +40,7 @@ describe('a signature on a later piece of a streamed call', () => {
       LATE_SIGNED_CALL,
     );
     const done = frames.find((frame) => frame.event === 'response.output_item.done')?.data.item as { call_id: string };
-    expect(chatCallIdentity(done.call_id)).toEqual({ id: 'call_1', extra_content: { google: { thought_signature: SIGNATURE } } });
+    expect(chatCallIdentity(done.call_id, 'gw')).toEqual({ id: 'call_1', extra_content: { google: { thought_signature: SIGNATURE } } });
     const completed = frames.find((frame) => frame.event === 'response.completed')?.data.response as { output: { call_id: string }[] };
     expect(completed.output[0]?.call_id).toBe(done.call_id);
   });
@@ -58,7 +58,7 @@ describe('a signature on a later piece of a streamed call', () => {
     const ids = frames
       .filter((frame) => frame.event === 'content_block_start')
       .map((frame) => (frame.data.content_block as { id: string }).id);
-    expect(ids.map((id) => chatCallIdentity(id))).toEqual([
+    expect(ids.map((id) => chatCallIdentity(id, 'gw'))).toEqual([
       { id: 'call_0' },
       { id: 'call_1', extra_content: { google: { thought_signature: SIGNATURE } } },
     ]);

@@ -1,6 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import type { ErrorClass } from '../contracts/errors.ts';
 import type { Profile } from '../contracts/profile.ts';
+import type { TokenUsage } from '../contracts/usage.ts';
 import { buildClientResponseHeaders } from './headers.ts';
 import type { KeyMasker } from '../core/keyMasker.ts';
 import type { ExchangePlan } from './plan.ts';
@@ -9,7 +10,7 @@ import { completionAsChunk } from '../protocols/chat/chatShapes.ts';
 import { declaredErrorClass } from '../protocols/declaredError.ts';
 import type { ProtocolRoute } from '../protocols/registry.ts';
 import { declaredErrorDetail, protocolsOf, recordDeclaredError, type RelayProtocols } from './answerRecords.ts';
-import { relayStream } from './streamRelay.ts';
+import { estimatedUsage, relayStream } from './streamRelay.ts';
 import { answerOfEvents, readStreamAsAnswer } from './wholeFromStream.ts';
 import type { RequestTrace } from './trace.ts';
 import { answerText, jsonUnderStreamLabel, readBody, relayBody } from './upstreamBody.ts';
@@ -62,7 +63,7 @@ export async function relayResponse(input: RelayInput): Promise<void> {
       'x-accel-buffering': 'no',
     });
     res.flushHeaders();
-    const answerWholeJson = (bytes: Buffer): void =>
+    const answerWholeJson = (bytes: Buffer): void | Promise<void> =>
       answerProtocolJson(input, protocols, headers, Buffer.from(jsonUnderStreamLabel(bytes)));
     return relayStream(input, protocols, answerWholeJson);
   }
@@ -195,11 +196,16 @@ async function relayProtocolJson(input: RelayInput, protocols: RelayProtocols, h
   } catch (error) {
     return failMidBody(input, error);
   }
-  answerProtocolJson(input, protocols, headers, bytes);
+  return answerProtocolJson(input, protocols, headers, bytes);
 }
 
 /** A protocol's whole answer, read: checked, its usage recorded, translated where the plan says, and sent. */
-function answerProtocolJson(input: RelayInput, protocols: RelayProtocols, headers: Record<string, string | string[]>, bytes: Buffer) {
+function answerProtocolJson(
+  input: RelayInput,
+  protocols: RelayProtocols,
+  headers: Record<string, string | string[]>,
+  bytes: Buffer,
+): void | Promise<void> {
   const { trace } = input;
   const text = answerText(bytes);
   if (text.trim() === '') return failEmpty(input);
@@ -209,8 +215,7 @@ function answerProtocolJson(input: RelayInput, protocols: RelayProtocols, header
     const wholeAnswer = wholeAnswerOf(protocols);
     if (wholeAnswer === undefined || !EVENT_STREAM_START.test(text.trimStart())) return failNotJson(input, text);
     const assembled = answerOfEvents(input, protocols, wholeAnswer, bytes);
-    if (assembled !== null) answerProtocolJson(input, protocols, headers, assembled);
-    return;
+    return assembled === null ? undefined : answerProtocolJson(input, protocols, headers, assembled);
   }
   const { keyMasker } = input;
   // Fields a client joins (chat's logprob tokens) masked in the answer, which is then written anew; else
@@ -226,18 +231,31 @@ function answerProtocolJson(input: RelayInput, protocols: RelayProtocols, header
   // Translated from its masked text, as a stream from its guarded events: what the translation encodes
   // (a relay's thinking in its mark) then holds the mask, not the key's encoding with a mask cut into it.
   const translatedFrom = input.plan.translator ? (maskedAnswerOf(keyMasker, text, rewritten) ?? answer) : answer;
-  sendProtocolAnswer(input, protocols, headers, { bytes, answer: translatedFrom, declared, rewritten });
+  const read = { bytes, answer: translatedFrom, declared, rewritten };
+  if (trace.usage !== null) return sendProtocolAnswer(input, protocols, headers, read, null);
   // Without usage the output is estimated: from all of the answer, read here, not the log's copy cut at its limit.
-  // Only once the answer is sent: reading it for the estimate never holds the client up, nor fails its answer.
-  if (trace.usage === null) trace.wholeAnswerWrote(writtenInWholeAnswer(answer, bytes.length));
+  if (input.plan.translator && declared === null) {
+    // A translated client is told the estimate, not nothing (as a stream's end: endTranslatedClient), so it is read first.
+    trace.wholeAnswerWrote(writtenInWholeAnswer(answer, bytes.length));
+    return estimatedUsage(input).then((unreportedUsage) => {
+      if (!input.res.destroyed) sendProtocolAnswer(input, protocols, headers, read, unreportedUsage);
+    });
+  }
+  // Only once the answer is sent: reading it for the estimate never holds the client up.
+  sendProtocolAnswer(input, protocols, headers, read, null);
+  trace.wholeAnswerWrote(writtenInWholeAnswer(answer, bytes.length));
 }
 
-/** A protocol's whole answer, parsed and recorded: the client gets it (or the error it declared) as the plan says. */
+/**
+ * A protocol's whole answer, parsed and recorded: the client gets it (or the error it declared) as the plan says;
+ * `unreportedUsage`: the usage a translated answer states where the gateway stated none (accounting.ts).
+ */
 function sendProtocolAnswer(
   input: RelayInput,
   protocols: RelayProtocols,
   headers: Record<string, string | string[]>,
   { bytes, answer, declared, rewritten }: { bytes: Buffer; answer: object; declared: DeclaredError | null; rewritten: string | null },
+  unreportedUsage: TokenUsage | null,
 ) {
   const { res, plan, trace, response } = input;
   if (declared !== null && (plan.translator || plan.stream)) {
@@ -248,7 +266,7 @@ function sendProtocolAnswer(
     return;
   }
   if (declared !== null) recordDeclaredError(input, declared, 'body');
-  if (plan.translator && plan.stream) return relayWholeAsStream(input, plan.translator, answer, headers);
+  if (plan.translator && plan.stream) return relayWholeAsStream(input, plan.translator, answer, headers, unreportedUsage);
   // A client that asked for a stream reads a JSON body as no events at all: an empty answer, no error.
   const asStream = plan.stream ? protocols.upstream.adapter.stream.answerAsStream : undefined;
   const events = asStream?.(answer, plan.usageAsked && !plan.usageInjected) ?? null;
@@ -260,7 +278,7 @@ function sendProtocolAnswer(
   let payload: Buffer;
   if (plan.translator) {
     try {
-      payload = Buffer.from(input.keyMasker.maskText(JSON.stringify(plan.translator.translateJson(answer))));
+      payload = Buffer.from(input.keyMasker.maskText(JSON.stringify(plan.translator.translateJson(answer, unreportedUsage))));
     } catch (error) {
       const upstreamMessage = input.keyMasker.maskText(`the gateway's answer could not be translated: ${(error as Error).message}`);
       return failAnswer(input, 'upstream_error', { upstreamMessage });
@@ -288,6 +306,7 @@ function relayWholeAsStream(
   translator: ResponseTranslator,
   answer: object,
   headers: Record<string, string | string[]>,
+  unreportedUsage: TokenUsage | null,
 ): void {
   const chunk = completionAsChunk(answer);
   if (chunk === null) {
@@ -295,7 +314,7 @@ function relayWholeAsStream(
     return;
   }
   const stream = translator.createStream();
-  sendWholeStream(input, headers, [...stream.push({ data: JSON.stringify(chunk) }), ...stream.finish()].join(''));
+  sendWholeStream(input, headers, [...stream.push({ data: JSON.stringify(chunk) }), ...stream.finish(unreportedUsage)].join(''));
 }
 
 /** A whole answer turned into the events the client asked for, sent at once, key masked. */

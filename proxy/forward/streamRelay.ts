@@ -82,7 +82,11 @@ const WHOLE_JSON_LIMIT_BYTES = 64 * 1024 * 1024;
  * held none, and the client got an empty stream. It is held to its end and given to `answerWholeJson`,
  * which sends it as the events the client asked for.
  */
-export async function relayStream(input: RelayInput, protocols: RelayProtocols, answerWholeJson: (bytes: Buffer) => void): Promise<void> {
+export async function relayStream(
+  input: RelayInput,
+  protocols: RelayProtocols,
+  answerWholeJson: (bytes: Buffer) => void | Promise<void>,
+): Promise<void> {
   const { guard, textGuard, maskLogCopy } = streamKeyGuards(input, protocols);
   try {
     await relayGuardedStream(input, protocols, { guard, textGuard, answerWholeJson });
@@ -93,7 +97,11 @@ export async function relayStream(input: RelayInput, protocols: RelayProtocols, 
 async function relayGuardedStream(
   input: RelayInput,
   protocols: RelayProtocols,
-  { guard, textGuard, answerWholeJson }: { guard: StreamKeyGuard; textGuard: TextGuard; answerWholeJson: (bytes: Buffer) => void },
+  {
+    guard,
+    textGuard,
+    answerWholeJson,
+  }: { guard: StreamKeyGuard; textGuard: TextGuard; answerWholeJson: (bytes: Buffer) => void | Promise<void> },
 ): Promise<void> {
   const { res, plan, trace, response } = input;
   const observer = protocols.upstream.adapter.stream.observer(sinkFor(trace), observerOptions(plan));
@@ -192,7 +200,7 @@ async function relayGuardedStream(
     // lost trailer, or a client that leaves with all of it (Codex closes at response.completed).
     if (graceTimer !== null && firstByte === OPEN_BRACE) {
       // Read for its usage all the same (the gateway bills it whole), but sent only now: a client gone already got none of it.
-      answerWholeJson(Buffer.concat(wholeJson));
+      await answerWholeJson(Buffer.concat(wholeJson));
       if (classifyStreamError(error, res) === 'client_aborted') failMidStream(input, protocols.client, 'client_aborted', translator);
       return;
     }
@@ -244,8 +252,8 @@ async function endTranslatedClient(input: RelayInput, translator: StreamEventTra
   res.end();
 }
 
-/** The estimate (accounting.ts); none (the client's usage left unstated, as before) if it failed. */
-async function estimatedUsage(input: RelayInput): Promise<TokenUsage | null> {
+/** The estimate a translated client is told (accounting.ts); none (its usage left unstated, as before) if it failed. */
+export async function estimatedUsage(input: RelayInput): Promise<TokenUsage | null> {
   try {
     return await answerUsageForClient(input.trace, input.plan, input.profile);
   } catch {

@@ -238,7 +238,11 @@ export interface ChatTranslation {
 export interface ResponseTranslator {
   /** A fresh translator for one stream: frames out for each chat chunk event. */
   createStream(): StreamEventTranslator;
-  translateJson(chatJson: unknown): object;
+  /**
+   * A whole answer in the client's protocol. `unreportedUsage`: what the answer's usage is billed as when
+   * the gateway stated none (Airlock's estimate), stated to the client instead of nothing, as a stream's end does.
+   */
+  translateJson(chatJson: unknown, unreportedUsage?: TokenUsage | null): object;
   /** The `type` of a stream's failure (StreamFailure) that stands for this class and the upstream's status. */
   failureType(errorClass: ErrorClass, upstreamStatus: number | null): string;
 }

@@ -41,7 +41,8 @@ export const anthropicAdapter: ProtocolAdapter = {
     responseTranslator: (requestedModel, _clientToolNames, gatewayTag) => ({
       createStream: () =>
         fromChatEvents(createAnthropicStreamTranslator({ requestedModel, messageId: newAnthropicMessageId(), gatewayTag })),
-      translateJson: (chatJson) => unwrap(chatToAnthropicResponse(chatJson, { requestedModel, gatewayTag })),
+      translateJson: (chatJson, unreportedUsage) =>
+        unwrap(chatToAnthropicResponse(chatJson, { requestedModel, gatewayTag, unreportedUsage })),
       // Claude Code retries an error event only when its type is overloaded_error: mid-stream it has no status.
       failureType: (errorClass, upstreamStatus) => anthropicErrorType(anthropicStatusFor(errorClass, upstreamStatus)),
     }),

@@ -76,7 +76,7 @@ export function anthropicUsage(usage: TokenUsage | null): AnthropicUsage {
  */
 export function chatToAnthropicResponse(
   chatJson: unknown,
-  options: { requestedModel: string; messageId?: string; gatewayTag: string },
+  options: { requestedModel: string; messageId?: string; gatewayTag: string; unreportedUsage?: TokenUsage | null },
 ): AnthropicResponseTranslation {
   const reply = readChatCompletion(chatJson);
   if (reply === null) return { ok: false, message: 'the upstream reply has no choices to translate' };
@@ -106,7 +106,7 @@ export function chatToAnthropicResponse(
     model: options.requestedModel,
     content,
     ...anthropicStop(reply.finishReason, reply.toolCalls.length > 0, reply.stopSequence),
-    usage: anthropicUsage(reply.usage),
+    usage: anthropicUsage(reply.usage ?? options.unreportedUsage ?? null),
   };
   return { ok: true, body, usage: reply.usage, notes };
 }

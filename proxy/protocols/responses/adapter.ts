@@ -38,8 +38,9 @@ export const responsesAdapter: ProtocolAdapter = {
     responseTranslator: (requestedModel, clientToolNames, gatewayTag) => ({
       createStream: () =>
         fromChatEvents(createResponsesStreamTranslator({ requestedModel, responseId: newResponseId(), clientToolNames, gatewayTag })),
-      translateJson: (chatJson) => {
-        const result = chatToResponsesResponse(chatJson, { requestedModel, responseId: newResponseId(), clientToolNames, gatewayTag });
+      translateJson: (chatJson, unreportedUsage) => {
+        const responseId = newResponseId();
+        const result = chatToResponsesResponse(chatJson, { requestedModel, responseId, clientToolNames, gatewayTag, unreportedUsage });
         if (!result.ok) throw new Error(result.message);
         return result.body;
       },

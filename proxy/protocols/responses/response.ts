@@ -19,7 +19,15 @@ export function newResponseId(): string {
 
 export function chatToResponsesResponse(
   chatJson: unknown,
-  options: { requestedModel: string; responseId: string; gatewayTag: string; createdAtSec?: number; clientToolNames?: ClientToolNames },
+  options: {
+    requestedModel: string;
+    responseId: string;
+    gatewayTag: string;
+    createdAtSec?: number;
+    clientToolNames?: ClientToolNames;
+    /** Stated where the gateway stated no usage (adapter.ts, translateJson). */
+    unreportedUsage?: TokenUsage | null;
+  },
 ): ResponsesResponseTranslation {
   const reply = readChatCompletion(chatJson);
   if (reply === null) return { ok: false, message: 'the upstream reply has no choices to translate' };
@@ -44,7 +52,7 @@ export function chatToResponsesResponse(
     status: ending.status,
     incompleteReason: ending.incompleteReason,
     output: blocks.map((block) => outputItem(options.responseId, block, 'completed', options.clientToolNames ?? {}, options.gatewayTag)),
-    usage: reply.usage,
+    usage: reply.usage ?? options.unreportedUsage ?? null,
   });
   return { ok: true, body, usage: reply.usage };
 }

@@ -1,5 +1,6 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { tokenEstimator } from '../../../proxy/spend/tokenEstimator.ts';
+import { holdTokenizer } from '../../support/heldTokenizer.ts';
 import { JSON_HEADERS, rawRequest, sseData } from '../../support/http.ts';
 import { startTranslatingHarness, type Harness } from '../../support/proxyHarness.ts';
 
@@ -66,30 +67,7 @@ describe('a translated stream whose gateway reported no usage, the tokenizer run
 });
 
 describe('a translated stream whose gateway reported no usage, the tokenizer stopped', () => {
-  /**
-   * The tokenizer's thread loads for 0.3-0.5 s when started: the client's end must not wait for it.
-   * Its counts are held until the client has its whole answer; were the end waiting for them, the
-   * client's answer would never end.
-   */
-  function holdTokenizer(): () => void {
-    vi.spyOn(tokenEstimator, 'running', 'get').mockReturnValue(false);
-    let release = (): void => undefined;
-    const released = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    const textTokens = tokenEstimator.textTokens.bind(tokenEstimator);
-    const chatInputTokens = tokenEstimator.chatInputTokens.bind(tokenEstimator);
-    vi.spyOn(tokenEstimator, 'textTokens').mockImplementation(async (text) => {
-      await released;
-      return textTokens(text);
-    });
-    vi.spyOn(tokenEstimator, 'chatInputTokens').mockImplementation(async (chunks, byteLength) => {
-      await released;
-      return chatInputTokens(chunks, byteLength);
-    });
-    return release;
-  }
-
+  // The tokenizer's thread loads for 0.3-0.5 s when started: the client's end must not wait for it.
   it("Claude Code's message_delta states a byte estimate at once, at least the row's", async () => {
     const release = holdTokenizer();
     const ended = harness.nextEnd();

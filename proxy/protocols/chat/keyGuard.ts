@@ -30,22 +30,24 @@ const NESTED_TEXT: Readonly<Record<string, string>> = { audio: 'transcript', fun
  * arguments; a choice ends with its finish_reason, the stream with [DONE].
  */
 export class ChatKeyGuard extends FieldKeyGuard<string> {
-  readonly #logprobs: LogprobGuard;
+  readonly #masker: KeyMasker;
+  /** Made at the first chunk that carries logprobs: most streams never do, and each open stream holds its guard. */
+  #logprobs: LogprobGuard | null = null;
   #lastChunk: Json = {};
   /** Field keys by choice and field name, made once: a key made per delta cost an allocation and a hash each time. */
   readonly #keys: Array<Record<string, string>> = [];
 
   constructor(masker: KeyMasker) {
     super(masker);
-    this.#logprobs = new LogprobGuard(masker);
+    this.#masker = masker;
   }
 
   override get masked(): boolean {
-    return this.fields.masked || this.#logprobs.masked;
+    return this.fields.masked || this.#logprobs?.masked === true;
   }
 
   override get holding(): boolean {
-    return this.fields.holding || this.#logprobs.holding;
+    return this.fields.holding || this.#logprobs?.holding === true;
   }
 
   #key(index: number, field: string): string {
@@ -110,7 +112,8 @@ export class ChatKeyGuard extends FieldKeyGuard<string> {
     }
     if (typeof choice.text === 'string') this.fields.guard(this.#key(index, LEGACY_TEXT_FIELD), choice, LEGACY_TEXT_FIELD);
     const finished = finishReasonOf(choice.finish_reason) !== null;
-    if (this.#logprobs.guard(choice, index, finished)) this.fields.noteReshaped();
+    if (isRecord(choice.logprobs)) this.#logprobs ??= new LogprobGuard(this.#masker);
+    if (this.#logprobs?.guard(choice, index, finished)) this.fields.noteReshaped();
     if (finished && this.#flushChoice(choice, index)) this.fields.noteReshaped();
   }
 
@@ -279,10 +282,10 @@ export class ChatKeyGuard extends FieldKeyGuard<string> {
   /** [DONE] came while choices still held text (no finish_reason): a chunk of its own hands it on first. */
   #flushAll(emit: Emit): void {
     const indexes = new Set(this.fields.holdingKeys().map((key) => Number(key.slice(0, key.indexOf(' ')))));
-    for (const index of this.#logprobs.heldChoices()) indexes.add(index);
+    for (const index of this.#logprobs?.heldChoices() ?? []) indexes.add(index);
     for (const index of indexes) {
       const choice: Json = { index, delta: {}, finish_reason: null };
-      const logprobsChanged = this.#logprobs.guard(choice, index, true);
+      const logprobsChanged = this.#logprobs?.guard(choice, index, true) === true;
       if (!this.#flushChoice(choice, index) && !logprobsChanged) continue;
       const { id, object, created, model } = this.#lastChunk;
       emit({ data: JSON.stringify({ id, object, created, model, choices: [choice] }) });

@@ -11,8 +11,10 @@
  */
 // A numeric reference's leading zeros are read however many (HTML reads every digit, WHATWG HTML 13.2.5.80):
 // counted among the digits, `&#000000045;` was read as `&#0000000` and `45;`, and a key padded so passed unmasked.
+// A backslash escapes only what JSON lets it (RFC 8259 section 7): taken for an escape of a `%` or `&` after it,
+// it hid the percent-escape or reference there, which a URL or HTML decoder reads all the same (`\&#115;` is `\s`).
 const ESCAPE =
-  /%([0-9a-fA-F]{2})|\\u([0-9a-fA-F]{4})|\\([\s\S])|&#(?:[xX]0*([0-9a-fA-F]{1,6})|0*([0-9]{1,7}));?|&(lowbar|period|sol|plus|equals);/g;
+  /%([0-9a-fA-F]{2})|\\u([0-9a-fA-F]{4})|\\(["\\/bfnrt])|&#(?:[xX]0*([0-9a-fA-F]{1,6})|0*([0-9]{1,7}));?|&(lowbar|period|sol|plus|equals);/g;
 /**
  * The most characters one escape takes (`&#x00002d;`): an escaped form is at most this many times its length.
  * A form whose references are padded past that is masked in a whole text or event; across a cut, only within it.

@@ -99,6 +99,28 @@ describe('an escaped key cut across two pieces of a relayed body or a streamed f
 });
 
 /**
+ * A backslash before a percent-escape or an HTML reference is no escape to the reader who decodes
+ * those (a browser shows `\&#115;` as `\s`, a URL decoder `\%73` so), and JSON knows no `\%` or
+ * `\&`: read as an escape of the character after it, it hid the key's first escape, and the key
+ * passed whole.
+ */
+describe('an escaped key after a lone backslash', () => {
+  it.each([
+    ['percent-encoded', percentEvery(SENTINEL_KEY)],
+    ['as HTML references', entityEvery(SENTINEL_KEY)],
+  ])('%s: masked whole, and wherever a cut falls in a stream', (_name, escaped) => {
+    const text = `see \\${escaped} then`;
+    expect(masker.maskText(text)).toBe(`see \\${REDACTED} then`);
+    // Cut just before a reference's last `;`, the key is masked without it (as in the cuts above).
+    const masked = [`see \\${REDACTED} then`, ...(escaped.endsWith(';') ? [`see \\${REDACTED}; then`] : [])];
+    for (let cut = 1; cut < text.length; cut += 1) {
+      const pieces = masker.textStream();
+      expect(masked).toContain(pieces.push(text.slice(0, cut)) + pieces.push(text.slice(cut)) + pieces.end());
+    }
+  });
+});
+
+/**
  * Go's encoding/json writes `<`, `>` and `&` in strings as `\u003c`, `\u003e` and `\u0026` unless
  * told not to (its Marshal doc: HTML-safe by default), so a Go-built gateway (one-api, new-api)
  * escapes them in every event that carries code or HTML. No form of the key holds any of them: such

@@ -169,9 +169,10 @@ class SqliteRequestLog implements RequestLog {
     const saved = readSavedSpend(options.dataDir);
     // Before the summaries: writing them clears this run's mark, not an earlier run's loss.
     const unsaved = takeUnsavedMark(options.dataDir);
-    this.unwritten = new UnwrittenMirror(options.dataDir, saved, saved.kind === 'saved' && this.writeSummaries(saved.entries), unsaved);
-    // After the summaries: an earlier run's saved spend is dated by its day, which may lie ahead too.
     const openedAtMs = this.now();
+    const writtenAtOpen = saved.kind === 'saved' && this.writeSummaries(saved.entries);
+    this.unwritten = new UnwrittenMirror(options.dataDir, saved, writtenAtOpen, unsaved, openedAtMs);
+    // After the summaries: an earlier run's saved spend is dated by its day, which may lie ahead too.
     let futureRows = 0;
     this.safely(() => (futureRows = redateFutureRows(this.db, openedAtMs)));
     const futureNotice = futureRowsNotice(futureRows, openedAtMs);

@@ -36,8 +36,9 @@ export class UnwrittenMirror {
   /**
    * `writtenAtOpen`: the saved spend is in the database already, as summary rows. `unsaved`: an
    * earlier run's mark of spend it could not save (takeUnsavedMark), taken before that write.
+   * `openedAtMs`: the start, whose month decides which earlier losses still refuse caps.
    */
-  constructor(dataDir: string, saved: SavedSpend, writtenAtOpen: boolean, unsaved: UnsavedMark | null) {
+  constructor(dataDir: string, saved: SavedSpend, writtenAtOpen: boolean, unsaved: UnsavedMark | null, openedAtMs: number) {
     this.#dataDir = dataDir;
     const notices: string[] = [];
     if (saved.kind === 'saved' && writtenAtOpen) {
@@ -65,18 +66,20 @@ export class UnwrittenMirror {
     // A record moved aside by an earlier start (or by a log of this start that was then set aside)
     // stands until the user deletes it or its month ends, as its reason says; a newly damaged one replaces it.
     const damaged = saved.kind === 'damaged' ? damagedRecordMovedAside(saved, dataDir) : damagedRecordLeft(dataDir);
+    const toldAtStart: LostSpend[] = [];
     if (damaged !== null) {
-      const reason = damagedReason(damaged.path, damaged.savedAtMs);
-      this.#lost.push({ path: damaged.path, lastLossMs: damaged.savedAtMs, reason });
-      notices.push(`Capped budgets are refused for now. ${reason}`);
+      toldAtStart.push({ path: damaged.path, lastLossMs: damaged.savedAtMs, reason: damagedReason(damaged.path, damaged.savedAtMs) });
     }
     if (unsaved !== null) {
-      this.#lost.push({ path: unsaved.path, lastLossMs: unsaved.lastLossMs, reason: unsavedReason(unsaved.path, unsaved.lastLossMs) });
-      notices.push(`Capped budgets are refused for now. ${unsavedReason(unsaved.path, unsaved.lastLossMs)}`);
+      toldAtStart.push({ path: unsaved.path, lastLossMs: unsaved.lastLossMs, reason: unsavedReason(unsaved.path, unsaved.lastLossMs) });
     }
-    this.startNotices = notices;
+    this.#lost.push(...toldAtStart);
     const lostLog = readLostSpendMarker(dataDir);
     if (lostLog !== null) this.#lost.push({ path: lostLog.path, lastLossMs: lostLog.lastLossMs, reason: lostLogReason(lostLog) });
+    // A loss from before this month refuses no cap (ledgerGap): dropped now, not told as one that does.
+    this.recheckLostSpend(openedAtMs);
+    for (const lost of toldAtStart) if (this.#lost.includes(lost)) notices.push(`Capped budgets are refused for now. ${lost.reason}`);
+    this.startNotices = notices;
     if (this.#lost.length > 0) {
       this.#recheckTimer = setInterval(() => this.recheckLostSpend(Date.now()), LOST_SPEND_RECHECK_MS);
       this.#recheckTimer.unref();

@@ -1,9 +1,20 @@
 import { statfsSync } from 'node:fs';
 import { DISK_FULL_REASON } from './write/writer.ts';
 
+const MEGABYTE = 1024 * 1024;
+
+/**
+ * Why bodies are off for want of disk space. It names the amount that brings them back (the floor
+ * plus the margin), which lies above the floor, and stays true while free space is between the two;
+ * rounded up, so the floor it names is never under the real one and freeing what it names is enough.
+ */
 export function lowDiskReason(minFreeDiskBytes: number): string {
-  const megabytes = Math.round(minFreeDiskBytes / (1024 * 1024));
-  return `Less than ${megabytes} MB is free on the disk: request bodies are no longer logged. Free disk space to turn bodies back on.`;
+  const floorMegabytes = Math.ceil(minFreeDiskBytes / MEGABYTE);
+  const backOnMegabytes = Math.ceil((minFreeDiskBytes + backOnMarginBytes(minFreeDiskBytes)) / MEGABYTE);
+  return (
+    `Free space on the disk fell below ${floorMegabytes} MB: request bodies are not logged until ${backOnMegabytes} MB is free. ` +
+    'Free disk space to turn them back on.'
+  );
 }
 
 export interface BodiesSwitchState {

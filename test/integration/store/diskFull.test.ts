@@ -75,12 +75,17 @@ describe('full disk', () => {
 
   it('turns bodies off when free disk space is under the floor', async () => {
     temp = openTempLog({ minFreeDiskBytes: Number.MAX_SAFE_INTEGER });
-    expect(temp.log.status()).toMatchObject({ bodiesDisabled: true, reason: expect.stringMatching(/free on the disk/) });
+    expect(temp.log.status()).toMatchObject({
+      bodiesDisabled: true,
+      reason: expect.stringMatching(/Free space on the disk fell below \d+ MB/),
+    });
     emitWithBody(temp, 'low-disk', 0);
     await temp.log.flush();
     expect(temp.log.getRequest('low-disk')).toMatchObject({ row: { state: 'done' }, bodies: null });
     expect(temp.log.getRequest('low-disk')?.row.notes).toEqual([
-      expect.stringMatching(/^Bodies not kept: Less than .* MB is free on the disk/),
+      expect.stringMatching(
+        /^Bodies not kept: Free space on the disk fell below \d+ MB: request bodies are not logged until \d+ MB is free/,
+      ),
     ]);
   });
 });

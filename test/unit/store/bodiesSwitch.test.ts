@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { backOnMarginBytes, bodiesOffReason, lowDiskReason } from '../../../proxy/store/bodiesSwitch.ts';
 import { DISK_FULL_REASON } from '../../../proxy/store/write/writer.ts';
 
-const MIN_FREE_BYTES = 100 * 1024 * 1024;
+const MB = 1024 * 1024;
+const MIN_FREE_BYTES = 100 * MB;
 const GB = 1024 ** 3;
 const base = {
   minFreeDiskBytes: MIN_FREE_BYTES,
@@ -47,5 +48,25 @@ describe('bodiesOffReason', () => {
     const full = { ...base, reason: DISK_FULL_REASON, freeDiskBytes: 50 * GB, sizeLimited: true };
     expect(bodiesOffReason(full)).toBe(DISK_FULL_REASON);
     expect(bodiesOffReason({ ...full, usedBytes: base.usedBytesWhenDisabled - 1 })).toBeNull();
+  });
+
+  // Bodies stay off between the floor and the margin: a reason saying only "less than 100 MB is free"
+  // was false there, and freeing space up to the floor it named did not bring them back.
+  it('names the free space that turns bodies back on, true both under the floor and in the margin', () => {
+    const underFloor = bodiesOffReason({ ...base, reason: null, freeDiskBytes: MIN_FREE_BYTES - 1 });
+    const inMargin = bodiesOffReason({ ...base, reason: underFloor, freeDiskBytes: 105 * MB });
+    expect(inMargin).toBe(underFloor);
+    expect(inMargin).toContain('fell below 100 MB');
+    expect(inMargin).toContain('until 110 MB is free');
+    expect(inMargin).not.toContain('Less than 100 MB is free');
+    expect(bodiesOffReason({ ...base, reason: inMargin, freeDiskBytes: 110 * MB })).toBeNull();
+  });
+
+  it.each([1 * MB, 100 * MB, 5 * GB])('names an amount that is enough to turn bodies back on at a %i byte floor', (floorBytes) => {
+    const named = /until (\d+) MB is free/.exec(lowDiskReason(floorBytes))?.[1];
+    expect(Number(named) * MB).toBeGreaterThanOrEqual(floorBytes + backOnMarginBytes(floorBytes));
+    expect(
+      bodiesOffReason({ ...base, minFreeDiskBytes: floorBytes, reason: lowDiskReason(floorBytes), freeDiskBytes: Number(named) * MB }),
+    ).toBeNull();
   });
 });

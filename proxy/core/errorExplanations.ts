@@ -174,9 +174,27 @@ export function isInvalidHttpCode(code: string | null | undefined): boolean {
   return code === HTTP_PARSER_ERROR || code?.startsWith('HPE_') === true;
 }
 
-/** `upstreamCode`: the failure's code, where it says more than the class (an answer that is not HTTP). */
+/**
+ * Airlock's code for a stream the gateway closed in order, before its answer was whole (no finish,
+ * usage or end marker it owed). No timeout of Airlock's ended it, so the class's fix (raise
+ * idleTimeoutMs) would send the user after the wrong setting.
+ */
+export const STREAM_ENDED_EARLY_CODE = 'stream_ended_early';
+
+/** How a row's message begins for such a stream, so the window explains the row as the client's error did. */
+export const STREAM_ENDED_EARLY_CAUSE = 'the gateway ended the stream';
+
+const STREAM_ENDED_EARLY: ErrorExplanation = {
+  meaning:
+    "The gateway ended the stream before its answer was whole, without an error (its finish or end marker never came); no timeout of Airlock's ended it",
+  fix: "Retry the request. If long answers keep ending this way, the gateway or a proxy in front of it ends long streams: ask for a shorter answer, or report the time and model to the gateway's operator.",
+  retryable: true,
+};
+
+/** `upstreamCode`: the failure's code, where it says more than the class (an answer that is not HTTP, a stream closed early). */
 export function explainError(errorClass: ErrorClass, upstreamCode?: string | null): ErrorExplanation {
   if (errorClass === 'upstream_error' && isInvalidHttpCode(upstreamCode)) return INVALID_HTTP_ANSWER;
+  if (errorClass === 'stream_interrupted' && upstreamCode === STREAM_ENDED_EARLY_CODE) return STREAM_ENDED_EARLY;
   return EXPLANATIONS[errorClass];
 }
 
@@ -214,7 +232,8 @@ const IDEMPOTENCY_REFUSALS: Record<number, ErrorExplanation> = {
  * The explanation of a request that failed with `status`: some classes hold refusals of different
  * causes, which their status tells apart, and the class alone would contradict the refusal's message.
  */
-export function explainErrorAt(errorClass: ErrorClass, status: number | null): ErrorExplanation {
+export function explainErrorAt(errorClass: ErrorClass, status: number | null, message: string | null = null): ErrorExplanation {
+  if (errorClass === 'stream_interrupted' && message?.startsWith(STREAM_ENDED_EARLY_CAUSE) === true) return STREAM_ENDED_EARLY;
   const explained = EXPLANATIONS[errorClass];
   if (status === null) return explained;
   if (errorClass === 'no_key' && status === 503) return KEYCHAIN_NOT_ANSWERING;

@@ -54,12 +54,14 @@ export function classifyStreamError(error: unknown, res: ServerResponse): Exchan
   return errorClass === 'network' ? 'stream_interrupted' : errorClass;
 }
 
+/** `clientCode`: a code that explains the failure better than its class (errorExplanations.ts), in the client's error. */
 export function failMidStream(
   input: RelayInput,
   client: ProtocolAdapter,
   errorClass: ErrorClass,
   translator: StreamEventTranslator | null,
   cause?: string,
+  clientCode?: string,
 ): void {
   const { res, trace, profile } = input;
   if (errorClass === 'client_aborted') {
@@ -68,7 +70,7 @@ export function failMidStream(
   }
   const timeoutMs = timeoutOf(profile, errorClass);
   const stopped = errorClass === 'proxy_stopping';
-  const detail = timeoutMs !== undefined ? { timeoutMs } : {};
+  const detail = { ...(timeoutMs !== undefined ? { timeoutMs } : {}), ...(clientCode !== undefined ? { upstreamCode: clientCode } : {}) };
   // The failure in the client protocol's own words (Anthropic's error type, the Responses code),
   // with the cause and fix a native client gets in its own frame.
   const failureType = input.plan.translator?.failureType(errorClass, null) ?? 'api_error';

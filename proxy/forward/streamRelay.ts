@@ -1,5 +1,6 @@
 import type { TokenUsage } from '../contracts/usage.ts';
 import type { ObserverOptions, StreamSink } from '../protocols/adapter.ts';
+import { STREAM_ENDED_EARLY_CAUSE, STREAM_ENDED_EARLY_CODE } from '../core/errorExplanations.ts';
 import { declaredErrorClass, declaredErrorExplained } from '../protocols/declaredError.ts';
 import { formatSseEvent, type SseEvent } from '../protocols/sse.ts';
 import { createSseRelay, type TextGuard } from '../protocols/sseRelay.ts';
@@ -227,12 +228,13 @@ async function relayGuardedStream(
     return;
   }
   if (!observer.complete && !observer.wholeAtCleanEnd) {
-    const cause = `the gateway ended the stream cleanly before its answer was whole, without ${observer.awaiting} (stream_interrupted)`;
-    return failMidStream(input, protocols.client, 'stream_interrupted', translator, cause);
+    const cause = `${STREAM_ENDED_EARLY_CAUSE} cleanly before its answer was whole, without ${observer.awaiting} (stream_interrupted)`;
+    return failMidStream(input, protocols.client, 'stream_interrupted', translator, cause, STREAM_ENDED_EARLY_CODE);
   }
   // `[DONE]` ends a chat stream, but a translated answer is whole only with the finish_reason its ending is made from.
   if (translator && !translator.hasFinishReason()) {
-    return failMidStream(input, protocols.client, 'stream_interrupted', translator, 'the gateway ended the stream without a finish_reason');
+    const cause = `${STREAM_ENDED_EARLY_CAUSE} without a finish_reason`;
+    return failMidStream(input, protocols.client, 'stream_interrupted', translator, cause, STREAM_ENDED_EARLY_CODE);
   }
   await endWhole();
 }

@@ -8,7 +8,7 @@ import { rowFromStart } from '../../../../proxy/store/write/rowDraft.ts';
  * class alone contradicted the message where one class holds refusals of different causes, told
  * apart by their status (proxy/app/targetResolver.ts, proxy/spend/idempotencyCache.ts).
  */
-function failedRow(errorClass: ErrorClass, status: number) {
+function failedRow(errorClass: ErrorClass, status: number, errorMessage: string | null = null) {
   return {
     ...rowFromStart({
       type: 'start',
@@ -29,10 +29,12 @@ function failedRow(errorClass: ErrorClass, status: number) {
     state: 'done' as const,
     status,
     errorClass,
+    errorMessage,
   };
 }
 
-const explained = (errorClass: ErrorClass, status: number) => detailOf({ row: failedRow(errorClass, status), bodies: null }).explanation;
+const explained = (errorClass: ErrorClass, status: number, errorMessage: string | null = null) =>
+  detailOf({ row: failedRow(errorClass, status, errorMessage), bodies: null }).explanation;
 
 describe('the explanation of a refusal whose status names its cause', () => {
   it('a key the keychain has not given yet (503) is not explained as a missing key, and waiting is the fix', () => {
@@ -66,5 +68,12 @@ describe('the explanation of a cap refused for spend the log is missing', () => 
     const fix = explained('ledger_incomplete', 507)?.fix ?? '';
     expect(fix).toMatch(/disk/);
     expect(fix).toMatch(/delete the file the message names/);
+  });
+
+  it('a stream the gateway closed before it was whole is not sent to a timeout setting; one that broke still is', () => {
+    const closed = explained('stream_interrupted', 200, 'the gateway ended the stream without a finish_reason');
+    expect(closed?.fix).not.toMatch(/idleTimeoutMs/);
+    expect(closed?.meaning).toMatch(/ended the stream before its answer was whole/);
+    expect(explained('stream_interrupted', 200, 'the upstream answer broke off: ECONNRESET')?.fix).toMatch(/idleTimeoutMs/);
   });
 });

@@ -11,6 +11,7 @@ import { isDamageError, recordCleanClose, RequestLogUnreadableError } from './lo
 import { LogThreadClient } from './write/logThreadClient.ts';
 import { RequestLogQueries } from './read/queries.ts';
 import { SessionQueries } from './read/sessionQueries.ts';
+import { damageMarkedIdempotencyStore, damageMarkedSessions, type SessionReads } from './damageMarked.ts';
 import { DEFAULT_RETENTION, type RetentionPolicy, type RetentionResult } from './write/retention.ts';
 import { DATABASE_FILE_NAME, databaseFileBytes, openLogDatabase, usedDatabaseBytes } from './schema.ts';
 import { UnwrittenMirror } from './write/unwrittenMirror.ts';
@@ -79,7 +80,7 @@ export interface RequestLog extends QueryMethods {
   /** What a user must know at open (an earlier run's unwritten spend, rows dated ahead), one notice a cause. */
   readonly startNotices: readonly string[];
   /** Requests grouped by agent session. */
-  readonly sessions: SessionQueries;
+  readonly sessions: SessionReads;
 }
 
 export const DEFAULT_FLUSH_INTERVAL_MS = 50;
@@ -135,7 +136,7 @@ class SqliteRequestLog implements RequestLog {
   readonly spendSince: RequestLogQueries['spendSince'];
   readonly idempotencyStore: IdempotencyStore;
   readonly startNotices: readonly string[];
-  readonly sessions: SessionQueries;
+  readonly sessions: SessionReads;
 
   constructor(options: RequestLogOptions) {
     this.options = options;
@@ -200,8 +201,9 @@ class SqliteRequestLog implements RequestLog {
     });
     this.checkpointer = this.startCheckpointer();
     this.queries = new RequestLogQueries(this.db, options.knownSecrets);
-    this.sessions = new SessionQueries(this.db, options.knownSecrets);
-    this.idempotencyStore = new SqliteIdempotencyStore(this.db, options.knownSecrets);
+    const marking = <T>(query: () => T): T => this.read(query);
+    this.sessions = damageMarkedSessions(new SessionQueries(this.db, options.knownSecrets), marking);
+    this.idempotencyStore = damageMarkedIdempotencyStore(new SqliteIdempotencyStore(this.db, options.knownSecrets), marking);
     const queries = this.queries;
     this.listRequests = (query) => this.read(() => queries.listRequests(query));
     this.facets = (query) => this.read(() => queries.facets(query));
@@ -295,7 +297,8 @@ class SqliteRequestLog implements RequestLog {
   }
 
   /**
-   * A read on this connection (the window's lists, totals, the ledger's seed) that finds the file
+   * A read on this connection (the window's lists, totals, the ledger's seed, the session screens,
+   * keyed creations' lookups and their kept answers) that finds the file
    * damaged is reported as the log thread's writes are: the user is told, and no clean close is
    * recorded, so the next start checks the file and sets it aside. Recorded, the next start skipped
    * its check and failed on the damaged page.

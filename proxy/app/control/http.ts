@@ -8,6 +8,7 @@ import { ConfigBrokenError, ConfigBusyError, ConfigInvalidError, ConfigLinkError
 import { KeychainUnavailableError } from '../../contracts/secretStore.ts';
 import { TraceHeaderInputError } from '../export/traceHeaders.ts';
 import { DataDirUnwritableError } from '../dataDir.ts';
+import { isDamageError } from '../../store/logCheck.ts';
 
 const STATUS_OF: Record<ApiErrorCode, number> = {
   unauthorized: 401,
@@ -53,6 +54,12 @@ export function toApiError(error: unknown): ApiError {
   if (error instanceof ConfigBusyError) return new ApiError('conflict', error.message);
   if (error instanceof DataDirUnwritableError) return new ApiError('unavailable', error.message);
   if (error instanceof KeychainUnavailableError) return new ApiError('keychain_unavailable', error.message);
+  // The log that met the damage told the user and marked it (SqliteRequestLog.read): SQLite's words and "a fault in Airlock" would both mislead.
+  if (isDamageError(error))
+    return new ApiError(
+      'unavailable',
+      'The request log is damaged, so this cannot be read from it; forwarding goes on. Restart Airlock: the start checks the log, moves a damaged one aside and reads its requests back.',
+    );
   // The router decodes path parameters (a request id): a broken %-escape is the address's fault.
   if (error instanceof URIError) return new ApiError('invalid', 'The address holds a broken %-escape (% and two hex digits).');
   if (typeof error === 'object' && error !== null && 'type' in error && (error as { type: unknown }).type === 'entity.parse.failed') {

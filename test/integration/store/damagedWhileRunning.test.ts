@@ -21,6 +21,8 @@ const PAGE_BYTES = 4096;
 /** Enough rows of today that their table spans many pages; one in the middle is the one damaged. */
 const SEEDED = Array.from({ length: 300 }, (_, index) => spendRow(`alk_seed_${String(index).padStart(4, '0')}`, 0.01));
 const DAMAGED_ROW = 'up-alk_seed_0150';
+/** Text of a keyed creation's kept answer, found in the file to damage its page. */
+const KEYED_ANSWER_MARKER = 'keyed-answer-page';
 
 let simulator: GatewaySimulator;
 let dataDir: string;
@@ -59,8 +61,22 @@ const chat = (running: Airlock) =>
     body: chatBody(),
   });
 
+const createImage = (running: Airlock, idempotencyKey: string) =>
+  rawRequest(`${running.proxy.url}/v1/images/generations`, {
+    method: 'POST',
+    headers: { ...JSON_HEADERS, authorization: `Bearer ${clientToken}`, 'idempotency-key': idempotencyKey },
+    body: JSON.stringify({ model: 'gpt-image-1', prompt: 'a lighthouse' }),
+  });
+
 const controlGet = (running: Airlock, path: string) =>
   rawRequest(`${running.proxy.url}/_airlock/api${path}`, { headers: { authorization: `Bearer ${running.controlToken}` } });
+
+/**
+ * The notice that the log is damaged and a restart sets it aside: what the log's marking raises. Read
+ * from the board, not through /status, whose spend reads would mark the log themselves.
+ */
+const damageNotice = (running: Airlock): string | undefined =>
+  running.noticeBoard.list().find((notice) => notice.kind === 'request_log_failed' && /damaged.*Restart Airlock/.test(notice.cause))?.cause;
 
 /**
  * A page of the log overwritten under the running proxy (a disk or file system fault, another
@@ -78,7 +94,9 @@ describe('a request log damaged while Airlock runs, found by a read of the windo
 
     const dbPath = join(dataDir, DATABASE_FILE_NAME);
     overwrite(dbPath, pageHolding(dbPath, DAMAGED_ROW, PAGE_BYTES), Buffer.alloc(PAGE_BYTES, 0x5a));
-    expect((await controlGet(running, '/requests?limit=500')).status).toBe(500);
+    const listed = await controlGet(running, '/requests?limit=500');
+    expect(listed.status, listed.body).toBe(503);
+    expect(JSON.parse(listed.body).error.message).toMatch(/request log is damaged.*Restart Airlock/);
     // Forwarding never waits on the log.
     expect((await chat(running)).status).toBe(200);
     const told = said.mock.calls.map((call) => String(call[0])).join('\n');
@@ -100,6 +118,72 @@ describe('a request log damaged while Airlock runs, found by a read of the windo
     // Every seeded row but those on the damaged page is read back, so today's spend still counts them.
     expect(restarted.logRecovery?.recoveredRequests).toBeGreaterThan(SEEDED.length / 2);
     expect((await chat(restarted)).status).toBe(200);
+  });
+});
+
+/**
+ * The agent-session screens read the log on the same connection as the window's request list, but
+ * their reads did not mark it damaged: the screen got a 500, the run recorded a clean close over the
+ * damage, and the next start skipped its check and kept the damaged log.
+ */
+describe('a request log damaged while Airlock runs, found by the agent-session screens', () => {
+  it('answers a clear error, and the next start sets the log aside', async () => {
+    const said = vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    try {
+      seedLog(dataDir, { rows: SEEDED.map((row) => ({ ...row, agentSessionId: 'session-damaged' })) });
+      const running = await start();
+      const dbPath = join(dataDir, DATABASE_FILE_NAME);
+      overwrite(dbPath, pageHolding(dbPath, DAMAGED_ROW, PAGE_BYTES), Buffer.alloc(PAGE_BYTES, 0x5a));
+
+      for (const path of ['/agent-sessions', '/agent-sessions/session-damaged']) {
+        const reply = await controlGet(running, path);
+        expect(reply.status, reply.body).toBe(503);
+        expect(JSON.parse(reply.body).error.message).toMatch(/request log is damaged.*Restart Airlock/);
+        expect(reply.body).not.toMatch(/malformed|SQLITE/i);
+      }
+      expect(damageNotice(running)).toMatch(/malformed/);
+      expect((await chat(running)).status).toBe(200);
+      expect(running.notices.join('\n')).not.toContain(SENTINEL_KEY);
+
+      await running.stop();
+      airlock = null;
+      const restarted = await start();
+      expect(restarted.logRecovery?.movedTo).toMatch(/requests-damaged-\d{8}T\d{6}Z\.db$/);
+    } finally {
+      said.mockRestore();
+    }
+  });
+});
+
+/**
+ * A keyed image or video creation looks its key up in the log. A damaged page there refused the
+ * request (it may have been sent before), but the log was not marked: the run recorded a clean close
+ * and every later start kept the damaged log, so the key stayed unverifiable after the restart the
+ * refusal asks for.
+ */
+describe('a request log damaged while Airlock runs, found by a keyed creation', () => {
+  it('refuses the key, says the log is damaged, and the next start sets it aside', async () => {
+    const said = vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    const answer = `{"data":[{"url":"https://x/${KEYED_ANSWER_MARKER}.png"}]}`;
+    try {
+      seedLog(dataDir, { rows: SEEDED, answers: [{ profileId: 'main', idempotencyKey: 'image-1', body: answer }] });
+      const running = await start();
+      const dbPath = join(dataDir, DATABASE_FILE_NAME);
+      overwrite(dbPath, pageHolding(dbPath, KEYED_ANSWER_MARKER, PAGE_BYTES), Buffer.alloc(PAGE_BYTES, 0x5a));
+
+      const refused = await createImage(running, 'image-1');
+      expect(refused.status, refused.body).toBe(409);
+      expect(JSON.parse(refused.body).error.code).toBe('idempotency_key_unverifiable');
+      expect(simulator.received.filter((received) => received.path === '/v1/images/generations')).toHaveLength(0);
+      expect(damageNotice(running)).toMatch(/malformed/);
+
+      await running.stop();
+      airlock = null;
+      const restarted = await start();
+      expect(restarted.logRecovery?.movedTo).toMatch(/requests-damaged-\d{8}T\d{6}Z\.db$/);
+    } finally {
+      said.mockRestore();
+    }
   });
 });
 

@@ -1,7 +1,8 @@
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
+import { afterEach, beforeEach } from 'vitest';
 import { generateToken, tokenRecord } from '../../../proxy/http/clientTokens.ts';
 import type { StatusResponse } from '../../../proxy/contracts/status.ts';
 import type { Budget } from '../../../proxy/contracts/profile.ts';
@@ -15,6 +16,7 @@ import { CONTROL_TOKEN_ACCOUNT, gatewayKeyAccount } from '../../../proxy/contrac
 import { chatBody, JSON_HEADERS, rawRequest, type RawResponse } from '../../support/http.ts';
 import { SENTINEL_KEY } from '../../support/sentinel.ts';
 import { memorySecretStore } from '../../support/memorySecretStore.ts';
+import { startGatewaySimulator, type GatewaySimulator } from '../../simulator/index.ts';
 
 const CONTROL_TOKEN = 'alkc_control-token-for-full-disk-tests-0123456789';
 /** 1 credit per 1,000 tokens: a short chat costs about a hundredth of a credit. */
@@ -54,7 +56,60 @@ export interface RunningAirlock {
   status(): Promise<StatusResponse>;
 }
 
-export async function prepareFullDisk(simulatorBaseUrl: string): Promise<FullDisk> {
+/** A test's full disk and the simulator its profiles point at. */
+export interface FullDiskTest extends FullDisk {
+  readonly simulator: GatewaySimulator;
+}
+
+/**
+ * Registers the calling file's hooks: each test gets its own simulator and full disk (what the
+ * returned object stands for during that test); after it, every Airlock it started is stopped
+ * (stop is once, however often called: one the test stopped is passed over) and the directory removed.
+ */
+export function fullDiskForEachTest(): FullDiskTest {
+  let made: { simulator: GatewaySimulator; disk: FullDisk; runs: RunningAirlock[] } | null = null;
+  beforeEach(async () => {
+    const simulator = await startGatewaySimulator();
+    made = { simulator, disk: await prepareFullDisk(simulator.baseUrl), runs: [] };
+  });
+  afterEach(async () => {
+    if (made === null) return;
+    const { simulator, disk, runs } = made;
+    made = null;
+    for (const run of runs) await run.airlock.stop();
+    await simulator.close();
+    rmSync(disk.dataDir, { recursive: true, force: true });
+  });
+  const thisTest = (): NonNullable<typeof made> => {
+    if (made === null) throw new Error('fullDiskForEachTest: its disk exists only while a test runs');
+    return made;
+  };
+  return {
+    get simulator() {
+      return thisTest().simulator;
+    },
+    get dataDir() {
+      return thisTest().disk.dataDir;
+    },
+    get agentToken() {
+      return thisTest().disk.agentToken;
+    },
+    get freeToken() {
+      return thisTest().disk.freeToken;
+    },
+    async start() {
+      const test = thisTest();
+      const run = await test.disk.start();
+      test.runs.push(run);
+      return run;
+    },
+    setMainBudget: (budget) => thisTest().disk.setMainBudget(budget),
+    fill: () => thisTest().disk.fill(),
+    freeSpace: () => thisTest().disk.freeSpace(),
+  };
+}
+
+async function prepareFullDisk(simulatorBaseUrl: string): Promise<FullDisk> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'airlock-full-disk-'));
   const agentToken = generateToken();
   const freeToken = generateToken();

@@ -1,25 +1,11 @@
-import { rmSync } from 'node:fs';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { startGatewaySimulator, type GatewaySimulator } from '../../simulator/index.ts';
+import { describe, expect, it, vi } from 'vitest';
 import { chatBody, JSON_HEADERS, rawRequest, sseData } from '../../support/http.ts';
-import { prepareFullDisk, type FullDisk, type RunningAirlock } from './fullDiskAirlock.ts';
+import { fullDiskForEachTest } from './fullDiskAirlock.ts';
 
 /** Enough requests that the full log turns bodies off and keeps rows waiting in memory. */
 const REQUESTS = 30;
 
-let simulator: GatewaySimulator;
-let disk: FullDisk;
-let current: RunningAirlock | null = null;
-beforeEach(async () => {
-  simulator = await startGatewaySimulator();
-  disk = await prepareFullDisk(simulator.baseUrl);
-});
-afterEach(async () => {
-  await current?.airlock.stop();
-  current = null;
-  await simulator.close();
-  rmSync(disk.dataDir, { recursive: true, force: true });
-});
+const disk = fullDiskForEachTest();
 
 /**
  * Space freed while Airlock runs, as its alarm asks: request bodies are logged again by themselves,
@@ -29,8 +15,7 @@ afterEach(async () => {
 describe('a full disk freed while Airlock runs', () => {
   it('logs request bodies again without a restart, and the alarm no longer says the disk is full', async () => {
     const printed = vi.spyOn(console, 'error').mockImplementation(() => undefined);
-    current = await disk.start();
-    const run = current;
+    const run = await disk.start();
     await run.chat(disk.agentToken, REQUESTS);
 
     // A stream relayed while the log cannot take it reaches its client whole, and its spend counts.

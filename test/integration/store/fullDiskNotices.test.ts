@@ -1,24 +1,10 @@
-import { rmSync } from 'node:fs';
 import { openLogDatabase } from '../../../proxy/store/schema.ts';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { JSON_HEADERS, rawRequest } from '../../support/http.ts';
 import { findSentinel } from '../../support/sentinel.ts';
-import { startGatewaySimulator, type GatewaySimulator } from '../../simulator/index.ts';
-import { prepareFullDisk, type FullDisk, type RunningAirlock } from './fullDiskAirlock.ts';
+import { fullDiskForEachTest } from './fullDiskAirlock.ts';
 
-let simulator: GatewaySimulator;
-let disk: FullDisk;
-let current: RunningAirlock | null = null;
-beforeEach(async () => {
-  simulator = await startGatewaySimulator();
-  disk = await prepareFullDisk(simulator.baseUrl);
-});
-afterEach(async () => {
-  await current?.airlock.stop();
-  current = null;
-  await simulator.close();
-  rmSync(disk.dataDir, { recursive: true, force: true });
-});
+const disk = fullDiskForEachTest();
 
 /** Fills the keyed answers' table and its index up to the file's last page, as fullDiskAirlock.ts's fill() does for the requests. */
 function packKeyedAnswers(dataDir: string): void {
@@ -47,8 +33,7 @@ describe('a full disk while running', () => {
       // Not one page free, not even in the keyed answers' table: the answer cannot be kept.
       disk.fill();
       packKeyedAnswers(disk.dataDir);
-      current = await disk.start();
-      const run = current;
+      const run = await disk.start();
       const ended = new Promise<void>((resolve) => run.airlock.proxy.events.subscribe((event) => event.type === 'end' && resolve()));
       const image = await rawRequest(`${run.airlock.proxy.url}/v1/images/generations`, {
         method: 'POST',

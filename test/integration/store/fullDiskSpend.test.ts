@@ -1,30 +1,17 @@
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { startOfLocalDayMs } from '../../../proxy/core/localPeriods.ts';
 import { DATABASE_FILE_NAME } from '../../../proxy/store/schema.ts';
 import { DAMAGED_SPEND_FILE_NAME } from '../../../proxy/store/write/unwrittenMirror.ts';
 import { SUMMARY_ROW_PATH } from '../../../proxy/store/write/unwrittenRows.ts';
 import { UNSAVED_LOST_FILE_NAME, UNWRITTEN_SPEND_FILE_NAME } from '../../../proxy/store/write/unwrittenSpendFile.ts';
-import { startGatewaySimulator, type GatewaySimulator } from '../../simulator/index.ts';
-import { prepareFullDisk, type FullDisk, type RunningAirlock } from './fullDiskAirlock.ts';
+import { fullDiskForEachTest, type FullDisk, type RunningAirlock } from './fullDiskAirlock.ts';
 
 const REQUESTS = 30;
 
-let simulator: GatewaySimulator;
-let disk: FullDisk;
-let current: RunningAirlock | null = null;
-beforeEach(async () => {
-  simulator = await startGatewaySimulator();
-  disk = await prepareFullDisk(simulator.baseUrl);
-});
-afterEach(async () => {
-  await current?.airlock.stop();
-  current = null;
-  await simulator.close();
-  rmSync(disk.dataDir, { recursive: true, force: true });
-});
+const disk = fullDiskForEachTest();
 
 /** What the database holds, read as the next start's ledger reads it. */
 function loggedSpend(full: FullDisk): number {
@@ -44,8 +31,7 @@ describe('a full disk while requests are forwarded', () => {
   it('keeps the rows it cannot write, counts their spend everywhere, says so, and writes them when space returns', async () => {
     // What `airlock serve` prints as the recording changes.
     const printed = vi.spyOn(console, 'error').mockImplementation(() => undefined);
-    current = await disk.start();
-    const run = current;
+    const run = await disk.start();
     const replies = await run.chat(disk.agentToken, REQUESTS);
     expect(replies.every((reply) => reply.status === 200)).toBe(true);
     await run.airlock.log.flush();
@@ -93,6 +79,7 @@ describe('a full disk while requests are forwarded', () => {
     }
     disk.fill();
     const printed = vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    let current: RunningAirlock;
     try {
       current = await disk.start();
     } finally {
@@ -105,12 +92,11 @@ describe('a full disk while requests are forwarded', () => {
   });
 
   it('a restart counts the spend it could not write, so a daily cap holds', async () => {
-    current = await disk.start();
+    let current = await disk.start();
     await current.chat(disk.agentToken, REQUESTS);
     await current.airlock.log.flush();
     const spent = spentBy(current);
     await current.airlock.stop();
-    current = null;
 
     // A cap below what was spent today: the restarted proxy must know it is reached. The disk is
     // still full, so that spend is only in the saved record.
@@ -133,12 +119,11 @@ describe('a full disk while requests are forwarded', () => {
   });
 
   it('a restart with room again writes the saved spend to the log at once, as summary rows', async () => {
-    current = await disk.start();
+    let current = await disk.start();
     await current.chat(disk.agentToken, REQUESTS);
     await current.airlock.log.flush();
     const spent = spentBy(current);
     await current.airlock.stop();
-    current = null;
 
     disk.freeSpace();
     await disk.setMainBudget({ dailyCredits: spent * 0.9 });
@@ -157,7 +142,7 @@ describe('a full disk while requests are forwarded', () => {
     // Nothing can be saved where the record goes: its temporary file's name is taken by a directory.
     mkdirSync(path.join(disk.dataDir, `${UNWRITTEN_SPEND_FILE_NAME}.tmp`, 'occupied'), { recursive: true });
     await disk.setMainBudget({ dailyCredits: 1_000 });
-    current = await disk.start();
+    const current = await disk.start();
     await current.chat(disk.agentToken, REQUESTS);
     await current.airlock.log.flush();
     expect(current.airlock.log.status().unwritten).toMatchObject({ saved: false });
@@ -185,13 +170,12 @@ describe('a full disk while requests are forwarded', () => {
   it('a restart after a run that could not save that spend keeps caps refused, not passed on what was saved', async () => {
     mkdirSync(path.join(disk.dataDir, `${UNWRITTEN_SPEND_FILE_NAME}.tmp`, 'occupied'), { recursive: true });
     await disk.setMainBudget({ dailyCredits: 1_000 });
-    current = await disk.start();
+    let current = await disk.start();
     await current.chat(disk.agentToken, REQUESTS);
     await current.airlock.log.flush();
     expect(current.airlock.log.status().unwritten).toMatchObject({ saved: false });
     // Stopped (or killed) while the disk is still full: the rows it held in memory are gone.
     await current.airlock.stop();
-    current = null;
 
     rmSync(path.join(disk.dataDir, `${UNWRITTEN_SPEND_FILE_NAME}.tmp`), { recursive: true });
     disk.fill();
@@ -201,7 +185,6 @@ describe('a full disk while requests are forwarded', () => {
     expect(JSON.parse(refused?.body ?? '{}').error.code).toBe('ledger_incomplete');
     expect(current.airlock.notices.join('\n')).toContain('could not save');
     await current.airlock.stop();
-    current = null;
 
     // With room again, the saved part goes into the log, and the loss still stands until accepted.
     disk.freeSpace();
@@ -218,7 +201,7 @@ describe('a full disk while requests are forwarded', () => {
     writeFileSync(path.join(disk.dataDir, UNWRITTEN_SPEND_FILE_NAME), '{"version":1,"entr');
     disk.freeSpace();
     await disk.setMainBudget({ monthlyCredits: 1_000 });
-    current = await disk.start();
+    const current = await disk.start();
     const moved = path.join(disk.dataDir, DAMAGED_SPEND_FILE_NAME);
     expect(current.airlock.notices.join('\n')).toContain(`is damaged (moved to ${moved})`);
     expect(readFileSync(moved, 'utf8')).toContain('entr');

@@ -1,45 +1,30 @@
-import { rmSync } from 'node:fs';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { ReplayResponse } from '../../../../proxy/contracts/replay.ts';
-import { startGatewaySimulator, type GatewaySimulator } from '../../../simulator/index.ts';
 import { findSentinel } from '../../../support/sentinel.ts';
-import { prepareFullDisk, type FullDisk, type RunningAirlock } from '../../store/fullDiskAirlock.ts';
+import { fullDiskForEachTest } from '../../store/fullDiskAirlock.ts';
 
-let simulator: GatewaySimulator;
-let disk: FullDisk;
-let current: RunningAirlock | null = null;
-beforeEach(async () => {
-  simulator = await startGatewaySimulator();
-  disk = await prepareFullDisk(simulator.baseUrl);
-});
-afterEach(async () => {
-  await current?.airlock.stop();
-  current = null;
-  await simulator.close();
-  rmSync(disk.dataDir, { recursive: true, force: true });
-});
+const disk = fullDiskForEachTest();
 
 describe('a replay while the disk is full', () => {
   it('answers the comparison from the replay itself when the log cannot write its row: the replay ran and was charged', async () => {
     // A request logged whole while there was room.
     disk.freeSpace();
-    current = await disk.start();
+    let current = await disk.start();
     const [reply] = await current.chat(disk.agentToken);
     const originalId = String(reply?.headers['x-airlock-request-id']);
     await current.airlock.stop();
-    current = null;
 
     disk.fill();
     current = await disk.start();
     expect(current.airlock.log.getRequest(originalId)?.bodies?.requestBody).toBeTruthy();
-    simulator.reset();
+    disk.simulator.reset();
     const response = await fetch(`${current.airlock.proxy.url}/_airlock/api/requests/${originalId}/replay`, {
       method: 'POST',
       headers: { authorization: `Bearer ${current.airlock.controlToken}`, 'content-type': 'application/json' },
       body: '{}',
     });
     const text = await response.text();
-    expect(simulator.received.filter((received) => received.path.includes('/chat/completions'))).toHaveLength(1);
+    expect(disk.simulator.received.filter((received) => received.path.includes('/chat/completions'))).toHaveLength(1);
     expect(response.status, text).toBe(200);
     const answer = JSON.parse(text) as ReplayResponse;
     const [end] = current.ends;

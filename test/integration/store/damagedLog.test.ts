@@ -4,23 +4,14 @@ import { copyFileSync, existsSync, mkdtempSync, readdirSync, rmSync, statSync, t
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { generateToken, tokenRecord } from '../../../proxy/http/clientTokens.ts';
+import { describe, expect, it } from 'vitest';
 import { startupLines } from '../../../proxy/app/cli/serve.ts';
-import { addClientToken, addProfile } from '../../../proxy/app/profiles/configMutations.ts';
-import { openConfigStore } from '../../../proxy/app/profiles/configStore.ts';
+import type { Airlock } from '../../../proxy/app/startAirlock.ts';
 import { recordCleanClose } from '../../../proxy/store/logCheck.ts';
 import { LOST_SPEND_MARKER_FILE_NAME } from '../../../proxy/store/lostSpendMarker.ts';
 import { DATABASE_FILE_NAME } from '../../../proxy/store/schema.ts';
-import { startAirlock, type Airlock } from '../../../proxy/app/startAirlock.ts';
-import { gatewayKeyAccount } from '../../../proxy/contracts/secretStore.ts';
-import { startGatewaySimulator, type GatewaySimulator } from '../../simulator/index.ts';
-import { chatBody, JSON_HEADERS, rawRequest } from '../../support/http.ts';
-import { SENTINEL_KEY } from '../../support/sentinel.ts';
-import { memorySecretStore } from '../../support/memorySecretStore.ts';
-import { BODY_MARKER, overwrite, pageHolding, seedLog, spendRow } from './damagedLogFixture.ts';
+import { BODY_MARKER, damagedLogAirlockForEachTest, overwrite, PAGE_BYTES, pageHolding, seedLog, spendRow } from './damagedLogFixture.ts';
 
-const PAGE_BYTES = 4096;
 const NODE_BINARY = fileURLToPath(new URL('../../../node_modules/.bin/node', import.meta.url));
 const RECOVER_UNTIL_KILLED = fileURLToPath(new URL('./fixtures/recoverUntilKilled.ts', import.meta.url));
 /**
@@ -30,55 +21,13 @@ const RECOVER_UNTIL_KILLED = fileURLToPath(new URL('./fixtures/recoverUntilKille
 const spentToday = () => [spendRow('alk_spent_1', 0.4), spendRow('alk_spent_2', 0.4), spendRow('alk_spent_3', 0.4)];
 const DAILY_CAP_CREDITS = 1;
 
-let simulator: GatewaySimulator;
-let dataDir: string;
-let airlock: Airlock | null = null;
-const clientToken = generateToken();
+const fixture = damagedLogAirlockForEachTest({ dailyCredits: DAILY_CAP_CREDITS });
+const { start, chat } = fixture;
 
-beforeAll(async () => {
-  simulator = await startGatewaySimulator();
-});
-afterAll(async () => {
-  await simulator.close();
-});
-beforeEach(async () => {
-  simulator.reset();
-  dataDir = mkdtempSync(join(tmpdir(), 'airlock-damaged-log-'));
-  const store = openConfigStore(dataDir);
-  await store.update((config) =>
-    addProfile(
-      config,
-      { id: 'main', name: 'Main', baseUrl: simulator.baseUrl, budget: { dailyCredits: DAILY_CAP_CREDITS } },
-      { activate: true },
-    ),
-  );
-  await store.update((config) => addClientToken(config, tokenRecord('agent', clientToken, null, Date.now())));
-  store.close();
-});
-afterEach(async () => {
-  await airlock?.stop();
-  airlock = null;
-  rmSync(dataDir, { recursive: true, force: true });
-});
-
-const dbPath = (): string => join(dataDir, DATABASE_FILE_NAME);
-
-async function start(): Promise<Airlock> {
-  airlock = await startAirlock({ dataDir, port: 0, env: {}, secrets: memorySecretStore({ [gatewayKeyAccount('main')]: SENTINEL_KEY }) });
-  return airlock;
-}
-
-const chat = (running: Airlock) =>
-  rawRequest(`${running.proxy.url}/v1/chat/completions`, {
-    method: 'POST',
-    headers: { ...JSON_HEADERS, authorization: `Bearer ${clientToken}` },
-    body: chatBody(),
-  });
+const dbPath = (): string => join(fixture.dataDir, DATABASE_FILE_NAME);
 
 async function status(running: Airlock): Promise<{ alarms: Array<{ kind: string; message: string }> }> {
-  const reply = await rawRequest(`${running.proxy.url}/_airlock/api/status`, {
-    headers: { authorization: `Bearer ${running.controlToken}` },
-  });
+  const reply = await fixture.controlGet(running, '/status');
   return JSON.parse(reply.body) as { alarms: Array<{ kind: string; message: string }> };
 }
 
@@ -88,9 +37,9 @@ async function status(running: Airlock): Promise<{ alarms: Array<{ kind: string;
  * from it still holds the daily cap.
  */
 async function expectRecovered(running: Airlock, reason: RegExp): Promise<string> {
-  const aside = readdirSync(dataDir).filter((name) => /^requests-damaged-\d{8}T\d{6}Z\.db$/.test(name));
+  const aside = readdirSync(fixture.dataDir).filter((name) => /^requests-damaged-\d{8}T\d{6}Z\.db$/.test(name));
   expect(aside).toHaveLength(1);
-  const asidePath = join(dataDir, aside[0] as string);
+  const asidePath = join(fixture.dataDir, aside[0] as string);
   expect(running.logRecovery?.movedTo).toBe(asidePath);
   expect(running.logRecovery?.reason).toMatch(reason);
   expect(running.logRecovery?.recoveredRequests).toBe(3);
@@ -104,13 +53,13 @@ async function expectRecovered(running: Airlock, reason: RegExp): Promise<string
   const refused = await chat(running);
   expect(refused.status, refused.body).toBe(402);
   expect(refused.headers['x-airlock-budget']).toBe('daily');
-  expect(simulator.received).toHaveLength(0);
+  expect(fixture.simulator.received).toHaveLength(0);
   return asidePath;
 }
 
 describe('a damaged request log at start', () => {
   it('cut short: starts on a fresh log and keeps the spend of the pages that remain', async () => {
-    seedLog(dataDir, { rows: spentToday() });
+    seedLog(fixture.dataDir, { rows: spentToday() });
     // The rows sit on early pages; the bodies' overflow pages fill the end of the file.
     truncateSync(dbPath(), statSync(dbPath()).size - 4 * PAGE_BYTES);
 
@@ -120,7 +69,7 @@ describe('a damaged request log at start', () => {
   });
 
   it('header overwritten: SQLite calls it "not a database"; the rows and a keyed creation\'s answer are read from the pages', async () => {
-    seedLog(dataDir, {
+    seedLog(fixture.dataDir, {
       rows: spentToday(),
       answers: [{ profileId: 'main', idempotencyKey: 'image-1', body: '{"data":[{"url":"https://x/1.png"}]}' }],
     });
@@ -129,19 +78,15 @@ describe('a damaged request log at start', () => {
     const running = await start();
     await expectRecovered(running, /not an SQLite header/);
     expect(running.logRecovery?.recoveredIdempotentAnswers).toBe(1);
-    const repeat = await rawRequest(`${running.proxy.url}/v1/images/generations`, {
-      method: 'POST',
-      headers: { ...JSON_HEADERS, authorization: `Bearer ${clientToken}`, 'idempotency-key': 'image-1' },
-      body: JSON.stringify({ model: 'gpt-image-1', prompt: 'a lighthouse' }),
-    });
+    const repeat = await fixture.createImage(running, 'image-1');
     expect(repeat.status).toBe(200);
     expect(repeat.body).toBe('{"data":[{"url":"https://x/1.png"}]}');
-    expect(simulator.received).toHaveLength(0);
+    expect(fixture.simulator.received).toHaveLength(0);
   });
 
   it('garbage in a middle page that only quick_check finds, in a log that was closed cleanly', async () => {
-    seedLog(dataDir, { rows: spentToday() });
-    recordCleanClose(dataDir, DATABASE_FILE_NAME);
+    seedLog(fixture.dataDir, { rows: spentToday() });
+    recordCleanClose(fixture.dataDir, DATABASE_FILE_NAME);
     overwrite(dbPath(), pageHolding(dbPath(), BODY_MARKER, PAGE_BYTES), Buffer.alloc(PAGE_BYTES, 0xab));
     // A write moves the modification time; set it apart explicitly, since one clock tick may cover both.
     const { mtime } = statSync(dbPath());
@@ -152,7 +97,7 @@ describe('a damaged request log at start', () => {
   });
 
   it('a damaged WAL, whose commits SQLite would drop without a word, after a crash', async () => {
-    seedLog(dataDir, { walRows: spentToday() });
+    seedLog(fixture.dataDir, { walRows: spentToday() });
     // The second frame of the first commit: SQLite replays none of the three commits after it.
     overwrite(`${dbPath()}-wal`, 32 + (24 + PAGE_BYTES) + 24 + 100, Buffer.alloc(64, 0xab));
 
@@ -162,7 +107,7 @@ describe('a damaged request log at start', () => {
   });
 
   it("a WAL from another data directory: set aside unread, the status says where, and the log's own spend still holds the cap", async () => {
-    seedLog(dataDir, { rows: spentToday() });
+    seedLog(fixture.dataDir, { rows: spentToday() });
     // Another log's WAL (a kill left it) copied in beside ours: replayed, its 0.02 credits would replace our 1.2.
     const other = mkdtempSync(join(tmpdir(), 'airlock-other-log-'));
     try {
@@ -173,44 +118,43 @@ describe('a damaged request log at start', () => {
     }
 
     const running = await start();
-    const aside = readdirSync(dataDir).filter((name) => /^requests-foreign-\d{8}T\d{6}Z\.db-wal$/.test(name));
+    const aside = readdirSync(fixture.dataDir).filter((name) => /^requests-foreign-\d{8}T\d{6}Z\.db-wal$/.test(name));
     expect(aside).toHaveLength(1);
-    const asidePath = join(dataDir, aside[0] as string);
+    const asidePath = join(fixture.dataDir, aside[0] as string);
     expect(running.logRecovery?.movedTo).toBe(asidePath);
     expect(startupLines(running).join('\n')).toContain(`moved, unread, to ${asidePath}`);
     const alarm = (await status(running)).alarms.find((each) => each.kind === 'log_recovered');
     expect(alarm?.message).toMatch(/belongs to another database/);
     const refused = await chat(running);
     expect(refused.status, refused.body).toBe(402);
-    expect(simulator.received).toHaveLength(0);
+    expect(fixture.simulator.received).toHaveLength(0);
   });
 
   it('leaves a sound log where it is, and a clean close spares the next start the full check', async () => {
-    seedLog(dataDir, { rows: spentToday() });
+    seedLog(fixture.dataDir, { rows: spentToday() });
     const first = await start();
     expect(first.logRecovery).toBeNull();
     expect((await chat(first)).status).toBe(402);
     await first.stop();
-    airlock = null;
 
     const second = await start();
     expect(second.logRecovery).toBeNull();
-    expect(readdirSync(dataDir).filter((name) => name.includes('damaged'))).toEqual([]);
+    expect(readdirSync(fixture.dataDir).filter((name) => name.includes('damaged'))).toEqual([]);
   });
 
   it('with nothing read back, daily caps are refused as unknowable until the marker is deleted, not admitted on an empty ledger', async () => {
-    seedLog(dataDir, { rows: spentToday() });
+    seedLog(fixture.dataDir, { rows: spentToday() });
     writeFileSync(dbPath(), Buffer.alloc(statSync(dbPath()).size, 0xab));
 
     const running = await start();
     expect(running.logRecovery?.recoveredRequests).toBe(0);
-    const marker = join(dataDir, LOST_SPEND_MARKER_FILE_NAME);
+    const marker = join(fixture.dataDir, LOST_SPEND_MARKER_FILE_NAME);
     expect(running.logRecovery?.message).toContain(`To accept the loss now, delete ${marker}.`);
     const refused = await chat(running);
     expect(refused.status, refused.body).toBe(507);
     expect(JSON.parse(refused.body).error.code).toBe('ledger_incomplete');
     expect(refused.headers['x-airlock-budget']).toBe('daily');
-    expect(simulator.received).toHaveLength(0);
+    expect(fixture.simulator.received).toHaveLength(0);
 
     // Deleting the marker accepts the loss; the next status read (the window polls it) notices.
     rmSync(marker);
@@ -220,9 +164,9 @@ describe('a damaged request log at start', () => {
   });
 
   it('killed while the rows read back go into the fresh log, the next start refuses capped budgets rather than admit on a log without them', async () => {
-    seedLog(dataDir, { rows: spentToday() });
+    seedLog(fixture.dataDir, { rows: spentToday() });
     overwrite(dbPath(), 0, Buffer.from('this is not a database header any more'));
-    const child = spawn(NODE_BINARY, [RECOVER_UNTIL_KILLED, dataDir], { stdio: 'ignore' });
+    const child = spawn(NODE_BINARY, [RECOVER_UNTIL_KILLED, fixture.dataDir], { stdio: 'ignore' });
     const [, signal] = (await once(child, 'exit')) as [number | null, NodeJS.Signals | null];
     expect(signal).toBe('SIGKILL');
 
@@ -230,6 +174,6 @@ describe('a damaged request log at start', () => {
     const refused = await chat(running);
     expect(refused.status, refused.body).toBe(507);
     expect(JSON.parse(refused.body).error.code).toBe('ledger_incomplete');
-    expect(simulator.received).toHaveLength(0);
+    expect(fixture.simulator.received).toHaveLength(0);
   });
 });

@@ -1,10 +1,24 @@
 import { copyFileSync, mkdtempSync, openSync, closeSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
+import { addClientToken, addProfile } from '../../../proxy/app/profiles/configMutations.ts';
+import { openConfigStore } from '../../../proxy/app/profiles/configStore.ts';
+import { startAirlock, type Airlock } from '../../../proxy/app/startAirlock.ts';
 import type { RequestLogRow } from '../../../proxy/contracts/log.ts';
+import type { Budget } from '../../../proxy/contracts/profile.ts';
+import { gatewayKeyAccount } from '../../../proxy/contracts/secretStore.ts';
+import { generateToken, tokenRecord } from '../../../proxy/http/clientTokens.ts';
 import { SqliteIdempotencyStore } from '../../../proxy/store/write/idempotentAnswers.ts';
 import { DATABASE_FILE_NAME, openLogDatabase } from '../../../proxy/store/schema.ts';
 import { LogWriter, type LogBatch } from '../../../proxy/store/write/writer.ts';
+import { startGatewaySimulator, type GatewaySimulator } from '../../simulator/index.ts';
+import { chatBody, JSON_HEADERS, rawRequest, type RawResponse } from '../../support/http.ts';
+import { memorySecretStore } from '../../support/memorySecretStore.ts';
+import { SENTINEL_KEY } from '../../support/sentinel.ts';
+
+/** The log's page size: a damaged page is overwritten whole. */
+export const PAGE_BYTES = 4096;
 
 /** A body long enough to need overflow pages, findable in the file by its text. */
 export const BODY_MARKER = 'damage-me-';
@@ -144,4 +158,93 @@ export function pageHolding(path: string, text: string, pageBytes: number): numb
 export function writeOrThrow(writer: LogWriter, batch: Parameters<LogWriter['write']>[0]): void {
   const result = writer.write(batch);
   if (result.outcome === 'failed') throw result.error;
+}
+
+/** Overwrites the log's page that holds `text` with garbage, as a storage fault (or another program writing the file) leaves it. */
+export function damagePageHolding(dataDir: string, text: string): void {
+  const dbPath = join(dataDir, DATABASE_FILE_NAME);
+  overwrite(dbPath, pageHolding(dbPath, text, PAGE_BYTES), Buffer.alloc(PAGE_BYTES, 0x5a));
+}
+
+/** A test's data directory, with profile `main` on the file's simulator and the client token `agent`. */
+export interface DamagedLogAirlock {
+  readonly simulator: GatewaySimulator;
+  readonly dataDir: string;
+  readonly clientToken: string;
+  /** Starts Airlock on the data directory; it is stopped after the test, if the test did not stop it. */
+  start(): Promise<Airlock>;
+  chat(running: Airlock): Promise<RawResponse>;
+  /** A keyed image creation, the request the idempotency store serves. */
+  createImage(running: Airlock, idempotencyKey: string): Promise<RawResponse>;
+  controlGet(running: Airlock, path: string): Promise<RawResponse>;
+}
+
+/**
+ * Registers the calling file's hooks: one simulator for the file, reset before each test, and a
+ * data directory a test (what the returned object stands for during it) with profile `main`
+ * (`mainBudget` its budget) and the token `agent`. After each test every Airlock it started is
+ * stopped (stop is once, however often called) and the directory removed.
+ */
+export function damagedLogAirlockForEachTest(mainBudget?: Budget): DamagedLogAirlock {
+  const clientToken = generateToken();
+  let simulator: GatewaySimulator | null = null;
+  let made: { dataDir: string; runs: Airlock[] } | null = null;
+  beforeAll(async () => {
+    simulator = await startGatewaySimulator();
+  });
+  afterAll(async () => {
+    await simulator?.close();
+  });
+  beforeEach(async () => {
+    const gateway = fileSimulator();
+    gateway.reset();
+    const dataDir = mkdtempSync(join(tmpdir(), 'airlock-damaged-log-'));
+    const store = openConfigStore(dataDir);
+    const profile = { id: 'main', name: 'Main', baseUrl: gateway.baseUrl, ...(mainBudget ? { budget: mainBudget } : {}) };
+    await store.update((config) => addProfile(config, profile, { activate: true }));
+    await store.update((config) => addClientToken(config, tokenRecord('agent', clientToken, null, Date.now())));
+    store.close();
+    made = { dataDir, runs: [] };
+  });
+  afterEach(async () => {
+    if (made === null) return;
+    const { dataDir, runs } = made;
+    made = null;
+    for (const run of runs) await run.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+  const fileSimulator = (): GatewaySimulator => {
+    if (simulator === null) throw new Error('damagedLogAirlockForEachTest: its simulator exists only while the file runs');
+    return simulator;
+  };
+  const thisTest = (): NonNullable<typeof made> => {
+    if (made === null) throw new Error('damagedLogAirlockForEachTest: its data directory exists only while a test runs');
+    return made;
+  };
+  const authorized = { ...JSON_HEADERS, authorization: `Bearer ${clientToken}` };
+  return {
+    get simulator() {
+      return fileSimulator();
+    },
+    get dataDir() {
+      return thisTest().dataDir;
+    },
+    clientToken,
+    async start() {
+      const test = thisTest();
+      const secrets = memorySecretStore({ [gatewayKeyAccount('main')]: SENTINEL_KEY });
+      const running = await startAirlock({ dataDir: test.dataDir, port: 0, env: {}, secrets });
+      test.runs.push(running);
+      return running;
+    },
+    chat: (running) => rawRequest(`${running.proxy.url}/v1/chat/completions`, { method: 'POST', headers: authorized, body: chatBody() }),
+    createImage: (running, idempotencyKey) =>
+      rawRequest(`${running.proxy.url}/v1/images/generations`, {
+        method: 'POST',
+        headers: { ...authorized, 'idempotency-key': idempotencyKey },
+        body: JSON.stringify({ model: 'gpt-image-1', prompt: 'a lighthouse' }),
+      }),
+    controlGet: (running, path) =>
+      rawRequest(`${running.proxy.url}/_airlock/api${path}`, { headers: { authorization: `Bearer ${running.controlToken}` } }),
+  };
 }

@@ -1,75 +1,41 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { addClientToken, addProfile, updateProfile } from '../../../proxy/app/profiles/configMutations.ts';
+import { describe, expect, it, vi } from 'vitest';
+import { updateProfile } from '../../../proxy/app/profiles/configMutations.ts';
 import { openConfigStore } from '../../../proxy/app/profiles/configStore.ts';
-import { startAirlock, type Airlock } from '../../../proxy/app/startAirlock.ts';
-import { gatewayKeyAccount } from '../../../proxy/contracts/secretStore.ts';
-import { generateToken, tokenRecord } from '../../../proxy/http/clientTokens.ts';
+import type { Airlock } from '../../../proxy/app/startAirlock.ts';
 import { recordCleanClose } from '../../../proxy/store/logCheck.ts';
 import { DATABASE_FILE_NAME } from '../../../proxy/store/schema.ts';
 import { DAMAGED_SPEND_FILE_NAME } from '../../../proxy/store/write/unwrittenMirror.ts';
 import { UNWRITTEN_SPEND_FILE_NAME } from '../../../proxy/store/write/unwrittenSpendFile.ts';
-import { startGatewaySimulator, type GatewaySimulator } from '../../simulator/index.ts';
-import { chatBody, JSON_HEADERS, rawRequest } from '../../support/http.ts';
-import { memorySecretStore } from '../../support/memorySecretStore.ts';
 import { SENTINEL_KEY } from '../../support/sentinel.ts';
-import { overwrite, pageHolding, seedLog, spendRow } from './damagedLogFixture.ts';
+import { damagedLogAirlockForEachTest, damagePageHolding, overwrite, PAGE_BYTES, seedLog, spendRow } from './damagedLogFixture.ts';
 
-const PAGE_BYTES = 4096;
 /** Enough rows of today that their table spans many pages; one in the middle is the one damaged. */
 const SEEDED = Array.from({ length: 300 }, (_, index) => spendRow(`alk_seed_${String(index).padStart(4, '0')}`, 0.01));
 const DAMAGED_ROW = 'up-alk_seed_0150';
 /** Text of a keyed creation's kept answer, found in the file to damage its page. */
 const KEYED_ANSWER_MARKER = 'keyed-answer-page';
 
-let simulator: GatewaySimulator;
-let dataDir: string;
-let airlock: Airlock | null = null;
-const clientToken = generateToken();
+const fixture = damagedLogAirlockForEachTest();
+const { start, chat, createImage, controlGet } = fixture;
 
-beforeAll(async () => {
-  simulator = await startGatewaySimulator();
-});
-afterAll(async () => {
-  await simulator.close();
-});
-beforeEach(async () => {
-  simulator.reset();
-  dataDir = mkdtempSync(join(tmpdir(), 'airlock-damaged-running-'));
-  const store = openConfigStore(dataDir);
-  await store.update((config) => addProfile(config, { id: 'main', name: 'Main', baseUrl: simulator.baseUrl }, { activate: true }));
-  await store.update((config) => addClientToken(config, tokenRecord('agent', clientToken, null, Date.now())));
-  store.close();
-});
-afterEach(async () => {
-  await airlock?.stop();
-  airlock = null;
-  rmSync(dataDir, { recursive: true, force: true });
-});
-
-async function start(): Promise<Airlock> {
-  airlock = await startAirlock({ dataDir, port: 0, env: {}, secrets: memorySecretStore({ [gatewayKeyAccount('main')]: SENTINEL_KEY }) });
-  return airlock;
+/**
+ * The log seeded and closed cleanly by a run, then a page damaged at rest and the clean close
+ * recorded again: the record matches the file as a fault that keeps its size and time leaves it.
+ */
+async function seededThenDamagedAfterCleanClose(): Promise<void> {
+  seedLog(fixture.dataDir, { rows: SEEDED });
+  await (await start()).stop();
+  damagePageHolding(fixture.dataDir, DAMAGED_ROW);
+  recordCleanClose(fixture.dataDir, DATABASE_FILE_NAME);
 }
 
-const chat = (running: Airlock) =>
-  rawRequest(`${running.proxy.url}/v1/chat/completions`, {
-    method: 'POST',
-    headers: { ...JSON_HEADERS, authorization: `Bearer ${clientToken}` },
-    body: chatBody(),
-  });
-
-const createImage = (running: Airlock, idempotencyKey: string) =>
-  rawRequest(`${running.proxy.url}/v1/images/generations`, {
-    method: 'POST',
-    headers: { ...JSON_HEADERS, authorization: `Bearer ${clientToken}`, 'idempotency-key': idempotencyKey },
-    body: JSON.stringify({ model: 'gpt-image-1', prompt: 'a lighthouse' }),
-  });
-
-const controlGet = (running: Airlock, path: string) =>
-  rawRequest(`${running.proxy.url}/_airlock/api${path}`, { headers: { authorization: `Bearer ${running.controlToken}` } });
+/** Stops the run and starts Airlock again: that start must set the damaged log aside. */
+async function expectSetAsideAtNextStart(running: Airlock): Promise<void> {
+  await running.stop();
+  expect((await start()).logRecovery?.movedTo).toMatch(/requests-damaged-\d{8}T\d{6}Z\.db$/);
+}
 
 /**
  * The notice that the log is damaged and a restart sets it aside: what the log's marking raises. Read
@@ -87,13 +53,12 @@ const damageNotice = (running: Airlock): string | undefined =>
 describe('a request log damaged while Airlock runs, found by a read of the window', () => {
   it('is said, forwarding goes on, and the next start sets it aside and keeps its spend', async () => {
     const said = vi.spyOn(console, 'error').mockImplementation(() => undefined);
-    seedLog(dataDir, { rows: SEEDED });
+    seedLog(fixture.dataDir, { rows: SEEDED });
     const running = await start();
     expect((await chat(running)).status).toBe(200);
     await running.log.flush();
 
-    const dbPath = join(dataDir, DATABASE_FILE_NAME);
-    overwrite(dbPath, pageHolding(dbPath, DAMAGED_ROW, PAGE_BYTES), Buffer.alloc(PAGE_BYTES, 0x5a));
+    damagePageHolding(fixture.dataDir, DAMAGED_ROW);
     const listed = await controlGet(running, '/requests?limit=500');
     expect(listed.status, listed.body).toBe(503);
     expect(JSON.parse(listed.body).error.message).toMatch(/request log is damaged.*Restart Airlock/);
@@ -110,11 +75,10 @@ describe('a request log damaged while Airlock runs, found by a read of the windo
     expect(status.todaySpend.credits).toBeGreaterThan(0);
 
     await running.stop();
-    airlock = null;
     said.mockRestore();
     const restarted = await start();
     expect(restarted.logRecovery?.movedTo).toMatch(/requests-damaged-\d{8}T\d{6}Z\.db$/);
-    expect(readdirSync(dataDir).some((name) => /^requests-damaged-/.test(name))).toBe(true);
+    expect(readdirSync(fixture.dataDir).some((name) => /^requests-damaged-/.test(name))).toBe(true);
     // Every seeded row but those on the damaged page is read back, so today's spend still counts them.
     expect(restarted.logRecovery?.recoveredRequests).toBeGreaterThan(SEEDED.length / 2);
     expect((await chat(restarted)).status).toBe(200);
@@ -130,10 +94,9 @@ describe('a request log damaged while Airlock runs, found by the agent-session s
   it('answers a clear error, and the next start sets the log aside', async () => {
     const said = vi.spyOn(console, 'error').mockImplementation(() => undefined);
     try {
-      seedLog(dataDir, { rows: SEEDED.map((row) => ({ ...row, agentSessionId: 'session-damaged' })) });
+      seedLog(fixture.dataDir, { rows: SEEDED.map((row) => ({ ...row, agentSessionId: 'session-damaged' })) });
       const running = await start();
-      const dbPath = join(dataDir, DATABASE_FILE_NAME);
-      overwrite(dbPath, pageHolding(dbPath, DAMAGED_ROW, PAGE_BYTES), Buffer.alloc(PAGE_BYTES, 0x5a));
+      damagePageHolding(fixture.dataDir, DAMAGED_ROW);
 
       for (const path of ['/agent-sessions', '/agent-sessions/session-damaged']) {
         const reply = await controlGet(running, path);
@@ -145,10 +108,7 @@ describe('a request log damaged while Airlock runs, found by the agent-session s
       expect((await chat(running)).status).toBe(200);
       expect(running.notices.join('\n')).not.toContain(SENTINEL_KEY);
 
-      await running.stop();
-      airlock = null;
-      const restarted = await start();
-      expect(restarted.logRecovery?.movedTo).toMatch(/requests-damaged-\d{8}T\d{6}Z\.db$/);
+      await expectSetAsideAtNextStart(running);
     } finally {
       said.mockRestore();
     }
@@ -166,21 +126,17 @@ describe('a request log damaged while Airlock runs, found by a keyed creation', 
     const said = vi.spyOn(console, 'error').mockImplementation(() => undefined);
     const answer = `{"data":[{"url":"https://x/${KEYED_ANSWER_MARKER}.png"}]}`;
     try {
-      seedLog(dataDir, { rows: SEEDED, answers: [{ profileId: 'main', idempotencyKey: 'image-1', body: answer }] });
+      seedLog(fixture.dataDir, { rows: SEEDED, answers: [{ profileId: 'main', idempotencyKey: 'image-1', body: answer }] });
       const running = await start();
-      const dbPath = join(dataDir, DATABASE_FILE_NAME);
-      overwrite(dbPath, pageHolding(dbPath, KEYED_ANSWER_MARKER, PAGE_BYTES), Buffer.alloc(PAGE_BYTES, 0x5a));
+      damagePageHolding(fixture.dataDir, KEYED_ANSWER_MARKER);
 
       const refused = await createImage(running, 'image-1');
       expect(refused.status, refused.body).toBe(409);
       expect(JSON.parse(refused.body).error.code).toBe('idempotency_key_unverifiable');
-      expect(simulator.received.filter((received) => received.path === '/v1/images/generations')).toHaveLength(0);
+      expect(fixture.simulator.received.filter((received) => received.path === '/v1/images/generations')).toHaveLength(0);
       expect(damageNotice(running)).toMatch(/malformed/);
 
-      await running.stop();
-      airlock = null;
-      const restarted = await start();
-      expect(restarted.logRecovery?.movedTo).toMatch(/requests-damaged-\d{8}T\d{6}Z\.db$/);
+      await expectSetAsideAtNextStart(running);
     } finally {
       said.mockRestore();
     }
@@ -196,13 +152,13 @@ describe('a request log damaged while Airlock runs, found by its writes', () => 
   it('says the log is damaged and to restart, not that the disk is full', async () => {
     const said = vi.spyOn(console, 'error').mockImplementation(() => undefined);
     try {
-      seedLog(dataDir, { rows: SEEDED });
+      seedLog(fixture.dataDir, { rows: SEEDED });
       const running = await start();
       expect((await chat(running)).status).toBe(200);
       await running.log.flush();
 
       // Every page of the indexes over the requests' ids: each new row's entries go to one of them.
-      const dbPath = join(dataDir, DATABASE_FILE_NAME);
+      const dbPath = join(fixture.dataDir, DATABASE_FILE_NAME);
       const file = readFileSync(dbPath);
       for (let offset = 0; offset < file.length; offset += PAGE_BYTES) {
         const page = file.subarray(offset, offset + PAGE_BYTES).toString('latin1');
@@ -228,14 +184,7 @@ describe('a request log damaged while Airlock runs, found by its writes', () => 
  */
 describe('a request log damaged at rest after a clean close, its size and time unchanged', () => {
   it('is set aside at start, its spend read back, and Airlock forwards', async () => {
-    seedLog(dataDir, { rows: SEEDED });
-    await (await start()).stop();
-    airlock = null;
-
-    const dbPath = join(dataDir, DATABASE_FILE_NAME);
-    overwrite(dbPath, pageHolding(dbPath, DAMAGED_ROW, PAGE_BYTES), Buffer.alloc(PAGE_BYTES, 0x5a));
-    // The record now matches the file as a fault that keeps its size and time leaves it.
-    recordCleanClose(dataDir, DATABASE_FILE_NAME);
+    await seededThenDamagedAfterCleanClose();
 
     const said = vi.spyOn(console, 'error').mockImplementation(() => undefined);
     try {
@@ -263,23 +212,17 @@ describe('a request log damaged at rest after a clean close, its size and time u
  */
 describe('a request log damaged at rest with a damaged record of unwritten spend beside it', () => {
   it('still refuses capped budgets and says why, after the log is set aside', async () => {
-    seedLog(dataDir, { rows: SEEDED });
-    await (await start()).stop();
-    airlock = null;
-    const store = openConfigStore(dataDir);
+    await seededThenDamagedAfterCleanClose();
+    const store = openConfigStore(fixture.dataDir);
     await store.update((config) => updateProfile(config, 'main', { budget: { monthlyCredits: 1_000 } }));
     store.close();
-
-    const dbPath = join(dataDir, DATABASE_FILE_NAME);
-    overwrite(dbPath, pageHolding(dbPath, DAMAGED_ROW, PAGE_BYTES), Buffer.alloc(PAGE_BYTES, 0x5a));
-    recordCleanClose(dataDir, DATABASE_FILE_NAME);
-    writeFileSync(join(dataDir, UNWRITTEN_SPEND_FILE_NAME), '{not json');
+    writeFileSync(join(fixture.dataDir, UNWRITTEN_SPEND_FILE_NAME), '{not json');
 
     const said = vi.spyOn(console, 'error').mockImplementation(() => undefined);
     try {
       const restarted = await start();
       expect(restarted.logRecovery?.movedTo).toMatch(/requests-damaged-/);
-      const moved = join(dataDir, DAMAGED_SPEND_FILE_NAME);
+      const moved = join(fixture.dataDir, DAMAGED_SPEND_FILE_NAME);
       expect(restarted.log.ledgerGap(Date.now())?.reason).toContain(moved);
       // Told once, though both logs of this start found the loss.
       expect(restarted.notices.join('\n').split(`is damaged (moved to ${moved})`)).toHaveLength(2);

@@ -87,8 +87,9 @@ describe('a request log damaged while Airlock runs, found by a read of the windo
 
 /**
  * The agent-session screens read the log on the same connection as the window's request list, but
- * their reads did not mark it damaged: the screen got a 500, the run recorded a clean close over the
- * damage, and the next start skipped its check and kept the damaged log.
+ * their reads did not mark it damaged: the screen got a 500 reported as a fault in Airlock, no one
+ * said the log was damaged or to restart, and unless another read or the close met the same page,
+ * the run recorded a clean close over it and the next start skipped its check.
  */
 describe('a request log damaged while Airlock runs, found by the agent-session screens', () => {
   it('answers a clear error, and the next start sets the log aside', async () => {
@@ -117,8 +118,9 @@ describe('a request log damaged while Airlock runs, found by the agent-session s
 
 /**
  * A keyed image or video creation looks its key up in the log. A damaged page there refused the
- * request (it may have been sent before), but the log was not marked: the run recorded a clean close
- * and every later start kept the damaged log, so the key stayed unverifiable after the restart the
+ * request (it may have been sent before) with only a notice to free disk space: the log was not
+ * marked, so unless another read or the close met the same page, the run recorded a clean close over
+ * it, the next start kept the damaged log, and the key stayed unverifiable after the restart the
  * refusal asks for.
  */
 describe('a request log damaged while Airlock runs, found by a keyed creation', () => {

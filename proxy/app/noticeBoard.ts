@@ -1,6 +1,6 @@
 import type { Notice, NoticeKind } from '../contracts/notices.ts';
 import { redactKnownSecrets, redactSecrets } from '../core/redact.ts';
-import { isDamageError } from '../store/logCheck.ts';
+import { isDamageError, RESTART_FOR_DAMAGED_LOG } from '../store/logCheck.ts';
 import { RequestLogStoppedError } from '../store/write/logThreadClient.ts';
 import { ASIDE_NAME_SOURCE } from '../core/asideName.ts';
 
@@ -44,7 +44,7 @@ export function requestLogNoticeKind(error: unknown): NoticeKind {
 export function requestLogFailureCause(error: unknown): string {
   const cause = `request log: ${error instanceof Error ? error.message : 'failed'}`;
   if (!isDamageError(error)) return cause;
-  return `${cause}. The file is damaged; forwarding goes on. Restart Airlock: the start checks the log, moves a damaged one aside and reads its requests back into a fresh log.`;
+  return `${cause}. The file is damaged; forwarding goes on. ${RESTART_FOR_DAMAGED_LOG} into a fresh log.`;
 }
 
 export interface NoticeBoardOptions {

@@ -22,6 +22,9 @@ const SQLITE_CORRUPT = 11;
 const SQLITE_FULL = 13;
 const SQLITE_NOTADB = 26;
 
+/** What restarting does for a damaged log, the fix every message about one gives (free disk space would not help). */
+export const RESTART_FOR_DAMAGED_LOG = 'Restart Airlock: the start checks the log, moves a damaged one aside and reads its requests back';
+
 /** SQLite found the file damaged. Errors from the log thread arrive as plain Errors: their message tells. */
 export function isDamageError(error: unknown): boolean {
   if (!(error instanceof Error)) return false;

@@ -8,7 +8,7 @@ import { ConfigBrokenError, ConfigBusyError, ConfigInvalidError, ConfigLinkError
 import { KeychainUnavailableError } from '../../contracts/secretStore.ts';
 import { TraceHeaderInputError } from '../export/traceHeaders.ts';
 import { DataDirUnwritableError } from '../dataDir.ts';
-import { isDamageError } from '../../store/logCheck.ts';
+import { isDamageError, RESTART_FOR_DAMAGED_LOG } from '../../store/logCheck.ts';
 
 const STATUS_OF: Record<ApiErrorCode, number> = {
   unauthorized: 401,
@@ -58,7 +58,7 @@ export function toApiError(error: unknown): ApiError {
   if (isDamageError(error))
     return new ApiError(
       'unavailable',
-      'The request log is damaged, so this cannot be read from it; forwarding goes on. Restart Airlock: the start checks the log, moves a damaged one aside and reads its requests back.',
+      `The request log is damaged, so this cannot be read from it; forwarding goes on. ${RESTART_FOR_DAMAGED_LOG}.`,
     );
   // The router decodes path parameters (a request id): a broken %-escape is the address's fault.
   if (error instanceof URIError) return new ApiError('invalid', 'The address holds a broken %-escape (% and two hex digits).');

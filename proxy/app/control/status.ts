@@ -3,7 +3,7 @@ import type { BudgetProgress } from '../../contracts/spend.ts';
 import { formatCredits } from '../../contracts/amounts.ts';
 import { redactKnownSecrets } from '../../core/redact.ts';
 import { startOfLocalDayMs } from '../../core/localPeriods.ts';
-import { isDamageError } from '../../store/logCheck.ts';
+import { isDamageError, RESTART_FOR_DAMAGED_LOG } from '../../store/logCheck.ts';
 import { budgetProgress, ledgerBudgetProgress } from './budgets.ts';
 import type { ControlDeps, ProxyControl } from './deps.ts';
 import { moneyOf } from './mapping.ts';
@@ -51,7 +51,7 @@ function readLogSpend(deps: ControlDeps, config: ReturnType<ControlDeps['config'
       todayCredits,
       budgets: ledger === undefined ? [] : ledgerBudgetProgress(config, ledger, nowMs),
       unreadable: isDamageError(error)
-        ? `The request log cannot be read (${cause}): ${counted} Restart Airlock: the start checks the log, moves a damaged one aside and reads its requests back.`
+        ? `The request log cannot be read (${cause}): ${counted} ${RESTART_FOR_DAMAGED_LOG}.`
         : `The request log cannot be read (${cause}): ${counted}`,
     };
   }

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { startOfLocalMonthMs } from '../../core/localPeriods.ts';
 import { formatCredits } from '../../contracts/amounts.ts';
 import type { LedgerGap, UnwrittenStatus } from '../../contracts/log.ts';
+import { RESTART_FOR_DAMAGED_LOG } from '../logCheck.ts';
 import { readLostSpendMarker } from '../lostSpendMarker.ts';
 import { MAX_UNWRITTEN_ROWS } from './unwrittenRows.ts';
 import type { SpendEntry, UnwrittenState } from './unwrittenSpend.ts';
@@ -143,7 +144,7 @@ export class UnwrittenMirror {
     const refusal = this.#state?.refusal ?? null;
     if (refusal !== null) {
       const lead = refusal.damaged ? `The request log is damaged (${refusal.cause})` : `The request log refused rows (${refusal.cause})`;
-      return `${lead}: ${missing}${kept}${folded}${counted} Restart Airlock: the start checks the log, moves a damaged one aside and reads its requests back.`;
+      return `${lead}: ${missing}${kept}${folded}${counted} ${RESTART_FOR_DAMAGED_LOG}.`;
     }
     return `The disk holding ${this.#dataDir} is full (or the log reached its size limit): ${missing}${kept}${folded}${counted} Free disk space to record them.`;
   }

@@ -71,12 +71,34 @@ export class FieldStreams<Key> {
   guard(key: Key, holder: Json, property: string): boolean {
     const value = holder[property];
     if (typeof value !== 'string' || value === '') return false;
+    const stream = this.#streamOf(key);
+    return this.#replace(holder, property, value, stream.push(value), stream);
+  }
+
+  /**
+   * `guard` for a field a client may take whole from the first delta that has it, or replace with
+   * each one's (a tool call's name and id: the Vercel AI SDK, openai-node): what the stream would
+   * hold is handed on at once, so each delta keeps the piece it came with, and a client that joins
+   * the pieces (openai-python) still never has the key whole (KeyTextStream.handOn).
+   */
+  guardHandingOn(key: Key, holder: Json, property: string): boolean {
+    const value = holder[property];
+    if (typeof value !== 'string' || value === '') return false;
+    const stream = this.#streamOf(key);
+    return this.#replace(holder, property, value, stream.push(value) + stream.handOn(), stream);
+  }
+
+  #streamOf(key: Key): KeyTextStream {
     let stream = this.#streams.get(key);
     if (stream === undefined) {
       stream = this.#masker.textStream();
       this.#streams.set(key, stream);
     }
-    const passed = stream.push(value);
+    return stream;
+  }
+
+  /** Puts what passed in the value's place, if it differs; true if it did. */
+  #replace(holder: Json, property: string, value: string, passed: string, stream: KeyTextStream): boolean {
     if (passed === value) return false;
     this.#masked ||= stream.masked;
     holder[property] = passed;

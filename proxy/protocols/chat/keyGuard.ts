@@ -11,6 +11,15 @@ import type { KeyMasker } from '../../core/keyMasker.ts';
 /** Legacy completions stream `choices[].text`. */
 const LEGACY_TEXT_FIELD = 'text';
 const TOOL_FIELD_PREFIX = 'tool ';
+/**
+ * A tool call's id and name, and a legacy function call's name: a client may join their pieces
+ * (openai-python's stream helper joins every string, LangChain names, aider the function call's), take the
+ * first delta's as whole (Vercel AI SDK) or keep the last (openai-node, Cline). Never held, they never
+ * hold a choice up; their keys do not begin with TOOL_FIELD_PREFIX, whose held text goes in `arguments`.
+ */
+const CALL_ID_PREFIX = 'id of tool ';
+const CALL_NAME_PREFIX = 'name of tool ';
+const FUNCTION_CALL_NAME_FIELD = 'function_call name';
 /** The text of Mistral's thinking parts (contentParts.ts), a field of its own beside `content`. */
 const THINKING_PARTS_FIELD = 'thinking parts';
 /** A relay's thinking blocks (relayThinking.ts): LiteLLM's run on as one text, OpenRouter's by their `index`. */
@@ -99,22 +108,35 @@ export class ChatKeyGuard extends FieldKeyGuard<string> {
       if (Array.isArray(delta.reasoning_details)) this.#guardRelayBlocks(delta.reasoning_details, index, 'reasoning_details');
       if (isRecord(delta.audio) && typeof delta.audio.transcript === 'string')
         this.fields.guard(this.#key(index, 'audio'), delta.audio, 'transcript');
-      if (isRecord(delta.function_call) && typeof delta.function_call.arguments === 'string') {
+      if (isRecord(delta.function_call)) {
         this.fields.guard(this.#key(index, 'function_call'), delta.function_call, 'arguments');
+        this.fields.guardHandingOn(this.#key(index, FUNCTION_CALL_NAME_FIELD), delta.function_call, 'name');
       }
-      if (Array.isArray(delta.tool_calls)) {
-        delta.tool_calls.forEach((call: unknown, position) => {
-          if (!isRecord(call) || !isRecord(call.function)) return;
-          const callIndex = typeof call.index === 'number' ? call.index : position;
-          this.fields.guard(this.#key(index, `${TOOL_FIELD_PREFIX}${callIndex}`), call.function, 'arguments');
-        });
-      }
+      if (Array.isArray(delta.tool_calls)) this.#guardToolCalls(delta.tool_calls, index);
     }
     if (typeof choice.text === 'string') this.fields.guard(this.#key(index, LEGACY_TEXT_FIELD), choice, LEGACY_TEXT_FIELD);
     const finished = finishReasonOf(choice.finish_reason) !== null;
     if (isRecord(choice.logprobs)) this.#logprobs ??= new LogprobGuard(this.#masker);
     if (this.#logprobs?.guard(choice, index, finished)) this.fields.noteReshaped();
     if (finished && this.#flushChoice(choice, index)) this.fields.noteReshaped();
+  }
+
+  /**
+   * Each call's arguments run on as one text; its name and id are guarded without holding anything
+   * back (FieldStreams.guardHandingOn): some clients take the first delta's as whole, some join them.
+   */
+  #guardToolCalls(calls: unknown[], index: number): void {
+    calls.forEach((call: unknown, position) => {
+      if (!isRecord(call)) return;
+      const callIndex = typeof call.index === 'number' ? call.index : position;
+      // Most deltas carry arguments only: no key is made for a name or id they do not carry.
+      if (typeof call.id === 'string') this.fields.guardHandingOn(this.#key(index, `${CALL_ID_PREFIX}${callIndex}`), call, 'id');
+      if (!isRecord(call.function)) return;
+      if (typeof call.function.name === 'string') {
+        this.fields.guardHandingOn(this.#key(index, `${CALL_NAME_PREFIX}${callIndex}`), call.function, 'name');
+      }
+      this.fields.guard(this.#key(index, `${TOOL_FIELD_PREFIX}${callIndex}`), call.function, 'arguments');
+    });
   }
 
   /** Mistral's content parts: text parts run on as `content` (a client joins them with string content), thinking parts' text as a field of its own. */

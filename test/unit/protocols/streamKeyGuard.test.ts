@@ -132,6 +132,26 @@ describe('chat streams', () => {
     });
   });
 
+  it("holds back no end of a tool call's id or name, whole in its first delta, that could begin the key", () => {
+    // The Vercel AI SDK takes the first delta's id and name as whole, openai-node and Cline the last one
+    // sent: a held `s` would come later as a name of its own. Text after the call's arguments stays guarded.
+    const events = [
+      chunk({ tool_calls: [{ index: 0, id: 'call_s', type: 'function', function: { name: 'list_dirs', arguments: '' } }] }),
+      chunk({ tool_calls: [{ index: 0, function: { arguments: '{"a":"s' } }] }),
+      chunk({ tool_calls: [{ index: 0, function: { arguments: 'k"}' } }] }),
+      chunk({}, 'tool_calls'),
+      { data: '[DONE]' },
+    ];
+    const before = events[0]?.data;
+    const { out, masked } = run('chat', events);
+    expect(out[0]?.data).toBe(before);
+    expect(out).toHaveLength(events.length);
+    const calls = parsed(out).flatMap((json) => json.choices[0].delta.tool_calls ?? []);
+    expect(calls.map((call) => call.function.arguments).join('')).toBe('{"a":"sk"}');
+    expect(calls.filter((call) => call.id !== undefined || call.function.name !== undefined)).toHaveLength(1);
+    expect(masked).toBe(false);
+  });
+
   it('passes an event it has nothing to change as it came', () => {
     const event = chunk({ content: 'Hello there.' });
     const before = event.data;

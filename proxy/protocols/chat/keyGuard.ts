@@ -26,7 +26,6 @@ const THINKING_PARTS_FIELD = 'thinking parts';
 const RELAY_BLOCKS_PREFIX = 'relay ';
 /** A delta's fields that hold text as a plain string. */
 const PLAIN_TEXT_FIELDS = ['content', 'reasoning_content', 'reasoning', 'refusal'] as const;
-const RELAY_THINKING_FIELDS: readonly RelayThinkingField[] = ['thinking_blocks', 'reasoning_details'];
 /**
  * Text a client joins inside a delta's object: an audio answer's `transcript` (gpt-4o-audio) and the
  * legacy `function_call`'s `arguments`; openai-node's ChatCompletionStream appends both. The field is the object's name.
@@ -86,35 +85,48 @@ export class ChatKeyGuard extends FieldKeyGuard<string> {
       return;
     }
     this.#lastChunk = chunk;
-    if (this.fields.holding && !this.#goesOnWhereHeld(choices)) this.#handOnPaused(chunk, choices, emit);
+    // Only a chunk that may go on from a held field to others needs the fields its choices carry.
+    const handed: Json[] | null = this.fields.holding && !this.#goesOnWhereHeld(choices) ? [] : null;
     for (let position = 0; position < choices.length; position += 1) {
       const choice: unknown = choices[position];
-      if (isRecord(choice)) this.#guardChoice(choice, typeof choice.index === 'number' ? choice.index : position);
+      if (isRecord(choice)) this.#guardChoice(choice, typeof choice.index === 'number' ? choice.index : position, handed);
+    }
+    if (handed !== null && handed.length > 0) {
+      const { id, object, created, model } = chunk;
+      emit({ data: JSON.stringify({ id, object, created, model, choices: handed }) });
     }
     this.fields.rewrite(event, chunk);
     emit(event);
   }
 
-  #guardChoice(choice: Json, index: number): void {
+  /**
+   * Guards the choice's fields, noting those its delta carries text (or a tool call) in when `handed`
+   * collects what paused fields hand on; then its logprobs, and its held text if it finished.
+   */
+  #guardChoice(choice: Json, index: number, handed: Json[] | null): void {
+    const carried = handed === null ? null : new Set<string>();
     const delta = choice.delta;
     if (isRecord(delta)) {
       // Named reads, not a loop over the names: each site then sees one property, the cheap case on every delta.
-      if (typeof delta.content === 'string') this.fields.guard(this.#key(index, 'content'), delta, 'content');
-      else if (Array.isArray(delta.content)) this.#guardContentParts(delta.content, index);
-      if (typeof delta.reasoning_content === 'string') this.fields.guard(this.#key(index, 'reasoning_content'), delta, 'reasoning_content');
-      if (typeof delta.reasoning === 'string') this.fields.guard(this.#key(index, 'reasoning'), delta, 'reasoning');
-      if (typeof delta.refusal === 'string') this.fields.guard(this.#key(index, 'refusal'), delta, 'refusal');
-      if (Array.isArray(delta.thinking_blocks)) this.#guardRelayBlocks(delta.thinking_blocks, index, 'thinking_blocks');
-      if (Array.isArray(delta.reasoning_details)) this.#guardRelayBlocks(delta.reasoning_details, index, 'reasoning_details');
+      if (typeof delta.content === 'string') this.#guardText(this.#key(index, 'content'), delta, 'content', carried);
+      else if (Array.isArray(delta.content)) this.#guardContentParts(delta.content, index, carried);
+      if (typeof delta.reasoning_content === 'string')
+        this.#guardText(this.#key(index, 'reasoning_content'), delta, 'reasoning_content', carried);
+      if (typeof delta.reasoning === 'string') this.#guardText(this.#key(index, 'reasoning'), delta, 'reasoning', carried);
+      if (typeof delta.refusal === 'string') this.#guardText(this.#key(index, 'refusal'), delta, 'refusal', carried);
+      if (Array.isArray(delta.thinking_blocks)) this.#guardRelayBlocks(delta.thinking_blocks, index, 'thinking_blocks', carried);
+      if (Array.isArray(delta.reasoning_details)) this.#guardRelayBlocks(delta.reasoning_details, index, 'reasoning_details', carried);
       if (isRecord(delta.audio) && typeof delta.audio.transcript === 'string')
-        this.fields.guard(this.#key(index, 'audio'), delta.audio, 'transcript');
+        this.#guardText(this.#key(index, 'audio'), delta.audio, 'transcript', carried);
       if (isRecord(delta.function_call)) {
-        this.fields.guard(this.#key(index, 'function_call'), delta.function_call, 'arguments');
+        if (typeof delta.function_call.arguments === 'string')
+          this.#guardText(this.#key(index, 'function_call'), delta.function_call, 'arguments', carried);
         this.fields.guardHandingOn(this.#key(index, FUNCTION_CALL_NAME_FIELD), delta.function_call, 'name');
       }
-      if (Array.isArray(delta.tool_calls)) this.#guardToolCalls(delta.tool_calls, index);
+      if (Array.isArray(delta.tool_calls)) this.#guardToolCalls(delta.tool_calls, index, carried);
     }
-    if (typeof choice.text === 'string') this.fields.guard(this.#key(index, LEGACY_TEXT_FIELD), choice, LEGACY_TEXT_FIELD);
+    if (typeof choice.text === 'string') this.#guardText(this.#key(index, LEGACY_TEXT_FIELD), choice, LEGACY_TEXT_FIELD, carried);
+    if (carried !== null && carried.size > 0 && handed !== null) this.#handOnPaused(index, carried, handed);
     const finished = finishReasonOf(choice.finish_reason) !== null;
     if (isRecord(choice.logprobs)) this.#logprobs ??= new LogprobGuard(this.#masker);
     if (this.#logprobs?.guard(choice, index, finished)) this.fields.noteReshaped();
@@ -125,31 +137,38 @@ export class ChatKeyGuard extends FieldKeyGuard<string> {
    * Each call's arguments run on as one text; its name and id are guarded without holding anything
    * back (FieldStreams.guardHandingOn): some clients take the first delta's as whole, some join them.
    */
-  #guardToolCalls(calls: unknown[], index: number): void {
+  #guardToolCalls(calls: unknown[], index: number, carried: Set<string> | null): void {
     calls.forEach((call: unknown, position) => {
+      const callIndex = isRecord(call) && typeof call.index === 'number' ? call.index : position;
+      const argumentsKey = this.#key(index, `${TOOL_FIELD_PREFIX}${callIndex}`);
+      // Any piece of a call, its arguments or not, goes on with that call.
+      carried?.add(argumentsKey);
       if (!isRecord(call)) return;
-      const callIndex = typeof call.index === 'number' ? call.index : position;
       // Most deltas carry arguments only: no key is made for a name or id they do not carry.
       if (typeof call.id === 'string') this.fields.guardHandingOn(this.#key(index, `${CALL_ID_PREFIX}${callIndex}`), call, 'id');
       if (!isRecord(call.function)) return;
       if (typeof call.function.name === 'string') {
         this.fields.guardHandingOn(this.#key(index, `${CALL_NAME_PREFIX}${callIndex}`), call.function, 'name');
       }
-      this.fields.guard(this.#key(index, `${TOOL_FIELD_PREFIX}${callIndex}`), call.function, 'arguments');
+      this.fields.guard(argumentsKey, call.function, 'arguments');
     });
   }
 
   /** Mistral's content parts: text parts run on as `content` (a client joins them with string content), thinking parts' text as a field of its own. */
-  #guardContentParts(parts: unknown[], index: number): void {
+  #guardContentParts(parts: unknown[], index: number, carried: Set<string> | null): void {
     for (const part of parts) {
       if (!isRecord(part)) continue;
       if (part.type !== 'thinking') {
-        this.fields.guard(this.#key(index, 'content'), part, 'text');
+        const key = this.#key(index, 'content');
+        carried?.add(key);
+        this.fields.guard(key, part, 'text');
         continue;
       }
-      if (typeof part.thinking === 'string') this.fields.guard(this.#key(index, THINKING_PARTS_FIELD), part, 'thinking');
+      const key = this.#key(index, THINKING_PARTS_FIELD);
+      carried?.add(key);
+      if (typeof part.thinking === 'string') this.fields.guard(key, part, 'thinking');
       else if (Array.isArray(part.thinking)) {
-        for (const inner of part.thinking) if (isRecord(inner)) this.fields.guard(this.#key(index, THINKING_PARTS_FIELD), inner, 'text');
+        for (const inner of part.thinking) if (isRecord(inner)) this.fields.guard(key, inner, 'text');
       }
     }
   }
@@ -159,11 +178,12 @@ export class ChatKeyGuard extends FieldKeyGuard<string> {
    * in its thinking's signature: their text is guarded as a field of its own. A block ends with its
    * signature, so what its text held back goes in the signature's piece, the block whole before it.
    */
-  #guardRelayBlocks(blocks: unknown[], index: number, field: RelayThinkingField): void {
+  #guardRelayBlocks(blocks: unknown[], index: number, field: RelayThinkingField, carried: Set<string> | null): void {
     for (const block of blocks) {
       if (!isRecord(block)) continue;
       const property = relayTextProperty(field, block);
       const key = this.#key(index, relayBlocksKey(field, block.index, property));
+      carried?.add(key);
       this.fields.guard(key, block, property);
       if (typeof block.signature !== 'string' || block.signature === '') continue;
       const rest = this.fields.end(key);
@@ -173,26 +193,22 @@ export class ChatKeyGuard extends FieldKeyGuard<string> {
     }
   }
 
+  /** A field's text, noted among those its choice carries when `carried` collects them. */
+  #guardText(key: string, holder: Json, property: string, carried: Set<string> | null): void {
+    if (carried !== null && holder[property] !== '') carried.add(key);
+    this.fields.guard(key, holder, property);
+  }
+
   /**
    * A choice that goes on to other fields than those holding text (its answer after its thinking, a
-   * tool call after text) gets their held text first, in a chunk of its own: held to the finish, it
-   * came after the rest, and a translated client showed it as a block of its own (a second thinking
-   * block after Claude Code's text, a reasoning item after Codex's message).
+   * tool call after text) gets their held text first, in a chunk of its own (`handed`, sent before
+   * this one): held to the finish, it came after the rest, and a translated client showed it as a
+   * block of its own (a second thinking block after Claude Code's text, a reasoning item after Codex's message).
    */
-  #handOnPaused(chunk: Json, choices: unknown[], emit: Emit): void {
-    const handed: Json[] = [];
-    choices.forEach((choice: unknown, position) => {
-      if (!isRecord(choice)) return;
-      const index = typeof choice.index === 'number' ? choice.index : position;
-      const carried = this.#fieldsCarried(choice, index);
-      if (carried.size === 0) return;
-      const paused = this.#holdingKeysOf(index).filter((key) => !carried.has(key));
-      const handedChoice: Json = { index, delta: {}, finish_reason: null };
-      if (this.#addHeld(handedChoice, index, paused, (key) => this.fields.handOn(key))) handed.push(handedChoice);
-    });
-    if (handed.length === 0) return;
-    const { id, object, created, model } = chunk;
-    emit({ data: JSON.stringify({ id, object, created, model, choices: handed }) });
+  #handOnPaused(index: number, carried: ReadonlySet<string>, handed: Json[]): void {
+    const paused = this.#holdingKeysOf(index).filter((key) => !carried.has(key));
+    const handedChoice: Json = { index, delta: {}, finish_reason: null };
+    if (this.#addHeld(handedChoice, index, paused, (key) => this.fields.handOn(key))) handed.push(handedChoice);
   }
 
   /**
@@ -209,40 +225,6 @@ export class ChatKeyGuard extends FieldKeyGuard<string> {
       if (typeof text === 'string' && text !== '') return this.fields.holdsNoneBut(this.#key(index, field));
     }
     return false;
-  }
-
-  /** The keys of the fields this choice's delta carries text (or a tool call) in. */
-  #fieldsCarried(choice: Json, index: number): Set<string> {
-    const carried = new Set<string>();
-    const delta = isRecord(choice.delta) ? choice.delta : {};
-    for (const field of PLAIN_TEXT_FIELDS) {
-      if (typeof delta[field] === 'string' && delta[field] !== '') carried.add(this.#key(index, field));
-    }
-    if (Array.isArray(delta.content)) {
-      for (const part of delta.content) {
-        if (isRecord(part)) carried.add(this.#key(index, part.type === 'thinking' ? THINKING_PARTS_FIELD : 'content'));
-      }
-    }
-    if (Array.isArray(delta.tool_calls)) {
-      delta.tool_calls.forEach((call: unknown, position) => {
-        const callIndex = isRecord(call) && typeof call.index === 'number' ? call.index : position;
-        carried.add(this.#key(index, `${TOOL_FIELD_PREFIX}${callIndex}`));
-      });
-    }
-    for (const field of RELAY_THINKING_FIELDS) {
-      const blocks = delta[field];
-      if (!Array.isArray(blocks)) continue;
-      for (const block of blocks) {
-        if (isRecord(block)) carried.add(this.#key(index, relayBlocksKey(field, block.index, relayTextProperty(field, block))));
-      }
-    }
-    if (typeof choice.text === 'string' && choice.text !== '') carried.add(this.#key(index, LEGACY_TEXT_FIELD));
-    for (const field in NESTED_TEXT) {
-      const holder = delta[field];
-      const text = isRecord(holder) ? holder[NESTED_TEXT[field] as string] : undefined;
-      if (typeof text === 'string' && text !== '') carried.add(this.#key(index, field));
-    }
-    return carried;
   }
 
   #holdingKeysOf(index: number): string[] {

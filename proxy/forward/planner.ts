@@ -239,7 +239,8 @@ function translatedPlan(
   }
   if (upstreamModel === null || requestedModel === null) return invalid('the request names no model');
   const protocol = translation.modeKey;
-  // Thinking a translated client hands back goes only to the gateway it came from (returnedReasoning.ts): a fallback step's may refuse it.
+  // Thinking a translated client hands back goes only to the gateway it came from (returnedReasoning.ts), a relay's
+  // signed blocks only to the model too (relayThinking.ts): a fallback step's may refuse it.
   const gatewayTag = gatewayTagOf(target.profile.baseUrl);
   const planned = (
     bytes: Buffer,
@@ -255,7 +256,7 @@ function translatedPlan(
     textBody: true,
     stream,
     chatBody,
-    translator: translation.responseTranslator(requestedModel, clientToolNames, gatewayTag),
+    translator: translation.responseTranslator(requestedModel, clientToolNames, { gatewayTag, upstreamModel }),
     notes,
   });
   const refusedReasoningEfforts = input.refusedReasoningEfforts?.(target.profile, upstreamModel) ?? [];

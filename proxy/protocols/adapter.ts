@@ -4,6 +4,7 @@ import type { Profile } from '../contracts/profile.ts';
 import type { ClientProtocol, TokenUsage } from '../contracts/usage.ts';
 import type { ClientErrorDetail } from '../core/errorClass.ts';
 import type { KeyMasker } from '../core/keyMasker.ts';
+import type { AnswerSource } from './chat/relayThinking.ts';
 import type { ChatRequestTranslation, ClientToolNames } from './requestResult.ts';
 import type { SseEvent } from './sse.ts';
 import type { StreamKeyGuard } from './streamKeyGuard.ts';
@@ -230,9 +231,9 @@ export interface ChatTranslation {
   /**
    * Turns the gateway's Chat Completions answers back into this protocol for the model the client
    * asked for, naming the called tools as the client does (the translation's `clientToolNames`), its
-   * thinking marked as the gateway `gatewayTag` names' (returnedReasoning.ts).
+   * thinking marked as the gateway and model `source` names' (returnedReasoning.ts, relayThinking.ts).
    */
-  responseTranslator(requestedModel: string, clientToolNames: ClientToolNames, gatewayTag: string): ResponseTranslator;
+  responseTranslator(requestedModel: string, clientToolNames: ClientToolNames, source: AnswerSource): ResponseTranslator;
 }
 
 export interface ResponseTranslator {

@@ -54,7 +54,7 @@ export async function answerChat(
     reasoningEffortRefusal(voice.dialect, capabilities, json) ??
     returnedReasoningRefusal(voice.dialect, capabilities, json.messages) ??
     thoughtSignatureRefusal(voice.dialect, json.messages) ??
-    relayThinkingRefusal(voice.dialect, json.messages);
+    relayThinkingRefusal(voice.dialect, String(json.model), json.messages);
   if (refusal !== null) {
     sendGatewayError(response, voice, refusal.status, refusal.body, { subject: refusal.subject });
     return;
@@ -100,7 +100,7 @@ export async function answerChat(
     const costHeader: Record<string, string> =
       wording === 'litellm' && plan.usage !== null ? { 'x-litellm-response-cost': String(liteLlmResponseCost(plan.usage)) } : {};
     const body = withReasoning(completionBody(plan, wording === 'litellm' ? 'openai' : wording), reasoning, stream.reasoningField, {
-      ...(reasoning === null ? {} : relayThinkingFields(voice.dialect, reasoning)),
+      ...(reasoning === null ? {} : relayThinkingFields(voice.dialect, plan.model, reasoning)),
     });
     if (fault?.kind === 'cutAfter') {
       // A non-streaming reply broken off halfway through its JSON.

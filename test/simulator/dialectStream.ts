@@ -53,7 +53,8 @@ export function planDialectStream(
   const envelope = { ...(base.head as Chunk), choices: [] };
   const relay = reply.thinkingRelay;
   const reasoningDelta = (delta: object): object => ({ ...envelope, choices: [{ index: 0, delta, finish_reason: null }] });
-  const signatureDelta = reply.reasoning === null || relay === undefined ? null : relayThinkingSignatureDelta(relay, reply.reasoning);
+  const signatureDelta =
+    reply.reasoning === null || relay === undefined ? null : relayThinkingSignatureDelta(relay, reply.plan.model, reply.reasoning);
   const reasoningDeltas =
     reply.reasoning === null
       ? []

@@ -18,22 +18,26 @@ import type { CapabilityRefusal } from './modelCapabilities.ts';
  *   TestOpenRouterThinking/claude-sonnet-4-sig cassettes, where the turn sent back without
  *   reasoning_details came back with no reasoning at all.
  * A signature that is not the one given for that thinking is Anthropic's 400 "Invalid `signature`
- * in `thinking` block" through either (anthropics/claude-code#10627).
+ * in `thinking` block" through either (anthropics/claude-code#10627). So is one another Claude model
+ * gave: signatures are bound to the model that made them, and a conversation moved to another model
+ * with them is refused (vybestack/llxprt-code#2335, CommonstackAI/UncommonRoute#19,
+ * anthropics/claude-code#63229); OpenRouter passes them on to the provider, which checks them
+ * (OpenRouterTeam/ai-sdk-provider#491, cited in mastra-ai/mastra#23433, for Gemini's).
  */
 const FORMAT = 'anthropic-claude-v1';
 
 /**
- * The signature the simulator gives thinking: opaque, as Claude's (Anthropic's extended-thinking docs: an
- * encrypted field to hand back unchanged), yet checkable here, a digest of the thinking. Not the thinking in
- * base64: no relay sends that, and a key in the thinking would then be in the signature too.
+ * The signature the simulator gives the thinking of `model`: opaque, as Claude's (Anthropic's extended-thinking
+ * docs: an encrypted field to hand back unchanged), yet checkable here, a digest of the model and the thinking.
+ * Not the thinking in base64: no relay sends that, and a key in the thinking would then be in the signature too.
  */
-export function relayThinkingSignature(thinking: string): string {
-  return `EqoB${hash('sha256', `signed:${thinking}`, 'base64')}`;
+export function relayThinkingSignature(model: string, thinking: string): string {
+  return `EqoB${hash('sha256', `signed:${model}:${thinking}`, 'base64')}`;
 }
 
-/** The message fields a whole answer's signed thinking adds, in the dialect's shape. */
-export function relayThinkingFields(dialect: Dialect, thinking: string): object {
-  const signature = relayThinkingSignature(thinking);
+/** The message fields a whole answer's signed thinking (by `model`) adds, in the dialect's shape. */
+export function relayThinkingFields(dialect: Dialect, model: string, thinking: string): object {
+  const signature = relayThinkingSignature(model, thinking);
   if (dialect.relaysClaudeThinking === 'thinking_blocks') return { thinking_blocks: [{ type: 'thinking', thinking, signature }] };
   if (dialect.relaysClaudeThinking === 'reasoning_details')
     return { reasoning_details: [{ type: 'reasoning.text', text: thinking, signature, format: FORMAT, index: 0 }] };
@@ -49,9 +53,9 @@ export function relayThinkingPieceFields(dialect: Dialect, piece: string): objec
   return {};
 }
 
-/** The delta that ends streamed thinking with its signature; null for a dialect that sends none. */
-export function relayThinkingSignatureDelta(dialect: Dialect, thinking: string): object | null {
-  const signature = relayThinkingSignature(thinking);
+/** The delta that ends streamed thinking (by `model`) with its signature; null for a dialect that sends none. */
+export function relayThinkingSignatureDelta(dialect: Dialect, model: string, thinking: string): object | null {
+  const signature = relayThinkingSignature(model, thinking);
   if (dialect.relaysClaudeThinking === 'thinking_blocks')
     return { reasoning_content: '', thinking_blocks: [{ type: 'thinking', thinking: '', signature }] };
   if (dialect.relaysClaudeThinking === 'reasoning_details')
@@ -79,8 +83,11 @@ function sentBlocks(dialect: Dialect, message: NonNullable<SentMessage>): SentBl
   return Array.isArray(blocks) ? (blocks as SentBlock[]) : null;
 }
 
-/** A current tool turn sent back with a block whose signature is not its thinking's, or (LiteLLM) without its blocks: the 400. Null otherwise. */
-export function relayThinkingRefusal(dialect: Dialect, messages: unknown): CapabilityRefusal | null {
+/**
+ * A current tool turn sent back to `model` with a block whose signature is not its thinking's by that model, or
+ * (LiteLLM) without its blocks: the 400. Null otherwise.
+ */
+export function relayThinkingRefusal(dialect: Dialect, model: string, messages: unknown): CapabilityRefusal | null {
   if (dialect.relaysClaudeThinking === null) return null;
   for (const [index, message] of currentToolCallTurns(messages)) {
     const blocks = sentBlocks(dialect, message);
@@ -91,7 +98,7 @@ export function relayThinkingRefusal(dialect: Dialect, messages: unknown): Capab
       return { status: 400, body: errorBody(said, 'invalid_request_error', '400'), subject: '' };
     }
     const forged = (blocks ?? []).some(
-      (block) => block?.signature !== relayThinkingSignature(String(block?.thinking ?? block?.text ?? '')),
+      (block) => block?.signature !== relayThinkingSignature(model, String(block?.thinking ?? block?.text ?? '')),
     );
     if (forged) {
       const said = `messages.${index}.content.0: Invalid \`signature\` in \`thinking\` block`;

@@ -38,11 +38,11 @@ export const anthropicAdapter: ProtocolAdapter = {
     clientHeaderPrefixes: ['anthropic-'],
     countAnswer: (inputTokens) => ({ input_tokens: inputTokens }),
     toChatRequest: anthropicToChatRequest,
-    responseTranslator: (requestedModel, _clientToolNames, gatewayTag) => ({
+    responseTranslator: (requestedModel, _clientToolNames, source) => ({
       createStream: () =>
-        fromChatEvents(createAnthropicStreamTranslator({ requestedModel, messageId: newAnthropicMessageId(), gatewayTag })),
+        fromChatEvents(createAnthropicStreamTranslator({ requestedModel, messageId: newAnthropicMessageId(), ...source })),
       translateJson: (chatJson, unreportedUsage) =>
-        unwrap(chatToAnthropicResponse(chatJson, { requestedModel, gatewayTag, unreportedUsage })),
+        unwrap(chatToAnthropicResponse(chatJson, { requestedModel, ...source, unreportedUsage })),
       // Claude Code retries an error event only when its type is overloaded_error: mid-stream it has no status.
       failureType: (errorClass, upstreamStatus) => anthropicErrorType(anthropicStatusFor(errorClass, upstreamStatus)),
     }),

@@ -5,7 +5,13 @@ import type { ChatRequestTranslation, RequestRefusal } from '../requestResult.ts
 import type { ChatRequestOptions } from '../adapter.ts';
 import { foundToolsMessage, imagePart, textPart, userContent, withLeadingSystem } from '../chat/chatMessages.ts';
 import type { AssistantMessage, ChatContentPart, ChatMessage, ChatToolCall } from '../chat/chatMessages.ts';
-import { addRelayThinking, joinedRelayThinking, relayThinkingOfMark, type RelayThinking } from '../chat/relayThinking.ts';
+import {
+  addRelayThinking,
+  type AnswerSource,
+  joinedRelayThinking,
+  relayThinkingOfMark,
+  type RelayThinking,
+} from '../chat/relayThinking.ts';
 import { toolFields } from './tools.ts';
 import { contextManagementNotes } from './contextManagement.ts';
 import { anthropicRequestSchema, anthropicTranslatedFields } from './requestSchema.ts';
@@ -30,7 +36,7 @@ export function anthropicToChatRequest(body: unknown, options: ChatRequestOption
   const systemText = request.system === undefined ? '' : textOf(request.system, notes);
   if (systemText !== '') messages.push({ role: 'system', content: systemText });
   for (const message of request.messages) {
-    const translated = translateMessage(message, options.gatewayTag, notes);
+    const translated = translateMessage(message, options, notes);
     if (!translated.ok) return translated;
     messages.push(...translated.messages);
   }
@@ -61,7 +67,8 @@ export function anthropicToChatRequest(body: unknown, options: ChatRequestOption
   return { ok: true, chatBody, stream, notes };
 }
 
-function translateMessage(message: AnthropicRequest['messages'][number], gatewayTag: string, notes: string[]): MessageResult {
+/** `target`: who the request goes to; only thinking it sent goes back (returnedReasoning.ts, relayThinking.ts). */
+function translateMessage(message: AnthropicRequest['messages'][number], target: AnswerSource, notes: string[]): MessageResult {
   if (typeof message.content === 'string') {
     return { ok: true, messages: [{ role: message.role, content: message.content }] };
   }
@@ -69,7 +76,7 @@ function translateMessage(message: AnthropicRequest['messages'][number], gateway
     return unfixableRequest('document blocks (PDF) cannot be translated to Chat Completions; use a model served natively');
   }
   if (message.role === 'system') return { ok: true, messages: [{ role: 'system', content: textOf(message.content, notes) }] };
-  if (message.role === 'assistant') return { ok: true, messages: assistantMessages(message.content, gatewayTag, notes) };
+  if (message.role === 'assistant') return { ok: true, messages: assistantMessages(message.content, target, notes) };
   return { ok: true, messages: userMessages(message.content, notes) };
 }
 
@@ -99,7 +106,7 @@ function userMessages(blocks: AnthropicContentBlock[], notes: string[]): ChatMes
   return allParts.length > 0 ? [...toolMessages, { role: 'user', content: userContent(allParts) }] : toolMessages;
 }
 
-function assistantMessages(blocks: AnthropicContentBlock[], gatewayTag: string, notes: string[]): ChatMessage[] {
+function assistantMessages(blocks: AnthropicContentBlock[], target: AnswerSource, notes: string[]): ChatMessage[] {
   const texts: string[] = [];
   const toolCalls: ChatToolCall[] = [];
   // Thinking that may go back to this gateway (returnedReasoning.ts), its relay's signed blocks (relayThinking.ts); other thinking is dropped.
@@ -109,14 +116,14 @@ function assistantMessages(blocks: AnthropicContentBlock[], gatewayTag: string, 
     if (block.type === 'text') texts.push(block.text);
     else if (block.type === 'tool_use') {
       toolCalls.push({
-        ...chatCallIdentity(block.id, gatewayTag),
+        ...chatCallIdentity(block.id, target.gatewayTag),
         type: 'function',
         function: { name: block.name, arguments: JSON.stringify(block.input ?? {}) },
       });
     } else if (block.type === 'thinking') {
-      const relay = relayThinkingOfMark(block.signature, gatewayTag);
+      const relay = relayThinkingOfMark(block.signature, target);
       if (relay !== null) relayThinking = joinedRelayThinking(relayThinking, relay);
-      else if (!isReturnableReasoning(block.signature, gatewayTag)) noteDropped(block, notes);
+      else if (!isReturnableReasoning(block.signature, target.gatewayTag)) noteDropped(block, notes);
       else if (block.thinking) thoughts.push(block.thinking);
     } else noteDropped(block, notes);
   }

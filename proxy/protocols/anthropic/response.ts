@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { signedRelayThinking, thinkingMark } from '../chat/relayThinking.ts';
+import { type AnswerSource, signedRelayThinking, thinkingMark } from '../chat/relayThinking.ts';
 import type { TokenUsage } from '../../contracts/usage.ts';
 import { readChatCompletion } from '../chat/chatShapes.ts';
 import { isRecord } from '../../core/isRecord.ts';
@@ -76,7 +76,7 @@ export function anthropicUsage(usage: TokenUsage | null): AnthropicUsage {
  */
 export function chatToAnthropicResponse(
   chatJson: unknown,
-  options: { requestedModel: string; messageId?: string; gatewayTag: string; unreportedUsage?: TokenUsage | null },
+  options: { requestedModel: string; messageId?: string; unreportedUsage?: TokenUsage | null } & AnswerSource,
 ): AnthropicResponseTranslation {
   const reply = readChatCompletion(chatJson);
   if (reply === null) return { ok: false, message: 'the upstream reply has no choices to translate' };
@@ -88,7 +88,7 @@ export function chatToAnthropicResponse(
     content.push({
       type: 'thinking',
       thinking: reply.reasoning,
-      signature: thinkingMark(reply.reasoningField ?? 'reasoning_content', reply.relayThinking, options.gatewayTag),
+      signature: thinkingMark(reply.reasoningField ?? 'reasoning_content', reply.relayThinking, options),
     });
   }
   if (reply.text !== '') content.push({ type: 'text', text: reply.text });

@@ -1,5 +1,5 @@
 import { createChatStreamBlocks } from '../chat/chatStreamBlocks.ts';
-import { thinkingMark } from '../chat/relayThinking.ts';
+import { type AnswerSource, thinkingMark } from '../chat/relayThinking.ts';
 import type { BlockEvent } from '../chat/chatStreamBlocks.ts';
 import { sseFrame } from '../sse.ts';
 import { STREAM_ENDED_EARLY_MESSAGE } from '../streamTranslator.ts';
@@ -11,12 +11,10 @@ import { anthropicStop, anthropicUsage } from './response.ts';
  * frames to write in order. The usage chunk (include_usage) comes after the finish_reason chunk,
  * so `message_delta` with stop_reason and usage is written by finish(), at the upstream's end.
  */
-/** `gatewayTag`: the gateway that answers, named in a thinking block's mark (returnedReasoning.ts). */
-export function createAnthropicStreamTranslator(options: {
-  requestedModel: string;
-  messageId: string;
-  gatewayTag: string;
-}): ChatStreamTranslator {
+/** `gatewayTag` and `upstreamModel`: who answers, named in a thinking block's mark (returnedReasoning.ts, relayThinking.ts). */
+export function createAnthropicStreamTranslator(
+  options: { requestedModel: string; messageId: string } & AnswerSource,
+): ChatStreamTranslator {
   const blocks = createChatStreamBlocks(`toolu_${options.messageId}`, options.gatewayTag);
   let started = false;
   let ended = false;
@@ -49,14 +47,14 @@ export function createAnthropicStreamTranslator(options: {
       if (ended) return [];
       if (reading.errorMessage !== null) return fail({ type: 'api_error', message: reading.errorMessage });
       if (reading.stopSequence !== null) stopSequence = reading.stopSequence;
-      return [...start(), ...blocks.apply(reading).flatMap((event) => renderBlockEvent(event, options.gatewayTag))];
+      return [...start(), ...blocks.apply(reading).flatMap((event) => renderBlockEvent(event, options))];
     },
     finish(unreportedUsage = null) {
       if (ended) return [];
       const finishReason = blocks.finishReason();
       if (finishReason === null) return fail({ type: 'api_error', message: STREAM_ENDED_EARLY_MESSAGE });
       ended = true;
-      const frames = [...start(), ...blocks.closeAll().flatMap((event) => renderBlockEvent(event, options.gatewayTag))];
+      const frames = [...start(), ...blocks.closeAll().flatMap((event) => renderBlockEvent(event, options))];
       const delta = anthropicStop(finishReason, blocks.hasToolCalls(), stopSequence);
       frames.push(sseFrame('message_delta', { type: 'message_delta', delta, usage: anthropicUsage(blocks.usage() ?? unreportedUsage) }));
       frames.push(sseFrame('message_stop', { type: 'message_stop' }));
@@ -67,7 +65,7 @@ export function createAnthropicStreamTranslator(options: {
   };
 }
 
-function renderBlockEvent(event: BlockEvent, gatewayTag: string): string[] {
+function renderBlockEvent(event: BlockEvent, source: AnswerSource): string[] {
   const index = event.block.position;
   const block = event.block;
   if (event.type === 'start') {
@@ -85,7 +83,7 @@ function renderBlockEvent(event: BlockEvent, gatewayTag: string): string[] {
   const stop = sseFrame('content_block_stop', { type: 'content_block_stop', index });
   if (block.kind !== 'reasoning') return [stop];
   // As Anthropic sends a thinking block's signature: one delta just before the block stops.
-  const signature = { type: 'signature_delta', signature: thinkingMark(block.field, block.relayThinking, gatewayTag) };
+  const signature = { type: 'signature_delta', signature: thinkingMark(block.field, block.relayThinking, source) };
   return [sseFrame('content_block_delta', { type: 'content_block_delta', index, delta: signature }), stop];
 }
 

@@ -1,3 +1,4 @@
+import { hash } from 'node:crypto';
 import { isRecord } from '../../core/isRecord.ts';
 import { base64DataBytes, base64DataChars } from '../anthropic/encryptedThinking.ts';
 import type { AssistantMessage } from './chatMessages.ts';
@@ -21,6 +22,13 @@ import { AIRLOCK_MARK_PREFIX, reasoningMark, type ReasoningField } from './retur
  * blocks must go back as they came, on the assistant message. The path is stateless, so they ride
  * in the thinking block's signature or the reasoning item's encrypted_content a translated client
  * hands back unchanged (returnedReasoning.ts), and go back on the tool-call turn they led to.
+ *
+ * Only to the model that made them: Claude's signatures verify on that model alone, and a turn sent to
+ * another with them is refused ("Invalid `signature` in `thinking` block": vybestack/llxprt-code#2335,
+ * CommonstackAI/UncommonRoute#19), through a relay too (OpenRouter passes them to the provider, which
+ * checks them: OpenRouterTeam/ai-sdk-provider#491). A fallback step to another model on the same
+ * gateway gets none: OpenRouter then answers without thinking, LiteLLM with `modify_params` drops
+ * thinking for the turn (without it, it passes on Anthropic's 400 either way).
  */
 export type RelayThinkingField = 'thinking_blocks' | 'reasoning_details';
 
@@ -106,26 +114,37 @@ export function joinedRelayThinking(earlier: RelayThinking | null | undefined, m
   return { field: more.field, blocks };
 }
 
-/**
- * The mark a translated thinking block's signature or reasoning item's encrypted_content carries:
- * the relay's signed blocks when it sent some, with the gateway that sent them
- * (`airlock:thinking_blocks:<gateway tag>:<base64url JSON>`), else where its thinking came from
- * (returnedReasoning.ts).
- */
-export function thinkingMark(field: ReasoningField, relay: RelayThinking | null | undefined, gatewayTag: string): string {
-  const signed = signedRelayThinking(relay);
-  if (signed === null) return reasoningMark(field, gatewayTag);
-  return `${AIRLOCK_MARK_PREFIX}${signed.field}:${gatewayTag}:${Buffer.from(JSON.stringify(signed.blocks)).toString('base64url')}`;
+/** Who answered: the gateway (gatewayTagOf) and the model Airlock asked it for. */
+export interface AnswerSource {
+  gatewayTag: string;
+  upstreamModel: string;
+}
+
+/** The tag a relay's signed blocks carry: a short digest of the gateway and model that signed them. */
+function signerTagOf({ gatewayTag, upstreamModel }: AnswerSource): string {
+  return hash('sha256', `${gatewayTag}\n${upstreamModel}`, 'base64url').slice(0, 12);
 }
 
 /**
- * The relay thinking a mark a client handed back carries for the gateway `gatewayTag` names, or null
- * (another gateway's, a mark made before marks named one, another mark, or not one at all).
+ * The mark a translated thinking block's signature or reasoning item's encrypted_content carries:
+ * the relay's signed blocks when it sent some, with the gateway and model that signed them
+ * (`airlock:thinking_blocks:<signer tag>:<base64url JSON>`), else where its thinking came from
+ * (returnedReasoning.ts: the gateway only).
  */
-export function relayThinkingOfMark(mark: unknown, gatewayTag: string): RelayThinking | null {
+export function thinkingMark(field: ReasoningField, relay: RelayThinking | null | undefined, source: AnswerSource): string {
+  const signed = signedRelayThinking(relay);
+  if (signed === null) return reasoningMark(field, source.gatewayTag);
+  return `${AIRLOCK_MARK_PREFIX}${signed.field}:${signerTagOf(source)}:${Buffer.from(JSON.stringify(signed.blocks)).toString('base64url')}`;
+}
+
+/**
+ * The relay thinking a mark a client handed back carries for the gateway and model `target` names, or
+ * null (another gateway's or model's, a mark made before marks named one, another mark, or not one at all).
+ */
+export function relayThinkingOfMark(mark: unknown, target: AnswerSource): RelayThinking | null {
   if (typeof mark !== 'string') return null;
   for (const field of ['thinking_blocks', 'reasoning_details'] as const) {
-    const prefix = `${AIRLOCK_MARK_PREFIX}${field}:${gatewayTag}:`;
+    const prefix = `${AIRLOCK_MARK_PREFIX}${field}:${signerTagOf(target)}:`;
     if (!mark.startsWith(prefix)) continue;
     try {
       const blocks: unknown = JSON.parse(Buffer.from(mark.slice(prefix.length), 'base64url').toString('utf8'));

@@ -35,12 +35,12 @@ export const responsesAdapter: ProtocolAdapter = {
     modeKey: 'responses',
     clientHeaderPrefixes: [],
     toChatRequest: responsesToChatRequest,
-    responseTranslator: (requestedModel, clientToolNames, gatewayTag) => ({
+    responseTranslator: (requestedModel, clientToolNames, source) => ({
       createStream: () =>
-        fromChatEvents(createResponsesStreamTranslator({ requestedModel, responseId: newResponseId(), clientToolNames, gatewayTag })),
+        fromChatEvents(createResponsesStreamTranslator({ requestedModel, responseId: newResponseId(), clientToolNames, ...source })),
       translateJson: (chatJson, unreportedUsage) => {
         const responseId = newResponseId();
-        const result = chatToResponsesResponse(chatJson, { requestedModel, responseId, clientToolNames, gatewayTag, unreportedUsage });
+        const result = chatToResponsesResponse(chatJson, { requestedModel, responseId, clientToolNames, ...source, unreportedUsage });
         if (!result.ok) throw new Error(result.message);
         return result.body;
       },

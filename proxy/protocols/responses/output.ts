@@ -1,5 +1,5 @@
 import type { TokenUsage } from '../../contracts/usage.ts';
-import { thinkingMark } from '../chat/relayThinking.ts';
+import { type AnswerSource, thinkingMark } from '../chat/relayThinking.ts';
 import type { StreamBlock } from '../chat/chatStreamBlocks.ts';
 import type { ClientToolNames } from '../requestResult.ts';
 import { calledTool } from './namespacedTools.ts';
@@ -101,21 +101,21 @@ export function reasoningSummaryPart(text: string): Record<string, unknown> {
 
 /**
  * `clientToolNames`: the request's tools chat could not name as the client does (namespacedTools.ts);
- * `gatewayTag`: the gateway that answered, named in a reasoning item's mark.
+ * `source`: who answered, named in a reasoning item's mark.
  */
 export function outputItem(
   responseId: string,
   block: StreamBlock,
   status: 'in_progress' | 'completed',
   clientToolNames: ClientToolNames,
-  gatewayTag: string,
+  source: AnswerSource,
 ): Record<string, unknown> {
   const id = outputItemId(responseId, block, clientToolNames);
   if (block.kind === 'reasoning') {
     const summary = status === 'completed' ? [reasoningSummaryPart(block.text)] : [];
     // Clients hand encrypted_content back as they got it: Airlock's mark of where this thinking came from
     // (returnedReasoning.ts), or the relay's signed blocks (relayThinking.ts).
-    return { id, type: 'reasoning', status, summary, encrypted_content: thinkingMark(block.field, block.relayThinking, gatewayTag) };
+    return { id, type: 'reasoning', status, summary, encrypted_content: thinkingMark(block.field, block.relayThinking, source) };
   }
   if (block.kind === 'text' || block.kind === 'refusal') {
     const part = block.kind === 'text' ? outputTextPart(block.text) : refusalPart(block.text);

@@ -4,7 +4,13 @@ import type { ChatRequestOptions } from '../adapter.ts';
 import { foundToolsMessage, imagePart, textPart, userContent, withLeadingSystem } from '../chat/chatMessages.ts';
 import type { AssistantMessage, ChatContentPart, ChatMessage, ChatToolCall } from '../chat/chatMessages.ts';
 import { isReturnableReasoning, joinedReasoning } from '../chat/returnedReasoning.ts';
-import { addRelayThinking, joinedRelayThinking, relayThinkingOfMark, type RelayThinking } from '../chat/relayThinking.ts';
+import {
+  addRelayThinking,
+  type AnswerSource,
+  joinedRelayThinking,
+  relayThinkingOfMark,
+  type RelayThinking,
+} from '../chat/relayThinking.ts';
 import { setReasoningEffortLast } from '../chat/reasoningEffort.ts';
 import { responsesRequestSchema, responsesTranslatedFields } from './requestSchema.ts';
 import type { ResponsesContentPart, ResponsesInputItem, ResponsesRequest, ResponsesTool } from './requestSchema.ts';
@@ -55,7 +61,7 @@ export function responsesToChatRequest(body: unknown, options: ChatRequestOption
   if (request.instructions) messages.push({ role: 'system', content: request.instructions });
   const tools = [...(request.tools ?? []), ...inputTools(request.input ?? [])];
   const namer = namespacedToolNamer(tools);
-  const translated = inputMessages(request.input ?? [], options.gatewayTag, notes, namer);
+  const translated = inputMessages(request.input ?? [], options, notes, namer);
   if (!translated.ok) return translated;
   messages.push(...translated.messages);
   if (messages.length === 0) return badRequest('input is required: the request has no messages');
@@ -91,9 +97,10 @@ function inputTools(input: string | ResponsesInputItem[]): ResponsesTool[] {
   return input.flatMap((item) => (item.type === 'additional_tools' || item.type === 'tool_search_output' ? item.tools : []));
 }
 
+/** `target`: who the request goes to; only thinking it sent goes back (returnedReasoning.ts, relayThinking.ts). */
 function inputMessages(
   input: string | ResponsesInputItem[],
-  gatewayTag: string,
+  target: AnswerSource,
   notes: string[],
   namer: NamespacedToolNamer,
 ): { ok: true; messages: ChatMessage[] } | Refusal {
@@ -129,7 +136,7 @@ function inputMessages(
     }
     flushToolImages();
     if (item.type === 'function_call' || item.type === 'custom_tool_call' || item.type === 'tool_search_call') {
-      const call = toolCall(item, gatewayTag, namer);
+      const call = toolCall(item, target.gatewayTag, namer);
       if (call === null) {
         addNote(notes, SERVER_TOOL_SEARCH_NOTE);
         continue;
@@ -150,9 +157,9 @@ function inputMessages(
       messages.push(message);
     } else if (item.type === 'reasoning') {
       // Other thinking is the upstream's own earlier thoughts, which a chat gateway cannot take back.
-      const relay = relayThinkingOfMark(item.encrypted_content, gatewayTag);
+      const relay = relayThinkingOfMark(item.encrypted_content, target);
       if (relay !== null) relayThinking = joinedRelayThinking(relayThinking, relay);
-      else if (isReturnableReasoning(item.encrypted_content, gatewayTag)) thoughts.push(...summaryTexts(item));
+      else if (isReturnableReasoning(item.encrypted_content, target.gatewayTag)) thoughts.push(...summaryTexts(item));
     } else if (item.type === 'additional_tools') {
       // Its tools are offered with the request's (inputTools).
     } else if (item.type === 'tool_search_output') {

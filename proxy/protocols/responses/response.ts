@@ -23,6 +23,7 @@ export function chatToResponsesResponse(
     requestedModel: string;
     responseId: string;
     gatewayTag: string;
+    upstreamModel: string;
     createdAtSec?: number;
     clientToolNames?: ClientToolNames;
     /** Stated where the gateway stated no usage (adapter.ts, translateJson). */
@@ -51,7 +52,7 @@ export function chatToResponsesResponse(
     createdAtSec: options.createdAtSec ?? Math.floor(Date.now() / 1000),
     status: ending.status,
     incompleteReason: ending.incompleteReason,
-    output: blocks.map((block) => outputItem(options.responseId, block, 'completed', options.clientToolNames ?? {}, options.gatewayTag)),
+    output: blocks.map((block) => outputItem(options.responseId, block, 'completed', options.clientToolNames ?? {}, options)),
     usage: reply.usage ?? options.unreportedUsage ?? null,
   });
   return { ok: true, body, usage: reply.usage };

@@ -38,6 +38,8 @@ export function createResponsesStreamTranslator(options: {
   responseId: string;
   /** The gateway that answers, named in a reasoning item's mark (returnedReasoning.ts). */
   gatewayTag: string;
+  /** The model Airlock asked it for, named in a relay's signed thinking's mark (relayThinking.ts). */
+  upstreamModel: string;
   createdAtSec?: number;
   /** The request's tools chat could not name as the client does (namespacedTools.ts). */
   clientToolNames?: ClientToolNames;
@@ -91,7 +93,7 @@ export function createResponsesStreamTranslator(options: {
     if (event.type === 'start') {
       const added = frame('response.output_item.added', {
         output_index,
-        item: outputItem(options.responseId, block, 'in_progress', clientToolNames, options.gatewayTag),
+        item: outputItem(options.responseId, block, 'in_progress', clientToolNames, options),
       });
       if (block.kind === 'tool') return [added];
       if (block.kind === 'reasoning') {
@@ -116,7 +118,7 @@ export function createResponsesStreamTranslator(options: {
       return [frame('response.output_text.delta', { item_id, output_index, content_index: 0, delta: event.piece, logprobs: [] })];
     }
     // Frames are built in the order they are written: sequence numbers are taken as they are built.
-    const item = outputItem(options.responseId, block, 'completed', clientToolNames, options.gatewayTag);
+    const item = outputItem(options.responseId, block, 'completed', clientToolNames, options);
     completedItems.push(item);
     return [...doneFrames(block, shape, output_index), frame('response.output_item.done', { output_index, item })];
   }

@@ -5,7 +5,7 @@ import { DIALECTS } from '../../simulator/index.ts';
 import { litellmClaude, openrouterClaude } from '../../simulator/dialects.ts';
 import { relayThinkingFields } from '../../simulator/relayThinking.ts';
 import type { Harness } from '../../support/proxyHarness.ts';
-import { sdkClients, startReasoningHarness } from '../../support/reasoningHarness.ts';
+import { REASONING_MODEL, sdkClients, startReasoningHarness } from '../../support/reasoningHarness.ts';
 
 /**
  * Claude's thinking through a relay's chat completions API comes with signed blocks (LiteLLM's
@@ -92,7 +92,7 @@ describe.each([
   ['OpenRouter', openrouterClaude, 'reasoning_details'],
 ] as const)('a Claude tool turn continued through %s', (_name, dialect, field) => {
   beforeAll(() => harness.simulator.useDialect(dialect));
-  const signedBlocks = (relayThinkingFields(dialect, THINKING) as Record<string, unknown>)[field];
+  const signedBlocks = (relayThinkingFields(dialect, REASONING_MODEL, THINKING) as Record<string, unknown>)[field];
 
   describe.each([false, true])('(first turn streamed: %s)', (stream) => {
     it('through Responses (as Codex sends it back) is taken, the thinking blocks back as they came', async () => {
@@ -136,7 +136,7 @@ describe('a Claude tool turn asked whole and streamed anyway by LiteLLM', () => 
   beforeAll(() => harness.simulator.useDialect(litellmClaude));
 
   it('is continued with the thinking blocks the stream carried, through Messages', async () => {
-    const signed = relayThinkingFields(litellmClaude, THINKING) as { thinking_blocks: { signature: string }[] };
+    const signed = relayThinkingFields(litellmClaude, REASONING_MODEL, THINKING) as { thinking_blocks: { signature: string }[] };
     const chunk = (delta: object, finishReason: string | null = null): string =>
       `data: ${JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', model: 'deepseek-chat', choices: [{ index: 0, delta, finish_reason: finishReason }] })}\n\n`;
     const thinkingPiece = (thinking: string, signature: string | null) => ({

@@ -56,7 +56,12 @@ function rebuildMessage(frames: SseFrame[]) {
 
 function translate(chunks: object[]): SseFrame[] {
   const translator = fedChunks(
-    createAnthropicStreamTranslator({ gatewayTag: 'gw', requestedModel: 'claude-sonnet-4-5', messageId: 'msg_test' }),
+    createAnthropicStreamTranslator({
+      gatewayTag: 'gw',
+      upstreamModel: 'gw-model',
+      requestedModel: 'claude-sonnet-4-5',
+      messageId: 'msg_test',
+    }),
   );
   const frames = chunks.flatMap((chunk) => translator.push(chunk));
   return parseFrames([...frames, ...translator.finish()]);
@@ -205,7 +210,9 @@ describe('createAnthropicStreamTranslator', () => {
   });
 
   it('streams the first tool call live, before the upstream has finished', () => {
-    const translator = fedChunks(createAnthropicStreamTranslator({ gatewayTag: 'gw', requestedModel: 'm', messageId: 'msg_live' }));
+    const translator = fedChunks(
+      createAnthropicStreamTranslator({ gatewayTag: 'gw', upstreamModel: 'gw-model', requestedModel: 'm', messageId: 'msg_live' }),
+    );
     translator.push(toolChunk({ index: 0, id: 'call_1', name: 'read' }));
     const frames = parseFrames(translator.push(toolChunk({ index: 0, arguments: '{"x"' })));
     expect(frames).toEqual([
@@ -275,7 +282,9 @@ describe('createAnthropicStreamTranslator', () => {
 
 describe('createAnthropicStreamTranslator failures', () => {
   it('fail() after some text writes an error event and no message_stop, then stays silent', () => {
-    const translator = fedChunks(createAnthropicStreamTranslator({ gatewayTag: 'gw', requestedModel: 'm', messageId: 'msg_f' }));
+    const translator = fedChunks(
+      createAnthropicStreamTranslator({ gatewayTag: 'gw', upstreamModel: 'gw-model', requestedModel: 'm', messageId: 'msg_f' }),
+    );
     const frames = parseFrames([
       ...translator.push(textChunk('partial')),
       ...translator.fail({ type: 'overloaded_error', message: 'upstream overloaded' }),
@@ -293,7 +302,9 @@ describe('createAnthropicStreamTranslator failures', () => {
   });
 
   it('finish() without a finish_reason fails instead of completing', () => {
-    const translator = fedChunks(createAnthropicStreamTranslator({ gatewayTag: 'gw', requestedModel: 'm', messageId: 'msg_e' }));
+    const translator = fedChunks(
+      createAnthropicStreamTranslator({ gatewayTag: 'gw', upstreamModel: 'gw-model', requestedModel: 'm', messageId: 'msg_e' }),
+    );
     translator.push(textChunk('cut off'));
     expect(parseFrames(translator.finish())).toEqual([
       { event: 'error', data: { type: 'error', error: { type: 'api_error', message: STREAM_ENDED_EARLY_MESSAGE } } },
@@ -302,7 +313,9 @@ describe('createAnthropicStreamTranslator failures', () => {
 
   // Ollama (ollama#4357), sglang (sglang#3912) and Sensenova (axonhub#2073) send finish_reason "" on unfinished chunks.
   it('reads finish_reason "" as unfinished: a stream cut before its real finish fails', () => {
-    const translator = fedChunks(createAnthropicStreamTranslator({ gatewayTag: 'gw', requestedModel: 'm', messageId: 'msg_e' }));
+    const translator = fedChunks(
+      createAnthropicStreamTranslator({ gatewayTag: 'gw', upstreamModel: 'gw-model', requestedModel: 'm', messageId: 'msg_e' }),
+    );
     translator.push(withFinishReason(textChunk('cut off'), ''));
     expect(parseFrames(translator.finish())).toEqual([
       { event: 'error', data: { type: 'error', error: { type: 'api_error', message: STREAM_ENDED_EARLY_MESSAGE } } },
@@ -318,7 +331,9 @@ describe('createAnthropicStreamTranslator failures', () => {
     [{ error: { message: 'gateway exploded', type: 'server_error' } }, 'gateway exploded'],
     [{ choices: 'not-a-list' }, 'not a chat completion chunk'],
   ])('an upstream error chunk %j ends the stream with an error event', (chunk, expectedText) => {
-    const translator = fedChunks(createAnthropicStreamTranslator({ gatewayTag: 'gw', requestedModel: 'm', messageId: 'msg_x' }));
+    const translator = fedChunks(
+      createAnthropicStreamTranslator({ gatewayTag: 'gw', upstreamModel: 'gw-model', requestedModel: 'm', messageId: 'msg_x' }),
+    );
     const frames = parseFrames(translator.push(chunk));
     expect(frames).toHaveLength(1);
     expect(frames[0]!.event).toBe('error');

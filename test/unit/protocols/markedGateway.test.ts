@@ -45,7 +45,11 @@ const THINKING = {
 };
 
 function claudeCodeToolTurn(thinking: Record<string, unknown>, sentTo: string): Record<string, unknown> {
-  const answer = chatToAnthropicResponse(toolTurnAnswer(thinking), { requestedModel: 'claude-sonnet-4-5', gatewayTag: MADE_BY });
+  const answer = chatToAnthropicResponse(toolTurnAnswer(thinking), {
+    requestedModel: 'claude-sonnet-4-5',
+    gatewayTag: MADE_BY,
+    upstreamModel: 'gw-model',
+  });
   if (!answer.ok) throw new Error(answer.message);
   const content = (answer.body as { content: unknown[] }).content;
   const request = {
@@ -67,6 +71,7 @@ function codexToolTurn(thinking: Record<string, unknown>, sentTo: string): Recor
     requestedModel: 'gpt-5-codex',
     responseId: 'resp_1',
     gatewayTag: MADE_BY,
+    upstreamModel: 'gw-model',
   });
   if (!answer.ok) throw new Error(answer.message);
   const output = (answer.body as { output: unknown[] }).output;

@@ -10,12 +10,14 @@ const openrouterThinking: RelayThinking = {
   blocks: [{ type: 'reasoning.text', text: 'x', signature: 'EqoBsig', format: 'anthropic-claude-v1', index: 0 }],
 };
 
+const SIGNER = { gatewayTag: 'gw', upstreamModel: 'gw-model' };
+
 /**
  * The marks a relay's signed thinking rides in (relayThinking.ts): a session that goes native partway
  * hands them back, and no native API can verify them.
  */
-const litellmMark = thinkingMark('reasoning_content', litellmThinking, 'gw');
-const openrouterMark = thinkingMark('reasoning', openrouterThinking, 'gw');
+const litellmMark = thinkingMark('reasoning_content', litellmThinking, SIGNER);
+const openrouterMark = thinkingMark('reasoning', openrouterThinking, SIGNER);
 const unnamedRelayMark = `airlock:thinking_blocks:${Buffer.from(JSON.stringify(litellmThinking.blocks)).toString('base64url')}`;
 
 /** What a native request loses of what Airlock's translation gave its client earlier in the session. */

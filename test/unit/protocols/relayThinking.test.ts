@@ -68,22 +68,31 @@ describe('relay thinking read for the estimate', () => {
 });
 
 describe("relay thinking carried in a translated client's thinking", () => {
-  it('marks signed blocks only, and reads back only its own marks, for the gateway that sent them', () => {
+  it('marks signed blocks only, and reads back only its own marks, for the gateway and model that signed them', () => {
     const signed = litellm({ type: 'thinking', thinking: 'a', signature: 'SIG' });
-    expect(relayThinkingOfMark(thinkingMark('reasoning_content', signed, 'gw'), 'gw')).toEqual(signed);
-    expect(relayThinkingOfMark(thinkingMark('reasoning_content', signed, 'gw'), 'other-gw')).toBeNull();
-    expect(thinkingMark('reasoning', openrouter({ type: 'reasoning.text', text: 'a', index: 0 }), 'gw')).toBe('airlock:reasoning:gw');
-    expect(relayThinkingOfMark('airlock:thinking_blocks:gw:not json', 'gw')).toBeNull();
-    expect(relayThinkingOfMark('EqoBCkgIARAB', 'gw')).toBeNull();
+    const signer = { gatewayTag: 'gw', upstreamModel: 'claude-sonnet-4-5' };
+    const mark = thinkingMark('reasoning_content', signed, signer);
+    expect(relayThinkingOfMark(mark, signer)).toEqual(signed);
+    expect(relayThinkingOfMark(mark, { ...signer, gatewayTag: 'other-gw' })).toBeNull();
+    // Claude's signatures verify on the model that made them only: a fallback step to another model gets none.
+    expect(relayThinkingOfMark(mark, { ...signer, upstreamModel: 'claude-haiku-4-5' })).toBeNull();
+    expect(thinkingMark('reasoning', openrouter({ type: 'reasoning.text', text: 'a', index: 0 }), signer)).toBe('airlock:reasoning:gw');
+    expect(relayThinkingOfMark('airlock:thinking_blocks:gw:not json', signer)).toBeNull();
+    expect(relayThinkingOfMark('EqoBCkgIARAB', signer)).toBeNull();
     // Made before marks named their gateway: whose it was is unknown.
     const unnamed = `airlock:thinking_blocks:${Buffer.from(JSON.stringify(signed.blocks)).toString('base64url')}`;
-    expect(relayThinkingOfMark(unnamed, 'gw')).toBeNull();
+    expect(relayThinkingOfMark(unnamed, signer)).toBeNull();
   });
 
   it('goes back on the tool-call turn whole, though its signature came after the text moved on', () => {
     const format = 'anthropic-claude-v1';
     const translator = fedChunks(
-      createAnthropicStreamTranslator({ gatewayTag: 'gw', requestedModel: 'claude-sonnet-4-5', messageId: 'msg_1' }),
+      createAnthropicStreamTranslator({
+        gatewayTag: 'gw',
+        upstreamModel: 'gw-model',
+        requestedModel: 'claude-sonnet-4-5',
+        messageId: 'msg_1',
+      }),
     );
     const delta = (fields: object, finishReason: string | null = null) => ({
       choices: [{ index: 0, delta: fields, finish_reason: finishReason }],

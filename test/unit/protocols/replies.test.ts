@@ -21,7 +21,12 @@ describe('chatToAnthropicResponse', () => {
       'tool_calls',
       { prompt_tokens: 50, completion_tokens: 7, total_tokens: 57, prompt_tokens_details: { cached_tokens: 20 } },
     );
-    const result = chatToAnthropicResponse(chat, { gatewayTag: 'gw', requestedModel: 'claude-sonnet-4-5', messageId: 'msg_fixed' });
+    const result = chatToAnthropicResponse(chat, {
+      gatewayTag: 'gw',
+      upstreamModel: 'gw-model',
+      requestedModel: 'claude-sonnet-4-5',
+      messageId: 'msg_fixed',
+    });
     expect(result).toEqual({
       ok: true,
       notes: [],
@@ -48,7 +53,11 @@ describe('chatToAnthropicResponse', () => {
     ['length', 'max_tokens'],
     ['content_filter', 'refusal'],
   ])('finish_reason %s -> stop_reason %s', (finishReason, stopReason) => {
-    const result = chatToAnthropicResponse(chatReply({ content: 'x' }, finishReason), { gatewayTag: 'gw', requestedModel: 'm' });
+    const result = chatToAnthropicResponse(chatReply({ content: 'x' }, finishReason), {
+      gatewayTag: 'gw',
+      upstreamModel: 'gw-model',
+      requestedModel: 'm',
+    });
     expect(result.ok && result.body['stop_reason']).toBe(stopReason);
     expect(result.ok && String(result.body['id'])).toMatch(/^msg_[0-9a-f]{32}$/);
   });
@@ -62,7 +71,10 @@ describe('chatToAnthropicResponse', () => {
   ])("vLLM's stop_reason %j -> stop_reason %s, stop_sequence %j", (vllmStopReason, stopReason, stopSequence) => {
     const chat = chatReply({ content: 'x' }, 'stop');
     const choice = { ...chat.choices[0], stop_reason: vllmStopReason };
-    const result = chatToAnthropicResponse({ ...chat, choices: [choice] }, { gatewayTag: 'gw', requestedModel: 'm' });
+    const result = chatToAnthropicResponse(
+      { ...chat, choices: [choice] },
+      { gatewayTag: 'gw', upstreamModel: 'gw-model', requestedModel: 'm' },
+    );
     expect(result.ok && [result.body['stop_reason'], result.body['stop_sequence']]).toEqual([stopReason, stopSequence]);
   });
 
@@ -85,13 +97,18 @@ describe('chatToAnthropicResponse', () => {
     ],
   ])('reports prompt-cache %s apart from input_tokens, as Anthropic counts them', (_name, details, shown) => {
     const usage = { prompt_tokens: 200, completion_tokens: 7, total_tokens: 207, prompt_tokens_details: details };
-    const result = chatToAnthropicResponse(chatReply({ content: 'x' }, 'stop', usage), { gatewayTag: 'gw', requestedModel: 'm' });
+    const result = chatToAnthropicResponse(chatReply({ content: 'x' }, 'stop', usage), {
+      gatewayTag: 'gw',
+      upstreamModel: 'gw-model',
+      requestedModel: 'm',
+    });
     expect(result.ok && result.body['usage']).toEqual({ ...shown, output_tokens: 7 });
   });
 
   it('gives a refusal as text: Anthropic has no refusal block', () => {
     const result = chatToAnthropicResponse(chatReply({ content: null, refusal: 'I cannot do that.' }, 'stop'), {
       gatewayTag: 'gw',
+      upstreamModel: 'gw-model',
       requestedModel: 'm',
     });
     expect(result.ok && result.body['content']).toEqual([{ type: 'text', text: 'I cannot do that.' }]);
@@ -100,6 +117,7 @@ describe('chatToAnthropicResponse', () => {
   it.each(['{"a":', '[1,2]', '"text"'])('tool arguments %s that are not a JSON object become {} with a note', (args) => {
     const result = chatToAnthropicResponse(chatReply({ content: null, tool_calls: [toolCall('c', 'edit', args)] }, 'tool_calls'), {
       gatewayTag: 'gw',
+      upstreamModel: 'gw-model',
       requestedModel: 'm',
     });
     expect(result.ok && result.body['content']).toEqual([{ type: 'tool_use', id: 'c', name: 'edit', input: {} }]);
@@ -107,7 +125,7 @@ describe('chatToAnthropicResponse', () => {
   });
 
   it.each([{}, { choices: [] }, { choices: [{ finish_reason: 'stop' }] }, 'html'])('refuses an unreadable reply %j', (chat) => {
-    expect(chatToAnthropicResponse(chat, { gatewayTag: 'gw', requestedModel: 'm' })).toEqual({
+    expect(chatToAnthropicResponse(chat, { gatewayTag: 'gw', upstreamModel: 'gw-model', requestedModel: 'm' })).toEqual({
       ok: false,
       message: 'the upstream reply has no choices to translate',
     });
@@ -115,7 +133,13 @@ describe('chatToAnthropicResponse', () => {
 });
 
 describe('chatToResponsesResponse', () => {
-  const options = { gatewayTag: 'gw', requestedModel: 'gpt-5-codex', responseId: 'resp_r1', createdAtSec: 1_700_000_000 };
+  const options = {
+    gatewayTag: 'gw',
+    upstreamModel: 'gw-model',
+    requestedModel: 'gpt-5-codex',
+    responseId: 'resp_r1',
+    createdAtSec: 1_700_000_000,
+  };
 
   it('translates text and function calls into output items with usage', () => {
     const chat = chatReply({ content: 'Done.', tool_calls: [toolCall('call_9', 'shell', '{"command":["ls"]}')] }, 'tool_calls', {

@@ -94,6 +94,7 @@ describe('responsesToChatRequest: tools in an additional_tools input item', () =
     };
     const result = chatToResponsesResponse(reply, {
       gatewayTag: 'gw',
+      upstreamModel: 'gw-model',
       requestedModel: 'gpt-5.6-sol',
       responseId: 'resp_1',
       clientToolNames,

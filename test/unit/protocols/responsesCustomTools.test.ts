@@ -128,7 +128,13 @@ describe("a model's call of a custom tool in the answer", () => {
         },
       ],
     };
-    const result = chatToResponsesResponse(reply, { gatewayTag: 'gw', requestedModel: 'gpt-5.5', responseId: 'resp_1', clientToolNames });
+    const result = chatToResponsesResponse(reply, {
+      gatewayTag: 'gw',
+      upstreamModel: 'gw-model',
+      requestedModel: 'gpt-5.5',
+      responseId: 'resp_1',
+      clientToolNames,
+    });
     if (!result.ok) throw new Error(result.message);
     const [item] = result.body['output'] as Record<string, unknown>[];
     expect(item).toEqual({
@@ -143,7 +149,13 @@ describe("a model's call of a custom tool in the answer", () => {
 
   it('comes back in a stream as a custom tool call with its input events, however the arguments were cut', () => {
     const translator = fedChunks(
-      createResponsesStreamTranslator({ gatewayTag: 'gw', requestedModel: 'gpt-5.5', responseId: 'resp_1', clientToolNames }),
+      createResponsesStreamTranslator({
+        gatewayTag: 'gw',
+        upstreamModel: 'gw-model',
+        requestedModel: 'gpt-5.5',
+        responseId: 'resp_1',
+        clientToolNames,
+      }),
     );
     const chunks = [
       toolChunk({ index: 0, id: 'call_p1', name: 'apply_patch', arguments: '' }),

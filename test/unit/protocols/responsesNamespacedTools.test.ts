@@ -157,6 +157,7 @@ describe('a call of a namespace tool in the answer', () => {
     };
     const result = chatToResponsesResponse(reply, {
       gatewayTag: 'gw',
+      upstreamModel: 'gw-model',
       requestedModel: 'gpt-5-codex',
       responseId: 'resp_1',
       clientToolNames,
@@ -169,7 +170,13 @@ describe('a call of a namespace tool in the answer', () => {
 
   it.each(calls)('%s comes back in a stream as %j, in every frame naming it', (chatName, expected) => {
     const translator = fedChunks(
-      createResponsesStreamTranslator({ gatewayTag: 'gw', requestedModel: 'gpt-5-codex', responseId: 'resp_1', clientToolNames }),
+      createResponsesStreamTranslator({
+        gatewayTag: 'gw',
+        upstreamModel: 'gw-model',
+        requestedModel: 'gpt-5-codex',
+        responseId: 'resp_1',
+        clientToolNames,
+      }),
     );
     const chunks = [toolChunk({ index: 0, id: 'call_1', name: chatName, arguments: '{}' }), finishChunk('tool_calls')];
     const frames = parseFrames([...chunks.flatMap((chunk) => translator.push(chunk)), ...translator.finish()]);
@@ -209,7 +216,13 @@ describe('a call of a tool by a dotted name in the answer', () => {
         },
       ],
     };
-    const result = chatToResponsesResponse(reply, { gatewayTag: 'gw', requestedModel: 'gpt-5.5', responseId: 'resp_1', clientToolNames });
+    const result = chatToResponsesResponse(reply, {
+      gatewayTag: 'gw',
+      upstreamModel: 'gw-model',
+      requestedModel: 'gpt-5.5',
+      responseId: 'resp_1',
+      clientToolNames,
+    });
     if (!result.ok) throw new Error(result.message);
     const [item] = result.body['output'] as Record<string, unknown>[];
     expect(item).toMatchObject({ call_id: 'call_1', ...expected });

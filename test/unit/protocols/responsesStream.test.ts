@@ -16,7 +16,13 @@ import {
 } from './chatChunks.ts';
 import type { SseFrame } from './chatChunks.ts';
 
-const options = { gatewayTag: 'gw', requestedModel: 'gpt-codex', responseId: 'resp_abc', createdAtSec: 1_700_000_000 };
+const options = {
+  gatewayTag: 'gw',
+  upstreamModel: 'gw-model',
+  requestedModel: 'gpt-codex',
+  responseId: 'resp_abc',
+  createdAtSec: 1_700_000_000,
+};
 
 function translate(chunks: object[]): SseFrame[] {
   const translator = fedChunks(createResponsesStreamTranslator(options));

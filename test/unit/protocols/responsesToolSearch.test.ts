@@ -173,14 +173,26 @@ describe("a model's call of tool_search in the answer", () => {
         },
       ],
     };
-    const result = chatToResponsesResponse(reply, { gatewayTag: 'gw', requestedModel: 'gpt-5.5', responseId: 'resp_1', clientToolNames });
+    const result = chatToResponsesResponse(reply, {
+      gatewayTag: 'gw',
+      upstreamModel: 'gw-model',
+      requestedModel: 'gpt-5.5',
+      responseId: 'resp_1',
+      clientToolNames,
+    });
     if (!result.ok) throw new Error(result.message);
     expect(result.body['output']).toEqual([searchItem('completed', expected)]);
   });
 
   it('comes back in a stream as a tool_search_call item, whole once its arguments are, however they were cut', () => {
     const translator = fedChunks(
-      createResponsesStreamTranslator({ gatewayTag: 'gw', requestedModel: 'gpt-5.5', responseId: 'resp_1', clientToolNames }),
+      createResponsesStreamTranslator({
+        gatewayTag: 'gw',
+        upstreamModel: 'gw-model',
+        requestedModel: 'gpt-5.5',
+        responseId: 'resp_1',
+        clientToolNames,
+      }),
     );
     const chunks = [
       toolChunk({ index: 0, id: 'call_s1', name: 'tool_search', arguments: '' }),

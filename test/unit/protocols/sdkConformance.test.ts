@@ -40,7 +40,12 @@ const messageParams = { model: 'claude-airlock-test', max_tokens: 100, messages:
 describe('Anthropic SDK reads the translated stream', () => {
   it('rebuilds text, both tool calls with parsed input, stop reason and usage', async () => {
     const body = framesFor(
-      createAnthropicStreamTranslator({ gatewayTag: 'gw', requestedModel: 'claude-airlock-test', messageId: 'msg_sdk' }),
+      createAnthropicStreamTranslator({
+        gatewayTag: 'gw',
+        upstreamModel: 'gw-model',
+        requestedModel: 'claude-airlock-test',
+        messageId: 'msg_sdk',
+      }),
       toolTurn,
       'finish',
     );
@@ -57,7 +62,7 @@ describe('Anthropic SDK reads the translated stream', () => {
 
   it('raises the error event of a failed stream as an error', async () => {
     const body = framesFor(
-      createAnthropicStreamTranslator({ gatewayTag: 'gw', requestedModel: 'm', messageId: 'msg_fail' }),
+      createAnthropicStreamTranslator({ gatewayTag: 'gw', upstreamModel: 'gw-model', requestedModel: 'm', messageId: 'msg_fail' }),
       [textChunk('par')],
       'fail',
     );
@@ -67,7 +72,11 @@ describe('Anthropic SDK reads the translated stream', () => {
 
   it('reads the non-streaming reply and the error body', async () => {
     const chat = { choices: [{ message: { content: 'Hi!' }, finish_reason: 'stop' }], usage: { prompt_tokens: 3, completion_tokens: 2 } };
-    const translated = chatToAnthropicResponse(chat, { gatewayTag: 'gw', requestedModel: 'claude-airlock-test' });
+    const translated = chatToAnthropicResponse(chat, {
+      gatewayTag: 'gw',
+      upstreamModel: 'gw-model',
+      requestedModel: 'claude-airlock-test',
+    });
     if (!translated.ok) throw new Error(translated.message);
     const ok = new Anthropic({
       apiKey: 'test',
@@ -96,7 +105,12 @@ describe('OpenAI SDK reads the translated Responses stream', () => {
 
   it('rebuilds the output items and usage from the events', async () => {
     const body = framesFor(
-      createResponsesStreamTranslator({ gatewayTag: 'gw', requestedModel: 'gpt-5-codex', responseId: 'resp_sdk' }),
+      createResponsesStreamTranslator({
+        gatewayTag: 'gw',
+        upstreamModel: 'gw-model',
+        requestedModel: 'gpt-5-codex',
+        responseId: 'resp_sdk',
+      }),
       toolTurn,
       'finish',
     );
@@ -114,7 +128,12 @@ describe('OpenAI SDK reads the translated Responses stream', () => {
   it('rebuilds a refusal as the refusal content part of the message', async () => {
     const refusal = [refusalChunk('I cannot '), refusalChunk('do that.'), finishChunk('stop')];
     const body = framesFor(
-      createResponsesStreamTranslator({ gatewayTag: 'gw', requestedModel: 'gpt-5-codex', responseId: 'resp_no' }),
+      createResponsesStreamTranslator({
+        gatewayTag: 'gw',
+        upstreamModel: 'gw-model',
+        requestedModel: 'gpt-5-codex',
+        responseId: 'resp_no',
+      }),
       refusal,
       'finish',
     );
@@ -127,7 +146,7 @@ describe('OpenAI SDK reads the translated Responses stream', () => {
 
   it('never reports a failed stream as completed', async () => {
     const body = framesFor(
-      createResponsesStreamTranslator({ gatewayTag: 'gw', requestedModel: 'm', responseId: 'resp_fail' }),
+      createResponsesStreamTranslator({ gatewayTag: 'gw', upstreamModel: 'gw-model', requestedModel: 'm', responseId: 'resp_fail' }),
       [textChunk('par')],
       'fail',
     );

@@ -36,7 +36,7 @@ function translated(translator: Parameters<typeof fedChunks>[0], chunks: object[
 describe('a signature on a later piece of a streamed call', () => {
   it('reaches Codex in the call it records (output_item.done) and in response.completed', () => {
     const frames = translated(
-      createResponsesStreamTranslator({ gatewayTag: 'gw', requestedModel: 'gpt-5-codex', responseId: 'resp_1' }),
+      createResponsesStreamTranslator({ gatewayTag: 'gw', upstreamModel: 'gw-model', requestedModel: 'gpt-5-codex', responseId: 'resp_1' }),
       LATE_SIGNED_CALL,
     );
     const done = frames.find((frame) => frame.event === 'response.output_item.done')?.data.item as { call_id: string };
@@ -47,7 +47,12 @@ describe('a signature on a later piece of a streamed call', () => {
 
   it('reaches Claude Code in the id of a call not yet begun for it (a second call, held behind the first)', () => {
     const frames = translated(
-      createAnthropicStreamTranslator({ gatewayTag: 'gw', requestedModel: 'claude-sonnet-4-5', messageId: 'msg_1' }),
+      createAnthropicStreamTranslator({
+        gatewayTag: 'gw',
+        upstreamModel: 'gw-model',
+        requestedModel: 'claude-sonnet-4-5',
+        messageId: 'msg_1',
+      }),
       [
         piece({ id: 'call_0', name: 'read', arguments: '{}' }),
         piece({ index: 1, id: 'call_1', name: 'shell', arguments: '{"command":' }),

@@ -7,7 +7,7 @@ import type { RequestEndEvent, RequestLifecycleEvent } from '../../contracts/lif
 import type { EndedRowSummary } from '../../contracts/log.ts';
 import type { RequestEvents } from '../../contracts/requestEvents.ts';
 import { capturedBodyText } from '../../store/write/bodyRecord.ts';
-import { agentSessionIdOf } from '../../store/write/exchangeSummary.ts';
+import { agentSessionIdOf } from '../../core/agentSessionHeader.ts';
 import { maskedText, mergeUpdate, textTail, updateFromEvent } from './liveUpdates.ts';
 
 export interface LiveHubOptions {

@@ -1,6 +1,6 @@
 import type { RequestSummary } from '../../contracts/requests.ts';
 import { IN_FLIGHT_SUMMARY_DEFAULTS, LIVE_TEXT_LIMIT_CHARS, type LiveRequestUpdate } from '../../contracts/liveEvents.ts';
-import { agentSessionIdOf } from '../../store/write/exchangeSummary.ts';
+import { agentSessionIdOf } from '../../core/agentSessionHeader.ts';
 import type { RequestLifecycleEvent } from '../../contracts/lifecycle.ts';
 
 /**

@@ -1,7 +1,7 @@
 import { hash } from 'node:crypto';
 import { isRecord } from '../../core/isRecord.ts';
 import { contentText, messagesOf } from '../../protocols/messageText.ts';
-import { agentSessionIdOf } from './exchangeSummary.ts';
+import { agentSessionIdOf } from '../../core/agentSessionHeader.ts';
 
 /**
  * Which agent session a request belongs to. Claude Code and Codex name theirs in a header

@@ -1,6 +1,5 @@
-import { pickAllowedHeaders } from '../../../proxy/core/headerAllowlist.ts';
 import { describe, expect, it } from 'vitest';
-import { agentSessionIdOf, exchangeSummary, parseBody, SUMMARY_MAX_CHARS } from '../../../proxy/store/write/exchangeSummary.ts';
+import { exchangeSummary, parseBody, SUMMARY_MAX_CHARS } from '../../../proxy/store/write/exchangeSummary.ts';
 
 const json = (value: unknown) => JSON.stringify(value);
 const none = { responseBody: null, streamText: null };
@@ -128,26 +127,5 @@ describe('a row summary', () => {
     const summary = exchangeSummary({ request: { input: 'a'.repeat(500) }, responseBody: null, streamText: null });
     expect(summary).toHaveLength(SUMMARY_MAX_CHARS);
     expect(summary?.endsWith('…')).toBe(true);
-  });
-});
-
-describe("an agent's session id", () => {
-  it.each<[string, Record<string, string>, string | null]>([
-    ['Claude Code', { 'X-Claude-Code-Session-Id': 'cc-1', 'user-agent': 'claude-cli' }, 'cc-1'],
-    ['Codex session-id', { 'session-id': 'cx-1', 'thread-id': 'th-1' }, 'cx-1'],
-    ['Codex thread-id alone', { 'thread-id': 'th-1' }, 'th-1'],
-    ['none', { 'user-agent': 'curl' }, null],
-    ['mixed case, the earlier name wins whatever the order', { 'Thread-Id': 'th-1', 'Session-ID': 'cx-1' }, 'cx-1'],
-    ['a blank header gives way to the next name', { 'session-id': '  ', 'thread-id': 'th-1' }, 'th-1'],
-    // Earlier Codex releases name it with an underscore (openai/codex, codex-api requests/headers.rs: `session_id`).
-    ['an earlier Codex session_id', { session_id: 'cx-old' }, 'cx-old'],
-    ['the current names before the earlier one', { session_id: 'cx-old', 'session-id': 'cx-1' }, 'cx-1'],
-  ])('%s', (_name, headers, expected) => {
-    expect(agentSessionIdOf(headers)).toBe(expected);
-  });
-
-  it('is kept by the header allowlist, which picks what the log is given', () => {
-    const picked = pickAllowedHeaders({ session_id: 'cx-old', authorization: 'Bearer x', 'user-agent': 'codex_exec/0.40.0' });
-    expect(agentSessionIdOf(picked)).toBe('cx-old');
   });
 });

@@ -1,0 +1,30 @@
+/**
+ * The agent's own name for its session, read from a request's headers: the log groups its rows by it
+ * (store/write/agentSession.ts), and the input estimate learns a conversation's bytes per token by it
+ * (spend/countedByteRate.ts).
+ */
+
+/** As long as a row's summary (store/write/exchangeSummary.ts): enough to tell sessions apart, cheap to keep. */
+const AGENT_SESSION_ID_MAX_CHARS = 120;
+
+/**
+ * Headers agents name their session with: Claude Code sends x-claude-code-session-id; Codex sends
+ * session-id and thread-id (codex-rs's model client), and its earlier releases session_id
+ * (codex-api's requests/headers.rs). The first one present wins.
+ */
+const SESSION_HEADER_NAMES = ['x-claude-code-session-id', 'session-id', 'thread-id', 'session_id'] as const;
+
+export function agentSessionIdOf(headers: Record<string, string>): string | null {
+  // Read for every logged row: one pass over the headers, no lower-cased copy of them all.
+  let found: string | null = null;
+  let foundRank: number = SESSION_HEADER_NAMES.length;
+  for (const name in headers) {
+    const rank = SESSION_HEADER_NAMES.indexOf(name.toLowerCase() as (typeof SESSION_HEADER_NAMES)[number]);
+    if (rank < 0 || rank >= foundRank) continue;
+    const value = headers[name]?.trim();
+    if (!value) continue;
+    found = value;
+    foundRank = rank;
+  }
+  return found === null ? null : found.slice(0, AGENT_SESSION_ID_MAX_CHARS);
+}

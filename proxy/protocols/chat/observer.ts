@@ -59,7 +59,10 @@ export class ChatStreamObserver implements StreamObserver {
 
   /**
    * No later event may state another usage: `[DONE]` came, or the usage chunk after every choice finished.
-   * A count on a finish chunk makes the answer whole, but the usage chunk may still restate it.
+   * A count on a finish chunk makes the answer whole, but the usage chunk may still restate it: servers with
+   * running counts put one on every chunk, the finish chunk's included, then the usage chunk (vLLM's and
+   * SGLang's `continuous_usage_stats`, Baseten's default; router-for-me/CLIProxyAPI#3077). So a translated
+   * client whose gateway neither sends `[DONE]` nor ends its body waits the grace (streamRelay.ts) for it.
    */
   get usageSettled(): boolean {
     return this.sawDone || this.usageChunkAfterFinish;

@@ -29,20 +29,49 @@ export const END_GRACE_MS = 500;
  */
 export const ANSWER_WAS_WHOLE = 'the gateway kept its stream open after the answer was whole';
 
-/** The trace as the protocol observers see it: the few things they report. */
+/**
+ * The trace as the protocol observers see it: the few things they report. A class: seven closures a
+ * stream were 0.4 KB of each open stream's heap for its whole life.
+ */
+class TraceSink implements StreamSink {
+  readonly #trace: RequestTrace;
+
+  constructor(trace: RequestTrace) {
+    this.#trace = trace;
+  }
+
+  onDelta(text: string): void {
+    this.#trace.delta(text);
+  }
+
+  /** What else the model wrote only a usage estimate reads. */
+  onOtherOutput(text: string): void {
+    this.#trace.otherOutput(text);
+  }
+
+  onOpaqueOutput(bytes: number): void {
+    this.#trace.opaqueOutput(bytes);
+  }
+
+  onThinking(blockIndex: number, text: string): void {
+    this.#trace.thinkingOutput(blockIndex, text);
+  }
+
+  onThinkingSignature(blockIndex: number, signatureBytes: number): void {
+    this.#trace.thinkingSignature(blockIndex, signatureBytes);
+  }
+
+  onUsage(usage: TokenUsage): void {
+    this.#trace.setUsage(usage);
+  }
+
+  onModel(model: string): void {
+    this.#trace.modelAnswered(model);
+  }
+}
+
 export function sinkFor(trace: RequestTrace): StreamSink {
-  return {
-    onDelta: (text) => trace.delta(text),
-    // What else the model wrote only a usage estimate reads.
-    onOtherOutput: (text) => trace.otherOutput(text),
-    onOpaqueOutput: (bytes) => trace.opaqueOutput(bytes),
-    onThinking: (blockIndex, text) => trace.thinkingOutput(blockIndex, text),
-    onThinkingSignature: (blockIndex, signatureBytes) => trace.thinkingSignature(blockIndex, signatureBytes),
-    onUsage: (usage) => trace.setUsage(usage),
-    onModel: (model) => {
-      trace.modelAnswered(model);
-    },
-  };
+  return new TraceSink(trace);
 }
 
 function observerOptions(plan: ExchangePlan): ObserverOptions {

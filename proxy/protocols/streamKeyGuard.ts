@@ -184,24 +184,37 @@ export abstract class FieldKeyGuard<Key> implements StreamKeyGuard {
  * escapes in any field, not only those the protocol's guard follows.
  */
 export function guardingEscapedKey(guard: StreamKeyGuard, masker: KeyMasker): StreamKeyGuard {
-  let masked = false;
-  return {
-    relay(event, emit) {
-      if (masker.holdsEscapedForm(event.data)) {
-        event.data = masker.maskText(event.data);
-        // Read again from the masked data by whoever reads it first.
-        delete event.parsedData;
-        masked = true;
-      }
-      guard.relay(event, emit);
-    },
-    get masked() {
-      return masked || guard.masked;
-    },
-    get holding() {
-      return guard.holding;
-    },
-  };
+  return new EscapedKeyGuard(guard, masker);
+}
+
+/** A class, not an object literal with getters: each open stream held its closures and a dictionary-mode object. */
+class EscapedKeyGuard implements StreamKeyGuard {
+  readonly #guard: StreamKeyGuard;
+  readonly #masker: KeyMasker;
+  #masked = false;
+
+  constructor(guard: StreamKeyGuard, masker: KeyMasker) {
+    this.#guard = guard;
+    this.#masker = masker;
+  }
+
+  relay(event: SseEvent, emit: Emit): void {
+    if (this.#masker.holdsEscapedForm(event.data)) {
+      event.data = this.#masker.maskText(event.data);
+      // Read again from the masked data by whoever reads it first.
+      delete event.parsedData;
+      this.#masked = true;
+    }
+    this.#guard.relay(event, emit);
+  }
+
+  get masked(): boolean {
+    return this.#masked || this.#guard.masked;
+  }
+
+  get holding(): boolean {
+    return this.#guard.holding;
+  }
 }
 
 /**

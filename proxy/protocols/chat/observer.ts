@@ -9,7 +9,7 @@ import { toolArgumentsText } from './chatShapes.ts';
 import { finishReasonOf } from './finishReason.ts';
 import { choiceErrorOf } from './choiceError.ts';
 import { isChatStreamEnd } from './streamEnd.ts';
-import { RelayThinkingReader, relayThinkingOf } from './relayThinking.ts';
+import { type RelayThinking, RelayThinkingReader, relayThinkingOf } from './relayThinking.ts';
 
 /**
  * Chat Completions: `data: {chunk}` … and, from most gateways, `data: [DONE]`. The answer is
@@ -39,17 +39,12 @@ export class ChatStreamObserver implements StreamObserver {
   private usageChunkAfterFinish = false;
   private readonly sink: StreamSink;
   private readonly options: ObserverOptions;
-  private readonly relayThinking: RelayThinkingReader;
+  /** Made at a relay's first thinking block: most streams carry none, and each open one held it. */
+  private relayThinking: RelayThinkingReader | null = null;
 
   constructor(sink: StreamSink, options: ObserverOptions) {
     this.sink = sink;
     this.options = options;
-    this.relayThinking = new RelayThinkingReader({
-      onThinking: (blockIndex, text) => sink.onThinking?.(blockIndex, text),
-      onThinkingSignature: (blockIndex, bytes) => sink.onThinkingSignature?.(blockIndex, bytes),
-      onOpaqueOutput: (bytes) => sink.onOpaqueOutput?.(bytes),
-      onOtherOutput: (text) => sink.onOtherOutput?.(text),
-    });
   }
 
   get complete(): boolean {
@@ -142,11 +137,26 @@ export class ChatStreamObserver implements StreamObserver {
     return finishing;
   }
 
+  private readRelayThinking(relayThinking: RelayThinking): void {
+    this.relayThinking ??= this.newRelayThinkingReader();
+    this.relayThinking.read(relayThinking);
+  }
+
+  private newRelayThinkingReader(): RelayThinkingReader {
+    const { sink } = this;
+    return new RelayThinkingReader({
+      onThinking: (blockIndex, text) => sink.onThinking?.(blockIndex, text),
+      onThinkingSignature: (blockIndex, bytes) => sink.onThinkingSignature?.(blockIndex, bytes),
+      onOpaqueOutput: (bytes) => sink.onOpaqueOutput?.(bytes),
+      onOtherOutput: (text) => sink.onOtherOutput?.(text),
+    });
+  }
+
   /** Thinking, a refusal and tool calls are output the gateway bills: a stream without usage is estimated with them. */
   private readOtherOutput(delta: Record<string, unknown>): void {
     // A relay's thinking blocks hold the same thinking as its text field, and the signature that may hold more.
     const relayThinking = relayThinkingOf(delta);
-    if (relayThinking !== null) this.relayThinking.read(relayThinking);
+    if (relayThinking !== null) this.readRelayThinking(relayThinking);
     else {
       const reasoning = chatThinkingOf(delta)?.text ?? '';
       if (reasoning.length > 0) this.sink.onOtherOutput?.(reasoning);

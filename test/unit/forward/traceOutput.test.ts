@@ -30,4 +30,13 @@ describe("a stream's output the estimate reads, through the trace's transitions"
     const trace = new RequestTrace(new RequestEvents(), 1024);
     expect('streamOutput' in trace).toBe(false);
   });
+
+  it("gives each stream a sink that shares its methods with every other stream's (no closures of its own)", () => {
+    // With 200 streams open, seven closures a sink were 0.4 KB each of the heap they held for their whole life.
+    const first = sinkFor(new RequestTrace(new RequestEvents(), 1024));
+    const second = sinkFor(new RequestTrace(new RequestEvents(), 1024));
+    expect(Object.keys(first)).toEqual([]);
+    expect(second.onDelta).toBe(first.onDelta);
+    expect(second.onThinkingSignature).toBe(first.onThinkingSignature);
+  });
 });

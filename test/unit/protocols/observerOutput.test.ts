@@ -102,6 +102,27 @@ describe('the observers: output besides the answer text, for a usage estimate', 
   });
 });
 
+describe("the chat observer's reader of a relay's thinking blocks", () => {
+  it('reads signed thinking when a relay sends it, and is made only then', () => {
+    const thinking: string[] = [];
+    const observer = chatAdapter.stream.observer(
+      {
+        onDelta: () => undefined,
+        onThinking: (_blockIndex, written) => thinking.push(written),
+        onModel: () => undefined,
+        onUsage: () => undefined,
+      },
+      { dropUsageOnlyChunks: false, usageAsked: false },
+    );
+    observer.observe(text('plain'));
+    // Most chat streams carry no relay thinking: its reader and the four callbacks it is given were 0.5 KB of each open stream.
+    expect(Reflect.get(observer, 'relayThinking')).toBeNull();
+    const block = { type: 'thinking', thinking: 'Look first.', signature: null };
+    observer.observe(data({ choices: [{ index: 0, delta: { thinking_blocks: [block] } }] }));
+    expect(thinking).toEqual(['Look first.']);
+  });
+});
+
 describe('the Responses observer on arguments nested past the stack', () => {
   it('goes on to the usage after a tool_search_call whose arguments JSON.stringify cannot write', () => {
     // Written out by hand: JSON.stringify cannot write it either.

@@ -118,154 +118,145 @@ export async function relayStream(
   answerWholeJson: (bytes: Buffer) => void | Promise<void>,
 ): Promise<void> {
   const { guard, textGuard, maskLogCopy } = streamKeyGuards(input, protocols);
+  // One async function, not a wrapper around another: a suspended one is held by each open stream.
   try {
-    await relayGuardedStream(input, protocols, { guard, textGuard, answerWholeJson });
+    const { res, plan, trace, response } = input;
+    const observer = protocols.upstream.adapter.stream.observer(sinkFor(trace), observerOptions(plan));
+    const responseTranslator = plan.translator;
+    const translator = responseTranslator?.createStream() ?? null;
+    const render =
+      responseTranslator && translator
+        ? (event: SseEvent): string => {
+            observer.observe(event);
+            const declared = observer.upstreamError;
+            if (declared === null) return translator.push(event).join('');
+            // The client's error event says what the gateway's did (an overload, a rate limit), as a whole answer would.
+            const errorClass = declaredErrorClass(declared);
+            const message = declaredErrorExplained(errorClass, declared, input.knownSecrets);
+            return translator.fail({ type: responseTranslator.failureType(errorClass, declared.status), message }).join('');
+          }
+        : (event: SseEvent): string => (observer.observe(event) ? formatSseEvent(event) : '');
+    // One upstream event may come out as several (text held back before it, handed on now).
+    let rendered = '';
+    const renderOne = (event: SseEvent): void => {
+      rendered += render(event);
+    };
+    const transform = (event: SseEvent): string => {
+      rendered = '';
+      // After a translated client's end the gateway's later events are only counted, for the log's event times.
+      if (clientEnded) return rendered;
+      guard.relay(event, renderOne);
+      return rendered;
+    };
+    let clientHasRoom = true;
+    // Set once the answer is whole: the gateway's body then has END_GRACE_MS to end.
+    let graceTimer: NodeJS.Timeout | null = null;
+    // A translated client gets its end once the answer is whole and its usage settled: nothing after it is translated.
+    let clientEnded = false;
+    let clientEnding: Promise<void> | null = null;
+    const endWhole = (): Promise<void> => {
+      if (res.destroyed) return Promise.resolve();
+      clientEnded = true;
+      clientEnding ??= endTranslatedClient(input, translator);
+      return clientEnding;
+    };
+    // A client still taking in what it was sent holds the gateway's later bytes back, not the gateway: once it has
+    // drained, the gateway has its grace again for what it still sends.
+    const graceAgain = (): void => {
+      graceTimer = setTimeout(endLingering, END_GRACE_MS);
+    };
+    const endLingering = (): void => {
+      if (res.writableNeedDrain) res.once('drain', graceAgain);
+      else response.body.abort(ANSWER_WAS_WHOLE);
+    };
+    const answerWhole = (): boolean =>
+      observer.complete && observer.upstreamError === null && (translator === null || translator.hasFinishReason());
+    const relay = createSseRelay(
+      transform,
+      (frames) => {
+        // A client that is gone has nothing to wait for: a keyed creation's answer is only read on.
+        clientHasRoom = res.destroyed || res.write(frames);
+      },
+      textGuard,
+    );
+    let firstByte: number | undefined;
+    let bodyStarted = false;
+    const wholeJson: Buffer[] = [];
+    let wholeJsonBytes = 0;
+    try {
+      await relayBody(
+        response.body,
+        res,
+        (chunk) => {
+          trace.answerBytes(chunk, input.keyMasker);
+          firstByte ??= firstByteOf(chunk, !bodyStarted);
+          bodyStarted = true;
+          if (firstByte === OPEN_BRACE) {
+            wholeJson.push(chunk);
+            wholeJsonBytes += chunk.length;
+            if (wholeJsonBytes > WHOLE_JSON_LIMIT_BYTES)
+              response.body.abort(new Error(`the answer is over ${WHOLE_JSON_LIMIT_BYTES} bytes`));
+            // Whole, it has the grace a stream has to end: a gateway that keeps it open would hold the client to the idle timeout.
+            else if (graceTimer === null && holdsWholeJsonAnswer(wholeJson)) graceTimer = setTimeout(endLingering, END_GRACE_MS);
+            return true;
+          }
+          clientHasRoom = true;
+          const events = relay.feed(chunk);
+          if (events > 0) trace.streamEventsArrived(events);
+          if (clientEnded) return true;
+          if (graceTimer === null && answerWhole()) graceTimer = setTimeout(endLingering, END_GRACE_MS);
+          // A translated client's usage is said once, at its end: it waits for a usage the gateway may restate
+          // (the last wins, as for a chat client reading on), else for the body's end or the grace's.
+          if (translator && graceTimer !== null && answerWhole() && observer.usageSettled !== false) void endWhole();
+          // A client that got its end takes nothing more: were its socket full, its close would cut the gateway's grace short.
+          return clientEnded || clientHasRoom;
+        },
+        { readOnWithoutClient: input.readsOnWithoutClient === true },
+      );
+    } catch (error) {
+      // Whatever ends the body once the answer is whole failed nothing: the grace, a reset, a coding's
+      // lost trailer, or a client that leaves with all of it (Codex closes at response.completed).
+      if (graceTimer !== null && firstByte === OPEN_BRACE) {
+        // Read for its usage all the same (the gateway bills it whole), but sent only now: a client gone already got none of it.
+        await answerWholeJson(Buffer.concat(wholeJson));
+        if (classifyStreamError(error, res) === 'client_aborted') failMidStream(input, protocols.client, 'client_aborted', translator);
+        return;
+      }
+      if (graceTimer !== null && observer.upstreamError === null) return await endWhole();
+      const errorClass = classifyStreamError(error, res);
+      // The row says what broke it: a reset, a limit that ran out, an answer that does not decode or is not valid HTTP (the upstream_errors here).
+      const cause =
+        errorClass === 'upstream_error'
+          ? (error as Error).message
+          : `the upstream stream broke off: ${breakCause(error, errorClass, input.profile)}`;
+      return failMidStream(input, protocols.client, errorClass, translator, cause);
+    } finally {
+      if (graceTimer !== null) clearTimeout(graceTimer);
+      res.off('drain', graceAgain);
+    }
+    if (firstByte === OPEN_BRACE) return answerWholeJson(Buffer.concat(wholeJson));
+    if (observer.upstreamError !== null) {
+      const declared = observer.upstreamError;
+      // A tool call or reasoning is part of the answer as much as text is (and billed as output).
+      const errorClass = recordDeclaredError(input, declared, trace.outputWritten?.empty === false ? 'stream after output' : 'stream');
+      // An error only its event name calls one: the client's SDK reads it as an error in its protocol's own frame.
+      const unread = declared.unreadByClients === true && translator === null && !observer.complete;
+      res.end(unread ? protocols.client.errors.streamFrame(errorClass, declaredErrorDetail(input, declared)) : undefined);
+      return;
+    }
+    if (!observer.complete && !observer.wholeAtCleanEnd) {
+      const cause = `${STREAM_ENDED_EARLY_CAUSE} cleanly before its answer was whole, without ${observer.awaiting} (stream_interrupted)`;
+      return failMidStream(input, protocols.client, 'stream_interrupted', translator, cause, STREAM_ENDED_EARLY_CODE);
+    }
+    // `[DONE]` ends a chat stream, but a translated answer is whole only with the finish_reason its ending is made from.
+    if (translator && !translator.hasFinishReason()) {
+      const cause = `${STREAM_ENDED_EARLY_CAUSE} without a finish_reason`;
+      return failMidStream(input, protocols.client, 'stream_interrupted', translator, cause, STREAM_ENDED_EARLY_CODE);
+    }
+    await endWhole();
   } finally {
     maskLogCopy();
   }
-}
-async function relayGuardedStream(
-  input: RelayInput,
-  protocols: RelayProtocols,
-  {
-    guard,
-    textGuard,
-    answerWholeJson,
-  }: { guard: StreamKeyGuard; textGuard: TextGuard; answerWholeJson: (bytes: Buffer) => void | Promise<void> },
-): Promise<void> {
-  const { res, plan, trace, response } = input;
-  const observer = protocols.upstream.adapter.stream.observer(sinkFor(trace), observerOptions(plan));
-  const responseTranslator = plan.translator;
-  const translator = responseTranslator?.createStream() ?? null;
-  const render =
-    responseTranslator && translator
-      ? (event: SseEvent): string => {
-          observer.observe(event);
-          const declared = observer.upstreamError;
-          if (declared === null) return translator.push(event).join('');
-          // The client's error event says what the gateway's did (an overload, a rate limit), as a whole answer would.
-          const errorClass = declaredErrorClass(declared);
-          const message = declaredErrorExplained(errorClass, declared, input.knownSecrets);
-          return translator.fail({ type: responseTranslator.failureType(errorClass, declared.status), message }).join('');
-        }
-      : (event: SseEvent): string => (observer.observe(event) ? formatSseEvent(event) : '');
-  // One upstream event may come out as several (text held back before it, handed on now).
-  let rendered = '';
-  const renderOne = (event: SseEvent): void => {
-    rendered += render(event);
-  };
-  const transform = (event: SseEvent): string => {
-    rendered = '';
-    // After a translated client's end the gateway's later events are only counted, for the log's event times.
-    if (clientEnded) return rendered;
-    guard.relay(event, renderOne);
-    return rendered;
-  };
-  let clientHasRoom = true;
-  // Set once the answer is whole: the gateway's body then has END_GRACE_MS to end.
-  let graceTimer: NodeJS.Timeout | null = null;
-  // A translated client gets its end once the answer is whole and its usage settled: nothing after it is translated.
-  let clientEnded = false;
-  let clientEnding: Promise<void> | null = null;
-  const endWhole = (): Promise<void> => {
-    if (res.destroyed) return Promise.resolve();
-    clientEnded = true;
-    clientEnding ??= endTranslatedClient(input, translator);
-    return clientEnding;
-  };
-  // A client still taking in what it was sent holds the gateway's later bytes back, not the gateway: once it has
-  // drained, the gateway has its grace again for what it still sends.
-  const graceAgain = (): void => {
-    graceTimer = setTimeout(endLingering, END_GRACE_MS);
-  };
-  const endLingering = (): void => {
-    if (res.writableNeedDrain) res.once('drain', graceAgain);
-    else response.body.abort(ANSWER_WAS_WHOLE);
-  };
-  const answerWhole = (): boolean =>
-    observer.complete && observer.upstreamError === null && (translator === null || translator.hasFinishReason());
-  const relay = createSseRelay(
-    transform,
-    (frames) => {
-      // A client that is gone has nothing to wait for: a keyed creation's answer is only read on.
-      clientHasRoom = res.destroyed || res.write(frames);
-    },
-    textGuard,
-  );
-  let firstByte: number | undefined;
-  let bodyStarted = false;
-  const wholeJson: Buffer[] = [];
-  let wholeJsonBytes = 0;
-  try {
-    await relayBody(
-      response.body,
-      res,
-      (chunk) => {
-        trace.answerBytes(chunk, input.keyMasker);
-        firstByte ??= firstByteOf(chunk, !bodyStarted);
-        bodyStarted = true;
-        if (firstByte === OPEN_BRACE) {
-          wholeJson.push(chunk);
-          wholeJsonBytes += chunk.length;
-          if (wholeJsonBytes > WHOLE_JSON_LIMIT_BYTES) response.body.abort(new Error(`the answer is over ${WHOLE_JSON_LIMIT_BYTES} bytes`));
-          // Whole, it has the grace a stream has to end: a gateway that keeps it open would hold the client to the idle timeout.
-          else if (graceTimer === null && holdsWholeJsonAnswer(wholeJson)) graceTimer = setTimeout(endLingering, END_GRACE_MS);
-          return true;
-        }
-        clientHasRoom = true;
-        const events = relay.feed(chunk);
-        if (events > 0) trace.streamEventsArrived(events);
-        if (clientEnded) return true;
-        if (graceTimer === null && answerWhole()) graceTimer = setTimeout(endLingering, END_GRACE_MS);
-        // A translated client's usage is said once, at its end: it waits for a usage the gateway may restate
-        // (the last wins, as for a chat client reading on), else for the body's end or the grace's.
-        if (translator && graceTimer !== null && answerWhole() && observer.usageSettled !== false) void endWhole();
-        // A client that got its end takes nothing more: were its socket full, its close would cut the gateway's grace short.
-        return clientEnded || clientHasRoom;
-      },
-      { readOnWithoutClient: input.readsOnWithoutClient === true },
-    );
-  } catch (error) {
-    // Whatever ends the body once the answer is whole failed nothing: the grace, a reset, a coding's
-    // lost trailer, or a client that leaves with all of it (Codex closes at response.completed).
-    if (graceTimer !== null && firstByte === OPEN_BRACE) {
-      // Read for its usage all the same (the gateway bills it whole), but sent only now: a client gone already got none of it.
-      await answerWholeJson(Buffer.concat(wholeJson));
-      if (classifyStreamError(error, res) === 'client_aborted') failMidStream(input, protocols.client, 'client_aborted', translator);
-      return;
-    }
-    if (graceTimer !== null && observer.upstreamError === null) return await endWhole();
-    const errorClass = classifyStreamError(error, res);
-    // The row says what broke it: a reset, a limit that ran out, an answer that does not decode or is not valid HTTP (the upstream_errors here).
-    const cause =
-      errorClass === 'upstream_error'
-        ? (error as Error).message
-        : `the upstream stream broke off: ${breakCause(error, errorClass, input.profile)}`;
-    return failMidStream(input, protocols.client, errorClass, translator, cause);
-  } finally {
-    if (graceTimer !== null) clearTimeout(graceTimer);
-    res.off('drain', graceAgain);
-  }
-  if (firstByte === OPEN_BRACE) return answerWholeJson(Buffer.concat(wholeJson));
-  if (observer.upstreamError !== null) {
-    const declared = observer.upstreamError;
-    // A tool call or reasoning is part of the answer as much as text is (and billed as output).
-    const errorClass = recordDeclaredError(input, declared, trace.outputWritten?.empty === false ? 'stream after output' : 'stream');
-    // An error only its event name calls one: the client's SDK reads it as an error in its protocol's own frame.
-    const unread = declared.unreadByClients === true && translator === null && !observer.complete;
-    res.end(unread ? protocols.client.errors.streamFrame(errorClass, declaredErrorDetail(input, declared)) : undefined);
-    return;
-  }
-  if (!observer.complete && !observer.wholeAtCleanEnd) {
-    const cause = `${STREAM_ENDED_EARLY_CAUSE} cleanly before its answer was whole, without ${observer.awaiting} (stream_interrupted)`;
-    return failMidStream(input, protocols.client, 'stream_interrupted', translator, cause, STREAM_ENDED_EARLY_CODE);
-  }
-  // `[DONE]` ends a chat stream, but a translated answer is whole only with the finish_reason its ending is made from.
-  if (translator && !translator.hasFinishReason()) {
-    const cause = `${STREAM_ENDED_EARLY_CAUSE} without a finish_reason`;
-    return failMidStream(input, protocols.client, 'stream_interrupted', translator, cause, STREAM_ENDED_EARLY_CODE);
-  }
-  await endWhole();
 }
 
 /**

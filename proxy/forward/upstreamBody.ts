@@ -191,35 +191,73 @@ export function relayBody(
   options: { readOnWithoutClient?: boolean } = {},
 ): Promise<void> {
   return new Promise((resolve, reject) => {
-    const stopWaiting = (): void => {
-      res.off('drain', onDrain);
-      res.off('close', onClose);
-    };
-    const onDrain = (): void => {
-      stopWaiting();
-      body.resume();
-    };
-    // A client gone while its socket was full never drains; the answer may have ended upstream already.
-    const onClose = (): void => {
-      if (!options.readOnWithoutClient) {
-        body.abort('client_aborted');
-        return;
-      }
-      stopWaiting();
-      body.resume();
-    };
-    body.attach({
-      chunk(chunk) {
-        if (write(chunk)) return true;
-        res.once('drain', onDrain);
-        res.once('close', onClose);
-        return false;
-      },
-      end: resolve,
-      error(error) {
-        stopWaiting();
-        reject(error);
-      },
-    });
+    body.attach(new BodyRelay(body, res, write, options.readOnWithoutClient === true, resolve, reject));
   });
+}
+
+/**
+ * relayBody's reader. A class, its client listeners made only once the client is full: as closures,
+ * each open stream held five of them, their context and a reader object for its whole life.
+ */
+class BodyRelay implements BodySink {
+  readonly #body: UpstreamBody;
+  readonly #res: ServerResponse;
+  readonly #write: (chunk: Buffer) => boolean;
+  readonly #readOnWithoutClient: boolean;
+  readonly #resolve: () => void;
+  readonly #reject: (error: unknown) => void;
+  #listeners: { onDrain(): void; onClose(): void } | null = null;
+
+  constructor(
+    body: UpstreamBody,
+    res: ServerResponse,
+    write: (chunk: Buffer) => boolean,
+    readOnWithoutClient: boolean,
+    resolve: () => void,
+    reject: (error: unknown) => void,
+  ) {
+    this.#body = body;
+    this.#res = res;
+    this.#write = write;
+    this.#readOnWithoutClient = readOnWithoutClient;
+    this.#resolve = resolve;
+    this.#reject = reject;
+  }
+
+  chunk(chunk: Buffer): boolean {
+    if (this.#write(chunk)) return true;
+    this.#listeners ??= {
+      onDrain: () => {
+        this.#stopWaiting();
+        this.#body.resume();
+      },
+      // A client gone while its socket was full never drains; the answer may have ended upstream already.
+      onClose: () => {
+        if (!this.#readOnWithoutClient) {
+          this.#body.abort('client_aborted');
+          return;
+        }
+        this.#stopWaiting();
+        this.#body.resume();
+      },
+    };
+    this.#res.once('drain', this.#listeners.onDrain);
+    this.#res.once('close', this.#listeners.onClose);
+    return false;
+  }
+
+  end(): void {
+    this.#resolve();
+  }
+
+  error(error: unknown): void {
+    this.#stopWaiting();
+    this.#reject(error);
+  }
+
+  #stopWaiting(): void {
+    if (this.#listeners === null) return;
+    this.#res.off('drain', this.#listeners.onDrain);
+    this.#res.off('close', this.#listeners.onClose);
+  }
 }

@@ -222,4 +222,24 @@ describe('relayBody', () => {
     await expect(relaying).rejects.toBe('client_aborted');
     expect(res.written).toEqual(['a']);
   });
+
+  it('reads through a reader whose methods every relay shares: an open stream holds no closures of its own for it', () => {
+    const attachedReader = (): BodySink => {
+      const { body } = bodyWithController();
+      const readers: BodySink[] = [];
+      const attach = body.attach.bind(body);
+      body.attach = (reader) => {
+        readers.push(reader);
+        attach(reader);
+      };
+      void relayBody(body, fakeResponse(), () => true);
+      return readers[0] as BodySink;
+    };
+    const first = attachedReader();
+    const second = attachedReader();
+    // Five closures, their context and the reader object were about 0.4 KB of each open stream's heap.
+    expect(Object.keys(first)).toEqual([]);
+    expect(second.chunk).toBe(first.chunk);
+    expect(second.error).toBe(first.error);
+  });
 });

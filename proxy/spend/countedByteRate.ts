@@ -9,30 +9,30 @@ const MIN_LEARNED_BODY_BYTES = 4 * 1024;
  * estimate): text and code in a chat body run 3 to 5 bytes a token in o200k.
  */
 const MAX_TEXT_BYTES_PER_TOKEN = 6;
-/** The learned rate is lowered by this share: a turn may add denser text than the conversation held. */
+/** The learned rate is lowered by this share: the same conversation's bytes, resent, may be framed a little denser. */
 const RATE_MARGIN = 0.1;
 /**
- * The rate holds for a body up to this many times the session's largest counted one: what it added since
- * is then at most a fifth of it, which the margin covers unless that text runs under 0.64 of the counted
- * rate (code's 4 bytes a token against 2.6; a JSON file in a tool result runs about 3). Past it, what
- * was counted says too little of the body.
+ * A body smaller than this share of the session's last counted one is another conversation: the
+ * same one compacted, or a subagent's, which Claude Code sends under its parent's session id
+ * (anthropics/claude-code#7881). Its text was never counted.
  */
-const MAX_GROWTH = 1.25;
+const MIN_SHARE_OF_LAST = 0.8;
 
 interface CountedSession {
   /** The fewest bytes per token the tokenizer counted in its turns. */
   bytesPerToken: number;
-  /** The bytes of its largest counted turn: its conversation's latest, not a side request's (a title, a summary). */
-  countedBytes: number;
+  /** The bytes of its last counted turn. */
+  lastCountedBytes: number;
 }
 
 /**
- * Input tokens by a chat body's bytes at the rate the tokenizer counted the same conversation's earlier
- * turns (the densest of them, less a margin), for a translated client told a count without the
- * tokenizer: bytes / 3 told it 1.3 to 1.5 times its tokens, and its agent compacted that much early.
- * Every turn resends the conversation so far, so its rate holds for the next few; another conversation's
- * does not (a JSON one runs 3.1 bytes a token, prose 4.8), so one with none counted, or none named by its
- * agent (agentSessionIdOf), or grown well past what was counted, is bytes / 3.
+ * Input tokens by a chat body's bytes, for a translated client told a count without the tokenizer:
+ * bytes / 3 told it 1.3 to 1.5 times its tokens, and its agent compacted that much early. Every turn
+ * resends the conversation so far, so the part of it the tokenizer counted last time goes at the
+ * session's densest counted rate (less a margin), and only what the turn added, which may be
+ * anything (a base64 blob, a JSON dump), at bytes / 3 as before. Another session's rate is never
+ * used (a JSON conversation runs 3.1 bytes a token, prose 4.8); a body with no session, none
+ * counted, or well under the last counted one (another conversation) is bytes / 3.
  */
 export class CountedByteRate {
   /** Per agent session, the latest counted last. */
@@ -43,12 +43,9 @@ export class CountedByteRate {
     if (sessionId === null || byteLength < MIN_LEARNED_BODY_BYTES || tokens <= 0) return;
     const bytesPerToken = byteLength / tokens;
     if (bytesPerToken > MAX_TEXT_BYTES_PER_TOKEN) return;
-    const earlier = this.#counted.get(sessionId) ?? { bytesPerToken: Number.POSITIVE_INFINITY, countedBytes: 0 };
+    const earlierRate = this.#counted.get(sessionId)?.bytesPerToken ?? Number.POSITIVE_INFINITY;
     this.#counted.delete(sessionId);
-    this.#counted.set(sessionId, {
-      bytesPerToken: Math.min(earlier.bytesPerToken, bytesPerToken),
-      countedBytes: Math.max(earlier.countedBytes, byteLength),
-    });
+    this.#counted.set(sessionId, { bytesPerToken: Math.min(earlierRate, bytesPerToken), lastCountedBytes: byteLength });
     if (this.#counted.size > KEPT_SESSIONS) {
       const [oldest] = this.#counted.keys();
       if (oldest !== undefined) this.#counted.delete(oldest);
@@ -57,8 +54,11 @@ export class CountedByteRate {
 
   inputTokens(sessionId: string | null, byteLength: number): number {
     const counted = sessionId === null ? undefined : this.#counted.get(sessionId);
-    const holds = counted !== undefined && byteLength >= MIN_LEARNED_BODY_BYTES && byteLength <= counted.countedBytes * MAX_GROWTH;
-    if (!holds) return byteEstimateTokens(byteLength);
-    return Math.ceil(byteLength / (counted.bytesPerToken * (1 - RATE_MARGIN)));
+    if (counted === undefined || byteLength < MIN_LEARNED_BODY_BYTES || byteLength < counted.lastCountedBytes * MIN_SHARE_OF_LAST) {
+      return byteEstimateTokens(byteLength);
+    }
+    const countedPartBytes = Math.min(byteLength, counted.lastCountedBytes);
+    const addedBytes = byteLength - countedPartBytes;
+    return Math.ceil(countedPartBytes / (counted.bytesPerToken * (1 - RATE_MARGIN))) + byteEstimateTokens(addedBytes);
   }
 }

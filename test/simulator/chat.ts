@@ -100,7 +100,8 @@ export async function answerChat(
     const costHeader: Record<string, string> =
       wording === 'litellm' && plan.usage !== null ? { 'x-litellm-response-cost': String(liteLlmResponseCost(plan.usage)) } : {};
     const body = withReasoning(completionBody(plan, wording === 'litellm' ? 'openai' : wording), reasoning, stream.reasoningField, {
-      ...(reasoning === null ? {} : relayThinkingFields(voice.dialect, plan.model, reasoning)),
+      // Signed for the model the request named, which the next request names again: not the answer's model string.
+      ...(reasoning === null ? {} : relayThinkingFields(voice.dialect, String(json.model), reasoning)),
     });
     if (fault?.kind === 'cutAfter') {
       // A non-streaming reply broken off halfway through its JSON.
@@ -115,7 +116,12 @@ export async function answerChat(
   }
   const pieceChars = fault?.kind === 'echoKey' ? (fault.deltaChars ?? ECHO_DELTA_CHARS) : undefined;
   const streamPlan = planDialectStream(
-    { plan, reasoning, usageWording: voice.dialect.usageWording, thinkingRelay: voice.dialect },
+    {
+      plan,
+      reasoning,
+      usageWording: voice.dialect.usageWording,
+      thinkingRelay: { dialect: voice.dialect, requestedModel: String(json.model) },
+    },
     settings.streamChunkCount,
     request.includeUsage,
     stream,

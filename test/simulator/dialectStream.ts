@@ -15,8 +15,11 @@ export interface DialectReply {
   reasoning: string | null;
   /** How the gateway words the usage; OpenAI's when not said. */
   usageWording?: UsageWording;
-  /** A relay that signs Claude's thinking (Dialect.relaysClaudeThinking): its blocks stream beside the thinking. */
-  thinkingRelay?: Dialect;
+  /**
+   * A relay that signs Claude's thinking (Dialect.relaysClaudeThinking): its blocks stream beside the
+   * thinking, signed for the model the request named (the answer may name a dated snapshot of it).
+   */
+  thinkingRelay?: { dialect: Dialect; requestedModel: string };
 }
 
 /** Usage with the reasoning counted as completion tokens, as reasoning models bill it. */
@@ -54,13 +57,18 @@ export function planDialectStream(
   const relay = reply.thinkingRelay;
   const reasoningDelta = (delta: object): object => ({ ...envelope, choices: [{ index: 0, delta, finish_reason: null }] });
   const signatureDelta =
-    reply.reasoning === null || relay === undefined ? null : relayThinkingSignatureDelta(relay, reply.plan.model, reply.reasoning);
+    reply.reasoning === null || relay === undefined
+      ? null
+      : relayThinkingSignatureDelta(relay.dialect, relay.requestedModel, reply.reasoning);
   const reasoningDeltas =
     reply.reasoning === null
       ? []
       : [
           ...splitText(reply.reasoning, pieceCount).map((piece) =>
-            reasoningDelta({ [dialect.reasoningField]: piece, ...(relay === undefined ? {} : relayThinkingPieceFields(relay, piece)) }),
+            reasoningDelta({
+              [dialect.reasoningField]: piece,
+              ...(relay === undefined ? {} : relayThinkingPieceFields(relay.dialect, piece)),
+            }),
           ),
           ...(signatureDelta === null ? [] : [reasoningDelta(signatureDelta)]),
         ];

@@ -77,7 +77,9 @@ describe("relay thinking carried in a translated client's thinking", () => {
     // Claude's signatures verify on the model that made them only: a fallback step to another model gets none.
     expect(relayThinkingOfMark(mark, { ...signer, upstreamModel: 'claude-haiku-4-5' })).toBeNull();
     expect(thinkingMark('reasoning', openrouter({ type: 'reasoning.text', text: 'a', index: 0 }), signer)).toBe('airlock:reasoning:gw');
-    expect(relayThinkingOfMark('airlock:thinking_blocks:gw:not json', signer)).toBeNull();
+    // A mark with this signer's own prefix whose payload is not Airlock's JSON.
+    const signerPrefix = mark.slice(0, mark.lastIndexOf(':') + 1);
+    expect(relayThinkingOfMark(`${signerPrefix}bm90IGpzb24`, signer)).toBeNull();
     expect(relayThinkingOfMark('EqoBCkgIARAB', signer)).toBeNull();
     // Made before marks named their gateway: whose it was is unknown.
     const unnamed = `airlock:thinking_blocks:${Buffer.from(JSON.stringify(signed.blocks)).toString('base64url')}`;

@@ -67,6 +67,20 @@ function learnedFrom(counted: Counted): CountedByteRate {
   return rate;
 }
 
+// Text far denser than prose in o200k: a blob, hashes, ids, numbers (review of the byte rate).
+const DENSE_ADDITIONS: readonly (readonly [string, string])[] = [
+  ['a base64 blob', Buffer.from(Array.from({ length: 45_000 }, (_, i) => (i * 7919) % 251)).toString('base64')],
+  ['hex digests', Array.from({ length: 600 }, (_, i) => (BigInt(i + 1) * 0x9e3779b97f4a7c15n).toString(16).padStart(16, '0')).join('\n')],
+  [
+    'UUIDs',
+    Array.from({ length: 400 }, (_, i) => {
+      const hex = (BigInt(i + 7) * 0x9e3779b97f4a7c15n * 0xbf58476d1ce4e5b9n).toString(16).padStart(32, '0').slice(-32);
+      return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+    }).join(', '),
+  ],
+  ['a JSON array of numbers', JSON.stringify(Array.from({ length: 3000 }, (_, i) => (i * 7907) % 100_003))],
+];
+
 const codeTurns = [CODE.repeat(20), PROSE.repeat(10), CODE.repeat(6)];
 // A conversation grown well past its counted turns, its later ones dense JSON.
 const longCodeTurns = [...codeTurns, ...Array.from({ length: 40 }, (_, turn) => (turn % 2 === 0 ? CODE : PACKAGE_JSON).repeat(30))];
@@ -93,6 +107,8 @@ describe('CountedByteRate', () => {
       session(codeTurns),
     ],
     ['a conversation grown by a fifth, all of it JSON', [['s1', session(codeTurns)]], session([...codeTurns, PACKAGE_JSON.repeat(7)])],
+    // Only the part counted before goes at its rate; what the turns added since, JSON among it, at bytes / 3.
+    ['a conversation grown far past its counted turns', [['s1', session(codeTurns)]], session(longCodeTurns)],
     [
       'its own rate, though another session was counted after it',
       [
@@ -109,8 +125,6 @@ describe('CountedByteRate', () => {
 
   it.each<[string, Counted, string | null]>([
     ['nothing was counted', [], 's1'],
-    // Most of it never counted: its later turns may be denser than its counted ones (here half is JSON).
-    ['the conversation grew far past its counted turns', [['s1', session(codeTurns)]], 's1'],
     // Its rate says nothing of this one's: a prose conversation runs 4.8 bytes a token, a JSON one 3.1.
     ['only another session was counted', [['s2', session([PROSE.repeat(40)])]], 's1'],
     ['the agent names no session', [[null, session([PROSE.repeat(40)])]], null],
@@ -122,6 +136,38 @@ describe('CountedByteRate', () => {
     const next = session(longCodeTurns);
     const told = learnedFrom(counted).inputTokens(sessionId, bytesOf(next));
     expect(told).toBe(byteEstimateTokens(bytesOf(next)));
+  });
+
+  // What a turn adds may be far denser than anything counted, and than bytes / 3 itself (a base64 blob
+  // runs under 2 bytes a token): the rate is applied only to what the tokenizer counted, the added part
+  // is told at bytes / 3 as before (the review of the rate found 0.37x when the rate was applied to it).
+  it.each<[string, object, object]>([
+    ...DENSE_ADDITIONS.map(([name, added]): [string, object, object] => [
+      `a prose conversation that adds ${name}`,
+      session([PROSE.repeat(200)]),
+      session([PROSE.repeat(200), added]),
+    ]),
+    // Compacted (or a subagent's, under its parent's session id): counted small after a large one, then grown.
+    [
+      'a compacted conversation that grows past its last count',
+      session([PROSE.repeat(20)]),
+      session([PROSE.repeat(20), DENSE_ADDITIONS[0]![1]]),
+    ],
+  ])('%s: its counted part at least as the tokenizer counted it, what it added at bytes / 3', (_case, last, next) => {
+    const rate = learnedFrom([
+      ['s1', session([PROSE.repeat(400)])],
+      ['s1', last],
+    ]);
+    const told = rate.inputTokens('s1', bytesOf(next));
+    expect(told).toBeGreaterThanOrEqual(estimateChatInputTokens(last) + byteEstimateTokens(bytesOf(next) - bytesOf(last)));
+    expect(told).toBeLessThan(byteEstimateTokens(bytesOf(next)));
+  });
+
+  it("counts a body well under the session's last count by the byte rule: another conversation, never counted", () => {
+    // The same session compacted, or a subagent's conversation under its parent's session id.
+    const rate = learnedFrom([['s1', session(longCodeTurns)]]);
+    const other = session([PACKAGE_JSON.repeat(30)]);
+    expect(rate.inputTokens('s1', bytesOf(other))).toBe(byteEstimateTokens(bytesOf(other)));
   });
 
   it("counts a tiny body by the byte rule: its framing's tokens make it denser than any text", () => {
@@ -138,10 +184,15 @@ describe('CountedByteRate', () => {
   });
 
   it("keeps a session's densest turn: a sparser later one does not raise its rate", () => {
-    const rate = learnedFrom([['s1', session([PACKAGE_JSON.repeat(8)])]]);
-    const told = rate.inputTokens('s1', 100_000);
-    rate.record('s1', bytesOf(session([PROSE.repeat(40)])), estimateChatInputTokens(session([PROSE.repeat(40)])));
-    expect(rate.inputTokens('s1', 100_000)).toBe(told);
+    const json = session([PACKAGE_JSON.repeat(8)]);
+    const prose = session([PROSE.repeat(40)]);
+    const rate = learnedFrom([
+      ['s1', json],
+      ['s1', prose],
+    ]);
+    const jsonBytesPerToken = bytesOf(json) / estimateChatInputTokens(json);
+    expect(bytesOf(prose) / estimateChatInputTokens(prose)).toBeGreaterThan(jsonBytesPerToken);
+    expect(rate.inputTokens('s1', bytesOf(prose))).toBe(Math.ceil(bytesOf(prose) / (jsonBytesPerToken * 0.9)));
   });
 
   it('forgets the sessions counted longest ago', () => {

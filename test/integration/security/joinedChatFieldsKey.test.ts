@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chatBody, JSON_HEADERS, rawRequest, sseData } from '../../support/http.ts';
+import { sseData } from '../../support/http.ts';
 import { startHarness, type Harness } from '../../support/proxyHarness.ts';
-import { findSentinelInStream, SENTINEL_KEY } from '../../support/sentinel.ts';
+import { keyFreeChatStream } from './fixtures/keyFreeChatStream.ts';
+import { SENTINEL_KEY } from '../../support/sentinel.ts';
 
 /**
  * Chat stream fields beyond the text that clients join across deltas: openai-node's
@@ -34,20 +35,8 @@ describe.each([
   it('reaches neither the client nor the log, the rest of the text whole', async () => {
     const text = `The key is ${SENTINEL_KEY} and its`;
     const pieces = text.match(/.{1,3}/g) ?? [];
-    harness.simulator.script({
-      kind: 'bodyChunks',
-      chunks: [...pieces.map((piece) => chunk(deltaOf(piece))), chunk({}, 'stop'), 'data: [DONE]\n\n'],
-    });
-    const ended = harness.nextEnd();
-    const response = await rawRequest(`${harness.proxy.url}/v1/chat/completions`, {
-      method: 'POST',
-      headers: JSON_HEADERS,
-      body: chatBody({ stream: true }),
-    });
-    const end = await ended;
-    expect(findSentinelInStream(response.body)).toBeNull();
-    expect(findSentinelInStream(end.bodies.responseBody?.toString('utf8') ?? '')).toBeNull();
-    const joined = sseData(response.body)
+    const body = await keyFreeChatStream(harness, [...pieces.map((piece) => chunk(deltaOf(piece))), chunk({}, 'stop'), 'data: [DONE]\n\n']);
+    const joined = sseData(body)
       .filter((data) => data !== '[DONE]')
       .map((data) => read((JSON.parse(data) as { choices: [{ delta: Record<string, Record<string, unknown>> }] }).choices[0].delta))
       .filter((value): value is string => typeof value === 'string')

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { chatBody, JSON_HEADERS, rawRequest, sseData } from '../../support/http.ts';
+import { sseData } from '../../support/http.ts';
 import { startHarness, type Harness } from '../../support/proxyHarness.ts';
-import { findSentinelInStream, SENTINEL_KEY } from '../../support/sentinel.ts';
+import { keyFreeChatStream } from './fixtures/keyFreeChatStream.ts';
+import { SENTINEL_KEY } from '../../support/sentinel.ts';
 
 /**
  * OpenRouter streams a reasoning model's thinking twice in each delta: as `reasoning` and in
@@ -54,26 +55,14 @@ describe.each([
 ])('a key in thinking streamed as %s details', (type, property, extra) => {
   it('reaches the chat client and the log in neither field, and both fields read alike', async () => {
     const thinking = `The user pasted ${SENTINEL_KEY} as their key, then its s`;
-    harness.simulator.script({
-      kind: 'bodyChunks',
-      chunks: [
-        ...thinkingChunks(thinking, (piece) => ({ type, [property]: piece, ...extra, index: 0 })),
-        chunk({ content: 'Done.' }),
-        chunk({}, 'stop'),
-        'data: [DONE]\n\n',
-      ],
-    });
-    const ended = harness.nextEnd();
-    const response = await rawRequest(`${harness.proxy.url}/v1/chat/completions`, {
-      method: 'POST',
-      headers: JSON_HEADERS,
-      body: chatBody({ stream: true }),
-    });
-    const end = await ended;
-    expect(findSentinelInStream(response.body)).toBeNull();
-    expect(findSentinelInStream(end.bodies.responseBody?.toString('utf8') ?? '')).toBeNull();
-    const reasoning = joined(response.body, (delta) => delta.reasoning);
+    const body = await keyFreeChatStream(harness, [
+      ...thinkingChunks(thinking, (piece) => ({ type, [property]: piece, ...extra, index: 0 })),
+      chunk({ content: 'Done.' }),
+      chunk({}, 'stop'),
+      'data: [DONE]\n\n',
+    ]);
+    const reasoning = joined(body, (delta) => delta.reasoning);
     expect(reasoning).toBe('The user pasted [redacted] as their key, then its s');
-    expect(joined(response.body, (delta) => detailText(delta, property))).toBe(reasoning);
+    expect(joined(body, (delta) => detailText(delta, property))).toBe(reasoning);
   });
 });

@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REDACTED } from '../../../proxy/core/redact.ts';
-import { chatBody, JSON_HEADERS, rawRequest, sseData } from '../../support/http.ts';
+import { sseData } from '../../support/http.ts';
 import { startHarness, type Harness } from '../../support/proxyHarness.ts';
-import { findSentinelInStream, SENTINEL_KEY } from '../../support/sentinel.ts';
+import { keyFreeChatStream } from './fixtures/keyFreeChatStream.ts';
+import { SENTINEL_KEY } from '../../support/sentinel.ts';
 
 /**
  * A streamed tool call's name and id (and a legacy function call's name), a few characters a delta.
@@ -65,20 +66,12 @@ describe.each([
   it('is whole in no join the client makes nor in the log, and every delta keeps its piece', async () => {
     const text = `open_${SENTINEL_KEY}_now`;
     const pieces = text.match(/.{1,3}/g) ?? [];
-    harness.simulator.script({
-      kind: 'bodyChunks',
-      chunks: [...pieces.map((piece, position) => chunk(deltaOf(piece, position === 0))), chunk({}, 'tool_calls'), 'data: [DONE]\n\n'],
-    });
-    const ended = harness.nextEnd();
-    const response = await rawRequest(`${harness.proxy.url}/v1/chat/completions`, {
-      method: 'POST',
-      headers: JSON_HEADERS,
-      body: chatBody({ stream: true }),
-    });
-    const end = await ended;
-    expect(findSentinelInStream(response.body)).toBeNull();
-    expect(findSentinelInStream(end.bodies.responseBody?.toString('utf8') ?? '')).toBeNull();
-    const passed = deltasOf(response.body)
+    const body = await keyFreeChatStream(harness, [
+      ...pieces.map((piece, position) => chunk(deltaOf(piece, position === 0))),
+      chunk({}, 'tool_calls'),
+      'data: [DONE]\n\n',
+    ]);
+    const passed = deltasOf(body)
       .map(read)
       .filter((value): value is string => value !== undefined);
     // Nothing held back: the first delta's piece comes as sent, and no delta loses its piece or gains one.

@@ -7,6 +7,7 @@
 import type { ServerResponse } from 'node:http';
 import type { ErrorClass, UpstreamErrorClass } from '../contracts/errors.ts';
 import { buildClientError, classifyNetworkFailure, type ExchangeFailureClass } from '../core/errorClass.ts';
+import { STREAM_ENDED_EARLY_CAUSE, STREAM_ENDED_EARLY_CODE } from '../core/errorExplanations.ts';
 import type { ProtocolAdapter } from '../protocols/adapter.ts';
 import { adapterNamed } from '../protocols/registry.ts';
 import type { StreamEventTranslator } from '../protocols/streamTranslator.ts';
@@ -110,6 +111,26 @@ export function failMidBody(input: RelayInput, error: unknown): void {
   replyFailure(res, trace, input.plan.protocol, failure, input.knownSecrets);
   // The row keeps what happened; the client's answer has the cause and the fix.
   trace.failed(errorClass, cause);
+  trace.answerBrokeOff();
+}
+
+/**
+ * A stream answering a request for a whole answer that the gateway ended, without an error, before
+ * its answer was whole: the client gets the failure as a whole answer would, with the early end's
+ * own cause and fix (a broken one's, raise idleTimeoutMs, would send it to the wrong setting).
+ */
+export function failEndedEarly(input: RelayInput, what: string): void {
+  const { res, trace } = input;
+  const cause = `${STREAM_ENDED_EARLY_CAUSE} ${what}`;
+  if (res.destroyed || res.headersSent) {
+    trace.failed(res.destroyed ? 'client_aborted' : 'stream_interrupted', cause);
+    res.destroy();
+    return;
+  }
+  const detail = { upstreamCode: STREAM_ENDED_EARLY_CODE };
+  const failure = { errorClass: 'stream_interrupted' as const, upstreamStatus: null, detail, upstreamRequestId: input.upstreamRequestId };
+  replyFailure(res, trace, input.plan.protocol, failure, input.knownSecrets);
+  trace.failed('stream_interrupted', cause);
   trace.answerBrokeOff();
 }
 

@@ -4,7 +4,7 @@ import type { SseEvent } from '../protocols/sse.ts';
 import { createSseRelay } from '../protocols/sseRelay.ts';
 import { declaredErrorDetail, type RelayProtocols } from './answerRecords.ts';
 import type { RelayInput } from './relay.ts';
-import { failAnswer, failMidBody } from './relayFailures.ts';
+import { failAnswer, failEndedEarly, failMidBody } from './relayFailures.ts';
 import { ANSWER_WAS_WHOLE, END_GRACE_MS, sinkFor, streamKeyGuards } from './streamRelay.ts';
 import { firstByteOf, holdsWholeJsonAnswer, jsonUnderStreamLabel, OPEN_BRACE, readBody } from './upstreamBody.ts';
 
@@ -135,8 +135,7 @@ function streamAnswerReader(
         return null;
       }
       if (!streamed.whole || !streamed.answered) {
-        const cause = streamed.answered ? 'ended before its answer was whole' : 'held no answer';
-        failMidBody(input, new Error(`the gateway's event stream ${cause}`));
+        failEndedEarly(input, streamed.answered ? 'before its answer was whole' : 'with no answer in it');
         return null;
       }
       // The log's copy of the events is masked as a relayed stream's is: a key JSON-escaped in any field (one the answer

@@ -15,7 +15,6 @@ import { createCapabilityService, type CapabilityService } from './capabilities/
 import { keepReasoningEffortRefusals } from './capabilities/reasoningEffortFile.ts';
 import { createControlRouter, type ControlApi } from './control/createControlRouter.ts';
 import { SESSIONS_FILE_NAME } from './control/sessionFile.ts';
-import { IdempotencyCache } from '../spend/idempotencyCache.ts';
 import { RequestEvents } from '../contracts/requestEvents.ts';
 import { isLocalRefusal } from '../contracts/ports.ts';
 import type { LogRecoveryReport } from '../store/logRecovery.ts';
@@ -39,6 +38,7 @@ import { asDataDirError } from './dataDir.ts';
 import { followTraceExport } from './export/traceExport.ts';
 import { makeDataDirPrivate } from './privateDataDir.ts';
 import { NoticeBoard, requestLogFailureCause, requestLogNoticeKind } from './noticeBoard.ts';
+import { keyedCreationsCache } from './keyedCreations.ts';
 import { openSeededLog } from './seededLog.ts';
 import type { NoticeKind } from '../contracts/notices.ts';
 import { onProcessProblem } from '../core/processProblems.ts';
@@ -317,15 +317,7 @@ async function startWithDataDir(options: AirlockOptions, privacyProblems: string
     captureLimitBytes: () => bodyCaptureBytes(config.snapshot().settings.memoryLimits),
     controlRouter: control.router,
     reportUnexpectedError: tellUnexpectedError,
-    idempotency: new IdempotencyCache(
-      {},
-      {
-        store: log.idempotencyStore,
-        // A write goes on from memory (a repeat after a restart is sent again); a read refuses the key.
-        onStoreError: (error) =>
-          tell('idempotency_store_failed', `idempotency keys' store: ${error instanceof Error ? error.message : 'failed'}`),
-      },
-    ),
+    idempotency: keyedCreationsCache(log.idempotencyStore, tell),
   }).catch(async (error: unknown) => {
     await stopServices();
     throw error;

@@ -137,6 +137,8 @@ describe('a request log damaged while Airlock runs, found by a keyed creation', 
       expect(JSON.parse(refused.body).error.code).toBe('idempotency_key_unverifiable');
       expect(fixture.simulator.received.filter((received) => received.path === '/v1/images/generations')).toHaveLength(0);
       expect(damageNotice(running)).toMatch(/malformed/);
+      // Not also told to free disk space, which would not help a damaged log.
+      expect(running.noticeBoard.list().map((notice) => notice.kind)).not.toContain('idempotency_store_failed');
 
       await expectSetAsideAtNextStart(running);
     } finally {

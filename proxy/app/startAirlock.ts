@@ -193,7 +193,7 @@ async function startWithDataDir(options: AirlockOptions, privacyProblems: string
   });
   if (envKey) notice('environment_key', `Using the gateway key from AIRLOCK_API_KEY for profile "${envKey.profileId}" for this run only.`);
   const controlToken = await loadControlToken(secrets);
-  const controlTokens = new ControlTokens(controlToken.token);
+  const controlTokens = new ControlTokens(controlToken.token, controlToken.persisted);
   // A keychain that did not answer at start: the CLI's token (the one it holds) works once it answers.
   const stopFollowingControlToken = followKeychainControlToken(secrets, controlToken, controlTokens);
   const traceHeaders = new TraceHeaderCache(secrets);

@@ -40,14 +40,24 @@ export class ControlTokens {
   /** This run's token: the one the window is given. */
   readonly token: string;
   readonly #accepted: string[];
+  #inKeychain: boolean;
 
-  constructor(token: string) {
+  /** `inKeychain`: false for a token made for this run only, which the CLI cannot read. */
+  constructor(token: string, inKeychain = true) {
     this.token = token;
     this.#accepted = [token];
+    this.#inKeychain = inKeychain;
   }
 
+  /** A token the keychain holds: the CLI's calls (`airlock window`, `resume`, `replay`) reach this run with it. */
   accept(token: string): void {
     if (!this.#accepted.includes(token)) this.#accepted.push(token);
+    this.#inKeychain = true;
+  }
+
+  /** Whether the CLI can reach this run: the keychain holds a token it takes. */
+  get inKeychain(): boolean {
+    return this.#inKeychain;
   }
 
   /** Every token taken, for masking. */

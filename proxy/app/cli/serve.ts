@@ -58,9 +58,10 @@ export function startupLines(airlock: Airlock): string[] {
         : `  Clients need an Airlock client token as their API key: create one with \`${CLI_COMMAND} token create <name>\`.`,
     );
   }
-  lines.push(
-    `  Window (opens signed in; the link works once, for 2 minutes, \`${CLI_COMMAND} window\` prints another): ${airlock.control.createLoginUrl()}`,
-  );
+  const another = airlock.control.linksFromCli()
+    ? `\`${CLI_COMMAND} window\` prints another`
+    : `without a keychain, restart \`${CLI_COMMAND} serve\` for another`;
+  lines.push(`  Window (opens signed in; the link works once, for 2 minutes, ${another}): ${airlock.control.createLoginUrl()}`);
   for (const notice of airlock.notices) lines.push(`  Note: ${notice}`);
   return lines;
 }

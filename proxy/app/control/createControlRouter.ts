@@ -36,6 +36,8 @@ export interface ControlApi {
   attach(proxy: ProxyControl): void;
   /** `http://127.0.0.1:PORT/_airlock/login#code=…`: opens the window signed in, once, within two minutes. */
   createLoginUrl(): string;
+  /** Whether `airlock window` can mint another link for this run: without a keychain it cannot read the control token. */
+  linksFromCli(): boolean;
   /** GET /profiles/:id/switch-check without HTTP, for the tray (it has no window to ask from). */
   switchCheck(profileId: string): Promise<SwitchCheckResponse>;
   close(): void;
@@ -136,6 +138,7 @@ export function createControlRouter(deps: ControlDeps): ControlApi {
       detach = hub.attach(proxyControl.events);
     },
     createLoginUrl,
+    linksFromCli: () => typeof deps.controlToken === 'string' || deps.controlToken.inKeychain,
     switchCheck(profileId) {
       const profile = requireProfile(deps.config.snapshot(), profileId);
       return checkProfileSwitch(deps, profile, proxy?.inFlightCount() ?? 0, nowMs());

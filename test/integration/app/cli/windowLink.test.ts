@@ -4,6 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateToken } from '../../../../proxy/http/clientTokens.ts';
 import { startAirlock, type Airlock } from '../../../../proxy/app/startAirlock.ts';
+import { startupLines } from '../../../../proxy/app/cli/serve.ts';
 import { CONTROL_API_PREFIX, CONTROL_SESSION_COOKIE } from '../../../../proxy/contracts/controlApi.ts';
 import { gatewayKeyAccount } from '../../../../proxy/contracts/secretStore.ts';
 import { startGatewaySimulator, type GatewaySimulator } from '../../../simulator/index.ts';
@@ -75,6 +76,23 @@ describe('airlock window', () => {
     const minted = await rawRequest(`${airlock.proxy.url}${CONTROL_API_PREFIX}/login-links`, { method: 'POST', headers: { cookie } });
     expect(minted.status).toBe(401);
     expect(minted.body).not.toContain('#code=');
+  });
+
+  it("serve's start lines send the user to `airlock window` for another link only where it can reach this run", async () => {
+    const windowLine = (running: Airlock) => startupLines(running).find((line) => line.includes('/_airlock/login#code=')) ?? '';
+    expect(windowLine(airlock)).toContain('`npx airlock window` prints another');
+
+    const noKeychainDir = mkdtempSync(path.join(tmpdir(), 'airlock-window-link-nokeychain-'));
+    await seedDataDir(noKeychainDir, simulator.baseUrl, {});
+    const noKeychain = await startAirlock({ dataDir: noKeychainDir, port: 0, env: {}, secrets: unavailableSecretStore() });
+    try {
+      // `airlock window` reads the control token from the keychain: without one, only this run holds it.
+      expect(windowLine(noKeychain)).not.toContain('`npx airlock window` prints another');
+      expect(windowLine(noKeychain)).toContain('restart `npx airlock serve` for another');
+    } finally {
+      await noKeychain.stop();
+      rmSync(noKeychainDir, { recursive: true, force: true });
+    }
   });
 
   it('without a keychain, says the way that is left: restart serve', async () => {

@@ -20,5 +20,8 @@ export async function readSecretInput(deps: CliDeps, prompt: string, noun: strin
     if (size > MAX_SECRET_INPUT_BYTES) throw new Error(`the input on stdin is too long to be a ${noun}: pipe only the ${noun}`);
     chunks.push(buffer);
   }
-  return Buffer.concat(chunks).toString('utf8');
+  // Piped input ends in a line break (echo, a file) as a typed key ends in Enter: not the key's, so not cleaned with a note.
+  return Buffer.concat(chunks)
+    .toString('utf8')
+    .replace(/\r?\n$/, '');
 }

@@ -123,6 +123,18 @@ describe('airlock profile', () => {
 });
 
 describe('airlock key', () => {
+  it('takes a piped key ending in the line break echo, printf and files end with, without a note about cleaning it', async () => {
+    await airlock(['profile', 'add', 'piped', '--name', 'Piped', '--base-url', 'https://gw.example/v1']);
+    const run = await airlock(['key', 'set', 'piped'], `${SENTINEL_KEY}\n`);
+    expect(run.exitCode).toBe(0);
+    expect(secrets.entries.get('piped')).toBe(SENTINEL_KEY);
+    expect(run.stderr).not.toContain('note:');
+    // Whitespace beyond that one line break is still worth a word: it came from the paste.
+    const padded = await airlock(['key', 'set', 'piped'], `  ${SENTINEL_KEY}\r\n`);
+    expect(secrets.entries.get('piped')).toBe(SENTINEL_KEY);
+    expect(padded.stderr).toContain('note: removed surrounding whitespace or line breaks');
+  });
+
   it('reads the key from stdin, cleans it, stores it in the keychain and never prints it', async () => {
     await airlock(['profile', 'add', 'work', '--name', 'Work', '--base-url', 'https://gw.example/v1']);
     const run = await airlock(['key', 'set', 'work'], `Bearer ${SENTINEL_KEY}\n`);

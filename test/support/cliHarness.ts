@@ -1,4 +1,4 @@
-import { PassThrough } from 'node:stream';
+import { PassThrough, type Readable } from 'node:stream';
 import { type Command, CommanderError } from 'commander';
 import type { CliDeps } from '../../proxy/app/cli/commands/cliContext.ts';
 import { createProgram } from '../../proxy/app/cli/program.ts';
@@ -12,13 +12,13 @@ export interface CliRun {
 
 /**
  * Runs one `airlock ...` command line in-process against a data directory and a secret store,
- * with stdin piped from `input` (so `key set` reads it as a script would pipe it).
+ * with stdin piped from `input` (so `key set` reads it as a script would pipe it), or `input` itself.
  */
 export async function runAirlock(
   dataDir: string,
   secrets: SecretStore,
   args: string[],
-  input = '',
+  input: string | Readable = '',
   homeDir = '/nonexistent-home',
   env: NodeJS.ProcessEnv = {},
 ): Promise<CliRun> {
@@ -29,8 +29,7 @@ export async function runAirlock(
     stream.on('data', (chunk: Buffer) => append(chunk.toString()));
     return stream;
   };
-  const stdin = new PassThrough();
-  stdin.end(input);
+  const stdin = typeof input === 'string' ? new PassThrough().end(input) : input;
   const deps: CliDeps = {
     env,
     platform: 'linux',

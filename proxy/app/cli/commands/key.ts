@@ -5,7 +5,8 @@ import { bumpKeysRevision, requireProfile } from '../../profiles/configMutations
 import type { ConfigStore } from '../../profiles/configStore.ts';
 import { addPoolKey, relabelPoolKey, removePoolKey, replacePoolKey, requirePoolKey } from '../../profiles/keyPoolEdits.ts';
 import { describeKeyStatus, keyLastFour } from '../../secrets/keyCache.ts';
-import { gatewayKeyAccount } from '../../../contracts/secretStore.ts';
+import { gatewayKeyAccount, KeychainNotAnsweringError, type SecretStore } from '../../../contracts/secretStore.ts';
+import { UnscopedKeyError } from '../../secrets/dataDirSecrets.ts';
 import { poolKeyAccount } from '../../../contracts/keyPool.ts';
 import { CLI_COMMAND } from '../../../contracts/cli.ts';
 import { configStoreFor, secretsFor, defaultCliDeps, withCliErrors, writeLine, type CliDeps } from './cliContext.ts';
@@ -34,6 +35,7 @@ export function registerKeyCommands(program: Command, deps: CliDeps = defaultCli
         }
         // Checked before the secret is asked for: a wrong id is better told before the user pastes a key.
         if (options.key !== undefined) requirePoolKey(store.snapshot(), profileId, options.key);
+        await requireKeychain(secretsFor(command, deps), profileId);
         const cleaned = await readKey(deps, profileId);
         const status = describeKeyStatus({ set: true, lastFour: keyLastFour(cleaned) });
         if (options.key !== undefined) {
@@ -74,6 +76,7 @@ export function registerKeyCommands(program: Command, deps: CliDeps = defaultCli
       withCliErrors(command, async () => {
         const store = configStoreFor(command, deps);
         requireExistingProfile(store, profileId);
+        await requireKeychain(secretsFor(command, deps), profileId);
         const cleaned = await readKey(deps, profileId);
         const entry = await addPoolKey({ secrets: secretsFor(command, deps), config: store }, profileId, options.label, cleaned);
         const status = describeKeyStatus({ set: true, lastFour: keyLastFour(cleaned) });
@@ -137,6 +140,22 @@ function requireExistingProfile(store: ConfigStore, profileId: string) {
   const problem = store.problem();
   if (problem) throw new Error(problem);
   return requireProfile(store.snapshot(), profileId);
+}
+
+/**
+ * Reads the profile's key account before the key is asked for, so a missing, locked or silent
+ * keychain is told (and its unlock prompt shown) before the user pastes a key it could not keep.
+ */
+async function requireKeychain(secrets: SecretStore, profileId: string): Promise<void> {
+  try {
+    await secrets.get(gatewayKeyAccount(profileId));
+  } catch (error) {
+    // The keychain answered: a key under the account every data directory shares is what `key set` replaces.
+    if (error instanceof UnscopedKeyError) return;
+    // Said as the save's silence is: the way forward is to save once it answers, not a read later.
+    if (error instanceof KeychainNotAnsweringError) throw new KeychainNotAnsweringError(error.waitedMs, 'save');
+    throw error;
+  }
 }
 
 async function readKey(deps: CliDeps, profileId: string): Promise<string> {

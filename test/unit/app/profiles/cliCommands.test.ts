@@ -1,6 +1,7 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { Readable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import packageJson from '../../../../package.json' with { type: 'json' };
 import { sha256Hex } from '../../../../proxy/http/clientTokens.ts';
@@ -133,6 +134,24 @@ describe('airlock key', () => {
     const padded = await airlock(['key', 'set', 'piped'], `  ${SENTINEL_KEY}\r\n`);
     expect(secrets.entries.get('piped')).toBe(SENTINEL_KEY);
     expect(padded.stderr).toContain('note: removed surrounding whitespace or line breaks');
+  });
+
+  it.each([
+    ['key set', ['key', 'set', 'work']],
+    ['key add', ['key', 'add', 'work']],
+  ])('%s without a keychain says so before it asks for the key it could not keep', async (_name, args) => {
+    await airlock(['profile', 'add', 'work', '--name', 'Work', '--base-url', 'https://gw.example/v1']);
+    let keyAskedFor = false;
+    const pasted = Readable.from(
+      (function* () {
+        keyAskedFor = true;
+        yield `${SENTINEL_KEY}\n`;
+      })(),
+    );
+    const run = await runAirlock(dataDir, unavailableSecretStore(), args, pasted);
+    expect(run.exitCode).toBe(1);
+    expect(run.stderr).toContain('no D-Bus session');
+    expect(keyAskedFor).toBe(false);
   });
 
   it('reads the key from stdin, cleans it, stores it in the keychain and never prints it', async () => {

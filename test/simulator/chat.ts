@@ -94,7 +94,7 @@ export async function answerChat(
     ),
   };
   const stream = voice.dialect.stream;
-  if (!request.stream) {
+  if (!request.stream && !voice.dialect.streamsWholeRequests) {
     const wording = voice.dialect.usageWording;
     // LiteLLM states a reply's cost in its body only when it streams; otherwise in a header (usageWording.ts).
     const costHeader: Record<string, string> =
@@ -123,7 +123,8 @@ export async function answerChat(
       thinkingRelay: { dialect: voice.dialect, requestedModel: String(json.model) },
     },
     settings.streamChunkCount,
-    request.includeUsage,
+    // A whole answer has its usage; streamed in its place, it keeps it.
+    request.includeUsage || !request.stream,
     stream,
     pieceChars,
   );

@@ -1,4 +1,5 @@
 import type { ChatRequest } from './chatRequest.ts';
+import type { ToolCallNames } from './dialect.ts';
 import type { Fault, ScriptedToolCall } from './types.ts';
 import { wordedUsage, type UsageWording } from './usageWording.ts';
 
@@ -148,8 +149,17 @@ export interface StreamPlan {
   tail: object[];
 }
 
-/** `pieceChars` sizes the content deltas (in turn) instead of cutting the content into `pieceCount` pieces. */
-export function planStream(plan: ReplyPlan, pieceCount: number, includeUsage: boolean, pieceChars?: readonly number[]): StreamPlan {
+/**
+ * `pieceChars` sizes the content deltas (in turn) instead of cutting the content into `pieceCount` pieces;
+ * `toolCallNames` is how the dialect sends each call's name (dialect.ts).
+ */
+export function planStream(
+  plan: ReplyPlan,
+  pieceCount: number,
+  includeUsage: boolean,
+  pieceChars?: readonly number[],
+  toolCallNames: ToolCallNames = 'firstDelta',
+): StreamPlan {
   const chunk = (choices: object[], extra: object = {}): object => ({
     id: plan.id,
     object: 'chat.completion.chunk',
@@ -167,13 +177,16 @@ export function planStream(plan: ReplyPlan, pieceCount: number, includeUsage: bo
     for (const piece of pieces) deltas.push(deltaChunk({ content: piece }));
   }
   plan.toolCalls.forEach((call, index) => {
+    const [firstName, ...laterNames] = toolCallNames === 'inPieces' ? splitText(call.name, 2) : [call.name];
     deltas.push(
       deltaChunk({
-        tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.name, arguments: '' }, ...signatureField(call) }],
+        tool_calls: [{ index, id: call.id, type: 'function', function: { name: firstName, arguments: '' }, ...signatureField(call) }],
       }),
     );
+    for (const name of laterNames) deltas.push(deltaChunk({ tool_calls: [{ index, function: { name } }] }));
+    const repeatedName = toolCallNames === 'everyDelta' ? { name: call.name } : {};
     for (const piece of splitText(call.arguments, pieceCount)) {
-      deltas.push(deltaChunk({ tool_calls: [{ index, function: { arguments: piece } }] }));
+      deltas.push(deltaChunk({ tool_calls: [{ index, function: { ...repeatedName, arguments: piece } }] }));
     }
   });
   const tail = [chunk([{ index: 0, delta: {}, finish_reason: plan.finishReason, ...stopReasonField(plan) }])];

@@ -48,6 +48,14 @@ export type ErrorBodyStyle =
  */
 export type UsagePlacement = 'afterFinish' | 'inFinish' | 'beforeFinish' | 'everyChunk' | 'afterFinishWithChoice';
 
+/**
+ * How a streamed tool call's `function.name` travels (dialects.ts cites who does which):
+ * - firstDelta: whole, once, on the call's first delta (OpenAI, vLLM)
+ * - inPieces: cut in two, over the call's first two deltas, as any other text is streamed
+ * - everyDelta: whole on the first delta and again on every argument delta of the call
+ */
+export type ToolCallNames = 'firstDelta' | 'inPieces' | 'everyDelta';
+
 export interface StreamDialect {
   /** Ends a finished stream with `data: [DONE]`. */
   sendDone: boolean;
@@ -67,6 +75,7 @@ export interface StreamDialect {
   errorFrame: 'errorBody' | 'chunkWithFinishError';
   /** Sends `data: [DONE]` after such an error event too. */
   doneAfterError: boolean;
+  toolCallNames: ToolCallNames;
 }
 
 /**
@@ -144,6 +153,11 @@ export interface Dialect {
    * OpenRouter's `reasoning_details`, and wants them back on the current turn's tool calls (relayThinking.ts); null: none.
    */
   relaysClaudeThinking: 'thinking_blocks' | 'reasoning_details' | null;
+  /**
+   * Streams its answer to a request that asked for a whole one (`stream: false`), as some servers do
+   * (kaito-project/kaito#1880, unslothai/unsloth#6570: the SDKs then failed to parse the events).
+   */
+  streamsWholeRequests: boolean;
 }
 
 /**
@@ -163,6 +177,7 @@ export const SEED_DIALECT: Dialect = {
     reasoningField: 'reasoning_content',
     errorFrame: 'errorBody',
     doneAfterError: false,
+    toolCallNames: 'firstDelta',
   },
   usageWording: 'openai',
   errors: {},
@@ -172,4 +187,5 @@ export const SEED_DIALECT: Dialect = {
   unsupportedReasoningEffort: 'refused',
   signsToolCalls: false,
   relaysClaudeThinking: null,
+  streamsWholeRequests: false,
 };

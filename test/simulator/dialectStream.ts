@@ -52,7 +52,7 @@ export function planDialectStream(
   dialect: StreamDialect,
   pieceChars?: readonly number[],
 ): StreamPlan {
-  const base = planStream(reply.plan, pieceCount, false, pieceChars);
+  const base = planStream(reply.plan, pieceCount, false, pieceChars, dialect.toolCallNames);
   const envelope = { ...(base.head as Chunk), choices: [] };
   const relay = reply.thinkingRelay;
   const reasoningDelta = (delta: object): object => ({ ...envelope, choices: [{ index: 0, delta, finish_reason: null }] });

@@ -261,6 +261,30 @@ const gemini: Dialect = {
 };
 
 /**
+ * Gemini's OpenAI-compatible endpoint streaming a tool call's name in pieces ("edit_ex", then
+ * "isting_file"): https://github.com/continuedev/continue/pull/5849 (which joins a piece unless it
+ * equals the name so far). Mistral's API cuts names too: https://github.com/openclaw/openclaw/pull/130532.
+ * Apart from DIALECTS, as the Claude relays are: its every tool test would meet it.
+ */
+export const geminiNameInPieces: Dialect = {
+  ...gemini,
+  name: 'gemini-name-in-pieces',
+  stream: { ...gemini.stream, toolCallNames: 'inPieces' },
+};
+
+/**
+ * MiniMax M2.7 through NVIDIA NIM, which sends a tool call's whole name again in every chunk of the
+ * call (clients that join names made "read_fileread_file"): https://github.com/NousResearch/hermes-agent/issues/8259,
+ * https://github.com/NousResearch/hermes-agent/pull/11984, tracked in NousResearch/hermes-agent#12233.
+ * Continue #5849 (above) saw Anthropic's models repeat names the same way. Apart likewise.
+ */
+export const nimNameEveryDelta: Dialect = {
+  ...SEED_DIALECT,
+  name: 'nim-name-every-delta',
+  stream: { ...SEED_DIALECT.stream, toolCallNames: 'everyDelta' },
+};
+
+/**
  * Cerebras (gpt-oss and other reasoning models).
  * - Thinking streams as `reasoning`, and a message sent with `reasoning_content` is refused with a 400
  *   "messages.N.assistant.reasoning_content: property '…' is unsupported", code `wrong_api_format`,

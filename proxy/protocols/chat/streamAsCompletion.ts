@@ -7,6 +7,7 @@ import { ChatStreamObserver } from './observer.ts';
 import { chatThinkingOf, contentOf } from './contentParts.ts';
 import { isChatStreamEnd } from './streamEnd.ts';
 import { joinedRelayThinking, relayThinkingOf, type RelayThinking } from './relayThinking.ts';
+import { joinedToolCallName } from './toolCallName.ts';
 
 type Json = Record<string, unknown>;
 
@@ -36,8 +37,9 @@ const joined = (before: string | null, piece: unknown): string | null => (typeof
 /**
  * A chat stream put together into the one `chat.completion` it amounts to, for a client that asked
  * for a whole answer from a gateway that streamed anyway. Each choice's text, thinking (a relay's
- * signed blocks too), refusal and tool calls are joined by index as the OpenAI SDKs' stream helpers join them; a call's id and name
- * come from its first piece that has them (DashScope and GLM repeat them as "" on later pieces).
+ * signed blocks too), refusal and tool calls are joined by index as the OpenAI SDKs' stream helpers join them; a call's id
+ * comes from its first piece that has one (DashScope and GLM repeat it as "" on later pieces), its name
+ * from its pieces, a repeat of it not joined again (joinedToolCallName).
  */
 export class ChatCompletionAssembler {
   readonly #head: Json = {};
@@ -102,7 +104,7 @@ function addCallPiece(calls: Map<number, AssembledCall>, position: number, piece
   calls.set(index, call);
   const fn = isRecord(piece.function) ? piece.function : {};
   if (call.id === null && typeof piece.id === 'string' && piece.id !== '') call.id = piece.id;
-  if (call.name === '' && typeof fn.name === 'string') call.name = fn.name;
+  if (typeof fn.name === 'string') call.name = joinedToolCallName(call.name, fn.name);
   if (call.extraContent === undefined && piece.extra_content !== undefined) call.extraContent = piece.extra_content;
   call.arguments += toolArgumentsText(fn.arguments) ?? '';
 }

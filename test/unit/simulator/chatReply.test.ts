@@ -130,6 +130,32 @@ describe('planStream', () => {
   });
 });
 
+describe("a dialect's streamed tool call names", () => {
+  const toolDeltasOf = (names: 'inPieces' | 'everyDelta'): unknown[] => {
+    const plan = planReply(request, identity, { kind: 'reply', toolCalls: [{ name: 'read_file', arguments: '{"x":1}' }] });
+    return planStream(plan, 2, false, undefined, names).deltas.map(
+      (chunk) => (chunk as { choices: [{ delta: { tool_calls: unknown[] } }] }).choices[0].delta.tool_calls[0],
+    );
+  };
+
+  it('cut in two over the first two deltas (Gemini)', () => {
+    expect(toolDeltasOf('inPieces')).toEqual([
+      { index: 0, id: 'call_sim000007_0', type: 'function', function: { name: 'read', arguments: '' } },
+      { index: 0, function: { name: '_file' } },
+      { index: 0, function: { arguments: '{"x' } },
+      { index: 0, function: { arguments: '":1}' } },
+    ]);
+  });
+
+  it('whole again on every argument delta (MiniMax through NIM)', () => {
+    expect(toolDeltasOf('everyDelta')).toEqual([
+      { index: 0, id: 'call_sim000007_0', type: 'function', function: { name: 'read_file', arguments: '' } },
+      { index: 0, function: { name: 'read_file', arguments: '{"x' } },
+      { index: 0, function: { name: 'read_file', arguments: '":1}' } },
+    ]);
+  });
+});
+
 describe('a forced tool choice', () => {
   it('calls the forced tool when nothing is scripted, as a model must', () => {
     const plan = planReply({ ...request, forcedToolName: 'get_time' }, identity);

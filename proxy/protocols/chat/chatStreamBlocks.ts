@@ -2,6 +2,7 @@ import type { TokenUsage } from '../../contracts/usage.ts';
 import type { ChatChunkReading, ToolCallDelta } from './chatShapes.ts';
 import type { ReasoningField } from './returnedReasoning.ts';
 import { clientCallId } from './thoughtSignature.ts';
+import { joinedToolCallName } from './toolCallName.ts';
 import { joinedRelayThinking, signedRelayThinking, type RelayThinking } from './relayThinking.ts';
 
 /**
@@ -142,8 +143,13 @@ export function createChatStreamBlocks(callIdPrefix: string, gatewayTag: string)
     block.relayThinking = joinedRelayThinking(earlier, pieces);
   }
 
+  /**
+   * A tool call starts with its name, which some gateways stream in pieces (toolCallName.ts): it is
+   * whole once the call's arguments begin (one delta after it, where it came whole), or at the end.
+   */
   function canStart(entry: TrackedBlock, ending: boolean): boolean {
-    return ending || entry.block.kind !== 'tool' || entry.block.name !== '';
+    if (ending || entry.block.kind !== 'tool') return true;
+    return entry.block.name !== '' && entry.heldPieces.length > 0;
   }
 
   /** Emits everything releasable: blocks in order, stopping at the first one still open. */
@@ -180,7 +186,10 @@ export function createChatStreamBlocks(callIdPrefix: string, gatewayTag: string)
       if (reading.refusalDelta !== null && reading.refusalDelta !== '') textTarget('refusal').heldPieces.push(reading.refusalDelta);
       for (const delta of reading.toolCallDeltas) {
         const entry = toolTarget(delta);
-        if (entry.block.kind === 'tool' && entry.block.name === '' && delta.name) entry.block.name = delta.name;
+        // A started call's name went out whole: a later name is its repeat.
+        if (entry.block.kind === 'tool' && !entry.started && delta.name !== null) {
+          entry.block.name = joinedToolCallName(entry.block.name, delta.name);
+        }
         sign(entry, delta.thoughtSignature);
         if (delta.argumentsPiece) entry.heldPieces.push(delta.argumentsPiece);
       }

@@ -209,13 +209,19 @@ describe('createAnthropicStreamTranslator', () => {
     ]);
   });
 
-  it('streams the first tool call live, before the upstream has finished', () => {
+  it('streams the first tool call live, before the upstream has finished, from its first arguments on: its name is whole by then', () => {
     const translator = fedChunks(
       createAnthropicStreamTranslator({ gatewayTag: 'gw', upstreamModel: 'gw-model', requestedModel: 'm', messageId: 'msg_live' }),
     );
-    translator.push(toolChunk({ index: 0, id: 'call_1', name: 'read' }));
+    // A name may come in pieces (toolCallName.ts): the block waits for the call's arguments.
+    const beforeArguments = parseFrames(translator.push(toolChunk({ index: 0, id: 'call_1', name: 'read' })));
+    expect(beforeArguments.map((frame) => frame.event)).toEqual(['message_start']);
     const frames = parseFrames(translator.push(toolChunk({ index: 0, arguments: '{"x"' })));
     expect(frames).toEqual([
+      {
+        event: 'content_block_start',
+        data: { type: 'content_block_start', index: 0, content_block: { type: 'tool_use', id: 'call_1', name: 'read', input: {} } },
+      },
       {
         event: 'content_block_delta',
         data: { type: 'content_block_delta', index: 0, delta: { type: 'input_json_delta', partial_json: '{"x"' } },

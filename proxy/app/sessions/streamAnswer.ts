@@ -1,6 +1,7 @@
 import { createParser } from 'eventsource-parser';
 import type { ConversationItem } from '../../contracts/agentSessions.ts';
 import { isRecord } from '../../core/isRecord.ts';
+import { joinedToolCallName } from '../../protocols/chat/toolCallName.ts';
 import { answerItemsOfJson, responsesToolCall, textItem, toolCallItem, type ToolCallText } from './conversationItems.ts';
 
 /**
@@ -41,11 +42,9 @@ class StreamAssembly {
     for (const part of delta.tool_calls) {
       if (!isRecord(part)) continue;
       const fn = isRecord(part.function) ? part.function : {};
-      const call = this.call(
-        `chat:${String(part.index ?? 0)}`,
-        typeof fn.name === 'string' ? fn.name : '?',
-        typeof part.id === 'string' ? part.id : null,
-      );
+      const call = this.call(`chat:${String(part.index ?? 0)}`, '', typeof part.id === 'string' ? part.id : null);
+      // Some gateways stream a name in pieces, some send it whole on every delta (toolCallName.ts).
+      if (typeof fn.name === 'string') call.name = joinedToolCallName(call.name, fn.name);
       if (typeof fn.arguments === 'string') call.argumentsText += fn.arguments;
     }
   }
@@ -87,7 +86,7 @@ class StreamAssembly {
     const items: ConversationItem[] = [];
     if (this.reasoning !== '') items.push(textItem('reasoning', this.reasoning));
     if (this.text !== '') items.push(textItem('assistant', this.text));
-    for (const call of this.calls.values()) items.push(toolCallItem(call.name, call.callId, call.argumentsText));
+    for (const call of this.calls.values()) items.push(toolCallItem(call.name === '' ? '?' : call.name, call.callId, call.argumentsText));
     return items;
   }
 }

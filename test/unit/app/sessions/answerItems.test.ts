@@ -4,6 +4,19 @@ import { TIMELINE_TEXT_MAX_CHARS } from '../../../../proxy/contracts/agentSessio
 import { answerItemsOfJson, requestItems } from '../../../../proxy/app/sessions/conversationItems.ts';
 import { answerItemsOfStream } from '../../../../proxy/app/sessions/streamAnswer.ts';
 import { charactersSearched } from '../../../support/charactersSearched.ts';
+import { planReply, planStream } from '../../../simulator/chatReply.ts';
+import type { ChatRequest } from '../../../simulator/chatRequest.ts';
+
+const CHAT_REQUEST: ChatRequest = {
+  model: 'gpt-4o-mini',
+  stream: true,
+  includeUsage: false,
+  hasTools: true,
+  forcedToolName: null,
+  promptChars: 10,
+  lastUserText: 'edit it',
+  stop: [],
+};
 
 const sse = (events: Array<[string | null, unknown]>): string =>
   events
@@ -130,6 +143,20 @@ describe('a streamed answer rebuilt from its raw events', () => {
     ],
   ])('%s', (_name, raw) => {
     expect(answerItemsOfStream(raw)).toEqual(EXPECTED);
+  });
+
+  // The log keeps the gateway's chat events, a translated stream's too: a name comes as its gateway sent it (dialects.ts).
+  it.each(['inPieces', 'everyDelta'] as const)('reads a chat tool call whose name the gateway streamed %s as the name, once', (names) => {
+    const plan = planReply(
+      CHAT_REQUEST,
+      { sequence: 's1', createdS: 1 },
+      { kind: 'reply', toolCalls: [{ name: 'edit_existing_file', arguments: '{"path":"a.ts"}' }] },
+    );
+    const streamed = planStream(plan, 3, false, undefined, names);
+    const raw = sse([streamed.head, ...streamed.deltas, ...streamed.tail].map((chunk) => [null, chunk]));
+    expect(answerItemsOfStream(raw)).toEqual([
+      { kind: 'tool_call', name: 'edit_existing_file', callId: 'call_s1_0', text: '{"path":"a.ts"}' },
+    ]);
   });
 
   it('reads a tool search Codex runs from a Responses stream cut before its completed event', () => {

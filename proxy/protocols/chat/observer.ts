@@ -10,6 +10,7 @@ import { finishReasonOf } from './finishReason.ts';
 import { choiceErrorOf } from './choiceError.ts';
 import { isChatStreamEnd } from './streamEnd.ts';
 import { type RelayThinking, RelayThinkingReader, relayThinkingOf } from './relayThinking.ts';
+import { joinedToolCallName } from './toolCallName.ts';
 
 /**
  * Chat Completions: `data: {chunk}` … and, from most gateways, `data: [DONE]`. The answer is
@@ -41,6 +42,8 @@ export class ChatStreamObserver implements StreamObserver {
   private readonly options: ObserverOptions;
   /** Made at a relay's first thinking block: most streams carry none, and each open one held it. */
   private relayThinking: RelayThinkingReader | null = null;
+  /** Each streamed call's id and name so far, by choice and call index; made when the first name comes. */
+  private toolCallNames: Map<string, { id: string | null; name: string }> | null = null;
 
   constructor(sink: StreamSink, options: ObserverOptions) {
     this.sink = sink;
@@ -125,7 +128,7 @@ export class ChatStreamObserver implements StreamObserver {
       // A legacy completion's chunk writes its text in `text`, a chat chunk's in `delta.content` (a string, or Mistral's parts).
       const content = contentOf(delta?.content ?? text).text;
       if (content !== null && content.length > 0) this.sink.onDelta(content);
-      if (isRecord(delta)) this.readOtherOutput(delta);
+      if (isRecord(delta)) this.readOtherOutput(delta, choiceIndex);
       if (finishReasonOf(finishReason) !== null) {
         finishing = true;
         this.openChoices.delete(choiceIndex);
@@ -153,7 +156,7 @@ export class ChatStreamObserver implements StreamObserver {
   }
 
   /** Thinking, a refusal and tool calls are output the gateway bills: a stream without usage is estimated with them. */
-  private readOtherOutput(delta: Record<string, unknown>): void {
+  private readOtherOutput(delta: Record<string, unknown>, choiceIndex: number): void {
     // A relay's thinking blocks hold the same thinking as its text field, and the signature that may hold more.
     const relayThinking = relayThinkingOf(delta);
     if (relayThinking !== null) this.readRelayThinking(relayThinking);
@@ -165,12 +168,29 @@ export class ChatStreamObserver implements StreamObserver {
     if (typeof refusal === 'string' && refusal.length > 0) this.sink.onOtherOutput?.(refusal);
     const calls = delta['tool_calls'];
     if (!Array.isArray(calls)) return;
-    for (const call of calls) {
+    for (const [position, call] of calls.entries()) {
       const fn = isRecord(call) ? call['function'] : null;
-      if (!isRecord(fn)) continue;
-      const written = `${typeof fn['name'] === 'string' ? fn['name'] : ''}${toolArgumentsText(fn['arguments']) ?? ''}`;
+      if (!isRecord(call) || !isRecord(fn)) continue;
+      const name = typeof fn['name'] === 'string' && fn['name'] !== '' ? this.newNameText(choiceIndex, position, call, fn['name']) : '';
+      const written = `${name}${toolArgumentsText(fn['arguments']) ?? ''}`;
       if (written.length > 0) this.sink.onOtherOutput?.(written);
     }
+  }
+
+  /**
+   * What a call's name piece adds to the name: a gateway that sends the name again on every delta
+   * (toolCallName.ts) wrote it once. A new id at the index is a new call (some number every call 0).
+   */
+  private newNameText(choiceIndex: number, position: number, call: Record<string, unknown>, piece: string): string {
+    const key = `${choiceIndex}:${typeof call['index'] === 'number' ? call['index'] : position}`;
+    this.toolCallNames ??= new Map();
+    const known = this.toolCallNames.get(key);
+    const id = typeof call['id'] === 'string' && call['id'] !== '' ? call['id'] : null;
+    const sameCall = known !== undefined && (id === null || known.id === null || id === known.id);
+    const before = sameCall ? known.name : '';
+    const name = joinedToolCallName(before, piece);
+    this.toolCallNames.set(key, { id: id ?? known?.id ?? null, name });
+    return name === before ? '' : piece;
   }
 
   private reportHeldUsage(): void {

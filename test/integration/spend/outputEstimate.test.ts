@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Dialect } from '../../simulator/dialect.ts';
+import { geminiNameInPieces, nimNameEveryDelta } from '../../simulator/dialects.ts';
 import { startHarness, type Harness } from '../../support/proxyHarness.ts';
 import { chatBody, JSON_HEADERS, rawRequest } from '../../support/http.ts';
 import { SENTINEL_KEY } from '../../support/sentinel.ts';
@@ -42,6 +44,37 @@ describe('an answer without reported usage', () => {
     // The tokenizer counts about a token per 4 bytes of such text: at least one per 6, at most one per byte.
     expect(end.usage?.outputTokens).toBeGreaterThan(Buffer.byteLength(written) / 6);
     expect(end.usage?.outputTokens).toBeLessThan(Buffer.byteLength(written) + 100);
+  });
+});
+
+/**
+ * How a gateway streams a tool call's name (dialects.ts: whole once, in pieces, whole again on every
+ * delta) is its wire shape, not more output: the model wrote the name once, and is billed for it once.
+ */
+describe('a streamed tool call without reported usage, its name sent as the gateway sends it', () => {
+  const estimatedOutputTokens = async (dialect: Dialect): Promise<number | undefined> => {
+    harness.simulator.useDialect(dialect);
+    harness.simulator.script({ kind: 'reply', usage: false, toolCalls: [WRITE_FILE] });
+    const ended = harness.nextEnd();
+    const answer = await rawRequest(`${harness.proxy.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { ...JSON_HEADERS, authorization: `Bearer ${SENTINEL_KEY}` },
+      body: chatBody({ stream: true, tools: TOOLS }),
+    });
+    expect(answer.status, answer.body).toBe(200);
+    const end = await ended;
+    expect(end.usageSource).toBe('estimated');
+    return end.usage?.outputTokens;
+  };
+  afterAll(() => harness.simulator.useDialect('seed'));
+
+  it.each([
+    ['in pieces (Gemini)', geminiNameInPieces],
+    ['whole on every delta (MiniMax through NIM)', nimNameEveryDelta],
+  ])('estimates the name %s as written once', async (_case, dialect) => {
+    // The dialect's other habits (Gemini's running usage) aside: only how the name travels differs.
+    const onceShape = { ...dialect, stream: { ...dialect.stream, toolCallNames: 'firstDelta' as const } };
+    expect(await estimatedOutputTokens(dialect)).toBe(await estimatedOutputTokens(onceShape));
   });
 });
 

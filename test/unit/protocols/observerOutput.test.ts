@@ -24,6 +24,18 @@ describe('the observers: output besides the answer text, for a usage estimate', 
       ['think', 'more', 'write{"a"', ':1}'],
     ],
     [
+      // dialects.ts: MiniMax through NIM sends a call's name on every delta; some gateways number every call 0, each with its own id.
+      'chat: a name sent again on every delta counted once, a new id at the same index a new call',
+      chatAdapter,
+      [
+        data({ choices: [{ index: 0, delta: { tool_calls: [{ index: 0, id: 'c1', function: { name: 'read', arguments: '{"a"' } }] } }] }),
+        data({ choices: [{ index: 0, delta: { tool_calls: [{ index: 0, function: { name: 'read', arguments: ':1}' } }] } }] }),
+        data({ choices: [{ index: 0, delta: { tool_calls: [{ index: 0, id: 'c2', function: { name: 'read', arguments: '{}' } }] } }] }),
+        text('shown'),
+      ],
+      ['read{"a"', ':1}', 'read{}'],
+    ],
+    [
       'Messages: thinking and a tool input',
       anthropicAdapter,
       [

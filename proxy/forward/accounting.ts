@@ -67,8 +67,7 @@ function signedBeyondVisible(pastTokenizeLimit: boolean, counting: TextCounting)
  * upper bound of its count (`countRefines`), enough for a budget that admits the request anyway.
  */
 export function quickInputEstimate(plan: ExchangePlan): { tokens: number | null; countRefines: boolean } {
-  if (plan.chatBody && plan.body && plan.byteLength <= TOKENIZE_LIMIT_CHARS)
-    return { tokens: inputTokensUpperBound(plan.chatBody), countRefines: true };
+  if (tokenizerCountsInput(plan)) return { tokens: plan.inputTokensBound ?? inputTokensUpperBound(sentChatBody(plan)), countRefines: true };
   if (bytesCountInput(plan)) return { tokens: byteEstimateTokens(plan.byteLength), countRefines: false };
   return { tokens: null, countRefines: false };
 }
@@ -78,9 +77,28 @@ export async function estimateInputTokens(
   counting = TOKENIZER_COUNTING,
   sessionId: string | null = null,
 ): Promise<number | null> {
-  if (plan.chatBody && plan.body && plan.byteLength <= TOKENIZE_LIMIT_CHARS) return counting.chatInputTokens(plan, sessionId);
+  if (tokenizerCountsInput(plan)) return counting.chatInputTokens(plan, sessionId);
   if (bytesCountInput(plan)) return byteEstimateTokens(plan.byteLength);
   return null;
+}
+
+/** A chat body Airlock parsed, small enough for the tokenizer to count its input (TOKENIZE_LIMIT_CHARS). */
+function tokenizerCountsInput(plan: ExchangePlan): plan is ExchangePlan & { body: Buffer[] } {
+  return plan.chatJson && plan.body !== null && plan.byteLength <= TOKENIZE_LIMIT_CHARS;
+}
+
+/**
+ * The chat body parsed again from its bytes, where planning found no bound: only when a cap that did
+ * not apply at planning applies now (its settings changed meanwhile), or a refused effort's resend
+ * brought the body under the tokenizer's limit.
+ */
+function sentChatBody(plan: ExchangePlan & { body: Buffer[] }): unknown {
+  return JSON.parse(Buffer.concat(plan.body, plan.byteLength).toString('utf8'));
+}
+
+/** Whether anything of the input can be counted, found without counting it. */
+function inputCountable(plan: ExchangePlan): boolean {
+  return tokenizerCountsInput(plan) || bytesCountInput(plan);
 }
 
 /** A model's JSON request: its bytes bound its input tokens. An upload's audio or image bytes are no tokens of any count. */
@@ -175,7 +193,7 @@ function accountForAnswer(
     return priced(usage, usage ? 'reported' : null, plan, profile, calls);
   // Nothing of the request or its answer can be counted (an upload's audio, a transcript billed by its seconds):
   // no usage is made up, so the cost is a per-call price or unknown, never a count of bytes or zero.
-  if (output.empty && quickInputEstimate(plan).tokens === null) return priced(null, null, plan, profile, calls, true);
+  if (output.empty && !inputCountable(plan)) return priced(null, null, plan, profile, calls, true);
   const stated = statedStreamUsage(trace, plan);
   if (stated !== null) {
     // The gateway stated the input (and its cache reads and writes) before the stream broke: only the output is a guess.

@@ -43,6 +43,7 @@ export interface FallbackRoute {
  */
 export function fallbackRoute(gated: Gated, services: FallbackServices): FallbackRoute | null {
   const { clientBody, target: origin, identity, trace } = gated;
+  const { spendGate } = services;
   const entries = origin.profile.fallbacks;
   if (clientBody === null || entries.length === 0) return null;
   let nextEntry = 0;
@@ -74,6 +75,7 @@ export function fallbackRoute(gated: Gated, services: FallbackServices): Fallbac
       ...(services.nativeVerified ? { nativeVerified: services.nativeVerified } : {}),
       ...(services.refusedReasoningEfforts ? { refusedReasoningEfforts: services.refusedReasoningEfforts } : {}),
       ...(services.translation ? { translation: services.translation } : {}),
+      ...(spendGate ? { needsInputEstimate: (who, profile) => spendGate.needsInputEstimate(who, profile) } : {}),
       ...(entry.model === undefined ? {} : { model: entry.model }),
     });
     if ('refusal' in plan) return skipped(plan.refusal.message, plan.refusal.errorClass);

@@ -58,6 +58,7 @@ function protocolOfPath(path: string, method: string): ClientProtocol {
 /** The proxy's one route: every client request that is not for the window comes through here. */
 export function createForwardHandler(options: ForwardOptions): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
   const { shutdown, services } = options;
+  const { spendGate } = services;
   const reasoningEffortRefusals = options.reasoningEffortRefusals ?? new ReasoningEffortRefusals();
   const refusedReasoningEfforts: ReasoningEffortCheck = (profile, model) => reasoningEffortRefusals.refused(profile, model);
   // What each stage is given, made once rather than spread anew for every request.
@@ -68,6 +69,7 @@ export function createForwardHandler(options: ForwardOptions): (req: IncomingMes
       refusedReasoningEfforts,
       ...(options.nativeVerified ? { nativeVerified: options.nativeVerified } : {}),
       ...(options.translation ? { translation: options.translation } : {}),
+      ...(spendGate ? { needsInputEstimate: (identity, profile) => spendGate.needsInputEstimate(identity, profile) } : {}),
     },
     reasoningEffortRefusals,
     gate: {

@@ -26,8 +26,14 @@ export interface ExchangePlan {
   readonly usageInjected: boolean;
   /** The gateway was asked for a stream's usage (chat's include_usage), by the client or by Airlock: a stream without it is not whole. */
   readonly usageAsked: boolean;
-  /** The Chat Completions body as sent, when parsed: for the budget and for estimating usage. */
-  readonly chatBody: Record<string, unknown> | null;
+  /** The body is a Chat Completions request Airlock parsed while planning: the tokenizer can count its input. */
+  readonly chatJson: boolean;
+  /**
+   * Its input tokens' upper bound without the tokenizer (accounting.ts), found while planning when a
+   * cap needs it, else null. The parsed body is not kept: it costs several times its bytes in the heap,
+   * for as long as the exchange runs (minutes for an agent's stream).
+   */
+  readonly inputTokensBound: number | null;
   /** The most output tokens the request allows (its max_tokens, per choice), when it states it: held against budget caps. */
   readonly outputTokensBound: number | null;
   /** How many per-call prices it may be billed for (images asked for with `n`): held against budget caps. */

@@ -3,7 +3,7 @@ import { pickAllowedHeaders } from '../core/headerAllowlist.ts';
 import { KeyMasker } from '../core/keyMasker.ts';
 import { STOPPED, untilStopped } from './shutdown.ts';
 import type { ExchangePlan } from './plan.ts';
-import { buildPlan, type NativeProtocolCheck, type ReasoningEffortCheck } from './planner.ts';
+import { buildPlan, type NativeProtocolCheck, type PlanInput, type ReasoningEffortCheck } from './planner.ts';
 import { bodyLimitBytes, bodyTooLarge, STOPPING, undecodableBody } from './ownRefusals.ts';
 import {
   BodyDecodingError,
@@ -21,6 +21,7 @@ export interface PlanSeams {
   nativeVerified?: NativeProtocolCheck;
   refusedReasoningEfforts?: ReasoningEffortCheck;
   translation?: TranslationThread;
+  needsInputEstimate?: PlanInput['needsInputEstimate'];
 }
 
 const NO_ACCOUNTING = { usage: null, usageSource: null, costCredits: null } as const;
@@ -72,6 +73,7 @@ export async function plan(admitted: Admitted, seams: PlanSeams): Promise<Planne
     nativeVerified: seams.nativeVerified,
     refusedReasoningEfforts: seams.refusedReasoningEfforts,
     translation: seams.translation,
+    needsInputEstimate: seams.needsInputEstimate,
   });
   // Only a plan that waits (a translation on its thread) needs to listen for the stop meanwhile.
   const planned = built instanceof Promise ? await untilStopped(built, stop.signal) : stop.signal.aborted ? STOPPED : built;

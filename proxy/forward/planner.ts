@@ -16,6 +16,7 @@ import { answerCount } from './localAnswers.ts';
 import { chatRequestFor, nativeBody } from './translation/translationJob.ts';
 import { translationThread, TranslationUnavailableError, type TranslationThread } from './translation/translationThreadClient.ts';
 import { offsetsInChunks } from '../core/chunkSearch.ts';
+import { inputTokensUpperBound, TOKENIZE_LIMIT_CHARS } from '../spend/estimate.ts';
 
 /** The `reasoning_effort` levels the gateway refused for this profile's model (ReasoningEffortRefusals.refused). */
 export type ReasoningEffortCheck = (profile: Profile, upstreamModel: string) => readonly string[];
@@ -44,6 +45,8 @@ export interface PlanInput {
   translation?: TranslationThread;
   /** A fallback step's model, routed through the target's aliases instead of the one the client named. */
   model?: string;
+  /** Whether a cap of the client's or the profile's holds the input's estimate (SpendGate); none does, unless given. */
+  needsInputEstimate?: (identity: ClientIdentity, profile: Profile) => boolean;
 }
 
 export interface PlanRefusal {
@@ -126,7 +129,8 @@ export function buildPlan(input: PlanInput): Plan | Promise<Plan> {
     routedFrom,
     usageInjected: rewritten.usageInjected,
     usageAsked: rewritten.usageAsked,
-    chatBody: isChat && parsed.kind === 'json' ? parsed.value : null,
+    chatJson: isChat && parsed.kind === 'json',
+    inputTokensBound: isChat && parsed.kind === 'json' ? inputBoundFor(input, parsed.value, rewritten.byteLength) : null,
     outputTokensBound,
     callsBound,
     uploadAudio,
@@ -168,7 +172,8 @@ function nativeWithoutAirlockParts(
     routedFrom,
     usageInjected: false,
     usageAsked: false,
-    chatBody: null,
+    chatJson: false,
+    inputTokensBound: null,
     outputTokensBound,
     callsBound: 1,
     uploadAudio: null,
@@ -192,6 +197,15 @@ function nativeWithoutAirlockParts(
       throw error;
     },
   );
+}
+
+/**
+ * The input's upper bound, for a cap to hold, from the body while it is parsed: worked out only when
+ * a cap needs it (most requests never do), and where the tokenizer would count the body (accounting.ts).
+ */
+function inputBoundFor(input: PlanInput, chatBody: Record<string, unknown>, byteLength: number): number | null {
+  if (byteLength > TOKENIZE_LIMIT_CHARS || !(input.needsInputEstimate?.(input.identity, input.target.profile) ?? false)) return null;
+  return inputTokensUpperBound(chatBody);
 }
 
 function translatedPlan(
@@ -231,7 +245,8 @@ function translatedPlan(
       byteLength: 0,
       textBody: false,
       stream: false,
-      chatBody: null,
+      chatJson: false,
+      inputTokensBound: null,
       translator: null,
       notes: [],
       localAnswer: answerCount(input.body, translation.countAnswer),
@@ -255,7 +270,8 @@ function translatedPlan(
     byteLength: bytes.length,
     textBody: true,
     stream,
-    chatBody,
+    chatJson: chatBody !== null,
+    inputTokensBound: chatBody === null ? null : inputBoundFor(input, chatBody, bytes.length),
     translator: translation.responseTranslator(requestedModel, clientToolNames, { gatewayTag, upstreamModel }),
     notes,
   });

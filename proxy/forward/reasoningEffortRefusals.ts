@@ -88,8 +88,9 @@ export function planWithoutReasoningEffort(
   answer: { status: number; bodyText: string },
 ): { plan: ExchangePlan; refusedEffort: string } | null {
   if (plan.mode !== 'translate' || plan.body?.length !== 1) return null;
-  const without = requestWithoutRefusedEffort({ body: plan.body[0]!, chatBody: plan.chatBody }, answer);
+  const without = requestWithoutRefusedEffort({ body: plan.body[0]!, chatBody: null }, answer);
   if (without === null) return null;
-  const { body, chatBody, refusedEffort } = without;
-  return { plan: { ...plan, body: [body], byteLength: body.length, chatBody }, refusedEffort };
+  const { body, refusedEffort } = without;
+  // The input's bound stays: it counts no reasoning_effort (spend/estimate.ts).
+  return { plan: { ...plan, body: [body], byteLength: body.length }, refusedEffort };
 }

@@ -88,7 +88,7 @@ export function planWithoutReasoningEffort(
   answer: { status: number; bodyText: string },
 ): { plan: ExchangePlan; refusedEffort: string } | null {
   if (plan.mode !== 'translate' || plan.body?.length !== 1) return null;
-  const without = requestWithoutRefusedEffort({ body: plan.body[0]!, chatBody: null }, answer);
+  const without = requestWithoutRefusedEffort(plan.body[0]!, answer);
   if (without === null) return null;
   const { body, refusedEffort } = without;
   // The input's bound stays: it counts no reasoning_effort (spend/estimate.ts).

@@ -83,25 +83,17 @@ export function bytesWithoutReasoningEffort(body: Buffer): { body: Buffer; effor
   return { body: Buffer.concat([body.subarray(0, body.length - match[0].length), Buffer.from('}')]), effort: match[1]! };
 }
 
-/** A translated chat request as sent: its bytes, and its body as parsed (null when not kept). */
-export interface SentChatRequest {
-  body: Buffer;
-  chatBody: Record<string, unknown> | null;
-}
-
 /**
- * The request again without its `reasoning_effort`, when the gateway's answer refused it: its
- * bytes with the trailing member cut, its parsed body without it (a copy: the plan's own is left as
- * it was), and the level refused. Null when the answer is another, or the request sent no effort.
+ * A translated chat request's bytes again without its `reasoning_effort`, when the gateway's answer
+ * refused it (the trailing member cut), and the level refused. Null when the answer is another, or
+ * the request sent no effort.
  */
 export function requestWithoutRefusedEffort(
-  sent: SentChatRequest,
+  sentBody: Buffer,
   answer: { status: number; bodyText: string },
-): (SentChatRequest & { refusedEffort: string }) | null {
+): { body: Buffer; refusedEffort: string } | null {
   if (!refusesReasoningEffort(answer.status, answer.bodyText)) return null;
-  const without = bytesWithoutReasoningEffort(sent.body);
+  const without = bytesWithoutReasoningEffort(sentBody);
   if (without === null) return null;
-  const chatBody = sent.chatBody === null ? null : { ...sent.chatBody };
-  if (chatBody !== null) delete chatBody[REASONING_EFFORT_FIELD];
-  return { body: without.body, chatBody, refusedEffort: without.effort };
+  return { body: without.body, refusedEffort: without.effort };
 }

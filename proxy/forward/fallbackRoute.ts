@@ -8,6 +8,7 @@ import { quickInputEstimate } from './accounting.ts';
 import { decideFallback, type FailedStep } from './fallback.ts';
 import type { ExchangePlan } from './plan.ts';
 import { buildPlan, type NativeProtocolCheck, type ReasoningEffortCheck } from './planner.ts';
+import { parseClientBodyOnLoop } from './requestBody.ts';
 import { isHeld, type Gated, type RequestTarget } from './stageRecords.ts';
 import type { TranslationThread } from './translation/translationThreadClient.ts';
 
@@ -67,8 +68,9 @@ export function fallbackRoute(gated: Gated, services: FallbackServices): Fallbac
       query: gated.query,
       pathModel: gated.pathModel,
       protocol: gated.protocol,
-      body: clientBody!.body,
-      parsed: clientBody!.parsed,
+      body: clientBody!,
+      // Parsed again for each step (at most five, on a failure path): not held for the whole exchange.
+      parsed: parseClientBodyOnLoop(clientBody!, gated.req.headers['content-type']),
       contentType: gated.req.headers['content-type'],
       identity,
       target,

@@ -1,4 +1,4 @@
-import { MAX_JSON_NESTING_DEPTH, PARSE_ON_LOOP_MAX_BYTES, PARSE_ON_LOOP_MAX_STRUCTURAL_MARKS } from '../contracts/defaults.ts';
+import { MAX_JSON_NESTING_DEPTH } from '../contracts/defaults.ts';
 import { pickAllowedHeaders } from '../core/headerAllowlist.ts';
 import { KeyMasker } from '../core/keyMasker.ts';
 import { STOPPED, untilStopped } from './shutdown.ts';
@@ -9,7 +9,7 @@ import {
   BodyDecodingError,
   BodyTooLargeError,
   modelOf,
-  parseClientBody,
+  parseClientBodyOnLoop,
   readClientBody,
   streamFlagOf,
   type ClientBody,
@@ -54,11 +54,7 @@ export async function plan(admitted: Admitted, seams: PlanSeams): Promise<Planne
     trace.ended(499, NO_ACCOUNTING);
     return ANSWERED;
   }
-  const parsed = parseClientBody(body, req.headers['content-type'], {
-    maxBytes: PARSE_ON_LOOP_MAX_BYTES,
-    maxStructuralMarks: PARSE_ON_LOOP_MAX_STRUCTURAL_MARKS,
-    maxDepth: MAX_JSON_NESTING_DEPTH,
-  });
+  const parsed = parseClientBodyOnLoop(body, req.headers['content-type']);
   const built = buildPlan({
     method: admitted.method,
     path: admitted.path,
@@ -95,8 +91,8 @@ export async function plan(admitted: Admitted, seams: PlanSeams): Promise<Planne
   });
   trace.requestReceived(pickAllowedHeaders(req.headers), body.chunks, KeyMasker.forKeys(secretsOf(target)));
   if (!localAnswer) {
-    const clientBody = target.profile.fallbacks.length > 0 ? { body, parsed } : null;
-    return { ...admitted, plan: exchangePlan, clientBody };
+    // Its bytes only: a parsed request held for a whole stream costs about its size again, and each step parses it anew.
+    return { ...admitted, plan: exchangePlan, clientBody: target.profile.fallbacks.length > 0 ? body : null };
   }
   const answer = await untilStopped(localAnswer, stop.signal);
   if (answer === STOPPED) return { refusal: STOPPING };

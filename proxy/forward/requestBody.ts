@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { MAX_JSON_NESTING_DEPTH, PARSE_ON_LOOP_MAX_BYTES, PARSE_ON_LOOP_MAX_STRUCTURAL_MARKS } from '../contracts/defaults.ts';
 import { bytesWithoutByteOrderMark } from '../core/byteOrderMark.ts';
 import { contentCodingOf, contentDecoder } from './answerDecoding.ts';
 import { TopLevelScanner, type TopLevelScan } from './jsonScan.ts';
@@ -273,6 +274,15 @@ export function parseClientBody(body: ClientBody, contentType: string | undefine
 }
 
 /** Whether Airlock read the body as a JSON object (parsed, or only scanned). */
+/** A client body parsed within what the forwarding loop may parse itself (the defaults' limits): at its plan, and again at each fallback step's. */
+export function parseClientBodyOnLoop(body: ClientBody, contentType: string | undefined): ParsedBody {
+  return parseClientBody(body, contentType, {
+    maxBytes: PARSE_ON_LOOP_MAX_BYTES,
+    maxStructuralMarks: PARSE_ON_LOOP_MAX_STRUCTURAL_MARKS,
+    maxDepth: MAX_JSON_NESTING_DEPTH,
+  });
+}
+
 export function isJsonObject(parsed: ParsedBody): parsed is Extract<ParsedBody, { kind: 'json' | 'scanned-json' }> {
   return parsed.kind === 'json' || parsed.kind === 'scanned-json';
 }

@@ -4,7 +4,7 @@ import type { ClientProtocol } from '../contracts/usage.ts';
 import type { IdempotencyTicket } from '../spend/idempotencyCache.ts';
 import type { UnsentStep } from './fallback.ts';
 import type { ExchangePlan } from './plan.ts';
-import type { ClientBody, ParsedBody } from './requestBody.ts';
+import type { ClientBody } from './requestBody.ts';
 import type { RequestTrace } from './trace.ts';
 import type { TraceStart } from './traceShapes.ts';
 
@@ -64,7 +64,7 @@ export function secretsOf(target: RequestTarget): readonly string[] {
 export interface Planned extends Admitted {
   readonly plan: ExchangePlan;
   /** The body as the client sent it, kept only when the profile has fallbacks: each step is planned from it. */
-  readonly clientBody: { readonly body: ClientBody; readonly parsed: ParsedBody } | null;
+  readonly clientBody: ClientBody | null;
 }
 
 export interface Gated extends Planned {

@@ -1,4 +1,3 @@
-import { agentSessionIdOf } from '../core/agentSessionHeader.ts';
 import { costOf, priceOfRequest } from '../spend/cost.ts';
 import { routeFor } from '../protocols/registry.ts';
 import { statedUsageIn } from '../protocols/statedUsage.ts';
@@ -16,24 +15,20 @@ import { withUnstatedRuns, type RunEstimate, type UnstatedRun } from './unstated
 
 const NOTHING_WRITTEN = new OutputTally();
 
-/**
- * How texts are counted: by the tokenizer's thread, or by their bytes at once (an over-count; a chat body
- * at the rate the thread counted its agent session's earlier turns, countedByteRate.ts). `sessionId`: the
- * agent's session (agentSessionIdOf), whose counts teach that rate.
- */
+/** How texts are counted: by the tokenizer's thread, or by their bytes at once (a deliberate over-count). */
 interface TextCounting {
   textTokens: (text: string) => Promise<number>;
-  chatInputTokens: (plan: ExchangePlan, sessionId: string | null) => Promise<number>;
+  chatInputTokens: (plan: ExchangePlan) => Promise<number>;
 }
 
 const TOKENIZER_COUNTING: TextCounting = {
   textTokens: (text) => tokenEstimator.textTokens(text),
-  chatInputTokens: (plan, sessionId) => tokenEstimator.chatInputTokens(plan.body ?? [], plan.byteLength, sessionId),
+  chatInputTokens: (plan) => tokenEstimator.chatInputTokens(plan.body ?? [], plan.byteLength),
 };
 
 const BYTE_COUNTING: TextCounting = {
   textTokens: (text) => Promise.resolve(byteEstimateTokens(Buffer.byteLength(text))),
-  chatInputTokens: (plan, sessionId) => Promise.resolve(tokenEstimator.chatInputTokensByBytes(plan.byteLength, sessionId)),
+  chatInputTokens: (plan) => Promise.resolve(byteEstimateTokens(plan.byteLength)),
 };
 
 /**
@@ -72,12 +67,8 @@ export function quickInputEstimate(plan: ExchangePlan): { tokens: number | null;
   return { tokens: null, countRefines: false };
 }
 
-export async function estimateInputTokens(
-  plan: ExchangePlan,
-  counting = TOKENIZER_COUNTING,
-  sessionId: string | null = null,
-): Promise<number | null> {
-  if (tokenizerCountsInput(plan)) return counting.chatInputTokens(plan, sessionId);
+export async function estimateInputTokens(plan: ExchangePlan, counting = TOKENIZER_COUNTING): Promise<number | null> {
+  if (tokenizerCountsInput(plan)) return counting.chatInputTokens(plan);
   if (bytesCountInput(plan)) return byteEstimateTokens(plan.byteLength);
   return null;
 }
@@ -168,9 +159,8 @@ async function runEstimate(run: UnstatedRun): Promise<RunEstimate> {
 /**
  * The usage a translated client is told where the gateway stated none (streamRelay.ts): the row's
  * estimate (as above) while the tokenizer's thread runs, a count that takes milliseconds; else
- * counted by bytes at once, an over-count (its input at the rate the thread counted the conversation's
- * earlier turns, countedByteRate.ts): loading the tokenizer (0.3-0.5 s, again after its idle stop) would
- * hold the client's end, and its agent's next turn, for a figure it only sizes its context by.
+ * counted by bytes at once, an over-count: loading the tokenizer (0.3-0.5 s, again after its idle
+ * stop) would hold the client's end, and its agent's next turn, for a figure it only sizes its context by.
  */
 export async function answerUsageForClient(trace: RequestTrace, plan: ExchangePlan, profile: Profile): Promise<TokenUsage | null> {
   const counting = tokenEstimator.running ? TOKENIZER_COUNTING : BYTE_COUNTING;
@@ -201,9 +191,8 @@ function accountForAnswer(
       priced({ ...stated, outputTokens: Math.max(outputTokens, stated.outputTokens) }, 'estimated', plan, profile, calls),
     );
   }
-  const sessionId = agentSessionIdOf(trace.requestHeaders);
-  return Promise.all([estimateInputTokens(plan, counting, sessionId), estimateOutputTokens(output, counting)]).then(
-    ([inputTokens, outputTokens]) => priced({ inputTokens: inputTokens ?? 0, outputTokens }, 'estimated', plan, profile, calls),
+  return Promise.all([estimateInputTokens(plan, counting), estimateOutputTokens(output, counting)]).then(([inputTokens, outputTokens]) =>
+    priced({ inputTokens: inputTokens ?? 0, outputTokens }, 'estimated', plan, profile, calls),
   );
 }
 

@@ -2,7 +2,6 @@ import { copyInSlices } from '../core/copyInSlices.ts';
 import { IDLE_THREAD_STOP_MS, OnDemandThread } from '../core/onDemandThread.ts';
 import { reportProcessProblem } from '../core/processProblems.ts';
 import { threadScriptUrl } from '../core/threadScript.ts';
-import { CountedByteRate } from './countedByteRate.ts';
 import { byteEstimateTokens } from './estimate.ts';
 import type { FromTokenizerThread, TokenCountRequest, ToTokenizerThread } from './tokenizerMessages.ts';
 
@@ -16,8 +15,6 @@ export const MAX_TOKENIZER_FAILURES = 3;
 interface Pending {
   resolve: (tokens: number) => void;
   fallbackTokens: number;
-  /** A chat body's bytes and agent session: its count teaches that session's byte rate (countedByteRate.ts). */
-  chatBody?: { byteLength: number; sessionId: string | null };
 }
 
 /**
@@ -32,7 +29,6 @@ interface Pending {
 
 export class TokenEstimator {
   private readonly thread: OnDemandThread<ToTokenizerThread, FromTokenizerThread, Pending>;
-  private readonly countedByteRate = new CountedByteRate();
 
   constructor(options: { threadUrl?: URL; onFailure?: (reason: string) => void; stopWhenIdleMs?: number } = {}) {
     const onFailure = options.onFailure ?? ((reason) => reportProcessProblem('token_estimates_failed', `token estimates: ${reason}`));
@@ -41,11 +37,7 @@ export class TokenEstimator {
       threadName: TOKENIZER_THREAD_NAME,
       maxFailuresInARow: MAX_TOKENIZER_FAILURES,
       stopWhenIdleMs: options.stopWhenIdleMs ?? IDLE_THREAD_STOP_MS,
-      onAnswer: (message, pending) => {
-        // Only the thread's own counts teach the rate: the byte estimate standing in for one would teach bytes / 3.
-        if (pending?.chatBody) this.countedByteRate.record(pending.chatBody.sessionId, pending.chatBody.byteLength, message.tokens);
-        pending?.resolve(message.tokens);
-      },
+      onAnswer: (message, pending) => pending?.resolve(message.tokens),
       // What the dead thread had not answered gets the byte estimate; the next request starts a new thread.
       onUnanswered: ({ resolve, fallbackTokens }) => resolve(fallbackTokens),
       onError: (message) => onFailure(`the tokenizer thread failed (${message}); byte counts stand in`),
@@ -58,19 +50,11 @@ export class TokenEstimator {
     return this.thread.running;
   }
 
-  /**
-   * Input tokens of a JSON request body (Chat Completions or Anthropic Messages), given as its chunks;
-   * `sessionId`: the agent session it is a turn of, if any (agentSessionIdOf).
-   */
-  async chatInputTokens(chunks: readonly Buffer[], byteLength: number, sessionId: string | null = null): Promise<number> {
+  /** Input tokens of a JSON request body (Chat Completions or Anthropic Messages), given as its chunks. */
+  async chatInputTokens(chunks: readonly Buffer[], byteLength: number): Promise<number> {
     // One exact-size copy, transferred: the chunks stay with the request, which is still sending them.
     const json = await copyInSlices(chunks, byteLength);
-    return this.ask({ kind: 'chat', json }, byteEstimateTokens(byteLength), [json.buffer], { byteLength, sessionId });
-  }
-
-  /** Input tokens of a chat body at once, by its bytes: at the rate this thread counted its session's earlier turns, else bytes / 3. */
-  chatInputTokensByBytes(byteLength: number, sessionId: string | null): number {
-    return this.countedByteRate.inputTokens(sessionId, byteLength);
+    return this.ask({ kind: 'chat', json }, byteEstimateTokens(byteLength), [json.buffer]);
   }
 
   textTokens(text: string): Promise<number> {
@@ -78,15 +62,10 @@ export class TokenEstimator {
     return this.ask({ kind: 'text', text }, byteEstimateTokens(Buffer.byteLength(text)), []);
   }
 
-  private ask(
-    request: TokenCountRequest,
-    fallbackTokens: number,
-    transfer: ArrayBuffer[],
-    chatBody?: Pending['chatBody'],
-  ): Promise<number> {
+  private ask(request: TokenCountRequest, fallbackTokens: number, transfer: ArrayBuffer[]): Promise<number> {
     if (!this.thread.available) return Promise.resolve(fallbackTokens);
     return new Promise((resolve) => {
-      this.thread.ask({ resolve, fallbackTokens, ...(chatBody === undefined ? {} : { chatBody }) }, (id) => ({ ...request, id }), transfer);
+      this.thread.ask({ resolve, fallbackTokens }, (id) => ({ ...request, id }), transfer);
     });
   }
 }

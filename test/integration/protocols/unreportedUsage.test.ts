@@ -1,5 +1,4 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { byteEstimateTokens } from '../../../proxy/spend/estimate.ts';
 import { tokenEstimator } from '../../../proxy/spend/tokenEstimator.ts';
 import { holdTokenizer } from '../../support/heldTokenizer.ts';
 import { JSON_HEADERS, rawRequest, sseData } from '../../support/http.ts';
@@ -28,30 +27,11 @@ beforeEach(() => harness.simulator.reset());
 afterEach(() => vi.restoreAllMocks());
 
 const PROMPT = 'Tell me about the files in this directory and what each is for.';
-const FILE_TEXT = 'export function portOf(config: Config): number {\n  return Number(config.port ?? 8080);\n}\n'.repeat(60);
 
-/** A Claude Code turn that has read `results` files. */
-const claudeCodeTurn = (results: number) => ({
-  model: 'claude-haiku-4-5',
-  max_tokens: 256,
-  stream: true,
-  messages: [
-    { role: 'user', content: PROMPT },
-    ...Array.from({ length: results }, (_, index) => [
-      { role: 'assistant', content: [{ type: 'tool_use', id: `toolu_${index}`, name: 'read_file', input: { path: `src/${index}.ts` } }] },
-      { role: 'user', content: [{ type: 'tool_result', tool_use_id: `toolu_${index}`, content: FILE_TEXT }] },
-    ]).flat(),
-  ],
-});
-
-async function send(path: string, body: object, headers: Record<string, string> = {}) {
+async function send(path: string, body: object) {
   harness.simulator.script({ kind: 'reply', content: 'There are three files: a readme, a licence and the source.', usage: false });
   const ended = harness.nextEnd();
-  const response = await rawRequest(`${harness.proxy.url}${path}`, {
-    method: 'POST',
-    headers: { ...JSON_HEADERS, ...headers },
-    body: JSON.stringify(body),
-  });
+  const response = await rawRequest(`${harness.proxy.url}${path}`, { method: 'POST', headers: JSON_HEADERS, body: JSON.stringify(body) });
   const events = sseData(response.body)
     .filter((data) => data !== '[DONE]')
     .map((data) => JSON.parse(data) as Record<string, unknown>);
@@ -106,35 +86,5 @@ describe('a translated stream whose gateway reported no usage, the tokenizer sto
     expect(end).toMatchObject({ errorClass: null, usageSource: 'estimated' });
     expect(delta?.usage?.output_tokens).toBeGreaterThanOrEqual(end.usage?.outputTokens ?? Number.POSITIVE_INFINITY);
     expect(delta?.usage?.input_tokens).toBeGreaterThanOrEqual(end.usage?.inputTokens ?? Number.POSITIVE_INFINITY);
-  });
-
-  /**
-   * Counted by bytes / 3, a conversation was told 1.3 to 1.5 times its tokens after every idle stop, and Claude
-   * Code compacted that much early. Sized at the rate the tokenizer counted the session's earlier turn (Claude
-   * Code names its session in x-claude-code-session-id), it is told a figure close to the count, not under it.
-   */
-  it("Claude Code's next turn is sized at the rate the tokenizer counted its last, not under the row's count", async () => {
-    const session = { 'x-claude-code-session-id': 'cc-session-1' };
-    // The earlier turn, its row counted by the tokenizer.
-    await send('/v1/messages', claudeCodeTurn(5), session);
-
-    const release = holdTokenizer();
-    const ended = harness.nextEnd();
-    harness.simulator.script({ kind: 'reply', content: 'The port comes from the config, 8080 by default.', usage: false });
-    const response = await rawRequest(`${harness.proxy.url}/v1/messages`, {
-      method: 'POST',
-      headers: { ...JSON_HEADERS, ...session },
-      body: JSON.stringify(claudeCodeTurn(6)),
-    });
-    release();
-    const end = await ended;
-    const delta = sseData(response.body)
-      .filter((data) => data !== '[DONE]')
-      .map((data) => JSON.parse(data) as { type: string; usage?: { input_tokens: number } })
-      .find((event) => event.type === 'message_delta');
-    const sentBytes = harness.simulator.received.at(-1)?.body.length ?? 0;
-    expect(end).toMatchObject({ errorClass: null, usageSource: 'estimated' });
-    expect(delta?.usage?.input_tokens).toBeGreaterThanOrEqual(end.usage?.inputTokens ?? Number.POSITIVE_INFINITY);
-    expect(delta?.usage?.input_tokens).toBeLessThan(byteEstimateTokens(sentBytes));
   });
 });

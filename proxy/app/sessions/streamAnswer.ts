@@ -1,7 +1,7 @@
 import { createParser } from 'eventsource-parser';
 import type { ConversationItem } from '../../contracts/agentSessions.ts';
 import { isRecord } from '../../core/isRecord.ts';
-import { joinedToolCallName } from '../../protocols/chat/toolCallName.ts';
+import { callContinued, joinedToolCallName, type PiecedCall } from '../../protocols/chat/toolCallName.ts';
 import { answerItemsOfJson, responsesToolCall, textItem, toolCallItem, type ToolCallText } from './conversationItems.ts';
 
 /**
@@ -15,6 +15,8 @@ class StreamAssembly {
   private text = '';
   private reasoning = '';
   private readonly calls = new Map<string, ToolCallText>();
+  /** A chat stream's calls as the gateway numbered them, each with its text among `calls`. */
+  private readonly chatCalls: Array<PiecedCall & { text: ToolCallText }> = [];
   /** Responses' final event holds the whole answer: when it came, it is the answer. */
   completed: ConversationItem[] | null = null;
 
@@ -42,10 +44,18 @@ class StreamAssembly {
     for (const part of delta.tool_calls) {
       if (!isRecord(part)) continue;
       const fn = isRecord(part.function) ? part.function : {};
-      const call = this.call(`chat:${String(part.index ?? 0)}`, '', typeof part.id === 'string' ? part.id : null);
+      const id = typeof part.id === 'string' && part.id !== '' ? part.id : null;
+      const name = typeof fn.name === 'string' ? fn.name : null;
+      const chatIndex = typeof part.index === 'number' ? part.index : 0;
+      // Some gateways number every call 0, each with its own id (callContinued).
+      let call = callContinued(this.chatCalls, { index: chatIndex, id, name });
+      if (call === undefined) {
+        call = { chatIndex, chatId: id, text: this.call(`chat:${this.chatCalls.length}`, '', id) };
+        this.chatCalls.push(call);
+      }
       // Some gateways stream a name in pieces, some send it whole on every delta (toolCallName.ts).
-      if (typeof fn.name === 'string') call.name = joinedToolCallName(call.name, fn.name);
-      if (typeof fn.arguments === 'string') call.argumentsText += fn.arguments;
+      if (name !== null) call.text.name = joinedToolCallName(call.text.name, name);
+      if (typeof fn.arguments === 'string') call.text.argumentsText += fn.arguments;
     }
   }
 

@@ -2,7 +2,7 @@ import type { TokenUsage } from '../../contracts/usage.ts';
 import type { ChatChunkReading, ToolCallDelta } from './chatShapes.ts';
 import type { ReasoningField } from './returnedReasoning.ts';
 import { clientCallId } from './thoughtSignature.ts';
-import { joinedToolCallName } from './toolCallName.ts';
+import { callContinued, joinedToolCallName } from './toolCallName.ts';
 import { joinedRelayThinking, signedRelayThinking, type RelayThinking } from './relayThinking.ts';
 
 /**
@@ -102,13 +102,7 @@ export function createChatStreamBlocks(callIdPrefix: string, gatewayTag: string)
    */
   function toolTarget(delta: ToolCallDelta): TrackedBlock {
     const tools = tracked.filter((entry) => entry.block.kind === 'tool');
-    const atIndex = delta.index === null ? undefined : tools.findLast((entry) => entry.chatIndex === delta.index);
-    const existing =
-      delta.id !== null
-        ? (tools.find((entry) => entry.chatId === delta.id) ?? (delta.name === null ? atIndex : undefined))
-        : delta.index === null
-          ? tools.at(-1)
-          : atIndex;
+    const existing = callContinued(tools, delta);
     if (existing) return existing;
     const callId = delta.id ?? `${callIdPrefix}_${tracked.length}`;
     const block: StreamBlock = { position: tracked.length, kind: 'tool', callId, name: delta.name ?? '', arguments: '' };

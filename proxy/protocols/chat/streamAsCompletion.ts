@@ -7,12 +7,12 @@ import { ChatStreamObserver } from './observer.ts';
 import { chatThinkingOf, contentOf } from './contentParts.ts';
 import { isChatStreamEnd } from './streamEnd.ts';
 import { joinedRelayThinking, relayThinkingOf, type RelayThinking } from './relayThinking.ts';
-import { joinedToolCallName } from './toolCallName.ts';
+import { callContinued, joinedToolCallName, type PiecedCall } from './toolCallName.ts';
 
 type Json = Record<string, unknown>;
 
-interface AssembledCall {
-  id: string | null;
+interface AssembledCall extends PiecedCall {
+  chatId: string | null;
   name: string;
   arguments: string;
   /** Gemini's thought signature and what else rides beside it (thoughtSignature.ts), as the call's first piece with it had it. */
@@ -26,7 +26,7 @@ interface AssembledChoice {
   /** A relay's thinking blocks, their pieces joined (relayThinking.ts). */
   relayThinking: RelayThinking | null;
   refusal: string | null;
-  calls: Map<number, AssembledCall>;
+  calls: AssembledCall[];
   finishReason: string | null;
   stopReason: unknown;
 }
@@ -37,7 +37,8 @@ const joined = (before: string | null, piece: unknown): string | null => (typeof
 /**
  * A chat stream put together into the one `chat.completion` it amounts to, for a client that asked
  * for a whole answer from a gateway that streamed anyway. Each choice's text, thinking (a relay's
- * signed blocks too), refusal and tool calls are joined by index as the OpenAI SDKs' stream helpers join them; a call's id
+ * signed blocks too), refusal and tool calls are joined by index as the OpenAI SDKs' stream helpers join them, a
+ * new id at a taken index beginning a call of its own, as the translated streams read it (callContinued); a call's id
  * comes from its first piece that has one (DashScope and GLM repeat it as "" on later pieces), its name
  * from its pieces, a repeat of it not joined again (joinedToolCallName).
  */
@@ -64,7 +65,7 @@ export class ChatCompletionAssembler {
       thinking: new Map<string, string>(),
       relayThinking: null,
       refusal: null,
-      calls: new Map<number, AssembledCall>(),
+      calls: [],
       finishReason: null,
       stopReason: undefined,
     };
@@ -98,22 +99,28 @@ export class ChatCompletionAssembler {
   }
 }
 
-function addCallPiece(calls: Map<number, AssembledCall>, position: number, piece: Json): void {
-  const index = typeof piece.index === 'number' ? piece.index : position;
-  const call = calls.get(index) ?? { id: null, name: '', arguments: '', extraContent: undefined };
-  calls.set(index, call);
+function addCallPiece(calls: AssembledCall[], position: number, piece: Json): void {
   const fn = isRecord(piece.function) ? piece.function : {};
-  if (call.id === null && typeof piece.id === 'string' && piece.id !== '') call.id = piece.id;
-  if (typeof fn.name === 'string') call.name = joinedToolCallName(call.name, fn.name);
+  const id = typeof piece.id === 'string' && piece.id !== '' ? piece.id : null;
+  const name = typeof fn.name === 'string' ? fn.name : null;
+  const chatIndex = typeof piece.index === 'number' ? piece.index : position;
+  let call = callContinued(calls, { index: chatIndex, id, name });
+  if (call === undefined) {
+    call = { chatIndex, chatId: id, name: '', arguments: '', extraContent: undefined };
+    calls.push(call);
+  }
+  if (call.chatId === null && id !== null) call.chatId = id;
+  if (name !== null) call.name = joinedToolCallName(call.name, name);
   if (call.extraContent === undefined && piece.extra_content !== undefined) call.extraContent = piece.extra_content;
   call.arguments += toolArgumentsText(fn.arguments) ?? '';
 }
 
 function messageOf(choice: AssembledChoice): Json {
-  const calls = [...choice.calls.entries()]
-    .sort(([a], [b]) => a - b)
-    .map(([, call]) => ({
-      id: call.id ?? '',
+  // In index order; calls at one index in the order they began (the sort is stable).
+  const calls = [...choice.calls]
+    .sort((a, b) => (a.chatIndex ?? 0) - (b.chatIndex ?? 0))
+    .map((call) => ({
+      id: call.chatId ?? '',
       type: 'function',
       function: { name: call.name, arguments: call.arguments },
       ...(call.extraContent === undefined ? {} : { extra_content: call.extraContent }),

@@ -9,3 +9,24 @@
 export function joinedToolCallName(nameSoFar: string, piece: string): string {
   return piece === nameSoFar ? nameSoFar : nameSoFar + piece;
 }
+
+/** A call being put together from streamed pieces, as the gateway numbers and names it. */
+export interface PiecedCall {
+  readonly chatIndex: number | null;
+  readonly chatId: string | null;
+}
+
+/**
+ * The call so far that a streamed piece continues, or undefined when it begins one. A piece with an
+ * id continues the call of that id; a new id with a name begins a call even at an index taken
+ * already (some gateways number every call 0, each with its own id); a piece without an id, or
+ * with a new id and no name, continues the latest call at its index (the last call when it has none).
+ */
+export function callContinued<T extends PiecedCall>(
+  calls: readonly T[],
+  piece: { index: number | null; id: string | null; name: string | null },
+): T | undefined {
+  const atIndex = piece.index === null ? undefined : calls.findLast((call) => call.chatIndex === piece.index);
+  if (piece.id !== null) return calls.find((call) => call.chatId === piece.id) ?? (piece.name === null ? atIndex : undefined);
+  return piece.index === null ? calls.at(-1) : atIndex;
+}

@@ -15,6 +15,23 @@ const chunk = (choices: object[], extra: object = {}): object => ({
 const read = (frames: string[]) => assembled(completionOfStream({ dropUsageOnlyChunks: false, usageAsked: false }), frames.join(''));
 
 describe('a chat stream put together into one completion', () => {
+  // Some gateways number every call 0, each with its own id: two calls, as the translated streams read them.
+  it('keeps calls apart that share an index but not an id', () => {
+    const call = (id: string, name: string, args: string) => ({ index: 0, id, type: 'function', function: { name, arguments: args } });
+    const { answer } = read([
+      frame(chunk([{ index: 0, delta: { role: 'assistant', tool_calls: [call('a', 'Read', '{"a":1}')] } }])),
+      frame(chunk([{ index: 0, delta: { tool_calls: [call('b', 'Write', '{"b":')] } }])),
+      frame(chunk([{ index: 0, delta: { tool_calls: [{ index: 0, function: { arguments: '2}' } }] } }])),
+      frame(chunk([{ index: 0, delta: {}, finish_reason: 'tool_calls' }])),
+      frame('[DONE]'),
+    ]);
+    const message = (answer as { choices: [{ message: { tool_calls: unknown } }] }).choices[0].message;
+    expect(message.tool_calls).toEqual([
+      { id: 'a', type: 'function', function: { name: 'Read', arguments: '{"a":1}' } },
+      { id: 'b', type: 'function', function: { name: 'Write', arguments: '{"b":2}' } },
+    ]);
+  });
+
   it('joins each choice by index: text, thinking, and tool calls whose id and name come once (DashScope repeats them as "")', () => {
     const {
       answer: completion,

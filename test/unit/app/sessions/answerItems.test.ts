@@ -159,6 +159,18 @@ describe('a streamed answer rebuilt from its raw events', () => {
     ]);
   });
 
+  it('reads chat tool calls that share an index but not an id as two calls', () => {
+    const call = (id: string, name: string, args: string) => ({ index: 0, id, type: 'function', function: { name, arguments: args } });
+    const raw = sse([
+      [null, { choices: [{ delta: { tool_calls: [call('a', 'Read', '{"a":1}')] } }] }],
+      [null, { choices: [{ delta: { tool_calls: [call('b', 'Write', '{"b":2}')] } }] }],
+    ]);
+    expect(answerItemsOfStream(raw)).toEqual([
+      { kind: 'tool_call', name: 'Read', callId: 'a', text: '{"a":1}' },
+      { kind: 'tool_call', name: 'Write', callId: 'b', text: '{"b":2}' },
+    ]);
+  });
+
   it('reads a tool search Codex runs from a Responses stream cut before its completed event', () => {
     const item = { type: 'tool_search_call', call_id: 's', execution: 'client', arguments: { query: 'weather' } };
     const raw = sse([['response.output_item.done', { type: 'response.output_item.done', output_index: 0, item }]]);

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { TokenUsage } from '../../contracts/usage.ts';
 import { readChatCompletion } from '../chat/chatShapes.ts';
 import type { StreamBlock } from '../chat/chatStreamBlocks.ts';
-import type { ClientToolNames } from '../requestResult.ts';
+import type { ResponsesTranslationOptions } from './stream.ts';
 import { outputItem, responseEnding, responseSnapshot } from './output.ts';
 import { clientCallId } from '../chat/thoughtSignature.ts';
 import { signedRelayThinking } from '../chat/relayThinking.ts';
@@ -19,13 +19,7 @@ export function newResponseId(): string {
 
 export function chatToResponsesResponse(
   chatJson: unknown,
-  options: {
-    requestedModel: string;
-    responseId: string;
-    gatewayTag: string;
-    upstreamModel: string;
-    createdAtSec?: number;
-    clientToolNames?: ClientToolNames;
+  options: ResponsesTranslationOptions & {
     /** Stated where the gateway stated no usage (adapter.ts, translateJson). */
     unreportedUsage?: TokenUsage | null;
   },

@@ -17,6 +17,7 @@ import {
 } from './output.ts';
 import type { ResponseSnapshotInput } from './output.ts';
 import type { ClientToolNames } from '../requestResult.ts';
+import type { AnswerSource } from '../chat/relayThinking.ts';
 import { calledTool } from './namespacedTools.ts';
 import { customToolInput } from './customTools.ts';
 
@@ -33,17 +34,20 @@ interface ItemShape {
  * (or response.incomplete for a length / content-filter stop) only after the upstream finished;
  * fail() ends it with response.failed, whose `error.code` is the failure's `type`.
  */
-export function createResponsesStreamTranslator(options: {
+/**
+ * What a chat answer's translation into a Responses answer is told, streamed or whole. Its source
+ * (the gateway and the model Airlock asked it for) is named in a reasoning item's mark
+ * (returnedReasoning.ts) and a relay's signed thinking's (relayThinking.ts).
+ */
+export interface ResponsesTranslationOptions extends AnswerSource {
   requestedModel: string;
   responseId: string;
-  /** The gateway that answers, named in a reasoning item's mark (returnedReasoning.ts). */
-  gatewayTag: string;
-  /** The model Airlock asked it for, named in a relay's signed thinking's mark (relayThinking.ts). */
-  upstreamModel: string;
   createdAtSec?: number;
   /** The request's tools chat could not name as the client does (namespacedTools.ts). */
   clientToolNames?: ClientToolNames;
-}): ChatStreamTranslator {
+}
+
+export function createResponsesStreamTranslator(options: ResponsesTranslationOptions): ChatStreamTranslator {
   const clientToolNames = options.clientToolNames ?? {};
   const blocks = createChatStreamBlocks(`call_${options.responseId}`, options.gatewayTag);
   const createdAtSec = options.createdAtSec ?? Math.floor(Date.now() / 1000);

@@ -183,13 +183,19 @@ export const STREAM_ENDED_EARLY_CODE = 'stream_ended_early';
 
 /** How a row's message begins for such a stream, so the window explains the row as the client's error did. */
 export const STREAM_ENDED_EARLY_CAUSE = 'the gateway ended the stream';
+/** How it begins for a whole JSON answer the gateway ended in order, cut short: the same failure, told by the same code. */
+export const ANSWER_ENDED_EARLY_CAUSE = 'the gateway ended its answer';
 
 const STREAM_ENDED_EARLY: ErrorExplanation = {
   meaning:
-    "The gateway ended the stream before its answer was whole, without an error (its finish or end marker never came); no timeout of Airlock's ended it",
+    "The gateway ended the stream or answer before it was whole, without an error (its finish, end marker or the JSON's closing bracket never came); no timeout of Airlock's ended it",
   fix: "Retry the request. If long answers keep ending this way, the gateway or a proxy in front of it ends long streams: ask for a shorter answer, or report the time and model to the gateway's operator.",
   retryable: true,
 };
+
+function endedEarly(message: string | null): boolean {
+  return message !== null && (message.startsWith(STREAM_ENDED_EARLY_CAUSE) || message.startsWith(ANSWER_ENDED_EARLY_CAUSE));
+}
 
 /** `upstreamCode`: the failure's code, where it says more than the class (an answer that is not HTTP, a stream closed early). */
 export function explainError(errorClass: ErrorClass, upstreamCode?: string | null): ErrorExplanation {
@@ -233,7 +239,7 @@ const IDEMPOTENCY_REFUSALS: Record<number, ErrorExplanation> = {
  * causes, which their status tells apart, and the class alone would contradict the refusal's message.
  */
 export function explainErrorAt(errorClass: ErrorClass, status: number | null, message: string | null = null): ErrorExplanation {
-  if (errorClass === 'stream_interrupted' && message?.startsWith(STREAM_ENDED_EARLY_CAUSE) === true) return STREAM_ENDED_EARLY;
+  if (errorClass === 'stream_interrupted' && endedEarly(message)) return STREAM_ENDED_EARLY;
   const explained = EXPLANATIONS[errorClass];
   if (status === null) return explained;
   if (errorClass === 'no_key' && status === 503) return KEYCHAIN_NOT_ANSWERING;

@@ -15,7 +15,8 @@ import { answerOfEvents, readStreamAsAnswer } from './wholeFromStream.ts';
 import type { RequestTrace } from './trace.ts';
 import { answerText, jsonUnderStreamLabel, readBody, relayBody } from './upstreamBody.ts';
 import type { UpstreamResponse } from './upstreamClient.ts';
-import { failAnswer, failEmpty, failMidBody, failNotJson } from './relayFailures.ts';
+import { isCutShortJson } from './cutShortJson.ts';
+import { failAnswer, failCutShort, failEmpty, failMidBody, failNotJson } from './relayFailures.ts';
 import { writtenInWholeAnswer } from './outputTally.ts';
 import { LargeAnswerMembers, type PassedAnswerMembers, writtenInMembers } from './passedAnswerMembers.ts';
 
@@ -213,7 +214,9 @@ function answerProtocolJson(
   if (answer === null) {
     // An event stream under a JSON label: the answer it amounts to, as for one under its own label (wholeFromStream.ts).
     const wholeAnswer = wholeAnswerOf(protocols);
-    if (wholeAnswer === undefined || !EVENT_STREAM_START.test(text.trimStart())) return failNotJson(input, text);
+    if (wholeAnswer === undefined || !EVENT_STREAM_START.test(text.trimStart())) {
+      return isCutShortJson(text) ? failCutShort(input, bytes.length) : failNotJson(input, text);
+    }
     const assembled = answerOfEvents(input, protocols, wholeAnswer, bytes);
     return assembled === null ? undefined : answerProtocolJson(input, protocols, headers, assembled);
   }

@@ -7,7 +7,7 @@
 import type { ServerResponse } from 'node:http';
 import type { ErrorClass, UpstreamErrorClass } from '../contracts/errors.ts';
 import { buildClientError, classifyNetworkFailure, type ExchangeFailureClass } from '../core/errorClass.ts';
-import { STREAM_ENDED_EARLY_CAUSE, STREAM_ENDED_EARLY_CODE } from '../core/errorExplanations.ts';
+import { ANSWER_ENDED_EARLY_CAUSE, STREAM_ENDED_EARLY_CAUSE, STREAM_ENDED_EARLY_CODE } from '../core/errorExplanations.ts';
 import type { ProtocolAdapter } from '../protocols/adapter.ts';
 import { adapterNamed } from '../protocols/registry.ts';
 import type { StreamEventTranslator } from '../protocols/streamTranslator.ts';
@@ -22,6 +22,18 @@ export function failNotJson(input: RelayInput, text: string): void {
   const { profile, response } = input;
   const upstreamMessage = input.keyMasker.maskText(`a ${response.statusCode} whose body is not JSON: ${text.slice(0, 200)}`);
   failAnswer(input, 'html_instead_of_json', { upstreamMessage, profileName: profile.name, baseUrl: profile.baseUrl });
+}
+
+/**
+ * A JSON answer the gateway ended in order, cut short (cutShortJson.ts): no other site answering
+ * but the gateway's answer broken off, which the model ran for. The client is told so, as for a
+ * stream that ended early, with a fix that retries (its SDK retries no 200 by itself), and the
+ * row bills the estimate as for any answer that broke off.
+ */
+export function failCutShort(input: RelayInput, bytes: number): void {
+  failAnswer(input, 'stream_interrupted', { upstreamCode: STREAM_ENDED_EARLY_CODE });
+  input.trace.failed('stream_interrupted', `${ANSWER_ENDED_EARLY_CAUSE} after ${bytes} bytes, its JSON cut short`);
+  input.trace.answerBrokeOff();
 }
 
 /**

@@ -10,6 +10,7 @@ import {
   startMatrix,
   STREAMED_TEXT,
   upstreamPrefix,
+  upstreamAnswer,
   upstreamStream,
   VARIANTS,
   variantName,
@@ -40,6 +41,8 @@ interface BreakCase {
   /** What the row's message says happened. */
   cause: RegExp;
   streamOnly?: boolean;
+  /** The gateway answers a whole JSON answer, whether the client asked for a stream or not. */
+  wholeAnswer?: boolean;
   /** The client had the text before the break. */
   textFirst: boolean;
   /** Airlock's code for a failure its class explains wrongly (errorExplanations.ts). */
@@ -85,6 +88,22 @@ const BREAKS: BreakCase[] = [
     errorClass: 'stream_interrupted',
     cause: /ECONNRESET/,
     textFirst: true,
+  },
+  {
+    // A relay that copies its provider's answer and ends its own chunked body in order when that
+    // copy breaks: the client gets a 200 whose JSON stops mid-way, and its SDK retries no 200
+    // (wso2/api-manager#5231: "HTTP 200 with a truncated/malformed JSON body" from an AI gateway;
+    // chatboxai/chatbox#153: "Unterminated string in JSON" through a reverse proxy).
+    name: 'a whole JSON answer ended in order halfway, its JSON cut short',
+    wholeAnswer: true,
+    fault: (variant) => {
+      const whole = upstreamAnswer(variant);
+      return { kind: 'text', status: 200, contentType: 'application/json', text: whole.slice(0, Math.floor(whole.length / 2)) };
+    },
+    errorClass: 'stream_interrupted',
+    cause: /^the gateway ended its answer after \d+ bytes, its JSON cut short/,
+    textFirst: false,
+    clientCode: STREAM_ENDED_EARLY_CODE,
   },
   {
     name: 'a gateway that stalls mid-answer past the idle timeout',
@@ -137,7 +156,7 @@ describe.each(BREAKS)('$name', (breakCase) => {
  * the cause or fix (codex-rs/codex-api/src/sse/responses.rs). The SDKs throw at the `error` frame first.
  */
 describe('a native Responses stream that breaks', () => {
-  it.each(BREAKS.filter((breakCase) => breakCase.errorClass === 'stream_interrupted'))(
+  it.each(BREAKS.filter((breakCase) => breakCase.errorClass === 'stream_interrupted' && breakCase.wholeAnswer !== true))(
     '$name: ends with response.failed after the error event, with the cause and fix',
     async (breakCase) => {
       const variant: Variant = { client: 'responses', mode: 'native', stream: true };

@@ -28,6 +28,40 @@ export function contentCodingOf(headers: IncomingHttpHeaders): string | null {
 }
 
 /**
+ * The content coding of an answer: as contentCodingOf, but a character set named in its place
+ * (`content-encoding: utf-8`, as openresty sent with JSON in locustio/locust#1233 and an API in
+ * encode/httpx#195) is no coding, and the bytes are plain. The clients read such an answer as it is
+ * (fetch decodes only the codings it knows; httpx has skipped the others since that issue), so it
+ * is not refused as undecodable. A label is a character set if TextDecoder knows it (the WHATWG
+ * Encoding Standard's labels); no content coding is one.
+ */
+export function answerCodingOf(headers: IncomingHttpHeaders): string | null {
+  const coding = contentCodingOf(headers);
+  return coding === null || namesCharacterSet(coding) ? null : coding;
+}
+
+function namesCharacterSet(label: string): boolean {
+  try {
+    new TextDecoder(label);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The headers of an answer answerCodingOf found not coded, without a character set's name as its
+ * coding: the client gets the plain bytes unlabelled, not a coding it might refuse.
+ */
+export function withoutCharsetCoding(headers: IncomingHttpHeaders): IncomingHttpHeaders {
+  const coding = contentCodingOf(headers);
+  if (coding === null || !namesCharacterSet(coding)) return headers;
+  const plain = { ...headers };
+  delete plain['content-encoding'];
+  return plain;
+}
+
+/**
  * An answer Airlock cannot decode: its coding (thrown at the headers) or its bytes (failing the
  * body). Nothing of it is checked for the key, so nothing of it is passed on. errorClass.ts
  * classes it by its name as `upstream_error`: the gateway sent it, and it may have run the request.

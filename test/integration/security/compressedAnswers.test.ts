@@ -156,6 +156,54 @@ describe('a gateway that compresses its answer although Airlock asked for none',
   });
 });
 
+/**
+ * A character set sent as the content coding (`content-encoding: utf-8`) labels plain bytes: openresty
+ * answering JSON so (locustio/locust#1233), an API httpx could not read until it let unknown codings
+ * pass (encode/httpx#195). The clients Airlock stands in front of read such an answer as it is (fetch
+ * decodes only the codings it knows, httpx skips the others), so through Airlock they must too.
+ */
+describe('a gateway that names a character set as its content coding', () => {
+  it.each(['utf-8', 'UTF-8', 'utf8'])('a chat answer labelled %s reaches the client, the key masked, its usage read', async (encoding) => {
+    harness.simulator.script({
+      kind: 'text',
+      status: 200,
+      contentType: 'application/json',
+      encoding,
+      text: chatAnswerText(`your key: ${SENTINEL_KEY}`),
+    });
+    const { response, end } = await send('/v1/chat/completions', { body: chatBody() });
+    expect(response.status).toBe(200);
+    expect(response.headers['content-encoding']).toBeUndefined();
+    const answer = JSON.parse(response.body) as { choices: [{ message: { content: string } }] };
+    expect(answer.choices[0].message.content).toBe(`your key: ${sameLengthMask(SENTINEL_KEY.length)}`);
+    expect(end).toMatchObject({ errorClass: null, usage: { inputTokens: 7, outputTokens: 5 } });
+  });
+
+  it('a stream so labelled is relayed to its [DONE], the key masked', async () => {
+    harness.simulator.script({ kind: 'text', status: 200, contentType: 'text/event-stream', encoding: 'utf-8', text: streamEvents(['Hi ', SENTINEL_KEY]) });
+    const { response, end } = await send('/v1/chat/completions', { body: chatBody({ stream: true }) });
+    expect(response.status).toBe(200);
+    expect(findSentinel(response.body)).toBeNull();
+    expect(sseData(response.body).at(-1)).toBe('[DONE]');
+    expect(end.errorClass).toBeNull();
+  });
+
+  it("a passed-through answer reaches the client without the untrue label, and a gateway's error so labelled is read as its error", async () => {
+    const embedding = JSON.stringify({ object: 'list', data: [{ object: 'embedding', index: 0, embedding: [0.5] }], model: 'm' });
+    harness.simulator.script({ kind: 'text', status: 200, contentType: 'application/json', encoding: 'utf-8', text: embedding });
+    const passed = await send('/v1/embeddings', { body: JSON.stringify({ model: 'text-embedding-3-small', input: 'hi' }) });
+    expect(passed.response.status).toBe(200);
+    expect(passed.response.headers['content-encoding']).toBeUndefined();
+    expect(JSON.parse(passed.response.body)).toEqual(JSON.parse(embedding));
+
+    const refusal = JSON.stringify({ error: { message: 'model gpt-x does not exist', type: 'invalid_request_error', code: 'model_not_found' } });
+    harness.simulator.script({ kind: 'text', status: 404, contentType: 'application/json', encoding: 'utf-8', text: refusal });
+    const refused = await send('/v1/chat/completions', { body: chatBody() });
+    expect(refused.end.errorClass).toBe('model_not_found');
+    expect(refused.response.body).toContain('model gpt-x does not exist');
+  });
+});
+
 describe('one-off calls to a gateway that compresses regardless', () => {
   const target = () => ({
     profile: profileSchema.parse({ id: 'sim', name: 'Simulator', baseUrl: harness.simulator.baseUrl }),

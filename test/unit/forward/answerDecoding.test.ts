@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { contentCodingOf, decodedHeaders, decoderFor } from '../../../proxy/forward/answerDecoding.ts';
+import { answerCodingOf, contentCodingOf, decodedHeaders, decoderFor, withoutCharsetCoding } from '../../../proxy/forward/answerDecoding.ts';
 
 describe('contentCodingOf', () => {
   it.each<[string, Record<string, string | string[] | undefined>, string | null]>([
@@ -10,6 +10,29 @@ describe('contentCodingOf', () => {
     ['two header lines', { 'content-encoding': ['gzip', 'br'] }, 'gzip, br'],
   ])('%s', (_label, headers, expected) => {
     expect(contentCodingOf(headers)).toBe(expected);
+  });
+});
+
+describe('answerCodingOf', () => {
+  it.each<[string, string | null]>([
+    ['utf-8', null],
+    [' UTF-8 ', null],
+    ['utf8', null],
+    ['iso-8859-1', null],
+    ['identity', null],
+    ['gzip', 'gzip'],
+    ['br', 'br'],
+    ['x-snappy', 'x-snappy'],
+    ['gzip, utf-8', 'gzip, utf-8'],
+  ])('%s is %s', (coding, expected) => {
+    expect(answerCodingOf({ 'content-encoding': coding })).toBe(expected);
+  });
+
+  it('a character set named as the coding is dropped from what the client is told; other headers stay', () => {
+    const labelled = { 'content-encoding': 'utf-8', 'content-length': '12', 'content-type': 'application/json' };
+    expect(withoutCharsetCoding(labelled)).toEqual({ 'content-length': '12', 'content-type': 'application/json' });
+    const plain = { 'content-type': 'application/json' };
+    expect(withoutCharsetCoding(plain)).toBe(plain);
   });
 });
 

@@ -180,7 +180,13 @@ describe('a gateway that names a character set as its content coding', () => {
   });
 
   it('a stream so labelled is relayed to its [DONE], the key masked', async () => {
-    harness.simulator.script({ kind: 'text', status: 200, contentType: 'text/event-stream', encoding: 'utf-8', text: streamEvents(['Hi ', SENTINEL_KEY]) });
+    harness.simulator.script({
+      kind: 'text',
+      status: 200,
+      contentType: 'text/event-stream',
+      encoding: 'utf-8',
+      text: streamEvents(['Hi ', SENTINEL_KEY]),
+    });
     const { response, end } = await send('/v1/chat/completions', { body: chatBody({ stream: true }) });
     expect(response.status).toBe(200);
     expect(findSentinel(response.body)).toBeNull();
@@ -196,7 +202,9 @@ describe('a gateway that names a character set as its content coding', () => {
     expect(passed.response.headers['content-encoding']).toBeUndefined();
     expect(JSON.parse(passed.response.body)).toEqual(JSON.parse(embedding));
 
-    const refusal = JSON.stringify({ error: { message: 'model gpt-x does not exist', type: 'invalid_request_error', code: 'model_not_found' } });
+    const refusal = JSON.stringify({
+      error: { message: 'model gpt-x does not exist', type: 'invalid_request_error', code: 'model_not_found' },
+    });
     harness.simulator.script({ kind: 'text', status: 404, contentType: 'application/json', encoding: 'utf-8', text: refusal });
     const refused = await send('/v1/chat/completions', { body: chatBody() });
     expect(refused.end.errorClass).toBe('model_not_found');

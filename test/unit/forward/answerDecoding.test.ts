@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { answerCodingOf, contentCodingOf, decodedHeaders, decoderFor, withoutCharsetCoding } from '../../../proxy/forward/answerDecoding.ts';
+import {
+  answerCodingOf,
+  contentCodingOf,
+  decodedHeaders,
+  decoderFor,
+  withoutCharsetCoding,
+} from '../../../proxy/forward/answerDecoding.ts';
 
 describe('contentCodingOf', () => {
   it.each<[string, Record<string, string | string[] | undefined>, string | null]>([

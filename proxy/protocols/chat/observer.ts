@@ -84,7 +84,11 @@ export class ChatStreamObserver implements StreamObserver {
       this.upstreamError = namedErrorOf(event.data, chunk);
       return true;
     }
-    if (!chunk) return true;
+    if (!chunk) {
+      // An event whose JSON was cut (a relay that lost part of a chunk): the text in it is lost, and the OpenAI SDKs throw at it.
+      if (event.data.trim() !== '') this.upstreamError ??= brokenEventError(event.data);
+      return true;
+    }
     // OpenAI, vLLM and LiteLLM send `{error}` alone; OpenRouter a chunk with `error` and finish_reason "error", or the error on the choice.
     this.upstreamError = errorMemberOf(chunk) ?? choiceErrorOf(chunk.choices) ?? this.upstreamError;
     // Azure's first chunk (prompt filter results, no choices) says model "": no model is named there.
@@ -221,4 +225,19 @@ function holdsNothing(choices: unknown): boolean {
 function namedErrorOf(data: string, json: Record<string, unknown> | null): DeclaredError {
   const declared = (json === null ? null : errorMemberOf({ error: json })) ?? { message: data, code: null, type: null, status: null };
   return { ...declared, unreadByClients: true };
+}
+
+/** Characters of a broken event's end quoted in the error: where it was cut (the key is masked wherever the error is shown). */
+const BROKEN_EVENT_QUOTED_CHARS = 60;
+
+/**
+ * A data event that is no JSON object and no end marker (lucgagan/completions#15: OpenAI `data:`
+ * lines cut mid-JSON; chatboxai/chatbox#153 the same through a reverse proxy). Whatever it held is
+ * lost from the answer, so the answer is broken: an error the client is told of, as the OpenAI SDKs
+ * tell their users by throwing at it, not a whole answer with a hole in it.
+ */
+function brokenEventError(data: string): DeclaredError {
+  const end = data.length > BROKEN_EVENT_QUOTED_CHARS ? `…${data.slice(-BROKEN_EVENT_QUOTED_CHARS)}` : data;
+  const message = `the stream carried an event that is not JSON (${data.length} characters, ending ${end}), so part of the answer is lost`;
+  return { message, code: null, type: null, status: null };
 }

@@ -213,6 +213,16 @@ describe('stream observers: a 200 stream whose event is an error, in each protoc
       ],
       'upstream_error',
     ],
+    // An event whose JSON was cut lost part of the answer (lucgagan/completions#15); white space, a named event without data, or what follows [DONE] lost nothing.
+    [
+      'chat: an event cut mid-JSON',
+      chatAdapter,
+      [{ data: '{"id":"c1","choices":[{"delta":{"content":"Tw' }, { data: '[DONE]' }],
+      'upstream_error',
+    ],
+    ['chat: an event that is plain text', chatAdapter, [{ data: 'upstream timed out' }], 'upstream_error'],
+    ['chat: an empty data line, a named event without data', chatAdapter, [{ data: ' ' }, { event: 'ping', data: '' }], null],
+    ['chat: text after [DONE]', chatAdapter, [{ data: '[DONE]' }, { data: 'bye' }], null],
     // vLLM sends a failure inside a 200 stream on /v1/completions as on chat (litellm #40578).
     ['passthrough: an error event, as chat reads it', passthroughAdapter, [data({ error: { message: 'x' } })], 'upstream_error'],
   ])('%s', (_name, adapter, events, expected) => {

@@ -19,12 +19,13 @@ import { SENTINEL_KEY } from '../support/sentinel.ts';
  * target (the sentinel key, which the direct simulator and the floors pass on): Airlock hashes and
  * compares it like any token, then sends the gateway key in its place. With `clientToken: false`,
  * every request is the client 'bench' without a check, as Airlock ran in the bench before client
- * tokens (c7ee941), so a comparison against that commit pairs like with like (baseline.ts).
+ * tokens (c7ee941), so a comparison against that commit pairs like with like (baseline.ts). `logDir`:
+ * the log's data directory, for a bench that reads the log (logSqlFloor.ts); removed at stop either way.
  */
 export async function startAirlock(
   upstreamUrl: string,
   withLog: boolean,
-  options: { clientToken: boolean; backlogMiB?: number } = { clientToken: true },
+  options: { clientToken: boolean; backlogMiB?: number; logDir?: string } = { clientToken: true },
 ): Promise<{ url: string; flushLog(): Promise<void>; stop(): Promise<void> }> {
   const config = { ...emptyConfig(), clientTokens: [tokenRecord('bench', SENTINEL_KEY, null, 0)] };
   const profile = profileSchema.parse({ id: 'bench', name: 'Bench gateway', baseUrl: `${upstreamUrl}/v1` });
@@ -43,7 +44,7 @@ export async function startAirlock(
       }),
     },
   });
-  const dataDir = withLog ? mkdtempSync(join(tmpdir(), 'airlock-bench-log-')) : null;
+  const dataDir = withLog ? (options.logDir ?? mkdtempSync(join(tmpdir(), 'airlock-bench-log-'))) : null;
   const log =
     dataDir === null
       ? null

@@ -15,9 +15,9 @@
  * --only session: one 100-turn agent session's request log (sessionLog.ts), with --baseline also at <git-ref>;
  * --only app: the packaged app's memory at rest, estimated (appMemory.ts).
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { availableParallelism, loadavg } from 'node:os';
-import { resolve } from 'node:path';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { availableParallelism, loadavg, tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { ChildServer } from './childServer.ts';
 import { benchProcesses } from './benchProcesses.ts';
@@ -36,6 +36,7 @@ import { compareWithBaseline } from './baseline.ts';
 import { formatSaturation, measureSaturation } from './saturation.ts';
 import { appMemoryOnly } from './appMemoryReport.ts';
 import { measureOnSplitCores } from './pinnedCores.ts';
+import { logSqlFloorAtC1 } from './logSqlFloor.ts';
 import {
   RESULTS_DIR,
   STREAM_CHUNKS,
@@ -100,7 +101,7 @@ async function noteAirlockRss(phase: string, server: ChildServer): Promise<void>
   await server.heapSnapshot(resolve(RESULTS_DIR, 'heap', `${airlockRssPhases.length}-${phase.replace(/\W+/g, '-')}.heapsnapshot`));
 }
 
-type RelayResults = Pick<BenchResults, 'throughputC1' | 'throughputC50' | 'streaming' | 'rssByPhase'>;
+type RelayResults = Pick<BenchResults, 'throughputC1' | 'logSqlFloorC1' | 'throughputC50' | 'streaming' | 'rssByPhase'>;
 
 /**
  * Non-streamed chat at c=1 and c=50, then streams, through every relay. The proxies' processes are
@@ -115,11 +116,12 @@ async function measureRelays(log: (line: string) => void): Promise<{ finish(): P
     '--chunk-interval-ms',
     String(STREAM_CHUNK_INTERVAL_MS),
   ]);
+  const logDir = mkdtempSync(join(tmpdir(), 'airlock-bench-log-'));
   const [floor, undiciFloor, airlock, airlockLogged] = await Promise.all([
     startProxy('floor', simulator.url),
     startProxy('undici-floor', simulator.url),
     startProxy('airlock', simulator.url),
-    startProxy('airlock', simulator.url, { log: true }),
+    startProxy('airlock', simulator.url, { log: true, logDir }),
   ]);
   const servers = { direct: simulator, floor, undiciFloor, airlock, airlockLogged };
   const each = <V>(read: (server: ChildServer) => V) =>
@@ -142,6 +144,9 @@ async function measureRelays(log: (line: string) => void): Promise<{ finish(): P
   const throughputC1 = await measureThroughput(urls, { ...C1_RUNS, settle, pids });
   const afterC1 = rss();
   await noteAirlockRss('after the c=1 runs', airlockLogged);
+  // Before the c=50 runs add theirs: the log then holds the c=1 runs' rows only.
+  await airlockLogged.flushLog();
+  const logSqlFloorC1 = logSqlFloorAtC1(logDir, throughputC1.airlockLogged.requestsPerSecond);
   log('non-streaming, concurrency 50');
   const throughputC50 = await measureThroughput(urls, {
     concurrency: 50,
@@ -181,6 +186,7 @@ async function measureRelays(log: (line: string) => void): Promise<{ finish(): P
       });
       return {
         throughputC1,
+        logSqlFloorC1,
         throughputC50,
         streaming,
         rssByPhase: { floor: phases('floor'), undiciFloor: phases('undiciFloor'), airlockLogged: phases('airlockLogged') },

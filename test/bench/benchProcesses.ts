@@ -23,7 +23,8 @@ export type ProxyKind = FloorKind | 'airlock';
 export interface BenchProcesses {
   start(script: string, args: string[], options?: ChildOptions): Promise<ChildServer>;
   stop(...children: ChildServer[]): Promise<void>;
-  startProxy(kind: ProxyKind, upstreamUrl: string, options?: { log?: boolean; exactRss?: boolean }): Promise<ChildServer>;
+  /** `logDir`: a logged Airlock's data directory (a temporary one otherwise). */
+  startProxy(kind: ProxyKind, upstreamUrl: string, options?: { log?: boolean; exactRss?: boolean; logDir?: string }): Promise<ChildServer>;
   /** Stops every process still running. */
   stopAll(): Promise<void>;
 }
@@ -44,10 +45,23 @@ export function benchProcesses(logArgs: readonly string[], airlockNodeFlags: rea
     start,
     stop,
     startProxy: (kind, upstreamUrl, options = {}) =>
-      start('proxyServer.ts', ['--kind', kind, '--upstream', upstreamUrl, ...(options.log ? ['--log', ...logArgs] : [])], {
-        nodeFlags: [...(kind === 'airlock' ? [...SERVE_V8_FLAGS, ...airlockNodeFlags] : []), ...(options.exactRss ? ['--expose-gc'] : [])],
-        env: { ...(kind === 'airlock' ? AIRLOCK_SERVE_ENV : {}), ...(options.exactRss ? EXACT_RSS_ENV : {}) },
-      }),
+      start(
+        'proxyServer.ts',
+        [
+          '--kind',
+          kind,
+          '--upstream',
+          upstreamUrl,
+          ...(options.log ? ['--log', ...logArgs, ...(options.logDir === undefined ? [] : ['--log-dir', options.logDir])] : []),
+        ],
+        {
+          nodeFlags: [
+            ...(kind === 'airlock' ? [...SERVE_V8_FLAGS, ...airlockNodeFlags] : []),
+            ...(options.exactRss ? ['--expose-gc'] : []),
+          ],
+          env: { ...(kind === 'airlock' ? AIRLOCK_SERVE_ENV : {}), ...(options.exactRss ? EXACT_RSS_ENV : {}) },
+        },
+      ),
     stopAll: () => stop(...running),
   };
 }

@@ -1,6 +1,6 @@
 /**
  * A proxy under test, in its own process:
- *   node test/bench/proxyServer.ts --kind floor|undici-floor|undici-floor-read-first|airlock [--log [--log-backlog-mib <n>]] [--no-client-token] --upstream http://127.0.0.1:PORT
+ *   node test/bench/proxyServer.ts --kind floor|undici-floor|undici-floor-read-first|airlock [--log [--log-backlog-mib <n>] [--log-dir <dir>]] [--no-client-token] --upstream http://127.0.0.1:PORT
  * prints `listening on http://127.0.0.1:PORT` and stops on SIGTERM. Each kind is imported only
  * when chosen, so the floor's process holds none of Airlock's modules.
  */
@@ -17,6 +17,8 @@ const { values } = parseArgs({
     log: { type: 'boolean', default: false },
     // The log's memory limit (the logBacklogMiB setting); its default unless given.
     'log-backlog-mib': { type: 'string' },
+    // The log's data directory (a temporary one unless given), for a bench that reads the log.
+    'log-dir': { type: 'string' },
     // Airlock takes every request without a client token, as it did before tokens (airlockServer.ts).
     'no-client-token': { type: 'boolean', default: false },
   },
@@ -57,6 +59,7 @@ async function startChosen(): Promise<Started> {
   return startAirlock(upstreamUrl as string, values.log, {
     clientToken: !values['no-client-token'],
     ...(backlogMiB === undefined ? {} : { backlogMiB }),
+    ...(values['log-dir'] === undefined ? {} : { logDir: values['log-dir'] }),
   });
 }
 

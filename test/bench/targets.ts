@@ -2,6 +2,7 @@ import type { PhaseRss, RssPhase } from './issueTable.ts';
 import type { KeyMaskingResult } from './keyMasking.ts';
 import type { LargeBodyResult, OpenStreamsResult, StreamingResult, ThroughputResult } from './scenarios.ts';
 import type { SmallDuringLargeResult } from './stallScenario.ts';
+import type { LogSqlFloor } from './logSqlFloor.ts';
 import { meanAbsoluteDifference, median, pairedRatios } from './stats.ts';
 
 /** `floor` is the node:http pass-through, `undiciFloor` the tuned undici one. */
@@ -15,6 +16,8 @@ export interface BenchResults {
   /** The same c=1 runs with every main thread on one core and every other thread on another (pinnedCores.ts), or why not. */
   splitCoresC1: Record<'direct' | 'undiciFloor' | 'airlock' | 'airlockLogged', ThroughputResult> | string;
   throughputC50: Record<ThroughputTarget, ThroughputResult>;
+  /** The least a SQLite log of the c=1 runs' rows costs (logSqlFloor.ts), or why it was not measured. */
+  logSqlFloorC1: LogSqlFloor | string;
   streaming: Record<RelayTarget, StreamingResult>;
   openStreams: Record<ProxyTarget, OpenStreamsResult>;
   largeBody: Record<RelayTarget, LargeBodyResult>;

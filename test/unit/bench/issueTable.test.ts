@@ -71,6 +71,7 @@ function results(change: (draft: BenchResults) => void = () => undefined): Bench
     streaming: { direct: stream(10), floor: stream(11), undiciFloor: stream(10.5), airlock: stream(11) },
     largeBody: { direct: body(30), floor: body(40), undiciFloor: body(40), airlock: body(60) },
     largeBodyReadFirstFloorMs: 48,
+    logSqlFloorC1: 'not run in this test',
     openStreams: { floor: open(40_000), undiciFloor: open(40_000), airlock: open(MAX_BYTES_PER_STREAM) },
     rssByPhase: {
       floor: phases(50 * MB, 50 * MB),
@@ -193,6 +194,24 @@ describe('issue 20 table', () => {
     expect(table).toMatch(/longest event-loop stall.*\| MISS \|/);
   });
 
+  it('prints beside the c=1 CPU the log off and the least a SQLite log of the same rows costs, added to the log off, against the floor', () => {
+    const logSqlFloorC1 = {
+      rows: 4700,
+      commits: 43,
+      rowsPerCommit: 110,
+      usPerRow: { requestRows: 8, bodies: 2, commit: 2, fullText: 8, checkpoint: 3, total: 23 },
+      replayTotalsUs: [30, 23, 22],
+    };
+    const table = formatIssueTable(issueFigures(results((r) => Object.assign(r, { logSqlFloorC1 }))));
+    expect(table).toContain(
+      '| 150.0 us = 1.50x (log off 130.0 us = 1.30x; the least a SQLite log of these rows costs 23.0 us, 110 rows a commit, full-text included: log off + it = 1.53x) |',
+    );
+    const unmeasured = formatIssueTable(issueFigures(results((r) => Object.assign(r, { logSqlFloorC1: 'the log could not be read' }))));
+    expect(unmeasured).toContain(
+      '(log off 130.0 us = 1.30x; the least a SQLite log of these rows: not measured, the log could not be read) |',
+    );
+  });
+
   it("prints the undici floor's loop under the same load in the floor's column, judging Airlock's alone", () => {
     const table = formatIssueTable(issueFigures(results()));
     expect(table).toMatch(
@@ -208,7 +227,9 @@ describe('issue 20 table', () => {
         }),
       ),
     );
-    expect(table).toContain('| proxy CPU per request, c=1 | 100.0 us | 300.0 us = 3.00x | <= 1.5x the floor | MISS |');
+    expect(table).toMatch(
+      /\| proxy CPU per request, c=1 \| 100\.0 us \| 300\.0 us = 3\.00x \(log off [^|]*\) \| <= 1\.5x the floor \| MISS \|/,
+    );
     expect(table).toContain('| RSS idle | 50.0 MB | 100.0 MB | <= 100.0 MB | PASS |');
   });
 

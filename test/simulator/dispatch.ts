@@ -35,12 +35,17 @@ export interface SimulatorState {
   tasks: TaskStore;
   native: { protocols: ReadonlySet<NativeProtocol>; holdOpenAfterEnd: boolean };
   keyLimits: KeyRequestLimits;
+  /** Told of each request's first body bytes, before the rest arrives (nextBodyStart). */
+  bodyStartWatchers: ((path: string, bytes: number) => void)[];
 }
 
-function readBody(request: IncomingMessage): Promise<Buffer> {
+function readBody(request: IncomingMessage, onFirstBytes: (bytes: number) => void): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('data', (chunk: Buffer) => {
+      if (chunks.length === 0) onFirstBytes(chunk.length);
+      chunks.push(chunk);
+    });
     request.once('end', () => resolve(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks)));
     request.once('error', reject);
   });
@@ -55,7 +60,9 @@ export async function dispatch(request: IncomingMessage, response: ServerRespons
   response.once('close', () => closedController.abort());
   const closed = closedController.signal;
 
-  const body = await readBody(request);
+  const body = await readBody(request, (bytes) => {
+    for (const watcher of state.bodyStartWatchers) watcher(entry.path, bytes);
+  });
   if (state.recordBodies) entry.body = body;
   const route = routeOf(entry.method, entry.path);
   const chatJson = route.kind === 'chat' ? parseJsonBody(body) : null;

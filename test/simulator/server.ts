@@ -53,6 +53,7 @@ export async function startGatewaySimulator(options: SimulatorOptions = {}): Pro
     tasks: new TaskStore(),
     native: { protocols: new Set(options.nativeProtocols ?? []), holdOpenAfterEnd: options.holdNativeStreamsOpen ?? false },
     keyLimits: new KeyRequestLimits(options.keyRequestLimits, options.keyRetryAfterS),
+    bodyStartWatchers: [],
   };
 
   const sockets = new Set<Socket>();
@@ -97,6 +98,15 @@ export async function startGatewaySimulator(options: SimulatorOptions = {}): Pro
       faults.push([{ kind: 'hold', path, arrived, released: new Promise<void>((resolve) => (release = resolve)) }]);
       return held;
     },
+    nextBodyStart: (path) =>
+      new Promise<number>((resolve) => {
+        const watcher = (seenPath: string, bytes: number): void => {
+          if (!seenPath.includes(path)) return;
+          state.bodyStartWatchers.splice(state.bodyStartWatchers.indexOf(watcher), 1);
+          resolve(bytes);
+        };
+        state.bodyStartWatchers.push(watcher);
+      }),
     waitForClose: (index, timeoutMs) => recorder.waitForClose(index, timeoutMs),
     openSockets: () => sockets.size,
     useDialect: (dialect) => {

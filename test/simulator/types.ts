@@ -221,6 +221,8 @@ export interface GatewaySimulator {
    * its client is still there (the task was created all the same).
    */
   holdNext(path: string): HeldRequest;
+  /** Resolves with the size of the first body bytes of the next request matching `path` (by substring), as they arrive: before the rest of its body. */
+  nextBodyStart(path: string): Promise<number>;
   /** Resolves with closedAtMs of received[index]; rejects after timeoutMs. */
   waitForClose(index: number, timeoutMs: number): Promise<number>;
   openSockets(): number;

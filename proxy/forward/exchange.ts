@@ -176,6 +176,11 @@ async function answer(
   const { plan, target } = step;
   const { profile } = target;
   if (result.kind === 'aborted') return replyAborted(context, step, result.reason);
+  if (result.kind === 'refused') {
+    trace.failed(result.refusal.errorClass, result.refusal.message, result.refusal.status);
+    sendRefusal(res, plan.protocol, { ...result.refusal, headers: { 'x-should-retry': 'false' } });
+    return;
+  }
   if (result.kind === 'network') {
     return replyFailure(
       res,
@@ -262,7 +267,10 @@ function replyAborted(context: ExchangeContext, step: SendableStep, reason: Abor
   const { res, trace } = context;
   const { plan, target } = step;
   if (reason === 'client_aborted') {
-    trace.failed('client_aborted', 'the client closed the connection before the answer was complete', 499);
+    // A body sent on while it arrived: the gateway's request was stopped short with it, and never ran.
+    const uploading = plan.arriving !== undefined && !plan.arriving.complete;
+    const when = uploading ? 'while sending its request (the gateway was stopped before its end)' : 'before the answer was complete';
+    trace.failed('client_aborted', `the client closed the connection ${when}`, 499);
     return;
   }
   const detail: ErrorDetail = reason === 'timeout_total' ? { timeoutMs: target.profile.timeouts.totalTimeoutMs } : {};

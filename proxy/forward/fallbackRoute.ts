@@ -59,6 +59,12 @@ export function fallbackRoute(gated: Gated, services: FallbackServices): Fallbac
       errorClass,
       note,
     });
+    // A body still arriving is planned whole: a step waits for its end.
+    const arrived = await clientBody!.arriving?.whenComplete().then(
+      () => true,
+      () => false,
+    );
+    if (arrived === false) return skipped('the request body never arrived whole', 'client_aborted');
     if ('refusal' in target) return skipped(target.refusal, target.errorClass);
     // Another model on a held profile: its keys are held whatever the model.
     if (isHeld(target)) return skipped(target.unsent.refusal.message, target.unsent.refusal.errorClass);

@@ -1,6 +1,7 @@
 import type { ClientProtocol, ProtocolMode } from '../contracts/usage.ts';
 import type { ResponseTranslator } from '../protocols/adapter.ts';
 import type { UploadAudio } from '../contracts/ports.ts';
+import type { ArrivingBody } from './arrivingBody.ts';
 
 /** Everything decided about one request before it goes upstream; no stage changes it once made. */
 export interface ExchangePlan {
@@ -9,8 +10,11 @@ export interface ExchangePlan {
   readonly method: string;
   readonly upstreamPath: string;
   readonly query: string;
+  /** With `arriving`, only the bytes for the part read when the plan was made; `byteLength` is the whole's. */
   readonly body: Buffer[] | null;
   readonly byteLength: number;
+  /** A large body sent on while it arrives (arrivingBody.ts); absent when it was read whole first. */
+  readonly arriving?: ArrivingBody;
   /** The body is JSON, whose bytes bound its tokens; a form's or a file's bytes (audio, images) say nothing of them. */
   readonly textBody: boolean;
   readonly stream: boolean;

@@ -16,6 +16,7 @@ import {
 } from './requestBody.ts';
 import { ANSWERED, secretsOf, type Admitted, type Planned, type Refused } from './stageRecords.ts';
 import type { TranslationThread } from './translation/translationThreadClient.ts';
+import { arrivingPlan, mayForwardEarly, plannedSoFar } from './earlyForward.ts';
 
 export interface PlanSeams {
   nativeVerified?: NativeProtocolCheck;
@@ -44,6 +45,7 @@ export async function plan(admitted: Admitted, seams: PlanSeams): Promise<Planne
       limitBytes: bodyLimitBytes(target.profile),
       maxJsonDepth: MAX_JSON_NESTING_DEPTH,
       signal: stop.signal,
+      sendsEarly: (sofar) => mayForwardEarly(admitted, seams.needsInputEstimate, sofar),
     });
   } catch (error) {
     if (error instanceof BodyTooLargeError) return { refusal: bodyTooLarge(error, target.profile), known: who };
@@ -54,14 +56,17 @@ export async function plan(admitted: Admitted, seams: PlanSeams): Promise<Planne
     trace.ended(499, NO_ACCOUNTING);
     return ANSWERED;
   }
-  const parsed = parseClientBodyOnLoop(body, req.headers['content-type']);
+  const { arriving } = body;
+  // A body still arriving is planned from its first bytes (earlyForward.ts); buildPlan then decides at once.
+  const sofar = arriving ? plannedSoFar(body) : null;
+  const parsed = sofar?.parsed ?? parseClientBodyOnLoop(body, req.headers['content-type']);
   const built = buildPlan({
     method: admitted.method,
     path: admitted.path,
     query: admitted.query,
     pathModel: admitted.pathModel,
     protocol: admitted.protocol,
-    body,
+    body: sofar?.body ?? body,
     parsed,
     contentType: req.headers['content-type'],
     identity,
@@ -79,7 +84,7 @@ export async function plan(admitted: Admitted, seams: PlanSeams): Promise<Planne
   }
   // Only a count answered here carries `localAnswer`, and it is never sent: the plan is handed on as it is, not copied.
   const { localAnswer } = planned;
-  const exchangePlan: ExchangePlan = planned;
+  const exchangePlan: ExchangePlan = arriving && sofar ? arrivingPlan(planned, sofar.body, arriving) : planned;
   beginTrace(admitted, {
     ...who,
     requestedModel: exchangePlan.requestedModel,
@@ -90,6 +95,7 @@ export async function plan(admitted: Admitted, seams: PlanSeams): Promise<Planne
     upstreamPath: exchangePlan.upstreamPath,
   });
   trace.requestReceived(pickAllowedHeaders(req.headers), body.chunks, KeyMasker.forKeys(secretsOf(target)));
+  arriving?.onChunk((chunk) => trace.requestBodyArrived(chunk));
   if (!localAnswer) {
     // Its bytes only: a parsed request held for a whole stream costs about its size again, and each step parses it anew.
     return { ...admitted, plan: exchangePlan, clientBody: target.profile.fallbacks.length > 0 ? body : null };

@@ -5,12 +5,18 @@ import { contentCodingOf, contentDecoder } from './answerDecoding.ts';
 import { TopLevelScanner, type TopLevelScan } from './jsonScan.ts';
 import { SCAN_SLICE_BYTES, ScanQueue } from './scanQueue.ts';
 import { readFormFields, type FormFields } from './multipartForm.ts';
+import { ARRIVING_BODY_MIN_BYTES, ArrivingBody } from './arrivingBody.ts';
 
 export interface ClientBody {
   chunks: Buffer[];
   byteLength: number;
   /** What the scan found while the body arrived; null when it is not JSON (by its content type). */
   scan: TopLevelScan | null;
+  /**
+   * Set when the read handed the body on before its end (`sendsEarly`): `chunks` and `byteLength`
+   * go on growing until it completes, and `scan` goes on scanning.
+   */
+  arriving?: ArrivingBody;
 }
 
 /** The body passed the profile's limit: nothing more of it is kept. */
@@ -98,7 +104,16 @@ export function sendContinue(req: IncomingMessage, res: ServerResponse): void {
 export function readClientBody(
   req: IncomingMessage,
   res: ServerResponse,
-  options: { limitBytes: number; maxJsonDepth: number; signal?: AbortSignal },
+  options: {
+    limitBytes: number;
+    maxJsonDepth: number;
+    signal?: AbortSignal;
+    /**
+     * Asked while the first scan slice of a large JSON body (ARRIVING_BODY_MIN_BYTES, declared,
+     * uncoded) arrives: true hands the body on at once, as an ArrivingBody, its read going on.
+     */
+    sendsEarly?: (sofar: ClientBody) => boolean;
+  },
 ): Promise<ClientBody> {
   const declared = req.headers['content-length'] === undefined ? null : Number(req.headers['content-length']);
   if (declared !== null && declared > options.limitBytes) return Promise.reject(new BodyTooLargeError(options.limitBytes, declared));
@@ -115,6 +130,14 @@ export function readClientBody(
     const scanner = mayBeJson(req.headers['content-type']) ? new TopLevelScanner(options.maxJsonDepth) : null;
     // The first slice is scanned as it arrives; past it, a slice per turn.
     let queue: ScanQueue | null = null;
+    let early: ClientBody | null = null;
+    let mayStartEarly =
+      options.sendsEarly !== undefined &&
+      scanner !== null &&
+      decoder === null &&
+      declared !== null &&
+      declared >= ARRIVING_BODY_MIN_BYTES &&
+      whole === null;
     const onData = (read: Buffer): void => {
       const start = byteLength;
       // A JSON body's mark (PowerShell, curl --data-binary @file) made an object "not a JSON object".
@@ -127,8 +150,8 @@ export function readClientBody(
         req.resume();
         return;
       }
-      // Refused for its nesting once read: the rest is counted, never kept.
-      if (scanner?.result.tooDeep) {
+      // Refused for its nesting once read: the rest is counted, never kept. One already going on goes on whole: the gateway judges it.
+      if (scanner?.result.tooDeep && early === null) {
         chunks = [];
         whole = null;
         return;
@@ -146,6 +169,22 @@ export function readClientBody(
         queue ??= new ScanQueue(scanner);
         queue.push(kept);
       }
+      if (early !== null) {
+        early.byteLength = byteLength;
+        early.arriving?.arrived();
+      } else if (mayStartEarly) startEarly();
+    };
+    // Only while the scan has kept up with the bytes (its first slice): what it found is what arrived so far.
+    const startEarly = (): void => {
+      const sofar: ClientBody = { chunks, byteLength, scan: scanner?.result ?? null };
+      if (queue !== null || !(options.sendsEarly?.(sofar) ?? false)) {
+        mayStartEarly = queue === null;
+        return;
+      }
+      mayStartEarly = false;
+      sofar.arriving = new ArrivingBody(chunks, declared as number);
+      early = sofar;
+      resolve(sofar);
     };
     const settle = (error: Error | null): void => {
       options.signal?.removeEventListener('abort', onAbort);
@@ -162,12 +201,16 @@ export function readClientBody(
       if (error) {
         queue?.clear();
         whole = null;
-        reject(error);
+        if (early !== null) early.arriving?.fail(error);
+        else reject(error);
         return;
       }
       if (whole !== null) chunks = [whole.subarray(0, byteLength)];
       whole = null;
-      const done = (): void => resolve({ chunks: scanner?.result.tooDeep ? [] : chunks, byteLength, scan: scanner?.result ?? null });
+      const done = (): void => {
+        if (early !== null) early.arriving?.ended(scanner?.result as TopLevelScan);
+        else resolve({ chunks: scanner?.result.tooDeep ? [] : chunks, byteLength, scan: scanner?.result ?? null });
+      };
       if (queue === null) done();
       else void queue.drained().then(done);
     };

@@ -135,10 +135,8 @@ export class RequestTrace {
   /** The request is read: kept for the log (cut with the key masked), and published for the window while it runs (`request`). */
   requestReceived(headers: Record<string, string>, chunks: readonly Buffer[], keyMasker: CaptureKeyMasker): void {
     this.#requestHeaders = headers;
-    if (chunks.length > 0) {
-      this.#requestBody ??= new BodyCapture(this.captureLimitBytes, keyMasker);
-      for (const chunk of chunks) this.#requestBody.add(chunk);
-    }
+    if (chunks.length > 0) this.#requestBody ??= new BodyCapture(this.captureLimitBytes, keyMasker);
+    for (const chunk of chunks) this.requestBodyArrived(chunk);
     if (!this.#started || !this.events.hasListeners) return;
     this.events.emit({
       type: 'request',
@@ -146,6 +144,11 @@ export class RequestTrace {
       requestHeaders: headers,
       readBody: () => ({ body: this.#requestBody?.toBuffer() ?? null, truncated: this.#requestBody?.truncated ?? false }),
     });
+  }
+
+  /** A later chunk of a body sent on while it arrives (arrivingBody.ts), for the log's copy. */
+  requestBodyArrived(chunk: Buffer): void {
+    this.#requestBody?.add(chunk);
   }
 
   /** The next attempt goes out with this key of the profile's pool. */
@@ -180,11 +183,8 @@ export class RequestTrace {
     this.#laterNotes = [...(this.#laterNotes ?? []), note];
   }
 
-  /**
-   * The step being tried (`failed`: its profile, model and outcome) is over; `skipped` steps were
-   * not sent (a budget, a missing profile). `next` is tried now; without one, the failed step's
-   * answer goes to the client, and the chain still shows what was skipped.
-   */
+  /** The step tried (`failed`: its profile, model, outcome) is over; `skipped` steps were not sent (a budget, a missing
+   *  profile). `next` is tried now; without one, the failed step's answer goes to the client, the chain shows the skipped. */
   fellBack(failed: FallbackHop, skipped: readonly FallbackHop[], next: Pick<FallbackHop, 'profileId' | 'model'> | null): void {
     if (this.#steps.length === 0) this.#steps.push(failed);
     else this.#steps[this.#stepIndex] = failed;

@@ -42,6 +42,8 @@ export type AttemptsResult =
   /** A pooled request's 429 left no key of the pool to move on to: the pool's refusal says when one frees. */
   | { kind: 'pool_exhausted'; status: number; headers: IncomingHttpHeaders; bodyText: string; refusal: LocalRefusal }
   | { kind: 'network'; errorClass: UpstreamErrorClass; error: unknown }
+  /** Refused by Airlock once a body sent on while it arrived had ended (arrivingBody.ts): the upload was stopped short. */
+  | { kind: 'refused'; refusal: LocalRefusal }
   | { kind: 'aborted'; reason: AbortReason };
 
 export interface AttemptsInput {
@@ -70,6 +72,7 @@ export async function sendWithRetries(input: AttemptsInput): Promise<AttemptsRes
         method: plan.method,
         headers: input.headers,
         body: plan.body,
+        ...(plan.arriving ? { arriving: plan.arriving } : {}),
         signal: watch.signal,
         connectTimeoutMs: profile.timeouts.connectTimeoutMs,
         idleTimeoutMs: profile.timeouts.idleTimeoutMs,
@@ -82,6 +85,8 @@ export async function sendWithRetries(input: AttemptsInput): Promise<AttemptsRes
     } catch (error) {
       // Ended unanswered (the client gone, a timeout, a reset): judged before the abort returns, since it may be billed.
       const mayHaveRun = attemptEnded(input, { reachedSocket, answered: false });
+      const bodyBroke = brokenArrival(plan, watch);
+      if (bodyBroke !== null) return bodyBroke;
       const aborted = watch.reason();
       if (aborted !== null) return { kind: 'aborted', reason: aborted };
       const errorClass = classifyNetworkFailure(error);
@@ -120,6 +125,18 @@ export async function sendWithRetries(input: AttemptsInput): Promise<AttemptsRes
     if (aborted !== null) return { kind: 'aborted', reason: aborted };
     return { kind: 'error', errorClass, status: response.statusCode, headers: response.headers, bodyText, upstreamRequestId };
   }
+}
+
+/**
+ * A body sent on while it arrived that will never be whole: refused at its end, or its client left
+ * (the read's close may come before the response's, which the watch waits for). Null otherwise.
+ */
+function brokenArrival(plan: ExchangePlan, watch: ExchangeWatch): AttemptsResult | null {
+  const { arriving } = plan;
+  if (arriving === undefined || !arriving.hasFailed) return null;
+  if (arriving.refusal !== null) return { kind: 'refused', refusal: arriving.refusal };
+  watch.abort('client_aborted');
+  return { kind: 'aborted', reason: watch.reason() ?? 'client_aborted' };
 }
 
 /**

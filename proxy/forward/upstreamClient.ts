@@ -7,6 +7,7 @@ import { networkFailureCode } from '../core/errorClass.ts';
 import { isUnknownIssuerCode, osCaStoreTried, trustOsCaStore } from '../core/osCaStore.ts';
 import { AnswerDecodingError, answerCodingOf, decodedHeaders, decoderFor, withoutCharsetCoding } from './answerDecoding.ts';
 import { answerText, readBody, UpstreamBody } from './upstreamBody.ts';
+import type { ArrivingBody } from './arrivingBody.ts';
 
 /**
  * One keep-alive undici Agent per connect timeout (profiles may differ). undici rather than
@@ -36,10 +37,15 @@ export interface UpstreamRequest {
   method: string;
   headers: Record<string, string>;
   body: readonly Buffer[] | null;
+  /** A body still arriving: sent as it comes, each attempt from its first byte (`body` is then only its start). */
+  arriving?: ArrivingBody;
   signal: AbortSignal;
   connectTimeoutMs: number;
   idleTimeoutMs: number;
-  /** undici is writing the request on a connected socket: from here the gateway may run it. */
+  /**
+   * undici is writing the request on a connected socket: from here the gateway may run it. With a
+   * body still arriving, only once it is whole: a gateway cannot run a request it has not all of.
+   */
   onReachedSocket?: () => void;
 }
 
@@ -56,6 +62,12 @@ export function dispatchBody(chunks: readonly Buffer[] | null): Dispatcher.Dispa
   for (const chunk of chunks) byteLength += chunk.length;
   if (byteLength > COPY_SLICE_BYTES) return Readable.from(inTurnSlices(chunks), { objectMode: false });
   return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, byteLength);
+}
+
+function bodyOf(request: UpstreamRequest): Dispatcher.DispatchOptions['body'] {
+  const { arriving } = request;
+  if (arriving === undefined) return dispatchBody(request.body);
+  return arriving.complete ? dispatchBody(arriving.sentChunks()) : arriving.readable();
 }
 
 interface DispatchTarget {
@@ -87,7 +99,7 @@ function dispatchOptions(request: UpstreamRequest): Dispatcher.DispatchOptions {
     path,
     method: request.method as Dispatcher.HttpMethod,
     headers: request.headers,
-    body: dispatchBody(request.body),
+    body: bodyOf(request),
     headersTimeout: request.idleTimeoutMs,
     bodyTimeout: request.idleTimeoutMs,
   };
@@ -140,11 +152,17 @@ function dispatchAttempt(
   // Only for an answer compressed although Airlock asked for none (answerDecoding.ts).
   let decoder: Transform | null = null;
   let codedBytes = 0;
+  let attemptFailed = false;
   agentFor(request.connectTimeoutMs).dispatch(options, {
     onRequestStart(started) {
       controller = started;
       if (signal.aborted) started.abort(signal.reason as Error);
-      else request.onReachedSocket?.();
+      else if (request.arriving === undefined || request.arriving.complete) request.onReachedSocket?.();
+      else {
+        request.arriving.whenComplete().then(() => {
+          if (!attemptFailed && !signal.aborted) request.onReachedSocket?.();
+        }, ignoreFailure);
+      }
     },
     onResponseStart(started, statusCode, headers) {
       // undici hands on interim answers too (103 Early Hints from a CDN, 100 Continue): taken as
@@ -182,6 +200,7 @@ function dispatchAttempt(
       }
     },
     onResponseError(_controller, error) {
+      attemptFailed = true;
       settled();
       decoder?.destroy();
       if (body !== null) body.fail(error);
@@ -191,6 +210,9 @@ function dispatchAttempt(
     },
   });
 }
+
+/** The attempt's own failure reports a body that never arrived whole. */
+function ignoreFailure(): void {}
 
 /** Whether `error` is a certificate of an unknown issuer, and the OS store is trusted now. */
 function trustedOsStoreFor(options: Dispatcher.DispatchOptions, error: Error): boolean {

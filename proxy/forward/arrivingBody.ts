@@ -1,0 +1,185 @@
+import { Readable } from 'node:stream';
+import type { LocalRefusal } from '../contracts/ports.ts';
+import type { TopLevelScan } from './jsonScan.ts';
+
+/**
+ * A body declared at least this large, whose plan is settled by its first bytes, goes upstream
+ * while it arrives. Below it, reading it whole first costs about a millisecond on loopback (the
+ * 10 MB bench body's whole-read cost 12-15 ms over the piping floor, about 1.3 ms a MiB), less
+ * than the bookkeeping a streamed upload adds; above it, that wait grows with every byte.
+ */
+export const ARRIVING_BODY_MIN_BYTES = 1024 * 1024;
+
+/** The members a plan reads from a JSON body (model, alias splice, usage splice) that must not change after it was made. */
+type PlannedMembers = Pick<TopLevelScan, 'model' | 'modelValue' | 'stream' | 'streamOptionsValue' | 'objectStart'>;
+
+/**
+ * A request body that is still arriving while its request goes upstream: the client's chunks kept
+ * (for a retry, a fallback and the log) in the array the read goes on filling, and what is sent:
+ * the plan's bytes for the chunks seen when it was made (its model spliced in), then each later
+ * client chunk as it comes. An upload that breaks (the client leaves) or whose end contradicts the
+ * plan fails: every reader's stream errors, so undici aborts the upstream request before its end,
+ * and the gateway never has a whole request to run.
+ */
+export class ArrivingBody {
+  /** The client's chunks, the same array the body's read appends to. */
+  readonly clientChunks: Buffer[];
+  /** The client's whole size (its Content-Length). */
+  readonly declaredBytes: number;
+  #head: Buffer[] = [];
+  /** The whole sent body's size: its last piece waits until the end is checked. */
+  #sentBytes = 0;
+  #headChunks = 0;
+  #state: 'arriving' | 'complete' | 'failed' = 'arriving';
+  #refusal: LocalRefusal | null = null;
+  #failure: Error | null = null;
+  readonly #waiting = new Set<() => void>();
+  #planned: PlannedMembers | null = null;
+  #onChunk: ((chunk: Buffer) => void) | null = null;
+
+  constructor(clientChunks: Buffer[], declaredBytes: number) {
+    this.clientChunks = clientChunks;
+    this.declaredBytes = declaredBytes;
+  }
+
+  /**
+   * What the plan sends for the first `clientChunkCount` chunks, and the scan members it read:
+   * the end of the body must not contradict them (a duplicate `model` later, say).
+   */
+  planned(head: Buffer[], clientChunkCount: number, members: PlannedMembers): void {
+    this.#head = head;
+    this.#headChunks = clientChunkCount;
+    let headBytes = 0;
+    let clientBytes = 0;
+    for (const chunk of head) headBytes += chunk.length;
+    for (let index = 0; index < clientChunkCount; index += 1) clientBytes += this.clientChunks[index]!.length;
+    this.#sentBytes = headBytes + this.declaredBytes - clientBytes;
+    this.#planned = { ...members };
+  }
+
+  get complete(): boolean {
+    return this.#state === 'complete';
+  }
+
+  /** Why Airlock refused the body once it had arrived whole (null: it did not). */
+  get refusal(): LocalRefusal | null {
+    return this.#refusal;
+  }
+
+  /** The bytes to send, whole: only once complete. */
+  sentChunks(): Buffer[] {
+    return [...this.#head, ...this.clientChunks.slice(this.#headChunks)];
+  }
+
+  /** Each chunk appended from now on (the log's capture takes them as they come). */
+  onChunk(listener: (chunk: Buffer) => void): void {
+    this.#onChunk = listener;
+  }
+
+  /** A chunk was appended to `clientChunks`. */
+  arrived(): void {
+    this.#onChunk?.(this.clientChunks[this.clientChunks.length - 1]!);
+    this.#wake();
+  }
+
+  /** The whole body is in and scanned: refused when its end contradicts what the plan read. */
+  ended(scan: TopLevelScan): void {
+    const planned = this.#planned;
+    const changed = planned !== null && changedMember(planned, scan);
+    if (changed === null) {
+      this.#state = 'complete';
+      this.#wake();
+      return;
+    }
+    this.#refusal = {
+      status: 400,
+      errorClass: 'invalid_request',
+      message:
+        `the request body sets its top-level "${changed}" again after its first megabyte, once Airlock had begun sending it on: ` +
+        'the gateway was stopped before the end of the body. Send each top-level member once.',
+    };
+    this.fail(new Error(this.#refusal.message));
+  }
+
+  get hasFailed(): boolean {
+    return this.#state === 'failed';
+  }
+
+  fail(error: Error): void {
+    if (this.#state !== 'arriving') return;
+    this.#state = 'failed';
+    this.#failure = error;
+    this.#wake();
+  }
+
+  /** Resolves once the body is whole; rejects with the reason when it will never be. */
+  whenComplete(): Promise<void> {
+    if (this.#state === 'complete') return Promise.resolve();
+    if (this.#state === 'failed') return Promise.reject(this.#failure);
+    return new Promise((resolve, reject) => {
+      const check = (): void => {
+        if (this.#state === 'arriving') return;
+        this.#waiting.delete(check);
+        if (this.#state === 'complete') resolve();
+        else reject(this.#failure);
+      };
+      this.#waiting.add(check);
+    });
+  }
+
+  /** The sent bytes from the first, each piece as soon as it is here: one upstream attempt's body. */
+  readable(): Readable {
+    let headIndex = 0;
+    let clientIndex = this.#headChunks;
+    let waiting = false;
+    let pushedBytes = 0;
+    // Called by the stream for more and by every arrival while it waits: a read that found nothing stays pending until a push.
+    const pump = (): void => {
+      if (waiting) this.#waiting.delete(pump);
+      waiting = false;
+      for (;;) {
+        const fromHead = headIndex < this.#head.length;
+        const next = fromHead ? this.#head[headIndex] : this.clientChunks[clientIndex];
+        // The piece that completes the body goes only once its end agrees with the plan: until then the gateway has no whole request to run.
+        if (next !== undefined && (this.#state === 'complete' || pushedBytes + next.length < this.#sentBytes)) {
+          if (fromHead) headIndex += 1;
+          else clientIndex += 1;
+          pushedBytes += next.length;
+          if (!stream.push(next)) return;
+          continue;
+        }
+        if (this.#state === 'complete') stream.push(null);
+        else if (this.#state === 'failed') stream.destroy(this.#failure ?? undefined);
+        else {
+          waiting = true;
+          this.#waiting.add(pump);
+        }
+        return;
+      }
+    };
+    const stream = new Readable({
+      read: pump,
+      destroy: (error, callback) => {
+        this.#waiting.delete(pump);
+        callback(error);
+      },
+    });
+    return stream;
+  }
+
+  #wake(): void {
+    for (const waiter of [...this.#waiting]) waiter();
+  }
+}
+
+/** The first member the plan read that the whole body's scan sees otherwise; null when none. */
+function changedMember(planned: PlannedMembers, scan: TopLevelScan): string | null {
+  if (planned.model !== scan.model || !sameRange(planned.modelValue, scan.modelValue)) return 'model';
+  if (planned.stream !== scan.stream) return 'stream';
+  if (!sameRange(planned.streamOptionsValue, scan.streamOptionsValue)) return 'stream_options';
+  return null;
+}
+
+function sameRange(a: { start: number; end: number } | null, b: { start: number; end: number } | null): boolean {
+  return a === b || (a !== null && b !== null && a.start === b.start && a.end === b.end);
+}

@@ -1,0 +1,47 @@
+import type { PlanInput } from './planner.ts';
+import type { Admitted } from './stageRecords.ts';
+import { isChatCompletion, routeFor } from '../protocols/registry.ts';
+import { idempotencyKeyOf } from '../spend/idempotencyRequest.ts';
+import type { ArrivingBody } from './arrivingBody.ts';
+import type { ExchangePlan } from './plan.ts';
+import type { ClientBody, ParsedBody } from './requestBody.ts';
+
+/**
+ * Whether a large body may go upstream while it arrives: only when what planning reads of it is in
+ * the bytes seen so far. The model (aliases splice it), and for Chat Completions `stream` and, on a
+ * stream, `stream_options` (the usage splice). Left to the whole read: a protocol Airlock may
+ * translate, or cleans of its own thinking wherever it lies (Anthropic Messages, Responses); a
+ * request a budget cap holds (its output bound may come later); a keyed creation (its key's
+ * record hashes the whole body).
+ */
+export function mayForwardEarly(
+  check: Pick<Admitted, 'req' | 'method' | 'path' | 'identity' | 'target'>,
+  needsInputEstimate: PlanInput['needsInputEstimate'],
+  sofar: ClientBody,
+): boolean {
+  const scan = sofar.scan;
+  if (scan === null || !scan.isObject || scan.tooDeep || scan.model === null) return false;
+  if (check.method !== 'POST' || idempotencyKeyOf(check.req.headers) !== null) return false;
+  const route = routeFor(check.path, check.method);
+  if (route.adapter.translation) return false;
+  if (needsInputEstimate?.(check.identity, check.target.profile) ?? false) return false;
+  if (isChatCompletion(route) && (scan.stream === null || (scan.stream && scan.streamOptionsValue === null))) return false;
+  return true;
+}
+
+/**
+ * What planning is given for a body still arriving: the bytes so far, and the scan as it stands,
+ * taken as closed, since the members it reads are settled (the arriving body refuses an end that
+ * contradicts them). Copies, as the read goes on filling both.
+ */
+export function plannedSoFar(body: ClientBody): { body: ClientBody; parsed: ParsedBody } {
+  const scan = { ...body.scan!, numbers: { ...body.scan!.numbers }, closed: true };
+  return { body: { chunks: [...body.chunks], byteLength: body.byteLength, scan }, parsed: { kind: 'scanned-json', scan } };
+}
+
+/** The plan made from the first bytes, sending the rest as it comes: its length is the whole body's. */
+export function arrivingPlan(plan: ExchangePlan, sofar: ClientBody, arriving: ArrivingBody): ExchangePlan {
+  const head = plan.body ?? [];
+  arriving.planned(head, sofar.chunks.length, sofar.scan!);
+  return { ...plan, byteLength: plan.byteLength + (arriving.declaredBytes - sofar.byteLength), arriving };
+}

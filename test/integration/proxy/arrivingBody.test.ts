@@ -1,0 +1,126 @@
+import { request, type ClientRequest, type IncomingMessage } from 'node:http';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { RequestLifecycleEvent } from '../../../proxy/contracts/lifecycle.ts';
+import { startHarness, type Harness } from '../../support/proxyHarness.ts';
+import { SENTINEL_KEY } from '../../support/sentinel.ts';
+
+// A large body goes on to the gateway while it arrives once its plan is settled (proxy/forward/arrivingBody.ts).
+const MIB = 1024 * 1024;
+
+let harness: Harness;
+
+beforeAll(async () => {
+  harness = await startHarness({ profile: { modelAliases: { embed: 'text-embedding-3-small' }, retry: { maxRetries: 1 } } });
+});
+afterAll(async () => {
+  await harness.close();
+});
+beforeEach(() => harness.simulator.reset());
+
+/** An embeddings body of about `inputBytes`, its model first as the OpenAI Node SDK writes it. */
+function embeddingsBody(model: string, inputBytes: number, tail = '"}'): Buffer {
+  return Buffer.from(`{"model":${JSON.stringify(model)},"input":"${'x'.repeat(inputBytes)}${tail}`);
+}
+
+interface HeldUpload {
+  req: ClientRequest;
+  answer: Promise<{ status: number; body: string }>;
+}
+
+/** Sends all of `body` but its last `heldBytes`, declared whole: the test decides when the rest goes. */
+function uploadHoldingTail(body: Buffer, heldBytes: number): HeldUpload {
+  const req = request(`${harness.proxy.url}/v1/embeddings`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'content-length': String(body.length), authorization: 'Bearer client-token' },
+  });
+  const answer = new Promise<{ status: number; body: string }>((resolve, reject) => {
+    req.once('response', (res: IncomingMessage) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.once('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
+    });
+    req.once('error', reject);
+  });
+  req.write(body.subarray(0, body.length - heldBytes));
+  return { req, answer };
+}
+
+function requestEventOf(requestId: string): Extract<RequestLifecycleEvent, { type: 'request' }> | undefined {
+  return harness.events.find(
+    (event): event is Extract<RequestLifecycleEvent, { type: 'request' }> => event.type === 'request' && event.requestId === requestId,
+  );
+}
+
+describe('a large body sent on while it arrives', () => {
+  it('reaches the gateway before the client has sent its end, with the model alias spliced in, and is logged', async () => {
+    const body = embeddingsBody('embed', 4 * MIB);
+    const gatewaySees = harness.simulator.nextBodyStart('/embeddings');
+    const upload = uploadHoldingTail(body, 1024);
+    // The gateway has the first bytes while the last kilobyte is still held by the client.
+    expect(await gatewaySees).toBeGreaterThan(0);
+    const ended = harness.nextEnd();
+    upload.req.end(body.subarray(body.length - 1024));
+    const answer = await upload.answer;
+    expect(answer.status).toBe(200);
+    const sent = harness.simulator.received[0]?.body;
+    expect(sent?.toString('utf8')).toBe(body.toString('utf8').replace('"model":"embed"', '"model":"text-embedding-3-small"'));
+    const end = await ended;
+    expect(end).toMatchObject({ status: 200, errorClass: null });
+    const logged = requestEventOf(end.requestId)?.readBody();
+    expect(logged?.truncated).toBe(true);
+    expect(logged?.body?.subarray(0, 30).toString('utf8')).toBe(body.subarray(0, 30).toString('utf8'));
+    expect(logged?.body?.length).toBe(1024 * 1024);
+  });
+
+  it('replays the whole body from the kept chunks when the first attempt fails', async () => {
+    harness.simulator.script({ path: '/embeddings', kind: 'status', status: 503 });
+    const body = embeddingsBody('text-embedding-3-small', 2 * MIB);
+    const gatewaySees = harness.simulator.nextBodyStart('/embeddings');
+    const upload = uploadHoldingTail(body, 100);
+    await gatewaySees;
+    upload.req.end(body.subarray(body.length - 100));
+    expect((await upload.answer).status).toBe(200);
+    expect(harness.simulator.received).toHaveLength(2);
+    expect(harness.simulator.received[1]?.body.equals(body)).toBe(true);
+  });
+
+  it('stops the gateway request when the client leaves mid-upload, and says so in the row', async () => {
+    const body = embeddingsBody('text-embedding-3-small', 2 * MIB);
+    const gatewaySees = harness.simulator.nextBodyStart('/embeddings');
+    const upload = uploadHoldingTail(body, 100);
+    upload.req.on('error', () => undefined);
+    upload.answer.catch(() => undefined);
+    await gatewaySees;
+    const ended = harness.nextEnd();
+    upload.req.destroy();
+    const end = await ended;
+    expect(end).toMatchObject({ status: 499, errorClass: 'client_aborted' });
+    expect(end.errorMessage).toContain('while sending its request');
+    await harness.simulator.waitForClose(0, 5000);
+    expect(harness.simulator.received[0]?.body.length ?? 0).toBeLessThan(body.length);
+  });
+
+  it('passes on the gateway 400 for a body whose JSON is broken after its first bytes', async () => {
+    const body = embeddingsBody('text-embedding-3-small', 2 * MIB, '"');
+    const gatewaySees = harness.simulator.nextBodyStart('/embeddings');
+    const upload = uploadHoldingTail(body, 10);
+    await gatewaySees;
+    upload.req.end(body.subarray(body.length - 10));
+    const answer = await upload.answer;
+    expect(answer.status).toBe(400);
+  });
+
+  it('refuses a body that names another model after its first megabyte, stopping the gateway before its end', async () => {
+    const body = embeddingsBody('text-embedding-3-small', 2 * MIB, '","model":"gpt-4o"}');
+    const gatewaySees = harness.simulator.nextBodyStart('/embeddings');
+    const upload = uploadHoldingTail(body, 100);
+    await gatewaySees;
+    upload.req.end(body.subarray(body.length - 100));
+    const answer = await upload.answer;
+    expect(answer.status).toBe(400);
+    expect(answer.body).toContain('sets its top-level \\"model\\" again');
+    await harness.simulator.waitForClose(0, 5000);
+    expect(harness.simulator.received[0]?.body.length ?? 0).toBeLessThan(body.length);
+    expect(answer.body).not.toContain(SENTINEL_KEY);
+  });
+});

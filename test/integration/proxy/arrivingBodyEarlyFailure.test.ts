@@ -1,0 +1,124 @@
+import { once } from 'node:events';
+import { createServer, request, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { profileSchema, type Profile } from '../../../proxy/contracts/profile.ts';
+import { RequestEvents } from '../../../proxy/contracts/requestEvents.ts';
+import { startServer, type ProxyHandle } from '../../../proxy/http/startServer.ts';
+import { SENTINEL_KEY } from '../../support/sentinel.ts';
+
+// A gateway that fails a request while its large body is still arriving: the retry or the fallback
+// step sends the whole body, waiting for what the client has not sent yet (proxy/forward/arrivingBody.ts).
+const MIB = 1024 * 1024;
+
+interface Received {
+  model: string;
+  bytes: number;
+  body: Buffer;
+}
+
+let upstream: Server;
+const received: Received[] = [];
+/** Resolved when the gateway has answered its first request, before that request's body ended. */
+let firstFailed: Promise<void>;
+let markFirstFailed: () => void = () => undefined;
+
+beforeAll(async () => {
+  upstream = createServer((req, res) => {
+    if (received.length === 0) {
+      received.push({ model: '', bytes: 0, body: Buffer.alloc(0) });
+      // Answered at the first bytes, the rest unread: a gateway's own overload answer.
+      req.once('data', () => {
+        res.writeHead(503, { 'content-type': 'application/json', connection: 'close' });
+        res.end('{"error":{"message":"overloaded","type":"server_error"}}', () => markFirstFailed());
+      });
+      return;
+    }
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks);
+      const model = /"model":"([^"]+)"/.exec(body.subarray(0, 200).toString('utf8'))?.[1] ?? '';
+      received.push({ model, bytes: body.length, body });
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(
+        JSON.stringify({
+          object: 'list',
+          data: [{ object: 'embedding', index: 0, embedding: [0.1] }],
+          model,
+          usage: { prompt_tokens: 1, total_tokens: 1 },
+        }),
+      );
+    });
+  });
+  await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
+});
+afterAll(async () => {
+  upstream.closeAllConnections();
+  await new Promise((resolve) => upstream.close(resolve));
+});
+
+async function proxyWith(profileInput: Partial<Profile>): Promise<ProxyHandle> {
+  const profile = profileSchema.parse({
+    id: 'early',
+    name: 'Early failure',
+    baseUrl: `http://127.0.0.1:${(upstream.address() as AddressInfo).port}/v1`,
+    ...profileInput,
+  });
+  return startServer({
+    port: 0,
+    events: new RequestEvents(),
+    services: {
+      authenticator: { authenticate: () => ({ tokenName: 'tests', pinnedProfileId: null }) },
+      targets: { resolve: () => ({ profile, apiKey: SENTINEL_KEY }) },
+    },
+  });
+}
+
+/** Uploads `body` but its last kilobyte, which goes once the gateway has failed the first request. */
+async function uploadAfterFirstFailure(proxy: ProxyHandle, body: Buffer): Promise<number> {
+  received.length = 0;
+  firstFailed = new Promise((resolve) => (markFirstFailed = resolve));
+  const req = request(`${proxy.url}/v1/embeddings`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'content-length': String(body.length) },
+  });
+  const answered = once(req, 'response') as Promise<[IncomingMessage]>;
+  req.write(body.subarray(0, body.length - 1024));
+  await firstFailed;
+  req.end(body.subarray(body.length - 1024));
+  const [res] = await answered;
+  res.resume();
+  await once(res, 'end');
+  return res.statusCode ?? 0;
+}
+
+const body = Buffer.from(`{"model":"text-embedding-3-small","input":"${'y'.repeat(2 * MIB)}"}`);
+
+describe('a gateway failure while the body still arrives', () => {
+  it('is retried with the whole body once it has arrived', async () => {
+    const proxy = await proxyWith({ retry: { maxRetries: 1, maxRetryAfterMs: 8000 } } as Partial<Profile>);
+    try {
+      expect(await uploadAfterFirstFailure(proxy, body)).toBe(200);
+      expect(received).toHaveLength(2);
+      expect(received[1]?.body.equals(body)).toBe(true);
+    } finally {
+      await proxy.stop();
+    }
+  });
+
+  it('goes to the fallback step with the whole body once it has arrived', async () => {
+    const proxy = await proxyWith({
+      retry: { maxRetries: 0 },
+      fallbacks: [{ model: 'text-embedding-3-large' }],
+    } as Partial<Profile>);
+    try {
+      expect(await uploadAfterFirstFailure(proxy, body)).toBe(200);
+      expect(received).toHaveLength(2);
+      expect(received[1]?.model).toBe('text-embedding-3-large');
+      expect(received[1]?.bytes).toBe(body.length);
+    } finally {
+      await proxy.stop();
+    }
+  });
+});

@@ -108,6 +108,10 @@ describe('a large body sent on while it arrives', () => {
     upload.req.end(body.subarray(body.length - 10));
     const answer = await upload.answer;
     expect(answer.status).toBe(400);
+    // The gateway's own words, with Airlock's explanation of a refused request around them.
+    const error = (JSON.parse(answer.body) as { error: { type: string; message: string } }).error;
+    expect(error.type).toBe('bad_request');
+    expect(error.message).toContain('Gateway said: "We could not parse the JSON body');
   });
 
   it('refuses a body that names another model after its first megabyte, stopping the gateway before its end', async () => {

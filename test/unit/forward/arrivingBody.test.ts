@@ -1,0 +1,99 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { PassThrough, type Readable } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import { MAX_JSON_NESTING_DEPTH } from '../../../proxy/contracts/defaults.ts';
+import { ARRIVING_BODY_MIN_BYTES } from '../../../proxy/forward/arrivingBody.ts';
+import { plannedSoFar } from '../../../proxy/forward/earlyForward.ts';
+import { readClientBody, type ClientBody } from '../../../proxy/forward/requestBody.ts';
+
+const MIB = 1024 * 1024;
+
+function clientRequest(body: Buffer): PassThrough & { headers: Record<string, string> } {
+  return Object.assign(new PassThrough(), { headers: { 'content-type': 'application/json', 'content-length': String(body.length) } });
+}
+
+const noContinue = { writeContinue: () => undefined } as unknown as ServerResponse;
+
+/** Reads `body` handing it on at its first bytes when it names a model; the caller writes the body. */
+function readEarly(req: PassThrough): Promise<ClientBody> {
+  return readClientBody(req as unknown as IncomingMessage, noContinue, {
+    limitBytes: 64 * MIB,
+    maxJsonDepth: MAX_JSON_NESTING_DEPTH,
+    sendsEarly: (sofar) => sofar.scan?.model !== null,
+  });
+}
+
+/** What a reader of the sent stream has received so far, and whether it ended. */
+function drain(stream: Readable): { bytes: () => number; ended: Promise<Buffer>; failed: Promise<Error> } {
+  const chunks: Buffer[] = [];
+  let bytes = 0;
+  stream.on('data', (chunk: Buffer) => {
+    chunks.push(chunk);
+    bytes += chunk.length;
+  });
+  return {
+    bytes: () => bytes,
+    ended: new Promise((resolve) => stream.once('end', () => resolve(Buffer.concat(chunks)))),
+    failed: new Promise((resolve) => stream.once('error', resolve)),
+  };
+}
+
+const tick = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+function embeddings(tail: string): Buffer {
+  return Buffer.from(`{"model":"m","input":"${'x'.repeat(ARRIVING_BODY_MIN_BYTES)}${tail}`);
+}
+
+describe('a body handed on while it arrives', () => {
+  it('sends every byte but the last piece until its end is checked, then the rest', async () => {
+    const body = embeddings('"}');
+    const req = clientRequest(body);
+    const reading = readEarly(req);
+    req.write(body.subarray(0, 64 * 1024));
+    const early = await reading;
+    const arriving = early.arriving!;
+    const sofar = plannedSoFar(early);
+    arriving.planned(sofar.body.chunks, sofar.body.chunks.length, sofar.body.scan!);
+    const sent = drain(arriving.readable());
+    req.write(body.subarray(64 * 1024, body.length - 10));
+    await tick();
+    expect(sent.bytes()).toBe(body.length - 10);
+    req.end(body.subarray(body.length - 10));
+    expect((await sent.ended).equals(body)).toBe(true);
+    expect(arriving.complete).toBe(true);
+    expect(early.byteLength).toBe(body.length);
+  });
+
+  it.each([
+    ['model', '","model":"other"}'],
+    ['stream', '","stream":true}'],
+    ['stream_options', '","stream_options":{}}'],
+  ])('refuses an end that sets %s again, and never sends its last piece', async (member, tail) => {
+    const body = embeddings(tail);
+    const req = clientRequest(body);
+    const reading = readEarly(req);
+    req.write(body.subarray(0, 64 * 1024));
+    const early = await reading;
+    const arriving = early.arriving!;
+    const sofar = plannedSoFar(early);
+    arriving.planned(sofar.body.chunks, sofar.body.chunks.length, sofar.body.scan!);
+    const sent = drain(arriving.readable());
+    req.end(body.subarray(64 * 1024));
+    await sent.failed;
+    expect(sent.bytes()).toBeLessThan(body.length);
+    expect(arriving.refusal?.message).toContain(`"${member}" again`);
+  });
+
+  it('fails its readers when the client leaves', async () => {
+    const body = embeddings('"}');
+    const req = clientRequest(body);
+    const reading = readEarly(req);
+    req.write(body.subarray(0, 64 * 1024));
+    const early = await reading;
+    const sent = drain(early.arriving!.readable());
+    req.destroy();
+    await sent.failed;
+    expect(early.arriving!.hasFailed).toBe(true);
+    expect(early.arriving!.refusal).toBeNull();
+  });
+});

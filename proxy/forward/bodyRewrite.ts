@@ -9,6 +9,15 @@ export interface RewrittenBody {
   usageInjected: boolean;
   /** Whether the gateway is asked for a stream's usage, by the client or by Airlock. */
   usageAsked: boolean;
+  /** What was changed, in the client's byte offsets, first to last: the rest of the bytes are the client's. */
+  edits: readonly BodyEdit[];
+}
+
+/** Bytes [start, end) of the client's body replaced by `text` (an insertion when start = end). */
+export interface BodyEdit {
+  start: number;
+  end: number;
+  text: string;
 }
 
 /**
@@ -27,7 +36,7 @@ const UNREADABLE = Symbol('unreadable');
  * loop, which cost twice its parse (about 1 ms for a 200 KB agent turn).
  */
 export function rewriteJsonBody(body: ClientBody, parsed: ParsedBody, upstreamModel: string | null, wantUsage: boolean): RewrittenBody {
-  const unchanged = { chunks: body.chunks, byteLength: body.byteLength, usageInjected: false, usageAsked: false };
+  const unchanged = { chunks: body.chunks, byteLength: body.byteLength, usageInjected: false, usageAsked: false, edits: [] };
   const scan = body.scan;
   if (scan === null || (parsed.kind !== 'json' && parsed.kind !== 'scanned-json')) return unchanged;
   // A scanned body cut short is no JSON the gateway can read: it goes as it came, and the gateway's error says why.
@@ -94,8 +103,8 @@ class MemberEdits {
   }
 
   /** Splices from the end backwards, so each edit's offsets still hold when it is made. */
-  applyTo(chunks: Buffer[], byteLength: number): { chunks: Buffer[]; byteLength: number } {
-    const edits = this.replaced.map(({ range, json }) => ({ ...range, text: json }));
+  applyTo(chunks: Buffer[], byteLength: number): { chunks: Buffer[]; byteLength: number; edits: BodyEdit[] } {
+    const edits: BodyEdit[] = this.replaced.map(({ range, json }) => ({ ...range, text: json }));
     if (this.added.length > 0) {
       const at = this.scan.objectStart + 1;
       edits.push({ start: at, end: at, text: this.added.join(',') + (this.scan.hasMembers ? ',' : '') });
@@ -108,7 +117,7 @@ class MemberEdits {
       out = spliceChunks(out, edit.start, edit.end, replacement);
       length += replacement.length - (edit.end - edit.start);
     }
-    return { chunks: out, byteLength: length };
+    return { chunks: out, byteLength: length, edits: edits.reverse() };
   }
 }
 

@@ -32,16 +32,21 @@ export function mayForwardEarly(
 /**
  * What planning is given for a body still arriving: the bytes so far, and the scan as it stands,
  * taken as closed, since the members it reads are settled (the arriving body refuses an end that
- * contradicts them). Copies, as the read goes on filling both.
+ * contradicts them). Copies, as the read goes on filling both; `chunkCount` is how many of the
+ * client's chunks the plan covers (planning may replace the copy's chunks with views).
  */
-export function plannedSoFar(body: ClientBody): { body: ClientBody; parsed: ParsedBody } {
+export function plannedSoFar(body: ClientBody): { body: ClientBody; parsed: ParsedBody; chunkCount: number } {
   const scan = { ...body.scan!, numbers: { ...body.scan!.numbers }, closed: true };
-  return { body: { chunks: [...body.chunks], byteLength: body.byteLength, scan }, parsed: { kind: 'scanned-json', scan } };
+  return {
+    body: { chunks: [...body.chunks], byteLength: body.byteLength, scan },
+    parsed: { kind: 'scanned-json', scan },
+    chunkCount: body.chunks.length,
+  };
 }
 
 /** The plan made from the first bytes, sending the rest as it comes: its length is the whole body's. */
-export function arrivingPlan(plan: ExchangePlan, sofar: ClientBody, arriving: ArrivingBody): ExchangePlan {
+export function arrivingPlan(plan: ExchangePlan, sofar: ReturnType<typeof plannedSoFar>, arriving: ArrivingBody): ExchangePlan {
   const head = plan.body ?? [];
-  arriving.planned(head, sofar.chunks.length, sofar.scan!);
-  return { ...plan, byteLength: plan.byteLength + (arriving.declaredBytes - sofar.byteLength), arriving };
+  arriving.planned(head, sofar.chunkCount, sofar.body.scan!);
+  return { ...plan, byteLength: plan.byteLength + (arriving.declaredBytes - sofar.body.byteLength), arriving };
 }

@@ -84,7 +84,7 @@ export async function plan(admitted: Admitted, seams: PlanSeams): Promise<Planne
   }
   // Only a count answered here carries `localAnswer`, and it is never sent: the plan is handed on as it is, not copied.
   const { localAnswer } = planned;
-  const exchangePlan: ExchangePlan = arriving && sofar ? arrivingPlan(planned, sofar.body, arriving) : planned;
+  const exchangePlan: ExchangePlan = arriving && sofar ? arrivingPlan(planned, sofar, arriving) : planned;
   beginTrace(admitted, {
     ...who,
     requestedModel: exchangePlan.requestedModel,

@@ -3,6 +3,7 @@ import type { ClientProtocol } from '../contracts/usage.ts';
 import { resolveUpstreamModel } from './modelRouting.ts';
 import type { ExchangePlan } from './plan.ts';
 import { rewriteJsonBody } from './bodyRewrite.ts';
+import { sharedBody } from './sharedBody.ts';
 import { rewriteFormModel } from './multipartForm.ts';
 import { isJsonObject, streamFlagOf, modelOf, upstreamContentType, type ClientBody, type ParsedBody } from './requestBody.ts';
 import type { ClientIdentity, LocalRefusal, UpstreamTarget } from '../contracts/ports.ts';
@@ -114,13 +115,16 @@ export function buildPlan(input: PlanInput): Plan | Promise<Plan> {
         }
       : rewriteJsonBody(input.body, parsed, upstreamModel, isChat);
   const contentType = upstreamContentType(parsed, input.contentType);
+  // The client's bytes become views of the one buffer sent: they are kept as long as the exchange runs.
+  const shared = 'edits' in rewritten ? sharedBody(input.body.chunks, rewritten.chunks, rewritten.byteLength, rewritten.edits) : null;
+  if (shared !== null) input.body.chunks = shared.client;
   return {
     protocol: input.protocol,
     mode: 'native',
     method: input.method,
     upstreamPath: input.path,
     query: input.query,
-    body: input.body.byteLength === 0 && rewritten.byteLength === 0 ? null : rewritten.chunks,
+    body: input.body.byteLength === 0 && rewritten.byteLength === 0 ? null : shared === null ? rewritten.chunks : [shared.sent],
     byteLength: rewritten.byteLength,
     textBody: isJsonObject(parsed),
     stream: streamFlagOf(parsed),

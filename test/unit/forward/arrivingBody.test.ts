@@ -53,7 +53,7 @@ describe('a body handed on while it arrives', () => {
     const early = await reading;
     const arriving = early.arriving!;
     const sofar = plannedSoFar(early);
-    arriving.planned(sofar.body.chunks, sofar.body.chunks.length, sofar.body.scan!);
+    arriving.planned(sofar.body.chunks, sofar.chunkCount, sofar.body.scan!);
     const sent = drain(arriving.readable());
     req.write(body.subarray(64 * 1024, body.length - 10));
     await tick();
@@ -76,7 +76,7 @@ describe('a body handed on while it arrives', () => {
     const early = await reading;
     const arriving = early.arriving!;
     const sofar = plannedSoFar(early);
-    arriving.planned(sofar.body.chunks, sofar.body.chunks.length, sofar.body.scan!);
+    arriving.planned(sofar.body.chunks, sofar.chunkCount, sofar.body.scan!);
     const sent = drain(arriving.readable());
     req.end(body.subarray(64 * 1024));
     await sent.failed;

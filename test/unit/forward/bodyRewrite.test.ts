@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { rewriteJsonBody, spliceChunks } from '../../../proxy/forward/bodyRewrite.ts';
+import { sharedBody } from '../../../proxy/forward/sharedBody.ts';
 import { parseClientBody, type ClientBody } from '../../../proxy/forward/requestBody.ts';
 import { scanTopLevel } from '../../support/scanTopLevel.ts';
 
@@ -188,6 +189,19 @@ function rewrite(chunks: Buffer[], limits: typeof PARSE_ALL, testCase: RewriteCa
   return { body, rewritten: rewriteJsonBody(body, parsed, testCase.upstreamModel, testCase.wantUsage) };
 }
 
+/** The sent bytes as one buffer, and the client's as views of it but for what an edit replaced (sharedBody.ts). */
+function expectOneCopy(client: Buffer[], rewritten: ReturnType<typeof rewriteJsonBody>): void {
+  const shared = sharedBody(client, rewritten.chunks, rewritten.byteLength, rewritten.edits);
+  if (shared === null) {
+    expect(rewritten.chunks.length).toBeLessThan(2);
+    return;
+  }
+  expect(shared.sent.equals(Buffer.concat(rewritten.chunks))).toBe(true);
+  expect(Buffer.concat(shared.client).equals(Buffer.concat(client))).toBe(true);
+  const ownBytes = shared.client.filter((view) => view.buffer !== shared.sent.buffer).reduce((sum, view) => sum + view.length, 0);
+  expect(ownBytes).toBe(rewritten.edits.reduce((sum, edit) => sum + edit.end - edit.start, 0));
+}
+
 describe('rewriteJsonBody', () => {
   it.each(CASES)('$label, parsed and scanned alike, split anywhere', (testCase) => {
     for (const limits of [PARSE_ALL, SCAN_ONLY]) {
@@ -195,6 +209,7 @@ describe('rewriteJsonBody', () => {
         const { body, rewritten } = rewrite(chunks, limits, testCase);
         const sent = Buffer.concat(rewritten.chunks).toString('utf8');
         expect(sent).toBe(testCase.sent ?? testCase.json);
+        expectOneCopy(body.chunks, rewritten);
         expect(rewritten.byteLength).toBe(Buffer.byteLength(sent));
         if (testCase.sent === undefined) expect(rewritten.chunks).toBe(body.chunks);
         expect(rewritten.usageInjected).toBe(testCase.usageInjected ?? false);
@@ -221,14 +236,14 @@ describe('rewriteJsonBody', () => {
     for (const json of unreadable) {
       const body = bodyOf([Buffer.from(json)]);
       const rewritten = rewriteJsonBody(body, parseClientBody(body, 'application/json', SCAN_ONLY), null, true);
-      expect(rewritten).toEqual({ chunks: body.chunks, byteLength: body.byteLength, usageInjected: false, usageAsked: false });
+      expect(rewritten).toEqual({ chunks: body.chunks, byteLength: body.byteLength, usageInjected: false, usageAsked: false, edits: [] });
     }
   });
 
   it('leaves a scanned body cut short as it came', () => {
     const body = bodyOf([Buffer.from('{"messages":[1],"model":"alias","stream":true')]);
     const rewritten = rewriteJsonBody(body, parseClientBody(body, 'application/json', SCAN_ONLY), 'real', true);
-    expect(rewritten).toEqual({ chunks: body.chunks, byteLength: body.byteLength, usageInjected: false, usageAsked: false });
+    expect(rewritten).toEqual({ chunks: body.chunks, byteLength: body.byteLength, usageInjected: false, usageAsked: false, edits: [] });
   });
 
   it('changes nothing in a body that is not a JSON object', () => {

@@ -95,8 +95,8 @@ export class ArrivingBody {
       status: 400,
       errorClass: 'invalid_request',
       message:
-        `the request body sets its top-level "${changed}" again after its first megabyte, once Airlock had begun sending it on: ` +
-        'the gateway was stopped before the end of the body. Send each top-level member once.',
+        `the request body's top-level "${changed}" near its end differs from what its start said, and Airlock had begun sending it on: ` +
+        'the gateway was stopped before the end of the body. Send each top-level member once, before any large one.',
     };
     this.fail(new Error(this.#refusal.message));
   }
@@ -172,11 +172,15 @@ export class ArrivingBody {
   }
 }
 
-/** The first member the plan read that the whole body's scan sees otherwise; null when none. */
+/**
+ * The first member the plan read that the whole body's scan sees otherwise, as the plan uses it;
+ * null when none. The plan reads `stream` as true or not (a late `"stream": false` changes
+ * nothing) and `stream_options` only on a stream (the usage splice).
+ */
 function changedMember(planned: PlannedMembers, scan: TopLevelScan): string | null {
   if (planned.model !== scan.model || !sameRange(planned.modelValue, scan.modelValue)) return 'model';
-  if (planned.stream !== scan.stream) return 'stream';
-  if (!sameRange(planned.streamOptionsValue, scan.streamOptionsValue)) return 'stream_options';
+  if ((planned.stream === true) !== (scan.stream === true)) return 'stream';
+  if (planned.stream === true && !sameRange(planned.streamOptionsValue, scan.streamOptionsValue)) return 'stream_options';
   return null;
 }
 

@@ -9,7 +9,8 @@ import type { ClientBody, ParsedBody } from './requestBody.ts';
 /**
  * Whether a large body may go upstream while it arrives: only when what planning reads of it is in
  * the bytes seen so far. The model (aliases splice it), and for Chat Completions `stream` and, on a
- * stream, `stream_options` (the usage splice). Left to the whole read: a protocol Airlock may
+ * stream, `stream_options` (the usage splice); elsewhere `stream`, unless the endpoint never
+ * streams. Left to the whole read: a protocol Airlock may
  * translate, or cleans of its own thinking wherever it lies (Anthropic Messages, Responses); a
  * request a budget cap holds (its output bound may come later); a keyed creation (its key's
  * record hashes the whole body).
@@ -25,9 +26,13 @@ export function mayForwardEarly(
   const route = routeFor(check.path, check.method);
   if (route.adapter.translation) return false;
   if (needsInputEstimate?.(check.identity, check.target.profile) ?? false) return false;
-  if (isChatCompletion(route) && (scan.stream === null || (scan.stream && scan.streamOptionsValue === null))) return false;
-  return true;
+  if (isChatCompletion(route)) return scan.stream !== null && !(scan.stream && scan.streamOptionsValue === null);
+  // Elsewhere a `stream` the start did not show may still come (legacy completions put it after the prompt): only endpoints that never stream go on without it.
+  return scan.stream !== null || WHOLE_ANSWER_PATH.test(check.path);
 }
+
+/** Endpoints with no streamed form (OpenAI's embeddings and moderations), an Azure deployment's included. */
+const WHOLE_ANSWER_PATH = /(?:^|\/)(?:embeddings|moderations)$/;
 
 /**
  * What planning is given for a body still arriving: the bytes so far, and the scan as it stands,

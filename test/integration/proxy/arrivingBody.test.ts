@@ -114,6 +114,30 @@ describe('a large body sent on while it arrives', () => {
     expect(error.message).toContain('Gateway said: "We could not parse the JSON body');
   });
 
+  it('reads a legacy completion whose stream flag comes after its prompt whole, and streams its answer', async () => {
+    // openai-python writes `stream` after the prompt: a body sent before it was seen would be planned as no stream.
+    const body = Buffer.from(`{"model":"gpt-3.5-turbo-instruct","prompt":"${'x'.repeat(2 * MIB)}","stream":true}`);
+    const answer = await new Promise<{ status: number; type: string; body: string }>((resolve, reject) => {
+      const req = request(`${harness.proxy.url}/v1/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'content-length': String(body.length), authorization: 'Bearer client-token' },
+      });
+      req.once('response', (res: IncomingMessage) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.once('end', () =>
+          resolve({ status: res.statusCode ?? 0, type: String(res.headers['content-type']), body: Buffer.concat(chunks).toString('utf8') }),
+        );
+      });
+      req.once('error', reject);
+      req.end(body);
+    });
+    expect(answer.status).toBe(200);
+    expect(answer.type).toContain('text/event-stream');
+    expect(answer.body).toContain('data: [DONE]');
+    expect(harness.simulator.received[0]?.body.length).toBe(body.length);
+  });
+
   it('refuses a body that names another model after its first megabyte, stopping the gateway before its end', async () => {
     const body = embeddingsBody('text-embedding-3-small', 2 * MIB, '","model":"gpt-4o"}');
     const gatewaySees = harness.simulator.nextBodyStart('/embeddings');
@@ -122,7 +146,7 @@ describe('a large body sent on while it arrives', () => {
     upload.req.end(body.subarray(body.length - 100));
     const answer = await upload.answer;
     expect(answer.status).toBe(400);
-    expect(answer.body).toContain('sets its top-level \\"model\\" again');
+    expect(answer.body).toContain('top-level \\"model\\" near its end differs');
     await harness.simulator.waitForClose(0, 5000);
     expect(harness.simulator.received[0]?.body.length ?? 0).toBeLessThan(body.length);
     expect(answer.body).not.toContain(SENTINEL_KEY);

@@ -44,6 +44,11 @@ function embeddings(tail: string): Buffer {
   return Buffer.from(`{"model":"m","input":"${'x'.repeat(ARRIVING_BODY_MIN_BYTES)}${tail}`);
 }
 
+/** A streamed chat body whose `stream_options` the plan read at its start. */
+function chatStream(tail: string): Buffer {
+  return Buffer.from(`{"model":"m","stream":true,"stream_options":{},"messages":"${'x'.repeat(ARRIVING_BODY_MIN_BYTES)}${tail}`);
+}
+
 describe('a body handed on while it arrives', () => {
   it('sends every byte but the last piece until its end is checked, then the rest', async () => {
     const body = embeddings('"}');
@@ -65,11 +70,10 @@ describe('a body handed on while it arrives', () => {
   });
 
   it.each([
-    ['model', '","model":"other"}'],
-    ['stream', '","stream":true}'],
-    ['stream_options', '","stream_options":{}}'],
-  ])('refuses an end that sets %s again, and never sends its last piece', async (member, tail) => {
-    const body = embeddings(tail);
+    ['model', embeddings('","model":"other"}')],
+    ['stream', embeddings('","stream":true}')],
+    ['stream_options', chatStream('","stream_options":{"include_usage":false}}')],
+  ])('refuses an end that changes %s as the plan reads it, and never sends its last piece', async (member, body) => {
     const req = clientRequest(body);
     const reading = readEarly(req);
     req.write(body.subarray(0, 64 * 1024));
@@ -81,7 +85,24 @@ describe('a body handed on while it arrives', () => {
     req.end(body.subarray(64 * 1024));
     await sent.failed;
     expect(sent.bytes()).toBeLessThan(body.length);
-    expect(arriving.refusal?.message).toContain(`"${member}" again`);
+    expect(arriving.refusal?.message).toContain(`"${member}" near its end differs`);
+  });
+
+  it.each([
+    ['a stream flag that says no stream', embeddings('","stream":false}')],
+    ['stream options on a body that is no stream', embeddings('","stream_options":{}}')],
+  ])('sends the whole body when its end adds %s, which the plan does not read', async (_case, body) => {
+    const req = clientRequest(body);
+    const reading = readEarly(req);
+    req.write(body.subarray(0, 64 * 1024));
+    const early = await reading;
+    const arriving = early.arriving!;
+    const sofar = plannedSoFar(early);
+    arriving.planned(sofar.body.chunks, sofar.chunkCount, sofar.body.scan!);
+    const sent = drain(arriving.readable());
+    req.end(body.subarray(64 * 1024));
+    expect((await sent.ended).equals(body)).toBe(true);
+    expect(arriving.refusal).toBeNull();
   });
 
   it('fails its readers when the client leaves', async () => {

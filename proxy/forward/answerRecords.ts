@@ -25,7 +25,8 @@ export function protocolsOf(plan: ExchangePlan): RelayProtocols {
 export function recordDeclaredError(input: RelayInput, declared: DeclaredError, place: DeclaredErrorPlace): UpstreamErrorClass {
   const errorClass = declaredErrorClass(declared);
   input.trace.failed(errorClass, declaredFailureMessage(errorClass, declared, place, input.knownSecrets));
-  input.trace.gatewayDeclaredFailure();
+  if (declared.brokeOff === true) input.trace.answerBrokeOff();
+  else input.trace.gatewayDeclaredFailure();
   return errorClass;
 }
 

@@ -93,6 +93,8 @@ export interface DeclaredError {
   status: number | null;
   /** Set when the protocol's SDKs would not read the event as an error (only its name said so): the client then gets one it reads. */
   unreadByClients?: true;
+  /** Set when the answer itself broke (an event cut short), not the gateway declaring an error: the model ran, so it is billed as a break. */
+  brokeOff?: true;
 }
 
 export interface ProtocolErrors {

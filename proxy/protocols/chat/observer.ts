@@ -85,7 +85,7 @@ export class ChatStreamObserver implements StreamObserver {
       return true;
     }
     if (!chunk) {
-      // An event whose JSON was cut (a relay that lost part of a chunk): the text in it is lost, and the OpenAI SDKs throw at it.
+      // An event whose JSON was cut (a relay that lost part of a chunk), or text where a chunk was due: the OpenAI SDKs throw at either.
       if (event.data.trim() !== '') this.upstreamError ??= brokenEventError(event.data);
       return true;
     }
@@ -227,17 +227,17 @@ function namedErrorOf(data: string, json: Record<string, unknown> | null): Decla
   return { ...declared, unreadByClients: true };
 }
 
-/** Characters of a broken event's end quoted in the error: where it was cut (the key is masked wherever the error is shown). */
-const BROKEN_EVENT_QUOTED_CHARS = 60;
-
 /**
- * A data event that is no JSON object and no end marker (lucgagan/completions#15: OpenAI `data:`
- * lines cut mid-JSON; chatboxai/chatbox#153 the same through a reverse proxy). Whatever it held is
- * lost from the answer, so the answer is broken: an error the client is told of, as the OpenAI SDKs
- * tell their users by throwing at it, not a whole answer with a hole in it.
+ * A data event that is no JSON (lucgagan/completions#15: OpenAI `data:` lines cut mid-JSON;
+ * chatboxai/chatbox#153 the same through a reverse proxy). The OpenAI SDKs throw at it, so a
+ * translated client is told of it too, not given a whole answer with a hole in it. One that began
+ * as JSON was a chunk of the answer cut short: the model ran, so it is billed as a break; text
+ * where a chunk was due is read as the relay's error. The event is not quoted: a cut can fall
+ * inside a key the gateway echoed, and a key's tail alone is not masked.
  */
 function brokenEventError(data: string): DeclaredError {
-  const end = data.length > BROKEN_EVENT_QUOTED_CHARS ? `…${data.slice(-BROKEN_EVENT_QUOTED_CHARS)}` : data;
-  const message = `the stream carried an event that is not JSON (${data.length} characters, ending ${end}), so part of the answer is lost`;
-  return { message, code: null, type: null, status: null };
+  const first = data.trimStart()[0];
+  const cutChunk = first === '{' || first === '[';
+  const message = `the stream carried an event that is not JSON (${data.length} characters${cutChunk ? ', a chunk cut short or damaged' : ''}), so part of the answer is lost`;
+  return { message, code: null, type: null, status: null, ...(cutChunk ? { brokeOff: true as const } : {}) };
 }

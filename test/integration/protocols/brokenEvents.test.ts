@@ -104,6 +104,21 @@ describe('a chat stream with an event cut mid-JSON', () => {
     expect((await ended).errorMessage).toMatch(NOT_JSON);
   });
 
+  it('bills the estimate for an answer whose first event was cut, as for any answer that broke off: the model ran', async () => {
+    const frames = [`data: ${CUT_EVENT}\n\n`, `data: ${chunk({}, 'stop')}\n\n`, 'data: [DONE]\n\n'];
+    harness.simulator.script({ kind: 'bodyChunks', chunks: frames });
+    const ended = harness.nextEnd();
+    await rawRequest(`${harness.proxy.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: JSON_HEADERS,
+      body: chatBody({ stream: true }),
+    });
+    const end = await ended;
+    expect(end.errorMessage).toMatch(NOT_JSON);
+    expect(end.usageSource).toBe('estimated');
+    expect(end.usage?.inputTokens ?? 0).toBeGreaterThan(0);
+  });
+
   it('an empty data line or a named event without data is no broken event', async () => {
     const frames = [FRAMES[0], 'data: \n\n', 'event: ping\n\n', FRAMES[2], FRAMES[3], FRAMES[4]] as string[];
     harness.simulator.script({ kind: 'bodyChunks', chunks: frames });

@@ -27,11 +27,13 @@ export function failNotJson(input: RelayInput, text: string): void {
 /**
  * A JSON answer the gateway ended in order, cut short (cutShortJson.ts): no other site answering
  * but the gateway's answer broken off, which the model ran for. The client is told so, as for a
- * stream that ended early, with a fix that retries (its SDK retries no 200 by itself), and the
- * row bills the estimate as for any answer that broke off.
+ * stream that ended early, and the row bills the estimate as for any answer that broke off. With
+ * `x-should-retry: false`: each resend is billed again, and a relay that cuts every answer the
+ * same way (a compressed Content-Length kept for the decompressed body) would have the SDK pay
+ * three times (OpenAI's) or eleven (Claude Code's) for nothing; the fix leaves the resend to the user.
  */
 export function failCutShort(input: RelayInput, bytes: number): void {
-  failAnswer(input, 'stream_interrupted', { upstreamCode: STREAM_ENDED_EARLY_CODE });
+  failAnswer(input, 'stream_interrupted', { upstreamCode: STREAM_ENDED_EARLY_CODE }, { refusesRetry: true });
   input.trace.failed('stream_interrupted', `${ANSWER_ENDED_EARLY_CAUSE} after ${bytes} bytes, its JSON cut short`);
   input.trace.answerBrokeOff();
 }
@@ -46,7 +48,12 @@ export function failEmpty(input: RelayInput): void {
 }
 
 /** A success status whose answer is a failure after all: answered as any failed exchange is (failureReply.ts). */
-export function failAnswer(input: RelayInput, errorClass: UpstreamErrorClass, detail: ErrorDetail): void {
+export function failAnswer(
+  input: RelayInput,
+  errorClass: UpstreamErrorClass,
+  detail: ErrorDetail,
+  options: { refusesRetry?: boolean } = {},
+): void {
   const { res, trace, plan } = input;
   if (res.headersSent) {
     // An event stream already open (one JSON answer under its label) ends with its protocol's error event.
@@ -55,7 +62,7 @@ export function failAnswer(input: RelayInput, errorClass: UpstreamErrorClass, de
     if (!res.destroyed) res.end(adapterNamed(plan.protocol).errors.streamFrame(errorClass, failed));
     return;
   }
-  const failure = { errorClass, upstreamStatus: null, detail, upstreamRequestId: input.upstreamRequestId };
+  const failure = { errorClass, upstreamStatus: null, detail, upstreamRequestId: input.upstreamRequestId, ...options };
   replyFailure(res, trace, plan.protocol, failure, input.knownSecrets);
 }
 

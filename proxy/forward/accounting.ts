@@ -175,7 +175,12 @@ function accountForAnswer(
 ): TraceAccounting | Promise<TraceAccounting> {
   const usage = trace.usage;
   const answeredSuccess = (trace.status > 0 && trace.status < 400) || trace.successFailure === 'brokeOff';
-  const reachedModel = trace.ttfbMs !== null && answeredSuccess && plan.upstreamModel !== null;
+  // A count (Anthropic's count_tokens) runs no model: one that broke off is no more billed than one that answered.
+  const reachedModel =
+    trace.ttfbMs !== null &&
+    answeredSuccess &&
+    plan.upstreamModel !== null &&
+    routeFor(plan.upstreamPath, plan.method).endpoint !== 'count';
   const output = !usage && reachedModel ? answeredOutput(trace) : NOTHING_WRITTEN;
   // An error the gateway declared (a 200 holding only an error) before any answer: billed only at the usage it reported.
   const calls = trace.billedCalls;

@@ -37,10 +37,12 @@ export function contentCodingOf(headers: IncomingHttpHeaders): string | null {
  */
 export function answerCodingOf(headers: IncomingHttpHeaders): string | null {
   const coding = contentCodingOf(headers);
-  return coding === null || namesCharacterSet(coding) ? null : coding;
+  return coding === null || namesNoCoding(coding) ? null : coding;
 }
 
-function namesCharacterSet(label: string): boolean {
+/** A character set's name, or `none` (servers misconfigured to say no coding that way; fetch and httpx read such answers plain). */
+function namesNoCoding(label: string): boolean {
+  if (label === 'none') return true;
   try {
     new TextDecoder(label);
     return true;
@@ -55,7 +57,7 @@ function namesCharacterSet(label: string): boolean {
  */
 export function withoutCharsetCoding(headers: IncomingHttpHeaders): IncomingHttpHeaders {
   const coding = contentCodingOf(headers);
-  if (coding === null || !namesCharacterSet(coding)) return headers;
+  if (coding === null || !namesNoCoding(coding)) return headers;
   const plain = { ...headers };
   delete plain['content-encoding'];
   return plain;

@@ -26,6 +26,8 @@ describe('answerCodingOf', () => {
     ['utf8', null],
     ['iso-8859-1', null],
     ['identity', null],
+    ['none', null],
+    ['None', null],
     ['gzip', 'gzip'],
     ['br', 'br'],
     ['x-snappy', 'x-snappy'],

@@ -1,4 +1,5 @@
 import { flushCompileCache } from 'node:module';
+import path from 'node:path';
 import { constants } from 'node:os';
 import { pruneStaleCompileCaches } from './compileCache.ts';
 import type { Command } from 'commander';
@@ -15,7 +16,8 @@ import { keyAccountsOf } from '../../contracts/keyPool.ts';
 import type { Profile } from '../../contracts/profile.ts';
 import { dataDirFor, defaultCliDeps, type CliDeps } from './commands/cliContext.ts';
 import { portOption } from './commands/portOption.ts';
-import { CLI_COMMAND } from '../../contracts/cli.ts';
+import { suggestedCommand } from '../../contracts/cli.ts';
+import { defaultDataDir } from '../dataDir.ts';
 
 interface ServeOptions {
   port: number;
@@ -26,8 +28,14 @@ interface ServeOptions {
 /** How long a stop waits for streams in flight before it cuts them. */
 const DRAIN_ON_STOP_MS = 5_000;
 
+/** How the run was started, as far as the commands its start lines suggest must repeat it. */
+export interface ServeCommandLine {
+  /** The data directory to name in each suggested command, or null for the default one. */
+  dataDirArgument: string | null;
+}
+
 /** The served profile's key as the start lines say it: with the way to give it one when it has none. */
-function keyText(airlock: Airlock, profile: Profile, status: KeyStatus): string {
+function keyText(airlock: Airlock, profile: Profile, status: KeyStatus, command: (args: string) => string): string {
   const described = describeKeyStatus(status);
   if (status.set) return described;
   const unread = airlock.keys.unreadProblem(keyAccountsOf(profile));
@@ -35,11 +43,12 @@ function keyText(airlock: Airlock, profile: Profile, status: KeyStatus): string 
   if (unread !== null) return 'not read yet: see the note below';
   if (profile.id === COMMAND_LINE_PROFILE_ID)
     return `${described}: a --base-url run takes it from ${API_KEY_ENV_VAR} only; set it and start again`;
-  const command = profile.keyPool === undefined ? `key set ${profile.id}` : `key list ${profile.id}`;
-  return `${described}: \`${CLI_COMMAND} ${command}\`, or ${API_KEY_ENV_VAR} for this run`;
+  const keyCommand = profile.keyPool === undefined ? `key set ${profile.id}` : `key list ${profile.id}`;
+  return `${described}: \`${command(keyCommand)}\`, or ${API_KEY_ENV_VAR} for this run`;
 }
 
-export function startupLines(airlock: Airlock): string[] {
+export function startupLines(airlock: Airlock, commandLine: ServeCommandLine): string[] {
+  const command = (args: string): string => suggestedCommand(args, commandLine.dataDirArgument);
   const snapshot = airlock.config.snapshot();
   const active = snapshot.profiles.find((profile) => profile.id === snapshot.activeProfileId);
   const url = `http://127.0.0.1:${airlock.proxy.port}`;
@@ -48,19 +57,19 @@ export function startupLines(airlock: Airlock): string[] {
     `  OpenAI-style base URL (OpenAI SDK, Codex, Cline, Continue, aider): ${url}/v1`,
     `  Anthropic-style base URL (Claude Code, Anthropic SDK):             ${url}`,
     active
-      ? `  Active profile: ${active.id} -> ${active.baseUrl} (key ${keyText(airlock, active, airlock.keys.keyStatus(active.id, active.keyPool))})`
-      : `  No active profile yet: \`${CLI_COMMAND} profile add <id> --name <name> --base-url <url> --activate\`, then \`${CLI_COMMAND} key set <id>\`.`,
+      ? `  Active profile: ${active.id} -> ${active.baseUrl} (key ${keyText(airlock, active, airlock.keys.keyStatus(active.id, active.keyPool), command)})`
+      : `  No active profile yet: \`${command('profile add <id> --name <name> --base-url <url> --activate')}\`, then \`${command('key set <id>')}\`.`,
   ];
   if (snapshot.settings.requireClientToken) {
     lines.push(
       snapshot.clientTokens.length > 0
         ? `  Clients authenticate with an Airlock client token (${snapshot.clientTokens.map((token) => token.name).join(', ')}) as their API key.`
-        : `  Clients need an Airlock client token as their API key: create one with \`${CLI_COMMAND} token create <name>\`.`,
+        : `  Clients need an Airlock client token as their API key: create one with \`${command('token create <name>')}\`.`,
     );
   }
   const another = airlock.control.linksFromCli()
-    ? `\`${CLI_COMMAND} window\` prints another`
-    : `without a keychain, restart \`${CLI_COMMAND} serve\` for another`;
+    ? `\`${command('window')}\` prints another`
+    : `without a keychain, restart \`${command('serve')}\` for another`;
   lines.push(`  Window (opens signed in; the link works once, for 2 minutes, ${another}): ${airlock.control.createLoginUrl()}`);
   for (const notice of airlock.notices) lines.push(`  Note: ${notice}`);
   return lines;
@@ -160,7 +169,9 @@ export function registerServeCommand(program: Command, deps: CliDeps = defaultCl
       } catch (error) {
         return failStart(deps, error instanceof PortInUseError || error instanceof Error ? error.message : String(error));
       }
-      for (const line of startupLines(airlock)) deps.stdout.write(`${line}\n`);
+      // An AIRLOCK_DATA_DIR counts too: the commands may be pasted in a shell that does not have it.
+      const dataDirArgument = dataDir === path.resolve(deps.cwd, defaultDataDir(deps.env, deps.platform, deps.homedir)) ? null : dataDir;
+      for (const line of startupLines(airlock, { dataDirArgument })) deps.stdout.write(`${line}\n`);
       // What compiled at start goes to the compile cache now, not only at a clean exit (compileCache.ts).
       flushCompileCache();
       pruneStaleCompileCaches(process.env);

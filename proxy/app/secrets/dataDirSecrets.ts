@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { realpathSync } from 'node:fs';
 import path from 'node:path';
-import { CLI_COMMAND } from '../../contracts/cli.ts';
+import { suggestedCommand } from '../../contracts/cli.ts';
 import { isGatewayKeyAccount, KeychainUnavailableError, type SecretStore } from '../../contracts/secretStore.ts';
 import { gatewayKeyOfAccount } from '../../contracts/keyPool.ts';
 import { defaultDataDir } from '../dataDir.ts';
@@ -70,11 +70,7 @@ export class UnscopedKeyError extends KeychainUnavailableError {
 function setKeyCommand(account: string, dataDir: string): string {
   const { profileId, keyId } = gatewayKeyOfAccount(account);
   const keyOption = keyId === null ? '' : ` --key ${keyId}`;
-  return `${CLI_COMMAND} key set ${profileId}${keyOption} --data-dir ${shellWord(dataDir)}`;
-}
-
-function shellWord(text: string): string {
-  return /^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replaceAll("'", `'\\''`)}'`;
+  return suggestedCommand(`key set ${profileId}${keyOption}`, dataDir);
 }
 
 function scopedSecretStore(secrets: SecretStore, dataDir: string, prefix: string): SecretStore {

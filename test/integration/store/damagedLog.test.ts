@@ -44,7 +44,7 @@ async function expectRecovered(running: Airlock, reason: RegExp): Promise<string
   expect(running.logRecovery?.reason).toMatch(reason);
   expect(running.logRecovery?.recoveredRequests).toBe(3);
 
-  const printed = startupLines(running).join('\n');
+  const printed = startupLines(running, { dataDirArgument: null }).join('\n');
   expect(printed).toContain(`It was moved to ${asidePath}`);
   const alarm = (await status(running)).alarms.find((each) => each.kind === 'log_recovered');
   expect(alarm?.message).toContain(asidePath);
@@ -122,7 +122,7 @@ describe('a damaged request log at start', () => {
     expect(aside).toHaveLength(1);
     const asidePath = join(fixture.dataDir, aside[0] as string);
     expect(running.logRecovery?.movedTo).toBe(asidePath);
-    expect(startupLines(running).join('\n')).toContain(`moved, unread, to ${asidePath}`);
+    expect(startupLines(running, { dataDirArgument: null }).join('\n')).toContain(`moved, unread, to ${asidePath}`);
     const alarm = (await status(running)).alarms.find((each) => each.kind === 'log_recovered');
     expect(alarm?.message).toMatch(/belongs to another database/);
     const refused = await chat(running);

@@ -36,9 +36,9 @@ const control = async <T>(endpoint: string): Promise<T> =>
 
 describe('with AIRLOCK_API_KEY set', () => {
   it("serve's start line says the key comes from the environment, not that it is not set", () => {
-    const line = startupLines(airlock).find((candidate) => candidate.includes('Active profile'));
+    const line = startupLines(airlock, { dataDirArgument: null }).find((candidate) => candidate.includes('Active profile'));
     expect(line).toContain(`(key from AIRLOCK_API_KEY for this run, ends in ${SENTINEL_KEY.slice(-4)})`);
-    expect(findSentinel(startupLines(airlock).join('\n'))).toBeNull();
+    expect(findSentinel(startupLines(airlock, { dataDirArgument: null }).join('\n'))).toBeNull();
   });
 
   it('the status and the profile list say so too, and the first-run steps count the key as set', async () => {
@@ -67,7 +67,7 @@ describe('with AIRLOCK_API_KEY set and no keychain', () => {
       secrets: unavailableSecretStore(),
     });
     try {
-      const printed = startupLines(running).join('\n');
+      const printed = startupLines(running, { dataDirArgument: null }).join('\n');
       expect(printed).toContain('no OS keychain');
       expect(printed).not.toMatch(/set AIRLOCK_API_KEY/);
       expect(printed).toContain('this run takes the gateway key from AIRLOCK_API_KEY');
@@ -86,7 +86,7 @@ describe('without a key for the profile served', () => {
     store.close();
     const running = await startAirlock({ dataDir: directory, port: 0, env: {}, secrets: memorySecretStore(), ...options });
     return {
-      lines: startupLines(running),
+      lines: startupLines(running, { dataDirArgument: null }),
       stop: async () => {
         await running.stop();
         rmSync(directory, { recursive: true, force: true });

@@ -28,7 +28,7 @@ describe("serve's start lines when the keychain did not answer", () => {
     };
     const notAnswering: SecretStore = { get: fail, set: fail, delete: fail };
     airlock = await startAirlock({ dataDir, port: 0, env: {}, secrets: notAnswering });
-    const lines = startupLines(airlock);
+    const lines = startupLines(airlock, { dataDirArgument: null });
     expect(lines.find((line) => line.includes('Active profile'))).toContain('(key not read yet: see the note below)');
     expect(lines).toContainEqual(expect.stringMatching(/^ {2}Note: the OS keychain did not answer within 30 s/));
   });

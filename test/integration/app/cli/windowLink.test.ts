@@ -79,7 +79,8 @@ describe('airlock window', () => {
   });
 
   it("serve's start lines send the user to `airlock window` for another link only where it can reach this run", async () => {
-    const windowLine = (running: Airlock) => startupLines(running).find((line) => line.includes('/_airlock/login#code=')) ?? '';
+    const windowLine = (running: Airlock) =>
+      startupLines(running, { dataDirArgument: null }).find((line) => line.includes('/_airlock/login#code=')) ?? '';
     expect(windowLine(airlock)).toContain('`npx airlock window` prints another');
 
     const noKeychainDir = mkdtempSync(path.join(tmpdir(), 'airlock-window-link-nokeychain-'));

@@ -111,7 +111,7 @@ describe("the window's status", () => {
     const osNotifications = decideNoticeNotifications(new Set(), board, { windowShown: false, notificationsEnabled: true });
     expect(osNotifications.notifications.length).toBeGreaterThan(0);
     expect(JSON.stringify(osNotifications)).not.toContain(plainKey);
-    const serveLines = startupLines(running);
+    const serveLines = startupLines(running, { dataDirArgument: null });
     expect(serveLines.some((line) => line.includes(CAPABILITIES_FILE_NAME))).toBe(true);
     expect(serveLines.join('\n')).not.toContain(plainKey);
     const { body: status, text } = await control<StatusResponse>(running, 'GET', 'status');

@@ -48,14 +48,13 @@ export interface ProxyHandle {
 
 export class PortInUseError extends Error {
   readonly port: number;
+  readonly host: string;
+  /** Only the fact: who holds the port and what to do differ between the desktop app and `airlock serve`, which each say it. */
   constructor(port: number, host: string) {
-    super(
-      `Port ${port} on ${host} is already in use, so Airlock cannot listen there. Another Airlock may be running ` +
-        `(check the tray), or another program holds the port: stop it, or start Airlock with --port <other> and ` +
-        `point your clients at that port.`,
-    );
+    super(`Port ${port} on ${host} is already in use, so Airlock cannot listen there.`);
     this.name = 'PortInUseError';
     this.port = port;
+    this.host = host;
   }
 }
 

@@ -8,6 +8,7 @@ import { startAirlock, type Airlock } from '../startAirlock.ts';
 import type { RequestLogStatus } from '../../contracts/log.ts';
 import type { StopReport } from '../../forward/shutdown.ts';
 import { PortInUseError } from '../../http/startServer.ts';
+import { portTakenMessage } from './portTaken.ts';
 import { describeKeyStatus, type KeyStatus } from '../secrets/keyCache.ts';
 import { API_KEY_ENV_VAR } from '../secrets/envKeySource.ts';
 import { UnscopedKeyError } from '../secrets/dataDirSecrets.ts';
@@ -155,6 +156,8 @@ export function registerServeCommand(program: Command, deps: CliDeps = defaultCl
         if (normalized.warning) deps.stderr.write(`warning: ${normalized.warning}\n`);
         commandLineBaseUrl = normalized.baseUrl;
       }
+      // An AIRLOCK_DATA_DIR counts too: the commands may be pasted in a shell that does not have it.
+      const dataDirArgument = dataDir === path.resolve(deps.cwd, defaultDataDir(deps.env, deps.platform, deps.homedir)) ? null : dataDir;
       let airlock: Airlock;
       try {
         airlock = await startAirlock({
@@ -167,10 +170,9 @@ export function registerServeCommand(program: Command, deps: CliDeps = defaultCl
           ...(commandLineBaseUrl ? { commandLineBaseUrl } : {}),
         });
       } catch (error) {
-        return failStart(deps, error instanceof PortInUseError || error instanceof Error ? error.message : String(error));
+        if (error instanceof PortInUseError) return failStart(deps, await portTakenMessage(error, dataDirArgument));
+        return failStart(deps, error instanceof Error ? error.message : String(error));
       }
-      // An AIRLOCK_DATA_DIR counts too: the commands may be pasted in a shell that does not have it.
-      const dataDirArgument = dataDir === path.resolve(deps.cwd, defaultDataDir(deps.env, deps.platform, deps.homedir)) ? null : dataDir;
       for (const line of startupLines(airlock, { dataDirArgument })) deps.stdout.write(`${line}\n`);
       // What compiled at start goes to the compile cache now, not only at a clean exit (compileCache.ts).
       flushCompileCache();

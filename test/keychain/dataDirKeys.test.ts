@@ -92,7 +92,7 @@ describe('a profile id used in two data directories', { timeout: 90_000 }, () =>
     const token = await clientToken(secondDir);
 
     const { port, startLines } = await serve(secondDir);
-    expect(startLines).toContain('key not set: `npx airlock key set work`');
+    expect(startLines).toContain(`key not set: \`npx airlock key set work --data-dir ${secondDir}\``);
     const answer = await chat(port, token);
     expect(answer.status).toBe(403);
     expect(secondGateway.received).toEqual([]);

@@ -5,7 +5,13 @@ import { bumpKeysRevision, requireProfile } from '../../profiles/configMutations
 import type { ConfigStore } from '../../profiles/configStore.ts';
 import { addPoolKey, relabelPoolKey, removePoolKey, replacePoolKey, requirePoolKey } from '../../profiles/keyPoolEdits.ts';
 import { describeKeyStatus, keyLastFour } from '../../secrets/keyCache.ts';
-import { gatewayKeyAccount, KeychainNotAnsweringError, type SecretStore } from '../../../contracts/secretStore.ts';
+import {
+  gatewayKeyAccount,
+  KeychainNotAnsweringError,
+  KeychainUnavailableError,
+  type SecretStore,
+} from '../../../contracts/secretStore.ts';
+import { API_KEY_ENV_VAR } from '../../secrets/envKeySource.ts';
 import { UnscopedKeyError } from '../../secrets/dataDirSecrets.ts';
 import { poolKeyAccount } from '../../../contracts/keyPool.ts';
 import { CLI_COMMAND } from '../../../contracts/cli.ts';
@@ -53,19 +59,21 @@ export function registerKeyCommands(program: Command, deps: CliDeps = defaultCli
     .command('delete <profile>')
     .description('delete the gateway key of a profile (every key of its pool) from the keychain')
     .action((profileId: string, _options: unknown, command: Command) =>
-      withCliErrors(command, async () => {
-        const store = configStoreFor(command, deps);
-        const profile = requireExistingProfile(store, profileId);
-        if (profile.keyPool !== undefined) {
-          for (const entry of profile.keyPool)
-            await removePoolKey({ secrets: secretsFor(command, deps), config: store }, profileId, entry.id);
-          writeLine(deps.stdout, `Deleted the ${profile.keyPool.length} key(s) of the pool of profile ${profileId}.`);
-          return;
-        }
-        const deleted = await secretsFor(command, deps).delete(gatewayKeyAccount(profileId));
-        if (deleted) await store.update(bumpKeysRevision);
-        writeLine(deps.stdout, deleted ? `Deleted the key of profile ${profileId}.` : `Profile ${profileId} had no key.`);
-      }),
+      withCliErrors(command, () =>
+        withKeychainFallback(DELETE_FALLBACK, async () => {
+          const store = configStoreFor(command, deps);
+          const profile = requireExistingProfile(store, profileId);
+          if (profile.keyPool !== undefined) {
+            for (const entry of profile.keyPool)
+              await removePoolKey({ secrets: secretsFor(command, deps), config: store }, profileId, entry.id);
+            writeLine(deps.stdout, `Deleted the ${profile.keyPool.length} key(s) of the pool of profile ${profileId}.`);
+            return;
+          }
+          const deleted = await secretsFor(command, deps).delete(gatewayKeyAccount(profileId));
+          if (deleted) await store.update(bumpKeysRevision);
+          writeLine(deps.stdout, deleted ? `Deleted the key of profile ${profileId}.` : `Profile ${profileId} had no key.`);
+        }),
+      ),
     );
 
   key
@@ -88,52 +96,75 @@ export function registerKeyCommands(program: Command, deps: CliDeps = defaultCli
     .command('remove <profile> <id>')
     .description("remove one key from the profile's pool and from the keychain")
     .action((profileId: string, keyId: string, _options: unknown, command: Command) =>
-      withCliErrors(command, async () => {
-        const store = configStoreFor(command, deps);
-        requireExistingProfile(store, profileId);
-        await removePoolKey({ secrets: secretsFor(command, deps), config: store }, profileId, keyId);
-        writeLine(deps.stdout, `Removed key ${keyId} from the pool of profile ${profileId}.`);
-      }),
+      withCliErrors(command, () =>
+        withKeychainFallback(DELETE_FALLBACK, async () => {
+          const store = configStoreFor(command, deps);
+          requireExistingProfile(store, profileId);
+          await removePoolKey({ secrets: secretsFor(command, deps), config: store }, profileId, keyId);
+          writeLine(deps.stdout, `Removed key ${keyId} from the pool of profile ${profileId}.`);
+        }),
+      ),
     );
 
   key
     .command('label <profile> <id> <label>')
     .description('rename one key of the pool')
     .action((profileId: string, keyId: string, label: string, _options: unknown, command: Command) =>
-      withCliErrors(command, async () => {
-        const store = configStoreFor(command, deps);
-        requireExistingProfile(store, profileId);
-        const entry = await relabelPoolKey({ secrets: secretsFor(command, deps), config: store }, profileId, keyId, label);
-        writeLine(deps.stdout, `Key ${entry.id} of profile ${profileId} is now "${entry.label}".`);
-      }),
+      withCliErrors(command, () =>
+        withKeychainFallback(LABEL_FALLBACK, async () => {
+          const store = configStoreFor(command, deps);
+          requireExistingProfile(store, profileId);
+          const entry = await relabelPoolKey({ secrets: secretsFor(command, deps), config: store }, profileId, keyId, label);
+          writeLine(deps.stdout, `Key ${entry.id} of profile ${profileId} is now "${entry.label}".`);
+        }),
+      ),
     );
 
   key
     .command('list <profile>')
     .description("the profile's keys: id, label and whether the keychain holds each (its last four characters)")
     .action((profileId: string, _options: unknown, command: Command) =>
-      withCliErrors(command, async () => {
-        const store = configStoreFor(command, deps);
-        const profile = requireExistingProfile(store, profileId);
-        const secrets = secretsFor(command, deps);
-        if (profile.keyPool === undefined) {
-          const single = await secrets.get(gatewayKeyAccount(profileId));
-          writeLine(
-            deps.stdout,
-            `${profileId}: one key, ${describeKeyStatus({ set: single !== null, lastFour: single ? keyLastFour(single) : null })}`,
-          );
-          return;
-        }
-        const held = await Promise.all(profile.keyPool.map((entry) => secrets.get(poolKeyAccount(profileId, entry.id))));
-        const keys = held.filter((secret) => secret !== null);
-        for (const [index, entry] of profile.keyPool.entries()) {
-          const secret = held[index] ?? null;
-          const status = describeKeyStatus({ set: secret !== null, lastFour: secret ? keyLastFour(secret) : null });
-          // A label written into the file by hand could hold a key: masked, as the window masks it.
-          writeLine(deps.stdout, `${entry.id}\t${redactKnownSecrets(entry.label, keys)}\t${status}`);
-        }
-      }),
+      withCliErrors(command, () =>
+        withKeychainFallback(LIST_FALLBACK, async () => {
+          const store = configStoreFor(command, deps);
+          const profile = requireExistingProfile(store, profileId);
+          const secrets = secretsFor(command, deps);
+          if (profile.keyPool === undefined) {
+            const single = await secrets.get(gatewayKeyAccount(profileId));
+            writeLine(
+              deps.stdout,
+              `${profileId}: one key, ${describeKeyStatus({ set: single !== null, lastFour: single ? keyLastFour(single) : null })}`,
+            );
+            return;
+          }
+          const held = await Promise.all(profile.keyPool.map((entry) => secrets.get(poolKeyAccount(profileId, entry.id))));
+          const keys = held.filter((secret) => secret !== null);
+          for (const [index, entry] of profile.keyPool.entries()) {
+            const secret = held[index] ?? null;
+            const status = describeKeyStatus({ set: secret !== null, lastFour: secret ? keyLastFour(secret) : null });
+            // A label written into the file by hand could hold a key: masked, as the window masks it.
+            writeLine(deps.stdout, `${entry.id}\t${redactKnownSecrets(entry.label, keys)}\t${status}`);
+          }
+        }),
+      ),
     );
+}
+
+/*
+ * What a key command that cannot reach the keychain says after "start a keyring, or": the
+ * gateway keys' usual way forward (AIRLOCK_API_KEY for a run) is no answer to a delete, a list or
+ * a label, which have nothing to do with a run.
+ */
+const DELETE_FALLBACK = `note that nothing was deleted (Airlock keeps keys in no file); if the key comes from ${API_KEY_ENV_VAR}, unset ${API_KEY_ENV_VAR} in the shell or service that sets it`;
+const LIST_FALLBACK = `note that the keys cannot be listed without it (a run without a keychain takes its key from ${API_KEY_ENV_VAR})`;
+const LABEL_FALLBACK = "note that the label was not changed: it is checked against the pool's keys, which only the keychain holds";
+
+async function withKeychainFallback(fallback: string, body: () => Promise<void>): Promise<void> {
+  try {
+    await body();
+  } catch (error) {
+    throw error instanceof KeychainUnavailableError ? error.withFallback(fallback) : error;
+  }
 }
 
 function requireExistingProfile(store: ConfigStore, profileId: string) {

@@ -290,3 +290,49 @@ describe('airlock key list', () => {
     expect(findSentinel(listed.stdout)).toBeNull();
   });
 });
+
+describe('airlock key without a keychain', () => {
+  /** Where a test's command line names the pool key added first. */
+  const KEY_ID = '<key id>';
+  async function addPoolKey(): Promise<string> {
+    const added = await airlock(['key', 'add', 'work'], `${SENTINEL_KEY}\n`);
+    expect(added.exitCode).toBe(0);
+    return /^Added key (\S+)/.exec(added.stdout)?.[1] ?? '';
+  }
+
+  it.each([
+    ['key delete of a single key', ['key', 'delete', 'work'], false],
+    ['key delete of a pool', ['key', 'delete', 'work'], true],
+    ['key remove', ['key', 'remove', 'work', KEY_ID], true],
+  ])('%s says nothing was deleted and where a key from AIRLOCK_API_KEY goes away, not to set it', async (_name, args, pool) => {
+    await airlock(['profile', 'add', 'work', '--name', 'Work', '--base-url', 'https://gw.example/v1']);
+    const keyId = pool ? await addPoolKey() : '';
+    const run = await runAirlock(
+      dataDir,
+      unavailableSecretStore(),
+      args.map((arg) => (arg === KEY_ID ? keyId : arg)),
+    );
+    expect(run.exitCode).toBe(1);
+    expect(run.stderr).toContain('no D-Bus session');
+    expect(run.stderr).toContain('nothing was deleted');
+    expect(run.stderr).toContain('unset AIRLOCK_API_KEY in the shell or service that sets it');
+    expect(run.stderr).not.toContain('set AIRLOCK_API_KEY for this run');
+  });
+
+  it.each([
+    ['key list', ['key', 'list', 'work'], 'the keys cannot be listed'],
+    ['key label', ['key', 'label', 'work', KEY_ID, 'team B'], 'the label was not changed'],
+  ])('%s says what it could not do, not to set AIRLOCK_API_KEY', async (_name, args, said) => {
+    await airlock(['profile', 'add', 'work', '--name', 'Work', '--base-url', 'https://gw.example/v1']);
+    const keyId = await addPoolKey();
+    const run = await runAirlock(
+      dataDir,
+      unavailableSecretStore(),
+      args.map((arg) => (arg === KEY_ID ? keyId : arg)),
+    );
+    expect(run.exitCode).toBe(1);
+    expect(run.stderr).toContain('no D-Bus session');
+    expect(run.stderr).toContain(said);
+    expect(run.stderr).not.toContain('set AIRLOCK_API_KEY for this run');
+  });
+});

@@ -32,6 +32,7 @@ export const LOCAL_ERROR_CLASSES = [
   'translation_unavailable',
   'proxy_stopping',
   'ledger_incomplete',
+  'log_unreadable',
 ] as const;
 
 export type UpstreamErrorClass = (typeof UPSTREAM_ERROR_CLASSES)[number];

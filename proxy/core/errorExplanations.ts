@@ -152,6 +152,12 @@ const EXPLANATIONS: Record<ErrorClass, ErrorExplanation> = {
     fix: 'If the disk where Airlock keeps its data is full, free space: the caps are checked again once the spend is recorded. Spend an earlier run could not save stands until its day or month ends; to accept that loss sooner, delete the file the message names.',
     retryable: false,
   },
+  log_unreadable: {
+    meaning:
+      'Airlock could not read its request log, where it keeps which keyed image and video creations were already sent, so it did not send this one (it might create the task twice)',
+    fix: 'Send it again later with the same idempotency key; the notices in the window or the Airlock output say why the log could not be read.',
+    retryable: true,
+  },
 };
 
 /**

@@ -71,6 +71,8 @@ export interface IdempotencyCacheDependencies {
    * fails a request); one that cannot read refuses the key, which may have a first that ran.
    */
   onStoreError?: (error: unknown) => void;
+  /** The refusal of a key whose record could not be read, by the read's error; UNREADABLE_STORE_REFUSAL unless given. */
+  unreadableRefusal?: (error: unknown) => LocalRefusal;
 }
 
 export class IdempotencyCache {
@@ -78,6 +80,7 @@ export class IdempotencyCache {
   readonly #nowMs: () => number;
   readonly #durable: IdempotencyStore | null;
   readonly #onStoreError: (error: unknown) => void;
+  readonly #unreadableRefusal: (error: unknown) => LocalRefusal;
   readonly #entries = new Map<string, Entry>();
   #totalBytes = 0;
 
@@ -86,6 +89,7 @@ export class IdempotencyCache {
     this.#nowMs = dependencies.nowMs ?? Date.now;
     this.#durable = dependencies.store ?? null;
     this.#onStoreError = dependencies.onStoreError ?? ((error) => console.error('[airlock] idempotency store failed:', error));
+    this.#unreadableRefusal = dependencies.unreadableRefusal ?? (() => UNREADABLE_STORE_REFUSAL);
   }
 
   get size(): number {
@@ -109,7 +113,7 @@ export class IdempotencyCache {
         return { kind: 'refused', refusal: differentRequestRefusal(entry.requestId) };
       if (entry.state === 'unknown_outcome' || entry.state === 'unknown')
         return { kind: 'refused', refusal: unknownOutcomeRefusal(entry.requestId) };
-      if (entry.state === 'unreadable') return { kind: 'refused', refusal: UNREADABLE_REFUSAL };
+      if (entry.state === 'unreadable') return { kind: 'refused', refusal: entry.refusal };
       if (entry.state === 'in-flight') {
         // Then look again: the first may have been stored, or abandoned (one waiter becomes first).
         if (!(await settledWithin(entry.settled, deadlineMs - this.#nowMs(), options.signal))) {
@@ -141,13 +145,17 @@ export class IdempotencyCache {
     key: string,
     profileId: string,
     idempotencyKey: string,
-  ): Entry | { state: 'unknown_outcome'; requestId: string; fingerprint: string | null } | { state: 'unreadable' } | undefined {
+  ):
+    | Entry
+    | { state: 'unknown_outcome'; requestId: string; fingerprint: string | null }
+    | { state: 'unreadable'; refusal: LocalRefusal }
+    | undefined {
     let persisted: PersistedIdempotency | null = null;
     try {
       persisted = this.#durable?.find(profileId, idempotencyKey, this.#nowMs() - this.options.windowMs) ?? null;
     } catch (error) {
       this.#onStoreError(error);
-      return { state: 'unreadable' };
+      return { state: 'unreadable', refusal: this.#unreadableRefusal(error) };
     }
     if (!persisted) return undefined;
     if (persisted.state === 'in_flight')
@@ -327,14 +335,18 @@ function differentRequestRefusal(firstRequestId: string): LocalRefusal {
   };
 }
 
-const UNREADABLE_REFUSAL: LocalRefusal = {
-  status: 409,
-  errorClass: 'invalid_request',
+/**
+ * A read of the record that failed for now (a busy log, a disk error): 503, as RFC 9110 section
+ * 15.6.4 has it for a condition likely to pass, so a repeat later with the same key is the way on.
+ */
+export const UNREADABLE_STORE_REFUSAL: LocalRefusal = {
+  status: 503,
+  errorClass: 'log_unreadable',
   code: 'idempotency_key_unverifiable',
   message:
-    'Airlock could not read its record of keyed image and video creations (the request log failed; its error is in the Airlock output), so it cannot tell ' +
-    'whether a request with this idempotency key was already sent, and it does not send it to avoid creating the task twice. Restart Airlock: at start it ' +
-    'moves a damaged log aside and keeps the answers it can read. Or use a new key to create a new task.',
+    'Airlock could not read its record of keyed image and video creations just now (the request log did not answer; its error is in the Airlock output), ' +
+    'so it cannot tell whether a request with this idempotency key was already sent, and it does not send it to avoid creating the task twice. ' +
+    'Send it again later with the same idempotency key, or use a new key to create a new task.',
 };
 
 function unavailableRefusal(maxBodyBytes: number): LocalRefusal {

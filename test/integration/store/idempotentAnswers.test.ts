@@ -159,7 +159,7 @@ describe('idempotent answers kept in the request log database', () => {
     await temp.log.close();
     expect(await cache.claim('main', 'k', 'alk_1')).toMatchObject({
       kind: 'refused',
-      refusal: { status: 409, code: 'idempotency_key_unverifiable' },
+      refusal: { status: 503, code: 'idempotency_key_unverifiable' },
     });
     expect(failures).toHaveLength(1);
   });

@@ -124,7 +124,7 @@ describe('IdempotencyCache', () => {
     });
   });
 
-  it('refuses, never sends, a keyed creation whose record cannot be read (a damaged log)', async () => {
+  it('refuses, never sends, a keyed creation whose record cannot be read (app/keyedCreations.ts words the refusal for a damaged log)', async () => {
     const errors: unknown[] = [];
     const unreadable = {
       find: () => {
@@ -139,9 +139,9 @@ describe('IdempotencyCache', () => {
     expect(await cache.claim('work', 'k', 'alk_1')).toMatchObject({
       kind: 'refused',
       refusal: {
-        status: 409,
+        status: 503,
         code: 'idempotency_key_unverifiable',
-        message: expect.stringMatching(/could not read.*Restart Airlock.*new key/),
+        message: expect.stringMatching(/could not read.*same idempotency key.*new key/),
       },
     });
     expect(errors).toHaveLength(1);

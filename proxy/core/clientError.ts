@@ -5,7 +5,8 @@ import { redactSecrets } from './redact.ts';
 
 export interface ClientErrorDetail {
   upstreamMessage?: string;
-  upstreamCode?: string;
+  /** The failure's code: the gateway's own, or one Airlock made where it says more than the class (`stream_ended_early`). */
+  errorCode?: string;
   /** Closest model ids, for model_not_found. */
   suggestions?: string[];
   profileName?: string;
@@ -61,14 +62,14 @@ const MAX_CODE_CHARS = 64;
 
 /** The OpenAI-shaped body a client gets: cause, fix, and what the gateway said (with secrets removed). */
 export function buildClientError(errorClass: ErrorClass, detail: ClientErrorDetail = {}): OpenAiErrorBody {
-  const { meaning, fix } = explainError(errorClass, detail.upstreamCode);
+  const { meaning, fix } = explainError(errorClass, detail.errorCode);
   const secrets = detail.knownSecrets ?? [];
   // A hand-edited config may hold a key in the base URL it names.
   const parts = [`${meaning}${redactSecrets(causeSuffix(errorClass, detail), secrets)}.`];
 
   const statusHint =
     errorClass === 'bad_request' && detail.upstreamStatus !== undefined ? BAD_REQUEST_STATUS_HINTS[detail.upstreamStatus] : undefined;
-  const networkHint = errorClass === 'network' ? networkCodeHint(detail.upstreamCode, detail.osCaStoreTrusted ?? false) : undefined;
+  const networkHint = errorClass === 'network' ? networkCodeHint(detail.errorCode, detail.osCaStoreTrusted ?? false) : undefined;
   if (networkHint) parts.push(networkHint);
   // A status hint is that status's own fix: the generic one ("check the parameters, shorten the conversation") would contradict a firewall's 403.
   parts.push(statusHint ?? fix);
@@ -82,12 +83,12 @@ export function buildClientError(errorClass: ErrorClass, detail: ClientErrorDeta
 
   if (detail.upstreamRequestId) parts.push(`Gateway request id: ${detail.upstreamRequestId}.`);
 
-  const upstreamCode = detail.upstreamCode ? truncate(redactSecrets(detail.upstreamCode, secrets), MAX_CODE_CHARS) : '';
+  const errorCode = detail.errorCode ? truncate(redactSecrets(detail.errorCode, secrets), MAX_CODE_CHARS) : '';
   return {
     error: {
       message: parts.join(' '),
       type: errorClass,
-      code: upstreamCode || errorClass,
+      code: errorCode || errorClass,
       param: null,
       ...(detail.upstreamRequestId ? { request_id: detail.upstreamRequestId } : {}),
     },

@@ -203,10 +203,10 @@ function endedEarly(message: string | null): boolean {
   return message !== null && (message.startsWith(STREAM_ENDED_EARLY_CAUSE) || message.startsWith(ANSWER_ENDED_EARLY_CAUSE));
 }
 
-/** `upstreamCode`: the failure's code, where it says more than the class (an answer that is not HTTP, a stream closed early). */
-export function explainError(errorClass: ErrorClass, upstreamCode?: string | null): ErrorExplanation {
-  if (errorClass === 'upstream_error' && isInvalidHttpCode(upstreamCode)) return INVALID_HTTP_ANSWER;
-  if (errorClass === 'stream_interrupted' && upstreamCode === STREAM_ENDED_EARLY_CODE) return STREAM_ENDED_EARLY;
+/** `errorCode`: the failure's code, where it says more than the class (an answer that is not HTTP, a stream closed early). */
+export function explainError(errorClass: ErrorClass, errorCode?: string | null): ErrorExplanation {
+  if (errorClass === 'upstream_error' && isInvalidHttpCode(errorCode)) return INVALID_HTTP_ANSWER;
+  if (errorClass === 'stream_interrupted' && errorCode === STREAM_ENDED_EARLY_CODE) return STREAM_ENDED_EARLY;
   return EXPLANATIONS[errorClass];
 }
 

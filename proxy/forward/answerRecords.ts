@@ -32,6 +32,6 @@ export function recordDeclaredError(input: RelayInput, declared: DeclaredError, 
 
 /** What a declared error said, for the error the client gets in its own protocol (known secrets removed). */
 export function declaredErrorDetail(input: RelayInput, declared: DeclaredError): ClientErrorDetail {
-  const upstreamCode = declared.code ?? declared.type;
-  return { upstreamMessage: declared.message, knownSecrets: [...input.knownSecrets], ...(upstreamCode !== null ? { upstreamCode } : {}) };
+  const errorCode = declared.code ?? declared.type;
+  return { upstreamMessage: declared.message, knownSecrets: [...input.knownSecrets], ...(errorCode !== null ? { errorCode } : {}) };
 }

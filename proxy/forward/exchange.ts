@@ -240,7 +240,7 @@ async function answer(
       upstreamRequestId: result.upstreamRequestId,
       detail: {
         ...(said !== null ? { upstreamMessage: said } : {}),
-        ...(upstream.code !== null ? { upstreamCode: upstream.code } : {}),
+        ...(upstream.code !== null ? { errorCode: upstream.code } : {}),
         ...(suggestions ? { suggestions } : {}),
         profileName: profile.name,
         baseUrl: profile.baseUrl,
@@ -259,8 +259,8 @@ function networkDetail(target: SendableStep['target'], result: Extract<AttemptsR
   const code = networkFailureCode(result.error);
   // Node's own words for it end in advice for Node's command line ("try running Node.js with
   // --use-system-ca"), which Airlock has already followed: the code's hint says what is left to do.
-  if (isUnknownIssuerCode(code)) return { upstreamCode: code, osCaStoreTrusted: osCaStoreTrusted() };
-  return { upstreamMessage: (result.error as Error).message, ...(code ? { upstreamCode: code } : {}) };
+  if (isUnknownIssuerCode(code)) return { errorCode: code, osCaStoreTrusted: osCaStoreTrusted() };
+  return { upstreamMessage: (result.error as Error).message, ...(code ? { errorCode: code } : {}) };
 }
 
 function replyAborted(context: ExchangeContext, step: SendableStep, reason: AbortReason): void {

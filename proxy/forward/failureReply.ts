@@ -46,9 +46,9 @@ export function replyFailure(
   if (failure.retryAfter) headers['retry-after'] = failure.retryAfter;
   if (failure.retryAfterMs) headers['retry-after-ms'] = failure.retryAfterMs;
   if (upstreamRequestId) headers[adapterNamed(protocol).errors.requestIdHeader] = upstreamRequestId;
-  const untrustedCertificate = errorClass === 'network' && isUnknownIssuerCode(failure.detail.upstreamCode);
+  const untrustedCertificate = errorClass === 'network' && isUnknownIssuerCode(failure.detail.errorCode);
   if (
-    !explainError(errorClass, failure.detail.upstreamCode).retryable ||
+    !explainError(errorClass, failure.detail.errorCode).retryable ||
     errorClass === 'proxy_stopping' ||
     failure.refusesRetry === true ||
     untrustedCertificate

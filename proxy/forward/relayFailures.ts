@@ -33,7 +33,7 @@ export function failNotJson(input: RelayInput, text: string): void {
  * three times (OpenAI's) or eleven (Claude Code's) for nothing; the fix leaves the resend to the user.
  */
 export function failCutShort(input: RelayInput, bytes: number): void {
-  failAnswer(input, 'stream_interrupted', { upstreamCode: STREAM_ENDED_EARLY_CODE }, { refusesRetry: true });
+  failAnswer(input, 'stream_interrupted', { errorCode: STREAM_ENDED_EARLY_CODE }, { refusesRetry: true });
   input.trace.failed('stream_interrupted', `${ANSWER_ENDED_EARLY_CAUSE} after ${bytes} bytes, its JSON cut short`);
   input.trace.answerBrokeOff();
 }
@@ -90,7 +90,7 @@ export function failMidStream(
   }
   const timeoutMs = timeoutOf(profile, errorClass);
   const stopped = errorClass === 'proxy_stopping';
-  const detail = { ...(timeoutMs !== undefined ? { timeoutMs } : {}), ...(clientCode !== undefined ? { upstreamCode: clientCode } : {}) };
+  const detail = { ...(timeoutMs !== undefined ? { timeoutMs } : {}), ...(clientCode !== undefined ? { errorCode: clientCode } : {}) };
   // The failure in the client protocol's own words (Anthropic's error type, the Responses code),
   // with the cause and fix a native client gets in its own frame.
   const failureType = input.plan.translator?.failureType(errorClass, null) ?? 'api_error';
@@ -146,7 +146,7 @@ export function failEndedEarly(input: RelayInput, what: string): void {
     res.destroy();
     return;
   }
-  const detail = { upstreamCode: STREAM_ENDED_EARLY_CODE };
+  const detail = { errorCode: STREAM_ENDED_EARLY_CODE };
   const failure = { errorClass: 'stream_interrupted' as const, upstreamStatus: null, detail, upstreamRequestId: input.upstreamRequestId };
   replyFailure(res, trace, input.plan.protocol, failure, input.knownSecrets);
   trace.failed('stream_interrupted', cause);

@@ -85,7 +85,7 @@ export function declaredErrorExplained(errorClass: UpstreamErrorClass, error: De
   const code = error.code ?? error.type;
   const explained = buildClientError(errorClass, {
     upstreamMessage: error.message,
-    ...(code !== null ? { upstreamCode: code } : {}),
+    ...(code !== null ? { errorCode: code } : {}),
     knownSecrets: [...knownSecrets],
   });
   // Not a 401: a relay that answers 200 often speaks of its own key for the provider behind it.

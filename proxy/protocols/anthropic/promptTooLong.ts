@@ -13,9 +13,9 @@ const OVERFLOW = /context_length_exceeded|ContextWindowExceeded|maximum context 
 const ANTHROPIC_WORDS = /prompt is too long/i;
 
 /** Anthropic's words for a gateway's context overflow, to lead the message with; null when it is none (or already says so). */
-export function promptTooLongWords(errorClass: ErrorClass, detail: { upstreamMessage?: string; upstreamCode?: string }): string | null {
+export function promptTooLongWords(errorClass: ErrorClass, detail: { upstreamMessage?: string; errorCode?: string }): string | null {
   if (errorClass !== 'bad_request') return null;
-  const said = `${detail.upstreamCode ?? ''} ${detail.upstreamMessage ?? ''}`;
+  const said = `${detail.errorCode ?? ''} ${detail.upstreamMessage ?? ''}`;
   if (ANTHROPIC_WORDS.test(said)) return null;
   const numbers = REQUESTED_OVER_LIMIT.exec(said);
   if (numbers) return `prompt is too long: ${numbers[2]} tokens > ${numbers[1]} maximum.`;

@@ -48,7 +48,7 @@ describe('explainError', () => {
 describe('buildClientError', () => {
   it.each<[string, ErrorClass, ClientErrorDetail, string, RegExp[]]>([
     ['class as code without upstream code', 'upstream_error', {}, 'upstream_error', [/no valid answer/, /Retry once/]],
-    ['upstream code kept', 'auth', { upstreamCode: 'invalid_api_key' }, 'invalid_api_key', [/refused the key/]],
+    ['upstream code kept', 'auth', { errorCode: 'invalid_api_key' }, 'invalid_api_key', [/refused the key/]],
     ['profile named for auth', 'auth', { profileName: 'work' }, 'auth', [/\(profile "work"\)\./]],
     ['profile not named for other classes', 'rate_limited', { profileName: 'work' }, 'rate_limited', [/^(?!.*profile "work")/]],
     [
@@ -71,25 +71,25 @@ describe('buildClientError', () => {
     ],
     ['404 path hint', 'bad_request', { upstreamStatus: 404 }, 'bad_request', [/no endpoint at this path/]],
     ['413 size hint', 'bad_request', { upstreamStatus: 413 }, 'bad_request', [/over the size limit of the gateway/]],
-    ['network code hint', 'network', { upstreamCode: 'ENOTFOUND' }, 'ENOTFOUND', [/does not resolve/]],
+    ['network code hint', 'network', { errorCode: 'ENOTFOUND' }, 'ENOTFOUND', [/does not resolve/]],
     [
       'body refused mid-upload',
       'network',
-      { upstreamCode: 'EPIPE' },
+      { errorCode: 'EPIPE' },
       'EPIPE',
       [/closed the connection while the request was still being sent/, /size limit/],
     ],
     [
       'unknown certificate issuer, the OS store not tried',
       'network',
-      { upstreamCode: 'SELF_SIGNED_CERT_IN_CHAIN' },
+      { errorCode: 'SELF_SIGNED_CERT_IN_CHAIN' },
       'SELF_SIGNED_CERT_IN_CHAIN',
       [/certificate authority Airlock does not trust/, /^(?!.*certificate store)/],
     ],
     [
       'unknown certificate issuer after the OS store was trusted too',
       'network',
-      { upstreamCode: 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY', osCaStoreTrusted: true },
+      { errorCode: 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY', osCaStoreTrusted: true },
       'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
       [/this computer's certificate store too/, /restart Airlock/],
     ],
@@ -125,7 +125,7 @@ describe('buildClientError', () => {
     ['base64 at offset 1', `token=${base64(`:${SENTINEL_KEY}`)}`],
   ])('never carries the key from upstream text (%s)', (_label, upstreamMessage) => {
     for (const knownSecrets of [[SENTINEL_KEY], []]) {
-      const body = buildClientError('auth', { upstreamMessage, upstreamCode: SENTINEL_KEY, knownSecrets });
+      const body = buildClientError('auth', { upstreamMessage, errorCode: SENTINEL_KEY, knownSecrets });
       expect(findSentinel(JSON.stringify(body))).toBeNull();
     }
   });

@@ -3,7 +3,7 @@ import type { ErrorClass } from '../../../proxy/contracts/errors.ts';
 import { promptTooLongWords } from '../../../proxy/protocols/anthropic/promptTooLong.ts';
 
 describe("a gateway's context overflow in Anthropic's words", () => {
-  it.each<[string, ErrorClass, { upstreamMessage?: string; upstreamCode?: string }, string | null]>([
+  it.each<[string, ErrorClass, { upstreamMessage?: string; errorCode?: string }, string | null]>([
     [
       'OpenAI and vLLM: the numbers are read',
       'bad_request',
@@ -19,7 +19,7 @@ describe("a gateway's context overflow in Anthropic's words", () => {
     [
       "OpenAI's code alone",
       'bad_request',
-      { upstreamMessage: 'Your input exceeds the limit.', upstreamCode: 'context_length_exceeded' },
+      { upstreamMessage: 'Your input exceeds the limit.', errorCode: 'context_length_exceeded' },
       'prompt is too long.',
     ],
     [

@@ -66,6 +66,8 @@ export type RequestLifecycleEvent =
       retries: number;
       errorClass: ErrorClass | null;
       errorMessage: string | null;
+      /** The failure's code where it says more than the class: the gateway's, or Airlock's own (`stream_ended_early`). */
+      errorCode: string | null;
       responseModel: string | null;
       upstreamRequestId: string | null;
       /** A pooled profile's key for each attempt, in order; absent for a profile with one key. */

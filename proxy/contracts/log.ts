@@ -52,6 +52,8 @@ export interface RequestLogRow {
   status: number | null;
   errorClass: ErrorClass | null;
   errorMessage: string | null;
+  /** The failure's code (lifecycle end event); null when it had none, and on rows written before migration 16 kept it. */
+  errorCode: string | null;
   retries: number;
   inputTokens: number | null;
   outputTokens: number | null;

@@ -244,8 +244,18 @@ const IDEMPOTENCY_REFUSALS: Record<number, ErrorExplanation> = {
  * The explanation of a request that failed with `status`: some classes hold refusals of different
  * causes, which their status tells apart, and the class alone would contradict the refusal's message.
  */
-export function explainErrorAt(errorClass: ErrorClass, status: number | null, message: string | null = null): ErrorExplanation {
-  if (errorClass === 'stream_interrupted' && endedEarly(message)) return STREAM_ENDED_EARLY;
+export function explainErrorAt(
+  errorClass: ErrorClass,
+  status: number | null,
+  message: string | null = null,
+  errorCode: string | null = null,
+): ErrorExplanation {
+  if (errorCode !== null) {
+    const byCode = explainError(errorClass, errorCode);
+    if (byCode !== EXPLANATIONS[errorClass]) return byCode;
+  }
+  // Rows written before the log kept the code (migration 16) tell the early end by their message only.
+  if (errorClass === 'stream_interrupted' && errorCode === null && endedEarly(message)) return STREAM_ENDED_EARLY;
   const explained = EXPLANATIONS[errorClass];
   if (status === null) return explained;
   if (errorClass === 'no_key' && status === 503) return KEYCHAIN_NOT_ANSWERING;

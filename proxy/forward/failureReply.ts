@@ -55,7 +55,7 @@ export function replyFailure(
   ) {
     headers['x-should-retry'] = 'false';
   }
-  trace.failed(errorClass, JSON.stringify(body), status);
+  trace.failed(errorClass, JSON.stringify(body), status, failure.detail.errorCode);
   sendJson(res, status, body, headers);
 }
 

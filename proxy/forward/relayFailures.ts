@@ -34,7 +34,12 @@ export function failNotJson(input: RelayInput, text: string): void {
  */
 export function failCutShort(input: RelayInput, bytes: number): void {
   failAnswer(input, 'stream_interrupted', { errorCode: STREAM_ENDED_EARLY_CODE }, { refusesRetry: true });
-  input.trace.failed('stream_interrupted', `${ANSWER_ENDED_EARLY_CAUSE} after ${bytes} bytes, its JSON cut short`);
+  input.trace.failed(
+    'stream_interrupted',
+    `${ANSWER_ENDED_EARLY_CAUSE} after ${bytes} bytes, its JSON cut short`,
+    undefined,
+    STREAM_ENDED_EARLY_CODE,
+  );
   input.trace.answerBrokeOff();
 }
 
@@ -58,7 +63,7 @@ export function failAnswer(
   if (res.headersSent) {
     // An event stream already open (one JSON answer under its label) ends with its protocol's error event.
     const failed = { ...detail, knownSecrets: [...input.knownSecrets] };
-    trace.failed(errorClass, buildClientError(errorClass, failed).error.message);
+    trace.failed(errorClass, buildClientError(errorClass, failed).error.message, undefined, detail.errorCode);
     if (!res.destroyed) res.end(adapterNamed(plan.protocol).errors.streamFrame(errorClass, failed));
     return;
   }
@@ -99,7 +104,8 @@ export function failMidStream(
         .fail({ type: failureType, message: stopped ? STOPPED_MESSAGE : buildClientError(errorClass, detail).error.message })
         .join('')
     : client.errors.streamFrame(errorClass, detail);
-  trace.failed(errorClass, stopped ? STOPPED_MESSAGE : (cause ?? `the upstream stream ended before its answer was whole (${errorClass})`));
+  const message = stopped ? STOPPED_MESSAGE : (cause ?? `the upstream stream ended before its answer was whole (${errorClass})`);
+  trace.failed(errorClass, message, undefined, clientCode);
   input.onStreamFailure(errorClass);
   if (!res.destroyed) res.end(frame);
 }
@@ -142,14 +148,15 @@ export function failEndedEarly(input: RelayInput, what: string): void {
   const { res, trace } = input;
   const cause = `${STREAM_ENDED_EARLY_CAUSE} ${what}`;
   if (res.destroyed || res.headersSent) {
-    trace.failed(res.destroyed ? 'client_aborted' : 'stream_interrupted', cause);
+    if (res.destroyed) trace.failed('client_aborted', cause);
+    else trace.failed('stream_interrupted', cause, undefined, STREAM_ENDED_EARLY_CODE);
     res.destroy();
     return;
   }
   const detail = { errorCode: STREAM_ENDED_EARLY_CODE };
   const failure = { errorClass: 'stream_interrupted' as const, upstreamStatus: null, detail, upstreamRequestId: input.upstreamRequestId };
   replyFailure(res, trace, input.plan.protocol, failure, input.knownSecrets);
-  trace.failed('stream_interrupted', cause);
+  trace.failed('stream_interrupted', cause, undefined, STREAM_ENDED_EARLY_CODE);
   trace.answerBrokeOff();
 }
 

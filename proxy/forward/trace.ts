@@ -45,6 +45,7 @@ export class RequestTrace {
   #status = 0;
   #errorClass: ErrorClass | null = null;
   #errorMessage: string | null = null;
+  #errorCode: string | null = null;
   #responseModel: string | null = null;
   /** Every attempt's gateway request id, in order: support may ask for any of them. */
   readonly #upstreamRequestIds: string[] = [];
@@ -317,10 +318,14 @@ export class RequestTrace {
     return this.#successFailure;
   }
 
-  /** The request failed with this class; `status`, when given, is what its client is answered (or 499 for a client gone). */
-  failed(errorClass: ErrorClass, message: string, status?: number): void {
+  /**
+   * The request failed with this class; `status`, when given, is what its client is answered (or 499
+   * for a client gone); `errorCode`, the code its client's error carries where it says more than the class.
+   */
+  failed(errorClass: ErrorClass, message: string, status?: number, errorCode?: string): void {
     this.#errorClass = errorClass;
     this.#errorMessage = message;
+    this.#errorCode = errorCode ?? null;
     if (status !== undefined) this.#status = status;
   }
 
@@ -372,6 +377,7 @@ export class RequestTrace {
       retries: this.#retries,
       errorClass: this.#errorClass,
       errorMessage: this.#errorMessage,
+      errorCode: this.#errorCode,
       responseModel: this.#responseModel,
       upstreamRequestId: this.upstreamRequestId,
       usage: accounting.usage,

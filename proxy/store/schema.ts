@@ -236,6 +236,12 @@ export const MIGRATIONS: readonly string[] = [
   -- unit, beside Airlock's price of the request; NULL when it says nothing. Never counted by caps.
   ALTER TABLE requests ADD COLUMN gateway_cost REAL;
   `,
+  `
+  -- A failed request's code where it says more than its class (the gateway's, or Airlock's own such
+  -- as stream_ended_early): the window explains the row by it. Older rows keep NULL and are
+  -- explained by their message's start, as before.
+  ALTER TABLE requests ADD COLUMN error_code TEXT;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

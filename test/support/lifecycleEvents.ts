@@ -51,6 +51,7 @@ export function endEvent(requestId: string, overrides: Partial<EndEvent> = {}): 
     retries: 0,
     errorClass: null,
     errorMessage: null,
+    errorCode: null,
     responseModel: 'gpt-4o',
     upstreamRequestId: `up-${requestId}`,
     usage: { inputTokens: 10, outputTokens: 5 },

@@ -23,8 +23,13 @@ export function errorTitle(errorClass: ErrorClass): string {
  * `status`: the answer's, which tells apart refusals of one class (a keychain not answering from a
  * missing key); `message`: the row's, which tells a stream the gateway closed early from one cut.
  */
-export function explanationOf(errorClass: ErrorClass, status: number | null = null, message: string | null = null): ErrorExplanation {
-  const explained = explainErrorAt(errorClass, status, message);
+export function explanationOf(
+  errorClass: ErrorClass,
+  status: number | null = null,
+  message: string | null = null,
+  errorCode: string | null = null,
+): ErrorExplanation {
+  const explained = explainErrorAt(errorClass, status, message, errorCode);
   return { errorClass, title: errorTitle(errorClass), meaning: explained.meaning, fix: explained.fix, retryable: explained.retryable };
 }
 
@@ -85,7 +90,7 @@ export function detailOf({ row, bodies }: StoredRequest, knownSecrets: string[] 
     modelMismatch: row.modelMismatch,
     upstreamModel: row.upstreamModel,
     errorMessage: row.errorMessage,
-    explanation: row.errorClass ? explanationOf(row.errorClass, row.status, row.errorMessage) : null,
+    explanation: row.errorClass ? explanationOf(row.errorClass, row.status, row.errorMessage, row.errorCode) : null,
     cachedInputTokens: row.cachedInputTokens,
     reasoningTokens: row.reasoningTokens,
     gatewayCost: row.gatewayCost ?? null,

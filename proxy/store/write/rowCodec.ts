@@ -40,6 +40,7 @@ export const REQUEST_COLUMNS = [
   'gateway_keys',
   'replay_of',
   'gateway_cost',
+  'error_code',
 ] as const;
 
 /**
@@ -57,6 +58,7 @@ export const COLUMNS_SET_AFTER_START = [
   'status',
   'error_class',
   'error_message',
+  'error_code',
   'retries',
   'input_tokens',
   'output_tokens',
@@ -112,6 +114,7 @@ export function rowToParams(row: RequestLogRow): SqlValue[] {
     row.gatewayKeys === undefined ? null : JSON.stringify(row.gatewayKeys),
     row.replayOf,
     row.gatewayCost ?? null,
+    row.errorCode,
   ];
 }
 
@@ -141,6 +144,7 @@ export function rowFromRecord(record: SqlRecord): RequestLogRow {
     status: numeric(record.status),
     errorClass: text(record.error_class) as ErrorClass | null,
     errorMessage: text(record.error_message),
+    errorCode: text(record.error_code),
     retries: Number(record.retries),
     inputTokens: numeric(record.input_tokens),
     outputTokens: numeric(record.output_tokens),

@@ -206,6 +206,7 @@ export function summaryRowOf(entry: SpendEntry): RequestLogRow {
     status: null,
     errorClass: null,
     errorMessage: null,
+    errorCode: null,
     retries: 0,
     inputTokens: entry.inputTokens,
     outputTokens: entry.outputTokens,

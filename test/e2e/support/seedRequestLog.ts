@@ -73,6 +73,7 @@ function eventsFor(row: SeededRow, startedAtMs: number, profileId: string): Requ
       retries: 0,
       errorClass,
       errorMessage: row.failed ? 'Too many requests' : null,
+      errorCode: null,
       responseModel: row.model,
       upstreamRequestId: `upstream-${row.index}`,
       usage: row.failed ? null : { inputTokens: 12, outputTokens: 3 },

@@ -37,6 +37,7 @@ describe('a whole-answer request whose gateway streamed it and ended the stream 
     expect(response.body).toContain(fix);
     expect(response.body).not.toContain('idleTimeoutMs');
     expect(end.errorClass).toBe('stream_interrupted');
+    expect(end.errorCode).toBe(STREAM_ENDED_EARLY_CODE);
     expect(explanationOf('stream_interrupted', end.status, end.errorMessage).fix).toBe(fix);
   });
 });

@@ -47,6 +47,7 @@ export function spendRow(id: string, costCredits: number, overrides: Partial<Req
     status: 200,
     errorClass: null,
     errorMessage: null,
+    errorCode: null,
     retries: 0,
     inputTokens: 1000,
     outputTokens: 200,

@@ -61,6 +61,6 @@ describe('reading rows back from the pages of a log file', () => {
   it('prefers the version of a row written at its end to the one written while it ran', () => {
     seedLog(dir(), { rows: [spendRow('alk_a', null as unknown as number, { state: 'in_flight' })], walRows: [spendRow('alk_a', 0.5)] });
     const salvage = salvageLogFiles(dbPath(), `${dbPath()}-wal`, Date.now());
-    expect(salvage.requests.get('alk_a')?.slice(26)).toEqual([0.5, 'reported', 'done', null, null, null, null, null, null]);
+    expect(salvage.requests.get('alk_a')?.slice(26)).toEqual([0.5, 'reported', 'done', null, null, null, null, null, null, null]);
   });
 });

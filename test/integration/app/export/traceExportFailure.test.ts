@@ -56,6 +56,7 @@ function publishRequest(events: RequestEvents, requestId: string): void {
     retries: 0,
     errorClass: null,
     errorMessage: null,
+    errorCode: null,
     responseModel: 'gpt-4o-mini',
     upstreamRequestId: null,
     usage: { inputTokens: 1, outputTokens: 1 },

@@ -53,6 +53,7 @@ describe('updateFromEvent', () => {
       retries: 2,
       errorClass: 'upstream_error',
       errorMessage: 'boom',
+      errorCode: null,
       responseModel: null,
       upstreamRequestId: null,
       usage: null,

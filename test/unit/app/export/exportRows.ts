@@ -24,6 +24,7 @@ export function logRow(overrides: Partial<RequestLogRow> = {}): RequestLogRow {
     status: 200,
     errorClass: null,
     errorMessage: null,
+    errorCode: null,
     retries: 0,
     inputTokens: 12,
     outputTokens: 8,

@@ -32,6 +32,7 @@ const END: End = {
   retries: 1,
   errorClass: null,
   errorMessage: null,
+  errorCode: null,
   responseModel: 'gpt-4o-mini-2024-07-18',
   upstreamRequestId: 'req-1',
   usage: { inputTokens: 100, outputTokens: 20, cachedInputTokens: 64, reasoningTokens: 5 },

@@ -49,17 +49,22 @@ function chatStream(tail: string): Buffer {
   return Buffer.from(`{"model":"m","stream":true,"stream_options":{},"messages":"${'x'.repeat(ARRIVING_BODY_MIN_BYTES)}${tail}`);
 }
 
+/** `body` read as far as its first 64 KiB, planned from them, and a reader of what is sent: the test writes the rest. */
+async function plannedAfterFirstRead(body: Buffer) {
+  const req = clientRequest(body);
+  const reading = readEarly(req);
+  req.write(body.subarray(0, 64 * 1024));
+  const early = await reading;
+  const arriving = early.arriving!;
+  const sofar = plannedSoFar(early);
+  arriving.planned(sofar.body.chunks, sofar.chunkCount, sofar.body.scan!);
+  return { req, early, arriving, sent: drain(arriving.readable()) };
+}
+
 describe('a body handed on while it arrives', () => {
   it('sends every byte but the last piece until its end is checked, then the rest', async () => {
     const body = embeddings('"}');
-    const req = clientRequest(body);
-    const reading = readEarly(req);
-    req.write(body.subarray(0, 64 * 1024));
-    const early = await reading;
-    const arriving = early.arriving!;
-    const sofar = plannedSoFar(early);
-    arriving.planned(sofar.body.chunks, sofar.chunkCount, sofar.body.scan!);
-    const sent = drain(arriving.readable());
+    const { req, early, arriving, sent } = await plannedAfterFirstRead(body);
     req.write(body.subarray(64 * 1024, body.length - 10));
     await tick();
     expect(sent.bytes()).toBe(body.length - 10);
@@ -74,14 +79,7 @@ describe('a body handed on while it arrives', () => {
     ['stream', embeddings('","stream":true}')],
     ['stream_options', chatStream('","stream_options":{"include_usage":false}}')],
   ])('refuses an end that changes %s as the plan reads it, and never sends its last piece', async (member, body) => {
-    const req = clientRequest(body);
-    const reading = readEarly(req);
-    req.write(body.subarray(0, 64 * 1024));
-    const early = await reading;
-    const arriving = early.arriving!;
-    const sofar = plannedSoFar(early);
-    arriving.planned(sofar.body.chunks, sofar.chunkCount, sofar.body.scan!);
-    const sent = drain(arriving.readable());
+    const { req, arriving, sent } = await plannedAfterFirstRead(body);
     req.end(body.subarray(64 * 1024));
     await sent.failed;
     expect(sent.bytes()).toBeLessThan(body.length);
@@ -92,14 +90,7 @@ describe('a body handed on while it arrives', () => {
     ['a stream flag that says no stream', embeddings('","stream":false}')],
     ['stream options on a body that is no stream', embeddings('","stream_options":{}}')],
   ])('sends the whole body when its end adds %s, which the plan does not read', async (_case, body) => {
-    const req = clientRequest(body);
-    const reading = readEarly(req);
-    req.write(body.subarray(0, 64 * 1024));
-    const early = await reading;
-    const arriving = early.arriving!;
-    const sofar = plannedSoFar(early);
-    arriving.planned(sofar.body.chunks, sofar.chunkCount, sofar.body.scan!);
-    const sent = drain(arriving.readable());
+    const { req, arriving, sent } = await plannedAfterFirstRead(body);
     req.end(body.subarray(64 * 1024));
     expect((await sent.ended).equals(body)).toBe(true);
     expect(arriving.refusal).toBeNull();

@@ -28,16 +28,22 @@ export function contentCodingOf(headers: IncomingHttpHeaders): string | null {
 }
 
 /**
- * The content coding of an answer: as contentCodingOf, but a character set named in its place
- * (`content-encoding: utf-8`, as openresty sent with JSON in locustio/locust#1233 and an API in
- * encode/httpx#195) is no coding, and the bytes are plain. The clients read such an answer as it is
- * (fetch decodes only the codings it knows; httpx has skipped the others since that issue), so it
- * is not refused as undecodable. A label is a character set if TextDecoder knows it (the WHATWG
- * Encoding Standard's labels); no content coding is one.
+ * The content coding of an answer, read once, and the headers it is passed on with: decoded, without
+ * those that described the coded bytes (decodedHeaders); plain, without its `content-encoding`.
+ * A character set named in the coding's place (`content-encoding: utf-8`, as openresty sent with
+ * JSON in locustio/locust#1233 and an API in encode/httpx#195) is no coding, and the bytes are
+ * plain. The clients read such an answer as it is (fetch decodes only the codings it knows; httpx
+ * has skipped the others since that issue), so it is not refused as undecodable, and the client
+ * gets it unlabelled, not with a coding it might refuse. A label is a character set if TextDecoder
+ * knows it (the WHATWG Encoding Standard's labels); no content coding is one.
  */
-export function answerCodingOf(headers: IncomingHttpHeaders): string | null {
-  const coding = contentCodingOf(headers);
-  return coding === null || namesNoCoding(coding) ? null : coding;
+export function answerCodingOf(headers: IncomingHttpHeaders): { coding: string | null; headers: IncomingHttpHeaders } {
+  const labelled = contentCodingOf(headers);
+  if (labelled === null) return { coding: null, headers };
+  if (!namesNoCoding(labelled)) return { coding: labelled, headers: decodedHeaders(headers) };
+  const plain = { ...headers };
+  delete plain['content-encoding'];
+  return { coding: null, headers: plain };
 }
 
 /** A character set's name, or `none` (servers misconfigured to say no coding that way; fetch and httpx read such answers plain). */
@@ -49,18 +55,6 @@ function namesNoCoding(label: string): boolean {
   } catch {
     return false;
   }
-}
-
-/**
- * The headers of an answer answerCodingOf found not coded, without a character set's name as its
- * coding: the client gets the plain bytes unlabelled, not a coding it might refuse.
- */
-export function withoutCharsetCoding(headers: IncomingHttpHeaders): IncomingHttpHeaders {
-  const coding = contentCodingOf(headers);
-  if (coding === null || !namesNoCoding(coding)) return headers;
-  const plain = { ...headers };
-  delete plain['content-encoding'];
-  return plain;
 }
 
 /**
@@ -93,7 +87,7 @@ export function decoderFor(coding: string): Transform {
 }
 
 /** The headers without those that described the coded bytes (coding, length, digest, ETag): the decoded body is other bytes. */
-export function decodedHeaders(headers: IncomingHttpHeaders): IncomingHttpHeaders {
+function decodedHeaders(headers: IncomingHttpHeaders): IncomingHttpHeaders {
   const decoded: IncomingHttpHeaders = {};
   for (const [name, value] of Object.entries(headers)) if (!describesBodyBytes(name)) decoded[name] = value;
   return decoded;

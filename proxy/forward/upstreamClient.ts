@@ -5,7 +5,7 @@ import { Agent } from './undiciAgent.ts';
 import { COPY_SLICE_BYTES, inTurnSlices } from '../core/copyInSlices.ts';
 import { networkFailureCode } from '../core/errorClass.ts';
 import { isUnknownIssuerCode, osCaStoreTried, trustOsCaStore } from '../core/osCaStore.ts';
-import { AnswerDecodingError, answerCodingOf, decodedHeaders, decoderFor, withoutCharsetCoding } from './answerDecoding.ts';
+import { AnswerDecodingError, answerCodingOf, decoderFor } from './answerDecoding.ts';
 import { answerText, readBody, UpstreamBody } from './upstreamBody.ts';
 import type { ArrivingBody } from './arrivingBody.ts';
 
@@ -168,7 +168,7 @@ function dispatchAttempt(
       // undici hands on interim answers too (103 Early Hints from a CDN, 100 Continue): taken as
       // the answer, the real one's body went to a reader no one had, and the request never ended.
       if (isInterimStatus(statusCode)) return;
-      const coding = answerCodingOf(headers);
+      const { coding, headers: passedHeaders } = answerCodingOf(headers);
       if (coding !== null) {
         try {
           decoder = decoderFor(coding);
@@ -180,7 +180,7 @@ function dispatchAttempt(
       const answer = new UpstreamBody(started);
       body = answer;
       if (decoder !== null) decodeInto(decoder, answer, coding as string);
-      resolve({ statusCode, headers: decoder === null ? withoutCharsetCoding(headers) : decodedHeaders(headers), body });
+      resolve({ statusCode, headers: passedHeaders, body });
     },
     onResponseData(_controller, chunk) {
       if (decoder === null) body?.push(chunk);

@@ -1,11 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  answerCodingOf,
-  contentCodingOf,
-  decodedHeaders,
-  decoderFor,
-  withoutCharsetCoding,
-} from '../../../proxy/forward/answerDecoding.ts';
+import { answerCodingOf, contentCodingOf, decoderFor } from '../../../proxy/forward/answerDecoding.ts';
 
 describe('contentCodingOf', () => {
   it.each<[string, Record<string, string | string[] | undefined>, string | null]>([
@@ -33,14 +27,27 @@ describe('answerCodingOf', () => {
     ['x-snappy', 'x-snappy'],
     ['gzip, utf-8', 'gzip, utf-8'],
   ])('%s is %s', (coding, expected) => {
-    expect(answerCodingOf({ 'content-encoding': coding })).toBe(expected);
+    expect(answerCodingOf({ 'content-encoding': coding }).coding).toBe(expected);
   });
 
-  it('a character set named as the coding is dropped from what the client is told; other headers stay', () => {
+  it('passes a plain answer on without a label that names no coding; other headers stay', () => {
     const labelled = { 'content-encoding': 'utf-8', 'content-length': '12', 'content-type': 'application/json' };
-    expect(withoutCharsetCoding(labelled)).toEqual({ 'content-length': '12', 'content-type': 'application/json' });
+    expect(answerCodingOf(labelled).headers).toEqual({ 'content-length': '12', 'content-type': 'application/json' });
     const plain = { 'content-type': 'application/json' };
-    expect(withoutCharsetCoding(plain)).toBe(plain);
+    expect(answerCodingOf(plain)).toEqual({ coding: null, headers: plain });
+    expect(answerCodingOf(plain).headers).toBe(plain);
+  });
+
+  it('passes a coded answer on without what described the coded bytes (coding, length, digest, ETag), and keeps the rest', () => {
+    const coded = {
+      'content-encoding': 'gzip',
+      'content-length': '12',
+      'content-md5': 'Q2h',
+      etag: '"v1"',
+      'content-type': 'text/plain',
+      'x-request-id': 'r1',
+    };
+    expect(answerCodingOf(coded)).toEqual({ coding: 'gzip', headers: { 'content-type': 'text/plain', 'x-request-id': 'r1' } });
   });
 });
 
@@ -51,22 +58,5 @@ describe('decoderFor', () => {
 
   it.each(['gzip, br', 'x-snappy', 'compress'])('refuses %s, naming it', (coding) => {
     expect(() => decoderFor(coding)).toThrow(`content-encoding: ${coding}`);
-  });
-});
-
-describe('decodedHeaders', () => {
-  it('drops what described the coded bytes (coding, length, digest, ETag), and keeps the rest', () => {
-    const coded = {
-      'content-encoding': 'gzip',
-      'content-length': '12',
-      'content-md5': 'Q2h',
-      etag: '"v1"',
-      'content-type': 'text/plain',
-      'x-request-id': 'r1',
-    };
-    expect(decodedHeaders(coded)).toEqual({
-      'content-type': 'text/plain',
-      'x-request-id': 'r1',
-    });
   });
 });

@@ -18,29 +18,37 @@ const DECODERS: Readonly<Record<string, () => Transform>> = {
   zstd: createZstdDecompress,
 };
 
-/** The content coding of an answer or a request, lowercased; null when it is not coded (no header, or `identity`). */
+/**
+ * The content coding a body's headers name, an answer's or a request's, lowercased; null when its
+ * bytes are plain: no header, `identity`, or a label that names no coding. A character set named
+ * in the coding's place (`content-encoding: utf-8`, as openresty sent with JSON in
+ * locustio/locust#1233 and an API in encode/httpx#195) labels plain bytes: the clients read such
+ * an answer as it is (fetch decodes only the codings it knows; httpx has skipped the others since
+ * that issue), so it is not refused as undecodable, and a request so labelled is read as plain as
+ * an answer is (it was refused with a 415). A label is a character set if TextDecoder knows it
+ * (the WHATWG Encoding Standard's labels); no content coding is one.
+ */
 export function contentCodingOf(headers: IncomingHttpHeaders): string | null {
+  return codingNamed(headers['content-encoding']);
+}
+
+function codingNamed(label: string | string[] | undefined): string | null {
+  if (label === undefined) return null;
   // A repeated header line comes as an array: joined, it is a list of codings, refused as such.
-  const value: string | string[] | undefined = headers['content-encoding'];
-  if (value === undefined) return null;
-  const coding = (Array.isArray(value) ? value.join(', ') : value).trim().toLowerCase();
-  return coding === '' || coding === 'identity' ? null : coding;
+  const coding = (Array.isArray(label) ? label.join(', ') : label).trim().toLowerCase();
+  return coding === '' || coding === 'identity' || namesNoCoding(coding) ? null : coding;
 }
 
 /**
- * The content coding of an answer, read once, and the headers it is passed on with: decoded, without
- * those that described the coded bytes (decodedHeaders); plain, without its `content-encoding`.
- * A character set named in the coding's place (`content-encoding: utf-8`, as openresty sent with
- * JSON in locustio/locust#1233 and an API in encode/httpx#195) is no coding, and the bytes are
- * plain. The clients read such an answer as it is (fetch decodes only the codings it knows; httpx
- * has skipped the others since that issue), so it is not refused as undecodable, and the client
- * gets it unlabelled, not with a coding it might refuse. A label is a character set if TextDecoder
- * knows it (the WHATWG Encoding Standard's labels); no content coding is one.
+ * The content coding of an answer, its header read once, and the headers it is passed on with:
+ * decoded, without those that described the coded bytes (decodedHeaders); plain, without a
+ * `content-encoding` that named no coding, so the client is not handed a coding it might refuse.
  */
 export function answerCodingOf(headers: IncomingHttpHeaders): { coding: string | null; headers: IncomingHttpHeaders } {
-  const labelled = contentCodingOf(headers);
-  if (labelled === null) return { coding: null, headers };
-  if (!namesNoCoding(labelled)) return { coding: labelled, headers: decodedHeaders(headers) };
+  const label = headers['content-encoding'];
+  if (label === undefined) return { coding: null, headers };
+  const coding = codingNamed(label);
+  if (coding !== null) return { coding, headers: decodedHeaders(headers) };
   const plain = { ...headers };
   delete plain['content-encoding'];
   return { coding: null, headers: plain };

@@ -46,6 +46,17 @@ describe('compressed request bodies', () => {
     expect(harness.simulator.received[0]!.headers['content-encoding']).toBeUndefined();
   });
 
+  // The rule answers follow (compressedAnswers.test.ts): a character set or `none` named as the coding labels plain bytes.
+  it.each(['utf-8', 'UTF-8', 'none'])('reads a body labelled %s as the plain JSON it is, and sends it unlabelled', async (coding) => {
+    const ended = harness.nextEnd();
+    const response = await post('/v1/chat/completions', coding, Buffer.from(chatBody({ model: 'my-model' })));
+    expect(response.status, response.body).toBe(200);
+    expect((await ended).errorClass).toBeNull();
+    const sent = harness.simulator.received[0]!;
+    expect(sent.headers['content-encoding']).toBeUndefined();
+    expect(JSON.parse(sent.body.toString('utf8')).model).toBe('deepseek-chat');
+  });
+
   it('refuses bytes that are not what their coding says, naming the coding', async () => {
     const ended = harness.nextEnd();
     const response = await post('/v1/chat/completions', 'gzip', Buffer.from(chatBody()));

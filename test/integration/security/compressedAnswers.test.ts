@@ -163,7 +163,7 @@ describe('a gateway that compresses its answer although Airlock asked for none',
  * decodes only the codings it knows, httpx skips the others), so through Airlock they must too.
  */
 describe('a gateway that names a character set as its content coding', () => {
-  it.each(['utf-8', 'UTF-8', 'utf8'])('a chat answer labelled %s reaches the client, the key masked, its usage read', async (encoding) => {
+  it.each(['utf-8', 'UTF-8', 'utf8', 'none'])('a chat answer labelled %s reaches the client, the key masked, its usage read', async (encoding) => {
     harness.simulator.script({
       kind: 'text',
       status: 200,

@@ -8,6 +8,9 @@ describe('contentCodingOf', () => {
     ['blank', { 'content-encoding': ' ' }, null],
     ['gzip in capitals, padded', { 'content-encoding': ' GZIP ' }, 'gzip'],
     ['two header lines', { 'content-encoding': ['gzip', 'br'] }, 'gzip, br'],
+    // One rule for requests and answers: a label that names no coding labels plain bytes.
+    ['a character set', { 'content-encoding': 'UTF-8' }, null],
+    ['none', { 'content-encoding': 'none' }, null],
   ])('%s', (_label, headers, expected) => {
     expect(contentCodingOf(headers)).toBe(expected);
   });

@@ -20,6 +20,8 @@ export interface ExchangeFailure {
   refusesRetry?: boolean;
   /** The gateway's id for the attempt the client sees, key already masked. */
   upstreamRequestId?: string | null;
+  /** What happened, for the row, where the client's error (its cause and fix) is not what to keep. */
+  cause?: string;
 }
 
 /**
@@ -55,7 +57,7 @@ export function replyFailure(
   ) {
     headers['x-should-retry'] = 'false';
   }
-  trace.failed(errorClass, JSON.stringify(body), status, failure.detail.errorCode);
+  trace.failed(errorClass, failure.cause ?? JSON.stringify(body), status, failure.detail.errorCode);
   sendJson(res, status, body, headers);
 }
 

@@ -33,13 +33,8 @@ export function failNotJson(input: RelayInput, text: string): void {
  * three times (OpenAI's) or eleven (Claude Code's) for nothing; the fix leaves the resend to the user.
  */
 export function failCutShort(input: RelayInput, bytes: number): void {
-  failAnswer(input, 'stream_interrupted', { errorCode: STREAM_ENDED_EARLY_CODE }, { refusesRetry: true });
-  input.trace.failed(
-    'stream_interrupted',
-    `${ANSWER_ENDED_EARLY_CAUSE} after ${bytes} bytes, its JSON cut short`,
-    undefined,
-    STREAM_ENDED_EARLY_CODE,
-  );
+  const cause = `${ANSWER_ENDED_EARLY_CAUSE} after ${bytes} bytes, its JSON cut short`;
+  failAnswer(input, 'stream_interrupted', { errorCode: STREAM_ENDED_EARLY_CODE }, { refusesRetry: true, cause });
   input.trace.answerBrokeOff();
 }
 
@@ -52,18 +47,21 @@ export function failEmpty(input: RelayInput): void {
   failAnswer(input, 'upstream_error', { upstreamMessage });
 }
 
-/** A success status whose answer is a failure after all: answered as any failed exchange is (failureReply.ts). */
+/**
+ * A success status whose answer is a failure after all: answered as any failed exchange is (failureReply.ts).
+ * `cause`: what the row keeps as happened, where the client's error is not it.
+ */
 export function failAnswer(
   input: RelayInput,
   errorClass: UpstreamErrorClass,
   detail: ErrorDetail,
-  options: { refusesRetry?: boolean } = {},
+  options: { refusesRetry?: boolean; cause?: string } = {},
 ): void {
   const { res, trace, plan } = input;
   if (res.headersSent) {
     // An event stream already open (one JSON answer under its label) ends with its protocol's error event.
     const failed = { ...detail, knownSecrets: [...input.knownSecrets] };
-    trace.failed(errorClass, buildClientError(errorClass, failed).error.message, undefined, detail.errorCode);
+    trace.failed(errorClass, options.cause ?? buildClientError(errorClass, failed).error.message, undefined, detail.errorCode);
     if (!res.destroyed) res.end(adapterNamed(plan.protocol).errors.streamFrame(errorClass, failed));
     return;
   }
@@ -127,15 +125,15 @@ export function failMidBody(input: RelayInput, error: unknown): void {
     return;
   }
   const timeoutMs = timeoutOf(input.profile, errorClass);
+  // The row keeps what happened; the client's answer has the cause and the fix.
   const failure = {
     errorClass,
     upstreamStatus: null,
     detail: timeoutMs === undefined ? {} : { timeoutMs },
     upstreamRequestId: input.upstreamRequestId,
+    cause,
   };
   replyFailure(res, trace, input.plan.protocol, failure, input.knownSecrets);
-  // The row keeps what happened; the client's answer has the cause and the fix.
-  trace.failed(errorClass, cause);
   trace.answerBrokeOff();
 }
 
@@ -154,9 +152,14 @@ export function failEndedEarly(input: RelayInput, what: string): void {
     return;
   }
   const detail = { errorCode: STREAM_ENDED_EARLY_CODE };
-  const failure = { errorClass: 'stream_interrupted' as const, upstreamStatus: null, detail, upstreamRequestId: input.upstreamRequestId };
+  const failure = {
+    errorClass: 'stream_interrupted' as const,
+    upstreamStatus: null,
+    detail,
+    upstreamRequestId: input.upstreamRequestId,
+    cause,
+  };
   replyFailure(res, trace, input.plan.protocol, failure, input.knownSecrets);
-  trace.failed('stream_interrupted', cause, undefined, STREAM_ENDED_EARLY_CODE);
   trace.answerBrokeOff();
 }
 

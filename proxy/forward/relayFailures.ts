@@ -34,6 +34,11 @@ export function failNotJson(input: RelayInput, text: string): void {
  */
 export function failCutShort(input: RelayInput, bytes: number): void {
   const cause = `${ANSWER_ENDED_EARLY_CAUSE} after ${bytes} bytes, its JSON cut short`;
+  // A client that left is recorded as having left, as on every other path (failMidBody, failEndedEarly).
+  if (input.res.destroyed) {
+    input.trace.failed('client_aborted', cause);
+    return;
+  }
   failAnswer(input, 'stream_interrupted', { errorCode: STREAM_ENDED_EARLY_CODE }, { refusesRetry: true, cause });
   input.trace.answerBrokeOff();
 }

@@ -29,4 +29,14 @@ describe('failCutShort', () => {
     expect(failed).toHaveBeenCalledWith('stream_interrupted', CAUSE, 502, STREAM_ENDED_EARLY_CODE);
     expect(trace.successFailure).toBe('brokeOff');
   });
+
+  it('records a client already gone as client_aborted, as every other path records a client that left', () => {
+    const res = clientResponse();
+    res.destroy();
+    const { input, trace, failed } = cutShortInput(res);
+    failCutShort(input, 80);
+    expect(trace.errorClass).toBe('client_aborted');
+    expect(failed).toHaveBeenCalledTimes(1);
+    expect(failed).toHaveBeenCalledWith('client_aborted', CAUSE);
+  });
 });

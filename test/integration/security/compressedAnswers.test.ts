@@ -35,25 +35,27 @@ const streamEvents = (texts: string[]): string =>
     'data: [DONE]\n\n',
   ].join('');
 
+/** A chat answer holding the key, labelled `content-encoding: <encoding>`: the client gets it plain and unlabelled, the key masked, and the row its usage. */
+async function expectPlainChatAnswer(encoding: string): Promise<void> {
+  harness.simulator.script({
+    kind: 'text',
+    status: 200,
+    contentType: 'application/json',
+    encoding,
+    text: chatAnswerText(`your key: ${SENTINEL_KEY}`),
+  });
+  const { response, end } = await send('/v1/chat/completions', { body: chatBody() });
+  expect(response.status).toBe(200);
+  expect(response.headers['content-encoding']).toBeUndefined();
+  const answer = JSON.parse(response.body) as { choices: [{ message: { content: string } }] };
+  expect(answer.choices[0].message.content).toBe(`your key: ${sameLengthMask(SENTINEL_KEY.length)}`);
+  expect(end).toMatchObject({ errorClass: null, usage: { inputTokens: 7, outputTokens: 5 } });
+  expect(findSentinel(JSON.stringify(end))).toBeNull();
+}
+
 describe('a gateway that compresses its answer although Airlock asked for none', () => {
-  it.each(['gzip', 'deflate', 'br', 'zstd'])(
-    'a chat answer in %s reaches the client plain, the key masked, its usage read',
-    async (encoding) => {
-      harness.simulator.script({
-        kind: 'text',
-        status: 200,
-        contentType: 'application/json',
-        encoding,
-        text: chatAnswerText(`your key: ${SENTINEL_KEY}`),
-      });
-      const { response, end } = await send('/v1/chat/completions', { body: chatBody() });
-      expect(response.status).toBe(200);
-      expect(response.headers['content-encoding']).toBeUndefined();
-      const answer = JSON.parse(response.body) as { choices: [{ message: { content: string } }] };
-      expect(answer.choices[0].message.content).toBe(`your key: ${sameLengthMask(SENTINEL_KEY.length)}`);
-      expect(end.usage).toMatchObject({ inputTokens: 7, outputTokens: 5 });
-      expect(findSentinel(JSON.stringify(end))).toBeNull();
-    },
+  it.each(['gzip', 'deflate', 'br', 'zstd'])('a chat answer in %s reaches the client plain, the key masked, its usage read', (encoding) =>
+    expectPlainChatAnswer(encoding),
   );
 
   it('a passed-through answer (a file) reaches the client decoded, with the key masked', async () => {
@@ -163,21 +165,9 @@ describe('a gateway that compresses its answer although Airlock asked for none',
  * decodes only the codings it knows, httpx skips the others), so through Airlock they must too.
  */
 describe('a gateway that names a character set as its content coding', () => {
-  it.each(['utf-8', 'UTF-8', 'utf8', 'none'])('a chat answer labelled %s reaches the client, the key masked, its usage read', async (encoding) => {
-    harness.simulator.script({
-      kind: 'text',
-      status: 200,
-      contentType: 'application/json',
-      encoding,
-      text: chatAnswerText(`your key: ${SENTINEL_KEY}`),
-    });
-    const { response, end } = await send('/v1/chat/completions', { body: chatBody() });
-    expect(response.status).toBe(200);
-    expect(response.headers['content-encoding']).toBeUndefined();
-    const answer = JSON.parse(response.body) as { choices: [{ message: { content: string } }] };
-    expect(answer.choices[0].message.content).toBe(`your key: ${sameLengthMask(SENTINEL_KEY.length)}`);
-    expect(end).toMatchObject({ errorClass: null, usage: { inputTokens: 7, outputTokens: 5 } });
-  });
+  it.each(['utf-8', 'UTF-8', 'utf8', 'none'])('a chat answer labelled %s reaches the client, the key masked, its usage read', (encoding) =>
+    expectPlainChatAnswer(encoding),
+  );
 
   it('a stream so labelled is relayed to its [DONE], the key masked', async () => {
     harness.simulator.script({

@@ -29,6 +29,8 @@ export interface PassedAnswerMembers {
   droppedValueBytes: ReadonlyMap<string, number>;
   /** The items counted (CountedItems) of the member counted, when it was too large to keep; else null. */
   countedItems: number | null;
+  /** The answer opened an object it never closed: it ended cut short. */
+  cutShort: boolean;
 }
 
 /** Items of a top-level array member to count as they pass: objects holding one of `keys` with a string value. */
@@ -268,7 +270,8 @@ export class TopLevelMembers {
   }
 
   members(): PassedAnswerMembers {
-    const read = { kept: null, droppedValueBytes: this.#dropped, countedItems: this.#itemsOfDropped };
+    const cutShort = this.#started && !this.#stopped;
+    const read = { kept: null, droppedValueBytes: this.#dropped, countedItems: this.#itemsOfDropped, cutShort };
     if (!this.#closed) return read;
     try {
       return { ...read, kept: JSON.parse(`{${this.#kept.map((member) => member.toString('utf8')).join(',')}}`) as object };

@@ -16,7 +16,7 @@ import type { RequestTrace } from './trace.ts';
 import { answerText, jsonUnderStreamLabel, readBody, relayBody } from './upstreamBody.ts';
 import type { UpstreamResponse } from './upstreamClient.ts';
 import { isCutShortJson } from './cutShortJson.ts';
-import { failAnswer, failCutShort, failEmpty, failMidBody, failNotJson } from './relayFailures.ts';
+import { failAnswer, failCutShort, failEmpty, failMidBody, failNotJson, failPassedCutShort } from './relayFailures.ts';
 import { writtenInWholeAnswer } from './outputTally.ts';
 import { LargeAnswerMembers, type PassedAnswerMembers, writtenInMembers } from './passedAnswerMembers.ts';
 
@@ -49,6 +49,9 @@ export async function relayResponse(input: RelayInput): Promise<void> {
   // A protocol's own JSON answer is read whole first; anything else passes through as it arrives.
   const readWhole = !isSse && protocols.upstream.endpoint !== 'other';
   const headers = buildClientResponseHeaders(response.headers, { bodyRewritten: isSse || readWhole });
+  // A JSON answer passed through ends for its client only once it is checked whole (relayPassedBody):
+  // told no length, a client reads one cut short as broken off, not as an answer that ended.
+  if (!isSse && !readWhole && labelsJson(contentType)) delete headers['content-length'];
   input.keyMasker.maskHeaders(headers);
   trace.responseHeadersSent(headers);
   const wholeAnswer = wholeAnswerOf(protocols);
@@ -90,12 +93,14 @@ const NOT_JSON_KEPT_BYTES = 4096;
  */
 async function relayPassedBody(input: RelayInput, upstream: ProtocolRoute, headers: Record<string, string | string[]>): Promise<void> {
   const { res, trace, response, contentType } = input;
+  const labelledJson = labelsJson(contentType);
   // Changed by the chunk callback: an object, so the checks after the relay read its current value.
-  const answer: { verdict: 'pending' | 'pass' | 'notJson' } = { verdict: contentType?.toLowerCase().includes('json') ? 'pending' : 'pass' };
+  const answer: { verdict: 'pending' | 'pass' | 'notJson' } = { verdict: labelledJson ? 'pending' : 'pass' };
   const held: Buffer[] = [];
   let heldBytes = 0;
+  let passedBytes = 0;
   // Its usage and model are read from it where it says JSON (or nothing); other bodies (audio, files) are not decoded.
-  const readsJson = contentType === null || contentType.toLowerCase().includes('json');
+  const readsJson = contentType === null || labelledJson;
   const largeAnswer = readsJson ? new LargeAnswerMembers(upstream.adapter.billedAnswerItems ?? null) : null;
   // The Content-Length is out with the headers: the key becomes a mask of its own length.
   const keyFree = input.keyMasker.byteStream();
@@ -111,6 +116,7 @@ async function relayPassedBody(input: RelayInput, upstream: ProtocolRoute, heade
       res,
       (chunk) => {
         trace.answerBytes(chunk, input.keyMasker);
+        passedBytes += chunk.length;
         largeAnswer?.passed(chunk, trace.responseBody.truncated);
         if (answer.verdict === 'pass') return pass(chunk);
         if (heldBytes < NOT_JSON_KEPT_BYTES) held.push(chunk);
@@ -130,28 +136,46 @@ async function relayPassedBody(input: RelayInput, upstream: ProtocolRoute, heade
   }
   if (answer.verdict === 'notJson') return failNotJson(input, Buffer.concat(held).toString('utf8'));
   if (answer.verdict === 'pending') res.writeHead(response.statusCode, headers);
+  // Read before its end goes out: one cut short (a relay ending its body in order when its copy broke) is no answer to end.
+  const read = largeAnswer === null ? null : readPassedAnswer(input, largeAnswer);
+  if (read === 'cutShort' && labelledJson) return failPassedCutShort(input, passedBytes);
   res.end(keyFree.end());
-  if (largeAnswer !== null) recordPassedAnswer(input, upstream, largeAnswer);
+  if (read !== null && read !== 'cutShort') recordPassedAnswer(input, upstream, read);
 }
 
-/** Usage, model and a declared error of an answer passed through: from the log's copy, or past its limit from what passed. */
-function recordPassedAnswer(input: RelayInput, upstream: ProtocolRoute, largeAnswer: LargeAnswerMembers): void {
+type PassedAnswer = { whole: object } | { members: PassedAnswerMembers };
+
+/** An answer passed through, as JSON: from the log's copy, or past its limit from what passed; null when it is none. */
+function readPassedAnswer(input: RelayInput, largeAnswer: LargeAnswerMembers): PassedAnswer | 'cutShort' | null {
   const { trace } = input;
   if (trace.responseBody.truncated) {
-    recordLargeAnswer(input, upstream, largeAnswer.members());
-    return;
+    const members = largeAnswer.members();
+    if (members === null) return null;
+    return members.cutShort ? 'cutShort' : { members };
   }
   const body = trace.responseBody.toBuffer();
-  if (!body) return;
-  let json: object;
+  if (!body) return null;
+  const text = answerText(body);
   try {
-    json = JSON.parse(answerText(body)) as object;
+    return { whole: JSON.parse(text) as object };
   } catch {
     // Not JSON (an embedding in another format, say): nothing to account from it.
+    return isCutShortJson(text) ? 'cutShort' : null;
+  }
+}
+
+/** Usage, model and a declared error of an answer passed through. */
+function recordPassedAnswer(input: RelayInput, upstream: ProtocolRoute, read: PassedAnswer): void {
+  if ('members' in read) {
+    recordLargeAnswer(input, upstream, read.members);
     return;
   }
-  const declared = recordAnswerFields(input, upstream, json);
+  const declared = recordAnswerFields(input, upstream, read.whole);
   if (declared !== null) recordDeclaredError(input, declared, 'body');
+}
+
+function labelsJson(contentType: string | null): boolean {
+  return contentType?.toLowerCase().includes('json') ?? false;
 }
 
 /**
@@ -159,8 +183,8 @@ function recordPassedAnswer(input: RelayInput, upstream: ProtocolRoute, largeAns
  * kept as it passed, not the log's cut copy, so the gateway's usage is billed; without it, what the
  * model wrote is estimated from all of it.
  */
-function recordLargeAnswer(input: RelayInput, upstream: ProtocolRoute, members: PassedAnswerMembers | null): void {
-  if (members?.kept == null) return;
+function recordLargeAnswer(input: RelayInput, upstream: ProtocolRoute, members: PassedAnswerMembers): void {
+  if (members.kept === null) return;
   const declared = recordAnswerFields(input, upstream, members.kept);
   // Images too large to keep, counted as they passed: billed each, as readAnswer bills those it reads.
   if (members.countedItems !== null && members.countedItems > 1) input.trace.callsAnswered(members.countedItems);

@@ -33,14 +33,34 @@ export function failNotJson(input: RelayInput, text: string): void {
  * three times (OpenAI's) or eleven (Claude Code's) for nothing; the fix leaves the resend to the user.
  */
 export function failCutShort(input: RelayInput, bytes: number): void {
-  const cause = `${ANSWER_ENDED_EARLY_CAUSE} after ${bytes} bytes, its JSON cut short`;
-  // A client that left is recorded as having left, as on every other path (failMidBody, failEndedEarly).
-  if (input.res.destroyed) {
-    input.trace.failed('client_aborted', cause);
-    return;
-  }
+  const cause = cutShortCause(bytes);
+  if (clientLeft(input, cause)) return;
   failAnswer(input, 'stream_interrupted', { errorCode: STREAM_ENDED_EARLY_CODE }, { refusesRetry: true, cause });
   input.trace.answerBrokeOff();
+}
+
+/**
+ * A JSON answer passed through as it arrived (embeddings, files), cut short so: its headers are out,
+ * so its client is told by the connection breaking off, never a clean end its SDK would parse as an
+ * answer (it was given no length to read the end by: relayResponse). The row bills it as any answer that broke off.
+ */
+export function failPassedCutShort(input: RelayInput, bytes: number): void {
+  const cause = cutShortCause(bytes);
+  if (clientLeft(input, cause)) return;
+  input.trace.failed('stream_interrupted', cause, undefined, STREAM_ENDED_EARLY_CODE);
+  input.trace.answerBrokeOff();
+  input.res.destroy();
+}
+
+function cutShortCause(bytes: number): string {
+  return `${ANSWER_ENDED_EARLY_CAUSE} after ${bytes} bytes, its JSON cut short`;
+}
+
+/** A client that left is recorded as having left, as on every other path (failMidBody, failEndedEarly). */
+function clientLeft(input: RelayInput, cause: string): boolean {
+  if (!input.res.destroyed) return false;
+  input.trace.failed('client_aborted', cause);
+  return true;
 }
 
 /**

@@ -16,7 +16,16 @@ import { keyRateLimited, type KeyRequestLimits } from './keyLimits.ts';
 import type { AccountModels } from './modelCapabilities.ts';
 import { modelList, ownerOf } from './models.ts';
 import type { RequestRecorder } from './recorder.ts';
-import { cutConnection, resetAfter, sendHtml, sendJson, settledUnlessClosed, waitUnlessClosed, writeInTwoParts } from './respond.ts';
+import {
+  closeAfter,
+  cutConnection,
+  resetAfter,
+  sendHtml,
+  sendJson,
+  settledUnlessClosed,
+  waitUnlessClosed,
+  writeInTwoParts,
+} from './respond.ts';
 import { pathnameOf, routeOf, type Route } from './routes.ts';
 import { videoBody, type TaskStore } from './tasks.ts';
 import { answerNative, type NativeProtocol } from './native.ts';
@@ -178,12 +187,17 @@ function answerGenericFault(response: ServerResponse, fault: Fault, voice: Voice
       if (fault.earlyHints !== undefined) response.writeEarlyHints(fault.earlyHints);
       response.writeHead(fault.status, {
         'content-type': fault.contentType ?? 'text/plain; charset=utf-8',
-        ...(fault.trailers === undefined ? { 'content-length': body.length } : { trailer: Object.keys(fault.trailers).join(', ') }),
+        ...(fault.trailers !== undefined
+          ? { trailer: Object.keys(fault.trailers).join(', ') }
+          : fault.chunked
+            ? {}
+            : { 'content-length': body.length }),
         ...(fault.encoding === undefined ? {} : { 'content-encoding': fault.encoding }),
         ...fault.headers,
       });
       if (fault.trailers !== undefined) response.addTrailers(fault.trailers);
       if (fault.resetAfterBytes !== undefined) resetAfter(response, body.subarray(0, fault.resetAfterBytes));
+      else if (fault.closeAfterBytes !== undefined) closeAfter(response, body.subarray(0, fault.closeAfterBytes));
       else if (fault.stallAfterBytes === undefined) response.end(body);
       else response.write(body.subarray(0, fault.stallAfterBytes));
       return true;

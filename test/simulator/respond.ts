@@ -59,6 +59,13 @@ export function resetAfter(response: ServerResponse, bytes: Buffer): void {
   response.write(bytes, () => socket?.resetAndDestroy());
 }
 
+/** Sends the headers and these bytes, then closes the connection in order (FIN) once they are flushed. */
+export function closeAfter(response: ServerResponse, bytes: Buffer): void {
+  const socket = response.socket;
+  response.flushHeaders();
+  response.write(bytes, () => socket?.end());
+}
+
 const COMPRESSORS: Readonly<Record<string, () => Gzip | BrotliCompress>> = {
   gzip: createGzip,
   deflate: createDeflate,

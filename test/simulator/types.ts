@@ -132,6 +132,14 @@ export type Fault =
        * https://docs.aws.amazon.com/elasticloadbalancing/latest/network/network-load-balancers.html#connection-idle-timeout).
        */
       resetAfterBytes?: number;
+      /**
+       * Sends the headers (the whole body's Content-Length) and this many bytes of the body, then
+       * closes the connection in order (FIN): a server that ended short of the length it declared,
+       * its process gone or its own upstream broken.
+       */
+      closeAfterBytes?: number;
+      /** Sent chunked (no Content-Length): a body that can end anywhere, in order. */
+      chunked?: true;
     })
   /** A video task is created (and billed), then the answer fails: with this status, or a cut connection. */
   | (PathMatch & { kind: 'createThenFail'; status?: number })

@@ -84,6 +84,18 @@ describe('TopLevelMembers counting items', () => {
   });
 });
 
+describe("TopLevelMembers, at the answer's end", () => {
+  it('tells an answer that ended inside its object (cut short) from a whole one', () => {
+    const text = JSON.stringify(TRICKY);
+    for (let end = 1; end < text.length; end += 1) expect(scan(text.slice(0, end), 7).cutShort, text.slice(0, end)).toBe(true);
+    expect(scan(` ${text}\n`, 7).cutShort).toBe(false);
+  });
+
+  it('says nothing of what it does not read: an array, no JSON, nothing', () => {
+    for (const text of ['[1, 2', 'maintenance', '']) expect(scan(text, 7).cutShort).toBe(false);
+  });
+});
+
 describe('LargeAnswerMembers', () => {
   it('reads nothing while the log keeps the whole answer, and all of it once the log is cut', () => {
     const text = JSON.stringify(TRICKY);
@@ -107,6 +119,7 @@ describe('writtenInMembers', () => {
         ['data', 900_000],
       ]),
       countedItems: null,
+      cutShort: false,
     });
     expect(written.written()).toMatchObject({ textBytes: 300_000, answerText: '', otherText: '' });
     expect(written.empty).toBe(false);

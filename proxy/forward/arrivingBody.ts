@@ -1,6 +1,8 @@
 import { Readable } from 'node:stream';
+import { isDeepStrictEqual } from 'node:util';
 import type { LocalRefusal } from '../contracts/ports.ts';
-import type { TopLevelScan } from './jsonScan.ts';
+import { bytesIn } from './bodyRewrite.ts';
+import type { ByteRange, TopLevelScan } from './jsonScan.ts';
 
 /**
  * A body declared at least this large, whose plan is settled by its first bytes, goes upstream
@@ -10,8 +12,17 @@ import type { TopLevelScan } from './jsonScan.ts';
  */
 export const ARRIVING_BODY_MIN_BYTES = 1024 * 1024;
 
-/** The members a plan reads from a JSON body (model, alias splice, usage splice) that must not change after it was made. */
-type PlannedMembers = Pick<TopLevelScan, 'model' | 'modelValue' | 'stream' | 'streamOptionsValue' | 'objectStart'>;
+/**
+ * The members a plan reads from a JSON body (model, alias splice, usage splice) that must not change
+ * after it was made, and which of them it edited: a later repeat of an edited one, even with the
+ * client's same value, is what the gateway reads (JSON's last wins), unedited.
+ */
+export type PlannedMembers = Pick<TopLevelScan, 'model' | 'modelValue' | 'stream' | 'streamOptionsValue' | 'objectStart'> & {
+  edited: { model: boolean; streamOptions: boolean };
+};
+
+/** A `stream_options` repeated with more bytes than this is taken as changed rather than parsed on the loop (real ones hold a flag or two). */
+const MAX_COMPARED_VALUE_BYTES = 4 * 1024;
 
 /**
  * A request body that is still arriving while its request goes upstream: the client's chunks kept
@@ -85,17 +96,21 @@ export class ArrivingBody {
   /** The whole body is in and scanned: refused when its end contradicts what the plan read. */
   ended(scan: TopLevelScan): void {
     const planned = this.#planned;
-    const changed = planned !== null && changedMember(planned, scan);
+    const changed = planned === null ? null : changedMember(planned, scan, this.clientChunks);
     if (changed === null) {
       this.#state = 'complete';
       this.#wake();
       return;
     }
+    const what =
+      changed.how === 'differs'
+        ? `"${changed.member}" near its end differs from what its start said`
+        : `"${changed.member}" repeats near its end, and Airlock had changed the first one (the gateway would read the later one, unchanged)`;
     this.#refusal = {
       status: 400,
       errorClass: 'invalid_request',
       message:
-        `the request body's top-level "${changed}" near its end differs from what its start said, and Airlock had begun sending it on: ` +
+        `the request body's top-level ${what}, and Airlock had begun sending it on: ` +
         'the gateway was stopped before the end of the body. Send each top-level member once, before any large one.',
     };
     this.fail(new Error(this.#refusal.message));
@@ -174,16 +189,37 @@ export class ArrivingBody {
 
 /**
  * The first member the plan read that the whole body's scan sees otherwise, as the plan uses it;
- * null when none. The plan reads `stream` as true or not (a late `"stream": false` changes
- * nothing) and `stream_options` only on a stream (the usage splice).
+ * null when none. Compared by value: a repeat with the client's same value changes nothing, unless
+ * the plan edited the first one (the gateway reads the last). The plan reads `stream` as true or not
+ * (a late `"stream": false` changes nothing) and `stream_options` only on a stream (the usage splice).
  */
-function changedMember(planned: PlannedMembers, scan: TopLevelScan): string | null {
-  if (planned.model !== scan.model || !sameRange(planned.modelValue, scan.modelValue)) return 'model';
-  if ((planned.stream === true) !== (scan.stream === true)) return 'stream';
-  if (planned.stream === true && !sameRange(planned.streamOptionsValue, scan.streamOptionsValue)) return 'stream_options';
-  return null;
+function changedMember(
+  planned: PlannedMembers,
+  scan: TopLevelScan,
+  chunks: readonly Buffer[],
+): { member: 'model' | 'stream' | 'stream_options'; how: 'differs' | 'repeats' } | null {
+  if (planned.model !== scan.model) return { member: 'model', how: 'differs' };
+  if (!sameRange(planned.modelValue, scan.modelValue) && planned.edited.model) return { member: 'model', how: 'repeats' };
+  if ((planned.stream === true) !== (scan.stream === true)) return { member: 'stream', how: 'differs' };
+  if (planned.stream !== true || sameRange(planned.streamOptionsValue, scan.streamOptionsValue)) return null;
+  if (!sameValue(chunks, planned.streamOptionsValue, scan.streamOptionsValue)) return { member: 'stream_options', how: 'differs' };
+  return planned.edited.streamOptions ? { member: 'stream_options', how: 'repeats' } : null;
 }
 
-function sameRange(a: { start: number; end: number } | null, b: { start: number; end: number } | null): boolean {
+function sameRange(a: ByteRange | null, b: ByteRange | null): boolean {
   return a === b || (a !== null && b !== null && a.start === b.start && a.end === b.end);
+}
+
+/** Whether two values in the body are the same JSON, whatever their spacing (either missing: not the same). */
+function sameValue(chunks: readonly Buffer[], a: ByteRange | null, b: ByteRange | null): boolean {
+  if (a === null || b === null) return false;
+  const first = bytesIn(chunks, a);
+  const second = bytesIn(chunks, b);
+  if (first.equals(second)) return true;
+  if (first.length > MAX_COMPARED_VALUE_BYTES || second.length > MAX_COMPARED_VALUE_BYTES) return false;
+  try {
+    return isDeepStrictEqual(JSON.parse(first.toString('utf8')), JSON.parse(second.toString('utf8')));
+  } catch {
+    return false;
+  }
 }

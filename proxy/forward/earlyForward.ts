@@ -52,6 +52,9 @@ export function plannedSoFar(body: ClientBody): { body: ClientBody; parsed: Pars
 /** The plan made from the first bytes, sending the rest as it comes: its length is the whole body's. */
 export function arrivingPlan(plan: ExchangePlan, sofar: ReturnType<typeof plannedSoFar>, arriving: ArrivingBody): ExchangePlan {
   const head = plan.body ?? [];
-  arriving.planned(head, sofar.chunkCount, sofar.body.scan!);
+  const scan = sofar.body.scan!;
+  // As rewriteJsonBody decides its splices: the model when the gateway's id is another, `stream_options` when usage was added.
+  const edited = { model: plan.upstreamModel !== null && plan.upstreamModel !== scan.model, streamOptions: plan.usageInjected };
+  arriving.planned(head, sofar.chunkCount, { ...scan, edited });
   return { ...plan, byteLength: plan.byteLength + (arriving.declaredBytes - sofar.body.byteLength), arriving };
 }

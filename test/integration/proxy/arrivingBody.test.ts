@@ -151,4 +151,25 @@ describe('a large body sent on while it arrives', () => {
     expect(harness.simulator.received[0]?.body.length ?? 0).toBeLessThan(body.length);
     expect(answer.body).not.toContain(SENTINEL_KEY);
   });
+
+  it('sends a body that repeats its model with the same value near its end, as a body read whole goes', async () => {
+    const body = embeddingsBody('text-embedding-3-small', 2 * MIB, '","model":"text-embedding-3-small"}');
+    const gatewaySees = harness.simulator.nextBodyStart('/embeddings');
+    const upload = uploadHoldingTail(body, 100);
+    await gatewaySees;
+    upload.req.end(body.subarray(body.length - 100));
+    expect((await upload.answer).status).toBe(200);
+    expect(harness.simulator.received[0]?.body.equals(body)).toBe(true);
+  });
+
+  it('refuses a body that repeats an aliased model near its end: the gateway would read the alias there, unchanged', async () => {
+    const body = embeddingsBody('embed', 2 * MIB, '","model":"embed"}');
+    const gatewaySees = harness.simulator.nextBodyStart('/embeddings');
+    const upload = uploadHoldingTail(body, 100);
+    await gatewaySees;
+    upload.req.end(body.subarray(body.length - 100));
+    const answer = await upload.answer;
+    expect(answer.status).toBe(400);
+    expect(answer.body).toContain('top-level \\"model\\" repeats near its end');
+  });
 });

@@ -50,14 +50,14 @@ function chatStream(tail: string): Buffer {
 }
 
 /** `body` read as far as its first 64 KiB, planned from them, and a reader of what is sent: the test writes the rest. */
-async function plannedAfterFirstRead(body: Buffer) {
+async function plannedAfterFirstRead(body: Buffer, edited = { model: false, streamOptions: false }) {
   const req = clientRequest(body);
   const reading = readEarly(req);
   req.write(body.subarray(0, 64 * 1024));
   const early = await reading;
   const arriving = early.arriving!;
   const sofar = plannedSoFar(early);
-  arriving.planned(sofar.body.chunks, sofar.chunkCount, sofar.body.scan!);
+  arriving.planned(sofar.body.chunks, sofar.chunkCount, { ...sofar.body.scan!, edited });
   return { req, early, arriving, sent: drain(arriving.readable()) };
 }
 
@@ -84,6 +84,29 @@ describe('a body handed on while it arrives', () => {
     await sent.failed;
     expect(sent.bytes()).toBeLessThan(body.length);
     expect(arriving.refusal?.message).toContain(`"${member}" near its end differs`);
+  });
+
+  it.each([
+    ['model', embeddings('","model":"m"}')],
+    ['model, written with an escape', embeddings('","model":"\\u006d"}')],
+    ['stream_options', chatStream('","stream_options":{}}')],
+    ['stream_options, spaced otherwise', chatStream('","stream_options": { } }')],
+  ])('sends the whole body when its end repeats %s with the same value', async (_member, body) => {
+    const { req, arriving, sent } = await plannedAfterFirstRead(body);
+    req.end(body.subarray(64 * 1024));
+    expect(await Promise.race([sent.ended, sent.failed])).toEqual(body);
+    expect(arriving.refusal).toBeNull();
+  });
+
+  it.each([
+    ['model', embeddings('","model":"m"}'), { model: true, streamOptions: false }],
+    ['stream_options', chatStream('","stream_options":{}}'), { model: false, streamOptions: true }],
+  ])('refuses an end that repeats %s the plan edited, as the gateway would read the unedited one', async (member, body, edited) => {
+    const { req, arriving, sent } = await plannedAfterFirstRead(body, edited);
+    req.end(body.subarray(64 * 1024));
+    await sent.failed;
+    expect(sent.bytes()).toBeLessThan(body.length);
+    expect(arriving.refusal?.message).toContain(`"${member}" repeats near its end`);
   });
 
   it.each([

@@ -47,10 +47,17 @@ export class ArrivingBody {
   readonly #waiting = new Set<() => void>();
   #planned: PlannedMembers | null = null;
   #onChunk: ((chunk: Buffer) => void) | null = null;
+  #arrivedBytes = 0;
 
   constructor(clientChunks: Buffer[], declaredBytes: number) {
     this.clientChunks = clientChunks;
     this.declaredBytes = declaredBytes;
+    for (const chunk of clientChunks) this.#arrivedBytes += chunk.length;
+  }
+
+  /** How many of the client's bytes have come so far. */
+  get arrivedBytes(): number {
+    return this.#arrivedBytes;
   }
 
   /**
@@ -89,7 +96,9 @@ export class ArrivingBody {
 
   /** A chunk was appended to `clientChunks`. */
   arrived(): void {
-    this.#onChunk?.(this.clientChunks[this.clientChunks.length - 1]!);
+    const chunk = this.clientChunks[this.clientChunks.length - 1]!;
+    this.#arrivedBytes += chunk.length;
+    this.#onChunk?.(chunk);
     this.#wake();
   }
 

@@ -95,7 +95,7 @@ export async function plan(admitted: Admitted, seams: PlanSeams): Promise<Planne
     upstreamPath: exchangePlan.upstreamPath,
   });
   trace.requestReceived(pickAllowedHeaders(req.headers), body.chunks, KeyMasker.forKeys(secretsOf(target)));
-  arriving?.onChunk((chunk) => trace.requestBodyArrived(chunk));
+  if (arriving) trace.requestBodyArriving(arriving);
   if (!localAnswer) {
     // Its bytes only: a parsed request held for a whole stream costs about its size again, and each step parses it anew.
     return { ...admitted, plan: exchangePlan, clientBody: target.profile.fallbacks.length > 0 ? body : null };

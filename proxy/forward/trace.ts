@@ -4,9 +4,12 @@ import type { TokenUsage } from '../contracts/usage.ts';
 import type { RequestFallback, RequestLifecycleEvent } from '../contracts/lifecycle.ts';
 import type { FallbackHop } from '../contracts/log.ts';
 import type { RequestEvents } from '../contracts/requestEvents.ts';
+import type { ArrivingBody } from './arrivingBody.ts';
 import { BodyCapture, type CapturedBody, type CaptureKeyMasker } from './capture.ts';
+import { RequestBodyRecord } from './requestBodyRecord.ts';
 import { flattenHeaders } from './headers.ts';
 import { EventOffsetRecorder } from '../core/eventOffsets.ts';
+import { FallbackChain } from './fallbackChain.ts';
 import { newRequestId } from '../core/requestId.ts';
 import { progressTick, streamStartsEstimating, streamStopsEstimating, type ProgressEstimate } from './progressTick.ts';
 import type { TraceAccounting, TraceStart } from './traceShapes.ts';
@@ -26,7 +29,7 @@ export class RequestTrace {
   private readonly startedAtHr = performance.now();
   private readonly events: RequestEvents;
   /** Made at the first byte: a request without a body, or refused before its answer, needs none. */
-  #requestBody: BodyCapture | null = null;
+  #requestBody: RequestBodyRecord | null = null;
   #responseBody: BodyCapture | null = null;
   /** Made at a stream's first event. */
   #eventOffsets: EventOffsetRecorder | null = null;
@@ -59,11 +62,7 @@ export class RequestTrace {
   #successFailure: 'declared' | 'brokeOff' | null = null;
   #started = false;
   private hasEnded = false;
-  /** The fallback steps (contracts FallbackHop), empty until a request falls back; `#stepIndex` is the one tried now. */
-  #steps: FallbackHop[] = [];
-  #stepIndex = 0;
-  /** The answering step's outcome is the gateway's, recorded when it failed; a success's comes from the answer. */
-  #stepOutcomeKnown = false;
+  readonly #steps = new FallbackChain();
   /** Retries made before the current step: each step has its own profile's retries. */
   #retriesBeforeStep = 0;
   /** The current step's resends that are none of the profile's retries: on a pool's next key, or changed after a refusal. */
@@ -136,8 +135,8 @@ export class RequestTrace {
   /** The request is read: kept for the log (cut with the key masked), and published for the window while it runs (`request`). */
   requestReceived(headers: Record<string, string>, chunks: readonly Buffer[], keyMasker: CaptureKeyMasker): void {
     this.#requestHeaders = headers;
-    if (chunks.length > 0) this.#requestBody ??= new BodyCapture(this.captureLimitBytes, keyMasker);
-    for (const chunk of chunks) this.requestBodyArrived(chunk);
+    if (chunks.length > 0) this.#requestBody ??= new RequestBodyRecord(this.captureLimitBytes, keyMasker);
+    for (const chunk of chunks) this.#requestBody?.add(chunk);
     if (!this.#started || !this.events.hasListeners) return;
     this.events.emit({
       type: 'request',
@@ -147,9 +146,9 @@ export class RequestTrace {
     });
   }
 
-  /** A later chunk of a body sent on while it arrives (arrivingBody.ts), for the log's copy. */
-  requestBodyArrived(chunk: Buffer): void {
-    this.#requestBody?.add(chunk);
+  /** The body read so far goes on arriving while it is sent (arrivingBody.ts): the log's copy follows it. */
+  requestBodyArriving(arriving: ArrivingBody): void {
+    this.#requestBody?.follow(arriving);
   }
 
   /** The next attempt goes out with this key of the profile's pool. */
@@ -187,15 +186,7 @@ export class RequestTrace {
   /** The step tried (`failed`: its profile, model, outcome) is over; `skipped` steps were not sent (a budget, a missing
    *  profile). `next` is tried now; without one, the failed step's answer goes to the client, the chain shows the skipped. */
   fellBack(failed: FallbackHop, skipped: readonly FallbackHop[], next: Pick<FallbackHop, 'profileId' | 'model'> | null): void {
-    if (this.#steps.length === 0) this.#steps.push(failed);
-    else this.#steps[this.#stepIndex] = failed;
-    this.#steps.push(...skipped);
-    if (next === null) {
-      this.#stepOutcomeKnown = true;
-      return;
-    }
-    this.#steps.push({ profileId: next.profileId, model: next.model, status: null, errorClass: null });
-    this.#stepIndex = this.#steps.length - 1;
+    if (!this.#steps.fellBack(failed, skipped, next)) return;
     this.attempts.nextAttempt();
     this.#retriesBeforeStep = this.#retries;
     this.#stepKeySwitches = 0;
@@ -203,13 +194,7 @@ export class RequestTrace {
 
   /** Who answers and the way there, once the request fell back (or skipped a fallback); undefined otherwise. */
   get fallback(): RequestFallback | undefined {
-    const answering = this.#steps[this.#stepIndex];
-    if (answering === undefined) return undefined;
-    const chain = [...this.#steps];
-    if (!this.#stepOutcomeKnown) {
-      chain[this.#stepIndex] = { ...answering, status: this.#status || null, errorClass: this.#errorClass };
-    }
-    return { profileId: answering.profileId, upstreamModel: answering.model, chain };
+    return this.#steps.current(this.#status, this.#errorClass);
   }
 
   /** The answer the client gets starts with the gateway's status (headers as Airlock passes them, key masked). */
@@ -368,6 +353,7 @@ export class RequestTrace {
     this.hasEnded = true;
     if (this.progressEstimate !== null) streamStopsEstimating();
     this.#status = status;
+    const uploadNote = this.#requestBody?.close() ?? null;
     const event: Extract<RequestLifecycleEvent, { type: 'end' }> = {
       type: 'end',
       requestId: this.requestId,
@@ -396,7 +382,8 @@ export class RequestTrace {
     };
     // The optional fields are set only when there are some (no spread of a fresh object per request).
     if (this.#gatewayKeys.length > 0) event.gatewayKeys = this.#gatewayKeys;
-    const notes = accounting.note === undefined ? this.#laterNotes : [...(this.#laterNotes ?? []), accounting.note];
+    let notes = accounting.note === undefined ? this.#laterNotes : [...(this.#laterNotes ?? []), accounting.note];
+    if (uploadNote !== null) notes = [...(notes ?? []), uploadNote];
     if (notes !== null) event.logNotes = notes;
     const fallback = this.fallback;
     if (fallback !== undefined) event.fallback = fallback;

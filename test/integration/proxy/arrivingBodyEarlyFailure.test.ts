@@ -2,6 +2,7 @@ import { once } from 'node:events';
 import { createServer, request, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RequestLifecycleEvent } from '../../../proxy/contracts/lifecycle.ts';
 import { profileSchema, type Profile } from '../../../proxy/contracts/profile.ts';
 import { RequestEvents } from '../../../proxy/contracts/requestEvents.ts';
 import { startServer, type ProxyHandle } from '../../../proxy/http/startServer.ts';
@@ -22,6 +23,8 @@ const received: Received[] = [];
 /** Resolved when the gateway has answered its first request, before that request's body ended. */
 let firstFailed: Promise<void>;
 let markFirstFailed: () => void = () => undefined;
+/** How the gateway answers the first request at its first bytes: an overload that closes, unless a test says otherwise. */
+let firstAnswer = { status: 503, close: true };
 
 beforeAll(async () => {
   upstream = createServer((req, res) => {
@@ -29,8 +32,8 @@ beforeAll(async () => {
       received.push({ model: '', bytes: 0, body: Buffer.alloc(0) });
       // Answered at the first bytes, the rest unread: a gateway's own overload answer.
       req.once('data', () => {
-        res.writeHead(503, { 'content-type': 'application/json', connection: 'close' });
-        res.end('{"error":{"message":"overloaded","type":"server_error"}}', () => markFirstFailed());
+        res.writeHead(firstAnswer.status, { 'content-type': 'application/json', ...(firstAnswer.close ? { connection: 'close' } : {}) });
+        res.end('{"error":{"message":"refused at its start","type":"server_error"}}', () => markFirstFailed());
       });
       return;
     }
@@ -58,7 +61,7 @@ afterAll(async () => {
   await new Promise((resolve) => upstream.close(resolve));
 });
 
-async function proxyWith(profileInput: Partial<Profile>): Promise<ProxyHandle> {
+async function proxyWith(profileInput: Partial<Profile>, events = new RequestEvents()): Promise<ProxyHandle> {
   const profile = profileSchema.parse({
     id: 'early',
     name: 'Early failure',
@@ -67,7 +70,7 @@ async function proxyWith(profileInput: Partial<Profile>): Promise<ProxyHandle> {
   });
   return startServer({
     port: 0,
-    events: new RequestEvents(),
+    events,
     services: {
       authenticator: { authenticate: () => ({ tokenName: 'tests', pinnedProfileId: null }) },
       targets: { resolve: () => ({ profile, apiKey: SENTINEL_KEY }) },
@@ -118,6 +121,38 @@ describe('a gateway failure while the body still arrives', () => {
       expect(received[1]?.model).toBe('text-embedding-3-large');
       expect(received[1]?.bytes).toBe(body.length);
     } finally {
+      await proxy.stop();
+    }
+  });
+
+  it('marks the logged body cut when the gateway answered before the upload ended, saying how much had arrived', async () => {
+    const events = new RequestEvents();
+    const ended = new Promise<Extract<RequestLifecycleEvent, { type: 'end' }>>((resolve) =>
+      events.subscribe((event) => {
+        if (event.type === 'end') resolve(event);
+      }),
+    );
+    const proxy = await proxyWith({ retry: { maxRetries: 0 } } as Partial<Profile>, events);
+    firstAnswer = { status: 400, close: false };
+    try {
+      received.length = 0;
+      const req = request(`${proxy.url}/v1/embeddings`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'content-length': String(body.length) },
+      });
+      const answered = once(req, 'response') as Promise<[IncomingMessage]>;
+      req.write(body.subarray(0, body.length - 1024));
+      const [res] = await answered;
+      res.resume();
+      await once(res, 'end');
+      expect(res.statusCode).toBe(400);
+      const end = await ended;
+      req.end(body.subarray(body.length - 1024));
+      expect(end.bodies.requestBody?.length).toBeLessThan(body.length);
+      expect(end.bodies.requestBodyTruncated).toBe(true);
+      expect(end.logNotes?.join(' ')).toMatch(new RegExp(`the client had sent \\d+ of its ${body.length} declared bytes`));
+    } finally {
+      firstAnswer = { status: 503, close: true };
       await proxy.stop();
     }
   });

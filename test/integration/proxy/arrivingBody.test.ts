@@ -84,7 +84,10 @@ describe('a large body sent on while it arrives', () => {
     expect(harness.simulator.received[1]?.body.equals(body)).toBe(true);
   });
 
-  it('stops the gateway request when the client leaves mid-upload, and says so in the row', async () => {
+  it.each([
+    ['closes its connection', (req: ClientRequest) => req.destroy()],
+    ['resets its connection', (req: ClientRequest) => req.socket?.resetAndDestroy()],
+  ])('stops the gateway request when the client %s mid-upload, says so in the row and bills nothing', async (_how, leave) => {
     const body = embeddingsBody('text-embedding-3-small', 2 * MIB);
     const gatewaySees = harness.simulator.nextBodyStart('/embeddings');
     const upload = uploadHoldingTail(body, 100);
@@ -92,11 +95,15 @@ describe('a large body sent on while it arrives', () => {
     upload.answer.catch(() => undefined);
     await gatewaySees;
     const ended = harness.nextEnd();
-    upload.req.destroy();
+    leave(upload.req);
     const end = await ended;
     expect(end).toMatchObject({ status: 499, errorClass: 'client_aborted' });
     expect(end.errorMessage).toContain('while sending its request');
+    // The gateway never had the whole request: nothing is billed, not even an estimate.
+    expect(end).toMatchObject({ usage: null, usageSource: null, costCredits: null });
     await harness.simulator.waitForClose(0, 5000);
+    // Not retried (the harness's profile allows one retry): the client's leaving ended the exchange.
+    expect(harness.simulator.received).toHaveLength(1);
     expect(harness.simulator.received[0]?.body.length ?? 0).toBeLessThan(body.length);
   });
 

@@ -1,0 +1,76 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { PassThrough } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import { MAX_JSON_NESTING_DEPTH } from '../../../proxy/contracts/defaults.ts';
+import { profileSchema } from '../../../proxy/contracts/profile.ts';
+import { RequestEvents } from '../../../proxy/contracts/requestEvents.ts';
+import { ARRIVING_BODY_MIN_BYTES } from '../../../proxy/forward/arrivingBody.ts';
+import { fallbackRoute } from '../../../proxy/forward/fallbackRoute.ts';
+import { readClientBody } from '../../../proxy/forward/requestBody.ts';
+import type { Gated } from '../../../proxy/forward/stageRecords.ts';
+import { RequestTrace } from '../../../proxy/forward/trace.ts';
+import { SENTINEL_KEY } from '../../support/sentinel.ts';
+
+// A fallback step is planned from the whole body: for a body still arriving when its first step
+// failed (arrivingBody.ts), the step waits for its end, and is skipped when the client leaves first.
+const profile = profileSchema.parse({
+  id: 'own',
+  name: 'Own',
+  baseUrl: 'http://127.0.0.1:9/v1',
+  fallbacks: [{ model: 'text-embedding-3-large' }],
+});
+const target = { profile, apiKey: SENTINEL_KEY };
+const body = Buffer.from(`{"model":"text-embedding-3-small","input":"${'x'.repeat(ARRIVING_BODY_MIN_BYTES)}"}`);
+const FIRST_READ_BYTES = 64 * 1024;
+
+/** The route of a request whose body has arrived as far as its first read, and the client's side of it. */
+async function routeWhileArriving() {
+  const req = Object.assign(new PassThrough(), {
+    headers: { 'content-type': 'application/json', 'content-length': String(body.length) },
+  });
+  const reading = readClientBody(req as unknown as IncomingMessage, { writeContinue: () => undefined } as unknown as ServerResponse, {
+    limitBytes: 64 * 1024 * 1024,
+    maxJsonDepth: MAX_JSON_NESTING_DEPTH,
+    sendsEarly: () => true,
+  });
+  req.write(body.subarray(0, FIRST_READ_BYTES));
+  const clientBody = await reading;
+  const trace = new RequestTrace(new RequestEvents(), 1024 * 1024);
+  const plan = { upstreamModel: 'text-embedding-3-small', upstreamPath: 'embeddings' };
+  const gated = {
+    req,
+    res: { headersSent: false },
+    method: 'POST',
+    path: 'embeddings',
+    query: '',
+    pathModel: null,
+    protocol: 'openai',
+    identity: { tokenName: 'tests', pinnedProfileId: null },
+    target,
+    trace,
+    plan,
+    clientBody,
+    firstOfKey: null,
+  } as unknown as Gated;
+  const route = fallbackRoute(gated, { targets: { resolve: () => target } })!;
+  const step = route.next({ kind: 'status', status: 503, errorClass: 'upstream_error' }, { plan: gated.plan, target });
+  return { req, trace, step };
+}
+
+describe('a fallback step for a body still arriving', () => {
+  it('is planned once the body is whole, from all of it', async () => {
+    const { req, step } = await routeWhileArriving();
+    req.end(body.subarray(FIRST_READ_BYTES));
+    const next = await step;
+    expect(next?.plan.upstreamModel).toBe('text-embedding-3-large');
+    expect(next?.plan.byteLength).toBe(body.length);
+    expect(next?.plan.arriving).toBeUndefined();
+  });
+
+  it('is skipped when the client leaves before the body is whole', async () => {
+    const { req, trace, step } = await routeWhileArriving();
+    req.destroy();
+    expect(await step).toBeNull();
+    expect(trace.fallback?.chain.at(-1)).toMatchObject({ errorClass: 'client_aborted', note: 'the request body never arrived whole' });
+  });
+});

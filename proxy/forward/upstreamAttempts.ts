@@ -85,8 +85,10 @@ export async function sendWithRetries(input: AttemptsInput): Promise<AttemptsRes
     } catch (error) {
       // Ended unanswered (the client gone, a timeout, a reset): judged before the abort returns, since it may be billed.
       const mayHaveRun = attemptEnded(input, { reachedSocket, answered: false });
-      const bodyBroke = brokenArrival(plan, watch);
-      if (bodyBroke !== null) return bodyBroke;
+      // A body sent on while it arrived, refused at its end (arrivingBody.ts). One that broke otherwise needs no case of its
+      // own: it breaks only when its client leaves or the proxy stops, which abort the watch before undici's failure comes here.
+      const refused = plan.arriving?.refusal;
+      if (refused) return { kind: 'refused', refusal: refused };
       const aborted = watch.reason();
       if (aborted !== null) return { kind: 'aborted', reason: aborted };
       const errorClass = classifyNetworkFailure(error);
@@ -125,18 +127,6 @@ export async function sendWithRetries(input: AttemptsInput): Promise<AttemptsRes
     if (aborted !== null) return { kind: 'aborted', reason: aborted };
     return { kind: 'error', errorClass, status: response.statusCode, headers: response.headers, bodyText, upstreamRequestId };
   }
-}
-
-/**
- * A body sent on while it arrived that will never be whole: refused at its end, or its client left
- * (the read's close may come before the response's, which the watch waits for). Null otherwise.
- */
-function brokenArrival(plan: ExchangePlan, watch: ExchangeWatch): AttemptsResult | null {
-  const { arriving } = plan;
-  if (arriving === undefined || !arriving.hasFailed) return null;
-  if (arriving.refusal !== null) return { kind: 'refused', refusal: arriving.refusal };
-  watch.abort('client_aborted');
-  return { kind: 'aborted', reason: watch.reason() ?? 'client_aborted' };
 }
 
 /**

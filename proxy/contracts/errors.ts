@@ -29,6 +29,7 @@ export const LOCAL_ERROR_CLASSES = [
   'keys_cooling',
   'proxy_paused',
   'client_aborted',
+  'upload_stalled',
   'translation_unavailable',
   'proxy_stopping',
   'ledger_incomplete',

@@ -136,6 +136,12 @@ const EXPLANATIONS: Record<ErrorClass, ErrorExplanation> = {
     fix: 'Nothing to fix in Airlock; raise the client read timeout if it gave up too early.',
     retryable: true,
   },
+  upload_stalled: {
+    meaning:
+      "The client was still sending its request body when the profile's total timeout ran out: Airlock had begun passing the body on to the gateway, which was stopped before its end and so did not run the request",
+    fix: "Check the client's connection or what feeds its upload, then send the request again; raise the profile's total timeout if such uploads are slow on purpose.",
+    retryable: true,
+  },
   translation_unavailable: {
     meaning:
       "Airlock's translation thread, which translates large Messages and Responses bodies to Chat Completions, failed, so this request was not sent",

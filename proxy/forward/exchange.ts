@@ -14,6 +14,8 @@ import { suggestModels } from './gatewayModels.ts';
 import { buildUpstreamHeaders, headerValue } from './headers.ts';
 import { retryAdviceOf } from './retryPolicy.ts';
 import type { ExchangePlan } from './plan.ts';
+import type { ArrivingBody } from './arrivingBody.ts';
+import type { LocalRefusal } from '../contracts/ports.ts';
 import { relayResponse } from './relay.ts';
 import type { ForwardShutdown } from './shutdown.ts';
 import { isHeld, secretsOf, type HeldTarget, type RequestTarget } from './stageRecords.ts';
@@ -266,13 +268,32 @@ function networkDetail(target: SendableStep['target'], result: Extract<AttemptsR
 function replyAborted(context: ExchangeContext, step: SendableStep, reason: AbortReason): void {
   const { res, trace } = context;
   const { plan, target } = step;
+  // A body sent on while it arrived: the gateway's request was stopped short with it, and never ran.
+  const { arriving } = plan;
+  const uploading = arriving !== undefined && arriving.arrivedBytes < arriving.declaredBytes;
   if (reason === 'client_aborted') {
-    // A body sent on while it arrived: the gateway's request was stopped short with it, and never ran.
-    const uploading = plan.arriving !== undefined && !plan.arriving.complete;
     const when = uploading ? 'while sending its request (the gateway was stopped before its end)' : 'before the answer was complete';
     trace.failed('client_aborted', `the client closed the connection ${when}`, 499);
     return;
   }
+  // The total clock runs from the exchange's start, the upload included: what ran out is the client's upload, not the gateway.
+  if (reason === 'timeout_total' && uploading) {
+    const refusal = uploadStalled(arriving, target.profile.timeouts.totalTimeoutMs);
+    trace.failed(refusal.errorClass, refusal.message, refusal.status);
+    sendRefusal(res, plan.protocol, refusal);
+    return;
+  }
   const detail: ErrorDetail = reason === 'timeout_total' ? { timeoutMs: target.profile.timeouts.totalTimeoutMs } : {};
   replyFailure(res, trace, plan.protocol, { errorClass: reason, upstreamStatus: null, detail }, secretsOf(target));
+}
+
+function uploadStalled(arriving: ArrivingBody, totalTimeoutMs: number): LocalRefusal {
+  return {
+    status: 408,
+    errorClass: 'upload_stalled',
+    message:
+      `the client had sent ${arriving.arrivedBytes} of its ${arriving.declaredBytes} declared bytes when the profile's total timeout ` +
+      `(${totalTimeoutMs} ms) ran out: its upload stalled or was too slow. Airlock had begun sending the body on, and the gateway ` +
+      'was stopped before its end, so it did not run the request.',
+  };
 }

@@ -83,7 +83,10 @@ export async function plan(admitted: Admitted, seams: PlanSeams): Promise<Planne
     return { refusal: planned === STOPPED ? STOPPING : planned.refusal, known };
   }
   // Only a count answered here carries `localAnswer`, and it is never sent: the plan is handed on as it is, not copied.
-  const { localAnswer } = planned;
+  const { localAnswer, clientChunks } = planned;
+  // The client's bytes become views of the one buffer sent: they are kept (retry, fallback, log) as long as the exchange runs.
+  // A body still arriving keeps its reads: the read goes on appending to them.
+  if (clientChunks !== undefined && sofar === null) body.chunks = clientChunks;
   const exchangePlan: ExchangePlan = arriving && sofar ? arrivingPlan(planned, sofar, arriving) : planned;
   beginTrace(admitted, {
     ...who,

@@ -54,8 +54,12 @@ export interface PlanRefusal {
   refusal: LocalRefusal;
 }
 
-/** `localAnswer`: answered by Airlock itself, nothing sent upstream (Anthropic `count_tokens`). */
-export type Plan = (ExchangePlan & { localAnswer?: Promise<object> }) | PlanRefusal;
+/**
+ * `localAnswer`: answered by Airlock itself, nothing sent upstream (Anthropic `count_tokens`).
+ * `clientChunks`: the client's bytes as views of the one buffer sent (sharedBody.ts), for the caller
+ * to keep instead of its reads, so the body is held once; absent when there is no such buffer.
+ */
+export type Plan = (ExchangePlan & { localAnswer?: Promise<object>; clientChunks?: Buffer[] }) | PlanRefusal;
 
 /** `unfixable`: no fixed retry can be served (protocols/requestResult.ts), so none is asked for. */
 function invalid(message: string, unfixable = false): PlanRefusal {
@@ -115,9 +119,7 @@ export function buildPlan(input: PlanInput): Plan | Promise<Plan> {
         }
       : rewriteJsonBody(input.body, parsed, upstreamModel, isChat);
   const contentType = upstreamContentType(parsed, input.contentType);
-  // The client's bytes become views of the one buffer sent: they are kept as long as the exchange runs.
   const shared = 'edits' in rewritten ? sharedBody(input.body.chunks, rewritten.chunks, rewritten.byteLength, rewritten.edits) : null;
-  if (shared !== null) input.body.chunks = shared.client;
   return {
     protocol: input.protocol,
     mode: 'native',
@@ -145,6 +147,7 @@ export function buildPlan(input: PlanInput): Plan | Promise<Plan> {
       contentType === null
         ? []
         : [`a JSON body sent as ${input.contentType ?? 'no content type'}: read as JSON and sent as ${contentType}`],
+    clientChunks: shared?.client,
   };
 }
 

@@ -62,7 +62,8 @@ export class RequestTrace {
   #successFailure: 'declared' | 'brokeOff' | null = null;
   #started = false;
   private hasEnded = false;
-  readonly #steps = new FallbackChain();
+  /** Made when the request first falls back: most never do. */
+  #steps: FallbackChain | null = null;
   /** Retries made before the current step: each step has its own profile's retries. */
   #retriesBeforeStep = 0;
   /** The current step's resends that are none of the profile's retries: on a pool's next key, or changed after a refusal. */
@@ -186,6 +187,7 @@ export class RequestTrace {
   /** The step tried (`failed`: its profile, model, outcome) is over; `skipped` steps were not sent (a budget, a missing
    *  profile). `next` is tried now; without one, the failed step's answer goes to the client, the chain shows the skipped. */
   fellBack(failed: FallbackHop, skipped: readonly FallbackHop[], next: Pick<FallbackHop, 'profileId' | 'model'> | null): void {
+    this.#steps ??= new FallbackChain();
     if (!this.#steps.fellBack(failed, skipped, next)) return;
     this.attempts.nextAttempt();
     this.#retriesBeforeStep = this.#retries;
@@ -194,7 +196,7 @@ export class RequestTrace {
 
   /** Who answers and the way there, once the request fell back (or skipped a fallback); undefined otherwise. */
   get fallback(): RequestFallback | undefined {
-    return this.#steps.current(this.#status, this.#errorClass);
+    return this.#steps?.current(this.#status, this.#errorClass);
   }
 
   /** The answer the client gets starts with the gateway's status (headers as Airlock passes them, key masked). */

@@ -12,6 +12,8 @@ export class RequestBodyRecord {
   #arriving: ArrivingBody | null = null;
   /** Set when the exchange ended: bytes still arriving after it are no part of its record. */
   #closed = false;
+  /** Whether the upload was still under way when the record closed: what it kept stays cut, whatever comes later. */
+  #cutShort = false;
 
   constructor(limitBytes: number, keyMasker: CaptureKeyMasker) {
     this.#capture = new BodyCapture(limitBytes, keyMasker);
@@ -28,7 +30,7 @@ export class RequestBodyRecord {
   }
 
   get truncated(): boolean {
-    return this.#capture.truncated || this.#stillArriving;
+    return this.#capture.truncated || (this.#closed ? this.#cutShort : this.#stillArriving);
   }
 
   toBuffer(): Buffer | null {
@@ -37,9 +39,11 @@ export class RequestBodyRecord {
 
   /** The record is final: what it says of a body whose upload had not ended, for the row's notes (null when it had). */
   close(): string | null {
+    if (this.#closed) return null;
+    this.#cutShort = this.#stillArriving;
     this.#closed = true;
     const arriving = this.#arriving;
-    if (arriving === null || !this.#stillArriving) return null;
+    if (arriving === null || !this.#cutShort) return null;
     return `the client had sent ${arriving.arrivedBytes} of its ${arriving.declaredBytes} declared bytes when the exchange ended: the logged request body is cut there`;
   }
 

@@ -15,10 +15,33 @@ const ANSWER = JSON.stringify(
   1,
 );
 
+// Escapes of every kind JSON.stringify writes, and numbers in each form.
+const ESCAPED = JSON.stringify([
+  { 'k\u0001"': 'tab\t quote" slash\\ nul\u0000 \u2028', n: [0, -0.5, 1e21, 12.75e-8] },
+  [],
+  {},
+  null,
+  false,
+]);
+
 describe('isCutShortJson', () => {
   it('is true of every prefix of a JSON object or array, white space around it or not', () => {
-    for (let end = 1; end < ANSWER.length; end += 1) expect(isCutShortJson(ANSWER.slice(0, end)), ANSWER.slice(0, end)).toBe(true);
+    for (const whole of [ANSWER, ESCAPED]) {
+      for (let end = 1; end < whole.length; end += 1) expect(isCutShortJson(whole.slice(0, end)), whole.slice(0, end)).toBe(true);
+    }
     expect(isCutShortJson('  \n[{"a": [1, 2')).toBe(true);
+  });
+
+  it.each([
+    ['inside a literal', '{"a": tru'],
+    ['after a minus', '[-'],
+    ['inside an exponent', '{"a": 1e+'],
+    ['inside an escape', '{"a": "x\\u00'],
+    ['inside a key', '{"a": 1, "b'],
+    ['after a colon', '{"a":'],
+    ['inside nested arrays', '[[[1, [2, [3'],
+  ])('is true of a text cut %s', (_name, text) => {
+    expect(isCutShortJson(text)).toBe(true);
   });
 
   it.each([
@@ -32,6 +55,11 @@ describe('isCutShortJson', () => {
     ['a trailing comma then a close', '{"a": 1,}'],
     ['text after a whole object', '{"a": 1} and more'],
     ['a close too many', '{"a": 1}}'],
+    ['a word that is no literal, at the end', '{"a": trux'],
+    ['a number gone wrong, then cut', '{"a": 1.}, "b": 2'],
+    ['an unknown escape, then cut', '{"a": "x\\q'],
+    ['a raw tab in a string, then cut', '{"a": "x\ty'],
+    ['a comment', '{"a": 1 /* note */'],
   ])('is false of %s', (_name, text) => {
     expect(isCutShortJson(text)).toBe(false);
   });

@@ -53,6 +53,8 @@ const ERROR_ENVELOPE_KEYS = new Set(['error', 'request_id', 'success', 'code', '
  * else `upstream_error`.
  */
 export function declaredErrorClass(error: DeclaredError): UpstreamErrorClass {
+  // A chunk cut short is a relay's copy of the stream broken, not the model failing.
+  if (error.brokeOff === true) return 'stream_interrupted';
   const bodyText = JSON.stringify({ error: { message: error.message, code: error.code, type: error.type } });
   const status = error.status ?? 200;
   return classifyUpstreamResponse({ status, contentType: 'application/json', bodyText, expectJson: true }) ?? 'upstream_error';

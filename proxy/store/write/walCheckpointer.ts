@@ -1,5 +1,6 @@
 import type { DatabaseSync } from 'node:sqlite';
 import type { Worker } from 'node:worker_threads';
+import { trimWhenIdle } from '../../core/memoryReclaimer.ts';
 import { startBackgroundWorker } from '../threadPriority.ts';
 
 /**
@@ -78,6 +79,13 @@ interface CheckpointOptions {
    * the full-text backfill) must not grow the WAL unchecked, nor a write the ending thread missed.
    */
   onRunning?: (running: boolean) => void;
+  /**
+   * Called when the thread ended because the log was quiet. What it freed (its SQLite connection's
+   * page cache, its isolate's malloc'd parts) goes back to glibc's arenas, resident until a trim;
+   * it ends 30 s after the last write, when the reclaimers' trim after a burst may already be done.
+   * Default: the forwarding thread trims at its next idle check (trimWhenIdle); null: none.
+   */
+  trimAfterQuietStop?: (() => unknown) | null;
 }
 
 /**
@@ -91,6 +99,7 @@ export function startWalCheckpointer(databasePath: string, options: CheckpointOp
   // A thread that died is not started again: the writer checkpoints on its own from then on.
   let died = false;
   const reportFailure = failureReporter(options.onError);
+  const trimAfterQuietStop = options.trimAfterQuietStop === undefined ? trimWhenIdle : options.trimAfterQuietStop;
   const start = (): void => {
     const worker = startBackgroundWorker(CHECKPOINT_THREAD_SOURCE, {
       eval: true,
@@ -110,6 +119,7 @@ export function startWalCheckpointer(databasePath: string, options: CheckpointOp
         if (closing) return resolve();
         if (code === 0) {
           options.onRunning?.(false);
+          trimAfterQuietStop?.();
           return resolve();
         }
         died = true;

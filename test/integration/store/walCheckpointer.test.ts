@@ -137,6 +137,32 @@ describe('startWalCheckpointer', () => {
     }
   });
 
+  it('asks for a trim when its thread ends because the log was quiet, not when it is closed', async () => {
+    const path = join(dir(), 'log.db');
+    const writer = openWriterWithoutCheckpoints(path);
+    let trims = 0;
+    const checkpointer = startWalCheckpointer(path, {
+      intervalMs: 5,
+      stopAfterQuietChecks: 3,
+      startNow: false,
+      onError: () => undefined,
+      onStopped: () => undefined,
+      trimAfterQuietStop: () => {
+        trims += 1;
+      },
+    });
+    try {
+      writer.prepare('INSERT INTO t VALUES (?)').run('x'.repeat(100_000));
+      checkpointer.wake();
+      await expect.poll(() => trims).toBe(1);
+      checkpointer.wake();
+    } finally {
+      await checkpointer.close();
+      writer.close();
+    }
+    expect(trims).toBe(1);
+  });
+
   it('reports a thread that could not run, so the writer can checkpoint again', async () => {
     const errors: unknown[] = [];
     let stopped = false;

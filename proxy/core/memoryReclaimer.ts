@@ -16,7 +16,11 @@ import { glibcMallocTrim } from './mallocTrim.ts';
 export interface ReclaimOptions {
   /** How often the thread's idleness and heap are looked at. */
   checkIntervalMs: number;
-  /** Heap growth past the size after the last collection that makes one worthwhile. */
+  /**
+   * Heap growth past the size after the last collection that makes one worthwhile. Low enough for a
+   * light use (200 requests at c=1 grew the heap 5.5-6 MB and, uncollected, left RSS 9-10 MB over
+   * idle for good; collected, 6 MB), as it runs only after a quiet spell, once.
+   */
   minGrowthBytes: number;
   /** Event-loop utilization over an interval at or below which the thread counts as idle for it. */
   maxIdleUtilization: number;
@@ -44,7 +48,7 @@ export interface ReclaimOptions {
 
 export const DEFAULT_RECLAIM_OPTIONS: ReclaimOptions = {
   checkIntervalMs: 5_000,
-  minGrowthBytes: 16 * 1024 * 1024,
+  minGrowthBytes: 4 * 1024 * 1024,
   maxIdleUtilization: 0.05,
   idleIntervals: 6,
   startupCollectionMs: 250,

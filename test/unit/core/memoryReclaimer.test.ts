@@ -33,6 +33,12 @@ describe('shouldReclaim', () => {
       expected: false,
     },
     {
+      // 200 requests at c=1 grew the forwarding heap 5.5-6 MB (2026-11-28): left alone, RSS stayed ~10 MB over idle.
+      name: 'a light use that grew the heap 5 MB',
+      state: { ...idleGrown, heapTotalBytes: 45 * MB },
+      expected: true,
+    },
+    {
       name: 'growth at the threshold',
       state: { ...idleGrown, heapTotalBytes: 40 * MB + DEFAULT_RECLAIM_OPTIONS.minGrowthBytes },
       expected: true,

@@ -2,7 +2,6 @@ import { formatCredits, formatGatewayCharge } from '../../contracts/amounts.ts';
 import type { RequestLogRow } from '../../contracts/log.ts';
 import { gatewayKeysText, hopText } from '../export/chainText.ts';
 import { durationText } from '../sessions/timelineText.ts';
-import { CLI_COMMAND } from '../../contracts/cli.ts';
 
 /** One logged request as plain text for `airlock request <id>`. Pure: times in UTC, so output does not depend on the machine. */
 
@@ -31,7 +30,7 @@ function field(name: string, value: string): string {
   return `${`${name}:`.padEnd(11)} ${value}`;
 }
 
-export function requestText(row: RequestLogRow, replayIds: readonly string[]): string[] {
+export function requestText(row: RequestLogRow, replayIds: readonly string[], hint: (args: string) => string): string[] {
   const lines = [
     `${row.id}  ${utc(row.startedAtMs)}  ${row.method} ${row.clientPath}`,
     field('Status', statusText(row)),
@@ -50,8 +49,8 @@ export function requestText(row: RequestLogRow, replayIds: readonly string[]): s
     for (const [index, hop] of row.fallbackChain.entries()) lines.push(`  ${index + 1}. ${hopText(hop)}`);
   }
   if (row.gatewayKeys) lines.push(field('Keys', gatewayKeysText(row.gatewayKeys)));
-  if (row.agentSessionId) lines.push(field('Session', `${row.agentSessionId} (${CLI_COMMAND} sessions ${row.agentSessionId})`));
-  if (row.replayOf) lines.push(field('Replay of', `${row.replayOf} (${CLI_COMMAND} request ${row.replayOf})`));
+  if (row.agentSessionId) lines.push(field('Session', `${row.agentSessionId} (${hint(`sessions ${row.agentSessionId}`)})`));
+  if (row.replayOf) lines.push(field('Replay of', `${row.replayOf} (${hint(`request ${row.replayOf}`)})`));
   if (replayIds.length > 0) lines.push(field('Replays', replayIds.join(', ')));
   // What the log says of the request beyond its figures: a cost the gateway may bill with no usage stated, say.
   for (const note of row.notes) lines.push(field('Note', note));

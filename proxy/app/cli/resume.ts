@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
-import { defaultCliDeps, secretsFor, withCliErrors, writeLine, type CliDeps } from './commands/cliContext.ts';
-import { callControlApi } from './commands/controlApi.ts';
+import { defaultCliDeps, withCliErrors, writeLine, type CliDeps } from './commands/cliContext.ts';
+import { callControlApi, controlReachFor } from './commands/controlApi.ts';
 import { portOption } from './commands/portOption.ts';
 
 /**
@@ -14,7 +14,7 @@ export function registerResumeCommand(program: Command, deps: CliDeps = defaultC
     .addOption(portOption('the port the running Airlock listens on'))
     .action((clientName: string, options: { port: number }, command: Command) =>
       withCliErrors(command, async () => {
-        const { resumed } = await callControlApi<{ resumed: boolean }>(secretsFor(command, deps), {
+        const { resumed } = await callControlApi<{ resumed: boolean }>(controlReachFor(command, deps), {
           port: options.port,
           method: 'POST',
           path: `/clients/${encodeURIComponent(clientName)}/resume`,

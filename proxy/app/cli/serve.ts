@@ -1,5 +1,4 @@
 import { flushCompileCache } from 'node:module';
-import path from 'node:path';
 import { constants } from 'node:os';
 import { pruneStaleCompileCaches } from './compileCache.ts';
 import type { Command } from 'commander';
@@ -15,10 +14,9 @@ import { UnscopedKeyError } from '../secrets/dataDirSecrets.ts';
 import { COMMAND_LINE_PROFILE_ID } from '../configOverlay.ts';
 import { keyAccountsOf } from '../../contracts/keyPool.ts';
 import type { Profile } from '../../contracts/profile.ts';
-import { dataDirFor, defaultCliDeps, type CliDeps } from './commands/cliContext.ts';
+import { dataDirArgument as dataDirArgumentOf, dataDirFor, defaultCliDeps, type CliDeps } from './commands/cliContext.ts';
 import { portOption } from './commands/portOption.ts';
 import { suggestedCommand } from '../../contracts/cli.ts';
-import { defaultDataDir } from '../dataDir.ts';
 
 interface ServeOptions {
   port: number;
@@ -156,8 +154,7 @@ export function registerServeCommand(program: Command, deps: CliDeps = defaultCl
         if (normalized.warning) deps.stderr.write(`warning: ${normalized.warning}\n`);
         commandLineBaseUrl = normalized.baseUrl;
       }
-      // An AIRLOCK_DATA_DIR counts too: the commands may be pasted in a shell that does not have it.
-      const dataDirArgument = dataDir === path.resolve(deps.cwd, defaultDataDir(deps.env, deps.platform, deps.homedir)) ? null : dataDir;
+      const dataDirArgument = dataDirArgumentOf(dataDir, deps);
       let airlock: Airlock;
       try {
         airlock = await startAirlock({

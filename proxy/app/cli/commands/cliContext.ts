@@ -1,7 +1,7 @@
 import { homedir } from 'node:os';
 import path from 'node:path';
 import type { Command } from 'commander';
-import { resolveDataDir } from '../../dataDir.ts';
+import { defaultDataDir, resolveDataDir } from '../../dataDir.ts';
 import { CommandLineError, FAILED_CODE, FAILED_EXIT_CODE } from '../airlockCommand.ts';
 import { openConfigStore, type ConfigStore } from '../../profiles/configStore.ts';
 import { createKeychainHelperStore } from '../../secrets/keychainHelperStore.ts';
@@ -9,6 +9,7 @@ import { KEYCHAIN_ANSWER_WAIT_MS } from '../../secrets/boundedSecretStore.ts';
 import { secretStoreForDataDir } from '../../secrets/dataDirSecrets.ts';
 import type { SecretStore } from '../../../contracts/secretStore.ts';
 import { terminalText } from '../../../core/terminalText.ts';
+import { suggestedCommand } from '../../../contracts/cli.ts';
 
 /** What the profile, key and token commands touch; tests pass their own streams and stores. */
 export interface CliDeps {
@@ -52,6 +53,20 @@ export function cliKeychain(answerWaitMs: number = KEYCHAIN_ANSWER_WAIT_MS): Sec
 export function dataDirFor(command: Command, deps: CliDeps): string {
   const flag = command.optsWithGlobals<{ dataDir?: string }>().dataDir;
   return path.resolve(deps.cwd, resolveDataDir(deps.env, deps.platform, deps.homedir, flag));
+}
+
+/**
+ * The `--data-dir` a suggested command must repeat: null for the default directory. One chosen by
+ * AIRLOCK_DATA_DIR counts too, as the command may be pasted in a shell that does not have it.
+ */
+export function dataDirArgument(dataDir: string, deps: Pick<CliDeps, 'env' | 'platform' | 'homedir' | 'cwd'>): string | null {
+  return dataDir === path.resolve(deps.cwd, defaultDataDir(deps.env, deps.platform, deps.homedir)) ? null : dataDir;
+}
+
+/** How this run's hints name a command: with its `--data-dir` when that is not the default one. */
+export function hintFor(command: Command, deps: CliDeps): (args: string) => string {
+  const argument = dataDirArgument(dataDirFor(command, deps), deps);
+  return (args) => suggestedCommand(args, argument);
 }
 
 /** The keychain as the data directory chosen by the global `--data-dir` option sees it. */

@@ -1,10 +1,9 @@
 import type { Command } from 'commander';
-import { CLI_COMMAND } from '../../../contracts/cli.ts';
 import { CONNECT_TOOL_IDS, type ConnectFileChange, type ConnectToolId, type ConnectToolStatus } from '../../../contracts/connect.ts';
 import { DEFAULT_HOST } from '../../../contracts/defaults.ts';
 import { ConnectService } from '../../connect/connectService.ts';
 import { openConfigStore } from '../../profiles/configStore.ts';
-import { dataDirFor, defaultCliDeps, withCliErrors, writeLine, type CliDeps } from './cliContext.ts';
+import { dataDirFor, defaultCliDeps, hintFor, withCliErrors, writeLine, type CliDeps } from './cliContext.ts';
 import { portOption } from './portOption.ts';
 
 interface ConnectOptions {
@@ -53,17 +52,17 @@ export function registerConnectCommand(program: Command, deps: CliDeps = default
           });
           if (!tool) {
             for (const status of (await service.list()).tools) writeLine(deps.stdout, statusLine(status));
-            writeLine(deps.stderr, `Set one up with \`${CLI_COMMAND} connect <tool>\` (add --dry-run to preview).`);
+            writeLine(deps.stderr, `Set one up with \`${hintFor(command, deps)('connect <tool>')}\` (add --dry-run to preview).`);
             return;
           }
-          const tokenName = await runForTool(service, tool, options, deps);
+          const tokenName = await runForTool(service, tool, options, deps, hintFor(command, deps));
           const { activeProfileId, clientTokens } = store.snapshot();
           const followsActive = clientTokens.some((token) => token.name === tokenName && token.profileId === null);
           // A token that follows the active profile, with none active: each of the tool's requests is refused.
           if (followsActive && activeProfileId === null)
             writeLine(
               deps.stderr,
-              `Next: no profile is active yet, so Airlock refuses the tool's requests: add one with \`${CLI_COMMAND} profile add <id> --name <name> --base-url <url> --activate\`.`,
+              `Next: no profile is active yet, so Airlock refuses the tool's requests: add one with \`${hintFor(command, deps)('profile add <id> --name <name> --base-url <url> --activate')}\`.`,
             );
         } finally {
           store.close();
@@ -73,7 +72,13 @@ export function registerConnectCommand(program: Command, deps: CliDeps = default
 }
 
 /** Sets up (or previews, or undoes) one tool; resolves to the client token its setup uses, null when nothing was set up. */
-async function runForTool(service: ConnectService, tool: ConnectToolId, options: ConnectOptions, deps: CliDeps): Promise<string | null> {
+async function runForTool(
+  service: ConnectService,
+  tool: ConnectToolId,
+  options: ConnectOptions,
+  deps: CliDeps,
+  hint: (args: string) => string,
+): Promise<string | null> {
   if (options.forgetBackups) {
     const { removedBackups } = await service.forgetBackups(tool);
     writeLine(
@@ -107,7 +112,7 @@ async function runForTool(service: ConnectService, tool: ConnectToolId, options:
     deps.stderr,
     applied.backupId === null
       ? `${token} Already set up: nothing was written.`
-      : `${token} Backup ${applied.backupId}: undo with \`${CLI_COMMAND} connect ${tool} --undo\`.`,
+      : `${token} Backup ${applied.backupId}: undo with \`${hint(`connect ${tool} --undo`)}\`.`,
   );
   return applied.tokenName;
 }

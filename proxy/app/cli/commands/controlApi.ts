@@ -1,7 +1,19 @@
+import type { Command } from 'commander';
 import type { Agent, Response } from 'undici';
 import { CONTROL_API_PREFIX, type ApiErrorBody } from '../../../contracts/controlApi.ts';
-import { CLI_COMMAND } from '../../../contracts/cli.ts';
 import { CONTROL_TOKEN_ACCOUNT, KeychainUnavailableError, type SecretStore } from '../../../contracts/secretStore.ts';
+import { DEFAULT_PORT } from '../../../contracts/defaults.ts';
+import { hintFor, secretsFor, type CliDeps } from './cliContext.ts';
+
+/** The running Airlock of this command's data directory: its control token, and how hints name its commands. */
+export interface ControlReach {
+  secrets: SecretStore;
+  hint: (args: string) => string;
+}
+
+export function controlReachFor(command: Command, deps: CliDeps): ControlReach {
+  return { secrets: secretsFor(command, deps), hint: hintFor(command, deps) };
+}
 
 export interface ControlCall {
   port: number;
@@ -17,12 +29,12 @@ export interface ControlCall {
 
 /**
  * One call to the running Airlock's control API with the control token from the keychain (as its
- * data directory sees it, `secrets`): for
+ * data directory sees it, `reach.secrets`): for
  * what lives in that process (the burst guard's pauses, the spend gate a replay must pass).
  * A refusal becomes an Error carrying the API's own explanation.
  */
-export async function callControlApi<T>(secrets: SecretStore, call: ControlCall): Promise<T> {
-  const controlToken = await controlTokenOf(secrets, call.instead);
+export async function callControlApi<T>(reach: ControlReach, call: ControlCall): Promise<T> {
+  const controlToken = await controlTokenOf(reach.secrets, call.instead);
   if (!controlToken) throw new Error(`no control token in the keychain: is Airlock set up on this machine? ${call.instead}`);
   // Loaded here, not with this module: `airlock serve` loads every command's module, and undici's
   // index would stay in the proxy's heap all day for calls only the short-lived commands make.
@@ -30,7 +42,7 @@ export async function callControlApi<T>(secrets: SecretStore, call: ControlCall)
   // fetch's default 300 s wait for headers would cut off a replay of a slow model's answer.
   const waiting = call.timeoutMs === undefined ? new undici.Agent({ headersTimeout: 0, bodyTimeout: 0 }) : undefined;
   try {
-    return await send<T>(undici.fetch, call, controlToken, waiting);
+    return await send<T>(undici.fetch, reach, call, controlToken, waiting);
   } finally {
     await waiting?.close();
   }
@@ -53,6 +65,7 @@ async function controlTokenOf(secrets: SecretStore, instead: string): Promise<st
 
 async function send<T>(
   fetch: typeof import('undici').fetch,
+  reach: ControlReach,
   call: ControlCall,
   controlToken: string,
   waiting: Agent | undefined,
@@ -70,7 +83,7 @@ async function send<T>(
       ...(call.timeoutMs === undefined ? {} : { signal: AbortSignal.timeout(call.timeoutMs) }),
     });
   } catch (error) {
-    throw new Error(unreachedText(call, error));
+    throw new Error(unreachedText(reach, call, error));
   }
   if (!response.ok) {
     const body = (await response.json().catch(() => null)) as Partial<ApiErrorBody> | null;
@@ -87,12 +100,12 @@ function notAirlockText(port: number, detail?: string): string {
  * Why the call got no answer. Only a refused connection means nothing listens there: a program that
  * is not Airlock (or an Airlock that hangs) holds the port, and starting Airlock there would fail.
  */
-function unreachedText(call: ControlCall, error: unknown): string {
+function unreachedText(reach: ControlReach, call: ControlCall, error: unknown): string {
   if (error instanceof Error && error.name === 'TimeoutError' && call.timeoutMs !== undefined) {
     return `The program on port ${call.port} did not answer within ${call.timeoutMs / 1000} s: if it is Airlock, it is busy or stuck; otherwise give Airlock's port with --port.`;
   }
   const code = (error as { cause?: { code?: unknown } } | null)?.cause?.code;
   if (code === 'ECONNREFUSED')
-    return `Airlock is not running on port ${call.port} (start it with \`${CLI_COMMAND} serve\` or the desktop app).`;
+    return `Airlock is not running on port ${call.port} (start it with \`${reach.hint(call.port === DEFAULT_PORT ? 'serve' : `serve --port ${call.port}`)}\` or the desktop app).`;
   return notAirlockText(call.port);
 }

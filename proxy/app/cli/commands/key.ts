@@ -14,8 +14,7 @@ import {
 import { API_KEY_ENV_VAR } from '../../secrets/envKeySource.ts';
 import { UnscopedKeyError } from '../../secrets/dataDirSecrets.ts';
 import { poolKeyAccount } from '../../../contracts/keyPool.ts';
-import { CLI_COMMAND } from '../../../contracts/cli.ts';
-import { configStoreFor, secretsFor, defaultCliDeps, withCliErrors, writeLine, type CliDeps } from './cliContext.ts';
+import { configStoreFor, hintFor, secretsFor, defaultCliDeps, withCliErrors, writeLine, type CliDeps } from './cliContext.ts';
 import { readSecretInput } from './secretInput.ts';
 
 /**
@@ -36,7 +35,7 @@ export function registerKeyCommands(program: Command, deps: CliDeps = defaultCli
         const profile = requireExistingProfile(store, profileId);
         if (profile.keyPool !== undefined && options.key === undefined) {
           throw new Error(
-            `profile ${profileId} holds a key pool: name the key to replace with --key <id> (\`${CLI_COMMAND} key list ${profileId}\`), or add one with \`${CLI_COMMAND} key add ${profileId}\``,
+            `profile ${profileId} holds a key pool: name the key to replace with --key <id> (\`${hintFor(command, deps)(`key list ${profileId}`)}\`), or add one with \`${hintFor(command, deps)(`key add ${profileId}`)}\``,
           );
         }
         // Checked before the secret is asked for: a wrong id is better told before the user pastes a key.

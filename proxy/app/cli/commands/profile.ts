@@ -7,7 +7,7 @@ import { gatewayKeyAccount, KeychainUnavailableError, type SecretStore } from '.
 import { keyAccountsOf } from '../../../contracts/keyPool.ts';
 import { UnscopedKeyError } from '../../secrets/dataDirSecrets.ts';
 import { CommandLineError } from '../airlockCommand.ts';
-import { configStoreFor, secretsFor, defaultCliDeps, withCliErrors, writeLine, type CliDeps } from './cliContext.ts';
+import { configStoreFor, hintFor, secretsFor, defaultCliDeps, withCliErrors, writeLine, type CliDeps } from './cliContext.ts';
 import { CLI_COMMAND } from '../../../contracts/cli.ts';
 import { registerFallbackCommands } from './profileFallback.ts';
 
@@ -72,10 +72,10 @@ export function registerProfileCommands(program: Command, deps: CliDeps = defaul
         writeLine(
           deps.stderr,
           heldKey === null
-            ? `Next: store its gateway key with \`${CLI_COMMAND} key set ${id}\`.`
+            ? `Next: store its gateway key with \`${hintFor(command, deps)(`key set ${id}`)}\`.`
             : `warning: the OS keychain already holds a gateway key for a profile "${id}" (${heldTail ? `ends in ${heldTail}` : 'too short to show its end'}): ` +
                 `one removed earlier, or the profile "${id}" of another data directory. This profile sends it to ${added?.baseUrl}. ` +
-                `If it is not this gateway's key, replace it: \`${CLI_COMMAND} key set ${id}\`.`,
+                `If it is not this gateway's key, replace it: \`${hintFor(command, deps)(`key set ${id}`)}\`.`,
         );
       }),
     );
@@ -90,10 +90,13 @@ export function registerProfileCommands(program: Command, deps: CliDeps = defaul
         if (problem) throw new Error(problem);
         const config = store.snapshot();
         if (config.profiles.length === 0) {
-          writeLine(deps.stdout, `No profiles yet: add one with \`${CLI_COMMAND} profile add <id> --name <name> --base-url <url>\`.`);
+          writeLine(
+            deps.stdout,
+            `No profiles yet: add one with \`${hintFor(command, deps)('profile add <id> --name <name> --base-url <url>')}\`.`,
+          );
           return;
         }
-        const statuses = await keyStatuses(config.profiles, secretsFor(command, deps));
+        const statuses = await keyStatuses(config.profiles, secretsFor(command, deps), hintFor(command, deps));
         if (statuses.problem) writeLine(deps.stderr, `warning: ${statuses.problem}`);
         for (const entry of config.profiles) {
           const marker = entry.id === config.activeProfileId ? '*' : ' ';
@@ -161,7 +164,7 @@ export function registerProfileCommands(program: Command, deps: CliDeps = defaul
         }
         writeLine(
           deps.stdout,
-          `Removed profile ${id}.${config.activeProfileId === null ? ` No profile is active now: choose one with \`${CLI_COMMAND} profile use <id>\`.` : ''}`,
+          `Removed profile ${id}.${config.activeProfileId === null ? ` No profile is active now: choose one with \`${hintFor(command, deps)('profile use <id>')}\`.` : ''}`,
         );
       }),
     );
@@ -193,6 +196,7 @@ async function keyHeldFor(profileId: string, secrets: SecretStore): Promise<stri
 async function keyStatuses(
   profiles: readonly Profile[],
   secrets: SecretStore,
+  hint: (args: string) => string,
 ): Promise<{ byId: Map<string, string>; problem: string | null }> {
   const byId = new Map<string, string>();
   /** A key held only where every data directory shares it: not used here, and the way to set this one's is said. */
@@ -201,7 +205,7 @@ async function keyStatuses(
     for (const entry of profiles) {
       if (entry.keyPool !== undefined) {
         const held = (await Promise.all(keyAccountsOf(entry).map((account) => secrets.get(account)))).filter((key) => key !== null);
-        byId.set(entry.id, `pool of ${entry.keyPool.length} (${held.length} in the keychain; \`${CLI_COMMAND} key list ${entry.id}\`)`);
+        byId.set(entry.id, `pool of ${entry.keyPool.length} (${held.length} in the keychain; \`${hint(`key list ${entry.id}`)}\`)`);
         continue;
       }
       try {

@@ -1,9 +1,8 @@
 import type { Command } from 'commander';
 import type { FallbackEntry } from '../../../contracts/profile.ts';
-import { CLI_COMMAND } from '../../../contracts/cli.ts';
 import { ConfigEditError, requireProfile, updateProfile } from '../../profiles/configMutations.ts';
 import { CommandLineError } from '../airlockCommand.ts';
-import { configStoreFor, withCliErrors, writeLine, type CliDeps } from './cliContext.ts';
+import { configStoreFor, hintFor, withCliErrors, writeLine, type CliDeps } from './cliContext.ts';
 
 /**
  * `airlock profile fallback list|add|remove|clear <id>`: the profile's ordered fallback list, each
@@ -26,7 +25,7 @@ export function registerFallbackCommands(profile: Command, deps: CliDeps): void 
         if (fallbacks.length === 0) {
           writeLine(
             deps.stdout,
-            `Profile ${id} has no fallbacks: add one with \`${CLI_COMMAND} profile fallback add ${id} --model <model>\`.`,
+            `Profile ${id} has no fallbacks: add one with \`${hintFor(command, deps)(`profile fallback add ${id} --model <model>`)}\`.`,
           );
           return;
         }
@@ -62,13 +61,15 @@ export function registerFallbackCommands(profile: Command, deps: CliDeps): void 
     .action((id: string, position: string, _options: unknown, command: Command) =>
       withCliErrors(command, async () => {
         if (!/^\d+$/.test(position.trim()))
-          throw new CommandLineError(`position "${position}": give the number \`${CLI_COMMAND} profile fallback list ${id}\` shows`);
+          throw new CommandLineError(
+            `position "${position}": give the number \`${hintFor(command, deps)(`profile fallback list ${id}`)}\` shows`,
+          );
         const index = Number(position) - 1;
         await configStoreFor(command, deps).update((current) => {
           const { fallbacks } = requireProfile(current, id);
           if (!Number.isInteger(index) || index < 0 || index >= fallbacks.length) {
             throw new ConfigEditError(
-              `profile ${id} has no fallback ${position}: positions are 1 to ${fallbacks.length} (see \`${CLI_COMMAND} profile fallback list ${id}\`)`,
+              `profile ${id} has no fallback ${position}: positions are 1 to ${fallbacks.length} (see \`${hintFor(command, deps)(`profile fallback list ${id}`)}\`)`,
             );
           }
           return updateProfile(current, id, { fallbacks: fallbacks.filter((_entry, at) => at !== index) });

@@ -8,9 +8,8 @@ import { formatCredits } from '../../../contracts/amounts.ts';
 import { withoutGatewayKey } from '../../../core/apiKey.ts';
 import type { ReplayRequest, ReplayResponse, ReplaySide } from '../../../contracts/replay.ts';
 import { CommandLineError } from '../airlockCommand.ts';
-import { defaultCliDeps, secretsFor, withCliErrors, writeLine, type CliDeps } from './cliContext.ts';
-import { callControlApi } from './controlApi.ts';
-import type { SecretStore } from '../../../contracts/secretStore.ts';
+import { defaultCliDeps, withCliErrors, writeLine, type CliDeps } from './cliContext.ts';
+import { callControlApi, controlReachFor, type ControlReach } from './controlApi.ts';
 import { portOption } from './portOption.ts';
 
 interface ReplayFlags {
@@ -41,13 +40,13 @@ function editInEditor(deps: CliDeps, text: string): string {
   }
 }
 
-async function bodyToSend(deps: CliDeps, secrets: SecretStore, id: string, flags: ReplayFlags): Promise<string | undefined> {
+async function bodyToSend(deps: CliDeps, reach: ControlReach, id: string, flags: ReplayFlags): Promise<string | undefined> {
   if (flags.bodyFile !== undefined) {
     if (flags.edit) throw new CommandLineError('--edit and --body-file both give the body: use one.');
     return readFileSync(flags.bodyFile === '-' ? 0 : path.resolve(deps.cwd, flags.bodyFile), 'utf8');
   }
   if (!flags.edit) return undefined;
-  const logged = await callControlApi<BodyTextResponse>(secrets, {
+  const logged = await callControlApi<BodyTextResponse>(reach, {
     port: flags.port,
     method: 'GET',
     path: `/requests/${encodeURIComponent(id)}/body/request`,
@@ -136,14 +135,14 @@ export function registerReplayCommand(program: Command, deps: CliDeps = defaultC
     .addOption(portOption('the port the running Airlock listens on'))
     .action((id: string, flags: ReplayFlags, command: Command) =>
       withCliErrors(command, async () => {
-        const secrets = secretsFor(command, deps);
-        const body = await bodyToSend(deps, secrets, id, flags);
+        const reach = controlReachFor(command, deps);
+        const body = await bodyToSend(deps, reach, id, flags);
         const request: ReplayRequest = {
           ...(body === undefined ? {} : { body }),
           ...(flags.profile ? { profileId: flags.profile } : {}),
           ...(flags.idempotencyKey ? { idempotencyKey: flags.idempotencyKey } : {}),
         };
-        const answer = await callControlApi<ReplayResponse>(secrets, {
+        const answer = await callControlApi<ReplayResponse>(reach, {
           port: flags.port,
           method: 'POST',
           path: `/requests/${encodeURIComponent(id)}/replay`,

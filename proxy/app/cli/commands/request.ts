@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { requestText } from '../requestText.ts';
-import { defaultCliDeps, withCliErrors, writeLine, type CliDeps } from './cliContext.ts';
+import { defaultCliDeps, hintFor, withCliErrors, writeLine, type CliDeps } from './cliContext.ts';
 import { CLI_COMMAND } from '../../../contracts/cli.ts';
 import { openLogWithSecrets } from './logSecrets.ts';
 
@@ -22,11 +22,11 @@ export function registerRequestCommand(program: Command, deps: CliDeps = default
           const detail = log.queries.getRequest(id);
           if (detail === null)
             throw new Error(
-              `no request ${id} in the log: \`${CLI_COMMAND} export requests --format csv\` lists the ids (retention may have removed it)`,
+              `no request ${id} in the log: \`${hintFor(command, deps)('export requests --format csv')}\` lists the ids (retention may have removed it)`,
             );
           const replayIds = log.queries.replaysOf(id);
           if (flags.json) writeLine(deps.stdout, JSON.stringify({ ...detail.row, replayIds }, null, 2));
-          else for (const line of requestText(detail.row, replayIds)) writeLine(deps.stdout, line);
+          else for (const line of requestText(detail.row, replayIds, hintFor(command, deps))) writeLine(deps.stdout, line);
         } finally {
           log.close();
         }

@@ -5,8 +5,7 @@ import { sessionPage } from '../../sessions/sessionList.ts';
 import { sessionTimeline } from '../../sessions/sessionTimeline.ts';
 import { sessionListText, timelineText } from '../../sessions/timelineText.ts';
 import { CommandLineError } from '../airlockCommand.ts';
-import { defaultCliDeps, withCliErrors, writeLine, type CliDeps } from './cliContext.ts';
-import { CLI_COMMAND } from '../../../contracts/cli.ts';
+import { defaultCliDeps, hintFor, withCliErrors, writeLine, type CliDeps } from './cliContext.ts';
 import { openLogWithSecrets } from './logSecrets.ts';
 
 function limitOf(text: string): number {
@@ -47,7 +46,9 @@ export function registerSessionsCommand(program: Command, deps: CliDeps = defaul
               ...(cursor ? { afterCursor: cursor } : {}),
             });
             if (result === null)
-              throw new Error(`no session ${id} in the log: \`${CLI_COMMAND} sessions\` lists the ids (retention may have removed it)`);
+              throw new Error(
+                `no session ${id} in the log: \`${hintFor(command, deps)('sessions')}\` lists the ids (retention may have removed it)`,
+              );
             const lines = timelineText(result.timeline.session, result.timeline.turns);
             // Later pages continue the same timeline: only the first carries the heading.
             for (const line of first ? lines : lines.slice(2)) writeLine(deps.stdout, line);

@@ -4,8 +4,7 @@ import { CLIENT_TOKEN_NAME_PATTERN } from '../../../contracts/config.ts';
 import { addClientToken, removeClientToken } from '../../profiles/configMutations.ts';
 import { clientTokenAccount, KeychainUnavailableError } from '../../../contracts/secretStore.ts';
 import { CommandLineError } from '../airlockCommand.ts';
-import { configStoreFor, secretsFor, defaultCliDeps, withCliErrors, writeLine, type CliDeps } from './cliContext.ts';
-import { CLI_COMMAND } from '../../../contracts/cli.ts';
+import { configStoreFor, hintFor, secretsFor, defaultCliDeps, withCliErrors, writeLine, type CliDeps } from './cliContext.ts';
 
 /** `airlock token create|list|revoke`: the local tokens each tool uses to reach the proxy. */
 export function registerTokenCommands(program: Command, deps: CliDeps = defaultCliDeps()): void {
@@ -50,7 +49,7 @@ export function registerTokenCommands(program: Command, deps: CliDeps = defaultC
         if (problem) throw new Error(problem);
         const { clientTokens } = store.snapshot();
         if (clientTokens.length === 0)
-          writeLine(deps.stdout, `No client tokens yet: create one with \`${CLI_COMMAND} token create <name>\`.`);
+          writeLine(deps.stdout, `No client tokens yet: create one with \`${hintFor(command, deps)('token create <name>')}\`.`);
         for (const record of clientTokens) {
           const target = record.profileId ? `pinned to ${record.profileId}` : 'follows active profile';
           writeLine(

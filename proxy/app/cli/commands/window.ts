@@ -1,8 +1,7 @@
 import type { Command } from 'commander';
-import { CLI_COMMAND } from '../../../contracts/cli.ts';
 import type { LoginLinkResponse } from '../../../contracts/controlApi.ts';
-import { callControlApi } from './controlApi.ts';
-import { defaultCliDeps, secretsFor, withCliErrors, writeLine, type CliDeps } from './cliContext.ts';
+import { callControlApi, controlReachFor } from './controlApi.ts';
+import { defaultCliDeps, hintFor, withCliErrors, writeLine, type CliDeps } from './cliContext.ts';
 import { portOption } from './portOption.ts';
 
 /**
@@ -17,11 +16,11 @@ export function registerWindowCommand(program: Command, deps: CliDeps = defaultC
     .addOption(portOption('the port the running Airlock listens on'))
     .action((options: { port: number }, command: Command) =>
       withCliErrors(command, async () => {
-        const { url } = await callControlApi<LoginLinkResponse>(secretsFor(command, deps), {
+        const { url } = await callControlApi<LoginLinkResponse>(controlReachFor(command, deps), {
           port: options.port,
           method: 'POST',
           path: '/login-links',
-          instead: `Restart \`${CLI_COMMAND} serve\`, which prints a new link.`,
+          instead: `Restart \`${hintFor(command, deps)('serve')}\`, which prints a new link.`,
           timeoutMs: 5_000,
         });
         writeLine(deps.stdout, url);

@@ -100,6 +100,6 @@ describe('airlock window', () => {
     const run = await runAirlock(dataDir, unavailableSecretStore(), ['window', '--port', String(airlock.proxy.port)]);
     expect(run.exitCode).toBe(1);
     expect(run.stdout).toBe('');
-    expect(run.stderr).toContain('restart `npx airlock serve`, which prints a new link');
+    expect(run.stderr).toContain(`restart \`npx airlock serve --data-dir ${dataDir}\`, which prints a new link`);
   });
 });

@@ -192,6 +192,6 @@ describe('airlock sessions', () => {
   it('says how to find the ids when the session is not in the log', async () => {
     const run = await runAirlock(harness.dataDir, harness.secrets, ['sessions', 'nope']);
     expect(run.exitCode).toBe(1);
-    expect(run.stderr).toContain('no session nope in the log: `npx airlock sessions` lists the ids');
+    expect(run.stderr).toContain(`no session nope in the log: \`npx airlock sessions --data-dir ${harness.dataDir}\` lists the ids`);
   });
 });

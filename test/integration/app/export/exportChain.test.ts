@@ -140,7 +140,7 @@ describe('airlock request <id>, reading the log beside the running Airlock', () 
         '  1. main/gpt-4o-mini 503 upstream_error',
         '  2. backup/qwen-plus 200',
         `Keys:       key 1 (main) > spare (${fellBack.gatewayKeys?.[1]?.keyId})`,
-        `Session:    ${SESSION_ID} (npx airlock sessions ${SESSION_ID})`,
+        `Session:    ${SESSION_ID} (npx airlock sessions ${SESSION_ID} --data-dir ${harness.dataDir})`,
         `Replays:    ${replay.id}`,
       ]),
     );
@@ -152,7 +152,7 @@ describe('airlock request <id>, reading the log beside the running Airlock', () 
   it('a replay links back to its original', async () => {
     const run = await runAirlock(harness.dataDir, harness.secrets, ['request', replay.id]);
     expect(run.exitCode, run.stderr).toBe(0);
-    expect(run.stdout).toContain(`Replay of:  ${fellBack.id} (npx airlock request ${fellBack.id})`);
+    expect(run.stdout).toContain(`Replay of:  ${fellBack.id} (npx airlock request ${fellBack.id} --data-dir ${harness.dataDir})`);
     expect(run.stdout).not.toContain('Fallback:');
   });
 
@@ -187,6 +187,8 @@ describe('airlock request <id>, reading the log beside the running Airlock', () 
   it('an unknown id fails with the cause and where to find ids', async () => {
     const run = await runAirlock(harness.dataDir, harness.secrets, ['request', 'alk_0_nope']);
     expect(run.exitCode).toBe(1);
-    expect(run.stderr).toMatch(/no request alk_0_nope in the log: `npx airlock export requests --format csv` lists the ids/);
+    expect(run.stderr).toContain(
+      `no request alk_0_nope in the log: \`npx airlock export requests --format csv --data-dir ${harness.dataDir}\` lists the ids`,
+    );
   });
 });

@@ -2,10 +2,14 @@ import { describe, expect, it } from 'vitest';
 import type { RequestLogRow } from '../../../../proxy/contracts/log.ts';
 import { requestText } from '../../../../proxy/app/cli/requestText.ts';
 import { logRow } from '../export/exportRows.ts';
+import { suggestedCommand } from '../../../../proxy/contracts/cli.ts';
+
+/** Hints as a run on the default data directory writes them. */
+const hint = (args: string): string => suggestedCommand(args, null);
 
 describe('requestText: one request for `airlock request`', () => {
   it('an ordinary request: heading, status, models, profile, client, duration, cost, retries, and nothing about chains', () => {
-    expect(requestText(logRow(), [])).toEqual([
+    expect(requestText(logRow(), [], hint)).toEqual([
       'alk_1700000000000_a  2026-11-20 09:30:00 UTC  POST /v1/chat/completions',
       'Status:     200',
       'Model:      gpt-4o-mini → gpt-4o-mini-2024-07-18',
@@ -18,7 +22,7 @@ describe('requestText: one request for `airlock request`', () => {
   });
 
   it("the gateway's stated charge, beside Airlock's cost", () => {
-    expect(requestText(logRow({ gatewayCost: 0.000348 }), []).slice(6, 9)).toEqual([
+    expect(requestText(logRow({ gatewayCost: 0.000348 }), [], hint).slice(6, 9)).toEqual([
       'Cost:       0.0042 credits',
       'Charged:    0.000348 as the gateway stated it, in its own unit (budgets count the cost)',
       'Retries:    0',
@@ -85,7 +89,7 @@ describe('requestText: one request for `airlock request`', () => {
       ['Model:      fast → qwen-plus'],
     ],
   ])('%s', (_name, overrides, replayIds, expectedLines) => {
-    const lines = requestText(logRow(overrides), replayIds);
+    const lines = requestText(logRow(overrides), replayIds, hint);
     for (const line of expectedLines) expect(lines).toContain(line);
     // The lines stay in order: the chain follows the figures.
     const positions = expectedLines.map((line) => lines.indexOf(line));

@@ -38,7 +38,7 @@ describe('airlock connect', () => {
     const applied = await connect('aider', '--model', 'gw-model');
     expect(applied.exitCode).toBe(0);
     expect(applied.stderr).toContain(
-      "Next: no profile is active yet, so Airlock refuses the tool's requests: add one with `npx airlock profile add <id> --name <name> --base-url <url> --activate`.",
+      `Next: no profile is active yet, so Airlock refuses the tool's requests: add one with \`npx airlock profile add <id> --name <name> --base-url <url> --activate --data-dir ${dataDir}\`.`,
     );
     await runAirlock(dataDir, secrets, ['profile', 'add', 'work', '--name', 'Work', '--base-url', 'https://gw.example/v1', '--activate']);
     expect((await connect('codex', '--model', 'gw-model')).stderr).not.toContain('no profile is active');
@@ -59,7 +59,10 @@ describe('airlock connect', () => {
     writeFileSync(aiderFile(), '# my options\ndark-mode: true\n');
     const applied = await connect('aider', '--port', '9911', '--model', 'gw-model');
     expect(applied.exitCode).toBe(0);
-    expect(applied.stderr).toMatch(/Created client token "aider"\. Backup \d{8}T\d+Z: undo with `npx airlock connect aider --undo`/);
+    expect(applied.stderr).toMatch(
+      /Created client token "aider"\. Backup \d{8}T\d+Z: undo with `npx airlock connect aider --undo --data-dir /,
+    );
+    expect(applied.stderr).toContain(`--undo --data-dir ${dataDir}\`.`);
     const written = readFileSync(aiderFile(), 'utf8');
     expect(written).toContain('# my options\ndark-mode: true\n');
     expect(written).toMatch(/openai-api-base: http:\/\/127\.0\.0\.1:9911\/v1\nopenai-api-key: alk_/);

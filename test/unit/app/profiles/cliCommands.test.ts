@@ -62,7 +62,7 @@ describe('airlock profile', () => {
     const added = await airlock(['profile', 'add', 'work', '--name', 'Personal', '--base-url', 'https://personal.example/v1']);
     expect(added.exitCode).toBe(0);
     expect(added.stderr).toContain(
-      `warning: the OS keychain already holds a gateway key for a profile "work" (ends in ${SENTINEL_KEY.slice(-4)}): one removed earlier, or the profile "work" of another data directory. This profile sends it to https://personal.example/v1. If it is not this gateway's key, replace it: \`npx airlock key set work\`.`,
+      `warning: the OS keychain already holds a gateway key for a profile "work" (ends in ${SENTINEL_KEY.slice(-4)}): one removed earlier, or the profile "work" of another data directory. This profile sends it to https://personal.example/v1. If it is not this gateway's key, replace it: \`npx airlock key set work --data-dir ${dataDir}\`.`,
     );
     expect(added.stderr).not.toContain('Next: store its gateway key');
     expect(findSentinel(added.stdout + added.stderr)).toBeNull();
@@ -269,8 +269,8 @@ describe('airlock as a command', () => {
 
   it.each([
     [['profile', 'list'], '`npx airlock profile add <id>'],
-    [['token', 'list'], '`npx airlock token create <name>`'],
-    [['profile', 'add', 'work', '--name', 'Work', '--base-url', 'https://gw.example/v1'], '`npx airlock key set work`'],
+    [['token', 'list'], '`npx airlock token create <name>'],
+    [['profile', 'add', 'work', '--name', 'Work', '--base-url', 'https://gw.example/v1'], '`npx airlock key set work'],
   ])('%j hints at a command that runs after npm install', async (args, hint) => {
     const run = await airlock(args);
     expect(run.stdout + run.stderr).toContain(hint);

@@ -62,7 +62,9 @@ describe('airlock profile fallback', () => {
   it.each([['abc'], ['1.5'], ['']])('takes %j for a position as a mistake in the command line (exit 2)', async (position) => {
     const run = await airlock(['profile', 'fallback', 'remove', 'main', position]);
     expect(run.exitCode).toBe(2);
-    expect(run.stderr).toContain(`airlock: position "${position}": give the number \`npx airlock profile fallback list main\` shows`);
+    expect(run.stderr).toContain(
+      `airlock: position "${position}": give the number \`npx airlock profile fallback list main --data-dir ${dataDir}\` shows`,
+    );
   });
 });
 

@@ -58,6 +58,8 @@ export interface AirlockOptions {
   maxLogBytes?: number;
   /** Where Connect finds the tools' config files; the user's home by default. */
   homeDir?: string;
+  /** How a paused run is resumed, given its port (ServerOptions.resumeWay); the desktop app's way unless given. */
+  resumeWay?: (port: number) => string;
 }
 
 export interface Airlock {
@@ -318,6 +320,7 @@ async function startWithDataDir(options: AirlockOptions, privacyProblems: string
     controlRouter: control.router,
     reportUnexpectedError: tellUnexpectedError,
     idempotency: keyedCreationsCache(log.idempotencyStore, tell),
+    ...(options.resumeWay ? { resumeWay: options.resumeWay } : {}),
   }).catch(async (error: unknown) => {
     await stopServices();
     throw error;

@@ -127,7 +127,7 @@ const EXPLANATIONS: Record<ErrorClass, ErrorExplanation> = {
   },
   proxy_paused: {
     meaning: 'Airlock is paused and forwards nothing',
-    fix: 'Resume Airlock from the window or the tray menu, then send the request again.',
+    fix: "Resume Airlock from the window's status bar (or the desktop app's tray menu), then send the request again.",
     // Waiting does not unpause it, so its refusal tells clients not to retry (forward/ownRefusals.ts).
     retryable: false,
   },

@@ -7,13 +7,14 @@ import {
 } from '../contracts/ports.ts';
 import { unsentStep } from './fallback.ts';
 import type { IncomingHttpHeaders } from 'node:http';
-import { PAUSED, WEBSOCKET_UNSUPPORTED } from './ownRefusals.ts';
+import { WEBSOCKET_UNSUPPORTED } from './ownRefusals.ts';
 import type { Admitted, ForwardRequest, HeldTarget, Refused } from './stageRecords.ts';
 
 export interface AdmitServices {
   authenticator: ClientAuthenticator;
   targets: TargetResolver;
-  isPaused: () => boolean;
+  /** The refusal while Airlock is paused, null while it forwards. */
+  pausedRefusal: () => LocalRefusal | null;
 }
 
 /**
@@ -26,7 +27,8 @@ export interface AdmitServices {
  */
 export function admit(request: ForwardRequest, services: AdmitServices): Admitted | Refused {
   if (asksForWebSocket(request.req.headers)) return { refusal: WEBSOCKET_UNSUPPORTED, unlogged: true };
-  if (services.isPaused()) return { refusal: PAUSED };
+  const paused = services.pausedRefusal();
+  if (paused !== null) return { refusal: paused };
   const identity = services.authenticator.authenticate(request.req.headers);
   if (isLocalRefusal(identity)) return { refusal: identity, unlogged: request.method === 'HEAD' };
   const target = services.targets.resolve(identity);

@@ -29,7 +29,8 @@ export interface PipelineServices {
 export interface ForwardOptions {
   services: PipelineServices;
   events: RequestEvents;
-  isPaused: () => boolean;
+  /** The refusal while Airlock is paused, null while it forwards. */
+  pausedRefusal: () => LocalRefusal | null;
   /** Read per request: a setting the user may change while the proxy runs. */
   captureLimitBytes: () => number;
   inFlight: Set<ServerResponse>;
@@ -64,7 +65,7 @@ export function createForwardHandler(options: ForwardOptions): (req: IncomingMes
   // What each stage is given, made once rather than spread anew for every request.
   const stages: StageServices = {
     options,
-    admit: { ...services, isPaused: options.isPaused },
+    admit: { ...services, pausedRefusal: options.pausedRefusal },
     plan: {
       refusedReasoningEfforts,
       ...(options.nativeVerified ? { nativeVerified: options.nativeVerified } : {}),

@@ -3,16 +3,21 @@ import type { Profile } from '../contracts/profile.ts';
 import type { BodyDecodingError, BodyTooLargeError } from './requestBody.ts';
 import { CLI_COMMAND } from '../contracts/cli.ts';
 
+/** Where the desktop app is resumed; `airlock serve` has no tray, and names its own way (serve.ts). */
+export const DESKTOP_RESUME_WAY = 'from the tray or the window (status bar)';
+
 /**
  * Airlock's own refusals of this stage, with statuses no client retries (see DEFAULT_STATUS in
  * core/errorClass.ts): retrying a paused or stopping Airlock only delays the message.
  */
-export const PAUSED: LocalRefusal = {
-  status: 403,
-  errorClass: 'proxy_paused',
-  message: 'Airlock is paused, so nothing is sent to the gateway. Resume it from the tray or the window (status bar), then retry.',
-  headers: { 'x-should-retry': 'false' },
-};
+export function pausedRefusal(resumeWay: string): LocalRefusal {
+  return {
+    status: 403,
+    errorClass: 'proxy_paused',
+    message: `Airlock is paused, so nothing is sent to the gateway. Resume it ${resumeWay}, then retry.`,
+    headers: { 'x-should-retry': 'false' },
+  };
+}
 
 export const STOPPING: LocalRefusal = {
   status: 503,

@@ -14,6 +14,7 @@ import { closeUpstreamAgents } from '../forward/upstreamClient.ts';
 import { CAPTURE_LIMIT_BYTES, CONTROL_PREFIX, DEFAULT_HOST } from '../contracts/defaults.ts';
 import { answerUnexpectedError, createRequestDispatch, sayUnexpectedErrorOnStderr } from './requestDispatch.ts';
 import { startForwardingReclaimer } from './forwardingReclaimer.ts';
+import { DESKTOP_RESUME_WAY, pausedRefusal } from '../forward/ownRefusals.ts';
 
 export interface ServerOptions {
   host?: string;
@@ -31,6 +32,8 @@ export interface ServerOptions {
   translation?: TranslationThread;
   /** The `reasoning_effort` refusals learned, as kept in the data directory; unless given, for this proxy's life only. */
   reasoningEffortRefusals?: ReasoningEffortRefusals;
+  /** How the user resumes this Airlock when paused, given the port it listens on; the desktop app's tray and window unless given. */
+  resumeWay?: (port: number) => string;
   /** Where a handler's unexpected error is said (startAirlock: the notices, and stderr); stderr unless given. */
   reportUnexpectedError?: (message: string) => void;
 }
@@ -104,7 +107,7 @@ export async function startServer(options: ServerOptions): Promise<ProxyHandle> 
   const forward = createForwardHandler({
     services: options.services,
     events,
-    isPaused: () => paused,
+    pausedRefusal: () => (paused ? pausedRefusal(options.resumeWay?.(port) ?? DESKTOP_RESUME_WAY) : null),
     captureLimitBytes: options.captureLimitBytes ?? (() => CAPTURE_LIMIT_BYTES),
     inFlight,
     shutdown,

@@ -17,6 +17,7 @@ import type { Profile } from '../../contracts/profile.ts';
 import { dataDirArgument as dataDirArgumentOf, dataDirFor, defaultCliDeps, type CliDeps } from './commands/cliContext.ts';
 import { portOption } from './commands/portOption.ts';
 import { suggestedCommand } from '../../contracts/cli.ts';
+import { DEFAULT_PORT } from '../../contracts/defaults.ts';
 
 interface ServeOptions {
   port: number;
@@ -44,6 +45,18 @@ function keyText(airlock: Airlock, profile: Profile, status: KeyStatus, command:
     return `${described}: a --base-url run takes it from ${API_KEY_ENV_VAR} only; set it and start again`;
   const keyCommand = profile.keyPool === undefined ? `key set ${profile.id}` : `key list ${profile.id}`;
   return `${described}: \`${command(keyCommand)}\`, or ${API_KEY_ENV_VAR} for this run`;
+}
+
+/**
+ * How a paused `airlock serve` is resumed: it has no tray, and its window is a browser tab only
+ * after `airlock window`, so the command comes first.
+ */
+export function headlessResumeWay(port: number, dataDirArgument: string | null): string {
+  const portOption = port === DEFAULT_PORT ? '' : ` --port ${port}`;
+  return (
+    `with \`${suggestedCommand(`resume${portOption}`, dataDirArgument)}\`, or in the window's status bar ` +
+    `(\`${suggestedCommand(`window${portOption}`, dataDirArgument)}\` prints a sign-in link)`
+  );
 }
 
 export function startupLines(airlock: Airlock, commandLine: ServeCommandLine): string[] {
@@ -163,6 +176,7 @@ export function registerServeCommand(program: Command, deps: CliDeps = defaultCl
           env: deps.env,
           // In the CLI's helper process: a keychain call that hangs then cannot keep Ctrl-C from stopping Airlock.
           secrets: deps.secrets(dataDir),
+          resumeWay: (port) => headlessResumeWay(port, dataDirArgument),
           ...(options.profile ? { profileId: options.profile } : {}),
           ...(commandLineBaseUrl ? { commandLineBaseUrl } : {}),
         });

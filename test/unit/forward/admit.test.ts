@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { ClientAuthenticator, TargetRefusal, TargetResolver, UpstreamTarget } from '../../../proxy/contracts/ports.ts';
 import { profileSchema } from '../../../proxy/contracts/profile.ts';
 import { admit } from '../../../proxy/forward/admit.ts';
+import { DESKTOP_RESUME_WAY, pausedRefusal } from '../../../proxy/forward/ownRefusals.ts';
 import { isHeld, type Admitted, type ForwardRequest, type HeldTarget } from '../../../proxy/forward/stageRecords.ts';
 
 /** Which refusals of the request's own profile are admitted to walk its fallback list, and what goes on. */
@@ -13,7 +14,7 @@ const profile = (fallbacks: unknown[]) => profileSchema.parse({ id: 'main', name
 
 function admitWith(resolved: UpstreamTarget | TargetRefusal) {
   const targets: TargetResolver = { resolve: () => resolved };
-  return admit(request, { authenticator, targets, isPaused: () => false });
+  return admit(request, { authenticator, targets, pausedRefusal: () => null });
 }
 
 const cooling = (fallbacks: unknown[]): TargetRefusal => ({
@@ -50,7 +51,7 @@ describe('admit, a request asking to change protocol', () => {
     admit({ req: { headers: { connection: 'Upgrade', upgrade } }, method: 'GET' } as unknown as ForwardRequest, {
       authenticator,
       targets: { resolve: () => ({ profile: profile([]), apiKey: POOL_SECRET }) },
-      isPaused: () => true,
+      pausedRefusal: () => pausedRefusal(DESKTOP_RESUME_WAY),
     });
 
   it('a WebSocket handshake is answered 426 before anything else, and leaves no row', () => {

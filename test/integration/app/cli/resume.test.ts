@@ -11,6 +11,7 @@ import { rawRequest } from '../../../support/http.ts';
 import { SENTINEL_KEY } from '../../../support/sentinel.ts';
 import { runAirlock } from '../../../support/cliHarness.ts';
 import { seedDataDir } from '../../../support/dataDirSeed.ts';
+import { headlessResumeWay } from '../../../../proxy/app/cli/serve.ts';
 import { memorySecretStore, unavailableSecretStore } from '../../../support/memorySecretStore.ts';
 
 let simulator: GatewaySimulator;
@@ -23,7 +24,8 @@ beforeAll(async () => {
   simulator = await startGatewaySimulator({ recordBodies: false });
   dataDir = mkdtempSync(path.join(tmpdir(), 'airlock-resume-'));
   await seedDataDir(dataDir, simulator.baseUrl, { looper: token, quiet: generateToken() });
-  airlock = await startAirlock({ dataDir, port: 0, env: {}, secrets });
+  // As `airlock serve` starts it, on a data directory other than the default: no tray, no window of its own.
+  airlock = await startAirlock({ dataDir, port: 0, env: {}, secrets, resumeWay: (port) => headlessResumeWay(port, dataDir) });
 });
 afterAll(async () => {
   await airlock.stop();
@@ -133,5 +135,29 @@ describe('airlock resume on a port where another program listens', () => {
     } finally {
       await other.close();
     }
+  });
+});
+
+describe('airlock resume (no client): Airlock itself, paused headless', () => {
+  it("the refusal names `airlock resume` with this run's port and data directory, not a tray; that command resumes it", async () => {
+    airlock.proxy.setPaused(true);
+    const refused = await listModels();
+    expect(refused.status).toBe(403);
+    const { message } = (JSON.parse(refused.body) as { error: { message: string } }).error;
+    expect(message).not.toContain('tray');
+    const resumeCommand = `npx airlock resume --port ${airlock.proxy.port} --data-dir ${dataDir}`;
+    expect(message).toContain(`\`${resumeCommand}\``);
+
+    // The command as pasted (the harness gives --data-dir itself).
+    const args = resumeCommand.split(' ').slice(2, -2);
+    const run = await runAirlock(dataDir, secrets, args);
+    expect(run).toMatchObject({ exitCode: 0, stdout: 'Airlock forwards requests again.\n' });
+    expect(airlock.proxy.isPaused()).toBe(false);
+    expect((await listModels()).status).toBe(200);
+  });
+
+  it('says so when Airlock was not paused', async () => {
+    const run = await runAirlock(dataDir, secrets, ['resume', '--port', String(airlock.proxy.port)]);
+    expect(run).toMatchObject({ exitCode: 0, stdout: 'Airlock was not paused.\n' });
   });
 });

@@ -123,7 +123,7 @@ export function issueFigures(results: BenchResults): IssueFigure[] {
     ),
     withLogSqlFloor(
       ratioFigure(
-        'proxy CPU per request, c=1',
+        `proxy CPU per request, c=1, warm (after ${Math.min(c1.undiciFloor.warmupRequests, c1.airlockLogged.warmupRequests)} requests a target)`,
         'us',
         c1.undiciFloor.cpuUsPerRequest,
         c1.airlockLogged.cpuUsPerRequest,

@@ -41,7 +41,10 @@ function throughputLines(title: string, results: BenchResults['throughputC1']): 
 
 export function formatReport(results: BenchResults, checks: readonly TargetCheck[]): string {
   const lines = [
-    ...throughputLines("Non-streaming chat, concurrency 1 (each target's median run)", results.throughputC1),
+    ...throughputLines(
+      `Non-streaming chat, concurrency 1, warm: after ${Math.min(...Object.values(results.throughputC1).map((run) => run.warmupRequests))} requests a target (each target's median run)`,
+      results.throughputC1,
+    ),
     ...throughputLines(
       "Non-streaming chat, concurrency 50 (each target's median run; the targets below compare round by round)",
       results.throughputC50,

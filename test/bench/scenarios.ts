@@ -1,6 +1,7 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { createHash } from 'node:crypto';
 import type { ChildServer } from './childServer.ts';
+import type { Pool } from 'undici';
 import { createPool, postBody, runChatLoad, type LoadRun } from './load.ts';
 import { processCpuMs } from './processCpu.ts';
 import { readProcessMemory, sampleRss } from './processMemory.ts';
@@ -29,18 +30,31 @@ export interface ThroughputResult extends LatencySummary {
   cpuUsPerRequest: number | null;
   /** The same for each round, in round order. */
   roundCpuUsPerRequest: number[];
+  /** Requests the target answered before its first round (the warm-up), not measured. */
+  warmupRequests: number;
 }
 
-const WARMUP_REQUESTS = 500;
-const WARMUP_MAX_MS = 5_000;
+const DEFAULT_WARMUP: Warmup = { requests: 500, maxMs: 5_000 };
+
+/**
+ * Requests each target answers before its rounds, until `maxMs` passed; then, after the servers
+ * are quiet, `afterQuietRequests` more (the first requests after a quiet spell re-optimize code in
+ * every target, the floor too).
+ */
+export interface Warmup {
+  requests: number;
+  maxMs: number;
+  afterQuietRequests?: number;
+}
 
 /**
  * Each target's median run of `rounds` at a fixed concurrency, plus every round's figure for
  * paired comparisons: on this shared machine single runs swing by a quarter both ways (a best-of
  * picked lucky outliers, up to 1.35x the floor for one round). Rounds go round-robin over the
  * targets, in reverse order every other round, so neither a burst of outside load nor a place in
- * the order lands on one target only; each pool is warmed up first and not measured. Before each
- * run `settle` waits for the servers' deferred work, which would otherwise slow the next target.
+ * the order lands on one target only; each pool is warmed up first, all targets side by side, and
+ * not measured. Before each run `settle` waits for the servers' deferred work, which would
+ * otherwise slow the next target.
  */
 export async function measureThroughput<T extends string>(
   urls: Record<T, string>,
@@ -52,6 +66,8 @@ export async function measureThroughput<T extends string>(
     settle: () => Promise<unknown>;
     /** The process behind each target, whose CPU is read around its runs. */
     pids?: Partial<Record<T, number>>;
+    /** At `concurrency`, unmeasured; 500 requests unless given. */
+    warmup?: Warmup;
   },
 ): Promise<Record<T, ThroughputResult>> {
   const targets = Object.keys(urls) as T[];
@@ -64,9 +80,24 @@ export async function measureThroughput<T extends string>(
     if (lastRun !== null) cpuMs.get(lastRun.target)?.push(processCpuMs(lastRun.pid) - lastRun.cpuBeforeMs);
     lastRun = null;
   };
+  const warmup = options.warmup ?? DEFAULT_WARMUP;
+  const warmupRequests = new Map<T, number>();
   try {
-    for (const [, pool] of pools)
-      await runChatLoad({ pool, concurrency: options.concurrency, count: WARMUP_REQUESTS, maxMs: WARMUP_MAX_MS });
+    // Side by side: the warm-up is not measured, and a long one then takes the time of the slowest target only.
+    const warmUp = (requests: number): Promise<unknown> =>
+      Promise.all(
+        targets.map(async (target) => {
+          const pool = pools.get(target) as Pool;
+          const run = await runChatLoad({ pool, concurrency: options.concurrency, count: requests, maxMs: warmup.maxMs });
+          warmupRequests.set(target, (warmupRequests.get(target) ?? 0) + run.latenciesMs.length);
+        }),
+      );
+    await warmUp(warmup.requests);
+    const afterQuietRequests = warmup.afterQuietRequests ?? 0;
+    if (afterQuietRequests > 0) {
+      await options.settle();
+      await warmUp(afterQuietRequests);
+    }
     for (let round = 0; round < options.rounds; round += 1) {
       const order = round % 2 === 0 ? targets : [...targets].reverse();
       for (const target of order) {
@@ -96,6 +127,7 @@ export async function measureThroughput<T extends string>(
       roundRequestsPerSecond: targetRuns.map((targetRun) => targetRun.requestsPerSecond),
       cpuUsPerRequest: targetCpuMs.length === 0 ? null : cpuPerRequestUs(targetCpuMs, requests),
       roundCpuUsPerRequest: targetCpuMs.map((ms, index) => cpuPerRequestUs([ms], [requests[index] ?? 0])),
+      warmupRequests: warmupRequests.get(target) ?? 0,
     };
   }
   return results;

@@ -24,6 +24,7 @@ function throughput(cpuUsPerRequest: number | null, p99Ms: number): ThroughputRe
     roundRequestsPerSecond: [1],
     cpuUsPerRequest,
     roundCpuUsPerRequest: [],
+    warmupRequests: 12_000,
   };
 }
 
@@ -194,6 +195,17 @@ describe('issue 20 table', () => {
     expect(table).toMatch(/longest event-loop stall.*\| MISS \|/);
   });
 
+  it('names the c=1 CPU figure warm, with the fewest requests a judged target served before its rounds', () => {
+    const table = formatIssueTable(
+      issueFigures(
+        results((r) => {
+          r.throughputC1.airlockLogged.warmupRequests = 11_500;
+        }),
+      ),
+    );
+    expect(table).toContain('| proxy CPU per request, c=1, warm (after 11500 requests a target) |');
+  });
+
   it('prints beside the c=1 CPU the log off and the least a SQLite log of the same rows costs, added to the log off, against the floor', () => {
     const logSqlFloorC1 = {
       rows: 4700,
@@ -228,7 +240,7 @@ describe('issue 20 table', () => {
       ),
     );
     expect(table).toMatch(
-      /\| proxy CPU per request, c=1 \| 100\.0 us \| 300\.0 us = 3\.00x \(log off [^|]*\) \| <= 1\.5x the floor \| MISS \|/,
+      /\| proxy CPU per request, c=1, warm \(after 12000 requests a target\) \| 100\.0 us \| 300\.0 us = 3\.00x \(log off [^|]*\) \| <= 1\.5x the floor \| MISS \|/,
     );
     expect(table).toContain('| RSS idle | 50.0 MB | 100.0 MB | <= 100.0 MB | PASS |');
   });

@@ -13,6 +13,7 @@ const run = (roundRequestsPerSecond: number[]): ThroughputResult => ({
   roundRequestsPerSecond,
   cpuUsPerRequest: null,
   roundCpuUsPerRequest: [],
+  warmupRequests: 0,
 });
 
 describe('bench statistics', () => {

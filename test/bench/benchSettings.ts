@@ -15,15 +15,17 @@ export const LARGE_BODY_TIMED_UPLOADS = 7;
 export const PROFILED_MAX_BUSY_MS = 80;
 /**
  * Before the c=1 rounds each target answers this many c=1 requests, unmeasured: Airlock lives in
- * the tray all day, so its figure is CPU per request once warm. Measured 2026-11-28 (probe, 20 and
- * 40 alternated rounds of 600 after 500, each thread's schedstat, --trace-opt): every target,
- * the floor too, runs its request path in Maglev code until V8 tiers it up to Turbofan at about
- * 10 000 requests (one round of recompiling everything hot, V8's worker threads 100-280 us a
- * request), and CPU per request stops falling by about 12 000 (DESIGN.md, "Performance and memory").
- * The first requests after the first quiet spell then re-optimize again in every target (V8 drops
- * code a prototype change invalidated): 600 more after one, as between an agent's bursts.
+ * the tray all day, so its figure is CPU per request once warm. Measured 2026-11-28 (probes of the
+ * bench's load, up to 40 alternated rounds of 600, each thread's schedstat, --trace-opt and
+ * --trace-deopt): every target, the floor too, runs its request path in Maglev code until V8 tiers
+ * it up to Turbofan at about 10 000 requests (one round of recompiling, V8's worker threads
+ * 100-280 us a request); then, once, within the next 3 000 or so, a major collection clears objects
+ * that 240-280 of Airlock's optimized functions embed and they are compiled again (never in the
+ * floor). After both, CPU per request stops falling (DESIGN.md, "Performance and memory"). The
+ * first requests after the first quiet spell re-optimize again in every target (code a prototype
+ * change invalidated): 600 more after one, as between an agent's bursts.
  */
-const C1_WARMUP = { requests: 12_000, afterQuietRequests: 600, maxMs: 120_000 } as const;
+const C1_WARMUP = { requests: 16_000, afterQuietRequests: 600, maxMs: 120_000 } as const;
 /** The c=1 runs, as measured and again with the background threads on cores of their own (pinnedCores.ts). */
 export const C1_RUNS = { concurrency: 1, count: 600, rounds: 7, maxMs: 10_000, warmup: C1_WARMUP } as const;
 export const EMBEDDINGS_PATH = '/v1/embeddings';

@@ -13,7 +13,9 @@ import { availableParallelism, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { withBaselineTree, PROXY_SERVER_PATH, type BaselineTree } from './baselineTree.ts';
 import { startChildServer, type ChildServer } from './childServer.ts';
+import { C1_RUNS } from './benchSettings.ts';
 import { createPool, runChatLoad } from './load.ts';
+import type { Warmup } from './scenarios.ts';
 import { processCpuMs, waitUntilQuiet } from './processCpu.ts';
 import { threadCpuDelta, threadCpuMs, threadUsPerRequest, type ThreadCpuMs } from './threadCpu.ts';
 import {
@@ -36,8 +38,8 @@ const ROUNDS = 10;
  */
 const RUN_MS = 3_000;
 const CONCURRENCIES = [1, 50] as const;
-const WARMUP_REQUESTS = 500;
-const WARMUP_MAX_MS = 5_000;
+/** At c=1 both sides are measured warm, as the bench's c=1 runs are (benchSettings.ts, C1_RUNS). */
+const warmupAt = (concurrency: number): Warmup => (concurrency === 1 ? C1_RUNS.warmup : { requests: 500, maxMs: 5_000 });
 /**
  * What `airlock serve` sets for itself now (proxy/app/cli/glibcMalloc.ts), given to both sides:
  * the comparison is of the code, not of how the process is started.
@@ -81,8 +83,16 @@ async function runPairedRounds(proxies: Record<Side, Proxy>, concurrency: number
   const runs: Record<Side, RoundRun[]> = { baseline: [], head: [] };
   const threadRuns: Record<Side, ThreadRun[]> = { baseline: [], head: [] };
   try {
-    for (const side of roundOrder(0)) await runChatLoad({ pool: pools[side], concurrency, count: WARMUP_REQUESTS, maxMs: WARMUP_MAX_MS });
+    const warmup = warmupAt(concurrency);
+    // Side by side: the warm-up is not measured.
+    const warmUp = (count: number): Promise<unknown> =>
+      Promise.all(roundOrder(0).map((side) => runChatLoad({ pool: pools[side], concurrency, count, maxMs: warmup.maxMs })));
+    await warmUp(warmup.requests);
     await settle();
+    if ((warmup.afterQuietRequests ?? 0) > 0) {
+      await warmUp(warmup.afterQuietRequests as number);
+      await settle();
+    }
     const chargedUpToMs = { baseline: processCpuMs(proxies.baseline.pid), head: processCpuMs(proxies.head.pid) };
     const threadsChargedUpTo = { baseline: threadCpuMs(proxies.baseline.pid), head: threadCpuMs(proxies.head.pid) };
     for (let round = 0; round < ROUNDS; round += 1) {

@@ -50,8 +50,8 @@ export async function relayResponse(input: RelayInput): Promise<void> {
   const readWhole = !isSse && protocols.upstream.endpoint !== 'other';
   const headers = buildClientResponseHeaders(response.headers, { bodyRewritten: isSse || readWhole });
   // A JSON answer passed through ends for its client only once it is checked whole (relayPassedBody):
-  // told no length, a client reads one cut short as broken off, not as an answer that ended.
-  if (!isSse && !readWhole && labelsJson(contentType)) delete headers['content-length'];
+  // told no length, a client reads one cut short as broken off, not as an answer that ended. A HEAD answer has no body to check.
+  if (!isSse && !readWhole && labelsJson(contentType) && input.plan.method !== 'HEAD') delete headers['content-length'];
   input.keyMasker.maskHeaders(headers);
   trace.responseHeadersSent(headers);
   const wholeAnswer = wholeAnswerOf(protocols);

@@ -52,6 +52,14 @@ async function embed(harness: Harness) {
   return { response, end: await ended };
 }
 
+/** The answer's headers as the client got them, for a request with no body to check. */
+async function headersOf(harness: Harness, method: string) {
+  const ended = harness.nextEnd();
+  const got = await rawRequest(`${harness.proxy.url}/v1/files/file-1`, { method });
+  await ended;
+  return got.headers;
+}
+
 describe.each([
   ['the log keeps it whole', () => whole],
   ['it is longer than the log keeps', () => shortCapture],
@@ -83,6 +91,21 @@ describe.each([
       expect(response).toEqual({ ended: 'cleanly', body: ANSWER });
       expect(end).toMatchObject({ errorClass: null, usageSource: 'reported', usage: { inputTokens: 3 } });
     }
+  });
+});
+
+describe('the framing of a JSON answer passed through', () => {
+  it('goes without its Content-Length, so a cut one cannot reach a clean end by its length', async () => {
+    whole.simulator.script(answered({}));
+    const headers = await headersOf(whole, 'GET');
+    expect(headers['content-length']).toBeUndefined();
+    expect(headers['transfer-encoding']).toBe('chunked');
+  });
+
+  it('keeps it on a HEAD answer, which has no body to check', async () => {
+    whole.simulator.script(answered({}));
+    const headers = await headersOf(whole, 'HEAD');
+    expect(headers['content-length']).toBe(String(Buffer.byteLength(ANSWER)));
   });
 });
 

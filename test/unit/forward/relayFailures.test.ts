@@ -4,7 +4,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { RequestEvents } from '../../../proxy/contracts/requestEvents.ts';
 import { STREAM_ENDED_EARLY_CODE } from '../../../proxy/core/errorExplanations.ts';
 import type { RelayInput } from '../../../proxy/forward/relay.ts';
-import { failCutShort } from '../../../proxy/forward/relayFailures.ts';
+import { failCutShort, failPassedCutShort } from '../../../proxy/forward/relayFailures.ts';
 import { RequestTrace } from '../../../proxy/forward/trace.ts';
 
 /** A JSON answer the gateway ended in order, cut short, as the relay meets it: the client's response as the case leaves it. */
@@ -38,5 +38,27 @@ describe('failCutShort', () => {
     expect(trace.errorClass).toBe('client_aborted');
     expect(failed).toHaveBeenCalledTimes(1);
     expect(failed).toHaveBeenCalledWith('client_aborted', CAUSE);
+  });
+});
+
+describe('failPassedCutShort', () => {
+  it('records a passed-through answer cut short once, billed as broken off, and breaks the client off', () => {
+    const res = clientResponse();
+    const { input, trace, failed } = cutShortInput(res);
+    failPassedCutShort(input, 80);
+    expect(failed).toHaveBeenCalledTimes(1);
+    expect(failed).toHaveBeenCalledWith('stream_interrupted', CAUSE, undefined, STREAM_ENDED_EARLY_CODE);
+    expect(trace.successFailure).toBe('brokeOff');
+    expect(res.destroyed).toBe(true);
+  });
+
+  it('records a client already gone as client_aborted, not billed as a broken answer', () => {
+    const res = clientResponse();
+    res.destroy();
+    const { input, trace, failed } = cutShortInput(res);
+    failPassedCutShort(input, 80);
+    expect(failed).toHaveBeenCalledTimes(1);
+    expect(failed).toHaveBeenCalledWith('client_aborted', CAUSE);
+    expect(trace.successFailure).toBeNull();
   });
 });

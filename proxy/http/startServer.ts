@@ -36,6 +36,8 @@ export interface ServerOptions {
   resumeWay?: (port: number) => string;
   /** Where a handler's unexpected error is said (startAirlock: the notices, and stderr); stderr unless given. */
   reportUnexpectedError?: (message: string) => void;
+  /** How long a client has to send its whole request, from its start (REQUEST_TIMEOUT_MS unless given; tests lower it). */
+  requestTimeoutMs?: number;
 }
 
 export interface ProxyHandle {
@@ -74,6 +76,13 @@ const SETTLE_ON_STOP_MS = 10_000;
  * all takes it in far less, one that does not is cut after it.
  */
 const MIN_FLUSH_ON_STOP_MS = 1_000;
+/**
+ * How long a client has to send its whole request, headers and body, from its start: Node's own
+ * default `requestTimeout`, named so tests can lower it. Node checks it every
+ * `connectionsCheckingInterval` (30 s by default), set here to a tenth of it so that a lowered
+ * limit is met on time too.
+ */
+export const REQUEST_TIMEOUT_MS = 300_000;
 
 export async function startServer(options: ServerOptions): Promise<ProxyHandle> {
   const host = options.host ?? DEFAULT_HOST;
@@ -123,7 +132,17 @@ export async function startServer(options: ServerOptions): Promise<ProxyHandle> 
   const dispatch = createRequestDispatch({ app, forward, port: () => port, reportUnexpectedError });
 
   // requireHostHeader off: a request without Host must reach the guard and get its 403, not Node's bare 400.
-  const server = createServer({ keepAliveTimeout: CLIENT_KEEP_ALIVE_MS, noDelay: true, requireHostHeader: false }, dispatch);
+  const requestTimeoutMs = options.requestTimeoutMs ?? REQUEST_TIMEOUT_MS;
+  const server = createServer(
+    {
+      keepAliveTimeout: CLIENT_KEEP_ALIVE_MS,
+      noDelay: true,
+      requireHostHeader: false,
+      requestTimeout: requestTimeoutMs,
+      connectionsCheckingInterval: requestTimeoutMs / 10,
+    },
+    dispatch,
+  );
   // Expect: 100-continue is answered by the dispatch, so a body that will be refused is never sent.
   server.on('checkContinue', dispatch);
   await new Promise<void>((resolve, reject) => {

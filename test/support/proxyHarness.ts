@@ -21,6 +21,8 @@ export interface HarnessOptions {
   apiKey?: string;
   /** What the log keeps of each body (the `bodyCaptureKiB` setting); CAPTURE_LIMIT_BYTES unless given. */
   captureLimitBytes?: number;
+  /** The proxy server's requestTimeout (REQUEST_TIMEOUT_MS unless given): lowered to meet it within a test. */
+  requestTimeoutMs?: number;
 }
 
 export interface Harness {
@@ -80,6 +82,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     ...(options.translation ? { translation: options.translation } : {}),
     ...(options.nativeVerified ? { nativeVerified: options.nativeVerified } : {}),
     ...(options.captureLimitBytes === undefined ? {} : { captureLimitBytes: () => options.captureLimitBytes as number }),
+    ...(options.requestTimeoutMs === undefined ? {} : { requestTimeoutMs: options.requestTimeoutMs }),
   });
   const nextEnd = (): Promise<Extract<RequestLifecycleEvent, { type: 'end' }>> => new Promise((resolve) => endWaiters.push(resolve));
   return {

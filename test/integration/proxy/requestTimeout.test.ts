@@ -1,0 +1,83 @@
+import { once } from 'node:events';
+import { request, type IncomingMessage } from 'node:http';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startHarness, type Harness } from '../../support/proxyHarness.ts';
+import { SENTINEL_KEY } from '../../support/sentinel.ts';
+
+// A client whose upload stalls meets the proxy server's requestTimeout (Node's, 300 s unless
+// lowered) before the profile's 30-minute total. Without a 'clientError' listener, Node 24 writes a
+// bare "408 Request Timeout" and closes the connection (socketOnError, lib/_http_server.js), so the
+// client learns nothing and the row read as a client that left. The timeout is lowered through the
+// server's own options: mocking node:http would lower the simulator's too.
+const REQUEST_TIMEOUT_MS = 1000;
+const MIB = 1024 * 1024;
+const HELD_BYTES = 100;
+
+let harness: Harness | null = null;
+afterEach(async () => {
+  await harness?.close();
+  harness = null;
+});
+
+/** Sends all of `body` but its last bytes, and reads the proxy's answer while the rest is held. */
+async function stalledUpload(
+  harness: Harness,
+  body: Buffer,
+  sent: (harness: Harness) => Promise<unknown>,
+): Promise<{ status: number; headers: IncomingMessage['headers']; text: string }> {
+  const req = request(`${harness.proxy.url}/v1/embeddings`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'content-length': String(body.length), authorization: 'Bearer client-token' },
+  });
+  req.on('error', () => undefined);
+  const answered = once(req, 'response') as Promise<[IncomingMessage]>;
+  req.write(body.subarray(0, body.length - HELD_BYTES));
+  await sent(harness);
+  const [res] = await answered;
+  const chunks: Buffer[] = [];
+  res.on('data', (chunk: Buffer) => chunks.push(chunk));
+  await once(res, 'end');
+  req.destroy();
+  return { status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') };
+}
+
+describe("an upload that outlasts the proxy server's requestTimeout", () => {
+  it('sent on early: the client gets a 408 upload_stalled naming the request timeout, and the gateway ran nothing', async () => {
+    harness = await startHarness({ requestTimeoutMs: REQUEST_TIMEOUT_MS });
+    const body = Buffer.from(`{"model":"text-embedding-3-small","input":"${'x'.repeat(2 * MIB)}"}`);
+    const ended = harness.nextEnd();
+    const answer = await stalledUpload(harness, body, (h) => h.simulator.nextBodyStart('/embeddings'));
+    expect(answer.status).toBe(408);
+    expect(answer.headers.connection).toBe('close');
+    const error = (JSON.parse(answer.text) as { error: { type: string; message: string } }).error;
+    expect(error.type).toBe('upload_stalled');
+    expect(error.message).toContain(`the client had sent ${body.length - HELD_BYTES} of its ${body.length} declared bytes`);
+    expect(error.message).toContain(`request timeout (${REQUEST_TIMEOUT_MS} ms`);
+    expect(error.message).toContain('the gateway was stopped before its end');
+    expect(answer.text).not.toContain(SENTINEL_KEY);
+    const end = await ended;
+    expect(end).toMatchObject({ status: 408, errorClass: 'upload_stalled', usage: null, costCredits: null });
+    expect(end.errorMessage).toContain(`request timeout (${REQUEST_TIMEOUT_MS} ms`);
+    expect(end.bodies.requestBodyTruncated).toBe(true);
+    await harness.simulator.waitForClose(0, 5000);
+    expect(harness.simulator.received).toHaveLength(1);
+  });
+
+  it('read whole first: the client gets a 408 upload_stalled, and nothing was sent to the gateway', async () => {
+    harness = await startHarness({ requestTimeoutMs: REQUEST_TIMEOUT_MS });
+    const body = Buffer.from(`{"model":"text-embedding-3-small","input":"${'x'.repeat(1000)}"}`);
+    const ended = harness.nextEnd();
+    // Nothing reaches the gateway to wait for: the answer itself is the event.
+    const answer = await stalledUpload(harness, body, () => Promise.resolve());
+    expect(answer.status).toBe(408);
+    expect(answer.headers.connection).toBe('close');
+    const error = (JSON.parse(answer.text) as { error: { type: string; message: string } }).error;
+    expect(error.type).toBe('upload_stalled');
+    expect(error.message).toContain(`the client had sent ${body.length - HELD_BYTES} of its ${body.length} declared bytes`);
+    expect(error.message).toContain(`request timeout (${REQUEST_TIMEOUT_MS} ms`);
+    expect(answer.text).not.toContain(SENTINEL_KEY);
+    const end = await ended;
+    expect(end).toMatchObject({ status: 408, errorClass: 'upload_stalled', usage: null, costCredits: null });
+    expect(harness.simulator.received).toHaveLength(0);
+  });
+});

@@ -138,7 +138,7 @@ const EXPLANATIONS: Record<ErrorClass, ErrorExplanation> = {
   },
   upload_stalled: {
     meaning:
-      "The client was still sending its request body when the profile's total timeout ran out: Airlock had begun passing the body on to the gateway, which was stopped before its end and so did not run the request",
+      "The client was still sending its request body when the profile's total timeout or Airlock's request timeout (5 minutes to receive a whole request) ran out: the gateway did not run the request (if Airlock had begun passing the body on, it was stopped before its end)",
     fix: "Check the client's connection or what feeds its upload, then send the request again; raise the profile's total timeout if such uploads are slow on purpose.",
     retryable: true,
   },

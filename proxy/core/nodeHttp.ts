@@ -9,4 +9,4 @@ import type * as NodeHttp from 'node:http';
  */
 const nodeHttp = createRequire(import.meta.url)('node:http') as typeof NodeHttp;
 
-export const { createServer, request } = nodeHttp;
+export const { createServer, request, STATUS_CODES } = nodeHttp;

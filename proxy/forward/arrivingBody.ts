@@ -3,6 +3,7 @@ import { isDeepStrictEqual } from 'node:util';
 import type { LocalRefusal } from '../contracts/ports.ts';
 import { bytesIn } from './bodyRewrite.ts';
 import type { ByteRange, TopLevelScan } from './jsonScan.ts';
+import { UploadTimedOutError, uploadStalled } from './uploadStall.ts';
 
 /**
  * A body declared at least this large, whose plan is settled by its first bytes, goes upstream
@@ -28,8 +29,8 @@ const MAX_COMPARED_VALUE_BYTES = 4 * 1024;
  * A request body that is still arriving while its request goes upstream: the client's chunks kept
  * (for a retry, a fallback and the log) in the array the read goes on filling, and what is sent:
  * the plan's bytes for the chunks seen when it was made (its model spliced in), then each later
- * client chunk as it comes. An upload that breaks (the client leaves) or whose end contradicts the
- * plan fails: every reader's stream errors, so undici aborts the upstream request before its end,
+ * client chunk as it comes. An upload that breaks (the client leaves, the server's requestTimeout
+ * runs out) or whose end contradicts the plan fails: every reader's stream errors, so undici aborts the upstream request before its end,
  * and the gateway never has a whole request to run.
  */
 export class ArrivingBody {
@@ -79,7 +80,7 @@ export class ArrivingBody {
     return this.#state === 'complete';
   }
 
-  /** Why Airlock refused the body once it had arrived whole (null: it did not). */
+  /** Why Airlock refused the body: its end contradicted the plan, or it did not arrive within the request timeout (null: neither). */
   get refusal(): LocalRefusal | null {
     return this.#refusal;
   }
@@ -131,6 +132,10 @@ export class ArrivingBody {
 
   fail(error: Error): void {
     if (this.#state !== 'arriving') return;
+    if (error instanceof UploadTimedOutError) {
+      const limit = { kind: 'request', requestTimeoutMs: error.requestTimeoutMs } as const;
+      this.#refusal = uploadStalled(this.#arrivedBytes, this.declaredBytes, limit, true);
+    }
     this.#state = 'failed';
     this.#failure = error;
     this.#wake();

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ErrorClass } from '../contracts/errors.ts';
-import { networkFailureCode, upstreamErrorWords } from '../core/errorClass.ts';
+import { explainError, networkFailureCode, upstreamErrorWords } from '../core/errorClass.ts';
 import { KeyMasker } from '../core/keyMasker.ts';
 import { isUnknownIssuerCode, osCaStoreTrusted } from '../core/osCaStore.ts';
 import { extractUpstreamError } from '../core/upstreamErrorBody.ts';
@@ -14,8 +14,7 @@ import { suggestModels } from './gatewayModels.ts';
 import { buildUpstreamHeaders, headerValue } from './headers.ts';
 import { retryAdviceOf } from './retryPolicy.ts';
 import type { ExchangePlan } from './plan.ts';
-import type { ArrivingBody } from './arrivingBody.ts';
-import type { LocalRefusal } from '../contracts/ports.ts';
+import { uploadStalled } from './uploadStall.ts';
 import { relayResponse } from './relay.ts';
 import type { ForwardShutdown } from './shutdown.ts';
 import { isHeld, secretsOf, type HeldTarget, type RequestTarget } from './stageRecords.ts';
@@ -179,8 +178,14 @@ async function answer(
   const { profile } = target;
   if (result.kind === 'aborted') return replyAborted(context, step, result.reason);
   if (result.kind === 'refused') {
-    trace.failed(result.refusal.errorClass, result.refusal.message, result.refusal.status);
-    sendRefusal(res, plan.protocol, { ...result.refusal, headers: { 'x-should-retry': 'false' } });
+    const { refusal } = result;
+    trace.failed(refusal.errorClass, refusal.message, refusal.status);
+    // A contradicting body is refused again as sent; a stalled upload may go through when sent again.
+    sendRefusal(
+      res,
+      plan.protocol,
+      explainError(refusal.errorClass).retryable ? refusal : { ...refusal, headers: { 'x-should-retry': 'false' } },
+    );
     return;
   }
   if (result.kind === 'network') {
@@ -278,22 +283,12 @@ function replyAborted(context: ExchangeContext, step: SendableStep, reason: Abor
   }
   // The total clock runs from the exchange's start, the upload included: what ran out is the client's upload, not the gateway.
   if (reason === 'timeout_total' && uploading) {
-    const refusal = uploadStalled(arriving, target.profile.timeouts.totalTimeoutMs);
+    const { totalTimeoutMs } = target.profile.timeouts;
+    const refusal = uploadStalled(arriving.arrivedBytes, arriving.declaredBytes, { kind: 'total', totalTimeoutMs }, true);
     trace.failed(refusal.errorClass, refusal.message, refusal.status);
     sendRefusal(res, plan.protocol, refusal);
     return;
   }
   const detail: ErrorDetail = reason === 'timeout_total' ? { timeoutMs: target.profile.timeouts.totalTimeoutMs } : {};
   replyFailure(res, trace, plan.protocol, { errorClass: reason, upstreamStatus: null, detail }, secretsOf(target));
-}
-
-function uploadStalled(arriving: ArrivingBody, totalTimeoutMs: number): LocalRefusal {
-  return {
-    status: 408,
-    errorClass: 'upload_stalled',
-    message:
-      `the client had sent ${arriving.arrivedBytes} of its ${arriving.declaredBytes} declared bytes when the profile's total timeout ` +
-      `(${totalTimeoutMs} ms) ran out: its upload stalled or was too slow. Airlock had begun sending the body on, and the gateway ` +
-      'was stopped before its end, so it did not run the request.',
-  };
 }

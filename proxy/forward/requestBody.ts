@@ -6,6 +6,7 @@ import { TopLevelScanner, type TopLevelScan } from './jsonScan.ts';
 import { SCAN_SLICE_BYTES, ScanQueue } from './scanQueue.ts';
 import { readFormFields, type FormFields } from './multipartForm.ts';
 import { ARRIVING_BODY_MIN_BYTES, ArrivingBody } from './arrivingBody.ts';
+import { UploadTimedOutError, watchRequestTimeout } from './uploadStall.ts';
 
 export interface ClientBody {
   chunks: Buffer[];
@@ -97,7 +98,8 @@ export function sendContinue(req: IncomingMessage, res: ServerResponse): void {
  * before reading; a chunked body is cut off when it passes the limit, and the rest is read and
  * dropped (a client that is still sending then reads the refusal instead of a reset). Plain stream
  * events rather than `for await`: the async iterator's set-up showed in the per-request profile.
- * Rejects when the client goes away (or the stream fails) before the body ended, or `signal` aborts.
+ * Rejects when the client goes away (or the stream fails) before the body ended, `signal` aborts, or
+ * the server's requestTimeout runs out (UploadTimedOutError).
  * A compressed body (Codex sends its requests in zstd) is decoded as it arrives: everything after,
  * the limit included, sees the decoded bytes, so a small coded body cannot unpack past the limit.
  */
@@ -187,6 +189,7 @@ export function readClientBody(
       resolve(sofar);
     };
     const settle = (error: Error | null): void => {
+      unwatchTimeout();
       options.signal?.removeEventListener('abort', onAbort);
       req.off('data', onRequestData);
       req.off('end', onRequestEnd);
@@ -240,7 +243,12 @@ export function readClientBody(
     const onError = (error: Error): void => settle(error);
     const onClose = (): void => settle(new Error('the client closed the connection before its request body ended'));
     const onAbort = (): void => settle(new Error('the body was no longer read'));
+    // The server's requestTimeout ends the read, not the connection: the request's handler answers why (startServer.ts).
+    let unwatchTimeout = (): void => {};
     if (options.signal?.aborted) return onAbort();
+    unwatchTimeout = watchRequestTimeout(req.socket, (requestTimeoutMs) =>
+      settle(new UploadTimedOutError(decoder === null ? byteLength : codedBytes, declared, requestTimeoutMs)),
+    );
     options.signal?.addEventListener('abort', onAbort, { once: true });
     if (decoder !== null) {
       decoder.on('data', onData);

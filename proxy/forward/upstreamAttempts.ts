@@ -85,8 +85,8 @@ export async function sendWithRetries(input: AttemptsInput): Promise<AttemptsRes
     } catch (error) {
       // Ended unanswered (the client gone, a timeout, a reset): judged before the abort returns, since it may be billed.
       const mayHaveRun = attemptEnded(input, { reachedSocket, answered: false });
-      // A body sent on while it arrived, refused at its end (arrivingBody.ts). One that broke otherwise needs no case of its
-      // own: it breaks when its client leaves (Node's requestTimeout closing it included) or the proxy stops, which abort
+      // A body sent on while it arrived, refused at its end or when the server's requestTimeout ended its read (arrivingBody.ts).
+      // One that broke otherwise needs no case of its own: it breaks when its client leaves or the proxy stops, which abort
       // the watch before undici's failure comes here.
       const refused = plan.arriving?.refusal;
       if (refused) return { kind: 'refused', refusal: refused };

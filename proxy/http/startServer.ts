@@ -14,6 +14,7 @@ import { closeUpstreamAgents } from '../forward/upstreamClient.ts';
 import { CAPTURE_LIMIT_BYTES, CONTROL_PREFIX, DEFAULT_HOST } from '../contracts/defaults.ts';
 import { answerUnexpectedError, createRequestDispatch, sayUnexpectedErrorOnStderr } from './requestDispatch.ts';
 import { startForwardingReclaimer } from './forwardingReclaimer.ts';
+import { answerClientError } from './clientErrors.ts';
 import { DESKTOP_RESUME_WAY, pausedRefusal } from '../forward/ownRefusals.ts';
 
 export interface ServerOptions {
@@ -145,6 +146,7 @@ export async function startServer(options: ServerOptions): Promise<ProxyHandle> 
   );
   // Expect: 100-continue is answered by the dispatch, so a body that will be refused is never sent.
   server.on('checkContinue', dispatch);
+  server.on('clientError', (error: NodeJS.ErrnoException, socket) => answerClientError(error, socket, requestTimeoutMs));
   await new Promise<void>((resolve, reject) => {
     const onError = (error: NodeJS.ErrnoException): void => {
       reject(error.code === 'EADDRINUSE' ? new PortInUseError(options.port, host) : error);

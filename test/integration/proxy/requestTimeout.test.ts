@@ -1,5 +1,6 @@
 import { once } from 'node:events';
 import { request, type IncomingMessage } from 'node:http';
+import { connect } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startHarness, type Harness } from '../../support/proxyHarness.ts';
 import { SENTINEL_KEY } from '../../support/sentinel.ts';
@@ -18,6 +19,17 @@ afterEach(async () => {
   await harness?.close();
   harness = null;
 });
+
+/** Writes `bytes` on a raw connection and resolves with all the proxy sends before it closes. */
+async function rawExchange(harness: Harness, bytes: string): Promise<string> {
+  const socket = connect(harness.proxy.port, '127.0.0.1');
+  socket.on('error', () => undefined);
+  const chunks: Buffer[] = [];
+  socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+  socket.write(bytes);
+  await once(socket, 'close');
+  return Buffer.concat(chunks).toString('utf8');
+}
 
 /** Sends all of `body` but its last bytes, and reads the proxy's answer while the rest is held. */
 async function stalledUpload(
@@ -79,5 +91,21 @@ describe("an upload that outlasts the proxy server's requestTimeout", () => {
     const end = await ended;
     expect(end).toMatchObject({ status: 408, errorClass: 'upload_stalled', usage: null, costCredits: null });
     expect(harness.simulator.received).toHaveLength(0);
+  });
+
+  it('with no request to answer (its headers never ended): a plain JSON 408, then the connection closes', async () => {
+    harness = await startHarness({ requestTimeoutMs: REQUEST_TIMEOUT_MS });
+    const text = await rawExchange(harness, `POST /v1/embeddings HTTP/1.1\r\nHost: 127.0.0.1:${harness.proxy.port}\r\n`);
+    expect(text).toMatch(/^HTTP\/1\.1 408 Request Timeout\r\n/);
+    const payload = JSON.parse(text.slice(text.indexOf('\r\n\r\n') + 4)) as { error: { type: string; message: string } };
+    expect(payload.error.type).toBe('upload_stalled');
+    expect(payload.error.message).toContain(`request timeout (${REQUEST_TIMEOUT_MS} ms`);
+    expect(harness.simulator.received).toHaveLength(0);
+  });
+
+  it("keeps Node's own answer to every other client error (a malformed request: a bare 400)", async () => {
+    harness = await startHarness({ requestTimeoutMs: REQUEST_TIMEOUT_MS });
+    const text = await rawExchange(harness, 'NOT HTTP AT ALL\r\n\r\n');
+    expect(text).toBe('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n');
   });
 });

@@ -24,7 +24,7 @@ function embeddingsBody(model: string, inputBytes: number, tail = '"}'): Buffer 
 
 interface HeldUpload {
   req: ClientRequest;
-  answer: Promise<{ status: number; body: string }>;
+  answer: Promise<{ status: number; body: string; shouldRetry: string | undefined }>;
 }
 
 /** Sends all of `body` but its last `heldBytes`, declared whole: the test decides when the rest goes. */
@@ -33,11 +33,17 @@ function uploadHoldingTail(body: Buffer, heldBytes: number): HeldUpload {
     method: 'POST',
     headers: { 'content-type': 'application/json', 'content-length': String(body.length), authorization: 'Bearer client-token' },
   });
-  const answer = new Promise<{ status: number; body: string }>((resolve, reject) => {
+  const answer = new Promise<{ status: number; body: string; shouldRetry: string | undefined }>((resolve, reject) => {
     req.once('response', (res: IncomingMessage) => {
       const chunks: Buffer[] = [];
       res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.once('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
+      res.once('end', () =>
+        resolve({
+          status: res.statusCode ?? 0,
+          body: Buffer.concat(chunks).toString('utf8'),
+          shouldRetry: res.headers['x-should-retry'] as string | undefined,
+        }),
+      );
     });
     req.once('error', reject);
   });
@@ -153,6 +159,8 @@ describe('a large body sent on while it arrives', () => {
     upload.req.end(body.subarray(body.length - 100));
     const answer = await upload.answer;
     expect(answer.status).toBe(400);
+    // The same body is refused again: SDKs are told not to resend it.
+    expect(answer.shouldRetry).toBe('false');
     expect(answer.body).toContain('top-level \\"model\\" near its end differs');
     await harness.simulator.waitForClose(0, 5000);
     expect(harness.simulator.received[0]?.body.length ?? 0).toBeLessThan(body.length);

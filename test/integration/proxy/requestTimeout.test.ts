@@ -66,6 +66,8 @@ describe("an upload that outlasts the proxy server's requestTimeout", () => {
     expect(error.message).toContain(`the client had sent ${body.length - HELD_BYTES} of its ${body.length} declared bytes`);
     expect(error.message).toContain(`request timeout (${REQUEST_TIMEOUT_MS} ms`);
     expect(error.message).toContain('the gateway was stopped before its end');
+    // Retryable, as the total timeout's 408: a client whose upload recovers may send it again.
+    expect(answer.headers['x-should-retry']).toBeUndefined();
     expect(answer.text).not.toContain(SENTINEL_KEY);
     const end = await ended;
     expect(end).toMatchObject({ status: 408, errorClass: 'upload_stalled', usage: null, costCredits: null });

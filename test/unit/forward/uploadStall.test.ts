@@ -29,7 +29,8 @@ describe('uploadStalled', () => {
       says: ['had sent 10 bytes of its body (of undeclared size)'],
     },
   ])('says how much had come and which limit ran out: $name', ({ args, says }) => {
-    const refusal = uploadStalled(...args);
+    const [arrivedBytes, declaredBytes, limit, sentOn] = args;
+    const refusal = uploadStalled(arrivedBytes, declaredBytes, limit, sentOn);
     expect(refusal).toMatchObject({ status: 408, errorClass: 'upload_stalled' });
     for (const words of says) expect(refusal.message).toContain(words);
   });

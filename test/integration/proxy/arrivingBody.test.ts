@@ -51,6 +51,15 @@ function uploadHoldingTail(body: Buffer, heldBytes: number): HeldUpload {
   return { req, answer };
 }
 
+/** Sends `body` but its last 100 bytes, then those once the gateway has begun receiving it: sent on early, its end checked last. */
+async function uploadTailAfterGatewaySees(body: Buffer): Promise<HeldUpload> {
+  const gatewaySees = harness.simulator.nextBodyStart('/embeddings');
+  const upload = uploadHoldingTail(body, 100);
+  await gatewaySees;
+  upload.req.end(body.subarray(body.length - 100));
+  return upload;
+}
+
 function requestEventOf(requestId: string): Extract<RequestLifecycleEvent, { type: 'request' }> | undefined {
   return harness.events.find(
     (event): event is Extract<RequestLifecycleEvent, { type: 'request' }> => event.type === 'request' && event.requestId === requestId,
@@ -81,10 +90,7 @@ describe('a large body sent on while it arrives', () => {
   it('replays the whole body from the kept chunks when the first attempt fails', async () => {
     harness.simulator.script({ path: '/embeddings', kind: 'status', status: 503 });
     const body = embeddingsBody('text-embedding-3-small', 2 * MIB);
-    const gatewaySees = harness.simulator.nextBodyStart('/embeddings');
-    const upload = uploadHoldingTail(body, 100);
-    await gatewaySees;
-    upload.req.end(body.subarray(body.length - 100));
+    const upload = await uploadTailAfterGatewaySees(body);
     expect((await upload.answer).status).toBe(200);
     expect(harness.simulator.received).toHaveLength(2);
     expect(harness.simulator.received[1]?.body.equals(body)).toBe(true);
@@ -153,10 +159,7 @@ describe('a large body sent on while it arrives', () => {
 
   it('refuses a body that names another model after its first megabyte, stopping the gateway before its end', async () => {
     const body = embeddingsBody('text-embedding-3-small', 2 * MIB, '","model":"gpt-4o"}');
-    const gatewaySees = harness.simulator.nextBodyStart('/embeddings');
-    const upload = uploadHoldingTail(body, 100);
-    await gatewaySees;
-    upload.req.end(body.subarray(body.length - 100));
+    const upload = await uploadTailAfterGatewaySees(body);
     const answer = await upload.answer;
     expect(answer.status).toBe(400);
     // The same body is refused again: SDKs are told not to resend it.
@@ -169,20 +172,14 @@ describe('a large body sent on while it arrives', () => {
 
   it('sends a body that repeats its model with the same value near its end, as a body read whole goes', async () => {
     const body = embeddingsBody('text-embedding-3-small', 2 * MIB, '","model":"text-embedding-3-small"}');
-    const gatewaySees = harness.simulator.nextBodyStart('/embeddings');
-    const upload = uploadHoldingTail(body, 100);
-    await gatewaySees;
-    upload.req.end(body.subarray(body.length - 100));
+    const upload = await uploadTailAfterGatewaySees(body);
     expect((await upload.answer).status).toBe(200);
     expect(harness.simulator.received[0]?.body.equals(body)).toBe(true);
   });
 
   it('refuses a body that repeats an aliased model near its end: the gateway would read the alias there, unchanged', async () => {
     const body = embeddingsBody('embed', 2 * MIB, '","model":"embed"}');
-    const gatewaySees = harness.simulator.nextBodyStart('/embeddings');
-    const upload = uploadHoldingTail(body, 100);
-    await gatewaySees;
-    upload.req.end(body.subarray(body.length - 100));
+    const upload = await uploadTailAfterGatewaySees(body);
     const answer = await upload.answer;
     expect(answer.status).toBe(400);
     expect(answer.body).toContain('top-level \\"model\\" repeats near its end');

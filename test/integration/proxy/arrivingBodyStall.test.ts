@@ -1,9 +1,8 @@
-import { once } from 'node:events';
-import { request, type IncomingMessage } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Profile } from '../../../proxy/contracts/profile.ts';
 import { startHarness, type Harness } from '../../support/proxyHarness.ts';
 import { SENTINEL_KEY } from '../../support/sentinel.ts';
+import { stalledError, stalledUpload } from '../../support/stalledUpload.ts';
 
 // A client that stalls while its large body is sent on as it arrives (proxy/forward/arrivingBody.ts):
 // the exchange's total clock runs meanwhile, and what runs out is the client's upload, not the gateway.
@@ -12,7 +11,6 @@ import { SENTINEL_KEY } from '../../support/sentinel.ts';
 // The total timeout is the profile's smallest (1 s), so the case ends by itself.
 const MIB = 1024 * 1024;
 const body = Buffer.from(`{"model":"text-embedding-3-small","input":"${'x'.repeat(2 * MIB)}"}`);
-const HELD_BYTES = 100;
 
 let harness: Harness | null = null;
 afterEach(async () => {
@@ -20,34 +18,13 @@ afterEach(async () => {
   harness = null;
 });
 
-/** Uploads all of `body` but its last bytes, and waits for the proxy's answer while the rest is held. */
-async function stalledUpload(harness: Harness): Promise<{ status: number; text: string }> {
-  const gatewaySees = harness.simulator.nextBodyStart('/embeddings');
-  const req = request(`${harness.proxy.url}/v1/embeddings`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'content-length': String(body.length), authorization: 'Bearer client-token' },
-  });
-  req.on('error', () => undefined);
-  const answered = once(req, 'response') as Promise<[IncomingMessage]>;
-  req.write(body.subarray(0, body.length - HELD_BYTES));
-  await gatewaySees;
-  const [res] = await answered;
-  const chunks: Buffer[] = [];
-  res.on('data', (chunk: Buffer) => chunks.push(chunk));
-  await once(res, 'end');
-  req.destroy();
-  return { status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') };
-}
-
 describe('a client that stalls mid-upload while its body is sent on', () => {
   it('is answered that its upload stalled when the total timeout runs out, not that the gateway took too long', async () => {
     harness = await startHarness({ profile: { timeouts: { totalTimeoutMs: 1000 } as Profile['timeouts'], retry: { maxRetries: 1 } } });
     const ended = harness.nextEnd();
-    const answer = await stalledUpload(harness);
-    expect(answer.status).toBe(408);
-    const error = (JSON.parse(answer.text) as { error: { type: string; code: string; message: string } }).error;
-    expect(error.type).toBe('upload_stalled');
-    expect(error.message).toContain(`the client had sent ${body.length - HELD_BYTES} of its ${body.length} declared bytes`);
+    const running = harness;
+    const answer = await stalledUpload(running, body, () => running.simulator.nextBodyStart('/embeddings'));
+    const error = stalledError(answer, body);
     expect(error.message).toContain("the profile's total timeout (1000 ms)");
     expect(answer.text).not.toContain(SENTINEL_KEY);
     const end = await ended;

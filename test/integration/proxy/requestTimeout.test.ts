@@ -1,8 +1,8 @@
 import { once } from 'node:events';
-import { request, type IncomingMessage } from 'node:http';
 import { connect } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startHarness, type Harness } from '../../support/proxyHarness.ts';
+import { stalledError, stalledUpload } from '../../support/stalledUpload.ts';
 import { SENTINEL_KEY } from '../../support/sentinel.ts';
 
 // A client whose upload stalls meets the proxy server's requestTimeout (Node's, 300 s unless
@@ -12,7 +12,6 @@ import { SENTINEL_KEY } from '../../support/sentinel.ts';
 // server's own options: mocking node:http would lower the simulator's too.
 const REQUEST_TIMEOUT_MS = 1000;
 const MIB = 1024 * 1024;
-const HELD_BYTES = 100;
 
 let harness: Harness | null = null;
 afterEach(async () => {
@@ -31,39 +30,15 @@ async function rawExchange(harness: Harness, bytes: string): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
-/** Sends all of `body` but its last bytes, and reads the proxy's answer while the rest is held. */
-async function stalledUpload(
-  harness: Harness,
-  body: Buffer,
-  sent: (harness: Harness) => Promise<unknown>,
-): Promise<{ status: number; headers: IncomingMessage['headers']; text: string }> {
-  const req = request(`${harness.proxy.url}/v1/embeddings`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'content-length': String(body.length), authorization: 'Bearer client-token' },
-  });
-  req.on('error', () => undefined);
-  const answered = once(req, 'response') as Promise<[IncomingMessage]>;
-  req.write(body.subarray(0, body.length - HELD_BYTES));
-  await sent(harness);
-  const [res] = await answered;
-  const chunks: Buffer[] = [];
-  res.on('data', (chunk: Buffer) => chunks.push(chunk));
-  await once(res, 'end');
-  req.destroy();
-  return { status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') };
-}
-
 describe("an upload that outlasts the proxy server's requestTimeout", () => {
   it('sent on early: the client gets a 408 upload_stalled naming the request timeout, and the gateway ran nothing', async () => {
     harness = await startHarness({ requestTimeoutMs: REQUEST_TIMEOUT_MS });
     const body = Buffer.from(`{"model":"text-embedding-3-small","input":"${'x'.repeat(2 * MIB)}"}`);
     const ended = harness.nextEnd();
-    const answer = await stalledUpload(harness, body, (h) => h.simulator.nextBodyStart('/embeddings'));
-    expect(answer.status).toBe(408);
+    const running = harness;
+    const answer = await stalledUpload(running, body, () => running.simulator.nextBodyStart('/embeddings'));
     expect(answer.headers.connection).toBe('close');
-    const error = (JSON.parse(answer.text) as { error: { type: string; message: string } }).error;
-    expect(error.type).toBe('upload_stalled');
-    expect(error.message).toContain(`the client had sent ${body.length - HELD_BYTES} of its ${body.length} declared bytes`);
+    const error = stalledError(answer, body);
     expect(error.message).toContain(`request timeout (${REQUEST_TIMEOUT_MS} ms`);
     expect(error.message).toContain('the gateway was stopped before its end');
     // Retryable, as the total timeout's 408: a client whose upload recovers may send it again.
@@ -83,11 +58,8 @@ describe("an upload that outlasts the proxy server's requestTimeout", () => {
     const ended = harness.nextEnd();
     // Nothing reaches the gateway to wait for: the answer itself is the event.
     const answer = await stalledUpload(harness, body, () => Promise.resolve());
-    expect(answer.status).toBe(408);
     expect(answer.headers.connection).toBe('close');
-    const error = (JSON.parse(answer.text) as { error: { type: string; message: string } }).error;
-    expect(error.type).toBe('upload_stalled');
-    expect(error.message).toContain(`the client had sent ${body.length - HELD_BYTES} of its ${body.length} declared bytes`);
+    const error = stalledError(answer, body);
     expect(error.message).toContain(`request timeout (${REQUEST_TIMEOUT_MS} ms`);
     expect(answer.text).not.toContain(SENTINEL_KEY);
     const end = await ended;

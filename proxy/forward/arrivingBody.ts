@@ -3,7 +3,7 @@ import { isDeepStrictEqual } from 'node:util';
 import type { LocalRefusal } from '../contracts/ports.ts';
 import { bytesIn } from './bodyRewrite.ts';
 import type { ByteRange, TopLevelScan } from './jsonScan.ts';
-import { UploadTimedOutError, uploadStalled } from './uploadStall.ts';
+import { UploadTimedOutError } from './uploadStall.ts';
 
 /**
  * A body declared at least this large, whose plan is settled by its first bytes, goes upstream
@@ -59,6 +59,11 @@ export class ArrivingBody {
   /** How many of the client's bytes have come so far. */
   get arrivedBytes(): number {
     return this.#arrivedBytes;
+  }
+
+  /** Whether the client is still sending: fewer of its bytes have come than it declared. */
+  get uploading(): boolean {
+    return this.#arrivedBytes < this.declaredBytes;
   }
 
   /**
@@ -132,10 +137,7 @@ export class ArrivingBody {
 
   fail(error: Error): void {
     if (this.#state !== 'arriving') return;
-    if (error instanceof UploadTimedOutError) {
-      const limit = { kind: 'request', requestTimeoutMs: error.requestTimeoutMs } as const;
-      this.#refusal = uploadStalled(this.#arrivedBytes, this.declaredBytes, limit, true);
-    }
+    if (error instanceof UploadTimedOutError) this.#refusal = error.refusal(true);
     this.#state = 'failed';
     this.#failure = error;
     this.#wake();

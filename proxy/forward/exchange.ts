@@ -275,7 +275,7 @@ function replyAborted(context: ExchangeContext, step: SendableStep, reason: Abor
   const { plan, target } = step;
   // A body sent on while it arrived: the gateway's request was stopped short with it, and never ran.
   const { arriving } = plan;
-  const uploading = arriving !== undefined && arriving.arrivedBytes < arriving.declaredBytes;
+  const uploading = arriving?.uploading === true;
   if (reason === 'client_aborted') {
     const when = uploading ? 'while sending its request (the gateway was stopped before its end)' : 'before the answer was complete';
     trace.failed('client_aborted', `the client closed the connection ${when}`, 499);

@@ -16,7 +16,7 @@ import {
 } from './requestBody.ts';
 import { ANSWERED, secretsOf, type Admitted, type Planned, type Refused } from './stageRecords.ts';
 import type { TranslationThread } from './translation/translationThreadClient.ts';
-import { UploadTimedOutError, uploadStalled } from './uploadStall.ts';
+import { UploadTimedOutError } from './uploadStall.ts';
 import { arrivingPlan, mayForwardEarly, plannedSoFar } from './earlyForward.ts';
 
 export interface PlanSeams {
@@ -52,10 +52,7 @@ export async function plan(admitted: Admitted, seams: PlanSeams): Promise<Planne
     if (error instanceof BodyTooLargeError) return { refusal: bodyTooLarge(error, target.profile), known: who };
     if (error instanceof BodyDecodingError) return { refusal: undecodableBody(error), known: who };
     if (stop.signal.aborted) return { refusal: STOPPING, known: who };
-    if (error instanceof UploadTimedOutError) {
-      const limit = { kind: 'request', requestTimeoutMs: error.requestTimeoutMs } as const;
-      return { refusal: uploadStalled(error.arrivedBytes, error.declaredBytes, limit, false), known: who };
-    }
+    if (error instanceof UploadTimedOutError) return { refusal: error.refusal(false), known: who };
     beginTrace(admitted, who);
     trace.failed('client_aborted', 'the client closed the connection while sending its request');
     trace.ended(499, NO_ACCOUNTING);

@@ -170,9 +170,9 @@ export function failMidBody(input: RelayInput, error: unknown): void {
 export function failEndedEarly(input: RelayInput, what: string): void {
   const { res, trace } = input;
   const cause = `${STREAM_ENDED_EARLY_CAUSE} ${what}`;
-  if (res.destroyed || res.headersSent) {
-    if (res.destroyed) trace.failed('client_aborted', cause);
-    else trace.failed('stream_interrupted', cause, undefined, STREAM_ENDED_EARLY_CODE);
+  if (clientLeft(input, cause)) return;
+  if (res.headersSent) {
+    trace.failed('stream_interrupted', cause, undefined, STREAM_ENDED_EARLY_CODE);
     res.destroy();
     return;
   }

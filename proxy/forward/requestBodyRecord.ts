@@ -48,6 +48,6 @@ export class RequestBodyRecord {
   }
 
   get #stillArriving(): boolean {
-    return this.#arriving !== null && this.#arriving.arrivedBytes < this.#arriving.declaredBytes;
+    return this.#arriving?.uploading === true;
   }
 }

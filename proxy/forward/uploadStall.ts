@@ -17,6 +17,11 @@ export class UploadTimedOutError extends Error {
     this.declaredBytes = declaredBytes;
     this.requestTimeoutMs = requestTimeoutMs;
   }
+
+  /** The 408 it is answered with; `sentOn` as uploadStalled's. */
+  refusal(sentOn: boolean): LocalRefusal {
+    return uploadStalled(this.arrivedBytes, this.declaredBytes, { kind: 'request', requestTimeoutMs: this.requestTimeoutMs }, sentOn);
+  }
 }
 
 /**

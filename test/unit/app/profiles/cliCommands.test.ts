@@ -300,18 +300,23 @@ describe('airlock key without a keychain', () => {
     return /^Added key (\S+)/.exec(added.stdout)?.[1] ?? '';
   }
 
+  /** Runs `args` (KEY_ID standing for a pool key's id) with the keychain unreachable, on a profile with a pool or a single key. */
+  async function withoutKeychain(args: string[], pool: boolean) {
+    await airlock(['profile', 'add', 'work', '--name', 'Work', '--base-url', 'https://gw.example/v1']);
+    const keyId = pool ? await addPoolKey() : '';
+    return runAirlock(
+      dataDir,
+      unavailableSecretStore(),
+      args.map((arg) => (arg === KEY_ID ? keyId : arg)),
+    );
+  }
+
   it.each([
     ['key delete of a single key', ['key', 'delete', 'work'], false],
     ['key delete of a pool', ['key', 'delete', 'work'], true],
     ['key remove', ['key', 'remove', 'work', KEY_ID], true],
   ])('%s says nothing was deleted and where a key from AIRLOCK_API_KEY goes away, not to set it', async (_name, args, pool) => {
-    await airlock(['profile', 'add', 'work', '--name', 'Work', '--base-url', 'https://gw.example/v1']);
-    const keyId = pool ? await addPoolKey() : '';
-    const run = await runAirlock(
-      dataDir,
-      unavailableSecretStore(),
-      args.map((arg) => (arg === KEY_ID ? keyId : arg)),
-    );
+    const run = await withoutKeychain(args, pool);
     expect(run.exitCode).toBe(1);
     expect(run.stderr).toContain('no D-Bus session');
     expect(run.stderr).toContain('nothing was deleted');
@@ -323,13 +328,7 @@ describe('airlock key without a keychain', () => {
     ['key list', ['key', 'list', 'work'], 'the keys cannot be listed'],
     ['key label', ['key', 'label', 'work', KEY_ID, 'team B'], 'the label was not changed'],
   ])('%s says what it could not do, not to set AIRLOCK_API_KEY', async (_name, args, said) => {
-    await airlock(['profile', 'add', 'work', '--name', 'Work', '--base-url', 'https://gw.example/v1']);
-    const keyId = await addPoolKey();
-    const run = await runAirlock(
-      dataDir,
-      unavailableSecretStore(),
-      args.map((arg) => (arg === KEY_ID ? keyId : arg)),
-    );
+    const run = await withoutKeychain(args, true);
     expect(run.exitCode).toBe(1);
     expect(run.stderr).toContain('no D-Bus session');
     expect(run.stderr).toContain(said);

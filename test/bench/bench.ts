@@ -15,7 +15,7 @@
  * --only session: one 100-turn agent session's request log (sessionLog.ts), with --baseline also at <git-ref>;
  * --only app: the packaged app's memory at rest, estimated (appMemory.ts).
  */
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -177,6 +177,7 @@ async function measureRelays(log: (line: string) => void): Promise<{ finish(): P
       const afterQuiet = rss();
       await noteAirlockRss(`${RSS_SETTLE_AFTER_LOAD_MS / 1000} s after the last request`, airlockLogged);
       await stop(floor, undiciFloor, airlockLogged);
+      rmSync(logDir, { recursive: true, force: true });
       const phases = (target: keyof typeof watched): PhaseRss => ({
         idleBytes: idle[target],
         afterC1Bytes: afterC1[target],

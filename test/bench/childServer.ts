@@ -94,7 +94,11 @@ export async function stopProcess(child: ChildProcess, killAfterMs: number): Pro
   if (child.exitCode !== null || child.signalCode !== null) return;
   const exited = once(child, 'exit');
   child.kill('SIGTERM');
-  const timer = setTimeout(() => child.kill('SIGKILL'), killAfterMs);
+  const timer = setTimeout(() => {
+    // Said, because a killed server's own clean-up (a logged Airlock's log close) did not run.
+    console.error(`[bench] pid ${child.pid} still running ${killAfterMs} ms after SIGTERM: killed`);
+    child.kill('SIGKILL');
+  }, killAfterMs);
   await exited;
   clearTimeout(timer);
 }

@@ -10,7 +10,6 @@ import { burstGuardOptionsFrom } from '../spend/burstGuard.ts';
 import { createSpendGate, type SpendGateControl } from '../spend/spendGate.ts';
 import { KeyPools } from '../spend/keyPool.ts';
 import { SpendLedger, spentSinceFromLog, type SpendScope } from '../spend/spendLedger.ts';
-import { LocalZoneWatch, osZoneReader, ZONE_CHECK_INTERVAL_MS } from '../core/localZone.ts';
 import { createCapabilityService, type CapabilityService } from './capabilities/capabilityService.ts';
 import { keepReasoningEffortRefusals } from './capabilities/reasoningEffortFile.ts';
 import { createControlRouter, type ControlApi } from './control/createControlRouter.ts';
@@ -25,7 +24,6 @@ import { EnvKeySource } from './secrets/envKeySource.ts';
 import { KeyCache } from './secrets/keyCache.ts';
 import { TraceHeaderCache } from './secrets/traceHeaderCache.ts';
 import { knownSecretsFrom } from './secrets/knownSecrets.ts';
-import { redactKnownSecrets } from '../core/redact.ts';
 import { createKeytarSecretStore } from './secrets/keytarStore.ts';
 import { secretStoreForDataDir } from './secrets/dataDirSecrets.ts';
 import type { SecretStore } from '../contracts/secretStore.ts';
@@ -37,10 +35,12 @@ import { lockDataDir, type DataDirLock } from './dataDirLock.ts';
 import { asDataDirError } from './dataDir.ts';
 import { followTraceExport } from './export/traceExport.ts';
 import { makeDataDirPrivate } from './privateDataDir.ts';
-import { NoticeBoard, requestLogFailureCause, requestLogNoticeKind } from './noticeBoard.ts';
+import type { NoticeBoard } from './noticeBoard.ts';
+import { requestLogFailureCause, requestLogNoticeKind } from './noticeBoard.ts';
+import { runNotices } from './runNotices.ts';
+import { followOsTimeZone } from './osZoneFollow.ts';
 import { keyedCreationsCache } from './keyedCreations.ts';
 import { openSeededLog } from './seededLog.ts';
-import type { NoticeKind } from '../contracts/notices.ts';
 import { onProcessProblem } from '../core/processProblems.ts';
 
 export interface AirlockOptions {
@@ -129,22 +129,8 @@ export async function startAirlock(options: AirlockOptions): Promise<Airlock> {
 }
 
 async function startWithDataDir(options: AirlockOptions, privacyProblems: string[]): Promise<Airlock> {
-  const notices: string[] = [...privacyProblems];
-  // The secrets to mask are known once the keychain and the tokens are read; what is said before
-  // (a data directory's name may hold a key) is masked again then, and the board masks at each list().
-  let secretsToMask: () => string[] = () => [];
-  const noticeBoard = new NoticeBoard({ knownSecrets: () => secretsToMask(), dataDir: options.dataDir });
-  if (privacyProblems.length > 0) noticeBoard.report('data_dir_not_private', privacyProblems.join(' '));
-  const notice = (kind: NoticeKind, message: string | null): void => {
-    if (message === null) return;
-    // Only the known secrets, as the alarms: a start notice names paths, and one the user chose may look like a token.
-    notices.push(redactKnownSecrets(message, secretsToMask()));
-    noticeBoard.report(kind, message);
-  };
-  // Said while running: on stderr for `airlock serve`, in the window and notifications for the desktop.
-  const tell = (kind: NoticeKind, message: string): void => {
-    console.error(`[airlock] ${noticeBoard.report(kind, message).cause}`);
-  };
+  const said = runNotices(options.dataDir, privacyProblems);
+  const { lines: notices, board: noticeBoard, notice, tell } = said;
   const tellUnexpectedError = (message: string): void => tell('unexpected_error', message);
   const store = openConfigStore(options.dataDir, { watch: true });
   if (options.profileId) {
@@ -209,8 +195,7 @@ async function startWithDataDir(options: AirlockOptions, privacyProblems: string
     traceHeaderValues: () => traceHeaders.values(),
     env: options.env,
   });
-  secretsToMask = knownSecrets;
-  notices.splice(0, notices.length, ...notices.map((line) => redactKnownSecrets(line, knownSecrets())));
+  said.maskWith(knownSecrets);
   const ledger = new SpendLedger();
   const opened = await openSeededLog({
     dataDir: options.dataDir,
@@ -362,32 +347,4 @@ async function startWithDataDir(options: AirlockOptions, privacyProblems: string
       return report;
     },
   };
-}
-
-/**
- * Today and this month follow the zone the OS shows (a laptop carried across zones), looked at
- * once a minute off the request path; returns the function that stops it.
- */
-function followOsTimeZone(ledger: SpendLedger, log: RequestLog): () => void {
-  const watch = new LocalZoneWatch({
-    readOsZone: osZoneReader(),
-    onChange: (zone) => {
-      ledger.followZoneChange(
-        spentSinceFromLog((query) => log.spendSince(query)),
-        Date.now(),
-      );
-      console.error(`[airlock] The time zone is now ${zone}: today's and this month's spend and caps follow it.`);
-    },
-  });
-  const look = (): void => {
-    try {
-      watch.check(Date.now());
-    } catch (error) {
-      console.error('[airlock] time zone:', error instanceof Error ? error.message : 'check failed');
-    }
-  };
-  look();
-  const timer = setInterval(look, ZONE_CHECK_INTERVAL_MS);
-  timer.unref();
-  return () => clearInterval(timer);
 }

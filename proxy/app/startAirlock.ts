@@ -39,6 +39,7 @@ import type { NoticeBoard } from './noticeBoard.ts';
 import { requestLogFailureCause, requestLogNoticeKind } from './noticeBoard.ts';
 import { runNotices } from './runNotices.ts';
 import { followOsTimeZone } from './osZoneFollow.ts';
+import { commandHint } from '../contracts/cli.ts';
 import { keyedCreationsCache } from './keyedCreations.ts';
 import { openSeededLog } from './seededLog.ts';
 import { onProcessProblem } from '../core/processProblems.ts';
@@ -60,6 +61,11 @@ export interface AirlockOptions {
   homeDir?: string;
   /** How a paused run is resumed, given its port (ServerOptions.resumeWay); the desktop app's way unless given. */
   resumeWay?: (port: number) => string;
+  /**
+   * The `--data-dir` every command it suggests carries (refusals, the control API's errors): `serve`'s
+   * own when not the default (cli/commands/cliContext.ts dataDirArgument); none unless given.
+   */
+  dataDirArgument?: string | null;
 }
 
 export interface Airlock {
@@ -132,6 +138,9 @@ async function startWithDataDir(options: AirlockOptions, privacyProblems: string
   const said = runNotices(options.dataDir, privacyProblems);
   const { lines: notices, board: noticeBoard, notice, tell } = said;
   const tellUnexpectedError = (message: string): void => tell('unexpected_error', message);
+  // The port given may be 0 (tests): the commands name the one the proxy listens on, once it does.
+  let listeningPort = options.port;
+  const hint = commandHint(options.dataDirArgument ?? null, () => listeningPort);
   const store = openConfigStore(options.dataDir, { watch: true });
   if (options.profileId) {
     try {
@@ -228,9 +237,10 @@ async function startWithDataDir(options: AirlockOptions, privacyProblems: string
     ledgerGap: (nowMs) => log.ledgerGap(nowMs),
     clientBudget: (name) => config.snapshot().clientTokens.find((token) => token.name === name)?.budget,
     burstGuard: () => burstGuardOptionsFrom(config.snapshot().settings.burstLimits),
+    commandHint: hint,
   });
-  const keyPools = new KeyPools();
-  const targets = createTargetResolver(config, keys, envKey, keyPools);
+  const keyPools = new KeyPools({}, hint.command);
+  const targets = createTargetResolver(config, keys, envKey, keyPools, hint.command);
   const capabilities = createCapabilityService({
     dataDir: options.dataDir,
     resolveTarget: (profileId) => {
@@ -277,6 +287,7 @@ async function startWithDataDir(options: AirlockOptions, privacyProblems: string
     startupAlarms: logRecovery ? [{ kind: 'log_recovered', message: logRecovery.message }] : [],
     notices: noticeBoard,
     reportUnexpectedError: tellUnexpectedError,
+    commandHint: hint,
     ...(options.uiDir ? { uiDir: options.uiDir } : {}),
   });
   const events = new RequestEvents();
@@ -298,7 +309,11 @@ async function startWithDataDir(options: AirlockOptions, privacyProblems: string
   const proxy = await startServer({
     port: options.port,
     events,
-    services: { authenticator: withReplayGrants(createClientAuthenticator(config), replayGrants), targets, spendGate },
+    services: {
+      authenticator: withReplayGrants(createClientAuthenticator(config, hint.command), replayGrants, hint.runningCommand),
+      targets,
+      spendGate,
+    },
     nativeVerified: (profileId, protocol, model) => capabilities.nativeVerified(profileId, protocol, model),
     reasoningEffortRefusals: reasoningEfforts.refusals,
     captureLimitBytes: () => bodyCaptureBytes(config.snapshot().settings.memoryLimits),
@@ -306,11 +321,13 @@ async function startWithDataDir(options: AirlockOptions, privacyProblems: string
     reportUnexpectedError: tellUnexpectedError,
     idempotency: keyedCreationsCache(log.idempotencyStore, tell),
     ...(options.resumeWay ? { resumeWay: options.resumeWay } : {}),
+    command: hint.command,
   }).catch(async (error: unknown) => {
     await stopServices();
     throw error;
   });
   proxyUrl = proxy.url;
+  listeningPort = proxy.port;
   const detachLog = log.attach(proxy.events);
   const traceExport = followTraceExport({
     config,

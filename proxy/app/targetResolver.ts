@@ -1,7 +1,7 @@
 import type { ConfigFile } from '../contracts/config.ts';
 import type { Profile } from '../contracts/profile.ts';
 import type { ClientIdentity, LocalRefusal, TargetRefusal, TargetResolver, UpstreamTarget } from '../contracts/ports.ts';
-import { CLI_COMMAND } from '../contracts/cli.ts';
+import { PLAIN_HINT, type NamedCommand } from '../contracts/cli.ts';
 import { keyAccountsOf, type PoolKey } from '../contracts/keyPool.ts';
 import { KeychainNotAnsweringError, type KeychainUnavailableError } from '../contracts/secretStore.ts';
 import { isLocalRefusal } from '../contracts/ports.ts';
@@ -33,28 +33,29 @@ export function createTargetResolver(
   keys: KeySource,
   envKey?: EnvKey | null,
   pools?: KeyPools,
+  command: NamedCommand = PLAIN_HINT.command,
 ): TargetResolver {
   return {
     resolve(identity: ClientIdentity): UpstreamTarget | TargetRefusal {
       const snapshot = config.snapshot();
       const profileId = identity.pinnedProfileId ?? snapshot.activeProfileId;
-      if (profileId === null) return noProfile(snapshot);
+      if (profileId === null) return noProfile(snapshot, command);
       const profile = snapshot.profiles.find((candidate) => candidate.id === profileId);
-      if (!profile) return noProfile(snapshot);
+      if (!profile) return noProfile(snapshot, command);
       const environmentKey = envKey?.keyFor(profileId) ?? null;
       const retired = keys.retiredKeysOf?.(profileId) ?? [];
       const retiredKeys = retired.length === 0 ? {} : { retiredKeys: retired };
       // A key from the environment is one key for this run: it replaces the pool like the single key.
       if (environmentKey === null && profile.keyPool !== undefined && pools !== undefined && keys.poolKeysForRequest) {
         const poolKeys = keys.poolKeysForRequest(profileId, profile.keyPool);
-        if (poolKeys.length === 0) return noKey(profileId, unreadProblem(keys, profile), true);
+        if (poolKeys.length === 0) return noKey(profileId, unreadProblem(keys, profile), true, command);
         const lease = pools.lease(profile, poolKeys, Date.now());
         if (!isLocalRefusal(lease)) return { profile, apiKey: lease.current.apiKey, keyLease: lease, ...retiredKeys };
         // Held, not gone: the request may still go to the profile's fallback list.
         return { ...lease, held: { profile, secrets: poolKeys.map((key) => key.apiKey) } };
       }
       const apiKey = environmentKey ?? keys.getKeyForRequest(profileId);
-      if (!apiKey) return noKey(profileId, unreadProblem(keys, profile), false);
+      if (!apiKey) return noKey(profileId, unreadProblem(keys, profile), false, command);
       return environmentKey === null ? { profile, apiKey, ...retiredKeys } : { profile, apiKey, keyFromEnvironment: true, ...retiredKeys };
     },
   };
@@ -80,7 +81,7 @@ const KEYCHAIN_RETRY_AFTER_SECONDS = 5;
  * missing key (setting one would fail the same way). A keychain that has not answered yet is the
  * exception: waiting does fix it (the prompt answered, the key read), so it is a 503 with Retry-After.
  */
-function noKey(profileId: string, keychainProblem: KeychainUnavailableError | null, pooled: boolean): LocalRefusal {
+function noKey(profileId: string, keychainProblem: KeychainUnavailableError | null, pooled: boolean, command: NamedCommand): LocalRefusal {
   if (keychainProblem instanceof KeychainNotAnsweringError) {
     return {
       status: 503,
@@ -91,8 +92,8 @@ function noKey(profileId: string, keychainProblem: KeychainUnavailableError | nu
     };
   }
   const setKey = pooled
-    ? `Run \`${CLI_COMMAND} key set ${profileId} --key <id>\` (ids: \`${CLI_COMMAND} key list ${profileId}\`) or \`${CLI_COMMAND} key add ${profileId}\`, or set one in the Airlock window.`
-    : `Run \`${CLI_COMMAND} key set ${profileId}\` or set it in the Airlock window.`;
+    ? `Run \`${command(`key set ${profileId} --key <id>`)}\` (ids: \`${command(`key list ${profileId}`)}\`) or \`${command(`key add ${profileId}`)}\`, or set one in the Airlock window.`
+    : `Run \`${command(`key set ${profileId}`)}\` or set it in the Airlock window.`;
   const message =
     keychainProblem === null
       ? `Profile "${profileId}" has no gateway key. ${setKey}`
@@ -100,10 +101,10 @@ function noKey(profileId: string, keychainProblem: KeychainUnavailableError | nu
   return { status: 403, errorClass: 'no_key', code: 'no_key', message };
 }
 
-function noProfile(snapshot: ConfigFile): LocalRefusal {
+function noProfile(snapshot: ConfigFile, command: NamedCommand): LocalRefusal {
   const message =
     snapshot.profiles.length === 0
-      ? `Airlock has no gateway profile yet. Add one with \`${CLI_COMMAND} profile add <id> --name <name> --base-url <url>\` or in the Airlock window.`
-      : `No active profile. Choose one with \`${CLI_COMMAND} profile use <id>\` (profiles: ${snapshot.profiles.map((p) => p.id).join(', ')}) or in the Airlock window.`;
+      ? `Airlock has no gateway profile yet. Add one with \`${command('profile add <id> --name <name> --base-url <url>')}\` or in the Airlock window.`
+      : `No active profile. Choose one with \`${command('profile use <id>')}\` (profiles: ${snapshot.profiles.map((p) => p.id).join(', ')}) or in the Airlock window.`;
   return { status: 403, errorClass: 'no_key', code: 'no_profile', message };
 }

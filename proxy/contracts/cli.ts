@@ -1,3 +1,5 @@
+import { DEFAULT_PORT } from './defaults.ts';
+
 /**
  * The command every hint tells the user to run. `npm install` puts no `airlock` on the PATH; in
  * the project directory npx runs the package's own bin (on the project's Node 24).
@@ -16,3 +18,32 @@ export function shellWord(text: string): string {
 export function suggestedCommand(args: string, dataDirArgument: string | null): string {
   return dataDirArgument === null ? `${CLI_COMMAND} ${args}` : `${CLI_COMMAND} ${args} --data-dir ${shellWord(dataDirArgument)}`;
 }
+
+/** A suggested command, as one Airlock names it: `args` is the command after `npx airlock`. */
+export type NamedCommand = (args: string) => string;
+
+/**
+ * How a running Airlock names itself in the commands its messages suggest (refusals to clients, the
+ * control API's errors, start notes): a command pasted without its `--data-dir` or `--port` acts on
+ * another Airlock, or on none.
+ */
+export interface CommandHint {
+  /** A command on the data directory: profiles, keys, tokens, settings, the log. */
+  command: NamedCommand;
+  /** A command that reaches the running proxy (resume, window, replay): with its `--port` as well. */
+  runningCommand: NamedCommand;
+}
+
+/** `port` is read at each use: a run learns its port once it listens. */
+export function commandHint(dataDirArgument: string | null, port: () => number = () => DEFAULT_PORT): CommandHint {
+  return {
+    command: (args) => suggestedCommand(args, dataDirArgument),
+    runningCommand: (args) => {
+      const listening = port();
+      return suggestedCommand(listening === DEFAULT_PORT ? args : `${args} --port ${listening}`, dataDirArgument);
+    },
+  };
+}
+
+/** The default data directory and port: the commands as they are. */
+export const PLAIN_HINT: CommandHint = commandHint(null);

@@ -19,6 +19,7 @@ import { ANSWERED, isRefused, type ForwardRequest, type Refused, type StopBefore
 import { RequestTrace } from './trace.ts';
 import type { TranslationThread } from './translation/translationThreadClient.ts';
 import type { RequestEvents } from '../contracts/requestEvents.ts';
+import type { NamedCommand } from '../contracts/cli.ts';
 
 export interface PipelineServices {
   authenticator: ClientAuthenticator;
@@ -41,6 +42,8 @@ export interface ForwardOptions {
   translation?: TranslationThread;
   /** The `reasoning_effort` refusals learned, kept across restarts by the app; unless given, for this proxy's life only. */
   reasoningEffortRefusals?: ReasoningEffortRefusals;
+  /** How a refusal names this Airlock in the command it suggests (its --data-dir); the plain command unless given. */
+  command?: NamedCommand;
 }
 
 interface StageServices {
@@ -70,6 +73,7 @@ export function createForwardHandler(options: ForwardOptions): (req: IncomingMes
       refusedReasoningEfforts,
       ...(options.nativeVerified ? { nativeVerified: options.nativeVerified } : {}),
       ...(options.translation ? { translation: options.translation } : {}),
+      ...(options.command ? { command: options.command } : {}),
       ...(spendGate ? { needsInputEstimate: (identity, profile) => spendGate.needsInputEstimate(identity, profile) } : {}),
     },
     reasoningEffortRefusals,

@@ -1,7 +1,7 @@
 import type { LocalRefusal } from '../contracts/ports.ts';
 import type { Profile } from '../contracts/profile.ts';
 import type { BodyDecodingError, BodyTooLargeError } from './requestBody.ts';
-import { CLI_COMMAND } from '../contracts/cli.ts';
+import type { NamedCommand } from '../contracts/cli.ts';
 
 /** Where the desktop app is resumed; `airlock serve` has no tray, and names its own way (serve.ts). */
 export const DESKTOP_RESUME_WAY = 'from the tray or the window (status bar)';
@@ -49,7 +49,7 @@ export function bodyLimitBytes(profile: Profile): number {
 }
 
 /** A 413 that names the limit and the three places to raise it. */
-export function bodyTooLarge(error: BodyTooLargeError, profile: Profile): LocalRefusal {
+export function bodyTooLarge(error: BodyTooLargeError, profile: Profile, command: NamedCommand): LocalRefusal {
   const limit = `${profile.maxRequestBodyMiB} MiB`;
   const what =
     error.declaredBytes === null
@@ -60,7 +60,7 @@ export function bodyTooLarge(error: BodyTooLargeError, profile: Profile): LocalR
     errorClass: 'request_too_large',
     message:
       `${what} and sent nothing to the gateway. Send a smaller request, or raise the limit: in the Airlock window (Profiles, ` +
-      `Request body limit), with \`${CLI_COMMAND} profile set ${profile.id} --max-body-mib <MiB>\`, or as maxRequestBodyMiB in airlock.json.`,
+      `Request body limit), with \`${command(`profile set ${profile.id} --max-body-mib <MiB>`)}\`, or as maxRequestBodyMiB in airlock.json.`,
   };
 }
 

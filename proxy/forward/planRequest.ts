@@ -17,6 +17,7 @@ import {
 import { ANSWERED, secretsOf, type Admitted, type Planned, type Refused } from './stageRecords.ts';
 import type { TranslationThread } from './translation/translationThreadClient.ts';
 import { UploadTimedOutError } from './uploadStall.ts';
+import { PLAIN_HINT, type NamedCommand } from '../contracts/cli.ts';
 import { arrivingPlan, mayForwardEarly, plannedSoFar } from './earlyForward.ts';
 
 export interface PlanSeams {
@@ -24,6 +25,8 @@ export interface PlanSeams {
   refusedReasoningEfforts?: ReasoningEffortCheck;
   translation?: TranslationThread;
   needsInputEstimate?: PlanInput['needsInputEstimate'];
+  /** How the body limit's refusal names this Airlock's `profile set` (its --data-dir). */
+  command?: NamedCommand;
 }
 
 const NO_ACCOUNTING = { usage: null, usageSource: null, costCredits: null } as const;
@@ -49,7 +52,8 @@ export async function plan(admitted: Admitted, seams: PlanSeams): Promise<Planne
       sendsEarly: (sofar) => mayForwardEarly(admitted, seams.needsInputEstimate, sofar),
     });
   } catch (error) {
-    if (error instanceof BodyTooLargeError) return { refusal: bodyTooLarge(error, target.profile), known: who };
+    if (error instanceof BodyTooLargeError)
+      return { refusal: bodyTooLarge(error, target.profile, seams.command ?? PLAIN_HINT.command), known: who };
     if (error instanceof BodyDecodingError) return { refusal: undecodableBody(error), known: who };
     if (stop.signal.aborted) return { refusal: STOPPING, known: who };
     if (error instanceof UploadTimedOutError) return { refusal: error.refusal(false), known: who };

@@ -2,21 +2,29 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { ConfigFile } from '../contracts/config.ts';
 import type { ClientAuthenticator, ClientIdentity, LocalRefusal } from '../contracts/ports.ts';
 import { findTokenRecord, presentedTokens } from './clientTokens.ts';
-import { CLI_COMMAND } from '../contracts/cli.ts';
+import { PLAIN_HINT, type NamedCommand } from '../contracts/cli.ts';
 
 export const ANONYMOUS_IDENTITY: ClientIdentity = Object.freeze({ tokenName: null, pinnedProfileId: null });
 
-export const CLIENT_TOKEN_HELP =
-  'Send your Airlock client token as "Authorization: Bearer <token>", "x-api-key: <token>" or "api-key: <token>" ' +
-  `(set it as the API key in your tool). Create one with \`${CLI_COMMAND} token create <name>\`, ` +
-  "or copy it from the Airlock window's Connect screen.";
+/** How a client gets its token, with the command named as this Airlock names it. */
+function clientTokenHelp(command: NamedCommand): string {
+  return (
+    'Send your Airlock client token as "Authorization: Bearer <token>", "x-api-key: <token>" or "api-key: <token>" ' +
+    `(set it as the API key in your tool). Create one with \`${command('token create <name>')}\`, ` +
+    "or copy it from the Airlock window's Connect screen."
+  );
+}
 
 /**
  * Client token -> identity, from the config snapshot (no I/O). When the user turned the token
  * requirement off, a request without a valid token is the anonymous identity; a valid token
  * still counts, so its pin is honoured.
  */
-export function createClientAuthenticator(config: { snapshot(): ConfigFile }): ClientAuthenticator {
+export function createClientAuthenticator(
+  config: { snapshot(): ConfigFile },
+  command: NamedCommand = PLAIN_HINT.command,
+): ClientAuthenticator {
+  const help = clientTokenHelp(command);
   return {
     authenticate(headers: IncomingHttpHeaders): ClientIdentity | LocalRefusal {
       const snapshot = config.snapshot();
@@ -29,7 +37,7 @@ export function createClientAuthenticator(config: { snapshot(): ConfigFile }): C
         status: 401,
         errorClass: 'client_unauthorized',
         code: 'client_unauthorized',
-        message: `Missing or unknown Airlock client token. ${CLIENT_TOKEN_HELP}`,
+        message: `Missing or unknown Airlock client token. ${help}`,
         headers: { 'www-authenticate': 'Bearer realm="airlock"' },
       };
     },

@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { ClientAuthenticator, ClientIdentity, LocalRefusal } from '../contracts/ports.ts';
 import { generateToken, presentedTokens } from './clientTokens.ts';
-import { CLI_COMMAND } from '../contracts/cli.ts';
+import { PLAIN_HINT, type NamedCommand } from '../contracts/cli.ts';
 
 /** Tells a replay grant from a client token at a glance; never written anywhere. */
 const REPLAY_GRANT_PREFIX = 'alkr_';
@@ -34,20 +34,28 @@ export class ReplayGrants {
   }
 }
 
-const GRANT_USED: LocalRefusal = {
-  status: 401,
-  errorClass: 'client_unauthorized',
-  code: 'client_unauthorized',
-  message: `This replay grant was already used or withdrawn: replay the request again from the Airlock window or \`${CLI_COMMAND} replay\`.`,
-};
+/** `runningCommand` names this Airlock's `replay`, which reaches the running proxy (its --port and --data-dir). */
+function grantUsed(runningCommand: NamedCommand): LocalRefusal {
+  return {
+    status: 401,
+    errorClass: 'client_unauthorized',
+    code: 'client_unauthorized',
+    message: `This replay grant was already used or withdrawn: replay the request again from the Airlock window or \`${runningCommand('replay <id>')}\`.`,
+  };
+}
 
 /** Client tokens as before, and a request carrying a replay grant as the grant's identity. */
-export function withReplayGrants(clients: ClientAuthenticator, grants: ReplayGrants): ClientAuthenticator {
+export function withReplayGrants(
+  clients: ClientAuthenticator,
+  grants: ReplayGrants,
+  runningCommand: NamedCommand = PLAIN_HINT.runningCommand,
+): ClientAuthenticator {
+  const used = grantUsed(runningCommand);
   return {
     authenticate(headers: IncomingHttpHeaders): ClientIdentity | LocalRefusal {
       const [first] = presentedTokens(headers);
       if (first === undefined || !first.startsWith(REPLAY_GRANT_PREFIX)) return clients.authenticate(headers);
-      return grants.take(first) ?? GRANT_USED;
+      return grants.take(first) ?? used;
     },
   };
 }

@@ -16,6 +16,7 @@ import { answerUnexpectedError, createRequestDispatch, sayUnexpectedErrorOnStder
 import { startForwardingReclaimer } from './forwardingReclaimer.ts';
 import { answerClientError } from './clientErrors.ts';
 import { DESKTOP_RESUME_WAY, pausedRefusal } from '../forward/ownRefusals.ts';
+import type { NamedCommand } from '../contracts/cli.ts';
 
 export interface ServerOptions {
   host?: string;
@@ -35,6 +36,8 @@ export interface ServerOptions {
   reasoningEffortRefusals?: ReasoningEffortRefusals;
   /** How the user resumes this Airlock when paused, given the port it listens on; the desktop app's tray and window unless given. */
   resumeWay?: (port: number) => string;
+  /** How the proxy's own refusals name this Airlock in a command they suggest (its --data-dir); the plain command unless given. */
+  command?: NamedCommand;
   /** Where a handler's unexpected error is said (startAirlock: the notices, and stderr); stderr unless given. */
   reportUnexpectedError?: (message: string) => void;
   /** How long a client has to send its whole request, from its start (REQUEST_TIMEOUT_MS unless given; tests lower it). */
@@ -124,6 +127,7 @@ export async function startServer(options: ServerOptions): Promise<ProxyHandle> 
     ...(options.nativeVerified ? { nativeVerified: options.nativeVerified } : {}),
     ...(options.idempotency ? { idempotency: options.idempotency } : {}),
     ...(options.reasoningEffortRefusals ? { reasoningEffortRefusals: options.reasoningEffortRefusals } : {}),
+    ...(options.command ? { command: options.command } : {}),
     translation,
   });
   app.use(forward);

@@ -1,6 +1,6 @@
 import { hash } from 'node:crypto';
 import type { LocalRefusal } from '../contracts/ports.ts';
-import { CLI_COMMAND } from '../contracts/cli.ts';
+import { PLAIN_HINT, type NamedCommand } from '../contracts/cli.ts';
 
 /**
  * After the gateway rejects a profile's key (a 401, or an invalid-key code: class `auth`), requests
@@ -66,7 +66,7 @@ export class AuthCircuitBreaker {
   admit(
     profileId: string,
     nowMs: number,
-    keyFix: KeyFix = { profileName: profileId, keyFromEnvironment: false },
+    keyFix: KeyFix = { profileName: profileId, keyFromEnvironment: false, command: PLAIN_HINT.command },
     apiKey?: string,
   ): LocalRefusal | null {
     const current = this.stateAt(profileId, nowMs, apiKey);
@@ -131,6 +131,8 @@ function isAnotherKey(rejectedKey: RejectedKey, apiKey: string | undefined): boo
 export interface KeyFix {
   profileName: string;
   keyFromEnvironment: boolean;
+  /** How this Airlock names the command that sets a key (its --data-dir). */
+  command: NamedCommand;
 }
 
 /**
@@ -141,7 +143,7 @@ export interface KeyFix {
 function openRefusal(profileId: string, rejectedStatus: number, keyFix: KeyFix): LocalRefusal {
   const fix = keyFix.keyFromEnvironment
     ? `This run takes its key from AIRLOCK_API_KEY: stop Airlock, set AIRLOCK_API_KEY to a key the gateway accepts, and start it again.`
-    : `Set a new key with \`${CLI_COMMAND} key set ${profileId}\` or on the Profiles screen of the Airlock window; requests go through again at once.`;
+    : `Set a new key with \`${keyFix.command(`key set ${profileId}`)}\` or on the Profiles screen of the Airlock window; requests go through again at once.`;
   return {
     status: 403,
     errorClass: 'circuit_open',

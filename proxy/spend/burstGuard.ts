@@ -2,7 +2,7 @@ import { formatCredits } from '../contracts/amounts.ts';
 import { burstLimitsSchema, type BurstLimits } from '../contracts/config.ts';
 import type { LocalRefusal } from '../contracts/ports.ts';
 import { TimedQueue } from './timedQueue.ts';
-import { CLI_COMMAND } from '../contracts/cli.ts';
+import { PLAIN_HINT, shellWord, type NamedCommand } from '../contracts/cli.ts';
 
 /**
  * Runaway protection: a client that sends more than `maxRequests` requests or spends more than
@@ -22,8 +22,6 @@ export function burstGuardOptionsFrom(limits: BurstLimits): BurstGuardOptions {
 
 export const DEFAULT_BURST_GUARD_OPTIONS: BurstGuardOptions = burstGuardOptionsFrom(burstLimitsSchema.parse({}));
 
-/** The command the CLI offers for resuming; named in the refusal so a terminal user can act. */
-export const RESUME_COMMAND = `${CLI_COMMAND} resume`;
 /**
  * A count limit at or above this is never reached: the window's request times sit in one array,
  * and a JavaScript array holds at most 2^32 - 1 entries. Such a limit (Infinity turns the count off)
@@ -54,9 +52,12 @@ export class BurstGuard {
   readonly #settings: BurstGuardSettings;
   readonly #windows = new Map<string, ClientWindow>();
   readonly #paused = new Map<string, ClientPause>();
+  /** Names the CLI's resume in the refusal, so a terminal user can act: it reaches the running proxy, so its --port too. */
+  readonly #runningCommand: NamedCommand;
 
-  constructor(settings: BurstGuardSettings = {}) {
+  constructor(settings: BurstGuardSettings = {}, runningCommand: NamedCommand = PLAIN_HINT.runningCommand) {
     this.#settings = settings;
+    this.#runningCommand = runningCommand;
   }
 
   /** The options now: read once per request or spend, so one decision never mixes two edits. */
@@ -67,7 +68,7 @@ export class BurstGuard {
   /** The refusal for a paused client, without counting anything. */
   pausedRefusal(clientName: string): LocalRefusal | null {
     const pause = this.#paused.get(clientName);
-    return pause ? pausedRefusal(pause) : null;
+    return pause ? pausedRefusal(pause, this.#runningCommand) : null;
   }
 
   /** Counts one request; the request that crosses the limit is the first one refused. */
@@ -84,7 +85,10 @@ export class BurstGuard {
     window.requestTimesMs.push(nowMs);
     const count = window.requestTimesMs.size;
     if (count <= options.maxRequests) return null;
-    return pausedRefusal(this.#pause(clientName, nowMs, `${count} requests within ${windowText(options)} (limit ${options.maxRequests})`));
+    return pausedRefusal(
+      this.#pause(clientName, nowMs, `${count} requests within ${windowText(options)} (limit ${options.maxRequests})`),
+      this.#runningCommand,
+    );
   }
 
   /** Adds a finished request's cost; crossing the credit limit pauses the client's later requests. */
@@ -151,11 +155,11 @@ function windowText(options: BurstGuardOptions): string {
   return `${Math.round(options.windowMs / 1000)} s`;
 }
 
-function pausedRefusal(pause: ClientPause): LocalRefusal {
+function pausedRefusal(pause: ClientPause, runningCommand: NamedCommand): LocalRefusal {
   const resume =
     pause.clientName === ANONYMOUS_CLIENT
       ? 'in the Airlock window'
-      : `in the Airlock window or with \`${RESUME_COMMAND} ${pause.clientName}\``;
+      : `in the Airlock window or with \`${runningCommand(`resume ${shellWord(pause.clientName)}`)}\``;
   // 403, not 429: every client retries a 429, and a paused client stays paused until the user resumes it.
   return {
     status: 403,

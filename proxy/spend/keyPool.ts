@@ -1,4 +1,4 @@
-import { CLI_COMMAND } from '../contracts/cli.ts';
+import { PLAIN_HINT, type NamedCommand } from '../contracts/cli.ts';
 import type { PoolKeyState } from '../contracts/keyPool.ts';
 import type { KeyLease, LocalRefusal, PooledKeyUse } from '../contracts/ports.ts';
 import { AuthCircuitBreaker, type AuthCircuitBreakerOptions, type BreakerState } from './authCircuitBreaker.ts';
@@ -102,9 +102,12 @@ export class KeyPools {
   /** A rate-limited key's rest: until when, and how long it was set for (a clock set back cuts it to that from now). */
   readonly #cooling = new Map<string, { untilMs: number; cooldownMs: number }>();
   readonly #breaker: AuthCircuitBreaker;
+  /** How the refusals name this Airlock in the key commands they suggest (its --data-dir). */
+  readonly command: NamedCommand;
 
-  constructor(breakerOptions: Partial<AuthCircuitBreakerOptions> = {}) {
+  constructor(breakerOptions: Partial<AuthCircuitBreakerOptions> = {}, command: NamedCommand = PLAIN_HINT.command) {
     this.#breaker = new AuthCircuitBreaker(breakerOptions);
+    this.command = command;
   }
 
   /** A key for a new request, in turn, or the refusal that says why none can be used now. */
@@ -229,7 +232,8 @@ class PoolLease implements KeyLease {
   #refusal(selection: Extract<Selection, { kind: 'none' }>, nowMs: number): LocalRefusal {
     const profile = `profile "${this.#profile.name}" (${this.#profile.id})`;
     const total = this.#keys.length;
-    const addKey = `\`${CLI_COMMAND} key add ${this.#profile.id}\``;
+    const { command } = this.#pools;
+    const addKey = `\`${command(`key add ${this.#profile.id}`)}\``;
     if (selection.earliestFreeAtMs !== null && selection.earliestFreeIndex !== null) {
       const waitS = Math.max(1, Math.ceil((selection.earliestFreeAtMs - nowMs) / 1000));
       const first = this.#keys[selection.earliestFreeIndex]?.label ?? '';
@@ -250,7 +254,7 @@ class PoolLease implements KeyLease {
       code: 'circuit_open',
       message:
         `The gateway rejected every usable key of ${profile} (${selection.rejectedKeys} of ${total} rejected), so Airlock is not sending requests with them. ` +
-        `Replace a key with \`${CLI_COMMAND} key set ${this.#profile.id} --key <id>\` (ids: \`${CLI_COMMAND} key list ${this.#profile.id}\`), add one with ${addKey}, or use the Profiles screen of the Airlock window; requests go through again at once.`,
+        `Replace a key with \`${command(`key set ${this.#profile.id} --key <id>`)}\` (ids: \`${command(`key list ${this.#profile.id}`)}\`), add one with ${addKey}, or use the Profiles screen of the Airlock window; requests go through again at once.`,
       headers: { 'x-should-retry': 'false' },
     };
   }

@@ -6,6 +6,7 @@ import { AuthCircuitBreaker, type AuthCircuitBreakerOptions } from './authCircui
 import { decideBudget, type BudgetOwner } from './budgetDecision.ts';
 import { ANONYMOUS_CLIENT, BurstGuard, type BurstGuardSettings, type ClientPause } from './burstGuard.ts';
 import { InFlightReservations } from './inFlightReservations.ts';
+import { PLAIN_HINT, type CommandHint } from '../contracts/cli.ts';
 import type { SpendLedger, SpendScope } from './spendLedger.ts';
 
 export interface SpendGateDeps {
@@ -17,6 +18,8 @@ export interface SpendGateDeps {
   ledgerGap?: (nowMs: number) => LedgerGap | null;
   burstGuard?: BurstGuardSettings;
   authBreaker?: Partial<AuthCircuitBreakerOptions>;
+  /** How the refusals name this Airlock in the commands they suggest; the default data directory and port unless given. */
+  commandHint?: CommandHint;
 }
 
 /** The spend gate plus the controls the window, tray and CLI need. */
@@ -36,7 +39,8 @@ export interface SpendGateControl extends SpendGate {
  */
 export function createSpendGate(deps: SpendGateDeps): SpendGateControl {
   const nowMs = deps.nowMs ?? Date.now;
-  const burstGuard = new BurstGuard(deps.burstGuard);
+  const commandHint = deps.commandHint ?? PLAIN_HINT;
+  const burstGuard = new BurstGuard(deps.burstGuard, commandHint.runningCommand);
   const authBreaker = new AuthCircuitBreaker(deps.authBreaker);
   const { ledger } = deps;
   const reservations = new InFlightReservations();
@@ -56,7 +60,7 @@ export function createSpendGate(deps: SpendGateDeps): SpendGateControl {
       authBreaker.admit(
         input.profile.id,
         atMs,
-        { profileName: input.profile.name, keyFromEnvironment: input.keyFromEnvironment === true },
+        { profileName: input.profile.name, keyFromEnvironment: input.keyFromEnvironment === true, command: commandHint.command },
         input.apiKey,
       );
     if (refusal === null) hold(input.requestId, scopes, upfront);
@@ -140,7 +144,7 @@ export function createSpendGate(deps: SpendGateDeps): SpendGateControl {
         : authBreaker.admit(
             input.profile.id,
             atMs,
-            { profileName: input.profile.name, keyFromEnvironment: input.keyFromEnvironment === true },
+            { profileName: input.profile.name, keyFromEnvironment: input.keyFromEnvironment === true, command: commandHint.command },
             input.apiKey,
           ));
     if (refusal !== null) {

@@ -15,7 +15,7 @@ export function registerResumeCommand(program: Command, deps: CliDeps = defaultC
     .description('let a client the burst guard paused send requests again; without a client, resume a paused Airlock')
     .addOption(portOption('the port the running Airlock listens on'))
     .action((clientName: string | undefined, options: { port: number }, command: Command) =>
-      withCliErrors(command, async () => {
+      withCliErrors(command, deps, async () => {
         if (clientName === undefined) {
           const reach = controlReachFor(command, deps);
           const call = { port: options.port, instead: 'Resume Airlock in the window instead.', timeoutMs: 5_000 };

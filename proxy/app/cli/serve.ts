@@ -177,6 +177,7 @@ export function registerServeCommand(program: Command, deps: CliDeps = defaultCl
           // In the CLI's helper process: a keychain call that hangs then cannot keep Ctrl-C from stopping Airlock.
           secrets: deps.secrets(dataDir),
           resumeWay: (port) => headlessResumeWay(port, dataDirArgument),
+          dataDirArgument,
           ...(options.profile ? { profileId: options.profile } : {}),
           ...(commandLineBaseUrl ? { commandLineBaseUrl } : {}),
         });

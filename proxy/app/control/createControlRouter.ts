@@ -23,7 +23,7 @@ import { ControlSessions, hashOf } from './sessions.ts';
 import { buildStatus } from './status.ts';
 import { createStaticUi, securityHeaders } from './staticUi.ts';
 import type { ControlContext } from './context.ts';
-import { CLI_COMMAND } from '../../contracts/cli.ts';
+import { PLAIN_HINT } from '../../contracts/cli.ts';
 import { sayUnexpectedErrorOnStderr } from '../../http/requestDispatch.ts';
 
 /** Control API bodies are small JSON; a price import is the largest. */
@@ -49,6 +49,7 @@ export interface ControlApi {
  */
 export function createControlRouter(deps: ControlDeps): ControlApi {
   const nowMs = deps.nowMs ?? Date.now;
+  const commandHint = deps.commandHint ?? PLAIN_HINT;
   const runToken = typeof deps.controlToken === 'string' ? deps.controlToken : deps.controlToken.token;
   const sessions = new ControlSessions({
     controlToken: deps.controlToken,
@@ -93,7 +94,7 @@ export function createControlRouter(deps: ControlDeps): ControlApi {
     next(
       new ApiError(
         'unauthorized',
-        `This needs the Airlock control token: open the link \`${CLI_COMMAND} serve\` printed, or use the desktop window.`,
+        `This needs the Airlock control token: open the link \`${commandHint.runningCommand('serve')}\` printed, or use the desktop window.`,
       ),
     );
   };
@@ -109,9 +110,9 @@ export function createControlRouter(deps: ControlDeps): ControlApi {
     res.setHeader('Cache-Control', 'no-store');
     next();
   });
-  api.use(sessionRoutes(sessions));
+  api.use(sessionRoutes(sessions, commandHint));
   api.use(requireControlAuth);
-  api.use(loginLinkRoutes(createLoginUrl, sessions));
+  api.use(loginLinkRoutes(createLoginUrl, sessions, commandHint));
   api.use(requestRoutes(context));
   api.use(replayRoutes(context));
   api.use(profileRoutes(context));
@@ -123,7 +124,7 @@ export function createControlRouter(deps: ControlDeps): ControlApi {
   api.use(noticeRoutes(context));
   api.use(agentSessionRoutes(context));
   api.use((_req, _res, next) => next(new ApiError('not_found', 'No such control API endpoint.')));
-  api.use(apiErrorHandler(deps.reportUnexpectedError ?? sayUnexpectedErrorOnStderr));
+  api.use(apiErrorHandler(deps.reportUnexpectedError ?? sayUnexpectedErrorOnStderr, commandHint.command));
 
   const router = express.Router();
   router.use(securityHeaders);

@@ -10,6 +10,7 @@ import type { ConnectService } from '../connect/connectService.ts';
 import type { KeyCache } from '../secrets/keyCache.ts';
 import type { TraceHeaderCache } from '../secrets/traceHeaderCache.ts';
 import type { KeyPools } from '../../spend/keyPool.ts';
+import type { CommandHint } from '../../contracts/cli.ts';
 import type { SecretStore } from '../../contracts/secretStore.ts';
 import type { ReplayGrants } from '../../http/replayGrants.ts';
 import type { ControlTokens } from '../../http/controlToken.ts';
@@ -87,6 +88,8 @@ export interface ControlDeps {
   notices?: NoticeBoard;
   /** Where a failure the API did not expect is said (startAirlock: the notices, and stderr); stderr unless given. */
   reportUnexpectedError?: (message: string) => void;
+  /** How the errors name this Airlock in the commands they suggest; the default data directory and port unless given. */
+  commandHint?: CommandHint;
   /** Where the window's sessions are kept (hashed) across restarts; in memory only without it. */
   sessionsFile?: string;
   /** The built window (renderer/dist); defaults to the repository's. */

@@ -6,6 +6,7 @@ import { ConnectError } from '../connect/toolAdapter.ts';
 import { ConfigEditError } from '../profiles/configMutations.ts';
 import { ConfigBrokenError, ConfigBusyError, ConfigInvalidError, ConfigLinkError } from '../profiles/configStore.ts';
 import { KeychainUnavailableError } from '../../contracts/secretStore.ts';
+import type { NamedCommand } from '../../contracts/cli.ts';
 import { TraceHeaderInputError } from '../export/traceHeaders.ts';
 import { DataDirUnwritableError } from '../dataDir.ts';
 import { isDamageError, RESTART_FOR_DAMAGED_LOG } from '../../store/logCheck.ts';
@@ -37,8 +38,8 @@ export function notFound(what: string): ApiError {
   return new ApiError('not_found', `${what} was not found.`);
 }
 
-/** The API error body for any failure the modules below the routes raise. */
-export function toApiError(error: unknown): ApiError {
+/** The API error body for any failure the modules below the routes raise; `command` names this Airlock in a suggested command. */
+export function toApiError(error: unknown, command: NamedCommand): ApiError {
   if (error instanceof ApiError) return error;
   if (error instanceof ZodError) {
     const issue = error.issues[0];
@@ -48,7 +49,10 @@ export function toApiError(error: unknown): ApiError {
   if (error instanceof ConnectError) return new ApiError(error.code, error.message);
   if (error instanceof TraceHeaderInputError) return new ApiError('invalid', `${error.field}: ${error.message}`, error.field);
   if (error instanceof ConfigEditError)
-    return new ApiError(/^no (profile|client token|trace export header)/.test(error.message) ? 'not_found' : 'conflict', error.message);
+    return new ApiError(
+      /^no (profile|client token|trace export header)/.test(error.message) ? 'not_found' : 'conflict',
+      error.messageFor(command),
+    );
   if (error instanceof ConfigInvalidError || error instanceof PriceImportError) return new ApiError('invalid', error.message);
   if (error instanceof ConfigBrokenError || error instanceof ConfigLinkError) return new ApiError('unavailable', error.message);
   if (error instanceof ConfigBusyError) return new ApiError('conflict', error.message);
@@ -77,10 +81,10 @@ export function toApiError(error: unknown): ApiError {
  * A response its client already closed gets neither: the failure is the client leaving (a replay's
  * caller pressing Ctrl-C throws on its aborted signal), not a fault in Airlock, and no one reads the answer.
  */
-export function apiErrorHandler(reportUnexpected: (message: string) => void): ErrorRequestHandler {
+export function apiErrorHandler(reportUnexpected: (message: string) => void, command: NamedCommand): ErrorRequestHandler {
   return (error: unknown, _req, res, _next) => {
     if (res.destroyed && !res.writableFinished) return;
-    const apiError = toApiError(error);
+    const apiError = toApiError(error, command);
     if (apiError.code === 'internal')
       reportUnexpected(`the control API failed unexpectedly: ${error instanceof Error ? error.message : 'unknown error'}`);
     const body: ApiErrorBody = {

@@ -5,7 +5,7 @@ import { RequestLogQueries } from '../../store/read/queries.ts';
 import { NO_SECRETS, type SecretsNow } from '../../store/read/secretsNow.ts';
 import { SessionQueries } from '../../store/read/sessionQueries.ts';
 import { DATABASE_FILE_NAME, readPragma, SCHEMA_VERSION } from '../../store/schema.ts';
-import { CLI_COMMAND } from '../../contracts/cli.ts';
+import type { NamedCommand } from '../../contracts/cli.ts';
 
 export interface ReadOnlyLog {
   queries: RequestLogQueries;
@@ -17,12 +17,13 @@ export interface ReadOnlyLog {
  * The request log opened for reading only, for `airlock export`, `airlock request` and `airlock sessions`, masked with
  * the secrets `secretsNow` gives as it is read: it works beside a running
  * Airlock (WAL lets a reader see every committed row while the log thread writes) and never
- * changes the file, so it needs no lock on the data directory.
+ * changes the file, so it needs no lock on the data directory. `command` names the data directory's
+ * `serve` as the command that asks names it (its --data-dir).
  */
-export function openLogForReading(dataDir: string, secretsNow: SecretsNow = NO_SECRETS): ReadOnlyLog {
+export function openLogForReading(dataDir: string, command: NamedCommand, secretsNow: SecretsNow = NO_SECRETS): ReadOnlyLog {
   const file = join(dataDir, DATABASE_FILE_NAME);
   if (!existsSync(file))
-    throw new Error(`no request log in ${dataDir}: start Airlock (${CLI_COMMAND} serve or the app) and send a request first`);
+    throw new Error(`no request log in ${dataDir}: start Airlock (\`${command('serve')}\` or the app) and send a request first`);
   const db = new DatabaseSync(file, { readOnly: true, timeout: 5_000 });
   const version = Number(readPragma(db, 'user_version'));
   if (version !== SCHEMA_VERSION) {

@@ -1,16 +1,25 @@
 import type { ClientTokenRecord, ConfigFile, Settings } from '../../contracts/config.ts';
 import { fallbackProblems, profileSchema, type Profile, type ProfileInput } from '../../contracts/profile.ts';
 import { normalizeBaseUrl } from '../../core/baseUrl.ts';
-import { CLI_COMMAND } from '../../contracts/cli.ts';
+import { PLAIN_HINT, type NamedCommand } from '../../contracts/cli.ts';
 
 /**
  * Pure edits of the config, each returning the next config or throwing a ConfigEditError whose
  * message is shown to the user as-is. ConfigStore.update runs them under the file lock.
  */
 export class ConfigEditError extends Error {
-  constructor(message: string) {
-    super(message);
+  readonly #text: (command: NamedCommand) => string;
+  /** A message that suggests a command is given as a function of how to name it: the edit does not know which Airlock it is. */
+  constructor(message: string | ((command: NamedCommand) => string)) {
+    const text = typeof message === 'string' ? () => message : message;
+    super(text(PLAIN_HINT.command));
     this.name = 'ConfigEditError';
+    this.#text = text;
+  }
+
+  /** The message with its commands named as the Airlock that shows it names them (its --data-dir). */
+  messageFor(command: NamedCommand): string {
+    return this.#text(command);
   }
 }
 
@@ -73,7 +82,7 @@ export function addClientToken(config: ConfigFile, record: ClientTokenRecord): C
 
 export function removeClientToken(config: ConfigFile, name: string): ConfigFile {
   if (!config.clientTokens.some((token) => token.name === name)) {
-    throw new ConfigEditError(`no client token named "${name}" (see \`${CLI_COMMAND} token list\`)`);
+    throw new ConfigEditError((command) => `no client token named "${name}" (see \`${command('token list')}\`)`);
   }
   return { ...config, clientTokens: config.clientTokens.filter((token) => token.name !== name) };
 }
@@ -91,10 +100,10 @@ export function requireProfile(config: ConfigFile, id: string): Profile {
   const profile = config.profiles.find((candidate) => candidate.id === id);
   if (!profile) {
     const known = config.profiles.map((candidate) => candidate.id);
-    throw new ConfigEditError(
+    throw new ConfigEditError((command) =>
       known.length > 0
         ? `no profile with id "${id}" (profiles: ${known.join(', ')})`
-        : `no profile with id "${id}": add one with \`${CLI_COMMAND} profile add <id> --name <name> --base-url <url>\``,
+        : `no profile with id "${id}": add one with \`${command('profile add <id> --name <name> --base-url <url>')}\``,
     );
   }
   return profile;

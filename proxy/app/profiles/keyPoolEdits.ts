@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
 import type { ConfigFile } from '../../contracts/config.ts';
-import { CLI_COMMAND } from '../../contracts/cli.ts';
 import { FIRST_POOL_KEY_ID, poolKeyAccount, poolKeySchema, type PoolKey } from '../../contracts/keyPool.ts';
 import type { SecretStore } from '../../contracts/secretStore.ts';
 import { redactKnownSecrets } from '../../core/redact.ts';
@@ -83,10 +82,10 @@ export function requirePoolKey(config: ConfigFile, profileId: string, keyId: str
   const entry = pool.find((candidate) => candidate.id === keyId);
   if (!entry) {
     const known = pool.map((candidate) => candidate.id);
-    throw new ConfigEditError(
+    throw new ConfigEditError((command) =>
       known.length > 0
         ? `profile "${profileId}" has no key with id "${keyId}" (keys: ${known.join(', ')})`
-        : `profile "${profileId}" has no key pool: add keys with \`${CLI_COMMAND} key add ${profileId}\``,
+        : `profile "${profileId}" has no key pool: add keys with \`${command(`key add ${profileId}`)}\``,
     );
   }
   return { pool, entry };

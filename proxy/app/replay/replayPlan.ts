@@ -1,7 +1,7 @@
 import type { StoredRequest } from '../../contracts/log.ts';
 import type { ReplayRefusalCode, ReplayRequest } from '../../contracts/replay.ts';
 import { REDACTED } from '../../core/redact.ts';
-import { CLI_COMMAND } from '../../contracts/cli.ts';
+import { PLAIN_HINT, type CommandHint } from '../../contracts/cli.ts';
 import { isSideEffectRequest } from '../../spend/idempotencyRequest.ts';
 import { isBinaryBodyDescription } from '../../store/write/bodyRecord.ts';
 
@@ -47,6 +47,8 @@ export interface ReplayPlanInput {
   /** The profiles that exist now, and the active one. */
   profileIds: readonly string[];
   activeProfileId: string | null;
+  /** How a refusal names this Airlock in the commands it suggests; the default data directory and port unless given. */
+  commandHint?: CommandHint;
 }
 
 const METHODS_WITHOUT_BODY = new Set(['GET', 'HEAD', 'DELETE', 'OPTIONS']);
@@ -74,6 +76,7 @@ export function jsonError(text: string): string | null {
 }
 
 function chooseProfile(input: ReplayPlanInput): string | ReplayRefusal {
+  const hint = input.commandHint ?? PLAIN_HINT;
   const wanted = input.request.profileId ?? input.original.row.profileId ?? input.activeProfileId;
   if (wanted !== null && input.profileIds.includes(wanted)) return wanted;
   const known = input.profileIds.length > 0 ? ` (profiles: ${input.profileIds.join(', ')})` : '';
@@ -86,12 +89,13 @@ function chooseProfile(input: ReplayPlanInput): string | ReplayRefusal {
           `Profile "${wanted}", which the original request used, does not exist any more`;
   return refusal(
     'no_profile',
-    `${cause}. Choose a profile for the replay${known}: \`${CLI_COMMAND} replay <id> --profile <id>\` or the window's profile menu.`,
+    `${cause}. Choose a profile for the replay${known}: \`${hint.runningCommand('replay <id> --profile <id>')}\` or the window's profile menu.`,
   );
 }
 
 /** The body to send: the edit, else the logged body when it is whole and unmasked. */
 function chooseBody(input: ReplayPlanInput, contentType: string | undefined): { body: string | null } | ReplayRefusal {
+  const hint = input.commandHint ?? PLAIN_HINT;
   const { original, request } = input;
   const method = original.row.method.toUpperCase();
   const logged = original.bodies?.requestBody ?? null;
@@ -107,7 +111,7 @@ function chooseBody(input: ReplayPlanInput, contentType: string | undefined): { 
     if (original.bodies?.requestTruncated)
       return refusal(
         'body_truncated',
-        `The log kept only the first part of this request's body (the size it keeps is Connect > Memory > Body kept per request, or \`${CLI_COMMAND} memory --body-capture-kib <KiB>\`, for later requests), so resending it would send a cut-off request. Paste the whole body in the window's editor, or pass it with \`--body-file <file>\`.`,
+        `The log kept only the first part of this request's body (the size it keeps is Connect > Memory > Body kept per request, or \`${hint.command('memory --body-capture-kib <KiB>')}\`, for later requests), so resending it would send a cut-off request. Paste the whole body in the window's editor, or pass it with \`--body-file <file>\`.`,
       );
     if (logged !== null && isBinaryBodyDescription(logged))
       return refusal(

@@ -146,7 +146,7 @@ describe('burst limits from the config', () => {
 
     expect(refused.status).toBe(403);
     expect(JSON.parse(refused.body).error.message).toMatch(
-      /paused client 'burst'.*4 requests within 60 s \(limit 3\).*`npx airlock resume burst`/,
+      /paused client 'burst'.*4 requests within 60 s \(limit 3\).*`npx airlock resume burst --port \d+`/,
     );
     expect(chatCalls()).toBe(3);
     // Back to the default: the pause stays (it is lifted by a resume only); other clients pass.

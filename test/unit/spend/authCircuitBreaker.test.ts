@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { AuthCircuitBreaker } from '../../../proxy/spend/authCircuitBreaker.ts';
+import { commandHint, PLAIN_HINT } from '../../../proxy/contracts/cli.ts';
 
 const T0 = 5_000_000;
 type Step = { at: number; admit: boolean } | { at: number; status: number; keyRejected?: boolean };
@@ -136,17 +137,33 @@ describe('AuthCircuitBreaker', () => {
   it('refuses at once with 403 circuit_open and no Retry-After, naming the profile and the fix for a stored key', () => {
     const breaker = new AuthCircuitBreaker();
     breaker.recordUpstreamOutcome({ profileId: 'work', status: 401, keyRejected: true, atMs: T0 });
-    const refusal = breaker.admit('work', T0 + 10_500, { profileName: 'Work gateway', keyFromEnvironment: false });
+    const refusal = breaker.admit('work', T0 + 10_500, {
+      profileName: 'Work gateway',
+      keyFromEnvironment: false,
+      command: PLAIN_HINT.command,
+    });
     expect(refusal).toMatchObject({ status: 403, errorClass: 'circuit_open', headers: { 'x-should-retry': 'false' } });
     expect(refusal?.headers).not.toHaveProperty('retry-after');
     expect(refusal?.message).toContain('rejected the key of profile "Work gateway" (work) with HTTP 401');
     expect(refusal?.message).toContain('`npx airlock key set work`');
   });
 
+  it("names the fix's command as the Airlock that refuses names it: a second data directory's key is set there", () => {
+    const breaker = new AuthCircuitBreaker();
+    breaker.recordUpstreamOutcome({ profileId: 'work', status: 401, keyRejected: true, atMs: T0 });
+    const command = commandHint('/data/second').command;
+    const refusal = breaker.admit('work', T0 + 1, { profileName: 'Work gateway', keyFromEnvironment: false, command });
+    expect(refusal?.message).toContain('`npx airlock key set work --data-dir /data/second`');
+  });
+
   it('names AIRLOCK_API_KEY as the fix when the key came from the environment', () => {
     const breaker = new AuthCircuitBreaker();
     breaker.recordUpstreamOutcome({ profileId: 'command-line', status: 401, keyRejected: true, atMs: T0 });
-    const refusal = breaker.admit('command-line', T0 + 1, { profileName: 'Command line (--base-url)', keyFromEnvironment: true });
+    const refusal = breaker.admit('command-line', T0 + 1, {
+      profileName: 'Command line (--base-url)',
+      keyFromEnvironment: true,
+      command: PLAIN_HINT.command,
+    });
     expect(refusal?.message).toContain('AIRLOCK_API_KEY');
     expect(refusal?.message).not.toContain('key set');
   });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ANONYMOUS_CLIENT, BurstGuard, burstGuardOptionsFrom, UNREACHABLE_REQUEST_COUNT } from '../../../proxy/spend/burstGuard.ts';
+import { commandHint } from '../../../proxy/contracts/cli.ts';
 
 const T0 = 1_000_000;
 
@@ -34,6 +35,11 @@ describe('BurstGuard by request count', () => {
     expect(guard.resume('agent')).toBe(false);
     expect(guard.pausedRefusal('agent')).toBeNull();
     expect(sendRequests(guard, 'agent', 2, T0 + 3_600_001, 1)).toEqual([null, null]);
+  });
+
+  it("names resume as the Airlock that paused the client is reached: its port and data directory, the client's name quoted", () => {
+    const guard = new BurstGuard({ maxRequests: 0 }, commandHint('/data/second', () => 9100).runningCommand);
+    expect(guard.admit('my agent', T0)?.message).toContain("`npx airlock resume 'my agent' --port 9100 --data-dir /data/second`");
   });
 
   it('the anonymous client is told to resume in the window', () => {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { isLocalRefusal, type KeyLease, type LocalRefusal } from '../../../proxy/contracts/ports.ts';
 import { KeyPools, selectKey, type KeyHealth, type Selection } from '../../../proxy/spend/keyPool.ts';
+import { commandHint } from '../../../proxy/contracts/cli.ts';
 
 const NOW = 1_000_000;
 const READY: KeyHealth = { coolingUntilMs: 0, rejectedUntilMs: null };
@@ -94,6 +95,13 @@ describe('KeyPools', () => {
     expect(pools.stateOf('work', 'main', steppedBack)).toEqual({ state: 'cooling', untilMs: steppedBack + 10_000 });
     expect(pools.stateOf('work', 'main', steppedBack + 10_000)).toEqual({ state: 'ready' });
     expect([0, 1, 2].map((step) => lease(pools, steppedBack + 10_000 + step).current.label)).toContain('first');
+  });
+
+  it("names the key commands as the Airlock that refuses names them: a second data directory's keys are set there", () => {
+    const pools = new KeyPools({}, commandHint('/data/second').command);
+    for (const step of [0, 1, 2]) lease(pools, NOW + step).record({ kind: 'rate_limited', cooldownMs: 10_000 }, NOW + step);
+    const cooling = refusal(pools, NOW + 3);
+    expect(cooling.message).toContain('`npx airlock key add work --data-dir /data/second`');
   });
 
   it('all keys cooling: a 429 refusal with the seconds until the first frees, naming it', () => {

@@ -4,6 +4,7 @@ import type { Command } from 'commander';
 import { defaultDataDir, resolveDataDir } from '../../dataDir.ts';
 import { CommandLineError, FAILED_CODE, FAILED_EXIT_CODE } from '../airlockCommand.ts';
 import { openConfigStore, type ConfigStore } from '../../profiles/configStore.ts';
+import { ConfigEditError } from '../../profiles/configMutations.ts';
 import { createKeychainHelperStore } from '../../secrets/keychainHelperStore.ts';
 import { KEYCHAIN_ANSWER_WAIT_MS } from '../../secrets/boundedSecretStore.ts';
 import { secretStoreForDataDir } from '../../secrets/dataDirSecrets.ts';
@@ -82,14 +83,15 @@ export function configStoreFor(command: Command, deps: CliDeps): ConfigStore {
 /**
  * Runs a command's body so that any failure is one clear line on stderr and exit code 1 (2 for a
  * CommandLineError, with where the usage is): the messages are written for the user, and a stack
- * trace would only hide them.
+ * trace would only hide them. A config edit's error names its commands with this run's --data-dir.
  */
-export async function withCliErrors(command: Command, body: () => Promise<void>): Promise<void> {
+export async function withCliErrors(command: Command, deps: CliDeps, body: () => Promise<void>): Promise<void> {
   try {
     await body();
   } catch (error) {
     if (error instanceof CommandLineError) command.error(error.message);
-    const message = error instanceof Error ? error.message : String(error);
+    const message =
+      error instanceof ConfigEditError ? error.messageFor(hintFor(command, deps)) : error instanceof Error ? error.message : String(error);
     command.error(`airlock: ${message.replace(/\s*\n\s*/g, ' ')}`, { exitCode: FAILED_EXIT_CODE, code: FAILED_CODE });
   }
 }

@@ -35,7 +35,7 @@ export function registerConnectCommand(program: Command, deps: CliDeps = default
     .option('--model <id>', 'the model the tool should ask for (left as it is when absent)')
     .addOption(portOption('the port Airlock listens on'))
     .action((tool: ConnectToolId | undefined, options: ConnectOptions, command: Command) =>
-      withCliErrors(command, async () => {
+      withCliErrors(command, deps, async () => {
         const dataDir = dataDirFor(command, deps);
         const store = openConfigStore(dataDir);
         try {

@@ -18,7 +18,7 @@ import { openLogForReading } from '../../export/readOnlyLog.ts';
 import { writeRequestExport, type ExportSink } from '../../export/requestExport.ts';
 import { parseMoment } from '../../export/since.ts';
 import { CommandLineError } from '../airlockCommand.ts';
-import { dataDirFor, defaultCliDeps, withCliErrors, writeLine, type CliDeps } from './cliContext.ts';
+import { dataDirFor, defaultCliDeps, hintFor, withCliErrors, writeLine, type CliDeps } from './cliContext.ts';
 import { registerExportTracesCommand } from './exportTraces.ts';
 import { openLogWithSecrets } from './logSecrets.ts';
 
@@ -146,7 +146,7 @@ export function registerExportCommands(program: Command, deps: CliDeps = default
     .option('--text <text>', 'only requests whose bodies, path or models hold this text')
     .option('--out <file>', 'write to this file (created readable by you only) instead of stdout')
     .action((flags: RequestExportFlags, command: Command) =>
-      withCliErrors(command, async () => {
+      withCliErrors(command, deps, async () => {
         const format = oneOf<RequestExportFormat>(flags.format, REQUEST_EXPORT_FORMATS, '--format');
         const filter = filterOf(flags, deps.nowMs());
         const { log, knownSecrets } = await openLogWithSecrets(command, deps);
@@ -178,13 +178,13 @@ export function registerExportCommands(program: Command, deps: CliDeps = default
     .option('--group-by <group>', SPEND_EXPORT_GROUPS.join(', '), 'model')
     .option('--out <file>', 'write to this file instead of stdout')
     .action((flags: SpendExportFlags, command: Command) =>
-      withCliErrors(command, async () => {
+      withCliErrors(command, deps, async () => {
         oneOf(flags.format, ['csv'] as const, '--format');
         const groupBy = spendGroupByOf(oneOf<SpendExportGroup>(flags.groupBy, SPEND_EXPORT_GROUPS, '--group-by'));
         const nowMs = deps.nowMs();
         const fromMs = momentOf(flags.since, nowMs, '--since');
         const toMs = flags.until === undefined ? nowMs + 1 : momentOf(flags.until, nowMs, '--until');
-        const log = openLogForReading(dataDirFor(command, deps));
+        const log = openLogForReading(dataDirFor(command, deps), hintFor(command, deps));
         try {
           const rows = log.queries.spendByDay({ fromMs, toMs, groupBy });
           const where = await toOutput(deps, flags.out, async (sink) => {

@@ -62,7 +62,7 @@ export function registerExportTracesCommand(exportCommand: Command, deps: CliDep
     )
     .option('--remove-header <name>', 'stop sending this header and delete its value from the keychain')
     .action((flags: TraceFlags, command: Command) =>
-      withCliErrors(command, async () => {
+      withCliErrors(command, deps, async () => {
         const store = configStoreFor(command, deps);
         const problem = store.problem();
         if (problem) throw new Error(problem);

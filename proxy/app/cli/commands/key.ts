@@ -30,7 +30,7 @@ export function registerKeyCommands(program: Command, deps: CliDeps = defaultCli
     .description('store the gateway key of a profile, or with --key a new secret for one key of its pool (stdin or hidden prompt)')
     .option('--key <id>', 'the pool key to replace (ids: `key list`)')
     .action((profileId: string, options: { key?: string }, command: Command) =>
-      withCliErrors(command, async () => {
+      withCliErrors(command, deps, async () => {
         const store = configStoreFor(command, deps);
         const profile = requireExistingProfile(store, profileId);
         if (profile.keyPool !== undefined && options.key === undefined) {
@@ -58,7 +58,7 @@ export function registerKeyCommands(program: Command, deps: CliDeps = defaultCli
     .command('delete <profile>')
     .description('delete the gateway key of a profile (every key of its pool) from the keychain')
     .action((profileId: string, _options: unknown, command: Command) =>
-      withCliErrors(command, () =>
+      withCliErrors(command, deps, () =>
         withKeychainFallback(DELETE_FALLBACK, async () => {
           const store = configStoreFor(command, deps);
           const profile = requireExistingProfile(store, profileId);
@@ -80,7 +80,7 @@ export function registerKeyCommands(program: Command, deps: CliDeps = defaultCli
     .description("add a key to the profile's pool, used in turn with the others (the profile's own key becomes the pool's first)")
     .option('--label <label>', 'a name to tell the key by in the window and the log (default "key N")')
     .action((profileId: string, options: { label?: string }, command: Command) =>
-      withCliErrors(command, async () => {
+      withCliErrors(command, deps, async () => {
         const store = configStoreFor(command, deps);
         requireExistingProfile(store, profileId);
         await requireKeychain(secretsFor(command, deps), profileId);
@@ -95,7 +95,7 @@ export function registerKeyCommands(program: Command, deps: CliDeps = defaultCli
     .command('remove <profile> <id>')
     .description("remove one key from the profile's pool and from the keychain")
     .action((profileId: string, keyId: string, _options: unknown, command: Command) =>
-      withCliErrors(command, () =>
+      withCliErrors(command, deps, () =>
         withKeychainFallback(DELETE_FALLBACK, async () => {
           const store = configStoreFor(command, deps);
           requireExistingProfile(store, profileId);
@@ -109,7 +109,7 @@ export function registerKeyCommands(program: Command, deps: CliDeps = defaultCli
     .command('label <profile> <id> <label>')
     .description('rename one key of the pool')
     .action((profileId: string, keyId: string, label: string, _options: unknown, command: Command) =>
-      withCliErrors(command, () =>
+      withCliErrors(command, deps, () =>
         withKeychainFallback(LABEL_FALLBACK, async () => {
           const store = configStoreFor(command, deps);
           requireExistingProfile(store, profileId);
@@ -123,7 +123,7 @@ export function registerKeyCommands(program: Command, deps: CliDeps = defaultCli
     .command('list <profile>')
     .description("the profile's keys: id, label and whether the keychain holds each (its last four characters)")
     .action((profileId: string, _options: unknown, command: Command) =>
-      withCliErrors(command, () =>
+      withCliErrors(command, deps, () =>
         withKeychainFallback(LIST_FALLBACK, async () => {
           const store = configStoreFor(command, deps);
           const profile = requireExistingProfile(store, profileId);

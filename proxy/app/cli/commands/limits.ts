@@ -29,7 +29,7 @@ export function registerLimitsCommand(program: Command, deps: CliDeps = defaultC
     .option('--requests-per-minute <n>', 'requests a client may send within a minute')
     .option('--credits-per-minute <n>', 'credits a client may spend within a minute')
     .action((options: { requestsPerMinute?: string; creditsPerMinute?: string }, command: Command) =>
-      withCliErrors(command, async () => {
+      withCliErrors(command, deps, async () => {
         const store = configStoreFor(command, deps);
         if (options.requestsPerMinute === undefined && options.creditsPerMinute === undefined) {
           const problem = store.problem();

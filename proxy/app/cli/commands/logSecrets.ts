@@ -3,7 +3,7 @@ import { keyAccountsOf } from '../../../contracts/keyPool.ts';
 import { CONTROL_TOKEN_ACCOUNT, KeychainUnavailableError, traceHeaderAccount } from '../../../contracts/secretStore.ts';
 import { knownSecretsFrom } from '../../secrets/knownSecrets.ts';
 import { openLogForReading, type ReadOnlyLog } from '../../export/readOnlyLog.ts';
-import { configStoreFor, dataDirFor, secretsFor, writeLine, type CliDeps } from './cliContext.ts';
+import { configStoreFor, dataDirFor, hintFor, secretsFor, writeLine, type CliDeps } from './cliContext.ts';
 
 /**
  * The data directory's request log, opened for reading, and the secrets it is masked with as it is read
@@ -12,7 +12,7 @@ import { configStoreFor, dataDirFor, secretsFor, writeLine, type CliDeps } from 
  */
 export async function openLogWithSecrets(command: Command, deps: CliDeps): Promise<{ log: ReadOnlyLog; knownSecrets: string[] }> {
   const knownSecrets: string[] = [];
-  const log = openLogForReading(dataDirFor(command, deps), () => knownSecrets);
+  const log = openLogForReading(dataDirFor(command, deps), hintFor(command, deps), () => knownSecrets);
   try {
     knownSecrets.push(...(await secretsForLogReads(command, deps)));
   } catch (error) {

@@ -39,7 +39,7 @@ export function registerMemoryCommand(program: Command, deps: CliDeps = defaultC
     )
     .option('--body-capture-kib <n>', 'KiB of each request and answer body the log keeps, 16 to 16384')
     .action((options: { logBacklogMib?: string; bodyCaptureKib?: string }, command: Command) =>
-      withCliErrors(command, async () => {
+      withCliErrors(command, deps, async () => {
         const store = configStoreFor(command, deps);
         if (options.logBacklogMib === undefined && options.bodyCaptureKib === undefined) {
           const problem = store.problem();

@@ -52,7 +52,7 @@ export function registerProfileCommands(program: Command, deps: CliDeps = defaul
     .option('--activate', 'make it the active profile')
     .option(MAX_BODY_OPTION, MAX_BODY_HELP)
     .action((id: string, options: { name: string; baseUrl: string; activate?: boolean; maxBodyMib?: string }, command: Command) =>
-      withCliErrors(command, async () => {
+      withCliErrors(command, deps, async () => {
         const store = configStoreFor(command, deps);
         const bodyLimit = options.maxBodyMib === undefined ? {} : { maxRequestBodyMiB: parsedBodyLimit(options.maxBodyMib) };
         const config = await store.update((current) =>
@@ -84,7 +84,7 @@ export function registerProfileCommands(program: Command, deps: CliDeps = defaul
     .command('list')
     .description('list profiles with the active marker and key status')
     .action((_options: unknown, command: Command) =>
-      withCliErrors(command, async () => {
+      withCliErrors(command, deps, async () => {
         const store = configStoreFor(command, deps);
         const problem = store.problem();
         if (problem) throw new Error(problem);
@@ -115,7 +115,7 @@ export function registerProfileCommands(program: Command, deps: CliDeps = defaul
     .option('--base-url <url>', 'gateway address, e.g. https://host/v1')
     .option(MAX_BODY_OPTION, MAX_BODY_HELP)
     .action((id: string, options: { name?: string; baseUrl?: string; maxBodyMib?: string }, command: Command) =>
-      withCliErrors(command, async () => {
+      withCliErrors(command, deps, async () => {
         if (options.name === undefined && options.baseUrl === undefined && options.maxBodyMib === undefined)
           throw new CommandLineError('give --name, --base-url or --max-body-mib');
         const patch = {
@@ -143,7 +143,7 @@ export function registerProfileCommands(program: Command, deps: CliDeps = defaul
     .command('remove <id>')
     .description('remove a profile and its key')
     .action((id: string, _options: unknown, command: Command) =>
-      withCliErrors(command, async () => {
+      withCliErrors(command, deps, async () => {
         const store = configStoreFor(command, deps);
         let removed: Profile | undefined;
         const config = await store.update((current) => {
@@ -173,7 +173,7 @@ export function registerProfileCommands(program: Command, deps: CliDeps = defaul
     .command('use <id>')
     .description('make a profile the active one (a running proxy switches at the next request)')
     .action((id: string, _options: unknown, command: Command) =>
-      withCliErrors(command, async () => {
+      withCliErrors(command, deps, async () => {
         await configStoreFor(command, deps).update((current) => setActiveProfile(current, id));
         writeLine(deps.stdout, `Active profile: ${id}.`);
       }),

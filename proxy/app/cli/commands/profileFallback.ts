@@ -17,7 +17,7 @@ export function registerFallbackCommands(profile: Command, deps: CliDeps): void 
     .command('list <id>')
     .description("show a profile's fallbacks in the order they are tried")
     .action((id: string, _options: unknown, command: Command) =>
-      withCliErrors(command, async () => {
+      withCliErrors(command, deps, async () => {
         const store = configStoreFor(command, deps);
         const problem = store.problem();
         if (problem) throw new Error(problem);
@@ -39,7 +39,7 @@ export function registerFallbackCommands(profile: Command, deps: CliDeps): void 
     .option('--profile <profileId>', 'another profile: its base URL, key, prices, budget and aliases are used')
     .option('--model <model>', "the model to ask for (default: the one the client named, through the profile's aliases)")
     .action((id: string, options: { profile?: string; model?: string }, command: Command) =>
-      withCliErrors(command, async () => {
+      withCliErrors(command, deps, async () => {
         if (options.profile === undefined && options.model === undefined) {
           throw new CommandLineError('name the fallback with --model <model>, --profile <profileId>, or both');
         }
@@ -59,7 +59,7 @@ export function registerFallbackCommands(profile: Command, deps: CliDeps): void 
     .command('remove <id> <position>')
     .description('remove the fallback at this position (as `list` numbers them)')
     .action((id: string, position: string, _options: unknown, command: Command) =>
-      withCliErrors(command, async () => {
+      withCliErrors(command, deps, async () => {
         if (!/^\d+$/.test(position.trim()))
           throw new CommandLineError(
             `position "${position}": give the number \`${hintFor(command, deps)(`profile fallback list ${id}`)}\` shows`,
@@ -82,7 +82,7 @@ export function registerFallbackCommands(profile: Command, deps: CliDeps): void 
     .command('clear <id>')
     .description('remove every fallback of a profile')
     .action((id: string, _options: unknown, command: Command) =>
-      withCliErrors(command, async () => {
+      withCliErrors(command, deps, async () => {
         await configStoreFor(command, deps).update((current) => updateProfile(current, id, { fallbacks: [] }));
         writeLine(deps.stdout, `Profile ${id} has no fallbacks now.`);
       }),

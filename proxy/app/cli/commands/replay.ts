@@ -134,7 +134,7 @@ export function registerReplayCommand(program: Command, deps: CliDeps = defaultC
     .option('--json', 'print the comparison as JSON')
     .addOption(portOption('the port the running Airlock listens on'))
     .action((id: string, flags: ReplayFlags, command: Command) =>
-      withCliErrors(command, async () => {
+      withCliErrors(command, deps, async () => {
         const reach = controlReachFor(command, deps);
         const body = await bodyToSend(deps, reach, id, flags);
         const request: ReplayRequest = {

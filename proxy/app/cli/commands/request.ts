@@ -16,7 +16,7 @@ export function registerRequestCommand(program: Command, deps: CliDeps = default
     .argument('<id>', `the request id (x-airlock-request-id on every answer; the window and \`${CLI_COMMAND} export\` show it)`)
     .option('--json', 'print the logged row as JSON (bodies left out) with the ids of its replays')
     .action((id: string, flags: { json?: boolean }, command: Command) =>
-      withCliErrors(command, async () => {
+      withCliErrors(command, deps, async () => {
         const { log } = await openLogWithSecrets(command, deps);
         try {
           const detail = log.queries.getRequest(id);

@@ -26,7 +26,7 @@ export function registerSessionsCommand(program: Command, deps: CliDeps = defaul
     .argument('[id]', 'a session id from the list: show its timeline')
     .option('--limit <n>', 'sessions to list, newest activity first', String(DEFAULT_SESSION_PAGE_LIMIT))
     .action((id: string | undefined, flags: { limit: string }, command: Command) =>
-      withCliErrors(command, async () => {
+      withCliErrors(command, deps, async () => {
         const limit = limitOf(flags.limit);
         const { log, knownSecrets } = await openLogWithSecrets(command, deps);
         try {

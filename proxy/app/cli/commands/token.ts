@@ -15,7 +15,7 @@ export function registerTokenCommands(program: Command, deps: CliDeps = defaultC
     .description('create a client token and print it once (only the token goes to stdout)')
     .option('--profile <id>', 'pin the token to this profile instead of following the active one')
     .action((name: string, options: { profile?: string }, command: Command) =>
-      withCliErrors(command, async () => {
+      withCliErrors(command, deps, async () => {
         if (!CLIENT_TOKEN_NAME_PATTERN.test(name)) {
           throw new CommandLineError(`token name "${name}": use letters, digits, ., - and _ (at most 64)`);
         }
@@ -43,7 +43,7 @@ export function registerTokenCommands(program: Command, deps: CliDeps = defaultC
     .command('list')
     .description('list client tokens (names, profiles, last four characters)')
     .action((_options: unknown, command: Command) =>
-      withCliErrors(command, async () => {
+      withCliErrors(command, deps, async () => {
         const store = configStoreFor(command, deps);
         const problem = store.problem();
         if (problem) throw new Error(problem);
@@ -64,7 +64,7 @@ export function registerTokenCommands(program: Command, deps: CliDeps = defaultC
     .command('revoke <name>')
     .description('revoke a client token: the next request with it gets 401')
     .action((name: string, _options: unknown, command: Command) =>
-      withCliErrors(command, async () => {
+      withCliErrors(command, deps, async () => {
         await configStoreFor(command, deps).update((config) => removeClientToken(config, name));
         try {
           await secretsFor(command, deps).delete(clientTokenAccount(name));

@@ -15,7 +15,7 @@ export function registerWindowCommand(program: Command, deps: CliDeps = defaultC
     .description('print a fresh sign-in link for the window of the running Airlock (each link works once, for 2 minutes)')
     .addOption(portOption('the port the running Airlock listens on'))
     .action((options: { port: number }, command: Command) =>
-      withCliErrors(command, async () => {
+      withCliErrors(command, deps, async () => {
         const { url } = await callControlApi<LoginLinkResponse>(controlReachFor(command, deps), {
           port: options.port,
           method: 'POST',

@@ -25,7 +25,14 @@ beforeAll(async () => {
   dataDir = mkdtempSync(path.join(tmpdir(), 'airlock-resume-'));
   await seedDataDir(dataDir, simulator.baseUrl, { looper: token, quiet: generateToken() });
   // As `airlock serve` starts it, on a data directory other than the default: no tray, no window of its own.
-  airlock = await startAirlock({ dataDir, port: 0, env: {}, secrets, resumeWay: (port) => headlessResumeWay(port, dataDir) });
+  airlock = await startAirlock({
+    dataDir,
+    port: 0,
+    env: {},
+    secrets,
+    resumeWay: (port) => headlessResumeWay(port, dataDir),
+    dataDirArgument: dataDir,
+  });
 });
 afterAll(async () => {
   await airlock.stop();
@@ -36,15 +43,17 @@ afterAll(async () => {
 const listModels = () => rawRequest(`${airlock.proxy.url}/v1/models`, { headers: { authorization: `Bearer ${token}` } });
 
 describe('airlock resume <client>', () => {
-  it('lifts the burst guard pause of a runaway client in the running proxy', async () => {
+  it("lifts the burst guard pause of a runaway client in the running proxy, with the command its refusal names (this run's port and data directory)", async () => {
     let status = 200;
     for (let sent = 0; sent < 200 && status === 200; sent += 1) status = (await listModels()).status;
     expect(status).toBe(403);
     const refusal = JSON.parse((await listModels()).body) as { error: { type: string; message: string } };
     expect(refusal.error.type).toBe('client_paused');
-    expect(refusal.error.message).toContain('`npx airlock resume looper`');
+    const resumeCommand = `npx airlock resume looper --port ${airlock.proxy.port} --data-dir ${dataDir}`;
+    expect(refusal.error.message).toContain(`\`${resumeCommand}\``);
 
-    const run = await runAirlock(dataDir, secrets, ['resume', 'looper', '--port', String(airlock.proxy.port)]);
+    // The command as pasted (the harness gives --data-dir itself).
+    const run = await runAirlock(dataDir, secrets, resumeCommand.split(' ').slice(2, -2));
     expect(run.exitCode).toBe(0);
     expect(run.stdout).toContain('may send requests again');
     expect((await listModels()).status).toBe(200);

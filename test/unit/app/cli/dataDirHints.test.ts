@@ -60,6 +60,9 @@ const CASES: { name: string; setup: string[][]; args: string[] | (() => Promise<
   { name: 'token list with none', setup: [], args: ['token', 'list'] },
   { name: 'connect without a tool', setup: [], args: ['connect'] },
   { name: 'window with no Airlock running', setup: [], args: async () => ['window', '--port', await closedPort()] },
+  { name: 'token revoke of an unknown token', setup: [], args: ['token', 'revoke', 'nobody'] },
+  { name: 'profile use with no profiles', setup: [], args: ['profile', 'use', 'work'] },
+  { name: 'export requests with no request log', setup: [], args: ['export', 'requests', '--format', 'csv'] },
   { name: 'resume with no Airlock running', setup: [], args: async () => ['resume', 'aider', '--port', await closedPort()] },
 ];
 

@@ -182,7 +182,7 @@ describe('airlock key', () => {
     // No input: a prompt for the secret would come first and fail as an empty key.
     const run = await airlock(['key', 'set', 'work', '--key', 'k9']);
     expect(run.exitCode).toBe(1);
-    expect(run.stderr).toBe('airlock: profile "work" has no key pool: add keys with `npx airlock key add work`\n');
+    expect(run.stderr).toBe(`airlock: profile "work" has no key pool: add keys with \`npx airlock key add work --data-dir ${dataDir}\`\n`);
   });
 
   it('takes no key on the command line', async () => {

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { DataDirUnwritableError } from '../../../../proxy/app/dataDir.ts';
 import { lockConfigFile } from '../../../../proxy/app/profiles/configLock.ts';
 import { toApiError } from '../../../../proxy/app/control/http.ts';
+import { PLAIN_HINT } from '../../../../proxy/contracts/cli.ts';
 
 const errno = (code: string) => Object.assign(new Error(`${code}: from the file system`), { code });
 
@@ -47,7 +48,7 @@ describe('lockConfigFile', () => {
 
 describe("the window's answer when the data directory cannot be written", () => {
   it('is 503 unavailable with the directory and the way out, not an internal error', () => {
-    const answer = toApiError(new DataDirUnwritableError('/data', 'read-only file system'));
+    const answer = toApiError(new DataDirUnwritableError('/data', 'read-only file system'), PLAIN_HINT.command);
     expect(answer.code).toBe('unavailable');
     expect(answer.message).toContain('Airlock cannot write to its data directory /data (read-only file system)');
   });

@@ -107,6 +107,10 @@ export async function exchange(context: ExchangeContext): Promise<ExchangeStep> 
       }
       const failure = failedStep(result, trace.upstreamMayHaveRun);
       const next = failure === null || !context.fallback ? null : await context.fallback.next(failure, step);
+      if (next !== null && 'bodyRefusal' in next) {
+        await answer(context, step, { kind: 'refused', refusal: next.bodyRefusal }, watch, keyMasker, runsOn());
+        return step;
+      }
       if (next === null) {
         if (result.kind === 'answer' || result.kind === 'error') answeredBy(context, step);
         await answer(context, step, result, watch, keyMasker, runsOn());
@@ -125,9 +129,9 @@ export async function exchange(context: ExchangeContext): Promise<ExchangeStep> 
 async function firstFallbackStep(context: ExchangeContext, target: HeldTarget): Promise<SendableStep | null> {
   const { plan } = context;
   const next = context.fallback ? await context.fallback.next(target.unsent, { plan, target }) : null;
-  if (next !== null) return next;
-  // Nothing was sent: the client learns that the whole pool waits, and for how long.
-  const { refusal } = target.unsent;
+  if (next !== null && !('bodyRefusal' in next)) return next;
+  // Nothing was sent: the client learns that the whole pool waits, and for how long (or that its upload stalled meanwhile).
+  const refusal = next?.bodyRefusal ?? target.unsent.refusal;
   context.trace.failed(refusal.errorClass, refusal.message, refusal.status);
   sendRefusal(context.res, plan.protocol, refusal);
   return null;

@@ -31,9 +31,18 @@ export interface FallbackServices {
   translation?: TranslationThread;
 }
 
-/** Asked by the exchange after a step failed: the next step to send, or null when the failure goes to the client. */
+/**
+ * The walk ended because the request's body will never be whole, and Airlock refused it (a stalled
+ * upload's 408, an end that contradicts the plan): that refusal is the client's answer, not the
+ * failed step's, and no later step is planned, as each would wait for the same body.
+ */
+export interface BodyRefused {
+  bodyRefusal: LocalRefusal;
+}
+
+/** Asked by the exchange after a step failed: the next step to send, the body's refusal, or null when the failure goes to the client. */
 export interface FallbackRoute {
-  next(failure: FailedStep, current: ExchangeStep): Promise<SendableStep | null>;
+  next(failure: FailedStep, current: ExchangeStep): Promise<SendableStep | BodyRefused | null>;
 }
 
 /**
@@ -50,7 +59,7 @@ export function fallbackRoute(gated: Gated, services: FallbackServices): Fallbac
   let nextEntry = 0;
   const tried = new Set<string>([stepKey(origin.profile.id, gated.plan.upstreamModel)]);
 
-  async function planned(entry: FallbackEntry): Promise<SendableStep | FallbackHop> {
+  async function planned(entry: FallbackEntry): Promise<SendableStep | FallbackHop | (BodyRefused & { hop: FallbackHop })> {
     const target = entry.profileId === undefined || entry.profileId === origin.profile.id ? origin : resolve(entry.profileId);
     const skipped = (note: string, errorClass: FallbackHop['errorClass'], model: string | null = entry.model ?? null): FallbackHop => ({
       profileId: entry.profileId ?? origin.profile.id,
@@ -64,7 +73,11 @@ export function fallbackRoute(gated: Gated, services: FallbackServices): Fallbac
       () => true,
       () => false,
     );
-    if (arrived === false) return skipped('the request body never arrived whole', 'client_aborted');
+    if (arrived === false) {
+      const bodyRefusal = clientBody!.arriving?.refusal ?? null;
+      if (bodyRefusal === null) return skipped('the request body never arrived whole', 'client_aborted');
+      return { bodyRefusal, hop: skipped(bodyRefusal.message, bodyRefusal.errorClass) };
+    }
     if ('refusal' in target) return skipped(target.refusal, target.errorClass);
     // Another model on a held profile: its keys are held whatever the model.
     if (isHeld(target)) return skipped(target.unsent.refusal.message, target.unsent.refusal.errorClass);
@@ -158,6 +171,10 @@ export function fallbackRoute(gated: Gated, services: FallbackServices): Fallbac
         if ('plan' in step) {
           trace.fellBack(failed, skipped, { profileId: step.target.profile.id, model: step.plan.upstreamModel });
           return step;
+        }
+        if ('bodyRefusal' in step) {
+          trace.fellBack(failed, [...skipped, step.hop], null);
+          return { bodyRefusal: step.bodyRefusal };
         }
         skipped.push(step);
       }

@@ -61,7 +61,7 @@ afterAll(async () => {
   await new Promise((resolve) => upstream.close(resolve));
 });
 
-async function proxyWith(profileInput: Partial<Profile>, events = new RequestEvents()): Promise<ProxyHandle> {
+async function proxyWith(profileInput: Partial<Profile>, events = new RequestEvents(), requestTimeoutMs?: number): Promise<ProxyHandle> {
   const profile = profileSchema.parse({
     id: 'early',
     name: 'Early failure',
@@ -75,6 +75,7 @@ async function proxyWith(profileInput: Partial<Profile>, events = new RequestEve
       authenticator: { authenticate: () => ({ tokenName: 'tests', pinnedProfileId: null }) },
       targets: { resolve: () => ({ profile, apiKey: SENTINEL_KEY }) },
     },
+    ...(requestTimeoutMs === undefined ? {} : { requestTimeoutMs }),
   });
 }
 
@@ -153,6 +154,55 @@ describe('a gateway failure while the body still arrives', () => {
       expect(end.logNotes?.join(' ')).toMatch(new RegExp(`the client had sent \\d+ of its ${body.length} declared bytes`));
     } finally {
       firstAnswer = { status: 503, close: true };
+      await proxy.stop();
+    }
+  });
+
+  it("ends as the upload stall it is when the fallback step's wait for the body meets the request timeout: a 408, nothing billed", async () => {
+    const events = new RequestEvents();
+    const ended = new Promise<Extract<RequestLifecycleEvent, { type: 'end' }>>((resolve) =>
+      events.subscribe((event) => {
+        if (event.type === 'end') resolve(event);
+      }),
+    );
+    const requestTimeoutMs = 1000;
+    const proxy = await proxyWith(
+      {
+        retry: { maxRetries: 0 },
+        fallbacks: [{ model: 'text-embedding-3-large' }, { model: 'text-embedding-ada-002' }],
+      } as Partial<Profile>,
+      events,
+      requestTimeoutMs,
+    );
+    try {
+      received.length = 0;
+      const req = request(`${proxy.url}/v1/embeddings`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'content-length': String(body.length) },
+      });
+      req.on('error', () => undefined);
+      const answered = once(req, 'response') as Promise<[IncomingMessage]>;
+      // The last kilobyte never comes: the fallback step waits for it until the server's requestTimeout.
+      req.write(body.subarray(0, body.length - 1024));
+      const [res] = await answered;
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      await once(res, 'end');
+      req.destroy();
+      expect(res.statusCode).toBe(408);
+      const error = (JSON.parse(Buffer.concat(chunks).toString('utf8')) as { error: { type: string; message: string } }).error;
+      expect(error.type).toBe('upload_stalled');
+      expect(error.message).toContain(`the client had sent ${body.length - 1024} of its ${body.length} declared bytes`);
+      expect(error.message).toContain(`request timeout (${requestTimeoutMs} ms`);
+      const end = await ended;
+      expect(end).toMatchObject({ status: 408, errorClass: 'upload_stalled', usage: null, costCredits: null });
+      // The failed step (its 503, or the reset of a connection it closed mid-upload), then the step that could not be
+      // sent, once: no later step waits for a body that will not come.
+      const chain = end.fallback?.chain ?? [];
+      expect(chain).toHaveLength(2);
+      expect(chain.at(-1)).toMatchObject({ errorClass: 'upload_stalled', model: 'text-embedding-3-large', status: null });
+      expect(received).toHaveLength(1);
+    } finally {
       await proxy.stop();
     }
   });

@@ -9,10 +9,12 @@ import { fallbackRoute } from '../../../proxy/forward/fallbackRoute.ts';
 import { readClientBody } from '../../../proxy/forward/requestBody.ts';
 import type { Gated } from '../../../proxy/forward/stageRecords.ts';
 import { RequestTrace } from '../../../proxy/forward/trace.ts';
+import { UploadTimedOutError } from '../../../proxy/forward/uploadStall.ts';
 import { SENTINEL_KEY } from '../../support/sentinel.ts';
 
 // A fallback step is planned from the whole body: for a body still arriving when its first step
-// failed (arrivingBody.ts), the step waits for its end, and is skipped when the client leaves first.
+// failed (arrivingBody.ts), the step waits for its end, and is skipped when the client leaves first;
+// an upload that stalls ends the walk with its own 408.
 const profile = profileSchema.parse({
   id: 'own',
   name: 'Own',
@@ -54,7 +56,7 @@ async function routeWhileArriving() {
   } as unknown as Gated;
   const route = fallbackRoute(gated, { targets: { resolve: () => target } })!;
   const step = route.next({ kind: 'status', status: 503, errorClass: 'upstream_error' }, { plan: gated.plan, target });
-  return { req, trace, step };
+  return { req, trace, step, clientBody };
 }
 
 describe('a fallback step for a body still arriving', () => {
@@ -62,9 +64,10 @@ describe('a fallback step for a body still arriving', () => {
     const { req, step } = await routeWhileArriving();
     req.end(body.subarray(FIRST_READ_BYTES));
     const next = await step;
-    expect(next?.plan.upstreamModel).toBe('text-embedding-3-large');
-    expect(next?.plan.byteLength).toBe(body.length);
-    expect(next?.plan.arriving).toBeUndefined();
+    if (next === null || !('plan' in next)) throw new Error('no step planned');
+    expect(next.plan.upstreamModel).toBe('text-embedding-3-large');
+    expect(next.plan.byteLength).toBe(body.length);
+    expect(next.plan.arriving).toBeUndefined();
   });
 
   it('is skipped when the client leaves before the body is whole', async () => {
@@ -72,5 +75,13 @@ describe('a fallback step for a body still arriving', () => {
     req.destroy();
     expect(await step).toBeNull();
     expect(trace.fallback?.chain.at(-1)).toMatchObject({ errorClass: 'client_aborted', note: 'the request body never arrived whole' });
+  });
+
+  it("ends the walk with the body's own refusal when its upload stalls: the 408 upload_stalled, not a client that left", async () => {
+    const { trace, step, clientBody } = await routeWhileArriving();
+    clientBody.arriving?.fail(new UploadTimedOutError(FIRST_READ_BYTES, body.length, 1000));
+    const next = await step;
+    expect(next).toMatchObject({ bodyRefusal: { status: 408, errorClass: 'upload_stalled' } });
+    expect(trace.fallback?.chain.at(-1)).toMatchObject({ errorClass: 'upload_stalled', model: 'text-embedding-3-large' });
   });
 });

@@ -12,11 +12,16 @@ export interface StalledAnswer {
 }
 
 /**
- * Sends all of an embeddings `body` but its last HELD_BYTES, declared whole, waits for `sent` (the
- * gateway seeing its start, say), and reads the proxy's answer while the rest is held.
+ * Sends all of a `body` but its last HELD_BYTES, declared whole, to `path` (embeddings unless given),
+ * waits for `sent` (the gateway seeing its start, say), and reads the proxy's answer while the rest is held.
  */
-export async function stalledUpload(harness: Harness, body: Buffer, sent: () => Promise<unknown>): Promise<StalledAnswer> {
-  const req = request(`${harness.proxy.url}/v1/embeddings`, {
+export async function stalledUpload(
+  harness: Harness,
+  body: Buffer,
+  sent: () => Promise<unknown>,
+  path = '/v1/embeddings',
+): Promise<StalledAnswer> {
+  const req = request(`${harness.proxy.url}${path}`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', 'content-length': String(body.length), authorization: 'Bearer client-token' },
   });

@@ -12,6 +12,13 @@ export interface ErrorExplanation {
 }
 
 // Typed as a Record over every class so a class added to the contract cannot go unexplained.
+/**
+ * Said of an answer that broke after the gateway began it: the model ran, so the gateway may have
+ * taken a fee without the full reply (gateway-spec section 7, rule 3). "May": Airlock cannot see it.
+ */
+const BROKEN_ANSWER_FEE =
+  'the gateway may have charged for the part of the answer it sent, and a retry is a new request, which it may charge again';
+
 const EXPLANATIONS: Record<ErrorClass, ErrorExplanation> = {
   bad_request: {
     meaning:
@@ -72,7 +79,7 @@ const EXPLANATIONS: Record<ErrorClass, ErrorExplanation> = {
   },
   stream_interrupted: {
     meaning: 'The response stream broke before it finished (the model, the gateway, the network or a timeout cut it)',
-    fix: 'Retry the request; if it keeps happening, check for buffering proxies and raise idleTimeoutMs.',
+    fix: `Retry the request if you need the whole answer: ${BROKEN_ANSWER_FEE}. If it keeps happening, check for buffering proxies and raise idleTimeoutMs.`,
     retryable: true,
   },
   network: {
@@ -201,7 +208,7 @@ export const ANSWER_ENDED_EARLY_CAUSE = 'the gateway ended its answer';
 const STREAM_ENDED_EARLY: ErrorExplanation = {
   meaning:
     "The gateway ended the stream or answer before it was whole, without an error (its finish, end marker or the JSON's closing bracket never came); no timeout of Airlock's ended it",
-  fix: "Retry the request. If long answers keep ending this way, the gateway or a proxy in front of it ends long streams: ask for a shorter answer, or report the time and model to the gateway's operator.",
+  fix: `Retry the request if you need the whole answer: ${BROKEN_ANSWER_FEE}. If long answers keep ending this way, the gateway or a proxy in front of it ends long streams: ask for a shorter answer, or report the time and model to the gateway's operator.`,
   retryable: true,
 };
 

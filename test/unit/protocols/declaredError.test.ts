@@ -3,7 +3,9 @@ import type { UpstreamErrorClass } from '../../../proxy/contracts/errors.ts';
 import type { EndpointKind, ProtocolAdapter } from '../../../proxy/protocols/adapter.ts';
 import { anthropicAdapter } from '../../../proxy/protocols/anthropic/adapter.ts';
 import { chatAdapter } from '../../../proxy/protocols/chat/adapter.ts';
-import { declaredErrorClass, declaredFailureMessage } from '../../../proxy/protocols/declaredError.ts';
+import { declaredErrorClass, declaredErrorExplained, declaredFailureMessage } from '../../../proxy/protocols/declaredError.ts';
+import { explainError } from '../../../proxy/core/errorClass.ts';
+import { STREAM_ENDED_EARLY_CODE } from '../../../proxy/core/errorExplanations.ts';
 import { passthroughAdapter } from '../../../proxy/protocols/passthrough/adapter.ts';
 import { responsesAdapter } from '../../../proxy/protocols/responses/adapter.ts';
 import type { SseEvent } from '../../../proxy/protocols/sse.ts';
@@ -252,5 +254,46 @@ describe('declaredFailureMessage: the cause and the fix, never the key', () => {
     expect(message).toMatch(/often the gateway’s own key for the provider behind it, not yours.*The gateway refused the key/);
     expect(message).toContain('Incorrect API key provided');
     expect(findSentinel(message)).toBeNull();
+  });
+});
+
+/**
+ * The gateway-spec's rule 3 (section 7) counts "a fee deducted without a full reply" among what a retry
+ * must not repeat unknowingly. A stream that broke after it began ran the model: the words say the
+ * gateway may have charged for the broken answer and that a retry is charged again, and never that it
+ * was charged (Airlock cannot know). Breaks before any answer say nothing of a fee.
+ */
+describe('a broken answer may have been charged: the words say so, and only so', () => {
+  const MAY_HAVE_CHARGED = /the gateway may have charged for the part of the answer it sent/;
+  const CLAIMS_A_CHARGE = /\b(was|were|has been|is) (charged|billed)\b/;
+
+  it('a chat event cut mid-JSON: the client error and the log message say the gateway may have charged for it', () => {
+    const observer = chatAdapter.stream.observer(
+      { onDelta: () => undefined, onModel: () => undefined, onUsage: () => undefined },
+      { dropUsageOnlyChunks: false, usageAsked: true },
+    );
+    observer.observe({ data: '{"id":"c1","choices":[{"delta":{"content":"Tw' });
+    const declared = observer.upstreamError;
+    if (declared === null) throw new Error('the cut event was not read as an error');
+    const errorClass = declaredErrorClass(declared);
+    expect(errorClass).toBe('stream_interrupted');
+    for (const words of [
+      declaredErrorExplained(errorClass, declared, []),
+      declaredFailureMessage(errorClass, declared, 'stream after output', []),
+    ]) {
+      expect(words).toMatch(MAY_HAVE_CHARGED);
+      expect(words).not.toMatch(CLAIMS_A_CHARGE);
+    }
+  });
+
+  it.each<[string, ReturnType<typeof explainError>, boolean]>([
+    ['a stream that broke', explainError('stream_interrupted'), true],
+    ['a stream the gateway ended early', explainError('stream_interrupted', STREAM_ENDED_EARLY_CODE), true],
+    ['a gateway never reached', explainError('network'), false],
+    ['a connection that never opened', explainError('timeout_connect'), false],
+  ])('%s', (_name, explained, mayHaveCharged) => {
+    if (mayHaveCharged) expect(explained.fix).toMatch(MAY_HAVE_CHARGED);
+    else expect(explained.fix).not.toMatch(/charged|billed|fee/);
+    expect(explained.fix).not.toMatch(CLAIMS_A_CHARGE);
   });
 });

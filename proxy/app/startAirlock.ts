@@ -141,7 +141,7 @@ async function startWithDataDir(options: AirlockOptions, privacyProblems: string
   // The port given may be 0 (tests): the commands name the one the proxy listens on, once it does.
   let listeningPort = options.port;
   const hint = commandHint(options.dataDirArgument ?? null, () => listeningPort);
-  const store = openConfigStore(options.dataDir, { watch: true });
+  const store = openConfigStore(options.dataDir, { watch: true, command: hint.command });
   if (options.profileId) {
     try {
       requireProfile(store.snapshot(), options.profileId);

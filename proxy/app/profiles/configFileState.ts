@@ -2,6 +2,7 @@ import { copyFileSync, lstatSync, readdirSync, readFileSync, readlinkSync, statS
 import path from 'node:path';
 import { CONFIG_FILE_NAME, type ConfigFile } from '../../contracts/config.ts';
 import { parseConfigText } from './configParse.ts';
+import type { NamedCommand } from '../../contracts/cli.ts';
 import { withoutByteOrderMark } from '../../core/byteOrderMark.ts';
 
 /** Identifies one version of the file on disk cheaply, without reading it. */
@@ -34,14 +35,15 @@ export function sameStamp(a: FileStamp | null, b: FileStamp | null): boolean {
 
 /**
  * Reads and validates the file. A broken file is copied aside first (once per distinct content),
- * so whatever the user does next, what they wrote by hand is never lost.
+ * so whatever the user does next, what they wrote by hand is never lost. `command` names a command
+ * the problem suggests, as the data directory's Airlock names it.
  */
-export function readConfigFileState(filePath: string): ConfigFileState {
+export function readConfigFileState(filePath: string, command: NamedCommand): ConfigFileState {
   const stamp = statStamp(filePath);
   if (!stamp) return { kind: 'missing' };
   const text = readConfigText(filePath);
   if (text === null) return { kind: 'missing' };
-  const parsed = parseConfigText(text);
+  const parsed = parseConfigText(text, command);
   if (parsed.ok) return { kind: 'ok', config: parsed.config, stamp, text };
   return { kind: 'broken', message: parsed.message, backupPath: backUpBrokenFile(filePath, text), stamp };
 }

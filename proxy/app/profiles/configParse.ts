@@ -3,15 +3,16 @@ import type { z } from 'zod';
 import { CONFIG_FILE_NAME, configFileSchema, type ConfigFile } from '../../contracts/config.ts';
 import { withoutByteOrderMark } from '../../core/byteOrderMark.ts';
 import { isRecord } from '../../core/isRecord.ts';
-import { CLI_COMMAND } from '../../contracts/cli.ts';
+import { PLAIN_HINT, type NamedCommand } from '../../contracts/cli.ts';
 
 export type ConfigParseResult = { ok: true; config: ConfigFile } | { ok: false; message: string };
 
 /**
  * Parses and validates the text of `airlock.json`. A failure names the field path and the line,
- * so a user who edited the file by hand can find the mistake.
+ * so a user who edited the file by hand can find the mistake, and a command it suggests as `command`
+ * names it (the data directory's --data-dir).
  */
-export function parseConfigText(fileText: string): ConfigParseResult {
+export function parseConfigText(fileText: string, command: NamedCommand = PLAIN_HINT.command): ConfigParseResult {
   // Windows editors may save UTF-8 with a byte order mark, which JSON.parse refuses as an invisible "InvalidSymbol".
   const text = withoutByteOrderMark(fileText);
   let value: unknown;
@@ -36,7 +37,7 @@ export function parseConfigText(fileText: string): ConfigParseResult {
     ok: false,
     message: unknown
       .slice(0, 3)
-      .map((fieldPath) => describeField(text, fieldPath, unknownFieldProblem(value, fieldPath)))
+      .map((fieldPath) => describeField(text, fieldPath, unknownFieldProblem(value, fieldPath, command)))
       .join('; '),
   };
 }
@@ -74,19 +75,19 @@ const SECRET_FIELD_NAMES = new Set([
  * A key typed into the file is refused like any unknown field, but told where it goes instead: "check
  * its spelling" would send the user to try `api_key` next. The value itself is never repeated.
  */
-function unknownFieldProblem(raw: unknown, fieldPath: readonly (string | number)[]): string {
+function unknownFieldProblem(raw: unknown, fieldPath: readonly (string | number)[], command: NamedCommand): string {
   const name = String(fieldPath.at(-1)).toLowerCase().replace(/[-_]/g, '');
   if (!SECRET_FIELD_NAMES.has(name)) return 'unknown field: check its spelling, or remove it';
   const noSecret = `${CONFIG_FILE_NAME} holds no secret: remove this field, and`;
   if (fieldPath[0] === 'settings' && fieldPath[1] === 'traceExport') {
-    return `${noSecret} give a collector's header with \`${CLI_COMMAND} export traces --header <name>\` (its value goes to the OS keychain)`;
+    return `${noSecret} give a collector's header with \`${command('export traces --header <name>')}\` (its value goes to the OS keychain)`;
   }
   const profile =
     fieldPath[0] === 'profiles' && typeof fieldPath[1] === 'number' && isRecord(raw) && Array.isArray(raw.profiles)
       ? raw.profiles[fieldPath[1]]
       : null;
   const profileId = isRecord(profile) && typeof profile.id === 'string' ? profile.id : '<profile>';
-  return `${noSecret} store the gateway key in the OS keychain with \`${CLI_COMMAND} key set ${profileId}\` (or in the window's Profiles screen)`;
+  return `${noSecret} store the gateway key in the OS keychain with \`${command(`key set ${profileId}`)}\` (or in the window's Profiles screen)`;
 }
 
 export function serializeConfig(config: ConfigFile): string {

@@ -14,6 +14,7 @@ import {
 } from './configFileState.ts';
 import { lockConfigFile } from './configLock.ts';
 import { asDataDirError } from '../dataDir.ts';
+import { PLAIN_HINT, type NamedCommand } from '../../contracts/cli.ts';
 
 /** The file on disk does not validate: nothing is written until the user fixes or resets it. */
 export class ConfigBrokenError extends Error {
@@ -72,6 +73,8 @@ export interface OpenConfigStoreOptions {
   /** Backstop for file systems where fs.watch misses events. */
   pollIntervalMs?: number;
   clock?: StoreClock;
+  /** How a problem of the file names a command it suggests (its --data-dir); the plain command unless given. */
+  command?: NamedCommand;
 }
 
 /** The time a missing file is given to come back; a test's own. */
@@ -110,14 +113,16 @@ export class ConfigStore {
   /** When the file read in this run was first seen missing; null while it is there. */
   #missingSinceMs: number | null = null;
   readonly #clock: StoreClock;
+  readonly #command: NamedCommand;
   #listeners = new Set<ConfigListener>();
   #problemListeners = new Set<ProblemListener>();
   #watcher: FSWatcher | null = null;
   #pollTimer: NodeJS.Timeout | null = null;
 
-  constructor(dataDir: string, clock: StoreClock = SYSTEM_CLOCK) {
+  constructor(dataDir: string, clock: StoreClock = SYSTEM_CLOCK, command: NamedCommand = PLAIN_HINT.command) {
     this.dataDir = dataDir;
     this.#clock = clock;
+    this.#command = command;
     this.filePath = path.join(dataDir, CONFIG_FILE_NAME);
     this.#snapshot = deepFreeze(emptyConfig());
   }
@@ -160,7 +165,7 @@ export class ConfigStore {
       return;
     }
     if (sameStamp(stamp, this.#loadedStamp) && this.#missingSinceMs === null) return;
-    const state = readConfigFileState(this.filePath);
+    const state = readConfigFileState(this.filePath, this.#command);
     if (state.kind === 'missing') {
       this.#whileMissing();
       return;
@@ -204,12 +209,12 @@ export class ConfigStore {
 
   /** The file's state; one read in this run and now missing is given the grace to come back first. */
   async #settledState(): Promise<ConfigFileState> {
-    let state = readConfigFileState(this.filePath);
+    let state = readConfigFileState(this.filePath, this.#command);
     if (state.kind !== 'missing' || this.#loadedStamp === null) return state;
     const sinceMs = this.#missingSinceMs ?? this.#clock.nowMs();
     while (state.kind === 'missing' && this.#clock.nowMs() - sinceMs < MISSING_GRACE_MS) {
       await this.#clock.pause(MISSING_RECHECK_MS);
-      state = readConfigFileState(this.filePath);
+      state = readConfigFileState(this.filePath, this.#command);
     }
     if (state.kind !== 'missing') return state;
     this.#missingSinceMs = sinceMs;
@@ -236,7 +241,7 @@ export class ConfigStore {
   /** Starts over with an empty config; a broken file has already been copied aside by the read. */
   async reset(): Promise<ConfigFile> {
     return this.#withLock(() => {
-      readConfigFileState(this.filePath);
+      readConfigFileState(this.filePath, this.#command);
       return this.#write(emptyConfig());
     });
   }
@@ -348,7 +353,7 @@ export class ConfigStore {
 }
 
 export function openConfigStore(dataDir: string, options: OpenConfigStoreOptions = {}): ConfigStore {
-  const store = new ConfigStore(dataDir, options.clock);
+  const store = new ConfigStore(dataDir, options.clock, options.command);
   store.reload();
   if (options.watch) store.startWatching(options.pollIntervalMs);
   return store;

@@ -77,7 +77,7 @@ export function secretsFor(command: Command, deps: CliDeps): SecretStore {
 
 /** The config store of the data directory chosen by the global `--data-dir` option. */
 export function configStoreFor(command: Command, deps: CliDeps): ConfigStore {
-  return openConfigStore(dataDirFor(command, deps));
+  return openConfigStore(dataDirFor(command, deps), { command: hintFor(command, deps) });
 }
 
 /**

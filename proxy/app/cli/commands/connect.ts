@@ -37,7 +37,7 @@ export function registerConnectCommand(program: Command, deps: CliDeps = default
     .action((tool: ConnectToolId | undefined, options: ConnectOptions, command: Command) =>
       withCliErrors(command, deps, async () => {
         const dataDir = dataDirFor(command, deps);
-        const store = openConfigStore(dataDir);
+        const store = openConfigStore(dataDir, { command: hintFor(command, deps) });
         try {
           const problem = store.problem();
           if (problem) throw new Error(problem);

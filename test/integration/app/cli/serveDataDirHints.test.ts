@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -50,5 +50,17 @@ describe("serve's start lines for a data directory given on the command line", (
     const commands = suggestedCommands(startupLines(airlock, { dataDirArgument: null }));
     expect(commands.length).toBeGreaterThan(0);
     for (const command of commands) expect(command).not.toContain('--data-dir');
+  });
+
+  it("name the data directory in a note about airlock.json's own problems (a key typed into the file)", async () => {
+    parentDir = mkdtempSync(path.join(tmpdir(), 'airlock-serve-hints-'));
+    const dataDir = path.join(parentDir, 'second dir');
+    mkdirSync(dataDir);
+    const profile = { id: 'main', name: 'Main', baseUrl: 'http://127.0.0.1:9/v1', api_key: 'typed-into-the-file' };
+    writeFileSync(path.join(dataDir, 'airlock.json'), JSON.stringify({ version: 1, profiles: [profile], activeProfileId: 'main' }));
+    airlock = await startAirlock({ dataDir, port: 0, env: {}, secrets: memorySecretStore(), dataDirArgument: dataDir });
+    const commands = suggestedCommands(startupLines(airlock, { dataDirArgument: dataDir }));
+    expect(commands).toContain(`npx airlock key set main --data-dir '${dataDir}'`);
+    for (const command of commands) expect(command).toMatch(/ --data-dir '[^']*second dir'$/);
   });
 });

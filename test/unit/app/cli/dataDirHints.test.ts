@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -30,11 +30,17 @@ function hintedCommands(text: string): string[] {
   return [...text.matchAll(/`(npx airlock [^`]*)`/g)].map((match) => match[1] as string);
 }
 
-async function hintsOf(dataDir: string, setup: string[][], argsOrMake: string[] | (() => Promise<string[]>)): Promise<string[]> {
+/** A step before the command: one of the CLI's, or a hand edit of the data directory. */
+type SetupStep = string[] | ((dataDir: string) => void);
+
+async function hintsOf(dataDir: string, setup: SetupStep[], argsOrMake: string[] | (() => Promise<string[]>)): Promise<string[]> {
   const args = typeof argsOrMake === 'function' ? await argsOrMake() : argsOrMake;
   const secrets = memorySecretStore({ [CONTROL_TOKEN_ACCOUNT]: 'control-token-for-tests' });
   const env = { XDG_CONFIG_HOME: configHome };
-  for (const step of setup) await runAirlock(dataDir, secrets, step, '', HOME, env);
+  for (const step of setup) {
+    if (typeof step === 'function') step(dataDir);
+    else await runAirlock(dataDir, secrets, step, '', HOME, env);
+  }
   const run = await runAirlock(dataDir, secrets, args, '', HOME, env);
   return hintedCommands(run.stdout + run.stderr);
 }
@@ -51,7 +57,13 @@ async function closedPort(): Promise<string> {
   return String(port);
 }
 
-const CASES: { name: string; setup: string[][]; args: string[] | (() => Promise<string[]>) }[] = [
+/** A key typed into airlock.json by hand, which the file refuses, telling where the key goes instead. */
+function typeKeyIntoFile(dataDir: string): void {
+  const profile = { id: 'work', name: 'Work', baseUrl: 'https://gw.example/v1', api_key: 'typed-into-the-file' };
+  writeFileSync(path.join(dataDir, 'airlock.json'), JSON.stringify({ version: 1, profiles: [profile], activeProfileId: 'work' }));
+}
+
+const CASES: { name: string; setup: SetupStep[]; args: string[] | (() => Promise<string[]>) }[] = [
   { name: 'profile add: Next: key set', setup: [], args: ADD_WORK },
   { name: 'profile list with none', setup: [], args: ['profile', 'list'] },
   { name: 'profile remove of the active one', setup: [ADD_WORK_ACTIVE], args: ['profile', 'remove', 'work'] },
@@ -63,6 +75,7 @@ const CASES: { name: string; setup: string[][]; args: string[] | (() => Promise<
   { name: 'token revoke of an unknown token', setup: [], args: ['token', 'revoke', 'nobody'] },
   { name: 'profile use with no profiles', setup: [], args: ['profile', 'use', 'work'] },
   { name: 'export requests with no request log', setup: [], args: ['export', 'requests', '--format', 'csv'] },
+  { name: 'profile list of a file with a key typed into it', setup: [typeKeyIntoFile], args: ['profile', 'list'] },
   { name: 'resume with no Airlock running', setup: [], args: async () => ['resume', 'aider', '--port', await closedPort()] },
 ];
 

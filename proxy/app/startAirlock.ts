@@ -193,7 +193,7 @@ async function startWithDataDir(options: AirlockOptions, privacyProblems: string
   const controlTokens = new ControlTokens(controlToken.token, controlToken.persisted);
   // A keychain that did not answer at start: the CLI's token (the one it holds) works once it answers.
   const stopFollowingControlToken = followKeychainControlToken(secrets, controlToken, controlTokens);
-  const traceHeaders = new TraceHeaderCache(secrets);
+  const traceHeaders = new TraceHeaderCache(secrets, hint);
   const followingTraceHeaders = traceHeaders.follow(config);
   // Read before the log starts, so it masks them from the first row; the export reports what is missing.
   await followingTraceHeaders.ready;
@@ -340,6 +340,7 @@ async function startWithDataDir(options: AirlockOptions, privacyProblems: string
     knownSecrets,
     headers: (settings) => traceHeaders.valuesFor(settings),
     onHeadersReread: (listener) => traceHeaders.onValuesReread(listener),
+    command: hint.command,
   });
   control.attach(proxy);
   return {

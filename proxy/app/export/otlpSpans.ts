@@ -5,7 +5,7 @@ import { resourceFromAttributes } from '@opentelemetry/resources';
 import { BatchSpanProcessor, TracerProvider, type SpanExporter } from '@opentelemetry/sdk-trace';
 import { ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } from '@opentelemetry/semantic-conventions';
 import type { GenAiSpanData } from './genAiSpan.ts';
-import { CLI_COMMAND } from '../../contracts/cli.ts';
+import type { NamedCommand } from '../../contracts/cli.ts';
 
 /** Spans leave in batches at most this often: a trace shows up within seconds, a burst goes out as one request. */
 const EXPORT_DELAY_MS = 2_000;
@@ -36,20 +36,21 @@ function describeFailure(error: Error | undefined): string {
   return status === null ? message : `${status} ${message}`;
 }
 
-function fixFor(error: Error | undefined): string {
+function fixFor(error: Error | undefined, command: NamedCommand): string {
   return isAuthRefusal(error)
-    ? `the collector refused the credentials, spans are dropped until it takes them. Check the headers it needs (Connect > Trace export in the window, or \`${CLI_COMMAND} export traces --header <name>\`).`
+    ? `the collector refused the credentials, spans are dropped until it takes them. Check the headers it needs (Connect > Trace export in the window, or \`${command('export traces --header <name>')}\`).`
     : 'spans are dropped until it answers. Start the collector, or change or clear the OTLP endpoint (Connect > Trace export in the window).';
 }
 
 /** Tells the user once when the collector stops taking spans, and once when it takes them again. */
-function reportingExporter(exporter: SpanExporter, url: string, report: TraceExportReport): SpanExporter {
+function reportingExporter(exporter: SpanExporter, url: string, report: TraceExportReport, command: NamedCommand): SpanExporter {
   let failing = false;
   return {
     export(spans, resultCallback) {
       exporter.export(spans, (result) => {
         const failed = result.code !== ExportResultCode.SUCCESS;
-        if (failed && !failing) report(`trace export to ${url} failed (${describeFailure(result.error)}): ${fixFor(result.error)}`);
+        if (failed && !failing)
+          report(`trace export to ${url} failed (${describeFailure(result.error)}): ${fixFor(result.error, command)}`);
         else if (!failed && failing) report(`trace export to ${url} works again.`, 'working');
         failing = failed;
         resultCallback(result);
@@ -67,6 +68,8 @@ export interface OtlpSpanSinkOptions {
   airlockVersion: string;
   /** Already masks what it is given (traceExport.ts). */
   report: TraceExportReport;
+  /** How a fix names this Airlock's `export traces` (its --data-dir). */
+  command: NamedCommand;
 }
 
 /**
@@ -74,11 +77,12 @@ export interface OtlpSpanSinkOptions {
  * OTLP/HTTP exporter encodes them (OTLP JSON) and retries what a collector refuses for now. Loaded
  * only once an endpoint is set (traceExport.ts), as the SDK takes about 0.2 s to load.
  */
-export function createOtlpSpanSink({ tracesUrl, headers, airlockVersion, report }: OtlpSpanSinkOptions): SpanSink {
+export function createOtlpSpanSink({ tracesUrl, headers, airlockVersion, report, command }: OtlpSpanSinkOptions): SpanSink {
   const exporter = reportingExporter(
     new OTLPTraceExporter({ url: tracesUrl, headers, timeoutMillis: EXPORT_TIMEOUT_MS }),
     tracesUrl,
     report,
+    command,
   );
   const provider = new TracerProvider({
     resource: resourceFromAttributes({ [ATTR_SERVICE_NAME]: 'airlock', [ATTR_SERVICE_VERSION]: airlockVersion }),

@@ -7,6 +7,7 @@ import type { ConfigSource } from '../configOverlay.ts';
 import type { TraceHeaderValues } from '../secrets/traceHeaderCache.ts';
 import { genAiSpanOf, maskedSpan, upstreamServerOf, type GenAiSpanData } from './genAiSpan.ts';
 import type { SpanSink, TraceExportReport } from './otlpSpans.ts';
+import { PLAIN_HINT, type NamedCommand } from '../../contracts/cli.ts';
 
 /** Spans of requests that end while the SDK is still loading wait for it, up to this many. */
 const MAX_WAITING_SPANS = 10_000;
@@ -48,6 +49,8 @@ export interface TraceExportOptions {
   headers: (settings: TraceExportSettings) => Promise<TraceHeaderValues>;
   /** Tells when values the keychain could not give at first were read after all (it answered again). */
   onHeadersReread?: (listener: () => void) => () => void;
+  /** How a report names this Airlock's `export traces` (its --data-dir); the plain command unless given. */
+  command?: NamedCommand;
 }
 
 const signatureOf = (settings: TraceExportSettings): string =>
@@ -92,6 +95,7 @@ export function followTraceExport(options: TraceExportOptions): TraceExport {
         headers: Object.fromEntries(values),
         airlockVersion: packageJson.version,
         report,
+        command: options.command ?? PLAIN_HINT.command,
       });
       for (const span of waiting.splice(0)) loaded.record(span);
       return loaded;

@@ -7,7 +7,7 @@ import {
   traceHeaderNameProblem,
   traceHeaderValueProblem,
 } from '../../contracts/traceHeaders.ts';
-import { CLI_COMMAND } from '../../contracts/cli.ts';
+import { PLAIN_HINT, type CommandHint, type NamedCommand } from '../../contracts/cli.ts';
 import { MIN_MASKED_KEY_CHARS } from '../../core/keyMasker.ts';
 import { ConfigEditError } from '../profiles/configMutations.ts';
 import type { ConfigMutator } from '../profiles/configStore.ts';
@@ -18,8 +18,10 @@ import type { ConfigMutator } from '../profiles/configStore.ts';
  */
 export const OTLP_HEADERS_ENV_VARS = ['OTEL_EXPORTER_OTLP_HEADERS', 'OTEL_EXPORTER_OTLP_TRACES_HEADERS'] as const;
 
-/** The way to run without a keychain, for header values. */
-export const TRACE_HEADERS_FALLBACK = `set OTEL_EXPORTER_OTLP_HEADERS (name=value,…) in the environment of \`${CLI_COMMAND} serve\` for this run; Airlock never writes header values to a file`;
+/** The way to run without a keychain, for header values: `serve` as `hint` names this data directory's (and its port). */
+export function traceHeadersFallback(hint: CommandHint): string {
+  return `set OTEL_EXPORTER_OTLP_HEADERS (name=value,…) in the environment of \`${hint.runningCommand('serve')}\` for this run; Airlock never writes header values to a file`;
+}
 
 /** A name or value that cannot be a header: `field` says which, the message never quotes a value. */
 export class TraceHeaderInputError extends Error {
@@ -35,6 +37,8 @@ export class TraceHeaderInputError extends Error {
 interface TraceHeaderStores {
   secrets: SecretStore;
   config: { snapshot(): ConfigFile; update(mutator: ConfigMutator): Promise<ConfigFile> };
+  /** How the keychain's fallback names `serve` (this data directory's); the plain command unless given. */
+  hint?: CommandHint;
 }
 
 /** The name as stored (lowercase), or a TraceHeaderInputError saying what is wrong. */
@@ -62,11 +66,11 @@ function withTraceExport(config: ConfigFile, headerNames: string[]): ConfigFile 
 }
 
 /** Said when the keychain cannot be reached: the fix for header values, not for gateway keys. */
-async function inKeychain<T>(call: () => Promise<T>): Promise<T> {
+async function inKeychain<T>(call: () => Promise<T>, hint: CommandHint = PLAIN_HINT): Promise<T> {
   try {
     return await call();
   } catch (error) {
-    throw error instanceof KeychainUnavailableError ? error.withFallback(TRACE_HEADERS_FALLBACK) : error;
+    throw error instanceof KeychainUnavailableError ? error.withFallback(traceHeadersFallback(hint)) : error;
   }
 }
 
@@ -85,7 +89,7 @@ export async function setTraceHeader(stores: TraceHeaderStores, nameInput: strin
   };
   // Checked before the keychain is written, and again under the file's lock.
   addName(stores.config.snapshot());
-  await inKeychain(() => stores.secrets.set(traceHeaderAccount(name), value));
+  await inKeychain(() => stores.secrets.set(traceHeaderAccount(name), value), stores.hint);
   return stores.config.update((config) => withTraceExport(config, addName(config)));
 }
 
@@ -94,7 +98,7 @@ export async function removeTraceHeader(stores: TraceHeaderStores, nameInput: st
   const name = normalizeTraceHeaderName(nameInput);
   const names = stores.config.snapshot().settings.traceExport.headerNames;
   if (!names.includes(name)) throw new ConfigEditError(noSuchHeader(name, names));
-  await inKeychain(() => stores.secrets.delete(traceHeaderAccount(name)));
+  await inKeychain(() => stores.secrets.delete(traceHeaderAccount(name)), stores.hint);
   return stores.config.update((config) => {
     const current = config.settings.traceExport.headerNames;
     if (!current.includes(name)) throw new ConfigEditError(noSuchHeader(name, current));
@@ -110,10 +114,10 @@ function noSuchHeader(name: string, names: readonly string[]): string {
 }
 
 /** Why some named headers have no value, with the way to give it. */
-export function missingHeadersProblem(names: readonly string[]): string {
+export function missingHeadersProblem(names: readonly string[], command: NamedCommand): string {
   return (
     `the keychain holds no value for header ${names.join(', ')}: spans go without it. ` +
-    `Set it again in Connect > Trace export, or with \`${CLI_COMMAND} export traces --header ${names[0]}\``
+    `Set it again in Connect > Trace export, or with \`${command(`export traces --header ${names[0]}`)}\``
   );
 }
 

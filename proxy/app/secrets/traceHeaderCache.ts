@@ -1,7 +1,8 @@
 import type { ConfigFile, TraceExportSettings } from '../../contracts/config.ts';
 import { KeychainUnavailableError, traceHeaderAccount, type SecretStore } from '../../contracts/secretStore.ts';
 import type { TraceExportHeaderView } from '../../contracts/traceHeaders.ts';
-import { missingHeadersProblem, TRACE_HEADERS_FALLBACK } from '../export/traceHeaders.ts';
+import { missingHeadersProblem, traceHeadersFallback } from '../export/traceHeaders.ts';
+import { PLAIN_HINT, type CommandHint } from '../../contracts/cli.ts';
 import { keyLastFour } from './keyCache.ts';
 
 /** The header values of one reading of the keychain. */
@@ -32,9 +33,12 @@ export class TraceHeaderCache {
   /** The last reading failed for the keychain (not for a value missing): one when it answers again may succeed. */
   #keychainFailed = false;
   readonly #listeners = new Set<() => void>();
+  /** How its problems name this Airlock's commands (its --data-dir, serve's --port). */
+  readonly #hint: CommandHint;
 
-  constructor(secrets: SecretStore) {
+  constructor(secrets: SecretStore, hint: CommandHint = PLAIN_HINT) {
     this.#secrets = secrets;
+    this.#hint = hint;
   }
 
   /** The values for these settings: read once per change of names or revision, the same promise meanwhile. */
@@ -116,9 +120,9 @@ export class TraceHeaderCache {
       }
     } catch (error) {
       if (!(error instanceof KeychainUnavailableError)) throw error;
-      return { values: new Map(), problem: error.withFallback(TRACE_HEADERS_FALLBACK).message, keychainFailed: true };
+      return { values: new Map(), problem: error.withFallback(traceHeadersFallback(this.#hint)).message, keychainFailed: true };
     }
     const missing = names.filter((name) => !values.has(name));
-    return { values, problem: missing.length === 0 ? null : missingHeadersProblem(missing), keychainFailed: false };
+    return { values, problem: missing.length === 0 ? null : missingHeadersProblem(missing, this.#hint.command), keychainFailed: false };
   }
 }

@@ -10,7 +10,7 @@ import { KEYCHAIN_ANSWER_WAIT_MS } from '../../secrets/boundedSecretStore.ts';
 import { secretStoreForDataDir } from '../../secrets/dataDirSecrets.ts';
 import type { SecretStore } from '../../../contracts/secretStore.ts';
 import { terminalText } from '../../../core/terminalText.ts';
-import { suggestedCommand } from '../../../contracts/cli.ts';
+import { commandHint, type CommandHint, type NamedCommand } from '../../../contracts/cli.ts';
 
 /** What the profile, key and token commands touch; tests pass their own streams and stores. */
 export interface CliDeps {
@@ -65,9 +65,13 @@ export function dataDirArgument(dataDir: string, deps: Pick<CliDeps, 'env' | 'pl
 }
 
 /** How this run's hints name a command: with its `--data-dir` when that is not the default one. */
-export function hintFor(command: Command, deps: CliDeps): (args: string) => string {
-  const argument = dataDirArgument(dataDirFor(command, deps), deps);
-  return (args) => suggestedCommand(args, argument);
+export function hintFor(command: Command, deps: CliDeps): NamedCommand {
+  return commandHintFor(command, deps).command;
+}
+
+/** The same as a CommandHint, for texts shared with the running proxy; a `serve` it names takes the default port. */
+export function commandHintFor(command: Command, deps: CliDeps): CommandHint {
+  return commandHint(dataDirArgument(dataDirFor(command, deps), deps));
 }
 
 /** The keychain as the data directory chosen by the global `--data-dir` option sees it. */

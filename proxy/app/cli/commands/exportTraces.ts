@@ -4,7 +4,7 @@ import { removeTraceHeader, setTraceHeader, traceHeaderNameOf, traceHeaderValueO
 import { updateSettings } from '../../profiles/configMutations.ts';
 import { describeKeyStatus, keyLastFour } from '../../secrets/keyCache.ts';
 import { CommandLineError } from '../airlockCommand.ts';
-import { configStoreFor, secretsFor, withCliErrors, writeLine, type CliDeps } from './cliContext.ts';
+import { commandHintFor, configStoreFor, secretsFor, withCliErrors, writeLine, type CliDeps } from './cliContext.ts';
 import { readSecretInput } from './secretInput.ts';
 
 interface TraceFlags {
@@ -70,7 +70,7 @@ export function registerExportTracesCommand(exportCommand: Command, deps: CliDep
         let endpoint: TraceExportSettings['otlpEndpoint'] | undefined;
         if (flags.off) endpoint = null;
         else if (flags.endpoint !== undefined) endpoint = endpointOf(flags.endpoint);
-        const stores = { secrets: secretsFor(command, deps), config: store };
+        const stores = { secrets: secretsFor(command, deps), config: store, hint: commandHintFor(command, deps) };
         if (flags.header !== undefined) {
           const name = traceHeaderNameOf(flags.header);
           const raw = await readSecretInput(deps, `Value of header ${name} (input hidden): `, 'header value');

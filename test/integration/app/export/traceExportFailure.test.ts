@@ -9,6 +9,7 @@ import { TraceHeaderCache } from '../../../../proxy/app/secrets/traceHeaderCache
 import { KeychainNotAnsweringError, type SecretStore, traceHeaderAccount } from '../../../../proxy/contracts/secretStore.ts';
 import { memorySecretStore } from '../../../support/memorySecretStore.ts';
 import { TRACE_HEADER_SENTINEL } from '../../../support/sentinel.ts';
+import { commandHint } from '../../../../proxy/contracts/cli.ts';
 
 let receiver: OtlpReceiver | null = null;
 let traceExport: TraceExport | null = null;
@@ -109,6 +110,27 @@ describe('trace export when the collector refuses', () => {
     expect(reports[1]).toMatch(/works again/);
     // The failure's notice goes away with it (the window's notices, startAirlock.ts).
     expect(outcomes).toEqual([undefined, 'working']);
+  });
+});
+
+describe('trace export when the collector refuses the credentials', () => {
+  it('names the header command as this Airlock names it (its data directory)', async () => {
+    receiver = await startOtlpReceiver();
+    const reports: string[] = [];
+    const events = new RequestEvents();
+    traceExport = followTraceExport({
+      config: configWith(receiver.url),
+      events,
+      report: (message) => reports.push(message),
+      knownSecrets: () => [],
+      headers: async () => ({ values: new Map(), problem: null }),
+      command: commandHint('/data/second').command,
+    });
+    receiver.refuseWith(401);
+    publishRequest(events, 'alk_refused_auth');
+    await expect.poll(() => reports.length).toBe(1);
+    expect(reports[0]).toContain('the collector refused the credentials');
+    expect(reports[0]).toContain('`npx airlock export traces --header <name> --data-dir /data/second`');
   });
 });
 

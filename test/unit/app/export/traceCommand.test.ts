@@ -113,7 +113,10 @@ describe('airlock export traces --header: a collector API key from stdin into th
     const run = await airlock(['export', 'traces', '--header', 'api-key'], TRACE_HEADER_SENTINEL, unavailableSecretStore());
     expect(run.exitCode).toBe(1);
     expect(run.stderr).toMatch(/no OS keychain \(Secret Service\) is available: no D-Bus session\. Start a keyring/);
-    expect(run.stderr).toMatch(/set OTEL_EXPORTER_OTLP_HEADERS \(name=value,…\) in the environment of `npx airlock serve` for this run/);
+    // The data directory's own serve: pasted without --data-dir it would serve another.
+    expect(run.stderr).toContain(
+      `set OTEL_EXPORTER_OTLP_HEADERS (name=value,…) in the environment of \`npx airlock serve --data-dir ${dataDir}\` for this run`,
+    );
     expect(findSentinel(run.stdout + run.stderr, TRACE_HEADER_SENTINEL)).toBeNull();
     expect(configText()).toBe(before);
     expect(secrets.entries.get('trace-header:api-key')).toBe('old-license-key-0001');

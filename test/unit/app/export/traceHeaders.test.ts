@@ -12,6 +12,7 @@ import {
 import { redactKnownSecrets, redactSecrets } from '../../../../proxy/core/redact.ts';
 import { memorySecretStore, unavailableSecretStore } from '../../../support/memorySecretStore.ts';
 import { findSentinel, TRACE_HEADER_SENTINEL } from '../../../support/sentinel.ts';
+import { commandHint } from '../../../../proxy/contracts/cli.ts';
 
 describe('trace export header names: an RFC 9110 token the exporter does not set itself', () => {
   // The names hosted collectors document: Honeycomb, Grafana Cloud (Basic auth), New Relic, Datadog.
@@ -128,6 +129,14 @@ describe('TraceHeaderCache', () => {
     expect(read.problem).toMatch(/the keychain holds no value for header api-key: spans go without it\./);
     expect(read.problem).toMatch(/airlock export traces --header api-key/);
     expect(cache.views(['api-key'])).toEqual([{ name: 'api-key', set: false, lastFour: null }]);
+  });
+
+  it("names its commands as the Airlock that reads them names them: its data directory, and serve's port", async () => {
+    const hint = commandHint('/data/second', () => 9100);
+    const missing = await new TraceHeaderCache(memorySecretStore(), hint).valuesFor(settings(['api-key']));
+    expect(missing.problem).toContain('`npx airlock export traces --header api-key --data-dir /data/second`');
+    const unavailable = await new TraceHeaderCache(unavailableSecretStore(), hint).valuesFor(settings(['api-key']));
+    expect(unavailable.problem).toContain('`npx airlock serve --port 9100 --data-dir /data/second`');
   });
 
   it('without a keychain says how to run anyway, for header values', async () => {

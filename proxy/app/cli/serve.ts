@@ -16,8 +16,7 @@ import { keyAccountsOf } from '../../contracts/keyPool.ts';
 import type { Profile } from '../../contracts/profile.ts';
 import { dataDirArgument as dataDirArgumentOf, dataDirFor, defaultCliDeps, type CliDeps } from './commands/cliContext.ts';
 import { portOption } from './commands/portOption.ts';
-import { suggestedCommand } from '../../contracts/cli.ts';
-import { DEFAULT_PORT } from '../../contracts/defaults.ts';
+import { commandHint, suggestedCommand } from '../../contracts/cli.ts';
 
 interface ServeOptions {
   port: number;
@@ -52,10 +51,10 @@ function keyText(airlock: Airlock, profile: Profile, status: KeyStatus, command:
  * after `airlock window`, so the command comes first.
  */
 export function headlessResumeWay(port: number, dataDirArgument: string | null): string {
-  const portOption = port === DEFAULT_PORT ? '' : ` --port ${port}`;
+  const { runningCommand } = commandHint(dataDirArgument, () => port);
   return (
-    `with \`${suggestedCommand(`resume${portOption}`, dataDirArgument)}\`, or in the window's status bar ` +
-    `(\`${suggestedCommand(`window${portOption}`, dataDirArgument)}\` prints a sign-in link)`
+    `with \`${runningCommand('resume')}\`, or in the window's status bar ` +
+    `(\`${runningCommand('window')}\` prints a sign-in link)`
   );
 }
 

@@ -52,10 +52,7 @@ function keyText(airlock: Airlock, profile: Profile, status: KeyStatus, command:
  */
 export function headlessResumeWay(port: number, dataDirArgument: string | null): string {
   const { runningCommand } = commandHint(dataDirArgument, () => port);
-  return (
-    `with \`${runningCommand('resume')}\`, or in the window's status bar ` +
-    `(\`${runningCommand('window')}\` prints a sign-in link)`
-  );
+  return `with \`${runningCommand('resume')}\`, or in the window's status bar (\`${runningCommand('window')}\` prints a sign-in link)`;
 }
 
 export function startupLines(airlock: Airlock, commandLine: ServeCommandLine): string[] {

@@ -31,9 +31,13 @@ export interface ReclaimOptions {
    */
   idleIntervals: number;
   /**
-   * One collection at the first idle look after start (looking this often, and at the regular
-   * checks), whatever the growth: loading the modules leaves the heap about 1.5 times what is live (the forwarding thread's 37 MB
-   * for 25; 16 MB of RSS came back, at 30-45 ms of CPU once). Null: none.
+   * One collection at the first idle look after start (looking this often, and at the first regular
+   * check), whatever the growth: loading the modules leaves the heap about 1.5 times what is live (the forwarding thread's 37 MB
+   * for 25; 16 MB of RSS came back, at 30-45 ms of CPU once). Null: none. A thread with work in
+   * hand at its first regular check gets none: V8's own collections under that work took the
+   * start-up's garbage, and the memory-reducing collection, come at the first quiet spell, cleared
+   * the hidden classes of a request's and a connection's objects from the code V8 had optimized
+   * since, which it then compiled again (DESIGN.md, "Warm at c=1"). A grown heap is still collected after a burst.
    */
   startupCollectionMs: number | null;
   /**
@@ -143,13 +147,13 @@ export function startMemoryReclaimer(
   let idleIntervals = 0;
   let baselineBytes = getHeapStatistics().total_heap_size;
   let lastUtilization: EventLoopUtilization = performance.eventLoopUtilization();
-  // The start-up's garbage is collected at the first idle look, the early one or a regular one.
+  // The start-up's garbage is collected at the first idle look, an early one or the first regular one.
   let startupPending = options.startupCollectionMs !== null;
   let releasePending = false;
   let followUpsLeft = 0;
-  const run = (): void => {
+  const run = (startup: boolean): void => {
     collect?.();
-    followUpsLeft = startupPending ? 0 : options.followUpCollections;
+    followUpsLeft = startup ? 0 : options.followUpCollections;
     releasePending = releaseFreed !== null;
     idleIntervals = 0;
     reclaims += 1;
@@ -168,6 +172,8 @@ export function startMemoryReclaimer(
     baselineBytes = Math.min(baselineBytes, heapTotalBytes);
     const idle = isIdle(utilization, busy(), options);
     idleIntervals = idle ? idleIntervals + 1 : 0;
+    const startupDue = startupPending && idle;
+    startupPending = false;
     // Before the collection, so what it lets go of is collected with the rest.
     if (idleIntervals >= options.idleIntervals) whileLongIdle?.();
     if (followUpsLeft > 0) {
@@ -185,7 +191,7 @@ export function startMemoryReclaimer(
       releaseFreed();
     }
     if (collect === null) return;
-    if ((startupPending && idle) || shouldReclaim({ heapTotalBytes, baselineBytes, idleIntervals }, options)) run();
+    if (startupDue || shouldReclaim({ heapTotalBytes, baselineBytes, idleIntervals }, options)) run(startupDue);
   }, options.checkIntervalMs);
   timer.unref();
   let startupUtilization = performance.eventLoopUtilization();
@@ -196,7 +202,7 @@ export function startMemoryReclaimer(
           // Idle over the whole look, not just nothing in flight this instant: under a load it would stall requests.
           const utilization = performance.eventLoopUtilization(startupUtilization).utilization;
           startupUtilization = performance.eventLoopUtilization();
-          if (collect !== null && startupPending && isIdle(utilization, busy(), options)) run();
+          if (collect !== null && startupPending && isIdle(utilization, busy(), options)) run(true);
           if (!startupPending && startupTimer !== null) clearInterval(startupTimer);
         }, options.startupCollectionMs);
   startupTimer?.unref();

@@ -35,9 +35,9 @@ export interface ReclaimOptions {
    * check), whatever the growth: loading the modules leaves the heap about 1.5 times what is live (the forwarding thread's 37 MB
    * for 25; 16 MB of RSS came back, at 30-45 ms of CPU once). Null: none. A thread with work in
    * hand at its first regular check gets none: V8's own collections under that work took the
-   * start-up's garbage, and the memory-reducing collection, come at the first quiet spell, cleared
-   * the hidden classes of a request's and a connection's objects from the code V8 had optimized
-   * since, which it then compiled again (DESIGN.md, "Warm at c=1"). A grown heap is still collected after a burst.
+   * start-up's garbage, and this one, come at the first quiet spell, cleared what the code V8 had
+   * optimized under the work embeds, which V8 then compiled again (about 250 functions; DESIGN.md,
+   * "Warm at c=1"). A grown heap is still collected after a burst.
    */
   startupCollectionMs: number | null;
   /**

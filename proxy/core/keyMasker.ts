@@ -247,9 +247,14 @@ export class KeyMasker {
 
   /** Whether the text holds a form as written, or escaped (escapedSecrets.ts). */
   holdsForm(text: string): boolean {
+    return this.holdsFormAsWritten(text) || this.holdsEscapedForm(text);
+  }
+
+  /** Whether the text holds a form as written (not escaped). */
+  holdsFormAsWritten(text: string): boolean {
     if (text.length < this.minFormChars) return false;
     for (const form of this.#forms) if (text.includes(form)) return true;
-    return holdsEscapedForm(text, this.#forms);
+    return false;
   }
 
   /** Whether the text holds a form only escaped: its reader's parse would spell out the key the raw search missed. */

@@ -157,15 +157,20 @@ export function pickUpstreamRequestId(headers: HeaderBag): string | null {
 /** Header names listed in Connection are hop-by-hop too (RFC 9110 section 7.6.1). */
 function removeConnectionListed(headers: Record<string, unknown>, connectionValues: readonly HeaderValue[]): void {
   for (const value of connectionValues) {
-    for (const line of Array.isArray(value) ? value : [value]) {
-      // Nearly every message says just `keep-alive` or `close`, which name no header.
-      const lowered = (line ?? '').toLowerCase();
-      if (lowered === 'keep-alive' || lowered === 'close') continue;
-      for (const token of lowered.split(',')) {
-        const name = token.trim();
-        if (name !== '' && Object.hasOwn(headers, name)) delete headers[name];
-      }
-    }
+    // A single value (nearly always) is not wrapped in an array of its own: this runs for most requests and answers.
+    if (!Array.isArray(value)) removeListedIn(headers, value);
+    else for (const line of value) removeListedIn(headers, line);
+  }
+}
+
+function removeListedIn(headers: Record<string, unknown>, line: string | undefined): void {
+  // Nearly every message says just `keep-alive` or `close`, which name no header.
+  if (line === undefined || line === 'keep-alive' || line === 'close') return;
+  const lowered = line.toLowerCase();
+  if (lowered === 'keep-alive' || lowered === 'close') return;
+  for (const token of lowered.split(',')) {
+    const name = token.trim();
+    if (name !== '' && Object.hasOwn(headers, name)) delete headers[name];
   }
 }
 

@@ -258,7 +258,7 @@ function answerProtocolJson(
   // Translated from its masked text, as a stream from its guarded events: what the translation encodes
   // (a relay's thinking in its mark) then holds the mask, not the key's encoding with a mask cut into it.
   const translatedFrom = input.plan.translator ? (maskedAnswerOf(keyMasker, text, rewritten) ?? answer) : answer;
-  const read = { bytes, answer: translatedFrom, declared, rewritten };
+  const read = { bytes, text, answer: translatedFrom, declared, rewritten };
   if (trace.usage !== null) return sendProtocolAnswer(input, protocols, headers, read, null);
   // Without usage the output is estimated: from all of the answer, read here, not the log's copy cut at its limit.
   if (input.plan.translator && declared === null) {
@@ -281,7 +281,7 @@ function sendProtocolAnswer(
   input: RelayInput,
   protocols: RelayProtocols,
   headers: Record<string, string | string[]>,
-  { bytes, answer, declared, rewritten }: { bytes: Buffer; answer: object; declared: DeclaredError | null; rewritten: string | null },
+  { bytes, text, answer, declared, rewritten }: { bytes: Buffer; text: string; answer: object; declared: DeclaredError | null; rewritten: string | null },
   unreportedUsage: TokenUsage | null,
 ) {
   const { res, plan, trace, response } = input;
@@ -313,7 +313,9 @@ function sendProtocolAnswer(
   } else if (rewritten !== null) {
     payload = Buffer.from(rewritten);
   } else {
-    payload = input.keyMasker.maskBytes(bytes);
+    // Not rewritten: `text` holds no escaped form (answerProtocolJson looked), and the forms are ASCII, found in the
+    // bytes' UTF-8 text where in their own. An answer without one is sent as received, without a second text of it to search.
+    payload = input.keyMasker.holdsFormAsWritten(text) ? input.keyMasker.maskBytes(bytes) : bytes;
   }
   res.writeHead(response.statusCode, {
     ...headers,

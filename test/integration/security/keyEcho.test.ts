@@ -47,6 +47,26 @@ describe('a gateway that echoes the key: what the client receives', () => {
     expect(answer.choices[0].message.content).toBe(echoed(sameLengthMask(SENTINEL_KEY.length)));
   });
 
+  it.each([
+    ['after text of several bytes a character', `Clé für Sie — ${SENTINEL_KEY} ✓`],
+    ['with nothing else around it', SENTINEL_KEY],
+  ])('a JSON answer holding the key as written %s: masked in place, every other byte as sent', async (_label, content) => {
+    const answer = JSON.stringify({
+      id: 'chatcmpl-echo',
+      object: 'chat.completion',
+      model: 'gpt-4o-mini',
+      choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }],
+      usage: { prompt_tokens: 3, completion_tokens: 5, total_tokens: 8 },
+    });
+    harness.simulator.script({ kind: 'text', status: 200, text: answer, contentType: 'application/json' });
+    const { response } = await post('/v1/chat/completions', chatBody());
+    expect(response.status).toBe(200);
+    expect(findSentinel(response.body)).toBeNull();
+    expect(Number(response.headers['content-length'])).toBe(Buffer.byteLength(response.body));
+    const masked = (JSON.parse(response.body) as { choices: [{ message: { content: string } }] }).choices[0].message.content;
+    expect(masked).toBe(content.replace(SENTINEL_KEY, sameLengthMask(SENTINEL_KEY.length)));
+  });
+
   it.each([[[2, 3]], [[3]], [[2]], [[1]]])(
     'a stream with the key in deltas of %j characters: the text is whole but for the key',
     async (deltaChars) => {

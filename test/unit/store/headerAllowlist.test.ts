@@ -58,6 +58,21 @@ describe('pickAllowedHeaders', () => {
     expect(pickAllowedHeaders(headers)).toEqual(picked);
   });
 
+  it('orders names as the built-in sort does, whatever order they came in', () => {
+    const names = ['X-Stainless-Lang', 'accept', 'Accept', 'user-agent', 'x-request-id', 'Content-Type', 'content-type', 'x-stainless-os'];
+    // Every rotation and its reverse: each name arrives first, last and between.
+    for (let shift = 0; shift < names.length; shift += 1) {
+      for (const arrived of [[...names.slice(shift), ...names.slice(0, shift)], [...names.slice(shift), ...names.slice(0, shift)].reverse()]) {
+        const headers = Object.fromEntries(arrived.map((name, index) => [name, `v${index}`]));
+        const expected: Record<string, string> = {};
+        for (const name of [...arrived].sort()) expected[name.toLowerCase()] = headers[name] as string;
+        const picked = pickAllowedHeaders(headers);
+        expect(picked).toEqual(expected);
+        expect(Object.keys(picked)).toEqual(Object.keys(expected));
+      }
+    }
+  });
+
   it('decides the same for a name seen many times as for one seen once', () => {
     for (let round = 0; round < 3; round += 1) {
       expect(pickAllowedHeaders({ Authorization: 'Bearer abc', 'User-Agent': 'ua' })).toEqual({ 'user-agent': 'ua' });

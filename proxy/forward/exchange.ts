@@ -22,6 +22,7 @@ import type { RequestTrace } from './trace.ts';
 import { sendWithRetries, type AttemptsResult } from './upstreamAttempts.ts';
 import { planWithoutReasoningEffort, type ReasoningEffortRefusals } from './reasoningEffortRefusals.ts';
 import { RESENT_AND_REFUSED_AGAIN_NOTE, RESENT_WITHOUT_REASONING_EFFORT_NOTE } from '../protocols/chat/reasoningEffort.ts';
+import { setOwnHeader } from './answerHead.ts';
 
 /**
  * A string: an Error per request (its stack trace) cost more than the rest of the exchange's own work, and
@@ -163,10 +164,10 @@ function failedStep(result: AttemptsResult, mayHaveRun: boolean): FailedStep | n
  */
 function answeredBy(context: ExchangeContext, step: ExchangeStep): void {
   if (context.res.headersSent) return;
-  context.res.setHeader('x-airlock-answered-by', answeredByHeader(step));
+  setOwnHeader(context.res, 'x-airlock-answered-by', answeredByHeader(step));
   const chain = context.trace.fallback?.chain;
   // Steps sent before the one answering; skipped steps (with a note) were never sent.
-  if (chain !== undefined) context.res.setHeader('x-airlock-fallbacks', String(chain.filter((hop) => hop.note === undefined).length - 1));
+  if (chain !== undefined) setOwnHeader(context.res, 'x-airlock-fallbacks', String(chain.filter((hop) => hop.note === undefined).length - 1));
 }
 
 async function answer(

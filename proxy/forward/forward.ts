@@ -20,6 +20,7 @@ import { RequestTrace } from './trace.ts';
 import type { TranslationThread } from './translation/translationThreadClient.ts';
 import type { RequestEvents } from '../contracts/requestEvents.ts';
 import type { NamedCommand } from '../contracts/cli.ts';
+import { setOwnHeader } from './answerHead.ts';
 
 export interface PipelineServices {
   authenticator: ClientAuthenticator;
@@ -103,7 +104,7 @@ export function createForwardHandler(options: ForwardOptions): (req: IncomingMes
 
 function openRequest(req: IncomingMessage, res: ServerResponse, stop: StopBeforeExchange, options: ForwardOptions): ForwardRequest {
   const trace = new RequestTrace(options.events, options.captureLimitBytes());
-  res.setHeader('x-airlock-request-id', trace.requestId);
+  setOwnHeader(res, 'x-airlock-request-id', trace.requestId);
   options.inFlight.add(res);
   res.once('close', () => options.inFlight.delete(res));
   const { path, query, model } = toUpstreamPath(req.url ?? '/');

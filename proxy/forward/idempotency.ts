@@ -10,6 +10,7 @@ import { piecesIn } from './bodyRewrite.ts';
 import { ownTextBuffer } from './capture.ts';
 import { formBoundaryOf } from './multipartForm.ts';
 import type { RequestTrace } from './trace.ts';
+import { writeAnswerHead } from './answerHead.ts';
 
 /**
  * docs/gateway-spec.md §3: an image or video creation may have run even when the client saw a failure, so
@@ -78,7 +79,7 @@ async function claimWhileClientStays(
 }
 
 export function sendReplay(res: ServerResponse, stored: StoredResponse): void {
-  res.writeHead(stored.status, { ...stored.headers, 'content-length': String(stored.body.length) });
+  writeAnswerHead(res, stored.status, { ...stored.headers, 'content-length': String(stored.body.length) });
   res.end(stored.body);
 }
 

@@ -19,6 +19,7 @@ import type { TranslationThread } from './translation/translationThreadClient.ts
 import { UploadTimedOutError } from './uploadStall.ts';
 import { PLAIN_HINT, type NamedCommand } from '../contracts/cli.ts';
 import { arrivingPlan, mayForwardEarly, plannedSoFar } from './earlyForward.ts';
+import { writeAnswerHead } from './answerHead.ts';
 
 export interface PlanSeams {
   nativeVerified?: NativeProtocolCheck;
@@ -112,7 +113,7 @@ export async function plan(admitted: Admitted, seams: PlanSeams): Promise<Planne
   const answer = await untilStopped(localAnswer, stop.signal);
   if (answer === STOPPED) return { refusal: STOPPING };
   const payload = JSON.stringify(answer);
-  res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) });
+  writeAnswerHead(res, 200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) });
   res.end(payload);
   trace.ended(200, NO_ACCOUNTING);
   return ANSWERED;

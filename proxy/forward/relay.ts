@@ -19,6 +19,7 @@ import { isCutShortJson } from './cutShortJson.ts';
 import { failAnswer, failCutShort, failEmpty, failMidBody, failNotJson, failPassedCutShort } from './relayFailures.ts';
 import { writtenInWholeAnswer } from './outputTally.ts';
 import { LargeAnswerMembers, type PassedAnswerMembers, writtenInMembers } from './passedAnswerMembers.ts';
+import { writeAnswerHead } from './answerHead.ts';
 
 /** A protocol's JSON answer is read whole (to check it, read its usage, translate it); beyond this it is refused. */
 const PROTOCOL_JSON_LIMIT_BYTES = 64 * 1024 * 1024;
@@ -60,7 +61,7 @@ export async function relayResponse(input: RelayInput): Promise<void> {
     return answer === null ? undefined : answerProtocolJson({ ...input, contentType: 'application/json' }, protocols, headers, answer);
   }
   if (isSse) {
-    res.writeHead(response.statusCode, {
+    writeAnswerHead(res, response.statusCode, {
       ...headers,
       'content-type': 'text/event-stream; charset=utf-8',
       'cache-control': 'no-cache',
@@ -109,7 +110,7 @@ async function relayPassedBody(input: RelayInput, upstream: ProtocolRoute, heade
     // A client that is gone has nothing to wait for: the answer is only read on.
     return res.destroyed || passed.length === 0 || res.write(passed);
   };
-  if (answer.verdict === 'pass') res.writeHead(response.statusCode, headers);
+  if (answer.verdict === 'pass') writeAnswerHead(res, response.statusCode, headers);
   try {
     await relayBody(
       response.body,
@@ -126,7 +127,7 @@ async function relayPassedBody(input: RelayInput, upstream: ProtocolRoute, heade
         if (start === '') return true;
         answer.verdict = start.startsWith('{') || start.startsWith('[') ? 'pass' : 'notJson';
         if (answer.verdict === 'notJson') return true;
-        res.writeHead(response.statusCode, headers);
+        writeAnswerHead(res, response.statusCode, headers);
         return pass(Buffer.concat(held));
       },
       { readOnWithoutClient: input.readsOnWithoutClient === true },
@@ -135,7 +136,7 @@ async function relayPassedBody(input: RelayInput, upstream: ProtocolRoute, heade
     return failMidBody(input, error);
   }
   if (answer.verdict === 'notJson') return failNotJson(input, Buffer.concat(held).toString('utf8'));
-  if (answer.verdict === 'pending') res.writeHead(response.statusCode, headers);
+  if (answer.verdict === 'pending') writeAnswerHead(res, response.statusCode, headers);
   // Read before its end goes out: one cut short (a relay ending its body in order when its copy broke) is no answer to end.
   const read = largeAnswer === null ? null : readPassedAnswer(input, largeAnswer);
   if (read === 'cutShort' && labelledJson) return failPassedCutShort(input, passedBytes);
@@ -317,7 +318,7 @@ function sendProtocolAnswer(
     // bytes' UTF-8 text where in their own. An answer without one is sent as received, without a second text of it to search.
     payload = input.keyMasker.holdsFormAsWritten(text) ? input.keyMasker.maskBytes(bytes) : bytes;
   }
-  res.writeHead(response.statusCode, {
+  writeAnswerHead(res, response.statusCode, {
     ...headers,
     'content-type': plan.translator ? 'application/json' : (input.contentType ?? 'application/json'),
     'content-length': String(payload.length),
@@ -350,7 +351,7 @@ function relayWholeAsStream(
 function sendWholeStream(input: RelayInput, headers: Record<string, string | string[]>, frames: string): void {
   // One JSON answer under the event-stream label: the stream's headers went out before its body came.
   if (!input.res.headersSent) {
-    input.res.writeHead(input.response.statusCode, {
+    writeAnswerHead(input.res, input.response.statusCode, {
       ...headers,
       'content-type': 'text/event-stream; charset=utf-8',
       'cache-control': 'no-cache',

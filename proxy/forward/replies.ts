@@ -4,6 +4,7 @@ import type { LocalRefusal } from '../contracts/ports.ts';
 import type { ClientProtocol } from '../contracts/usage.ts';
 import type { ClientErrorDetail } from '../core/errorClass.ts';
 import { adapterNamed } from '../protocols/registry.ts';
+import { writeAnswerHead } from './answerHead.ts';
 
 export type ErrorDetail = ClientErrorDetail;
 
@@ -20,7 +21,7 @@ export function errorStatusFor(protocol: ClientProtocol, errorClass: ErrorClass,
 export function sendJson(res: ServerResponse, status: number, body: object, headers: Record<string, string> = {}): void {
   if (res.headersSent) return;
   const payload = JSON.stringify(body);
-  res.writeHead(status, {
+  writeAnswerHead(res, status, {
     ...headers,
     'content-type': 'application/json; charset=utf-8',
     'content-length': Buffer.byteLength(payload),

@@ -3,6 +3,7 @@ import { guardRefusal } from './requestGuards.ts';
 import { redactSecrets } from '../core/redact.ts';
 import { sendContinue } from '../forward/requestBody.ts';
 import { CONTROL_PREFIX } from '../contracts/defaults.ts';
+import { writeAnswerHead } from '../forward/answerHead.ts';
 
 type RequestListener = (req: IncomingMessage, res: ServerResponse) => void;
 
@@ -45,7 +46,7 @@ export function answerUnexpectedError(error: unknown, res: ServerResponse, repor
         code: 'internal',
       },
     });
-    res.writeHead(500, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(payload) });
+    writeAnswerHead(res, 500, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(payload) });
     res.end(payload);
   }
   const message = `a request failed unexpectedly: ${error instanceof Error ? error.message : 'unknown error'}`;

@@ -41,7 +41,8 @@ export function watchExchange(input: WatchInput): ExchangeWatch {
   const onClientEnd = (): void => {
     if (!input.runsOnWithoutClient()) abort('client_aborted');
   };
-  socket.once('end', onClientEnd);
+  // A socket ends once, and dispose takes the listener off: `on` spares once's wrapper.
+  socket.on('end', onClientEnd);
   // A client that left while the request waited (for a token count, say) has no 'close' to come.
   if (res.closed) abort('client_aborted');
   const onStop = (): void => abort('proxy_stopping');

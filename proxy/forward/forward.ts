@@ -106,7 +106,8 @@ function openRequest(req: IncomingMessage, res: ServerResponse, stop: StopBefore
   const trace = new RequestTrace(options.events, options.captureLimitBytes());
   setOwnHeader(res, 'x-airlock-request-id', trace.requestId);
   options.inFlight.add(res);
-  res.once('close', () => options.inFlight.delete(res));
+  // An answer closes once: `on` spares once's wrapper.
+  res.on('close', () => options.inFlight.delete(res));
   const { path, query, model } = toUpstreamPath(req.url ?? '/');
   const method = req.method ?? 'GET';
   return { req, res, trace, method, path, query, pathModel: model ?? null, protocol: protocolOfPath(path, method), stop };

@@ -167,7 +167,8 @@ function answeredBy(context: ExchangeContext, step: ExchangeStep): void {
   setOwnHeader(context.res, 'x-airlock-answered-by', answeredByHeader(step));
   const chain = context.trace.fallback?.chain;
   // Steps sent before the one answering; skipped steps (with a note) were never sent.
-  if (chain !== undefined) setOwnHeader(context.res, 'x-airlock-fallbacks', String(chain.filter((hop) => hop.note === undefined).length - 1));
+  if (chain !== undefined)
+    setOwnHeader(context.res, 'x-airlock-fallbacks', String(chain.filter((hop) => hop.note === undefined).length - 1));
 }
 
 async function answer(

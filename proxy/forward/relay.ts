@@ -282,7 +282,13 @@ function sendProtocolAnswer(
   input: RelayInput,
   protocols: RelayProtocols,
   headers: Record<string, string | string[]>,
-  { bytes, text, answer, declared, rewritten }: { bytes: Buffer; text: string; answer: object; declared: DeclaredError | null; rewritten: string | null },
+  {
+    bytes,
+    text,
+    answer,
+    declared,
+    rewritten,
+  }: { bytes: Buffer; text: string; answer: object; declared: DeclaredError | null; rewritten: string | null },
   unreportedUsage: TokenUsage | null,
 ) {
   const { res, plan, trace, response } = input;

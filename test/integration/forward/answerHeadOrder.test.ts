@@ -19,13 +19,18 @@ beforeEach(() => harness.simulator.reset());
 /** The status and the header lines (name, value) as received, in order. */
 function rawHead(path: string, body: string, headers: Record<string, string> = {}): Promise<{ status: number; lines: [string, string][] }> {
   return new Promise((resolve, reject) => {
-    const req = request(`${harness.proxy.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers } }, (res) => {
-      const lines: [string, string][] = [];
-      for (let index = 0; index < res.rawHeaders.length; index += 2) lines.push([res.rawHeaders[index] as string, res.rawHeaders[index + 1] as string]);
-      res.resume();
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, lines }));
-      res.on('error', reject);
-    });
+    const req = request(
+      `${harness.proxy.url}${path}`,
+      { method: 'POST', headers: { 'content-type': 'application/json', ...headers } },
+      (res) => {
+        const lines: [string, string][] = [];
+        for (let index = 0; index < res.rawHeaders.length; index += 2)
+          lines.push([res.rawHeaders[index] as string, res.rawHeaders[index + 1] as string]);
+        res.resume();
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, lines }));
+        res.on('error', reject);
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });

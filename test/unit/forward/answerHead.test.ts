@@ -26,7 +26,12 @@ function headLines(answer: (res: ServerResponse) => void): Promise<{ status: num
       const lines: string[] = [];
       for (let index = 0; index < res.rawHeaders.length; index += 2) lines.push(`${res.rawHeaders[index]}: ${res.rawHeaders[index + 1]}`);
       res.resume();
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, lines: lines.filter((line) => !/^(date|keep-alive|transfer-encoding):/i.test(line) && line !== 'Connection: close') }));
+      res.on('end', () =>
+        resolve({
+          status: res.statusCode ?? 0,
+          lines: lines.filter((line) => !/^(date|keep-alive|transfer-encoding):/i.test(line) && line !== 'Connection: close'),
+        }),
+      );
     })
       .on('error', reject)
       .end();

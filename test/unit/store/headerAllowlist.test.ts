@@ -62,7 +62,10 @@ describe('pickAllowedHeaders', () => {
     const names = ['X-Stainless-Lang', 'accept', 'Accept', 'user-agent', 'x-request-id', 'Content-Type', 'content-type', 'x-stainless-os'];
     // Every rotation and its reverse: each name arrives first, last and between.
     for (let shift = 0; shift < names.length; shift += 1) {
-      for (const arrived of [[...names.slice(shift), ...names.slice(0, shift)], [...names.slice(shift), ...names.slice(0, shift)].reverse()]) {
+      for (const arrived of [
+        [...names.slice(shift), ...names.slice(0, shift)],
+        [...names.slice(shift), ...names.slice(0, shift)].reverse(),
+      ]) {
         const headers = Object.fromEntries(arrived.map((name, index) => [name, `v${index}`]));
         const expected: Record<string, string> = {};
         for (const name of [...arrived].sort()) expected[name.toLowerCase()] = headers[name] as string;

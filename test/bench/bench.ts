@@ -4,7 +4,7 @@
  * log on vs off, in one run. Each server runs in its own process; this process is only the load
  * generator. Prints the tables, issue 20's figures against the undici floor with their goals, and
  * Airlock's RSS after each phase, and writes test-results/bench.json. Exits 0 on a MISS (it is a report), non-zero if something broke.
- *   npm run bench [-- [--cpu-prof] [--heap-snapshots] [--baseline <git-ref>] [--only stall|memory|baseline|session|saturation|app] [--log-backlog-mib <n>]]
+ *   npm run bench [-- [--cpu-prof] [--heap-snapshots] [--baseline <git-ref>] [--only stall|memory|baseline|session|saturation|app|c1] [--log-backlog-mib <n>]]
  * --cpu-prof: profile the Airlock process under load; --heap-snapshots: snapshots of the logged
  * Airlock's main heap after each phase of the relay runs (test-results/heap/); --only stall: only
  * small requests while large bodies arrive (test-results/bench-stall.json); --only memory: only idle
@@ -13,7 +13,7 @@
  * test-results/bench-saturation.json); --baseline: afterwards, Airlock at <git-ref> against this
  * checkout's, paired (baseline.ts); --only baseline: only that;
  * --only session: one 100-turn agent session's request log (sessionLog.ts), with --baseline also at <git-ref>;
- * --only app: the packaged app's memory at rest, estimated (appMemory.ts).
+ * --only app: the packaged app's memory at rest, estimated (appMemory.ts); --only c1: only the c=1 runs, CPU per thread (c1Only.ts).
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
@@ -35,6 +35,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { compareWithBaseline } from './baseline.ts';
 import { formatSaturation, measureSaturation } from './saturation.ts';
 import { appMemoryOnly } from './appMemoryReport.ts';
+import { c1Only } from './c1Only.ts';
 import { measureOnSplitCores } from './pinnedCores.ts';
 import { logSqlFloorAtC1 } from './logSqlFloor.ts';
 import {
@@ -69,8 +70,8 @@ const { values } = parseArgs({
     'log-backlog-mib': { type: 'string' },
   },
 });
-if (values.only !== undefined && !['stall', 'memory', 'baseline', 'session', 'saturation', 'app'].includes(values.only))
-  throw new Error('--only takes one scenario: stall, memory, baseline, session, saturation or app');
+if (values.only !== undefined && !['stall', 'memory', 'baseline', 'session', 'saturation', 'app', 'c1'].includes(values.only))
+  throw new Error('--only takes one scenario: stall, memory, baseline, session, saturation, app or c1');
 if (values.only === 'baseline' && values.baseline === undefined)
   throw new Error('--only baseline needs --baseline <git-ref>, e.g. c7ee941');
 /** --log-backlog-mib <n>: the logged Airlock's log backlog limit (the logBacklogMiB setting), to see its folding under load. */
@@ -356,8 +357,9 @@ async function main(): Promise<void> {
   if (values.only === 'app') return appMemoryOnly(log);
   // Fills Node's compile cache (keyed by V8 flags) as any earlier `airlock serve` did: a miss loads the type stripper, +11-19 MB.
   const warmUp = (exactRss: boolean): Promise<ChildServer> => startProxy('airlock', 'http://127.0.0.1:9', { log: true, exactRss });
-  if (values.only === undefined || values.only === 'memory') await stop(...(await Promise.all([warmUp(false), warmUp(true)])));
+  if (values.only !== 'stall') await stop(...(await Promise.all([warmUp(false), warmUp(true)])));
   if (values.only === 'memory') return memoryOnly(log);
+  if (values.only === 'c1') return c1Only({ start, stop, startProxy, stopAll }, log);
   let results: Partial<BenchResults> = {};
   if (values.only === undefined) {
     const relays = await measureRelays(log);

@@ -4,6 +4,7 @@ import type { ChildServer } from './childServer.ts';
 import type { Pool } from 'undici';
 import { createPool, postBody, runChatLoad, type LoadRun } from './load.ts';
 import { processCpuMs } from './processCpu.ts';
+import { threadCpuDelta, threadCpuMs, type ThreadCpuMs } from './threadCpu.ts';
 import { readProcessMemory, sampleRss } from './processMemory.ts';
 import {
   cpuPerRequestUs,
@@ -32,6 +33,8 @@ export interface ThroughputResult extends LatencySummary {
   roundCpuUsPerRequest: number[];
   /** Requests the target answered before its first round (the warm-up), not measured. */
   warmupRequests: number;
+  /** With `threadCpu`: each round's CPU by thread name (threadCpu.ts), in round order, charged as `roundCpuUsPerRequest` is. */
+  roundThreadCpuMs?: ThreadCpuMs[];
 }
 
 const DEFAULT_WARMUP: Warmup = { requests: 500, maxMs: 5_000 };
@@ -68,16 +71,23 @@ export async function measureThroughput<T extends string>(
     pids?: Partial<Record<T, number>>;
     /** At `concurrency`, unmeasured; 500 requests unless given. */
     warmup?: Warmup;
+    /** Also read each round's CPU per thread of the targets' processes (schedstat, finer than the process's ticks). */
+    threadCpu?: boolean;
   },
 ): Promise<Record<T, ThroughputResult>> {
   const targets = Object.keys(urls) as T[];
   const pools = new Map(targets.map((target) => [target, createPool(urls[target], options.concurrency)] as const));
   const runs = new Map<T, LoadRun[]>(targets.map((target) => [target, []]));
   const cpuMs = new Map<T, number[]>(targets.map((target) => [target, []]));
-  let lastRun: { target: T; pid: number; cpuBeforeMs: number } | null = null;
+  const threadMs = new Map<T, ThreadCpuMs[]>(targets.map((target) => [target, []]));
+  let lastRun: { target: T; pid: number; cpuBeforeMs: number; threadsBefore: ThreadCpuMs | null } | null = null;
   /** Charges the CPU since the last run started to it: called once the servers are quiet again. */
   const chargeLastRun = (): void => {
-    if (lastRun !== null) cpuMs.get(lastRun.target)?.push(processCpuMs(lastRun.pid) - lastRun.cpuBeforeMs);
+    if (lastRun !== null) {
+      cpuMs.get(lastRun.target)?.push(processCpuMs(lastRun.pid) - lastRun.cpuBeforeMs);
+      if (lastRun.threadsBefore !== null)
+        threadMs.get(lastRun.target)?.push(threadCpuDelta(lastRun.threadsBefore, threadCpuMs(lastRun.pid)));
+    }
     lastRun = null;
   };
   const warmup = options.warmup ?? DEFAULT_WARMUP;
@@ -106,7 +116,8 @@ export async function measureThroughput<T extends string>(
         await options.settle();
         chargeLastRun();
         const pid = options.pids?.[target];
-        if (pid !== undefined) lastRun = { target, pid, cpuBeforeMs: processCpuMs(pid) };
+        if (pid !== undefined)
+          lastRun = { target, pid, cpuBeforeMs: processCpuMs(pid), threadsBefore: options.threadCpu ? threadCpuMs(pid) : null };
         runs.get(target)?.push(await runChatLoad({ pool, concurrency: options.concurrency, count: options.count, maxMs: options.maxMs }));
       }
     }
@@ -128,6 +139,7 @@ export async function measureThroughput<T extends string>(
       cpuUsPerRequest: targetCpuMs.length === 0 ? null : cpuPerRequestUs(targetCpuMs, requests),
       roundCpuUsPerRequest: targetCpuMs.map((ms, index) => cpuPerRequestUs([ms], [requests[index] ?? 0])),
       warmupRequests: warmupRequests.get(target) ?? 0,
+      ...(options.threadCpu ? { roundThreadCpuMs: threadMs.get(target) ?? [] } : {}),
     };
   }
   return results;

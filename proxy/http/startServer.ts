@@ -13,7 +13,7 @@ import { TranslationThread } from '../forward/translation/translationThreadClien
 import { closeUpstreamAgents } from '../forward/upstreamClient.ts';
 import { CAPTURE_LIMIT_BYTES, CONTROL_PREFIX, DEFAULT_HOST } from '../contracts/defaults.ts';
 import { answerUnexpectedError, createRequestDispatch, sayUnexpectedErrorOnStderr } from './requestDispatch.ts';
-import { startForwardingReclaimer } from './forwardingReclaimer.ts';
+import { busySinceLastCheck, InFlightRequests, startForwardingReclaimer } from './forwardingReclaimer.ts';
 import { answerClientError } from './clientErrors.ts';
 import { DESKTOP_RESUME_WAY, pausedRefusal } from '../forward/ownRefusals.ts';
 import type { NamedCommand } from '../contracts/cli.ts';
@@ -91,12 +91,12 @@ export const REQUEST_TIMEOUT_MS = 300_000;
 export async function startServer(options: ServerOptions): Promise<ProxyHandle> {
   const host = options.host ?? DEFAULT_HOST;
   const events = options.events ?? new RequestEvents();
-  const inFlight = new Set<ServerResponse>();
+  const inFlight = new InFlightRequests();
   const shutdown = new ForwardShutdown();
   let paused = false;
   let port = options.port;
   const translation = options.translation ?? new TranslationThread();
-  const reclaimer = startForwardingReclaimer(() => inFlight.size > 0);
+  const reclaimer = startForwardingReclaimer(busySinceLastCheck(inFlight));
 
   const app = express();
   app.disable('x-powered-by');

@@ -15,7 +15,7 @@ import { withBaselineTree, PROXY_SERVER_PATH, type BaselineTree } from './baseli
 import { startChildServer, type ChildServer } from './childServer.ts';
 import { C1_RUNS } from './benchSettings.ts';
 import { createPool, runChatLoad } from './load.ts';
-import type { Warmup } from './scenarios.ts';
+import { quietSpell, type Warmup } from './scenarios.ts';
 import { processCpuMs, waitUntilQuiet } from './processCpu.ts';
 import { threadCpuDelta, threadCpuMs, threadUsPerRequest, type ThreadCpuMs } from './threadCpu.ts';
 import {
@@ -88,7 +88,7 @@ async function runPairedRounds(proxies: Record<Side, Proxy>, concurrency: number
     const warmUp = (count: number): Promise<unknown> =>
       Promise.all(roundOrder(0).map((side) => runChatLoad({ pool: pools[side], concurrency, count, maxMs: warmup.maxMs })));
     await warmUp(warmup.requests);
-    await settle();
+    await quietSpell(warmup, settle);
     if ((warmup.afterQuietRequests ?? 0) > 0) {
       await warmUp(warmup.afterQuietRequests as number);
       await settle();

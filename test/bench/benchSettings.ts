@@ -23,9 +23,15 @@ export const PROFILED_MAX_BUSY_MS = 80;
  * that 240-280 of Airlock's optimized functions embed and they are compiled again (never in the
  * floor). After both, CPU per request stops falling (DESIGN.md, "Performance and memory"). The
  * first requests after the first quiet spell re-optimize again in every target (code a prototype
- * change invalidated): 600 more after one, as between an agent's bursts.
+ * change invalidated): 600 more after one, as between an agent's bursts. That spell lasts 6 s at
+ * least, longer than node:http's default keep-alive (5 s: the simulator's, the floors' servers'):
+ * each target's connections are then closed and opened again before the rounds, as the rounds'
+ * gaps close them. Ended by the servers' quiet alone, it lasted as long as the logged Airlock's
+ * catch-up after the warm-up, under 5 s in some runs: a target whose connections first closed in a
+ * round compiled 70-100 functions again there (the undici floor in one run of five, 148 us against
+ * 107-126; measured 2026-11-28, `--only c1` with --trace-opt --trace-deopt, DESIGN.md "Warm at c=1").
  */
-const C1_WARMUP = { requests: 16_000, afterQuietRequests: 600, maxMs: 120_000 } as const;
+const C1_WARMUP = { requests: 16_000, afterQuietRequests: 600, quietMs: 6_000, maxMs: 120_000 } as const;
 /** The c=1 runs, as measured and again with the background threads on cores of their own (pinnedCores.ts). */
 export const C1_RUNS = { concurrency: 1, count: 600, rounds: 7, maxMs: 10_000, warmup: C1_WARMUP } as const;
 export const EMBEDDINGS_PATH = '/v1/embeddings';

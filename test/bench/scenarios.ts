@@ -48,6 +48,18 @@ export interface Warmup {
   requests: number;
   maxMs: number;
   afterQuietRequests?: number;
+  /** That quiet spell lasts at least this long (C1_WARMUP says why). */
+  quietMs?: number;
+}
+
+/** The quiet spell after a warm-up: until the servers are quiet, and at least `quietMs`; then quiet again (what the spell set off). */
+export async function quietSpell(warmup: Warmup, settle: () => Promise<unknown>): Promise<void> {
+  const startedMs = performance.now();
+  await settle();
+  const restMs = (warmup.quietMs ?? 0) - (performance.now() - startedMs);
+  if (restMs <= 0) return;
+  await delay(restMs);
+  await settle();
 }
 
 /**
@@ -105,7 +117,7 @@ export async function measureThroughput<T extends string>(
     await warmUp(warmup.requests);
     const afterQuietRequests = warmup.afterQuietRequests ?? 0;
     if (afterQuietRequests > 0) {
-      await options.settle();
+      await quietSpell(warmup, options.settle);
       await warmUp(afterQuietRequests);
     }
     for (let round = 0; round < options.rounds; round += 1) {

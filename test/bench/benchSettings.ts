@@ -28,8 +28,9 @@ export const PROFILED_MAX_BUSY_MS = 80;
  * each target's connections are then closed and opened again before the rounds, as the rounds'
  * gaps close them. Ended by the servers' quiet alone, it lasted as long as the logged Airlock's
  * catch-up after the warm-up, under 5 s in some runs: a target whose connections first closed in a
- * round compiled 70-100 functions again there (the undici floor in one run of five, 148 us against
- * 107-126; measured 2026-11-28, `--only c1` with --trace-opt --trace-deopt, DESIGN.md "Warm at c=1").
+ * round compiled 65-100 functions again there (the undici floor in 3 runs of 9: 147.6, 123.8 and
+ * 150.0 us against 111.9-126.2; measured 2026-11-28, `--only c1` with --trace-opt --trace-deopt,
+ * DESIGN.md "Warm at c=1").
  */
 const C1_WARMUP = { requests: 16_000, afterQuietRequests: 600, quietMs: 6_000, maxMs: 120_000 } as const;
 /** The c=1 runs, as measured and again with the background threads on cores of their own (pinnedCores.ts). */

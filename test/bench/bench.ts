@@ -33,7 +33,7 @@ import { formatIssueTable, formatRssPhases, issueFigures, RSS_SETTLE_AFTER_LOAD_
 import { readProcessMemory } from './processMemory.ts';
 import { setTimeout as delay } from 'node:timers/promises';
 import { compareWithBaseline } from './baseline.ts';
-import { formatSaturation, measureSaturation } from './saturation.ts';
+import { saturationOnly } from './saturation.ts';
 import { appMemoryOnly } from './appMemoryReport.ts';
 import { c1Only } from './c1Only.ts';
 import { measureOnSplitCores } from './pinnedCores.ts';
@@ -57,8 +57,6 @@ import {
   MASKING_RUN_MS,
   MASKING_ROUNDS,
   LARGE_BODY_ROUNDS,
-  SATURATION_CONCURRENCY,
-  SATURATION_LOAD_MS,
 } from './benchSettings.ts';
 
 const { values } = parseArgs({
@@ -301,24 +299,6 @@ async function measureStall(log: (line: string) => void): Promise<StallResults> 
   return { direct, undiciFloor, airlock };
 }
 
-/** 40 s of c=50 against the logged Airlock alone, as `airlock serve` runs it. */
-async function saturationOnly(log: (line: string) => void): Promise<void> {
-  log(`c=${SATURATION_CONCURRENCY} for ${SATURATION_LOAD_MS / 1000} s, log on`);
-  const simulator = await start('upstreamServer.ts', []);
-  const proxy = await startProxy('airlock', simulator.url, { log: true });
-  const result = await measureSaturation(proxy, [simulator.pid, proxy.pid], {
-    concurrency: SATURATION_CONCURRENCY,
-    loadMs: SATURATION_LOAD_MS,
-    settleMs: RSS_SETTLE_AFTER_LOAD_MS,
-  });
-  await stop(proxy, simulator);
-  console.log(formatSaturation(result, SATURATION_CONCURRENCY));
-  mkdirSync(RESULTS_DIR, { recursive: true });
-  const file = resolve(RESULTS_DIR, 'bench-saturation.json');
-  writeFileSync(file, `${JSON.stringify({ generatedAt: new Date().toISOString(), loadavg: loadavg(), result }, null, 2)}\n`);
-  log(`done; results in ${file}`);
-}
-
 /** Idle RSS of the undici floor and the logged Airlock (started side by side, read once all are quiet), then measureMemory's figures. */
 async function memoryOnly(log: (line: string) => void): Promise<void> {
   log('idle RSS');
@@ -353,7 +333,7 @@ async function main(): Promise<void> {
     console.log(formatSessionLog(await measureSessionLog(values.baseline, log)));
     return;
   }
-  if (values.only === 'saturation') return saturationOnly(log);
+  if (values.only === 'saturation') return saturationOnly({ start, stop, startProxy, stopAll }, log);
   if (values.only === 'app') return appMemoryOnly(log);
   // Fills Node's compile cache (keyed by V8 flags) as any earlier `airlock serve` did: a miss loads the type stripper, +11-19 MB.
   const warmUp = (exactRss: boolean): Promise<ChildServer> => startProxy('airlock', 'http://127.0.0.1:9', { log: true, exactRss });

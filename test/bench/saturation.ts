@@ -1,4 +1,10 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
+import { resolve } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
+import type { BenchProcesses } from './benchProcesses.ts';
+import { RESULTS_DIR, SATURATION_CONCURRENCY, SATURATION_LOAD_MS } from './benchSettings.ts';
+import { RSS_SETTLE_AFTER_LOAD_MS } from './issueTable.ts';
 import type { ChildServer } from './childServer.ts';
 import { createPool, runChatLoad } from './load.ts';
 import { processCpuMs, waitUntilQuiet } from './processCpu.ts';
@@ -89,4 +95,23 @@ export function formatSaturation(result: SaturationResult, concurrency: number):
       `${result.settleMs / 1000} s after ${mb(result.rssAfterSettleBytes)} MB`,
     `  CPU per request (until quiet, the log's catching up included): ${result.cpuUsPerRequest.toFixed(0)} us`,
   ].join('\n');
+}
+
+/** 40 s of c=50 against the logged Airlock alone, as `airlock serve` runs it. */
+export async function saturationOnly(processes: BenchProcesses, log: (line: string) => void): Promise<void> {
+  const { start, startProxy, stop } = processes;
+  log(`c=${SATURATION_CONCURRENCY} for ${SATURATION_LOAD_MS / 1000} s, log on`);
+  const simulator = await start('upstreamServer.ts', []);
+  const proxy = await startProxy('airlock', simulator.url, { log: true });
+  const result = await measureSaturation(proxy, [simulator.pid, proxy.pid], {
+    concurrency: SATURATION_CONCURRENCY,
+    loadMs: SATURATION_LOAD_MS,
+    settleMs: RSS_SETTLE_AFTER_LOAD_MS,
+  });
+  await stop(proxy, simulator);
+  console.log(formatSaturation(result, SATURATION_CONCURRENCY));
+  mkdirSync(RESULTS_DIR, { recursive: true });
+  const file = resolve(RESULTS_DIR, 'bench-saturation.json');
+  writeFileSync(file, `${JSON.stringify({ generatedAt: new Date().toISOString(), loadavg: loadavg(), result }, null, 2)}\n`);
+  log(`done; results in ${file}`);
 }

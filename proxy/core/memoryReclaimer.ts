@@ -34,10 +34,10 @@ export interface ReclaimOptions {
    * One collection at the first idle look after start (looking this often, and at the first regular
    * check), whatever the growth: loading the modules leaves the heap about 1.5 times what is live (the forwarding thread's 37 MB
    * for 25; 16 MB of RSS came back, at 30-45 ms of CPU once). Null: none. A thread with work in
-   * hand at its first regular check gets none: V8's own collections under that work took the
-   * start-up's garbage, and this one, come at the first quiet spell, cleared what the code V8 had
-   * optimized under the work embeds, which V8 then compiled again (about 250 functions; DESIGN.md,
-   * "Warm at c=1"). A grown heap is still collected after a burst.
+   * hand at its first regular check gets it only at its first long quiet (`idleIntervals`), when a
+   * burst's collection would run: at the first short quiet it cleared what the code V8 had
+   * optimized under the work embeds, which V8 then compiled again in the work's next rounds (about
+   * 250 functions; DESIGN.md, "Warm at c=1"); never run, a busy start kept about 5 MB for good.
    */
   startupCollectionMs: number | null;
   /**
@@ -147,8 +147,10 @@ export function startMemoryReclaimer(
   let idleIntervals = 0;
   let baselineBytes = getHeapStatistics().total_heap_size;
   let lastUtilization: EventLoopUtilization = performance.eventLoopUtilization();
-  // The start-up's garbage is collected at the first idle look, an early one or the first regular one.
+  // The start-up's garbage is collected at the first idle look, an early one or the first regular
+  // one; missed there, at the first long quiet.
   let startupPending = options.startupCollectionMs !== null;
+  let firstCheck = true;
   let releasePending = false;
   let followUpsLeft = 0;
   const run = (startup: boolean): void => {
@@ -172,8 +174,8 @@ export function startMemoryReclaimer(
     baselineBytes = Math.min(baselineBytes, heapTotalBytes);
     const idle = isIdle(utilization, busy(), options);
     idleIntervals = idle ? idleIntervals + 1 : 0;
-    const startupDue = startupPending && idle;
-    startupPending = false;
+    const startupDue = startupPending && idle && (firstCheck || idleIntervals >= options.idleIntervals);
+    firstCheck = false;
     // Before the collection, so what it lets go of is collected with the rest.
     if (idleIntervals >= options.idleIntervals) whileLongIdle?.();
     if (followUpsLeft > 0) {
@@ -191,7 +193,8 @@ export function startMemoryReclaimer(
       releaseFreed();
     }
     if (collect === null) return;
-    if (startupDue || shouldReclaim({ heapTotalBytes, baselineBytes, idleIntervals }, options)) run(startupDue);
+    const burstDue = shouldReclaim({ heapTotalBytes, baselineBytes, idleIntervals }, options);
+    if (startupDue || burstDue) run(!burstDue);
   }, options.checkIntervalMs);
   timer.unref();
   let startupUtilization = performance.eventLoopUtilization();

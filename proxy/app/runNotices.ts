@@ -13,6 +13,8 @@ export interface RunNotices {
   tell(kind: NoticeKind, message: string): void;
   /** The secrets to mask from now on; the lines said before are masked again with them. */
   maskWith(knownSecrets: () => string[]): void;
+  /** The text with the secrets known now masked: for what the run says elsewhere (its commands' data directory). */
+  mask(text: string): string;
 }
 
 /**
@@ -40,5 +42,6 @@ export function runNotices(dataDir: string, privacyProblems: string[]): RunNotic
       secretsToMask = knownSecrets;
       lines.splice(0, lines.length, ...lines.map((line) => redactKnownSecrets(line, knownSecrets())));
     },
+    mask: (text) => redactKnownSecrets(text, secretsToMask()),
   };
 }

@@ -139,8 +139,9 @@ async function startWithDataDir(options: AirlockOptions, privacyProblems: string
   const { lines: notices, board: noticeBoard, notice, tell } = said;
   const tellUnexpectedError = (message: string): void => tell('unexpected_error', message);
   // The port given may be 0 (tests): the commands name the one the proxy listens on, once it does.
+  // Masked as the notices are: the data directory's path may hold a key, and refusals reach any client.
   let listeningPort = options.port;
-  const hint = commandHint(options.dataDirArgument ?? null, () => listeningPort);
+  const hint = commandHint(options.dataDirArgument ?? null, { port: () => listeningPort, mask: said.mask });
   const store = openConfigStore(options.dataDir, { watch: true, command: hint.command });
   if (options.profileId) {
     try {

@@ -34,13 +34,24 @@ export interface CommandHint {
   runningCommand: NamedCommand;
 }
 
-/** `port` is read at each use: a run learns its port once it listens. */
-export function commandHint(dataDirArgument: string | null, port: () => number = () => DEFAULT_PORT): CommandHint {
+export interface CommandHintOptions {
+  /** Read at each use: a run learns its port once it listens. */
+  port?: () => number;
+  /**
+   * Applied to each command as it is named: a data directory's path may hold a key, and the commands
+   * reach clients (unauthenticated ones too) and the log.
+   */
+  mask?: (text: string) => string;
+}
+
+export function commandHint(dataDirArgument: string | null, options: CommandHintOptions = {}): CommandHint {
+  const port = options.port ?? (() => DEFAULT_PORT);
+  const mask = options.mask ?? ((text: string) => text);
   return {
-    command: (args) => suggestedCommand(args, dataDirArgument),
+    command: (args) => mask(suggestedCommand(args, dataDirArgument)),
     runningCommand: (args) => {
       const listening = port();
-      return suggestedCommand(listening === DEFAULT_PORT ? args : `${args} --port ${listening}`, dataDirArgument);
+      return mask(suggestedCommand(listening === DEFAULT_PORT ? args : `${args} --port ${listening}`, dataDirArgument));
     },
   };
 }

@@ -24,7 +24,6 @@ export function createClientAuthenticator(
   config: { snapshot(): ConfigFile },
   command: NamedCommand = PLAIN_HINT.command,
 ): ClientAuthenticator {
-  const help = clientTokenHelp(command);
   return {
     authenticate(headers: IncomingHttpHeaders): ClientIdentity | LocalRefusal {
       const snapshot = config.snapshot();
@@ -37,7 +36,8 @@ export function createClientAuthenticator(
         status: 401,
         errorClass: 'client_unauthorized',
         code: 'client_unauthorized',
-        message: `Missing or unknown Airlock client token. ${help}`,
+        // Named at each refusal: the command is masked with the secrets known then, read after this is made.
+        message: `Missing or unknown Airlock client token. ${clientTokenHelp(command)}`,
         headers: { 'www-authenticate': 'Bearer realm="airlock"' },
       };
     },

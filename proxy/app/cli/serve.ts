@@ -51,7 +51,7 @@ function keyText(airlock: Airlock, profile: Profile, status: KeyStatus, command:
  * after `airlock window`, so the command comes first.
  */
 export function headlessResumeWay(port: number, dataDirArgument: string | null): string {
-  const { runningCommand } = commandHint(dataDirArgument, () => port);
+  const { runningCommand } = commandHint(dataDirArgument, { port: () => port });
   return `with \`${runningCommand('resume')}\`, or in the window's status bar (\`${runningCommand('window')}\` prints a sign-in link)`;
 }
 

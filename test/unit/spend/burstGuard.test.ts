@@ -38,7 +38,7 @@ describe('BurstGuard by request count', () => {
   });
 
   it("names resume as the Airlock that paused the client is reached: its port and data directory, the client's name quoted", () => {
-    const guard = new BurstGuard({ maxRequests: 0 }, commandHint('/data/second', () => 9100).runningCommand);
+    const guard = new BurstGuard({ maxRequests: 0 }, commandHint('/data/second', { port: () => 9100 }).runningCommand);
     expect(guard.admit('my agent', T0)?.message).toContain("`npx airlock resume 'my agent' --port 9100 --data-dir /data/second`");
   });
 

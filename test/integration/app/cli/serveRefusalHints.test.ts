@@ -4,12 +4,13 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addProfile, updateSettings } from '../../../../proxy/app/profiles/configMutations.ts';
+import { openConfigStore } from '../../../../proxy/app/profiles/configStore.ts';
 import { type Airlock, startAirlock } from '../../../../proxy/app/startAirlock.ts';
 import { CONTROL_TOKEN_ACCOUNT, gatewayKeyAccount } from '../../../../proxy/contracts/secretStore.ts';
 import { CONTROL_API_PREFIX } from '../../../../proxy/contracts/controlApi.ts';
 import { memorySecretStore } from '../../../support/memorySecretStore.ts';
 import { chatBody, JSON_HEADERS, rawRequest } from '../../../support/http.ts';
-import { SENTINEL_KEY } from '../../../support/sentinel.ts';
+import { findSentinel, SENTINEL_KEY } from '../../../support/sentinel.ts';
 
 /**
  * What the proxy and its control API say to the user names commands too: run by `serve` on a data
@@ -123,5 +124,45 @@ describe('refusals of a run on a data directory and port other than the default'
     });
     expect(tooLarge.status).toBe(413);
     expectNamesThisAirlock(messageOf(tooLarge.body), false);
+  });
+});
+
+describe('a run whose data directory is named with a gateway key', () => {
+  let keyedParent: string;
+  let keyedRun: Airlock;
+
+  beforeAll(async () => {
+    keyedParent = mkdtempSync(path.join(tmpdir(), 'airlock-keyed-hints-'));
+    const keyedDir = path.join(keyedParent, SENTINEL_KEY);
+    // The profile whose key names the directory: the run knows the key to mask once it reads it.
+    const store = openConfigStore(keyedDir);
+    await store.update((config) => addProfile(config, { id: 'keyed', name: 'Keyed', baseUrl: 'http://127.0.0.1:9/v1' }, { activate: true }));
+    store.close();
+    const secrets = memorySecretStore({ [CONTROL_TOKEN_ACCOUNT]: CONTROL_TOKEN, [gatewayKeyAccount('keyed')]: SENTINEL_KEY });
+    keyedRun = await startAirlock({ dataDir: keyedDir, port: 0, env: {}, secrets, dataDirArgument: keyedDir });
+  });
+  afterAll(async () => {
+    await keyedRun.stop();
+    rmSync(keyedParent, { recursive: true, force: true });
+  });
+
+  it('names the directory masked to a client without a token, and in a refusal of a profile with no key', async () => {
+    const unauthorized = await rawRequest(`${keyedRun.proxy.url}/v1/models`);
+    expect(unauthorized.status).toBe(401);
+    expect(hintedCommands(messageOf(unauthorized.body)).length).toBeGreaterThan(0);
+    expect(findSentinel(unauthorized.body)).toBeNull();
+    expect(messageOf(unauthorized.body)).toContain('--data-dir ');
+
+    await keyedRun.store.update((config) =>
+      addProfile(
+        updateSettings(config, { requireClientToken: false }),
+        { id: 'keyless', name: 'Keyless', baseUrl: 'http://127.0.0.1:9/v1' },
+        { activate: true },
+      ),
+    );
+    const keyless = await rawRequest(`${keyedRun.proxy.url}/v1/chat/completions`, { method: 'POST', headers: JSON_HEADERS, body: chatBody() });
+    expect(keyless.status).toBe(403);
+    expect(hintedCommands(messageOf(keyless.body)).length).toBeGreaterThan(0);
+    expect(findSentinel(keyless.body)).toBeNull();
   });
 });

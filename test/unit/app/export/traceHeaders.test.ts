@@ -132,7 +132,7 @@ describe('TraceHeaderCache', () => {
   });
 
   it("names its commands as the Airlock that reads them names them: its data directory, and serve's port", async () => {
-    const hint = commandHint('/data/second', () => 9100);
+    const hint = commandHint('/data/second', { port: () => 9100 });
     const missing = await new TraceHeaderCache(memorySecretStore(), hint).valuesFor(settings(['api-key']));
     expect(missing.problem).toContain('`npx airlock export traces --header api-key --data-dir /data/second`');
     const unavailable = await new TraceHeaderCache(unavailableSecretStore(), hint).valuesFor(settings(['api-key']));

@@ -69,7 +69,7 @@ export async function exchange(context: ExchangeContext): Promise<ExchangeStep> 
   try {
     const own = context.target;
     // A held profile's request waits for its first fallback step; any other is its own first step.
-    const first = isHeld(own) ? await firstFallbackStep(context, own) : { plan: context.plan, target: own };
+    const first = isHeld(own) ? await firstFallbackStep(context, own, watch) : { plan: context.plan, target: own };
     if (first === null) return { plan: context.plan, target: context.target };
     let step = first;
     // The level a resend left out after a 400 refused it: remembered once the resend's answer confirms it.
@@ -107,7 +107,7 @@ export async function exchange(context: ExchangeContext): Promise<ExchangeStep> 
         continue;
       }
       const failure = failedStep(result, trace.upstreamMayHaveRun);
-      const next = failure === null || !context.fallback ? null : await context.fallback.next(failure, step);
+      const next = failure === null || !context.fallback ? null : await context.fallback.next(failure, step, watch);
       if (next !== null && 'bodyRefusal' in next) {
         await answer(context, step, { kind: 'refused', refusal: next.bodyRefusal }, watch, keyMasker, runsOn());
         return step;
@@ -127,9 +127,9 @@ export async function exchange(context: ExchangeContext): Promise<ExchangeStep> 
 }
 
 /** For a held profile, the first fallback step that takes the request (null: the held refusal was answered). */
-async function firstFallbackStep(context: ExchangeContext, target: HeldTarget): Promise<SendableStep | null> {
+async function firstFallbackStep(context: ExchangeContext, target: HeldTarget, watch: ExchangeWatch): Promise<SendableStep | null> {
   const { plan } = context;
-  const next = context.fallback ? await context.fallback.next(target.unsent, { plan, target }) : null;
+  const next = context.fallback ? await context.fallback.next(target.unsent, { plan, target }, watch) : null;
   if (next !== null && !('bodyRefusal' in next)) return next;
   // Nothing was sent: the client learns that the whole pool waits, and for how long (or that its upload stalled meanwhile).
   const refusal = next?.bodyRefusal ?? target.unsent.refusal;

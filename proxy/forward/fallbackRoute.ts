@@ -11,6 +11,9 @@ import { buildPlan, type NativeProtocolCheck, type ReasoningEffortCheck } from '
 import { parseClientBodyOnLoop } from './requestBody.ts';
 import { isHeld, type Gated, type RequestTarget } from './stageRecords.ts';
 import type { TranslationThread } from './translation/translationThreadClient.ts';
+import type { ArrivingBody } from './arrivingBody.ts';
+import type { AbortReason, ExchangeWatch } from './exchangeWatch.ts';
+import { uploadStalled } from './uploadStall.ts';
 
 /** One target a request is sent to: the first is the request's own, the others come from its profile's fallback list. */
 export interface ExchangeStep {
@@ -40,9 +43,21 @@ export interface BodyRefused {
   bodyRefusal: LocalRefusal;
 }
 
-/** Asked by the exchange after a step failed: the next step to send, the body's refusal, or null when the failure goes to the client. */
+/**
+ * Asked by the exchange after a step failed: the next step to send, the body's refusal, or null when
+ * the failure goes to the client. `watch` is the exchange's: its total timeout bounds a step's wait
+ * for a body still arriving.
+ */
 export interface FallbackRoute {
-  next(failure: FailedStep, current: ExchangeStep): Promise<SendableStep | BodyRefused | null>;
+  next(failure: FailedStep, current: ExchangeStep, watch: BodyWaitWatch): Promise<SendableStep | BodyRefused | null>;
+}
+
+/** What ends a step's wait for the body besides the body itself. */
+export type BodyWaitWatch = Pick<ExchangeWatch, 'signal' | 'reason'>;
+
+/** A step the body will never be whole for: the walk ends with it, the failed step's answer going to the client. */
+interface WalkEnded {
+  lastHop: FallbackHop;
 }
 
 /**
@@ -59,7 +74,11 @@ export function fallbackRoute(gated: Gated, services: FallbackServices): Fallbac
   let nextEntry = 0;
   const tried = new Set<string>([stepKey(origin.profile.id, gated.plan.upstreamModel)]);
 
-  async function planned(entry: FallbackEntry): Promise<SendableStep | FallbackHop | (BodyRefused & { hop: FallbackHop })> {
+  async function planned(
+    entry: FallbackEntry,
+    sentOn: boolean,
+    watch: BodyWaitWatch,
+  ): Promise<SendableStep | FallbackHop | WalkEnded | (BodyRefused & { hop: FallbackHop })> {
     const target = entry.profileId === undefined || entry.profileId === origin.profile.id ? origin : resolve(entry.profileId);
     const skipped = (note: string, errorClass: FallbackHop['errorClass'], model: string | null = entry.model ?? null): FallbackHop => ({
       profileId: entry.profileId ?? origin.profile.id,
@@ -68,15 +87,19 @@ export function fallbackRoute(gated: Gated, services: FallbackServices): Fallbac
       errorClass,
       note,
     });
-    // A body still arriving is planned whole: a step waits for its end.
-    const arrived = await clientBody!.arriving?.whenComplete().then(
-      () => true,
-      () => false,
-    );
-    if (arrived === false) {
-      const bodyRefusal = clientBody!.arriving?.refusal ?? null;
-      if (bodyRefusal === null) return skipped('the request body never arrived whole', 'client_aborted');
+    // A body still arriving is planned whole: a step waits for its end, or for the exchange's end.
+    const { arriving } = clientBody!;
+    const arrival = arriving === undefined ? 'whole' : await bodyArrival(arriving, watch);
+    if (arrival === 'timeout_total') {
+      const { totalTimeoutMs } = origin.profile.timeouts;
+      const bodyRefusal = uploadStalled(arriving!.arrivedBytes, arriving!.declaredBytes, { kind: 'total', totalTimeoutMs }, sentOn);
       return { bodyRefusal, hop: skipped(bodyRefusal.message, bodyRefusal.errorClass) };
+    }
+    if (arrival !== 'whole') {
+      const bodyRefusal = arrival === 'failed' ? arriving!.refusal : null;
+      if (bodyRefusal !== null) return { bodyRefusal, hop: skipped(bodyRefusal.message, bodyRefusal.errorClass) };
+      // The client left, or the proxy stops: no later step would have the body either.
+      return { lastHop: skipped('the request body never arrived whole', arrival === 'proxy_stopping' ? 'proxy_stopping' : 'client_aborted') };
     }
     if ('refusal' in target) return skipped(target.refusal, target.errorClass);
     // Another model on a held profile: its keys are held whatever the model.
@@ -147,7 +170,7 @@ export function fallbackRoute(gated: Gated, services: FallbackServices): Fallbac
   }
 
   return {
-    async next(failure, current) {
+    async next(failure, current, watch) {
       const failed = failedHop(failure, current);
       const decision = decideFallback({
         failure,
@@ -164,10 +187,12 @@ export function fallbackRoute(gated: Gated, services: FallbackServices): Fallbac
       // The failed step's probe, if it carried one, has its answer before any step asks that breaker again.
       if (failure.kind !== 'unsent') services.spendGate?.stepLeft(current.target.profile.id);
       const skipped: FallbackHop[] = [];
+      // What was sent of an arriving body: nothing, when the failed step was a held profile's.
+      const sentOn = failure.kind !== 'unsent';
       while (nextEntry < entries.length) {
         const entry = entries[nextEntry]!;
         nextEntry += 1;
-        const step = await planned(entry);
+        const step = await planned(entry, sentOn, watch);
         if ('plan' in step) {
           trace.fellBack(failed, skipped, { profileId: step.target.profile.id, model: step.plan.upstreamModel });
           return step;
@@ -176,12 +201,33 @@ export function fallbackRoute(gated: Gated, services: FallbackServices): Fallbac
           trace.fellBack(failed, [...skipped, step.hop], null);
           return { bodyRefusal: step.bodyRefusal };
         }
+        if ('lastHop' in step) {
+          trace.fellBack(failed, [...skipped, step.lastHop], null);
+          return null;
+        }
         skipped.push(step);
       }
       if (skipped.length > 0 || trace.fallback !== undefined) trace.fellBack(failed, skipped, null);
       return null;
     },
   };
+}
+
+/** Whether the arriving body came whole, its read failed, or the exchange ended first (and why). */
+async function bodyArrival(arriving: ArrivingBody, watch: BodyWaitWatch): Promise<'whole' | 'failed' | AbortReason> {
+  if (arriving.complete) return 'whole';
+  const { signal } = watch;
+  let onAbort = (): void => undefined;
+  const ended = new Promise<AbortReason>((resolve) => {
+    onAbort = () => resolve(watch.reason() ?? 'client_aborted');
+    if (signal.aborted) onAbort();
+    else signal.addEventListener('abort', onAbort, { once: true });
+  });
+  try {
+    return await Promise.race([arriving.whenComplete().then(() => 'whole' as const, () => 'failed' as const), ended]);
+  } finally {
+    signal.removeEventListener('abort', onAbort);
+  }
 }
 
 /** The step that failed, as the chain shows it: a step never sent (a held profile) is skipped, with why. */

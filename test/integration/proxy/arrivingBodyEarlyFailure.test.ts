@@ -174,6 +174,8 @@ describe('a gateway failure while the body still arrives', () => {
       events,
       requestTimeoutMs,
     );
+    // Kept open: a 503 with Connection: close mid-upload may reach the proxy as a reset instead (TCP drops the unread answer).
+    firstAnswer = { status: 503, close: false };
     try {
       received.length = 0;
       const req = request(`${proxy.url}/v1/embeddings`, {
@@ -196,13 +198,66 @@ describe('a gateway failure while the body still arrives', () => {
       expect(error.message).toContain(`request timeout (${requestTimeoutMs} ms`);
       const end = await ended;
       expect(end).toMatchObject({ status: 408, errorClass: 'upload_stalled', usage: null, costCredits: null });
-      // The failed step (its 503, or the reset of a connection it closed mid-upload), then the step that could not be
-      // sent, once: no later step waits for a body that will not come.
+      // The failed step, then the step that could not be sent, once: no later step waits for a body that will not come.
       const chain = end.fallback?.chain ?? [];
       expect(chain).toHaveLength(2);
-      expect(chain.at(-1)).toMatchObject({ errorClass: 'upload_stalled', model: 'text-embedding-3-large', status: null });
+      expect(chain[0]).toEqual({ profileId: 'early', model: 'text-embedding-3-small', status: 503, errorClass: 'upstream_error' });
+      expect(chain[1]).toMatchObject({ errorClass: 'upload_stalled', model: 'text-embedding-3-large', status: null });
       expect(received).toHaveLength(1);
     } finally {
+      firstAnswer = { status: 503, close: true };
+      await proxy.stop();
+    }
+  });
+
+  it("ends the fallback step's wait for a stalled body at the profile's total timeout, not at the request timeout", async () => {
+    const events = new RequestEvents();
+    const ended = new Promise<Extract<RequestLifecycleEvent, { type: 'end' }>>((resolve) =>
+      events.subscribe((event) => {
+        if (event.type === 'end') resolve(event);
+      }),
+    );
+    const totalTimeoutMs = 1000;
+    // Far longer than the total: reached first, the 408 would name it.
+    const requestTimeoutMs = 8000;
+    const proxy = await proxyWith(
+      {
+        retry: { maxRetries: 0 },
+        timeouts: { totalTimeoutMs },
+        fallbacks: [{ model: 'text-embedding-3-large' }, { model: 'text-embedding-ada-002' }],
+      } as Partial<Profile>,
+      events,
+      requestTimeoutMs,
+    );
+    firstAnswer = { status: 503, close: false };
+    try {
+      received.length = 0;
+      const req = request(`${proxy.url}/v1/embeddings`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'content-length': String(body.length) },
+      });
+      req.on('error', () => undefined);
+      const answered = once(req, 'response') as Promise<[IncomingMessage]>;
+      req.write(body.subarray(0, body.length - 1024));
+      const [res] = await answered;
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      await once(res, 'end');
+      req.destroy();
+      expect(res.statusCode).toBe(408);
+      expect(res.headers['x-should-retry']).toBeUndefined();
+      const error = (JSON.parse(Buffer.concat(chunks).toString('utf8')) as { error: { type: string; message: string } }).error;
+      expect(error.type).toBe('upload_stalled');
+      expect(error.message).toContain(`the client had sent ${body.length - 1024} of its ${body.length} declared bytes`);
+      expect(error.message).toContain(`the profile's total timeout (${totalTimeoutMs} ms) ran out`);
+      const end = await ended;
+      expect(end).toMatchObject({ status: 408, errorClass: 'upload_stalled', usage: null, costCredits: null });
+      const chain = end.fallback?.chain ?? [];
+      expect(chain).toHaveLength(2);
+      expect(chain[1]).toMatchObject({ errorClass: 'upload_stalled', model: 'text-embedding-3-large', status: null });
+      expect(received).toHaveLength(1);
+    } finally {
+      firstAnswer = { status: 503, close: true };
       await proxy.stop();
     }
   });

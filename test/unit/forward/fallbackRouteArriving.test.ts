@@ -5,7 +5,7 @@ import { MAX_JSON_NESTING_DEPTH } from '../../../proxy/contracts/defaults.ts';
 import { profileSchema } from '../../../proxy/contracts/profile.ts';
 import { RequestEvents } from '../../../proxy/contracts/requestEvents.ts';
 import { ARRIVING_BODY_MIN_BYTES } from '../../../proxy/forward/arrivingBody.ts';
-import { fallbackRoute } from '../../../proxy/forward/fallbackRoute.ts';
+import { type BodyWaitWatch, fallbackRoute } from '../../../proxy/forward/fallbackRoute.ts';
 import { readClientBody } from '../../../proxy/forward/requestBody.ts';
 import type { Gated } from '../../../proxy/forward/stageRecords.ts';
 import { RequestTrace } from '../../../proxy/forward/trace.ts';
@@ -19,14 +19,14 @@ const profile = profileSchema.parse({
   id: 'own',
   name: 'Own',
   baseUrl: 'http://127.0.0.1:9/v1',
-  fallbacks: [{ model: 'text-embedding-3-large' }],
+  fallbacks: [{ model: 'text-embedding-3-large' }, { model: 'text-embedding-ada-002' }],
 });
 const target = { profile, apiKey: SENTINEL_KEY };
 const body = Buffer.from(`{"model":"text-embedding-3-small","input":"${'x'.repeat(ARRIVING_BODY_MIN_BYTES)}"}`);
 const FIRST_READ_BYTES = 64 * 1024;
 
 /** The route of a request whose body has arrived as far as its first read, and the client's side of it. */
-async function routeWhileArriving() {
+async function routeWhileArriving(watch: BodyWaitWatch = { signal: new AbortController().signal, reason: () => null }) {
   const req = Object.assign(new PassThrough(), {
     headers: { 'content-type': 'application/json', 'content-length': String(body.length) },
   });
@@ -55,7 +55,7 @@ async function routeWhileArriving() {
     firstOfKey: null,
   } as unknown as Gated;
   const route = fallbackRoute(gated, { targets: { resolve: () => target } })!;
-  const step = route.next({ kind: 'status', status: 503, errorClass: 'upstream_error' }, { plan: gated.plan, target });
+  const step = route.next({ kind: 'status', status: 503, errorClass: 'upstream_error' }, { plan: gated.plan, target }, watch);
   return { req, trace, step, clientBody };
 }
 
@@ -74,7 +74,31 @@ describe('a fallback step for a body still arriving', () => {
     const { req, trace, step } = await routeWhileArriving();
     req.destroy();
     expect(await step).toBeNull();
+    // Once: the next step would wait for the same body.
+    expect(trace.fallback?.chain).toHaveLength(2);
     expect(trace.fallback?.chain.at(-1)).toMatchObject({ errorClass: 'client_aborted', note: 'the request body never arrived whole' });
+  });
+
+  it("ends the walk with the body's 400 when its end contradicts what the plan read from its start", async () => {
+    const { req, trace, step, clientBody } = await routeWhileArriving();
+    const scan = clientBody.scan!;
+    // The plan read another model from the first bytes than the whole body holds.
+    clientBody.arriving?.planned([], clientBody.chunks.length, { ...scan, model: 'gpt-4o-mini', edited: { model: false, streamOptions: false } });
+    req.end(body.subarray(FIRST_READ_BYTES));
+    expect(await step).toMatchObject({ bodyRefusal: { status: 400, errorClass: 'invalid_request' } });
+    expect(trace.fallback?.chain).toHaveLength(2);
+  });
+
+  it("ends the wait at the exchange's total timeout with the total timeout's 408, the body still arriving", async () => {
+    const controller = new AbortController();
+    const { trace, step } = await routeWhileArriving({ signal: controller.signal, reason: () => 'timeout_total' });
+    controller.abort('timeout_total');
+    const next = await step;
+    expect(next).toMatchObject({ bodyRefusal: { status: 408, errorClass: 'upload_stalled' } });
+    if (next === null || !('bodyRefusal' in next)) throw new Error('no refusal');
+    expect(next.bodyRefusal.message).toContain(`the client had sent ${FIRST_READ_BYTES} of its ${body.length} declared bytes`);
+    expect(next.bodyRefusal.message).toContain(`the profile's total timeout (${profile.timeouts.totalTimeoutMs} ms)`);
+    expect(trace.fallback?.chain).toHaveLength(2);
   });
 
   it("ends the walk with the body's own refusal when its upload stalls: the 408 upload_stalled, not a client that left", async () => {

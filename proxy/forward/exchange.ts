@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ErrorClass } from '../contracts/errors.ts';
+import type { LocalRefusal } from '../contracts/ports.ts';
 import { explainError, networkFailureCode, upstreamErrorWords } from '../core/errorClass.ts';
 import { KeyMasker } from '../core/keyMasker.ts';
 import { isUnknownIssuerCode, osCaStoreTrusted } from '../core/osCaStore.ts';
@@ -109,7 +110,7 @@ export async function exchange(context: ExchangeContext): Promise<ExchangeStep> 
       const failure = failedStep(result, trace.upstreamMayHaveRun);
       const next = failure === null || !context.fallback ? null : await context.fallback.next(failure, step, watch);
       if (next !== null && 'bodyRefusal' in next) {
-        await answer(context, step, { kind: 'refused', refusal: next.bodyRefusal }, watch, keyMasker, runsOn());
+        refuseBody(context, next.bodyRefusal);
         return step;
       }
       if (next === null) {
@@ -132,10 +133,24 @@ async function firstFallbackStep(context: ExchangeContext, target: HeldTarget, w
   const next = context.fallback ? await context.fallback.next(target.unsent, { plan, target }, watch) : null;
   if (next !== null && !('bodyRefusal' in next)) return next;
   // Nothing was sent: the client learns that the whole pool waits, and for how long (or that its upload stalled meanwhile).
-  const refusal = next?.bodyRefusal ?? target.unsent.refusal;
+  if (next !== null) {
+    refuseBody(context, next.bodyRefusal);
+    return null;
+  }
+  const { refusal } = target.unsent;
   context.trace.failed(refusal.errorClass, refusal.message, refusal.status);
   sendRefusal(context.res, plan.protocol, refusal);
   return null;
+}
+
+/** The body's own refusal ends the exchange: a contradicting body is refused again as sent; a stalled upload may go through when sent again. */
+function refuseBody(context: ExchangeContext, refusal: LocalRefusal): void {
+  context.trace.failed(refusal.errorClass, refusal.message, refusal.status);
+  sendRefusal(
+    context.res,
+    context.plan.protocol,
+    explainError(refusal.errorClass).retryable ? refusal : { ...refusal, headers: { 'x-should-retry': 'false' } },
+  );
 }
 
 /**
@@ -183,17 +198,7 @@ async function answer(
   const { plan, target } = step;
   const { profile } = target;
   if (result.kind === 'aborted') return replyAborted(context, step, result.reason);
-  if (result.kind === 'refused') {
-    const { refusal } = result;
-    trace.failed(refusal.errorClass, refusal.message, refusal.status);
-    // A contradicting body is refused again as sent; a stalled upload may go through when sent again.
-    sendRefusal(
-      res,
-      plan.protocol,
-      explainError(refusal.errorClass).retryable ? refusal : { ...refusal, headers: { 'x-should-retry': 'false' } },
-    );
-    return;
-  }
+  if (result.kind === 'refused') return refuseBody(context, result.refusal);
   if (result.kind === 'network') {
     return replyFailure(
       res,

@@ -39,7 +39,7 @@ import type { NoticeBoard } from './noticeBoard.ts';
 import { requestLogFailureCause, requestLogNoticeKind } from './noticeBoard.ts';
 import { runNotices } from './runNotices.ts';
 import { followOsTimeZone } from './osZoneFollow.ts';
-import { commandHint } from '../contracts/cli.ts';
+import { type CommandHint, commandHint } from '../contracts/cli.ts';
 import { keyedCreationsCache } from './keyedCreations.ts';
 import { openSeededLog } from './seededLog.ts';
 import { onProcessProblem } from '../core/processProblems.ts';
@@ -59,8 +59,8 @@ export interface AirlockOptions {
   maxLogBytes?: number;
   /** Where Connect finds the tools' config files; the user's home by default. */
   homeDir?: string;
-  /** How a paused run is resumed, given its port (ServerOptions.resumeWay); the desktop app's way unless given. */
-  resumeWay?: (port: number) => string;
+  /** How a paused run is resumed, named as the run names its commands (ServerOptions.resumeWay); the desktop app's way unless given. */
+  resumeWay?: (hint: CommandHint) => string;
   /**
    * The `--data-dir` every command it suggests carries (refusals, the control API's errors): `serve`'s
    * own when not the default (cli/commands/cliContext.ts dataDirArgument); none unless given.
@@ -322,7 +322,7 @@ async function startWithDataDir(options: AirlockOptions, privacyProblems: string
     reportUnexpectedError: tellUnexpectedError,
     idempotency: keyedCreationsCache(log.idempotencyStore, tell),
     ...(options.resumeWay ? { resumeWay: options.resumeWay } : {}),
-    command: hint.command,
+    commandHint: hint,
   }).catch(async (error: unknown) => {
     await stopServices();
     throw error;

@@ -99,7 +99,9 @@ export function fallbackRoute(gated: Gated, services: FallbackServices): Fallbac
       const bodyRefusal = arrival === 'failed' ? arriving!.refusal : null;
       if (bodyRefusal !== null) return { bodyRefusal, hop: skipped(bodyRefusal.message, bodyRefusal.errorClass) };
       // The client left, or the proxy stops: no later step would have the body either.
-      return { lastHop: skipped('the request body never arrived whole', arrival === 'proxy_stopping' ? 'proxy_stopping' : 'client_aborted') };
+      return {
+        lastHop: skipped('the request body never arrived whole', arrival === 'proxy_stopping' ? 'proxy_stopping' : 'client_aborted'),
+      };
     }
     if ('refusal' in target) return skipped(target.refusal, target.errorClass);
     // Another model on a held profile: its keys are held whatever the model.
@@ -224,7 +226,13 @@ async function bodyArrival(arriving: ArrivingBody, watch: BodyWaitWatch): Promis
     else signal.addEventListener('abort', onAbort, { once: true });
   });
   try {
-    return await Promise.race([arriving.whenComplete().then(() => 'whole' as const, () => 'failed' as const), ended]);
+    return await Promise.race([
+      arriving.whenComplete().then(
+        () => 'whole' as const,
+        () => 'failed' as const,
+      ),
+      ended,
+    ]);
   } finally {
     signal.removeEventListener('abort', onAbort);
   }

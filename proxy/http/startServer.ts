@@ -16,7 +16,7 @@ import { answerUnexpectedError, createRequestDispatch, sayUnexpectedErrorOnStder
 import { busySinceLastCheck, InFlightRequests, startForwardingReclaimer } from './forwardingReclaimer.ts';
 import { answerClientError } from './clientErrors.ts';
 import { DESKTOP_RESUME_WAY, pausedRefusal } from '../forward/ownRefusals.ts';
-import type { NamedCommand } from '../contracts/cli.ts';
+import type { CommandHint } from '../contracts/cli.ts';
 
 export interface ServerOptions {
   host?: string;
@@ -35,9 +35,9 @@ export interface ServerOptions {
   /** The `reasoning_effort` refusals learned, as kept in the data directory; unless given, for this proxy's life only. */
   reasoningEffortRefusals?: ReasoningEffortRefusals;
   /** How the user resumes this Airlock when paused, given the port it listens on; the desktop app's tray and window unless given. */
-  resumeWay?: (port: number) => string;
-  /** How the proxy's own refusals name this Airlock in a command they suggest (its --data-dir); the plain command unless given. */
-  command?: NamedCommand;
+  resumeWay?: (hint: CommandHint) => string;
+  /** How the proxy's own refusals name this Airlock in a command they suggest (required: a plain default would name another Airlock). */
+  commandHint: CommandHint;
   /** Where a handler's unexpected error is said (startAirlock: the notices, and stderr); stderr unless given. */
   reportUnexpectedError?: (message: string) => void;
   /** How long a client has to send its whole request, from its start (REQUEST_TIMEOUT_MS unless given; tests lower it). */
@@ -120,14 +120,14 @@ export async function startServer(options: ServerOptions): Promise<ProxyHandle> 
   const forward = createForwardHandler({
     services: options.services,
     events,
-    pausedRefusal: () => (paused ? pausedRefusal(options.resumeWay?.(port) ?? DESKTOP_RESUME_WAY) : null),
+    pausedRefusal: () => (paused ? pausedRefusal(options.resumeWay?.(options.commandHint) ?? DESKTOP_RESUME_WAY) : null),
     captureLimitBytes: options.captureLimitBytes ?? (() => CAPTURE_LIMIT_BYTES),
     inFlight,
     shutdown,
     ...(options.nativeVerified ? { nativeVerified: options.nativeVerified } : {}),
     ...(options.idempotency ? { idempotency: options.idempotency } : {}),
     ...(options.reasoningEffortRefusals ? { reasoningEffortRefusals: options.reasoningEffortRefusals } : {}),
-    ...(options.command ? { command: options.command } : {}),
+    command: options.commandHint.command,
     translation,
   });
   app.use(forward);

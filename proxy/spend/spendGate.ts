@@ -6,7 +6,7 @@ import { AuthCircuitBreaker, type AuthCircuitBreakerOptions } from './authCircui
 import { decideBudget, type BudgetOwner } from './budgetDecision.ts';
 import { ANONYMOUS_CLIENT, BurstGuard, type BurstGuardSettings, type ClientPause } from './burstGuard.ts';
 import { InFlightReservations } from './inFlightReservations.ts';
-import { PLAIN_HINT, type CommandHint } from '../contracts/cli.ts';
+import type { CommandHint } from '../contracts/cli.ts';
 import type { SpendLedger, SpendScope } from './spendLedger.ts';
 
 export interface SpendGateDeps {
@@ -18,8 +18,8 @@ export interface SpendGateDeps {
   ledgerGap?: (nowMs: number) => LedgerGap | null;
   burstGuard?: BurstGuardSettings;
   authBreaker?: Partial<AuthCircuitBreakerOptions>;
-  /** How the refusals name this Airlock in the commands they suggest; the default data directory and port unless given. */
-  commandHint?: CommandHint;
+  /** How the refusals name this Airlock in the commands they suggest (required: a plain default would name another Airlock). */
+  commandHint: CommandHint;
 }
 
 /** The spend gate plus the controls the window, tray and CLI need. */
@@ -39,7 +39,7 @@ export interface SpendGateControl extends SpendGate {
  */
 export function createSpendGate(deps: SpendGateDeps): SpendGateControl {
   const nowMs = deps.nowMs ?? Date.now;
-  const commandHint = deps.commandHint ?? PLAIN_HINT;
+  const { commandHint } = deps;
   const burstGuard = new BurstGuard(deps.burstGuard, commandHint.runningCommand);
   const authBreaker = new AuthCircuitBreaker(deps.authBreaker);
   const { ledger } = deps;

@@ -10,6 +10,7 @@ import { tokenRecord } from '../../proxy/http/clientTokens.ts';
 import { createRequestLog } from '../../proxy/store/requestLog.ts';
 import { startServer } from '../../proxy/http/startServer.ts';
 import { SENTINEL_KEY } from '../support/sentinel.ts';
+import { PLAIN_HINT } from '../../proxy/contracts/cli.ts';
 
 /**
  * Airlock as the app wires its proxy, minus files and keychain: one fixed profile with no budget
@@ -30,6 +31,7 @@ export async function startAirlock(
   const config = { ...emptyConfig(), clientTokens: [tokenRecord('bench', SENTINEL_KEY, null, 0)] };
   const profile = profileSchema.parse({ id: 'bench', name: 'Bench gateway', baseUrl: `${upstreamUrl}/v1` });
   const proxy = await startServer({
+    commandHint: PLAIN_HINT,
     port: 0,
     services: {
       authenticator: options.clientToken
@@ -38,6 +40,7 @@ export async function startAirlock(
       targets: { resolve: () => ({ profile, apiKey: SENTINEL_KEY }) },
       // The bench's rates are far past the default burst limit, which pauses a runaway agent.
       spendGate: createSpendGate({
+        commandHint: PLAIN_HINT,
         ledger: new SpendLedger(),
         clientBudget: () => undefined,
         burstGuard: { maxRequests: Number.POSITIVE_INFINITY },

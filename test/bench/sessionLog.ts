@@ -13,6 +13,7 @@ import { join, resolve } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { parseArgs } from 'node:util';
 import { setTimeout as delay } from 'node:timers/promises';
+import { PLAIN_HINT } from '../../proxy/contracts/cli.ts';
 
 const { values } = parseArgs({ options: { tree: { type: 'string' }, turns: { type: 'string', default: '100' } } });
 const tree = resolve(values.tree ?? resolve(import.meta.dirname, '../..'));
@@ -148,6 +149,7 @@ const dataDir = mkdtempSync(join(tmpdir(), 'airlock-session-bench-'));
 const simulator = await startGatewaySimulator();
 const profile = profileSchema.parse({ id: 'bench', name: 'Bench gateway', baseUrl: simulator.baseUrl });
 const proxy = await startServer({
+  commandHint: PLAIN_HINT,
   port: 0,
   services: {
     authenticator: { authenticate: () => ({ tokenName: 'claude-code', pinnedProfileId: null }) },

@@ -8,6 +8,7 @@ import type { TranslationThread } from '../../proxy/forward/translation/translat
 import { startGatewaySimulator, type GatewaySimulator, type SimulatorOptions } from '../simulator/index.ts';
 import { chatBody, JSON_HEADERS, rawRequest, type RawResponse } from './http.ts';
 import { SENTINEL_KEY } from './sentinel.ts';
+import { PLAIN_HINT } from '../../proxy/contracts/cli.ts';
 
 export interface HarnessOptions {
   profile?: Partial<ProfileInput>;
@@ -72,6 +73,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     if (event.type === 'end') endWaiters.shift()?.(event);
   });
   const proxy = await startServer({
+    commandHint: PLAIN_HINT,
     port: 0,
     events,
     services: {

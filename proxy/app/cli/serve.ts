@@ -16,7 +16,7 @@ import { keyAccountsOf } from '../../contracts/keyPool.ts';
 import type { Profile } from '../../contracts/profile.ts';
 import { dataDirArgument as dataDirArgumentOf, dataDirFor, defaultCliDeps, type CliDeps } from './commands/cliContext.ts';
 import { portOption } from './commands/portOption.ts';
-import { commandHint, suggestedCommand } from '../../contracts/cli.ts';
+import { type CommandHint, commandHint } from '../../contracts/cli.ts';
 
 interface ServeOptions {
   port: number;
@@ -50,13 +50,12 @@ function keyText(airlock: Airlock, profile: Profile, status: KeyStatus, command:
  * How a paused `airlock serve` is resumed: it has no tray, and its window is a browser tab only
  * after `airlock window`, so the command comes first.
  */
-export function headlessResumeWay(port: number, dataDirArgument: string | null): string {
-  const { runningCommand } = commandHint(dataDirArgument, { port: () => port });
+export function headlessResumeWay({ runningCommand }: CommandHint): string {
   return `with \`${runningCommand('resume')}\`, or in the window's status bar (\`${runningCommand('window')}\` prints a sign-in link)`;
 }
 
 export function startupLines(airlock: Airlock, commandLine: ServeCommandLine): string[] {
-  const command = (args: string): string => suggestedCommand(args, commandLine.dataDirArgument);
+  const { command } = commandHint(commandLine.dataDirArgument);
   const snapshot = airlock.config.snapshot();
   const active = snapshot.profiles.find((profile) => profile.id === snapshot.activeProfileId);
   const url = `http://127.0.0.1:${airlock.proxy.port}`;
@@ -172,7 +171,7 @@ export function registerServeCommand(program: Command, deps: CliDeps = defaultCl
           env: deps.env,
           // In the CLI's helper process: a keychain call that hangs then cannot keep Ctrl-C from stopping Airlock.
           secrets: deps.secrets(dataDir),
-          resumeWay: (port) => headlessResumeWay(port, dataDirArgument),
+          resumeWay: headlessResumeWay,
           dataDirArgument,
           ...(options.profile ? { profileId: options.profile } : {}),
           ...(commandLineBaseUrl ? { commandLineBaseUrl } : {}),

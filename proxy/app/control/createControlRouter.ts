@@ -23,7 +23,6 @@ import { ControlSessions, hashOf } from './sessions.ts';
 import { buildStatus } from './status.ts';
 import { createStaticUi, securityHeaders } from './staticUi.ts';
 import type { ControlContext } from './context.ts';
-import { PLAIN_HINT } from '../../contracts/cli.ts';
 import { sayUnexpectedErrorOnStderr } from '../../http/requestDispatch.ts';
 
 /** Control API bodies are small JSON; a price import is the largest. */
@@ -49,7 +48,7 @@ export interface ControlApi {
  */
 export function createControlRouter(deps: ControlDeps): ControlApi {
   const nowMs = deps.nowMs ?? Date.now;
-  const commandHint = deps.commandHint ?? PLAIN_HINT;
+  const { commandHint } = deps;
   const runToken = typeof deps.controlToken === 'string' ? deps.controlToken : deps.controlToken.token;
   const sessions = new ControlSessions({
     controlToken: deps.controlToken,

@@ -88,8 +88,8 @@ export interface ControlDeps {
   notices?: NoticeBoard;
   /** Where a failure the API did not expect is said (startAirlock: the notices, and stderr); stderr unless given. */
   reportUnexpectedError?: (message: string) => void;
-  /** How the errors name this Airlock in the commands they suggest; the default data directory and port unless given. */
-  commandHint?: CommandHint;
+  /** How the errors name this Airlock in the commands they suggest (required: a plain default would name another Airlock). */
+  commandHint: CommandHint;
   /** Where the window's sessions are kept (hashed) across restarts; in memory only without it. */
   sessionsFile?: string;
   /** The built window (renderer/dist); defaults to the repository's. */

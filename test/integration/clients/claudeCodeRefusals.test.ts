@@ -5,6 +5,7 @@ import { claudeCodeCli, installedVersion } from '../../support/clients/clientBin
 import { createClientSandbox, offlineClientEnv, type ClientSandbox } from '../../support/clients/clientSandbox.ts';
 import { runCli, transcript, type CliResult } from '../../support/clients/runCli.ts';
 import { startHarness, type Harness, type HarnessOptions } from '../../support/proxyHarness.ts';
+import { PLAIN_HINT } from '../../../proxy/contracts/cli.ts';
 
 /**
  * Issue 18 items 5 and 12 with the real Claude Code: Airlock's own refusals and the open breaker make
@@ -32,7 +33,7 @@ afterEach(async () => {
 async function start(profile: HarnessOptions['profile']): Promise<Harness> {
   harness = await startHarness({
     profile: { modelRoutes: [{ pattern: 'claude-*', target: PRICE.model }], prices: [PRICE], ...profile },
-    spendGate: createSpendGate({ ledger: new SpendLedger(), clientBudget: () => undefined }),
+    spendGate: createSpendGate({ commandHint: PLAIN_HINT, ledger: new SpendLedger(), clientBudget: () => undefined }),
   });
   return harness;
 }

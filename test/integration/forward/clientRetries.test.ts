@@ -9,6 +9,7 @@ import { startGatewaySimulator, type GatewaySimulator } from '../../simulator/in
 import { chatBody, JSON_HEADERS, rawRequest } from '../../support/http.ts';
 import { startHarness, type Harness, type HarnessOptions } from '../../support/proxyHarness.ts';
 import { SENTINEL_KEY } from '../../support/sentinel.ts';
+import { PLAIN_HINT } from '../../../proxy/contracts/cli.ts';
 
 /**
  * Retries never multiply (issue 18, items 5 and 10): with the SDKs' default retries, the gateway
@@ -95,7 +96,7 @@ describe("Airlock's own refusals are answered once, and the SDKs stop (item 5)",
     ['openai', (url: string) => chatWith(openai(`${url}/v1`))],
     ['anthropic', (url: string) => messageWith(anthropic(url))],
   ])('a reached budget cap stops the %s SDK at once', async (_sdk, call) => {
-    const gate = createSpendGate({ ledger: new SpendLedger(), clientBudget: () => undefined });
+    const gate = createSpendGate({ commandHint: PLAIN_HINT, ledger: new SpendLedger(), clientBudget: () => undefined });
     const prices = ['gpt-4o-mini', 'deepseek-chat'].map((model) => ({ model, inputPer1M: 1_000_000, outputPer1M: 1_000_000 }));
     const proxy = await withGate({ profile: { budget: { dailyCredits: 0.5 }, prices } }, gate);
     expect(await statusOf(call(proxy.proxy.url))).toBe(402);
@@ -107,7 +108,12 @@ describe("Airlock's own refusals are answered once, and the SDKs stop (item 5)",
     ['openai', (url: string) => chatWith(openai(`${url}/v1`))],
     ['anthropic', (url: string) => messageWith(anthropic(url))],
   ])('a paused client stops the %s SDK at once', async (_sdk, call) => {
-    const gate = createSpendGate({ ledger: new SpendLedger(), clientBudget: () => undefined, burstGuard: { maxRequests: 1 } });
+    const gate = createSpendGate({
+      commandHint: PLAIN_HINT,
+      ledger: new SpendLedger(),
+      clientBudget: () => undefined,
+      burstGuard: { maxRequests: 1 },
+    });
     const proxy = await withGate({}, gate);
     expect(await statusOf(call(proxy.proxy.url))).toBe(200);
     expect(await statusOf(call(proxy.proxy.url))).toBe(403);
@@ -118,7 +124,7 @@ describe("Airlock's own refusals are answered once, and the SDKs stop (item 5)",
     ['openai', (url: string) => chatWith(openai(`${url}/v1`))],
     ['anthropic', (url: string) => messageWith(anthropic(url))],
   ])('a rejected key, then the open breaker, stop the %s SDK at once', async (_sdk, call) => {
-    const gate = createSpendGate({ ledger: new SpendLedger(), clientBudget: () => undefined });
+    const gate = createSpendGate({ commandHint: PLAIN_HINT, ledger: new SpendLedger(), clientBudget: () => undefined });
     const proxy = await withGate({}, gate);
     proxy.simulator.script({ kind: 'status', status: 401 });
     expect(await statusOf(call(proxy.proxy.url))).toBe(401);
@@ -193,7 +199,7 @@ describe("the gateway's own word on retrying", () => {
 
 describe("a client that leaves while Airlock waits out the gateway's Retry-After", () => {
   it('sends nothing more upstream, and the request no longer holds its budget', async () => {
-    const gate = createSpendGate({ ledger: new SpendLedger(), clientBudget: () => undefined });
+    const gate = createSpendGate({ commandHint: PLAIN_HINT, ledger: new SpendLedger(), clientBudget: () => undefined });
     const prices = [{ model: 'gpt-4o-mini', inputPer1M: 1, outputPer1M: 1 }];
     const proxy = await withGate(
       { profile: { budget: { dailyCredits: 100 }, prices, retry: { maxRetries: 3, maxRetryAfterMs: 60_000 } } },

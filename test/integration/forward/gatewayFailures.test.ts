@@ -5,6 +5,7 @@ import type { DialectName } from '../../simulator/index.ts';
 import { chatBody, JSON_HEADERS, rawRequest, type RawResponse } from '../../support/http.ts';
 import { startHarness, type Harness, type HarnessOptions } from '../../support/proxyHarness.ts';
 import { findSentinel } from '../../support/sentinel.ts';
+import { PLAIN_HINT } from '../../../proxy/contracts/cli.ts';
 
 /**
  * How gateway failures in real gateways' dialects reach a client (issue 18, items 1-4, 7, 11, 12):
@@ -21,7 +22,7 @@ async function start(dialect: DialectName, options: HarnessOptions = {}): Promis
   harness = await startHarness({
     ...options,
     simulator: { ...options.simulator, dialect },
-    spendGate: createSpendGate({ ledger: new SpendLedger(), clientBudget: () => undefined }),
+    spendGate: createSpendGate({ commandHint: PLAIN_HINT, ledger: new SpendLedger(), clientBudget: () => undefined }),
   });
   return harness;
 }

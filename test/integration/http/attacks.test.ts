@@ -14,6 +14,7 @@ import { startServer, type ProxyHandle } from '../../../proxy/http/startServer.t
 import { startGatewaySimulator, type GatewaySimulator } from '../../simulator/index.ts';
 import { findSentinel, SENTINEL_KEY } from '../../support/sentinel.ts';
 import { memorySecretStore } from '../../support/memorySecretStore.ts';
+import { PLAIN_HINT } from '../../../proxy/contracts/cli.ts';
 
 interface Exchange {
   status: number;
@@ -91,6 +92,7 @@ beforeAll(async () => {
   const keys = new KeyCache(memorySecretStore({ gw: SENTINEL_KEY }));
   await keys.loadAll(['gw']);
   proxy = await startServer({
+    commandHint: PLAIN_HINT,
     port: 0,
     services: { authenticator: createClientAuthenticator(config), targets: createTargetResolver(config, keys) },
   });

@@ -13,6 +13,7 @@ import { startGatewaySimulator, type GatewaySimulator } from '../../simulator/in
 import { chatBody, rawRequest, sseData } from '../../support/http.ts';
 import { findSentinel, SENTINEL_KEY } from '../../support/sentinel.ts';
 import { memorySecretStore } from '../../support/memorySecretStore.ts';
+import { PLAIN_HINT } from '../../../proxy/contracts/cli.ts';
 
 const KEY_A = SENTINEL_KEY;
 const KEY_B = 'sk-airlock-second-profile-key-000000000000000b';
@@ -46,6 +47,7 @@ beforeAll(async () => {
   const keys = new KeyCache(memorySecretStore({ a: KEY_A, b: KEY_B }));
   await keys.loadAll(['a', 'b']);
   proxy = await startServer({
+    commandHint: PLAIN_HINT,
     port: 0,
     services: { authenticator: createClientAuthenticator(proxyConfig), targets: createTargetResolver(proxyConfig, keys) },
   });

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSpendGate } from '../../../proxy/spend/spendGate.ts';
 import { SpendLedger } from '../../../proxy/spend/spendLedger.ts';
 import { startHarness, type Harness } from '../../support/proxyHarness.ts';
+import { PLAIN_HINT } from '../../../proxy/contracts/cli.ts';
 
 /** OpenAI's and OpenRouter's price for whisper-1: $0.006 a minute of audio, billed to the second. */
 const WHISPER_PER_MINUTE = 0.006;
@@ -37,7 +38,7 @@ describe('a whisper-1 transcription under a daily cap', () => {
     harness = await startHarness({
       // Two minutes of audio a day.
       profile: { budget: { dailyCredits: 2 * WHISPER_PER_MINUTE }, prices: [{ model: 'whisper-1', perAudioMinute: WHISPER_PER_MINUTE }] },
-      spendGate: createSpendGate({ ledger: new SpendLedger(), clientBudget: () => undefined }),
+      spendGate: createSpendGate({ commandHint: PLAIN_HINT, ledger: new SpendLedger(), clientBudget: () => undefined }),
     });
     client = new OpenAI({ baseURL: `${harness.proxy.url}/v1`, apiKey: 'client-placeholder', maxRetries: 0 });
   });

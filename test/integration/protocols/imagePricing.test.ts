@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSpendGate } from '../../../proxy/spend/spendGate.ts';
 import { SpendLedger } from '../../../proxy/spend/spendLedger.ts';
 import { startHarness, type Harness } from '../../support/proxyHarness.ts';
+import { PLAIN_HINT } from '../../../proxy/contracts/cli.ts';
 
 /**
  * Image models priced per image: OpenAI bills each image made, and relays bill the request's `n`
@@ -46,7 +47,7 @@ describe('an image generation of n images under a daily cap', () => {
   beforeAll(async () => {
     harness = await startHarness({
       profile: { budget: { dailyCredits: 0.1 }, prices: [{ model: 'gpt-4o-mini', perCall: 0.04 }] },
-      spendGate: createSpendGate({ ledger: new SpendLedger(), clientBudget: () => undefined }),
+      spendGate: createSpendGate({ commandHint: PLAIN_HINT, ledger: new SpendLedger(), clientBudget: () => undefined }),
     });
     client = new OpenAI({ baseURL: `${harness.proxy.url}/v1`, apiKey: 'client-placeholder', maxRetries: 0 });
   });
@@ -68,7 +69,7 @@ describe('an image edit of n images under a daily cap', () => {
   beforeAll(async () => {
     harness = await startHarness({
       profile: { budget: { dailyCredits: 0.1 }, prices: [{ model: 'gpt-4o-mini', perCall: 0.04 }] },
-      spendGate: createSpendGate({ ledger: new SpendLedger(), clientBudget: () => undefined }),
+      spendGate: createSpendGate({ commandHint: PLAIN_HINT, ledger: new SpendLedger(), clientBudget: () => undefined }),
     });
     client = new OpenAI({ baseURL: `${harness.proxy.url}/v1`, apiKey: 'client-placeholder', maxRetries: 0 });
   });

@@ -7,6 +7,7 @@ import { profileSchema, type Profile } from '../../../proxy/contracts/profile.ts
 import { RequestEvents } from '../../../proxy/contracts/requestEvents.ts';
 import { startServer, type ProxyHandle } from '../../../proxy/http/startServer.ts';
 import { SENTINEL_KEY } from '../../support/sentinel.ts';
+import { PLAIN_HINT } from '../../../proxy/contracts/cli.ts';
 
 // A gateway that fails a request while its large body is still arriving: the retry or the fallback
 // step sends the whole body, waiting for what the client has not sent yet (proxy/forward/arrivingBody.ts).
@@ -69,6 +70,7 @@ async function proxyWith(profileInput: Partial<Profile>, events = new RequestEve
     ...profileInput,
   });
   return startServer({
+    commandHint: PLAIN_HINT,
     port: 0,
     events,
     services: {

@@ -6,6 +6,7 @@ import type { RequestLifecycleEvent } from '../../../proxy/contracts/lifecycle.t
 import { RequestEvents } from '../../../proxy/contracts/requestEvents.ts';
 import { startServer, type ProxyHandle } from '../../../proxy/http/startServer.ts';
 import { SENTINEL_KEY } from '../../support/sentinel.ts';
+import { PLAIN_HINT } from '../../../proxy/contracts/cli.ts';
 
 // A non-stream answer that breaks after its headers: the client must see a cut connection, never a short 200 body.
 let upstream: Server;
@@ -30,6 +31,7 @@ beforeAll(async () => {
     if (event.type === 'end') ends.push(event);
   });
   proxy = await startServer({
+    commandHint: PLAIN_HINT,
     port: 0,
     events,
     services: {

@@ -4,6 +4,7 @@ import { startServer, type ProxyHandle } from '../../../proxy/http/startServer.t
 import { startHarness, type Harness } from '../../support/proxyHarness.ts';
 import { chatBody, JSON_HEADERS, rawRequest } from '../../support/http.ts';
 import { SENTINEL_KEY } from '../../support/sentinel.ts';
+import { PLAIN_HINT } from '../../../proxy/contracts/cli.ts';
 
 // Forwarded requests bypass Express; these pin down that the split changes nothing a client sees.
 let harness: Harness;
@@ -65,6 +66,7 @@ describe('a failure inside the forward handler', () => {
   beforeAll(async () => {
     const profile = profileSchema.parse({ id: 'broken', name: 'Broken', baseUrl: 'http://127.0.0.1:9/v1' });
     proxy = await startServer({
+      commandHint: PLAIN_HINT,
       port: 0,
       services: {
         authenticator: {

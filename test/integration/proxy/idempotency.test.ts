@@ -5,6 +5,7 @@ import { startServer, type ProxyHandle } from '../../../proxy/http/startServer.t
 import { startGatewaySimulator, type GatewaySimulator } from '../../simulator/index.ts';
 import { JSON_HEADERS, rawRequest } from '../../support/http.ts';
 import { SENTINEL_KEY } from '../../support/sentinel.ts';
+import { PLAIN_HINT } from '../../../proxy/contracts/cli.ts';
 
 let simulator: GatewaySimulator;
 let proxy: ProxyHandle;
@@ -14,6 +15,7 @@ beforeAll(async () => {
   // No retries here: a keyed creation may be retried by policy, which would hide the first answer.
   const profile = profileSchema.parse({ id: 'main', name: 'Main', baseUrl: simulator.baseUrl, retry: { maxRetries: 0 } });
   proxy = await startServer({
+    commandHint: PLAIN_HINT,
     port: 0,
     services: {
       authenticator: { authenticate: () => ({ tokenName: 'tests', pinnedProfileId: null }) },

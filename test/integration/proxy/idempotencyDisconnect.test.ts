@@ -8,6 +8,7 @@ import { startServer, type ProxyHandle } from '../../../proxy/http/startServer.t
 import { startGatewaySimulator, type GatewaySimulator } from '../../simulator/index.ts';
 import { JSON_HEADERS, rawRequest } from '../../support/http.ts';
 import { SENTINEL_KEY } from '../../support/sentinel.ts';
+import { PLAIN_HINT } from '../../../proxy/contracts/cli.ts';
 
 type EndEvent = Extract<RequestLifecycleEvent, { type: 'end' }>;
 
@@ -22,6 +23,7 @@ beforeAll(async () => {
   simulator = await startGatewaySimulator();
   defaultProfile = profileSchema.parse({ id: 'main', name: 'Main', baseUrl: simulator.baseUrl, retry: { maxRetries: 0 } });
   proxy = await startServer({
+    commandHint: PLAIN_HINT,
     port: 0,
     services: {
       authenticator: { authenticate: () => ({ tokenName: 'tests', pinnedProfileId: null }) },

@@ -7,6 +7,7 @@ import type { RequestLifecycleEvent } from '../../../proxy/contracts/lifecycle.t
 import { startServer, type ProxyHandle } from '../../../proxy/http/startServer.ts';
 import { JSON_HEADERS, rawRequest } from '../../support/http.ts';
 import { SENTINEL_KEY } from '../../support/sentinel.ts';
+import { PLAIN_HINT } from '../../../proxy/contracts/cli.ts';
 
 type EndEvent = Extract<RequestLifecycleEvent, { type: 'end' }>;
 
@@ -58,6 +59,7 @@ afterEach(async () => {
 
 async function startProxy(profile: Profile, idempotency: IdempotencyCache): Promise<{ proxy: ProxyHandle; ends: EndEvent[] }> {
   const proxy = await startServer({
+    commandHint: PLAIN_HINT,
     port: 0,
     services: {
       authenticator: { authenticate: () => ({ tokenName: 'tests', pinnedProfileId: null }) },

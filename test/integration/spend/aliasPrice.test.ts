@@ -3,6 +3,7 @@ import { createSpendGate } from '../../../proxy/spend/spendGate.ts';
 import { SpendLedger } from '../../../proxy/spend/spendLedger.ts';
 import { chatBody, JSON_HEADERS, rawRequest } from '../../support/http.ts';
 import { startHarness, type Harness } from '../../support/proxyHarness.ts';
+import { PLAIN_HINT } from '../../../proxy/contracts/cli.ts';
 
 let harness: Harness | null = null;
 afterEach(async () => {
@@ -37,7 +38,7 @@ describe('a model priced under the alias a client sends', () => {
   it("counts against caps before sending, at the alias's price", async () => {
     harness = await startHarness({
       profile: { ...ALIASED, budget: { perRequestInputCredits: 0.000001 } },
-      spendGate: createSpendGate({ ledger: new SpendLedger(), clientBudget: () => undefined }),
+      spendGate: createSpendGate({ commandHint: PLAIN_HINT, ledger: new SpendLedger(), clientBudget: () => undefined }),
     });
     const reply = await rawRequest(`${harness.proxy.url}/v1/chat/completions`, {
       method: 'POST',

@@ -4,6 +4,7 @@ import { createSpendGate } from '../../../proxy/spend/spendGate.ts';
 import { SpendLedger } from '../../../proxy/spend/spendLedger.ts';
 import { JSON_HEADERS, rawRequest } from '../../support/http.ts';
 import { startHarness, type Harness } from '../../support/proxyHarness.ts';
+import { PLAIN_HINT } from '../../../proxy/contracts/cli.ts';
 
 let harness: Harness | null = null;
 afterEach(async () => {
@@ -38,7 +39,7 @@ describe.each(CASES)('a heavy $protocol request under a daily cap', ({ path, lim
         budget: { dailyCredits: 1 },
         prices: [{ model: 'gpt-4o-mini', inputPer1M: 0.01, outputPer1M: 10 }],
       },
-      spendGate: createSpendGate({ ledger: new SpendLedger(), clientBudget: () => undefined }),
+      spendGate: createSpendGate({ commandHint: PLAIN_HINT, ledger: new SpendLedger(), clientBudget: () => undefined }),
     });
     const held = harness.simulator.holdNext('/chat/completions');
     const send = () =>

@@ -6,6 +6,7 @@ import { createSpendGate } from '../../../proxy/spend/spendGate.ts';
 import { SpendLedger } from '../../../proxy/spend/spendLedger.ts';
 import { chatBody, JSON_HEADERS, rawRequest } from '../../support/http.ts';
 import { startHarness, type Harness } from '../../support/proxyHarness.ts';
+import { PLAIN_HINT } from '../../../proxy/contracts/cli.ts';
 
 /**
  * A request the gateway had whole but never answered with usage: the client gone before the
@@ -30,7 +31,7 @@ async function start(profile: Partial<ProfileInput> = {}): Promise<Harness> {
   ledger = new SpendLedger();
   harness = await startHarness({
     profile: { prices: [PRICE], retry: { maxRetries: 0, maxRetryAfterMs: 8000 }, ...profile },
-    spendGate: createSpendGate({ ledger, clientBudget: () => undefined }),
+    spendGate: createSpendGate({ commandHint: PLAIN_HINT, ledger, clientBudget: () => undefined }),
   });
   return harness;
 }

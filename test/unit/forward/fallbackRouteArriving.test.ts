@@ -83,7 +83,11 @@ describe('a fallback step for a body still arriving', () => {
     const { req, trace, step, clientBody } = await routeWhileArriving();
     const scan = clientBody.scan!;
     // The plan read another model from the first bytes than the whole body holds.
-    clientBody.arriving?.planned([], clientBody.chunks.length, { ...scan, model: 'gpt-4o-mini', edited: { model: false, streamOptions: false } });
+    clientBody.arriving?.planned([], clientBody.chunks.length, {
+      ...scan,
+      model: 'gpt-4o-mini',
+      edited: { model: false, streamOptions: false },
+    });
     req.end(body.subarray(FIRST_READ_BYTES));
     expect(await step).toMatchObject({ bodyRefusal: { status: 400, errorClass: 'invalid_request' } });
     expect(trace.fallback?.chain).toHaveLength(2);

@@ -2,6 +2,7 @@ import { createSpendGate, type SpendGateDeps } from '../../../proxy/spend/spendG
 import { SpendLedger } from '../../../proxy/spend/spendLedger.ts';
 import { profileSchema, type Budget, type ProfileInput } from '../../../proxy/contracts/profile.ts';
 import type { SpendCheckInput } from '../../../proxy/contracts/ports.ts';
+import { PLAIN_HINT } from '../../../proxy/contracts/cli.ts';
 
 /** A spend gate over one profile (gpt-x: 2 credits per 1M input, 8 per 1M output) and its check inputs. */
 export const NOW = new Date(2026, 4, 10, 12).getTime();
@@ -18,6 +19,7 @@ export function setup(
     ...options.profile,
   });
   const gate = createSpendGate({
+    commandHint: PLAIN_HINT,
     ledger: new SpendLedger(),
     clientBudget: (name) => options.clientBudgets?.[name],
     nowMs: () => nowMs,

@@ -54,7 +54,7 @@ export function replayRoutes(context: ControlContext): express.Router {
           readRequest: (id) => deps.log.getRequest(id),
           flushLog: () => deps.log.flush(),
           knownSecrets: () => deps.knownSecrets?.() ?? [],
-          ...(deps.commandHint ? { commandHint: deps.commandHint } : {}),
+          commandHint: deps.commandHint,
         },
         left.signal,
       );

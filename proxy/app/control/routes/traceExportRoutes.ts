@@ -23,7 +23,7 @@ const headerRemoveSchema = z.object({ name: z.string() });
 export function traceExportRoutes(context: ControlContext): express.Router {
   const router = express.Router();
   const { deps } = context;
-  const stores = { secrets: deps.secrets, config: deps.config, ...(deps.commandHint ? { hint: deps.commandHint } : {}) };
+  const stores = { secrets: deps.secrets, config: deps.config, hint: deps.commandHint };
 
   /** The view once the header values of this config are read, so it shows the value just set. */
   const viewOf = async (config: ConfigFile): Promise<TraceExportView> => {

@@ -30,7 +30,7 @@ beforeAll(async () => {
     port: 0,
     env: {},
     secrets,
-    resumeWay: (port) => headlessResumeWay(port, dataDir),
+    resumeWay: headlessResumeWay,
     dataDirArgument: dataDir,
   });
 });

@@ -136,7 +136,9 @@ describe('a run whose data directory is named with a gateway key', () => {
     const keyedDir = path.join(keyedParent, SENTINEL_KEY);
     // The profile whose key names the directory: the run knows the key to mask once it reads it.
     const store = openConfigStore(keyedDir);
-    await store.update((config) => addProfile(config, { id: 'keyed', name: 'Keyed', baseUrl: 'http://127.0.0.1:9/v1' }, { activate: true }));
+    await store.update((config) =>
+      addProfile(config, { id: 'keyed', name: 'Keyed', baseUrl: 'http://127.0.0.1:9/v1' }, { activate: true }),
+    );
     store.close();
     const secrets = memorySecretStore({ [CONTROL_TOKEN_ACCOUNT]: CONTROL_TOKEN, [gatewayKeyAccount('keyed')]: SENTINEL_KEY });
     keyedRun = await startAirlock({ dataDir: keyedDir, port: 0, env: {}, secrets, dataDirArgument: keyedDir });
@@ -160,7 +162,11 @@ describe('a run whose data directory is named with a gateway key', () => {
         { activate: true },
       ),
     );
-    const keyless = await rawRequest(`${keyedRun.proxy.url}/v1/chat/completions`, { method: 'POST', headers: JSON_HEADERS, body: chatBody() });
+    const keyless = await rawRequest(`${keyedRun.proxy.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: JSON_HEADERS,
+      body: chatBody(),
+    });
     expect(keyless.status).toBe(403);
     expect(hintedCommands(messageOf(keyless.body)).length).toBeGreaterThan(0);
     expect(findSentinel(keyless.body)).toBeNull();

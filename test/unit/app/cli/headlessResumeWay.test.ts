@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { commandHint } from '../../../../proxy/contracts/cli.ts';
 import { DEFAULT_PORT } from '../../../../proxy/contracts/defaults.ts';
 import { headlessResumeWay } from '../../../../proxy/app/cli/serve.ts';
 import { DESKTOP_RESUME_WAY, pausedRefusal } from '../../../../proxy/forward/ownRefusals.ts';
@@ -15,7 +16,7 @@ describe('how a paused Airlock says it is resumed', () => {
       "`npx airlock window --data-dir '/srv/my dir'`",
     ],
   ])('airlock serve (%s): the resume command first, then the window, and no tray', (_case, port, dataDir, resume, window) => {
-    const { message } = pausedRefusal(headlessResumeWay(port, dataDir));
+    const { message } = pausedRefusal(headlessResumeWay(commandHint(dataDir, { port: () => port })));
     expect(message).toContain(`Resume it with ${resume}, or in the window's status bar (${window} prints a sign-in link), then retry.`);
     expect(message).not.toContain('tray');
   });

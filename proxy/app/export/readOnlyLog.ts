@@ -22,8 +22,12 @@ export interface ReadOnlyLog {
  */
 export function openLogForReading(dataDir: string, command: NamedCommand, secretsNow: SecretsNow = NO_SECRETS): ReadOnlyLog {
   const file = join(dataDir, DATABASE_FILE_NAME);
-  if (!existsSync(file))
-    throw new Error(`no request log in ${dataDir}: start Airlock (\`${command('serve')}\` or the app) and send a request first`);
+  if (!existsSync(file)) {
+    const serve = command('serve');
+    // The app opens the default data directory (or AIRLOCK_DATA_DIR's): named with --data-dir, serve is the way.
+    const ways = serve.includes(' --data-dir ') ? `\`${serve}\`` : `\`${serve}\` or the app`;
+    throw new Error(`no request log in ${dataDir}: start Airlock (${ways}) and send a request first`);
+  }
   const db = new DatabaseSync(file, { readOnly: true, timeout: 5_000 });
   const version = Number(readPragma(db, 'user_version'));
   if (version !== SCHEMA_VERSION) {

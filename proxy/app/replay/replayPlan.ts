@@ -1,7 +1,7 @@
 import type { StoredRequest } from '../../contracts/log.ts';
 import type { ReplayRefusalCode, ReplayRequest } from '../../contracts/replay.ts';
 import { REDACTED } from '../../core/redact.ts';
-import { PLAIN_HINT, type CommandHint } from '../../contracts/cli.ts';
+import type { CommandHint } from '../../contracts/cli.ts';
 import { isSideEffectRequest } from '../../spend/idempotencyRequest.ts';
 import { isBinaryBodyDescription } from '../../store/write/bodyRecord.ts';
 
@@ -47,8 +47,8 @@ export interface ReplayPlanInput {
   /** The profiles that exist now, and the active one. */
   profileIds: readonly string[];
   activeProfileId: string | null;
-  /** How a refusal names this Airlock in the commands it suggests; the default data directory and port unless given. */
-  commandHint?: CommandHint;
+  /** How a refusal names this Airlock in the commands it suggests. */
+  commandHint: CommandHint;
 }
 
 const METHODS_WITHOUT_BODY = new Set(['GET', 'HEAD', 'DELETE', 'OPTIONS']);
@@ -76,7 +76,7 @@ export function jsonError(text: string): string | null {
 }
 
 function chooseProfile(input: ReplayPlanInput): string | ReplayRefusal {
-  const hint = input.commandHint ?? PLAIN_HINT;
+  const hint = input.commandHint;
   const wanted = input.request.profileId ?? input.original.row.profileId ?? input.activeProfileId;
   if (wanted !== null && input.profileIds.includes(wanted)) return wanted;
   const known = input.profileIds.length > 0 ? ` (profiles: ${input.profileIds.join(', ')})` : '';
@@ -95,7 +95,7 @@ function chooseProfile(input: ReplayPlanInput): string | ReplayRefusal {
 
 /** The body to send: the edit, else the logged body when it is whole and unmasked. */
 function chooseBody(input: ReplayPlanInput, contentType: string | undefined): { body: string | null } | ReplayRefusal {
-  const hint = input.commandHint ?? PLAIN_HINT;
+  const hint = input.commandHint;
   const { original, request } = input;
   const method = original.row.method.toUpperCase();
   const logged = original.bodies?.requestBody ?? null;

@@ -22,8 +22,8 @@ export interface ReplayServiceDeps {
   flushLog(): Promise<void>;
   /** Masked in a replay's answer read from its events, as the log masks its row. */
   knownSecrets(): string[];
-  /** How a refusal names this Airlock in the commands it suggests; the default data directory and port unless given. */
-  commandHint?: CommandHint;
+  /** How a refusal names this Airlock in the commands it suggests. */
+  commandHint: CommandHint;
 }
 
 /** The replay's id, and its start and end as published (null when it had no start). */
@@ -135,7 +135,7 @@ export async function replayRequest(
     request: replayRequestBody,
     profileIds: deps.config.profiles.map((profile) => profile.id),
     activeProfileId: deps.config.activeProfileId,
-    ...(deps.commandHint ? { commandHint: deps.commandHint } : {}),
+    commandHint: deps.commandHint,
   });
   if (isReplayRefusal(plan)) throw new ReplayRefusedError(plan);
   const { replayId, events } = await send(plan, deps, original.row.id, signal);

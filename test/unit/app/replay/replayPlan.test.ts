@@ -3,6 +3,7 @@ import type { RequestBodiesRecord, RequestLogRow } from '../../../../proxy/contr
 import type { ReplayRequest } from '../../../../proxy/contracts/replay.ts';
 import { isReplayRefusal, planReplay, REPLAY_USER_AGENT } from '../../../../proxy/app/replay/replayPlan.ts';
 import { logDetail } from '../export/exportRows.ts';
+import { PLAIN_HINT } from '../../../../proxy/contracts/cli.ts';
 
 const LOGGED_BODY = '{"model":"gpt-4o-mini","messages":[{"role":"user","content":"hi"}]}';
 
@@ -126,7 +127,13 @@ const cases: Case[] = [
 
 describe('planReplay', () => {
   it.each(cases)('$name', ({ row, bodies, request = {}, profileIds = ['main', 'spare'], activeProfileId = 'main', expected }) => {
-    const plan = planReplay({ original: logDetail(row, bodies === undefined ? {} : bodies), request, profileIds, activeProfileId });
+    const plan = planReplay({
+      commandHint: PLAIN_HINT,
+      original: logDetail(row, bodies === undefined ? {} : bodies),
+      request,
+      profileIds,
+      activeProfileId,
+    });
     if (typeof expected === 'string') {
       expect(isReplayRefusal(plan) ? plan.code : 'sent').toBe(expected);
       return;
@@ -142,6 +149,7 @@ describe('planReplay', () => {
 
   it("a cut body names the setting that keeps more, not a fixed size (the limit is the user's to set)", () => {
     const plan = planReplay({
+      commandHint: PLAIN_HINT,
       original: logDetail({}, { requestTruncated: true }),
       request: {},
       profileIds: ['main'],
@@ -156,6 +164,7 @@ describe('planReplay', () => {
   it('every refusal says the cause and the fix', () => {
     for (const refused of cases.filter((entry) => typeof entry.expected === 'string')) {
       const plan = planReplay({
+        commandHint: PLAIN_HINT,
         original: logDetail(refused.row, refused.bodies === undefined ? {} : refused.bodies),
         request: refused.request ?? {},
         profileIds: ['main', 'spare'],
@@ -169,7 +178,13 @@ describe('planReplay', () => {
 
 describe('the profile a replay names', () => {
   const plan = (request: ReplayRequest, rowProfileId: string) =>
-    planReplay({ original: logDetail({ profileId: rowProfileId }, {}), request, profileIds: ['main', 'spare'], activeProfileId: 'main' });
+    planReplay({
+      commandHint: PLAIN_HINT,
+      original: logDetail({ profileId: rowProfileId }, {}),
+      request,
+      profileIds: ['main', 'spare'],
+      activeProfileId: 'main',
+    });
 
   it('one the user typed that never existed is not said to be gone', () => {
     const refused = plan({ profileId: 'nope' }, 'main');

@@ -39,7 +39,7 @@ import type { NoticeBoard } from './noticeBoard.ts';
 import { requestLogFailureCause, requestLogNoticeKind } from './noticeBoard.ts';
 import { runNotices } from './runNotices.ts';
 import { followOsTimeZone } from './osZoneFollow.ts';
-import { type CommandHint, commandHint } from '../contracts/cli.ts';
+import { type CommandHint, commandHint, shellOf } from '../contracts/cli.ts';
 import { keyedCreationsCache } from './keyedCreations.ts';
 import { openSeededLog } from './seededLog.ts';
 import { onProcessProblem } from '../core/processProblems.ts';
@@ -141,7 +141,11 @@ async function startWithDataDir(options: AirlockOptions, privacyProblems: string
   // The port given may be 0 (tests): the commands name the one the proxy listens on, once it does.
   // Masked as the notices are: the data directory's path may hold a key, and refusals reach any client.
   let listeningPort = options.port;
-  const hint = commandHint(options.dataDirArgument ?? null, { port: () => listeningPort, mask: said.mask });
+  const hint = commandHint(options.dataDirArgument ?? null, {
+    port: () => listeningPort,
+    mask: said.mask,
+    shell: shellOf(process.platform),
+  });
   const store = openConfigStore(options.dataDir, { watch: true, command: hint.command });
   if (options.profileId) {
     try {

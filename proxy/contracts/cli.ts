@@ -6,8 +6,21 @@ import { DEFAULT_PORT } from './defaults.ts';
  */
 export const CLI_COMMAND = 'npx airlock';
 
-/** One word for a POSIX shell: as it is when nothing in it is special, else single-quoted. */
-export function shellWord(text: string): string {
+/** The shell a suggested command is pasted in: cmd.exe or PowerShell on Windows, a POSIX shell elsewhere. */
+export type ShellFlavor = 'posix' | 'windows';
+
+/** The shell of a platform (Node's process.platform). */
+export function shellOf(platform: string): ShellFlavor {
+  return platform === 'win32' ? 'windows' : 'posix';
+}
+
+/**
+ * One word for the platform's shell, as it is when nothing in it is special. Quoted otherwise: for
+ * a POSIX shell in single quotes; on Windows in double quotes, as cmd.exe gives single quotes no
+ * meaning (PowerShell reads both), and a Windows path cannot hold a double quote.
+ */
+export function shellWord(text: string, shell: ShellFlavor = 'posix'): string {
+  if (shell === 'windows') return /^[\w@+=:,./\\-]+$/.test(text) ? text : `"${text}"`;
   return /^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replaceAll("'", `'\\''`)}'`;
 }
 
@@ -15,8 +28,8 @@ export function shellWord(text: string): string {
  * A command to suggest, carrying `--data-dir` when the run has one other than the default: pasted
  * without it, the command would act on the default data directory instead.
  */
-export function suggestedCommand(args: string, dataDirArgument: string | null): string {
-  return dataDirArgument === null ? `${CLI_COMMAND} ${args}` : `${CLI_COMMAND} ${args} --data-dir ${shellWord(dataDirArgument)}`;
+export function suggestedCommand(args: string, dataDirArgument: string | null, shell: ShellFlavor = 'posix'): string {
+  return dataDirArgument === null ? `${CLI_COMMAND} ${args}` : `${CLI_COMMAND} ${args} --data-dir ${shellWord(dataDirArgument, shell)}`;
 }
 
 /** A suggested command, as one Airlock names it: `args` is the command after `npx airlock`. */
@@ -42,16 +55,18 @@ export interface CommandHintOptions {
    * reach clients (unauthenticated ones too) and the log.
    */
   mask?: (text: string) => string;
+  /** Where the commands are pasted (shellOf(process.platform)); a POSIX shell unless given. */
+  shell?: ShellFlavor;
 }
 
 export function commandHint(dataDirArgument: string | null, options: CommandHintOptions = {}): CommandHint {
   const port = options.port ?? (() => DEFAULT_PORT);
   const mask = options.mask ?? ((text: string) => text);
   return {
-    command: (args) => mask(suggestedCommand(args, dataDirArgument)),
+    command: (args) => mask(suggestedCommand(args, dataDirArgument, options.shell)),
     runningCommand: (args) => {
       const listening = port();
-      return mask(suggestedCommand(listening === DEFAULT_PORT ? args : `${args} --port ${listening}`, dataDirArgument));
+      return mask(suggestedCommand(listening === DEFAULT_PORT ? args : `${args} --port ${listening}`, dataDirArgument, options.shell));
     },
   };
 }

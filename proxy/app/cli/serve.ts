@@ -16,7 +16,7 @@ import { keyAccountsOf } from '../../contracts/keyPool.ts';
 import type { Profile } from '../../contracts/profile.ts';
 import { dataDirArgument as dataDirArgumentOf, dataDirFor, defaultCliDeps, type CliDeps } from './commands/cliContext.ts';
 import { portOption } from './commands/portOption.ts';
-import { type CommandHint, commandHint } from '../../contracts/cli.ts';
+import { type CommandHint, commandHint, shellOf } from '../../contracts/cli.ts';
 
 interface ServeOptions {
   port: number;
@@ -55,7 +55,7 @@ export function headlessResumeWay({ runningCommand }: CommandHint): string {
 }
 
 export function startupLines(airlock: Airlock, commandLine: ServeCommandLine): string[] {
-  const { command } = commandHint(commandLine.dataDirArgument);
+  const { command } = commandHint(commandLine.dataDirArgument, { shell: shellOf(process.platform) });
   const snapshot = airlock.config.snapshot();
   const active = snapshot.profiles.find((profile) => profile.id === snapshot.activeProfileId);
   const url = `http://127.0.0.1:${airlock.proxy.port}`;

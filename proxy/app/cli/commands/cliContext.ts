@@ -10,7 +10,7 @@ import { KEYCHAIN_ANSWER_WAIT_MS } from '../../secrets/boundedSecretStore.ts';
 import { secretStoreForDataDir } from '../../secrets/dataDirSecrets.ts';
 import type { SecretStore } from '../../../contracts/secretStore.ts';
 import { terminalText } from '../../../core/terminalText.ts';
-import { commandHint, type CommandHint, type NamedCommand } from '../../../contracts/cli.ts';
+import { commandHint, shellOf, type CommandHint, type NamedCommand } from '../../../contracts/cli.ts';
 
 /** What the profile, key and token commands touch; tests pass their own streams and stores. */
 export interface CliDeps {
@@ -71,7 +71,7 @@ export function hintFor(command: Command, deps: CliDeps): NamedCommand {
 
 /** The same as a CommandHint, for texts shared with the running proxy; a `serve` it names takes the default port. */
 export function commandHintFor(command: Command, deps: CliDeps): CommandHint {
-  return commandHint(dataDirArgument(dataDirFor(command, deps), deps));
+  return commandHint(dataDirArgument(dataDirFor(command, deps), deps), { shell: shellOf(deps.platform) });
 }
 
 /** The keychain as the data directory chosen by the global `--data-dir` option sees it. */

@@ -18,6 +18,7 @@ import type { ConfigFile } from '../proxy/contracts/config.ts';
 import type { ConnectService } from '../proxy/app/connect/connectService.ts';
 import type { ConfigStore } from '../proxy/app/profiles/configStore.ts';
 import { startAirlock } from '../proxy/app/startAirlock.ts';
+import { dataDirArgument } from '../proxy/app/dataDir.ts';
 import { secretStoreForDataDir, UnscopedKeyError } from '../proxy/app/secrets/dataDirSecrets.ts';
 import {
   clientTokenAccount,
@@ -66,7 +67,15 @@ export async function startDesktopRuntime(options: DesktopRuntimeOptions): Promi
     platform: process.platform,
     homedir: homedir(),
   });
-  const airlock = await startAirlock({ dataDir: options.dataDir, port: options.port, env: process.env, secrets });
+  const host = { env: process.env, platform: process.platform, homedir: homedir(), cwd: process.cwd() };
+  // Started with AIRLOCK_DATA_DIR, the app's suggested commands name that directory: pasted elsewhere, they would act on the default one.
+  const airlock = await startAirlock({
+    dataDir: options.dataDir,
+    port: options.port,
+    env: process.env,
+    secrets,
+    dataDirArgument: dataDirArgument(options.dataDir, host),
+  });
   const keychainFailure = unusableKeychain(airlock.config.snapshot(), airlock.keys);
   if (keychainFailure !== null) {
     // The desktop app takes keys from the keychain only: without one it shows the fix instead.

@@ -24,6 +24,18 @@ export function defaultDataDir(env: NodeJS.ProcessEnv, platform: NodeJS.Platform
   }
 }
 
+/**
+ * The `--data-dir` a suggested command must repeat: null for the default directory. One chosen by
+ * AIRLOCK_DATA_DIR counts too (the CLI's, or the desktop app's), as the command may be pasted in a
+ * shell that does not have it.
+ */
+export function dataDirArgument(
+  dataDir: string,
+  host: { env: NodeJS.ProcessEnv; platform: NodeJS.Platform; homedir: string; cwd: string },
+): string | null {
+  return dataDir === path.resolve(host.cwd, defaultDataDir(host.env, host.platform, host.homedir)) ? null : dataDir;
+}
+
 function nonEmpty(value: string | undefined): string | undefined {
   const trimmed = value?.trim();
   return trimmed ? trimmed : undefined;

@@ -14,7 +14,8 @@ import { UnscopedKeyError } from '../secrets/dataDirSecrets.ts';
 import { COMMAND_LINE_PROFILE_ID } from '../configOverlay.ts';
 import { keyAccountsOf } from '../../contracts/keyPool.ts';
 import type { Profile } from '../../contracts/profile.ts';
-import { dataDirArgument as dataDirArgumentOf, dataDirFor, defaultCliDeps, type CliDeps } from './commands/cliContext.ts';
+import { dataDirFor, defaultCliDeps, type CliDeps } from './commands/cliContext.ts';
+import { dataDirArgument as dataDirArgumentOf } from '../dataDir.ts';
 import { portOption } from './commands/portOption.ts';
 import { type CommandHint, commandHint, shellOf } from '../../contracts/cli.ts';
 

@@ -99,4 +99,16 @@ describe('the desktop runtime at start', () => {
       startDesktopRuntime({ dataDir, port: 0, keychain: failingKeychain(() => new KeychainUnavailableError('no D-Bus session')) }),
     ).rejects.toThrow(/no D-Bus session/);
   });
+
+  it("names its data directory in the commands it suggests when that is not the default one (AIRLOCK_DATA_DIR's)", async () => {
+    dataDir = await dataDirWithProfile();
+    const runtime = await startDesktopRuntime({ dataDir, port: 0, keychain: memorySecretStore({}) });
+    try {
+      const tokenless = await rawRequest(`${runtime.proxy.url}/v1/models`);
+      expect(tokenless.status).toBe(401);
+      expect(JSON.parse(tokenless.body).error.message).toContain(`token create <name> --data-dir ${dataDir}`);
+    } finally {
+      await runtime.stop(0);
+    }
+  });
 });

@@ -1,7 +1,7 @@
 import { homedir } from 'node:os';
 import path from 'node:path';
 import type { Command } from 'commander';
-import { defaultDataDir, resolveDataDir } from '../../dataDir.ts';
+import { dataDirArgument, resolveDataDir } from '../../dataDir.ts';
 import { CommandLineError, FAILED_CODE, FAILED_EXIT_CODE } from '../airlockCommand.ts';
 import { openConfigStore, type ConfigStore } from '../../profiles/configStore.ts';
 import { ConfigEditError } from '../../profiles/configMutations.ts';
@@ -54,14 +54,6 @@ export function cliKeychain(answerWaitMs: number = KEYCHAIN_ANSWER_WAIT_MS): Sec
 export function dataDirFor(command: Command, deps: CliDeps): string {
   const flag = command.optsWithGlobals<{ dataDir?: string }>().dataDir;
   return path.resolve(deps.cwd, resolveDataDir(deps.env, deps.platform, deps.homedir, flag));
-}
-
-/**
- * The `--data-dir` a suggested command must repeat: null for the default directory. One chosen by
- * AIRLOCK_DATA_DIR counts too, as the command may be pasted in a shell that does not have it.
- */
-export function dataDirArgument(dataDir: string, deps: Pick<CliDeps, 'env' | 'platform' | 'homedir' | 'cwd'>): string | null {
-  return dataDir === path.resolve(deps.cwd, defaultDataDir(deps.env, deps.platform, deps.homedir)) ? null : dataDir;
 }
 
 /** How this run's hints name a command: with its `--data-dir` when that is not the default one. */

@@ -69,7 +69,8 @@ export function registerFallbackCommands(profile: Command, deps: CliDeps): void 
           const { fallbacks } = requireProfile(current, id);
           if (!Number.isInteger(index) || index < 0 || index >= fallbacks.length) {
             throw new ConfigEditError(
-              `profile ${id} has no fallback ${position}: positions are 1 to ${fallbacks.length} (see \`${hintFor(command, deps)(`profile fallback list ${id}`)}\`)`,
+              (named) =>
+                `profile ${id} has no fallback ${position}: positions are 1 to ${fallbacks.length} (see \`${named(`profile fallback list ${id}`)}\`)`,
             );
           }
           return updateProfile(current, id, { fallbacks: fallbacks.filter((_entry, at) => at !== index) });

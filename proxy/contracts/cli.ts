@@ -45,6 +45,8 @@ export interface CommandHint {
   command: NamedCommand;
   /** A command that reaches the running proxy (resume, window, replay): with its `--port` as well. */
   runningCommand: NamedCommand;
+  /** One word of a command's arguments (a client's name), quoted for the shell the commands are pasted in. */
+  word(text: string): string;
 }
 
 export interface CommandHintOptions {
@@ -68,6 +70,7 @@ export function commandHint(dataDirArgument: string | null, options: CommandHint
       const listening = port();
       return mask(suggestedCommand(listening === DEFAULT_PORT ? args : `${args} --port ${listening}`, dataDirArgument, options.shell));
     },
+    word: (text) => shellWord(text, options.shell),
   };
 }
 

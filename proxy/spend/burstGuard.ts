@@ -2,7 +2,7 @@ import { formatCredits } from '../contracts/amounts.ts';
 import { burstLimitsSchema, type BurstLimits } from '../contracts/config.ts';
 import type { LocalRefusal } from '../contracts/ports.ts';
 import { TimedQueue } from './timedQueue.ts';
-import { PLAIN_HINT, shellWord, type NamedCommand } from '../contracts/cli.ts';
+import { PLAIN_HINT, type CommandHint } from '../contracts/cli.ts';
 
 /**
  * Runaway protection: a client that sends more than `maxRequests` requests or spends more than
@@ -53,11 +53,11 @@ export class BurstGuard {
   readonly #windows = new Map<string, ClientWindow>();
   readonly #paused = new Map<string, ClientPause>();
   /** Names the CLI's resume in the refusal, so a terminal user can act: it reaches the running proxy, so its --port too. */
-  readonly #runningCommand: NamedCommand;
+  readonly #hint: CommandHint;
 
-  constructor(settings: BurstGuardSettings = {}, runningCommand: NamedCommand = PLAIN_HINT.runningCommand) {
+  constructor(settings: BurstGuardSettings = {}, hint: CommandHint = PLAIN_HINT) {
     this.#settings = settings;
-    this.#runningCommand = runningCommand;
+    this.#hint = hint;
   }
 
   /** The options now: read once per request or spend, so one decision never mixes two edits. */
@@ -68,7 +68,7 @@ export class BurstGuard {
   /** The refusal for a paused client, without counting anything. */
   pausedRefusal(clientName: string): LocalRefusal | null {
     const pause = this.#paused.get(clientName);
-    return pause ? pausedRefusal(pause, this.#runningCommand) : null;
+    return pause ? pausedRefusal(pause, this.#hint) : null;
   }
 
   /** Counts one request; the request that crosses the limit is the first one refused. */
@@ -87,7 +87,7 @@ export class BurstGuard {
     if (count <= options.maxRequests) return null;
     return pausedRefusal(
       this.#pause(clientName, nowMs, `${count} requests within ${windowText(options)} (limit ${options.maxRequests})`),
-      this.#runningCommand,
+      this.#hint,
     );
   }
 
@@ -155,11 +155,11 @@ function windowText(options: BurstGuardOptions): string {
   return `${Math.round(options.windowMs / 1000)} s`;
 }
 
-function pausedRefusal(pause: ClientPause, runningCommand: NamedCommand): LocalRefusal {
+function pausedRefusal(pause: ClientPause, { runningCommand, word }: CommandHint): LocalRefusal {
   const resume =
     pause.clientName === ANONYMOUS_CLIENT
       ? 'in the Airlock window'
-      : `in the Airlock window or with \`${runningCommand(`resume ${shellWord(pause.clientName)}`)}\``;
+      : `in the Airlock window or with \`${runningCommand(`resume ${word(pause.clientName)}`)}\``;
   // 403, not 429: every client retries a 429, and a paused client stays paused until the user resumes it.
   return {
     status: 403,

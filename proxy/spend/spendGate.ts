@@ -40,7 +40,7 @@ export interface SpendGateControl extends SpendGate {
 export function createSpendGate(deps: SpendGateDeps): SpendGateControl {
   const nowMs = deps.nowMs ?? Date.now;
   const { commandHint } = deps;
-  const burstGuard = new BurstGuard(deps.burstGuard, commandHint.runningCommand);
+  const burstGuard = new BurstGuard(deps.burstGuard, commandHint);
   const authBreaker = new AuthCircuitBreaker(deps.authBreaker);
   const { ledger } = deps;
   const reservations = new InFlightReservations();

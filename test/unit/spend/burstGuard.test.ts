@@ -38,8 +38,13 @@ describe('BurstGuard by request count', () => {
   });
 
   it("names resume as the Airlock that paused the client is reached: its port and data directory, the client's name quoted", () => {
-    const guard = new BurstGuard({ maxRequests: 0 }, commandHint('/data/second', { port: () => 9100 }).runningCommand);
+    const guard = new BurstGuard({ maxRequests: 0 }, commandHint('/data/second', { port: () => 9100 }));
     expect(guard.admit('my agent', T0)?.message).toContain("`npx airlock resume 'my agent' --port 9100 --data-dir /data/second`");
+  });
+
+  it("quotes the client's name for the hint's shell: double quotes on Windows", () => {
+    const guard = new BurstGuard({ maxRequests: 0 }, commandHint('C:\\Airlock B', { port: () => 9100, shell: 'windows' }));
+    expect(guard.admit('my agent', T0)?.message).toContain('`npx airlock resume "my agent" --port 9100 --data-dir "C:\\Airlock B"`');
   });
 
   it('the anonymous client is told to resume in the window', () => {

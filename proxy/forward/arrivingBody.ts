@@ -43,7 +43,8 @@ export class ArrivingBody {
   #sentBytes = 0;
   #headChunks = 0;
   #state: 'arriving' | 'complete' | 'failed' = 'arriving';
-  #refusal: LocalRefusal | null = null;
+  /** What the end said against the plan (the refusal's words), null when it agreed or has not come. */
+  #contradiction: string | null = null;
   #failure: Error | null = null;
   readonly #waiting = new Set<() => void>();
   #planned: PlannedMembers | null = null;
@@ -85,9 +86,22 @@ export class ArrivingBody {
     return this.#state === 'complete';
   }
 
-  /** Why Airlock refused the body: its end contradicted the plan, or it did not arrive within the request timeout (null: neither). */
-  get refusal(): LocalRefusal | null {
-    return this.#refusal;
+  /**
+   * Why Airlock refused the body: its end contradicted the plan, or it did not arrive within the
+   * request timeout (null: neither). `sentOn`: whether Airlock had begun sending it to a gateway
+   * (a held profile's request waits for its first fallback step with nothing sent).
+   */
+  refusal(sentOn: boolean): LocalRefusal | null {
+    if (this.#failure instanceof UploadTimedOutError) return this.#failure.refusal(sentOn);
+    if (this.#contradiction === null) return null;
+    const sent = sentOn
+      ? 'and Airlock had begun sending it on: the gateway was stopped before the end of the body'
+      : 'and nothing was sent to the gateway';
+    return {
+      status: 400,
+      errorClass: 'invalid_request',
+      message: `the request body's top-level ${this.#contradiction}, ${sent}. Send each top-level member once, before any large one.`,
+    };
   }
 
   /** The bytes to send, whole: only once complete. */
@@ -121,14 +135,8 @@ export class ArrivingBody {
       changed.how === 'differs'
         ? `"${changed.member}" near its end differs from what its start said`
         : `"${changed.member}" repeats near its end, and Airlock had changed the first one (the gateway would read the later one, unchanged)`;
-    this.#refusal = {
-      status: 400,
-      errorClass: 'invalid_request',
-      message:
-        `the request body's top-level ${what}, and Airlock had begun sending it on: ` +
-        'the gateway was stopped before the end of the body. Send each top-level member once, before any large one.',
-    };
-    this.fail(new Error(this.#refusal.message));
+    this.#contradiction = what;
+    this.fail(new Error(`the request body's top-level ${what}`));
   }
 
   get hasFailed(): boolean {
@@ -137,7 +145,6 @@ export class ArrivingBody {
 
   fail(error: Error): void {
     if (this.#state !== 'arriving') return;
-    if (error instanceof UploadTimedOutError) this.#refusal = error.refusal(true);
     this.#state = 'failed';
     this.#failure = error;
     this.#wake();

@@ -96,7 +96,7 @@ export function fallbackRoute(gated: Gated, services: FallbackServices): Fallbac
       return { bodyRefusal, hop: skipped(bodyRefusal.message, bodyRefusal.errorClass) };
     }
     if (arrival !== 'whole') {
-      const bodyRefusal = arrival === 'failed' ? arriving!.refusal : null;
+      const bodyRefusal = arrival === 'failed' ? arriving!.refusal(sentOn) : null;
       if (bodyRefusal !== null) return { bodyRefusal, hop: skipped(bodyRefusal.message, bodyRefusal.errorClass) };
       // The client left, or the proxy stops: no later step would have the body either.
       return {

@@ -88,7 +88,7 @@ export async function sendWithRetries(input: AttemptsInput): Promise<AttemptsRes
       // A body sent on while it arrived, refused at its end or when the server's requestTimeout ended its read (arrivingBody.ts).
       // One that broke otherwise needs no case of its own: it breaks when its client leaves or the proxy stops, which abort
       // the watch before undici's failure comes here.
-      const refused = plan.arriving?.refusal;
+      const refused = plan.arriving?.refusal(true);
       if (refused) return { kind: 'refused', refusal: refused };
       const aborted = watch.reason();
       if (aborted !== null) return { kind: 'aborted', reason: aborted };

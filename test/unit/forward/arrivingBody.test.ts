@@ -83,7 +83,7 @@ describe('a body handed on while it arrives', () => {
     req.end(body.subarray(64 * 1024));
     await sent.failed;
     expect(sent.bytes()).toBeLessThan(body.length);
-    expect(arriving.refusal?.message).toContain(`"${member}" near its end differs`);
+    expect(arriving.refusal(true)?.message).toContain(`"${member}" near its end differs`);
   });
 
   it.each([
@@ -95,7 +95,7 @@ describe('a body handed on while it arrives', () => {
     const { req, arriving, sent } = await plannedAfterFirstRead(body);
     req.end(body.subarray(64 * 1024));
     expect(await Promise.race([sent.ended, sent.failed])).toEqual(body);
-    expect(arriving.refusal).toBeNull();
+    expect(arriving.refusal(true)).toBeNull();
   });
 
   it.each([
@@ -106,7 +106,7 @@ describe('a body handed on while it arrives', () => {
     req.end(body.subarray(64 * 1024));
     await sent.failed;
     expect(sent.bytes()).toBeLessThan(body.length);
-    expect(arriving.refusal?.message).toContain(`"${member}" repeats near its end`);
+    expect(arriving.refusal(true)?.message).toContain(`"${member}" repeats near its end`);
   });
 
   it.each([
@@ -116,7 +116,7 @@ describe('a body handed on while it arrives', () => {
     const { req, arriving, sent } = await plannedAfterFirstRead(body);
     req.end(body.subarray(64 * 1024));
     expect((await sent.ended).equals(body)).toBe(true);
-    expect(arriving.refusal).toBeNull();
+    expect(arriving.refusal(true)).toBeNull();
   });
 
   it('fails its readers when the client leaves', async () => {
@@ -129,6 +129,6 @@ describe('a body handed on while it arrives', () => {
     req.destroy();
     await sent.failed;
     expect(early.arriving!.hasFailed).toBe(true);
-    expect(early.arriving!.refusal).toBeNull();
+    expect(early.arriving!.refusal(true)).toBeNull();
   });
 });

@@ -5,6 +5,7 @@ import { MAX_JSON_NESTING_DEPTH } from '../../../proxy/contracts/defaults.ts';
 import { profileSchema } from '../../../proxy/contracts/profile.ts';
 import { RequestEvents } from '../../../proxy/contracts/requestEvents.ts';
 import { ARRIVING_BODY_MIN_BYTES } from '../../../proxy/forward/arrivingBody.ts';
+import type { FailedStep } from '../../../proxy/forward/fallback.ts';
 import { type BodyWaitWatch, fallbackRoute } from '../../../proxy/forward/fallbackRoute.ts';
 import { readClientBody } from '../../../proxy/forward/requestBody.ts';
 import type { Gated } from '../../../proxy/forward/stageRecords.ts';
@@ -26,7 +27,10 @@ const body = Buffer.from(`{"model":"text-embedding-3-small","input":"${'x'.repea
 const FIRST_READ_BYTES = 64 * 1024;
 
 /** The route of a request whose body has arrived as far as its first read, and the client's side of it. */
-async function routeWhileArriving(watch: BodyWaitWatch = { signal: new AbortController().signal, reason: () => null }) {
+async function routeWhileArriving(
+  watch: BodyWaitWatch = { signal: new AbortController().signal, reason: () => null },
+  failure: FailedStep = { kind: 'status', status: 503, errorClass: 'upstream_error' },
+) {
   const req = Object.assign(new PassThrough(), {
     headers: { 'content-type': 'application/json', 'content-length': String(body.length) },
   });
@@ -55,7 +59,7 @@ async function routeWhileArriving(watch: BodyWaitWatch = { signal: new AbortCont
     firstOfKey: null,
   } as unknown as Gated;
   const route = fallbackRoute(gated, { targets: { resolve: () => target } })!;
-  const step = route.next({ kind: 'status', status: 503, errorClass: 'upstream_error' }, { plan: gated.plan, target }, watch);
+  const step = route.next(failure, { plan: gated.plan, target }, watch);
   return { req, trace, step, clientBody };
 }
 
@@ -111,5 +115,50 @@ describe('a fallback step for a body still arriving', () => {
     const next = await step;
     expect(next).toMatchObject({ bodyRefusal: { status: 408, errorClass: 'upload_stalled' } });
     expect(trace.fallback?.chain.at(-1)).toMatchObject({ errorClass: 'upload_stalled', model: 'text-embedding-3-large' });
+  });
+});
+
+/** The failure a held profile's request starts its walk with: its pool waits, and nothing was sent. */
+const HELD: FailedStep = {
+  kind: 'unsent',
+  status: 429,
+  errorClass: 'rate_limited',
+  refusal: { status: 429, errorClass: 'keys_cooling', message: 'every key of the pool is cooling' },
+};
+const NO_WATCH: BodyWaitWatch = { signal: new AbortController().signal, reason: () => null };
+
+describe("a held profile's request, of which nothing was sent, whose body is refused while its first step waits", () => {
+  it('says nothing was sent when the request timeout ends the upload (not that Airlock had begun sending)', async () => {
+    const { step, clientBody } = await routeWhileArriving(NO_WATCH, HELD);
+    clientBody.arriving?.fail(new UploadTimedOutError(FIRST_READ_BYTES, body.length, 1000));
+    const next = await step;
+    if (next === null || !('bodyRefusal' in next)) throw new Error('no refusal');
+    expect(next.bodyRefusal).toMatchObject({ status: 408, errorClass: 'upload_stalled' });
+    expect(next.bodyRefusal.message).toContain("Airlock's request timeout (1000 ms");
+    expect(next.bodyRefusal.message).toContain('Nothing was sent to the gateway.');
+    expect(next.bodyRefusal.message).not.toContain('begun sending');
+  });
+
+  it('says nothing was sent when its end contradicts the plan', async () => {
+    const { req, step, clientBody } = await routeWhileArriving(NO_WATCH, HELD);
+    clientBody.arriving?.planned([], clientBody.chunks.length, {
+      ...clientBody.scan!,
+      model: 'gpt-4o-mini',
+      edited: { model: false, streamOptions: false },
+    });
+    req.end(body.subarray(FIRST_READ_BYTES));
+    const next = await step;
+    if (next === null || !('bodyRefusal' in next)) throw new Error('no refusal');
+    expect(next.bodyRefusal).toMatchObject({ status: 400, errorClass: 'invalid_request' });
+    expect(next.bodyRefusal.message).toContain('nothing was sent to the gateway');
+    expect(next.bodyRefusal.message).not.toContain('begun sending');
+  });
+
+  it('still says Airlock had begun sending when the failed step was sent', async () => {
+    const { step, clientBody } = await routeWhileArriving();
+    clientBody.arriving?.fail(new UploadTimedOutError(FIRST_READ_BYTES, body.length, 1000));
+    const next = await step;
+    if (next === null || !('bodyRefusal' in next)) throw new Error('no refusal');
+    expect(next.bodyRefusal.message).toContain('Airlock had begun sending the body on');
   });
 });

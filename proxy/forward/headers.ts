@@ -91,7 +91,8 @@ export function buildUpstreamHeaders(
 /**
  * Response headers are the gateway's own minus connection framing, cookies (they would be set for
  * 127.0.0.1 and mean nothing there), `alt-svc` (it names the gateway's other endpoints, not ours),
- * and, when Airlock rewrote the body, everything that described the original bytes.
+ * Airlock's own `x-airlock-*` names, and, when Airlock rewrote the body, everything that described
+ * the original bytes.
  */
 const DROPPED_RESPONSE_HEADERS = new Set(['set-cookie', 'set-cookie2', 'alt-svc']);
 const BODY_DESCRIBING_HEADERS = new Set(['content-length', 'content-encoding', 'content-md5', 'etag']);
@@ -112,7 +113,8 @@ export function buildClientResponseHeaders(upstream: HeaderBag, options: { bodyR
       connectionValues ??= [];
       connectionValues.push(value);
     }
-    if (HOP_BY_HOP.has(name) || DROPPED_RESPONSE_HEADERS.has(name)) continue;
+    // Airlock's own names are Airlock's: a gateway's (a relay's, a chained Airlock's) would replace them on the wire.
+    if (HOP_BY_HOP.has(name) || DROPPED_RESPONSE_HEADERS.has(name) || name.startsWith(AIRLOCK_PREFIX)) continue;
     if (options.bodyRewritten && describesBodyBytes(name)) continue;
     result[name] = value;
   }

@@ -84,6 +84,24 @@ describe("an answer's head on the wire", () => {
     expect(names.filter((name) => name === 'content-type')).toHaveLength(1);
   });
 
+  it("a gateway's own x-airlock-* headers are dropped: the request id is Airlock's, the one its log row has", async () => {
+    harness.simulator.script({
+      kind: 'text',
+      status: 200,
+      text: chatAnswerText('hello'),
+      contentType: 'application/json',
+      headers: { 'X-Airlock-Request-Id': 'gateway-id', 'x-airlock-answered-by': 'other/model', 'x-airlock-note': 'relay' },
+    });
+    const ended = harness.nextEnd();
+    const { lines } = await rawHead('/v1/chat/completions', chatBody());
+    const { requestId } = await ended;
+    const own = lines.filter(([name]) => name.toLowerCase().startsWith('x-airlock-'));
+    expect(own).toEqual([
+      ['x-airlock-request-id', requestId],
+      ['x-airlock-answered-by', 'test/gpt-4o-mini'],
+    ]);
+  });
+
   it("a refusal Airlock answers itself: the request id first, and no gateway's name", async () => {
     const { status, lines } = await rawHead('/v1/chat/completions', '{not json');
     expect(status).toBe(400);

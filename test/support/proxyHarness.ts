@@ -4,6 +4,7 @@ import type { RequestLifecycleEvent } from '../../proxy/contracts/lifecycle.ts';
 import type { ClientIdentity, SpendGate } from '../../proxy/contracts/ports.ts';
 import { startServer, type ProxyHandle } from '../../proxy/http/startServer.ts';
 import type { NativeProtocolCheck } from '../../proxy/forward/planner.ts';
+import type { IdempotencyCache } from '../../proxy/spend/idempotencyCache.ts';
 import type { TranslationThread } from '../../proxy/forward/translation/translationThreadClient.ts';
 import { startGatewaySimulator, type GatewaySimulator, type SimulatorOptions } from '../simulator/index.ts';
 import { chatBody, JSON_HEADERS, rawRequest, type RawResponse } from './http.ts';
@@ -24,6 +25,8 @@ export interface HarnessOptions {
   captureLimitBytes?: number;
   /** The proxy server's requestTimeout (REQUEST_TIMEOUT_MS unless given): lowered to meet it within a test. */
   requestTimeoutMs?: number;
+  /** Answers repeated keyed creations from their first (none unless given). */
+  idempotency?: IdempotencyCache;
 }
 
 export interface Harness {
@@ -85,6 +88,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     ...(options.nativeVerified ? { nativeVerified: options.nativeVerified } : {}),
     ...(options.captureLimitBytes === undefined ? {} : { captureLimitBytes: () => options.captureLimitBytes as number }),
     ...(options.requestTimeoutMs === undefined ? {} : { requestTimeoutMs: options.requestTimeoutMs }),
+    ...(options.idempotency ? { idempotency: options.idempotency } : {}),
   });
   const nextEnd = (): Promise<Extract<RequestLifecycleEvent, { type: 'end' }>> => new Promise((resolve) => endWaiters.push(resolve));
   return {

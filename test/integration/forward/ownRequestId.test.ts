@@ -1,7 +1,7 @@
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { IdempotencyCache } from '../../../proxy/spend/idempotencyCache.ts';
-import { chatAnswerText, chatBody } from '../../support/http.ts';
+import { chatBody } from '../../support/http.ts';
 import { startHarness, type Harness } from '../../support/proxyHarness.ts';
 import { stalledUpload } from '../../support/stalledUpload.ts';
 

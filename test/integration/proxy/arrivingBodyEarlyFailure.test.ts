@@ -160,23 +160,27 @@ describe('a gateway failure while the body still arrives', () => {
     }
   });
 
-  it("ends as the upload stall it is when the fallback step's wait for the body meets the request timeout: a 408, nothing billed", async () => {
+  /**
+   * A fallback profile whose first step's gateway refuses (503, connection kept: with Connection: close
+   * mid-upload the proxy may see a reset instead) while the body's last kilobyte never comes: what
+   * the client is answered and the request's end event.
+   */
+  async function stallDuringFallback(profile: Partial<Profile>, requestTimeoutMs: number) {
     const events = new RequestEvents();
     const ended = new Promise<Extract<RequestLifecycleEvent, { type: 'end' }>>((resolve) =>
       events.subscribe((event) => {
         if (event.type === 'end') resolve(event);
       }),
     );
-    const requestTimeoutMs = 1000;
     const proxy = await proxyWith(
       {
         retry: { maxRetries: 0 },
         fallbacks: [{ model: 'text-embedding-3-large' }, { model: 'text-embedding-ada-002' }],
+        ...profile,
       } as Partial<Profile>,
       events,
       requestTimeoutMs,
     );
-    // Kept open: a 503 with Connection: close mid-upload may reach the proxy as a reset instead (TCP drops the unread answer).
     firstAnswer = { status: 503, close: false };
     try {
       received.length = 0;
@@ -186,81 +190,49 @@ describe('a gateway failure while the body still arrives', () => {
       });
       req.on('error', () => undefined);
       const answered = once(req, 'response') as Promise<[IncomingMessage]>;
-      // The last kilobyte never comes: the fallback step waits for it until the server's requestTimeout.
       req.write(body.subarray(0, body.length - 1024));
       const [res] = await answered;
       const chunks: Buffer[] = [];
       res.on('data', (chunk: Buffer) => chunks.push(chunk));
       await once(res, 'end');
       req.destroy();
-      expect(res.statusCode).toBe(408);
       const error = (JSON.parse(Buffer.concat(chunks).toString('utf8')) as { error: { type: string; message: string } }).error;
-      expect(error.type).toBe('upload_stalled');
-      expect(error.message).toContain(`the client had sent ${body.length - 1024} of its ${body.length} declared bytes`);
-      expect(error.message).toContain(`request timeout (${requestTimeoutMs} ms`);
-      const end = await ended;
-      expect(end).toMatchObject({ status: 408, errorClass: 'upload_stalled', usage: null, costCredits: null });
-      // The failed step, then the step that could not be sent, once: no later step waits for a body that will not come.
-      const chain = end.fallback?.chain ?? [];
-      expect(chain).toHaveLength(2);
-      expect(chain[0]).toEqual({ profileId: 'early', model: 'text-embedding-3-small', status: 503, errorClass: 'upstream_error' });
-      expect(chain[1]).toMatchObject({ errorClass: 'upload_stalled', model: 'text-embedding-3-large', status: null });
-      expect(received).toHaveLength(1);
+      return { res, error, end: await ended };
     } finally {
       firstAnswer = { status: 503, close: true };
       await proxy.stop();
     }
+  }
+
+  it("ends as the upload stall it is when the fallback step's wait for the body meets the request timeout: a 408, nothing billed", async () => {
+    const requestTimeoutMs = 1000;
+    const { res, error, end } = await stallDuringFallback({}, requestTimeoutMs);
+    expect(res.statusCode).toBe(408);
+    expect(error.type).toBe('upload_stalled');
+    expect(error.message).toContain(`the client had sent ${body.length - 1024} of its ${body.length} declared bytes`);
+    expect(error.message).toContain(`request timeout (${requestTimeoutMs} ms`);
+    expect(end).toMatchObject({ status: 408, errorClass: 'upload_stalled', usage: null, costCredits: null });
+    // The failed step, then the step that could not be sent, once: no later step waits for a body that will not come.
+    const chain = end.fallback?.chain ?? [];
+    expect(chain).toHaveLength(2);
+    expect(chain[0]).toEqual({ profileId: 'early', model: 'text-embedding-3-small', status: 503, errorClass: 'upstream_error' });
+    expect(chain[1]).toMatchObject({ errorClass: 'upload_stalled', model: 'text-embedding-3-large', status: null });
+    expect(received).toHaveLength(1);
   });
 
   it("ends the fallback step's wait for a stalled body at the profile's total timeout, not at the request timeout", async () => {
-    const events = new RequestEvents();
-    const ended = new Promise<Extract<RequestLifecycleEvent, { type: 'end' }>>((resolve) =>
-      events.subscribe((event) => {
-        if (event.type === 'end') resolve(event);
-      }),
-    );
     const totalTimeoutMs = 1000;
     // Far longer than the total: reached first, the 408 would name it.
-    const requestTimeoutMs = 8000;
-    const proxy = await proxyWith(
-      {
-        retry: { maxRetries: 0 },
-        timeouts: { totalTimeoutMs },
-        fallbacks: [{ model: 'text-embedding-3-large' }, { model: 'text-embedding-ada-002' }],
-      } as Partial<Profile>,
-      events,
-      requestTimeoutMs,
-    );
-    firstAnswer = { status: 503, close: false };
-    try {
-      received.length = 0;
-      const req = request(`${proxy.url}/v1/embeddings`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', 'content-length': String(body.length) },
-      });
-      req.on('error', () => undefined);
-      const answered = once(req, 'response') as Promise<[IncomingMessage]>;
-      req.write(body.subarray(0, body.length - 1024));
-      const [res] = await answered;
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      await once(res, 'end');
-      req.destroy();
-      expect(res.statusCode).toBe(408);
-      expect(res.headers['x-should-retry']).toBeUndefined();
-      const error = (JSON.parse(Buffer.concat(chunks).toString('utf8')) as { error: { type: string; message: string } }).error;
-      expect(error.type).toBe('upload_stalled');
-      expect(error.message).toContain(`the client had sent ${body.length - 1024} of its ${body.length} declared bytes`);
-      expect(error.message).toContain(`the profile's total timeout (${totalTimeoutMs} ms) ran out`);
-      const end = await ended;
-      expect(end).toMatchObject({ status: 408, errorClass: 'upload_stalled', usage: null, costCredits: null });
-      const chain = end.fallback?.chain ?? [];
-      expect(chain).toHaveLength(2);
-      expect(chain[1]).toMatchObject({ errorClass: 'upload_stalled', model: 'text-embedding-3-large', status: null });
-      expect(received).toHaveLength(1);
-    } finally {
-      firstAnswer = { status: 503, close: true };
-      await proxy.stop();
-    }
+    const { res, error, end } = await stallDuringFallback({ timeouts: { totalTimeoutMs } } as Partial<Profile>, 8000);
+    expect(res.statusCode).toBe(408);
+    expect(res.headers['x-should-retry']).toBeUndefined();
+    expect(error.type).toBe('upload_stalled');
+    expect(error.message).toContain(`the client had sent ${body.length - 1024} of its ${body.length} declared bytes`);
+    expect(error.message).toContain(`the profile's total timeout (${totalTimeoutMs} ms) ran out`);
+    expect(end).toMatchObject({ status: 408, errorClass: 'upload_stalled', usage: null, costCredits: null });
+    const chain = end.fallback?.chain ?? [];
+    expect(chain).toHaveLength(2);
+    expect(chain[1]).toMatchObject({ errorClass: 'upload_stalled', model: 'text-embedding-3-large', status: null });
+    expect(received).toHaveLength(1);
   });
 });

@@ -3,7 +3,7 @@ import { isDeepStrictEqual } from 'node:util';
 import type { LocalRefusal } from '../contracts/ports.ts';
 import { bytesIn } from './bodyRewrite.ts';
 import type { ByteRange, TopLevelScan } from './jsonScan.ts';
-import { UploadTimedOutError } from './uploadStall.ts';
+import { uploadStalled, UploadTimedOutError } from './uploadStall.ts';
 
 /**
  * A body declared at least this large, whose plan is settled by its first bytes, goes upstream
@@ -102,6 +102,11 @@ export class ArrivingBody {
       errorClass: 'invalid_request',
       message: `the request body's top-level ${this.#contradiction}, ${sent}. Send each top-level member once, before any large one.`,
     };
+  }
+
+  /** The 408 for this body still arriving when the profile's total timeout ran out; `sentOn` as refusal's. */
+  stalledAtTotalTimeout(totalTimeoutMs: number, sentOn: boolean): LocalRefusal {
+    return uploadStalled(this.#arrivedBytes, this.declaredBytes, { kind: 'total', totalTimeoutMs }, sentOn);
   }
 
   /** The bytes to send, whole: only once complete. */

@@ -15,7 +15,6 @@ import { suggestModels } from './gatewayModels.ts';
 import { buildUpstreamHeaders, headerValue } from './headers.ts';
 import { retryAdviceOf } from './retryPolicy.ts';
 import type { ExchangePlan } from './plan.ts';
-import { uploadStalled } from './uploadStall.ts';
 import { relayResponse } from './relay.ts';
 import type { ForwardShutdown } from './shutdown.ts';
 import { isHeld, secretsOf, type HeldTarget, type RequestTarget } from './stageRecords.ts';
@@ -294,8 +293,7 @@ function replyAborted(context: ExchangeContext, step: SendableStep, reason: Abor
   }
   // The total clock runs from the exchange's start, the upload included: what ran out is the client's upload, not the gateway.
   if (reason === 'timeout_total' && uploading) {
-    const { totalTimeoutMs } = target.profile.timeouts;
-    const refusal = uploadStalled(arriving.arrivedBytes, arriving.declaredBytes, { kind: 'total', totalTimeoutMs }, true);
+    const refusal = arriving.stalledAtTotalTimeout(target.profile.timeouts.totalTimeoutMs, true);
     trace.failed(refusal.errorClass, refusal.message, refusal.status);
     sendRefusal(res, plan.protocol, refusal);
     return;

@@ -13,7 +13,6 @@ import { isHeld, type Gated, type RequestTarget } from './stageRecords.ts';
 import type { TranslationThread } from './translation/translationThreadClient.ts';
 import type { ArrivingBody } from './arrivingBody.ts';
 import type { AbortReason, ExchangeWatch } from './exchangeWatch.ts';
-import { uploadStalled } from './uploadStall.ts';
 
 /** One target a request is sent to: the first is the request's own, the others come from its profile's fallback list. */
 export interface ExchangeStep {
@@ -91,8 +90,7 @@ export function fallbackRoute(gated: Gated, services: FallbackServices): Fallbac
     const { arriving } = clientBody!;
     const arrival = arriving === undefined ? 'whole' : await bodyArrival(arriving, watch);
     if (arrival === 'timeout_total') {
-      const { totalTimeoutMs } = origin.profile.timeouts;
-      const bodyRefusal = uploadStalled(arriving!.arrivedBytes, arriving!.declaredBytes, { kind: 'total', totalTimeoutMs }, sentOn);
+      const bodyRefusal = arriving!.stalledAtTotalTimeout(origin.profile.timeouts.totalTimeoutMs, sentOn);
       return { bodyRefusal, hop: skipped(bodyRefusal.message, bodyRefusal.errorClass) };
     }
     if (arrival !== 'whole') {

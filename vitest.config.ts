@@ -32,6 +32,8 @@ export default defineConfig({
           // Unit tests mock no modules and restore what they change (fake timers, temp dirs), so files
           // share their worker's module cache: a fresh module graph per file made 25 s of tests 173 s.
           isolate: false,
+          // A hang guard, not a speed check: on two busy cores a test that moves a 1 MiB body through streams took 3.5-5.7 s.
+          testTimeout: 30_000,
         },
       },
       {

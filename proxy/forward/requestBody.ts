@@ -3,7 +3,7 @@ import { MAX_JSON_NESTING_DEPTH, PARSE_ON_LOOP_MAX_BYTES, PARSE_ON_LOOP_MAX_STRU
 import { bytesWithoutByteOrderMark } from '../core/byteOrderMark.ts';
 import { contentCodingOf, contentDecoder } from './answerDecoding.ts';
 import { TopLevelScanner, type TopLevelScan } from './jsonScan.ts';
-import { SCAN_SLICE_BYTES, ScanQueue } from './scanQueue.ts';
+import { FIRST_SCAN_BYTES, ScanQueue } from './scanQueue.ts';
 import { readFormFields, type FormFields } from './multipartForm.ts';
 import { ARRIVING_BODY_MIN_BYTES, ArrivingBody } from './arrivingBody.ts';
 import { UploadTimedOutError, watchRequestTimeout } from './uploadStall.ts';
@@ -167,7 +167,7 @@ export function readClientBody(
         chunks.push(chunk);
       }
       if (scanner === null) return;
-      if (queue === null && byteLength <= SCAN_SLICE_BYTES) {
+      if (queue === null && byteLength <= FIRST_SCAN_BYTES) {
         const startedAtMs = performance.now();
         scanner.feed(kept);
         arrivalScanMs += performance.now() - startedAtMs;

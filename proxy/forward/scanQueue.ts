@@ -1,11 +1,19 @@
 import type { TopLevelScanner } from './jsonScan.ts';
 
 /**
- * Bytes scanned per turn of the event loop: about 2 ms at the scanner's slowest (pure structure,
- * about 13 ns a byte here). Chunks arrive in bursts (libuv reads a socket up to 32 times, 2 MiB,
- * before it serves another), so scanning each as it arrived could hold the loop 25 ms.
+ * A body's first bytes, scanned as they arrive (a small body is never queued, and a large one's
+ * early forward is decided on them, arrivingBody.ts): about 2 ms at the scanner's slowest (pure
+ * structure, about 13 ns a byte here).
  */
-export const SCAN_SLICE_BYTES = 128 * 1024;
+export const FIRST_SCAN_BYTES = 128 * 1024;
+
+/**
+ * The most a slice scans. Chunks arrive in bursts (libuv reads a socket up to 32 times, 2 MiB,
+ * before it serves another), so scanning each as it arrived could hold the loop 25 ms; the clock
+ * (SCAN_SLICE_MS) bounds a slice of structure, this one of text, which scans at about 10 GB/s:
+ * at 128 KiB a turn a 10 MB body's scan fell behind its reads and its end waited for the turns.
+ */
+export const SCAN_SLICE_MAX_BYTES = 1024 * 1024;
 
 /**
  * A slice also ends once it has run this long: the scanner's speed is not fixed. In the bench's
@@ -13,9 +21,9 @@ export const SCAN_SLICE_BYTES = 128 * 1024;
  * 3.9 MiB of small keys took 3-5 ms, the scanner's code not optimised yet for that shape and its
  * core shared; the same slice takes 0.5 ms once optimised.
  */
-export const SCAN_SLICE_MS = 1;
+const SCAN_SLICE_MS = 1;
 /** The clock is read between steps of this size: 16 KiB took at most 1 ms in those probes. */
-export const SCAN_STEP_BYTES = 16 * 1024;
+const SCAN_STEP_BYTES = 16 * 1024;
 
 /**
  * Feeds chunks to a scanner in slices of at most `sliceBytes` and about `sliceMs`, one slice per
@@ -48,7 +56,7 @@ export class ScanQueue {
     } = {},
   ) {
     this.scanner = scanner;
-    this.sliceBytes = options.sliceBytes ?? SCAN_SLICE_BYTES;
+    this.sliceBytes = options.sliceBytes ?? SCAN_SLICE_MAX_BYTES;
     this.stepBytes = options.stepBytes ?? SCAN_STEP_BYTES;
     this.sliceMs = options.sliceMs ?? SCAN_SLICE_MS;
     this.spentMs = options.spentMs ?? 0;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { TopLevelScanner } from '../../../proxy/forward/jsonScan.ts';
-import { ScanQueue } from '../../../proxy/forward/scanQueue.ts';
+import { SCAN_SLICE_MAX_BYTES, ScanQueue } from '../../../proxy/forward/scanQueue.ts';
 import { scanTopLevel } from '../../support/scanTopLevel.ts';
 /** Any limit does; Airlock's own is MAX_JSON_NESTING_DEPTH (server/defaults.ts). */
 const DEPTH_LIMIT = 1000;
@@ -157,6 +157,18 @@ describe('ScanQueue spreads a body over turns of the event loop', () => {
     expect(fed).toEqual([16 * 1024, 16 * 1024, 16 * 1024]);
     turns.runTurn();
     expect(fed).toHaveLength(6);
+  });
+
+  // A 10 MB body of text scans at about 10 GB/s: slices of 128 KiB left its scan behind the reads
+  // (up to 2 MiB a turn), and the body's end waited for the turns it lagged.
+  it('scans up to a slice of SCAN_SLICE_MAX_BYTES a turn while the clock allows', () => {
+    const turns = manualTurns();
+    const { scanner, fed } = timedScanner(0);
+    const queue = new ScanQueue(scanner, { now: () => 0, schedule: turns.schedule });
+    const text = Buffer.from(JSON.stringify({ model: 'm', input: 'x'.repeat(3 * SCAN_SLICE_MAX_BYTES) }));
+    for (const chunk of chunksOf(text, 64 * 1024)) queue.push(chunk);
+    turns.runTurn();
+    expect(fed.reduce((sum, bytes) => sum + bytes, 0)).toBe(SCAN_SLICE_MAX_BYTES);
   });
 
   it('gives its first slice only what the scan as the body arrived left of the turn', () => {

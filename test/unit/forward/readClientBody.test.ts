@@ -3,7 +3,7 @@ import { PassThrough } from 'node:stream';
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { BodyTooLargeError, CONTIGUOUS_BODY_MIN_BYTES, readClientBody } from '../../../proxy/forward/requestBody.ts';
-import { SCAN_SLICE_BYTES } from '../../../proxy/forward/scanQueue.ts';
+import { FIRST_SCAN_BYTES } from '../../../proxy/forward/scanQueue.ts';
 import { MAX_JSON_NESTING_DEPTH } from '../../../proxy/contracts/defaults.ts';
 
 const LIMIT_BYTES = 1024 * 1024;
@@ -75,7 +75,7 @@ describe('readClientBody', () => {
   it('scans a chunked body past the first slice a slice per turn, to the same result', async () => {
     const keys = Array.from({ length: 60_000 }, (_unused, index) => `"k${index}":${index}`);
     const json = Buffer.from(`{"model":"m",${keys.join(',')}}`);
-    expect(json.length).toBeGreaterThan(4 * SCAN_SLICE_BYTES);
+    expect(json.length).toBeGreaterThan(4 * FIRST_SCAN_BYTES);
     const req = clientRequest({ 'content-type': 'application/json' });
     const body = read(req);
     for (let start = 0; start < json.length; start += 64 * 1024) req.write(json.subarray(start, start + 64 * 1024));

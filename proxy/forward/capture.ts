@@ -79,7 +79,9 @@ export class BodyCapture implements CapturedBody {
       const whole = ownCopy(this.chunks, this.capturedBytes);
       // Masked by masks of their own length, so the cut stays where the limit puts it.
       const masked = this.keyMasker === null ? whole : this.keyMasker.maskBytes(whole);
-      const cut = ownCopy([masked.subarray(0, this.limitBytes)], this.limitBytes);
+      // A view, not a second copy: the margin past the limit is a key's length at most, and the copy
+      // of a 1 MiB capture, its fresh pages faulted in, held the loop at the end of each large request.
+      const cut = masked.subarray(0, this.limitBytes);
       this.chunks = [cut];
       this.capturedBytes = cut.length;
       return cut;

@@ -67,6 +67,7 @@ const SEARCH_AS_TEXT_BYTES = 16 * 1024;
 const PERCENT = 0x25;
 const BACKSLASH = 0x5c;
 const AMPERSAND = 0x26;
+const LINE_FEED = 0x0a;
 
 /** Bytes relayed chunk by chunk, each form masked by one of its own length (a Content-Length was sent). */
 export class KeyByteStream {
@@ -267,7 +268,8 @@ export class KeyMasker {
     if (bytes.length <= SEARCH_AS_TEXT_BYTES) return this.holdsForm(bytes.toString('latin1'));
     for (const form of this.#formBytes) if (bytes.includes(form)) return true;
     // A large body is made text only when it holds a character an escape begins with.
-    const mayEscape = bytes.includes(PERCENT) || bytes.includes(BACKSLASH) || bytes.includes(AMPERSAND);
+    // A line feed may join two lines of a base64 form (escapedSecrets.ts).
+    const mayEscape = bytes.includes(PERCENT) || bytes.includes(BACKSLASH) || bytes.includes(AMPERSAND) || bytes.includes(LINE_FEED);
     return mayEscape && holdsEscapedForm(bytes.toString('latin1'), this.#forms);
   }
 

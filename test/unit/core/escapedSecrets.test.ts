@@ -152,3 +152,46 @@ describe('escapes of characters no form of the key holds', () => {
     expect(masker.maskText(text)).toBe(`${event.slice(0, -2)} ${REDACTED}"}`);
   });
 });
+
+describe('a key in base64 wrapped into lines', () => {
+  // MIME writes base64 in lines of at most 76 characters (RFC 2045 section 6.8), PEM in lines of 64
+  // (RFC 7468 section 2); their decoders (base64 -d, Python's b64decode) read past the line breaks.
+  const wrapped = (text: string, width: number, lineBreak: string): string =>
+    Buffer.from(text)
+      .toString('base64')
+      .replace(new RegExp(`(.{${width}})(?=.)`, 'g'), `$1${lineBreak}`);
+  /** What a base64 decoder reads from the text's long runs, line breaks (raw or JSON-escaped) read past. */
+  const decodedBase64 = (text: string): string =>
+    Buffer.from(
+      text
+        .replace(/\\[rn]|\s/g, '')
+        .match(/[A-Za-z0-9+/=]{20,}/g)
+        ?.join('') ?? '',
+      'base64',
+    ).toString('latin1');
+
+  it.each([
+    ['MIME lines, CRLF, in a text', 76, '\r\n'],
+    ['PEM lines, LF, in a text', 64, '\n'],
+    ['MIME lines written into a JSON string as \\r\\n', 76, '\\r\\n'],
+    ['PEM lines written into a JSON string as \\n', 64, '\\n'],
+  ])('of "Bearer <key>" is found and masked, with %s', (_name, width, lineBreak) => {
+    for (const prefix of ['Bearer ', 'Authorization: Bearer ', 'x']) {
+      const encoded = wrapped(`${prefix}${SENTINEL_KEY}`, width, lineBreak);
+      const text = `{"error":{"message":"echo: ${encoded}","note":"a line\\nand more"}}`;
+      expect(masker.holdsForm(text)).toBe(true);
+      const masked = masker.maskText(text);
+      expect(decodedBase64(masked)).not.toContain(SENTINEL_KEY.slice(3, 30));
+      expect(masked).toContain('"note":"a line\\nand more"');
+      expect(redactKnownSecrets(text, [SENTINEL_KEY])).toBe(masked);
+      expect(masker.maskBytes(Buffer.from(text)).length).toBe(Buffer.byteLength(text));
+    }
+  });
+
+  it('leaves line breaks in plain text alone: prose and code hold no form across them', () => {
+    const text =
+      '{"m":"a line\\nand another\\r\\nconst value = 1;\\nsee https://example.com/docs/reference/configurationFileFormat\\nreturn"}';
+    expect(masker.holdsForm(text)).toBe(false);
+    expect(masker.maskText(text)).toBe(text);
+  });
+});

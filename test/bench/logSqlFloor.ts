@@ -31,6 +31,8 @@ export interface LogSqlFloorOptions {
   workDir: string;
   /** Called with each replay's database before it is removed (tests read it). */
   onReplayed?: (databasePath: string) => void;
+  /** Changes each fresh database before the rows are written (to price one index: drop it here). */
+  prepareDatabase?: (db: DatabaseSync) => void;
 }
 
 /** Microseconds of CPU per request row. */
@@ -120,6 +122,7 @@ function replay(requests: readonly StoredRequest[], options: LogSqlFloorOptions,
   try {
     // As while the checkpoint thread runs: the writing connection never checkpoints itself.
     db.exec('PRAGMA wal_autocheckpoint = 0');
+    options.prepareDatabase?.(db);
     const insert = {
       row: inserter(db, 'requests'),
       body: inserter(db, 'request_bodies'),

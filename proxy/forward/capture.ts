@@ -79,9 +79,7 @@ export class BodyCapture implements CapturedBody {
       const whole = ownCopy(this.chunks, this.capturedBytes);
       // Masked by masks of their own length, so the cut stays where the limit puts it.
       const masked = this.keyMasker === null ? whole : this.keyMasker.maskBytes(whole);
-      // A view, not a second copy: the margin past the limit is a key's length at most, and the copy
-      // of a 1 MiB capture, its fresh pages faulted in, held the loop at the end of each large request.
-      const cut = masked.subarray(0, this.limitBytes);
+      const cut = this.cutAtLimit(masked);
       this.chunks = [cut];
       this.capturedBytes = cut.length;
       return cut;
@@ -91,5 +89,20 @@ export class BodyCapture implements CapturedBody {
     const joined = ownCopy(this.chunks, this.capturedBytes);
     this.chunks = [joined];
     return joined;
+  }
+
+  /**
+   * The masked capture cut at the limit: a view where its backing stays within
+   * MAX_BACKING_PER_CAPTURED_BYTE, since copying a 1 MiB capture (its fresh pages faulted in) held the
+   * loop at the end of each large request. The margin past the limit (up to ten times the longest
+   * form) may hold the start of a form the kept bytes cut short, unmasked: it is zeroed, as the view
+   * keeps it alive while the row waits.
+   */
+  private cutAtLimit(masked: Buffer): Buffer {
+    if (masked.buffer.byteLength > this.limitBytes * MAX_BACKING_PER_CAPTURED_BYTE) {
+      return ownCopy([masked.subarray(0, this.limitBytes)], this.limitBytes);
+    }
+    masked.fill(0, this.limitBytes);
+    return masked.subarray(0, this.limitBytes);
   }
 }

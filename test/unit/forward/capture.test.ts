@@ -48,6 +48,31 @@ describe('BodyCapture', () => {
     expect(body?.buffer.byteLength).toBe(pooled.length);
   });
 
+  describe('past its limit, with the key\'s masker', () => {
+    /** A masker that finds no whole form (the cut-short start below is not one), forms up to `longestEscapedChars` long. */
+    const unmaskingMasker = (longestEscapedChars: number) => ({ longestEscapedChars, maskBytes: (bytes: Buffer) => bytes });
+    const KEY_START = 'sk-sentinel-';
+
+    it('keeps no byte past the limit in the memory it hands out: a form cut short there is no longer readable', () => {
+      const limitBytes = 4096;
+      const capture = new BodyCapture(limitBytes, unmaskingMasker(600));
+      capture.add(socketChunk(`${'a'.repeat(limitBytes + 10)}${KEY_START}`));
+      const body = capture.toBuffer();
+      expect(body?.toString('latin1')).toBe('a'.repeat(limitBytes));
+      expect(capture.truncated).toBe(true);
+      expect(Buffer.from(body?.buffer as ArrayBuffer).toString('latin1')).not.toContain(KEY_START.slice(0, 4));
+    });
+
+    it('copies the cut when the forms\' margin would make its backing more than twice its length', () => {
+      const limitBytes = 1024;
+      const capture = new BodyCapture(limitBytes, unmaskingMasker(12_000));
+      capture.add(socketChunk('b'.repeat(limitBytes * 20)));
+      const body = capture.toBuffer();
+      expect(body?.toString('latin1')).toBe('b'.repeat(limitBytes));
+      expect(body?.buffer.byteLength).toBeLessThanOrEqual(limitBytes * MAX_BACKING_PER_CAPTURED_BYTE);
+    });
+  });
+
   it('joins several chunks once: later calls get the same Buffer', () => {
     const capture = captured(1024, [Buffer.from('data: 1\n\n'), Buffer.from('data: 2\n\n')]);
     const first = capture.toBuffer();

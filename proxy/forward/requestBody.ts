@@ -132,7 +132,6 @@ export function readClientBody(
     const scanner = mayBeJson(req.headers['content-type']) ? new TopLevelScanner(options.maxJsonDepth) : null;
     // The first slice is scanned as it arrives; past it, a slice per turn.
     let queue: ScanQueue | null = null;
-    let arrivalScanMs = 0;
     let early: ClientBody | null = null;
     let mayStartEarly =
       options.sendsEarly !== undefined &&
@@ -167,12 +166,9 @@ export function readClientBody(
         chunks.push(chunk);
       }
       if (scanner === null) return;
-      if (queue === null && byteLength <= FIRST_SCAN_BYTES) {
-        const startedAtMs = performance.now();
-        scanner.feed(kept);
-        arrivalScanMs += performance.now() - startedAtMs;
-      } else {
-        queue ??= new ScanQueue(scanner, { spentMs: arrivalScanMs });
+      if (queue === null && byteLength <= FIRST_SCAN_BYTES) scanner.feed(kept);
+      else {
+        queue ??= new ScanQueue(scanner);
         queue.push(kept);
       }
       if (early !== null) {

@@ -2,8 +2,8 @@ import type { TopLevelScanner } from './jsonScan.ts';
 
 /**
  * A body's first bytes, scanned as they arrive (a small body is never queued, and a large one's
- * early forward is decided on them, arrivingBody.ts): about 2 ms at the scanner's slowest (pure
- * structure, about 13 ns a byte here).
+ * early forward is decided on them, arrivingBody.ts): about 2 ms at the scanner's slowest once
+ * optimised (pure structure, about 13 ns a byte here), 3-5 ms before (bench probes, 2026-11-28).
  */
 export const FIRST_SCAN_BYTES = 128 * 1024;
 
@@ -28,8 +28,7 @@ const SCAN_STEP_BYTES = 16 * 1024;
 /**
  * Feeds chunks to a scanner in slices of at most `sliceBytes` and about `sliceMs`, one slice per
  * turn of the event loop (setImmediate: after the turn's reads, so other sockets are served
- * between slices). `spentMs`: what the scan of the body's first bytes took as they arrived, most
- * likely in the turn that runs the first slice, which gets only the rest of the time.
+ * between slices).
  */
 export class ScanQueue {
   readonly scanner: TopLevelScanner;
@@ -37,7 +36,6 @@ export class ScanQueue {
   private readonly stepBytes: number;
   private readonly sliceMs: number;
   private readonly now: () => number;
-  private spentMs: number;
   private readonly schedule: (run: () => void) => void;
   private queue: Buffer[] = [];
   private next = 0;
@@ -50,7 +48,6 @@ export class ScanQueue {
       sliceBytes?: number;
       stepBytes?: number;
       sliceMs?: number;
-      spentMs?: number;
       now?: () => number;
       schedule?: (run: () => void) => void;
     } = {},
@@ -59,7 +56,6 @@ export class ScanQueue {
     this.sliceBytes = options.sliceBytes ?? SCAN_SLICE_MAX_BYTES;
     this.stepBytes = options.stepBytes ?? SCAN_STEP_BYTES;
     this.sliceMs = options.sliceMs ?? SCAN_SLICE_MS;
-    this.spentMs = options.spentMs ?? 0;
     this.now = options.now ?? (() => performance.now());
     this.schedule = options.schedule ?? ((run) => setImmediate(run));
   }
@@ -85,8 +81,7 @@ export class ScanQueue {
   }
 
   private runSlice(): void {
-    const startedAtMs = this.now() - this.spentMs;
-    this.spentMs = 0;
+    const startedAtMs = this.now();
     let room = this.sliceBytes;
     while (room > 0 && this.next < this.queue.length) {
       const chunk = this.queue[this.next]!;

@@ -171,17 +171,6 @@ describe('ScanQueue spreads a body over turns of the event loop', () => {
     expect(fed.reduce((sum, bytes) => sum + bytes, 0)).toBe(SCAN_SLICE_MAX_BYTES);
   });
 
-  it('gives its first slice only what the scan as the body arrived left of the turn', () => {
-    const turns = manualTurns();
-    const { scanner, fed, now } = timedScanner(0.4);
-    const queue = new ScanQueue(scanner, { stepBytes: 16 * 1024, sliceMs: 1, now, spentMs: 0.9, schedule: turns.schedule });
-    for (const chunk of chunksOf(Buffer.from(manyKeys(50_000)), 64 * 1024)) queue.push(chunk);
-    turns.runTurn();
-    expect(fed).toEqual([16 * 1024]);
-    turns.runTurn();
-    expect(fed).toHaveLength(4);
-  });
-
   it('is drained at once when nothing was pushed', async () => {
     await expect(new ScanQueue(new TopLevelScanner()).drained()).resolves.toBeUndefined();
   });

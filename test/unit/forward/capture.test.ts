@@ -48,7 +48,7 @@ describe('BodyCapture', () => {
     expect(body?.buffer.byteLength).toBe(pooled.length);
   });
 
-  describe('past its limit, with the key\'s masker', () => {
+  describe("past its limit, with the key's masker", () => {
     /** A masker that finds no whole form (the cut-short start below is not one), forms up to `longestEscapedChars` long. */
     const unmaskingMasker = (longestEscapedChars: number) => ({ longestEscapedChars, maskBytes: (bytes: Buffer) => bytes });
     const KEY_START = 'sk-sentinel-';
@@ -63,7 +63,7 @@ describe('BodyCapture', () => {
       expect(Buffer.from(body?.buffer as ArrayBuffer).toString('latin1')).not.toContain(KEY_START.slice(0, 4));
     });
 
-    it('copies the cut when the forms\' margin would make its backing more than twice its length', () => {
+    it("copies the cut when the forms' margin would make its backing more than twice its length", () => {
       const limitBytes = 1024;
       const capture = new BodyCapture(limitBytes, unmaskingMasker(12_000));
       capture.add(socketChunk('b'.repeat(limitBytes * 20)));

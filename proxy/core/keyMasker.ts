@@ -1,4 +1,11 @@
-import { escapedHeldChars, holdsEscapedForm, MAX_ESCAPE_CHARS, mayEndEscape, unescapedReading } from './escapedSecrets.ts';
+import {
+  escapedHeldChars,
+  holdsEscapedForm,
+  holdsWrappedLineBytes,
+  MAX_ESCAPE_CHARS,
+  mayEndEscape,
+  unescapedReading,
+} from './escapedSecrets.ts';
 import { FormAutomaton, NO_CLASS } from './formAutomaton.ts';
 import { KeyTextStream, walkForms } from './keyTextStream.ts';
 import { knownSecretForms, REDACTED, replaceSecretForms } from './redact.ts';
@@ -67,7 +74,6 @@ const SEARCH_AS_TEXT_BYTES = 16 * 1024;
 const PERCENT = 0x25;
 const BACKSLASH = 0x5c;
 const AMPERSAND = 0x26;
-const LINE_FEED = 0x0a;
 
 /** Bytes relayed chunk by chunk, each form masked by one of its own length (a Content-Length was sent). */
 export class KeyByteStream {
@@ -268,8 +274,8 @@ export class KeyMasker {
     if (bytes.length <= SEARCH_AS_TEXT_BYTES) return this.holdsForm(bytes.toString('latin1'));
     for (const form of this.#formBytes) if (bytes.includes(form)) return true;
     // A large body is made text only when it holds a character an escape begins with.
-    // A line feed may join two lines of a base64 form (escapedSecrets.ts).
-    const mayEscape = bytes.includes(PERCENT) || bytes.includes(BACKSLASH) || bytes.includes(AMPERSAND) || bytes.includes(LINE_FEED);
+    // A line break may join two lines of a base64 form (escapedSecrets.ts).
+    const mayEscape = bytes.includes(PERCENT) || bytes.includes(BACKSLASH) || bytes.includes(AMPERSAND) || holdsWrappedLineBytes(bytes);
     return mayEscape && holdsEscapedForm(bytes.toString('latin1'), this.#forms);
   }
 

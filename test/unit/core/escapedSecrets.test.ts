@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { KeyMasker, sameLengthMask } from '../../../proxy/core/keyMasker.ts';
-import { unescapedReading } from '../../../proxy/core/escapedSecrets.ts';
+import { holdsWrappedLineBytes, unescapedReading } from '../../../proxy/core/escapedSecrets.ts';
 import { knownSecretForms, REDACTED, redactKnownSecrets } from '../../../proxy/core/redact.ts';
 import { SENTINEL_KEY } from '../../support/sentinel.ts';
 
@@ -186,6 +186,26 @@ describe('a key in base64 wrapped into lines', () => {
       expect(redactKnownSecrets(text, [SENTINEL_KEY])).toBe(masked);
       expect(masker.maskBytes(Buffer.from(text)).length).toBe(Buffer.byteLength(text));
     }
+  });
+
+  it('finds the wrapped form in a large body whose only hint is a raw line break (no %, \\ or &)', () => {
+    // The key starts 40 bytes into the first line's 57, so its base64 crosses the break.
+    const encoded = wrapped(`Authorization: Bearer ${'x'.repeat(18)}${SENTINEL_KEY}`, 76, '\r\n');
+    const body = Buffer.from(`${'plain words. '.repeat(2000)}\n${encoded}\n`);
+    expect(body.length).toBeGreaterThan(16 * 1024);
+    expect(masker.holdsFormBytes(body)).toBe(true);
+  });
+
+  const base64Line = (chars: number) => 'QUJD'.repeat(Math.ceil(chars / 4)).slice(0, chars);
+  it.each([
+    ['PEM lines, LF', `${base64Line(64)}\n${base64Line(64)}\n${base64Line(10)}`, true],
+    ['MIME lines, CRLF, after prose', `some prose first\n${base64Line(76)}\r\n${base64Line(20)}`, true],
+    ['a line of 47 base64 characters', `${base64Line(47)}\n${base64Line(47)}`, false],
+    ['base64 then a break and nothing more', `${base64Line(64)}\n`, false],
+    ['base64 then a break and a space', `${base64Line(64)}\n ${base64Line(64)}`, false],
+    ['pretty-printed JSON', JSON.stringify({ a: [1, 2, 3], b: { c: 'words and words' } }, null, 2), false],
+  ])('sees a raw line break between lines of base64 in bytes: %s', (_name, text, holds) => {
+    expect(holdsWrappedLineBytes(Buffer.from(text))).toBe(holds);
   });
 
   it('leaves line breaks in plain text alone: prose and code hold no form across them', () => {

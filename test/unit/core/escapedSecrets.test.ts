@@ -208,6 +208,22 @@ describe('a key in base64 wrapped into lines', () => {
     expect(holdsWrappedLineBytes(Buffer.from(text))).toBe(holds);
   });
 
+  it('masks exactly the form across the breaks: no character of it left on either side of a break', () => {
+    const encoded = wrapped(`Authorization: Bearer ${'x'.repeat(18)}${SENTINEL_KEY} and the rest of it here`, 64, '\n');
+    const [, second, third] = encoded.split('\n');
+    // The key's base64 form begins in the first line after "eHNr" (the "xsk" of "xxsk-") and ends
+    // before the second line's last "YzEgYW5k" ("c1 and").
+    const before = encoded.slice(0, encoded.indexOf('eHNrLWFp') + 4);
+    const after = `YzEgYW5k\n${third}`;
+    expect(second?.endsWith('YzEgYW5k')).toBe(true);
+    expect(masker.maskText(encoded)).toBe(`${before}${REDACTED}${after}`);
+    const maskedBytes = masker.maskBytes(Buffer.from(encoded)).toString('latin1');
+    expect(maskedBytes.length).toBe(encoded.length);
+    expect(maskedBytes.startsWith(before)).toBe(true);
+    expect(maskedBytes.endsWith(after)).toBe(true);
+    expect(maskedBytes.slice(before.length, -after.length)).toMatch(/^\[redacted\]\**$/);
+  });
+
   it('leaves line breaks in plain text alone: prose and code hold no form across them', () => {
     const text =
       '{"m":"a line\\nand another\\r\\nconst value = 1;\\nsee https://example.com/docs/reference/configurationFileFormat\\nreturn"}';

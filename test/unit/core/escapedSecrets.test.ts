@@ -224,6 +224,24 @@ describe('a key in base64 wrapped into lines', () => {
     expect(maskedBytes.slice(before.length, -after.length)).toMatch(/^\[redacted\]\**$/);
   });
 
+  it('finds the form at every place in the lines, beside a certificate that only looks wrapped', () => {
+    const certificate = wrapped('certificate bytes '.repeat(20), 64, '\n');
+    for (const [width, lineBreak] of [
+      [48, '\n'],
+      [64, '\\n'],
+      [76, '\r\n'],
+      [76, '\\r\\n'],
+    ] as const) {
+      for (let offset = 0; offset < 60; offset += 1) {
+        const encoded = wrapped(`${'y'.repeat(offset)}${SENTINEL_KEY} after`, width, lineBreak);
+        const text = `${certificate}\nsome prose\n${encoded}`;
+        expect(masker.holdsForm(text), `width ${width}, offset ${offset}`).toBe(true);
+        expect(decodedBase64(masker.maskText(text))).not.toContain(SENTINEL_KEY.slice(3, 30));
+      }
+    }
+    expect(masker.holdsForm(`${certificate}\n${certificate}`)).toBe(false);
+  });
+
   it('leaves line breaks in plain text alone: prose and code hold no form across them', () => {
     const text =
       '{"m":"a line\\nand another\\r\\nconst value = 1;\\nsee https://example.com/docs/reference/configurationFileFormat\\nreturn"}';

@@ -1,5 +1,5 @@
+import { isBase64Code } from './base64Alphabet.ts';
 import { holdsEscapedForm, replaceEscapedForms } from './escapedSecrets.ts';
-
 /**
  * Removes secrets from text that may leave the proxy (error messages, logs). Known secrets go in
  * every form a leak could take; unknown ones are caught by their shape.
@@ -22,15 +22,12 @@ const MIN_LONG_RUN = 32;
 const MIN_RANDOM_CHUNK = 16;
 
 /** Characters of a base64-like run (the sk- key and hex classes are subsets of them). */
-const RUN_CHAR = new Uint8Array(128);
-for (const char of 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/_-') RUN_CHAR[char.charCodeAt(0)] = 1;
-
-const isRunChar = (code: number): boolean => code < 128 && RUN_CHAR[code] === 1;
+const isRunChar = isBase64Code;
 const EQUALS = 0x3d;
 const MAX_PADDING = 2;
 
 /**
- * The longest run of RUN_CHAR characters, counted up to MIN_LONG_RUN. One plain pass: the shape
+ * The longest run of base64 characters, counted up to MIN_LONG_RUN. One plain pass: the shape
  * regexes took 2-5 us each on a 300-character chat answer, and most texts hold no run long enough
  * for them to match at all.
  */

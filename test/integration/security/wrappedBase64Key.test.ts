@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { chatBody } from '../../support/http.ts';
+import { chatAnswerText, chatBody } from '../../support/http.ts';
 import { startHarness, type Harness } from '../../support/proxyHarness.ts';
 import { findSentinel, SENTINEL_KEY } from '../../support/sentinel.ts';
 
@@ -47,13 +47,7 @@ describe('a gateway that echoes the key in base64 wrapped into MIME lines', () =
 
   it('a whole chat answer holding it is passed on masked, as JSON, its length true', async () => {
     const content = `debug: ${mimeBase64(`Bearer ${SENTINEL_KEY}`, '\n')}`;
-    const answer = JSON.stringify({
-      id: 'chatcmpl-1',
-      object: 'chat.completion',
-      model: 'gpt-4o-mini',
-      choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }],
-      usage: { prompt_tokens: 7, completion_tokens: 5, total_tokens: 12 },
-    });
+    const answer = chatAnswerText(content);
     harness.simulator.script({ kind: 'text', status: 200, contentType: 'application/json', text: answer });
     const { response, end } = await harness.postChat(chatBody());
     expect(response.status).toBe(200);

@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -35,6 +36,8 @@ describe('the keyring daemon restarting under a running Airlock (keytar in proce
       env: keyring.env,
       stdio: ['pipe', 'pipe', 'inherit'],
     });
+    // Waited for before the data directory is removed: a child still shutting down writes into it.
+    const exited = once(child, 'exit');
     const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
     const next = async (): Promise<Record<string, unknown>> => JSON.parse((await lines.next()).value as string);
     try {
@@ -57,6 +60,7 @@ describe('the keyring daemon restarting under a running Airlock (keytar in proce
       expect(answered.status).toBe(200);
     } finally {
       child.kill();
+      await exited;
     }
   });
 });

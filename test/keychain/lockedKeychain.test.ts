@@ -1,4 +1,5 @@
 import { execFile, spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { createInterface } from 'node:readline';
 import { addProfile } from '../../proxy/app/profiles/configMutations.ts';
 import { openConfigStore } from '../../proxy/app/profiles/configStore.ts';
@@ -60,6 +61,8 @@ describe('a locked keychain', () => {
       env: keyring.env,
       stdio: ['pipe', 'pipe', 'inherit'],
     });
+    // Waited for before the data directory is removed: a child still shutting down writes into it.
+    const exited = once(child, 'exit');
     const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
     const next = async (): Promise<Record<string, unknown>> => JSON.parse((await lines.next()).value as string);
     try {
@@ -87,6 +90,7 @@ describe('a locked keychain', () => {
       expect(findSentinel(afterLock.body)).toBeNull();
     } finally {
       child.kill();
+      await exited;
       await simulator.close();
     }
   });

@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -36,6 +37,8 @@ describe('Airlock starting while the keychain does not answer', () => {
       env: keyring.env,
       stdio: ['pipe', 'pipe', 'inherit'],
     });
+    // Waited for before the data directory is removed: a child still shutting down writes into it.
+    const exited = once(child, 'exit');
     const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
     const next = async (): Promise<Record<string, unknown>> => JSON.parse((await lines.next()).value as string);
     try {
@@ -78,6 +81,7 @@ describe('Airlock starting while the keychain does not answer', () => {
       expect(findSentinel(refused.body + messages.body + answered.body)).toBeNull();
     } finally {
       child.kill();
+      await exited;
     }
   });
 });

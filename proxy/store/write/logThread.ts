@@ -5,7 +5,8 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { EventIngest } from './eventIngest.ts';
 import { redactSecrets } from '../../core/redact.ts';
-import { deserializeEvents, type FromLogThread, type LogThreadData, type ToLogThread } from './logThreadMessages.ts';
+import { decodeEvents } from './eventBatch.ts';
+import type { FromLogThread, LogThreadData, ToLogThread } from './logThreadMessages.ts';
 import { runRetention, type RetentionPolicy, type RetentionResult } from './retention.ts';
 import { openLogDatabase } from '../schema.ts';
 import { clearUnwrittenSpend, hasRoomToRetry, readSavedSpend, saveUnwrittenSpend } from './unwrittenSpendFile.ts';
@@ -93,7 +94,7 @@ function handle(message: ToLogThread): void {
       send({
         type: 'ingested',
         queuedBytes: message.queuedBytes,
-        summaries: ingest.ingest(deserializeEvents(message.events), message.secrets, message.withBodies),
+        summaries: ingest.ingest(decodeEvents(message.events), message.secrets, message.withBodies),
       });
       return;
     case 'fold':

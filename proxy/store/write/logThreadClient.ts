@@ -5,7 +5,8 @@ import type { EndedRowSummary } from '../../contracts/log.ts';
 import { bodyBytesOf } from './eventSlice.ts';
 import { FoldedSpend, nextBacklogMode, splitForFolding, type BacklogMode } from './logBacklog.ts';
 import { isSupersededByEnd } from './rowDraft.ts';
-import { serializeEvents, type FromLogThread, type LogThreadData, type ToLogThread } from './logThreadMessages.ts';
+import { encodeEvents, EventBatchWriter } from './eventBatch.ts';
+import type { FromLogThread, LogThreadData, ToLogThread } from './logThreadMessages.ts';
 import type { RetentionPolicy, RetentionResult } from './retention.ts';
 import type { SpendEntry, UnwrittenState } from './unwrittenSpend.ts';
 import { startBackgroundWorker } from '../threadPriority.ts';
@@ -100,7 +101,12 @@ export interface LogThreadOptions extends Omit<LogThreadData, 'ownCheckpoints'> 
 export class LogThreadClient {
   private readonly options: LogThreadOptions;
   private worker: Worker;
+  /** Events queued while folding or posting without bodies: those modes rework them at the post. */
   private pending: RequestLifecycleEvent[] = [];
+  /** Events queued while posting whole: encoded at once, so their objects die young (eventBatch.ts). */
+  private encoded: EventBatchWriter | null = null;
+  /** How large the last encoded batch grew: the next one starts a little above (eventBatch.ts bounds it). */
+  private lastBatchBytes = 0;
   private postTimer: NodeJS.Timeout | null = null;
   private nextReplyId = 1;
   /** Flushes and retention runs waiting for the thread's answer, by id; a thread that died answers null. */
@@ -125,7 +131,13 @@ export class LogThreadClient {
 
   enqueue(event: RequestLifecycleEvent): void {
     if (this.stopped) return;
-    this.pending.push(event);
+    // A batch is encoded as it is queued if, as it begins, it would be posted whole; otherwise it is
+    // kept as objects, which the post reworks in the mode it chooses then.
+    const begins = this.encoded === null && this.pending.length === 0 && this.held.length === 0;
+    if (begins && nextBacklogMode(this.mode, this.queuedBytes, this.backlogBytes()) === 'post')
+      this.encoded = new EventBatchWriter(this.lastBatchBytes * 1.25);
+    if (this.encoded !== null) this.encoded.add(event);
+    else this.pending.push(event);
     this.schedulePost();
   }
 
@@ -240,6 +252,7 @@ export class LogThreadClient {
   }
 
   private postEvents(mode: BacklogMode): void {
+    this.postEncoded();
     if (this.pending.length === 0 && this.held.length === 0 && !this.folded.hasWaiting) return;
     const events = withoutSupersededEvents(this.held.length === 0 ? this.pending : [...this.held, ...this.pending]);
     this.pending = [];
@@ -271,8 +284,24 @@ export class LogThreadClient {
     else this.sendEvents(events, secrets, true);
   }
 
+  /**
+   * Events encoded as they were queued go whole, whatever the mode is now: they were queued while the
+   * thread kept up, so the queue holds at most the budget and this batch. They are older than any
+   * event queued as an object since (the mode changes only at a post).
+   */
+  private postEncoded(): void {
+    if (this.encoded === null) return;
+    const batch = this.encoded.finish();
+    this.encoded = null;
+    this.lastBatchBytes = batch.byteLength;
+    this.sendBatch(batch, this.options.knownSecrets(), true);
+  }
+
   private sendEvents(events: RequestLifecycleEvent[], secrets: string[], withBodies: boolean): void {
-    const serialized = serializeEvents(events);
+    this.sendBatch(encodeEvents(events), secrets, withBodies);
+  }
+
+  private sendBatch(serialized: Uint8Array<ArrayBuffer>, secrets: string[], withBodies: boolean): void {
     this.queuedBytes += serialized.byteLength;
     this.send({ type: 'events', events: serialized, secrets, withBodies, queuedBytes: serialized.byteLength }, [serialized.buffer]);
   }

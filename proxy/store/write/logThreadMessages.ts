@@ -1,5 +1,3 @@
-import { deserialize, serialize } from 'node:v8';
-import type { RequestLifecycleEvent } from '../../contracts/lifecycle.ts';
 import type { EndedRowSummary } from '../../contracts/log.ts';
 import type { RetentionPolicy, RetentionResult } from './retention.ts';
 import type { SpendEntry, UnwrittenState } from './unwrittenSpend.ts';
@@ -16,7 +14,7 @@ export interface LogThreadData {
 /** Main thread → log thread. */
 export type ToLogThread =
   /**
-   * `events` is a batch from serializeEvents, moved to the thread; `queuedBytes` (its size) comes
+   * `events` is a batch from EventBatchWriter (eventBatch.ts), moved to the thread; `queuedBytes` (its size) comes
    * back with `ingested`; without `withBodies`, rows are written and bodies not.
    */
   | { type: 'events'; events: Uint8Array; secrets: string[]; withBodies: boolean; queuedBytes: number }
@@ -43,18 +41,3 @@ export type FromLogThread =
   /** The thread gave memory back to malloc (idleRelease.ts): the forwarding thread trims it when idle. */
   | { type: 'released' }
   | { type: 'error'; error: Error };
-
-/**
- * A batch of events as one buffer that owns its memory, so posting it moves the buffer instead of
- * cloning every event: about 2 us a request on the forwarding thread instead of 3 (a batch of 800
- * bench requests). Node's serializer writes a Buffer's own bytes, never the pool behind it, and
- * returns a buffer of its own, which is what makes moving it safe (a unit test holds Node to that).
- */
-export function serializeEvents(events: readonly RequestLifecycleEvent[]): Uint8Array<ArrayBuffer> {
-  return serialize(events);
-}
-
-/** The events of serializeEvents; bodies come back as Buffers (views into `bytes`). */
-export function deserializeEvents(bytes: Uint8Array): RequestLifecycleEvent[] {
-  return deserialize(bytes) as RequestLifecycleEvent[];
-}

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { describe, expect, it, vi } from 'vitest';
-import { DEFAULT_RECLAIM_OPTIONS, startMemoryReclaimer } from '../../../proxy/core/memoryReclaimer.ts';
+import { compactingCollector, DEFAULT_RECLAIM_OPTIONS, startMemoryReclaimer } from '../../../proxy/core/memoryReclaimer.ts';
 import {
   bodiesNotKeptNote,
   LogThreadClient,
@@ -73,6 +73,31 @@ describe('LogThreadClient', () => {
     await client.close();
     const db = new DatabaseSync(join(dataDir(), 'requests.db'));
     expect(db.prepare('SELECT id, state FROM requests').all()).toEqual([{ id: 'r1', state: 'done' }]);
+    db.close();
+    expect(errors).toEqual([]);
+  });
+
+  it('keeps no queued event alive while it waits for the post, and still writes it', async () => {
+    // Events held until the post survived every young-generation collection meanwhile (DESIGN.md).
+    const collect = compactingCollector();
+    if (collect === null) throw new Error('this test needs V8 gc');
+    const errors: unknown[] = [];
+    const client = clientWith({ postIntervalMs: 60_000 }, errors);
+    const queued = ((): WeakRef<object> => {
+      const end = endEvent('r1', { bodies: capturedBodies({ requestBody: Buffer.from('{"model":"m"}') }) });
+      client.enqueue(startEvent('r1'));
+      client.enqueue(end);
+      return new WeakRef(end);
+    })();
+    // A WeakRef keeps its target until the current job ends.
+    await new Promise((resolve) => setImmediate(resolve));
+    collect();
+    expect(queued.deref()).toBeUndefined();
+    await client.flush();
+    await client.close();
+    const db = new DatabaseSync(join(dataDir(), 'requests.db'));
+    expect(db.prepare('SELECT id, state FROM requests').all()).toEqual([{ id: 'r1', state: 'done' }]);
+    expect(db.prepare('SELECT request_body FROM request_bodies').all()).toHaveLength(1);
     db.close();
     expect(errors).toEqual([]);
   });

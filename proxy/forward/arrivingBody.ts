@@ -1,8 +1,6 @@
 import { Readable } from 'node:stream';
-import { isDeepStrictEqual } from 'node:util';
 import type { LocalRefusal } from '../contracts/ports.ts';
-import { bytesIn } from './bodyRewrite.ts';
-import type { ByteRange, TopLevelScan } from './jsonScan.ts';
+import type { TopLevelScan } from './jsonScan.ts';
 import { uploadStalled, UploadTimedOutError } from './uploadStall.ts';
 
 /**
@@ -14,16 +12,11 @@ import { uploadStalled, UploadTimedOutError } from './uploadStall.ts';
 export const ARRIVING_BODY_MIN_BYTES = 1024 * 1024;
 
 /**
- * The members a plan reads from a JSON body (model, alias splice, usage splice) that must not change
- * after it was made, and which of them it edited: a later repeat of an edited one, even with the
- * client's same value, is what the gateway reads (JSON's last wins), unedited.
+ * What a plan read from a JSON body's first bytes that its end must not change: whether it streams
+ * (a `"stream": true` first written near the end would ask for an answer the plan did not make).
+ * Any member the scan reads repeated anywhere is refused too (`repeatedMember`).
  */
-export type PlannedMembers = Pick<TopLevelScan, 'model' | 'modelValue' | 'stream' | 'streamOptionsValue' | 'objectStart'> & {
-  edited: { model: boolean; streamOptions: boolean };
-};
-
-/** A `stream_options` repeated with more bytes than this is taken as changed rather than parsed on the loop (real ones hold a flag or two). */
-const MAX_COMPARED_VALUE_BYTES = 4 * 1024;
+export type PlannedMembers = Pick<TopLevelScan, 'stream'>;
 
 /**
  * A request body that is still arriving while its request goes upstream: the client's chunks kept
@@ -79,7 +72,7 @@ export class ArrivingBody {
     for (const chunk of head) headBytes += chunk.length;
     for (let index = 0; index < clientChunkCount; index += 1) clientBytes += this.clientChunks[index]!.length;
     this.#sentBytes = headBytes + this.declaredBytes - clientBytes;
-    this.#planned = { ...members };
+    this.#planned = { stream: members.stream };
   }
 
   get complete(): boolean {
@@ -129,17 +122,12 @@ export class ArrivingBody {
 
   /** The whole body is in and scanned: refused when its end contradicts what the plan read. */
   ended(scan: TopLevelScan): void {
-    const planned = this.#planned;
-    const changed = planned === null ? null : changedMember(planned, scan, this.clientChunks);
-    if (changed === null) {
+    const what = this.#planned === null ? null : contradiction(this.#planned, scan);
+    if (what === null) {
       this.#state = 'complete';
       this.#wake();
       return;
     }
-    const what =
-      changed.how === 'differs'
-        ? `"${changed.member}" near its end differs from what its start said`
-        : `"${changed.member}" repeats near its end, and Airlock had changed the first one (the gateway would read the later one, unchanged)`;
     this.#contradiction = what;
     this.fail(new Error(`the request body's top-level ${what}`));
   }
@@ -216,38 +204,13 @@ export class ArrivingBody {
 }
 
 /**
- * The first member the plan read that the whole body's scan sees otherwise, as the plan uses it;
- * null when none. Compared by value: a repeat with the client's same value changes nothing, unless
- * the plan edited the first one (the gateway reads the last). The plan reads `stream` as true or not
- * (a late `"stream": false` changes nothing) and `stream_options` only on a stream (the usage splice).
+ * What the whole body's scan says against the plan, in words; null when nothing. A member read
+ * here written twice is refused wherever the repeat lies (parsers differ on which one counts); the
+ * plan reads `stream` as true or not, so a late `"stream": false` changes nothing.
  */
-function changedMember(
-  planned: PlannedMembers,
-  scan: TopLevelScan,
-  chunks: readonly Buffer[],
-): { member: 'model' | 'stream' | 'stream_options'; how: 'differs' | 'repeats' } | null {
-  if (planned.model !== scan.model) return { member: 'model', how: 'differs' };
-  if (!sameRange(planned.modelValue, scan.modelValue) && planned.edited.model) return { member: 'model', how: 'repeats' };
-  if ((planned.stream === true) !== (scan.stream === true)) return { member: 'stream', how: 'differs' };
-  if (planned.stream !== true || sameRange(planned.streamOptionsValue, scan.streamOptionsValue)) return null;
-  if (!sameValue(chunks, planned.streamOptionsValue, scan.streamOptionsValue)) return { member: 'stream_options', how: 'differs' };
-  return planned.edited.streamOptions ? { member: 'stream_options', how: 'repeats' } : null;
-}
-
-function sameRange(a: ByteRange | null, b: ByteRange | null): boolean {
-  return a === b || (a !== null && b !== null && a.start === b.start && a.end === b.end);
-}
-
-/** Whether two values in the body are the same JSON, whatever their spacing (either missing: not the same). */
-function sameValue(chunks: readonly Buffer[], a: ByteRange | null, b: ByteRange | null): boolean {
-  if (a === null || b === null) return false;
-  const first = bytesIn(chunks, a);
-  const second = bytesIn(chunks, b);
-  if (first.equals(second)) return true;
-  if (first.length > MAX_COMPARED_VALUE_BYTES || second.length > MAX_COMPARED_VALUE_BYTES) return false;
-  try {
-    return isDeepStrictEqual(JSON.parse(first.toString('utf8')), JSON.parse(second.toString('utf8')));
-  } catch {
-    return false;
-  }
+function contradiction(planned: PlannedMembers, scan: TopLevelScan): string | null {
+  if (scan.repeatedMember !== null)
+    return `"${scan.repeatedMember}" is written more than once (relays and gateways differ on which one they read: the first or the last)`;
+  if ((planned.stream === true) !== (scan.stream === true)) return '"stream" near its end differs from what its start said';
+  return null;
 }

@@ -21,7 +21,8 @@ export function mayForwardEarly(
   sofar: ClientBody,
 ): boolean {
   const scan = sofar.scan;
-  if (scan === null || !scan.isObject || scan.tooDeep || scan.model === null) return false;
+  // A repeated member is refused once the body is whole (parseClientBody), never sent on.
+  if (scan === null || !scan.isObject || scan.tooDeep || scan.model === null || scan.repeatedMember !== null) return false;
   if (check.method !== 'POST' || idempotencyKeyOf(check.req.headers) !== null) return false;
   const route = routeFor(check.path, check.method);
   if (route.adapter.translation) return false;
@@ -51,10 +52,6 @@ export function plannedSoFar(body: ClientBody): { body: ClientBody; parsed: Pars
 
 /** The plan made from the first bytes, sending the rest as it comes: its length is the whole body's. */
 export function arrivingPlan(plan: ExchangePlan, sofar: ReturnType<typeof plannedSoFar>, arriving: ArrivingBody): ExchangePlan {
-  const head = plan.body ?? [];
-  const scan = sofar.body.scan!;
-  // As rewriteJsonBody decides its splices: the model when the gateway's id is another, `stream_options` when usage was added.
-  const edited = { model: plan.upstreamModel !== null && plan.upstreamModel !== scan.model, streamOptions: plan.usageInjected };
-  arriving.planned(head, sofar.chunkCount, { ...scan, edited });
+  arriving.planned(plan.body ?? [], sofar.chunkCount, sofar.body.scan!);
   return { ...plan, byteLength: plan.byteLength + (arriving.declaredBytes - sofar.body.byteLength), arriving };
 }

@@ -14,6 +14,13 @@ export interface TopLevelScan {
    * no number is absent. A body too large to parse still states how much output it allows.
    */
   numbers: Record<string, number>;
+  /**
+   * The first member of those read here (model, stream, stream_options, output limits, n) that the
+   * top-level object names twice: parsers differ on which one counts (JSON.parse and Go's
+   * encoding/json take the last, gjson's Get and simdjson's lookups the first), so such a body is
+   * refused (requestBody.ts, arrivingBody.ts).
+   */
+  repeatedMember: string | null;
   /** The last top-level `model` and `stream_options` values (a duplicate key's last wins, as in JSON.parse). */
   modelValue: ByteRange | null;
   streamOptionsValue: ByteRange | null;
@@ -49,6 +56,7 @@ const SHORT_STRING_BYTES = 32;
 /** Top-level members whose value is a literal (true, false, a number), read as the scan passes. */
 const LITERAL_KEYS: ReadonlySet<string> = new Set(['stream', 'max_tokens', 'max_completion_tokens', 'max_output_tokens', 'n']);
 const KNOWN_KEY_NAMES = ['model', 'stream_options', ...LITERAL_KEYS];
+const MEMBER_BITS: ReadonlyMap<string, number> = new Map(KNOWN_KEY_NAMES.map((name, index) => [name, 1 << index]));
 /**
  * Longer top-level keys cannot be one we look for, so their bytes are not kept: each of its
  * characters written as a `\uXXXX` escape (6 bytes) is the longest a known key can be.
@@ -67,6 +75,7 @@ export class TopLevelScanner {
     model: null,
     stream: null,
     numbers: {},
+    repeatedMember: null,
     modelValue: null,
     streamOptionsValue: null,
     objectStart: -1,
@@ -87,6 +96,8 @@ export class TopLevelScanner {
   private escaped = false;
   private expectingKey = false;
   private lastKey: string | null = null;
+  /** The members read here seen so far, one bit each (MEMBER_BITS). */
+  private seenMembers = 0;
   private valueKey: string | null = null;
   /** The located member whose value is being read, and where that value started. */
   private locatedKey: LocatedKey | null = null;
@@ -228,6 +239,7 @@ export class TopLevelScanner {
           this.expectingKey = false;
           this.valueKey = this.lastKey;
           this.result.hasMembers = true;
+          this.noteMember(this.lastKey);
           if (this.lastKey === 'model' || this.lastKey === 'stream_options') {
             // A later duplicate replaces an earlier one, as in JSON.parse, even when it is no string.
             if (this.lastKey === 'model') this.result.model = null;
@@ -246,6 +258,13 @@ export class TopLevelScanner {
       default:
         return true;
     }
+  }
+
+  private noteMember(key: string | null): void {
+    const bit = key === null ? undefined : MEMBER_BITS.get(key);
+    if (bit === undefined) return;
+    if ((this.seenMembers & bit) !== 0) this.result.repeatedMember ??= key;
+    this.seenMembers |= bit;
   }
 
   /** A later duplicate replaces an earlier one, as in JSON.parse; `literal` is null for a string, object or array. */

@@ -292,6 +292,14 @@ export type ParsedBody =
   | { kind: 'invalid'; message: string };
 
 /** What the forwarding loop may parse itself: JSON.parse of such a body takes a few milliseconds at most, whatever its shape. */
+/** Airlock reads one value and a relay or gateway may read the other: what is priced, capped or answered could differ from what is billed. */
+function repeatedMemberMessage(member: string): string {
+  return (
+    `the request body names its top-level "${member}" more than once; relays and gateways differ on which one they read ` +
+    '(the first or the last), so what Airlock priced and checked against your budget could differ from what is billed. Send each top-level member once'
+  );
+}
+
 export interface ParseOnLoopLimits {
   maxBytes: number;
   maxStructuralMarks: number;
@@ -315,6 +323,7 @@ export function parseClientBody(body: ClientBody, contentType: string | undefine
       message: `the request body nests objects and arrays more than ${limits.maxDepth} levels deep, Airlock's limit (real requests nest a few dozen at most)`,
     };
   }
+  if (scan.repeatedMember !== null) return { kind: 'invalid', message: repeatedMemberMessage(scan.repeatedMember) };
   if (body.byteLength > limits.maxBytes || scan.structuralMarks > limits.maxStructuralMarks) return { kind: 'scanned-json', scan };
   const text = (body.chunks.length === 1 ? body.chunks[0]! : Buffer.concat(body.chunks, body.byteLength)).toString('utf8');
   try {

@@ -50,14 +50,14 @@ function chatStream(tail: string): Buffer {
 }
 
 /** `body` read as far as its first 64 KiB, planned from them, and a reader of what is sent: the test writes the rest. */
-async function plannedAfterFirstRead(body: Buffer, edited = { model: false, streamOptions: false }) {
+async function plannedAfterFirstRead(body: Buffer) {
   const req = clientRequest(body);
   const reading = readEarly(req);
   req.write(body.subarray(0, 64 * 1024));
   const early = await reading;
   const arriving = early.arriving!;
   const sofar = plannedSoFar(early);
-  arriving.planned(sofar.body.chunks, sofar.chunkCount, { ...sofar.body.scan!, edited });
+  arriving.planned(sofar.body.chunks, sofar.chunkCount, sofar.body.scan!);
   return { req, early, arriving, sent: drain(arriving.readable()) };
 }
 
@@ -74,39 +74,29 @@ describe('a body handed on while it arrives', () => {
     expect(early.byteLength).toBe(body.length);
   });
 
-  it.each([
-    ['model', embeddings('","model":"other"}')],
-    ['stream', embeddings('","stream":true}')],
-    ['stream_options', chatStream('","stream_options":{"include_usage":false}}')],
-  ])('refuses an end that changes %s as the plan reads it, and never sends its last piece', async (member, body) => {
+  it('refuses an end that asks for a stream the plan did not read, and never sends its last piece', async () => {
+    const body = embeddings('","stream":true}');
     const { req, arriving, sent } = await plannedAfterFirstRead(body);
     req.end(body.subarray(64 * 1024));
     await sent.failed;
     expect(sent.bytes()).toBeLessThan(body.length);
-    expect(arriving.refusal(true)?.message).toContain(`"${member}" near its end differs`);
+    expect(arriving.refusal(true)?.message).toContain('"stream" near its end differs');
   });
 
+  // Relays differ on which of two the gateway is asked for (gjson's Get reads the first, JSON.parse the last): any repeat is refused.
   it.each([
-    ['model', embeddings('","model":"m"}')],
-    ['model, written with an escape', embeddings('","model":"\\u006d"}')],
-    ['stream_options', chatStream('","stream_options":{}}')],
-    ['stream_options, spaced otherwise', chatStream('","stream_options": { } }')],
-  ])('sends the whole body when its end repeats %s with the same value', async (_member, body) => {
+    ['model with another value', embeddings('","model":"other"}'), 'model'],
+    ['model with the same value', embeddings('","model":"m"}'), 'model'],
+    ['model, written with an escape', embeddings('","model":"\\u006d"}'), 'model'],
+    ['stream', chatStream('","stream":true}'), 'stream'],
+    ['stream_options with the same value', chatStream('","stream_options":{}}'), 'stream_options'],
+    ['max_tokens', embeddings('","max_tokens":5,"max_tokens":6}'), 'max_tokens'],
+  ])('refuses an end that repeats %s, and never sends its last piece', async (_case, body, member) => {
     const { req, arriving, sent } = await plannedAfterFirstRead(body);
-    req.end(body.subarray(64 * 1024));
-    expect(await Promise.race([sent.ended, sent.failed])).toEqual(body);
-    expect(arriving.refusal(true)).toBeNull();
-  });
-
-  it.each([
-    ['model', embeddings('","model":"m"}'), { model: true, streamOptions: false }],
-    ['stream_options', chatStream('","stream_options":{}}'), { model: false, streamOptions: true }],
-  ])('refuses an end that repeats %s the plan edited, as the gateway would read the unedited one', async (member, body, edited) => {
-    const { req, arriving, sent } = await plannedAfterFirstRead(body, edited);
     req.end(body.subarray(64 * 1024));
     await sent.failed;
     expect(sent.bytes()).toBeLessThan(body.length);
-    expect(arriving.refusal(true)?.message).toContain(`"${member}" repeats near its end`);
+    expect(arriving.refusal(true)?.message).toContain(`"${member}" is written more than once`);
   });
 
   it.each([

@@ -37,13 +37,6 @@ const CASES: RewriteCase[] = [
   { label: 'a missing model in an empty object', json: '{}', upstreamModel: 'real', wantUsage: false, sent: '{"model":"real"}' },
   { label: 'a model that is no string', json: '{"model":7}', upstreamModel: 'real', wantUsage: false, sent: '{"model":"real"}' },
   {
-    label: 'the last of duplicate models',
-    json: '{"model":"a","model":"b"}',
-    upstreamModel: 'c',
-    wantUsage: false,
-    sent: '{"model":"a","model":"c"}',
-  },
-  {
     label: 'a model name escaped',
     json: '{"model":"m"}',
     upstreamModel: 'say "模型"\n',
@@ -126,15 +119,6 @@ const CASES: RewriteCase[] = [
     upstreamModel: 'real',
     wantUsage: false,
     sent: '{"mod\\u0065l":"real"}',
-  },
-  {
-    label: 'the last of duplicate stream_options',
-    json: '{"stream":true,"stream_options":{"include_usage":true},"stream_options":{}}',
-    upstreamModel: null,
-    wantUsage: true,
-    sent: '{"stream":true,"stream_options":{"include_usage":true},"stream_options":{"include_usage":true}}',
-    usageInjected: true,
-    usageAsked: true,
   },
   {
     label: 'stream_options as an array replaced',

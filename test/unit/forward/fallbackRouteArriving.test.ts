@@ -85,13 +85,8 @@ describe('a fallback step for a body still arriving', () => {
 
   it("ends the walk with the body's 400 when its end contradicts what the plan read from its start", async () => {
     const { req, trace, step, clientBody } = await routeWhileArriving();
-    const scan = clientBody.scan!;
-    // The plan read another model from the first bytes than the whole body holds.
-    clientBody.arriving?.planned([], clientBody.chunks.length, {
-      ...scan,
-      model: 'gpt-4o-mini',
-      edited: { model: false, streamOptions: false },
-    });
+    // The plan read a stream from the first bytes, which the whole body does not ask for.
+    clientBody.arriving?.planned([], clientBody.chunks.length, { stream: true });
     req.end(body.subarray(FIRST_READ_BYTES));
     expect(await step).toMatchObject({ bodyRefusal: { status: 400, errorClass: 'invalid_request' } });
     expect(trace.fallback?.chain).toHaveLength(2);
@@ -141,11 +136,7 @@ describe("a held profile's request, of which nothing was sent, whose body is ref
 
   it('says nothing was sent when its end contradicts the plan', async () => {
     const { req, step, clientBody } = await routeWhileArriving(NO_WATCH, HELD);
-    clientBody.arriving?.planned([], clientBody.chunks.length, {
-      ...clientBody.scan!,
-      model: 'gpt-4o-mini',
-      edited: { model: false, streamOptions: false },
-    });
+    clientBody.arriving?.planned([], clientBody.chunks.length, { stream: true });
     req.end(body.subarray(FIRST_READ_BYTES));
     const next = await step;
     if (next === null || !('bodyRefusal' in next)) throw new Error('no refusal');

@@ -144,6 +144,24 @@ describe('scanTopLevel', () => {
   });
 
   it.each([
+    { json: '{"model":"a","model":"b"}', repeated: 'model' },
+    { json: '{"model":"a","messages":[],"model":"a"}', repeated: 'model' },
+    { json: '{"mod\\u0065l":"a","model":"a"}', repeated: 'model' },
+    { json: '{"stream":true,"model":"m","stream":false,"model":"n"}', repeated: 'stream' },
+    { json: '{"stream_options":{},"stream_options":null}', repeated: 'stream_options' },
+    { json: '{"n":1,"max_tokens":2,"n":1}', repeated: 'n' },
+    { json: '{"max_output_tokens":1,"max_output_tokens":1}', repeated: 'max_output_tokens' },
+    { json: '{"model":"m","stream":true,"max_tokens":1,"max_completion_tokens":2,"n":1,"stream_options":{}}', repeated: null },
+    // Only the members Airlock reads, and only at the top level.
+    { json: '{"temperature":1,"temperature":2,"model":"m"}', repeated: null },
+    { json: '{"messages":[{"model":"a"},{"model":"b"}],"metadata":{"n":1,"n":2},"model":"m"}', repeated: null },
+    { json: '{"input":"\\"model\\":\\"x\\"","model":"m"}', repeated: null },
+  ])('names a member it reads that the top level repeats, in any pieces: $json', ({ json, repeated }) => {
+    const body = Buffer.from(json);
+    for (let cut = 0; cut <= body.length; cut += 1) expect(scanTopLevel(splitAt(body, cut)).repeatedMember).toBe(repeated);
+  });
+
+  it.each([
     { json: '{"model":"m","max_tokens":32000,"stream":true}', numbers: { max_tokens: 32000 } },
     { json: '{ "max_output_tokens" : 1e3 ,"n":2}', numbers: { max_output_tokens: 1000, n: 2 } },
     { json: '{"max_completion_tokens":10,"max_tokens":20}', numbers: { max_completion_tokens: 10, max_tokens: 20 } },

@@ -47,6 +47,16 @@ describe('parseClientBody parses on the forwarding loop only what is cheap to pa
     expect(parsed).toEqual({ kind: 'invalid', message: expect.stringContaining(`more than ${MAX_JSON_NESTING_DEPTH} levels deep`) });
   });
 
+  it.each([
+    ['parsed', '{"model":"a","messages":[],"model":"b"}'],
+    ['too large to parse', `{"model":"a","input":"${'a'.repeat(PARSE_ON_LOOP_MAX_BYTES)}","model":"a"}`],
+  ])('refuses a body %s that names a member Airlock reads twice', (_case, json) => {
+    expect(parseClientBody(bodyOf(json), 'application/json', LIMITS)).toEqual({
+      kind: 'invalid',
+      message: expect.stringMatching(/^the request body names its top-level "model" more than once; .* Send each top-level member once$/),
+    });
+  });
+
   it('refuses a JSON body that is not an object without parsing it', () => {
     expect(parseClientBody(bodyOf(`[${'['.repeat(1_000_000)}`), 'application/json', LIMITS)).toEqual({
       kind: 'invalid',

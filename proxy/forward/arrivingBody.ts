@@ -1,4 +1,5 @@
 import { Readable } from 'node:stream';
+import { MAX_JSON_NESTING_DEPTH } from '../contracts/defaults.ts';
 import type { LocalRefusal } from '../contracts/ports.ts';
 import type { TopLevelScan } from './jsonScan.ts';
 import { uploadStalled, UploadTimedOutError } from './uploadStall.ts';
@@ -205,10 +206,14 @@ export class ArrivingBody {
 
 /**
  * What the whole body's scan says against the plan, in words; null when nothing. A member read
- * here written twice is refused wherever the repeat lies (parsers differ on which one counts); the
+ * here written twice is refused wherever the repeat lies (parsers differ on which one counts), and
+ * so is nesting past the scan's limit, after which a repeat could not be seen; the
  * plan reads `stream` as true or not, so a late `"stream": false` changes nothing.
  */
 function contradiction(planned: PlannedMembers, scan: TopLevelScan): string | null {
+  // The scan stops at the nesting limit: a member written after it (a repeat) would go unread.
+  if (scan.tooDeep)
+    return `objects and arrays nest more than ${MAX_JSON_NESTING_DEPTH} levels deep near its end, past which Airlock cannot read its members (as a body read whole is refused)`;
   if (scan.repeatedMember !== null)
     return `"${scan.repeatedMember}" is written more than once (relays and gateways differ on which one they read: the first or the last)`;
   if ((planned.stream === true) !== (scan.stream === true)) return '"stream" near its end differs from what its start said';

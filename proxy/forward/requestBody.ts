@@ -152,7 +152,7 @@ export function readClientBody(
         req.resume();
         return;
       }
-      // Refused for its nesting once read: the rest is counted, never kept. One already going on goes on whole: the gateway judges it.
+      // Refused for its nesting once read: the rest is counted, never kept. One already going on is refused at its end (arrivingBody.ts).
       if (scanner?.result.tooDeep && early === null) {
         chunks = [];
         whole = null;
@@ -291,7 +291,6 @@ export type ParsedBody =
   | { kind: 'opaque' }
   | { kind: 'invalid'; message: string };
 
-/** What the forwarding loop may parse itself: JSON.parse of such a body takes a few milliseconds at most, whatever its shape. */
 /** Airlock reads one value and a relay or gateway may read the other: what is priced, capped or answered could differ from what is billed. */
 function repeatedMemberMessage(member: string): string {
   return (
@@ -300,6 +299,7 @@ function repeatedMemberMessage(member: string): string {
   );
 }
 
+/** What the forwarding loop may parse itself: JSON.parse of such a body takes a few milliseconds at most, whatever its shape. */
 export interface ParseOnLoopLimits {
   maxBytes: number;
   maxStructuralMarks: number;

@@ -38,6 +38,14 @@ describe('a body that repeats a member Airlock reads', () => {
     expect(harness.simulator.received).toHaveLength(0);
   });
 
+  it('keeps a large body with a repeat in its first bytes from going upstream while it arrives: nothing is sent', async () => {
+    const body = `{"model":"text-embedding-3-small","model":"text-embedding-3-small","input":"${'x'.repeat(2 * 1024 * 1024)}"}`;
+    const response = await rawRequest(`${harness.proxy.url}/v1/embeddings`, { method: 'POST', headers: JSON_HEADERS, body });
+    expect(response.status).toBe(400);
+    expect(response.body).toContain('names its top-level \\"model\\" more than once');
+    expect(harness.simulator.received).toHaveLength(0);
+  });
+
   it('is refused in Anthropic’s error shape on /v1/messages', async () => {
     const body = '{"model":"gpt-4o-mini","max_tokens":5,"messages":[{"role":"user","content":"hi"}],"model":"gpt-4o"}';
     const response = await rawRequest(`${harness.proxy.url}/v1/messages`, {

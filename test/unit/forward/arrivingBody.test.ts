@@ -99,6 +99,16 @@ describe('a body handed on while it arrives', () => {
     expect(arriving.refusal(true)?.message).toContain(`"${member}" is written more than once`);
   });
 
+  it('refuses an end nested past the limit, where a repeated member would go unread', async () => {
+    const levels = MAX_JSON_NESTING_DEPTH + 5;
+    const body = embeddings(`","x":${'['.repeat(levels)}${']'.repeat(levels)},"model":"other"}`);
+    const { req, arriving, sent } = await plannedAfterFirstRead(body);
+    req.end(body.subarray(64 * 1024));
+    await sent.failed;
+    expect(sent.bytes()).toBeLessThan(body.length);
+    expect(arriving.refusal(true)?.message).toContain(`more than ${MAX_JSON_NESTING_DEPTH} levels deep near its end`);
+  });
+
   it.each([
     ['a stream flag that says no stream', embeddings('","stream":false}')],
     ['stream options on a body that is no stream', embeddings('","stream_options":{}}')],

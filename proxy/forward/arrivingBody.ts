@@ -15,7 +15,7 @@ export const ARRIVING_BODY_MIN_BYTES = 1024 * 1024;
 /**
  * What a plan read from a JSON body's first bytes that its end must not change: whether it streams
  * (a `"stream": true` first written near the end would ask for an answer the plan did not make).
- * Any member the scan reads repeated anywhere is refused too (`repeatedMember`).
+ * Any member the scan reads repeated anywhere, or named in another letter case, is refused too.
  */
 export type PlannedMembers = Pick<TopLevelScan, 'stream'>;
 
@@ -94,7 +94,7 @@ export class ArrivingBody {
     return {
       status: 400,
       errorClass: 'invalid_request',
-      message: `the request body's top-level ${this.#contradiction}, ${sent}. Send each top-level member once, before any large one.`,
+      message: `the request body's top-level ${this.#contradiction}, ${sent}. Send each top-level member once, spelled as documented, before any large one.`,
     };
   }
 
@@ -216,6 +216,10 @@ function contradiction(planned: PlannedMembers, scan: TopLevelScan): string | nu
     return `objects and arrays nest more than ${MAX_JSON_NESTING_DEPTH} levels deep near its end, past which Airlock cannot read its members (as a body read whole is refused)`;
   if (scan.repeatedMember !== null)
     return `"${scan.repeatedMember}" is written more than once (relays and gateways differ on which one they read: the first or the last)`;
+  if (scan.memberInAnotherCase !== null) {
+    const { written, member } = scan.memberInAnotherCase;
+    return `"${written}" differs from "${member}" only in letter case (relays written in Go read it as "${member}", others ignore it)`;
+  }
   if ((planned.stream === true) !== (scan.stream === true)) return '"stream" near its end differs from what its start said';
   return null;
 }

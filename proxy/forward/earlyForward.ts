@@ -21,8 +21,16 @@ export function mayForwardEarly(
   sofar: ClientBody,
 ): boolean {
   const scan = sofar.scan;
-  // A repeated member is refused once the body is whole (parseClientBody), never sent on.
-  if (scan === null || !scan.isObject || scan.tooDeep || scan.model === null || scan.repeatedMember !== null) return false;
+  // A repeated member, or one in another case, is refused once the body is whole (parseClientBody), never sent on.
+  if (
+    scan === null ||
+    !scan.isObject ||
+    scan.tooDeep ||
+    scan.model === null ||
+    scan.repeatedMember !== null ||
+    scan.memberInAnotherCase !== null
+  )
+    return false;
   if (check.method !== 'POST' || idempotencyKeyOf(check.req.headers) !== null) return false;
   const route = routeFor(check.path, check.method);
   if (route.adapter.translation) return false;

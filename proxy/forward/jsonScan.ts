@@ -1,3 +1,4 @@
+import { decodeJsonString, knownKey, LITERAL_KEYS, MAX_KEY_BYTES, MEMBER_BITS, memberInAnotherCase, OTHER_KEY } from './scannedMembers.ts';
 import { BACKSLASH, CLOSE_BRACE, CLOSE_BRACKET, COLON, COMMA, OPEN_BRACE, OPEN_BRACKET, QUOTE } from '../core/jsonBytes.ts';
 /**
  * Finds the top-level `model` (string) and `stream` (boolean) of a JSON object held as chunks,
@@ -21,6 +22,12 @@ export interface TopLevelScan {
    * refused (requestBody.ts, arrivingBody.ts).
    */
   repeatedMember: string | null;
+  /**
+   * The first top-level key that names one of those members in another letter case (`"MODEL"`,
+   * `"Max_Tokens"`): relays written in Go read it as that member, others ignore it, so such a body
+   * is refused too.
+   */
+  memberInAnotherCase: { written: string; member: string } | null;
   /** The last top-level `model` and `stream_options` values (a duplicate key's last wins, as in JSON.parse). */
   modelValue: ByteRange | null;
   streamOptionsValue: ByteRange | null;
@@ -53,16 +60,6 @@ type LocatedKey = 'model' | 'stream_options';
 
 /** Bytes of a string looked at one by one before its end is searched for natively. */
 const SHORT_STRING_BYTES = 32;
-/** Top-level members whose value is a literal (true, false, a number), read as the scan passes. */
-const LITERAL_KEYS: ReadonlySet<string> = new Set(['stream', 'max_tokens', 'max_completion_tokens', 'max_output_tokens', 'n']);
-const KNOWN_KEY_NAMES = ['model', 'stream_options', ...LITERAL_KEYS];
-const MEMBER_BITS: ReadonlyMap<string, number> = new Map(KNOWN_KEY_NAMES.map((name, index) => [name, 1 << index]));
-/**
- * Longer top-level keys cannot be one we look for, so their bytes are not kept: each of its
- * characters written as a `\uXXXX` escape (6 bytes) is the longest a known key can be.
- */
-const MAX_KEY_BYTES = 6 * Math.max(...KNOWN_KEY_NAMES.map((name) => name.length));
-
 /**
  * Fed each chunk as it arrives, so its work is spread over the reads: no call walks more than the
  * chunk it is given (at most 64 KiB from a socket), whatever the body's shape. Nearly all of a
@@ -76,6 +73,7 @@ export class TopLevelScanner {
     stream: null,
     numbers: {},
     repeatedMember: null,
+    memberInAnotherCase: null,
     modelValue: null,
     streamOptionsValue: null,
     objectStart: -1,
@@ -324,33 +322,12 @@ export class TopLevelScanner {
     this.morePieces = null;
     if (this.expectingKey) {
       this.lastKey = text;
+      if (text !== null && text !== OTHER_KEY && this.result.memberInAnotherCase === null) {
+        const member = memberInAnotherCase(text);
+        if (member !== null) this.result.memberInAnotherCase = { written: text, member };
+      }
     } else if (this.valueKey === 'model') {
       this.result.model = text;
     }
-  }
-}
-
-const KNOWN_KEYS = KNOWN_KEY_NAMES.map((key) => ({ key, bytes: Buffer.from(key) }));
-/** Any other top-level key: only the known ones matter, so its text is never decoded. */
-const OTHER_KEY = '';
-
-function knownKey(chunk: Buffer, start: number, end: number): string {
-  for (const { key, bytes } of KNOWN_KEYS) {
-    if (bytes.length !== end - start) continue;
-    let index = 0;
-    while (index < bytes.length && bytes[index] === chunk[start + index]) index += 1;
-    if (index === bytes.length) return key;
-  }
-  return OTHER_KEY;
-}
-
-/** The text of a string's raw contents; null when its escapes are not valid JSON. */
-function decodeJsonString(bytes: Buffer): string | null {
-  const raw = bytes.toString('utf8');
-  if (!raw.includes('\\')) return raw;
-  try {
-    return JSON.parse(`"${raw}"`) as string;
-  } catch {
-    return null;
   }
 }

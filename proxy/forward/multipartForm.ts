@@ -15,6 +15,12 @@ export interface FormFields {
   stream: boolean;
   /** The form's short numeric fields a budget reads (`n`: images an edit asks for), by name. */
   numbers: Record<string, number>;
+  /**
+   * The first of the fields read here (model, stream, n) that the form holds twice: servers differ
+   * on which counts (Go's FormValue and Werkzeug's MultiDict take the first, Django's
+   * MultiValueDict the last), so such a form is refused (requestBody.ts).
+   */
+  repeatedField: string | null;
   parts: FormPartSummary[];
 }
 
@@ -38,6 +44,8 @@ const MAX_PART_HEADER_BYTES = 2048;
 const MAX_FIELD_VALUE_BYTES = 256;
 /** Fields read as numbers: `n`, the images an edit or variation asks for, each billed. */
 const NUMERIC_FIELDS: ReadonlySet<string> = new Set(['n']);
+/** The fields whose value Airlock reads: a second one is refused. */
+const READ_FIELDS: ReadonlySet<string> = new Set(['model', 'stream', ...NUMERIC_FIELDS]);
 /** More parts than any API takes; past it the form is not read further. */
 const MAX_PARTS = 256;
 
@@ -55,7 +63,7 @@ export function readFormFields(chunks: readonly Buffer[], contentType: string | 
   const delimiters = offsetsInChunks(chunks, Buffer.from(`--${boundary}`), MAX_PARTS + 1);
   // A form holds at least one part between two delimiters.
   if (delimiters.length < 2) return null;
-  const fields: FormFields = { model: null, modelValue: null, stream: false, numbers: {}, parts: [] };
+  const fields: FormFields = { model: null, modelValue: null, stream: false, numbers: {}, repeatedField: null, parts: [] };
   const delimiterLength = boundary.length + 2;
   for (let index = 0; index + 1 < delimiters.length; index += 1) {
     const headersStart = delimiters[index]! + delimiterLength + 2;
@@ -77,6 +85,7 @@ export function readFormFields(chunks: readonly Buffer[], contentType: string | 
           )
         : null;
     const contentType = /^content-type:\s*(.+)$/im.exec(headers)?.[1]?.trim() ?? null;
+    if (READ_FIELDS.has(name) && fields.parts.some((part) => part.name === name)) fields.repeatedField ??= name;
     fields.parts.push({ name, filename, contentType, byteLength, valueRange, value });
     if (filename !== null || value === null) continue;
     if (name === 'model' && byteLength <= MAX_FIELD_VALUE_BYTES && fields.model === null) {

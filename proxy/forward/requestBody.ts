@@ -4,6 +4,7 @@ import { bytesWithoutByteOrderMark } from '../core/byteOrderMark.ts';
 import { contentCodingOf, contentDecoder } from './answerDecoding.ts';
 import { TopLevelScanner, type TopLevelScan } from './jsonScan.ts';
 import { FIRST_SCAN_BYTES, ScanQueue } from './scanQueue.ts';
+import { memberInAnotherCaseMessage, repeatedFieldMessage, repeatedMemberMessage } from './ambiguousMembers.ts';
 import { readFormFields, type FormFields } from './multipartForm.ts';
 import { ARRIVING_BODY_MIN_BYTES, ArrivingBody } from './arrivingBody.ts';
 import { UploadTimedOutError, watchRequestTimeout } from './uploadStall.ts';
@@ -291,14 +292,6 @@ export type ParsedBody =
   | { kind: 'opaque' }
   | { kind: 'invalid'; message: string };
 
-/** Airlock reads one value and a relay or gateway may read the other: what is priced, capped or answered could differ from what is billed. */
-function repeatedMemberMessage(member: string): string {
-  return (
-    `the request body names its top-level "${member}" more than once; relays and gateways differ on which one they read ` +
-    '(the first or the last), so what Airlock priced and checked against your budget could differ from what is billed. Send each top-level member once'
-  );
-}
-
 /** What the forwarding loop may parse itself: JSON.parse of such a body takes a few milliseconds at most, whatever its shape. */
 export interface ParseOnLoopLimits {
   maxBytes: number;
@@ -311,7 +304,10 @@ export function parseClientBody(body: ClientBody, contentType: string | undefine
   const scan = body.scan;
   if (scan === null) {
     const fields = readFormFields(body.chunks, contentType);
-    return fields === null ? { kind: 'opaque' } : { kind: 'form', fields };
+    if (fields === null) return { kind: 'opaque' };
+    return fields.repeatedField === null
+      ? { kind: 'form', fields }
+      : { kind: 'invalid', message: repeatedFieldMessage(fields.repeatedField) };
   }
   // Without a JSON content type, only a body that starts as an object is taken for JSON. With one, no
   // endpoint takes anything else: refused unparsed (the scan stopped at its first byte).
@@ -324,6 +320,7 @@ export function parseClientBody(body: ClientBody, contentType: string | undefine
     };
   }
   if (scan.repeatedMember !== null) return { kind: 'invalid', message: repeatedMemberMessage(scan.repeatedMember) };
+  if (scan.memberInAnotherCase !== null) return { kind: 'invalid', message: memberInAnotherCaseMessage(scan.memberInAnotherCase) };
   if (body.byteLength > limits.maxBytes || scan.structuralMarks > limits.maxStructuralMarks) return { kind: 'scanned-json', scan };
   const text = (body.chunks.length === 1 ? body.chunks[0]! : Buffer.concat(body.chunks, body.byteLength)).toString('utf8');
   try {

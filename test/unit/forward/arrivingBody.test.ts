@@ -99,6 +99,17 @@ describe('a body handed on while it arrives', () => {
     expect(arriving.refusal(true)?.message).toContain(`"${member}" is written more than once`);
   });
 
+  it.each([
+    ['model', embeddings('","MODEL":"other"}'), 'MODEL', 'model'],
+    ['n', embeddings('","N":8}'), 'N', 'n'],
+  ])('refuses an end that writes %s in another letter case, and never sends its last piece', async (_case, body, written, member) => {
+    const { req, arriving, sent } = await plannedAfterFirstRead(body);
+    req.end(body.subarray(64 * 1024));
+    await sent.failed;
+    expect(sent.bytes()).toBeLessThan(body.length);
+    expect(arriving.refusal(true)?.message).toContain(`"${written}" differs from "${member}" only in letter case`);
+  });
+
   it('refuses an end nested past the limit, where a repeated member would go unread', async () => {
     const levels = MAX_JSON_NESTING_DEPTH + 5;
     const body = embeddings(`","x":${'['.repeat(levels)}${']'.repeat(levels)},"model":"other"}`);

@@ -161,6 +161,29 @@ describe('scanTopLevel', () => {
     for (let cut = 0; cut <= body.length; cut += 1) expect(scanTopLevel(splitAt(body, cut)).repeatedMember).toBe(repeated);
   });
 
+  // Go's encoding/json matches keys to struct fields without case (golang/go#14750), folding as bytes.EqualFold does.
+  it.each([
+    { json: '{"model":"a","MODEL":"b"}', written: 'MODEL', member: 'model' },
+    { json: '{"Model":"b","messages":[]}', written: 'Model', member: 'model' },
+    { json: '{"model":"m","Max_Tokens":9000}', written: 'Max_Tokens', member: 'max_tokens' },
+    { json: '{"model":"m","N":4}', written: 'N', member: 'n' },
+    { json: '{"model":"m","STREAM_OPTIONS":{}}', written: 'STREAM_OPTIONS', member: 'stream_options' },
+    // The Kelvin sign folds to k and the long s to s, raw or escaped.
+    { json: '{"model":"m","max_to\u212Aens":9}', written: 'max_to\u212Aens', member: 'max_tokens' },
+    { json: '{"model":"m","max_to\\u212Aens":9}', written: 'max_to\u212Aens', member: 'max_tokens' },
+    { json: '{"model":"m","\u017Ftream":true}', written: '\u017Ftream', member: 'stream' },
+    { json: '{"\\u004dodel":"m"}', written: 'Model', member: 'model' },
+    { json: '{"model":"m","Stream":true,"MODEL":"x"}', written: 'Stream', member: 'stream' },
+    // Other keys in upper case, members in another case only where nested, or keys that only look alike.
+    { json: '{"model":"m","Temperature":1,"messages":[{"Model":"x"}],"metadata":{"N":1}}', written: null, member: null },
+    { json: '{"model":"m","models":["A"],"nn":1,"Modell":1,"m\u00F6del":1,"MODEL_":1}', written: null, member: null },
+    { json: '{"model":"m","input":"\\"MODEL\\":\\"x\\""}', written: null, member: null },
+  ])('names a top-level key that spells a member it reads in another case, in any pieces: $json', ({ json, written, member }) => {
+    const body = Buffer.from(json);
+    const expected = written === null ? null : { written, member };
+    for (let cut = 0; cut <= body.length; cut += 1) expect(scanTopLevel(splitAt(body, cut)).memberInAnotherCase).toEqual(expected);
+  });
+
   it.each([
     { json: '{"model":"m","max_tokens":32000,"stream":true}', numbers: { max_tokens: 32000 } },
     { json: '{ "max_output_tokens" : 1e3 ,"n":2}', numbers: { max_output_tokens: 1000, n: 2 } },

@@ -57,3 +57,52 @@ describe('readFormFields', () => {
     expect(readFormFields([sent], CONTENT_TYPE)?.model).toBe('whisper-large-v3');
   });
 });
+
+// Servers differ on a repeated field: Go's FormValue and Werkzeug's MultiDict read the first, Django's MultiValueDict the last.
+describe('a form that repeats a field Airlock reads', () => {
+  it.each([
+    {
+      parts: [
+        { name: 'model', value: 'whisper-1' },
+        { name: 'file', value: FILE, filename: 'a.mp3' },
+        { name: 'model', value: 'gpt-4o-transcribe' },
+      ],
+      repeated: 'model',
+    },
+    {
+      parts: [
+        { name: 'n', value: '1' },
+        { name: 'prompt', value: 'a cat' },
+        { name: 'n', value: '10' },
+      ],
+      repeated: 'n',
+    },
+    {
+      parts: [
+        { name: 'stream', value: 'false' },
+        { name: 'stream', value: 'false' },
+      ],
+      repeated: 'stream',
+    },
+    // Fields an API takes repeated, and a file beside the model, are no repeat of what Airlock reads.
+    {
+      parts: [
+        { name: 'model', value: 'whisper-1' },
+        { name: 'timestamp_granularities[]', value: 'word' },
+        { name: 'timestamp_granularities[]', value: 'segment' },
+      ],
+      repeated: null,
+    },
+    {
+      parts: [
+        { name: 'image[]', value: FILE, filename: 'a.png' },
+        { name: 'image[]', value: FILE, filename: 'b.png' },
+        { name: 'model', value: 'gpt-image-1' },
+      ],
+      repeated: null,
+    },
+  ])('names it ($repeated) in any pieces', ({ parts, repeated }) => {
+    const body = form(parts);
+    for (const size of [1, 9, body.length]) expect(readFormFields(inPieces(body, size), CONTENT_TYPE)?.repeatedField).toBe(repeated);
+  });
+});

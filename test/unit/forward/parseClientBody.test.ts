@@ -57,6 +57,18 @@ describe('parseClientBody parses on the forwarding loop only what is cheap to pa
     });
   });
 
+  it.each([
+    ['parsed', '{"model":"a","messages":[],"MODEL":"b"}'],
+    ['too large to parse', `{"input":"${'a'.repeat(PARSE_ON_LOOP_MAX_BYTES)}","MODEL":"a"}`],
+  ])('refuses a body %s that names a member Airlock reads in another letter case', (_case, json) => {
+    expect(parseClientBody(bodyOf(json), 'application/json', LIMITS)).toEqual({
+      kind: 'invalid',
+      message: expect.stringMatching(
+        /^the request body's top-level "MODEL" differs from "model" only in letter case; .* Write it "model"$/,
+      ),
+    });
+  });
+
   it('refuses a JSON body that is not an object without parsing it', () => {
     expect(parseClientBody(bodyOf(`[${'['.repeat(1_000_000)}`), 'application/json', LIMITS)).toEqual({
       kind: 'invalid',

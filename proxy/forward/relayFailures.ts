@@ -121,12 +121,12 @@ export function failMidStream(
   const detail = { ...(timeoutMs !== undefined ? { timeoutMs } : {}), ...(clientCode !== undefined ? { errorCode: clientCode } : {}) };
   // The failure in the client protocol's own words (Anthropic's error type, the Responses code),
   // with the cause and fix a native client gets in its own frame.
-  const failureType = input.plan.translator?.failureType(errorClass, null) ?? 'api_error';
-  const frame = translator
-    ? translator
-        .fail({ type: failureType, message: stopped ? STOPPED_MESSAGE : buildClientError(errorClass, detail).error.message })
-        .join('')
-    : client.errors.streamFrame(errorClass, detail);
+  const clientMessage = stopped ? STOPPED_MESSAGE : buildClientError(errorClass, detail).error.message;
+  const responseTranslator = input.plan.translator;
+  const frame =
+    translator && responseTranslator
+      ? translator.fail(responseTranslator.streamFailure(errorClass, null, detail, clientMessage)).join('')
+      : client.errors.streamFrame(errorClass, detail);
   const message = stopped ? STOPPED_MESSAGE : (cause ?? `the upstream stream ended before its answer was whole (${errorClass})`);
   trace.failed(errorClass, message, undefined, clientCode);
   input.onStreamFailure(errorClass);

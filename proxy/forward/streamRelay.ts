@@ -133,7 +133,9 @@ export async function relayStream(
             // The client's error event says what the gateway's did (an overload, a rate limit), as a whole answer would.
             const errorClass = declaredErrorClass(declared);
             const message = declaredErrorExplained(errorClass, declared, input.knownSecrets);
-            return translator.fail({ type: responseTranslator.failureType(errorClass, declared.status), message }).join('');
+            const code = declared.code ?? declared.type;
+            const said = { upstreamMessage: declared.message, ...(code !== null ? { errorCode: code } : {}) };
+            return translator.fail(responseTranslator.streamFailure(errorClass, declared.status, said, message)).join('');
           }
         : (event: SseEvent): string => (observer.observe(event) ? formatSseEvent(event) : '');
     // One upstream event may come out as several (text held back before it, handed on now).

@@ -5,10 +5,11 @@ import type { ClientProtocol, TokenUsage } from '../contracts/usage.ts';
 import type { ClientErrorDetail } from '../core/errorClass.ts';
 import type { KeyMasker } from '../core/keyMasker.ts';
 import type { AnswerSource } from './chat/relayThinking.ts';
+import type { GatewaySaid } from './contextOverflow.ts';
 import type { ChatRequestTranslation, ClientToolNames } from './requestResult.ts';
 import type { SseEvent } from './sse.ts';
 import type { StreamKeyGuard } from './streamKeyGuard.ts';
-import type { StreamEventTranslator } from './streamTranslator.ts';
+import type { StreamEventTranslator, StreamFailure } from './streamTranslator.ts';
 
 /**
  * A protocol Airlock speaks, as a declarative object of pure parts: how its errors look, how its
@@ -246,6 +247,9 @@ export interface ResponseTranslator {
    * the gateway stated none (Airlock's estimate), stated to the client instead of nothing, as a stream's end does.
    */
   translateJson(chatJson: unknown, unreportedUsage?: TokenUsage | null): object;
-  /** The `type` of a stream's failure (StreamFailure) that stands for this class and the upstream's status. */
-  failureType(errorClass: ErrorClass, upstreamStatus: number | null): string;
+  /**
+   * A stream's failure in this protocol's words: the `type` that stands for this class, the upstream's
+   * status and what the gateway said (a context overflow has its own), and the message its client reads.
+   */
+  streamFailure(errorClass: ErrorClass, upstreamStatus: number | null, said: GatewaySaid, message: string): StreamFailure;
 }

@@ -2,7 +2,8 @@ import type { ProtocolAdapter } from '../adapter.ts';
 import { modelOf, tokenLimitOf } from '../fields.ts';
 import { anthropicErrorOf } from './declaredError.ts';
 import { fromChatEvents } from '../streamTranslator.ts';
-import { anthropicErrors, anthropicErrorType, anthropicStatusFor } from './errors.ts';
+import { anthropicErrors, anthropicErrorType, anthropicStatusFor, withPromptTooLong } from './errors.ts';
+import { promptTooLongWords } from './promptTooLong.ts';
 import { anthropicNativeRequest } from './nativeRequest.ts';
 import { AnthropicKeyGuard } from './keyGuard.ts';
 import { AnthropicStreamObserver } from './observer.ts';
@@ -44,7 +45,11 @@ export const anthropicAdapter: ProtocolAdapter = {
       translateJson: (chatJson, unreportedUsage) =>
         unwrap(chatToAnthropicResponse(chatJson, { requestedModel, ...source, unreportedUsage })),
       // Claude Code retries an error event only when its type is overloaded_error: mid-stream it has no status.
-      failureType: (errorClass, upstreamStatus) => anthropicErrorType(anthropicStatusFor(errorClass, upstreamStatus)),
+      // A context overflow is led by Anthropic's words for it, as in an error answer (promptTooLong.ts).
+      streamFailure: (errorClass, upstreamStatus, said, message) => ({
+        type: anthropicErrorType(anthropicStatusFor(errorClass, upstreamStatus)),
+        message: withPromptTooLong(promptTooLongWords(errorClass, said), message),
+      }),
     }),
   },
 };

@@ -93,6 +93,7 @@ export const anthropicErrors: ProtocolErrors = {
   requestIdHeader: 'request-id',
 };
 
-function withPromptTooLong(words: string | null, message: string): string {
+/** The message led by Anthropic's words for a context overflow, when there are any. */
+export function withPromptTooLong(words: string | null, message: string): string {
   return words === null ? message : `${words} ${message}`;
 }

@@ -44,7 +44,7 @@ export const responsesAdapter: ProtocolAdapter = {
         if (!result.ok) throw new Error(result.message);
         return result.body;
       },
-      failureType: (errorClass) => responsesFailureCode(errorClass),
+      streamFailure: (errorClass, _upstreamStatus, said, message) => ({ type: responsesFailureCode(errorClass, said), message }),
     }),
   },
 };

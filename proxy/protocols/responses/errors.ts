@@ -1,6 +1,7 @@
 import type { ErrorClass } from '../../contracts/errors.ts';
 import { buildClientError } from '../../core/errorClass.ts';
 import type { ProtocolErrors } from '../adapter.ts';
+import { saysContextOverflow, type GatewaySaid } from '../contextOverflow.ts';
 import { openAiErrors } from '../chat/errors.ts';
 import { sseFrame } from '../sse.ts';
 
@@ -31,12 +32,16 @@ export const responsesErrors: ProtocolErrors = {
  * The `error.code` of a translated stream's response.failed. Codex gives up at once on these two
  * codes and shows them as they are; any other it takes for a dropped stream and sends the request
  * again, up to five times: a spent balance or a rate limit would be retried and shown as a disconnect.
+ * `context_length_exceeded` is the third code it acts on (a full context window, which it reports
+ * instead of sending the same prompt five times more: codex-rs/codex-api/src/sse/responses.rs), so a
+ * gateway's refusal of a prompt over the model's context gets it.
  */
 const FAILURE_CODES: Partial<Record<ErrorClass, string>> = {
   quota_exhausted: 'insufficient_quota',
   rate_limited: 'rate_limit_exceeded',
 };
 
-export function responsesFailureCode(errorClass: ErrorClass): string {
+export function responsesFailureCode(errorClass: ErrorClass, said: GatewaySaid = {}): string {
+  if (saysContextOverflow(errorClass, said)) return 'context_length_exceeded';
   return FAILURE_CODES[errorClass] ?? 'server_error';
 }

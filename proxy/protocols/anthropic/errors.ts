@@ -13,10 +13,12 @@ export type AnthropicErrorType =
   | 'invalid_request_error'
   | 'request_too_large'
   | 'authentication_error'
+  | 'billing_error'
   | 'permission_error'
   | 'not_found_error'
   | 'rate_limit_error'
   | 'api_error'
+  | 'timeout_error'
   | 'overloaded_error';
 
 export interface AnthropicErrorBody {
@@ -27,13 +29,16 @@ export interface AnthropicErrorBody {
 /** Anthropic's own status for "overloaded", which its clients back off from and retry. */
 export const ANTHROPIC_OVERLOADED_STATUS = 529;
 
+/** The type Anthropic's API gives each status (its errors reference; the SDK's ErrorType lists them). */
 export function anthropicErrorType(status: number): AnthropicErrorType {
   if (status === 401) return 'authentication_error';
+  if (status === 402) return 'billing_error';
   if (status === 403) return 'permission_error';
   if (status === 404) return 'not_found_error';
   if (status === 413) return 'request_too_large';
   if (status === 429) return 'rate_limit_error';
   if (status === ANTHROPIC_OVERLOADED_STATUS) return 'overloaded_error';
+  if (status === 504) return 'timeout_error';
   if (status >= 400 && status < 500) return 'invalid_request_error';
   return 'api_error';
 }

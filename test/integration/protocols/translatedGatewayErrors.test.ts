@@ -30,12 +30,7 @@ interface RefusalCase {
   name: string;
   fault: Fault;
   status: number;
-  /**
-   * The type Anthropic's API gives this status (https://docs.anthropic.com/en/api/errors). None for a
-   * 402: Anthropic's is `billing_error` (@anthropic-ai/sdk's ErrorType), and Airlock answers any
-   * Messages client's 402 with `invalid_request_error`, its own budget refusal included: a change
-   * that is not the translation's alone.
-   */
+  /** The type Anthropic's API gives this status (https://docs.anthropic.com/en/api/errors; @anthropic-ai/sdk's ErrorType). */
   anthropicType?: string;
   /** Words of the gateway's that must reach the client. */
   said?: string;
@@ -90,6 +85,7 @@ const CASES: RefusalCase[] = [
     name: "OpenRouter's 402",
     fault: json(402, { error: { code: 402, message: 'Insufficient credits. Add more using https://openrouter.ai/settings/credits' } }),
     status: 402,
+    anthropicType: 'billing_error',
     said: 'Insufficient credits',
   },
   {

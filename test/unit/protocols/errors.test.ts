@@ -8,12 +8,14 @@ describe('anthropicErrorBody', () => {
     // Anthropic's own type for a 413 (its API errors reference).
     [413, 'request_too_large'],
     [401, 'authentication_error'],
+    // An empty balance, Airlock's budget refusal included, and a gateway's timeout: Anthropic's own types for them.
+    [402, 'billing_error'],
     [403, 'permission_error'],
     [404, 'not_found_error'],
     [429, 'rate_limit_error'],
     [500, 'api_error'],
     [502, 'api_error'],
-    [504, 'api_error'],
+    [504, 'timeout_error'],
     [529, 'overloaded_error'],
   ])('status %i -> %s', (status, type) => {
     expect(anthropicErrorBody(status, 'why and how to fix')).toEqual({ type: 'error', error: { type, message: 'why and how to fix' } });

@@ -96,6 +96,20 @@ describe('readAnswer: a 200 whose body is only an error, in each protocol', () =
       'auth',
     ],
     [
+      'Messages: Anthropic billing_error (402, an empty balance)',
+      anthropicAdapter,
+      'generate',
+      { type: 'error', error: { type: 'billing_error', message: 'Your credit balance is too low' } },
+      'quota_exhausted',
+    ],
+    [
+      'Messages: Anthropic timeout_error (504)',
+      anthropicAdapter,
+      'generate',
+      { type: 'error', error: { type: 'timeout_error', message: 'Request timed out' } },
+      'timeout_total',
+    ],
+    [
       'Messages: a relay answering the Messages path in OpenAI shape',
       anthropicAdapter,
       'generate',

@@ -20,6 +20,7 @@ import { failAnswer, failCutShort, failEmpty, failMidBody, failNotJson, failPass
 import { writtenInWholeAnswer } from './outputTally.ts';
 import { LargeAnswerMembers, type PassedAnswerMembers, writtenInMembers } from './passedAnswerMembers.ts';
 import { writeAnswerHead } from './answerHead.ts';
+import { maskNestedEscapes } from '../core/nestedEscapes.ts';
 
 /** A protocol's JSON answer is read whole (to check it, read its usage, translate it); beyond this it is refused. */
 const PROTOCOL_JSON_LIMIT_BYTES = 64 * 1024 * 1024;
@@ -246,9 +247,10 @@ function answerProtocolJson(
     return assembled === null ? undefined : answerProtocolJson(input, protocols, headers, assembled);
   }
   const { keyMasker } = input;
-  // Fields a client joins (chat's logprob tokens) masked in the answer, which is then written anew; else
-  // its escapes, which spell the key out to a parse, the log's reader's too, whatever form the client gets it in.
-  const joinedMasked = protocols.upstream.adapter.maskJoinedFields?.(answer, keyMasker) === true;
+  // Fields a client joins (chat's logprob tokens) and strings escaped twice (tool arguments) masked in the answer, which is
+  // then written anew; else its escapes, which spell the key out to a parse, the log's reader's too, whatever form the client gets it in.
+  const tokensMasked = protocols.upstream.adapter.maskJoinedFields?.(answer, keyMasker) === true;
+  const joinedMasked = maskNestedEscapes(text, answer, keyMasker) || tokensMasked;
   const rewritten = joinedMasked
     ? keyMasker.maskText(JSON.stringify(answer))
     : keyMasker.holdsEscapedForm(text)

@@ -71,6 +71,40 @@ export function findSentinelInStream(eventStream: string, key: string = SENTINEL
   );
 }
 
+/**
+ * A leak in what a client reads by parsing JSON and then the JSON strings inside it (a tool call's
+ * `arguments`): each string is searched as its reader sees it, escapes undone once more, so a key
+ * written with escapes twice over (`\\u002d` in the answer's text) is found. `text` is one JSON
+ * document or an event stream of them.
+ */
+export function findSentinelInNestedJson(text: string, key: string = SENTINEL_KEY): string | null {
+  const documents = text.trimStart().startsWith('{')
+    ? [text]
+    : text
+        .split('\n')
+        .filter((line) => line.startsWith('data:'))
+        .map((line) => line.slice('data:'.length));
+  const pending: unknown[] = documents.map(parsedOrNull);
+  for (let value = pending.pop(); pending.length > 0 || value !== undefined; value = pending.pop()) {
+    if (typeof value === 'string') {
+      const found = findSentinel(value, key);
+      if (found !== null) return found;
+      pending.push(parsedOrNull(value));
+    } else if (typeof value === 'object' && value !== null) {
+      pending.push(...Object.values(value));
+    }
+  }
+  return null;
+}
+
+function parsedOrNull(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return null;
+  }
+}
+
 /** A second key, for a key pool: both must be masked wherever one would be. Its last four differ from the first's. */
 export const SECOND_SENTINEL_KEY = 'sk-airlock-SENTINEL-2b61e8d04c7f93a5e1d6b0c8f4a27e9d';
 

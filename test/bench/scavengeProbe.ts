@@ -114,7 +114,8 @@ try {
     );
 } finally {
   airlock.kill('SIGTERM');
-  if (airlock.exitCode === null) await once(airlock, 'exit');
+  // A child already ended by a signal has a signalCode and no exitCode: waiting for its exit would never end.
+  if (airlock.exitCode === null && airlock.signalCode === null) await once(airlock, 'exit');
   await upstream.stop();
   rmSync(workDir, { recursive: true, force: true });
 }

@@ -302,8 +302,10 @@ export class LogThreadClient {
   }
 
   private sendBatch(serialized: Uint8Array<ArrayBuffer>, secrets: string[], withBodies: boolean): void {
-    this.queuedBytes += serialized.byteLength;
-    this.send({ type: 'events', events: serialized, secrets, withBodies, queuedBytes: serialized.byteLength }, [serialized.buffer]);
+    // The memory the thread holds until it is written: the whole buffer, its unused end included.
+    const heldBytes = serialized.buffer.byteLength;
+    this.queuedBytes += heldBytes;
+    this.send({ type: 'events', events: serialized, secrets, withBodies, queuedBytes: heldBytes }, [serialized.buffer]);
   }
 
   private send(message: ToLogThread, transfer: Transferable[] = []): void {

@@ -147,6 +147,17 @@ describe('LogThreadClient', () => {
       return reports(errors).at(-1);
     };
 
+    it('counts a batch as the whole buffer the thread holds until it is written, its unused end included', async () => {
+      const errors: unknown[] = [];
+      const client = stalledClient(errors);
+      client.enqueue(startEvent('large'));
+      // Fills more than half of the 64 KiB first buffer, so the buffer goes as it is.
+      client.enqueue(endEvent('large', { bodies: capturedBodies({ requestBody: Buffer.alloc(40_000, 'a') }) }));
+      await expect.poll(() => messages(errors).find((message) => message.startsWith('held '))).toBeDefined();
+      expect(messages(errors).find((message) => message.startsWith('held '))).toBe('held queuedBytes=65536 bufferBytes=65536');
+      await client.close();
+    });
+
     it('first leaves bodies out, saying so in the row, keeps rows, and sends bodies again once it caught up', async () => {
       const errors: unknown[] = [];
       const client = stalledClient(errors);

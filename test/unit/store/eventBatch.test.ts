@@ -99,6 +99,33 @@ describe('encodeEvents / decodeEvents', () => {
     expect(end?.type === 'end' && end.bodies.responseBody?.equals(large)).toBe(true);
   });
 
+  it('hands over a small batch in a buffer of its size, not its 64 KiB first one: the thread holds all of it until written', () => {
+    const writer = new EventBatchWriter();
+    writer.add(startEvent('alk_a'));
+    const batch = writer.finish();
+    expect(batch.buffer.byteLength).toBe(batch.byteLength);
+    expect(decodeEvents(batch)).toStrictEqual([startEvent('alk_a')]);
+  });
+
+  it('keeps its buffer when the batch fills more than half of it', () => {
+    const writer = new EventBatchWriter(1);
+    writer.add(endEvent('big', { bodies: capturedBodies({ responseBody: Buffer.alloc(50 * 1024, 1) }) }));
+    const batch = writer.finish();
+    expect(batch.buffer.byteLength).toBe(64 * 1024);
+    expect(batch.byteLength * 2).toBeGreaterThan(batch.buffer.byteLength);
+  });
+
+  it('adds an event whole or not at all: one that fails to encode leaves the batch readable', () => {
+    const writer = new EventBatchWriter();
+    writer.add(startEvent('alk_a'));
+    // Offsets that are no typed array fail the event after its JSON and bodies were written.
+    const brokenOffsets = { length: 1, buffer: new ArrayBuffer(2), byteOffset: 0, byteLength: 4 } as unknown as Uint32Array;
+    const unwritable = endEvent('alk_b', { bodies: capturedBodies({ eventOffsetsMs: brokenOffsets }) });
+    expect(() => writer.add(unwritable)).toThrow(RangeError);
+    writer.add(startEvent('alk_c'));
+    expect(decodeEvents(writer.finish())).toStrictEqual([startEvent('alk_a'), startEvent('alk_c')]);
+  });
+
   it('returns a buffer of its own, so moving it to the log thread takes memory from nobody', () => {
     const neighbour = pooledBody('still here');
     const batch = encodeEvents([startEvent('alk_a')]);

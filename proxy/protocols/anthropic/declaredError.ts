@@ -1,20 +1,6 @@
 import type { DeclaredError } from '../adapter.ts';
 import { errorMemberOf } from '../declaredError.ts';
-import { ANTHROPIC_OVERLOADED_STATUS, type AnthropicErrorType } from './errors.ts';
-
-/** The status each of Anthropic's error types stands for (https://docs.anthropic.com/en/api/errors). */
-const STATUS_OF_TYPE: Record<AnthropicErrorType, number> = {
-  invalid_request_error: 400,
-  authentication_error: 401,
-  billing_error: 402,
-  permission_error: 403,
-  not_found_error: 404,
-  request_too_large: 413,
-  rate_limit_error: 429,
-  api_error: 500,
-  timeout_error: 504,
-  overloaded_error: ANTHROPIC_OVERLOADED_STATUS,
-};
+import { ANTHROPIC_STATUS_OF_TYPE, type AnthropicErrorType } from './errors.ts';
 
 /**
  * Anthropic's error `{type:"error", error:{type,message}}`, as a whole answer or as an `error`
@@ -25,5 +11,5 @@ export function anthropicErrorOf(json: Record<string, unknown>): DeclaredError |
   if (json.type !== undefined && json.type !== 'error') return null;
   const error = json.error as { type?: unknown } | undefined;
   const type = typeof error?.type === 'string' ? error.type : '';
-  return errorMemberOf(json, type in STATUS_OF_TYPE ? STATUS_OF_TYPE[type as AnthropicErrorType] : null);
+  return errorMemberOf(json, type in ANTHROPIC_STATUS_OF_TYPE ? ANTHROPIC_STATUS_OF_TYPE[type as AnthropicErrorType] : null);
 }

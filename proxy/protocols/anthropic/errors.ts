@@ -29,18 +29,24 @@ export interface AnthropicErrorBody {
 /** Anthropic's own status for "overloaded", which its clients back off from and retry. */
 export const ANTHROPIC_OVERLOADED_STATUS = 529;
 
-/** The type Anthropic's API gives each status (its errors reference; the SDK's ErrorType lists them). */
+/** The status each of Anthropic's error types stands for (https://docs.anthropic.com/en/api/errors; the SDK's ErrorType lists them). */
+export const ANTHROPIC_STATUS_OF_TYPE: Readonly<Record<AnthropicErrorType, number>> = {
+  invalid_request_error: 400,
+  authentication_error: 401,
+  billing_error: 402,
+  permission_error: 403,
+  not_found_error: 404,
+  request_too_large: 413,
+  rate_limit_error: 429,
+  api_error: 500,
+  timeout_error: 504,
+  overloaded_error: ANTHROPIC_OVERLOADED_STATUS,
+};
+const TYPE_OF_STATUS = new Map(Object.entries(ANTHROPIC_STATUS_OF_TYPE).map(([type, status]) => [status, type as AnthropicErrorType]));
+
+/** The type Anthropic's API gives a status; another 4xx is a request it refuses, another 5xx its own failure. */
 export function anthropicErrorType(status: number): AnthropicErrorType {
-  if (status === 401) return 'authentication_error';
-  if (status === 402) return 'billing_error';
-  if (status === 403) return 'permission_error';
-  if (status === 404) return 'not_found_error';
-  if (status === 413) return 'request_too_large';
-  if (status === 429) return 'rate_limit_error';
-  if (status === ANTHROPIC_OVERLOADED_STATUS) return 'overloaded_error';
-  if (status === 504) return 'timeout_error';
-  if (status >= 400 && status < 500) return 'invalid_request_error';
-  return 'api_error';
+  return TYPE_OF_STATUS.get(status) ?? (status >= 400 && status < 500 ? 'invalid_request_error' : 'api_error');
 }
 
 export function anthropicErrorBody(status: number, message: string): AnthropicErrorBody {

@@ -54,10 +54,12 @@ export class EventBatchWriter {
    */
   finish(): Uint8Array<ArrayBuffer> {
     const used = this.#used;
-    const bytes = used * 2 < this.#buffer.length ? new Uint8Array(used) : new Uint8Array(this.#buffer.buffer, 0, used);
-    if (bytes.buffer !== this.#buffer.buffer) bytes.set(this.#buffer.subarray(0, used));
+    const buffer = this.#buffer;
     this.#buffer = Buffer.alloc(0);
-    return bytes;
+    if (used * 2 >= buffer.length) return new Uint8Array(buffer.buffer, 0, used);
+    const exact = new Uint8Array(used);
+    exact.set(buffer.subarray(0, used));
+    return exact;
   }
 
   #writeText(text: string): void {

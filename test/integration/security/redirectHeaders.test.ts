@@ -42,6 +42,8 @@ function keyedHeaders(): Record<string, string> {
     'www-authenticate': `Bearer realm="gateway", error="invalid_token", token="${SENTINEL_KEY}"`,
     'set-cookie': `session=${SENTINEL_KEY}; Path=/`,
     'x-debug-auth': `Basic ${base64}`,
+    // A URL that carries credentials in its userinfo (RFC 3986 section 3.2.1), as a storage link may.
+    'content-location': `http://airlock:${SENTINEL_KEY}@${elsewhereUrl.slice('http://'.length)}/v1/files/file-1`,
   };
 }
 
@@ -62,6 +64,8 @@ describe('a gateway that redirects, with the key in its headers', () => {
     ['GET', '/v1/files/file-1/content', 301, 'text/plain'],
     ['POST', '/v1/chat/completions', 302, 'text/html'],
     ['POST', '/v1/chat/completions', 401, 'application/json'],
+    ['POST', '/v1/chat/completions', 308, 'application/json'],
+    ['GET', '/v1/models', 308, 'application/json'],
   ])(
     '%s %s answered %i (%s): the client and the log see every header masked, and nothing is followed',
     async (method, path, status, type) => {

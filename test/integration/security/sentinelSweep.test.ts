@@ -241,6 +241,16 @@ describe('the gateway key never leaves the keychain and the upstream header', ()
     await call('/v1/responses', { method: 'POST', body: JSON.stringify({ model: 'gpt-4o-mini', input: pasted }) });
     await call('/v1/embeddings', { method: 'POST', body: JSON.stringify({ model: 'gpt-4o-mini', input: pasted }) });
     await call('/v1/chat/completions', { method: 'POST', headers: { authorization: `Bearer ${SENTINEL_KEY}` }, body: chatBody() });
+    // A tool set up with the gateway key itself, in each header a client library sends it in (Anthropic's
+    // x-api-key, Azure's api-key, Gemini's x-goog-api-key), beside its Airlock token and in place of it.
+    for (const header of ['x-api-key', 'api-key', 'x-goog-api-key']) {
+      await call('/v1/chat/completions', { method: 'POST', headers: { [header]: SENTINEL_KEY }, body: chatBody() });
+      await call('/v1/messages', {
+        method: 'POST',
+        headers: { authorization: '', [header]: SENTINEL_KEY },
+        body: JSON.stringify({ model: 'claude-x', max_tokens: 16, messages: [{ role: 'user', content: 'hi' }] }),
+      });
+    }
     // An image answer that echoes the pasted key, and its replay: the client gets neither with the key.
     const image = {
       method: 'POST',

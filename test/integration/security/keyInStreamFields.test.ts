@@ -36,7 +36,10 @@ const keyedChatStreams: Array<[string, string[]]> = [
     'a comment cut across two reads',
     [`: key ${SENTINEL_KEY.slice(0, 20)}`, `${SENTINEL_KEY.slice(20)}\n\ndata: ${chatChunk('Hi')}\n\ndata: ${chatEnd}\n\ndata: [DONE]\n\n`],
   ],
-  ['an id field with CR line ends', [`id: ${SENTINEL_KEY}\r\ndata: ${chatChunk('Hi')}\r\n\r\n`, `data: ${chatEnd}\r\n\r\ndata: [DONE]\r\n\r\n`]],
+  [
+    'an id field with CR line ends',
+    [`id: ${SENTINEL_KEY}\r\ndata: ${chatChunk('Hi')}\r\n\r\n`, `data: ${chatEnd}\r\n\r\ndata: [DONE]\r\n\r\n`],
+  ],
 ];
 
 async function post(path: string, body: string) {
@@ -46,16 +49,19 @@ async function post(path: string, body: string) {
 }
 
 describe('a gateway that writes the key into an event stream field other than data', () => {
-  it.each(keyedChatStreams)('a chat stream with the key in %s: the client and the log see none of it, the text arrives', async (_label, chunks) => {
-    harness.simulator.script({ kind: 'bodyChunks', chunks });
-    const { response, end } = await post('/v1/chat/completions', chatBody({ stream: true }));
-    expect(response.status).toBe(200);
-    expect(findSentinelInStream(response.body)).toBeNull();
-    expect(response.body).toContain('"content":"Hi"');
-    expect(response.body).toContain('[DONE]');
-    expect(end.errorClass).toBeNull();
-    expect(findSentinel(JSON.stringify(end))).toBeNull();
-  });
+  it.each(keyedChatStreams)(
+    'a chat stream with the key in %s: the client and the log see none of it, the text arrives',
+    async (_label, chunks) => {
+      harness.simulator.script({ kind: 'bodyChunks', chunks });
+      const { response, end } = await post('/v1/chat/completions', chatBody({ stream: true }));
+      expect(response.status).toBe(200);
+      expect(findSentinelInStream(response.body)).toBeNull();
+      expect(response.body).toContain('"content":"Hi"');
+      expect(response.body).toContain('[DONE]');
+      expect(end.errorClass).toBeNull();
+      expect(findSentinel(JSON.stringify(end))).toBeNull();
+    },
+  );
 
   it('a native Messages stream with the key in its id, event and comment lines: masked for the client and the log', async () => {
     const events = [
@@ -66,7 +72,14 @@ describe('a gateway that writes the key into an event stream field other than da
       'event: message_delta\ndata: {"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":1}}\n\n',
       'event: message_stop\ndata: {"type":"message_stop"}\n\n',
     ];
-    harness.simulator.script({ kind: 'text', path: '/messages', status: 200, contentType: 'text/event-stream', chunked: true, text: events.join('') });
+    harness.simulator.script({
+      kind: 'text',
+      path: '/messages',
+      status: 200,
+      contentType: 'text/event-stream',
+      chunked: true,
+      text: events.join(''),
+    });
     const { response, end } = await post(
       '/v1/messages',
       JSON.stringify({ model: 'gpt-4o-mini', max_tokens: 16, stream: true, messages: [{ role: 'user', content: 'Hi' }] }),

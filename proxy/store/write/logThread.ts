@@ -3,6 +3,7 @@
  * full-text indexing and retention never take turns of the event loop that forwards requests.
  */
 import { parentPort, workerData } from 'node:worker_threads';
+import type { EndedRowSummary } from '../../contracts/log.ts';
 import { EventIngest } from './eventIngest.ts';
 import { redactSecrets } from '../../core/redact.ts';
 import { decodeEvents } from './eventBatch.ts';
@@ -89,14 +90,18 @@ function retain(policy: RetentionPolicy, nowMs: number, keepRowsFromMs: number):
 
 function handle(message: ToLogThread): void {
   switch (message.type) {
-    case 'events':
+    case 'events': {
       lastEventsAtMs = performance.now();
-      send({
-        type: 'ingested',
-        queuedBytes: message.queuedBytes,
-        summaries: ingest.ingest(decodeEvents(message.events), message.secrets, message.withBodies),
-      });
+      // Answered for even when it fails (the error goes on to be reported): unanswered, its bytes
+      // would count against the main thread's backlog budget for the rest of the run.
+      let summaries: EndedRowSummary[] = [];
+      try {
+        summaries = ingest.ingest(decodeEvents(message.events), message.secrets, message.withBodies);
+      } finally {
+        send({ type: 'ingested', queuedBytes: message.queuedBytes, summaries });
+      }
       return;
+    }
     case 'fold':
       // The model names come from clients: masked as a row's are.
       ingest.addFoldedSpend(

@@ -331,7 +331,6 @@ export function parseClientBody(body: ClientBody, contentType: string | undefine
   }
 }
 
-/** Whether Airlock read the body as a JSON object (parsed, or only scanned). */
 /** A client body parsed within what the forwarding loop may parse itself (the defaults' limits): at its plan, and again at each fallback step's. */
 export function parseClientBodyOnLoop(body: ClientBody, contentType: string | undefined): ParsedBody {
   return parseClientBody(body, contentType, {
@@ -341,6 +340,7 @@ export function parseClientBodyOnLoop(body: ClientBody, contentType: string | un
   });
 }
 
+/** Whether Airlock read the body as a JSON object (parsed, or only scanned). */
 export function isJsonObject(parsed: ParsedBody): parsed is Extract<ParsedBody, { kind: 'json' | 'scanned-json' }> {
   return parsed.kind === 'json' || parsed.kind === 'scanned-json';
 }

@@ -131,8 +131,9 @@ describe('bodies', () => {
     expect(end.usageSource).toBe('reported');
   });
 
-  it('passes a plain-text body that is not a JSON object on as it came', async () => {
-    const response = await rawRequest(`${harness.proxy.url}/v1/chat/completions`, {
+  // A model API's is refused instead (notJsonBodies.test.ts): they take nothing but a JSON object.
+  it('passes a plain-text body that is not a JSON object on as it came, to an API that is no model API', async () => {
+    const response = await rawRequest(`${harness.proxy.url}/v1/embeddings`, {
       method: 'POST',
       headers: { 'content-type': 'text/plain' },
       body: 'model=my-model',

@@ -88,7 +88,9 @@ export function buildPlan(input: PlanInput): Plan | Promise<Plan> {
   const { endpoint } = route;
   // A model API takes one JSON object: anything else the gateway would refuse, in words that name no cause.
   if (endpoint !== 'other' && !isJsonObject(parsed))
-    return invalid(parsed.kind === 'empty' ? 'the request body is empty: this API takes a JSON object' : 'the request body is not a JSON object');
+    return invalid(
+      parsed.kind === 'empty' ? 'the request body is empty: this API takes a JSON object' : 'the request body is not a JSON object',
+    );
   const translation = route.adapter.translation;
   if (translation) {
     const protocolKey = translation.modeKey;

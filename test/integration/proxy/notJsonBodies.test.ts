@@ -44,18 +44,26 @@ const APIS: Array<[string, (json: Record<string, unknown>) => unknown]> = [
 
 describe('a model API sent a body that is not a JSON object', () => {
   describe.each(APIS)('%s', (path, messageOf) => {
-    it.each(BODIES)('%s: a 400 in the client’s shape that says so, and nothing reaches the gateway', async (_label, body, headers, says) => {
-      const ended = harness.nextEnd();
-      const response = await rawRequest(`${harness.proxy.url}${path}`, { method: 'POST', headers, body });
-      expect(response.status).toBe(400);
-      expect(messageOf(JSON.parse(response.body) as Record<string, unknown>)).toMatch(says);
-      expect((await ended).errorClass).toBe('invalid_request');
-      expect(harness.simulator.received).toHaveLength(0);
-    });
+    it.each(BODIES)(
+      '%s: a 400 in the client’s shape that says so, and nothing reaches the gateway',
+      async (_label, body, headers, says) => {
+        const ended = harness.nextEnd();
+        const response = await rawRequest(`${harness.proxy.url}${path}`, { method: 'POST', headers, body });
+        expect(response.status).toBe(400);
+        expect(messageOf(JSON.parse(response.body) as Record<string, unknown>)).toMatch(says);
+        expect((await ended).errorClass).toBe('invalid_request');
+        expect(harness.simulator.received).toHaveLength(0);
+      },
+    );
   });
 
   it('another API keeps its own rules: an empty POST (a cancel, say) goes to the gateway as it came', async () => {
-    harness.simulator.script({ kind: 'text', status: 200, contentType: 'application/json', text: '{"id":"batch_1","status":"cancelling"}' });
+    harness.simulator.script({
+      kind: 'text',
+      status: 200,
+      contentType: 'application/json',
+      text: '{"id":"batch_1","status":"cancelling"}',
+    });
     const response = await rawRequest(`${harness.proxy.url}/v1/batches/batch_1/cancel`, { method: 'POST', headers: {}, body: '' });
     expect(response.status).toBe(200);
     expect(harness.simulator.received).toHaveLength(1);

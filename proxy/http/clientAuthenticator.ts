@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { ConfigFile } from '../contracts/config.ts';
 import type { ClientAuthenticator, ClientIdentity, LocalRefusal } from '../contracts/ports.ts';
-import { findTokenRecord, presentedTokens } from './clientTokens.ts';
+import { CLIENT_TOKEN_PREFIX, findTokenRecord, presentedTokens } from './clientTokens.ts';
 import { PLAIN_HINT, type NamedCommand } from '../contracts/cli.ts';
 
 export const ANONYMOUS_IDENTITY: ClientIdentity = Object.freeze({ tokenName: null, pinnedProfileId: null });
@@ -12,6 +12,20 @@ function clientTokenHelp(command: NamedCommand): string {
     'Send your Airlock client token as "Authorization: Bearer <token>", "x-api-key: <token>" or "api-key: <token>" ' +
     `(set it as the API key in your tool). Create one with \`${command('token create <name>')}\`, ` +
     "or copy it from the Airlock window's Connect screen."
+  );
+}
+
+/**
+ * Why none of what was sent is a token of this Airlock, naming nothing of it (it may be the gateway
+ * key: a tool set up before Airlock, or the key pasted where the token goes).
+ */
+function whyRefused(presented: readonly string[]): string {
+  if (presented.length === 0) return 'No Airlock client token was sent.';
+  if (presented.some((token) => token.startsWith(CLIENT_TOKEN_PREFIX)))
+    return 'This Airlock client token is unknown here (revoked, or made by another Airlock).';
+  return (
+    `The key sent is not an Airlock client token (those start with ${CLIENT_TOKEN_PREFIX}). If it is your gateway key: ` +
+    'Airlock adds your gateway key itself, so give the tool an Airlock client token instead and take the gateway key out of its settings.'
   );
 }
 
@@ -27,7 +41,8 @@ export function createClientAuthenticator(
   return {
     authenticate(headers: IncomingHttpHeaders): ClientIdentity | LocalRefusal {
       const snapshot = config.snapshot();
-      for (const token of presentedTokens(headers)) {
+      const presented = presentedTokens(headers);
+      for (const token of presented) {
         const record = findTokenRecord(token, snapshot.clientTokens);
         if (record) return { tokenName: record.name, pinnedProfileId: record.profileId, defaultModel: record.defaultModel ?? null };
       }
@@ -37,7 +52,7 @@ export function createClientAuthenticator(
         errorClass: 'client_unauthorized',
         code: 'client_unauthorized',
         // Named at each refusal: the command is masked with the secrets known then, read after this is made.
-        message: `Missing or unknown Airlock client token. ${clientTokenHelp(command)}`,
+        message: `${whyRefused(presented)} ${clientTokenHelp(command)}`,
         headers: { 'www-authenticate': 'Bearer realm="airlock"' },
       };
     },

@@ -89,13 +89,22 @@ describe('createClientAuthenticator', () => {
   });
 
   it.each([
-    ['no token', {}],
-    ['an unknown token', { authorization: `Bearer ${generateToken()}` }],
-    ['a revoked-looking x-api-key', { 'x-api-key': generateToken() }],
-    ['a gateway key instead of a token', { authorization: 'Bearer sk-something' }],
-  ])('refuses %s with 401 and where to find the token', (_label, headers) => {
+    ['no token', {}, /^No Airlock client token was sent\./],
+    ['a Basic header', { authorization: 'Basic dXNlcjpwYXNz' }, /^No Airlock client token was sent\./],
+    ['an unknown token', { authorization: `Bearer ${generateToken()}` }, /^This Airlock client token is unknown here \(revoked/],
+    ['a revoked-looking x-api-key', { 'x-api-key': generateToken() }, /^This Airlock client token is unknown here/],
+    [
+      'a gateway key instead of a token',
+      { authorization: 'Bearer sk-something' },
+      /^The key sent is not an Airlock client token .*adds your gateway key itself/,
+    ],
+    ['a gateway key in x-api-key', { 'x-api-key': 'sk-ant-something' }, /^The key sent is not an Airlock client token/],
+  ])('refuses %s with 401, the cause and where to find the token', (_label, headers, cause) => {
     const refusal = createClientAuthenticator({ snapshot: config }).authenticate(headers);
     expect(refusal).toMatchObject({ status: 401, errorClass: 'client_unauthorized' });
+    expect(refusal).toHaveProperty('message', expect.stringMatching(cause));
+    // Nothing of what was sent comes back: it may be the gateway key.
+    expect(refusal).toHaveProperty('message', expect.not.stringContaining('something'));
     expect(refusal).toHaveProperty('message', expect.stringContaining('npx airlock token create'));
     expect(refusal).toHaveProperty('message', expect.stringContaining('Connect screen'));
   });

@@ -78,7 +78,9 @@ export function buildClientError(errorClass: ErrorClass, detail: ClientErrorDeta
   }
   if (detail.upstreamMessage) {
     const said = collapseWhitespace(redactSecrets(detail.upstreamMessage, secrets));
-    if (said !== '') parts.push(`Gateway said: "${truncate(said, MAX_UPSTREAM_MESSAGE_CHARS)}"`);
+    // A connection that failed has Node's words for it: the gateway said nothing.
+    const whose = errorClass === 'network' ? 'Connection error' : 'Gateway said';
+    if (said !== '') parts.push(`${whose}: "${truncate(said, MAX_UPSTREAM_MESSAGE_CHARS)}"`);
   }
 
   if (detail.upstreamRequestId) parts.push(`Gateway request id: ${detail.upstreamRequestId}.`);
@@ -98,7 +100,7 @@ export function buildClientError(errorClass: ErrorClass, detail: ClientErrorDeta
 function causeSuffix(errorClass: ErrorClass, detail: ClientErrorDetail): string {
   const setting = TIMEOUT_SETTING[errorClass];
   if (setting && detail.timeoutMs !== undefined) return ` (${setting} = ${detail.timeoutMs} ms)`;
-  if (errorClass === 'html_instead_of_json' && detail.profileName && detail.baseUrl) {
+  if ((errorClass === 'html_instead_of_json' || errorClass === 'network') && detail.profileName && detail.baseUrl) {
     return ` (profile "${detail.profileName}", base URL ${detail.baseUrl})`;
   }
   if (

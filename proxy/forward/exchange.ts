@@ -277,7 +277,12 @@ function networkDetail(target: SendableStep['target'], result: Extract<AttemptsR
   // Node's own words for it end in advice for Node's command line ("try running Node.js with
   // --use-system-ca"), which Airlock has already followed: the code's hint says what is left to do.
   if (isUnknownIssuerCode(code)) return { errorCode: code, osCaStoreTrusted: osCaStoreTrusted() };
-  return { upstreamMessage: (result.error as Error).message, ...(code ? { errorCode: code } : {}) };
+  return {
+    upstreamMessage: (result.error as Error).message,
+    ...(code ? { errorCode: code } : {}),
+    profileName: target.profile.name,
+    baseUrl: target.profile.baseUrl,
+  };
 }
 
 function replyAborted(context: ExchangeContext, step: SendableStep, reason: AbortReason): void {

@@ -51,7 +51,10 @@ describe('an upstream connection that fails: what the client, the log and the ev
       expect(error.code).toMatch(code);
       expect(findSentinel(JSON.stringify(response.headers))).toBeNull();
       expect(findSentinel(response.body)).toBeNull();
-      expect(end.errorMessage).toContain('Gateway said');
+      // The failure is the connection's, in Node's words, not the gateway's; and which gateway it was.
+      expect(end.errorMessage).toContain(' Connection error: ');
+      expect(end.errorMessage).not.toContain('Gateway said');
+      expect(error.message).toContain(`(profile "${harness.profile.name}", base URL `);
       expect(findSentinel(JSON.stringify(harness.events))).toBeNull();
     } finally {
       await harness.close();

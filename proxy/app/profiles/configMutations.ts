@@ -30,7 +30,9 @@ export interface AddProfileOptions {
 
 export function addProfile(config: ConfigFile, input: ProfileInput, options: AddProfileOptions = {}): ConfigFile {
   if (config.profiles.some((profile) => profile.id === input.id)) {
-    throw new ConfigEditError(`a profile with id "${input.id}" already exists`);
+    throw new ConfigEditError(
+      `a profile with id "${input.id}" already exists: pick another id, or change that profile (its settings, its key) instead`,
+    );
   }
   const profile = parseProfile({ ...input, baseUrl: normalizedBaseUrl(input.baseUrl) });
   checkFallbacks(config, profile);

@@ -37,7 +37,11 @@ describe('profile edits', () => {
   });
 
   it.each([
-    ['a duplicate id', (c: ConfigFile) => addProfile(c, { id: 'a', name: 'Again', baseUrl: 'https://x.example' }), 'already exists'],
+    [
+      'a duplicate id',
+      (c: ConfigFile) => addProfile(c, { id: 'a', name: 'Again', baseUrl: 'https://x.example' }),
+      'already exists: pick another id, or change that profile',
+    ],
     ['an invalid id', (c: ConfigFile) => addProfile(c, { id: 'Bad Id', name: 'X', baseUrl: 'https://x.example' }), 'id:'],
     ['an empty base URL', (c: ConfigFile) => addProfile(c, { id: 'x', name: 'X', baseUrl: '  ' }), 'empty'],
     ['an unknown profile to use', (c: ConfigFile) => setActiveProfile(c, 'zzz'), 'profiles: a, b'],

@@ -20,7 +20,7 @@ import { RequestTrace } from './trace.ts';
 import type { TranslationThread } from './translation/translationThreadClient.ts';
 import type { RequestEvents } from '../contracts/requestEvents.ts';
 import type { NamedCommand } from '../contracts/cli.ts';
-import { setOwnHeader } from './answerHead.ts';
+import { dropOwnHeader, setOwnHeader } from './answerHead.ts';
 
 export interface PipelineServices {
   authenticator: ClientAuthenticator;
@@ -155,6 +155,8 @@ function refuse(request: ForwardRequest, refused: Refused): void {
     ? refused.refusal
     : { ...refused.refusal, headers: { 'x-should-retry': 'false', ...refused.refusal.headers } };
   if (refused.unlogged) {
+    // No row will have the id: one quoted from this answer would lead nowhere.
+    dropOwnHeader(res, 'x-airlock-request-id');
     sendRefusal(res, protocol, refusal);
     return;
   }

@@ -95,6 +95,15 @@ describe("Airlock's request id on every kind of reply to a forwarded request", (
     await expectOwnId(plain, () => send(plain, 'HEAD', '/v1/files/file-1', null), 200);
   });
 
+  // A WebSocket handshake (Codex's, answered 426 so it goes over to HTTP) and a token-less HEAD leave no row.
+  it('a refusal no row records carries no id: a user would look it up and find nothing', async () => {
+    const eventsBefore = plain.events.length;
+    const reply = await send(plain, 'GET', '/v1/responses', null, { connection: 'Upgrade', upgrade: 'websocket' });
+    expect(reply.status).toBe(426);
+    expect(idsOf(reply)).toEqual([]);
+    expect(plain.events.length).toBe(eventsBefore);
+  });
+
   it('a 304 passed through', async () => {
     plain.simulator.script({ kind: 'text', status: 304, text: '', headers: { etag: '"v1"' } });
     await expectOwnId(plain, () => send(plain, 'GET', '/v1/files/file-1/content', null, { 'if-none-match': '"v1"' }), 304);

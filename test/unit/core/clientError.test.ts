@@ -73,6 +73,22 @@ describe('buildClientError', () => {
     ['413 size hint', 'bad_request', { upstreamStatus: 413 }, 'bad_request', [/over the size limit of the gateway/]],
     ['network code hint', 'network', { errorCode: 'ENOTFOUND' }, 'ENOTFOUND', [/does not resolve/]],
     [
+      "a failed connection: the gateway it was, and Node's words as the connection's",
+      'network',
+      {
+        errorCode: 'ECONNREFUSED',
+        upstreamMessage: 'connect ECONNREFUSED 10.0.0.1:443',
+        profileName: 'Work',
+        baseUrl: 'https://gw.example/v1',
+      },
+      'ECONNREFUSED',
+      [
+        /\(profile "Work", base URL https:\/\/gw\.example\/v1\)\./,
+        /Connection error: "connect ECONNREFUSED 10\.0\.0\.1:443"$/,
+        /^(?!.*Gateway said)/,
+      ],
+    ],
+    [
       'body refused mid-upload',
       'network',
       { errorCode: 'EPIPE' },

@@ -1,7 +1,7 @@
 import type { ErrorClass, OpenAiErrorBody } from '../contracts/errors.ts';
 import { BAD_REQUEST_STATUS_HINTS, explainError } from './errorExplanations.ts';
 import { isUnknownIssuerCode } from './osCaStore.ts';
-import { redactSecrets } from './redact.ts';
+import { REDACTED, redactSecrets } from './redact.ts';
 
 export interface ClientErrorDetail {
   upstreamMessage?: string;
@@ -101,7 +101,7 @@ function causeSuffix(errorClass: ErrorClass, detail: ClientErrorDetail): string 
   const setting = TIMEOUT_SETTING[errorClass];
   if (setting && detail.timeoutMs !== undefined) return ` (${setting} = ${detail.timeoutMs} ms)`;
   if ((errorClass === 'html_instead_of_json' || errorClass === 'network') && detail.profileName && detail.baseUrl) {
-    return ` (profile "${detail.profileName}", base URL ${detail.baseUrl})`;
+    return ` (profile "${detail.profileName}", base URL ${addressShown(detail.baseUrl)})`;
   }
   if (
     (errorClass === 'auth' || errorClass === 'no_key' || errorClass === 'circuit_open' || errorClass === 'quota_exhausted') &&
@@ -110,6 +110,24 @@ function causeSuffix(errorClass: ErrorClass, detail: ClientErrorDetail): string 
     return ` (profile "${detail.profileName}")`;
   }
   return '';
+}
+
+/** Scheme, authority (userinfo to its last `@`), path, query, fragment: where a URL parser splits them (WHATWG URL). */
+const URL_PARTS = /^([a-z][a-z0-9+.-]*:\/\/)([^/?#\\]*)([^?#]*)(\?[^#]*)?(#.*)?$/is;
+
+/**
+ * The base URL without what a hand-edited config may hold besides the address (the window and the
+ * CLI refuse them): its userinfo, query and fragment. A password or token there that is not the
+ * profile's key and has no key's shape passed both masks, into the client's error, the row and the
+ * live events. A base URL without them is named as the config spells it.
+ */
+function addressShown(baseUrl: string): string {
+  const parts = URL_PARTS.exec(baseUrl);
+  if (parts === null) return baseUrl;
+  const [, scheme, authority = '', path, query, fragment] = parts;
+  const at = authority.lastIndexOf('@');
+  const host = at === -1 ? authority : `${REDACTED}@${authority.slice(at + 1)}`;
+  return `${scheme}${host}${path}${query === undefined ? '' : `?${REDACTED}`}${fragment === undefined ? '' : `#${REDACTED}`}`;
 }
 
 function collapseWhitespace(text: string): string {

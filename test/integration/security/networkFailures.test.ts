@@ -60,4 +60,23 @@ describe('an upstream connection that fails: what the client, the log and the ev
       await harness.close();
     }
   });
+
+  // A Basic-auth proxy's password, a relay's query token: no key by their shape, nor the profile's key.
+  it('a base URL holding a password and a token of another kind: neither comes back', async () => {
+    const other = 'hunter2-corp-pass';
+    const baseUrl = `http://user:${other}@127.0.0.1:${await freePort()}/v1?token=${other}`;
+    const harness = await startHarness({ profile: { baseUrl, retry: { maxRetries: 0, maxRetryAfterMs: 0 } } });
+    try {
+      const ended = harness.nextEnd();
+      const response = await rawRequest(`${harness.proxy.url}/v1/chat/completions`, { method: 'POST', headers: JSON_HEADERS, body: chatBody() });
+      const end = await ended;
+      expect(response.status).toBe(502);
+      expect(response.body).toContain('base URL http://[redacted]@127.0.0.1:');
+      expect(response.body).not.toContain(other);
+      expect(JSON.stringify(end)).not.toContain(other);
+      expect(JSON.stringify(harness.events)).not.toContain(other);
+    } finally {
+      await harness.close();
+    }
+  });
 });

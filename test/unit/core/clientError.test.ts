@@ -132,6 +132,25 @@ describe('buildClientError', () => {
     }
   });
 
+  // A password or token that is no key by its shape and not the profile's key (a Basic-auth proxy's, a relay's
+  // query token) is caught by neither mask: the address is named without its userinfo, query and fragment.
+  it.each<[ErrorClass, string, string]>([
+    ['network', 'http://user:hunter2-corp-pass@gateway.example:8080/v1', 'http://[redacted]@gateway.example:8080/v1'],
+    ['network', 'https://gateway.example/v1?token=hunter2-corp-pass', 'https://gateway.example/v1?[redacted]'],
+    ['html_instead_of_json', 'https://gateway.example/v1#hunter2-corp-pass', 'https://gateway.example/v1#[redacted]'],
+    ['network', 'https://user%3Ahunter2-corp-pass@gateway.example/v1', 'https://[redacted]@gateway.example/v1'],
+  ])('%s names %s as %s: nothing of its credentials', (errorClass, baseUrl, shown) => {
+    const body = buildClientError(errorClass, { profileName: 'Main', baseUrl, knownSecrets: [] });
+    expect(body.error.message).toContain(`base URL ${shown})`);
+    expect(body.error.message).not.toContain('hunter2');
+  });
+
+  it('names a base URL without credentials as the config spells it', () => {
+    const baseUrl = 'HTTPS://Gateway.Example:443/api/v1';
+    const body = buildClientError('network', { profileName: 'Main', baseUrl, knownSecrets: [] });
+    expect(body.error.message).toContain(`(profile "Main", base URL ${baseUrl})`);
+  });
+
   const base64 = (text: string) => Buffer.from(text).toString('base64');
   it.each([
     ['raw', `Invalid key ${SENTINEL_KEY}`],

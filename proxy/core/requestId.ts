@@ -11,6 +11,13 @@ let poolOffset = pool.length;
 let prefixMs = -1;
 let prefix = '';
 
+const REQUEST_ID_SHAPE = new RegExp(`^alk_[0-9a-f]{${TIME_HEX_DIGITS + 2 * RANDOM_BYTES}}$`);
+
+/** Whether the text is shaped as newRequestId makes them (client tokens share the `alk_` prefix, not the shape). */
+export function isRequestIdShaped(text: string): boolean {
+  return REQUEST_ID_SHAPE.test(text);
+}
+
 /**
  * Airlock's request id: `alk_`, the start time in milliseconds (12 hex digits), then 80 random
  * bits. Ids that grow with time are appended at the end of the log's id indexes; random ones were

@@ -3,6 +3,7 @@ import type { ConfigFile } from '../contracts/config.ts';
 import type { ClientAuthenticator, ClientIdentity, LocalRefusal } from '../contracts/ports.ts';
 import { CLIENT_TOKEN_PREFIX, findTokenRecord, presentedTokens } from './clientTokens.ts';
 import { PLAIN_HINT, type NamedCommand } from '../contracts/cli.ts';
+import { isRequestIdShaped } from '../core/requestId.ts';
 
 export const ANONYMOUS_IDENTITY: ClientIdentity = Object.freeze({ tokenName: null, pinnedProfileId: null });
 
@@ -19,8 +20,16 @@ function clientTokenHelp(command: NamedCommand): string {
  * Why none of what was sent is a token of this Airlock, naming nothing of it (it may be the gateway
  * key: a tool set up before Airlock, or the key pasted where the token goes).
  */
-function whyRefused(presented: readonly string[]): string {
-  if (presented.length === 0) return 'No Airlock client token was sent.';
+function whyRefused(presented: readonly string[], headers: IncomingHttpHeaders): string {
+  if (presented.length === 0) {
+    // Sent, but in a form no token is read from (the token without its Bearer word, Basic): "none sent" sent the user looking for a missing setting.
+    return headers.authorization?.trim()
+      ? 'The Authorization header sent holds no "Bearer <token>", the only form Airlock reads a client token from there.'
+      : 'No Airlock client token was sent.';
+  }
+  // Request ids start with alk_ too: one copied from the log is no revoked token.
+  if (presented.some(isRequestIdShaped))
+    return "This is an Airlock request id (from an answer's x-airlock-request-id), not a client token.";
   if (presented.some((token) => token.startsWith(CLIENT_TOKEN_PREFIX)))
     return 'This Airlock client token is unknown here (revoked, or made by another Airlock).';
   return (
@@ -52,7 +61,7 @@ export function createClientAuthenticator(
         errorClass: 'client_unauthorized',
         code: 'client_unauthorized',
         // Named at each refusal: the command is masked with the secrets known then, read after this is made.
-        message: `${whyRefused(presented)} ${clientTokenHelp(command)}`,
+        message: `${whyRefused(presented, headers)} ${clientTokenHelp(command)}`,
         headers: { 'www-authenticate': 'Bearer realm="airlock"' },
       };
     },

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { newRequestId } from '../../../proxy/core/requestId.ts';
+import { isRequestIdShaped, newRequestId } from '../../../proxy/core/requestId.ts';
+import { generateToken } from '../../../proxy/http/clientTokens.ts';
 
 describe('newRequestId', () => {
   it.each([
@@ -15,6 +16,12 @@ describe('newRequestId', () => {
     const startTimes = [1_795_000_000_000, 1_795_000_000_001, 1_795_000_000_255, 1_795_000_000_256, 1_795_000_100_000];
     const ids = startTimes.map((nowMs) => newRequestId(nowMs));
     expect([...ids].sort()).toEqual(ids);
+  });
+
+  it('is told from a client token, which shares its prefix', () => {
+    expect(isRequestIdShaped(newRequestId())).toBe(true);
+    expect(isRequestIdShaped(generateToken())).toBe(false);
+    expect(isRequestIdShaped(`${newRequestId()}0`)).toBe(false);
   });
 
   it('tells apart requests started in the same millisecond', () => {

@@ -3,6 +3,7 @@ import { emptyConfig, type ConfigFile } from '../../../proxy/contracts/config.ts
 import { addClientToken, addProfile, updateSettings } from '../../../proxy/app/profiles/configMutations.ts';
 import { findTokenRecord, generateToken, presentedTokens, sha256Hex, tokenRecord } from '../../../proxy/http/clientTokens.ts';
 import { ANONYMOUS_IDENTITY, createClientAuthenticator } from '../../../proxy/http/clientAuthenticator.ts';
+import { newRequestId } from '../../../proxy/core/requestId.ts';
 
 const followerToken = generateToken();
 const pinnedToken = generateToken();
@@ -90,7 +91,16 @@ describe('createClientAuthenticator', () => {
 
   it.each([
     ['no token', {}, /^No Airlock client token was sent\./],
-    ['a Basic header', { authorization: 'Basic dXNlcjpwYXNz' }, /^No Airlock client token was sent\./],
+    // Sent, but not where Airlock reads one: "no token was sent" sent the user to look for a missing setting.
+    ['a Basic header', { authorization: 'Basic dXNlcjpwYXNz' }, /^The Authorization header sent holds no "Bearer <token>"/],
+    ['a token without its Bearer word', { authorization: generateToken() }, /^The Authorization header sent holds no "Bearer <token>"/],
+    ['an empty Bearer', { authorization: 'Bearer ' }, /^The Authorization header sent holds no "Bearer <token>"/],
+    // Request ids start with alk_ too (core/requestId.ts): copied from the window's log, one is no revoked token.
+    [
+      'a request id pasted as the token',
+      { authorization: `Bearer ${newRequestId()}` },
+      /^This is an Airlock request id \(from an answer's x-airlock-request-id\), not a client token\./,
+    ],
     ['an unknown token', { authorization: `Bearer ${generateToken()}` }, /^This Airlock client token is unknown here \(revoked/],
     ['a revoked-looking x-api-key', { 'x-api-key': generateToken() }, /^This Airlock client token is unknown here/],
     [

@@ -5,7 +5,7 @@ import type { ExchangePlan } from './plan.ts';
 import { rewriteJsonBody } from './bodyRewrite.ts';
 import { sharedBody } from './sharedBody.ts';
 import { rewriteFormModel } from './multipartForm.ts';
-import { isJsonObject, streamFlagOf, modelOf, upstreamContentType, type ClientBody, type ParsedBody } from './requestBody.ts';
+import { isJsonObject, mayBeJson, streamFlagOf, modelOf, upstreamContentType, type ClientBody, type ParsedBody } from './requestBody.ts';
 import type { ClientIdentity, LocalRefusal, UpstreamTarget } from '../contracts/ports.ts';
 import type { Profile } from '../contracts/profile.ts';
 import type { ChatTranslation, EndpointKind, NativeRequestCleanup, ProtocolAdapter, TranslatedProtocol } from '../protocols/adapter.ts';
@@ -67,6 +67,22 @@ function invalid(message: string, unfixable = false): PlanRefusal {
   return { refusal: { status: 400, errorClass: 'invalid_request', message: `${message}. ${ending}` } };
 }
 
+/** Longer is no media type a client sends: the rest is not repeated. */
+const MAX_MEDIA_TYPE_CHARS = 100;
+
+/**
+ * Why a model API's body is refused. One declared as a type no JSON is read under was never read,
+ * and may be a JSON object all the same: the type is what to change.
+ */
+function notJsonObjectMessage(parsed: ParsedBody, contentType: string | undefined): string {
+  if (parsed.kind === 'empty') return 'the request body is empty: this API takes a JSON object';
+  const mediaType = (contentType?.split(';')[0] ?? '').trim().slice(0, MAX_MEDIA_TYPE_CHARS);
+  if (parsed.kind === 'opaque' && mediaType !== '' && !mayBeJson(contentType)) {
+    return `the request body is declared as ${mediaType}: this API takes a JSON object, sent as application/json`;
+  }
+  return 'the request body is not a JSON object';
+}
+
 /**
  * Decides how one request reaches the gateway: path, model id, body bytes, and translation. Only a
  * heavy body in another protocol makes it wait (for the translation thread); the rest is decided
@@ -87,10 +103,7 @@ export function buildPlan(input: PlanInput): Plan | Promise<Plan> {
   const route = routeFor(input.path, input.method);
   const { endpoint } = route;
   // A model API takes one JSON object: anything else the gateway would refuse, in words that name no cause.
-  if (endpoint !== 'other' && !isJsonObject(parsed))
-    return invalid(
-      parsed.kind === 'empty' ? 'the request body is empty: this API takes a JSON object' : 'the request body is not a JSON object',
-    );
+  if (endpoint !== 'other' && !isJsonObject(parsed)) return invalid(notJsonObjectMessage(parsed, input.contentType));
   const translation = route.adapter.translation;
   if (translation) {
     const protocolKey = translation.modeKey;

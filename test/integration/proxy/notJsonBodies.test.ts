@@ -57,6 +57,24 @@ describe('a model API sent a body that is not a JSON object', () => {
     );
   });
 
+  // A type no JSON is read under (Go's and Blob senders' application/octet-stream): the body may well be a JSON
+  // object, so "not a JSON object" would be untrue; the declared type is what to change.
+  it.each(['application/octet-stream', 'application/x-json; charset=utf-8'])(
+    'a JSON object declared as %s: refused naming the type, not called no JSON object',
+    async (contentType) => {
+      const response = await rawRequest(`${harness.proxy.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': contentType },
+        body: '{"model":"gpt-4o-mini","messages":[{"role":"user","content":"hi"}]}',
+      });
+      expect(response.status).toBe(400);
+      const { message } = (JSON.parse(response.body) as { error: { message: string } }).error;
+      expect(message).toContain(`the request body is declared as ${contentType.split(';')[0]}: this API takes a JSON object, sent as application/json`);
+      expect(message).not.toContain('not a JSON object');
+      expect(harness.simulator.received).toHaveLength(0);
+    },
+  );
+
   it('another API keeps its own rules: an empty POST (a cancel, say) goes to the gateway as it came', async () => {
     harness.simulator.script({
       kind: 'text',

@@ -93,8 +93,14 @@ export function createForwardHandler(options: ForwardOptions): (req: IncomingMes
   return async (req, res) => {
     shutdown.enter();
     const stop = shutdown.beforeExchange();
+    let request: ForwardRequest | undefined;
     try {
-      await forward(openRequest(req, res, stop, options), stages);
+      request = openRequest(req, res, stop, options);
+      await forward(request, stages);
+    } catch (error) {
+      // The dispatcher answers a generic 500 (requestDispatch.ts): before the row began, the id would name none.
+      if (request?.trace.started !== true) dropOwnHeader(res, 'x-airlock-request-id');
+      throw error;
     } finally {
       stop.exchangeStarts();
       shutdown.leave();

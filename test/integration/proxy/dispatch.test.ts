@@ -96,6 +96,8 @@ describe('a failure inside the forward handler', () => {
       },
     });
     expect(response.body).not.toContain(SENTINEL_KEY);
+    // It failed before its row began: an id would name no row (review R).
+    expect(response.headers['x-airlock-request-id']).toBeUndefined();
     // No run gave the server a place to report to: stderr, as `airlock serve` had it.
     expect(consoleError).toHaveBeenCalledWith(
       expect.stringMatching(/^\[airlock\] a request failed unexpectedly: identity store unreadable/),

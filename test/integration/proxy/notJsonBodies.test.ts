@@ -69,7 +69,9 @@ describe('a model API sent a body that is not a JSON object', () => {
       });
       expect(response.status).toBe(400);
       const { message } = (JSON.parse(response.body) as { error: { message: string } }).error;
-      expect(message).toContain(`the request body is declared as ${contentType.split(';')[0]}: this API takes a JSON object, sent as application/json`);
+      expect(message).toContain(
+        `the request body is declared as ${contentType.split(';')[0]}: this API takes a JSON object, sent as application/json`,
+      );
       expect(message).not.toContain('not a JSON object');
       expect(harness.simulator.received).toHaveLength(0);
     },

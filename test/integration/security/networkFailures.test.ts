@@ -68,7 +68,11 @@ describe('an upstream connection that fails: what the client, the log and the ev
     const harness = await startHarness({ profile: { baseUrl, retry: { maxRetries: 0, maxRetryAfterMs: 0 } } });
     try {
       const ended = harness.nextEnd();
-      const response = await rawRequest(`${harness.proxy.url}/v1/chat/completions`, { method: 'POST', headers: JSON_HEADERS, body: chatBody() });
+      const response = await rawRequest(`${harness.proxy.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: JSON_HEADERS,
+        body: chatBody(),
+      });
       const end = await ended;
       expect(response.status).toBe(502);
       expect(response.body).toContain('base URL http://[redacted]@127.0.0.1:');

@@ -187,24 +187,53 @@ const OVERFLOWS: Overflow[] = [
   ],
 ];
 
+/** The native protocol's own overflow after the same begun answer: Anthropic's error event, the Responses API's response.failed. */
+function nativeOverflow(tool: Tool): string {
+  const sse = (name: string, data: object): string => `event: ${name}\ndata: ${JSON.stringify(data)}\n\n`;
+  const failure =
+    tool.protocol === 'messages'
+      ? sse('error', {
+          type: 'error',
+          error: { type: 'invalid_request_error', message: 'prompt is too long: 40000 tokens > 32768 maximum' },
+        })
+      : sse('response.failed', {
+          type: 'response.failed',
+          response: {
+            id: 'resp_overflow',
+            object: 'response',
+            status: 'failed',
+            output: [],
+            error: { code: 'context_length_exceeded', message: OVERFLOW_WORDS },
+          },
+        });
+  return `${nativeBegun(tool)}${failure}`;
+}
+
 describe.each(TOOLS)('$name when a context overflow comes as an error event after some text', (tool) => {
   it.each(OVERFLOWS)(
-    'in %s: says the prompt is too long, and never resends it as a dropped stream',
+    'in %s: says the prompt is too long, and resends it no more than to a native gateway',
     async (_name, event) => {
       // A request sent again (Claude Code's non-streaming fallback) is refused before any output.
-      const refusedAgain: Fault = {
+      const refusedAgain = (path: string): Fault => ({
         kind: 'status',
         status: 400,
+        path,
         body: { error: { message: OVERFLOW_WORDS, type: 'invalid_request_error', code: 'context_length_exceeded' } },
-      };
+      });
+      const direct = await turn(native, tool, [
+        { ...stream, path: `/${tool.protocol}`, text: nativeOverflow(tool) },
+        ...times(refusedAgain(`/${tool.protocol}`)),
+      ]);
       const through = await turn(translated, tool, [
         { ...stream, path: '/chat/completions', text: `${CHAT_TEXT}${event}data: [DONE]\n\n` },
-        ...times(refusedAgain),
+        ...times(refusedAgain('/chat/completions')),
       ]);
 
       expect(through.result.exitCode, transcript(through.result)).not.toBe(0);
       expect(printed(through.result)).toMatch(tool.overflowPrinted);
-      // Claude Code falls back to the same request unstreamed once after any stream error, whatever its type.
+      expect(printed(direct.result)).toMatch(tool.overflowPrinted);
+      expect(through.gatewayRequests).toBe(direct.gatewayRequests);
+      // Claude Code sends the same request unstreamed once after any stream error, an overflow's too.
       expect(through.gatewayRequests).toBe(tool.protocol === 'messages' ? 2 : 1);
       expect(through.exchanges.map(({ end }) => end.errorClass)).toEqual(through.exchanges.map(() => 'bad_request'));
     },

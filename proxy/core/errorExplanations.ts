@@ -223,9 +223,14 @@ export function explainError(errorClass: ErrorClass, errorCode?: string | null):
   return EXPLANATIONS[errorClass];
 }
 
-/** Hints for the gateway statuses of a refused request whose fix is specific. */
+/**
+ * Hints for the gateway statuses of a refused request whose fix is specific. The 403's never holds
+ * "Cloudflare" and "blocked" together: Codex shows a 403 whose body has both only as "Access blocked
+ * by Cloudflare … restricted region", dropping the cause and what the gateway said
+ * (codex-rs/core/src/error.rs, UnexpectedResponseError::friendly_message).
+ */
 export const BAD_REQUEST_STATUS_HINTS: Record<number, string> = {
-  403: 'The gateway, or a firewall in front of it (Cloudflare\'s "you have been blocked" or "Access denied" page), refused this request: it may block your network, country or VPN, the client\'s HTTP signature, or words in the request. Try from another network or without the VPN, or ask the gateway\'s operator; the base URL is not the cause.',
+  403: 'The gateway, or a firewall in front of it (a Cloudflare block page or "Access denied" page), refused this request: it may block your network, country or VPN, the client\'s HTTP signature, or words in the request. Try from another network or without the VPN, or ask the gateway\'s operator; the base URL is not the cause.',
   404: 'The gateway has no endpoint at this path: check the path and that the gateway offers this API.',
   413: 'The request body is over the size limit of the gateway (or a proxy in front of it): send a smaller request, or check the size limit the gateway documents.',
 };

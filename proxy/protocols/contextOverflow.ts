@@ -16,6 +16,11 @@ export interface GatewaySaid {
 const OVERFLOW =
   /context_length_exceeded|ContextWindowExceeded|maximum context length|context window|input is too long|prompt is too long/i;
 
+/** Whether the gateway's code or words name a prompt over the model's context, whatever the status it came with. */
+export function namesContextOverflow(said: GatewaySaid): boolean {
+  return OVERFLOW.test(`${said.errorCode ?? ''} ${said.upstreamMessage ?? ''}`);
+}
+
 export function saysContextOverflow(errorClass: ErrorClass, said: GatewaySaid): boolean {
-  return errorClass === 'bad_request' && OVERFLOW.test(`${said.errorCode ?? ''} ${said.upstreamMessage ?? ''}`);
+  return errorClass === 'bad_request' && namesContextOverflow(said);
 }

@@ -1,6 +1,7 @@
 import type { UpstreamErrorClass } from '../contracts/errors.ts';
 import { buildClientError, classifyUpstreamResponse } from '../core/errorClass.ts';
 import type { DeclaredError } from './adapter.ts';
+import { namesContextOverflow, type GatewaySaid } from './contextOverflow.ts';
 
 /**
  * A gateway that says "failed" with HTTP 200. Real relays do, so a 200 is not a success until its
@@ -56,8 +57,17 @@ export function declaredErrorClass(error: DeclaredError): UpstreamErrorClass {
   // A chunk cut short is a relay's copy of the stream broken, not the model failing.
   if (error.brokeOff === true) return 'stream_interrupted';
   const bodyText = JSON.stringify({ error: { message: error.message, code: error.code, type: error.type } });
-  const status = error.status ?? 200;
-  return classifyUpstreamResponse({ status, contentType: 'application/json', bodyText, expectJson: true }) ?? 'upstream_error';
+  const errorClass =
+    classifyUpstreamResponse({ status: error.status ?? 200, contentType: 'application/json', bodyText, expectJson: true }) ??
+    'upstream_error';
+  // Without a status, OpenAI's `context_length_exceeded` or the words of an overflow still say the
+  // prompt was refused: a failure of the model's would have a client resend a prompt that cannot fit.
+  if (error.status === null && errorClass === 'upstream_error' && namesContextOverflow(saidBy(error))) return 'bad_request';
+  return errorClass;
+}
+
+function saidBy(error: DeclaredError): GatewaySaid {
+  return { upstreamMessage: error.message, ...(error.code !== null ? { errorCode: error.code } : {}) };
 }
 
 /**

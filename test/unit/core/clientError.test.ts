@@ -165,3 +165,17 @@ describe('buildClientError', () => {
     }
   });
 });
+
+// Codex replaces a 403 whose body holds both words with its own "Access blocked by Cloudflare … restricted
+// region" (codex-rs/core/src/error.rs, UnexpectedResponseError::friendly_message): the cause and what the
+// gateway said would be lost, and a JSON 403 of the gateway's own blamed on Cloudflare.
+describe("a 403's error, as Codex reads it", () => {
+  it('never holds "Cloudflare" and "blocked" together', () => {
+    const { message } = buildClientError('bad_request', {
+      upstreamStatus: 403,
+      upstreamMessage: 'Your account is not allowed to use this model.',
+    }).error;
+    expect(message).toContain('firewall');
+    expect(message.includes('Cloudflare') && message.includes('blocked')).toBe(false);
+  });
+});

@@ -72,6 +72,28 @@ describe('readAnswer: a 200 whose body is only an error, in each protocol', () =
       { error: { message: 'No available channel for model gpt-x under group default', type: 'new_api_error', code: 'model_not_found' } },
       'model_not_found',
     ],
+    // OpenAI's own code and words for a prompt over the context, passed on without the 400 they came with:
+    // resending the same prompt cannot succeed (gateway-spec section 7), so it is the request refused.
+    [
+      "chat: a context overflow in OpenAI's shape, no status",
+      chatAdapter,
+      'generate',
+      {
+        error: {
+          message: 'Your input exceeds the context window of this model.',
+          type: 'invalid_request_error',
+          code: 'context_length_exceeded',
+        },
+      },
+      'bad_request',
+    ],
+    [
+      'chat: a context overflow told only in words, no status',
+      chatAdapter,
+      'generate',
+      { error: { message: "This model's maximum context length is 32768 tokens. However, you requested 40000 tokens." } },
+      'bad_request',
+    ],
     ['chat: an error as a bare string', chatAdapter, 'generate', { error: 'upstream went away' }, 'upstream_error'],
     ['chat: choices: [] and an error', chatAdapter, 'generate', { choices: [], error: { message: 'boom' } }, 'upstream_error'],
     [
@@ -199,6 +221,15 @@ describe('stream observers: a 200 stream whose event is an error, in each protoc
       chatAdapter,
       [data({ error: { message: 'Budget has been exceeded!', type: 'budget_exceeded', code: '400' } })],
       'quota_exhausted',
+    ],
+    [
+      "chat: a context overflow in OpenAI's shape after text, no status",
+      chatAdapter,
+      [
+        data({ id: 'c1', object: 'chat.completion.chunk', choices: [{ index: 0, delta: { content: 'Once' }, finish_reason: null }] }),
+        data({ error: { message: 'Too many tokens.', type: 'invalid_request_error', code: 'context_length_exceeded', param: 'messages' } }),
+      ],
+      'bad_request',
     ],
     [
       'Messages: Anthropic, only event: error (overloaded)',

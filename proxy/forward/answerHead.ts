@@ -30,18 +30,6 @@ export function setOwnHeader(res: ServerResponse, name: string, value: string): 
   answer[OWN_HEADERS] = own.concat(name, value);
 }
 
-/** Takes one of Airlock's own headers back, if set. */
-export function dropOwnHeader(res: ServerResponse, name: string): void {
-  const answer = res as WithOwnHeaders;
-  const own = answer[OWN_HEADERS];
-  if (own === undefined) return;
-  for (let index = 0; index < own.length; index += 2) {
-    if (own[index] !== name) continue;
-    answer[OWN_HEADERS] = own.length === 2 ? undefined : own.toSpliced(index, 2);
-    return;
-  }
-}
-
 /**
  * res.writeHead with Airlock's own headers first. Where another header was set on the response
  * (a stalled upload's `connection: close`), or `headers` has a name of Airlock's own or one not in

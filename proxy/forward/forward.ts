@@ -20,7 +20,6 @@ import { RequestTrace } from './trace.ts';
 import type { TranslationThread } from './translation/translationThreadClient.ts';
 import type { RequestEvents } from '../contracts/requestEvents.ts';
 import type { NamedCommand } from '../contracts/cli.ts';
-import { dropOwnHeader, setOwnHeader } from './answerHead.ts';
 
 export interface PipelineServices {
   authenticator: ClientAuthenticator;
@@ -93,14 +92,8 @@ export function createForwardHandler(options: ForwardOptions): (req: IncomingMes
   return async (req, res) => {
     shutdown.enter();
     const stop = shutdown.beforeExchange();
-    let request: ForwardRequest | undefined;
     try {
-      request = openRequest(req, res, stop, options);
-      await forward(request, stages);
-    } catch (error) {
-      // The dispatcher answers a generic 500 (requestDispatch.ts): before the row began, the id would name none.
-      if (request?.trace.started !== true) dropOwnHeader(res, 'x-airlock-request-id');
-      throw error;
+      await forward(openRequest(req, res, stop, options), stages);
     } finally {
       stop.exchangeStarts();
       shutdown.leave();
@@ -110,7 +103,6 @@ export function createForwardHandler(options: ForwardOptions): (req: IncomingMes
 
 function openRequest(req: IncomingMessage, res: ServerResponse, stop: StopBeforeExchange, options: ForwardOptions): ForwardRequest {
   const trace = new RequestTrace(options.events, options.captureLimitBytes());
-  setOwnHeader(res, 'x-airlock-request-id', trace.requestId);
   options.inFlight.add(res);
   // An answer closes once: `on` spares once's wrapper.
   res.on('close', () => options.inFlight.delete(res));
@@ -161,8 +153,6 @@ function refuse(request: ForwardRequest, refused: Refused): void {
     ? refused.refusal
     : { ...refused.refusal, headers: { 'x-should-retry': 'false', ...refused.refusal.headers } };
   if (refused.unlogged) {
-    // No row will have the id: one quoted from this answer would lead nowhere.
-    dropOwnHeader(res, 'x-airlock-request-id');
     sendRefusal(res, protocol, refusal);
     return;
   }

@@ -19,7 +19,7 @@ import type { TranslationThread } from './translation/translationThreadClient.ts
 import { UploadTimedOutError } from './uploadStall.ts';
 import { PLAIN_HINT, type NamedCommand } from '../contracts/cli.ts';
 import { arrivingPlan, mayForwardEarly, plannedSoFar } from './earlyForward.ts';
-import { writeAnswerHead } from './answerHead.ts';
+import { setOwnHeader, writeAnswerHead } from './answerHead.ts';
 
 export interface PlanSeams {
   nativeVerified?: NativeProtocolCheck;
@@ -119,8 +119,16 @@ export async function plan(admitted: Admitted, seams: PlanSeams): Promise<Planne
   return ANSWERED;
 }
 
-/** Starts the request's row with what is known of it so far. */
-export function beginTrace(request: Pick<Admitted, 'req' | 'trace' | 'method' | 'path' | 'protocol'>, known: Refused['known'] = {}): void {
+/**
+ * Starts the request's row with what is known of it so far, and puts its id on the answer: only a
+ * reply whose row began carries one (a WebSocket handshake's 426, a token-less HEAD's 401 and a
+ * failure before the row would name no row), so the id a user quotes always leads to a row.
+ */
+export function beginTrace(
+  request: Pick<Admitted, 'req' | 'res' | 'trace' | 'method' | 'path' | 'protocol'>,
+  known: Refused['known'] = {},
+): void {
+  setOwnHeader(request.res, 'x-airlock-request-id', request.trace.requestId);
   request.trace.begin({
     method: request.method,
     clientPath: request.req.url ?? '/',

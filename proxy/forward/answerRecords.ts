@@ -1,7 +1,7 @@
 import type { UpstreamErrorClass } from '../contracts/errors.ts';
 import type { ClientErrorDetail } from '../core/clientError.ts';
 import type { DeclaredError, ProtocolAdapter } from '../protocols/adapter.ts';
-import { declaredErrorClass, declaredFailureMessage, type DeclaredErrorPlace } from '../protocols/declaredError.ts';
+import { declaredErrorClass, declaredErrorSaid, declaredFailureMessage, type DeclaredErrorPlace } from '../protocols/declaredError.ts';
 import { adapterNamed, routeFor, type ProtocolRoute } from '../protocols/registry.ts';
 import type { ExchangePlan } from './plan.ts';
 import type { RelayInput } from './relay.ts';
@@ -32,6 +32,5 @@ export function recordDeclaredError(input: RelayInput, declared: DeclaredError, 
 
 /** What a declared error said, for the error the client gets in its own protocol (known secrets removed). */
 export function declaredErrorDetail(input: RelayInput, declared: DeclaredError): ClientErrorDetail {
-  const errorCode = declared.code ?? declared.type;
-  return { upstreamMessage: declared.message, knownSecrets: [...input.knownSecrets], ...(errorCode !== null ? { errorCode } : {}) };
+  return { ...declaredErrorSaid(declared), knownSecrets: [...input.knownSecrets] };
 }

@@ -1,7 +1,7 @@
 import type { TokenUsage } from '../contracts/usage.ts';
 import type { ObserverOptions, StreamSink } from '../protocols/adapter.ts';
 import { STREAM_ENDED_EARLY_CAUSE, STREAM_ENDED_EARLY_CODE } from '../core/errorExplanations.ts';
-import { declaredErrorClass, declaredErrorExplained } from '../protocols/declaredError.ts';
+import { declaredErrorClass, declaredErrorExplained, declaredErrorSaid } from '../protocols/declaredError.ts';
 import { formatSseEvent, type SseEvent } from '../protocols/sse.ts';
 import { createSseRelay, type TextGuard } from '../protocols/sseRelay.ts';
 import { guardingEscapedKey, maskedEventsText, type StreamKeyGuard } from '../protocols/streamKeyGuard.ts';
@@ -133,8 +133,7 @@ export async function relayStream(
             // The client's error event says what the gateway's did (an overload, a rate limit), as a whole answer would.
             const errorClass = declaredErrorClass(declared);
             const message = declaredErrorExplained(errorClass, declared, input.knownSecrets);
-            const code = declared.code ?? declared.type;
-            const said = { upstreamMessage: declared.message, ...(code !== null ? { errorCode: code } : {}) };
+            const said = declaredErrorSaid(declared);
             return translator.fail(responseTranslator.streamFailure(errorClass, declared.status, said, message)).join('');
           }
         : (event: SseEvent): string => (observer.observe(event) ? formatSseEvent(event) : '');

@@ -62,12 +62,14 @@ export function declaredErrorClass(error: DeclaredError): UpstreamErrorClass {
     'upstream_error';
   // Without a status, OpenAI's `context_length_exceeded` or the words of an overflow still say the
   // prompt was refused: a failure of the model's would have a client resend a prompt that cannot fit.
-  if (error.status === null && errorClass === 'upstream_error' && namesContextOverflow(saidBy(error))) return 'bad_request';
+  if (error.status === null && errorClass === 'upstream_error' && namesContextOverflow(declaredErrorSaid(error))) return 'bad_request';
   return errorClass;
 }
 
-function saidBy(error: DeclaredError): GatewaySaid {
-  return { upstreamMessage: error.message, ...(error.code !== null ? { errorCode: error.code } : {}) };
+/** What a declared error said: its words, and its code (its type where it has none), as each reader of it takes them. */
+export function declaredErrorSaid(error: DeclaredError): GatewaySaid {
+  const code = error.code ?? error.type;
+  return { upstreamMessage: error.message, ...(code !== null ? { errorCode: code } : {}) };
 }
 
 /**
@@ -94,12 +96,7 @@ export function declaredFailureMessage(
 
 /** The cause and fix as a client error says them, with what the gateway said (known secrets removed). */
 export function declaredErrorExplained(errorClass: UpstreamErrorClass, error: DeclaredError, knownSecrets: readonly string[]): string {
-  const code = error.code ?? error.type;
-  const explained = buildClientError(errorClass, {
-    upstreamMessage: error.message,
-    ...(code !== null ? { errorCode: code } : {}),
-    knownSecrets: [...knownSecrets],
-  });
+  const explained = buildClientError(errorClass, { ...declaredErrorSaid(error), knownSecrets: [...knownSecrets] });
   // Not a 401: a relay that answers 200 often speaks of its own key for the provider behind it.
   return errorClass === 'auth' ? `${DECLARED_AUTH_NOTE} ${explained.error.message}` : explained.error.message;
 }

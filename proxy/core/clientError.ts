@@ -112,22 +112,20 @@ function causeSuffix(errorClass: ErrorClass, detail: ClientErrorDetail): string 
   return '';
 }
 
-/** Scheme, authority (userinfo to its last `@`), path, query, fragment: where a URL parser splits them (WHATWG URL). */
-const URL_PARTS = /^([a-z][a-z0-9+.-]*:\/\/)([^/?#\\]*)([^?#]*)(\?[^#]*)?(#.*)?$/is;
-
 /**
  * The base URL without what a hand-edited config may hold besides the address (the window and the
- * CLI refuse them): its userinfo, query and fragment. A password or token there that is not the
- * profile's key and has no key's shape passed both masks, into the client's error, the row and the
- * live events. A base URL without them is named as the config spells it.
+ * CLI refuse them): its userinfo, query and fragment, as the URL parser the connection uses splits
+ * them. A password or token there that is not the profile's key and has no key's shape passed both
+ * masks, into the client's error, the row and the live events. A base URL without them is named as
+ * the config spells it.
  */
 function addressShown(baseUrl: string): string {
-  const parts = URL_PARTS.exec(baseUrl);
-  if (parts === null) return baseUrl;
-  const [, scheme, authority = '', path, query, fragment] = parts;
-  const at = authority.lastIndexOf('@');
-  const host = at === -1 ? authority : `${REDACTED}@${authority.slice(at + 1)}`;
-  return `${scheme}${host}${path}${query === undefined ? '' : `?${REDACTED}`}${fragment === undefined ? '' : `#${REDACTED}`}`;
+  const url = URL.parse(baseUrl);
+  if (url === null) return baseUrl;
+  const credentials = url.username !== '' || url.password !== '';
+  if (!credentials && url.search === '' && url.hash === '') return baseUrl;
+  const userinfo = credentials ? `${REDACTED}@` : '';
+  return `${url.protocol}//${userinfo}${url.host}${url.pathname}${url.search === '' ? '' : `?${REDACTED}`}${url.hash === '' ? '' : `#${REDACTED}`}`;
 }
 
 function collapseWhitespace(text: string): string {

@@ -11,7 +11,8 @@ let poolOffset = pool.length;
 let prefixMs = -1;
 let prefix = '';
 
-const REQUEST_ID_SHAPE = new RegExp(`^alk_[0-9a-f]{${TIME_HEX_DIGITS + 2 * RANDOM_BYTES}}$`);
+const REQUEST_ID_PREFIX = 'alk_';
+const REQUEST_ID_SHAPE = new RegExp(`^${REQUEST_ID_PREFIX}[0-9a-f]{${TIME_HEX_DIGITS + 2 * RANDOM_BYTES}}$`);
 
 /** Whether the text is shaped as newRequestId makes them (client tokens share the `alk_` prefix, not the shape). */
 export function isRequestIdShaped(text: string): boolean {
@@ -35,7 +36,7 @@ export function newRequestId(nowMs: number = Date.now()): string {
   // Requests that start in the same millisecond share the time part.
   if (nowMs !== prefixMs) {
     prefixMs = nowMs;
-    prefix = `alk_${nowMs.toString(16).padStart(TIME_HEX_DIGITS, '0')}`;
+    prefix = `${REQUEST_ID_PREFIX}${nowMs.toString(16).padStart(TIME_HEX_DIGITS, '0')}`;
   }
   return prefix + random;
 }

@@ -15,7 +15,36 @@ export function byteOrderMarkOf(text: string): string {
   return text.startsWith(BYTE_ORDER_MARK) ? BYTE_ORDER_MARK : '';
 }
 
-/** The same for bytes not yet decoded (the first read of a body). */
-export function bytesWithoutByteOrderMark(bytes: Buffer): Buffer {
+function bytesWithoutByteOrderMark(bytes: Buffer): Buffer {
   return bytes.subarray(0, UTF8_BYTE_ORDER_MARK.length).equals(UTF8_BYTE_ORDER_MARK) ? bytes.subarray(UTF8_BYTE_ORDER_MARK.length) : bytes;
+}
+
+/**
+ * Takes the mark off the start of bytes that arrive in reads, however few the first reads hold
+ * (a chunked upload may send a byte at a time): bytes that may still be the mark's start wait.
+ */
+export class LeadingByteOrderMark {
+  private held: Buffer | null = null;
+  private decided = false;
+
+  /** What to keep of this read: null while the bytes so far may still be the mark's start. */
+  take(read: Buffer): Buffer | null {
+    if (this.decided) return read;
+    const sofar = this.held === null ? read : Buffer.concat([this.held, read]);
+    if (sofar.length < UTF8_BYTE_ORDER_MARK.length && UTF8_BYTE_ORDER_MARK.subarray(0, sofar.length).equals(sofar)) {
+      this.held = sofar;
+      return null;
+    }
+    this.decided = true;
+    this.held = null;
+    return bytesWithoutByteOrderMark(sofar);
+  }
+
+  /** At the end: the bytes still waiting, which were no mark but the whole body. */
+  rest(): Buffer | null {
+    const held = this.held;
+    this.held = null;
+    this.decided = true;
+    return held;
+  }
 }

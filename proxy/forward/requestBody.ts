@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { MAX_JSON_NESTING_DEPTH, PARSE_ON_LOOP_MAX_BYTES, PARSE_ON_LOOP_MAX_STRUCTURAL_MARKS } from '../contracts/defaults.ts';
-import { bytesWithoutByteOrderMark } from '../core/byteOrderMark.ts';
+import { LeadingByteOrderMark } from '../core/byteOrderMark.ts';
 import { contentCodingOf, contentDecoder } from './answerDecoding.ts';
 import { TopLevelScanner, type TopLevelScan } from './jsonScan.ts';
 import { FIRST_SCAN_BYTES, ScanQueue } from './scanQueue.ts';
@@ -141,11 +141,12 @@ export function readClientBody(
       declared !== null &&
       declared >= ARRIVING_BODY_MIN_BYTES &&
       whole === null;
+    // A JSON body's mark (PowerShell, curl --data-binary @file) made an object "not a JSON object".
+    const mark = scanner === null ? null : new LeadingByteOrderMark();
     const onData = (read: Buffer): void => {
       const start = byteLength;
-      // A JSON body's mark (PowerShell, curl --data-binary @file) made an object "not a JSON object".
-      // Looked for in the first read only, which holds far more than its three bytes.
-      const chunk = start === 0 && scanner !== null ? bytesWithoutByteOrderMark(read) : read;
+      const chunk = mark === null ? read : mark.take(read);
+      if (chunk === null) return;
       byteLength += chunk.length;
       if (byteLength > options.limitBytes) {
         chunks = [];
@@ -202,6 +203,9 @@ export function readClientBody(
         decoder.on('error', ignoreError);
         decoder.destroy();
       }
+      // A body of one or two bytes that began like the mark is kept as it came.
+      const held = error ? null : mark?.rest();
+      if (held) onData(held);
       if (error) {
         queue?.clear();
         whole = null;

@@ -145,6 +145,60 @@ describe('readClientBody', () => {
     expect(Buffer.concat(read_.chunks).toString()).toBe(json);
   });
 
+  // A client may send the mark's bytes in reads of their own (a chunked upload written byte by byte).
+  it.each([
+    ['whole in the first read', [[0xef, 0xbb, 0xbf, 0x7b], [0x7d]], '{}'],
+    ['one byte, then the rest', [[0xef], [0xbb, 0xbf, 0x7b, 0x7d]], '{}'],
+    [
+      'two bytes, then the rest',
+      [
+        [0xef, 0xbb],
+        [0xbf, 0x7b, 0x7d],
+      ],
+      '{}',
+    ],
+    ['a byte a read', [[0xef], [0xbb], [0xbf], [0x7b], [0x7d]], '{}'],
+    [
+      'alone, then the JSON',
+      [
+        [0xef, 0xbb, 0xbf],
+        [0x7b, 0x7d],
+      ],
+      '{}',
+    ],
+  ])('takes off a UTF-8 byte order mark that arrives %s', async (_case, reads, json) => {
+    const req = clientRequest({ 'content-type': 'application/json' });
+    const body = read(req);
+    for (const bytes of reads) {
+      req.write(Buffer.from(bytes));
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    req.end();
+    const read_ = await body;
+    expect(Buffer.concat(read_.chunks).toString('latin1')).toBe(json);
+    expect(read_.byteLength).toBe(json.length);
+    expect(read_.scan).toMatchObject({ isObject: true });
+  });
+
+  it.each([
+    ['the start of a mark and nothing else', [0xef, 0xbb]],
+    ['a second mark after the first', [0xef, 0xbb, 0xbf, 0xef, 0xbb, 0xbf, 0x7b, 0x7d]],
+    ['bytes that only begin like a mark', [0xef, 0x7b, 0x7d]],
+  ])('keeps %s as it came', async (_case, bytes) => {
+    const req = clientRequest({ 'content-type': 'application/json' });
+    const body = read(req);
+    for (const byte of bytes) {
+      req.write(Buffer.from([byte]));
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    req.end();
+    const read_ = await body;
+    const kept = bytes[2] === 0xbf ? bytes.slice(3) : bytes;
+    expect([...Buffer.concat(read_.chunks)]).toEqual(kept);
+    expect(read_.byteLength).toBe(kept.length);
+    expect(read_.scan).toMatchObject({ isObject: false });
+  });
+
   it('rejects when the client leaves in the middle of a compressed body', async () => {
     const req = clientRequest({ 'content-type': 'application/json', 'content-encoding': 'gzip' });
     const body = read(req);

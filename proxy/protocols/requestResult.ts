@@ -46,21 +46,52 @@ export function unfixableRequest(message: string): RequestRefusal {
   return { ok: false, status: 400, message, unfixable: true };
 }
 
+/**
+ * A user's message whose every block has no chat form: sent without them it would be empty (or
+ * missing), and the model would answer the turn before it, billed, with no one told.
+ */
+export function emptiedUserMessage(path: string, droppedTypes: readonly string[], translatedTypes: string): RequestRefusal {
+  const types = [...new Set(droppedTypes)].join(', ');
+  return badRequest(
+    `${path} holds only ${types} content, which Airlock cannot translate to Chat Completions (a user message's ` +
+      `${translatedTypes} are), and without it the message would be empty: the model would answer an earlier turn`,
+  );
+}
+
 /** zod issues as one readable line each, with the JSON path, e.g. `messages.1.content: Invalid input`. */
 export function describeSchemaError(error: z.ZodError): string {
   return error.issues
     .flatMap((issue) => deepestIssues(issue, []))
     .slice(0, 5)
-    .map((issue) => (issue.path.length > 0 ? `${issue.path.join('.')}: ${issue.message}` : issue.message))
+    .map((issue) => {
+      if (issue.path.length === 0) return issue.message;
+      const path = issue.path.join('.');
+      return issue.missingType === undefined ? `${path}: ${issue.message}` : `${path} is required (${issue.missingType})`;
+    })
     .join('; ');
+}
+
+interface SchemaIssue {
+  path: PropertyKey[];
+  message: string;
+  /** Set when the field is absent: the type it must have, as "a number". */
+  missingType?: string;
+}
+
+function articled(type: string): string {
+  return `${/^[aeiou]/.test(type) ? 'an' : 'a'} ${type}`;
 }
 
 /**
  * "Invalid input" for a union (content as a string or blocks) says nothing; the alternative that
  * got deepest into the value is the one the client meant, so its issues are reported instead.
  */
-function deepestIssues(issue: z.core.$ZodIssue, parentPath: PropertyKey[]): { path: PropertyKey[]; message: string }[] {
+function deepestIssues(issue: z.core.$ZodIssue, parentPath: PropertyKey[]): SchemaIssue[] {
   const path = [...parentPath, ...issue.path];
+  // The parse reports its input (`reportInput`): a field that is absent is named missing, not of type "undefined".
+  if (issue.code === 'invalid_type' && 'input' in issue && issue.input === undefined) {
+    return [{ path, message: issue.message, missingType: articled(issue.expected) }];
+  }
   if (issue.code !== 'invalid_union' || issue.errors.length === 0) return [{ path, message: issue.message }];
   const depth = (branch: z.core.$ZodIssue[]): number => Math.max(...branch.map((inner) => inner.path.length));
   const deepest = issue.errors.reduce((best, branch) => (depth(branch) > depth(best) ? branch : best));

@@ -1,4 +1,4 @@
-import { badRequest, describeSchemaError, unfixableRequest, unknownFieldNotes } from '../requestResult.ts';
+import { badRequest, describeSchemaError, emptiedUserMessage, unfixableRequest, unknownFieldNotes } from '../requestResult.ts';
 import { isReturnableReasoning, joinedReasoning } from '../chat/returnedReasoning.ts';
 import { setReasoningEffortLast } from '../chat/reasoningEffort.ts';
 import type { ChatRequestTranslation, RequestRefusal } from '../requestResult.ts';
@@ -27,7 +27,7 @@ type MessageResult = { ok: true; messages: ChatMessage[] } | RequestRefusal;
 
 export function anthropicToChatRequest(body: unknown, options: ChatRequestOptions): ChatRequestTranslation {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) return badRequest('the request body must be a JSON object');
-  const parsed = anthropicRequestSchema().safeParse(body);
+  const parsed = anthropicRequestSchema().safeParse(body, { reportInput: true });
   if (!parsed.success) return badRequest(`invalid Messages request: ${describeSchemaError(parsed.error)}`);
   const request = parsed.data;
   const notes = unknownFieldNotes(body as Record<string, unknown>, anthropicTranslatedFields());
@@ -35,8 +35,8 @@ export function anthropicToChatRequest(body: unknown, options: ChatRequestOption
   const messages: ChatMessage[] = [];
   const systemText = request.system === undefined ? '' : textOf(request.system, notes);
   if (systemText !== '') messages.push({ role: 'system', content: systemText });
-  for (const message of request.messages) {
-    const translated = translateMessage(message, options, notes);
+  for (const [index, message] of request.messages.entries()) {
+    const translated = translateMessage(message, index, options, notes);
     if (!translated.ok) return translated;
     messages.push(...translated.messages);
   }
@@ -68,7 +68,12 @@ export function anthropicToChatRequest(body: unknown, options: ChatRequestOption
 }
 
 /** `target`: who the request goes to; only thinking it sent goes back (returnedReasoning.ts, relayThinking.ts). */
-function translateMessage(message: AnthropicRequest['messages'][number], target: AnswerSource, notes: string[]): MessageResult {
+function translateMessage(
+  message: AnthropicRequest['messages'][number],
+  index: number,
+  target: AnswerSource,
+  notes: string[],
+): MessageResult {
   if (typeof message.content === 'string') {
     return { ok: true, messages: [{ role: message.role, content: message.content }] };
   }
@@ -77,7 +82,11 @@ function translateMessage(message: AnthropicRequest['messages'][number], target:
   }
   if (message.role === 'system') return { ok: true, messages: [{ role: 'system', content: textOf(message.content, notes) }] };
   if (message.role === 'assistant') return { ok: true, messages: assistantMessages(message.content, target, notes) };
-  return { ok: true, messages: userMessages(message.content, notes) };
+  const translated = userMessages(message.content, notes);
+  if (translated.length === 0 && message.content.length > 0) {
+    return emptiedUserMessage(`messages.${index}.content`, message.content.map(blockType), 'text, image, tool_result and document blocks');
+  }
+  return { ok: true, messages: translated };
 }
 
 /** A document, or a tool's result holding one (Claude Code's Read of a PDF): no chat part carries it. */
@@ -179,9 +188,12 @@ function imageUrl(block: AnthropicImageBlock): string {
   return block.source.type === 'url' ? block.source.url : `data:${block.source.media_type};base64,${block.source.data}`;
 }
 
+function blockType(block: AnthropicContentBlock): string {
+  return block.type === 'unsupported' ? block.originalType : block.type;
+}
+
 function noteDropped(block: AnthropicContentBlock, notes: string[]): void {
-  const type = block.type === 'unsupported' ? block.originalType : block.type;
-  const note = `dropped ${type} blocks`;
+  const note = `dropped ${blockType(block)} blocks`;
   if (!notes.includes(note)) notes.push(note);
 }
 

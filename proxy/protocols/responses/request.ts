@@ -1,4 +1,4 @@
-import { badRequest, describeSchemaError, unfixableRequest, unknownFieldNotes } from '../requestResult.ts';
+import { badRequest, describeSchemaError, emptiedUserMessage, unfixableRequest, unknownFieldNotes } from '../requestResult.ts';
 import type { ChatRequestTranslation, RequestRefusal } from '../requestResult.ts';
 import type { ChatRequestOptions } from '../adapter.ts';
 import { foundToolsMessage, imagePart, textPart, userContent, withLeadingSystem } from '../chat/chatMessages.ts';
@@ -51,7 +51,7 @@ const SERVER_TOOL_SEARCH_NOTE = 'dropped tool search items without a call_id (se
 
 export function responsesToChatRequest(body: unknown, options: ChatRequestOptions): ChatRequestTranslation {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) return badRequest('the request body must be a JSON object');
-  const parsed = responsesRequestSchema().safeParse(body);
+  const parsed = responsesRequestSchema().safeParse(body, { reportInput: true });
   if (!parsed.success) return badRequest(`invalid Responses request: ${describeSchemaError(parsed.error)}`);
   const request = parsed.data;
   if (request.previous_response_id) return badRequest(PREVIOUS_RESPONSE_ID_MESSAGE);
@@ -64,7 +64,7 @@ export function responsesToChatRequest(body: unknown, options: ChatRequestOption
   const translated = inputMessages(request.input ?? [], options, notes, namer);
   if (!translated.ok) return translated;
   messages.push(...translated.messages);
-  if (messages.length === 0) return badRequest('input is required: the request has no messages');
+  if (messages.length === 0) return badRequest(noInputMessage(body as Record<string, unknown>, request.input ?? []));
   signaturesOfCurrentTurnOnly(messages);
 
   const chatBody: Record<string, unknown> = { model: options.upstreamModel, messages: withLeadingSystem(messages) };
@@ -85,6 +85,16 @@ export function responsesToChatRequest(body: unknown, options: ChatRequestOption
   }
   const calledToolNames = clientToolNames(tools, namer);
   return { ok: true, chatBody, stream, notes, ...(Object.keys(calledToolNames).length > 0 ? { clientToolNames: calledToolNames } : {}) };
+}
+
+/** Why nothing is left to send: what the client sent instead, or the item types no chat message carries. */
+function noInputMessage(body: Record<string, unknown>, input: string | ResponsesInputItem[]): string {
+  if (body['input'] === undefined && body['messages'] !== undefined) {
+    return 'input is required: `messages` is a Chat Completions field; a Responses request carries its conversation in `input` (or send this body to /v1/chat/completions)';
+  }
+  const dropped = typeof input === 'string' ? [] : input.flatMap((item) => (item.type === 'unsupported' ? [item.originalType] : []));
+  if (dropped.length === 0) return 'input is required: the request has no messages';
+  return `input is required: the request has no messages Airlock can translate to Chat Completions (it dropped items of type ${[...new Set(dropped)].join(', ')})`;
 }
 
 /**
@@ -121,7 +131,7 @@ function inputMessages(
     thoughts = [];
     relayThinking = null;
   };
-  for (const item of input) {
+  for (const [index, item] of input.entries()) {
     if (item.type === 'function_call_output' || item.type === 'custom_tool_call_output') {
       forgetThinking();
       const content = typeof item.output === 'string' ? item.output : partsToText(item.output, toolImages, notes);
@@ -152,7 +162,7 @@ function inputMessages(
     } else if (item.type === 'message') {
       // An assistant's text may be followed by its calls, in the same turn: its thinking waits for them.
       if (item.role !== 'assistant') forgetThinking();
-      const message = messageItem(item, notes);
+      const message = messageItem(item, index, notes);
       if ('ok' in message) return message;
       messages.push(message);
     } else if (item.type === 'reasoning') {
@@ -200,7 +210,7 @@ function summaryTexts(item: Extract<ResponsesInputItem, { type: 'reasoning' }>):
   return (item.summary ?? []).flatMap((part) => (part.text ? [part.text] : []));
 }
 
-function messageItem(item: Extract<ResponsesInputItem, { type: 'message' }>, notes: string[]): ChatMessage | Refusal {
+function messageItem(item: Extract<ResponsesInputItem, { type: 'message' }>, index: number, notes: string[]): ChatMessage | Refusal {
   const role = item.role === 'developer' ? 'system' : item.role;
   if (typeof item.content === 'string') return { role, content: item.content };
   if (role === 'user') {
@@ -209,6 +219,10 @@ function messageItem(item: Extract<ResponsesInputItem, { type: 'message' }>, not
       const translated = contentPart(part, notes);
       if (translated !== null && 'ok' in translated) return translated;
       if (translated !== null) parts.push(translated);
+    }
+    if (parts.length === 0 && item.content.length > 0) {
+      const dropped = item.content.map((part) => (part.type === 'unsupported' ? part.originalType : part.type));
+      return emptiedUserMessage(`input.${index}.content`, dropped, 'input_text, input_image and input_file parts');
     }
     return { role, content: userContent(parts) };
   }

@@ -1,0 +1,129 @@
+import { describe, expect, it } from 'vitest';
+import { anthropicToChatRequest } from '../../../proxy/protocols/anthropic/request.ts';
+import { responsesToChatRequest } from '../../../proxy/protocols/responses/request.ts';
+
+const options = { upstreamModel: 'gw-model', includeUsage: true, refusedReasoningEfforts: [] as string[], gatewayTag: 'gw' };
+const messages = (turns: unknown[], extra: Record<string, unknown> = {}) =>
+  anthropicToChatRequest({ model: 'm', max_tokens: 10, messages: turns, ...extra }, options);
+const responses = (input: unknown, extra: Record<string, unknown> = {}) => responsesToChatRequest({ model: 'm', input, ...extra }, options);
+
+const earlierTurns = [
+  { role: 'user', content: 'first question' },
+  { role: 'assistant', content: 'first answer' },
+];
+
+/**
+ * A user's message of blocks none of which chat can carry was dropped whole: the model then answered
+ * the turn before it, billed, and nobody was told (Anthropic's search_result block, a Responses
+ * `text` part written as chat writes it). Dropping some blocks of a message that keeps others stays a note.
+ */
+describe('a user message that translation would leave empty is refused, naming where and what', () => {
+  it.each([
+    [
+      'Messages: a last turn of search_result blocks only',
+      () =>
+        messages([
+          ...earlierTurns,
+          { role: 'user', content: [{ type: 'search_result', source: 's', title: 't', content: [{ type: 'text', text: 'q' }] }] },
+        ]),
+      ['messages.2.content', 'search_result', 'text, image, tool_result'],
+    ],
+    [
+      'Messages: Responses parts sent to the Messages API',
+      () => messages([{ role: 'user', content: [{ type: 'input_text', text: 'hi' }] }]),
+      ['messages.0.content', 'input_text'],
+    ],
+    [
+      'Responses: chat-style text parts',
+      () => responses([{ role: 'user', content: [{ type: 'text', text: 'hi' }] }]),
+      ['input.0.content', 'text', 'input_text, input_image'],
+    ],
+    [
+      'Responses: a later message of unknown parts',
+      () =>
+        responses([
+          { role: 'user', content: 'first question' },
+          { role: 'assistant', content: 'first answer' },
+          { role: 'user', content: [{ type: 'input_audio', input_audio: { data: 'AAAA', format: 'wav' } }] },
+        ]),
+      ['input.2.content', 'input_audio'],
+    ],
+  ])('%s', (_case, translate, named) => {
+    const result = translate();
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    for (const words of named) expect(result.message).toContain(words);
+    expect(result.message).toContain('earlier turn');
+  });
+
+  it.each([
+    [
+      'Messages: text beside an unknown block',
+      () =>
+        messages([
+          {
+            role: 'user',
+            content: [
+              { type: 'text', text: 'hi' },
+              { type: 'search_result', source: 's', title: 't', content: [] },
+            ],
+          },
+        ]),
+      'dropped search_result blocks',
+    ],
+    [
+      'Responses: input_text beside an unknown part',
+      () =>
+        responses([
+          {
+            role: 'user',
+            content: [
+              { type: 'input_text', text: 'hi' },
+              { type: 'input_audio', input_audio: { data: 'AAAA', format: 'wav' } },
+            ],
+          },
+        ]),
+      'dropped content parts of type input_audio',
+    ],
+  ])('%s still goes, with a note', (_case, translate, note) => {
+    const result = translate();
+    expect(result.ok).toBe(true);
+    if (!result.ok) return;
+    expect(result.notes).toContain(note);
+    expect(result.chatBody['messages']).toEqual([{ role: 'user', content: 'hi' }]);
+  });
+
+  it('keeps a Messages turn of tool results only: it becomes tool messages', () => {
+    const result = messages([
+      { role: 'user', content: 'list files' },
+      { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_1', name: 'ls', input: {} }] },
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: 'a.txt' }] },
+    ]);
+    expect(result.ok).toBe(true);
+  });
+});
+
+describe('a request the translator cannot read says what the client likely meant', () => {
+  it('names a missing required field as missing, with its type', () => {
+    const result = anthropicToChatRequest({ model: 'm', messages: [{ role: 'user', content: 'hi' }] }, options);
+    expect(result).toMatchObject({ ok: false, message: 'invalid Messages request: max_tokens is required (a number)' });
+  });
+
+  it('names a field of the wrong type with what came', () => {
+    const result = messages('hi' as unknown as unknown[]);
+    expect(result).toMatchObject({
+      ok: false,
+      message: expect.stringContaining('messages: Invalid input: expected array, received string'),
+    });
+  });
+
+  it('tells a Responses request sent with chat messages to send them as input', () => {
+    const result = responsesToChatRequest({ model: 'm', messages: [{ role: 'user', content: 'hi' }] }, options);
+    expect(result).toMatchObject({ ok: false, message: expect.stringContaining('`messages` is a Chat Completions field') });
+  });
+
+  it('names the item types it dropped when no input is left', () => {
+    const result = responses([{ type: 'some_future_item', text: 'hi' }]);
+    expect(result).toMatchObject({ ok: false, message: expect.stringContaining('some_future_item') });
+  });
+});

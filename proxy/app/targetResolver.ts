@@ -104,7 +104,7 @@ function noKey(profileId: string, keychainProblem: KeychainUnavailableError | nu
 function noProfile(snapshot: ConfigFile, command: NamedCommand): LocalRefusal {
   const message =
     snapshot.profiles.length === 0
-      ? `Airlock has no gateway profile yet. Add one with \`${command('profile add <id> --name <name> --base-url <url>')}\` or in the Airlock window.`
+      ? `Airlock has no gateway profile yet. Add one with \`${command('profile add <id> --base-url <url>')}\` or in the Airlock window.`
       : `No active profile. Choose one with \`${command('profile use <id>')}\` (profiles: ${snapshot.profiles.map((p) => p.id).join(', ')}) or in the Airlock window.`;
   return { status: 403, errorClass: 'no_key', code: 'no_profile', message };
 }

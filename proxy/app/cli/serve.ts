@@ -66,7 +66,7 @@ export function startupLines(airlock: Airlock, commandLine: ServeCommandLine): s
     `  Anthropic-style base URL (Claude Code, Anthropic SDK):             ${url}`,
     active
       ? `  Active profile: ${active.id} -> ${active.baseUrl} (key ${keyText(airlock, active, airlock.keys.keyStatus(active.id, active.keyPool), command)})`
-      : `  No active profile yet: \`${command('profile add <id> --name <name> --base-url <url> --activate')}\`, then \`${command('key set <id>')}\`.`,
+      : `  No active profile yet: \`${command('profile add <id> --base-url <url> --activate')}\`, then \`${command('key set <id>')}\`.`,
   ];
   if (snapshot.settings.requireClientToken) {
     lines.push(

@@ -105,7 +105,7 @@ export function requireProfile(config: ConfigFile, id: string): Profile {
     throw new ConfigEditError((command) =>
       known.length > 0
         ? `no profile with id "${id}" (profiles: ${known.join(', ')})`
-        : `no profile with id "${id}": add one with \`${command('profile add <id> --name <name> --base-url <url>')}\``,
+        : `no profile with id "${id}": add one with \`${command('profile add <id> --base-url <url>')}\``,
     );
   }
   return profile;

@@ -62,7 +62,7 @@ export function registerConnectCommand(program: Command, deps: CliDeps = default
           if (followsActive && activeProfileId === null)
             writeLine(
               deps.stderr,
-              `Next: no profile is active yet, so Airlock refuses the tool's requests: add one with \`${hintFor(command, deps)('profile add <id> --name <name> --base-url <url> --activate')}\`.`,
+              `Next: no profile is active yet, so Airlock refuses the tool's requests: add one with \`${hintFor(command, deps)('profile add <id> --base-url <url> --activate')}\`.`,
             );
         } finally {
           store.close();

@@ -47,18 +47,18 @@ export function registerProfileCommands(program: Command, deps: CliDeps = defaul
   profile
     .command('add <id>')
     .description('add a gateway profile')
-    .requiredOption('--name <name>', 'display name')
+    .option('--name <name>', 'display name (default: the id)')
     .requiredOption('--base-url <url>', 'gateway address, e.g. https://host/v1')
     .option('--activate', 'make it the active profile')
     .option(MAX_BODY_OPTION, MAX_BODY_HELP)
-    .action((id: string, options: { name: string; baseUrl: string; activate?: boolean; maxBodyMib?: string }, command: Command) =>
+    .action((id: string, options: { name?: string; baseUrl: string; activate?: boolean; maxBodyMib?: string }, command: Command) =>
       withCliErrors(command, deps, async () => {
         const store = configStoreFor(command, deps);
         const bodyLimit = options.maxBodyMib === undefined ? {} : { maxRequestBodyMiB: parsedBodyLimit(options.maxBodyMib) };
         const config = await store.update((current) =>
           addProfile(
             current,
-            { id: checkedProfileId(id), name: options.name, baseUrl: checkedBaseUrl(options.baseUrl), ...bodyLimit },
+            { id: checkedProfileId(id), name: options.name ?? id, baseUrl: checkedBaseUrl(options.baseUrl), ...bodyLimit },
             { activate: options.activate === true },
           ),
         );
@@ -90,10 +90,7 @@ export function registerProfileCommands(program: Command, deps: CliDeps = defaul
         if (problem) throw new Error(problem);
         const config = store.snapshot();
         if (config.profiles.length === 0) {
-          writeLine(
-            deps.stdout,
-            `No profiles yet: add one with \`${hintFor(command, deps)('profile add <id> --name <name> --base-url <url>')}\`.`,
-          );
+          writeLine(deps.stdout, `No profiles yet: add one with \`${hintFor(command, deps)('profile add <id> --base-url <url>')}\`.`);
           return;
         }
         const statuses = await keyStatuses(config.profiles, secretsFor(command, deps), hintFor(command, deps));

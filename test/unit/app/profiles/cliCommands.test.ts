@@ -44,6 +44,11 @@ describe('airlock profile', () => {
     expect(secrets.entries.has('work')).toBe(false);
   });
 
+  it('names a profile added without --name by its id', async () => {
+    expect((await airlock(['profile', 'add', 'work', '--base-url', 'https://gw.example/v1'])).exitCode).toBe(0);
+    expect((await airlock(['profile', 'list'])).stdout).toContain('* work  work  https://gw.example/v1');
+  });
+
   it('sets the request body limit at add or later, shows it, and keeps it in the config file', async () => {
     await airlock(['profile', 'add', 'work', '--name', 'Work', '--base-url', 'https://gw.example/v1', '--max-body-mib', '16']);
     expect((await airlock(['profile', 'list'])).stdout).toContain('body limit: 16 MiB');
